@@ -1,0 +1,80 @@
+"""brickwork: typed, generic Python kernels compiled to native code, and block-structured meshes.
+
+The kernel language follows NVIDIA Warp's spelling, so ``import brickwork as wp`` runs typical
+Warp code on the CPU through the system C++ compiler and OpenMP.
+"""
+
+import logging as _logging
+import typing as _typing
+
+from . import config
+from ._version import __version__
+from .errors import (
+    BrickworkError, CaptureError, KernelAttributeError, KernelError, KernelNameError, KernelSyntaxError,
+    KernelTypeError, LaunchError, ToolchainError,
+)
+from .lang.builtin_functions import FUNCTIONS as _BUILTIN_FUNCTIONS
+from .lang.function import func
+from .lang.kernel import kernel, overload
+from .runtime.device import (
+    Device, ScopedDevice, get_device, get_preferred_device, is_cuda_available, set_device, synchronize,
+    synchronize_device,
+)
+from .runtime.launch import Graph, capture_begin, capture_end, capture_launch, is_capturing, launch
+from .types.arrays import (
+    ArrayType, array, array1d, array2d, array3d, array4d, clone, copy, empty, empty_like, from_dlpack,
+    from_numpy, full, full_like, ones, ones_like, zeros, zeros_like,
+)
+from .types.composite import family_namespace as _family_namespace
+from .types.composite import matrix, quaternion, vector
+from .types.scalars import (
+    Float, Int, Scalar, bool_, float16, float32, float64, half, int8, int16, int32, int64, uint8, uint16,
+    uint32, uint64,
+)
+from .types.structs import struct
+
+bool = bool_  # noqa: A001 - Warp's spelling: wp.bool
+TypeError = KernelTypeError  # noqa: A001 - brickwork.TypeError, a subclass of the builtin TypeError
+Any = _typing.Any
+X1DIR, X2DIR, X3DIR = 1, 2, 3
+
+globals().update(_family_namespace())
+globals().update(_BUILTIN_FUNCTIONS)
+
+
+def constant(x):
+    """Mark a value as a compile-time constant of kernels (its value is part of the cache key)."""
+    return x
+
+
+def init():
+    """Initialise brickwork (nothing to do; kept for Warp compatibility)."""
+
+
+def is_cpu_available() -> bool:
+    return True
+
+
+def force_load(device=None, modules=None):
+    """Build every declared (pending) kernel instance now, in parallel."""
+    from .lang.instance import _pending, build_instances
+
+    if _pending:
+        build_instances(list(_pending))
+
+
+load_module = force_load
+
+
+def _configure_logging():
+    logger = _logging.getLogger("brickwork")
+    level = getattr(_logging, config.log_level.upper(), None)
+    if isinstance(level, int) and level < _logging.WARNING:
+        logger.setLevel(level)
+        if not logger.handlers:
+            handler = _logging.StreamHandler()
+            handler.setFormatter(_logging.Formatter("brickwork: %(message)s"))
+            logger.addHandler(handler)
+
+
+_configure_logging()

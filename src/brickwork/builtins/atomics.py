@@ -1,0 +1,20 @@
+"""Atomic read-modify-write of array elements; each returns the element's old value."""
+
+from __future__ import annotations
+
+from .registry import Mismatch, builtin, is_array, names, need
+
+
+def _atomic_rule(arr, *rest):
+    need(is_array(arr), f"needs an array as first argument, got {names(arr)}")
+    if len(rest) != arr.ndim + 1:
+        raise Mismatch(f"needs {arr.ndim} indices and a value for {names(arr)}, got {len(rest)} arguments")
+    *indices, value = rest
+    for t in indices:
+        need(getattr(t, "is_int", False), f"indices must be integers, got {names(*indices)}")
+    need(value is arr.dtype, f"value must match the array dtype, got {names(value)} for {names(arr)}")
+    return arr.dtype
+
+
+for _name in ("atomic_add", "atomic_sub", "atomic_min", "atomic_max"):
+    builtin(_name)(_atomic_rule)

@@ -1,0 +1,115 @@
+"""Vectors, matrices and quaternions: products, norms, inverses, constructors of special forms."""
+
+from __future__ import annotations
+
+from ..types.composite import is_matrix_type, is_quat_type, is_vector_type, matrix, vector
+from .registry import builtin, is_float_scalar, names, need, same
+
+
+def _vec(a, what="a vector"):
+    need(is_vector_type(a) or is_quat_type(a), f"needs {what}, got {names(a)}")
+    return a
+
+
+def _mat(a, square=False):
+    need(is_matrix_type(a), f"needs a matrix, got {names(a)}")
+    if square:
+        need(a._shape[0] == a._shape[1], f"needs a square matrix, got {names(a)}")
+    return a
+
+
+@builtin("dot")
+def _dot(a, b):
+    same(_vec(a), b)
+    return a._dtype
+
+
+@builtin("cross")
+def _cross(a, b):
+    same(_vec(a), b)
+    need(is_vector_type(a) and a._length == 3, f"needs 3-vectors, got {names(a, b)}")
+    return a
+
+
+@builtin("length")
+@builtin("length_sq")
+def _length(a):
+    _vec(a)
+    need(is_float_scalar(a._dtype), f"needs a floating-point vector, got {names(a)}")
+    return a._dtype
+
+
+@builtin("normalize")
+def _normalize(a):
+    _length(a)
+    return a
+
+
+@builtin("outer")
+def _outer(a, b):
+    same(_vec(a), b)
+    return matrix((a._length, b._length), a._dtype)
+
+
+@builtin("transpose")
+def _transpose(m):
+    _mat(m)
+    return matrix((m._shape[1], m._shape[0]), m._dtype)
+
+
+@builtin("determinant")
+@builtin("trace")
+def _det(m):
+    _mat(m, square=True)
+    return m._dtype
+
+
+@builtin("inverse")
+def _inverse(m):
+    _mat(m, square=True)
+    need(m._shape[0] <= 4 and is_float_scalar(m._dtype), f"needs a float matrix of size 2 to 4, got {names(m)}")
+    return m
+
+
+@builtin("diag")
+def _diag(v):
+    need(is_vector_type(v), f"needs a vector, got {names(v)}")
+    return matrix((v._length, v._length), v._dtype)
+
+
+@builtin("ddot")
+def _ddot(a, b):
+    same(_mat(a), b)
+    return a._dtype
+
+
+@builtin("skew")
+def _skew(v):
+    need(is_vector_type(v) and v._length == 3, f"needs a 3-vector, got {names(v)}")
+    return matrix((3, 3), v._dtype)
+
+
+@builtin("quat_rotate")
+@builtin("quat_rotate_inv")
+def _quat_rotate(q, v):
+    need(is_quat_type(q) and is_vector_type(v) and v._length == 3 and v._dtype is q._dtype,
+         f"needs a quaternion and a 3-vector of one dtype, got {names(q, v)}")
+    return v
+
+
+@builtin("quat_inverse")
+def _quat_inverse(q):
+    need(is_quat_type(q), f"needs a quaternion, got {names(q)}")
+    return q
+
+
+@builtin("quat_from_axis_angle")
+def _quat_from_axis_angle(axis, angle):
+    need(is_vector_type(axis) and axis._length == 3 and angle is axis._dtype,
+         f"needs a 3-vector and an angle of its dtype, got {names(axis, angle)}")
+    from ..types.composite import quaternion
+
+    return quaternion(angle)
+
+
+_ = vector

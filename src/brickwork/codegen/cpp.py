@@ -1,0 +1,216 @@
+"""Typed tree -> C++ text. Expressions and statements render through one table; what differs
+between targets (the kernel entry and its loops) lives in the target object."""
+
+from __future__ import annotations
+
+from ..frontend import ir
+from ..frontend.expressions import FORMAT
+from ..types.arrays import ArrayType
+from ..types.composite import is_composite_type, is_matrix_type
+from ..types.scalars import is_scalar_type
+from ..types.structs import is_struct_type
+from .ctypes_names import c_constant, c_type
+
+
+def local(name: str) -> str:
+    return f"v_{name}"
+
+
+class CppRenderer:
+    """Renders expressions and statements of one function; ``unit`` names the template flag that
+    says the innermost array stride is 1."""
+
+    def __init__(self, unit: str = "UNIT"):
+        self.unit = unit
+
+    # -- expressions ------------------------------------------------------------------------------
+    def expr(self, e) -> str:
+        return getattr(self, "e_" + type(e).__name__)(e)
+
+    def e_IRConst(self, e):
+        return c_constant(e.value, e.type)
+
+    def e_IRLocal(self, e):
+        return local(e.name)
+
+    def e_IRTid(self, e):
+        return f"tid{e.dim}"
+
+    def e_IRCall(self, e):
+        args = [self.expr(a) for a in e.args]
+        if e.op.startswith("atomic_"):
+            arr, *idx, value = e.args
+            elem = self.element(arr, idx)
+            return f"bw::{e.op}(&{elem}, {self.expr(value)})"
+        spelling = e.spelling or f"bw::{e.op}({{args}})"
+        return spelling.format(*args, args=", ".join(args))
+
+    def e_IRFuncCall(self, e):
+        args = ", ".join(self.expr(a) for a in e.args)
+        return f"{e.func.name}<{self.unit}>({args})"
+
+    def e_IRCast(self, e):
+        return f"bw::cast<{c_type(e.type)}>({self.expr(e.arg)})"
+
+    def e_IRConstruct(self, e):
+        t = e.type
+        if is_struct_type(t):
+            fields = ", ".join("{}" if a is None else self.expr(a) for a in e.args)
+            return f"{c_type(t)}{{{fields}}}"
+        if isinstance(t, ir.TupleType):
+            return f"{c_type(t)}{{{', '.join(self.expr(a) for a in e.args)}}}"
+        return f"bw::make<{c_type(t)}>({', '.join(self.expr(a) for a in e.args)})"
+
+    def element(self, arr, indices) -> str:
+        idx = ", ".join(f"(int64_t)({self.expr(i)})" for i in indices)
+        return f"bw::at<{self.unit}>({self.expr(arr)}, {idx})"
+
+    def e_IRArrayElem(self, e):
+        return self.element(e.array, e.indices)
+
+    def e_IRArrayShape(self, e):
+        return f"((int32_t)({self.expr(e.array)}).shape[{e.dim}])"
+
+    def e_IRComponent(self, e):
+        base = self.expr(e.base)
+        if is_matrix_type(e.base.type):
+            rows = f"({base}).r[{self.expr(e.indices[0])}]"
+            return rows if len(e.indices) == 1 else f"{rows}.c[{self.expr(e.indices[1])}]"
+        return f"({base}).c[{self.expr(e.indices[0])}]"
+
+    def e_IRField(self, e):
+        return f"({self.expr(e.base)}).m_{e.name}"
+
+    def e_IRTupleGet(self, e):
+        return f"({self.expr(e.base)}).f{e.index}"
+
+    def e_IRSelect(self, e):
+        return f"(bw::truth({self.expr(e.cond)}) ? {self.expr(e.if_true)} : {self.expr(e.if_false)})"
+
+    # -- statements -------------------------------------------------------------------------------
+    def block(self, stmts, indent: int) -> list[str]:
+        lines: list[str] = []
+        for s in stmts:
+            getattr(self, "s_" + type(s).__name__)(s, indent, lines)
+        return lines
+
+    def s_IRAssign(self, s, ind, out):
+        out.append(" " * ind + f"{self.expr(s.target)} = {self.expr(s.value)};")
+
+    def s_IRExprStmt(self, s, ind, out):
+        out.append(" " * ind + f"(void)({self.expr(s.expr)});")
+
+    def s_IRIf(self, s, ind, out):
+        pad = " " * ind
+        out.append(pad + f"if (bw::truth({self.expr(s.cond)})) {{")
+        out.extend(self.block(s.body, ind + 4))
+        if s.orelse:
+            out.append(pad + "} else {")
+            out.extend(self.block(s.orelse, ind + 4))
+        out.append(pad + "}")
+
+    def s_IRFor(self, s, ind, out):
+        pad = " " * ind
+        t = c_type(s.var.type)
+        n = id(s) % 100000
+        stop, step, it = f"_stop{n}", f"_step{n}", f"_it{n}"
+        cond = {1: f"{it} < {stop}", -1: f"{it} > {stop}"}.get(
+            s.step_sign, f"({step} > 0 ? {it} < {stop} : {it} > {stop})")
+        out.append(pad + f"{{ const {t} {stop} = {self.expr(s.stop)}; const {t} {step} = {self.expr(s.step)};")
+        out.append(pad + f"for ({t} {it} = {self.expr(s.start)}; {cond}; {it} += {step}) {{")
+        out.append(pad + f"    {local(s.var.name)} = {it};")
+        out.extend(self.block(s.body, ind + 4))
+        out.append(pad + "} }")
+
+    def s_IRWhile(self, s, ind, out):
+        pad = " " * ind
+        out.append(pad + f"while (bw::truth({self.expr(s.cond)})) {{")
+        out.extend(self.block(s.body, ind + 4))
+        out.append(pad + "}")
+
+    def s_IRBreak(self, s, ind, out):
+        out.append(" " * ind + "break;")
+
+    def s_IRContinue(self, s, ind, out):
+        out.append(" " * ind + "continue;")
+
+    def s_IRReturn(self, s, ind, out):
+        out.append(" " * ind + ("return;" if s.value is None else f"return {self.expr(s.value)};"))
+
+    def s_IRPrint(self, s, ind, out):
+        fmt, args = [], []
+        for i, part in enumerate(s.parts):
+            if i and s.sep:
+                fmt.append(s.sep)
+            if isinstance(part, FORMAT):
+                fmt.append(str(part))
+            elif isinstance(part, str):
+                fmt.append(part.replace("%", "%%"))
+            else:
+                f, a = self.format_value(part)
+                fmt.append(f)
+                args.extend(a)
+        if s.newline:
+            fmt.append("\n")
+        text = "".join(fmt)
+        out.append(" " * ind + f"printf({c_string(text)}{''.join(', ' + a for a in args)});")
+
+    def s_IRExpect(self, s, ind, out):
+        fa, aa = self.format_value(s.left)
+        fb, ab = self.format_value(s.right)
+        check = f"bw::eq({self.expr(s.left)}, {self.expr(s.right)})"
+        cond = f"!{check}" if s.equal else check
+        text = c_string(s.message.replace("%", "%%") + f": {fa} {'!=' if s.equal else '=='} {fb}\n")
+        out.append(" " * ind + f"if ({cond}) printf({text}{''.join(', ' + a for a in aa + ab)});")
+
+    def format_value(self, e) -> tuple[str, list[str]]:
+        """printf format and arguments of a scalar, vector or matrix value."""
+        t = e.type
+        text = self.expr(e)
+        if is_scalar_type(t):
+            return _scalar_format(t, text)
+        if is_composite_type(t):
+            comps = []
+            n = 1
+            for d in t._shape:
+                n *= d
+            fmt_parts, args = [], []
+            for k in range(n):
+                f, a = _scalar_format(t._dtype, f"bw::component({text}, {k})")
+                fmt_parts.append(f)
+                args.extend(a)
+            comps = ", ".join(fmt_parts)
+            return f"[{comps}]", args
+        raise TypeError(f"cannot print {t!r}")
+
+
+def _scalar_format(t, text) -> tuple[str, list[str]]:
+    name = t.__name__
+    if name == "bool":
+        return "%s", [f"(({text}) ? \"True\" : \"False\")"]
+    if t.is_float:
+        return "%g", [f"(double)bw::cast<float>({text})" if name == "float16" else f"(double)({text})"]
+    if t.is_signed:
+        return "%lld", [f"(long long)({text})"]
+    return "%llu", [f"(unsigned long long)({text})"]
+
+
+def c_string(text: str) -> str:
+    out = []
+    for ch in text:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 32 or ord(ch) > 126:
+            out.extend(f"\\x{b:02x}\"\"" for b in ch.encode())
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+__all__ = ["CppRenderer", "local", "ArrayType"]

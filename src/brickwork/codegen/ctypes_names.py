@@ -1,0 +1,90 @@
+"""C++ spellings of kernel-language types and constants (shared by every C++-like target)."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+
+import numpy as np
+
+from ..frontend.ir import TupleType
+from ..types.arrays import ArrayType
+from ..types.composite import is_matrix_type, is_quat_type, is_vector_type
+from ..types.scalars import is_scalar_type
+from ..types.structs import is_struct_type
+
+_SCALAR_C = {
+    "bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
+    "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t",
+    "float16": "bw::half", "float32": "float", "float64": "double",
+}
+
+
+def type_key(t) -> str:
+    """A stable text naming a type exactly (used in cache keys and generated names)."""
+    if is_scalar_type(t):
+        return t.__name__
+    if is_vector_type(t) or is_quat_type(t):
+        return f"{t._kind}{t._length}:{t._dtype.__name__}"
+    if is_matrix_type(t):
+        return f"matrix{t._shape[0]}x{t._shape[1]}:{t._dtype.__name__}"
+    if isinstance(t, ArrayType):
+        return f"array{t.ndim}:{type_key(t.dtype)}"
+    if is_struct_type(t):
+        fields = ",".join(f"{n}:{type_key(ft)}" for n, ft in t._fields)
+        return f"struct {t.__module__}.{t.__qualname__}({fields})"
+    if isinstance(t, TupleType):
+        return "tuple(" + ",".join(type_key(x) for x in t.types) + ")"
+    if t is None:
+        return "void"
+    raise TypeError(f"no type key for {t!r}")
+
+
+def c_type(t) -> str:
+    """The C++ type of a kernel-language type."""
+    if is_scalar_type(t):
+        return _SCALAR_C[t.__name__]
+    if is_quat_type(t):
+        return f"bw::quat<{c_type(t._dtype)}>"
+    if is_vector_type(t):
+        return f"bw::vec<{t._length}, {c_type(t._dtype)}>"
+    if is_matrix_type(t):
+        return f"bw::mat<{t._shape[0]}, {t._shape[1]}, {c_type(t._dtype)}>"
+    if isinstance(t, ArrayType):
+        return f"bw::array_t<{c_type(t.dtype)}, {t.ndim}>"
+    if is_struct_type(t) or isinstance(t, TupleType):
+        return generated_name(t)
+    if t is None:
+        return "void"
+    raise TypeError(f"no C++ type for {t!r}")
+
+
+def generated_name(t) -> str:
+    """Name of the C++ struct generated for a struct or tuple type."""
+    digest = hashlib.sha1(type_key(t).encode()).hexdigest()[:10]
+    if isinstance(t, TupleType):
+        return f"tuple_{digest}"
+    return f"S_{''.join(c if c.isalnum() else '_' for c in t.__name__)}_{digest}"
+
+
+def c_constant(value, t) -> str:
+    """An exact C++ literal of ``value`` with type ``t``."""
+    name = t.__name__
+    if name == "bool":
+        return "true" if value else "false"
+    if t.is_float:
+        v = float(value)
+        if name == "float16":
+            bits = int(np.array(v, dtype=np.float16).view(np.uint16))
+            return f"bw::half::from_bits({bits})"
+        ctype = _SCALAR_C[name]
+        if math.isnan(v):
+            return f"bw::nan<{ctype}>()"
+        if math.isinf(v):
+            return f"{'-' if v < 0 else ''}bw::inf<{ctype}>()"
+        return f"{v.hex()}{'f' if name == 'float32' else ''}"
+    v = int(value)
+    suffix = {"int64": "LL", "uint64": "ULL", "uint32": "U"}.get(name, "")
+    if name == "int64" and v == -2**63:
+        return "INT64_MIN"
+    return f"{_SCALAR_C[name]}({v}{suffix})"

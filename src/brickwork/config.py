@@ -1,0 +1,82 @@
+"""Settings, read from the environment in this one place (documented in docs/env.md).
+
+Attributes can be changed at run time (``brickwork.config.verbose = True``) or temporarily with
+``with brickwork.config.override(explain_cache_misses=True): ...``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+_ENV_PREFIX = "BRICKWORK_"
+
+
+def _env_int(name: str, default: int | None) -> int | None:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"environment variable {name}={value!r} is not an integer") from None
+
+
+def _env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _default_cache_dir() -> str:
+    explicit = os.environ.get(_ENV_PREFIX + "CACHE_DIR")
+    if explicit:
+        return os.path.abspath(os.path.expanduser(explicit))
+    if sys.platform == "darwin":
+        base = os.path.expanduser("~/Library/Caches")
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    from ._version import __version__
+
+    return os.path.join(base, "brickwork", __version__)
+
+
+#: Root of the kernel cache; a version subfolder is added unless BRICKWORK_CACHE_DIR is set.
+cache_dir: str = _default_cache_dir()
+#: Threads for CPU kernels (None: OpenMP's default, i.e. OMP_NUM_THREADS or all cores).
+num_threads: int | None = _env_int(_ENV_PREFIX + "NUM_THREADS", None)
+#: Logging level name for the ``brickwork`` logger ("warning", "info", "debug").
+log_level: str = os.environ.get(_ENV_PREFIX + "LOG", "warning").lower()
+#: Log, for each cache miss, which part of the key differed from the nearest entry.
+explain_cache_misses: bool = _env_bool(_ENV_PREFIX + "EXPLAIN_CACHE_MISSES", False)
+#: C++ compiler override (also $CXX); None means detect.
+cxx: str | None = os.environ.get(_ENV_PREFIX + "CXX") or os.environ.get("CXX") or None
+#: Extra compiler flags appended to the defaults (part of the cache key).
+extra_cflags: str = os.environ.get(_ENV_PREFIX + "CFLAGS", "")
+#: Parallel compile jobs for pending instances (None: number of cores).
+compile_jobs: int | None = _env_int(_ENV_PREFIX + "COMPILE_JOBS", None)
+#: Minimum launch size before the outer loop is run by several OpenMP threads.
+parallel_threshold: int = _env_int(_ENV_PREFIX + "PARALLEL_THRESHOLD", 16384) or 16384
+#: Warp compatibility: accepted and ignored.
+quiet: bool = True
+mode: str = "release"
+verbose: bool = False
+
+
+@contextlib.contextmanager
+def override(**settings):
+    """Temporarily change settings: ``with config.override(num_threads=1): ...``."""
+    module = sys.modules[__name__]
+    old = {}
+    for name, value in settings.items():
+        if not hasattr(module, name) or name.startswith("_"):
+            raise AttributeError(f"brickwork.config has no setting {name!r}")
+        old[name] = getattr(module, name)
+        setattr(module, name, value)
+    try:
+        yield
+    finally:
+        for name, value in old.items():
+            setattr(module, name, value)

@@ -1,0 +1,63 @@
+"""Exceptions a user can cause, each pointing at the kernel source when there is one."""
+
+from __future__ import annotations
+
+
+class BrickworkError(Exception):
+    """Base class of every error brickwork raises on purpose."""
+
+
+class SourceLocation:
+    """File, line and source text of a node in a user's kernel or function."""
+
+    __slots__ = ("filename", "lineno", "line", "func_name")
+
+    def __init__(self, filename: str, lineno: int, line: str, func_name: str):
+        self.filename = filename
+        self.lineno = lineno
+        self.line = line
+        self.func_name = func_name
+
+    def __str__(self) -> str:
+        return f'  File "{self.filename}", line {self.lineno}, in {self.func_name}\n    {self.line.strip()}'
+
+
+class KernelError(BrickworkError):
+    """An error in kernel or function code, raised at JIT time with the user's file and line."""
+
+    def __init__(self, message: str, location: SourceLocation | None = None):
+        self.message = message
+        self.location = location
+        text = message if location is None else f"{message}\n{location}"
+        super().__init__(text)
+
+
+class KernelTypeError(KernelError, TypeError):
+    """A typing rule of the kernel language is violated (operand types, stores, variables)."""
+
+
+class KernelSyntaxError(KernelError, SyntaxError):
+    """A Python construct the kernel language does not support."""
+
+    def __str__(self) -> str:  # SyntaxError's own __str__ would hide the location
+        return self.args[0] if self.args else self.message
+
+
+class KernelNameError(KernelError, NameError):
+    """A name used in a kernel cannot be resolved, or an attribute does not exist."""
+
+
+class LaunchError(BrickworkError, TypeError):
+    """Arguments given to ``launch`` do not fit the kernel (count, type, dtype, ndim)."""
+
+
+class ToolchainError(BrickworkError, RuntimeError):
+    """No usable C++ compiler, or the compiler failed on generated code."""
+
+
+class CaptureError(BrickworkError, RuntimeError):
+    """Graph capture used out of order (end without begin, nested begin)."""
+
+
+class KernelAttributeError(KernelError, AttributeError):
+    """An attribute used in a kernel does not exist on the value's type."""

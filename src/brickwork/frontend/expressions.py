@@ -1,0 +1,527 @@
+"""Expressions: typing each Python expression under the kernel language's strict rules.
+
+``ExpressionTyper`` is the expression half of the builder. An expression evaluates either to a
+typed tree node (a runtime value) or to ``Static`` (a compile-time value: a type, a function, a
+module, a Python number, a string).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins as py
+import math
+import types as pytypes
+import typing
+
+import numpy as np
+
+from ..builtins import Mismatch, resolve
+from ..errors import KernelAttributeError, KernelNameError, KernelSyntaxError, KernelTypeError
+from ..lang.builtin_functions import BuiltinFunction
+from ..types.arrays import ArrayType, _ArrayNd, type_name
+from ..types.composite import (
+    CompositeBase, is_composite_type, is_matrix_type, is_quat_type, is_vector_type, matrix, quaternion, vector,
+)
+from ..types.scalars import ScalarBase, bool_, float32, int32, int64, is_scalar_type, python_annotation_type
+from ..types.structs import StructBase, is_struct_type
+from . import ir
+from .source import MISSING
+
+_BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
+           ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "bit_and", ast.BitOr: "bit_or", ast.BitXor: "bit_xor",
+           ast.LShift: "lshift", ast.RShift: "rshift", ast.MatMult: "matmul"}
+_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**",
+           "bit_and": "&", "bit_or": "|", "bit_xor": "^", "lshift": "<<", "rshift": ">>", "matmul": "@",
+           "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "neg": "unary -",
+           "pos": "unary +", "invert": "~", "logical_not": "not"}
+_CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+_COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
+_TID = object()
+
+
+class Static:
+    """A compile-time value met while typing an expression."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def is_number(self) -> bool:
+        v = self.value
+        return isinstance(v, (bool, int, float, ScalarBase, CompositeBase)) or v is _TID
+
+    def describe(self) -> str:
+        v = self.value
+        if isinstance(v, type) or isinstance(v, ArrayType):
+            return f"the type {type_name(v)}"
+        return f"{type(v).__name__} {getattr(v, '__name__', v)!r}"
+
+
+class ExpressionTyper:
+    """Mixin of ``Builder``: typing of expressions and calls."""
+
+    # -- entry points -------------------------------------------------------------------------
+    def expr(self, node):
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(KernelSyntaxError, f"'{type(node).__name__}' expressions are not supported in "
+                             f"kernels: {ast.unparse(node)}", node)
+        return method(node)
+
+    def value(self, node) -> ir.IRExpr:
+        return self.to_value(self.expr(node), node)
+
+    def to_value(self, value, node) -> ir.IRExpr:
+        """A runtime value from an expression result; Python numbers become typed constants."""
+        if not isinstance(value, Static):
+            return value
+        v = value.value
+        if v is _TID:
+            return self.tid_value(node, 1)
+        if isinstance(v, bool):
+            return ir.IRConst(v, bool_)
+        if isinstance(v, int):
+            return ir.IRConst(v, int32 if -2**31 <= v < 2**31 else int64)
+        if isinstance(v, float):
+            return ir.IRConst(float(np.float32(v)), float32)
+        if isinstance(v, ScalarBase):
+            return ir.IRConst(v.value, type(v))
+        if isinstance(v, CompositeBase):
+            comps = [ir.IRConst(c, v._dtype) for c in v.flat_values()]
+            return ir.IRConstruct(comps, type(v))
+        raise self.error(KernelTypeError, f"{value.describe()} is not a value usable in a kernel", node)
+
+    def static_value(self, node):
+        value = self.expr(node)
+        if not isinstance(value, Static):
+            raise self.error(KernelTypeError, f"'{ast.unparse(node)}' must be known at compile time", node)
+        return value.value
+
+    # -- leaves ------------------------------------------------------------------------------------
+    def expr_Constant(self, node):
+        if node.value is None or isinstance(node.value, (bytes, complex)):
+            raise self.error(KernelTypeError, f"constant {node.value!r} is not supported in kernels", node)
+        return Static(node.value)
+
+    def expr_Name(self, node):
+        name = node.id
+        t = self.var_types.get(name)
+        if t is not None:
+            return ir.IRLocal(name, t)
+        if name in self.static_locals:
+            return Static(self.static_locals[name])
+        value = self.source.lookup(name)
+        if value is MISSING:
+            raise self.error(KernelNameError, f"name '{name}' is not defined", node)
+        return Static(value)
+
+    def expr_Attribute(self, node):
+        base = self.expr(node.value)
+        attr = node.attr
+        if isinstance(base, Static):
+            obj = base.value
+            if isinstance(obj, ArrayType) and attr in ("dtype", "ndim"):
+                return Static(getattr(obj, attr))
+            try:
+                return Static(getattr(obj, attr))
+            except AttributeError:
+                raise self.error(KernelAttributeError, f"{_static_label(obj)} has no attribute '{attr}'",
+                                 node) from None
+        t = base.type
+        if isinstance(t, ArrayType):
+            if attr == "shape":
+                return Static(_ShapeOf(base))
+            if attr == "dtype":
+                return Static(t.dtype)
+            if attr == "ndim":
+                return Static(t.ndim)
+        elif (is_vector_type(t) or is_quat_type(t)) and attr in _COMPONENTS:
+            index = _COMPONENTS[attr]
+            if index < t._length:
+                return ir.IRComponent(base, [ir.IRConst(index, int32)], t._dtype)
+        elif is_struct_type(t):
+            ft = t._field_types.get(attr)
+            if ft is not None:
+                return ir.IRField(base, attr, ft)
+        raise self.error(KernelAttributeError, f"a value of type {type_name(t)} has no attribute '{attr}'", node)
+
+    def expr_Subscript(self, node):
+        base = self.expr(node.value)
+        index_nodes = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if any(isinstance(i, ast.Slice) for i in index_nodes):
+            raise self.error(KernelSyntaxError, "slices are not supported in kernels", node)
+        if isinstance(base, Static):
+            obj = base.value
+            if isinstance(obj, _ShapeOf):
+                dim = self.static_value(node.slice)
+                if not isinstance(dim, int) or not 0 <= dim < obj.array.type.ndim:
+                    raise self.error(KernelTypeError, f"shape index must be a constant in [0, "
+                                     f"{obj.array.type.ndim}), got {dim!r}", node)
+                return ir.IRArrayShape(obj.array, dim, int32)
+            key = tuple(self.static_value(i) for i in index_nodes)
+            try:
+                return Static(obj[key if len(key) > 1 else key[0]])
+            except Exception as e:
+                raise self.error(KernelTypeError, f"cannot index {_static_label(obj)}: {e}", node) from None
+        indices = [self.value(i) for i in index_nodes]
+        for i in indices:
+            if not getattr(i.type, "is_int", False):
+                raise self.error(KernelTypeError, f"indices must be integers, got {type_name(i.type)}", node)
+        t = base.type
+        if isinstance(t, ArrayType):
+            if len(indices) != t.ndim:
+                raise self.error(KernelTypeError, f"an array of {t.ndim} dimensions needs {t.ndim} indices, "
+                                 f"got {len(indices)}", node)
+            return ir.IRArrayElem(base, indices, t.dtype)
+        if is_vector_type(t) or is_quat_type(t):
+            if len(indices) != 1:
+                raise self.error(KernelTypeError, f"{type_name(t)} takes one index, got {len(indices)}", node)
+            self._check_const_index(indices[0], t._length, t, node)
+            return ir.IRComponent(base, indices, t._dtype)
+        if is_matrix_type(t):
+            if len(indices) == 1:
+                self._check_const_index(indices[0], t._shape[0], t, node)
+                return ir.IRComponent(base, indices, vector(t._shape[1], t._dtype))
+            if len(indices) == 2:
+                self._check_const_index(indices[0], t._shape[0], t, node)
+                self._check_const_index(indices[1], t._shape[1], t, node)
+                return ir.IRComponent(base, indices, t._dtype)
+        raise self.error(KernelTypeError, f"a value of type {type_name(t)} cannot be indexed", node)
+
+    def _check_const_index(self, index, size, t, node):
+        if isinstance(index, ir.IRConst) and not 0 <= index.value < size:
+            raise self.error(KernelTypeError, f"index {index.value} is out of range for {type_name(t)}", node)
+
+    # -- operators ---------------------------------------------------------------------------------
+    def expr_BinOp(self, node):
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            raise self.error(KernelSyntaxError, f"operator {type(node.op).__name__} is not supported", node)
+        return self.binary(op, self.value(node.left), self.value(node.right), node)
+
+    def binary(self, op, a, b, node) -> ir.IRExpr:
+        return self.builtin_call(op, [a, b], node, label=f"'{_SYMBOL.get(op, op)}' ({op})")
+
+    def expr_UnaryOp(self, node):
+        op = {ast.USub: "neg", ast.UAdd: "pos", ast.Not: "logical_not", ast.Invert: "invert"}[type(node.op)]
+        operand = self.expr(node.operand)
+        if isinstance(operand, Static) and op == "neg" and isinstance(operand.value, (int, float)):
+            return Static(-operand.value)  # keep -2**31 and the like literal
+        return self.builtin_call(op, [self.to_value(operand, node)], node, label=f"'{_SYMBOL[op]}' ({op})")
+
+    def expr_Compare(self, node):
+        left = self.value(node.left)
+        result = None
+        for op_node, right_node in zip(node.ops, node.comparators):
+            op = _CMPOPS.get(type(op_node))
+            if op is None:
+                raise self.error(KernelSyntaxError, f"comparison {type(op_node).__name__} is not supported", node)
+            right = self.value(right_node)
+            term = self.builtin_call(op, [left, right], node, label=f"'{_SYMBOL[op]}' ({op})")
+            result = term if result is None else ir.IRCall("logical_and", [result, term], bool_,
+                                                            "(bw::truth({0}) && bw::truth({1}))")
+            left = right
+        return result
+
+    def expr_BoolOp(self, node):
+        op = "logical_and" if isinstance(node.op, ast.And) else "logical_or"
+        values = [self.value(v) for v in node.values]
+        result = values[0]
+        for v in values[1:]:
+            result = self.builtin_call(op, [result, v], node, label=f"'{'and' if op == 'logical_and' else 'or'}'")
+        return result
+
+    def expr_IfExp(self, node):
+        cond = self.condition(node.test)
+        a, b = self.value(node.body), self.value(node.orelse)
+        if a.type is not b.type:
+            raise self.error(KernelTypeError, f"both branches of a conditional expression must have one type, "
+                             f"got {type_name(a.type)} and {type_name(b.type)}", node)
+        return ir.IRSelect(cond, a, b, a.type)
+
+    def expr_Tuple(self, node):
+        items = [self.value(e) for e in node.elts]
+        t = ir.TupleType(tuple(i.type for i in items))
+        self.context.note_type(t)
+        return ir.IRConstruct(items, t)
+
+    def builtin_call(self, name, args, node, label=None) -> ir.IRExpr:
+        try:
+            entry, result = resolve(name, [a.type for a in args])
+        except Mismatch as e:
+            raise self.error(KernelTypeError, f"{label or name + '()'}: {e}", node) from None
+        self.context.note_type(result)
+        return ir.IRCall(name, args, result, entry.spelling)
+
+    # -- calls -------------------------------------------------------------------------------------
+    def expr_Call(self, node):
+        func = self.expr(node.func)
+        if not isinstance(func, Static):
+            raise self.error(KernelTypeError, f"a value of type {type_name(func.type)} is not callable", node)
+        return self.call(func.value, node)
+
+    def call_statement(self, node):
+        """Calls that are statements (print, printf, expect_eq/neq); None for ordinary calls."""
+        func = self.expr(node.func)
+        if not isinstance(func, Static):
+            return None
+        f = func.value
+        name = f.name if isinstance(f, BuiltinFunction) else ("print" if f is py.print else None)
+        if name == "print":
+            if node.keywords:
+                raise self.error(KernelSyntaxError, "print() keywords are not supported in kernels", node)
+            parts = [self._print_part(a) for a in node.args]
+            return ir.IRPrint(parts)
+        if name == "printf":
+            if not node.args:
+                raise self.error(KernelTypeError, "printf() needs a format string", node)
+            fmt = self.static_value(node.args[0])
+            if not isinstance(fmt, str):
+                raise self.error(KernelTypeError, "printf() format must be a string constant", node)
+            values = [self.value(a) for a in node.args[1:]]
+            for v in values:
+                if not is_scalar_type(v.type):
+                    raise self.error(KernelTypeError, f"printf() prints scalars, got {type_name(v.type)}", node)
+            return ir.IRPrint([_Format(fmt), *values], sep="", newline=False)
+        if name in ("expect_eq", "expect_neq"):
+            if len(node.args) != 2:
+                raise self.error(KernelTypeError, f"{name}() takes two arguments", node)
+            a, b = self.value(node.args[0]), self.value(node.args[1])
+            if a.type is not b.type:
+                raise self.error(KernelTypeError, f"{name}(): operand types must match, got {type_name(a.type)} "
+                                 f"and {type_name(b.type)}", node)
+            loc = self.source.location(node)
+            message = f"{name}({ast.unparse(node.args[0])}, {ast.unparse(node.args[1])}) failed at " \
+                      f"{loc.filename}:{loc.lineno}"
+            return ir.IRExpect(name == "expect_eq", a, b, message)
+        return None
+
+    def _print_part(self, node):
+        value = self.expr(node)
+        if isinstance(value, Static) and isinstance(value.value, str):
+            return value.value
+        value = self.to_value(value, node)
+        if isinstance(value.type, (ArrayType, ir.TupleType)) or is_struct_type(value.type):
+            raise self.error(KernelTypeError, f"print() cannot print a value of type {type_name(value.type)}", node)
+        return value
+
+    def call(self, f, node):
+        from ..lang.function import Function
+        from ..lang.kernel import Kernel
+
+        if isinstance(f, BuiltinFunction):
+            return self.call_builtin_function(f.name, node)
+        py_name = _PY_BUILTINS.get(f) if isinstance(f, pytypes.BuiltinFunctionType) or f in (int, float, bool) \
+            else None
+        if py_name is not None:
+            return self.call_builtin_function(py_name, node)
+        if isinstance(f, Function):
+            args = self.positional(node)
+            return self.call_function(f, args, node)
+        if isinstance(f, Kernel):
+            raise self.error(KernelTypeError, f"kernel '{f.key}' cannot be called from kernel code; "
+                             f"call a @func instead", node)
+        if f is vector or f is matrix or f is quaternion or isinstance(f, _ArrayNd):
+            return self.call_type_factory(f, node)
+        t = python_annotation_type(f)
+        if is_scalar_type(t) or is_composite_type(t) or is_struct_type(t):
+            return self.construct(t, node)
+        if f is type:
+            if len(node.args) != 1 or node.keywords:
+                raise self.error(KernelTypeError, "type() takes exactly one argument", node)
+            arg = self.expr(node.args[0])
+            return Static(arg.value if isinstance(arg, Static) and not arg.is_number()
+                          else self.to_value(arg, node).type)
+        label = getattr(f, "__qualname__", None) or repr(f)
+        if isinstance(f, (pytypes.FunctionType, pytypes.BuiltinFunctionType)):
+            raise self.error(KernelTypeError, f"'{label}' is a Python function, not a kernel function; "
+                             f"decorate it with @func to call it from a kernel", node)
+        raise self.error(KernelTypeError, f"'{label}' is not callable in kernels", node)
+
+    def positional(self, node) -> list:
+        if node.keywords:
+            raise self.error(KernelTypeError, "keyword arguments are not supported here", node)
+        return [self.value(a) for a in node.args]
+
+    def call_function(self, f, args, node):
+        try:
+            func_ir = f.instantiate([a.type for a in args], self.context)
+        except Mismatch as e:
+            raise self.error(KernelTypeError, f"{f.name}(): {e}", node) from None
+        except RecursionError:
+            raise self.error(KernelTypeError, f"{f.name}() calls itself; recursion is not supported in "
+                             f"kernels", node) from None
+        if func_ir.return_type is None:
+            return ir.IRFuncCall(func_ir, args, None)
+        return ir.IRFuncCall(func_ir, args, func_ir.return_type)
+
+    def call_builtin_function(self, name, node):
+        if name == "tid":
+            if not self.is_kernel:
+                raise self.error(KernelTypeError, "tid() can only be called in a kernel", node)
+            if node.args or node.keywords:
+                raise self.error(KernelTypeError, "tid() takes no arguments", node)
+            return Static(_TID)
+        if name in ("print", "printf", "expect_eq", "expect_neq"):
+            raise self.error(KernelSyntaxError, f"{name}() is a statement and has no value", node)
+        if name == "len":
+            (arg,) = self.positional(node)
+            if isinstance(arg.type, ArrayType):
+                return ir.IRArrayShape(arg, 0, int32)
+            if is_vector_type(arg.type) or is_matrix_type(arg.type) or is_quat_type(arg.type):
+                return ir.IRConst(arg.type._shape[0], int32)
+            raise self.error(KernelTypeError, f"len() of a value of type {type_name(arg.type)}", node)
+        if name == "identity":
+            return self.identity(node)
+        if name == "quat_identity":
+            kw = {k.arg: self.static_value(k.value) for k in node.keywords}
+            dtype = python_annotation_type(kw.get("dtype", float32))
+            return ir.IRConstruct([ir.IRConst(v, dtype) for v in (0, 0, 0, 1)], quaternion(dtype))
+        if name in ("int", "float", "bool"):
+            return self.construct({"int": int32, "float": float32, "bool": bool_}[name], node)
+        if name == "round":
+            name = "round"
+        args = self.positional(node)
+        return self.builtin_call(name, args, node)
+
+    def identity(self, node):
+        kw = {k.arg: self.static_value(k.value) for k in node.keywords}
+        args = [self.static_value(a) for a in node.args]
+        n = kw.get("n", args[0] if args else None)
+        dtype = python_annotation_type(kw.get("dtype", args[1] if len(args) > 1 else float32))
+        if not isinstance(n, int) or not is_scalar_type(dtype):
+            raise self.error(KernelTypeError, "identity() needs n=<int> and dtype=<scalar type>", node)
+        comps = [ir.IRConst(1 if r == c else 0, dtype) for r in range(n) for c in range(n)]
+        return ir.IRConstruct(comps, matrix((n, n), dtype))
+
+    def call_type_factory(self, f, node):
+        """``vector(length=3, dtype=T)`` as a type, or ``vector(a, b, c)`` as a value."""
+        kw = {k.arg: self.static_value(k.value) for k in node.keywords}
+        if f is not vector and f is not matrix and f is not quaternion:
+            return Static(f(**kw))
+        if not node.args:
+            try:
+                return Static(f(**kw))
+            except TypeError as e:
+                raise self.error(KernelTypeError, str(e), node) from None
+        args = [self.value(a) for a in node.args]
+        dtype = python_annotation_type(kw.get("dtype", _scalar_of(args[0].type)))
+        if f is vector:
+            t = vector(kw.get("length", len(args)), dtype)
+        elif f is quaternion:
+            t = quaternion(dtype)
+        else:
+            shape = kw.get("shape")
+            if shape is None:
+                raise self.error(KernelTypeError, "matrix(...) values need shape=(rows, cols)", node)
+            t = matrix(shape, dtype)
+        return self.construct_from(t, args, node)
+
+    def construct(self, t, node):
+        if is_struct_type(t):
+            return self.construct_struct(t, node)
+        if node.keywords:
+            raise self.error(KernelTypeError, f"{type_name(t)}() takes no keyword arguments", node)
+        args = [self.value(a) for a in node.args]
+        return self.construct_from(t, args, node)
+
+    def construct_from(self, t, args, node):
+        if is_scalar_type(t):
+            if len(args) == 0:
+                return ir.IRConst(0, t)
+            if len(args) != 1 or not is_scalar_type(args[0].type):
+                got = ", ".join(type_name(a.type) for a in args)
+                raise self.error(KernelTypeError, f"{type_name(t)}() converts one scalar, got ({got})", node)
+            return args[0] if args[0].type is t else ir.IRCast(args[0], t)
+        size = int(np.prod(t._shape))
+        dtype = t._dtype
+        self.context.note_type(t)
+        if len(args) == 0:
+            return ir.IRConstruct([ir.IRConst(0, dtype)] * size, t)
+        if len(args) == 1 and is_scalar_type(args[0].type):
+            return ir.IRConstruct([self._cast(args[0], dtype, t, node)] * size, t)
+        if len(args) == 1 and is_composite_type(args[0].type):
+            src = args[0].type
+            if src._shape != t._shape:
+                raise self.error(KernelTypeError, f"cannot convert {type_name(src)} to {type_name(t)}", node)
+            return args[0] if src is t else ir.IRCast(args[0], t)
+        if len(args) == size and all(is_scalar_type(a.type) for a in args):
+            return ir.IRConstruct([self._cast(a, dtype, t, node) for a in args], t)
+        if is_matrix_type(t) and len(args) == t._shape[0] and all(
+                is_vector_type(a.type) and a.type._length == t._shape[1] for a in args):
+            comps = []
+            for row in args:
+                for c in range(t._shape[1]):
+                    comps.append(self._cast(ir.IRComponent(row, [ir.IRConst(c, int32)], row.type._dtype),
+                                            dtype, t, node))
+            return ir.IRConstruct(comps, t)
+        got = ", ".join(type_name(a.type) for a in args)
+        raise self.error(KernelTypeError, f"cannot build {type_name(t)} from ({got})", node)
+
+    def _cast(self, value, dtype, t, node):
+        if not is_scalar_type(value.type):
+            raise self.error(KernelTypeError, f"{type_name(t)} components must be scalars, got "
+                             f"{type_name(value.type)}", node)
+        return value if value.type is dtype else ir.IRCast(value, dtype)
+
+    def construct_struct(self, t, node):
+        fields = dict(t._fields)
+        values = {}
+        for (name, _), arg in zip(t._fields, node.args):
+            values[name] = self.value(arg)
+        for kw in node.keywords:
+            if kw.arg not in fields:
+                raise self.error(KernelTypeError, f"struct {type_name(t)} has no field '{kw.arg}'", kw)
+            values[kw.arg] = self.value(kw.value)
+        if len(node.args) > len(fields):
+            raise self.error(KernelTypeError, f"struct {type_name(t)} has {len(fields)} fields, got "
+                             f"{len(node.args)} values", node)
+        args = []
+        for name, ft in t._fields:
+            v = values.get(name)
+            if v is not None and v.type is not ft:
+                raise self.error(KernelTypeError, f"field '{name}' of {type_name(t)} has type {type_name(ft)}, "
+                                 f"got {type_name(v.type)}", node)
+            args.append(v)
+        self.context.note_type(t)
+        return ir.IRConstruct(args, t)
+
+    def tid_value(self, node, count):
+        if count == 1:
+            self.set_tid_dims(1, node)
+            return ir.IRTid(0, int32)
+        raise self.error(KernelTypeError, "tid() with several indices must be unpacked: i, j = tid()", node)
+
+
+class _ShapeOf:
+    """``a.shape`` of a runtime array: only subscripting with a constant is meaningful."""
+
+    def __init__(self, array):
+        self.array = array
+
+
+class _Format(str):
+    """A printf format string (printed as is, with the values substituted)."""
+
+
+def _scalar_of(t):
+    return t if is_scalar_type(t) else getattr(t, "_dtype", float32)
+
+
+def _static_label(obj) -> str:
+    if isinstance(obj, pytypes.ModuleType):
+        return f"module '{obj.__name__}'"
+    if isinstance(obj, (type, ArrayType)):
+        return f"type {type_name(obj)}"
+    return f"{type(obj).__name__} {getattr(obj, '__name__', '')!r}".strip()
+
+
+_PY_BUILTINS = {py.abs: "abs", py.min: "min", py.max: "max", py.len: "len", py.round: "round", py.pow: "pow",
+                py.int: "int", py.float: "float", py.bool: "bool", py.print: "print", math.sqrt: "sqrt",
+                math.floor: "floor", math.ceil: "ceil", math.sin: "sin", math.cos: "cos", math.exp: "exp",
+                math.log: "log"}
+
+FORMAT = _Format
+TID = _TID
+__all__ = ["ExpressionTyper", "Static", "StructBase", "typing"]

@@ -1,0 +1,84 @@
+"""Cache keys from pre-codegen inputs: a kernel's source and every static value it reaches.
+
+The fingerprint walks the names and dotted names a function uses, resolves them the way the
+builder will, and hashes what can change the generated code: the source of every function
+reached, constants' values, struct layouts, type names. It needs no type inference, so a
+cached instance loads without running the frontend or codegen.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import types as pytypes
+
+from ..lang.builtin_functions import BuiltinFunction
+from ..types.arrays import ArrayType
+from ..types.composite import CompositeBase
+from ..types.scalars import ScalarBase
+from .source import MISSING, FunctionSource
+
+
+def _chains(source: FunctionSource) -> list[list[str]]:
+    cached = getattr(source, "_chains", None)
+    if cached is not None:
+        return cached
+    chains: dict = {}
+    for node in ast.walk(source.tree):
+        parts = []
+        cur = node
+        while isinstance(cur, ast.Attribute):
+            parts.append(cur.attr)
+            cur = cur.value
+        if isinstance(cur, ast.Name) and (parts or isinstance(node, ast.Name)):
+            chain = [cur.id, *reversed(parts)]
+            chains[".".join(chain)] = chain
+    source._chains = [chains[k] for k in sorted(chains)]
+    return source._chains
+
+
+def function_fingerprint(source: FunctionSource, seen: set | None = None) -> str:
+    """Hash of a function's source and of every static value its names resolve to."""
+    seen = set() if seen is None else seen
+    h = hashlib.sha256(source.digest.encode())
+    for chain in _chains(source):
+        value = source.lookup(chain[0])
+        for attr in chain[1:]:
+            if value is MISSING or not isinstance(value, (pytypes.ModuleType, type)):
+                break
+            value = getattr(value, attr, MISSING)
+        h.update(f"{'.'.join(chain)}={value_fingerprint(value, seen)};".encode())
+    return h.hexdigest()
+
+
+def value_fingerprint(value, seen: set) -> str:
+    from ..codegen.ctypes_names import type_key
+    from ..lang.function import Function
+    from ..lang.kernel import Kernel
+
+    if value is MISSING:
+        return "missing"
+    if isinstance(value, Function):
+        if id(value) in seen:
+            return f"func {value.qualname} (cycle)"
+        seen.add(id(value))
+        return f"func {value.qualname}(" + ",".join(
+            function_fingerprint(o.source, seen) for o in value.overloads) + ")"
+    if isinstance(value, Kernel):
+        return f"kernel {value.source.qualname}"
+    if isinstance(value, BuiltinFunction):
+        return f"builtin {value.name}"
+    if isinstance(value, pytypes.ModuleType):
+        return f"module {value.__name__}"
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return f"{type(value).__name__} {value!r}"
+    if isinstance(value, (ScalarBase, CompositeBase)):
+        return f"{type(value).__name__} {value!r}"
+    if isinstance(value, ArrayType) or isinstance(value, type):
+        try:
+            return "type " + type_key(value)
+        except TypeError:
+            return f"class {value.__module__}.{value.__qualname__}"
+    if isinstance(value, tuple) and len(value) < 64:
+        return "(" + ",".join(value_fingerprint(v, seen) for v in value) + ")"
+    return f"object {type(value).__module__}.{type(value).__qualname__}"

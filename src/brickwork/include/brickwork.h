@@ -1,0 +1,501 @@
+// brickwork runtime header: the types and builtins that generated C++ kernels use.
+// Kept small on purpose: every kernel instance compiles it, so its size is compile time.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <type_traits>
+
+#define BW_EXPORT __attribute__((visibility("default")))
+#define BW_INLINE inline __attribute__((always_inline))
+
+namespace bw {
+
+struct launch_header {
+    int64_t dim[4];
+    int32_t parallel;
+    int32_t nthreads;
+    int32_t unit_inner;
+    int32_t reserved;
+};
+
+// ---- float16: stored as bits; every operation computes in float and rounds (like __hadd) ----
+BW_INLINE uint16_t float_to_half_bits(float f) {
+#if defined(__FLT16_MAX__) && !defined(BW_SOFT_HALF)
+    _Float16 h = (_Float16)f;  // IEEE round-to-nearest-even, same bits as the software path
+    uint16_t b;
+    std::memcpy(&b, &h, 2);
+    return b;
+#else
+    uint32_t x;
+    std::memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
+    if (a >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (a > 0x7f800000u ? 0x200u | ((a >> 13) & 0x3ffu) : 0u));
+    if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
+    if (a < 0x38800000u) {
+        if (a < 0x33000000u) return (uint16_t)sign;
+        uint32_t e = a >> 23, m = (a & 0x7fffffu) | 0x800000u, shift = 126u - e;
+        uint32_t r = m >> shift, rem = m & ((1u << shift) - 1u), halfway = 1u << (shift - 1u);
+        if (rem > halfway || (rem == halfway && (r & 1u))) ++r;
+        return (uint16_t)(sign | r);
+    }
+    uint32_t r = a - 0x38000000u, h = r >> 13, rem = r & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
+    return (uint16_t)(sign | h);
+#endif
+}
+
+BW_INLINE float half_bits_to_float(uint16_t h) {
+#if defined(__FLT16_MAX__) && !defined(BW_SOFT_HALF)
+    _Float16 v;
+    std::memcpy(&v, &h, 2);
+    return (float)v;
+#else
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
+    if (e == 0) {
+        float f = (float)m * 5.9604644775390625e-8f;
+        std::memcpy(&x, &f, 4);
+        x |= sign;
+    } else if (e == 31) {
+        x = sign | 0x7f800000u | (m << 13);
+    } else {
+        x = sign | ((e + 112u) << 23) | (m << 13);
+    }
+    float f;
+    std::memcpy(&f, &x, 4);
+    return f;
+#endif
+}
+
+struct half {
+    uint16_t bits;
+    half() = default;
+    constexpr half(const half&) = default;
+    half& operator=(const half&) = default;
+    explicit BW_INLINE half(float f) : bits(float_to_half_bits(f)) {}
+    static BW_INLINE half from_bits(uint16_t b) { half h; h.bits = b; return h; }
+    explicit BW_INLINE operator float() const { return half_bits_to_float(bits); }
+};
+#define BW_HALF_BINOP(op) \
+    BW_INLINE half operator op(half a, half b) { return half(float(a) op float(b)); }
+BW_HALF_BINOP(+) BW_HALF_BINOP(-) BW_HALF_BINOP(*) BW_HALF_BINOP(/)
+#define BW_HALF_CMP(op) \
+    BW_INLINE bool operator op(half a, half b) { return float(a) op float(b); }
+BW_HALF_CMP(<) BW_HALF_CMP(<=) BW_HALF_CMP(>) BW_HALF_CMP(>=) BW_HALF_CMP(==) BW_HALF_CMP(!=)
+BW_INLINE half operator-(half a) { return half::from_bits((uint16_t)(a.bits ^ 0x8000u)); }
+
+template <class T> BW_INLINE T inf() { return T(__builtin_huge_valf()); }
+template <class T> BW_INLINE T nan() { return T(__builtin_nanf("")); }
+template <> BW_INLINE half inf<half>() { return half::from_bits(0x7c00); }
+template <> BW_INLINE half nan<half>() { return half::from_bits(0x7e00); }
+
+// ---- composite types ------------------------------------------------------------------------
+template <int N, class T> struct vec { T c[N]; };
+template <int R, int C, class T> struct mat { vec<C, T> r[R]; };
+template <class T> struct quat { T c[4]; };
+
+template <class V> struct comp_of { using type = V; static constexpr int n = 1; };
+template <int N, class T> struct comp_of<vec<N, T>> { using type = T; static constexpr int n = N; };
+template <int R, int C, class T> struct comp_of<mat<R, C, T>> { using type = T; static constexpr int n = R * C; };
+template <class T> struct comp_of<quat<T>> { using type = T; static constexpr int n = 4; };
+
+template <class V, class... A> BW_INLINE V make(A... a) {
+    V v;
+    typename comp_of<V>::type* p = reinterpret_cast<typename comp_of<V>::type*>(&v);
+    int i = 0;
+    ((p[i++] = a), ...);
+    return v;
+}
+template <class V> BW_INLINE typename comp_of<V>::type component(const V& v, int k) {
+    return reinterpret_cast<const typename comp_of<V>::type*>(&v)[k];
+}
+
+// ---- casts ----------------------------------------------------------------------------------
+template <class T> struct caster {
+    template <class S> static BW_INLINE T go(S x) { return (T)x; }
+    static BW_INLINE T go(half x) { return (T)float(x); }
+};
+template <> struct caster<half> {
+    template <class S> static BW_INLINE half go(S x) { return half((float)x); }
+    static BW_INLINE half go(half x) { return x; }
+};
+template <> struct caster<bool> {
+    template <class S> static BW_INLINE bool go(S x) { return x != S(0); }
+    static BW_INLINE bool go(half x) { return float(x) != 0.0f; }
+};
+template <int N, class T> struct caster<vec<N, T>> {
+    template <class S> static BW_INLINE vec<N, T> go(const vec<N, S>& x) {
+        vec<N, T> r;
+        for (int i = 0; i < N; ++i) r.c[i] = caster<T>::go(x.c[i]);
+        return r;
+    }
+};
+template <int R, int C, class T> struct caster<mat<R, C, T>> {
+    template <class S> static BW_INLINE mat<R, C, T> go(const mat<R, C, S>& x) {
+        mat<R, C, T> r;
+        for (int i = 0; i < R; ++i) r.r[i] = caster<vec<C, T>>::go(x.r[i]);
+        return r;
+    }
+};
+template <class T> struct caster<quat<T>> {
+    template <class S> static BW_INLINE quat<T> go(const quat<S>& x) {
+        quat<T> r;
+        for (int i = 0; i < 4; ++i) r.c[i] = caster<T>::go(x.c[i]);
+        return r;
+    }
+};
+template <class T, class S> BW_INLINE T cast(const S& x) { return caster<T>::go(x); }
+
+template <class T> BW_INLINE bool truth(T x) { return x != T(0); }
+BW_INLINE bool truth(bool x) { return x; }
+BW_INLINE bool truth(half x) { return float(x) != 0.0f; }
+
+// ---- elementwise lifting over vec / mat / quat ------------------------------------------------
+#define BW_LIFT1(name)                                                                              \
+    template <int N, class T> BW_INLINE vec<N, T> name(const vec<N, T>& a) {                        \
+        vec<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = name(a.c[i]); return r; }                   \
+    template <int R, int C, class T> BW_INLINE mat<R, C, T> name(const mat<R, C, T>& a) {           \
+        mat<R, C, T> r; for (int i = 0; i < R; ++i) r.r[i] = name(a.r[i]); return r; }                \
+    template <class T> BW_INLINE quat<T> name(const quat<T>& a) {                                   \
+        quat<T> r; for (int i = 0; i < 4; ++i) r.c[i] = name(a.c[i]); return r; }
+#define BW_LIFT2(name)                                                                              \
+    template <int N, class T> BW_INLINE vec<N, T> name(const vec<N, T>& a, const vec<N, T>& b) {    \
+        vec<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = name(a.c[i], b.c[i]); return r; }           \
+    template <int R, int C, class T>                                                                \
+    BW_INLINE mat<R, C, T> name(const mat<R, C, T>& a, const mat<R, C, T>& b) {                     \
+        mat<R, C, T> r; for (int i = 0; i < R; ++i) r.r[i] = name(a.r[i], b.r[i]); return r; }        \
+    template <class T> BW_INLINE quat<T> name(const quat<T>& a, const quat<T>& b) {                 \
+        quat<T> r; for (int i = 0; i < 4; ++i) r.c[i] = name(a.c[i], b.c[i]); return r; }
+
+// ---- arithmetic ----------------------------------------------------------------------------
+template <class T> BW_INLINE T add(T a, T b) { return T(a + b); }
+template <class T> BW_INLINE T sub(T a, T b) { return T(a - b); }
+template <class T> BW_INLINE T neg(T a) { return T(-a); }
+template <class T> BW_INLINE T pos(T a) { return a; }
+template <class T> BW_INLINE T cw_mul(T a, T b) { return T(a * b); }
+template <class T> BW_INLINE T cw_div(T a, T b) { return T(a / b); }
+BW_LIFT2(add) BW_LIFT2(sub) BW_LIFT1(neg) BW_LIFT2(cw_mul) BW_LIFT2(cw_div)
+
+template <class T> BW_INLINE T mul(T a, T b) { return T(a * b); }
+template <class T> BW_INLINE T div(T a, T b) {
+    if constexpr (std::is_integral<T>::value) return b == 0 ? T(0) : T(a / b);  // no SIGFPE
+    else return T(a / b);
+}
+template <class T> BW_INLINE T floordiv(T a, T b) {
+    if constexpr (std::is_integral<T>::value) {
+        if (b == 0) return T(0);
+        T q = T(a / b);
+        return (a % b != 0 && ((a < 0) != (b < 0))) ? T(q - 1) : q;
+    } else {
+        return T(std::floor(float(a / b)));
+    }
+}
+BW_INLINE double floordiv(double a, double b) { return std::floor(a / b); }
+template <class T> BW_INLINE T mod(T a, T b) {
+    if constexpr (std::is_integral<T>::value) return b == 0 ? T(0) : T(a % b);
+    else return T(std::fmod(float(a), float(b)));
+}
+BW_INLINE double mod(double a, double b) { return std::fmod(a, b); }
+
+#define BW_SCALE(op)                                                                                  \
+    template <int N, class T> BW_INLINE vec<N, T> op(const vec<N, T>& a, T s) {                        \
+        vec<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = op(a.c[i], s); return r; }                    \
+    template <int R, int C, class T> BW_INLINE mat<R, C, T> op(const mat<R, C, T>& a, T s) {           \
+        mat<R, C, T> r; for (int i = 0; i < R; ++i) r.r[i] = op(a.r[i], s); return r; }                 \
+    template <class T> BW_INLINE quat<T> op(const quat<T>& a, T s) {                                   \
+        quat<T> r; for (int i = 0; i < 4; ++i) r.c[i] = op(a.c[i], s); return r; }
+BW_SCALE(mul) BW_SCALE(div)
+template <int N, class T> BW_INLINE vec<N, T> mul(T s, const vec<N, T>& a) { return mul(a, s); }
+template <int R, int C, class T> BW_INLINE mat<R, C, T> mul(T s, const mat<R, C, T>& a) { return mul(a, s); }
+template <class T> BW_INLINE quat<T> mul(T s, const quat<T>& a) { return mul(a, s); }
+template <int N, class T> BW_INLINE vec<N, T> div(T s, const vec<N, T>& a) {
+    vec<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = div(s, a.c[i]); return r;
+}
+
+template <class T> BW_INLINE T dot(const vec<2, T>& a, const vec<2, T>& b) { return a.c[0] * b.c[0] + a.c[1] * b.c[1]; }
+template <int N, class T> BW_INLINE T dot(const vec<N, T>& a, const vec<N, T>& b) {
+    T s = T(a.c[0] * b.c[0]);
+    for (int i = 1; i < N; ++i) s = T(s + a.c[i] * b.c[i]);
+    return s;
+}
+template <class T> BW_INLINE T dot(const quat<T>& a, const quat<T>& b) {
+    return dot(*reinterpret_cast<const vec<4, T>*>(&a), *reinterpret_cast<const vec<4, T>*>(&b));
+}
+template <int R, int K, int C, class T> BW_INLINE mat<R, C, T> mul(const mat<R, K, T>& a, const mat<K, C, T>& b) {
+    mat<R, C, T> r;
+    for (int i = 0; i < R; ++i)
+        for (int j = 0; j < C; ++j) {
+            T s = T(a.r[i].c[0] * b.r[0].c[j]);
+            for (int k = 1; k < K; ++k) s = T(s + a.r[i].c[k] * b.r[k].c[j]);
+            r.r[i].c[j] = s;
+        }
+    return r;
+}
+template <int R, int C, class T> BW_INLINE vec<R, T> mul(const mat<R, C, T>& a, const vec<C, T>& v) {
+    vec<R, T> r;
+    for (int i = 0; i < R; ++i) r.c[i] = dot(a.r[i], v);
+    return r;
+}
+template <int R, int C, class T> BW_INLINE vec<C, T> mul(const vec<R, T>& v, const mat<R, C, T>& a) {
+    vec<C, T> r;
+    for (int j = 0; j < C; ++j) {
+        T s = T(v.c[0] * a.r[0].c[j]);
+        for (int i = 1; i < R; ++i) s = T(s + v.c[i] * a.r[i].c[j]);
+        r.c[j] = s;
+    }
+    return r;
+}
+template <class T> BW_INLINE quat<T> mul(const quat<T>& a, const quat<T>& b) {  // Hamilton product, w last
+    const T *p = a.c, *q = b.c;
+    return quat<T>{{T(p[3] * q[0] + p[0] * q[3] + p[1] * q[2] - p[2] * q[1]),
+                    T(p[3] * q[1] - p[0] * q[2] + p[1] * q[3] + p[2] * q[0]),
+                    T(p[3] * q[2] + p[0] * q[1] - p[1] * q[0] + p[2] * q[3]),
+                    T(p[3] * q[3] - p[0] * q[0] - p[1] * q[1] - p[2] * q[2])}};
+}
+template <class A, class B> BW_INLINE auto matmul(const A& a, const B& b) { return mul(a, b); }
+
+// ---- bitwise, comparisons -------------------------------------------------------------------
+template <class T> BW_INLINE T bit_and(T a, T b) { return T(a & b); }
+template <class T> BW_INLINE T bit_or(T a, T b) { return T(a | b); }
+template <class T> BW_INLINE T bit_xor(T a, T b) { return T(a ^ b); }
+template <class T> BW_INLINE T lshift(T a, T b) { return T(a << b); }
+template <class T> BW_INLINE T rshift(T a, T b) { return T(a >> b); }
+template <class T> BW_INLINE T invert(T a) { return T(~a); }
+template <class T> BW_INLINE bool lt(T a, T b) { return a < b; }
+template <class T> BW_INLINE bool le(T a, T b) { return a <= b; }
+template <class T> BW_INLINE bool gt(T a, T b) { return a > b; }
+template <class T> BW_INLINE bool ge(T a, T b) { return a >= b; }
+template <class T> BW_INLINE bool eq(const T& a, const T& b) {
+    if constexpr (comp_of<T>::n == 1) {
+        return a == b;
+    } else {
+        for (int i = 0; i < comp_of<T>::n; ++i)
+            if (!(component(a, i) == component(b, i))) return false;
+        return true;
+    }
+}
+template <class T> BW_INLINE bool ne(const T& a, const T& b) { return !eq(a, b); }
+
+// ---- math -----------------------------------------------------------------------------------
+#define BW_MATH1(name, expr)                                                                        \
+    BW_INLINE float name(float x) { return expr; }                                                  \
+    BW_INLINE double name(double x) { return expr; }                                                \
+    BW_INLINE half name(half h) { float x = float(h); return half(expr); }                           \
+    BW_LIFT1(name)
+BW_MATH1(sqrt, std::sqrt(x)) BW_MATH1(cbrt, std::cbrt(x)) BW_MATH1(exp, std::exp(x))
+BW_MATH1(exp2, std::exp2(x)) BW_MATH1(log, std::log(x)) BW_MATH1(log2, std::log2(x))
+BW_MATH1(log10, std::log10(x)) BW_MATH1(sin, std::sin(x)) BW_MATH1(cos, std::cos(x))
+BW_MATH1(tan, std::tan(x)) BW_MATH1(asin, std::asin(x)) BW_MATH1(acos, std::acos(x))
+BW_MATH1(atan, std::atan(x)) BW_MATH1(sinh, std::sinh(x)) BW_MATH1(cosh, std::cosh(x))
+BW_MATH1(tanh, std::tanh(x)) BW_MATH1(floor, std::floor(x)) BW_MATH1(ceil, std::ceil(x))
+BW_MATH1(round, std::round(x)) BW_MATH1(rint, std::nearbyint(x)) BW_MATH1(trunc, std::trunc(x))
+BW_MATH1(frac, x - std::trunc(x)) BW_MATH1(degrees, x * (decltype(x))57.29577951308232)
+BW_MATH1(radians, x * (decltype(x))0.017453292519943295)
+
+BW_INLINE float atan2(float y, float x) { return std::atan2(y, x); }
+BW_INLINE double atan2(double y, double x) { return std::atan2(y, x); }
+BW_INLINE half atan2(half y, half x) { return half(std::atan2(float(y), float(x))); }
+BW_INLINE float pow(float a, float b) { return std::pow(a, b); }
+BW_INLINE double pow(double a, double b) { return std::pow(a, b); }
+BW_INLINE half pow(half a, half b) { return half(std::pow(float(a), float(b))); }
+BW_LIFT2(pow)
+
+template <class T> BW_INLINE T abs(T x) { return x < T(0) ? T(-x) : x; }
+BW_INLINE float abs(float x) { return std::fabs(x); }
+BW_INLINE double abs(double x) { return std::fabs(x); }
+BW_INLINE half abs(half x) { return half::from_bits((uint16_t)(x.bits & 0x7fffu)); }
+template <class T> BW_INLINE T sign(T x) { return x < T(0) ? T(-1) : T(1); }
+BW_INLINE half sign(half x) { return half(float(x) < 0.0f ? -1.0f : 1.0f); }
+template <class T> BW_INLINE T min(T a, T b) { return b < a ? b : a; }
+template <class T> BW_INLINE T max(T a, T b) { return a < b ? b : a; }
+template <class T> BW_INLINE T clamp(T x, T lo, T hi) { return min(max(x, lo), hi); }
+BW_LIFT1(abs) BW_LIFT1(sign) BW_LIFT2(min) BW_LIFT2(max)
+template <int N, class T> BW_INLINE vec<N, T> clamp(const vec<N, T>& x, const vec<N, T>& lo, const vec<N, T>& hi) {
+    return min(max(x, lo), hi);
+}
+template <int N, class T> BW_INLINE T min_element(const vec<N, T>& v) {
+    T m = v.c[0];
+    for (int i = 1; i < N; ++i) m = min(m, v.c[i]);
+    return m;
+}
+template <int N, class T> BW_INLINE T max_element(const vec<N, T>& v) {
+    T m = v.c[0];
+    for (int i = 1; i < N; ++i) m = max(m, v.c[i]);
+    return m;
+}
+template <class T> BW_INLINE T lerp(T a, T b, T t) { return T(a + (b - a) * t); }
+template <class V, class T> BW_INLINE V lerp(const V& a, const V& b, T t) { return add(a, mul(sub(b, a), t)); }
+
+template <class T> BW_INLINE bool isnan(T x) {
+    if constexpr (std::is_floating_point<T>::value) return std::isnan(x);
+    else if constexpr (std::is_same<T, half>::value) return std::isnan(float(x));
+    else if constexpr (comp_of<T>::n > 1) {
+        for (int i = 0; i < comp_of<T>::n; ++i) if (isnan(component(x, i))) return true;
+        return false;
+    } else return false;
+}
+template <class T> BW_INLINE bool isinf(T x) {
+    if constexpr (std::is_floating_point<T>::value) return std::isinf(x);
+    else if constexpr (std::is_same<T, half>::value) return std::isinf(float(x));
+    else if constexpr (comp_of<T>::n > 1) {
+        for (int i = 0; i < comp_of<T>::n; ++i) if (isinf(component(x, i))) return true;
+        return false;
+    } else return false;
+}
+template <class T> BW_INLINE bool isfinite(T x) { return !isnan(x) && !isinf(x); }
+
+// ---- linear algebra ------------------------------------------------------------------------
+template <class V> BW_INLINE auto length_sq(const V& v) { return dot(v, v); }
+template <class V> BW_INLINE auto length(const V& v) { return sqrt(dot(v, v)); }
+template <class V> BW_INLINE V normalize(const V& v) {
+    auto l = length(v);
+    using T = typename comp_of<V>::type;
+    return l > T(0) ? div(v, l) : V{};
+}
+template <class T> BW_INLINE vec<3, T> cross(const vec<3, T>& a, const vec<3, T>& b) {
+    return vec<3, T>{{T(a.c[1] * b.c[2] - a.c[2] * b.c[1]), T(a.c[2] * b.c[0] - a.c[0] * b.c[2]),
+                      T(a.c[0] * b.c[1] - a.c[1] * b.c[0])}};
+}
+template <int R, int C, class T> BW_INLINE mat<R, C, T> outer(const vec<R, T>& a, const vec<C, T>& b) {
+    mat<R, C, T> m;
+    for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) m.r[i].c[j] = T(a.c[i] * b.c[j]);
+    return m;
+}
+template <int R, int C, class T> BW_INLINE mat<C, R, T> transpose(const mat<R, C, T>& a) {
+    mat<C, R, T> m;
+    for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) m.r[j].c[i] = a.r[i].c[j];
+    return m;
+}
+template <int N, class T> BW_INLINE T trace(const mat<N, N, T>& a) {
+    T s = a.r[0].c[0];
+    for (int i = 1; i < N; ++i) s = T(s + a.r[i].c[i]);
+    return s;
+}
+template <int R, int C, class T> BW_INLINE T ddot(const mat<R, C, T>& a, const mat<R, C, T>& b) {
+    T s = T(0);
+    for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) s = T(s + a.r[i].c[j] * b.r[i].c[j]);
+    return s;
+}
+template <int N, class T> BW_INLINE mat<N, N, T> diag(const vec<N, T>& v) {
+    mat<N, N, T> m{};
+    for (int i = 0; i < N; ++i) m.r[i].c[i] = v.c[i];
+    return m;
+}
+template <class T> BW_INLINE mat<3, 3, T> skew(const vec<3, T>& v) {
+    T z = T(0);
+    return make<mat<3, 3, T>>(z, T(-v.c[2]), v.c[1], v.c[2], z, T(-v.c[0]), T(-v.c[1]), v.c[0], z);
+}
+template <class T> BW_INLINE T det2(T a, T b, T c, T d) { return T(a * d - b * c); }
+template <class T> BW_INLINE T determinant(const mat<1, 1, T>& m) { return m.r[0].c[0]; }
+template <class T> BW_INLINE T determinant(const mat<2, 2, T>& m) {
+    return det2(m.r[0].c[0], m.r[0].c[1], m.r[1].c[0], m.r[1].c[1]);
+}
+template <int N, class T> BW_INLINE mat<N - 1, N - 1, T> minor_of(const mat<N, N, T>& m, int row, int col) {
+    mat<N - 1, N - 1, T> s;
+    for (int i = 0, si = 0; i < N; ++i) {
+        if (i == row) continue;
+        for (int j = 0, sj = 0; j < N; ++j) {
+            if (j == col) continue;
+            s.r[si].c[sj++] = m.r[i].c[j];
+        }
+        ++si;
+    }
+    return s;
+}
+template <int N, class T> BW_INLINE T determinant(const mat<N, N, T>& m) {
+    T s = T(0);
+    for (int j = 0; j < N; ++j) {
+        T term = T(m.r[0].c[j] * determinant(minor_of(m, 0, j)));
+        s = (j % 2) ? T(s - term) : T(s + term);
+    }
+    return s;
+}
+template <int N, class T> BW_INLINE mat<N, N, T> inverse(const mat<N, N, T>& m) {
+    T d = determinant(m);
+    mat<N, N, T> r;
+    if (d == T(0)) {  // singular: zero matrix, as Warp does
+        r = mat<N, N, T>{};
+        return r;
+    }
+    for (int i = 0; i < N; ++i)
+        for (int j = 0; j < N; ++j) {
+            T cof = determinant(minor_of(m, j, i));
+            r.r[i].c[j] = T(((i + j) % 2 ? T(-cof) : cof) / d);
+        }
+    return r;
+}
+template <class T> BW_INLINE mat<1, 1, T> inverse(const mat<1, 1, T>& m) {
+    return make<mat<1, 1, T>>(T(T(1) / m.r[0].c[0]));
+}
+
+template <class T> BW_INLINE quat<T> quat_inverse(const quat<T>& q) { return quat<T>{{T(-q.c[0]), T(-q.c[1]), T(-q.c[2]), q.c[3]}}; }
+template <class T> BW_INLINE vec<3, T> quat_rotate(const quat<T>& q, const vec<3, T>& x) {
+    quat<T> p{{x.c[0], x.c[1], x.c[2], T(0)}};
+    quat<T> r = mul(mul(q, p), quat_inverse(q));
+    return vec<3, T>{{r.c[0], r.c[1], r.c[2]}};
+}
+template <class T> BW_INLINE vec<3, T> quat_rotate_inv(const quat<T>& q, const vec<3, T>& x) {
+    return quat_rotate(quat_inverse(q), x);
+}
+template <class T> BW_INLINE quat<T> quat_from_axis_angle(const vec<3, T>& axis, T angle) {
+    T h = T(angle * T(0.5));
+    T s = sin(h);
+    vec<3, T> n = normalize(axis);
+    return quat<T>{{T(n.c[0] * s), T(n.c[1] * s), T(n.c[2] * s), cos(h)}};
+}
+
+// ---- arrays ---------------------------------------------------------------------------------
+template <class T, int D> struct array_t {
+    T* data;
+    int64_t shape[D];
+    int64_t strides[D];  // in elements
+};
+template <bool U, class T> BW_INLINE T& at(const array_t<T, 1>& a, int64_t i) { return a.data[U ? i : i * a.strides[0]]; }
+template <bool U, class T> BW_INLINE T& at(const array_t<T, 2>& a, int64_t i, int64_t j) {
+    return a.data[i * a.strides[0] + (U ? j : j * a.strides[1])];
+}
+template <bool U, class T> BW_INLINE T& at(const array_t<T, 3>& a, int64_t i, int64_t j, int64_t k) {
+    return a.data[i * a.strides[0] + j * a.strides[1] + (U ? k : k * a.strides[2])];
+}
+template <bool U, class T> BW_INLINE T& at(const array_t<T, 4>& a, int64_t i, int64_t j, int64_t k, int64_t l) {
+    return a.data[i * a.strides[0] + j * a.strides[1] + k * a.strides[2] + (U ? l : l * a.strides[3])];
+}
+
+// ---- atomics (return the old value) -------------------------------------------------------
+template <class T, class F> BW_INLINE T atomic_update(T* p, T v, F f) {
+    using U = typename std::conditional<sizeof(T) == 8, uint64_t,
+              typename std::conditional<sizeof(T) == 4, uint32_t,
+              typename std::conditional<sizeof(T) == 2, uint16_t, uint8_t>::type>::type>::type;
+    U* up = reinterpret_cast<U*>(p);
+    U old_bits = __atomic_load_n(up, __ATOMIC_RELAXED), new_bits;
+    T old;
+    do {
+        std::memcpy(&old, &old_bits, sizeof(T));
+        T nv = f(old, v);
+        std::memcpy(&new_bits, &nv, sizeof(T));
+    } while (!__atomic_compare_exchange_n(up, &old_bits, new_bits, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    return old;
+}
+template <class T> BW_INLINE T atomic_add(T* p, T v) {
+    if constexpr (std::is_integral<T>::value) return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+    else return atomic_update(p, v, [](T a, T b) { return add(a, b); });
+}
+template <class T> BW_INLINE T atomic_sub(T* p, T v) {
+    if constexpr (std::is_integral<T>::value) return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED);
+    else return atomic_update(p, v, [](T a, T b) { return sub(a, b); });
+}
+template <class T> BW_INLINE T atomic_min(T* p, T v) { return atomic_update(p, v, [](T a, T b) { return min(a, b); }); }
+template <class T> BW_INLINE T atomic_max(T* p, T v) { return atomic_update(p, v, [](T a, T b) { return max(a, b); }); }
+template <int N, class T> BW_INLINE vec<N, T> atomic_add(vec<N, T>* p, vec<N, T> v) {
+    vec<N, T> old;
+    for (int i = 0; i < N; ++i) old.c[i] = atomic_add(&p->c[i], v.c[i]);
+    return old;
+}
+template <int N, class T> BW_INLINE vec<N, T> atomic_sub(vec<N, T>* p, vec<N, T> v) {
+    vec<N, T> old;
+    for (int i = 0; i < N; ++i) old.c[i] = atomic_sub(&p->c[i], v.c[i]);
+    return old;
+}
+
+}  // namespace bw

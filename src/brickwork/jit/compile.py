@@ -1,0 +1,74 @@
+"""Compile generated C++ into a cached shared library: look up, else build, publish, load.
+
+``compile_many`` builds several instances at once (the compiler runs in subprocesses, so
+threads overlap them), which is how pending explicit instances are built.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import os
+import subprocess
+import time
+
+from .. import config
+from ..errors import ToolchainError
+from . import cache
+from .toolchain import include_dir, settings
+
+log = logging.getLogger("brickwork")
+
+#: Number of compiler runs in this process (tests assert zero on a warm re-run).
+compiler_calls = 0
+
+
+def build(key: str, source: str, label: str, meta: dict) -> tuple[str, dict]:
+    """Library path and metadata for ``key``: from the cache, else compiled from ``source``."""
+    global compiler_calls
+    found = cache.lookup(key)
+    if found is not None:
+        return found
+    with cache.key_lock(key):
+        found = cache.lookup(key)  # another process may have built it while we waited
+        if found is not None:
+            return found
+        s = settings()
+        staging = cache.staging_dir()
+        src_path = os.path.join(staging, cache.SOURCE)
+        with open(src_path, "w") as f:
+            f.write(source)
+        out_path = os.path.join(staging, cache.LIBRARY)
+        cmd = s.command(src_path, out_path, include_dir())
+        log.debug("compiling %s: %s", label, " ".join(cmd))
+        t0 = time.perf_counter()
+        compiler_calls += 1
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise ToolchainError(
+                f"internal error: the C++ compiler rejected the code generated for {label}. This is a "
+                f"brickwork bug; please report it with the source kept at {src_path}.\n"
+                f"{proc.stderr[-4000:]}")
+        lib, meta = cache.publish(key, staging, dict(meta, label=label, compiler=s.identity(),
+                                                     compile_seconds=time.perf_counter() - t0))
+        log.debug("%s: generated source %s", label, os.path.join(os.path.dirname(lib), cache.SOURCE))
+        return lib, meta
+
+
+def compile_many(jobs: list) -> list:
+    """Run ``build(*job)`` for every job, in parallel; results (or exceptions) in order."""
+    if len(jobs) == 1:
+        try:
+            return [build(*jobs[0])]
+        except Exception as e:  # noqa: BLE001 - returned to the caller per job
+            return [e]
+    workers = config.compile_jobs or os.cpu_count() or 2
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+        futures = [pool.submit(build, *job) for job in jobs]
+        results = []
+        for f in futures:
+            try:
+                results.append(f.result())
+            except Exception as e:  # noqa: BLE001
+                results.append(e)
+        return results

@@ -1,0 +1,122 @@
+"""``@func``: kernel functions, with concrete and generic overloads chosen by argument types."""
+
+from __future__ import annotations
+
+import hashlib
+
+from ..builtins import Mismatch
+from ..errors import KernelTypeError
+from ..frontend.source import FunctionSource
+from ..types.arrays import type_name
+from ..types.generic import is_generic, matches
+from ..types.scalars import python_annotation_type
+
+
+class FunctionOverload:
+    """One definition of a function name: its source and parameter annotations."""
+
+    def __init__(self, pyfunc, owner: "Function"):
+        self.pyfunc = pyfunc
+        self.owner = owner
+        self.source = FunctionSource(pyfunc)
+        ann = self.source.annotations()
+        self.params = []
+        for name in self.source.param_names:
+            if name not in ann:
+                raise KernelTypeError(f"parameter '{name}' of function '{self.source.qualname}' needs a type "
+                                      f"annotation (use typing.Any for a generic parameter)",
+                                      self.source.location(self.source.tree))
+            self.params.append((name, python_annotation_type(ann[name])))
+        self.generic = any(is_generic(t) for _, t in self.params)
+        self.signature = tuple(t for _, t in self.params)
+
+    def accepts(self, arg_types) -> bool:
+        return len(arg_types) == len(self.params) and all(
+            matches(t, a) for (_, t), a in zip(self.params, arg_types))
+
+    def instantiate(self, arg_types: list, context):
+        """The typed tree of this overload for concrete ``arg_types`` (built once per context)."""
+        from ..frontend.builder import Builder
+
+        key = (id(self), tuple(arg_types))
+        found = context.functions.get(key)
+        if found is not None:
+            return found
+        if key in context.stack:
+            raise RecursionError(self.source.qualname)
+        context.stack.append(key)
+        try:
+            label = f"{self.source.name}[{', '.join(type_name(t) for t in arg_types)}]"
+            digest = hashlib.sha1((self.source.qualname + label + self.source.digest).encode()).hexdigest()[:10]
+            c_name = f"f_{_c_ident(self.source.name)}_{digest}"
+            param_types = {name: t for (name, _), t in zip(self.params, arg_types)}
+            fn_ir = Builder(self.source, param_types, is_kernel=False, context=context, c_name=c_name,
+                            label=label).build()
+        finally:
+            context.stack.pop()
+        context.functions[key] = fn_ir
+        context.order.append(fn_ir)
+        return fn_ir
+
+
+class Function:
+    """A kernel function: every ``@func`` definition of one name in one module, as overloads."""
+
+    def __init__(self, name: str, qualname: str, module: str):
+        self.name = name
+        self.qualname = qualname
+        self.module = module
+        self.overloads: list[FunctionOverload] = []
+        self.__name__ = name
+        self.__qualname__ = qualname
+        self.__doc__ = None
+
+    def add_overload(self, pyfunc) -> None:
+        overload = FunctionOverload(pyfunc, self)
+        # A redefinition with the same signature (re-run notebook cell) replaces the old one.
+        self.overloads = [o for o in self.overloads if o.signature != overload.signature]
+        self.overloads.append(overload)
+        self.__doc__ = pyfunc.__doc__
+
+    def select(self, arg_types) -> FunctionOverload:
+        """The overload for ``arg_types``: concrete matches beat generic ones; Mismatch if none."""
+        candidates = [o for o in self.overloads if o.accepts(arg_types)]
+        concrete = [o for o in candidates if not o.generic]
+        if concrete:
+            return concrete[-1]
+        if candidates:
+            return candidates[-1]
+        got = ", ".join(type_name(t) for t in arg_types)
+        options = "; ".join("(" + ", ".join(type_name(t) for t in o.signature) + ")" for o in self.overloads)
+        raise Mismatch(f"no overload accepts arguments ({got}); overloads: {options}")
+
+    def instantiate(self, arg_types, context):
+        return self.select(arg_types).instantiate(arg_types, context)
+
+    def fingerprint_sources(self) -> list:
+        return [o.source for o in self.overloads]
+
+    def __call__(self, *args):
+        if len(self.overloads) == 1:
+            return self.overloads[0].pyfunc(*args)
+        raise RuntimeError(f"function '{self.name}' has several overloads; call it from a kernel")
+
+    def __repr__(self):
+        return f"<brickwork func {self.qualname}>"
+
+
+_REGISTRY: dict = {}
+
+
+def func(f):
+    """Decorator: a function callable from kernels. Several definitions of one name are overloads."""
+    key = (f.__module__, f.__qualname__)
+    function = _REGISTRY.get(key)
+    if function is None:
+        function = _REGISTRY[key] = Function(f.__name__, f.__qualname__, f.__module__)
+    function.add_overload(f)
+    return function
+
+
+def _c_ident(name: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in name)

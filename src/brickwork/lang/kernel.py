@@ -1,0 +1,186 @@
+"""``@kernel``: kernels, their instances per concrete signature, and explicit ``overload``."""
+
+from __future__ import annotations
+
+import typing
+
+from ..errors import KernelSyntaxError, KernelTypeError, LaunchError
+from ..frontend.source import FunctionSource
+from ..types.arrays import ArrayType, type_name
+from ..types.generic import is_generic, matches
+from ..types.scalars import python_annotation_type
+from .instance import Instance, _pending
+
+
+class Kernel:
+    """A kernel: a Python function compiled per tuple of concrete parameter types."""
+
+    def __init__(self, pyfunc, key: str | None = None, module=None):
+        self.func = pyfunc
+        self.source = FunctionSource(pyfunc)
+        self.key = key or pyfunc.__name__
+        self.__name__ = pyfunc.__name__
+        self.__doc__ = pyfunc.__doc__
+        ann = self.source.annotations()
+        self.params = []
+        for name in self.source.param_names:
+            if name not in ann:
+                raise KernelSyntaxError(f"parameter '{name}' of kernel '{self.key}' needs a type annotation "
+                                        f"(use typing.Any for a generic parameter)",
+                                        self.source.location(self.source.tree))
+            self.params.append((name, python_annotation_type(ann[name])))
+        self.generic_params = [i for i, (_, t) in enumerate(self.params) if is_generic(t)]
+        self.is_generic = bool(self.generic_params)
+        self.instances: dict = {}  # concrete types -> Instance
+        self.launch_table: dict = {}  # launch signature -> (Instance, packer)
+
+    def instance_label(self, arg_types) -> str:
+        if not self.is_generic:
+            return self.key
+        shown = []
+        for i in self.generic_params:
+            t = arg_types[i]
+            label = type_name(t.dtype) if isinstance(t, ArrayType) else type_name(t)
+            if label not in shown:
+                shown.append(label)
+        return f"{self.key}[{', '.join(shown)}]"
+
+    def get_instance(self, arg_types: tuple) -> Instance:
+        inst = self.instances.get(arg_types)
+        if inst is None:
+            inst = self.instances[arg_types] = Instance(self, arg_types)
+        return inst
+
+    def concrete_types(self) -> tuple:
+        if self.is_generic:
+            raise LaunchError(f"kernel '{self.key}' is generic")
+        return tuple(t for _, t in self.params)
+
+    def check_concrete(self, arg_types: tuple, where: str) -> None:
+        """Raise if ``arg_types`` does not instantiate this kernel's annotations."""
+        if len(arg_types) != len(self.params):
+            raise KernelTypeError(f"{where}: kernel '{self.key}' has {len(self.params)} parameters, got "
+                                  f"{len(arg_types)} types")
+        for (name, ann), t in zip(self.params, arg_types):
+            if is_generic(t) or not matches(ann, t):
+                raise KernelTypeError(f"{where}: parameter '{name}' of kernel '{self.key}' is {type_name(ann)}, "
+                                      f"got {type_name(t)}")
+
+    def __repr__(self):
+        return f"<brickwork kernel {self.key}>"
+
+
+_KERNELS: dict = {}  # (module, qualname) -> [Kernel], one per argument count
+
+
+def kernel(f=None, *, key: str | None = None, module=None, enable_backward=None, **options):
+    """Decorator: compile a Python function as a kernel launched over a grid of threads."""
+
+    def wrap(func):
+        k = Kernel(func, key=key, module=module)
+        group = _KERNELS.setdefault((func.__module__, func.__qualname__), [])
+        group[:] = [g for g in group if len(g.params) != len(k.params)] + [k]
+        return k
+
+    return wrap(f) if f is not None else wrap
+
+
+def _generic_kernel_for(stub) -> Kernel:
+    group = _KERNELS.get((stub.__module__, stub.__qualname__), [])
+    nargs = stub.__code__.co_argcount
+    for k in group:
+        if len(k.params) == nargs:
+            return k
+    raise KernelSyntaxError(f"@overload of '{stub.__qualname__}': no kernel of that name with {nargs} "
+                            f"parameters is defined before it")
+
+
+def overload(target, types=None):
+    """Declare a concrete instance of a generic kernel (or function).
+
+    ``@overload`` on a stub with concrete annotations, ``overload(k, [types])`` or
+    ``overload(k, {name: type})`` naming generic parameters only. Returns the concrete instance,
+    launchable like a kernel with relaxed argument conversions.
+    """
+    from .function import Function
+
+    if isinstance(target, Function):
+        if types is None:
+            raise TypeError("overload(func, types) needs the argument types")
+        return target  # functions instantiate on use; nothing to declare
+    if types is None and callable(target) and not isinstance(target, Kernel):
+        stub = target
+        _check_stub(stub)
+        k = _generic_kernel_for(stub)
+        ann = FunctionSource(stub).annotations()
+        names = [n for n, _ in k.params]
+        missing = [n for n in names if n not in ann]
+        if missing:
+            raise KernelTypeError(f"@overload of '{k.key}': parameter '{missing[0]}' needs a concrete annotation")
+        declare(k, tuple(python_annotation_type(ann[n]) for n in names), "@overload")
+        return k
+    if not isinstance(target, Kernel):
+        raise TypeError(f"overload() needs a kernel, got {type(target).__name__}")
+    k = target
+    if isinstance(types, dict):
+        unknown = [n for n in types if n not in dict(k.params)]
+        if unknown:
+            raise KernelTypeError(f"overload of '{k.key}': no parameter named '{unknown[0]}'")
+        concrete = []
+        for name, ann in k.params:
+            if name in types:
+                concrete.append(python_annotation_type(types[name]))
+            elif is_generic(ann):
+                raise KernelTypeError(f"overload of '{k.key}': generic parameter '{name}' needs a type")
+            else:
+                concrete.append(ann)
+        arg_types = tuple(concrete)
+    else:
+        arg_types = tuple(python_annotation_type(t) for t in types)
+    return declare(k, arg_types, "overload")
+
+
+def declare(k: Kernel, arg_types: tuple, where: str) -> "InstanceKernel":
+    k.check_concrete(arg_types, where)
+    inst = k.get_instance(arg_types)
+    if not inst.loaded and inst.error is None and inst not in _pending:
+        _pending.append(inst)
+    return InstanceKernel(k, inst)
+
+
+def _check_stub(stub) -> None:
+    body = FunctionSource(stub).tree.body
+    ok = all(isinstance(s, ast_Expr) and isinstance(s.value, ast_Constant) and (
+        s.value.value is Ellipsis or isinstance(s.value.value, str)) or isinstance(s, ast_Pass) for s in body)
+    if not ok:
+        raise KernelSyntaxError(f"@overload stub '{stub.__qualname__}' must have an empty body "
+                                f"('...', a docstring or 'pass')")
+
+
+class InstanceKernel:
+    """A concrete instance of a generic kernel returned by ``overload``; launch it like a kernel."""
+
+    is_generic = False
+
+    def __init__(self, kernel: Kernel, instance: Instance):
+        self.kernel = kernel
+        self.instance = instance
+        self.key = instance.label
+        self.params = [(n, t) for (n, _), t in zip(kernel.params, instance.arg_types)]
+        self.launch_table: dict = {}
+
+    def concrete_types(self) -> tuple:
+        return self.instance.arg_types
+
+    def get_instance(self, arg_types) -> Instance:
+        return self.instance
+
+    def __repr__(self):
+        return f"<brickwork kernel instance {self.key}>"
+
+
+from ast import Constant as ast_Constant  # noqa: E402
+from ast import Expr as ast_Expr  # noqa: E402
+from ast import Pass as ast_Pass  # noqa: E402
+
+_ = typing

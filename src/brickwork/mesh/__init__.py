@@ -1,0 +1,62 @@
+"""Block-structured mesh: blocks, fields, packs, boundaries (host side).
+
+Modules, one job each:
+
+* ``indexing``: ``IndexShape``, ``IndexRange``, ``IndexDomain``, ``TopologicalElement``
+  (``TE``), ``TopologicalType``, ``X1DIR..X3DIR``.
+* ``metadata``: ``Metadata`` flags; ``package``: ``Package`` and field declarations.
+* ``mesh``: ``Mesh``, ``MeshBlock`` (layout, neighbours); ``coordinates``: block coordinates;
+  ``fields``: the storage layout (one array per field); ``meshdata``: ``MeshData``.
+* ``pack``: ``VarTag``, ``PackDescriptor``, ``SparsePack``.
+* ``boundary``: boundary conditions; ``exchange``: ghost exchange plans.
+
+See ``docs/mesh.md`` for the user guide.
+"""
+
+from .boundary import BoundaryCondition
+from .coordinates import UniformCoordinates
+from .fields import Field
+from .indexing import (
+    TE,
+    X1DIR,
+    X2DIR,
+    X3DIR,
+    IndexDomain,
+    IndexRange,
+    IndexShape,
+    TopologicalElement,
+    TopologicalType,
+)
+from .mesh import Mesh, MeshBlock, NeighborBlock
+from .meshdata import MeshData
+from .metadata import Metadata, MetadataFlag
+from .pack import PackDescriptor, SparsePack, VarRef, VarTag
+from .package import FieldSpec, Package, SparsePool
+
+__all__ = [
+    "TE",
+    "X1DIR",
+    "X2DIR",
+    "X3DIR",
+    "BoundaryCondition",
+    "Field",
+    "FieldSpec",
+    "IndexDomain",
+    "IndexRange",
+    "IndexShape",
+    "Mesh",
+    "MeshBlock",
+    "MeshData",
+    "Metadata",
+    "MetadataFlag",
+    "NeighborBlock",
+    "PackDescriptor",
+    "Package",
+    "SparsePack",
+    "SparsePool",
+    "TopologicalElement",
+    "TopologicalType",
+    "UniformCoordinates",
+    "VarRef",
+    "VarTag",
+]

@@ -1,0 +1,279 @@
+"""Ghost exchange and physical boundary conditions as precomputed slice copies.
+
+Algorithm: one sweep per active direction d = x1, x2, x3. In sweep d every block's two ghost slabs
+of direction d are filled - from the neighbour block along d (periodic wrap included), or by the
+boundary condition on a physical side - over the *entire* index range of the directions already
+swept and the *interior* range of the later ones. Edge and corner ghosts are therefore copied
+from the neighbours' ghosts that earlier sweeps filled, which gives exactly the values of the 26
+(3-D) edge and corner neighbours, boundary conditions included (each ghost value is the global
+array at ``(m1(i), m2(j), m3(k))`` where ``m_d`` is the index map of direction d's condition).
+
+A ghost slot of element ``te`` in direction d is an index of ``get_bounds(inner_xd/outer_xd, te)``.
+For a face-like direction (offset 1) the face shared by two blocks is interior to both and is never
+exchanged: each block keeps its own copy.
+
+Plans: ``ExchangePlan`` holds the steps for one storage layout (element offsets, component count,
+extents, dtype size): a list of ``(dst index, src index)`` slice copies (``negate`` for the flipped
+components of reflecting boundaries) and user-function calls. Two strategies build the copies:
+
+* ``lattice`` (all blocks local, block ids in lattice order): the block axis is viewed as the block
+  lattice ``(nb3, nb2, nb1)``, so one copy moves a ghost slab of *every* block at once (a shift by
+  one block, plus one copy for the periodic wrap). About four copies per field and direction, for
+  any number of blocks.
+* ``pairwise``: one copy per (block, side). This is what MPI will extend: a neighbour owned by
+  another rank becomes a message instead of a copy; nothing else changes.
+
+Narrow ghost columns along x1 (a few values per row) are copied through a void-dtype view whose
+items are whole runs of ``w`` values, so numpy's inner loop runs over rows instead of 2-element runs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .boundary import BoundaryCondition, SideBoundary
+from .indexing import IndexDomain
+
+_ALL = slice(None)
+COPY = 0
+USER = 1
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Everything about a field's storage that shapes its exchange plan."""
+
+    offsets: tuple[tuple[int, int, int], ...]  # per element: offset in x1, x2, x3 (active dirs only)
+    ncomp: int
+    extents: tuple[int, int, int]  # (nk, nj, ni)
+    flips: tuple[frozenset[int], frozenset[int], frozenset[int]]  # slots negated at x1/x2/x3 walls
+    itemsize: int
+
+
+def _stop(index: int) -> int | None:
+    """Stop value for a descending slice: a stop below 0 must be None, not a wrap-around."""
+    return None if index < 0 else index
+
+
+class _Axis:
+    """Index geometry of one direction for one element offset."""
+
+    def __init__(self, n: int, ng: int, off: int, extent: int):
+        self.n, self.ng, self.off, self.extent = n, ng, off, extent
+        self.s = ng
+        self.last = ng + n - 1 + off  # last interior index of the element
+        # Upper ghosts can run past a cell-aligned node array's end: keep the part that is stored.
+        self.nup = max(0, min(ng, extent - (self.last + 1)))
+
+    def lower(self) -> slice:
+        return slice(self.s - self.ng, self.s)
+
+    def upper(self) -> slice:
+        return slice(self.last + 1, self.last + 1 + self.nup)
+
+    def entire(self) -> slice:
+        if self.n == 0:  # inactive direction: its single index
+            return slice(0, 1)
+        return slice(0, min(self.extent, self.n + 2 * self.ng + self.off))
+
+    def interior(self) -> slice:
+        if self.n == 0:
+            return slice(0, 1)
+        return slice(self.s, min(self.extent, self.s + self.n + self.off))
+
+    def exchange_source(self, lower: bool) -> slice:
+        """Indices in the neighbour that hold this block's lower/upper ghosts."""
+        if lower:
+            return slice(self.s - self.ng + self.n, self.s + self.n)
+        return slice(self.last + 1 - self.n, self.last + 1 - self.n + self.nup)
+
+    def boundary_source(self, kind: BoundaryCondition, lower: bool) -> slice:
+        """Indices of the same block that a physical boundary copies into the ghosts."""
+        s, last, off, ng = self.s, self.last, self.off, self.ng
+        if kind is BoundaryCondition.outflow:
+            return slice(s, s + 1) if lower else slice(last, last + 1)
+        # Mirror about the boundary: cells map s-1-m <- s+m, faces/nodes s-m <- s+m.
+        if lower:
+            return slice(s + off + ng - 1, _stop(s + off - 1), -1)
+        return slice(last - off, _stop(last - off - self.nup), -1)
+
+
+class ExchangePlan:
+    """The slice copies and user calls that fill one layout's ghosts on the whole mesh."""
+
+    def __init__(self, mesh, layout: Layout, strategy: str):
+        self.layout = layout
+        self.strategy = strategy
+        nb = mesh.nblocks_per_dim
+        self.lattice_shape = (nb[2], nb[1], nb[0]) if strategy == "lattice" else None
+        self.steps: list[tuple] = []
+        shape = mesh.cellbounds
+        for d in range(1, mesh.ndim + 1):
+            for lower in (True, False):
+                self._add_exchange(mesh, shape, d, lower)
+            for lower in (True, False):
+                side = IndexDomain.inner(d) if lower else IndexDomain.outer(d)
+                bc = mesh.boundaries[side]
+                if bc.kind is not BoundaryCondition.periodic:
+                    self._add_boundary(mesh, shape, d, lower, side, bc)
+
+    # -- building -------------------------------------------------------------------------------
+    def _axes(self, shape, offsets) -> list[_Axis]:
+        nk, nj, ni = self.layout.extents
+        return [
+            _Axis(shape.nx(d), shape.ng if shape.is_active(d) else 0, offsets[d - 1], ext)
+            for d, ext in ((1, ni), (2, nj), (3, nk))
+        ]
+
+    def _spans(self, axes: list[_Axis], d: int) -> list[slice]:
+        """Ranges of the other directions during sweep d: entire before d, interior after."""
+        return [ax.entire() if e < d else ax.interior() for e, ax in enumerate(axes, start=1)]
+
+    def _slot_groups(self, element: int, flipped: frozenset[int]) -> list[tuple[slice, bool]]:
+        """Runs of consecutive slots of one element that share their flip status."""
+        nc = self.layout.ncomp
+        groups: list[tuple[slice, bool]] = []
+        start = element * nc
+        for slot in range(element * nc, (element + 1) * nc + 1):
+            at_end = slot == (element + 1) * nc
+            if at_end or (slot in flipped) != (start in flipped):
+                groups.append((slice(start, slot), start in flipped))
+                start = slot
+        return groups
+
+    def _key(self, prefix: tuple, slots: slice, spans: list[slice]) -> tuple:
+        return (*prefix, slots, spans[2], spans[1], spans[0])
+
+    def _add_copy(self, dst: tuple, src: tuple, negate: bool) -> None:
+        self.steps.append((COPY, dst, src, negate, *self._void_form(dst, src, negate)))
+
+    def _void_form(self, dst: tuple, src: tuple, negate: bool) -> tuple[int, tuple, tuple]:
+        """Void-view version of a copy of narrow x1 runs, or (0, (), ()) when it does not apply."""
+        di, si = dst[-1], src[-1]
+        ni = self.layout.extents[2]
+        if negate or di.step not in (None, 1) or si.step not in (None, 1):
+            return 0, (), ()
+        length = di.stop - di.start
+        if length != si.stop - si.start or length <= 0 or length >= ni:
+            return 0, (), ()
+        w = math.gcd(di.start, si.start, length, ni)
+        if w <= 1:
+            return 0, (), ()
+        vd = slice(di.start // w, di.stop // w)
+        vs = slice(si.start // w, si.stop // w)
+        return w * self.layout.itemsize, (*dst[:-1], vd), (*src[:-1], vs)
+
+    def _prefixes(self, mesh, d: int, lower: bool, physical: bool) -> list[tuple[tuple, tuple]]:
+        """(dst prefix, src prefix) pairs selecting blocks, one per copy to emit."""
+        if self.lattice_shape is not None:
+            axis = 3 - d  # lattice axes are (x3, x2, x1)
+            nbd = mesh.nblocks_per_dim[d - 1]
+
+            def pick(sl: slice) -> tuple:
+                prefix = [_ALL, _ALL, _ALL]
+                prefix[axis] = sl
+                return tuple(prefix)
+
+            edge = slice(0, 1) if lower else slice(nbd - 1, nbd)
+            if physical:
+                return [(pick(edge), pick(edge))]
+            pairs = []
+            if nbd > 1:
+                inner, shifted = slice(1, nbd), slice(0, nbd - 1)
+                pairs.append((pick(inner), pick(shifted)) if lower else (pick(shifted), pick(inner)))
+            if mesh.periodic[d - 1]:
+                other = slice(nbd - 1, nbd) if lower else slice(0, 1)
+                pairs.append((pick(edge), pick(other)))
+            return pairs
+        pairs = []
+        offset = [0, 0, 0]
+        offset[d - 1] = -1 if lower else 1
+        for block in mesh.blocks:
+            nbr = block.neighbor(*offset)
+            if physical and nbr is None:
+                pairs.append(((block.lid,), (block.lid,)))
+            elif not physical and nbr is not None:
+                if nbr.lid is None:
+                    raise NotImplementedError(
+                        f"block {block.gid}: neighbour {nbr.gid} is owned by rank {nbr.rank}; "
+                        "remote ghost exchange needs the MPI layer"
+                    )
+                pairs.append(((block.lid,), (nbr.lid,)))
+        return pairs
+
+    def _add_exchange(self, mesh, shape, d: int, lower: bool) -> None:
+        for e, offsets in enumerate(self.layout.offsets):
+            axes = self._axes(shape, offsets)
+            ax = axes[d - 1]
+            if ax.ng == 0 or (not lower and ax.nup == 0):
+                continue
+            dst_spans = self._spans(axes, d)
+            src_spans = list(dst_spans)
+            dst_spans[d - 1] = ax.lower() if lower else ax.upper()
+            src_spans[d - 1] = ax.exchange_source(lower)
+            slots = slice(e * self.layout.ncomp, (e + 1) * self.layout.ncomp)
+            for dpre, spre in self._prefixes(mesh, d, lower, physical=False):
+                self._add_copy(self._key(dpre, slots, dst_spans), self._key(spre, slots, src_spans), False)
+
+    def _add_boundary(self, mesh, shape, d: int, lower: bool, side: IndexDomain, bc: SideBoundary) -> None:
+        if bc.kind is BoundaryCondition.user:
+            nbd = mesh.nblocks_per_dim[d - 1]
+            edge = 0 if lower else nbd - 1
+            lids = tuple(b.lid for b in mesh.blocks if b.location[d - 1] == edge)
+            self.steps.append((USER, side, lids))
+            return
+        flipped = self.layout.flips[d - 1] if bc.kind is BoundaryCondition.reflecting else frozenset()
+        for e, offsets in enumerate(self.layout.offsets):
+            axes = self._axes(shape, offsets)
+            ax = axes[d - 1]
+            if ax.ng == 0 or (not lower and ax.nup == 0):
+                continue
+            dst_spans = self._spans(axes, d)
+            src_spans = list(dst_spans)
+            dst_spans[d - 1] = ax.lower() if lower else ax.upper()
+            src_spans[d - 1] = ax.boundary_source(bc.kind, lower)
+            for slots, negate in self._slot_groups(e, flipped):
+                for dpre, spre in self._prefixes(mesh, d, lower, physical=True):
+                    dst = self._key(dpre, slots, dst_spans)
+                    self._add_copy(dst, self._key(spre, slots, src_spans), negate)
+
+    # -- running --------------------------------------------------------------------------------
+    def run(self, data: np.ndarray, call_user) -> None:
+        """Execute the plan on one field's storage ``(nblocks, nslots, nk, nj, ni)``.
+
+        ``call_user(side, lids)`` runs the user boundary function of ``side`` on those blocks.
+        """
+        arr = data.reshape(self.lattice_shape + data.shape[1:]) if self.lattice_shape else data
+        voids: dict[int, np.ndarray] = {}
+        for step in self.steps:
+            if step[0] == COPY:
+                _, dst, src, negate, void_bytes, vdst, vsrc = step
+                if void_bytes:
+                    view = voids.get(void_bytes)
+                    if view is None:
+                        view = voids[void_bytes] = arr.view(np.dtype(f"V{void_bytes}"))
+                    view[vdst] = view[vsrc]
+                elif negate:
+                    np.negative(arr[src], out=arr[dst])
+                else:
+                    arr[dst] = arr[src]
+            else:
+                call_user(step[1], step[2])
+
+
+def layout_of(field, shape) -> Layout:
+    """The exchange ``Layout`` of a ``Field`` on blocks of ``IndexShape`` ``shape``."""
+    spec = field.spec
+    offsets = tuple(tuple(shape.offset(d, te) for d in (1, 2, 3)) for te in spec.elements)
+    flips: list[frozenset[int]] = []
+    for d in (1, 2, 3):
+        if not spec.has("Vector"):
+            flips.append(frozenset())
+        elif len(spec.elements) == 1:  # Cell/Node vector: component d-1 is normal to x_d
+            flips.append(frozenset({d - 1}) if d - 1 < spec.ncomp else frozenset())
+        else:  # Face/Edge vector: element d-1 (F_d, E_d) is the normal one
+            flips.append(frozenset(range((d - 1) * spec.ncomp, d * spec.ncomp)))
+    return Layout(offsets, spec.ncomp, field.extents, tuple(flips), spec.dtype.itemsize)

@@ -1,0 +1,131 @@
+"""Field storage: one contiguous numpy array per field, covering every local block.
+
+Layout of ``Field.data``: ``(nblocks, nslots, nk, nj, ni)``, C order, ghosts included.
+
+* The slot axis is element-major: slot ``e * ncomp + c`` holds component ``c`` (flattened
+  component shape, C order) of element ``e`` (``int(te) % 3``: F1/E1 -> 0, F2/E2 -> 1,
+  F3/E3 -> 2; Cell and Node fields have the single element 0). So ``nslots = ncomp`` for
+  Cell/Node fields and ``3 * ncomp`` for Face/Edge fields.
+* Cell fields (and Face/Edge/Node fields with ``CellMemAligned``) use the cell memory extents,
+  ``IndexShape.memory_extents(CC)``: ``nx + 2*ng`` per active direction, 1 per inactive one.
+  Other Face/Edge/Node fields use the node extents ``memory_extents(NN)``, one more per active
+  direction, shared by all three elements (some slots of F1 at ``j = nj-1`` are never used).
+* ``Field.flux`` (fields with ``WithFluxes``): ``(nblocks, ndim * ncomp, nk, nj, ni)`` with the
+  cell memory extents, direction-major (slot ``(dir-1) * ncomp + c``). The flux through the
+  lower face of cell ``(k, j, i)`` is stored at ``(k, j, i)``; face ``ie+1`` lands in a ghost slot.
+* A sparse instance allocates its arrays the first time any block allocates it. Blocks where it
+  is not allocated hold zeros, so a neighbour reading them in a ghost exchange reads zeros.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .indexing import TE, IndexShape, TopologicalElement, TopologicalType
+from .metadata import MetadataFlag
+from .package import FieldSpec
+
+
+class Field:
+    """The storage of one dense field or one sparse instance on the local blocks."""
+
+    def __init__(self, spec: FieldSpec, shape: IndexShape, nblocks: int):
+        self.spec = spec
+        self.ndim = shape.ndim
+        self.nblocks = nblocks
+        cell_like = spec.topological_type == TopologicalType.Cell or spec.has(MetadataFlag.CellMemAligned)
+        self.extents = shape.memory_extents(TE.CC if cell_like else TE.NN)
+        self.cell_extents = shape.memory_extents(TE.CC)
+        self.data: np.ndarray | None = None
+        self.flux: np.ndarray | None = None
+        self.allocated = np.zeros(nblocks, dtype=bool)
+        if not spec.is_sparse:
+            self._create_arrays()
+            self.allocated[:] = True
+
+    def __repr__(self) -> str:
+        state = "unallocated" if self.data is None else f"shape={self.data.shape}"
+        return f"Field({self.name!r}, {state}, dtype={self.spec.dtype})"
+
+    @property
+    def name(self) -> str:
+        """The field's full name (``base_id`` for a sparse instance)."""
+        return self.spec.name
+
+    @property
+    def has_fluxes(self) -> bool:
+        """True when the field was declared ``WithFluxes``."""
+        return self.spec.has(MetadataFlag.WithFluxes)
+
+    def _create_arrays(self) -> None:
+        spec = self.spec
+        self.data = np.zeros((self.nblocks, spec.nslots, *self.extents), dtype=spec.dtype)
+        if self.has_fluxes:
+            self.flux = np.zeros((self.nblocks, self.ndim * spec.ncomp, *self.cell_extents), dtype=spec.dtype)
+
+    def element_slots(self, te: TopologicalElement) -> slice:
+        """Slice of the slot axis holding element ``te``; ValueError if the field lacks it."""
+        te = TopologicalElement(te)
+        if te not in self.spec.elements:
+            valid = ", ".join(e.name for e in self.spec.elements)
+            raise ValueError(f"field {self.name!r} has no element {te.name} (it has {valid})")
+        e = self.spec.elements.index(te)
+        return slice(e * self.spec.ncomp, (e + 1) * self.spec.ncomp)
+
+    def element(self, te: TopologicalElement = TE.CC) -> np.ndarray:
+        """View ``(nblocks, ncomp, nk, nj, ni)`` of one element."""
+        return self._require_data()[:, self.element_slots(te)]
+
+    def flux_array(self, direction: int) -> np.ndarray:
+        """View ``(nblocks, ncomp, nk, nj, ni)`` of the fluxes in ``direction``."""
+        if not self.has_fluxes:
+            raise ValueError(f"field {self.name!r} has no flux arrays (declare it with Metadata.WithFluxes)")
+        if direction not in range(1, self.ndim + 1):
+            raise ValueError(
+                f"field {self.name!r}: flux direction {direction!r} is not active (valid 1..{self.ndim})"
+            )
+        nc = self.spec.ncomp
+        flux = self.flux
+        assert flux is not None, "flux arrays are allocated together with data"
+        return flux[:, (direction - 1) * nc : direction * nc]
+
+    def _require_data(self) -> np.ndarray:
+        if self.data is None:
+            raise ValueError(f"sparse field {self.name!r} is not allocated on any block")
+        return self.data
+
+    def block(self, lid: int) -> np.ndarray:
+        """View ``(nslots, nk, nj, ni)`` of one local block."""
+        return self._require_data()[lid]
+
+    def allocate(self, lid: int) -> bool:
+        """Allocate on local block ``lid``; returns False if it already was."""
+        if self.allocated[lid]:
+            return False
+        if self.data is None:
+            self._create_arrays()
+        self.allocated[lid] = True
+        return True
+
+    def deallocate(self, lid: int) -> bool:
+        """Deallocate a sparse instance on block ``lid`` (its values become zero); False if absent."""
+        if not self.spec.is_sparse:
+            raise ValueError(f"field {self.name!r} is dense: only sparse fields can be deallocated")
+        if not self.allocated[lid]:
+            return False
+        self.allocated[lid] = False
+        if not self.allocated.any():
+            self.data = None
+            self.flux = None
+            return True
+        self.zero_unallocated()
+        return True
+
+    def zero_unallocated(self) -> None:
+        """Keep the invariant that blocks without this sparse instance hold zeros."""
+        if self.data is None or self.allocated.all():
+            return
+        absent = ~self.allocated
+        self.data[absent] = 0
+        if self.flux is not None:
+            self.flux[absent] = 0

@@ -1,0 +1,453 @@
+"""The mesh: a uniform lattice of equal blocks, their neighbours, and the fields' storage.
+
+``Mesh(nx=(nx1, nx2), block_nx=(bx1, bx2), nghost=2, xmin=(0, 0), xmax=(1, 1),
+boundaries="periodic", packages=[pkg])`` builds ``(nx1/bx1) * (nx2/bx2)`` blocks. Directions are
+given in x1, x2, x3 order (x1 is the fastest array index ``i``); ``len(nx)`` is the dimension.
+
+Blocks exist in two lists, ready for MPI: ``mesh.block_list`` is the *global* list (every block,
+indexed by its global id ``gid``, with its owning ``rank``), ``mesh.blocks`` the *local* blocks of
+this process (``block.lid`` is the position on the storage's block axis). Global ids run over the
+lattice with x1 fastest: ``gid = lx1 + nb1 * (lx2 + nb2 * lx3)``. Today every block is owned by
+rank 0, so ``lid == gid``; distributing blocks will change only the owner assignment (and turn
+ghost copies with remote neighbours into messages, see ``exchange``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .boundary import BoundaryCondition, SideBoundary, periodic_directions, resolve_boundaries
+from .coordinates import UniformCoordinates
+from .exchange import ExchangePlan, layout_of
+from .fields import Field
+from .indexing import IndexDomain, IndexShape
+from .metadata import MetadataFlag
+from .package import FieldSpec, Package, SparsePool, sparse_name
+
+_STRATEGIES = ("auto", "lattice", "pairwise")
+
+
+@dataclass(frozen=True)
+class NeighborBlock:
+    """A block adjacent to another across a face, an edge or a corner."""
+
+    offset: tuple[int, int, int]  # (ox1, ox2, ox3), each -1, 0 or 1
+    gid: int
+    rank: int
+    lid: int | None  # local id, None when another rank owns the block
+    location: tuple[int, int, int]
+    wrapped: tuple[bool, bool, bool]  # True where the step crossed a periodic boundary
+
+
+class MeshBlock:
+    """One block: its place in the lattice, index shape, coordinates and neighbours."""
+
+    def __init__(self, mesh: Mesh, gid: int, location: tuple[int, int, int], rank: int, lid: int | None):
+        self.mesh = mesh
+        self.gid = gid
+        self.location = location
+        self.rank = rank
+        self.lid = lid
+        self.level = 0
+        self.cellbounds: IndexShape = mesh.cellbounds
+        bnx = mesh.block_nx
+        lo, hi = [], []
+        for d in range(3):
+            if d < mesh.ndim:
+                dx = (mesh.xmax[d] - mesh.xmin[d]) / mesh.nx[d]
+                lo.append(mesh.xmin[d] + location[d] * bnx[d] * dx)
+                hi.append(mesh.xmin[d] + (location[d] + 1) * bnx[d] * dx)
+            else:
+                lo.append(mesh.xmin[d])
+                hi.append(mesh.xmax[d])
+        self.coords = UniformCoordinates(self.cellbounds, tuple(lo), tuple(hi))
+        self.neighbors: list[NeighborBlock] = []
+        self._by_offset: dict[tuple[int, int, int], NeighborBlock] = {}
+
+    def __repr__(self) -> str:
+        return f"MeshBlock(gid={self.gid}, location={self.location}, rank={self.rank})"
+
+    @property
+    def lx1(self) -> int:
+        """Logical location along x1."""
+        return self.location[0]
+
+    @property
+    def lx2(self) -> int:
+        """Logical location along x2."""
+        return self.location[1]
+
+    @property
+    def lx3(self) -> int:
+        """Logical location along x3."""
+        return self.location[2]
+
+    @property
+    def is_local(self) -> bool:
+        """True when this process owns (stores) the block."""
+        return self.lid is not None
+
+    def neighbor(self, ox1: int = 0, ox2: int = 0, ox3: int = 0) -> NeighborBlock | None:
+        """The neighbour at offset ``(ox1, ox2, ox3)``, or None across a non-periodic boundary."""
+        return self._by_offset.get((ox1, ox2, ox3))
+
+    def boundary(self, side: IndexDomain) -> SideBoundary | None:
+        """The physical boundary condition on ``side``, or None where a neighbour lies."""
+        side = IndexDomain(side)
+        d = side.direction
+        if d is None or d > self.mesh.ndim:
+            raise ValueError(f"{side.name} is not a boundary side of a {self.mesh.ndim}-D mesh")
+        offset = [0, 0, 0]
+        offset[d - 1] = -1 if side.is_inner else 1
+        if self.neighbor(*offset) is not None:
+            return None
+        return self.mesh.boundaries[side]
+
+    def data(self, name: str) -> np.ndarray:
+        """This block's view ``(nslots, nk, nj, ni)`` of field ``name`` (local blocks only)."""
+        if self.lid is None:
+            raise ValueError(f"block {self.gid} is owned by rank {self.rank}; its data is not stored here")
+        return self.mesh.field(name).block(self.lid)
+
+
+def _as_triple(values: object, what: str) -> tuple:
+    if isinstance(values, (int, np.integer)) and not isinstance(values, bool):
+        return (int(values),)
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise ValueError(f"{what} must be an integer or a sequence of 1 to 3 integers, got {values!r}")
+    return tuple(values)
+
+
+def _positive_int(value: object, name: str) -> int:
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+class Mesh:
+    """A uniform, block-structured mesh in 1, 2 or 3 dimensions with its fields' storage."""
+
+    def __init__(
+        self,
+        nx: int | Sequence[int],
+        block_nx: int | Sequence[int] | None = None,
+        *,
+        nghost: int = 2,
+        xmin: Sequence[float] | None = None,
+        xmax: Sequence[float] | None = None,
+        boundaries: object = "periodic",
+        packages: Iterable[Package] = (),
+        exchange: str = "auto",
+    ):
+        cells = _as_triple(nx, "nx")
+        if not 1 <= len(cells) <= 3:
+            raise ValueError(f"nx must have 1 to 3 entries (x1, x2, x3), got {len(cells)}")
+        self.ndim = len(cells)
+        cells = tuple(_positive_int(n, f"nx{d + 1}") for d, n in enumerate(cells))
+        blocks = cells if block_nx is None else _as_triple(block_nx, "block_nx")
+        if len(blocks) != self.ndim:
+            raise ValueError(f"block_nx has {len(blocks)} entries but nx has {self.ndim} (one per direction)")
+        blocks = tuple(_positive_int(n, f"block_nx{d + 1}") for d, n in enumerate(blocks))
+        if not isinstance(nghost, (int, np.integer)) or isinstance(nghost, bool) or nghost < 0:
+            raise ValueError(f"nghost must be a non-negative integer, got {nghost!r}")
+        for d in range(self.ndim):
+            n, b = cells[d], blocks[d]
+            if b > n:
+                raise ValueError(f"block_nx{d + 1}={b} is larger than the mesh (nx{d + 1}={n})")
+            if n % b:
+                raise ValueError(
+                    f"nx{d + 1}={n} is not divisible by block_nx{d + 1}={b}: blocks cannot tile the mesh"
+                )
+            if nghost > b:
+                raise ValueError(
+                    f"nghost={nghost} is wider than the block (block_nx{d + 1}={b}); ghosts must come "
+                    "from the adjacent block only"
+                )
+        if exchange not in _STRATEGIES:
+            raise ValueError(f"exchange must be one of {_STRATEGIES}, got {exchange!r}")
+        self.nghost = int(nghost)
+        self.nx = cells + (1,) * (3 - self.ndim)
+        self.block_nx = blocks + (1,) * (3 - self.ndim)
+        self.nblocks_per_dim = tuple(n // b for n, b in zip(self.nx, self.block_nx))
+        self.xmin, self.xmax = self._extents(xmin, xmax)
+        self.boundaries = resolve_boundaries(boundaries, self.ndim)
+        self.periodic = periodic_directions(self.boundaries, self.ndim)
+        active = tuple(self.block_nx[d] if d < self.ndim else 0 for d in range(3))
+        self.cellbounds = IndexShape(active[2], active[1], active[0], self.nghost)
+        self.rank = 0
+        self._build_blocks()
+        self.packages = list(packages)
+        self._specs, self._pools = self._collect_fields(self.packages)
+        self.fields = {
+            name: Field(spec, self.cellbounds, len(self.blocks)) for name, spec in self._specs.items()
+        }
+        self.allocation_version = 0
+        self._exchange = exchange
+        self._plans: dict[tuple, ExchangePlan] = {}
+
+    def __repr__(self) -> str:
+        nx = self.nx[: self.ndim]
+        bnx = self.block_nx[: self.ndim]
+        return f"Mesh(nx={nx}, block_nx={bnx}, nghost={self.nghost}, nblocks={len(self.block_list)})"
+
+    # -- geometry -------------------------------------------------------------------------------
+    def _extents(self, xmin, xmax) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        lo = [0.0, 0.0, 0.0]
+        hi = [1.0, 1.0, 1.0]
+        for name, given, target in (("xmin", xmin, lo), ("xmax", xmax, hi)):
+            if given is None:
+                continue
+            values = tuple(given)
+            if len(values) not in (self.ndim, 3):
+                raise ValueError(
+                    f"{name} has {len(values)} entries; give {self.ndim} (or 3) for a {self.ndim}-D mesh"
+                )
+            target[: len(values)] = [float(v) for v in values]
+        for d in range(3):
+            if not hi[d] > lo[d]:
+                raise ValueError(f"x{d + 1}max ({hi[d]}) must be greater than x{d + 1}min ({lo[d]})")
+        return tuple(lo), tuple(hi)
+
+    @property
+    def x1min(self) -> float:
+        """Lower x1 edge of the domain."""
+        return self.xmin[0]
+
+    @property
+    def x1max(self) -> float:
+        """Upper x1 edge of the domain."""
+        return self.xmax[0]
+
+    @property
+    def x2min(self) -> float:
+        """Lower x2 edge of the domain."""
+        return self.xmin[1]
+
+    @property
+    def x2max(self) -> float:
+        """Upper x2 edge of the domain."""
+        return self.xmax[1]
+
+    @property
+    def x3min(self) -> float:
+        """Lower x3 edge of the domain."""
+        return self.xmin[2]
+
+    @property
+    def x3max(self) -> float:
+        """Upper x3 edge of the domain."""
+        return self.xmax[2]
+
+    def _owner(self, gid: int) -> int:
+        """Rank owning block ``gid``; the MPI layer will replace this assignment."""
+        return 0
+
+    def _build_blocks(self) -> None:
+        nb1, nb2, nb3 = self.nblocks_per_dim
+        self.block_list: list[MeshBlock] = []
+        self.blocks: list[MeshBlock] = []
+        for lx3, lx2, lx1 in itertools.product(range(nb3), range(nb2), range(nb1)):
+            gid = len(self.block_list)
+            rank = self._owner(gid)
+            lid = len(self.blocks) if rank == self.rank else None
+            block = MeshBlock(self, gid, (lx1, lx2, lx3), rank, lid)
+            self.block_list.append(block)
+            if lid is not None:
+                self.blocks.append(block)
+        ranges = [(-1, 0, 1) if d < self.ndim else (0,) for d in range(3)]
+        for block in self.block_list:
+            for ox3, ox2, ox1 in itertools.product(ranges[2], ranges[1], ranges[0]):
+                if (ox1, ox2, ox3) == (0, 0, 0):
+                    continue
+                nbr = self._neighbor_of(block, (ox1, ox2, ox3))
+                if nbr is not None:
+                    block.neighbors.append(nbr)
+                    block._by_offset[nbr.offset] = nbr
+
+    def _neighbor_of(self, block: MeshBlock, offset: tuple[int, int, int]) -> NeighborBlock | None:
+        loc, wrapped = [], []
+        for d in range(3):
+            x = block.location[d] + offset[d]
+            nbd = self.nblocks_per_dim[d]
+            if 0 <= x < nbd:
+                loc.append(x)
+                wrapped.append(False)
+            elif self.periodic[d]:
+                loc.append(x % nbd)
+                wrapped.append(True)
+            else:
+                return None
+        nb1, nb2, _ = self.nblocks_per_dim
+        other = self.block_list[loc[0] + nb1 * (loc[1] + nb2 * loc[2])]
+        return NeighborBlock(offset, other.gid, other.rank, other.lid, tuple(loc), tuple(wrapped))
+
+    @property
+    def nblocks(self) -> int:
+        """Number of local blocks (the storage's block axis)."""
+        return len(self.blocks)
+
+    # -- fields ---------------------------------------------------------------------------------
+    @staticmethod
+    def _collect_fields(packages: list[Package]) -> tuple[dict[str, FieldSpec], dict[str, SparsePool]]:
+        specs: dict[str, FieldSpec] = {}
+        pools: dict[str, SparsePool] = {}
+        for pkg in packages:
+            if not isinstance(pkg, Package):
+                raise TypeError(f"packages must be Package objects, got {pkg!r}")
+            for base, pool in pkg.sparse_pools.items():
+                if base in specs or base in pools:
+                    raise ValueError(
+                        f"field {base!r} is declared by packages {pkg.name!r} and another package"
+                    )
+                pools[base] = pool
+            for name, spec in pkg.fields.items():
+                if name in specs or name in pools:
+                    owner = specs[name].package if name in specs else pools[name].package
+                    raise ValueError(f"field {name!r} is declared by packages {owner!r} and {pkg.name!r}")
+                specs[name] = spec
+        return specs, pools
+
+    def _unknown(self, name: object) -> KeyError:
+        known = sorted(set(self.fields) | set(self._pools))
+        close = difflib.get_close_matches(str(name), known, n=3)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        listing = ", ".join(known[:12]) + (", ..." if len(known) > 12 else "")
+        return KeyError(f"unknown field {name!r}{hint} (mesh fields: {listing or 'none'})")
+
+    def field(self, name: str) -> Field:
+        """The storage of field ``name`` (a dense field or a sparse instance ``base_id``)."""
+        try:
+            return self.fields[name]
+        except (KeyError, TypeError):
+            raise self._unknown(name) from None
+
+    def data(self, name: str) -> np.ndarray:
+        """The array ``(nblocks, nslots, nk, nj, ni)`` of field ``name``."""
+        return self.field(name)._require_data()
+
+    def sparse_pool(self, base_name: str) -> SparsePool:
+        """The sparse pool declared under ``base_name``."""
+        if base_name not in self._pools:
+            if base_name in self.fields:
+                raise ValueError(f"field {base_name!r} is not a sparse pool")
+            raise self._unknown(base_name)
+        return self._pools[base_name]
+
+    def field_specs(self) -> dict[str, FieldSpec]:
+        """Every declared field (dense and sparse instances) by name."""
+        return dict(self._specs)
+
+    def _lid(self, block: MeshBlock | int) -> int:
+        if isinstance(block, MeshBlock):
+            if block.mesh is not self or block.lid is None:
+                raise ValueError(f"{block!r} is not a local block of this mesh")
+            return block.lid
+        if not isinstance(block, (int, np.integer)) or isinstance(block, bool):
+            raise TypeError(f"block must be a MeshBlock or a local block index, got {block!r}")
+        if not 0 <= block < len(self.blocks):
+            raise IndexError(
+                f"block index {block} out of range (the mesh has {len(self.blocks)} local blocks)"
+            )
+        return int(block)
+
+    def _instance(self, name: str, sparse_id: int) -> Field:
+        pool = self.sparse_pool(name)
+        if sparse_id not in pool.sparse_ids:
+            raise ValueError(
+                f"sparse field {name!r} has no sparse id {sparse_id!r} (ids: {list(pool.sparse_ids)})"
+            )
+        return self.fields[sparse_name(name, sparse_id)]
+
+    def allocate_sparse(self, block: MeshBlock | int, name: str, sparse_id: int) -> bool:
+        """Allocate instance ``sparse_id`` of sparse field ``name`` on a local block.
+
+        Returns False if it was already allocated there. New values are zero.
+        """
+        lid = self._lid(block)
+        changed = self._instance(name, sparse_id).allocate(lid)
+        self.allocation_version += changed
+        return changed
+
+    def deallocate_sparse(self, block: MeshBlock | int, name: str, sparse_id: int) -> bool:
+        """Deallocate a sparse instance on a local block; returns False if it was not allocated."""
+        lid = self._lid(block)
+        changed = self._instance(name, sparse_id).deallocate(lid)
+        self.allocation_version += changed
+        return changed
+
+    def is_allocated(self, block: MeshBlock | int, name: str, sparse_id: int | None = None) -> bool:
+        """True when field ``name`` (instance ``sparse_id`` of a pool) is allocated on the block."""
+        lid = self._lid(block)
+        fld = self.field(name) if sparse_id is None else self._instance(name, sparse_id)
+        return bool(fld.allocated[lid])
+
+    def mesh_data(self, blocks: Iterable[MeshBlock | int] | None = None):
+        """A ``MeshData`` over all local blocks, or over the given subset."""
+        from .meshdata import MeshData
+
+        return MeshData(self, blocks)
+
+    # -- ghost cells ----------------------------------------------------------------------------
+    def _strategy(self) -> str:
+        lattice_ok = len(self.blocks) == len(self.block_list) and all(b.lid == b.gid for b in self.blocks)
+        if self._exchange == "lattice" and not lattice_ok:
+            raise ValueError("the lattice exchange needs every block local and in global order")
+        if self._exchange == "auto":
+            return "lattice" if lattice_ok else "pairwise"
+        return self._exchange
+
+    def _plan(self, fld: Field) -> ExchangePlan:
+        layout = layout_of(fld, self.cellbounds)
+        strategy = self._strategy()
+        key = (layout, strategy)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = ExchangePlan(self, layout, strategy)
+        return plan
+
+    def _ghost_fields(self, names: Iterable[str] | None) -> list[Field]:
+        if names is None:
+            return [f for f in self.fields.values() if f.spec.has(MetadataFlag.FillGhost)]
+        if isinstance(names, str):
+            names = [names]
+        chosen: list[Field] = []
+        for name in names:
+            if name in self._pools:
+                group = [self.fields[s.name] for s in self._pools[name].instances]
+            else:
+                group = [self.field(name)]
+            for fld in group:
+                if not fld.spec.has(MetadataFlag.FillGhost):
+                    raise ValueError(
+                        f"field {fld.name!r} lacks Metadata.FillGhost: its ghosts are not exchanged"
+                    )
+            chosen.extend(group)
+        return chosen
+
+    def fill_ghosts(self, names: Iterable[str] | str | None = None) -> None:
+        """Fill the ghost cells of every ``FillGhost`` field (or of the named ones).
+
+        Exchanges ghosts between blocks (edges and corners included, periodic wrap included) and
+        applies the physical boundary conditions. Every field is validated before any is touched.
+        """
+        fields = self._ghost_fields(names)
+        plans = [(fld, self._plan(fld)) for fld in fields if fld.data is not None]
+        for fld, plan in plans:
+
+            def call_user(side: IndexDomain, lids: tuple[int, ...], fld: Field = fld) -> None:
+                bc = self.boundaries[side]
+                for lid in lids:
+                    bc.call_user(self.blocks[lid], fld.data[lid], side, fld.name)
+
+            plan.run(fld.data, call_user)
+            if fld.spec.is_sparse:
+                fld.zero_unallocated()
+
+    def boundary_kind(self, side: IndexDomain) -> BoundaryCondition:
+        """The kind of boundary condition on ``side``."""
+        return self.boundaries[IndexDomain(side)].kind

@@ -1,0 +1,244 @@
+"""``launch``: check arguments once per signature, then pack and call (the fast path).
+
+The fast path is a per-kernel table from the launch signature (the tuple of argument types)
+to the loaded instance and a packer generated for exactly that signature, so a repeated launch
+costs one tuple, one dict lookup, one ``struct.pack`` and one ctypes call.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+
+from .. import config
+from ..errors import LaunchError
+from ..types.arrays import ArrayType, array, type_name
+from ..types.composite import CompositeBase, is_composite_type
+from ..types.generic import describe_value, is_generic, matches, type_of_value
+from ..types.layout import pack_format, struct_offsets
+from ..types.scalars import ScalarBase, is_scalar_type
+from ..types.structs import StructBase, is_struct_type
+from .device import get_device
+
+_HEADER = "4q4i"
+_DEFAULT_THREADS = int(os.environ.get("OMP_NUM_THREADS", "0") or 0) or os.cpu_count() or 1
+
+
+def _signature(args) -> tuple:
+    return tuple([a._key if type(a) is array else type(a) for a in args])
+
+
+def launch(kernel, dim, inputs=(), outputs=(), device=None, stream=None, record_cmd=False, **unused):
+    """Run ``kernel`` over ``dim`` threads (an int or a tuple of up to 4 ints)."""
+    args = list(inputs) + list(outputs) if outputs else inputs
+    sig = _signature(args)
+    entry = kernel.launch_table.get(sig)
+    if entry is None:
+        entry = _prepare(kernel, sig, args, device)
+    inst, pack = entry
+    if type(dim) is int:
+        d0, d1, d2, d3, total = dim, 1, 1, 1, dim
+    else:
+        d0, d1, d2, d3, total = _dims(dim, inst, kernel)
+    if total <= 0:
+        if total < 0 or min(d0, d1, d2, d3) < 0:
+            raise LaunchError(f"launch of '{kernel.key}': dim must not be negative, got {dim!r}")
+        return None
+    nthreads = config.num_threads or _DEFAULT_THREADS
+    buf = pack(args, d0, d1, d2, d3, total >= config.parallel_threshold and nthreads > 1, nthreads)
+    if _capture is not None:
+        _capture.record(inst.fn, buf, args)
+        return None
+    inst.fn(buf)
+    return None
+
+
+def _dims(dim, inst, kernel):
+    try:
+        dims = [int(d) for d in dim]
+    except TypeError:
+        raise LaunchError(f"launch of '{kernel.key}': dim must be an int or a tuple of ints, got {dim!r}") from None
+    if not 1 <= len(dims) <= 4:
+        raise LaunchError(f"launch of '{kernel.key}': dim has 1 to 4 entries, got {len(dims)}")
+    total = 1
+    for d in dims:
+        total *= d
+    if inst.tid_dims == 1:
+        return total, 1, 1, 1, total
+    if len(dims) != inst.tid_dims:
+        raise LaunchError(f"launch of '{kernel.key}': the kernel unpacks tid() into {inst.tid_dims} indices, "
+                          f"so dim needs {inst.tid_dims} entries, got {dim!r}")
+    dims += [1] * (4 - len(dims))
+    return dims[0], dims[1], dims[2], dims[3], total
+
+
+def _prepare(kernel, sig, args, device) -> tuple:
+    """Slow path, once per signature: check, choose the instance, build it, make its packer."""
+    if device is not None:
+        get_device(device)  # raises for unknown or unavailable devices
+    params = kernel.params
+    if len(args) != len(params):
+        names = ", ".join(n for n, _ in params)
+        raise LaunchError(f"launch of '{kernel.key}': expected {len(params)} arguments ({names}), "
+                          f"got {len(args)}")
+    if kernel.is_generic:
+        types = []
+        for (name, ann), value in zip(params, args):
+            t = type_of_value(value)
+            if t is None:
+                raise LaunchError(f"launch of '{kernel.key}': cannot infer a type for argument '{name}' from "
+                                  f"a value of type {describe_value(value)}; pass a brickwork type, e.g. "
+                                  f"wp.float32(x) or wp.vec3f(...)")
+            if not matches(ann, t):
+                raise LaunchError(f"launch of '{kernel.key}': argument '{name}' must be {type_name(ann)}, got "
+                                  f"{type_name(t)}")
+            types.append(t)
+        inst = kernel.get_instance(tuple(types))
+    else:
+        types = kernel.concrete_types()
+        for (name, _), t, value in zip(params, types, args):
+            _check_concrete(kernel, name, t, value)
+        inst = kernel.get_instance(types)
+    inst.ensure_loaded()
+    entry = (inst, make_packer(inst.arg_types, sig))
+    kernel.launch_table[sig] = entry
+    return entry
+
+
+def _check_concrete(kernel, name, t, value):
+    def fail(got):
+        raise LaunchError(f"launch of '{kernel.key}': argument '{name}' must be {type_name(t)}, got {got}")
+
+    if isinstance(t, ArrayType):
+        if not isinstance(value, array):
+            fail(describe_value(value))
+        if value._key is not t:
+            fail(type_name(value._key))
+        return
+    if is_scalar_type(t):
+        if isinstance(value, ScalarBase):
+            if type(value) is not t:
+                fail(type_name(type(value)))
+        elif isinstance(value, bool) or isinstance(value, int) and (t.is_int or t.is_float):
+            pass
+        elif isinstance(value, float) and t.is_float:
+            pass
+        else:
+            fail(describe_value(value))
+        return
+    if is_composite_type(t):
+        if isinstance(value, CompositeBase):
+            if type(value) is not t:
+                fail(type_name(type(value)))
+        elif isinstance(value, (list, tuple)):
+            t(value)  # validates the component count
+        else:
+            fail(describe_value(value))
+        return
+    if is_struct_type(t) and type(value) is not t:
+        fail(describe_value(value))
+
+
+def make_packer(arg_types: tuple, sig: tuple):
+    """Generate ``pack(args, d0, d1, d2, d3, parallel, nthreads) -> bytes`` for one signature."""
+    offsets, size, _ = struct_offsets(list(arg_types))
+    fmt, pos, exprs, unit_terms, namespace = ["<", _HEADER], 0, [], [], {}
+    for i, (t, s, off) in enumerate(zip(arg_types, sig, offsets)):
+        if off > pos:
+            fmt.append(f"{off - pos}x")
+        pos = off + struct.calcsize("<" + pack_format(t))
+        fmt.append(pack_format(t))
+        exprs.append(_value_expr(i, t, s))
+        namespace[f"_T{i}"] = t
+        if isinstance(t, ArrayType):
+            unit_terms.append(f"a[{i}]._unit_inner")
+    size = max(size, 1)
+    if size > pos:
+        fmt.append(f"{size - pos}x")
+    unit = " and ".join(unit_terms) or "True"
+    code = (f"def pack(a, d0, d1, d2, d3, par, nt):\n"
+            f"    return _S.pack(d0, d1, d2, d3, par, nt, {unit}, 0{''.join(', ' + e for e in exprs)})\n")
+    namespace["_S"] = struct.Struct("".join(fmt))
+    exec(code, namespace)  # noqa: S102 - generated from types only, no user text
+    return _guarded(namespace["pack"], arg_types)
+
+
+def _value_expr(i, t, s) -> str:
+    if isinstance(t, ArrayType):
+        return f"a[{i}]._packed"
+    if is_scalar_type(t):
+        if s is t:
+            return f"a[{i}].value"
+        return f"a[{i}]"
+    if is_composite_type(t):
+        return f"*a[{i}].flat_values()" if s is t else f"*_T{i}(a[{i}]).flat_values()"
+    return f"a[{i}]._to_bytes()"
+
+
+def _guarded(pack, arg_types):
+    """Turn struct.error (a value out of range for its C type) into a LaunchError."""
+
+    def packer(a, d0, d1, d2, d3, par, nt):
+        try:
+            return pack(a, d0, d1, d2, d3, par, nt)
+        except struct.error as e:
+            raise LaunchError(f"launch: an argument does not fit its type ({e}); types: "
+                              f"{', '.join(type_name(t) for t in arg_types)}") from None
+
+    return pack if not any(is_scalar_type(t) or is_composite_type(t) for t in arg_types) else packer
+
+
+# -- graph capture ---------------------------------------------------------------------------------
+_capture = None
+
+
+class Graph:
+    """Launches recorded between ``capture_begin`` and ``capture_end``, replayed by ``capture_launch``."""
+
+    def __init__(self):
+        self.calls: list = []  # (entry point, packed arguments)
+        self._keep_alive: list = []
+
+    def record(self, fn, buf, args):
+        self.calls.append((fn, buf))
+        self._keep_alive.append(tuple(a for a in args if isinstance(a, (array, StructBase))))
+
+    def __len__(self):
+        return len(self.calls)
+
+
+def capture_begin(device=None, stream=None, force_module_load=None, external=False):
+    """Start recording launches (they are recorded, not run, until ``capture_end``)."""
+    from ..errors import CaptureError
+    from ..lang.instance import _pending, build_instances
+
+    global _capture
+    if _capture is not None:
+        raise CaptureError("capture_begin() while a capture is already active")
+    if _pending:  # build declared instances now: nothing compiles while recording
+        build_instances(list(_pending))
+    _capture = Graph()
+
+
+def capture_end(device=None, stream=None) -> Graph:
+    """Stop recording and return the graph."""
+    from ..errors import CaptureError
+
+    global _capture
+    if _capture is None:
+        raise CaptureError("capture_end() without capture_begin()")
+    graph, _capture = _capture, None
+    return graph
+
+
+def capture_launch(graph: Graph, stream=None) -> None:
+    """Replay every launch of ``graph`` in order with its recorded arguments."""
+    for fn, buf in graph.calls:
+        fn(buf)
+
+
+def is_capturing() -> bool:
+    return _capture is not None
+
+
+_ = is_generic

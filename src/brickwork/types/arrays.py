@@ -1,0 +1,376 @@
+"""Arrays: n-dimensional, strided, on a device; also their annotation types.
+
+``array(dtype=float32, ndim=2)`` (no data, no shape) and ``array2d[float32]`` are *types* for
+annotations (``ArrayType``). With data or a shape, ``array(...)`` allocates or wraps memory. On
+the CPU an array wraps a numpy array, so ``.numpy()`` and numpy inputs are zero-copy.
+"""
+
+from __future__ import annotations
+
+import struct
+import typing
+
+import numpy as np
+
+from .composite import CompositeBase, is_composite_type
+from .scalars import ScalarBase, bool_, float32, int32, is_scalar_type, python_annotation_type, scalar_from_numpy
+
+
+class ArrayType:
+    """The type of an array: element dtype and number of dimensions (1 to 4)."""
+
+    __slots__ = ("dtype", "ndim", "__weakref__")
+    _cache: dict = {}
+
+    def __new__(cls, dtype=typing.Any, ndim=1):
+        dtype = python_annotation_type(dtype)
+        key = (dtype, ndim)
+        found = cls._cache.get(key)
+        if found is not None:
+            return found
+        if not (isinstance(ndim, int) and 1 <= ndim <= 4):
+            raise TypeError(f"array ndim must be 1 to 4, got {ndim!r}")
+        self = object.__new__(cls)
+        self.dtype = dtype
+        self.ndim = ndim
+        cls._cache[key] = self
+        return self
+
+    def __repr__(self):
+        return f"array(dtype={type_name(self.dtype)}, ndim={self.ndim})"
+
+    def __reduce__(self):
+        return (ArrayType, (self.dtype, self.ndim))
+
+
+def type_name(t) -> str:
+    """A short readable name of a kernel-language type, for messages and logs."""
+    if t is typing.Any:
+        return "Any"
+    if isinstance(t, ArrayType):
+        return repr(t)
+    return getattr(t, "__name__", None) or repr(t)
+
+
+def element_layout(dtype) -> tuple[np.dtype, tuple]:
+    """numpy dtype of one scalar component and the trailing shape of one element."""
+    if is_scalar_type(dtype):
+        return np.dtype(dtype._np), ()
+    if is_composite_type(dtype):
+        return np.dtype(dtype._dtype._np), tuple(dtype._shape)
+    if getattr(dtype, "_bw_struct", False):
+        return dtype._numpy_dtype(), ()
+    raise TypeError(f"{type_name(dtype)} is not a valid array dtype")
+
+
+def _infer_dtype(data) -> type:
+    if isinstance(data, np.ndarray):
+        t = scalar_from_numpy(data.dtype)
+        if t is None:
+            raise TypeError(f"numpy dtype {data.dtype} has no brickwork scalar type")
+        return t
+    flat = np.asarray(data)
+    if flat.dtype == np.float64:
+        return float32  # Python floats become float32, as in annotations
+    if flat.dtype == np.int64:
+        return int32
+    if flat.dtype == np.bool_:
+        return bool_
+    t = scalar_from_numpy(flat.dtype)
+    if t is None:
+        raise TypeError(f"cannot infer an array dtype from data of numpy dtype {flat.dtype}")
+    return t
+
+
+class array:  # noqa: N801 - Warp's spelling
+    """An n-dimensional array of scalars, vectors, matrices or structs.
+
+    ``array(data, dtype=None, shape=None, device=None, copy=True)`` wraps or copies data;
+    without data and shape it is the annotation type ``array(dtype=T, ndim=N)``.
+    """
+
+    __slots__ = ("_np", "dtype", "shape", "ndim", "device", "_key", "_packed", "_unit_inner", "_owner",
+                 "__weakref__")
+
+    def __new__(cls, data=None, dtype=typing.Any, shape=None, ndim=None, device=None, copy=True, **kwargs):
+        if data is None and shape is None:
+            return ArrayType(dtype, 1 if ndim is None else ndim)
+        return object.__new__(cls)
+
+    def __init__(self, data=None, dtype=typing.Any, shape=None, ndim=None, device=None, copy=True, **kwargs):
+        from ..runtime.device import get_device
+
+        self.device = get_device(device)
+        dtype = python_annotation_type(dtype)
+        if dtype is typing.Any or dtype is None:
+            if data is None:
+                dtype = float32
+            elif isinstance(data, array):
+                dtype = data.dtype
+            else:
+                dtype = _infer_dtype(data)
+        comp, trailing = element_layout(dtype)
+        if data is None:
+            shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+            arr = np.zeros(tuple(shape) + trailing, dtype=comp)
+        else:
+            if isinstance(data, array):
+                data = data._np
+            if copy or not isinstance(data, np.ndarray) or data.dtype != comp:
+                arr = np.array(_to_plain(data), dtype=comp, copy=True)
+            else:
+                arr = data
+            if trailing and arr.shape[arr.ndim - len(trailing):] != trailing:
+                if arr.size % int(np.prod(trailing)) == 0 and arr.ndim == 1:
+                    arr = arr.reshape((-1,) + trailing)
+                else:
+                    raise ValueError(f"data of shape {arr.shape} does not end with the {type_name(dtype)} "
+                                     f"shape {trailing}")
+            if shape is not None:
+                shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+                arr = arr.reshape(tuple(shape) + trailing)
+            if arr.ndim == len(trailing):
+                arr = arr.reshape((1,) + trailing)
+        self._init_from_numpy(arr, dtype, owner=None)
+
+    def _init_from_numpy(self, arr: np.ndarray, dtype, owner):
+        ntrail = arr.ndim - _element_ndim(dtype)
+        self._np = arr
+        self._owner = owner
+        self.dtype = dtype
+        self.shape = tuple(arr.shape[:ntrail])
+        self.ndim = ntrail
+        if not 1 <= self.ndim <= 4:
+            raise ValueError(f"arrays have 1 to 4 dimensions, got shape {self.shape}")
+        itemsize = arr.itemsize * int(np.prod(arr.shape[ntrail:], dtype=np.int64))
+        strides = arr.strides[:ntrail]
+        if any(s % itemsize for s in strides):
+            raise ValueError("array strides must be multiples of the element size")
+        elem_strides = tuple(s // itemsize for s in strides)
+        ptr = arr.__array_interface__["data"][0]
+        self._key = ArrayType(dtype, self.ndim)
+        self._packed = struct.pack(f"<Q{2 * self.ndim}q", ptr, *self.shape, *elem_strides)
+        self._unit_inner = elem_strides[-1] == 1 or self.shape[-1] <= 1
+
+    @classmethod
+    def _wrap(cls, arr: np.ndarray, dtype, device, owner=None) -> "array":
+        self = object.__new__(cls)
+        self.device = device
+        self._init_from_numpy(arr, dtype, owner)
+        return self
+
+    # -- numpy interop ------------------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        """The data as a numpy array (zero-copy on the CPU); vectors add trailing dimensions."""
+        return self._np
+
+    @property
+    def __array_interface__(self):
+        return self._np.__array_interface__
+
+    def __array__(self, dtype=None, copy=None):
+        return self._np if dtype is None else self._np.astype(dtype)
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return self._np.__dlpack__(**kwargs) if kwargs else self._np.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self._np.__dlpack_device__()
+
+    def __str__(self):
+        return str(self._np)
+
+    def __repr__(self):
+        return f"array({self._np.tolist()!r}, dtype={type_name(self.dtype)}, device={self.device})"
+
+    def list(self):
+        return self._np.tolist()
+
+    # -- properties -------------------------------------------------------------------------
+    @property
+    def strides(self) -> tuple:
+        """Strides in bytes, one per dimension (not counting vector components)."""
+        return tuple(self._np.strides[: self.ndim])
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def ptr(self) -> int:
+        return self._np.__array_interface__["data"][0]
+
+    @property
+    def is_contiguous(self) -> bool:
+        return bool(self._np.flags.c_contiguous)
+
+    def __len__(self):
+        return self.shape[0]
+
+    # -- mutation -------------------------------------------------------------------------------
+    def fill_(self, value) -> "array":
+        """Set every element to ``value`` (a scalar, vector or matrix of the dtype)."""
+        if isinstance(value, CompositeBase):
+            value = value._data
+        elif isinstance(value, ScalarBase):
+            value = value.value
+        self._np[...] = value
+        return self
+
+    def zero_(self) -> "array":
+        """Set every element to zero."""
+        self._np[...] = 0
+        return self
+
+    def assign(self, src) -> "array":
+        """Copy ``src`` (an array, numpy array or nested list of the same shape) into this array."""
+        data = src._np if isinstance(src, array) else np.asarray(_to_plain(src))
+        if data.shape != self._np.shape and data.size == self._np.size:
+            data = data.reshape(self._np.shape)
+        if data.shape != self._np.shape:
+            raise ValueError(f"cannot assign data of shape {data.shape} to an array of shape {self._np.shape}")
+        self._np[...] = data
+        return self
+
+    def __getitem__(self, key):
+        view = self._np[key if isinstance(key, tuple) else (key,)]
+        if not isinstance(view, np.ndarray) or view.ndim == _element_ndim(self.dtype):
+            return self._element(view)
+        return array._wrap(view, self.dtype, self.device, owner=self)
+
+    def __setitem__(self, key, value):
+        if isinstance(value, array):
+            value = value._np
+        self._np[key] = _to_plain(value)
+
+    def _element(self, value):
+        if is_scalar_type(self.dtype):
+            return value.item() if hasattr(value, "item") else value
+        if is_composite_type(self.dtype):
+            return self.dtype(value)
+        return value
+
+    def to(self, device) -> "array":
+        from ..runtime.device import get_device
+
+        if get_device(device) == self.device:
+            return self
+        raise ValueError(f"cannot move an array to {device}")
+
+    def flatten(self) -> "array":
+        return array._wrap(self._np.reshape((-1,) + self._np.shape[self.ndim:]), self.dtype, self.device, self)
+
+    def reshape(self, shape) -> "array":
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        return array._wrap(self._np.reshape(shape + self._np.shape[self.ndim:]), self.dtype, self.device, self)
+
+    def __class_getitem__(cls, dtype):
+        return ArrayType(dtype, 1)
+
+
+def _element_ndim(dtype) -> int:
+    return len(element_layout(dtype)[1])
+
+
+def _to_plain(data):
+    if isinstance(data, (list, tuple)):
+        return [_to_plain(x) for x in data]
+    if isinstance(data, CompositeBase):
+        return data._data
+    if isinstance(data, ScalarBase):
+        return data.value
+    return data
+
+
+class _ArrayNd:
+    """``array2d[float32]`` / ``array2d(dtype=float32)``: annotation types with a fixed ndim."""
+
+    def __init__(self, ndim: int):
+        self.ndim = ndim
+        self.__name__ = f"array{ndim}d"
+
+    def __getitem__(self, dtype):
+        return ArrayType(dtype, self.ndim)
+
+    def __call__(self, data=None, dtype=typing.Any, shape=None, **kwargs):
+        if data is None and shape is None:
+            return ArrayType(dtype, self.ndim)
+        return array(data, dtype=dtype, shape=shape, **kwargs)
+
+
+array1d, array2d, array3d, array4d = (_ArrayNd(n) for n in (1, 2, 3, 4))
+
+
+def _shape_tuple(shape) -> tuple:
+    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+
+
+def empty(shape, dtype=float32, device=None, **kwargs) -> array:
+    """An uninitialized array."""
+    dtype = python_annotation_type(dtype)
+    comp, trailing = element_layout(dtype)
+    return array._wrap(np.empty(_shape_tuple(shape) + trailing, dtype=comp), dtype, _device(device))
+
+
+def zeros(shape, dtype=float32, device=None, **kwargs) -> array:
+    """An array of zeros."""
+    a = empty(shape, dtype, device)
+    a._np[...] = 0
+    return a
+
+
+def ones(shape, dtype=float32, device=None, **kwargs) -> array:
+    """An array of ones."""
+    return full(shape, 1, dtype, device)
+
+
+def full(shape, value, dtype=None, device=None, **kwargs) -> array:
+    """An array with every element set to ``value``; dtype inferred from value when omitted."""
+    if dtype is None:
+        dtype = type(value) if isinstance(value, (ScalarBase, CompositeBase)) else _infer_dtype(value)
+    return empty(shape, dtype, device).fill_(value)
+
+
+def zeros_like(a: array, **kwargs) -> array:
+    return zeros(a.shape, a.dtype, a.device)
+
+
+def ones_like(a: array, **kwargs) -> array:
+    return ones(a.shape, a.dtype, a.device)
+
+
+def empty_like(a: array, **kwargs) -> array:
+    return empty(a.shape, a.dtype, a.device)
+
+
+def full_like(a: array, value, **kwargs) -> array:
+    return full(a.shape, value, a.dtype, a.device)
+
+
+def clone(a: array, **kwargs) -> array:
+    """A contiguous copy of ``a``."""
+    return array._wrap(np.ascontiguousarray(a._np).copy(), a.dtype, a.device)
+
+
+def copy(dest: array, src: array, **kwargs) -> None:
+    """Copy ``src`` into ``dest``."""
+    dest.assign(src)
+
+
+def from_numpy(arr, dtype=None, shape=None, device=None, **kwargs) -> array:
+    """Wrap a numpy array (zero-copy when its dtype matches); vectors take trailing dimensions."""
+    arr = np.asarray(arr)
+    if dtype is None:
+        dtype = _infer_dtype(arr)
+    return array(arr, dtype=dtype, shape=shape, device=device, copy=False)
+
+
+def from_dlpack(obj) -> array:
+    """Wrap an object that exposes DLPack (zero-copy)."""
+    return from_numpy(np.from_dlpack(obj))
+
+
+def _device(device):
+    from ..runtime.device import get_device
+
+    return get_device(device)

@@ -1,0 +1,247 @@
+"""Vector, matrix and quaternion types, and their host-side values.
+
+``vector(3, float32)`` returns one class per (length, dtype), cached, so types compare with
+``is``. Host values hold their components in a small numpy array and behave like short
+sequences (indexing, iteration, repr, numpy conversion, +, -, scalar *).
+"""
+
+from __future__ import annotations
+
+import typing
+
+import numpy as np
+
+from .scalars import SCALAR_TYPES, ScalarBase, float16, float32, float64, int32, is_scalar_type
+
+_SUFFIX = {
+    "b": "int8", "ub": "uint8", "s": "int16", "us": "uint16", "i": "int32", "ui": "uint32",
+    "l": "int64", "ul": "uint64", "h": "float16", "f": "float32", "d": "float64",
+}
+_SCALAR_BY_NAME = {t.__name__: t for t in SCALAR_TYPES}
+_SUFFIX_OF = {v: k for k, v in _SUFFIX.items()}
+
+
+class CompositeBase:
+    """Common host behaviour of vectors, matrices and quaternions."""
+
+    __slots__ = ("_data",)
+    _shape: tuple = ()
+    _dtype: type = float32
+    _kind = "vector"
+
+    def __init__(self, *args):
+        np_type = self._dtype._np if is_scalar_type(self._dtype) else np.float64
+        size = int(np.prod(self._shape))
+        if len(args) == 0:
+            data = np.zeros(self._shape, dtype=np_type)
+        elif len(args) == 1 and np.ndim(_plain(args[0])) == 0:
+            data = np.full(self._shape, _plain(args[0]), dtype=np_type)
+        elif len(args) == 1:
+            data = np.asarray(_plain(args[0]), dtype=np_type)
+        elif len(args) == size:
+            data = np.asarray([_plain(a) for a in args], dtype=np_type)
+        else:
+            data = np.asarray([np.asarray(_plain(a)) for a in args], dtype=np_type)
+        if data.size != size:
+            raise ValueError(
+                f"{type(self).__name__} needs {size} components, got {data.size} from {args!r}")
+        self._data = data.reshape(self._shape)
+
+    def __len__(self):
+        return self._shape[0]
+
+    def __getitem__(self, index):
+        value = self._data[index]
+        if isinstance(value, np.ndarray):
+            if value.ndim == 1 and self._kind == "matrix":
+                return vector(value.shape[0], self._dtype)(value)
+            return value.copy()
+        return value.item()
+
+    def __setitem__(self, index, value):
+        self._data[index] = _plain(value)
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data.astype(dtype) if dtype is not None else self._data.copy()
+
+    def __repr__(self):
+        return repr(self._data.tolist())
+
+    def __eq__(self, other):
+        try:
+            return bool(np.array_equal(self._data, np.asarray(other)))
+        except Exception:
+            return NotImplemented
+
+    __hash__ = None  # mutable
+
+    def _new(self, data):
+        return type(self)(data)
+
+    def __add__(self, other):
+        return self._new(self._data + np.asarray(other))
+
+    def __sub__(self, other):
+        return self._new(self._data - np.asarray(other))
+
+    def __neg__(self):
+        return self._new(-self._data)
+
+    def __mul__(self, other):
+        if np.ndim(_plain(other)) == 0:
+            return self._new(self._data * _plain(other))
+        return NotImplemented
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return self._new(self._data / _plain(other))
+
+    def flat_values(self) -> list:
+        """Components in row-major order (for packing kernel arguments)."""
+        return self._data.ravel().tolist()
+
+
+def _plain(x):
+    if isinstance(x, ScalarBase):
+        return x.value
+    if isinstance(x, CompositeBase):
+        return x._data
+    return x
+
+
+class VectorBase(CompositeBase):
+    """Base class of ``vector(length, dtype)`` types."""
+
+    __slots__ = ()
+    _length = 3
+
+    def _component(name: str, index: int):  # noqa: N805 - helper used at class creation
+        return property(lambda self: self[index], lambda self, v: self.__setitem__(index, v))
+
+    x = _component("x", 0)
+    y = _component("y", 1)
+    z = _component("z", 2)
+    w = _component("w", 3)
+    del _component
+
+
+class MatrixBase(CompositeBase):
+    """Base class of ``matrix(shape, dtype)`` types (row-major)."""
+
+    __slots__ = ()
+    _kind = "matrix"
+
+
+class QuaternionBase(VectorBase):
+    """Base class of quaternions ``quat(x, y, z, w)``; w is the real part."""
+
+    __slots__ = ()
+    _kind = "quat"
+    _length = 4
+
+
+def _type_label(dtype) -> str:
+    return getattr(dtype, "__name__", repr(dtype))
+
+
+_VECTOR_CACHE: dict = {}
+
+
+def vector(length, dtype=float32):
+    """The vector type of ``length`` components of ``dtype`` (cached: same arguments, same class)."""
+    if dtype is float:
+        dtype = float32
+    elif dtype is int:
+        dtype = int32
+    key = ("vector", length, dtype)
+    cls = _VECTOR_CACHE.get(key)
+    if cls is None:
+        if dtype is not typing.Any and not is_scalar_type(dtype):
+            raise TypeError(f"vector dtype must be a scalar type, got {_type_label(dtype)}")
+        if length is not typing.Any and (not isinstance(length, int) or length < 1):
+            raise TypeError(f"vector length must be a positive int, got {length!r}")
+        name = _family_name("vec", length, dtype) or f"vector(length={length}, dtype={_type_label(dtype)})"
+        cls = type(name, (VectorBase,), {"__slots__": (), "_length": length, "_shape": (length,),
+                                         "_dtype": dtype, "dtype": dtype, "length": length})
+        _VECTOR_CACHE[key] = cls
+    return cls
+
+
+def matrix(shape, dtype=float32):
+    """The matrix type of ``shape=(rows, cols)`` with ``dtype`` components (cached)."""
+    if dtype is float:
+        dtype = float32
+    shape = tuple(shape) if shape is not typing.Any else shape
+    key = ("matrix", shape, dtype)
+    cls = _VECTOR_CACHE.get(key)
+    if cls is None:
+        if dtype is not typing.Any and not is_scalar_type(dtype):
+            raise TypeError(f"matrix dtype must be a scalar type, got {_type_label(dtype)}")
+        if shape is not typing.Any and (len(shape) != 2 or min(shape) < 1):
+            raise TypeError(f"matrix shape must be (rows, cols) with positive sizes, got {shape!r}")
+        name = None
+        if shape is not typing.Any and shape[0] == shape[1]:
+            name = _family_name("mat", shape[0], dtype)
+        name = name or f"matrix(shape={shape}, dtype={_type_label(dtype)})"
+        cls = type(name, (MatrixBase,), {"__slots__": (), "_shape": shape, "_dtype": dtype,
+                                         "dtype": dtype, "shape": shape})
+        _VECTOR_CACHE[key] = cls
+    return cls
+
+
+def quaternion(dtype=float32):
+    """The quaternion type with ``dtype`` components (cached)."""
+    key = ("quat", dtype)
+    cls = _VECTOR_CACHE.get(key)
+    if cls is None:
+        suffix = _SUFFIX_OF.get(getattr(dtype, "__name__", ""), "")
+        cls = type(f"quat{suffix}", (QuaternionBase,), {"__slots__": (), "_length": 4, "_shape": (4,),
+                                                        "_dtype": dtype, "dtype": dtype, "length": 4})
+        _VECTOR_CACHE[key] = cls
+    return cls
+
+
+def _family_name(prefix: str, length, dtype) -> str | None:
+    if not isinstance(length, int) or not is_scalar_type(dtype):
+        return None
+    suffix = _SUFFIX_OF.get(dtype.__name__)
+    if suffix is None:
+        return None
+    return f"vec{length}{suffix}" if prefix == "vec" else f"mat{length}{length}{suffix}"
+
+
+def is_vector_type(t) -> bool:
+    return isinstance(t, type) and issubclass(t, VectorBase) and t._kind == "vector" and t is not VectorBase
+
+
+def is_matrix_type(t) -> bool:
+    return isinstance(t, type) and issubclass(t, MatrixBase) and t is not MatrixBase
+
+
+def is_quat_type(t) -> bool:
+    return isinstance(t, type) and issubclass(t, QuaternionBase) and t is not QuaternionBase
+
+
+def is_composite_type(t) -> bool:
+    return is_vector_type(t) or is_matrix_type(t) or is_quat_type(t)
+
+
+def family_namespace() -> dict:
+    """The named families: vec2..vec4 and mat22..mat44 with suffixes, quat and its suffixes."""
+    names: dict = {}
+    for n in (2, 3, 4):
+        names[f"vec{n}"] = vector(n, float32)
+        names[f"mat{n}{n}"] = matrix((n, n), float32)
+        for suffix, tname in _SUFFIX.items():
+            names[f"vec{n}{suffix}"] = vector(n, _SCALAR_BY_NAME[tname])
+            if tname.startswith("float"):
+                names[f"mat{n}{n}{suffix}"] = matrix((n, n), _SCALAR_BY_NAME[tname])
+    names["quat"] = quaternion(float32)
+    for suffix, t in (("h", float16), ("f", float32), ("d", float64)):
+        names[f"quat{suffix}"] = quaternion(t)
+    return names

@@ -1,0 +1,78 @@
+"""Generic annotations: what is generic, what a concrete type must be to match, inference of
+argument types from Python values at launch."""
+
+from __future__ import annotations
+
+import typing
+
+from .arrays import ArrayType, array, type_name
+from .composite import CompositeBase, is_composite_type, is_matrix_type, is_quat_type, is_vector_type
+from .scalars import GenericPlaceholder, ScalarBase, bool_, float32, int32, is_scalar_type, python_annotation_type
+from .structs import StructBase, is_struct_type
+
+
+def is_generic(annotation) -> bool:
+    """True when ``annotation`` leaves some type to be decided at instantiation."""
+    annotation = python_annotation_type(annotation)
+    if annotation is typing.Any or isinstance(annotation, GenericPlaceholder):
+        return True
+    if isinstance(annotation, ArrayType):
+        return is_generic(annotation.dtype)
+    if is_composite_type(annotation):
+        return annotation._dtype is typing.Any or annotation._shape is typing.Any or any(
+            d is typing.Any for d in annotation._shape)
+    return False
+
+
+def matches(annotation, concrete) -> bool:
+    """True when a value of type ``concrete`` may be bound to a parameter annotated ``annotation``."""
+    annotation = python_annotation_type(annotation)
+    if annotation is concrete or annotation is typing.Any:
+        return True
+    if isinstance(annotation, GenericPlaceholder):
+        return annotation.accepts(concrete)
+    if isinstance(annotation, ArrayType):
+        return isinstance(concrete, ArrayType) and concrete.ndim == annotation.ndim and matches(
+            annotation.dtype, concrete.dtype)
+    if is_composite_type(annotation) and is_composite_type(concrete):
+        if annotation._kind != concrete._kind:
+            return False
+        if annotation._dtype is not typing.Any and annotation._dtype is not concrete._dtype:
+            return False
+        if annotation._shape is typing.Any:
+            return True
+        return len(annotation._shape) == len(concrete._shape) and all(
+            a is typing.Any or a == c for a, c in zip(annotation._shape, concrete._shape))
+    return False
+
+
+def is_kernel_type(t) -> bool:
+    return (is_scalar_type(t) or is_composite_type(t) or isinstance(t, ArrayType) or is_struct_type(t))
+
+
+def type_of_value(value):
+    """The kernel-language type of a Python value passed to a generic parameter, or None."""
+    if isinstance(value, array):
+        return value._key
+    if isinstance(value, (ScalarBase, CompositeBase, StructBase)):
+        return type(value)
+    if isinstance(value, bool):
+        return bool_
+    if isinstance(value, int):
+        return int32
+    if isinstance(value, float):
+        return float32
+    return None
+
+
+def describe_value(value) -> str:
+    """A short description of a Python value's type for error messages."""
+    t = type_of_value(value)
+    if t is not None:
+        return type_name(t)
+    return type(value).__module__ + "." + type(value).__qualname__ if type(value).__module__ not in (
+        "builtins",) else type(value).__name__
+
+
+__all__ = ["is_generic", "matches", "type_of_value", "is_kernel_type", "describe_value",
+           "is_vector_type", "is_matrix_type", "is_quat_type"]

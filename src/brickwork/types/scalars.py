@@ -1,0 +1,149 @@
+"""Scalar types of the kernel language and their host-side values.
+
+Each scalar type is a class (``float32``); calling it makes a typed host value
+(``float32(3)``) that ``launch`` passes with exactly that type. ``Scalar``, ``Float`` and
+``Int`` are generic placeholders for annotations, like ``typing.Any`` but narrower.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class ScalarBase:
+    """Base class of the scalar types; an instance is a typed host value."""
+
+    __slots__ = ("value",)
+    _np: type = np.float32
+    _size: int = 4
+    _fmt: str = "f"
+    is_float = False
+    is_int = False
+    is_signed = True
+
+    def __init__(self, x=0):
+        if isinstance(x, ScalarBase):
+            x = x.value
+        self.value = self._convert(x)
+
+    @classmethod
+    def _convert(cls, x):
+        """Round a Python number to this type's precision (numpy's casting rules)."""
+        if cls.is_float:
+            return float(cls._np(x))
+        if cls is bool_:
+            return bool(x)
+        if isinstance(x, float):
+            x = int(x)  # truncation towards zero, as C and the kernel language do
+        info = np.iinfo(cls._np)
+        x = int(x)
+        if not info.min <= x <= info.max:
+            raise OverflowError(f"{x} does not fit in {cls.__name__} [{info.min}, {info.max}]")
+        return x
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.value!r})"
+
+    def __float__(self):
+        return float(self.value)
+
+    def __int__(self):
+        return int(self.value)
+
+    def __index__(self):
+        if not self.is_int and type(self) is not bool_:
+            raise TypeError(f"{type(self).__name__} cannot be used as an index")
+        return int(self.value)
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __eq__(self, other):
+        if isinstance(other, ScalarBase):
+            other = other.value
+        return self.value == other
+
+    def __hash__(self):
+        return hash((type(self).__name__, self.value))
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.value, dtype=dtype or self._np)
+
+
+def _make(name: str, np_type, fmt: str, kind: str):
+    attrs = {
+        "__slots__": (),
+        "_np": np_type,
+        "_size": np.dtype(np_type).itemsize,
+        "_fmt": fmt,
+        "is_float": kind == "float",
+        "is_int": kind in ("int", "uint"),
+        "is_signed": kind != "uint",
+        "__doc__": f"The {name} scalar type of the kernel language.",
+    }
+    return type(name, (ScalarBase,), attrs)
+
+
+bool_ = _make("bool", np.bool_, "?", "bool")
+int8 = _make("int8", np.int8, "b", "int")
+int16 = _make("int16", np.int16, "h", "int")
+int32 = _make("int32", np.int32, "i", "int")
+int64 = _make("int64", np.int64, "q", "int")
+uint8 = _make("uint8", np.uint8, "B", "uint")
+uint16 = _make("uint16", np.uint16, "H", "uint")
+uint32 = _make("uint32", np.uint32, "I", "uint")
+uint64 = _make("uint64", np.uint64, "Q", "uint")
+float16 = _make("float16", np.float16, "e", "float")
+float32 = _make("float32", np.float32, "f", "float")
+float64 = _make("float64", np.float64, "d", "float")
+
+SCALAR_TYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64)
+INT_TYPES = tuple(t for t in SCALAR_TYPES if t.is_int)
+FLOAT_TYPES = (float16, float32, float64)
+
+# Warp-compatible short aliases.
+half, float_, double = float16, float32, float64
+
+_BY_NUMPY = {np.dtype(t._np): t for t in SCALAR_TYPES}
+
+
+def scalar_from_numpy(dtype) -> type[ScalarBase] | None:
+    """The scalar type matching a numpy dtype, or None."""
+    try:
+        return _BY_NUMPY.get(np.dtype(dtype))
+    except TypeError:
+        return None
+
+
+def is_scalar_type(t) -> bool:
+    return isinstance(t, type) and issubclass(t, ScalarBase) and t is not ScalarBase
+
+
+class GenericPlaceholder:
+    """A generic annotation narrower than ``typing.Any`` (``Scalar``, ``Float``, ``Int``)."""
+
+    def __init__(self, name: str, accepts):
+        self.__name__ = name
+        self._accepts = accepts
+
+    def accepts(self, t) -> bool:
+        return self._accepts(t)
+
+    def __repr__(self):
+        return self.__name__
+
+
+Scalar = GenericPlaceholder("Scalar", is_scalar_type)
+Float = GenericPlaceholder("Float", lambda t: is_scalar_type(t) and t.is_float)
+Int = GenericPlaceholder("Int", lambda t: is_scalar_type(t) and t.is_int)
+
+
+def python_annotation_type(t):
+    """Map Python's ``int``/``float``/``bool`` in annotations to int32/float32/bool."""
+    if t is int:
+        return int32
+    if t is float:
+        return float32
+    if t is bool:
+        return bool_
+    return t

@@ -1,0 +1,127 @@
+"""``@struct`` classes: named records of kernel-language types, usable in kernels and on the host."""
+
+from __future__ import annotations
+
+import struct as _struct
+
+import numpy as np
+
+from .arrays import ArrayType, array, type_name
+from .composite import CompositeBase, is_composite_type
+from .layout import pack_format, struct_offsets
+from .scalars import ScalarBase, is_scalar_type, python_annotation_type
+
+
+class StructBase:
+    """Base class of ``@struct`` types; instances hold one value per field."""
+
+    _bw_struct = True
+    _fields: tuple = ()
+    _size = 0
+    _align = 1
+
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(self._fields):
+            raise TypeError(f"{type(self).__name__} has {len(self._fields)} fields, got {len(args)} values")
+        for (name, t), value in zip(self._fields, args):
+            kwargs.setdefault(name, value)
+        for name, t in self._fields:
+            if name in kwargs:
+                setattr(self, name, kwargs.pop(name))
+            else:
+                object.__setattr__(self, name, _default(t))
+        if kwargs:
+            raise TypeError(f"{type(self).__name__} has no field {next(iter(kwargs))!r}")
+
+    def __setattr__(self, name, value):
+        t = self._field_types.get(name)
+        if t is None:
+            raise AttributeError(f"{type(self).__name__} has no field {name!r}")
+        object.__setattr__(self, name, _coerce(value, t, f"{type(self).__name__}.{name}"))
+
+    def __repr__(self):
+        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n, _ in self._fields)
+        return f"{type(self).__name__}({inner})"
+
+    def _to_bytes(self) -> bytes:
+        """The C layout of this value, for kernel arguments."""
+        buf = bytearray(self._size)
+        for (name, t), offset in zip(self._fields, self._offsets):
+            _struct.pack_into("<" + pack_format(t), buf, offset, *_flat(getattr(self, name), t))
+        return bytes(buf)
+
+    @classmethod
+    def _numpy_dtype(cls) -> np.dtype:
+        names, formats = [], []
+        for name, t in cls._fields:
+            names.append(name)
+            if is_scalar_type(t):
+                formats.append(np.dtype(t._np))
+            elif is_composite_type(t):
+                formats.append(np.dtype((t._dtype._np, t._shape)))
+            elif getattr(t, "_bw_struct", False):
+                formats.append(t._numpy_dtype())
+            else:
+                formats.append(np.dtype((np.uint8, 8 * (1 + 2 * t.ndim))))
+        return np.dtype({"names": names, "formats": formats, "offsets": list(cls._offsets),
+                         "itemsize": cls._size})
+
+
+def _default(t):
+    if is_scalar_type(t):
+        return t._np(0).item()
+    if is_composite_type(t):
+        return t()
+    if getattr(t, "_bw_struct", False):
+        return t()
+    return None
+
+
+def _coerce(value, t, where):
+    if is_scalar_type(t):
+        if isinstance(value, ScalarBase):
+            value = value.value
+        return t._convert(value)
+    if is_composite_type(t):
+        return value if type(value) is t else t(value)
+    if isinstance(t, ArrayType):
+        if value is not None and not (isinstance(value, array) and value._key is t):
+            got = value._key if isinstance(value, array) else type(value).__name__
+            raise TypeError(f"{where} needs {t!r}, got {got}")
+        return value
+    if value is not None and type(value) is not t:
+        raise TypeError(f"{where} needs {type_name(t)}, got {type(value).__name__}")
+    return value
+
+
+def _flat(value, t) -> list:
+    if is_scalar_type(t):
+        return [value]
+    if isinstance(value, CompositeBase):
+        return value.flat_values()
+    if isinstance(t, ArrayType):
+        return [value._packed if value is not None else bytes(8 * (1 + 2 * t.ndim))]
+    return [value._to_bytes()]
+
+
+def struct(cls):
+    """Decorator making a class with annotated fields a kernel-language struct."""
+    annotations = cls.__dict__.get("__annotations__", {})
+    fields = []
+    for name, ann in annotations.items():
+        t = python_annotation_type(ann)
+        if not (is_scalar_type(t) or is_composite_type(t) or isinstance(t, ArrayType)
+                or getattr(t, "_bw_struct", False)):
+            raise TypeError(f"struct {cls.__name__}: field {name!r} has unsupported type {type_name(t)}")
+        fields.append((name, t))
+    offsets, size, align = struct_offsets([t for _, t in fields])
+    attrs = {
+        "_fields": tuple(fields), "_field_types": dict(fields), "_offsets": tuple(offsets),
+        "_size": size, "_align": align, "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+        "__doc__": cls.__doc__,
+    }
+    return type(cls.__name__, (StructBase,), attrs)
+
+
+def is_struct_type(t) -> bool:
+    return isinstance(t, type) and issubclass(t, StructBase) and t is not StructBase
