@@ -13,7 +13,7 @@ from ..types.structs import is_struct_type
 from .cpp import CppRenderer, local
 from .ctypes_names import c_type, generated_name
 
-ENTRY_SYMBOL = "bw_entry"
+ENTRY_SYMBOL = "bw_entry"  # lang.instance looks this symbol up
 
 
 def render_translation_unit(kernel: ir.IRFunction, callees: list, structs: list, label: str) -> str:

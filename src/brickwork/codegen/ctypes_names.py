@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ..frontend.ir import TupleType
+from ..types.keys import type_key  # noqa: F401 - re-exported for codegen users
 from ..types.arrays import ArrayType
 from ..types.composite import is_matrix_type, is_quat_type, is_vector_type
 from ..types.scalars import is_scalar_type
@@ -18,26 +19,6 @@ _SCALAR_C = {
     "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t",
     "float16": "bw::half", "float32": "float", "float64": "double",
 }
-
-
-def type_key(t) -> str:
-    """A stable text naming a type exactly (used in cache keys and generated names)."""
-    if is_scalar_type(t):
-        return t.__name__
-    if is_vector_type(t) or is_quat_type(t):
-        return f"{t._kind}{t._length}:{t._dtype.__name__}"
-    if is_matrix_type(t):
-        return f"matrix{t._shape[0]}x{t._shape[1]}:{t._dtype.__name__}"
-    if isinstance(t, ArrayType):
-        return f"array{t.ndim}:{type_key(t.dtype)}"
-    if is_struct_type(t):
-        fields = ",".join(f"{n}:{type_key(ft)}" for n, ft in t._fields)
-        return f"struct {t.__module__}.{t.__qualname__}({fields})"
-    if isinstance(t, TupleType):
-        return "tuple(" + ",".join(type_key(x) for x in t.types) + ")"
-    if t is None:
-        return "void"
-    raise TypeError(f"no type key for {t!r}")
 
 
 def c_type(t) -> str:

@@ -52,7 +52,7 @@ def function_fingerprint(source: FunctionSource, seen: set | None = None) -> str
 
 
 def value_fingerprint(value, seen: set) -> str:
-    from ..codegen.ctypes_names import type_key
+    from ..types.keys import type_key
     from ..lang.function import Function
     from ..lang.kernel import Kernel
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import builtins
 import hashlib
-import inspect
 import linecache
 import textwrap
 
@@ -24,10 +23,7 @@ class FunctionSource:
         self.module = getattr(func, "__module__", None) or "__main__"
         code = func.__code__
         self.filename = code.co_filename
-        try:
-            lines, first = inspect.getsourcelines(func)
-        except (OSError, TypeError):
-            lines, first = _lines_from_cache(code)
+        lines, first = _source_lines(code)
         self.first_line = first
         self.text = textwrap.dedent("".join(lines))
         self.file_lines = [ln.rstrip("\n") for ln in lines]
@@ -87,13 +83,43 @@ class FunctionSource:
         return out
 
 
-def _lines_from_cache(code):
+def _source_lines(code):
+    """Lines of a function's definition (decorators included) and the number of the first one.
+
+    The block ends before the first non-blank line indented no deeper than the definition; the
+    (slower) tokenizer-based ``inspect`` is the fallback when that block does not parse.
+    """
     lines = linecache.getlines(code.co_filename)
     if not lines:
-        raise KernelSyntaxError(f"cannot find the source of {code.co_name} (defined in {code.co_filename})")
+        raise KernelSyntaxError(f"cannot find the source of {code.co_name} (defined in {code.co_filename}); "
+                                f"kernels must be defined in a file")
     start = code.co_firstlineno - 1
-    block = inspect.getblock(lines[start:])
-    return block, code.co_firstlineno
+    head = lines[start]
+    indent = len(head) - len(head.lstrip())
+    end = start + 1
+    in_body = False
+    while end < len(lines):
+        text = lines[end]
+        stripped = text.strip()
+        if stripped and not stripped.startswith("#"):
+            depth = len(text) - len(text.lstrip())
+            if in_body and depth <= indent:
+                break
+            if text.lstrip().startswith("def ") and depth == indent:
+                in_body = True  # past the decorators: the body starts after this line
+                end += 1
+                continue
+            if depth > indent:
+                in_body = True
+        end += 1
+    block = lines[start:end]
+    try:
+        ast.parse(textwrap.dedent("".join(block)))
+        return block, code.co_firstlineno
+    except SyntaxError:
+        import inspect
+
+        return inspect.getblock(lines[start:]), code.co_firstlineno
 
 
 MISSING = _MISSING

@@ -95,6 +95,19 @@ def settings() -> CompilerSettings:
     return _settings(config.cxx, config.extra_cflags, cache_root())
 
 
+@functools.lru_cache(maxsize=None)
+def _identity(cxx_override, extra) -> str:
+    cxx = os.path.realpath(_find_compiler())
+    st = os.stat(cxx)
+    defaults = CompilerSettings(cxx=cxx, version="", openmp=False)
+    return f"{cxx}|{st.st_size}|{int(st.st_mtime)}|{defaults.opt_level} {defaults.std} {defaults.arch}|{extra}"
+
+
+def identity() -> str:
+    """The compiler and flags, for cache keys, without running the compiler (a stat of its binary)."""
+    return _identity(config.cxx, config.extra_cflags)
+
+
 def include_dir() -> str:
     return os.path.join(os.path.dirname(os.path.dirname(__file__)), "include")
 

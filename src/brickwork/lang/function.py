@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 
-from ..builtins import Mismatch
 from ..errors import KernelTypeError
 from ..frontend.source import FunctionSource
 from ..types.arrays import type_name
@@ -86,6 +85,8 @@ class Function:
             return concrete[-1]
         if candidates:
             return candidates[-1]
+        from ..builtins import Mismatch
+
         got = ", ".join(type_name(t) for t in arg_types)
         options = "; ".join("(" + ", ".join(type_name(t) for t in o.signature) + ")" for o in self.overloads)
         raise Mismatch(f"no overload accepts arguments ({got}); overloads: {options}")

@@ -12,13 +12,15 @@ import logging
 import time
 
 from .. import __version__
-from ..codegen.cpu import ENTRY_SYMBOL, render_translation_unit
-from ..codegen.ctypes_names import type_key
-from ..frontend.builder import Builder, InstantiationContext
 from ..frontend.fingerprint import function_fingerprint
-from ..jit import compile as jit
-from ..jit.toolchain import header_digest, settings
+from ..jit import cache
+from ..jit.toolchain import header_digest, identity
 from ..types.arrays import ArrayType, type_name
+from ..types.keys import type_key
+
+# The symbol every instance library exports (codegen.cpu renders it; kept here so the warm path
+# does not import codegen).
+ENTRY_SYMBOL = "bw_entry"
 
 log = logging.getLogger("brickwork")
 
@@ -48,7 +50,7 @@ class Instance:
         """Cache key: kernel fingerprint, concrete types, target, compiler, header, version."""
         if self._key is None:
             parts = [
-                __version__, "cpu", settings().identity(), header_digest(),
+                __version__, "cpu", identity(), header_digest(),
                 function_fingerprint(self.kernel.source),
                 ",".join(type_key(t) for t in self.arg_types),
             ]
@@ -62,8 +64,6 @@ class Instance:
         if self.error is not None:
             raise self.error
         t0 = time.perf_counter()
-        from ..jit import cache
-
         found = cache.lookup(self.key())
         if found is not None:
             self._load(*found)
@@ -86,6 +86,9 @@ class Instance:
 
     def _generate(self) -> tuple[str, dict]:
         """Frontend then codegen: the C++ text of this instance and its metadata."""
+        from ..codegen.cpu import render_translation_unit
+        from ..frontend.builder import Builder, InstantiationContext
+
         context = InstantiationContext()
         params = dict(zip(self.kernel.source.param_names, self.arg_types))
         kernel_ir = Builder(self.kernel.source, params, is_kernel=True, context=context,
@@ -96,6 +99,8 @@ class Instance:
 
 def build_instances(batch: list) -> None:
     """Generate code for each instance (errors kept per instance), compile all in parallel, load."""
+    from ..jit import compile as jit
+
     jobs, owners, t0 = [], [], time.perf_counter()
     for inst in batch:
         try:

@@ -10,8 +10,8 @@ directions. A function that declares a parameter named ``field`` also receives t
 ``field=...``.
 
 ``Mesh(..., boundaries=...)`` accepts one value for every side, or a dict whose keys are
-directions (``"x1"``, ``1``, ``X1DIR``: both sides) or sides (``"inner_x1"``,
-``IndexDomain.inner_x1``); a side key beats a direction key, and sides not named are
+directions (``"x1"``: both sides) or sides (``"inner_x1"``, ``IndexDomain.inner_x1``;
+plain integers are refused because ``IndexDomain.inner_x1 == 2`` in a dict); a side key beats a direction key, and sides not named are
 ``outflow``. Periodicity is a property of a direction: both of its sides must be periodic.
 """
 
@@ -84,13 +84,14 @@ def _keys_to_sides(key: object, ndim: int) -> tuple[IndexDomain, ...]:
     elif isinstance(key, str) and key in ("x1", "x2", "x3"):
         d = int(key[1])
         sides = (IndexDomain.inner(d), IndexDomain.outer(d))
-    elif isinstance(key, int) and not isinstance(key, bool) and key in (1, 2, 3):
-        sides = (IndexDomain.inner(key), IndexDomain.outer(key))
+    elif isinstance(key, int):
+        # Plain ints would collide with IndexDomain keys (IndexDomain.inner_x1 == 2) in a dict.
+        raise ValueError(f"boundaries: integer key {key!r} is ambiguous; use 'x1'..'x3' or a side name")
     else:
         sides = ()
     if not sides:
         raise ValueError(
-            f"boundaries: unknown key {key!r}; use 'x1'..'x3', 1..3 or a side such as 'inner_x1'"
+            f"boundaries: unknown key {key!r}; use 'x1'..'x3' or a side such as 'inner_x1'"
         )
     for side in sides:
         if side.direction > ndim:

@@ -1,0 +1,28 @@
+"""Stable texts naming kernel-language types exactly (cache keys, generated names)."""
+
+from __future__ import annotations
+
+from .arrays import ArrayType
+from .composite import is_matrix_type, is_quat_type, is_vector_type
+from .scalars import is_scalar_type
+from .structs import is_struct_type
+
+
+def type_key(t) -> str:
+    """A stable text naming a type exactly (used in cache keys and generated names)."""
+    if is_scalar_type(t):
+        return t.__name__
+    if is_vector_type(t) or is_quat_type(t):
+        return f"{t._kind}{t._length}:{t._dtype.__name__}"
+    if is_matrix_type(t):
+        return f"matrix{t._shape[0]}x{t._shape[1]}:{t._dtype.__name__}"
+    if isinstance(t, ArrayType):
+        return f"array{t.ndim}:{type_key(t.dtype)}"
+    if is_struct_type(t):
+        fields = ",".join(f"{n}:{type_key(ft)}" for n, ft in t._fields)
+        return f"struct {t.__module__}.{t.__qualname__}({fields})"
+    if type(t).__name__ == "TupleType":  # frontend.ir.TupleType, not imported on the warm path
+        return "tuple(" + ",".join(type_key(x) for x in t.types) + ")"
+    if t is None:
+        return "void"
+    raise TypeError(f"no type key for {t!r}")
