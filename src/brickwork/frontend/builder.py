@@ -38,9 +38,10 @@ class InstantiationContext:
             for _, ft in t._fields:
                 self.note_type(ft)
             self.structs.append(t)
-        elif isinstance(t, ir.TupleType):
+        elif isinstance(t, ir.TupleType) and t not in self.structs:
             for x in t.types:
                 self.note_type(x)
+            self.structs.append(t)  # codegen declares a C++ struct per tuple type, like a struct
 
 
 class Builder(ExpressionTyper):

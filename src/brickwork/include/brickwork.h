@@ -309,6 +309,12 @@ template <class T> BW_INLINE T sign(T x) { return x < T(0) ? T(-1) : T(1); }
 BW_INLINE half sign(half x) { return half(float(x) < 0.0f ? -1.0f : 1.0f); }
 template <class T> BW_INLINE T min(T a, T b) { return b < a ? b : a; }
 template <class T> BW_INLINE T max(T a, T b) { return a < b ? b : a; }
+// Floats: a NaN operand yields the other one (IEEE minNum, numpy's fmin/fmax, Warp's min/max), so
+// clamp(NaN, lo, hi) is lo. Written as compare-and-select rather than std::fmin so that it vectorizes.
+#define BW_FMINMAX(T)                                                                               \
+    BW_INLINE T min(T a, T b) { return (b < a || a != a) ? b : a; }                                 \
+    BW_INLINE T max(T a, T b) { return (a < b || a != a) ? b : a; }
+BW_FMINMAX(float) BW_FMINMAX(double) BW_FMINMAX(half)
 template <class T> BW_INLINE T clamp(T x, T lo, T hi) { return min(max(x, lo), hi); }
 BW_LIFT1(abs) BW_LIFT1(sign) BW_LIFT2(min) BW_LIFT2(max)
 template <int N, class T> BW_INLINE vec<N, T> clamp(const vec<N, T>& x, const vec<N, T>& lo, const vec<N, T>& hi) {

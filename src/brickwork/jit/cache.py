@@ -130,3 +130,22 @@ def clear() -> int:
         shutil.rmtree(root)
     _checked.discard(root)
     return n
+
+
+def explain_miss(label: str, key_parts: dict) -> str:
+    """Which parts of a key differ from the cached entries of the same instance label."""
+    nearest = None
+    for row in entries():
+        if row["label"] != label:
+            continue
+        try:
+            with open(os.path.join(entry_dir(row["key"]), META)) as f:
+                parts = json.load(f).get("key_parts", {})
+        except (OSError, ValueError):
+            continue
+        differing = [name for name, value in key_parts.items() if parts.get(name) != value]
+        if nearest is None or len(differing) < len(nearest):
+            nearest = differing
+    if nearest is None:
+        return "no cached entry of this instance"
+    return "differs from the nearest cached entry in: " + ", ".join(nearest)

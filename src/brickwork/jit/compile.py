@@ -57,6 +57,8 @@ def build(key: str, source: str, label: str, meta: dict) -> tuple[str, dict]:
 
 def compile_many(jobs: list) -> list:
     """Run ``build(*job)`` for every job, in parallel; results (or exceptions) in order."""
+    if not jobs:
+        return []
     if len(jobs) == 1:
         try:
             return [build(*jobs[0])]

@@ -31,7 +31,7 @@ class CompilerSettings:
     extra: tuple = field(default_factory=tuple)
 
     def command(self, source: str, output: str, include_dir: str) -> list[str]:
-        cmd = [self.cxx, self.opt_level, self.std, self.arch, "-shared", "-fPIC", "-fno-math-errno",
+        cmd = [self.cxx, self.opt_level, self.std, self.arch, "-shared", "-fPIC", "-fno-math-errno", "-ffp-contract=off",
                "-fvisibility=hidden", "-w", f"-I{include_dir}"]
         if self.openmp:
             cmd.append("-fopenmp")
@@ -100,7 +100,7 @@ def _identity(cxx_override, extra) -> str:
     cxx = os.path.realpath(_find_compiler())
     st = os.stat(cxx)
     defaults = CompilerSettings(cxx=cxx, version="", openmp=False)
-    return f"{cxx}|{st.st_size}|{int(st.st_mtime)}|{defaults.opt_level} {defaults.std} {defaults.arch}|{extra}"
+    return f"{cxx}|{st.st_size}|{int(st.st_mtime)}|{' '.join(defaults.command('', '', ''))}|{extra}"
 
 
 def identity() -> str:

@@ -11,7 +11,7 @@ import hashlib
 import logging
 import time
 
-from .. import __version__
+from .. import __version__, config
 from ..frontend.fingerprint import function_fingerprint
 from ..jit import cache
 from ..jit.toolchain import header_digest, identity
@@ -49,12 +49,13 @@ class Instance:
     def key(self) -> str:
         """Cache key: kernel fingerprint, concrete types, target, compiler, header, version."""
         if self._key is None:
-            parts = [
-                __version__, "cpu", identity(), header_digest(),
-                function_fingerprint(self.kernel.source),
-                ",".join(type_key(t) for t in self.arg_types),
-            ]
-            self._key = hashlib.sha256("|".join(parts).encode()).hexdigest()[:40]
+            self.key_parts = {
+                "brickwork version": __version__, "target": "cpu", "compiler and flags": identity(),
+                "runtime header": header_digest(),
+                "kernel source and reached functions/constants": function_fingerprint(self.kernel.source),
+                "argument types": ",".join(type_key(t) for t in self.arg_types),
+            }
+            self._key = hashlib.sha256("|".join(self.key_parts.values()).encode()).hexdigest()[:40]
         return self._key
 
     def ensure_loaded(self) -> None:
@@ -69,6 +70,8 @@ class Instance:
             self._load(*found)
             log.info("%s loaded from cache in %.1f ms", self.label, 1e3 * (time.perf_counter() - t0))
             return
+        if config.explain_cache_misses:
+            log.warning("%s: cache miss: %s", self.label, cache.explain_miss(self.label, self.key_parts))
         batch = [self] + [p for p in _pending if p is not self and p.fn is None and p.error is None]
         build_instances(batch)
         if self.error is not None:
@@ -89,12 +92,13 @@ class Instance:
         from ..codegen.cpu import render_translation_unit
         from ..frontend.builder import Builder, InstantiationContext
 
+        self.key()  # sets key_parts, recorded in the entry for explain_cache_misses
         context = InstantiationContext()
         params = dict(zip(self.kernel.source.param_names, self.arg_types))
         kernel_ir = Builder(self.kernel.source, params, is_kernel=True, context=context,
                             c_name="kernel", label=self.label).build()
         source = render_translation_unit(kernel_ir, context.order, context.structs, self.label)
-        return source, {"tid_dims": kernel_ir.tid_dims}
+        return source, {"tid_dims": kernel_ir.tid_dims, "key_parts": self.key_parts}
 
 
 def build_instances(batch: list) -> None:

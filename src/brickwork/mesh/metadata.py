@@ -73,7 +73,7 @@ class Metadata:
     CellMemAligned = MetadataFlag.CellMemAligned
 
     def __init__(self, *flags: MetadataFlag | str | Iterable[MetadataFlag | str]):
-        if len(flags) == 1 and not isinstance(flags[0], (MetadataFlag, str)):
+        if len(flags) == 1 and isinstance(flags[0], Iterable) and not isinstance(flags[0], str):
             flags = tuple(flags[0])
         combined = MetadataFlag(0)
         for item in flags:
