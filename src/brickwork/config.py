@@ -13,14 +13,17 @@ import sys
 _ENV_PREFIX = "BRICKWORK_"
 
 
-def _env_int(name: str, default: int | None) -> int | None:
+def _env_int(name: str, default: int | None, minimum: int = 1) -> int | None:
     value = os.environ.get(name)
     if value is None or value == "":
         return default
     try:
-        return int(value)
+        number = int(value)
     except ValueError:
         raise ValueError(f"environment variable {name}={value!r} is not an integer") from None
+    if number < minimum:
+        raise ValueError(f"environment variable {name}={value!r} must be at least {minimum}")
+    return number
 
 
 def _env_bool(name: str, default: bool) -> bool:

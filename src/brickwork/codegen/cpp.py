@@ -138,6 +138,11 @@ class CppRenderer:
         out.append(" " * ind + ("return;" if s.value is None else f"return {self.expr(s.value)};"))
 
     def s_IRPrint(self, s, ind, out):
+        if s.parts and isinstance(s.parts[0], FORMAT):
+            # printf: the user's format string as is; values promoted the way C varargs expect.
+            args = "".join(", " + _printf_arg(p.type, self.expr(p)) for p in s.parts[1:])
+            out.append(" " * ind + f"printf({c_string(str(s.parts[0]))}{args});")
+            return
         fmt, args = [], []
         for i, part in enumerate(s.parts):
             if i and s.sep:
@@ -193,6 +198,18 @@ def _scalar_format(t, text) -> tuple[str, list[str]]:
     if t.is_signed:
         return "%lld", [f"(long long)({text})"]
     return "%llu", [f"(unsigned long long)({text})"]
+
+
+def _printf_arg(t, text) -> str:
+    """A scalar as a printf argument: floats as double (half has no C promotion), bool as int."""
+    name = t.__name__
+    if name == "float16":
+        return f"(double)bw::cast<float>({text})"
+    if t.is_float:
+        return f"(double)({text})"
+    if name == "bool":
+        return f"(int)({text})"
+    return f"({text})"
 
 
 def c_string(text: str) -> str:

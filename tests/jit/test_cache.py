@@ -1,0 +1,152 @@
+"""The kernel cache: warm re-runs never compile, corrupt entries rebuild, locking, permissions."""
+
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+SRC = os.path.join(os.path.dirname(__file__), "..", "..", "src")
+
+PROGRAM = textwrap.dedent('''
+    import sys
+    from typing import Any
+    import brickwork as wp
+    from brickwork.jit import compile as jit
+
+    order = sys.argv[1]
+
+    @wp.kernel
+    def scale(x: wp.array(dtype=Any), s: Any):
+        i = wp.tid()
+        x[i] = s * x[i]
+
+    def run(T):
+        x = wp.array([1, 2, 3], dtype=T)
+        wp.launch(scale, dim=3, inputs=[x, T(2)])
+        assert x.numpy().tolist() == [2, 4, 6]
+
+    types = [wp.float16, wp.float32, wp.float64]
+    if order == "declared":
+        for T in types:
+            wp.overload(scale, [wp.array(dtype=T), T])
+    for T in (types if order != "reversed" else types[::-1]):
+        run(T)
+
+    @wp.kernel
+    def late(x: wp.array(dtype=float)):
+        x[0] = 7.0
+
+    a = wp.zeros(1, dtype=float)
+    wp.launch(late, dim=1, inputs=[a])
+    print("compiler_calls", jit.compiler_calls)
+''')
+
+
+def _run(tmp_path, order, cache_dir, extra_env=None):
+    script = tmp_path / "prog.py"
+    script.write_text(PROGRAM)
+    env = dict(os.environ, BRICKWORK_CACHE_DIR=str(cache_dir), PYTHONPATH=SRC, **(extra_env or {}))
+    out = subprocess.run([sys.executable, str(script), order], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    return int(out.stdout.split()[-1]), out.stderr
+
+
+def test_warm_rerun_calls_the_compiler_zero_times_whatever_the_order(tmp_path):
+    cache_dir = tmp_path / "cache"
+    calls, _ = _run(tmp_path, "forward", cache_dir)
+    assert calls == 4
+    for order in ("forward", "reversed", "declared"):
+        calls, _ = _run(tmp_path, order, cache_dir)
+        assert calls == 0, order
+    assert stat.S_IMODE(os.stat(cache_dir).st_mode) == 0o700
+
+
+def test_declared_instances_compile_in_one_parallel_batch(tmp_path, monkeypatch):
+    calls, log = _run(tmp_path, "declared", tmp_path / "c2", {"BRICKWORK_LOG": "info"})
+    assert calls == 4
+    compiled = [line for line in log.splitlines() if "compiled for cpu" in line]
+    assert [line.split()[1] for line in compiled[:3]] == ["scale[float16]", "scale[float32]", "scale[float64]"]
+
+
+def test_explain_cache_misses_names_the_changed_part(tmp_path):
+    cache_dir = tmp_path / "c3"
+    _run(tmp_path, "forward", cache_dir)
+    _, log = _run(tmp_path, "forward", cache_dir, {"BRICKWORK_EXPLAIN_CACHE_MISSES": "1",
+                                                  "BRICKWORK_CFLAGS": "-DBW_SOFT_HALF"})
+    assert "cache miss: differs from the nearest cached entry in: compiler and flags" in log
+
+
+def test_concurrent_processes_compile_each_key_once(tmp_path):
+    cache_dir = tmp_path / "c4"
+    script = tmp_path / "prog.py"
+    script.write_text(PROGRAM)
+    env = dict(os.environ, BRICKWORK_CACHE_DIR=str(cache_dir), PYTHONPATH=SRC)
+    procs = [subprocess.Popen([sys.executable, str(script), "forward"], stdout=subprocess.PIPE, text=True, env=env)
+             for _ in range(3)]
+    totals = [int(p.communicate()[0].split()[-1]) for p in procs]
+    assert sum(totals) == 4  # four keys, each compiled by exactly one process
+
+
+def test_corrupt_entry_is_rebuilt(tmp_path):
+    cache_dir = tmp_path / "c5"
+    _run(tmp_path, "forward", cache_dir)
+    libs = [os.path.join(d, f) for d, _, files in os.walk(cache_dir) for f in files if f == "kernel.so"]
+    assert len(libs) == 4
+    with open(libs[0], "r+b") as f:
+        f.seek(100)
+        f.write(b"garbage")
+    calls, _ = _run(tmp_path, "forward", cache_dir)
+    assert calls == 1
+
+
+def test_refuses_a_cache_others_can_write(tmp_path):
+    cache_dir = tmp_path / "open"
+    cache_dir.mkdir()
+    os.chmod(cache_dir, 0o777)
+    script = tmp_path / "prog.py"
+    script.write_text(PROGRAM)
+    env = dict(os.environ, BRICKWORK_CACHE_DIR=str(cache_dir), PYTHONPATH=SRC)
+    out = subprocess.run([sys.executable, str(script), "forward"], capture_output=True, text=True, env=env)
+    assert out.returncode != 0
+    assert "refusing to use kernel cache" in out.stderr and "chmod 700" in out.stderr
+
+
+def test_missing_compiler_is_a_clear_error(tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text(PROGRAM)
+    env = dict(os.environ, BRICKWORK_CACHE_DIR=str(tmp_path / "c6"), PYTHONPATH=SRC, CXX="no-such-compiler++")
+    out = subprocess.run([sys.executable, str(script), "forward"], capture_output=True, text=True, env=env)
+    assert out.returncode != 0
+    assert "ToolchainError: no C++ compiler found (tried no-such-compiler++)" in out.stderr
+    assert "apt install g++" in out.stderr
+
+
+def test_cli_info_and_cache(tmp_path):
+    cache_dir = tmp_path / "c7"
+    _run(tmp_path, "forward", cache_dir)
+    env = dict(os.environ, BRICKWORK_CACHE_DIR=str(cache_dir), PYTHONPATH=SRC)
+
+    def cli(*args):
+        out = subprocess.run([sys.executable, "-m", "brickwork.cli", *args], capture_output=True, text=True, env=env)
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    assert "openmp:" in cli("info") and str(cache_dir) in cli("info")
+    assert cli("cache", "dir").strip() == str(cache_dir)
+    listing = cli("cache", "list")
+    assert "scale[float16]" in listing and "4 entries" in listing
+    assert "removed 4 entries" in cli("cache", "clear")
+    assert "0 entries" in cli("cache", "list")
+
+
+@pytest.mark.parametrize("bad", ["-1", "x"])
+def test_bad_thread_setting_is_reported(tmp_path, bad):
+    env = dict(os.environ, BRICKWORK_NUM_THREADS=bad, PYTHONPATH=SRC)
+    out = subprocess.run([sys.executable, "-c", "import brickwork"], capture_output=True, text=True, env=env)
+    if bad == "x":
+        assert out.returncode != 0 and "BRICKWORK_NUM_THREADS='x' is not an integer" in out.stderr
+    else:
+        assert out.returncode != 0 and "BRICKWORK_NUM_THREADS" in out.stderr
