@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .registry import Mismatch, builtin, is_array, names, need
+from ..types.scalars import bool_
+from .registry import Mismatch, builtin, is_array, is_value_type, names, need
 
 
 def _atomic_rule(arr, *rest):
@@ -13,6 +14,9 @@ def _atomic_rule(arr, *rest):
     for t in indices:
         need(getattr(t, "is_int", False), f"indices must be integers, got {names(*indices)}")
     need(value is arr.dtype, f"value must match the array dtype, got {names(value)} for {names(arr)}")
+    # Composite elements update component by component; bools and structs have no arithmetic.
+    need(is_value_type(arr.dtype) and arr.dtype is not bool_,
+         f"needs an array of numbers, vectors, matrices or quaternions, got {names(arr)}")
     return arr.dtype
 
 

@@ -56,32 +56,38 @@ def _function(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
 
 
 def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
-    lines = ["struct Args {"]
-    lines += [f"    {c_type(t)} {local(n)};" for n, t in fn.params] or ["    char unused;"]
-    lines += ["};", "", "template <bool UNIT>", "static void run(const bw::launch_header& h, const Args& a) {"]
-    # Arguments copied to locals: the compiler then keeps pointers and strides in registers.
-    lines += [f"    {c_type(t)} {local(n)} = a.{local(n)};" for n, t in fn.params]
     dims = fn.tid_dims
-    tids = ", ".join(f"int32_t tid{d}" for d in range(dims))
-    lines.append(f"    auto body = [&]({tids}) __attribute__((always_inline)) {{")
-    lines += _locals(fn, 8)
-    lines += r.block(fn.body, 8)
-    lines.append("    };")
-    lines += [f"    const int64_t n{d} = h.dim[{d}];" for d in range(dims)]
-    call = "body(" + ", ".join(f"(int32_t)t{d}" for d in range(dims)) + ");"
-    omp = "if(h.parallel) num_threads(h.nthreads) schedule(static)"
+    params = [(local(n), c_type(t)) for n, t in fn.params]
+    # The body is a function taking the arguments by value: assignments to a parameter stay
+    # local to one thread, as in Python, and after inlining the copies live in registers.
+    sig = ", ".join([f"{t} {n}" for n, t in params] + [f"int32_t tid{d}" for d in range(dims)])
+    lines = ["template <bool UNIT>", f"static inline __attribute__((always_inline)) void body({sig}) {{"]
+    lines += _locals(fn, 4)
+    lines += r.block(fn.body, 4)
+    lines += ["}", "", "struct Args {"]
+    lines += [f"    {t} {n};" for n, t in params] or ["    char unused;"]
+    lines += ["};", "", "template <bool UNIT>", "static void run(const bw::launch_header& h, const Args& a) {"]
+    lines += [f"    {t} {n} = a.{n};" for n, t in params]
+    # int32 counters (launch checks each extent fits): the index then evolves affinely, which
+    # the vectorizer needs; a counter cast from int64 to int32 would not.
+    lines += [f"    const int32_t n{d} = (int32_t)h.dim[{d}];" for d in range(dims)]
+    args = ", ".join([n for n, _ in params] + [f"t{d}" for d in range(dims)])
+    call = f"body<UNIT>({args});"
+    # firstprivate: each thread works on its own copies of the arguments (loop-invariant locals).
+    private = f" firstprivate({', '.join(n for n, _ in params)})" if params else ""
+    omp = f"if(h.parallel) num_threads(h.nthreads) schedule(static){private}"
     if dims == 1:
         lines.append(f"    #pragma omp parallel for simd {omp}")
-        lines.append(f"    for (int64_t t0 = 0; t0 < n0; ++t0) {call}")
+        lines.append(f"    for (int32_t t0 = 0; t0 < n0; ++t0) {call}")
     else:
         collapse = f" collapse({dims - 1})" if dims > 2 else ""
         lines.append(f"    #pragma omp parallel for{collapse} {omp}")
         for d in range(dims - 1):
-            lines.append("    " + "    " * d + f"for (int64_t t{d} = 0; t{d} < n{d}; ++t{d})")
+            lines.append("    " + "    " * d + f"for (int32_t t{d} = 0; t{d} < n{d}; ++t{d})")
         pad = "    " + "    " * (dims - 1)
         lines.append(pad + "{")
         lines.append(pad + "    #pragma omp simd")
-        lines.append(pad + f"    for (int64_t t{dims - 1} = 0; t{dims - 1} < n{dims - 1}; ++t{dims - 1}) {call}")
+        lines.append(pad + f"    for (int32_t t{dims - 1} = 0; t{dims - 1} < n{dims - 1}; ++t{dims - 1}) {call}")
         lines.append(pad + "}")
     lines += ["}", ""]
     return lines

@@ -16,7 +16,7 @@ from ..types.scalars import bool_, is_scalar_type, python_annotation_type
 from ..types.structs import is_struct_type
 from . import ir
 from ..types.scalars import int32
-from .expressions import TID, ExpressionTyper, Static
+from .expressions import _SYMBOL, TID, ExpressionTyper, Static
 
 _AUG_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "bit_and", ast.BitOr: "bit_or",
@@ -235,7 +235,8 @@ class Builder(ExpressionTyper):
                 if value.type is not lvalue.type:
                     raise self.error(KernelTypeError, f"atomic_{op}: cannot add a value of type "
                                      f"{type_name(value.type)} to an array of {type_name(lvalue.type)}", node)
-                call = ir.IRCall(f"atomic_{op}", [lvalue.array, *lvalue.indices, value], lvalue.type)
+                call = self.builtin_call(f"atomic_{op}", [lvalue.array, *lvalue.indices, value], node,
+                                         label=f"'{ast.unparse(node.target)} {_SYMBOL[op]}=' (atomic_{op})")
                 out.append(ir.IRExprStmt(call))
                 return
         current = self.value(target)

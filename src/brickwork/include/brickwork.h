@@ -169,22 +169,43 @@ BW_INLINE bool truth(half x) { return float(x) != 0.0f; }
         quat<T> r; for (int i = 0; i < 4; ++i) r.c[i] = name(a.c[i], b.c[i]); return r; }
 
 // ---- arithmetic ----------------------------------------------------------------------------
-template <class T> BW_INLINE T add(T a, T b) { return T(a + b); }
-template <class T> BW_INLINE T sub(T a, T b) { return T(a - b); }
-template <class T> BW_INLINE T neg(T a) { return T(-a); }
+// Integers wrap around on overflow, as in numpy: computed in an unsigned type at least as wide as
+// int, because signed overflow (and unsigned short promoted to int) is undefined behaviour in C++.
+template <class T, bool = std::is_integral<T>::value && !std::is_same<T, bool>::value> struct wrap_of {
+    using type = T;
+};
+template <class T> struct wrap_of<T, true> {
+    using type = typename std::conditional<(sizeof(T) < 4), uint32_t, typename std::make_unsigned<T>::type>::type;
+};
+template <class T> using wrap_t = typename wrap_of<T>::type;
+
+template <class T> BW_INLINE T add(T a, T b) { return T(wrap_t<T>(a) + wrap_t<T>(b)); }
+template <class T> BW_INLINE T sub(T a, T b) { return T(wrap_t<T>(a) - wrap_t<T>(b)); }
+template <class T> BW_INLINE T neg(T a) {
+    if constexpr (std::is_integral<T>::value) return T(wrap_t<T>(0) - wrap_t<T>(a));
+    else return T(-a);
+}
 template <class T> BW_INLINE T pos(T a) { return a; }
-template <class T> BW_INLINE T cw_mul(T a, T b) { return T(a * b); }
-template <class T> BW_INLINE T cw_div(T a, T b) { return T(a / b); }
+template <class T> BW_INLINE T mul(T a, T b) { return T(wrap_t<T>(a) * wrap_t<T>(b)); }
+template <class T> BW_INLINE T cw_mul(T a, T b) { return mul(a, b); }
+template <class T> BW_INLINE T cw_div(T a, T b);
 BW_LIFT2(add) BW_LIFT2(sub) BW_LIFT1(neg) BW_LIFT2(cw_mul) BW_LIFT2(cw_div)
 
-template <class T> BW_INLINE T mul(T a, T b) { return T(a * b); }
+// Integer division by zero gives 0 (as in Warp) and by -1 negates with wrap-around: neither traps.
 template <class T> BW_INLINE T div(T a, T b) {
-    if constexpr (std::is_integral<T>::value) return b == 0 ? T(0) : T(a / b);  // no SIGFPE
-    else return T(a / b);
+    if constexpr (std::is_integral<T>::value) {
+        if (b == T(0)) return T(0);
+        if (std::is_signed<T>::value && b == T(-1)) return neg(a);
+        return T(a / b);
+    } else {
+        return T(a / b);
+    }
 }
+template <class T> BW_INLINE T cw_div(T a, T b) { return div(a, b); }
 template <class T> BW_INLINE T floordiv(T a, T b) {
     if constexpr (std::is_integral<T>::value) {
-        if (b == 0) return T(0);
+        if (b == T(0)) return T(0);
+        if (std::is_signed<T>::value && b == T(-1)) return neg(a);
         T q = T(a / b);
         return (a % b != 0 && ((a < 0) != (b < 0))) ? T(q - 1) : q;
     } else {
@@ -193,8 +214,12 @@ template <class T> BW_INLINE T floordiv(T a, T b) {
 }
 BW_INLINE double floordiv(double a, double b) { return std::floor(a / b); }
 template <class T> BW_INLINE T mod(T a, T b) {
-    if constexpr (std::is_integral<T>::value) return b == 0 ? T(0) : T(a % b);
-    else return T(std::fmod(float(a), float(b)));
+    if constexpr (std::is_integral<T>::value) {
+        if (b == T(0) || (std::is_signed<T>::value && b == T(-1))) return T(0);
+        return T(a % b);
+    } else {
+        return T(std::fmod(float(a), float(b)));
+    }
 }
 BW_INLINE double mod(double a, double b) { return std::fmod(a, b); }
 
@@ -301,7 +326,7 @@ BW_INLINE double pow(double a, double b) { return std::pow(a, b); }
 BW_INLINE half pow(half a, half b) { return half(std::pow(float(a), float(b))); }
 BW_LIFT2(pow)
 
-template <class T> BW_INLINE T abs(T x) { return x < T(0) ? T(-x) : x; }
+template <class T> BW_INLINE T abs(T x) { return x < T(0) ? neg(x) : x; }
 BW_INLINE float abs(float x) { return std::fabs(x); }
 BW_INLINE double abs(double x) { return std::fabs(x); }
 BW_INLINE half abs(half x) { return half::from_bits((uint16_t)(x.bits & 0x7fffu)); }
@@ -493,15 +518,15 @@ template <class T> BW_INLINE T atomic_sub(T* p, T v) {
 }
 template <class T> BW_INLINE T atomic_min(T* p, T v) { return atomic_update(p, v, [](T a, T b) { return min(a, b); }); }
 template <class T> BW_INLINE T atomic_max(T* p, T v) { return atomic_update(p, v, [](T a, T b) { return max(a, b); }); }
-template <int N, class T> BW_INLINE vec<N, T> atomic_add(vec<N, T>* p, vec<N, T> v) {
-    vec<N, T> old;
-    for (int i = 0; i < N; ++i) old.c[i] = atomic_add(&p->c[i], v.c[i]);
-    return old;
-}
-template <int N, class T> BW_INLINE vec<N, T> atomic_sub(vec<N, T>* p, vec<N, T> v) {
-    vec<N, T> old;
-    for (int i = 0; i < N; ++i) old.c[i] = atomic_sub(&p->c[i], v.c[i]);
-    return old;
-}
+// Vectors, matrices and quaternions: each component atomically (the element as a whole is not).
+#define BW_ATOMIC_COMPOSITE(op)                                                                     \
+    template <int N, class T> BW_INLINE vec<N, T> op(vec<N, T>* p, vec<N, T> v) {            \
+        vec<N, T> old; for (int i = 0; i < N; ++i) old.c[i] = op(&p->c[i], v.c[i]); return old; }     \
+    template <int R, int C, class T> BW_INLINE mat<R, C, T> op(mat<R, C, T>* p, mat<R, C, T> v) { \
+        mat<R, C, T> old; for (int i = 0; i < R; ++i) old.r[i] = op(&p->r[i], v.r[i]); return old; }  \
+    template <class T> BW_INLINE quat<T> op(quat<T>* p, quat<T> v) {                          \
+        quat<T> old; for (int i = 0; i < 4; ++i) old.c[i] = op(&p->c[i], v.c[i]); return old; }
+BW_ATOMIC_COMPOSITE(atomic_add) BW_ATOMIC_COMPOSITE(atomic_sub)
+BW_ATOMIC_COMPOSITE(atomic_min) BW_ATOMIC_COMPOSITE(atomic_max)
 
 }  // namespace bw

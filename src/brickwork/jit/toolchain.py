@@ -113,9 +113,21 @@ def include_dir() -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def header_digest() -> str:
-    """Hash of the runtime header (part of every cache key)."""
+def generator_digest() -> str:
+    """Hash of the runtime header and of the code generator's modules (part of every cache key).
+
+    The header counts by content; the Python modules that shape generated code (frontend,
+    builtins, codegen, types) by size and modification time, which costs a few stats on the
+    warm path and still rebuilds entries after any edit or upgrade.
+    """
     h = hashlib.sha256()
     with open(os.path.join(include_dir(), "brickwork.h"), "rb") as f:
         h.update(f.read())
+    package = os.path.dirname(include_dir())
+    for sub in ("frontend", "builtins", "codegen", "types"):
+        folder = os.path.join(package, sub)
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py"):
+                st = os.stat(os.path.join(folder, name))
+                h.update(f"{sub}/{name}:{st.st_size}:{st.st_mtime_ns};".encode())
     return h.hexdigest()

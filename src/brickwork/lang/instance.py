@@ -14,7 +14,7 @@ import time
 from .. import __version__, config
 from ..frontend.fingerprint import function_fingerprint
 from ..jit import cache
-from ..jit.toolchain import header_digest, identity
+from ..jit.toolchain import generator_digest, identity
 from ..types.arrays import ArrayType, type_name
 from ..types.keys import type_key
 
@@ -51,7 +51,7 @@ class Instance:
         if self._key is None:
             self.key_parts = {
                 "brickwork version": __version__, "target": "cpu", "compiler and flags": identity(),
-                "runtime header": header_digest(),
+                "code generator and runtime header": generator_digest(),
                 "kernel source and reached functions/constants": function_fingerprint(self.kernel.source),
                 "argument types": ",".join(type_key(t) for t in self.arg_types),
             }

@@ -10,9 +10,10 @@ directions. A function that declares a parameter named ``field`` also receives t
 ``field=...``.
 
 ``Mesh(..., boundaries=...)`` accepts one value for every side, or a dict whose keys are
-directions (``"x1"``: both sides) or sides (``"inner_x1"``, ``IndexDomain.inner_x1``;
-plain integers are refused because ``IndexDomain.inner_x1 == 2`` in a dict); a side key beats a direction key, and sides not named are
-``outflow``. Periodicity is a property of a direction: both of its sides must be periodic.
+directions (``"x1"``: both sides) or sides (``"inner_x1"``, ``IndexDomain.inner_x1``). Plain
+integers are refused: ``IndexDomain.inner_x1 == 2``, so a dict cannot tell them apart. A side key
+beats a direction key, and sides not named are ``outflow``. Periodicity is a property of a
+direction: both of its sides must be periodic.
 """
 
 from __future__ import annotations
@@ -90,9 +91,7 @@ def _keys_to_sides(key: object, ndim: int) -> tuple[IndexDomain, ...]:
     else:
         sides = ()
     if not sides:
-        raise ValueError(
-            f"boundaries: unknown key {key!r}; use 'x1'..'x3' or a side such as 'inner_x1'"
-        )
+        raise ValueError(f"boundaries: unknown key {key!r}; use 'x1'..'x3' or a side such as 'inner_x1'")
     for side in sides:
         if side.direction > ndim:
             raise ValueError(

@@ -241,27 +241,39 @@ class ExchangePlan:
                     self._add_copy(dst, self._key(spre, slots, src_spans), negate)
 
     # -- running --------------------------------------------------------------------------------
-    def run(self, data: np.ndarray, call_user) -> None:
-        """Execute the plan on one field's storage ``(nblocks, nslots, nk, nj, ni)``.
+    def bind(self, data: np.ndarray) -> list[tuple]:
+        """The steps with their index tuples applied to one field's storage, as numpy views.
 
-        ``call_user(side, lids)`` runs the user boundary function of ``side`` on those blocks.
+        Binding once per storage array leaves only the copies themselves to each exchange.
         """
         arr = data.reshape(self.lattice_shape + data.shape[1:]) if self.lattice_shape else data
         voids: dict[int, np.ndarray] = {}
+        bound: list[tuple] = []
         for step in self.steps:
-            if step[0] == COPY:
-                _, dst, src, negate, void_bytes, vdst, vsrc = step
-                if void_bytes:
-                    view = voids.get(void_bytes)
-                    if view is None:
-                        view = voids[void_bytes] = arr.view(np.dtype(f"V{void_bytes}"))
-                    view[vdst] = view[vsrc]
-                elif negate:
-                    np.negative(arr[src], out=arr[dst])
-                else:
-                    arr[dst] = arr[src]
+            if step[0] != COPY:
+                bound.append(step)
+                continue
+            _, dst, src, negate, void_bytes, vdst, vsrc = step
+            if void_bytes:
+                view = voids.get(void_bytes)
+                if view is None:
+                    view = voids[void_bytes] = arr.view(np.dtype(f"V{void_bytes}"))
+                bound.append((COPY, view[vdst], view[vsrc], False))
             else:
-                call_user(step[1], step[2])
+                bound.append((COPY, arr[dst], arr[src], negate))
+        return bound
+
+
+def run_bound(bound: list[tuple], call_user) -> None:
+    """Execute bound steps; ``call_user(side, lids)`` runs a user boundary function on blocks."""
+    for step in bound:
+        if step[0] == COPY:
+            if step[3]:
+                np.negative(step[2], out=step[1])
+            else:
+                step[1][...] = step[2]
+        else:
+            call_user(step[1], step[2])
 
 
 def layout_of(field, shape) -> Layout:

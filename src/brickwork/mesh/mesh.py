@@ -23,7 +23,7 @@ import numpy as np
 
 from .boundary import BoundaryCondition, SideBoundary, periodic_directions, resolve_boundaries
 from .coordinates import UniformCoordinates
-from .exchange import ExchangePlan, layout_of
+from .exchange import ExchangePlan, layout_of, run_bound
 from .fields import Field
 from .indexing import IndexDomain, IndexShape
 from .metadata import MetadataFlag
@@ -189,6 +189,8 @@ class Mesh:
         self.allocation_version = 0
         self._exchange = exchange
         self._plans: dict[tuple, ExchangePlan] = {}
+        self._bound: dict[str, tuple[np.ndarray, list[tuple]]] = {}
+        self._all_ghost_fields: list[Field] | None = None
 
     def __repr__(self) -> str:
         nx = self.nx[: self.ndim]
@@ -403,12 +405,18 @@ class Mesh:
 
     def _plan(self, fld: Field) -> ExchangePlan:
         layout = layout_of(fld, self.cellbounds)
-        strategy = self._strategy()
-        key = (layout, strategy)
+        key = (layout, self._strategy())
         plan = self._plans.get(key)
         if plan is None:
-            plan = self._plans[key] = ExchangePlan(self, layout, strategy)
+            plan = self._plans[key] = ExchangePlan(self, layout, key[1])
         return plan
+
+    def _bound_steps(self, fld: Field) -> list[tuple]:
+        """The field's exchange steps bound to its current storage array (cached)."""
+        cached = self._bound.get(fld.name)
+        if cached is None or cached[0] is not fld.data:
+            cached = self._bound[fld.name] = (fld.data, self._plan(fld).bind(fld.data))
+        return cached[1]
 
     def _ghost_fields(self, names: Iterable[str] | None) -> list[Field]:
         if names is None:
@@ -435,16 +443,22 @@ class Mesh:
         Exchanges ghosts between blocks (edges and corners included, periodic wrap included) and
         applies the physical boundary conditions. Every field is validated before any is touched.
         """
-        fields = self._ghost_fields(names)
-        plans = [(fld, self._plan(fld)) for fld in fields if fld.data is not None]
-        for fld, plan in plans:
+        if names is None:
+            if self._all_ghost_fields is None:
+                self._all_ghost_fields = self._ghost_fields(None)
+            fields = self._all_ghost_fields
+        else:
+            fields = self._ghost_fields(names)
+        # Plan (and so validate) every field before the first copy.
+        work = [(fld, self._bound_steps(fld)) for fld in fields if fld.data is not None]
+        for fld, steps in work:
 
             def call_user(side: IndexDomain, lids: tuple[int, ...], fld: Field = fld) -> None:
                 bc = self.boundaries[side]
                 for lid in lids:
                     bc.call_user(self.blocks[lid], fld.data[lid], side, fld.name)
 
-            plan.run(fld.data, call_user)
+            run_bound(steps, call_user)
             if fld.spec.is_sparse:
                 fld.zero_unallocated()
 

@@ -21,6 +21,7 @@ from ..types.structs import StructBase, is_struct_type
 from .device import get_device
 
 _HEADER = "4q4i"
+_MAX_EXTENT = 2**31 - 1
 _DEFAULT_THREADS = int(os.environ.get("OMP_NUM_THREADS", "0") or 0) or os.cpu_count() or 1
 
 
@@ -40,6 +41,9 @@ def launch(kernel, dim, inputs=(), outputs=(), device=None, stream=None, record_
         d0, d1, d2, d3, total = dim, 1, 1, 1, dim
     else:
         d0, d1, d2, d3, total = _dims(dim, inst, kernel)
+    if total > _MAX_EXTENT and (type(dim) is int or inst.tid_dims == 1 or max(d0, d1, d2, d3) > _MAX_EXTENT):
+        raise LaunchError(f"launch of '{kernel.key}': each extent of dim must be below 2**31 (tid() is int32), "
+                          f"got {dim!r}")
     if total <= 0:
         if total < 0 or min(d0, d1, d2, d3) < 0:
             raise LaunchError(f"launch of '{kernel.key}': dim must not be negative, got {dim!r}")

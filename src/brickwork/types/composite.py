@@ -69,7 +69,12 @@ class CompositeBase:
         return self._data.astype(dtype) if dtype is not None else self._data.copy()
 
     def __repr__(self):
-        return repr(self._data.tolist())
+        return f"{type(self).__name__}({self._data.tolist()!r})"
+
+    def __str__(self):  # as Warp prints them: a list, a matrix one row per line
+        if self._kind == "matrix":
+            return "[" + ",\n ".join(str(row) for row in self._data.tolist()) + "]"
+        return str(self._data.tolist())
 
     def __eq__(self, other):
         try:
@@ -94,16 +99,45 @@ class CompositeBase:
     def __mul__(self, other):
         if np.ndim(_plain(other)) == 0:
             return self._new(self._data * _plain(other))
+        if isinstance(other, CompositeBase):
+            return _product(self, other)
         return NotImplemented
 
-    __rmul__ = __mul__
+    def __rmul__(self, other):
+        if np.ndim(_plain(other)) == 0:
+            return self._new(_plain(other) * self._data)
+        return NotImplemented
+
+    def __matmul__(self, other):
+        return _product(self, other) if isinstance(other, CompositeBase) else NotImplemented
 
     def __truediv__(self, other):
         return self._new(self._data / _plain(other))
 
+    def __rtruediv__(self, other):
+        if np.ndim(_plain(other)) == 0:
+            return self._new(_plain(other) / self._data)
+        return NotImplemented
+
     def flat_values(self) -> list:
         """Components in row-major order (for packing kernel arguments)."""
         return self._data.ravel().tolist()
+
+
+def _product(a: CompositeBase, b: CompositeBase) -> CompositeBase:
+    """``a * b`` of host values as in kernels: matrix products, matrix-vector, quaternion (w last)."""
+    if a._dtype is not b._dtype:
+        raise TypeError(f"cannot multiply {type(a).__name__} and {type(b).__name__}: component types differ")
+    if a._kind == "quat" and b._kind == "quat":
+        (x1, y1, z1, w1), (x2, y2, z2, w2) = a._data.tolist(), b._data.tolist()
+        return type(a)(w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2, w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+                       w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2, w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2)
+    if "matrix" in (a._kind, b._kind) and "quat" not in (a._kind, b._kind):
+        if a._shape[-1] == b._shape[0]:
+            data = a._data @ b._data
+            kind = matrix(data.shape, a._dtype) if data.ndim == 2 else vector(data.shape[0], a._dtype)
+            return kind(data)
+    raise TypeError(f"cannot multiply {type(a).__name__} and {type(b).__name__}")
 
 
 def _plain(x):

@@ -1,0 +1,105 @@
+"""Build and load the hand-written C++ reference kernels in ``benchmarks/c/``.
+
+The library is compiled at run time into a temporary directory with exactly
+``$CXX -O3 -march=native -fopenmp -shared -fPIC`` (``$CXX`` defaults to ``g++``) and loaded with
+ctypes. Its thread count is set to the one brickwork uses (see :func:`thread_count`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+SOURCE = Path(__file__).resolve().parent / "c" / "kernels.cpp"
+FLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC")
+
+_f32p = ctypes.POINTER(ctypes.c_float)
+_f64p = ctypes.POINTER(ctypes.c_double)
+_i64 = ctypes.c_int64
+
+# name -> (argtypes); every kernel returns void.
+SIGNATURES = {
+    "bench_set_threads": [ctypes.c_int],
+    "scale_f32": [_f32p, ctypes.c_float, _i64],
+    "scale_f64": [_f64p, ctypes.c_double, _i64],
+    "saxpy_f32": [_f32p, _f32p, ctypes.c_float, _i64],
+    "laplacian3d_f32": [_f32p, _f32p, _i64, _i64, _i64],
+}
+
+
+def thread_count() -> int:
+    """The thread count brickwork uses: BRICKWORK_NUM_THREADS, else OMP_NUM_THREADS, else all cores."""
+    for var in ("BRICKWORK_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(var, "").strip()
+        if value:
+            return int(value)
+    return os.cpu_count() or 1
+
+
+def compiler() -> str:
+    """The C++ compiler command: ``$CXX`` if set, else ``g++``."""
+    return os.environ.get("CXX", "g++")
+
+
+def compiler_version() -> str:
+    """First line of ``$CXX --version``, or a short note when it cannot be run."""
+    try:
+        out = subprocess.run(shlex.split(compiler()) + ["--version"], capture_output=True, text=True)
+        return out.stdout.splitlines()[0].strip()
+    except (OSError, IndexError) as exc:
+        return f"unknown ({exc})"
+
+
+@dataclass
+class CLibrary:
+    """The loaded reference library, its build command and the thread count it was set to."""
+
+    lib: ctypes.CDLL
+    command: str
+    threads: int
+    tmpdir: str
+
+    def __getattr__(self, name: str):
+        return getattr(self.lib, name)
+
+    def close(self) -> None:
+        """Remove the temporary build directory (the library stays mapped)."""
+        shutil.rmtree(self.tmpdir, ignore_errors=True)
+
+
+def build(threads: int | None = None) -> CLibrary:
+    """Compile ``c/kernels.cpp``, load it and set its thread count (default: :func:`thread_count`)."""
+    tmpdir = tempfile.mkdtemp(prefix="brickwork-bench-c-")
+    output = os.path.join(tmpdir, "libbenchkernels.so")
+    argv = shlex.split(compiler()) + list(FLAGS) + [str(SOURCE), "-o", output]
+    proc = subprocess.run(argv, capture_output=True, text=True)
+    if proc.returncode != 0:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+        raise RuntimeError(f"C reference build failed: {shlex.join(argv)}\n{proc.stderr}")
+    lib = ctypes.CDLL(output)
+    for name, argtypes in SIGNATURES.items():
+        fn = getattr(lib, name)
+        fn.argtypes = argtypes
+        fn.restype = None
+    lib.bench_get_threads.argtypes = []
+    lib.bench_get_threads.restype = ctypes.c_int
+    n = thread_count() if threads is None else threads
+    lib.bench_set_threads(n)
+    command = shlex.join([compiler(), *FLAGS, "c/kernels.cpp", "-o", "libbenchkernels.so"])
+    return CLibrary(lib=lib, command=command, threads=lib.bench_get_threads(), tmpdir=tmpdir)
+
+
+def ptr(array: np.ndarray):
+    """A ctypes pointer to the data of a C-contiguous float32 or float64 array."""
+    if not array.flags.c_contiguous:
+        raise ValueError("C kernels need C-contiguous arrays")
+    ctype = {np.dtype(np.float32): ctypes.c_float, np.dtype(np.float64): ctypes.c_double}[array.dtype]
+    return array.ctypes.data_as(ctypes.POINTER(ctype))

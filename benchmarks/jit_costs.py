@@ -1,0 +1,125 @@
+"""The JIT-cost table: import time, cold compile, warm load and launch overhead, with targets.
+
+Import, cold compile and warm load are measured in fresh subprocesses (:mod:`jit_probe`); the
+launch overhead in this process.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from timing import fmt
+
+PROBE = Path(__file__).resolve().parent / "jit_probe.py"
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One row of the JIT-cost table; ``value`` is ``None`` when the measurement failed."""
+
+    name: str
+    unit: str
+    target: float  # the value must be <= target
+    value: float | None = None
+    spread: str = ""
+    error: str = ""
+
+    @property
+    def passed(self) -> bool | None:
+        return None if self.value is None else self.value <= self.target
+
+
+def _probe(kl, mode: str, cache_dir: str | None = None) -> dict:
+    env = kl.subprocess_env(cache_dir)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # time imports the way an installed package runs them
+    proc = subprocess.run(
+        [sys.executable, str(PROBE), kl.name, mode], capture_output=True, text=True, env=env, timeout=600
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"probe {mode} failed (rc {proc.returncode}): {proc.stderr.strip()[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+# key -> (row label, unit, target: the value must be <= target)
+SPECS = {
+    "import": ("`import` of the package (fresh process)", "ms", 150.0),
+    "cold": ("cold compile of one small kernel (fresh cache)", "ms", 400.0),
+    "warm": ("warm load of a cached instance (new process)", "ms", 3.0),
+    "launch": ("launch overhead, one-array kernel, dim=1", "µs", 3.0),
+}
+
+
+def _metric(key: str, values: list[float], scale: float) -> Metric:
+    label, unit, target = SPECS[key]
+    scaled = [v * scale for v in values]
+    spread = f"{fmt(min(scaled))}–{fmt(max(scaled))}, n={len(scaled)}"
+    return Metric(label, unit, target, statistics.median(scaled), spread)
+
+
+def import_time(kl, runs: int) -> list[Metric]:
+    """Median time of ``import <impl>`` in ``runs`` fresh subprocesses, after one untimed import.
+
+    The untimed one writes the bytecode caches and warms the OS file cache, as on a machine where
+    the package has been imported before.
+    """
+    _probe(kl, "import")
+    values = [_probe(kl, "import")["import_s"] for _ in range(runs)]
+    return [_metric("import", values, 1e3)]
+
+
+def compile_and_load(kl, cold_runs: int, warm_runs: int) -> list[Metric]:
+    """First launch minus second launch in a new process: with a fresh cache, then a populated one."""
+    cold, warm = [], []
+    for i in range(max(cold_runs, 1)):
+        cache_dir = tempfile.mkdtemp(prefix=f"bench-{kl.name}-cache-")
+        try:
+            out = _probe(kl, "first-launch", cache_dir)
+            cold.append(out["first_s"] - out["second_s"])
+            if i == 0:
+                for _ in range(warm_runs):
+                    out = _probe(kl, "first-launch", cache_dir)
+                    warm.append(out["first_s"] - out["second_s"])
+        finally:
+            shutil.rmtree(cache_dir, ignore_errors=True)
+    return [_metric("cold", cold, 1e3), _metric("warm", warm, 1e3)]
+
+
+def launch_overhead(kl, launches: int, rounds: int) -> list[Metric]:
+    """Per-launch microseconds of a one-array kernel with dim=1 (``launches`` back to back)."""
+    wp, kernel = kl.wp, kl.kernels.touch_f32
+    x = kl.zeros(1, wp.float32)
+    wp.launch(kernel, dim=1, inputs=[x], device=kl.device)
+    wp.synchronize()
+    values = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(launches):
+            wp.launch(kernel, dim=1, inputs=[x], device=kl.device)
+        wp.synchronize()
+        values.append((time.perf_counter() - start) / launches)
+    return [_metric("launch", values, 1e6)]
+
+
+def measure_all(kl, quick: bool) -> list[Metric]:
+    """Every JIT-cost metric for the kernel-language peer ``kl``; a failed step gives error rows."""
+    steps = [
+        (("import",), lambda: import_time(kl, 2 if quick else 5)),
+        (("cold", "warm"), lambda: compile_and_load(kl, 1 if quick else 3, 2 if quick else 5)),
+        (("launch",), lambda: launch_overhead(kl, 2000 if quick else 20000, 3 if quick else 5)),
+    ]
+    metrics: list[Metric] = []
+    for keys, step in steps:
+        try:
+            metrics.extend(step())
+        except Exception as exc:  # noqa: BLE001 - report and go on
+            print(f"[{kl.name}] JIT cost {'/'.join(keys)} failed: {exc!r}", file=sys.stderr)
+            metrics.extend(Metric(*SPECS[key], error=repr(exc)) for key in keys)
+    return metrics

@@ -1,0 +1,291 @@
+"""Every statement form of the kernel language, checked value by value against plain Python.
+
+Each kernel writes many results into one output array so that a handful of compilations covers
+the whole statement list of DESIGN §2 (assignment, unpacking, augmented assignment, if/elif/else,
+for over range with 1-3 arguments, while, break, continue, return, pass, conditional expressions,
+and/or/not, chained comparisons, functions with several return values, functions calling
+functions).
+"""
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+
+
+@wp.func
+def divmod_c(a: int, b: int):
+    """Two results at once: Warp's floor division and C remainder."""
+    return a // b, a % b
+
+
+@wp.func
+def square(x: int) -> int:
+    return x * x
+
+
+@wp.func
+def sum_of_squares(x: int, y: int) -> int:
+    return square(x) + square(y)  # a function calling a function
+
+
+@wp.func
+def classify(x: int) -> int:
+    if x < 0:
+        return -1  # early return from a function
+    if x == 0:
+        return 0
+    return 1
+
+
+@wp.func
+def no_value(a: wp.array2d(dtype=int), i: int):
+    a[i, 15] = 123
+    return
+
+
+@wp.kernel
+def control_flow(n_in: wp.array(dtype=int), out: wp.array2d(dtype=int)):
+    i = wp.tid()
+    n = n_in[i]
+    # for with one argument
+    s = 0
+    for k in range(n):
+        s += k
+    out[i, 0] = s
+    # for with three arguments and a negative constant step
+    s = 0
+    for k in range(n, -1, -2):
+        s = s * 10 + k
+    out[i, 1] = s
+    # for with two arguments
+    s = 0
+    for k in range(1, n):
+        s += k * k
+    out[i, 2] = s
+    # while with continue and break
+    k = 0
+    count = 0
+    while k < 100:
+        k += 1
+        if k % 3 == 0:
+            continue
+        if k > n:
+            break
+        count += 1
+    out[i, 3] = count
+    # if / elif / else
+    if n < 2:
+        out[i, 4] = 10
+    elif n < 5:
+        out[i, 4] = 20
+    elif n == 5:
+        out[i, 4] = 30
+    else:
+        out[i, 4] = 40
+    # conditional expression
+    out[i, 5] = n * 2 if n % 2 == 0 else n * 3
+    # and / or / not
+    out[i, 6] = int(n > 1 and n < 6) + 2 * int(n == 0 or n == 7) + 4 * int(not n)
+    # chained comparison
+    out[i, 7] = int(1 <= n < 5) + 2 * int(0 < n <= n + 1 < 9)
+    # tuple unpacking, swap
+    a, b = n, n + 100
+    a, b = b, a
+    out[i, 8] = a * 1000 + b
+    # multiple return values, unpacked
+    q, r = divmod_c(n - 4, 3)
+    out[i, 9] = q
+    out[i, 10] = r
+    # functions calling functions, early returns in functions
+    out[i, 11] = sum_of_squares(n, 2) * 10 + classify(n - 3) + 1
+    # augmented assignment on locals, every operator
+    x = n + 7
+    x *= 3
+    x -= 1
+    x //= 2
+    x %= 7
+    x += 1
+    x <<= 2
+    x |= 1
+    x ^= 16
+    x &= 31
+    x >>= 1
+    out[i, 12] = x
+    # a variable step of unknown sign
+    step = 1
+    if n % 2 == 1:
+        step = -1
+    s = 0
+    for k in range(3, 3 + 4 * step, step):
+        s = s * 10 + k
+    out[i, 13] = s
+    # nested loops with break in the inner loop only
+    m = 0
+    for k in range(n):
+        for j in range(n):
+            if j > k:
+                break
+            m += 1
+    out[i, 14] = m
+    pass
+    # a function with a bare return, called as a statement
+    no_value(out, i)
+    # return from the kernel: the last column is written by threads that do not return
+    if n == 3:
+        return
+    out[i, 16] = 1
+
+
+def reference(n: int) -> list:
+    """The same computations in plain Python (C semantics where they differ)."""
+    row = [0] * 17
+    row[0] = sum(range(n))
+    s = 0
+    for k in range(n, -1, -2):
+        s = s * 10 + k
+    row[1] = s
+    row[2] = sum(k * k for k in range(1, n))
+    row[3] = sum(1 for k in range(1, n + 1) if k % 3 != 0)
+    row[4] = 10 if n < 2 else 20 if n < 5 else 30 if n == 5 else 40
+    row[5] = n * 2 if n % 2 == 0 else n * 3
+    row[6] = int(1 < n < 6) + 2 * int(n in (0, 7)) + 4 * int(n == 0)
+    row[7] = int(1 <= n < 5) + 2 * int(0 < n <= n + 1 < 9)
+    row[8] = (n + 100) * 1000 + n
+    row[9] = (n - 4) // 3
+    row[10] = int(np.fmod(n - 4, 3))
+    row[11] = (n * n + 4) * 10 + (-1 if n < 3 else 0 if n == 3 else 1) + 1
+    x = n + 7
+    x *= 3
+    x -= 1
+    x //= 2
+    x %= 7
+    x += 1
+    x <<= 2
+    x |= 1
+    x ^= 16
+    x &= 31
+    x >>= 1
+    row[12] = x
+    step = -1 if n % 2 == 1 else 1
+    s = 0
+    for k in range(3, 3 + 4 * step, step):
+        s = s * 10 + k
+    row[13] = s
+    row[14] = n * (n + 1) // 2
+    row[15] = 123
+    row[16] = 0 if n == 3 else 1
+    return row
+
+
+def test_control_flow_matches_python():
+    ns = np.arange(0, 9, dtype=np.int32)
+    out = wp.zeros((len(ns), 17), dtype=wp.int32)
+    wp.launch(control_flow, dim=len(ns), inputs=[wp.array(ns, dtype=wp.int32), out])
+    expected = np.array([reference(int(n)) for n in ns], dtype=np.int32)
+    np.testing.assert_array_equal(out.numpy(), expected)
+
+
+# -- tid() for 1 to 4 dimensions -------------------------------------------------------------------
+
+
+@wp.kernel
+def tid_1d(out: wp.array(dtype=int)):
+    i = wp.tid()
+    out[i] = i * 7
+
+
+@wp.kernel
+def tid_2d(out: wp.array2d(dtype=wp.vec2i)):
+    i, j = wp.tid()
+    out[i, j] = wp.vec2i(i, j)
+
+
+@wp.kernel
+def tid_3d(out: wp.array3d(dtype=wp.vec3i)):
+    i, j, k = wp.tid()
+    out[i, j, k] = wp.vec3i(i, j, k)
+
+
+@wp.kernel
+def tid_4d(out: wp.array4d(dtype=wp.vec4i)):
+    i, j, k, l = wp.tid()
+    out[i, j, k, l] = wp.vec4i(i, j, k, l)
+
+
+def test_tid_one_dimension():
+    out = wp.full(11, -1, dtype=wp.int32)
+    wp.launch(tid_1d, dim=11, inputs=[out])
+    np.testing.assert_array_equal(out.numpy(), np.arange(11) * 7)
+
+
+def test_tid_one_index_over_a_multidimensional_launch_is_the_flat_index():
+    out = wp.full(12, -1, dtype=wp.int32)
+    wp.launch(tid_1d, dim=(3, 4), inputs=[out])
+    np.testing.assert_array_equal(out.numpy(), np.arange(12) * 7)
+
+
+@pytest.mark.parametrize("kernel, shape", [(tid_2d, (3, 5)), (tid_3d, (2, 3, 4)), (tid_4d, (2, 3, 1, 5))])
+def test_tid_each_index(kernel, shape):
+    dtype = {2: wp.vec2i, 3: wp.vec3i, 4: wp.vec4i}[len(shape)]
+    out = wp.full(shape, dtype(-1), dtype=dtype)
+    wp.launch(kernel, dim=shape, inputs=[out])
+    expected = np.stack(np.meshgrid(*[np.arange(n) for n in shape], indexing="ij"), axis=-1)
+    np.testing.assert_array_equal(out.numpy(), expected)
+
+
+def test_tid_dims_must_match_the_launch():
+    out = wp.zeros((2, 2, 2), dtype=wp.vec3i)
+    with pytest.raises(wp.LaunchError, match=r"3 indices.*dim needs 3 entries"):
+        wp.launch(tid_3d, dim=(2, 4), inputs=[out])
+    np.testing.assert_array_equal(out.numpy(), 0)
+
+
+# -- print, printf, expect_eq / expect_neq ---------------------------------------------------------
+
+
+@wp.kernel
+def printing(a: wp.array(dtype=float), h: wp.array(dtype=wp.float16)):
+    i = wp.tid()
+    print("value", i, a[i], wp.vec2(1.5, -2.0), i > 0)
+    wp.printf("printf i=%d a=%.3f h=%g b=%d 100%%\n", i, a[i], h[i], i == 1)
+
+
+@wp.kernel
+def checks(a: wp.array(dtype=int), v: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    wp.expect_eq(a[i], 2)
+    wp.expect_neq(a[i], 7)
+    wp.expect_eq(v[i], wp.vec3(1.0, 2.0, 3.0))
+
+
+def test_print_and_printf_output(capfd):
+    capfd.readouterr()
+    wp.launch(printing, dim=2, inputs=[wp.array([0.25, 5.0]), wp.array([1.5, -3.0], dtype=wp.float16)])
+    out = capfd.readouterr().out
+    assert out.splitlines() == [
+        "value 0 0.25 [1.5, -2] False",
+        "printf i=0 a=0.250 h=1.5 b=0 100%",
+        "value 1 5 [1.5, -2] True",
+        "printf i=1 a=5.000 h=-3 b=1 100%",
+    ]
+
+
+def test_expect_prints_nothing_when_checks_pass(capfd):
+    capfd.readouterr()
+    wp.launch(checks, dim=3, inputs=[wp.full(3, 2, dtype=wp.int32), wp.full(3, wp.vec3(1.0, 2.0, 3.0))])
+    assert capfd.readouterr().out == ""
+
+
+def test_expect_prints_a_message_when_a_check_fails(capfd):
+    capfd.readouterr()
+    a = wp.array([2, 7], dtype=wp.int32)
+    v = wp.array([[1.0, 2.0, 3.0], [1.0, 2.0, 4.0]], dtype=wp.vec3)
+    wp.launch(checks, dim=2, inputs=[a, v])
+    lines = capfd.readouterr().out.splitlines()
+    assert len(lines) == 3, lines
+    assert lines[0].startswith("expect_eq(a[i], 2) failed at ") and lines[0].endswith(": 7 != 2")
+    assert __file__ in lines[0]
+    assert lines[1].startswith("expect_neq(a[i], 7) failed at ") and lines[1].endswith(": 7 == 7")
+    assert lines[2].startswith("expect_eq(v[i], wp.vec3(1.0, 2.0, 3.0)) failed at ")
+    assert lines[2].endswith(": [1, 2, 4] != [1, 2, 3]")
