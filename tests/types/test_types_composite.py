@@ -1,0 +1,125 @@
+"""Vector, matrix and quaternion types and their host values."""
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+
+
+def test_named_families_are_the_generic_types():
+    assert wp.vec3 is wp.vec3f is wp.vector(3, wp.float32) is wp.vector(length=3, dtype=float)
+    assert wp.vec2d is wp.vector(2, wp.float64)
+    assert wp.vec4h is wp.vector(4, wp.float16)
+    assert wp.vec3i is wp.vector(3, wp.int32) and wp.vec2ub is wp.vector(2, wp.uint8)
+    assert wp.mat33 is wp.mat33f is wp.matrix((3, 3), wp.float32)
+    assert wp.mat22d is wp.matrix(shape=(2, 2), dtype=wp.float64)
+    assert wp.quat is wp.quatf is wp.quaternion(wp.float32)
+    assert wp.quatd is wp.quaternion(wp.float64)
+    assert wp.vec3.dtype is wp.float32 and wp.vec3.length == 3
+    assert wp.mat22d.dtype is wp.float64 and wp.mat22d.shape == (2, 2)
+    assert wp.matrix((2, 3), wp.float32).__name__ == "matrix(shape=(2, 3), dtype=float32)"
+
+
+def test_vector_construction():
+    assert wp.vec3(1, 2, 3) == [1.0, 2.0, 3.0]
+    assert wp.vec3(2.5) == [2.5, 2.5, 2.5]  # one scalar fills every component
+    assert wp.vec3() == [0.0, 0.0, 0.0]
+    assert wp.vec3([1, 2, 3]) == [1.0, 2.0, 3.0]
+    assert wp.vec3(np.array([4.0, 5.0, 6.0])) == [4.0, 5.0, 6.0]
+    assert wp.vec3(wp.vec3d(1.0, 2.0, 3.0)) == [1.0, 2.0, 3.0]
+    assert wp.vec3i(1.9, -1.9, 3) == [1, -1, 3]  # C truncation
+    assert wp.vec3h(0.1, 0, 0)[0] == float(np.float16(0.1))
+    with pytest.raises(ValueError, match="vec3f needs 3 components, got 2"):
+        wp.vec3(1.0, 2.0)
+    with pytest.raises(TypeError, match="dtype must be a scalar type"):
+        wp.vector(3, str)
+
+
+def test_vector_indexing_components_and_iteration():
+    v = wp.vec4(1.0, 2.0, 3.0, 4.0)
+    assert v[0] == 1.0 and v[-1] == 4.0 and type(v[0]) is float
+    assert (v.x, v.y, v.z, v.w) == (1.0, 2.0, 3.0, 4.0)
+    v[1] = 20.0
+    v.z = 30.0
+    assert list(v) == [1.0, 20.0, 30.0, 4.0]
+    assert len(v) == 4
+    assert type(wp.vec3i(1, 2, 3)[0]) is int
+    with pytest.raises(IndexError):
+        v[4]
+
+
+def test_vector_repr_str_numpy():
+    v = wp.vec3(1.0, 2.0, 3.5)
+    assert repr(v) == "vec3f([1.0, 2.0, 3.5])"
+    assert str(v) == "[1.0, 2.0, 3.5]"
+    a = np.array(v)
+    assert a.dtype == np.float32 and a.tolist() == [1.0, 2.0, 3.5]
+    a[0] = 100.0  # a copy: the vector is unchanged
+    assert v[0] == 1.0
+    assert np.asarray(wp.vec2d(1, 2)).dtype == np.float64
+    assert np.asarray(wp.vec2h(1, 2), dtype=np.float64).dtype == np.float64
+
+
+def test_vector_arithmetic():
+    a, b = wp.vec3(1.0, 2.0, 3.0), wp.vec3(0.5, -1.0, 2.0)
+    assert a + b == [1.5, 1.0, 5.0] and type(a + b) is wp.vec3
+    assert a - b == [0.5, 3.0, 1.0]
+    assert -a == [-1.0, -2.0, -3.0]
+    assert a * 2.0 == [2.0, 4.0, 6.0] and 2.0 * a == [2.0, 4.0, 6.0]
+    assert a / 2.0 == [0.5, 1.0, 1.5]
+    assert 6.0 / a == [6.0, 3.0, 2.0]
+    assert a == wp.vec3(1.0, 2.0, 3.0) and a != b
+    with pytest.raises(TypeError):
+        a * b  # no componentwise product by '*', as in kernels (use cw_mul)
+    h = wp.vec2h(0.1, 0.2) + wp.vec2h(0.2, 0.1)
+    assert np.array(h).tolist() == (np.array([0.1, 0.2], np.float16) + np.array([0.2, 0.1], np.float16)).tolist()
+
+
+def test_matrix_construction_indexing_repr():
+    m = wp.mat22(1.0, 2.0, 3.0, 4.0)
+    assert m == wp.mat22((1.0, 2.0), (3.0, 4.0)) == wp.mat22(wp.vec2(1.0, 2.0), wp.vec2(3.0, 4.0))
+    assert m == wp.mat22(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    assert wp.mat33(1.0) == np.full((3, 3), 1.0)
+    assert m[0] == wp.vec2(1.0, 2.0) and type(m[0]) is wp.vec2
+    assert m[1, 0] == 3.0 and m[1][1] == 4.0
+    m[0, 1] = 7.0
+    m[1] = wp.vec2(8.0, 9.0)
+    assert np.array(m).tolist() == [[1.0, 7.0], [8.0, 9.0]]
+    assert len(m) == 2
+    assert repr(m) == "mat22f([[1.0, 7.0], [8.0, 9.0]])"
+    assert str(m) == "[[1.0, 7.0],\n [8.0, 9.0]]"
+    with pytest.raises(ValueError, match="mat22f needs 4 components"):
+        wp.mat22(1.0, 2.0, 3.0)
+
+
+def test_matrix_arithmetic_and_products():
+    rng = np.random.default_rng(0)
+    a_np, b_np = rng.standard_normal((2, 3, 3))
+    v_np = rng.standard_normal(3)
+    a, b, v = wp.mat33d(a_np), wp.mat33d(b_np), wp.vec3d(v_np)
+    np.testing.assert_allclose(np.array(a * b), a_np @ b_np, rtol=1e-14)
+    np.testing.assert_allclose(np.array(a @ b), a_np @ b_np, rtol=1e-14)
+    assert type(a * v) is wp.vec3d
+    np.testing.assert_allclose(np.array(a * v), a_np @ v_np, rtol=1e-14)
+    np.testing.assert_allclose(np.array(v * a), v_np @ a_np, rtol=1e-14)
+    np.testing.assert_array_equal(np.array(a + b), a_np + b_np)
+    np.testing.assert_array_equal(np.array(a * 2.0), a_np * 2.0)
+    np.testing.assert_array_equal(np.array(-a), -a_np)
+    rect = wp.matrix((2, 3), wp.float64)(np.arange(6.0))
+    assert type(rect * v) is wp.vec2d
+    assert np.array(rect * v).tolist() == (np.arange(6.0).reshape(2, 3) @ v_np).tolist()
+    with pytest.raises(TypeError, match="component types differ"):
+        a * wp.vec3(1.0, 2.0, 3.0)
+    with pytest.raises(TypeError, match="cannot multiply"):
+        v * rect
+
+
+def test_quaternion_host_values():
+    q = wp.quat(1.0, 2.0, 3.0, 4.0)
+    assert (q.x, q.y, q.z, q.w) == (1.0, 2.0, 3.0, 4.0)  # w is the real part, stored last
+    assert repr(q) == "quatf([1.0, 2.0, 3.0, 4.0])"
+    r = wp.quat(5.0, 6.0, 7.0, 8.0)
+    # Hamilton product with w last: (4 + i + 2j + 3k)(8 + 5i + 6j + 7k)
+    assert q * r == [24.0, 48.0, 48.0, -6.0]
+    assert q * 2.0 == [2.0, 4.0, 6.0, 8.0]
+    assert q + r == [6.0, 8.0, 10.0, 12.0]
