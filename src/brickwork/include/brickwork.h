@@ -186,7 +186,10 @@ template <class T> BW_INLINE T neg(T a) {
     else return T(-a);
 }
 template <class T> BW_INLINE T pos(T a) { return a; }
-template <class T> BW_INLINE T mul(T a, T b) { return T(wrap_t<T>(a) * wrap_t<T>(b)); }
+// Scalars only: for two square matrices this template and the matrix product below would be
+// equally specialized, and the call ambiguous.
+template <class T, typename std::enable_if<comp_of<T>::n == 1, int>::type = 0>
+BW_INLINE T mul(T a, T b) { return T(wrap_t<T>(a) * wrap_t<T>(b)); }
 template <class T> BW_INLINE T cw_mul(T a, T b) { return mul(a, b); }
 template <class T> BW_INLINE T cw_div(T a, T b);
 BW_LIFT2(add) BW_LIFT2(sub) BW_LIFT1(neg) BW_LIFT2(cw_mul) BW_LIFT2(cw_div)
