@@ -50,6 +50,8 @@ def _default_cache_dir() -> str:
 cache_dir: str = _default_cache_dir()
 #: Threads for CPU kernels (None: OpenMP's default, i.e. OMP_NUM_THREADS or all cores).
 num_threads: int | None = _env_int(_ENV_PREFIX + "NUM_THREADS", None)
+#: Threads used when num_threads is None: OMP_NUM_THREADS, else every core.
+default_threads: int = _env_int("OMP_NUM_THREADS", None) or os.cpu_count() or 1
 #: Logging level name for the ``brickwork`` logger ("warning", "info", "debug").
 log_level: str = os.environ.get(_ENV_PREFIX + "LOG", "warning").lower()
 #: Log, for each cache miss, which part of the key differed from the nearest entry.

@@ -105,8 +105,12 @@ def build_instances(batch: list) -> None:
     """Generate code for each instance (errors kept per instance), compile all in parallel, load."""
     from ..jit import compile as jit
 
-    jobs, owners, t0 = [], [], time.perf_counter()
+    jobs, owners = [], []
     for inst in batch:
+        found = cache.lookup(inst.key())
+        if found is not None:  # warm: no frontend, no codegen
+            inst._load(*found)
+            continue
         try:
             source, meta = inst._generate()
         except Exception as e:  # noqa: BLE001 - a user error belongs to its own instance only
@@ -121,7 +125,7 @@ def build_instances(batch: list) -> None:
             inst.error = result
             continue
         inst._load(*result)
-        log.info("%s compiled for cpu in %.0f ms", inst.label, 1e3 * (time.perf_counter() - t0))
+        log.info("%s compiled for cpu in %.0f ms", inst.label, 1e3 * result[1].get("compile_seconds", 0.0))
 
 
 def describe_types(types) -> str:

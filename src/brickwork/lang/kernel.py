@@ -85,6 +85,12 @@ def kernel(f=None, *, key: str | None = None, module=None, enable_backward=None,
     return wrap(f) if f is not None else wrap
 
 
+def sibling_kernels(k) -> list:
+    """Kernels of the same module and name as ``k`` (one per argument count)."""
+    func = getattr(k, "func", None) or k.kernel.func
+    return list(_KERNELS.get((func.__module__, func.__qualname__), []))
+
+
 def _generic_kernel_for(stub) -> Kernel:
     group = _KERNELS.get((stub.__module__, stub.__qualname__), [])
     nargs = stub.__code__.co_argcount

@@ -7,7 +7,6 @@ costs one tuple, one dict lookup, one ``struct.pack`` and one ctypes call.
 
 from __future__ import annotations
 
-import os
 import struct
 
 from .. import config
@@ -22,7 +21,6 @@ from .device import get_device
 
 _HEADER = "4q4i"
 _MAX_EXTENT = 2**31 - 1
-_DEFAULT_THREADS = int(os.environ.get("OMP_NUM_THREADS", "0") or 0) or os.cpu_count() or 1
 
 
 def _signature(args) -> tuple:
@@ -32,12 +30,14 @@ def _signature(args) -> tuple:
 def launch(kernel, dim, inputs=(), outputs=(), device=None, stream=None, record_cmd=False, **unused):
     """Run ``kernel`` over ``dim`` threads (an int or a tuple of up to 4 ints)."""
     args = list(inputs) + list(outputs) if outputs else inputs
+    if device is not None and device != "cpu":
+        get_device(device)  # raises for unknown or unavailable devices
     sig = _signature(args)
     entry = kernel.launch_table.get(sig)
     if entry is None:
         entry = _prepare(kernel, sig, args, device)
     inst, pack = entry
-    if type(dim) is int:
+    if type(dim) is int and inst.tid_dims == 1:
         d0, d1, d2, d3, total = dim, 1, 1, 1, dim
     else:
         d0, d1, d2, d3, total = _dims(dim, inst, kernel)
@@ -48,7 +48,7 @@ def launch(kernel, dim, inputs=(), outputs=(), device=None, stream=None, record_
         if total < 0 or min(d0, d1, d2, d3) < 0:
             raise LaunchError(f"launch of '{kernel.key}': dim must not be negative, got {dim!r}")
         return None
-    nthreads = config.num_threads or _DEFAULT_THREADS
+    nthreads = config.num_threads or config.default_threads
     buf = pack(args, d0, d1, d2, d3, total >= config.parallel_threshold and nthreads > 1, nthreads)
     if _capture is not None:
         _capture.record(inst.fn, buf, args)
@@ -58,6 +58,8 @@ def launch(kernel, dim, inputs=(), outputs=(), device=None, stream=None, record_
 
 
 def _dims(dim, inst, kernel):
+    if isinstance(dim, int):
+        dim = (dim,)
     try:
         dims = [int(d) for d in dim]
     except TypeError:
@@ -82,6 +84,11 @@ def _prepare(kernel, sig, args, device) -> tuple:
         get_device(device)  # raises for unknown or unavailable devices
     params = kernel.params
     if len(args) != len(params):
+        sibling = _sibling_with_count(kernel, len(args))
+        if sibling is not None:
+            entry = _prepare(sibling, sig, args, device)
+            kernel.launch_table[sig] = entry
+            return entry
         names = ", ".join(n for n, _ in params)
         raise LaunchError(f"launch of '{kernel.key}': expected {len(params)} arguments ({names}), "
                           f"got {len(args)}")
@@ -104,9 +111,19 @@ def _prepare(kernel, sig, args, device) -> tuple:
             _check_concrete(kernel, name, t, value)
         inst = kernel.get_instance(types)
     inst.ensure_loaded()
-    entry = (inst, make_packer(inst.arg_types, sig))
+    entry = (inst, make_packer(inst.arg_types, sig, tuple(n for n, _ in params)))
     kernel.launch_table[sig] = entry
     return entry
+
+
+def _sibling_with_count(kernel, nargs):
+    """Another kernel of the same name and module taking ``nargs`` arguments, if one exists."""
+    from ..lang.kernel import sibling_kernels
+
+    for k in sibling_kernels(kernel):
+        if k is not kernel and len(k.params) == nargs:
+            return k
+    return None
 
 
 def _check_concrete(kernel, name, t, value):
@@ -143,7 +160,7 @@ def _check_concrete(kernel, name, t, value):
         fail(describe_value(value))
 
 
-def make_packer(arg_types: tuple, sig: tuple):
+def make_packer(arg_types: tuple, sig: tuple, names: tuple = ()):
     """Generate ``pack(args, d0, d1, d2, d3, parallel, nthreads) -> bytes`` for one signature."""
     offsets, size, _ = struct_offsets(list(arg_types))
     fmt, pos, exprs, unit_terms, namespace = ["<", _HEADER], 0, [], [], {}
@@ -164,7 +181,7 @@ def make_packer(arg_types: tuple, sig: tuple):
             f"    return _S.pack(d0, d1, d2, d3, par, nt, {unit}, 0{''.join(', ' + e for e in exprs)})\n")
     namespace["_S"] = struct.Struct("".join(fmt))
     exec(code, namespace)  # noqa: S102 - generated from types only, no user text
-    return _guarded(namespace["pack"], arg_types)
+    return _guarded(namespace["pack"], arg_types, names)
 
 
 def _value_expr(i, t, s) -> str:
@@ -179,15 +196,21 @@ def _value_expr(i, t, s) -> str:
     return f"a[{i}]._to_bytes()"
 
 
-def _guarded(pack, arg_types):
-    """Turn struct.error (a value out of range for its C type) into a LaunchError."""
+def _guarded(pack, arg_types, names):
+    """Turn struct.error (a value out of range for its C type) into a LaunchError naming the argument."""
 
     def packer(a, d0, d1, d2, d3, par, nt):
         try:
             return pack(a, d0, d1, d2, d3, par, nt)
-        except struct.error as e:
-            raise LaunchError(f"launch: an argument does not fit its type ({e}); types: "
-                              f"{', '.join(type_name(t) for t in arg_types)}") from None
+        except struct.error:
+            for name, t, value in zip(names, arg_types, a):
+                if is_scalar_type(t):
+                    try:
+                        struct.pack("<" + t._fmt, getattr(value, "value", value))
+                    except struct.error:
+                        raise LaunchError(f"launch: argument '{name}' = {value!r} does not fit in "
+                                          f"{type_name(t)}") from None
+            raise
 
     return pack if not any(is_scalar_type(t) or is_composite_type(t) for t in arg_types) else packer
 

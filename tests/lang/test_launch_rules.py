@@ -1,0 +1,80 @@
+"""Launch rules: devices, dims against tid(), same-name kernels by argument count, value ranges."""
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+
+
+@wp.kernel
+def grid(a: wp.array2d(dtype=int)):
+    i, j = wp.tid()
+    a[i, j] = i * 10 + j
+
+
+def test_dims_must_match_tid_unpacking():
+    a = wp.zeros((2, 3), dtype=int)
+    wp.launch(grid, dim=(2, 3), inputs=[a])
+    np.testing.assert_array_equal(a.numpy(), [[0, 1, 2], [10, 11, 12]])
+    for bad in (6, (6,), (1, 2, 3)):
+        with pytest.raises(wp.LaunchError, match="unpacks tid\\(\\) into 2 indices"):
+            wp.launch(grid, dim=bad, inputs=[a])
+    with pytest.raises(wp.LaunchError, match="must not be negative"):
+        wp.launch(grid, dim=(-1, 2), inputs=[a])
+
+
+def test_device_is_checked_on_every_launch():
+    a = wp.zeros((2, 3), dtype=int)
+    wp.launch(grid, dim=(2, 3), inputs=[a], device="cpu")
+    with pytest.raises(RuntimeError, match="no CUDA device"):
+        wp.launch(grid, dim=(2, 3), inputs=[a], device="cuda:0")
+    with pytest.raises(ValueError, match="unknown device"):
+        wp.launch(grid, dim=(2, 3), inputs=[a], device="tpu")
+
+
+def test_value_out_of_range_names_the_argument():
+    @wp.kernel
+    def put(a: wp.array(dtype=wp.int8), v: wp.int8):
+        a[0] = v
+
+    a = wp.zeros(1, dtype=wp.int8)
+    wp.launch(put, dim=1, inputs=[a, 100])
+    with pytest.raises(wp.LaunchError, match="argument 'v' = 300 does not fit in int8"):
+        wp.launch(put, dim=1, inputs=[a, 300])
+    assert a.numpy()[0] == 100
+
+
+def test_same_name_kernels_dispatch_by_argument_count():
+    @wp.kernel
+    def fill(a: wp.array(dtype=float)):
+        a[wp.tid()] = 1.0
+
+    @wp.kernel
+    def fill(a: wp.array(dtype=float), v: float):  # noqa: F811
+        a[wp.tid()] = v
+
+    x = wp.zeros(2, dtype=float)
+    wp.launch(fill, dim=2, inputs=[x])
+    np.testing.assert_array_equal(x.numpy(), 1.0)
+    wp.launch(fill, dim=2, inputs=[x, 5.0])
+    np.testing.assert_array_equal(x.numpy(), 5.0)
+    with pytest.raises(wp.LaunchError, match="expected 2 arguments"):
+        wp.launch(fill, dim=2, inputs=[x, 1.0, 2.0])
+
+
+def test_wrong_argument_types_change_nothing():
+    @wp.kernel
+    def inc(a: wp.array(dtype=float), n: int):
+        a[wp.tid()] = a[wp.tid()] + float(n)
+
+    a = wp.array([1.0, 2.0], dtype=float)
+    cases = [([a, 1.5], "argument 'n' must be int32, got float"),
+             ([wp.zeros(2, dtype=wp.float64), 1], "argument 'a' must be array\\(dtype=float32, ndim=1\\), got "
+                                                  "array\\(dtype=float64, ndim=1\\)"),
+             ([wp.zeros((2, 2), dtype=float), 1], "got array\\(dtype=float32, ndim=2\\)"),
+             ([[1.0, 2.0], 1], "argument 'a' must be array\\(dtype=float32, ndim=1\\), got list"),
+             ([a], "expected 2 arguments \\(a, n\\), got 1")]
+    for inputs, message in cases:
+        with pytest.raises(wp.LaunchError, match=message):
+            wp.launch(inc, dim=2, inputs=inputs)
+    np.testing.assert_array_equal(a.numpy(), [1.0, 2.0])
