@@ -34,10 +34,13 @@ class InstantiationContext:
         self.structs: list = []
 
     def note_type(self, t):
+        """Record the struct and tuple types ``t`` reaches, dependencies first (C++ declaration order)."""
         if is_struct_type(t) and t not in self.structs:
             for _, ft in t._fields:
                 self.note_type(ft)
             self.structs.append(t)
+        elif isinstance(t, ArrayType):
+            self.note_type(t.dtype)
         elif isinstance(t, ir.TupleType) and t not in self.structs:
             for x in t.types:
                 self.note_type(x)

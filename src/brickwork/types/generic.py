@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import typing
 
+import numpy as np
+
 from .arrays import ArrayType, array, type_name
 from .composite import CompositeBase, is_composite_type, is_matrix_type, is_quat_type, is_vector_type
 from .scalars import GenericPlaceholder, ScalarBase, bool_, float32, int32, is_scalar_type, python_annotation_type
@@ -56,6 +58,8 @@ def type_of_value(value):
         return value._key
     if isinstance(value, (ScalarBase, CompositeBase, StructBase)):
         return type(value)
+    if isinstance(value, np.generic):
+        return None  # numpy scalars (np.float64 is a float subclass) are ambiguous: ask for a brickwork type
     if isinstance(value, bool):
         return bool_
     if isinstance(value, int):
