@@ -10,26 +10,69 @@ import typing as _typing
 from . import config
 from ._version import __version__
 from .errors import (
-    BrickworkError, CaptureError, KernelAttributeError, KernelError, KernelNameError, KernelSyntaxError,
-    KernelTypeError, LaunchError, ToolchainError,
+    BrickworkError,
+    CaptureError,
+    KernelAttributeError,
+    KernelError,
+    KernelNameError,
+    KernelSyntaxError,
+    KernelTypeError,
+    LaunchError,
+    ToolchainError,
 )
 from .lang.builtin_functions import FUNCTIONS as _BUILTIN_FUNCTIONS
 from .lang.function import func
 from .lang.kernel import kernel, overload
 from .runtime.device import (
-    Device, ScopedDevice, get_device, get_preferred_device, is_cuda_available, set_device, synchronize,
+    Device,
+    ScopedDevice,
+    get_device,
+    get_preferred_device,
+    is_cuda_available,
+    set_device,
+    synchronize,
     synchronize_device,
 )
 from .runtime.launch import Graph, capture_begin, capture_end, capture_launch, is_capturing, launch
 from .types.arrays import (
-    ArrayType, array, array1d, array2d, array3d, array4d, clone, copy, empty, empty_like, from_dlpack,
-    from_numpy, full, full_like, ones, ones_like, zeros, zeros_like,
+    ArrayType,
+    array,
+    array1d,
+    array2d,
+    array3d,
+    array4d,
+    clone,
+    copy,
+    empty,
+    empty_like,
+    from_dlpack,
+    from_numpy,
+    full,
+    full_like,
+    ones,
+    ones_like,
+    zeros,
+    zeros_like,
 )
 from .types.composite import family_namespace as _family_namespace
 from .types.composite import matrix, quaternion, vector
 from .types.scalars import (
-    Float, Int, Scalar, bool_, float16, float32, float64, half, int8, int16, int32, int64, uint8, uint16,
-    uint32, uint64,
+    Float,
+    Int,
+    Scalar,
+    bool_,
+    float16,
+    float32,
+    float64,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from .types.structs import struct
 

@@ -117,7 +117,8 @@ def entries() -> list[dict]:
                     meta = json.load(f)
             except (OSError, ValueError):
                 continue
-            size = sum(os.path.getsize(os.path.join(shard_dir, key, n)) for n in os.listdir(os.path.join(shard_dir, key)))
+            entry = os.path.join(shard_dir, key)
+            size = sum(os.path.getsize(os.path.join(entry, n)) for n in os.listdir(entry))
             out.append({"key": key, "label": meta.get("label", "?"), "bytes": size})
     return out
 

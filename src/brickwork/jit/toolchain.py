@@ -31,8 +31,9 @@ class CompilerSettings:
     extra: tuple = field(default_factory=tuple)
 
     def command(self, source: str, output: str, include_dir: str) -> list[str]:
-        cmd = [self.cxx, self.opt_level, self.std, self.arch, "-shared", "-fPIC", "-fno-math-errno", "-ffp-contract=off",
-               "-fvisibility=hidden", "-w", f"-I{include_dir}"]
+        # -ffp-contract=off: no fused multiply-add, so results equal numpy's bit for bit.
+        cmd = [self.cxx, self.opt_level, self.std, self.arch, "-shared", "-fPIC", "-fno-math-errno",
+               "-ffp-contract=off", "-fvisibility=hidden", "-w", f"-I{include_dir}"]
         if self.openmp:
             cmd.append("-fopenmp")
         return cmd + list(self.extra) + [source, "-o", output]
@@ -81,7 +82,7 @@ def _probe_openmp(cxx: str, cache_root: str) -> bool:
     return ok
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _settings(cxx_override, extra, cache_root) -> CompilerSettings:
     cxx = _find_compiler()
     return CompilerSettings(cxx=cxx, version=_version(cxx), openmp=_probe_openmp(cxx, cache_root),
@@ -95,7 +96,7 @@ def settings() -> CompilerSettings:
     return _settings(config.cxx, config.extra_cflags, cache_root())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _identity(cxx_override, extra) -> str:
     cxx = os.path.realpath(_find_compiler())
     st = os.stat(cxx)
@@ -112,7 +113,7 @@ def include_dir() -> str:
     return os.path.join(os.path.dirname(os.path.dirname(__file__)), "include")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def generator_digest() -> str:
     """Hash of the runtime header and of the code generator's modules (part of every cache key).
 

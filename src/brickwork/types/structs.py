@@ -23,7 +23,7 @@ class StructBase:
     def __init__(self, *args, **kwargs):
         if len(args) > len(self._fields):
             raise TypeError(f"{type(self).__name__} has {len(self._fields)} fields, got {len(args)} values")
-        for (name, t), value in zip(self._fields, args):
+        for (name, _), value in zip(self._fields, args):
             kwargs.setdefault(name, value)
         for name, t in self._fields:
             if name in kwargs:
