@@ -202,3 +202,26 @@ def test_function_overloads_concrete_beats_generic():
     wp.launch(k, dim=1, inputs=[out, d])
     np.testing.assert_array_equal(out.numpy(), [2.0, 5.0])
     assert d.numpy()[0] == 1.0
+
+
+def test_structs_as_generic_arguments():
+    @wp.struct
+    class Pair:
+        a: wp.float64
+        b: wp.float64
+
+    @wp.struct
+    class PairF:
+        a: float
+        b: float
+
+    @wp.kernel
+    def total(s: Any, out: wp.array(dtype=Any)):
+        out[0] = s.a + s.b
+
+    for struct_type, dtype in ((Pair, wp.float64), (PairF, wp.float32)):
+        s = struct_type(1.5, 2.25)
+        out = wp.zeros(1, dtype=dtype)
+        wp.launch(total, dim=1, inputs=[s, out])
+        assert out.numpy()[0] == 3.75
+    assert len(total.instances) == 2
