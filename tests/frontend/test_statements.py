@@ -289,3 +289,69 @@ def test_expect_prints_a_message_when_a_check_fails(capfd):
     assert lines[1].startswith("expect_neq(a[i], 7) failed at ") and lines[1].endswith(": 7 == 7")
     assert lines[2].startswith("expect_eq(v[i], wp.vec3(1.0, 2.0, 3.0)) failed at ")
     assert lines[2].endswith(": [1, 2, 4] != [1, 2, 3]")
+
+
+# -- parameters are values, casts by constructor, type operators ------------------------------------
+
+
+@wp.kernel
+def rebinds_parameter(n: int, scale: float, out: wp.array(dtype=float)):
+    i = wp.tid()
+    n = n + i  # a thread's own copy: other threads still see the launch value
+    scale *= 2.0
+    out[i] = float(n) * scale
+
+
+def test_assigning_a_parameter_is_local_to_the_thread():
+    out = wp.zeros(64)
+    wp.launch(rebinds_parameter, dim=64, inputs=[10, 0.5, out])
+    assert out.numpy().tolist() == [float(10 + i) for i in range(64)]
+
+
+@wp.kernel
+def casts_and_types(d: wp.array(dtype=wp.float64), v: wp.array(dtype=wp.vec3), out: wp.array2d(dtype=wp.float64),
+                    vout: wp.array(dtype=wp.vec3d)):
+    i = wp.tid()
+    x = d[i]
+    T = type(x)
+    out[i, 0] = T(3) * x  # a type variable used as a constructor
+    out[i, 1] = d.dtype(2) + x  # the array's dtype as a constructor
+    out[i, 2] = type(d[i])(i)
+    out[i, 3] = wp.float64(wp.float32(x))  # casts by constructor, with rounding
+    out[i, 4] = wp.float64(int(x))
+    out[i, 5] = wp.float64(bool(x))
+    out[i, 6] = wp.float64(float(i) + 0.5)
+    vout[i] = wp.vec3d(v[i]) + wp.vec3d(wp.vec3i(i, 1, -1))  # vector casts
+
+
+def test_casts_and_type_operators():
+    d = np.array([0.1, -2.7, 0.0, 3.5], dtype=np.float64)
+    v = np.arange(12, dtype=np.float32).reshape(4, 3) / 3
+    out = wp.zeros((4, 7), dtype=wp.float64)
+    vout = wp.zeros(4, dtype=wp.vec3d)
+    wp.launch(casts_and_types, dim=4, inputs=[wp.array(d), wp.array(v, dtype=wp.vec3), out, vout])
+    i = np.arange(4)
+    expected = np.stack([3 * d, 2 + d, i, d.astype(np.float32).astype(np.float64), np.trunc(d), d != 0,
+                         i.astype(np.float32) + np.float32(0.5)], axis=1)
+    np.testing.assert_array_equal(out.numpy(), expected)
+    np.testing.assert_array_equal(vout.numpy(), v.astype(np.float64) + np.stack([i, i * 0 + 1, i * 0 - 1], axis=1))
+
+
+@wp.kernel
+def loop_variable_rebinding(out: wp.array(dtype=int)):
+    s = 0
+    for k in range(3):
+        k += 10  # does not change the iteration, as in Python
+        s += k
+    out[0] = s
+    n = -4
+    for k in range(n):  # an empty range
+        s += 1000
+    out[1] = s
+    out[2] = k  # the loop variable keeps its last value
+
+
+def test_loop_variable_rebinding_and_empty_ranges():
+    out = wp.zeros(3, dtype=wp.int32)
+    wp.launch(loop_variable_rebinding, dim=1, inputs=[out])
+    assert out.numpy().tolist() == [33, 33, 12]

@@ -200,3 +200,43 @@ def test_float16_rounds_every_operation_like_numpy():
 def test_float16_property(values):
     a, b, c = (np.array(v, dtype=np.uint16).view(np.float16) for v in zip(*values))
     np.testing.assert_array_equal(_run_half(a, b, c), _half_reference(a, b, c))
+
+
+def _conversion_kernel():
+    """A fresh kernel object per call, so that each compiler setting builds its own instance."""
+
+    @wp.kernel
+    def convert(h: wp.array(dtype=wp.float16), f: wp.array(dtype=wp.float32), to_float: wp.array(dtype=wp.float32),
+                to_half: wp.array(dtype=wp.float16), fma: wp.array(dtype=wp.float16)):
+        i = wp.tid()
+        to_float[i] = wp.float32(h[i])
+        to_half[i] = wp.float16(f[i])
+        fma[i] = h[i] * h[(i + 1) % 65536] + h[(i + 7) % 65536]
+
+    return convert
+
+
+@pytest.mark.parametrize("flags", ["", "-DBW_SOFT_HALF"], ids=["native", "software"])
+def test_half_conversions_exhaustive(flags):
+    """Every half value to float and back, and float32 values at and next to every rounding tie, on
+    both the compiler's _Float16 path and the portable software path (used where _Float16 is missing)."""
+    halves = np.arange(65536, dtype=np.uint16).view(np.float16)
+    wide = halves.astype(np.float32)
+    finite = np.isfinite(halves[:-1]) & np.isfinite(halves[1:])
+    with np.errstate(invalid="ignore"):
+        ties = ((wide[:-1].astype(np.float64) + wide[1:]) / 2)[finite].astype(np.float32)  # exact midpoints
+    noise = np.random.default_rng(3).integers(0, 2**32, 65536, dtype=np.uint32).view(np.float32)
+    floats = np.concatenate([ties, np.nextafter(ties, np.float32(np.inf)), noise])
+    n = len(floats)
+    tiled = np.resize(halves, n)
+    outs = [wp.zeros(n), wp.zeros(n, dtype=wp.float16), wp.zeros(n, dtype=wp.float16)]
+    with wp.config.override(extra_cflags=flags):
+        wp.launch(_conversion_kernel(), dim=n, inputs=[wp.array(tiled), wp.array(floats), *outs])
+    i = np.arange(n)
+    with np.errstate(all="ignore"):
+        fma = np.float16(tiled * halves[(i + 1) % 65536]) + halves[(i + 7) % 65536]
+        expected = [tiled.astype(np.float32), floats.astype(np.float16), fma]
+    for got, exp in zip((o.numpy() for o in outs), expected):
+        nan = np.isnan(exp)
+        assert np.array_equal(np.isnan(got), nan)
+        assert got[~nan].tobytes() == exp[~nan].tobytes()  # bit for bit, signed zeros and subnormals included

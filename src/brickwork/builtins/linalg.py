@@ -47,7 +47,8 @@ def _normalize(a):
 
 @builtin("outer")
 def _outer(a, b):
-    same(_vec(a), b)
+    need(is_vector_type(a) and is_vector_type(b) and a._dtype is b._dtype,
+         f"needs two vectors of one dtype, got {names(a, b)}")
     return matrix((a._length, b._length), a._dtype)
 
 
@@ -105,8 +106,8 @@ def _quat_inverse(q):
 
 @builtin("quat_from_axis_angle")
 def _quat_from_axis_angle(axis, angle):
-    need(is_vector_type(axis) and axis._length == 3 and angle is axis._dtype,
-         f"needs a 3-vector and an angle of its dtype, got {names(axis, angle)}")
+    need(is_vector_type(axis) and axis._length == 3 and angle is axis._dtype and is_float_scalar(angle),
+         f"needs a floating-point 3-vector and an angle of its dtype, got {names(axis, angle)}")
     from ..types.composite import quaternion
 
     return quaternion(angle)

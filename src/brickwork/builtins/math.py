@@ -5,7 +5,14 @@ from __future__ import annotations
 from ..types.composite import is_vector_type, vector
 from ..types.scalars import bool_, is_scalar_type
 from .registry import (
-    builtin, is_float_scalar, is_numeric_scalar, is_value_type, names, need, same, scalar_of,
+    builtin,
+    is_float_scalar,
+    is_numeric_scalar,
+    is_value_type,
+    names,
+    need,
+    same,
+    scalar_of,
 )
 
 UNARY_FLOAT = ("sqrt cbrt exp exp2 log log2 log10 sin cos tan asin acos atan sinh cosh tanh "

@@ -5,7 +5,15 @@ from __future__ import annotations
 from ..types.composite import is_matrix_type, is_quat_type, is_vector_type, matrix, vector
 from ..types.scalars import bool_, is_scalar_type
 from .registry import (
-    Mismatch, builtin, is_float_scalar, is_int_scalar, is_numeric_scalar, is_value_type, names, need, same,
+    Mismatch,
+    builtin,
+    is_float_scalar,
+    is_int_scalar,
+    is_numeric_scalar,
+    is_value_type,
+    names,
+    need,
+    same,
     scalar_of,
 )
 

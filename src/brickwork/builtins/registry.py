@@ -7,8 +7,8 @@ the default is ``bw::<name>({args})``, a function of the runtime header.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..types.arrays import ArrayType, type_name
 from ..types.composite import is_matrix_type, is_quat_type, is_vector_type

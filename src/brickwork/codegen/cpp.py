@@ -22,6 +22,7 @@ class CppRenderer:
 
     def __init__(self, unit: str = "UNIT"):
         self.unit = unit
+        self.loops = 0  # numbers the helper names of for loops: the same tree gives the same text
 
     # -- expressions ------------------------------------------------------------------------------
     def expr(self, e) -> str:
@@ -112,7 +113,8 @@ class CppRenderer:
     def s_IRFor(self, s, ind, out):
         pad = " " * ind
         t = c_type(s.var.type)
-        n = id(s) % 100000
+        self.loops += 1
+        n = self.loops
         stop, step, it = f"_stop{n}", f"_step{n}", f"_it{n}"
         cond = {1: f"{it} < {stop}", -1: f"{it} > {stop}"}.get(
             s.step_sign, f"({step} > 0 ? {it} < {stop} : {it} > {stop})")

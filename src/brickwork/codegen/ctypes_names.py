@@ -8,9 +8,9 @@ import math
 import numpy as np
 
 from ..frontend.ir import TupleType
-from ..types.keys import type_key  # noqa: F401 - re-exported for codegen users
 from ..types.arrays import ArrayType
 from ..types.composite import is_matrix_type, is_quat_type, is_vector_type
+from ..types.keys import type_key  # noqa: F401 - re-exported for codegen users
 from ..types.scalars import is_scalar_type
 from ..types.structs import is_struct_type
 

@@ -12,10 +12,9 @@ import ast
 from ..errors import KernelError, KernelSyntaxError, KernelTypeError
 from ..types.arrays import ArrayType, type_name
 from ..types.composite import is_composite_type
-from ..types.scalars import bool_, is_scalar_type, python_annotation_type
+from ..types.scalars import bool_, int32, is_scalar_type, python_annotation_type
 from ..types.structs import is_struct_type
 from . import ir
-from ..types.scalars import int32
 from .expressions import _SYMBOL, TID, ExpressionTyper, Static
 
 _AUG_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",

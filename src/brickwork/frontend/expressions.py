@@ -18,9 +18,16 @@ import numpy as np
 from ..builtins import Mismatch, resolve
 from ..errors import KernelAttributeError, KernelNameError, KernelSyntaxError, KernelTypeError
 from ..lang.builtin_functions import BuiltinFunction
-from ..types.arrays import ArrayType, _ArrayNd, type_name
+from ..types.arrays import ArrayType, _ArrayNd, array, type_name
 from ..types.composite import (
-    CompositeBase, is_composite_type, is_matrix_type, is_quat_type, is_vector_type, matrix, quaternion, vector,
+    CompositeBase,
+    is_composite_type,
+    is_matrix_type,
+    is_quat_type,
+    is_vector_type,
+    matrix,
+    quaternion,
+    vector,
 )
 from ..types.scalars import ScalarBase, bool_, float32, int32, int64, is_scalar_type, python_annotation_type
 from ..types.structs import StructBase, is_struct_type
@@ -93,6 +100,8 @@ class ExpressionTyper:
         raise self.error(KernelTypeError, f"{value.describe()} is not a value usable in a kernel", node)
 
     def static_value(self, node):
+        if isinstance(node, ast.Tuple):  # shape=(2, 3): a tuple of constants, not a runtime tuple
+            return tuple(self.static_value(e) for e in node.elts)
         value = self.expr(node)
         if not isinstance(value, Static):
             raise self.error(KernelTypeError, f"'{ast.unparse(node)}' must be known at compile time", node)
@@ -153,6 +162,9 @@ class ExpressionTyper:
             raise self.error(KernelSyntaxError, "slices are not supported in kernels", node)
         if isinstance(base, Static):
             obj = base.value
+            if isinstance(obj, (array, np.ndarray)):  # a global or captured array: not a compile-time value
+                raise self.error(KernelTypeError, f"'{ast.unparse(node.value)}' is an array defined outside the "
+                                 f"kernel; pass arrays to kernels as arguments", node)
             if isinstance(obj, _ShapeOf):
                 dim = self.static_value(node.slice)
                 if not isinstance(dim, int) or not 0 <= dim < obj.array.type.ndim:
@@ -187,6 +199,7 @@ class ExpressionTyper:
                 self._check_const_index(indices[0], t._shape[0], t, node)
                 self._check_const_index(indices[1], t._shape[1], t, node)
                 return ir.IRComponent(base, indices, t._dtype)
+            raise self.error(KernelTypeError, f"{type_name(t)} takes 1 or 2 indices, got {len(indices)}", node)
         raise self.error(KernelTypeError, f"a value of type {type_name(t)} cannot be indexed", node)
 
     def _check_const_index(self, index, size, t, node):

@@ -52,9 +52,9 @@ def function_fingerprint(source: FunctionSource, seen: set | None = None) -> str
 
 
 def value_fingerprint(value, seen: set) -> str:
-    from ..types.keys import type_key
     from ..lang.function import Function
     from ..lang.kernel import Kernel
+    from ..types.keys import type_key
 
     if value is MISSING:
         return "missing"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from ..errors import KernelTypeError
+from ..errors import KernelSyntaxError
 from ..frontend.source import FunctionSource
 from ..types.arrays import type_name
 from ..types.generic import is_generic, matches
@@ -22,7 +22,7 @@ class FunctionOverload:
         self.params = []
         for name in self.source.param_names:
             if name not in ann:
-                raise KernelTypeError(f"parameter '{name}' of function '{self.source.qualname}' needs a type "
+                raise KernelSyntaxError(f"parameter '{name}' of function '{self.source.qualname}' needs a type "
                                       f"annotation (use typing.Any for a generic parameter)",
                                       self.source.location(self.source.tree))
             self.params.append((name, python_annotation_type(ann[name])))

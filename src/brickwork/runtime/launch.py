@@ -7,7 +7,10 @@ costs one tuple, one dict lookup, one ``struct.pack`` and one ctypes call.
 
 from __future__ import annotations
 
+import operator
 import struct
+
+import numpy as np
 
 from .. import config
 from ..errors import LaunchError
@@ -61,8 +64,8 @@ def _dims(dim, inst, kernel):
     if isinstance(dim, int):
         dim = (dim,)
     try:
-        dims = [int(d) for d in dim]
-    except TypeError:
+        dims = [operator.index(d) for d in dim]
+    except (TypeError, ValueError):
         raise LaunchError(f"launch of '{kernel.key}': dim must be an int or a tuple of ints, got {dim!r}") from None
     if not 1 <= len(dims) <= 4:
         raise LaunchError(f"launch of '{kernel.key}': dim has 1 to 4 entries, got {len(dims)}")
@@ -140,9 +143,9 @@ def _check_concrete(kernel, name, t, value):
         if isinstance(value, ScalarBase):
             if type(value) is not t:
                 fail(type_name(type(value)))
-        elif isinstance(value, bool) or isinstance(value, int) and (t.is_int or t.is_float):
+        elif isinstance(value, (bool, np.bool_)) or isinstance(value, (int, np.integer)) and (t.is_int or t.is_float):
             pass
-        elif isinstance(value, float) and t.is_float:
+        elif isinstance(value, (float, np.floating)) and t.is_float:
             pass
         else:
             fail(describe_value(value))
@@ -152,7 +155,10 @@ def _check_concrete(kernel, name, t, value):
             if type(value) is not t:
                 fail(type_name(type(value)))
         elif isinstance(value, (list, tuple)):
-            t(value)  # validates the component count
+            try:
+                t(value)
+            except (ValueError, TypeError) as e:
+                raise LaunchError(f"launch of '{kernel.key}': argument '{name}' must be {type_name(t)}: {e}") from None
         else:
             fail(describe_value(value))
         return

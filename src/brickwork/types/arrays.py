@@ -69,6 +69,11 @@ def _infer_dtype(data) -> type:
         if t is None:
             raise TypeError(f"numpy dtype {data.dtype} has no brickwork scalar type")
         return t
+    first = data
+    while isinstance(first, (list, tuple)) and first:
+        first = first[0]
+    if isinstance(first, (ScalarBase, CompositeBase)):  # [vec3(..), ..] is an array of vec3
+        return type(first)
     flat = np.asarray(data)
     if flat.dtype == np.float64:
         return float32  # Python floats become float32, as in annotations

@@ -1,0 +1,171 @@
+"""The generated C++ of small kernels: loop structure, OpenMP pragmas, argument copies, exact
+constants, and the source file kept next to the library in the cache."""
+
+import os
+import re
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+from brickwork.codegen.ctypes_names import c_constant, c_type
+from brickwork.jit import cache
+
+
+@wp.kernel
+def saxpy(a: float, x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+
+
+@wp.kernel
+def stencil2d(u: wp.array2d(dtype=wp.float64), out: wp.array2d(dtype=wp.float64)):
+    i, j = wp.tid()
+    out[i, j] = u[i, j] * wp.float64(2.0)
+
+
+@wp.kernel
+def grid3d(out: wp.array3d(dtype=int)):
+    i, j, k = wp.tid()
+    out[i, j, k] = i * 100 + j * 10 + k
+
+
+@wp.kernel
+def loops(n: int, out: wp.array(dtype=int)):
+    i = wp.tid()
+    s = 0
+    for k in range(10, 0, -2):
+        s += k
+    for k in range(n):
+        s += k
+    for k in range(0, n, n - 3):
+        s += 1
+    wp.printf("i=%d s=%d\n", i, s)
+    out[i] = s
+
+
+def generated(kernel) -> str:
+    inst = kernel.get_instance(kernel.concrete_types())
+    source, meta = inst._generate()
+    return source
+
+
+def run_function(source: str) -> str:
+    start = source.index("static void run(")
+    return source[start:source.index("\n}\n", start)]
+
+
+def loop_headers(text: str) -> list:
+    return [line.strip() for line in text.splitlines() if line.strip().startswith("for (")]
+
+
+def test_1d_kernel_structure():
+    src = generated(saxpy)
+    run = run_function(src)
+    assert "#pragma omp parallel for simd" in run
+    assert "if(h.parallel)" in run and "num_threads(h.nthreads)" in run
+    headers = loop_headers(run)
+    assert len(headers) == 1
+    assert not any("/" in h or "%" in h for h in headers)  # no division or modulo per element
+    for name in ("v_a", "v_x", "v_y"):  # every argument copied to a local
+        assert re.search(rf"^\s+\S.* {name} = a\.{name};$", run, re.M), name
+    assert '#include "brickwork.h"' in src
+    assert 'extern "C"' in src and "bw_entry" in src
+    assert "run<true>" in src and "run<false>" in src  # unit-stride and general-stride bodies
+
+
+@pytest.mark.parametrize("kernel, dims", [(stencil2d, 2), (grid3d, 3)])
+def test_multidimensional_kernel_structure(kernel, dims):
+    run = run_function(generated(kernel))
+    assert "#pragma omp parallel for" in run
+    assert "#pragma omp simd" in run  # the innermost loop
+    assert ("collapse(2)" in run) == (dims == 3)
+    headers = loop_headers(run)
+    assert len(headers) == dims
+    assert not any("/" in h or "%" in h for h in headers)
+    simd_at = run.index("#pragma omp simd")
+    assert run.index(headers[-1]) > simd_at > run.index(headers[-2])  # simd sits on the innermost loop
+
+
+def test_loop_conditions_follow_the_sign_of_the_step():
+    src = generated(loops)
+    body = src[:src.index("struct Args")]
+    headers = loop_headers(body)
+    assert len(headers) == 3
+    assert re.search(r"_it\d+ > _stop\d+", headers[0])  # constant negative step
+    assert re.search(r"_it\d+ < _stop\d+", headers[1])  # constant positive step
+    assert "? " in headers[2]  # step of unknown sign: tested at run time
+    assert 'printf("i=%d s=%d\\n", (v_i), (v_s));' in body  # the user's format, untouched
+
+
+def test_loops_run():
+    out = wp.zeros(2, dtype=wp.int32)
+    wp.launch(loops, dim=2, inputs=[7, out])
+    assert out.numpy().tolist() == [30 + 21 + 2] * 2
+
+
+def test_source_kept_next_to_the_library():
+    x = wp.array(np.arange(4, dtype=np.float32))
+    y = wp.zeros(4)
+    wp.launch(saxpy, dim=4, inputs=[2.0, x, y])
+    assert y.numpy().tolist() == [0.0, 2.0, 4.0, 6.0]
+    inst = saxpy.get_instance(saxpy.concrete_types())
+    entry = cache.entry_dir(inst.key())
+    assert os.path.isfile(os.path.join(entry, cache.LIBRARY))
+    with open(os.path.join(entry, cache.SOURCE)) as f:
+        assert f.read() == generated(saxpy)
+
+
+def test_structs_and_tuples_are_declared():
+    @wp.struct
+    class Pair:
+        a: float
+        b: wp.vec2d
+
+    @wp.func
+    def split(x: int):
+        return x // 2, x % 2
+
+    @wp.kernel
+    def uses(p: Pair, out: wp.array(dtype=int)):
+        i = wp.tid()
+        q, r = split(i)
+        out[i] = q * 10 + r + int(p.a)
+
+    src = generated(uses)
+    assert re.search(r"struct S_Pair_\w+ \{\n    float m_a;\n    bw::vec<2, double> m_b;\n\};", src)
+    assert re.search(r"struct tuple_\w+ \{\n    int32_t f0;\n    int32_t f1;\n\};", src)
+    assert src.index("struct tuple_") < src.index("split")  # declared before use
+    out = wp.zeros(5, dtype=wp.int32)
+    wp.launch(uses, dim=5, inputs=[Pair(a=3.0), out])
+    assert out.numpy().tolist() == [3, 4, 13, 14, 23]
+
+
+@pytest.mark.parametrize("value, t, text", [
+    (float(np.float32(0.1)), wp.float32, "0x1.99999a0000000p-4f"),
+    (0.1, wp.float64, "0x1.999999999999ap-4"),
+    (-2.0, wp.float64, "-0x1.0000000000000p+1"),
+    (float("inf"), wp.float32, "bw::inf<float>()"),
+    (float("-inf"), wp.float64, "-bw::inf<double>()"),
+    (float("nan"), wp.float32, "bw::nan<float>()"),
+    (1.5, wp.float16, "bw::half::from_bits(15872)"),
+    (-2**63, wp.int64, "INT64_MIN"),
+    (2**40, wp.int64, "int64_t(1099511627776LL)"),
+    (7, wp.uint32, "uint32_t(7U)"),
+    (-3, wp.int8, "int8_t(-3)"),
+    (True, wp.bool, "true"),
+])
+def test_exact_constants(value, t, text):
+    assert c_constant(value, t) == text
+
+
+def test_c_types():
+    assert c_type(wp.float16) == "bw::half"
+    assert c_type(wp.vec3d) == "bw::vec<3, double>"
+    assert c_type(wp.matrix((2, 3), wp.float32)) == "bw::mat<2, 3, float>"
+    assert c_type(wp.quath) == "bw::quat<bw::half>"
+    assert c_type(wp.array3d[wp.uint8]) == "bw::array_t<uint8_t, 3>"
+
+
+def test_generation_is_deterministic():
+    assert generated(loops) == generated(loops)

@@ -1,0 +1,138 @@
+"""Launch-time errors: wrong arguments raise ``wp.LaunchError`` naming the argument and both types,
+before anything runs (no array changes), and the kernel still launches correctly afterwards."""
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+
+
+@wp.struct
+class Params:
+    scale: float
+
+
+@wp.struct
+class Other:
+    scale: float
+
+
+@wp.kernel
+def target(a: wp.array(dtype=wp.float32), n: wp.int32, v: wp.vec3, s: float, p: Params,
+           grid: wp.array2d(dtype=wp.float64)):
+    i = wp.tid()
+    a[i] = float(n) + v[0] + s * p.scale
+    grid[i, 0] = wp.float64(a[i])
+
+
+def good_args():
+    return [wp.zeros(3), 2, wp.vec3(1.0, 0.0, 0.0), 0.5, Params(scale=2.0), wp.zeros((3, 2), dtype=wp.float64)]
+
+
+def test_good_launch_and_accepted_conversions():
+    args = good_args()
+    wp.launch(target, dim=3, inputs=args)
+    assert args[0].numpy().tolist() == [4.0, 4.0, 4.0]
+    args[1:4] = [wp.int32(1), [2.0, 0.0, 0.0], wp.float32(1.0)]  # typed scalars, a list for a vector
+    wp.launch(target, dim=3, inputs=args)
+    assert args[0].numpy().tolist() == [5.0, 5.0, 5.0]
+    wp.launch(target, dim=3, inputs=args[:3], outputs=args[3:])  # inputs and outputs are concatenated
+    assert args[5].numpy()[:, 0].tolist() == [5.0, 5.0, 5.0]
+
+
+BAD = [
+    # position, value, fragments of the message
+    (0, wp.zeros(3, dtype=wp.float64),
+     ["argument 'a'", "array(dtype=float32, ndim=1)", "array(dtype=float64, ndim=1)"]),
+    (0, wp.zeros((3, 1)), ["argument 'a'", "array(dtype=float32, ndim=1)", "array(dtype=float32, ndim=2)"]),
+    (0, [0.0, 0.0, 0.0], ["argument 'a'", "array(dtype=float32, ndim=1)", "list"]),
+    (0, np.zeros(3, dtype=np.float32), ["argument 'a'", "array(dtype=float32, ndim=1)", "ndarray"]),
+    (1, 1.5, ["argument 'n'", "int32", "float"]),
+    (1, wp.int64(1), ["argument 'n'", "int32", "int64"]),
+    (1, "3", ["argument 'n'", "int32", "str"]),
+    (2, wp.vec3d(1.0, 0.0, 0.0), ["argument 'v'", "vec3f", "vec3d"]),
+    (2, 1.0, ["argument 'v'", "vec3f", "float"]),
+    (3, wp.float64(0.5), ["argument 's'", "float32", "float64"]),
+    (4, Other(), ["argument 'p'", "Params", "Other"]),
+    (5, wp.zeros(3, dtype=wp.float64), ["argument 'grid'", "ndim=2", "ndim=1"]),
+]
+
+
+@pytest.mark.parametrize("position, value, fragments", BAD, ids=[f"{p}-{type(v).__name__}" for p, v, _ in BAD])
+def test_wrong_argument_type(position, value, fragments):
+    args = good_args()
+    args[0].fill_(7.0)
+    args[position] = value
+    with pytest.raises(wp.LaunchError) as info:
+        wp.launch(target, dim=3, inputs=args)
+    message = str(info.value)
+    assert "launch of 'target'" in message
+    for fragment in fragments:
+        assert fragment in message, message
+    if position != 0:
+        assert args[0].numpy().tolist() == [7.0, 7.0, 7.0]  # nothing ran
+
+
+@pytest.mark.parametrize("count", [5, 7, 0])
+def test_wrong_argument_count(count):
+    args = (good_args() + [1.0])[:count]
+    with pytest.raises(wp.LaunchError, match=r"launch of 'target': expected 6 arguments \(a, n, v, s, p, grid\), "
+                                             rf"got {count}"):
+        wp.launch(target, dim=3, inputs=args)
+
+
+def test_value_out_of_range_for_int32_names_the_argument():
+    args = good_args()
+    args[1] = 2**40
+    with pytest.raises(wp.LaunchError) as info:
+        wp.launch(target, dim=3, inputs=args)
+    assert "'n'" in str(info.value) and "int32" in str(info.value)
+    assert args[0].numpy().tolist() == [0.0, 0.0, 0.0]
+
+
+def test_vector_from_a_list_of_the_wrong_length():
+    args = good_args()
+    args[2] = [1.0, 2.0]
+    with pytest.raises(wp.LaunchError) as info:
+        wp.launch(target, dim=3, inputs=args)
+    assert "argument 'v'" in str(info.value) and "vec3f" in str(info.value)
+
+
+@pytest.mark.parametrize("dim, fragment", [
+    (-1, "must not be negative"), ((2, 2, 2, 2, 2), "1 to 4 entries"),
+    ("three", "dim must be an int or a tuple of ints"), ((2.5,), "dim must be an int or a tuple of ints"),
+])
+def test_bad_dim(dim, fragment):
+    with pytest.raises(wp.LaunchError, match=fragment):
+        wp.launch(target, dim=dim, inputs=good_args())
+
+
+def test_zero_dim_runs_nothing():
+    args = good_args()
+    args[0].fill_(3.0)
+    wp.launch(target, dim=0, inputs=args)
+    assert args[0].numpy().tolist() == [3.0, 3.0, 3.0]
+
+
+def test_unknown_device():
+    with pytest.raises((ValueError, RuntimeError)):
+        wp.launch(target, dim=3, inputs=good_args(), device="tpu")
+
+
+def test_errors_do_not_poison_later_launches():
+    bad = good_args()
+    bad[0] = wp.zeros(3, dtype=wp.int32)
+    with pytest.raises(wp.LaunchError):
+        wp.launch(target, dim=3, inputs=bad)
+    args = good_args()
+    wp.launch(target, dim=3, inputs=args)
+    assert args[0].numpy().tolist() == [4.0, 4.0, 4.0]
+    with pytest.raises(wp.LaunchError):  # the same wrong signature again, after a good launch
+        wp.launch(target, dim=3, inputs=bad)
+
+
+def test_numpy_scalars_convert_for_concrete_parameters():
+    args = good_args()
+    args[1] = np.int64(2)
+    wp.launch(target, dim=3, inputs=args)
+    assert args[0].numpy().tolist() != [0.0, 0.0, 0.0]

@@ -1,0 +1,259 @@
+"""Arrays: construction, numpy interop without copies, DLPack, strided views read and written by
+kernels, printing, and the annotation types."""
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+
+
+@wp.kernel
+def axpy(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = 2.0 * x[i] + y[i]
+
+
+@wp.kernel
+def mark2d(a: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    a[i, j] = a[i, j] * 10.0 + float(i * a.shape[1] + j)
+
+
+@wp.kernel
+def vec_norms(v: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.length(v[i])
+    v[i] = v[i] * 2.0
+
+
+# -- construction --------------------------------------------------------------------------------
+
+
+def test_from_lists_infers_dtype_and_shape():
+    a = wp.array([1.0, 2.0, 3.0])
+    assert a.dtype is wp.float32 and a.shape == (3,) and a.ndim == 1
+    b = wp.array([[1, 2, 3], [4, 5, 6]])
+    assert b.dtype is wp.int32 and b.shape == (2, 3) and b.ndim == 2 and len(b) == 2 and b.size == 6
+    c = wp.array([True, False])
+    assert c.dtype is wp.bool
+    d = wp.array([1, 2], dtype=wp.float64)
+    assert d.numpy().dtype == np.float64 and d.numpy().tolist() == [1.0, 2.0]
+    v = wp.array([[1, 2, 3], [4, 5, 6]], dtype=wp.vec3)
+    assert v.shape == (2,) and v.dtype is wp.vec3 and v.numpy().shape == (2, 3)
+    assert v[1] == wp.vec3(4.0, 5.0, 6.0) and type(v[1]) is wp.vec3
+    vs = wp.array([wp.vec3(1.0, 2.0, 3.0), wp.vec3(4.0, 5.0, 6.0)])  # typed values give the dtype
+    assert vs.dtype is wp.vec3 and vs.shape == (2,)
+    assert wp.array([[wp.vec2d(1, 2)] * 3] * 2).shape == (2, 3)
+    ds = wp.array([wp.float64(0.1), wp.float64(2.0)])
+    assert ds.dtype is wp.float64 and ds.numpy()[0] == 0.1
+    m = wp.array(np.arange(8.0), dtype=wp.mat22d)  # flat data is split into elements
+    assert m.shape == (2,) and m.numpy().shape == (2, 2, 2)
+    with pytest.raises(ValueError, match="vec3f"):
+        wp.array(np.zeros((4, 2), np.float32), dtype=wp.vec3)
+
+
+def test_allocation_functions():
+    assert wp.zeros(5).numpy().tolist() == [0.0] * 5
+    assert wp.zeros((2, 3), dtype=wp.int64).numpy().shape == (2, 3)
+    assert wp.ones(3, dtype=wp.int8).numpy().tolist() == [1, 1, 1]
+    assert wp.full((2, 2), 7, dtype=wp.uint16).numpy().tolist() == [[7, 7], [7, 7]]
+    f = wp.full(2, wp.vec3(1.0, 2.0, 3.0))
+    assert f.dtype is wp.vec3 and f.numpy().tolist() == [[1.0, 2.0, 3.0]] * 2
+    assert wp.full(3, 2.5).dtype is wp.float32
+    e = wp.empty((4, 4), dtype=wp.float64)
+    assert e.shape == (4, 4) and e.dtype is wp.float64
+    z = wp.zeros_like(f)
+    assert z.dtype is wp.vec3 and z.numpy().tolist() == [[0.0] * 3] * 2
+    assert wp.ones_like(e).numpy().sum() == 16
+    a = wp.array(np.arange(10.0, dtype=np.float32))
+    view = a[::2]
+    c = wp.clone(view)
+    assert c.is_contiguous and c.numpy().tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]
+    assert not np.shares_memory(c.numpy(), a.numpy())
+    dest = wp.zeros(5)
+    wp.copy(dest, view)
+    assert dest.numpy().tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]
+    dest.fill_(3.0)
+    assert dest.numpy().tolist() == [3.0] * 5
+    dest.zero_()
+    assert dest.numpy().tolist() == [0.0] * 5
+    dest.assign([1, 2, 3, 4, 5])
+    assert dest.numpy().tolist() == [1.0, 2.0, 3.0, 4.0, 5.0]
+    with pytest.raises(ValueError, match="cannot assign"):
+        dest.assign([1, 2])
+
+
+def test_properties():
+    a = wp.zeros((3, 4), dtype=wp.float64)
+    assert a.strides == (32, 8)
+    assert a.device == "cpu" and str(a.device) == "cpu"
+    assert a.is_contiguous
+    v = wp.zeros((2, 5), dtype=wp.vec3)
+    assert v.strides == (60, 12) and v.shape == (2, 5) and v.ndim == 2
+
+
+# -- numpy interop without copies ---------------------------------------------------------------
+
+
+def test_numpy_wrap_is_zero_copy_and_kernels_write_through():
+    x_np = np.arange(6, dtype=np.float32)
+    y_np = np.ones(6, dtype=np.float32)
+    x = wp.array(x_np, dtype=wp.float32, copy=False)
+    y = wp.from_numpy(y_np)
+    assert np.shares_memory(x.numpy(), x_np) and np.shares_memory(y.numpy(), y_np)
+    wp.launch(axpy, dim=6, inputs=[x, y])
+    assert y_np.tolist() == [1.0, 3.0, 5.0, 7.0, 9.0, 11.0]  # the caller's numpy array changed
+    x_np[0] = 100.0  # and numpy writes are seen by the array
+    assert x.numpy()[0] == 100.0
+
+
+def test_copy_true_copies_and_dtype_conversion_copies():
+    src = np.arange(4, dtype=np.float32)
+    a = wp.array(src)  # copy=True by default
+    assert not np.shares_memory(a.numpy(), src)
+    b = wp.array(src.astype(np.float64), dtype=wp.float32, copy=False)  # conversion needs a copy
+    assert b.numpy().dtype == np.float32 and b.numpy().tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_numpy_method_is_zero_copy():
+    a = wp.zeros(4)
+    view = a.numpy()
+    view[2] = 5.0
+    wp.launch(axpy, dim=4, inputs=[wp.array([1.0, 1.0, 1.0, 1.0]), a])
+    assert view.tolist() == [2.0, 2.0, 7.0, 2.0]
+    assert a.numpy().__array_interface__["data"][0] == view.__array_interface__["data"][0]
+
+
+def test_vector_arrays_numpy_view_has_trailing_dimension():
+    data = np.array([[3.0, 4.0, 0.0], [0.0, 0.0, 2.0]], dtype=np.float32)
+    v = wp.from_numpy(data, dtype=wp.vec3)
+    assert v.shape == (2,) and np.shares_memory(v.numpy(), data)
+    out = wp.zeros(2)
+    wp.launch(vec_norms, dim=2, inputs=[v, out])
+    assert out.numpy().tolist() == [5.0, 2.0]
+    assert data.tolist() == [[6.0, 8.0, 0.0], [0.0, 0.0, 4.0]]
+
+
+def test_array_interface():
+    a = wp.array(np.arange(6, dtype=np.int16).reshape(2, 3))
+    iface = a.__array_interface__
+    assert iface["shape"] == (2, 3) and iface["typestr"] == "<i2"
+    assert iface["data"][0] == a.ptr
+    wrapped = np.asarray(a)
+    assert np.shares_memory(wrapped, a.numpy())
+    assert wrapped.tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_dlpack_both_ways():
+    a = wp.array(np.arange(5, dtype=np.float64))
+    n = np.from_dlpack(a)
+    assert np.shares_memory(n, a.numpy()) and n.dtype == np.float64
+    n[0] = 42.0
+    assert a.numpy()[0] == 42.0
+    src = np.arange(4, dtype=np.float32)
+    b = wp.from_dlpack(src)
+    assert b.dtype is wp.float32 and np.shares_memory(b.numpy(), src)
+
+
+def test_str_and_repr():
+    for a in (wp.array([1.5, 2.0, -3.25]), wp.array(np.arange(12).reshape(3, 4)),
+              wp.zeros(2, dtype=wp.vec3), wp.array(np.arange(4, dtype=np.float16))):
+        assert str(a) == str(a.numpy())
+    assert repr(wp.array([1, 2], dtype=wp.int8)) == "array([1, 2], dtype=int8, device=cpu)"
+
+
+# -- strided views passed to kernels ---------------------------------------------------------------
+
+
+def test_every_other_element_view():
+    base = np.arange(10, dtype=np.float32)
+    a = wp.array(base.copy())
+    evens, odds = a[::2], a[1::2]
+    assert evens.shape == (5,) and evens.strides == (8,) and not evens.is_contiguous
+    wp.launch(axpy, dim=5, inputs=[evens, odds])  # odds += 2 * evens, in place through the views
+    expected = base.copy()
+    expected[1::2] += 2 * base[::2]
+    assert a.numpy().tolist() == expected.tolist()
+
+
+def test_reversed_view():
+    a = wp.array(np.arange(6, dtype=np.float32))
+    y = wp.zeros(6)
+    wp.launch(axpy, dim=6, inputs=[a[::-1], y])
+    assert y.numpy().tolist() == [10.0, 8.0, 6.0, 4.0, 2.0, 0.0]
+
+
+def test_2d_column_slice_row_and_transposed_views():
+    base = np.arange(12, dtype=np.float32).reshape(3, 4)
+    a = wp.array(base.copy())
+    inner = a[:, 1:]  # inner dimension offset: rows are not contiguous
+    assert inner.shape == (3, 3) and inner.strides == (16, 4)
+    wp.launch(mark2d, dim=inner.shape, inputs=[inner])
+    expected = base.copy()
+    expected[:, 1:] = base[:, 1:] * 10 + np.arange(9).reshape(3, 3)
+    assert a.numpy().tolist() == expected.tolist()
+
+    b = wp.array(base.copy())
+    t = wp.from_numpy(b.numpy().T)  # inner stride is not 1
+    assert t.shape == (4, 3)
+    wp.launch(mark2d, dim=t.shape, inputs=[t])
+    assert b.numpy().T.tolist() == (base.T * 10 + np.arange(12).reshape(4, 3)).tolist()
+
+    c = wp.array(base.copy())
+    row = c[1]  # a 1d view of one row
+    assert row.ndim == 1 and row.shape == (4,)
+    wp.launch(axpy, dim=4, inputs=[row, row])
+    assert c.numpy()[1].tolist() == (base[1] * 3).tolist() and c.numpy()[0].tolist() == base[0].tolist()
+
+    d = wp.array(base.copy())
+    block = d[1:3, ::2]
+    wp.launch(mark2d, dim=block.shape, inputs=[block])
+    expected = base.copy()
+    expected[1:3, ::2] = base[1:3, ::2] * 10 + np.arange(4).reshape(2, 2)
+    assert d.numpy().tolist() == expected.tolist()
+
+
+def test_host_indexing():
+    a = wp.array(np.arange(6, dtype=np.int32).reshape(2, 3))
+    assert a[1, 2] == 5 and type(a[1, 2]) is int
+    a[0, 0] = 9
+    assert a.numpy()[0, 0] == 9
+    a[1] = [7, 7, 7]
+    assert a.numpy()[1].tolist() == [7, 7, 7]
+    assert a.flatten().shape == (6,) and a.reshape((3, 2)).shape == (3, 2)
+    assert np.shares_memory(a.flatten().numpy(), a.numpy())
+
+
+# -- annotation types ----------------------------------------------------------------------------
+
+
+def test_annotation_types():
+    t = wp.array2d[wp.float32]
+    assert isinstance(t, wp.ArrayType) and t.dtype is wp.float32 and t.ndim == 2
+    assert wp.array2d(dtype=wp.float32) is t
+    assert wp.array(dtype=wp.float32, ndim=2) is t
+    assert wp.array[wp.float32] is wp.array(dtype=wp.float32) is wp.array1d[wp.float32]
+    assert wp.array3d[wp.vec3].ndim == 3 and wp.array4d[float].dtype is wp.float32
+    assert repr(t) == "array(dtype=float32, ndim=2)"
+    assert wp.zeros((2, 2))._key is t
+    with pytest.raises(TypeError, match="ndim must be 1 to 4"):
+        wp.array(dtype=float, ndim=5)
+
+
+@wp.kernel
+def sum_rows(a: wp.array2d[wp.float64], out: wp.array1d[wp.float64]):
+    i = wp.tid()
+    s = wp.float64(0.0)
+    for j in range(a.shape[1]):
+        s += a[i, j]
+    out[i] = s
+
+
+def test_subscripted_annotations_in_kernels():
+    a = np.random.default_rng(3).standard_normal((5, 7))
+    out = wp.zeros(5, dtype=wp.float64)
+    wp.launch(sum_rows, dim=5, inputs=[wp.array(a), out])
+    expected = np.zeros(5)
+    for j in range(7):  # the same order of additions as the kernel
+        expected += a[:, j]
+    assert out.numpy().tolist() == expected.tolist()

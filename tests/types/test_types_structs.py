@@ -1,0 +1,189 @@
+"""``@struct`` values on the host and in kernels (nested structs, arrays inside), and ``constant``."""
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+
+
+@wp.struct
+class Particle:
+    mass: float
+    pos: wp.vec3
+    id: wp.int32
+
+
+@wp.struct
+class System:
+    gravity: wp.vec3
+    lead: Particle
+    masses: wp.array(dtype=float)
+    grid: wp.array2d(dtype=wp.float64)
+    active: wp.bool
+    frame: wp.mat22d
+    count: wp.int64
+
+
+SCALE = wp.constant(2.5)
+OFFSET = wp.constant(wp.vec3(1.0, 0.0, -1.0))
+STEPS = wp.constant(3)
+
+
+@wp.func
+def make_particle(i: int) -> Particle:
+    p = Particle()
+    p.mass = float(i) * 0.5
+    p.pos = wp.vec3(float(i), 0.0, 0.0)
+    p.id = i
+    return p
+
+
+@wp.func
+def heavier(p: Particle, extra: float) -> Particle:
+    q = p
+    q.mass = q.mass + extra  # a struct argument is a copy
+    return q
+
+
+@wp.kernel
+def use_system(s: System, out: wp.array2d(dtype=float), parts: wp.array(dtype=Particle)):
+    i = wp.tid()
+    # reads: scalar, vector, nested struct fields, arrays inside the struct
+    out[i, 0] = s.masses[i] * s.lead.mass
+    out[i, 1] = s.gravity[2] + s.lead.pos.y
+    out[i, 2] = float(s.lead.id) + float(s.count)
+    out[i, 3] = float(s.grid[i, 1] * s.frame[1, 0])
+    out[i, 4] = 1.0 if s.active else -1.0
+    # constants
+    out[i, 5] = SCALE * float(STEPS) + OFFSET[0]
+    # writes: through an array field, and into a struct array
+    s.masses[i] = s.masses[i] + 100.0
+    p = make_particle(i)
+    p.pos[1] = 7.0
+    parts[i] = heavier(p, 1.0)
+    parts[i].id = parts[i].id + 10
+    out[i, 6] = p.mass  # unchanged by heavier()
+    # a struct built in the kernel with keywords
+    q = Particle(mass=3.0, pos=OFFSET, id=STEPS)
+    out[i, 7] = q.mass * float(q.id) + q.pos[2]
+
+
+def test_struct_host_values():
+    p = Particle()
+    assert p.mass == 0.0 and p.pos == wp.vec3() and p.id == 0
+    p = Particle(1.5, wp.vec3(1.0, 2.0, 3.0), 7)
+    assert (p.mass, p.id) == (1.5, 7) and p.pos == [1.0, 2.0, 3.0]
+    p.pos = (4.0, 5.0, 6.0)  # converted to the field type
+    assert type(p.pos) is wp.vec3
+    p.id = 3.9
+    assert p.id == 3
+    p.mass = 0.1
+    assert p.mass == float(np.float32(0.1))
+    assert repr(Particle(id=2)) == "Particle(mass=0.0, pos=vec3f([0.0, 0.0, 0.0]), id=2)"
+    with pytest.raises(AttributeError, match="no field 'speed'"):
+        p.speed = 1.0
+    with pytest.raises(TypeError, match="no field 'speed'"):
+        Particle(speed=1.0)
+    s = System()
+    with pytest.raises(TypeError, match="System.masses needs array"):
+        s.masses = wp.zeros(3, dtype=wp.float64)
+    with pytest.raises(TypeError, match="unsupported type"):
+        wp.struct(type("Bad", (), {"__annotations__": {"x": str}}))
+
+
+def test_struct_arrays_on_the_host():
+    parts = wp.zeros(3, dtype=Particle)
+    assert parts.dtype is Particle and parts.shape == (3,)
+    n = parts.numpy()
+    assert n.dtype.names == ("mass", "pos", "id")
+    n["mass"] = [1.0, 2.0, 3.0]
+    assert parts.numpy()["mass"].tolist() == [1.0, 2.0, 3.0]
+
+
+def test_structs_in_kernels():
+    n = 4
+    masses = wp.array([1.0, 2.0, 3.0, 4.0])
+    grid = wp.array(np.arange(2.0 * n).reshape(n, 2))
+    s = System(gravity=wp.vec3(0.0, 0.0, -9.8), lead=Particle(2.0, wp.vec3(0.0, 0.5, 0.0), 5), masses=masses,
+               grid=grid, active=True, frame=wp.mat22d(1.0, 0.0, 3.0, 1.0), count=wp.int64(2**40))
+    out = wp.zeros((n, 8))
+    parts = wp.zeros(n, dtype=Particle)
+    wp.launch(use_system, dim=n, inputs=[s, out, parts])
+    i = np.arange(n)
+    expected = np.zeros((n, 8), np.float32)
+    expected[:, 0] = np.array([1.0, 2.0, 3.0, 4.0]) * 2.0
+    expected[:, 1] = np.float32(-9.8) + 0.5
+    expected[:, 2] = np.float32(5.0) + np.float32(2**40)
+    expected[:, 3] = (np.arange(2.0 * n).reshape(n, 2)[:, 1] * 3.0).astype(np.float32)
+    expected[:, 4] = 1.0
+    expected[:, 5] = 2.5 * 3 + 1.0
+    expected[:, 6] = i * 0.5
+    expected[:, 7] = 3.0 * 3 - 1.0
+    np.testing.assert_array_equal(out.numpy(), expected)
+    assert masses.numpy().tolist() == [101.0, 102.0, 103.0, 104.0]
+    got = parts.numpy()
+    assert got["mass"].tolist() == (i * 0.5 + 1.0).tolist()
+    assert got["pos"].tolist() == [[float(k), 7.0, 0.0] for k in i]
+    assert got["id"].tolist() == (i + 10).tolist()
+
+
+def test_struct_field_changes_between_launches():
+    s = System(masses=wp.array([1.0, 1.0]), grid=wp.zeros((2, 2), dtype=wp.float64),
+               lead=Particle(mass=1.0))
+    out = wp.zeros((2, 8))
+    parts = wp.zeros(2, dtype=Particle)
+    wp.launch(use_system, dim=2, inputs=[s, out, parts])
+    s.lead.mass = 3.0
+    s.masses = wp.array([5.0, 6.0])
+    wp.launch(use_system, dim=2, inputs=[s, out, parts])
+    assert out.numpy()[:, 0].tolist() == [15.0, 18.0]
+    assert out.numpy()[:, 4].tolist() == [-1.0, -1.0]
+
+
+def test_constant_returns_its_value():
+    assert wp.constant(3) == 3
+    assert SCALE == 2.5
+    assert OFFSET == wp.vec3(1.0, 0.0, -1.0)
+
+
+@wp.struct
+class Small:
+    a: wp.int8
+    h: wp.float16
+    v: wp.vec3h
+    d: wp.float64
+    u: wp.uint8
+    b: wp.bool
+
+
+@wp.struct
+class Wrapper:
+    x: wp.uint8
+    s: Small
+    arr: wp.array(dtype=wp.int16)
+    y: wp.float16
+
+
+@wp.kernel
+def read_layout(w: Wrapper, h: wp.float16, q: wp.vec3ub, out: wp.array(dtype=wp.float64)):
+    out[0] = wp.float64(w.x)
+    out[1] = wp.float64(w.s.a)
+    out[2] = wp.float64(w.s.h)
+    out[3] = wp.float64(w.s.v[2])
+    out[4] = w.s.d
+    out[5] = wp.float64(w.s.u)
+    out[6] = wp.float64(w.s.b)
+    out[7] = wp.float64(w.arr[1])
+    out[8] = wp.float64(w.y)
+    out[9] = wp.float64(h)
+    out[10] = wp.float64(q[2])
+
+
+def test_struct_layout_with_small_and_mixed_fields():
+    """Python packs struct and argument bytes with the alignment rules the C++ compiler uses."""
+    w = Wrapper(x=200, s=Small(a=-5, h=1.5, v=wp.vec3h(0, 0, 2.25), d=3.25, u=250, b=True),
+                arr=wp.array([1, -300], dtype=wp.int16), y=-0.5)
+    out = wp.zeros(11, dtype=wp.float64)
+    wp.launch(read_layout, dim=1, inputs=[w, wp.float16(0.25), wp.vec3ub(1, 2, 255), out])
+    assert out.numpy().tolist() == [200, -5, 1.5, 2.25, 3.25, 250, 1, -300, -0.5, 0.25, 255]
+    assert Small._size == 32 and Wrapper._size == 72
