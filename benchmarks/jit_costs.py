@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any  # module level: string annotations are evaluated here
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,6 +55,10 @@ SPECS = {
     "cold": ("cold compile of one small kernel (fresh cache)", "ms", 400.0),
     "warm": ("warm load of a cached instance (new process)", "ms", 3.0),
     "launch": ("launch overhead, one-array kernel, dim=1", "µs", 3.0),
+    "generic": ("launch overhead, generic one-array kernel, dim=1", "µs", 5.0),
+    "replay": ("captured replay, per recorded launch", "µs", 2.0),
+    "three": ("cold build of the seed's `scale` for 3 types (wall, declared overloads)", "ms", 800.0),
+    "rerun": ("compiler runs when re-running that program with a warm cache", "runs", 0.0),
 }
 
 
@@ -108,12 +113,63 @@ def launch_overhead(kl, launches: int, rounds: int) -> list[Metric]:
     return [_metric("launch", values, 1e6)]
 
 
+def generic_and_replay(kl, launches: int, rounds: int) -> list[Metric]:
+    """Per-launch microseconds of a generic kernel, and of replaying a captured graph."""
+    wp = kl.wp
+
+    @wp.kernel
+    def touch_any(x: wp.array(dtype=Any)):
+        i = wp.tid()
+        x[i] = x[i] + x.dtype(1)
+
+    x = kl.zeros(1, wp.float32)
+    wp.launch(touch_any, dim=1, inputs=[x], device=kl.device)
+    generic = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(launches):
+            wp.launch(touch_any, dim=1, inputs=[x], device=kl.device)
+        generic.append((time.perf_counter() - start) / launches)
+    metrics = [_metric("generic", generic, 1e6)]
+    if kl.name != "brickwork":  # CPU graph capture is brickwork's own
+        return metrics + [Metric(*SPECS["replay"], error="not supported on the CPU by this peer")]
+    wp.capture_begin()
+    for _ in range(100):
+        wp.launch(kl.kernels.touch_f32, dim=1, inputs=[x], device=kl.device)
+    graph = wp.capture_end()
+    replay = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(launches // 100):
+            wp.capture_launch(graph)
+        replay.append((time.perf_counter() - start) / (100 * (launches // 100)))
+    return metrics + [_metric("replay", replay, 1e6)]
+
+
+def three_instances(kl, runs: int) -> list[Metric]:
+    """Cold wall time of the seed's three instances, then compiler runs on a warm re-run."""
+    walls, reruns = [], []
+    for _ in range(runs):
+        cache_dir = tempfile.mkdtemp(prefix=f"bench-{kl.name}-three-")
+        try:
+            walls.append(_probe(kl, "three-instances", cache_dir)["wall_s"])
+            reruns.append(_probe(kl, "three-instances", cache_dir)["compiler_calls"])
+        finally:
+            shutil.rmtree(cache_dir, ignore_errors=True)
+    metrics = [_metric("three", walls, 1e3)]
+    if None in reruns:
+        return metrics + [Metric(*SPECS["rerun"], error="compiler runs not observable for this peer")]
+    return metrics + [_metric("rerun", [float(r) for r in reruns], 1.0)]
+
+
 def measure_all(kl, quick: bool) -> list[Metric]:
     """Every JIT-cost metric for the kernel-language peer ``kl``; a failed step gives error rows."""
     steps = [
         (("import",), lambda: import_time(kl, 2 if quick else 5)),
         (("cold", "warm"), lambda: compile_and_load(kl, 1 if quick else 3, 2 if quick else 5)),
         (("launch",), lambda: launch_overhead(kl, 2000 if quick else 20000, 3 if quick else 5)),
+        (("generic", "replay"), lambda: generic_and_replay(kl, 2000 if quick else 20000, 3 if quick else 5)),
+        (("three", "rerun"), lambda: three_instances(kl, 1 if quick else 3)),
     ]
     metrics: list[Metric] = []
     for keys, step in steps:

@@ -169,9 +169,13 @@ BW_INLINE bool truth(half x) { return float(x) != 0.0f; }
         quat<T> r; for (int i = 0; i < 4; ++i) r.c[i] = name(a.c[i], b.c[i]); return r; }
 
 // ---- arithmetic ----------------------------------------------------------------------------
-// Integers wrap around on overflow, as in numpy: computed in an unsigned type at least as wide as
-// int, because signed overflow (and unsigned short promoted to int) is undefined behaviour in C++.
-template <class T, bool = std::is_integral<T>::value && !std::is_same<T, bool>::value> struct wrap_of {
+// Narrow and unsigned integers wrap around on overflow, as in numpy: computed in an unsigned type at
+// least as wide as int (unsigned short promoted to int could overflow). int32 and int64 keep plain
+// signed arithmetic, as C and Warp do: their overflow is undefined (in practice it wraps), and that
+// is what lets the compiler see index expressions such as i + 1 as affine and vectorize stencils.
+template <class T, bool = std::is_integral<T>::value && !std::is_same<T, bool>::value &&
+                          !(std::is_signed<T>::value && sizeof(T) >= 4)>
+struct wrap_of {
     using type = T;
 };
 template <class T> struct wrap_of<T, true> {
