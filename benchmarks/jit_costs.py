@@ -13,9 +13,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any  # module level: string annotations are evaluated here
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any  # module level: string annotations are evaluated here
 
 from timing import fmt
 

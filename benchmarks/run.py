@@ -25,7 +25,7 @@ import numpy as np
 import report
 from cases import CASES, Case
 from peers import KERNEL_LANGUAGES, PEER_SETUPS, KernelLanguage, Peer, PeerUnavailable, make_peers
-from timing import measure
+from timing import measure_interleaved
 
 HERE = Path(__file__).resolve().parent
 
@@ -105,6 +105,7 @@ def run_case(
     reference.run()
     expected = {k: np.array(v, copy=True) for k, v in reference.result().items()}
     del reference
+    bound_runs = {}
     for peer in peers:
         if peer.name not in contexts:
             row.cells[peer.name] = report.Cell(absent="unavailable")
@@ -117,17 +118,17 @@ def run_case(
             bound = factory(contexts[peer.name], inputs)
             bound.run()
             check(case, bound.result(), expected)
-            timing = measure(bound.run, reps, min_time=min_time)
-            row.cells[peer.name] = report.Cell(timing=timing)
-            print(f"{case.name:18s} {peer.name:10s} {timing.ms()} ms", file=sys.stderr)
+            bound_runs[peer.name] = bound.run
         except Exception as exc:  # noqa: BLE001 - a failing peer must not stop the others
             message = f"{case.name} / {peer.name}: {type(exc).__name__}: {str(exc).strip()[:600]}"
             traceback.print_exc()
             print(f"FAILED {message}", file=sys.stderr)
             errors.append(message.replace("\n", " "))
             row.cells[peer.name] = report.Cell(error=message)
-        finally:
-            bound = None
+    # Peers are timed round-robin so that machine drift affects every column alike.
+    for name, timing in measure_interleaved(bound_runs, reps, min_time=min_time).items():
+        row.cells[name] = report.Cell(timing=timing)
+        print(f"{case.name:18s} {name:10s} {timing.ms()} ms", file=sys.stderr)
     return row
 
 

@@ -62,3 +62,30 @@ def measure(
         fn()
         samples.append(time.perf_counter() - start)
     return Timing(tuple(samples))
+
+
+def measure_interleaved(
+    fns: dict, reps: int, warmup: int = 1, min_time: float = 0.0, max_reps: int = 200, block: int = 4
+) -> dict:
+    """Time several callables in interleaved blocks: ``block`` timed calls of each per round.
+
+    Interleaving makes slow drifts of the machine (another process, frequency changes) fall on
+    every peer alike, so the ratios stay meaningful. Each block starts with one untimed call, so
+    that what the previous peer left behind (cold caches, sleeping OpenMP threads) is not charged
+    to this one. Rounds go on until every callable has ``reps`` samples and the slowest has spent
+    ``min_time`` seconds.
+    """
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    samples: dict = {name: [] for name in fns}
+    while samples and (min(len(v) for v in samples.values()) < reps or (
+            min(sum(v) for v in samples.values()) < min_time
+            and min(len(v) for v in samples.values()) < max_reps)):
+        for name, fn in fns.items():
+            fn()
+            for _ in range(block):
+                start = time.perf_counter()
+                fn()
+                samples[name].append(time.perf_counter() - start)
+    return {name: Timing(tuple(v)) for name, v in samples.items()}
