@@ -101,7 +101,7 @@ def document(
     parts += [
         "## Kernels",
         "",
-        "Times are the median [min–max] of warm repetitions after one untimed call. "
+        "Times are the median [min–max] of warm repetitions; peers are timed in interleaved blocks of 4 calls, each block after one untimed call. "
         "Ratios are C time / peer time: above 1 the peer is faster than the hand-written C. "
         "C GB/s is the nominal traffic (reads + writes, no write-allocate) over the C time; "
         "above the DRAM bandwidth it means the working set stayed in cache (see L3 above).",
