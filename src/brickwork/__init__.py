@@ -23,6 +23,7 @@ from .errors import (
 from .lang.builtin_functions import FUNCTIONS as _BUILTIN_FUNCTIONS
 from .lang.function import func
 from .lang.kernel import kernel, overload
+from .lang.parallel import par_for, par_for_outer
 from .runtime.device import (
     Device,
     ScopedDevice,

@@ -331,14 +331,17 @@ def uses_import(a: wp.array(dtype=float)):
 def uses_nested_def(a: wp.array(dtype=float)):
     i = wp.tid()
 
-    def inner():  # E:nested_def
+    def inner():
         pass
+
+    inner()  # E:nested_def
 
 
 @wp.kernel
 def uses_lambda(a: wp.array(dtype=float)):
     i = wp.tid()
-    f = lambda x: x  # E:lambda  # noqa: E731
+    f = lambda x: x  # noqa: E731
+    a[i] = f(1.0)  # E:lambda
 
 
 @wp.kernel
@@ -397,8 +400,8 @@ UNSUPPORTED = [
     (uses_del, wp.KernelSyntaxError, "del", "'del' statements are not supported"),
     (uses_assert, wp.KernelSyntaxError, "assert", "'assert' statements are not supported"),
     (uses_import, wp.KernelSyntaxError, "import", "'import' statements are not supported"),
-    (uses_nested_def, wp.KernelSyntaxError, "nested_def", "nested functions are not supported"),
-    (uses_lambda, wp.KernelSyntaxError, "lambda", "'Lambda' expressions are not supported"),
+    (uses_nested_def, wp.KernelTypeError, "nested_def", "can only be used as loop bodies"),
+    (uses_lambda, wp.KernelTypeError, "lambda", "can only be used as loop bodies"),
     (uses_list, wp.KernelSyntaxError, "list", "'ListComp' expressions are not supported"),
     (uses_while_else, wp.KernelSyntaxError, "while_else", "'while ... else' is not supported"),
     (uses_for_array, wp.KernelSyntaxError, "for_array", "for loops must iterate over range(...)"),

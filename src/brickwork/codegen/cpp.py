@@ -69,6 +69,9 @@ class CppRenderer:
     def e_IRArrayElem(self, e):
         return self.element(e.array, e.indices)
 
+    def e_IRRawElem(self, e):
+        return f"bw::raw<{c_type(e.type)}>({self.expr(e.address)}, {self.expr(e.offset)})"
+
     def e_IRArrayShape(self, e):
         return f"((int32_t)({self.expr(e.array)}).shape[{e.dim}])"
 
@@ -119,6 +122,8 @@ class CppRenderer:
         cond = {1: f"{it} < {stop}", -1: f"{it} > {stop}"}.get(
             s.step_sign, f"({step} > 0 ? {it} < {stop} : {it} > {stop})")
         out.append(pad + f"{{ const {t} {stop} = {self.expr(s.stop)}; const {t} {step} = {self.expr(s.step)};")
+        if s.simd:
+            out.append(pad + "#pragma omp simd")
         out.append(pad + f"for ({t} {it} = {self.expr(s.start)}; {cond}; {it} += {step}) {{")
         out.append(pad + f"    {local(s.var.name)} = {it};")
         out.extend(self.block(s.body, ind + 4))
@@ -129,6 +134,12 @@ class CppRenderer:
         out.append(pad + f"while (bw::truth({self.expr(s.cond)})) {{")
         out.extend(self.block(s.body, ind + 4))
         out.append(pad + "}")
+
+    def s_IRLabel(self, s, ind, out):
+        out.append(" " * ind + f"{s.name}: ;")
+
+    def s_IRGoto(self, s, ind, out):
+        out.append(" " * ind + f"goto {s.name};")
 
     def s_IRBreak(self, s, ind, out):
         out.append(" " * ind + "break;")

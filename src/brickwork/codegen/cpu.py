@@ -76,8 +76,9 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
     # firstprivate: each thread works on its own copies of the arguments (loop-invariant locals).
     private = f" firstprivate({', '.join(n for n, _ in params)})" if params else ""
     omp = f"if(h.parallel) num_threads(h.nthreads) schedule(static){private}"
+    inner_simd = "    #pragma omp simd" if fn.simd_innermost else ""
     if dims == 1:
-        lines.append(f"    #pragma omp parallel for simd {omp}")
+        lines.append(f"    #pragma omp parallel for{' simd' if fn.simd_innermost else ''} {omp}")
         lines.append(f"    for (int32_t t0 = 0; t0 < n0; ++t0) {call}")
     else:
         collapse = f" collapse({dims - 1})" if dims > 2 else ""
@@ -86,7 +87,8 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
             lines.append("    " + "    " * d + f"for (int32_t t{d} = 0; t{d} < n{d}; ++t{d})")
         pad = "    " + "    " * (dims - 1)
         lines.append(pad + "{")
-        lines.append(pad + "    #pragma omp simd")
+        if inner_simd:
+            lines.append(pad + inner_simd)
         lines.append(pad + f"    for (int32_t t{dims - 1} = 0; t{dims - 1} < n{dims - 1}; ++t{dims - 1}) {call}")
         lines.append(pad + "}")
     lines += ["}", ""]

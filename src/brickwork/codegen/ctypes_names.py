@@ -11,6 +11,7 @@ from ..frontend.ir import TupleType
 from ..types.arrays import ArrayType
 from ..types.composite import is_matrix_type, is_quat_type, is_vector_type
 from ..types.keys import type_key  # noqa: F401 - re-exported for codegen users
+from ..types.opaque import OpaqueType
 from ..types.scalars import is_scalar_type
 from ..types.structs import is_struct_type
 
@@ -35,6 +36,8 @@ def c_type(t) -> str:
         return f"bw::array_t<{c_type(t.dtype)}, {t.ndim}>"
     if is_struct_type(t) or isinstance(t, TupleType):
         return generated_name(t)
+    if isinstance(t, OpaqueType):
+        return t.c_name
     if t is None:
         return "void"
     raise TypeError(f"no C++ type for {t!r}")

@@ -16,6 +16,8 @@ from ..types.scalars import bool_, int32, is_scalar_type, python_annotation_type
 from ..types.structs import is_struct_type
 from . import ir
 from .expressions import _SYMBOL, TID, ExpressionTyper, Static
+from .nested import NestedMixin
+from .packs import PackMixin
 
 _AUG_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "bit_and", ast.BitOr: "bit_or",
@@ -46,11 +48,11 @@ class InstantiationContext:
             self.structs.append(t)  # codegen declares a C++ struct per tuple type, like a struct
 
 
-class Builder(ExpressionTyper):
+class Builder(NestedMixin, PackMixin, ExpressionTyper):
     """Builds the typed tree of one function or kernel for concrete parameter types."""
 
     def __init__(self, source, param_types: dict, *, is_kernel: bool, context: InstantiationContext,
-                 c_name: str, label: str):
+                 c_name: str, label: str, bindings: list | None = None, simd_innermost: bool = True):
         self.source = source
         self.is_kernel = is_kernel
         self.context = context
@@ -64,18 +66,38 @@ class Builder(ExpressionTyper):
         self.c_name = c_name
         self.label = label
         self._tmp = 0
+        self.renames: dict = {}  # names of an inlined local function -> their unique locals
+        # (name, kind, dim) for the parameters of a loop body (par_for, loop abstraction): "index"
+        # binds tid(dim) plus the hidden lower bound _bw_lo<dim>; "member" binds a fresh team.
+        self.bindings = bindings or []
+        self.simd_innermost = simd_innermost
         for t in param_types.values():
             context.note_type(t)
 
     # -- entry --------------------------------------------------------------------------------------
     def build(self) -> ir.IRFunction:
-        body = self.block(self.source.tree.body)
+        body = self.bind_parameters() + self.block(self.source.tree.body)
         return_type = None
         if self.return_types:
             return_type = self.return_types[0]
         return ir.IRFunction(name=self.c_name, params=self.params, locals=self.locals, body=body,
                              return_type=return_type, is_kernel=self.is_kernel,
-                             tid_dims=max(self.tid_dims, 1), label=self.label)
+                             tid_dims=max(self.tid_dims, 1), label=self.label,
+                             simd_innermost=self.simd_innermost)
+
+    def bind_parameters(self) -> list:
+        stmts = []
+        for name, kind, dim in self.bindings:
+            if kind == "member":
+                stmts.append(self.bind_team_member(name, ir.IRLocal("_bw_scratch", self.var_types["_bw_scratch"])))
+                continue
+            lo = ir.IRLocal(f"_bw_lo{dim}", int32)
+            self.locals[name] = int32
+            self.var_types[name] = int32
+            value = ir.IRCall("add", [ir.IRTid(dim, int32), lo], int32, "bw::add({args})")
+            stmts.append(ir.IRAssign(ir.IRLocal(name, int32), value))
+            self.tid_dims = max(self.tid_dims, dim + 1)
+        return stmts
 
     def error(self, cls, message: str, node) -> KernelError:
         return cls(message, self.source.location(node))
@@ -162,7 +184,7 @@ class Builder(ExpressionTyper):
                     raise self.error(KernelTypeError, f"variable '{target.id}' holds a value of type "
                                      f"{type_name(self.var_types[target.id])} and cannot be rebound to "
                                      f"{value.describe()}", node)
-                self.static_locals[target.id] = value.value
+                self.static_locals[self.renames.get(target.id, target.id)] = value.value
                 return
             self.assign(target, self.to_value(value, node.value), node, out)
             return
@@ -198,7 +220,7 @@ class Builder(ExpressionTyper):
         if isinstance(value.type, ir.TupleType) and not isinstance(target, ast.Name):
             raise self.error(KernelTypeError, "cannot store several values in one place", node)
         if isinstance(target, ast.Name):
-            name = target.id
+            name = self.renames.get(target.id, target.id)
             if name in self.static_locals:
                 raise self.error(KernelTypeError, f"'{name}' is a type variable and cannot be assigned a value", node)
             known = self.var_types.get(name)
@@ -214,7 +236,7 @@ class Builder(ExpressionTyper):
             return
         lvalue = self.expr(target)
         if isinstance(lvalue, Static) or not isinstance(
-                lvalue, (ir.IRArrayElem, ir.IRComponent, ir.IRField)):
+                lvalue, (ir.IRArrayElem, ir.IRComponent, ir.IRField, ir.IRRawElem)):
             raise self.error(KernelSyntaxError, f"cannot assign to '{ast.unparse(target)}'", node)
         if value.type is not lvalue.type:
             what = "array element" if isinstance(lvalue, ir.IRArrayElem) else "component"
@@ -283,7 +305,7 @@ class Builder(ExpressionTyper):
             sign = 1 if step.value > 0 else -1
         if not isinstance(node.target, ast.Name):
             raise self.error(KernelSyntaxError, "the loop variable must be a single name", node)
-        name = node.target.id
+        name = self.renames.get(node.target.id, node.target.id)
         known = self.var_types.get(name)
         if known is not None and known is not t:
             raise self.error(KernelTypeError, f"loop variable '{name}' has type {type_name(known)}, but range() "
@@ -306,6 +328,8 @@ class Builder(ExpressionTyper):
         out.append(ir.IRContinue())
 
     def stmt_Return(self, node, out):
+        if self.inlined_return(node, out):
+            return
         if node.value is None:
             value = None
         elif isinstance(node.value, ast.Tuple):
@@ -331,9 +355,6 @@ class Builder(ExpressionTyper):
                              node)
         return cond
 
-    def stmt_FunctionDef(self, node, out):
-        raise self.error(KernelSyntaxError, "nested functions are not supported in kernels; "
-                         "define a @func at module level", node)
 
 
 def _describe(stmt) -> str:

@@ -29,9 +29,12 @@ from ..types.composite import (
     quaternion,
     vector,
 )
+from ..types.opaque import TEAM_MEMBER
 from ..types.scalars import ScalarBase, bool_, float32, int32, int64, is_scalar_type, python_annotation_type
 from ..types.structs import StructBase, is_struct_type
 from . import ir
+from .nested import SCRATCH_PADS, MemberMethod
+from .packs import PACK_METHODS, PackMethod, is_pack_type
 from .source import MISSING
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
@@ -114,7 +117,7 @@ class ExpressionTyper:
         return Static(node.value)
 
     def expr_Name(self, node):
-        name = node.id
+        name = self.renames.get(node.id, node.id)
         t = self.var_types.get(name)
         if t is not None:
             return ir.IRLocal(name, t)
@@ -138,6 +141,10 @@ class ExpressionTyper:
                 raise self.error(KernelAttributeError, f"{_static_label(obj)} has no attribute '{attr}'",
                                  node) from None
         t = base.type
+        if t is TEAM_MEMBER:
+            return self.member_attribute(base, attr, node)
+        if is_pack_type(t) and attr in PACK_METHODS:
+            return Static(PackMethod(base, attr))
         if isinstance(t, ArrayType):
             if attr == "shape":
                 return Static(_ShapeOf(base))
@@ -160,6 +167,8 @@ class ExpressionTyper:
         index_nodes = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if any(isinstance(i, ast.Slice) for i in index_nodes):
             raise self.error(KernelSyntaxError, "slices are not supported in kernels", node)
+        if isinstance(base, Static) and isinstance(base.value, PackMethod) and base.value.name == "flux":
+            return self.pack_flux(base.value.pack, index_nodes, node)
         if isinstance(base, Static):
             obj = base.value
             if isinstance(obj, (array, np.ndarray)):  # a global or captured array: not a compile-time value
@@ -176,6 +185,8 @@ class ExpressionTyper:
                 return Static(obj[key if len(key) > 1 else key[0]])
             except Exception as e:
                 raise self.error(KernelTypeError, f"cannot index {_static_label(obj)}: {e}", node) from None
+        if is_pack_type(base.type):
+            return self.pack_element(base, index_nodes, node)
         indices = [self.value(i) for i in index_nodes]
         for i in indices:
             if not getattr(i.type, "is_int", False):
@@ -281,6 +292,8 @@ class ExpressionTyper:
             return None
         f = func.value
         name = f.name if isinstance(f, BuiltinFunction) else ("print" if f is py.print else None)
+        if name == "par_for_inner":
+            return self.par_for_inner(node)
         if name == "print":
             if node.keywords:
                 raise self.error(KernelSyntaxError, "print() keywords are not supported in kernels", node)
@@ -324,7 +337,18 @@ class ExpressionTyper:
         from ..lang.kernel import Kernel
 
         if isinstance(f, BuiltinFunction):
+            if f.name in SCRATCH_PADS:
+                return self.scratch_pad(f.name, node)
             return self.call_builtin_function(f.name, node)
+        if isinstance(f, MemberMethod):
+            return self.call_member_method(f, node)
+        if isinstance(f, PackMethod):
+            return self.call_pack_method(f, node)
+        if getattr(f, "__bw_static_call__", False):
+            return self.static_call(f, node)
+        if type(f).__name__ == "LocalFunction":
+            raise self.error(KernelTypeError, f"local function '{f.name}' can only be used as loop bodies "
+                             f"(par_for_inner, la.inner); define a @func to call it", node)
         py_name = _PY_BUILTINS.get(f) if isinstance(f, pytypes.BuiltinFunctionType) or f in (int, float, bool) \
             else None
         if py_name is not None:
@@ -351,6 +375,26 @@ class ExpressionTyper:
             raise self.error(KernelTypeError, f"'{label}' is a Python function, not a kernel function; "
                              f"decorate it with @func to call it from a kernel", node)
         raise self.error(KernelTypeError, f"'{label}' is not callable in kernels", node)
+
+    def static_call(self, f, node):
+        """Call a compile-time object (a variable tag: ``rho()``, ``rho(2)``) with constant arguments;
+        a runtime component becomes an expression carried with the result."""
+        args, runtime = [], None
+        for a in node.args:
+            value = self.expr(a)
+            if isinstance(value, Static) and not isinstance(value.value, _ShapeOf):
+                args.append(value.value)
+            else:
+                runtime = self.to_value(value, node)
+                args.append(0)
+        kwargs = {k.arg: self.static_value(k.value) for k in node.keywords}
+        try:
+            result = f(*args, **kwargs)
+        except Exception as e:  # noqa: BLE001 - the object's own message names the problem
+            raise self.error(KernelTypeError, f"{_static_label(f)}: {e}", node) from None
+        if runtime is not None:
+            result = _RuntimeComponent(result, runtime)
+        return Static(result)
 
     def positional(self, node) -> list:
         if node.keywords:
@@ -505,6 +549,15 @@ class ExpressionTyper:
             self.set_tid_dims(1, node)
             return ir.IRTid(0, int32)
         raise self.error(KernelTypeError, "tid() with several indices must be unpacked: i, j = tid()", node)
+
+
+class _RuntimeComponent:
+    """A variable reference whose component is known only at run time (``rho(c)``)."""
+
+    def __init__(self, ref, component_expr):
+        self.tag = ref.tag
+        self.component = 0
+        self.component_expr = component_expr
 
 
 class _ShapeOf:

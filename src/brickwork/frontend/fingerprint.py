@@ -37,6 +37,23 @@ def _chains(source: FunctionSource) -> list[list[str]]:
     return source._chains
 
 
+def free_name_values(source: FunctionSource) -> list:
+    """(name, value) of every free name a function reads, in a stable order (locals excluded)."""
+    assigned = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    assigned |= set(source.param_names)
+    assigned |= {a.arg for a in ast.walk(source.tree) if isinstance(a, ast.arg)}  # nested defs, lambdas
+    out, seen = [], set()
+    for chain in _chains(source):
+        name = chain[0]
+        if name in seen or name in assigned:
+            continue
+        seen.add(name)
+        value = source.lookup(name)
+        if value is not MISSING:
+            out.append((name, value))
+    return out
+
+
 def function_fingerprint(source: FunctionSource, seen: set | None = None) -> str:
     """Hash of a function's source and of every static value its names resolve to."""
     seen = set() if seen is None else seen

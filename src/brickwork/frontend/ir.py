@@ -104,6 +104,15 @@ class IRSelect(IRExpr):
 
 
 @dataclass(eq=False)
+class IRRawElem(IRExpr):
+    """Element ``offset`` of a ``type`` buffer at address ``address`` (an int64): pack storage."""
+
+    address: IRExpr
+    offset: IRExpr
+    type: object
+
+
+@dataclass(eq=False)
 class IRTid(IRExpr):
     """Index of the current thread along one launch dimension (int32)."""
 
@@ -144,6 +153,7 @@ class IRFor(IRStmt):
     step: IRExpr
     body: list
     step_sign: int = 1  # +1 or -1 when the step is a compile-time constant, 0 if unknown
+    simd: bool = False  # iterations are independent (an inner loop of nested parallelism)
 
 
 @dataclass(eq=False)
@@ -160,6 +170,18 @@ class IRBreak(IRStmt):
 @dataclass(eq=False)
 class IRContinue(IRStmt):
     pass
+
+
+@dataclass(eq=False)
+class IRLabel(IRStmt):
+    """The end of an inlined function body; its ``return`` statements jump here."""
+
+    name: str
+
+
+@dataclass(eq=False)
+class IRGoto(IRStmt):
+    name: str
 
 
 @dataclass(eq=False)
@@ -214,6 +236,7 @@ class IRFunction:
     return_type: object = None
     is_kernel: bool = False
     tid_dims: int = 1
+    simd_innermost: bool = True  # False when the body has simd loops of its own (par_for_outer)
     callees: list = field(default_factory=list)  # IRFunction of functions called, in dependency order
     structs: list = field(default_factory=list)  # struct types used
     label: str = ""  # readable name with types, for logs

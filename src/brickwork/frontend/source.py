@@ -23,6 +23,9 @@ class FunctionSource:
         self.module = getattr(func, "__module__", None) or "__main__"
         code = func.__code__
         self.filename = code.co_filename
+        if code.co_name == "<lambda>":
+            self._init_lambda(code)
+            return
         lines, first = _source_lines(code)
         self.first_line = first
         self.text = textwrap.dedent("".join(lines))
@@ -36,6 +39,30 @@ class FunctionSource:
             raise KernelSyntaxError(f"{self.name} is not defined with 'def'")
         self.tree: ast.FunctionDef = node
         self.param_names = [a.arg for a in node.args.args]
+        self.digest = hashlib.sha256(self.text.encode()).hexdigest()
+
+    def _init_lambda(self, code) -> None:
+        """A lambda: found in its file's syntax tree and seen as ``def <lambda>(args): <expr>``."""
+        lines = linecache.getlines(self.filename)
+        try:
+            module = ast.parse("".join(lines))
+        except SyntaxError:
+            module = None
+        params = list(code.co_varnames[: code.co_argcount])
+        found = [n for n in ast.walk(module) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno
+                 and [a.arg for a in n.args.args] == params] if module is not None else []
+        if len(found) != 1:
+            raise KernelSyntaxError(f"cannot find the source of the lambda at {self.filename}:{code.co_firstlineno}"
+                                    f"{' (several lambdas with these parameters on one line)' if found else ''}; "
+                                    f"use a def")
+        node = found[0]
+        self.first_line = 1
+        self.file_lines = [ln.rstrip("\n") for ln in lines]
+        self.text = ast.unparse(node)
+        body = ast.Expr(node.body, lineno=node.body.lineno, col_offset=node.body.col_offset)
+        self.tree = ast.FunctionDef(name="<lambda>", args=node.args, body=[body], decorator_list=[],
+                                    returns=None, lineno=node.lineno, col_offset=node.col_offset)
+        self.param_names = params
         self.digest = hashlib.sha256(self.text.encode()).hexdigest()
 
     # -- locations --------------------------------------------------------------------------------

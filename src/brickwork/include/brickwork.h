@@ -499,6 +499,69 @@ template <bool U, class T> BW_INLINE T& at(const array_t<T, 4>& a, int64_t i, in
     return a.data[i * a.strides[0] + j * a.strides[1] + k * a.strides[2] + (U ? l : l * a.strides[3])];
 }
 
+// ---- raw storage (mesh packs: base addresses passed as int64) ------------------------------
+template <class T> BW_INLINE T& raw(int64_t address, int64_t offset) { return reinterpret_cast<T*>(address)[offset]; }
+
+// ---- teams of nested parallelism: a per-thread scratch arena, reset for every team ----------
+// A team is one outer iteration run by one thread; its inner loops are simd loops. The arena
+// grows on demand: an outgrown buffer stays alive until the thread's next team begins, so pads
+// already handed out remain valid.
+struct team {
+    char* base;
+    int64_t used;
+    int64_t capacity;
+};
+struct arena_state {
+    char* buffer = nullptr;
+    int64_t capacity = 0;
+    char* retired[8] = {};
+    int nretired = 0;
+    ~arena_state() {
+        for (int i = 0; i < nretired; ++i) __builtin_free(retired[i]);
+        __builtin_free(buffer);
+    }
+};
+inline arena_state& thread_arena() {
+    static thread_local arena_state state;
+    return state;
+}
+inline char* grow_arena(int64_t bytes) {
+    arena_state& a = thread_arena();
+    if (a.buffer != nullptr) {
+        if (a.nretired == 8) { for (int i = 0; i < 8; ++i) __builtin_free(a.retired[i]); a.nretired = 0; }
+        a.retired[a.nretired++] = a.buffer;
+    }
+    a.capacity = (bytes + 4095) & ~(int64_t)4095;
+    a.buffer = static_cast<char*>(__builtin_malloc((size_t)a.capacity));
+    return a.buffer;
+}
+BW_INLINE team team_begin(int64_t bytes) {
+    arena_state& a = thread_arena();
+    for (int i = 0; i < a.nretired; ++i) __builtin_free(a.retired[i]);
+    a.nretired = 0;
+    if (bytes > a.capacity || a.buffer == nullptr) grow_arena(bytes > 4096 ? bytes : 4096);
+    return team{a.buffer, 0, a.capacity};
+}
+template <class T, int D, class... N> BW_INLINE array_t<T, D> team_alloc(team& m, N... n) {
+    int64_t dims[D] = {(int64_t)n...};
+    int64_t count = 1;
+    for (int d = 0; d < D; ++d) count *= dims[d] > 0 ? dims[d] : 0;
+    int64_t offset = (m.used + 63) & ~(int64_t)63;
+    int64_t end = offset + count * (int64_t)sizeof(T);
+    if (end > m.capacity) {  // outgrown: continue in a bigger buffer
+        m.base = grow_arena(2 * end);
+        m.capacity = thread_arena().capacity;
+        offset = 0;
+        end = count * (int64_t)sizeof(T);
+    }
+    m.used = end;
+    array_t<T, D> a;
+    a.data = reinterpret_cast<T*>(m.base + offset);
+    int64_t stride = 1;
+    for (int d = D - 1; d >= 0; --d) { a.shape[d] = dims[d]; a.strides[d] = stride; stride *= dims[d]; }
+    return a;
+}
+
 // ---- atomics (return the old value) -------------------------------------------------------
 template <class T, class F> BW_INLINE T atomic_update(T* p, T v, F f) {
     using U = typename std::conditional<sizeof(T) == 8, uint64_t,

@@ -53,7 +53,8 @@ NAMES = (
     "asin acos atan atan2 sinh cosh tanh isnan isinf isfinite degrees radians lerp "
     "dot cross length length_sq normalize outer transpose determinant inverse diag identity ddot trace skew "
     "cw_mul cw_div quat_rotate quat_rotate_inv quat_inverse quat_identity quat_from_axis_angle "
-    "select where atomic_add atomic_sub atomic_min atomic_max len"
+    "select where atomic_add atomic_sub atomic_min atomic_max len "
+    "par_for_inner ScratchPad1D ScratchPad2D ScratchPad3D"
 ).split()
 
 FUNCTIONS = {name: BuiltinFunction(name, _HOST.get(name)) for name in NAMES}

@@ -54,6 +54,7 @@ class Instance:
                 "code generator and runtime header": generator_digest(),
                 "kernel source and reached functions/constants": function_fingerprint(self.kernel.source),
                 "argument types": ",".join(type_key(t) for t in self.arg_types),
+                "kernel form": self.kernel.form,
             }
             self._key = hashlib.sha256("|".join(self.key_parts.values()).encode()).hexdigest()[:40]
         return self._key
@@ -94,9 +95,9 @@ class Instance:
 
         self.key()  # sets key_parts, recorded in the entry for explain_cache_misses
         context = InstantiationContext()
-        params = dict(zip(self.kernel.source.param_names, self.arg_types))
+        params = dict(zip((n for n, _ in self.kernel.params), self.arg_types))
         kernel_ir = Builder(self.kernel.source, params, is_kernel=True, context=context,
-                            c_name="kernel", label=self.label).build()
+                            c_name="kernel", label=self.label, **self.kernel.builder_options()).build()
         source = render_translation_unit(kernel_ir, context.order, context.structs, self.label)
         return source, {"tid_dims": kernel_ir.tid_dims, "key_parts": self.key_parts}
 

@@ -34,6 +34,13 @@ class Kernel:
         self.instances: dict = {}  # concrete types -> Instance
         self.launch_table: dict = {}  # launch signature -> (Instance, packer)
 
+    #: How the function becomes a kernel (part of the cache key); loop bodies say which loops.
+    form = "kernel"
+
+    def builder_options(self) -> dict:
+        """Extra options of the frontend for this kind of kernel (none for ``@kernel``)."""
+        return {}
+
     def instance_label(self, arg_types) -> str:
         if not self.is_generic:
             return self.key

@@ -69,6 +69,8 @@ class VarTag:
     """Names a variable in a pack: a field, a sparse pool's base name or a sparse instance."""
 
     name: str
+    #: Kernel code calls tags at compile time: ``rho(1)`` names component 1 of "rho".
+    __bw_static_call__ = True
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -260,6 +262,12 @@ class SparsePack:
         return f"SparsePack(nblocks={self.get_nblocks()}, vars={[t.name for t in self.descriptor.vars]})"
 
     # -- queries --------------------------------------------------------------------------------
+    def kernel_value(self):
+        """This pack as a kernel argument (see ``brickwork.mesh.kernel_pack``)."""
+        from .kernel_pack import kernel_value
+
+        return kernel_value(self)
+
     def get_nblocks(self) -> int:
         """Number of blocks in the pack."""
         return len(self.block_lids)
@@ -366,9 +374,13 @@ class SparsePack:
         _check_value(value, arr.dtype, f"variable {name!r}")
         arr[(lid, slot, *kji)] = value
 
-    def flux(self, b: int, direction: int, var: object, *kji):
-        """Flux of ``var`` in ``direction`` at ``(k, j, i)``; without indices a writable
-        ``(nk, nj, ni)`` view (``pack.flux(b, X1DIR, rho())[k, j, i] = f``)."""
+    @property
+    def flux(self) -> "_FluxAccess":
+        """Fluxes: ``pack.flux(b, dir, var, k, j, i)`` reads, ``pack.flux[b, dir, var, k, j, i] = f``
+        writes (the same form works in kernel code); without k, j, i a writable (nk, nj, ni) view."""
+        return _FluxAccess(self)
+
+    def _flux(self, b: int, direction: int, var: object, *kji):
         if not self.descriptor.with_fluxes:
             raise ValueError("this pack has no fluxes: build its PackDescriptor with with_fluxes=True")
         if direction not in range(1, self.ndim + 1):
@@ -382,3 +394,27 @@ class SparsePack:
             name = self._names[bi][flat][0]
             raise ValueError(f"variable {name!r} has no flux arrays (declare it with Metadata.WithFluxes)")
         return self.flux_arrays[fid][(lid, slot + (direction - 1) * stride, *kji)]
+
+
+class _FluxAccess:
+    """``pack.flux``: callable for reads, subscriptable for reads and writes."""
+
+    __slots__ = ("pack",)
+
+    def __init__(self, pack: SparsePack):
+        self.pack = pack
+
+    def __call__(self, b, direction, var, *kji):
+        return self.pack._flux(b, direction, var, *kji)
+
+    def __getitem__(self, key):
+        b, direction, var, *kji = key
+        return self.pack._flux(b, direction, var, *kji)
+
+    def __setitem__(self, key, value) -> None:
+        b, direction, var, *kji = key
+        if len(kji) != 3:
+            raise IndexError("pack.flux[b, dir, var, k, j, i] = value needs k, j and i")
+        view = self.pack._flux(b, direction, var)
+        _check_value(value, view.dtype, "flux")
+        view[tuple(kji)] = value

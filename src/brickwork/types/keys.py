@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .arrays import ArrayType
 from .composite import is_matrix_type, is_quat_type, is_vector_type
+from .opaque import OpaqueType
 from .scalars import is_scalar_type
 from .structs import is_struct_type
 
@@ -23,6 +24,8 @@ def type_key(t) -> str:
         return f"struct {t.__module__}.{t.__qualname__}({fields})"
     if type(t).__name__ == "TupleType":  # frontend.ir.TupleType, not imported on the warm path
         return "tuple(" + ",".join(type_key(x) for x in t.types) + ")"
+    if isinstance(t, OpaqueType):
+        return f"opaque {t.__name__}"
     if t is None:
         return "void"
     raise TypeError(f"no type key for {t!r}")

@@ -1,0 +1,94 @@
+"""Kernels made from loop bodies: plain Python functions whose parameters are loop indices.
+
+``par_for`` and ``par_for_outer`` (and the loop abstraction) JIT-compile a body such as
+``def body(k, j, i): ...``. Its free variables that hold runtime values (arrays, packs,
+brickwork-typed scalars, structs) become hidden kernel arguments, read afresh at every launch;
+everything else it names (functions, types, tags, Python numbers) is a compile-time constant and
+part of the instance key. A body kernel is generic over the types of its captured values.
+"""
+
+from __future__ import annotations
+
+import typing
+import weakref
+
+from ..errors import KernelSyntaxError, LaunchError
+from ..frontend.fingerprint import free_name_values
+from ..frontend.source import FunctionSource
+from ..types.arrays import array
+from ..types.composite import CompositeBase
+from ..types.scalars import ScalarBase, int32, int64
+from ..types.structs import StructBase
+from .kernel import Kernel
+
+
+def is_runtime_value(value) -> bool:
+    """Values a body receives at launch rather than baking in as constants."""
+    return isinstance(value, (array, ScalarBase, CompositeBase, StructBase)) or hasattr(value, "kernel_value")
+
+
+def _kernel_value(value):
+    return value.kernel_value() if hasattr(value, "kernel_value") else value
+
+
+class BodyKernel(Kernel):
+    """A loop body compiled as a kernel: ``mode`` is "for" (all parameters are indices) or "outer"
+    (the first parameter is the team member, the rest are indices)."""
+
+    def __init__(self, pyfunc, mode: str, nindices: int):
+        self.func = pyfunc
+        self.source = FunctionSource(pyfunc)
+        self.key = pyfunc.__name__
+        self.__name__ = pyfunc.__name__
+        self.mode = mode
+        names = self.source.param_names
+        expected = nindices + (1 if mode == "outer" else 0)
+        if len(names) != expected:
+            what = "a team member and " if mode == "outer" else ""
+            raise KernelSyntaxError(f"loop body '{self.source.qualname}' must take {what}{nindices} index "
+                                    f"parameter(s), it takes {len(names)}: ({', '.join(names)})",
+                                    self.source.location(self.source.tree))
+        self.index_names = names[1:] if mode == "outer" else names
+        self.capture_names = [n for n, v in free_name_values(self.source) if is_runtime_value(v)]
+        hidden = [(f"_bw_lo{d}", int32) for d in range(nindices)]
+        if mode == "outer":
+            hidden.append(("_bw_scratch", int64))
+        self.params = [(n, typing.Any) for n in self.capture_names] + hidden
+        self.generic_params = list(range(len(self.capture_names)))
+        self.is_generic = True
+        self.instances = {}
+        self.launch_table = {}
+        self.form = f"loop body {mode} {nindices}"
+
+    def builder_options(self) -> dict:
+        bindings = []
+        if self.mode == "outer":
+            bindings.append((self.source.param_names[0], "member", 0))
+        bindings += [(name, "index", d) for d, name in enumerate(self.index_names)]
+        return {"bindings": bindings, "simd_innermost": self.mode == "for"}
+
+    def arguments(self, lows, scratch_bytes=None) -> list:
+        """Launch arguments: the captured values as they are now, then the hidden ones."""
+        values = []
+        for name in self.capture_names:
+            value = self.source.lookup(name)
+            if not is_runtime_value(value):
+                raise LaunchError(f"loop body '{self.key}': '{name}' no longer holds an array or typed value "
+                                  f"(it is {type(value).__name__})")
+            values.append(_kernel_value(value))
+        values += [int32(lo) for lo in lows]
+        if self.mode == "outer":
+            values.append(int64(scratch_bytes or 0))
+        return values
+
+
+_BODIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def body_kernel(pyfunc, mode: str, nindices: int) -> BodyKernel:
+    """The body kernel of a Python function (one per function object, mode and index count)."""
+    per_func = _BODIES.setdefault(pyfunc, {})
+    found = per_func.get((mode, nindices))
+    if found is None:
+        found = per_func[(mode, nindices)] = BodyKernel(pyfunc, mode, nindices)
+    return found

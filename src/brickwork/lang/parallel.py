@@ -1,0 +1,69 @@
+"""Nested parallelism over index ranges: ``par_for``, ``par_for_outer`` and (in kernels)
+``par_for_inner``, as Parthenon spells them, with JIT-compiled Python loop bodies.
+
+    par_for("update", kb, jb, ib, lambda k, j, i: ...)          # or a def, ranges inclusive
+    par_for_outer("recon", scratch_bytes, 0, kb, jb, body)      # body(member, k, j)
+
+A range is an object with ``s`` and ``e`` (``IndexRange``), an inclusive ``(s, e)`` pair, or a
+count ``n`` meaning ``(0, n - 1)``. On the CPU the outer loops run in parallel (OpenMP) and the
+innermost loop of ``par_for`` (and every ``par_for_inner``) is a simd loop.
+"""
+
+from __future__ import annotations
+
+from ..errors import LaunchError
+from ..runtime.launch import launch
+from .body import body_kernel
+
+
+def _ranges(items, what) -> list[tuple[int, int]]:
+    out = []
+    for r in items:
+        if hasattr(r, "s") and hasattr(r, "e"):
+            out.append((int(r.s), int(r.e)))
+        elif isinstance(r, tuple) and len(r) == 2:
+            out.append((int(r[0]), int(r[1])))
+        elif isinstance(r, int):
+            out.append((0, r - 1))
+        else:
+            raise LaunchError(f"{what}: a range must be an IndexRange, an inclusive (s, e) pair or a count, "
+                              f"got {r!r}")
+    return out
+
+
+def _split(args, what, leading: int):
+    args = list(args)
+    if args and isinstance(args[0], str):
+        args.pop(0)  # the name, as in Parthenon (used for profiling there)
+    if len(args) < leading + 2 or not callable(args[-1]):
+        raise LaunchError(f"{what}: expected {'scratch_bytes, scratch_level, ' if leading else ''}ranges and a "
+                          f"body function")
+    return args[:leading], _ranges(args[leading:-1], what), args[-1]
+
+
+def par_for(*args) -> None:
+    """``par_for([name,] r0, ..., body)``: ``body(i0, ...)`` for every index of 1 to 4 inclusive ranges."""
+    _, ranges, body = _split(args, "par_for", 0)
+    if not 1 <= len(ranges) <= 4:
+        raise LaunchError(f"par_for: 1 to 4 ranges, got {len(ranges)}")
+    kernel = body_kernel(body, "for", len(ranges))
+    _run(kernel, ranges, None)
+
+
+def par_for_outer(*args) -> None:
+    """``par_for_outer([name,] scratch_bytes, scratch_level, r0, ..., body)``: ``body(member, i0, ...)``
+    once per outer index (1 to 3 ranges); inside, ``par_for_inner`` and ``ScratchPad1D/2D/3D``."""
+    (scratch_bytes, _level), ranges, body = _split(args, "par_for_outer", 2)
+    if not 1 <= len(ranges) <= 3:
+        raise LaunchError(f"par_for_outer: 1 to 3 outer ranges, got {len(ranges)}")
+    if int(scratch_bytes) < 0:
+        raise LaunchError(f"par_for_outer: scratch_bytes must not be negative, got {scratch_bytes}")
+    kernel = body_kernel(body, "outer", len(ranges))
+    _run(kernel, ranges, int(scratch_bytes))
+
+
+def _run(kernel, ranges, scratch_bytes) -> None:
+    sizes = tuple(e - s + 1 for s, e in ranges)
+    if min(sizes) <= 0:
+        return  # an empty range: nothing to do
+    launch(kernel, dim=sizes, inputs=kernel.arguments([s for s, _ in ranges], scratch_bytes))

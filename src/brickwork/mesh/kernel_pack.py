@@ -1,0 +1,85 @@
+"""A ``SparsePack`` as a kernel argument: tables of storage addresses and strides.
+
+``kernel_value(pack)`` builds (once per pack) a struct whose type carries the pack's variable
+names and dtype (``_bw_pack``, which the kernel frontend recognises) and whose fields are:
+
+* ``ptrs[b, idx, element, :]`` = (address, k stride, j stride) of the (nk, nj, ni) storage of flat
+  index ``idx`` on pack block ``b`` (element = ``int(te) % 3``; strides in elements, i stride 1);
+* ``fluxes[b, idx, dir - 1, :]`` the same for flux storage (zero rows where there are none);
+* ``bounds[b, var, :]`` = (lower, upper) flat index bounds of each descriptor variable;
+* ``nblocks``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from ..types.arrays import array, array3d, array4d
+from ..types.scalars import int32, int64, scalar_from_numpy
+from ..types.structs import struct
+
+_TYPES: dict = {}
+
+
+def kernel_pack_type(dtype, names: tuple, sizes: tuple):
+    """The struct type of packs of ``dtype`` values over the variables ``names`` with ``sizes``
+    components each (cached)."""
+    key = (dtype, names, sizes)
+    found = _TYPES.get(key)
+    if found is None:
+        digest = hashlib.sha1(repr((dtype.__name__, names, sizes)).encode()).hexdigest()[:10]
+        cls = type(f"PackView_{digest}", (), {
+            "__annotations__": {"ptrs": array4d(dtype=int64), "fluxes": array4d(dtype=int64),
+                                "bounds": array3d(dtype=int32), "nblocks": int32},
+            "__module__": __name__, "__qualname__": f"PackView_{digest}"})
+        found = struct(cls)
+        found._bw_pack = {"vars": list(names), "sizes": list(sizes), "dtype": dtype}
+        _TYPES[key] = found
+    return found
+
+
+def _slab_row(slab: np.ndarray) -> tuple[int, int, int]:
+    item = slab.itemsize
+    return slab.__array_interface__["data"][0], slab.strides[0] // item, slab.strides[1] // item
+
+
+def kernel_value(pack):
+    """The kernel argument of ``pack`` (cached on the pack, which holds its storage alive)."""
+    cached = getattr(pack, "_kernel_value", None)
+    if cached is not None:
+        return cached
+    dtypes = {a.dtype for a in pack.arrays} | {a.dtype for a in pack.flux_arrays if a is not None}
+    if len(dtypes) != 1:
+        raise TypeError(f"a pack used in a kernel needs one value dtype; this one mixes "
+                        f"{', '.join(sorted(str(d) for d in dtypes))}")
+    dtype = scalar_from_numpy(dtypes.pop())
+    nb, nidx = pack.index_table.shape[:2]
+    ptrs = np.zeros((nb, max(nidx, 1), 3, 3), dtype=np.int64)
+    fluxes = np.zeros((nb, max(nidx, 1), 3, 3), dtype=np.int64)
+    for b in range(nb):
+        for idx in range(nidx):
+            array_id, lid, slot, stride = (int(x) for x in pack.index_table[b, idx])
+            if array_id >= 0:
+                storage = pack.arrays[array_id]
+                for e in range(3):
+                    s = slot + e * stride
+                    if (e == 0 or stride > 0) and s < storage.shape[1]:
+                        ptrs[b, idx, e] = _slab_row(storage[lid, s])
+            flux_id, flid, fslot, dstride = (int(x) for x in pack.flux_table[b, idx])
+            if flux_id >= 0:
+                storage = pack.flux_arrays[flux_id]
+                for d in range(3):
+                    s = fslot + d * dstride
+                    if (d == 0 or dstride > 0) and s < storage.shape[1]:
+                        fluxes[b, idx, d] = _slab_row(storage[flid, s])
+    names = tuple(v.name for v in pack.descriptor.vars)
+    sizes = tuple(int(specs[0].ncomp) for specs in pack.descriptor._specs)
+    value = kernel_pack_type(dtype, names, sizes)()
+    value.ptrs = array(ptrs, dtype=int64, copy=False)
+    value.fluxes = array(fluxes, dtype=int64, copy=False)
+    value.bounds = array(np.ascontiguousarray(pack.bounds), dtype=int32, copy=False)
+    value.nblocks = nb
+    pack._kernel_value = value
+    return value

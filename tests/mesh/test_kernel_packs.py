@@ -1,0 +1,83 @@
+"""Packs inside kernel code: reads, writes, face elements, fluxes, sparse bounds, against host access."""
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+from brickwork.mesh import TE, IndexDomain, Mesh, Metadata, Package, PackDescriptor, VarTag
+
+density, momentum, dye, bfield = VarTag("density"), VarTag("momentum"), VarTag("dye"), VarTag("B")
+
+
+def make_mesh():
+    hydro = Package("hydro")
+    hydro.add_field("density", Metadata("Cell", "Independent", "FillGhost", "WithFluxes"))
+    hydro.add_field("momentum", Metadata("Cell", "Independent", "FillGhost", "Vector"), shape=(3,))
+    hydro.add_field("B", Metadata("Face", "FillGhost", "CellMemAligned"))
+    hydro.add_field("dye", Metadata("Cell", "FillGhost", "Sparse"), sparse_ids=[1, 2])
+    mesh = Mesh(nx=(16, 8), block_nx=(8, 8), nghost=2, packages=[hydro])
+    rng = np.random.default_rng(0)
+    for name in ("density", "momentum", "B"):
+        mesh.data(name)[...] = rng.random(mesh.data(name).shape)
+    mesh.allocate_sparse(0, "dye", 2)
+    return mesh
+
+
+def test_pack_reads_writes_and_bounds_in_a_par_for():
+    mesh = make_mesh()
+    desc = PackDescriptor(mesh, [density, momentum, dye, bfield], with_fluxes=True)
+    pack = desc.get_pack(mesh.mesh_data())
+    ib = mesh.cellbounds.get_bounds_i(IndexDomain.interior)
+    jb = mesh.cellbounds.get_bounds_j(IndexDomain.interior)
+    sizes = wp.zeros((pack.get_nblocks(), 2), dtype=wp.int32)
+
+    def body(b, j, i):  # noqa: F811
+        pack[b, momentum(2), 0, j, i] = pack[b, density(), 0, j, i] + pack[b, TE.F1, bfield(), 0, j, i]
+        if j == 2 and i == 2:
+            sizes[b, 0] = pack.get_size(b, dye)
+            sizes[b, 1] = pack.get_lower_bound(b, dye)
+            sizes[b, 1] = sizes[b, 1] + pack.get_upper_bound(b, dye) * 100
+
+    before = {n: mesh.data(n).copy() for n in ("density", "momentum", "B")}
+    wp.par_for(pack.get_nblocks(), jb, ib, body)
+    expected = before["density"][:, 0, 0] + before["B"][:, 0, 0]
+    np.testing.assert_array_equal(mesh.data("momentum")[:, 2, 0][:, jb.as_slice(), ib.as_slice()],
+                                  expected[:, jb.as_slice(), ib.as_slice()])
+    np.testing.assert_array_equal(mesh.data("density"), before["density"])
+    assert sizes.numpy().tolist() == [[1, 4 + 4 * 100], [0, -1 - 200]]
+
+
+def test_fluxes_and_runtime_components():
+    mesh = make_mesh()
+    pack = PackDescriptor(mesh, [density, momentum], with_fluxes=True).get_pack(mesh.mesh_data())
+
+    def body(b, j, i):
+        total = wp.float64(0.0)
+        for c in range(3):
+            total = total + pack[b, momentum(c), 0, j, i]
+        pack.flux[b, 1, density(), 0, j, i] = total
+        pack[b, density(), 0, j, i] = pack.flux(b, 1, density(), 0, j, i) * wp.float64(2.0)
+
+    wp.par_for(2, (2, 9), (2, 9), body)
+    mom = mesh.data("momentum")[:, :, 0, 2:10, 2:10]
+    total = mom[:, 0] + mom[:, 1] + mom[:, 2]
+    flux = pack.flux(0, 1, density())
+    np.testing.assert_array_equal(flux[0, 2:10, 2:10], total[0])
+    np.testing.assert_array_equal(mesh.data("density")[:, 0, 0, 2:10, 2:10], 2.0 * total)
+
+
+def test_pack_component_out_of_range_is_rejected():
+    mesh = make_mesh()
+    pack = PackDescriptor(mesh, [density, momentum]).get_pack(mesh.mesh_data())
+
+    def body(b, j, i):
+        pack[b, momentum(3), 0, j, i] = wp.float64(1.0)
+
+    with pytest.raises(wp.TypeError, match="component 3 of variable 'momentum' is out of range"):
+        wp.par_for(2, 8, 8, body)
+
+    def other(b, j, i):
+        pack[b, dye(), 0, j, i] = wp.float64(1.0)
+
+    with pytest.raises(wp.TypeError, match="variable 'dye' is not in this pack"):
+        wp.par_for(2, 8, 8, other)

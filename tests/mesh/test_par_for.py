@@ -1,0 +1,135 @@
+"""Nested parallelism in the kernel language: par_for, par_for_outer with scratch, par_for_inner,
+captured arrays and packs inside loop bodies."""
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+from brickwork.mesh import IndexRange
+
+
+def test_par_for_three_ranges_with_captured_array_and_offsets():
+    a = wp.zeros((4, 5, 6), dtype=wp.float64)
+    scale = wp.float64(0.5)
+
+    def body(k, j, i):
+        a[k, j, i] = scale * wp.float64(100 * k + 10 * j + i)
+
+    wp.par_for("fill", IndexRange(1, 2), (1, 3), 6, body)
+    expected = np.zeros((4, 5, 6))
+    for k in (1, 2):
+        for j in (1, 2, 3):
+            expected[k, j, :] = 0.5 * (100 * k + 10 * j + np.arange(6))
+    np.testing.assert_array_equal(a.numpy(), expected)
+
+    b = wp.zeros((4, 5, 6), dtype=wp.float64)
+    a = b  # the body sees the array the name holds at launch time
+    wp.par_for((0, 0), (0, 0), (0, 1), body)
+    np.testing.assert_array_equal(b.numpy()[0, 0, :2], [0.0, 0.5])
+
+
+def test_par_for_one_and_four_ranges_and_lambda():
+    x = wp.zeros(8, dtype=wp.int32)
+    wp.par_for(8, lambda i: wp.atomic_add(x, i, i * 2))
+    np.testing.assert_array_equal(x.numpy(), 2 * np.arange(8))
+    y = wp.zeros((2, 2, 2, 3), dtype=wp.int32)
+
+    def four(b, k, j, i):
+        y[b, k, j, i] = b * 1000 + k * 100 + j * 10 + i
+
+    wp.par_for(2, 2, 2, 3, four)
+    b, k, j, i = np.meshgrid(*[np.arange(n) for n in (2, 2, 2, 3)], indexing="ij")
+    np.testing.assert_array_equal(y.numpy(), b * 1000 + k * 100 + j * 10 + i)
+
+
+def test_par_for_outer_scratch_and_inner_loops():
+    n = 10
+    u = wp.array(np.arange(3 * 4 * n, dtype=np.float64).reshape(3, 4, n) ** 2, dtype=wp.float64)
+    out = wp.zeros((3, 4, n), dtype=wp.float64)
+
+    def body(member, k, j):
+        left = wp.ScratchPad1D(member.team_scratch(0), wp.float64, n)
+        grid = wp.ScratchPad2D(member, wp.float64, 2, n)
+
+        def produce(i):
+            left[i] = u[k, j, i - 1]
+            grid[0, i] = u[k, j, i]
+            grid[1, i] = wp.float64(2.0) * u[k, j, i]
+
+        wp.par_for_inner(member, 1, n - 1, produce)
+        member.team_barrier()
+
+        def consume(i):
+            d = grid[0, i] - left[i]  # renamed: never clashes with the outer names
+            if i == n - 1:
+                return
+            out[k, j, i] = d + grid[1, i]
+
+        wp.par_for_inner(member, 1, n - 1, consume)
+
+    wp.par_for_outer("diff", 2 * 8 * n, 0, 3, 4, body)
+    ref = np.zeros((3, 4, n))
+    un = u.numpy()
+    ref[:, :, 1:n - 1] = (un[:, :, 1:n - 1] - un[:, :, 0:n - 2]) + 2.0 * un[:, :, 1:n - 1]
+    np.testing.assert_array_equal(out.numpy(), ref)
+
+
+def test_scratch_grows_past_the_requested_bytes():
+    n = 5000
+    out = wp.zeros((2, n), dtype=wp.float32)
+
+    def body(member, j):
+        big = wp.ScratchPad1D(member, wp.float32, n)
+        wp.par_for_inner(member, 0, n - 1, lambda i: big.__setitem__(i, 0.0) if False else None)
+
+        def fill(i):
+            big[i] = float(i + j)
+
+        wp.par_for_inner(member, 0, n - 1, fill)
+
+        def copy(i):
+            out[j, i] = big[i]
+
+        wp.par_for_inner(member, 0, n - 1, copy)
+
+    with pytest.raises(wp.KernelError):  # attribute calls on arrays are not kernel code
+        wp.par_for_outer(16, 0, 2, body)
+
+    def body_ok(member, j):
+        big = wp.ScratchPad1D(member, wp.float32, n)
+
+        def fill(i):
+            big[i] = float(i + j)
+
+        wp.par_for_inner(member, 0, n - 1, fill)
+
+        def copy(i):
+            out[j, i] = big[i]
+
+        wp.par_for_inner(member, 0, n - 1, copy)
+
+    wp.par_for_outer(16, 0, 2, body_ok)  # 16 bytes requested, 20000 used: the arena grows
+    np.testing.assert_array_equal(out.numpy(), np.arange(n)[None, :] + np.arange(2)[:, None])
+
+
+def test_loop_body_errors():
+    a = wp.zeros(4, dtype=float)
+    with pytest.raises(wp.KernelSyntaxError, match="must take 2 index parameter"):
+        wp.par_for(4, 4, lambda i: None)
+    with pytest.raises(wp.LaunchError, match="1 to 4 ranges"):
+        wp.par_for(1, 1, 1, 1, 1, lambda a, b, c, d, e: None)
+    with pytest.raises(wp.LaunchError, match="a range must be"):
+        wp.par_for("name", [0, 3], lambda i: None)
+
+    def wrong(i):
+        a[i] = 1  # int32 into a float32 array
+
+    with pytest.raises(wp.TypeError, match="int32 .*float32|float32.*int32"):
+        wp.par_for(4, wrong)
+    np.testing.assert_array_equal(a.numpy(), 0.0)
+
+    def bad_inner(member, j):
+        wp.par_for_inner(member, 0, 3, 5)
+
+    with pytest.raises(wp.TypeError, match="nested def or lambda"):
+        wp.par_for_outer(0, 0, 1, bad_inner)
