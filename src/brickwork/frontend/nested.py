@@ -72,7 +72,7 @@ class NestedMixin:
     def scratch_pad(self, name, node):
         ndim = SCRATCH_PADS[name]
         if len(node.args) != ndim + 2 or node.keywords:
-            raise self.error(KernelTypeError, f"{name}(member, dtype, {', '.join('n%d' % d for d in range(ndim))}) "
+            raise self.error(KernelTypeError, f"{name}(member, dtype, {', '.join(f'n{d}' for d in range(ndim))}) "
                              f"takes {ndim + 2} arguments", node)
         member = self.value(node.args[0])
         if member.type is not TEAM_MEMBER:
