@@ -135,6 +135,9 @@ class CppRenderer:
         out.extend(self.block(s.body, ind + 4))
         out.append(pad + "}")
 
+    def s_IRBlock(self, s, ind, out):
+        out.extend(self.block(s.body, ind))
+
     def s_IRLabel(self, s, ind, out):
         out.append(" " * ind + f"{s.name}: ;")
 

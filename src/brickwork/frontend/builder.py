@@ -16,6 +16,8 @@ from ..types.scalars import bool_, int32, is_scalar_type, python_annotation_type
 from ..types.structs import is_struct_type
 from . import ir
 from .expressions import _SYMBOL, TID, ExpressionTyper, Static
+from .la_lowering import LAMixin
+from .la_views import LAViewsMixin
 from .nested import NestedMixin
 from .packs import PackMixin
 
@@ -48,7 +50,7 @@ class InstantiationContext:
             self.structs.append(t)  # codegen declares a C++ struct per tuple type, like a struct
 
 
-class Builder(NestedMixin, PackMixin, ExpressionTyper):
+class Builder(LAViewsMixin, LAMixin, NestedMixin, PackMixin, ExpressionTyper):
     """Builds the typed tree of one function or kernel for concrete parameter types."""
 
     def __init__(self, source, param_types: dict, *, is_kernel: bool, context: InstantiationContext,
@@ -67,6 +69,7 @@ class Builder(NestedMixin, PackMixin, ExpressionTyper):
         self.label = label
         self._tmp = 0
         self.renames: dict = {}  # names of an inlined local function -> their unique locals
+        self._pending_stmts: list = []
         # (name, kind, dim) for the parameters of a loop body (par_for, loop abstraction): "index"
         # binds tid(dim) plus the hidden lower bound _bw_lo<dim>; "member" binds a fresh team.
         self.bindings = bindings or []
@@ -88,6 +91,18 @@ class Builder(NestedMixin, PackMixin, ExpressionTyper):
     def bind_parameters(self) -> list:
         stmts = []
         for name, kind, dim in self.bindings:
+            if kind == "la_block":
+                self._block_name = name
+                self.locals[name] = int32
+                self.var_types[name] = int32
+                stmts.append(ir.IRAssign(ir.IRLocal(name, int32), ir.IRTid(0, int32)))
+                continue
+            if kind == "la_range":
+                self.tid_dims = {"bvoi": 1, "bovi": 2, "boiv": 4}[dim["loop"]]
+                self.bind_la_slice(name, dim, stmts)
+                if "get_per_point_scratch" in ast.dump(self.source.tree):
+                    self._la_member = self._new_team(stmts)
+                continue
             if kind == "member":
                 stmts.append(self.bind_team_member(name, ir.IRLocal("_bw_scratch", self.var_types["_bw_scratch"])))
                 continue
@@ -126,7 +141,13 @@ class Builder(NestedMixin, PackMixin, ExpressionTyper):
             if method is None:
                 raise self.error(KernelSyntaxError, f"'{_describe(stmt)}' statements are not supported in kernels",
                                  stmt)
-            method(stmt, out)
+            # Statements an expression needs first (a scratch allocation) collect in _pending_stmts.
+            saved, self._pending_stmts = self._pending_stmts, []
+            produced: list = []
+            method(stmt, produced)
+            out.extend(self._pending_stmts)
+            out.extend(produced)
+            self._pending_stmts = saved
         return out
 
     def stmt_Pass(self, node, out):
@@ -284,6 +305,9 @@ class Builder(NestedMixin, PackMixin, ExpressionTyper):
         if node.orelse:
             raise self.error(KernelSyntaxError, "'for ... else' is not supported", node)
         it = node.iter
+        if isinstance(it, ast.Call) and self.is_la_function(it.func, "inner"):
+            self.la_inner_for(node, out)
+            return
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
                 and self.source.lookup("range") is range and "range" not in self.var_types):
             raise self.error(KernelSyntaxError, "for loops must iterate over range(...)", node)

@@ -33,6 +33,8 @@ from ..types.opaque import TEAM_MEMBER
 from ..types.scalars import ScalarBase, bool_, float32, int32, int64, is_scalar_type, python_annotation_type
 from ..types.structs import StructBase, is_struct_type
 from . import ir
+from .la_lowering import ScratchRef, Slice, SliceMethod, ViewRef
+from .la_views import ScratchMethod
 from .nested import SCRATCH_PADS, MemberMethod
 from .packs import PACK_METHODS, PackMethod, is_pack_type
 from .source import MISSING
@@ -131,6 +133,10 @@ class ExpressionTyper:
     def expr_Attribute(self, node):
         base = self.expr(node.value)
         attr = node.attr
+        if isinstance(base, Static) and isinstance(base.value, Slice):
+            return self.slice_attribute(base.value, attr, node)
+        if isinstance(base, Static) and isinstance(base.value, ScratchRef) and attr == "zero":
+            return Static(ScratchMethod(base.value, "zero"))
         if isinstance(base, Static):
             obj = base.value
             if isinstance(obj, ArrayType) and attr in ("dtype", "ndim"):
@@ -167,6 +173,10 @@ class ExpressionTyper:
         index_nodes = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if any(isinstance(i, ast.Slice) for i in index_nodes):
             raise self.error(KernelSyntaxError, "slices are not supported in kernels", node)
+        if isinstance(base, Static) and isinstance(base.value, ScratchRef):
+            return self.scratch_element(base.value, index_nodes, node)
+        if isinstance(base, Static) and isinstance(base.value, ViewRef):
+            return self.view_element(base.value, index_nodes, node)
         if isinstance(base, Static) and isinstance(base.value, PackMethod) and base.value.name == "flux":
             return self.pack_flux(base.value.pack, index_nodes, node)
         if isinstance(base, Static):
@@ -222,7 +232,18 @@ class ExpressionTyper:
         op = _BINOPS.get(type(node.op))
         if op is None:
             raise self.error(KernelSyntaxError, f"operator {type(node.op).__name__} is not supported", node)
-        return self.binary(op, self.value(node.left), self.value(node.right), node)
+        left, right = self.expr(node.left), self.expr(node.right)
+        left, right = self._adapt_static(left, right, node), self._adapt_static(right, left, node)
+        return self.binary(op, self.to_value(left, node.left), self.to_value(right, node.right), node)
+
+    def _adapt_static(self, value, other, node):
+        """A host value that takes the type of what it meets (an la MemoryOffset or Index3)."""
+        if isinstance(value, Static) and hasattr(value.value, "__bw_value_for__") and isinstance(other, ir.IRExpr):
+            try:
+                return Static(value.value.__bw_value_for__(other.type))
+            except TypeError as e:
+                raise self.error(KernelTypeError, str(e), node) from None
+        return value
 
     def binary(self, op, a, b, node) -> ir.IRExpr:
         return self.builtin_call(op, [a, b], node, label=f"'{_SYMBOL.get(op, op)}' ({op})")
@@ -285,6 +306,13 @@ class ExpressionTyper:
             raise self.error(KernelTypeError, f"a value of type {type_name(func.type)} is not callable", node)
         return self.call(func.value, node)
 
+    def is_la_function(self, func_node, name) -> bool:
+        try:
+            value = self.expr(func_node)
+        except Exception:  # noqa: BLE001 - not resolvable here: not an la function
+            return False
+        return isinstance(value, Static) and getattr(value.value, "__bw_la__", None) == name
+
     def call_statement(self, node):
         """Calls that are statements (print, printf, expect_eq/neq); None for ordinary calls."""
         func = self.expr(node.func)
@@ -294,6 +322,12 @@ class ExpressionTyper:
         name = f.name if isinstance(f, BuiltinFunction) else ("print" if f is py.print else None)
         if name == "par_for_inner":
             return self.par_for_inner(node)
+        if getattr(f, "__bw_la__", None) == "inner":
+            out: list = []
+            self.la_inner_call(node, out)
+            return ir.IRBlock(out)
+        if isinstance(f, ScratchMethod):
+            return self.scratch_zero(f.scratch, node)
         if name == "print":
             if node.keywords:
                 raise self.error(KernelSyntaxError, "print() keywords are not supported in kernels", node)
@@ -342,6 +376,15 @@ class ExpressionTyper:
             return self.call_builtin_function(f.name, node)
         if isinstance(f, MemberMethod):
             return self.call_member_method(f, node)
+        if isinstance(f, SliceMethod):
+            return self.call_slice_method(f, node)
+        la_name = getattr(f, "__bw_la__", None)
+        if la_name == "get_per_point_scratch":
+            return self.la_scratch(node)
+        if la_name is not None and la_name.startswith("make_"):
+            return self.la_view(la_name[len("make_"):-len("_view")], node)
+        if la_name is not None:
+            raise self.error(KernelTypeError, f"la.{la_name} cannot be used here in kernel code", node)
         if isinstance(f, PackMethod):
             return self.call_pack_method(f, node)
         if getattr(f, "__bw_static_call__", False):

@@ -173,6 +173,13 @@ class IRContinue(IRStmt):
 
 
 @dataclass(eq=False)
+class IRBlock(IRStmt):
+    """Statements in sequence (what one source statement expanded into)."""
+
+    body: list
+
+
+@dataclass(eq=False)
 class IRLabel(IRStmt):
     """The end of an inlined function body; its ``return`` statements jump here."""
 

@@ -35,13 +35,29 @@ class BodyKernel(Kernel):
     """A loop body compiled as a kernel: ``mode`` is "for" (all parameters are indices) or "outer"
     (the first parameter is the team member, the rest are indices)."""
 
-    def __init__(self, pyfunc, mode: str, nindices: int):
+    def __init__(self, pyfunc, mode: str, nindices: int, la_config: dict | None = None):
         self.func = pyfunc
         self.source = FunctionSource(pyfunc)
         self.key = pyfunc.__name__
         self.__name__ = pyfunc.__name__
         self.mode = mode
         names = self.source.param_names
+        self.la_config = la_config
+        if mode == "la":
+            if len(names) != 2:
+                raise KernelSyntaxError(f"outer body '{self.source.qualname}' must take (idx_range, b), it takes "
+                                        f"({', '.join(names)})", self.source.location(self.source.tree))
+            self.index_names = []
+            self.capture_names = [n for n, v in free_name_values(self.source) if is_runtime_value(v)]
+            from ..frontend.la_lowering import GEOMETRY
+
+            self.params = [(n, typing.Any) for n in self.capture_names] + [(f"_la_{g}", int32) for g in GEOMETRY]
+            self.generic_params = list(range(len(self.capture_names)))
+            self.is_generic = True
+            self.instances = {}
+            self.launch_table = {}
+            self.form = "la outer " + ",".join(f"{k}={v}" for k, v in sorted(la_config.items()))
+            return
         expected = nindices + (1 if mode == "outer" else 0)
         if len(names) != expected:
             what = "a team member and " if mode == "outer" else ""
@@ -61,6 +77,10 @@ class BodyKernel(Kernel):
         self.form = f"loop body {mode} {nindices}"
 
     def builder_options(self) -> dict:
+        if self.mode == "la":
+            names = self.source.param_names
+            bindings = [(names[1], "la_block", 0), (names[0], "la_range", self.la_config)]
+            return {"bindings": bindings, "simd_innermost": self.la_config["loop"] == "boiv"}
         bindings = []
         if self.mode == "outer":
             bindings.append((self.source.param_names[0], "member", 0))
@@ -76,6 +96,8 @@ class BodyKernel(Kernel):
                 raise LaunchError(f"loop body '{self.key}': '{name}' no longer holds an array or typed value "
                                   f"(it is {type(value).__name__})")
             values.append(_kernel_value(value))
+        if self.mode == "la":
+            return values + [int32(x) for x in lows]
         values += [int32(lo) for lo in lows]
         if self.mode == "outer":
             values.append(int64(scratch_bytes or 0))
@@ -85,10 +107,11 @@ class BodyKernel(Kernel):
 _BODIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def body_kernel(pyfunc, mode: str, nindices: int) -> BodyKernel:
-    """The body kernel of a Python function (one per function object, mode and index count)."""
+def body_kernel(pyfunc, mode: str, nindices: int, la_config: dict | None = None) -> BodyKernel:
+    """The body kernel of a Python function (one per function object, mode and configuration)."""
     per_func = _BODIES.setdefault(pyfunc, {})
-    found = per_func.get((mode, nindices))
+    key = (mode, nindices, tuple(sorted((la_config or {}).items())))
+    found = per_func.get(key)
     if found is None:
-        found = per_func[(mode, nindices)] = BodyKernel(pyfunc, mode, nindices)
+        found = per_func[key] = BodyKernel(pyfunc, mode, nindices, la_config)
     return found

@@ -1,0 +1,25 @@
+"""``brickwork.la``: the loop abstraction for block-structured kernels (spec: loop_abstraction.md).
+
+    space = la.IndexSpace.box(la.bovi, la.logical_flat, nblocks=2, nx=16, ny=16, nz=1, nghost=2)
+    def body(rng, b):
+        for idx in la.inner(rng):
+            k, j, i = rng.get_kji(idx)
+            out[b, k, j, i] = ...
+    la.outer(space, body)
+"""
+
+from . import halo
+from .indices import Index3, Indexer3D, MemoryOffset
+from .outer import (
+    get_per_point_scratch, inner, make_flux_pack_view, make_flux_view, make_pack_view, make_sparse_pack_view,
+    make_var_view, outer,
+)
+from .space import IndexSpace
+from .tags import bovi, boiv, bvoi, i_pencil, ij_slab, kji_cube, logical_coords, logical_flat, memory, raw, team
+
+__all__ = [
+    "halo", "Index3", "Indexer3D", "MemoryOffset", "IndexSpace", "outer", "inner", "get_per_point_scratch",
+    "make_pack_view", "make_sparse_pack_view", "make_var_view", "make_flux_pack_view", "make_flux_view",
+    "bvoi", "bovi", "boiv", "logical_flat", "logical_coords", "memory", "raw", "team",
+    "i_pencil", "ij_slab", "kji_cube",
+]

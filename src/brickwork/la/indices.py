@@ -1,0 +1,131 @@
+"""Host-side index values: ``Indexer3D`` boxes, ``Index3`` and ``MemoryOffset``.
+
+In kernel code an ``Index3`` is a ``vec3i`` (k, j, i) and a ``MemoryOffset`` a ``vec4i``
+(dk, dj, di, flat); ``get_delta`` values made on the host turn into whichever of int (flat),
+``vec3i`` or ``vec4i`` the expression they meet needs (``__bw_value_for__``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..types.composite import vector
+from ..types.scalars import int32
+
+VEC3I = vector(3, int32)
+VEC4I = vector(4, int32)
+
+
+@dataclass(frozen=True)
+class Indexer3D:
+    """An inclusive box ``[ks, ke] x [js, je] x [is, ie]`` with i fastest."""
+
+    ks: int
+    ke: int
+    js: int
+    je: int
+    is_: int
+    ie: int
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return (self.ke - self.ks + 1, self.je - self.js + 1, self.ie - self.is_ + 1)
+
+    @property
+    def size(self) -> int:
+        nk, nj, ni = self.shape
+        return max(nk, 0) * max(nj, 0) * max(ni, 0)
+
+    def flat(self, k, j, i) -> int:
+        nk, nj, ni = self.shape
+        return ((k - self.ks) * nj + (j - self.js)) * ni + (i - self.is_)
+
+    def decode(self, f: int) -> tuple[int, int, int]:
+        nk, nj, ni = self.shape
+        return (f // (nj * ni) + self.ks, (f % (nj * ni)) // ni + self.js, f % ni + self.is_)
+
+    def contains(self, k, j, i) -> bool:
+        return self.ks <= k <= self.ke and self.js <= j <= self.je and self.is_ <= i <= self.ie
+
+    def grown(self, offsets) -> "Indexer3D":
+        """``AddHaloToIndexer``: grown low by max(0, -min h) and high by max(0, max h) per direction."""
+        lo = [min(0, min(h[d] for h in offsets)) for d in range(3)]
+        hi = [max(0, max(h[d] for h in offsets)) for d in range(3)]
+        return Indexer3D(self.ks + lo[0], self.ke + hi[0], self.js + lo[1], self.je + hi[1],
+                         self.is_ + lo[2], self.ie + hi[2])
+
+
+@dataclass(frozen=True)
+class Index3:
+    """A (k, j, i) triple with componentwise arithmetic."""
+
+    k: int
+    j: int
+    i: int
+
+    def __add__(self, o):
+        return Index3(self.k + o.k, self.j + o.j, self.i + o.i)
+
+    def __sub__(self, o):
+        return Index3(self.k - o.k, self.j - o.j, self.i - o.i)
+
+    def __neg__(self):
+        return Index3(-self.k, -self.j, -self.i)
+
+    def __mul__(self, n: int):
+        return Index3(n * self.k, n * self.j, n * self.i)
+
+    __rmul__ = __mul__
+
+    def __bw_value_for__(self, t):
+        if t is VEC3I:
+            return VEC3I(self.k, self.j, self.i)
+        raise TypeError(f"an Index3 cannot be combined with a value of type {getattr(t, '__name__', t)}")
+
+
+@dataclass(frozen=True)
+class MemoryOffset:
+    """An offset (dk, dj, di) with its flat memory offset; behaves as the int ``flat``."""
+
+    dk: int
+    dj: int
+    di: int
+    flat: int
+
+    def __add__(self, o):
+        if isinstance(o, int):
+            return self.flat + o
+        return MemoryOffset(self.dk + o.dk, self.dj + o.dj, self.di + o.di, self.flat + o.flat)
+
+    def __radd__(self, o):
+        return self.flat + o
+
+    def __sub__(self, o):
+        if isinstance(o, int):
+            return self.flat - o
+        return MemoryOffset(self.dk - o.dk, self.dj - o.dj, self.di - o.di, self.flat - o.flat)
+
+    def __rsub__(self, o):
+        return o - self.flat  # int - MemoryOffset is a plain int (spec §2)
+
+    def __neg__(self):
+        return MemoryOffset(-self.dk, -self.dj, -self.di, -self.flat)
+
+    def __mul__(self, n: int):
+        return MemoryOffset(n * self.dk, n * self.dj, n * self.di, n * self.flat)
+
+    __rmul__ = __mul__
+
+    def __int__(self):
+        return self.flat
+
+    __index__ = __int__
+
+    def __bw_value_for__(self, t):
+        if t is int32:
+            return int32(self.flat)
+        if t is VEC4I:
+            return VEC4I(self.dk, self.dj, self.di, self.flat)
+        if t is VEC3I:
+            return VEC3I(self.dk, self.dj, self.di)
+        raise TypeError(f"a MemoryOffset cannot be combined with a value of type {getattr(t, '__name__', t)}")

@@ -1,0 +1,142 @@
+"""``IndexSpace``: the logical (block, k, j, i) space of a kernel and the memory layout it walks.
+
+The tags and the halo lists are compile-time (part of instance keys); the boxes (``L`` logical,
+``M`` memory), ``nblocks`` and ``ninner`` are passed at launch, so one compiled body serves every
+mesh size.
+"""
+
+from __future__ import annotations
+
+from ..types.scalars import is_scalar_type
+from . import halo as halos
+from . import tags
+from .indices import Index3, Indexer3D, MemoryOffset
+
+
+class IndexSpace:
+    """``IndexSpace(lt, it, ninner=..., domain=..., nblocks=..., md=..., te=TE.CC, memory_te=TE.CC,
+    halo=0, backend=None)``; see also ``IndexSpace.box`` (the spec's test constructor)."""
+
+    def __init__(self, loop_tag, inner_tag, *, ninner=tags.ij_slab, domain=None, nblocks=None, md=None,
+                 te=None, memory_te=None, halo: int = 0, backend=None, _boxes=None):
+        self.loop_tag = tags.check(loop_tag, "loop", "the loop tag")
+        self.inner_tag = tags.check(inner_tag, "inner", "the inner tag")
+        if loop_tag is tags.boiv and inner_tag is tags.memory:
+            raise TypeError("la.IndexSpace(la.boiv, la.memory) is not supported: a single-cell inner range has no "
+                            "contiguous memory span (use logical_flat or logical_coords)")
+        self.backend = tags.check(backend or tags.raw, "backend", "the backend")
+        self.ninner = self._check_ninner(ninner)
+        self.scratch: list = []
+        if _boxes is not None:
+            self.L, self.M = _boxes
+        else:
+            self.L, self.M = self._boxes_from_mesh(md, domain, te, memory_te, halo)
+        if nblocks is None:
+            raise TypeError("IndexSpace needs nblocks (take it from the pack: pack.get_nblocks())")
+        if int(nblocks) < 1:
+            raise ValueError(f"IndexSpace: nblocks must be at least 1, got {nblocks}")
+        self.nblocks = int(nblocks)
+        if self.L.size <= 0:
+            raise ValueError(f"IndexSpace: the logical box {self.L} is empty")
+
+    @staticmethod
+    def _check_ninner(ninner):
+        if isinstance(ninner, tags.Tag):
+            return tags.check(ninner, "chunk", "ninner")
+        if not isinstance(ninner, int) or ninner <= 0:
+            raise ValueError(f"IndexSpace: ninner must be a positive int or la.i_pencil/ij_slab/kji_cube, "
+                             f"got {ninner!r}")
+        return ninner
+
+    @staticmethod
+    def _boxes_from_mesh(md, domain, te, memory_te, halo):
+        from ..mesh import TE, IndexDomain
+
+        if md is None:
+            raise TypeError("IndexSpace needs md= (a MeshData), or use IndexSpace.box(...)")
+        te = TE.CC if te is None else te
+        memory_te = TE.CC if memory_te is None else memory_te
+        if memory_te not in (TE.CC, TE.NN):
+            raise ValueError(f"IndexSpace: memory_te must be TE.CC or TE.NN, got {memory_te!r}")
+        domain = IndexDomain.interior if domain is None else domain
+        mk, mj, mi = (md.get_bounds_k(IndexDomain.entire, memory_te), md.get_bounds_j(IndexDomain.entire, memory_te),
+                      md.get_bounds_i(IndexDomain.entire, memory_te))
+        lk, lj, li = md.get_bounds_k(domain, te), md.get_bounds_j(domain, te), md.get_bounds_i(domain, te)
+        ndim = md.mesh.ndim
+        grow = [halo if ndim >= 3 else 0, halo if ndim >= 2 else 0, halo]
+        L = Indexer3D(lk.s - grow[0], lk.e + grow[0], lj.s - grow[1], lj.e + grow[1], li.s - grow[2], li.e + grow[2])
+        M = Indexer3D(mk.s, mk.e, mj.s, mj.e, mi.s, mi.e)
+        return L, M
+
+    @classmethod
+    def box(cls, loop_tag, inner_tag, nblocks: int, nx: int, ny: int, nz: int, nghost: int,
+            ninner=tags.ij_slab, backend=None) -> "IndexSpace":
+        """The spec's test space: L = [ng, ng+n-1] and M = [0, 2ng+n-1] in each direction."""
+        for name, n in (("nx", nx), ("ny", ny), ("nz", nz)):
+            if n < 1:
+                raise ValueError(f"IndexSpace.box: {name} must be at least 1, got {n}")
+        if nghost < 0:
+            raise ValueError(f"IndexSpace.box: nghost must not be negative, got {nghost}")
+        g = nghost
+        L = Indexer3D(g, g + nz - 1, g, g + ny - 1, g, g + nx - 1)
+        M = Indexer3D(0, 2 * g + nz - 1, 0, 2 * g + ny - 1, 0, 2 * g + nx - 1)
+        return cls(loop_tag, inner_tag, ninner=ninner, nblocks=nblocks, backend=backend, _boxes=(L, M))
+
+    # -- queries -------------------------------------------------------------------------------------
+    def get_ndim(self) -> int:
+        return sum(1 for n in self.M.shape if n > 1)
+
+    def get_ninner(self, indexer: Indexer3D | None = None) -> int:
+        nk, nj, ni = (indexer or self.L).shape
+        if self.ninner is tags.i_pencil:
+            return ni
+        if self.ninner is tags.ij_slab:
+            return ni * nj
+        if self.ninner is tags.kji_cube:
+            return ni * nj * nk
+        return self.ninner
+
+    def get_nouter(self) -> int:
+        n = self.get_ninner()
+        return -(-self.L.size // n)
+
+    def get_memory_offset(self, dk: int, dj: int, di: int) -> int:
+        _, nj, ni = self.M.shape
+        return dk * nj * ni + dj * ni + di
+
+    def get_delta(self, direction: int):
+        """One logical step in ``direction`` (X1DIR=1 is i): Index3 for logical_coords, else a
+        MemoryOffset; zero in a direction whose memory extent is 1 (X1 is never zeroed)."""
+        nk, nj, _ = self.M.shape
+        step = {1: (0, 0, 1), 2: (0, 1 if nj > 1 else 0, 0), 3: (1 if nk > 1 else 0, 0, 0)}.get(direction, (0, 0, 0))
+        if self.inner_tag is tags.logical_coords:
+            return Index3(*step)
+        return MemoryOffset(*step, self.get_memory_offset(*step))
+
+    def add_per_point_scratch(self, dtype, halo=halos.none, dims: tuple = (), count: int = 1) -> None:
+        """Register per-point scratch (``count`` buffers of ``dtype`` with ``dims`` components per
+        point over ``halo``); get it in the body with ``la.get_per_point_scratch``."""
+        if not is_scalar_type(dtype):
+            raise TypeError(f"per-point scratch holds scalars, got {getattr(dtype, '__name__', dtype)!r}")
+        if not isinstance(halo, halos.Halo):
+            raise TypeError(f"halo must be an la.halo value, got {halo!r}")
+        dims = tuple(int(d) for d in dims)
+        if any(d <= 0 for d in dims) or int(count) <= 0:
+            raise ValueError(f"scratch dims and count must be positive, got dims={dims}, count={count}")
+        self.scratch.append((dtype, halo, dims, int(count)))
+
+    def with_reducer(self, reducer) -> "IndexSpace":
+        raise TypeError("reductions over index spaces are not implemented yet")
+
+    def static_key(self) -> str:
+        """What of this space shapes the generated code (compile-time)."""
+        return f"{self.loop_tag.name}/{self.inner_tag.name}/{self.backend.name}/ndim{self.get_ndim()}"
+
+    def runtime_geometry(self) -> list[int]:
+        L, M = self.L, self.M
+        nk, nj, ni = M.shape
+        return [L.ks, L.ke, L.js, L.je, L.is_, L.ie, nk, nj, ni, self.get_ninner(), self.get_nouter()]
+
+    def __repr__(self):
+        return (f"IndexSpace({self.loop_tag!r}, {self.inner_tag!r}, backend={self.backend!r}, nblocks={self.nblocks}, "
+                f"L={self.L}, M={self.M}, ninner={self.get_ninner()})")
