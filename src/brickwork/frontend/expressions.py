@@ -233,6 +233,14 @@ class ExpressionTyper:
         if op is None:
             raise self.error(KernelSyntaxError, f"operator {type(node.op).__name__} is not supported", node)
         left, right = self.expr(node.left), self.expr(node.right)
+        if isinstance(left, Static) and isinstance(right, Static) and (
+                hasattr(left.value, "__bw_value_for__") or hasattr(right.value, "__bw_value_for__")):
+            import operator as _operator
+
+            fn = {"add": _operator.add, "sub": _operator.sub, "mul": _operator.mul}.get(op)
+            if fn is None:
+                raise self.error(KernelTypeError, f"'{_SYMBOL.get(op, op)}' is not defined for index offsets", node)
+            return Static(fn(left.value, right.value))  # host arithmetic on compile-time offsets
         left, right = self._adapt_static(left, right, node), self._adapt_static(right, left, node)
         return self.binary(op, self.to_value(left, node.left), self.to_value(right, node.right), node)
 

@@ -24,6 +24,12 @@ def outer(space: IndexSpace, body) -> None:
         raise LaunchError("la.outer: the memory box must start at 0 in every direction")
     kernel = body_kernel(body, "la", 0, _config(space))
     L = space.L
+    for h in kernel.halos:  # PROPOSED (spec §11): a halo range must stay inside the memory box
+        grown = L.grown(h.reduced(space.get_ndim()))
+        nk, nj, ni = space.M.shape
+        if grown.ks < 0 or grown.js < 0 or grown.is_ < 0 or grown.ke >= nk or grown.je >= nj or grown.ie >= ni:
+            raise LaunchError(f"la.outer: halo {h!r} takes the logical box {L} outside the memory box {space.M} "
+                              f"(not enough ghost cells)")
     nk, nj, ni = L.shape
     loop = space.loop_tag
     if loop is tags.bvoi:

@@ -57,6 +57,7 @@ class BodyKernel(Kernel):
             self.instances = {}
             self.launch_table = {}
             self.form = "la outer " + ",".join(f"{k}={v}" for k, v in sorted(la_config.items()))
+            self.halos = _halos_used(self.source)
             return
         expected = nindices + (1 if mode == "outer" else 0)
         if len(names) != expected:
@@ -114,4 +115,28 @@ def body_kernel(pyfunc, mode: str, nindices: int, la_config: dict | None = None)
     found = per_func.get(key)
     if found is None:
         found = per_func[key] = BodyKernel(pyfunc, mode, nindices, la_config)
+    return found
+
+
+def _halos_used(source) -> list:
+    """The halos an outer body passes to ``add_halo`` (resolved like the builder resolves names)."""
+    import ast
+
+    from ..frontend.source import MISSING
+
+    found = []
+    for node in ast.walk(source.tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_halo" \
+                and node.args:
+            chain, cur = [], node.args[0]
+            while isinstance(cur, ast.Attribute):
+                chain.append(cur.attr)
+                cur = cur.value
+            if not isinstance(cur, ast.Name):
+                continue
+            value = source.lookup(cur.id)
+            for attr in reversed(chain):
+                value = getattr(value, attr, MISSING) if value is not MISSING else MISSING
+            if hasattr(value, "offsets"):
+                found.append(value)
     return found
