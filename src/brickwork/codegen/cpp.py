@@ -123,7 +123,7 @@ class CppRenderer:
             s.step_sign, f"({step} > 0 ? {it} < {stop} : {it} > {stop})")
         out.append(pad + f"{{ const {t} {stop} = {self.expr(s.stop)}; const {t} {step} = {self.expr(s.step)};")
         if s.simd:
-            out.append(pad + "#pragma omp simd")
+            out.append(pad + "#pragma omp simd" + (f" reduction({s.reduction})" if s.reduction else ""))
         out.append(pad + f"for ({t} {it} = {self.expr(s.start)}; {cond}; {it} += {step}) {{")
         out.append(pad + f"    {local(s.var.name)} = {it};")
         out.extend(self.block(s.body, ind + 4))

@@ -17,6 +17,7 @@ from ..types.structs import is_struct_type
 from . import ir
 from .expressions import _SYMBOL, TID, ExpressionTyper, Static
 from .la_lowering import LAMixin
+from .la_reduce import LAReduceMixin
 from .la_views import LAViewsMixin
 from .nested import NestedMixin
 from .packs import PackMixin
@@ -50,7 +51,7 @@ class InstantiationContext:
             self.structs.append(t)  # codegen declares a C++ struct per tuple type, like a struct
 
 
-class Builder(LAViewsMixin, LAMixin, NestedMixin, PackMixin, ExpressionTyper):
+class Builder(LAReduceMixin, LAViewsMixin, LAMixin, NestedMixin, PackMixin, ExpressionTyper):
     """Builds the typed tree of one function or kernel for concrete parameter types."""
 
     def __init__(self, source, param_types: dict, *, is_kernel: bool, context: InstantiationContext,
@@ -79,7 +80,12 @@ class Builder(LAViewsMixin, LAMixin, NestedMixin, PackMixin, ExpressionTyper):
 
     # -- entry --------------------------------------------------------------------------------------
     def build(self) -> ir.IRFunction:
-        body = self.bind_parameters() + self.block(self.source.tree.body)
+        prologue = self.bind_parameters()
+        if self.la_reducer() is not None:  # outer_reduce: returns end the slice, then the partial is stored
+            self._return_label = "_la_end"
+            body = self.la_wrap(prologue, self.block(self.source.tree.body))
+        else:
+            body = prologue + self.block(self.source.tree.body)
         return_type = None
         if self.return_types:
             return_type = self.return_types[0]
@@ -98,7 +104,7 @@ class Builder(LAViewsMixin, LAMixin, NestedMixin, PackMixin, ExpressionTyper):
                 stmts.append(ir.IRAssign(ir.IRLocal(name, int32), ir.IRTid(0, int32)))
                 continue
             if kind == "la_range":
-                self.tid_dims = {"bvoi": 1, "bovi": 2, "boiv": 4}[dim["loop"]]
+                self.tid_dims = {"bvoi": 1, "bovi": 2, "boiv": 3 if dim.get("reducer") else 4}[dim["loop"]]
                 self.bind_la_slice(name, dim, stmts)
                 if "get_per_point_scratch" in ast.dump(self.source.tree):
                     self._la_member = self._new_team(stmts)

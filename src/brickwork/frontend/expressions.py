@@ -330,9 +330,9 @@ class ExpressionTyper:
         name = f.name if isinstance(f, BuiltinFunction) else ("print" if f is py.print else None)
         if name == "par_for_inner":
             return self.par_for_inner(node)
-        if getattr(f, "__bw_la__", None) == "inner":
+        if getattr(f, "__bw_la__", None) in ("inner", "inner_reduce"):
             out: list = []
-            self.la_inner_call(node, out)
+            (self.la_inner_call if f.__bw_la__ == "inner" else self.la_inner_reduce)(node, out)
             return ir.IRBlock(out)
         if isinstance(f, ScratchMethod):
             return self.scratch_zero(f.scratch, node)

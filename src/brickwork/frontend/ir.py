@@ -154,6 +154,7 @@ class IRFor(IRStmt):
     body: list
     step_sign: int = 1  # +1 or -1 when the step is a compile-time constant, 0 if unknown
     simd: bool = False  # iterations are independent (an inner loop of nested parallelism)
+    reduction: str | None = None  # an OpenMP simd reduction clause, e.g. "+:v__la_acc"
 
 
 @dataclass(eq=False)

@@ -111,10 +111,17 @@ class LAMixin:
         b = ir.IRLocal(self._block_name, int32) if getattr(self, "_block_name", None) else ir.IRTid(0, int32)
         g = self._geom
         loop = cfg["loop"]
+        self._la_b = b
         if loop == "boiv":
-            p = tuple(self._tmp_assign(self._op("add", g(n), ir.IRTid(d + 1, int32)), out)
-                      for d, n in enumerate(("ks", "js", "is")))
-            mem0 = self._tmp_assign(self._mflat(*p), out)
+            # A reduction walks i inside the kernel (one partial per row); else i is a grid index.
+            reduce = cfg.get("reducer") is not None
+            point_out = [] if reduce else out
+            i_index = ir.IRLocal("_la_pi", int32) if reduce else self._op("add", g("is"), ir.IRTid(3, int32))
+            p = (self._tmp_assign(self._op("add", g("ks"), ir.IRTid(1, int32)), point_out),
+                 self._tmp_assign(self._op("add", g("js"), ir.IRTid(2, int32)), point_out),
+                 self._tmp_assign(i_index, point_out))
+            mem0 = self._tmp_assign(self._mflat(*p), point_out)
+            self._la_point_prologue = point_out
             rng = Slice(cfg, b, p, p, mem0, halos.none, point=p)
         elif loop == "bvoi":
             start = (g("ks"), g("js"), g("is"))
@@ -268,6 +275,7 @@ class LAMixin:
     def _bind(self, rng, names, kji, out, memory_index=None):
         """Assign the loop names at cell ``kji`` (and remember their (k, j, i) for get_kji)."""
         k, j, i = kji
+        self._la_point_kji = kji  # the current cell (MinLoc/MaxLoc record it)
         if len(names) == 3:
             for n, v in zip(names, kji):
                 out.append(ir.IRAssign(self._declare(n, int32), v))
@@ -315,7 +323,9 @@ class LAMixin:
 
     def _loop(self, var_name, lo, hi_incl, body, simd=False):
         var = self._declare(var_name, int32)
-        return ir.IRFor(var, lo, self._op("add", hi_incl, self._i(1)), self._i(1), body, 1, simd=simd)
+        clause = getattr(self, "_simd_reduction", None) if simd else None
+        return ir.IRFor(var, lo, self._op("add", hi_incl, self._i(1)), self._i(1), body, 1, simd=simd,
+                        reduction=clause)
 
     def _box_loops(self, rng, names, box, make_body, out):
         self._tmp += 1

@@ -111,7 +111,7 @@ class NestedMixin:
         stop = self.builtin_call("add", [hi, ir.IRConst(1, int32)], node)
         return ir.IRFor(var[0], lo, stop, ir.IRConst(1, int32), body, 1, simd=True)
 
-    def inline(self, fn: LocalFunction, param_types: list, node) -> tuple[list, list]:
+    def inline(self, fn: LocalFunction, param_types: list, node, fold: bool = False) -> tuple[list, list]:
         """Inline ``fn`` for parameters of ``param_types``: (parameter locals, statements)."""
         self._inlines = getattr(self, "_inlines", 0) + 1
         suffix = f"__inl{self._inlines}"
@@ -123,7 +123,9 @@ class NestedMixin:
             elif isinstance(n, (ast.FunctionDef, ast.Lambda)) and n is not fn.node:
                 if isinstance(n, ast.FunctionDef):
                     assigned.add(n.name)
-        saved = (dict(self.renames), self.loop_depth, getattr(self, "_return_label", None))
+        saved = (dict(self.renames), self.loop_depth, getattr(self, "_return_label", None),
+                 getattr(self, "_fold_returns", False))
+        self._fold_returns = fold  # inner_reduce: `return value` folds value into the accumulator
         for name in assigned:
             self.renames[name] = name + suffix
         label = f"end{suffix}"
@@ -138,11 +140,14 @@ class NestedMixin:
                 params.append(ir.IRLocal(local, t))
             if isinstance(fn.node, ast.Lambda):
                 value = self.expr(fn.node.body)
-                stmts = [] if not isinstance(value, ir.IRExpr) else [ir.IRExprStmt(value)]
+                if fold:
+                    stmts = self.la_fold(self.to_value(value, fn.node.body), fn.node)
+                else:
+                    stmts = [] if not isinstance(value, ir.IRExpr) else [ir.IRExprStmt(value)]
             else:
                 stmts = self.block(fn.node.body)
         finally:
-            self.renames, self.loop_depth, self._return_label = saved
+            self.renames, self.loop_depth, self._return_label, self._fold_returns = saved
         return params, stmts + [ir.IRLabel(label)]
 
     def inlined_return(self, node, out) -> bool:
@@ -151,7 +156,11 @@ class NestedMixin:
         if label is None:
             return False
         if node.value is not None:
-            raise self.error(KernelSyntaxError, "a loop body cannot return a value", node)
+            if not getattr(self, "_fold_returns", False):
+                raise self.error(KernelSyntaxError, "a loop body cannot return a value", node)
+            out.extend(self.la_fold(self.value(node.value), node))
+        elif getattr(self, "_fold_returns", False):
+            raise self.error(KernelSyntaxError, "an inner_reduce body must return the value to fold", node)
         out.append(ir.IRGoto(label))
         return True
 

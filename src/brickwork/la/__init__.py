@@ -11,9 +11,10 @@
 from . import halo
 from .indices import Index3, Indexer3D, MemoryOffset
 from .outer import (
-    get_per_point_scratch, inner, make_flux_pack_view, make_flux_view, make_pack_view, make_sparse_pack_view,
-    make_var_view, outer,
+    ReductionIndexSpace, get_per_point_scratch, inner, inner_reduce, make_flux_pack_view, make_flux_view,
+    make_pack_view, make_sparse_pack_view, make_var_view, outer, outer_reduce,
 )
+from .reducers import Max, MaxLoc, Min, MinLoc, Prod, Sum, value_loc
 from .space import IndexSpace
 from .tags import bovi, boiv, bvoi, i_pencil, ij_slab, kji_cube, logical_coords, logical_flat, memory, raw, team
 
@@ -21,5 +22,6 @@ __all__ = [
     "halo", "Index3", "Indexer3D", "MemoryOffset", "IndexSpace", "outer", "inner", "get_per_point_scratch",
     "make_pack_view", "make_sparse_pack_view", "make_var_view", "make_flux_pack_view", "make_flux_view",
     "bvoi", "bovi", "boiv", "logical_flat", "logical_coords", "memory", "raw", "team",
-    "i_pencil", "ij_slab", "kji_cube",
+    "i_pencil", "ij_slab", "kji_cube", "outer_reduce", "inner_reduce", "ReductionIndexSpace",
+    "Sum", "Prod", "Min", "Max", "MinLoc", "MaxLoc", "value_loc",
 ]

@@ -10,25 +10,27 @@ from . import tags
 from .space import IndexSpace
 
 
-def _config(space: IndexSpace) -> dict:
+def _config(space: IndexSpace, reduce: bool = False) -> dict:
     chunk = space.ninner.name if isinstance(space.ninner, tags.Tag) else "count"
-    return {"loop": space.loop_tag.name, "inner": space.inner_tag.name, "backend": space.backend.name,
-            "ndim": space.get_ndim(), "chunk": chunk}
+    cfg = {"loop": space.loop_tag.name, "inner": space.inner_tag.name, "backend": space.backend.name,
+           "ndim": space.get_ndim(), "chunk": chunk}
+    if reduce:
+        cfg["reducer"] = space.reducer
+    return cfg
 
 
-def outer(space: IndexSpace, body) -> None:
-    """Run ``body(idx_range, b)`` once per slice of ``space``; the body is JIT-compiled."""
+def _prepare(space, body, what: str, reduce: bool):
     if not isinstance(space, IndexSpace):
-        raise LaunchError(f"la.outer needs an la.IndexSpace, got {type(space).__name__}")
+        raise LaunchError(f"la.{what} needs an la.IndexSpace, got {type(space).__name__}")
     if space.M.ks != 0 or space.M.js != 0 or space.M.is_ != 0:
-        raise LaunchError("la.outer: the memory box must start at 0 in every direction")
-    kernel = body_kernel(body, "la", 0, _config(space))
+        raise LaunchError(f"la.{what}: the memory box must start at 0 in every direction")
+    kernel = body_kernel(body, "la", 0, _config(space, reduce))
     L = space.L
     for h in kernel.halos:  # PROPOSED (spec §11): a halo range must stay inside the memory box
         grown = L.grown(h.reduced(space.get_ndim()))
         nk, nj, ni = space.M.shape
         if grown.ks < 0 or grown.js < 0 or grown.is_ < 0 or grown.ke >= nk or grown.je >= nj or grown.ie >= ni:
-            raise LaunchError(f"la.outer: halo {h!r} takes the logical box {L} outside the memory box {space.M} "
+            raise LaunchError(f"la.{what}: halo {h!r} takes the logical box {L} outside the memory box {space.M} "
                               f"(not enough ghost cells)")
     nk, nj, ni = L.shape
     loop = space.loop_tag
@@ -36,9 +38,60 @@ def outer(space: IndexSpace, body) -> None:
         dims = (space.nblocks,)
     elif loop is tags.bovi:
         dims = (space.nblocks, space.get_nouter())
+    elif reduce:
+        dims = (space.nblocks, nk, nj)  # one partial per row; i is walked inside
     else:
         dims = (space.nblocks, nk, nj, ni)
+    return kernel, dims
+
+
+def outer(space: IndexSpace, body) -> None:
+    """Run ``body(idx_range, b)`` once per slice of ``space``; the body is JIT-compiled."""
+    kernel, dims = _prepare(space, body, "outer", False)
     launch(kernel, dim=dims, inputs=kernel.arguments(space.runtime_geometry()))
+
+
+def outer_reduce(space: IndexSpace, body, out=None):
+    """Reduce over the slices of a reduction space; ``body(idx_range, b)`` calls ``la.inner_reduce``.
+
+    Returns the result as a host value (``(value, (b, k, j, i))`` for MinLoc/MaxLoc), or, with
+    ``out=array``, writes it to ``out[0]`` on the device and returns None. Deterministic: partials
+    per slice are combined in slice order.
+    """
+    from ..types.arrays import array, empty, type_name
+    from .reducers import combine_kernel
+
+    if not isinstance(space, IndexSpace) or space.reducer is None:
+        raise LaunchError("la.outer_reduce needs a reduction space: space.with_reducer(la.Sum(wp.float64)) or "
+                          "la.ReductionIndexSpace(...)")
+    reducer = space.reducer
+    vt = reducer.value_type
+    if out is not None:
+        if not isinstance(out, array) or out.dtype is not vt or out.ndim != 1 or out.shape[0] < 1:
+            got = type_name(out._key) if isinstance(out, array) else type(out).__name__
+            raise LaunchError(f"la.outer_reduce: out must be a 1-D array of {type_name(vt)} (the space's reducer "
+                              f"{reducer!r}), got {got}")
+    kernel, dims = _prepare(space, body, "outer_reduce", True)
+    nslices = 1
+    for d in dims:
+        nslices *= d
+    partials = empty(nslices, dtype=vt)
+    launch(kernel, dim=dims, inputs=kernel.arguments(space.runtime_geometry(), partials))
+    target = out if out is not None else empty(1, dtype=vt)
+    launch(combine_kernel(reducer), dim=1, inputs=[partials, target, nslices])
+    if out is not None:
+        return None
+    value = target.numpy()[0]
+    if reducer.with_location:
+        return value["value"].item(), (int(value["b"]), int(value["k"]), int(value["j"]), int(value["i"]))
+    return value.item()
+
+
+def ReductionIndexSpace(reducer, loop_tag, inner_tag, **kwargs) -> IndexSpace:  # noqa: N802 - the spec's name
+    """An index space that reduces with ``reducer`` (same arguments as ``IndexSpace``)."""
+    if kwargs.pop("box", False):
+        return IndexSpace.box(loop_tag, inner_tag, **kwargs).with_reducer(reducer)
+    return IndexSpace(loop_tag, inner_tag, **kwargs).with_reducer(reducer)
 
 
 def _kernel_only(name: str):
@@ -53,6 +106,7 @@ def _kernel_only(name: str):
 
 
 inner = _kernel_only("inner")
+inner_reduce = _kernel_only("inner_reduce")
 get_per_point_scratch = _kernel_only("get_per_point_scratch")
 make_pack_view = _kernel_only("make_pack_view")
 make_sparse_pack_view = _kernel_only("make_sparse_pack_view")

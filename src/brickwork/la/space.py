@@ -125,12 +125,26 @@ class IndexSpace:
             raise ValueError(f"scratch dims and count must be positive, got dims={dims}, count={count}")
         self.scratch.append((dtype, halo, dims, int(count)))
 
+    #: The reducer of a reduction space (``with_reducer``, ``ReductionIndexSpace``), else None.
+    reducer = None
+
     def with_reducer(self, reducer) -> "IndexSpace":
-        raise TypeError("reductions over index spaces are not implemented yet")
+        """A copy of this space that reduces with ``reducer`` (same boxes, blocks, ninner, scratch)."""
+        from copy import copy
+
+        from .reducers import Reducer
+
+        if not isinstance(reducer, Reducer):
+            raise TypeError(f"with_reducer needs an la reducer such as la.Sum(wp.float64), got {reducer!r}")
+        space = copy(self)
+        space.scratch = list(self.scratch)
+        space.reducer = reducer
+        return space
 
     def static_key(self) -> str:
         """What of this space shapes the generated code (compile-time)."""
-        return f"{self.loop_tag.name}/{self.inner_tag.name}/{self.backend.name}/ndim{self.get_ndim()}"
+        reducer = self.reducer.key if self.reducer is not None else "none"
+        return f"{self.loop_tag.name}/{self.inner_tag.name}/{self.backend.name}/ndim{self.get_ndim()}/{reducer}"
 
     def runtime_geometry(self) -> list[int]:
         L, M = self.L, self.M

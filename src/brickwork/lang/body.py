@@ -15,7 +15,7 @@ import weakref
 from ..errors import KernelSyntaxError, LaunchError
 from ..frontend.fingerprint import free_name_values
 from ..frontend.source import FunctionSource
-from ..types.arrays import array
+from ..types.arrays import ArrayType, array
 from ..types.composite import CompositeBase
 from ..types.scalars import ScalarBase, int32, int64
 from ..types.structs import StructBase
@@ -52,6 +52,9 @@ class BodyKernel(Kernel):
             from ..frontend.la_lowering import GEOMETRY
 
             self.params = [(n, typing.Any) for n in self.capture_names] + [(f"_la_{g}", int32) for g in GEOMETRY]
+            reducer = la_config.get("reducer")
+            if reducer is not None:
+                self.params.append(("_la_partials", ArrayType(reducer.value_type, 1)))
             self.generic_params = list(range(len(self.capture_names)))
             self.is_generic = True
             self.instances = {}
@@ -81,14 +84,15 @@ class BodyKernel(Kernel):
         if self.mode == "la":
             names = self.source.param_names
             bindings = [(names[1], "la_block", 0), (names[0], "la_range", self.la_config)]
-            return {"bindings": bindings, "simd_innermost": self.la_config["loop"] == "boiv"}
+            boiv_grid = self.la_config["loop"] == "boiv" and not self.la_config.get("reducer")
+            return {"bindings": bindings, "simd_innermost": boiv_grid}
         bindings = []
         if self.mode == "outer":
             bindings.append((self.source.param_names[0], "member", 0))
         bindings += [(name, "index", d) for d, name in enumerate(self.index_names)]
         return {"bindings": bindings, "simd_innermost": self.mode == "for"}
 
-    def arguments(self, lows, scratch_bytes=None) -> list:
+    def arguments(self, lows, scratch_bytes=None) -> list:  # la: (geometry, partials or None)
         """Launch arguments: the captured values as they are now, then the hidden ones."""
         values = []
         for name in self.capture_names:
@@ -98,7 +102,7 @@ class BodyKernel(Kernel):
                                   f"(it is {type(value).__name__})")
             values.append(_kernel_value(value))
         if self.mode == "la":
-            return values + [int32(x) for x in lows]
+            return values + [int32(x) for x in lows] + ([scratch_bytes] if scratch_bytes is not None else [])
         values += [int32(lo) for lo in lows]
         if self.mode == "outer":
             values.append(int64(scratch_bytes or 0))

@@ -1,0 +1,167 @@
+"""Reducers of the loop abstraction: ``Sum, Prod, Min, Max, MinLoc, MaxLoc`` for every scalar type.
+
+A reduction runs in two deterministic steps: every slice folds its cells into a partial result in
+a fixed order (simd-vectorised where the join allows), then the partials are combined in slice
+order by a one-thread kernel. The result therefore does not depend on the number of threads.
+"""
+
+from __future__ import annotations
+
+import typing
+
+import numpy as np
+
+from ..lang.kernel import kernel
+from ..types.arrays import array
+from ..types.scalars import int32, is_scalar_type
+from ..types.structs import struct
+
+_LOC_TYPES: dict = {}
+
+
+def value_loc(dtype):
+    """The struct ``(value, b, k, j, i)`` that MinLoc/MaxLoc reduce (one type per dtype)."""
+    found = _LOC_TYPES.get(dtype)
+    if found is None:
+        name = f"ValueLoc_{dtype.__name__}"
+        cls = type(name, (), {"__annotations__": {"value": dtype, "b": int32, "k": int32, "j": int32, "i": int32},
+                              "__module__": __name__, "__qualname__": name})
+        found = _LOC_TYPES[dtype] = struct(cls)
+    return found
+
+
+class Reducer:
+    """A reduction of values of ``dtype``; subclasses name the join."""
+
+    join = ""
+    with_location = False
+
+    def __init__(self, dtype):
+        if not is_scalar_type(dtype):
+            raise TypeError(f"{type(self).__name__} needs a scalar dtype, got {getattr(dtype, '__name__', dtype)!r}")
+        self.dtype = dtype
+
+    @property
+    def value_type(self):
+        return value_loc(self.dtype) if self.with_location else self.dtype
+
+    def identity(self):
+        info = np.finfo(self.dtype._np) if self.dtype.is_float else (
+            np.iinfo(self.dtype._np) if self.dtype.is_int else None)
+        if self.join == "sum":
+            return 0
+        if self.join == "prod":
+            return 1
+        if self.join == "min":
+            return float("inf") if self.dtype.is_float else (info.max if info else True)
+        return float("-inf") if self.dtype.is_float else (info.min if info else False)
+
+    @property
+    def key(self) -> str:
+        return f"{type(self).__name__}[{self.dtype.__name__}]"
+
+    def __repr__(self):
+        return f"la.{type(self).__name__}({self.dtype.__name__})"
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.dtype is self.dtype
+
+    def __hash__(self):
+        return hash((type(self).__name__, self.dtype))
+
+
+class Sum(Reducer):
+    """Sum of the values."""
+
+    join = "sum"
+
+
+class Prod(Reducer):
+    """Product of the values."""
+
+    join = "prod"
+
+
+class Min(Reducer):
+    """Smallest value."""
+
+    join = "min"
+
+
+class Max(Reducer):
+    """Largest value."""
+
+    join = "max"
+
+
+class MinLoc(Reducer):
+    """Smallest value and its (b, k, j, i); the first in slice order among equals."""
+
+    join = "min"
+    with_location = True
+
+
+class MaxLoc(Reducer):
+    """Largest value and its (b, k, j, i); the first in slice order among equals."""
+
+    join = "max"
+    with_location = True
+
+
+# -- combining partials in slice order (one thread: deterministic) ---------------------------------
+@kernel
+def _combine_sum(partials: array(dtype=typing.Any), out: array(dtype=typing.Any), n: int):
+    acc = partials[0]
+    for s in range(1, n):
+        acc = acc + partials[s]
+    out[0] = acc
+
+
+@kernel
+def _combine_prod(partials: array(dtype=typing.Any), out: array(dtype=typing.Any), n: int):
+    acc = partials[0]
+    for s in range(1, n):
+        acc = acc * partials[s]
+    out[0] = acc
+
+
+@kernel
+def _combine_min(partials: array(dtype=typing.Any), out: array(dtype=typing.Any), n: int):
+    acc = partials[0]
+    for s in range(1, n):
+        if partials[s] < acc:
+            acc = partials[s]
+    out[0] = acc
+
+
+@kernel
+def _combine_max(partials: array(dtype=typing.Any), out: array(dtype=typing.Any), n: int):
+    acc = partials[0]
+    for s in range(1, n):
+        if partials[s] > acc:
+            acc = partials[s]
+    out[0] = acc
+
+
+@kernel
+def _combine_minloc(partials: array(dtype=typing.Any), out: array(dtype=typing.Any), n: int):
+    acc = partials[0]
+    for s in range(1, n):
+        if partials[s].value < acc.value:
+            acc = partials[s]
+    out[0] = acc
+
+
+@kernel
+def _combine_maxloc(partials: array(dtype=typing.Any), out: array(dtype=typing.Any), n: int):
+    acc = partials[0]
+    for s in range(1, n):
+        if partials[s].value > acc.value:
+            acc = partials[s]
+    out[0] = acc
+
+
+def combine_kernel(reducer: Reducer):
+    name = reducer.join + ("loc" if reducer.with_location else "")
+    return {"sum": _combine_sum, "prod": _combine_prod, "min": _combine_min, "max": _combine_max,
+            "minloc": _combine_minloc, "maxloc": _combine_maxloc}[name]
