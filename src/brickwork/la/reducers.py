@@ -11,6 +11,7 @@ import typing
 
 import numpy as np
 
+from ..lang.function import func
 from ..lang.kernel import kernel
 from ..types.arrays import array
 from ..types.scalars import int32, is_scalar_type
@@ -109,59 +110,52 @@ class MaxLoc(Reducer):
 
 
 # -- combining partials in slice order (one thread: deterministic) ---------------------------------
-@kernel
-def _combine_sum(partials: array(dtype=typing.Any), out: array(dtype=typing.Any), n: int):
-    acc = partials[0]
-    for s in range(1, n):
-        acc = acc + partials[s]
-    out[0] = acc
+@func
+def _join_sum(a: typing.Any, b: typing.Any):
+    return a + b
 
 
-@kernel
-def _combine_prod(partials: array(dtype=typing.Any), out: array(dtype=typing.Any), n: int):
-    acc = partials[0]
-    for s in range(1, n):
-        acc = acc * partials[s]
-    out[0] = acc
+@func
+def _join_prod(a: typing.Any, b: typing.Any):
+    return a * b
 
 
-@kernel
-def _combine_min(partials: array(dtype=typing.Any), out: array(dtype=typing.Any), n: int):
-    acc = partials[0]
-    for s in range(1, n):
-        if partials[s] < acc:
-            acc = partials[s]
-    out[0] = acc
+@func
+def _join_min(a: typing.Any, b: typing.Any):
+    return b if b < a else a
 
 
-@kernel
-def _combine_max(partials: array(dtype=typing.Any), out: array(dtype=typing.Any), n: int):
-    acc = partials[0]
-    for s in range(1, n):
-        if partials[s] > acc:
-            acc = partials[s]
-    out[0] = acc
+@func
+def _join_max(a: typing.Any, b: typing.Any):
+    return b if b > a else a
 
 
-@kernel
-def _combine_minloc(partials: array(dtype=typing.Any), out: array(dtype=typing.Any), n: int):
-    acc = partials[0]
-    for s in range(1, n):
-        if partials[s].value < acc.value:
-            acc = partials[s]
-    out[0] = acc
+@func
+def _join_minloc(a: typing.Any, b: typing.Any):
+    return b if b.value < a.value else a  # ties keep the earlier slice
 
 
-@kernel
-def _combine_maxloc(partials: array(dtype=typing.Any), out: array(dtype=typing.Any), n: int):
-    acc = partials[0]
-    for s in range(1, n):
-        if partials[s].value > acc.value:
-            acc = partials[s]
-    out[0] = acc
+@func
+def _join_maxloc(a: typing.Any, b: typing.Any):
+    return b if b.value > a.value else a
+
+
+def _make_combine(join):
+    @kernel
+    def combine_partials(partials: array(dtype=typing.Any), out: array(dtype=typing.Any), n: int):
+        acc = partials[0]
+        for s in range(1, n):
+            acc = join(acc, partials[s])
+        out[0] = acc
+
+    return combine_partials
+
+
+_COMBINE = {name: _make_combine(join) for name, join in (
+    ("sum", _join_sum), ("prod", _join_prod), ("min", _join_min), ("max", _join_max),
+    ("minloc", _join_minloc), ("maxloc", _join_maxloc))}
 
 
 def combine_kernel(reducer: Reducer):
-    name = reducer.join + ("loc" if reducer.with_location else "")
-    return {"sum": _combine_sum, "prod": _combine_prod, "min": _combine_min, "max": _combine_max,
-            "minloc": _combine_minloc, "maxloc": _combine_maxloc}[name]
+    """The one-thread kernel folding a reducer's partials in slice order into ``out[0]``."""
+    return _COMBINE[reducer.join + ("loc" if reducer.with_location else "")]
