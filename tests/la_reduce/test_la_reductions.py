@@ -1,8 +1,8 @@
 """Reductions of the loop abstraction against numpy over the logical cells (ghosts hold NaN/huge)."""
 
+import os
 import subprocess
 import sys
-import os
 
 import numpy as np
 import pytest

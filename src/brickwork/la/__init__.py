@@ -11,12 +11,21 @@
 from . import halo
 from .indices import Index3, Indexer3D, MemoryOffset
 from .outer import (
-    ReductionIndexSpace, get_per_point_scratch, inner, inner_reduce, make_flux_pack_view, make_flux_view,
-    make_pack_view, make_sparse_pack_view, make_var_view, outer, outer_reduce,
+    ReductionIndexSpace,
+    get_per_point_scratch,
+    inner,
+    inner_reduce,
+    make_flux_pack_view,
+    make_flux_view,
+    make_pack_view,
+    make_sparse_pack_view,
+    make_var_view,
+    outer,
+    outer_reduce,
 )
 from .reducers import Max, MaxLoc, Min, MinLoc, Prod, Sum, value_loc
 from .space import IndexSpace
-from .tags import bovi, boiv, bvoi, i_pencil, ij_slab, kji_cube, logical_coords, logical_flat, memory, raw, team
+from .tags import boiv, bovi, bvoi, i_pencil, ij_slab, kji_cube, logical_coords, logical_flat, memory, raw, team
 
 __all__ = [
     "halo", "Index3", "Indexer3D", "MemoryOffset", "IndexSpace", "outer", "inner", "get_per_point_scratch",
