@@ -81,16 +81,17 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
         lines.append(f"    #pragma omp parallel for{' simd' if fn.simd_innermost else ''} {omp}")
         lines.append(f"    for (int32_t t0 = 0; t0 < n0; ++t0) {call}")
     else:
-        collapse = f" collapse({dims - 1})" if dims > 2 else ""
+        # Without an innermost simd loop (loop bodies with simd loops of their own) every grid
+        # dimension is shared among the threads; with one, all but the innermost.
+        outer = dims if not fn.simd_innermost else dims - 1
+        collapse = f" collapse({outer})" if outer > 1 else ""
         lines.append(f"    #pragma omp parallel for{collapse} {omp}")
-        for d in range(dims - 1):
-            lines.append("    " + "    " * d + f"for (int32_t t{d} = 0; t{d} < n{d}; ++t{d})")
-        pad = "    " + "    " * (dims - 1)
-        lines.append(pad + "{")
-        if inner_simd:
-            lines.append(pad + inner_simd)
-        lines.append(pad + f"    for (int32_t t{dims - 1} = 0; t{dims - 1} < n{dims - 1}; ++t{dims - 1}) {call}")
-        lines.append(pad + "}")
+        for d in range(dims):
+            pad = "    " + "    " * d
+            if d == dims - 1 and inner_simd:
+                lines.append(pad + inner_simd.strip())
+            head = f"for (int32_t t{d} = 0; t{d} < n{d}; ++t{d})"
+            lines.append(pad + head + (f" {call}" if d == dims - 1 else ""))
     lines += ["}", ""]
     return lines
 

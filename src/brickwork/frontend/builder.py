@@ -295,6 +295,11 @@ class Builder(LAReduceMixin, LAViewsMixin, LAMixin, NestedMixin, PackMixin, Expr
         self.assign(target, value, node, out)
 
     def stmt_If(self, node, out):
+        test = self.expr(node.test)
+        if isinstance(test, Static) and isinstance(test.value, (bool, int, float)):
+            # A compile-time condition (Python constants): only the branch taken is compiled.
+            out.extend(self.block(node.body if test.value else node.orelse))
+            return
         cond = self.condition(node.test)
         out.append(ir.IRIf(cond, self.block(node.body), self.block(node.orelse)))
 

@@ -46,6 +46,8 @@ _SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mo
            "bit_and": "&", "bit_or": "|", "bit_xor": "^", "lshift": "<<", "rshift": ">>", "matmul": "@",
            "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "neg": "unary -",
            "pos": "unary +", "invert": "~", "logical_not": "not"}
+_PY_CMP = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,
+           ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
 _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 _COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
 _TID = object()
@@ -261,9 +263,24 @@ class ExpressionTyper:
         operand = self.expr(node.operand)
         if isinstance(operand, Static) and op == "neg" and isinstance(operand.value, (int, float)):
             return Static(-operand.value)  # keep -2**31 and the like literal
+        if isinstance(operand, Static) and op == "logical_not" and isinstance(operand.value, (bool, int, float)):
+            return Static(not operand.value)
         return self.builtin_call(op, [self.to_value(operand, node)], node, label=f"'{_SYMBOL[op]}' ({op})")
 
+    def _static_numbers(self, nodes):
+        """The Python values of ``nodes`` if every one is a compile-time number, else None."""
+        values = []
+        for n in nodes:
+            v = self.expr(n)
+            if not (isinstance(v, Static) and isinstance(v.value, (bool, int, float))):
+                return None
+            values.append(v.value)
+        return values
+
     def expr_Compare(self, node):
+        static = self._static_numbers([node.left, *node.comparators])
+        if static is not None and all(type(op) in _PY_CMP for op in node.ops):
+            return Static(all(_PY_CMP[type(op)](a, b) for op, a, b in zip(node.ops, static, static[1:])))
         left = self.value(node.left)
         result = None
         for op_node, right_node in zip(node.ops, node.comparators):
@@ -278,6 +295,9 @@ class ExpressionTyper:
         return result
 
     def expr_BoolOp(self, node):
+        static = self._static_numbers(node.values)
+        if static is not None:
+            return Static(all(static) if isinstance(node.op, ast.And) else any(static))
         op = "logical_and" if isinstance(node.op, ast.And) else "logical_or"
         values = [self.value(v) for v in node.values]
         result = values[0]

@@ -96,6 +96,12 @@ def value_fingerprint(value, seen: set) -> str:
             return "type " + type_key(value)
         except TypeError:
             return f"class {value.__module__}.{value.__qualname__}"
+    key = getattr(value, "__bw_key__", None)
+    if callable(key):  # compile-time objects that name their own value (halos, tags, spaces)
+        return f"{type(value).__qualname__} {key()}"
+    if hasattr(value, "__dataclass_fields__") and getattr(value, "__dataclass_params__", None) is not None \
+            and value.__dataclass_params__.frozen:
+        return f"{type(value).__qualname__} {value!r}"  # frozen value objects: Index3, MemoryOffset, VarTag
     if isinstance(value, tuple) and len(value) < 64:
         return "(" + ",".join(value_fingerprint(v, seen) for v in value) + ")"
     return f"object {type(value).__module__}.{type(value).__qualname__}"

@@ -31,6 +31,7 @@ def sparse_name(base: str, sparse_id: int) -> str:
 
 def check_dtype(dtype: object, what: str) -> np.dtype:
     """``np.dtype(dtype)`` when it is a numeric (bool, int, float, complex) type, else TypeError."""
+    dtype = getattr(dtype, "_np", dtype)  # brickwork scalar types (wp.float64) name their numpy type
     try:
         result = np.dtype(dtype)
     except TypeError as exc:

@@ -35,10 +35,10 @@ class ScalarBase:
             return bool(x)
         if isinstance(x, float):
             x = int(x)  # truncation towards zero, as C and the kernel language do
-        info = np.iinfo(cls._np)
         x = int(x)
-        if not info.min <= x <= info.max:
-            raise OverflowError(f"{x} does not fit in {cls.__name__} [{info.min}, {info.max}]")
+        lo, hi = cls._range
+        if not lo <= x <= hi:
+            raise OverflowError(f"{x} does not fit in {cls.__name__} [{lo}, {hi}]")
         return x
 
     def __repr__(self):
@@ -79,6 +79,7 @@ def _make(name: str, np_type, fmt: str, kind: str):
         "is_float": kind == "float",
         "is_int": kind in ("int", "uint"),
         "is_signed": kind != "uint",
+        "_range": (int(np.iinfo(np_type).min), int(np.iinfo(np_type).max)) if kind in ("int", "uint") else None,
         "__doc__": f"The {name} scalar type of the kernel language.",
     }
     return type(name, (ScalarBase,), attrs)

@@ -38,17 +38,24 @@ class StructBase:
         if t is None:
             raise AttributeError(f"{type(self).__name__} has no field {name!r}")
         object.__setattr__(self, name, _coerce(value, t, f"{type(self).__name__}.{name}"))
+        object.__setattr__(self, "_bytes", None)
 
     def __repr__(self):
         inner = ", ".join(f"{n}={getattr(self, n)!r}" for n, _ in self._fields)
         return f"{type(self).__name__}({inner})"
 
     def _to_bytes(self) -> bytes:
-        """The C layout of this value, for kernel arguments."""
+        """The C layout of this value, for kernel arguments (cached until a field is assigned; a
+        nested struct's own changes are seen because it is packed afresh)."""
+        cached = self.__dict__.get("_bytes")
+        if cached is not None and not any(getattr(t, "_bw_struct", False) for _, t in self._fields):
+            return cached
         buf = bytearray(self._size)
         for (name, t), offset in zip(self._fields, self._offsets):
             _struct.pack_into("<" + pack_format(t), buf, offset, *_flat(getattr(self, name), t))
-        return bytes(buf)
+        data = bytes(buf)
+        object.__setattr__(self, "_bytes", data)
+        return data
 
     @classmethod
     def _numpy_dtype(cls) -> np.dtype:

@@ -1,0 +1,1 @@
+"""Applications built on brickwork's public API (``brickwork.apps.hydro``: Euler hydrodynamics)."""

@@ -1,0 +1,20 @@
+"""Compressible Euler hydrodynamics on brickwork's block mesh, written with the loop abstraction.
+
+    from brickwork.apps import hydro
+    cfg = hydro.load_config("examples/sod.toml", ["hydro.cfl=0.3"])
+    result = hydro.run(cfg)
+
+Modules: ``config`` (TOML schema, overrides, errors), ``problems`` (sod, kelvin_helmholtz, blast,
+linear_wave, and the exact Riemann solver), ``reconstruction`` (PLM: minmod, van Leer, MC; WENO5),
+``riemann`` (HLLE, HLLC), ``kernels`` (the loop-abstraction kernels), ``solver`` (state and SSP-RK
+stepping), ``driver`` (time loop, outputs, restarts), ``progress``, ``demo``. See docs/hydro.md.
+"""
+
+from .config import Config, ConfigError
+from .config import build as build_config
+from .config import load as load_config
+from .driver import RunResult, SimulationError, run
+from .solver import BadStateError, Hydro
+
+__all__ = ["Config", "ConfigError", "build_config", "load_config", "run", "RunResult", "SimulationError", "Hydro",
+           "BadStateError"]

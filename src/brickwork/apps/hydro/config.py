@@ -1,0 +1,338 @@
+"""Input files: a TOML schema, defaults, ``key=value`` overrides and checks with clear errors.
+
+An input file has the sections ``[problem]``, ``[mesh]``, ``[hydro]``, ``[time]`` and
+``[output]``; every key is described in ``SCHEMA`` (and the problem's own keys in the problem
+module's ``PARAMS``). Values are layered: built-in defaults, then the problem's defaults, then the
+file, then the command line's overrides (``hydro.cfl=0.3``, typed by the schema). Every mistake
+raises ``ConfigError`` naming the key, what was expected and what was given; an unknown key also
+gets the closest known keys as suggestions.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import math
+import os
+from dataclasses import dataclass
+from typing import Any
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10: the same parser as the tomli package
+    try:
+        import tomli as tomllib
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError("brickwork.apps.hydro reads TOML: it needs Python 3.11, or 'pip install tomli'") from e
+
+
+class ConfigError(ValueError):
+    """A mistake in an input file or an override (the message says which key and why)."""
+
+
+@dataclass(frozen=True)
+class Key:
+    """One setting: its kind (``int float bool str ints floats``), default, allowed values, doc."""
+
+    kind: str
+    default: Any = None
+    doc: str = ""
+    choices: tuple | None = None
+    minimum: float | None = None  # inclusive unless ``open_min``
+    open_min: bool = False
+    maximum: float | None = None
+
+
+BOUNDARIES = ("periodic", "outflow", "reflecting")
+PNG_VARIABLES = ("density", "pressure", "velocity_1", "velocity_2", "velocity_3", "energy", "speed")
+
+SCHEMA: dict[str, dict[str, Key]] = {
+    "problem": {
+        "name": Key("str", None, "sod | kelvin_helmholtz | blast | linear_wave"),
+    },
+    "mesh": {
+        "nx": Key("ints", None, "cells per direction, 1 to 3 entries (x1, x2, x3)"),
+        "block_nx": Key("ints", None, "cells per block and direction (default: nx, one block)"),
+        "xmin": Key("floats", None, "lower corner of the domain"),
+        "xmax": Key("floats", None, "upper corner of the domain"),
+        "nghost": Key("int", 0, "ghost cells (0: what the reconstruction needs, 2 for PLM, 3 for WENO5)", minimum=0),
+        "bc_x1": Key("str", None, "boundary condition in x1", choices=BOUNDARIES),
+        "bc_x2": Key("str", None, "boundary condition in x2", choices=BOUNDARIES),
+        "bc_x3": Key("str", None, "boundary condition in x3", choices=BOUNDARIES),
+    },
+    "hydro": {
+        "gamma": Key("float", 5.0 / 3.0, "ratio of specific heats", minimum=1.0, open_min=True),
+        "cfl": Key("float", 0.4, "Courant number", minimum=0.0, open_min=True),
+        "reconstruction": Key("str", "plm", "face states", choices=("plm", "weno5")),
+        "limiter": Key("str", "mc", "PLM slope limiter", choices=("minmod", "van_leer", "mc")),
+        "riemann": Key("str", "hllc", "Riemann solver", choices=("hlle", "hllc")),
+        "integrator": Key("str", "rk2", "SSP Runge-Kutta", choices=("rk2", "rk3")),
+        "dtype": Key("str", "float64", "precision of every field", choices=("float32", "float64")),
+        "loop": Key("str", "bovi", "loop-abstraction loop tag of the kernels", choices=("bovi", "bvoi")),
+    },
+    "time": {
+        "tlim": Key("float", 1.0, "end time", minimum=0.0),
+        "nlim": Key("int", -1, "stop after this many steps (-1: no limit)", minimum=-1),
+    },
+    "output": {
+        "dir": Key("str", "output", "output directory (relative paths: to the working directory)"),
+        "basename": Key("str", None, "file name stem (default: the problem name)"),
+        "hdf5_dt": Key("float", 0.0, "time between HDF5 + XDMF outputs (0: only first and last; -1: none)",
+                       minimum=-1.0),
+        "png_dt": Key("float", -1.0, "time between PNG snapshots (0: only first and last; -1: none)", minimum=-1.0),
+        "png_variable": Key("str", "density", "what the PNG shows", choices=PNG_VARIABLES),
+        "restart_dt": Key("float", -1.0, "time between restart files (0: only the last; -1: none)", minimum=-1.0),
+        "history": Key("bool", True, "write conserved totals every step to BASENAME.hst"),
+        "progress": Key("bool", True, "show a progress bar on standard error"),
+    },
+}
+
+KINDS = {"int": "an integer", "float": "a number", "bool": "true or false", "str": "a string",
+         "ints": "a list of integers", "floats": "a list of numbers"}
+
+
+def _type_name(value) -> str:
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, int):
+        return f"the integer {value}"
+    if isinstance(value, float):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, list):
+        return f"the list {value!r}"
+    if isinstance(value, dict):
+        return "a table"
+    return f"{type(value).__name__} {value!r}"
+
+
+def coerce(name: str, key: Key, value):
+    """``value`` checked (and converted, e.g. int -> float) against ``key``; ConfigError if wrong."""
+    kind = key.kind
+    bad = ConfigError(f"{name}: expected {KINDS[kind]}, got {_type_name(value)}")
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise bad
+    elif kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise bad
+    elif kind == "float":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise bad
+        value = float(value)
+        if not math.isfinite(value):
+            raise ConfigError(f"{name}: expected a finite number, got {value!r}")
+    elif kind == "str":
+        if not isinstance(value, str):
+            raise bad
+    elif kind in ("ints", "floats"):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = [value]
+        if not isinstance(value, list) or not value:
+            raise bad
+        out = []
+        for item in value:
+            ok = isinstance(item, int) if kind == "ints" else isinstance(item, (int, float))
+            if isinstance(item, bool) or not ok:
+                raise ConfigError(f"{name}: expected {KINDS[kind]}, got {_type_name(item)} in {value!r}")
+            out.append(int(item) if kind == "ints" else float(item))
+        value = out
+    if key.choices is not None and value not in key.choices:
+        raise ConfigError(f"{name}: {value!r} is not one of {', '.join(map(repr, key.choices))}"
+                          + _suggest(str(value), key.choices))
+    if key.minimum is not None and kind in ("int", "float"):
+        if value < key.minimum or (key.open_min and value == key.minimum):
+            op = ">" if key.open_min else ">="
+            raise ConfigError(f"{name}: must be {op} {key.minimum:g}, got {value!r}")
+    if key.maximum is not None and kind in ("int", "float") and value > key.maximum:
+        raise ConfigError(f"{name}: must be <= {key.maximum:g}, got {value!r}")
+    return value
+
+
+def _suggest(word: str, candidates, prefix: str = "") -> str:
+    close = difflib.get_close_matches(word, [str(c) for c in candidates], n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return " (did you mean " + " or ".join(repr(prefix + c) for c in close) + "?)"
+
+
+def parse_override_value(text: str, key: Key, name: str):
+    """The typed value of an override's right-hand side (``0.3``, ``true``, ``[64, 64]``, ``64,64``)."""
+    text = text.strip()
+    if key.kind == "str":
+        if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+            text = text[1:-1]
+        return coerce(name, key, text)
+    source = text
+    if key.kind in ("ints", "floats") and not text.startswith("["):
+        source = f"[{text}]"
+    try:
+        value = tomllib.loads(f"v = {source}")["v"]
+    except tomllib.TOMLDecodeError:
+        raise ConfigError(f"{name}: expected {KINDS[key.kind]}, got {text!r}") from None
+    return coerce(name, key, value)
+
+
+class Config:
+    """A checked configuration: ``cfg["hydro"]["cfl"]``, plus ``cfg.problem`` (the problem module)."""
+
+    def __init__(self, sections: dict, problem, source: str):
+        self.sections = sections
+        self.problem = problem
+        self.source = source
+
+    def __getitem__(self, section: str) -> dict:
+        return self.sections[section]
+
+    def to_dict(self) -> dict:
+        return copy.deepcopy(self.sections)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.sections["mesh"]["nx"])
+
+
+def _problem_module(name):
+    from .problems import PROBLEMS
+
+    if name not in PROBLEMS:
+        raise ConfigError(f"problem.name: unknown problem {name!r}; known: {', '.join(sorted(PROBLEMS))}"
+                          + _suggest(str(name), PROBLEMS))
+    return PROBLEMS[name]
+
+
+def _check_section_keys(section: str, values: dict, schema: dict, where: str) -> None:
+    for key in values:
+        if key not in schema:
+            raise ConfigError(f"unknown key '{section}.{key}'{where}" + _suggest(key, schema, f"{section}.")
+                              + f"; known keys of [{section}]: {', '.join(sorted(schema))}")
+
+
+def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>") -> Config:
+    """Check ``raw`` (a parsed TOML document) with ``overrides`` (``section.key=value``) applied."""
+    where = f" in {source}"
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: the input must be a TOML document of tables")
+    for section, values in raw.items():
+        if section not in SCHEMA:
+            raise ConfigError(f"unknown section [{section}]{where}" + _suggest(section, SCHEMA)
+                              + f"; known sections: {', '.join(SCHEMA)}")
+        if not isinstance(values, dict):
+            raise ConfigError(f"[{section}]{where} must be a table of keys, got {_type_name(values)}")
+    raw = copy.deepcopy(raw)
+    # overrides first decide the problem, then are applied on top of the file
+    parsed_overrides = []
+    for item in overrides:
+        if "=" not in item:
+            raise ConfigError(f"override {item!r}: expected section.key=value (e.g. hydro.cfl=0.3)")
+        name, text = item.split("=", 1)
+        name = name.strip()
+        if name.count(".") != 1:
+            raise ConfigError(f"override {item!r}: the key must be section.key (e.g. hydro.cfl), got {name!r}")
+        section, key = name.split(".")
+        if section not in SCHEMA:
+            raise ConfigError(f"override {item!r}: unknown section '{section}'" + _suggest(section, SCHEMA))
+        parsed_overrides.append((section, key, text, item))
+    for section, key, text, _ in parsed_overrides:
+        if section == "problem" and key == "name":
+            raw.setdefault("problem", {})["name"] = text.strip().strip("\"'")
+    problem_raw = raw.get("problem", {})
+    if "name" not in problem_raw:
+        raise ConfigError(f"problem.name is missing{where} (one of sod, kelvin_helmholtz, blast, linear_wave)")
+    name = coerce("problem.name", SCHEMA["problem"]["name"], problem_raw["name"])
+    problem = _problem_module(name)
+    schema = {s: dict(keys) for s, keys in SCHEMA.items()}
+    schema["problem"].update(problem.PARAMS)
+    for section, values in raw.items():
+        _check_section_keys(section, values, schema[section], where)
+    for section, key, text, item in parsed_overrides:
+        if key not in schema[section]:
+            raise ConfigError(f"override {item!r}: unknown key '{section}.{key}'"
+                              + _suggest(key, schema[section], f"{section}.")
+                              + f"; known keys of [{section}]: {', '.join(sorted(schema[section]))}")
+        if not (section == "problem" and key == "name"):
+            raw.setdefault(section, {})[key] = parse_override_value(text, schema[section][key], f"{section}.{key}")
+    # layer: schema defaults < problem defaults < file and overrides
+    sections: dict = {}
+    for section, keys in schema.items():
+        values = {k: copy.deepcopy(key.default) for k, key in keys.items()}
+        values.update(copy.deepcopy(problem.DEFAULTS.get(section, {})))
+        for k, v in raw.get(section, {}).items():
+            values[k] = coerce(f"{section}.{k}", keys[k], v)
+        sections[section] = values
+    sections["problem"]["name"] = name
+    _check_mesh(sections, problem, where)
+    out = sections["output"]
+    if out["basename"] is None:
+        out["basename"] = name
+    if not out["basename"] or os.sep in out["basename"]:
+        raise ConfigError(f"output.basename: must be a plain file name stem, got {out['basename']!r}")
+    if hasattr(problem, "check"):
+        problem.check(sections)
+    return Config(sections, problem, source)
+
+
+def _check_mesh(sections: dict, problem, where: str) -> None:
+    mesh = sections["mesh"]
+    nx = mesh["nx"]
+    if nx is None:
+        raise ConfigError(f"mesh.nx is missing{where} (cells per direction, e.g. nx = [256])")
+    ndim = len(nx)
+    if not 1 <= ndim <= 3:
+        raise ConfigError(f"mesh.nx: expected 1 to 3 entries (x1, x2, x3), got {nx!r}")
+    dims = getattr(problem, "DIMENSIONS", (1, 2, 3))
+    if ndim not in dims:
+        raise ConfigError(f"mesh.nx: problem {sections['problem']['name']!r} runs in "
+                          f"{' or '.join(f'{d}-D' for d in dims)}, but mesh.nx={nx} has {ndim} entries")
+    for d, n in enumerate(nx):
+        if n <= 0:
+            raise ConfigError(f"mesh.nx: every entry must be positive, got nx{d + 1}={n}")
+    block = mesh["block_nx"] or list(nx)
+    if len(block) != ndim:
+        raise ConfigError(f"mesh.block_nx={block} has {len(block)} entries but mesh.nx={nx} has {ndim}")
+    need = 3 if sections["hydro"]["reconstruction"] == "weno5" else 2
+    nghost = mesh["nghost"] or need
+    if nghost < need:
+        raise ConfigError(f"mesh.nghost={nghost} is too small: {sections['hydro']['reconstruction']} "
+                          f"reconstruction needs {need} ghost cells")
+    for d, (n, b) in enumerate(zip(nx, block)):
+        if b <= 0:
+            raise ConfigError(f"mesh.block_nx: every entry must be positive, got block_nx{d + 1}={b}")
+        if b > n:
+            raise ConfigError(f"mesh.block_nx{d + 1}={b} is larger than the mesh (mesh.nx{d + 1}={n})")
+        if n % b:
+            raise ConfigError(f"mesh.nx{d + 1}={n} is not divisible by mesh.block_nx{d + 1}={b}: blocks must tile "
+                              f"the mesh (try block_nx{d + 1} = "
+                              f"{max(x for x in range(1, n + 1) if n % x == 0 and x <= b)})")
+        if b < nghost:
+            raise ConfigError(f"mesh.block_nx{d + 1}={b} is smaller than the {nghost} ghost cells the scheme needs")
+    mesh["block_nx"] = list(block)
+    mesh["nghost"] = nghost
+    for name in ("xmin", "xmax"):
+        if mesh[name] is None:
+            raise ConfigError(f"mesh.{name} is missing{where}")
+        if len(mesh[name]) < ndim:
+            raise ConfigError(f"mesh.{name}={mesh[name]} needs {ndim} entries (one per direction of mesh.nx)")
+        mesh[name] = list(mesh[name][:ndim])
+    for d in range(ndim):
+        if mesh["xmax"][d] <= mesh["xmin"][d]:
+            raise ConfigError(f"mesh.xmax{d + 1}={mesh['xmax'][d]} must be larger than mesh.xmin{d + 1}="
+                              f"{mesh['xmin'][d]}")
+    for d in range(ndim):
+        if mesh[f"bc_x{d + 1}"] is None:
+            mesh[f"bc_x{d + 1}"] = "periodic"
+
+
+def load(path: str, overrides: list[str] | tuple = ()) -> Config:
+    """Read and check a TOML input file (``ConfigError`` for a missing file or invalid TOML too)."""
+    try:
+        with open(path, "rb") as f:
+            raw = tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"input file {path!r} does not exist") from None
+    except IsADirectoryError:
+        raise ConfigError(f"input file {path!r} is a directory") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    return build(raw, overrides, source=path)

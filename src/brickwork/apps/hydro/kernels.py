@@ -1,0 +1,273 @@
+"""The hydro kernels, written with the loop abstraction (``brickwork.la``).
+
+``HydroKernels`` builds the loop bodies of one scheme (precision, reconstruction, Riemann solver)
+on one mesh and runs them:
+
+* ``primitives()``: conserved -> primitive variables over every cell, ghosts included;
+* ``fluxes(d)``: over the faces normal to ``d``: reconstruct the face states of each cell into
+  per-point scratch over the range grown by one cell below (``add_halo(minus_d)``: those are the
+  cells whose upper-face states the first face needs), ``team_barrier``, then solve the Riemann
+  problem of every face and write the flux through a flux view; the stencil reads the primitive
+  pack at offsets ``idx - 2 * dx`` etc.;
+* ``update(a, b, dt)``: ``U = a * U0 + b * (U - dt * div F)`` over the interior (one SSP-RK stage;
+  the first stage also saves ``U0 = U``);
+* ``min_dt()``: the CFL time step through ``la.outer_reduce`` with ``la.Min``: a cell whose state is
+  not finite or not physical (density or pressure <= 0) folds in -1, so the same reduction bounds
+  the step and detects a bad state; ``bad_cell()`` runs it with ``la.MinLoc`` to name the cell.
+
+Every body is a closure over the precision ``T``, the direction constants and the chosen
+functions: those are compile-time constants (part of each instance's key); packs and the small
+``coef`` array (stage weights and dt/dx) are passed at launch.
+"""
+
+from __future__ import annotations
+
+import brickwork as wp
+from brickwork import la
+from brickwork.mesh import TE, IndexDomain, PackDescriptor, VarTag
+
+from .reconstruction import PLM, weno5
+from .riemann import SOLVERS
+
+density, momentum, energy, prim = VarTag("density"), VarTag("momentum"), VarTag("energy"), VarTag("prim")
+density0, momentum0, energy0 = VarTag("density_0"), VarTag("momentum_0"), VarTag("energy_0")
+
+HALOS = {1: la.halo.minus_i, 2: la.halo.minus_j, 3: la.halo.minus_k}
+FACES = {1: TE.F1, 2: TE.F2, 3: TE.F3}
+LOOP_TAGS = {"bovi": la.bovi, "bvoi": la.bvoi}
+
+
+class HydroKernels:
+    """The compiled pieces of one hydro scheme on one mesh.
+
+    ``T`` is ``wp.float32`` or ``wp.float64`` (the dtype of every field); ``reconstruction`` is
+    ``"plm"`` or ``"weno5"``, ``limiter`` one of ``minmod, van_leer, mc`` (PLM only), ``riemann``
+    ``"hlle"`` or ``"hllc"``.
+    """
+
+    def __init__(self, mesh, T, gamma: float, reconstruction: str, limiter: str, riemann: str, cfl: float,
+                 loop: str = "bovi"):
+        self.mesh = mesh
+        self.T = T
+        self.ndim = mesh.ndim
+        md = mesh.mesh_data()
+        self.md = md
+        self.cons_pack = PackDescriptor(mesh, [density, momentum, energy], with_fluxes=True).get_pack(md)
+        self.cons0_pack = PackDescriptor(mesh, [density0, momentum0, energy0]).get_pack(md)
+        self.prim_pack = PackDescriptor(mesh, [prim]).get_pack(md)
+        nb = self.cons_pack.get_nblocks()
+        lt = LOOP_TAGS[loop]
+        self.cells = la.IndexSpace(lt, la.logical_flat, ninner=la.ij_slab, domain=IndexDomain.interior, md=md,
+                                   nblocks=nb)
+        self.all_cells = la.IndexSpace(lt, la.memory, ninner=la.kji_cube, domain=IndexDomain.entire, md=md,
+                                       nblocks=nb)
+        self.faces = {d: la.IndexSpace(lt, la.logical_flat, ninner=la.ij_slab, domain=IndexDomain.interior,
+                                       te=FACES[d], md=md, nblocks=nb) for d in range(1, self.ndim + 1)}
+        self.dt_space = self.cells.with_reducer(la.Min(T))
+        self.bad_cell_space = self.cells.with_reducer(la.MinLoc(T))
+        # coef: [a, b, dt/dx1, dt/dx2, dt/dx3, gamma, cfl, dx1, dx2, dx3]
+        self.coef = wp.zeros(10, dtype=T)
+        c = self.coef.numpy()
+        dx = [mesh.blocks[0].coords.dx(d) for d in (1, 2, 3)]
+        c[5], c[6] = gamma, cfl
+        c[7:10] = dx
+        self.dx = dx
+        recon = weno5 if reconstruction == "weno5" else PLM[limiter]
+        solver = SOLVERS[riemann]
+        self._prim_body = self._make_primitives()
+        self._flux_bodies = {d: self._make_fluxes(d, recon, reconstruction == "weno5", solver)
+                             for d in range(1, self.ndim + 1)}
+        self._update_bodies = (self._make_update(True), self._make_update(False))
+        self._dt_body = self._make_dt()
+
+    # -- the loop bodies -----------------------------------------------------------------------------
+    def _make_primitives(self):
+        T, cons, w = self.T, self.cons_pack, self.prim_pack
+        coef = self.coef
+
+        def cons_to_prim(rng, b):
+            gm1 = coef[5] - T(1.0)
+            u = la.make_pack_view(rng, cons)
+            q = la.make_pack_view(rng, w)
+            for idx in la.inner(rng):
+                r = u[density(), idx]
+                inv = T(1.0) / r
+                vx = u[momentum(0), idx] * inv
+                vy = u[momentum(1), idx] * inv
+                vz = u[momentum(2), idx] * inv
+                kin = T(0.5) * r * (vx * vx + vy * vy + vz * vz)
+                q[prim(0), idx] = r
+                q[prim(1), idx] = vx
+                q[prim(2), idx] = vy
+                q[prim(3), idx] = vz
+                q[prim(4), idx] = gm1 * (u[energy(), idx] - kin)
+
+        return cons_to_prim
+
+    def _make_fluxes(self, d, recon, wide, solver):
+        T, cons, w, coef = self.T, self.cons_pack, self.prim_pack, self.coef
+        space = self.faces[d]
+        # One step in direction d as its flat memory offset. Kept as a plain int: a captured
+        # MemoryOffset is not part of the kernel cache key, so two block sizes would share one
+        # compiled body (reported); an int is, and means the same for a flat index.
+        D = int(space.get_delta(d))
+        HALO = HALOS[d]
+        DIR = d
+        VN, VT1, VT2 = 1 + (d - 1), 1 + d % 3, 1 + (d + 1) % 3  # prim slots: normal, transverse velocities
+        MN, MT1, MT2 = VN - 1, VT1 - 1, VT2 - 1  # the same as momentum components
+        D2 = 2 * D if wide else D  # PLM's functions ignore the outer pair of the five-cell stencil
+
+        def fluxes(rng, b):
+            gamma = coef[5]
+            hr = rng.add_halo(HALO)
+            lower = la.get_per_point_scratch(T, hr, dims=(5,))  # state at the cell's lower face
+            upper = la.get_per_point_scratch(T, hr, dims=(5,))  # state at the cell's upper face
+            q = la.make_pack_view(rng, w)
+            for idx in la.inner(hr):
+                lower[0, idx], upper[0, idx] = recon(q[prim(0), idx - D2], q[prim(0), idx - D], q[prim(0), idx],
+                                                   q[prim(0), idx + D], q[prim(0), idx + D2])
+                lower[1, idx], upper[1, idx] = recon(q[prim(1), idx - D2], q[prim(1), idx - D], q[prim(1), idx],
+                                                   q[prim(1), idx + D], q[prim(1), idx + D2])
+                lower[2, idx], upper[2, idx] = recon(q[prim(2), idx - D2], q[prim(2), idx - D], q[prim(2), idx],
+                                                   q[prim(2), idx + D], q[prim(2), idx + D2])
+                lower[3, idx], upper[3, idx] = recon(q[prim(3), idx - D2], q[prim(3), idx - D], q[prim(3), idx],
+                                                   q[prim(3), idx + D], q[prim(3), idx + D2])
+                lower[4, idx], upper[4, idx] = recon(q[prim(4), idx - D2], q[prim(4), idx - D], q[prim(4), idx],
+                                                   q[prim(4), idx + D], q[prim(4), idx + D2])
+            rng.team_barrier()
+            f = la.make_flux_pack_view(rng, cons, DIR)
+            for idx in la.inner(rng):
+                m = idx - D  # the cell below the face: its upper state is the left state
+                f0, f1, f2, f3, f4 = solver(upper[0, m], upper[VN, m], upper[VT1, m], upper[VT2, m], upper[4, m],
+                                            lower[0, idx], lower[VN, idx], lower[VT1, idx], lower[VT2, idx],
+                                            lower[4, idx], gamma)
+                f[density(), idx] = f0
+                f[momentum(MN), idx] = f1
+                f[momentum(MT1), idx] = f2
+                f[momentum(MT2), idx] = f3
+                f[energy(), idx] = f4
+
+        return fluxes
+
+    def _make_update(self, first: bool):
+        cons, cons0, coef = self.cons_pack, self.cons0_pack, self.coef
+        D1 = int(self.cells.get_delta(1))  # ints, as in _make_fluxes
+        D2 = int(self.cells.get_delta(2))
+        D3 = int(self.cells.get_delta(3))
+        NDIM = self.ndim
+        FIRST = first  # the first stage (a = 0) also saves U0 = U: one pass over memory less
+
+        def update(rng, b):
+            a = coef[0]
+            wgt = coef[1]
+            c1 = coef[2]
+            c2 = coef[3]
+            c3 = coef[4]
+            u = la.make_pack_view(rng, cons)
+            u0 = la.make_pack_view(rng, cons0)
+            f1 = la.make_flux_pack_view(rng, cons, 1)
+            f2 = la.make_flux_pack_view(rng, cons, 2)
+            f3 = la.make_flux_pack_view(rng, cons, 3)
+            for idx in la.inner(rng):
+                r = u[density(), idx]
+                m0 = u[momentum(0), idx]
+                m1 = u[momentum(1), idx]
+                m2 = u[momentum(2), idx]
+                e = u[energy(), idx]
+                d0 = c1 * (f1[density(), idx + D1] - f1[density(), idx])
+                d1 = c1 * (f1[momentum(0), idx + D1] - f1[momentum(0), idx])
+                d2 = c1 * (f1[momentum(1), idx + D1] - f1[momentum(1), idx])
+                d3 = c1 * (f1[momentum(2), idx + D1] - f1[momentum(2), idx])
+                d4 = c1 * (f1[energy(), idx + D1] - f1[energy(), idx])
+                if NDIM >= 2:
+                    d0 = d0 + c2 * (f2[density(), idx + D2] - f2[density(), idx])
+                    d1 = d1 + c2 * (f2[momentum(0), idx + D2] - f2[momentum(0), idx])
+                    d2 = d2 + c2 * (f2[momentum(1), idx + D2] - f2[momentum(1), idx])
+                    d3 = d3 + c2 * (f2[momentum(2), idx + D2] - f2[momentum(2), idx])
+                    d4 = d4 + c2 * (f2[energy(), idx + D2] - f2[energy(), idx])
+                if NDIM >= 3:
+                    d0 = d0 + c3 * (f3[density(), idx + D3] - f3[density(), idx])
+                    d1 = d1 + c3 * (f3[momentum(0), idx + D3] - f3[momentum(0), idx])
+                    d2 = d2 + c3 * (f3[momentum(1), idx + D3] - f3[momentum(1), idx])
+                    d3 = d3 + c3 * (f3[momentum(2), idx + D3] - f3[momentum(2), idx])
+                    d4 = d4 + c3 * (f3[energy(), idx + D3] - f3[energy(), idx])
+                if FIRST:
+                    u0[density0(), idx] = r
+                    u0[momentum0(0), idx] = m0
+                    u0[momentum0(1), idx] = m1
+                    u0[momentum0(2), idx] = m2
+                    u0[energy0(), idx] = e
+                    u[density(), idx] = r - d0
+                    u[momentum(0), idx] = m0 - d1
+                    u[momentum(1), idx] = m1 - d2
+                    u[momentum(2), idx] = m2 - d3
+                    u[energy(), idx] = e - d4
+                else:
+                    u[density(), idx] = a * u0[density0(), idx] + wgt * (r - d0)
+                    u[momentum(0), idx] = a * u0[momentum0(0), idx] + wgt * (m0 - d1)
+                    u[momentum(1), idx] = a * u0[momentum0(1), idx] + wgt * (m1 - d2)
+                    u[momentum(2), idx] = a * u0[momentum0(2), idx] + wgt * (m2 - d3)
+                    u[energy(), idx] = a * u0[energy0(), idx] + wgt * (e - d4)
+
+        return update
+
+    def _make_dt(self):
+        T, w, coef = self.T, self.prim_pack, self.coef
+        NDIM = self.ndim
+
+        def cfl_dt(rng, b):
+            gamma = coef[5]
+            dx1 = coef[7]
+            dx2 = coef[8]
+            dx3 = coef[9]
+            q = la.make_pack_view(rng, w)
+
+            def cell_dt(idx):
+                r = q[prim(0), idx]
+                vx = q[prim(1), idx]
+                vy = q[prim(2), idx]
+                vz = q[prim(3), idx]
+                p = q[prim(4), idx]
+                # branch-free, so the loop vectorizes: compute, then select -1 for a bad cell
+                # (NaN fails both comparisons; an infinity makes the sum non-finite)
+                ok = r > T(0.0) and p > T(0.0) and wp.isfinite(r + vx + vy + vz + p)
+                cs = wp.sqrt(gamma * wp.abs(p) / wp.abs(r))
+                step = dx1 / (wp.abs(vx) + cs)
+                if NDIM >= 2:
+                    step = wp.min(step, dx2 / (wp.abs(vy) + cs))
+                if NDIM >= 3:
+                    step = wp.min(step, dx3 / (wp.abs(vz) + cs))
+                return wp.where(ok, step, T(-1.0))
+
+            la.inner_reduce(rng, cell_dt)
+
+        return cfl_dt
+
+    # -- running them --------------------------------------------------------------------------------
+    def primitives(self) -> None:
+        """Primitive variables over every cell (ghosts included) from the conserved ones."""
+        la.outer(self.all_cells, self._prim_body)
+
+    def fluxes(self) -> None:
+        """Face fluxes in every active direction (needs ``primitives()`` first)."""
+        for d, body in self._flux_bodies.items():
+            la.outer(self.faces[d], body)
+
+    def update(self, a: float, b: float, dt: float, first: bool = False) -> None:
+        """One SSP-RK stage: ``U = a * U0 + b * (U - dt * div F)`` over the interior; the first stage
+        (``first=True``, a = 0, b = 1) also saves ``U0 = U``."""
+        c = self.coef.numpy()
+        c[0], c[1] = a, b
+        for d in range(3):
+            c[2 + d] = dt / self.dx[d] if d < self.ndim else 0.0
+        la.outer(self.cells, self._update_bodies[0 if first else 1])
+
+    def min_dt(self) -> float:
+        """The smallest ``dx / (|v| + c)`` over the interior (needs ``primitives()``); negative if a
+        cell's state is not finite or not physical (``bad_cell()`` then finds it)."""
+        return la.outer_reduce(self.dt_space, self._dt_body)
+
+    def bad_cell(self):
+        """``(value, (b, k, j, i))`` of the first cell (in block order) with the smallest value of
+        ``min_dt``'s fold: the first bad cell when there is one."""
+        return la.outer_reduce(self.bad_cell_space, self._dt_body)

@@ -1,0 +1,90 @@
+"""The exact solution of the Riemann problem of the Euler equations (ideal gas), in numpy.
+
+Toro, *Riemann Solvers and Numerical Methods for Fluid Dynamics* (2009), chapter 4: the star
+pressure is the root of ``f_L(p) + f_R(p) + (u_R - u_L) = 0`` (Newton's method from the
+primitive-variable guess), and the solution is sampled along rays ``x / t``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def _f_and_df(p, rho, pk, ck, gamma):
+    if p > pk:  # shock
+        a = 2.0 / ((gamma + 1.0) * rho)
+        b = (gamma - 1.0) / (gamma + 1.0) * pk
+        root = math.sqrt(a / (p + b))
+        return (p - pk) * root, root * (1.0 - 0.5 * (p - pk) / (p + b))
+    ratio = p / pk  # rarefaction
+    f = 2.0 * ck / (gamma - 1.0) * (ratio ** ((gamma - 1.0) / (2.0 * gamma)) - 1.0)
+    df = 1.0 / (rho * ck) * ratio ** (-(gamma + 1.0) / (2.0 * gamma))
+    return f, df
+
+
+def star_state(left, right, gamma):
+    """``(p*, u*)`` between the left and right states ``(rho, u, p)``."""
+    rl, ul, pl = left
+    rr, ur, pr = right
+    cl, cr = math.sqrt(gamma * pl / rl), math.sqrt(gamma * pr / rr)
+    if 2.0 * (cl + cr) / (gamma - 1.0) <= ur - ul:
+        raise ValueError("the initial states generate a vacuum")
+    p = max(1e-12, 0.5 * (pl + pr) - 0.125 * (ur - ul) * (rl + rr) * (cl + cr))
+    for _ in range(100):
+        fl, dfl = _f_and_df(p, rl, pl, cl, gamma)
+        fr, dfr = _f_and_df(p, rr, pr, cr, gamma)
+        new = max(1e-12, p - (fl + fr + ur - ul) / (dfl + dfr))
+        if abs(new - p) <= 1e-14 * (new + p):
+            p = new
+            break
+        p = new
+    fl, _ = _f_and_df(p, rl, pl, cl, gamma)
+    fr, _ = _f_and_df(p, rr, pr, cr, gamma)
+    return p, 0.5 * (ul + ur) + 0.5 * (fr - fl)
+
+
+def _sample(s, left, right, ps, us, gamma):
+    """(rho, u, p) on the ray x/t = s."""
+    g = gamma
+    if s <= us:  # left of the contact
+        r, u, p = left
+        sign = 1.0
+    else:
+        r, u, p = right
+        sign = -1.0
+        s, u, us = -s, -u, -us  # mirror: the right side is the left side of the mirrored problem
+    c = math.sqrt(g * p / r)
+    if ps > p:  # shock
+        speed = u - c * math.sqrt((g + 1.0) / (2.0 * g) * ps / p + (g - 1.0) / (2.0 * g))
+        if s <= speed:
+            return r, sign * u, p
+        ratio = ps / p
+        rs = r * (ratio + (g - 1.0) / (g + 1.0)) / ((g - 1.0) / (g + 1.0) * ratio + 1.0)
+        return rs, sign * us, ps
+    head = u - c  # rarefaction
+    cs = c * (ps / p) ** ((g - 1.0) / (2.0 * g))
+    tail = us - cs
+    if s <= head:
+        return r, sign * u, p
+    if s >= tail:
+        return r * (ps / p) ** (1.0 / g), sign * us, ps
+    factor = 2.0 / (g + 1.0) + (g - 1.0) / ((g + 1.0) * c) * (u - s)
+    return r * factor ** (2.0 / (g - 1.0)), sign * 2.0 / (g + 1.0) * (c + (g - 1.0) / 2.0 * u + s), p * factor ** (
+        2.0 * g / (g - 1.0))
+
+
+def solve(left, right, gamma, x, t, x0=0.0):
+    """Density, velocity and pressure arrays at positions ``x`` and time ``t`` for the Riemann
+    problem with ``left = (rho, u, p)`` for ``x < x0`` and ``right`` for ``x > x0`` at ``t = 0``."""
+    x = np.asarray(x, dtype=np.float64)
+    ps, us = star_state(left, right, gamma)
+    out = np.empty((3,) + x.shape)
+    flat = out.reshape(3, -1)
+    for n, xv in enumerate(x.ravel()):
+        if t <= 0.0:
+            flat[:, n] = left if xv < x0 else right
+        else:
+            flat[:, n] = _sample((xv - x0) / t, left, right, ps, us, gamma)
+    return out[0], out[1], out[2]

@@ -1,0 +1,176 @@
+"""``Hydro``: the state of one run on the block mesh and its time stepping (SSP-RK2/RK3).
+
+The conserved variables are three fields, ``density``, ``momentum`` (a 3-vector, so reflecting
+walls flip its normal component) and ``energy``, all ``FillGhost`` and ``WithFluxes``; the
+primitive variables ``prim`` (density, velocity, pressure) and the stage copy ``*_0`` are derived.
+One step: ``check()`` fills ghosts, computes the primitives and the CFL time step (and finds any
+non-finite or non-physical cell); ``step(dt)`` runs the Runge-Kutta stages, each a ghost exchange
+(``mesh.fill_ghosts``), primitives, fluxes and an update.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import brickwork as wp
+from brickwork.mesh import Mesh, Metadata, Package
+
+from .config import Config
+from .kernels import HydroKernels
+
+CONSERVED = ("density", "momentum", "energy")
+#: SSP Runge-Kutta stages as (a, b): U = a * U0 + b * (U + dt * L(U)) (Shu & Osher 1988)
+STAGES = {"rk2": ((0.0, 1.0), (0.5, 0.5)), "rk3": ((0.0, 1.0), (0.75, 0.25), (1.0 / 3.0, 2.0 / 3.0))}
+DTYPES = {"float32": wp.float32, "float64": wp.float64}
+
+
+class BadStateError(RuntimeError):
+    """A cell holds a non-finite or non-physical state (the message names the cell)."""
+
+
+def hydro_package(dtype) -> Package:
+    """The fields of the hydro application, with numpy ``dtype``."""
+    pkg = Package("hydro")
+    cons = ("Cell", "Independent", "FillGhost", "WithFluxes")
+    pkg.add_field("density", Metadata(*cons), dtype=dtype)
+    pkg.add_field("momentum", Metadata(*cons, "Vector"), shape=(3,), dtype=dtype)
+    pkg.add_field("energy", Metadata(*cons), dtype=dtype)
+    pkg.add_field("density_0", Metadata("Cell", "Derived"), dtype=dtype)
+    pkg.add_field("momentum_0", Metadata("Cell", "Derived"), shape=(3,), dtype=dtype)
+    pkg.add_field("energy_0", Metadata("Cell", "Derived"), dtype=dtype)
+    pkg.add_field("prim", Metadata("Cell", "Derived"), shape=(5,), dtype=dtype)
+    return pkg
+
+
+class Hydro:
+    """The mesh, the compiled kernels and the time of one run described by a ``Config``."""
+
+    def __init__(self, cfg: Config):
+        self.cfg = cfg
+        h, m = cfg["hydro"], cfg["mesh"]
+        self.T = DTYPES[h["dtype"]]
+        self.np_dtype = np.dtype(self.T._np)
+        self.gamma = h["gamma"]
+        self.cfl = h["cfl"]
+        self.stages = STAGES[h["integrator"]]
+        ndim = len(m["nx"])
+        self.mesh = Mesh(tuple(m["nx"]), tuple(m["block_nx"]), nghost=m["nghost"], xmin=tuple(m["xmin"]),
+                         xmax=tuple(m["xmax"]), boundaries={f"x{d + 1}": m[f"bc_x{d + 1}"] for d in range(ndim)},
+                         packages=[hydro_package(self.np_dtype)])
+        self.ndim = ndim
+        self.kernels = HydroKernels(self.mesh, self.T, self.gamma, h["reconstruction"], h["limiter"], h["riemann"],
+                                    self.cfl, loop=h["loop"])
+        self.time = 0.0
+        self.cycle = 0
+        self.ncells = int(np.prod(m["nx"]))
+        ng = m["nghost"]
+        self._interior = tuple(slice(ng, ng + b) if d < ndim else slice(0, 1)
+                               for d, b in reversed(list(enumerate(self.mesh.block_nx))))  # (k, j, i)
+
+    # -- state ---------------------------------------------------------------------------------------
+    def set_initial(self) -> None:
+        """Initial conditions of the problem at every cell centre (ghosts included)."""
+        problem, params = self.cfg.problem, self.cfg["problem"]
+        m = self.cfg["mesh"]
+        for block in self.mesh.blocks:
+            c = block.coords
+            x1 = c.x_center(1)[None, None, :]
+            x2 = c.x_center(2)[None, :, None]
+            x3 = c.x_center(3)[:, None, None]
+            rho, v1, v2, v3, p = (np.broadcast_to(a, self.mesh.data("density").shape[2:]) for a in
+                                  problem.initial(x1, x2, x3, params, self.gamma, xmin=tuple(m["xmin"]),
+                                                  xmax=tuple(m["xmax"])))
+            self.set_primitive_block(block.lid, rho, v1, v2, v3, p)
+        self.time = 0.0
+        self.cycle = 0
+
+    def set_primitive_block(self, lid, rho, v1, v2, v3, p) -> None:
+        """Set block ``lid``'s conserved variables from primitive arrays of its full (k, j, i) shape."""
+        mesh = self.mesh
+        mesh.data("density")[lid, 0] = rho
+        mom = mesh.data("momentum")[lid]
+        mom[0], mom[1], mom[2] = rho * v1, rho * v2, rho * v3
+        mesh.data("energy")[lid, 0] = p / (self.gamma - 1.0) + 0.5 * rho * (v1 * v1 + v2 * v2 + v3 * v3)
+
+    def state(self) -> dict:
+        """The conserved arrays (views of the mesh storage, ghosts included)."""
+        return {name: self.mesh.data(name) for name in CONSERVED}
+
+    def interior(self, name: str, comp: int = 0) -> np.ndarray:
+        """``(nblocks, nk, nj, ni)`` view of a field's interior cells."""
+        return self.mesh.data(name)[(slice(None), comp) + self._interior]
+
+    def to_global(self, per_block: np.ndarray) -> np.ndarray:
+        """Assemble ``(nblocks, nk, nj, ni)`` block arrays into one ``(nx3, nx2, nx1)`` array."""
+        bk, bj, bi = (self.mesh.block_nx[2], self.mesh.block_nx[1], self.mesh.block_nx[0])
+        nx1, nx2, nx3 = self.mesh.nx
+        out = np.empty((nx3, nx2, nx1), dtype=per_block.dtype)
+        for block in self.mesh.blocks:
+            l1, l2, l3 = block.location
+            out[l3 * bk:(l3 + 1) * bk, l2 * bj:(l2 + 1) * bj, l1 * bi:(l1 + 1) * bi] = per_block[block.lid]
+        return out
+
+    def primitive(self, name: str) -> np.ndarray:
+        """Per-block interior values of ``density, velocity_1..3, pressure, energy, speed`` (float64),
+        computed on the host from the conserved variables."""
+        rho = self.interior("density").astype(np.float64)
+        if name == "density":
+            return rho
+        if name == "energy":
+            return self.interior("energy").astype(np.float64)
+        v = [self.interior("momentum", c).astype(np.float64) / rho for c in range(3)]
+        if name.startswith("velocity_"):
+            return v[int(name[-1]) - 1]
+        if name == "speed":
+            return np.sqrt(v[0] ** 2 + v[1] ** 2 + v[2] ** 2)
+        if name == "pressure":
+            e = self.interior("energy").astype(np.float64)
+            return (self.gamma - 1.0) * (e - 0.5 * rho * (v[0] ** 2 + v[1] ** 2 + v[2] ** 2))
+        raise KeyError(name)
+
+    def totals(self) -> dict:
+        """Conserved totals over the domain (sums of cell values times the cell volume, float64)."""
+        vol = self.mesh.blocks[0].coords.cell_volume
+        out = {"mass": float(self.interior("density").sum(dtype=np.float64) * vol)}
+        for c in range(3):
+            out[f"momentum_{c + 1}"] = float(self.interior("momentum", c).sum(dtype=np.float64) * vol)
+        out["energy"] = float(self.interior("energy").sum(dtype=np.float64) * vol)
+        return out
+
+    def cell_centre(self, lid: int, k: int, j: int, i: int) -> tuple:
+        c = self.mesh.blocks[lid].coords
+        return tuple(float(c.x_center(d + 1)[idx]) for d, idx in enumerate((i, j, k)[: self.ndim]))
+
+    # -- time stepping -------------------------------------------------------------------------------
+    def check(self) -> float:
+        """Fill ghosts, compute primitives and return the CFL time step of the current state.
+
+        Raises ``BadStateError`` naming the first cell (in block order) whose state is not finite or
+        has non-positive density or pressure.
+        """
+        self.mesh.fill_ghosts(CONSERVED)
+        self.kernels.primitives()
+        value = self.kernels.min_dt()
+        if not value > 0.0:
+            _, (b, k, j, i) = self.kernels.bad_cell()
+            lid = int(self.kernels.cons_pack.block_lids[b]) if b >= 0 else 0
+            q = self.mesh.data("prim")[lid, :, k, j, i]
+            where = ", ".join(f"{n}={v:.6g}" for n, v in zip("xyz", self.cell_centre(lid, k, j, i)))
+            raise BadStateError(
+                f"non-finite or non-physical state in block {self.mesh.blocks[lid].gid} cell (k={k}, j={j}, i={i}) "
+                f"at {where}: density={q[0]:.6g}, velocity=({q[1]:.6g}, {q[2]:.6g}, {q[3]:.6g}), "
+                f"pressure={q[4]:.6g}")
+        return self.cfl * float(value)
+
+    def step(self, dt: float) -> None:
+        """Advance by ``dt`` with the SSP-RK stages; call ``check()`` first (its ghosts and
+        primitives feed the first stage)."""
+        k = self.kernels
+        for n, (a, b) in enumerate(self.stages):
+            if n:
+                self.mesh.fill_ghosts(CONSERVED)
+                k.primitives()
+            k.fluxes()
+            k.update(a, b, dt, first=n == 0)
+        self.time += dt
+        self.cycle += 1

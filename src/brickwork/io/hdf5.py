@@ -1,0 +1,87 @@
+"""HDF5 outputs with an XDMF description that ParaView and VisIt open directly.
+
+One output is ``NAME.h5`` plus ``NAME.xdmf``. The HDF5 file holds, for every variable, one dataset
+``/cells/<var>`` of shape ``(nblocks, nk, nj, ni)`` (the interior cells of each block), and the
+blocks' lower corners ``/blocks/xmin`` ``(nblocks, 3)`` and cell widths ``/blocks/dx``; attributes
+``time`` and ``cycle`` on the root. The XDMF file is a spatial collection of one uniform grid per
+block (``3DCoRectMesh``: origin and spacing, z y x order) whose cell-centred attributes are
+hyperslabs of the block axis of those datasets. 1-D and 2-D meshes are written as 3-D grids one
+cell thick.
+"""
+
+from __future__ import annotations
+
+import os
+from xml.sax.saxutils import escape
+
+import numpy as np
+
+
+def _require_h5py():
+    try:
+        import h5py
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise RuntimeError("HDF5 output needs h5py: pip install 'brickwork[io]' (or set output.hdf5_dt = -1)") from e
+    return h5py
+
+
+def write(path_stem: str, variables: dict, block_xmin: np.ndarray, block_dx: np.ndarray, time: float,
+          cycle: int) -> tuple[str, str]:
+    """Write ``path_stem.h5`` and ``path_stem.xdmf``; ``variables`` maps names to ``(nblocks, nk, nj, ni)``
+    arrays. Returns both paths. Files are written under temporary names and renamed, so a crash never
+    leaves a half-written output under the final name."""
+    h5py = _require_h5py()
+    h5_path, xdmf_path = path_stem + ".h5", path_stem + ".xdmf"
+    tmp = h5_path + ".tmp"
+    with h5py.File(tmp, "w") as f:
+        f.attrs["time"] = float(time)
+        f.attrs["cycle"] = int(cycle)
+        f.create_dataset("blocks/xmin", data=np.asarray(block_xmin, dtype=np.float64))
+        f.create_dataset("blocks/dx", data=np.asarray(block_dx, dtype=np.float64))
+        for name, data in variables.items():
+            f.create_dataset(f"cells/{name}", data=np.ascontiguousarray(data))
+    os.replace(tmp, h5_path)
+    text = xdmf(os.path.basename(h5_path), variables, block_xmin, block_dx, time)
+    with open(xdmf_path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(xdmf_path + ".tmp", xdmf_path)
+    return h5_path, xdmf_path
+
+
+def _number_type(dtype: np.dtype) -> tuple[str, int]:
+    dtype = np.dtype(dtype)
+    kind = {"f": "Float", "i": "Int", "u": "UInt"}[dtype.kind]
+    return kind, dtype.itemsize
+
+
+def xdmf(h5_name: str, variables: dict, block_xmin, block_dx, time: float) -> str:
+    """The XDMF (version 3) text describing an output written by ``write``."""
+    first = next(iter(variables.values()))
+    nblocks, nk, nj, ni = first.shape
+    lines = ['<?xml version="1.0" ?>', '<Xdmf Version="3.0">', "  <Domain>",
+             '    <Grid Name="mesh" GridType="Collection" CollectionType="Spatial">',
+             f'      <Time Value="{float(time)!r}"/>']
+    for b in range(nblocks):
+        x0 = block_xmin[b]
+        dx = block_dx[b]
+        lines += [f'      <Grid Name="block{b}" GridType="Uniform">',
+                  f'        <Topology TopologyType="3DCoRectMesh" Dimensions="{nk + 1} {nj + 1} {ni + 1}"/>',
+                  '        <Geometry GeometryType="ORIGIN_DXDYDZ">',
+                  f'          <DataItem Dimensions="3" NumberType="Float" Precision="8" Format="XML">'
+                  f'{x0[2]!r} {x0[1]!r} {x0[0]!r}</DataItem>',
+                  f'          <DataItem Dimensions="3" NumberType="Float" Precision="8" Format="XML">'
+                  f'{dx[2]!r} {dx[1]!r} {dx[0]!r}</DataItem>',
+                  "        </Geometry>"]
+        for name, data in variables.items():
+            kind, size = _number_type(data.dtype)
+            lines += [f'        <Attribute Name="{escape(name)}" AttributeType="Scalar" Center="Cell">',
+                      f'          <DataItem ItemType="HyperSlab" Dimensions="{nk} {nj} {ni}" Type="HyperSlab">',
+                      f'            <DataItem Dimensions="3 4" NumberType="Int" Format="XML">{b} 0 0 0 1 1 1 1 '
+                      f'1 {nk} {nj} {ni}</DataItem>',
+                      f'            <DataItem Dimensions="{nblocks} {nk} {nj} {ni}" NumberType="{kind}" '
+                      f'Precision="{size}" Format="HDF">{escape(h5_name)}:/cells/{escape(name)}</DataItem>',
+                      "          </DataItem>",
+                      "        </Attribute>"]
+        lines.append("      </Grid>")
+    lines += ["    </Grid>", "  </Domain>", "</Xdmf>", ""]
+    return "\n".join(lines)

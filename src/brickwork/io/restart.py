@@ -1,0 +1,66 @@
+"""Restart files: the exact state of a run in one ``.npz`` with its metadata and a checksum.
+
+``save(path, arrays, meta)`` writes every array bit for bit plus ``meta`` (JSON) and a SHA-256 of
+the arrays, through a temporary file and an atomic rename. ``load(path)`` returns ``(arrays, meta)``
+or raises ``RestartError`` saying what is wrong: a missing file, a file that is not a restart
+file, a truncated or corrupt one (checksum mismatch).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zipfile
+
+import numpy as np
+
+FORMAT = "brickwork-restart-1"
+
+
+class RestartError(RuntimeError):
+    """A restart file that cannot be used (the message says why)."""
+
+
+def _digest(arrays: dict) -> str:
+    h = hashlib.sha256()
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        h.update(name.encode())
+        h.update(str(a.dtype).encode())
+        h.update(str(a.shape).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def save(path: str, arrays: dict, meta: dict) -> str:
+    """Write a restart file; returns ``path``."""
+    meta = dict(meta, format=FORMAT, sha256=_digest(arrays))
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        np.savez(f, __meta__=np.array(json.dumps(meta)), **arrays)
+    os.replace(tmp, path)
+    return path
+
+
+def load(path: str) -> tuple[dict, dict]:
+    """``(arrays, meta)`` of a restart file; ``RestartError`` if it is missing or damaged."""
+    if not os.path.exists(path):
+        raise RestartError(f"restart file {path!r} does not exist")
+    if os.path.isdir(path):
+        raise RestartError(f"restart file {path!r} is a directory")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if "__meta__" not in data.files:
+                raise RestartError(f"{path!r} is not a brickwork restart file (no metadata)")
+            meta = json.loads(str(data["__meta__"]))
+            arrays = {name: data[name] for name in data.files if name != "__meta__"}
+    except RestartError:
+        raise
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError, json.JSONDecodeError) as e:
+        raise RestartError(f"restart file {path!r} is corrupt or not a brickwork restart file: {e}") from None
+    if meta.get("format") != FORMAT:
+        raise RestartError(f"{path!r} is not a brickwork restart file (format {meta.get('format')!r})")
+    if _digest(arrays) != meta.get("sha256"):
+        raise RestartError(f"restart file {path!r} is corrupt: its checksum does not match its contents")
+    return arrays, meta

@@ -1,0 +1,111 @@
+"""Input files and overrides: typed values, defaults, and a clear error for every kind of mistake."""
+
+import pytest
+
+from brickwork.apps.hydro import ConfigError, build_config, load_config
+
+SOD = {"problem": {"name": "sod"}}
+
+
+def build(raw=None, overrides=()):
+    return build_config(raw or SOD, list(overrides), source="in.toml")
+
+
+def test_overrides_are_typed_by_the_schema():
+    cfg = build(overrides=["hydro.cfl=0.3", "mesh.nx=128", "mesh.block_nx=[32]", "output.history=false",
+                           "hydro.dtype=float32", "problem.rho_l=2", "output.dir=some dir", "time.nlim=7"])
+    assert cfg["hydro"]["cfl"] == 0.3 and isinstance(cfg["hydro"]["cfl"], float)
+    assert cfg["mesh"]["nx"] == [128] and cfg["mesh"]["block_nx"] == [32]
+    assert cfg["output"]["history"] is False and cfg["output"]["dir"] == "some dir"
+    assert cfg["problem"]["rho_l"] == 2.0 and isinstance(cfg["problem"]["rho_l"], float)
+    assert cfg["time"]["nlim"] == 7 and cfg["hydro"]["dtype"] == "float32"
+    two = build({"problem": {"name": "kelvin_helmholtz"}}, ["mesh.nx=64,32", "mesh.block_nx=[32, 16]"])
+    assert two["mesh"]["nx"] == [64, 32] and two["mesh"]["block_nx"] == [32, 16]
+
+
+def test_defaults_come_from_the_problem_then_the_schema():
+    cfg = build()
+    assert cfg["hydro"]["gamma"] == 1.4 and cfg["time"]["tlim"] == 0.2 and cfg["mesh"]["bc_x1"] == "outflow"
+    assert cfg["mesh"]["nghost"] == 2 and cfg["output"]["basename"] == "sod"
+    weno = build(overrides=["hydro.reconstruction=weno5"])
+    assert weno["mesh"]["nghost"] == 3
+    kh = build({"problem": {"name": "kelvin_helmholtz"}})
+    assert kh["mesh"]["bc_x1"] == kh["mesh"]["bc_x2"] == "periodic" and kh["hydro"]["gamma"] == pytest.approx(5 / 3)
+
+
+@pytest.mark.parametrize("raw, overrides, message", [
+    ({"problem": {"name": "sod"}, "hydro": {"clf": 0.3}}, [],
+     r"unknown key 'hydro.clf' in in.toml \(did you mean 'hydro.cfl'\?\)"),
+    ({"problem": {"name": "sod"}, "hydr": {"cfl": 0.3}}, [],
+     r"unknown section \[hydr\] in in.toml \(did you mean 'hydro'"),
+    (SOD, ["hydro.limitter=mc"], r"unknown key 'hydro.limitter' \(did you mean 'hydro.limiter'\?\)"),
+    (SOD, ["problem.rho_left=1"], r"unknown key 'problem.rho_left' \(did you mean 'problem.rho_l'"),
+    (SOD, ["cfl=0.3"], r"the key must be section.key"),
+    (SOD, ["hydro.cfl"], r"expected section.key=value"),
+    ({"problem": {"name": "sood"}}, [], r"unknown problem 'sood'.*did you mean 'sod'"),
+    ({"mesh": {"nx": [64]}}, [], r"problem.name is missing"),
+])
+def test_unknown_keys_are_named_with_close_matches(raw, overrides, message):
+    with pytest.raises(ConfigError, match=message):
+        build(raw, overrides)
+
+
+@pytest.mark.parametrize("raw, overrides, message", [
+    (SOD, ["hydro.cfl=fast"], r"hydro.cfl: expected a number, got 'fast'"),
+    ({"problem": {"name": "sod"}, "hydro": {"cfl": "0.3"}}, [], r"hydro.cfl: expected a number, got the string '0.3'"),
+    ({"problem": {"name": "sod"}, "output": {"history": "yes"}}, [], r"output.history: expected true or false"),
+    ({"problem": {"name": "sod"}, "mesh": {"nx": 64.5}}, [], r"mesh.nx: expected a list of integers"),
+    ({"problem": {"name": "sod"}, "time": {"nlim": 2.5}}, [], r"time.nlim: expected an integer, got the number 2.5"),
+    (SOD, ["hydro.riemann=hllx"], r"hydro.riemann: 'hllx' is not one of 'hlle', 'hllc' \(did you mean"),
+    (SOD, ["hydro.cfl=0"], r"hydro.cfl: must be > 0"),
+    (SOD, ["hydro.gamma=1"], r"hydro.gamma: must be > 1"),
+    ({"problem": {"name": "sod"}, "hydro": {"gamma": True}}, [], r"hydro.gamma: expected a number, got the boolean"),
+])
+def test_wrong_types_and_values(raw, overrides, message):
+    with pytest.raises(ConfigError, match=message):
+        build(raw, overrides)
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (["mesh.nx=[100]", "mesh.block_nx=[64]"],
+     r"mesh.nx1=100 is not divisible by mesh.block_nx1=64.*try block_nx1 = 50"),
+    (["mesh.nx=[64]", "mesh.block_nx=[128]"], r"mesh.block_nx1=128 is larger than the mesh"),
+    (["mesh.nx=[64]", "mesh.block_nx=[32, 32]"], r"mesh.block_nx=\[32, 32\] has 2 entries but mesh.nx=\[64\] has 1"),
+    (["mesh.nx=[0]"], r"every entry must be positive"),
+    (["mesh.nx=[8, 8, 8, 8]"], r"expected 1 to 3 entries"),
+    (["hydro.reconstruction=weno5", "mesh.nx=[64]", "mesh.block_nx=[2]"], r"smaller than the 3 ghost cells"),
+    (["hydro.reconstruction=weno5", "mesh.nghost=2"], r"mesh.nghost=2 is too small: weno5 reconstruction needs 3"),
+    (["mesh.xmax=[0.0]"], r"mesh.xmax1=0.0 must be larger than mesh.xmin1=0.0"),
+    (["problem.x0=2"], r"problem.x0=2.0 must lie inside the domain"),
+])
+def test_impossible_meshes(overrides, message):
+    with pytest.raises(ConfigError, match=message):
+        build(SOD, overrides)
+
+
+def test_dimension_of_the_problem():
+    with pytest.raises(ConfigError, match=r"'kelvin_helmholtz' runs in 2-D, but mesh.nx=\[64\] has 1"):
+        build({"problem": {"name": "kelvin_helmholtz"}}, ["mesh.nx=[64]"])
+    with pytest.raises(ConfigError, match=r"'blast' runs in 2-D or 3-D"):
+        build({"problem": {"name": "blast"}}, ["mesh.nx=[64]"])
+
+
+def test_files(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(str(tmp_path / "nope.toml"))
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[problem]\nname = sod\n")
+    with pytest.raises(ConfigError, match=r"bad.toml: invalid TOML"):
+        load_config(str(bad))
+    ok = tmp_path / "ok.toml"
+    ok.write_text('[problem]\nname = "sod"\n[hydro]\ncfl = 0.3\n')
+    assert load_config(str(ok), ["hydro.cfl=0.2"])["hydro"]["cfl"] == 0.2
+
+
+@pytest.mark.parametrize("name", ["sod", "kelvin_helmholtz", "blast2d", "blast3d", "linear_wave"])
+def test_examples_are_valid(name):
+    import os
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", f"{name}.toml")
+    cfg = load_config(path)
+    assert cfg["problem"]["name"] in name
