@@ -202,3 +202,9 @@ CASES: list[Case] = [
         impls={"kernel": _laplacian_kernel, "c": _laplacian_c, "numpy": _laplacian_numpy},
     ),
 ]
+
+# The loop-abstraction cases (la_cases.py takes Bound, Case and the Laplacian's factories from
+# this module inside its functions, so either module can be imported first).
+from la_cases import la_cases  # noqa: E402
+
+CASES += la_cases()

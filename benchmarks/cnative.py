@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-SOURCE = Path(__file__).resolve().parent / "c" / "kernels.cpp"
+SOURCES = tuple(Path(__file__).resolve().parent / "c" / name for name in ("kernels.cpp", "la_kernels.cpp"))
 FLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC")
 
 _f32p = ctypes.POINTER(ctypes.c_float)
@@ -32,6 +32,7 @@ SIGNATURES = {
     "scale_f64": [_f64p, ctypes.c_double, _i64],
     "saxpy_f32": [_f32p, _f32p, ctypes.c_float, _i64],
     "laplacian3d_f32": [_f32p, _f32p, _i64, _i64, _i64],
+    "la_recon_flux_f64": [_f64p, _f64p, _i64, _i64, _i64, _i64, _i64, _i64],
 }
 
 
@@ -76,10 +77,11 @@ class CLibrary:
 
 
 def build(threads: int | None = None) -> CLibrary:
-    """Compile ``c/kernels.cpp``, load it and set its thread count (default: :func:`thread_count`)."""
+    """Compile ``c/kernels.cpp`` and ``c/la_kernels.cpp``, load the library and set its thread count
+    (default: :func:`thread_count`)."""
     tmpdir = tempfile.mkdtemp(prefix="brickwork-bench-c-")
     output = os.path.join(tmpdir, "libbenchkernels.so")
-    argv = shlex.split(compiler()) + list(FLAGS) + [str(SOURCE), "-o", output]
+    argv = shlex.split(compiler()) + list(FLAGS) + [str(s) for s in SOURCES] + ["-o", output]
     proc = subprocess.run(argv, capture_output=True, text=True)
     if proc.returncode != 0:
         shutil.rmtree(tmpdir, ignore_errors=True)
@@ -93,7 +95,7 @@ def build(threads: int | None = None) -> CLibrary:
     lib.bench_get_threads.restype = ctypes.c_int
     n = thread_count() if threads is None else threads
     lib.bench_set_threads(n)
-    command = shlex.join([compiler(), *FLAGS, "c/kernels.cpp", "-o", "libbenchkernels.so"])
+    command = shlex.join([compiler(), *FLAGS, *(f"c/{s.name}" for s in SOURCES), "-o", "libbenchkernels.so"])
     return CLibrary(lib=lib, command=command, threads=lib.bench_get_threads(), tmpdir=tmpdir)
 
 

@@ -110,7 +110,9 @@ def run_case(
         if peer.name not in contexts:
             row.cells[peer.name] = report.Cell(absent="unavailable")
             continue
-        factory = case.impls.get(peer.family)
+        # An implementation keyed by the peer's own name (e.g. "brickwork" for brickwork.la
+        # cases) wins over its family's.
+        factory = case.impls.get(peer.name, case.impls.get(peer.family))
         if factory is None:
             row.cells[peer.name] = report.Cell(absent=f"no {peer.family} version")
             continue

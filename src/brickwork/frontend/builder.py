@@ -106,7 +106,7 @@ class Builder(LAReduceMixin, LAViewsMixin, LAMixin, NestedMixin, PackMixin, Expr
             if kind == "la_range":
                 self.tid_dims = {"bvoi": 1, "bovi": 2, "boiv": 3 if dim.get("reducer") else 4}[dim["loop"]]
                 self.bind_la_slice(name, dim, stmts)
-                if "get_per_point_scratch" in ast.dump(self.source.tree):
+                if dim["loop"] != "boiv" and "get_per_point_scratch" in ast.dump(self.source.tree):
                     self._la_member = self._new_team(stmts)
                 continue
             if kind == "member":

@@ -51,34 +51,41 @@ class LAViewsMixin:
             raise self.error(KernelTypeError, f"get_per_point_scratch: unknown keyword {next(iter(kw))!r}", node)
         ncomp = math.prod(dims) if dims else 1
         offsets = rng.halo.reduced(rng.cfg["ndim"])
-        member = self._slice_team()
         out = self._pending_stmts
-        if rng.point is not None:  # boiv: a box around the point
-            box = rng.halo.box(offsets)
-            extents = [hi - lo + 1 for lo, hi in box]
-            size = self._i(math.prod(extents))
-            first = None
-            storage_len = self._i(math.prod(extents) * ncomp)
-        else:
-            lo_h, hi_h = offsets[0], offsets[-1]
-            if rng.cfg["loop"] == "bvoi" and not rng.halo.is_none:  # PROPOSED: the halo box
-                lo_h = tuple(min(0, min(h[d] for h in offsets)) for d in range(3))
-                hi_h = tuple(max(0, max(h[d] for h in offsets)) for d in range(3))
-            start = self._mflat(*[self._op("add", a, self._i(d)) for a, d in zip(rng.start, lo_h)])
-            end = self._mflat(*[self._op("add", a, self._i(d)) for a, d in zip(rng.end, hi_h)])
-            first = self._tmp_assign(start, out)
-            size = self._tmp_assign(self._op("add", self._op("sub", end, first), self._i(1)), out)
-            storage_len = self._op("mul", size, self._i(ncomp))
-            box = None
         from ..codegen.ctypes_names import c_type
+        from .expressions import Static
 
+        if rng.point is not None:  # boiv: a small box around the point, in a local buffer
+            from ..types.opaque import OpaqueType
+
+            box = rng.halo.box(offsets)
+            count = math.prod(hi - lo + 1 for lo, hi in box)
+            buffer_type = OpaqueType(f"local_buf_{dtype.__name__}_{count * ncomp}",
+                                     f"bw::local_buf<{c_type(dtype)}, {count * ncomp}>")
+            self._tmp += 1
+            name = f"_la_buf{self._tmp}"
+            self.locals[name] = buffer_type
+            self.var_types[name] = buffer_type
+            t = ArrayType(dtype, 1)
+            self.context.note_type(t)
+            local = ir.IRCall("local_array", [ir.IRLocal(name, buffer_type)], t, "bw::local_array({args})")
+            return Static(ScratchRef(rng, self._tmp_assign(local, out), self._i(count), None, dims, box))
+        member = self._slice_team()
+        # hierarchical tags: the scratch span of the range (spec §5, §7)
+        lo_h, hi_h = offsets[0], offsets[-1]
+        if rng.cfg["loop"] == "bvoi" and not rng.halo.is_none:  # PROPOSED: the halo box
+            lo_h = tuple(min(0, min(h[d] for h in offsets)) for d in range(3))
+            hi_h = tuple(max(0, max(h[d] for h in offsets)) for d in range(3))
+        start = self._mflat(*[self._op("add", a, self._i(d)) for a, d in zip(rng.start, lo_h)])
+        end = self._mflat(*[self._op("add", a, self._i(d)) for a, d in zip(rng.end, hi_h)])
+        first = self._tmp_assign(start, out)
+        size = self._tmp_assign(self._op("add", self._op("sub", end, first), self._i(1)), out)
+        storage_len = self._op("mul", size, self._i(ncomp))
         t = ArrayType(dtype, 1)
         self.context.note_type(t)
         alloc = ir.IRCall("team_alloc", [member, storage_len], t, f"bw::team_alloc<{c_type(dtype)}, 1>({{args}})")
         storage = self._tmp_assign(alloc, out)
-        from .expressions import Static
-
-        return Static(ScratchRef(rng, storage, size, first, dims, box))
+        return Static(ScratchRef(rng, storage, size, first, dims))
 
     def scratch_element(self, s: ScratchRef, index_nodes, node):
         nd = len(s.dims)
@@ -141,19 +148,22 @@ class LAViewsMixin:
         from .expressions import Static
         from .packs import is_pack_type
 
-        nargs = {"pack": 2, "sparse": 3, "var": 3, "flux_pack": 3, "flux": 4}[kind]
+        kind = {"sparse_pack": "sparse", "sparse_flux_pack": "sparse_flux"}.get(kind, kind)
+        nargs = {"pack": 2, "sparse": 3, "var": 3, "flux_pack": 3, "flux": 4, "sparse_flux": 4}[kind]
         if len(node.args) != nargs or node.keywords:
-            raise self.error(KernelTypeError, f"make_{kind}_view takes {nargs} arguments", node)
+            raise self.error(KernelTypeError, f"this view takes {nargs} arguments, got {len(node.args)}", node)
         rng = self.static_value(node.args[0])
         if not isinstance(rng, Slice):
             raise self.error(KernelTypeError, "views are made from the range of the outer body", node)
         pack = self.value(node.args[1])
         if not is_pack_type(pack.type):
             raise self.error(KernelTypeError, f"views are made from packs, got {type_name(pack.type)}", node)
-        view = ViewRef(rng, pack, kind)
+        view = ViewRef(rng, pack, "flux_pack" if kind == "sparse_flux" else kind)
         if kind == "sparse":
             view.sparse = self.value(node.args[2])
-        if kind in ("flux_pack", "flux"):
+        if kind == "sparse_flux":  # make_sparse_flux_pack_view(rng, pack, dir, s)
+            view.sparse = self.value(node.args[3])
+        if kind in ("flux_pack", "flux", "sparse_flux"):
             view.direction = self.value(node.args[2])
         if kind in ("var", "flux"):
             view.var = self.expr(node.args[-1])

@@ -502,6 +502,18 @@ template <bool U, class T> BW_INLINE T& at(const array_t<T, 4>& a, int64_t i, in
 // ---- raw storage (mesh packs: base addresses passed as int64) ------------------------------
 template <class T> BW_INLINE T& raw(int64_t address, int64_t offset) { return reinterpret_cast<T*>(address)[offset]; }
 
+// ---- fixed-size local scratch (boiv: a halo box per point, no arena) -------------------------
+template <class T, int N> struct local_buf {
+    T data[N];
+};
+template <class T, int N> BW_INLINE array_t<T, 1> local_array(local_buf<T, N>& b) {
+    array_t<T, 1> a;
+    a.data = b.data;
+    a.shape[0] = N;
+    a.strides[0] = 1;
+    return a;
+}
+
 // ---- teams of nested parallelism: a per-thread scratch arena, reset for every team ----------
 // A team is one outer iteration run by one thread; its inner loops are simd loops. The arena
 // grows on demand: an outgrown buffer stays alive until the thread's next team begins, so pads

@@ -48,7 +48,16 @@ def _prepare(space, body, what: str, reduce: bool):
 def outer(space: IndexSpace, body) -> None:
     """Run ``body(idx_range, b)`` once per slice of ``space``; the body is JIT-compiled."""
     kernel, dims = _prepare(space, body, "outer", False)
+    _work_hint(kernel, space, dims)
     launch(kernel, dim=dims, inputs=kernel.arguments(space.runtime_geometry()))
+
+
+def _work_hint(kernel, space, dims) -> None:
+    """Cells per grid point, so that launch shares slices among threads when the cells are many."""
+    points = 1
+    for d in dims:
+        points *= d
+    kernel.work_per_item = max(1, space.L.size * space.nblocks // points)
 
 
 def outer_reduce(space: IndexSpace, body, out=None):
@@ -72,6 +81,7 @@ def outer_reduce(space: IndexSpace, body, out=None):
             raise LaunchError(f"la.outer_reduce: out must be a 1-D array of {type_name(vt)} (the space's reducer "
                               f"{reducer!r}), got {got}")
     kernel, dims = _prepare(space, body, "outer_reduce", True)
+    _work_hint(kernel, space, dims)
     nslices = 1
     for d in dims:
         nslices *= d
@@ -113,3 +123,4 @@ make_sparse_pack_view = _kernel_only("make_sparse_pack_view")
 make_var_view = _kernel_only("make_var_view")
 make_flux_pack_view = _kernel_only("make_flux_pack_view")
 make_flux_view = _kernel_only("make_flux_view")
+make_sparse_flux_pack_view = _kernel_only("make_sparse_flux_pack_view")

@@ -27,6 +27,14 @@ def is_runtime_value(value) -> bool:
     return isinstance(value, (array, ScalarBase, CompositeBase, StructBase)) or hasattr(value, "kernel_value")
 
 
+def _is_static_value(value) -> bool:
+    """Values a body bakes in that could plausibly change between launches (not functions/types)."""
+    if isinstance(value, (bool, int, float, str)):
+        return True
+    return callable(getattr(value, "__bw_key__", None)) or getattr(
+        getattr(value, "__dataclass_params__", None), "frozen", False)
+
+
 def _kernel_value(value):
     return value.kernel_value() if hasattr(value, "kernel_value") else value
 
@@ -49,6 +57,7 @@ class BodyKernel(Kernel):
                                         f"({', '.join(names)})", self.source.location(self.source.tree))
             self.index_names = []
             self.capture_names = [n for n, v in free_name_values(self.source) if is_runtime_value(v)]
+            self._init_statics()
             from ..frontend.la_lowering import GEOMETRY
 
             self.params = [(n, typing.Any) for n in self.capture_names] + [(f"_la_{g}", int32) for g in GEOMETRY]
@@ -70,6 +79,7 @@ class BodyKernel(Kernel):
                                     self.source.location(self.source.tree))
         self.index_names = names[1:] if mode == "outer" else names
         self.capture_names = [n for n, v in free_name_values(self.source) if is_runtime_value(v)]
+        self._init_statics()
         hidden = [(f"_bw_lo{d}", int32) for d in range(nindices)]
         if mode == "outer":
             hidden.append(("_bw_scratch", int64))
@@ -79,6 +89,11 @@ class BodyKernel(Kernel):
         self.instances = {}
         self.launch_table = {}
         self.form = f"loop body {mode} {nindices}"
+
+    def _init_statics(self) -> None:
+        self.static_names = [n for n, v in free_name_values(self.source) if _is_static_value(v)]
+        self._statics = self._static_snapshot()
+        self.rebuilds = 0
 
     def builder_options(self) -> dict:
         if self.mode == "la":
@@ -92,8 +107,30 @@ class BodyKernel(Kernel):
         bindings += [(name, "index", d) for d, name in enumerate(self.index_names)]
         return {"bindings": bindings, "simd_innermost": self.mode == "for"}
 
+    def _static_snapshot(self) -> tuple:
+        return tuple(self.source.lookup(n) for n in self.static_names)
+
+    def _check_statics(self) -> None:
+        """Compile-time values the body reads (Python numbers, offsets, tags) are part of its
+        instances; when one changes between launches the instances are rebuilt for the new value."""
+        now = self._static_snapshot()
+        if now == self._statics:
+            return
+        self._statics = now
+        self.instances = {}
+        self.launch_table = {}
+        self.rebuilds += 1
+        if self.rebuilds == 3:
+            import logging
+
+            logging.getLogger("brickwork").warning(
+                "loop body '%s' was recompiled %d times because a captured Python value changed (%s); pass "
+                "a typed scalar such as wp.float64(x) (or put it in an array) to avoid recompiling",
+                self.key, self.rebuilds, ", ".join(self.static_names))
+
     def arguments(self, lows, scratch_bytes=None) -> list:  # la: (geometry, partials or None)
         """Launch arguments: the captured values as they are now, then the hidden ones."""
+        self._check_statics()
         values = []
         for name in self.capture_names:
             value = self.source.lookup(name)

@@ -36,6 +36,8 @@ class Kernel:
 
     #: How the function becomes a kernel (part of the cache key); loop bodies say which loops.
     form = "kernel"
+    #: Elements of work per grid point (launch goes parallel when total work is large enough).
+    work_per_item = 1
 
     def builder_options(self) -> dict:
         """Extra options of the frontend for this kind of kernel (none for ``@kernel``)."""
@@ -174,6 +176,7 @@ class InstanceKernel:
     """A concrete instance of a generic kernel returned by ``overload``; launch it like a kernel."""
 
     is_generic = False
+    work_per_item = 1
 
     def __init__(self, kernel: Kernel, instance: Instance):
         self.kernel = kernel

@@ -59,6 +59,7 @@ def par_for_outer(*args) -> None:
     if int(scratch_bytes) < 0:
         raise LaunchError(f"par_for_outer: scratch_bytes must not be negative, got {scratch_bytes}")
     kernel = body_kernel(body, "outer", len(ranges))
+    kernel.work_per_item = 64  # a team runs inner loops: worth a thread at far fewer grid points
     _run(kernel, ranges, int(scratch_bytes))
 
 

@@ -52,7 +52,8 @@ def launch(kernel, dim, inputs=(), outputs=(), device=None, stream=None, record_
             raise LaunchError(f"launch of '{kernel.key}': dim must not be negative, got {dim!r}")
         return None
     nthreads = config.num_threads or config.default_threads
-    buf = pack(args, d0, d1, d2, d3, total >= config.parallel_threshold and nthreads > 1, nthreads)
+    work = total * kernel.work_per_item  # loop bodies: each grid point is a whole slice or team
+    buf = pack(args, d0, d1, d2, d3, work >= config.parallel_threshold and nthreads > 1, nthreads)
     if _capture is not None:
         _capture.record(inst.fn, buf, args)
         return None
