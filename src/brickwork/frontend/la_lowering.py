@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 
 from ..errors import KernelSyntaxError, KernelTypeError
-from ..types.arrays import ArrayType, type_name
+from ..types.arrays import type_name
 from ..types.composite import vector
 from ..types.scalars import int32
 from . import ir

@@ -85,9 +85,16 @@ def outer_reduce(space: IndexSpace, body, out=None):
     nslices = 1
     for d in dims:
         nslices *= d
-    partials = empty(nslices, dtype=vt)
+    buffers = kernel.__dict__.setdefault("_reduce_buffers", {})  # reused: allocation is most of a small launch
+    partials = buffers.get(("partials", nslices, vt))
+    if partials is None:
+        partials = buffers[("partials", nslices, vt)] = empty(nslices, dtype=vt)
     launch(kernel, dim=dims, inputs=kernel.arguments(space.runtime_geometry(), partials))
-    target = out if out is not None else empty(1, dtype=vt)
+    target = out
+    if target is None:
+        target = buffers.get(("result", vt))
+        if target is None:
+            target = buffers[("result", vt)] = empty(1, dtype=vt)
     launch(combine_kernel(reducer), dim=1, inputs=[partials, target, nslices])
     if out is not None:
         return None
