@@ -29,7 +29,8 @@ from .tags import boiv, bovi, bvoi, i_pencil, ij_slab, kji_cube, logical_coords,
 
 __all__ = [
     "halo", "Index3", "Indexer3D", "MemoryOffset", "IndexSpace", "outer", "inner", "get_per_point_scratch",
-    "make_pack_view", "make_sparse_pack_view", "make_sparse_flux_pack_view", "make_var_view", "make_flux_pack_view", "make_flux_view",
+    "make_pack_view", "make_sparse_pack_view", "make_sparse_flux_pack_view", "make_var_view",
+    "make_flux_pack_view", "make_flux_view",
     "bvoi", "bovi", "boiv", "logical_flat", "logical_coords", "memory", "raw", "team",
     "i_pencil", "ij_slab", "kji_cube", "outer_reduce", "inner_reduce", "ReductionIndexSpace",
     "Sum", "Prod", "Min", "Max", "MinLoc", "MaxLoc", "value_loc",

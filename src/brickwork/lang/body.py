@@ -138,12 +138,12 @@ class BodyKernel(Kernel):
                 raise LaunchError(f"loop body '{self.key}': '{name}' no longer holds an array or typed value "
                                   f"(it is {type(value).__name__})")
             values.append(_kernel_value(value))
-        # Plain ints: the hidden parameters are declared int32, and ints pack fastest.
+        # Plain ints for the int32 hidden parameters (Python ints infer as int32 and pack fastest).
         if self.mode == "la":
             return values + [int(x) for x in lows] + ([scratch_bytes] if scratch_bytes is not None else [])
         values += [int(lo) for lo in lows]
         if self.mode == "outer":
-            values.append(int(scratch_bytes or 0))
+            values.append(int64(scratch_bytes or 0))  # an int would be inferred as int32
         return values
 
 
