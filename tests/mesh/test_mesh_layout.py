@@ -228,7 +228,7 @@ def test_local_and_global_blocks_are_distinct():
         mesh.block_list[1].data("q")
     before = mesh.data("q").copy()
     with pytest.raises(
-        NotImplementedError, match="neighbour 1 is owned by rank 1; remote ghost exchange needs"
+        RuntimeError, match="neighbour 1 is owned by rank 1; remote ghost exchange needs"
     ):
         mesh.fill_ghosts()
     np.testing.assert_array_equal(mesh.data("q"), before)

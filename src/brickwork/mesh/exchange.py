@@ -197,7 +197,7 @@ class ExchangePlan:
                 pairs.append(((block.lid,), (block.lid,)))
             elif not physical and nbr is not None:
                 if nbr.lid is None:
-                    raise NotImplementedError(
+                    raise RuntimeError(  # blocks of other ranks: there is no MPI layer yet
                         f"block {block.gid}: neighbour {nbr.gid} is owned by rank {nbr.rank}; "
                         "remote ghost exchange needs the MPI layer"
                     )
