@@ -5,12 +5,16 @@ A case maps a *family* name to a factory ``factory(ctx, inputs) -> Bound``:
 - ``"kernel"``: the kernel-language version (``ctx`` is a :class:`peers.KernelLanguage`, used by
   both the brickwork and the Warp peers),
 - ``"c"``: the hand-written C++ reference (``ctx`` is a :class:`cnative.CLibrary`),
-- ``"numpy"``: plain numpy (``ctx`` is unused).
+- ``"numpy"``: plain numpy (``ctx`` is unused),
+- ``"numba"``: ``njit(parallel=True)`` kernels (``ctx`` is a :class:`peers.NumbaPeer`).
+
+A factory keyed by a peer's own name (``"brickwork"``) wins over its family's. Results are checked
+against the case's ``reference`` family (numpy, or C where there is no numpy version).
 
 A factory copies the inputs it needs (so each peer starts from the same state) and returns a
 :class:`Bound`: ``run()`` does one full call, synchronised, and ``result()`` returns the arrays
 that are compared with numpy's. To add a case, write its factories and append it to ``CASES``;
-to add a peer family (e.g. ``"numba"``), add its factory to the cases that have one.
+to add a peer family, add its factory to the cases that have one.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ class Case:
     target: float = 0.9  # minimum (C time / primary time)
     rtol: float = 1e-5
     atol: float = 1e-5
+    reference: str = "numpy"  # the family whose results the others are checked against
 
 
 def _rng() -> np.random.Generator:
@@ -97,14 +102,23 @@ def _scale_numpy(_, inputs: dict) -> Bound:
     return Bound(run, lambda: {"x": x})
 
 
+def _scale_numba(nb, inputs: dict) -> Bound:
+    x = inputs["x"].copy()
+    s, fn = x.dtype.type(inputs["s"]), nb.kernels.scale
+    return Bound(lambda: fn(x, s), lambda: {"x": x})
+
+
 def _scale_case(name: str, dtype, rtol: float) -> Case:
     itemsize = np.dtype(dtype).itemsize
+    impls = {"kernel": _scale_kernel(name), "c": _scale_c(name), "numpy": _scale_numpy}
+    if dtype != np.float16:  # numba has no float16 on the CPU
+        impls["numba"] = _scale_numba
     return Case(
         name=name,
         make_inputs=_scale_inputs(dtype),
         size_label=_n_label,
         bytes_moved=lambda inp: 2 * itemsize * inp["x"].size,
-        impls={"kernel": _scale_kernel(name), "c": _scale_c(name), "numpy": _scale_numpy},
+        impls=impls,
         rtol=rtol,
         atol=0.0,
     )
@@ -139,6 +153,12 @@ def _saxpy_numpy(_, inputs: dict) -> Bound:
         y[...] += a * x
 
     return Bound(run, lambda: {"y": y})
+
+
+def _saxpy_numba(nb, inputs: dict) -> Bound:
+    x, y = inputs["x"].copy(), inputs["y"].copy()
+    a, fn = np.float32(inputs["a"]), nb.kernels.saxpy
+    return Bound(lambda: fn(x, y, a), lambda: {"y": y})
 
 
 # --- 3D 7-point Laplacian on the interior ----------------------------------------------------------
@@ -182,7 +202,15 @@ def _laplacian_numpy(_, inputs: dict) -> Bound:
     return Bound(run, lambda: {"out": out})
 
 
+def _laplacian_numba(nb, inputs: dict) -> Bound:
+    a = inputs["a"].copy()
+    out = np.zeros_like(a)
+    fn = nb.kernels.laplacian3d
+    return Bound(lambda: fn(a, out), lambda: {"out": out})
+
+
 CASES: list[Case] = [
+    _scale_case("scale_f16", np.float16, rtol=1e-3),
     _scale_case("scale_f32", np.float32, rtol=1e-6),
     _scale_case("scale_f64", np.float64, rtol=1e-14),
     Case(
@@ -190,7 +218,7 @@ CASES: list[Case] = [
         make_inputs=_saxpy_inputs,
         size_label=_n_label,
         bytes_moved=lambda inp: 3 * 4 * inp["x"].size,
-        impls={"kernel": _saxpy_kernel, "c": _saxpy_c, "numpy": _saxpy_numpy},
+        impls={"kernel": _saxpy_kernel, "c": _saxpy_c, "numpy": _saxpy_numpy, "numba": _saxpy_numba},
         rtol=1e-6,
         atol=1e-6,
     ),
@@ -199,7 +227,8 @@ CASES: list[Case] = [
         make_inputs=_laplacian_inputs,
         size_label=lambda inp: "x".join(str(d) for d in inp["a"].shape),
         bytes_moved=lambda inp: 2 * inp["a"].nbytes,
-        impls={"kernel": _laplacian_kernel, "c": _laplacian_c, "numpy": _laplacian_numpy},
+        impls={"kernel": _laplacian_kernel, "c": _laplacian_c, "numpy": _laplacian_numpy,
+               "numba": _laplacian_numba},
     ),
 ]
 
@@ -208,3 +237,8 @@ CASES: list[Case] = [
 from la_cases import la_cases  # noqa: E402
 
 CASES += la_cases()
+
+# The hydro step and the Sum reduction (app_cases.py, same import pattern).
+from app_cases import app_cases  # noqa: E402
+
+CASES += app_cases()

@@ -20,14 +20,20 @@ import numpy as np
 
 SOURCES = tuple(Path(__file__).resolve().parent / "c" / name for name in ("kernels.cpp", "la_kernels.cpp"))
 FLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC")
+# The hydro step keeps bench_hydro.py's flags: -fno-math-errno lets g++ vectorize sqrt (brickwork
+# builds its kernels with it too).
+HYDRO_SOURCE = Path(__file__).resolve().parent / "c" / "hydro_kh_lib.cpp"
+HYDRO_FLAGS = ("-O3", "-march=native", "-fopenmp", "-fno-math-errno", "-shared", "-fPIC")
 
 _f32p = ctypes.POINTER(ctypes.c_float)
 _f64p = ctypes.POINTER(ctypes.c_double)
+_f16p = ctypes.POINTER(ctypes.c_uint16)  # _Float16 storage, passed as its bits
 _i64 = ctypes.c_int64
 
 # name -> (argtypes); every kernel returns void.
 SIGNATURES = {
     "bench_set_threads": [ctypes.c_int],
+    "scale_f16": [_f16p, ctypes.c_float, _i64],
     "scale_f32": [_f32p, ctypes.c_float, _i64],
     "scale_f64": [_f64p, ctypes.c_double, _i64],
     "saxpy_f32": [_f32p, _f32p, ctypes.c_float, _i64],
@@ -67,9 +73,29 @@ class CLibrary:
     command: str
     threads: int
     tmpdir: str
+    _hydro: ctypes.CDLL | None = None
+    hydro_command: str = ""
 
     def __getattr__(self, name: str):
         return getattr(self.lib, name)
+
+    def hydro(self):
+        """``c/hydro_kh_lib.cpp`` (the hydro step of bench_hydro.py), built once with
+        :data:`HYDRO_FLAGS` into this library's directory and loaded."""
+        if self._hydro is None:
+            output = os.path.join(self.tmpdir, "libbenchhydro.so")
+            argv = shlex.split(compiler()) + list(HYDRO_FLAGS) + [str(HYDRO_SOURCE), "-o", output]
+            proc = subprocess.run(argv, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise RuntimeError(f"C++ hydro build failed: {shlex.join(argv)}\n{proc.stderr}")
+            lib = ctypes.CDLL(output)
+            lib.hydro_kh_create.argtypes, lib.hydro_kh_create.restype = [ctypes.c_int], ctypes.c_void_p
+            lib.hydro_kh_step.argtypes, lib.hydro_kh_step.restype = [ctypes.c_void_p], ctypes.c_double
+            lib.hydro_kh_density.argtypes, lib.hydro_kh_density.restype = [ctypes.c_void_p, _f64p], None
+            lib.hydro_kh_destroy.argtypes, lib.hydro_kh_destroy.restype = [ctypes.c_void_p], None
+            self._hydro = lib
+            self.hydro_command = shlex.join([compiler(), *HYDRO_FLAGS, f"c/{HYDRO_SOURCE.name}"])
+        return self._hydro
 
     def close(self) -> None:
         """Remove the temporary build directory (the library stays mapped)."""
@@ -91,6 +117,8 @@ def build(threads: int | None = None) -> CLibrary:
         fn = getattr(lib, name)
         fn.argtypes = argtypes
         fn.restype = None
+    lib.sum_interior_f64.argtypes = [_f64p, _i64, _i64, _i64]
+    lib.sum_interior_f64.restype = ctypes.c_double
     lib.bench_get_threads.argtypes = []
     lib.bench_get_threads.restype = ctypes.c_int
     n = thread_count() if threads is None else threads
@@ -100,8 +128,9 @@ def build(threads: int | None = None) -> CLibrary:
 
 
 def ptr(array: np.ndarray):
-    """A ctypes pointer to the data of a C-contiguous float32 or float64 array."""
+    """A ctypes pointer to the data of a C-contiguous float16, float32 or float64 array."""
     if not array.flags.c_contiguous:
         raise ValueError("C kernels need C-contiguous arrays")
-    ctype = {np.dtype(np.float32): ctypes.c_float, np.dtype(np.float64): ctypes.c_double}[array.dtype]
+    ctype = {np.dtype(np.float16): ctypes.c_uint16, np.dtype(np.float32): ctypes.c_float,
+             np.dtype(np.float64): ctypes.c_double}[array.dtype]
     return array.ctypes.data_as(ctypes.POINTER(ctype))

@@ -6,6 +6,7 @@ launch overhead in this process.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import statistics
@@ -132,7 +133,7 @@ def generic_and_replay(kl, launches: int, rounds: int) -> list[Metric]:
         generic.append((time.perf_counter() - start) / launches)
     metrics = [_metric("generic", generic, 1e6)]
     if kl.name != "brickwork":  # CPU graph capture is brickwork's own
-        return metrics + [Metric(*SPECS["replay"], error="not supported on the CPU by this peer")]
+        return metrics + [Metric(*SPECS["replay"], error="n/a: not supported on the CPU by this peer")]
     wp.capture_begin()
     for _ in range(100):
         wp.launch(kl.kernels.touch_f32, dim=1, inputs=[x], device=kl.device)
@@ -158,7 +159,7 @@ def three_instances(kl, runs: int) -> list[Metric]:
             shutil.rmtree(cache_dir, ignore_errors=True)
     metrics = [_metric("three", walls, 1e3)]
     if None in reruns:
-        return metrics + [Metric(*SPECS["rerun"], error="compiler runs not observable for this peer")]
+        return metrics + [Metric(*SPECS["rerun"], error="n/a: compiler runs not observable for this peer")]
     return metrics + [_metric("rerun", [float(r) for r in reruns], 1.0)]
 
 
@@ -179,3 +180,53 @@ def measure_all(kl, quick: bool) -> list[Metric]:
             print(f"[{kl.name}] JIT cost {'/'.join(keys)} failed: {exc!r}", file=sys.stderr)
             metrics.extend(Metric(*SPECS[key], error=repr(exc)) for key in keys)
     return metrics
+
+
+def numba_launch(nbp, launches: int, rounds: int) -> list[Metric]:
+    """Per-call microseconds of the ``njit(parallel=True)`` one-array function on one element
+    (``launch``), and of the same function on a float64 array: Numba dispatches on the argument
+    types at every call, so every Numba function is generic (``generic``)."""
+    import numpy as np
+
+    touch = nbp.kernels.touch
+    metrics = []
+    for key, dtype in (("launch", np.float32), ("generic", np.float64)):
+        x = np.zeros(1, dtype=dtype)
+        touch(x)
+        values = []
+        for _ in range(rounds):
+            start = time.perf_counter()
+            for _ in range(launches):
+                touch(x)
+            values.append((time.perf_counter() - start) / launches)
+        metrics.append(_metric(key, values, 1e6))
+    return metrics
+
+
+def measure_numba(nbp, quick: bool) -> list[Metric]:
+    """The JIT-cost rows for Numba, in the order of :data:`SPECS` (``njit(parallel=True)``;
+    compile and load with ``cache=True`` in a fresh ``NUMBA_CACHE_DIR``; the three-instance row
+    builds float32 and float64 only, Numba has no float16 on the CPU)."""
+    launches, rounds = (2000, 3) if quick else (20000, 5)
+    steps = [
+        (("import",), lambda: import_time(nbp, 2 if quick else 5)),
+        (("cold", "warm"), lambda: compile_and_load(nbp, 1 if quick else 3, 2 if quick else 5)),
+        (("launch", "generic"), lambda: numba_launch(nbp, launches, rounds)),
+        (("replay",), lambda: [Metric(*SPECS["replay"], error="n/a: Numba has no launch capture")]),
+        (("three", "rerun"), lambda: three_instances(nbp, 1 if quick else 3)),
+    ]
+    metrics: list[Metric] = []
+    for keys, step in steps:
+        try:
+            metrics.extend(step())
+        except Exception as exc:  # noqa: BLE001 - report and go on
+            print(f"[numba] JIT cost {'/'.join(keys)} failed: {exc!r}", file=sys.stderr)
+            metrics.extend(Metric(*SPECS[key], error=repr(exc)) for key in keys)
+    order = list(SPECS)
+    labels = {SPECS[k][0]: k for k in order}
+    metrics = [
+        dataclasses.replace(m, spread=m.spread + "; float32 + float64 only")
+        if labels[m.name] == "three" and m.value is not None else m
+        for m in metrics
+    ]
+    return sorted(metrics, key=lambda m: order.index(labels[m.name]))

@@ -25,8 +25,54 @@ def make_probe_kernel(wp):
     return probe_add_one
 
 
+def numba_first_launch() -> dict:
+    """Numba: first and second call of an ``njit(parallel=True, cache=True)`` one-array function
+    (the cache directory comes from NUMBA_CACHE_DIR)."""
+    import numpy as np
+    from numba import njit, prange
+
+    @njit(parallel=True, cache=True)
+    def probe_add_one(x):
+        for i in prange(x.size):
+            x[i] = x[i] + 1.0
+
+    x = np.zeros(16, dtype=np.float32)
+    times = []
+    for _ in range(2):
+        start = time.perf_counter()
+        probe_add_one(x)
+        times.append(time.perf_counter() - start)
+    if float(x[0]) != 2.0:
+        raise SystemExit(f"probe function gave {x[0]}, expected 2.0")
+    return {"first_s": times[0], "second_s": times[1]}
+
+
+def numba_three_instances() -> dict:
+    """Numba: the seed's ``scale`` compiled eagerly for float32 and float64 (Numba has no float16
+    on the CPU) and called once each; ``compiler_calls`` counts cache misses (0 when warm)."""
+    import numpy as np
+    from numba import njit, prange
+
+    start = time.perf_counter()
+
+    @njit(["void(float32[:], float32)", "void(float64[:], float64)"], parallel=True, cache=True)
+    def scale(x, s):
+        for i in prange(x.size):
+            x[i] = s * x[i]
+
+    for T in (np.float32, np.float64):
+        x = np.array([1, 2, 3], dtype=T)
+        scale(x, T(3))
+        if x.tolist() != [3, 6, 9]:
+            raise SystemExit(f"scale gave {x}")
+    wall = time.perf_counter() - start
+    return {"wall_s": wall, "compiler_calls": sum(scale.stats.cache_misses.values())}
+
+
 def first_launch(name: str) -> dict:
     """Seconds for the first and second launch of the probe kernel in this fresh process."""
+    if name == "numba":
+        return numba_first_launch()
     wp = importlib.import_module(name)
     if name == "warp":
         wp.config.quiet = True
@@ -51,6 +97,8 @@ def three_instances(name: str) -> dict:
     With brickwork the three instances are declared first, so they compile together; the
     number of compiler runs is reported too (zero when the cache is warm).
     """
+    if name == "numba":
+        return numba_three_instances()
     wp = importlib.import_module(name)
     if name == "warp":
         wp.config.quiet = True

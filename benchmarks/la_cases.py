@@ -17,8 +17,10 @@ Two kernels, each written with ``la.outer`` / ``la.inner`` on a mesh and pack vi
 
 The cases are appended to ``cases.CASES`` (``python benchmarks/run.py --cases NAME``); their
 brickwork implementation is keyed ``"brickwork"`` (it needs ``brickwork.la``), so other
-kernel-language peers show "—". Run this file for a four-way interleaved comparison of the
-Laplacian (both tag pairs, the plain-kernel Laplacian, C) and of the flux kernel (tag pairs, C):
+kernel-language peers show "—". The flux case also has a numpy and a Numba version (Numba
+reconstructs both states of a face where it uses them, in one pass per row). Run this file for a
+four-way interleaved comparison of the Laplacian (both tag pairs, the plain-kernel Laplacian, C)
+and of the flux kernel (tag pairs, C):
 
     python benchmarks/la_cases.py [--quick] [--min-time S] [--nblocks N]
 """
@@ -168,6 +170,15 @@ def _recon_c(lib, inputs: dict):
     return Bound(lambda: lib.la_recon_flux_f64(pq, pf, nb, nk, nj, ni, NGHOST, 3 * nk * nj * ni), result)
 
 
+def _recon_numba(nb, inputs: dict):
+    from cases import Bound
+
+    q = inputs["q"].copy()
+    flux = np.zeros_like(q)
+    fn = nb.kernels.recon_flux
+    return Bound(lambda: fn(q, flux, NGHOST), lambda: {"flux": flux})
+
+
 def la_recon_flux(kl, q: np.ndarray, cells: int, block: int, loop_tag: str, inner_tag: str, ninner=None):
     """The flux kernel with ``la`` on a mesh of ``cells``³ in ``block``³ blocks whose density is
     ``q`` (nblocks, m, m, m): returns ``(run, flux)``; ``flux()`` is the x1 flux on interior faces."""
@@ -273,7 +284,8 @@ def la_cases() -> list:
             make_inputs=_recon_inputs,
             size_label=rec_size,
             bytes_moved=lambda inp: 2 * inp["q"].nbytes,
-            impls={"brickwork": _la_recon_factory(lt, it), "c": _recon_c, "numpy": _recon_numpy},
+            impls={"brickwork": _la_recon_factory(lt, it), "c": _recon_c, "numpy": _recon_numpy,
+                   "numba": _recon_numba},
             target=0.8,
             rtol=1e-12,
             atol=1e-12,

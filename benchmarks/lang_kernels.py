@@ -14,6 +14,11 @@ def make_kernels(wp) -> SimpleNamespace:
     """Define and return the benchmark kernels written with the module ``wp``."""
 
     @wp.kernel
+    def scale_f16(x: wp.array(dtype=wp.float16), s: wp.float16):
+        i = wp.tid()
+        x[i] = s * x[i]
+
+    @wp.kernel
     def scale_f32(x: wp.array(dtype=wp.float32), s: wp.float32):
         i = wp.tid()
         x[i] = s * x[i]
@@ -49,6 +54,7 @@ def make_kernels(wp) -> SimpleNamespace:
         x[i] = x[i] + 1.0
 
     return SimpleNamespace(
+        scale_f16=scale_f16,
         scale_f32=scale_f32,
         scale_f64=scale_f64,
         saxpy_f32=saxpy_f32,

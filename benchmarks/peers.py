@@ -2,7 +2,7 @@
 
 A peer is a name, the case *family* it runs (see :mod:`cases`) and a ``setup()`` that returns the
 context handed to that family's factories, or raises :class:`PeerUnavailable` (the column is then
-skipped with a note). Adding a peer (e.g. Numba) is one entry in :data:`PEER_SETUPS` plus its
+skipped with a note). Adding a peer is one entry in :data:`PEER_SETUPS` plus its
 factories in the cases.
 """
 
@@ -128,7 +128,9 @@ class KernelLanguage:
         return env
 
     def _dtype(self, np_dtype):
-        return {"float32": self.wp.float32, "float64": self.wp.float64}[str(np_dtype)]
+        return {"float16": self.wp.float16, "float32": self.wp.float32, "float64": self.wp.float64}[
+            str(np_dtype)
+        ]
 
 
 def _numpy_setup():
@@ -142,6 +144,39 @@ def _c_setup():
         raise PeerUnavailable(str(exc)) from exc
 
 
+class NumbaPeer:
+    """Numba on the CPU: ``njit(parallel=True)`` kernels (:mod:`numba_kernels`), with the same
+    thread count as brickwork and C."""
+
+    name = "numba"
+
+    def __init__(self):
+        try:
+            import numba
+        except Exception as exc:  # noqa: BLE001
+            raise PeerUnavailable(f"numba is not installed ({exc!r}); `pip install -e '.[bench]'`") from exc
+        self.numba = numba
+        self.version = numba.__version__
+        numba.set_num_threads(min(cnative.thread_count(), numba.config.NUMBA_NUM_THREADS))
+        self.threads = numba.get_num_threads()
+        self._kernels = None
+
+    def subprocess_env(self, cache_dir: str | None = None) -> dict:
+        """Environment for a subprocess that imports numba (and caches into ``cache_dir``)."""
+        env = dict(os.environ, NUMBA_NUM_THREADS=str(self.threads))
+        if cache_dir is not None:
+            env["NUMBA_CACHE_DIR"] = cache_dir
+        return env
+
+    @property
+    def kernels(self):
+        if self._kernels is None:
+            from numba_kernels import make_kernels
+
+            self._kernels = make_kernels(self.numba)
+        return self._kernels
+
+
 def _kernel_language_setup(name: str) -> Callable[[], KernelLanguage]:
     return lambda: KernelLanguage(name)
 
@@ -152,6 +187,7 @@ PEER_SETUPS: dict[str, tuple[str, Callable[[], Any]]] = {
     "C": ("c", _c_setup),
     "numpy": ("numpy", _numpy_setup),
     "warp": ("kernel", _kernel_language_setup("warp")),
+    "numba": ("numba", NumbaPeer),
 }
 
 

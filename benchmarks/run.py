@@ -42,7 +42,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     known = ", ".join(PEER_SETUPS)
     parser.add_argument(
         "--peers",
-        default="C,numpy,warp",
+        default="C,numpy,numba,warp",
         help=f"other columns, comma-separated, from {known} (default %(default)s)",
     )
     parser.add_argument("--cases", default="", help="comma-separated case names (default: all)")
@@ -57,6 +57,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     parser.add_argument("--no-jit", action="store_true", help="skip the JIT-cost table")
     parser.add_argument("--out", default=str(HERE / "RESULTS.md"), help="markdown file (default %(default)s)")
+    parser.add_argument(
+        "--chart", default=str(HERE / "results.png"), help="bar chart of the ratios (default %(default)s)"
+    )
     parser.add_argument("--no-write", action="store_true", help="print the table only")
     return parser.parse_args(argv)
 
@@ -85,7 +88,7 @@ def check(case: Case, got: dict, expected: dict) -> None:
             want,
             rtol=case.rtol,
             atol=case.atol,
-            err_msg=f"{case.name}: output {name!r} differs from numpy",
+            err_msg=f"{case.name}: output {name!r} differs from the {case.reference} reference",
         )
 
 
@@ -101,7 +104,13 @@ def run_case(
     """Check, then time, every available peer on ``case`` (``reps`` calls or ``min_time`` seconds)."""
     inputs = case.make_inputs(quick)
     row = report.CaseRow(case.name, case.size_label(inputs), case.bytes_moved(inputs), case.target)
-    reference = case.impls["numpy"](None, inputs)
+    ref_ctx = None
+    if case.reference != "numpy":
+        owners = [p.name for p in peers if p.family == case.reference and p.name in contexts]
+        if not owners:
+            raise RuntimeError(f"the reference ({case.reference}) of {case.name} is unavailable")
+        ref_ctx = contexts[owners[0]]
+    reference = case.impls[case.reference](ref_ctx, inputs)
     reference.run()
     expected = {k: np.array(v, copy=True) for k, v in reference.result().items()}
     del reference
@@ -161,6 +170,8 @@ def context_lines(args, contexts: dict, threads: int, reps: int) -> list[str]:
         ctx = contexts.get(name)
         if isinstance(ctx, KernelLanguage):
             versions.append(f"{name} {ctx.version}")
+    if "numba" in contexts:
+        versions.append(f"numba {contexts['numba'].version}")
     versions.append(cnative.compiler_version())
     c = contexts.get("C")
     python = Path(sys.executable)
@@ -175,8 +186,10 @@ def context_lines(args, contexts: dict, threads: int, reps: int) -> list[str]:
         f"C via omp_set_num_threads"
         + (f", got {c.threads}" if c is not None else "")
         + "; numpy is single-threaded"
+        + (f"; numba {contexts['numba'].threads} threads" if "numba" in contexts else "")
         + ("; Warp's CPU backend runs a launch on one thread)" if "warp" in contexts else ")"),
-        f"C reference: `{c.command if c is not None else shlex.join([cnative.compiler(), *cnative.FLAGS])}`",
+        f"C reference: `{c.command if c is not None else shlex.join([cnative.compiler(), *cnative.FLAGS])}`"
+        + (f"; hydro: `{c.hydro_command}`" if c is not None and c.hydro_command else ""),
         f"primary column: {args.impl}; repetitions: at least {reps}"
         + (" (quick sizes)" if args.quick else f", and up to 200 until {args.min_time:g} s are timed"),
         f"command: `{command}`",
@@ -215,22 +228,39 @@ def main(argv=None) -> int:
             if isinstance(ctx, KernelLanguage):
                 print(f"measuring JIT costs of {peer.name} ...", file=sys.stderr)
                 jit[peer.name] = jit_costs.measure_all(ctx, args.quick)
-                errors += [f"JIT {peer.name} / {m.name}: {m.error}" for m in jit[peer.name] if m.error]
+                errors += [f"JIT {peer.name} / {m.name}: {m.error}" for m in jit[peer.name]
+                           if m.error and not m.error.startswith("n/a")]
+                notes += [f"{peer.name} JIT / {m.name}: {m.error}" for m in jit[peer.name]
+                          if m.error.startswith("n/a")]
+            elif peer.name == "numba" and ctx is not None:
+                print("measuring JIT costs of numba ...", file=sys.stderr)
+                jit["numba"] = jit_costs.measure_numba(ctx, args.quick)
+                errors += [f"JIT numba / {m.name}: {m.error}" for m in jit["numba"]
+                           if m.error and not m.error.startswith("n/a")]
+                notes += [f"numba JIT / {m.name}: {m.error}" for m in jit["numba"] if m.error.startswith("n/a")]
     if args.impl not in contexts:
         notes.append(f"the primary column ({args.impl}) is unavailable: its targets are not evaluated")
 
     names = [p.name for p in peers]
+    chart = Path(args.chart)
     text = report.document(
         context_lines(args, contexts, threads, reps),
         notes,
         report.kernel_table(rows, names, args.impl),
         report.jit_table(jit, args.impl) if not args.no_jit else ["(skipped with --no-jit)"],
         errors,
+        losses=report.losses(rows, names, args.impl),
+        chart=os.path.relpath(chart, Path(args.out).resolve().parent) if not args.no_write else "",
     )
     print(text)
     if not args.no_write:
         Path(args.out).write_text(text)
         print(f"wrote {args.out}", file=sys.stderr)
+        try:
+            report.bar_chart(rows, names, chart)
+            print(f"wrote {chart}", file=sys.stderr)
+        except Exception as exc:  # noqa: BLE001 - e.g. matplotlib missing: the table is written anyway
+            print(f"note: no chart: {exc!r}", file=sys.stderr)
     for ctx in contexts.values():
         if isinstance(ctx, cnative.CLibrary):
             ctx.close()

@@ -33,6 +33,14 @@ void scale_f64(double* __restrict x, double s, int64_t n) {
     for (int64_t i = 0; i < n; ++i) x[i] = s * x[i];
 }
 
+// float16: _Float16 storage and arithmetic (GCC >= 12 on x86-64; with AVX512-FP16 the multiply is
+// native, otherwise g++ converts through float, which rounds the same for one multiply).
+void scale_f16(_Float16* __restrict x, float s, int64_t n) {
+    const _Float16 h = (_Float16)s;
+#pragma omp parallel for simd
+    for (int64_t i = 0; i < n; ++i) x[i] = h * x[i];
+}
+
 // y[i] = a * x[i] + y[i]
 void saxpy_f32(const float* __restrict x, float* __restrict y, float a, int64_t n) {
 #pragma omp parallel for simd
@@ -56,6 +64,25 @@ void laplacian3d_f32(const float* __restrict a, float* __restrict out, int64_t n
             }
         }
     }
+}
+
+// Sum of the interior of nb blocks of m^3 float64 cells with g ghost layers on every side.
+double sum_interior_f64(const double* __restrict data, int64_t nb, int64_t m, int64_t g) {
+    const int64_t n = m - 2 * g;
+    double total = 0.0;
+#pragma omp parallel for collapse(2) reduction(+ : total)
+    for (int64_t b = 0; b < nb; ++b) {
+        for (int64_t k = 0; k < n; ++k) {
+            const double* __restrict plane = data + ((b * m + k + g) * m + g) * m + g;
+            double acc = 0.0;
+            for (int64_t j = 0; j < n; ++j) {
+#pragma omp simd reduction(+ : acc)
+                for (int64_t i = 0; i < n; ++i) acc += plane[j * m + i];
+            }
+            total += acc;
+        }
+    }
+    return total;
 }
 
 }  // extern "C"
