@@ -173,9 +173,27 @@ class LAMixin:
             return Static(Slice(rng.cfg, rng.b, rng.start, rng.end, rng.mem0, h, rng.point))
         # get_kji
         if len(node.args) == 1:
-            arg = self.value(node.args[0])
-            return self._kji_of(rng, arg, node)
+            arg = self.expr(node.args[0])
+            if isinstance(arg, Static) and hasattr(arg.value, "__bw_value_for__"):  # a host Index3 / MemoryOffset
+                from ..la.indices import Index3
+
+                want = VEC3I if isinstance(arg.value, Index3) else VEC4I if rng.point is not None else int32
+                arg = Static(arg.value.__bw_value_for__(want))
+            return self._kji_of(rng, self.to_value(arg, node.args[0]), node)
         raise self.error(KernelTypeError, "get_kji(idx) takes one index", node)
+
+    def _kji_shortcut(self, name) -> bool:
+        """``get_kji(idx)`` may reuse the loop's (k, j, i) unless the body also assigns ``idx`` elsewhere."""
+        stored = getattr(self, "_la_stored", None)
+        if stored is None:
+            loop_targets = set()
+            for n in ast.walk(self.source.tree):
+                if isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and \
+                        getattr(n.iter.func, "attr", getattr(n.iter.func, "id", None)) == "inner":
+                    loop_targets.update(id(t) for t in ast.walk(n.target))
+            stored = self._la_stored = {n.id for n in ast.walk(self.source.tree) if isinstance(n, ast.Name)
+                                        and isinstance(n.ctx, ast.Store) and id(n) not in loop_targets}
+        return name not in stored
 
     def _kji_of(self, rng, arg, node):
         t3 = ir.TupleType((int32, int32, int32))
@@ -212,7 +230,10 @@ class LAMixin:
                 raise self.error(KernelTypeError, "la.inner unpacks into k, j, i (three names)", node)
         else:
             names = [self._target_name(node.target, node)]
+        saved, self._cur_shortcut = getattr(self, "_cur_shortcut", True), \
+            isinstance(node.target, ast.Name) and self._kji_shortcut(node.target.id)
         self._traverse(rng, names, lambda: self.block(node.body), node, out)
+        self._cur_shortcut = saved
 
     def la_inner_call(self, node, out):
         """``la.inner(rng, fn)`` with a nested def or lambda taking ``idx`` or ``k, j, i``."""
@@ -227,20 +248,31 @@ class LAMixin:
                              "(k, j, i)", node)
         if len(fn.params) == 1 and rng.cfg["loop"] == "boiv" and rng.cfg["inner"] == "logical_flat":
             ann = fn.node.args.args[0].annotation
-            if ann is not None and ast.unparse(ann) in ("int", "wp.int32", "int32"):
+            try:
+                ann = ann if ann is None else self.static_value(ann)
+            except Exception:  # noqa: BLE001 - not a resolvable annotation: the inlining reports it
+                ann = None
+            if ann is int or getattr(ann, "is_int", False) is True:
                 raise self.error(KernelTypeError, "a boiv/logical_flat inner body gets a MemoryOffset, not an "
                                  "int: drop the int annotation", node)
 
-        def body():
-            params, stmts = self.inline(fn, self._arg_types(rng, len(fn.params)), node)
-            binds = [ir.IRAssign(p, ir.IRLocal(n, p.type)) for p, n in zip(params, self._cur_names)]
-            if len(fn.params) == 1:
-                self._la_kji[params[0].name] = self._la_kji.get(self._cur_names[0])
-            return binds + stmts
-
         self._inl_counter = getattr(self, "_inl_counter", 0) + 1
         names = [f"_la_arg{self._inl_counter}_{n}" for n in range(len(fn.params))]
+
+        def body():
+            params, stmts = self.inline(fn, self._arg_types(rng, len(fn.params)), node)
+            binds = [ir.IRAssign(p, ir.IRLocal(n, p.type)) for p, n in zip(params, names)]
+            if len(fn.params) == 1:
+                kji = self._la_kji.get(names[0])
+                if self._kji_shortcut(fn.node.args.args[0].arg):
+                    self._la_kji[params[0].name] = kji
+                else:
+                    self._la_kji.pop(params[0].name, None)
+            return binds + stmts
+
+        saved, self._cur_shortcut = getattr(self, "_cur_shortcut", True), True
         self._traverse(rng, names, body, node, out)
+        self._cur_shortcut = saved
 
     def _arg_types(self, rng, n):
         if n == 3:
@@ -294,7 +326,10 @@ class LAMixin:
             value = self._op("sub", m, rng.mem0)
             local = self._declare(name, int32)
         out.append(ir.IRAssign(local, value))
-        self._la_kji[name] = kji
+        if getattr(self, "_cur_shortcut", True):
+            self._la_kji[name] = kji
+        else:  # the body reassigns the index: get_kji decodes its value
+            self._la_kji.pop(name, None)
 
     def _traverse(self, rng, names, make_body, node, out):
         loop, inner = rng.cfg["loop"], rng.cfg["inner"]
