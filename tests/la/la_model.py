@@ -75,8 +75,6 @@ def mesh_geometries(draw, max_n=5, min_ghost=1, max_ghost=4, max_blocks=3, ndims
             lo.append(0)
             hi.append(0)
             ext.append(1)
-    if ndim >= 1 and n[0] + 2 * ng <= 1:  # never: ng >= 1
-        raise AssertionError
     L = (lo[0], hi[0], lo[1], hi[1], lo[2], hi[2])
     return Geo(nb, L, tuple(ext))
 

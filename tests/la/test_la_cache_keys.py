@@ -3,11 +3,11 @@ halo, another get_delta (another geometry) or another chunk shape must not reuse
 
 from __future__ import annotations
 
+import la_bodies as B
+import la_model as M
 import pytest
 
 import brickwork as wp
-import la_bodies as B
-import la_model as M
 from brickwork import la
 
 

@@ -8,14 +8,14 @@ geometries (runtime values) then run through the same compiled body.
 
 from __future__ import annotations
 
+import la_bodies as B
+import la_model as M
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import brickwork as wp
-import la_bodies as B
-import la_model as M
 from brickwork import la
 
 SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), derandomize=False)
@@ -134,7 +134,7 @@ def test_visits_match_spec(lt, it, cfg):
 @pytest.mark.parametrize("lt,it", M.TAG_PAIRS, ids=M.TAG_IDS)
 def test_exactly_once_every_ninner(lt, it):
     """Item 1 for each ninner of the brief (1, N-1, N, N+1, i_pencil, ij_slab, kji_cube) on fixed geometries
-    (uneven ghosts, thin directions, 1-D/2-D); the team backend for one chunk shape."""
+    (uneven ghosts, thin active directions); the team backend for one ninner. Random ndim: test_visits_match_spec."""
     geos = [M.Geo(2, (2, 4, 1, 3, 2, 5), (7, 5, 8)), M.Geo(1, (1, 1, 1, 3, 1, 4), (3, 5, 6), via_box=True),
             M.Geo(3, (1, 3, 1, 1, 1, 1), (5, 3, 3), via_box=True), M.Geo(1, (2, 5, 1, 3, 3, 3), (8, 5, 7))]
     for kind in M.NINNER_KINDS:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import la_bodies as B
+import la_model as M
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import brickwork as wp
-import la_bodies as B
-import la_model as M
 from brickwork import la
 from brickwork.la.indices import Indexer3D
 from brickwork.mesh import TE, IndexDomain, Mesh, Metadata, Package

@@ -10,14 +10,13 @@ would show up in a guard component (or, beyond them, as a slot missing from comp
 
 from __future__ import annotations
 
+import la_model as M
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import brickwork as wp
-import la_bodies as B
-import la_model as M
 from brickwork import la
 
 SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck))
