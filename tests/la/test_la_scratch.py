@@ -10,6 +10,7 @@ would show up in a guard component (or, beyond them, as a slot missing from comp
 
 from __future__ import annotations
 
+import la_bodies as B
 import la_model as M
 import numpy as np
 import pytest
@@ -287,3 +288,20 @@ def test_add_per_point_scratch_validates_its_arguments():
     with pytest.raises(ValueError, match="positive"):
         space.add_per_point_scratch(wp.float64, count=0)
     assert len(space.scratch) == 2, "a rejected registration must not be recorded"
+
+
+@pytest.mark.parametrize("lt,it", [(la.bvoi, la.memory), (la.bovi, la.logical_flat), (la.boiv, la.logical_coords)],
+                         ids=["bvoi-memory", "bovi-flat", "boiv-coords"])
+def test_parallel_slices(lt, it):
+    """Items 1, 14, 15 when slices run on several threads (each with its own scratch arena)."""
+    from brickwork import config
+
+    geo = M.Geo(3, (2, 21, 2, 21, 2, 21), (24, 24, 24), via_box=True)
+    assert geo.nblocks * geo.lbox.size >= config.parallel_threshold  # launch shares the slices among threads
+    space = M.make_space(lt, it, geo, ninner=37)
+    check_scratch(space, geo, M.FACES)
+    visits = wp.zeros(geo.shape, dtype=wp.int32)
+    la.outer(space, B.form_lambda_kji(visits, la.halo.none))
+    L = geo.lbox
+    v = visits.numpy()
+    assert (v[:, L.ks:L.ke + 1, L.js:L.je + 1, L.is_:L.ie + 1] == 1).all() and v.max() == 1

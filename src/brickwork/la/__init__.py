@@ -18,6 +18,7 @@ from .outer import (
     make_flux_pack_view,
     make_flux_view,
     make_pack_view,
+    make_sparse_flux_pack_view,
     make_sparse_pack_view,
     make_var_view,
     outer,
