@@ -37,9 +37,10 @@ def einfeldt_speeds(rl: typing.Any, ul: typing.Any, hl: typing.Any, cl: typing.A
 
 
 @wp.func
-def hlle(rl: typing.Any, ul: typing.Any, vl: typing.Any, wl: typing.Any, pl: typing.Any,
-         rr: typing.Any, ur: typing.Any, vr: typing.Any, wr: typing.Any, pr: typing.Any, gamma: typing.Any):
-    """The HLLE flux (Harten, Lax, van Leer; Einfeldt's speeds)."""
+def energies_and_speeds(rl: typing.Any, ul: typing.Any, vl: typing.Any, wl: typing.Any, pl: typing.Any,
+                        rr: typing.Any, ur: typing.Any, vr: typing.Any, wr: typing.Any, pr: typing.Any,
+                        gamma: typing.Any):
+    """Total energies of both states and Einfeldt's wave-speed estimates (shared by HLLE and HLLC)."""
     T = type(rl)
     gm1 = gamma - T(1.0)
     el = pl / gm1 + T(0.5) * rl * (ul * ul + vl * vl + wl * wl)
@@ -54,6 +55,15 @@ def hlle(rl: typing.Any, ul: typing.Any, vl: typing.Any, wl: typing.Any, pl: typ
     uroe = (sql * ul + sqr * ur) * inv
     kin = T(0.5) * (uroe * uroe + vroe * vroe + wroe * wroe)
     sl, sr = einfeldt_speeds(rl, ul, (el + pl) / rl, cl, rr, ur, (er + pr) / rr, cr, gm1, kin)
+    return el, er, sl, sr
+
+
+@wp.func
+def hlle(rl: typing.Any, ul: typing.Any, vl: typing.Any, wl: typing.Any, pl: typing.Any,
+         rr: typing.Any, ur: typing.Any, vr: typing.Any, wr: typing.Any, pr: typing.Any, gamma: typing.Any):
+    """The HLLE flux (Harten, Lax, van Leer; Einfeldt's speeds)."""
+    T = type(rl)
+    el, er, sl, sr = energies_and_speeds(rl, ul, vl, wl, pl, rr, ur, vr, wr, pr, gamma)
     sl = wp.min(sl, T(0.0))
     sr = wp.max(sr, T(0.0))
     fl0, fl1, fl2, fl3, fl4 = physical_flux(rl, ul, vl, wl, pl, el)
@@ -73,19 +83,7 @@ def hllc(rl: typing.Any, ul: typing.Any, vl: typing.Any, wl: typing.Any, pl: typ
          rr: typing.Any, ur: typing.Any, vr: typing.Any, wr: typing.Any, pr: typing.Any, gamma: typing.Any):
     """The HLLC flux (HLL with the contact restored; Einfeldt's speeds)."""
     T = type(rl)
-    gm1 = gamma - T(1.0)
-    el = pl / gm1 + T(0.5) * rl * (ul * ul + vl * vl + wl * wl)
-    er = pr / gm1 + T(0.5) * rr * (ur * ur + vr * vr + wr * wr)
-    cl = wp.sqrt(gamma * pl / rl)
-    cr = wp.sqrt(gamma * pr / rr)
-    sql = wp.sqrt(rl)
-    sqr = wp.sqrt(rr)
-    inv = T(1.0) / (sql + sqr)
-    vroe = (sql * vl + sqr * vr) * inv
-    wroe = (sql * wl + sqr * wr) * inv
-    uroe = (sql * ul + sqr * ur) * inv
-    kin = T(0.5) * (uroe * uroe + vroe * vroe + wroe * wroe)
-    sl, sr = einfeldt_speeds(rl, ul, (el + pl) / rl, cl, rr, ur, (er + pr) / rr, cr, gm1, kin)
+    el, er, sl, sr = energies_and_speeds(rl, ul, vl, wl, pl, rr, ur, vr, wr, pr, gamma)
     ml = rl * (sl - ul)  # mass flux through the left wave, in its frame
     mr = rr * (sr - ur)
     sm = (pr - pl + ml * ul - mr * ur) / (ml - mr)  # the contact speed
