@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import platform
 import shlex
@@ -61,7 +62,32 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--chart", default=str(HERE / "results.png"), help="bar chart of the ratios (default %(default)s)"
     )
     parser.add_argument("--no-write", action="store_true", help="print the table only")
+    parser.add_argument(
+        "--json",
+        default="",
+        metavar="PATH",
+        help="also write {case: median seconds} of the primary column (timed cases only) as JSON",
+    )
+    parser.add_argument(
+        "--json-all",
+        default="",
+        metavar="PATH",
+        help="also write {column: {case: median seconds}} of every timed column as JSON",
+    )
     return parser.parse_args(argv)
+
+
+def write_json(rows: list[report.CaseRow], args: argparse.Namespace) -> None:
+    """The machine-readable medians of ``--json`` / ``--json-all`` (untimed cells are left out)."""
+    columns: dict[str, dict[str, float]] = {}
+    for row in rows:
+        for name, cell in row.cells.items():
+            if cell.timing is not None:
+                columns.setdefault(name, {})[row.name] = cell.timing.median
+    for path, data in ((args.json, columns.get(args.impl, {})), (args.json_all, columns)):
+        if path:
+            Path(path).write_text(json.dumps(data, indent=1) + "\n")
+            print(f"wrote {path}", file=sys.stderr)
 
 
 def setup_peers(peers: list[Peer]) -> tuple[dict, list[str]]:
@@ -220,6 +246,8 @@ def main(argv=None) -> int:
         except Exception as exc:  # noqa: BLE001 - e.g. the numpy reference itself failed
             traceback.print_exc()
             errors.append(f"{case.name}: {type(exc).__name__}: {exc}")
+
+    write_json(rows, args)
 
     jit = {}
     if not args.no_jit:
