@@ -9,6 +9,17 @@ import typing as _typing
 
 from . import config
 from ._version import __version__
+from .builtins.functions import FUNCTIONS as _BUILTIN_FUNCTIONS
+from .device import (
+    Device,
+    ScopedDevice,
+    get_device,
+    get_preferred_device,
+    is_cuda_available,
+    set_device,
+    synchronize,
+    synchronize_device,
+)
 from .errors import (
     BrickworkError,
     CaptureError,
@@ -20,21 +31,10 @@ from .errors import (
     LaunchError,
     ToolchainError,
 )
-from .lang.builtin_functions import FUNCTIONS as _BUILTIN_FUNCTIONS
 from .lang.function import func
 from .lang.kernel import kernel, overload
-from .lang.parallel import par_for, par_for_outer
-from .runtime.device import (
-    Device,
-    ScopedDevice,
-    get_device,
-    get_preferred_device,
-    is_cuda_available,
-    set_device,
-    synchronize,
-    synchronize_device,
-)
 from .runtime.launch import Graph, capture_begin, capture_end, capture_launch, is_capturing, launch
+from .runtime.parallel import par_for, par_for_outer
 from .types.arrays import (
     ArrayType,
     array,

@@ -16,9 +16,9 @@ import sys
 
 def _info(args) -> int:
     from . import __version__, config
+    from .device import is_cuda_available
     from .jit import cache
     from .jit.toolchain import settings
-    from .runtime.device import is_cuda_available
 
     print(f"brickwork {__version__} (python {sys.version.split()[0]})")
     try:

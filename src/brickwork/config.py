@@ -33,6 +33,24 @@ def _env_bool(name: str, default: bool) -> bool:
     return value.strip().lower() in ("1", "true", "yes", "on")
 
 
+_DUMP_STAGES = ("ir", "passes", "source")
+
+
+def _env_dump(name: str) -> frozenset:
+    """Stages named in ``BRICKWORK_DUMP`` (comma-separated; ``all`` for every stage)."""
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return frozenset()
+    stages = {s.strip() for s in value.split(",") if s.strip()}
+    if "all" in stages:
+        return frozenset(_DUMP_STAGES)
+    unknown = stages - set(_DUMP_STAGES)
+    if unknown:
+        raise ValueError(f"environment variable {name}={value!r}: unknown stage(s) {', '.join(sorted(unknown))} "
+                         f"(stages: {', '.join(_DUMP_STAGES)}, all)")
+    return frozenset(stages)
+
+
 def _default_cache_dir() -> str:
     explicit = os.environ.get(_ENV_PREFIX + "CACHE_DIR")
     if explicit:
@@ -64,6 +82,11 @@ extra_cflags: str = os.environ.get(_ENV_PREFIX + "CFLAGS", "")
 compile_jobs: int | None = _env_int(_ENV_PREFIX + "COMPILE_JOBS", None)
 #: Minimum launch size before the outer loop is run by several OpenMP threads.
 parallel_threshold: int = _env_int(_ENV_PREFIX + "PARALLEL_THRESHOLD", 16384) or 16384
+#: Compiler stages printed to stderr for every instance compiled: "ir" (after typing), "passes"
+#: (after each pass), "source" (the generated text).
+dump: frozenset = _env_dump(_ENV_PREFIX + "DUMP")
+#: Verify the IR after typing and after every pass (a check of the compiler itself).
+verify_ir: bool = _env_bool(_ENV_PREFIX + "VERIFY_IR", False)
 #: Warp compatibility: accepted and ignored.
 quiet: bool = True
 mode: str = "release"

@@ -51,8 +51,8 @@ def _minmax(a, b):
     return a
 
 
-@builtin("min", spelling="bw::min_element({0})")
-@builtin("max", spelling="bw::max_element({0})")
+@builtin("min")
+@builtin("max")
 def _minmax_vector(v):
     need(is_vector_type(v), f"with one argument needs a vector, got {names(v)}")
     return v._dtype
@@ -73,7 +73,7 @@ def _classify(a):
     return bool_
 
 
-@builtin("select", spelling="(bw::truth({0}) ? {2} : {1})")
+@builtin("select")
 def _select(cond, if_false, if_true):
     """``select(cond, a, b)``: ``b`` if cond is true else ``a`` (Warp's argument order)."""
     need(is_scalar_type(cond), f"condition must be a scalar, got {names(cond)}")
@@ -81,7 +81,7 @@ def _select(cond, if_false, if_true):
     return if_false
 
 
-@builtin("where", spelling="(bw::truth({0}) ? {1} : {2})")
+@builtin("where")
 def _where(cond, if_true, if_false):
     """``where(cond, a, b)``: ``a`` if cond is true else ``b``."""
     need(is_scalar_type(cond), f"condition must be a scalar, got {names(cond)}")

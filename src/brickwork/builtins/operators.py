@@ -132,14 +132,14 @@ def _equality(a, b):
     return bool_
 
 
-@builtin("logical_not", spelling="(!bw::truth({0}))")
+@builtin("logical_not")
 def _not(a):
     need(is_scalar_type(a), f"needs a scalar operand, got {names(a)}")
     return bool_
 
 
-@builtin("logical_and", spelling="(bw::truth({0}) && bw::truth({1}))")
-@builtin("logical_or", spelling="(bw::truth({0}) || bw::truth({1}))")
+@builtin("logical_and")
+@builtin("logical_or")
 def _logic(a, b):
     need(is_scalar_type(a) and is_scalar_type(b), f"needs scalar operands, got {names(a, b)}")
     return bool_

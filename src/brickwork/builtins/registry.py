@@ -1,8 +1,8 @@
-"""The builtin table: one entry per builtin with its typing rule and its C++ spelling.
+"""The builtin table: one entry per builtin id with its typing rules, and nothing about targets.
 
 A typing rule takes the argument types and returns the result type, or raises ``Mismatch``
-with a reason. The spelling is a format string over the rendered arguments (``{0}``, ``{args}``);
-the default is ``bw::<name>({args})``, a function of the runtime header.
+with a reason. How a target implements a builtin is that target's business (its
+``select_builtins`` table), so a new target adds spellings without touching this table.
 """
 
 from __future__ import annotations
@@ -23,18 +23,17 @@ class Mismatch(Exception):
 class Builtin:
     name: str
     rule: Callable
-    spelling: str
     doc: str = ""
 
 
 BUILTINS: dict[str, list[Builtin]] = {}
 
 
-def builtin(name: str, spelling: str | None = None, doc: str = ""):
+def builtin(name: str, doc: str = ""):
     """Register a typing rule for builtin ``name`` (several rules per name are tried in order)."""
 
     def register(rule):
-        entry = Builtin(name, rule, spelling or f"bw::{name}({{args}})", doc or (rule.__doc__ or ""))
+        entry = Builtin(name, rule, doc or (rule.__doc__ or ""))
         BUILTINS.setdefault(name, []).append(entry)
         return rule
 

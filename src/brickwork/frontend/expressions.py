@@ -1,8 +1,8 @@
 """Expressions: typing each Python expression under the kernel language's strict rules.
 
-``ExpressionTyper`` is the expression half of the builder. An expression evaluates either to a
-typed tree node (a runtime value) or to ``Static`` (a compile-time value: a type, a function, a
-module, a Python number, a string).
+``ExpressionTyper`` is the expression half of the ``Typer``. An expression evaluates either to an
+IR node (a runtime value) or to ``Static`` (a compile-time value: a type, a function, a module, a
+Python number, a string). What extensions add is typed by their rules in ``INTRINSICS``.
 """
 
 from __future__ import annotations
@@ -10,14 +10,15 @@ from __future__ import annotations
 import ast
 import builtins as py
 import math
+import operator
 import types as pytypes
 import typing
 
 import numpy as np
 
-from ..builtins import Mismatch, resolve
+from .. import ir
+from ..builtins import BuiltinFunction, Mismatch, resolve
 from ..errors import KernelAttributeError, KernelNameError, KernelSyntaxError, KernelTypeError
-from ..lang.builtin_functions import BuiltinFunction
 from ..types.arrays import ArrayType, _ArrayNd, array, type_name
 from ..types.composite import (
     CompositeBase,
@@ -29,15 +30,11 @@ from ..types.composite import (
     quaternion,
     vector,
 )
-from ..types.opaque import TEAM_MEMBER
+from ..types.opaque import TupleType
 from ..types.scalars import ScalarBase, bool_, float32, int32, int64, is_scalar_type, python_annotation_type
-from ..types.structs import StructBase, is_struct_type
-from . import ir
-from .la_lowering import ScratchRef, Slice, SliceMethod, ViewRef
-from .la_views import ScratchMethod
-from .nested import SCRATCH_PADS, MemberMethod
-from .packs import PACK_METHODS, PackMethod, is_pack_type
-from .source import MISSING
+from ..types.structs import is_struct_type
+from .intrinsics import INTRINSICS
+from .resolve import MISSING, static_attribute
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
            ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "bit_and", ast.BitOr: "bit_or", ast.BitXor: "bit_xor",
@@ -106,6 +103,14 @@ class ExpressionTyper:
             return ir.IRConstruct(comps, type(v))
         raise self.error(KernelTypeError, f"{value.describe()} is not a value usable in a kernel", node)
 
+    def try_static(self, node):
+        """The compile-time value of ``node``, or None when it is not one (or does not type)."""
+        try:
+            value = self.expr(node)
+        except Exception:  # noqa: BLE001 - not resolvable here: not a compile-time callee
+            return None
+        return value.value if isinstance(value, Static) else None
+
     def static_value(self, node):
         if isinstance(node, ast.Tuple):  # shape=(2, 3): a tuple of constants, not a runtime tuple
             return tuple(self.static_value(e) for e in node.elts)
@@ -115,18 +120,21 @@ class ExpressionTyper:
         return value.value
 
     # -- leaves ------------------------------------------------------------------------------------
+    def expr_Lambda(self, node):
+        return Static(LocalFunction(node))
+
     def expr_Constant(self, node):
         if node.value is None or isinstance(node.value, (bytes, complex)):
             raise self.error(KernelTypeError, f"constant {node.value!r} is not supported in kernels", node)
         return Static(node.value)
 
     def expr_Name(self, node):
-        name = self.renames.get(node.id, node.id)
-        t = self.var_types.get(name)
+        name = self.symbols.unique(node.id)
+        t = self.symbols.type_of(name)
         if t is not None:
             return ir.IRLocal(name, t)
-        if name in self.static_locals:
-            return Static(self.static_locals[name])
+        if name in self.symbols.statics:
+            return Static(self.symbols.statics[name])
         value = self.source.lookup(name)
         if value is MISSING:
             raise self.error(KernelNameError, f"name '{name}' is not defined", node)
@@ -135,24 +143,22 @@ class ExpressionTyper:
     def expr_Attribute(self, node):
         base = self.expr(node.value)
         attr = node.attr
-        if isinstance(base, Static) and isinstance(base.value, Slice):
-            return self.slice_attribute(base.value, attr, node)
-        if isinstance(base, Static) and isinstance(base.value, ScratchRef) and attr == "zero":
-            return Static(ScratchMethod(base.value, "zero"))
         if isinstance(base, Static):
             obj = base.value
-            if isinstance(obj, ArrayType) and attr in ("dtype", "ndim"):
-                return Static(getattr(obj, attr))
+            rule = INTRINSICS.rule(obj, "attribute")
+            if rule is not None:
+                return rule(self, obj, attr, node)
             try:
-                return Static(getattr(obj, attr))
+                return Static(static_attribute(obj, attr))
             except AttributeError:
                 raise self.error(KernelAttributeError, f"{_static_label(obj)} has no attribute '{attr}'",
                                  node) from None
         t = base.type
-        if t is TEAM_MEMBER:
-            return self.member_attribute(base, attr, node)
-        if is_pack_type(t) and attr in PACK_METHODS:
-            return Static(PackMethod(base, attr))
+        rule = INTRINSICS.type_rule(t, "value_attribute")
+        if rule is not None:
+            found = rule(self, base, attr, node)
+            if found is not None:
+                return found
         if isinstance(t, ArrayType):
             if attr == "shape":
                 return Static(_ShapeOf(base))
@@ -175,14 +181,11 @@ class ExpressionTyper:
         index_nodes = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if any(isinstance(i, ast.Slice) for i in index_nodes):
             raise self.error(KernelSyntaxError, "slices are not supported in kernels", node)
-        if isinstance(base, Static) and isinstance(base.value, ScratchRef):
-            return self.scratch_element(base.value, index_nodes, node)
-        if isinstance(base, Static) and isinstance(base.value, ViewRef):
-            return self.view_element(base.value, index_nodes, node)
-        if isinstance(base, Static) and isinstance(base.value, PackMethod) and base.value.name == "flux":
-            return self.pack_flux(base.value.pack, index_nodes, node)
         if isinstance(base, Static):
             obj = base.value
+            rule = INTRINSICS.rule(obj, "subscript")
+            if rule is not None:
+                return rule(self, obj, index_nodes, node)
             if isinstance(obj, (array, np.ndarray)):  # a global or captured array: not a compile-time value
                 raise self.error(KernelTypeError, f"'{ast.unparse(node.value)}' is an array defined outside the "
                                  f"kernel; pass arrays to kernels as arguments", node)
@@ -197,8 +200,9 @@ class ExpressionTyper:
                 return Static(obj[key if len(key) > 1 else key[0]])
             except Exception as e:
                 raise self.error(KernelTypeError, f"cannot index {_static_label(obj)}: {e}", node) from None
-        if is_pack_type(base.type):
-            return self.pack_element(base, index_nodes, node)
+        rule = INTRINSICS.type_rule(base.type, "value_subscript")
+        if rule is not None:
+            return rule(self, base, index_nodes, node)
         indices = [self.value(i) for i in index_nodes]
         for i in indices:
             if not getattr(i.type, "is_int", False):
@@ -236,10 +240,8 @@ class ExpressionTyper:
             raise self.error(KernelSyntaxError, f"operator {type(node.op).__name__} is not supported", node)
         left, right = self.expr(node.left), self.expr(node.right)
         if isinstance(left, Static) and isinstance(right, Static) and (
-                hasattr(left.value, "__bw_value_for__") or hasattr(right.value, "__bw_value_for__")):
-            import operator as _operator
-
-            fn = {"add": _operator.add, "sub": _operator.sub, "mul": _operator.mul}.get(op)
+                INTRINSICS.rule(left.value, "adapt") or INTRINSICS.rule(right.value, "adapt")):
+            fn = {"add": operator.add, "sub": operator.sub, "mul": operator.mul}.get(op)
             if fn is None:
                 raise self.error(KernelTypeError, f"'{_SYMBOL.get(op, op)}' is not defined for index offsets", node)
             return Static(fn(left.value, right.value))  # host arithmetic on compile-time offsets
@@ -248,9 +250,10 @@ class ExpressionTyper:
 
     def _adapt_static(self, value, other, node):
         """A host value that takes the type of what it meets (an la MemoryOffset or Index3)."""
-        if isinstance(value, Static) and hasattr(value.value, "__bw_value_for__") and isinstance(other, ir.IRExpr):
+        adapt = INTRINSICS.rule(value.value, "adapt") if isinstance(value, Static) else None
+        if adapt is not None and isinstance(other, ir.IRExpr):
             try:
-                return Static(value.value.__bw_value_for__(other.type))
+                return Static(adapt(value.value, other.type))
             except TypeError as e:
                 raise self.error(KernelTypeError, str(e), node) from None
         return value
@@ -289,8 +292,7 @@ class ExpressionTyper:
                 raise self.error(KernelSyntaxError, f"comparison {type(op_node).__name__} is not supported", node)
             right = self.value(right_node)
             term = self.builtin_call(op, [left, right], node, label=f"'{_SYMBOL[op]}' ({op})")
-            result = term if result is None else ir.IRCall("logical_and", [result, term], bool_,
-                                                            "(bw::truth({0}) && bw::truth({1}))")
+            result = term if result is None else ir.IRCall("logical_and", [result, term], bool_)
             left = right
         return result
 
@@ -315,17 +317,14 @@ class ExpressionTyper:
 
     def expr_Tuple(self, node):
         items = [self.value(e) for e in node.elts]
-        t = ir.TupleType(tuple(i.type for i in items))
-        self.context.note_type(t)
-        return ir.IRConstruct(items, t)
+        return ir.IRConstruct(items, TupleType(tuple(i.type for i in items)))
 
     def builtin_call(self, name, args, node, label=None) -> ir.IRExpr:
         try:
-            entry, result = resolve(name, [a.type for a in args])
+            _, result = resolve(name, [a.type for a in args])
         except Mismatch as e:
             raise self.error(KernelTypeError, f"{label or name + '()'}: {e}", node) from None
-        self.context.note_type(result)
-        return ir.IRCall(name, args, result, entry.spelling)
+        return ir.IRCall(name, args, result)
 
     # -- calls -------------------------------------------------------------------------------------
     def expr_Call(self, node):
@@ -334,28 +333,16 @@ class ExpressionTyper:
             raise self.error(KernelTypeError, f"a value of type {type_name(func.type)} is not callable", node)
         return self.call(func.value, node)
 
-    def is_la_function(self, func_node, name) -> bool:
-        try:
-            value = self.expr(func_node)
-        except Exception:  # noqa: BLE001 - not resolvable here: not an la function
-            return False
-        return isinstance(value, Static) and getattr(value.value, "__bw_la__", None) == name
-
     def call_statement(self, node):
         """Calls that are statements (print, printf, expect_eq/neq); None for ordinary calls."""
         func = self.expr(node.func)
         if not isinstance(func, Static):
             return None
         f = func.value
+        rule = INTRINSICS.rule(f, "statement")
+        if rule is not None:
+            return rule(self, f, node)
         name = f.name if isinstance(f, BuiltinFunction) else ("print" if f is py.print else None)
-        if name == "par_for_inner":
-            return self.par_for_inner(node)
-        if getattr(f, "__bw_la__", None) in ("inner", "inner_reduce"):
-            out: list = []
-            (self.la_inner_call if f.__bw_la__ == "inner" else self.la_inner_reduce)(node, out)
-            return ir.IRBlock(out)
-        if isinstance(f, ScratchMethod):
-            return self.scratch_zero(f.scratch, node)
         if name == "print":
             if node.keywords:
                 raise self.error(KernelSyntaxError, "print() keywords are not supported in kernels", node)
@@ -371,7 +358,7 @@ class ExpressionTyper:
             for v in values:
                 if not is_scalar_type(v.type):
                     raise self.error(KernelTypeError, f"printf() prints scalars, got {type_name(v.type)}", node)
-            return ir.IRPrint([_Format(fmt), *values], sep="", newline=False)
+            return ir.IRPrint([ir.Format(fmt), *values], sep="", newline=False)
         if name in ("expect_eq", "expect_neq"):
             if len(node.args) != 2:
                 raise self.error(KernelTypeError, f"{name}() takes two arguments", node)
@@ -395,41 +382,15 @@ class ExpressionTyper:
         return value
 
     def call(self, f, node):
-        from ..lang.function import Function
-        from ..lang.kernel import Kernel
-
+        rule = INTRINSICS.rule(f, "call")
+        if rule is not None:
+            return rule(self, f, node)
         if isinstance(f, BuiltinFunction):
-            if f.name in SCRATCH_PADS:
-                return self.scratch_pad(f.name, node)
             return self.call_builtin_function(f.name, node)
-        if isinstance(f, MemberMethod):
-            return self.call_member_method(f, node)
-        if isinstance(f, SliceMethod):
-            return self.call_slice_method(f, node)
-        la_name = getattr(f, "__bw_la__", None)
-        if la_name == "get_per_point_scratch":
-            return self.la_scratch(node)
-        if la_name is not None and la_name.startswith("make_"):
-            return self.la_view(la_name[len("make_"):-len("_view")], node)
-        if la_name is not None:
-            raise self.error(KernelTypeError, f"la.{la_name} cannot be used here in kernel code", node)
-        if isinstance(f, PackMethod):
-            return self.call_pack_method(f, node)
-        if getattr(f, "__bw_static_call__", False):
-            return self.static_call(f, node)
-        if type(f).__name__ == "LocalFunction":
-            raise self.error(KernelTypeError, f"local function '{f.name}' can only be used as loop bodies "
-                             f"(par_for_inner, la.inner); define a @func to call it", node)
         py_name = _PY_BUILTINS.get(f) if isinstance(f, pytypes.BuiltinFunctionType) or f in (int, float, bool) \
             else None
         if py_name is not None:
             return self.call_builtin_function(py_name, node)
-        if isinstance(f, Function):
-            args = self.positional(node)
-            return self.call_function(f, args, node)
-        if isinstance(f, Kernel):
-            raise self.error(KernelTypeError, f"kernel '{f.key}' cannot be called from kernel code; "
-                             f"call a @func instead", node)
         if f is vector or f is matrix or f is quaternion or isinstance(f, _ArrayNd):
             return self.call_type_factory(f, node)
         t = python_annotation_type(f)
@@ -473,6 +434,7 @@ class ExpressionTyper:
         return [self.value(a) for a in node.args]
 
     def call_function(self, f, args, node):
+        """A call of a ``@func`` (``f.instantiate`` types the chosen overload for these arguments)."""
         try:
             func_ir = f.instantiate([a.type for a in args], self.context)
         except Mismatch as e:
@@ -564,7 +526,6 @@ class ExpressionTyper:
             return args[0] if args[0].type is t else ir.IRCast(args[0], t)
         size = int(np.prod(t._shape))
         dtype = t._dtype
-        self.context.note_type(t)
         if len(args) == 0:
             return ir.IRConstruct([ir.IRConst(0, dtype)] * size, t)
         if len(args) == 1 and is_scalar_type(args[0].type):
@@ -612,7 +573,6 @@ class ExpressionTyper:
                 raise self.error(KernelTypeError, f"field '{name}' of {type_name(t)} has type {type_name(ft)}, "
                                  f"got {type_name(v.type)}", node)
             args.append(v)
-        self.context.note_type(t)
         return ir.IRConstruct(args, t)
 
     def tid_value(self, node, count):
@@ -620,6 +580,15 @@ class ExpressionTyper:
             self.set_tid_dims(1, node)
             return ir.IRTid(0, int32)
         raise self.error(KernelTypeError, "tid() with several indices must be unpacked: i, j = tid()", node)
+
+
+class LocalFunction:
+    """A nested ``def`` or ``lambda`` of kernel code, kept as syntax until a call site types it."""
+
+    def __init__(self, node):
+        self.node = node
+        self.name = getattr(node, "name", "<lambda>")
+        self.params = [a.arg for a in node.args.args]
 
 
 class _RuntimeComponent:
@@ -636,10 +605,6 @@ class _ShapeOf:
 
     def __init__(self, array):
         self.array = array
-
-
-class _Format(str):
-    """A printf format string (printed as is, with the values substituted)."""
 
 
 def _scalar_of(t):
@@ -659,6 +624,7 @@ _PY_BUILTINS = {py.abs: "abs", py.min: "min", py.max: "max", py.len: "len", py.r
                 math.floor: "floor", math.ceil: "ceil", math.sin: "sin", math.cos: "cos", math.exp: "exp",
                 math.log: "log"}
 
-FORMAT = _Format
 TID = _TID
-__all__ = ["ExpressionTyper", "Static", "StructBase", "typing"]
+SHAPE_OF = _ShapeOf
+RUNTIME_COMPONENT = _RuntimeComponent
+__all__ = ["ExpressionTyper", "Static", "typing"]

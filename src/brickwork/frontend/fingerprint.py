@@ -1,7 +1,7 @@
 """Cache keys from pre-codegen inputs: a kernel's source and every static value it reaches.
 
-The fingerprint walks the names and dotted names a function uses, resolves them the way the
-builder will, and hashes what can change the generated code: the source of every function
+The fingerprint walks the names and dotted names a function uses, resolves them with the
+typer's own resolver (``resolve.py``), and hashes what can change the generated code: the source of every function
 reached, constants' values, struct layouts, type names. It needs no type inference, so a
 cached instance loads without running the frontend or codegen.
 """
@@ -12,11 +12,14 @@ import ast
 import hashlib
 import types as pytypes
 
-from ..lang.builtin_functions import BuiltinFunction
+from ..builtins import BuiltinFunction
 from ..types.arrays import ArrayType
 from ..types.composite import CompositeBase
+from ..types.keys import type_key
 from ..types.scalars import ScalarBase
-from .source import MISSING, FunctionSource
+from .intrinsics import INTRINSICS
+from .resolve import MISSING, resolve_chain
+from .source import FunctionSource
 
 
 def _chains(source: FunctionSource) -> list[list[str]]:
@@ -59,30 +62,18 @@ def function_fingerprint(source: FunctionSource, seen: set | None = None) -> str
     seen = set() if seen is None else seen
     h = hashlib.sha256(source.digest.encode())
     for chain in _chains(source):
-        value = source.lookup(chain[0])
-        for attr in chain[1:]:
-            if value is MISSING or not isinstance(value, (pytypes.ModuleType, type)):
-                break
-            value = getattr(value, attr, MISSING)
+        value = resolve_chain(source, chain)
         h.update(f"{'.'.join(chain)}={value_fingerprint(value, seen)};".encode())
     return h.hexdigest()
 
 
 def value_fingerprint(value, seen: set) -> str:
-    from ..lang.function import Function
-    from ..lang.kernel import Kernel
-    from ..types.keys import type_key
-
+    """What of one compile-time value can change generated code (``seen`` cuts cycles of functions)."""
     if value is MISSING:
         return "missing"
-    if isinstance(value, Function):
-        if id(value) in seen:
-            return f"func {value.qualname} (cycle)"
-        seen.add(id(value))
-        return f"func {value.qualname}(" + ",".join(
-            function_fingerprint(o.source, seen) for o in value.overloads) + ")"
-    if isinstance(value, Kernel):
-        return f"kernel {value.source.qualname}"
+    rule = INTRINSICS.rule(value, "fingerprint")
+    if rule is not None:  # functions, kernels, halos, tags: their registered rule says what counts
+        return f"{type(value).__qualname__} {rule(value, seen)}"
     if isinstance(value, BuiltinFunction):
         return f"builtin {value.name}"
     if isinstance(value, pytypes.ModuleType):
@@ -96,9 +87,6 @@ def value_fingerprint(value, seen: set) -> str:
             return "type " + type_key(value)
         except TypeError:
             return f"class {value.__module__}.{value.__qualname__}"
-    key = getattr(value, "__bw_key__", None)
-    if callable(key):  # compile-time objects that name their own value (halos, tags, spaces)
-        return f"{type(value).__qualname__} {key()}"
     if hasattr(value, "__dataclass_fields__") and getattr(value, "__dataclass_params__", None) is not None \
             and value.__dataclass_params__.frozen:
         return f"{type(value).__qualname__} {value!r}"  # frozen value objects: Index3, MemoryOffset, VarTag

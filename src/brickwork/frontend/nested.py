@@ -1,31 +1,24 @@
-"""Nested parallelism in kernel code: local functions inlined as loop bodies, teams and scratch.
+"""Typing rules of nested parallelism: ``par_for_inner``, team members, ``ScratchPad1D/2D/3D``.
 
-``par_for_inner(member, lo, hi, fn)`` runs ``fn(i)`` for ``lo <= i <= hi`` as a simd loop inside
-one team; ``fn`` is a nested ``def`` or a ``lambda``, inlined where it is called. Names it assigns
-are renamed so they never clobber the enclosing function's variables (Python's scoping), and its
-``return`` ends the iteration. A team's ``ScratchPad1D/2D/3D`` are contiguous arrays cut from the
-team's arena; ``team_barrier()`` orders producer and consumer loops (a no-op on the CPU, where a
-team is one thread).
+``par_for_inner(member, lo, hi, fn)`` runs ``fn(i)`` for ``lo <= i <= hi`` inside one team;
+``fn`` is a nested ``def`` or a ``lambda``, typed at the call (``Typer.inline_local``). A team's
+``ScratchPad1D/2D/3D`` are arrays cut from the team's arena; ``team_barrier()`` orders producer
+and consumer loops. Each becomes its own IR node (``IRTeamLoop``, ``IRTeamScratch``,
+``IRTeamBarrier``); how a team maps onto threads is the target's choice.
 """
 
 from __future__ import annotations
 
-import ast
-
-from ..errors import KernelSyntaxError, KernelTypeError
+from .. import ir
+from ..builtins import FUNCTIONS
+from ..errors import KernelTypeError
 from ..types.arrays import ArrayType, type_name
 from ..types.opaque import TEAM_MEMBER
-from ..types.scalars import int32, is_scalar_type, python_annotation_type
-from . import ir
+from ..types.scalars import int32, python_annotation_type
+from .expressions import LocalFunction, Static
+from .intrinsics import INTRINSICS
 
-
-class LocalFunction:
-    """A nested ``def`` or ``lambda`` of kernel code, kept as syntax until it is inlined."""
-
-    def __init__(self, node):
-        self.node = node
-        self.name = getattr(node, "name", "<lambda>")
-        self.params = [a.arg for a in node.args.args]
+SCRATCH_PADS = {"ScratchPad1D": 1, "ScratchPad2D": 2, "ScratchPad3D": 3}
 
 
 class MemberMethod:
@@ -36,140 +29,81 @@ class MemberMethod:
         self.name = name
 
 
-SCRATCH_PADS = {"ScratchPad1D": 1, "ScratchPad2D": 2, "ScratchPad3D": 3}
+def _member_attribute(typer, base, attr, node):
+    if attr in ("team_barrier", "team_scratch"):
+        return Static(MemberMethod(base, attr))
+    raise typer.error(KernelTypeError, f"a team member has no attribute '{attr}' (it has team_barrier, "
+                      f"team_scratch)", node)
 
 
-class NestedMixin:
-    """Mixin of ``Builder``: inlining of local functions, team members and scratch pads."""
-
-    def stmt_FunctionDef(self, node, out):
-        if node.decorator_list:
-            raise self.error(KernelSyntaxError, "nested functions in kernels cannot have decorators", node)
-        self.static_locals[self.renames.get(node.name, node.name)] = LocalFunction(node)
-
-    def expr_Lambda(self, node):
-        from .expressions import Static
-
-        return Static(LocalFunction(node))
-
-    def member_attribute(self, base, attr, node):
-        from .expressions import Static
-
-        if attr in ("team_barrier", "team_scratch"):
-            return Static(MemberMethod(base, attr))
-        raise self.error(KernelTypeError, f"a team member has no attribute '{attr}' (it has team_barrier, "
-                         f"team_scratch)", node)
-
-    def call_member_method(self, method: MemberMethod, node):
-        from .expressions import Static
-
-        if method.name == "team_scratch":
-            return method.member  # one arena per team; the scratch level only matters on GPUs
-        if node.args or node.keywords:
-            raise self.error(KernelTypeError, "team_barrier() takes no arguments", node)
-        return Static(None)
-
-    def scratch_pad(self, name, node):
-        ndim = SCRATCH_PADS[name]
-        if len(node.args) != ndim + 2 or node.keywords:
-            raise self.error(KernelTypeError, f"{name}(member, dtype, {', '.join(f'n{d}' for d in range(ndim))}) "
-                             f"takes {ndim + 2} arguments", node)
-        member = self.value(node.args[0])
-        if member.type is not TEAM_MEMBER:
-            raise self.error(KernelTypeError, f"{name}: the first argument must be the team member, got "
-                             f"{type_name(member.type)}", node)
-        dtype = python_annotation_type(self.static_value(node.args[1]))
-        sizes = [self.value(a) for a in node.args[2:]]
-        for s in sizes:
-            if not getattr(s.type, "is_int", False):
-                raise self.error(KernelTypeError, f"{name}: sizes must be integers, got {type_name(s.type)}", node)
-        t = ArrayType(dtype, ndim)
-        self.context.note_type(t)
-        from ..codegen.ctypes_names import c_type
-
-        spelling = f"bw::team_alloc<{c_type(dtype)}, {ndim}>({{args}})"
-        return ir.IRCall("team_alloc", [member, *sizes], t, spelling)
-
-    def par_for_inner(self, node) -> ir.IRStmt:
-        """``par_for_inner(member, lo, hi, fn)``: an inclusive simd loop with ``fn`` inlined."""
-        if len(node.args) != 4 or node.keywords:
-            raise self.error(KernelTypeError, "par_for_inner(member, lo, hi, fn) takes 4 arguments", node)
-        member = self.value(node.args[0])
-        if member.type is not TEAM_MEMBER:
-            raise self.error(KernelTypeError, f"par_for_inner: the first argument must be the team member, got "
-                             f"{type_name(member.type)}", node)
-        lo, hi = self.value(node.args[1]), self.value(node.args[2])
-        for bound in (lo, hi):
-            if bound.type is not int32:
-                raise self.error(KernelTypeError, f"par_for_inner: bounds must be int32, got "
-                                 f"{type_name(bound.type)}", node)
-        fn = self.static_value(node.args[3])
-        if not isinstance(fn, LocalFunction) or len(fn.params) != 1:
-            raise self.error(KernelTypeError, "par_for_inner: the body must be a nested def or lambda taking "
-                             "one index", node)
-        var, body = self.inline(fn, [int32], node)
-        stop = self.builtin_call("add", [hi, ir.IRConst(1, int32)], node)
-        return ir.IRFor(var[0], lo, stop, ir.IRConst(1, int32), body, 1, simd=True)
-
-    def inline(self, fn: LocalFunction, param_types: list, node, fold: bool = False) -> tuple[list, list]:
-        """Inline ``fn`` for parameters of ``param_types``: (parameter locals, statements)."""
-        self._inlines = getattr(self, "_inlines", 0) + 1
-        suffix = f"__inl{self._inlines}"
-        assigned = set(fn.params)
-        body_nodes = fn.node.body if isinstance(fn.node.body, list) else [fn.node.body]
-        for n in ast.walk(ast.Module(body=body_nodes, type_ignores=[])):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                assigned.add(n.id)
-            elif isinstance(n, (ast.FunctionDef, ast.Lambda)) and n is not fn.node:
-                if isinstance(n, ast.FunctionDef):
-                    assigned.add(n.name)
-        saved = (dict(self.renames), self.loop_depth, getattr(self, "_return_label", None),
-                 getattr(self, "_fold_returns", False))
-        self._fold_returns = fold  # inner_reduce: `return value` folds value into the accumulator
-        for name in assigned:
-            self.renames[name] = name + suffix
-        label = f"end{suffix}"
-        self._return_label = label
-        self.loop_depth = 0
-        try:
-            params = []
-            for name, t in zip(fn.params, param_types):
-                local = name + suffix
-                self.locals[local] = t
-                self.var_types[local] = t
-                params.append(ir.IRLocal(local, t))
-            if isinstance(fn.node, ast.Lambda):
-                value = self.expr(fn.node.body)
-                if fold:
-                    stmts = self.la_fold(self.to_value(value, fn.node.body), fn.node)
-                else:
-                    stmts = [] if not isinstance(value, ir.IRExpr) else [ir.IRExprStmt(value)]
-            else:
-                stmts = self.block(fn.node.body)
-        finally:
-            self.renames, self.loop_depth, self._return_label, self._fold_returns = saved
-        return params, stmts + [ir.IRLabel(label)]
-
-    def inlined_return(self, node, out) -> bool:
-        """Inside an inlined body, ``return`` ends the iteration; True when handled here."""
-        label = getattr(self, "_return_label", None)
-        if label is None:
-            return False
-        if node.value is not None:
-            if not getattr(self, "_fold_returns", False):
-                raise self.error(KernelSyntaxError, "a loop body cannot return a value", node)
-            out.extend(self.la_fold(self.value(node.value), node))
-        elif getattr(self, "_fold_returns", False):
-            raise self.error(KernelSyntaxError, "an inner_reduce body must return the value to fold", node)
-        out.append(ir.IRGoto(label))
-        return True
-
-    def bind_team_member(self, name, scratch_param) -> ir.IRStmt:
-        """Declare the team member parameter of a ``par_for_outer`` body, fresh for every team."""
-        self.locals[name] = TEAM_MEMBER
-        self.var_types[name] = TEAM_MEMBER
-        call = ir.IRCall("team_begin", [scratch_param], TEAM_MEMBER, "bw::team_begin({args})")
-        return ir.IRAssign(ir.IRLocal(name, TEAM_MEMBER), call)
+def _call_member_method(typer, method: MemberMethod, node):
+    if method.name == "team_scratch":
+        return method.member  # one arena per team; the scratch level only matters on GPUs
+    raise typer.error(KernelTypeError, "team_barrier() is a statement and has no value", node)
 
 
-_ = is_scalar_type
+def _member_statement(typer, method: MemberMethod, node):
+    if method.name != "team_barrier":
+        return None
+    if node.args or node.keywords:
+        raise typer.error(KernelTypeError, "team_barrier() takes no arguments", node)
+    return ir.IRTeamBarrier(method.member)
+
+
+def _scratch_pad(typer, f, node):
+    name = f.name
+    ndim = SCRATCH_PADS[name]
+    if len(node.args) != ndim + 2 or node.keywords:
+        raise typer.error(KernelTypeError, f"{name}(member, dtype, {', '.join(f'n{d}' for d in range(ndim))}) "
+                          f"takes {ndim + 2} arguments", node)
+    member = typer.value(node.args[0])
+    if member.type is not TEAM_MEMBER:
+        raise typer.error(KernelTypeError, f"{name}: the first argument must be the team member, got "
+                          f"{type_name(member.type)}", node)
+    dtype = python_annotation_type(typer.static_value(node.args[1]))
+    sizes = [typer.value(a) for a in node.args[2:]]
+    for s in sizes:
+        if not getattr(s.type, "is_int", False):
+            raise typer.error(KernelTypeError, f"{name}: sizes must be integers, got {type_name(s.type)}", node)
+    return ir.IRTeamScratch(member, sizes, ArrayType(dtype, ndim))
+
+
+def _par_for_inner(typer, f, node) -> ir.IRStmt:
+    """``par_for_inner(member, lo, hi, fn)``: an inclusive team loop with ``fn`` applied per index."""
+    if len(node.args) != 4 or node.keywords:
+        raise typer.error(KernelTypeError, "par_for_inner(member, lo, hi, fn) takes 4 arguments", node)
+    member = typer.value(node.args[0])
+    if member.type is not TEAM_MEMBER:
+        raise typer.error(KernelTypeError, f"par_for_inner: the first argument must be the team member, got "
+                          f"{type_name(member.type)}", node)
+    lo, hi = typer.value(node.args[1]), typer.value(node.args[2])
+    for bound in (lo, hi):
+        if bound.type is not int32:
+            raise typer.error(KernelTypeError, f"par_for_inner: bounds must be int32, got "
+                              f"{type_name(bound.type)}", node)
+    fn = typer.static_value(node.args[3])
+    if not isinstance(fn, LocalFunction) or len(fn.params) != 1:
+        raise typer.error(KernelTypeError, "par_for_inner: the body must be a nested def or lambda taking "
+                          "one index", node)
+    body = typer.inline_local(fn, [int32], node)
+    return ir.IRTeamLoop(member, body.args[0], lo, hi, [body])
+
+
+def _local_function_call(typer, f, node):
+    raise typer.error(KernelTypeError, f"local function '{f.name}' can only be used as loop bodies "
+                      f"(par_for_inner, la.inner); define a @func to call it", node)
+
+
+def _bind_member(typer, name, _option, out):
+    """The team member parameter of a ``par_for_outer`` body: a fresh team per outer index."""
+    arena = ir.IRLocal("_bw_scratch", typer.symbols.type_of("_bw_scratch"))
+    out.append(ir.IRAssign(typer.declare(name, TEAM_MEMBER, typer.source.tree), ir.IRTeamBegin(arena, TEAM_MEMBER)))
+
+
+INTRINSICS.register_type(lambda t: t is TEAM_MEMBER, value_attribute=_member_attribute)
+INTRINSICS.register(MemberMethod, call=_call_member_method, statement=_member_statement)
+INTRINSICS.register(LocalFunction, call=_local_function_call)
+INTRINSICS.register(FUNCTIONS["par_for_inner"], statement=_par_for_inner)
+for _name in SCRATCH_PADS:
+    INTRINSICS.register(FUNCTIONS[_name], call=_scratch_pad)
+INTRINSICS.bindings["member"] = _bind_member

@@ -8,7 +8,10 @@
     la.outer(space, body)
 """
 
-from . import halo
+from . import (
+    halo,
+    kernel_rules,  # noqa: F401 - registers how kernel code types the loop abstraction
+)
 from .indices import Index3, Indexer3D, MemoryOffset
 from .outer import (
     ReductionIndexSpace,

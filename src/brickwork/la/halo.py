@@ -25,9 +25,6 @@ class Halo:
     def __repr__(self):
         return f"la.halo.{self.name}"
 
-    def __bw_key__(self) -> str:
-        return repr(self.offsets)
-
     def __eq__(self, other):
         return isinstance(other, Halo) and other.offsets == self.offsets
 

@@ -2,7 +2,7 @@
 
 In kernel code an ``Index3`` is a ``vec3i`` (k, j, i) and a ``MemoryOffset`` a ``vec4i``
 (dk, dj, di, flat); ``get_delta`` values made on the host turn into whichever of int (flat),
-``vec3i`` or ``vec4i`` the expression they meet needs (``__bw_value_for__``).
+``vec3i`` or ``vec4i`` the expression they meet needs (``value_for``).
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ class Index3:
 
     __rmul__ = __mul__
 
-    def __bw_value_for__(self, t):
+    def value_for(self, t):
         if t is VEC3I:
             return VEC3I(self.k, self.j, self.i)
         raise TypeError(f"an Index3 cannot be combined with a value of type {getattr(t, '__name__', t)}")
@@ -121,7 +121,7 @@ class MemoryOffset:
 
     __index__ = __int__
 
-    def __bw_value_for__(self, t):
+    def value_for(self, t):
         if t is int32:
             return int32(self.flat)
         if t is VEC4I:

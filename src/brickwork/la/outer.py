@@ -117,7 +117,6 @@ def _kernel_only(name: str):
 
     fn.__name__ = name
     fn.__qualname__ = name
-    fn.__bw_la__ = name
     fn.__doc__ = f"``la.{name}``: kernel-only (see docs/loop_abstraction.md)."
     return fn
 

@@ -14,9 +14,6 @@ class Tag:
     def __repr__(self):
         return f"la.{self.name}"
 
-    def __bw_key__(self) -> str:
-        return f"{self.kind}:{self.name}"
-
 
 bvoi = Tag("loop", "bvoi", "block, var, outer, inner: one slice per block; inner walks the block.")
 bovi = Tag("loop", "bovi", "block, outer, var, inner: one slice per (block, chunk of ninner cells).")

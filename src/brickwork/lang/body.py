@@ -14,7 +14,9 @@ import weakref
 
 from ..errors import KernelSyntaxError, LaunchError
 from ..frontend.fingerprint import free_name_values
-from ..frontend.source import FunctionSource
+from ..frontend.intrinsics import INTRINSICS
+from ..frontend.source import MISSING, FunctionSource
+from ..ir import LA_GEOMETRY
 from ..types.arrays import ArrayType, array
 from ..types.composite import CompositeBase
 from ..types.scalars import ScalarBase, int32, int64
@@ -31,7 +33,7 @@ def _is_static_value(value) -> bool:
     """Values a body bakes in that could plausibly change between launches (not functions/types)."""
     if isinstance(value, (bool, int, float, str)):
         return True
-    return callable(getattr(value, "__bw_key__", None)) or getattr(
+    return INTRINSICS.rule(value, "fingerprint") is not None or getattr(
         getattr(value, "__dataclass_params__", None), "frozen", False)
 
 
@@ -58,9 +60,7 @@ class BodyKernel(Kernel):
             self.index_names = []
             self.capture_names = [n for n, v in free_name_values(self.source) if is_runtime_value(v)]
             self._init_statics()
-            from ..frontend.la_lowering import GEOMETRY
-
-            self.params = [(n, typing.Any) for n in self.capture_names] + [(f"_la_{g}", int32) for g in GEOMETRY]
+            self.params = [(n, typing.Any) for n in self.capture_names] + [(f"_la_{g}", int32) for g in LA_GEOMETRY]
             reducer = la_config.get("reducer")
             if reducer is not None:
                 self.params.append(("_la_partials", ArrayType(reducer.value_type, 1)))
@@ -100,7 +100,7 @@ class BodyKernel(Kernel):
             names = self.source.param_names
             bindings = [(names[1], "la_block", 0), (names[0], "la_range", self.la_config)]
             boiv_grid = self.la_config["loop"] == "boiv" and not self.la_config.get("reducer")
-            return {"bindings": bindings, "simd_innermost": boiv_grid}
+            return {"bindings": bindings, "simd_innermost": boiv_grid, "form": "la"}
         bindings = []
         if self.mode == "outer":
             bindings.append((self.source.param_names[0], "member", 0))
@@ -163,8 +163,6 @@ def body_kernel(pyfunc, mode: str, nindices: int, la_config: dict | None = None)
 def _halos_used(source) -> list:
     """The halos an outer body passes to ``add_halo`` (resolved like the builder resolves names)."""
     import ast
-
-    from ..frontend.source import MISSING
 
     found = []
     for node in ast.walk(source.tree):

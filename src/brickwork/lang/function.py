@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import hashlib
 
+from ..builtins import Mismatch
 from ..errors import KernelSyntaxError
+from ..frontend.fingerprint import function_fingerprint
+from ..frontend.intrinsics import INTRINSICS
 from ..frontend.source import FunctionSource
+from ..frontend.typer import Typer
 from ..types.arrays import type_name
 from ..types.generic import is_generic, matches
 from ..types.scalars import python_annotation_type
@@ -34,9 +38,7 @@ class FunctionOverload:
             matches(t, a) for (_, t), a in zip(self.params, arg_types))
 
     def instantiate(self, arg_types: list, context):
-        """The typed tree of this overload for concrete ``arg_types`` (built once per context)."""
-        from ..frontend.builder import Builder
-
+        """The IR of this overload for concrete ``arg_types`` (typed once per context)."""
         key = (id(self), tuple(arg_types))
         found = context.functions.get(key)
         if found is not None:
@@ -47,10 +49,10 @@ class FunctionOverload:
         try:
             label = f"{self.source.name}[{', '.join(type_name(t) for t in arg_types)}]"
             digest = hashlib.sha1((self.source.qualname + label + self.source.digest).encode()).hexdigest()[:10]
-            c_name = f"f_{_c_ident(self.source.name)}_{digest}"
-            param_types = {name: t for (name, _), t in zip(self.params, arg_types)}
-            fn_ir = Builder(self.source, param_types, is_kernel=False, context=context, c_name=c_name,
-                            label=label).build()
+            name = f"f_{_ident(self.source.name)}_{digest}"
+            param_types = {pname: t for (pname, _), t in zip(self.params, arg_types)}
+            fn_ir = Typer(self.source, param_types, is_kernel=False, context=context, name=name,
+                          label=label).build()
         finally:
             context.stack.pop()
         context.functions[key] = fn_ir
@@ -85,8 +87,6 @@ class Function:
             return concrete[-1]
         if candidates:
             return candidates[-1]
-        from ..builtins import Mismatch
-
         got = ", ".join(type_name(t) for t in arg_types)
         options = "; ".join("(" + ", ".join(type_name(t) for t in o.signature) + ")" for o in self.overloads)
         raise Mismatch(f"no overload accepts arguments ({got}); overloads: {options}")
@@ -119,5 +119,19 @@ def func(f):
     return function
 
 
-def _c_ident(name: str) -> str:
+def _ident(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name)
+
+
+def _call(typer, f: Function, node):
+    return typer.call_function(f, typer.positional(node), node)
+
+
+def _fingerprint(f: Function, seen: set) -> str:
+    if id(f) in seen:
+        return f"{f.qualname} (cycle)"
+    seen.add(id(f))
+    return f"{f.qualname}(" + ",".join(function_fingerprint(o.source, seen) for o in f.overloads) + ")"
+
+
+INTRINSICS.register(Function, call=_call, fingerprint=_fingerprint)

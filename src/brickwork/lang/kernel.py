@@ -5,6 +5,7 @@ from __future__ import annotations
 import typing
 
 from ..errors import KernelSyntaxError, KernelTypeError, LaunchError
+from ..frontend.intrinsics import INTRINSICS
 from ..frontend.source import FunctionSource
 from ..types.arrays import ArrayType, type_name
 from ..types.generic import is_generic, matches
@@ -200,3 +201,11 @@ from ast import Expr as ast_Expr  # noqa: E402
 from ast import Pass as ast_Pass  # noqa: E402
 
 _ = typing
+
+
+def _reject_call(typer, k: Kernel, node):
+    raise typer.error(KernelTypeError, f"kernel '{k.key}' cannot be called from kernel code; call a @func instead",
+                      node)
+
+
+INTRINSICS.register(Kernel, call=_reject_call, fingerprint=lambda k, seen: k.source.qualname)

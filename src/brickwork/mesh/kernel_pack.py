@@ -19,6 +19,7 @@ import numpy as np
 from ..types.arrays import array, array3d, array4d
 from ..types.scalars import int32, int64, scalar_from_numpy
 from ..types.structs import struct
+from . import kernel_rules  # noqa: F401 - registers how kernel code types pack accesses
 
 _TYPES: dict = {}
 

@@ -66,11 +66,11 @@ class VarRef:
 
 @dataclass(frozen=True)
 class VarTag:
-    """Names a variable in a pack: a field, a sparse pool's base name or a sparse instance."""
+    """Names a variable in a pack: a field, a sparse pool's base name or a sparse instance.
+
+    Kernel code calls tags at compile time: ``rho(1)`` names component 1 of "rho"."""
 
     name: str
-    #: Kernel code calls tags at compile time: ``rho(1)`` names component 1 of "rho".
-    __bw_static_call__ = True
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:

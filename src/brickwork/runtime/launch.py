@@ -13,6 +13,7 @@ import struct
 import numpy as np
 
 from .. import config
+from ..device import get_device
 from ..errors import LaunchError
 from ..types.arrays import ArrayType, array, type_name
 from ..types.composite import CompositeBase, is_composite_type
@@ -20,7 +21,6 @@ from ..types.generic import describe_value, is_generic, matches, type_of_value
 from ..types.layout import pack_format, struct_offsets
 from ..types.scalars import ScalarBase, is_scalar_type
 from ..types.structs import StructBase, is_struct_type
-from .device import get_device
 
 _HEADER = "4q4i"
 _MAX_EXTENT = 2**31 - 1

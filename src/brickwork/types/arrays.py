@@ -12,6 +12,7 @@ import typing
 
 import numpy as np
 
+from ..device import get_device
 from .composite import CompositeBase, is_composite_type
 from .scalars import ScalarBase, bool_, float32, int32, is_scalar_type, python_annotation_type, scalar_from_numpy
 
@@ -103,8 +104,6 @@ class array:  # noqa: N801 - Warp's spelling
         return object.__new__(cls)
 
     def __init__(self, data=None, dtype=typing.Any, shape=None, ndim=None, device=None, copy=True, **kwargs):
-        from ..runtime.device import get_device
-
         self.device = get_device(device)
         dtype = python_annotation_type(dtype)
         if dtype is typing.Any or dtype is None:
@@ -256,8 +255,6 @@ class array:  # noqa: N801 - Warp's spelling
         return value
 
     def to(self, device) -> "array":
-        from ..runtime.device import get_device
-
         if get_device(device) == self.device:
             return self
         raise ValueError(f"cannot move an array to {device}")
@@ -376,6 +373,4 @@ def from_dlpack(obj) -> array:
 
 
 def _device(device):
-    from ..runtime.device import get_device
-
     return get_device(device)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .arrays import ArrayType
 from .composite import is_matrix_type, is_quat_type, is_vector_type
-from .opaque import OpaqueType
+from .opaque import OpaqueType, TupleType
 from .scalars import is_scalar_type
 from .structs import is_struct_type
 
@@ -22,7 +22,7 @@ def type_key(t) -> str:
     if is_struct_type(t):
         fields = ",".join(f"{n}:{type_key(ft)}" for n, ft in t._fields)
         return f"struct {t.__module__}.{t.__qualname__}({fields})"
-    if type(t).__name__ == "TupleType":  # frontend.ir.TupleType, not imported on the warm path
+    if isinstance(t, TupleType):
         return "tuple(" + ",".join(type_key(x) for x in t.types) + ")"
     if isinstance(t, OpaqueType):
         return f"opaque {t.__name__}"

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import brickwork as wp
-from brickwork.codegen.ctypes_names import c_constant, c_type
+from brickwork import pipeline
 from brickwork.jit import cache
+from brickwork.targets.cpu.cnames import c_constant, c_type
 
 
 @wp.kernel
@@ -46,7 +47,7 @@ def loops(n: int, out: wp.array(dtype=int)):
 
 def generated(kernel) -> str:
     inst = kernel.get_instance(kernel.concrete_types())
-    source, meta = inst._generate()
+    source, meta = pipeline.generate(inst.kernel, inst.arg_types, inst.label)
     return source
 
 

@@ -12,8 +12,8 @@ innermost loop of ``par_for`` (and every ``par_for_inner``) is a simd loop.
 from __future__ import annotations
 
 from ..errors import LaunchError
-from ..runtime.launch import launch
-from .body import body_kernel
+from ..lang.body import body_kernel
+from .launch import launch
 
 
 def _ranges(items, what) -> list[tuple[int, int]]:

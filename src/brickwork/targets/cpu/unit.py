@@ -8,16 +8,19 @@ is instantiated twice: with unit innermost array strides (vectorizable) and gene
 
 from __future__ import annotations
 
-from ..frontend import ir
-from ..types.structs import is_struct_type
-from .cpp import CppRenderer, local
-from .ctypes_names import c_type, generated_name
+from ... import ir
+from ...types.arrays import ArrayType
+from ...types.opaque import TupleType
+from ...types.structs import is_struct_type
+from .cnames import c_type, generated_name
+from .render import CppRenderer, local
 
-ENTRY_SYMBOL = "bw_entry"  # lang.instance looks this symbol up
+ENTRY_SYMBOL = "bw_entry"  # the CPU target's loader looks this symbol up
 
 
-def render_translation_unit(kernel: ir.IRFunction, callees: list, structs: list, label: str) -> str:
+def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) -> str:
     """C++ source of one kernel instance and every function and struct it reaches."""
+    structs = declared_types([*callees, kernel])
     r = CppRenderer()
     out = [f"// brickwork kernel instance {label}", '#include "brickwork.h"', "namespace {", ""]
     for t in structs:
@@ -41,8 +44,36 @@ def _struct_decl(t) -> list[str]:
     return [f"struct {name} {{", *fields, "};", ""]
 
 
+def declared_types(functions: list) -> list:
+    """Struct and tuple types the functions reach, dependencies first (C++ declaration order)."""
+    found: list = []
+
+    def note(t):
+        if (is_struct_type(t) or isinstance(t, TupleType)) and t not in found:
+            for ft in (t.types if isinstance(t, TupleType) else [ft for _, ft in t._fields]):
+                note(ft)
+            found.append(t)
+        elif isinstance(t, ArrayType):
+            note(t.dtype)
+
+    for fn in functions:
+        for _, t in fn.params:
+            note(t)
+        for t in fn.locals.values():
+            note(t)
+        note(fn.return_type)
+        for node in ir.walk(fn.body):
+            t = getattr(node, "type", None)
+            if t is not None:
+                note(t)
+    return found
+
+
 def _locals(fn: ir.IRFunction, indent: int) -> list[str]:
-    return [" " * indent + f"{c_type(t)} {local(n)}{{}};" for n, t in fn.locals.items()]
+    lines = [" " * indent + f"{c_type(t)} {local(n)}{{}};" for n, t in fn.locals.items()]
+    lines += [" " * indent + f"bw::local_buf<{c_type(dtype)}, {count}> {local(n)}{{}};"
+              for n, (dtype, count) in fn.buffers.items()]
+    return lines
 
 
 def _function(r: CppRenderer, fn: ir.IRFunction) -> list[str]:

@@ -1,15 +1,14 @@
-"""Typed tree -> C++ text. Expressions and statements render through one table; what differs
-between targets (the kernel entry and its loops) lives in the target object."""
+"""IR -> C++ text: one method per node kind (``e_<Node>`` for expressions, ``s_<Node>`` for
+statements). The translation unit around it (structs, functions, OpenMP loops, entry) is
+``unit.py``; builtin calls render through the implementation ``select_builtins`` attached."""
 
 from __future__ import annotations
 
-from ..frontend import ir
-from ..frontend.expressions import FORMAT
-from ..types.arrays import ArrayType
-from ..types.composite import is_composite_type, is_matrix_type
-from ..types.scalars import is_scalar_type
-from ..types.structs import is_struct_type
-from .ctypes_names import c_constant, c_type
+from ... import ir
+from ...types.composite import is_composite_type, is_matrix_type
+from ...types.scalars import is_scalar_type
+from ...types.structs import is_struct_type
+from .cnames import c_constant, c_type
 
 
 def local(name: str) -> str:
@@ -22,7 +21,8 @@ class CppRenderer:
 
     def __init__(self, unit: str = "UNIT"):
         self.unit = unit
-        self.loops = 0  # numbers the helper names of for loops: the same tree gives the same text
+        self.loops = 0  # numbers helper names and labels: the same tree gives the same text
+        self.regions: dict = {}  # region name -> label of the copy being rendered
 
     # -- expressions ------------------------------------------------------------------------------
     def expr(self, e) -> str:
@@ -43,8 +43,7 @@ class CppRenderer:
             arr, *idx, value = e.args
             elem = self.element(arr, idx)
             return f"bw::{e.op}(&{elem}, {self.expr(value)})"
-        spelling = e.spelling or f"bw::{e.op}({{args}})"
-        return spelling.format(*args, args=", ".join(args))
+        return e.impl(args)
 
     def e_IRFuncCall(self, e):
         args = ", ".join(self.expr(a) for a in e.args)
@@ -85,6 +84,16 @@ class CppRenderer:
     def e_IRField(self, e):
         return f"({self.expr(e.base)}).m_{e.name}"
 
+    def e_IRTeamBegin(self, e):
+        return f"bw::team_begin({self.expr(e.arena_bytes)})"
+
+    def e_IRTeamScratch(self, e):
+        sizes = ", ".join(self.expr(s) for s in [e.member, *e.sizes])
+        return f"bw::team_alloc<{c_type(e.type.dtype)}, {e.type.ndim}>({sizes})"
+
+    def e_IRLocalArray(self, e):
+        return f"bw::local_array({local(e.name)})"
+
     def e_IRTupleGet(self, e):
         return f"({self.expr(e.base)}).f{e.index}"
 
@@ -123,7 +132,11 @@ class CppRenderer:
             s.step_sign, f"({step} > 0 ? {it} < {stop} : {it} > {stop})")
         out.append(pad + f"{{ const {t} {stop} = {self.expr(s.stop)}; const {t} {step} = {self.expr(s.step)};")
         if s.simd:
-            out.append(pad + "#pragma omp simd" + (f" reduction({s.reduction})" if s.reduction else ""))
+            clause = ""
+            if s.reduction is not None:
+                op = {"sum": "+", "prod": "*", "min": "min", "max": "max"}[s.reduction.join]
+                clause = f" reduction({op}:{local(s.reduction.acc)})"
+            out.append(pad + "#pragma omp simd" + clause)
         out.append(pad + f"for ({t} {it} = {self.expr(s.start)}; {cond}; {it} += {step}) {{")
         out.append(pad + f"    {local(s.var.name)} = {it};")
         out.extend(self.block(s.body, ind + 4))
@@ -138,11 +151,19 @@ class CppRenderer:
     def s_IRBlock(self, s, ind, out):
         out.extend(self.block(s.body, ind))
 
-    def s_IRLabel(self, s, ind, out):
-        out.append(" " * ind + f"{s.name}: ;")
+    def s_IRRegion(self, s, ind, out):
+        # Leaving a region early is a jump to its end: the one goto C++ needs for structured exits.
+        # Passes may copy a region (one visit per halo offset), so each copy gets its own label.
+        self.loops += 1
+        label = f"{s.name}_{self.loops}"
+        saved = self.regions.get(s.name)
+        self.regions[s.name] = label
+        out.extend(self.block(s.body, ind))
+        out.append(" " * ind + f"{label}: ;")
+        self.regions[s.name] = saved
 
-    def s_IRGoto(self, s, ind, out):
-        out.append(" " * ind + f"goto {s.name};")
+    def s_IRExitRegion(self, s, ind, out):
+        out.append(" " * ind + f"goto {self.regions[s.name]};")
 
     def s_IRBreak(self, s, ind, out):
         out.append(" " * ind + "break;")
@@ -154,7 +175,7 @@ class CppRenderer:
         out.append(" " * ind + ("return;" if s.value is None else f"return {self.expr(s.value)};"))
 
     def s_IRPrint(self, s, ind, out):
-        if s.parts and isinstance(s.parts[0], FORMAT):
+        if s.parts and isinstance(s.parts[0], ir.Format):
             # printf: the user's format string as is; values promoted the way C varargs expect.
             args = "".join(", " + _printf_arg(p.type, self.expr(p)) for p in s.parts[1:])
             out.append(" " * ind + f"printf({c_string(str(s.parts[0]))}{args});")
@@ -163,7 +184,7 @@ class CppRenderer:
         for i, part in enumerate(s.parts):
             if i and s.sep:
                 fmt.append(s.sep)
-            if isinstance(part, FORMAT):
+            if isinstance(part, ir.Format):
                 fmt.append(str(part))
             elif isinstance(part, str):
                 fmt.append(part.replace("%", "%%"))
@@ -246,4 +267,3 @@ def c_string(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-__all__ = ["CppRenderer", "local", "ArrayType"]

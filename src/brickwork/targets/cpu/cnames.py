@@ -7,13 +7,12 @@ import math
 
 import numpy as np
 
-from ..frontend.ir import TupleType
-from ..types.arrays import ArrayType
-from ..types.composite import is_matrix_type, is_quat_type, is_vector_type
-from ..types.keys import type_key  # noqa: F401 - re-exported for codegen users
-from ..types.opaque import OpaqueType
-from ..types.scalars import is_scalar_type
-from ..types.structs import is_struct_type
+from ...types.arrays import ArrayType
+from ...types.composite import is_matrix_type, is_quat_type, is_vector_type
+from ...types.keys import type_key
+from ...types.opaque import TEAM_MEMBER, TupleType
+from ...types.scalars import is_scalar_type
+from ...types.structs import is_struct_type
 
 _SCALAR_C = {
     "bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
@@ -36,8 +35,8 @@ def c_type(t) -> str:
         return f"bw::array_t<{c_type(t.dtype)}, {t.ndim}>"
     if is_struct_type(t) or isinstance(t, TupleType):
         return generated_name(t)
-    if isinstance(t, OpaqueType):
-        return t.c_name
+    if t is TEAM_MEMBER:
+        return "bw::team"
     if t is None:
         return "void"
     raise TypeError(f"no C++ type for {t!r}")

@@ -1,26 +1,24 @@
-"""Statements: from a function's Python AST to the typed tree (``IRFunction``).
+"""Typing: from a function's Python AST to the target-neutral IR (``IRFunction``).
 
-The pipeline of one concrete kernel or function is: parse (``FunctionSource``), then this
-builder walks the statements, typing each expression (``ExpressionTyper``) under the strict
-rules, and records locals, callees and structs for codegen. It knows nothing of C++.
+One concrete kernel or function is typed by one ``Typer``: it walks the statements (this module)
+and the expressions (``ExpressionTyper``) under the strict rules, keeps names in a
+``SymbolTable``, and asks the ``INTRINSICS`` registry about everything an extension adds. It
+produces IR and nothing else: no lowering, no target text.
 """
 
 from __future__ import annotations
 
 import ast
 
+from .. import ir
 from ..errors import KernelError, KernelSyntaxError, KernelTypeError
-from ..types.arrays import ArrayType, type_name
-from ..types.composite import is_composite_type
-from ..types.scalars import bool_, int32, is_scalar_type, python_annotation_type
-from ..types.structs import is_struct_type
-from . import ir
-from .expressions import _SYMBOL, TID, ExpressionTyper, Static
-from .la_lowering import LAMixin
-from .la_reduce import LAReduceMixin
-from .la_views import LAViewsMixin
-from .nested import NestedMixin
-from .packs import PackMixin
+from ..types.arrays import type_name
+from ..types.opaque import TupleType
+from ..types.scalars import int32, is_scalar_type, python_annotation_type
+from . import nested  # noqa: F401 - registers the typing rules of nested parallelism
+from .expressions import _SYMBOL, TID, ExpressionTyper, LocalFunction, Static
+from .intrinsics import INTRINSICS
+from .symbols import SymbolTable, conflict
 
 _AUG_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "bit_and", ast.BitOr: "bit_or",
@@ -28,97 +26,87 @@ _AUG_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast
 
 
 class InstantiationContext:
-    """State shared by all functions built for one kernel instance: function instances (deduplicated),
-    the call stack (to reject recursion) and the struct types reached."""
+    """State shared by all functions typed for one kernel instance: function instances
+    (deduplicated, in dependency order) and the call stack (to reject recursion)."""
 
     def __init__(self):
         self.functions: dict = {}  # (overload id, arg types) -> IRFunction
         self.order: list = []  # IRFunction in dependency order (callees first)
         self.stack: list = []
-        self.structs: list = []
-
-    def note_type(self, t):
-        """Record the struct and tuple types ``t`` reaches, dependencies first (C++ declaration order)."""
-        if is_struct_type(t) and t not in self.structs:
-            for _, ft in t._fields:
-                self.note_type(ft)
-            self.structs.append(t)
-        elif isinstance(t, ArrayType):
-            self.note_type(t.dtype)
-        elif isinstance(t, ir.TupleType) and t not in self.structs:
-            for x in t.types:
-                self.note_type(x)
-            self.structs.append(t)  # codegen declares a C++ struct per tuple type, like a struct
 
 
-class Builder(LAReduceMixin, LAViewsMixin, LAMixin, NestedMixin, PackMixin, ExpressionTyper):
-    """Builds the typed tree of one function or kernel for concrete parameter types."""
+class InlineScope:
+    """The local function being inlined: its ``return`` ends one application (``fold``: folds a value)."""
+
+    def __init__(self, fold_check=None):
+        self.fold_check = fold_check  # inner_reduce: check(typer, value, node) of the folded value
+
+
+class Typer(ExpressionTyper):
+    """Types one function or kernel for concrete parameter types."""
 
     def __init__(self, source, param_types: dict, *, is_kernel: bool, context: InstantiationContext,
-                 c_name: str, label: str, bindings: list | None = None, simd_innermost: bool = True):
+                 name: str, label: str, bindings: list | None = None, simd_innermost: bool = True,
+                 form: str = "kernel"):
         self.source = source
         self.is_kernel = is_kernel
         self.context = context
         self.params = list(param_types.items())
-        self.locals: dict = {}  # runtime variables (params excluded) -> type
-        self.var_types: dict = dict(param_types)  # every runtime name -> type
-        self.static_locals: dict = {}  # names bound to compile-time values (type variables)
+        self.symbols = SymbolTable(param_types)
         self.return_types: list = []
         self.tid_dims = 0
         self.loop_depth = 0
-        self.c_name = c_name
+        self.name = name
         self.label = label
-        self._tmp = 0
-        self.renames: dict = {}  # names of an inlined local function -> their unique locals
-        self._pending_stmts: list = []
-        # (name, kind, dim) for the parameters of a loop body (par_for, loop abstraction): "index"
-        # binds tid(dim) plus the hidden lower bound _bw_lo<dim>; "member" binds a fresh team.
+        self.form = form
+        self.inline: InlineScope | None = None
+        self.pending: list = []  # statements an expression needs first (a scratch allocation)
+        # (name, kind, option) for the parameters of a loop body (par_for, loop abstraction):
+        # "index" binds tid(option) plus the hidden lower bound _bw_lo<option>; other kinds are
+        # extensions' (INTRINSICS.bindings).
         self.bindings = bindings or []
         self.simd_innermost = simd_innermost
-        for t in param_types.values():
-            context.note_type(t)
+        self.ext: dict = {}  # per-extension typing state (the loop abstraction's slice, ...)
 
     # -- entry --------------------------------------------------------------------------------------
     def build(self) -> ir.IRFunction:
         prologue = self.bind_parameters()
-        if self.la_reducer() is not None:  # outer_reduce: returns end the slice, then the partial is stored
-            self._return_label = "_la_end"
-            body = self.la_wrap(prologue, self.block(self.source.tree.body))
-        else:
-            body = prologue + self.block(self.source.tree.body)
-        return_type = None
-        if self.return_types:
-            return_type = self.return_types[0]
-        return ir.IRFunction(name=self.c_name, params=self.params, locals=self.locals, body=body,
+        body = self.block(self.source.tree.body)
+        wrap = INTRINSICS.body_wrappers.get(self.form)
+        body = wrap(self, prologue, body) if wrap is not None else prologue + body
+        return_type = self.return_types[0] if self.return_types else None
+        return ir.IRFunction(name=self.name, params=self.params, locals=self.symbols.locals, body=body,
                              return_type=return_type, is_kernel=self.is_kernel,
                              tid_dims=max(self.tid_dims, 1), label=self.label,
                              simd_innermost=self.simd_innermost)
 
     def bind_parameters(self) -> list:
-        stmts = []
-        for name, kind, dim in self.bindings:
-            if kind == "la_block":
-                self._block_name = name
-                self.locals[name] = int32
-                self.var_types[name] = int32
-                stmts.append(ir.IRAssign(ir.IRLocal(name, int32), ir.IRTid(0, int32)))
+        stmts: list = []
+        for name, kind, option in self.bindings:
+            if kind != "index":
+                INTRINSICS.bindings[kind](self, name, option, stmts)
                 continue
-            if kind == "la_range":
-                self.tid_dims = {"bvoi": 1, "bovi": 2, "boiv": 3 if dim.get("reducer") else 4}[dim["loop"]]
-                self.bind_la_slice(name, dim, stmts)
-                if dim["loop"] != "boiv" and "get_per_point_scratch" in ast.dump(self.source.tree):
-                    self._la_member = self._new_team(stmts)
-                continue
-            if kind == "member":
-                stmts.append(self.bind_team_member(name, ir.IRLocal("_bw_scratch", self.var_types["_bw_scratch"])))
-                continue
-            lo = ir.IRLocal(f"_bw_lo{dim}", int32)
-            self.locals[name] = int32
-            self.var_types[name] = int32
-            value = ir.IRCall("add", [ir.IRTid(dim, int32), lo], int32, "bw::add({args})")
-            stmts.append(ir.IRAssign(ir.IRLocal(name, int32), value))
-            self.tid_dims = max(self.tid_dims, dim + 1)
+            lo = ir.IRLocal(f"_bw_lo{option}", int32)
+            value = ir.IRCall("add", [ir.IRTid(option, int32), lo], int32)
+            stmts.append(ir.IRAssign(self.declare(name, int32, self.source.tree), value))
+            self.tid_dims = max(self.tid_dims, option + 1)
         return stmts
+
+    # -- names --------------------------------------------------------------------------------------
+    def declare(self, name: str, t, node) -> ir.IRLocal:
+        """The local ``name`` of type ``t``, declared on first use; a second type is an error."""
+        known = self.symbols.declare(name, t)
+        if known is not None and known != t:
+            raise self.error(KernelTypeError, conflict(name, known, t), node)
+        return ir.IRLocal(name, t)
+
+    def new_temp(self, t) -> ir.IRLocal:
+        return ir.IRLocal(self.symbols.temp(t), t)
+
+    def assign_temp(self, value, out) -> ir.IRLocal:
+        tmp = self.new_temp(value.type)
+        out.append(ir.IRAssign(tmp, value))
+        return tmp
 
     def error(self, cls, message: str, node) -> KernelError:
         return cls(message, self.source.location(node))
@@ -131,14 +119,6 @@ class Builder(LAReduceMixin, LAViewsMixin, LAMixin, NestedMixin, PackMixin, Expr
             raise self.error(KernelTypeError, f"tid() gives at most 4 indices, got {n} names", node)
         self.tid_dims = n
 
-    def new_temp(self, t) -> ir.IRLocal:
-        self._tmp += 1
-        name = f"_tmp{self._tmp}"
-        self.locals[name] = t
-        self.var_types[name] = t
-        self.context.note_type(t)
-        return ir.IRLocal(name, t)
-
     # -- statements ---------------------------------------------------------------------------------
     def block(self, stmts) -> list:
         out: list = []
@@ -147,13 +127,13 @@ class Builder(LAReduceMixin, LAViewsMixin, LAMixin, NestedMixin, PackMixin, Expr
             if method is None:
                 raise self.error(KernelSyntaxError, f"'{_describe(stmt)}' statements are not supported in kernels",
                                  stmt)
-            # Statements an expression needs first (a scratch allocation) collect in _pending_stmts.
-            saved, self._pending_stmts = self._pending_stmts, []
+            # Statements an expression needs first (a scratch allocation) collect in ``pending``.
+            saved, self.pending = self.pending, []
             produced: list = []
             method(stmt, produced)
-            out.extend(self._pending_stmts)
+            out.extend(self.pending)
             out.extend(produced)
-            self._pending_stmts = saved
+            self.pending = saved
         return out
 
     def stmt_Pass(self, node, out):
@@ -207,11 +187,11 @@ class Builder(LAReduceMixin, LAViewsMixin, LAMixin, NestedMixin, PackMixin, Expr
         if isinstance(target, ast.Name) and not isinstance(node.value, ast.Tuple):
             value = self.expr(node.value)
             if isinstance(value, Static) and not value.is_number():
-                if target.id in self.var_types:
+                known = self.symbols.type_of(self.symbols.unique(target.id))
+                if known is not None:
                     raise self.error(KernelTypeError, f"variable '{target.id}' holds a value of type "
-                                     f"{type_name(self.var_types[target.id])} and cannot be rebound to "
-                                     f"{value.describe()}", node)
-                self.static_locals[self.renames.get(target.id, target.id)] = value.value
+                                     f"{type_name(known)} and cannot be rebound to {value.describe()}", node)
+                self.symbols.statics[self.symbols.unique(target.id)] = value.value
                 return
             self.assign(target, self.to_value(value, node.value), node, out)
             return
@@ -231,7 +211,7 @@ class Builder(LAReduceMixin, LAViewsMixin, LAMixin, NestedMixin, PackMixin, Expr
         """Store ``value`` into an assignment target (name, element, component, field or tuple)."""
         if isinstance(target, ast.Tuple):
             t = value.type
-            if not isinstance(t, ir.TupleType):
+            if not isinstance(t, TupleType):
                 raise self.error(KernelTypeError, f"cannot unpack a value of type {type_name(t)} into "
                                  f"{len(target.elts)} names", node)
             if len(t.types) != len(target.elts):
@@ -244,26 +224,18 @@ class Builder(LAReduceMixin, LAViewsMixin, LAMixin, NestedMixin, PackMixin, Expr
             for i, elt in enumerate(target.elts):
                 self.assign(elt, ir.IRTupleGet(value, i, t.types[i]), node, out)
             return
-        if isinstance(value.type, ir.TupleType) and not isinstance(target, ast.Name):
+        if isinstance(value.type, TupleType) and not isinstance(target, ast.Name):
             raise self.error(KernelTypeError, "cannot store several values in one place", node)
         if isinstance(target, ast.Name):
-            name = self.renames.get(target.id, target.id)
-            if name in self.static_locals:
+            name = self.symbols.unique(target.id)
+            if name in self.symbols.statics:
                 raise self.error(KernelTypeError, f"'{name}' is a type variable and cannot be assigned a value", node)
-            known = self.var_types.get(name)
-            if known is None:
-                self.locals[name] = value.type
-                self.var_types[name] = value.type
-                self.context.note_type(value.type)
-            elif known != value.type:
-                raise self.error(KernelTypeError, f"variable '{name}' has type {type_name(known)} and cannot be "
-                                 f"assigned a value of type {type_name(value.type)} (a variable keeps its "
-                                 f"first type)", node)
-            out.append(ir.IRAssign(ir.IRLocal(name, known or value.type), value))
+            out.append(ir.IRAssign(self.declare(name, value.type, node), value))
             return
         lvalue = self.expr(target)
         if isinstance(lvalue, Static) or not isinstance(
-                lvalue, (ir.IRArrayElem, ir.IRComponent, ir.IRField, ir.IRRawElem)):
+                lvalue, (ir.IRArrayElem, ir.IRComponent, ir.IRField, ir.IRPackElem, ir.IRLAViewElem,
+                         ir.IRLAScratchElem)):
             raise self.error(KernelSyntaxError, f"cannot assign to '{ast.unparse(target)}'", node)
         if value.type is not lvalue.type:
             what = "array element" if isinstance(lvalue, ir.IRArrayElem) else "component"
@@ -316,11 +288,14 @@ class Builder(LAReduceMixin, LAViewsMixin, LAMixin, NestedMixin, PackMixin, Expr
         if node.orelse:
             raise self.error(KernelSyntaxError, "'for ... else' is not supported", node)
         it = node.iter
-        if isinstance(it, ast.Call) and self.is_la_function(it.func, "inner"):
-            self.la_inner_for(node, out)
-            return
+        if isinstance(it, ast.Call):
+            callee = self.try_static(it.func)
+            rule = None if callee is None else INTRINSICS.rule(callee, "for_iter")
+            if rule is not None:
+                rule(self, callee, node, out)
+                return
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
-                and self.source.lookup("range") is range and "range" not in self.var_types):
+                and self.source.lookup("range") is range and self.symbols.type_of("range") is None):
             raise self.error(KernelSyntaxError, "for loops must iterate over range(...)", node)
         if not 1 <= len(it.args) <= 3 or it.keywords:
             raise self.error(KernelTypeError, "range() takes 1 to 3 positional arguments", node)
@@ -340,13 +315,12 @@ class Builder(LAReduceMixin, LAViewsMixin, LAMixin, NestedMixin, PackMixin, Expr
             sign = 1 if step.value > 0 else -1
         if not isinstance(node.target, ast.Name):
             raise self.error(KernelSyntaxError, "the loop variable must be a single name", node)
-        name = self.renames.get(node.target.id, node.target.id)
-        known = self.var_types.get(name)
+        name = self.symbols.unique(node.target.id)
+        known = self.symbols.type_of(name)
         if known is not None and known is not t:
             raise self.error(KernelTypeError, f"loop variable '{name}' has type {type_name(known)}, but range() "
                              f"yields {type_name(t)}", node)
-        self.locals.setdefault(name, t)
-        self.var_types[name] = t
+        self.symbols.declare(name, t)
         self.loop_depth += 1
         body = self.block(node.body)
         self.loop_depth -= 1
@@ -363,15 +337,22 @@ class Builder(LAReduceMixin, LAViewsMixin, LAMixin, NestedMixin, PackMixin, Expr
         out.append(ir.IRContinue())
 
     def stmt_Return(self, node, out):
-        if self.inlined_return(node, out):
+        if self.inline is not None:  # a local function's return: ends this application
+            fold = self.inline.fold_check
+            if node.value is not None and fold is None:
+                raise self.error(KernelSyntaxError, "a loop body cannot return a value", node)
+            if node.value is None and fold is not None:
+                raise self.error(KernelSyntaxError, "an inner_reduce body must return the value to fold", node)
+            value = None if node.value is None else self.value(node.value)
+            if value is not None:
+                fold(self, value, node)
+            out.append(ir.IRReturn(value))
             return
         if node.value is None:
             value = None
         elif isinstance(node.value, ast.Tuple):
             items = [self.value(e) for e in node.value.elts]
-            t = ir.TupleType(tuple(i.type for i in items))
-            self.context.note_type(t)
-            value = ir.IRConstruct(items, t)
+            value = ir.IRConstruct(items, TupleType(tuple(i.type for i in items)))
         else:
             value = self.value(node.value)
         if self.is_kernel and value is not None:
@@ -391,6 +372,45 @@ class Builder(LAReduceMixin, LAViewsMixin, LAMixin, NestedMixin, PackMixin, Expr
         return cond
 
 
+    # -- local functions ----------------------------------------------------------------------------
+    def stmt_FunctionDef(self, node, out):
+        if node.decorator_list:
+            raise self.error(KernelSyntaxError, "nested functions in kernels cannot have decorators", node)
+        self.symbols.statics[self.symbols.unique(node.name)] = LocalFunction(node)
+
+    def inline_local(self, fn: "LocalFunction", param_types: list, node, fold_check=None) -> ir.IRInlineBody:
+        """``fn`` typed for ``param_types`` in a scope of its own, as an application to fresh
+        argument locals (the caller binds them): the names ``fn`` assigns stay its own."""
+        name = self.symbols.fresh("_inl")
+        suffix = "__" + name[1:]
+        assigned = set(fn.params)
+        body_nodes = fn.node.body if isinstance(fn.node.body, list) else [fn.node.body]
+        for n in ast.walk(ast.Module(body=body_nodes, type_ignores=[])):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                assigned.add(n.id)
+            elif isinstance(n, ast.FunctionDef):
+                assigned.add(n.name)
+        saved = self.loop_depth, self.inline
+        self.symbols.push_scope(assigned, suffix)
+        self.loop_depth, self.inline = 0, InlineScope(fold_check)
+        try:
+            params = [self.declare(self.symbols.unique(p), t, node) for p, t in zip(fn.params, param_types)]
+            if isinstance(fn.node, ast.Lambda):
+                value = self.expr(fn.node.body)
+                if fold_check is not None:
+                    value = self.to_value(value, fn.node.body)
+                    fold_check(self, value, fn.node)
+                    stmts = [ir.IRReturn(value)]
+                else:
+                    stmts = [] if not isinstance(value, ir.IRExpr) else [ir.IRExprStmt(value)]
+            else:
+                stmts = self.block(fn.node.body)
+        finally:
+            self.symbols.pop_scope()
+            self.loop_depth, self.inline = saved
+        args = [ir.IRLocal(self.symbols.temp(p.type, f"_arg{name}_"), p.type) for p in params]
+        return ir.IRInlineBody(name, params, args, stmts, fold=fold_check is not None)
+
 
 def _describe(stmt) -> str:
     return {"With": "with", "Try": "try", "Raise": "raise", "Import": "import", "ImportFrom": "import",
@@ -403,4 +423,3 @@ def _tname(t) -> str:
     return "nothing" if t is None else type_name(t)
 
 
-__all__ = ["Builder", "InstantiationContext", "ArrayType", "bool_", "is_composite_type"]

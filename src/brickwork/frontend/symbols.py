@@ -1,0 +1,71 @@
+"""The symbol table of one function being typed: runtime locals, compile-time names, fresh names.
+
+A local function (nested ``def`` or ``lambda``) types in a child scope: the names it assigns are
+its own (Python's scoping), so the table gives them unique names in the function being built;
+names it only reads resolve in the enclosing scopes.
+"""
+
+from __future__ import annotations
+
+from ..errors import KernelTypeError
+from ..types.arrays import type_name
+
+
+class SymbolTable:
+    """Locals (declared once, with one type), parameters, static names and fresh-name counters."""
+
+    def __init__(self, params: dict):
+        self.params = dict(params)
+        self.locals: dict = {}  # runtime locals of the function (parameters excluded) -> type
+        self.types: dict = dict(params)  # every runtime name -> type
+        self.statics: dict = {}  # names bound to compile-time values (type variables, local functions)
+        self._renames: list[dict] = [{}]  # per scope: source name -> unique name
+        self._counters: dict = {}
+
+    # -- names --------------------------------------------------------------------------------
+    def fresh(self, prefix: str) -> str:
+        """A name no other symbol of this function has, spelled ``<prefix><n>``."""
+        n = self._counters.get(prefix, 0) + 1
+        self._counters[prefix] = n
+        return f"{prefix}{n}"
+
+    def unique(self, name: str) -> str:
+        """The name a source name stands for in the current scope."""
+        for scope in reversed(self._renames):
+            if name in scope:
+                return scope[name]
+        return name
+
+    def push_scope(self, own_names, suffix: str) -> None:
+        """Enter a local function's scope: ``own_names`` become ``<name><suffix>``."""
+        self._renames.append({n: n + suffix for n in own_names})
+
+    def pop_scope(self) -> None:
+        self._renames.pop()
+
+    # -- runtime locals -----------------------------------------------------------------------
+    def type_of(self, name: str):
+        return self.types.get(name)
+
+    def declare(self, name: str, t, what: str = "variable"):
+        """Declare (or re-use) local ``name`` of type ``t``; a second type is an error the caller
+        reports (returns the known type when it differs)."""
+        known = self.types.get(name)
+        if known is None:
+            self.types[name] = t
+            if name not in self.params:
+                self.locals[name] = t
+        return known
+
+    def temp(self, t, prefix: str = "_tmp") -> str:
+        name = self.fresh(prefix)
+        self.declare(name, t)
+        return name
+
+
+def conflict(name: str, known, t) -> str:
+    return (f"variable '{name}' has type {type_name(known)} and cannot be assigned a value of type "
+            f"{type_name(t)} (a variable keeps its first type)")
+
+
+__all__ = ["SymbolTable", "conflict", "KernelTypeError"]

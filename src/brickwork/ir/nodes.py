@@ -1,0 +1,473 @@
+"""The typed, target-neutral IR: what typing produces, what passes rewrite, what targets render.
+
+Node classes carry an ``IR`` prefix so they are never confused with Python's ``ast`` nodes.
+Every expression has a concrete ``type`` (a kernel-language type object); statements have none.
+Control flow is structured: loops, ifs, and regions that a statement may leave early (the
+``return`` of an inlined body). Calls name a builtin by id; ``select_builtins`` attaches a
+target's implementation to ``IRCall.impl`` as the last pass, nothing before it does.
+
+Constructs of the loop abstraction (``IRLA*``), of mesh packs (``IRPack*``) and of nested
+parallelism (``IRTeam*``) keep their meaning until a target's passes expand them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class IRExpr:
+    type: object
+
+
+class IRStmt:
+    pass
+
+
+# -- expressions ---------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class IRConst(IRExpr):
+    value: object
+    type: object
+
+
+@dataclass(eq=False)
+class IRLocal(IRExpr):
+    name: str
+    type: object
+
+
+@dataclass(eq=False)
+class IRCall(IRExpr):
+    """A builtin call; ``op`` is the builtin's id. ``impl`` stays None until ``select_builtins``."""
+
+    op: str
+    args: list
+    type: object
+    impl: object = None
+
+
+@dataclass(eq=False)
+class IRFuncCall(IRExpr):
+    """A call of a user function instance."""
+
+    func: object  # IRFunction
+    args: list
+    type: object
+
+
+@dataclass(eq=False)
+class IRCast(IRExpr):
+    arg: IRExpr
+    type: object
+
+
+@dataclass(eq=False)
+class IRConstruct(IRExpr):
+    """A vector, matrix, quaternion, struct or tuple built from its components or fields."""
+
+    args: list
+    type: object
+
+
+@dataclass(eq=False)
+class IRArrayElem(IRExpr):
+    array: IRExpr
+    indices: list
+    type: object
+
+
+@dataclass(eq=False)
+class IRArrayShape(IRExpr):
+    array: IRExpr
+    dim: int
+    type: object
+
+
+@dataclass(eq=False)
+class IRComponent(IRExpr):
+    """``v[i]`` of a vector or quaternion, ``m[i, j]`` of a matrix (indices are expressions)."""
+
+    base: IRExpr
+    indices: list
+    type: object
+
+
+@dataclass(eq=False)
+class IRField(IRExpr):
+    base: IRExpr
+    name: str
+    type: object
+
+
+@dataclass(eq=False)
+class IRTupleGet(IRExpr):
+    base: IRExpr
+    index: int
+    type: object
+
+
+@dataclass(eq=False)
+class IRSelect(IRExpr):
+    cond: IRExpr
+    if_true: IRExpr
+    if_false: IRExpr
+    type: object
+
+
+@dataclass(eq=False)
+class IRRawElem(IRExpr):
+    """Element ``offset`` (int64) of a ``type`` buffer at ``address`` (int64): lowered pack storage."""
+
+    address: IRExpr
+    offset: IRExpr
+    type: object
+
+
+@dataclass(eq=False)
+class IRTid(IRExpr):
+    """Index of the current grid point along one launch dimension (int32)."""
+
+    dim: int
+    type: object
+
+
+@dataclass(eq=False)
+class IRLocalArray(IRExpr):
+    """A fixed-size array local to one thread (``IRFunction.buffers`` declares its storage)."""
+
+    name: str
+    type: object  # ArrayType(dtype, 1)
+
+
+# -- statements ----------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class IRAssign(IRStmt):
+    target: IRExpr
+    value: IRExpr
+
+
+@dataclass(eq=False)
+class IRExprStmt(IRStmt):
+    expr: IRExpr
+
+
+@dataclass(eq=False)
+class IRIf(IRStmt):
+    cond: IRExpr
+    body: list
+    orelse: list
+
+
+@dataclass(frozen=True)
+class SimdReduction:
+    """Iterations of a simd loop fold into ``acc`` with ``join`` (sum, prod, min or max)."""
+
+    join: str
+    acc: str  # name of the accumulator local
+
+
+@dataclass(eq=False)
+class IRFor(IRStmt):
+    var: IRLocal
+    start: IRExpr
+    stop: IRExpr
+    step: IRExpr
+    body: list
+    step_sign: int = 1  # +1 or -1 when the step is a compile-time constant, 0 if unknown
+    simd: bool = False  # iterations are independent (inner loops of nested parallelism, la rows)
+    reduction: SimdReduction | None = None
+
+
+@dataclass(eq=False)
+class IRWhile(IRStmt):
+    cond: IRExpr
+    body: list
+
+
+@dataclass(eq=False)
+class IRBreak(IRStmt):
+    pass
+
+
+@dataclass(eq=False)
+class IRContinue(IRStmt):
+    pass
+
+
+@dataclass(eq=False)
+class IRBlock(IRStmt):
+    """Statements in sequence (what one source statement expanded into)."""
+
+    body: list
+
+
+@dataclass(eq=False)
+class IRRegion(IRStmt):
+    """Statements that ``IRExitRegion(name)`` may leave early (an inlined body's ``return``)."""
+
+    name: str
+    body: list
+
+
+@dataclass(eq=False)
+class IRExitRegion(IRStmt):
+    name: str
+
+
+@dataclass(eq=False)
+class IRReturn(IRStmt):
+    value: IRExpr | None
+
+
+class Format(str):
+    """A printf format string (printed as is, with the values substituted)."""
+
+
+@dataclass(eq=False)
+class IRPrint(IRStmt):
+    """Print ``parts`` (strings, a ``Format`` and expressions) separated by ``sep``."""
+
+    parts: list
+    sep: str = " "
+    newline: bool = True
+
+
+@dataclass(eq=False)
+class IRExpect(IRStmt):
+    """``expect_eq``/``expect_neq``: print ``message`` with both values when the check fails."""
+
+    equal: bool
+    left: IRExpr
+    right: IRExpr
+    message: str
+
+
+@dataclass(eq=False)
+class IRInlineBody(IRStmt):
+    """A local function (nested ``def`` or ``lambda``) typed for one call site, applied to ``args``.
+
+    Inside ``body`` a ``return`` ends this application only; with ``fold`` (an ``inner_reduce``
+    body) ``return value`` folds the value into the slice's accumulator. ``inline_local_functions``
+    turns this into assignments and an ``IRRegion``.
+    """
+
+    name: str  # unique among the function's inlined bodies
+    params: list  # [IRLocal]
+    args: list  # [IRExpr]
+    body: list
+    fold: bool = False
+
+
+# -- nested parallelism (par_for_outer teams) -----------------------------------------------------
+
+
+@dataclass(eq=False)
+class IRTeamBegin(IRExpr):
+    """A fresh team whose scratch arena holds ``arena_bytes`` (int64) bytes."""
+
+    arena_bytes: IRExpr
+    type: object  # TEAM_MEMBER
+
+
+@dataclass(eq=False)
+class IRTeamScratch(IRExpr):
+    """A scratch array of the team's arena: ``type`` is ArrayType(dtype, len(sizes))."""
+
+    member: IRExpr
+    sizes: list
+    type: object
+
+
+@dataclass(eq=False)
+class IRTeamLoop(IRStmt):
+    """``par_for_inner``: ``var`` over ``lo..hi`` inclusive, iterations independent, in one team."""
+
+    member: IRExpr
+    var: IRLocal
+    lo: IRExpr
+    hi: IRExpr
+    body: list
+
+
+@dataclass(eq=False)
+class IRTeamBarrier(IRStmt):
+    """Every thread of the team reaches this point before any goes on (``member`` None: the slice)."""
+
+    member: IRExpr | None
+
+
+# -- mesh packs -----------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class PackVar:
+    """Which variable component of a pack: flat index = lower bound of ``position`` + ``offset``
+    (``position`` None: ``offset`` is the flat index itself)."""
+
+    position: int | None
+    offset: IRExpr
+
+
+@dataclass(eq=False)
+class IRPackElem(IRExpr):
+    """One element of a pack's storage: block ``block``, variable ``var``, topological ``element``
+    (or flux direction ``flux_dir``, 1-based), at cell ``kji`` or at flat memory offset ``memory``."""
+
+    pack: IRExpr
+    block: IRExpr
+    var: PackVar
+    element: int
+    flux_dir: IRExpr | None
+    kji: list | None
+    memory: IRExpr | None
+    type: object
+
+
+@dataclass(eq=False)
+class IRPackBound(IRExpr):
+    """Lower or upper flat index (``which``) of variable ``position`` in block ``block``."""
+
+    pack: IRExpr
+    block: IRExpr
+    position: int
+    which: str
+    type: object
+
+
+# -- the loop abstraction ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LAConfig:
+    """What an outer body was compiled for: tags, backend, dimensionality, chunking, reducer."""
+
+    loop: str  # bvoi | bovi | boiv
+    inner: str  # logical_flat | logical_coords | memory
+    backend: str  # raw | team
+    ndim: int
+    chunk: str  # count | i_pencil | ij_slab | kji_cube
+    reducer: object = None  # a la reducer (value_type, dtype, join, identity, with_location)
+
+
+#: Geometry of an index space, passed to every outer body as hidden int32 parameters ``_la_<name>``.
+LA_GEOMETRY = ("ks", "ke", "js", "je", "is", "ie", "NK", "NJ", "NI", "ninner", "nouter")
+
+
+@dataclass(eq=False)
+class IRLAOuter(IRStmt):
+    """The body of an outer kernel: runs once per slice of the index space; ``block`` is ``b``."""
+
+    config: LAConfig
+    block: IRLocal
+    body: list
+
+
+@dataclass(eq=False)
+class IRLAInner(IRStmt):
+    """Visit the cells of the slice grown by ``halo`` with tag ``inner``, binding ``params`` (the
+    index, or k, j, i); ``reduce``: an ``inner_reduce`` whose body folds (``IRLAFold``)."""
+
+    halo: object
+    inner: str
+    params: list
+    body: list
+    reduce: bool = False
+
+
+@dataclass(eq=False)
+class IRLAGetKJI(IRExpr):
+    """``rng.get_kji(index)``: the (k, j, i) of an index of the slice."""
+
+    index: IRExpr
+    type: object  # tuple of three int32
+
+
+@dataclass(eq=False)
+class IRLAScratch(IRStmt):
+    """Allocate per-point scratch ``storage`` (ArrayType(dtype, 1)) over the slice grown by ``halo``,
+    ``dims`` components per point."""
+
+    storage: IRLocal
+    halo: object
+    dims: tuple
+
+
+@dataclass(eq=False)
+class IRLAScratchElem(IRExpr):
+    """Component ``comps`` of the scratch ``storage`` at ``point`` (an index or k, j, i)."""
+
+    storage: IRLocal
+    comps: list
+    point: list
+    type: object
+
+
+@dataclass(eq=False)
+class IRLAScratchZero(IRStmt):
+    storage: IRLocal
+
+
+@dataclass(eq=False)
+class LAView:
+    """A view of a slice into a pack's variables (``kind`` pack) or fluxes (``kind`` flux, through
+    faces of ``direction``)."""
+
+    kind: str
+    pack: IRExpr
+    direction: IRExpr | None = None
+
+
+@dataclass(eq=False)
+class IRLAViewElem(IRExpr):
+    """An element of a view at ``point`` (an index or k, j, i)."""
+
+    view: LAView
+    var: PackVar
+    element: int
+    point: list
+    type: object
+
+
+@dataclass(eq=False)
+class IRLAFold(IRStmt):
+    """Fold ``value`` into the slice's accumulator (``location``: (b, k, j, i), filled by expansion)."""
+
+    value: IRExpr
+    location: tuple | None = None
+
+
+@dataclass(eq=False)
+class IRSliceReduction(IRStmt):
+    """A slice of an ``outer_reduce``: fold ``body`` into an accumulator, store it at
+    ``partials[slice_id]``."""
+
+    reducer: object
+    partials: IRLocal
+    slice_id: IRExpr
+    body: list
+
+
+# -- functions -----------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class IRFunction:
+    """A concrete kernel or function: parameters, locals and body."""
+
+    name: str  # unique identifier in the translation unit
+    params: list  # [(name, type)]
+    locals: dict  # name -> type (declared at the top)
+    body: list
+    return_type: object = None
+    is_kernel: bool = False
+    tid_dims: int = 1
+    simd_innermost: bool = True  # False when the body has simd loops of its own
+    callees: list = field(default_factory=list)  # IRFunction of functions called, callees first
+    label: str = ""  # readable name with types, for logs
+    buffers: dict = field(default_factory=dict)  # name -> (dtype, count) of IRLocalArray storage
+
+

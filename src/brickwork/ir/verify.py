@@ -1,0 +1,106 @@
+"""Checks that an IR function is well formed; run after typing and after every pass in debug mode.
+
+A failure is a brickwork bug (a pass broke an invariant), reported as ``IRVerifyError`` with the
+pass that ran last and the offending node.
+"""
+
+from __future__ import annotations
+
+from ..types.opaque import TEAM_MEMBER
+from . import nodes as ir
+from .printer import expr as show
+from .walk import children
+
+
+class IRVerifyError(AssertionError):
+    """The IR broke an invariant (a compiler bug, never a user error)."""
+
+
+_LA_ONLY = (ir.IRLAInner, ir.IRLAGetKJI, ir.IRLAScratch, ir.IRLAScratchElem, ir.IRLAScratchZero,
+            ir.IRLAViewElem)
+
+
+def verify(fn: ir.IRFunction, after: str = "typing", target_neutral: bool = True) -> None:
+    """Raise ``IRVerifyError`` unless ``fn`` is consistent: every local declared with one type,
+    assignments type-correct, regions exited from inside, barriers and loop-abstraction nodes only
+    where a team or slice exists, builtin calls without a target implementation while neutral."""
+    declared = dict(fn.params)
+    declared.update(fn.locals)
+    _Verifier(fn, declared, after, target_neutral).block(fn.body, regions=(), in_slice=False, in_inline=False)
+
+
+class _Verifier:
+    def __init__(self, fn, declared, after, neutral):
+        self.fn, self.declared, self.after, self.neutral = fn, declared, after, neutral
+
+    def fail(self, message, node):
+        text = show(node) if isinstance(node, ir.IRExpr) else type(node).__name__
+        raise IRVerifyError(f"IR of {self.fn.label or self.fn.name} after {self.after}: {message}: {text}")
+
+    def block(self, stmts, regions, in_slice, in_inline):
+        for s in stmts:
+            self.stmt(s, regions, in_slice, in_inline)
+
+    def stmt(self, s, regions, in_slice, in_inline):
+        if not isinstance(s, ir.IRStmt):
+            self.fail("a statement list holds a non-statement", s)
+        if isinstance(s, ir.IRAssign):
+            self.expr(s.target, in_slice)
+            self.expr(s.value, in_slice)
+            if s.target.type != s.value.type:
+                self.fail(f"assignment of {s.value.type!r} to {s.target.type!r}", s.target)
+        elif isinstance(s, ir.IRExitRegion):
+            if s.name not in regions:
+                self.fail(f"exit of region {s.name!r} outside it", s)
+        elif isinstance(s, ir.IRTeamBarrier):
+            if s.member is None and not in_slice:
+                self.fail("a slice barrier outside an outer body", s)
+            if s.member is not None and s.member.type is not TEAM_MEMBER:
+                self.fail("a barrier of something that is not a team", s.member)
+        elif isinstance(s, (_LA_ONLY + (ir.IRLAFold,))) and not in_slice:
+            self.fail("a loop-abstraction construct outside an outer body", s)
+        elif isinstance(s, ir.IRReturn) and s.value is not None and not in_inline:
+            if s.value.type != self.fn.return_type:
+                self.fail(f"return of {s.value.type!r} from a function returning {self.fn.return_type!r}", s.value)
+        for child in _child_exprs(s):
+            self.expr(child, in_slice)
+        inner_regions = regions + ((s.name,) if isinstance(s, ir.IRRegion) else ())
+        inner_slice = in_slice or isinstance(s, (ir.IRLAOuter, ir.IRSliceReduction))
+        inner_inline = in_inline or isinstance(s, ir.IRInlineBody)
+        for body in _child_blocks(s):
+            self.block(body, inner_regions, inner_slice, inner_inline)
+
+    def expr(self, e, in_slice):
+        if not isinstance(e, ir.IRExpr):
+            self.fail("an expression slot holds a non-expression", e)
+        if isinstance(e, ir.IRLocal):
+            known = self.declared.get(e.name)
+            if known is None:
+                self.fail("local used but never declared", e)
+            if known != e.type:
+                self.fail(f"local declared {known!r} but used as {e.type!r}", e)
+        elif isinstance(e, ir.IRCall) and self.neutral and e.impl is not None:
+            self.fail("a builtin call carries a target implementation before select_builtins", e)
+        elif isinstance(e, _LA_ONLY) and not in_slice:
+            self.fail("a loop-abstraction construct outside an outer body", e)
+        for child in _child_exprs(e):
+            self.expr(child, in_slice)
+
+
+def _child_exprs(node):
+    for c in children(node):
+        if isinstance(c, ir.IRExpr):
+            yield c
+        elif isinstance(c, ir.PackVar):
+            yield c.offset
+        elif isinstance(c, ir.LAView):
+            yield c.pack
+            if c.direction is not None:
+                yield c.direction
+
+
+def _child_blocks(s):
+    for name in ("body", "orelse"):
+        value = getattr(s, name, None)
+        if isinstance(value, list):
+            yield value

@@ -1,0 +1,149 @@
+"""Typing rules of mesh packs in kernel code: ``pack[b, var(c), k, j, i]``, ``pack.flux[...]``,
+bound queries, and variable tags called at compile time (``rho(1)``).
+
+A pack reaches a kernel as a struct whose type carries ``_bw_pack`` (variable names, component
+counts, value dtype; see ``kernel_pack``). Typing keeps the pack's identity: an access is an
+``IRPackElem`` naming the pack, block, variable and cell, a bound query an ``IRPackBound``; the
+``lower_pack_access`` pass turns them into loads from the pack's address tables.
+"""
+
+from __future__ import annotations
+
+from .. import ir
+from ..errors import KernelTypeError
+from ..frontend.expressions import RUNTIME_COMPONENT, Static
+from ..frontend.intrinsics import INTRINSICS
+from ..types.arrays import type_name
+from ..types.scalars import int32
+from .indexing import TopologicalElement
+from .pack import VarRef, VarTag
+
+PACK_METHODS = ("flux", "get_lower_bound", "get_upper_bound", "get_size", "get_nblocks", "contains")
+
+
+def is_pack_type(t) -> bool:
+    return getattr(t, "_bw_pack", None) is not None
+
+
+class PackMethod:
+    """``pack.flux`` and the bound queries, before the call."""
+
+    def __init__(self, pack, name):
+        self.pack = pack
+        self.name = name
+
+
+def var_position(typer, pack, ref, node) -> tuple[int, ir.IRExpr]:
+    """Descriptor position of a variable reference and its component (an int32 expression)."""
+    info = pack.type._bw_pack
+    names = info["vars"]
+    tag = ref.tag if isinstance(ref, (VarRef, RUNTIME_COMPONENT)) else ref
+    name = tag.name if isinstance(tag, VarTag) else None
+    if name not in names:
+        raise typer.error(KernelTypeError, f"variable {name or ref!r} is not in this pack (it has "
+                          f"{', '.join(names)})", node)
+    position = names.index(name)
+    if isinstance(ref, RUNTIME_COMPONENT):
+        return position, ref.component_expr
+    c = int(ref.component) if isinstance(ref, VarRef) else 0
+    size = info["sizes"][position]
+    if not 0 <= c < size:
+        raise typer.error(KernelTypeError, f"component {c} of variable '{name}' is out of range [0, {size})", node)
+    return position, ir.IRConst(c, int32)
+
+
+def pack_var(typer, pack, spec, node) -> ir.PackVar:
+    """The variable a pack index names: a tag (``rho``, ``rho(c)``) or a runtime flat index."""
+    if isinstance(spec, Static):
+        position, component = var_position(typer, pack, spec.value, node)
+        return ir.PackVar(position, component)
+    value = typer.to_value(spec, node)
+    if value.type is not int32:
+        raise typer.error(KernelTypeError, f"a pack variable index must be a variable tag or an int32, got "
+                          f"{type_name(value.type)}", node)
+    return ir.PackVar(None, value)
+
+
+def element_of(value) -> int | None:
+    """The element slot of a topological element key (``TE.F2`` -> 1), None for anything else."""
+    return int(value) % 3 if isinstance(value, TopologicalElement) else None
+
+
+def _cell_indices(typer, nodes, node) -> list:
+    kji = [typer.value(n) for n in nodes]
+    for x in kji:
+        if not getattr(x.type, "is_int", False):
+            raise typer.error(KernelTypeError, f"pack indices must be integers, got {type_name(x.type)}", node)
+    return kji
+
+
+def _element(typer, pack, index_nodes, node) -> ir.IRExpr:
+    """``pack[b, var(c), k, j, i]``, ``pack[b, TE.F1, var(c), k, j, i]`` or ``pack[b, idx, k, j, i]``."""
+    if len(index_nodes) not in (5, 6):
+        raise typer.error(KernelTypeError, f"a pack takes [b, var, k, j, i] or [b, element, var, k, j, i], got "
+                          f"{len(index_nodes)} indices", node)
+    b = typer.value(index_nodes[0])
+    element = 0
+    rest = index_nodes[1:]
+    if len(index_nodes) == 6:
+        element = int(typer.static_value(rest[0])) % 3
+        rest = rest[1:]
+    var = pack_var(typer, pack, typer.expr(rest[0]), node)
+    return ir.IRPackElem(pack, b, var, element, None, _cell_indices(typer, rest[1:], node), None,
+                         pack.type._bw_pack["dtype"])
+
+
+def _flux(typer, pack, arg_nodes, node) -> ir.IRExpr:
+    """``pack.flux(b, dir, var, k, j, i)`` (read) or ``pack.flux[b, dir, var, k, j, i]`` (read/write)."""
+    if len(arg_nodes) != 6:
+        raise typer.error(KernelTypeError, "pack.flux takes [b, dir, var, k, j, i]", node)
+    b = typer.value(arg_nodes[0])
+    direction = typer.value(arg_nodes[1])
+    var = pack_var(typer, pack, typer.expr(arg_nodes[2]), node)
+    return ir.IRPackElem(pack, b, var, 0, direction, _cell_indices(typer, arg_nodes[3:], node), None,
+                         pack.type._bw_pack["dtype"])
+
+
+def _attribute(typer, base, attr, node):
+    return Static(PackMethod(base, attr)) if attr in PACK_METHODS else None
+
+
+def _method_subscript(typer, method: PackMethod, index_nodes, node):
+    if method.name != "flux":
+        raise typer.error(KernelTypeError, f"pack.{method.name} is called, not indexed", node)
+    return _flux(typer, method.pack, index_nodes, node)
+
+
+def _call_method(typer, method: PackMethod, node):
+    pack, name = method.pack, method.name
+    args = node.args
+    if name == "get_nblocks":
+        return ir.IRField(pack, "nblocks", pack.type._field_types["nblocks"])
+    if name == "flux":
+        if node.keywords:
+            raise typer.error(KernelTypeError, "pack.flux takes no keyword arguments", node)
+        return _flux(typer, pack, args, node)
+    if len(args) != 2:
+        raise typer.error(KernelTypeError, f"pack.{name}(b, var) takes 2 arguments", node)
+    b = typer.value(args[0])
+    spec = typer.expr(args[1])
+    position, _ = var_position(typer, pack, spec.value, node)
+    lower = ir.IRPackBound(pack, b, position, "lower", int32)
+    upper = ir.IRPackBound(pack, b, position, "upper", int32)
+    if name == "get_lower_bound":
+        return lower
+    if name == "get_upper_bound":
+        return upper
+    size = typer.builtin_call("add", [typer.builtin_call("sub", [upper, lower], node), ir.IRConst(1, int32)], node)
+    if name == "get_size":
+        return size
+    return typer.builtin_call("gt", [size, ir.IRConst(0, int32)], node)  # contains
+
+
+def _call_tag(typer, tag: VarTag, node):
+    return typer.static_call(tag, node)
+
+
+INTRINSICS.register_type(is_pack_type, value_attribute=_attribute, value_subscript=_element)
+INTRINSICS.register(PackMethod, call=_call_method, subscript=_method_subscript)
+INTRINSICS.register(VarTag, call=_call_tag)

@@ -1,0 +1,30 @@
+"""Passes over the IR: each a frozen dataclass named by its verb, ``run(fn) -> fn``, one module each.
+
+A target lists the passes it needs in order (``Target.passes``); ``run_passes`` applies them to a
+function and, in debug mode, verifies the IR after every pass.
+"""
+
+from __future__ import annotations
+
+from .. import ir
+from .expand_loop_abstraction import ExpandLoopAbstraction
+from .inline_local_functions import InlineLocalFunctions
+from .lower_pack_access import LowerPackAccess
+from .lower_reductions import LowerReductions
+from .lower_teams import LowerTeams
+from .select_builtins import SelectBuiltins
+
+
+def run_passes(fn: ir.IRFunction, passes, verify: bool = False, observe=None) -> ir.IRFunction:
+    """``fn`` after every pass in order; ``observe(pass_name, fn)`` sees each stage (dumps, tests)."""
+    for p in passes:
+        fn = p.run(fn)
+        if verify:
+            ir.verify(fn, after=p.name, target_neutral=not isinstance(p, SelectBuiltins))
+        if observe is not None:
+            observe(p.name, fn)
+    return fn
+
+
+__all__ = ["ExpandLoopAbstraction", "InlineLocalFunctions", "LowerPackAccess", "LowerReductions", "LowerTeams",
+           "SelectBuiltins", "run_passes"]

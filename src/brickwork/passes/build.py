@@ -1,0 +1,45 @@
+"""Small helpers for passes that build IR: typed builtin calls, int32 constants, fresh locals."""
+
+from __future__ import annotations
+
+from .. import ir
+from ..builtins import resolve
+from ..types.scalars import int32
+
+
+def op(name: str, *args) -> ir.IRCall:
+    """A call of builtin ``name`` with its result type from the builtin table."""
+    _, t = resolve(name, [a.type for a in args])
+    return ir.IRCall(name, list(args), t)
+
+
+def i32(value: int) -> ir.IRConst:
+    return ir.IRConst(int(value), int32)
+
+
+class Locals:
+    """Declares new locals of one function under names it does not use yet."""
+
+    def __init__(self, fn: ir.IRFunction):
+        self.fn = fn
+        self.counter = 0
+
+    def new(self, prefix: str, t) -> ir.IRLocal:
+        while True:
+            self.counter += 1
+            name = f"{prefix}{self.counter}"
+            if name not in self.fn.locals and all(name != p for p, _ in self.fn.params):
+                break
+        self.fn.locals[name] = t
+        return ir.IRLocal(name, t)
+
+    def named(self, name: str, t) -> ir.IRLocal:
+        """The local ``name`` (declared if new)."""
+        self.fn.locals.setdefault(name, t)
+        return ir.IRLocal(name, t)
+
+    def assign(self, value, out: list, prefix: str = "_lt") -> ir.IRLocal:
+        """A new local holding ``value`` (the assignment appended to ``out``)."""
+        local = self.new(prefix, value.type)
+        out.append(ir.IRAssign(local, value))
+        return local

@@ -1,0 +1,29 @@
+"""lower_teams: nested parallelism where a team is one thread (the CPU mapping).
+
+``IRTeamLoop`` becomes a simd ``IRFor`` over ``lo..hi``; a barrier is program order and vanishes.
+Team creation and team scratch stay: the target's runtime implements them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import ir
+from .build import i32, op
+
+
+@dataclass(frozen=True)
+class LowerTeams:
+    name: str = "lower_teams"
+
+    def run(self, fn: ir.IRFunction) -> ir.IRFunction:
+        return _Lower().function(fn)
+
+
+class _Lower(ir.Rewriter):
+    def r_IRTeamLoop(self, s: ir.IRTeamLoop):
+        stop = op("add", self.expr(s.hi), i32(1))
+        return ir.IRFor(s.var, self.expr(s.lo), stop, i32(1), self.stmts(s.body), 1, simd=True)
+
+    def r_IRTeamBarrier(self, s):
+        return None  # one thread per team: program order already orders producers and consumers

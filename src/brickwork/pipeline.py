@@ -1,0 +1,128 @@
+"""The compiler in one place: source -> IR -> passes -> text -> artifact -> entry.
+
+    fn, callees = type_instance(kernel, arg_types, label)       # frontend: typed, target-neutral IR
+    fn, callees = lower(fn, callees, target)                     # the target's passes, in order
+    text = target.render(fn, callees, label)                     # target text (C++ for the CPU)
+    path, meta = target.compile_many([(key, text, label, meta)]) # cached artifact
+    entry = target.load(path, meta)                              # callable entry point
+
+``key_parts`` says what a cache key covers; ``build`` runs the whole sequence for a batch of
+instances (compiles in parallel, an error stays with its own instance).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import sys
+
+from . import __version__, config, ir
+from .frontend.fingerprint import function_fingerprint
+from .frontend.typer import InstantiationContext, Typer
+from .jit import cache
+from .jit.toolchain import generator_digest
+from .passes import run_passes
+from .targets.base import Target
+from .targets.cpu import CPU
+from .types.keys import type_key
+
+log = logging.getLogger("brickwork")
+
+#: The target every instance compiles for (one today; CUDA adds another).
+DEFAULT_TARGET: Target = CPU
+
+
+def key_parts(kernel, arg_types, target: Target = DEFAULT_TARGET) -> dict:
+    """What an instance's cache key covers; all of it is known before typing."""
+    return {
+        "brickwork version": __version__, "target": target.name, "compiler and flags": target.identity(),
+        "code generator and runtime header": generator_digest(),
+        "kernel source and reached functions/constants": function_fingerprint(kernel.source),
+        "argument types": ",".join(type_key(t) for t in arg_types),
+        "kernel form": kernel.form,
+    }
+
+
+def cache_key(parts: dict) -> str:
+    return hashlib.sha256("|".join(parts.values()).encode()).hexdigest()[:40]
+
+
+def type_instance(kernel, arg_types, label: str) -> tuple[ir.IRFunction, list]:
+    """The target-neutral IR of a kernel for concrete argument types, and the functions it calls."""
+    context = InstantiationContext()
+    params = dict(zip((n for n, _ in kernel.params), arg_types))
+    fn = Typer(kernel.source, params, is_kernel=True, context=context, name="kernel", label=label,
+               **kernel.builder_options()).build()
+    return fn, list(context.order)
+
+
+def lower(fn: ir.IRFunction, callees: list, target: Target = DEFAULT_TARGET) -> tuple[ir.IRFunction, list]:
+    """``fn`` and its callees after the target's passes (calls are re-pointed at lowered callees)."""
+    dump = config.dump
+    passes = target.passes()
+    lowered: dict = {}
+    out = []
+    for f in [*callees, fn]:
+        if config.verify_ir:
+            ir.verify(f, after="typing")
+        if "ir" in dump:
+            _dump(f"IR of {f.label} after typing", ir.format_function(f))
+        observe = (lambda name, g: _dump(f"IR of {g.label} after {name}", ir.format_function(g))) \
+            if "passes" in dump else None
+        g = run_passes(f, passes, verify=config.verify_ir, observe=observe)
+        g = _repoint(g, lowered)
+        lowered[id(f)] = g
+        out.append(g)
+    return out[-1], out[:-1]
+
+
+def generate(kernel, arg_types, label: str, target: Target = DEFAULT_TARGET) -> tuple[str, dict]:
+    """Source text of one instance and its metadata (``tid_dims``)."""
+    fn, callees = lower(*type_instance(kernel, arg_types, label), target)
+    text = target.render(fn, callees, label)
+    if "source" in config.dump:
+        _dump(f"{target.name} source of {label}", text)
+    return text, {"tid_dims": fn.tid_dims}
+
+
+def build(batch: list, target: Target = DEFAULT_TARGET) -> None:
+    """Generate, compile (in parallel) and load every instance of ``batch`` not in the cache.
+
+    Each instance has ``kernel``, ``arg_types``, ``label``, ``key()``, ``key_parts``, ``loaded_from``
+    and ``fail``; a user error in one instance is kept on that instance only."""
+    jobs, owners = [], []
+    for inst in batch:
+        found = cache.lookup(inst.key())
+        if found is not None:  # warm: no typing, no passes, no rendering
+            inst.loaded_from(*found)
+            continue
+        try:
+            text, meta = generate(inst.kernel, inst.arg_types, inst.label, target)
+        except Exception as e:  # noqa: BLE001 - a user error belongs to its own instance only
+            inst.fail(e)
+            continue
+        jobs.append((inst.key(), text, inst.label, dict(meta, key_parts=inst.key_parts)))
+        owners.append(inst)
+    for inst, result in zip(owners, target.compile_many(jobs)):
+        if isinstance(result, Exception):
+            inst.fail(result)
+            continue
+        inst.loaded_from(*result)
+        log.info("%s compiled for %s in %.0f ms", inst.label, target.name,
+                 1e3 * result[1].get("compile_seconds", 0.0))
+
+
+def _repoint(fn: ir.IRFunction, lowered: dict) -> ir.IRFunction:
+    """Calls in ``fn`` refer to the lowered versions of its callees."""
+    if not lowered:
+        return fn
+
+    class _Calls(ir.Rewriter):
+        def r_IRFuncCall(self, e):
+            return ir.IRFuncCall(lowered.get(id(e.func), e.func), [self.expr(a) for a in e.args], e.type)
+
+    return _Calls().function(fn)
+
+
+def _dump(title: str, text: str) -> None:
+    print(f"---- {title} ----\n{text}", file=sys.stderr)

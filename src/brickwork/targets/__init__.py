@@ -1,0 +1,1 @@
+"""Targets: each bundles its passes, renderer, compiler and loader (``Target``)."""

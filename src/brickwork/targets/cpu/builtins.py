@@ -1,0 +1,42 @@
+"""How the CPU target implements each builtin: a C++ expression over the rendered arguments.
+
+Most builtins are functions of the runtime header with the builtin's own name (``bw::sqrt``);
+this table lists only those spelled otherwise. ``select_builtins`` attaches the entry to each
+call, so a builtin without an implementation here is reported before any C++ is written.
+"""
+
+from __future__ import annotations
+
+from ...builtins import BUILTINS
+
+
+def _fmt(template: str):
+    return lambda args: template.format(*args, args=", ".join(args))
+
+
+def _default(name: str):
+    return lambda args: f"bw::{name}({', '.join(args)})"
+
+
+def _min_max(name: str):
+    one = f"bw::{name}_element"
+
+    def spell(args):
+        return f"{one}({args[0]})" if len(args) == 1 else f"bw::{name}({', '.join(args)})"
+
+    return spell
+
+
+_SPECIAL = {
+    "logical_not": _fmt("(!bw::truth({0}))"),
+    "logical_and": _fmt("(bw::truth({0}) && bw::truth({1}))"),
+    "logical_or": _fmt("(bw::truth({0}) || bw::truth({1}))"),
+    "select": _fmt("(bw::truth({0}) ? {2} : {1})"),
+    "where": _fmt("(bw::truth({0}) ? {1} : {2})"),
+    "min": _min_max("min"),
+    "max": _min_max("max"),
+}
+
+#: builtin id -> function(rendered argument texts) -> C++ expression. Atomics take the element's
+#: address, which the renderer forms itself (see ``CppRenderer.e_IRCall``).
+CPU_BUILTINS = {name: _SPECIAL.get(name) or _default(name) for name in BUILTINS}
