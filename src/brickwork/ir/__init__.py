@@ -1,7 +1,7 @@
 """The typed, target-neutral IR: nodes, a printer, a verifier, and traversal helpers."""
 
+from ..types.opaque import TupleType
 from .nodes import *  # noqa: F403 - the node classes are the package's vocabulary
-from .nodes import TupleType
 from .printer import format_function
 from .verify import IRVerifyError, verify
 from .walk import Rewriter, contains, walk
