@@ -16,7 +16,8 @@ import hashlib
 import logging
 import sys
 
-from . import __version__, config, ir
+from . import config, ir
+from ._version import __version__
 from .frontend.fingerprint import function_fingerprint
 from .frontend.typer import InstantiationContext, Typer
 from .jit import cache
@@ -56,6 +57,12 @@ def type_instance(kernel, arg_types, label: str) -> tuple[ir.IRFunction, list]:
     return fn, list(context.order)
 
 
+def type_function(source, param_types: dict, context: InstantiationContext, name: str, label: str) -> ir.IRFunction:
+    """The IR of one ``@func`` overload for concrete parameter types, typed inside a kernel's context
+    (typing calls this back when a kernel calls the function)."""
+    return Typer(source, param_types, is_kernel=False, context=context, name=name, label=label).build()
+
+
 def lower(fn: ir.IRFunction, callees: list, target: Target = DEFAULT_TARGET) -> tuple[ir.IRFunction, list]:
     """``fn`` and its callees after the target's passes (calls are re-pointed at lowered callees)."""
     dump = config.dump
@@ -67,9 +74,7 @@ def lower(fn: ir.IRFunction, callees: list, target: Target = DEFAULT_TARGET) -> 
             ir.verify(f, after="typing")
         if "ir" in dump:
             _dump(f"IR of {f.label} after typing", ir.format_function(f))
-        observe = (lambda name, g: _dump(f"IR of {g.label} after {name}", ir.format_function(g))) \
-            if "passes" in dump else None
-        g = run_passes(f, passes, verify=config.verify_ir, observe=observe)
+        g = run_passes(f, passes, verify=config.verify_ir, observe=_PassDump(f) if "passes" in dump else None)
         g = _repoint(g, lowered)
         lowered[id(f)] = g
         out.append(g)
@@ -122,6 +127,18 @@ def _repoint(fn: ir.IRFunction, lowered: dict) -> ir.IRFunction:
             return ir.IRFuncCall(lowered.get(id(e.func), e.func), [self.expr(a) for a in e.args], e.type)
 
     return _Calls().function(fn)
+
+
+class _PassDump:
+    """Prints the IR after each pass (or says it is unchanged)."""
+
+    def __init__(self, fn):
+        self.last = ir.format_function(fn)
+
+    def __call__(self, name, fn):
+        text = ir.format_function(fn)
+        _dump(f"IR of {fn.label} after {name}", "(unchanged)" if text == self.last else text)
+        self.last = text
 
 
 def _dump(title: str, text: str) -> None:

@@ -6,7 +6,9 @@ from __future__ import annotations
 from ..errors import LaunchError
 from ..lang.body import body_kernel
 from ..runtime.launch import launch
+from ..types.arrays import array, empty, type_name
 from . import tags
+from .reducers import combine_kernel
 from .space import IndexSpace
 
 
@@ -67,9 +69,6 @@ def outer_reduce(space: IndexSpace, body, out=None):
     ``out=array``, writes it to ``out[0]`` on the device and returns None. Deterministic: partials
     per slice are combined in slice order.
     """
-    from ..types.arrays import array, empty, type_name
-    from .reducers import combine_kernel
-
     if not isinstance(space, IndexSpace) or space.reducer is None:
         raise LaunchError("la.outer_reduce needs a reduction space: space.with_reducer(la.Sum(wp.float64)) or "
                           "la.ReductionIndexSpace(...)")

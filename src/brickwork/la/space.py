@@ -7,6 +7,7 @@ mesh size.
 
 from __future__ import annotations
 
+from ..mesh import TE, IndexDomain
 from ..types.scalars import is_scalar_type
 from . import halo as halos
 from . import tags
@@ -50,8 +51,6 @@ class IndexSpace:
 
     @staticmethod
     def _boxes_from_mesh(md, domain, te, memory_te, halo):
-        from ..mesh import TE, IndexDomain
-
         if md is None:
             raise TypeError("IndexSpace needs md= (a MeshData), or use IndexSpace.box(...)")
         te = TE.CC if te is None else te

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 
+from .. import pipeline
 from ..builtins import Mismatch
 from ..errors import KernelSyntaxError
 from ..frontend.fingerprint import function_fingerprint
 from ..frontend.intrinsics import INTRINSICS
 from ..frontend.source import FunctionSource
-from ..frontend.typer import Typer
 from ..types.arrays import type_name
 from ..types.generic import is_generic, matches
 from ..types.scalars import python_annotation_type
@@ -51,8 +51,7 @@ class FunctionOverload:
             digest = hashlib.sha1((self.source.qualname + label + self.source.digest).encode()).hexdigest()[:10]
             name = f"f_{_ident(self.source.name)}_{digest}"
             param_types = {pname: t for (pname, _), t in zip(self.params, arg_types)}
-            fn_ir = Typer(self.source, param_types, is_kernel=False, context=context, name=name,
-                          label=label).build()
+            fn_ir = pipeline.type_function(self.source, param_types, context, name, label)
         finally:
             context.stack.pop()
         context.functions[key] = fn_ir

@@ -14,7 +14,9 @@ import numpy as np
 
 from .. import config
 from ..device import get_device
-from ..errors import LaunchError
+from ..errors import CaptureError, LaunchError
+from ..lang.instance import _pending, build_instances
+from ..lang.kernel import sibling_kernels
 from ..types.arrays import ArrayType, array, type_name
 from ..types.composite import CompositeBase, is_composite_type
 from ..types.generic import describe_value, is_generic, matches, type_of_value
@@ -122,8 +124,6 @@ def _prepare(kernel, sig, args, device) -> tuple:
 
 def _sibling_with_count(kernel, nargs):
     """Another kernel of the same name and module taking ``nargs`` arguments, if one exists."""
-    from ..lang.kernel import sibling_kernels
-
     for k in sibling_kernels(kernel):
         if k is not kernel and len(k.params) == nargs:
             return k
@@ -243,9 +243,6 @@ class Graph:
 
 def capture_begin(device=None, stream=None, force_module_load=None, external=False):
     """Start recording launches (they are recorded, not run, until ``capture_end``)."""
-    from ..errors import CaptureError
-    from ..lang.instance import _pending, build_instances
-
     global _capture
     if _capture is not None:
         raise CaptureError("capture_begin() while a capture is already active")
@@ -256,8 +253,6 @@ def capture_begin(device=None, stream=None, force_module_load=None, external=Fal
 
 def capture_end(device=None, stream=None) -> Graph:
     """Stop recording and return the graph."""
-    from ..errors import CaptureError
-
     global _capture
     if _capture is None:
         raise CaptureError("capture_end() without capture_begin()")
