@@ -2,13 +2,20 @@
 
 An entry is built in a temporary directory and published by an atomic rename while a per-key
 file lock is held, so many processes (MPI ranks, pytest-xdist workers) compile each key once.
-Entries carry a checksum of their library; a corrupt entry is rebuilt. The cache holds code that
-will run, so it refuses a directory that other users can write.
+Entries carry a checksum of their library; a corrupt entry is rebuilt.
+
+The cache holds code that will run, so every load checks who could have written it: the root, the
+shard (``<key[:2]>``) and the entry directory must be real directories owned by you that neither
+your group nor others can write, and ``meta.json`` and ``kernel.so`` must be regular files (opened
+without following symbolic links) with the same owner and mode. Each directory is checked once per
+process. Anything else is refused with ``UnsafeCacheError``. The sha256 in ``meta.json`` only
+detects corruption: whoever can write an entry can write a matching hash.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -16,13 +23,25 @@ import os
 import shutil
 import stat
 import tempfile
+import time
 
 from .. import config
-from ..errors import BrickworkError
+from ..errors import BrickworkError, ToolchainError
 
 LIBRARY = "kernel.so"
 SOURCE = "kernel.cpp"
 META = "meta.json"
+
+#: Staging directories and lock files older than this (seconds) and not in use are removed.
+STALE_SECONDS = 3600.0
+
+
+class UnsafeCacheError(BrickworkError):
+    """A cache directory or file that someone other than you could have written; it is never loaded."""
+
+
+class BuildEnvironmentError(ToolchainError):
+    """A build failed for a reason outside brickwork: disk full, read-only file system, no memory."""
 
 
 def cache_root() -> str:
@@ -30,19 +49,115 @@ def cache_root() -> str:
     return config.cache_dir
 
 
-_checked: set = set()
+#: Directories (the root, shards, entries) that passed the safety check in this process.
+_verified: set = set()
+#: Roots whose stale staging directories and lock files were cleaned in this process.
+_cleaned: set = set()
+
+_WRITABLE_BY_OTHERS = stat.S_IWGRP | stat.S_IWOTH
+_REMOVE_HINT = "another user may have written it; remove it (rm -rf {path}) or run 'brickwork cache clear'"
+
+
+def _refuse_root(root: str, why: str) -> UnsafeCacheError:
+    return UnsafeCacheError(f"refusing to use kernel cache {root}: {why}")
+
+
+def _refuse_entry(path: str, why: str, remove: str) -> UnsafeCacheError:
+    return UnsafeCacheError(f"refusing to use kernel cache entry {path}: {why}; " + _REMOVE_HINT.format(path=remove))
+
+
+def _ownership_problem(st: os.stat_result) -> str | None:
+    """Why a file or directory with this status is unsafe, or None."""
+    uid = os.geteuid()
+    if st.st_uid != uid:
+        return f"it is owned by uid {st.st_uid}, not by you (uid {uid})"
+    if st.st_mode & _WRITABLE_BY_OTHERS:
+        return "it is writable by group or others"
+    return None
+
+
+def _check_root(root: str, create: bool = False) -> bool:
+    """Whether the cache root exists and is safe; raises ``UnsafeCacheError`` if it is not safe.
+
+    A symbolic link as the root is followed (a cache moved to another disk), but the link must be
+    yours (or root's) and its target must pass the check."""
+    if root in _verified:
+        return True
+    if create:
+        with contextlib.suppress(FileExistsError):  # a dangling symbolic link: refused below
+            os.makedirs(root, mode=0o700, exist_ok=True)
+    try:
+        st = os.lstat(root)
+    except FileNotFoundError:
+        return False
+    if stat.S_ISLNK(st.st_mode):
+        if st.st_uid not in (os.geteuid(), 0):
+            raise _refuse_root(root, f"it is a symbolic link owned by uid {st.st_uid}, not by you")
+        try:
+            st = os.stat(root)
+        except FileNotFoundError:
+            if create:
+                target = os.readlink(root)
+                raise _refuse_root(root, f"it is a symbolic link to a missing directory ({target})") from None
+            return False
+    if not stat.S_ISDIR(st.st_mode):
+        raise _refuse_root(root, "it is not a directory")
+    problem = _ownership_problem(st)
+    if problem is not None:
+        if st.st_uid != os.geteuid():
+            raise _refuse_root(root, f"{problem}; set BRICKWORK_CACHE_DIR to a directory of your own")
+        raise _refuse_root(root, f"it must be owned by you and not writable by group or others (chmod 700 {root})")
+    _verified.add(root)
+    return True
 
 
 def ensure_root(root: str) -> None:
     """Create the cache directory (0700) and refuse one that others can write."""
-    if root in _checked:
-        return
-    os.makedirs(root, mode=0o700, exist_ok=True)
-    st = os.stat(root)
-    if st.st_uid != os.getuid() or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        raise BrickworkError(f"refusing to use kernel cache {root}: it must be owned by you and not writable "
-                             f"by group or others (chmod 700 {root})")
-    _checked.add(root)
+    _check_root(root, create=True)
+
+
+def _check_dir(path: str, entry: str) -> bool:
+    """Whether ``path`` (a shard or an entry directory) is a safe directory.
+
+    False when it is missing or is not a directory (a file, a dangling symbolic link): a corrupt
+    entry that ``publish`` replaces. Raises ``UnsafeCacheError`` for a symbolic link to a directory,
+    or a directory that is not yours or that others can write. ``entry`` is what to remove."""
+    if path in _verified:
+        return True
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    if stat.S_ISLNK(st.st_mode):
+        if os.path.isdir(path):
+            raise _refuse_entry(path, f"it is a symbolic link (to {os.readlink(path)})", entry)
+        return False
+    if not stat.S_ISDIR(st.st_mode):
+        return False
+    problem = _ownership_problem(st)
+    if problem is not None:
+        raise _refuse_entry(path, problem, entry)
+    _verified.add(path)
+    return True
+
+
+def _read_entry_file(path: str, entry: str) -> bytes | None:
+    """Content of a file of an entry, opened without following a symbolic link; None if missing or
+    not a regular file (corrupt). Raises ``UnsafeCacheError`` for a link or a file others could write."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise _refuse_entry(path, "it is a symbolic link", entry) from None
+        return None
+    with open(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        problem = _ownership_problem(st)
+        if problem is not None:
+            raise _refuse_entry(path, problem, entry)
+        return f.read()
 
 
 def entry_dir(key: str) -> str:
@@ -50,19 +165,35 @@ def entry_dir(key: str) -> str:
 
 
 def lookup(key: str) -> tuple[str, dict] | None:
-    """Path and metadata of the cached library for ``key`` if the entry is intact, else None."""
-    path = entry_dir(key)
-    lib = os.path.join(path, LIBRARY)
-    try:
-        with open(os.path.join(path, META)) as f:
-            meta = json.load(f)
-        with open(lib, "rb") as f:
-            digest = hashlib.sha256(f.read()).hexdigest()
-    except (OSError, ValueError):
+    """Path and metadata of the cached library for ``key`` if the entry is intact, else None.
+
+    Raises ``UnsafeCacheError`` if the root, the shard, the entry or one of its files could have
+    been written by someone else (see the module docstring)."""
+    root = cache_root()
+    if not _check_root(root):
         return None
-    if meta.get("sha256") != digest:
+    shard = os.path.join(root, key[:2])
+    path = os.path.join(shard, key)
+    if not _check_dir(shard, shard) or not _check_dir(path, path):
+        return None
+    raw = _read_entry_file(os.path.join(path, META), path)
+    if raw is None:
+        return None
+    lib = os.path.join(path, LIBRARY)
+    code = _read_entry_file(lib, path)
+    if code is None:
+        return None
+    try:
+        meta = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(meta, dict) or meta.get("sha256") != hashlib.sha256(code).hexdigest():
         return None
     return lib, meta
+
+
+def _lock_path(root: str, key: str) -> str:
+    return os.path.join(root, "locks", key + ".lock")
 
 
 @contextlib.contextmanager
@@ -71,66 +202,268 @@ def key_lock(key: str):
     root = cache_root()
     ensure_root(root)
     lock_dir = os.path.join(root, "locks")
-    os.makedirs(lock_dir, mode=0o700, exist_ok=True)
-    fd = os.open(os.path.join(lock_dir, key + ".lock"), os.O_CREAT | os.O_RDWR, 0o600)
-    try:
+    if not _check_dir(lock_dir, lock_dir):
+        _replace_with_dir(lock_dir)
+    path = _lock_path(root, key)
+    while True:
+        fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         fcntl.flock(fd, fcntl.LOCK_EX)
+        # A stale-lock cleaner may have removed the file between our open and our flock: then
+        # another process can lock a new file of the same name, so lock that one instead.
+        try:
+            same = os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
         yield
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
 
 
-def staging_dir() -> str:
+def _try_lock(path: str) -> int | None:
+    """A descriptor holding the lock file ``path``, or None if another process holds it."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def clean_stale(root: str, now: float | None = None, held: str = "") -> list[str]:
+    """Remove staging directories and lock files older than ``STALE_SECONDS`` that no process uses.
+
+    A staging directory ``.build-<key>-*`` is in use while its key's lock is held; a lock file while
+    it is locked. ``held`` is a key whose lock the caller holds: its old staging directories are
+    leftovers. Returns the removed paths."""
+    now = time.time() if now is None else now
+    removed = []
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return removed
+    for name in names:
+        if not name.startswith(".build-"):
+            continue
+        path = os.path.join(root, name)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if now - st.st_mtime < STALE_SECONDS:
+            continue
+        key = name[len(".build-"):].rpartition("-")[0]
+        fd = _try_lock(_lock_path(root, key)) if key and key != held else None
+        if key and key != held and fd is None and os.path.exists(_lock_path(root, key)):
+            continue  # its build is still running
+        try:
+            _remove(path)
+            removed.append(path)
+        except OSError:
+            pass
+        finally:
+            if fd is not None:
+                os.close(fd)
+    lock_dir = os.path.join(root, "locks")
+    try:
+        names = os.listdir(lock_dir)
+    except OSError:
+        names = []
+    for name in names:
+        path = os.path.join(lock_dir, name)
+        try:
+            if now - os.lstat(path).st_mtime < STALE_SECONDS:
+                continue
+        except OSError:
+            continue
+        fd = _try_lock(path)
+        if fd is None:
+            continue
+        try:  # unlink only the file we hold (see key_lock)
+            if os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino:
+                os.unlink(path)
+                removed.append(path)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return removed
+
+
+def staging_dir(key: str = "") -> str:
+    """A fresh private directory in the root to build ``key`` in (``.build-<key>-XXXXXXXX``), called
+    with the key's lock held.
+
+    The first call in a process also removes stale staging directories and lock files."""
     root = cache_root()
     ensure_root(root)
-    return tempfile.mkdtemp(prefix=".build-", dir=root)
+    if root not in _cleaned:
+        _cleaned.add(root)
+        clean_stale(root, held=key)
+    return tempfile.mkdtemp(prefix=f".build-{key}-" if key else ".build-", dir=root)
+
+
+def _remove(path: str) -> None:
+    """Remove a file, a symbolic link (never followed) or a directory tree."""
+    if stat.S_ISDIR(os.lstat(path).st_mode):
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
+
+
+def _replace_with_dir(path: str) -> None:
+    """Make ``path`` a private directory, removing a file or dangling link that is in the way."""
+    if os.path.lexists(path) and not os.path.isdir(path):
+        os.unlink(path)
+    with contextlib.suppress(FileExistsError):  # another process made it
+        os.mkdir(path, 0o700)
+    if not _check_dir(path, path):
+        raise _refuse_entry(path, "it is not a directory", path)
 
 
 def publish(key: str, staging: str, meta: dict) -> tuple[str, dict]:
-    """Move a finished build into place atomically; returns the library path and metadata."""
+    """Move a finished build into place atomically; returns the library path and metadata.
+
+    A corrupt entry in the way (a directory, a file or a dangling symbolic link) is replaced."""
+    for name in os.listdir(staging):  # a umask like 002 must not leave files others can write
+        p = os.path.join(staging, name)
+        os.chmod(p, stat.S_IMODE(os.lstat(p).st_mode) & ~_WRITABLE_BY_OTHERS)
     with open(os.path.join(staging, LIBRARY), "rb") as f:
         meta = dict(meta, sha256=hashlib.sha256(f.read()).hexdigest())
-    with open(os.path.join(staging, META), "w") as f:
+    fd = os.open(os.path.join(staging, META), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    with open(fd, "w") as f:
         json.dump(meta, f, indent=1)
-    final = entry_dir(key)
-    os.makedirs(os.path.dirname(final), mode=0o700, exist_ok=True)
-    if os.path.exists(final):  # a corrupt or stale entry: replace it
-        shutil.rmtree(final, ignore_errors=True)
+    root = cache_root()
+    ensure_root(root)
+    shard = os.path.join(root, key[:2])
+    if not _check_dir(shard, shard):
+        _replace_with_dir(shard)
+    final = os.path.join(shard, key)
+    _verified.discard(final)
+    if os.path.lexists(final):  # a corrupt or stale entry: replace it
+        _remove(final)
     os.rename(staging, final)
     return os.path.join(final, LIBRARY), meta
 
 
+def environment_error(e: OSError, doing: str) -> BuildEnvironmentError:
+    """A clear error for a file-system failure while ``doing`` something (not a brickwork bug)."""
+    reason = (e.strerror or str(e)).lower()
+    where = f" ({e.filename})" if e.filename else ""
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        hint = "free some space, or set BRICKWORK_CACHE_DIR (and TMPDIR) to another file system"
+    elif e.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        hint = "set BRICKWORK_CACHE_DIR (and TMPDIR) to a directory you can write"
+    else:
+        hint = "this is a problem of the machine, not of your kernel"
+    return BuildEnvironmentError(f"cannot {doing}: {reason}{where}; {hint}")
+
+
+def _is_shard(name: str) -> bool:
+    return len(name) == 2 and all(c in "0123456789abcdef" for c in name)
+
+
 def entries() -> list[dict]:
-    """Every complete entry: key, label and size in bytes."""
+    """Every complete entry: key, label and size in bytes (symbolic links are skipped)."""
     root = cache_root()
     out = []
-    if not os.path.isdir(root):
+    try:
+        shards = sorted(n for n in os.listdir(root) if _is_shard(n))
+    except OSError:
         return out
-    for shard in sorted(os.listdir(root)):
+    for shard in shards:
         shard_dir = os.path.join(root, shard)
-        if len(shard) != 2 or not os.path.isdir(shard_dir):
+        try:
+            keys = sorted(os.listdir(shard_dir)) if stat.S_ISDIR(os.lstat(shard_dir).st_mode) else []
+        except OSError:
             continue
-        for key in sorted(os.listdir(shard_dir)):
+        for key in keys:
+            entry = os.path.join(shard_dir, key)
             try:
-                with open(os.path.join(shard_dir, key, META)) as f:
-                    meta = json.load(f)
+                if not stat.S_ISDIR(os.lstat(entry).st_mode):
+                    continue
+                fd = os.open(os.path.join(entry, META), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+                with open(fd) as f:
+                    meta = json.load(f) if stat.S_ISREG(os.fstat(fd).st_mode) else None
+                size = sum(os.lstat(os.path.join(entry, n)).st_size for n in os.listdir(entry))
             except (OSError, ValueError):
                 continue
-            entry = os.path.join(shard_dir, key)
-            size = sum(os.path.getsize(os.path.join(entry, n)) for n in os.listdir(entry))
-            out.append({"key": key, "label": meta.get("label", "?"), "bytes": size})
+            if isinstance(meta, dict):
+                out.append({"key": key, "label": str(meta.get("label", "?")), "bytes": size,
+                            "key_parts": meta.get("key_parts")})
     return out
 
 
+def _is_ours(name: str) -> bool:
+    """Whether a name in the root is something brickwork creates (``clear`` removes only these)."""
+    return (_is_shard(name) or name == "locks" or name.startswith((".build-", ".tmp-"))
+            or name.startswith(("openmp-", "toolchain-")))
+
+
 def clear() -> int:
-    """Remove every entry; returns how many were removed."""
+    """Remove every entry and everything else brickwork made in the root; returns how many entries.
+
+    Only what brickwork creates (shards, locks, staging directories, toolchain notes) is removed,
+    never other files. When the root is a symbolic link, the link and its target directory stay and
+    the target's brickwork content is removed; a target that is not yours is refused."""
     root = cache_root()
+    try:
+        lst = os.lstat(root)
+    except FileNotFoundError:
+        return 0
+    real = os.path.realpath(root)
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:  # a dangling symbolic link: nothing to remove
+        return 0
+    if not stat.S_ISDIR(st.st_mode):
+        raise _refuse_root(root, "it is not a directory")
+    if st.st_uid != os.geteuid() or (stat.S_ISLNK(lst.st_mode) and lst.st_uid not in (os.geteuid(), 0)):
+        raise _refuse_root(root, f"it is owned by uid {st.st_uid}, not by you; nothing was removed")
     n = len(entries())
-    if os.path.isdir(root):
-        shutil.rmtree(root)
-    _checked.discard(root)
+    for name in os.listdir(real):
+        if _is_ours(name):
+            _remove(os.path.join(real, name))
+    _verified.clear()
+    _cleaned.discard(root)
+    if not stat.S_ISLNK(lst.st_mode) and not os.listdir(real):
+        os.rmdir(root)
     return n
+
+
+def read_note(name: str) -> str | None:
+    """A small file brickwork keeps in the root (toolchain facts), if the root is safe and has it."""
+    root = cache_root()
+    if not _check_root(root):
+        return None
+    raw = _read_entry_file(os.path.join(root, name), os.path.join(root, name))
+    return None if raw is None else raw.decode("utf-8", "replace")
+
+
+def write_note(name: str, text: str) -> None:
+    """Write a small file in the root atomically; failures (read-only cache, full disk) are ignored."""
+    root = cache_root()
+    try:
+        ensure_root(root)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=root)
+        try:
+            with open(fd, "w") as f:
+                f.write(text)
+            os.replace(tmp, os.path.join(root, name))
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError:
+        pass
 
 
 def explain_miss(label: str, key_parts: dict) -> str:
@@ -139,11 +472,7 @@ def explain_miss(label: str, key_parts: dict) -> str:
     for row in entries():
         if row["label"] != label:
             continue
-        try:
-            with open(os.path.join(entry_dir(row["key"]), META)) as f:
-                parts = json.load(f).get("key_parts", {})
-        except (OSError, ValueError):
-            continue
+        parts = row["key_parts"] if isinstance(row["key_parts"], dict) else {}
         differing = [name for name, value in key_parts.items() if parts.get(name) != value]
         if nearest is None or len(differing) < len(nearest):
             nearest = differing

@@ -9,13 +9,14 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 import os
+import shutil
 import subprocess
 import time
 
 from .. import config
 from ..errors import ToolchainError
 from . import cache
-from .toolchain import include_dir, settings
+from .toolchain import environment_cause, include_dir, settings
 
 log = logging.getLogger("brickwork")
 
@@ -24,17 +25,28 @@ compiler_calls = 0
 
 
 def build(key: str, source: str, label: str, meta: dict) -> tuple[str, dict]:
-    """Library path and metadata for ``key``: from the cache, else compiled from ``source``."""
-    global compiler_calls
+    """Library path and metadata for ``key``: from the cache, else compiled from ``source``.
+
+    A build that fails because of the machine (disk full, read-only file system, no memory) raises
+    ``BuildEnvironmentError`` with the cause and the path, and leaves no staging directory behind."""
     found = cache.lookup(key)
     if found is not None:
         return found
-    with cache.key_lock(key):
-        found = cache.lookup(key)  # another process may have built it while we waited
-        if found is not None:
-            return found
-        s = settings()
-        staging = cache.staging_dir()
+    try:
+        with cache.key_lock(key):
+            found = cache.lookup(key)  # another process may have built it while we waited
+            if found is not None:
+                return found
+            return _compile(key, source, label, meta, settings())
+    except OSError as e:
+        raise cache.environment_error(e, f"compile {label}") from None
+
+
+def _compile(key: str, source: str, label: str, meta: dict, s) -> tuple[str, dict]:
+    global compiler_calls
+    staging = cache.staging_dir(key)
+    keep = False  # the source of a compiler error is kept for the bug report
+    try:
         src_path = os.path.join(staging, cache.SOURCE)
         with open(src_path, "w") as f:
             f.write(source)
@@ -45,14 +57,25 @@ def build(key: str, source: str, label: str, meta: dict) -> tuple[str, dict]:
         compiler_calls += 1
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
+            cause = environment_cause(proc.returncode, proc.stderr)
+            if cause is not None:
+                raise cache.BuildEnvironmentError(
+                    f"cannot compile {label}: the compiler failed for a reason outside brickwork: {cause} "
+                    f"(building in {staging}); free some space or memory, or set BRICKWORK_CACHE_DIR and "
+                    f"TMPDIR (the compiler's temporary files) to another file system")
+            keep = True
             raise ToolchainError(
                 f"internal error: the C++ compiler rejected the code generated for {label}. This is a "
-                f"brickwork bug; please report it with the source kept at {src_path}.\n"
+                f"brickwork bug; please report it with the source kept at {src_path} (for an hour).\n"
                 f"{proc.stderr[-4000:]}")
         lib, meta = cache.publish(key, staging, dict(meta, label=label, compiler=s.identity(),
                                                      compile_seconds=time.perf_counter() - t0))
         log.debug("%s: generated source %s", label, os.path.join(os.path.dirname(lib), cache.SOURCE))
         return lib, meta
+    except BaseException:
+        if not keep:
+            shutil.rmtree(staging, ignore_errors=True)
+        raise
 
 
 def compile_many(jobs: list) -> list:

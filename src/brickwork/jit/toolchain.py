@@ -1,9 +1,13 @@
-"""The C++ toolchain: which compiler, which flags, whether OpenMP works. Detected once."""
+"""The C++ toolchain: which compiler, which flags, whether OpenMP works, what ``-march=native`` means.
+
+Detected once per compiler and CPU, and remembered in the cache root (see ``_facts``).
+"""
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -29,6 +33,7 @@ class CompilerSettings:
     std: str = "-std=c++17"
     arch: str = "-march=native"
     extra: tuple = field(default_factory=tuple)
+    target: str = ""  # what ``arch`` resolves to on this machine (see ``resolve_target``)
 
     def command(self, source: str, output: str, include_dir: str) -> list[str]:
         # -ffp-contract=off: no fused multiply-add, so results equal numpy's bit for bit.
@@ -39,7 +44,8 @@ class CompilerSettings:
         return cmd + list(self.extra) + [source, "-o", output]
 
     def identity(self) -> str:
-        return f"{self.cxx}|{self.version}|{self.openmp}|{self.opt_level}|{self.std}|{self.arch}|{self.extra}"
+        return (f"{self.cxx}|{self.version}|{self.openmp}|{self.opt_level}|{self.std}|{self.arch}|{self.extra}"
+                f"|{self.target}")
 
 
 def _find_compiler() -> str:
@@ -60,32 +66,190 @@ def _version(cxx: str) -> str:
     return out.stdout.splitlines()[0].strip() if out.stdout else "unknown"
 
 
-def _probe_openmp(cxx: str, cache_root: str) -> bool:
-    """Whether ``cxx -fopenmp`` builds a shared library; the answer is cached per compiler."""
-    key = hashlib.sha256(f"{cxx}|{_version(cxx)}".encode()).hexdigest()[:16]
-    marker = os.path.join(cache_root, f"openmp-{key}")
-    if os.path.exists(marker):
-        with open(marker) as f:
-            return f.read().strip() == "1"
-    with tempfile.TemporaryDirectory() as tmp:
-        src = os.path.join(tmp, "probe.cpp")
-        with open(src, "w") as f:
-            f.write("#include <omp.h>\nextern \"C\" int probe() { return omp_get_max_threads(); }\n")
-        ok = subprocess.run([cxx, "-fopenmp", "-shared", "-fPIC", src, "-o", os.path.join(tmp, "p.so")],
-                            capture_output=True).returncode == 0
+# -- failures that are the machine's, not the code's ------------------------------------------
+
+_ENVIRONMENT_MESSAGES = (
+    "no space left on device", "disk quota exceeded", "read-only file system", "cannot create temporary file",
+    "permission denied", "input/output error", "too many open files", "out of memory", "cannot allocate memory",
+    "virtual memory exhausted", "killed signal", "resource temporarily unavailable",
+)
+
+
+def environment_cause(returncode: int, stderr: str) -> str | None:
+    """Why a compiler run failed when the cause is the machine (disk full, read-only file system,
+    no memory, killed), as the compiler's own line; None when the compiler rejected the code."""
+    for line in stderr.splitlines():
+        low = line.lower()
+        if any(m in low for m in _ENVIRONMENT_MESSAGES):
+            return line.strip()
+    if returncode < 0:
+        return f"the compiler was killed by signal {-returncode}"
+    return None
+
+
+# -- what -march=native means on this machine ---------------------------------------------------
+
+#: Read for the CPU's description (a module attribute so tests can point it at a fake).
+CPUINFO = "/proc/cpuinfo"
+_CPU_FIELDS = ("vendor_id", "cpu family", "model", "model name", "flags", "features", "cpu implementer",
+               "cpu architecture", "cpu variant", "cpu part", "cpu", "isa", "uarch", "machine")
+
+
+def cpu_description() -> str:
+    """The first CPU of ``/proc/cpuinfo``: vendor, family, model, name and ISA flags (or features),
+    without the fields that vary between cores or over time (MHz, ids, bogomips, bugs). Elsewhere,
+    the machine type and processor name. No subprocess; only the first block is read."""
     try:
-        os.makedirs(cache_root, mode=0o700, exist_ok=True)
-        with open(marker, "w") as f:
-            f.write("1" if ok else "0")
+        with open(CPUINFO, "rb") as f:  # small reads: the kernel formats only the CPUs read
+            head = f.read(8192)
+            while b"\n\n" not in head and len(head) < 262144:
+                more = f.read(8192)
+                if not more:
+                    break
+                head += more
+        head = head.decode("utf-8", "replace")
     except OSError:
-        pass
-    return ok
+        import platform
+
+        return f"{platform.system()}|{platform.machine()}|{_darwin_brand()}"
+    fields = []
+    for line in head.split("\n\n", 1)[0].splitlines():
+        name, sep, value = line.partition(":")
+        if sep and name.strip().lower() in _CPU_FIELDS:
+            fields.append(f"{name.strip().lower()}={' '.join(value.split())}")
+    return ";".join(fields) or " ".join(head.split())
+
+
+def _darwin_brand() -> str:
+    """The CPU brand and feature strings from sysctl on macOS ('' elsewhere or on failure)."""
+    import ctypes
+    import ctypes.util
+    import sys
+
+    if sys.platform != "darwin":
+        return ""
+    out = []
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        for name in (b"machdep.cpu.brand_string", b"machdep.cpu.features", b"machdep.cpu.leaf7_features"):
+            size = ctypes.c_size_t(0)
+            if libc.sysctlbyname(name, None, ctypes.byref(size), None, ctypes.c_size_t(0)) != 0:
+                continue
+            buf = ctypes.create_string_buffer(size.value)
+            if libc.sysctlbyname(name, buf, ctypes.byref(size), None, ctypes.c_size_t(0)) == 0:
+                out.append(buf.value.decode("utf-8", "replace"))
+    except (OSError, AttributeError):
+        return ""
+    return "|".join(out)
+
+
+def resolve_target(cxx: str, arch: str) -> str | None:
+    """What ``cxx arch`` (``-march=native``) compiles for here: the hash of the macros the compiler
+    predefines with it (``__AVX512F__``, ``__ARM_FEATURE_SVE``, ``__tune_znver4__``, ...), which name
+    every instruction-set extension it may use, prefixed by the tuned-for CPU when the compiler
+    says it. Works the same for gcc and clang; None if the compiler cannot tell."""
+    try:
+        out = subprocess.run([cxx, arch, "-dM", "-E", "-x", "c++", os.devnull], capture_output=True, text=True,
+                             timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    macros = sorted(line.strip() for line in out.stdout.splitlines() if line.startswith("#define "))
+    if out.returncode != 0 or not macros:
+        return None
+    tune = [m.split()[1][len("__tune_"):-2] for m in macros if m.split()[1].startswith("__tune_")]
+    digest = hashlib.sha256("\n".join(macros).encode()).hexdigest()[:16]
+    return f"{tune[0]}/{digest}" if tune else digest
+
+
+# -- OpenMP ---------------------------------------------------------------------------------------
+
+_OPENMP_PROBE = "#include <omp.h>\nextern \"C\" int probe() { return omp_get_max_threads(); }\n"
+_CONTROL_PROBE = "extern \"C\" int probe() { return 1; }\n"
+
+
+def probe_openmp(cxx: str) -> bool | None:
+    """Whether ``cxx -fopenmp`` builds a shared library: True, False (the compiler lacks OpenMP),
+    or None when the probe itself could not run (temporary directory full or unwritable, compiler
+    killed): such a failure says nothing about the compiler and must not be remembered.
+
+    A failed OpenMP build counts as "no OpenMP" only if the same build without ``-fopenmp``
+    succeeds in the same place."""
+
+    def attempt(tmp: str, name: str, text: str, flags: list) -> tuple[int, str]:
+        src = os.path.join(tmp, name + ".cpp")
+        with open(src, "w") as f:
+            f.write(text)
+        proc = subprocess.run([cxx, *flags, "-shared", "-fPIC", src, "-o", os.path.join(tmp, name + ".so")],
+                              capture_output=True, text=True, timeout=120)
+        return proc.returncode, proc.stderr
+
+    try:
+        with tempfile.TemporaryDirectory(prefix="brickwork-probe-") as tmp:
+            rc, err = attempt(tmp, "openmp", _OPENMP_PROBE, ["-fopenmp"])
+            if rc == 0:
+                return True
+            if environment_cause(rc, err) is not None:
+                return None
+            rc, err = attempt(tmp, "control", _CONTROL_PROBE, [])
+            return False if rc == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+# -- the facts, once per compiler, CPU and cache ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolchainFacts:
+    """What running the compiler taught us; part of every cache key."""
+
+    openmp: bool
+    target: str
+
+
+def _note_name(stamp: str, arch: str, cpu: str) -> str:
+    return "toolchain-" + hashlib.sha256(f"{stamp}|{arch}|{cpu}".encode()).hexdigest()[:24] + ".json"
+
+
+@functools.cache
+def _facts(cxx: str, stamp: str, arch: str, cache_root: str) -> ToolchainFacts:
+    """OpenMP support and the resolved target of the compiler ``cxx`` (identified by ``stamp``).
+
+    Kept in a note in the cache root named after the compiler, the flag and the CPU description, so a
+    warm process reads ``/proc/cpuinfo`` and one small file and runs no compiler. A note is written
+    only when both answers are definite; otherwise the next process asks again."""
+    from . import cache
+
+    cpu = cpu_description()
+    name = _note_name(stamp, arch, cpu)
+    text = cache.read_note(name)
+    if text is not None:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        if isinstance(data, dict) and isinstance(data.get("openmp"), bool) and isinstance(data.get("target"), str):
+            return ToolchainFacts(openmp=data["openmp"], target=data["target"])
+    openmp = probe_openmp(cxx)
+    target = resolve_target(cxx, arch)
+    if openmp is not None and target is not None:
+        cache.write_note(name, json.dumps({"openmp": openmp, "target": target, "cpu": cpu}))
+    # Without the compiler's answer, the CPU itself goes into the key: never a wrong binary.
+    target = target or "cpu-" + hashlib.sha256(cpu.encode()).hexdigest()[:16]
+    return ToolchainFacts(openmp=bool(openmp), target=target)
+
+
+def _compiler_facts(cache_root: str) -> tuple[str, os.stat_result, ToolchainFacts]:
+    cxx = os.path.realpath(_find_compiler())
+    st = os.stat(cxx)
+    return cxx, st, _facts(cxx, f"{cxx}|{st.st_size}|{st.st_mtime_ns}", CompilerSettings.arch, cache_root)
 
 
 @functools.cache
 def _settings(cxx_override, extra, cache_root) -> CompilerSettings:
     cxx = _find_compiler()
-    return CompilerSettings(cxx=cxx, version=_version(cxx), openmp=_probe_openmp(cxx, cache_root),
+    _, _, facts = _compiler_facts(cache_root)
+    return CompilerSettings(cxx=cxx, version=_version(cxx), openmp=facts.openmp, target=facts.target,
                             extra=tuple(extra.split()))
 
 
@@ -97,16 +261,20 @@ def settings() -> CompilerSettings:
 
 
 @functools.cache
-def _identity(cxx_override, extra) -> str:
-    cxx = os.path.realpath(_find_compiler())
-    st = os.stat(cxx)
-    defaults = CompilerSettings(cxx=cxx, version="", openmp=False)
-    return f"{cxx}|{st.st_size}|{int(st.st_mtime)}|{' '.join(defaults.command('', '', ''))}|{extra}"
+def _identity(cxx_override, extra, cache_root) -> str:
+    cxx, st, facts = _compiler_facts(cache_root)
+    defaults = CompilerSettings(cxx=cxx, version="", openmp=facts.openmp)
+    return (f"{cxx}|{st.st_size}|{int(st.st_mtime)}|{' '.join(defaults.command('', '', ''))}|{extra}"
+            f"|openmp={'on' if facts.openmp else 'off'}|target={facts.target}")
 
 
 def identity() -> str:
-    """The compiler and flags, for cache keys, without running the compiler (a stat of its binary)."""
-    return _identity(config.cxx, config.extra_cflags)
+    """The compiler, its flags, whether OpenMP is on and what ``-march=native`` means on this CPU,
+    for cache keys. Warm: a stat of the compiler, the first block of ``/proc/cpuinfo`` and one small
+    file in the cache root, once per process; the compiler runs only the first time (see ``_facts``)."""
+    from .cache import cache_root
+
+    return _identity(config.cxx, config.extra_cflags, cache_root())
 
 
 def include_dir() -> str:
