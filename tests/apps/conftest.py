@@ -1,12 +1,14 @@
 """Helpers of the hydro application tests: build a checked config and run it into ``tmp_path``.
 
 Kernels are shared between tests through the session's kernel cache (tests/conftest.py): the 2-D
-tests use 16^2 blocks and the 1-D ones the default block, so each scheme compiles once.
+tests use 16^2 blocks and the 1-D ones the default block, so each scheme compiles once. Every XDMF file a
+test writes is checked the way a viewer reads it (``check_xdmf``, after the test).
 """
 
 import copy
 
 import pytest
+from xdmf_check import check_xdmf
 
 from brickwork.apps import hydro
 
@@ -40,3 +42,11 @@ def run_hydro(make_config):
         return hydro.run(make_config(raw, overrides), restart_file=restart)
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def every_xdmf_is_readable(tmp_path):
+    """After each test, every XDMF file it wrote under ``tmp_path`` must be readable by a viewer."""
+    yield
+    for path in sorted(tmp_path.rglob("*.xdmf")):
+        check_xdmf(path)

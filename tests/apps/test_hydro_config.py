@@ -109,3 +109,15 @@ def test_examples_are_valid(name):
     path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", f"{name}.toml")
     cfg = load_config(path)
     assert cfg["problem"]["name"] in name
+
+
+@pytest.mark.parametrize("basename", ["..", ".", ".hidden", "a/b", "../up", "", "a b", "x\\y", "caf\u00e9", "~x"])
+def test_basenames_must_be_plain(basename):
+    with pytest.raises(ConfigError, match=r"output.basename: must be a plain file name stem \(ASCII letters, digits, '_', "
+                                          r"'-' and '.', not starting with '.'\), got "):
+        build(overrides=[f"output.basename={basename}"])
+
+
+@pytest.mark.parametrize("basename", ["run_1", "sod-hllc.v2", "-x", "A.b.c", "7"])
+def test_plain_basenames_are_kept(basename):
+    assert build(overrides=[f"output.basename={basename}"])["output"]["basename"] == basename

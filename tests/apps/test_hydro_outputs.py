@@ -131,3 +131,56 @@ def test_a_nan_stops_the_run_and_keeps_the_last_good_output(run_hydro, tmp_path,
 def test_an_unstable_run_stops_with_a_clear_error(run_hydro):
     with pytest.raises(hydro.SimulationError, match=r"non-finite or non-physical state in block \d+ cell"):
         run_hydro({"problem": {"name": "sod"}, "hydro": {"cfl": 5.0}, "time": {"nlim": 200}})
+
+
+def test_xdmf_numbers_are_plain_and_round_trip(tmp_path):
+    """Origins, spacings and the time come from numpy float64 arrays; the XDMF must hold plain decimals
+    (not ``np.float64(0.1)``) that read back as exactly the same doubles."""
+    from xdmf_check import check_xdmf, item_values
+
+    from brickwork.io import hdf5
+
+    xmin = np.array([[0.1, 1.0 / 3.0, 0.0], [0.6, 2.0 / 3.0, -1e-300]])
+    dx = np.array([[1.0 / 48.0, 1e-5, 1.0], [1.0 / 48.0, 1e-5, 2.5]])
+    rho = np.arange(2 * 1 * 2 * 3, dtype=np.float64).reshape(2, 1, 2, 3)
+    h5_path, xdmf_path = hdf5.write(str(tmp_path / "t"), {"density": rho}, xmin, dx, np.float64(0.7), np.int64(4))
+    assert check_xdmf(xdmf_path) == 2 * (2 + 3)  # per block: origin, spacing, a hyperslab, its selection, data
+    root = ET.parse(xdmf_path).getroot()
+    assert float(root.find("./Domain/Grid/Time").get("Value")) == 0.7
+    for b, grid in enumerate(root.findall("./Domain/Grid/Grid")):
+        origin, spacing = (item_values(d, xdmf_path) for d in grid.find("Geometry"))
+        assert origin == [xmin[b, 2], xmin[b, 1], xmin[b, 0]]  # z y x, bit for bit
+        assert spacing == [dx[b, 2], dx[b, 1], dx[b, 0]]
+    text = open(xdmf_path).read()
+    assert "np." not in text and "0.3333333333333333" in text and "1e-05" in text
+
+
+def test_paraviews_xdmf_reader_opens_the_outputs(run_hydro, tmp_path):
+    """VTK's vtkXdmfReader (ParaView's "Xdmf Reader", VisIt reads the same XML) loads every block with its
+    origin, spacing and cell data (``pip install vtk`` to run this test)."""
+    xdmf_io = pytest.importorskip("vtkmodules.vtkIOXdmf2")
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+
+    result = run_hydro(with_output(dict(KH, time={"tlim": 0.02}), hdf5_dt=0.0))
+    path = tmp_path / "out" / "kelvin_helmholtz.out.00001.xdmf"
+    reader = xdmf_io.vtkXdmfReader()
+    reader.SetFileName(str(path))
+    reader.Update()
+    blocks = reader.GetOutputDataObject(0)
+    assert blocks.GetNumberOfBlocks() == 4
+    sim = result.hydro
+    corners = {}
+    it = blocks.NewIterator()
+    it.InitTraversal()
+    while not it.IsDoneWithTraversal():
+        image = it.GetCurrentDataObject()
+        assert image.GetDimensions() == (17, 17, 2)  # points: 16 x 16 x 1 cells
+        assert image.GetSpacing() == (1 / 32, 1 / 32, 1.0)
+        origin = image.GetOrigin()
+        rho = vtk_to_numpy(image.GetCellData().GetArray("density"))
+        corners[origin[:2]] = rho
+        it.GoToNextItem()
+    assert sorted(corners) == [(0.0, 0.0), (0.0, 0.5), (0.5, 0.0), (0.5, 0.5)]
+    for block in sim.mesh.blocks:
+        x0 = tuple(float(v) for v in block.coords.xmin[:2])
+        np.testing.assert_array_equal(corners[x0], sim.interior("density")[block.lid].ravel())

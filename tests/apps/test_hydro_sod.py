@@ -53,3 +53,34 @@ def test_sod_float32_runs_and_matches_float64(run_hydro):
     assert error32 < 2.5e-3
     assert np.abs(rho32 - rho64).max() < 1e-3  # same scheme, single-precision rounding only
     assert not np.array_equal(rho32, rho64)
+
+
+def test_exact_solver_with_a_vacuum():
+    """States pulled apart faster than their sound speeds can follow (Toro, section 4.6): two rarefactions with
+    a vacuum between them. Checked with the invariants of each fan, not with the solver's own formulas."""
+    g = 1.4
+    left, right = (1.0, -10.0, 1.0), (0.125, 10.0, 0.1)
+    assert exact_riemann.generates_vacuum(left, right, g)
+    assert not exact_riemann.generates_vacuum((1.0, 0.0, 1.0), (0.125, 0.0, 0.1), g)
+    with pytest.raises(exact_riemann.VacuumError, match=r"generate a vacuum: u_r - u_l = 20 >= 2 \(c_l \+ c_r\) / "
+                                                         r"\(gamma - 1\) = 11\.2076"):
+        exact_riemann.star_state(left, right, g)
+    cl, cr = np.sqrt(g * 1.0 / 1.0), np.sqrt(g * 0.1 / 0.125)
+    t, x0 = 0.02, 0.5
+    rays = np.array([-12.0, -8.0, -5.0, 0.0, 2.0, 6.0, 8.0, 12.0])  # x / t
+    rho, u, p = exact_riemann.solve(left, right, g, x0 + rays * t, t, x0)
+    assert (rho[0], u[0], p[0]) == left and (rho[-1], u[-1], p[-1]) == right
+    for n in (1, 2):  # left fan: u - c = x/t, u + 2c/(g-1) and p/rho^g carried from the left state
+        c = np.sqrt(g * p[n] / rho[n])
+        assert u[n] - c == pytest.approx(rays[n], abs=1e-12)
+        assert u[n] + 2 * c / (g - 1) == pytest.approx(-10.0 + 2 * cl / (g - 1), abs=1e-12)
+        assert p[n] / rho[n] ** g == pytest.approx(1.0, rel=1e-12)
+    for n in (5, 6):  # right fan: u + c = x/t, u - 2c/(g-1) and p/rho^g from the right state
+        c = np.sqrt(g * p[n] / rho[n])
+        assert u[n] + c == pytest.approx(rays[n], abs=1e-12)
+        assert u[n] - 2 * c / (g - 1) == pytest.approx(10.0 - 2 * cr / (g - 1), abs=1e-12)
+        assert p[n] / rho[n] ** g == pytest.approx(0.1 / 0.125 ** g, rel=1e-12)
+    # between the tails (-4.08 and 4.71): vacuum, with the ray's velocity
+    np.testing.assert_array_equal(rho[3:5], [0.0, 0.0])
+    np.testing.assert_array_equal(p[3:5], [0.0, 0.0])
+    np.testing.assert_allclose(u[3:5], [0.0, 2.0], rtol=0, atol=1e-12)

@@ -16,6 +16,8 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
+from .files import staged
+
 
 def _require_h5py():
     try:
@@ -28,24 +30,29 @@ def _require_h5py():
 def write(path_stem: str, variables: dict, block_xmin: np.ndarray, block_dx: np.ndarray, time: float,
           cycle: int) -> tuple[str, str]:
     """Write ``path_stem.h5`` and ``path_stem.xdmf``; ``variables`` maps names to ``(nblocks, nk, nj, ni)``
-    arrays. Returns both paths. Files are written under temporary names and renamed, so a crash never
-    leaves a half-written output under the final name."""
+    arrays. Returns both paths. Both files are written under temporary names and renamed once both
+    are complete, so a crash never leaves a half-written output under the final name; a failed
+    write (e.g. a full disk) removes the temporary files and raises ``OutputError``."""
     h5py = _require_h5py()
     h5_path, xdmf_path = path_stem + ".h5", path_stem + ".xdmf"
-    tmp = h5_path + ".tmp"
-    with h5py.File(tmp, "w") as f:
-        f.attrs["time"] = float(time)
-        f.attrs["cycle"] = int(cycle)
-        f.create_dataset("blocks/xmin", data=np.asarray(block_xmin, dtype=np.float64))
-        f.create_dataset("blocks/dx", data=np.asarray(block_dx, dtype=np.float64))
-        for name, data in variables.items():
-            f.create_dataset(f"cells/{name}", data=np.ascontiguousarray(data))
-    os.replace(tmp, h5_path)
     text = xdmf(os.path.basename(h5_path), variables, block_xmin, block_dx, time)
-    with open(xdmf_path + ".tmp", "w") as f:
-        f.write(text)
-    os.replace(xdmf_path + ".tmp", xdmf_path)
+    with staged(h5_path, xdmf_path) as (h5_tmp, xdmf_tmp):
+        with h5py.File(h5_tmp, "w") as f:
+            f.attrs["time"] = float(time)
+            f.attrs["cycle"] = int(cycle)
+            f.create_dataset("blocks/xmin", data=np.asarray(block_xmin, dtype=np.float64))
+            f.create_dataset("blocks/dx", data=np.asarray(block_dx, dtype=np.float64))
+            for name, data in variables.items():
+                f.create_dataset(f"cells/{name}", data=np.ascontiguousarray(data))
+        with open(xdmf_tmp, "w", encoding="utf-8") as f:
+            f.write(text)
     return h5_path, xdmf_path
+
+
+def number(x) -> str:
+    """``x`` as XML text: the shortest decimal that reads back as the same double (``0.03125``,
+    ``1e-05``), never a numpy repr such as ``np.float64(0.0)``."""
+    return repr(float(x))
 
 
 def _number_type(dtype: np.dtype) -> tuple[str, int]:
@@ -60,7 +67,7 @@ def xdmf(h5_name: str, variables: dict, block_xmin, block_dx, time: float) -> st
     nblocks, nk, nj, ni = first.shape
     lines = ['<?xml version="1.0" ?>', '<Xdmf Version="3.0">', "  <Domain>",
              '    <Grid Name="mesh" GridType="Collection" CollectionType="Spatial">',
-             f'      <Time Value="{float(time)!r}"/>']
+             f'      <Time Value="{number(time)}"/>']
     for b in range(nblocks):
         x0 = block_xmin[b]
         dx = block_dx[b]
@@ -68,9 +75,9 @@ def xdmf(h5_name: str, variables: dict, block_xmin, block_dx, time: float) -> st
                   f'        <Topology TopologyType="3DCoRectMesh" Dimensions="{nk + 1} {nj + 1} {ni + 1}"/>',
                   '        <Geometry GeometryType="ORIGIN_DXDYDZ">',
                   f'          <DataItem Dimensions="3" NumberType="Float" Precision="8" Format="XML">'
-                  f'{x0[2]!r} {x0[1]!r} {x0[0]!r}</DataItem>',
+                  f'{number(x0[2])} {number(x0[1])} {number(x0[0])}</DataItem>',
                   f'          <DataItem Dimensions="3" NumberType="Float" Precision="8" Format="XML">'
-                  f'{dx[2]!r} {dx[1]!r} {dx[0]!r}</DataItem>',
+                  f'{number(dx[2])} {number(dx[1])} {number(dx[0])}</DataItem>',
                   "        </Geometry>"]
         for name, data in variables.items():
             kind, size = _number_type(data.dtype)

@@ -6,9 +6,9 @@ curve, e.g. an exact solution), a 2-D one as an image, a 3-D one as its mid-plan
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
+
+from .files import staged
 
 
 def _pyplot():
@@ -26,7 +26,7 @@ def _pyplot():
 def save(path: str, field: np.ndarray, xmin, xmax, ndim: int, label: str, title: str = "",
          reference: tuple | None = None) -> str:
     """Write ``field`` (a global ``(nx3, nx2, nx1)`` array) as a PNG; ``reference = (x, values, name)``
-    adds a curve to a 1-D plot. Returns ``path``."""
+    adds a curve to a 1-D plot. Returns ``path``; ``OutputError`` if it cannot be written."""
     plt = _pyplot()
     fig = plt.figure(figsize=(6.4, 4.8) if ndim == 1 else (6.0, 5.2), dpi=100)
     ax = fig.add_subplot(1, 1, 1)
@@ -51,8 +51,9 @@ def save(path: str, field: np.ndarray, xmin, xmax, ndim: int, label: str, title:
     if title:
         ax.set_title(title)
     fig.tight_layout()
-    tmp = path + ".tmp.png"
-    fig.savefig(tmp)
-    plt.close(fig)
-    os.replace(tmp, path)
+    try:
+        with staged(path, suffix=".tmp.png") as (tmp,):
+            fig.savefig(tmp)
+    finally:
+        plt.close(fig)
     return path

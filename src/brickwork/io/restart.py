@@ -3,7 +3,7 @@
 ``save(path, arrays, meta)`` writes every array bit for bit plus ``meta`` (JSON) and a SHA-256 of
 the arrays, through a temporary file and an atomic rename. ``load(path)`` returns ``(arrays, meta)``
 or raises ``RestartError`` saying what is wrong: a missing file, a file that is not a restart
-file, a truncated or corrupt one (checksum mismatch).
+file (a ``.npy`` array, any other file), a truncated or corrupt one (checksum mismatch).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import os
 import zipfile
 
 import numpy as np
+
+from .files import staged
 
 FORMAT = "brickwork-restart-1"
 
@@ -34,12 +36,12 @@ def _digest(arrays: dict) -> str:
 
 
 def save(path: str, arrays: dict, meta: dict) -> str:
-    """Write a restart file; returns ``path``."""
+    """Write a restart file; returns ``path`` (``OutputError``, and no temporary file left, if it
+    cannot be written)."""
     meta = dict(meta, format=FORMAT, sha256=_digest(arrays))
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        np.savez(f, __meta__=np.array(json.dumps(meta)), **arrays)
-    os.replace(tmp, path)
+    with staged(path) as (tmp,):
+        with open(tmp, "wb") as f:
+            np.savez(f, __meta__=np.array(json.dumps(meta)), **arrays)
     return path
 
 
@@ -49,18 +51,37 @@ def load(path: str) -> tuple[dict, dict]:
         raise RestartError(f"restart file {path!r} does not exist")
     if os.path.isdir(path):
         raise RestartError(f"restart file {path!r} is a directory")
+    not_restart = f"restart file {path!r} is not a brickwork restart file"
     try:
-        with np.load(path, allow_pickle=False) as data:
+        with open(path, "rb") as f:
+            magic = f.read(6)
+    except OSError as e:
+        raise RestartError(f"restart file {path!r} cannot be read: {e.strerror or e}") from None
+    if not magic:
+        raise RestartError(f"restart file {path!r} is empty")
+    if magic.startswith(b"\x93NUMPY"):
+        raise RestartError(f"{not_restart} (it is a .npy array; restart files are .npz archives written by "
+                           f"output.restart_dt)")
+    if not magic.startswith(b"PK"):
+        raise RestartError(f"restart file {path!r} is corrupt or not a brickwork restart file (not an .npz "
+                           f"archive; restart files are written by output.restart_dt)")
+    try:
+        data = np.load(path, allow_pickle=False)
+        if not isinstance(data, np.lib.npyio.NpzFile):  # pragma: no cover - the magic bytes say zip
+            raise RestartError(f"{not_restart} (not an .npz archive)")
+        with data:
             if "__meta__" not in data.files:
-                raise RestartError(f"{path!r} is not a brickwork restart file (no metadata)")
+                raise RestartError(f"{not_restart} (no metadata)")
             meta = json.loads(str(data["__meta__"]))
             arrays = {name: data[name] for name in data.files if name != "__meta__"}
     except RestartError:
         raise
     except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError, json.JSONDecodeError) as e:
         raise RestartError(f"restart file {path!r} is corrupt or not a brickwork restart file: {e}") from None
+    if not isinstance(meta, dict):
+        raise RestartError(f"{not_restart} (its metadata is not a table)")
     if meta.get("format") != FORMAT:
-        raise RestartError(f"{path!r} is not a brickwork restart file (format {meta.get('format')!r})")
+        raise RestartError(f"{not_restart} (format {meta.get('format')!r})")
     if _digest(arrays) != meta.get("sha256"):
         raise RestartError(f"restart file {path!r} is corrupt: its checksum does not match its contents")
     return arrays, meta

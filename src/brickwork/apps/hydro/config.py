@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import difflib
 import math
-import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,7 +76,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "output": {
         "dir": Key("str", "output", "output directory (relative paths: to the working directory)"),
-        "basename": Key("str", None, "file name stem (default: the problem name)"),
+        "basename": Key("str", None, "file name stem (default: the problem name): letters, digits, '_', '-', "
+                                     "'.' (not first)"),
         "hdf5_dt": Key("float", 0.0, "time between HDF5 + XDMF outputs (0: only first and last; -1: none)",
                        minimum=-1.0),
         "png_dt": Key("float", -1.0, "time between PNG snapshots (0: only first and last; -1: none)", minimum=-1.0),
@@ -86,6 +87,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "progress": Key("bool", True, "show a progress bar on standard error"),
     },
 }
+
+#: a plain file name stem: no path separator, not hidden, not ``.`` or ``..``
+BASENAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
 
 KINDS = {"int": "an integer", "float": "a number", "bool": "true or false", "str": "a string",
          "ints": "a list of integers", "floats": "a list of numbers"}
@@ -266,8 +270,9 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>")
     out = sections["output"]
     if out["basename"] is None:
         out["basename"] = name
-    if not out["basename"] or os.sep in out["basename"]:
-        raise ConfigError(f"output.basename: must be a plain file name stem, got {out['basename']!r}")
+    if not BASENAME.fullmatch(out["basename"]):
+        raise ConfigError(f"output.basename: must be a plain file name stem (ASCII letters, digits, '_', '-' and '.', "
+                          f"not starting with '.'), got {out['basename']!r}")
     if hasattr(problem, "check"):
         problem.check(sections)
     return Config(sections, problem, source)
@@ -335,4 +340,9 @@ def load(path: str, overrides: list[str] | tuple = ()) -> Config:
         raise ConfigError(f"input file {path!r} is a directory") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not a UTF-8 text file (byte 0x{e.object[e.start]:02x} at offset {e.start}); "
+                          f"TOML input files must be UTF-8") from None
+    except OSError as e:
+        raise ConfigError(f"input file {path!r} cannot be read: {e.strerror or e}") from None
     return build(raw, overrides, source=path)

@@ -8,10 +8,16 @@ state the run stops with ``SimulationError`` and the last good output stays on d
 Schedules (``output.*_dt``, in simulated time): -1 never, 0 the first state and the last (restart
 files: only the last), > 0 every so often plus the last. A restart file records the state, time,
 cycle and the schedules, so a restarted run repeats the rest of the uninterrupted one bit for bit.
+
+The run ends at ``time.tlim`` or after ``time.nlim`` cycles (-1: no limit). Without a cycle limit,
+a CFL time step below ``DT_FLOOR * tlim`` stops the run with ``SimulationError`` instead of
+running (and growing the history file) for ever. A failed output write (a full disk) stops it too,
+naming the file; nothing half-written stays behind.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import time as _time
 from dataclasses import dataclass, field
@@ -19,18 +25,23 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from brickwork.io import hdf5, png, restart
+from brickwork.io.files import OutputError, reason
 from brickwork.io.history import History
 
 from .config import Config, ConfigError
 from .progress import Progress
-from .solver import CONSERVED, BadStateError, Hydro
+from .solver import CONSERVED, BadStateError, Hydro, hydro_package
 
 KINDS = ("hdf5", "png", "restart")
+#: without ``time.nlim``, the run stops with ``SimulationError`` when the CFL time step falls below
+#: ``DT_FLOOR * time.tlim``: reaching ``tlim`` would take more than 1e12 cycles
+DT_FLOOR = 1e-12
 HISTORY_COLUMNS = ["cycle", "time", "dt", "mass", "momentum_1", "momentum_2", "momentum_3", "energy"]
 
 
 class SimulationError(RuntimeError):
-    """The run cannot go on (a bad state appeared); the message names the cell and the last output."""
+    """The run cannot go on (a bad state appeared, the time step collapsed, an output could not be
+    written); the message says why, at which cycle, and names the last good output."""
 
 
 @dataclass
@@ -169,11 +180,112 @@ def _check_writers(cfg: Config) -> None:
                               "output.png_dt = -1") from None
 
 
+def available_memory() -> int | None:
+    """Bytes of memory a new run can use: ``MemAvailable`` on Linux, else the physical memory; None
+    when neither is known."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def field_bytes(cfg: Config) -> int:
+    """Bytes of the mesh fields of the run ``cfg`` describes (ghost cells and flux arrays included),
+    computed from the field declarations without allocating anything."""
+    m = cfg["mesh"]
+    nx, block, ng = m["nx"], m["block_nx"], m["nghost"]
+    ndim = len(nx)
+    dtype = np.dtype(cfg["hydro"]["dtype"])
+    nblocks = math.prod(n // b for n, b in zip(nx, block))
+    cells = math.prod(b + 2 * ng for b in block)  # memory extents of one block
+    slots = sum(spec.nslots + (ndim * spec.ncomp if spec.has("WithFluxes") else 0)
+                for spec in hydro_package(dtype).fields.values())
+    return nblocks * cells * slots * dtype.itemsize
+
+
+def _gib(nbytes: float) -> str:
+    return f"{nbytes / 2**30:.1f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.1f} MiB"
+
+
+def _check_memory(cfg: Config) -> None:
+    """``ConfigError`` when the fields alone need more memory than is available (before allocating)."""
+    need, have = field_bytes(cfg), available_memory()
+    if have is not None and need > have:
+        m = cfg["mesh"]
+        raise ConfigError(f"mesh.nx={m['nx']} is too large for this machine: its fields alone need {_gib(need)} "
+                          f"of memory ({cfg['hydro']['dtype']}, ghost cells and fluxes included), but only "
+                          f"{_gib(have)} is available")
+
+
+def _output_dirs_to_create(path: str) -> list[str]:
+    """The directories ``os.makedirs(path)`` would create, outermost first, after checking that it
+    can: ``ConfigError`` when ``path`` or one of its parents is a file, or the deepest existing
+    parent is not writable. Nothing is created here."""
+    where = f"output.dir={path!r}"
+    missing: list[str] = []
+    p = os.path.normpath(path)
+    while not os.path.isdir(p):
+        if os.path.lexists(p):
+            if not missing:
+                raise ConfigError(f"{where} is a file, not a directory")
+            raise ConfigError(f"{where} cannot be created: {p!r} is a file, not a directory")
+        missing.append(p)
+        parent = os.path.dirname(p) or os.curdir
+        if parent == p:
+            break
+        p = parent
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise ConfigError(f"{where}: {'cannot be created: ' if missing else ''}{p!r} is not writable")
+    return missing[::-1]
+
+
+def _make_output_dir(path: str, new_dirs: list[str]) -> None:
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        _remove_empty_dirs(new_dirs)
+        raise ConfigError(f"output.dir={path!r} cannot be created: {reason(e)}") from None
+
+
+def _remove_empty_dirs(new_dirs: list[str]) -> None:
+    """Remove the directories of ``new_dirs`` (created by this run) that are empty, deepest first;
+    a directory that holds anything stays, and so do its parents."""
+    for d in reversed(new_dirs):
+        try:
+            os.rmdir(d)
+        except FileNotFoundError:  # never made (a failure part-way through os.makedirs)
+            continue
+        except OSError:  # not empty: it and its parents stay
+            return
+
+
+def _cycles(remaining: float, dt: float) -> str:
+    n = remaining / dt
+    return f"about {n:.2e}" if math.isfinite(n) else "more than 1e308"
+
+
+def _kept(last_good: list[str]) -> str:
+    return f"The run stops; the last good output is kept ({', '.join(last_good) if last_good else 'none was written'})."
+
+
 def run(cfg: Config, restart_file: str | None = None, progress: bool | None = None, log=None) -> RunResult:
-    """Run the simulation ``cfg`` describes (from ``restart_file`` if given) and write its outputs."""
+    """Run the simulation ``cfg`` describes (from ``restart_file`` if given) and write its outputs.
+
+    Everything that can be checked before the run is checked first (writers, memory, output
+    directory, the restart file, the initial state); the output directory is created only once the
+    first state has passed its check, and directories this run created are removed again if the
+    run fails while they are still empty."""
     _check_writers(cfg)
+    _check_memory(cfg)
     out = cfg["output"]
-    os.makedirs(out["dir"], exist_ok=True)
+    new_dirs = _output_dirs_to_create(out["dir"])
     stem = os.path.join(out["dir"], out["basename"])
     sim = Hydro(cfg)
     schedule = Schedule(cfg)
@@ -181,8 +293,8 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
         _load_restart(sim, restart_file, schedule)
     else:
         sim.set_initial()
-    history = History(stem + ".hst", HISTORY_COLUMNS, restart_cycle=sim.cycle if restart_file else None) \
-        if out["history"] else None
+    history = None
+    started = False
     tlim, nlim = cfg["time"]["tlim"], cfg["time"]["nlim"]
     bar = Progress(tlim, sim.ncells, enabled=out["progress"] if progress is None else progress)
     result = RunResult(sim.time, sim.cycle, hydro=sim)
@@ -196,27 +308,39 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
             try:
                 dt = sim.check()
             except BadStateError as e:
-                where = ", ".join(last_good) if last_good else "none was written"
-                raise SimulationError(f"cycle {sim.cycle} (t={sim.time:.6g}): {e}. The run stops; the last good "
-                                      f"output is kept ({where}).") from None
+                raise SimulationError(f"cycle {sim.cycle} (t={sim.time:.6g}): {e}. {_kept(last_good)}") from None
             finished = tlim - sim.time <= 1e-12 * max(abs(tlim), 1.0) or (0 <= nlim <= sim.cycle)
+            if not finished and nlim < 0 and dt < DT_FLOOR * tlim:
+                raise SimulationError(
+                    f"cycle {sim.cycle} (t={sim.time:.6g}): the time step collapsed to dt={dt:.3e}, below "
+                    f"{DT_FLOOR:g} * time.tlim: reaching time.tlim={tlim:g} would take {_cycles(tlim - sim.time, dt)} "
+                    f"cycles. Look for a tiny density, cell or domain in the "
+                    f"input, or set time.nlim to run a fixed number of cycles. {_kept(last_good)}")
+            if not started:  # the first state passed its checks: the run starts, its files appear
+                _make_output_dir(out["dir"], new_dirs)
+                if out["history"]:
+                    history = History(stem + ".hst", HISTORY_COLUMNS, restart_cycle=sim.cycle if restart_file else None)
+                started = True
             dt = min(dt, tlim - sim.time) if not finished else dt
             if not written_state:
                 state_files: list[str] = []
-                if history is not None:
-                    history.write([sim.cycle, sim.time, dt] + list(sim.totals().values()))
-                for kind in KINDS:
-                    if schedule.due(kind, sim.time, sim.cycle, finished):
-                        n = schedule.advance(kind, sim.time, sim.cycle)
-                        if kind == "hdf5":
-                            files = _write_hdf5(sim, f"{stem}.out.{n:05d}")
-                        elif kind == "png":
-                            files = [_write_png(sim, f"{stem}.{n:05d}.png")]
-                        else:
-                            files = [restart.save(f"{stem}.rst.{n:05d}.npz", sim.state(),
-                                                  _restart_meta(sim, schedule))]
-                        result.outputs += files
-                        state_files += files
+                try:
+                    if history is not None:
+                        history.write([sim.cycle, sim.time, dt] + list(sim.totals().values()))
+                    for kind in KINDS:
+                        if schedule.due(kind, sim.time, sim.cycle, finished):
+                            n = schedule.advance(kind, sim.time, sim.cycle)
+                            if kind == "hdf5":
+                                files = _write_hdf5(sim, f"{stem}.out.{n:05d}")
+                            elif kind == "png":
+                                files = [_write_png(sim, f"{stem}.{n:05d}.png")]
+                            else:
+                                files = [restart.save(f"{stem}.rst.{n:05d}.npz", sim.state(),
+                                                      _restart_meta(sim, schedule))]
+                            result.outputs += files
+                            state_files += files
+                except OutputError as e:
+                    raise SimulationError(f"cycle {sim.cycle} (t={sim.time:.6g}): {e}. {_kept(last_good)}") from None
                 if state_files:
                     last_good = state_files
             written_state = False
@@ -226,6 +350,12 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
             if first_step_end is None:
                 first_step_end = (_time.perf_counter(), sim.cycle)
             bar.update(sim.time, sim.cycle, dt)
+    except BaseException:
+        if history is not None:
+            history.abort()
+            history = None
+        _remove_empty_dirs(new_dirs)
+        raise
     finally:
         bar.close()
         if history is not None:

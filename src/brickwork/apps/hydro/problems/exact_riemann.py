@@ -2,7 +2,9 @@
 
 Toro, *Riemann Solvers and Numerical Methods for Fluid Dynamics* (2009), chapter 4: the star
 pressure is the root of ``f_L(p) + f_R(p) + (u_R - u_L) = 0`` (Newton's method from the
-primitive-variable guess), and the solution is sampled along rays ``x / t``.
+primitive-variable guess), and the solution is sampled along rays ``x / t``. States that move apart
+fast enough generate a vacuum (section 4.6): ``star_state`` then raises ``VacuumError`` (there is no
+star state) and ``solve`` returns the two rarefactions with the vacuum between them.
 """
 
 from __future__ import annotations
@@ -24,13 +26,27 @@ def _f_and_df(p, rho, pk, ck, gamma):
     return f, df
 
 
+class VacuumError(ValueError):
+    """The two states move apart so fast that a vacuum forms between them: there is no star state."""
+
+
+def generates_vacuum(left, right, gamma) -> bool:
+    """True when ``left`` and ``right`` (``(rho, u, p)``) generate a vacuum (Toro, section 4.6)."""
+    cl, cr = math.sqrt(gamma * left[2] / left[0]), math.sqrt(gamma * right[2] / right[0])
+    return 2.0 * (cl + cr) / (gamma - 1.0) <= right[1] - left[1]
+
+
 def star_state(left, right, gamma):
-    """``(p*, u*)`` between the left and right states ``(rho, u, p)``."""
+    """``(p*, u*)`` between the left and right states ``(rho, u, p)``; ``VacuumError`` when they
+    generate a vacuum (no star state exists: ``solve`` handles that case)."""
     rl, ul, pl = left
     rr, ur, pr = right
     cl, cr = math.sqrt(gamma * pl / rl), math.sqrt(gamma * pr / rr)
-    if 2.0 * (cl + cr) / (gamma - 1.0) <= ur - ul:
-        raise ValueError("the initial states generate a vacuum")
+    critical = 2.0 * (cl + cr) / (gamma - 1.0)
+    if critical <= ur - ul:
+        raise VacuumError(f"the initial states generate a vacuum: u_r - u_l = {ur - ul:.6g} >= 2 (c_l + c_r) / "
+                          f"(gamma - 1) = {critical:.6g}, so there is no star state; the solution is two "
+                          f"rarefactions with a vacuum between them")
     p = max(1e-12, 0.5 * (pl + pr) - 0.125 * (ur - ul) * (rl + rr) * (cl + cr))
     for _ in range(100):
         fl, dfl = _f_and_df(p, rl, pl, cl, gamma)
@@ -70,21 +86,50 @@ def _sample(s, left, right, ps, us, gamma):
         return r, sign * u, p
     if s >= tail:
         return r * (ps / p) ** (1.0 / g), sign * us, ps
+    rf, uf, pf = _left_fan(s, r, u, p, c, g)
+    return rf, sign * uf, pf
+
+
+def _left_fan(s, r, u, p, c, g):
+    """(rho, u, p) inside a left rarefaction fan of the state (r, u, p) (sound speed c), on ray s."""
     factor = 2.0 / (g + 1.0) + (g - 1.0) / ((g + 1.0) * c) * (u - s)
-    return r * factor ** (2.0 / (g - 1.0)), sign * 2.0 / (g + 1.0) * (c + (g - 1.0) / 2.0 * u + s), p * factor ** (
+    return r * factor ** (2.0 / (g - 1.0)), 2.0 / (g + 1.0) * (c + (g - 1.0) / 2.0 * u + s), p * factor ** (
         2.0 * g / (g - 1.0))
+
+
+def _sample_vacuum(s, left, right, gamma):
+    """(rho, u, p) on the ray x/t = s when the states generate a vacuum (Toro, section 4.6): a left
+    rarefaction whose tail moves at u_l + 2 c_l / (gamma - 1), vacuum, a right rarefaction whose tail
+    moves at u_r - 2 c_r / (gamma - 1). In the vacuum density and pressure are 0 and the velocity is
+    taken as s, which joins the two tails' velocities continuously."""
+    g = gamma
+    rl, ul, pl = left
+    rr, ur, pr = right
+    cl, cr = math.sqrt(g * pl / rl), math.sqrt(g * pr / rr)
+    if s < ul + 2.0 * cl / (g - 1.0):
+        return (rl, ul, pl) if s <= ul - cl else _left_fan(s, rl, ul, pl, cl, g)
+    if s > ur - 2.0 * cr / (g - 1.0):  # the right fan is the left fan of the mirrored problem
+        if s >= ur + cr:
+            return rr, ur, pr
+        rf, uf, pf = _left_fan(-s, rr, -ur, pr, cr, g)
+        return rf, -uf, pf
+    return 0.0, s, 0.0
 
 
 def solve(left, right, gamma, x, t, x0=0.0):
     """Density, velocity and pressure arrays at positions ``x`` and time ``t`` for the Riemann
-    problem with ``left = (rho, u, p)`` for ``x < x0`` and ``right`` for ``x > x0`` at ``t = 0``."""
+    problem with ``left = (rho, u, p)`` for ``x < x0`` and ``right`` for ``x > x0`` at ``t = 0``.
+    States that generate a vacuum give two rarefactions with zero density and pressure between them."""
     x = np.asarray(x, dtype=np.float64)
-    ps, us = star_state(left, right, gamma)
+    vacuum = generates_vacuum(left, right, gamma)
+    ps, us = star_state(left, right, gamma) if not vacuum else (0.0, 0.0)
     out = np.empty((3,) + x.shape)
     flat = out.reshape(3, -1)
     for n, xv in enumerate(x.ravel()):
         if t <= 0.0:
             flat[:, n] = left if xv < x0 else right
+        elif vacuum:
+            flat[:, n] = _sample_vacuum((xv - x0) / t, left, right, gamma)
         else:
             flat[:, n] = _sample((xv - x0) / t, left, right, ps, us, gamma)
     return out[0], out[1], out[2]

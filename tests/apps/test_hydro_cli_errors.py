@@ -1,0 +1,333 @@
+"""The command line, in process (``brickwork.cli.main``): options and overrides in any order, and one
+clear line on standard error, never a traceback, for every way a run can fail to start or go on;
+a failed start leaves no directory behind."""
+
+import errno
+import math
+import os
+
+import numpy as np
+import pytest
+
+from brickwork import cli
+from brickwork.apps.hydro import driver
+from brickwork.io import history as history_io
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+SOD = os.path.join(ROOT, "examples", "sod.toml")
+KH = os.path.join(ROOT, "examples", "kelvin_helmholtz.toml")
+NO_FILES = ["output.hdf5_dt=-1", "output.png_dt=-1", "output.restart_dt=-1"]
+SMALL_SOD = ["mesh.nx=[128]", "mesh.block_nx=[64]"]
+
+
+def brickwork(capsys, *args):
+    """``(exit status, stdout, stderr)`` of ``brickwork ARGS`` run in this process."""
+    code = cli.main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line(err: str) -> str:
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    return err.strip()
+
+
+# -- options and overrides in any order ------------------------------------------------------------------------------
+def test_options_and_overrides_in_any_order(capsys, tmp_path):
+    first = tmp_path / "first"
+    code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, f"output.dir={first}", "time.tlim=0.05", *NO_FILES,
+                             "output.restart_dt=0", "--quiet")
+    assert code == 0, err
+    rst = first / "sod.rst.00000.npz"
+    assert rst.exists()
+    _, before = history_io.read(str(first / "sod.hst"))
+    # the documented command: the option before the overrides, and options between overrides
+    code, out, err = brickwork(capsys, "run", SOD, "--restart", rst, "time.tlim=0.1", "--quiet", *SMALL_SOD,
+                               f"output.dir={first}", *NO_FILES)
+    assert code == 0, err
+    assert out == "" and err == ""
+    columns, rows = history_io.read(str(first / "sod.hst"))
+    assert len(rows) > len(before)
+    np.testing.assert_array_equal(rows[: len(before)], before)  # the lines up to the restart are kept
+    assert rows[-1, columns.index("time")] == pytest.approx(0.1, abs=1e-14)
+    # last override wins, wherever the options are
+    code, _, err = brickwork(capsys, "run", SOD, "hydro.cfl=0.1", "--quiet", "hydro.cfl=0.3", *SMALL_SOD,
+                             "time.tlim=0.01", f"output.dir={tmp_path / 'third'}", *NO_FILES)
+    assert code == 0, err
+    _, third = history_io.read(str(tmp_path / "third" / "sod.hst"))
+    dt = columns.index("dt")
+    assert third[0, dt] == pytest.approx(before[0, dt] * 0.3 / 0.4, rel=1e-12)  # examples/sod.toml: cfl = 0.4
+
+
+def test_demo_takes_options_and_overrides_in_any_order(capsys, monkeypatch):
+    from brickwork.apps.hydro import demo
+
+    seen = []
+    monkeypatch.setattr(demo, "main", lambda overrides=(), log=print: seen.append((list(overrides), log)))
+    assert cli.main(["demo", "--quiet", "mesh.nx=[32,32]", "time.tlim=0.05"]) == 0
+    assert cli.main(["demo", "mesh.nx=[32,32]", "--quiet", "time.tlim=0.05"]) == 0
+    assert cli.main(["demo", "mesh.nx=[32,32]", "time.tlim=0.05"]) == 0
+    assert [s[0] for s in seen] == [["mesh.nx=[32,32]", "time.tlim=0.05", "output.progress=false"]] * 2 + \
+        [["mesh.nx=[32,32]", "time.tlim=0.05"]]
+    assert seen[0][1] is not print and seen[0][1]("anything") is None and seen[2][1] is print
+
+
+def test_a_missing_input_file_argument_is_named_alone(capsys):
+    with pytest.raises(SystemExit) as info:
+        cli.main(["run", "--quiet"])
+    assert info.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == "brickwork run: error: the following arguments are required: input"
+
+
+# -- a failed start leaves nothing behind ----------------------------------------------------------------------------
+def test_a_failed_start_creates_no_directory(capsys, tmp_path):
+    new = tmp_path / "new" / "deeper"
+    code, _, err = brickwork(capsys, "run", SOD, f"output.dir={new}", "--restart", tmp_path / "missing.npz",
+                             "--quiet")
+    assert code == 2 and one_line(err).endswith("does not exist")
+    assert os.listdir(tmp_path) == []  # neither new/ nor new/deeper/
+    # a state whose time step collapses fails at cycle 0: no directory, no history file either
+    code, _, err = brickwork(capsys, "run", SOD, f"output.dir={new}", "mesh.nx=[8]", "mesh.block_nx=[8]",
+                             "problem.rho_r=1e-300", "--quiet")
+    assert code == 1 and "time step collapsed" in one_line(err)
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_failed_start_keeps_what_was_there(capsys, tmp_path):
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "notes.txt").write_text("keep me\n")
+    (old / "sod.hst").write_text("# an earlier run\n0 0.0\n")
+    code, _, err = brickwork(capsys, "run", SOD, f"output.dir={old}", "--restart", old / "missing.npz", "--quiet")
+    assert code == 2, err
+    assert sorted(os.listdir(old)) == ["notes.txt", "sod.hst"]
+    assert (old / "notes.txt").read_text() == "keep me\n" and (old / "sod.hst").read_text() == "# an earlier run\n0 0.0\n"
+
+
+# -- one clear line for each mistake --------------------------------------------------------------------------------
+def test_a_toml_file_that_is_not_utf8(capsys, tmp_path):
+    bad = tmp_path / "latin1.toml"
+    content = '[problem]\nname = "sod"  # d\xe9j\xe0 vu\n'.encode("latin-1")
+    bad.write_bytes(content)
+    code, _, err = brickwork(capsys, "run", bad, "--quiet")
+    assert code == 2
+    assert content.index(b"\xe9") == 27
+    assert one_line(err) == (f"brickwork: error: {bad}: not a UTF-8 text file (byte 0xe9 at offset 27); TOML input "
+                             f"files must be UTF-8")
+
+
+@pytest.mark.parametrize("where, message", [
+    ("{file}", "brickwork: error: output.dir='{file}' is a file, not a directory"),
+    ("{file}/sub", "brickwork: error: output.dir='{file}/sub' cannot be created: '{file}' is a file, not a directory"),
+    ("{file}/sub/deeper", "brickwork: error: output.dir='{file}/sub/deeper' cannot be created: '{file}' is a file, "
+                          "not a directory"),
+])
+def test_an_output_dir_that_cannot_be_made(capsys, tmp_path, where, message):
+    afile = tmp_path / "afile"
+    afile.write_text("data\n")
+    code, _, err = brickwork(capsys, "run", SOD, "output.dir=" + where.format(file=afile), "--quiet")
+    assert code == 2
+    assert one_line(err) == message.format(file=afile)
+    assert afile.read_text() == "data\n" and os.listdir(tmp_path) == ["afile"]
+
+
+def test_an_output_dir_whose_creation_fails(capsys, tmp_path, monkeypatch):
+    """``os.makedirs`` failing for a reason not foreseen (a read-only file system) is one line too, and
+    the directories made before the failure are removed."""
+    real = os.makedirs
+
+    def read_only(path, exist_ok=False, **kwargs):
+        if not str(path).startswith(str(tmp_path)):  # e.g. the kernel cache
+            return real(path, exist_ok=exist_ok, **kwargs)
+        real(os.path.dirname(path), exist_ok=True)  # the parent is made, then the file system turns read-only
+        raise OSError(errno.EROFS, "Read-only file system", path)
+
+    monkeypatch.setattr(os, "makedirs", read_only)
+    code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, f"output.dir={tmp_path / 'a' / 'b'}", "--quiet")
+    assert code == 2
+    assert one_line(err) == f"brickwork: error: output.dir='{tmp_path / 'a' / 'b'}' cannot be created: read-only file " \
+                            f"system"
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("state.npy", None, "is not a brickwork restart file (it is a .npy array; restart files are .npz archives "
+                        "written by output.restart_dt)"),
+    ("notes.txt", b"hello\n", "is corrupt or not a brickwork restart file (not an .npz archive; restart files are "
+                              "written by output.restart_dt)"),
+    ("empty.npz", b"", "is empty"),
+    ("plain.npz", "savez", "is not a brickwork restart file (no metadata)"),
+])
+def test_a_restart_file_that_is_not_one(capsys, tmp_path, name, content, message):
+    path = tmp_path / name
+    if content is None:
+        np.save(path, np.zeros(3))
+    elif content == "savez":
+        np.savez(path, density=np.zeros(3))
+    else:
+        path.write_bytes(content)
+    code, _, err = brickwork(capsys, "run", SOD, f"output.dir={tmp_path / 'out'}", "--restart", path, "--quiet")
+    assert code == 2
+    assert one_line(err) == f"brickwork: error: restart file {str(path)!r} {message}"
+    assert not (tmp_path / "out").exists()
+
+
+def test_states_that_generate_a_vacuum(capsys, tmp_path):
+    """Sod's states pulled apart at 10 each way: the scheme runs, and the PNG's exact solution has its vacuum
+    (the exact solver used to raise a bare ValueError there)."""
+    pytest.importorskip("matplotlib")
+    code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, "problem.u_l=-10", "problem.u_r=10", "time.tlim=0.02",
+                             f"output.dir={tmp_path}", "output.hdf5_dt=-1", "output.png_dt=0", "output.restart_dt=-1",
+                             "--quiet")
+    assert code == 0, err
+    assert sorted(os.listdir(tmp_path)) == ["sod.00000.png", "sod.00001.png", "sod.hst"]
+    assert (tmp_path / "sod.00001.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# -- a full disk in the middle of the run ----------------------------------------------------------------------------
+class FullDisk:
+    """A file whose ``write`` stores part of the data, then fails with ENOSPC (a disk filling up)."""
+
+    def __init__(self, f):
+        self._f = f
+
+    def write(self, data):
+        self._f.write(data[: len(data) // 2])
+        self._f.flush()
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._f.close()
+
+
+def fill_the_disk_at(monkeypatch, module, nth: int):
+    """Make the ``nth`` file that ``module`` opens for writing fail like a full disk."""
+    opened = []
+
+    def fake_open(path, mode="r", *args, **kwargs):
+        f = open(path, mode, *args, **kwargs)
+        if "w" in mode:
+            opened.append(path)
+            if len(opened) == nth:
+                return FullDisk(f)
+        return f
+
+    monkeypatch.setattr(module, "open", fake_open, raising=False)
+    return opened
+
+
+def test_a_full_disk_while_writing_an_xdmf_file(capsys, tmp_path, monkeypatch):
+    pytest.importorskip("h5py")
+    from brickwork.io import hdf5
+
+    opened = fill_the_disk_at(monkeypatch, hdf5, 2)  # the XDMF file of the second output
+    code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, "time.tlim=0.05", f"output.dir={tmp_path}",
+                             "output.hdf5_dt=0", "output.png_dt=-1", "output.restart_dt=-1", "--quiet")
+    assert code == 1
+    failed = tmp_path / "sod.out.00001.xdmf"
+    assert opened[-1] == f"{failed}.tmp"
+    line = one_line(err)
+    assert line.startswith("brickwork: the run failed: cycle ")
+    assert f"cannot write {str(failed)!r}: no space left on device. The run stops; the last good output is kept " \
+           f"({tmp_path / 'sod.out.00000.h5'}, {tmp_path / 'sod.out.00000.xdmf'})." in line
+    # no temporary file, no HDF5 file without its XDMF; the first output and the history stay
+    assert sorted(os.listdir(tmp_path)) == ["sod.hst", "sod.out.00000.h5", "sod.out.00000.xdmf"]
+
+
+def test_a_full_disk_while_writing_a_restart_file(capsys, tmp_path, monkeypatch):
+    from brickwork.io import restart
+
+    fill_the_disk_at(monkeypatch, restart, 1)
+    code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, "time.tlim=0.02", f"output.dir={tmp_path}",
+                             "output.hdf5_dt=-1", "output.png_dt=-1", "output.restart_dt=0", "--quiet")
+    assert code == 1
+    assert f"cannot write {str(tmp_path / 'sod.rst.00000.npz')!r}: no space left on device" in one_line(err)
+    assert os.listdir(tmp_path) == ["sod.hst"]
+
+
+def test_a_full_disk_while_writing_the_history(capsys, tmp_path, monkeypatch):
+    fill_the_disk_at(monkeypatch, history_io, 1)
+    code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, "time.tlim=0.02", f"output.dir={tmp_path}", *NO_FILES,
+                             "--quiet")
+    assert code == 1
+    assert one_line(err) == f"brickwork: the run failed: cannot write {str(tmp_path / 'sod.hst')!r}: no space left " \
+                            f"on device"
+
+
+# -- a mesh too large for the machine --------------------------------------------------------------------------------
+def test_a_mesh_too_large_for_memory_is_refused_before_allocating(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(driver, "available_memory", lambda: 64 * 2**30)
+    monkeypatch.setattr(driver, "Hydro", lambda cfg: pytest.fail("the mesh was allocated"))
+    code, _, err = brickwork(capsys, "run", KH, "mesh.nx=65536,65536", f"output.dir={tmp_path / 'out'}", "--quiet")
+    assert code == 2
+    # 1024 x 1024 blocks of (64 + 2 * 2)^2 cells; 25 float64 per cell: density, momentum (3), energy, their
+    # stage copies (5), the primitives (5), and the fluxes of the 5 conserved values in 2 directions
+    need = 1024 * 1024 * 68 * 68 * 25 * 8
+    assert f"{need / 2**30:.1f}" == "903.1"
+    assert one_line(err) == ("brickwork: error: mesh.nx=[65536, 65536] is too large for this machine: its fields alone "
+                             "need 903.1 GiB of memory (float64, ghost cells and fluxes included), but only 64.0 GiB "
+                             "is available")
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_memory_estimate_matches_the_allocated_fields(tmp_path):
+    from brickwork.apps.hydro import Hydro, build_config
+
+    for raw, overrides in (({"problem": {"name": "sod"}}, ["mesh.nx=[128]", "mesh.block_nx=[64]"]),
+                           ({"problem": {"name": "blast"}}, ["mesh.nx=[16,16,16]", "mesh.block_nx=[8,8,8]",
+                                                             "hydro.dtype=float32"])):
+        cfg = build_config(raw, overrides + [f"output.dir={tmp_path}"], source="test")
+        sim = Hydro(cfg)
+        allocated = 0
+        for name in sim.mesh.field_specs():  # every array the mesh allocated: values and fluxes
+            field = sim.mesh.field(name)
+            allocated += field.data.nbytes + (field.flux.nbytes if field.flux is not None else 0)
+        assert driver.field_bytes(cfg) == allocated
+
+
+# -- a time step that collapses --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("overrides, dt", [
+    (["problem.rho_r=1e-300"], 1.336e-151),                       # sound speed 3.7e149 on the right
+    (["mesh.xmax=1e-320", "problem.x0=5e-321"], 4.249e-322),      # subnormal cells
+])
+def test_a_collapsing_time_step_stops_the_run(capsys, tmp_path, overrides, dt):
+    code, _, err = brickwork(capsys, "run", SOD, "mesh.nx=[8]", "mesh.block_nx=[8]", *overrides,
+                             f"output.dir={tmp_path / 'out'}", "--quiet")
+    assert code == 1
+    line = one_line(err)
+    assert line.startswith(f"brickwork: the run failed: cycle 0 (t=0): the time step collapsed to dt={dt:.3e}, "
+                           f"below 1e-12 * time.tlim: reaching time.tlim=0.2 would take ")
+    cycles = 0.2 / dt
+    assert (f"about {cycles:.2e} cycles" if math.isfinite(cycles) else "more than 1e308 cycles") in line
+    assert line.endswith("The run stops; the last good output is kept (none was written).")
+    assert not (tmp_path / "out").exists()  # no history file growing without bound
+
+
+def test_a_collapse_later_in_the_run_keeps_the_last_output(capsys, tmp_path, monkeypatch):
+    from brickwork.apps.hydro.solver import Hydro
+
+    check = Hydro.check
+    monkeypatch.setattr(Hydro, "check", lambda self: check(self) if self.cycle < 4 else 1e-20)
+    code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, f"output.dir={tmp_path}", "output.hdf5_dt=-1",
+                             "output.png_dt=-1", "output.restart_dt=0.0001", "--quiet")
+    assert code == 1
+    line = one_line(err)
+    assert "cycle 4 (t=" in line and "the time step collapsed to dt=1.000e-20" in line
+    assert line.endswith(f"the last good output is kept ({tmp_path / 'sod.rst.00002.npz'}).")
+    _, rows = history_io.read(str(tmp_path / "sod.hst"))
+    assert rows.shape[0] == 4  # cycles 0..3
+
+
+def test_nlim_bounds_a_run_whose_time_step_collapsed(capsys, tmp_path):
+    code, _, err = brickwork(capsys, "run", SOD, "mesh.nx=[8]", "mesh.block_nx=[8]", "problem.rho_r=1e-300",
+                             "time.nlim=3", f"output.dir={tmp_path}", *NO_FILES, "--quiet")
+    assert code == 0, err
+    columns, rows = history_io.read(str(tmp_path / "sod.hst"))
+    np.testing.assert_array_equal(rows[:, 0], [0, 1, 2, 3])
+    assert rows[-1, columns.index("time")] == pytest.approx(3 * rows[0, columns.index("dt")], rel=1e-6)
