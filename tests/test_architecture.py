@@ -125,7 +125,7 @@ def test_no_target_text_outside_targets():
 
 
 def test_the_builtin_table_holds_typing_rules_only():
-    from brickwork.builtins import BUILTINS
+    from brickwork.builtins.table import BUILTINS
 
     for name, entries in BUILTINS.items():
         for entry in entries:

@@ -21,6 +21,7 @@ from .device import (
     synchronize_device,
 )
 from .errors import (
+    BoundsError,
     BrickworkError,
     CaptureError,
     KernelAttributeError,

@@ -2,15 +2,16 @@
 
 ``brickwork run FILE.toml [section.key=value ...] [--restart FILE.npz] [--quiet]`` runs the hydro
 application (``brickwork.apps.hydro``) on an input file; ``brickwork demo [key=value ...]`` runs its
-Kelvin-Helmholtz demo. A mistake in the input (unknown key, wrong type, impossible mesh), a missing
-or corrupt restart file, or a state that turns non-finite ends the command with one clear line on
-standard error and a non-zero exit status (2 for input errors, 1 for a failed run).
+Kelvin-Helmholtz demo. Options and overrides may come in any order after the input file. A mistake
+in the input (unknown key, wrong type, impossible or too large mesh, unusable output directory), a
+missing or unusable restart file, a state that turns non-finite, a collapsing time step or a
+failed output write ends the command with one clear line on standard error and a non-zero exit
+status (2 for input and restart errors, 1 for a failed run).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 
@@ -28,7 +29,7 @@ def _info(args) -> int:
         print(f"openmp:     {'yes' if s.openmp else 'no'}")
     except Exception as e:  # noqa: BLE001 - info reports, never fails
         print(f"compiler:   unavailable: {e}")
-    threads = config.num_threads or os.environ.get("OMP_NUM_THREADS") or os.cpu_count()
+    threads = config.num_threads or config.default_threads
     print(f"threads:    {threads}")
     print(f"cuda:       {'available' if is_cuda_available() else 'no CUDA device'}")
     print(f"cache:      {cache.cache_root()}")
@@ -47,7 +48,12 @@ def _cache(args) -> int:
         total = sum(r["bytes"] for r in rows)
         print(f"{len(rows)} entries, {total / 1024 / 1024:.1f} MiB in {cache.cache_root()}")
     elif args.action == "clear":
-        n = cache.clear()
+        # Removes only what brickwork made; a symbolic link as the root stays (see cache.clear).
+        try:
+            n = cache.clear()
+        except (cache.UnsafeCacheError, OSError) as e:
+            print(f"brickwork: error: cannot clear the kernel cache: {e}", file=sys.stderr)
+            return 1
         print(f"removed {n} entries from {cache.cache_root()}")
     return 0
 
@@ -55,6 +61,7 @@ def _cache(args) -> int:
 def _hydro_errors(fn):
     """Run ``fn()``, turning the hydro application's expected errors into one line and an exit code."""
     from .apps.hydro import ConfigError, SimulationError
+    from .io.files import OutputError
     from .io.restart import RestartError
 
     try:
@@ -62,8 +69,11 @@ def _hydro_errors(fn):
     except (ConfigError, RestartError) as e:
         print(f"brickwork: error: {e}", file=sys.stderr)
         return 2
-    except SimulationError as e:
+    except (SimulationError, OutputError) as e:
         print(f"brickwork: the run failed: {e}", file=sys.stderr)
+        return 1
+    except MemoryError:
+        print("brickwork: the run failed: out of memory (try a smaller mesh.nx)", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("brickwork: interrupted", file=sys.stderr)
@@ -85,6 +95,8 @@ def _run(args) -> int:
 def _demo(args) -> int:
     from .apps.hydro import demo
 
+    if args.quiet:  # no progress bar, no summary lines
+        return _hydro_errors(lambda: demo.main([*args.overrides, "output.progress=false"], log=lambda *a: None))
     return _hydro_errors(lambda: demo.main(args.overrides))
 
 
@@ -97,14 +109,21 @@ def main(argv=None) -> int:
     p.set_defaults(run=_cache)
     p = sub.add_parser("run", help="run the hydro application on a TOML input file")
     p.add_argument("input", help="the input file (see examples/*.toml)")
-    p.add_argument("overrides", nargs="*", metavar="section.key=value", help="override a setting, e.g. hydro.cfl=0.3")
+    p.add_argument("overrides", nargs="*", default=[], metavar="section.key=value",
+                   help="override a setting, e.g. hydro.cfl=0.3")
     p.add_argument("--restart", metavar="FILE", help="continue from a restart file")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     p.set_defaults(run=_run)
     p = sub.add_parser("demo", help="a 2-D Kelvin-Helmholtz run of about a minute, ending with a PNG")
-    p.add_argument("overrides", nargs="*", metavar="section.key=value", help="override a setting of the demo")
+    p.add_argument("overrides", nargs="*", default=[], metavar="section.key=value",
+                   help="override a setting of the demo")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     p.set_defaults(run=_demo)
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] in (["run"], ["demo"]):  # options and section.key=value overrides in any order
+        args = sub.choices[argv[0]].parse_intermixed_args(argv[1:])
+    else:
+        args = parser.parse_args(argv)
     return args.run(args)
 
 

@@ -33,6 +33,14 @@ def _env_bool(name: str, default: bool) -> bool:
     return value.strip().lower() in ("1", "true", "yes", "on")
 
 
+def _omp_num_threads() -> int | None:
+    """Threads of the outermost level from ``OMP_NUM_THREADS`` as OpenMP reads it: a list of positive
+    counts per nesting level ("4,2" -> 4); empty, 0 or anything else that is not a positive count
+    is ignored, as OpenMP runtimes ignore it (never an error at import)."""
+    first = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    return int(first) if first.isdigit() and int(first) > 0 else None
+
+
 _DUMP_STAGES = ("ir", "passes", "source")
 
 
@@ -69,7 +77,7 @@ cache_dir: str = _default_cache_dir()
 #: Threads for CPU kernels (None: OpenMP's default, i.e. OMP_NUM_THREADS or all cores).
 num_threads: int | None = _env_int(_ENV_PREFIX + "NUM_THREADS", None)
 #: Threads used when num_threads is None: OMP_NUM_THREADS, else every core.
-default_threads: int = _env_int("OMP_NUM_THREADS", None) or os.cpu_count() or 1
+default_threads: int = _omp_num_threads() or os.cpu_count() or 1
 #: Logging level name for the ``brickwork`` logger ("warning", "info", "debug").
 log_level: str = os.environ.get(_ENV_PREFIX + "LOG", "warning").lower()
 #: Log, for each cache miss, which part of the key differed from the nearest entry.
@@ -87,9 +95,22 @@ parallel_threshold: int = _env_int(_ENV_PREFIX + "PARALLEL_THRESHOLD", 16384) or
 dump: frozenset = _env_dump(_ENV_PREFIX + "DUMP")
 #: Verify the IR after typing and after every pass (a check of the compiler itself).
 verify_ir: bool = _env_bool(_ENV_PREFIX + "VERIFY_IR", False)
+MODES = ("release", "debug")
+
+
+def _env_mode(name: str) -> str:
+    value = os.environ.get(name, "").strip().lower() or "release"
+    if value not in MODES:
+        raise ValueError(f"environment variable {name}={value!r} must be one of {', '.join(MODES)}")
+    return value
+
+
+#: "release", or "debug": every array, pack and scratch access is bounds-checked, and an
+#: out-of-bounds access raises ``BoundsError`` after the launch (instances of each mode have
+#: their own cache keys). Read at each launch, so it can change at run time.
+mode: str = _env_mode(_ENV_PREFIX + "MODE")
 #: Warp compatibility: accepted and ignored.
 quiet: bool = True
-mode: str = "release"
 verbose: bool = False
 
 

@@ -55,6 +55,11 @@ class ToolchainError(BrickworkError, RuntimeError):
     """No usable C++ compiler, or the compiler failed on generated code."""
 
 
+class BoundsError(BrickworkError, IndexError):
+    """Debug mode (``config.mode = "debug"``): a kernel indexed an array, pack or scratch out of bounds;
+    the message names the kernel, the access's file and line, the index and the shape."""
+
+
 class CaptureError(BrickworkError, RuntimeError):
     """Graph capture used out of order (end without begin, nested begin)."""
 

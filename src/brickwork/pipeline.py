@@ -8,21 +8,25 @@
 
 ``key_parts`` says what a cache key covers; ``build`` runs the whole sequence for a batch of
 instances (compiles in parallel, an error stays with its own instance).
+
+Importing this module is cheap: typing, the passes and the renderer are imported the first time
+an instance is typed (``_compiler``), so a program whose instances all come from the cache never
+loads them (the warm path).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import sys
+import types as pytypes
 
-from . import config, ir
+from . import config
 from ._version import __version__
 from .frontend.fingerprint import function_fingerprint
-from .frontend.typer import InstantiationContext, Typer
 from .jit import cache
 from .jit.toolchain import generator_digest
-from .passes import run_passes
 from .targets.base import Target
 from .targets.cpu import CPU
 from .types.keys import type_key
@@ -33,9 +37,10 @@ log = logging.getLogger("brickwork")
 DEFAULT_TARGET: Target = CPU
 
 
-def key_parts(kernel, arg_types, target: Target = DEFAULT_TARGET) -> dict:
+def key_parts(kernel, arg_types, mode: str = "release", target: Target = DEFAULT_TARGET) -> dict:
     """What an instance's cache key covers; all of it is known before typing."""
     return {
+        "mode": mode,
         "brickwork version": __version__, "target": target.name, "compiler and flags": target.identity(),
         "code generator and runtime header": generator_digest(),
         "kernel source and reached functions/constants": function_fingerprint(kernel.source),
@@ -48,25 +53,41 @@ def cache_key(parts: dict) -> str:
     return hashlib.sha256("|".join(parts.values()).encode()).hexdigest()[:40]
 
 
-def type_instance(kernel, arg_types, label: str) -> tuple[ir.IRFunction, list]:
-    """The target-neutral IR of a kernel for concrete argument types, and the functions it calls."""
-    context = InstantiationContext()
+@functools.cache
+def _compiler() -> pytypes.SimpleNamespace:
+    """The modules a cache miss needs, imported once, on the first miss (start-up stays cheap)."""
+    from . import ir
+    from .frontend.typer import InstantiationContext, Typer
+    from .passes import run_passes
+
+    return pytypes.SimpleNamespace(ir=ir, InstantiationContext=InstantiationContext, Typer=Typer,
+                                   run_passes=run_passes)
+
+
+def type_instance(kernel, arg_types, label: str) -> tuple:
+    """The target-neutral IR (``IRFunction``) of a kernel for concrete argument types, and the
+    functions it calls."""
+    c = _compiler()
+    context = c.InstantiationContext()
     params = dict(zip((n for n, _ in kernel.params), arg_types))
-    fn = Typer(kernel.source, params, is_kernel=True, context=context, name="kernel", label=label,
-               **kernel.builder_options()).build()
+    fn = c.Typer(kernel.source, params, is_kernel=True, context=context, name="kernel", label=label,
+                 **kernel.builder_options()).build()
     return fn, list(context.order)
 
 
-def type_function(source, param_types: dict, context: InstantiationContext, name: str, label: str) -> ir.IRFunction:
+def type_function(source, param_types: dict, context, name: str, label: str):
     """The IR of one ``@func`` overload for concrete parameter types, typed inside a kernel's context
     (typing calls this back when a kernel calls the function)."""
-    return Typer(source, param_types, is_kernel=False, context=context, name=name, label=label).build()
+    return _compiler().Typer(source, param_types, is_kernel=False, context=context, name=name, label=label).build()
 
 
-def lower(fn: ir.IRFunction, callees: list, target: Target = DEFAULT_TARGET) -> tuple[ir.IRFunction, list]:
-    """``fn`` and its callees after the target's passes (calls are re-pointed at lowered callees)."""
+def lower(fn, callees: list, target: Target = DEFAULT_TARGET, mode: str = "release") -> tuple:
+    """``fn`` and its callees after the target's passes for ``mode`` (calls are re-pointed at
+    lowered callees)."""
+    c = _compiler()
+    ir, run_passes = c.ir, c.run_passes
     dump = config.dump
-    passes = target.passes()
+    passes = target.passes(mode)
     lowered: dict = {}
     out = []
     for f in [*callees, fn]:
@@ -81,13 +102,17 @@ def lower(fn: ir.IRFunction, callees: list, target: Target = DEFAULT_TARGET) -> 
     return out[-1], out[:-1]
 
 
-def generate(kernel, arg_types, label: str, target: Target = DEFAULT_TARGET) -> tuple[str, dict]:
-    """Source text of one instance and its metadata (``tid_dims``)."""
-    fn, callees = lower(*type_instance(kernel, arg_types, label), target)
+def generate(kernel, arg_types, label: str, target: Target = DEFAULT_TARGET, mode: str = "release") -> tuple[str, dict]:
+    """Source text of one instance and its metadata: ``tid_dims``, and ``writes`` (the positions of
+    the array parameters the kernel may write, checked against read-only arrays at launch)."""
+    typed, typed_callees = type_instance(kernel, arg_types, label)
+    writes = _compiler().ir.written_params(typed)
+    fn, callees = lower(typed, typed_callees, target, mode)
     text = target.render(fn, callees, label)
     if "source" in config.dump:
         _dump(f"{target.name} source of {label}", text)
-    return text, {"tid_dims": fn.tid_dims}
+    written = [i for i, (name, _) in enumerate(kernel.params) if name in writes]
+    return text, {"tid_dims": fn.tid_dims, "writes": written, "mode": mode}
 
 
 def build(batch: list, target: Target = DEFAULT_TARGET) -> None:
@@ -102,7 +127,7 @@ def build(batch: list, target: Target = DEFAULT_TARGET) -> None:
             inst.loaded_from(*found)
             continue
         try:
-            text, meta = generate(inst.kernel, inst.arg_types, inst.label, target)
+            text, meta = generate(inst.kernel, inst.arg_types, inst.label, target, inst.mode)
         except Exception as e:  # noqa: BLE001 - a user error belongs to its own instance only
             inst.fail(e)
             continue
@@ -117,10 +142,11 @@ def build(batch: list, target: Target = DEFAULT_TARGET) -> None:
                  1e3 * result[1].get("compile_seconds", 0.0))
 
 
-def _repoint(fn: ir.IRFunction, lowered: dict) -> ir.IRFunction:
+def _repoint(fn, lowered: dict):
     """Calls in ``fn`` refer to the lowered versions of its callees."""
     if not lowered:
         return fn
+    ir = _compiler().ir
 
     class _Calls(ir.Rewriter):
         def r_IRFuncCall(self, e):
@@ -133,10 +159,10 @@ class _PassDump:
     """Prints the IR after each pass (or says it is unchanged)."""
 
     def __init__(self, fn):
-        self.last = ir.format_function(fn)
+        self.last = _compiler().ir.format_function(fn)
 
     def __call__(self, name, fn):
-        text = ir.format_function(fn)
+        text = _compiler().ir.format_function(fn)
         _dump(f"IR of {fn.label} after {name}", "(unchanged)" if text == self.last else text)
         self.last = text
 

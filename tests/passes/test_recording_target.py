@@ -34,8 +34,8 @@ class RecordingTarget(CpuTarget):
     def __init__(self):
         self.recorder = Recorder()
 
-    def passes(self):
-        return (self.recorder, *super().passes())
+    def passes(self, mode="release"):
+        return (self.recorder, *super().passes(mode))
 
 
 RHO = VarTag("rho")

@@ -1,8 +1,8 @@
-"""The builtin table (typing rules by builtin id) and the Python-side names of builtins; importing
-this package registers every family."""
+"""Builtins: the Python-side names (``functions``), and the table of typing rules by builtin id
+(``table``: importing it registers every family). Importing this package alone loads no rules,
+so ``import brickwork`` stays cheap; typing imports ``builtins.table``."""
 
-from . import atomics, linalg, math, operators  # noqa: F401  (registration side effects)
 from .functions import FUNCTIONS, BuiltinFunction
-from .registry import BUILTINS, Builtin, Mismatch, resolve
+from .registry import Builtin, Mismatch
 
-__all__ = ["BUILTINS", "Builtin", "BuiltinFunction", "FUNCTIONS", "Mismatch", "resolve"]
+__all__ = ["Builtin", "BuiltinFunction", "FUNCTIONS", "Mismatch"]

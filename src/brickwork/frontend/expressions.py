@@ -17,7 +17,8 @@ import typing
 import numpy as np
 
 from .. import ir
-from ..builtins import BuiltinFunction, Mismatch, resolve
+from ..builtins import BuiltinFunction
+from ..builtins.table import Mismatch, resolve
 from ..errors import KernelAttributeError, KernelNameError, KernelSyntaxError, KernelTypeError
 from ..types.arrays import ArrayType, _ArrayNd, array, type_name
 from ..types.composite import (
@@ -93,6 +94,9 @@ class ExpressionTyper:
         if isinstance(v, bool):
             return ir.IRConst(v, bool_)
         if isinstance(v, int):
+            if not -2**63 <= v < 2**63:
+                raise self.error(KernelTypeError, f"integer literal {v} does not fit in int64 (a kernel's widest "
+                                 f"signed integer); for uint64 write wp.uint64({v})", node)
             return ir.IRConst(v, int32 if -2**31 <= v < 2**31 else int64)
         if isinstance(v, float):
             return ir.IRConst(float(np.float32(v)), float32)
@@ -212,7 +216,7 @@ class ExpressionTyper:
             if len(indices) != t.ndim:
                 raise self.error(KernelTypeError, f"an array of {t.ndim} dimensions needs {t.ndim} indices, "
                                  f"got {len(indices)}", node)
-            return ir.IRArrayElem(base, indices, t.dtype)
+            return ir.IRArrayElem(base, indices, t.dtype, self.where(node))
         if is_vector_type(t) or is_quat_type(t):
             if len(indices) != 1:
                 raise self.error(KernelTypeError, f"{type_name(t)} takes one index, got {len(indices)}", node)
@@ -324,7 +328,7 @@ class ExpressionTyper:
             _, result = resolve(name, [a.type for a in args])
         except Mismatch as e:
             raise self.error(KernelTypeError, f"{label or name + '()'}: {e}", node) from None
-        return ir.IRCall(name, args, result)
+        return ir.IRCall(name, args, result, where=self.where(node) if name.startswith("atomic_") else "")
 
     # -- calls -------------------------------------------------------------------------------------
     def expr_Call(self, node):

@@ -7,7 +7,6 @@ names it only reads resolve in the enclosing scopes.
 
 from __future__ import annotations
 
-from ..errors import KernelTypeError
 from ..types.arrays import type_name
 
 
@@ -47,7 +46,7 @@ class SymbolTable:
     def type_of(self, name: str):
         return self.types.get(name)
 
-    def declare(self, name: str, t, what: str = "variable"):
+    def declare(self, name: str, t):
         """Declare (or re-use) local ``name`` of type ``t``; a second type is an error the caller
         reports (returns the known type when it differs)."""
         known = self.types.get(name)
@@ -68,4 +67,3 @@ def conflict(name: str, known, t) -> str:
             f"{type_name(t)} (a variable keeps its first type)")
 
 
-__all__ = ["SymbolTable", "conflict", "KernelTypeError"]

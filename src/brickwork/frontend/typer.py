@@ -20,6 +20,14 @@ from .expressions import _SYMBOL, TID, ExpressionTyper, LocalFunction, Static
 from .intrinsics import INTRINSICS
 from .symbols import SymbolTable, conflict
 
+#: Every index of a loop body or an index space lies within this range: ``par_for`` ranges and index
+#: spaces are checked at launch (``runtime/parallel.py``, ``la/space.py``), so index arithmetic
+#: with small offsets provably cannot overflow int32.
+INDEX_LIMIT = 2**30
+INDEX_RANGE = (-INDEX_LIMIT, INDEX_LIMIT)
+#: An index bound when its loop visits a cell (no assignment in the typed IR): (lo, hi, assignments)
+LOOP_INDEX = (*INDEX_RANGE, 0)
+
 _AUG_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "bit_and", ast.BitOr: "bit_or",
             ast.BitXor: "bit_xor", ast.LShift: "lshift", ast.RShift: "rshift", ast.MatMult: "matmul"}
@@ -67,6 +75,7 @@ class Typer(ExpressionTyper):
         self.bindings = bindings or []
         self.simd_innermost = simd_innermost
         self.ext: dict = {}  # per-extension typing state (the loop abstraction's slice, ...)
+        self.index_ranges: dict = {}  # int32 locals the launch keeps within a range (IRFunction.index_ranges)
 
     # -- entry --------------------------------------------------------------------------------------
     def build(self) -> ir.IRFunction:
@@ -78,7 +87,7 @@ class Typer(ExpressionTyper):
         return ir.IRFunction(name=self.name, params=self.params, locals=self.symbols.locals, body=body,
                              return_type=return_type, is_kernel=self.is_kernel,
                              tid_dims=max(self.tid_dims, 1), label=self.label,
-                             simd_innermost=self.simd_innermost)
+                             simd_innermost=self.simd_innermost, index_ranges=self.index_ranges)
 
     def bind_parameters(self) -> list:
         stmts: list = []
@@ -87,8 +96,9 @@ class Typer(ExpressionTyper):
                 INTRINSICS.bindings[kind](self, name, option, stmts)
                 continue
             lo = ir.IRLocal(f"_bw_lo{option}", int32)
-            value = ir.IRCall("add", [ir.IRTid(option, int32), lo], int32)
+            value = ir.IRCall("add", [ir.IRTid(option, int32), lo], int32, no_wrap=True)  # an index of the range
             stmts.append(ir.IRAssign(self.declare(name, int32, self.source.tree), value))
+            self.index_ranges[name] = (*INDEX_RANGE, 1)  # bound by the one assignment above
             self.tid_dims = max(self.tid_dims, option + 1)
         return stmts
 
@@ -107,6 +117,11 @@ class Typer(ExpressionTyper):
         tmp = self.new_temp(value.type)
         out.append(ir.IRAssign(tmp, value))
         return tmp
+
+    def where(self, node) -> str:
+        """``file:line`` of a node, for messages reported while the kernel runs (bounds checks)."""
+        loc = self.source.location(node)
+        return f"{loc.filename}:{loc.lineno}"
 
     def error(self, cls, message: str, node) -> KernelError:
         return cls(message, self.source.location(node))

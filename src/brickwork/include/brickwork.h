@@ -170,9 +170,10 @@ BW_INLINE bool truth(half x) { return float(x) != 0.0f; }
 
 // ---- arithmetic ----------------------------------------------------------------------------
 // Narrow and unsigned integers wrap around on overflow, as in numpy: computed in an unsigned type at
-// least as wide as int (unsigned short promoted to int could overflow). int32 and int64 keep plain
-// signed arithmetic, as C and Warp do: their overflow is undefined (in practice it wraps), and that
-// is what lets the compiler see index expressions such as i + 1 as affine and vectorize stencils.
+// least as wide as int (unsigned short promoted to int could overflow). For int32 and int64 these
+// are plain signed operations, used where brickwork proved the result cannot overflow (loop and
+// index arithmetic: the compiler then sees i + 1 as affine and vectorizes stencils); arithmetic
+// that may overflow uses the wrapping_* operations below.
 template <class T, bool = std::is_integral<T>::value && !std::is_same<T, bool>::value &&
                           !(std::is_signed<T>::value && sizeof(T) >= 4)>
 struct wrap_of {
@@ -198,11 +199,25 @@ template <class T> BW_INLINE T cw_mul(T a, T b) { return mul(a, b); }
 template <class T> BW_INLINE T cw_div(T a, T b);
 BW_LIFT2(add) BW_LIFT2(sub) BW_LIFT1(neg) BW_LIFT2(cw_mul) BW_LIFT2(cw_div)
 
+// User arithmetic on int32/int64 wraps around (two's complement), as documented: the compiler
+// proves most index arithmetic cannot overflow and keeps the plain (vectorizable) operations
+// above for it; what it cannot prove renders as these, computed in the unsigned type.
+template <class T> struct uint_of { using type = T; };
+template <> struct uint_of<int32_t> { using type = uint32_t; };
+template <> struct uint_of<int64_t> { using type = uint64_t; };
+template <class T> using uint_t = typename uint_of<T>::type;
+template <class T> BW_INLINE T wrapping_add(T a, T b) { return T(uint_t<T>(a) + uint_t<T>(b)); }
+template <class T> BW_INLINE T wrapping_sub(T a, T b) { return T(uint_t<T>(a) - uint_t<T>(b)); }
+template <class T> BW_INLINE T wrapping_mul(T a, T b) { return T(uint_t<T>(a) * uint_t<T>(b)); }
+template <class T> BW_INLINE T wrapping_neg(T a) { return T(uint_t<T>(0) - uint_t<T>(a)); }
+template <class T> BW_INLINE T wrapping_lshift(T a, T b) { return T(uint_t<T>(a) << b); }
+BW_LIFT2(wrapping_add) BW_LIFT2(wrapping_sub) BW_LIFT1(wrapping_neg)
+
 // Integer division by zero gives 0 (as in Warp) and by -1 negates with wrap-around: neither traps.
 template <class T> BW_INLINE T div(T a, T b) {
     if constexpr (std::is_integral<T>::value) {
         if (b == T(0)) return T(0);
-        if (std::is_signed<T>::value && b == T(-1)) return neg(a);
+        if (std::is_signed<T>::value && b == T(-1)) return wrapping_neg(a);
         return T(a / b);
     } else {
         return T(a / b);
@@ -212,7 +227,7 @@ template <class T> BW_INLINE T cw_div(T a, T b) { return div(a, b); }
 template <class T> BW_INLINE T floordiv(T a, T b) {
     if constexpr (std::is_integral<T>::value) {
         if (b == T(0)) return T(0);
-        if (std::is_signed<T>::value && b == T(-1)) return neg(a);
+        if (std::is_signed<T>::value && b == T(-1)) return wrapping_neg(a);
         T q = T(a / b);
         return (a % b != 0 && ((a < 0) != (b < 0))) ? T(q - 1) : q;
     } else {
@@ -501,6 +516,66 @@ template <bool U, class T> BW_INLINE T& at(const array_t<T, 4>& a, int64_t i, in
 
 // ---- raw storage (mesh packs: base addresses passed as int64) ------------------------------
 template <class T> BW_INLINE T& raw(int64_t address, int64_t offset) { return reinterpret_cast<T*>(address)[offset]; }
+
+// ---- debug mode: bounds-checked accesses ------------------------------------------------------
+// An access out of bounds records itself (the first one of a launch wins) and touches a per-thread
+// dummy element instead of memory; after the launch the loader asks bw_bounds_error for the record.
+struct bounds_error {
+    int set;
+    const char* where;
+    int n;
+    int64_t index[4];
+    int64_t shape[4];
+};
+inline bounds_error g_bounds_error{};
+inline void record_oob(const char* where, int n, const int64_t* index, const int64_t* shape) {
+    if (__atomic_exchange_n(&g_bounds_error.set, 1, __ATOMIC_ACQ_REL)) return;
+    g_bounds_error.where = where;
+    g_bounds_error.n = n;
+    for (int d = 0; d < n; ++d) {
+        g_bounds_error.index[d] = index[d];
+        g_bounds_error.shape[d] = shape[d];
+    }
+}
+template <class T> BW_INLINE T& oob_sink() {
+    static thread_local T sink{};
+    return sink;
+}
+template <bool U, class T, int D, class... I> BW_INLINE T& at_checked(const array_t<T, D>& a, const char* where, I... i) {
+    const int64_t index[D] = {int64_t(i)...};
+    for (int d = 0; d < D; ++d)
+        if (index[d] < 0 || index[d] >= a.shape[d]) {
+            record_oob(where, D, index, a.shape);
+            return oob_sink<T>();
+        }
+    return at<U>(a, int64_t(i)...);
+}
+template <class T, class... B> BW_INLINE T& raw_checked(int64_t address, int64_t offset, const char* where, B... b) {
+    const int64_t pairs[] = {int64_t(b)...};
+    constexpr int n = int(sizeof...(B)) / 2;
+    int64_t index[n], shape[n];
+    for (int d = 0; d < n; ++d) {
+        index[d] = pairs[2 * d];
+        shape[d] = pairs[2 * d + 1];
+    }
+    for (int d = 0; d < n; ++d)
+        if (index[d] < 0 || index[d] >= shape[d]) {
+            record_oob(where, n, index, shape);
+            return oob_sink<T>();
+        }
+    return raw<T>(address, offset);
+}
+inline int take_bounds_error(char* out, int size) {
+    if (!__atomic_load_n(&g_bounds_error.set, __ATOMIC_ACQUIRE)) return 0;
+    const bounds_error& e = g_bounds_error;
+    int len = snprintf(out, size, "index (");
+    for (int d = 0; d < e.n && len < size; ++d) len += snprintf(out + len, size - len, d ? ", %lld" : "%lld", (long long)e.index[d]);
+    if (len < size) len += snprintf(out + len, size - len, ") is out of bounds for shape (");
+    for (int d = 0; d < e.n && len < size; ++d) len += snprintf(out + len, size - len, d ? ", %lld" : "%lld", (long long)e.shape[d]);
+    if (len < size) snprintf(out + len, size - len, ") at %s", e.where);
+    __atomic_store_n(&g_bounds_error.set, 0, __ATOMIC_RELEASE);
+    return 1;
+}
 
 // ---- fixed-size local scratch (boiv: a halo box per point, no arena) -------------------------
 template <class T, int N> struct local_buf {

@@ -40,12 +40,19 @@ class IRLocal(IRExpr):
 
 @dataclass(eq=False)
 class IRCall(IRExpr):
-    """A builtin call; ``op`` is the builtin's id. ``impl`` stays None until ``select_builtins``."""
+    """A builtin call; ``op`` is the builtin's id. ``impl`` stays None until ``select_builtins``.
+
+    Integer arithmetic of the user wraps around on overflow; ``no_wrap`` says this call's result
+    cannot overflow (the compiler's own index arithmetic, or proved by ``prove_no_overflow``), so
+    a target may use operations whose overflow it need not define."""
 
     op: str
     args: list
     type: object
     impl: object = None
+    no_wrap: bool = False
+    where: str = ""  # "file:line" of an atomic's array access (bounds checks report it)
+    checked: bool = False  # an atomic whose array access is bounds-checked (debug mode)
 
 
 @dataclass(eq=False)
@@ -76,6 +83,8 @@ class IRArrayElem(IRExpr):
     array: IRExpr
     indices: list
     type: object
+    where: str = ""  # "file:line" of the access in the user's code ("" for the compiler's own)
+    checked: bool = False  # bounds-checked (debug mode, ``check_bounds``)
 
 
 @dataclass(eq=False)
@@ -123,6 +132,9 @@ class IRRawElem(IRExpr):
     address: IRExpr
     offset: IRExpr
     type: object
+    bounds: list = field(default_factory=list)  # [index, extent, index, extent, ...] in its storage (checks)
+    where: str = ""
+    checked: bool = False
 
 
 @dataclass(eq=False)
@@ -325,6 +337,7 @@ class IRPackElem(IRExpr):
     kji: list | None
     memory: IRExpr | None
     type: object
+    where: str = ""
 
 
 @dataclass(eq=False)
@@ -351,10 +364,6 @@ class LAConfig:
     ndim: int
     chunk: str  # count | i_pencil | ij_slab | kji_cube
     reducer: object = None  # a la reducer (value_type, dtype, join, identity, with_location)
-
-
-#: Geometry of an index space, passed to every outer body as hidden int32 parameters ``_la_<name>``.
-LA_GEOMETRY = ("ks", "ke", "js", "je", "is", "ie", "NK", "NJ", "NI", "ninner", "nouter")
 
 
 @dataclass(eq=False)
@@ -404,6 +413,7 @@ class IRLAScratchElem(IRExpr):
     comps: list
     point: list
     type: object
+    where: str = ""
 
 
 @dataclass(eq=False)
@@ -430,6 +440,7 @@ class IRLAViewElem(IRExpr):
     element: int
     point: list
     type: object
+    where: str = ""
 
 
 @dataclass(eq=False)
@@ -469,5 +480,8 @@ class IRFunction:
     callees: list = field(default_factory=list)  # IRFunction of functions called, callees first
     label: str = ""  # readable name with types, for logs
     buffers: dict = field(default_factory=dict)  # name -> (dtype, count) of IRLocalArray storage
+    # int32 locals whose values the launch keeps within [lo, hi] while they are assigned only by their
+    # binding: name -> (lo, hi, number of binding assignments in the typed IR); loop-body and la indices
+    index_ranges: dict = field(default_factory=dict)
 
 

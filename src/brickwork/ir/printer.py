@@ -25,6 +25,8 @@ def format_function(fn: ir.IRFunction) -> str:
     kind = "kernel" if fn.is_kernel else "func"
     extra = f" grid={fn.tid_dims}" if fn.is_kernel else f" -> {tname(fn.return_type)}"
     lines = [f"{kind} {fn.label or fn.name}({params}){extra}"]
+    if fn.index_ranges:
+        lines.append("  index ranges " + ", ".join(f"{n} in [{r[0]}, {r[1]}]" for n, r in fn.index_ranges.items()))
     if fn.locals:
         lines.append("  locals " + ", ".join(f"{n}: {tname(t)}" for n, t in fn.locals.items()))
     for name, (dtype, count) in fn.buffers.items():
@@ -118,7 +120,7 @@ def expr(e) -> str:
     if isinstance(e, ir.IRLocal):
         return e.name
     if isinstance(e, ir.IRCall):
-        return f"{e.op}({_args(e.args)})"
+        return f"{e.op}{'[nw]' if e.no_wrap else ''}({_args(e.args)})"
     if isinstance(e, ir.IRFuncCall):
         return f"{e.func.label or e.func.name}({_args(e.args)})"
     if isinstance(e, ir.IRCast):

@@ -16,6 +16,7 @@ from .. import ir
 from ..errors import KernelSyntaxError, KernelTypeError
 from ..frontend.expressions import LocalFunction, Static
 from ..frontend.intrinsics import INTRINSICS
+from ..frontend.typer import LOOP_INDEX
 from ..mesh.kernel_rules import element_of, is_pack_type, pack_var
 from ..types.arrays import ArrayType, type_name
 from ..types.composite import vector
@@ -159,6 +160,8 @@ def _declare_index(typer, name, t, node) -> ir.IRLocal:
     if known is not None and known is not t:
         raise typer.error(KernelTypeError, f"'{name}' has type {type_name(known)} and cannot hold an index of type "
                           f"{type_name(t)}", node)
+    if t is int32 and typer.symbols.type_of(name) is int32:
+        typer.index_ranges[name] = LOOP_INDEX  # cells and flat offsets of a checked index space
     return ir.IRLocal(name, t)
 
 
@@ -208,7 +211,17 @@ def _inner_call(typer, _fn, node):
             raise typer.error(KernelTypeError, "a boiv/logical_flat inner body gets a MemoryOffset, not an "
                               "int: drop the int annotation", node)
     body = typer.inline_local(fn, _index_types(typer, cfg.inner, len(fn.params)), node)
+    _note_index_args(typer, body)
     return ir.IRLAInner(rng.halo, cfg.inner, list(body.args), [body])
+
+
+def _note_index_args(typer, body: ir.IRInlineBody) -> None:
+    """The locals an inner loop binds (and the body's parameters they are passed to) are cell indices."""
+    for p, a in zip(body.params, body.args):
+        if a.type is int32:
+            typer.index_ranges[a.name] = LOOP_INDEX
+            if typer.symbols.type_of(p.name) is int32:
+                typer.index_ranges[p.name] = LOOP_INDEX  # bound by its application
 
 
 def _check_fold(typer, value, node):
@@ -233,6 +246,7 @@ def _inner_reduce(typer, _fn, node):
     fn = _local_body(typer, node.args[1], "la.inner_reduce", node)
     inner = "logical_flat" if cfg.inner == "memory" else cfg.inner  # memory visits logical cells here
     body = typer.inline_local(fn, _index_types(typer, inner, len(fn.params)), node, fold_check=_check_fold)
+    _note_index_args(typer, body)
     return ir.IRLAInner(rng.halo, inner, list(body.args), [body], reduce=True)
 
 
@@ -290,7 +304,7 @@ def _scratch_element(typer, s: ScratchRef, index_nodes, node):
     if not (len(point) == 3 or len(point) == 1 and point[0].type in (VEC3I, VEC4I, int32)):
         raise typer.error(KernelTypeError, f"scratch takes {len(s.dims)} component(s) then an index or k, j, i",
                           node)
-    return ir.IRLAScratchElem(s.storage, comps, point, s.storage.type.dtype)
+    return ir.IRLAScratchElem(s.storage, comps, point, s.storage.type.dtype, typer.where(node))
 
 
 # -- views -------------------------------------------------------------------------------------------
@@ -352,7 +366,8 @@ def _view_element(typer, v: ViewRef, index_nodes, node):
     if len(point) not in (1, 3):
         raise typer.error(KernelTypeError, "a view takes an index or k, j, i", node)
     view = ir.LAView("flux" if v.kind in ("flux_pack", "flux") else "pack", v.pack, v.direction)
-    return ir.IRLAViewElem(view, ir.PackVar(var.position, offset), element, point, v.pack.type._bw_pack["dtype"])
+    return ir.IRLAViewElem(view, ir.PackVar(var.position, offset), element, point, v.pack.type._bw_pack["dtype"],
+                           typer.where(node))
 
 
 # -- host values met in kernel code ------------------------------------------------------------------------

@@ -4,6 +4,7 @@ kernel-only functions a body calls (``inner``, scratch, views)."""
 from __future__ import annotations
 
 from ..errors import LaunchError
+from ..frontend.typer import INDEX_LIMIT
 from ..lang.body import body_kernel
 from ..runtime.launch import launch
 from ..types.arrays import array, empty, type_name
@@ -26,6 +27,9 @@ def _prepare(space, body, what: str, reduce: bool):
         raise LaunchError(f"la.{what} needs an la.IndexSpace, got {type(space).__name__}")
     if space.M.ks != 0 or space.M.js != 0 or space.M.is_ != 0:
         raise LaunchError(f"la.{what}: the memory box must start at 0 in every direction")
+    if space.M.size > INDEX_LIMIT:  # flat indices and cells then stay within +-2**30 (no int32 overflow)
+        raise LaunchError(f"la.{what}: the memory box {space.M} has {space.M.size} cells per block, more than "
+                          f"2**30")
     kernel = body_kernel(body, "la", 0, _config(space, reduce))
     L = space.L
     for h in kernel.halos:  # PROPOSED (spec §11): a halo range must stay inside the memory box

@@ -16,12 +16,15 @@ from ..errors import KernelSyntaxError, LaunchError
 from ..frontend.fingerprint import free_name_values
 from ..frontend.intrinsics import INTRINSICS
 from ..frontend.source import MISSING, FunctionSource
-from ..ir import LA_GEOMETRY
 from ..types.arrays import ArrayType, array
 from ..types.composite import CompositeBase
 from ..types.scalars import ScalarBase, int32, int64
 from ..types.structs import StructBase
 from .kernel import Kernel
+
+#: Geometry of an index space, passed to every outer body as hidden int32 parameters ``_la_<name>``
+#: in this order (``IndexSpace.runtime_geometry``); ``expand_loop_abstraction`` reads them by name.
+LA_GEOMETRY = ("ks", "ke", "js", "je", "is", "ie", "NK", "NJ", "NI", "ninner", "nouter")
 
 
 def is_runtime_value(value) -> bool:

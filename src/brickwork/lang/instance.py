@@ -26,8 +26,10 @@ class Instance:
         self.kernel = kernel
         self.arg_types = arg_types
         self.label = kernel.instance_label(arg_types)
+        self.mode = config.mode  # "release" or "debug" (bounds checks): part of the key
         self.fn = None  # the loaded entry point
         self.tid_dims = 1
+        self.writes: tuple = ()  # positions of the array parameters the kernel may write
         self.error: Exception | None = None
         self._key: str | None = None
         self._packers: dict = {}
@@ -39,7 +41,7 @@ class Instance:
     def key(self) -> str:
         """Cache key: kernel fingerprint, concrete types, target, compiler, generator, version."""
         if self._key is None:
-            self.key_parts = pipeline.key_parts(self.kernel, self.arg_types)
+            self.key_parts = pipeline.key_parts(self.kernel, self.arg_types, self.mode)
             self._key = pipeline.cache_key(self.key_parts)
         return self._key
 
@@ -64,6 +66,7 @@ class Instance:
     def loaded_from(self, path: str, meta: dict) -> None:
         self.fn = pipeline.DEFAULT_TARGET.load(path, meta)
         self.tid_dims = int(meta.get("tid_dims", 1))
+        self.writes = tuple(meta.get("writes", ()))
         if self in _pending:
             _pending.remove(self)
 

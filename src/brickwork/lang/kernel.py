@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typing
 
+from .. import config
 from ..errors import KernelSyntaxError, KernelTypeError, LaunchError
 from ..frontend.intrinsics import INTRINSICS
 from ..frontend.source import FunctionSource
@@ -56,9 +57,10 @@ class Kernel:
         return f"{self.key}[{', '.join(shown)}]"
 
     def get_instance(self, arg_types: tuple) -> Instance:
-        inst = self.instances.get(arg_types)
+        key = arg_types if config.mode == "release" else (arg_types, config.mode)
+        inst = self.instances.get(key)
         if inst is None:
-            inst = self.instances[arg_types] = Instance(self, arg_types)
+            inst = self.instances[key] = Instance(self, arg_types)
         return inst
 
     def concrete_types(self) -> tuple:
@@ -190,6 +192,8 @@ class InstanceKernel:
         return self.instance.arg_types
 
     def get_instance(self, arg_types) -> Instance:
+        if self.instance.mode != config.mode:  # the mode changed since overload(): that mode's instance
+            return self.kernel.get_instance(self.instance.arg_types)
         return self.instance
 
     def __repr__(self):

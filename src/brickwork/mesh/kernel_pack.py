@@ -7,7 +7,9 @@ names and dtype (``_bw_pack``, which the kernel frontend recognises) and whose f
   index ``idx`` on pack block ``b`` (element = ``int(te) % 3``; strides in elements, i stride 1);
 * ``fluxes[b, idx, dir - 1, :]`` the same for flux storage (zero rows where there are none);
 * ``bounds[b, var, :]`` = (lower, upper) flat index bounds of each descriptor variable;
-* ``nblocks``.
+* ``nblocks``;
+* ``ptr_shapes[b, idx, element, :]`` and ``flux_shapes[b, idx, dir - 1, :]`` = (nk, nj, ni) of that
+  storage (zero where there is none), read only by bounds checks in debug mode.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ def kernel_pack_type(dtype, names: tuple, sizes: tuple):
         digest = hashlib.sha1(repr((dtype.__name__, names, sizes)).encode()).hexdigest()[:10]
         cls = type(f"PackView_{digest}", (), {
             "__annotations__": {"ptrs": array4d(dtype=int64), "fluxes": array4d(dtype=int64),
-                                "bounds": array3d(dtype=int32), "nblocks": int32},
+                                "bounds": array3d(dtype=int32), "nblocks": int32,
+                                "ptr_shapes": array4d(dtype=int64), "flux_shapes": array4d(dtype=int64)},
             "__module__": __name__, "__qualname__": f"PackView_{digest}"})
         found = struct(cls)
         found._bw_pack = {"vars": list(names), "sizes": list(sizes), "dtype": dtype}
@@ -59,6 +62,8 @@ def kernel_value(pack):
     nb, nidx = pack.index_table.shape[:2]
     ptrs = np.zeros((nb, max(nidx, 1), 3, 3), dtype=np.int64)
     fluxes = np.zeros((nb, max(nidx, 1), 3, 3), dtype=np.int64)
+    ptr_shapes = np.zeros((nb, max(nidx, 1), 3, 3), dtype=np.int64)
+    flux_shapes = np.zeros((nb, max(nidx, 1), 3, 3), dtype=np.int64)
     for b in range(nb):
         for idx in range(nidx):
             array_id, lid, slot, stride = (int(x) for x in pack.index_table[b, idx])
@@ -68,6 +73,7 @@ def kernel_value(pack):
                     s = slot + e * stride
                     if (e == 0 or stride > 0) and s < storage.shape[1]:
                         ptrs[b, idx, e] = _slab_row(storage[lid, s])
+                        ptr_shapes[b, idx, e] = storage.shape[2:5]
             flux_id, flid, fslot, dstride = (int(x) for x in pack.flux_table[b, idx])
             if flux_id >= 0:
                 storage = pack.flux_arrays[flux_id]
@@ -75,6 +81,7 @@ def kernel_value(pack):
                     s = fslot + d * dstride
                     if (d == 0 or dstride > 0) and s < storage.shape[1]:
                         fluxes[b, idx, d] = _slab_row(storage[flid, s])
+                        flux_shapes[b, idx, d] = storage.shape[2:5]
     names = tuple(v.name for v in pack.descriptor.vars)
     sizes = tuple(int(specs[0].ncomp) for specs in pack.descriptor._specs)
     value = kernel_pack_type(dtype, names, sizes)()
@@ -82,5 +89,7 @@ def kernel_value(pack):
     value.fluxes = array(fluxes, dtype=int64, copy=False)
     value.bounds = array(np.ascontiguousarray(pack.bounds), dtype=int32, copy=False)
     value.nblocks = nb
+    value.ptr_shapes = array(ptr_shapes, dtype=int64, copy=False)
+    value.flux_shapes = array(flux_shapes, dtype=int64, copy=False)
     pack._kernel_value = value
     return value

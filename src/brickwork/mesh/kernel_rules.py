@@ -90,7 +90,7 @@ def _element(typer, pack, index_nodes, node) -> ir.IRExpr:
         rest = rest[1:]
     var = pack_var(typer, pack, typer.expr(rest[0]), node)
     return ir.IRPackElem(pack, b, var, element, None, _cell_indices(typer, rest[1:], node), None,
-                         pack.type._bw_pack["dtype"])
+                         pack.type._bw_pack["dtype"], typer.where(node))
 
 
 def _flux(typer, pack, arg_nodes, node) -> ir.IRExpr:
@@ -101,7 +101,7 @@ def _flux(typer, pack, arg_nodes, node) -> ir.IRExpr:
     direction = typer.value(arg_nodes[1])
     var = pack_var(typer, pack, typer.expr(arg_nodes[2]), node)
     return ir.IRPackElem(pack, b, var, 0, direction, _cell_indices(typer, arg_nodes[3:], node), None,
-                         pack.type._bw_pack["dtype"])
+                         pack.type._bw_pack["dtype"], typer.where(node))
 
 
 def _attribute(typer, base, attr, node):

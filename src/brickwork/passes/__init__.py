@@ -7,11 +7,13 @@ function and, in debug mode, verifies the IR after every pass.
 from __future__ import annotations
 
 from .. import ir
+from .check_bounds import CheckBounds
 from .expand_loop_abstraction import ExpandLoopAbstraction
 from .inline_local_functions import InlineLocalFunctions
 from .lower_pack_access import LowerPackAccess
 from .lower_reductions import LowerReductions
 from .lower_teams import LowerTeams
+from .prove_no_overflow import ProveNoOverflow
 from .select_builtins import SelectBuiltins
 
 
@@ -26,5 +28,5 @@ def run_passes(fn: ir.IRFunction, passes, verify: bool = False, observe=None) ->
     return fn
 
 
-__all__ = ["ExpandLoopAbstraction", "InlineLocalFunctions", "LowerPackAccess", "LowerReductions", "LowerTeams",
-           "SelectBuiltins", "run_passes"]
+__all__ = ["CheckBounds", "ExpandLoopAbstraction", "InlineLocalFunctions", "LowerPackAccess", "LowerReductions",
+           "LowerTeams", "ProveNoOverflow", "SelectBuiltins", "run_passes"]

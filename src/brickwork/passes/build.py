@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from .. import ir
-from ..builtins import resolve
+from ..builtins.table import resolve
 from ..types.scalars import int32
 
 
 def op(name: str, *args) -> ir.IRCall:
-    """A call of builtin ``name`` with its result type from the builtin table."""
+    """A call of builtin ``name`` with its result type from the builtin table: the compiler's own
+    index arithmetic, which never overflows (index spaces and launches are checked to fit)."""
     _, t = resolve(name, [a.type for a in args])
-    return ir.IRCall(name, list(args), t)
+    return ir.IRCall(name, list(args), t, no_wrap=True)
 
 
 def i32(value: int) -> ir.IRConst:

@@ -369,7 +369,7 @@ class _CpuRows(ir.Rewriter):
             for c, d in zip(e.comps, sc.dims):
                 flat_c = op("add", op("mul", flat_c, i32(d)), self.expr(c))
             slot = op("add", slot, op("mul", sc.size, flat_c))
-        return ir.IRArrayElem(sc.storage, [slot], e.type)
+        return ir.IRArrayElem(sc.storage, [slot], e.type, e.where)
 
     def scratch_slot(self, sc: _Scratch, point):
         if len(point) == 3:
@@ -403,7 +403,8 @@ class _CpuRows(ir.Rewriter):
         flux = self.expr(v.direction) if v.kind == "flux" else None
         point = e.point
         if self.cfg.inner == "logical_coords":  # thin forwarders to the pack
-            return ir.IRPackElem(pack, self.block, var, e.element, flux, list(self.view_kji(point)), None, e.type)
+            return ir.IRPackElem(pack, self.block, var, e.element, flux, list(self.view_kji(point)), None, e.type,
+                                 e.where)
         # flat and memory tags: the storage shares the space's memory layout M (spec §9)
         if len(point) == 1 and point[0].type is int32:
             offset = op("add", self.slice.mem0, self.expr(point[0]))
@@ -411,7 +412,7 @@ class _CpuRows(ir.Rewriter):
             offset = op("add", self.slice.mem0, ir.IRComponent(self.expr(point[0]), [i32(3)], int32))
         else:
             offset = _mflat(*self.view_kji(point))
-        return ir.IRPackElem(pack, self.block, var, e.element, flux, None, offset, e.type)
+        return ir.IRPackElem(pack, self.block, var, e.element, flux, None, offset, e.type, e.where)
 
     def view_kji(self, point):
         if len(point) == 3:

@@ -2,7 +2,8 @@
 
 A pack argument is a struct of tables built on the host (``mesh.kernel_pack``): ``ptrs[b, idx,
 element]`` and ``fluxes[b, idx, dir - 1]`` hold (address, k stride, j stride) of a variable
-component's storage, ``bounds[b, var]`` its flat index range. An element at (k, j, i) is
+component's storage, ``bounds[b, var]`` its flat index range, ``ptr_shapes``/``flux_shapes`` the
+storage's (nk, nj, ni) for bounds checks. An element at (k, j, i) is
 ``raw(address)[k * sk + j * sj + i]``; at a flat memory offset ``m`` it is ``raw(address)[m]``.
 """
 
@@ -23,9 +24,9 @@ class LowerPackAccess:
         return _Lower().function(fn)
 
 
-def _table(pack, name, indices):
+def _table(pack, name, indices, where=""):
     field = ir.IRField(pack, name, pack.type._field_types[name])
-    return ir.IRArrayElem(field, indices, field.type.dtype)
+    return ir.IRArrayElem(field, indices, field.type.dtype, where)
 
 
 def _int64(x):
@@ -47,12 +48,16 @@ class _Lower(ir.Rewriter):
         else:
             table, slot = "ptrs", i32(e.element)
         row = [b, flat, slot]
-        address = _table(pack, table, row + [i32(0)])
+        address = _table(pack, table, row + [i32(0)], e.where)
+        shapes = "flux_shapes" if e.flux_dir is not None else "ptr_shapes"
+        nk, nj, ni = (_table(pack, shapes, row + [i32(c)], e.where) for c in range(3))  # used by bounds checks
         if e.kji is None:
-            return ir.IRRawElem(address, _int64(self.expr(e.memory)), e.type)
-        sk = _table(pack, table, row + [i32(1)])
-        sj = _table(pack, table, row + [i32(2)])
+            memory = _int64(self.expr(e.memory))
+            return ir.IRRawElem(address, memory, e.type, [memory, _int64(op("mul", op("mul", nk, nj), ni))], e.where)
+        sk = _table(pack, table, row + [i32(1)], e.where)
+        sj = _table(pack, table, row + [i32(2)], e.where)
         k, j, i = (_int64(self.expr(x)) for x in e.kji)
-        return ir.IRRawElem(address, op("add", op("add", op("mul", k, sk), op("mul", j, sj)), i), e.type)
+        offset = op("add", op("add", op("mul", k, sk), op("mul", j, sj)), i)
+        return ir.IRRawElem(address, offset, e.type, [k, nk, j, nj, i, ni], e.where)
 
 

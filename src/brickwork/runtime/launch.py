@@ -29,7 +29,7 @@ _MAX_EXTENT = 2**31 - 1
 
 
 def _signature(args) -> tuple:
-    return tuple([a._key if type(a) is array else type(a) for a in args])
+    return tuple([a._sig if type(a) is array else type(a) for a in args])
 
 
 def launch(kernel, dim, inputs=(), outputs=(), device=None, stream=None, record_cmd=False, **unused):
@@ -39,7 +39,7 @@ def launch(kernel, dim, inputs=(), outputs=(), device=None, stream=None, record_
         get_device(device)  # raises for unknown or unavailable devices
     sig = _signature(args)
     entry = kernel.launch_table.get(sig)
-    if entry is None:
+    if entry is None or entry[0].mode != config.mode:
         entry = _prepare(kernel, sig, args, device)
     inst, pack = entry
     if type(dim) is int and inst.tid_dims == 1:
@@ -117,6 +117,10 @@ def _prepare(kernel, sig, args, device) -> tuple:
             _check_concrete(kernel, name, t, value)
         inst = kernel.get_instance(types)
     inst.ensure_loaded()
+    for i in inst.writes:
+        if isinstance(args[i], array) and args[i].readonly:
+            raise LaunchError(f"launch of '{kernel.key}': argument '{params[i][0]}' is a read-only array (it views "
+                              f"read-only memory) but the kernel writes it; pass a writable copy (wp.clone(a))")
     entry = (inst, make_packer(inst.arg_types, sig, tuple(n for n, _ in params)))
     kernel.launch_table[sig] = entry
     return entry

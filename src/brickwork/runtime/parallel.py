@@ -12,6 +12,7 @@ innermost loop of ``par_for`` (and every ``par_for_inner``) is a simd loop.
 from __future__ import annotations
 
 from ..errors import LaunchError
+from ..frontend.typer import INDEX_LIMIT
 from ..lang.body import body_kernel
 from .launch import launch
 
@@ -28,6 +29,11 @@ def _ranges(items, what) -> list[tuple[int, int]]:
         else:
             raise LaunchError(f"{what}: a range must be an IndexRange, an inclusive (s, e) pair or a count, "
                               f"got {r!r}")
+    for s, e in out:
+        # Indices stay within +-2**30, so index arithmetic with small offsets cannot overflow int32
+        # (the compiler relies on it to keep that arithmetic plain and vectorizable).
+        if not (-INDEX_LIMIT <= s and e <= INDEX_LIMIT):
+            raise LaunchError(f"{what}: range ({s}, {e}) reaches beyond +-2**30, the index range of loop bodies")
     return out
 
 

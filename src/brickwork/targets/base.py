@@ -19,8 +19,9 @@ class Target(ABC):
         """Everything outside brickwork's sources that shapes the artifact (compiler, flags), for cache keys."""
 
     @abstractmethod
-    def passes(self) -> tuple:
-        """The passes that take typed IR to IR this target renders, in order."""
+    def passes(self, mode: str = "release") -> tuple:
+        """The passes that take typed IR to IR this target renders, in order (``mode`` "debug" adds
+        bounds checks)."""
 
     @abstractmethod
     def render(self, kernel, callees: list, label: str) -> str:

@@ -95,7 +95,7 @@ class array:  # noqa: N801 - Warp's spelling
     without data and shape it is the annotation type ``array(dtype=T, ndim=N)``.
     """
 
-    __slots__ = ("_np", "dtype", "shape", "ndim", "device", "_key", "_packed", "_unit_inner", "_owner",
+    __slots__ = ("_np", "dtype", "shape", "ndim", "device", "_key", "_sig", "_packed", "_unit_inner", "_owner",
                  "__weakref__")
 
     def __new__(cls, data=None, dtype=typing.Any, shape=None, ndim=None, device=None, copy=True, **kwargs):
@@ -153,8 +153,17 @@ class array:  # noqa: N801 - Warp's spelling
         elem_strides = tuple(s // itemsize for s in strides)
         ptr = arr.__array_interface__["data"][0]
         self._key = ArrayType(dtype, self.ndim)
+        # Launch signatures tell read-only arrays (from read-only memory) apart, so that a kernel that
+        # writes one is refused on the slow path while the fast path stays one attribute read.
+        self._sig = self._key if arr.flags.writeable else ReadOnly(self._key)
         self._packed = struct.pack(f"<Q{2 * self.ndim}q", ptr, *self.shape, *elem_strides)
         self._unit_inner = elem_strides[-1] == 1 or self.shape[-1] <= 1
+
+    @property
+    def readonly(self) -> bool:
+        """True when the array views read-only memory (a read-only numpy array, ``bytes``, a memmap
+        opened with mode "r"): kernels that write it are refused at launch."""
+        return not self._np.flags.writeable
 
     @classmethod
     def _wrap(cls, arr: np.ndarray, dtype, device, owner=None) -> "array":
@@ -365,6 +374,21 @@ def from_numpy(arr, dtype=None, shape=None, device=None, **kwargs) -> array:
     if dtype is None:
         dtype = _infer_dtype(arr)
     return array(arr, dtype=dtype, shape=shape, device=device, copy=False)
+
+
+class ReadOnly:
+    """The launch-signature entry of a read-only array of type ``key``."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+    def __eq__(self, other):
+        return isinstance(other, ReadOnly) and other.key is self.key
+
+    def __hash__(self):
+        return hash((ReadOnly, self.key))
 
 
 def from_dlpack(obj) -> array:

@@ -1,22 +1,19 @@
-"""The CPU target: C++ with OpenMP through the system compiler, loaded with ctypes."""
+"""The CPU target: C++ with OpenMP through the system compiler, loaded with ctypes.
+
+Loading a cached instance needs only ``identity`` and ``load``; the passes and the renderer are
+imported when an instance is first generated, so start-up and the warm path stay cheap.
+"""
 
 from __future__ import annotations
 
 import ctypes
 
-from ...jit import compile as jit
+from ...errors import BoundsError
 from ...jit.toolchain import identity
-from ...passes import (
-    ExpandLoopAbstraction,
-    InlineLocalFunctions,
-    LowerPackAccess,
-    LowerReductions,
-    LowerTeams,
-    SelectBuiltins,
-)
 from ..base import Target
-from .builtins import CPU_BUILTINS
-from .unit import ENTRY_SYMBOL, render_translation_unit
+
+ENTRY_SYMBOL = "bw_entry"  # the exported entry point of every instance library (see unit.py)
+BOUNDS_SYMBOL = "bw_bounds_error"  # debug-mode libraries: the first out-of-bounds access, as text
 
 
 class CpuTarget(Target):
@@ -27,14 +24,31 @@ class CpuTarget(Target):
     def identity(self) -> str:
         return identity()
 
-    def passes(self) -> tuple:
-        return (InlineLocalFunctions(), ExpandLoopAbstraction("cpu_rows"), LowerTeams(), LowerReductions(),
-                LowerPackAccess(), SelectBuiltins("cpu", CPU_BUILTINS))
+    def passes(self, mode: str = "release") -> tuple:
+        from ...passes import (
+            CheckBounds,
+            ExpandLoopAbstraction,
+            InlineLocalFunctions,
+            LowerPackAccess,
+            LowerReductions,
+            LowerTeams,
+            ProveNoOverflow,
+            SelectBuiltins,
+        )
+        from .builtins import CPU_BUILTINS, CPU_WRAPPING
+
+        checks = (CheckBounds(),) if mode == "debug" else ()
+        return (ProveNoOverflow(), InlineLocalFunctions(), ExpandLoopAbstraction("cpu_rows"), LowerTeams(),
+                LowerReductions(), LowerPackAccess(), *checks, SelectBuiltins("cpu", CPU_BUILTINS, CPU_WRAPPING))
 
     def render(self, kernel, callees, label) -> str:
+        from .unit import render_translation_unit
+
         return render_translation_unit(kernel, callees, label)
 
     def compile_many(self, jobs: list) -> list:
+        from ...jit import compile as jit
+
         return jit.compile_many(jobs)
 
     def load(self, path: str, meta: dict):
@@ -43,7 +57,27 @@ class CpuTarget(Target):
         fn.argtypes = [ctypes.c_char_p]
         fn.restype = None
         fn._bw_library = lib  # the library stays loaded as long as its entry point lives
+        if meta.get("mode") == "debug":
+            return _checked_entry(fn, lib, meta.get("label", "kernel"))
         return fn
+
+
+def _checked_entry(fn, lib, label: str):
+    """Debug mode: after each launch, raise the first out-of-bounds access the kernel recorded."""
+    take = getattr(lib, BOUNDS_SYMBOL, None)
+    if take is None:  # a kernel without array, pack or scratch accesses
+        return fn
+    take.argtypes = [ctypes.c_char_p, ctypes.c_int]
+    take.restype = ctypes.c_int
+    text = ctypes.create_string_buffer(512)
+
+    def entry(buf):
+        fn(buf)
+        if take(text, len(text)):
+            raise BoundsError(f"kernel '{label}': {text.value.decode(errors='replace')}")
+
+    entry._bw_library = lib
+    return entry
 
 
 CPU = CpuTarget()

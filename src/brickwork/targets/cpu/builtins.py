@@ -7,7 +7,7 @@ call, so a builtin without an implementation here is reported before any C++ is 
 
 from __future__ import annotations
 
-from ...builtins import BUILTINS
+from ...builtins.table import BUILTINS
 
 
 def _fmt(template: str):
@@ -40,3 +40,7 @@ _SPECIAL = {
 #: builtin id -> function(rendered argument texts) -> C++ expression. Atomics take the element's
 #: address, which the renderer forms itself (see ``CppRenderer.e_IRCall``).
 CPU_BUILTINS = {name: _SPECIAL.get(name) or _default(name) for name in BUILTINS}
+
+#: Signed int32/int64 arithmetic that may overflow (``IRCall.no_wrap`` False): C++ leaves the plain
+#: operations undefined on overflow, these wrap around as the kernel language says.
+CPU_WRAPPING = {name: _default(f"wrapping_{name}") for name in ("add", "sub", "mul", "neg", "lshift")}

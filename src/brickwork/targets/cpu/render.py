@@ -41,7 +41,7 @@ class CppRenderer:
         args = [self.expr(a) for a in e.args]
         if e.op.startswith("atomic_"):
             arr, *idx, value = e.args
-            elem = self.element(arr, idx)
+            elem = self.element(arr, idx, e.where if e.checked else None)
             return f"bw::{e.op}(&{elem}, {self.expr(value)})"
         return e.impl(args)
 
@@ -61,14 +61,20 @@ class CppRenderer:
             return f"{c_type(t)}{{{', '.join(self.expr(a) for a in e.args)}}}"
         return f"bw::make<{c_type(t)}>({', '.join(self.expr(a) for a in e.args)})"
 
-    def element(self, arr, indices) -> str:
+    def element(self, arr, indices, checked_at: str | None = None) -> str:
         idx = ", ".join(f"(int64_t)({self.expr(i)})" for i in indices)
+        if checked_at is not None:
+            return f"bw::at_checked<{self.unit}>({self.expr(arr)}, {c_string(checked_at or '?')}, {idx})"
         return f"bw::at<{self.unit}>({self.expr(arr)}, {idx})"
 
     def e_IRArrayElem(self, e):
-        return self.element(e.array, e.indices)
+        return self.element(e.array, e.indices, e.where if e.checked else None)
 
     def e_IRRawElem(self, e):
+        if e.checked:
+            bounds = ", ".join(f"(int64_t)({self.expr(b)})" for b in e.bounds)
+            return (f"bw::raw_checked<{c_type(e.type)}>({self.expr(e.address)}, {self.expr(e.offset)}, "
+                    f"{c_string(e.where or '?')}, {bounds})")
         return f"bw::raw<{c_type(e.type)}>({self.expr(e.address)}, {self.expr(e.offset)})"
 
     def e_IRArrayShape(self, e):

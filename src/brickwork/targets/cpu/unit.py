@@ -12,10 +12,9 @@ from ... import ir
 from ...types.arrays import ArrayType
 from ...types.opaque import TupleType
 from ...types.structs import is_struct_type
+from . import BOUNDS_SYMBOL, ENTRY_SYMBOL
 from .cnames import c_type, generated_name
 from .render import CppRenderer, local
-
-ENTRY_SYMBOL = "bw_entry"  # the CPU target's loader looks this symbol up
 
 
 def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) -> str:
@@ -30,6 +29,9 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) ->
     out.extend(_kernel(r, kernel))
     out.append("}  // namespace")
     out.extend(_entry(kernel))
+    if any(getattr(n, "checked", False) for f in [*callees, kernel] for n in ir.walk(f.body)):
+        out += [f'extern "C" BW_EXPORT int {BOUNDS_SYMBOL}(char* out, int size) {{',
+                "    return bw::take_bounds_error(out, size);", "}"]
     return "\n".join(out) + "\n"
 
 

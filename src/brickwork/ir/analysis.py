@@ -1,0 +1,45 @@
+"""Facts about a typed function that other stages need: which parameters it writes."""
+
+from __future__ import annotations
+
+from ..types.arrays import ArrayType
+from . import nodes as ir
+from .walk import walk
+
+
+def written_params(fn: ir.IRFunction, _memo: dict | None = None) -> frozenset:
+    """Names of ``fn``'s array parameters whose elements it may write: stores, atomics, arrays
+    passed to a function that writes them, and locals that alias a parameter."""
+    memo = {} if _memo is None else _memo
+    if id(fn) in memo:
+        return memo[id(fn)]
+    memo[id(fn)] = frozenset()  # recursion is rejected by typing; this only guards the walk
+    sources: dict = {}  # array local -> the parameters it may hold
+    written: set = set()
+    for n in walk(fn.body):
+        if isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRLocal) and isinstance(n.value, ir.IRLocal) \
+                and isinstance(n.target.type, ArrayType):
+            sources.setdefault(n.target.name, set()).add(n.value.name)
+        elif isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRArrayElem):
+            written.add(_root(n.target.array))
+        elif isinstance(n, ir.IRCall) and n.op.startswith("atomic_"):
+            written.add(_root(n.args[0]))
+        elif isinstance(n, ir.IRFuncCall):
+            inner = written_params(n.func, memo)
+            for (name, _), arg in zip(n.func.params, n.args):
+                if name in inner:
+                    written.add(_root(arg))
+    params = {name for name, t in fn.params if isinstance(t, ArrayType)}
+    frontier, seen = [w for w in written if w is not None], set()
+    while frontier:  # follow aliases back to parameters
+        name = frontier.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        frontier.extend(sources.get(name, ()))
+    memo[id(fn)] = result = frozenset(seen & params)
+    return result
+
+
+def _root(e):
+    return e.name if isinstance(e, ir.IRLocal) else None

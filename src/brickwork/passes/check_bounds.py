@@ -1,0 +1,34 @@
+"""check_bounds (debug mode): every array element, atomic and pack-storage access is bounds-checked.
+
+The pass marks the accesses (``checked``); the target renders each as a test of every index
+against its extent that, when one fails, records the access (its "file:line", the index and the
+shape) and touches a dummy element instead of memory. After the launch the target raises
+``BoundsError`` with the first record. Release builds never run this pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .. import ir
+
+
+@dataclass(frozen=True)
+class CheckBounds:
+    name: str = "check_bounds"
+
+    def run(self, fn: ir.IRFunction) -> ir.IRFunction:
+        return _Check().function(fn)
+
+
+class _Check(ir.Rewriter):
+    def r_IRArrayElem(self, e):
+        return replace(self.copy(e), checked=True)
+
+    def r_IRRawElem(self, e):
+        out = self.copy(e)
+        return replace(out, checked=bool(out.bounds))
+
+    def r_IRCall(self, e):
+        out = self.copy(e)
+        return replace(out, checked=True) if e.op.startswith("atomic_") else out
