@@ -29,6 +29,8 @@ class BuiltinFunction:
     def __call__(self, *args, **kwargs):
         if self.host is None:
             raise RuntimeError(f"{self.name}() can only be called inside a @kernel or @func")
+        if self.name in _ELEMENTWISE:
+            return _elementwise(self.host, args)
         plain = [getattr(a, "value", a) for a in args]
         return self.host(*plain, **kwargs)
 
@@ -36,16 +38,63 @@ class BuiltinFunction:
         return f"<brickwork builtin {self.name}>"
 
 
+def _as_numpy(x):
+    """A host argument as a numpy scalar of its kernel type: a brickwork scalar keeps its type, a
+    Python float is a float32 and a Python int an int32, as in kernel code."""
+    np_type = getattr(type(x), "_np", None)
+    if np_type is not None and hasattr(x, "value"):
+        return np_type(x.value)
+    if isinstance(x, bool):
+        return x
+    if isinstance(x, float):
+        return np.float32(x)
+    if isinstance(x, int) and -2**31 <= x < 2**31:
+        return np.int32(x)
+    return x
+
+
+def _elementwise(fn, args):
+    """Scalar math with the kernel's types and IEEE results (log(0) = -inf, sqrt(-1) = nan), returned
+    as a Python number: a float function is evaluated in double precision and rounded once to the
+    argument's type, which gives the correctly rounded value the kernel's math library gives."""
+    values = [_as_numpy(a) for a in args]
+    floats = [v.dtype for v in values if isinstance(v, np.floating)]
+    with np.errstate(all="ignore"):
+        if floats:
+            result = np.asarray(fn(*[np.float64(v) for v in values])).astype(floats[0])[()]
+        else:
+            result = fn(*values)
+    return result.item() if isinstance(result, np.generic) else result
+
+
+def _round(x):
+    """Half away from zero, as C's round and the kernel builtin."""
+    r = np.trunc(x)
+    return r + np.sign(x) if abs(x - r) >= 0.5 else r
+
+
+def _sign(x):
+    """-1 below zero, else 1 (zero included), as the kernel builtin."""
+    return type(x)(-1) if x < 0 else type(x)(1)
+
+
+def _frac(x):
+    return x - np.trunc(x)
+
+
 _HOST = {
-    "sqrt": math.sqrt, "exp": math.exp, "log": math.log, "sin": math.sin, "cos": math.cos, "tan": math.tan,
-    "asin": math.asin, "acos": math.acos, "atan": math.atan, "atan2": math.atan2, "sinh": math.sinh,
-    "cosh": math.cosh, "tanh": math.tanh, "floor": math.floor, "ceil": math.ceil, "trunc": math.trunc,
-    "log2": math.log2, "log10": math.log10, "exp2": lambda x: 2.0 ** x, "cbrt": np.cbrt,
-    "abs": abs, "min": min, "max": max, "pow": pow, "isnan": math.isnan, "isinf": math.isinf,
+    "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "sin": np.sin, "cos": np.cos, "tan": np.tan,
+    "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "atan2": np.arctan2, "sinh": np.sinh,
+    "cosh": np.cosh, "tanh": np.tanh, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+    "log2": np.log2, "log10": np.log10, "exp2": np.exp2, "cbrt": np.cbrt,
+    "abs": abs, "min": min, "max": max, "pow": np.power, "isnan": math.isnan, "isinf": math.isinf,
     "isfinite": math.isfinite, "clamp": lambda x, a, b: min(max(x, a), b),
-    "sign": lambda x: (x > 0) - (x < 0), "round": np.round, "frac": lambda x: x - math.trunc(x),
-    "degrees": math.degrees, "radians": math.radians,
+    "sign": _sign, "round": _round, "frac": _frac, "degrees": np.degrees, "radians": np.radians,
 }
+#: Host builtins computed through ``_elementwise`` (in the arguments' kernel types).
+_ELEMENTWISE = frozenset({"sqrt", "exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
+                          "tanh", "floor", "ceil", "trunc", "log2", "log10", "exp2", "cbrt", "pow", "sign", "round",
+                          "frac", "degrees", "radians"})
 
 NAMES = (
     "tid print printf expect_eq expect_neq "

@@ -517,8 +517,28 @@ class ExpressionTyper:
             return self.construct_struct(t, node)
         if node.keywords:
             raise self.error(KernelTypeError, f"{type_name(t)}() takes no keyword arguments", node)
+        if is_scalar_type(t) and len(node.args) == 1:
+            exact = self._typed_constant(self.expr(node.args[0]), t)
+            if exact is not None:  # wp.float64(0.3): the double nearest 0.3, not a float32 widened
+                return exact
         args = [self.value(a) for a in node.args]
         return self.construct_from(t, args, node)
+
+    @staticmethod
+    def _typed_constant(value, t):
+        """A Python number converted to scalar type ``t`` at compile time (None if not one)."""
+        if not isinstance(value, Static) or isinstance(value.value, bool) or \
+                not isinstance(value.value, (int, float)) or t is bool_:
+            return None
+        v = value.value
+        if t.is_float:
+            with np.errstate(over="ignore"):
+                return ir.IRConst(float(t._np(v)), t)  # the nearest value of t (float16: nearest half)
+        if isinstance(v, int):
+            info = np.iinfo(t._np)
+            if info.min <= v <= info.max:
+                return ir.IRConst(v, t)
+        return None
 
     def construct_from(self, t, args, node):
         if is_scalar_type(t):

@@ -277,9 +277,38 @@ class Typer(ExpressionTyper):
                                          label=f"'{ast.unparse(node.target)} {_SYMBOL[op]}=' (atomic_{op})")
                 out.append(ir.IRExprStmt(call))
                 return
-        current = self.value(target)
-        value = self.binary(op, current, self.value(node.value), node)
-        self.assign(target, value, node, out)
+        if isinstance(target, ast.Name):
+            current = self.value(target)
+            value = self.binary(op, current, self.value(node.value), node)
+            self.assign(target, value, node, out)
+            return
+        # An element, component or field: its indices are evaluated once, before the right-hand side
+        # (as Warp does), then read, combined and stored through the same place.
+        lvalue = self.expr(target)
+        if isinstance(lvalue, Static) or not isinstance(lvalue, (ir.IRArrayElem, ir.IRComponent, ir.IRField)):
+            current = self.value(target)
+            self.assign(target, self.binary(op, current, self.value(node.value), node), node, out)
+            return
+        lvalue = self._evaluate_once(lvalue, out)
+        value = self.binary(op, lvalue, self.value(node.value), node)
+        if value.type != lvalue.type:
+            raise self.error(KernelTypeError, f"'{ast.unparse(target)} {_SYMBOL[op]}=' gives a value of type "
+                             f"{type_name(value.type)} for a place of type {type_name(lvalue.type)}", node)
+        out.append(ir.IRAssign(lvalue, value))
+
+    def _evaluate_once(self, place, out):
+        """``place`` with every index that is not a constant or a local computed into a temporary."""
+        def index(e):
+            return e if isinstance(e, (ir.IRConst, ir.IRLocal)) else self.assign_temp(e, out)
+
+        if isinstance(place, ir.IRArrayElem):
+            return ir.IRArrayElem(self._evaluate_once(place.array, out), [index(i) for i in place.indices],
+                                  place.type, place.where)
+        if isinstance(place, ir.IRComponent):
+            return ir.IRComponent(self._evaluate_once(place.base, out), [index(i) for i in place.indices], place.type)
+        if isinstance(place, ir.IRField):
+            return ir.IRField(self._evaluate_once(place.base, out), place.name, place.type)
+        return place
 
     def stmt_If(self, node, out):
         test = self.expr(node.test)

@@ -120,7 +120,9 @@ class array:  # noqa: N801 - Warp's spelling
         else:
             if isinstance(data, array):
                 data = data._np
-            if copy or not isinstance(data, np.ndarray) or data.dtype != comp:
+            if isinstance(data, (list, tuple)) and any(getattr(type(x), "_bw_struct", False) for x in data):
+                arr = _structs_to_numpy(data, dtype, comp)
+            elif copy or not isinstance(data, np.ndarray) or data.dtype != comp:
                 arr = np.array(_to_plain(data), dtype=comp, copy=True)
             else:
                 arr = data
@@ -281,6 +283,14 @@ class array:  # noqa: N801 - Warp's spelling
 
 def _element_ndim(dtype) -> int:
     return len(element_layout(dtype)[1])
+
+
+def _structs_to_numpy(items, dtype, comp) -> np.ndarray:
+    """A list of struct values of type ``dtype`` as a numpy array of their C layout."""
+    for i, x in enumerate(items):
+        if type(x) is not dtype:
+            raise TypeError(f"element {i} is a {type(x).__name__}, not a {type_name(dtype)}")
+    return np.frombuffer(b"".join(x._to_bytes() for x in items), dtype=comp).copy()
 
 
 def _to_plain(data):

@@ -1,0 +1,97 @@
+"""Results that differed from Warp's: typed constants, augmented assignment to a part of an array
+element, host-side builtins, arrays built from struct values."""
+
+
+import math
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+
+
+@wp.kernel
+def typed_constants(d: wp.array(dtype=wp.float64), h: wp.array(dtype=wp.float16), i: wp.array(dtype=wp.int64)):
+    d[0] = wp.float64(0.3)
+    d[1] = wp.float64(1e300)
+    d[2] = wp.float64(3)
+    h[0] = wp.float16(0.1)
+    i[0] = wp.int64(3000000000)
+
+
+def test_float64_and_float16_constants_keep_their_own_precision():
+    d, h, i = wp.zeros(3, dtype=wp.float64), wp.zeros(1, dtype=wp.float16), wp.zeros(1, dtype=wp.int64)
+    wp.launch(typed_constants, dim=1, inputs=[d, h, i])
+    assert d.numpy().tolist() == [0.3, 1e300, 3.0]
+    assert h.numpy()[0] == np.float16(0.1)
+    assert i.numpy()[0] == 3000000000
+
+
+@wp.struct
+class Counter:
+    value: float
+    n: int
+
+
+@wp.func
+def next_slot(cnt: wp.array(dtype=int)) -> int:
+    return wp.atomic_add(cnt, 0, 1)
+
+
+@wp.kernel
+def aug_parts(v: wp.array(dtype=wp.vec3), s: wp.array(dtype=Counter), m: wp.array(dtype=wp.mat22),
+              a: wp.array(dtype=float), cnt: wp.array(dtype=int)):
+    v[wp.atomic_add(cnt, 0, 1)][1] += 1.0
+    v[next_slot(cnt)].z += 2.0
+    s[next_slot(cnt)].value += 3.0
+    m[next_slot(cnt)][0, 1] += 4.0
+    a[next_slot(cnt)] *= 5.0
+
+
+def test_augmented_assignment_evaluates_the_place_once():
+    v, s, m = wp.zeros(8, dtype=wp.vec3), wp.zeros(8, dtype=Counter), wp.zeros(8, dtype=wp.mat22)
+    a, cnt = wp.array(np.ones(8, dtype=np.float32)), wp.zeros(1, dtype=int)
+    wp.launch(aug_parts, dim=1, inputs=[v, s, m, a, cnt])
+    assert cnt.numpy()[0] == 5  # one increment per statement
+    vv = v.numpy()
+    assert vv[0].tolist() == [0, 1, 0] and vv[1].tolist() == [0, 0, 2] and not vv[2:].any()
+    assert [x["value"] for x in s.numpy()] == [0, 0, 3, 0, 0, 0, 0, 0]
+    assert m.numpy()[3].tolist() == [[0, 4], [0, 0]] and not np.delete(m.numpy(), 3, axis=0).any()
+    assert a.numpy().tolist() == [1, 1, 1, 1, 5, 1, 1, 1]
+
+
+def test_host_builtins_agree_with_kernels():
+    assert wp.round(2.5) == 3.0 and wp.round(-2.5) == -3.0 and wp.round(0.49999997) == 0.0
+    assert wp.sign(0.0) == 1.0 and wp.sign(-3) == -1
+    assert wp.log(0.0) == -math.inf and math.isnan(wp.sqrt(-1.0))
+    assert wp.sqrt(2.0) == float(np.float32(math.sqrt(2.0)))  # a float is a float32, as in kernels
+    assert wp.sqrt(wp.float64(2.0)) == math.sqrt(2.0)
+    assert wp.cbrt(27.0) == 3.0
+
+
+@wp.kernel
+def host_vs_kernel(x: wp.array(dtype=float), out: wp.array2d(dtype=float)):
+    i = wp.tid()
+    out[i, 0] = wp.round(x[i])
+    out[i, 1] = wp.sign(x[i])
+    out[i, 2] = wp.sqrt(x[i])
+    out[i, 3] = wp.exp(x[i])
+
+
+@pytest.mark.parametrize("value", [0.0, 2.5, -2.5, 0.49999997, 7.3, -1.0])
+def test_host_and_kernel_give_the_same_bits(value):
+    x = wp.array(np.array([value], dtype=np.float32))
+    out = wp.zeros((1, 4), dtype=float)
+    wp.launch(host_vs_kernel, dim=1, inputs=[x, out])
+    host = [wp.round(value), wp.sign(value), wp.sqrt(value), wp.exp(value)]
+    np.testing.assert_array_equal(out.numpy()[0], np.array(host, dtype=np.float32))
+
+
+def test_an_array_from_a_list_of_struct_values():
+    items = [Counter(), Counter(), Counter()]
+    items[0].value, items[2].n = 1.5, 7
+    a = wp.array(items, dtype=Counter)
+    assert a.shape == (3,)
+    assert [(x["value"], x["n"]) for x in a.numpy()] == [(1.5, 0), (0.0, 0), (0.0, 7)]
+    with pytest.raises(TypeError, match="element 1 is a int, not a"):
+        wp.array([Counter(), 3], dtype=Counter)
