@@ -93,8 +93,9 @@ def _quat_mul(p, q):
 
 
 def _rotate(q, v):
-    qc = np.array([-q[0], -q[1], -q[2], q[3]])
-    return _quat_mul(_quat_mul(q, np.append(v, 0.0)), qc)[:3]
+    """Warp's rotation formula, q v q* for a unit quaternion (the float16 data is not unit)."""
+    u, w = q[:3], q[3]
+    return v * (2 * w * w - 1) + np.cross(u, v) * 2 * w + u * 2 * np.dot(u, v)
 
 
 def _skew(v):
@@ -251,5 +252,5 @@ def test_elementwise_vector_math_and_quaternion_helpers():
     np.testing.assert_array_equal(got[4], x + (np.float32(0) - x) * np.float32(0.25))
     np.testing.assert_allclose(got[5], [180.0, np.pi, 2.0], rtol=1e-6)
     np.testing.assert_allclose(got[6], x, rtol=1e-6, atol=1e-6)
-    np.testing.assert_allclose(got[7], [0.0, 1.0, 0.0], atol=1e-6)  # the axis is normalized
+    np.testing.assert_allclose(got[7], [0.0, 2.0, 0.0], atol=1e-6)  # as in Warp, the axis is used as given
     np.testing.assert_allclose(q.numpy(), [[0, 0, 0, 1], [0, 0, np.sin(0.5), np.cos(0.5)]], rtol=1e-6, atol=1e-7)

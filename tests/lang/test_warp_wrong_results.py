@@ -95,3 +95,21 @@ def test_an_array_from_a_list_of_struct_values():
     assert [(x["value"], x["n"]) for x in a.numpy()] == [(1.5, 0), (0.0, 0), (0.0, 7)]
     with pytest.raises(TypeError, match="element 1 is a int, not a"):
         wp.array([Counter(), 3], dtype=Counter)
+
+
+@wp.kernel
+def quat_formulas(q: wp.array(dtype=wp.quat), v: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.vec3),
+                  qa: wp.array(dtype=wp.quat)):
+    out[0] = wp.quat_rotate(q[0], v[0])
+    out[1] = wp.quat_rotate_inv(q[0], v[0])
+    qa[0] = wp.quat_from_axis_angle(v[0], 0.7)
+
+
+def test_quaternion_helpers_follow_warps_formulas_for_non_unit_inputs():
+    """Values measured with Warp 1.19 on the CPU for a quaternion of norm 2.1 and an axis of norm 3.7."""
+    q = wp.array([wp.quat(0.3, -0.4, 0.5, 2.0)], dtype=wp.quat)
+    v = wp.array([wp.vec3(1.0, 2.0, 3.0)], dtype=wp.vec3)
+    out, qa = wp.zeros(2, dtype=wp.vec3), wp.zeros(1, dtype=wp.quat)
+    wp.launch(quat_formulas, dim=1, inputs=[q, v, out, qa])
+    np.testing.assert_allclose(out.numpy(), [[-1.2, 11.6, 26.0], [16.4, 14.8, 18.0]], rtol=1e-6)
+    np.testing.assert_allclose(qa.numpy()[0], [0.3428978, 0.6857956, 1.0286934, 0.9393727], rtol=1e-6)

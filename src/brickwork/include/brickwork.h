@@ -482,19 +482,29 @@ template <class T> BW_INLINE mat<1, 1, T> inverse(const mat<1, 1, T>& m) {
 }
 
 template <class T> BW_INLINE quat<T> quat_inverse(const quat<T>& q) { return quat<T>{{T(-q.c[0]), T(-q.c[1]), T(-q.c[2]), q.c[3]}}; }
-template <class T> BW_INLINE vec<3, T> quat_rotate(const quat<T>& q, const vec<3, T>& x) {
-    quat<T> p{{x.c[0], x.c[1], x.c[2], T(0)}};
-    quat<T> r = mul(mul(q, p), quat_inverse(q));
-    return vec<3, T>{{r.c[0], r.c[1], r.c[2]}};
+// Warp's formulas, also for quaternions that are not unit ones: p (2 w^2 - 1) +- 2 w (v x p) + 2 v (v . p),
+// which equals q p q* only when |q| = 1; the axis of quat_from_axis_angle is used as given.
+template <class T> BW_INLINE vec<3, T> quat_rotate_signed(const quat<T>& q, const vec<3, T>& p, T sign) {
+    const T w = q.c[3];
+    const vec<3, T> v{{q.c[0], q.c[1], q.c[2]}};
+    const vec<3, T> c = cross(v, p);
+    const T a = T(T(2) * w * w - T(1));
+    const T b = T(sign * T(2) * w);
+    const T d = T(T(2) * dot(v, p));
+    vec<3, T> r;
+    for (int i = 0; i < 3; ++i) r.c[i] = T(T(p.c[i] * a + c.c[i] * b) + v.c[i] * d);
+    return r;
 }
-template <class T> BW_INLINE vec<3, T> quat_rotate_inv(const quat<T>& q, const vec<3, T>& x) {
-    return quat_rotate(quat_inverse(q), x);
+template <class T> BW_INLINE vec<3, T> quat_rotate(const quat<T>& q, const vec<3, T>& p) {
+    return quat_rotate_signed(q, p, T(1));
+}
+template <class T> BW_INLINE vec<3, T> quat_rotate_inv(const quat<T>& q, const vec<3, T>& p) {
+    return quat_rotate_signed(q, p, T(-1));
 }
 template <class T> BW_INLINE quat<T> quat_from_axis_angle(const vec<3, T>& axis, T angle) {
     T h = T(angle * T(0.5));
     T s = sin(h);
-    vec<3, T> n = normalize(axis);
-    return quat<T>{{T(n.c[0] * s), T(n.c[1] * s), T(n.c[2] * s), cos(h)}};
+    return quat<T>{{T(axis.c[0] * s), T(axis.c[1] * s), T(axis.c[2] * s), cos(h)}};
 }
 
 // ---- arrays ---------------------------------------------------------------------------------
