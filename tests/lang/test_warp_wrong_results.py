@@ -113,3 +113,33 @@ def test_quaternion_helpers_follow_warps_formulas_for_non_unit_inputs():
     wp.launch(quat_formulas, dim=1, inputs=[q, v, out, qa])
     np.testing.assert_allclose(out.numpy(), [[-1.2, 11.6, 26.0], [16.4, 14.8, 18.0]], rtol=1e-6)
     np.testing.assert_allclose(qa.numpy()[0], [0.3428978, 0.6857956, 1.0286934, 0.9393727], rtol=1e-6)
+
+
+@wp.struct
+class Mass:
+    m: float
+
+
+@wp.func
+def add(x: Mass, y: Mass) -> Mass:
+    r = Mass()
+    r.m = x.m + y.m + 100.0
+    return r
+
+
+@wp.kernel
+def struct_plus(arr: wp.array(dtype=Mass), out: wp.array(dtype=float)):
+    s = arr[0]
+    t = s + arr[1]
+    out[0] = t.m
+    u = arr[0]
+    u += arr[1]
+    out[1] = u.m
+    out[2] = 1.0 + 2.0  # the builtin still serves the types it accepts
+
+
+def test_a_user_function_named_add_overloads_plus_and_plus_equals():
+    """As in Warp 1.19 (measured: [100, 100] for the two struct sums of zeros)."""
+    out = wp.zeros(3, dtype=float)
+    wp.launch(struct_plus, dim=1, inputs=[wp.zeros(2, dtype=Mass), out])
+    assert out.numpy().tolist() == [100.0, 100.0, 3.0]

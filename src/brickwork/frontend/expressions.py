@@ -263,7 +263,21 @@ class ExpressionTyper:
         return value
 
     def binary(self, op, a, b, node) -> ir.IRExpr:
-        return self.builtin_call(op, [a, b], node, label=f"'{_SYMBOL.get(op, op)}' ({op})")
+        return self.operator_call(op, [a, b], node)
+
+    def operator_call(self, op, args, node) -> ir.IRExpr:
+        """An operator: the builtin when it accepts the operand types, else a user function of the
+        operator's name that does (``@wp.func def add(a: S, b: S)`` makes ``+`` and ``+=`` work
+        on structs ``S``, as in Warp)."""
+        try:
+            _, result = resolve(op, [a.type for a in args])
+        except Mismatch as e:
+            user = self.source.lookup(op)
+            rule = INTRINSICS.rule(user, "operator") if user is not MISSING else None
+            if rule is None:
+                raise self.error(KernelTypeError, f"'{_SYMBOL.get(op, op)}' ({op}): {e}", node) from None
+            return rule(self, user, args, node)
+        return ir.IRCall(op, args, result)
 
     def expr_UnaryOp(self, node):
         op = {ast.USub: "neg", ast.UAdd: "pos", ast.Not: "logical_not", ast.Invert: "invert"}[type(node.op)]
@@ -272,7 +286,7 @@ class ExpressionTyper:
             return Static(-operand.value)  # keep -2**31 and the like literal
         if isinstance(operand, Static) and op == "logical_not" and isinstance(operand.value, (bool, int, float)):
             return Static(not operand.value)
-        return self.builtin_call(op, [self.to_value(operand, node)], node, label=f"'{_SYMBOL[op]}' ({op})")
+        return self.operator_call(op, [self.to_value(operand, node)], node)
 
     def _static_numbers(self, nodes):
         """The Python values of ``nodes`` if every one is a compile-time number, else None."""

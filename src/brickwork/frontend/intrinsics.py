@@ -8,6 +8,8 @@ object (``la.inner``) or by class (``Function``, ``VarTag``), or by a predicate 
 Rule kinds and their signatures (``typer`` is the ``Typer`` typing the function):
 
 - ``call(typer, obj, node)``: a call ``obj(...)`` as an expression;
+- ``operator(typer, obj, args, node)``: ``obj`` (a user function named like an operator) applied
+  to typed operands the builtin operator does not accept;
 - ``statement(typer, obj, node) -> IRStmt``: a call used as a statement (``la.inner(rng, fn)``);
 - ``for_iter(typer, obj, node, out)``: ``for x in obj(...)``;
 - ``attribute(typer, obj, attr, node)`` and ``subscript(typer, obj, index_nodes, node)`` on a
@@ -21,7 +23,7 @@ Rule kinds and their signatures (``typer`` is the ``Typer`` typing the function)
 
 from __future__ import annotations
 
-KINDS = ("call", "statement", "for_iter", "attribute", "subscript", "adapt", "fingerprint")
+KINDS = ("call", "statement", "for_iter", "attribute", "subscript", "adapt", "fingerprint", "operator")
 
 
 class Intrinsics:

@@ -133,4 +133,5 @@ def _fingerprint(f: Function, seen: set) -> str:
     return f"{f.qualname}(" + ",".join(function_fingerprint(o.source, seen) for o in f.overloads) + ")"
 
 
-INTRINSICS.register(Function, call=_call, fingerprint=_fingerprint)
+INTRINSICS.register(Function, call=_call, fingerprint=_fingerprint,
+                    operator=lambda typer, f, args, node: typer.call_function(f, args, node))
