@@ -63,6 +63,8 @@ from .types.scalars import (
     Int,
     Scalar,
     bool_,
+    dtype_from_numpy,
+    dtype_to_numpy,
     float16,
     float32,
     float64,

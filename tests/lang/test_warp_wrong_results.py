@@ -143,3 +143,18 @@ def test_a_user_function_named_add_overloads_plus_and_plus_equals():
     out = wp.zeros(3, dtype=float)
     wp.launch(struct_plus, dim=1, inputs=[wp.zeros(2, dtype=Mass), out])
     assert out.numpy().tolist() == [100.0, 100.0, 3.0]
+
+
+def test_python_scope_api_that_warp_code_uses():
+    assert wp.types.vector(3, wp.float32) is wp.vec3 and wp.types.matrix((2, 2), wp.float64) is wp.mat22d
+    assert wp.types.Float is wp.Float and wp.types.array is wp.array
+    assert wp.dtype_from_numpy(np.float64) is wp.float64 and wp.dtype_from_numpy(np.dtype("int16")) is wp.int16
+    assert wp.dtype_to_numpy(wp.float16) is np.float16 and wp.dtype_to_numpy(float) is np.float32
+    assert np.dtype(wp.float32) == np.float32 and np.dtype(wp.uint8) == np.uint8
+    with pytest.raises(TypeError, match="no brickwork scalar type"):
+        wp.dtype_from_numpy(np.complex64)
+    assert wp.zeros(n=3, dtype=float).shape == (3,) and wp.ones(n=2, dtype=wp.int32).numpy().tolist() == [1, 1]
+    assert wp.empty(shape=(2, 3), dtype=float).shape == (2, 3)
+    with pytest.raises(TypeError, match="needs a shape"):
+        wp.zeros(dtype=float)
+    assert wp.uint8(-1).value == 255 and wp.int8(200).value == -56 and wp.int32(2**31).value == -2**31

@@ -326,23 +326,33 @@ def _shape_tuple(shape) -> tuple:
     return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
 
 
-def empty(shape, dtype=float32, device=None, **kwargs) -> array:
-    """An uninitialized array."""
+def _given_shape(shape, n, what: str):
+    """The shape of an allocation: ``shape`` (an int or a tuple), or Warp's older ``n=`` for 1-D."""
+    if shape is None and n is None:
+        raise TypeError(f"{what}() needs a shape (or n= for a 1-D array)")
+    if shape is not None and n is not None:
+        raise TypeError(f"{what}() takes a shape or n=, not both")
+    return shape if shape is not None else n
+
+
+def empty(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
+    """An uninitialized array (``shape`` an int or a tuple; ``n=`` is Warp's 1-D spelling)."""
+    shape = _given_shape(shape, n, "empty")
     dtype = python_annotation_type(dtype)
     comp, trailing = element_layout(dtype)
     return array._wrap(np.empty(_shape_tuple(shape) + trailing, dtype=comp), dtype, _device(device))
 
 
-def zeros(shape, dtype=float32, device=None, **kwargs) -> array:
+def zeros(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
     """An array of zeros."""
-    a = empty(shape, dtype, device)
+    a = empty(_given_shape(shape, n, "zeros"), dtype, device)
     a._np[...] = 0
     return a
 
 
-def ones(shape, dtype=float32, device=None, **kwargs) -> array:
+def ones(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
     """An array of ones."""
-    return full(shape, 1, dtype, device)
+    return full(_given_shape(shape, n, "ones"), 1, dtype, device)
 
 
 def full(shape, value, dtype=None, device=None, **kwargs) -> array:

@@ -28,7 +28,8 @@ class ScalarBase:
 
     @classmethod
     def _convert(cls, x):
-        """Round a Python number to this type's precision (numpy's casting rules)."""
+        """Round a Python number to this type's precision (numpy's casting rules); an integer out of
+        range wraps around (two's complement), as in Warp and C: ``uint8(-1) == 255``."""
         if cls.is_float:
             return float(cls._np(x))
         if cls is bool_:
@@ -38,7 +39,7 @@ class ScalarBase:
         x = int(x)
         lo, hi = cls._range
         if not lo <= x <= hi:
-            raise OverflowError(f"{x} does not fit in {cls.__name__} [{lo}, {hi}]")
+            x = (x - lo) % (hi - lo + 1) + lo
         return x
 
     def __repr__(self):
@@ -74,6 +75,7 @@ def _make(name: str, np_type, fmt: str, kind: str):
     attrs = {
         "__slots__": (),
         "_np": np_type,
+        "dtype": np.dtype(np_type),  # np.dtype(wp.float32) is float32, as with Warp's types
         "_size": np.dtype(np_type).itemsize,
         "_fmt": fmt,
         "is_float": kind == "float",
@@ -106,6 +108,22 @@ FLOAT_TYPES = (float16, float32, float64)
 half, float_, double = float16, float32, float64
 
 _BY_NUMPY = {np.dtype(t._np): t for t in SCALAR_TYPES}
+
+
+def dtype_from_numpy(dtype) -> type[ScalarBase]:
+    """The brickwork scalar type of a numpy dtype (``wp.dtype_from_numpy(np.float64) is wp.float64``)."""
+    t = scalar_from_numpy(dtype)
+    if t is None:
+        raise TypeError(f"no brickwork scalar type for the numpy dtype {dtype!r}")
+    return t
+
+
+def dtype_to_numpy(t) -> type:
+    """The numpy scalar type of a brickwork scalar type (``wp.dtype_to_numpy(wp.float16) is np.float16``)."""
+    t = python_annotation_type(t)
+    if not is_scalar_type(t):
+        raise TypeError(f"{getattr(t, '__name__', t)!r} is not a scalar type")
+    return t._np
 
 
 def scalar_from_numpy(dtype) -> type[ScalarBase] | None:
