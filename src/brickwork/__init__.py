@@ -33,8 +33,9 @@ from .errors import (
     ToolchainError,
 )
 from .lang.function import func
-from .lang.kernel import kernel, overload
-from .runtime.launch import Graph, capture_begin, capture_end, capture_launch, is_capturing, launch
+from .lang.kernel import Kernel, kernel, overload
+from .lang.modules import get_module, get_module_options, set_module_options
+from .runtime.launch import Graph, Launch, capture_begin, capture_end, capture_launch, is_capturing, launch
 from .runtime.parallel import par_for, par_for_outer
 from .types.arrays import (
     ArrayType,

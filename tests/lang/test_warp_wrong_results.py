@@ -158,3 +158,51 @@ def test_python_scope_api_that_warp_code_uses():
     with pytest.raises(TypeError, match="needs a shape"):
         wp.zeros(dtype=float)
     assert wp.uint8(-1).value == 255 and wp.int8(200).value == -56 and wp.int32(2**31).value == -2**31
+
+
+@wp.kernel
+def bump_all(a: wp.array(dtype=float), maybe: wp.array(dtype=float), out: wp.array(dtype=int)):
+    i = wp.tid()
+    a[i] = a[i] + 1.0
+    out[0] = maybe.shape[0]
+
+
+def test_launch_takes_numpy_arrays_in_place_and_none_as_a_null_array():
+    x = np.zeros(3, dtype=np.float32)
+    out = np.full(1, -1, dtype=np.int32)
+    wp.launch(bump_all, dim=3, inputs=[x, None, out])
+    wp.launch(bump_all, dim=3, inputs=[x, None, out])  # the second time through the launch table
+    assert x.tolist() == [2.0, 2.0, 2.0] and out[0] == 0  # written in place; None is an empty array
+    with pytest.raises(wp.LaunchError, match="must be"):
+        wp.launch(bump_all, dim=3, inputs=[np.zeros(3), None, out])  # float64 data for a float32 array
+
+
+def test_recorded_launch_runs_later_with_changed_parameters():
+    a, b = wp.zeros(3, dtype=float), wp.zeros(3, dtype=float)
+    out = wp.zeros(1, dtype=int)
+    cmd = wp.launch(bump_all, dim=3, inputs=[a, None, out], record_cmd=True)
+    assert isinstance(cmd, wp.Launch) and a.numpy().tolist() == [0, 0, 0]  # nothing ran
+    cmd.launch()
+    cmd.set_param_at_index(0, b)
+    cmd.launch()
+    cmd.set_param_by_name("a", b)
+    cmd.set_dim(2)
+    cmd.launch()
+    assert a.numpy().tolist() == [1, 1, 1] and b.numpy().tolist() == [2, 2, 1]
+    with pytest.raises(KeyError, match="no parameter 'c'"):
+        cmd.set_param_by_name("c", b)
+
+
+def test_kernel_objects_and_module_options():
+    assert isinstance(bump_all, wp.Kernel) and bump_all.key == "bump_all"
+    assert bump_all.module.name == __name__ and bump_all.module is wp.get_module(__name__)
+
+    def twice(a: wp.array(dtype=float)):
+        a[wp.tid()] = 2.0
+
+    k = wp.Kernel(twice, key="twice_made_by_hand")
+    a = wp.zeros(2, dtype=float)
+    wp.launch(k, dim=2, inputs=[a])
+    assert a.numpy().tolist() == [2.0, 2.0] and k.key == "twice_made_by_hand"
+    wp.set_module_options({"enable_backward": False})
+    assert wp.get_module_options()["enable_backward"] is False and wp.get_module_options()["max_unroll"] == 16

@@ -12,13 +12,16 @@ from ..types.arrays import ArrayType, type_name
 from ..types.generic import is_generic, matches
 from ..types.scalars import python_annotation_type
 from .instance import Instance, _pending
+from .modules import Module, get_module
 
 
 class Kernel:
     """A kernel: a Python function compiled per tuple of concrete parameter types."""
 
-    def __init__(self, pyfunc, key: str | None = None, module=None):
+    def __init__(self, pyfunc, key: str | None = None, module=None, options=None, **unused):
         self.func = pyfunc
+        self.module = module if isinstance(module, Module) else get_module(
+            module if isinstance(module, str) else pyfunc.__module__)
         self.source = FunctionSource(pyfunc)
         self.key = key or pyfunc.__name__
         self.__name__ = pyfunc.__name__

@@ -17,7 +17,7 @@ from ..device import get_device
 from ..errors import CaptureError, LaunchError
 from ..lang.instance import _pending, build_instances
 from ..lang.kernel import sibling_kernels
-from ..types.arrays import ArrayType, array, type_name
+from ..types.arrays import ArrayType, array, empty, from_numpy, type_name
 from ..types.composite import CompositeBase, is_composite_type
 from ..types.generic import describe_value, is_generic, matches, type_of_value
 from ..types.layout import pack_format, struct_offsets
@@ -33,14 +33,26 @@ def _signature(args) -> tuple:
 
 
 def launch(kernel, dim, inputs=(), outputs=(), device=None, stream=None, record_cmd=False, **unused):
-    """Run ``kernel`` over ``dim`` threads (an int or a tuple of up to 4 ints)."""
+    """Run ``kernel`` over ``dim`` threads (an int or a tuple of up to 4 ints).
+
+    Arguments may also be numpy arrays (used in place, without a copy) and ``None`` for an array
+    parameter (an empty array). With ``record_cmd=True`` nothing runs: the returned ``Launch``
+    runs it later (``cmd.launch()``), with parameters changed by ``set_param_*``.
+    """
     args = list(inputs) + list(outputs) if outputs else inputs
+    if record_cmd:
+        return Launch(kernel, dim, list(args), device)
     if device is not None and device != "cpu":
         get_device(device)  # raises for unknown or unavailable devices
     sig = _signature(args)
     entry = kernel.launch_table.get(sig)
     if entry is None or entry[0].mode != config.mode:
-        entry = _prepare(kernel, sig, args, device)
+        if any(type(a) is np.ndarray or a is None for a in args):  # host values: never in a table
+            args = _host_arguments(kernel, args)
+            sig = _signature(args)
+            entry = kernel.launch_table.get(sig)
+        if entry is None or entry[0].mode != config.mode:
+            entry = _prepare(kernel, sig, args, device)
     inst, pack = entry
     if type(dim) is int and inst.tid_dims == 1:
         d0, d1, d2, d3, total = dim, 1, 1, 1, dim
@@ -61,6 +73,57 @@ def launch(kernel, dim, inputs=(), outputs=(), device=None, stream=None, record_
         return None
     inst.fn(buf)
     return None
+
+
+def _host_arguments(kernel, args) -> list:
+    """numpy arrays as brickwork arrays over the same memory; ``None`` as an empty array of the
+    parameter's declared array type (Warp's null array: shape 0)."""
+    params = getattr(kernel, "params", ())
+    out = []
+    for i, a in enumerate(args):
+        if type(a) is np.ndarray:
+            a = from_numpy(a)
+        elif a is None:
+            t = params[i][1] if i < len(params) else None
+            if not isinstance(t, ArrayType) or is_generic(t):
+                name = params[i][0] if i < len(params) else str(i)
+                raise LaunchError(f"launch of '{kernel.key}': argument '{name}' is None, which stands only for an "
+                                  f"array parameter of a known dtype (got {type_name(t) if t else 'no parameter'})")
+            a = empty((0,) * t.ndim, dtype=t.dtype)
+        out.append(a)
+    return out
+
+
+class Launch:
+    """A recorded launch (``launch(..., record_cmd=True)``): run it with ``launch()``, change its
+    arguments with ``set_param_at_index``/``set_param_by_name``/``set_params`` and its grid with
+    ``set_dim``. Each ``launch()`` goes through ``brickwork.launch`` with the current values."""
+
+    def __init__(self, kernel, dim, args: list, device=None):
+        self.kernel, self.dim, self.params, self.device = kernel, dim, args, device
+
+    def set_param_at_index(self, index: int, value) -> None:
+        if not 0 <= index < len(self.params):
+            raise IndexError(f"kernel '{self.kernel.key}' has {len(self.params)} parameters, no index {index}")
+        self.params[index] = value
+
+    def set_param_by_name(self, name: str, value) -> None:
+        names = [n for n, _ in self.kernel.params]
+        if name not in names:
+            raise KeyError(f"kernel '{self.kernel.key}' has no parameter {name!r} (it has {', '.join(names)})")
+        self.params[names.index(name)] = value
+
+    def set_params(self, values) -> None:
+        values = list(values)
+        if len(values) != len(self.params):
+            raise ValueError(f"kernel '{self.kernel.key}' takes {len(self.params)} parameters, got {len(values)}")
+        self.params = values
+
+    def set_dim(self, dim) -> None:
+        self.dim = dim
+
+    def launch(self, stream=None) -> None:
+        launch(self.kernel, self.dim, inputs=self.params, device=self.device)
 
 
 def _dims(dim, inst, kernel):
