@@ -8,9 +8,9 @@ Two kernels, each written with ``la.outer`` / ``la.inner`` on a mesh and pack vi
   block, contiguous memory spans). The 254³ interior is cut into ``LAPLACIAN_BLOCKS`` blocks
   along k (one ghost layer), so that a one-thread-per-slice backend has a slice for every core;
   the block storage is the 256³ array cut into k slabs, each with its own ghost planes.
-- ``la_recon_flux_f64_<tags>``: the seed's reconstruction-to-flux pattern: an x1 sweep over
-  128³ cells in 32³ blocks (2 ghosts, float64): PLM with a minmod limiter into two per-point
-  scratch buffers over the halo range ``la.halo.minus_i``, a team barrier, then the HLL flux of
+- ``la_recon_flux_f64_<tags>``: the reconstruction-to-flux pattern of docs/loop_abstraction.md: an
+  x1 sweep over 128³ cells in 32³ blocks (2 ghosts, float64): PLM with a minmod limiter into two
+  per-point scratch buffers over the halo range ``la.halo.minus_i``, a team barrier, then the HLL flux of
   Burgers' equation (f = u²/2) on the F1 faces from ``plus[idx - dx1]`` and ``minus[idx]``, written
   through ``make_flux_pack_view``. The C reference (``c/la_kernels.cpp``) does the same
   arithmetic the way AthenaPK does, with a per-thread pencil buffer per (k, j) row.
@@ -101,7 +101,7 @@ def _la_laplacian_factory(loop_tag: str, inner_tag: str):
     return factory
 
 
-# --- PLM + HLL x1 flux: the seed's reconstruction-to-flux pattern -----------------------------------
+# --- PLM + HLL x1 flux: the reconstruction-to-flux pattern of docs/loop_abstraction.md ---------------
 
 
 def _recon_inputs(quick: bool) -> dict:

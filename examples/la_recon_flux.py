@@ -1,4 +1,5 @@
-"""Reconstruction to flux with the loop abstraction: the pattern of the seed's halo section.
+"""Reconstruction to flux with the loop abstraction: the full version of the reconstruction-to-flux
+pattern of docs/loop_abstraction.md.
 
 A 3-D mesh holds a cell field ``density`` declared ``WithFluxes``. One outer body computes the
 x1 fluxes of Burgers' equation (f(u) = u^2 / 2) on every F1 face of every block:
@@ -11,7 +12,7 @@ x1 fluxes of Burgers' equation (f(u) = u^2 / 2) on every F1 face of every block:
    ``plus[idx - dx1]`` (cell i-1) and ``minus[idx]`` (cell i) and writes it through
    ``make_flux_pack_view(idx_range, pack, X1DIR)``.
 
-The result is checked against numpy doing the same arithmetic, first for the seed's tag pair
+The result is checked against numpy doing the same arithmetic, first for the guide's tag pair
 (bovi + logical_flat), then for the same body under other tag pairs and chunk sizes.
 
 Run: ``python examples/la_recon_flux.py`` (or with ``PYTHONPATH=src`` from a checkout).

@@ -1,7 +1,9 @@
 """Vector, matrix and quaternion builtins against numpy, for float32, float64 and float16.
 
-One generic kernel computes every builtin of DESIGN §2's linear-algebra list plus the vector and
-matrix operators; each result goes to its own row of an output array.
+One generic kernel computes every linear-algebra builtin the kernel language promises (dot, cross,
+length, length_sq, normalize, outer, transpose, determinant, inverse, diag, identity, ddot, trace,
+skew; see docs/kernel_language.md) plus the vector and matrix operators; each result goes to its
+own row of an output array.
 """
 
 from typing import Any

@@ -1,6 +1,8 @@
 """Scalar math builtins against numpy, for float32, float64 and float16, and integer builtins.
 
-One generic kernel evaluates every function of DESIGN §2's scalar list on a set of inputs that
+One generic kernel evaluates every scalar builtin the kernel language promises (min max abs sign
+clamp floor ceil round trunc frac sqrt cbrt exp exp2 log log2 log10 pow sin cos tan asin acos atan
+atan2 sinh cosh tanh isnan isinf isfinite; see docs/kernel_language.md) on a set of inputs that
 includes zeros, infinities, NaN and subnormals; one instance per float type.
 Where Warp and numpy differ, brickwork follows Warp (checked against Warp 1.19 on the CPU):
 ``sign(0) == 1``, ``sign(nan) == 1``, ``round`` rounds half away from zero, ``frac(x) = x - trunc(x)``,

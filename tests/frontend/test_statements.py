@@ -1,10 +1,10 @@
 """Every statement form of the kernel language, checked value by value against plain Python.
 
 Each kernel writes many results into one output array so that a handful of compilations covers
-the whole statement list of DESIGN §2 (assignment, unpacking, augmented assignment, if/elif/else,
-for over range with 1-3 arguments, while, break, continue, return, pass, conditional expressions,
-and/or/not, chained comparisons, functions with several return values, functions calling
-functions).
+the whole statement list of the kernel language (docs/kernel_language.md, Statements): assignment,
+unpacking, augmented assignment, if/elif/else, for over range with 1-3 arguments, while, break,
+continue, return, pass, conditional expressions, and/or/not, chained comparisons, functions with
+several return values, functions calling functions.
 """
 
 import numpy as np

@@ -7,7 +7,7 @@ of a (tag pair, backend, ndim, chunk kind, halo) combination.
 Log rows (int32): ``[sweep, b, key_k, key_j, key_i, k, j, i, gk, gj, gi, a0, a1, a2, a3]`` where
 sweep is 0 for the base range and 1 for the halo range, ``key`` the slice's origin, ``(k, j, i)`` the visited cell, ``g*`` ``get_kji`` of a copy of the
 index (the decode path, not the loop's own cell) and ``a*`` the components of the body argument.
-The slice's origin comes from ``rng.get_kji(0)`` (spec §5: ``GetKJI(int m) = M.decode(m + mem0)``;
+The slice's origin comes from ``rng.get_kji(0)`` (semantics §7: ``GetKJI(int m) = M.decode(m + mem0)``;
 boiv: ``M.decode(m + mflat(p))``), so no body carries a value from one iteration to the next
 (inner loops are ``omp simd``).
 """

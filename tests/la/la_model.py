@@ -1,8 +1,8 @@
-"""A pure-Python reference model of the loop abstraction's slices and traversals (spec §3-§7).
+"""A pure-Python reference model of the loop abstraction's slices and traversals (semantics §5-§9).
 
-Everything here is written from ``shared/spec/loop_abstraction.md`` (the PROPOSED rules included:
-bvoi halo traversal and scratch span = the halo box on both backends, boiv walks the reduced halo),
-independently of ``brickwork.la``'s kernel lowering, so the tests compare the two.
+Everything here is written from ``docs/reference/loop_abstraction_semantics.md`` (the PROPOSED rules
+of its §14 included: bvoi halo traversal and scratch span = the halo box on both backends, boiv walks
+the reduced halo), independently of ``brickwork.la``'s kernel lowering, so the tests compare the two.
 
 A geometry ``Geo`` holds the logical box ``L = (ks, ke, js, je, is, ie)`` (inclusive) and the memory
 extents ``M = (NK, NJ, NI)`` (memory starts at 0 in every direction).
@@ -60,7 +60,7 @@ def box_geometries(draw, max_n=5, min_ghost=1, max_ghost=4, max_blocks=3):
 
 @st.composite
 def mesh_geometries(draw, max_n=5, min_ghost=1, max_ghost=4, max_blocks=3, ndims=(1, 2, 3)):
-    """Mesh-like geometries (spec §1 IndexShape): inactive directions have extent 1 and no ghosts."""
+    """Mesh-like geometries (semantics §2, IndexShape): inactive directions have extent 1 and no ghosts."""
     nb = draw(st.integers(1, max_blocks))
     ng = draw(st.integers(min_ghost, max_ghost))
     ndim = draw(st.sampled_from(ndims))
@@ -104,7 +104,7 @@ def make_space(lt, it, geo: Geo, ninner=la.ij_slab, backend=la.raw):
 
 
 def chunk_len(ninner, box: Indexer3D) -> int:
-    """GetNInner(box) (spec §3)."""
+    """GetNInner(box) (semantics §5)."""
     nk, nj, ni = box.shape
     if ninner is la.i_pencil:
         return ni
@@ -140,14 +140,14 @@ def box_cells(box: Indexer3D):
 
 
 def grown(box: Indexer3D, offsets) -> Indexer3D:
-    """AddHaloToIndexer (spec §2)."""
+    """AddHaloToIndexer (semantics §4)."""
     lo = [min(0, min(h[d] for h in offsets)) for d in range(3)]
     hi = [max(0, max(h[d] for h in offsets)) for d in range(3)]
     return Indexer3D(box.ks + lo[0], box.ke + hi[0], box.js + lo[1], box.je + hi[1], box.is_ + lo[2], box.ie + hi[2])
 
 
 def reduced(halo, ndim: int) -> tuple:
-    """HaloReducedRange (spec §2), written from the definition."""
+    """HaloReducedRange (semantics §4), written from the definition."""
     return tuple(h for h in halo.offsets if not ((ndim < 3 and h[0] != 0) or (ndim < 2 and h[1] != 0)))
 
 
@@ -164,7 +164,7 @@ class SliceModel:
 
 
 def slices(space, geo: Geo) -> list:
-    """The slices of outer(space) (spec §4)."""
+    """The slices of outer(space) (semantics §6)."""
     L = geo.lbox
     out = []
     lt = space.loop_tag
@@ -184,7 +184,7 @@ def slices(space, geo: Geo) -> list:
 
 
 def _union(spans):
-    """Union of [s, e] spans appended in order, merged when they touch (spec §5)."""
+    """Union of [s, e] spans appended in order, merged when they touch (semantics §7)."""
     merged = []
     for s, e in spans:
         if merged and s <= merged[-1][1] + 1:
@@ -195,7 +195,7 @@ def _union(spans):
 
 
 def spans(space, geo: Geo, sl: SliceModel, halo=la.halo.none):
-    """The merged spans of a hierarchical range (spec §5), with the indexer they are flat in."""
+    """The merged spans of a hierarchical range (semantics §7), with the indexer they are flat in."""
     offs = reduced(halo, geo.ndim)
     if space.inner_tag is la.memory:
         F, idx = (lambda q: mflat(geo, q)), None
@@ -206,7 +206,7 @@ def spans(space, geo: Geo, sl: SliceModel, halo=la.halo.none):
 
 
 def visits(space, geo: Geo, sl: SliceModel, halo=la.halo.none) -> list:
-    """Cells one ``inner`` call visits, in the raw backend's order (spec §6 + PROPOSED rules)."""
+    """Cells one ``inner`` call visits, in the raw backend's order (semantics §8 + PROPOSED rules)."""
     offs = reduced(halo, geo.ndim)
     lt, it = space.loop_tag, space.inner_tag
     if lt is la.boiv:
@@ -239,7 +239,7 @@ def s_h(geo: Geo, sl: SliceModel, halo) -> set:
 
 
 def arg(space, geo: Geo, sl: SliceModel, q) -> tuple:
-    """arg(q) (spec §6) as a tuple: flat -> (m,), coords -> (k, j, i), boiv flat -> (dk, dj, di, flat)."""
+    """arg(q) (semantics §8) as a tuple: flat -> (m,), coords -> (k, j, i), boiv flat -> (dk, dj, di, flat)."""
     lt, it = space.loop_tag, space.inner_tag
     if it is la.logical_coords:
         return tuple(q)
@@ -250,7 +250,7 @@ def arg(space, geo: Geo, sl: SliceModel, q) -> tuple:
 
 
 def scratch_span(space, geo: Geo, sl: SliceModel, halo) -> tuple:
-    """(scratch_flat_start, ScratchSize) of a hierarchical slice (spec §5, PROPOSED bvoi rule)."""
+    """(scratch_flat_start, ScratchSize) of a hierarchical slice (semantics §9, PROPOSED bvoi rule)."""
     offs = reduced(halo, geo.ndim)
     if space.loop_tag is la.bvoi:
         box = grown(geo.lbox, offs)
@@ -262,7 +262,7 @@ def scratch_span(space, geo: Geo, sl: SliceModel, halo) -> tuple:
 
 
 def halo_fits(geo: Geo, halo) -> bool:
-    """Box_H of the whole logical box inside M (the launch-time check, spec §11)."""
+    """Box_H of the whole logical box inside M (the launch-time check, semantics §13)."""
     box = grown(geo.lbox, reduced(halo, geo.ndim))
     return box.ks >= 0 and box.js >= 0 and box.is_ >= 0 and box.ke < geo.M[0] and box.je < geo.M[1] and \
         box.ie < geo.M[2]

@@ -1,4 +1,5 @@
-"""Spec §10 items 1-9 and 11: which cells ``la.inner`` visits, per slice, for base and halo ranges.
+"""Semantics §15 items 1-9 and 11: which cells ``la.inner`` visits, per slice, for base and halo ranges
+(docs/reference/loop_abstraction_semantics.md).
 
 Bodies log every visit (slice origin, cell, ``get_kji`` of the index, the index itself) and the
 logs are compared with the invariants and with the reference model of ``la_model``. Compile-time
@@ -69,7 +70,7 @@ def check_invariants(space, geo, halo, got):
 
 def run_case(lt, it, halo, backend, form, geo, kind):
     space = M.make_space(lt, it, geo, ninner=M.ninner_value(kind, geo), backend=backend)
-    if not M.halo_fits(geo, halo):  # item 18 (PROPOSED §11): Box_H must stay inside M
+    if not M.halo_fits(geo, halo):  # item 18 (PROPOSED, semantics §14): Box_H must stay inside M
         with pytest.raises(wp.LaunchError, match="outside the memory box"):
             if form in B.LOG_FORMS:
                 B.run_logged(space, B.LOG_FORMS[form], halo, 16)
@@ -98,7 +99,7 @@ def run_case(lt, it, halo, backend, form, geo, kind):
     got, full = B.group(rows)
     check_invariants(space, geo, halo, got)
     assert got == exp, "visits differ from the reference model"
-    # item 10: get_kji of a copy of the index (the decode path) and the argument itself (spec §6)
+    # item 10: get_kji of a copy of the index (the decode path) and the argument itself (semantics §7, §8)
     for (sweep, b, start), rs in full.items():
         sl = M.SliceModel(b, start, start, [])
         for r in rs:

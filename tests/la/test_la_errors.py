@@ -1,5 +1,5 @@
-"""Spec §10 item 18 (and §11): static rejections, each with a clear message; kernel-time ones name the
-user's file and line."""
+"""Semantics §15 item 18 (and §13): static rejections, each with a clear message; kernel-time ones name the
+user's file and line (docs/reference/loop_abstraction_semantics.md)."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def test_bad_halos_are_rejected(offsets, match):
 
 
 def test_halo_values():
-    """Spec §2: the built-in halos and HaloReducedRange."""
+    """Semantics §4: the built-in halos and HaloReducedRange."""
     assert la.halo.none.offsets == ((0, 0, 0),)
     assert la.halo.minus_i.offsets == ((0, 0, -1), (0, 0, 0)) and la.halo.plus_i.offsets == ((0, 0, 0), (0, 0, 1))
     assert la.halo.minus_j.offsets == ((0, -1, 0), (0, 0, 0)) and la.halo.plus_j.offsets == ((0, 0, 0), (0, 1, 0))
@@ -68,7 +68,7 @@ def test_halo_values():
 
 
 def test_halo_outside_the_memory_box_is_a_launch_error():
-    """Item 18 / spec §11 (PROPOSED): Box_H must lie inside M, checked at launch."""
+    """Item 18 / semantics §13 (PROPOSED): Box_H must lie inside M, checked at launch."""
     out = wp.zeros(1, dtype=wp.int32)
     wide = la.halo.make([(0, 0, -2), (0, 0, 0)])
 
@@ -90,7 +90,7 @@ WIDE_HALOS = (la.halo.make([(0, 0, -3), (0, 0, 0)]),)
                    "halos named by a free name or attribute chain; a local alias or a subscript escapes it")
 @pytest.mark.parametrize("how", ["alias", "subscript"])
 def test_halo_check_sees_halos_reached_indirectly(how):
-    """Spec §11 (PROPOSED): every halo range's Box_H must lie inside M, however the body names the halo."""
+    """Semantics §13 (PROPOSED): every halo range's Box_H must lie inside M, however the body names the halo."""
     out = wp.zeros((1, 5, 5, 5), dtype=wp.int32)
     if how == "alias":
         def body(rng, b):
@@ -185,7 +185,7 @@ def test_boiv_flat_body_with_an_int_parameter(annotation):
 
 
 def test_plain_int_is_not_a_boiv_scratch_point():
-    """Spec §7: a plain int point is not meaningful for boiv scratch."""
+    """Semantics §9: a plain int point is not meaningful for boiv scratch."""
 
     def body(rng, b):
         s = la.get_per_point_scratch(wp.float64, rng)

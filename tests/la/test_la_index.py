@@ -1,4 +1,5 @@
-"""Spec §2-§3 host queries and §10 items 9, 10, 12: index values, get_delta and offset arithmetic."""
+"""Semantics §3-§5 host queries and §15 items 9, 10, 12: index values, get_delta and offset arithmetic
+(docs/reference/loop_abstraction_semantics.md)."""
 
 from __future__ import annotations
 
@@ -72,14 +73,14 @@ def test_offset_arithmetic_denotes_p_plus_h(lt, it, geo, backend, kind):
             assert tuple(row[3:3 + len(a)]) == a, f"arg({p}) + {h} = {tuple(row[3:])}, expected {a}"
 
 
-# -- host values: Index3, MemoryOffset, get_delta, queries (spec §2, §3) --------------------------------------
+# -- host values: Index3, MemoryOffset, get_delta, queries (semantics §3, §5) ---------------------------------
 ints = st.integers(-50, 50)
 
 
 @settings(max_examples=60, **SETTINGS)
 @given(a=st.tuples(ints, ints, ints), b=st.tuples(ints, ints, ints), n=ints, fa=ints, fb=ints)
 def test_index3_and_memory_offset_arithmetic(a, b, n, fa, fb):
-    """Spec §2: componentwise ops; MemoryOffset behaves as its flat int; int - MemoryOffset is an int."""
+    """Semantics §3: componentwise ops; MemoryOffset behaves as its flat int; int - MemoryOffset is an int."""
     A, Bv = la.Index3(*a), la.Index3(*b)
     assert A + Bv == la.Index3(*(x + y for x, y in zip(a, b)))
     assert A - Bv == la.Index3(*(x - y for x, y in zip(a, b)))
@@ -101,7 +102,7 @@ def test_index3_and_memory_offset_arithmetic(a, b, n, fa, fb):
 @given(geo=M.geometries(), lt_it=st.sampled_from(M.TAG_PAIRS), kind=st.sampled_from(M.NINNER_KINDS),
        h=st.tuples(ints, ints, ints))
 def test_space_queries(geo, lt_it, kind, h):
-    """Spec §3: GetNdim, GetNInner, GetNOuter, GetMemoryOffset, GetDelta (zero when the extent is 1)."""
+    """Semantics §5: GetNdim, GetNInner, GetNOuter, GetMemoryOffset, GetDelta (zero when the extent is 1)."""
     lt, it = lt_it
     space = M.make_space(lt, it, geo, ninner=M.ninner_value(kind, geo))
     NK, NJ, NI = geo.M
@@ -120,7 +121,7 @@ def test_space_queries(geo, lt_it, kind, h):
 
 
 def test_production_constructor_bounds():
-    """Spec §3: M from the entire bounds of memory_te, L from (domain, te) widened by the integer halo in
+    """Semantics §5: M from the entire bounds of memory_te, L from (domain, te) widened by the integer halo in
     active directions only."""
     pkg = Package("p")
     pkg.add_field("u", Metadata("Cell"))
@@ -152,7 +153,7 @@ def test_production_constructor_bounds():
 
 @pytest.mark.parametrize("bad", [0, -3, 2.5, "ij_slab", la.bvoi])
 def test_bad_ninner_is_rejected(bad):
-    """Spec §3: ninner <= 0 (and anything that is neither an int nor a chunk shape) is an error."""
+    """Semantics §5: ninner <= 0 (and anything that is neither an int nor a chunk shape) is an error."""
     with pytest.raises((ValueError, TypeError), match="ninner"):
         la.IndexSpace.box(la.bovi, la.logical_flat, 1, 4, 4, 4, 1, ninner=bad)
 
@@ -188,7 +189,7 @@ def negated(out, d):
                    "Index3/MemoryOffset is not folded on the host (BinOp is), so '-dx1' fails to compile")
 @pytest.mark.parametrize("it", [la.logical_flat, la.logical_coords, la.boiv], ids=lambda t: t.name)
 def test_unary_minus_of_a_delta_in_kernel_code(it):
-    """Spec §2: Index3 / MemoryOffset support unary minus; in kernel code ``idx + (-dx1)`` == ``idx - dx1``."""
+    """Semantics §3: Index3 / MemoryOffset support unary minus; in kernel code ``idx + (-dx1)`` == ``idx - dx1``."""
     lt, it = (la.boiv, la.logical_flat) if it is la.boiv else (la.bvoi, it)
     space = la.IndexSpace.box(lt, it, 1, 3, 3, 3, 1)
     out = wp.zeros((1, 5, 5, 5), dtype=wp.int32)
@@ -224,7 +225,7 @@ def test_get_kji_of_a_reassigned_index_decodes_its_value():
 
 
 def test_get_kji_of_host_index_values():
-    """Spec §5: GetKJI(Index3 q) = q; GetKJI(MemoryOffset o) = GetKJI(o.flat) (hierarchical), p + (dk, dj, di)
+    """Semantics §7: GetKJI(Index3 q) = q; GetKJI(MemoryOffset o) = GetKJI(o.flat) (hierarchical), p + (dk, dj, di)
     (boiv), also for compile-time values such as a delta."""
     for lt, it in M.TAG_PAIRS:
         space = la.IndexSpace.box(lt, it, 1, 3, 3, 3, 1)

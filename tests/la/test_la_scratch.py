@@ -1,9 +1,10 @@
-"""Spec §7 and §10 items 13-17: per-point scratch (index forms, bounds, halo roundtrip, zero, registration).
+"""Semantics §9 and §15 items 13-17: per-point scratch (index forms, bounds, halo roundtrip, zero, registration;
+docs/reference/loop_abstraction_semantics.md).
 
 Bounds (item 14) are checked on the whole storage of each slice's scratch: it has three components
 (dims=(3,)), the producer writes component 1 only, and the body then reads every storage slot
 through the int form ``s[0, m + scratch_index_start]`` (hierarchical tags; component-major layout,
-spec §7) or through every (k, j, i) of the halo box (boiv). Components 0 and 2 must still be zero
+semantics §9) or through every (k, j, i) of the halo box (boiv). Components 0 and 2 must still be zero
 and component 1 must hold exactly one slot per visited cell: a write outside [0, ScratchSize)
 would show up in a guard component (or, beyond them, as a slot missing from component 1).
 """

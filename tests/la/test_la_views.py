@@ -1,4 +1,5 @@
-"""Spec §9 and §10 item 20: pack, variable, flux and sparse views against the pack's own access."""
+"""Semantics §11 and §15 item 20: pack, variable, flux and sparse views against the pack's own access
+(docs/reference/loop_abstraction_semantics.md)."""
 
 from __future__ import annotations
 
@@ -147,7 +148,7 @@ def test_views_match_pack_access(lt, it, ndim, bnx, ng, backend, kind):
 @pytest.mark.skipif(not hasattr(la, "make_sparse_flux_pack_view"), reason="la.make_sparse_flux_pack_view is not exported")
 @pytest.mark.parametrize("lt,it", M.TAG_PAIRS, ids=M.TAG_IDS)
 def test_sparse_flux_pack_view(lt, it):
-    """Spec §9: make_sparse_flux_pack_view(r, pack, dir, s) writes the fluxes of sparse instance s."""
+    """Semantics §11: make_sparse_flux_pack_view(r, pack, dir, s) writes the fluxes of sparse instance s."""
     ndim = 2
     mesh = make_mesh(ndim, (3, 2, 1), 1, seed=7)
     md = mesh.mesh_data()

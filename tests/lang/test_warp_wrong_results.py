@@ -206,3 +206,39 @@ def test_kernel_objects_and_module_options():
     assert a.numpy().tolist() == [2.0, 2.0] and k.key == "twice_made_by_hand"
     wp.set_module_options({"enable_backward": False})
     assert wp.get_module_options()["enable_backward"] is False and wp.get_module_options()["max_unroll"] == 16
+
+
+@wp.struct
+class Particle:
+    pos: wp.vec3
+    mass: float
+    inner: Mass
+
+
+def test_struct_elements_read_and_written_on_the_host_as_struct_values():
+    p = Particle()
+    p.pos, p.mass = wp.vec3(1.0, 2.0, 3.0), 0.5
+    p.inner.m = 7.0
+    a = wp.zeros(2, dtype=Particle)
+    a[1] = p
+    got = a[1]
+    assert isinstance(got, Particle) and isinstance(got.inner, Mass)
+    assert list(got.pos) == [1.0, 2.0, 3.0] and got.mass == 0.5 and got.inner.m == 7.0
+    assert a[0].mass == 0.0
+
+
+@wp.kernel
+def spatial(v: wp.array(dtype=wp.spatial_vector), m: wp.array(dtype=wp.spatial_matrixd)):
+    i = wp.tid()
+    v[i] = v[i] * 2.0
+    m[i] = m[i] + m[i]
+
+
+def test_spatial_vector_and_matrix_families():
+    assert wp.spatial_vector is wp.vector(6, wp.float32) and wp.spatial_vectord is wp.vector(6, wp.float64)
+    assert wp.spatial_matrix is wp.matrix((6, 6), wp.float32) and wp.spatial_matrixh is wp.matrix((6, 6), wp.float16)
+    v = wp.array(np.arange(12, dtype=np.float32).reshape(2, 6), dtype=wp.spatial_vector)
+    m = wp.array(np.ones((2, 6, 6)), dtype=wp.spatial_matrixd)
+    wp.launch(spatial, dim=2, inputs=[v, m])
+    assert v.numpy().tolist() == (np.arange(12).reshape(2, 6) * 2).tolist()
+    assert (m.numpy() == 2).all()

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-# offsets of each element in (x1, x2, x3), written out from the spec, not taken from the library
+# offsets of each element in (x1, x2, x3), written out from docs/reference/loop_abstraction_semantics.md §2,
+# not taken from the library
 ELEMENT_OFFSETS = {
     "CC": (0, 0, 0),
     "F1": (1, 0, 0),

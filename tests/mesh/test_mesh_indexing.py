@@ -1,4 +1,5 @@
-"""IndexShape bounds, TopologicalElement numbering and offsets, IndexDomain (spec section 1)."""
+"""IndexShape bounds, TopologicalElement numbering and offsets, IndexDomain
+(docs/reference/loop_abstraction_semantics.md §2)."""
 
 from __future__ import annotations
 
@@ -124,7 +125,7 @@ def test_memory_extents_and_sizes():
 
 def test_inner_bound_with_zero_ghosts_is_zero():
     shape = IndexShape(0, 0, 4, 0)
-    assert shape.get_bounds_i(D.inner_x1) == IndexRange(0, 0)  # x.s == 0 -> 0, per the spec
+    assert shape.get_bounds_i(D.inner_x1) == IndexRange(0, 0)  # x.s == 0 -> 0, per semantics §2
     assert shape.get_bounds_i(D.interior) == IndexRange(0, 3)
     assert shape.get_bounds_i(D.entire, TE.F1) == IndexRange(0, 4)
 

@@ -46,7 +46,8 @@ BAD = [
      ["argument 'a'", "array(dtype=float32, ndim=1)", "array(dtype=float64, ndim=1)"]),
     (0, wp.zeros((3, 1)), ["argument 'a'", "array(dtype=float32, ndim=1)", "array(dtype=float32, ndim=2)"]),
     (0, [0.0, 0.0, 0.0], ["argument 'a'", "array(dtype=float32, ndim=1)", "list"]),
-    (0, np.zeros(3, dtype=np.float32), ["argument 'a'", "array(dtype=float32, ndim=1)", "ndarray"]),
+    # a numpy array is used in place (as in Warp); one of the wrong dtype is refused like an array
+    (0, np.zeros(3, dtype=np.float64), ["argument 'a'", "array(dtype=float32, ndim=1)", "array(dtype=float64"]),
     (1, 1.5, ["argument 'n'", "int32", "float"]),
     (1, wp.int64(1), ["argument 'n'", "int32", "int64"]),
     (1, "3", ["argument 'n'", "int32", "str"]),

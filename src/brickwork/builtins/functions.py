@@ -55,7 +55,7 @@ def _as_numpy(x):
 
 def _elementwise(fn, args):
     """Scalar math with the kernel's types and IEEE results (log(0) = -inf, sqrt(-1) = nan), returned
-    as a Python number: a float function is evaluated in double precision and rounded once to the
+    as a Python number: a float function is evaluated in float64 precision and rounded once to the
     argument's type, which gives the correctly rounded value the kernel's math library gives."""
     values = [_as_numpy(a) for a in args]
     floats = [v.dtype for v in values if isinstance(v, np.floating)]

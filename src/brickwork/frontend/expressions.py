@@ -533,7 +533,7 @@ class ExpressionTyper:
             raise self.error(KernelTypeError, f"{type_name(t)}() takes no keyword arguments", node)
         if is_scalar_type(t) and len(node.args) == 1:
             exact = self._typed_constant(self.expr(node.args[0]), t)
-            if exact is not None:  # wp.float64(0.3): the double nearest 0.3, not a float32 widened
+            if exact is not None:  # wp.float64(0.3): the float64 nearest 0.3, not a float32 widened
                 return exact
         args = [self.value(a) for a in node.args]
         return self.construct_from(t, args, node)

@@ -21,7 +21,7 @@ from .intrinsics import INTRINSICS
 from .symbols import SymbolTable, conflict
 
 #: Every index of a loop body or an index space lies within this range: ``par_for`` ranges and index
-#: spaces are checked at launch (``runtime/parallel.py``, ``la/space.py``), so index arithmetic
+#: spaces are checked at launch (``runtime/parallel.py``, ``la/outer.py``), so index arithmetic
 #: with small offsets provably cannot overflow int32.
 INDEX_LIMIT = 2**30
 INDEX_RANGE = (-INDEX_LIMIT, INDEX_LIMIT)

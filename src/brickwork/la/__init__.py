@@ -1,4 +1,5 @@
-"""``brickwork.la``: the loop abstraction for block-structured kernels (spec: loop_abstraction.md).
+"""``brickwork.la``: the loop abstraction for block-structured kernels (semantics:
+docs/reference/loop_abstraction_semantics.md).
 
     space = la.IndexSpace.box(la.bovi, la.logical_flat, nblocks=2, nx=16, ny=16, nz=1, nghost=2)
     def body(rng, b):

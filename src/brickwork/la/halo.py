@@ -1,7 +1,8 @@
 """Halos: ordered lists of (dk, dj, di) offsets naming the produced neighbours a consumer needs.
 
 A halo has exactly one identity offset and strictly increasing lexicographic offsets. ``reduced``
-keeps the offsets whose components are zero in inactive directions (spec §2, ``HaloReducedRange``).
+keeps the offsets whose components are zero in inactive directions (``HaloReducedRange``;
+docs/reference/loop_abstraction_semantics.md §4).
 """
 
 from __future__ import annotations

@@ -106,7 +106,7 @@ class MemoryOffset:
         return MemoryOffset(self.dk - o.dk, self.dj - o.dj, self.di - o.di, self.flat - o.flat)
 
     def __rsub__(self, o):
-        return o - self.flat  # int - MemoryOffset is a plain int (spec §2)
+        return o - self.flat  # int - MemoryOffset is a plain int (semantics §3)
 
     def __neg__(self):
         return MemoryOffset(-self.dk, -self.dj, -self.di, -self.flat)

@@ -1,4 +1,4 @@
-"""Typing rules of the loop abstraction in kernel code (spec §4-§9).
+"""Typing rules of the loop abstraction in kernel code (docs/reference/loop_abstraction_semantics.md §6-§11).
 
 An outer body ``def body(rng, b)`` types to one ``IRLAOuter`` holding the body; ``rng`` is a
 compile-time ``SliceRef`` (the slice, possibly grown by a halo). Each construct keeps its meaning

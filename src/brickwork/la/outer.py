@@ -1,4 +1,5 @@
-"""``outer(space, body)``: run an outer body over the slices of an index space (spec §4), and the
+"""``outer(space, body)``: run an outer body over the slices of an index space
+(docs/reference/loop_abstraction_semantics.md §6), and the
 kernel-only functions a body calls (``inner``, scratch, views)."""
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def _prepare(space, body, what: str, reduce: bool):
                           f"2**30")
     kernel = body_kernel(body, "la", 0, _config(space, reduce))
     L = space.L
-    for h in kernel.halos:  # PROPOSED (spec §11): a halo range must stay inside the memory box
+    for h in kernel.halos:  # PROPOSED (semantics §13, §14): a halo range must stay inside M
         grown = L.grown(h.reduced(space.get_ndim()))
         nk, nj, ni = space.M.shape
         if grown.ks < 0 or grown.js < 0 or grown.is_ < 0 or grown.ke >= nk or grown.je >= nj or grown.ie >= ni:
@@ -107,7 +108,7 @@ def outer_reduce(space: IndexSpace, body, out=None):
     return value.item()
 
 
-def ReductionIndexSpace(reducer, loop_tag, inner_tag, **kwargs) -> IndexSpace:  # noqa: N802 - the spec's name
+def ReductionIndexSpace(reducer, loop_tag, inner_tag, **kwargs) -> IndexSpace:  # noqa: N802 - Parthenon's name
     """An index space that reduces with ``reducer`` (same arguments as ``IndexSpace``)."""
     if kwargs.pop("box", False):
         return IndexSpace.box(loop_tag, inner_tag, **kwargs).with_reducer(reducer)

@@ -16,7 +16,8 @@ from .indices import Index3, Indexer3D, MemoryOffset
 
 class IndexSpace:
     """``IndexSpace(lt, it, ninner=..., domain=..., nblocks=..., md=..., te=TE.CC, memory_te=TE.CC,
-    halo=0, backend=None)``; see also ``IndexSpace.box`` (the spec's test constructor)."""
+    halo=0, backend=None)``; see also ``IndexSpace.box`` (the test constructor); semantics:
+    docs/reference/loop_abstraction_semantics.md §5."""
 
     def __init__(self, loop_tag, inner_tag, *, ninner=tags.ij_slab, domain=None, nblocks=None, md=None,
                  te=None, memory_te=None, halo: int = 0, backend=None, _boxes=None):
@@ -70,7 +71,7 @@ class IndexSpace:
     @classmethod
     def box(cls, loop_tag, inner_tag, nblocks: int, nx: int, ny: int, nz: int, nghost: int,
             ninner=tags.ij_slab, backend=None) -> "IndexSpace":
-        """The spec's test space: L = [ng, ng+n-1] and M = [0, 2ng+n-1] in each direction."""
+        """The test space (semantics §5): L = [ng, ng+n-1] and M = [0, 2ng+n-1] in each direction."""
         for name, n in (("nx", nx), ("ny", ny), ("nz", nz)):
             if n < 1:
                 raise ValueError(f"IndexSpace.box: {name} must be at least 1, got {n}")

@@ -1,6 +1,6 @@
 """Index shapes, ranges, domains and topological elements of one mesh block.
 
-This is the index vocabulary of Parthenon (see ``spec/loop_abstraction.md`` section 1), in Python:
+This is the index vocabulary of Parthenon (see ``docs/reference/loop_abstraction_semantics.md`` §2), in Python:
 
 * ``IndexRange(s, e)`` is an inclusive range of indices.
 * ``IndexDomain`` names a region of a block: ``entire`` (ghosts included), ``interior``, and the

@@ -1,13 +1,13 @@
 """expand_loop_abstraction: slices and cells of an outer body become grid indices and loops.
 
-The CPU mapping (``mapping="cpu_rows"``), spec §4-§9: the kernel's grid is the slices — blocks
-(bvoi), (block, chunk) (bovi) or (block, k, j[, i]) (boiv) — and one thread runs a slice. Every
-``IRLAInner`` becomes loops over the cells of spec §6: contiguous rows with a simd innermost loop
-and one division per row, merged halo spans, one visit per halo offset for boiv. Both backends
-(``raw``, ``team``) map to the same loops here; a slice barrier is program order. Per-point
-scratch lives in the slice's team arena (a local buffer for boiv), views index pack storage with
-the space's memory layout. ``get_kji`` of a loop index reuses the loop's (k, j, i) unless the
-index is reassigned in the body.
+The CPU mapping (``mapping="cpu_rows"``) of docs/reference/loop_abstraction_semantics.md §6-§12:
+the kernel's grid is the slices — blocks (bvoi), (block, chunk) (bovi) or (block, k, j[, i])
+(boiv) — and one thread runs a slice. Every ``IRLAInner`` becomes loops over the cells of
+semantics §8: contiguous rows with a simd innermost loop and one division per row, merged halo
+spans, one visit per halo offset for boiv. Both backends (``raw``, ``team``) map to the same loops
+here; a slice barrier is program order. Per-point scratch lives in the slice's team arena (a local
+buffer for boiv), views index pack storage with the space's memory layout. ``get_kji`` of a loop
+index reuses the loop's (k, j, i) unless the index is reassigned in the body.
 """
 
 from __future__ import annotations
@@ -348,9 +348,9 @@ class _CpuRows(ir.Rewriter):
             out.append(ir.IRAssign(s.storage, ir.IRLocalArray(name, s.storage.type)))
             self.scratch[s.storage.name] = _Scratch(s.storage, i32(count), None, s.dims, box)
             return out
-        # hierarchical tags: the scratch span of the range (spec §5, §7)
+        # hierarchical tags: the scratch span of the range (semantics §7, §9)
         lo_h, hi_h = offsets[0], offsets[-1]
-        if self.cfg.loop == "bvoi" and not s.halo.is_none:  # PROPOSED: the halo box
+        if self.cfg.loop == "bvoi" and not s.halo.is_none:  # PROPOSED (semantics §14): the halo box
             lo_h = tuple(min(0, min(h[d] for h in offsets)) for d in range(3))
             hi_h = tuple(max(0, max(h[d] for h in offsets)) for d in range(3))
         first = self.tmp(_mflat(*[op("add", a, i32(d)) for a, d in zip(self.slice.start, lo_h)]), out)
@@ -405,7 +405,7 @@ class _CpuRows(ir.Rewriter):
         if self.cfg.inner == "logical_coords":  # thin forwarders to the pack
             return ir.IRPackElem(pack, self.block, var, e.element, flux, list(self.view_kji(point)), None, e.type,
                                  e.where)
-        # flat and memory tags: the storage shares the space's memory layout M (spec §9)
+        # flat and memory tags: the storage shares the space's memory layout M (semantics §11)
         if len(point) == 1 and point[0].type is int32:
             offset = op("add", self.slice.mem0, self.expr(point[0]))
         elif len(point) == 1 and point[0].type is VEC4I:

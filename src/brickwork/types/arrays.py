@@ -256,6 +256,8 @@ class array:  # noqa: N801 - Warp's spelling
     def __setitem__(self, key, value):
         if isinstance(value, array):
             value = value._np
+        elif getattr(type(value), "_bw_struct", False):  # one struct value: its C layout
+            value = np.frombuffer(value._to_bytes(), dtype=self._np.dtype)[0]
         self._np[key] = _to_plain(value)
 
     def _element(self, value):
@@ -263,6 +265,8 @@ class array:  # noqa: N801 - Warp's spelling
             return value.item() if hasattr(value, "item") else value
         if is_composite_type(self.dtype):
             return self.dtype(value)
+        if getattr(self.dtype, "_bw_struct", False):
+            return self.dtype._from_record(value)
         return value
 
     def to(self, device) -> "array":

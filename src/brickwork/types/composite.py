@@ -266,7 +266,8 @@ def is_composite_type(t) -> bool:
 
 
 def family_namespace() -> dict:
-    """The named families: vec2..vec4 and mat22..mat44 with suffixes, quat and its suffixes."""
+    """The named families: vec2..vec4 and mat22..mat44 with suffixes, quat, spatial_vector and
+    spatial_matrix, and their suffixes."""
     names: dict = {}
     for n in (2, 3, 4):
         names[f"vec{n}"] = vector(n, float32)
@@ -276,6 +277,10 @@ def family_namespace() -> dict:
             if tname.startswith("float"):
                 names[f"mat{n}{n}{suffix}"] = matrix((n, n), _SCALAR_BY_NAME[tname])
     names["quat"] = quaternion(float32)
+    names["spatial_vector"] = vector(6, float32)  # Warp's spatial algebra types: 6-vectors, 6x6 matrices
+    names["spatial_matrix"] = matrix((6, 6), float32)
     for suffix, t in (("h", float16), ("f", float32), ("d", float64)):
         names[f"quat{suffix}"] = quaternion(t)
+        names[f"spatial_vector{suffix}"] = vector(6, t)
+        names[f"spatial_matrix{suffix}"] = matrix((6, 6), t)
     return names

@@ -58,6 +58,20 @@ class StructBase:
         return data
 
     @classmethod
+    def _from_record(cls, record) -> "StructBase":
+        """A struct value from one element of a numpy array of this struct's layout (array fields,
+        which hold device pointers, are left at their default)."""
+        value = cls()
+        for name, t in cls._fields:
+            if is_scalar_type(t):
+                setattr(value, name, t(record[name]))
+            elif is_composite_type(t):
+                setattr(value, name, t(record[name]))
+            elif getattr(t, "_bw_struct", False):
+                setattr(value, name, t._from_record(record[name]))
+        return value
+
+    @classmethod
     def _numpy_dtype(cls) -> np.dtype:
         names, formats = [], []
         for name, t in cls._fields:
