@@ -663,6 +663,5 @@ _PY_BUILTINS = {py.abs: "abs", py.min: "min", py.max: "max", py.len: "len", py.r
                 math.log: "log"}
 
 TID = _TID
-SHAPE_OF = _ShapeOf
 RUNTIME_COMPONENT = _RuntimeComponent
 __all__ = ["ExpressionTyper", "Static", "typing"]

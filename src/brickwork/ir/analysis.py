@@ -1,4 +1,5 @@
-"""Facts about a typed function that other stages need: which parameters it writes."""
+"""Facts about IR that several stages need: which parameters a function writes, how often each
+local is assigned."""
 
 from __future__ import annotations
 
@@ -39,6 +40,16 @@ def written_params(fn: ir.IRFunction, _memo: dict | None = None) -> frozenset:
         frontier.extend(sources.get(name, ()))
     memo[id(fn)] = result = frozenset(seen & params)
     return result
+
+
+def assignment_counts(stmts) -> dict:
+    """Local name -> how many statements assign it (assignments and ``for`` loop variables)."""
+    counts: dict = {}
+    for n in walk(stmts):
+        target = n.target if isinstance(n, ir.IRAssign) else n.var if isinstance(n, ir.IRFor) else None
+        if isinstance(target, ir.IRLocal):
+            counts[target.name] = counts.get(target.name, 0) + 1
+    return counts
 
 
 def _root(e):

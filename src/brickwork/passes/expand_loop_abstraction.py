@@ -61,15 +61,6 @@ def _mflat(k, j, i):
     return op("add", op("mul", op("add", op("mul", k, _geom("NJ")), j), _geom("NI")), i)
 
 
-def _assignment_counts(stmts) -> dict:
-    counts: dict = {}
-    for n in ir.walk(stmts):
-        target = n.target if isinstance(n, ir.IRAssign) else n.var if isinstance(n, ir.IRFor) else None
-        if isinstance(target, ir.IRLocal):
-            counts[target.name] = counts.get(target.name, 0) + 1
-    return counts
-
-
 class _CpuRows(ir.Rewriter):
     def __init__(self, fn: ir.IRFunction):
         self.fn = fn
@@ -114,7 +105,7 @@ class _CpuRows(ir.Rewriter):
 
     # -- the outer body ---------------------------------------------------------------------------
     def expand(self):
-        self.counts = _assignment_counts(self.fn.body)
+        self.counts = ir.assignment_counts(self.fn.body)
         self.fn.body = self.stmts(self.fn.body)
 
     def r_IRLAOuter(self, s: ir.IRLAOuter):

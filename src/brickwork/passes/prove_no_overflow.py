@@ -45,18 +45,9 @@ def _limits(t):
     return _LIMITS.get(getattr(t, "__name__", None)) if is_scalar_type(t) else None
 
 
-def _assignments(stmts) -> dict:
-    counts: dict = {}
-    for n in ir.walk(stmts):
-        target = n.target if isinstance(n, ir.IRAssign) else n.var if isinstance(n, ir.IRFor) else None
-        if isinstance(target, ir.IRLocal):
-            counts[target.name] = counts.get(target.name, 0) + 1
-    return counts
-
-
 class _Prover(ir.Rewriter):
     def __init__(self, fn: ir.IRFunction):
-        self.counts = _assignments(fn.body)
+        self.counts = ir.assignment_counts(fn.body)
         self.ranges: dict = {}
         for name, (lo, hi, bindings) in fn.index_ranges.items():
             if self.counts.get(name, 0) <= bindings:
