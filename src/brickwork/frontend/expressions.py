@@ -213,6 +213,8 @@ class ExpressionTyper:
                 raise self.error(KernelTypeError, f"indices must be integers, got {type_name(i.type)}", node)
         t = base.type
         if isinstance(t, ArrayType):
+            if len(indices) < t.ndim:  # a2d[i]: the sub-array (a view), as in Warp
+                return ir.IRSubarray(base, indices, ArrayType(t.dtype, t.ndim - len(indices)), self.where(node))
             if len(indices) != t.ndim:
                 raise self.error(KernelTypeError, f"an array of {t.ndim} dimensions needs {t.ndim} indices, "
                                  f"got {len(indices)}", node)
@@ -220,22 +222,26 @@ class ExpressionTyper:
         if is_vector_type(t) or is_quat_type(t):
             if len(indices) != 1:
                 raise self.error(KernelTypeError, f"{type_name(t)} takes one index, got {len(indices)}", node)
-            self._check_const_index(indices[0], t._length, t, node)
-            return ir.IRComponent(base, indices, t._dtype)
+            return ir.IRComponent(base, [self._const_index(indices[0], t._length, t, node)], t._dtype)
         if is_matrix_type(t):
             if len(indices) == 1:
-                self._check_const_index(indices[0], t._shape[0], t, node)
-                return ir.IRComponent(base, indices, vector(t._shape[1], t._dtype))
+                row = self._const_index(indices[0], t._shape[0], t, node)
+                return ir.IRComponent(base, [row], vector(t._shape[1], t._dtype))
             if len(indices) == 2:
-                self._check_const_index(indices[0], t._shape[0], t, node)
-                self._check_const_index(indices[1], t._shape[1], t, node)
-                return ir.IRComponent(base, indices, t._dtype)
+                rc = [self._const_index(indices[0], t._shape[0], t, node),
+                      self._const_index(indices[1], t._shape[1], t, node)]
+                return ir.IRComponent(base, rc, t._dtype)
             raise self.error(KernelTypeError, f"{type_name(t)} takes 1 or 2 indices, got {len(indices)}", node)
         raise self.error(KernelTypeError, f"a value of type {type_name(t)} cannot be indexed", node)
 
-    def _check_const_index(self, index, size, t, node):
-        if isinstance(index, ir.IRConst) and not 0 <= index.value < size:
-            raise self.error(KernelTypeError, f"index {index.value} is out of range for {type_name(t)}", node)
+    def _const_index(self, index, size, t, node):
+        """A component index; a constant one is checked, and a negative one counts from the end (v[-1])."""
+        if isinstance(index, ir.IRConst):
+            value = index.value + size if index.value < 0 else index.value
+            if not 0 <= value < size:
+                raise self.error(KernelTypeError, f"index {index.value} is out of range for {type_name(t)}", node)
+            return ir.IRConst(value, index.type)
+        return index
 
     # -- operators ---------------------------------------------------------------------------------
     def expr_BinOp(self, node):
@@ -537,6 +543,16 @@ class ExpressionTyper:
                 return exact
         args = [self.value(a) for a in node.args]
         return self.construct_from(t, args, node)
+
+    def default_value(self, value, annotation):
+        """A ``@func`` parameter's default as a typed constant: of the parameter's type when that
+        is a concrete scalar, else as a literal would be."""
+        t = python_annotation_type(annotation)
+        if is_scalar_type(t):
+            typed = self._typed_constant(Static(value), t)
+            if typed is not None:
+                return typed
+        return self.to_value(Static(value), self.source.tree)
 
     @staticmethod
     def _typed_constant(value, t):

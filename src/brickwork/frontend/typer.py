@@ -9,6 +9,7 @@ produces IR and nothing else: no lowering, no target text.
 from __future__ import annotations
 
 import ast
+import builtins as py_builtins
 
 from .. import ir
 from ..errors import KernelError, KernelSyntaxError, KernelTypeError
@@ -338,9 +339,13 @@ class Typer(ExpressionTyper):
             if rule is not None:
                 rule(self, callee, node, out)
                 return
-        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
-                and self.source.lookup("range") is range and self.symbols.type_of("range") is None):
-            raise self.error(KernelSyntaxError, "for loops must iterate over range(...)", node)
+        backwards = self._is_python_builtin(it, "reversed")
+        if backwards:
+            if len(it.args) != 1 or it.keywords:
+                raise self.error(KernelTypeError, "reversed() takes one range(...)", node)
+            it = it.args[0]
+        if not self._is_python_builtin(it, "range"):
+            raise self.error(KernelSyntaxError, "for loops must iterate over range(...) or reversed(range(...))", node)
         if not 1 <= len(it.args) <= 3 or it.keywords:
             raise self.error(KernelTypeError, "range() takes 1 to 3 positional arguments", node)
         args = [self.value(a) for a in it.args]
@@ -357,6 +362,10 @@ class Typer(ExpressionTyper):
             if step.value == 0:
                 raise self.error(KernelTypeError, "range() step must not be zero", node)
             sign = 1 if step.value > 0 else -1
+        if backwards:
+            if not sign:
+                raise self.error(KernelTypeError, "reversed(range(...)) needs a constant step", node)
+            start, stop, step, sign = self._reversed_range(start, stop, step, sign, node, out)
         if not isinstance(node.target, ast.Name):
             raise self.error(KernelSyntaxError, "the loop variable must be a single name", node)
         name = self.symbols.unique(node.target.id)
@@ -369,6 +378,31 @@ class Typer(ExpressionTyper):
         body = self.block(node.body)
         self.loop_depth -= 1
         out.append(ir.IRFor(ir.IRLocal(name, t), start, stop, step, body, sign))
+
+    def _is_python_builtin(self, call, name: str) -> bool:
+        """``call`` calls Python's own ``name`` (not shadowed by a local or a global)."""
+        return (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == name
+                and self.source.lookup(name) is getattr(py_builtins, name) and self.symbols.type_of(name) is None)
+
+    def _reversed_range(self, start, stop, step, sign, node, out):
+        """The range visiting the same values backwards: from the last value of range(start, stop,
+        step) down to start (computed once, before the loop)."""
+        t = start.type
+        one = ir.IRConst(1, t)
+        s = ir.IRConst(abs(step.value), t)
+        if sign > 0:  # last = start + ((stop - start - 1) // s) * s
+            span = self.binary("sub", self.binary("sub", stop, start, node), one, node)
+            count = self.builtin_call("floordiv", [span, s], node)
+            last = self.binary("add", start, self.binary("mul", count, s, node), node)
+            end = self.binary("sub", start, one, node)
+        else:  # last = start - ((start - stop - 1) // s) * s
+            span = self.binary("sub", self.binary("sub", start, stop, node), one, node)
+            count = self.builtin_call("floordiv", [span, s], node)
+            last = self.binary("sub", start, self.binary("mul", count, s, node), node)
+            end = self.binary("add", start, one, node)
+        first = self.assign_temp(last, out)
+        end = self.assign_temp(end, out)
+        return first, end, ir.IRConst(-step.value, t), -sign
 
     def stmt_Break(self, node, out):
         if not self.loop_depth:

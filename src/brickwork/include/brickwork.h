@@ -524,6 +524,20 @@ template <bool U, class T> BW_INLINE T& at(const array_t<T, 4>& a, int64_t i, in
     return a.data[i * a.strides[0] + j * a.strides[1] + k * a.strides[2] + (U ? l : l * a.strides[3])];
 }
 
+// a[i] of an array with more dimensions: the view of the remaining ones (same memory)
+template <class T, int D> BW_INLINE array_t<T, D - 1> subarray(const array_t<T, D>& a, int64_t i) {
+    array_t<T, D - 1> r;
+    r.data = a.data + i * a.strides[0];
+    for (int d = 1; d < D; ++d) {
+        r.shape[d - 1] = a.shape[d];
+        r.strides[d - 1] = a.strides[d];
+    }
+    return r;
+}
+template <class T, int D, class... I> BW_INLINE auto subarray(const array_t<T, D>& a, int64_t i, int64_t j, I... rest) {
+    return subarray(subarray(a, i), j, rest...);
+}
+
 // ---- raw storage (mesh packs: base addresses passed as int64) ------------------------------
 template <class T> BW_INLINE T& raw(int64_t address, int64_t offset) { return reinterpret_cast<T*>(address)[offset]; }
 
@@ -574,6 +588,17 @@ template <class T, class... B> BW_INLINE T& raw_checked(int64_t address, int64_t
             return oob_sink<T>();
         }
     return raw<T>(address, offset);
+}
+template <class T, int D, class... I> BW_INLINE auto subarray_checked(const array_t<T, D>& a, const char* where, I... i) {
+    constexpr int n = int(sizeof...(I));
+    const int64_t index[n] = {int64_t(i)...};
+    for (int d = 0; d < n; ++d)
+        if (index[d] < 0 || index[d] >= a.shape[d]) {
+            record_oob(where, n, index, a.shape);
+            array_t<T, D - n> empty{};
+            return empty;  // a view of nothing: its own accesses are out of bounds too
+        }
+    return subarray(a, int64_t(i)...);
 }
 inline int take_bounds_error(char* out, int size) {
     if (!__atomic_load_n(&g_bounds_error.set, __ATOMIC_ACQUIRE)) return 0;

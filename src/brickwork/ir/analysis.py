@@ -18,9 +18,9 @@ def written_params(fn: ir.IRFunction, _memo: dict | None = None) -> frozenset:
     sources: dict = {}  # array local -> the parameters it may hold
     written: set = set()
     for n in walk(fn.body):
-        if isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRLocal) and isinstance(n.value, ir.IRLocal) \
-                and isinstance(n.target.type, ArrayType):
-            sources.setdefault(n.target.name, set()).add(n.value.name)
+        if isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRLocal) and isinstance(n.target.type, ArrayType) \
+                and _root(n.value) is not None:  # b = a, row = a[i]: b aliases a
+            sources.setdefault(n.target.name, set()).add(_root(n.value))
         elif isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRArrayElem):
             written.add(_root(n.target.array))
         elif isinstance(n, ir.IRCall) and n.op.startswith("atomic_"):
@@ -53,4 +53,6 @@ def assignment_counts(stmts) -> dict:
 
 
 def _root(e):
+    while isinstance(e, ir.IRSubarray):
+        e = e.array
     return e.name if isinstance(e, ir.IRLocal) else None

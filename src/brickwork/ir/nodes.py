@@ -88,6 +88,17 @@ class IRArrayElem(IRExpr):
 
 
 @dataclass(eq=False)
+class IRSubarray(IRExpr):
+    """``a[i]`` of an array with more dimensions than indices: a view of the remaining ones."""
+
+    array: IRExpr
+    indices: list
+    type: object  # ArrayType(dtype, ndim - len(indices))
+    where: str = ""
+    checked: bool = False
+
+
+@dataclass(eq=False)
 class IRArrayShape(IRExpr):
     array: IRExpr
     dim: int

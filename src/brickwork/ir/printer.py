@@ -129,6 +129,8 @@ def expr(e) -> str:
         return f"{tname(e.type)}({_args(e.args)})"
     if isinstance(e, ir.IRArrayElem):
         return f"{expr(e.array)}[{_args(e.indices)}]"
+    if isinstance(e, ir.IRSubarray):
+        return f"{expr(e.array)}[{_args(e.indices)}, ...]"
     if isinstance(e, ir.IRArrayShape):
         return f"{expr(e.array)}.shape[{e.dim}]"
     if isinstance(e, ir.IRComponent):

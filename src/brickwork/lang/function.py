@@ -6,7 +6,7 @@ import hashlib
 
 from .. import pipeline
 from ..builtins import Mismatch
-from ..errors import KernelSyntaxError
+from ..errors import KernelSyntaxError, KernelTypeError
 from ..frontend.fingerprint import function_fingerprint
 from ..frontend.intrinsics import INTRINSICS
 from ..frontend.source import FunctionSource
@@ -32,6 +32,9 @@ class FunctionOverload:
             self.params.append((name, python_annotation_type(ann[name])))
         self.generic = any(is_generic(t) for _, t in self.params)
         self.signature = tuple(t for _, t in self.params)
+        defaults = pyfunc.__defaults__ or ()
+        #: parameter name -> default value (Python), for the trailing parameters that have one
+        self.defaults = dict(zip([n for n, _ in self.params][len(self.params) - len(defaults):], defaults))
 
     def accepts(self, arg_types) -> bool:
         return len(arg_types) == len(self.params) and all(
@@ -123,7 +126,43 @@ def _ident(name: str) -> str:
 
 
 def _call(typer, f: Function, node):
-    return typer.call_function(f, typer.positional(node), node)
+    """``f(a, b, c=...)``: positional and keyword arguments bound to the parameters of the last
+    overload that takes them (defaults fill the rest, typed as their parameters), then typed."""
+    positional = [typer.value(a) for a in node.args]
+    keywords = {k.arg: typer.value(k.value) for k in node.keywords}
+    if not keywords and all(len(positional) == len(o.params) for o in f.overloads):
+        return typer.call_function(f, positional, node)
+    problems = []
+    for overload in reversed(f.overloads):
+        args = _bind(typer, overload, positional, keywords, problems)
+        if args is not None and overload.accepts([a.type for a in args]):
+            return typer.call_function(f, args, node)
+    reason = "; ".join(dict.fromkeys(problems)) or "no overload takes these arguments"
+    raise typer.error(KernelTypeError, f"{f.name}(): {reason}", node)
+
+
+def _bind(typer, overload, positional, keywords, problems):
+    names = [n for n, _ in overload.params]
+    if len(positional) > len(names):
+        problems.append(f"takes {len(names)} arguments, got {len(positional)}")
+        return None
+    unknown = set(keywords) - set(names)
+    if unknown:
+        problems.append(f"has no parameter {sorted(unknown)[0]!r}")
+        return None
+    args = list(positional)
+    for name, annotation in overload.params[len(positional):]:
+        if name in keywords:
+            args.append(keywords[name])
+        elif name in overload.defaults:
+            args.append(typer.default_value(overload.defaults[name], annotation))
+        else:
+            problems.append(f"missing argument '{name}'")
+            return None
+    if set(keywords) & set(names[:len(positional)]):
+        problems.append(f"got several values for '{sorted(set(keywords) & set(names[:len(positional)]))[0]}'")
+        return None
+    return args
 
 
 def _fingerprint(f: Function, seen: set) -> str:

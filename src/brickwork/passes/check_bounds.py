@@ -25,6 +25,9 @@ class _Check(ir.Rewriter):
     def r_IRArrayElem(self, e):
         return replace(self.copy(e), checked=True)
 
+    def r_IRSubarray(self, e):
+        return replace(self.copy(e), checked=True)
+
     def r_IRRawElem(self, e):
         out = self.copy(e)
         return replace(out, checked=bool(out.bounds))

@@ -67,6 +67,12 @@ class CppRenderer:
             return f"bw::at_checked<{self.unit}>({self.expr(arr)}, {c_string(checked_at or '?')}, {idx})"
         return f"bw::at<{self.unit}>({self.expr(arr)}, {idx})"
 
+    def e_IRSubarray(self, e):
+        idx = ", ".join(f"(int64_t)({self.expr(i)})" for i in e.indices)
+        if e.checked:
+            return f"bw::subarray_checked({self.expr(e.array)}, {c_string(e.where or '?')}, {idx})"
+        return f"bw::subarray({self.expr(e.array)}, {idx})"
+
     def e_IRArrayElem(self, e):
         return self.element(e.array, e.indices, e.where if e.checked else None)
 
