@@ -53,7 +53,7 @@ def test_sub_array_views_read_and_write_the_same_memory():
 
 @wp.kernel
 def backwards(out: wp.array(dtype=int), n: int):
-    k = int(0)
+    k = 0
     for i in reversed(range(n)):
         out[k] = i
         k += 1

@@ -249,6 +249,10 @@ class Typer(ExpressionTyper):
             out.append(ir.IRAssign(self.declare(name, value.type, node), value))
             return
         lvalue = self.expr(target)
+        if isinstance(lvalue, ir.IRSubarray):  # b[i] of a 2-D array is a view, not an element
+            ndim = lvalue.type.ndim + len(lvalue.indices)
+            raise self.error(KernelTypeError, f"cannot store into '{ast.unparse(target)}': an array of {ndim} "
+                             f"dimensions needs {ndim} indices, got {len(lvalue.indices)} (fewer give a view)", node)
         if isinstance(lvalue, Static) or not isinstance(
                 lvalue, (ir.IRArrayElem, ir.IRComponent, ir.IRField, ir.IRPackElem, ir.IRLAViewElem,
                          ir.IRLAScratchElem)):
