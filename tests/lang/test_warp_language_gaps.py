@@ -76,7 +76,7 @@ def test_reversed_range_visits_the_same_values_backwards():
 
 
 @wp.func
-def scaled(x: float, s: float = 2.0, off: wp.float64 = wp.float64(0.5)) -> float:
+def scaled(x: float, s: float = 2.0, off: wp.float64 = wp.float64(0.5)) -> float:  # noqa: B008 - typed default
     return x * s + float(off)
 
 
