@@ -99,3 +99,39 @@ def test_func_default_and_keyword_arguments():
 
     with pytest.raises(wp.KernelTypeError, match=r"scaled\(\): has no parameter 'scale'"):
         wp.launch(wrong, dim=1, inputs=[out])
+
+
+@wp.kernel
+def too_few(x: int):
+    wp.printf("%f %d\n", x)
+
+
+@wp.kernel
+def too_many(x: int):
+    wp.printf("%d\n", x, x)
+
+
+@wp.kernel
+def a_string(x: int):
+    wp.printf("%s\n", x)
+
+
+@pytest.mark.parametrize("kernel,message", [
+    (too_few, r"has 2 conversion\(s\) but 1 value\(s\)"),
+    (too_many, r"has 1 conversion\(s\) but 2 value\(s\)"),
+    (a_string, r"conversion '%s' prints no kernel value"),
+], ids=["too_few", "too_many", "string"])
+def test_printf_formats_are_checked(kernel, message):
+    with pytest.raises(wp.KernelTypeError, match=message) as info:
+        wp.launch(kernel, dim=1, inputs=[1])
+    assert "test_warp_language_gaps.py" in str(info.value)
+
+
+@wp.kernel
+def well_formed(x: int, y: float):
+    wp.printf("%5d|%-8.3f|%*d|100%%\n", x, y, x, x)
+
+
+def test_printf_accepts_widths_stars_and_percent(capfd):
+    wp.launch(well_formed, dim=1, inputs=[7, 1.5])
+    assert capfd.readouterr().out == "    7|1.500   |      7|100%\n"

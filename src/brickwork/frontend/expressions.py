@@ -11,6 +11,7 @@ import ast
 import builtins as py
 import math
 import operator
+import re
 import types as pytypes
 import typing
 
@@ -382,6 +383,7 @@ class ExpressionTyper:
             for v in values:
                 if not is_scalar_type(v.type):
                     raise self.error(KernelTypeError, f"printf() prints scalars, got {type_name(v.type)}", node)
+            self._check_printf_format(fmt, len(values), node)
             return ir.IRPrint([ir.Format(fmt), *values], sep="", newline=False)
         if name in ("expect_eq", "expect_neq"):
             if len(node.args) != 2:
@@ -395,6 +397,18 @@ class ExpressionTyper:
                       f"{loc.filename}:{loc.lineno}"
             return ir.IRExpect(name == "expect_eq", a, b, message)
         return None
+
+    def _check_printf_format(self, fmt: str, nvalues: int, node) -> None:
+        """One value per conversion, as C's printf needs (a missing one would print memory)."""
+        specs = _PRINTF_SPEC.findall(fmt)
+        wanted = sum(1 + spec.count("*") for spec in specs if spec != "%%")
+        bad = [spec for spec in specs if spec[-1] in "spn"]
+        if bad:
+            raise self.error(KernelTypeError, f"printf(): conversion {bad[0]!r} prints no kernel value "
+                             f"(numbers only: d i u o x X f F e E g G a A c)", node)
+        if wanted != nvalues:
+            raise self.error(KernelTypeError, f"printf(): the format {fmt!r} has {wanted} conversion(s) but "
+                             f"{nvalues} value(s) were given", node)
 
     def _print_part(self, node):
         value = self.expr(node)
@@ -672,6 +686,8 @@ def _static_label(obj) -> str:
         return f"type {type_name(obj)}"
     return f"{type(obj).__name__} {getattr(obj, '__name__', '')!r}".strip()
 
+
+_PRINTF_SPEC = re.compile(r"%(?:%|[-+ #0]*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|L|z|j|t)?[diouxXfFeEgGaAcspn])")
 
 _PY_BUILTINS = {py.abs: "abs", py.min: "min", py.max: "max", py.len: "len", py.round: "round", py.pow: "pow",
                 py.int: "int", py.float: "float", py.bool: "bool", py.print: "print", math.sqrt: "sqrt",
