@@ -29,7 +29,7 @@ class _Inliner(ir.Rewriter):
         body = self.stmts(s.body)
         self.stack.pop()
         binds = [ir.IRAssign(p, self.expr(a)) for p, a in zip(s.params, s.args)]
-        if not ir.contains(body, ir.IRExitRegion) or not _exits(body, s.name):
+        if not _exits(body, s.name):  # no early return: no region needed
             return binds + body
         return binds + [ir.IRRegion(s.name, body)]
 
