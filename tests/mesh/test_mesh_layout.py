@@ -207,30 +207,49 @@ def test_package_conflicts_and_types():
         Mesh((8,), boundaries=3.5)
 
 
-class TwoRankMesh(Mesh):
-    """Pretend odd blocks belong to rank 1, as the MPI layer will assign them."""
+class FakeComm:
+    """Rank ``rank`` of ``size``, as far as building a mesh goes (no messages are sent)."""
 
-    def _owner(self, gid):
-        return gid % 2
+    def __init__(self, rank, size):
+        self.rank, self.size = rank, size
+
+    def Get_rank(self):
+        return self.rank
+
+    def Get_size(self):
+        return self.size
+
+    def Dup(self):
+        return self
+
+    def allgather(self, value):
+        raise AssertionError("no collective in this test")
+
+    Isend = Irecv = allgather
 
 
 def test_local_and_global_blocks_are_distinct():
     pkg = Package("p")
     pkg.add_field("q", Metadata("Cell", "FillGhost"))
-    mesh = TwoRankMesh((16,), (4,), nghost=1, packages=[pkg], boundaries="outflow")
+    mesh = Mesh((16,), (4,), nghost=1, packages=[pkg], boundaries="outflow", comm=FakeComm(1, 2))
     assert [b.gid for b in mesh.block_list] == [0, 1, 2, 3]
-    assert [b.gid for b in mesh.blocks] == [0, 2] and [b.lid for b in mesh.blocks] == [0, 1]
-    assert mesh.block_list[1].rank == 1 and mesh.block_list[1].lid is None
+    assert [b.rank for b in mesh.block_list] == [0, 0, 1, 1]  # Morton pieces: 1-D order
+    assert [b.gid for b in mesh.blocks] == [2, 3] and [b.lid for b in mesh.blocks] == [0, 1]
+    assert mesh.block_list[1].rank == 0 and mesh.block_list[1].lid is None
     assert mesh.data("q").shape == (2, 1, 1, 1, 6)  # storage for the local blocks only
-    nbr = mesh.blocks[1].neighbor(-1)
-    assert (nbr.gid, nbr.rank, nbr.lid) == (1, 1, None)
-    with pytest.raises(ValueError, match="block 1 is owned by rank 1"):
+    nbr = mesh.blocks[0].neighbor(-1)
+    assert (nbr.gid, nbr.rank, nbr.lid) == (1, 0, None)
+    with pytest.raises(ValueError, match="block 1 is owned by rank 0"):
         mesh.block_list[1].data("q")
-    before = mesh.data("q").copy()
-    with pytest.raises(
-        RuntimeError, match="neighbour 1 is owned by rank 1; remote ghost exchange needs"
-    ):
-        mesh.fill_ghosts()
-    np.testing.assert_array_equal(mesh.data("q"), before)
     with pytest.raises(ValueError, match="lattice exchange needs every block local"):
-        TwoRankMesh((16,), (4,), nghost=1, packages=[pkg], exchange="lattice").fill_ghosts()
+        Mesh((16,), (4,), nghost=1, packages=[pkg], exchange="lattice", comm=FakeComm(0, 2)).fill_ghosts()
+
+
+def test_more_ranks_than_blocks_is_refused():
+    with pytest.raises(ValueError, match="5 ranks but only 4 blocks"):
+        Mesh((16,), (4,), comm=FakeComm(0, 5))
+
+
+def test_comm_must_be_a_communicator():
+    with pytest.raises(TypeError, match="comm must be None or an mpi4py intracommunicator"):
+        Mesh((16,), (4,), comm="world")

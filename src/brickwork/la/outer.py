@@ -10,7 +10,7 @@ from ..lang.body import body_kernel
 from ..runtime.launch import launch
 from ..types.arrays import array, empty, type_name
 from . import tags
-from .reducers import combine_kernel
+from .reducers import combine_kernels
 from .space import IndexSpace
 
 
@@ -71,8 +71,12 @@ def outer_reduce(space: IndexSpace, body, out=None):
     """Reduce over the slices of a reduction space; ``body(idx_range, b)`` calls ``la.inner_reduce``.
 
     Returns the result as a host value (``(value, (b, k, j, i))`` for MinLoc/MaxLoc), or, with
-    ``out=array``, writes it to ``out[0]`` on the device and returns None. Deterministic: partials
-    per slice are combined in slice order.
+    ``out=array``, writes it to ``out[0]`` on the device and returns None. Deterministic: each
+    block folds its slices' partials in slice order, then the block partials are folded in block
+    order. On a space over a mesh spread over several ranks the call is collective: every rank
+    calls it, every rank gets the same result (the block partials of all ranks folded in global
+    block order, so 1, 2 or 4 ranks give the same bits), and ``b`` of MinLoc/MaxLoc is the block's
+    global id.
     """
     if not isinstance(space, IndexSpace) or space.reducer is None:
         raise LaunchError("la.outer_reduce needs a reduction space: space.with_reducer(la.Sum(wp.float64)) or "
@@ -90,22 +94,47 @@ def outer_reduce(space: IndexSpace, body, out=None):
     for d in dims:
         nslices *= d
     buffers = kernel.__dict__.setdefault("_reduce_buffers", {})  # reused: allocation is most of a small launch
-    partials = buffers.get(("partials", nslices, vt))
-    if partials is None:
-        partials = buffers[("partials", nslices, vt)] = empty(nslices, dtype=vt)
+
+    def buffer(name, n):
+        found = buffers.get((name, n, vt))
+        if found is None:
+            found = buffers[(name, n, vt)] = empty(n, dtype=vt)
+        return found
+
+    partials = buffer("partials", nslices)
     launch(kernel, dim=dims, inputs=kernel.arguments(space.runtime_geometry(), partials))
-    target = out
-    if target is None:
-        target = buffers.get(("result", vt))
-        if target is None:
-            target = buffers[("result", vt)] = empty(1, dtype=vt)
-    launch(combine_kernel(reducer), dim=1, inputs=[partials, target, nslices])
+    combine_blocks, combine_partials = combine_kernels(reducer)
+    per_block = buffer("blocks", space.nblocks)
+    launch(combine_blocks, dim=space.nblocks, inputs=[partials, per_block, nslices // space.nblocks])
+    mesh = space.md.mesh if space.md is not None else None
+    if mesh is not None and mesh.nranks > 1:
+        per_block = _gather_block_partials(space, per_block, buffer)
+    target = out if out is not None else buffer("result", 1)
+    launch(combine_partials, dim=1, inputs=[per_block, target, per_block.shape[0]])
     if out is not None:
         return None
     value = target.numpy()[0]
     if reducer.with_location:
         return value["value"].item(), (int(value["b"]), int(value["k"]), int(value["j"]), int(value["i"]))
     return value.item()
+
+
+def _gather_block_partials(space: IndexSpace, per_block, buffer):
+    """Every rank's block partials in global block order (an allgather on the mesh's communicator)."""
+    import numpy as np
+
+    md = space.md
+    gids = np.array([blk.gid for blk in md.blocks], dtype=np.int64)
+    values = per_block.numpy().copy()
+    if space.reducer.with_location:
+        found = values["b"] >= 0
+        values["b"][found] = gids[values["b"][found]]  # pack index -> global block id
+    parts = md.mesh._halo_comm.allgather((gids, values))
+    all_gids = np.concatenate([g for g, _ in parts])
+    all_values = np.concatenate([v for _, v in parts])
+    gathered = buffer("gathered", len(all_gids))
+    gathered.numpy()[...] = all_values[np.argsort(all_gids, kind="stable")]
+    return gathered
 
 
 def ReductionIndexSpace(reducer, loop_tag, inner_tag, **kwargs) -> IndexSpace:  # noqa: N802 - Parthenon's name

@@ -1,8 +1,10 @@
 """Reducers of the loop abstraction: ``Sum, Prod, Min, Max, MinLoc, MaxLoc`` for every scalar type.
 
-A reduction runs in two deterministic steps: every slice folds its cells into a partial result in
-a fixed order (simd-vectorised where the join allows), then the partials are combined in slice
-order by a one-thread kernel. The result therefore does not depend on the number of threads.
+A reduction runs in deterministic steps: every slice folds its cells into a partial result in a
+fixed order (simd-vectorised where the join allows), each block folds its slices' partials in slice
+order, and a one-thread kernel folds the block partials in block order (on a mesh spread over
+ranks: every rank's block partials, gathered, in global block order). The result therefore depends
+neither on the number of threads nor on the number of ranks.
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ import numpy as np
 from ..lang.function import func
 from ..lang.kernel import kernel
 from ..types.arrays import array
+from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..types.scalars import int32, is_scalar_type
 from ..types.structs import struct
 
 _LOC_TYPES: dict = {}
+wp_tid = _FUNCTIONS["tid"]  # the kernel builtin, by the name kernels call it
 
 
 def value_loc(dtype):
@@ -142,13 +146,21 @@ def _join_maxloc(a: typing.Any, b: typing.Any):
 
 def _make_combine(join):
     @kernel
+    def combine_blocks(partials: array(dtype=typing.Any), out: array(dtype=typing.Any), per_block: int):
+        b = wp_tid()
+        acc = partials[b * per_block]
+        for s in range(b * per_block + 1, (b + 1) * per_block):
+            acc = join(acc, partials[s])
+        out[b] = acc
+
+    @kernel
     def combine_partials(partials: array(dtype=typing.Any), out: array(dtype=typing.Any), n: int):
         acc = partials[0]
         for s in range(1, n):
             acc = join(acc, partials[s])
         out[0] = acc
 
-    return combine_partials
+    return combine_blocks, combine_partials
 
 
 _COMBINE = {name: _make_combine(join) for name, join in (
@@ -156,6 +168,8 @@ _COMBINE = {name: _make_combine(join) for name, join in (
     ("minloc", _join_minloc), ("maxloc", _join_maxloc))}
 
 
-def combine_kernel(reducer: Reducer):
-    """The one-thread kernel folding a reducer's partials in slice order into ``out[0]``."""
+def combine_kernels(reducer: Reducer):
+    """``(combine_blocks, combine_partials)``: the kernel folding each block's slice partials in slice
+    order (one thread per block), and the one-thread kernel folding block partials in order into
+    ``out[0]``. Two levels, so that a mesh spread over ranks folds the same values in the same order."""
     return _COMBINE[reducer.join + ("loc" if reducer.with_location else "")]

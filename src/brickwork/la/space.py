@@ -29,6 +29,9 @@ class IndexSpace:
         self.backend = tags.check(backend or tags.raw, "backend", "the backend")
         self.ninner = self._check_ninner(ninner)
         self.scratch: list = []
+        #: The MeshData the space was built on (None for ``box``): a reduction over a mesh spread
+        #: over several ranks combines every rank's partials.
+        self.md = md
         if _boxes is not None:
             self.L, self.M = _boxes
         else:

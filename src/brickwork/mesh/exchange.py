@@ -20,8 +20,13 @@ components of reflecting boundaries) and user-function calls. Two strategies bui
   lattice ``(nb3, nb2, nb1)``, so one copy moves a ghost slab of *every* block at once (a shift by
   one block, plus one copy for the periodic wrap). About four copies per field and direction, for
   any number of blocks.
-* ``pairwise``: one copy per (block, side). This is what MPI will extend: a neighbour owned by
-  another rank becomes a message instead of a copy; nothing else changes.
+* ``pairwise``: one copy per (block, side). A neighbour owned by another rank turns the copy into a
+  ``SEND`` step (on the rank owning the source block) and a ``RECV`` step (on the rank owning the
+  ghosts); ``messages`` packs them into one message per neighbour rank and sweep. Both ranks list
+  these steps in the same order (global block order), so the packed segments match.
+
+The steps of sweep d are ``steps[sweeps[d-1]]``: a sweep's copies read only data that earlier sweeps
+completed, so a sweep's messages may be in flight while its local copies run.
 
 Narrow ghost columns along x1 (a few values per row) are copied through a void-dtype view whose
 items are whole runs of ``w`` values, so numpy's inner loop runs over rows instead of 2-element runs.
@@ -40,6 +45,8 @@ from .indexing import IndexDomain
 _ALL = slice(None)
 COPY = 0
 USER = 1
+SEND = 2  # (SEND, rank, src index): ghosts of a block of ``rank`` taken from a local block
+RECV = 3  # (RECV, rank, dst index): ghosts of a local block that ``rank`` sends
 
 
 @dataclass(frozen=True)
@@ -110,8 +117,10 @@ class ExchangePlan:
         nb = mesh.nblocks_per_dim
         self.lattice_shape = (nb[2], nb[1], nb[0]) if strategy == "lattice" else None
         self.steps: list[tuple] = []
+        self.sweeps: list[slice] = []
         shape = mesh.cellbounds
         for d in range(1, mesh.ndim + 1):
+            first = len(self.steps)
             for lower in (True, False):
                 self._add_exchange(mesh, shape, d, lower)
             for lower in (True, False):
@@ -119,6 +128,7 @@ class ExchangePlan:
                 bc = mesh.boundaries[side]
                 if bc.kind is not BoundaryCondition.periodic:
                     self._add_boundary(mesh, shape, d, lower, side, bc)
+            self.sweeps.append(slice(first, len(self.steps)))
 
     # -- building -------------------------------------------------------------------------------
     def _axes(self, shape, offsets) -> list[_Axis]:
@@ -166,8 +176,9 @@ class ExchangePlan:
         vs = slice(si.start // w, si.stop // w)
         return w * self.layout.itemsize, (*dst[:-1], vd), (*src[:-1], vs)
 
-    def _prefixes(self, mesh, d: int, lower: bool, physical: bool) -> list[tuple[tuple, tuple]]:
-        """(dst prefix, src prefix) pairs selecting blocks, one per copy to emit."""
+    def _prefixes(self, mesh, d: int, lower: bool, physical: bool) -> list[tuple]:
+        """(dst prefix, src prefix, peer) selecting blocks, one per copy to emit; ``peer`` is None for
+        a local copy, else ``(SEND or RECV, rank)``."""
         if self.lattice_shape is not None:
             axis = 3 - d  # lattice axes are (x3, x2, x1)
             nbd = mesh.nblocks_per_dim[d - 1]
@@ -179,29 +190,31 @@ class ExchangePlan:
 
             edge = slice(0, 1) if lower else slice(nbd - 1, nbd)
             if physical:
-                return [(pick(edge), pick(edge))]
+                return [(pick(edge), pick(edge), None)]
             pairs = []
             if nbd > 1:
                 inner, shifted = slice(1, nbd), slice(0, nbd - 1)
-                pairs.append((pick(inner), pick(shifted)) if lower else (pick(shifted), pick(inner)))
+                pairs.append((pick(inner), pick(shifted), None) if lower else (pick(shifted), pick(inner), None))
             if mesh.periodic[d - 1]:
                 other = slice(nbd - 1, nbd) if lower else slice(0, 1)
-                pairs.append((pick(edge), pick(other)))
+                pairs.append((pick(edge), pick(other), None))
             return pairs
         pairs = []
         offset = [0, 0, 0]
         offset[d - 1] = -1 if lower else 1
-        for block in mesh.blocks:
+        if physical:
+            return [((b.lid,), (b.lid,), None) for b in mesh.blocks if b.neighbor(*offset) is None]
+        # Every block of the mesh, in global order, so that both ranks of a message list its parts alike.
+        for block in mesh.block_list:
             nbr = block.neighbor(*offset)
-            if physical and nbr is None:
-                pairs.append(((block.lid,), (block.lid,)))
-            elif not physical and nbr is not None:
-                if nbr.lid is None:
-                    raise RuntimeError(  # blocks of other ranks: there is no MPI layer yet
-                        f"block {block.gid}: neighbour {nbr.gid} is owned by rank {nbr.rank}; "
-                        "remote ghost exchange needs the MPI layer"
-                    )
-                pairs.append(((block.lid,), (nbr.lid,)))
+            if nbr is None or (block.lid is None and nbr.lid is None):
+                continue
+            if block.lid is None:
+                pairs.append((None, (nbr.lid,), (SEND, block.rank)))
+            elif nbr.lid is None:
+                pairs.append(((block.lid,), None, (RECV, nbr.rank)))
+            else:
+                pairs.append(((block.lid,), (nbr.lid,), None))
         return pairs
 
     def _add_exchange(self, mesh, shape, d: int, lower: bool) -> None:
@@ -215,8 +228,13 @@ class ExchangePlan:
             dst_spans[d - 1] = ax.lower() if lower else ax.upper()
             src_spans[d - 1] = ax.exchange_source(lower)
             slots = slice(e * self.layout.ncomp, (e + 1) * self.layout.ncomp)
-            for dpre, spre in self._prefixes(mesh, d, lower, physical=False):
-                self._add_copy(self._key(dpre, slots, dst_spans), self._key(spre, slots, src_spans), False)
+            for dpre, spre, peer in self._prefixes(mesh, d, lower, physical=False):
+                if peer is None:
+                    self._add_copy(self._key(dpre, slots, dst_spans), self._key(spre, slots, src_spans), False)
+                elif peer[0] == SEND:
+                    self.steps.append((SEND, peer[1], self._key(spre, slots, src_spans)))
+                else:
+                    self.steps.append((RECV, peer[1], self._key(dpre, slots, dst_spans)))
 
     def _add_boundary(self, mesh, shape, d: int, lower: bool, side: IndexDomain, bc: SideBoundary) -> None:
         if bc.kind is BoundaryCondition.user:
@@ -236,21 +254,26 @@ class ExchangePlan:
             dst_spans[d - 1] = ax.lower() if lower else ax.upper()
             src_spans[d - 1] = ax.boundary_source(bc.kind, lower)
             for slots, negate in self._slot_groups(e, flipped):
-                for dpre, spre in self._prefixes(mesh, d, lower, physical=True):
+                for dpre, spre, _ in self._prefixes(mesh, d, lower, physical=True):
                     dst = self._key(dpre, slots, dst_spans)
                     self._add_copy(dst, self._key(spre, slots, src_spans), negate)
 
     # -- running --------------------------------------------------------------------------------
-    def bind(self, data: np.ndarray) -> list[tuple]:
+    def bind(self, data: np.ndarray, messages_only: bool = False) -> list[tuple]:
         """The steps with their index tuples applied to one field's storage, as numpy views.
 
-        Binding once per storage array leaves only the copies themselves to each exchange.
+        Binding once per storage array leaves only the copies themselves to each exchange. With
+        ``messages_only`` (a stand-in array for an unallocated sparse instance) only the message
+        steps are bound; the others stay as they are and must not run.
         """
         arr = data.reshape(self.lattice_shape + data.shape[1:]) if self.lattice_shape else data
         voids: dict[int, np.ndarray] = {}
         bound: list[tuple] = []
         for step in self.steps:
-            if step[0] != COPY:
+            if step[0] in (SEND, RECV):
+                bound.append((step[0], step[1], arr[step[2]]))
+                continue
+            if step[0] != COPY or messages_only:
                 bound.append(step)
                 continue
             _, dst, src, negate, void_bytes, vdst, vsrc = step
@@ -265,15 +288,18 @@ class ExchangePlan:
 
 
 def run_bound(bound: list[tuple], call_user) -> None:
-    """Execute bound steps; ``call_user(side, lids)`` runs a user boundary function on blocks."""
+    """Execute bound local steps (no SEND/RECV); ``call_user(side, lids)`` runs a user boundary
+    function on blocks."""
     for step in bound:
         if step[0] == COPY:
             if step[3]:
                 np.negative(step[2], out=step[1])
             else:
                 step[1][...] = step[2]
-        else:
+        elif step[0] == USER:
             call_user(step[1], step[2])
+        else:
+            raise AssertionError("a message step in a local exchange")
 
 
 def layout_of(field, shape) -> Layout:

@@ -4,12 +4,15 @@
 boundaries="periodic", packages=[pkg])`` builds ``(nx1/bx1) * (nx2/bx2)`` blocks. Directions are
 given in x1, x2, x3 order (x1 is the fastest array index ``i``); ``len(nx)`` is the dimension.
 
-Blocks exist in two lists, ready for MPI: ``mesh.block_list`` is the *global* list (every block,
-indexed by its global id ``gid``, with its owning ``rank``), ``mesh.blocks`` the *local* blocks of
-this process (``block.lid`` is the position on the storage's block axis). Global ids run over the
-lattice with x1 fastest: ``gid = lx1 + nb1 * (lx2 + nb2 * lx3)``. Today every block is owned by
-rank 0, so ``lid == gid``; distributing blocks will change only the owner assignment (and turn
-ghost copies with remote neighbours into messages, see ``exchange``).
+Blocks exist in two lists: ``mesh.block_list`` is the *global* list (every block, indexed by its
+global id ``gid``, with its owning ``rank``), ``mesh.blocks`` the *local* blocks of this process in
+gid order (``block.lid`` is the position on the storage's block axis). Global ids run over the
+lattice with x1 fastest: ``gid = lx1 + nb1 * (lx2 + nb2 * lx3)``, whatever the number of ranks.
+
+Under MPI (``comm``: see ``brickwork.comm``; by default ``MPI.COMM_WORLD`` when the program runs on
+several ranks) the blocks are shared among the ranks along a Morton curve (``decomposition``) and
+ghost copies between blocks of different ranks become messages (``messages``). In one process every
+block is local and ``lid == gid``.
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import comm as _comm
 from .boundary import BoundaryCondition, SideBoundary, periodic_directions, resolve_boundaries
 from .coordinates import UniformCoordinates
+from .decomposition import assign_ranks
 from .exchange import ExchangePlan, layout_of, run_bound
 from .fields import Field
 from .indexing import IndexDomain, IndexShape
@@ -143,6 +148,7 @@ class Mesh:
         boundaries: object = "periodic",
         packages: Iterable[Package] = (),
         exchange: str = "auto",
+        comm=None,
     ):
         cells = _as_triple(nx, "nx")
         if not 1 <= len(cells) <= 3:
@@ -179,7 +185,9 @@ class Mesh:
         self.periodic = periodic_directions(self.boundaries, self.ndim)
         active = tuple(self.block_nx[d] if d < self.ndim else 0 for d in range(3))
         self.cellbounds = IndexShape(active[2], active[1], active[0], self.nghost)
-        self.rank = 0
+        self.comm = _comm.as_comm(comm)
+        self.rank = self.comm.Get_rank()
+        self.nranks = self.comm.Get_size()
         self._build_blocks()
         self.packages = list(packages)
         self._specs, self._pools = self._collect_fields(self.packages)
@@ -191,6 +199,9 @@ class Mesh:
         self._plans: dict[tuple, ExchangePlan] = {}
         self._bound: dict[str, tuple[np.ndarray, list[tuple]]] = {}
         self._all_ghost_fields: list[Field] | None = None
+        self._exchanges: dict[tuple, tuple] = {}
+        # Ghost messages travel on a communicator of their own, apart from the program's messages.
+        self._halo_comm = self.comm.Dup() if self.nranks > 1 else self.comm
 
     def __repr__(self) -> str:
         nx = self.nx[: self.ndim]
@@ -245,17 +256,15 @@ class Mesh:
         """Upper x3 edge of the domain."""
         return self.xmax[2]
 
-    def _owner(self, gid: int) -> int:
-        """Rank owning block ``gid``; the MPI layer will replace this assignment."""
-        return 0
-
     def _build_blocks(self) -> None:
         nb1, nb2, nb3 = self.nblocks_per_dim
         self.block_list: list[MeshBlock] = []
         self.blocks: list[MeshBlock] = []
-        for lx3, lx2, lx1 in itertools.product(range(nb3), range(nb2), range(nb1)):
+        locations = [(lx1, lx2, lx3) for lx3, lx2, lx1 in itertools.product(range(nb3), range(nb2), range(nb1))]
+        owners = assign_ranks(locations, self.nranks)
+        for lx1, lx2, lx3 in locations:
             gid = len(self.block_list)
-            rank = self._owner(gid)
+            rank = owners[gid]
             lid = len(self.blocks) if rank == self.rank else None
             block = MeshBlock(self, gid, (lx1, lx2, lx3), rank, lid)
             self.block_list.append(block)
@@ -292,6 +301,32 @@ class Mesh:
     def nblocks(self) -> int:
         """Number of local blocks (the storage's block axis)."""
         return len(self.blocks)
+
+    # -- blocks across ranks --------------------------------------------------------------------
+    def gather_blocks(self, local: np.ndarray, root: int = 0) -> np.ndarray | None:
+        """``local`` (first axis: this rank's blocks in ``mesh.blocks`` order) assembled over every
+        block in global id order on rank ``root``; None on the other ranks. Collective."""
+        local = np.asarray(local)
+        if len(local) != len(self.blocks):
+            raise ValueError(f"gather_blocks: the first axis has {len(local)} entries, not one per local block "
+                             f"({len(self.blocks)})")
+        if self.nranks == 1:
+            return local
+        parts = self._halo_comm.gather(([b.gid for b in self.blocks], local), root=root)
+        if parts is None:
+            return None
+        out = np.empty((len(self.block_list), *local.shape[1:]), dtype=local.dtype)
+        for gids, values in parts:
+            out[gids] = values
+        return out
+
+    def local_part(self, global_blocks: np.ndarray) -> np.ndarray:
+        """The rows of ``global_blocks`` (first axis: every block in global id order) that belong to
+        this rank's blocks, in ``mesh.blocks`` order."""
+        if len(global_blocks) != len(self.block_list):
+            raise ValueError(f"local_part: the first axis has {len(global_blocks)} entries, not one per block of "
+                             f"the mesh ({len(self.block_list)})")
+        return global_blocks[[b.gid for b in self.blocks]]
 
     # -- fields ---------------------------------------------------------------------------------
     @staticmethod
@@ -412,10 +447,29 @@ class Mesh:
         return plan
 
     def _bound_steps(self, fld: Field) -> list[tuple]:
-        """The field's exchange steps bound to its current storage array (cached)."""
+        """The field's exchange steps bound to its current storage array (cached). An unallocated
+        sparse instance binds its messages to zeros (it sends zeros, see ``messages``)."""
         cached = self._bound.get(fld.name)
         if cached is None or cached[0] is not fld.data:
-            cached = self._bound[fld.name] = (fld.data, self._plan(fld).bind(fld.data))
+            if fld.data is None:
+                zeros = np.broadcast_to(np.zeros((), fld.spec.dtype), (len(self.blocks), fld.spec.nslots, *fld.extents))
+                steps = self._plan(fld).bind(zeros, messages_only=True)
+            else:
+                steps = self._plan(fld).bind(fld.data)
+            cached = self._bound[fld.name] = (fld.data, steps)
+        return cached[1]
+
+    def _message_exchange(self, fields: list[Field]):
+        """The ``MessageExchange`` of these fields, rebuilt when a field's storage changed."""
+        from .messages import MessageExchange
+
+        names = tuple(f.name for f in fields)
+        datas = tuple(f.data for f in fields)
+        cached = self._exchanges.get(names)
+        if cached is None or any(a is not b for a, b in zip(cached[0], datas)):
+            bound = [self._bound_steps(f) for f in fields]
+            sweeps = [self._plan(f).sweeps for f in fields]
+            cached = self._exchanges[names] = (datas, MessageExchange(self._halo_comm, fields, bound, sweeps))
         return cached[1]
 
     def _ghost_fields(self, names: Iterable[str] | None) -> list[Field]:
@@ -449,6 +503,18 @@ class Mesh:
             fields = self._all_ghost_fields
         else:
             fields = self._ghost_fields(names)
+        if self.nranks > 1:
+
+            def call_user_on(fld: Field, side: IndexDomain, lids: tuple[int, ...]) -> None:
+                bc = self.boundaries[side]
+                for lid in lids:
+                    bc.call_user(self.blocks[lid], fld.data[lid], side, fld.name)
+
+            self._message_exchange(fields).run(call_user_on)
+            for fld in fields:
+                if fld.spec.is_sparse:
+                    fld.zero_unallocated()
+            return
         # Plan (and so validate) every field before the first copy.
         work = [(fld, self._bound_steps(fld)) for fld in fields if fld.data is not None]
         for fld, steps in work:

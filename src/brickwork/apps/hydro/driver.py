@@ -9,6 +9,12 @@ Schedules (``output.*_dt``, in simulated time): -1 never, 0 the first state and 
 files: only the last), > 0 every so often plus the last. A restart file records the state, time,
 cycle and the schedules, so a restarted run repeats the rest of the uninterrupted one bit for bit.
 
+On a mesh spread over several MPI ranks (``mpiexec -n 4 brickwork run ...``) every rank runs this
+loop in step: the checks, time steps and totals are collective, rank 0 gathers each output and
+writes it (one HDF5 file in global block order, the same bits as a one-process run), and only rank 0
+prints. An error that one rank meets while setting up or writing is shared, so every rank stops
+with the same message; anything unexpected ends all ranks (``brickwork.comm``).
+
 The run ends at ``time.tlim`` or after ``time.nlim`` cycles (-1: no limit). Without a cycle limit,
 a CFL time step below ``DT_FLOOR * tlim`` stops the run with ``SimulationError`` instead of
 running (and growing the history file) for ever. A failed output write (a full disk) stops it too,
@@ -119,25 +125,28 @@ def _load_restart(sim: Hydro, path: str, schedule: Schedule) -> None:
             name = {"problem": "problem.name", "dtype": "hydro.dtype"}.get(key, f"mesh.{key}")
             raise restart.RestartError(f"restart file {path!r} was written with {name}={meta.get(key)!r}, but this "
                                        f"run has {name}={mine!r}")
+    nblocks = len(sim.mesh.block_list)
     for name in CONSERVED:
         dest = sim.mesh.data(name)
         src = arrays.get(name)
-        if src is None or src.shape != dest.shape or src.dtype != dest.dtype:
+        if src is None or src.shape != (nblocks, *dest.shape[1:]) or src.dtype != dest.dtype:
             raise restart.RestartError(f"restart file {path!r}: array {name!r} is missing or has the wrong shape")
-        dest[...] = src
+        dest[...] = sim.mesh.local_part(src)  # the file holds every block in global order
     sim.time = float(meta["time"])
     sim.cycle = int(meta["cycle"])
     schedule.load_meta(meta["schedule"])
 
 
 def _block_geometry(sim: Hydro):
-    blocks = sim.mesh.blocks
+    blocks = sim.mesh.block_list  # every block, in global order
     xmin = np.array([b.coords.xmin for b in blocks])
     dx = np.array([[b.coords.dx(d) for d in (1, 2, 3)] for b in blocks])
     return xmin, dx
 
 
-def _write_hdf5(sim: Hydro, stem: str) -> list[str]:
+def _hdf5_variables(sim: Hydro) -> dict | None:
+    """The variables of an HDF5 output over every block (gathered on rank 0: collective; None on
+    the other ranks)."""
     dtype = sim.np_dtype
     variables = {"density": sim.interior("density")}
     for c in range(3):
@@ -145,14 +154,24 @@ def _write_hdf5(sim: Hydro, stem: str) -> list[str]:
     variables["energy"] = sim.interior("energy")
     for name in ("pressure", "velocity_1", "velocity_2", "velocity_3"):
         variables[name] = sim.primitive(name).astype(dtype)
+    gathered = {name: sim.mesh.gather_blocks(values) for name, values in variables.items()}
+    return gathered if sim.mesh.rank == 0 else None
+
+
+def _write_hdf5(sim: Hydro, stem: str, variables: dict) -> list[str]:
     xmin, dx = _block_geometry(sim)
     return list(hdf5.write(stem, variables, xmin, dx, sim.time, sim.cycle))
 
 
-def _write_png(sim: Hydro, path: str) -> str:
+def _png_values(sim: Hydro):
+    """The PNG variable over every block (gathered on rank 0: collective; None elsewhere)."""
+    return sim.mesh.gather_blocks(sim.primitive(sim.cfg["output"]["png_variable"]))
+
+
+def _write_png(sim: Hydro, path: str, per_block) -> str:
     cfg = sim.cfg
     var = cfg["output"]["png_variable"]
-    values = sim.to_global(sim.primitive(var))
+    values = sim.to_global(per_block)
     m = cfg["mesh"]
     reference = None
     problem = cfg.problem
@@ -275,6 +294,63 @@ def _kept(last_good: list[str]) -> str:
     return f"The run stops; the last good output is kept ({', '.join(last_good) if last_good else 'none was written'})."
 
 
+def agree(comm, fn) -> None:
+    """Run ``fn()`` on every rank; if it raises a brickwork error on any rank, raise the first such
+    rank's error on all of them (collective), so no rank goes on alone and waits for ever."""
+    error = None
+    try:
+        fn()
+    except (ConfigError, OutputError, restart.RestartError, SimulationError) as e:
+        if comm.Get_size() == 1:
+            raise
+        error = e
+    if comm.Get_size() == 1:
+        return
+    errors = comm.allgather(None if error is None else (type(error), str(error)))
+    first = next((e for e in errors if e is not None), None)
+    if first is not None:
+        raise first[0](first[1])
+
+
+def _write_state(sim: Hydro, schedule: Schedule, history, stem: str, dt: float, finished: bool):
+    """Write the outputs due for the current state (rank 0 writes what every rank gathers); the
+    files written, or the error message of a failed write, the same on every rank."""
+    root = sim.mesh.rank == 0
+    totals = list(sim.totals().values()) if sim.cfg["output"]["history"] else None  # collective
+    files: list[str] = []
+    error = None
+    try:
+        if history is not None:
+            history.write([sim.cycle, sim.time, dt] + totals)
+    except OutputError as e:
+        error = str(e)
+    for kind in KINDS:
+        if not schedule.due(kind, sim.time, sim.cycle, finished):
+            continue
+        n = schedule.advance(kind, sim.time, sim.cycle)
+        # Gathering is collective: every rank takes part even after rank 0 failed a write.
+        if kind == "hdf5":
+            data = _hdf5_variables(sim)
+        elif kind == "png":
+            data = _png_values(sim)
+        else:
+            data = {name: sim.mesh.gather_blocks(values) for name, values in sim.state().items()}
+        if not root or error is not None:
+            continue
+        try:
+            if kind == "hdf5":
+                files += _write_hdf5(sim, f"{stem}.out.{n:05d}", data)
+            elif kind == "png":
+                files.append(_write_png(sim, f"{stem}.{n:05d}.png", data))
+            else:
+                files.append(restart.save(f"{stem}.rst.{n:05d}.npz", data, _restart_meta(sim, schedule)))
+        except OutputError as e:
+            error = str(e)
+    if sim.mesh.nranks > 1:
+        files, error = sim.mesh.comm.bcast((files, error), root=0)
+    return error if error is not None else files
+
+
 def run(cfg: Config, restart_file: str | None = None, progress: bool | None = None, log=None) -> RunResult:
     """Run the simulation ``cfg`` describes (from ``restart_file`` if given) and write its outputs.
 
@@ -288,15 +364,23 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
     new_dirs = _output_dirs_to_create(out["dir"])
     stem = os.path.join(out["dir"], out["basename"])
     sim = Hydro(cfg)
+    comm = sim.mesh.comm
+    root = sim.mesh.rank == 0
     schedule = Schedule(cfg)
-    if restart_file is not None:
-        _load_restart(sim, restart_file, schedule)
-    else:
-        sim.set_initial()
+
+    def start():
+        if restart_file is not None:
+            _load_restart(sim, restart_file, schedule)
+        else:
+            sim.set_initial()
+
+    agree(comm, start)
+    if not root:
+        new_dirs, log = [], None  # rank 0 makes the directories and speaks for the run
     history = None
     started = False
     tlim, nlim = cfg["time"]["tlim"], cfg["time"]["nlim"]
-    bar = Progress(tlim, sim.ncells, enabled=out["progress"] if progress is None else progress)
+    bar = Progress(tlim, sim.ncells, enabled=root and (out["progress"] if progress is None else progress))
     result = RunResult(sim.time, sim.cycle, hydro=sim)
     written_state = restart_file is not None  # the loaded state's outputs exist already
     last_good: list[str] = []
@@ -317,30 +401,24 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
                     f"cycles. Look for a tiny density, cell or domain in the "
                     f"input, or set time.nlim to run a fixed number of cycles. {_kept(last_good)}")
             if not started:  # the first state passed its checks: the run starts, its files appear
-                _make_output_dir(out["dir"], new_dirs)
-                if out["history"]:
-                    history = History(stem + ".hst", HISTORY_COLUMNS, restart_cycle=sim.cycle if restart_file else None)
+
+                def open_outputs():
+                    nonlocal history
+                    if root:
+                        _make_output_dir(out["dir"], new_dirs)
+                        if out["history"]:
+                            history = History(stem + ".hst", HISTORY_COLUMNS,
+                                              restart_cycle=sim.cycle if restart_file else None)
+
+                agree(comm, open_outputs)
                 started = True
             dt = min(dt, tlim - sim.time) if not finished else dt
             if not written_state:
-                state_files: list[str] = []
-                try:
-                    if history is not None:
-                        history.write([sim.cycle, sim.time, dt] + list(sim.totals().values()))
-                    for kind in KINDS:
-                        if schedule.due(kind, sim.time, sim.cycle, finished):
-                            n = schedule.advance(kind, sim.time, sim.cycle)
-                            if kind == "hdf5":
-                                files = _write_hdf5(sim, f"{stem}.out.{n:05d}")
-                            elif kind == "png":
-                                files = [_write_png(sim, f"{stem}.{n:05d}.png")]
-                            else:
-                                files = [restart.save(f"{stem}.rst.{n:05d}.npz", sim.state(),
-                                                      _restart_meta(sim, schedule))]
-                            result.outputs += files
-                            state_files += files
-                except OutputError as e:
-                    raise SimulationError(f"cycle {sim.cycle} (t={sim.time:.6g}): {e}. {_kept(last_good)}") from None
+                state_files = _write_state(sim, schedule, history, stem, dt, finished)
+                if isinstance(state_files, str):
+                    raise SimulationError(f"cycle {sim.cycle} (t={sim.time:.6g}): {state_files}. "
+                                          f"{_kept(last_good)}")
+                result.outputs += state_files
                 if state_files:
                     last_good = state_files
             written_state = False

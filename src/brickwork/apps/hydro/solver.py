@@ -101,13 +101,18 @@ class Hydro:
         return self.mesh.data(name)[(slice(None), comp) + self._interior]
 
     def to_global(self, per_block: np.ndarray) -> np.ndarray:
-        """Assemble ``(nblocks, nk, nj, ni)`` block arrays into one ``(nx3, nx2, nx1)`` array."""
+        """Assemble ``(nblocks, nk, nj, ni)`` block arrays of *every* block (global id order: in one
+        process the local blocks, on several ranks what ``mesh.gather_blocks`` returns) into one
+        ``(nx3, nx2, nx1)`` array."""
         bk, bj, bi = (self.mesh.block_nx[2], self.mesh.block_nx[1], self.mesh.block_nx[0])
         nx1, nx2, nx3 = self.mesh.nx
+        if len(per_block) != len(self.mesh.block_list):
+            raise ValueError(f"to_global needs one entry per block of the mesh ({len(self.mesh.block_list)}), got "
+                             f"{len(per_block)}: gather a distributed mesh's blocks with mesh.gather_blocks first")
         out = np.empty((nx3, nx2, nx1), dtype=per_block.dtype)
-        for block in self.mesh.blocks:
+        for block in self.mesh.block_list:
             l1, l2, l3 = block.location
-            out[l3 * bk:(l3 + 1) * bk, l2 * bj:(l2 + 1) * bj, l1 * bi:(l1 + 1) * bi] = per_block[block.lid]
+            out[l3 * bk:(l3 + 1) * bk, l2 * bj:(l2 + 1) * bj, l1 * bi:(l1 + 1) * bi] = per_block[block.gid]
         return out
 
     def primitive(self, name: str) -> np.ndarray:
@@ -129,13 +134,26 @@ class Hydro:
         raise KeyError(name)
 
     def totals(self) -> dict:
-        """Conserved totals over the domain (sums of cell values times the cell volume, float64)."""
+        """Conserved totals over the domain (sums of cell values times the cell volume, float64).
+
+        Each block's cells are summed alone, then the block sums in global block order (gathered
+        from every rank on a distributed mesh: collective), so the totals do not depend on the
+        number of ranks."""
+        columns = [self.interior("density")] + [self.interior("momentum", c) for c in range(3)]
+        columns.append(self.interior("energy"))
+        sums = [[float(np.sum(col[b.lid], dtype=np.float64)) for col in columns] for b in self.mesh.blocks]
+        gids = [b.gid for b in self.mesh.blocks]
+        if self.mesh.nranks > 1:
+            parts = self.mesh.comm.allgather((gids, sums))
+            gids = [g for part in parts for g in part[0]]
+            sums = [v for part in parts for v in part[1]]
+        ordered = [row for _, row in sorted(zip(gids, sums))]
         vol = self.mesh.blocks[0].coords.cell_volume
-        out = {"mass": float(self.interior("density").sum(dtype=np.float64) * vol)}
-        for c in range(3):
-            out[f"momentum_{c + 1}"] = float(self.interior("momentum", c).sum(dtype=np.float64) * vol)
-        out["energy"] = float(self.interior("energy").sum(dtype=np.float64) * vol)
-        return out
+        totals = [0.0] * len(columns)
+        for row in ordered:
+            totals = [t + v for t, v in zip(totals, row)]
+        names = ["mass", "momentum_1", "momentum_2", "momentum_3", "energy"]
+        return {name: t * vol for name, t in zip(names, totals)}
 
     def cell_centre(self, lid: int, k: int, j: int, i: int) -> tuple:
         c = self.mesh.blocks[lid].coords
@@ -152,15 +170,27 @@ class Hydro:
         self.kernels.primitives()
         value = self.kernels.min_dt()
         if not value > 0.0:
-            _, (b, k, j, i) = self.kernels.bad_cell()
-            lid = int(self.kernels.cons_pack.block_lids[b]) if b >= 0 else 0
-            q = self.mesh.data("prim")[lid, :, k, j, i]
-            where = ", ".join(f"{n}={v:.6g}" for n, v in zip("xyz", self.cell_centre(lid, k, j, i)))
-            raise BadStateError(
-                f"non-finite or non-physical state in block {self.mesh.blocks[lid].gid} cell (k={k}, j={j}, i={i}) "
+            raise BadStateError(self._bad_cell_message())
+        return self.cfl * float(value)
+
+    def _bad_cell_message(self) -> str:
+        """What ``check`` says about the first bad cell; on a distributed mesh the rank owning the
+        cell writes the message and every rank gets it (collective)."""
+        _, (b, k, j, i) = self.kernels.bad_cell()
+        mesh = self.mesh
+        if mesh.nranks > 1:  # b is the global block id
+            owner = mesh.block_list[b].rank if b >= 0 else 0
+            text = self._describe_cell(mesh.block_list[b].lid, k, j, i) if owner == mesh.rank else None
+            return mesh.comm.bcast(text, root=owner)
+        lid = int(self.kernels.cons_pack.block_lids[b]) if b >= 0 else 0
+        return self._describe_cell(lid, k, j, i)
+
+    def _describe_cell(self, lid: int, k: int, j: int, i: int) -> str:
+        q = self.mesh.data("prim")[lid, :, k, j, i]
+        where = ", ".join(f"{n}={v:.6g}" for n, v in zip("xyz", self.cell_centre(lid, k, j, i)))
+        return (f"non-finite or non-physical state in block {self.mesh.blocks[lid].gid} cell (k={k}, j={j}, i={i}) "
                 f"at {where}: density={q[0]:.6g}, velocity=({q[1]:.6g}, {q[2]:.6g}, {q[3]:.6g}), "
                 f"pressure={q[4]:.6g}")
-        return self.cfl * float(value)
 
     def step(self, dt: float) -> None:
         """Advance by ``dt`` with the SSP-RK stages; call ``check()`` first (its ghosts and

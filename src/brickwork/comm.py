@@ -1,0 +1,171 @@
+"""MPI when the program runs under it: the one communicator the mesh, the kernel cache and the CLI use.
+
+brickwork imports mpi4py only when it is needed: when an MPI launcher started this process with more
+than one rank (``mpiexec`` sets ``PMI_SIZE``; Open MPI ``OMPI_COMM_WORLD_SIZE``), when the program
+already imported ``mpi4py.MPI`` itself, or when it passes a communicator (``Mesh(..., comm=c)``).
+Otherwise ``world()`` is ``SERIAL``: a one-rank communicator with the part of mpi4py's API brickwork
+uses, so one process runs exactly as without MPI and pays nothing for it.
+
+When brickwork first uses a communicator of several ranks it installs an exception hook: an
+uncaught exception on any rank prints its traceback (prefixed with the rank) and calls
+``MPI_Abort``, which ends every rank with a non-zero exit instead of leaving the others waiting in
+their next message for ever.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+#: Environment variables in which MPI launchers give the number of ranks they started.
+SIZE_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE", "MPI_LOCALNRANKS")
+
+
+class SerialComm:
+    """A communicator of one rank (rank 0), spelled like mpi4py's ``Comm`` where brickwork uses it."""
+
+    rank = 0
+    size = 1
+
+    def Get_rank(self) -> int:  # noqa: N802 - mpi4py's spelling
+        return 0
+
+    def Get_size(self) -> int:  # noqa: N802
+        return 1
+
+    def allgather(self, value):
+        return [value]
+
+    def gather(self, value, root: int = 0):
+        return [value]
+
+    def bcast(self, value, root: int = 0):
+        return value
+
+    def allreduce(self, value, op=None):
+        return value
+
+    def Barrier(self) -> None:  # noqa: N802
+        return None
+
+    def Dup(self) -> SerialComm:  # noqa: N802
+        return self
+
+    def Abort(self, errorcode: int = 1) -> None:  # noqa: N802
+        os._exit(errorcode)
+
+    def __repr__(self) -> str:
+        return "SerialComm()"
+
+
+SERIAL = SerialComm()
+_world = None
+_hook_installed = False
+
+
+def launcher_size() -> int:
+    """Number of ranks the MPI launcher says it started (1 when not started by one)."""
+    for name in SIZE_VARIABLES:
+        value = os.environ.get(name, "").strip()
+        if value.isdigit() and int(value) > 0:
+            return int(value)
+    return 1
+
+
+def world():
+    """``MPI.COMM_WORLD`` when running on several ranks (see the module docstring), else ``SERIAL``."""
+    global _world
+    if _world is None:
+        if launcher_size() > 1 or "mpi4py.MPI" in sys.modules:
+            from mpi4py import MPI  # imported only under MPI: it initialises MPI
+
+            _world = MPI.COMM_WORLD if MPI.COMM_WORLD.Get_size() > 1 else SERIAL
+        else:
+            _world = SERIAL
+        if _world is not SERIAL:
+            install_abort_hook(_world)
+    return _world
+
+
+def as_comm(comm):
+    """The communicator ``comm`` names: ``world()`` for None, else an mpi4py intracommunicator."""
+    if comm is None:
+        return world()
+    if isinstance(comm, SerialComm):
+        return comm
+    if all(hasattr(comm, name) for name in _COMM_METHODS):  # mpi4py's Intracomm, or a stand-in with its methods
+        if comm.Get_size() == 1:
+            return SERIAL
+        if "mpi4py.MPI" in sys.modules:
+            install_abort_hook(comm)
+        return comm
+    raise TypeError(f"comm must be None or an mpi4py intracommunicator (such as MPI.COMM_WORLD), got {comm!r}")
+
+
+_COMM_METHODS = ("Get_rank", "Get_size", "Dup", "allgather", "Isend", "Irecv")
+
+
+def is_parallel(comm) -> bool:
+    """True for a communicator of more than one rank."""
+    return comm is not SERIAL and not isinstance(comm, SerialComm)
+
+
+def install_abort_hook(comm) -> None:
+    """Make an uncaught exception on one rank end every rank (traceback printed, then MPI_Abort)."""
+    global _hook_installed
+    if _hook_installed:
+        return
+    _hook_installed = True
+    previous = sys.excepthook
+
+    def hook(kind, value, tb):
+        rank = comm.Get_rank()
+        text = "".join(traceback.format_exception(kind, value, tb))
+        sys.stderr.write("".join(f"[rank {rank}] {line}\n" for line in text.rstrip("\n").split("\n")))
+        sys.stderr.flush()
+        if issubclass(kind, KeyboardInterrupt):
+            previous(kind, value, tb)
+        comm.Abort(1)
+
+    sys.excepthook = hook
+
+
+def abort(comm, message: str, code: int = 1) -> None:
+    """Print ``message`` (prefixed with the rank) and end every rank of ``comm`` with exit ``code``."""
+    sys.stderr.write(f"[rank {comm.Get_rank()}] {message}\n")
+    sys.stderr.flush()
+    sys.stdout.flush()
+    comm.Abort(code)
+
+
+def describe() -> dict:
+    """The MPI library and the ranks of this run, for ``brickwork info``; mpi4py is imported only
+    when already loaded or when running under a launcher."""
+    comm = world()
+    info = {"ranks": comm.Get_size(), "rank": comm.Get_rank(), "library": None, "mpi4py": None}
+    if "mpi4py.MPI" in sys.modules or launcher_size() > 1:
+        info.update(_library())
+    return info
+
+
+def _library() -> dict:
+    try:
+        import mpi4py
+        from mpi4py import MPI
+    except ImportError:
+        return {}
+    first = MPI.Get_library_version().strip().splitlines()
+    return {"library": first[0].strip() if first else "unknown", "mpi4py": mpi4py.__version__,
+            "standard": "{}.{}".format(*MPI.Get_version())}
+
+
+def library_available() -> dict:
+    """What ``describe`` says plus, when not running under MPI, whether mpi4py could be imported
+    (without importing it: it would initialise MPI)."""
+    info = describe()
+    if info["library"] is None:
+        import importlib.util
+
+        info["mpi4py_installed"] = importlib.util.find_spec("mpi4py") is not None
+    return info
