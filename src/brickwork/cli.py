@@ -16,7 +16,10 @@ import sys
 
 
 def _info(args) -> int:
-    from . import __version__, config
+    from . import __version__, comm, config
+
+    if comm.launcher_size() > 1 and comm.world().Get_rank() != 0:
+        return 0  # under mpiexec, rank 0 speaks for all
     from .device import is_cuda_available
     from .jit import cache
     from .jit.toolchain import settings
@@ -32,8 +35,23 @@ def _info(args) -> int:
     threads = config.num_threads or config.default_threads
     print(f"threads:    {threads}")
     print(f"cuda:       {'available' if is_cuda_available() else 'no CUDA device'}")
+    print(f"mpi:        {_mpi_line()}")
     print(f"cache:      {cache.cache_root()}")
     return 0
+
+
+def _mpi_line() -> str:
+    from . import comm
+
+    try:
+        info = comm.library_available()
+    except Exception as e:  # noqa: BLE001 - info reports, never fails
+        return f"unavailable: {e}"
+    if info["library"] is not None:
+        return f"{info['library']} (MPI {info['standard']}, mpi4py {info['mpi4py']}), {info['ranks']} ranks"
+    if info.get("mpi4py_installed"):
+        return "mpi4py installed; 1 rank (run under mpiexec -n N for more)"
+    return "no mpi4py (pip install 'brickwork[mpi]'); 1 rank"
 
 
 def _cache(args) -> int:
@@ -59,18 +77,29 @@ def _cache(args) -> int:
 
 
 def _hydro_errors(fn):
-    """Run ``fn()``, turning the hydro application's expected errors into one line and an exit code."""
+    """Run ``fn()``, turning the hydro application's expected errors into one line and an exit code.
+
+    Under MPI these errors are collective (every rank meets the same one, see the hydro driver), so
+    rank 0 alone prints the line and every rank returns the code; anything else ends all ranks
+    through ``brickwork.comm``'s exception hook."""
+    from . import comm
     from .apps.hydro import ConfigError, SimulationError
     from .io.files import OutputError
     from .io.restart import RestartError
 
+    quiet = comm.launcher_size() > 1 and comm.world().Get_rank() != 0
+
+    def say(line: str) -> None:
+        if not quiet:
+            print(line, file=sys.stderr)
+
     try:
         fn()
     except (ConfigError, RestartError) as e:
-        print(f"brickwork: error: {e}", file=sys.stderr)
+        say(f"brickwork: error: {e}")
         return 2
     except (SimulationError, OutputError) as e:
-        print(f"brickwork: the run failed: {e}", file=sys.stderr)
+        say(f"brickwork: the run failed: {e}")
         return 1
     except MemoryError:
         print("brickwork: the run failed: out of memory (try a smaller mesh.nx)", file=sys.stderr)
@@ -103,7 +132,7 @@ def _demo(args) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="brickwork", description="brickwork command line")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("info", help="toolchain, OpenMP, threads, CUDA and cache directory").set_defaults(run=_info)
+    sub.add_parser("info", help="toolchain, OpenMP, threads, CUDA, MPI and cache directory").set_defaults(run=_info)
     p = sub.add_parser("cache", help="inspect or clear the kernel cache")
     p.add_argument("action", choices=["dir", "list", "clear"])
     p.set_defaults(run=_cache)

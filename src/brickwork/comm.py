@@ -156,7 +156,7 @@ def _library() -> dict:
     except ImportError:
         return {}
     first = MPI.Get_library_version().strip().splitlines()
-    return {"library": first[0].strip() if first else "unknown", "mpi4py": mpi4py.__version__,
+    return {"library": " ".join(first[0].split()) if first else "unknown", "mpi4py": mpi4py.__version__,
             "standard": "{}.{}".format(*MPI.Get_version())}
 
 

@@ -93,6 +93,17 @@ parallel_threshold: int = _env_int(_ENV_PREFIX + "PARALLEL_THRESHOLD", 16384) or
 #: Compiler stages printed to stderr for every instance compiled: "ir" (after typing), "passes"
 #: (after each pass), "source" (the generated text).
 dump: frozenset = _env_dump(_ENV_PREFIX + "DUMP")
+def _env_cache_lock(name: str) -> str:
+    value = os.environ.get(name, "").strip().lower() or "auto"
+    if value not in ("auto", "flock", "claim"):
+        raise ValueError(f"environment variable {name}={value!r} must be one of auto, flock, claim")
+    return value
+
+
+#: How processes agree on who compiles a kernel: "flock" (a lock file, for local file systems),
+#: "claim" (an exclusively created claim file; the others wait for the published entry: for
+#: parallel file systems where flock is unreliable), or "auto": claim under an MPI launcher.
+cache_lock: str = _env_cache_lock(_ENV_PREFIX + "CACHE_LOCK")
 #: Verify the IR after typing and after every pass (a check of the compiler itself).
 verify_ir: bool = _env_bool(_ENV_PREFIX + "VERIFY_IR", False)
 MODES = ("release", "debug")

@@ -90,6 +90,26 @@ def test_concurrent_processes_compile_each_key_once(tmp_path):
     assert sum(totals) == 4  # four keys, each compiled by exactly one process
 
 
+def test_claim_mode_compiles_each_key_once_without_flock(tmp_path):
+    """BRICKWORK_CACHE_LOCK=claim (the default under an MPI launcher): the builder is whoever
+    creates the claim file; the others wait for the published entry."""
+    cache_dir = tmp_path / "c5"
+    script = tmp_path / "prog.py"
+    script.write_text(PROGRAM)
+    env = dict(os.environ, BRICKWORK_CACHE_DIR=str(cache_dir), PYTHONPATH=SRC, BRICKWORK_CACHE_LOCK="claim")
+    procs = [subprocess.Popen([sys.executable, str(script), "forward"], stdout=subprocess.PIPE, text=True, env=env)
+             for _ in range(3)]
+    totals = [int(p.communicate()[0].split()[-1]) for p in procs]
+    assert sum(totals) == 4
+    assert os.listdir(cache_dir / "claims") == []  # every claim was released
+
+
+def test_bad_cache_lock_setting_is_reported(tmp_path):
+    env = dict(os.environ, PYTHONPATH=SRC, BRICKWORK_CACHE_LOCK="nfs")
+    out = subprocess.run([sys.executable, "-c", "import brickwork"], capture_output=True, text=True, env=env)
+    assert out.returncode != 0 and "BRICKWORK_CACHE_LOCK='nfs' must be one of auto, flock, claim" in out.stderr
+
+
 def test_corrupt_entry_is_rebuilt(tmp_path):
     cache_dir = tmp_path / "c5"
     _run(tmp_path, "forward", cache_dir)

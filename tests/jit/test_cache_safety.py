@@ -4,11 +4,14 @@ import hashlib
 import json
 import os
 import shutil
+import socket
 import subprocess
+import sys
 import tempfile
 
 import pytest
 
+from brickwork import config
 from brickwork.errors import BrickworkError
 from brickwork.jit import cache
 from brickwork.jit import compile as jit
@@ -375,3 +378,27 @@ def test_cli_list_and_clear_with_a_symbolic_link_root_and_junk_entries(quick_bui
     assert listing[1].startswith(f"1 entries, 0.0 MiB in {root}")
     assert cli("clear") == f"removed 1 entries from {root}\n"
     assert os.path.islink(root) and os.listdir(real) == []
+
+
+def test_a_claim_whose_builder_died_is_taken_over(quick_build, root, monkeypatch):
+    monkeypatch.setattr(config, "cache_lock", "claim")
+    cache.ensure_root(str(root))
+    claims = root / "claims"
+    claims.mkdir(mode=0o700)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    (claims / f"{KEY}.claim").write_text(f"{socket.gethostname()} {dead.pid}")
+    before = jit.compiler_calls
+    lib, meta = quick_build(KEY)
+    assert jit.compiler_calls == before + 1 and cache.lookup(KEY) == (lib, meta)
+    assert list(claims.iterdir()) == []
+
+
+def test_a_waiting_process_loads_what_the_claim_holder_published(quick_build, root, monkeypatch):
+    monkeypatch.setattr(config, "cache_lock", "claim")
+    quick_build(KEY)  # published
+    claims = root / "claims"
+    (claims / f"{KEY}.claim").write_text(f"{socket.gethostname()} {os.getpid()}")  # a live holder
+    before = jit.compiler_calls
+    assert cache.claimed_build(KEY, lambda: pytest.fail("must not build")) == cache.lookup(KEY)
+    assert jit.compiler_calls == before

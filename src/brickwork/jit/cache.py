@@ -1,7 +1,10 @@
 """The content-addressed kernel cache: one directory per instance key.
 
 An entry is built in a temporary directory and published by an atomic rename while a per-key
-file lock is held, so many processes (MPI ranks, pytest-xdist workers) compile each key once.
+file lock is held, so many processes (pytest-xdist workers, MPI ranks) compile each key once. Under
+an MPI launcher (or with ``BRICKWORK_CACHE_LOCK=claim``) the builder is chosen by an exclusively
+created claim file instead (``claimed_build``), since ``flock`` is unreliable on some parallel file
+systems; the other ranks wait for the published entry and load it.
 Entries carry a checksum of their library; a corrupt entry is rebuilt.
 
 The cache holds code that will run, so every load checks who could have written it: the root, the
@@ -21,6 +24,7 @@ import hashlib
 import json
 import os
 import shutil
+import socket
 import stat
 import tempfile
 import time
@@ -224,6 +228,69 @@ def key_lock(key: str):
         os.close(fd)
 
 
+#: A claim older than this (seconds) whose builder cannot be checked is taken over.
+CLAIM_STALE_SECONDS = 600.0
+
+
+def _claim_is_stale(path: str) -> bool:
+    """A claim whose builder has died (same host, process gone) or that is older than
+    ``CLAIM_STALE_SECONDS``."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+        with open(path) as f:
+            host, _, pid = f.read().strip().partition(" ")
+    except (OSError, ValueError):
+        return False  # gone (the builder finished) or being written: look again
+    if time.time() - st.st_mtime > CLAIM_STALE_SECONDS:
+        return True
+    if host == socket.gethostname() and pid.isdigit():
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+    return False
+
+
+def claimed_build(key: str, build):
+    """Build ``key`` with ``build()`` in at most one process, without ``flock``.
+
+    The process that creates ``claims/<key>.claim`` exclusively (``O_EXCL``: atomic on local and
+    parallel file systems) builds and publishes the entry by atomic rename; the others wait until
+    the entry appears, then load it. A claim whose builder died is taken over. Returns what
+    ``build()`` returns, or ``lookup(key)`` of the entry another process published."""
+    root = cache_root()
+    ensure_root(root)
+    claim_dir = os.path.join(root, "claims")
+    if not _check_dir(claim_dir, claim_dir):
+        _replace_with_dir(claim_dir)
+    path = os.path.join(claim_dir, key + ".claim")
+    pause = 0.01
+    while True:
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except FileExistsError:
+            found = lookup(key)
+            if found is not None:
+                return found
+            if _claim_is_stale(path):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
+                continue
+            time.sleep(pause)
+            pause = min(pause * 1.5, 0.25)
+            continue
+        try:
+            with open(fd, "w") as f:
+                f.write(f"{socket.gethostname()} {os.getpid()}")
+            found = lookup(key)  # published between our lookup and our claim
+            return found if found is not None else build()
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+
+
 def _try_lock(path: str) -> int | None:
     """A descriptor holding the lock file ``path``, or None if another process holds it."""
     try:
@@ -404,7 +471,7 @@ def entries() -> list[dict]:
 
 def _is_ours(name: str) -> bool:
     """Whether a name in the root is something brickwork creates (``clear`` removes only these)."""
-    return (_is_shard(name) or name == "locks" or name.startswith((".build-", ".tmp-"))
+    return (_is_shard(name) or name in ("locks", "claims") or name.startswith((".build-", ".tmp-"))
             or name.startswith(("openmp-", "toolchain-")))
 
 

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import time
 
-from .. import config
+from .. import comm, config
 from ..errors import ToolchainError
 from . import cache
 from .toolchain import environment_cause, include_dir, settings
@@ -33,6 +33,8 @@ def build(key: str, source: str, label: str, meta: dict) -> tuple[str, dict]:
     if found is not None:
         return found
     try:
+        if _lock_kind() == "claim":
+            return cache.claimed_build(key, lambda: _compile(key, source, label, meta, settings()))
         with cache.key_lock(key):
             found = cache.lookup(key)  # another process may have built it while we waited
             if found is not None:
@@ -40,6 +42,13 @@ def build(key: str, source: str, label: str, meta: dict) -> tuple[str, dict]:
             return _compile(key, source, label, meta, settings())
     except OSError as e:
         raise cache.environment_error(e, f"compile {label}") from None
+
+
+def _lock_kind() -> str:
+    """"claim" or "flock" (``config.cache_lock``; "auto" claims under an MPI launcher)."""
+    if config.cache_lock != "auto":
+        return config.cache_lock
+    return "claim" if comm.launcher_size() > 1 else "flock"
 
 
 def _compile(key: str, source: str, label: str, meta: dict, s) -> tuple[str, dict]:

@@ -13,10 +13,10 @@ import typing
 
 import numpy as np
 
+from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..lang.function import func
 from ..lang.kernel import kernel
 from ..types.arrays import array
-from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..types.scalars import int32, is_scalar_type
 from ..types.structs import struct
 

@@ -1,0 +1,162 @@
+"""The mesh, the loop abstraction and the hydro application on 1, 2 and 4 MPI ranks.
+
+Each test starts ``mpiexec`` (the one installed with the ``mpi`` extra, next to this Python) on a
+script of ``scripts/`` or on ``brickwork run``, with a timeout, and compares what the ranks wrote
+with the one-process result: equal values, bit for bit.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("mpi4py")
+h5py = pytest.importorskip("h5py")
+
+SCRIPTS = Path(__file__).parent / "scripts"
+EXAMPLES = Path(__file__).parents[2] / "examples"
+MPIEXEC = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
+BRICKWORK = shutil.which("brickwork", path=os.path.dirname(sys.executable)) or "brickwork"
+if MPIEXEC is None:
+    pytest.skip("no mpiexec (install the mpi extra: pip install 'brickwork[mpi]')", allow_module_level=True)
+
+
+def mpirun(nranks: int, *args: str, cwd=None, env=None, timeout: float = 180) -> subprocess.CompletedProcess:
+    """``mpiexec -n nranks args...`` with one thread per rank; the output is captured."""
+    full_env = dict(os.environ, OMP_NUM_THREADS="1", BRICKWORK_NUM_THREADS="1", **(env or {}))
+    return subprocess.run([MPIEXEC, "-n", str(nranks), *args], cwd=cwd, env=full_env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def python(nranks: int, script: str, *args: str, **kwargs) -> subprocess.CompletedProcess:
+    done = mpirun(nranks, sys.executable, str(SCRIPTS / script), *args, **kwargs)
+    assert done.returncode == 0, f"{script} on {nranks} ranks failed:\n{done.stdout}\n{done.stderr[-4000:]}"
+    return done
+
+
+@pytest.mark.parametrize("nranks", [2, 4])
+def test_ghost_exchange_equals_one_process(nranks):
+    """Every boundary kind (periodic, outflow, reflecting, a user function) and field kind (cell,
+    vector, face, edge, node, cell-aligned face, sparse allocated on some blocks or none) in 1-D, 2-D
+    and 3-D: the distributed ghosts equal the one-process ghosts."""
+    done = python(nranks, "ghosts.py")
+    assert done.stdout.count("block fields equal") == nranks  # one line per rank (lines may interleave)
+
+
+def test_reductions_are_identical_on_every_rank_count():
+    outputs = [python(n, "reduce.py").stdout for n in (1, 2, 4)]
+    assert outputs[0].count("\n") == 5 and "la.Sum(float64)" in outputs[0]
+    assert outputs[1] == outputs[0] and outputs[2] == outputs[0]
+
+
+def test_an_exception_on_one_rank_ends_every_rank():
+    start = time.monotonic()
+    done = mpirun(4, sys.executable, str(SCRIPTS / "fail.py"), timeout=60)
+    assert done.returncode != 0
+    assert time.monotonic() - start < 30
+    assert "deliberate failure on rank 1" in done.stderr and "[rank 1]" in done.stderr
+    assert "unreachable" not in done.stdout
+
+
+def test_a_new_kernel_is_compiled_once_for_all_ranks(tmp_path):
+    cache = tmp_path / "cache"
+    scale = f"{1.0 + time.time() % 1000:.6f}"  # a kernel no cache has seen
+    done = python(4, "compile_once.py", scale, env={"BRICKWORK_CACHE_DIR": str(cache)})
+    assert f"compiler runs: 1 values: [{7 * float(scale)!r}]" in done.stdout
+    again = python(4, "compile_once.py", scale, env={"BRICKWORK_CACHE_DIR": str(cache)})
+    assert "compiler runs: 0" in again.stdout
+
+
+# -- the hydro application ------------------------------------------------------------------------
+CASES = {
+    "sod": ("sod.toml", ["mesh.nx=[128]", "mesh.block_nx=[16]", "time.tlim=0.05"]),
+    "kh": ("kelvin_helmholtz.toml", ["mesh.nx=[32,32]", "mesh.block_nx=[8,8]", "time.nlim=12"]),
+    "blast": ("blast2d.toml", ["mesh.nx=[32,32]", "mesh.block_nx=[8,8]", "time.nlim=12", "bc_x1=\"reflecting\""]),
+}
+
+
+def run_case(tmp_path, name: str, nranks: int, *extra: str, tag: str = "") -> Path:
+    toml, overrides = CASES[name]
+    out = tmp_path / f"{name}{tag}-{nranks}"
+    overrides = [o if not o.startswith("bc_") else "mesh." + o for o in overrides]
+    done = mpirun(nranks, BRICKWORK, "run", str(EXAMPLES / toml), *overrides,
+                  f"output.dir={str(out)!r}".replace("'", '"'), "output.hdf5_dt=0", "output.png_dt=-1",
+                  "output.restart_dt=0", *extra, "--quiet")
+    assert done.returncode == 0, f"{name} on {nranks} ranks:\n{done.stdout}\n{done.stderr[-4000:]}"
+    return out
+
+
+def outputs_of(folder: Path) -> dict:
+    """Every dataset and attribute of the HDF5 outputs, the history text and the restart arrays."""
+    found = {}
+    for path in sorted(folder.glob("*.h5")):
+        with h5py.File(path) as f:
+            found[path.name] = {k: f[k][...] for k in ("blocks/xmin", "blocks/dx")}
+            found[path.name].update({f"cells/{k}": f["cells"][k][...] for k in f["cells"]})
+            found[path.name].update({f"@{k}": v for k, v in f.attrs.items()})
+    for path in sorted(folder.glob("*.hst")):
+        found[path.name] = path.read_text()
+    for path in sorted(folder.glob("*.npz")):
+        with np.load(path) as z:
+            found[path.name] = {k: z[k] for k in z.files if k != "__meta__"}
+    return found
+
+
+def assert_same(a: dict, b: dict) -> None:
+    assert sorted(a) == sorted(b)
+    for name, value in a.items():
+        if isinstance(value, dict):
+            assert sorted(value) == sorted(b[name]), name
+            for key, array in value.items():
+                assert np.array_equal(array, b[name][key]), f"{name}:{key} differs"
+        else:
+            assert value == b[name], f"{name} differs"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_hydro_runs_are_bitwise_identical_on_1_2_4_ranks(tmp_path, name):
+    one = outputs_of(run_case(tmp_path, name, 1))
+    assert any(k.endswith(".h5") for k in one) and any(k.endswith(".hst") for k in one)
+    for nranks in (2, 4):
+        assert_same(one, outputs_of(run_case(tmp_path, name, nranks)))
+
+
+def test_restart_written_on_4_ranks_continues_on_2(tmp_path):
+    whole = outputs_of(run_case(tmp_path, "kh", 1, "time.nlim=12"))
+    first = run_case(tmp_path, "kh", 4, "time.nlim=6", tag="-first")
+    (restart,) = sorted(first.glob("*.rst.*.npz"))
+    toml, overrides = CASES["kh"]
+    out = tmp_path / "kh-second"
+    done = mpirun(2, BRICKWORK, "run", str(EXAMPLES / toml), *overrides,
+                  f'output.dir="{out}"', "output.hdf5_dt=0", "output.png_dt=-1", "output.restart_dt=0",
+                  "--restart", str(restart), "--quiet")
+    assert done.returncode == 0, done.stderr[-4000:]
+    rest = outputs_of(out)
+    final = max(k for k in whole if k.endswith(".h5"))
+    continued = max(k for k in rest if k.endswith(".h5"))  # numbered on from the restart's outputs
+    assert rest[continued]["@cycle"] == whole[final]["@cycle"] == 12
+    assert_same({final: whole[final]}, {final: rest[continued]})
+    # the history of the continued run repeats the uninterrupted one from the restart cycle on
+    tail = rest["kelvin_helmholtz.hst"].splitlines()[1:]
+    assert tail and all(line in whole["kelvin_helmholtz.hst"].splitlines() for line in tail)
+
+
+def test_info_names_the_mpi_library_and_ranks():
+    done = mpirun(2, BRICKWORK, "info")
+    assert done.returncode == 0
+    (line,) = [ln for ln in done.stdout.splitlines() if ln.startswith("mpi:")]  # rank 0 alone prints
+    assert "MPICH" in line and "2 ranks" in line
+
+
+def test_an_input_error_is_said_once_and_every_rank_exits_2(tmp_path):
+    done = mpirun(2, BRICKWORK, "run", str(EXAMPLES / "sod.toml"), "hydro.cfl=-1", f'output.dir="{tmp_path}/o"')
+    assert done.returncode == 2
+    assert done.stderr.count("brickwork: error:") == 1 and "hydro.cfl" in done.stderr
+    assert not (tmp_path / "o").exists()
