@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-GUIDES = ["loop_abstraction.md", "kernel_language.md", "env.md"]
+GUIDES = ["loop_abstraction.md", "kernel_language.md", "env.md", "mpi.md"]
 BLOCKS = [(g, i, b) for g in GUIDES for i, b in enumerate(re.findall(r"```python\n(.*?)```", (DOCS / g).read_text(),
                                                                      flags=re.S))]
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -200,6 +201,8 @@ class Mesh:
         self._bound: dict[str, tuple[np.ndarray, list[tuple]]] = {}
         self._all_ghost_fields: list[Field] | None = None
         self._exchanges: dict[tuple, tuple] = {}
+        #: Wall seconds spent in ``fill_ghosts`` so far.
+        self.ghost_seconds = 0.0
         # Ghost messages travel on a communicator of their own, apart from the program's messages.
         self._halo_comm = self.comm.Dup() if self.nranks > 1 else self.comm
 
@@ -496,7 +499,16 @@ class Mesh:
 
         Exchanges ghosts between blocks (edges and corners included, periodic wrap included) and
         applies the physical boundary conditions. Every field is validated before any is touched.
+        On a mesh spread over several ranks the call is collective. ``mesh.ghost_seconds`` adds up
+        the wall time spent here (on several ranks: waiting for the neighbours included).
         """
+        start = time.perf_counter()
+        try:
+            self._fill_ghosts(names)
+        finally:
+            self.ghost_seconds += time.perf_counter() - start
+
+    def _fill_ghosts(self, names) -> None:
         if names is None:
             if self._all_ghost_fields is None:
                 self._all_ghost_fields = self._ghost_fields(None)

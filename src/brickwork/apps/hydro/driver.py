@@ -59,6 +59,7 @@ class RunResult:
     outputs: list = field(default_factory=list)
     wall: float = 0.0
     zone_cycles_per_s: float = 0.0
+    ghost_seconds: float = 0.0  # wall time in ghost exchange (on several ranks: waits included)
     hydro: Hydro | None = None
 
     @property
@@ -444,7 +445,11 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
         result.zone_cycles_per_s = sim.ncells * (sim.cycle - first_step_end[1]) / (end - first_step_end[0])
     elif sim.cycle > start_cycle:
         result.zone_cycles_per_s = sim.ncells * (sim.cycle - start_cycle) / (end - start)
+    result.ghost_seconds = sim.mesh.ghost_seconds
     if log is not None:
-        log(f"{cfg['problem']['name']}: {sim.cycle - start_cycle} cycles to t={sim.time:.6g} in {result.wall:.1f} s, "
-            f"{result.zone_cycles_per_s:.3e} zone-cycles/s (after the first step)")
+        share = 100.0 * result.ghost_seconds / result.wall if result.wall > 0 else 0.0
+        ranks = f" on {sim.mesh.nranks} ranks" if sim.mesh.nranks > 1 else ""
+        log(f"{cfg['problem']['name']}: {sim.cycle - start_cycle} cycles to t={sim.time:.6g} in {result.wall:.1f} s"
+            f"{ranks}, {result.zone_cycles_per_s:.3e} zone-cycles/s (after the first step), ghost exchange "
+            f"{share:.1f} % of the wall time")
     return result
