@@ -253,3 +253,20 @@ def test_more_ranks_than_blocks_is_refused():
 def test_comm_must_be_a_communicator():
     with pytest.raises(TypeError, match="comm must be None or an mpi4py intracommunicator"):
         Mesh((16,), (4,), comm="world")
+
+
+def test_one_process_never_imports_mpi4py():
+    """Without an MPI launcher (and without the program importing mpi4py) brickwork stays serial and
+    never initialises MPI, even when it builds a mesh and exchanges ghosts."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys; from brickwork.mesh import Mesh, Metadata, Package; p = Package('p'); "
+            "p.add_field('q', Metadata('Cell', 'FillGhost')); m = Mesh((8,), (4,), packages=[p]); m.fill_ghosts(); "
+            "print(m.nranks, 'mpi4py' in sys.modules)")
+    env = {k: v for k, v in os.environ.items() if k not in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE",
+                                                            "MPI_LOCALNRANKS")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1", "False"]
