@@ -160,3 +160,10 @@ def test_an_input_error_is_said_once_and_every_rank_exits_2(tmp_path):
     assert done.returncode == 2
     assert done.stderr.count("brickwork: error:") == 1 and "hydro.cfl" in done.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_more_ranks_than_blocks_is_an_input_error(tmp_path):
+    done = mpirun(3, BRICKWORK, "run", str(EXAMPLES / "sod.toml"), "mesh.nx=[64]", "mesh.block_nx=[32]",
+                  f'output.dir="{tmp_path}/o"')
+    assert done.returncode == 2
+    assert done.stderr.count("makes 2 blocks, fewer than the 3 MPI ranks") == 1

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from brickwork import comm
 from brickwork.io import hdf5, png, restart
 from brickwork.io.files import OutputError, reason
 from brickwork.io.history import History
@@ -230,6 +231,16 @@ def field_bytes(cfg: Config) -> int:
     return nblocks * cells * slots * dtype.itemsize
 
 
+def _check_ranks(cfg: Config) -> None:
+    """``ConfigError`` when the run has more MPI ranks than blocks (every rank needs a block)."""
+    nranks = comm.world().Get_size()
+    m = cfg["mesh"]
+    nblocks = math.prod(n // b for n, b in zip(m["nx"], m["block_nx"]))
+    if nranks > nblocks:
+        raise ConfigError(f"mesh.nx={m['nx']} in mesh.block_nx={m['block_nx']} makes {nblocks} blocks, fewer than the "
+                          f"{nranks} MPI ranks: every rank needs at least one block; use smaller blocks or fewer ranks")
+
+
 def _gib(nbytes: float) -> str:
     return f"{nbytes / 2**30:.1f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.1f} MiB"
 
@@ -361,6 +372,7 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
     run fails while they are still empty."""
     _check_writers(cfg)
     _check_memory(cfg)
+    _check_ranks(cfg)
     out = cfg["output"]
     new_dirs = _output_dirs_to_create(out["dir"])
     stem = os.path.join(out["dir"], out["basename"])
