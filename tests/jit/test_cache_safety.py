@@ -402,3 +402,13 @@ def test_a_waiting_process_loads_what_the_claim_holder_published(quick_build, ro
     before = jit.compiler_calls
     assert cache.claimed_build(KEY, lambda: pytest.fail("must not build")) == cache.lookup(KEY)
     assert jit.compiler_calls == before
+
+
+def test_publishing_over_an_intact_entry_keeps_it(quick_build, root):
+    lib, meta = quick_build(KEY)
+    staging = cache.staging_dir(KEY)
+    with open(os.path.join(staging, cache.LIBRARY), "wb") as f:
+        f.write(b"another build")
+    assert cache.publish(KEY, staging, {"label": "second"}) == (lib, meta)
+    assert not os.path.exists(staging)
+    assert cache.lookup(KEY) == (lib, meta)

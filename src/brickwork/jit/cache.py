@@ -399,6 +399,9 @@ def _replace_with_dir(path: str) -> None:
 def publish(key: str, staging: str, meta: dict) -> tuple[str, dict]:
     """Move a finished build into place atomically; returns the library path and metadata.
 
+    An intact entry already in place (a process using the other lock kind published it meanwhile)
+    is kept, and this build is discarded: a library another process may be loading never vanishes.
+
     A corrupt entry in the way (a directory, a file or a dangling symbolic link) is replaced."""
     for name in os.listdir(staging):  # a umask like 002 must not leave files others can write
         p = os.path.join(staging, name)
@@ -414,6 +417,11 @@ def publish(key: str, staging: str, meta: dict) -> tuple[str, dict]:
     if not _check_dir(shard, shard):
         _replace_with_dir(shard)
     final = os.path.join(shard, key)
+    if os.path.lexists(final):
+        found = lookup(key)
+        if found is not None:  # another builder (one using the other lock kind) published first: keep theirs
+            shutil.rmtree(staging, ignore_errors=True)
+            return found
     _verified.discard(final)
     if os.path.lexists(final):  # a corrupt or stale entry: replace it
         _remove(final)
