@@ -13,7 +13,7 @@ from pathlib import Path
 import brickwork as wp
 from brickwork import pipeline
 
-from .vectorizer import vectorized_lines
+from .vectorizer import vectorized_lines, vectorized_loops
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from lang_kernels import make_kernels  # noqa: E402
@@ -44,3 +44,35 @@ def test_scale_and_saxpy_are_vector_loops():
         text, _ = pipeline.generate(kernel, types, kernel.key)
         body = _function_lines(text, "body")
         assert any(n in body for n in vectorized_lines(text)), kernel.key
+
+
+def test_la_recon_flux_benchmark_loops_are_vector_loops(monkeypatch, tmp_path):
+    """The seed's pattern (PLM + HLL along x1, bvoi + memory): its two simd loops, producer and
+    consumer, are vectorized in both stride variants of the body."""
+    from la_cases import _recon_inputs, la_recon_flux
+    from peers import KernelLanguage
+
+    from brickwork import config
+    from brickwork.targets.cpu import CpuTarget
+
+    sources = []
+    render = CpuTarget.render
+
+    def capture(self, kernel, callees, label):
+        text = render(self, kernel, callees, label)
+        sources.append(text)
+        return text
+
+    monkeypatch.setattr(config, "cache_dir", str(tmp_path))  # a miss, so the source is generated
+    monkeypatch.setattr(CpuTarget, "render", capture)
+    inputs = _recon_inputs(True)
+    run, _ = la_recon_flux(KernelLanguage("brickwork"), inputs["q"], inputs["cells"], inputs["block"], "bvoi", "memory")
+    run()
+    (text,) = sources
+    simd_loops = text.count("#pragma omp simd")
+    assert simd_loops == 2
+    loops = vectorized_loops(text)
+    widest = max(width for _, _, width in loops)
+    # the main vector loop of each simd loop, for run<true> and run<false> (epilogues are narrower)
+    assert len([w for _, _, w in loops if w == widest]) >= 2 * simd_loops, loops
+    assert "m_ptrs" not in text.split("#pragma omp simd", 1)[1].split("}", 1)[0]
