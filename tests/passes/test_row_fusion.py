@@ -140,9 +140,25 @@ def test_a_stage_that_writes_what_another_reads_is_not_fused():
     assert not _fused(run(typed_la_body(body, space), InlineLocalFunctions(), ExpandLoopAbstraction()))
 
 
+@wp.func
+def loud(x: wp.float64) -> wp.float64:
+    print(x)
+    return x
+
+
 def test_a_stage_that_prints_or_reads_scratch_off_its_row_span_is_not_fused():
     _, pack, space = _setup("bvoi", "memory")
     dx1 = space.get_delta(wp.X1DIR)
+
+    def printing_function(rng, b):
+        s = la.get_per_point_scratch(wp.float64, rng)
+        pv = la.make_pack_view(rng, pack)
+        for idx in la.inner(rng):
+            s[idx] = loud(pv[Q(), idx])  # the print order would change
+        rng.team_barrier()
+        fv = la.make_flux_pack_view(rng, pack, wp.X1DIR)
+        for idx in la.inner(rng):
+            fv[Q(), idx] = s[idx]
 
     def printing(rng, b):
         s = la.get_per_point_scratch(wp.float64, rng)
@@ -165,7 +181,7 @@ def test_a_stage_that_prints_or_reads_scratch_off_its_row_span_is_not_fused():
         for idx in la.inner(rng):
             fv[Q(), idx] = s[idx - dx1]  # the first stage did not visit i = is - 1
 
-    for body in (printing, off_span):
+    for body in (printing, printing_function, off_span):
         assert not _fused(run(typed_la_body(body, space), InlineLocalFunctions(), ExpandLoopAbstraction()))
 
 

@@ -11,8 +11,8 @@ while they are hot. ``expand_loop_abstraction`` does that when :func:`plan` says
   pack views of a kind (cell variables, or fluxes of one direction) no other stage reads or writes;
 - a scratch value is read at (k, j, i + c) with a constant c, by a later stage than the one that
   writes it, and the writer's row span covers every cell the reader reaches;
-- nothing else: no arrays written, no atomics, no prints, no functions given arrays, no folds, no
-  return, break or continue (they could end more than the current cell).
+- nothing else: no arrays written, no atomics, no prints, no functions given arrays or that print,
+  no folds, no return, break or continue (they could end more than the current cell).
 
 Under these rules each stage reads only values that the fused order has already produced, as in
 the unfused one (semantics §8: a body writes only its own cell, and reads what was written before
@@ -138,8 +138,8 @@ class _Accesses:
             self.view_uses[n].add(_view_kind(s.view))
         elif isinstance(s, ir.IRCall) and s.op.startswith("atomic"):
             self.ok = False
-        elif isinstance(s, ir.IRFuncCall) and any(isinstance(a.type, ArrayType) for a in s.args):
-            self.ok = False
+        elif isinstance(s, ir.IRFuncCall):
+            self.ok = self.ok and _pure_call(s, set())
         elif isinstance(s, (ir.IRPrint, ir.IRExpect, ir.IRLAFold, ir.IRLAInner, ir.IRLAScratch, ir.IRLAScratchZero,
                             ir.IRTeamBarrier, ir.IRTeamBegin, ir.IRTeamLoop, ir.IRSliceReduction, ir.IRReturn,
                             ir.IRBreak, ir.IRContinue)):
@@ -151,6 +151,23 @@ class _Accesses:
             self.ok = False
         else:
             into.append((e.storage.name, n, c))
+
+
+def _pure_call(call: ir.IRFuncCall, seen: set) -> bool:
+    """Whether a user function's effects stay in its result: no array argument, and neither it
+    nor what it calls prints, checks (``expect_*``) or uses atomics."""
+    if any(isinstance(a.type, ArrayType) for a in call.args):
+        return False
+    fn = call.func
+    if id(fn) in seen:
+        return True
+    seen.add(id(fn))
+    for n in ir.walk(getattr(fn, "body", [])):
+        if isinstance(n, (ir.IRPrint, ir.IRExpect)) or (isinstance(n, ir.IRCall) and n.op.startswith("atomic")):
+            return False
+        if isinstance(n, ir.IRFuncCall) and not _pure_call(n, seen):
+            return False
+    return True
 
 
 def _view_kind(view: ir.LAView) -> tuple:
