@@ -80,7 +80,8 @@ def test_golden_fused_rows(inner):
     check_golden(f"expand_loop_abstraction.fused_rows_{inner}", out)
     assert _fused(out)
     (kloop,) = [s for s in out.body if isinstance(s, ir.IRFor)]  # one k loop, one j loop inside
-    (jloop,) = kloop.body
+    base, jloop = kloop.body  # the plane's scratch base, then the rows
+    assert isinstance(base, ir.IRAssign) and base.target.name.startswith("_la_row")
     assert len([s for s in jloop.body if isinstance(s, ir.IRFor) and s.simd]) == 2  # both stages per row
 
 

@@ -3,7 +3,7 @@
 An outer body of the form ``scratch...; inner; barrier; inner; ...`` whose inner ranges all have
 halos along i only (the x1 pattern: reconstruct into scratch, barrier, fluxes from scratch) can run
 per row (k, j): every stage over the row's i span, in order, before the next row. Per-point scratch
-then needs one row, not the whole block (it stays in L1), and the producer's values are consumed
+then needs one k plane, not the whole block (it stays in L1), and the producer's values are consumed
 while they are hot. ``expand_loop_abstraction`` does that when :func:`plan` says it is legal:
 
 - every stage is an ``la.inner`` (no fold) over the slice grown by offsets (0, 0, di) only;
