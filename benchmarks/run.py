@@ -6,6 +6,8 @@
 
 The primary column (``--impl``) is the one measured against the targets. Every case is checked
 against numpy before it is timed; a peer that fails or disagrees is reported and the run goes on.
+The load average is recorded before and after; a run on a loaded machine (see ``machine_load``)
+does not overwrite RESULTS.md unless ``--allow-loaded`` is given.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import jit_costs
 import numpy as np
 import report
 from cases import CASES, Case
+from machine_load import LOADED_PER_CORE, LoadRecord, load_average
 from peers import KERNEL_LANGUAGES, PEER_SETUPS, KernelLanguage, Peer, PeerUnavailable, make_peers
 from timing import measure_interleaved
 
@@ -62,6 +65,11 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--chart", default=str(HERE / "results.png"), help="bar chart of the ratios (default %(default)s)"
     )
     parser.add_argument("--no-write", action="store_true", help="print the table only")
+    parser.add_argument(
+        "--allow-loaded",
+        action="store_true",
+        help=f"write RESULTS.md even when the load average exceeded {LOADED_PER_CORE:g} per logical CPU",
+    )
     parser.add_argument(
         "--json",
         default="",
@@ -189,8 +197,10 @@ def cpu_model() -> str:
     return f"{model}, {os.cpu_count()} logical CPUs, AVX-512: {'yes' if avx512 else 'no'}{cache}"
 
 
-def context_lines(args, contexts: dict, threads: int, reps: int) -> list[str]:
-    """Date, machine, versions, threads, the C build command and the command line."""
+def context_lines(args, contexts: dict, threads: int, reps: int, load: LoadRecord) -> list[str]:
+    """Date, machine, load, versions, threads, the C build command and the command line.
+
+    Hardware and versions appear here only: notes and loss reasons refer to this header."""
     versions = [f"python {platform.python_version()}", f"numpy {np.__version__}"]
     for name in KERNEL_LANGUAGES:
         ctx = contexts.get(name)
@@ -207,6 +217,7 @@ def context_lines(args, contexts: dict, threads: int, reps: int) -> list[str]:
     lines = [
         f"date: {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}",
         f"machine: {cpu_model()}",
+        load.text(),
         f"versions: {', '.join(versions)}",
         f"threads: {threads} (BRICKWORK_NUM_THREADS={os.environ.get('BRICKWORK_NUM_THREADS')}; "
         f"C via omp_set_num_threads"
@@ -225,6 +236,7 @@ def context_lines(args, contexts: dict, threads: int, reps: int) -> list[str]:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    load_before = load_average()
     threads = cnative.thread_count()
     os.environ.setdefault("BRICKWORK_NUM_THREADS", str(threads))  # brickwork and C use the same count
     reps = args.reps or (3 if args.quick else 11)
@@ -269,19 +281,26 @@ def main(argv=None) -> int:
     if args.impl not in contexts:
         notes.append(f"the primary column ({args.impl}) is unavailable: its targets are not evaluated")
 
+    load = LoadRecord(load_before, load_average(), os.cpu_count() or 1)
+    write = not args.no_write
+    if write and load.loaded() and not args.allow_loaded:
+        print(f"not writing {args.out}: the machine was loaded ({load.text()}); "
+              "rerun on a quiet machine or pass --allow-loaded", file=sys.stderr)
+        write = False
+        errors.append(f"not written: {load.text()}")
     names = [p.name for p in peers]
     chart = Path(args.chart)
     text = report.document(
-        context_lines(args, contexts, threads, reps),
+        context_lines(args, contexts, threads, reps, load),
         notes,
         report.kernel_table(rows, names, args.impl),
         report.jit_table(jit, args.impl) if not args.no_jit else ["(skipped with --no-jit)"],
         errors,
         losses=report.losses(rows, names, args.impl),
-        chart=os.path.relpath(chart, Path(args.out).resolve().parent) if not args.no_write else "",
+        chart=os.path.relpath(chart, Path(args.out).resolve().parent) if write else "",
     )
     print(text)
-    if not args.no_write:
+    if write:
         Path(args.out).write_text(text)
         print(f"wrote {args.out}", file=sys.stderr)
         try:

@@ -4,7 +4,6 @@ The kernel language follows NVIDIA Warp's spelling, so ``import brickwork as wp`
 Warp code on the CPU through the system C++ compiler and OpenMP.
 """
 
-import logging as _logging
 import typing as _typing
 
 from . import config
@@ -90,6 +89,23 @@ globals().update(_family_namespace())
 globals().update(_BUILTIN_FUNCTIONS)
 
 
+#: Subpackages imported on first access (``brickwork.la``, ``wp.mesh``), so that ``import brickwork``
+#: loads the kernel language only.
+_LAZY_SUBPACKAGES = ("mesh", "la", "io", "apps")
+
+
+def __getattr__(name: str):
+    if name in _LAZY_SUBPACKAGES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_SUBPACKAGES))
+
+
 def constant(x):
     """Mark a value as a compile-time constant of kernels (its value is part of the cache key)."""
     return x
@@ -115,6 +131,11 @@ load_module = force_load
 
 
 def _configure_logging():
+    # logging is imported only when asked for more than warnings (start-up stays cheap).
+    if config.log_level.upper() not in ("DEBUG", "INFO", "NOTSET"):
+        return
+    import logging as _logging
+
     logger = _logging.getLogger("brickwork")
     level = getattr(_logging, config.log_level.upper(), None)
     if isinstance(level, int) and level < _logging.WARNING:

@@ -19,12 +19,12 @@ from ..types.scalars import int32, is_scalar_type, python_annotation_type
 from . import nested  # noqa: F401 - registers the typing rules of nested parallelism
 from .expressions import _SYMBOL, TID, ExpressionTyper, LocalFunction, Static
 from .intrinsics import INTRINSICS
+from .limits import INDEX_LIMIT
 from .symbols import SymbolTable, conflict
 
 #: Every index of a loop body or an index space lies within this range: ``par_for`` ranges and index
 #: spaces are checked at launch (``runtime/parallel.py``, ``la/outer.py``), so index arithmetic
-#: with small offsets provably cannot overflow int32.
-INDEX_LIMIT = 2**30
+#: with small offsets provably cannot overflow int32 (``INDEX_LIMIT``, in ``limits.py``).
 INDEX_RANGE = (-INDEX_LIMIT, INDEX_LIMIT)
 #: An index bound when its loop visits a cell (no assignment in the typed IR): (lo, hi, assignments)
 LOOP_INDEX = (*INDEX_RANGE, 0)

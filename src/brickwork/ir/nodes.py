@@ -246,6 +246,22 @@ class IRReturn(IRStmt):
     value: IRExpr | None
 
 
+@dataclass(eq=False)
+class IRInteriorSplit(IRStmt):
+    """The rest of a kernel's body in two versions (index-set splitting of a guarded launch).
+
+    ``interior`` runs at grid points where, for every launch dimension ``d`` with a bound,
+    ``lower[d] <= tid(d) < upper[d]`` (int64 bounds, ``None`` for no bound, evaluated once per
+    launch: they read only constants, parameters and array shapes); ``boundary``, the original
+    statements, runs everywhere else and is right everywhere. Only the last statement of a kernel.
+    """
+
+    lower: list
+    upper: list
+    interior: list
+    boundary: list
+
+
 class Format(str):
     """A printf format string (printed as is, with the values substituted)."""
 

@@ -69,6 +69,13 @@ def _stmt(s, depth, out):
         out.extend(format_block(s.body, depth + 1))
     elif isinstance(s, ir.IRExitRegion):
         out.append(f"{pad}exit {s.name}")
+    elif isinstance(s, ir.IRInteriorSplit):
+        box = ", ".join(f"tid({d}) in [{'0' if lo is None else expr(lo)}, {f'dim({d})' if hi is None else expr(hi)})"
+                        for d, (lo, hi) in enumerate(zip(s.lower, s.upper)) if lo is not None or hi is not None)
+        out.append(f"{pad}split interior {box}:")
+        out.extend(format_block(s.interior, depth + 1))
+        out.append(f"{pad}boundary:")
+        out.extend(format_block(s.boundary, depth + 1))
     elif isinstance(s, ir.IRReturn):
         out.append(f"{pad}return" + ("" if s.value is None else f" {expr(s.value)}"))
     elif isinstance(s, ir.IRPrint):

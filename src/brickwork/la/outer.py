@@ -5,7 +5,7 @@ kernel-only functions a body calls (``inner``, scratch, views)."""
 from __future__ import annotations
 
 from ..errors import LaunchError
-from ..frontend.typer import INDEX_LIMIT
+from ..frontend.limits import INDEX_LIMIT
 from ..lang.body import body_kernel
 from ..runtime.launch import launch
 from ..types.arrays import array, empty, type_name

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 
-from .. import pipeline
 from ..builtins import Mismatch
 from ..errors import KernelSyntaxError, KernelTypeError
 from ..frontend.fingerprint import function_fingerprint
@@ -54,6 +53,8 @@ class FunctionOverload:
             digest = hashlib.sha1((self.source.qualname + label + self.source.digest).encode()).hexdigest()[:10]
             name = f"f_{_ident(self.source.name)}_{digest}"
             param_types = {pname: t for (pname, _), t in zip(self.params, arg_types)}
+            from .. import pipeline  # typing runs inside the compiler, which is imported on first use
+
             fn_ir = pipeline.type_function(self.source, param_types, context, name, label)
         finally:
             context.stack.pop()

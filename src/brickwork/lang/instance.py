@@ -6,14 +6,16 @@ key and whether it is loaded.
 
 from __future__ import annotations
 
-import logging
 import time
 
-from .. import config, pipeline
-from ..jit import cache
+from .. import config
 from ..types.arrays import ArrayType, type_name
 
-log = logging.getLogger("brickwork")
+
+def _log():
+    import logging  # imported on the first load, not by `import brickwork`
+
+    return logging.getLogger("brickwork")
 
 #: Instances declared (explicit overloads) but not yet built; built together, in parallel.
 _pending: list = []
@@ -41,6 +43,8 @@ class Instance:
     def key(self) -> str:
         """Cache key: kernel fingerprint, concrete types, target, compiler, generator, version."""
         if self._key is None:
+            from .. import pipeline  # the compiler is imported on the first launch, not by `import brickwork`
+
             self.key_parts = pipeline.key_parts(self.kernel, self.arg_types, self.mode)
             self._key = pipeline.cache_key(self.key_parts)
         return self._key
@@ -51,19 +55,23 @@ class Instance:
             return
         if self.error is not None:
             raise self.error
+        from ..jit import cache
+
         t0 = time.perf_counter()
         found = cache.lookup(self.key())
         if found is not None:
             self.loaded_from(*found)
-            log.info("%s loaded from cache in %.1f ms", self.label, 1e3 * (time.perf_counter() - t0))
+            _log().info("%s loaded from cache in %.1f ms", self.label, 1e3 * (time.perf_counter() - t0))
             return
         if config.explain_cache_misses:
-            log.warning("%s: cache miss: %s", self.label, cache.explain_miss(self.label, self.key_parts))
+            _log().warning("%s: cache miss: %s", self.label, cache.explain_miss(self.label, self.key_parts))
         build_instances([self] + [p for p in _pending if p is not self and p.fn is None and p.error is None])
         if self.error is not None:
             raise self.error
 
     def loaded_from(self, path: str, meta: dict) -> None:
+        from .. import pipeline
+
         self.fn = pipeline.DEFAULT_TARGET.load(path, meta)
         self.tid_dims = int(meta.get("tid_dims", 1))
         self.writes = tuple(meta.get("writes", ()))
@@ -78,6 +86,8 @@ class Instance:
 
 def build_instances(batch: list) -> None:
     """Build every instance of ``batch`` not yet loaded (see ``pipeline.build``)."""
+    from .. import pipeline
+
     for inst in batch:
         inst.key()
     pipeline.build(batch)

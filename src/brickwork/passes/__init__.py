@@ -15,6 +15,7 @@ from .lower_reductions import LowerReductions
 from .lower_teams import LowerTeams
 from .prove_no_overflow import ProveNoOverflow
 from .select_builtins import SelectBuiltins
+from .split_interior import SplitInterior
 
 
 def run_passes(fn: ir.IRFunction, passes, verify: bool = False, observe=None) -> ir.IRFunction:
@@ -29,4 +30,4 @@ def run_passes(fn: ir.IRFunction, passes, verify: bool = False, observe=None) ->
 
 
 __all__ = ["CheckBounds", "ExpandLoopAbstraction", "InlineLocalFunctions", "LowerPackAccess", "LowerReductions",
-           "LowerTeams", "ProveNoOverflow", "SelectBuiltins", "run_passes"]
+           "LowerTeams", "ProveNoOverflow", "SelectBuiltins", "SplitInterior", "run_passes"]

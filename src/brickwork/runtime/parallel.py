@@ -12,7 +12,7 @@ innermost loop of ``par_for`` (and every ``par_for_inner``) is a simd loop.
 from __future__ import annotations
 
 from ..errors import LaunchError
-from ..frontend.typer import INDEX_LIMIT
+from ..frontend.limits import INDEX_LIMIT
 from ..lang.body import body_kernel
 from .launch import launch
 

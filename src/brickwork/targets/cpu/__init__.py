@@ -34,12 +34,14 @@ class CpuTarget(Target):
             LowerTeams,
             ProveNoOverflow,
             SelectBuiltins,
+            SplitInterior,
         )
         from .builtins import CPU_BUILTINS, CPU_WRAPPING
 
         checks = (CheckBounds(),) if mode == "debug" else ()
         return (ProveNoOverflow(), InlineLocalFunctions(), ExpandLoopAbstraction("cpu_rows"), LowerTeams(),
-                LowerReductions(), LowerPackAccess(), *checks, SelectBuiltins("cpu", CPU_BUILTINS, CPU_WRAPPING))
+                LowerReductions(), LowerPackAccess(), SplitInterior(), *checks,
+                SelectBuiltins("cpu", CPU_BUILTINS, CPU_WRAPPING))
 
     def render(self, kernel, callees, label) -> str:
         from .unit import render_translation_unit

@@ -91,13 +91,23 @@ def _function(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
 def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
     dims = fn.tid_dims
     params = [(local(n), c_type(t)) for n, t in fn.params]
+    split = fn.body[-1] if fn.body and isinstance(fn.body[-1], ir.IRInteriorSplit) else None
     # The body is a function taking the arguments by value: assignments to a parameter stay
     # local to one thread, as in Python, and after inlining the copies live in registers.
     sig = ", ".join([f"{t} {n}" for n, t in params] + [f"int32_t tid{d}" for d in range(dims)])
-    lines = ["template <bool UNIT>", f"static inline __attribute__((always_inline)) void body({sig}) {{"]
-    lines += _locals(fn, 4)
-    lines += r.block(fn.body, 4)
-    lines += ["}", "", "struct Args {"]
+    lines: list[str] = []
+    if split is not None:
+        lines += ["// a bound of the interior box (int64, from the guard's expressions) clamped to [lo, hi]",
+                  "static inline int32_t clamp_extent(int64_t x, int32_t lo, int32_t hi) {",
+                  "    return (int32_t)(x < lo ? lo : (x > hi ? hi : x));", "}", ""]
+    bodies = [("body", fn.body)] if split is None else [
+        ("body", fn.body[:-1] + split.boundary), ("body_interior", fn.body[:-1] + split.interior)]
+    for name, stmts in bodies:
+        lines += ["template <bool UNIT>", f"static inline __attribute__((always_inline)) void {name}({sig}) {{"]
+        lines += _locals(fn, 4)
+        lines += r.block(stmts, 4)
+        lines += ["}", ""]
+    lines += ["struct Args {"]
     lines += [f"    {t} {n};" for n, t in params] or ["    char unused;"]
     lines += ["};", "", "template <bool UNIT>", "static void run(const bw::launch_header& h, const Args& a) {"]
     lines += [f"    {t} {n} = a.{n};" for n, t in params]
@@ -105,10 +115,16 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
     # the vectorizer needs; a counter cast from int64 to int32 would not.
     lines += [f"    const int32_t n{d} = (int32_t)h.dim[{d}];" for d in range(dims)]
     args = ", ".join([n for n, _ in params] + [f"t{d}" for d in range(dims)])
-    call = f"body<UNIT>({args});"
     # firstprivate: each thread works on its own copies of the arguments (loop-invariant locals).
     private = f" firstprivate({', '.join(n for n, _ in params)})" if params else ""
-    omp = f"if(h.parallel) num_threads(h.nthreads) schedule(static){private}"
+    omp = f"if(h.parallel) num_threads(h.nthreads){private}"
+    if split is not None:
+        lines += _interior_box(r, split, dims)
+        lines += _split_loops(fn, dims, args, omp)
+        lines += ["}", ""]
+        return lines
+    call = f"body<UNIT>({args});"
+    omp = omp.replace("num_threads(h.nthreads)", "num_threads(h.nthreads) schedule(static)")
     inner_simd = "    #pragma omp simd" if fn.simd_innermost else ""
     if dims == 1:
         lines.append(f"    #pragma omp parallel for{' simd' if fn.simd_innermost else ''} {omp}")
@@ -126,6 +142,62 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
             head = f"for (int32_t t{d} = 0; t{d} < n{d}; ++t{d})"
             lines.append(pad + head + (f" {call}" if d == dims - 1 else ""))
     lines += ["}", ""]
+    return lines
+
+
+def _interior_box(r: CppRenderer, split: ir.IRInteriorSplit, dims: int) -> list[str]:
+    """``lo<d>``/``hi<d>``: the interior box of the launch, clamped to the grid (possibly empty)."""
+    lines = []
+    for d in range(dims):
+        lo, hi = split.lower[d], split.upper[d]
+        lo_text = "0" if lo is None else f"clamp_extent({r.expr(lo)}, 0, n{d})"
+        hi_text = f"n{d}" if hi is None else f"clamp_extent({r.expr(hi)}, lo{d}, n{d})"
+        lines += [f"    const int32_t lo{d} = {lo_text};", f"    const int32_t hi{d} = {hi_text};"]
+    return lines
+
+
+def _split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str) -> list[str]:
+    """Loops of a split launch: the interior box runs ``body_interior`` (no guard), the rest ``body``.
+
+    The innermost dimension of each row splits into [0, lo), [lo, hi), [hi, n): the interior part
+    is a simd loop without the guard; rows outside the box run the guarded body throughout.
+    """
+    boundary, interior = f"body<UNIT>({args});", f"body_interior<UNIT>({args});"
+    last = dims - 1
+    simd = "#pragma omp simd" if fn.simd_innermost else ""
+
+    def row(pad: str, inside: str) -> list[str]:
+        out = []
+        for start, stop, call in ((None, f"lo{last}", boundary), (f"lo{last}", f"hi{last}", interior),
+                                  (f"hi{last}", f"n{last}", boundary)):
+            first = "0" if start is None else start
+            if simd:
+                out.append(pad + simd)
+            out.append(pad + f"for (int32_t t{last} = {first}; t{last} < {stop}; ++t{last}) {call}")
+        if inside:
+            out = [pad + f"if ({inside}) {{", *["    " + line for line in out], pad + "} else {"]
+            if simd:
+                out.append(pad + "    " + simd)
+            out += [pad + f"    for (int32_t t{last} = 0; t{last} < n{last}; ++t{last}) {boundary}", pad + "}"]
+        return out
+
+    if dims == 1:
+        # one parallel region, the three ranges shared out in turn (no barrier between them)
+        lines = [f"    #pragma omp parallel {omp}", "    {"]
+        for start, stop, call in (("0", "lo0", boundary), ("lo0", "hi0", interior), ("hi0", "n0", boundary)):
+            lines.append(f"        #pragma omp for{' simd' if simd else ''} schedule(static) nowait")
+            lines.append(f"        for (int32_t t0 = {start}; t0 < {stop}; ++t0) {call}")
+        return lines + ["    }"]
+    outer = dims - 1
+    collapse = f" collapse({outer})" if outer > 1 else ""
+    lines = [f"    #pragma omp parallel for{collapse} {omp} schedule(static)"]
+    for d in range(outer):
+        brace = " {" if d == outer - 1 else ""
+        lines.append("    " + "    " * d + f"for (int32_t t{d} = 0; t{d} < n{d}; ++t{d}){brace}")
+    pad = "    " + "    " * outer
+    inside = " && ".join(f"t{d} >= lo{d} && t{d} < hi{d}" for d in range(outer))
+    lines += row(pad, inside)
+    lines.append(pad[:-4] + "}")
     return lines
 
 

@@ -1,0 +1,230 @@
+"""When the stages of a ``bvoi`` outer body may run row by row: the legality of row fusion.
+
+An outer body of the form ``scratch...; inner; barrier; inner; ...`` whose inner ranges all have
+halos along i only (the x1 pattern: reconstruct into scratch, barrier, fluxes from scratch) can run
+per row (k, j): every stage over the row's i span, in order, before the next row. Per-point scratch
+then needs one k plane, not the whole block (it stays in L1), and the producer's values are consumed
+while they are hot. ``expand_loop_abstraction`` does that when :func:`plan` says it is legal:
+
+- every stage is an ``la.inner`` (no fold) over the slice grown by offsets (0, 0, di) only;
+- a stage writes only scratch at its own cell, locals no other stage reads without assigning, and
+  pack views of a kind (cell variables, or fluxes of one direction) no other stage reads or writes;
+- a scratch value is read at (k, j, i + c) with a constant c, by a later stage than the one that
+  writes it, and the writer's row span covers every cell the reader reaches;
+- nothing else: no arrays written, no atomics, no prints, no functions given arrays or that print,
+  no folds, no return, break or continue (they could end more than the current cell).
+
+Under these rules each stage reads only values that the fused order has already produced, as in
+the unfused one (semantics §8: a body writes only its own cell, and reads what was written before
+the last barrier), so every logical cell gets the same result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import ir
+from ..ir.printer import expr as show
+from ..types.arrays import ArrayType
+from ..types.composite import vector
+from ..types.scalars import int32
+
+VEC3I = vector(3, int32)
+_MEMORY_CHUNKS = ("i_pencil", "ij_slab")  # pieces that are rows or planes: spans split into rows
+
+
+@dataclass
+class RowFusion:
+    """The stages of a fusable outer body, the i extent of each, and the scratch read offsets."""
+
+    stages: list  # IRLAInner, in order
+    spans: list  # (lo, hi): the i offsets each stage's range grows by
+    cmin: int = 0  # smallest and largest i offset of a scratch access (0 included)
+    cmax: int = 0
+    scratch: list = field(default_factory=list)  # IRLAScratch statements, in order
+
+
+def plan(outer: ir.IRLAOuter, counts: dict) -> RowFusion | None:
+    """A row-fusion plan for ``outer``, or None when fusing could change a result."""
+    cfg = outer.config
+    if cfg.loop != "bvoi" or cfg.reducer is not None:
+        return None
+    if cfg.inner == "memory" and cfg.chunk not in _MEMORY_CHUNKS:
+        return None
+    scratch, stages, expect_inner = [], [], True
+    for s in outer.body:
+        if isinstance(s, ir.IRLAScratch) and not stages:
+            scratch.append(s)
+        elif isinstance(s, ir.IRLAInner) and expect_inner and not s.reduce:
+            stages.append(s)
+            expect_inner = False
+        elif isinstance(s, ir.IRTeamBarrier) and s.member is None and not expect_inner:
+            expect_inner = True
+        else:
+            return None
+    if len(stages) < 2 or expect_inner:
+        return None
+    spans = []
+    for st in stages:
+        offsets = st.halo.reduced(cfg.ndim)
+        if any(h[0] != 0 or h[1] != 0 for h in offsets):
+            return None
+        if any(counts.get(p.name, 0) for p in st.params):
+            return None  # a reassigned index: its cell is not known statically
+        spans.append((min(0, min(h[2] for h in offsets)), max(0, max(h[2] for h in offsets))))
+    found = _Accesses(stages)
+    if not found.ok:
+        return None
+    writers: dict[str, int] = {}
+    for name, stage, c in found.scratch_writes:
+        if c != 0 or writers.setdefault(name, stage) != stage:
+            return None  # written off its own cell, or by two stages
+    for name, stage, c in found.scratch_reads:
+        w = writers.get(name)
+        if w is None or w > stage or (w == stage and c != 0):
+            return None
+        if w < stage and not (spans[stage][0] + c >= spans[w][0] and spans[stage][1] + c <= spans[w][1]):
+            return None  # reaches a cell of the row its writer does not visit
+    for stage, kinds in enumerate(found.view_writes):
+        for other, used in enumerate(found.view_uses):
+            if other != stage and kinds & used:
+                return None
+    for stage, names in enumerate(found.local_writes):
+        for other, used in enumerate(found.local_uses):
+            # a local a stage assigns is private to its cell (semantics §8) unless another stage
+            # reads it without assigning it: a value carried over the barrier
+            if other != stage and names & (used - found.local_writes[other]):
+                return None
+    offsets = [c for _, _, c in found.scratch_reads + found.scratch_writes]
+    return RowFusion(stages, spans, min([0, *offsets]), max([0, *offsets]), scratch)
+
+
+class _Accesses:
+    """What each stage reads and writes: scratch (name, stage, i offset), view kinds, locals."""
+
+    def __init__(self, stages):
+        self.ok = True
+        self.scratch_reads: list = []
+        self.scratch_writes: list = []
+        self.view_writes = [set() for _ in stages]
+        self.view_uses = [set() for _ in stages]
+        self.local_writes = [set() for _ in stages]
+        self.local_uses = [set() for _ in stages]
+        for n, st in enumerate(stages):
+            self.params = st.params
+            for s in ir.walk(st.body):
+                self.node(s, n)
+                if not self.ok:
+                    return
+
+    def node(self, s, n):
+        if isinstance(s, ir.IRAssign):
+            t = s.target
+            if isinstance(t, ir.IRLocal):
+                self.local_writes[n].add(t.name)
+            elif isinstance(t, ir.IRLAScratchElem):
+                self.scratch(t, n, self.scratch_writes)
+            elif isinstance(t, ir.IRLAViewElem):
+                self.view_writes[n].add(_view_kind(t.view))
+            else:
+                self.ok = False
+        elif isinstance(s, ir.IRFor):
+            self.local_writes[n].add(s.var.name)
+        elif isinstance(s, ir.IRLocal):
+            self.local_uses[n].add(s.name)
+        elif isinstance(s, ir.IRLAScratchElem):
+            self.scratch(s, n, self.scratch_reads)
+        elif isinstance(s, ir.IRLAViewElem):
+            self.view_uses[n].add(_view_kind(s.view))
+        elif isinstance(s, ir.IRCall) and s.op.startswith("atomic"):
+            self.ok = False
+        elif isinstance(s, ir.IRFuncCall):
+            self.ok = self.ok and _pure_call(s, set())
+        elif isinstance(s, (ir.IRPrint, ir.IRExpect, ir.IRLAFold, ir.IRLAInner, ir.IRLAScratch, ir.IRLAScratchZero,
+                            ir.IRTeamBarrier, ir.IRTeamBegin, ir.IRTeamLoop, ir.IRSliceReduction, ir.IRReturn,
+                            ir.IRBreak, ir.IRContinue)):
+            self.ok = False  # output order, folds, nesting, or control that leaves more than the cell
+
+    def scratch(self, e: ir.IRLAScratchElem, n, into):
+        c = _i_offset(e.point, self.params)
+        if c is None:
+            self.ok = False
+        else:
+            into.append((e.storage.name, n, c))
+
+
+def _pure_call(call: ir.IRFuncCall, seen: set) -> bool:
+    """Whether a user function's effects stay in its result: no array argument, and neither it
+    nor what it calls prints, checks (``expect_*``) or uses atomics."""
+    if any(isinstance(a.type, ArrayType) for a in call.args):
+        return False
+    fn = call.func
+    if id(fn) in seen:
+        return True
+    seen.add(id(fn))
+    for n in ir.walk(getattr(fn, "body", [])):
+        if isinstance(n, (ir.IRPrint, ir.IRExpect)) or (isinstance(n, ir.IRCall) and n.op.startswith("atomic")):
+            return False
+        if isinstance(n, ir.IRFuncCall) and not _pure_call(n, seen):
+            return False
+    return True
+
+
+def _view_kind(view: ir.LAView) -> tuple:
+    """Cell variables, or fluxes of one direction (any pack: two packs may share storage)."""
+    return (view.kind, None if view.direction is None else show(view.direction))
+
+
+def _i_offset(point: list, params: list):
+    """c when ``point`` names the visited cell shifted by (0, 0, c) (c constant), else None."""
+    if len(point) == 3:
+        if len(params) != 3 or not all(isinstance(p, ir.IRLocal) and p.name == q.name
+                                       for p, q in zip(point[:2], params[:2])):
+            return None
+        return _shift(point[2], params[2].name)
+    (p,) = point
+    if len(params) != 1:
+        return None
+    if p.type is VEC3I:
+        return _shift3(p, params[0].name)
+    return _shift(p, params[0].name)
+
+
+def _shift(e, name):
+    """c when ``e`` is ``name``, ``name + c`` or ``name - c`` (int constants), else None."""
+    if isinstance(e, ir.IRLocal) and e.name == name:
+        return 0
+    if isinstance(e, ir.IRCall) and e.op in ("add", "sub") and len(e.args) == 2:
+        a, b = e.args
+        if e.op == "add" and isinstance(a, ir.IRConst):
+            a, b = b, a
+        inner = _shift(a, name)
+        if inner is not None and isinstance(b, ir.IRConst) and isinstance(b.value, int) and abs(b.value) < 2**16:
+            return inner + (b.value if e.op == "add" else -b.value)
+    return None
+
+
+def _shift3(e, name):
+    """c when ``e`` is the Index3 ``name`` shifted by (0, 0, c), else None."""
+    if isinstance(e, ir.IRLocal) and e.name == name:
+        return 0
+    if isinstance(e, ir.IRCall) and e.op in ("add", "sub") and len(e.args) == 2:
+        a, b = e.args
+        if e.op == "add" and _vec3_const(a) is not None:
+            a, b = b, a
+        inner, d = _shift3(a, name), _vec3_const(b)
+        if inner is not None and d is not None and d[0] == 0 and d[1] == 0 and abs(d[2]) < 2**16:
+            return inner + (d[2] if e.op == "add" else -d[2])
+    return None
+
+
+def _vec3_const(e):
+    if isinstance(e, ir.IRConst) and e.type is VEC3I:
+        try:
+            values = [int(v) for v in e.value]
+        except (TypeError, ValueError):
+            return None
+        return values if len(values) == 3 else None
+    if isinstance(e, ir.IRConstruct) and e.type is VEC3I and all(isinstance(a, ir.IRConst) for a in e.args):
+        return [int(a.value) for a in e.args]
+    return None

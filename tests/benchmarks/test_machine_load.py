@@ -1,0 +1,41 @@
+"""benchmarks/machine_load.py: when a benchmark run counts as loaded, and how the header says so."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+from machine_load import LOADED_PER_CORE, LoadRecord, load_average  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "cpus", "loaded"),
+    [
+        (0.2, 0.9, 2, False),  # 0.45 per core at most
+        (1.0, 1.0, 2, False),  # exactly the limit is still quiet
+        (1.01, 0.1, 2, True),  # loaded before
+        (0.1, 6.0, 2, True),  # loaded after
+        (3.9, 3.9, 8, False),
+        (None, None, 2, False),  # no reading: nothing to refuse on
+        (None, 1.5, 2, True),
+    ],
+)
+def test_loaded_compares_both_readings_with_half_a_load_per_core(before, after, cpus, loaded):
+    assert LOADED_PER_CORE == 0.5
+    assert LoadRecord(before, after, cpus).loaded() is loaded
+
+
+def test_header_line_gives_both_readings_the_limit_and_the_verdict():
+    line = LoadRecord(0.25, 6.125, 2).text()
+    assert line == (
+        "load average (1 min): 0.25 before, 6.12 after, on 2 logical CPUs (loaded; limit 0.5 per CPU = 1)"
+    )
+    assert "unknown before" in LoadRecord(None, 0.0, 4).text()
+    assert "(quiet;" in LoadRecord(None, 0.0, 4).text()
+
+
+def test_load_average_reads_the_one_minute_value():
+    value = load_average()
+    assert value is None or value >= 0.0

@@ -1,0 +1,209 @@
+"""expand_loop_abstraction fuses stages with i-only halos row by row (``passes/row_fusion.py``).
+
+Golden text of the fused loops, the bodies it must leave unfused (fusing them could change a
+result), and results equal to numpy for every tag pair and chunk, block shape and dimensionality.
+"""
+
+from __future__ import annotations
+
+import tempfile
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from ir_helpers import check_golden, run, typed_la_body
+
+import brickwork as wp
+from brickwork import config, ir, la
+from brickwork.mesh import TE, IndexDomain, Mesh, Metadata, Package, PackDescriptor, VarTag
+from brickwork.passes import ExpandLoopAbstraction, InlineLocalFunctions, row_fusion
+
+Q = VarTag("fuse_q")
+G = 2
+_UNFUSED_CACHE = tempfile.mkdtemp(prefix="brickwork-unfused-")  # instances built with fusion turned off
+
+
+def _setup(loop, inner, nx=(8, 8, 8), block_nx=(4, 4, 4), chunk=la.ij_slab):
+    pkg = Package("fuse_test")
+    pkg.add_field("fuse_q", Metadata("Cell", "Independent", "WithFluxes"))
+    mesh = Mesh(nx=nx, block_nx=block_nx, nghost=G, packages=[pkg])
+    data = mesh.data("fuse_q")
+    data[:] = np.random.default_rng(sum(nx) + sum(block_nx)).random(data.shape) - 0.5
+    md = mesh.mesh_data()
+    pack = PackDescriptor(mesh, [Q], with_fluxes=True).get_pack(md)
+    space = la.IndexSpace(getattr(la, loop), getattr(la, inner), ninner=chunk, domain=IndexDomain.interior,
+                          nblocks=pack.get_nblocks(), md=md, te=TE.F1)
+    space.add_per_point_scratch(wp.float64, halo=la.halo.minus_i, count=2)
+    return mesh, pack, space
+
+
+def _recon(pack, space):
+    """PLM-like reconstruction into two scratch buffers, a barrier, an upwind-ish flux from them."""
+    dx1 = space.get_delta(wp.X1DIR)
+
+    def body(rng, b):
+        hr = rng.add_halo(la.halo.minus_i)
+        left = la.get_per_point_scratch(wp.float64, hr)
+        right = la.get_per_point_scratch(wp.float64, hr)
+        pv = la.make_pack_view(rng, pack)
+        for idx in la.inner(hr):
+            q0 = pv[Q(), idx]
+            slope = wp.float64(0.5) * (pv[Q(), idx + dx1] - pv[Q(), idx - dx1])
+            left[idx] = q0 - wp.float64(0.5) * slope
+            right[idx] = q0 + wp.float64(0.5) * slope
+        rng.team_barrier()
+        fv = la.make_flux_pack_view(rng, pack, wp.X1DIR)
+        for idx in la.inner(rng):
+            fv[Q(), idx] = wp.float64(3.0) * right[idx - dx1] - left[idx]
+
+    return body
+
+
+def _recon_numpy(q):
+    """The flux on x1 faces i = G .. ni - G of ``q`` (.., ni): face i takes cells i - 1 and i."""
+    slope = np.zeros_like(q)
+    slope[..., 1:-1] = 0.5 * (q[..., 2:] - q[..., :-2])
+    left, right = q - 0.5 * slope, q + 0.5 * slope
+    ni = q.shape[-1]
+    return 3.0 * right[..., G - 1:ni - G] - left[..., G:ni - G + 1]
+
+
+def _fused(fn) -> bool:
+    return any(name.startswith("_la_row") for name in fn.locals)
+
+
+@pytest.mark.parametrize("inner", ["memory", "logical_coords"])
+def test_golden_fused_rows(inner):
+    _, pack, space = _setup("bvoi", inner)
+    out = run(typed_la_body(_recon(pack, space), space), InlineLocalFunctions(), ExpandLoopAbstraction())
+    check_golden(f"expand_loop_abstraction.fused_rows_{inner}", out)
+    assert _fused(out)
+    (kloop,) = [s for s in out.body if isinstance(s, ir.IRFor)]  # one k loop, one j loop inside
+    base, jloop = kloop.body  # the plane's scratch base, then the rows
+    assert isinstance(base, ir.IRAssign) and base.target.name.startswith("_la_row")
+    assert len([s for s in jloop.body if isinstance(s, ir.IRFor) and s.simd]) == 2  # both stages per row
+
+
+@pytest.mark.parametrize(("loop", "inner", "chunk"), [
+    ("bvoi", "memory", la.ij_slab), ("bvoi", "memory", la.i_pencil), ("bvoi", "memory", la.kji_cube),
+    ("bvoi", "logical_flat", la.ij_slab), ("bvoi", "logical_coords", la.ij_slab),
+    ("bovi", "logical_flat", la.ij_slab), ("bovi", "memory", la.ij_slab),
+])
+@pytest.mark.parametrize(("nx", "block_nx"), [((8, 8, 8), (4, 4, 4)), ((16, 4, 2), (8, 2, 2)), ((6, 6), (3, 6)),
+                                              ((10,), (5,))])
+def test_results_equal_numpy_fused_or_not(loop, inner, chunk, nx, block_nx):
+    mesh, pack, space = _setup(loop, inner, nx, block_nx, chunk)
+    body = _recon(pack, space)
+    fn = run(typed_la_body(body, space), InlineLocalFunctions(), ExpandLoopAbstraction())
+    assert _fused(fn) is (loop == "bvoi" and chunk is not la.kji_cube)
+    la.outer(space, body)
+    q = mesh.data("fuse_q")[:, 0]
+    flux = mesh.field("fuse_q").flux[:, 0]
+    ks, js = (slice(G, n - G) if n > 1 else slice(None) for n in q.shape[1:3])
+    want = _recon_numpy(q[:, ks, js, :])
+    np.testing.assert_allclose(flux[:, ks, js, G:q.shape[-1] - G + 1], want, rtol=1e-14, atol=1e-14)
+
+
+def test_a_j_halo_is_not_fused():
+    _, pack, space = _setup("bvoi", "memory")
+    dx2 = space.get_delta(wp.X2DIR)
+
+    def body(rng, b):
+        hr = rng.add_halo(la.halo.minus_j)
+        s = la.get_per_point_scratch(wp.float64, hr)
+        pv = la.make_pack_view(rng, pack)
+        for idx in la.inner(hr):
+            s[idx] = pv[Q(), idx]
+        rng.team_barrier()
+        fv = la.make_flux_pack_view(rng, pack, wp.X1DIR)
+        for idx in la.inner(rng):
+            fv[Q(), idx] = s[idx - dx2]
+
+    space.add_per_point_scratch(wp.float64, halo=la.halo.minus_j)
+    assert not _fused(run(typed_la_body(body, space), InlineLocalFunctions(), ExpandLoopAbstraction()))
+
+
+def test_a_stage_that_writes_what_another_reads_is_not_fused():
+    _, pack, space = _setup("bvoi", "memory")
+    dx1 = space.get_delta(wp.X1DIR)
+
+    def body(rng, b):
+        hr = rng.add_halo(la.halo.minus_i)
+        s = la.get_per_point_scratch(wp.float64, hr)
+        pv = la.make_pack_view(rng, pack)
+        for idx in la.inner(hr):
+            s[idx] = pv[Q(), idx]
+        rng.team_barrier()
+        for idx in la.inner(rng):
+            pv[Q(), idx] = s[idx - dx1]  # an in-place update of what the first stage reads
+
+    assert not _fused(run(typed_la_body(body, space), InlineLocalFunctions(), ExpandLoopAbstraction()))
+
+
+@wp.func
+def loud(x: wp.float64) -> wp.float64:
+    print(x)
+    return x
+
+
+def test_a_stage_that_prints_or_reads_scratch_off_its_row_span_is_not_fused():
+    _, pack, space = _setup("bvoi", "memory")
+    dx1 = space.get_delta(wp.X1DIR)
+
+    def printing_function(rng, b):
+        s = la.get_per_point_scratch(wp.float64, rng)
+        pv = la.make_pack_view(rng, pack)
+        for idx in la.inner(rng):
+            s[idx] = loud(pv[Q(), idx])  # the print order would change
+        rng.team_barrier()
+        fv = la.make_flux_pack_view(rng, pack, wp.X1DIR)
+        for idx in la.inner(rng):
+            fv[Q(), idx] = s[idx]
+
+    def printing(rng, b):
+        s = la.get_per_point_scratch(wp.float64, rng)
+        pv = la.make_pack_view(rng, pack)
+        for idx in la.inner(rng):
+            s[idx] = pv[Q(), idx]
+        rng.team_barrier()
+        fv = la.make_flux_pack_view(rng, pack, wp.X1DIR)
+        for idx in la.inner(rng):
+            print(idx)
+            fv[Q(), idx] = s[idx]
+
+    def off_span(rng, b):
+        s = la.get_per_point_scratch(wp.float64, rng)
+        pv = la.make_pack_view(rng, pack)
+        for idx in la.inner(rng):
+            s[idx] = pv[Q(), idx]
+        rng.team_barrier()
+        fv = la.make_flux_pack_view(rng, pack, wp.X1DIR)
+        for idx in la.inner(rng):
+            fv[Q(), idx] = s[idx - dx1]  # the first stage did not visit i = is - 1
+
+    for body in (printing, printing_function, off_span):
+        assert not _fused(run(typed_la_body(body, space), InlineLocalFunctions(), ExpandLoopAbstraction()))
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(blocks=st.tuples(st.integers(2, 5), st.integers(2, 4), st.integers(2, 3)),
+       counts=st.tuples(st.integers(1, 2), st.integers(1, 2), st.integers(1, 2)),
+       inner=st.sampled_from(["memory", "logical_flat", "logical_coords"]),
+       chunk=st.sampled_from([la.ij_slab, la.i_pencil]))
+def test_fused_rows_equal_stage_after_stage(blocks, counts, inner, chunk):
+    """Property: on any block shape and tag, the fused loops leave the interior faces exactly as the
+    stage-after-stage loops do (the same body compiled with fusion turned off)."""
+    nx = tuple(b * c for b, c in zip(blocks, counts))
+    results = []
+    for fuse in (True, False):
+        mesh, pack, space = _setup("bvoi", inner, nx, blocks, chunk)
+        body = _recon(pack, space)
+        with pytest.MonkeyPatch.context() as m:
+            if not fuse:  # the same cache key as the fused instance: keep it in a cache of its own
+                m.setattr(row_fusion, "plan", lambda outer, counts: None)
+                m.setattr(config, "cache_dir", _UNFUSED_CACHE)
+            la.outer(space, body)
+        q = mesh.data("fuse_q")[:, 0]
+        results.append(mesh.field("fuse_q").flux[:, 0][:, G:q.shape[1] - G, G:q.shape[2] - G, G:q.shape[3] - G + 1])
+    np.testing.assert_array_equal(results[0], results[1])

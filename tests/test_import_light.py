@@ -1,0 +1,72 @@
+"""`import brickwork` loads the kernel language only: the compiler, the mesh and the apps load on use.
+
+A test on sys.modules in a fresh interpreter (not a timed test): each module named here costs
+start-up time that a script which never compiles, or never builds a mesh, should not pay.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+#: Loaded on first use: the mesh and its layers, the compiler (typing, IR, passes, target, JIT),
+#: and standard modules only the compiler or logging need.
+HEAVY = (
+    "brickwork.mesh", "brickwork.la", "brickwork.io", "brickwork.apps", "brickwork.cli",
+    "brickwork.pipeline", "brickwork.frontend.typer", "brickwork.frontend.expressions", "brickwork.ir",
+    "brickwork.passes", "brickwork.targets", "brickwork.jit", "brickwork.builtins.table",
+    "logging", "subprocess", "tempfile", "concurrent.futures",
+)
+
+
+def _fresh(code: str, tmp_path) -> dict:
+    """Run ``code`` as a script in a new interpreter; its last line of output is JSON."""
+    script = tmp_path / "script.py"  # a file, so that kernels defined in it have source lines
+    script.write_text(textwrap.dedent(code))
+    env = {k: v for k, v in os.environ.items() if k != "BRICKWORK_LOG"}
+    out = subprocess.run([sys.executable, str(script)], env=env, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_import_brickwork_loads_none_of_the_heavy_modules(tmp_path):
+    loaded = _fresh("""
+        import json, sys
+        import brickwork
+        print(json.dumps(sorted(sys.modules)))
+    """, tmp_path)
+    heavy = [m for m in loaded if any(m == h or m.startswith(h + ".") for h in HEAVY)]
+    assert heavy == []
+
+
+def test_lazy_subpackages_load_on_first_access_and_kernels_still_run(tmp_path):
+    result = _fresh("""
+        import json, sys
+        import numpy as np
+        import brickwork as wp
+        before = "brickwork.la" in sys.modules
+
+        @wp.kernel
+        def twice(x: wp.array(dtype=float)):
+            i = wp.tid()
+            x[i] = 2.0 * x[i]
+
+        x = wp.array(np.arange(5, dtype=np.float32))
+        wp.launch(twice, dim=5, inputs=[x])
+        from brickwork import mesh
+        print(json.dumps({"before": before, "la": wp.la.__name__, "mesh": mesh is wp.mesh,
+                          "apps": wp.apps.__name__, "io": wp.io.__name__, "x": x.numpy().tolist(),
+                          "outer": wp.la.outer is sys.modules["brickwork.la"].outer}))
+    """, tmp_path)
+    assert result == {"before": False, "la": "brickwork.la", "mesh": True, "apps": "brickwork.apps",
+                      "io": "brickwork.io", "x": [0.0, 2.0, 4.0, 6.0, 8.0], "outer": True}
+
+
+def test_an_unknown_attribute_is_still_an_attribute_error():
+    import brickwork
+
+    with pytest.raises(AttributeError, match="has no attribute 'not_a_name'"):
+        brickwork.not_a_name  # noqa: B018
+    assert {"la", "mesh", "io", "apps"} <= set(dir(brickwork))
