@@ -39,8 +39,21 @@ class RecordingResult(unittest.TestResult):
     def __init__(self, out):
         super().__init__()
         self.out = out
+        self.written = set()
+        self.subtest_errors = {}
+
+    def addSubTest(self, test, subtest, err):
+        # A test whose subtests failed reports neither success nor failure itself: the first error counts.
+        if err is not None:
+            self.subtest_errors.setdefault(test.id(), err)
+
+    def stopTest(self, test):
+        if test.id() not in self.written and test.id() in self.subtest_errors:
+            self._write(test, *classify(self.subtest_errors[test.id()]))
+        super().stopTest(test)
 
     def _write(self, test, outcome, reason=""):
+        self.written.add(test.id())
         name = test.id().rsplit(".", 1)[-1] if hasattr(test, "id") else str(test)
         self.out.write(json.dumps({"test": name, "outcome": outcome, "reason": reason}) + "\n")
         self.out.flush()

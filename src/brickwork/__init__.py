@@ -32,7 +32,7 @@ from .errors import (
     LaunchError,
     ToolchainError,
 )
-from .lang.function import func
+from .lang.function import func, func_grad, func_replay
 from .lang.kernel import Kernel, kernel, overload
 from .lang.modules import get_module, get_module_options, set_module_options
 from .runtime.launch import Graph, Launch, capture_begin, capture_end, capture_launch, is_capturing, launch
@@ -58,7 +58,7 @@ from .types.arrays import (
     zeros_like,
 )
 from .types.composite import family_namespace as _family_namespace
-from .types.composite import matrix, quaternion, vector
+from .types.composite import matrix, quaternion, transformation, vector
 from .types.scalars import (
     Float,
     Int,

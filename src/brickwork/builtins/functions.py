@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from .host_rotations import HOST_ROTATIONS
+
 
 class BuiltinFunction:
     """A kernel builtin exposed as a Python name."""
@@ -31,7 +33,7 @@ class BuiltinFunction:
             raise RuntimeError(f"{self.name}() can only be called inside a @kernel or @func")
         if self.name in _ELEMENTWISE:
             return _elementwise(self.host, args)
-        plain = [getattr(a, "value", a) for a in args]
+        plain = [a if isinstance(a, type) else getattr(a, "value", a) for a in args]
         return self.host(*plain, **kwargs)
 
     def __repr__(self):
@@ -102,8 +104,11 @@ NAMES = (
     "asin acos atan atan2 sinh cosh tanh isnan isinf isfinite degrees radians lerp "
     "dot cross length length_sq normalize outer transpose determinant inverse diag identity ddot trace skew "
     "cw_mul cw_div quat_rotate quat_rotate_inv quat_inverse quat_identity quat_from_axis_angle "
+    "transform_identity transform_point transform_vector transform_multiply transform_inverse "
+    "transform_get_translation transform_get_rotation "
     "select where atomic_add atomic_sub atomic_min atomic_max len "
     "par_for_inner ScratchPad1D ScratchPad2D ScratchPad3D"
 ).split()
 
+_HOST.update(HOST_ROTATIONS)
 FUNCTIONS = {name: BuiltinFunction(name, _HOST.get(name)) for name in NAMES}

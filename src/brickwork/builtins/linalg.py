@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from ..types.composite import is_matrix_type, is_quat_type, is_vector_type, matrix, vector
+from ..types.composite import (
+    is_matrix_type,
+    is_quat_type,
+    is_transform_type,
+    is_vector_type,
+    matrix,
+    quaternion,
+    vector,
+)
 from .registry import builtin, is_float_scalar, names, need, same
 
 
@@ -108,9 +116,39 @@ def _quat_inverse(q):
 def _quat_from_axis_angle(axis, angle):
     need(is_vector_type(axis) and axis._length == 3 and angle is axis._dtype and is_float_scalar(angle),
          f"needs a floating-point 3-vector and an angle of its dtype, got {names(axis, angle)}")
-    from ..types.composite import quaternion
-
     return quaternion(angle)
 
 
-_ = vector
+
+def _transform(t):
+    need(is_transform_type(t), f"needs a transform, got {names(t)}")
+    return t
+
+
+@builtin("transform_point")
+@builtin("transform_vector")
+def _transform_apply(t, v):
+    need(is_transform_type(t) and is_vector_type(v) and v._length == 3 and v._dtype is t._dtype,
+         f"needs a transform and a 3-vector of one dtype, got {names(t, v)}")
+    return v
+
+
+@builtin("transform_multiply")
+def _transform_multiply(a, b):
+    need(is_transform_type(a) and a is b, f"needs two transforms of one dtype, got {names(a, b)}")
+    return a
+
+
+@builtin("transform_inverse")
+def _transform_inverse(t):
+    return _transform(t)
+
+
+@builtin("transform_get_translation")
+def _transform_get_translation(t):
+    return vector(3, _transform(t)._dtype)
+
+
+@builtin("transform_get_rotation")
+def _transform_get_rotation(t):
+    return quaternion(_transform(t)._dtype)

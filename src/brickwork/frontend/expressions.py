@@ -27,9 +27,11 @@ from ..types.composite import (
     is_composite_type,
     is_matrix_type,
     is_quat_type,
+    is_transform_type,
     is_vector_type,
     matrix,
     quaternion,
+    transformation,
     vector,
 )
 from ..types.opaque import TupleType
@@ -175,6 +177,9 @@ class ExpressionTyper:
             index = _COMPONENTS[attr]
             if index < t._length:
                 return ir.IRComponent(base, [ir.IRConst(index, int32)], t._dtype)
+        elif is_transform_type(t) and attr in ("p", "q"):  # translation and rotation, as in Warp
+            getter = "transform_get_translation" if attr == "p" else "transform_get_rotation"
+            return self.builtin_call(getter, [base], node)
         elif is_struct_type(t):
             ft = t._field_types.get(attr)
             if ft is not None:
@@ -220,7 +225,7 @@ class ExpressionTyper:
                 raise self.error(KernelTypeError, f"an array of {t.ndim} dimensions needs {t.ndim} indices, "
                                  f"got {len(indices)}", node)
             return ir.IRArrayElem(base, indices, t.dtype, self.where(node))
-        if is_vector_type(t) or is_quat_type(t):
+        if is_vector_type(t) or is_quat_type(t) or is_transform_type(t):
             if len(indices) != 1:
                 raise self.error(KernelTypeError, f"{type_name(t)} takes one index, got {len(indices)}", node)
             return ir.IRComponent(base, [self._const_index(indices[0], t._length, t, node)], t._dtype)
@@ -429,7 +434,7 @@ class ExpressionTyper:
             else None
         if py_name is not None:
             return self.call_builtin_function(py_name, node)
-        if f is vector or f is matrix or f is quaternion or isinstance(f, _ArrayNd):
+        if f is vector or f is matrix or f is quaternion or f is transformation or isinstance(f, _ArrayNd):
             return self.call_type_factory(f, node)
         t = python_annotation_type(f)
         if is_scalar_type(t) or is_composite_type(t) or is_struct_type(t):
@@ -502,10 +507,14 @@ class ExpressionTyper:
             raise self.error(KernelTypeError, f"len() of a value of type {type_name(arg.type)}", node)
         if name == "identity":
             return self.identity(node)
-        if name == "quat_identity":
+        if name in ("quat_identity", "transform_identity"):
             kw = {k.arg: self.static_value(k.value) for k in node.keywords}
-            dtype = python_annotation_type(kw.get("dtype", float32))
-            return ir.IRConstruct([ir.IRConst(v, dtype) for v in (0, 0, 0, 1)], quaternion(dtype))
+            dtype = python_annotation_type(kw.get("dtype", self.static_value(node.args[0]) if node.args else float32))
+            if not is_scalar_type(dtype) or not dtype.is_float:
+                raise self.error(KernelTypeError, f"{name}() needs a floating-point dtype, got {dtype!r}", node)
+            if name == "quat_identity":
+                return ir.IRConstruct([ir.IRConst(v, dtype) for v in (0, 0, 0, 1)], quaternion(dtype))
+            return ir.IRConstruct([ir.IRConst(v, dtype) for v in (0, 0, 0, 0, 0, 0, 1)], transformation(dtype))
         if name in ("int", "float", "bool"):
             return self.construct({"int": int32, "float": float32, "bool": bool_}[name], node)
         if name == "round":
@@ -526,7 +535,7 @@ class ExpressionTyper:
     def call_type_factory(self, f, node):
         """``vector(length=3, dtype=T)`` as a type, or ``vector(a, b, c)`` as a value."""
         kw = {k.arg: self.static_value(k.value) for k in node.keywords}
-        if f is not vector and f is not matrix and f is not quaternion:
+        if f is not vector and f is not matrix and f is not quaternion and f is not transformation:
             return Static(f(**kw))
         if not node.args:
             try:
@@ -539,6 +548,8 @@ class ExpressionTyper:
             t = vector(kw.get("length", len(args)), dtype)
         elif f is quaternion:
             t = quaternion(dtype)
+        elif f is transformation:
+            return self.construct_transform(transformation(dtype), args, node)
         else:
             shape = kw.get("shape")
             if shape is None:
@@ -549,6 +560,13 @@ class ExpressionTyper:
     def construct(self, t, node):
         if is_struct_type(t):
             return self.construct_struct(t, node)
+        if is_transform_type(t) and (node.keywords or len(node.args) in (0, 2)):
+            kw = {k.arg: self.value(k.value) for k in node.keywords}
+            unknown = set(kw) - {"p", "q"}
+            if unknown:
+                raise self.error(KernelTypeError, f"{type_name(t)}() takes keywords p and q, got {sorted(unknown)}",
+                                 node)
+            return self.construct_transform(t, [self.value(a) for a in node.args], node, **kw)
         if node.keywords:
             raise self.error(KernelTypeError, f"{type_name(t)}() takes no keyword arguments", node)
         if is_scalar_type(t) and len(node.args) == 1:
@@ -583,6 +601,30 @@ class ExpressionTyper:
             if info.min <= v <= info.max:
                 return ir.IRConst(v, t)
         return None
+
+    def construct_transform(self, t, args, node, p=None, q=None):
+        """``transform(p, q)`` (either may be a keyword; missing: zero translation, identity rotation),
+        or the seven components."""
+        if len(args) not in (0, 2) or (len(args) == 2 and (p is not None or q is not None)):
+            return self.construct_from(t, args, node)
+        if len(args) == 2:
+            p, q = args
+        dtype = t._dtype
+        for part in (p, q):  # as in Warp: no silent conversion of p and q
+            if part is not None and getattr(part.type, "_dtype", None) is not dtype:
+                raise self.error(KernelTypeError, f"{type_name(t)}(p, q) needs p and q of dtype {type_name(dtype)}, "
+                                 f"got {type_name(part.type)}", node)
+        if p is not None and not (is_vector_type(p.type) and p.type._length == 3):
+            raise self.error(KernelTypeError, f"{type_name(t)}(p, q) needs a 3-vector p, got {type_name(p.type)}",
+                             node)
+        if q is not None and not is_quat_type(q.type):
+            raise self.error(KernelTypeError, f"{type_name(t)}(p, q) needs a quaternion q, got {type_name(q.type)}",
+                             node)
+        comps = [ir.IRConst(0, dtype)] * 3 if p is None else [
+            self._cast(ir.IRComponent(p, [ir.IRConst(i, int32)], p.type._dtype), dtype, t, node) for i in range(3)]
+        comps += [ir.IRConst(v, dtype) for v in (0, 0, 0, 1)] if q is None else [
+            self._cast(ir.IRComponent(q, [ir.IRConst(i, int32)], q.type._dtype), dtype, t, node) for i in range(4)]
+        return ir.IRConstruct(comps, t)
 
     def construct_from(self, t, args, node):
         if is_scalar_type(t):

@@ -94,11 +94,13 @@ template <> BW_INLINE half nan<half>() { return half::from_bits(0x7e00); }
 template <int N, class T> struct vec { T c[N]; };
 template <int R, int C, class T> struct mat { vec<C, T> r[R]; };
 template <class T> struct quat { T c[4]; };
+template <class T> struct transform { T c[7]; };  // p (3), then q (4)
 
 template <class V> struct comp_of { using type = V; static constexpr int n = 1; };
 template <int N, class T> struct comp_of<vec<N, T>> { using type = T; static constexpr int n = N; };
 template <int R, int C, class T> struct comp_of<mat<R, C, T>> { using type = T; static constexpr int n = R * C; };
 template <class T> struct comp_of<quat<T>> { using type = T; static constexpr int n = 4; };
+template <class T> struct comp_of<transform<T>> { using type = T; static constexpr int n = 7; };
 
 template <class V, class... A> BW_INLINE V make(A... a) {
     V v;
@@ -145,6 +147,13 @@ template <class T> struct caster<quat<T>> {
         return r;
     }
 };
+template <class T> struct caster<transform<T>> {
+    template <class S> static BW_INLINE transform<T> go(const transform<S>& x) {
+        transform<T> r;
+        for (int i = 0; i < 7; ++i) r.c[i] = caster<T>::go(x.c[i]);
+        return r;
+    }
+};
 template <class T, class S> BW_INLINE T cast(const S& x) { return caster<T>::go(x); }
 
 template <class T> BW_INLINE bool truth(T x) { return x != T(0); }
@@ -158,7 +167,9 @@ BW_INLINE bool truth(half x) { return float(x) != 0.0f; }
     template <int R, int C, class T> BW_INLINE mat<R, C, T> name(const mat<R, C, T>& a) {           \
         mat<R, C, T> r; for (int i = 0; i < R; ++i) r.r[i] = name(a.r[i]); return r; }                \
     template <class T> BW_INLINE quat<T> name(const quat<T>& a) {                                   \
-        quat<T> r; for (int i = 0; i < 4; ++i) r.c[i] = name(a.c[i]); return r; }
+        quat<T> r; for (int i = 0; i < 4; ++i) r.c[i] = name(a.c[i]); return r; }                     \
+    template <class T> BW_INLINE transform<T> name(const transform<T>& a) {                         \
+        transform<T> r; for (int i = 0; i < 7; ++i) r.c[i] = name(a.c[i]); return r; }
 #define BW_LIFT2(name)                                                                              \
     template <int N, class T> BW_INLINE vec<N, T> name(const vec<N, T>& a, const vec<N, T>& b) {    \
         vec<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = name(a.c[i], b.c[i]); return r; }           \
@@ -166,7 +177,9 @@ BW_INLINE bool truth(half x) { return float(x) != 0.0f; }
     BW_INLINE mat<R, C, T> name(const mat<R, C, T>& a, const mat<R, C, T>& b) {                     \
         mat<R, C, T> r; for (int i = 0; i < R; ++i) r.r[i] = name(a.r[i], b.r[i]); return r; }        \
     template <class T> BW_INLINE quat<T> name(const quat<T>& a, const quat<T>& b) {                 \
-        quat<T> r; for (int i = 0; i < 4; ++i) r.c[i] = name(a.c[i], b.c[i]); return r; }
+        quat<T> r; for (int i = 0; i < 4; ++i) r.c[i] = name(a.c[i], b.c[i]); return r; }           \
+    template <class T> BW_INLINE transform<T> name(const transform<T>& a, const transform<T>& b) {   \
+        transform<T> r; for (int i = 0; i < 7; ++i) r.c[i] = name(a.c[i], b.c[i]); return r; }
 
 // ---- arithmetic ----------------------------------------------------------------------------
 // Narrow and unsigned integers wrap around on overflow, as in numpy: computed in an unsigned type at
@@ -251,11 +264,14 @@ BW_INLINE double mod(double a, double b) { return __builtin_fmod(a, b); }
     template <int R, int C, class T> BW_INLINE mat<R, C, T> op(const mat<R, C, T>& a, T s) {           \
         mat<R, C, T> r; for (int i = 0; i < R; ++i) r.r[i] = op(a.r[i], s); return r; }                 \
     template <class T> BW_INLINE quat<T> op(const quat<T>& a, T s) {                                   \
-        quat<T> r; for (int i = 0; i < 4; ++i) r.c[i] = op(a.c[i], s); return r; }
+        quat<T> r; for (int i = 0; i < 4; ++i) r.c[i] = op(a.c[i], s); return r; }                       \
+    template <class T> BW_INLINE transform<T> op(const transform<T>& a, T s) {                         \
+        transform<T> r; for (int i = 0; i < 7; ++i) r.c[i] = op(a.c[i], s); return r; }
 BW_SCALE(mul) BW_SCALE(div)
 template <int N, class T> BW_INLINE vec<N, T> mul(T s, const vec<N, T>& a) { return mul(a, s); }
 template <int R, int C, class T> BW_INLINE mat<R, C, T> mul(T s, const mat<R, C, T>& a) { return mul(a, s); }
 template <class T> BW_INLINE quat<T> mul(T s, const quat<T>& a) { return mul(a, s); }
+template <class T> BW_INLINE transform<T> mul(T s, const transform<T>& a) { return mul(a, s); }
 template <int N, class T> BW_INLINE vec<N, T> div(T s, const vec<N, T>& a) {
     vec<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = div(s, a.c[i]); return r;
 }
@@ -506,6 +522,33 @@ template <class T> BW_INLINE quat<T> quat_from_axis_angle(const vec<3, T>& axis,
     T s = sin(h);
     return quat<T>{{T(axis.c[0] * s), T(axis.c[1] * s), T(axis.c[2] * s), cos(h)}};
 }
+// Rigid transforms: x -> p + rotate(q, x); products and inverses as in Warp (q need not be unit).
+template <class T> BW_INLINE vec<3, T> transform_get_translation(const transform<T>& t) {
+    return vec<3, T>{{t.c[0], t.c[1], t.c[2]}};
+}
+template <class T> BW_INLINE quat<T> transform_get_rotation(const transform<T>& t) {
+    return quat<T>{{t.c[3], t.c[4], t.c[5], t.c[6]}};
+}
+template <class T> BW_INLINE transform<T> transform_from(const vec<3, T>& p, const quat<T>& q) {
+    return transform<T>{{p.c[0], p.c[1], p.c[2], q.c[0], q.c[1], q.c[2], q.c[3]}};
+}
+template <class T> BW_INLINE vec<3, T> transform_vector(const transform<T>& t, const vec<3, T>& x) {
+    return quat_rotate(transform_get_rotation(t), x);
+}
+template <class T> BW_INLINE vec<3, T> transform_point(const transform<T>& t, const vec<3, T>& x) {
+    return add(transform_get_translation(t), transform_vector(t, x));
+}
+template <class T> BW_INLINE transform<T> transform_multiply(const transform<T>& a, const transform<T>& b) {
+    return transform_from(transform_point(a, transform_get_translation(b)),
+                          mul(transform_get_rotation(a), transform_get_rotation(b)));
+}
+template <class T> BW_INLINE transform<T> mul(const transform<T>& a, const transform<T>& b) {
+    return transform_multiply(a, b);
+}
+template <class T> BW_INLINE transform<T> transform_inverse(const transform<T>& t) {
+    quat<T> qi = quat_inverse(transform_get_rotation(t));
+    return transform_from(neg(quat_rotate(qi, transform_get_translation(t))), qi);
+}
 
 // ---- arrays ---------------------------------------------------------------------------------
 template <class T, int D> struct array_t {
@@ -716,7 +759,9 @@ template <class T> BW_INLINE T atomic_max(T* p, T v) { return atomic_update(p, v
     template <int R, int C, class T> BW_INLINE mat<R, C, T> op(mat<R, C, T>* p, mat<R, C, T> v) { \
         mat<R, C, T> old; for (int i = 0; i < R; ++i) old.r[i] = op(&p->r[i], v.r[i]); return old; }  \
     template <class T> BW_INLINE quat<T> op(quat<T>* p, quat<T> v) {                          \
-        quat<T> old; for (int i = 0; i < 4; ++i) old.c[i] = op(&p->c[i], v.c[i]); return old; }
+        quat<T> old; for (int i = 0; i < 4; ++i) old.c[i] = op(&p->c[i], v.c[i]); return old; }     \
+    template <class T> BW_INLINE transform<T> op(transform<T>* p, transform<T> v) {          \
+        transform<T> old; for (int i = 0; i < 7; ++i) old.c[i] = op(&p->c[i], v.c[i]); return old; }
 BW_ATOMIC_COMPOSITE(atomic_add) BW_ATOMIC_COMPOSITE(atomic_sub)
 BW_ATOMIC_COMPOSITE(atomic_min) BW_ATOMIC_COMPOSITE(atomic_max)
 

@@ -18,8 +18,10 @@ from .modules import Module, get_module
 class Kernel:
     """A kernel: a Python function compiled per tuple of concrete parameter types."""
 
-    def __init__(self, pyfunc, key: str | None = None, module=None, options=None, **unused):
+    def __init__(self, func, key: str | None = None, module=None, options=None, **unused):
+        pyfunc = func  # Warp's keyword is ``func``: wp.Kernel(func=f, key=..., module=...)
         self.func = pyfunc
+        self.options = dict(options or {})
         self.module = module if isinstance(module, Module) else get_module(
             module if isinstance(module, str) else pyfunc.__module__)
         self.source = FunctionSource(pyfunc)
