@@ -15,6 +15,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -73,6 +74,16 @@ def table(summaries: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def common_causes(failures: dict, top: int = 25) -> str:
+    """The most frequent failure reasons over all files (numbers in the text folded), most frequent first."""
+    causes = collections.Counter()
+    for rows in failures.values():
+        for r in rows:
+            if r["outcome"] in ("fail", "import-error", "crash"):
+                causes[re.sub(r"\d+(\.\d+)?", "N", r["reason"])[:140]] += 1
+    return "Most common failure reasons:\n" + "\n".join(f"{n:5d}  {reason}" for reason, n in causes.most_common(top))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("scratch", type=Path)
@@ -93,6 +104,7 @@ def main(argv=None) -> int:
               flush=True)
     text = table(summaries)
     print(text)
+    print(common_causes(failures))
     (args.scratch / "summary.json").write_text(json.dumps({"summaries": summaries, "failures": failures}, indent=1))
     if args.markdown:
         args.markdown.write_text(text + "\n")

@@ -9,6 +9,7 @@ import typing as _typing
 
 from . import config
 from ._version import __version__
+from .builtins.constants import CONSTANTS as _CONSTANTS
 from .builtins.functions import FUNCTIONS as _BUILTIN_FUNCTIONS
 from .device import (
     Device,
@@ -32,6 +33,7 @@ from .errors import (
     LaunchError,
     ToolchainError,
 )
+from .frontend.static_expr import static
 from .lang.function import func, func_grad, func_replay
 from .lang.kernel import Kernel, kernel, overload
 from .lang.modules import get_module, get_module_options, set_module_options
@@ -83,11 +85,17 @@ from .types.structs import struct
 
 bool = bool_  # noqa: A001 - Warp's spelling: wp.bool
 TypeError = KernelTypeError  # noqa: A001 - brickwork.TypeError, a subclass of the builtin TypeError
+# Warp's names of the errors its code generator raises (one brickwork class each; messages differ).
+WarpCodegenError = KernelError
+WarpCodegenTypeError = KernelTypeError
+WarpCodegenAttributeError = KernelAttributeError
+WarpCodegenNameError = KernelNameError
 Any = _typing.Any
 X1DIR, X2DIR, X3DIR = 1, 2, 3
 
 globals().update(_family_namespace())
 globals().update(_BUILTIN_FUNCTIONS)
+globals().update(_CONSTANTS)
 
 
 def constant(x):

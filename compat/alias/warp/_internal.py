@@ -1,4 +1,4 @@
-"""Placeholders for Warp's internal modules (warp._src.*, warp.fem, warp.sparse) under the alias package."""
+"""Placeholders for Warp's internal modules (warp._src.*, warp.sparse, ...) under the alias package."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ class PlaceholderModule(types.ModuleType):
 
 # Modules that exist for real in the alias package (they carry data tests iterate over at import).
 _REAL = {"_src", "_src.types"}
-_PLACEHOLDER_ROOTS = ("_src", "fem", "sparse", "render", "sim", "optim", "utils", "jax_experimental")
+_PLACEHOLDER_ROOTS = ("_src", "sparse", "render", "sim", "optim", "utils", "jax_experimental")
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

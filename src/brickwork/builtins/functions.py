@@ -8,6 +8,7 @@ that is meaningful (scalars), else they say they belong in kernels.
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -80,6 +81,11 @@ def _sign(x):
     return type(x)(-1) if x < 0 else type(x)(1)
 
 
+def _smoothstep(a, b, x):
+    t = min(max((x - a) / (b - a), 0.0), 1.0)
+    return t * t * (3.0 - 2.0 * t)
+
+
 def _frac(x):
     return x - np.trunc(x)
 
@@ -91,10 +97,18 @@ _HOST = {
     "log2": np.log2, "log10": np.log10, "exp2": np.exp2, "cbrt": np.cbrt,
     "abs": abs, "min": min, "max": max, "pow": np.power, "isnan": math.isnan, "isinf": math.isinf,
     "isfinite": math.isfinite, "clamp": lambda x, a, b: min(max(x, a), b),
+    "step": lambda x: type(x)(1 if x < 0 else 0), "nonzero": lambda x: type(x)(0 if x == 0 else 1),
+    "smoothstep": lambda a, b, x: _smoothstep(a, b, x),
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "mod": operator.mod, "floordiv": operator.floordiv,
+    "div": lambda a, b: int(a / b) if isinstance(a, int) and isinstance(b, int) else a / b,  # ints: toward zero
+    "neg": operator.neg, "pos": operator.pos, "bit_and": operator.and_, "bit_or": operator.or_,
+    "bit_xor": operator.xor, "lshift": operator.lshift, "rshift": operator.rshift, "invert": operator.invert,
+    "unot": operator.not_,
     "sign": _sign, "round": _round, "frac": _frac, "degrees": np.degrees, "radians": np.radians,
 }
 #: Host builtins computed through ``_elementwise`` (in the arguments' kernel types).
-_ELEMENTWISE = frozenset({"sqrt", "exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
+_ELEMENTWISE = frozenset({"smoothstep",
+                          "sqrt", "exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
                           "tanh", "floor", "ceil", "trunc", "log2", "log10", "exp2", "cbrt", "pow", "sign", "round",
                           "frac", "degrees", "radians"})
 
@@ -106,6 +120,7 @@ NAMES = (
     "cw_mul cw_div quat_rotate quat_rotate_inv quat_inverse quat_identity quat_from_axis_angle "
     "transform_identity transform_point transform_vector transform_multiply transform_inverse "
     "transform_get_translation transform_get_rotation "
+    "step nonzero smoothstep add sub mul div mod floordiv neg pos bit_and bit_or bit_xor lshift rshift invert unot "
     "select where atomic_add atomic_sub atomic_min atomic_max len "
     "par_for_inner ScratchPad1D ScratchPad2D ScratchPad3D"
 ).split()

@@ -89,6 +89,20 @@ def _where(cond, if_true, if_false):
     return if_true
 
 
+@builtin("step")
+@builtin("nonzero")
+def _step(x):
+    need(is_numeric_scalar(x), f"needs a number, got {names(x)}")
+    return x
+
+
+@builtin("smoothstep")
+def _smoothstep(a, b, x):
+    same(a, b, x)
+    need(is_float_scalar(x), f"needs floating-point numbers, got {names(a, b, x)}")
+    return x
+
+
 @builtin("lerp")
 def _lerp(a, b, t):
     same(a, b)

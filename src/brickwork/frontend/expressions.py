@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import builtins as py
+import functools
 import math
 import operator
 import re
@@ -18,12 +19,14 @@ import typing
 import numpy as np
 
 from .. import ir
-from ..builtins import BuiltinFunction
+from ..builtins import FUNCTIONS, BuiltinFunction
+from ..builtins.constants import CONSTANTS
 from ..builtins.table import Mismatch, resolve
 from ..errors import KernelAttributeError, KernelNameError, KernelSyntaxError, KernelTypeError
 from ..types.arrays import ArrayType, _ArrayNd, array, type_name
 from ..types.composite import (
     CompositeBase,
+    family_namespace,
     is_composite_type,
     is_matrix_type,
     is_quat_type,
@@ -143,6 +146,8 @@ class ExpressionTyper:
         if name in self.symbols.statics:
             return Static(self.symbols.statics[name])
         value = self.source.lookup(name)
+        if value is MISSING:
+            value = _language_names().get(name, MISSING)
         if value is MISSING:
             raise self.error(KernelNameError, f"name '{name}' is not defined", node)
         return Static(value)
@@ -517,8 +522,8 @@ class ExpressionTyper:
             return ir.IRConstruct([ir.IRConst(v, dtype) for v in (0, 0, 0, 0, 0, 0, 1)], transformation(dtype))
         if name in ("int", "float", "bool"):
             return self.construct({"int": int32, "float": float32, "bool": bool_}[name], node)
-        if name == "round":
-            name = "round"
+        if name == "unot":  # Warp's name of `not`
+            name = "logical_not"
         args = self.positional(node)
         return self.builtin_call(name, args, node)
 
@@ -690,6 +695,19 @@ class ExpressionTyper:
             self.set_tid_dims(1, node)
             return ir.IRTid(0, int32)
         raise self.error(KernelTypeError, "tid() with several indices must be unpacked: i, j = tid()", node)
+
+
+@functools.cache
+def _language_names() -> dict:
+    """Builtins, types and constants a kernel may name without the ``wp.`` prefix, as in Warp, whose
+    code generator resolves a free name it does not find in the function's scope among its builtins."""
+    from ..types import scalars
+
+    names = {t.__name__: t for t in scalars.SCALAR_TYPES}
+    names.update(family_namespace())
+    names.update(CONSTANTS)
+    names.update(FUNCTIONS)
+    return names
 
 
 class LocalFunction:

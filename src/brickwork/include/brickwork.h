@@ -393,6 +393,13 @@ template <int N, class T> BW_INLINE T max_element(const vec<N, T>& v) {
     return m;
 }
 template <class T> BW_INLINE T lerp(T a, T b, T t) { return T(a + (b - a) * t); }
+// Warp's step is 1 below zero and 0 from zero on; nonzero is 1 for any non-zero value (NaN included).
+template <class T> BW_INLINE T step(T x) { return x < T(0) ? T(1) : T(0); }
+template <class T> BW_INLINE T nonzero(T x) { return x != T(0) ? T(1) : T(0); }
+template <class T> BW_INLINE T smoothstep(T a, T b, T x) {
+    T t = clamp(T((x - a) / (b - a)), T(0), T(1));
+    return T(t * t * (T(3) - T(2) * t));
+}
 template <class V, class T> BW_INLINE V lerp(const V& a, const V& b, T t) { return add(a, mul(sub(b, a), t)); }
 
 template <class T> BW_INLINE bool isnan(T x) {

@@ -1,0 +1,141 @@
+"""Warp builtins and names added for compatibility: wp.static, step/nonzero/smoothstep, operators and bit
+operations by name, builtins, types and constants named without the ``wp.`` prefix, Warp's error names.
+Expected values were measured with Warp 1.19 (step is 1 below zero, as Warp defines it)."""
+
+import math
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+
+SCALE = 3
+
+
+@wp.func
+def plus_one(x: float):
+    return x + 1.0
+
+
+@wp.func
+def times_ten(x: float):
+    return x * 10.0
+
+
+TABLE = [plus_one, times_ten]
+
+
+@wp.kernel
+def static_values(out: wp.array(dtype=float)):
+    x = float(wp.static(SCALE * 2))
+    out[0] = wp.static(TABLE[1])(x) + wp.static(TABLE[0])(x)
+    for i in range(wp.static(len(TABLE))):
+        out[1 + i] = float(i)
+
+
+def test_static_expressions_are_evaluated_at_compile_time():
+    out = wp.zeros(3, dtype=float)
+    wp.launch(static_values, dim=1, inputs=[out])
+    assert out.numpy().tolist() == [67.0, 0.0, 1.0]
+    assert wp.static(5) == 5
+
+    @wp.kernel
+    def runtime_name(out: wp.array(dtype=float)):
+        y = 2.0
+        out[0] = wp.static(y + 1.0)
+
+    with pytest.raises(wp.KernelTypeError, match="'y' is a runtime value of the kernel"):
+        wp.launch(runtime_name, dim=1, inputs=[out])
+
+    @wp.kernel
+    def failing(out: wp.array(dtype=float)):
+        out[0] = wp.static(1.0 / 0.0)
+
+    with pytest.raises(wp.KernelTypeError, match=r"wp.static\(1.0 / 0.0\) failed: ZeroDivisionError"):
+        wp.launch(failing, dim=1, inputs=[out])
+    assert out.numpy().tolist() == [67.0, 0.0, 1.0]
+
+
+@wp.kernel
+def steps(out: wp.array(dtype=float), outi: wp.array(dtype=int), outd: wp.array(dtype=wp.float64)):
+    out[0] = wp.step(-1.0)
+    out[1] = wp.step(0.0)
+    out[2] = wp.step(2.0)
+    out[3] = wp.nonzero(0.0)
+    out[4] = wp.nonzero(-3.0)
+    out[5] = wp.smoothstep(1.0, 3.0, 1.5)
+    out[6] = wp.smoothstep(3.0, 1.0, 1.5)
+    out[7] = wp.smoothstep(1.0, 3.0, 5.0)
+    outi[0] = wp.step(-2)
+    outi[1] = wp.nonzero(5)
+    outi[2] = wp.step(3)
+    outd[0] = wp.smoothstep(wp.float64(0.1), wp.float64(0.7), wp.float64(0.3))
+
+
+def test_step_nonzero_smoothstep_match_warp():
+    out, outi, outd = wp.zeros(8, dtype=float), wp.zeros(3, dtype=int), wp.zeros(1, dtype=wp.float64)
+    wp.launch(steps, dim=1, inputs=[out, outi, outd])
+    assert out.numpy().tolist() == [1.0, 0.0, 0.0, 0.0, 1.0, 0.15625, 0.84375, 1.0]
+    assert outi.numpy().tolist() == [1, 1, 0]
+    assert outd.numpy().tolist() == [0.25925925925925924]
+    assert (wp.step(-1.0), wp.nonzero(2.0), wp.smoothstep(1.0, 3.0, 1.5)) == (1.0, 1.0, 0.15625)
+
+
+@wp.kernel
+def by_name(a: int, b: int, x: float, y: float, out: wp.array(dtype=int), outf: wp.array(dtype=float),
+            outv: wp.array(dtype=wp.vec2)):
+    out[0] = wp.add(a, b)
+    out[1] = wp.sub(a, b)
+    out[2] = wp.mul(a, b)
+    out[3] = wp.div(a, b)
+    out[4] = wp.mod(a, b)
+    out[5] = wp.floordiv(a, b)
+    out[6] = wp.neg(a)
+    out[7] = wp.bit_and(a, b)
+    out[8] = wp.bit_or(a, b)
+    out[9] = wp.bit_xor(a, b)
+    out[10] = wp.lshift(a, 2)
+    out[11] = wp.rshift(a, 1)
+    out[12] = wp.invert(a)
+    out[13] = int(wp.unot(a))
+    out[14] = wp.pos(b)
+    outf[0] = wp.div(x, y)
+    outv[0] = wp.mul(wp.vec2(x, y), 2.0)
+
+
+def test_operators_called_by_name_give_the_operators_values():
+    out, outf, outv = wp.zeros(15, dtype=int), wp.zeros(1, dtype=float), wp.zeros(1, dtype=wp.vec2)
+    wp.launch(by_name, dim=1, inputs=[-7, 2, 1.0, 4.0, out, outf, outv])
+    a, b = -7, 2
+    assert out.numpy().tolist() == [a + b, a - b, a * b, -3, -1, a // b, 7, a & b, a | b, a ^ b, a << 2, a >> 1,
+                                    ~a, 0, 2]
+    assert outf.numpy().tolist() == [0.25] and outv.numpy().tolist() == [[2.0, 8.0]]
+    assert (wp.add(2, 3), wp.div(-7, 2), wp.bit_xor(6, 3), wp.unot(0)) == (5, -3, 5, True)
+
+
+@wp.kernel
+def unprefixed(out: wp.array(dtype=float)):
+    v = vec3(1.0, 2.0, 3.0)  # noqa: F821 - names resolved among Warp's builtins, as Warp does
+    expect_eq(v[0], 1.0)  # noqa: F821
+    out[0] = sin(HALF_PI) + v[1] + float32(pi)  # noqa: F821
+
+
+def test_builtins_types_and_constants_resolve_without_the_prefix():
+    out = wp.zeros(1, dtype=float)
+    wp.launch(unprefixed, dim=1, inputs=[out])
+    assert out.numpy()[0] == np.float32(1.0 + 2.0 + np.float32(math.pi))
+    assert (wp.pi, wp.PI, wp.TAU, wp.HALF_PI, wp.E) == (math.pi, math.pi, math.tau, math.pi / 2, math.e)
+    assert math.isinf(wp.inf) and math.isnan(wp.NAN)
+
+    @wp.kernel
+    def unknown(out: wp.array(dtype=float)):
+        out[0] = not_a_builtin(1.0)  # noqa: F821 - the name is unknown on purpose
+
+    with pytest.raises(wp.KernelNameError, match="name 'not_a_builtin' is not defined"):
+        wp.launch(unknown, dim=1, inputs=[out])
+
+
+def test_warp_error_names_and_type_size():
+    assert wp.WarpCodegenError is wp.KernelError and issubclass(wp.WarpCodegenTypeError, TypeError)
+    assert issubclass(wp.WarpCodegenAttributeError, AttributeError)
+    assert [wp.types.type_size(t) for t in (wp.float32, wp.vec3, wp.mat33, wp.transform, wp.quat)] == [1, 3, 9, 7, 4]
