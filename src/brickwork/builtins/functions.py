@@ -120,6 +120,7 @@ NAMES = (
     "cw_mul cw_div quat_rotate quat_rotate_inv quat_inverse quat_identity quat_from_axis_angle "
     "transform_identity transform_point transform_vector transform_multiply transform_inverse "
     "transform_get_translation transform_get_rotation "
+    "rand_init randi randu randf randn "
     "step nonzero smoothstep add sub mul div mod floordiv neg pos bit_and bit_or bit_xor lshift rshift invert unot "
     "select where atomic_add atomic_sub atomic_min atomic_max len "
     "par_for_inner ScratchPad1D ScratchPad2D ScratchPad3D"

@@ -529,6 +529,32 @@ template <class T> BW_INLINE quat<T> quat_from_axis_angle(const vec<3, T>& axis,
     T s = sin(h);
     return quat<T>{{T(axis.c[0] * s), T(axis.c[1] * s), T(axis.c[2] * s), cos(h)}};
 }
+// Random numbers with Warp's generator: a PCG hash of a uint32 state, which randi/randu/randf/randn
+// advance in place (an rvalue state, as in randf(rand_init(seed)), is advanced and dropped).
+BW_INLINE uint32_t rand_pcg(uint32_t s) {
+    s = s * 747796405u + 2891336453u;
+    uint32_t w = ((s >> ((s >> 28u) + 4u)) ^ s) * 277803737u;
+    return (w >> 22u) ^ w;
+}
+BW_INLINE uint32_t rand_init(int32_t seed) { return rand_pcg(uint32_t(seed)); }
+BW_INLINE uint32_t rand_init(int32_t seed, int32_t offset) { return rand_pcg(uint32_t(seed) + rand_pcg(uint32_t(offset))); }
+BW_INLINE uint32_t randu(uint32_t& s) { s = rand_pcg(s); return s; }
+BW_INLINE uint32_t randu(uint32_t& s, uint32_t lo, uint32_t hi) { return lo + randu(s) % (hi - lo); }
+BW_INLINE int32_t randi(uint32_t& s) { return int32_t(randu(s)); }
+BW_INLINE int32_t randi(uint32_t& s, int32_t lo, int32_t hi) { return lo + int32_t(randu(s) % uint32_t(hi - lo)); }
+BW_INLINE float randf(uint32_t& s) { return float(randu(s) >> 8) * (1.0f / 16777216.0f); }
+BW_INLINE float randf(uint32_t& s, float lo, float hi) { return lo + (hi - lo) * randf(s); }
+BW_INLINE float randn(uint32_t& s) {
+    // Box-Muller in float32 steps, each correctly rounded (log and cos through double), as Warp's values are.
+    float u1 = randf(s), u2 = randf(s);
+    float r = __builtin_sqrtf(-2.0f * float(__builtin_log(double(u1))));
+    return r * float(__builtin_cos(double(2.0f * 3.14159265358979f * u2)));
+}
+template <class... A> BW_INLINE auto randu(uint32_t&& s, A... a) { return randu(s, a...); }
+template <class... A> BW_INLINE auto randi(uint32_t&& s, A... a) { return randi(s, a...); }
+template <class... A> BW_INLINE auto randf(uint32_t&& s, A... a) { return randf(s, a...); }
+BW_INLINE float randn(uint32_t&& s) { return randn(s); }
+
 // Rigid transforms: x -> p + rotate(q, x); products and inverses as in Warp (q need not be unit).
 template <class T> BW_INLINE vec<3, T> transform_get_translation(const transform<T>& t) {
     return vec<3, T>{{t.c[0], t.c[1], t.c[2]}};
