@@ -11,6 +11,7 @@ from ..types.composite import (
     quaternion,
     vector,
 )
+from ..types.scalars import uint32
 from .registry import builtin, is_float_scalar, names, need, same
 
 
@@ -152,3 +153,55 @@ def _transform_get_translation(t):
 @builtin("transform_get_rotation")
 def _transform_get_rotation(t):
     return quaternion(_transform(t)._dtype)
+
+
+def _float_vec(v):
+    need(is_vector_type(v) and is_float_scalar(v._dtype), f"needs a floating-point vector, got {names(v)}")
+    return v
+
+
+@builtin("norm_l1")
+@builtin("norm_l2")
+def _norm(v):
+    return _float_vec(v)._dtype
+
+
+@builtin("norm_huber")
+@builtin("norm_pseudo_huber")
+def _norm_delta(v, delta=None):
+    need(delta in (None, _float_vec(v)._dtype), f"needs a vector and a delta of its dtype, got {names(v, delta)}")
+    return v._dtype
+
+
+@builtin("smooth_normalize")
+def _smooth_normalize(v, delta=None):
+    need(delta in (None, _float_vec(v)._dtype), f"needs a vector and a delta of its dtype, got {names(v, delta)}")
+    return v
+
+
+@builtin("argmin")
+@builtin("argmax")
+def _argminmax(v):
+    need(is_vector_type(v), f"needs a vector, got {names(v)}")
+    return uint32
+
+
+@builtin("get_diag")
+def _get_diag(m):
+    _mat(m, square=True)
+    return vector(m._shape[0], m._dtype)
+
+
+def _same_vectors(vs):
+    need(vs and is_vector_type(vs[0]) and all(v is vs[0] for v in vs), f"needs vectors of one type, got {names(*vs)}")
+    return vs[0]
+
+
+@builtin("matrix_from_cols")
+def _matrix_from_cols(*vs):
+    return matrix((_same_vectors(vs)._length, len(vs)), vs[0]._dtype)
+
+
+@builtin("matrix_from_rows")
+def _matrix_from_rows(*vs):
+    return matrix((len(vs), _same_vectors(vs)._length), vs[0]._dtype)

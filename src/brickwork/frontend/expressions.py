@@ -195,7 +195,10 @@ class ExpressionTyper:
         base = self.expr(node.value)
         index_nodes = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if any(isinstance(i, ast.Slice) for i in index_nodes):
-            raise self.error(KernelSyntaxError, "slices are not supported in kernels", node)
+            if isinstance(base, Static) or not is_composite_type(base.type):
+                raise self.error(KernelSyntaxError, "slices are supported on vectors, matrices, quaternions and "
+                                 "transforms only", node)
+            return self._slice(base, index_nodes, node)
         if isinstance(base, Static):
             obj = base.value
             rule = INTRINSICS.rule(obj, "subscript")
@@ -244,6 +247,40 @@ class ExpressionTyper:
                 return ir.IRComponent(base, rc, t._dtype)
             raise self.error(KernelTypeError, f"{type_name(t)} takes 1 or 2 indices, got {len(indices)}", node)
         raise self.error(KernelTypeError, f"a value of type {type_name(t)} cannot be indexed", node)
+
+    def _slice(self, base, index_nodes, node):
+        """``v[a:b]``, ``m[a:b]``, ``m[i, a:b]``, ``m[a:b, c:d]``: a new value of the selected components
+        (slice bounds must be compile-time constants, as in Warp)."""
+        t = base.type
+        dims = [t._shape[0], t._shape[1]] if is_matrix_type(t) else [t._length]
+        if len(index_nodes) > len(dims):
+            raise self.error(KernelTypeError, f"{type_name(t)} takes at most {len(dims)} indices", node)
+        picks = []  # per dimension: list of indices, or one index for a dimension that is dropped
+        for d, inode in enumerate(index_nodes):
+            if isinstance(inode, ast.Slice):
+                bounds = [None if b is None else self.static_value(b) for b in (inode.lower, inode.upper, inode.step)]
+                if any(b is not None and not isinstance(b, int) for b in bounds):
+                    raise self.error(KernelTypeError, "slice bounds must be integer constants", node)
+                picks.append(list(range(dims[d]))[slice(*bounds)])
+            else:
+                picks.append(self._const_index(self.value(inode), dims[d], t, node))
+        picks += [list(range(n)) for n in dims[len(index_nodes):]]
+        kept = [p for p in picks if isinstance(p, list)]
+        if any(not p for p in kept):
+            raise self.error(KernelTypeError, f"the slice of {type_name(t)} selects no component", node)
+
+        def comp(*ix):
+            return ir.IRComponent(base, [i if isinstance(i, ir.IRExpr) else ir.IRConst(i, int32) for i in ix],
+                                  t._dtype)
+
+        if len(dims) == 1:
+            return ir.IRConstruct([comp(i) for i in picks[0]], vector(len(picks[0]), t._dtype))
+        rows, cols = picks
+        if isinstance(rows, list) and isinstance(cols, list):
+            return ir.IRConstruct([comp(r, c) for r in rows for c in cols], matrix((len(rows), len(cols)), t._dtype))
+        if isinstance(rows, list):
+            return ir.IRConstruct([comp(r, cols) for r in rows], vector(len(rows), t._dtype))
+        return ir.IRConstruct([comp(rows, c) for c in cols], vector(len(cols), t._dtype))
 
     def _const_index(self, index, size, t, node):
         """A component index; a constant one is checked, and a negative one counts from the end (v[-1])."""
@@ -652,6 +689,11 @@ class ExpressionTyper:
             return args[0] if src is t else ir.IRCast(args[0], t)
         if len(args) == size and all(is_scalar_type(a.type) for a in args):
             return ir.IRConstruct([self._cast(a, dtype, t, node) for a in args], t)
+        if is_quat_type(t) and len(args) == 2 and is_vector_type(args[0].type) and args[0].type._length == 3 \
+                and is_scalar_type(args[1].type):  # quat(v, w): imaginary part, real part
+            v = args[0]
+            return ir.IRConstruct([self._cast(ir.IRComponent(v, [ir.IRConst(i, int32)], v.type._dtype), dtype, t, node)
+                                   for i in range(3)] + [self._cast(args[1], dtype, t, node)], t)
         if is_matrix_type(t) and len(args) == t._shape[0] and all(
                 is_vector_type(a.type) and a.type._length == t._shape[1] for a in args):
             comps = []

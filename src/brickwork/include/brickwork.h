@@ -529,6 +529,40 @@ template <class T> BW_INLINE quat<T> quat_from_axis_angle(const vec<3, T>& axis,
     T s = sin(h);
     return quat<T>{{T(axis.c[0] * s), T(axis.c[1] * s), T(axis.c[2] * s), cos(h)}};
 }
+// Vector norms and helpers as Warp defines them (pseudo-Huber norm: sqrt(|v|^2 + delta^2)).
+template <int N, class T> BW_INLINE T norm_l1(const vec<N, T>& v) {
+    T s = abs(v.c[0]); for (int i = 1; i < N; ++i) s = T(s + abs(v.c[i])); return s;
+}
+template <int N, class T> BW_INLINE T norm_l2(const vec<N, T>& v) { return length(v); }
+template <int N, class T> BW_INLINE T norm_huber(const vec<N, T>& v, T delta = T(1)) {
+    T a = length(v);
+    return a <= delta ? T(T(0.5) * a * a) : T(delta * (a - T(0.5) * delta));
+}
+template <int N, class T> BW_INLINE T norm_pseudo_huber(const vec<N, T>& v, T delta = T(1)) {
+    return sqrt(T(length_sq(v) + delta * delta));
+}
+template <int N, class T> BW_INLINE vec<N, T> smooth_normalize(const vec<N, T>& v, T delta = T(1)) {
+    return div(v, norm_pseudo_huber(v, delta));
+}
+template <int N, class T> BW_INLINE uint32_t argmin(const vec<N, T>& v) {
+    uint32_t k = 0; for (int i = 1; i < N; ++i) if (v.c[i] < v.c[k]) k = uint32_t(i); return k;
+}
+template <int N, class T> BW_INLINE uint32_t argmax(const vec<N, T>& v) {
+    uint32_t k = 0; for (int i = 1; i < N; ++i) if (v.c[i] > v.c[k]) k = uint32_t(i); return k;
+}
+template <int N, class T> BW_INLINE vec<N, T> get_diag(const mat<N, N, T>& m) {
+    vec<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = m.r[i].c[i]; return r;
+}
+template <int N, class T, class... V> BW_INLINE mat<N, 1 + sizeof...(V), T> matrix_from_cols(const vec<N, T>& c0, const V&... cs) {
+    const vec<N, T> cols[] = {c0, cs...};
+    mat<N, 1 + sizeof...(V), T> m;
+    for (int i = 0; i < N; ++i) for (int j = 0; j < 1 + int(sizeof...(V)); ++j) m.r[i].c[j] = cols[j].c[i];
+    return m;
+}
+template <int N, class T, class... V> BW_INLINE mat<1 + sizeof...(V), N, T> matrix_from_rows(const vec<N, T>& r0, const V&... rs) {
+    return mat<1 + sizeof...(V), N, T>{{r0, rs...}};
+}
+
 // Random numbers with Warp's generator: a PCG hash of a uint32 state, which randi/randu/randf/randn
 // advance in place (an rvalue state, as in randf(rand_init(seed)), is advanced and dropped).
 BW_INLINE uint32_t rand_pcg(uint32_t s) {

@@ -11,7 +11,17 @@ import typing
 
 import numpy as np
 
-from .scalars import SCALAR_TYPES, GenericPlaceholder, ScalarBase, float16, float32, float64, int32, is_scalar_type
+from .scalars import (
+    SCALAR_TYPES,
+    GenericPlaceholder,
+    ScalarBase,
+    bool_,
+    float16,
+    float32,
+    float64,
+    int32,
+    is_scalar_type,
+)
 
 _SUFFIX = {
     "b": "int8", "ub": "uint8", "s": "int16", "us": "uint16", "i": "int32", "ui": "uint32",
@@ -95,6 +105,9 @@ class CompositeBase:
 
     def __neg__(self):
         return self._new(-self._data)
+
+    def __pos__(self):
+        return self._new(self._data.copy())
 
     def __mul__(self, other):
         if np.ndim(_plain(other)) == 0:
@@ -242,6 +255,8 @@ def vector(length, dtype=float32):
         dtype = float32
     elif dtype is int:
         dtype = int32
+    elif dtype is bool:
+        dtype = bool_
     key = ("vector", length, dtype)
     cls = _VECTOR_CACHE.get(key)
     if cls is None:
@@ -260,6 +275,10 @@ def matrix(shape, dtype=float32):
     """The matrix type of ``shape=(rows, cols)`` with ``dtype`` components (cached)."""
     if dtype is float:
         dtype = float32
+    elif dtype is int:
+        dtype = int32
+    elif dtype is bool:
+        dtype = bool_
     shape = tuple(shape) if shape is not typing.Any else shape
     if shape is not typing.Any and all(d is typing.Any for d in shape):
         shape = typing.Any  # (Any, Any): any number of rows and columns, as Warp writes it
