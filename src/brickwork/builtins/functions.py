@@ -121,7 +121,7 @@ NAMES = (
     "transform_identity transform_point transform_vector transform_multiply transform_inverse "
     "transform_get_translation transform_get_rotation "
     "norm_l1 norm_l2 norm_huber norm_pseudo_huber smooth_normalize argmin argmax get_diag matrix_from_cols "
-    "matrix_from_rows "
+    "matrix_from_rows quat_to_matrix quat_from_matrix quat_rpy quat_to_rpy quat_slerp "
     "rand_init randi randu randf randn "
     "step nonzero smoothstep add sub mul div mod floordiv neg pos bit_and bit_or bit_xor lshift rshift invert unot "
     "select where atomic_add atomic_sub atomic_min atomic_max len "

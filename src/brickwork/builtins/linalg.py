@@ -205,3 +205,39 @@ def _matrix_from_cols(*vs):
 @builtin("matrix_from_rows")
 def _matrix_from_rows(*vs):
     return matrix((len(vs), _same_vectors(vs)._length), vs[0]._dtype)
+
+
+def _quat(q):
+    need(is_quat_type(q) and is_float_scalar(q._dtype), f"needs a quaternion, got {names(q)}")
+    return q
+
+
+@builtin("quat_to_matrix")
+def _quat_to_matrix(q):
+    return matrix((3, 3), _quat(q)._dtype)
+
+
+@builtin("quat_from_matrix")
+def _quat_from_matrix(m):
+    need(is_matrix_type(m) and m._shape == (3, 3) and is_float_scalar(m._dtype), f"needs a 3x3 floating-point "
+         f"matrix, got {names(m)}")
+    return quaternion(m._dtype)
+
+
+@builtin("quat_rpy")
+def _quat_rpy(roll, pitch, yaw):
+    same(roll, pitch, yaw)
+    need(is_float_scalar(roll), f"needs floating-point angles, got {names(roll, pitch, yaw)}")
+    return quaternion(roll)
+
+
+@builtin("quat_to_rpy")
+def _quat_to_rpy(q):
+    return vector(3, _quat(q)._dtype)
+
+
+@builtin("quat_slerp")
+def _quat_slerp(q0, q1, t):
+    need(q0 is q1 and t is _quat(q0)._dtype, f"needs two quaternions and a parameter of one dtype, got "
+         f"{names(q0, q1, t)}")
+    return q0

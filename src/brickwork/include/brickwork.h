@@ -589,6 +589,55 @@ template <class... A> BW_INLINE auto randi(uint32_t&& s, A... a) { return randi(
 template <class... A> BW_INLINE auto randf(uint32_t&& s, A... a) { return randf(s, a...); }
 BW_INLINE float randn(uint32_t&& s) { return randn(s); }
 
+// Quaternion conversions (w last). quat_to_matrix has the rotated axes as columns (Warp's formula, so a
+// non-unit q gives Warp's matrix); quat_from_matrix branches on the trace, then on the largest diagonal
+// entry, and normalizes.
+template <class T> BW_INLINE mat<3, 3, T> quat_to_matrix(const quat<T>& q) {
+    return matrix_from_cols(quat_rotate(q, vec<3, T>{{T(1), T(0), T(0)}}), quat_rotate(q, vec<3, T>{{T(0), T(1), T(0)}}),
+                            quat_rotate(q, vec<3, T>{{T(0), T(0), T(1)}}));
+}
+template <class T> BW_INLINE quat<T> quat_from_matrix(const mat<3, 3, T>& m) {
+    const T m00 = m.r[0].c[0], m11 = m.r[1].c[1], m22 = m.r[2].c[2];
+    const T tr = T(m00 + m11 + m22);
+    T x, y, z, w, h;
+    if (tr >= T(0)) {
+        h = sqrt(T(tr + T(1))); w = T(T(0.5) * h); h = T(T(0.5) / h);
+        x = T((m.r[2].c[1] - m.r[1].c[2]) * h); y = T((m.r[0].c[2] - m.r[2].c[0]) * h); z = T((m.r[1].c[0] - m.r[0].c[1]) * h);
+    } else if (m00 >= m11 && m00 >= m22) {
+        h = sqrt(T(m00 - (m11 + m22) + T(1))); x = T(T(0.5) * h); h = T(T(0.5) / h);
+        y = T((m.r[0].c[1] + m.r[1].c[0]) * h); z = T((m.r[2].c[0] + m.r[0].c[2]) * h); w = T((m.r[2].c[1] - m.r[1].c[2]) * h);
+    } else if (m11 >= m22) {
+        h = sqrt(T(m11 - (m22 + m00) + T(1))); y = T(T(0.5) * h); h = T(T(0.5) / h);
+        z = T((m.r[1].c[2] + m.r[2].c[1]) * h); x = T((m.r[0].c[1] + m.r[1].c[0]) * h); w = T((m.r[0].c[2] - m.r[2].c[0]) * h);
+    } else {
+        h = sqrt(T(m22 - (m00 + m11) + T(1))); z = T(T(0.5) * h); h = T(T(0.5) / h);
+        x = T((m.r[2].c[0] + m.r[0].c[2]) * h); y = T((m.r[1].c[2] + m.r[2].c[1]) * h); w = T((m.r[1].c[0] - m.r[0].c[1]) * h);
+    }
+    return normalize(quat<T>{{x, y, z, w}});
+}
+template <class T> BW_INLINE quat<T> quat_rpy(T roll, T pitch, T yaw) {
+    const T cy = cos(T(yaw * T(0.5))), sy = sin(T(yaw * T(0.5))), cr = cos(T(roll * T(0.5))), sr = sin(T(roll * T(0.5)));
+    const T cp = cos(T(pitch * T(0.5))), sp = sin(T(pitch * T(0.5)));
+    return quat<T>{{T(sr * cp * cy - cr * sp * sy), T(cr * sp * cy + sr * cp * sy), T(cr * cp * sy - sr * sp * cy),
+                    T(cr * cp * cy + sr * sp * sy)}};
+}
+template <class T> BW_INLINE vec<3, T> quat_to_rpy(const quat<T>& q) {
+    const T x = q.c[0], y = q.c[1], z = q.c[2], w = q.c[3];
+    const T roll = atan2(T(T(2) * (w * x + y * z)), T(T(1) - T(2) * (x * x + y * y)));
+    const T pitch = T(asin(clamp(T(T(2) * (w * y - z * x)), T(-1), T(1))));
+    const T yaw = atan2(T(T(2) * (w * z + x * y)), T(T(1) - T(2) * (y * y + z * z)));
+    return vec<3, T>{{roll, pitch, yaw}};
+}
+template <class T> BW_INLINE quat<T> quat_slerp(const quat<T>& q0, const quat<T>& q1, T t) {
+    // the rotation from q0 to q1 as axis and angle, scaled by t
+    const quat<T> d = mul(quat_inverse(q0), q1);
+    vec<3, T> v{{d.c[0], d.c[1], d.c[2]}};
+    const T angle = T(T(2) * atan2(length(v), abs(d.c[3])));
+    v = normalize(v);
+    if (d.c[3] < T(0)) v = neg(v);
+    return mul(q0, quat_from_axis_angle(v, T(t * angle)));
+}
+
 // Rigid transforms: x -> p + rotate(q, x); products and inverses as in Warp (q need not be unit).
 template <class T> BW_INLINE vec<3, T> transform_get_translation(const transform<T>& t) {
     return vec<3, T>{{t.c[0], t.c[1], t.c[2]}};
