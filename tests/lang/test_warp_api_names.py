@@ -85,3 +85,18 @@ def test_zero_length_vector_type():
     assert v0._length == 0 and len(v0()) == 0
     with pytest.raises(TypeError, match="non-negative int, got -1"):
         wp.types.vector(-1, float)
+
+
+def test_vector_builtins_on_the_host(capfd):
+    v = wp.vec3(3.0, 4.0, 0.0)
+    assert wp.length(v) == 5.0 and wp.dot(v, v) == 25.0
+    n = wp.normalize(v)
+    assert type(n) is wp.vec3 and list(n) == [np.float32(0.6), np.float32(0.8), 0.0]
+    assert list(wp.cross(v, wp.vec3(0.0, 0.0, 1.0))) == [4.0, -3.0, 0.0]
+    assert wp.determinant(wp.mat22(1.0, 2.0, 3.0, 4.0)) == -2.0
+    assert np.asarray(wp.inverse(wp.mat22(1.0, 2.0, 3.0, 4.0))).tolist() == [[-2.0, 1.0], [1.5, -0.5]]
+    assert type(wp.transpose(wp.mat22d(1.0, 2.0, 3.0, 4.0))) is wp.mat22d
+    wp.expect_eq(wp.vec2(1.0, 2.0), wp.vec2(1.0, 2.0))
+    assert capfd.readouterr().out == ""
+    wp.expect_eq(1, 2)
+    assert "expect_eq failed: 1 != 2" in capfd.readouterr().out

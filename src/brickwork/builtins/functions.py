@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from .host_rotations import HOST_ROTATIONS
+from .host_composites import HOST_LINALG, HOST_ROTATIONS
 
 
 class BuiltinFunction:
@@ -129,4 +129,5 @@ NAMES = (
 ).split()
 
 _HOST.update(HOST_ROTATIONS)
+_HOST.update(HOST_LINALG)
 FUNCTIONS = {name: BuiltinFunction(name, _HOST.get(name)) for name in NAMES}

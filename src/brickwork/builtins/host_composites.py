@@ -1,4 +1,5 @@
-"""Quaternion and transform builtins called from Python (outside kernels), with the kernels' formulas.
+"""Vector, matrix, quaternion and transform builtins called from Python (outside kernels), with the
+kernels' formulas.
 
 Values are computed in float64 from the arguments' components and returned as the arguments' types.
 """
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..types.composite import quaternion, transformation, vector
+from ..types.composite import matrix, quaternion, transformation, vector
 from ..types.scalars import float32
 
 
@@ -92,3 +93,47 @@ HOST_ROTATIONS = {name: globals()[name] for name in (
     "quat_identity", "transform_identity", "quat_from_axis_angle", "quat_rotate", "quat_rotate_inv", "quat_inverse",
     "transform_get_translation", "transform_get_rotation", "transform_point", "transform_vector",
     "transform_multiply", "transform_inverse")}
+
+
+# -- vectors and matrices on the host ---------------------------------------------------------------------
+
+
+def _like(value, arg):
+    """``value`` (numpy) as a value of the composite family of ``arg``, or a Python number."""
+    dtype = getattr(type(arg), "_dtype", float32)
+    value = np.asarray(value)
+    if value.ndim == 0:  # rounded once to the arguments' component type, as the kernel's result
+        return value.astype(getattr(dtype, "_np", np.float64)).item()
+    if value.ndim == 1:
+        return vector(value.shape[0], dtype)(value)
+    return matrix(value.shape, dtype)(value)
+
+
+def _vector_host(fn):
+    def host(*args):
+        return _like(fn(*(np.asarray(a, dtype=np.float64) if hasattr(a, "_data") else a for a in args)), args[0])
+
+    return host
+
+
+def _normalize(v):
+    n = np.linalg.norm(v)
+    return v / n if n > 0 else v
+
+
+def _expect(equal):
+    def host(a, b):
+        if bool(np.array_equal(np.asarray(a), np.asarray(b))) != equal:
+            print(f"Error: {'expect_eq' if equal else 'expect_neq'} failed: {a} {'!=' if equal else '=='} {b}")
+
+    return host
+
+
+HOST_LINALG = {
+    "dot": _vector_host(np.dot), "cross": _vector_host(np.cross), "length": _vector_host(np.linalg.norm),
+    "length_sq": _vector_host(lambda v: np.dot(v, v)), "normalize": _vector_host(_normalize),
+    "outer": _vector_host(np.outer), "transpose": _vector_host(np.transpose),
+    "determinant": _vector_host(np.linalg.det), "inverse": _vector_host(np.linalg.inv), "trace": _vector_host(np.trace),
+    "cw_mul": _vector_host(np.multiply), "cw_div": _vector_host(np.divide),
+    "expect_eq": _expect(True), "expect_neq": _expect(False),
+}
