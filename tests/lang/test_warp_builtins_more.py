@@ -139,3 +139,23 @@ def test_warp_error_names_and_type_size():
     assert wp.WarpCodegenError is wp.KernelError and issubclass(wp.WarpCodegenTypeError, TypeError)
     assert issubclass(wp.WarpCodegenAttributeError, AttributeError)
     assert [wp.types.type_size(t) for t in (wp.float32, wp.vec3, wp.mat33, wp.transform, wp.quat)] == [1, 3, 9, 7, 4]
+
+
+@wp.kernel
+def near(x: float, v: wp.vec2):
+    wp.expect_near(x, 1.0, 0.01)
+    wp.expect_near(v, wp.vec2(1.0, 2.0), 0.01)
+    wp.expect_near(x, 1.0)
+
+
+def test_expect_near_prints_only_when_apart(capfd):
+    wp.launch(near, dim=1, inputs=[1.0, wp.vec2(1.0, 2.0)])
+    wp.synchronize()
+    assert capfd.readouterr().out == ""
+    wp.launch(near, dim=1, inputs=[1.001, wp.vec2(1.0, 2.05)])
+    wp.synchronize()
+    out = capfd.readouterr().out
+    assert "expect_near(v, wp.vec2(1.0, 2.0), 0.01) failed" in out and "expect_near(x, 1.0) failed" in out
+    assert "expect_near(x, 1.0, 0.01)" not in out
+    wp.expect_near(1.0, 1.5, 0.1)
+    assert "differ by more than 0.1" in capfd.readouterr().out

@@ -113,7 +113,7 @@ _ELEMENTWISE = frozenset({"smoothstep",
                           "frac", "degrees", "radians"})
 
 NAMES = (
-    "tid print printf expect_eq expect_neq "
+    "tid print printf expect_eq expect_neq expect_near "
     "min max abs sign clamp floor ceil round trunc frac rint sqrt cbrt exp exp2 log log2 log10 pow sin cos tan "
     "asin acos atan atan2 sinh cosh tanh isnan isinf isfinite degrees radians lerp "
     "dot cross length length_sq normalize outer transpose determinant inverse diag identity ddot trace skew "

@@ -129,11 +129,16 @@ def _expect(equal):
     return host
 
 
+def _expect_near(a, b, tol=1e-6):
+    if np.max(np.abs(np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64))) > tol:
+        print(f"Error: expect_near failed: {a} and {b} differ by more than {tol}")
+
+
 HOST_LINALG = {
     "dot": _vector_host(np.dot), "cross": _vector_host(np.cross), "length": _vector_host(np.linalg.norm),
     "length_sq": _vector_host(lambda v: np.dot(v, v)), "normalize": _vector_host(_normalize),
     "outer": _vector_host(np.outer), "transpose": _vector_host(np.transpose),
     "determinant": _vector_host(np.linalg.det), "inverse": _vector_host(np.linalg.inv), "trace": _vector_host(np.trace),
     "cw_mul": _vector_host(np.multiply), "cw_div": _vector_host(np.divide),
-    "expect_eq": _expect(True), "expect_neq": _expect(False),
+    "expect_eq": _expect(True), "expect_neq": _expect(False), "expect_near": _expect_near,
 }

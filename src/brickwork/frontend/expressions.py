@@ -443,6 +443,19 @@ class ExpressionTyper:
             message = f"{name}({ast.unparse(node.args[0])}, {ast.unparse(node.args[1])}) failed at " \
                       f"{loc.filename}:{loc.lineno}"
             return ir.IRExpect(name == "expect_eq", a, b, message)
+        if name == "expect_near":  # prints when some component of |a - b| exceeds tol (default 1e-6)
+            if len(node.args) not in (2, 3) or node.keywords:
+                raise self.error(KernelTypeError, "expect_near() takes a, b and an optional tolerance", node)
+            a, b = self.value(node.args[0]), self.value(node.args[1])
+            tol = self.value(node.args[2]) if len(node.args) == 3 else ir.IRConst(1e-6, _scalar_of(a.type))
+            diff = self.builtin_call("abs", [self.builtin_call("sub", [a, b], node)], node)
+            if is_vector_type(diff.type):
+                diff = self.builtin_call("max", [diff], node)
+            ok = self.builtin_call("le", [diff, tol], node, label="expect_near()")
+            loc = self.source.location(node)
+            message = f"expect_near({', '.join(ast.unparse(n) for n in node.args)}) failed at " \
+                      f"{loc.filename}:{loc.lineno}"
+            return ir.IRExpect(True, ok, ir.IRConst(True, bool_), message)
         return None
 
     def _check_printf_format(self, fmt: str, nvalues: int, node) -> None:
@@ -538,7 +551,7 @@ class ExpressionTyper:
             if node.args or node.keywords:
                 raise self.error(KernelTypeError, "tid() takes no arguments", node)
             return Static(_TID)
-        if name in ("print", "printf", "expect_eq", "expect_neq"):
+        if name in ("print", "printf", "expect_eq", "expect_neq", "expect_near"):
             raise self.error(KernelSyntaxError, f"{name}() is a statement and has no value", node)
         if name == "len":
             (arg,) = self.positional(node)
