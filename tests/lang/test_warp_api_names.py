@@ -100,3 +100,17 @@ def test_vector_builtins_on_the_host(capfd):
     assert capfd.readouterr().out == ""
     wp.expect_eq(1, 2)
     assert "expect_eq failed: 1 != 2" in capfd.readouterr().out
+
+
+def test_kernel_name_option_and_invalid_names():
+    @wp.kernel(name="my_scale")
+    def scale_by_two(x: wp.array(dtype=float)):
+        x[wp.tid()] *= 2.0
+
+    assert scale_by_two.key == "my_scale"
+    x = wp.array([1.5], dtype=float)
+    wp.launch(scale_by_two, dim=1, inputs=[x])
+    assert x.numpy().tolist() == [3.0]
+    for bad in ("1invalid", "has space", "dash-ed", "", 3):
+        with pytest.raises(ValueError, match=r"kernel name .* is not a valid C\+\+ identifier"):
+            wp.kernel(name=bad)

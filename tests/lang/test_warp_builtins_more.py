@@ -159,3 +159,54 @@ def test_expect_near_prints_only_when_apart(capfd):
     assert "expect_near(x, 1.0, 0.01)" not in out
     wp.expect_near(1.0, 1.5, 0.1)
     assert "differ by more than 0.1" in capfd.readouterr().out
+
+
+@wp.kernel
+def keywords(out: wp.array(dtype=float), seed: int):
+    out[0] = wp.pow(x=2.0, y=4.0)
+    out[1] = wp.pow(2.0, y=3.0)
+    out[2] = wp.clamp(5.0, high=2.0, low=-1.0)
+    state = wp.rand_init(seed=seed)
+    out[3] = wp.randf(state, low=10.0, high=11.0)
+    out[4] = wp.norm_huber(wp.vec2(3.0, 4.0), delta=10.0)
+    out[5] = wp.lerp(a=1.0, t=0.25, b=3.0)
+
+
+def test_builtins_take_warps_keyword_arguments():
+    out = wp.zeros(6, dtype=float)
+    wp.launch(keywords, dim=1, inputs=[out, 42])
+    got = out.numpy().tolist()
+    assert got[:3] == [16.0, 8.0, 2.0] and 10.0 <= got[3] < 11.0 and got[4:] == [12.5, 1.5]
+
+    @wp.kernel
+    def bad_name(out: wp.array(dtype=float)):
+        out[0] = wp.pow(x=2.0, z=4.0)
+
+    with pytest.raises(wp.KernelTypeError, match=r"pow\(\) has no parameter 'z' \(its parameters: x, y\)"):
+        wp.launch(bad_name, dim=1, inputs=[out])
+
+    @wp.kernel
+    def twice(out: wp.array(dtype=float)):
+        out[0] = wp.pow(2.0, x=4.0)
+
+    with pytest.raises(wp.KernelTypeError, match=r"pow\(\) got two values for 'x'"):
+        wp.launch(twice, dim=1, inputs=[out])
+
+    @wp.kernel
+    def missing(out: wp.array(dtype=float)):
+        out[0] = wp.pow(y=4.0)
+
+    with pytest.raises(wp.KernelTypeError, match=r"pow\(\) is missing the argument\(s\) x"):
+        wp.launch(missing, dim=1, inputs=[out])
+    assert out.numpy().tolist() == got
+
+
+def test_subscript_with_none_is_an_error():
+    @wp.kernel
+    def none_index(v: wp.vec3, out: wp.array(dtype=float)):
+        out[0] = v[None]
+
+    out = wp.zeros(1, dtype=float)
+    with pytest.raises(wp.KernelTypeError, match="constant None is not supported in kernels"):
+        wp.launch(none_index, dim=1, inputs=[wp.vec3(), out])
+    assert out.numpy().tolist() == [0.0]

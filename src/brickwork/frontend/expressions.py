@@ -21,6 +21,7 @@ import numpy as np
 from .. import ir
 from ..builtins import FUNCTIONS, BuiltinFunction
 from ..builtins.constants import CONSTANTS
+from ..builtins.param_names import PARAM_NAMES
 from ..builtins.table import Mismatch, resolve
 from ..errors import KernelAttributeError, KernelNameError, KernelSyntaxError, KernelTypeError
 from ..types.arrays import ArrayType, _ArrayNd, array, type_name
@@ -574,8 +575,31 @@ class ExpressionTyper:
             return self.construct({"int": int32, "float": float32, "bool": bool_}[name], node)
         if name == "unot":  # Warp's name of `not`
             name = "logical_not"
-        args = self.positional(node)
+        args = self.builtin_arguments(name, node)
         return self.builtin_call(name, args, node)
+
+    def builtin_arguments(self, name, node) -> list:
+        """The arguments of a builtin call in order; keywords by Warp's parameter names (wp.pow(x=2.0, y=4.0))."""
+        if not node.keywords:
+            return self.positional(node)
+        params = PARAM_NAMES.get(name)
+        if params is None:
+            raise self.error(KernelTypeError, f"{name}() takes no keyword arguments", node)
+        slots = [self.value(a) for a in node.args] + [None] * max(0, len(params) - len(node.args))
+        for kw in node.keywords:
+            if kw.arg not in params:
+                raise self.error(KernelTypeError, f"{name}() has no parameter '{kw.arg}' (its parameters: "
+                                 f"{', '.join(params)})", node)
+            i = params.index(kw.arg)
+            if slots[i] is not None:
+                raise self.error(KernelTypeError, f"{name}() got two values for '{kw.arg}'", node)
+            slots[i] = self.value(kw.value)
+        while slots and slots[-1] is None:  # trailing optional parameters left out
+            slots.pop()
+        if any(a is None for a in slots):
+            missing = [params[i] for i, a in enumerate(slots) if a is None]
+            raise self.error(KernelTypeError, f"{name}() is missing the argument(s) {', '.join(missing)}", node)
+        return slots
 
     def identity(self, node):
         kw = {k.arg: self.static_value(k.value) for k in node.keywords}
