@@ -210,3 +210,35 @@ def test_subscript_with_none_is_an_error():
     with pytest.raises(wp.KernelTypeError, match="constant None is not supported in kernels"):
         wp.launch(none_index, dim=1, inputs=[wp.vec3(), out])
     assert out.numpy().tolist() == [0.0]
+
+
+@wp.kernel
+def bit_atomics(flags: wp.array(dtype=wp.uint32), ints: wp.array(dtype=int), old: wp.array(dtype=wp.uint32),
+                last: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_or(flags, 0, wp.uint32(1) << wp.uint32(i))
+    wp.atomic_and(flags, 1, ~(wp.uint32(1) << wp.uint32(i)))
+    wp.atomic_xor(flags, 2, wp.uint32(1) << wp.uint32(i % 3))
+    if i == 0:
+        wp.atomic_exch(ints, 0, 7)
+        old[0] = wp.uint32(wp.atomic_exch(ints, 1, 9))
+        last[0] = wp.atomic_exch(last, 0, 2.5)
+
+
+def test_bitwise_and_exchange_atomics():
+    flags = wp.array([0, 0xFFFFFFFF, 0], dtype=wp.uint32)
+    ints, old, last = wp.array([1, 2], dtype=int), wp.zeros(1, dtype=wp.uint32), wp.array([1.5], dtype=float)
+    wp.launch(bit_atomics, dim=8, inputs=[flags, ints, old, last])
+    expected_xor = 0
+    for i in range(8):
+        expected_xor ^= 1 << (i % 3)
+    assert flags.numpy().tolist() == [0xFF, 0xFFFFFF00, expected_xor]
+    assert ints.numpy().tolist() == [7, 9] and old.numpy().tolist() == [2] and last.numpy().tolist() == [2.5]
+
+    @wp.kernel
+    def float_or(a: wp.array(dtype=float)):
+        wp.atomic_or(a, 0, 1.0)
+
+    with pytest.raises(wp.KernelTypeError, match=r"atomic_or\(\): needs an array of integers, got array\(dtype=float32"):
+        wp.launch(float_or, dim=1, inputs=[last])
+    assert last.numpy().tolist() == [2.5]

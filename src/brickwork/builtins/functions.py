@@ -124,7 +124,7 @@ NAMES = (
     "matrix_from_rows quat_to_matrix quat_from_matrix quat_rpy quat_to_rpy quat_slerp "
     "rand_init randi randu randf randn "
     "step nonzero smoothstep add sub mul div mod floordiv neg pos bit_and bit_or bit_xor lshift rshift invert unot "
-    "select where atomic_add atomic_sub atomic_min atomic_max len "
+    "select where atomic_add atomic_sub atomic_min atomic_max atomic_and atomic_or atomic_xor atomic_exch len "
     "par_for_inner ScratchPad1D ScratchPad2D ScratchPad3D"
 ).split()
 

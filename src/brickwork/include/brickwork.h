@@ -868,6 +868,10 @@ template <class T> BW_INLINE T atomic_sub(T* p, T v) {
 }
 template <class T> BW_INLINE T atomic_min(T* p, T v) { return atomic_update(p, v, [](T a, T b) { return min(a, b); }); }
 template <class T> BW_INLINE T atomic_max(T* p, T v) { return atomic_update(p, v, [](T a, T b) { return max(a, b); }); }
+template <class T> BW_INLINE T atomic_and(T* p, T v) { return __atomic_fetch_and(p, v, __ATOMIC_RELAXED); }
+template <class T> BW_INLINE T atomic_or(T* p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }
+template <class T> BW_INLINE T atomic_xor(T* p, T v) { return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); }
+template <class T> BW_INLINE T atomic_exch(T* p, T v) { return atomic_update(p, v, [](T, T b) { return b; }); }
 // Vectors, matrices and quaternions: each component atomically (the element as a whole is not).
 #define BW_ATOMIC_COMPOSITE(op)                                                                     \
     template <int N, class T> BW_INLINE vec<N, T> op(vec<N, T>* p, vec<N, T> v) {            \
