@@ -222,7 +222,7 @@ def bit_atomics(flags: wp.array(dtype=wp.uint32), ints: wp.array(dtype=int), old
     if i == 0:
         wp.atomic_exch(ints, 0, 7)
         old[0] = wp.uint32(wp.atomic_exch(ints, 1, 9))
-        last[0] = wp.atomic_exch(last, 0, 2.5)
+        last[1] = wp.atomic_exch(last, 0, 2.5)
 
 
 def test_bitwise_and_exchange_atomics():
@@ -233,7 +233,7 @@ def test_bitwise_and_exchange_atomics():
     for i in range(8):
         expected_xor ^= 1 << (i % 3)
     assert flags.numpy().tolist() == [0xFF, 0xFFFFFF00, expected_xor]
-    assert ints.numpy().tolist() == [7, 9] and old.numpy().tolist() == [2] and last.numpy().tolist() == [2.5]
+    assert ints.numpy().tolist() == [7, 9] and old.numpy().tolist() == [2] and last.numpy().tolist() == [2.5, 1.5]
 
     @wp.kernel
     def float_or(a: wp.array(dtype=float)):
@@ -241,4 +241,4 @@ def test_bitwise_and_exchange_atomics():
 
     with pytest.raises(wp.KernelTypeError, match=r"atomic_or\(\): needs an array of integers, got array\(dtype=float32"):
         wp.launch(float_or, dim=1, inputs=[last])
-    assert last.numpy().tolist() == [2.5]
+    assert last.numpy().tolist() == [2.5, 1.5]
