@@ -227,7 +227,7 @@ def bit_atomics(flags: wp.array(dtype=wp.uint32), ints: wp.array(dtype=int), old
 
 def test_bitwise_and_exchange_atomics():
     flags = wp.array([0, 0xFFFFFFFF, 0], dtype=wp.uint32)
-    ints, old, last = wp.array([1, 2], dtype=int), wp.zeros(1, dtype=wp.uint32), wp.array([1.5], dtype=float)
+    ints, old, last = wp.array([1, 2], dtype=int), wp.zeros(1, dtype=wp.uint32), wp.array([1.5, 0.0], dtype=float)
     wp.launch(bit_atomics, dim=8, inputs=[flags, ints, old, last])
     expected_xor = 0
     for i in range(8):
