@@ -242,3 +242,32 @@ def test_bitwise_and_exchange_atomics():
     with pytest.raises(wp.KernelTypeError, match=r"atomic_or\(\): needs an array of integers, got array\(dtype=float32"):
         wp.launch(float_or, dim=1, inputs=[last])
     assert last.numpy().tolist() == [2.5, 1.5]
+
+
+@wp.kernel
+def special(o: wp.array(dtype=float), od: wp.array(dtype=wp.float64), oi: wp.array(dtype=int)):
+    o[0] = wp.erf(0.5)
+    o[1] = wp.erfc(0.5)
+    o[2] = wp.erfinv(0.3)
+    o[3] = wp.erfcinv(0.3)
+    o[4] = wp.erfinv(0.999)
+    o[5] = wp.copysign(2.0, -0.0)
+    o[6] = wp.erfinv(-0.7)
+    o[7] = wp.erfinv(1.0)
+    od[0] = wp.erfinv(wp.float64(0.3))
+    od[1] = wp.erfcinv(wp.float64(1.9))
+    oi[0] = wp.bit_count(255)
+    oi[1] = wp.bit_count(-1)
+    oi[2] = wp.bit_count(wp.int64(-1))
+    oi[3] = wp.bit_count(wp.uint8(7))
+
+
+def test_erf_family_copysign_bit_count_match_warp():
+    o, od, oi = wp.zeros(8, dtype=float), wp.zeros(2, dtype=wp.float64), wp.zeros(4, dtype=int)
+    wp.launch(special, dim=1, inputs=[o, od, oi])
+    assert o.numpy().tolist()[:7] == [0.5204998850822449, 0.4795001149177551, 0.27246272563934326,
+                                      0.7328690886497498, 2.326756238937378, -2.0, -0.7328690886497498]
+    assert o.numpy()[7] == np.inf
+    np.testing.assert_allclose(od.numpy(), [0.27246271472675443, -1.1630871536766736], rtol=1e-15)
+    assert oi.numpy().tolist() == [8, 32, 64, 3]
+    assert wp.erf(0.5) == np.float32(0.5204998850822449) and wp.bit_count(255) == 8

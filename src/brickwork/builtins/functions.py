@@ -104,10 +104,12 @@ _HOST = {
     "neg": operator.neg, "pos": operator.pos, "bit_and": operator.and_, "bit_or": operator.or_,
     "bit_xor": operator.xor, "lshift": operator.lshift, "rshift": operator.rshift, "invert": operator.invert,
     "unot": operator.not_,
+    "erf": np.vectorize(math.erf), "erfc": np.vectorize(math.erfc), "copysign": np.copysign,
+    "bit_count": lambda x: bin(x & 0xFFFFFFFFFFFFFFFF).count("1"),
     "sign": _sign, "round": _round, "frac": _frac, "degrees": np.degrees, "radians": np.radians,
 }
 #: Host builtins computed through ``_elementwise`` (in the arguments' kernel types).
-_ELEMENTWISE = frozenset({"smoothstep",
+_ELEMENTWISE = frozenset({"smoothstep", "erf", "erfc", "copysign",
                           "sqrt", "exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
                           "tanh", "floor", "ceil", "trunc", "log2", "log10", "exp2", "cbrt", "pow", "sign", "round",
                           "frac", "degrees", "radians"})
@@ -122,6 +124,7 @@ NAMES = (
     "transform_get_translation transform_get_rotation "
     "norm_l1 norm_l2 norm_huber norm_pseudo_huber smooth_normalize argmin argmax get_diag matrix_from_cols "
     "matrix_from_rows quat_to_matrix quat_from_matrix quat_rpy quat_to_rpy quat_slerp "
+    "erf erfc erfinv erfcinv copysign bit_count "
     "rand_init randi randu randf randn "
     "step nonzero smoothstep add sub mul div mod floordiv neg pos bit_and bit_or bit_xor lshift rshift invert unot "
     "select where atomic_add atomic_sub atomic_min atomic_max atomic_and atomic_or atomic_xor atomic_exch len "

@@ -354,6 +354,29 @@ BW_MATH1B(round) BW_MATH1B(trunc) BW_MATH1(rint, __builtin_nearbyintf(x), __buil
 BW_MATH1(frac, x - __builtin_truncf(x), x - __builtin_trunc(x))
 BW_MATH1(degrees, x * 57.29577951308232f, x * 57.29577951308232)
 BW_MATH1(radians, x * 0.017453292519943295f, x * 0.017453292519943295)
+BW_MATH1B(erf) BW_MATH1B(erfc)
+// erfinv: Newton steps on erf from a rational first guess, in double; erfinv(+-1) = +-inf, outside: NaN.
+BW_INLINE double erfinv_d(double y) {
+    if (!(y > -1.0 && y < 1.0)) return y == 1.0 ? __builtin_inf() : y == -1.0 ? -__builtin_inf() : __builtin_nan("");
+    const double w = -__builtin_log((1.0 - y) * (1.0 + y));
+    double x = w < 5.0 ? y * (0.886226925452758 + w * (0.1 + 0.02 * w)) : (y > 0 ? 1.0 : -1.0) * __builtin_sqrt(w - __builtin_log(w));
+    for (int i = 0; i < 60; ++i) {
+        const double step = (__builtin_erf(x) - y) / (1.1283791670955126 * __builtin_exp(-x * x));
+        x -= step;
+        if (__builtin_fabs(step) <= 1e-17 * __builtin_fabs(x)) break;
+    }
+    return x;
+}
+BW_MATH1(erfinv, float(erfinv_d(double(x))), erfinv_d(x))
+BW_MATH1(erfcinv, float(erfinv_d(1.0 - double(x))), erfinv_d(1.0 - x))
+BW_INLINE float copysign(float a, float b) { return __builtin_copysignf(a, b); }
+BW_INLINE double copysign(double a, double b) { return __builtin_copysign(a, b); }
+BW_INLINE half copysign(half a, half b) { return half::from_bits(uint16_t((a.bits & 0x7fffu) | (b.bits & 0x8000u))); }
+BW_LIFT2(copysign)
+template <class T> BW_INLINE int32_t bit_count(T x) {
+    using U = typename std::make_unsigned<T>::type;
+    return sizeof(T) == 8 ? __builtin_popcountll((unsigned long long)(U)x) : __builtin_popcount((unsigned)(U)x);
+}
 
 BW_INLINE float atan2(float y, float x) { return __builtin_atan2f(y, x); }
 BW_INLINE double atan2(double y, double x) { return __builtin_atan2(y, x); }
