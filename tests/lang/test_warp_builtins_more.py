@@ -271,3 +271,14 @@ def test_erf_family_copysign_bit_count_match_warp():
     np.testing.assert_allclose(od.numpy(), [0.27246271472675443, -1.1630871536766736], rtol=1e-15)
     assert oi.numpy().tolist() == [8, 32, 64, 3]
     assert wp.erf(0.5) == np.float32(0.5204998850822449) and wp.bit_count(255) == 8
+
+
+@wp.kernel
+def static_len(v: wp.vec2, out: wp.array(dtype=int)):
+    out[0] = wp.static(len(v) + 1)
+
+
+def test_static_of_a_value_the_compiler_knows():
+    out = wp.zeros(1, dtype=int)
+    wp.launch(static_len, dim=1, inputs=[wp.vec2(), out])
+    assert out.numpy().tolist() == [3]

@@ -27,6 +27,29 @@ class _RuntimeName(Exception):
         self.name = name
 
 
+class _KnownByType:
+    """A runtime value of the kernel inside wp.static: only what its type tells is available (len(v))."""
+
+    def __init__(self, name, t):
+        self._name, self._type = name, t
+
+    def __len__(self):
+        shape = getattr(self._type, "_shape", None)
+        if not shape:
+            raise _RuntimeName(self._name)
+        return shape[0]
+
+    def __getattr__(self, attr):
+        raise _RuntimeName(self._name)
+
+    def _runtime(self, *args, **kwargs):
+        raise _RuntimeName(self._name)
+
+    __getitem__ = __iter__ = __bool__ = __index__ = __int__ = __float__ = __add__ = __radd__ = __sub__ = _runtime
+    __rsub__ = __mul__ = __rmul__ = __truediv__ = __eq__ = __lt__ = __gt__ = __le__ = __ge__ = __neg__ = _runtime
+    __hash__ = None
+
+
 class _CompileTimeNames(Mapping):
     """The names an expression under wp.static may use: compile-time names of the body, then globals/closure."""
 
@@ -36,8 +59,9 @@ class _CompileTimeNames(Mapping):
     def __getitem__(self, name):
         symbols = self.builder.symbols
         unique = symbols.unique(name)
-        if symbols.type_of(unique) is not None:
-            raise _RuntimeName(name)
+        t = symbols.type_of(unique)
+        if t is not None:
+            return _KnownByType(name, t)
         if unique in symbols.statics:
             return symbols.statics[unique]
         value = self.builder.source.lookup(name)
