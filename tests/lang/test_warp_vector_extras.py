@@ -95,3 +95,12 @@ def test_matrix_from_rows_needs_one_vector_type():
                                                  r"vec2d"):
         wp.launch(mixed, dim=1, inputs=[out])
     assert out.numpy().tolist() == [[[0, 0], [0, 0]]]
+
+
+def test_host_slices_are_vectors_and_matrices():
+    v = wp.vec4(1.0, 2.0, 3.0, 4.0)
+    assert type(v[0:2]) is wp.vec2 and list(v[0:2]) == [1.0, 2.0] and v[1:3] == wp.vec2(2.0, 3.0)
+    m = wp.mat33d(*range(9))
+    rows = m[1:]
+    assert rows._shape == (2, 3) and rows._dtype is wp.float64 and np.asarray(rows).tolist() == [[3, 4, 5], [6, 7, 8]]
+    assert type(m[0]) is wp.vec3d

@@ -62,9 +62,11 @@ class CompositeBase:
 
     def __getitem__(self, index):
         value = self._data[index]
-        if isinstance(value, np.ndarray):
-            if value.ndim == 1 and self._kind == "matrix":
+        if isinstance(value, np.ndarray):  # a row, or a slice (v[0:2], m[1:]): a vector or matrix, as in Warp
+            if value.ndim == 1:
                 return vector(value.shape[0], self._dtype)(value)
+            if value.ndim == 2:
+                return matrix(value.shape, self._dtype)(value)
             return value.copy()
         return value.item()
 
