@@ -9,6 +9,7 @@ from ..types.composite import (
     is_vector_type,
     matrix,
     quaternion,
+    transformation,
     vector,
 )
 from ..types.scalars import uint32
@@ -241,3 +242,68 @@ def _quat_slerp(q0, q1, t):
     need(q0 is q1 and t is _quat(q0)._dtype, f"needs two quaternions and a parameter of one dtype, got "
          f"{names(q0, q1, t)}")
     return q0
+
+
+def _spatial(a):
+    need(is_vector_type(a) and a._length == 6 and is_float_scalar(a._dtype), f"needs a spatial vector "
+         f"(a floating-point 6-vector), got {names(a)}")
+    return a
+
+
+@builtin("spatial_top")
+@builtin("spatial_bottom")
+def _spatial_part(a):
+    return vector(3, _spatial(a)._dtype)
+
+
+@builtin("spatial_dot")
+def _spatial_dot(a, b):
+    same(_spatial(a), b)
+    return a._dtype
+
+
+@builtin("spatial_cross")
+@builtin("spatial_cross_dual")
+def _spatial_cross(a, b):
+    same(_spatial(a), b)
+    return a
+
+
+@builtin("velocity_at_point")
+def _velocity_at_point(qd, r):
+    need(r is vector(3, _spatial(qd)._dtype), f"needs a spatial vector and a 3-vector of its dtype, got {names(qd, r)}")
+    return r
+
+
+@builtin("spatial_adjoint")
+def _spatial_adjoint(r, s):
+    need(is_matrix_type(r) and r._shape == (3, 3) and s is r and is_float_scalar(r._dtype),
+         f"needs two 3x3 floating-point matrices of one dtype, got {names(r, s)}")
+    return matrix((6, 6), r._dtype)
+
+
+@builtin("transform_twist")
+@builtin("transform_wrench")
+def _transform_spatial(t, x):
+    need(is_transform_type(t) and x is vector(6, t._dtype), f"needs a transform and a spatial vector of its dtype, "
+         f"got {names(t, x)}")
+    return x
+
+
+@builtin("transform_to_matrix")
+def _transform_to_matrix(t):
+    return matrix((4, 4), _transform(t)._dtype)
+
+
+@builtin("transform_from_matrix")
+def _transform_from_matrix(m):
+    need(is_matrix_type(m) and m._shape == (4, 4) and is_float_scalar(m._dtype), f"needs a 4x4 floating-point "
+         f"matrix, got {names(m)}")
+    return transformation(m._dtype)
+
+
+@builtin("transform_compose")
+def _transform_compose(p, q, s):
+    need(is_vector_type(p) and p._length == 3 and s is p and q is quaternion(p._dtype), f"needs a position, a "
+         f"rotation and a scale of one dtype, got {names(p, q, s)}")
+    return matrix((4, 4), p._dtype)

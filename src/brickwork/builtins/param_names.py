@@ -88,5 +88,7 @@ _BY_SIGNATURE = {
     ),
 }
 
+_BY_SIGNATURE[('position', 'rotation', 'scale')] = "transform_compose"
+
 #: builtin name -> parameter names in order
 PARAM_NAMES = {name: params for params, names in _BY_SIGNATURE.items() for name in names.split()}

@@ -612,6 +612,35 @@ template <class... A> BW_INLINE auto randi(uint32_t&& s, A... a) { return randi(
 template <class... A> BW_INLINE auto randf(uint32_t&& s, A... a) { return randf(s, a...); }
 BW_INLINE float randn(uint32_t&& s) { return randn(s); }
 
+// Spatial algebra as Warp writes it: a 6-vector is (angular top, linear bottom).
+template <class T> BW_INLINE vec<3, T> spatial_top(const vec<6, T>& a) { return vec<3, T>{{a.c[0], a.c[1], a.c[2]}}; }
+template <class T> BW_INLINE vec<3, T> spatial_bottom(const vec<6, T>& a) { return vec<3, T>{{a.c[3], a.c[4], a.c[5]}}; }
+template <class T> BW_INLINE vec<6, T> spatial_join(const vec<3, T>& w, const vec<3, T>& v) {
+    return vec<6, T>{{w.c[0], w.c[1], w.c[2], v.c[0], v.c[1], v.c[2]}};
+}
+template <class T> BW_INLINE T spatial_dot(const vec<6, T>& a, const vec<6, T>& b) { return dot(a, b); }
+template <class T> BW_INLINE vec<6, T> spatial_cross(const vec<6, T>& a, const vec<6, T>& b) {
+    const vec<3, T> wa = spatial_top(a), va = spatial_bottom(a), wb = spatial_top(b), vb = spatial_bottom(b);
+    return spatial_join(cross(wa, wb), add(cross(wa, vb), cross(va, wb)));
+}
+template <class T> BW_INLINE vec<6, T> spatial_cross_dual(const vec<6, T>& a, const vec<6, T>& b) {
+    const vec<3, T> wa = spatial_top(a), va = spatial_bottom(a), wb = spatial_top(b), vb = spatial_bottom(b);
+    return spatial_join(add(cross(wa, wb), cross(va, vb)), cross(wa, vb));
+}
+template <class T> BW_INLINE vec<3, T> velocity_at_point(const vec<6, T>& qd, const vec<3, T>& r) {
+    return add(cross(spatial_top(qd), r), spatial_bottom(qd));
+}
+template <class T> BW_INLINE mat<6, 6, T> spatial_adjoint(const mat<3, 3, T>& r, const mat<3, 3, T>& s) {
+    mat<6, 6, T> m{};
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            m.r[i].c[j] = r.r[i].c[j];
+            m.r[i + 3].c[j] = s.r[i].c[j];
+            m.r[i + 3].c[j + 3] = r.r[i].c[j];
+        }
+    return m;
+}
+
 // Quaternion conversions (w last). quat_to_matrix has the rotated axes as columns (Warp's formula, so a
 // non-unit q gives Warp's matrix); quat_from_matrix branches on the trace, then on the largest diagonal
 // entry, and normalizes.
@@ -683,6 +712,34 @@ template <class T> BW_INLINE transform<T> transform_multiply(const transform<T>&
 }
 template <class T> BW_INLINE transform<T> mul(const transform<T>& a, const transform<T>& b) {
     return transform_multiply(a, b);
+}
+template <class T> BW_INLINE vec<6, T> transform_twist(const transform<T>& t, const vec<6, T>& x) {
+    const quat<T> q = transform_get_rotation(t);
+    const vec<3, T> w = quat_rotate(q, spatial_top(x));
+    return spatial_join(w, add(quat_rotate(q, spatial_bottom(x)), cross(transform_get_translation(t), w)));
+}
+template <class T> BW_INLINE vec<6, T> transform_wrench(const transform<T>& t, const vec<6, T>& x) {
+    const quat<T> q = transform_get_rotation(t);
+    const vec<3, T> v = quat_rotate(q, spatial_bottom(x));
+    return spatial_join(add(quat_rotate(q, spatial_top(x)), cross(transform_get_translation(t), v)), v);
+}
+template <class T> BW_INLINE mat<4, 4, T> transform_compose(const vec<3, T>& p, const quat<T>& q, const vec<3, T>& s) {
+    const mat<3, 3, T> r = quat_to_matrix(q);
+    mat<4, 4, T> m{};
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) m.r[i].c[j] = T(r.r[i].c[j] * s.c[j]);
+        m.r[i].c[3] = p.c[i];
+    }
+    m.r[3].c[3] = T(1);
+    return m;
+}
+template <class T> BW_INLINE mat<4, 4, T> transform_to_matrix(const transform<T>& t) {
+    return transform_compose(transform_get_translation(t), transform_get_rotation(t), vec<3, T>{{T(1), T(1), T(1)}});
+}
+template <class T> BW_INLINE transform<T> transform_from_matrix(const mat<4, 4, T>& m) {
+    mat<3, 3, T> r;
+    for (int i = 0; i < 3; ++i) for (int j = 0; j < 3; ++j) r.r[i].c[j] = m.r[i].c[j];
+    return transform_from(vec<3, T>{{m.r[0].c[3], m.r[1].c[3], m.r[2].c[3]}}, quat_from_matrix(r));
 }
 template <class T> BW_INLINE transform<T> transform_inverse(const transform<T>& t) {
     quat<T> qi = quat_inverse(transform_get_rotation(t));
