@@ -55,3 +55,19 @@ def test_quat_rpy_type_rule():
     with pytest.raises(wp.KernelTypeError, match=r"quat_rpy\(\)"):
         wp.launch(mixed, dim=1, inputs=[out])
     assert out.numpy().tolist() == [[0, 0, 0, 0]]
+
+
+def test_host_quaternion_conversions_and_warp_type_attributes():
+    q = wp.normalize(wp.quat(0.2, -0.5, 0.4, 0.9))
+    m = wp.quat_to_matrix(q)
+    assert type(m) is wp.mat33
+    np.testing.assert_allclose(np.asarray(m) @ np.asarray(m).T, np.eye(3), atol=1e-6)
+    np.testing.assert_allclose(np.asarray(wp.quat_from_matrix(m)), np.asarray(q), atol=1e-7)
+    assert list(wp.quat_from_matrix(wp.mat33(*R2.ravel()))) == [0.0, np.float32(0.4472135901451111),
+                                                                np.float32(0.8944271802902222), 0.0]
+    np.testing.assert_allclose(np.asarray(wp.quat_rpy(0.3, -0.4, 1.2)),
+                               [0.23179560899734497, -0.07943051308393478, 0.5716765522956848, 0.7830374240875244],
+                               atol=1e-7)
+    np.testing.assert_allclose(np.asarray(wp.quat_to_rpy(wp.quat_rpy(0.3, -0.4, 1.2))), [0.3, -0.4, 1.2], atol=1e-6)
+    assert (wp.mat33._shape_, wp.mat33._length_, wp.vec3d._wp_scalar_type_) == ((3, 3), 9, wp.float64)
+    assert (wp.transform._shape_, wp.quat._length_) == ((7,), 4)

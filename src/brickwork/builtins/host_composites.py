@@ -89,7 +89,50 @@ def transform_inverse(t):
     return transformation(dtype)(-_rotate(qi, ta[:3], 1.0), qi)
 
 
+def quat_to_matrix(q):
+    qa, dtype = _parts(q)
+    cols = [_rotate(qa, e, 1.0) for e in np.eye(3)]
+    return matrix((3, 3), dtype)(np.stack(cols, axis=1))
+
+
+def quat_from_matrix(m):
+    """Shepperd's method on the trace or the largest diagonal entry, normalized (as in kernels)."""
+    a, dtype = _parts(m)
+    tr = np.trace(a)
+    if tr >= 0:
+        h = np.sqrt(tr + 1)
+        q = [(a[2, 1] - a[1, 2]) * 0.5 / h, (a[0, 2] - a[2, 0]) * 0.5 / h, (a[1, 0] - a[0, 1]) * 0.5 / h, 0.5 * h]
+    else:
+        i = int(np.argmax(np.diag(a)))
+        j, k = (i + 1) % 3, (i + 2) % 3
+        h = np.sqrt(a[i, i] - (a[j, j] + a[k, k]) + 1)
+        q = [0.0] * 4
+        q[i] = 0.5 * h
+        q[j] = (a[i, j] + a[j, i]) * 0.5 / h
+        q[k] = (a[k, i] + a[i, k]) * 0.5 / h
+        q[3] = (a[k, j] - a[j, k]) * 0.5 / h
+    q = np.asarray(q)
+    return quaternion(dtype)(q / np.linalg.norm(q))
+
+
+def quat_rpy(roll, pitch, yaw):
+    dtype = float32  # the host passes plain numbers (Python floats are float32, as in kernels)
+    cy, sy = np.cos(float(yaw) / 2), np.sin(float(yaw) / 2)
+    cr, sr = np.cos(float(roll) / 2), np.sin(float(roll) / 2)
+    cp, sp = np.cos(float(pitch) / 2), np.sin(float(pitch) / 2)
+    return quaternion(dtype)(sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy,
+                             cr * cp * cy + sr * sp * sy)
+
+
+def quat_to_rpy(q):
+    (x, y, z, w), dtype = _parts(q)
+    return vector(3, dtype)(np.arctan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y)),
+                            np.arcsin(np.clip(2 * (w * y - z * x), -1, 1)),
+                            np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
+
+
 HOST_ROTATIONS = {name: globals()[name] for name in (
+    "quat_to_matrix", "quat_from_matrix", "quat_rpy", "quat_to_rpy",
     "quat_identity", "transform_identity", "quat_from_axis_angle", "quat_rotate", "quat_rotate_inv", "quat_inverse",
     "transform_get_translation", "transform_get_rotation", "transform_point", "transform_vector",
     "transform_multiply", "transform_inverse")}
