@@ -66,3 +66,41 @@ def test_state_must_be_a_uint32():
     with pytest.raises(wp.KernelTypeError, match=r"randf\(\): needs a uint32 state from rand_init\(\), got int32"):
         wp.launch(int_state, dim=1, inputs=[out])
     assert out.numpy().tolist() == [0.0]
+
+
+@wp.kernel
+def samplers(o2: wp.array(dtype=wp.vec2), o3: wp.array(dtype=wp.vec3)):
+    s = wp.rand_init(7)
+    o2[0] = wp.sample_unit_square(s)
+    s = wp.rand_init(7)
+    o2[1] = wp.sample_unit_disk(s)
+    s = wp.rand_init(7)
+    o2[2] = wp.sample_unit_ring(s)
+    s = wp.rand_init(7)
+    o2[3] = wp.sample_triangle(s)
+    s = wp.rand_init(7)
+    o3[0] = wp.sample_unit_cube(s)
+    s = wp.rand_init(7)
+    o3[1] = wp.sample_unit_sphere_surface(s)
+    s = wp.rand_init(7)
+    o3[2] = wp.sample_unit_sphere(s)
+    s = wp.rand_init(7)
+    o3[3] = wp.sample_unit_hemisphere_surface(s)
+    s = wp.rand_init(7)
+    o3[4] = wp.sample_unit_hemisphere(s)
+
+
+def test_samplers_give_warps_points():
+    o2, o3 = wp.zeros(4, dtype=wp.vec2), wp.zeros(5, dtype=wp.vec3)
+    wp.launch(samplers, dim=1, inputs=[o2, o3])
+    warp_2 = [[0.0025464296340942383, 0.37712550163269043], [0.5079212188720703, -0.49453258514404297],
+              [-0.9998720288276672, -0.015999197959899902], [0.29109489917755127, 0.6217987537384033]]
+    warp_3 = [[0.0025464296340942383, 0.37712550163269043, 0.060148537158966064],
+              [0.716477632522583, -0.6975914835929871, -0.00509288115426898],
+              [0.5906139016151428, -0.5750455260276794, -0.004198214504867792],
+              [0.621545672416687, -0.6051619052886963, 0.49745360016822815],
+              [0.5123586654663086, -0.49885305762290955, 0.4100658893585205]]
+    np.testing.assert_allclose(o2.numpy(), warp_2, rtol=0, atol=2e-7)
+    np.testing.assert_allclose(o3.numpy(), warp_3, rtol=0, atol=2e-7)
+    n = np.linalg.norm(o3.numpy()[[1, 3]], axis=1)
+    np.testing.assert_allclose(n, 1.0, atol=1e-6)  # points on the unit sphere

@@ -1,8 +1,10 @@
 """Random numbers as in Warp: a uint32 state from ``rand_init(seed[, offset])``, advanced in place by
-``randi``/``randu``/``randf``/``randn`` (Warp's PCG hash, so a seed gives Warp's numbers)."""
+``randi``/``randu``/``randf``/``randn`` and the ``sample_*`` samplers (Warp's PCG hash and formulas, so
+a seed gives Warp's numbers)."""
 
 from __future__ import annotations
 
+from ..types.composite import vector
 from ..types.scalars import float32, int32, uint32
 from .registry import builtin, names, need
 
@@ -47,3 +49,18 @@ def _randf(state, lo=None, hi=None):
 def _randn(state):
     _state(state)
     return float32
+
+
+def _sampler(result_length):
+    def rule(state):
+        _state(state)
+        return vector(result_length, float32)
+
+    return rule
+
+
+for _name in ("sample_unit_square", "sample_unit_disk", "sample_unit_ring", "sample_triangle"):
+    builtin(_name)(_sampler(2))
+for _name in ("sample_unit_cube", "sample_unit_sphere", "sample_unit_sphere_surface", "sample_unit_hemisphere",
+              "sample_unit_hemisphere_surface"):
+    builtin(_name)(_sampler(3))

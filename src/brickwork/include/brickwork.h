@@ -607,6 +607,45 @@ BW_INLINE float randn(uint32_t& s) {
     float r = __builtin_sqrtf(-2.0f * float(__builtin_log(double(u1))));
     return r * float(__builtin_cos(double(2.0f * 3.14159265358979f * u2)));
 }
+// Samplers with Warp's draws and formulas (u0, u1, u2 in the order drawn).
+BW_INLINE vec<2, float> sample_unit_square(uint32_t& s) { float x = randf(s) - 0.5f; return vec<2, float>{{x, randf(s) - 0.5f}}; }
+BW_INLINE vec<3, float> sample_unit_cube(uint32_t& s) {
+    float x = randf(s) - 0.5f, y = randf(s) - 0.5f; return vec<3, float>{{x, y, randf(s) - 0.5f}};
+}
+BW_INLINE vec<2, float> sample_unit_ring(uint32_t& s) {
+    const float t = 2.0f * 3.14159265358979f * randf(s); return vec<2, float>{{__builtin_cosf(t), __builtin_sinf(t)}};
+}
+BW_INLINE vec<2, float> sample_unit_disk(uint32_t& s) {
+    const float r = __builtin_sqrtf(randf(s)), t = 2.0f * 3.14159265358979f * randf(s);
+    return vec<2, float>{{r * __builtin_cosf(t), r * __builtin_sinf(t)}};
+}
+BW_INLINE vec<2, float> sample_triangle(uint32_t& s) {  // barycentric coordinates (b0, b1)
+    const float su0 = __builtin_sqrtf(randf(s)); return vec<2, float>{{1.0f - su0, randf(s) * su0}};
+}
+// Warp goes through the polar angle: phi = acos(1 - 2 u0) (hemisphere: acos(1 - u0)), z = cos(phi).
+BW_INLINE vec<3, float> sample_polar(float phi, float theta) {
+    const float sp = __builtin_sinf(phi);
+    return vec<3, float>{{__builtin_cosf(theta) * sp, __builtin_sinf(theta) * sp, __builtin_cosf(phi)}};
+}
+BW_INLINE vec<3, float> sample_unit_sphere_surface(uint32_t& s) {
+    const float phi = __builtin_acosf(1.0f - 2.0f * randf(s));
+    return sample_polar(phi, 2.0f * 3.14159265358979f * randf(s));
+}
+BW_INLINE vec<3, float> sample_unit_hemisphere_surface(uint32_t& s) {
+    const float phi = __builtin_acosf(1.0f - randf(s));
+    return sample_polar(phi, 2.0f * 3.14159265358979f * randf(s));
+}
+BW_INLINE vec<3, float> sample_unit_sphere(uint32_t& s) {
+    const vec<3, float> d = sample_unit_sphere_surface(s); return mul(d, __builtin_cbrtf(randf(s)));
+}
+BW_INLINE vec<3, float> sample_unit_hemisphere(uint32_t& s) {
+    const vec<3, float> d = sample_unit_hemisphere_surface(s); return mul(d, __builtin_cbrtf(randf(s)));
+}
+#define BW_SAMPLER_RVALUE(name) BW_INLINE auto name(uint32_t&& s) { return name(s); }
+BW_SAMPLER_RVALUE(sample_unit_square) BW_SAMPLER_RVALUE(sample_unit_cube) BW_SAMPLER_RVALUE(sample_unit_ring)
+BW_SAMPLER_RVALUE(sample_unit_disk) BW_SAMPLER_RVALUE(sample_triangle) BW_SAMPLER_RVALUE(sample_unit_sphere_surface)
+BW_SAMPLER_RVALUE(sample_unit_hemisphere_surface) BW_SAMPLER_RVALUE(sample_unit_sphere)
+BW_SAMPLER_RVALUE(sample_unit_hemisphere)
 template <class... A> BW_INLINE auto randu(uint32_t&& s, A... a) { return randu(s, a...); }
 template <class... A> BW_INLINE auto randi(uint32_t&& s, A... a) { return randi(s, a...); }
 template <class... A> BW_INLINE auto randf(uint32_t&& s, A... a) { return randf(s, a...); }
