@@ -197,8 +197,9 @@ class ExpressionTyper:
         index_nodes = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if any(isinstance(i, ast.Slice) for i in index_nodes):
             if isinstance(base, Static) or not is_composite_type(base.type):
-                raise self.error(KernelSyntaxError, "slices are supported on vectors, matrices, quaternions and "
-                                 "transforms only", node)
+                what = "compile-time values" if isinstance(base, Static) else type_name(base.type)
+                raise self.error(KernelSyntaxError, f"slices are not supported on {what} (only on vectors, "
+                                 f"matrices, quaternions and transforms)", node)
             return self._slice(base, index_nodes, node)
         if isinstance(base, Static):
             obj = base.value
