@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test bench lint clean compat
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -29,6 +29,13 @@ bench: $(VENV)/.installed
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks examples
+
+# Warp 1.19's own kernel-language tests against brickwork (docs/compat.md). pip downloads the
+# warp-lang wheel into build/compat (the only network use); its test files are never committed.
+COMPAT_DIR := build/compat
+compat: $(VENV)/.installed-dev
+	$(BIN)/python compat/fetch_tests.py $(COMPAT_DIR)
+	$(BIN)/python compat/run_compat.py $(COMPAT_DIR) --markdown $(COMPAT_DIR)/table.md
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info

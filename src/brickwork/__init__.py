@@ -8,6 +8,7 @@ import typing as _typing
 
 from . import config
 from ._version import __version__
+from .builtins.constants import CONSTANTS as _CONSTANTS
 from .builtins.functions import FUNCTIONS as _BUILTIN_FUNCTIONS
 from .device import (
     Device,
@@ -31,7 +32,8 @@ from .errors import (
     LaunchError,
     ToolchainError,
 )
-from .lang.function import func
+from .frontend.static_expr import static
+from .lang.function import func, func_grad, func_replay
 from .lang.kernel import Kernel, kernel, overload
 from .lang.modules import get_module, get_module_options, set_module_options
 from .runtime.launch import Graph, Launch, capture_begin, capture_end, capture_launch, is_capturing, launch
@@ -57,7 +59,7 @@ from .types.arrays import (
     zeros_like,
 )
 from .types.composite import family_namespace as _family_namespace
-from .types.composite import matrix, quaternion, vector
+from .types.composite import matrix, quaternion, transformation, vector
 from .types.scalars import (
     Float,
     Int,
@@ -82,11 +84,17 @@ from .types.structs import struct
 
 bool = bool_  # noqa: A001 - Warp's spelling: wp.bool
 TypeError = KernelTypeError  # noqa: A001 - brickwork.TypeError, a subclass of the builtin TypeError
+# Warp's names of the errors its code generator raises (one brickwork class each; messages differ).
+WarpCodegenError = KernelError
+WarpCodegenTypeError = KernelTypeError
+WarpCodegenAttributeError = KernelAttributeError
+WarpCodegenNameError = KernelNameError
 Any = _typing.Any
 X1DIR, X2DIR, X3DIR = 1, 2, 3
 
 globals().update(_family_namespace())
 globals().update(_BUILTIN_FUNCTIONS)
+globals().update(_CONSTANTS)
 
 
 #: Subpackages imported on first access (``brickwork.la``, ``wp.mesh``), so that ``import brickwork``

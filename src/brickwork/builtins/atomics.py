@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..types.scalars import bool_
-from .registry import Mismatch, builtin, is_array, is_value_type, names, need
+from ..types.scalars import bool_, is_scalar_type
+from .registry import Mismatch, builtin, is_array, is_int_scalar, is_value_type, names, need
 
 
 def _atomic_rule(arr, *rest):
@@ -20,5 +20,20 @@ def _atomic_rule(arr, *rest):
     return arr.dtype
 
 
+def _atomic_bits_rule(arr, *rest):
+    result = _atomic_rule(arr, *rest)
+    need(is_int_scalar(arr.dtype), f"needs an array of integers, got {names(arr)}")
+    return result
+
+
+def _atomic_exch_rule(arr, *rest):
+    result = _atomic_rule(arr, *rest)
+    need(is_scalar_type(arr.dtype), f"needs an array of scalars, got {names(arr)}")
+    return result
+
+
 for _name in ("atomic_add", "atomic_sub", "atomic_min", "atomic_max"):
     builtin(_name)(_atomic_rule)
+for _name in ("atomic_and", "atomic_or", "atomic_xor"):
+    builtin(_name)(_atomic_bits_rule)
+builtin("atomic_exch")(_atomic_exch_rule)

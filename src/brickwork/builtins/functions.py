@@ -8,8 +8,11 @@ that is meaningful (scalars), else they say they belong in kernels.
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
+
+from .host_composites import HOST_LINALG, HOST_ROTATIONS
 
 
 class BuiltinFunction:
@@ -31,7 +34,7 @@ class BuiltinFunction:
             raise RuntimeError(f"{self.name}() can only be called inside a @kernel or @func")
         if self.name in _ELEMENTWISE:
             return _elementwise(self.host, args)
-        plain = [getattr(a, "value", a) for a in args]
+        plain = [a if isinstance(a, type) else getattr(a, "value", a) for a in args]
         return self.host(*plain, **kwargs)
 
     def __repr__(self):
@@ -78,6 +81,11 @@ def _sign(x):
     return type(x)(-1) if x < 0 else type(x)(1)
 
 
+def _smoothstep(a, b, x):
+    t = min(max((x - a) / (b - a), 0.0), 1.0)
+    return t * t * (3.0 - 2.0 * t)
+
+
 def _frac(x):
     return x - np.trunc(x)
 
@@ -89,21 +97,44 @@ _HOST = {
     "log2": np.log2, "log10": np.log10, "exp2": np.exp2, "cbrt": np.cbrt,
     "abs": abs, "min": min, "max": max, "pow": np.power, "isnan": math.isnan, "isinf": math.isinf,
     "isfinite": math.isfinite, "clamp": lambda x, a, b: min(max(x, a), b),
+    "step": lambda x: type(x)(1 if x < 0 else 0), "nonzero": lambda x: type(x)(0 if x == 0 else 1),
+    "smoothstep": lambda a, b, x: _smoothstep(a, b, x),
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "mod": operator.mod, "floordiv": operator.floordiv,
+    "div": lambda a, b: int(a / b) if isinstance(a, int) and isinstance(b, int) else a / b,  # ints: toward zero
+    "neg": operator.neg, "pos": operator.pos, "bit_and": operator.and_, "bit_or": operator.or_,
+    "bit_xor": operator.xor, "lshift": operator.lshift, "rshift": operator.rshift, "invert": operator.invert,
+    "unot": operator.not_,
+    "erf": np.vectorize(math.erf), "erfc": np.vectorize(math.erfc), "copysign": np.copysign,
+    "bit_count": lambda x: bin(x & 0xFFFFFFFFFFFFFFFF).count("1"),
     "sign": _sign, "round": _round, "frac": _frac, "degrees": np.degrees, "radians": np.radians,
 }
 #: Host builtins computed through ``_elementwise`` (in the arguments' kernel types).
-_ELEMENTWISE = frozenset({"sqrt", "exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
+_ELEMENTWISE = frozenset({"smoothstep", "erf", "erfc", "copysign",
+                          "sqrt", "exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
                           "tanh", "floor", "ceil", "trunc", "log2", "log10", "exp2", "cbrt", "pow", "sign", "round",
                           "frac", "degrees", "radians"})
 
 NAMES = (
-    "tid print printf expect_eq expect_neq "
+    "tid print printf expect_eq expect_neq expect_near "
     "min max abs sign clamp floor ceil round trunc frac rint sqrt cbrt exp exp2 log log2 log10 pow sin cos tan "
     "asin acos atan atan2 sinh cosh tanh isnan isinf isfinite degrees radians lerp "
     "dot cross length length_sq normalize outer transpose determinant inverse diag identity ddot trace skew "
     "cw_mul cw_div quat_rotate quat_rotate_inv quat_inverse quat_identity quat_from_axis_angle "
-    "select where atomic_add atomic_sub atomic_min atomic_max len "
+    "transform_identity transform_point transform_vector transform_multiply transform_inverse "
+    "transform_get_translation transform_get_rotation "
+    "norm_l1 norm_l2 norm_huber norm_pseudo_huber smooth_normalize argmin argmax get_diag matrix_from_cols "
+    "matrix_from_rows quat_to_matrix quat_from_matrix quat_rpy quat_to_rpy quat_slerp "
+    "spatial_top spatial_bottom spatial_dot spatial_cross spatial_cross_dual velocity_at_point spatial_adjoint "
+    "transform_twist transform_wrench transform_to_matrix transform_from_matrix transform_compose "
+    "erf erfc erfinv erfcinv copysign bit_count "
+    "rand_init randi randu randf randn sample_unit_square sample_unit_cube sample_unit_ring sample_unit_disk "
+    "sample_triangle sample_unit_sphere_surface sample_unit_sphere sample_unit_hemisphere_surface "
+    "sample_unit_hemisphere "
+    "step nonzero smoothstep add sub mul div mod floordiv neg pos bit_and bit_or bit_xor lshift rshift invert unot "
+    "select where atomic_add atomic_sub atomic_min atomic_max atomic_and atomic_or atomic_xor atomic_exch len "
     "par_for_inner ScratchPad1D ScratchPad2D ScratchPad3D"
 ).split()
 
+_HOST.update(HOST_ROTATIONS)
+_HOST.update(HOST_LINALG)
 FUNCTIONS = {name: BuiltinFunction(name, _HOST.get(name)) for name in NAMES}

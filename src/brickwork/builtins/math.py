@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from ..types.composite import is_vector_type, vector
-from ..types.scalars import bool_, is_scalar_type
+from ..types.scalars import bool_, int32, is_scalar_type
 from .registry import (
     builtin,
     is_float_scalar,
+    is_int_scalar,
     is_numeric_scalar,
     is_value_type,
     names,
@@ -16,7 +17,7 @@ from .registry import (
 )
 
 UNARY_FLOAT = ("sqrt cbrt exp exp2 log log2 log10 sin cos tan asin acos atan sinh cosh tanh "
-               "floor ceil round trunc frac rint degrees radians").split()
+               "floor ceil round trunc frac rint degrees radians erf erfc erfinv erfcinv").split()
 
 
 def _float_arg(a):
@@ -34,6 +35,18 @@ def _atan2(y, x):
     same(y, x)
     need(is_float_scalar(y), f"needs floating-point arguments, got {names(y, x)}")
     return y
+
+
+@builtin("copysign")
+def _copysign(a, b):
+    same(a, b)
+    return _float_arg(a)
+
+
+@builtin("bit_count")
+def _bit_count(a):
+    need(is_int_scalar(a), f"needs an integer, got {names(a)}")
+    return int32
 
 
 @builtin("abs")
@@ -87,6 +100,20 @@ def _where(cond, if_true, if_false):
     need(is_scalar_type(cond), f"condition must be a scalar, got {names(cond)}")
     same(if_true, if_false)
     return if_true
+
+
+@builtin("step")
+@builtin("nonzero")
+def _step(x):
+    need(is_numeric_scalar(x), f"needs a number, got {names(x)}")
+    return x
+
+
+@builtin("smoothstep")
+def _smoothstep(a, b, x):
+    same(a, b, x)
+    need(is_float_scalar(x), f"needs floating-point numbers, got {names(a, b, x)}")
+    return x
 
 
 @builtin("lerp")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..types.composite import is_matrix_type, is_quat_type, is_vector_type, matrix, vector
+from ..types.composite import is_matrix_type, is_quat_type, is_transform_type, is_vector_type, matrix, vector
 from ..types.scalars import bool_, is_scalar_type
 from .registry import (
     Mismatch,
@@ -40,7 +40,7 @@ def _mul(a, b):
     if is_scalar_type(b) and not is_scalar_type(a) and is_value_type(a):
         need(b is scalar_of(a), f"scalar and components must have one type, got {names(a, b)}")
         return a
-    if is_quat_type(a) and a is b:
+    if (is_quat_type(a) or is_transform_type(a)) and a is b:  # Hamilton product; transform_multiply
         return a
     if is_matrix_type(a) and (is_matrix_type(b) or is_vector_type(b)) or is_vector_type(a) and is_matrix_type(b):
         return _matmul(a, b)

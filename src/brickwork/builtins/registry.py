@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..types.arrays import ArrayType, type_name
-from ..types.composite import is_matrix_type, is_quat_type, is_vector_type
+from ..types.composite import is_matrix_type, is_quat_type, is_transform_type, is_vector_type
 from ..types.scalars import bool_, is_scalar_type
 
 
@@ -90,11 +90,11 @@ def is_int_scalar(t) -> bool:
 
 
 def is_vec_like(t) -> bool:
-    return is_vector_type(t) or is_quat_type(t)
+    return is_vector_type(t) or is_quat_type(t) or is_transform_type(t)
 
 
 def is_value_type(t) -> bool:
-    return is_scalar_type(t) or is_vector_type(t) or is_matrix_type(t) or is_quat_type(t)
+    return is_scalar_type(t) or is_vector_type(t) or is_matrix_type(t) or is_quat_type(t) or is_transform_type(t)
 
 
 def scalar_of(t):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import builtins as py
+import functools
 import math
 import operator
 import re
@@ -18,18 +19,23 @@ import typing
 import numpy as np
 
 from .. import ir
-from ..builtins import BuiltinFunction
+from ..builtins import FUNCTIONS, BuiltinFunction
+from ..builtins.constants import CONSTANTS
+from ..builtins.param_names import PARAM_NAMES
 from ..builtins.table import Mismatch, resolve
 from ..errors import KernelAttributeError, KernelNameError, KernelSyntaxError, KernelTypeError
 from ..types.arrays import ArrayType, _ArrayNd, array, type_name
 from ..types.composite import (
     CompositeBase,
+    family_namespace,
     is_composite_type,
     is_matrix_type,
     is_quat_type,
+    is_transform_type,
     is_vector_type,
     matrix,
     quaternion,
+    transformation,
     vector,
 )
 from ..types.opaque import TupleType
@@ -142,6 +148,8 @@ class ExpressionTyper:
             return Static(self.symbols.statics[name])
         value = self.source.lookup(name)
         if value is MISSING:
+            value = _language_names().get(name, MISSING)
+        if value is MISSING:
             raise self.error(KernelNameError, f"name '{name}' is not defined", node)
         return Static(value)
 
@@ -175,6 +183,9 @@ class ExpressionTyper:
             index = _COMPONENTS[attr]
             if index < t._length:
                 return ir.IRComponent(base, [ir.IRConst(index, int32)], t._dtype)
+        elif is_transform_type(t) and attr in ("p", "q"):  # translation and rotation, as in Warp
+            getter = "transform_get_translation" if attr == "p" else "transform_get_rotation"
+            return self.builtin_call(getter, [base], node)
         elif is_struct_type(t):
             ft = t._field_types.get(attr)
             if ft is not None:
@@ -185,7 +196,11 @@ class ExpressionTyper:
         base = self.expr(node.value)
         index_nodes = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if any(isinstance(i, ast.Slice) for i in index_nodes):
-            raise self.error(KernelSyntaxError, "slices are not supported in kernels", node)
+            if isinstance(base, Static) or not is_composite_type(base.type):
+                what = "compile-time values" if isinstance(base, Static) else type_name(base.type)
+                raise self.error(KernelSyntaxError, f"slices are not supported on {what} (only on vectors, "
+                                 f"matrices, quaternions and transforms)", node)
+            return self._slice(base, index_nodes, node)
         if isinstance(base, Static):
             obj = base.value
             rule = INTRINSICS.rule(obj, "subscript")
@@ -220,7 +235,7 @@ class ExpressionTyper:
                 raise self.error(KernelTypeError, f"an array of {t.ndim} dimensions needs {t.ndim} indices, "
                                  f"got {len(indices)}", node)
             return ir.IRArrayElem(base, indices, t.dtype, self.where(node))
-        if is_vector_type(t) or is_quat_type(t):
+        if is_vector_type(t) or is_quat_type(t) or is_transform_type(t):
             if len(indices) != 1:
                 raise self.error(KernelTypeError, f"{type_name(t)} takes one index, got {len(indices)}", node)
             return ir.IRComponent(base, [self._const_index(indices[0], t._length, t, node)], t._dtype)
@@ -234,6 +249,40 @@ class ExpressionTyper:
                 return ir.IRComponent(base, rc, t._dtype)
             raise self.error(KernelTypeError, f"{type_name(t)} takes 1 or 2 indices, got {len(indices)}", node)
         raise self.error(KernelTypeError, f"a value of type {type_name(t)} cannot be indexed", node)
+
+    def _slice(self, base, index_nodes, node):
+        """``v[a:b]``, ``m[a:b]``, ``m[i, a:b]``, ``m[a:b, c:d]``: a new value of the selected components
+        (slice bounds must be compile-time constants, as in Warp)."""
+        t = base.type
+        dims = [t._shape[0], t._shape[1]] if is_matrix_type(t) else [t._length]
+        if len(index_nodes) > len(dims):
+            raise self.error(KernelTypeError, f"{type_name(t)} takes at most {len(dims)} indices", node)
+        picks = []  # per dimension: list of indices, or one index for a dimension that is dropped
+        for d, inode in enumerate(index_nodes):
+            if isinstance(inode, ast.Slice):
+                bounds = [None if b is None else self.static_value(b) for b in (inode.lower, inode.upper, inode.step)]
+                if any(b is not None and not isinstance(b, int) for b in bounds):
+                    raise self.error(KernelTypeError, "slice bounds must be integer constants", node)
+                picks.append(list(range(dims[d]))[slice(*bounds)])
+            else:
+                picks.append(self._const_index(self.value(inode), dims[d], t, node))
+        picks += [list(range(n)) for n in dims[len(index_nodes):]]
+        kept = [p for p in picks if isinstance(p, list)]
+        if any(not p for p in kept):
+            raise self.error(KernelTypeError, f"the slice of {type_name(t)} selects no component", node)
+
+        def comp(*ix):
+            return ir.IRComponent(base, [i if isinstance(i, ir.IRExpr) else ir.IRConst(i, int32) for i in ix],
+                                  t._dtype)
+
+        if len(dims) == 1:
+            return ir.IRConstruct([comp(i) for i in picks[0]], vector(len(picks[0]), t._dtype))
+        rows, cols = picks
+        if isinstance(rows, list) and isinstance(cols, list):
+            return ir.IRConstruct([comp(r, c) for r in rows for c in cols], matrix((len(rows), len(cols)), t._dtype))
+        if isinstance(rows, list):
+            return ir.IRConstruct([comp(r, cols) for r in rows], vector(len(rows), t._dtype))
+        return ir.IRConstruct([comp(rows, c) for c in cols], vector(len(cols), t._dtype))
 
     def _const_index(self, index, size, t, node):
         """A component index; a constant one is checked, and a negative one counts from the end (v[-1])."""
@@ -396,6 +445,19 @@ class ExpressionTyper:
             message = f"{name}({ast.unparse(node.args[0])}, {ast.unparse(node.args[1])}) failed at " \
                       f"{loc.filename}:{loc.lineno}"
             return ir.IRExpect(name == "expect_eq", a, b, message)
+        if name == "expect_near":  # prints when some component of |a - b| exceeds tol (default 1e-6)
+            if len(node.args) not in (2, 3) or node.keywords:
+                raise self.error(KernelTypeError, "expect_near() takes a, b and an optional tolerance", node)
+            a, b = self.value(node.args[0]), self.value(node.args[1])
+            tol = self.value(node.args[2]) if len(node.args) == 3 else ir.IRConst(1e-6, _scalar_of(a.type))
+            diff = self.builtin_call("abs", [self.builtin_call("sub", [a, b], node)], node)
+            if is_vector_type(diff.type):
+                diff = self.builtin_call("max", [diff], node)
+            ok = self.builtin_call("le", [diff, tol], node, label="expect_near()")
+            loc = self.source.location(node)
+            message = f"expect_near({', '.join(ast.unparse(n) for n in node.args)}) failed at " \
+                      f"{loc.filename}:{loc.lineno}"
+            return ir.IRExpect(True, ok, ir.IRConst(True, bool_), message)
         return None
 
     def _check_printf_format(self, fmt: str, nvalues: int, node) -> None:
@@ -429,7 +491,7 @@ class ExpressionTyper:
             else None
         if py_name is not None:
             return self.call_builtin_function(py_name, node)
-        if f is vector or f is matrix or f is quaternion or isinstance(f, _ArrayNd):
+        if f is vector or f is matrix or f is quaternion or f is transformation or isinstance(f, _ArrayNd):
             return self.call_type_factory(f, node)
         t = python_annotation_type(f)
         if is_scalar_type(t) or is_composite_type(t) or is_struct_type(t):
@@ -491,7 +553,7 @@ class ExpressionTyper:
             if node.args or node.keywords:
                 raise self.error(KernelTypeError, "tid() takes no arguments", node)
             return Static(_TID)
-        if name in ("print", "printf", "expect_eq", "expect_neq"):
+        if name in ("print", "printf", "expect_eq", "expect_neq", "expect_near"):
             raise self.error(KernelSyntaxError, f"{name}() is a statement and has no value", node)
         if name == "len":
             (arg,) = self.positional(node)
@@ -502,16 +564,43 @@ class ExpressionTyper:
             raise self.error(KernelTypeError, f"len() of a value of type {type_name(arg.type)}", node)
         if name == "identity":
             return self.identity(node)
-        if name == "quat_identity":
+        if name in ("quat_identity", "transform_identity"):
             kw = {k.arg: self.static_value(k.value) for k in node.keywords}
-            dtype = python_annotation_type(kw.get("dtype", float32))
-            return ir.IRConstruct([ir.IRConst(v, dtype) for v in (0, 0, 0, 1)], quaternion(dtype))
+            dtype = python_annotation_type(kw.get("dtype", self.static_value(node.args[0]) if node.args else float32))
+            if not is_scalar_type(dtype) or not dtype.is_float:
+                raise self.error(KernelTypeError, f"{name}() needs a floating-point dtype, got {dtype!r}", node)
+            if name == "quat_identity":
+                return ir.IRConstruct([ir.IRConst(v, dtype) for v in (0, 0, 0, 1)], quaternion(dtype))
+            return ir.IRConstruct([ir.IRConst(v, dtype) for v in (0, 0, 0, 0, 0, 0, 1)], transformation(dtype))
         if name in ("int", "float", "bool"):
             return self.construct({"int": int32, "float": float32, "bool": bool_}[name], node)
-        if name == "round":
-            name = "round"
-        args = self.positional(node)
+        if name == "unot":  # Warp's name of `not`
+            name = "logical_not"
+        args = self.builtin_arguments(name, node)
         return self.builtin_call(name, args, node)
+
+    def builtin_arguments(self, name, node) -> list:
+        """The arguments of a builtin call in order; keywords by Warp's parameter names (wp.pow(x=2.0, y=4.0))."""
+        if not node.keywords:
+            return self.positional(node)
+        params = PARAM_NAMES.get(name)
+        if params is None:
+            raise self.error(KernelTypeError, f"{name}() takes no keyword arguments", node)
+        slots = [self.value(a) for a in node.args] + [None] * max(0, len(params) - len(node.args))
+        for kw in node.keywords:
+            if kw.arg not in params:
+                raise self.error(KernelTypeError, f"{name}() has no parameter '{kw.arg}' (its parameters: "
+                                 f"{', '.join(params)})", node)
+            i = params.index(kw.arg)
+            if slots[i] is not None:
+                raise self.error(KernelTypeError, f"{name}() got two values for '{kw.arg}'", node)
+            slots[i] = self.value(kw.value)
+        while slots and slots[-1] is None:  # trailing optional parameters left out
+            slots.pop()
+        if any(a is None for a in slots):
+            missing = [params[i] for i, a in enumerate(slots) if a is None]
+            raise self.error(KernelTypeError, f"{name}() is missing the argument(s) {', '.join(missing)}", node)
+        return slots
 
     def identity(self, node):
         kw = {k.arg: self.static_value(k.value) for k in node.keywords}
@@ -526,7 +615,7 @@ class ExpressionTyper:
     def call_type_factory(self, f, node):
         """``vector(length=3, dtype=T)`` as a type, or ``vector(a, b, c)`` as a value."""
         kw = {k.arg: self.static_value(k.value) for k in node.keywords}
-        if f is not vector and f is not matrix and f is not quaternion:
+        if f is not vector and f is not matrix and f is not quaternion and f is not transformation:
             return Static(f(**kw))
         if not node.args:
             try:
@@ -539,6 +628,8 @@ class ExpressionTyper:
             t = vector(kw.get("length", len(args)), dtype)
         elif f is quaternion:
             t = quaternion(dtype)
+        elif f is transformation:
+            return self.construct_transform(transformation(dtype), args, node)
         else:
             shape = kw.get("shape")
             if shape is None:
@@ -549,6 +640,13 @@ class ExpressionTyper:
     def construct(self, t, node):
         if is_struct_type(t):
             return self.construct_struct(t, node)
+        if is_transform_type(t) and (node.keywords or len(node.args) in (0, 2)):
+            kw = {k.arg: self.value(k.value) for k in node.keywords}
+            unknown = set(kw) - {"p", "q"}
+            if unknown:
+                raise self.error(KernelTypeError, f"{type_name(t)}() takes keywords p and q, got {sorted(unknown)}",
+                                 node)
+            return self.construct_transform(t, [self.value(a) for a in node.args], node, **kw)
         if node.keywords:
             raise self.error(KernelTypeError, f"{type_name(t)}() takes no keyword arguments", node)
         if is_scalar_type(t) and len(node.args) == 1:
@@ -584,6 +682,30 @@ class ExpressionTyper:
                 return ir.IRConst(v, t)
         return None
 
+    def construct_transform(self, t, args, node, p=None, q=None):
+        """``transform(p, q)`` (either may be a keyword; missing: zero translation, identity rotation),
+        or the seven components."""
+        if len(args) not in (0, 2) or (len(args) == 2 and (p is not None or q is not None)):
+            return self.construct_from(t, args, node)
+        if len(args) == 2:
+            p, q = args
+        dtype = t._dtype
+        for part in (p, q):  # as in Warp: no silent conversion of p and q
+            if part is not None and getattr(part.type, "_dtype", None) is not dtype:
+                raise self.error(KernelTypeError, f"{type_name(t)}(p, q) needs p and q of dtype {type_name(dtype)}, "
+                                 f"got {type_name(part.type)}", node)
+        if p is not None and not (is_vector_type(p.type) and p.type._length == 3):
+            raise self.error(KernelTypeError, f"{type_name(t)}(p, q) needs a 3-vector p, got {type_name(p.type)}",
+                             node)
+        if q is not None and not is_quat_type(q.type):
+            raise self.error(KernelTypeError, f"{type_name(t)}(p, q) needs a quaternion q, got {type_name(q.type)}",
+                             node)
+        comps = [ir.IRConst(0, dtype)] * 3 if p is None else [
+            self._cast(ir.IRComponent(p, [ir.IRConst(i, int32)], p.type._dtype), dtype, t, node) for i in range(3)]
+        comps += [ir.IRConst(v, dtype) for v in (0, 0, 0, 1)] if q is None else [
+            self._cast(ir.IRComponent(q, [ir.IRConst(i, int32)], q.type._dtype), dtype, t, node) for i in range(4)]
+        return ir.IRConstruct(comps, t)
+
     def construct_from(self, t, args, node):
         if is_scalar_type(t):
             if len(args) == 0:
@@ -605,6 +727,11 @@ class ExpressionTyper:
             return args[0] if src is t else ir.IRCast(args[0], t)
         if len(args) == size and all(is_scalar_type(a.type) for a in args):
             return ir.IRConstruct([self._cast(a, dtype, t, node) for a in args], t)
+        if is_quat_type(t) and len(args) == 2 and is_vector_type(args[0].type) and args[0].type._length == 3 \
+                and is_scalar_type(args[1].type):  # quat(v, w): imaginary part, real part
+            v = args[0]
+            return ir.IRConstruct([self._cast(ir.IRComponent(v, [ir.IRConst(i, int32)], v.type._dtype), dtype, t, node)
+                                   for i in range(3)] + [self._cast(args[1], dtype, t, node)], t)
         if is_matrix_type(t) and len(args) == t._shape[0] and all(
                 is_vector_type(a.type) and a.type._length == t._shape[1] for a in args):
             comps = []
@@ -648,6 +775,19 @@ class ExpressionTyper:
             self.set_tid_dims(1, node)
             return ir.IRTid(0, int32)
         raise self.error(KernelTypeError, "tid() with several indices must be unpacked: i, j = tid()", node)
+
+
+@functools.cache
+def _language_names() -> dict:
+    """Builtins, types and constants a kernel may name without the ``wp.`` prefix, as in Warp, whose
+    code generator resolves a free name it does not find in the function's scope among its builtins."""
+    from ..types import scalars
+
+    names = {t.__name__: t for t in scalars.SCALAR_TYPES}
+    names.update(family_namespace())
+    names.update(CONSTANTS)
+    names.update(FUNCTIONS)
+    return names
 
 
 class LocalFunction:

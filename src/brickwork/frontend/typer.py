@@ -16,7 +16,10 @@ from ..errors import KernelError, KernelSyntaxError, KernelTypeError
 from ..types.arrays import type_name
 from ..types.opaque import TupleType
 from ..types.scalars import int32, is_scalar_type, python_annotation_type
-from . import nested  # noqa: F401 - registers the typing rules of nested parallelism
+from . import (
+    nested,  # noqa: F401 - registers the typing rules of nested parallelism
+    static_expr,  # noqa: F401 - registers wp.static
+)
 from .expressions import _SYMBOL, TID, ExpressionTyper, LocalFunction, Static
 from .intrinsics import INTRINSICS
 from .limits import INDEX_LIMIT

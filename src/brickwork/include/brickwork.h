@@ -94,11 +94,13 @@ template <> BW_INLINE half nan<half>() { return half::from_bits(0x7e00); }
 template <int N, class T> struct vec { T c[N]; };
 template <int R, int C, class T> struct mat { vec<C, T> r[R]; };
 template <class T> struct quat { T c[4]; };
+template <class T> struct transform { T c[7]; };  // p (3), then q (4)
 
 template <class V> struct comp_of { using type = V; static constexpr int n = 1; };
 template <int N, class T> struct comp_of<vec<N, T>> { using type = T; static constexpr int n = N; };
 template <int R, int C, class T> struct comp_of<mat<R, C, T>> { using type = T; static constexpr int n = R * C; };
 template <class T> struct comp_of<quat<T>> { using type = T; static constexpr int n = 4; };
+template <class T> struct comp_of<transform<T>> { using type = T; static constexpr int n = 7; };
 
 template <class V, class... A> BW_INLINE V make(A... a) {
     V v;
@@ -145,6 +147,13 @@ template <class T> struct caster<quat<T>> {
         return r;
     }
 };
+template <class T> struct caster<transform<T>> {
+    template <class S> static BW_INLINE transform<T> go(const transform<S>& x) {
+        transform<T> r;
+        for (int i = 0; i < 7; ++i) r.c[i] = caster<T>::go(x.c[i]);
+        return r;
+    }
+};
 template <class T, class S> BW_INLINE T cast(const S& x) { return caster<T>::go(x); }
 
 template <class T> BW_INLINE bool truth(T x) { return x != T(0); }
@@ -158,7 +167,9 @@ BW_INLINE bool truth(half x) { return float(x) != 0.0f; }
     template <int R, int C, class T> BW_INLINE mat<R, C, T> name(const mat<R, C, T>& a) {           \
         mat<R, C, T> r; for (int i = 0; i < R; ++i) r.r[i] = name(a.r[i]); return r; }                \
     template <class T> BW_INLINE quat<T> name(const quat<T>& a) {                                   \
-        quat<T> r; for (int i = 0; i < 4; ++i) r.c[i] = name(a.c[i]); return r; }
+        quat<T> r; for (int i = 0; i < 4; ++i) r.c[i] = name(a.c[i]); return r; }                     \
+    template <class T> BW_INLINE transform<T> name(const transform<T>& a) {                         \
+        transform<T> r; for (int i = 0; i < 7; ++i) r.c[i] = name(a.c[i]); return r; }
 #define BW_LIFT2(name)                                                                              \
     template <int N, class T> BW_INLINE vec<N, T> name(const vec<N, T>& a, const vec<N, T>& b) {    \
         vec<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = name(a.c[i], b.c[i]); return r; }           \
@@ -166,7 +177,9 @@ BW_INLINE bool truth(half x) { return float(x) != 0.0f; }
     BW_INLINE mat<R, C, T> name(const mat<R, C, T>& a, const mat<R, C, T>& b) {                     \
         mat<R, C, T> r; for (int i = 0; i < R; ++i) r.r[i] = name(a.r[i], b.r[i]); return r; }        \
     template <class T> BW_INLINE quat<T> name(const quat<T>& a, const quat<T>& b) {                 \
-        quat<T> r; for (int i = 0; i < 4; ++i) r.c[i] = name(a.c[i], b.c[i]); return r; }
+        quat<T> r; for (int i = 0; i < 4; ++i) r.c[i] = name(a.c[i], b.c[i]); return r; }           \
+    template <class T> BW_INLINE transform<T> name(const transform<T>& a, const transform<T>& b) {   \
+        transform<T> r; for (int i = 0; i < 7; ++i) r.c[i] = name(a.c[i], b.c[i]); return r; }
 
 // ---- arithmetic ----------------------------------------------------------------------------
 // Narrow and unsigned integers wrap around on overflow, as in numpy: computed in an unsigned type at
@@ -251,11 +264,14 @@ BW_INLINE double mod(double a, double b) { return __builtin_fmod(a, b); }
     template <int R, int C, class T> BW_INLINE mat<R, C, T> op(const mat<R, C, T>& a, T s) {           \
         mat<R, C, T> r; for (int i = 0; i < R; ++i) r.r[i] = op(a.r[i], s); return r; }                 \
     template <class T> BW_INLINE quat<T> op(const quat<T>& a, T s) {                                   \
-        quat<T> r; for (int i = 0; i < 4; ++i) r.c[i] = op(a.c[i], s); return r; }
+        quat<T> r; for (int i = 0; i < 4; ++i) r.c[i] = op(a.c[i], s); return r; }                       \
+    template <class T> BW_INLINE transform<T> op(const transform<T>& a, T s) {                         \
+        transform<T> r; for (int i = 0; i < 7; ++i) r.c[i] = op(a.c[i], s); return r; }
 BW_SCALE(mul) BW_SCALE(div)
 template <int N, class T> BW_INLINE vec<N, T> mul(T s, const vec<N, T>& a) { return mul(a, s); }
 template <int R, int C, class T> BW_INLINE mat<R, C, T> mul(T s, const mat<R, C, T>& a) { return mul(a, s); }
 template <class T> BW_INLINE quat<T> mul(T s, const quat<T>& a) { return mul(a, s); }
+template <class T> BW_INLINE transform<T> mul(T s, const transform<T>& a) { return mul(a, s); }
 template <int N, class T> BW_INLINE vec<N, T> div(T s, const vec<N, T>& a) {
     vec<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = div(s, a.c[i]); return r;
 }
@@ -338,6 +354,29 @@ BW_MATH1B(round) BW_MATH1B(trunc) BW_MATH1(rint, __builtin_nearbyintf(x), __buil
 BW_MATH1(frac, x - __builtin_truncf(x), x - __builtin_trunc(x))
 BW_MATH1(degrees, x * 57.29577951308232f, x * 57.29577951308232)
 BW_MATH1(radians, x * 0.017453292519943295f, x * 0.017453292519943295)
+BW_MATH1B(erf) BW_MATH1B(erfc)
+// erfinv: Newton steps on erf from a rational first guess, in double; erfinv(+-1) = +-inf, outside: NaN.
+BW_INLINE double erfinv_d(double y) {
+    if (!(y > -1.0 && y < 1.0)) return y == 1.0 ? __builtin_inf() : y == -1.0 ? -__builtin_inf() : __builtin_nan("");
+    const double w = -__builtin_log((1.0 - y) * (1.0 + y));
+    double x = w < 5.0 ? y * (0.886226925452758 + w * (0.1 + 0.02 * w)) : (y > 0 ? 1.0 : -1.0) * __builtin_sqrt(w - __builtin_log(w));
+    for (int i = 0; i < 60; ++i) {
+        const double step = (__builtin_erf(x) - y) / (1.1283791670955126 * __builtin_exp(-x * x));
+        x -= step;
+        if (__builtin_fabs(step) <= 1e-17 * __builtin_fabs(x)) break;
+    }
+    return x;
+}
+BW_MATH1(erfinv, float(erfinv_d(double(x))), erfinv_d(x))
+BW_MATH1(erfcinv, float(erfinv_d(1.0 - double(x))), erfinv_d(1.0 - x))
+BW_INLINE float copysign(float a, float b) { return __builtin_copysignf(a, b); }
+BW_INLINE double copysign(double a, double b) { return __builtin_copysign(a, b); }
+BW_INLINE half copysign(half a, half b) { return half::from_bits(uint16_t((a.bits & 0x7fffu) | (b.bits & 0x8000u))); }
+BW_LIFT2(copysign)
+template <class T> BW_INLINE int32_t bit_count(T x) {
+    using U = typename std::make_unsigned<T>::type;
+    return sizeof(T) == 8 ? __builtin_popcountll((unsigned long long)(U)x) : __builtin_popcount((unsigned)(U)x);
+}
 
 BW_INLINE float atan2(float y, float x) { return __builtin_atan2f(y, x); }
 BW_INLINE double atan2(double y, double x) { return __builtin_atan2(y, x); }
@@ -377,6 +416,13 @@ template <int N, class T> BW_INLINE T max_element(const vec<N, T>& v) {
     return m;
 }
 template <class T> BW_INLINE T lerp(T a, T b, T t) { return T(a + (b - a) * t); }
+// Warp's step is 1 below zero and 0 from zero on; nonzero is 1 for any non-zero value (NaN included).
+template <class T> BW_INLINE T step(T x) { return x < T(0) ? T(1) : T(0); }
+template <class T> BW_INLINE T nonzero(T x) { return x != T(0) ? T(1) : T(0); }
+template <class T> BW_INLINE T smoothstep(T a, T b, T x) {
+    T t = clamp(T((x - a) / (b - a)), T(0), T(1));
+    return T(t * t * (T(3) - T(2) * t));
+}
 template <class V, class T> BW_INLINE V lerp(const V& a, const V& b, T t) { return add(a, mul(sub(b, a), t)); }
 
 template <class T> BW_INLINE bool isnan(T x) {
@@ -505,6 +551,238 @@ template <class T> BW_INLINE quat<T> quat_from_axis_angle(const vec<3, T>& axis,
     T h = T(angle * T(0.5));
     T s = sin(h);
     return quat<T>{{T(axis.c[0] * s), T(axis.c[1] * s), T(axis.c[2] * s), cos(h)}};
+}
+// Vector norms and helpers as Warp defines them (pseudo-Huber norm: sqrt(|v|^2 + delta^2)).
+template <int N, class T> BW_INLINE T norm_l1(const vec<N, T>& v) {
+    T s = abs(v.c[0]); for (int i = 1; i < N; ++i) s = T(s + abs(v.c[i])); return s;
+}
+template <int N, class T> BW_INLINE T norm_l2(const vec<N, T>& v) { return length(v); }
+template <int N, class T> BW_INLINE T norm_huber(const vec<N, T>& v, T delta = T(1)) {
+    T a = length(v);
+    return a <= delta ? T(T(0.5) * a * a) : T(delta * (a - T(0.5) * delta));
+}
+template <int N, class T> BW_INLINE T norm_pseudo_huber(const vec<N, T>& v, T delta = T(1)) {
+    return sqrt(T(length_sq(v) + delta * delta));
+}
+template <int N, class T> BW_INLINE vec<N, T> smooth_normalize(const vec<N, T>& v, T delta = T(1)) {
+    return div(v, norm_pseudo_huber(v, delta));
+}
+template <int N, class T> BW_INLINE uint32_t argmin(const vec<N, T>& v) {
+    uint32_t k = 0; for (int i = 1; i < N; ++i) if (v.c[i] < v.c[k]) k = uint32_t(i); return k;
+}
+template <int N, class T> BW_INLINE uint32_t argmax(const vec<N, T>& v) {
+    uint32_t k = 0; for (int i = 1; i < N; ++i) if (v.c[i] > v.c[k]) k = uint32_t(i); return k;
+}
+template <int N, class T> BW_INLINE vec<N, T> get_diag(const mat<N, N, T>& m) {
+    vec<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = m.r[i].c[i]; return r;
+}
+template <int N, class T, class... V> BW_INLINE mat<N, 1 + sizeof...(V), T> matrix_from_cols(const vec<N, T>& c0, const V&... cs) {
+    const vec<N, T> cols[] = {c0, cs...};
+    mat<N, 1 + sizeof...(V), T> m;
+    for (int i = 0; i < N; ++i) for (int j = 0; j < 1 + int(sizeof...(V)); ++j) m.r[i].c[j] = cols[j].c[i];
+    return m;
+}
+template <int N, class T, class... V> BW_INLINE mat<1 + sizeof...(V), N, T> matrix_from_rows(const vec<N, T>& r0, const V&... rs) {
+    return mat<1 + sizeof...(V), N, T>{{r0, rs...}};
+}
+
+// Random numbers with Warp's generator: a PCG hash of a uint32 state, which randi/randu/randf/randn
+// advance in place (an rvalue state, as in randf(rand_init(seed)), is advanced and dropped).
+BW_INLINE uint32_t rand_pcg(uint32_t s) {
+    s = s * 747796405u + 2891336453u;
+    uint32_t w = ((s >> ((s >> 28u) + 4u)) ^ s) * 277803737u;
+    return (w >> 22u) ^ w;
+}
+BW_INLINE uint32_t rand_init(int32_t seed) { return rand_pcg(uint32_t(seed)); }
+BW_INLINE uint32_t rand_init(int32_t seed, int32_t offset) { return rand_pcg(uint32_t(seed) + rand_pcg(uint32_t(offset))); }
+BW_INLINE uint32_t randu(uint32_t& s) { s = rand_pcg(s); return s; }
+BW_INLINE uint32_t randu(uint32_t& s, uint32_t lo, uint32_t hi) { return lo + randu(s) % (hi - lo); }
+BW_INLINE int32_t randi(uint32_t& s) { return int32_t(randu(s)); }
+BW_INLINE int32_t randi(uint32_t& s, int32_t lo, int32_t hi) { return lo + int32_t(randu(s) % uint32_t(hi - lo)); }
+BW_INLINE float randf(uint32_t& s) { return float(randu(s) >> 8) * (1.0f / 16777216.0f); }
+BW_INLINE float randf(uint32_t& s, float lo, float hi) { return lo + (hi - lo) * randf(s); }
+BW_INLINE float randn(uint32_t& s) {
+    // Box-Muller in float32 steps, each correctly rounded (log and cos through double), as Warp's values are.
+    float u1 = randf(s), u2 = randf(s);
+    float r = __builtin_sqrtf(-2.0f * float(__builtin_log(double(u1))));
+    return r * float(__builtin_cos(double(2.0f * 3.14159265358979f * u2)));
+}
+// Samplers with Warp's draws and formulas (u0, u1, u2 in the order drawn).
+BW_INLINE vec<2, float> sample_unit_square(uint32_t& s) { float x = randf(s) - 0.5f; return vec<2, float>{{x, randf(s) - 0.5f}}; }
+BW_INLINE vec<3, float> sample_unit_cube(uint32_t& s) {
+    float x = randf(s) - 0.5f, y = randf(s) - 0.5f; return vec<3, float>{{x, y, randf(s) - 0.5f}};
+}
+BW_INLINE vec<2, float> sample_unit_ring(uint32_t& s) {
+    const float t = 2.0f * 3.14159265358979f * randf(s); return vec<2, float>{{__builtin_cosf(t), __builtin_sinf(t)}};
+}
+BW_INLINE vec<2, float> sample_unit_disk(uint32_t& s) {
+    const float r = __builtin_sqrtf(randf(s)), t = 2.0f * 3.14159265358979f * randf(s);
+    return vec<2, float>{{r * __builtin_cosf(t), r * __builtin_sinf(t)}};
+}
+BW_INLINE vec<2, float> sample_triangle(uint32_t& s) {  // barycentric coordinates (b0, b1)
+    const float su0 = __builtin_sqrtf(randf(s)); return vec<2, float>{{1.0f - su0, randf(s) * su0}};
+}
+// Warp goes through the polar angle: phi = acos(1 - 2 u0) (hemisphere: acos(1 - u0)), z = cos(phi).
+BW_INLINE vec<3, float> sample_polar(float phi, float theta) {
+    const float sp = __builtin_sinf(phi);
+    return vec<3, float>{{__builtin_cosf(theta) * sp, __builtin_sinf(theta) * sp, __builtin_cosf(phi)}};
+}
+BW_INLINE vec<3, float> sample_unit_sphere_surface(uint32_t& s) {
+    const float phi = __builtin_acosf(1.0f - 2.0f * randf(s));
+    return sample_polar(phi, 2.0f * 3.14159265358979f * randf(s));
+}
+BW_INLINE vec<3, float> sample_unit_hemisphere_surface(uint32_t& s) {
+    const float phi = __builtin_acosf(1.0f - randf(s));
+    return sample_polar(phi, 2.0f * 3.14159265358979f * randf(s));
+}
+BW_INLINE vec<3, float> sample_unit_sphere(uint32_t& s) {
+    const vec<3, float> d = sample_unit_sphere_surface(s); return mul(d, __builtin_cbrtf(randf(s)));
+}
+BW_INLINE vec<3, float> sample_unit_hemisphere(uint32_t& s) {
+    const vec<3, float> d = sample_unit_hemisphere_surface(s); return mul(d, __builtin_cbrtf(randf(s)));
+}
+#define BW_SAMPLER_RVALUE(name) BW_INLINE auto name(uint32_t&& s) { return name(s); }
+BW_SAMPLER_RVALUE(sample_unit_square) BW_SAMPLER_RVALUE(sample_unit_cube) BW_SAMPLER_RVALUE(sample_unit_ring)
+BW_SAMPLER_RVALUE(sample_unit_disk) BW_SAMPLER_RVALUE(sample_triangle) BW_SAMPLER_RVALUE(sample_unit_sphere_surface)
+BW_SAMPLER_RVALUE(sample_unit_hemisphere_surface) BW_SAMPLER_RVALUE(sample_unit_sphere)
+BW_SAMPLER_RVALUE(sample_unit_hemisphere)
+template <class... A> BW_INLINE auto randu(uint32_t&& s, A... a) { return randu(s, a...); }
+template <class... A> BW_INLINE auto randi(uint32_t&& s, A... a) { return randi(s, a...); }
+template <class... A> BW_INLINE auto randf(uint32_t&& s, A... a) { return randf(s, a...); }
+BW_INLINE float randn(uint32_t&& s) { return randn(s); }
+
+// Spatial algebra as Warp writes it: a 6-vector is (angular top, linear bottom).
+template <class T> BW_INLINE vec<3, T> spatial_top(const vec<6, T>& a) { return vec<3, T>{{a.c[0], a.c[1], a.c[2]}}; }
+template <class T> BW_INLINE vec<3, T> spatial_bottom(const vec<6, T>& a) { return vec<3, T>{{a.c[3], a.c[4], a.c[5]}}; }
+template <class T> BW_INLINE vec<6, T> spatial_join(const vec<3, T>& w, const vec<3, T>& v) {
+    return vec<6, T>{{w.c[0], w.c[1], w.c[2], v.c[0], v.c[1], v.c[2]}};
+}
+template <class T> BW_INLINE T spatial_dot(const vec<6, T>& a, const vec<6, T>& b) { return dot(a, b); }
+template <class T> BW_INLINE vec<6, T> spatial_cross(const vec<6, T>& a, const vec<6, T>& b) {
+    const vec<3, T> wa = spatial_top(a), va = spatial_bottom(a), wb = spatial_top(b), vb = spatial_bottom(b);
+    return spatial_join(cross(wa, wb), add(cross(wa, vb), cross(va, wb)));
+}
+template <class T> BW_INLINE vec<6, T> spatial_cross_dual(const vec<6, T>& a, const vec<6, T>& b) {
+    const vec<3, T> wa = spatial_top(a), va = spatial_bottom(a), wb = spatial_top(b), vb = spatial_bottom(b);
+    return spatial_join(add(cross(wa, wb), cross(va, vb)), cross(wa, vb));
+}
+template <class T> BW_INLINE vec<3, T> velocity_at_point(const vec<6, T>& qd, const vec<3, T>& r) {
+    return add(cross(spatial_top(qd), r), spatial_bottom(qd));
+}
+template <class T> BW_INLINE mat<6, 6, T> spatial_adjoint(const mat<3, 3, T>& r, const mat<3, 3, T>& s) {
+    mat<6, 6, T> m{};
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            m.r[i].c[j] = r.r[i].c[j];
+            m.r[i + 3].c[j] = s.r[i].c[j];
+            m.r[i + 3].c[j + 3] = r.r[i].c[j];
+        }
+    return m;
+}
+
+// Quaternion conversions (w last). quat_to_matrix has the rotated axes as columns (Warp's formula, so a
+// non-unit q gives Warp's matrix); quat_from_matrix branches on the trace, then on the largest diagonal
+// entry, and normalizes.
+template <class T> BW_INLINE mat<3, 3, T> quat_to_matrix(const quat<T>& q) {
+    return matrix_from_cols(quat_rotate(q, vec<3, T>{{T(1), T(0), T(0)}}), quat_rotate(q, vec<3, T>{{T(0), T(1), T(0)}}),
+                            quat_rotate(q, vec<3, T>{{T(0), T(0), T(1)}}));
+}
+template <class T> BW_INLINE quat<T> quat_from_matrix(const mat<3, 3, T>& m) {
+    const T m00 = m.r[0].c[0], m11 = m.r[1].c[1], m22 = m.r[2].c[2];
+    const T tr = T(m00 + m11 + m22);
+    T x, y, z, w, h;
+    if (tr >= T(0)) {
+        h = sqrt(T(tr + T(1))); w = T(T(0.5) * h); h = T(T(0.5) / h);
+        x = T((m.r[2].c[1] - m.r[1].c[2]) * h); y = T((m.r[0].c[2] - m.r[2].c[0]) * h); z = T((m.r[1].c[0] - m.r[0].c[1]) * h);
+    } else if (m00 >= m11 && m00 >= m22) {
+        h = sqrt(T(m00 - (m11 + m22) + T(1))); x = T(T(0.5) * h); h = T(T(0.5) / h);
+        y = T((m.r[0].c[1] + m.r[1].c[0]) * h); z = T((m.r[2].c[0] + m.r[0].c[2]) * h); w = T((m.r[2].c[1] - m.r[1].c[2]) * h);
+    } else if (m11 >= m22) {
+        h = sqrt(T(m11 - (m22 + m00) + T(1))); y = T(T(0.5) * h); h = T(T(0.5) / h);
+        z = T((m.r[1].c[2] + m.r[2].c[1]) * h); x = T((m.r[0].c[1] + m.r[1].c[0]) * h); w = T((m.r[0].c[2] - m.r[2].c[0]) * h);
+    } else {
+        h = sqrt(T(m22 - (m00 + m11) + T(1))); z = T(T(0.5) * h); h = T(T(0.5) / h);
+        x = T((m.r[2].c[0] + m.r[0].c[2]) * h); y = T((m.r[1].c[2] + m.r[2].c[1]) * h); w = T((m.r[1].c[0] - m.r[0].c[1]) * h);
+    }
+    return normalize(quat<T>{{x, y, z, w}});
+}
+template <class T> BW_INLINE quat<T> quat_rpy(T roll, T pitch, T yaw) {
+    const T cy = cos(T(yaw * T(0.5))), sy = sin(T(yaw * T(0.5))), cr = cos(T(roll * T(0.5))), sr = sin(T(roll * T(0.5)));
+    const T cp = cos(T(pitch * T(0.5))), sp = sin(T(pitch * T(0.5)));
+    return quat<T>{{T(sr * cp * cy - cr * sp * sy), T(cr * sp * cy + sr * cp * sy), T(cr * cp * sy - sr * sp * cy),
+                    T(cr * cp * cy + sr * sp * sy)}};
+}
+template <class T> BW_INLINE vec<3, T> quat_to_rpy(const quat<T>& q) {
+    const T x = q.c[0], y = q.c[1], z = q.c[2], w = q.c[3];
+    const T roll = atan2(T(T(2) * (w * x + y * z)), T(T(1) - T(2) * (x * x + y * y)));
+    const T pitch = T(asin(clamp(T(T(2) * (w * y - z * x)), T(-1), T(1))));
+    const T yaw = atan2(T(T(2) * (w * z + x * y)), T(T(1) - T(2) * (y * y + z * z)));
+    return vec<3, T>{{roll, pitch, yaw}};
+}
+template <class T> BW_INLINE quat<T> quat_slerp(const quat<T>& q0, const quat<T>& q1, T t) {
+    // the rotation from q0 to q1 as axis and angle, scaled by t
+    const quat<T> d = mul(quat_inverse(q0), q1);
+    vec<3, T> v{{d.c[0], d.c[1], d.c[2]}};
+    const T angle = T(T(2) * atan2(length(v), abs(d.c[3])));
+    v = normalize(v);
+    if (d.c[3] < T(0)) v = neg(v);
+    return mul(q0, quat_from_axis_angle(v, T(t * angle)));
+}
+
+// Rigid transforms: x -> p + rotate(q, x); products and inverses as in Warp (q need not be unit).
+template <class T> BW_INLINE vec<3, T> transform_get_translation(const transform<T>& t) {
+    return vec<3, T>{{t.c[0], t.c[1], t.c[2]}};
+}
+template <class T> BW_INLINE quat<T> transform_get_rotation(const transform<T>& t) {
+    return quat<T>{{t.c[3], t.c[4], t.c[5], t.c[6]}};
+}
+template <class T> BW_INLINE transform<T> transform_from(const vec<3, T>& p, const quat<T>& q) {
+    return transform<T>{{p.c[0], p.c[1], p.c[2], q.c[0], q.c[1], q.c[2], q.c[3]}};
+}
+template <class T> BW_INLINE vec<3, T> transform_vector(const transform<T>& t, const vec<3, T>& x) {
+    return quat_rotate(transform_get_rotation(t), x);
+}
+template <class T> BW_INLINE vec<3, T> transform_point(const transform<T>& t, const vec<3, T>& x) {
+    return add(transform_get_translation(t), transform_vector(t, x));
+}
+template <class T> BW_INLINE transform<T> transform_multiply(const transform<T>& a, const transform<T>& b) {
+    return transform_from(transform_point(a, transform_get_translation(b)),
+                          mul(transform_get_rotation(a), transform_get_rotation(b)));
+}
+template <class T> BW_INLINE transform<T> mul(const transform<T>& a, const transform<T>& b) {
+    return transform_multiply(a, b);
+}
+template <class T> BW_INLINE vec<6, T> transform_twist(const transform<T>& t, const vec<6, T>& x) {
+    const quat<T> q = transform_get_rotation(t);
+    const vec<3, T> w = quat_rotate(q, spatial_top(x));
+    return spatial_join(w, add(quat_rotate(q, spatial_bottom(x)), cross(transform_get_translation(t), w)));
+}
+template <class T> BW_INLINE vec<6, T> transform_wrench(const transform<T>& t, const vec<6, T>& x) {
+    const quat<T> q = transform_get_rotation(t);
+    const vec<3, T> v = quat_rotate(q, spatial_bottom(x));
+    return spatial_join(add(quat_rotate(q, spatial_top(x)), cross(transform_get_translation(t), v)), v);
+}
+template <class T> BW_INLINE mat<4, 4, T> transform_compose(const vec<3, T>& p, const quat<T>& q, const vec<3, T>& s) {
+    const mat<3, 3, T> r = quat_to_matrix(q);
+    mat<4, 4, T> m{};
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) m.r[i].c[j] = T(r.r[i].c[j] * s.c[j]);
+        m.r[i].c[3] = p.c[i];
+    }
+    m.r[3].c[3] = T(1);
+    return m;
+}
+template <class T> BW_INLINE mat<4, 4, T> transform_to_matrix(const transform<T>& t) {
+    return transform_compose(transform_get_translation(t), transform_get_rotation(t), vec<3, T>{{T(1), T(1), T(1)}});
+}
+template <class T> BW_INLINE transform<T> transform_from_matrix(const mat<4, 4, T>& m) {
+    mat<3, 3, T> r;
+    for (int i = 0; i < 3; ++i) for (int j = 0; j < 3; ++j) r.r[i].c[j] = m.r[i].c[j];
+    return transform_from(vec<3, T>{{m.r[0].c[3], m.r[1].c[3], m.r[2].c[3]}}, quat_from_matrix(r));
+}
+template <class T> BW_INLINE transform<T> transform_inverse(const transform<T>& t) {
+    quat<T> qi = quat_inverse(transform_get_rotation(t));
+    return transform_from(neg(quat_rotate(qi, transform_get_translation(t))), qi);
 }
 
 // ---- arrays ---------------------------------------------------------------------------------
@@ -709,6 +987,10 @@ template <class T> BW_INLINE T atomic_sub(T* p, T v) {
 }
 template <class T> BW_INLINE T atomic_min(T* p, T v) { return atomic_update(p, v, [](T a, T b) { return min(a, b); }); }
 template <class T> BW_INLINE T atomic_max(T* p, T v) { return atomic_update(p, v, [](T a, T b) { return max(a, b); }); }
+template <class T> BW_INLINE T atomic_and(T* p, T v) { return __atomic_fetch_and(p, v, __ATOMIC_RELAXED); }
+template <class T> BW_INLINE T atomic_or(T* p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }
+template <class T> BW_INLINE T atomic_xor(T* p, T v) { return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); }
+template <class T> BW_INLINE T atomic_exch(T* p, T v) { return atomic_update(p, v, [](T, T b) { return b; }); }
 // Vectors, matrices and quaternions: each component atomically (the element as a whole is not).
 #define BW_ATOMIC_COMPOSITE(op)                                                                     \
     template <int N, class T> BW_INLINE vec<N, T> op(vec<N, T>* p, vec<N, T> v) {            \
@@ -716,7 +998,9 @@ template <class T> BW_INLINE T atomic_max(T* p, T v) { return atomic_update(p, v
     template <int R, int C, class T> BW_INLINE mat<R, C, T> op(mat<R, C, T>* p, mat<R, C, T> v) { \
         mat<R, C, T> old; for (int i = 0; i < R; ++i) old.r[i] = op(&p->r[i], v.r[i]); return old; }  \
     template <class T> BW_INLINE quat<T> op(quat<T>* p, quat<T> v) {                          \
-        quat<T> old; for (int i = 0; i < 4; ++i) old.c[i] = op(&p->c[i], v.c[i]); return old; }
+        quat<T> old; for (int i = 0; i < 4; ++i) old.c[i] = op(&p->c[i], v.c[i]); return old; }     \
+    template <class T> BW_INLINE transform<T> op(transform<T>* p, transform<T> v) {          \
+        transform<T> old; for (int i = 0; i < 7; ++i) old.c[i] = op(&p->c[i], v.c[i]); return old; }
 BW_ATOMIC_COMPOSITE(atomic_add) BW_ATOMIC_COMPOSITE(atomic_sub)
 BW_ATOMIC_COMPOSITE(atomic_min) BW_ATOMIC_COMPOSITE(atomic_max)
 

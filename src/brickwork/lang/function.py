@@ -175,3 +175,25 @@ def _fingerprint(f: Function, seen: set) -> str:
 
 INTRINSICS.register(Function, call=_call, fingerprint=_fingerprint,
                     operator=lambda typer, f, args, node: typer.call_function(f, args, node))
+
+
+def func_grad(forward):
+    """Decorator (Warp's ``@wp.func_grad(f)``): the custom adjoint of the ``@func`` ``forward``.
+
+    brickwork has no reverse mode yet: the adjoint is recorded on ``forward`` (``custom_grad``) and
+    returned unchanged, so code written for Warp imports and its forward results are unaffected.
+    """
+    def record(adjoint):
+        forward.custom_grad = adjoint
+        return adjoint
+
+    return record
+
+
+def func_replay(forward):
+    """Decorator (Warp's ``@wp.func_replay(f)``): the replay function of ``forward``, recorded like func_grad."""
+    def record(replay):
+        forward.custom_replay = replay
+        return replay
+
+    return record

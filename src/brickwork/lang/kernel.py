@@ -18,8 +18,10 @@ from .modules import Module, get_module
 class Kernel:
     """A kernel: a Python function compiled per tuple of concrete parameter types."""
 
-    def __init__(self, pyfunc, key: str | None = None, module=None, options=None, **unused):
+    def __init__(self, func, key: str | None = None, module=None, options=None, **unused):
+        pyfunc = func  # Warp's keyword is ``func``: wp.Kernel(func=f, key=..., module=...)
         self.func = pyfunc
+        self.options = dict(options or {})
         self.module = module if isinstance(module, Module) else get_module(
             module if isinstance(module, str) else pyfunc.__module__)
         self.source = FunctionSource(pyfunc)
@@ -88,11 +90,17 @@ class Kernel:
 _KERNELS: dict = {}  # (module, qualname) -> [Kernel], one per argument count
 
 
-def kernel(f=None, *, key: str | None = None, module=None, enable_backward=None, **options):
-    """Decorator: compile a Python function as a kernel launched over a grid of threads."""
+def kernel(f=None, *, key: str | None = None, module=None, enable_backward=None, name: str | None = None, **options):
+    """Decorator: compile a Python function as a kernel launched over a grid of threads.
+
+    ``name`` (Warp's option) names the kernel instead of the function's name; it must be a C++ identifier.
+    """
+    if name is not None and not (isinstance(name, str) and name.isidentifier() and name.isascii()):
+        raise ValueError(f"kernel name {name!r} is not a valid C++ identifier (letters, digits and '_', not "
+                         f"starting with a digit)")
 
     def wrap(func):
-        k = Kernel(func, key=key, module=module)
+        k = Kernel(func, key=key or name, module=module)
         group = _KERNELS.setdefault((func.__module__, func.__qualname__), [])
         group[:] = [g for g in group if len(g.params) != len(k.params)] + [k]
         return k

@@ -2,7 +2,7 @@
 ``wp.types`` (``wp.types.vector(3, wp.float32)``, ``wp.types.matrix((3, 3), dtype)``, ``wp.types.Float``)."""
 
 from .arrays import ArrayType, array, array1d, array2d, array3d, array4d
-from .composite import matrix, quaternion, vector
+from .composite import matrix, quaternion, transformation, vector
 from .scalars import (
     Float,
     Int,
@@ -24,6 +24,20 @@ from .scalars import (
 )
 from .structs import struct
 
-__all__ = ["ArrayType", "array", "array1d", "array2d", "array3d", "array4d", "matrix", "quaternion", "vector",
+
+def type_size(t) -> int:
+    """Number of scalar components of a type: 1 for a scalar, 3 for vec3, 9 for mat33 (Warp's type_size)."""
+    shape = getattr(t, "_shape", None)
+    if shape is None:
+        return 1
+    size = 1
+    for n in shape:
+        size *= n
+    return size
+
+
+__all__ = ["type_size",
+           "ArrayType", "array", "array1d", "array2d", "array3d", "array4d", "matrix", "quaternion", "transformation",
+           "vector",
            "Float", "Int", "Scalar", "bool_", "dtype_from_numpy", "dtype_to_numpy", "float16", "float32", "float64",
            "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "struct"]

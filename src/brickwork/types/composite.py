@@ -11,7 +11,17 @@ import typing
 
 import numpy as np
 
-from .scalars import SCALAR_TYPES, ScalarBase, float16, float32, float64, int32, is_scalar_type
+from .scalars import (
+    SCALAR_TYPES,
+    GenericPlaceholder,
+    ScalarBase,
+    bool_,
+    float16,
+    float32,
+    float64,
+    int32,
+    is_scalar_type,
+)
 
 _SUFFIX = {
     "b": "int8", "ub": "uint8", "s": "int16", "us": "uint16", "i": "int32", "ui": "uint32",
@@ -52,9 +62,11 @@ class CompositeBase:
 
     def __getitem__(self, index):
         value = self._data[index]
-        if isinstance(value, np.ndarray):
-            if value.ndim == 1 and self._kind == "matrix":
+        if isinstance(value, np.ndarray):  # a row, or a slice (v[0:2], m[1:]): a vector or matrix, as in Warp
+            if value.ndim == 1:
                 return vector(value.shape[0], self._dtype)(value)
+            if value.ndim == 2:
+                return matrix(value.shape, self._dtype)(value)
             return value.copy()
         return value.item()
 
@@ -95,6 +107,9 @@ class CompositeBase:
 
     def __neg__(self):
         return self._new(-self._data)
+
+    def __pos__(self):
+        return self._new(self._data.copy())
 
     def __mul__(self, other):
         if np.ndim(_plain(other)) == 0:
@@ -179,6 +194,67 @@ class QuaternionBase(VectorBase):
     _length = 4
 
 
+class TransformBase(VectorBase):
+    """Base class of rigid transforms ``transform(p, q)``: translation ``p`` (3-vector) then rotation
+    ``q`` (quaternion), seven components as in Warp; ``transform()`` is the identity."""
+
+    __slots__ = ()
+    _kind = "transform"
+    _length = 7
+
+    def __init__(self, *args, p=None, q=None):
+        if p is not None or q is not None or (len(args) == 2 and np.size(_plain(args[0])) == 3):
+            if args:
+                p, q = (args + (q,))[:2] if len(args) < 2 else args
+            p = np.zeros(3) if p is None else np.asarray(_plain(p), dtype=np.float64)
+            q = np.array([0.0, 0.0, 0.0, 1.0]) if q is None else np.asarray(_plain(q), dtype=np.float64)
+            args = (np.concatenate([p.ravel(), q.ravel()]),)
+        elif not args:
+            args = ([0, 0, 0, 0, 0, 0, 1],)
+        super().__init__(*args)
+
+    @property
+    def p(self):
+        return vector(3, self._dtype)(self._data[:3])
+
+    @p.setter
+    def p(self, value):
+        self._data[:3] = np.asarray(_plain(value))
+
+    @property
+    def q(self):
+        return quaternion(self._dtype)(self._data[3:])
+
+    @q.setter
+    def q(self, value):
+        self._data[3:] = np.asarray(_plain(value))
+
+
+def transformation(dtype=float32):
+    """The transform type with ``dtype`` components (cached); Warp's ``wp.types.transformation``."""
+    if dtype is float:
+        dtype = float32
+    key = ("transform", dtype)
+    cls = _VECTOR_CACHE.get(key)
+    if cls is None:
+        suffix = _SUFFIX_OF.get(getattr(dtype, "__name__", ""), "")
+        cls = type(f"transform{suffix}", (TransformBase,), {"__slots__": (), "_length": 7, "_shape": (7,),
+                                                             "_dtype": dtype, "dtype": dtype, "length": 7,
+                                                             **_warp_names((7,), dtype)})
+        _VECTOR_CACHE[key] = cls
+    return cls
+
+
+def _warp_names(shape, dtype) -> dict:
+    """The class attributes Warp code reads from composite types: _shape_, _length_, _wp_scalar_type_."""
+    if shape is typing.Any or any(d is typing.Any for d in shape):
+        return {}
+    length = 1
+    for d in shape:
+        length *= d
+    return {"_shape_": tuple(shape), "_length_": length, "_wp_scalar_type_": dtype}
+
+
 def _type_label(dtype) -> str:
     return getattr(dtype, "__name__", repr(dtype))
 
@@ -192,16 +268,19 @@ def vector(length, dtype=float32):
         dtype = float32
     elif dtype is int:
         dtype = int32
+    elif dtype is bool:
+        dtype = bool_
     key = ("vector", length, dtype)
     cls = _VECTOR_CACHE.get(key)
     if cls is None:
-        if dtype is not typing.Any and not is_scalar_type(dtype):
+        if dtype is not typing.Any and not is_scalar_type(dtype) and not isinstance(dtype, GenericPlaceholder):
             raise TypeError(f"vector dtype must be a scalar type, got {_type_label(dtype)}")
-        if length is not typing.Any and (not isinstance(length, int) or length < 1):
-            raise TypeError(f"vector length must be a positive int, got {length!r}")
+        if length is not typing.Any and (not isinstance(length, int) or length < 0):
+            raise TypeError(f"vector length must be a non-negative int, got {length!r}")
         name = _family_name("vec", length, dtype) or f"vector(length={length}, dtype={_type_label(dtype)})"
         cls = type(name, (VectorBase,), {"__slots__": (), "_length": length, "_shape": (length,),
-                                         "_dtype": dtype, "dtype": dtype, "length": length})
+                                         "_dtype": dtype, "dtype": dtype, "length": length,
+                                         **_warp_names((length,), dtype)})
         _VECTOR_CACHE[key] = cls
     return cls
 
@@ -210,11 +289,17 @@ def matrix(shape, dtype=float32):
     """The matrix type of ``shape=(rows, cols)`` with ``dtype`` components (cached)."""
     if dtype is float:
         dtype = float32
+    elif dtype is int:
+        dtype = int32
+    elif dtype is bool:
+        dtype = bool_
     shape = tuple(shape) if shape is not typing.Any else shape
+    if shape is not typing.Any and all(d is typing.Any for d in shape):
+        shape = typing.Any  # (Any, Any): any number of rows and columns, as Warp writes it
     key = ("matrix", shape, dtype)
     cls = _VECTOR_CACHE.get(key)
     if cls is None:
-        if dtype is not typing.Any and not is_scalar_type(dtype):
+        if dtype is not typing.Any and not is_scalar_type(dtype) and not isinstance(dtype, GenericPlaceholder):
             raise TypeError(f"matrix dtype must be a scalar type, got {_type_label(dtype)}")
         if shape is not typing.Any and (len(shape) != 2 or min(shape) < 1):
             raise TypeError(f"matrix shape must be (rows, cols) with positive sizes, got {shape!r}")
@@ -223,7 +308,7 @@ def matrix(shape, dtype=float32):
             name = _family_name("mat", shape[0], dtype)
         name = name or f"matrix(shape={shape}, dtype={_type_label(dtype)})"
         cls = type(name, (MatrixBase,), {"__slots__": (), "_shape": shape, "_dtype": dtype,
-                                         "dtype": dtype, "shape": shape})
+                                         "dtype": dtype, "shape": shape, **_warp_names(shape, dtype)})
         _VECTOR_CACHE[key] = cls
     return cls
 
@@ -235,7 +320,8 @@ def quaternion(dtype=float32):
     if cls is None:
         suffix = _SUFFIX_OF.get(getattr(dtype, "__name__", ""), "")
         cls = type(f"quat{suffix}", (QuaternionBase,), {"__slots__": (), "_length": 4, "_shape": (4,),
-                                                        "_dtype": dtype, "dtype": dtype, "length": 4})
+                                                        "_dtype": dtype, "dtype": dtype, "length": 4,
+                                                        **_warp_names((4,), dtype)})
         _VECTOR_CACHE[key] = cls
     return cls
 
@@ -261,8 +347,12 @@ def is_quat_type(t) -> bool:
     return isinstance(t, type) and issubclass(t, QuaternionBase) and t is not QuaternionBase
 
 
+def is_transform_type(t) -> bool:
+    return isinstance(t, type) and issubclass(t, TransformBase) and t is not TransformBase
+
+
 def is_composite_type(t) -> bool:
-    return is_vector_type(t) or is_matrix_type(t) or is_quat_type(t)
+    return is_vector_type(t) or is_matrix_type(t) or is_quat_type(t) or is_transform_type(t)
 
 
 def family_namespace() -> dict:
@@ -277,10 +367,12 @@ def family_namespace() -> dict:
             if tname.startswith("float"):
                 names[f"mat{n}{n}{suffix}"] = matrix((n, n), _SCALAR_BY_NAME[tname])
     names["quat"] = quaternion(float32)
+    names["transform"] = transformation(float32)
     names["spatial_vector"] = vector(6, float32)  # Warp's spatial algebra types: 6-vectors, 6x6 matrices
     names["spatial_matrix"] = matrix((6, 6), float32)
     for suffix, t in (("h", float16), ("f", float32), ("d", float64)):
         names[f"quat{suffix}"] = quaternion(t)
+        names[f"transform{suffix}"] = transformation(t)
         names[f"spatial_vector{suffix}"] = vector(6, t)
         names[f"spatial_matrix{suffix}"] = matrix((6, 6), t)
     return names

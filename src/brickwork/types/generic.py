@@ -21,7 +21,8 @@ def is_generic(annotation) -> bool:
     if isinstance(annotation, ArrayType):
         return is_generic(annotation.dtype)
     if is_composite_type(annotation):
-        return annotation._dtype is typing.Any or annotation._shape is typing.Any or any(
+        return annotation._dtype is typing.Any or isinstance(annotation._dtype, GenericPlaceholder) or (
+            annotation._shape is typing.Any) or any(
             d is typing.Any for d in annotation._shape)
     return False
 
@@ -39,7 +40,10 @@ def matches(annotation, concrete) -> bool:
     if is_composite_type(annotation) and is_composite_type(concrete):
         if annotation._kind != concrete._kind:
             return False
-        if annotation._dtype is not typing.Any and annotation._dtype is not concrete._dtype:
+        if isinstance(annotation._dtype, GenericPlaceholder):
+            if not annotation._dtype.accepts(concrete._dtype):
+                return False
+        elif annotation._dtype is not typing.Any and annotation._dtype is not concrete._dtype:
             return False
         if annotation._shape is typing.Any:
             return True

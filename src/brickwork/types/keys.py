@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .arrays import ArrayType
-from .composite import is_matrix_type, is_quat_type, is_vector_type
+from .composite import is_matrix_type, is_quat_type, is_transform_type, is_vector_type
 from .opaque import OpaqueType, TupleType
 from .scalars import is_scalar_type
 from .structs import is_struct_type
@@ -13,7 +13,7 @@ def type_key(t) -> str:
     """A stable text naming a type exactly (used in cache keys and generated names)."""
     if is_scalar_type(t):
         return t.__name__
-    if is_vector_type(t) or is_quat_type(t):
+    if is_vector_type(t) or is_quat_type(t) or is_transform_type(t):
         return f"{t._kind}{t._length}:{t._dtype.__name__}"
     if is_matrix_type(t):
         return f"matrix{t._shape[0]}x{t._shape[1]}:{t._dtype.__name__}"

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ...types.arrays import ArrayType
-from ...types.composite import is_matrix_type, is_quat_type, is_vector_type
+from ...types.composite import is_matrix_type, is_quat_type, is_transform_type, is_vector_type
 from ...types.keys import type_key
 from ...types.opaque import TEAM_MEMBER, TupleType
 from ...types.scalars import is_scalar_type
@@ -27,6 +27,8 @@ def c_type(t) -> str:
         return _SCALAR_C[t.__name__]
     if is_quat_type(t):
         return f"bw::quat<{c_type(t._dtype)}>"
+    if is_transform_type(t):
+        return f"bw::transform<{c_type(t._dtype)}>"
     if is_vector_type(t):
         return f"bw::vec<{t._length}, {c_type(t._dtype)}>"
     if is_matrix_type(t):

@@ -1,0 +1,23 @@
+"""Alias package for `make compat`: ``import warp`` gives brickwork, so Warp's test files run against it.
+
+Every name of ``brickwork`` is a name of this package, and ``warp.types``/``warp.config`` are brickwork's
+modules. ``warp.tests`` holds the harness's own ``unittest_utils`` and, through ``__path__``, the test
+files fetched from the warp-lang wheel. Names under ``warp._src``, ``warp.fem`` and ``warp.sparse``
+(Warp's internals and libraries, which brickwork does not mirror) import as placeholders: a test that
+uses one raises ``WarpInternalUsed`` and is counted as excluded, with the name, by the runner.
+"""
+
+import sys as _sys
+
+import brickwork as _bw
+from brickwork import *  # noqa: F403
+
+globals().update({k: v for k, v in vars(_bw).items() if not k.startswith("__")})
+__version__ = "1.19.0"  # the Warp version whose tests run here (brickwork's own is brickwork.__version__)
+_sys.modules[__name__ + ".types"] = _bw.types
+_sys.modules[__name__ + ".config"] = _bw.config
+
+from . import _internal  # noqa: E402
+
+_internal.install(__name__)
+from . import _src  # noqa: E402, F401

@@ -1,0 +1,70 @@
+"""Placeholders for Warp's internal modules (warp._src.*, warp.sparse, ...) under the alias package."""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+
+
+class WarpInternalUsed(Exception):
+    """A test used a Warp internal or library module that brickwork does not mirror."""
+
+
+class Placeholder:
+    """Stands for one name of a Warp-internal module; any use raises WarpInternalUsed naming it."""
+
+    def __init__(self, qualname: str):
+        self._qualname = qualname
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return Placeholder(f"{self._qualname}.{name}")
+
+    def _refuse(self, *args, **kwargs):
+        raise WarpInternalUsed(self._qualname)
+
+    __call__ = __iter__ = __len__ = __getitem__ = __enter__ = _refuse
+
+    def __repr__(self):
+        return f"<Warp internal {self._qualname}>"
+
+
+class PlaceholderModule(types.ModuleType):
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return Placeholder(f"{self.__name__}.{name}")
+
+
+# Modules that exist for real in the alias package (they carry data tests iterate over at import).
+_REAL = {"_src", "_src.types"}
+_PLACEHOLDER_ROOTS = ("_src", "sparse", "render", "sim", "optim", "utils", "jax_experimental")
+
+
+class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def __init__(self, package: str):
+        self.package = package
+
+    def find_spec(self, fullname, path=None, target=None):
+        prefix = self.package + "."
+        if not fullname.startswith(prefix):
+            return None
+        rest = fullname[len(prefix):]
+        if rest in _REAL or rest.split(".")[0] not in _PLACEHOLDER_ROOTS:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec):
+        module = PlaceholderModule(spec.name)
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
+def install(package: str) -> None:
+    sys.meta_path.insert(0, _Finder(package))

@@ -1,0 +1,187 @@
+"""Vector, matrix, quaternion and transform builtins called from Python (outside kernels), with the
+kernels' formulas.
+
+Values are computed in float64 from the arguments' components and returned as the arguments' types.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..types.composite import matrix, quaternion, transformation, vector
+from ..types.scalars import float32
+
+
+def _parts(x):
+    return np.asarray(x, dtype=np.float64), getattr(type(x), "_dtype", float32)
+
+
+def quat_identity(dtype=float32):
+    return quaternion(dtype)(0, 0, 0, 1)
+
+
+def transform_identity(dtype=float32):
+    return transformation(dtype)()
+
+
+def quat_from_axis_angle(axis, angle):
+    a, dtype = _parts(axis)
+    half = 0.5 * float(angle)
+    return quaternion(dtype)(*(a * np.sin(half)), np.cos(half))
+
+
+def _rotate(q, p, sign):
+    """p (2 w^2 - 1) + sign 2 w (v x p) + 2 v (v . p): Warp's formula, exact rotation for unit q."""
+    v, w = q[:3], q[3]
+    return p * (2 * w * w - 1) + sign * 2 * w * np.cross(v, p) + 2 * v * np.dot(v, p)
+
+
+def quat_rotate(q, p):
+    (qa, dtype), (pa, _) = _parts(q), _parts(p)
+    return vector(3, dtype)(_rotate(qa, pa, 1.0))
+
+
+def quat_rotate_inv(q, p):
+    (qa, dtype), (pa, _) = _parts(q), _parts(p)
+    return vector(3, dtype)(_rotate(qa, pa, -1.0))
+
+
+def quat_inverse(q):
+    qa, dtype = _parts(q)
+    return quaternion(dtype)(-qa[0], -qa[1], -qa[2], qa[3])
+
+
+def _hamilton(p, q):
+    return np.array([p[3] * q[0] + p[0] * q[3] + p[1] * q[2] - p[2] * q[1],
+                     p[3] * q[1] - p[0] * q[2] + p[1] * q[3] + p[2] * q[0],
+                     p[3] * q[2] + p[0] * q[1] - p[1] * q[0] + p[2] * q[3],
+                     p[3] * q[3] - p[0] * q[0] - p[1] * q[1] - p[2] * q[2]])
+
+
+def transform_get_translation(t):
+    ta, dtype = _parts(t)
+    return vector(3, dtype)(ta[:3])
+
+
+def transform_get_rotation(t):
+    ta, dtype = _parts(t)
+    return quaternion(dtype)(ta[3:])
+
+
+def transform_point(t, x):
+    (ta, dtype), (xa, _) = _parts(t), _parts(x)
+    return vector(3, dtype)(ta[:3] + _rotate(ta[3:], xa, 1.0))
+
+
+def transform_vector(t, x):
+    (ta, dtype), (xa, _) = _parts(t), _parts(x)
+    return vector(3, dtype)(_rotate(ta[3:], xa, 1.0))
+
+
+def transform_multiply(a, b):
+    (aa, dtype), (ba, _) = _parts(a), _parts(b)
+    return transformation(dtype)(aa[:3] + _rotate(aa[3:], ba[:3], 1.0), _hamilton(aa[3:], ba[3:]))
+
+
+def transform_inverse(t):
+    ta, dtype = _parts(t)
+    qi = np.array([-ta[3], -ta[4], -ta[5], ta[6]])
+    return transformation(dtype)(-_rotate(qi, ta[:3], 1.0), qi)
+
+
+def quat_to_matrix(q):
+    qa, dtype = _parts(q)
+    cols = [_rotate(qa, e, 1.0) for e in np.eye(3)]
+    return matrix((3, 3), dtype)(np.stack(cols, axis=1))
+
+
+def quat_from_matrix(m):
+    """Shepperd's method on the trace or the largest diagonal entry, normalized (as in kernels)."""
+    a, dtype = _parts(m)
+    tr = np.trace(a)
+    if tr >= 0:
+        h = np.sqrt(tr + 1)
+        q = [(a[2, 1] - a[1, 2]) * 0.5 / h, (a[0, 2] - a[2, 0]) * 0.5 / h, (a[1, 0] - a[0, 1]) * 0.5 / h, 0.5 * h]
+    else:
+        i = int(np.argmax(np.diag(a)))
+        j, k = (i + 1) % 3, (i + 2) % 3
+        h = np.sqrt(a[i, i] - (a[j, j] + a[k, k]) + 1)
+        q = [0.0] * 4
+        q[i] = 0.5 * h
+        q[j] = (a[i, j] + a[j, i]) * 0.5 / h
+        q[k] = (a[k, i] + a[i, k]) * 0.5 / h
+        q[3] = (a[k, j] - a[j, k]) * 0.5 / h
+    q = np.asarray(q)
+    return quaternion(dtype)(q / np.linalg.norm(q))
+
+
+def quat_rpy(roll, pitch, yaw):
+    dtype = float32  # the host passes plain numbers (Python floats are float32, as in kernels)
+    cy, sy = np.cos(float(yaw) / 2), np.sin(float(yaw) / 2)
+    cr, sr = np.cos(float(roll) / 2), np.sin(float(roll) / 2)
+    cp, sp = np.cos(float(pitch) / 2), np.sin(float(pitch) / 2)
+    return quaternion(dtype)(sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy,
+                             cr * cp * cy + sr * sp * sy)
+
+
+def quat_to_rpy(q):
+    (x, y, z, w), dtype = _parts(q)
+    return vector(3, dtype)(np.arctan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y)),
+                            np.arcsin(np.clip(2 * (w * y - z * x), -1, 1)),
+                            np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
+
+
+HOST_ROTATIONS = {name: globals()[name] for name in (
+    "quat_to_matrix", "quat_from_matrix", "quat_rpy", "quat_to_rpy",
+    "quat_identity", "transform_identity", "quat_from_axis_angle", "quat_rotate", "quat_rotate_inv", "quat_inverse",
+    "transform_get_translation", "transform_get_rotation", "transform_point", "transform_vector",
+    "transform_multiply", "transform_inverse")}
+
+
+# -- vectors and matrices on the host ---------------------------------------------------------------------
+
+
+def _like(value, arg):
+    """``value`` (numpy) as a value of the composite family of ``arg``, or a Python number."""
+    dtype = getattr(type(arg), "_dtype", float32)
+    value = np.asarray(value)
+    if value.ndim == 0:  # rounded once to the arguments' component type, as the kernel's result
+        return value.astype(getattr(dtype, "_np", np.float64)).item()
+    if value.ndim == 1:
+        return vector(value.shape[0], dtype)(value)
+    return matrix(value.shape, dtype)(value)
+
+
+def _vector_host(fn):
+    def host(*args):
+        return _like(fn(*(np.asarray(a, dtype=np.float64) if hasattr(a, "_data") else a for a in args)), args[0])
+
+    return host
+
+
+def _normalize(v):
+    n = np.linalg.norm(v)
+    return v / n if n > 0 else v
+
+
+def _expect(equal):
+    def host(a, b):
+        if bool(np.array_equal(np.asarray(a), np.asarray(b))) != equal:
+            print(f"Error: {'expect_eq' if equal else 'expect_neq'} failed: {a} {'!=' if equal else '=='} {b}")
+
+    return host
+
+
+def _expect_near(a, b, tol=1e-6):
+    if np.max(np.abs(np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64))) > tol:
+        print(f"Error: expect_near failed: {a} and {b} differ by more than {tol}")
+
+
+HOST_LINALG = {
+    "dot": _vector_host(np.dot), "cross": _vector_host(np.cross), "length": _vector_host(np.linalg.norm),
+    "length_sq": _vector_host(lambda v: np.dot(v, v)), "normalize": _vector_host(_normalize),
+    "outer": _vector_host(np.outer), "transpose": _vector_host(np.transpose),
+    "determinant": _vector_host(np.linalg.det), "inverse": _vector_host(np.linalg.inv), "trace": _vector_host(np.trace),
+    "cw_mul": _vector_host(np.multiply), "cw_div": _vector_host(np.divide),
+    "expect_eq": _expect(True), "expect_neq": _expect(False), "expect_near": _expect_near,
+}

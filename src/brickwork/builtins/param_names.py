@@ -1,0 +1,94 @@
+"""Warp's parameter names of the builtins brickwork has, so that builtins take keyword arguments as in Warp
+(``wp.pow(x=2.0, y=4.0)``, ``wp.randf(state, low=0.0, high=1.0)``). Data from Warp 1.19's builtin signatures."""
+
+_BY_SIGNATURE = {
+    ('a',): (
+        "argmax argmin determinant inverse invert isfinite isinf isnan len length length_sq "
+        "normalize trace transpose unot"
+    ),
+    ('mat',): (
+        "get_diag quat_from_matrix"
+    ),
+    ('q',): (
+        "quat_to_rpy"
+    ),
+    ('quat',): (
+        "quat_inverse quat_to_matrix"
+    ),
+    ('state',): (
+        "randn"
+    ),
+    ('v',): (
+        "norm_l1 norm_l2"
+    ),
+    ('vec',): (
+        "diag skew"
+    ),
+    ('x',): (
+        "abs acos asin atan cbrt ceil cos cosh degrees exp floor frac log log10 log2 neg nonzero "
+        "pos radians rint round sign sin sinh sqrt step tan tanh trunc"
+    ),
+    ('xform',): (
+        "transform_get_rotation transform_get_translation transform_inverse"
+    ),
+    ('a', 'b'): (
+        "add bit_and bit_or bit_xor cross cw_div cw_mul ddot div dot expect_eq expect_neq floordiv "
+        "lshift max min mod mul outer rshift sub transform_multiply"
+    ),
+    ('axis', 'angle'): (
+        "quat_from_axis_angle"
+    ),
+    ('quat', 'vec'): (
+        "quat_rotate quat_rotate_inv"
+    ),
+    ('seed', 'offset'): (
+        "rand_init"
+    ),
+    ('v', 'delta'): (
+        "norm_huber norm_pseudo_huber smooth_normalize"
+    ),
+    ('x', 'y'): (
+        "pow"
+    ),
+    ('xform', 'point'): (
+        "transform_point"
+    ),
+    ('xform', 'vec'): (
+        "transform_vector"
+    ),
+    ('y', 'x'): (
+        "atan2"
+    ),
+    ('a', 'b', 't'): (
+        "lerp quat_slerp"
+    ),
+    ('a', 'b', 'tolerance'): (
+        "expect_near"
+    ),
+    ('a', 'b', 'x'): (
+        "smoothstep"
+    ),
+    ('cond', 'value_if_false', 'value_if_true'): (
+        "select"
+    ),
+    ('cond', 'value_if_true', 'value_if_false'): (
+        "where"
+    ),
+    ('roll', 'pitch', 'yaw'): (
+        "quat_rpy"
+    ),
+    ('state', 'low', 'high'): (
+        "randf randi randu"
+    ),
+    ('x', 'low', 'high'): (
+        "clamp"
+    ),
+    ('arr', 'i', 'j', 'k', 'l', 'value'): (
+        "atomic_add atomic_max atomic_min atomic_sub"
+    ),
+}
+
+_BY_SIGNATURE[('position', 'rotation', 'scale')] = "transform_compose"
+
+#: builtin name -> parameter names in order
+PARAM_NAMES = {name: params for params, names in _BY_SIGNATURE.items() for name in names.split()}

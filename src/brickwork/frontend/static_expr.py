@@ -1,0 +1,93 @@
+"""``wp.static(expr)``: an expression evaluated by Python while the kernel is compiled, as in Warp.
+
+The expression sees the kernel's globals and closure and the compile-time names of the body (type
+variables, local functions); a name bound to a runtime value of the kernel cannot be used. The
+result enters the kernel as a constant (a number, a type, a function to call, ...).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Mapping
+
+from ..errors import KernelTypeError
+from .expressions import Static
+from .intrinsics import INTRINSICS
+from .source import MISSING
+
+
+def static(expr):
+    """Evaluate ``expr`` at compile time inside kernels; on the host it is ``expr`` itself."""
+    return expr
+
+
+class _RuntimeName(Exception):
+    def __init__(self, name):
+        self.name = name
+
+
+class _KnownByType:
+    """A runtime value of the kernel inside wp.static: only what its type tells is available (len(v))."""
+
+    def __init__(self, name, t):
+        self._name, self._type = name, t
+
+    def __len__(self):
+        shape = getattr(self._type, "_shape", None)
+        if not shape:
+            raise _RuntimeName(self._name)
+        return shape[0]
+
+    def __getattr__(self, attr):
+        raise _RuntimeName(self._name)
+
+    def _runtime(self, *args, **kwargs):
+        raise _RuntimeName(self._name)
+
+    __getitem__ = __iter__ = __bool__ = __index__ = __int__ = __float__ = __add__ = __radd__ = __sub__ = _runtime
+    __rsub__ = __mul__ = __rmul__ = __truediv__ = __eq__ = __lt__ = __gt__ = __le__ = __ge__ = __neg__ = _runtime
+    __hash__ = None
+
+
+class _CompileTimeNames(Mapping):
+    """The names an expression under wp.static may use: compile-time names of the body, then globals/closure."""
+
+    def __init__(self, builder):
+        self.builder = builder
+
+    def __getitem__(self, name):
+        symbols = self.builder.symbols
+        unique = symbols.unique(name)
+        t = symbols.type_of(unique)
+        if t is not None:
+            return _KnownByType(name, t)
+        if unique in symbols.statics:
+            return symbols.statics[unique]
+        value = self.builder.source.lookup(name)
+        if value is MISSING:
+            raise KeyError(name)
+        return value
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self):
+        return 0
+
+
+def _call_static(builder, f, node):
+    if len(node.args) != 1 or node.keywords:
+        raise builder.error(KernelTypeError, "wp.static() takes exactly one expression", node)
+    code = compile(ast.Expression(body=node.args[0]), "<wp.static>", "eval")
+    try:
+        return Static(eval(code, {"__builtins__": builtins}, _CompileTimeNames(builder)))  # noqa: S307
+    except _RuntimeName as e:
+        raise builder.error(KernelTypeError, f"wp.static(): '{e.name}' is a runtime value of the kernel; the "
+                            f"expression must be computable at compile time", node) from None
+    except Exception as e:  # the expression's own error, reported at its place in the kernel
+        raise builder.error(KernelTypeError, f"wp.static({ast.unparse(node.args[0])}) failed: "
+                            f"{type(e).__name__}: {e}", node) from None
+
+
+INTRINSICS.register(static, call=_call_static)
