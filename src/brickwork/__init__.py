@@ -10,6 +10,7 @@ from . import config
 from ._version import __version__
 from .builtins.constants import CONSTANTS as _CONSTANTS
 from .builtins.functions import FUNCTIONS as _BUILTIN_FUNCTIONS
+from .builtins.static import static
 from .device import (
     Device,
     ScopedDevice,
@@ -32,7 +33,6 @@ from .errors import (
     LaunchError,
     ToolchainError,
 )
-from .frontend.static_expr import static
 from .lang.function import func, func_grad, func_replay
 from .lang.kernel import Kernel, kernel, overload
 from .lang.modules import get_module, get_module_options, set_module_options

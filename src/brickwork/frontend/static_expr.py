@@ -11,15 +11,11 @@ import ast
 import builtins
 from collections.abc import Mapping
 
+from ..builtins.static import static
 from ..errors import KernelTypeError
 from .expressions import Static
 from .intrinsics import INTRINSICS
 from .source import MISSING
-
-
-def static(expr):
-    """Evaluate ``expr`` at compile time inside kernels; on the host it is ``expr`` itself."""
-    return expr
 
 
 class _RuntimeName(Exception):
