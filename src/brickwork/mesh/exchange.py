@@ -287,15 +287,20 @@ class ExchangePlan:
         return bound
 
 
+def run_copy(step: tuple) -> None:
+    """Execute one bound COPY step (negated for the flipped components of a reflecting wall)."""
+    if step[3]:
+        np.negative(step[2], out=step[1])
+    else:
+        step[1][...] = step[2]
+
+
 def run_bound(bound: list[tuple], call_user) -> None:
     """Execute bound local steps (no SEND/RECV); ``call_user(side, lids)`` runs a user boundary
     function on blocks."""
     for step in bound:
         if step[0] == COPY:
-            if step[3]:
-                np.negative(step[2], out=step[1])
-            else:
-                step[1][...] = step[2]
+            run_copy(step)
         elif step[0] == USER:
             call_user(step[1], step[2])
         else:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .exchange import COPY, RECV, SEND, USER
+from .exchange import COPY, RECV, SEND, USER, run_copy
 
 #: Message tags: one per sweep, above the small tags programs tend to use for their own messages.
 TAG_BASE = 0x5B00
@@ -78,10 +78,7 @@ class MessageExchange:
                 send_requests.append(comm.Isend(buf.data, dest=r, tag=tag))
             for f, step in local:
                 if step[0] == COPY:
-                    if step[3]:
-                        np.negative(step[2], out=step[1])
-                    else:
-                        step[1][...] = step[2]
+                    run_copy(step)
                 elif step[0] == USER:
                     call_user(self.fields[f], step[1], step[2])
             MPI.Request.Waitall(requests)
