@@ -1,9 +1,9 @@
-# The two set-up commands of the README: `make demo` and `make test`.
+# The two set-up commands of the README: `make demo` and `make test`; `make docs` builds the site.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test docs bench lint clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -23,6 +23,11 @@ demo: $(VENV)/.installed
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -n 2 tests
 
+# The documentation site (docs/_build/html/index.html); any warning fails the build.
+docs: $(VENV)/.installed-dev
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	@echo "docs: open docs/_build/html/index.html"
+
 bench: $(VENV)/.installed
 	$(BIN)/pip install -q -e '.[bench]' || echo "bench extra not installable: peers will be skipped"
 	$(BIN)/python benchmarks/run.py
@@ -31,4 +36,4 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks examples
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info
+	rm -rf $(VENV) build src/*.egg-info docs/_build docs/_generated

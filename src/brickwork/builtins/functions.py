@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from .docs import BUILTIN_DOCS
+
 
 class BuiltinFunction:
     """A kernel builtin exposed as a Python name."""
@@ -106,4 +108,4 @@ NAMES = (
     "par_for_inner ScratchPad1D ScratchPad2D ScratchPad3D"
 ).split()
 
-FUNCTIONS = {name: BuiltinFunction(name, _HOST.get(name)) for name in NAMES}
+FUNCTIONS = {name: BuiltinFunction(name, _HOST.get(name), BUILTIN_DOCS.get(name, ('', ''))[1]) for name in NAMES}
