@@ -65,6 +65,20 @@ def subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, str, argpars
     return []
 
 
+def _usage(parser: argparse.ArgumentParser) -> list[str]:
+    return ["::", "", *["   " + line for line in parser.format_usage().splitlines()], ""]
+
+
+def _sentence(text: str) -> str:
+    """Plain help text as one reStructuredText sentence: capitalised, ending in a full stop, markup escaped."""
+    text = text.strip()
+    if not text:
+        return ""
+    for char in "\\*`|_":
+        text = text.replace(char, "\\" + char)
+    return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
 def _argument_lines(parser: argparse.ArgumentParser) -> list[str]:
     lines = []
     for action in parser._actions:
@@ -73,11 +87,11 @@ def _argument_lines(parser: argparse.ArgumentParser) -> list[str]:
         name = ", ".join(action.option_strings) if action.option_strings else (action.metavar or action.dest)
         if action.option_strings and action.nargs != 0:
             name += f" {action.metavar or action.dest.upper()}"
-        text = action.help or ""
+        text = _sentence(action.help or "")
         if action.choices is not None and not isinstance(action, argparse._SubParsersAction):
             text += (" " if text else "") + "One of " + ", ".join(f"``{c}``" for c in action.choices) + "."
         if action.nargs in ("*", "+"):
-            text += (" " if text else "") + "May be given several times."
+            text += (" " if text else "") + "Any number may be given."
         lines += [f"``{name}``", f"   {text or 'See the usage line.'}", ""]
     return lines
 
@@ -86,11 +100,11 @@ def cli_lines() -> list[str]:
     """reStructuredText for the whole command: the top-level usage, then one section per sub-command."""
     with _fixed_width():
         parser = command_parser()
-        lines = [parser.description or "", "", "::", "", *["   " + x for x in parser.format_usage().splitlines()], ""]
+        lines = [_sentence(parser.description or ""), "", *_usage(parser)]
         for name, help_text, sub in subcommands(parser):
             title = f"brickwork {name}"
-            lines += [title, "-" * len(title), "", (help_text[:1].upper() + help_text[1:] + ".") if help_text else "",
-                      "", "::", "", *["   " + x for x in sub.format_usage().splitlines()], ""]
+            lines += [title, "-" * len(title), "", _sentence(help_text),
+                      "", *_usage(sub)]
             lines += _argument_lines(sub)
     return lines
 

@@ -100,6 +100,7 @@ def init():
 
 
 def is_cpu_available() -> bool:
+    """Whether the CPU device can be used: always True."""
     return True
 
 
