@@ -10,7 +10,8 @@
   Makefile, ``NAME=value`` prefixes must be documented in docs/env.md, and ``python FILE`` must name
   an example that exists (``my_script.py`` stands for the reader's own script).
 
-Blocks without a language (diagrams, signatures) and ```text blocks (output) are not code.
+Blocks without a language (diagrams, signatures), ```text blocks (output) and ```cpp blocks (the
+Parthenon code that docs/coming_from_parthenon.md sets beside brickwork's) are not brickwork code.
 """
 
 from __future__ import annotations
