@@ -33,7 +33,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/run.py
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples docs/conf.py docs/_ext
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info docs/_build docs/_generated

@@ -53,6 +53,8 @@ def kind_of(obj) -> str:
 
     if inspect.ismodule(obj):
         return "module"
+    if _is_plain(obj):
+        return "data"  # typing.Any is a class since Python 3.11, but documented as a value
     if isinstance(obj, BuiltinFunction):
         return "builtin"
     if inspect.isclass(obj):

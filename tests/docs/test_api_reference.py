@@ -7,6 +7,7 @@ fail when a public name has no docstring or when a name or option would be missi
 import importlib
 import sys
 import types
+import typing
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,7 @@ def test_inherited_and_plain_values_do_not_count_as_docstrings():
     assert api.docstring(fake, "documented") == "Says what it does."
     assert api.docstring(fake, "X1DIR") == api.DATA_DOCS["X1DIR"]
     assert [api.kind_of(getattr(fake, n)) for n in fake.__all__] == ["data", "class", "function", "data"]
+    assert api.kind_of(typing.Any) == "data", "typing.Any is documented as a value, not as typing's class"
 
 
 def test_public_names_without_all_skip_private_names_and_modules():
