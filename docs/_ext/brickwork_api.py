@@ -127,10 +127,7 @@ def _entry(modname: str, name: str, obj, kind: str, doc: str | None) -> list[str
     if kind == "function":
         return [f".. autofunction:: {full}", ""]
     if kind in ("class", "exception"):
-        real = f"{obj.__module__}.{obj.__qualname__}"
-        alias = "" if real.endswith("." + name) else f"   (``{full}`` is ``{obj.__qualname__}``)"
-        lines = [f".. autoclass:: {full}", "   :members:", ""]
-        return lines + ([alias, ""] if alias else [])
+        return [f".. autoclass:: {full}", "   :members:", ""]  # autodoc says "alias of" for a second name
     if kind == "module":
         return [f".. py:module:: {full}", "   :no-index:", "", *(_indent(doc or "")), ""]
     if kind == "builtin":
@@ -210,6 +207,7 @@ class BrickworkApi(SphinxDirective):
     def run(self):
         modname = self.arguments[0]
         self.env.note_dependency(inspect.getfile(importlib.import_module(modname)))
+        self.env.note_dependency(__file__)
         content = StringList(reference_lines(modname), source=f"<brickwork-api {modname}>")
         node = nodes.section()
         node.document = self.state.document

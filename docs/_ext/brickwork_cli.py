@@ -118,6 +118,7 @@ class BrickworkCli(SphinxDirective):
         from brickwork import cli
 
         self.env.note_dependency(cli.__file__)
+        self.env.note_dependency(__file__)
         node = nodes.section()
         node.document = self.state.document
         nested_parse_with_titles(self.state, StringList(cli_lines(), source="<brickwork-cli>"), node)
