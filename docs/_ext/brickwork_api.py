@@ -198,6 +198,19 @@ def _composite_intro(entries) -> list[str]:
             "``d`` float64, ``i`` int32, ...), no suffix means float32.", "", *text, ""]
 
 
+def source_files(modname: str) -> set[str]:
+    """The files that define ``modname`` and its public objects."""
+    module = importlib.import_module(modname)
+    files = {inspect.getfile(module)}
+    for name in public_names(module):
+        obj = getattr(module, name)
+        try:
+            files.add(inspect.getfile(obj if inspect.isclass(obj) or inspect.isfunction(obj) else type(obj)))
+        except TypeError:  # a builtin type, or an object of one
+            pass
+    return files
+
+
 class BrickworkApi(SphinxDirective):
     """``.. brickwork-api:: MODULE``: the reference of one package."""
 
@@ -206,8 +219,8 @@ class BrickworkApi(SphinxDirective):
 
     def run(self):
         modname = self.arguments[0]
-        self.env.note_dependency(inspect.getfile(importlib.import_module(modname)))
-        self.env.note_dependency(__file__)
+        for path in {__file__, *source_files(modname)}:  # rebuilt when a docstring changes
+            self.env.note_dependency(path)
         content = StringList(reference_lines(modname), source=f"<brickwork-api {modname}>")
         node = nodes.section()
         node.document = self.state.document
