@@ -63,7 +63,7 @@ BUILTIN_DOCS.update({
     "inverse": ("m", "The inverse of a float matrix of size 2 to 4; a singular matrix gives zeros."),
     "diag": ("v", "The square matrix with vector ``v`` on its diagonal."),
     "identity": ("n=3, dtype=float", "The ``n`` x ``n`` identity matrix of ``dtype``."),
-    "ddot": ("a, b", "The double contraction of two matrices of one shape, ``sum(a[i, j] * b[i, j])``."),
+    "ddot": ("a, b", "The Frobenius inner product of two matrices of one shape, ``sum(a[i, j] * b[i, j])``."),
     "skew": ("v", "The 3x3 skew-symmetric matrix of a 3-vector: ``skew(v) @ w == cross(v, w)``."),
     "quat_identity": ("dtype=float", "The identity quaternion ``(0, 0, 0, 1)``."),
     "quat_from_axis_angle": ("axis, angle", "The quaternion of a rotation by ``angle`` radians about ``axis``, "
