@@ -1,9 +1,9 @@
-# The two set-up commands of the README: `make demo` and `make test`.
+# The two set-up commands of the README: `make demo` and `make test`; `make docs` builds the site.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench lint clean compat
+.PHONY: demo test docs bench lint clean compat
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -23,12 +23,17 @@ demo: $(VENV)/.installed
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -n 2 tests
 
+# The documentation site (docs/_build/html/index.html); any warning fails the build.
+docs: $(VENV)/.installed-dev
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	@echo "docs: open docs/_build/html/index.html"
+
 bench: $(VENV)/.installed
 	$(BIN)/pip install -q -e '.[bench]' || echo "bench extra not installable: peers will be skipped"
 	$(BIN)/python benchmarks/run.py
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples docs/conf.py docs/_ext
 
 # Warp 1.19's own kernel-language tests against brickwork (docs/compat.md). pip downloads the
 # warp-lang wheel into build/compat (the only network use); its test files are never committed.
@@ -38,4 +43,4 @@ compat: $(VENV)/.installed-dev
 	$(BIN)/python compat/run_compat.py $(COMPAT_DIR) --markdown $(COMPAT_DIR)/table.md
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info
+	rm -rf $(VENV) build src/*.egg-info docs/_build docs/_generated

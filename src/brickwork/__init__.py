@@ -124,6 +124,7 @@ def init():
 
 
 def is_cpu_available() -> bool:
+    """Whether the CPU device can be used: always True."""
     return True
 
 

@@ -59,10 +59,12 @@ def set_device(device) -> None:
 
 
 def get_preferred_device() -> Device:
+    """The device launches use when none is named: the CPU (brickwork has no CUDA target yet)."""
     return CPU
 
 
 def is_cuda_available() -> bool:
+    """Whether a CUDA device can be used: always False for now, brickwork runs on the CPU only."""
     return False
 
 

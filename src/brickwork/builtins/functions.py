@@ -12,6 +12,7 @@ import operator
 
 import numpy as np
 
+from .docs import BUILTIN_DOCS
 from .host_composites import HOST_LINALG, HOST_ROTATIONS
 
 
@@ -137,4 +138,4 @@ NAMES = (
 
 _HOST.update(HOST_ROTATIONS)
 _HOST.update(HOST_LINALG)
-FUNCTIONS = {name: BuiltinFunction(name, _HOST.get(name)) for name in NAMES}
+FUNCTIONS = {name: BuiltinFunction(name, _HOST.get(name), BUILTIN_DOCS.get(name, ('', ''))[1]) for name in NAMES}

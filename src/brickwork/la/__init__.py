@@ -1,5 +1,5 @@
 """``brickwork.la``: the loop abstraction for block-structured kernels (semantics:
-docs/reference/loop_abstraction_semantics.md).
+docs/reference/loop_abstraction_semantics.md). A body over the cells of two blocks::
 
     space = la.IndexSpace.box(la.bovi, la.logical_flat, nblocks=2, nx=16, ny=16, nz=1, nghost=2)
     def body(rng, b):

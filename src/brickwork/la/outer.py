@@ -144,22 +144,40 @@ def ReductionIndexSpace(reducer, loop_tag, inner_tag, **kwargs) -> IndexSpace:  
     return IndexSpace(loop_tag, inner_tag, **kwargs).with_reducer(reducer)
 
 
-def _kernel_only(name: str):
+def _kernel_only(name: str, doc: str = ""):
     def fn(*args, **kwargs):
         raise RuntimeError(f"la.{name} can only be used inside an outer body (it is compiled, not called)")
 
     fn.__name__ = name
     fn.__qualname__ = name
-    fn.__doc__ = f"``la.{name}``: kernel-only (see docs/loop_abstraction.md)."
+    fn.__doc__ = f"{doc}\n\nKernel-only: called inside an outer body (see docs/loop_abstraction.md)."
     return fn
 
 
-inner = _kernel_only("inner")
-inner_reduce = _kernel_only("inner_reduce")
-get_per_point_scratch = _kernel_only("get_per_point_scratch")
-make_pack_view = _kernel_only("make_pack_view")
-make_sparse_pack_view = _kernel_only("make_sparse_pack_view")
-make_var_view = _kernel_only("make_var_view")
-make_flux_pack_view = _kernel_only("make_flux_pack_view")
-make_flux_view = _kernel_only("make_flux_view")
-make_sparse_flux_pack_view = _kernel_only("make_sparse_flux_pack_view")
+inner = _kernel_only("inner", (
+    "``la.inner(rng)`` or ``la.inner(rng, fn)``: the cells of a slice's range, as ``for idx in "
+    "la.inner(rng)``, ``for k, j, i in la.inner(rng)``, or a call of ``fn(idx)`` / ``fn(k, j, i)`` per "
+    "cell."))
+inner_reduce = _kernel_only("inner_reduce", (
+    "``la.inner_reduce(rng, fn)``: fold what ``fn(idx)`` or ``fn(k, j, i)`` returns over the logical "
+    "cells of a base range into the space's reducer (semantics §10)."))
+get_per_point_scratch = _kernel_only("get_per_point_scratch", (
+    "``la.get_per_point_scratch(dtype, rng_or_halo_range, dims=())``: a scratch buffer with one value (or "
+    "a ``dims`` array) per cell of the range (semantics §9)."))
+make_pack_view = _kernel_only("make_pack_view", (
+    "``la.make_pack_view(rng, pack)``: a view of a pack for the loop's indices, ``pv[var(c), idx]`` or "
+    "``pv[var(c), k, j, i]``."))
+make_sparse_pack_view = _kernel_only("make_sparse_pack_view", (
+    "``la.make_sparse_pack_view(rng, pack, s)``: a view of instance ``s`` of a sparse pool on the slice's "
+    "block, ``sv[var(c), idx]``."))
+make_var_view = _kernel_only("make_var_view", (
+    "``la.make_var_view(rng, pack, var)``: a view of one variable, ``vv[idx]``, ``vv[c, idx]`` or ``vv[k, "
+    "j, i]``."))
+make_flux_pack_view = _kernel_only("make_flux_pack_view", (
+    "``la.make_flux_pack_view(rng, pack, direction)``: the fluxes of one direction, ``fv[var(c), idx]``."))
+make_flux_view = _kernel_only("make_flux_view", (
+    "``la.make_flux_view(rng, pack, direction, var)``: one variable's fluxes of one direction, "
+    "``fx[idx]`` or ``fx[c, idx]``."))
+make_sparse_flux_pack_view = _kernel_only("make_sparse_flux_pack_view", (
+    "``la.make_sparse_flux_pack_view(rng, pack, direction, s)``: the fluxes of one direction of sparse "
+    "instance ``s``."))

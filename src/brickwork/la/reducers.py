@@ -88,13 +88,13 @@ class Prod(Reducer):
 
 
 class Min(Reducer):
-    """Smallest value."""
+    """Reduce to the smallest value."""
 
     join = "min"
 
 
 class Max(Reducer):
-    """Largest value."""
+    """Reduce to the largest value."""
 
     join = "max"
 

@@ -334,6 +334,7 @@ def capture_launch(graph: Graph, stream=None) -> None:
 
 
 def is_capturing() -> bool:
+    """Whether launches are being recorded into a graph (between ``capture_begin`` and ``capture_end``)."""
     return _capture is not None
 
 

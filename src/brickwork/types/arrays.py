@@ -367,18 +367,22 @@ def full(shape, value, dtype=None, device=None, **kwargs) -> array:
 
 
 def zeros_like(a: array, **kwargs) -> array:
+    """A zero-filled array of ``a``'s shape, dtype and device."""
     return zeros(a.shape, a.dtype, a.device)
 
 
 def ones_like(a: array, **kwargs) -> array:
+    """An array of ones of ``a``'s shape, dtype and device."""
     return ones(a.shape, a.dtype, a.device)
 
 
 def empty_like(a: array, **kwargs) -> array:
+    """An uninitialized array of ``a``'s shape, dtype and device."""
     return empty(a.shape, a.dtype, a.device)
 
 
 def full_like(a: array, value, **kwargs) -> array:
+    """An array of ``a``'s shape, dtype and device with every element set to ``value``."""
     return full(a.shape, value, a.dtype, a.device)
 
 

@@ -1,5 +1,7 @@
 """Compressible Euler hydrodynamics on brickwork's block mesh, written with the loop abstraction.
 
+A run from Python::
+
     from brickwork.apps import hydro
     cfg = hydro.load_config("examples/sod.toml", ["hydro.cfl=0.3"])
     result = hydro.run(cfg)
