@@ -16,6 +16,9 @@ _UNARY = {
     "rint": "the nearest integer value, halves to even (``rint(2.5) == 2``)",
     "trunc": "the integer value next to x towards zero", "frac": "the fractional part, ``x - trunc(x)``",
     "degrees": "an angle in radians, in degrees", "radians": "an angle in degrees, in radians",
+    "erf": "the error function", "erfc": "the complementary error function ``1 - erf(x)``, accurate where it is small",
+    "erfinv": "the inverse error function (infinite at -1 and 1, NaN outside ``[-1, 1]``)",
+    "erfcinv": "the inverse of ``erfc`` (infinite at 0 and 2, NaN outside ``[0, 2]``)",
 }
 
 BUILTIN_DOCS: dict[str, tuple[str, str]] = {
@@ -23,6 +26,25 @@ BUILTIN_DOCS: dict[str, tuple[str, str]] = {
                 "has the argument's type.")
     for name, text in _UNARY.items()
 }
+
+
+def _binary_operator(symbol, what):
+    return ("a, b", f"``a {symbol} b``: {what}; both operands of one type.")
+
+
+def _atomic(what, types):
+    return ("a, *indices, value", f"{what} atomically; returns the previous value. One index per dimension, "
+                                  f"``value`` of the array's dtype, {types}.")
+
+
+def _sampler(what, result):
+    return ("state", f"{what}, as a ``{result}``; advances ``state`` (from ``rand_init``) in place.")
+
+
+def _random(kind, full_text, range_text):
+    return ("state, low, high", f"The next {kind} of the generator ``state`` (a ``uint32`` from ``rand_init``, "
+                                f"advanced in place): {full_text}, or with the optional bounds {range_text}.")
+
 
 BUILTIN_DOCS.update({
     "tid": ("", "The index of this thread in the launch: an ``int32`` for a 1-D launch, a tuple "
@@ -79,6 +101,10 @@ BUILTIN_DOCS.update({
                                          "the previous value."),
     "atomic_max": ("a, *indices, value", "Store the maximum of ``a[indices]`` and ``value`` atomically; returns "
                                          "the previous value."),
+    "atomic_and": _atomic("Store ``a[indices] & value``", "for arrays of integers"),
+    "atomic_or": _atomic("Store ``a[indices] | value``", "for arrays of integers"),
+    "atomic_xor": _atomic("Store ``a[indices] ^ value``", "for arrays of integers"),
+    "atomic_exch": _atomic("Store ``value`` in ``a[indices]``", "for arrays of scalars"),
     "len": ("x", "The first dimension of a vector, matrix or array."),
     "par_for_inner": ("member, start, end, body", "Inside a ``par_for_outer`` body: call ``body(i)`` for ``i`` "
                                                   "from ``start`` to ``end`` inclusive, as a SIMD inner loop."),
@@ -86,4 +112,132 @@ BUILTIN_DOCS.update({
                                           "memory (``member.team_scratch(0)``); it lives for one team."),
     "ScratchPad2D": ("scratch, dtype, n0, n1", "A contiguous 2-D array from a team's scratch memory."),
     "ScratchPad3D": ("scratch, dtype, n0, n1, n2", "A contiguous 3-D array from a team's scratch memory."),
+})
+
+# Operators by name, as Warp spells them (``wp.add(a, b)`` is ``a + b``).
+BUILTIN_DOCS.update({
+    "add": _binary_operator("+", "the sum of numbers, or component-wise of vectors, matrices, quaternions"),
+    "sub": _binary_operator("-", "the difference of numbers, or component-wise of vectors, matrices, quaternions"),
+    "mul": ("a, b", "``a * b``: the product of two numbers, of a scalar and a vector or matrix of its type, the "
+                    "matrix product with a matrix or vector, or the product of two quaternions or transforms."),
+    "div": ("a, b", "``a / b``: the quotient of numbers (integers round towards zero; an integer division by zero "
+                    "gives 0), or component-wise: a vector or matrix by a scalar, a scalar by a vector."),
+    "floordiv": _binary_operator("//", "the quotient rounded down, for scalars (an integer division by zero "
+                                       "gives 0)"),
+    "mod": _binary_operator("%", "the remainder of scalars with the sign of ``a`` (C's ``%`` and ``fmod``, not "
+                                 "Python's); an integer ``mod`` by zero gives 0"),
+    "neg": ("x", "``-x``, of a number, vector or matrix (integers wrap around)."),
+    "pos": ("x", "``+x``: ``x`` itself, of a number, vector or matrix."),
+    "unot": ("a", "``not a``: True when the scalar ``a`` is zero or False; returns ``bool``."),
+    "bit_and": _binary_operator("&", "the bitwise and of integers (or the logical and of bools)"),
+    "bit_or": _binary_operator("|", "the bitwise or of integers (or the logical or of bools)"),
+    "bit_xor": _binary_operator("^", "the bitwise exclusive or of integers (or of bools)"),
+    "lshift": _binary_operator("<<", "the integer ``a`` shifted left by ``b`` bits"),
+    "rshift": _binary_operator(">>", "the integer ``a`` shifted right by ``b`` bits (sign-filling for signed "
+                                     "types)"),
+    "invert": ("a", "``~a``: the bitwise complement of an integer."),
+})
+
+# Scalar helpers, norms and vector/matrix helpers.
+BUILTIN_DOCS.update({
+    "expect_near": ("a, b, tolerance=1e-6", "Print a failure line with the values when some component of "
+                                            "``abs(a - b)`` exceeds ``tolerance``; numbers or vectors. "
+                                            "Execution continues."),
+    "step": ("x", "1 where ``x < 0``, else 0, in the type of the number ``x``."),
+    "nonzero": ("x", "1 where ``x != 0`` (NaN included), else 0, in the type of the number ``x``."),
+    "smoothstep": ("a, b, x", "Hermite interpolation: with ``t = clamp((x - a) / (b - a), 0, 1)``, ``t * t * "
+                              "(3 - 2 * t)``; float scalars of one type."),
+    "copysign": ("x, y", "The magnitude of ``x`` with the sign of ``y``, for floats, or component-wise of float "
+                         "vectors."),
+    "bit_count": ("x", "The number of bits set in integer ``x`` (two's complement for negative values); returns "
+                       "``int32``."),
+    "norm_l1": ("v", "The sum of the absolute values of the components of a float vector."),
+    "norm_l2": ("v", "The Euclidean norm of a float vector, as ``length(v)``."),
+    "norm_huber": ("v, delta=1.0", "The Huber norm of a float vector: ``0.5 * |v|**2`` while ``|v| <= delta``, "
+                                   "else ``delta * (|v| - delta / 2)``; ``delta`` of the component type."),
+    "norm_pseudo_huber": ("v, delta=1.0", "The pseudo-Huber norm ``sqrt(|v|**2 + delta**2)`` of a float vector "
+                                          "(``delta`` positive, of the component type)."),
+    "smooth_normalize": ("v, delta=1.0", "``v / norm_pseudo_huber(v, delta)``: a normalization that stays "
+                                         "smooth at zero, for float vectors."),
+    "argmin": ("a", "The index of the smallest component of vector ``a`` (the first one on ties), as a "
+                    "``uint32``."),
+    "argmax": ("a", "The index of the largest component of vector ``a`` (the first one on ties), as a "
+                    "``uint32``."),
+    "get_diag": ("mat", "The diagonal of a square matrix, as a vector."),
+    "matrix_from_cols": ("*vectors", "The matrix whose columns are the given vectors (of one type): n vectors of "
+                                     "length m give an m x n matrix."),
+    "matrix_from_rows": ("*vectors", "The matrix whose rows are the given vectors (of one type): n vectors of "
+                                     "length m give an n x m matrix."),
+})
+
+# Quaternions (``(x, y, z, w)``, w last) and rigid transforms (translation ``p``, rotation ``q``).
+BUILTIN_DOCS.update({
+    "quat_to_matrix": ("quat", "The 3x3 rotation matrix of a float quaternion: its columns are the x, y and z "
+                               "axes rotated by ``quat``."),
+    "quat_from_matrix": ("mat", "The unit quaternion of a 3x3 float rotation matrix (normalized after the "
+                                "conversion)."),
+    "quat_rpy": ("roll, pitch, yaw", "The quaternion of a rotation by ``roll`` about x, then ``pitch`` about y, "
+                                     "then ``yaw`` about z (fixed axes, radians); float angles of one type."),
+    "quat_to_rpy": ("q", "The angles ``(roll, pitch, yaw)`` of ``quat_rpy`` for a unit quaternion, as a 3-vector; "
+                         "pitch in ``[-pi/2, pi/2]``."),
+    "quat_slerp": ("a, b, t", "Spherical linear interpolation from unit quaternion ``a`` (``t = 0``) to ``b`` "
+                              "(``t = 1``) along the shorter arc; ``t`` of the quaternion's dtype."),
+    "transform_identity": ("dtype=float", "The identity transform: zero translation, identity rotation."),
+    "transform_point": ("xform, point", "3-vector ``point`` mapped by the transform: ``p + quat_rotate(q, point)``."),
+    "transform_vector": ("xform, vec", "3-vector ``vec`` rotated by the transform, without its translation: "
+                                       "``quat_rotate(q, vec)``."),
+    "transform_multiply": ("a, b", "The composition of two transforms: ``transform_point(transform_multiply(a, "
+                                   "b), x) == transform_point(a, transform_point(b, x))``; the same as ``a * b``."),
+    "transform_inverse": ("xform", "The inverse transform: rotation ``quat_inverse(q)``, translation "
+                                   "``-quat_rotate(quat_inverse(q), p)``."),
+    "transform_get_translation": ("xform", "The translation ``p`` of a transform, as a 3-vector."),
+    "transform_get_rotation": ("xform", "The rotation ``q`` of a transform, as a quaternion."),
+    "transform_to_matrix": ("xform", "The 4x4 homogeneous matrix of a transform: ``quat_to_matrix(q)`` in the "
+                                     "upper left, ``p`` in the last column, ``(0, 0, 0, 1)`` as the last row."),
+    "transform_from_matrix": ("mat", "The transform of a 4x4 matrix: the translation from its last column, the "
+                                     "rotation from its upper-left 3x3 block as ``quat_from_matrix``."),
+    "transform_compose": ("position, rotation, scale", "The 4x4 matrix that scales by 3-vector ``scale``, rotates "
+                                                       "by quaternion ``rotation``, then translates by "
+                                                       "``position``; all of one float dtype."),
+})
+
+# Spatial algebra: 6-vectors ``(angular, linear)`` (a twist) or ``(torque, force)`` (a wrench).
+BUILTIN_DOCS.update({
+    "spatial_top": ("svec", "The first three components of a spatial vector, as a 3-vector."),
+    "spatial_bottom": ("svec", "The last three components of a spatial vector, as a 3-vector."),
+    "spatial_dot": ("a, b", "The dot product of two spatial vectors (all six components)."),
+    "spatial_cross": ("a, b", "The motion cross product: ``(wa x wb, wa x vb + va x wb)`` for spatial vectors "
+                              "``a = (wa, va)``, ``b = (wb, vb)``."),
+    "spatial_cross_dual": ("a, b", "The force cross product: ``(wa x wb + va x vb, wa x vb)`` for spatial vectors "
+                                   "``a = (wa, va)``, ``b = (wb, vb)``."),
+    "spatial_adjoint": ("r, s", "The 6x6 matrix with 3x3 blocks ``[[r, 0], [s, r]]``, for float matrices of one "
+                                "type."),
+    "velocity_at_point": ("qd, r", "The linear velocity ``v + w x r`` of the point at offset 3-vector ``r`` on a "
+                                   "body moving with twist ``qd = (w, v)``."),
+    "transform_twist": ("t, x", "Twist ``x = (w, v)`` expressed in the frame of transform ``t = (p, q)``: "
+                                "``(R w, R v + p x R w)`` with ``R`` the rotation ``q``."),
+    "transform_wrench": ("t, x", "Wrench ``x = (tau, f)`` expressed in the frame of transform ``t = (p, q)``: "
+                                 "``(R tau + p x R f, R f)`` with ``R`` the rotation ``q``."),
+})
+
+# Random numbers: Warp's PCG generator, so that a seed gives Warp's numbers.
+BUILTIN_DOCS.update({
+    "rand_init": ("seed, offset", "A ``uint32`` generator state from an ``int32`` seed and an optional ``int32`` "
+                                  "offset (usually the thread index: one stream per thread)."),
+    "randi": _random("``int32``", "any ``int32``", "one in ``[low, high)``"),
+    "randu": _random("``uint32``", "any ``uint32``", "one in ``[low, high)``"),
+    "randf": _random("``float32``", "one in ``[0, 1)`` with 24 random bits",
+                     "``low + (high - low) * u`` for such a ``u``"),
+    "randn": ("state", "The next normally distributed ``float32`` (mean 0, standard deviation 1, Box-Muller) "
+                       "of the generator ``state``, advanced in place."),
+    "sample_unit_square": _sampler("A uniform point in the square ``[-0.5, 0.5]**2``", "vec2f"),
+    "sample_unit_cube": _sampler("A uniform point in the cube ``[-0.5, 0.5]**3``", "vec3f"),
+    "sample_unit_ring": _sampler("A uniform point on the unit circle", "vec2f"),
+    "sample_unit_disk": _sampler("A uniform point in the unit disk", "vec2f"),
+    "sample_triangle": _sampler("The first two barycentric coordinates ``(b0, b1)`` of a uniform point in a "
+                                "triangle (the third is ``1 - b0 - b1``)", "vec2f"),
+    "sample_unit_sphere_surface": _sampler("A uniform point on the unit sphere", "vec3f"),
+    "sample_unit_sphere": _sampler("A uniform point in the unit ball", "vec3f"),
+    "sample_unit_hemisphere_surface": _sampler("A uniform point on the unit hemisphere ``z >= 0``", "vec3f"),
+    "sample_unit_hemisphere": _sampler("A uniform point in the unit half ball ``z >= 0``", "vec3f"),
 })
