@@ -64,6 +64,7 @@ from .types.scalars import (
     Float,
     Int,
     Scalar,
+    bfloat16,
     bool_,
     dtype_from_numpy,
     dtype_to_numpy,

@@ -85,10 +85,42 @@ BW_HALF_BINOP(+) BW_HALF_BINOP(-) BW_HALF_BINOP(*) BW_HALF_BINOP(/)
 BW_HALF_CMP(<) BW_HALF_CMP(<=) BW_HALF_CMP(>) BW_HALF_CMP(>=) BW_HALF_CMP(==) BW_HALF_CMP(!=)
 BW_INLINE half operator-(half a) { return half::from_bits((uint16_t)(a.bits ^ 0x8000u)); }
 
+// ---- bfloat16: the upper half of a float; operations compute in float, round to nearest even ----
+struct bhalf {
+    uint16_t bits;
+    bhalf() = default;
+    constexpr bhalf(const bhalf&) = default;
+    bhalf& operator=(const bhalf&) = default;
+    explicit BW_INLINE bhalf(float f) {
+        uint32_t x;
+        std::memcpy(&x, &f, 4);
+        bits = (x & 0x7fffffffu) > 0x7f800000u ? (uint16_t)((x >> 16) | 0x40u)
+                                               : (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+    }
+    static BW_INLINE bhalf from_bits(uint16_t b) { bhalf h; h.bits = b; return h; }
+    explicit BW_INLINE operator float() const {
+        uint32_t x = (uint32_t)bits << 16;
+        float f;
+        std::memcpy(&f, &x, 4);
+        return f;
+    }
+};
+#define BW_BHALF_BINOP(op) \
+    BW_INLINE bhalf operator op(bhalf a, bhalf b) { return bhalf(float(a) op float(b)); }
+BW_BHALF_BINOP(+) BW_BHALF_BINOP(-) BW_BHALF_BINOP(*) BW_BHALF_BINOP(/)
+#define BW_BHALF_CMP(op) \
+    BW_INLINE bool operator op(bhalf a, bhalf b) { return float(a) op float(b); }
+BW_BHALF_CMP(<) BW_BHALF_CMP(<=) BW_BHALF_CMP(>) BW_BHALF_CMP(>=) BW_BHALF_CMP(==) BW_BHALF_CMP(!=)
+BW_INLINE bhalf operator-(bhalf a) { return bhalf::from_bits((uint16_t)(a.bits ^ 0x8000u)); }
+template <class T> struct is_half_like : std::integral_constant<bool, std::is_same<T, half>::value ||
+                                                                         std::is_same<T, bhalf>::value> {};
+
 template <class T> BW_INLINE T inf() { return T(__builtin_huge_valf()); }
 template <class T> BW_INLINE T nan() { return T(__builtin_nanf("")); }
 template <> BW_INLINE half inf<half>() { return half::from_bits(0x7c00); }
 template <> BW_INLINE half nan<half>() { return half::from_bits(0x7e00); }
+template <> BW_INLINE bhalf inf<bhalf>() { return bhalf::from_bits(0x7f80); }
+template <> BW_INLINE bhalf nan<bhalf>() { return bhalf::from_bits(0x7fc0); }
 
 // ---- composite types ------------------------------------------------------------------------
 template <int N, class T> struct vec { T c[N]; };
@@ -117,14 +149,20 @@ template <class V> BW_INLINE typename comp_of<V>::type component(const V& v, int
 template <class T> struct caster {
     template <class S> static BW_INLINE T go(S x) { return (T)x; }
     static BW_INLINE T go(half x) { return (T)float(x); }
+    static BW_INLINE T go(bhalf x) { return (T)float(x); }
 };
 template <> struct caster<half> {
     template <class S> static BW_INLINE half go(S x) { return half((float)x); }
     static BW_INLINE half go(half x) { return x; }
 };
+template <> struct caster<bhalf> {
+    template <class S> static BW_INLINE bhalf go(S x) { return bhalf((float)x); }
+    static BW_INLINE bhalf go(bhalf x) { return x; }
+};
 template <> struct caster<bool> {
     template <class S> static BW_INLINE bool go(S x) { return x != S(0); }
     static BW_INLINE bool go(half x) { return float(x) != 0.0f; }
+    static BW_INLINE bool go(bhalf x) { return float(x) != 0.0f; }
 };
 template <int N, class T> struct caster<vec<N, T>> {
     template <class S> static BW_INLINE vec<N, T> go(const vec<N, S>& x) {
@@ -159,6 +197,7 @@ template <class T, class S> BW_INLINE T cast(const S& x) { return caster<T>::go(
 template <class T> BW_INLINE bool truth(T x) { return x != T(0); }
 BW_INLINE bool truth(bool x) { return x; }
 BW_INLINE bool truth(half x) { return float(x) != 0.0f; }
+BW_INLINE bool truth(bhalf x) { return float(x) != 0.0f; }
 
 // ---- elementwise lifting over vec / mat / quat ------------------------------------------------
 #define BW_LIFT1(name)                                                                              \
@@ -345,6 +384,7 @@ template <class T> BW_INLINE bool ne(const T& a, const T& b) { return !eq(a, b);
     BW_INLINE float name(float x) { return fexpr; }                                                 \
     BW_INLINE double name(double x) { return dexpr; }                                               \
     BW_INLINE half name(half h) { float x = float(h); return half(fexpr); }                          \
+    BW_INLINE bhalf name(bhalf h) { float x = float(h); return bhalf(fexpr); }                       \
     BW_LIFT1(name)
 #define BW_MATH1B(name) BW_MATH1(name, __builtin_##name##f(x), __builtin_##name(x))
 BW_MATH1B(sqrt) BW_MATH1B(cbrt) BW_MATH1B(exp) BW_MATH1B(exp2) BW_MATH1B(log) BW_MATH1B(log2)
@@ -372,6 +412,7 @@ BW_MATH1(erfcinv, float(erfinv_d(1.0 - double(x))), erfinv_d(1.0 - x))
 BW_INLINE float copysign(float a, float b) { return __builtin_copysignf(a, b); }
 BW_INLINE double copysign(double a, double b) { return __builtin_copysign(a, b); }
 BW_INLINE half copysign(half a, half b) { return half::from_bits(uint16_t((a.bits & 0x7fffu) | (b.bits & 0x8000u))); }
+BW_INLINE bhalf copysign(bhalf a, bhalf b) { return bhalf::from_bits(uint16_t((a.bits & 0x7fffu) | (b.bits & 0x8000u))); }
 BW_LIFT2(copysign)
 template <class T> BW_INLINE int32_t bit_count(T x) {
     using U = typename std::make_unsigned<T>::type;
@@ -381,17 +422,21 @@ template <class T> BW_INLINE int32_t bit_count(T x) {
 BW_INLINE float atan2(float y, float x) { return __builtin_atan2f(y, x); }
 BW_INLINE double atan2(double y, double x) { return __builtin_atan2(y, x); }
 BW_INLINE half atan2(half y, half x) { return half(__builtin_atan2f(float(y), float(x))); }
+BW_INLINE bhalf atan2(bhalf y, bhalf x) { return bhalf(__builtin_atan2f(float(y), float(x))); }
 BW_INLINE float pow(float a, float b) { return __builtin_powf(a, b); }
 BW_INLINE double pow(double a, double b) { return __builtin_pow(a, b); }
 BW_INLINE half pow(half a, half b) { return half(__builtin_powf(float(a), float(b))); }
+BW_INLINE bhalf pow(bhalf a, bhalf b) { return bhalf(__builtin_powf(float(a), float(b))); }
 BW_LIFT2(pow)
 
 template <class T> BW_INLINE T abs(T x) { return x < T(0) ? neg(x) : x; }
 BW_INLINE float abs(float x) { return __builtin_fabsf(x); }
 BW_INLINE double abs(double x) { return __builtin_fabs(x); }
 BW_INLINE half abs(half x) { return half::from_bits((uint16_t)(x.bits & 0x7fffu)); }
+BW_INLINE bhalf abs(bhalf x) { return bhalf::from_bits((uint16_t)(x.bits & 0x7fffu)); }
 template <class T> BW_INLINE T sign(T x) { return x < T(0) ? T(-1) : T(1); }
 BW_INLINE half sign(half x) { return half(float(x) < 0.0f ? -1.0f : 1.0f); }
+BW_INLINE bhalf sign(bhalf x) { return bhalf(float(x) < 0.0f ? -1.0f : 1.0f); }
 template <class T> BW_INLINE T min(T a, T b) { return b < a ? b : a; }
 template <class T> BW_INLINE T max(T a, T b) { return a < b ? b : a; }
 // Floats: a NaN operand yields the other one (IEEE minNum, numpy's fmin/fmax, Warp's min/max), so
@@ -399,7 +444,7 @@ template <class T> BW_INLINE T max(T a, T b) { return a < b ? b : a; }
 #define BW_FMINMAX(T)                                                                               \
     BW_INLINE T min(T a, T b) { return (b < a || a != a) ? b : a; }                                 \
     BW_INLINE T max(T a, T b) { return (a < b || a != a) ? b : a; }
-BW_FMINMAX(float) BW_FMINMAX(double) BW_FMINMAX(half)
+BW_FMINMAX(float) BW_FMINMAX(double) BW_FMINMAX(half) BW_FMINMAX(bhalf)
 template <class T> BW_INLINE T clamp(T x, T lo, T hi) { return min(max(x, lo), hi); }
 BW_LIFT1(abs) BW_LIFT1(sign) BW_LIFT2(min) BW_LIFT2(max)
 template <int N, class T> BW_INLINE vec<N, T> clamp(const vec<N, T>& x, const vec<N, T>& lo, const vec<N, T>& hi) {
@@ -427,7 +472,7 @@ template <class V, class T> BW_INLINE V lerp(const V& a, const V& b, T t) { retu
 
 template <class T> BW_INLINE bool isnan(T x) {
     if constexpr (std::is_floating_point<T>::value) return __builtin_isnan(x);
-    else if constexpr (std::is_same<T, half>::value) return __builtin_isnan(float(x));
+    else if constexpr (is_half_like<T>::value) return __builtin_isnan(float(x));
     else if constexpr (comp_of<T>::n > 1) {
         for (int i = 0; i < comp_of<T>::n; ++i) if (isnan(component(x, i))) return true;
         return false;
@@ -435,7 +480,7 @@ template <class T> BW_INLINE bool isnan(T x) {
 }
 template <class T> BW_INLINE bool isinf(T x) {
     if constexpr (std::is_floating_point<T>::value) return __builtin_isinf(x);
-    else if constexpr (std::is_same<T, half>::value) return __builtin_isinf(float(x));
+    else if constexpr (is_half_like<T>::value) return __builtin_isinf(float(x));
     else if constexpr (comp_of<T>::n > 1) {
         for (int i = 0; i < comp_of<T>::n; ++i) if (isinf(component(x, i))) return true;
         return false;

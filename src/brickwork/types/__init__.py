@@ -7,6 +7,7 @@ from .scalars import (
     Float,
     Int,
     Scalar,
+    bfloat16,
     bool_,
     dtype_from_numpy,
     dtype_to_numpy,
@@ -39,5 +40,6 @@ def type_size(t) -> int:
 __all__ = ["type_size",
            "ArrayType", "array", "array1d", "array2d", "array3d", "array4d", "matrix", "quaternion", "transformation",
            "vector",
-           "Float", "Int", "Scalar", "bool_", "dtype_from_numpy", "dtype_to_numpy", "float16", "float32", "float64",
+           "Float", "Int", "Scalar", "bool_", "bfloat16", "dtype_from_numpy", "dtype_to_numpy", "float16", "float32",
+           "float64",
            "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "struct"]
