@@ -92,3 +92,14 @@ def test_conversions_in_kernels_match_host():
     wp.launch(_convert, dim=len(xs), inputs=[wp.array(xs), out, flags])
     np.testing.assert_array_equal(out.numpy(), bfloat16_values(bfloat16_bits(xs)))
     np.testing.assert_array_equal(flags.numpy(), [0, 0, 0, 0, 2, 2, 1])
+
+
+@wp.kernel
+def _double_vec(a: wp.array(dtype=wp.vector(3, wp.bfloat16))):
+    a[0] = a[0] + a[0]
+
+
+def test_vectors_of_bfloat16():
+    x = wp.array([[1.0, 2.0, 3.0]], dtype=wp.vector(3, wp.bfloat16))
+    wp.launch(_double_vec, dim=1, inputs=[x])
+    np.testing.assert_array_equal(x.numpy(), [[0x4000, 0x4080, 0x40C0]])  # 2, 4, 6
