@@ -446,16 +446,31 @@ class ExpressionTyper:
                       f"{loc.filename}:{loc.lineno}"
             return ir.IRExpect(name == "expect_eq", a, b, message)
         if name == "expect_near":  # prints when some component of |a - b| exceeds tol (default 1e-6)
-            if len(node.args) not in (2, 3) or node.keywords:
+            tol_nodes = [k.value for k in node.keywords if k.arg == "tolerance"]
+            if len(node.args) + len(tol_nodes) not in (2, 3) or len(node.args) < 2 \
+                    or len(tol_nodes) != len(node.keywords):
                 raise self.error(KernelTypeError, "expect_near() takes a, b and an optional tolerance", node)
             a, b = self.value(node.args[0]), self.value(node.args[1])
-            tol = self.value(node.args[2]) if len(node.args) == 3 else ir.IRConst(1e-6, _scalar_of(a.type))
-            diff = self.builtin_call("abs", [self.builtin_call("sub", [a, b], node)], node)
-            if is_vector_type(diff.type):
-                diff = self.builtin_call("max", [diff], node)
+            tol_node = (node.args[2:] + tol_nodes)[:1]
+            tol = self.value(tol_node[0]) if tol_node else ir.IRConst(1e-6, _scalar_of(a.type))
+            if is_composite_type(a.type) and not is_vector_type(a.type) and a.type is b.type:
+                # matrix, quaternion, transform: the largest |a - b| over the components
+                shape, dtype = tuple(a.type._shape), a.type._dtype
+                index_sets = [[r, c] for r in range(shape[0]) for c in range(shape[1])] if len(shape) == 2 \
+                    else [[k] for k in range(shape[0])]
+                diff = None
+                for ix in index_sets:
+                    ca, cb = (ir.IRComponent(v, [ir.IRConst(i, int32) for i in ix], dtype) for v in (a, b))
+                    part = self.builtin_call("abs", [self.builtin_call("sub", [ca, cb], node)], node)
+                    diff = part if diff is None else self.builtin_call("max", [diff, part], node)
+            else:
+                diff = self.builtin_call("abs", [self.builtin_call("sub", [a, b], node)], node)
+                if is_vector_type(diff.type):
+                    diff = self.builtin_call("max", [diff], node)
             ok = self.builtin_call("le", [diff, tol], node, label="expect_near()")
             loc = self.source.location(node)
-            message = f"expect_near({', '.join(ast.unparse(n) for n in node.args)}) failed at " \
+            shown = [ast.unparse(n) for n in node.args] + [f"tolerance={ast.unparse(n)}" for n in tol_nodes]
+            message = f"expect_near({', '.join(shown)}) failed at " \
                       f"{loc.filename}:{loc.lineno}"
             return ir.IRExpect(True, ok, ir.IRConst(True, bool_), message)
         return None
