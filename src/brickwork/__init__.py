@@ -30,6 +30,7 @@ from .errors import (
     KernelNameError,
     KernelSyntaxError,
     KernelTypeError,
+    KernelUnsupportedTypeError,
     LaunchError,
     ToolchainError,
 )

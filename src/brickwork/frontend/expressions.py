@@ -22,8 +22,15 @@ from .. import ir
 from ..builtins import FUNCTIONS, BuiltinFunction
 from ..builtins.constants import CONSTANTS
 from ..builtins.param_names import PARAM_NAMES
+from ..builtins.registry import Unsupported
 from ..builtins.table import Mismatch, resolve
-from ..errors import KernelAttributeError, KernelNameError, KernelSyntaxError, KernelTypeError
+from ..errors import (
+    KernelAttributeError,
+    KernelNameError,
+    KernelSyntaxError,
+    KernelTypeError,
+    KernelUnsupportedTypeError,
+)
 from ..types.arrays import ArrayType, _ArrayNd, array, type_name
 from ..types.composite import (
     CompositeBase,
@@ -396,6 +403,8 @@ class ExpressionTyper:
     def builtin_call(self, name, args, node, label=None) -> ir.IRExpr:
         try:
             _, result = resolve(name, [a.type for a in args])
+        except Unsupported as e:  # the message names the builtin
+            raise self.error(KernelUnsupportedTypeError, str(e), node) from None
         except Mismatch as e:
             raise self.error(KernelTypeError, f"{label or name + '()'}: {e}", node) from None
         return ir.IRCall(name, args, result, where=self.where(node) if name.startswith("atomic_") else "")

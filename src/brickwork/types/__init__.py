@@ -1,7 +1,7 @@
 """Kernel-language types; ``brickwork.types`` is also the Python namespace Warp code reaches as
 ``wp.types`` (``wp.types.vector(3, wp.float32)``, ``wp.types.matrix((3, 3), dtype)``, ``wp.types.Float``)."""
 
-from .arrays import ArrayType, array, array1d, array2d, array3d, array4d
+from .arrays import ArrayType, array, array1d, array2d, array3d, array4d, type_name
 from .composite import matrix, quaternion, transformation, vector
 from .scalars import (
     Float,
@@ -37,7 +37,12 @@ def type_size(t) -> int:
     return size
 
 
-__all__ = ["type_size",
+def type_repr(t) -> str:
+    """The name of a type as messages spell it: ``int8``, ``vec3b``, ``array(dtype=float32, ndim=2)``."""
+    return type_name(t)
+
+
+__all__ = ["type_repr", "type_size",
            "ArrayType", "array", "array1d", "array2d", "array3d", "array4d", "matrix", "quaternion", "transformation",
            "vector",
            "Float", "Int", "Scalar", "bool_", "bfloat16", "dtype_from_numpy", "dtype_to_numpy", "float16", "float32",

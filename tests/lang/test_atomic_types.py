@@ -1,0 +1,52 @@
+"""Atomics work on Warp's set of scalar types; others are refused at compile time with Warp's message."""
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+
+
+def _adder(dtype, op):
+    @wp.kernel(module="unique")
+    def k(arr: wp.array(dtype=dtype)):
+        op(arr, 0, dtype(1))
+
+    return k
+
+
+@pytest.mark.parametrize("dtype", [wp.int8, wp.uint8, wp.int16, wp.uint16, wp.vec3b, wp.vec3us])
+@pytest.mark.parametrize("op", [wp.atomic_add, wp.atomic_sub, wp.atomic_min, wp.atomic_max])
+def test_small_integers_are_refused(dtype, op):
+    arr = wp.array(np.full((1,) + getattr(dtype, "_shape", ()), 5), dtype=dtype)
+    scalar = getattr(dtype, "_dtype", dtype).__name__
+    with pytest.raises(wp.KernelUnsupportedTypeError, match=(
+            rf"{op.__name__}\(\) operations only work on arrays with \[u\]int32, \[u\]int64, .*float32, or float64 "
+            rf"as the underlying scalar types, but got {dtype.__name__} \(with scalar type {scalar}\)$")) as info:
+        wp.launch(_adder(dtype, op), dim=1, inputs=[arr])
+    assert isinstance(info.value, TypeError) and isinstance(info.value, RuntimeError)
+    assert (arr.numpy() == 5).all()  # nothing ran
+
+
+@pytest.mark.parametrize("op", [wp.atomic_min, wp.atomic_max])
+def test_float16_min_max_are_refused_add_works(op):
+    arr = wp.array([2.0], dtype=wp.float16)
+    with pytest.raises(wp.KernelUnsupportedTypeError, match=r"bfloat16, float32, or float64 .* float16\)$"):
+        wp.launch(_adder(wp.float16, op), dim=1, inputs=[arr])
+    assert arr.numpy()[0] == 2.0
+    wp.launch(_adder(wp.float16, wp.atomic_add), dim=4, inputs=[arr])
+    assert arr.numpy()[0] == 6.0
+
+
+@pytest.mark.parametrize("dtype", [wp.int32, wp.uint32, wp.int64, wp.uint64, wp.float32, wp.float64, wp.vec3i])
+def test_supported_types_add(dtype):
+    arr = wp.zeros(1, dtype=dtype)
+    wp.launch(_adder(dtype, wp.atomic_add), dim=100, inputs=[arr])
+    np.testing.assert_array_equal(arr.numpy().ravel(), np.full(getattr(dtype, "_length", 1), 100))
+
+
+def test_kernel_errors_end_with_the_message_after_the_location():
+    text = str(wp.KernelTypeError("the message", None))
+    assert text == "the message"
+    from brickwork.errors import SourceLocation
+    err = wp.KernelTypeError("the message", SourceLocation("f.py", 3, "  x = y  ", "k"))
+    assert str(err) == 'File "f.py", line 3, in k\n    x = y\nthe message'
