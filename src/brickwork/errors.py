@@ -38,8 +38,8 @@ class KernelTypeError(KernelError, TypeError):
 
 
 class KernelUnsupportedTypeError(KernelTypeError, RuntimeError):
-    """An operation the kernel language defines only for some types (atomics on 8- and 16-bit integers):
-    a ``KernelTypeError``, and a ``RuntimeError`` as Warp raises for it."""
+    """An operation the kernel language defines only for some types (atomics on 8- and 16-bit integers,
+    ``expect_eq`` of two different types): a ``KernelTypeError``, and a ``RuntimeError`` as Warp raises."""
 
 
 class KernelSyntaxError(KernelError, SyntaxError):

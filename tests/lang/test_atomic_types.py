@@ -50,3 +50,14 @@ def test_kernel_errors_end_with_the_message_after_the_location():
     from brickwork.errors import SourceLocation
     err = wp.KernelTypeError("the message", SourceLocation("f.py", 3, "  x = y  ", "k"))
     assert str(err) == 'File "f.py", line 3, in k\n    x = y\nthe message'
+
+
+@wp.kernel(module="unique")
+def _neq_lengths():
+    wp.expect_neq(wp.vec3f(0.0, 0.0, 0.0), wp.vec2f(0.0, 0.0))
+
+
+def test_expect_of_two_types_is_refused():
+    with pytest.raises(wp.KernelUnsupportedTypeError,
+                       match=r"expect_neq\(\) got vec3f and vec2f: Can't test equality for objects with different types$"):
+        wp.launch(_neq_lengths, dim=1)

@@ -70,11 +70,15 @@ def transform_get_rotation(t):
 
 def transform_point(t, x):
     (ta, dtype), (xa, _) = _parts(t), _parts(x)
+    if ta.shape == (4, 4):  # a matrix on homogeneous coordinates, w = 1
+        return vector(3, dtype)(ta[:3, :3] @ xa + ta[:3, 3])
     return vector(3, dtype)(ta[:3] + _rotate(ta[3:], xa, 1.0))
 
 
 def transform_vector(t, x):
     (ta, dtype), (xa, _) = _parts(t), _parts(x)
+    if ta.shape == (4, 4):  # w = 0
+        return vector(3, dtype)(ta[:3, :3] @ xa)
     return vector(3, dtype)(_rotate(ta[3:], xa, 1.0))
 
 

@@ -130,8 +130,11 @@ def _transform(t):
 @builtin("transform_point")
 @builtin("transform_vector")
 def _transform_apply(t, v):
-    need(is_transform_type(t) and is_vector_type(v) and v._length == 3 and v._dtype is t._dtype,
-         f"needs a transform and a 3-vector of one dtype, got {names(t, v)}")
+    """A rigid transform, or a 4x4 matrix acting on homogeneous coordinates (w = 1 for a point, 0 for a
+    vector; no division by w), applied to a 3-vector."""
+    is_mat44 = is_matrix_type(t) and tuple(t._shape) == (4, 4)
+    need((is_transform_type(t) or is_mat44) and is_vector_type(v) and v._length == 3 and v._dtype is t._dtype,
+         f"needs a transform or a 4x4 matrix and a 3-vector of one dtype, got {names(t, v)}")
     return v
 
 

@@ -447,9 +447,9 @@ class ExpressionTyper:
             if len(node.args) != 2:
                 raise self.error(KernelTypeError, f"{name}() takes two arguments", node)
             a, b = self.value(node.args[0]), self.value(node.args[1])
-            if a.type is not b.type:
-                raise self.error(KernelTypeError, f"{name}(): operand types must match, got {type_name(a.type)} "
-                                 f"and {type_name(b.type)}", node)
+            if a.type is not b.type:  # a RuntimeError too, with Warp's words at the end
+                raise self.error(KernelUnsupportedTypeError, f"{name}() got {type_name(a.type)} and "
+                                 f"{type_name(b.type)}: Can't test equality for objects with different types", node)
             loc = self.source.location(node)
             message = f"{name}({ast.unparse(node.args[0])}, {ast.unparse(node.args[1])}) failed at " \
                       f"{loc.filename}:{loc.lineno}"

@@ -790,6 +790,17 @@ template <class T> BW_INLINE vec<3, T> transform_vector(const transform<T>& t, c
 template <class T> BW_INLINE vec<3, T> transform_point(const transform<T>& t, const vec<3, T>& x) {
     return add(transform_get_translation(t), transform_vector(t, x));
 }
+// A 4x4 matrix on homogeneous coordinates: w = 1 for a point, w = 0 for a vector (no division by w).
+template <class T> BW_INLINE vec<3, T> transform_vector(const mat<4, 4, T>& m, const vec<3, T>& x) {
+    vec<3, T> r;
+    for (int i = 0; i < 3; ++i) r.c[i] = T(T(m.r[i].c[0] * x.c[0]) + T(m.r[i].c[1] * x.c[1]) + T(m.r[i].c[2] * x.c[2]));
+    return r;
+}
+template <class T> BW_INLINE vec<3, T> transform_point(const mat<4, 4, T>& m, const vec<3, T>& x) {
+    vec<3, T> r = transform_vector(m, x);
+    for (int i = 0; i < 3; ++i) r.c[i] = T(r.c[i] + m.r[i].c[3]);
+    return r;
+}
 template <class T> BW_INLINE transform<T> transform_multiply(const transform<T>& a, const transform<T>& b) {
     return transform_from(transform_point(a, transform_get_translation(b)),
                           mul(transform_get_rotation(a), transform_get_rotation(b)));
