@@ -240,6 +240,38 @@ def _quat_to_rpy(q):
     return vector(3, _quat(q)._dtype)
 
 
+@builtin("quat_from_euler")
+def _quat_from_euler(e, i, j, k):
+    need(is_vector_type(e) and e._length == 3 and is_float_scalar(e._dtype), f"needs a floating-point 3-vector of "
+         f"angles, got {names(e)}")
+    need(all(getattr(t, "is_int", False) for t in (i, j, k)), f"needs integer axes, got {names(i, j, k)}")
+    return quaternion(e._dtype)
+
+
+@builtin("quat_to_euler")
+def _quat_to_euler(q, i, j, k):
+    need(all(getattr(t, "is_int", False) for t in (i, j, k)), f"needs integer axes, got {names(i, j, k)}")
+    return vector(3, _quat(q)._dtype)
+
+
+def _twist_args(axis, q):
+    need(is_quat_type(q) and is_vector_type(axis) and axis._length == 3 and axis._dtype is q._dtype,
+         f"needs an axis (3-vector) and a quaternion of one dtype, got {names(axis, q)}")
+
+
+@builtin("quat_twist")
+def _quat_twist(axis, q):
+    _twist_args(axis, q)
+    return q
+
+
+@builtin("quat_twist_angle")
+@builtin("quat_twist_angle_signed")
+def _quat_twist_angle(axis, q):
+    _twist_args(axis, q)
+    return q._dtype
+
+
 @builtin("quat_slerp")
 def _quat_slerp(q0, q1, t):
     need(q0 is q1 and t is _quat(q0)._dtype, f"needs two quaternions and a parameter of one dtype, got "

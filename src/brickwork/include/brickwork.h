@@ -764,6 +764,77 @@ template <class T> BW_INLINE vec<3, T> quat_to_rpy(const quat<T>& q) {
     const T yaw = atan2(T(T(2) * (w * z + x * y)), T(T(1) - T(2) * (y * y + z * z)));
     return vec<3, T>{{roll, pitch, yaw}};
 }
+// Euler angles (Warp's convention): rotations about the fixed axes i, j, k in that order, e indexed by axis;
+// for i == k, e[i] gives the first and the third angle. Computed in double, rounded once.
+BW_INLINE void bw_axis_rotation(int axis, double angle, double r[3][3]) {
+    const int a = (axis + 1) % 3, b = (axis + 2) % 3;
+    for (int u = 0; u < 3; ++u) for (int v = 0; v < 3; ++v) r[u][v] = u == v ? 1.0 : 0.0;
+    r[a][a] = r[b][b] = __builtin_cos(angle);
+    r[b][a] = __builtin_sin(angle);
+    r[a][b] = -r[b][a];
+}
+template <class T> BW_INLINE quat<T> quat_from_euler(const vec<3, T>& e, int32_t i, int32_t j, int32_t k) {
+    double q[4] = {0, 0, 0, 1};
+    const int axes[3] = {i, j, k};
+    for (int n = 0; n < 3; ++n) {  // q = r * q with r the rotation about axes[n]
+        const double h = 0.5 * cast<double>(e.c[axes[n]]), s = __builtin_sin(h), c = __builtin_cos(h);
+        double v[3] = {0, 0, 0};
+        v[axes[n]] = s;
+        const double x = c * q[0] + q[3] * v[0] + v[1] * q[2] - v[2] * q[1];
+        const double y = c * q[1] + q[3] * v[1] + v[2] * q[0] - v[0] * q[2];
+        const double z = c * q[2] + q[3] * v[2] + v[0] * q[1] - v[1] * q[0];
+        q[3] = c * q[3] - (v[0] * q[0] + v[1] * q[1] + v[2] * q[2]);
+        q[0] = x, q[1] = y, q[2] = z;
+    }
+    return quat<T>{{T(q[0]), T(q[1]), T(q[2]), T(q[3])}};
+}
+// Inverse of quat_from_euler for i != k; the first angle is 0 at gimbal lock. For i == k the third angle is
+// stored in e[3 - i - j] (as Warp does).
+template <class T> BW_INLINE vec<3, T> quat_to_euler(const quat<T>& qt, int32_t i, int32_t j, int32_t k) {
+    const double x = cast<double>(qt.c[0]), y = cast<double>(qt.c[1]), z = cast<double>(qt.c[2]), w = cast<double>(qt.c[3]);
+    const double R[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
+                            {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
+                            {2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)}};
+    const double s = j == (i + 1) % 3 ? 1.0 : -1.0;
+    const int m = i != k ? k : 3 - i - j;  // the slot of the third angle
+    double alpha, beta;
+    if (i != k) {
+        const double t = -s * R[k][i];
+        beta = __builtin_asin(t > 1 ? 1 : t < -1 ? -1 : t);
+        alpha = __builtin_hypot(R[k][j], R[k][k]) < 1e-6 ? 0.0 : __builtin_atan2(s * R[k][j], R[k][k]);
+    } else {
+        const double t = R[i][i];
+        beta = __builtin_acos(t > 1 ? 1 : t < -1 ? -1 : t);
+        alpha = __builtin_hypot(R[i][j], R[i][m]) < 1e-6 ? 0.0 : __builtin_atan2(R[i][j], s * R[i][m]);
+    }
+    // the third rotation is what is left: R Ri(-alpha) Rj(-beta)
+    double ri[3][3], rj[3][3], t1[3][3], n[3][3];
+    bw_axis_rotation(i, -alpha, ri);
+    bw_axis_rotation(j, -beta, rj);
+    for (int u = 0; u < 3; ++u) for (int v = 0; v < 3; ++v) t1[u][v] = R[u][0] * ri[0][v] + R[u][1] * ri[1][v] + R[u][2] * ri[2][v];
+    for (int u = 0; u < 3; ++u) for (int v = 0; v < 3; ++v) n[u][v] = t1[u][0] * rj[0][v] + t1[u][1] * rj[1][v] + t1[u][2] * rj[2][v];
+    const int a = (k + 1) % 3, b = (k + 2) % 3;
+    double e[3] = {0, 0, 0};
+    e[i] = alpha, e[j] = beta, e[m] = __builtin_atan2(n[b][a], n[a][a]);
+    return vec<3, T>{{T(e[0]), T(e[1]), T(e[2])}};
+}
+// Swing-twist: the twist of q about a unit axis, and its angle (2 atan2(|q.xyz . axis|, w), signed: without |.|).
+template <class T> BW_INLINE T bw_twist_dot(const vec<3, T>& axis, const quat<T>& q) {
+    return T(T(q.c[0] * axis.c[0]) + T(q.c[1] * axis.c[1]) + T(q.c[2] * axis.c[2]));
+}
+template <class T> BW_INLINE quat<T> quat_twist(const vec<3, T>& axis, const quat<T>& q) {
+    const double d = cast<double>(bw_twist_dot(axis, q)), w = cast<double>(q.c[3]);
+    double p[3] = {d * cast<double>(axis.c[0]), d * cast<double>(axis.c[1]), d * cast<double>(axis.c[2])};
+    const double len = __builtin_sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + w * w);
+    if (len == 0.0) return quat<T>{{T(0), T(0), T(0), T(1)}};
+    return quat<T>{{T(p[0] / len), T(p[1] / len), T(p[2] / len), T(w / len)}};
+}
+template <class T> BW_INLINE T quat_twist_angle(const vec<3, T>& axis, const quat<T>& q) {
+    return T(2.0 * __builtin_atan2(__builtin_fabs(cast<double>(bw_twist_dot(axis, q))), cast<double>(q.c[3])));
+}
+template <class T> BW_INLINE T quat_twist_angle_signed(const vec<3, T>& axis, const quat<T>& q) {
+    return T(2.0 * __builtin_atan2(cast<double>(bw_twist_dot(axis, q)), cast<double>(q.c[3])));
+}
 template <class T> BW_INLINE quat<T> quat_slerp(const quat<T>& q0, const quat<T>& q1, T t) {
     // the rotation from q0 to q1 as axis and angle, scaled by t
     const quat<T> d = mul(quat_inverse(q0), q1);
