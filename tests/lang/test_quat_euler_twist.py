@@ -89,3 +89,19 @@ def test_twist_needs_one_dtype():
                                                  r"of one dtype, got vec3f and quatd"):
         wp.launch(_bad_twist, dim=1, inputs=[wp.quatd(0.0, 0.0, 0.0, 1.0), out])
     assert out.numpy()[0] == 0.0
+
+
+def test_host_calls_match_the_kernel():
+    e = wp.vec3d(0.31, -0.27, 0.41)
+    q, back = wp.zeros(len(SEQUENCES), dtype=wp.quatd), wp.zeros(len(SEQUENCES), dtype=wp.vec3d)
+    wp.launch(_euler, dim=len(SEQUENCES), inputs=[wp.array([e] * len(SEQUENCES), dtype=wp.vec3d),
+                                                  wp.array(np.array(SEQUENCES), dtype=wp.vec3i), q, back])
+    for n, (i, j, k) in enumerate(SEQUENCES):
+        host_q = wp.quat_from_euler(e, i, j, k)
+        assert type(host_q) is wp.quatd
+        np.testing.assert_allclose(np.asarray(host_q), q.numpy()[n], atol=1e-14)
+        np.testing.assert_allclose(np.asarray(wp.quat_to_euler(host_q, i, j, k)), back.numpy()[n], atol=1e-12)
+    axis, qm = wp.vec3(0.0, 0.0, 1.0), wp.quat(0.0, 0.0, -0.6, -0.8)
+    assert abs(float(wp.quat_twist_angle(axis, qm)) - 4.9961834) < 1e-6
+    assert abs(float(wp.quat_twist_angle_signed(axis, qm)) + 4.9961834) < 1e-6
+    np.testing.assert_allclose(np.asarray(wp.quat_twist(axis, wp.quat(1.0, 0.0, 0.0, 0.0))), [0, 0, 0, 1])
