@@ -61,3 +61,19 @@ def test_expect_of_two_types_is_refused():
     with pytest.raises(wp.KernelUnsupportedTypeError,
                        match=r"expect_neq\(\) got vec3f and vec2f: Can't test equality for objects with different types$"):
         wp.launch(_neq_lengths, dim=1)
+
+
+@wp.kernel(module="unique")
+def _augassign_small(a: wp.array(dtype=wp.int8), v: wp.array(dtype=wp.vec3s)):
+    i = wp.tid()
+    a[i] += wp.int8(3)
+    a[i] -= wp.int8(1)
+    v[i] += wp.vec3s(wp.int16(1), wp.int16(2), wp.int16(3))
+
+
+def test_augmented_assignment_on_small_integers_reads_adds_and_stores():
+    a = wp.array(np.array([1, 127], dtype=np.int8), dtype=wp.int8)
+    v = wp.zeros(2, dtype=wp.vec3s)
+    wp.launch(_augassign_small, dim=2, inputs=[a, v])
+    np.testing.assert_array_equal(a.numpy(), [3, -127])  # 127 + 3 wraps around to -126, then - 1
+    np.testing.assert_array_equal(v.numpy(), [[1, 2, 3], [1, 2, 3]])

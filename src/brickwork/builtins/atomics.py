@@ -52,6 +52,12 @@ _ADD_TEXT = "[u]int32, [u]int64, float16, bfloat16, float32, or float64"
 _MINMAX_TEXT = "[u]int32, [u]int64, bfloat16, float32, or float64"
 
 
+def has_atomic_add(dtype) -> bool:
+    """Whether atomic_add/atomic_sub work on arrays of ``dtype`` (else ``a[i] += x`` reads, adds and stores)."""
+    scalar = dtype if is_scalar_type(dtype) else getattr(dtype, "_dtype", None)
+    return scalar in _ADD_TYPES
+
+
 def _arithmetic_atomic_rule(name, allowed, text):
     def rule(arr, *rest):
         result = _atomic_rule(arr, *rest)
