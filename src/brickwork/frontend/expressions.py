@@ -756,6 +756,10 @@ class ExpressionTyper:
             v = args[0]
             return ir.IRConstruct([self._cast(ir.IRComponent(v, [ir.IRConst(i, int32)], v.type._dtype), dtype, t, node)
                                    for i in range(3)] + [self._cast(args[1], dtype, t, node)], t)
+        if is_vector_type(t) and t._length == 6 and len(args) == 2 and all(
+                is_vector_type(a.type) and a.type._length == 3 and a.type._dtype is dtype for a in args):
+            # Warp's spatial_vector(w, v): the angular part, then the linear part
+            return ir.IRConstruct([ir.IRComponent(a, [ir.IRConst(i, int32)], dtype) for a in args for i in range(3)], t)
         if is_matrix_type(t) and len(args) == t._shape[0] and all(
                 is_vector_type(a.type) and a.type._length == t._shape[1] for a in args):
             comps = []
