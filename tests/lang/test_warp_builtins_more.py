@@ -305,3 +305,14 @@ def test_expect_near_on_matrices_quaternions_transforms_takes_tolerance_keyword(
     assert "expect_near(m, wp.mat22(1.0, 2.0, 3.0, 4.0), tolerance=0.01) failed" in out
     assert "expect_near(q, wp.quat(0.0, 0.0, 0.0, 1.0), tolerance=0.01) failed" in out
     assert "expect_near(t," not in out
+
+
+def test_matrix_from_rows_and_cols_on_the_host():
+    m = wp.matrix_from_cols(wp.vec2(1.0, 2.0), wp.vec2(3.0, 4.0), wp.vec2(5.0, 6.0))
+    assert type(m) is wp.types.matrix((2, 3), wp.float32)
+    np.testing.assert_array_equal(np.asarray(m), [[1, 3, 5], [2, 4, 6]])
+    r = wp.matrix_from_rows(wp.vec3d(1.0, 2.0, 3.0), wp.vec3d(4.0, 5.0, 6.0))
+    assert type(r) is wp.types.matrix((2, 3), wp.float64)
+    np.testing.assert_array_equal(np.asarray(r), [[1, 2, 3], [4, 5, 6]])
+    with pytest.raises(TypeError, match="one length and dtype"):
+        wp.matrix_from_rows(wp.vec3(1.0, 2.0, 3.0), wp.vec2(4.0, 5.0))

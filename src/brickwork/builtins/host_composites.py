@@ -238,6 +238,19 @@ def _expect_near(a, b, tol=1e-6):
         print(f"Error: expect_near failed: {a} and {b} differ by more than {tol}")
 
 
+def _matrix_from_vectors(as_rows: bool):
+    def build(*vectors):
+        if not vectors:
+            raise TypeError("needs at least one vector")
+        arrays, dtype = zip(*(_parts(v) for v in vectors))
+        if len({a.shape for a in arrays}) != 1 or arrays[0].ndim != 1 or len(set(dtype)) != 1:
+            raise TypeError("needs vectors of one length and dtype")
+        m = np.stack(arrays, axis=0 if as_rows else 1)
+        return matrix(m.shape, dtype[0])(m)
+
+    return build
+
+
 HOST_LINALG = {
     "dot": _vector_host(np.dot), "cross": _vector_host(np.cross), "length": _vector_host(np.linalg.norm),
     "length_sq": _vector_host(lambda v: np.dot(v, v)), "normalize": _vector_host(_normalize),
@@ -245,4 +258,5 @@ HOST_LINALG = {
     "determinant": _vector_host(np.linalg.det), "inverse": _vector_host(np.linalg.inv), "trace": _vector_host(np.trace),
     "cw_mul": _vector_host(np.multiply), "cw_div": _vector_host(np.divide),
     "expect_eq": _expect(True), "expect_neq": _expect(False), "expect_near": _expect_near,
+    "matrix_from_rows": _matrix_from_vectors(True), "matrix_from_cols": _matrix_from_vectors(False),
 }
