@@ -31,7 +31,9 @@ def classify(err) -> tuple[str, str]:
     for e in _chain(exc):
         if type(e).__name__ == "WarpInternalUsed":
             return "excluded", f"Warp internal {e}"
-    text = f"{exc_type.__name__}: {exc}"
+    # brickwork's kernel errors put the source location first; the reason is the message
+    message = exc.message if hasattr(exc, "location") and isinstance(getattr(exc, "message", None), str) else exc
+    text = f"{exc_type.__name__}: {message}"
     first = text.strip().splitlines()[0] if text.strip() else exc_type.__name__
     if any(marker in text for marker in TAPE_MARKERS):
         return "tape", first[:200]

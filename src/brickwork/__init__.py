@@ -30,6 +30,7 @@ from .errors import (
     KernelNameError,
     KernelSyntaxError,
     KernelTypeError,
+    KernelUnsupportedTypeError,
     LaunchError,
     ToolchainError,
 )
@@ -64,6 +65,7 @@ from .types.scalars import (
     Float,
     Int,
     Scalar,
+    bfloat16,
     bool_,
     dtype_from_numpy,
     dtype_to_numpy,

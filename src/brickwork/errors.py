@@ -28,12 +28,18 @@ class KernelError(BrickworkError):
     def __init__(self, message: str, location: SourceLocation | None = None):
         self.message = message
         self.location = location
-        text = message if location is None else f"{message}\n{location}"
+        # the location first and the message last, as in Warp (whose tests match the message up to the end)
+        text = message if location is None else f"{str(location).lstrip()}\n{message}"
         super().__init__(text)
 
 
 class KernelTypeError(KernelError, TypeError):
     """A typing rule of the kernel language is violated (operand types, stores, variables)."""
+
+
+class KernelUnsupportedTypeError(KernelTypeError, RuntimeError):
+    """An operation the kernel language defines only for some types (atomics on 8- and 16-bit integers,
+    ``expect_eq`` of two different types): a ``KernelTypeError``, and a ``RuntimeError`` as Warp raises."""
 
 
 class KernelSyntaxError(KernelError, SyntaxError):

@@ -282,3 +282,37 @@ def test_static_of_a_value_the_compiler_knows():
     out = wp.zeros(1, dtype=int)
     wp.launch(static_len, dim=1, inputs=[wp.vec2(), out])
     assert out.numpy().tolist() == [3]
+
+
+@wp.kernel
+def near_composites(m: wp.mat22, q: wp.quat, t: wp.transform):
+    wp.expect_near(m, wp.mat22(1.0, 2.0, 3.0, 4.0), tolerance=0.01)
+    wp.expect_near(q, wp.quat(0.0, 0.0, 0.0, 1.0), tolerance=0.01)
+    wp.expect_near(t, wp.transform(wp.vec3(1.0, 2.0, 3.0), wp.quat(0.0, 0.0, 0.0, 1.0)), 0.01)
+
+
+def test_expect_near_on_matrices_quaternions_transforms_takes_tolerance_keyword(capfd):
+    ident = wp.quat(0.0, 0.0, 0.0, 1.0)
+    wp.launch(near_composites, dim=1, inputs=[wp.mat22(1.0, 2.0, 3.0, 4.005), ident,
+                                               wp.transform(wp.vec3(1.0, 2.0, 3.0), ident)])
+    wp.synchronize()
+    assert capfd.readouterr().out == ""
+    # one component past the tolerance is enough, whichever it is
+    wp.launch(near_composites, dim=1, inputs=[wp.mat22(1.0, 2.0, 3.02, 4.0), wp.quat(0.0, 0.0, 0.0, 0.98),
+                                               wp.transform(wp.vec3(1.0, 2.0, 3.0), ident)])
+    wp.synchronize()
+    out = capfd.readouterr().out
+    assert "expect_near(m, wp.mat22(1.0, 2.0, 3.0, 4.0), tolerance=0.01) failed" in out
+    assert "expect_near(q, wp.quat(0.0, 0.0, 0.0, 1.0), tolerance=0.01) failed" in out
+    assert "expect_near(t," not in out
+
+
+def test_matrix_from_rows_and_cols_on_the_host():
+    m = wp.matrix_from_cols(wp.vec2(1.0, 2.0), wp.vec2(3.0, 4.0), wp.vec2(5.0, 6.0))
+    assert type(m) is wp.types.matrix((2, 3), wp.float32)
+    np.testing.assert_array_equal(np.asarray(m), [[1, 3, 5], [2, 4, 6]])
+    r = wp.matrix_from_rows(wp.vec3d(1.0, 2.0, 3.0), wp.vec3d(4.0, 5.0, 6.0))
+    assert type(r) is wp.types.matrix((2, 3), wp.float64)
+    np.testing.assert_array_equal(np.asarray(r), [[1, 2, 3], [4, 5, 6]])
+    with pytest.raises(TypeError, match="one length and dtype"):
+        wp.matrix_from_rows(wp.vec3(1.0, 2.0, 3.0), wp.vec2(4.0, 5.0))

@@ -59,3 +59,16 @@ def test_spatial_argument_rules():
                                                  r"6-vector\), got vec3f"):
         wp.launch(not_spatial, dim=1, inputs=[wp.vec3(), out])
     assert out.numpy().tolist() == [[0, 0, 0]]
+
+
+@wp.kernel
+def _spatial_from_parts(w: wp.vec3d, v: wp.vec3d, out: wp.array(dtype=wp.spatial_vectord)):
+    out[0] = wp.spatial_vectord(w, v)
+
+
+def test_spatial_vector_from_angular_and_linear_parts():
+    out = wp.zeros(1, dtype=wp.spatial_vectord)
+    wp.launch(_spatial_from_parts, dim=1, inputs=[wp.vec3d(1.0, 2.0, 3.0), wp.vec3d(4.0, 5.0, 6.0), out])
+    np.testing.assert_array_equal(out.numpy(), [[1, 2, 3, 4, 5, 6]])
+    np.testing.assert_array_equal(np.asarray(wp.spatial_vectord(wp.vec3d(1.0, 2.0, 3.0), wp.vec3d(4.0, 5.0, 6.0))),
+                                  [1, 2, 3, 4, 5, 6])

@@ -91,8 +91,8 @@ def wrong_point(t: wp.transform, x: wp.vec3d, out: wp.array(dtype=wp.vec3)):
 
 def test_transform_type_errors_name_the_types():
     out = wp.zeros(1, dtype=wp.vec3)
-    with pytest.raises(wp.KernelTypeError, match=r"transform_point\(\): needs a transform and a 3-vector of one "
-                                                 r"dtype, got transformf and vec3d"):
+    with pytest.raises(wp.KernelTypeError, match=r"transform_point\(\): needs a transform or a 4x4 matrix and "
+                                                 r"a 3-vector of one dtype, got transformf and vec3d"):
         wp.launch(wrong_point, dim=1, inputs=[wp.transform(), wp.vec3d(), out])
     assert out.numpy().tolist() == [[0, 0, 0]]
 
@@ -109,3 +109,23 @@ def test_transform_type_errors_name_the_types():
 
     with pytest.raises(wp.KernelTypeError, match=r"needs p and q of dtype float32, got vec3d"):
         wp.launch(mixed_dtypes, dim=1, inputs=[wp.zeros(1, dtype=wp.transform)])
+
+
+@wp.kernel
+def _apply_mat44(m: wp.mat44d, x: wp.vec3d, out: wp.array(dtype=wp.vec3d)):
+    out[0] = wp.transform_point(m, x)
+    out[1] = wp.transform_vector(m, x)
+
+
+def test_transform_point_and_vector_with_a_4x4_matrix():
+    """Homogeneous coordinates without division by w (Warp 1.19 gives (18, 46, 74) and (14, 38, 62))."""
+    values = np.arange(1.0, 17.0)
+    m, x = wp.mat44d(*values), wp.vec3d(1.0, 2.0, 3.0)
+    out = wp.zeros(2, dtype=wp.vec3d)
+    wp.launch(_apply_mat44, dim=1, inputs=[m, x, out])
+    mn = values.reshape(4, 4)
+    expected = [mn[:3, :3] @ [1, 2, 3] + mn[:3, 3], mn[:3, :3] @ [1, 2, 3]]
+    np.testing.assert_array_equal(out.numpy(), expected)
+    np.testing.assert_array_equal(out.numpy(), [[18, 46, 74], [14, 38, 62]])
+    np.testing.assert_array_equal(np.asarray(wp.transform_point(m, x)), expected[0])
+    np.testing.assert_array_equal(np.asarray(wp.transform_vector(m, x)), expected[1])

@@ -2,8 +2,20 @@
 
 from __future__ import annotations
 
-from ..types.scalars import bool_, is_scalar_type
-from .registry import Mismatch, builtin, is_array, is_int_scalar, is_value_type, names, need
+from ..types.arrays import type_name
+from ..types.scalars import (
+    bfloat16,
+    bool_,
+    float16,
+    float32,
+    float64,
+    int32,
+    int64,
+    is_scalar_type,
+    uint32,
+    uint64,
+)
+from .registry import Mismatch, Unsupported, builtin, is_array, is_int_scalar, is_value_type, names, need
 
 
 def _atomic_rule(arr, *rest):
@@ -32,8 +44,36 @@ def _atomic_exch_rule(arr, *rest):
     return result
 
 
-for _name in ("atomic_add", "atomic_sub", "atomic_min", "atomic_max"):
-    builtin(_name)(_atomic_rule)
+# The scalar types atomics work on, as in Warp (whose GPUs have no atomics for 8- and 16-bit integers,
+# nor a float16 min/max); brickwork keeps Warp's set so that kernels run the same on both.
+_ADD_TYPES = (int32, uint32, int64, uint64, float16, bfloat16, float32, float64)
+_MINMAX_TYPES = (int32, uint32, int64, uint64, bfloat16, float32, float64)
+_ADD_TEXT = "[u]int32, [u]int64, float16, bfloat16, float32, or float64"
+_MINMAX_TEXT = "[u]int32, [u]int64, bfloat16, float32, or float64"
+
+
+def has_atomic_add(dtype) -> bool:
+    """Whether atomic_add/atomic_sub work on arrays of ``dtype`` (else ``a[i] += x`` reads, adds and stores)."""
+    scalar = dtype if is_scalar_type(dtype) else getattr(dtype, "_dtype", None)
+    return scalar in _ADD_TYPES
+
+
+def _arithmetic_atomic_rule(name, allowed, text):
+    def rule(arr, *rest):
+        result = _atomic_rule(arr, *rest)
+        scalar = arr.dtype if is_scalar_type(arr.dtype) else arr.dtype._dtype
+        if scalar not in allowed:
+            raise Unsupported(f"{name}() operations only work on arrays with {text} as the underlying scalar "
+                              f"types, but got {type_name(arr.dtype)} (with scalar type {type_name(scalar)})")
+        return result
+
+    return rule
+
+
+for _name in ("atomic_add", "atomic_sub"):
+    builtin(_name)(_arithmetic_atomic_rule(_name, _ADD_TYPES, _ADD_TEXT))
+for _name in ("atomic_min", "atomic_max"):
+    builtin(_name)(_arithmetic_atomic_rule(_name, _MINMAX_TYPES, _MINMAX_TEXT))
 for _name in ("atomic_and", "atomic_or", "atomic_xor"):
     builtin(_name)(_atomic_bits_rule)
 builtin("atomic_exch")(_atomic_exch_rule)

@@ -125,6 +125,7 @@ NAMES = (
     "transform_get_translation transform_get_rotation "
     "norm_l1 norm_l2 norm_huber norm_pseudo_huber smooth_normalize argmin argmax get_diag matrix_from_cols "
     "matrix_from_rows quat_to_matrix quat_from_matrix quat_rpy quat_to_rpy quat_slerp "
+    "quat_from_euler quat_to_euler quat_twist quat_twist_angle quat_twist_angle_signed "
     "spatial_top spatial_bottom spatial_dot spatial_cross spatial_cross_dual velocity_at_point spatial_adjoint "
     "transform_twist transform_wrench transform_to_matrix transform_from_matrix transform_compose "
     "erf erfc erfinv erfcinv copysign bit_count "

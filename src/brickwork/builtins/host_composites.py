@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..types.composite import matrix, quaternion, transformation, vector
-from ..types.scalars import float32
+from ..types.scalars import float32, float64
 
 
 def _parts(x):
@@ -70,11 +70,15 @@ def transform_get_rotation(t):
 
 def transform_point(t, x):
     (ta, dtype), (xa, _) = _parts(t), _parts(x)
+    if ta.shape == (4, 4):  # a matrix on homogeneous coordinates, w = 1
+        return vector(3, dtype)(ta[:3, :3] @ xa + ta[:3, 3])
     return vector(3, dtype)(ta[:3] + _rotate(ta[3:], xa, 1.0))
 
 
 def transform_vector(t, x):
     (ta, dtype), (xa, _) = _parts(t), _parts(x)
+    if ta.shape == (4, 4):  # w = 0
+        return vector(3, dtype)(ta[:3, :3] @ xa)
     return vector(3, dtype)(_rotate(ta[3:], xa, 1.0))
 
 
@@ -131,8 +135,65 @@ def quat_to_rpy(q):
                             np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
 
 
+def _axis_matrix(axis, angle):
+    c, s = np.cos(angle), np.sin(angle)
+    a, b = (axis + 1) % 3, (axis + 2) % 3
+    r = np.eye(3)
+    r[a, a] = r[b, b] = c
+    r[b, a], r[a, b] = s, -s
+    return r
+
+
+def quat_from_euler(e, i, j, k):
+    ea, dtype = _parts(e)
+    q = np.array([0.0, 0.0, 0.0, 1.0])
+    for axis in (int(i), int(j), int(k)):  # rotations about the fixed axes, in order: q = r q
+        r = np.zeros(4)
+        r[axis], r[3] = np.sin(ea[axis] / 2), np.cos(ea[axis] / 2)
+        q = np.array([*(r[3] * q[:3] + q[3] * r[:3] + np.cross(r[:3], q[:3])), r[3] * q[3] - r[:3] @ q[:3]])
+    return quaternion(dtype)(q)
+
+
+def quat_to_euler(q, i, j, k):
+    """As the kernel builtin: the first angle is 0 at gimbal lock; for i == k the third angle is in e[3 - i - j]."""
+    (x, y, z, w), dtype = _parts(q)
+    i, j, k = int(i), int(j), int(k)
+    r = np.asarray(quat_to_matrix(quaternion(float64)(x, y, z, w)), dtype=np.float64)
+    s = 1.0 if j == (i + 1) % 3 else -1.0
+    m = k if i != k else 3 - i - j
+    if i != k:
+        beta = np.arcsin(np.clip(-s * r[k, i], -1, 1))
+        alpha = 0.0 if np.hypot(r[k, j], r[k, k]) < 1e-6 else np.arctan2(s * r[k, j], r[k, k])
+    else:
+        beta = np.arccos(np.clip(r[i, i], -1, 1))
+        alpha = 0.0 if np.hypot(r[i, j], r[i, m]) < 1e-6 else np.arctan2(r[i, j], s * r[i, m])
+    rest = r @ _axis_matrix(i, -alpha) @ _axis_matrix(j, -beta)  # the third rotation
+    a, b = (k + 1) % 3, (k + 2) % 3
+    e = np.zeros(3)
+    e[i], e[j], e[m] = alpha, beta, np.arctan2(rest[b, a], rest[a, a])
+    return vector(3, dtype)(e)
+
+
+def quat_twist(axis, q):
+    (aa, _), (qa, dtype) = _parts(axis), _parts(q)
+    t = np.array([*(qa[:3] @ aa * aa), qa[3]])
+    n = np.linalg.norm(t)
+    return quaternion(dtype)(t / n if n > 0 else [0.0, 0.0, 0.0, 1.0])
+
+
+def quat_twist_angle(axis, q):
+    (aa, _), (qa, dtype) = _parts(axis), _parts(q)
+    return dtype(2 * np.arctan2(abs(qa[:3] @ aa), qa[3]))
+
+
+def quat_twist_angle_signed(axis, q):
+    (aa, _), (qa, dtype) = _parts(axis), _parts(q)
+    return dtype(2 * np.arctan2(qa[:3] @ aa, qa[3]))
+
+
 HOST_ROTATIONS = {name: globals()[name] for name in (
-    "quat_to_matrix", "quat_from_matrix", "quat_rpy", "quat_to_rpy",
+    "quat_to_matrix", "quat_from_matrix", "quat_rpy", "quat_to_rpy", "quat_from_euler", "quat_to_euler",
+    "quat_twist", "quat_twist_angle", "quat_twist_angle_signed",
     "quat_identity", "transform_identity", "quat_from_axis_angle", "quat_rotate", "quat_rotate_inv", "quat_inverse",
     "transform_get_translation", "transform_get_rotation", "transform_point", "transform_vector",
     "transform_multiply", "transform_inverse")}
@@ -177,6 +238,19 @@ def _expect_near(a, b, tol=1e-6):
         print(f"Error: expect_near failed: {a} and {b} differ by more than {tol}")
 
 
+def _matrix_from_vectors(as_rows: bool):
+    def build(*vectors):
+        if not vectors:
+            raise TypeError("needs at least one vector")
+        arrays, dtype = zip(*(_parts(v) for v in vectors))
+        if len({a.shape for a in arrays}) != 1 or arrays[0].ndim != 1 or len(set(dtype)) != 1:
+            raise TypeError("needs vectors of one length and dtype")
+        m = np.stack(arrays, axis=0 if as_rows else 1)
+        return matrix(m.shape, dtype[0])(m)
+
+    return build
+
+
 HOST_LINALG = {
     "dot": _vector_host(np.dot), "cross": _vector_host(np.cross), "length": _vector_host(np.linalg.norm),
     "length_sq": _vector_host(lambda v: np.dot(v, v)), "normalize": _vector_host(_normalize),
@@ -184,4 +258,5 @@ HOST_LINALG = {
     "determinant": _vector_host(np.linalg.det), "inverse": _vector_host(np.linalg.inv), "trace": _vector_host(np.trace),
     "cw_mul": _vector_host(np.multiply), "cw_div": _vector_host(np.divide),
     "expect_eq": _expect(True), "expect_neq": _expect(False), "expect_near": _expect_near,
+    "matrix_from_rows": _matrix_from_vectors(True), "matrix_from_cols": _matrix_from_vectors(False),
 }

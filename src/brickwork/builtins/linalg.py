@@ -130,8 +130,11 @@ def _transform(t):
 @builtin("transform_point")
 @builtin("transform_vector")
 def _transform_apply(t, v):
-    need(is_transform_type(t) and is_vector_type(v) and v._length == 3 and v._dtype is t._dtype,
-         f"needs a transform and a 3-vector of one dtype, got {names(t, v)}")
+    """A rigid transform, or a 4x4 matrix acting on homogeneous coordinates (w = 1 for a point, 0 for a
+    vector; no division by w), applied to a 3-vector."""
+    is_mat44 = is_matrix_type(t) and tuple(t._shape) == (4, 4)
+    need((is_transform_type(t) or is_mat44) and is_vector_type(v) and v._length == 3 and v._dtype is t._dtype,
+         f"needs a transform or a 4x4 matrix and a 3-vector of one dtype, got {names(t, v)}")
     return v
 
 
@@ -235,6 +238,38 @@ def _quat_rpy(roll, pitch, yaw):
 @builtin("quat_to_rpy")
 def _quat_to_rpy(q):
     return vector(3, _quat(q)._dtype)
+
+
+@builtin("quat_from_euler")
+def _quat_from_euler(e, i, j, k):
+    need(is_vector_type(e) and e._length == 3 and is_float_scalar(e._dtype), f"needs a floating-point 3-vector of "
+         f"angles, got {names(e)}")
+    need(all(getattr(t, "is_int", False) for t in (i, j, k)), f"needs integer axes, got {names(i, j, k)}")
+    return quaternion(e._dtype)
+
+
+@builtin("quat_to_euler")
+def _quat_to_euler(q, i, j, k):
+    need(all(getattr(t, "is_int", False) for t in (i, j, k)), f"needs integer axes, got {names(i, j, k)}")
+    return vector(3, _quat(q)._dtype)
+
+
+def _twist_args(axis, q):
+    need(is_quat_type(q) and is_vector_type(axis) and axis._length == 3 and axis._dtype is q._dtype,
+         f"needs an axis (3-vector) and a quaternion of one dtype, got {names(axis, q)}")
+
+
+@builtin("quat_twist")
+def _quat_twist(axis, q):
+    _twist_args(axis, q)
+    return q
+
+
+@builtin("quat_twist_angle")
+@builtin("quat_twist_angle_signed")
+def _quat_twist_angle(axis, q):
+    _twist_args(axis, q)
+    return q._dtype
 
 
 @builtin("quat_slerp")

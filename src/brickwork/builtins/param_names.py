@@ -89,6 +89,9 @@ _BY_SIGNATURE = {
 }
 
 _BY_SIGNATURE[('position', 'rotation', 'scale')] = "transform_compose"
+_BY_SIGNATURE[('e', 'i', 'j', 'k')] = "quat_from_euler"
+_BY_SIGNATURE[('q', 'i', 'j', 'k')] = "quat_to_euler"
+_BY_SIGNATURE[('axis', 'q')] = "quat_twist quat_twist_angle quat_twist_angle_signed"
 
 #: builtin name -> parameter names in order
 PARAM_NAMES = {name: params for params, names in _BY_SIGNATURE.items() for name in names.split()}

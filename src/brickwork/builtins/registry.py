@@ -19,6 +19,11 @@ class Mismatch(Exception):
     """A builtin does not accept these argument types; the message says why."""
 
 
+class Unsupported(Mismatch):
+    """The builtin exists for these kinds of values but not for this scalar type (reported as a
+    ``KernelUnsupportedTypeError``; no other overload is tried)."""
+
+
 @dataclass(frozen=True)
 class Builtin:
     name: str
@@ -49,6 +54,8 @@ def resolve(name: str, arg_types: list) -> tuple[Builtin, object]:
     for entry in entries:
         try:
             return entry, entry.rule(*arg_types)
+        except Unsupported:
+            raise
         except Mismatch as e:
             reasons.append(str(e))
         except TypeError:  # wrong number of arguments for this rule

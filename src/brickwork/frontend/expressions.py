@@ -22,8 +22,15 @@ from .. import ir
 from ..builtins import FUNCTIONS, BuiltinFunction
 from ..builtins.constants import CONSTANTS
 from ..builtins.param_names import PARAM_NAMES
+from ..builtins.registry import Unsupported
 from ..builtins.table import Mismatch, resolve
-from ..errors import KernelAttributeError, KernelNameError, KernelSyntaxError, KernelTypeError
+from ..errors import (
+    KernelAttributeError,
+    KernelNameError,
+    KernelSyntaxError,
+    KernelTypeError,
+    KernelUnsupportedTypeError,
+)
 from ..types.arrays import ArrayType, _ArrayNd, array, type_name
 from ..types.composite import (
     CompositeBase,
@@ -396,6 +403,8 @@ class ExpressionTyper:
     def builtin_call(self, name, args, node, label=None) -> ir.IRExpr:
         try:
             _, result = resolve(name, [a.type for a in args])
+        except Unsupported as e:  # the message names the builtin
+            raise self.error(KernelUnsupportedTypeError, str(e), node) from None
         except Mismatch as e:
             raise self.error(KernelTypeError, f"{label or name + '()'}: {e}", node) from None
         return ir.IRCall(name, args, result, where=self.where(node) if name.startswith("atomic_") else "")
@@ -438,24 +447,39 @@ class ExpressionTyper:
             if len(node.args) != 2:
                 raise self.error(KernelTypeError, f"{name}() takes two arguments", node)
             a, b = self.value(node.args[0]), self.value(node.args[1])
-            if a.type is not b.type:
-                raise self.error(KernelTypeError, f"{name}(): operand types must match, got {type_name(a.type)} "
-                                 f"and {type_name(b.type)}", node)
+            if a.type is not b.type:  # a RuntimeError too, with Warp's words at the end
+                raise self.error(KernelUnsupportedTypeError, f"{name}() got {type_name(a.type)} and "
+                                 f"{type_name(b.type)}: Can't test equality for objects with different types", node)
             loc = self.source.location(node)
             message = f"{name}({ast.unparse(node.args[0])}, {ast.unparse(node.args[1])}) failed at " \
                       f"{loc.filename}:{loc.lineno}"
             return ir.IRExpect(name == "expect_eq", a, b, message)
         if name == "expect_near":  # prints when some component of |a - b| exceeds tol (default 1e-6)
-            if len(node.args) not in (2, 3) or node.keywords:
+            tol_nodes = [k.value for k in node.keywords if k.arg == "tolerance"]
+            if len(node.args) + len(tol_nodes) not in (2, 3) or len(node.args) < 2 \
+                    or len(tol_nodes) != len(node.keywords):
                 raise self.error(KernelTypeError, "expect_near() takes a, b and an optional tolerance", node)
             a, b = self.value(node.args[0]), self.value(node.args[1])
-            tol = self.value(node.args[2]) if len(node.args) == 3 else ir.IRConst(1e-6, _scalar_of(a.type))
-            diff = self.builtin_call("abs", [self.builtin_call("sub", [a, b], node)], node)
-            if is_vector_type(diff.type):
-                diff = self.builtin_call("max", [diff], node)
+            tol_node = (node.args[2:] + tol_nodes)[:1]
+            tol = self.value(tol_node[0]) if tol_node else ir.IRConst(1e-6, _scalar_of(a.type))
+            if is_composite_type(a.type) and not is_vector_type(a.type) and a.type is b.type:
+                # matrix, quaternion, transform: the largest |a - b| over the components
+                shape, dtype = tuple(a.type._shape), a.type._dtype
+                index_sets = [[r, c] for r in range(shape[0]) for c in range(shape[1])] if len(shape) == 2 \
+                    else [[k] for k in range(shape[0])]
+                diff = None
+                for ix in index_sets:
+                    ca, cb = (ir.IRComponent(v, [ir.IRConst(i, int32) for i in ix], dtype) for v in (a, b))
+                    part = self.builtin_call("abs", [self.builtin_call("sub", [ca, cb], node)], node)
+                    diff = part if diff is None else self.builtin_call("max", [diff, part], node)
+            else:
+                diff = self.builtin_call("abs", [self.builtin_call("sub", [a, b], node)], node)
+                if is_vector_type(diff.type):
+                    diff = self.builtin_call("max", [diff], node)
             ok = self.builtin_call("le", [diff, tol], node, label="expect_near()")
             loc = self.source.location(node)
-            message = f"expect_near({', '.join(ast.unparse(n) for n in node.args)}) failed at " \
+            shown = [ast.unparse(n) for n in node.args] + [f"tolerance={ast.unparse(n)}" for n in tol_nodes]
+            message = f"expect_near({', '.join(shown)}) failed at " \
                       f"{loc.filename}:{loc.lineno}"
             return ir.IRExpect(True, ok, ir.IRConst(True, bool_), message)
         return None
@@ -732,6 +756,10 @@ class ExpressionTyper:
             v = args[0]
             return ir.IRConstruct([self._cast(ir.IRComponent(v, [ir.IRConst(i, int32)], v.type._dtype), dtype, t, node)
                                    for i in range(3)] + [self._cast(args[1], dtype, t, node)], t)
+        if is_vector_type(t) and t._length == 6 and len(args) == 2 and all(
+                is_vector_type(a.type) and a.type._length == 3 and a.type._dtype is dtype for a in args):
+            # Warp's spatial_vector(w, v): the angular part, then the linear part
+            return ir.IRConstruct([ir.IRComponent(a, [ir.IRConst(i, int32)], dtype) for a in args for i in range(3)], t)
         if is_matrix_type(t) and len(args) == t._shape[0] and all(
                 is_vector_type(a.type) and a.type._length == t._shape[1] for a in args):
             comps = []

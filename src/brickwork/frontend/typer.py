@@ -12,6 +12,7 @@ import ast
 import builtins as py_builtins
 
 from .. import ir
+from ..builtins.atomics import has_atomic_add
 from ..errors import KernelError, KernelSyntaxError, KernelTypeError
 from ..types.arrays import type_name
 from ..types.opaque import TupleType
@@ -276,7 +277,8 @@ class Typer(ExpressionTyper):
         target = node.target
         if isinstance(target, ast.Subscript):
             lvalue = self.expr(target)
-            if isinstance(lvalue, ir.IRArrayElem) and op in ("add", "sub"):
+            # atomically where the element type has atomics; 8/16-bit integers: read, add, store (as Warp)
+            if isinstance(lvalue, ir.IRArrayElem) and op in ("add", "sub") and has_atomic_add(lvalue.type):
                 value = self.value(node.value)
                 if value.type is not lvalue.type:
                     raise self.error(KernelTypeError, f"atomic_{op}: cannot add a value of type "

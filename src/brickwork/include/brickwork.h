@@ -85,10 +85,42 @@ BW_HALF_BINOP(+) BW_HALF_BINOP(-) BW_HALF_BINOP(*) BW_HALF_BINOP(/)
 BW_HALF_CMP(<) BW_HALF_CMP(<=) BW_HALF_CMP(>) BW_HALF_CMP(>=) BW_HALF_CMP(==) BW_HALF_CMP(!=)
 BW_INLINE half operator-(half a) { return half::from_bits((uint16_t)(a.bits ^ 0x8000u)); }
 
+// ---- bfloat16: the upper half of a float; operations compute in float, round to nearest even ----
+struct bhalf {
+    uint16_t bits;
+    bhalf() = default;
+    constexpr bhalf(const bhalf&) = default;
+    bhalf& operator=(const bhalf&) = default;
+    explicit BW_INLINE bhalf(float f) {
+        uint32_t x;
+        std::memcpy(&x, &f, 4);
+        bits = (x & 0x7fffffffu) > 0x7f800000u ? (uint16_t)((x >> 16) | 0x40u)
+                                               : (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+    }
+    static BW_INLINE bhalf from_bits(uint16_t b) { bhalf h; h.bits = b; return h; }
+    explicit BW_INLINE operator float() const {
+        uint32_t x = (uint32_t)bits << 16;
+        float f;
+        std::memcpy(&f, &x, 4);
+        return f;
+    }
+};
+#define BW_BHALF_BINOP(op) \
+    BW_INLINE bhalf operator op(bhalf a, bhalf b) { return bhalf(float(a) op float(b)); }
+BW_BHALF_BINOP(+) BW_BHALF_BINOP(-) BW_BHALF_BINOP(*) BW_BHALF_BINOP(/)
+#define BW_BHALF_CMP(op) \
+    BW_INLINE bool operator op(bhalf a, bhalf b) { return float(a) op float(b); }
+BW_BHALF_CMP(<) BW_BHALF_CMP(<=) BW_BHALF_CMP(>) BW_BHALF_CMP(>=) BW_BHALF_CMP(==) BW_BHALF_CMP(!=)
+BW_INLINE bhalf operator-(bhalf a) { return bhalf::from_bits((uint16_t)(a.bits ^ 0x8000u)); }
+template <class T> struct is_half_like : std::integral_constant<bool, std::is_same<T, half>::value ||
+                                                                         std::is_same<T, bhalf>::value> {};
+
 template <class T> BW_INLINE T inf() { return T(__builtin_huge_valf()); }
 template <class T> BW_INLINE T nan() { return T(__builtin_nanf("")); }
 template <> BW_INLINE half inf<half>() { return half::from_bits(0x7c00); }
 template <> BW_INLINE half nan<half>() { return half::from_bits(0x7e00); }
+template <> BW_INLINE bhalf inf<bhalf>() { return bhalf::from_bits(0x7f80); }
+template <> BW_INLINE bhalf nan<bhalf>() { return bhalf::from_bits(0x7fc0); }
 
 // ---- composite types ------------------------------------------------------------------------
 template <int N, class T> struct vec { T c[N]; };
@@ -117,14 +149,20 @@ template <class V> BW_INLINE typename comp_of<V>::type component(const V& v, int
 template <class T> struct caster {
     template <class S> static BW_INLINE T go(S x) { return (T)x; }
     static BW_INLINE T go(half x) { return (T)float(x); }
+    static BW_INLINE T go(bhalf x) { return (T)float(x); }
 };
 template <> struct caster<half> {
     template <class S> static BW_INLINE half go(S x) { return half((float)x); }
     static BW_INLINE half go(half x) { return x; }
 };
+template <> struct caster<bhalf> {
+    template <class S> static BW_INLINE bhalf go(S x) { return bhalf((float)x); }
+    static BW_INLINE bhalf go(bhalf x) { return x; }
+};
 template <> struct caster<bool> {
     template <class S> static BW_INLINE bool go(S x) { return x != S(0); }
     static BW_INLINE bool go(half x) { return float(x) != 0.0f; }
+    static BW_INLINE bool go(bhalf x) { return float(x) != 0.0f; }
 };
 template <int N, class T> struct caster<vec<N, T>> {
     template <class S> static BW_INLINE vec<N, T> go(const vec<N, S>& x) {
@@ -159,6 +197,7 @@ template <class T, class S> BW_INLINE T cast(const S& x) { return caster<T>::go(
 template <class T> BW_INLINE bool truth(T x) { return x != T(0); }
 BW_INLINE bool truth(bool x) { return x; }
 BW_INLINE bool truth(half x) { return float(x) != 0.0f; }
+BW_INLINE bool truth(bhalf x) { return float(x) != 0.0f; }
 
 // ---- elementwise lifting over vec / mat / quat ------------------------------------------------
 #define BW_LIFT1(name)                                                                              \
@@ -345,6 +384,7 @@ template <class T> BW_INLINE bool ne(const T& a, const T& b) { return !eq(a, b);
     BW_INLINE float name(float x) { return fexpr; }                                                 \
     BW_INLINE double name(double x) { return dexpr; }                                               \
     BW_INLINE half name(half h) { float x = float(h); return half(fexpr); }                          \
+    BW_INLINE bhalf name(bhalf h) { float x = float(h); return bhalf(fexpr); }                       \
     BW_LIFT1(name)
 #define BW_MATH1B(name) BW_MATH1(name, __builtin_##name##f(x), __builtin_##name(x))
 BW_MATH1B(sqrt) BW_MATH1B(cbrt) BW_MATH1B(exp) BW_MATH1B(exp2) BW_MATH1B(log) BW_MATH1B(log2)
@@ -372,6 +412,7 @@ BW_MATH1(erfcinv, float(erfinv_d(1.0 - double(x))), erfinv_d(1.0 - x))
 BW_INLINE float copysign(float a, float b) { return __builtin_copysignf(a, b); }
 BW_INLINE double copysign(double a, double b) { return __builtin_copysign(a, b); }
 BW_INLINE half copysign(half a, half b) { return half::from_bits(uint16_t((a.bits & 0x7fffu) | (b.bits & 0x8000u))); }
+BW_INLINE bhalf copysign(bhalf a, bhalf b) { return bhalf::from_bits(uint16_t((a.bits & 0x7fffu) | (b.bits & 0x8000u))); }
 BW_LIFT2(copysign)
 template <class T> BW_INLINE int32_t bit_count(T x) {
     using U = typename std::make_unsigned<T>::type;
@@ -381,17 +422,21 @@ template <class T> BW_INLINE int32_t bit_count(T x) {
 BW_INLINE float atan2(float y, float x) { return __builtin_atan2f(y, x); }
 BW_INLINE double atan2(double y, double x) { return __builtin_atan2(y, x); }
 BW_INLINE half atan2(half y, half x) { return half(__builtin_atan2f(float(y), float(x))); }
+BW_INLINE bhalf atan2(bhalf y, bhalf x) { return bhalf(__builtin_atan2f(float(y), float(x))); }
 BW_INLINE float pow(float a, float b) { return __builtin_powf(a, b); }
 BW_INLINE double pow(double a, double b) { return __builtin_pow(a, b); }
 BW_INLINE half pow(half a, half b) { return half(__builtin_powf(float(a), float(b))); }
+BW_INLINE bhalf pow(bhalf a, bhalf b) { return bhalf(__builtin_powf(float(a), float(b))); }
 BW_LIFT2(pow)
 
 template <class T> BW_INLINE T abs(T x) { return x < T(0) ? neg(x) : x; }
 BW_INLINE float abs(float x) { return __builtin_fabsf(x); }
 BW_INLINE double abs(double x) { return __builtin_fabs(x); }
 BW_INLINE half abs(half x) { return half::from_bits((uint16_t)(x.bits & 0x7fffu)); }
+BW_INLINE bhalf abs(bhalf x) { return bhalf::from_bits((uint16_t)(x.bits & 0x7fffu)); }
 template <class T> BW_INLINE T sign(T x) { return x < T(0) ? T(-1) : T(1); }
 BW_INLINE half sign(half x) { return half(float(x) < 0.0f ? -1.0f : 1.0f); }
+BW_INLINE bhalf sign(bhalf x) { return bhalf(float(x) < 0.0f ? -1.0f : 1.0f); }
 template <class T> BW_INLINE T min(T a, T b) { return b < a ? b : a; }
 template <class T> BW_INLINE T max(T a, T b) { return a < b ? b : a; }
 // Floats: a NaN operand yields the other one (IEEE minNum, numpy's fmin/fmax, Warp's min/max), so
@@ -399,7 +444,7 @@ template <class T> BW_INLINE T max(T a, T b) { return a < b ? b : a; }
 #define BW_FMINMAX(T)                                                                               \
     BW_INLINE T min(T a, T b) { return (b < a || a != a) ? b : a; }                                 \
     BW_INLINE T max(T a, T b) { return (a < b || a != a) ? b : a; }
-BW_FMINMAX(float) BW_FMINMAX(double) BW_FMINMAX(half)
+BW_FMINMAX(float) BW_FMINMAX(double) BW_FMINMAX(half) BW_FMINMAX(bhalf)
 template <class T> BW_INLINE T clamp(T x, T lo, T hi) { return min(max(x, lo), hi); }
 BW_LIFT1(abs) BW_LIFT1(sign) BW_LIFT2(min) BW_LIFT2(max)
 template <int N, class T> BW_INLINE vec<N, T> clamp(const vec<N, T>& x, const vec<N, T>& lo, const vec<N, T>& hi) {
@@ -427,7 +472,7 @@ template <class V, class T> BW_INLINE V lerp(const V& a, const V& b, T t) { retu
 
 template <class T> BW_INLINE bool isnan(T x) {
     if constexpr (std::is_floating_point<T>::value) return __builtin_isnan(x);
-    else if constexpr (std::is_same<T, half>::value) return __builtin_isnan(float(x));
+    else if constexpr (is_half_like<T>::value) return __builtin_isnan(float(x));
     else if constexpr (comp_of<T>::n > 1) {
         for (int i = 0; i < comp_of<T>::n; ++i) if (isnan(component(x, i))) return true;
         return false;
@@ -435,7 +480,7 @@ template <class T> BW_INLINE bool isnan(T x) {
 }
 template <class T> BW_INLINE bool isinf(T x) {
     if constexpr (std::is_floating_point<T>::value) return __builtin_isinf(x);
-    else if constexpr (std::is_same<T, half>::value) return __builtin_isinf(float(x));
+    else if constexpr (is_half_like<T>::value) return __builtin_isinf(float(x));
     else if constexpr (comp_of<T>::n > 1) {
         for (int i = 0; i < comp_of<T>::n; ++i) if (isinf(component(x, i))) return true;
         return false;
@@ -719,6 +764,77 @@ template <class T> BW_INLINE vec<3, T> quat_to_rpy(const quat<T>& q) {
     const T yaw = atan2(T(T(2) * (w * z + x * y)), T(T(1) - T(2) * (y * y + z * z)));
     return vec<3, T>{{roll, pitch, yaw}};
 }
+// Euler angles (Warp's convention): rotations about the fixed axes i, j, k in that order, e indexed by axis;
+// for i == k, e[i] gives the first and the third angle. Computed in double, rounded once.
+BW_INLINE void bw_axis_rotation(int axis, double angle, double r[3][3]) {
+    const int a = (axis + 1) % 3, b = (axis + 2) % 3;
+    for (int u = 0; u < 3; ++u) for (int v = 0; v < 3; ++v) r[u][v] = u == v ? 1.0 : 0.0;
+    r[a][a] = r[b][b] = __builtin_cos(angle);
+    r[b][a] = __builtin_sin(angle);
+    r[a][b] = -r[b][a];
+}
+template <class T> BW_INLINE quat<T> quat_from_euler(const vec<3, T>& e, int32_t i, int32_t j, int32_t k) {
+    double q[4] = {0, 0, 0, 1};
+    const int axes[3] = {i, j, k};
+    for (int n = 0; n < 3; ++n) {  // q = r * q with r the rotation about axes[n]
+        const double h = 0.5 * cast<double>(e.c[axes[n]]), s = __builtin_sin(h), c = __builtin_cos(h);
+        double v[3] = {0, 0, 0};
+        v[axes[n]] = s;
+        const double x = c * q[0] + q[3] * v[0] + v[1] * q[2] - v[2] * q[1];
+        const double y = c * q[1] + q[3] * v[1] + v[2] * q[0] - v[0] * q[2];
+        const double z = c * q[2] + q[3] * v[2] + v[0] * q[1] - v[1] * q[0];
+        q[3] = c * q[3] - (v[0] * q[0] + v[1] * q[1] + v[2] * q[2]);
+        q[0] = x, q[1] = y, q[2] = z;
+    }
+    return quat<T>{{T(q[0]), T(q[1]), T(q[2]), T(q[3])}};
+}
+// Inverse of quat_from_euler for i != k; the first angle is 0 at gimbal lock. For i == k the third angle is
+// stored in e[3 - i - j] (as Warp does).
+template <class T> BW_INLINE vec<3, T> quat_to_euler(const quat<T>& qt, int32_t i, int32_t j, int32_t k) {
+    const double x = cast<double>(qt.c[0]), y = cast<double>(qt.c[1]), z = cast<double>(qt.c[2]), w = cast<double>(qt.c[3]);
+    const double R[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
+                            {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
+                            {2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)}};
+    const double s = j == (i + 1) % 3 ? 1.0 : -1.0;
+    const int m = i != k ? k : 3 - i - j;  // the slot of the third angle
+    double alpha, beta;
+    if (i != k) {
+        const double t = -s * R[k][i];
+        beta = __builtin_asin(t > 1 ? 1 : t < -1 ? -1 : t);
+        alpha = __builtin_hypot(R[k][j], R[k][k]) < 1e-6 ? 0.0 : __builtin_atan2(s * R[k][j], R[k][k]);
+    } else {
+        const double t = R[i][i];
+        beta = __builtin_acos(t > 1 ? 1 : t < -1 ? -1 : t);
+        alpha = __builtin_hypot(R[i][j], R[i][m]) < 1e-6 ? 0.0 : __builtin_atan2(R[i][j], s * R[i][m]);
+    }
+    // the third rotation is what is left: R Ri(-alpha) Rj(-beta)
+    double ri[3][3], rj[3][3], t1[3][3], n[3][3];
+    bw_axis_rotation(i, -alpha, ri);
+    bw_axis_rotation(j, -beta, rj);
+    for (int u = 0; u < 3; ++u) for (int v = 0; v < 3; ++v) t1[u][v] = R[u][0] * ri[0][v] + R[u][1] * ri[1][v] + R[u][2] * ri[2][v];
+    for (int u = 0; u < 3; ++u) for (int v = 0; v < 3; ++v) n[u][v] = t1[u][0] * rj[0][v] + t1[u][1] * rj[1][v] + t1[u][2] * rj[2][v];
+    const int a = (k + 1) % 3, b = (k + 2) % 3;
+    double e[3] = {0, 0, 0};
+    e[i] = alpha, e[j] = beta, e[m] = __builtin_atan2(n[b][a], n[a][a]);
+    return vec<3, T>{{T(e[0]), T(e[1]), T(e[2])}};
+}
+// Swing-twist: the twist of q about a unit axis, and its angle (2 atan2(|q.xyz . axis|, w), signed: without |.|).
+template <class T> BW_INLINE T bw_twist_dot(const vec<3, T>& axis, const quat<T>& q) {
+    return T(T(q.c[0] * axis.c[0]) + T(q.c[1] * axis.c[1]) + T(q.c[2] * axis.c[2]));
+}
+template <class T> BW_INLINE quat<T> quat_twist(const vec<3, T>& axis, const quat<T>& q) {
+    const double d = cast<double>(bw_twist_dot(axis, q)), w = cast<double>(q.c[3]);
+    double p[3] = {d * cast<double>(axis.c[0]), d * cast<double>(axis.c[1]), d * cast<double>(axis.c[2])};
+    const double len = __builtin_sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + w * w);
+    if (len == 0.0) return quat<T>{{T(0), T(0), T(0), T(1)}};
+    return quat<T>{{T(p[0] / len), T(p[1] / len), T(p[2] / len), T(w / len)}};
+}
+template <class T> BW_INLINE T quat_twist_angle(const vec<3, T>& axis, const quat<T>& q) {
+    return T(2.0 * __builtin_atan2(__builtin_fabs(cast<double>(bw_twist_dot(axis, q))), cast<double>(q.c[3])));
+}
+template <class T> BW_INLINE T quat_twist_angle_signed(const vec<3, T>& axis, const quat<T>& q) {
+    return T(2.0 * __builtin_atan2(cast<double>(bw_twist_dot(axis, q)), cast<double>(q.c[3])));
+}
 template <class T> BW_INLINE quat<T> quat_slerp(const quat<T>& q0, const quat<T>& q1, T t) {
     // the rotation from q0 to q1 as axis and angle, scaled by t
     const quat<T> d = mul(quat_inverse(q0), q1);
@@ -744,6 +860,17 @@ template <class T> BW_INLINE vec<3, T> transform_vector(const transform<T>& t, c
 }
 template <class T> BW_INLINE vec<3, T> transform_point(const transform<T>& t, const vec<3, T>& x) {
     return add(transform_get_translation(t), transform_vector(t, x));
+}
+// A 4x4 matrix on homogeneous coordinates: w = 1 for a point, w = 0 for a vector (no division by w).
+template <class T> BW_INLINE vec<3, T> transform_vector(const mat<4, 4, T>& m, const vec<3, T>& x) {
+    vec<3, T> r;
+    for (int i = 0; i < 3; ++i) r.c[i] = T(T(m.r[i].c[0] * x.c[0]) + T(m.r[i].c[1] * x.c[1]) + T(m.r[i].c[2] * x.c[2]));
+    return r;
+}
+template <class T> BW_INLINE vec<3, T> transform_point(const mat<4, 4, T>& m, const vec<3, T>& x) {
+    vec<3, T> r = transform_vector(m, x);
+    for (int i = 0; i < 3; ++i) r.c[i] = T(r.c[i] + m.r[i].c[3]);
+    return r;
 }
 template <class T> BW_INLINE transform<T> transform_multiply(const transform<T>& a, const transform<T>& b) {
     return transform_from(transform_point(a, transform_get_translation(b)),

@@ -136,7 +136,12 @@ def _positive_int(value: object, name: str) -> int:
 
 
 class Mesh:
-    """A uniform, block-structured mesh in 1, 2 or 3 dimensions with its fields' storage."""
+    """A uniform, block-structured mesh in 1, 2 or 3 dimensions with its fields' storage.
+
+    ``comm``: None (``MPI.COMM_WORLD`` when the program runs on several MPI ranks, else one
+    process), or an mpi4py intracommunicator; on several ranks each stores its own blocks
+    (``mesh.blocks``) and ``fill_ghosts`` and reductions are collective (docs/mpi.md).
+    """
 
     def __init__(
         self,

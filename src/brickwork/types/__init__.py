@@ -1,12 +1,13 @@
 """Kernel-language types; ``brickwork.types`` is also the Python namespace Warp code reaches as
 ``wp.types`` (``wp.types.vector(3, wp.float32)``, ``wp.types.matrix((3, 3), dtype)``, ``wp.types.Float``)."""
 
-from .arrays import ArrayType, array, array1d, array2d, array3d, array4d
+from .arrays import ArrayType, array, array1d, array2d, array3d, array4d, type_name
 from .composite import matrix, quaternion, transformation, vector
 from .scalars import (
     Float,
     Int,
     Scalar,
+    bfloat16,
     bool_,
     dtype_from_numpy,
     dtype_to_numpy,
@@ -36,8 +37,14 @@ def type_size(t) -> int:
     return size
 
 
-__all__ = ["type_size",
+def type_repr(t) -> str:
+    """The name of a type as messages spell it: ``int8``, ``vec3b``, ``array(dtype=float32, ndim=2)``."""
+    return type_name(t)
+
+
+__all__ = ["type_repr", "type_size",
            "ArrayType", "array", "array1d", "array2d", "array3d", "array4d", "matrix", "quaternion", "transformation",
            "vector",
-           "Float", "Int", "Scalar", "bool_", "dtype_from_numpy", "dtype_to_numpy", "float16", "float32", "float64",
+           "Float", "Int", "Scalar", "bool_", "bfloat16", "dtype_from_numpy", "dtype_to_numpy", "float16", "float32",
+           "float64",
            "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "struct"]

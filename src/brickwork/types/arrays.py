@@ -14,7 +14,17 @@ import numpy as np
 
 from ..device import get_device
 from .composite import CompositeBase, is_composite_type
-from .scalars import ScalarBase, bool_, float32, int32, is_scalar_type, python_annotation_type, scalar_from_numpy
+from .scalars import (
+    ScalarBase,
+    bfloat16,
+    bfloat16_bits,
+    bool_,
+    float32,
+    int32,
+    is_scalar_type,
+    python_annotation_type,
+    scalar_from_numpy,
+)
 
 
 class ArrayType:
@@ -62,6 +72,11 @@ def element_layout(dtype) -> tuple[np.dtype, tuple]:
     if getattr(dtype, "_bw_struct", False):
         return dtype._numpy_dtype(), ()
     raise TypeError(f"{type_name(dtype)} is not a valid array dtype")
+
+
+def _scalar_of(dtype):
+    """The scalar type of a scalar or composite dtype (None for structs)."""
+    return dtype if is_scalar_type(dtype) else getattr(dtype, "_dtype", None)
 
 
 def _infer_dtype(data) -> type:
@@ -122,6 +137,8 @@ class array:  # noqa: N801 - Warp's spelling
                 data = data._np
             if isinstance(data, (list, tuple)) and any(getattr(type(x), "_bw_struct", False) for x in data):
                 arr = _structs_to_numpy(data, dtype, comp)
+            elif _scalar_of(dtype) is bfloat16 and not (isinstance(data, np.ndarray) and data.dtype == comp):
+                arr = bfloat16_bits(_to_plain(data))  # numbers to bit patterns; uint16 data are the bits
             elif copy or not isinstance(data, np.ndarray) or data.dtype != comp:
                 arr = np.array(_to_plain(data), dtype=comp, copy=True)
             else:

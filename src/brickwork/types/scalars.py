@@ -100,14 +100,50 @@ float16 = _make("float16", np.float16, "e", "float")
 float32 = _make("float32", np.float32, "f", "float")
 float64 = _make("float64", np.float64, "d", "float")
 
-SCALAR_TYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64)
+
+def bfloat16_bits(x) -> np.ndarray:
+    """The bfloat16 bit patterns (uint16) of numbers: float32 rounded to nearest even in its upper 16 bits,
+    NaN kept a (quiet) NaN."""
+    f = np.asarray(x, dtype=np.float32)
+    u = f.view(np.uint32).astype(np.uint64)
+    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    return np.where(np.isnan(f), ((u >> 16) | 0x40).astype(np.uint16), rounded)
+
+
+def bfloat16_values(bits) -> np.ndarray:
+    """float32 values of bfloat16 bit patterns (exact: bfloat16 is the upper half of a float32)."""
+    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+class bfloat16(ScalarBase):  # noqa: N801 - Warp's spelling
+    """The bfloat16 scalar type: float32's exponent range with 8 significant bits. numpy has no bfloat16,
+    so arrays store the bit patterns as uint16 (``a.numpy()`` gives those; ``bfloat16_values`` decodes)."""
+
+    __slots__ = ()
+    _np = np.uint16
+    dtype = np.dtype(np.uint16)
+    _size = 2
+    _fmt = "H"
+    is_float = True
+    _range = None
+
+    @classmethod
+    def _convert(cls, x):
+        return float(bfloat16_values(bfloat16_bits(float(x)))[()])
+
+    def __array__(self, dtype=None, copy=None):
+        bits = bfloat16_bits(self.value)
+        return bits if dtype is None else bits.astype(dtype)
+
+
+SCALAR_TYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64)
 INT_TYPES = tuple(t for t in SCALAR_TYPES if t.is_int)
-FLOAT_TYPES = (float16, float32, float64)
+FLOAT_TYPES = (float16, bfloat16, float32, float64)
 
 # Warp-compatible short aliases.
 half, float_, double = float16, float32, float64
 
-_BY_NUMPY = {np.dtype(t._np): t for t in SCALAR_TYPES}
+_BY_NUMPY = {np.dtype(t._np): t for t in SCALAR_TYPES if t is not bfloat16}  # uint16 data is uint16
 
 
 def dtype_from_numpy(dtype) -> type[ScalarBase]:

@@ -1,7 +1,6 @@
 """The data lists of ``warp._src.types`` that Warp's tests iterate over, built from brickwork's types.
 
-Warp's float_types include bfloat16, which brickwork has not; the lists here hold what brickwork has,
-so such tests run for fewer types. Other names of this module are placeholders (see ``_internal``).
+Other names of this module are placeholders (see ``_internal``).
 """
 
 import numpy as _np
@@ -11,7 +10,7 @@ import brickwork as _bw
 from .._internal import Placeholder as _Placeholder
 
 int_types = (_bw.int8, _bw.uint8, _bw.int16, _bw.uint16, _bw.int32, _bw.uint32, _bw.int64, _bw.uint64)
-float_types = (_bw.float16, _bw.float32, _bw.float64)
+float_types = (_bw.float16, _bw.bfloat16, _bw.float32, _bw.float64)
 scalar_types = int_types + float_types
 scalar_and_bool_types = (*scalar_types, bool)
 non_atomic_types = (_bw.int8, _bw.uint8, _bw.int16, _bw.uint16)

@@ -11,13 +11,13 @@ from ...types.arrays import ArrayType
 from ...types.composite import is_matrix_type, is_quat_type, is_transform_type, is_vector_type
 from ...types.keys import type_key
 from ...types.opaque import TEAM_MEMBER, TupleType
-from ...types.scalars import is_scalar_type
+from ...types.scalars import bfloat16_bits, is_scalar_type
 from ...types.structs import is_struct_type
 
 _SCALAR_C = {
     "bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
     "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t",
-    "float16": "bw::half", "float32": "float", "float64": "double",
+    "float16": "bw::half", "bfloat16": "bw::bhalf", "float32": "float", "float64": "double",
 }
 
 
@@ -62,6 +62,8 @@ def c_constant(value, t) -> str:
         if name == "float16":
             bits = int(np.array(v, dtype=np.float16).view(np.uint16))
             return f"bw::half::from_bits({bits})"
+        if name == "bfloat16":
+            return f"bw::bhalf::from_bits({int(bfloat16_bits(v))})"
         ctype = _SCALAR_C[name]
         if math.isnan(v):
             return f"bw::nan<{ctype}>()"

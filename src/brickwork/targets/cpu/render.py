@@ -243,7 +243,8 @@ def _scalar_format(t, text) -> tuple[str, list[str]]:
     if name == "bool":
         return "%s", [f"(({text}) ? \"True\" : \"False\")"]
     if t.is_float:
-        return "%g", [f"(double)bw::cast<float>({text})" if name == "float16" else f"(double)({text})"]
+        return "%g", [f"(double)bw::cast<float>({text})" if name in ("float16", "bfloat16")
+                        else f"(double)({text})"]
     if t.is_signed:
         return "%lld", [f"(long long)({text})"]
     return "%llu", [f"(unsigned long long)({text})"]
@@ -252,7 +253,7 @@ def _scalar_format(t, text) -> tuple[str, list[str]]:
 def _printf_arg(t, text) -> str:
     """A scalar as a printf argument: floats as double (half has no C promotion), bool as int."""
     name = t.__name__
-    if name == "float16":
+    if name in ("float16", "bfloat16"):
         return f"(double)bw::cast<float>({text})"
     if t.is_float:
         return f"(double)({text})"
