@@ -94,13 +94,15 @@ BUILTIN_DOCS.update({
     "quat_rotate_inv": ("q, p", "3-vector ``p`` rotated by the inverse of quaternion ``q``."),
     "quat_inverse": ("q", "The conjugate of quaternion ``q``, its inverse when ``q`` is a unit quaternion."),
     "atomic_add": ("a, *indices, value", "Add ``value`` to ``a[indices]`` atomically; returns the previous "
-                                         "value. One index per dimension, ``value`` of the array's dtype."),
+                                         "value. One index per dimension, ``value`` of the array's dtype; scalars "
+                                         "(or components) ``[u]int32``, ``[u]int64``, ``float16``, ``bfloat16``, "
+                                         "``float32`` or ``float64``."),
     "atomic_sub": ("a, *indices, value", "Subtract ``value`` from ``a[indices]`` atomically; returns the "
-                                         "previous value."),
+                                         "previous value. Array types as ``atomic_add``."),
     "atomic_min": ("a, *indices, value", "Store the minimum of ``a[indices]`` and ``value`` atomically; returns "
-                                         "the previous value."),
+                                         "the previous value. Array types as ``atomic_add``, without ``float16``."),
     "atomic_max": ("a, *indices, value", "Store the maximum of ``a[indices]`` and ``value`` atomically; returns "
-                                         "the previous value."),
+                                         "the previous value. Array types as ``atomic_add``, without ``float16``."),
     "atomic_and": _atomic("Store ``a[indices] & value``", "for arrays of integers"),
     "atomic_or": _atomic("Store ``a[indices] | value``", "for arrays of integers"),
     "atomic_xor": _atomic("Store ``a[indices] ^ value``", "for arrays of integers"),
@@ -141,8 +143,8 @@ BUILTIN_DOCS.update({
 # Scalar helpers, norms and vector/matrix helpers.
 BUILTIN_DOCS.update({
     "expect_near": ("a, b, tolerance=1e-6", "Print a failure line with the values when some component of "
-                                            "``abs(a - b)`` exceeds ``tolerance``; numbers or vectors. "
-                                            "Execution continues."),
+                                            "``abs(a - b)`` exceeds ``tolerance``; numbers, vectors, matrices, "
+                                            "quaternions or transforms. Execution continues."),
     "step": ("x", "1 where ``x < 0``, else 0, in the type of the number ``x``."),
     "nonzero": ("x", "1 where ``x != 0`` (NaN included), else 0, in the type of the number ``x``."),
     "smoothstep": ("a, b, x", "Hermite interpolation: with ``t = clamp((x - a) / (b - a), 0, 1)``, ``t * t * "
@@ -182,10 +184,24 @@ BUILTIN_DOCS.update({
                          "pitch in ``[-pi/2, pi/2]``."),
     "quat_slerp": ("a, b, t", "Spherical linear interpolation from unit quaternion ``a`` (``t = 0``) to ``b`` "
                               "(``t = 1``) along the shorter arc; ``t`` of the quaternion's dtype."),
+    "quat_from_euler": ("e, i, j, k", "The quaternion of rotations about the fixed axes ``i``, then ``j``, then "
+                                      "``k`` (0, 1, 2 for x, y, z) by the angles ``e[i]``, ``e[j]``, ``e[k]`` "
+                                      "(radians; for ``i == k``, ``e[i]`` serves the first and the third); "
+                                      "``quat_from_euler(e, 0, 1, 2) == quat_rpy(e[0], e[1], e[2])``."),
+    "quat_to_euler": ("q, i, j, k", "The angles of ``quat_from_euler`` for a unit quaternion and the axes ``i, j, "
+                                    "k``, as a 3-vector indexed by axis; at gimbal lock the first angle is 0, and "
+                                    "for ``i == k`` the third angle is stored in ``e[3 - i - j]``, as Warp does."),
+    "quat_twist": ("axis, q", "The twist of quaternion ``q`` about the unit 3-vector ``axis`` (its swing-twist "
+                              "decomposition), a unit quaternion; the identity when ``q`` has none."),
+    "quat_twist_angle": ("axis, q", "The angle of ``quat_twist(axis, q)``, ``2 * atan2(abs(dot(v, axis)), w)`` for "
+                                    "``q = (v, w)``: in ``[0, pi]`` for ``w >= 0``."),
+    "quat_twist_angle_signed": ("axis, q", "The signed twist angle ``2 * atan2(dot(v, axis), w)`` of ``q = (v, w)`` "
+                                           "about the unit 3-vector ``axis``."),
     "transform_identity": ("dtype=float", "The identity transform: zero translation, identity rotation."),
-    "transform_point": ("xform, point", "3-vector ``point`` mapped by the transform: ``p + quat_rotate(q, point)``."),
+    "transform_point": ("xform, point", "3-vector ``point`` mapped by the transform: ``p + quat_rotate(q, point)``; "
+                                        "with a 4x4 matrix ``m``, ``m[:3, :3] @ point + m[:3, 3]``."),
     "transform_vector": ("xform, vec", "3-vector ``vec`` rotated by the transform, without its translation: "
-                                       "``quat_rotate(q, vec)``."),
+                                       "``quat_rotate(q, vec)``; with a 4x4 matrix ``m``, ``m[:3, :3] @ vec``."),
     "transform_multiply": ("a, b", "The composition of two transforms: ``transform_point(transform_multiply(a, "
                                    "b), x) == transform_point(a, transform_point(b, x))``; the same as ``a * b``."),
     "transform_inverse": ("xform", "The inverse transform: rotation ``quat_inverse(q)``, translation "
