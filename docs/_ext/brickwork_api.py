@@ -102,7 +102,9 @@ def docstring(module: types.ModuleType, name: str) -> str | None:
 
         return obj.doc if obj.name in BUILTIN_DOCS else None
     if _is_plain(obj):
-        return DATA_DOCS.get(name)
+        from brickwork.builtins.constants import CONSTANT_DOCS
+
+        return DATA_DOCS.get(name) or (CONSTANT_DOCS.get(name) if module.__name__ == "brickwork" else None)
     return _own_doc(obj)
 
 
