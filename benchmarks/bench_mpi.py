@@ -12,8 +12,8 @@ The application prints its zone-cycles/s (after the first step, which compiles) 
 the wall time spent in ghost exchange (``Mesh.ghost_seconds``: packing, messages, waiting for the
 neighbours, unpacking and the local copies). The rounds interleave the configurations, so a busy
 machine slows all of them alike; the median of the rounds is reported with the min-max. The load
-average before and after is recorded: a table taken on a loaded machine (above 0.5 per core) says
-so in its first line.
+average before and after is recorded: a table started on a loaded machine (above 0.5 per core
+before the run; the load after includes the benchmark's own ranks) says so in its first line.
 """
 
 from __future__ import annotations
@@ -72,7 +72,9 @@ def main(argv=None) -> int:
                 results[(ranks, threads)].append(run(ranks, threads, args.n, args.block, args.steps, tmp))
     load_after = os.getloadavg()[0]
     cores = os.cpu_count() or 1
-    loaded = max(load_before, load_after) > 0.5 * cores
+    # The load after includes this benchmark's own ranks (up to 2 busy processes for a minute), so
+    # only the load before says whether others were using the machine.
+    loaded = load_before > 0.5 * cores
     base = statistics.median(r for r, _ in results[(1, 1)])
     lines = []
     if loaded:
