@@ -48,8 +48,11 @@ from ..types.composite import (
 from ..types.opaque import TupleType
 from ..types.scalars import ScalarBase, bool_, float32, int32, int64, is_scalar_type, python_annotation_type
 from ..types.structs import is_struct_type
+from .construction import ConstructionRules, _scalar_of
 from .intrinsics import INTRINSICS
 from .resolve import MISSING, static_attribute
+from .static_value import TID as _TID
+from .static_value import Static
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
            ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "bit_and", ast.BitOr: "bit_or", ast.BitXor: "bit_xor",
@@ -62,29 +65,9 @@ _PY_CMP = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lam
            ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
 _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 _COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
-_TID = object()
 
 
-class Static:
-    """A compile-time value met while typing an expression."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
-
-    def is_number(self) -> bool:
-        v = self.value
-        return isinstance(v, (bool, int, float, ScalarBase, CompositeBase)) or v is _TID
-
-    def describe(self) -> str:
-        v = self.value
-        if isinstance(v, type) or isinstance(v, ArrayType):
-            return f"the type {type_name(v)}"
-        return f"{type(v).__name__} {getattr(v, '__name__', v)!r}"
-
-
-class ExpressionTyper:
+class ExpressionTyper(ConstructionRules):
     """Mixin of ``Builder``: typing of expressions and calls."""
 
     # -- entry points -------------------------------------------------------------------------
@@ -636,168 +619,6 @@ class ExpressionTyper:
         comps = [ir.IRConst(1 if r == c else 0, dtype) for r in range(n) for c in range(n)]
         return ir.IRConstruct(comps, matrix((n, n), dtype))
 
-    def call_type_factory(self, f, node):
-        """``vector(length=3, dtype=T)`` as a type, or ``vector(a, b, c)`` as a value."""
-        kw = {k.arg: self.static_value(k.value) for k in node.keywords}
-        if f is not vector and f is not matrix and f is not quaternion and f is not transformation:
-            return Static(f(**kw))
-        if not node.args:
-            try:
-                return Static(f(**kw))
-            except TypeError as e:
-                raise self.error(KernelTypeError, str(e), node) from None
-        args = [self.value(a) for a in node.args]
-        dtype = python_annotation_type(kw.get("dtype", _scalar_of(args[0].type)))
-        if f is vector:
-            t = vector(kw.get("length", len(args)), dtype)
-        elif f is quaternion:
-            t = quaternion(dtype)
-        elif f is transformation:
-            return self.construct_transform(transformation(dtype), args, node)
-        else:
-            shape = kw.get("shape")
-            if shape is None:
-                raise self.error(KernelTypeError, "matrix(...) values need shape=(rows, cols)", node)
-            t = matrix(shape, dtype)
-        return self.construct_from(t, args, node)
-
-    def construct(self, t, node):
-        if is_struct_type(t):
-            return self.construct_struct(t, node)
-        if is_transform_type(t) and (node.keywords or len(node.args) in (0, 2)):
-            kw = {k.arg: self.value(k.value) for k in node.keywords}
-            unknown = set(kw) - {"p", "q"}
-            if unknown:
-                raise self.error(KernelTypeError, f"{type_name(t)}() takes keywords p and q, got {sorted(unknown)}",
-                                 node)
-            return self.construct_transform(t, [self.value(a) for a in node.args], node, **kw)
-        if node.keywords:
-            raise self.error(KernelTypeError, f"{type_name(t)}() takes no keyword arguments", node)
-        if is_scalar_type(t) and len(node.args) == 1:
-            exact = self._typed_constant(self.expr(node.args[0]), t)
-            if exact is not None:  # wp.float64(0.3): the float64 nearest 0.3, not a float32 widened
-                return exact
-        args = [self.value(a) for a in node.args]
-        return self.construct_from(t, args, node)
-
-    def default_value(self, value, annotation):
-        """A ``@func`` parameter's default as a typed constant: of the parameter's type when that
-        is a concrete scalar, else as a literal would be."""
-        t = python_annotation_type(annotation)
-        if is_scalar_type(t):
-            typed = self._typed_constant(Static(value), t)
-            if typed is not None:
-                return typed
-        return self.to_value(Static(value), self.source.tree)
-
-    @staticmethod
-    def _typed_constant(value, t):
-        """A Python number converted to scalar type ``t`` at compile time (None if not one)."""
-        if not isinstance(value, Static) or isinstance(value.value, bool) or \
-                not isinstance(value.value, (int, float)) or t is bool_:
-            return None
-        v = value.value
-        if t.is_float:
-            with np.errstate(over="ignore"):
-                return ir.IRConst(float(t._np(v)), t)  # the nearest value of t (float16: nearest half)
-        if isinstance(v, int):
-            info = np.iinfo(t._np)
-            if info.min <= v <= info.max:
-                return ir.IRConst(v, t)
-        return None
-
-    def construct_transform(self, t, args, node, p=None, q=None):
-        """``transform(p, q)`` (either may be a keyword; missing: zero translation, identity rotation),
-        or the seven components."""
-        if len(args) not in (0, 2) or (len(args) == 2 and (p is not None or q is not None)):
-            return self.construct_from(t, args, node)
-        if len(args) == 2:
-            p, q = args
-        dtype = t._dtype
-        for part in (p, q):  # as in Warp: no silent conversion of p and q
-            if part is not None and getattr(part.type, "_dtype", None) is not dtype:
-                raise self.error(KernelTypeError, f"{type_name(t)}(p, q) needs p and q of dtype {type_name(dtype)}, "
-                                 f"got {type_name(part.type)}", node)
-        if p is not None and not (is_vector_type(p.type) and p.type._length == 3):
-            raise self.error(KernelTypeError, f"{type_name(t)}(p, q) needs a 3-vector p, got {type_name(p.type)}",
-                             node)
-        if q is not None and not is_quat_type(q.type):
-            raise self.error(KernelTypeError, f"{type_name(t)}(p, q) needs a quaternion q, got {type_name(q.type)}",
-                             node)
-        comps = [ir.IRConst(0, dtype)] * 3 if p is None else [
-            self._cast(ir.IRComponent(p, [ir.IRConst(i, int32)], p.type._dtype), dtype, t, node) for i in range(3)]
-        comps += [ir.IRConst(v, dtype) for v in (0, 0, 0, 1)] if q is None else [
-            self._cast(ir.IRComponent(q, [ir.IRConst(i, int32)], q.type._dtype), dtype, t, node) for i in range(4)]
-        return ir.IRConstruct(comps, t)
-
-    def construct_from(self, t, args, node):
-        if is_scalar_type(t):
-            if len(args) == 0:
-                return ir.IRConst(0, t)
-            if len(args) != 1 or not is_scalar_type(args[0].type):
-                got = ", ".join(type_name(a.type) for a in args)
-                raise self.error(KernelTypeError, f"{type_name(t)}() converts one scalar, got ({got})", node)
-            return args[0] if args[0].type is t else ir.IRCast(args[0], t)
-        size = int(np.prod(t._shape))
-        dtype = t._dtype
-        if len(args) == 0:
-            return ir.IRConstruct([ir.IRConst(0, dtype)] * size, t)
-        if len(args) == 1 and is_scalar_type(args[0].type):
-            return ir.IRConstruct([self._cast(args[0], dtype, t, node)] * size, t)
-        if len(args) == 1 and is_composite_type(args[0].type):
-            src = args[0].type
-            if src._shape != t._shape:
-                raise self.error(KernelTypeError, f"cannot convert {type_name(src)} to {type_name(t)}", node)
-            return args[0] if src is t else ir.IRCast(args[0], t)
-        if len(args) == size and all(is_scalar_type(a.type) for a in args):
-            return ir.IRConstruct([self._cast(a, dtype, t, node) for a in args], t)
-        if is_quat_type(t) and len(args) == 2 and is_vector_type(args[0].type) and args[0].type._length == 3 \
-                and is_scalar_type(args[1].type):  # quat(v, w): imaginary part, real part
-            v = args[0]
-            return ir.IRConstruct([self._cast(ir.IRComponent(v, [ir.IRConst(i, int32)], v.type._dtype), dtype, t, node)
-                                   for i in range(3)] + [self._cast(args[1], dtype, t, node)], t)
-        if is_vector_type(t) and t._length == 6 and len(args) == 2 and all(
-                is_vector_type(a.type) and a.type._length == 3 and a.type._dtype is dtype for a in args):
-            # Warp's spatial_vector(w, v): the angular part, then the linear part
-            return ir.IRConstruct([ir.IRComponent(a, [ir.IRConst(i, int32)], dtype) for a in args for i in range(3)], t)
-        if is_matrix_type(t) and len(args) == t._shape[0] and all(
-                is_vector_type(a.type) and a.type._length == t._shape[1] for a in args):
-            comps = []
-            for row in args:
-                for c in range(t._shape[1]):
-                    comps.append(self._cast(ir.IRComponent(row, [ir.IRConst(c, int32)], row.type._dtype),
-                                            dtype, t, node))
-            return ir.IRConstruct(comps, t)
-        got = ", ".join(type_name(a.type) for a in args)
-        raise self.error(KernelTypeError, f"cannot build {type_name(t)} from ({got})", node)
-
-    def _cast(self, value, dtype, t, node):
-        if not is_scalar_type(value.type):
-            raise self.error(KernelTypeError, f"{type_name(t)} components must be scalars, got "
-                             f"{type_name(value.type)}", node)
-        return value if value.type is dtype else ir.IRCast(value, dtype)
-
-    def construct_struct(self, t, node):
-        fields = dict(t._fields)
-        values = {}
-        for (name, _), arg in zip(t._fields, node.args):
-            values[name] = self.value(arg)
-        for kw in node.keywords:
-            if kw.arg not in fields:
-                raise self.error(KernelTypeError, f"struct {type_name(t)} has no field '{kw.arg}'", kw)
-            values[kw.arg] = self.value(kw.value)
-        if len(node.args) > len(fields):
-            raise self.error(KernelTypeError, f"struct {type_name(t)} has {len(fields)} fields, got "
-                             f"{len(node.args)} values", node)
-        args = []
-        for name, ft in t._fields:
-            v = values.get(name)
-            if v is not None and v.type is not ft:
-                raise self.error(KernelTypeError, f"field '{name}' of {type_name(t)} has type {type_name(ft)}, "
-                                 f"got {type_name(v.type)}", node)
-            args.append(v)
-        return ir.IRConstruct(args, t)
-
     def tid_value(self, node, count):
         if count == 1:
             self.set_tid_dims(1, node)
@@ -841,10 +662,6 @@ class _ShapeOf:
 
     def __init__(self, array):
         self.array = array
-
-
-def _scalar_of(t):
-    return t if is_scalar_type(t) else getattr(t, "_dtype", float32)
 
 
 def _static_label(obj) -> str:
