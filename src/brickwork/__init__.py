@@ -28,6 +28,7 @@ from .errors import (
     KernelAttributeError,
     KernelError,
     KernelNameError,
+    KernelNotDifferentiableError,
     KernelSyntaxError,
     KernelTypeError,
     KernelUnsupportedTypeError,
@@ -39,6 +40,7 @@ from .lang.kernel import Kernel, kernel, overload
 from .lang.modules import get_module, get_module_options, set_module_options
 from .runtime.launch import Graph, Launch, capture_begin, capture_end, capture_launch, is_capturing, launch
 from .runtime.parallel import par_for, par_for_outer
+from .runtime.tape import Tape
 from .types.arrays import (
     ArrayType,
     array,

@@ -72,3 +72,8 @@ class CaptureError(BrickworkError, RuntimeError):
 
 class KernelAttributeError(KernelError, AttributeError):
     """An attribute used in a kernel does not exist on the value's type."""
+
+
+class KernelNotDifferentiableError(KernelError):
+    """A backward (adjoint) kernel was requested for code that has no adjoint: a builtin without an
+    adjoint rule, or a construct the adjoint pass does not differentiate; the message names it."""

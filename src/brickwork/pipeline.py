@@ -59,9 +59,10 @@ def _compiler() -> pytypes.SimpleNamespace:
     from . import ir
     from .frontend.typer import InstantiationContext, Typer
     from .passes import run_passes
+    from .passes.adjoint import adjoint_kernel
 
     return pytypes.SimpleNamespace(ir=ir, InstantiationContext=InstantiationContext, Typer=Typer,
-                                   run_passes=run_passes)
+                                   run_passes=run_passes, adjoint_kernel=adjoint_kernel)
 
 
 def type_instance(kernel, arg_types, label: str) -> tuple:
@@ -104,15 +105,25 @@ def lower(fn, callees: list, target: Target = DEFAULT_TARGET, mode: str = "relea
 
 def generate(kernel, arg_types, label: str, target: Target = DEFAULT_TARGET, mode: str = "release") -> tuple[str, dict]:
     """Source text of one instance and its metadata: ``tid_dims``, and ``writes`` (the positions of
-    the array parameters the kernel may write, checked against read-only arrays at launch)."""
+    the array parameters the kernel may write, checked against read-only arrays at launch).
+
+    A mode ending in ``:adjoint`` makes the backward kernel (``passes/adjoint.py``) of the typed
+    kernel, before the target's passes: its writes are the adjoint arrays only."""
+    base_mode, _, variant = mode.partition(":")
     typed, typed_callees = type_instance(kernel, arg_types, label)
     writes = _compiler().ir.written_params(typed)
-    fn, callees = lower(typed, typed_callees, target, mode)
+    if variant == "adjoint":
+        typed, typed_callees, writes = _compiler().adjoint_kernel(typed), [], set()
+        if config.verify_ir:
+            _compiler().ir.verify(typed, after="adjoint")
+        if "ir" in config.dump:
+            _dump(f"IR of {typed.label} (adjoint)", _compiler().ir.format_function(typed))
+    fn, callees = lower(typed, typed_callees, target, base_mode)
     text = target.render(fn, callees, label)
     if "source" in config.dump:
         _dump(f"{target.name} source of {label}", text)
     written = [i for i, (name, _) in enumerate(kernel.params) if name in writes]
-    return text, {"tid_dims": fn.tid_dims, "writes": written, "mode": mode}
+    return text, {"tid_dims": fn.tid_dims, "writes": written, "mode": base_mode, "variant": variant}
 
 
 def build(batch: list, target: Target = DEFAULT_TARGET) -> None:

@@ -1131,4 +1131,37 @@ template <class T> BW_INLINE T atomic_exch(T* p, T v) { return atomic_update(p, 
 BW_ATOMIC_COMPOSITE(atomic_add) BW_ATOMIC_COMPOSITE(atomic_sub)
 BW_ATOMIC_COMPOSITE(atomic_min) BW_ATOMIC_COMPOSITE(atomic_max)
 
+// ---- reverse-mode autodiff: a thread's stack of saved values (loop-carried values, trip counts) ----
+// 512 bytes inline, then the heap: loops with dynamic bounds save as much as they run.
+struct tape_stack {
+    unsigned char inline_buf[512];
+    unsigned char* data = inline_buf;
+    int64_t top = 0, capacity = 512;
+    tape_stack() = default;
+    tape_stack(const tape_stack&) = delete;
+    tape_stack& operator=(const tape_stack&) = delete;
+    ~tape_stack() { if (data != inline_buf) __builtin_free(data); }
+    template <class T> BW_INLINE void push(const T& v) {
+        if (top + (int64_t)sizeof(T) > capacity) grow((int64_t)sizeof(T));
+        std::memcpy(data + top, &v, sizeof(T));
+        top += sizeof(T);
+    }
+    template <class T> BW_INLINE T pop() {
+        T v;
+        top -= sizeof(T);
+        std::memcpy(&v, data + top, sizeof(T));
+        return v;
+    }
+    void grow(int64_t need) {
+        int64_t cap = capacity * 2;
+        while (cap < top + need) cap *= 2;
+        unsigned char* p = (unsigned char*)__builtin_malloc((size_t)cap);
+        if (!p) __builtin_trap();
+        std::memcpy(p, data, (size_t)top);
+        if (data != inline_buf) __builtin_free(data);
+        data = p;
+        capacity = cap;
+    }
+};
+
 }  // namespace bw

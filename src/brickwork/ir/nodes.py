@@ -489,6 +489,23 @@ class IRSliceReduction(IRStmt):
     body: list
 
 
+# -- reverse-mode autodiff (passes/adjoint.py) -----------------------------------------------------
+
+
+@dataclass(eq=False)
+class IRPush(IRStmt):
+    """Save ``value`` on the thread's tape stack (a loop's carried values and trip count)."""
+
+    value: IRExpr
+
+
+@dataclass(eq=False)
+class IRPop(IRExpr):
+    """The value last pushed (of ``type``), taken off the thread's tape stack."""
+
+    type: object
+
+
 # -- functions -----------------------------------------------------------------------------------
 
 

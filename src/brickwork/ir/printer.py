@@ -76,6 +76,8 @@ def _stmt(s, depth, out):
         out.extend(format_block(s.interior, depth + 1))
         out.append(f"{pad}boundary:")
         out.extend(format_block(s.boundary, depth + 1))
+    elif isinstance(s, ir.IRPush):
+        out.append(f"{pad}push({expr(s.value)})")
     elif isinstance(s, ir.IRReturn):
         out.append(f"{pad}return" + ("" if s.value is None else f" {expr(s.value)}"))
     elif isinstance(s, ir.IRPrint):
@@ -172,12 +174,14 @@ def expr(e) -> str:
         return f"raw<{tname(e.type)}>({expr(e.address)})[{expr(e.offset)}]"
     if isinstance(e, ir.IRLocalArray):
         return f"local_array({e.name})"
+    if isinstance(e, ir.IRPop):
+        return f"pop<{tname(e.type)}>()"
     fields = ", ".join(f"{f.name}={getattr(e, f.name)!r}" for f in dataclasses.fields(e) if f.name != "type")
     return f"<{type(e).__name__} {fields}>"
 
 
 def _args(items) -> str:
-    return ", ".join(expr(a) for a in items)
+    return ", ".join("default" if a is None else expr(a) for a in items)  # None: a struct field's default
 
 
 def _var(v: ir.PackVar) -> str:

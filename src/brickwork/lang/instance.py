@@ -24,17 +24,25 @@ _pending: list = []
 class Instance:
     """One kernel for one tuple of concrete parameter types."""
 
-    def __init__(self, kernel, arg_types: tuple):
+    def __init__(self, kernel, arg_types: tuple, variant: str = ""):
         self.kernel = kernel
         self.arg_types = arg_types
-        self.label = kernel.instance_label(arg_types)
-        self.mode = config.mode  # "release" or "debug" (bounds checks): part of the key
+        self.label = kernel.instance_label(arg_types) + (" (adjoint)" if variant == "adjoint" else "")
+        # "release" or "debug" (bounds checks), ":adjoint" for a backward kernel: part of the key
+        self.mode = config.mode + (f":{variant}" if variant else "")
         self.fn = None  # the loaded entry point
         self.tid_dims = 1
         self.writes: tuple = ()  # positions of the array parameters the kernel may write
         self.error: Exception | None = None
         self._key: str | None = None
         self._packers: dict = {}
+        self._adjoint: Instance | None = None
+
+    def adjoint(self) -> "Instance":
+        """The backward kernel of this instance (built the first time it is launched)."""
+        if self._adjoint is None:
+            self._adjoint = Instance(self.kernel, self.arg_types, variant="adjoint")
+        return self._adjoint
 
     @property
     def loaded(self) -> bool:

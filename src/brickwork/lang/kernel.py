@@ -100,7 +100,8 @@ def kernel(f=None, *, key: str | None = None, module=None, enable_backward=None,
                          f"starting with a digit)")
 
     def wrap(func):
-        k = Kernel(func, key=key or name, module=module)
+        k = Kernel(func, key=key or name, module=module,
+                   options=None if enable_backward is None else {"enable_backward": enable_backward})
         group = _KERNELS.setdefault((func.__module__, func.__qualname__), [])
         group[:] = [g for g in group if len(g.params) != len(k.params)] + [k]
         return k

@@ -23,6 +23,7 @@ from ..types.generic import describe_value, is_generic, matches, type_of_value
 from ..types.layout import pack_format, struct_offsets
 from ..types.scalars import ScalarBase, is_scalar_type
 from ..types.structs import StructBase, is_struct_type
+from . import tape as _tape
 
 _HEADER = "4q4i"
 _MAX_EXTENT = 2**31 - 1
@@ -32,13 +33,20 @@ def _signature(args) -> tuple:
     return tuple([a._sig if type(a) is array else type(a) for a in args])
 
 
-def launch(kernel, dim, inputs=(), outputs=(), device=None, stream=None, record_cmd=False, **unused):
+def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None, device=None, stream=None,
+           adjoint=False, record_tape=True, record_cmd=False, **unused):
     """Run ``kernel`` over ``dim`` threads (an int or a tuple of up to 4 ints).
 
     Arguments may also be numpy arrays (used in place, without a copy) and ``None`` for an array
     parameter (an empty array). With ``record_cmd=True`` nothing runs: the returned ``Launch``
-    runs it later (``cmd.launch()``), with parameters changed by ``set_param_*``.
+    runs it later (``cmd.launch()``), with parameters changed by ``set_param_*``. With
+    ``adjoint=True`` the kernel's backward kernel runs instead, accumulating into the arrays of
+    ``adj_inputs``/``adj_outputs`` (see ``Tape``); a launch inside ``with Tape()`` is recorded.
     """
+    if adjoint:
+        from .tape import launch_adjoint
+
+        return launch_adjoint(kernel, dim, inputs, outputs or (), adj_inputs, adj_outputs, device)
     args = list(inputs) + list(outputs) if outputs else inputs
     if record_cmd:
         return Launch(kernel, dim, list(args), device)
@@ -54,6 +62,29 @@ def launch(kernel, dim, inputs=(), outputs=(), device=None, stream=None, record_
         if entry is None or entry[0].mode != config.mode:
             entry = _prepare(kernel, sig, args, device)
     inst, pack = entry
+    if type(dim) is int and inst.tid_dims == 1 and 0 < dim <= _MAX_EXTENT:
+        d0, d1, d2, d3, total = dim, 1, 1, 1, dim
+    else:
+        dims = launch_dims(dim, inst, kernel)
+        if dims is None:
+            if _tape.recording and record_tape:
+                _tape.recording[-1].record_launch(kernel, dim, inputs, outputs or (), device)
+            return None
+        d0, d1, d2, d3, total = dims
+    if _tape.recording and record_tape:
+        _tape.recording[-1].record_launch(kernel, dim, inputs, outputs or (), device)
+    nthreads = config.num_threads or config.default_threads
+    work = total * kernel.work_per_item  # loop bodies: each grid point is a whole slice or team
+    buf = pack(args, d0, d1, d2, d3, work >= config.parallel_threshold and nthreads > 1, nthreads)
+    if _capture is not None:
+        _capture.record(inst.fn, buf, args)
+        return None
+    inst.fn(buf)
+    return None
+
+
+def launch_dims(dim, inst, kernel):
+    """``(d0, d1, d2, d3, total)`` of a launch, or None when there is nothing to run."""
     if type(dim) is int and inst.tid_dims == 1:
         d0, d1, d2, d3, total = dim, 1, 1, 1, dim
     else:
@@ -65,14 +96,19 @@ def launch(kernel, dim, inputs=(), outputs=(), device=None, stream=None, record_
         if total < 0 or min(d0, d1, d2, d3) < 0:
             raise LaunchError(f"launch of '{kernel.key}': dim must not be negative, got {dim!r}")
         return None
+    return d0, d1, d2, d3, total
+
+
+def run_packed(inst, pack, args, dims, kernel) -> None:
+    """Pack the arguments and call the instance (or record the call while a graph is captured)."""
+    d0, d1, d2, d3, total = dims
     nthreads = config.num_threads or config.default_threads
     work = total * kernel.work_per_item  # loop bodies: each grid point is a whole slice or team
     buf = pack(args, d0, d1, d2, d3, work >= config.parallel_threshold and nthreads > 1, nthreads)
     if _capture is not None:
         _capture.record(inst.fn, buf, args)
-        return None
+        return
     inst.fn(buf)
-    return None
 
 
 def _host_arguments(kernel, args) -> list:

@@ -111,7 +111,7 @@ class array:  # noqa: N801 - Warp's spelling
     """
 
     __slots__ = ("_np", "dtype", "shape", "ndim", "device", "_key", "_sig", "_packed", "_unit_inner", "_owner",
-                 "__weakref__")
+                 "_grad", "_requires_grad", "__weakref__")
 
     def __new__(cls, data=None, dtype=typing.Any, shape=None, ndim=None, device=None, copy=True, **kwargs):
         if data is None and shape is None:
@@ -155,9 +155,12 @@ class array:  # noqa: N801 - Warp's spelling
             if arr.ndim == len(trailing):
                 arr = arr.reshape((1,) + trailing)
         self._init_from_numpy(arr, dtype, owner=None)
+        _grad_option(self, kwargs)
 
     def _init_from_numpy(self, arr: np.ndarray, dtype, owner):
         ntrail = arr.ndim - _element_ndim(dtype)
+        self._grad = None
+        self._requires_grad = False
         self._np = arr
         self._owner = owner
         self.dtype = dtype
@@ -177,6 +180,35 @@ class array:  # noqa: N801 - Warp's spelling
         self._sig = self._key if arr.flags.writeable else ReadOnly(self._key)
         self._packed = struct.pack(f"<Q{2 * self.ndim}q", ptr, *self.shape, *elem_strides)
         self._unit_inner = elem_strides[-1] == 1 or self.shape[-1] <= 1
+
+    # -- gradients (reverse-mode autodiff: wp.Tape) ----------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        """Whether the array has a gradient array (``grad``) that backward launches accumulate into."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        value = bool(value)
+        if value and self._grad is None:
+            self._grad = zeros(self.shape, self.dtype, self.device)
+        self._requires_grad = value
+
+    @property
+    def grad(self):
+        """The gradient array (same shape and dtype), or None when the array does not require one."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, array) or value.shape != self.shape or value.dtype is not self.dtype:
+                got = f"{type_name(value._key)} of shape {value.shape}" if isinstance(value, array) else \
+                    type(value).__name__
+                raise ValueError(f"grad must be an array of shape {self.shape} and dtype {type_name(self.dtype)}, "
+                                 f"got {got}")
+        self._grad = value
+        self._requires_grad = value is not None
 
     @property
     def readonly(self) -> bool:
@@ -361,51 +393,62 @@ def empty(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
     shape = _given_shape(shape, n, "empty")
     dtype = python_annotation_type(dtype)
     comp, trailing = element_layout(dtype)
-    return array._wrap(np.empty(_shape_tuple(shape) + trailing, dtype=comp), dtype, _device(device))
+    a = array._wrap(np.empty(_shape_tuple(shape) + trailing, dtype=comp), dtype, _device(device))
+    return _grad_option(a, kwargs)
+
+
+def _grad_option(a: array, kwargs: dict, like: array | None = None) -> array:
+    """``requires_grad=True`` gives ``a`` a zero gradient array (``None``: as ``like``, when given)."""
+    flag = kwargs.get("requires_grad")
+    if flag is None and like is not None:
+        flag = like.requires_grad
+    if flag:
+        a.requires_grad = True
+    return a
 
 
 def zeros(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
-    """An array of zeros."""
+    """An array of zeros (``requires_grad=True``: with a gradient array)."""
     a = empty(_given_shape(shape, n, "zeros"), dtype, device)
     a._np[...] = 0
-    return a
+    return _grad_option(a, kwargs)
 
 
 def ones(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
     """An array of ones."""
-    return full(_given_shape(shape, n, "ones"), 1, dtype, device)
+    return full(_given_shape(shape, n, "ones"), 1, dtype, device, **kwargs)
 
 
 def full(shape, value, dtype=None, device=None, **kwargs) -> array:
     """An array with every element set to ``value``; dtype inferred from value when omitted."""
     if dtype is None:
         dtype = type(value) if isinstance(value, (ScalarBase, CompositeBase)) else _infer_dtype(value)
-    return empty(shape, dtype, device).fill_(value)
+    return _grad_option(empty(shape, dtype, device).fill_(value), kwargs)
 
 
 def zeros_like(a: array, **kwargs) -> array:
-    """A zero-filled array of ``a``'s shape, dtype and device."""
-    return zeros(a.shape, a.dtype, a.device)
+    """A zero-filled array of ``a``'s shape, dtype and device (``requires_grad`` as ``a`` unless given)."""
+    return _grad_option(zeros(a.shape, a.dtype, a.device), kwargs, a)
 
 
 def ones_like(a: array, **kwargs) -> array:
     """An array of ones of ``a``'s shape, dtype and device."""
-    return ones(a.shape, a.dtype, a.device)
+    return _grad_option(ones(a.shape, a.dtype, a.device), kwargs, a)
 
 
 def empty_like(a: array, **kwargs) -> array:
     """An uninitialized array of ``a``'s shape, dtype and device."""
-    return empty(a.shape, a.dtype, a.device)
+    return _grad_option(empty(a.shape, a.dtype, a.device), kwargs, a)
 
 
 def full_like(a: array, value, **kwargs) -> array:
     """An array of ``a``'s shape, dtype and device with every element set to ``value``."""
-    return full(a.shape, value, a.dtype, a.device)
+    return _grad_option(full(a.shape, value, a.dtype, a.device), kwargs, a)
 
 
 def clone(a: array, **kwargs) -> array:
-    """A contiguous copy of ``a``."""
-    return array._wrap(np.ascontiguousarray(a._np).copy(), a.dtype, a.device)
+    """A contiguous copy of ``a`` (``requires_grad`` as ``a`` unless given; the gradient starts at zero)."""
+    return _grad_option(array._wrap(np.ascontiguousarray(a._np).copy(), a.dtype, a.device), kwargs, a)
 
 
 def copy(dest: array, src: array, **kwargs) -> None:
@@ -418,7 +461,7 @@ def from_numpy(arr, dtype=None, shape=None, device=None, **kwargs) -> array:
     arr = np.asarray(arr)
     if dtype is None:
         dtype = _infer_dtype(arr)
-    return array(arr, dtype=dtype, shape=shape, device=device, copy=False)
+    return array(arr, dtype=dtype, shape=shape, device=device, copy=False, **kwargs)
 
 
 class ReadOnly:

@@ -106,6 +106,9 @@ class CppRenderer:
     def e_IRLocalArray(self, e):
         return f"bw::local_array({local(e.name)})"
 
+    def e_IRPop(self, e):
+        return f"bw_tape.pop<{c_type(e.type)}>()"
+
     def e_IRTupleGet(self, e):
         return f"({self.expr(e.base)}).f{e.index}"
 
@@ -121,6 +124,9 @@ class CppRenderer:
 
     def s_IRAssign(self, s, ind, out):
         out.append(" " * ind + f"{self.expr(s.target)} = {self.expr(s.value)};")
+
+    def s_IRPush(self, s, ind, out):
+        out.append(" " * ind + f"bw_tape.push({self.expr(s.value)});")
 
     def s_IRExprStmt(self, s, ind, out):
         out.append(" " * ind + f"(void)({self.expr(s.expr)});")

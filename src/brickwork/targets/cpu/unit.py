@@ -73,6 +73,8 @@ def declared_types(functions: list) -> list:
 
 def _locals(fn: ir.IRFunction, indent: int) -> list[str]:
     lines = [" " * indent + f"{c_type(t)} {local(n)}{{}};" for n, t in fn.locals.items()]
+    if ir.contains(fn.body, ir.IRPush):  # a backward kernel whose loops save values (passes/adjoint.py)
+        lines.append(" " * indent + "bw::tape_stack bw_tape;")
     lines += [" " * indent + f"bw::local_buf<{c_type(dtype)}, {count}> {local(n)}{{}};"
               for n, (dtype, count) in fn.buffers.items()]
     return lines

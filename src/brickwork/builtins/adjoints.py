@@ -1,0 +1,515 @@
+"""Adjoint rules of the builtins: how a builtin's result adjoint flows back to its arguments.
+
+A rule is ``rule(E, args, r, g) -> contributions``: ``args`` are the call's argument values, ``r``
+its result, ``g`` the adjoint of the result; it returns one contribution per argument (``None``:
+nothing flows to that argument), of the argument's type. Rules build values only through ``E``,
+the builder the adjoint pass hands in (``E.<builtin>(...)`` calls a builtin of this table, with
+``E.type``, ``E.const``, ``E.zero``, ``E.comp``, ``E.make``, ``E.sel``), so a rule never sees the
+IR and every target differentiates the same way. Builtins in ``NOT_DIFFERENTIABLE`` are piecewise
+constant or integer-valued: nothing flows back. A builtin in neither table has no adjoint yet; the
+adjoint pass reports it when a backward kernel needs it.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..types.composite import is_matrix_type, is_quat_type, is_transform_type, is_vector_type
+from ..types.scalars import is_scalar_type
+
+ADJOINTS: dict = {}
+
+NOT_DIFFERENTIABLE = frozenset(
+    "floor ceil round trunc rint sign step eq ne lt le gt ge logical_and logical_or logical_not bit_and bit_or "
+    "bit_xor bit_count lshift rshift invert isfinite isinf isnan argmin argmax nonzero floordiv rand_init randi "
+    "randf randn randu sample_triangle sample_unit_cube sample_unit_disk sample_unit_hemisphere "
+    "sample_unit_hemisphere_surface sample_unit_ring sample_unit_sphere sample_unit_sphere_surface "
+    "sample_unit_square".split())
+
+
+def adjoint(*names):
+    """Register ``rule`` as the adjoint of the builtins ``names``."""
+
+    def register(rule):
+        for name in names:
+            ADJOINTS[name] = rule
+        return rule
+
+    return register
+
+
+# -- helpers over scalars, vectors, matrices, quaternions --------------------------------------------
+
+
+def _scalar(t):
+    return t if is_scalar_type(t) else t._dtype
+
+
+def c(E, value, like):
+    """The constant ``value`` of the scalar type of ``like``."""
+    return E.const(value, _scalar(E.type(like)))
+
+
+def cw(E, a, b):
+    """Componentwise product (``b`` may be a scalar)."""
+    ta, tb = E.type(a), E.type(b)
+    if is_scalar_type(ta) or is_scalar_type(tb):
+        return E.mul(a, b)
+    return E.cw_mul(a, b)
+
+
+def cdiv(E, a, b):
+    ta, tb = E.type(a), E.type(b)
+    if is_scalar_type(tb):
+        return E.div(a, b)
+    return E.cw_div(a, b)
+
+
+def inner(E, a, b):
+    """The sum of the componentwise products of two values of one type (a scalar)."""
+    t = E.type(a)
+    if is_scalar_type(t):
+        return E.mul(a, b)
+    if is_vector_type(t):
+        return E.dot(a, b)
+    if is_matrix_type(t):
+        return E.ddot(a, b)
+    total = None
+    for i in range(t._length):
+        term = E.mul(E.comp(a, i), E.comp(b, i))
+        total = term if total is None else E.add(total, term)
+    return total
+
+
+def unary(derivative):
+    """A componentwise function: ``g * f'(x)`` where ``derivative(E, x, r)`` is ``f'``."""
+
+    def rule(E, args, r, g):
+        return (cw(E, g, derivative(E, args[0], r)),)
+
+    return rule
+
+
+def _cmap(E, t, fn, *vals):
+    """A value of type ``t`` (scalar or vector) whose components are ``fn`` of the components."""
+    if is_scalar_type(t):
+        return fn(*vals)
+    return E.make(t, [fn(*(E.comp(v, i) if not is_scalar_type(E.type(v)) else v for v in vals))
+                      for i in range(t._length)])
+
+
+# -- arithmetic --------------------------------------------------------------------------------------
+
+
+@adjoint("add")
+def _add(E, args, r, g):
+    return g, g
+
+
+@adjoint("sub")
+def _sub(E, args, r, g):
+    return g, E.neg(g)
+
+
+@adjoint("neg")
+def _neg(E, args, r, g):
+    return (E.neg(g),)
+
+
+@adjoint("pos")
+def _pos(E, args, r, g):
+    return (g,)
+
+
+@adjoint("mul")
+def _mul(E, args, r, g):
+    a, b = args
+    ta, tb = E.type(a), E.type(b)
+    if is_scalar_type(ta) and is_scalar_type(tb):
+        return E.mul(g, b), E.mul(g, a)
+    if is_scalar_type(ta):
+        return inner(E, g, b), E.mul(a, g)
+    if is_scalar_type(tb):
+        return E.mul(g, b), inner(E, g, a)
+    if is_quat_type(ta):  # <a b, g> = <a, g conj(b)> = <b, conj(a) g>
+        return E.mul(g, _conj(E, b)), E.mul(_conj(E, a), g)
+    if is_matrix_type(ta) and is_matrix_type(tb):
+        return E.mul(g, E.transpose(b)), E.mul(E.transpose(a), g)
+    if is_matrix_type(ta):  # y = A x
+        return E.outer(g, b), E.mul(E.transpose(a), g)
+    if is_matrix_type(tb):  # y = x A
+        return E.mul(b, g), E.outer(a, g)
+    return None, None  # transform products: no rule yet (reported by the pass)
+
+
+ADJOINTS["matmul"] = _mul
+
+
+def _conj(E, q):
+    t = E.type(q)
+    return E.make(t, [E.neg(E.comp(q, 0)), E.neg(E.comp(q, 1)), E.neg(E.comp(q, 2)), E.comp(q, 3)])
+
+
+@adjoint("div")
+def _div(E, args, r, g):
+    a, b = args
+    ta, tb = E.type(a), E.type(b)
+    if is_scalar_type(ta) and is_scalar_type(tb):
+        return E.div(g, b), E.neg(E.div(E.mul(g, r), b))
+    if is_scalar_type(tb):  # v / s
+        return E.div(g, b), E.neg(E.div(inner(E, g, r), b))
+    # s / v, componentwise: r_i = s / v_i
+    q = E.cw_div(g, b)
+    return _sum(E, q), E.neg(E.cw_mul(q, r))
+
+
+def _sum(E, v):
+    t = E.type(v)
+    total = E.comp(v, 0)
+    for i in range(1, t._length):
+        total = E.add(total, E.comp(v, i))
+    return total
+
+
+@adjoint("cw_mul")
+def _cw_mul(E, args, r, g):
+    a, b = args
+    return E.cw_mul(g, b), E.cw_mul(g, a)
+
+
+@adjoint("cw_div")
+def _cw_div(E, args, r, g):
+    a, b = args
+    q = E.cw_div(g, b)
+    return q, E.neg(E.cw_mul(q, r))
+
+
+@adjoint("mod")
+def _mod(E, args, r, g):
+    a, b = args
+    if not is_scalar_type(E.type(a)) or not E.type(a).is_float:
+        return None, None
+    return g, E.neg(E.mul(g, E.trunc(E.div(a, b))))
+
+
+# -- elementary functions ----------------------------------------------------------------------------
+
+ADJOINTS["sqrt"] = unary(lambda E, x, r: cdiv(E, c(E, 0.5, x), r) if is_scalar_type(E.type(x))
+                         else E.cw_div(E.make(E.type(x), [c(E, 0.5, x)] * E.type(x)._length), r))
+ADJOINTS["exp"] = unary(lambda E, x, r: r)
+ADJOINTS["exp2"] = unary(lambda E, x, r: E.mul(r, c(E, math.log(2.0), x)))
+ADJOINTS["sin"] = unary(lambda E, x, r: E.cos(x))
+ADJOINTS["cos"] = unary(lambda E, x, r: E.neg(E.sin(x)))
+ADJOINTS["sinh"] = unary(lambda E, x, r: E.cosh(x))
+ADJOINTS["cosh"] = unary(lambda E, x, r: E.sinh(x))
+ADJOINTS["frac"] = unary(lambda E, x, r: _ones(E, x))
+ADJOINTS["degrees"] = unary(lambda E, x, r: _fill(E, x, 180.0 / math.pi))
+ADJOINTS["radians"] = unary(lambda E, x, r: _fill(E, x, math.pi / 180.0))
+
+
+def _fill(E, like, value):
+    t = E.type(like)
+    k = c(E, value, like)
+    return k if is_scalar_type(t) else E.make(t, [k] * t._length)
+
+
+def _ones(E, like):
+    return _fill(E, like, 1.0)
+
+
+def _scalar_unary(derivative):
+    """A scalar function whose derivative needs scalar arithmetic; vectors apply it per component."""
+
+    def rule(E, args, r, g):
+        x = args[0]
+        t = E.type(x)
+        return (_cmap(E, t, lambda gi, xi, ri: E.mul(gi, derivative(E, xi, ri)), g, x, r),)
+
+    return rule
+
+
+def _one(E, x):
+    return c(E, 1.0, x)
+
+
+ADJOINTS["log"] = _scalar_unary(lambda E, x, r: E.div(_one(E, x), x))
+ADJOINTS["log2"] = _scalar_unary(lambda E, x, r: E.div(_one(E, x), E.mul(x, c(E, math.log(2.0), x))))
+ADJOINTS["log10"] = _scalar_unary(lambda E, x, r: E.div(_one(E, x), E.mul(x, c(E, math.log(10.0), x))))
+ADJOINTS["cbrt"] = _scalar_unary(lambda E, x, r: E.div(_one(E, x), E.mul(c(E, 3.0, x), E.mul(r, r))))
+ADJOINTS["tan"] = _scalar_unary(lambda E, x, r: E.add(_one(E, x), E.mul(r, r)))
+ADJOINTS["tanh"] = _scalar_unary(lambda E, x, r: E.sub(_one(E, x), E.mul(r, r)))
+ADJOINTS["asin"] = _scalar_unary(lambda E, x, r: E.div(_one(E, x), E.sqrt(E.sub(_one(E, x), E.mul(x, x)))))
+ADJOINTS["acos"] = _scalar_unary(lambda E, x, r: E.neg(E.div(_one(E, x), E.sqrt(E.sub(_one(E, x), E.mul(x, x))))))
+ADJOINTS["atan"] = _scalar_unary(lambda E, x, r: E.div(_one(E, x), E.add(_one(E, x), E.mul(x, x))))
+ADJOINTS["erf"] = _scalar_unary(lambda E, x, r: E.mul(c(E, 2.0 / math.sqrt(math.pi), x), E.exp(E.neg(E.mul(x, x)))))
+ADJOINTS["erfc"] = _scalar_unary(
+    lambda E, x, r: E.mul(c(E, -2.0 / math.sqrt(math.pi), x), E.exp(E.neg(E.mul(x, x)))))
+ADJOINTS["erfinv"] = _scalar_unary(lambda E, x, r: E.mul(c(E, math.sqrt(math.pi) / 2.0, x), E.exp(E.mul(r, r))))
+ADJOINTS["erfcinv"] = _scalar_unary(
+    lambda E, x, r: E.mul(c(E, -math.sqrt(math.pi) / 2.0, x), E.exp(E.mul(r, r))))
+ADJOINTS["abs"] = _scalar_unary(
+    lambda E, x, r: E.sel(E.lt(x, c(E, 0.0, x)), c(E, -1.0, x), E.sel(E.gt(x, c(E, 0.0, x)), _one(E, x),
+                                                                         c(E, 0.0, x))))
+
+
+@adjoint("atan2")
+def _atan2(E, args, r, g):
+    y, x = args
+    d = E.add(E.mul(x, x), E.mul(y, y))
+    return E.div(E.mul(g, x), d), E.neg(E.div(E.mul(g, y), d))
+
+
+@adjoint("pow")
+def _pow(E, args, r, g):
+    x, y = args
+    if not is_scalar_type(E.type(x)):
+        return None, None
+    zero = c(E, 0.0, x)
+    dx = E.mul(g, E.mul(y, E.pow(x, E.sub(y, _one(E, x)))))
+    dy = E.sel(E.gt(x, zero), E.mul(g, E.mul(r, E.log(x))), zero)
+    return dx, dy
+
+
+@adjoint("copysign")
+def _copysign(E, args, r, g):
+    a, b = args
+    t = E.type(a)
+    zero = c(E, 0.0, a)
+
+    def d(gi, ai, ri):  # r = |a| with b's sign: dr/da = sign(a) sign(r)
+        same = E.eq(E.lt(ai, zero), E.lt(ri, zero))
+        return E.sel(same, gi, E.neg(gi))
+
+    return _cmap(E, t, d, g, a, r), None
+
+
+@adjoint("min", "max")
+def _minmax(E, args, r, g):
+    if len(args) == 1:  # the smallest/largest component: all of g goes to it
+        v = args[0]
+        t = E.type(v)
+        comps, taken = [], None
+        for i in range(t._length):
+            hit = E.eq(E.comp(v, i), r)
+            first = hit if taken is None else E.logical_and(hit, E.logical_not(taken))
+            comps.append(E.sel(first, g, c(E, 0.0, r)))
+            taken = hit if taken is None else E.logical_or(taken, hit)
+        return (E.make(t, comps),)
+    a, b = args
+    t = E.type(a)
+    if not is_scalar_type(t) and not is_vector_type(t):
+        return None, None
+    zero = c(E, 0.0, a)
+
+    def to_a(gi, ai, ri):  # ties go to the first argument, as Warp
+        return E.sel(E.eq(ri, ai), gi, zero)
+
+    def to_b(gi, ai, ri):
+        return E.sel(E.eq(ri, ai), zero, gi)
+
+    return _cmap(E, t, to_a, g, a, r), _cmap(E, t, to_b, g, a, r)
+
+
+@adjoint("clamp")
+def _clamp(E, args, r, g):
+    x, lo, hi = args
+    t = E.type(x)
+    if not is_scalar_type(t):
+        return None, None, None
+    zero = c(E, 0.0, x)
+    below, above = E.lt(x, lo), E.gt(x, hi)
+    inside = E.logical_not(E.logical_or(below, above))
+    return E.sel(inside, g, zero), E.sel(below, g, zero), E.sel(above, g, zero)
+
+
+@adjoint("lerp")
+def _lerp(E, args, r, g):
+    a, b, t = args
+    one = c(E, 1.0, t)
+    return E.mul(g, E.sub(one, t)) if is_scalar_type(E.type(a)) else E.mul(E.sub(one, t), g), \
+        E.mul(g, t) if is_scalar_type(E.type(a)) else E.mul(t, g), inner(E, g, E.sub(b, a))
+
+
+@adjoint("smoothstep")
+def _smoothstep(E, args, r, g):
+    e0, e1, x = args
+    zero, one = c(E, 0.0, x), c(E, 1.0, x)
+    w = E.sub(e1, e0)
+    t = E.div(E.sub(x, e0), w)
+    inside = E.logical_and(E.gt(t, zero), E.lt(t, one))
+    ds = E.sel(inside, E.mul(c(E, 6.0, x), E.mul(t, E.sub(one, t))), zero)  # ds/dt
+    gx = E.div(E.mul(g, ds), w)
+    # t = (x - e0) / (e1 - e0): dt/de0 = (x - e1) / w^2, dt/de1 = -(x - e0) / w^2
+    return E.mul(gx, E.div(E.sub(x, e1), w)), E.neg(E.mul(gx, t)), gx
+
+
+@adjoint("select")
+def _select(E, args, r, g):
+    cond, if_false, if_true = args
+    z = E.zero(E.type(g))
+    return None, E.sel(cond, z, g), E.sel(cond, g, z)
+
+
+@adjoint("where")
+def _where(E, args, r, g):
+    cond, if_true, if_false = args
+    z = E.zero(E.type(g))
+    return None, E.sel(cond, g, z), E.sel(cond, z, g)
+
+
+# -- vectors and matrices ----------------------------------------------------------------------------
+
+
+@adjoint("dot")
+def _dot(E, args, r, g):
+    a, b = args
+    return E.mul(g, b), E.mul(g, a)
+
+
+@adjoint("ddot")
+def _ddot(E, args, r, g):
+    a, b = args
+    return E.mul(g, b), E.mul(g, a)
+
+
+@adjoint("cross")
+def _cross(E, args, r, g):
+    a, b = args
+    return E.cross(b, g), E.cross(g, a)
+
+
+@adjoint("length")
+def _length(E, args, r, g):
+    v = args[0]
+    zero = c(E, 0.0, r)
+    return (E.sel(E.gt(r, zero), E.mul(E.div(g, E.sel(E.gt(r, zero), r, _one(E, r))), v), E.zero(E.type(v))),)
+
+
+@adjoint("length_sq")
+def _length_sq(E, args, r, g):
+    return (E.mul(E.mul(c(E, 2.0, r), g), args[0]),)
+
+
+@adjoint("normalize")
+def _normalize(E, args, r, g):
+    v = args[0]
+    t = E.type(v)
+    n = E.length(v) if is_vector_type(t) else E.sqrt(inner(E, v, v))
+    zero = c(E, 0.0, n)
+    safe = E.sel(E.gt(n, zero), n, _one(E, n))
+    d = E.div(E.sub(g, E.mul(inner(E, r, g), r)), safe)
+    return (E.sel(E.gt(n, zero), d, E.zero(t)),)
+
+
+@adjoint("outer")
+def _outer(E, args, r, g):
+    a, b = args  # M = a b^T
+    return E.mul(g, b), E.mul(E.transpose(g), a)
+
+
+@adjoint("transpose")
+def _transpose(E, args, r, g):
+    return (E.transpose(g),)
+
+
+@adjoint("trace")
+def _trace(E, args, r, g):
+    t = E.type(args[0])
+    n = t._shape[0]
+    zero = c(E, 0.0, g)
+    return (E.make(t, [g if i == j else zero for i in range(n) for j in range(n)]),)
+
+
+@adjoint("determinant")
+def _determinant(E, args, r, g):
+    a = args[0]
+    return (E.mul(E.mul(g, r), E.transpose(E.inverse(a))),)
+
+
+@adjoint("inverse")
+def _inverse(E, args, r, g):
+    rt = E.transpose(r)
+    return (E.neg(E.mul(E.mul(rt, g), rt)),)
+
+
+@adjoint("diag")
+def _diag(E, args, r, g):
+    return (E.get_diag(g),)
+
+
+@adjoint("get_diag")
+def _get_diag(E, args, r, g):
+    return (E.diag(g),)
+
+
+@adjoint("skew")
+def _skew(E, args, r, g):
+    t = E.type(args[0])
+
+    def m(i, j):
+        return E.comp(g, i, j)
+
+    return (E.make(t, [E.sub(m(2, 1), m(1, 2)), E.sub(m(0, 2), m(2, 0)), E.sub(m(1, 0), m(0, 1))]),)
+
+
+@adjoint("matrix_from_rows")
+def _from_rows(E, args, r, g):
+    return tuple(E.comp(g, i) for i in range(len(args)))
+
+
+@adjoint("matrix_from_cols")
+def _from_cols(E, args, r, g):
+    gt = E.transpose(g)
+    return tuple(E.comp(gt, i) for i in range(len(args)))
+
+
+# -- quaternions ------------------------------------------------------------------------------------
+
+
+@adjoint("quat_inverse")
+def _quat_inverse(E, args, r, g):
+    return (_conj(E, g),)
+
+
+def _rotate(sign):
+    """r = p (2 w^2 - 1) + 2 s w (v x p) + 2 v (v . p), the formula the CPU target computes."""
+
+    def rule(E, args, r, g):
+        q, p = args
+        qt, vt = E.type(q), E.type(p)
+        w = E.comp(q, 3)
+        v = E.make(vt, [E.comp(q, i) for i in range(3)])
+        two = c(E, 2.0, w)
+        sw = E.mul(c(E, 2.0 * sign, w), w)  # 2 s w
+        a = E.sub(E.mul(two, E.mul(w, w)), _one(E, w))
+        vg = E.dot(v, g)
+        adj_p = E.add(E.add(E.mul(a, g), E.mul(sw, E.cross(g, v))), E.mul(E.mul(two, vg), v))
+        adj_w = E.dot(g, E.add(E.mul(E.mul(c(E, 4.0, w), w), p), E.mul(c(E, 2.0 * sign, w), E.cross(v, p))))
+        adj_v = E.add(E.add(E.mul(sw, E.cross(p, g)), E.mul(E.mul(two, E.dot(v, p)), g)), E.mul(E.mul(two, vg), p))
+        adj_q = E.make(qt, [E.comp(adj_v, 0), E.comp(adj_v, 1), E.comp(adj_v, 2), adj_w])
+        return adj_q, adj_p
+
+    return rule
+
+
+ADJOINTS["quat_rotate"] = _rotate(1.0)
+ADJOINTS["quat_rotate_inv"] = _rotate(-1.0)
+
+
+@adjoint("quat_from_axis_angle")
+def _quat_from_axis_angle(E, args, r, g):
+    axis, angle = args  # q = (axis sin(h), cos(h)), h = angle / 2
+    h = E.mul(angle, c(E, 0.5, angle))
+    s, co = E.sin(h), E.cos(h)
+    gv = E.make(E.type(axis), [E.comp(g, i) for i in range(3)])
+    d_angle = E.mul(c(E, 0.5, angle), E.sub(E.mul(E.dot(gv, axis), co), E.mul(E.comp(g, 3), s)))
+    return E.mul(s, gv), d_angle
+
+
+def is_differentiable_type(t) -> bool:
+    """Whether values of ``t`` carry an adjoint: floating-point scalars and composites of them."""
+    if is_scalar_type(t):
+        return t.is_float
+    if is_vector_type(t) or is_matrix_type(t) or is_quat_type(t) or is_transform_type(t):
+        return t._dtype.is_float
+    return False

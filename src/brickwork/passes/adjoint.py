@@ -1,0 +1,395 @@
+"""adjoint: the backward kernel of a typed kernel (reverse-mode automatic differentiation).
+
+``adjoint_kernel(fn)`` returns a kernel that takes the original parameters, then one adjoint array
+per array parameter (``adj_<name>``; an empty array stands for "no gradient wanted"). Its body is:
+
+1. the forward replay of the normal form (``adjoint_normal_form``) without writing arrays (the
+   forward launch already did; an atomic's result is read back instead), saving each top-level
+   loop's carried values at the top of every iteration and its trip count at the end;
+2. the reverse sweep: statements in reverse order, each sending the adjoint of what it assigns to
+   its operands with the builtin's rule (``builtins/adjoints.py``); an array read becomes an atomic
+   add into the adjoint array, a store a read of it. A loop runs its iterations backwards: it restores
+   the iteration's carried values, replays the iteration (which saves its inner loops), then
+   reverses it. Loop-free code saves nothing.
+
+Adjoint locals are zero at the start and set back to zero once their statement is reversed, so an
+iteration's temporaries start from zero in every reversed iteration. The pass runs on typed,
+target-neutral IR, before any target pass, so every target differentiates the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .. import ir
+from ..builtins.adjoints import ADJOINTS, NOT_DIFFERENTIABLE, is_differentiable_type
+from ..builtins.table import resolve
+from ..types.arrays import ArrayType
+from ..types.composite import is_matrix_type
+from ..types.opaque import TupleType
+from ..types.scalars import bool_, int32
+from ..types.structs import is_struct_type
+from .adjoint_normal_form import LoopInfo, _not_differentiable, normal_form
+from .build import Locals, i32
+
+
+def adjoint_param_name(name: str) -> str:
+    return f"adj_{name}"
+
+
+def adjoint_kernel(fn: ir.IRFunction) -> ir.IRFunction:
+    """The backward kernel of the typed kernel ``fn`` (its callees are inlined)."""
+    nf = normal_form(fn)
+    return _Adjoint(nf.fn, nf.loops).build()
+
+
+def carries_adjoint(t) -> bool:
+    """Whether a value of type ``t`` has an adjoint (floats, composites of floats, structs or tuples
+    holding one)."""
+    if is_differentiable_type(t):
+        return True
+    if is_struct_type(t):
+        return any(carries_adjoint(ft) for _, ft in t._fields)
+    if isinstance(t, TupleType):
+        return any(carries_adjoint(et) for et in t.types)
+    return False
+
+
+class _Builder:
+    """``E`` of the adjoint rules: builtin calls and values, as IR expressions."""
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        def call(*args):
+            _, t = resolve(name, [a.type for a in args])
+            return ir.IRCall(name, list(args), t)
+
+        return call
+
+    @staticmethod
+    def type(v):
+        return v.type
+
+    @staticmethod
+    def const(value, t):
+        return ir.IRConst(float(value), t)
+
+    @staticmethod
+    def zero(t):
+        return zero(t)
+
+    @staticmethod
+    def comp(v, i, j=None):
+        t = v.type
+        if is_matrix_type(t):
+            if j is None:
+                from ..types.composite import vector
+
+                return ir.IRComponent(v, [i32(i)], vector(t._shape[1], t._dtype))
+            return ir.IRComponent(v, [i32(i), i32(j)], t._dtype)
+        return ir.IRComponent(v, [i32(i)], t._dtype)
+
+    @staticmethod
+    def make(t, comps):
+        return ir.IRConstruct(list(comps), t)
+
+    @staticmethod
+    def sel(cond, if_true, if_false):
+        return ir.IRSelect(cond, if_true, if_false, if_true.type)
+
+
+E = _Builder()
+
+
+def zero(t):
+    if isinstance(t, ArrayType):
+        raise TypeError("arrays have no zero value")
+    if is_struct_type(t):
+        return ir.IRConstruct([None] * len(t._fields), t)
+    if isinstance(t, TupleType):
+        return ir.IRConstruct([zero(et) for et in t.types], t)
+    if hasattr(t, "_shape"):
+        n = 1
+        for d in t._shape:
+            n *= d
+        return ir.IRConstruct([ir.IRConst(0, t._dtype)] * n, t)
+    return ir.IRConst(False if t is bool_ else 0, t)
+
+
+def _flat_component(v, k):
+    """Component ``k`` of the flat (row-major) components of a composite value."""
+    t = v.type
+    if is_matrix_type(t):
+        cols = t._shape[1]
+        return ir.IRComponent(v, [i32(k // cols), i32(k % cols)], t._dtype)
+    return ir.IRComponent(v, [i32(k)], t._dtype)
+
+
+class _Adjoint:
+    def __init__(self, fn: ir.IRFunction, loops: dict):
+        self.fn = fn
+        self.loops = loops
+        self.locals = Locals(fn)
+        self.label = fn.label or fn.name
+        self.adj: dict = {}  # local name -> its adjoint local
+        self.adj_arrays: dict = {}  # array param name -> adjoint array param
+        self.params = list(fn.params)
+        for name, t in fn.params:
+            if isinstance(t, ArrayType):
+                p = ir.IRLocal(adjoint_param_name(name), t)
+                self.adj_arrays[name] = p
+                self.params.append((p.name, t))
+
+    def build(self) -> ir.IRFunction:
+        forward = self.forward(self.fn.body, record=True)
+        reverse = self.reverse(self.fn.body)
+        return replace(self.fn, params=self.params, body=forward + reverse,
+                       callees=[], index_ranges={})
+
+    # -- adjoint storage -------------------------------------------------------------------------
+    def adj_of(self, local: ir.IRLocal) -> ir.IRLocal:
+        a = self.adj.get(local.name)
+        if a is None:
+            a = self.adj[local.name] = self.locals.new(f"_adj_{local.name}_", local.type)
+        return a
+
+    def adj_array(self, arr) -> ir.IRLocal:
+        """The adjoint array of an array-typed atom (a parameter or a local alias of one)."""
+        found = self.adj_arrays.get(arr.name)
+        if found is None:  # an array the adjoint cannot follow (a struct's field): no gradient
+            found = self.adj_arrays[arr.name] = self.locals.new(f"_adj_{arr.name}_", arr.type)
+        return found
+
+    def accumulate(self, atom, value, out):
+        """adj(atom) += value (nothing for constants and values without an adjoint)."""
+        if value is None or not isinstance(atom, ir.IRLocal) or not carries_adjoint(atom.type):
+            return
+        self._add_into(self.adj_of(atom), value, out)
+
+    def _add_into(self, place, value, out):
+        t = place.type
+        if is_differentiable_type(t):
+            if value.type is not t:
+                raise AssertionError(f"adjoint of type {value.type!r} for a value of type {t!r}")
+            out.append(ir.IRAssign(place, ir.IRCall("add", [place, value], t)))
+        elif is_struct_type(t):
+            for name, ft in t._fields:
+                if carries_adjoint(ft):
+                    self._add_into(ir.IRField(place, name, ft), ir.IRField(value, name, ft), out)
+        elif isinstance(t, TupleType):
+            for k, et in enumerate(t.types):
+                if carries_adjoint(et):
+                    self._add_into(ir.IRTupleGet(place, k, et), ir.IRTupleGet(value, k, et), out)
+
+    def has_grad(self, adj_arr):
+        return ir.IRCall("gt", [ir.IRArrayShape(adj_arr, 0, int32), i32(0)], bool_)
+
+    # -- forward replay ----------------------------------------------------------------------------
+    def forward(self, stmts, record: bool, skip: tuple = ()) -> list:
+        out: list = []
+        for s in stmts:
+            if any(s is k for k in skip):
+                continue
+            if isinstance(s, ir.IRAssign):
+                self.forward_assign(s, out)
+            elif isinstance(s, ir.IRExprStmt):
+                pass  # atomics: the forward launch applied them
+            elif isinstance(s, ir.IRIf):
+                out.append(ir.IRIf(s.cond, self.forward(s.body, record), self.forward(s.orelse, record)))
+            elif isinstance(s, (ir.IRFor, ir.IRWhile)):
+                out.extend(self.forward_loop(s, record))
+            elif isinstance(s, ir.IRBreak):
+                out.append(s)
+            else:
+                raise AssertionError(f"unexpected statement in the normal form: {type(s).__name__}")
+        return out
+
+    def forward_assign(self, s, out):
+        target, value = s.target, s.value
+        if not isinstance(target, ir.IRLocal):
+            _, root = _root(target)
+            if isinstance(root, ir.IRArrayElem):
+                return  # array stores: done by the forward launch
+            out.append(s)
+            return
+        if isinstance(value, ir.IRCall) and value.op.startswith("atomic_"):
+            arr, *idx, _ = value.args
+            out.append(ir.IRAssign(target, ir.IRArrayElem(arr, idx, target.type)))
+            return
+        out.append(s)
+        if isinstance(target.type, ArrayType):  # an alias of an array: its adjoint follows it
+            alias = self.adj_array(target)
+            if isinstance(value, ir.IRLocal):
+                out.append(ir.IRAssign(alias, self.adj_array(value)))
+            elif isinstance(value, ir.IRSubarray):
+                out.append(ir.IRAssign(alias, ir.IRSubarray(self.adj_array(value.array), value.indices, value.type)))
+
+    def forward_loop(self, s, record: bool) -> list:
+        info: LoopInfo = self.loops[id(s)]
+        if not record:
+            return [self.clone_loop(s, self.forward(s.body, record=False))]
+        count = self.locals.new("_ad_n", int32)
+        body = [ir.IRAssign(count, ir.IRCall("add", [count, i32(1)], int32, no_wrap=True))]
+        body += [ir.IRPush(h) for h in info.headers]
+        body += self.forward(s.body, record=False)
+        return [ir.IRAssign(count, i32(0)), self.clone_loop(s, body), ir.IRPush(count)]
+
+    def clone_loop(self, s, body):
+        if isinstance(s, ir.IRFor):
+            return ir.IRFor(s.var, s.start, s.stop, s.step, body, s.step_sign)
+        return ir.IRWhile(s.cond, body)
+
+    # -- reverse sweep -----------------------------------------------------------------------------
+    def reverse(self, stmts) -> list:
+        out: list = []
+        for s in reversed(stmts):
+            if isinstance(s, ir.IRAssign):
+                self.reverse_assign(s, out)
+            elif isinstance(s, ir.IRExprStmt):
+                self.reverse_atomic(s.expr, out)
+            elif isinstance(s, ir.IRIf):
+                body, orelse = self.reverse(s.body), self.reverse(s.orelse)
+                if body or orelse:
+                    out.append(ir.IRIf(s.cond, body, orelse))
+            elif isinstance(s, (ir.IRFor, ir.IRWhile)):
+                out.extend(self.reverse_loop(s))
+        return out
+
+    def reverse_loop(self, s) -> list:
+        info: LoopInfo = self.loops[id(s)]
+        n = self.locals.new("_ad_n", int32)
+        it = self.locals.new("_ad_it", int32)
+        body: list = []
+        if isinstance(s, ir.IRFor):  # the loop variable of iteration it: start + it * step
+            body.append(ir.IRAssign(s.var, ir.IRCall("add", [s.start, ir.IRCall("mul", [it, s.step], int32)],
+                                                     int32)))
+        body += [ir.IRAssign(h, ir.IRPop(h.type)) for h in reversed(info.headers)]
+        body += self.forward(s.body, record=True, skip=tuple(info.updates) + (info.break_test,))
+        body += self.reverse(s.body)
+        loop = ir.IRFor(it, ir.IRCall("sub", [n, i32(1)], int32, no_wrap=True), i32(-1), i32(-1), body, step_sign=-1)
+        return [ir.IRAssign(n, ir.IRPop(int32)), loop]
+
+    def reverse_assign(self, s, out):
+        target, value = s.target, s.value
+        if not isinstance(target, ir.IRLocal):
+            path, root = _root(target)
+            if isinstance(root, ir.IRArrayElem):  # a store: its value's adjoint is the adjoint array's element
+                if carries_adjoint(value.type) and isinstance(value, ir.IRLocal):
+                    adj_arr = self.adj_array(root.array)
+                    g = self.locals.new("_ad_g", value.type)
+                    read = _rebase(path, ir.IRArrayElem(adj_arr, root.indices, root.type))
+                    out.append(ir.IRAssign(g, zero(value.type)))
+                    out.append(ir.IRIf(self.has_grad(adj_arr), [ir.IRAssign(g, read)], []))
+                    self.accumulate(value, g, out)
+                return
+            if not carries_adjoint(root.type):
+                return
+            place = _rebase(path, self.adj_of(root))  # x.path = v: v gets adj(x).path, which is then cleared
+            if carries_adjoint(value.type):
+                g = self.locals.new("_ad_g", value.type)
+                out.append(ir.IRAssign(g, place))
+                self.accumulate(value, g, out)
+            out.append(ir.IRAssign(place, zero(place.type)))
+            return
+        if isinstance(value, ir.IRCall) and value.op.startswith("atomic_"):
+            self.reverse_atomic(value, out)
+            return
+        if not carries_adjoint(target.type):
+            return
+        g = self.adj_of(target)
+        self.reverse_value(value, target, g, out)
+        out.append(ir.IRAssign(g, zero(target.type)))
+
+    def reverse_value(self, value, result, g, out):
+        if isinstance(value, ir.IRLocal):
+            self.accumulate(value, g, out)
+        elif isinstance(value, ir.IRCall):
+            self.reverse_call(value, result, g, out)
+        elif isinstance(value, ir.IRCast):
+            if carries_adjoint(value.arg.type):
+                self.accumulate(value.arg, ir.IRCast(g, value.arg.type), out)
+        elif isinstance(value, ir.IRConstruct):
+            t = value.type
+            if is_struct_type(t):
+                for (name, ft), a in zip(t._fields, value.args):
+                    if a is not None:
+                        self.accumulate(a, ir.IRField(g, name, ft), out)
+            elif isinstance(t, TupleType):
+                for k, (et, a) in enumerate(zip(t.types, value.args)):
+                    self.accumulate(a, ir.IRTupleGet(g, k, et), out)
+            else:
+                for k, a in enumerate(value.args):
+                    self.accumulate(a, _flat_component(g, k), out)
+        elif isinstance(value, ir.IRArrayElem):
+            adj_arr = self.adj_array(value.array)
+            add = ir.IRCall("atomic_add", [adj_arr, *value.indices, g], value.type)
+            out.append(ir.IRIf(self.has_grad(adj_arr), [ir.IRExprStmt(add)], []))
+        elif isinstance(value, (ir.IRComponent, ir.IRField, ir.IRTupleGet)):
+            base = value.base
+            if isinstance(base, ir.IRLocal) and carries_adjoint(base.type):
+                self._add_into(_rebase([value], self.adj_of(base)), g, out)
+        # constants, tid(), shapes, subarrays: nothing flows back
+
+    def reverse_call(self, call, result, g, out):
+        if call.op in NOT_DIFFERENTIABLE:
+            return
+        if not any(carries_adjoint(a.type) for a in call.args):
+            return
+        rule = ADJOINTS.get(call.op)
+        if rule is None:
+            raise _not_differentiable(self.label, f"the builtin '{call.op}' has no adjoint rule yet")
+        contributions = rule(E, call.args, result, g)
+        if len(contributions) != len(call.args) or (
+                call.op in ("mul", "matmul") and all(c is None for c in contributions)):
+            raise _not_differentiable(self.label, f"the builtin '{call.op}' has no adjoint rule for "
+                                      f"({', '.join(_tname(a.type) for a in call.args)})")
+        for arg, contribution in zip(call.args, contributions):
+            if contribution is not None and isinstance(arg, ir.IRLocal) and carries_adjoint(arg.type):
+                if contribution.type is not arg.type:
+                    raise AssertionError(f"adjoint rule of {call.op}: {contribution.type!r} for {arg.type!r}")
+                self.accumulate(arg, contribution, out)
+
+    def reverse_atomic(self, call, out):
+        if not (isinstance(call, ir.IRCall) and call.op.startswith("atomic_")):
+            return
+        arr, *idx, value = call.args
+        if not carries_adjoint(value.type) or not isinstance(value, ir.IRLocal):
+            return
+        adj_arr = self.adj_array(arr)
+        g = self.locals.new("_ad_g", value.type)
+        read = [ir.IRAssign(g, ir.IRArrayElem(adj_arr, idx, value.type))]
+        out.append(ir.IRAssign(g, zero(value.type)))
+        if call.op in ("atomic_add", "atomic_sub", "atomic_exch"):
+            out.append(ir.IRIf(self.has_grad(adj_arr), read, []))
+            self.accumulate(value, g if call.op != "atomic_sub" else ir.IRCall("neg", [g], g.type), out)
+        elif call.op in ("atomic_min", "atomic_max"):  # the value that won receives the adjoint (as Warp)
+            won = ir.IRCall("eq", [ir.IRArrayElem(arr, idx, value.type), value], bool_)
+            out.append(ir.IRIf(ir.IRCall("logical_and", [self.has_grad(adj_arr), won], bool_), read, []))
+            self.accumulate(value, g, out)
+
+
+def _root(target):
+    path = []
+    while isinstance(target, (ir.IRComponent, ir.IRField, ir.IRTupleGet)):
+        path.append(target)
+        target = target.base
+    return list(reversed(path)), target
+
+
+def _rebase(path, base):
+    for node in path:
+        if isinstance(node, ir.IRComponent):
+            base = ir.IRComponent(base, node.indices, node.type)
+        elif isinstance(node, ir.IRField):
+            base = ir.IRField(base, node.name, node.type)
+        else:
+            base = ir.IRTupleGet(base, node.index, node.type)
+    return base
+
+
+def _tname(t):
+    from ..types.arrays import type_name
+
+    return type_name(t)

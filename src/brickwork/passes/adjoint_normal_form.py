@@ -1,0 +1,431 @@
+"""The form the adjoint pass differentiates: one flat, single-assignment body with structured exits.
+
+``normal_form(fn)`` turns a typed kernel into statements of a few shapes only:
+
+- ``x = op(atoms)``: one builtin call, cast, construction, read (array element, component, field,
+  tuple item), ``tid()``, shape or copy, whose operands are constants or locals (*atoms*);
+- ``x.path = atom`` on a fresh version of ``x``, and array stores ``a[i].path = atom``;
+- ``IRIf(atom)``, ``IRFor`` over atoms, ``IRWhile(True)``; atomics as calls.
+
+It inlines every ``@func`` call, makes ``break``/``continue``/``return`` and region exits into flags
+that guard the rest of their block (a loop keeps one ``if flag: break`` at the end of its body), and
+renames every assignment to a fresh local outside loops (single assignment: a branch's versions
+meet in a merge local assigned on both sides). A loop's *carried* locals (those its body assigns)
+get one header local each, read at the top of an iteration and updated at its end; ``LoopInfo``
+lists them, so the adjoint pass saves exactly those per iteration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import ir
+from ..errors import KernelNotDifferentiableError
+from ..types.scalars import bool_, int32
+from .build import Locals
+from .inline_local_functions import InlineLocalFunctions
+
+_TRUE = ir.IRConst(True, bool_)
+_FALSE = ir.IRConst(False, bool_)
+
+
+@dataclass
+class LoopInfo:
+    """A loop of the normal form: its header locals, the statements that update them (the last of
+    the body, before ``break_test``), and the trailing ``if flag: break`` (or None)."""
+
+    headers: list = field(default_factory=list)
+    updates: list = field(default_factory=list)
+    break_test: object = None
+
+
+@dataclass
+class NormalForm:
+    fn: ir.IRFunction  # params as typed, locals of the normal form, flat body
+    loops: dict  # id(loop statement) -> LoopInfo
+
+
+def normal_form(fn: ir.IRFunction) -> NormalForm:
+    fn = InlineLocalFunctions().run(fn)
+    out_fn = ir.IRFunction(fn.name, list(fn.params), {}, [], fn.return_type, fn.is_kernel, fn.tid_dims,
+                           label=fn.label)
+    flat = _Flattener(out_fn, fn)
+    body = _Exits(flat.locals, label=fn.label).function_body(fn.body)
+    out_fn.body = flat.block(body, {})
+    return NormalForm(out_fn, flat.loops)
+
+
+def _not_differentiable(label: str, what: str) -> KernelNotDifferentiableError:
+    return KernelNotDifferentiableError(f"kernel '{label}' cannot be differentiated: {what}")
+
+
+# -- exits -> flags ------------------------------------------------------------------------------------
+
+
+class _Exits:
+    """``break``, ``continue``, ``return`` and region exits become flags that guard what follows."""
+
+    def __init__(self, locals_: Locals, label: str, result: ir.IRLocal | None = None):
+        self.locals, self.label, self.result = locals_, label, result
+        self.loops: list = []  # per enclosing loop: {"break": flag, "continue": flag}
+        self.regions: dict = {}
+        self.ret = None
+
+    def function_body(self, body: list) -> list:
+        out, _ = self.block(body)
+        if self.ret is not None:
+            out.insert(0, ir.IRAssign(self.ret, _FALSE))
+        return out
+
+    def flag(self, prefix):
+        return self.locals.new(prefix, bool_)
+
+    def block(self, stmts: list) -> tuple[list, set]:
+        out: list = []
+        for n, s in enumerate(stmts):
+            new, escapes = self.stmt(s)
+            out.extend(new)
+            if escapes:
+                rest, more = self.block(stmts[n + 1:])
+                if rest:
+                    out.append(ir.IRIf(_any(escapes), [], rest))
+                return out, escapes | more
+        return out, set()
+
+    def stmt(self, s) -> tuple[list, set]:
+        if isinstance(s, ir.IRBreak):
+            f = self._loop_flag("break")
+            return [ir.IRAssign(f, _TRUE)], {f.name}
+        if isinstance(s, ir.IRContinue):
+            f = self._loop_flag("continue")
+            return [ir.IRAssign(f, _TRUE)], {f.name}
+        if isinstance(s, ir.IRReturn):
+            if self.ret is None:
+                self.ret = self.flag("_ad_ret")
+            out = []
+            if s.value is not None:
+                if self.result is None:
+                    raise _not_differentiable(self.label, "a kernel returns a value")
+                out.append(ir.IRAssign(self.result, s.value))
+            return out + [ir.IRAssign(self.ret, _TRUE)], {self.ret.name}
+        if isinstance(s, ir.IRExitRegion):
+            f = self.regions[s.name]
+            return [ir.IRAssign(f, _TRUE)], {f.name}
+        if isinstance(s, ir.IRRegion):
+            f = self.regions[s.name] = self.flag("_ad_exit")
+            body, esc = self.block(s.body)
+            return [ir.IRAssign(f, _FALSE), *body], esc - {f.name}
+        if isinstance(s, ir.IRIf):
+            body, e1 = self.block(s.body)
+            orelse, e2 = self.block(s.orelse)
+            return [ir.IRIf(s.cond, body, orelse)], e1 | e2
+        if isinstance(s, (ir.IRFor, ir.IRWhile)):
+            return self.loop(s)
+        if isinstance(s, ir.IRBlock):
+            return self.block(s.body)
+        return [s], set()
+
+    def _loop_flag(self, kind):
+        flags = self.loops[-1]
+        if flags[kind] is None:
+            flags[kind] = self.flag("_ad_brk" if kind == "break" else "_ad_cont")
+        return flags[kind]
+
+    def loop(self, s) -> tuple[list, set]:
+        flags = {"break": None, "continue": None}
+        self.loops.append(flags)
+        body = list(s.body)
+        if isinstance(s, ir.IRWhile):  # while c: B  ->  while True: (if not c: break); B
+            body = [ir.IRIf(s.cond, [], [ir.IRBreak()]), *body]
+        body, esc = self.block(body)
+        self.loops.pop()
+        cont, brk = flags["continue"], flags["break"]
+        stops = esc - ({cont.name} if cont is not None else set())
+        if cont is not None:
+            body.insert(0, ir.IRAssign(cont, _FALSE))
+        if stops:
+            body.append(ir.IRIf(_any(stops), [ir.IRBreak()], []))
+        pre = [ir.IRAssign(brk, _FALSE)] if brk is not None else []
+        if isinstance(s, ir.IRWhile):
+            new = ir.IRWhile(_TRUE, body)
+        else:
+            new = ir.IRFor(s.var, s.start, s.stop, s.step, body, s.step_sign)
+        outer = stops - ({brk.name} if brk is not None else set())
+        return pre + [new], outer
+
+
+def _any(names) -> ir.IRExpr:
+    flags = [ir.IRLocal(n, bool_) for n in sorted(names)]
+    cond = flags[0]
+    for f in flags[1:]:
+        cond = ir.IRCall("logical_or", [cond, f], bool_)
+    return cond
+
+
+# -- flattening and single assignment ----------------------------------------------------------------
+
+
+_SIMPLE_READS = (ir.IRArrayElem, ir.IRComponent, ir.IRField, ir.IRTupleGet, ir.IRSubarray, ir.IRArrayShape)
+
+
+class _Flattener:
+    def __init__(self, out_fn: ir.IRFunction, typed: ir.IRFunction):
+        self.fn = out_fn
+        self.typed = typed
+        self.label = typed.label or typed.name
+        self.locals = Locals(out_fn)
+        self.types = dict(typed.locals)
+        self.types.update(typed.params)
+        self.loops: dict = {}
+        self.inlined = 0
+
+    # -- names -----------------------------------------------------------------------------------
+    def version(self, name: str, t) -> ir.IRLocal:
+        return self.locals.new(f"{name}__", t)
+
+    def read(self, e: ir.IRLocal, env: dict) -> ir.IRLocal:
+        return env.get(e.name, e)
+
+    # -- statements ------------------------------------------------------------------------------
+    def block(self, stmts: list, env: dict) -> list:
+        out: list = []
+        for s in stmts:
+            self.stmt(s, env, out)
+        return out
+
+    def stmt(self, s, env, out):
+        if isinstance(s, ir.IRAssign):
+            self.assign(s.target, s.value, env, out)
+        elif isinstance(s, ir.IRExprStmt):
+            value = self.simple(s.expr, env, out)
+            if value is not None and _has_effect(value):
+                out.append(ir.IRExprStmt(value))
+        elif isinstance(s, ir.IRIf):
+            self.branch(s, env, out)
+        elif isinstance(s, (ir.IRFor, ir.IRWhile)):
+            self.loop(s, env, out)
+        elif isinstance(s, ir.IRBreak):
+            out.append(s)
+        elif isinstance(s, (ir.IRPrint, ir.IRExpect)):
+            pass  # the backward kernel neither prints nor checks again
+        else:
+            raise _not_differentiable(self.label, f"{type(s).__name__[2:]} statements have no adjoint yet "
+                                      "(the loop abstraction and mesh packs are differentiated only on the forward "
+                                      "side for now)")
+
+    def assign(self, target, value, env, out):
+        if isinstance(target, ir.IRLocal):
+            v = self.simple(value, env, out)
+            new = self.version(target.name, target.type)
+            out.append(ir.IRAssign(new, v))
+            env[target.name] = new
+            return
+        path, root = _path(target)
+        if isinstance(root, ir.IRLocal):
+            atom = self.atom(value, env, out)
+            new = self.version(root.name, root.type)
+            out.append(ir.IRAssign(new, self.read(root, env)))
+            out.append(ir.IRAssign(self.rebuild(path, new, env, out), atom))
+            env[root.name] = new
+            return
+        if isinstance(root, ir.IRArrayElem):
+            atom = self.atom(value, env, out)
+            arr = self.atom(root.array, env, out)
+            idx = [self.atom(i, env, out) for i in root.indices]
+            base = ir.IRArrayElem(arr, idx, root.type, root.where)
+            out.append(ir.IRAssign(self.rebuild(path, base, env, out), atom))
+            return
+        raise _not_differentiable(self.label, f"stores into {type(root).__name__[2:]} have no adjoint yet")
+
+    def rebuild(self, path, base, env, out):
+        for node in path:
+            if isinstance(node, ir.IRComponent):
+                base = ir.IRComponent(base, [self.atom(i, env, out) for i in node.indices], node.type)
+            elif isinstance(node, ir.IRField):
+                base = ir.IRField(base, node.name, node.type)
+            else:
+                base = ir.IRTupleGet(base, node.index, node.type)
+        return base
+
+    def branch(self, s: ir.IRIf, env, out):
+        cond = self.atom(s.cond, env, out)
+        env_a, env_b = dict(env), dict(env)
+        body = self.block(s.body, env_a)
+        orelse = self.block(s.orelse, env_b)
+        for name in sorted(set(env_a) | set(env_b)):
+            a, b = env_a.get(name), env_b.get(name)
+            if a is b:
+                continue
+            t = (a or b).type
+            merged = self.version(name, t)
+            if a is not None:
+                body.append(ir.IRAssign(merged, a))
+            if b is not None:
+                orelse.append(ir.IRAssign(merged, b))
+            env[name] = merged
+        out.append(ir.IRIf(cond, body, orelse))
+
+    def loop(self, s, env, out):
+        if isinstance(s, ir.IRFor):
+            start, stop, step = (self.atom(x, env, out) for x in (s.start, s.stop, s.step))
+            var = self.version(s.var.name, s.var.type)
+        info = LoopInfo()
+        body_env = dict(env)
+        carried = []  # (original name, header local)
+        for name in sorted(_assigned(s.body)):
+            t = self.type_of(name, env)
+            if t is None:
+                continue
+            header = self.locals.new(f"{name}__L", t)
+            carried.append((name, header))
+            info.headers.append(header)
+            if name in env or any(name == p for p, _ in self.fn.params):
+                out.append(ir.IRAssign(header, self.read(ir.IRLocal(name, t), env)))
+            body_env[name] = header
+        stmts = list(s.body)
+        test = stmts.pop() if stmts and _is_break_test(stmts[-1]) else None
+        if isinstance(s, ir.IRFor):
+            body_env[s.var.name] = var
+        body = self.block(stmts, body_env)
+        for name, header in carried:
+            final = body_env.get(name)
+            if final is not None and final is not header:
+                update = ir.IRAssign(header, final)
+                info.updates.append(update)
+                body.append(update)
+        if test is not None:
+            flag = self.atom(test.cond, body_env, body)
+            info.break_test = ir.IRIf(flag, [ir.IRBreak()], [])
+            body.append(info.break_test)
+        for name, header in carried:
+            env[name] = header
+        if isinstance(s, ir.IRFor):
+            env[s.var.name] = var
+            new = ir.IRFor(var, start, stop, step, body, s.step_sign)
+        else:
+            new = ir.IRWhile(_TRUE, body)
+        self.loops[id(new)] = info
+        out.append(new)
+
+    def type_of(self, name, env):
+        if name in env:
+            return env[name].type
+        return self.types.get(name) or self.fn.locals.get(name)
+
+    # -- expressions -----------------------------------------------------------------------------
+    def atom(self, e, env, out):
+        if isinstance(e, ir.IRConst):
+            return e
+        if isinstance(e, ir.IRLocal):
+            return self.read(e, env)
+        v = self.simple(e, env, out)
+        t = self.locals.new("_ad_t", v.type)
+        out.append(ir.IRAssign(t, v))
+        return t
+
+    def simple(self, e, env, out):
+        """``e`` as one operation over atoms (or an atom)."""
+        if isinstance(e, (ir.IRConst, ir.IRLocal)):
+            return self.atom(e, env, out)
+        if isinstance(e, ir.IRCall):
+            return ir.IRCall(e.op, [self.atom(a, env, out) for a in e.args], e.type, where=e.where)
+        if isinstance(e, ir.IRFuncCall):
+            return self.inline(e, env, out)
+        if isinstance(e, ir.IRCast):
+            return ir.IRCast(self.atom(e.arg, env, out), e.type)
+        if isinstance(e, ir.IRConstruct):
+            return ir.IRConstruct([None if a is None else self.atom(a, env, out) for a in e.args], e.type)
+        if isinstance(e, ir.IRArrayElem):
+            return ir.IRArrayElem(self.atom(e.array, env, out), [self.atom(i, env, out) for i in e.indices], e.type,
+                                  e.where)
+        if isinstance(e, ir.IRSubarray):
+            return ir.IRSubarray(self.atom(e.array, env, out), [self.atom(i, env, out) for i in e.indices], e.type,
+                                 e.where)
+        if isinstance(e, ir.IRArrayShape):
+            return ir.IRArrayShape(self.atom(e.array, env, out), e.dim, e.type)
+        if isinstance(e, ir.IRComponent):
+            return ir.IRComponent(self.atom(e.base, env, out), [self.atom(i, env, out) for i in e.indices], e.type)
+        if isinstance(e, ir.IRField):
+            return ir.IRField(self.atom(e.base, env, out), e.name, e.type)
+        if isinstance(e, ir.IRTupleGet):
+            return ir.IRTupleGet(self.atom(e.base, env, out), e.index, e.type)
+        if isinstance(e, ir.IRTid):
+            return e
+        if isinstance(e, ir.IRSelect):  # a conditional expression: only the taken side runs
+            cond = self.atom(e.cond, env, out)
+            result = self.locals.new("_ad_sel", e.type)
+            yes, no = [], []
+            yes.append(ir.IRAssign(result, self.atom(e.if_true, env, yes)))
+            no.append(ir.IRAssign(result, self.atom(e.if_false, env, no)))
+            out.append(ir.IRIf(cond, yes, no))
+            return result
+        raise _not_differentiable(self.label, f"{type(e).__name__[2:]} expressions have no adjoint yet")
+
+    def inline(self, call: ir.IRFuncCall, env, out):
+        """A ``@func`` call: its body, with fresh names, returns as flags; the result local."""
+        callee = call.func
+        self.inlined += 1
+        prefix = f"_f{self.inlined}_{callee.name[:24]}_"
+        rename = {n: ir.IRLocal(prefix + n, t) for n, t in [*callee.params, *callee.locals.items()]}
+        for n, t in callee.locals.items():
+            self.fn.locals[prefix + n] = t
+        for n, t in callee.params:
+            self.fn.locals[prefix + n] = t
+        args = [self.atom(a, env, out) for a in call.args]
+        body = _Renamer(rename).stmts(InlineLocalFunctions().run(callee).body)
+        result = self.locals.new(prefix + "ret", callee.return_type) if callee.return_type is not None else None
+        structured = _Exits(self.locals, self.label, result).function_body(body)
+        callee_env = dict(env)
+        for (n, _), a in zip(callee.params, args):
+            p = rename[n]
+            out.append(ir.IRAssign(p, a))
+            callee_env[p.name] = p
+        for n, t in [*callee.params, *callee.locals.items()]:
+            self.types[prefix + n] = t
+        if result is not None:
+            self.types[result.name] = result.type
+        out.extend(self.block(structured, callee_env))
+        env.update(callee_env)  # a callee assigns only its own (renamed) locals and flags
+        if result is None:
+            return None
+        return env.get(result.name, result)
+
+
+class _Renamer(ir.Rewriter):
+    def __init__(self, rename: dict):
+        self.rename = rename
+
+    def r_IRLocal(self, e):
+        return self.rename.get(e.name, ir.IRLocal(e.name, e.type))
+
+
+def _path(target):
+    """(components/fields from the root outwards, root) of an assignment target."""
+    path = []
+    while isinstance(target, (ir.IRComponent, ir.IRField, ir.IRTupleGet)):
+        path.append(target)
+        target = target.base
+    return list(reversed(path)), target
+
+
+def _assigned(stmts) -> set:
+    names = set()
+    for n in ir.walk(stmts):
+        if isinstance(n, ir.IRAssign):
+            _, root = _path(n.target)
+            if isinstance(root, ir.IRLocal):
+                names.add(root.name)
+        elif isinstance(n, ir.IRFor):
+            names.add(n.var.name)
+    return names
+
+
+def _is_break_test(s) -> bool:
+    return isinstance(s, ir.IRIf) and len(s.body) == 1 and isinstance(s.body[0], ir.IRBreak) and not s.orelse
+
+
+def _has_effect(e) -> bool:
+    return isinstance(e, ir.IRCall) and e.op.startswith("atomic_")
+
+
+_ = int32

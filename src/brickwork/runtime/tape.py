@@ -1,0 +1,171 @@
+"""Reverse-mode automatic differentiation from Python: ``Tape`` and backward launches.
+
+A ``Tape`` used as a context manager records every ``launch`` made inside it; ``backward`` runs the
+backward kernel (``passes/adjoint.py``) of each recorded launch in reverse order, accumulating into
+the ``.grad`` arrays of the arrays that require gradients. ``launch(..., adjoint=True, adj_inputs=
+..., adj_outputs=...)`` runs one backward kernel directly, as in Warp.
+"""
+
+from __future__ import annotations
+
+from ..errors import LaunchError
+from ..types.arrays import ArrayType, array, empty, type_name
+
+#: Tapes recording now, innermost last (launch records into the innermost).
+recording: list = []
+
+
+class Tape:
+    """Records launches for reverse-mode differentiation.
+
+    ``with wp.Tape() as tape: ...launches...``, then ``tape.backward(loss)`` (``loss``: a one-element
+    array whose gradient is set to 1) or ``tape.backward(grads={array: gradient})``; gradients land
+    in each array's ``.grad``. ``zero()`` clears the gradients, ``reset()`` also forgets the launches.
+    """
+
+    def __init__(self):
+        self.launches: list = []
+        self.gradients: dict = {}
+        self.loss = None
+
+    def __enter__(self):
+        if any(t is self for t in recording):
+            raise RuntimeError("this Tape is already recording (a Tape cannot be entered twice)")
+        recording.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        recording.remove(self)
+        return False
+
+    # -- recording ---------------------------------------------------------------------------------
+    def record_launch(self, kernel, dim, inputs, outputs, device=None) -> None:
+        self.launches.append((kernel, dim, list(inputs), list(outputs), device))
+        for a in (*inputs, *outputs):
+            if isinstance(a, array) and a.requires_grad:
+                self.gradients[a] = a.grad
+
+    def record_func(self, backward, arrays) -> None:
+        """Record a Python function to call (with no arguments) at its place in the backward pass;
+        ``arrays`` are the arrays whose gradients it updates (zeroed by ``zero()``)."""
+        if not callable(backward):
+            raise TypeError(f"record_func needs a callable, got {type(backward).__name__}")
+        self.launches.append(backward)
+        for a in arrays:
+            if isinstance(a, array) and a.requires_grad:
+                self.gradients[a] = a.grad
+
+    # -- backward ----------------------------------------------------------------------------------
+    def backward(self, loss=None, grads: dict | None = None) -> None:
+        """Run the recorded launches' backward kernels in reverse order."""
+        if loss is None and grads is None:
+            raise ValueError("Tape.backward needs a loss array or grads={array: gradient}")
+        if loss is not None:
+            if not isinstance(loss, array) or loss.grad is None:
+                raise ValueError("Tape.backward(loss): loss must be an array created with requires_grad=True")
+            if loss.size != 1:
+                raise ValueError(f"Tape.backward(loss): loss must have one element, got shape {loss.shape} "
+                                 f"(pass grads={{array: gradient}} to start from a whole gradient)")
+            self.loss = loss
+            loss.grad.fill_(1)
+        for a, g in (grads or {}).items():
+            if not isinstance(a, array) or a.grad is None:
+                raise ValueError("Tape.backward(grads=...): each key must be an array with requires_grad=True")
+            a.grad.assign(g)
+        for entry in reversed(self.launches):
+            if callable(entry):
+                entry()
+                continue
+            kernel, dim, inputs, outputs, device = entry
+            adj_in = [_adjoint_of(a) for a in inputs]
+            adj_out = [_adjoint_of(a) for a in outputs]
+            launch_adjoint(kernel, dim, inputs, outputs, adj_in, adj_out, device)
+
+    def zero(self) -> None:
+        """Set every recorded array's gradient to zero."""
+        for a, g in self.gradients.items():
+            if a.grad is not None:
+                a.grad.zero_()
+            elif g is not None:
+                g.zero_()
+
+    def reset(self) -> None:
+        """Forget the recorded launches and zero the gradients."""
+        self.zero()
+        self.launches = []
+        self.loss = None
+
+    def get_adjoint(self, a):
+        """The gradient array of ``a`` (None for non-arrays and arrays without one)."""
+        return _adjoint_of(a)
+
+
+def _adjoint_of(a):
+    return a.grad if isinstance(a, array) else None
+
+
+# -- backward launches -------------------------------------------------------------------------------
+
+
+def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device=None) -> None:
+    """Run the backward kernel of ``kernel`` with the primal arguments ``inputs + outputs`` and the
+    adjoints ``adj_inputs + adj_outputs`` (None, or a non-array value, means no gradient)."""
+    from .launch import _prepare, _signature, launch_dims, run_packed
+
+    args = list(inputs) + list(outputs)
+    adjs = list(adj_inputs or ()) + list(adj_outputs or ())
+    if adjs and len(adjs) != len(args):
+        raise LaunchError(f"backward launch of '{kernel.key}': got {len(adjs)} adjoints for {len(args)} arguments")
+    adjs = adjs or [None] * len(args)
+    sig = _signature(args)
+    entry = kernel.launch_table.get(sig)
+    if entry is None:
+        entry = _prepare(kernel, sig, args, device)
+    inst = entry[0]
+    k = getattr(inst, "kernel", kernel)
+    if not _backward_enabled(k):
+        raise LaunchError(f"backward launch of '{kernel.key}': the kernel was compiled with enable_backward=False "
+                          f"(enable it with @wp.kernel(enable_backward=True) or wp.set_module_options)")
+    grads = []
+    for (name, _), t, arg, adj in zip(k.params, inst.arg_types, args, adjs):
+        if not isinstance(t, ArrayType):
+            continue
+        if not isinstance(adj, array):
+            adj = _null_array(t)
+        elif adj._key is not t or adj.shape != arg.shape:
+            raise LaunchError(f"backward launch of '{kernel.key}': the adjoint of '{name}' must be "
+                              f"{type_name(t)} of shape {arg.shape}, got {type_name(adj._key)} of shape {adj.shape}")
+        grads.append(adj)
+    back = inst.adjoint()
+    table = kernel.__dict__.setdefault("_adjoint_packers", {})
+    packer = table.get(sig)
+    if packer is None or back.fn is None:
+        back.ensure_loaded()
+        from .launch import make_packer
+
+        names = tuple(n for n, _ in k.params) + tuple(f"adj_{n}" for n, t in k.params if isinstance(t, ArrayType))
+        types = tuple(inst.arg_types) + tuple(t for t in inst.arg_types if isinstance(t, ArrayType))
+        packer = table[sig] = make_packer(types, tuple(sig) + tuple(types[len(sig):]), names)
+    dims = launch_dims(dim, back, kernel)
+    if dims is None:
+        return
+    run_packed(back, packer, args + grads, dims, kernel)
+
+
+_NULL: dict = {}
+
+
+def _null_array(t: ArrayType) -> array:
+    """An empty array of type ``t``: the backward kernel skips adjoints into it."""
+    found = _NULL.get(t)
+    if found is None:
+        found = _NULL[t] = empty((0,) * t.ndim, dtype=t.dtype)
+    return found
+
+
+def _backward_enabled(kernel) -> bool:
+    flag = kernel.options.get("enable_backward") if hasattr(kernel, "options") else None
+    if flag is None:
+        module = getattr(kernel, "module", None)
+        flag = module.options.get("enable_backward", True) if module is not None else True
+    return bool(flag)
