@@ -125,11 +125,24 @@ def _flat(value, t) -> list:
     return [value._to_bytes()]
 
 
+def _evaluate_annotation(cls, name: str, text: str):
+    import sys
+
+    namespace = dict(vars(sys.modules[cls.__module__])) if cls.__module__ in sys.modules else {}
+    try:
+        return eval(text, namespace, dict(vars(cls)))  # noqa: S307 - the user's own annotation text
+    except Exception as e:  # noqa: BLE001 - any failure is the annotation's
+        raise TypeError(f"struct {cls.__name__}: cannot evaluate the annotation {text!r} of field {name!r}: "
+                        f"{e}") from None
+
+
 def struct(cls):
     """Decorator making a class with annotated fields a kernel-language struct."""
     annotations = cls.__dict__.get("__annotations__", {})
     fields = []
     for name, ann in annotations.items():
+        if isinstance(ann, str):  # ``from __future__ import annotations``: evaluate in the class's module
+            ann = _evaluate_annotation(cls, name, ann)
         t = python_annotation_type(ann)
         if not (is_scalar_type(t) or is_composite_type(t) or isinstance(t, ArrayType)
                 or getattr(t, "_bw_struct", False)):

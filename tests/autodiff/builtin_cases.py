@@ -1,0 +1,92 @@
+"""The differentiable builtins checked against central finite differences: one case per builtin and
+signature, with the ranges its inputs are drawn from (away from kinks and singularities)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import brickwork as wp
+
+F = wp.float64
+V3 = wp.vec3d
+V2 = wp.vec2d
+M33 = wp.mat33d
+M22 = wp.mat22d
+Q = wp.quatd
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str  # builtin or operator name (an operator is written with its symbol in ``expr``)
+    types: tuple  # argument types
+    expr: str  # the expression over x0, x1, ... (read from the input arrays)
+    lo: float = -1.0
+    hi: float = 1.0
+    extra: str = ""  # a condition the drawn inputs must satisfy (numpy, over x0, x1, ...)
+    result: object = None  # the result type when it is not the first argument's
+
+    @property
+    def result_type(self):
+        return self.result or self.types[0]
+
+
+def _unary(name, lo=-1.0, hi=1.0, extra=""):
+    return Case(name, (F,), f"wp.{name}(x0)", lo, hi, extra)
+
+
+CASES = [
+    _unary("sqrt", 0.2, 2.0), _unary("cbrt", 0.2, 2.0), _unary("exp"), _unary("exp2"), _unary("log", 0.2, 2.0),
+    _unary("log2", 0.2, 2.0), _unary("log10", 0.2, 2.0), _unary("sin", -3.0, 3.0), _unary("cos", -3.0, 3.0),
+    _unary("tan", -1.2, 1.2), _unary("asin", -0.9, 0.9), _unary("acos", -0.9, 0.9), _unary("atan", -3.0, 3.0),
+    _unary("sinh"), _unary("cosh"), _unary("tanh"), _unary("erf"), _unary("erfc"), _unary("erfinv", -0.9, 0.9),
+    _unary("erfcinv", 0.1, 1.9), _unary("degrees"), _unary("radians"), _unary("abs", extra="abs(x0) > 1e-3"),
+    _unary("frac", 0.05, 0.95),
+    Case("neg", (F,), "-x0"),
+    Case("add", (F, F), "x0 + x1"), Case("sub", (F, F), "x0 - x1"), Case("mul", (F, F), "x0 * x1"),
+    Case("div", (F, F), "x0 / x1", 0.3, 2.0), Case("pow", (F, F), "wp.pow(x0, x1)", 0.3, 2.0),
+    Case("atan2", (F, F), "wp.atan2(x0, x1)", 0.2, 2.0),
+    Case("min", (F, F), "wp.min(x0, x1)", extra="abs(x0 - x1) > 1e-3"),
+    Case("max", (F, F), "wp.max(x0, x1)", extra="abs(x0 - x1) > 1e-3"),
+    Case("copysign", (F, F), "wp.copysign(x0, x1)", extra="abs(x0) > 1e-3 and abs(x1) > 1e-3"),
+    Case("clamp", (F, F, F), "wp.clamp(x0, x1 - wp.float64(0.5), x2 + wp.float64(0.5))",
+         extra="abs(x0 - (x1 - 0.5)) > 1e-3 and abs(x0 - (x2 + 0.5)) > 1e-3"),
+    Case("lerp", (F, F, F), "wp.lerp(x0, x1, x2)"),
+    Case("lerp", (V3, V3, F), "wp.lerp(x0, x1, x2)"),
+    Case("smoothstep", (F, F, F), "wp.smoothstep(x0 - wp.float64(2.0), x1 + wp.float64(2.0), x2)"),
+    Case("select", (F, F, F), "wp.select(x0 > wp.float64(0.0), x1, x2)", extra="abs(x0) > 1e-3"),
+    Case("where", (F, F, F), "wp.where(x0 > wp.float64(0.0), x1, x2)", extra="abs(x0) > 1e-3"),
+    # vectors
+    Case("add", (V3, V3), "x0 + x1"), Case("sub", (V3, V3), "x0 - x1"), Case("neg", (V3,), "-x0"),
+    Case("mul", (F, V3), "x0 * x1", result=V3), Case("mul", (V3, F), "x0 * x1"), Case("div", (V3, F), "x0 / x1", 0.3, 2.0),
+    Case("div", (F, V3), "x0 / x1", 0.3, 2.0, result=V3),
+    Case("dot", (V3, V3), "wp.dot(x0, x1)", result=F), Case("cross", (V3, V3), "wp.cross(x0, x1)"),
+    Case("length", (V3,), "wp.length(x0)", extra="np.linalg.norm(x0) > 0.1", result=F),
+    Case("length_sq", (V3,), "wp.length_sq(x0)", result=F),
+    Case("normalize", (V3,), "wp.normalize(x0)", extra="np.linalg.norm(x0) > 0.1"),
+    Case("cw_mul", (V3, V3), "wp.cw_mul(x0, x1)"), Case("cw_div", (V3, V3), "wp.cw_div(x0, x1)", 0.3, 2.0),
+    Case("outer", (V3, V3), "wp.outer(x0, x1)", result=M33),
+    Case("sin", (V3,), "wp.sin(x0)"), Case("exp", (V2,), "wp.exp(x0)"), Case("sqrt", (V2,), "wp.sqrt(x0)", 0.2, 2.0),
+    Case("log", (V2,), "wp.log(x0)", 0.2, 2.0), Case("tanh", (V2,), "wp.tanh(x0)"),
+    Case("min", (V3, V3), "wp.min(x0, x1)", extra="np.all(np.abs(x0 - x1) > 1e-3)"),
+    Case("max", (V3,), "wp.max(x0)", extra="np.sort(x0)[-1] - np.sort(x0)[-2] > 1e-3", result=F),
+    Case("min", (V3,), "wp.min(x0)", extra="np.sort(x0)[1] - np.sort(x0)[0] > 1e-3", result=F),
+    Case("component", (V3,), "x0[1] * x0[2]", result=F),
+    Case("construct", (F, F, F), "wp.vec3d(x0, x1 * x2, x0)", result=V3),
+    # matrices
+    Case("mul", (M33, M33), "x0 * x1"), Case("mul", (M33, V3), "x0 * x1", result=V3), Case("mul", (V3, M33), "x0 * x1", result=V3),
+    Case("mul", (F, M22), "x0 * x1", result=M22), Case("add", (M22, M22), "x0 + x1"),
+    Case("transpose", (M33,), "wp.transpose(x0)"), Case("trace", (M33,), "wp.trace(x0)", result=F),
+    Case("determinant", (M33,), "wp.determinant(x0)", result=F), Case("determinant", (M22,), "wp.determinant(x0)", result=F),
+    Case("inverse", (M33,), "wp.inverse(x0 + wp.diag(wp.vec3d(3.0, 3.0, 3.0)))"),
+    Case("inverse", (M22,), "wp.inverse(x0 + wp.diag(wp.vec2d(3.0, 3.0)))"),
+    Case("ddot", (M33, M33), "wp.ddot(x0, x1)", result=F), Case("diag", (V3,), "wp.diag(x0)", result=M33),
+    Case("get_diag", (M33,), "wp.get_diag(x0)", result=V3), Case("skew", (V3,), "wp.skew(x0)", result=M33),
+    Case("matrix_from_rows", (V2, V2), "wp.matrix_from_rows(x0, x1)", result=M22),
+    Case("matrix_from_cols", (V2, V2), "wp.matrix_from_cols(x0, x1)", result=M22),
+    Case("matrix component", (M33,), "x0[1, 2] * x0[0][1]", result=F),
+    # quaternions
+    Case("mul", (Q, Q), "x0 * x1"), Case("quat_rotate", (Q, V3), "wp.quat_rotate(x0, x1)", result=V3),
+    Case("quat_rotate_inv", (Q, V3), "wp.quat_rotate_inv(x0, x1)", result=V3), Case("quat_inverse", (Q,), "wp.quat_inverse(x0)"),
+    Case("quat_from_axis_angle", (V3, F), "wp.quat_from_axis_angle(x0, x1)", result=Q),
+    Case("dot", (Q, Q), "wp.dot(x0, x1)", result=F),
+]
