@@ -49,7 +49,7 @@ CASES = [
     Case("max", (F, F), "wp.max(x0, x1)", extra="abs(x0 - x1) > 1e-3"),
     Case("copysign", (F, F), "wp.copysign(x0, x1)", extra="abs(x0) > 1e-3 and abs(x1) > 1e-3"),
     Case("clamp", (F, F, F), "wp.clamp(x0, x1 - wp.float64(0.5), x2 + wp.float64(0.5))",
-         extra="abs(x0 - (x1 - 0.5)) > 1e-3 and abs(x0 - (x2 + 0.5)) > 1e-3"),
+         extra="abs(x0 - (x1 - 0.5)) > 1e-3 and abs(x0 - (x2 + 0.5)) > 1e-3 and x1 - 0.5 < x2 + 0.5 - 1e-3"),
     Case("lerp", (F, F, F), "wp.lerp(x0, x1, x2)"),
     Case("lerp", (V3, V3, F), "wp.lerp(x0, x1, x2)"),
     Case("smoothstep", (F, F, F), "wp.smoothstep(x0 - wp.float64(2.0), x1 + wp.float64(2.0), x2)"),

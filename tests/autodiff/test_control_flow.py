@@ -246,3 +246,69 @@ def test_two_launches_chain_through_intermediate_gradients():
     tape.backward(loss)
     np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp(2 * xn))
     np.testing.assert_allclose(y.grad.numpy(), 2 * np.exp(xn))
+
+
+@wp.kernel
+def laplacian(u: wp.array3d(dtype=wp.float64), out: wp.array3d(dtype=wp.float64)):
+    i, j, k = wp.tid()
+    if i > 0 and j > 0 and k > 0 and i < u.shape[0] - 1 and j < u.shape[1] - 1 and k < u.shape[2] - 1:
+        out[i, j, k] = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k] + u[i, j, k - 1]
+                        + u[i, j, k + 1] - wp.float64(6.0) * u[i, j, k])
+
+
+@wp.kernel
+def wide_stencil(u: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    if i >= 2 and i < u.shape[0] - 2:
+        out[i] = u[i - 2] * u[i + 1] + wp.float64(3.0) * u[i + 2]
+
+
+def _threads(monkeypatch):
+    from brickwork import config
+
+    monkeypatch.setattr(config, "num_threads", 2)
+    monkeypatch.setattr(config, "parallel_threshold", 1)
+
+
+def test_stencil_adjoint_without_atomics_matches_the_transposed_stencil(monkeypatch):
+    """Scatters within a few rows of tid(0) are plain adds, the rows phased so threads never meet."""
+    _threads(monkeypatch)
+    rng = np.random.default_rng(1)
+    un, gn = rng.standard_normal((37, 9, 8)), rng.standard_normal((37, 9, 8))
+    u = wp.array(un, dtype=wp.float64, requires_grad=True)
+    out = wp.zeros(un.shape, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(laplacian, un.shape, inputs=[u, out])
+    tape.backward(grads={out: wp.array(gn, dtype=wp.float64)})
+    g = np.zeros_like(gn)
+    g[1:-1, 1:-1, 1:-1] = gn[1:-1, 1:-1, 1:-1]
+    expected = -6.0 * g
+    for axis in range(3):
+        expected += np.roll(g, 1, axis) + np.roll(g, -1, axis)
+    np.testing.assert_allclose(u.grad.numpy(), expected, atol=1e-12)
+    from brickwork.passes.adjoint import adjoint_kernel
+    from brickwork.pipeline import type_instance
+
+    fn, _ = type_instance(laplacian, laplacian.concrete_types(), "laplacian")
+    assert adjoint_kernel(fn).scatter_radius == 1
+    from brickwork import ir
+
+    assert "atomic_add" not in ir.format_function(adjoint_kernel(fn))
+
+
+def test_wide_stencil_adjoint(monkeypatch):
+    _threads(monkeypatch)
+    un = np.linspace(-1.0, 2.0, 101)
+    u = wp.array(un, dtype=wp.float64, requires_grad=True)
+    out = wp.zeros(101, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(wide_stencil, 101, inputs=[u, out])
+    tape.backward(grads={out: wp.array(np.ones(101), dtype=wp.float64)})
+    expected = np.zeros(101)
+    for i in range(2, 99):
+        expected[i - 2] += un[i + 1]
+        expected[i + 1] += un[i - 2]
+        expected[i + 2] += 3.0
+    np.testing.assert_allclose(u.grad.numpy(), expected, atol=1e-12)

@@ -59,8 +59,7 @@ def cw(E, a, b):
 
 
 def cdiv(E, a, b):
-    ta, tb = E.type(a), E.type(b)
-    if is_scalar_type(tb):
+    if is_scalar_type(E.type(b)):
         return E.div(a, b)
     return E.cw_div(a, b)
 

@@ -527,5 +527,8 @@ class IRFunction:
     # int32 locals whose values the launch keeps within [lo, hi] while they are assigned only by their
     # binding: name -> (lo, hi, number of binding assignments in the typed IR); loop-body and la indices
     index_ranges: dict = field(default_factory=dict)
+    # A backward kernel whose adjoint scatters all land within this many rows of tid(0) (plain adds,
+    # no atomics): the target must never run two grid points closer than that in dimension 0 at once.
+    scatter_radius: int | None = None
 
 

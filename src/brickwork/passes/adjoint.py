@@ -40,7 +40,7 @@ def adjoint_param_name(name: str) -> str:
 def adjoint_kernel(fn: ir.IRFunction) -> ir.IRFunction:
     """The backward kernel of the typed kernel ``fn`` (its callees are inlined)."""
     nf = normal_form(fn)
-    return _Adjoint(nf.fn, nf.loops).build()
+    return _Adjoint(nf.fn, nf.loops, _row_offsets(nf.fn)).build()
 
 
 def carries_adjoint(t) -> bool:
@@ -128,9 +128,10 @@ def _flat_component(v, k):
 
 
 class _Adjoint:
-    def __init__(self, fn: ir.IRFunction, loops: dict):
+    def __init__(self, fn: ir.IRFunction, loops: dict, rows: "_RowOffsets"):
         self.fn = fn
         self.loops = loops
+        self.rows = rows
         self.locals = Locals(fn)
         self.label = fn.label or fn.name
         self.adj: dict = {}  # local name -> its adjoint local
@@ -145,8 +146,9 @@ class _Adjoint:
     def build(self) -> ir.IRFunction:
         forward = self.forward(self.fn.body, record=True)
         reverse = self.reverse(self.fn.body)
-        return replace(self.fn, params=self.params, body=forward + reverse,
-                       callees=[], index_ranges={})
+        radius = self.rows.radius if self.fn.is_kernel else None
+        return replace(self.fn, params=self.params, body=forward + reverse, callees=[], index_ranges={},
+                       scatter_radius=radius)
 
     # -- adjoint storage -------------------------------------------------------------------------
     def adj_of(self, local: ir.IRLocal) -> ir.IRLocal:
@@ -324,8 +326,12 @@ class _Adjoint:
                     self.accumulate(a, _flat_component(g, k), out)
         elif isinstance(value, ir.IRArrayElem):
             adj_arr = self.adj_array(value.array)
-            add = ir.IRCall("atomic_add", [adj_arr, *value.indices, g], value.type)
-            out.append(ir.IRIf(self.has_grad(adj_arr), [ir.IRExprStmt(add)], []))
+            if self.rows.radius is not None:  # scatters near tid(0)'s row: the target phases the rows
+                place = ir.IRArrayElem(adj_arr, value.indices, value.type)
+                update = ir.IRAssign(place, ir.IRCall("add", [place, g], value.type))
+            else:
+                update = ir.IRExprStmt(ir.IRCall("atomic_add", [adj_arr, *value.indices, g], value.type))
+            out.append(ir.IRIf(self.has_grad(adj_arr), [update], []))
         elif isinstance(value, (ir.IRComponent, ir.IRField, ir.IRTupleGet)):
             base = value.base
             if isinstance(base, ir.IRLocal) and carries_adjoint(base.type):
@@ -393,3 +399,77 @@ def _tname(t):
     from ..types.arrays import type_name
 
     return type_name(t)
+
+
+# -- race-free scatters ------------------------------------------------------------------------------
+
+
+class _RowOffsets:
+    """Which locals are ``tid(0) + c`` (single assignment), and the largest ``|c|`` over the first
+    index of every array read (each read scatters into an adjoint array), or None when some read's
+    first index is not of that form (the scatters then stay atomic)."""
+
+    def __init__(self):
+        self.offset: dict = {}  # local name -> c
+        self.arrays: dict = {}  # array local name -> None (the whole array) or c (a row view tid(0) + c)
+        self.radius: int | None = 0
+
+    def first_index(self, arr, indices):
+        base = self.arrays.get(arr.name, "param") if isinstance(arr, ir.IRLocal) else None
+        if base is None:
+            return None
+        if base != "param":
+            return base
+        return self.value(indices[0])
+
+    def value(self, e):
+        if isinstance(e, ir.IRLocal):
+            return self.offset.get(e.name)
+        return None
+
+    def note_read(self, arr, indices):
+        if self.radius is None:
+            return
+        c = self.first_index(arr, indices)
+        self.radius = None if c is None else max(self.radius, abs(c))
+
+
+def _row_offsets(fn: ir.IRFunction) -> _RowOffsets:
+    rows = _RowOffsets()
+    counts = ir.assignment_counts(fn.body)
+    params = {n for n, t in fn.params if isinstance(t, ArrayType)}
+    for s in ir.walk(fn.body):
+        if not isinstance(s, ir.IRAssign) or not isinstance(s.target, ir.IRLocal):
+            if isinstance(s, ir.IRAssign):
+                _note_reads(rows, s.value)
+            continue
+        name, v = s.target.name, s.value
+        _note_reads(rows, v)
+        single = counts.get(name, 0) == 1
+        if isinstance(s.target.type, ArrayType):
+            if single and isinstance(v, ir.IRLocal) and (v.name in params or rows.arrays.get(v.name) == "param"):
+                rows.arrays[name] = "param"
+            elif single and isinstance(v, ir.IRSubarray) and isinstance(v.array, ir.IRLocal) and (
+                    v.array.name in params) and rows.value(v.indices[0]) is not None:
+                rows.arrays[name] = rows.value(v.indices[0])
+            else:
+                rows.arrays[name] = None
+            continue
+        if not single:
+            continue
+        if isinstance(v, ir.IRTid) and v.dim == 0:
+            rows.offset[name] = 0
+        elif isinstance(v, ir.IRLocal) and v.name in rows.offset:
+            rows.offset[name] = rows.offset[v.name]
+        elif isinstance(v, ir.IRCall) and v.op in ("add", "sub") and len(v.args) == 2:
+            a, b = v.args
+            if isinstance(b, ir.IRConst) and isinstance(b.value, int) and rows.value(a) is not None:
+                rows.offset[name] = rows.value(a) + (b.value if v.op == "add" else -b.value)
+            elif v.op == "add" and isinstance(a, ir.IRConst) and isinstance(a.value, int) and rows.value(b) is not None:
+                rows.offset[name] = rows.value(b) + a.value
+    return rows
+
+
+def _note_reads(rows: _RowOffsets, value) -> None:
+    if isinstance(value, ir.IRArrayElem) and carries_adjoint(value.type):
+        rows.note_read(value.array, value.indices)

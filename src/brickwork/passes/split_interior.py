@@ -39,7 +39,7 @@ class SplitInterior:
 
     def run(self, fn: ir.IRFunction) -> ir.IRFunction:
         fn = ir.Rewriter().function(fn)
-        if not fn.is_kernel:
+        if not fn.is_kernel or fn.scatter_radius is not None:  # phased backward kernels keep one loop nest
             return fn
         analysis = _Guards(fn)
         for pos, s in enumerate(fn.body):

@@ -126,6 +126,10 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
         lines += ["}", ""]
         return lines
     call = f"body<UNIT>({args});"
+    if fn.scatter_radius is not None:
+        lines += _phased_loops(fn, dims, call, omp)
+        lines += ["}", ""]
+        return lines
     omp = omp.replace("num_threads(h.nthreads)", "num_threads(h.nthreads) schedule(static)")
     inner_simd = "    #pragma omp simd" if fn.simd_innermost else ""
     if dims == 1:
@@ -144,6 +148,30 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
             head = f"for (int32_t t{d} = 0; t{d} < n{d}; ++t{d})"
             lines.append(pad + head + (f" {call}" if d == dims - 1 else ""))
     lines += ["}", ""]
+    return lines
+
+
+def _phased_loops(fn: ir.IRFunction, dims: int, call: str, omp: str) -> list[str]:
+    """A backward kernel's grid when its adjoint scatters (plain adds) reach ``scatter_radius`` rows
+    around tid(0): dimension 0 in chunks of at least 2 * radius + 1 rows, even chunks in parallel,
+    then odd ones, so no two threads ever add into one element. No simd: neighbouring points of
+    one row may add into the same elements."""
+    radius = fn.scatter_radius
+    lines = [f"    const int32_t nt = h.parallel ? (h.nthreads > 0 ? h.nthreads : 1) : 1;",
+             f"    int64_t chunk = ((int64_t)n0 + 2 * nt - 1) / (2 * nt);",
+             f"    if (chunk < {2 * radius + 1}) chunk = {2 * radius + 1};",
+             "    const int64_t nchunks = ((int64_t)n0 + chunk - 1) / chunk;",
+             "    for (int phase = 0; phase < 2; ++phase) {",
+             f"        #pragma omp parallel for {omp} schedule(static, 1)",
+             "        for (int64_t c = phase; c < nchunks; c += 2) {",
+             "            const int32_t lo = (int32_t)(c * chunk);",
+             "            const int32_t hi = (int32_t)((c + 1) * chunk < n0 ? (c + 1) * chunk : n0);"]
+    pad = "            "
+    lines.append(pad + "for (int32_t t0 = lo; t0 < hi; ++t0)" + (f" {call}" if dims == 1 else ""))
+    for d in range(1, dims):
+        pad += "    "
+        lines.append(pad + f"for (int32_t t{d} = 0; t{d} < n{d}; ++t{d})" + (f" {call}" if d == dims - 1 else ""))
+    lines += ["        }", "    }"]
     return lines
 
 
