@@ -259,7 +259,7 @@ class Typer(ExpressionTyper):
                              f"dimensions needs {ndim} indices, got {len(lvalue.indices)} (fewer give a view)", node)
         if isinstance(lvalue, Static) or not isinstance(
                 lvalue, (ir.IRArrayElem, ir.IRComponent, ir.IRField, ir.IRPackElem, ir.IRLAViewElem,
-                         ir.IRLAScratchElem)):
+                         ir.IRLAScratchElem, ir.IRLocal)):  # a local: wp.adjoint[x] of a gradient function
             raise self.error(KernelSyntaxError, f"cannot assign to '{ast.unparse(target)}'", node)
         if value.type is not lvalue.type:
             what = "array element" if isinstance(lvalue, ir.IRArrayElem) else "component"

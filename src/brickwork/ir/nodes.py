@@ -530,5 +530,9 @@ class IRFunction:
     # A backward kernel whose adjoint scatters all land within this many rows of tid(0) (plain adds,
     # no atomics): the target must never run two grid points closer than that in dimension 0 at once.
     scatter_radius: int | None = None
+    # A @func with @wp.func_grad / @wp.func_replay: the typed gradient and replay functions (the adjoint
+    # pass uses them instead of differentiating or replaying this function's body).
+    custom_grad: object = None
+    custom_replay: object = None
 
 

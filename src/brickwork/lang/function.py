@@ -11,15 +11,17 @@ from ..frontend.intrinsics import INTRINSICS
 from ..frontend.source import FunctionSource
 from ..types.arrays import type_name
 from ..types.generic import is_generic, matches
+from ..types.opaque import TupleType
 from ..types.scalars import python_annotation_type
 
 
 class FunctionOverload:
     """One definition of a function name: its source and parameter annotations."""
 
-    def __init__(self, pyfunc, owner: "Function"):
+    def __init__(self, pyfunc, owner: "Function", custom_of: str | None = None):
         self.pyfunc = pyfunc
         self.owner = owner
+        self.custom_of = custom_of  # "grad" or "replay" for @func_grad / @func_replay functions of owner
         self.source = FunctionSource(pyfunc)
         ann = self.source.annotations()
         self.params = []
@@ -60,7 +62,23 @@ class FunctionOverload:
             context.stack.pop()
         context.functions[key] = fn_ir
         context.order.append(fn_ir)
+        self._attach_custom(fn_ir, list(arg_types), context)
         return fn_ir
+
+    def _attach_custom(self, fn_ir, arg_types: list, context) -> None:
+        """Type the ``@func_grad``/``@func_replay`` functions matching this instance (outside the kernel's
+        own function list: forward code never contains them)."""
+        owner = self.owner
+        if self.custom_of is not None or not (owner.custom_grads or owner.custom_replays):
+            return
+        rt = fn_ir.return_type
+        returns = [] if rt is None else list(rt.types) if isinstance(rt, TupleType) else [rt]
+        for found, candidates, types in (("custom_grad", owner.custom_grads, arg_types + returns),
+                                         ("custom_replay", owner.custom_replays, arg_types)):
+            match = next((o for o in reversed(candidates) if o.accepts(types)), None)
+            if match is not None:
+                fresh = type(context)()
+                setattr(fn_ir, found, match.instantiate(types, fresh))
 
 
 class Function:
@@ -71,6 +89,8 @@ class Function:
         self.qualname = qualname
         self.module = module
         self.overloads: list[FunctionOverload] = []
+        self.custom_grads: list[FunctionOverload] = []  # @func_grad(self): parameters, then the result adjoints
+        self.custom_replays: list[FunctionOverload] = []  # @func_replay(self): same parameters as self
         self.__name__ = name
         self.__qualname__ = qualname
         self.__doc__ = None
@@ -170,7 +190,8 @@ def _fingerprint(f: Function, seen: set) -> str:
     if id(f) in seen:
         return f"{f.qualname} (cycle)"
     seen.add(id(f))
-    return f"{f.qualname}(" + ",".join(function_fingerprint(o.source, seen) for o in f.overloads) + ")"
+    overloads = [*f.overloads, *f.custom_grads, *f.custom_replays]
+    return f"{f.qualname}(" + ",".join(function_fingerprint(o.source, seen) for o in overloads) + ")"
 
 
 INTRINSICS.register(Function, call=_call, fingerprint=_fingerprint,
@@ -180,20 +201,56 @@ INTRINSICS.register(Function, call=_call, fingerprint=_fingerprint,
 def func_grad(forward):
     """Decorator (Warp's ``@wp.func_grad(f)``): the custom adjoint of the ``@func`` ``forward``.
 
-    brickwork has no reverse mode yet: the adjoint is recorded on ``forward`` (``custom_grad``) and
-    returned unchanged, so code written for Warp imports and its forward results are unaffected.
+    The gradient function takes ``forward``'s parameters, then the adjoint of each result, and adds
+    to ``wp.adjoint[p]`` for each parameter ``p`` that gets a gradient; backward kernels call it
+    instead of differentiating ``forward``'s body.
     """
-    def record(adjoint):
-        forward.custom_grad = adjoint
-        return adjoint
+    if not isinstance(forward, Function):
+        raise TypeError(f"func_grad takes a @wp.func function, got {type(forward).__name__}")
+
+    def record(grad):
+        forward.custom_grads.append(FunctionOverload(grad, forward, "grad"))
+        return grad
 
     return record
 
 
 def func_replay(forward):
-    """Decorator (Warp's ``@wp.func_replay(f)``): the replay function of ``forward``, recorded like func_grad."""
+    """Decorator (Warp's ``@wp.func_replay(f)``): what backward kernels run in place of ``forward`` when
+    they replay the forward pass (same parameters and results)."""
+    if not isinstance(forward, Function):
+        raise TypeError(f"func_replay takes a @wp.func function, got {type(forward).__name__}")
+
     def record(replay):
-        forward.custom_replay = replay
+        forward.custom_replays.append(FunctionOverload(replay, forward, "replay"))
         return replay
 
     return record
+
+
+class AdjointAccess:
+    """``wp.adjoint[p]``: in a ``@wp.func_grad`` function, the adjoint of its parameter ``p`` (add to it)."""
+
+    def __repr__(self):
+        return "wp.adjoint"
+
+
+#: ``wp.adjoint``
+adjoint = AdjointAccess()
+
+
+def _adjoint_subscript(typer, obj, index_nodes, node):
+    import ast
+
+    if len(index_nodes) != 1 or not isinstance(index_nodes[0], ast.Name):
+        raise typer.error(KernelSyntaxError, "wp.adjoint[...] takes the name of a parameter of the gradient "
+                          "function", node)
+    name = index_nodes[0].id
+    t = typer.symbols.type_of(name)
+    if t is None:
+        raise typer.error(KernelTypeError, f"wp.adjoint[{name}]: '{name}' is not a parameter of the gradient "
+                          "function", node)
+    return typer.declare(f"_adjoint_{name}", t, node)
+
+
+INTRINSICS.register(adjoint, subscript=_adjoint_subscript, fingerprint=lambda obj, seen: "wp.adjoint")

@@ -29,7 +29,7 @@ from ..types.composite import is_matrix_type
 from ..types.opaque import TupleType
 from ..types.scalars import bool_, int32
 from ..types.structs import is_struct_type
-from .adjoint_normal_form import LoopInfo, _not_differentiable, normal_form
+from .adjoint_normal_form import IRCustomAdjoint, LoopInfo, _not_differentiable, normal_form
 from .build import Locals, i32
 
 
@@ -204,6 +204,8 @@ class _Adjoint:
                 out.extend(self.forward_loop(s, record))
             elif isinstance(s, ir.IRBreak):
                 out.append(s)
+            elif isinstance(s, IRCustomAdjoint):  # never reversed: nothing of it is saved
+                out.extend(self.forward(s.forward, record=False))
             else:
                 raise AssertionError(f"unexpected statement in the normal form: {type(s).__name__}")
         return out
@@ -257,7 +259,38 @@ class _Adjoint:
                     out.append(ir.IRIf(s.cond, body, orelse))
             elif isinstance(s, (ir.IRFor, ir.IRWhile)):
                 out.extend(self.reverse_loop(s))
+            elif isinstance(s, IRCustomAdjoint):
+                self.reverse_custom(s, out)
         return out
+
+    def reverse_custom(self, s: IRCustomAdjoint, out):
+        """The user's gradient function in place of the call's reverse sweep (or, for a function with
+        only a replay, its own body replayed and reversed)."""
+        if s.original is not None:
+            out.extend(self.forward(s.original, record=True))
+            if isinstance(s.result, ir.IRLocal) and carries_adjoint(s.result.type):
+                self.accumulate(s.original_result, self.adj_of(s.result), out)
+                out.append(ir.IRAssign(self.adj_of(s.result), zero(s.result.type)))
+            out.extend(self.reverse(s.original))
+            return
+        for p, a in zip(s.params, s.args):
+            out.append(ir.IRAssign(p, a))
+        if s.result is not None and s.result_adjoints:
+            g = self.adj_of(s.result) if isinstance(s.result, ir.IRLocal) else zero(s.result.type)
+            if len(s.result_adjoints) == 1:
+                out.append(ir.IRAssign(s.result_adjoints[0], g))
+            else:
+                for k, p in enumerate(s.result_adjoints):
+                    out.append(ir.IRAssign(p, ir.IRTupleGet(g, k, p.type)))
+        for a in s.adjoint_inits:
+            if a is not None:
+                out.append(ir.IRAssign(a, zero(a.type)))
+        out.extend(self.forward(s.grad, record=False))
+        for arg, a in zip(s.args, s.adjoints):
+            if a is not None:
+                self.accumulate(arg, a, out)
+        if isinstance(s.result, ir.IRLocal) and carries_adjoint(s.result.type):
+            out.append(ir.IRAssign(self.adj_of(s.result), zero(s.result.type)))
 
     def reverse_loop(self, s) -> list:
         info: LoopInfo = self.loops[id(s)]

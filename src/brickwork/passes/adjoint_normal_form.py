@@ -39,6 +39,26 @@ class LoopInfo:
     break_test: object = None
 
 
+@dataclass(eq=False)
+class IRCustomAdjoint(ir.IRStmt):
+    """A call of a ``@func`` with ``@func_grad``: ``forward`` computes ``result`` (not differentiated);
+    the reverse sweep binds ``params`` to ``args`` and ``result_adjoints`` to the result's adjoint, runs
+    ``grad`` and adds each of ``adjoints`` (``wp.adjoint[p]``) to its argument's adjoint."""
+
+    forward: list
+    grad: list
+    args: list
+    result: object
+    params: list
+    result_adjoints: list
+    adjoints: list  # per parameter: its wp.adjoint local after the gradient function, or None
+    adjoint_inits: list  # per parameter: the wp.adjoint local the gradient function starts from
+    # @func_replay without @func_grad: the function's own body (normal form) and its result, replayed
+    # and reversed in the reverse sweep (the replay only computes the result in the forward replay)
+    original: list | None = None
+    original_result: object = None
+
+
 @dataclass
 class NormalForm:
     fn: ir.IRFunction  # params as typed, locals of the normal form, flat body
@@ -362,16 +382,51 @@ class _Flattener:
         raise _not_differentiable(self.label, f"{type(e).__name__[2:]} expressions have no adjoint yet")
 
     def inline(self, call: ir.IRFuncCall, env, out):
-        """A ``@func`` call: its body, with fresh names, returns as flags; the result local."""
+        """A ``@func`` call: its body (its ``@func_replay`` if any), with fresh names, returns as flags;
+        the result local. With a ``@func_grad`` the call becomes an ``IRCustomAdjoint``."""
         callee = call.func
-        self.inlined += 1
-        prefix = f"_f{self.inlined}_{callee.name[:24]}_"
-        rename = {n: ir.IRLocal(prefix + n, t) for n, t in [*callee.params, *callee.locals.items()]}
-        for n, t in callee.locals.items():
-            self.fn.locals[prefix + n] = t
-        for n, t in callee.params:
-            self.fn.locals[prefix + n] = t
         args = [self.atom(a, env, out) for a in call.args]
+        body_fn = callee.custom_replay or callee
+        if callee.custom_grad is None and callee.custom_replay is None:
+            return self.inline_body(body_fn, args, env, out)
+        forward: list = []
+        result = self.inline_body(body_fn, args, env, forward)
+        if callee.custom_grad is None:  # replay only: the reverse sweep differentiates the body itself
+            original: list = []
+            original_result = self.inline_body(callee, args, dict(env), original)
+            out.append(IRCustomAdjoint(forward, [], args, result, [], [], [], [], original, original_result))
+            return result
+        grad_fn = callee.custom_grad
+        n = len(callee.params)
+        grad_out: list = []
+        prefix = self.next_prefix(grad_fn)
+        rename = self.declare_renamed(grad_fn, prefix)
+        grad_env = dict(env)
+        params = [rename[pn] for pn, _ in grad_fn.params]
+        for p in params:
+            grad_env[p.name] = p
+        body = _Renamer(rename).stmts(InlineLocalFunctions().run(grad_fn).body)
+        structured = _Exits(self.locals, self.label, None).function_body(body)
+        grad_out.extend(self.block(structured, grad_env))
+        inits = [rename.get(f"_adjoint_{pn}") for pn, _ in grad_fn.params[:n]]
+        adjoints = [grad_env.get(a.name, a) if a is not None else None for a in inits]
+        out.append(IRCustomAdjoint(forward, grad_out, args, result, params[:n], params[n:], adjoints, inits))
+        return result
+
+    def next_prefix(self, callee) -> str:
+        self.inlined += 1
+        return f"_f{self.inlined}_{callee.name[:24]}_"
+
+    def declare_renamed(self, callee, prefix) -> dict:
+        rename = {n: ir.IRLocal(prefix + n, t) for n, t in [*callee.params, *callee.locals.items()]}
+        for n, t in [*callee.params, *callee.locals.items()]:
+            self.fn.locals[prefix + n] = t
+            self.types[prefix + n] = t
+        return rename
+
+    def inline_body(self, callee, args, env, out):
+        prefix = self.next_prefix(callee)
+        rename = self.declare_renamed(callee, prefix)
         body = _Renamer(rename).stmts(InlineLocalFunctions().run(callee).body)
         result = self.locals.new(prefix + "ret", callee.return_type) if callee.return_type is not None else None
         structured = _Exits(self.locals, self.label, result).function_body(body)
@@ -380,8 +435,6 @@ class _Flattener:
             p = rename[n]
             out.append(ir.IRAssign(p, a))
             callee_env[p.name] = p
-        for n, t in [*callee.params, *callee.locals.items()]:
-            self.types[prefix + n] = t
         if result is not None:
             self.types[result.name] = result.type
         out.extend(self.block(structured, callee_env))

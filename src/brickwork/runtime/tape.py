@@ -57,9 +57,8 @@ class Tape:
 
     # -- backward ----------------------------------------------------------------------------------
     def backward(self, loss=None, grads: dict | None = None) -> None:
-        """Run the recorded launches' backward kernels in reverse order."""
-        if loss is None and grads is None:
-            raise ValueError("Tape.backward needs a loss array or grads={array: gradient}")
+        """Run the recorded launches' backward kernels in reverse order, starting from ``loss`` (its
+        gradient set to 1), from ``grads``, or (neither given) from the ``.grad`` values set already."""
         if loss is not None:
             if not isinstance(loss, array) or loss.grad is None:
                 raise ValueError("Tape.backward(loss): loss must be an array created with requires_grad=True")

@@ -157,8 +157,8 @@ def _phased_loops(fn: ir.IRFunction, dims: int, call: str, omp: str) -> list[str
     then odd ones, so no two threads ever add into one element. No simd: neighbouring points of
     one row may add into the same elements."""
     radius = fn.scatter_radius
-    lines = [f"    const int32_t nt = h.parallel ? (h.nthreads > 0 ? h.nthreads : 1) : 1;",
-             f"    int64_t chunk = ((int64_t)n0 + 2 * nt - 1) / (2 * nt);",
+    lines = ["    const int32_t nt = h.parallel ? (h.nthreads > 0 ? h.nthreads : 1) : 1;",
+             "    int64_t chunk = ((int64_t)n0 + 2 * nt - 1) / (2 * nt);",
              f"    if (chunk < {2 * radius + 1}) chunk = {2 * radius + 1};",
              "    const int64_t nchunks = ((int64_t)n0 + chunk - 1) / chunk;",
              "    for (int phase = 0; phase < 2; ++phase) {",

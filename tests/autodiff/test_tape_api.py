@@ -1,0 +1,217 @@
+"""wp.Tape, gradients on arrays, backward launches, custom gradients, and the errors users can cause."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+
+
+@wp.kernel
+def square_sum(x: wp.array(dtype=float), loss: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, x[i] * x[i])
+
+
+@wp.kernel
+def scale(x: wp.array(dtype=float), s: float, y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = s * x[i]
+
+
+def test_requires_grad_on_constructors_and_like():
+    a = wp.zeros(3, dtype=float, requires_grad=True)
+    assert a.requires_grad and np.array_equal(a.grad.numpy(), np.zeros(3))
+    b = wp.array([1.0, 2.0], dtype=float, requires_grad=True)
+    assert b.grad.shape == (2,) and b.grad.dtype is wp.float32
+    assert wp.zeros_like(b).requires_grad and not wp.zeros_like(b, requires_grad=False).requires_grad
+    assert wp.clone(b).grad is not b.grad
+    assert wp.full(4, 2.0, requires_grad=True).grad.shape == (4,)
+    assert wp.ones(2, requires_grad=True).requires_grad
+    c = wp.zeros(2)
+    assert c.grad is None and not c.requires_grad
+    c.requires_grad = True
+    assert c.grad.shape == (2,)
+
+
+def test_grad_setter_checks_shape_and_dtype():
+    a = wp.zeros(3, dtype=float, requires_grad=True)
+    before = a.grad
+    with pytest.raises(ValueError, match=r"grad must be an array of shape \(3,\) and dtype float32"):
+        a.grad = wp.zeros(4, dtype=float)
+    with pytest.raises(ValueError, match="float32"):
+        a.grad = wp.zeros(3, dtype=wp.float64)
+    assert a.grad is before
+    g = wp.ones(3, dtype=float)
+    a.grad = g
+    assert a.grad is g
+
+
+def test_backward_zero_reset_and_gradients():
+    x = wp.array([1.0, -2.0, 3.0], dtype=float, requires_grad=True)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(square_sum, 3, inputs=[x, loss])
+    assert len(tape.launches) == 1 and tape.gradients[x] is x.grad
+    tape.backward(loss)
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, -4.0, 6.0])
+    tape.backward(loss)  # gradients accumulate until zeroed
+    np.testing.assert_allclose(x.grad.numpy(), [4.0, -8.0, 12.0])
+    tape.zero()
+    assert not x.grad.numpy().any() and not loss.grad.numpy().any()
+    tape.reset()
+    assert tape.launches == []
+
+
+def test_backward_from_existing_output_gradients_and_python_functions():
+    x = wp.array([1.0, 2.0], dtype=float, requires_grad=True)
+    y = wp.zeros(2, dtype=float, requires_grad=True)
+    calls = []
+    tape = wp.Tape()
+    with tape:
+        wp.launch(scale, 2, inputs=[x, 3.0, y])
+        tape.record_func(lambda: calls.append("called"), [y])
+    y.grad.assign(np.array([1.0, 10.0], dtype=np.float32))
+    tape.backward()
+    assert calls == ["called"]
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 30.0])
+
+
+def test_launch_adjoint_directly_with_adj_inputs():
+    x = wp.array([1.0, 2.0], dtype=float)
+    y = wp.zeros(2, dtype=float)
+    adj_x = wp.zeros(2, dtype=float)
+    adj_y = wp.array([1.0, 1.0], dtype=float)
+    wp.launch(scale, 2, inputs=[x, 5.0, y], adj_inputs=[adj_x, 0.0, adj_y], adjoint=True)
+    np.testing.assert_allclose(adj_x.numpy(), [5.0, 5.0])
+    assert not y.numpy().any()  # the backward kernel does not write primal arrays
+
+
+def test_backward_launch_errors_change_nothing():
+    x = wp.array([1.0, 2.0], dtype=float)
+    y = wp.zeros(2, dtype=float)
+    adj_x = wp.zeros(2, dtype=float)
+    with pytest.raises(wp.LaunchError, match="adjoint of 'y' must be array\\(dtype=float32, ndim=1\\) of shape "
+                                             "\\(2,\\), got array\\(dtype=float64"):
+        wp.launch(scale, 2, inputs=[x, 5.0, y], adj_inputs=[adj_x, 0.0, wp.zeros(2, dtype=wp.float64)],
+                  adjoint=True)
+    with pytest.raises(wp.LaunchError, match="got 2 adjoints for 3 arguments"):
+        wp.launch(scale, 2, inputs=[x, 5.0, y], adj_inputs=[adj_x, None], adjoint=True)
+    assert not adj_x.numpy().any()
+
+
+def test_loss_must_have_one_element_and_a_gradient():
+    tape = wp.Tape()
+    with pytest.raises(ValueError, match="requires_grad=True"):
+        tape.backward(wp.zeros(1))
+    with pytest.raises(ValueError, match="one element"):
+        tape.backward(wp.zeros(3, requires_grad=True))
+
+
+@wp.kernel(enable_backward=False)
+def no_backward(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = x[i]
+
+
+def test_enable_backward_false_refuses_backward_launches():
+    x = wp.array([1.0], dtype=float, requires_grad=True)
+    y = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(no_backward, 1, inputs=[x, y])
+    with pytest.raises(wp.LaunchError, match="enable_backward=False"):
+        tape.backward(grads={y: wp.ones(1, dtype=float)})
+    assert not x.grad.numpy().any()
+
+
+def test_forward_only_kernels_compile_no_adjoint_code():
+    from brickwork.pipeline import generate
+
+    text, _ = generate(scale, scale.concrete_types(), "scale")
+    assert "adj_" not in text and "tape_stack" not in text and "bw_tape" not in text
+    back, meta = generate(scale, scale.concrete_types(), "scale", mode="release:adjoint")
+    assert "v_adj_x" in back and meta["variant"] == "adjoint"
+
+
+@wp.func
+def safe_sqrt(x: float):
+    return wp.sqrt(x)
+
+
+@wp.func_grad(safe_sqrt)
+def adj_safe_sqrt(x: float, adj_ret: float):
+    if x > 0.0:
+        wp.adjoint[x] += 1.0 / (2.0 * wp.sqrt(x)) * adj_ret
+
+
+@wp.func
+def doubled(x: float):
+    return x * 2.0
+
+
+@wp.func_replay(doubled)
+def replay_doubled(x: float):
+    return x * 3.0
+
+
+@wp.kernel
+def custom(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = safe_sqrt(a[i]) + doubled(a[i]) * doubled(a[i])
+
+
+def test_func_grad_and_func_replay():
+    """func_grad replaces the adjoint (no inf at 0); func_replay replaces the value the backward pass
+    replays while the function's own body is differentiated (Warp's semantics)."""
+    a = wp.array([0.0, 1.0, 4.0], dtype=float, requires_grad=True)
+    out = wp.zeros(3, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(custom, 3, inputs=[a, out])
+    tape.backward(grads={out: wp.ones(3, dtype=float)})
+    np.testing.assert_allclose(out.numpy(), [0.0, 5.0, 66.0])
+    np.testing.assert_allclose(a.grad.numpy(), [0.0, 0.5 + 12.0, 0.25 + 48.0])
+
+
+def test_func_grad_needs_a_function():
+    with pytest.raises(TypeError, match="func_grad takes a @wp.func function"):
+        wp.func_grad(lambda x: x)
+
+
+@wp.func
+def tripled(x: float):
+    return x * 3.0
+
+
+@wp.func_grad(tripled)
+def adj_wrong(x: float, adj_ret: float):
+    wp.adjoint[y] += adj_ret  # noqa: F821 - the error under test
+
+
+@wp.kernel
+def uses_wrong(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    out[0] = tripled(a[0])
+
+
+def test_adjoint_of_an_unknown_parameter_is_a_clear_error():
+    with pytest.raises(wp.KernelTypeError, match=r"wp.adjoint\[y\]: 'y' is not a parameter"):
+        wp.launch(uses_wrong, 1, inputs=[wp.zeros(1), wp.zeros(1)])
+
+
+@wp.kernel
+def uses_rpy(a: wp.array(dtype=float), out: wp.array(dtype=wp.quat)):
+    out[0] = wp.quat_rpy(a[0], a[0], a[0])
+
+
+def test_builtin_without_adjoint_rule_names_itself():
+    a = wp.zeros(1, dtype=float, requires_grad=True)
+    out = wp.zeros(1, dtype=wp.quat, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(uses_rpy, 1, inputs=[a, out])
+    with pytest.raises(wp.KernelNotDifferentiableError, match="the builtin 'quat_rpy' has no adjoint rule"):
+        tape.backward(grads={out: wp.ones(1, dtype=wp.quat)})
+    assert not a.grad.numpy().any()
