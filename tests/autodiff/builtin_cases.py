@@ -13,6 +13,10 @@ V2 = wp.vec2d
 M33 = wp.mat33d
 M22 = wp.mat22d
 Q = wp.quatd
+S6 = wp.spatial_vectord
+T7 = wp.transformd
+M44 = wp.mat44d
+M66 = wp.spatial_matrixd
 
 
 @dataclass(frozen=True)
@@ -89,4 +93,20 @@ CASES = [
     Case("quat_rotate_inv", (Q, V3), "wp.quat_rotate_inv(x0, x1)", result=V3), Case("quat_inverse", (Q,), "wp.quat_inverse(x0)"),
     Case("quat_from_axis_angle", (V3, F), "wp.quat_from_axis_angle(x0, x1)", result=Q),
     Case("dot", (Q, Q), "wp.dot(x0, x1)", result=F),
+    Case("quat_to_matrix", (Q,), "wp.quat_to_matrix(x0)", result=M33),
+    Case("quat_rpy", (F, F, F), "wp.quat_rpy(x0, x1, x2)", result=Q),
+    # spatial vectors and transforms (differentiated through their definitions)
+    Case("spatial_dot", (S6, S6), "wp.spatial_dot(x0, x1)", result=F),
+    Case("spatial_cross", (S6, S6), "wp.spatial_cross(x0, x1)"),
+    Case("spatial_cross_dual", (S6, S6), "wp.spatial_cross_dual(x0, x1)"),
+    Case("spatial_top", (S6,), "wp.spatial_top(x0) * wp.spatial_bottom(x0)[1]", result=V3),
+    Case("velocity_at_point", (S6, V3), "wp.velocity_at_point(x0, x1)", result=V3),
+    Case("spatial_adjoint", (M33, M33), "wp.spatial_adjoint(x0, x1)", result=M66),
+    Case("transform_point", (T7, V3), "wp.transform_point(x0, x1)", result=V3),
+    Case("transform_vector", (T7, V3), "wp.transform_vector(x0, x1)", result=V3),
+    Case("transform_point", (M44, V3), "wp.transform_point(x0, x1)", result=V3),
+    Case("mul", (T7, T7), "x0 * x1"), Case("transform_multiply", (T7, T7), "wp.transform_multiply(x0, x1)"),
+    Case("transform_inverse", (T7,), "wp.transform_inverse(x0)"),
+    Case("transform_twist", (T7, S6), "wp.transform_twist(x0, x1)", result=S6),
+    Case("transform_wrench", (T7, S6), "wp.transform_wrench(x0, x1)", result=S6),
 ]

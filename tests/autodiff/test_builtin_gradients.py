@@ -14,11 +14,13 @@ from hypothesis import strategies as st
 import brickwork as wp
 from brickwork.lang.instance import build_instances
 
-from .builtin_cases import CASES, M22, M33, V2, V3, F, Q
+from .builtin_cases import CASES, M22, M33, M44, M66, S6, T7, V2, V3, F, Q
 
-_NAMES = {F: "wp.float64", V3: "wp.vec3d", V2: "wp.vec2d", M33: "wp.mat33d", M22: "wp.mat22d", Q: "wp.quatd"}
+_NAMES = {F: "wp.float64", V3: "wp.vec3d", V2: "wp.vec2d", M33: "wp.mat33d", M22: "wp.mat22d", Q: "wp.quatd",
+          S6: "wp.spatial_vectord", T7: "wp.transformd", M44: "wp.mat44d", M66: "wp.spatial_matrixd"}
 _INNER = {F: "a * b", V3: "wp.dot(a, b)", V2: "wp.dot(a, b)", Q: "wp.dot(a, b)", M33: "wp.ddot(a, b)",
-          M22: "wp.ddot(a, b)"}
+          M22: "wp.ddot(a, b)", S6: "wp.dot(a, b)", M44: "wp.ddot(a, b)", M66: "wp.ddot(a, b)",
+          T7: "a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5] + a[6] * b[6]"}
 
 
 def _module_source() -> str:
@@ -54,7 +56,7 @@ def kernels(tmp_path_factory):
 
 
 def _shape(t):
-    return getattr(t, "_shape", ())
+    return getattr(t, "_shape", ())  # transforms: (7,)
 
 
 def _loss(kernel, case, xs, w):

@@ -512,3 +512,197 @@ def is_differentiable_type(t) -> bool:
     if is_vector_type(t) or is_matrix_type(t) or is_quat_type(t) or is_transform_type(t):
         return t._dtype.is_float
     return False
+
+
+# -- expansions: builtins differentiated through their definition -----------------------------------
+#
+# A backward kernel replaces a call of one of these builtins by the same computation written with
+# simpler builtins (the formula the CPU target computes), so its adjoint follows from their rules.
+# ``EXPANSIONS[name](E, args)`` returns the result value, or None when these argument types have no
+# expansion.
+
+EXPANSIONS: dict = {}
+
+
+def expansion(*names):
+    def register(rule):
+        for name in names:
+            EXPANSIONS[name] = rule
+        return rule
+
+    return register
+
+
+def _vec3(E, like_dtype_of, comps):
+    from ..types.composite import vector
+
+    return E.make(vector(3, _scalar(E.type(like_dtype_of))), comps)
+
+
+def _top(E, a):
+    return _vec3(E, a, [E.comp(a, i) for i in range(3)])
+
+
+def _bottom(E, a):
+    return _vec3(E, a, [E.comp(a, i) for i in range(3, 6)])
+
+
+def _join(E, t, w, v):
+    return E.make(t, [E.comp(w, i) for i in range(3)] + [E.comp(v, i) for i in range(3)])
+
+
+@expansion("spatial_top")
+def _x_top(E, args):
+    return _top(E, args[0])
+
+
+@expansion("spatial_bottom")
+def _x_bottom(E, args):
+    return _bottom(E, args[0])
+
+
+@expansion("spatial_dot")
+def _x_spatial_dot(E, args):
+    return E.dot(args[0], args[1])
+
+
+@expansion("spatial_cross")
+def _x_spatial_cross(E, args):
+    a, b = args
+    wa, va, wb, vb = _top(E, a), _bottom(E, a), _top(E, b), _bottom(E, b)
+    return _join(E, E.type(a), E.cross(wa, wb), E.add(E.cross(wa, vb), E.cross(va, wb)))
+
+
+@expansion("spatial_cross_dual")
+def _x_spatial_cross_dual(E, args):
+    a, b = args
+    wa, va, wb, vb = _top(E, a), _bottom(E, a), _top(E, b), _bottom(E, b)
+    return _join(E, E.type(a), E.add(E.cross(wa, wb), E.cross(va, vb)), E.cross(wa, vb))
+
+
+@expansion("velocity_at_point")
+def _x_velocity_at_point(E, args):
+    qd, r = args
+    return E.add(E.cross(_top(E, qd), r), _bottom(E, qd))
+
+
+@expansion("spatial_adjoint")
+def _x_spatial_adjoint(E, args):
+    from ..types.composite import matrix
+
+    r, s = args
+    dtype = _scalar(E.type(r))
+    zero = E.const(0.0, dtype)
+    comps = []
+    for i in range(6):
+        for j in range(6):
+            if i < 3:
+                comps.append(E.comp(r, i, j) if j < 3 else zero)
+            else:
+                comps.append(E.comp(s, i - 3, j) if j < 3 else E.comp(r, i - 3, j - 3))
+    return E.make(matrix((6, 6), dtype), comps)
+
+
+def _translation(E, t):
+    return _vec3(E, t, [E.comp(t, i) for i in range(3)])
+
+
+def _rotation(E, t):
+    from ..types.composite import quaternion
+
+    return E.make(quaternion(_scalar(E.type(t))), [E.comp(t, i) for i in range(3, 7)])
+
+
+def _transform(E, t, p, q):
+    return E.make(t, [E.comp(p, i) for i in range(3)] + [E.comp(q, i) for i in range(4)])
+
+
+@expansion("transform_get_translation")
+def _x_get_translation(E, args):
+    return _translation(E, args[0])
+
+
+@expansion("transform_get_rotation")
+def _x_get_rotation(E, args):
+    return _rotation(E, args[0])
+
+
+@expansion("transform_vector")
+def _x_transform_vector(E, args):
+    t, x = args
+    if is_matrix_type(E.type(t)):
+        return _vec3(E, t, [E.add(E.add(E.mul(E.comp(t, i, 0), E.comp(x, 0)), E.mul(E.comp(t, i, 1), E.comp(x, 1))),
+                                  E.mul(E.comp(t, i, 2), E.comp(x, 2))) for i in range(3)])
+    return E.quat_rotate(_rotation(E, t), x)
+
+
+@expansion("transform_point")
+def _x_transform_point(E, args):
+    t, x = args
+    r = _x_transform_vector(E, args)
+    if is_matrix_type(E.type(t)):
+        return _vec3(E, t, [E.add(E.comp(r, i), E.comp(t, i, 3)) for i in range(3)])
+    return E.add(_translation(E, t), r)
+
+
+@expansion("transform_multiply")
+def _x_transform_multiply(E, args):
+    a, b = args
+    p = _x_transform_point(E, [a, _translation(E, b)])
+    return _transform(E, E.type(a), p, E.mul(_rotation(E, a), _rotation(E, b)))
+
+
+@expansion("transform_inverse")
+def _x_transform_inverse(E, args):
+    t = args[0]
+    qi = _conj(E, _rotation(E, t))
+    return _transform(E, E.type(t), E.neg(E.quat_rotate(qi, _translation(E, t))), qi)
+
+
+@expansion("transform_twist")
+def _x_transform_twist(E, args):
+    t, x = args
+    q = _rotation(E, t)
+    w = E.quat_rotate(q, _top(E, x))
+    return _join(E, E.type(x), w, E.add(E.quat_rotate(q, _bottom(E, x)), E.cross(_translation(E, t), w)))
+
+
+@expansion("transform_wrench")
+def _x_transform_wrench(E, args):
+    t, x = args
+    q = _rotation(E, t)
+    v = E.quat_rotate(q, _bottom(E, x))
+    return _join(E, E.type(x), E.add(E.quat_rotate(q, _top(E, x)), E.cross(_translation(E, t), v)), v)
+
+
+@expansion("quat_to_matrix")
+def _x_quat_to_matrix(E, args):
+    q = args[0]
+    one, zero = c(E, 1.0, q), c(E, 0.0, q)
+    axes = [[one, zero, zero], [zero, one, zero], [zero, zero, one]]
+    return E.matrix_from_cols(*(E.quat_rotate(q, _vec3(E, q, a)) for a in axes))
+
+
+@expansion("quat_rpy")
+def _x_quat_rpy(E, args):
+    from ..types.composite import quaternion
+
+    roll, pitch, yaw = args
+    half = c(E, 0.5, roll)
+    cy, sy = E.cos(E.mul(yaw, half)), E.sin(E.mul(yaw, half))
+    cr, sr = E.cos(E.mul(roll, half)), E.sin(E.mul(roll, half))
+    cp, sp = E.cos(E.mul(pitch, half)), E.sin(E.mul(pitch, half))
+
+    def m3(a, b, d):
+        return E.mul(E.mul(a, b), d)
+
+    return E.make(quaternion(E.type(roll)), [E.sub(m3(sr, cp, cy), m3(cr, sp, sy)), E.add(m3(cr, sp, cy), m3(sr, cp, sy)),
+                                             E.sub(m3(cr, cp, sy), m3(sr, sp, cy)), E.add(m3(cr, cp, cy), m3(sr, sp, sy))])
+
+
+@expansion("mul")
+def _x_mul(E, args):
+    a, b = args
+    if is_transform_type(E.type(a)) and E.type(a) is E.type(b):
+        return _x_transform_multiply(E, args)
+    return None

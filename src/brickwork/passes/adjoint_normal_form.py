@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import ir
+from ..builtins.adjoints import EXPANSIONS
 from ..errors import KernelNotDifferentiableError
 from ..types.scalars import bool_, int32
 from .build import Locals
@@ -348,7 +349,17 @@ class _Flattener:
         if isinstance(e, (ir.IRConst, ir.IRLocal)):
             return self.atom(e, env, out)
         if isinstance(e, ir.IRCall):
-            return ir.IRCall(e.op, [self.atom(a, env, out) for a in e.args], e.type, where=e.where)
+            args = [self.atom(a, env, out) for a in e.args]
+            expand = EXPANSIONS.get(e.op)
+            if expand is not None:  # differentiated through its definition in simpler builtins
+                from .adjoint import E
+
+                value = expand(E, args)
+                if value is not None:
+                    if value.type is not e.type:
+                        raise AssertionError(f"expansion of {e.op}: {value.type!r} for {e.type!r}")
+                    return self.simple(value, env, out)
+            return ir.IRCall(e.op, args, e.type, where=e.where)
         if isinstance(e, ir.IRFuncCall):
             return self.inline(e, env, out)
         if isinstance(e, ir.IRCast):
