@@ -696,8 +696,9 @@ def _x_quat_rpy(E, args):
     def m3(a, b, d):
         return E.mul(E.mul(a, b), d)
 
-    return E.make(quaternion(E.type(roll)), [E.sub(m3(sr, cp, cy), m3(cr, sp, sy)), E.add(m3(cr, sp, cy), m3(sr, cp, sy)),
-                                             E.sub(m3(cr, cp, sy), m3(sr, sp, cy)), E.add(m3(cr, cp, cy), m3(sr, sp, sy))])
+    comps = [E.sub(m3(sr, cp, cy), m3(cr, sp, sy)), E.add(m3(cr, sp, cy), m3(sr, cp, sy)),
+             E.sub(m3(cr, cp, sy), m3(sr, sp, cy)), E.add(m3(cr, cp, cy), m3(sr, sp, sy))]
+    return E.make(quaternion(E.type(roll)), comps)
 
 
 @expansion("mul")
