@@ -72,3 +72,11 @@ class CaptureError(BrickworkError, RuntimeError):
 
 class KernelAttributeError(KernelError, AttributeError):
     """An attribute used in a kernel does not exist on the value's type."""
+
+
+class TargetUnsupportedError(KernelError, NotImplementedError):
+    """A valid kernel that the chosen target cannot compile yet (the CPU can)."""
+
+
+class DeviceUnavailableError(BrickworkError, RuntimeError):
+    """The device named (``"cuda:0"``) does not exist here: no driver, no GPU, or an index too high."""
