@@ -61,11 +61,14 @@ class Kernel:
                 shown.append(label)
         return f"{self.key}[{', '.join(shown)}]"
 
-    def get_instance(self, arg_types: tuple) -> Instance:
+    def get_instance(self, arg_types: tuple, target=None) -> Instance:
+        """The instance for ``arg_types`` on ``target`` (None: the default, CPU, target)."""
         key = arg_types if config.mode == "release" else (arg_types, config.mode)
+        if target is not None:
+            key = (key, target)
         inst = self.instances.get(key)
         if inst is None:
-            inst = self.instances[key] = Instance(self, arg_types)
+            inst = self.instances[key] = Instance(self, arg_types, target)
         return inst
 
     def concrete_types(self) -> tuple:
@@ -202,7 +205,9 @@ class InstanceKernel:
     def concrete_types(self) -> tuple:
         return self.instance.arg_types
 
-    def get_instance(self, arg_types) -> Instance:
+    def get_instance(self, arg_types, target=None) -> Instance:
+        if target is not None:  # another target (CUDA): the kernel's instance for it
+            return self.kernel.get_instance(self.instance.arg_types, target)
         if self.instance.mode != config.mode:  # the mode changed since overload(): that mode's instance
             return self.kernel.get_instance(self.instance.arg_types)
         return self.instance
