@@ -266,3 +266,20 @@ def test_without_the_wheel_the_error_says_what_to_install(monkeypatch):
             nvrtc.library_path()
     finally:
         nvrtc.library_path.cache_clear()
+
+
+def test_debug_mode_instances_compile_with_bounds_checks():
+    """BRICKWORK_MODE=debug: every access is checked and recorded in the device's bw_bounds_record."""
+    entries = [e for e in CORPUS if e[0] in ("launch_4d", "subarrays", "atomics_composite", "structs")]
+    jobs = []
+    for name, k, types in entries:
+        text, meta = pipeline.generate(k, types, name, target=TARGET, mode="debug")
+        assert "bw::at_checked<UNIT>(" in text or "bw::subarray_checked(" in text
+        jobs.append((pipeline.cache_key(pipeline.key_parts(k, types, "debug", TARGET)), text, name, meta))
+    for (_, _, name, _), result in zip(jobs, TARGET.compile_many(jobs)):
+        assert not isinstance(result, Exception), f"{name}: {result}"
+        path, meta = result
+        assert meta["mode"] == "debug"
+        with open(path, "rb") as f:
+            data = f.read()
+        assert _cubin_arch(data) == 90 and b"bw_bounds_record" in data

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 DEFAULT_ARCH = "sm_90"  # H100/H200: compiled for when neither BRICKWORK_CUDA_ARCH nor a device says otherwise
 BLOCK_SIZE = 256  # threads per block of a plain kernel (one thread per launch point, bounds guard)
-#: NVRTC options besides the architecture and the include paths (part of the cache key):
-#: every function of the runtime header is a device function without annotating it.
-NVRTC_OPTIONS = ("--std=c++17", "--device-as-default-execution-space")
+#: NVRTC options besides the architecture and the include paths (part of the cache key): every function
+#: of the runtime header is a device function without annotating it; no contraction into fused
+#: multiply-adds, as the CPU build (-ffp-contract=off), so + - * / round the same on both targets.
+NVRTC_OPTIONS = ("--std=c++17", "--device-as-default-execution-space", "--fmad=false")
 #: Options that change how fast NVRTC works, not what it makes (not in the key): the runtime header is
 #: parsed once per process and kept as a precompiled header in memory (NVRTC 12.8 and newer).
 PCH_OPTIONS = ("--pch",)
