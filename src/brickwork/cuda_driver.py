@@ -139,7 +139,8 @@ class Driver:
     def launch(self, ordinal: int, function: int, grid: int, block: int, params: bytes) -> None:
         """Launch ``function`` on ``grid`` x ``block`` threads; ``params`` is its one by-value parameter."""
         self._enter(ordinal)
-        buf = ctypes.create_string_buffer(params, len(params))
+        # zero padding: the kernel's parameter struct may round the packed size up to its alignment
+        buf = ctypes.create_string_buffer(params, len(params) + 16)
         argv = (ctypes.c_void_p * 1)(ctypes.cast(buf, ctypes.c_void_p))
         self._check(self.lib.cuLaunchKernel(ctypes.c_void_p(function), grid, 1, 1, block, 1, 1, 0, None, argv, None),
                     "launch a kernel")

@@ -158,6 +158,9 @@ def test_cuda_array_interface_is_readable_by_torch_or_cupy():
 
         t = torch.as_tensor(a, device="cuda")
         np.testing.assert_array_equal(t.cpu().numpy(), np.arange(10))
+        d = torch.from_dlpack(a)  # DLPack: the same memory
+        d[0] = 42.0
+        assert a.numpy()[0] == 42.0
         return
     except ImportError:
         pass

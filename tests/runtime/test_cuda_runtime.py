@@ -149,9 +149,32 @@ def test_cuda_array_interface_and_host_interfaces(fake):
     assert a.strides == (12, 6) and a.is_contiguous and a.__dlpack_device__() == (2, 0)
     with pytest.raises(AttributeError, match="no host memory"):
         _ = a.__array_interface__
-    with pytest.raises(BufferError, match="__cuda_array_interface__"):
-        a.__dlpack__()
     assert np.asarray(a).shape == (2, 2, 3)
+
+
+def test_dlpack_export_describes_the_device_memory(fake):
+    import ctypes
+
+    from brickwork.types import dlpack_export
+
+    a = wp.zeros((4, 5), dtype=wp.vec2f, device="cuda:0")
+    cap = a.__dlpack__()
+    assert fake.synchronized == [0]  # finished before sharing
+    get = ctypes.pythonapi["PyCapsule_GetPointer"]
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    t = ctypes.cast(get(cap, b"dltensor"), ctypes.POINTER(dlpack_export.DLManagedTensor)).contents.dl_tensor
+    assert (t.data, t.device.device_type, t.device.device_id, t.ndim) == (a.ptr, 2, 0, 3)
+    assert (t.dtype.code, t.dtype.bits, t.dtype.lanes) == (2, 32, 1)
+    assert [t.shape[i] for i in range(3)] == [4, 5, 2] and [t.strides[i] for i in range(3)] == [10, 2, 1]
+    b = wp.zeros(3, dtype=wp.bfloat16, device="cuda:0")
+    cap_b = b.__dlpack__()
+    tb = ctypes.cast(get(cap_b, b"dltensor"), ctypes.POINTER(dlpack_export.DLManagedTensor)).contents
+    assert (tb.dl_tensor.dtype.code, tb.dl_tensor.dtype.bits) == (4, 16)
+    ptr = a.ptr
+    del a, t
+    assert ptr not in fake.freed  # the capsule keeps the memory alive
+    del cap
+    assert ptr in fake.freed  # an unconsumed capsule releases the array when it goes
 
 
 def test_device_memory_is_freed_with_the_last_array(fake):

@@ -38,7 +38,7 @@ class Kernel:
             self.params.append((name, python_annotation_type(ann[name])))
         self.generic_params = [i for i, (_, t) in enumerate(self.params) if is_generic(t)]
         self.is_generic = bool(self.generic_params)
-        self.instances: dict = {}  # concrete types -> Instance
+        self.instances: dict = {}  # concrete types (with the target, for a non-default one) -> Instance
         self.launch_table: dict = {}  # launch signature -> (Instance, packer)
 
     #: How the function becomes a kernel (part of the cache key); loop bodies say which loops.

@@ -3,7 +3,7 @@ copies where the CPU array shares memory.
 
 A ``DeviceArray`` owns (or views) one contiguous allocation. ``numpy()``, ``str()``, ``list()`` and
 ``np.asarray`` copy to the host; ``fill_``, ``assign`` and item assignment copy back. Other libraries
-share the memory through ``__cuda_array_interface__`` (CuPy, PyTorch, Numba). Launches pass the device
+share the memory through ``__cuda_array_interface__`` (CuPy, PyTorch, Numba) and DLPack. Launches pass the device
 pointer, shape and strides in the same packed layout as CPU arrays.
 """
 
@@ -128,14 +128,25 @@ class DeviceArray(array):
                 "strides": None, "version": 3, "stream": 1}
 
     def __dlpack__(self, stream=None, **kwargs):
-        raise BufferError("DLPack export of CUDA arrays is not supported; share the memory through "
-                          "__cuda_array_interface__ (CuPy, PyTorch and Numba read it)")
+        """A DLPack capsule of the device memory (no copy). Work launched so far is finished first,
+        whatever stream the consumer names."""
+        from . import dlpack_export
+        from .scalars import bfloat16
+
+        self._alloc.driver.synchronize(self._alloc.ordinal)
+        return dlpack_export.capsule(self, self.ptr, self.shape + self._trailing, self._comp,
+                                     _scalar_dtype(self.dtype) is bfloat16, self.device.ordinal)
 
     def __dlpack_device__(self):
         return 2, self.device.ordinal  # kDLCUDA
 
     def __repr__(self):
         return f"array({self.numpy().tolist()!r}, dtype={type_name(self.dtype)}, device={self.device})"
+
+    @property
+    def readonly(self) -> bool:
+        """Device memory is always writable."""
+        return False
 
     @property
     def strides(self) -> tuple:
@@ -221,3 +232,8 @@ class DeviceArray(array):
         if int(np.prod(shape, dtype=np.int64)) != self.size:
             raise ValueError(f"cannot reshape a CUDA array of shape {self.shape} to {shape}")
         return self._view(shape)
+
+
+def _scalar_dtype(dtype):
+    """The scalar type of an element type (a vector's component type)."""
+    return getattr(dtype, "_dtype", dtype)
