@@ -260,3 +260,22 @@ def test_debug_mode_reports_the_first_out_of_bounds_access(fake):
         with pytest.raises(wp.BoundsError, match=r"index \(4\) is out of bounds for shape \(4\) at test_cuda_runtime"):
             wp.launch(shifted, dim=4, inputs=[a], device="cuda:0")
     assert fake.memory[fake.globals["bw_bounds_record"][0]][:4] == b"\0\0\0\0"  # cleared for the next launch
+
+
+def test_brickwork_info_reports_nvrtc_the_driver_and_each_device(fake, capsys):
+    from brickwork import cli
+
+    assert cli.main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert "cuda:       driver 12.9, 1 device(s)" in out
+    assert "cuda:0     Fake GPU 0, sm_90, 16 GiB" in out
+    if nvrtc.is_available():
+        assert "nvrtc:      {}.{} (".format(*nvrtc.version()) in out
+
+
+@no_gpu
+def test_brickwork_info_says_why_there_is_no_cuda_device(capsys):
+    from brickwork import cli
+
+    assert cli.main(["info"]) == 0
+    assert "cuda:       no CUDA device" in capsys.readouterr().out
