@@ -991,8 +991,10 @@ __device__ inline void record_oob(const char* where, int n, const int64_t* index
         bw_bounds_record.shape[d] = shape[d];
     }
 }
-__device__ unsigned long long g_oob_sink[16];  // out-of-bounds accesses land here (its value is garbage)
-template <class T> BW_INLINE T& oob_sink() { return *reinterpret_cast<T*>(g_oob_sink); }
+template <class T> BW_INLINE T& oob_sink() {  // out-of-bounds accesses land here (its value is garbage)
+    static T sink;
+    return sink;
+}
 #endif
 template <bool U, class T, int D, class... I> BW_INLINE T& at_checked(const array_t<T, D>& a, const char* where, I... i) {
     const int64_t index[D] = {int64_t(i)...};
