@@ -31,10 +31,11 @@ step install-cuda-extra 180 "$PY" -m pip install -q -e '.[cuda]' || true  # offl
 step nvrtc-loads 60 "$PY" -c "from brickwork.jit import nvrtc; print('NVRTC', nvrtc.version())"
 step info 60 "$PY" -m brickwork.cli info
 cat "$LOG/info.log"
-step cuda-device-tests 240 "$PY" -m pytest -q -rs -m cuda_device tests/runtime/test_cuda_device.py
-row "  cuda_device tests" "" "$(tail -n 1 "$LOG/cuda-device-tests.log")"
-step nvrtc-and-host-tests 240 "$PY" -m pytest -q -n 4 tests/targets/test_cuda_nvrtc.py tests/runtime/test_cuda_runtime.py
-row "  NVRTC and host-side tests" "" "$(tail -n 1 "$LOG/nvrtc-and-host-tests.log")"
+summary() { grep -E "[0-9]+ (passed|failed|skipped|error)" "$1" | tail -n 1; }
+step cuda-device-tests 240 "$PY" -m pytest -rfEs -m cuda_device tests/runtime/test_cuda_device.py
+row "  cuda_device tests" "" "$(summary "$LOG/cuda-device-tests.log")"
+step nvrtc-and-host-tests 240 "$PY" -m pytest -rfE -n 4 tests/targets/test_cuda_nvrtc.py tests/runtime/test_cuda_runtime.py
+row "  NVRTC and host-side tests" "" "$(summary "$LOG/nvrtc-and-host-tests.log")"
 step cuda-benchmarks 180 "$PY" benchmarks/bench_cuda.py
 while IFS= read -r line; do row "  $line" "" ""; done < <(grep -E "saxpy|overhead|no CUDA" "$LOG/cuda-benchmarks.log")
 row "hydro Sod/KH on cuda" "not run" "loop-abstraction kernels are not mapped for CUDA yet"
