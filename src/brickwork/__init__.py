@@ -14,6 +14,8 @@ from .builtins.static import static
 from .device import (
     Device,
     ScopedDevice,
+    get_cuda_device_count,
+    get_cuda_devices,
     get_device,
     get_preferred_device,
     is_cuda_available,
@@ -25,6 +27,7 @@ from .errors import (
     BoundsError,
     BrickworkError,
     CaptureError,
+    DeviceUnavailableError,
     KernelAttributeError,
     KernelError,
     KernelNameError,
@@ -33,6 +36,7 @@ from .errors import (
     KernelTypeError,
     KernelUnsupportedTypeError,
     LaunchError,
+    TargetUnsupportedError,
     ToolchainError,
 )
 from .lang.function import adjoint, func, func_grad, func_replay

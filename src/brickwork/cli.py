@@ -20,7 +20,6 @@ def _info(args) -> int:
 
     if comm.launcher_size() > 1 and comm.world().Get_rank() != 0:
         return 0  # under mpiexec, rank 0 speaks for all
-    from .device import is_cuda_available
     from .jit import cache
     from .jit.toolchain import settings
 
@@ -34,10 +33,33 @@ def _info(args) -> int:
         print(f"compiler:   unavailable: {e}")
     threads = config.num_threads or config.default_threads
     print(f"threads:    {threads}")
-    print(f"cuda:       {'available' if is_cuda_available() else 'no CUDA device'}")
+    for line in _cuda_lines():
+        print(line)
     print(f"mpi:        {_mpi_line()}")
     print(f"cache:      {cache.cache_root()}")
     return 0
+
+
+def _cuda_lines() -> list[str]:
+    """NVRTC (compiles without a GPU), the driver and each device."""
+    from . import cuda_driver
+    from .errors import BrickworkError
+    from .jit import nvrtc
+
+    try:
+        lines = ["nvrtc:      {}.{} ({})".format(*nvrtc.version(), nvrtc.library_path())]
+    except BrickworkError as e:
+        lines = [f"nvrtc:      unavailable: {e}"]
+    try:
+        drv = cuda_driver.driver()
+        version = drv.version()
+        lines.append(f"cuda:       driver {version // 1000}.{version % 1000 // 10}, {drv.device_count()} device(s)")
+        for i in range(drv.device_count()):
+            major, minor = drv.capability(i)
+            lines.append(f"  cuda:{i}     {drv.name(i)}, sm_{major}{minor}, {drv.total_memory(i) / 2**30:.0f} GiB")
+    except BrickworkError as e:
+        lines.append(f"cuda:       {e}")
+    return lines
 
 
 def _mpi_line() -> str:

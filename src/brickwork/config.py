@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 
 _ENV_PREFIX = "BRICKWORK_"
@@ -120,6 +121,17 @@ def _env_mode(name: str) -> str:
 #: out-of-bounds access raises ``BoundsError`` after the launch (instances of each mode have
 #: their own cache keys). Read at each launch, so it can change at run time.
 mode: str = _env_mode(_ENV_PREFIX + "MODE")
+
+
+def _env_cuda_arch(name: str) -> str | None:
+    value = os.environ.get(name, "").strip()
+    if value and not re.fullmatch(r"sm_\d{2,3}[a-z]?", value):
+        raise ValueError(f"environment variable {name}={value!r} must name a CUDA architecture like sm_90")
+    return value or None
+
+
+#: The sm_XX the CUDA target compiles for (None: the device's own, else sm_90). Part of CUDA cache keys.
+cuda_arch: str | None = _env_cuda_arch(_ENV_PREFIX + "CUDA_ARCH")
 #: Warp compatibility: accepted and ignored.
 quiet: bool = True
 verbose: bool = False

@@ -1,16 +1,31 @@
-"""Devices: "cpu" always; the current device for allocations and launches."""
+"""Devices: "cpu" always, "cuda:N" where a CUDA driver and GPU exist; the current device for
+allocations and launches (the CPU unless changed with ``set_device`` or ``ScopedDevice``)."""
 
 from __future__ import annotations
 
+import re
+
+from . import cuda_driver
+from .errors import DeviceUnavailableError
+
 
 class Device:
-    """A place where arrays live and kernels run."""
+    """A place where arrays live and kernels run (``ordinal``: the CUDA device number, None on the CPU)."""
 
-    __slots__ = ("name", "alias")
+    __slots__ = ("name", "alias", "ordinal")
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, ordinal: int | None = None):
         self.name = name
         self.alias = name
+        self.ordinal = ordinal
+
+    @property
+    def arch(self) -> str | None:
+        """The CUDA architecture (``"sm_90"``) of a CUDA device; None for the CPU."""
+        if self.ordinal is None:
+            return None
+        major, minor = cuda_driver.driver().capability(self.ordinal)
+        return f"sm_{major}{minor}"
 
     @property
     def is_cpu(self) -> bool:
@@ -37,10 +52,14 @@ class Device:
 
 CPU = Device("cpu")
 _current = CPU
+_cuda: dict = {}  # ordinal -> Device, for every CUDA device named so far
 
 
 def get_device(device=None) -> Device:
-    """The named device (``"cpu"``), or the current one when ``device`` is None."""
+    """The named device (``"cpu"``, ``"cuda"``, ``"cuda:N"``), or the current one when ``device`` is None.
+
+    A CUDA device that does not exist here raises ``DeviceUnavailableError`` (a ``RuntimeError``)
+    saying why: no driver, no GPU, or fewer devices than the number asked for."""
     if device is None:
         return _current
     if isinstance(device, Device):
@@ -48,8 +67,37 @@ def get_device(device=None) -> Device:
     if device == "cpu":
         return CPU
     if isinstance(device, str) and device.startswith("cuda"):
-        raise RuntimeError(f"no CUDA device: {device!r} is not available on this machine")
+        return _cuda_device(device)
     raise ValueError(f"unknown device {device!r} (expected 'cpu' or 'cuda:N')")
+
+
+def _cuda_device(name: str) -> Device:
+    m = re.fullmatch(r"cuda(?::(\d+))?", name)
+    if m is None:
+        raise ValueError(f"unknown device {name!r} (expected 'cpu' or 'cuda:N')")
+    if m.group(1) is None:  # "cuda": the current CUDA device, else the first
+        return _current if _current.ordinal is not None else _cuda_device("cuda:0")
+    ordinal = int(m.group(1))
+    dev = _cuda.get(ordinal)
+    if dev is None:
+        count = cuda_driver.driver().device_count()  # raises: no driver or no GPU
+        if ordinal >= count:
+            raise DeviceUnavailableError(f"no CUDA device {name!r}: this machine has {count} CUDA device(s)")
+        dev = _cuda[ordinal] = Device(f"cuda:{ordinal}", ordinal)
+    return dev
+
+
+def get_cuda_device_count() -> int:
+    """The number of CUDA devices (0 without a driver or GPU)."""
+    try:
+        return cuda_driver.driver().device_count()
+    except DeviceUnavailableError:
+        return 0
+
+
+def get_cuda_devices() -> list:
+    """Every CUDA device of this machine."""
+    return [get_device(f"cuda:{i}") for i in range(get_cuda_device_count())]
 
 
 def set_device(device) -> None:
@@ -59,13 +107,14 @@ def set_device(device) -> None:
 
 
 def get_preferred_device() -> Device:
-    """The device launches use when none is named: the CPU (brickwork has no CUDA target yet)."""
+    """The device launches use when none is named: the CPU (name ``"cuda:N"``, or make it current with
+    ``set_device``/``ScopedDevice``, to run on a GPU)."""
     return CPU
 
 
 def is_cuda_available() -> bool:
-    """Whether a CUDA device can be used: always False for now, brickwork runs on the CPU only."""
-    return False
+    """Whether a CUDA device can be used (a driver and at least one GPU)."""
+    return cuda_driver.available()
 
 
 class ScopedDevice:
@@ -86,8 +135,13 @@ class ScopedDevice:
 
 
 def synchronize(device=None) -> None:
-    """Wait for outstanding work; CPU launches are synchronous, so this returns at once."""
+    """Wait for outstanding work on every CUDA device used so far (CPU launches are synchronous)."""
+    for dev in list(_cuda.values()):
+        cuda_driver.driver().synchronize(dev.ordinal)
 
 
 def synchronize_device(device=None) -> None:
-    """Wait for outstanding work on one device."""
+    """Wait for outstanding work on one device (the current one when ``device`` is None)."""
+    dev = get_device(device)
+    if dev.ordinal is not None:
+        cuda_driver.driver().synchronize(dev.ordinal)

@@ -77,3 +77,11 @@ class KernelAttributeError(KernelError, AttributeError):
 class KernelNotDifferentiableError(KernelError):
     """A backward (adjoint) kernel was requested for code that has no adjoint: a builtin without an
     adjoint rule, or a construct the adjoint pass does not differentiate; the message names it."""
+
+
+class TargetUnsupportedError(KernelError, NotImplementedError):
+    """A valid kernel that the chosen target cannot compile yet (the CPU can)."""
+
+
+class DeviceUnavailableError(BrickworkError, RuntimeError):
+    """The device named (``"cuda:0"``) does not exist here: no driver, no GPU, or an index too high."""

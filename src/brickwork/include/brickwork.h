@@ -2,6 +2,7 @@
 // Kept small on purpose: every kernel instance compiles it, so its size is compile time. Math uses
 // the compiler's __builtin_* functions instead of <cmath>, which alone costs ~0.1 s per compile.
 #pragma once
+#ifndef BW_DEVICE  // NVRTC (no C++ standard library): brickwork_cuda.h provides these, then includes this file
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -9,6 +10,8 @@
 
 #define BW_EXPORT __attribute__((visibility("default")))
 #define BW_INLINE inline __attribute__((always_inline))
+#define BW_MATH(name) __builtin_##name  // math through the compiler's builtins (no <cmath>)
+#endif
 
 namespace bw {
 
@@ -27,6 +30,8 @@ BW_INLINE uint16_t float_to_half_bits(float f) {
     uint16_t b;
     std::memcpy(&b, &h, 2);
     return b;
+#elif defined(BW_DEVICE)
+    return __half_as_ushort(__float2half_rn(f));  // cvt.rn.f16.f32
 #else
     uint32_t x;
     std::memcpy(&x, &f, 4);
@@ -51,6 +56,8 @@ BW_INLINE float half_bits_to_float(uint16_t h) {
     _Float16 v;
     std::memcpy(&v, &h, 2);
     return (float)v;
+#elif defined(BW_DEVICE)
+    return __half2float(__ushort_as_half(h));
 #else
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
     if (e == 0) {
@@ -115,8 +122,8 @@ BW_INLINE bhalf operator-(bhalf a) { return bhalf::from_bits((uint16_t)(a.bits ^
 template <class T> struct is_half_like : std::integral_constant<bool, std::is_same<T, half>::value ||
                                                                          std::is_same<T, bhalf>::value> {};
 
-template <class T> BW_INLINE T inf() { return T(__builtin_huge_valf()); }
-template <class T> BW_INLINE T nan() { return T(__builtin_nanf("")); }
+template <class T> BW_INLINE T inf() { return T(BW_MATH(huge_valf)()); }
+template <class T> BW_INLINE T nan() { return T(BW_MATH(nanf)("")); }
 template <> BW_INLINE half inf<half>() { return half::from_bits(0x7c00); }
 template <> BW_INLINE half nan<half>() { return half::from_bits(0x7e00); }
 template <> BW_INLINE bhalf inf<bhalf>() { return bhalf::from_bits(0x7f80); }
@@ -283,19 +290,19 @@ template <class T> BW_INLINE T floordiv(T a, T b) {
         T q = T(a / b);
         return (a % b != 0 && ((a < 0) != (b < 0))) ? T(q - 1) : q;
     } else {
-        return T(__builtin_floorf(float(a / b)));
+        return T(BW_MATH(floorf)(float(a / b)));
     }
 }
-BW_INLINE double floordiv(double a, double b) { return __builtin_floor(a / b); }
+BW_INLINE double floordiv(double a, double b) { return BW_MATH(floor)(a / b); }
 template <class T> BW_INLINE T mod(T a, T b) {
     if constexpr (std::is_integral<T>::value) {
         if (b == T(0) || (std::is_signed<T>::value && b == T(-1))) return T(0);
         return T(a % b);
     } else {
-        return T(__builtin_fmodf(float(a), float(b)));
+        return T(BW_MATH(fmodf)(float(a), float(b)));
     }
 }
-BW_INLINE double mod(double a, double b) { return __builtin_fmod(a, b); }
+BW_INLINE double mod(double a, double b) { return BW_MATH(fmod)(a, b); }
 
 #define BW_SCALE(op)                                                                                  \
     template <int N, class T> BW_INLINE vec<N, T> op(const vec<N, T>& a, T s) {                        \
@@ -386,52 +393,52 @@ template <class T> BW_INLINE bool ne(const T& a, const T& b) { return !eq(a, b);
     BW_INLINE half name(half h) { float x = float(h); return half(fexpr); }                          \
     BW_INLINE bhalf name(bhalf h) { float x = float(h); return bhalf(fexpr); }                       \
     BW_LIFT1(name)
-#define BW_MATH1B(name) BW_MATH1(name, __builtin_##name##f(x), __builtin_##name(x))
+#define BW_MATH1B(name) BW_MATH1(name, BW_MATH(name##f)(x), BW_MATH(name)(x))
 BW_MATH1B(sqrt) BW_MATH1B(cbrt) BW_MATH1B(exp) BW_MATH1B(exp2) BW_MATH1B(log) BW_MATH1B(log2)
 BW_MATH1B(log10) BW_MATH1B(sin) BW_MATH1B(cos) BW_MATH1B(tan) BW_MATH1B(asin) BW_MATH1B(acos)
 BW_MATH1B(atan) BW_MATH1B(sinh) BW_MATH1B(cosh) BW_MATH1B(tanh) BW_MATH1B(floor) BW_MATH1B(ceil)
-BW_MATH1B(round) BW_MATH1B(trunc) BW_MATH1(rint, __builtin_nearbyintf(x), __builtin_nearbyint(x))
-BW_MATH1(frac, x - __builtin_truncf(x), x - __builtin_trunc(x))
+BW_MATH1B(round) BW_MATH1B(trunc) BW_MATH1(rint, BW_MATH(nearbyintf)(x), BW_MATH(nearbyint)(x))
+BW_MATH1(frac, x - BW_MATH(truncf)(x), x - BW_MATH(trunc)(x))
 BW_MATH1(degrees, x * 57.29577951308232f, x * 57.29577951308232)
 BW_MATH1(radians, x * 0.017453292519943295f, x * 0.017453292519943295)
 BW_MATH1B(erf) BW_MATH1B(erfc)
 // erfinv: Newton steps on erf from a rational first guess, in double; erfinv(+-1) = +-inf, outside: NaN.
 BW_INLINE double erfinv_d(double y) {
-    if (!(y > -1.0 && y < 1.0)) return y == 1.0 ? __builtin_inf() : y == -1.0 ? -__builtin_inf() : __builtin_nan("");
-    const double w = -__builtin_log((1.0 - y) * (1.0 + y));
-    double x = w < 5.0 ? y * (0.886226925452758 + w * (0.1 + 0.02 * w)) : (y > 0 ? 1.0 : -1.0) * __builtin_sqrt(w - __builtin_log(w));
+    if (!(y > -1.0 && y < 1.0)) return y == 1.0 ? BW_MATH(inf)() : y == -1.0 ? -BW_MATH(inf)() : BW_MATH(nan)("");
+    const double w = -BW_MATH(log)((1.0 - y) * (1.0 + y));
+    double x = w < 5.0 ? y * (0.886226925452758 + w * (0.1 + 0.02 * w)) : (y > 0 ? 1.0 : -1.0) * BW_MATH(sqrt)(w - BW_MATH(log)(w));
     for (int i = 0; i < 60; ++i) {
-        const double step = (__builtin_erf(x) - y) / (1.1283791670955126 * __builtin_exp(-x * x));
+        const double step = (BW_MATH(erf)(x) - y) / (1.1283791670955126 * BW_MATH(exp)(-x * x));
         x -= step;
-        if (__builtin_fabs(step) <= 1e-17 * __builtin_fabs(x)) break;
+        if (BW_MATH(fabs)(step) <= 1e-17 * BW_MATH(fabs)(x)) break;
     }
     return x;
 }
 BW_MATH1(erfinv, float(erfinv_d(double(x))), erfinv_d(x))
 BW_MATH1(erfcinv, float(erfinv_d(1.0 - double(x))), erfinv_d(1.0 - x))
-BW_INLINE float copysign(float a, float b) { return __builtin_copysignf(a, b); }
-BW_INLINE double copysign(double a, double b) { return __builtin_copysign(a, b); }
+BW_INLINE float copysign(float a, float b) { return BW_MATH(copysignf)(a, b); }
+BW_INLINE double copysign(double a, double b) { return BW_MATH(copysign)(a, b); }
 BW_INLINE half copysign(half a, half b) { return half::from_bits(uint16_t((a.bits & 0x7fffu) | (b.bits & 0x8000u))); }
 BW_INLINE bhalf copysign(bhalf a, bhalf b) { return bhalf::from_bits(uint16_t((a.bits & 0x7fffu) | (b.bits & 0x8000u))); }
 BW_LIFT2(copysign)
 template <class T> BW_INLINE int32_t bit_count(T x) {
     using U = typename std::make_unsigned<T>::type;
-    return sizeof(T) == 8 ? __builtin_popcountll((unsigned long long)(U)x) : __builtin_popcount((unsigned)(U)x);
+    return sizeof(T) == 8 ? BW_MATH(popcountll)((unsigned long long)(U)x) : BW_MATH(popcount)((unsigned)(U)x);
 }
 
-BW_INLINE float atan2(float y, float x) { return __builtin_atan2f(y, x); }
-BW_INLINE double atan2(double y, double x) { return __builtin_atan2(y, x); }
-BW_INLINE half atan2(half y, half x) { return half(__builtin_atan2f(float(y), float(x))); }
-BW_INLINE bhalf atan2(bhalf y, bhalf x) { return bhalf(__builtin_atan2f(float(y), float(x))); }
-BW_INLINE float pow(float a, float b) { return __builtin_powf(a, b); }
-BW_INLINE double pow(double a, double b) { return __builtin_pow(a, b); }
-BW_INLINE half pow(half a, half b) { return half(__builtin_powf(float(a), float(b))); }
-BW_INLINE bhalf pow(bhalf a, bhalf b) { return bhalf(__builtin_powf(float(a), float(b))); }
+BW_INLINE float atan2(float y, float x) { return BW_MATH(atan2f)(y, x); }
+BW_INLINE double atan2(double y, double x) { return BW_MATH(atan2)(y, x); }
+BW_INLINE half atan2(half y, half x) { return half(BW_MATH(atan2f)(float(y), float(x))); }
+BW_INLINE bhalf atan2(bhalf y, bhalf x) { return bhalf(BW_MATH(atan2f)(float(y), float(x))); }
+BW_INLINE float pow(float a, float b) { return BW_MATH(powf)(a, b); }
+BW_INLINE double pow(double a, double b) { return BW_MATH(pow)(a, b); }
+BW_INLINE half pow(half a, half b) { return half(BW_MATH(powf)(float(a), float(b))); }
+BW_INLINE bhalf pow(bhalf a, bhalf b) { return bhalf(BW_MATH(powf)(float(a), float(b))); }
 BW_LIFT2(pow)
 
 template <class T> BW_INLINE T abs(T x) { return x < T(0) ? neg(x) : x; }
-BW_INLINE float abs(float x) { return __builtin_fabsf(x); }
-BW_INLINE double abs(double x) { return __builtin_fabs(x); }
+BW_INLINE float abs(float x) { return BW_MATH(fabsf)(x); }
+BW_INLINE double abs(double x) { return BW_MATH(fabs)(x); }
 BW_INLINE half abs(half x) { return half::from_bits((uint16_t)(x.bits & 0x7fffu)); }
 BW_INLINE bhalf abs(bhalf x) { return bhalf::from_bits((uint16_t)(x.bits & 0x7fffu)); }
 template <class T> BW_INLINE T sign(T x) { return x < T(0) ? T(-1) : T(1); }
@@ -471,16 +478,16 @@ template <class T> BW_INLINE T smoothstep(T a, T b, T x) {
 template <class V, class T> BW_INLINE V lerp(const V& a, const V& b, T t) { return add(a, mul(sub(b, a), t)); }
 
 template <class T> BW_INLINE bool isnan(T x) {
-    if constexpr (std::is_floating_point<T>::value) return __builtin_isnan(x);
-    else if constexpr (is_half_like<T>::value) return __builtin_isnan(float(x));
+    if constexpr (std::is_floating_point<T>::value) return BW_MATH(isnan)(x);
+    else if constexpr (is_half_like<T>::value) return BW_MATH(isnan)(float(x));
     else if constexpr (comp_of<T>::n > 1) {
         for (int i = 0; i < comp_of<T>::n; ++i) if (isnan(component(x, i))) return true;
         return false;
     } else return false;
 }
 template <class T> BW_INLINE bool isinf(T x) {
-    if constexpr (std::is_floating_point<T>::value) return __builtin_isinf(x);
-    else if constexpr (is_half_like<T>::value) return __builtin_isinf(float(x));
+    if constexpr (std::is_floating_point<T>::value) return BW_MATH(isinf)(x);
+    else if constexpr (is_half_like<T>::value) return BW_MATH(isinf)(float(x));
     else if constexpr (comp_of<T>::n > 1) {
         for (int i = 0; i < comp_of<T>::n; ++i) if (isinf(component(x, i))) return true;
         return false;
@@ -649,8 +656,8 @@ BW_INLINE float randf(uint32_t& s, float lo, float hi) { return lo + (hi - lo) *
 BW_INLINE float randn(uint32_t& s) {
     // Box-Muller in float32 steps, each correctly rounded (log and cos through double), as Warp's values are.
     float u1 = randf(s), u2 = randf(s);
-    float r = __builtin_sqrtf(-2.0f * float(__builtin_log(double(u1))));
-    return r * float(__builtin_cos(double(2.0f * 3.14159265358979f * u2)));
+    float r = BW_MATH(sqrtf)(-2.0f * float(BW_MATH(log)(double(u1))));
+    return r * float(BW_MATH(cos)(double(2.0f * 3.14159265358979f * u2)));
 }
 // Samplers with Warp's draws and formulas (u0, u1, u2 in the order drawn).
 BW_INLINE vec<2, float> sample_unit_square(uint32_t& s) { float x = randf(s) - 0.5f; return vec<2, float>{{x, randf(s) - 0.5f}}; }
@@ -658,33 +665,33 @@ BW_INLINE vec<3, float> sample_unit_cube(uint32_t& s) {
     float x = randf(s) - 0.5f, y = randf(s) - 0.5f; return vec<3, float>{{x, y, randf(s) - 0.5f}};
 }
 BW_INLINE vec<2, float> sample_unit_ring(uint32_t& s) {
-    const float t = 2.0f * 3.14159265358979f * randf(s); return vec<2, float>{{__builtin_cosf(t), __builtin_sinf(t)}};
+    const float t = 2.0f * 3.14159265358979f * randf(s); return vec<2, float>{{BW_MATH(cosf)(t), BW_MATH(sinf)(t)}};
 }
 BW_INLINE vec<2, float> sample_unit_disk(uint32_t& s) {
-    const float r = __builtin_sqrtf(randf(s)), t = 2.0f * 3.14159265358979f * randf(s);
-    return vec<2, float>{{r * __builtin_cosf(t), r * __builtin_sinf(t)}};
+    const float r = BW_MATH(sqrtf)(randf(s)), t = 2.0f * 3.14159265358979f * randf(s);
+    return vec<2, float>{{r * BW_MATH(cosf)(t), r * BW_MATH(sinf)(t)}};
 }
 BW_INLINE vec<2, float> sample_triangle(uint32_t& s) {  // barycentric coordinates (b0, b1)
-    const float su0 = __builtin_sqrtf(randf(s)); return vec<2, float>{{1.0f - su0, randf(s) * su0}};
+    const float su0 = BW_MATH(sqrtf)(randf(s)); return vec<2, float>{{1.0f - su0, randf(s) * su0}};
 }
 // Warp goes through the polar angle: phi = acos(1 - 2 u0) (hemisphere: acos(1 - u0)), z = cos(phi).
 BW_INLINE vec<3, float> sample_polar(float phi, float theta) {
-    const float sp = __builtin_sinf(phi);
-    return vec<3, float>{{__builtin_cosf(theta) * sp, __builtin_sinf(theta) * sp, __builtin_cosf(phi)}};
+    const float sp = BW_MATH(sinf)(phi);
+    return vec<3, float>{{BW_MATH(cosf)(theta) * sp, BW_MATH(sinf)(theta) * sp, BW_MATH(cosf)(phi)}};
 }
 BW_INLINE vec<3, float> sample_unit_sphere_surface(uint32_t& s) {
-    const float phi = __builtin_acosf(1.0f - 2.0f * randf(s));
+    const float phi = BW_MATH(acosf)(1.0f - 2.0f * randf(s));
     return sample_polar(phi, 2.0f * 3.14159265358979f * randf(s));
 }
 BW_INLINE vec<3, float> sample_unit_hemisphere_surface(uint32_t& s) {
-    const float phi = __builtin_acosf(1.0f - randf(s));
+    const float phi = BW_MATH(acosf)(1.0f - randf(s));
     return sample_polar(phi, 2.0f * 3.14159265358979f * randf(s));
 }
 BW_INLINE vec<3, float> sample_unit_sphere(uint32_t& s) {
-    const vec<3, float> d = sample_unit_sphere_surface(s); return mul(d, __builtin_cbrtf(randf(s)));
+    const vec<3, float> d = sample_unit_sphere_surface(s); return mul(d, BW_MATH(cbrtf)(randf(s)));
 }
 BW_INLINE vec<3, float> sample_unit_hemisphere(uint32_t& s) {
-    const vec<3, float> d = sample_unit_hemisphere_surface(s); return mul(d, __builtin_cbrtf(randf(s)));
+    const vec<3, float> d = sample_unit_hemisphere_surface(s); return mul(d, BW_MATH(cbrtf)(randf(s)));
 }
 #define BW_SAMPLER_RVALUE(name) BW_INLINE auto name(uint32_t&& s) { return name(s); }
 BW_SAMPLER_RVALUE(sample_unit_square) BW_SAMPLER_RVALUE(sample_unit_cube) BW_SAMPLER_RVALUE(sample_unit_ring)
@@ -769,15 +776,15 @@ template <class T> BW_INLINE vec<3, T> quat_to_rpy(const quat<T>& q) {
 BW_INLINE void bw_axis_rotation(int axis, double angle, double r[3][3]) {
     const int a = (axis + 1) % 3, b = (axis + 2) % 3;
     for (int u = 0; u < 3; ++u) for (int v = 0; v < 3; ++v) r[u][v] = u == v ? 1.0 : 0.0;
-    r[a][a] = r[b][b] = __builtin_cos(angle);
-    r[b][a] = __builtin_sin(angle);
+    r[a][a] = r[b][b] = BW_MATH(cos)(angle);
+    r[b][a] = BW_MATH(sin)(angle);
     r[a][b] = -r[b][a];
 }
 template <class T> BW_INLINE quat<T> quat_from_euler(const vec<3, T>& e, int32_t i, int32_t j, int32_t k) {
     double q[4] = {0, 0, 0, 1};
     const int axes[3] = {i, j, k};
     for (int n = 0; n < 3; ++n) {  // q = r * q with r the rotation about axes[n]
-        const double h = 0.5 * cast<double>(e.c[axes[n]]), s = __builtin_sin(h), c = __builtin_cos(h);
+        const double h = 0.5 * cast<double>(e.c[axes[n]]), s = BW_MATH(sin)(h), c = BW_MATH(cos)(h);
         double v[3] = {0, 0, 0};
         v[axes[n]] = s;
         const double x = c * q[0] + q[3] * v[0] + v[1] * q[2] - v[2] * q[1];
@@ -800,12 +807,12 @@ template <class T> BW_INLINE vec<3, T> quat_to_euler(const quat<T>& qt, int32_t 
     double alpha, beta;
     if (i != k) {
         const double t = -s * R[k][i];
-        beta = __builtin_asin(t > 1 ? 1 : t < -1 ? -1 : t);
-        alpha = __builtin_hypot(R[k][j], R[k][k]) < 1e-6 ? 0.0 : __builtin_atan2(s * R[k][j], R[k][k]);
+        beta = BW_MATH(asin)(t > 1 ? 1 : t < -1 ? -1 : t);
+        alpha = BW_MATH(hypot)(R[k][j], R[k][k]) < 1e-6 ? 0.0 : BW_MATH(atan2)(s * R[k][j], R[k][k]);
     } else {
         const double t = R[i][i];
-        beta = __builtin_acos(t > 1 ? 1 : t < -1 ? -1 : t);
-        alpha = __builtin_hypot(R[i][j], R[i][m]) < 1e-6 ? 0.0 : __builtin_atan2(R[i][j], s * R[i][m]);
+        beta = BW_MATH(acos)(t > 1 ? 1 : t < -1 ? -1 : t);
+        alpha = BW_MATH(hypot)(R[i][j], R[i][m]) < 1e-6 ? 0.0 : BW_MATH(atan2)(R[i][j], s * R[i][m]);
     }
     // the third rotation is what is left: R Ri(-alpha) Rj(-beta)
     double ri[3][3], rj[3][3], t1[3][3], n[3][3];
@@ -815,7 +822,7 @@ template <class T> BW_INLINE vec<3, T> quat_to_euler(const quat<T>& qt, int32_t 
     for (int u = 0; u < 3; ++u) for (int v = 0; v < 3; ++v) n[u][v] = t1[u][0] * rj[0][v] + t1[u][1] * rj[1][v] + t1[u][2] * rj[2][v];
     const int a = (k + 1) % 3, b = (k + 2) % 3;
     double e[3] = {0, 0, 0};
-    e[i] = alpha, e[j] = beta, e[m] = __builtin_atan2(n[b][a], n[a][a]);
+    e[i] = alpha, e[j] = beta, e[m] = BW_MATH(atan2)(n[b][a], n[a][a]);
     return vec<3, T>{{T(e[0]), T(e[1]), T(e[2])}};
 }
 // Swing-twist: the twist of q about a unit axis, and its angle (2 atan2(|q.xyz . axis|, w), signed: without |.|).
@@ -825,15 +832,15 @@ template <class T> BW_INLINE T bw_twist_dot(const vec<3, T>& axis, const quat<T>
 template <class T> BW_INLINE quat<T> quat_twist(const vec<3, T>& axis, const quat<T>& q) {
     const double d = cast<double>(bw_twist_dot(axis, q)), w = cast<double>(q.c[3]);
     double p[3] = {d * cast<double>(axis.c[0]), d * cast<double>(axis.c[1]), d * cast<double>(axis.c[2])};
-    const double len = __builtin_sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + w * w);
+    const double len = BW_MATH(sqrt)(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + w * w);
     if (len == 0.0) return quat<T>{{T(0), T(0), T(0), T(1)}};
     return quat<T>{{T(p[0] / len), T(p[1] / len), T(p[2] / len), T(w / len)}};
 }
 template <class T> BW_INLINE T quat_twist_angle(const vec<3, T>& axis, const quat<T>& q) {
-    return T(2.0 * __builtin_atan2(__builtin_fabs(cast<double>(bw_twist_dot(axis, q))), cast<double>(q.c[3])));
+    return T(2.0 * BW_MATH(atan2)(BW_MATH(fabs)(cast<double>(bw_twist_dot(axis, q))), cast<double>(q.c[3])));
 }
 template <class T> BW_INLINE T quat_twist_angle_signed(const vec<3, T>& axis, const quat<T>& q) {
-    return T(2.0 * __builtin_atan2(cast<double>(bw_twist_dot(axis, q)), cast<double>(q.c[3])));
+    return T(2.0 * BW_MATH(atan2)(cast<double>(bw_twist_dot(axis, q)), cast<double>(q.c[3])));
 }
 template <class T> BW_INLINE quat<T> quat_slerp(const quat<T>& q0, const quat<T>& q1, T t) {
     // the rotation from q0 to q1 as axis and angle, scaled by t
@@ -956,6 +963,7 @@ struct bounds_error {
     int64_t index[4];
     int64_t shape[4];
 };
+#ifndef BW_DEVICE
 inline bounds_error g_bounds_error{};
 inline void record_oob(const char* where, int n, const int64_t* index, const int64_t* shape) {
     if (__atomic_exchange_n(&g_bounds_error.set, 1, __ATOMIC_ACQ_REL)) return;
@@ -970,6 +978,24 @@ template <class T> BW_INLINE T& oob_sink() {
     static thread_local T sink{};
     return sink;
 }
+#else  // the device: one record per module (the host reads and clears it after a launch), a shared sink
+extern "C" {  // unmangled: the loader reads it by name
+__device__ bounds_error bw_bounds_record;
+}
+__device__ inline void record_oob(const char* where, int n, const int64_t* index, const int64_t* shape) {
+    if (atomicExch(&bw_bounds_record.set, 1)) return;
+    bw_bounds_record.where = where;
+    bw_bounds_record.n = n;
+    for (int d = 0; d < n; ++d) {
+        bw_bounds_record.index[d] = index[d];
+        bw_bounds_record.shape[d] = shape[d];
+    }
+}
+template <class T> BW_INLINE T& oob_sink() {  // out-of-bounds accesses land here (its value is garbage)
+    static T sink;
+    return sink;
+}
+#endif
 template <bool U, class T, int D, class... I> BW_INLINE T& at_checked(const array_t<T, D>& a, const char* where, I... i) {
     const int64_t index[D] = {int64_t(i)...};
     for (int d = 0; d < D; ++d)
@@ -1005,6 +1031,7 @@ template <class T, int D, class... I> BW_INLINE auto subarray_checked(const arra
         }
     return subarray(a, int64_t(i)...);
 }
+#ifndef BW_DEVICE
 inline int take_bounds_error(char* out, int size) {
     if (!__atomic_load_n(&g_bounds_error.set, __ATOMIC_ACQUIRE)) return 0;
     const bounds_error& e = g_bounds_error;
@@ -1016,6 +1043,7 @@ inline int take_bounds_error(char* out, int size) {
     __atomic_store_n(&g_bounds_error.set, 0, __ATOMIC_RELEASE);
     return 1;
 }
+#endif
 
 // ---- fixed-size local scratch (boiv: a halo box per point, no arena) -------------------------
 template <class T, int N> struct local_buf {
@@ -1029,6 +1057,7 @@ template <class T, int N> BW_INLINE array_t<T, 1> local_array(local_buf<T, N>& b
     return a;
 }
 
+#ifndef BW_DEVICE
 // ---- teams of nested parallelism: a per-thread scratch arena, reset for every team ----------
 // A team is one outer iteration run by one thread; its inner loops are simd loops. The arena
 // grows on demand: an outgrown buffer stays alive until the thread's next team begins, so pads
@@ -1088,8 +1117,10 @@ template <class T, int D, class... N> BW_INLINE array_t<T, D> team_alloc(team& m
     for (int d = D - 1; d >= 0; --d) { a.shape[d] = dims[d]; a.strides[d] = stride; stride *= dims[d]; }
     return a;
 }
+#endif  // BW_DEVICE
 
 // ---- atomics (return the old value) -------------------------------------------------------
+#ifndef BW_DEVICE
 template <class T, class F> BW_INLINE T atomic_update(T* p, T v, F f) {
     using U = typename std::conditional<sizeof(T) == 8, uint64_t,
               typename std::conditional<sizeof(T) == 4, uint32_t,
@@ -1118,6 +1149,9 @@ template <class T> BW_INLINE T atomic_and(T* p, T v) { return __atomic_fetch_and
 template <class T> BW_INLINE T atomic_or(T* p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }
 template <class T> BW_INLINE T atomic_xor(T* p, T v) { return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); }
 template <class T> BW_INLINE T atomic_exch(T* p, T v) { return atomic_update(p, v, [](T, T b) { return b; }); }
+#else
+#include "brickwork_cuda_atomics.h"
+#endif
 // Vectors, matrices and quaternions: each component atomically (the element as a whole is not).
 #define BW_ATOMIC_COMPOSITE(op)                                                                     \
     template <int N, class T> BW_INLINE vec<N, T> op(vec<N, T>* p, vec<N, T> v) {            \
@@ -1133,6 +1167,15 @@ BW_ATOMIC_COMPOSITE(atomic_min) BW_ATOMIC_COMPOSITE(atomic_max)
 
 // ---- reverse-mode autodiff: a thread's stack of saved values (loop-carried values, trip counts) ----
 // 512 bytes inline, then the heap: loops with dynamic bounds save as much as they run.
+#ifdef BW_DEVICE
+#define BW_TAPE_MALLOC(n) malloc(n)
+#define BW_TAPE_FREE(p) free(p)
+#define BW_TAPE_TRAP() __trap()
+#else
+#define BW_TAPE_MALLOC(n) __builtin_malloc(n)
+#define BW_TAPE_FREE(p) __builtin_free(p)
+#define BW_TAPE_TRAP() __builtin_trap()
+#endif
 struct tape_stack {
     unsigned char inline_buf[512];
     unsigned char* data = inline_buf;
@@ -1140,7 +1183,7 @@ struct tape_stack {
     tape_stack() = default;
     tape_stack(const tape_stack&) = delete;
     tape_stack& operator=(const tape_stack&) = delete;
-    ~tape_stack() { if (data != inline_buf) __builtin_free(data); }
+    ~tape_stack() { if (data != inline_buf) BW_TAPE_FREE(data); }
     template <class T> BW_INLINE void push(const T& v) {
         if (top + (int64_t)sizeof(T) > capacity) grow((int64_t)sizeof(T));
         std::memcpy(data + top, &v, sizeof(T));
@@ -1155,10 +1198,10 @@ struct tape_stack {
     void grow(int64_t need) {
         int64_t cap = capacity * 2;
         while (cap < top + need) cap *= 2;
-        unsigned char* p = (unsigned char*)__builtin_malloc((size_t)cap);
-        if (!p) __builtin_trap();
+        unsigned char* p = (unsigned char*)BW_TAPE_MALLOC((size_t)cap);
+        if (!p) BW_TAPE_TRAP();
         std::memcpy(p, data, (size_t)top);
-        if (data != inline_buf) __builtin_free(data);
+        if (data != inline_buf) BW_TAPE_FREE(data);
         data = p;
         capacity = cap;
     }

@@ -34,6 +34,8 @@ from ..errors import BrickworkError, ToolchainError
 
 LIBRARY = "kernel.so"
 SOURCE = "kernel.cpp"
+CUBIN = "kernel.cubin"  # the CUDA target's artifact; meta.json's "artifact" names it (default: LIBRARY)
+ARTIFACTS = (LIBRARY, CUBIN)
 META = "meta.json"
 
 #: Staging directories and lock files older than this (seconds) and not in use are removed.
@@ -183,15 +185,15 @@ def lookup(key: str) -> tuple[str, dict] | None:
     raw = _read_entry_file(os.path.join(path, META), path)
     if raw is None:
         return None
-    lib = os.path.join(path, LIBRARY)
-    code = _read_entry_file(lib, path)
-    if code is None:
-        return None
     try:
         meta = json.loads(raw)
     except ValueError:
         return None
-    if not isinstance(meta, dict) or meta.get("sha256") != hashlib.sha256(code).hexdigest():
+    if not isinstance(meta, dict) or meta.get("artifact", LIBRARY) not in ARTIFACTS:
+        return None
+    lib = os.path.join(path, meta.get("artifact", LIBRARY))
+    code = _read_entry_file(lib, path)
+    if code is None or meta.get("sha256") != hashlib.sha256(code).hexdigest():
         return None
     return lib, meta
 
@@ -406,7 +408,8 @@ def publish(key: str, staging: str, meta: dict) -> tuple[str, dict]:
     for name in os.listdir(staging):  # a umask like 002 must not leave files others can write
         p = os.path.join(staging, name)
         os.chmod(p, stat.S_IMODE(os.lstat(p).st_mode) & ~_WRITABLE_BY_OTHERS)
-    with open(os.path.join(staging, LIBRARY), "rb") as f:
+    artifact = meta.get("artifact", LIBRARY)
+    with open(os.path.join(staging, artifact), "rb") as f:
         meta = dict(meta, sha256=hashlib.sha256(f.read()).hexdigest())
     fd = os.open(os.path.join(staging, META), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     with open(fd, "w") as f:
@@ -426,7 +429,7 @@ def publish(key: str, staging: str, meta: dict) -> tuple[str, dict]:
     if os.path.lexists(final):  # a corrupt or stale entry: replace it
         _remove(final)
     os.rename(staging, final)
-    return os.path.join(final, LIBRARY), meta
+    return os.path.join(final, artifact), meta
 
 
 def environment_error(e: OSError, doing: str) -> BuildEnvironmentError:

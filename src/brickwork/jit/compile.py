@@ -24,22 +24,25 @@ log = logging.getLogger("brickwork")
 compiler_calls = 0
 
 
-def build(key: str, source: str, label: str, meta: dict) -> tuple[str, dict]:
+def build(key: str, source: str, label: str, meta: dict, make=None) -> tuple[str, dict]:
     """Library path and metadata for ``key``: from the cache, else compiled from ``source``.
 
-    A build that fails because of the machine (disk full, read-only file system, no memory) raises
-    ``BuildEnvironmentError`` with the cause and the path, and leaves no staging directory behind."""
+    ``make(key, source, label, meta)`` builds and publishes an entry (default: the C++ compiler;
+    the CUDA target passes its NVRTC build). A build that fails because of the machine (disk full,
+    read-only file system, no memory) raises ``BuildEnvironmentError`` with the cause and the path,
+    and leaves no staging directory behind."""
     found = cache.lookup(key)
     if found is not None:
         return found
+    make = make or _compile_cpp
     try:
         if _lock_kind() == "claim":
-            return cache.claimed_build(key, lambda: _compile(key, source, label, meta, settings()))
+            return cache.claimed_build(key, lambda: make(key, source, label, meta))
         with cache.key_lock(key):
             found = cache.lookup(key)  # another process may have built it while we waited
             if found is not None:
                 return found
-            return _compile(key, source, label, meta, settings())
+            return make(key, source, label, meta)
     except OSError as e:
         raise cache.environment_error(e, f"compile {label}") from None
 
@@ -49,6 +52,10 @@ def _lock_kind() -> str:
     if config.cache_lock != "auto":
         return config.cache_lock
     return "claim" if comm.launcher_size() > 1 else "flock"
+
+
+def _compile_cpp(key: str, source: str, label: str, meta: dict) -> tuple[str, dict]:
+    return _compile(key, source, label, meta, settings())
 
 
 def _compile(key: str, source: str, label: str, meta: dict, s) -> tuple[str, dict]:
@@ -87,18 +94,18 @@ def _compile(key: str, source: str, label: str, meta: dict, s) -> tuple[str, dic
         raise
 
 
-def compile_many(jobs: list) -> list:
-    """Run ``build(*job)`` for every job, in parallel; results (or exceptions) in order."""
+def compile_many(jobs: list, make=None) -> list:
+    """Run ``build(*job, make)`` for every job, in parallel; results (or exceptions) in order."""
     if not jobs:
         return []
     if len(jobs) == 1:
         try:
-            return [build(*jobs[0])]
+            return [build(*jobs[0], make)]
         except Exception as e:  # noqa: BLE001 - returned to the caller per job
             return [e]
     workers = config.compile_jobs or os.cpu_count() or 2
     with concurrent.futures.ThreadPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
-        futures = [pool.submit(build, *job) for job in jobs]
+        futures = [pool.submit(build, *job, make) for job in jobs]
         results = []
         for f in futures:
             try:

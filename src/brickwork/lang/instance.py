@@ -24,9 +24,10 @@ _pending: list = []
 class Instance:
     """One kernel for one tuple of concrete parameter types."""
 
-    def __init__(self, kernel, arg_types: tuple, variant: str = ""):
+    def __init__(self, kernel, arg_types: tuple, target=None, variant: str = ""):
         self.kernel = kernel
         self.arg_types = arg_types
+        self.target = target  # None: the pipeline's default (CPU) target
         self.label = kernel.instance_label(arg_types) + (" (adjoint)" if variant == "adjoint" else "")
         # "release" or "debug" (bounds checks), ":adjoint" for a backward kernel: part of the key
         self.mode = config.mode + (f":{variant}" if variant else "")
@@ -41,7 +42,7 @@ class Instance:
     def adjoint(self) -> "Instance":
         """The backward kernel of this instance (built the first time it is launched)."""
         if self._adjoint is None:
-            self._adjoint = Instance(self.kernel, self.arg_types, variant="adjoint")
+            self._adjoint = Instance(self.kernel, self.arg_types, self.target, variant="adjoint")
         return self._adjoint
 
     @property
@@ -53,7 +54,8 @@ class Instance:
         if self._key is None:
             from .. import pipeline  # the compiler is imported on the first launch, not by `import brickwork`
 
-            self.key_parts = pipeline.key_parts(self.kernel, self.arg_types, self.mode)
+            self.key_parts = pipeline.key_parts(self.kernel, self.arg_types, self.mode,
+                                                self.target or pipeline.DEFAULT_TARGET)
             self._key = pipeline.cache_key(self.key_parts)
         return self._key
 
@@ -80,7 +82,7 @@ class Instance:
     def loaded_from(self, path: str, meta: dict) -> None:
         from .. import pipeline
 
-        self.fn = pipeline.DEFAULT_TARGET.load(path, meta)
+        self.fn = (self.target or pipeline.DEFAULT_TARGET).load(path, meta)
         self.tid_dims = int(meta.get("tid_dims", 1))
         self.writes = tuple(meta.get("writes", ()))
         if self in _pending:
@@ -98,7 +100,10 @@ def build_instances(batch: list) -> None:
 
     for inst in batch:
         inst.key()
-    pipeline.build(batch)
+    targets = {id(inst.target): inst.target for inst in batch}
+    for tid, target in targets.items():  # one build per target (the CPU's alone, usually)
+        group = [inst for inst in batch if id(inst.target) == tid]
+        pipeline.build(group, target or pipeline.DEFAULT_TARGET)
 
 
 def describe_types(types) -> str:

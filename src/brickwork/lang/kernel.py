@@ -38,7 +38,7 @@ class Kernel:
             self.params.append((name, python_annotation_type(ann[name])))
         self.generic_params = [i for i, (_, t) in enumerate(self.params) if is_generic(t)]
         self.is_generic = bool(self.generic_params)
-        self.instances: dict = {}  # concrete types -> Instance
+        self.instances: dict = {}  # concrete types (with the target, for a non-default one) -> Instance
         self.launch_table: dict = {}  # launch signature -> (Instance, packer)
 
     #: How the function becomes a kernel (part of the cache key); loop bodies say which loops.
@@ -61,11 +61,14 @@ class Kernel:
                 shown.append(label)
         return f"{self.key}[{', '.join(shown)}]"
 
-    def get_instance(self, arg_types: tuple) -> Instance:
+    def get_instance(self, arg_types: tuple, target=None) -> Instance:
+        """The instance for ``arg_types`` on ``target`` (None: the default, CPU, target)."""
         key = arg_types if config.mode == "release" else (arg_types, config.mode)
+        if target is not None:
+            key = (key, target)
         inst = self.instances.get(key)
         if inst is None:
-            inst = self.instances[key] = Instance(self, arg_types)
+            inst = self.instances[key] = Instance(self, arg_types, target)
         return inst
 
     def concrete_types(self) -> tuple:
@@ -203,7 +206,9 @@ class InstanceKernel:
     def concrete_types(self) -> tuple:
         return self.instance.arg_types
 
-    def get_instance(self, arg_types) -> Instance:
+    def get_instance(self, arg_types, target=None) -> Instance:
+        if target is not None:  # another target (CUDA): the kernel's instance for it
+            return self.kernel.get_instance(self.instance.arg_types, target)
         if self.instance.mode != config.mode:  # the mode changed since overload(): that mode's instance
             return self.kernel.get_instance(self.instance.arg_types)
         return self.instance

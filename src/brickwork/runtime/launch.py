@@ -13,6 +13,7 @@ import struct
 import numpy as np
 
 from .. import config
+from .. import device as _devices
 from ..device import get_device
 from ..errors import CaptureError, LaunchError
 from ..lang.instance import _pending, build_instances
@@ -50,8 +51,12 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     args = list(inputs) + list(outputs) if outputs else inputs
     if record_cmd:
         return Launch(kernel, dim, list(args), device)
-    if device is not None and device != "cpu":
-        get_device(device)  # raises for unknown or unavailable devices
+    if device is not None and device != "cpu" or _devices._current is not _devices.CPU:
+        dev = get_device(device)  # raises for unknown or unavailable devices
+        if dev.ordinal is not None:
+            from .cuda_launch import launch_cuda
+
+            return launch_cuda(kernel, dim, args, dev)
     sig = _signature(args)
     entry = kernel.launch_table.get(sig)
     if entry is None or entry[0].mode != config.mode:
@@ -183,20 +188,24 @@ def _dims(dim, inst, kernel):
     return dims[0], dims[1], dims[2], dims[3], total
 
 
-def _prepare(kernel, sig, args, device) -> tuple:
-    """Slow path, once per signature: check, choose the instance, build it, make its packer."""
-    if device is not None:
-        get_device(device)  # raises for unknown or unavailable devices
+def _prepare(kernel, sig, args, device, target=None, table_key=None) -> tuple:
+    """Slow path, once per signature: check, choose the instance (for ``target``; None: the CPU's),
+    build it, make its packer; the entry goes in the launch table under ``table_key`` (default ``sig``)."""
+    on = get_device(device) if device is not None else _devices.CPU  # raises for unavailable devices
     params = kernel.params
     if len(args) != len(params):
         sibling = _sibling_with_count(kernel, len(args))
         if sibling is not None:
-            entry = _prepare(sibling, sig, args, device)
-            kernel.launch_table[sig] = entry
+            entry = _prepare(sibling, sig, args, device, target, table_key)
+            kernel.launch_table[sig if table_key is None else table_key] = entry
             return entry
         names = ", ".join(n for n, _ in params)
         raise LaunchError(f"launch of '{kernel.key}': expected {len(params)} arguments ({names}), "
                           f"got {len(args)}")
+    for (name, _), a in zip(params, args):
+        if isinstance(a, array) and a.device != on:
+            raise LaunchError(f"launch of '{kernel.key}' on {on}: argument '{name}' is an array on {a.device}; "
+                              f"arrays must be on the launch device (copy it with a.to('{on}'))")
     if kernel.is_generic:
         types = []
         for (name, ann), value in zip(params, args):
@@ -209,19 +218,19 @@ def _prepare(kernel, sig, args, device) -> tuple:
                 raise LaunchError(f"launch of '{kernel.key}': argument '{name}' must be {type_name(ann)}, got "
                                   f"{type_name(t)}")
             types.append(t)
-        inst = kernel.get_instance(tuple(types))
+        inst = kernel.get_instance(tuple(types), target)
     else:
         types = kernel.concrete_types()
         for (name, _), t, value in zip(params, types, args):
             _check_concrete(kernel, name, t, value)
-        inst = kernel.get_instance(types)
+        inst = kernel.get_instance(types, target)
     inst.ensure_loaded()
     for i in inst.writes:
         if isinstance(args[i], array) and args[i].readonly:
             raise LaunchError(f"launch of '{kernel.key}': argument '{params[i][0]}' is a read-only array (it views "
                               f"read-only memory) but the kernel writes it; pass a writable copy (wp.clone(a))")
     entry = (inst, make_packer(inst.arg_types, sig, tuple(n for n, _ in params)))
-    kernel.launch_table[sig] = entry
+    kernel.launch_table[sig if table_key is None else table_key] = entry
     return entry
 
 

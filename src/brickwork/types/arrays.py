@@ -116,6 +116,10 @@ class array:  # noqa: N801 - Warp's spelling
     def __new__(cls, data=None, dtype=typing.Any, shape=None, ndim=None, device=None, copy=True, **kwargs):
         if data is None and shape is None:
             return ArrayType(dtype, 1 if ndim is None else ndim)
+        if cls is array and get_device(device).ordinal is not None:
+            from .device_array import DeviceArray  # CUDA memory
+
+            return object.__new__(DeviceArray)
         return object.__new__(cls)
 
     def __init__(self, data=None, dtype=typing.Any, shape=None, ndim=None, device=None, copy=True, **kwargs):
@@ -319,9 +323,11 @@ class array:  # noqa: N801 - Warp's spelling
         return value
 
     def to(self, device) -> "array":
-        if get_device(device) == self.device:
+        """This array on ``device``: itself when it is there already, else a copy there."""
+        dev = get_device(device)
+        if dev == self.device:
             return self
-        raise ValueError(f"cannot move an array to {device}")
+        return array(self._np, dtype=self.dtype, device=dev)
 
     def flatten(self) -> "array":
         return array._wrap(self._np.reshape((-1,) + self._np.shape[self.ndim:]), self.dtype, self.device, self)
@@ -393,8 +399,12 @@ def empty(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
     shape = _given_shape(shape, n, "empty")
     dtype = python_annotation_type(dtype)
     comp, trailing = element_layout(dtype)
-    a = array._wrap(np.empty(_shape_tuple(shape) + trailing, dtype=comp), dtype, _device(device))
-    return _grad_option(a, kwargs)
+    dev = _device(device)
+    if dev.ordinal is not None:
+        from .device_array import DeviceArray  # CUDA memory
+
+        return _grad_option(DeviceArray.empty(_shape_tuple(shape), dtype, dev), kwargs)
+    return _grad_option(array._wrap(np.empty(_shape_tuple(shape) + trailing, dtype=comp), dtype, dev), kwargs)
 
 
 def _grad_option(a: array, kwargs: dict, like: array | None = None) -> array:
@@ -410,6 +420,8 @@ def _grad_option(a: array, kwargs: dict, like: array | None = None) -> array:
 def zeros(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
     """An array of zeros (``requires_grad=True``: with a gradient array)."""
     a = empty(_given_shape(shape, n, "zeros"), dtype, device)
+    if a.device.ordinal is not None:
+        return a.zero_()
     a._np[...] = 0
     return _grad_option(a, kwargs)
 
@@ -447,7 +459,10 @@ def full_like(a: array, value, **kwargs) -> array:
 
 
 def clone(a: array, **kwargs) -> array:
-    """A contiguous copy of ``a`` (``requires_grad`` as ``a`` unless given; the gradient starts at zero)."""
+    """A contiguous copy of ``a`` on ``a``'s device (``requires_grad`` as ``a`` unless given; the gradient
+    starts at zero)."""
+    if a.device.ordinal is not None:
+        return _grad_option(a.clone(), kwargs, a)
     return _grad_option(array._wrap(np.ascontiguousarray(a._np).copy(), a.dtype, a.device), kwargs, a)
 
 

@@ -1,0 +1,199 @@
+"""The CUDA driver API (libcuda.so.1, installed with the GPU driver) through ctypes.
+
+Only what brickwork uses: devices, primary contexts, memory and copies, modules from cubins, kernel
+launches with one by-value parameter block, and synchronisation. ``driver()`` returns the process's
+``Driver`` or raises ``DeviceUnavailableError`` (no library, or ``cuInit`` fails: no GPU). Tests put a
+fake in its place with ``use(fake)``; everything above this module talks to a ``Driver`` only.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+
+from .errors import DeviceUnavailableError
+
+_ATTR_CC_MAJOR, _ATTR_CC_MINOR, _ATTR_SM_COUNT = 75, 76, 16
+_NOT_INITIALIZED, _NO_DEVICE = 3, 100
+
+
+class CudaError(DeviceUnavailableError):
+    """A driver call failed; ``code`` is the CUresult."""
+
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.code = code
+
+
+class Driver:
+    """The driver API of one process (every call takes the device's primary context first)."""
+
+    def __init__(self, lib):
+        self.lib = lib
+        self._contexts: dict = {}
+        self._lock = threading.Lock()
+        self._check(lib.cuInit(0), "initialise the driver (cuInit)")
+
+    def _check(self, code: int, doing: str) -> None:
+        if code:
+            text = ctypes.c_char_p()
+            self.lib.cuGetErrorString(code, ctypes.byref(text))
+            name = text.value.decode(errors="replace") if text.value else f"error {code}"
+            raise CudaError(f"CUDA driver: cannot {doing}: {name} (CUresult {code})", code)
+
+    # -- devices ---------------------------------------------------------------------------------
+    def version(self) -> int:
+        v = ctypes.c_int()
+        self._check(self.lib.cuDriverGetVersion(ctypes.byref(v)), "report its version")
+        return v.value
+
+    def device_count(self) -> int:
+        n = ctypes.c_int()
+        self._check(self.lib.cuDeviceGetCount(ctypes.byref(n)), "count devices")
+        return n.value
+
+    def _device(self, ordinal: int) -> ctypes.c_int:
+        d = ctypes.c_int()
+        self._check(self.lib.cuDeviceGet(ctypes.byref(d), ordinal), f"open device {ordinal}")
+        return d
+
+    def name(self, ordinal: int) -> str:
+        buf = ctypes.create_string_buffer(256)
+        self._check(self.lib.cuDeviceGetName(buf, 256, self._device(ordinal)), "read the device name")
+        return buf.value.decode(errors="replace")
+
+    def _attribute(self, ordinal: int, attr: int) -> int:
+        v = ctypes.c_int()
+        self._check(self.lib.cuDeviceGetAttribute(ctypes.byref(v), attr, self._device(ordinal)), "read an attribute")
+        return v.value
+
+    def capability(self, ordinal: int) -> tuple[int, int]:
+        return self._attribute(ordinal, _ATTR_CC_MAJOR), self._attribute(ordinal, _ATTR_CC_MINOR)
+
+    def total_memory(self, ordinal: int) -> int:
+        v = ctypes.c_size_t()
+        self._check(self.lib.cuDeviceTotalMem_v2(ctypes.byref(v), self._device(ordinal)), "read the memory size")
+        return v.value
+
+    def _enter(self, ordinal: int) -> None:
+        """Make the device's primary context current on this thread (retained once per process)."""
+        ctx = self._contexts.get(ordinal)
+        if ctx is None:
+            with self._lock:
+                ctx = self._contexts.get(ordinal)
+                if ctx is None:
+                    ctx = ctypes.c_void_p()
+                    self._check(self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), self._device(ordinal)),
+                                f"create a context on device {ordinal}")
+                    self._contexts[ordinal] = ctx
+        self._check(self.lib.cuCtxSetCurrent(ctx), f"use the context of device {ordinal}")
+
+    # -- memory ----------------------------------------------------------------------------------
+    def alloc(self, ordinal: int, nbytes: int) -> int:
+        self._enter(ordinal)
+        p = ctypes.c_uint64()
+        self._check(self.lib.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(max(nbytes, 1))),
+                    f"allocate {nbytes} bytes on device {ordinal}")
+        return p.value
+
+    def free(self, ordinal: int, ptr: int) -> None:
+        self._enter(ordinal)
+        self._check(self.lib.cuMemFree_v2(ctypes.c_uint64(ptr)), "free device memory")
+
+    def copy_to_device(self, ordinal: int, dst: int, src_host: int, nbytes: int) -> None:
+        self._enter(ordinal)
+        self._check(self.lib.cuMemcpyHtoD_v2(ctypes.c_uint64(dst), ctypes.c_void_p(src_host), ctypes.c_size_t(nbytes)),
+                    "copy to the device")
+
+    def copy_to_host(self, ordinal: int, dst_host: int, src: int, nbytes: int) -> None:
+        self._enter(ordinal)
+        self._check(self.lib.cuMemcpyDtoH_v2(ctypes.c_void_p(dst_host), ctypes.c_uint64(src), ctypes.c_size_t(nbytes)),
+                    "copy to the host")
+
+    def copy_on_device(self, ordinal: int, dst: int, src: int, nbytes: int) -> None:
+        self._enter(ordinal)
+        self._check(self.lib.cuMemcpyDtoD_v2(ctypes.c_uint64(dst), ctypes.c_uint64(src), ctypes.c_size_t(nbytes)),
+                    "copy on the device")
+
+    # -- modules and launches --------------------------------------------------------------------
+    def load_module(self, ordinal: int, image: bytes) -> int:
+        self._enter(ordinal)
+        m = ctypes.c_void_p()
+        self._check(self.lib.cuModuleLoadData(ctypes.byref(m), ctypes.c_char_p(image)), "load a cubin")
+        return m.value
+
+    def function(self, ordinal: int, module: int, name: str) -> int:
+        self._enter(ordinal)
+        f = ctypes.c_void_p()
+        self._check(self.lib.cuModuleGetFunction(ctypes.byref(f), ctypes.c_void_p(module), name.encode()),
+                    f"find {name} in a cubin")
+        return f.value
+
+    def global_address(self, ordinal: int, module: int, name: str) -> tuple[int, int]:
+        self._enter(ordinal)
+        p, size = ctypes.c_uint64(), ctypes.c_size_t()
+        self._check(self.lib.cuModuleGetGlobal_v2(ctypes.byref(p), ctypes.byref(size), ctypes.c_void_p(module),
+                                                  name.encode()), f"find the global {name}")
+        return p.value, size.value
+
+    def launch(self, ordinal: int, function: int, grid: int, block: int, params: bytes) -> None:
+        """Launch ``function`` on ``grid`` x ``block`` threads; ``params`` is its one by-value parameter."""
+        self._enter(ordinal)
+        # zero padding: the kernel's parameter struct may round the packed size up to its alignment
+        buf = ctypes.create_string_buffer(params, len(params) + 16)
+        argv = (ctypes.c_void_p * 1)(ctypes.cast(buf, ctypes.c_void_p))
+        self._check(self.lib.cuLaunchKernel(ctypes.c_void_p(function), grid, 1, 1, block, 1, 1, 0, None, argv, None),
+                    "launch a kernel")
+
+    def synchronize(self, ordinal: int) -> None:
+        self._enter(ordinal)
+        self._check(self.lib.cuCtxSynchronize(), f"synchronise device {ordinal}")
+
+
+_driver: Driver | None = None
+_failure: str | None = None
+
+
+def _load_library():
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+    except OSError as e:
+        raise DeviceUnavailableError(f"no CUDA driver on this machine (libcuda.so.1: {e})") from None
+    for name in ("cuLaunchKernel",):
+        getattr(lib, name).argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint,
+                                       ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, ctypes.c_void_p,
+                                       ctypes.c_void_p, ctypes.c_void_p]
+    return lib
+
+
+def driver() -> Driver:
+    """The process's driver (loaded once); ``DeviceUnavailableError`` says why there is none."""
+    global _driver, _failure
+    if _driver is not None:
+        return _driver
+    if _failure is not None:
+        raise DeviceUnavailableError(_failure)
+    try:
+        _driver = Driver(_load_library())
+    except CudaError as e:
+        _failure = ("no CUDA device: the driver found no GPU" if e.code == _NO_DEVICE
+                    else f"no CUDA device: {e}")
+        raise DeviceUnavailableError(_failure) from None
+    except DeviceUnavailableError as e:
+        _failure = f"no CUDA device: {e}"
+        raise DeviceUnavailableError(_failure) from None
+    return _driver
+
+
+def available() -> bool:
+    """Whether a driver with at least one device can be used (never raises)."""
+    try:
+        return driver().device_count() > 0
+    except DeviceUnavailableError:
+        return False
+
+
+def use(fake) -> None:
+    """Replace the driver (tests: a fake with the ``Driver`` methods; None: look for the real one again)."""
+    global _driver, _failure
+    _driver, _failure = fake, None

@@ -1,0 +1,81 @@
+// brickwork CUDA device runtime: what NVRTC lacks for brickwork.h, then brickwork.h itself.
+// NVRTC compiles with --device-as-default-execution-space, so every function of brickwork.h is a
+// __device__ function; NVRTC has no C++ standard library, so this file provides the few fixed-width
+// integer types and type traits brickwork.h uses, and maps its math onto CUDA's device math.
+#pragma once
+#define BW_DEVICE 1
+#include <cuda_fp16.h>  // native __half conversions and atomicAdd(__half*)
+
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+typedef unsigned long long uintptr_t;
+
+// The type traits brickwork.h uses (NVRTC ships no <type_traits>).
+namespace std {
+template <class T, T v> struct integral_constant { static constexpr T value = v; };
+using true_type = integral_constant<bool, true>;
+using false_type = integral_constant<bool, false>;
+template <class A, class B> struct is_same : false_type {};
+template <class A> struct is_same<A, A> : true_type {};
+template <bool C, class A, class B> struct conditional { using type = A; };
+template <class A, class B> struct conditional<false, A, B> { using type = B; };
+template <bool C, class T = void> struct enable_if {};
+template <class T> struct enable_if<true, T> { using type = T; };
+template <class T> struct remove_cv { using type = T; };
+template <class T> struct remove_cv<const T> { using type = T; };
+template <class T> struct remove_cv<volatile T> { using type = T; };
+template <class T> struct remove_cv<const volatile T> { using type = T; };
+template <class T> struct is_integral_base : false_type {};
+#define BW_INTEGRAL(T) template <> struct is_integral_base<T> : true_type {};
+BW_INTEGRAL(bool) BW_INTEGRAL(char) BW_INTEGRAL(signed char) BW_INTEGRAL(unsigned char) BW_INTEGRAL(short)
+BW_INTEGRAL(unsigned short) BW_INTEGRAL(int) BW_INTEGRAL(unsigned int) BW_INTEGRAL(long) BW_INTEGRAL(unsigned long)
+BW_INTEGRAL(long long) BW_INTEGRAL(unsigned long long)
+#undef BW_INTEGRAL
+template <class T> struct is_integral : is_integral_base<typename remove_cv<T>::type> {};
+template <class T> struct is_floating_point
+    : integral_constant<bool, is_same<typename remove_cv<T>::type, float>::value ||
+                                  is_same<typename remove_cv<T>::type, double>::value> {};
+template <class T, bool = is_integral<T>::value || is_floating_point<T>::value> struct is_signed_base : false_type {};
+template <class T> struct is_signed_base<T, true> : integral_constant<bool, T(-1) < T(0)> {};
+template <class T> struct is_signed : is_signed_base<typename remove_cv<T>::type> {};
+template <class T> struct make_unsigned { using type = T; };
+template <> struct make_unsigned<char> { using type = unsigned char; };
+template <> struct make_unsigned<signed char> { using type = unsigned char; };
+template <> struct make_unsigned<short> { using type = unsigned short; };
+template <> struct make_unsigned<int> { using type = unsigned int; };
+template <> struct make_unsigned<long> { using type = unsigned long; };
+template <> struct make_unsigned<long long> { using type = unsigned long long; };
+__forceinline__ void* memcpy(void* dst, const void* src, unsigned long n) { return ::memcpy(dst, src, n); }
+}  // namespace std
+
+#define BW_EXPORT
+#define BW_INLINE __forceinline__
+#define BW_MATH(name) ::bw_cuda_math::name
+
+// brickwork.h spells its math as the compiler's builtins; on the device they are CUDA's math functions.
+namespace bw_cuda_math {
+using ::acos; using ::acosf; using ::asin; using ::asinf; using ::atan; using ::atanf; using ::atan2; using ::atan2f;
+using ::cbrt; using ::cbrtf; using ::ceil; using ::ceilf; using ::copysign; using ::copysignf; using ::cos;
+using ::cosf; using ::cosh; using ::coshf; using ::erf; using ::erff; using ::erfc; using ::erfcf; using ::exp;
+using ::expf; using ::exp2; using ::exp2f; using ::fabs; using ::fabsf; using ::floor; using ::floorf; using ::fmod;
+using ::fmodf; using ::hypot; using ::log; using ::logf; using ::log2; using ::log2f; using ::log10; using ::log10f;
+using ::nan; using ::nanf; using ::nearbyint; using ::nearbyintf; using ::pow; using ::powf; using ::round;
+using ::roundf; using ::sin; using ::sinf; using ::sinh; using ::sinhf; using ::sqrt; using ::sqrtf; using ::tan;
+using ::tanf; using ::tanh; using ::tanhf; using ::trunc; using ::truncf;
+__forceinline__ float huge_valf() { return __int_as_float(0x7f800000); }
+__forceinline__ double inf() { return __longlong_as_double(0x7ff0000000000000LL); }
+__forceinline__ bool isnan(float x) { return x != x; }
+__forceinline__ bool isnan(double x) { return x != x; }
+__forceinline__ bool isinf(float x) { return ::fabsf(x) == huge_valf(); }
+__forceinline__ bool isinf(double x) { return ::fabs(x) == inf(); }
+__forceinline__ int popcount(unsigned int x) { return __popc(x); }
+__forceinline__ int popcountll(unsigned long long x) { return __popcll(x); }
+}  // namespace bw_cuda_math
+
+#include "brickwork.h"

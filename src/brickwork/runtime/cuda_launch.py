@@ -1,0 +1,60 @@
+"""Launching on a CUDA device: the same checks, instances and argument packers as the CPU launch.
+
+The launch table of a kernel holds CUDA entries under ``(device name, signature)``, so a repeated
+launch costs one tuple, one dict lookup, one ``struct.pack`` and one ``cuLaunchKernel``. The packed
+buffer is the CPU's (header, then the arguments); the CUDA entry takes it as its one parameter.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .. import config
+from ..errors import CaptureError, LaunchError
+from ..types.arrays import array
+
+
+@functools.cache
+def _target(arch: str):
+    from ..targets.cuda import CudaTarget
+
+    return CudaTarget(arch)
+
+
+def target_for(device):
+    """The CUDA target of ``device``: its own sm_XX, or ``BRICKWORK_CUDA_ARCH``."""
+    return _target(config.cuda_arch or device.arch)
+
+
+def _signature(args) -> tuple:
+    return tuple([a._sig if isinstance(a, array) else type(a) for a in args])
+
+
+def launch_cuda(kernel, dim, args, device) -> None:
+    """Run ``kernel`` over ``dim`` threads on the CUDA ``device``; arrays must be on that device."""
+    from . import launch as host  # the CPU launch's checks and packers
+
+    if host._capture is not None:
+        raise CaptureError("graph capture records CPU launches only; launch CUDA kernels outside capture")
+    sig = _signature(args)
+    entry = kernel.launch_table.get((device.name, sig))
+    if entry is None or entry[0].mode != config.mode:
+        if any(type(a) is np.ndarray or a is None for a in args):
+            args = host._host_arguments(kernel, args)  # numpy arrays are host memory: refused by _prepare
+            sig = _signature(args)
+        entry = host._prepare(kernel, sig, args, device, target_for(device), (device.name, sig))
+    inst, pack = entry
+    if type(dim) is int and inst.tid_dims == 1:
+        d0, d1, d2, d3, total = dim, 1, 1, 1, dim
+    else:
+        d0, d1, d2, d3, total = host._dims(dim, inst, kernel)
+    if total > host._MAX_EXTENT:
+        raise LaunchError(f"launch of '{kernel.key}': the launch must have fewer than 2**31 threads, got {dim!r}")
+    if total <= 0:
+        if total < 0 or min(d0, d1, d2, d3) < 0:
+            raise LaunchError(f"launch of '{kernel.key}': dim must not be negative, got {dim!r}")
+        return None
+    inst.fn.launch(pack(args, d0, d1, d2, d3, 0, 0), total, device)
+    return None

@@ -1,0 +1,82 @@
+"""The CUDA target: CUDA C++ compiled by NVRTC (from the pip wheel) to a cubin for one sm_XX.
+
+Plain kernels run one thread per launch point (``unit.py``); loop-abstraction kernels are refused
+until the GPU mapping of the loop abstraction is in the pass list (``unmapped.py``). Loading and
+launching a cubin needs a GPU and its driver (``runtime/cuda``); generating and compiling does not.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+
+from ..base import Target
+from .arch import BLOCK_SIZE, DEFAULT_ARCH, NVRTC_OPTIONS
+
+ENTRY_SYMBOL = "bw_entry"  # the __global__ entry of every instance (see unit.py)
+BOUNDS_SYMBOL = "bw_bounds_record"  # debug mode: the device global holding the first out-of-bounds access
+
+
+class CudaTarget(Target):
+    """CUDA for one architecture (``arch``: "sm_90"); the name is "cuda" and the arch is in ``identity``."""
+
+    name = "cuda"
+
+    def __init__(self, arch: str = DEFAULT_ARCH):
+        self.arch = arch
+
+    def __repr__(self):
+        return f"CudaTarget({self.arch!r})"
+
+    def identity(self) -> str:
+        from ...jit import nvrtc
+
+        major, minor = nvrtc.version()
+        return f"nvrtc {major}.{minor} {self.arch} {' '.join(NVRTC_OPTIONS)} generator {_cuda_digest()}"
+
+    def passes(self, mode: str = "release") -> tuple:
+        from ...passes import CheckBounds, InlineLocalFunctions, LowerPackAccess, ProveNoOverflow, SelectBuiltins
+        from ..cpu.builtins import CPU_BUILTINS, CPU_WRAPPING
+        from .unmapped import RequirePlainKernel
+
+        # The runtime header gives each builtin a device version under the CPU's spelling.
+        checks = (CheckBounds(),) if mode == "debug" else ()
+        return (ProveNoOverflow(), InlineLocalFunctions(), RequirePlainKernel(), LowerPackAccess(), *checks,
+                SelectBuiltins("cuda", CPU_BUILTINS, CPU_WRAPPING))
+
+    def render(self, kernel, callees, label) -> str:
+        from .unit import render_translation_unit
+
+        return render_translation_unit(kernel, callees, label)
+
+    def compile_many(self, jobs: list) -> list:
+        from ...jit import compile as jit
+        from .build import make_cubin
+
+        jobs = [(key, text, label, dict(meta, gpu_launch={"kind": "plain", "block": BLOCK_SIZE}))
+                for key, text, label, meta in jobs]
+        return jit.compile_many(jobs, make_cubin(self.arch))
+
+    def load(self, path: str, meta: dict):
+        from .loader import CudaEntry
+
+        return CudaEntry(path, meta)
+
+
+@functools.cache
+def _cuda_digest() -> str:
+    """The CUDA runtime headers by content and this package's modules by size and mtime (CUDA keys only;
+    the shared header and the other code generator modules are in every key already)."""
+    from ...jit.toolchain import include_dir
+
+    h = hashlib.sha256()
+    for name in ("brickwork_cuda.h", "brickwork_cuda_atomics.h"):
+        with open(os.path.join(include_dir(), name), "rb") as f:
+            h.update(f.read())
+    folder = os.path.dirname(__file__)
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".py"):
+            st = os.stat(os.path.join(folder, name))
+            h.update(f"{name}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()[:16]

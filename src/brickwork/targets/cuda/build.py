@@ -1,0 +1,75 @@
+"""Build one CUDA instance into the kernel cache: kernel.cu -> NVRTC -> kernel.cubin (+ meta.json).
+
+The same content-addressed cache, locks and atomic publish as the CPU target (``jit/compile.build``
+calls ``make_cubin`` under the key's lock); only the compile step differs.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import time
+
+from ...errors import ToolchainError
+from ...jit import cache, nvrtc
+from ...jit.toolchain import include_dir
+from .arch import NVRTC_OPTIONS, PCH_OPTIONS, PCH_SINCE
+
+log = logging.getLogger("brickwork")
+
+SOURCE = "kernel.cu"
+
+#: NVRTC runs in this process (tests count them: zero on a warm re-run).
+nvrtc_calls = 0
+
+
+def include_dirs() -> list[str]:
+    """brickwork's headers, then the CUDA runtime wheel's (cuda_fp16.h)."""
+    cuda = nvrtc.cuda_include_dir()
+    if cuda is None:
+        raise nvrtc.NvrtcUnavailable(f"the CUDA headers are not installed: the CUDA target needs the "
+                                     f"'{nvrtc.RUNTIME_WHEEL}' wheel (pip install 'brickwork[cuda]')")
+    return [include_dir(), cuda]
+
+
+def options() -> list[str]:
+    """NVRTC's options besides the architecture and the include paths."""
+    return [*NVRTC_OPTIONS, *(PCH_OPTIONS if nvrtc.version() >= PCH_SINCE else ())]
+
+
+def make_cubin(arch: str):
+    """The build step for ``jit.compile.build``: compile for ``arch`` and publish the cubin."""
+
+    def make(key: str, source: str, label: str, meta: dict) -> tuple[str, dict]:
+        global nvrtc_calls
+        staging = cache.staging_dir(key)
+        keep = False  # the source NVRTC rejected is kept for the bug report
+        try:
+            src_path = os.path.join(staging, SOURCE)
+            with open(src_path, "w") as f:
+                f.write(source)
+            t0 = time.perf_counter()
+            nvrtc_calls += 1
+            try:
+                cubin = nvrtc.compile_cubin(source, f"{label}.cu", arch, include_dirs(), options())
+            except nvrtc.NvrtcCompileError as e:
+                keep = True
+                raise ToolchainError(
+                    f"internal error: NVRTC rejected the CUDA code generated for {label}. This is a brickwork "
+                    f"bug; please report it with the source kept at {src_path} (for an hour).\n{e.log[-4000:]}"
+                ) from None
+            with open(os.path.join(staging, cache.CUBIN), "wb") as f:
+                f.write(cubin)
+            compiler = "nvrtc {}.{}".format(*nvrtc.version())
+            path, meta = cache.publish(key, staging, dict(
+                meta, label=label, artifact=cache.CUBIN, arch=arch, compiler=compiler,
+                compile_seconds=time.perf_counter() - t0))
+            log.debug("%s: generated CUDA source %s", label, os.path.join(os.path.dirname(path), SOURCE))
+            return path, meta
+        except BaseException:
+            if not keep:
+                shutil.rmtree(staging, ignore_errors=True)
+            raise
+
+    return make

@@ -1,0 +1,240 @@
+"""Arrays in CUDA device memory (``wp.array(..., device="cuda:0")``): the ``array`` interface, with
+copies where the CPU array shares memory.
+
+A ``DeviceArray`` owns (or views) one contiguous allocation. ``numpy()``, ``str()``, ``list()`` and
+``np.asarray`` copy to the host; ``fill_``, ``assign`` and item assignment copy back. Other libraries
+share the memory through ``__cuda_array_interface__`` (CuPy, PyTorch, Numba) and DLPack. Launches pass the device
+pointer, shape and strides in the same packed layout as CPU arrays.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+from .. import cuda_driver
+from ..device import get_device
+from .arrays import ArrayType, array, element_layout, type_name
+
+
+class OnDevice:
+    """The launch-signature entry of an array of type ``key`` on a CUDA device (never a CPU table's key)."""
+
+    __slots__ = ("key", "device")
+
+    def __init__(self, key, device):
+        self.key = key
+        self.device = device
+
+    def __eq__(self, other):
+        return isinstance(other, OnDevice) and other.key is self.key and other.device == self.device
+
+    def __hash__(self):
+        return hash((OnDevice, self.key, self.device.name))
+
+
+class Allocation:
+    """``nbytes`` of device memory, freed when the last array using it goes."""
+
+    __slots__ = ("driver", "ordinal", "ptr", "nbytes")
+
+    def __init__(self, device, nbytes: int):
+        self.driver = cuda_driver.driver()
+        self.ordinal = device.ordinal
+        self.nbytes = nbytes
+        self.ptr = self.driver.alloc(self.ordinal, nbytes)
+
+    def __del__(self):
+        try:
+            self.driver.free(self.ordinal, self.ptr)
+        except Exception:  # noqa: BLE001 - at interpreter exit the driver may be gone
+            pass
+
+
+class DeviceArray(array):
+    """A contiguous array in the memory of one CUDA device."""
+
+    __slots__ = ("_alloc", "_offset", "_comp", "_trailing")
+
+    def __init__(self, data=None, dtype=None, shape=None, ndim=None, device=None, copy=True, **kwargs):
+        from typing import Any
+
+        # The CPU's rules turn data, dtype and shape into host memory; that is then uploaded.
+        host = array(data, dtype=Any if dtype is None else dtype, shape=shape, ndim=ndim, device="cpu", copy=True)
+        self._allocate(host.dtype, host.shape, get_device(device))
+        self._upload(np.ascontiguousarray(host._np))
+
+    @classmethod
+    def empty(cls, shape: tuple, dtype, device) -> "DeviceArray":
+        """An uninitialized array on ``device``."""
+        self = object.__new__(cls)
+        self._allocate(dtype, tuple(shape), device)
+        return self
+
+    def _allocate(self, dtype, shape: tuple, device, alloc: Allocation | None = None, offset: int = 0) -> None:
+        if not 1 <= len(shape) <= 4:
+            raise ValueError(f"arrays have 1 to 4 dimensions, got shape {shape}")
+        comp, trailing = element_layout(dtype)
+        self._comp, self._trailing = np.dtype(comp), trailing
+        self.dtype, self.shape, self.ndim, self.device, self._owner = dtype, shape, len(shape), device, None
+        self._grad, self._requires_grad = None, False
+        self._alloc = alloc or Allocation(device, self._nbytes())
+        self._offset = offset
+        self._key = ArrayType(dtype, self.ndim)
+        self._sig = OnDevice(self._key, device)
+        elem_strides = [1] * self.ndim
+        for d in range(self.ndim - 2, -1, -1):
+            elem_strides[d] = elem_strides[d + 1] * shape[d + 1]
+        self._packed = struct.pack(f"<Q{2 * self.ndim}q", self.ptr, *shape, *elem_strides)
+        self._unit_inner = True
+
+    def _nbytes(self) -> int:
+        n = self._comp.itemsize * int(np.prod(self.shape + self._trailing, dtype=np.int64))
+        return n
+
+    def _upload(self, data: np.ndarray) -> None:
+        data = np.ascontiguousarray(data, dtype=self._comp)
+        if data.nbytes != self._nbytes():
+            raise ValueError(f"cannot copy {data.nbytes} bytes into a device array of {self._nbytes()} bytes")
+        if data.nbytes:
+            self._alloc.driver.copy_to_device(self._alloc.ordinal, self.ptr, data.ctypes.data, data.nbytes)
+
+    # -- the host side sees copies ------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        """A host copy of the data (vectors add trailing dimensions)."""
+        out = np.empty(self.shape + self._trailing, dtype=self._comp)
+        if out.nbytes:
+            self._alloc.driver.copy_to_host(self._alloc.ordinal, out.ctypes.data, self.ptr, out.nbytes)
+        return out
+
+    @property
+    def _np(self) -> np.ndarray:  # the CPU array's code reads _np: on the device that is a host copy
+        return self.numpy()
+
+    @property
+    def __array_interface__(self):
+        raise AttributeError("a CUDA array has no host memory to share: use .numpy() (a copy) or "
+                             "__cuda_array_interface__")
+
+    def __array__(self, dtype=None, copy=None):
+        data = self.numpy()
+        return data if dtype is None else data.astype(dtype)
+
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """Version 3 of the CUDA array interface: the memory, shape and element type; brickwork launches
+        run on the legacy default stream (1)."""
+        return {"shape": self.shape + self._trailing, "typestr": self._comp.str, "data": (self.ptr, False),
+                "strides": None, "version": 3, "stream": 1}
+
+    def __dlpack__(self, stream=None, **kwargs):
+        """A DLPack capsule of the device memory (no copy). Work launched so far is finished first,
+        whatever stream the consumer names."""
+        from . import dlpack_export
+        from .scalars import bfloat16
+
+        self._alloc.driver.synchronize(self._alloc.ordinal)
+        return dlpack_export.capsule(self, self.ptr, self.shape + self._trailing, self._comp,
+                                     _scalar_dtype(self.dtype) is bfloat16, self.device.ordinal)
+
+    def __dlpack_device__(self):
+        return 2, self.device.ordinal  # kDLCUDA
+
+    def __repr__(self):
+        return f"array({self.numpy().tolist()!r}, dtype={type_name(self.dtype)}, device={self.device})"
+
+    @property
+    def readonly(self) -> bool:
+        """Device memory is always writable."""
+        return False
+
+    @property
+    def strides(self) -> tuple:
+        step, out = self._comp.itemsize * int(np.prod(self._trailing, dtype=np.int64)), []
+        for d in reversed(self.shape):
+            out.append(step)
+            step *= d
+        return tuple(reversed(out))
+
+    @property
+    def ptr(self) -> int:
+        return self._alloc.ptr + self._offset
+
+    @property
+    def is_contiguous(self) -> bool:
+        return True
+
+    # -- writes go through the host -------------------------------------------------------------
+    def fill_(self, value) -> "DeviceArray":
+        """Set every element to ``value``."""
+        host = array(np.empty(self.shape + self._trailing, dtype=self._comp), dtype=self.dtype, device="cpu",
+                     copy=False)
+        host.fill_(value)
+        self._upload(host._np)
+        return self
+
+    def zero_(self) -> "DeviceArray":
+        """Set every element to zero."""
+        self._upload(np.zeros(self.shape + self._trailing, dtype=self._comp))
+        return self
+
+    def assign(self, src) -> "DeviceArray":
+        """Copy ``src`` (a device or host array, numpy array or nested list of the same shape) into this array."""
+        if isinstance(src, DeviceArray) and src.device == self.device and src.shape == self.shape \
+                and src._comp == self._comp and src._trailing == self._trailing:
+            self._alloc.driver.copy_on_device(self._alloc.ordinal, self.ptr, src.ptr, self._nbytes())
+            return self
+        host = array(self.numpy(), dtype=self.dtype, device="cpu", copy=False)
+        host.assign(src)
+        self._upload(host._np)
+        return self
+
+    def __getitem__(self, key):
+        view = self.numpy()[key if isinstance(key, tuple) else (key,)]
+        if isinstance(view, np.ndarray) and view.ndim > len(self._trailing):
+            raise TypeError(f"indexing a CUDA array gives elements, not views: {key!r} selects a sub-array; "
+                            f"copy it with .numpy() or launch a kernel")
+        return self._element(view)
+
+    def __setitem__(self, key, value):
+        host = array(self.numpy(), dtype=self.dtype, device="cpu", copy=False)
+        host[key] = value
+        self._upload(host._np)
+
+    def to(self, device) -> array:
+        """This array on ``device`` (itself when it is there already; otherwise a copy)."""
+        dev = get_device(device)
+        if dev == self.device:
+            return self
+        if dev.ordinal is None:
+            return array(self.numpy(), dtype=self.dtype, device=dev, copy=False)
+        return DeviceArray(self.numpy(), dtype=self.dtype, device=dev)
+
+    def clone(self) -> "DeviceArray":
+        out = DeviceArray.empty(self.shape, self.dtype, self.device)
+        out.assign(self)
+        return out
+
+    def _view(self, shape: tuple) -> "DeviceArray":
+        out = object.__new__(DeviceArray)
+        out._allocate(self.dtype, shape, self.device, self._alloc, self._offset)
+        out._owner = self
+        return out
+
+    def flatten(self) -> "DeviceArray":
+        return self._view((self.size,))
+
+    def reshape(self, shape) -> "DeviceArray":
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if -1 in shape:
+            known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+            shape = tuple(self.size // max(known, 1) if d == -1 else d for d in shape)
+        if int(np.prod(shape, dtype=np.int64)) != self.size:
+            raise ValueError(f"cannot reshape a CUDA array of shape {self.shape} to {shape}")
+        return self._view(shape)
+
+
+def _scalar_dtype(dtype):
+    """The scalar type of an element type (a vector's component type)."""
+    return getattr(dtype, "_dtype", dtype)

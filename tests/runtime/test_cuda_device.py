@@ -1,0 +1,168 @@
+"""Kernels run on a real CUDA device against numpy and against the CPU target (marker ``cuda_device``;
+skipped without a GPU; ``scripts/gpu_check.sh`` runs them on a machine with one)."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+from brickwork import cuda_driver
+from brickwork.jit import nvrtc
+
+pytestmark = [
+    pytest.mark.cuda_device,
+    pytest.mark.skipif(not cuda_driver.available(), reason="no CUDA device (driver and GPU) on this machine"),
+    pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed (pip install 'brickwork[cuda]')"),
+]
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "targets"))
+import cuda_corpus  # noqa: E402
+
+DEV = "cuda:0"
+
+
+@wp.kernel
+def saxpy(a: float, x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+
+
+def test_saxpy_matches_numpy():
+    n = 1_000_003  # not a multiple of the block size: the bounds guard matters
+    rng = np.random.default_rng(1)
+    xh, yh = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    x, y = wp.array(xh, device=DEV), wp.array(yh, device=DEV)
+    wp.launch(saxpy, dim=n, inputs=[2.5, x, y], device=DEV)
+    np.testing.assert_array_equal(y.numpy(), np.float32(2.5) * xh + yh)
+    np.testing.assert_array_equal(x.numpy(), xh)
+
+
+def test_every_point_of_a_3d_and_4d_launch_runs_once():
+    a = wp.zeros((5, 7, 300), dtype=float, device=DEV)
+    wp.launch(cuda_corpus.launch_3d, dim=a.shape, inputs=[a], device=DEV)
+    k, j, i = np.meshgrid(np.arange(5), np.arange(7), np.arange(300), indexing="ij")
+    np.testing.assert_array_equal(a.numpy(), k * 100 + j * 10 + i)
+    b = wp.zeros((2, 3, 4, 5), dtype=wp.int32, device=DEV)
+    wp.launch(cuda_corpus.launch_4d, dim=b.shape, inputs=[b], device=DEV)
+    idx = np.indices((2, 3, 4, 5)).sum(axis=0) + 5
+    np.testing.assert_array_equal(b.numpy(), idx)
+
+
+@pytest.mark.parametrize("dtype", [wp.int32, wp.uint32, wp.int64, wp.uint64, wp.float32, wp.float64])
+def test_atomic_add_sums_every_thread(dtype):
+    a = wp.zeros(4, dtype=dtype, device=DEV)
+    wp.launch(cuda_corpus.atomics_arith, dim=4096, inputs=[a, dtype(3)], device=DEV)
+    # a[i % 4] += 3 by every thread (then a[0] -= the old values seen, which depends on the order)
+    np.testing.assert_array_equal(a.numpy()[1:], np.full(3, 1024 * 3))
+
+
+@pytest.mark.parametrize("dtype", [wp.int32, wp.uint32, wp.int64, wp.uint64, wp.float32, wp.float64])
+def test_atomic_min_max_exch(dtype):
+    a = wp.array(np.array([100, 0, 7, 9], dtype=wp.dtype_to_numpy(dtype)), dtype=dtype, device=DEV)
+    wp.launch(cuda_corpus.atomics_minmax, dim=64, inputs=[a, dtype(42)], device=DEV)
+    out = a.numpy()
+    assert out[0] == 42 and out[1] == 42 and out[3] == 42 and out[2] in (9, 42)
+
+
+@pytest.mark.parametrize("dtype", cuda_corpus.ATOMIC_BITS)
+def test_atomic_bits_match_the_cpu(dtype):
+    init = np.arange(12, dtype=wp.dtype_to_numpy(dtype)).reshape(3, 4)
+    a, c = wp.array(init, dtype=dtype, device=DEV), wp.array(init, dtype=dtype)
+    wp.launch(cuda_corpus.atomics_bits, dim=(3, 4), inputs=[a, dtype(5)], device=DEV)
+    wp.launch(cuda_corpus.atomics_bits, dim=(3, 4), inputs=[c, dtype(5)])
+    np.testing.assert_array_equal(a.numpy(), c.numpy())
+
+
+@pytest.mark.parametrize("dtype", cuda_corpus.FLOATS)
+def test_arithmetic_matches_the_cpu(dtype):
+    rng = np.random.default_rng(2)
+    np_t = wp.dtype_to_numpy(dtype)
+    xh, yh = rng.uniform(0.5, 2.0, 999).astype(np_t), rng.uniform(0.5, 2.0, 999).astype(np_t)
+    xd, yd = wp.array(xh, dtype=dtype, device=DEV), wp.array(yh, dtype=dtype, device=DEV)
+    xc, yc = wp.array(xh, dtype=dtype), wp.array(yh, dtype=dtype)
+    wp.launch(cuda_corpus.arithmetic, dim=999, inputs=[xd, yd, dtype(0.75)], device=DEV)
+    wp.launch(cuda_corpus.arithmetic, dim=999, inputs=[xc, yc, dtype(0.75)])
+    # + - * / are correctly rounded on both targets and neither contracts them into fused multiply-adds
+    np.testing.assert_array_equal(yd.numpy(), yc.numpy())
+
+
+@pytest.mark.parametrize("dtype", cuda_corpus.FLOATS)
+def test_math_builtins_match_the_cpu(dtype):
+    np_t = wp.dtype_to_numpy(dtype)
+    xh = np.linspace(0.05, 0.95, 777).astype(np_t)
+    xd, yd = wp.array(xh, dtype=dtype, device=DEV), wp.zeros(777, dtype=dtype, device=DEV)
+    xc, yc = wp.array(xh, dtype=dtype), wp.zeros(777, dtype=dtype)
+    wp.launch(cuda_corpus.float_math, dim=777, inputs=[xd, yd], device=DEV)
+    wp.launch(cuda_corpus.float_math, dim=777, inputs=[xc, yc])
+    rtol = {wp.float16: 2e-2, wp.float32: 1e-4, wp.float64: 1e-10}[dtype]  # CUDA's libm vs the host's
+    np.testing.assert_allclose(yd.numpy().astype(np.float64), yc.numpy().astype(np.float64), rtol=rtol, atol=rtol)
+
+
+def test_structs_and_device_functions_match_the_cpu():
+    n = 300
+    ps = [cuda_corpus.Particle() for _ in range(n)]
+    for k, p in enumerate(ps):
+        p.pos, p.vel, p.mass, p.alive, p.count = wp.vec3(k, 0.0, 1.0), wp.vec3(0.0, 1.0, 0.0), wp.float64(2.0), k % 2 == 0, k
+    results = []
+    for device in (DEV, "cpu"):
+        arr = wp.array(ps, dtype=cuda_corpus.Particle, device=device)
+        scene = cuda_corpus.Scene()
+        scene.gravity = wp.vec3(0.0, -9.8, 0.0)
+        scene.data = wp.array(np.linspace(1.0, 2.0, n, dtype=np.float32), device=device)
+        scene.p = ps[3]
+        wp.launch(cuda_corpus.structs, dim=n, inputs=[arr, scene, 0.01], device=device)
+        results.append((arr.numpy(), scene.data.numpy()))
+    for got, want in zip(results[0], results[1]):
+        for name in got.dtype.names or [None]:
+            g, w = (got, want) if name is None else (got[name], want[name])
+            np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+def test_random_numbers_match_the_cpu():
+    out = [wp.zeros(512, device=d) for d in (DEV, "cpu")]
+    vec = [wp.zeros(512, dtype=wp.vec3, device=d) for d in (DEV, "cpu")]
+    ints = [wp.zeros(512, dtype=wp.int32, device=d) for d in (DEV, "cpu")]
+    for d, o, v, k in zip((DEV, "cpu"), out, vec, ints):
+        wp.launch(cuda_corpus.random, dim=512, inputs=[7, o, v, k], device=d)
+    np.testing.assert_array_equal(ints[0].numpy(), ints[1].numpy())  # integer PCG: identical streams
+    np.testing.assert_allclose(out[0].numpy(), out[1].numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(vec[0].numpy(), vec[1].numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_float16_storage_is_ieee_half():
+    h = np.array([0.1, 65504.0, 6e-8, -2.5], dtype=np.float16)
+    a = wp.array(h, dtype=wp.float16, device=DEV)
+    np.testing.assert_array_equal(a.numpy().view(np.uint16), h.view(np.uint16))
+
+
+def test_debug_mode_raises_bounds_errors_on_the_device():
+    @wp.kernel
+    def shifted(a: wp.array(dtype=float)):
+        i = wp.tid()
+        a[i + 1] = 1.0
+
+    a = wp.zeros(4, device=DEV)
+    with wp.config.override(mode="debug"):
+        with pytest.raises(wp.BoundsError, match=r"index \(4\) is out of bounds for shape \(4\)"):
+            wp.launch(shifted, dim=4, inputs=[a], device=DEV)
+        wp.launch(shifted, dim=3, inputs=[a], device=DEV)  # the record was cleared
+    np.testing.assert_array_equal(a.numpy(), [0.0, 1.0, 1.0, 1.0])
+
+
+def test_cuda_array_interface_is_readable_by_torch_or_cupy():
+    a = wp.array(np.arange(10, dtype=np.float32), device=DEV)
+    try:
+        import torch
+
+        t = torch.as_tensor(a, device="cuda")
+        np.testing.assert_array_equal(t.cpu().numpy(), np.arange(10))
+        d = torch.from_dlpack(a)  # DLPack: the same memory
+        d[0] = 42.0
+        assert a.numpy()[0] == 42.0
+        return
+    except ImportError:
+        pass
+    cupy = pytest.importorskip("cupy", reason="neither torch nor cupy is installed")
+    np.testing.assert_array_equal(cupy.asarray(a).get(), np.arange(10))

@@ -1,0 +1,292 @@
+"""CUDA devices, device arrays and launches, host side: with a fake driver (memory on the host,
+launches recorded) where no GPU exists, and the errors of a machine without one."""
+
+import struct
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+from brickwork import cuda_driver
+from brickwork import device as devices
+from brickwork.errors import DeviceUnavailableError
+from brickwork.jit import nvrtc
+
+from .cuda_fake import FakeDriver
+
+no_gpu = pytest.mark.skipif(cuda_driver.available(), reason="this machine has a CUDA device")
+needs_nvrtc = pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed")
+
+
+@pytest.fixture
+def fake():
+    drv = FakeDriver()
+    cuda_driver.use(drv)
+    devices._cuda.clear()
+    yield drv
+    cuda_driver.use(None)
+    devices._cuda.clear()
+    devices.set_device("cpu")
+
+
+# -- a machine without a GPU ---------------------------------------------------------------------
+@no_gpu
+def test_without_a_gpu_cuda_devices_are_refused_with_the_reason():
+    assert not wp.is_cuda_available() and devices.get_cuda_device_count() == 0
+    for call in (lambda: wp.get_device("cuda:0"), lambda: wp.zeros(4, device="cuda:0"),
+                 lambda: wp.array([1.0], device="cuda"), lambda: wp.zeros(2).to("cuda:0")):
+        with pytest.raises(DeviceUnavailableError, match="no CUDA device") as err:
+            call()
+        assert isinstance(err.value, RuntimeError)
+    assert wp.get_device() == "cpu"
+
+
+@no_gpu
+def test_without_a_gpu_a_cuda_launch_is_refused_and_nothing_runs():
+    @wp.kernel
+    def put(a: wp.array(dtype=float)):
+        a[wp.tid()] = 1.0
+
+    a = wp.zeros(3)
+    with pytest.raises(DeviceUnavailableError, match="no CUDA device"):
+        wp.launch(put, dim=3, inputs=[a], device="cuda:0")
+    np.testing.assert_array_equal(a.numpy(), 0.0)
+
+
+# -- devices ----------------------------------------------------------------------------------------
+def test_cuda_devices_come_from_the_driver(fake):
+    d = wp.get_device("cuda:0")
+    assert (d.name, d.ordinal, d.arch, d.is_cuda) == ("cuda:0", 0, "sm_90", True)
+    assert wp.get_device("cuda") is d and devices.get_cuda_device_count() == 1 and wp.is_cuda_available()
+    with pytest.raises(DeviceUnavailableError, match="no CUDA device 'cuda:1': this machine has 1"):
+        wp.get_device("cuda:1")
+    with pytest.raises(ValueError, match="unknown device 'cuda:x'"):
+        wp.get_device("cuda:x")
+
+
+def test_scoped_device_makes_cuda_current_for_allocations(fake):
+    with wp.ScopedDevice("cuda:0"):
+        a = wp.zeros(3)
+        assert wp.get_device() == "cuda:0" and a.device == "cuda:0"
+    assert wp.get_device() == "cpu" and wp.zeros(3).device == "cpu"
+
+
+def test_synchronize_waits_for_every_device_used(fake):
+    wp.get_device("cuda:0")
+    wp.synchronize()
+    wp.synchronize_device("cuda:0")
+    wp.synchronize_device("cpu")
+    assert fake.synchronized == [0, 0]
+
+
+# -- arrays -----------------------------------------------------------------------------------------
+def test_arrays_copy_to_the_device_and_back(fake):
+    a = wp.array([1.5, 2.5, 3.5], dtype=wp.float32, device="cuda:0")
+    assert type(a).__name__ == "DeviceArray" and a.device == "cuda:0" and a.shape == (3,)
+    out = a.numpy()
+    np.testing.assert_array_equal(out, [1.5, 2.5, 3.5])
+    out[0] = 99.0  # a copy: the device is unchanged
+    np.testing.assert_array_equal(a.numpy(), [1.5, 2.5, 3.5])
+    assert bytes(fake.memory[a.ptr][:12]) == np.array([1.5, 2.5, 3.5], np.float32).tobytes()
+    assert str(a) == "[1.5 2.5 3.5]" and a.list() == [1.5, 2.5, 3.5] and a[1] == 2.5
+
+
+def test_constructors_on_the_device(fake):
+    z = wp.zeros((2, 3), dtype=wp.float64, device="cuda:0")
+    np.testing.assert_array_equal(z.numpy(), np.zeros((2, 3)))
+    f = wp.full(4, 7, dtype=wp.int32, device="cuda:0")
+    np.testing.assert_array_equal(f.numpy(), [7, 7, 7, 7])
+    o = wp.ones(2, dtype=wp.vec3, device="cuda:0")
+    np.testing.assert_array_equal(o.numpy(), np.ones((2, 3)))
+    v = wp.full(2, wp.vec3(1.0, 2.0, 3.0), device="cuda:0")
+    np.testing.assert_array_equal(v.numpy(), [[1, 2, 3], [1, 2, 3]])
+    e = wp.empty(5, dtype=wp.float16, device="cuda:0")
+    assert e.shape == (5,) and e.numpy().dtype == np.float16
+    c = wp.clone(f)
+    assert c.device == "cuda:0" and c.ptr != f.ptr
+    np.testing.assert_array_equal(c.numpy(), f.numpy())
+    n = wp.from_numpy(np.arange(6.0).reshape(2, 3), device="cuda:0")
+    np.testing.assert_array_equal(n.numpy(), np.arange(6.0).reshape(2, 3))
+
+
+def test_copy_and_to_move_data_between_host_and_device(fake):
+    host = wp.array(np.arange(4, dtype=np.float32))
+    dev = host.to("cuda:0")
+    assert dev.device == "cuda:0" and dev.to("cuda:0") is dev
+    back = dev.to("cpu")
+    assert back.device == "cpu"
+    np.testing.assert_array_equal(back.numpy(), [0, 1, 2, 3])
+    other = wp.zeros(4, device="cuda:0")
+    wp.copy(other, dev)  # device to device
+    np.testing.assert_array_equal(other.numpy(), [0, 1, 2, 3])
+    target = wp.zeros(4)
+    wp.copy(target, other)  # device to host
+    np.testing.assert_array_equal(target.numpy(), [0, 1, 2, 3])
+    other.assign([5, 6, 7, 8])  # host data to device
+    np.testing.assert_array_equal(other.numpy(), [5, 6, 7, 8])
+    other[2] = 0.5
+    np.testing.assert_array_equal(other.numpy(), [5, 6, 0.5, 8])
+
+
+def test_views_share_device_memory(fake):
+    a = wp.array(np.arange(6, dtype=np.float32).reshape(2, 3), device="cuda:0")
+    flat = a.flatten()
+    assert flat.shape == (6,) and flat.ptr == a.ptr
+    r = a.reshape((3, -1))
+    r.fill_(4.0)
+    np.testing.assert_array_equal(a.numpy(), np.full((2, 3), 4.0))
+    with pytest.raises(ValueError, match="cannot reshape"):
+        a.reshape((4, 2))
+    with pytest.raises(TypeError, match="gives elements, not views"):
+        a[0]
+
+
+def test_cuda_array_interface_and_host_interfaces(fake):
+    a = wp.zeros((2, 2), dtype=wp.vec3h, device="cuda:0")
+    cai = a.__cuda_array_interface__
+    assert cai == {"shape": (2, 2, 3), "typestr": "<f2", "data": (a.ptr, False), "strides": None, "version": 3,
+                   "stream": 1}
+    assert a.strides == (12, 6) and a.is_contiguous and a.__dlpack_device__() == (2, 0)
+    with pytest.raises(AttributeError, match="no host memory"):
+        _ = a.__array_interface__
+    assert np.asarray(a).shape == (2, 2, 3)
+
+
+def test_dlpack_export_describes_the_device_memory(fake):
+    import ctypes
+
+    from brickwork.types import dlpack_export
+
+    a = wp.zeros((4, 5), dtype=wp.vec2f, device="cuda:0")
+    cap = a.__dlpack__()
+    assert fake.synchronized == [0]  # finished before sharing
+    get = ctypes.pythonapi["PyCapsule_GetPointer"]
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    t = ctypes.cast(get(cap, b"dltensor"), ctypes.POINTER(dlpack_export.DLManagedTensor)).contents.dl_tensor
+    assert (t.data, t.device.device_type, t.device.device_id, t.ndim) == (a.ptr, 2, 0, 3)
+    assert (t.dtype.code, t.dtype.bits, t.dtype.lanes) == (2, 32, 1)
+    assert [t.shape[i] for i in range(3)] == [4, 5, 2] and [t.strides[i] for i in range(3)] == [10, 2, 1]
+    b = wp.zeros(3, dtype=wp.bfloat16, device="cuda:0")
+    cap_b = b.__dlpack__()
+    tb = ctypes.cast(get(cap_b, b"dltensor"), ctypes.POINTER(dlpack_export.DLManagedTensor)).contents
+    assert (tb.dl_tensor.dtype.code, tb.dl_tensor.dtype.bits) == (4, 16)
+    ptr = a.ptr
+    del a, t
+    assert ptr not in fake.freed  # the capsule keeps the memory alive
+    del cap
+    assert ptr in fake.freed  # an unconsumed capsule releases the array when it goes
+
+
+def test_device_memory_is_freed_with_the_last_array(fake):
+    a = wp.zeros(8, device="cuda:0")
+    ptr = a.ptr
+    view = a.flatten()
+    del a
+    assert ptr not in fake.freed
+    del view
+    assert ptr in fake.freed
+
+
+# -- launches ---------------------------------------------------------------------------------------
+@wp.kernel
+def saxpy(a: float, x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+
+
+@wp.kernel
+def grid2(out: wp.array2d(dtype=wp.float64), s: wp.float64):
+    i, j = wp.tid()
+    out[i, j] = s
+
+
+@needs_nvrtc
+def test_a_launch_packs_the_cpu_buffer_and_runs_one_thread_per_point(fake):
+    x = wp.array(np.arange(1000, dtype=np.float32), device="cuda:0")
+    y = wp.zeros(1000, device="cuda:0")
+    wp.launch(saxpy, dim=1000, inputs=[2.0, x, y], device="cuda:0")
+    [(ordinal, function, grid, block, params)] = fake.launches
+    assert (ordinal, grid, block) == (0, 4, 256)  # ceil(1000 / 256) blocks of 256
+    assert fake.modules[0][:4] == b"\x7fELF"  # the NVRTC cubin
+    dims = struct.unpack_from("<4q4i", params)
+    assert dims == (1000, 1, 1, 1, 0, 0, 1, 0)
+    a, = struct.unpack_from("<f", params, 48)
+    xp, xn, xs = struct.unpack_from("<Qqq", params, 56)
+    yp, yn, ys = struct.unpack_from("<Qqq", params, 80)
+    assert (a, xp, xn, xs, yp, yn, ys) == (2.0, x.ptr, 1000, 1, y.ptr, 1000, 1)
+    wp.launch(saxpy, dim=1000, inputs=[3.0, x, y], device="cuda:0")  # the fast path: no second load
+    assert len(fake.modules) == 1 and len(fake.launches) == 2
+    assert struct.unpack_from("<f", fake.launches[1][4], 48) == (3.0,)
+
+
+@needs_nvrtc
+def test_the_current_device_is_the_launch_device_and_2d_launches_count_all_points(fake):
+    out = wp.zeros((3, 300), dtype=wp.float64, device="cuda:0")
+    with wp.ScopedDevice("cuda:0"):
+        wp.launch(grid2, dim=(3, 300), inputs=[out, 1.0])
+    [(_, _, grid, block, params)] = fake.launches
+    assert grid == 4 and struct.unpack_from("<4q", params) == (3, 300, 1, 1)
+
+
+@needs_nvrtc
+def test_arrays_must_be_on_the_launch_device(fake):
+    host = wp.zeros(4)
+    dev = wp.zeros(4, device="cuda:0")
+    with pytest.raises(wp.LaunchError, match="argument 'x' is an array on cpu; arrays must be on the launch device"):
+        wp.launch(saxpy, dim=4, inputs=[1.0, host, dev], device="cuda:0")
+    with pytest.raises(wp.LaunchError, match="argument 'y' is an array on cuda:0"):
+        wp.launch(saxpy, dim=4, inputs=[1.0, host, dev])
+    with pytest.raises(wp.LaunchError, match="on cuda:0: argument 'x' is an array on cpu"):
+        wp.launch(saxpy, dim=4, inputs=[1.0, np.zeros(4, np.float32), dev], device="cuda:0")
+    assert fake.launches == []
+    np.testing.assert_array_equal(host.numpy(), 0.0)
+
+
+@needs_nvrtc
+def test_debug_mode_reports_the_first_out_of_bounds_access(fake):
+    @wp.kernel
+    def shifted(a: wp.array(dtype=float)):
+        i = wp.tid()
+        a[i + 1] = 1.0
+
+    a = wp.zeros(4, device="cuda:0")
+    where = b"test_cuda_runtime.py:1\0"
+    text = fake.alloc(0, 64)
+    fake.memory[text][:len(where)] = where
+    record = struct.pack("<i4xQi4x4q4q", 1, text, 1, 4, 0, 0, 0, 4, 0, 0, 0)
+    fake.globals["bw_bounds_record"] = (fake.alloc(0, 88), 88)
+    fake.memory[fake.globals["bw_bounds_record"][0]][:] = record  # what the device would have written
+    with wp.config.override(mode="debug"):
+        with pytest.raises(wp.BoundsError, match=r"index \(4\) is out of bounds for shape \(4\) at test_cuda_runtime"):
+            wp.launch(shifted, dim=4, inputs=[a], device="cuda:0")
+    assert fake.memory[fake.globals["bw_bounds_record"][0]][:4] == b"\0\0\0\0"  # cleared for the next launch
+
+
+def test_brickwork_info_reports_nvrtc_the_driver_and_each_device(fake, capsys):
+    from brickwork import cli
+
+    assert cli.main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert "cuda:       driver 12.9, 1 device(s)" in out
+    assert "cuda:0     Fake GPU 0, sm_90, 16 GiB" in out
+    if nvrtc.is_available():
+        assert "nvrtc:      {}.{} (".format(*nvrtc.version()) in out
+
+
+@no_gpu
+def test_brickwork_info_says_why_there_is_no_cuda_device(capsys):
+    from brickwork import cli
+
+    assert cli.main(["info"]) == 0
+    assert "cuda:       no CUDA device" in capsys.readouterr().out
+
+
+def test_a_cuda_launch_during_graph_capture_is_refused(fake):
+    y = wp.zeros(4, device="cuda:0")
+    wp.capture_begin()
+    try:
+        with pytest.raises(wp.CaptureError, match="CPU launches only"):
+            wp.launch(saxpy, dim=4, inputs=[1.0, y, y], device="cuda:0")
+    finally:
+        wp.capture_end()
+    assert fake.launches == []

@@ -1,0 +1,285 @@
+"""The CUDA target without a GPU: generate CUDA C++ for many kernels and compile each with NVRTC to a
+sm_90 cubin (any NVRTC error fails), plus the generated source's structure and the build's errors.
+
+Compiled: every instance of ``cuda_corpus.entries()`` (each statement kind, builtin family, element
+type, atomics, printing, structs, generics, launch shapes) and every module-level kernel with concrete
+parameter types in the CPU tests of lang/, frontend/, targets/ and runtime/. All compile at once, in
+parallel, into the session's kernel cache.
+"""
+
+import importlib
+import os
+import struct
+import sys
+from pathlib import Path
+
+import pytest
+
+import brickwork as wp
+from brickwork import pipeline
+from brickwork.errors import KernelError, TargetUnsupportedError, ToolchainError
+from brickwork.jit import cache, nvrtc
+from brickwork.lang.kernel import Kernel
+from brickwork.targets.cuda import CudaTarget, build
+from brickwork.types.generic import is_generic
+
+pytestmark = pytest.mark.skipif(not nvrtc.is_available(),
+                                reason="NVRTC is not installed (pip install 'brickwork[cuda]' or the dev extra)")
+
+TESTS = Path(__file__).resolve().parents[1]
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+import cuda_corpus  # noqa: E402
+
+HARVESTED_PACKAGES = ("lang", "frontend", "targets", "runtime")
+TARGET = CudaTarget("sm_90")
+
+
+def _harvest() -> list:
+    """(id, kernel, types) of the module-level kernels with concrete parameters in the CPU tests."""
+    found = []
+    for pkg in HARVESTED_PACKAGES:
+        for path in sorted((TESTS / pkg).glob("test_*.py")):
+            if path.name == Path(__file__).name:
+                continue
+            module = importlib.import_module(f"{pkg}.{path.stem}")
+            for name, k in vars(module).items():
+                if isinstance(k, Kernel) and k.source is not None and not any(is_generic(t) for _, t in k.params):
+                    found.append((f"{pkg}/{path.stem}::{name}", k, [t for _, t in k.params]))
+    return found
+
+
+CORPUS = cuda_corpus.entries()
+HARVESTED = _harvest()
+
+
+def _cubin_arch(data: bytes) -> int:
+    """The SM number a CUDA ELF (cubin) is for: the low byte of e_flags (0x5a for sm_90)."""
+    assert data[:4] == b"\x7fELF" and data[4] == 2, "not a 64-bit ELF file"
+    assert struct.unpack_from("<H", data, 18)[0] == 190, "not a CUDA ELF file (e_machine 190)"
+    return struct.unpack_from("<I", data, 48)[0] & 0xFF
+
+
+@pytest.fixture(scope="module")
+def builds():
+    """id -> ("source", text, (path, meta) or exception) or ("typing", exception) for every instance."""
+    out, jobs, ids = {}, [], []
+    for name, k, types in CORPUS + HARVESTED:
+        try:
+            text, meta = pipeline.generate(k, types, name, target=TARGET)
+        except Exception as e:  # noqa: BLE001 - each instance's error is checked by its own test
+            out[name] = ("typing", e)
+            continue
+        key = pipeline.cache_key(pipeline.key_parts(k, types, target=TARGET))
+        jobs.append((key, text, name, meta))
+        ids.append((name, text))
+    for (name, text), result in zip(ids, TARGET.compile_many(jobs)):
+        out[name] = ("source", text, result)
+    return out
+
+
+def _compiled(builds, name):
+    kind, *rest = builds[name]
+    if kind == "typing":
+        raise rest[0]
+    text, result = rest
+    if isinstance(result, Exception):
+        raise result
+    path, meta = result
+    with open(path, "rb") as f:
+        assert _cubin_arch(f.read()) == 90
+    return text, path, meta
+
+
+@pytest.mark.parametrize("name", [e[0] for e in CORPUS])
+def test_corpus_instance_compiles_to_sm90_cubin(builds, name):
+    text, path, meta = _compiled(builds, name)
+    assert path.endswith(cache.CUBIN) and meta["arch"] == "sm_90" and meta["artifact"] == cache.CUBIN
+    assert meta["gpu_launch"] == {"kind": "plain", "block": 256}
+    assert 'extern "C" __global__ void __launch_bounds__(256) bw_entry(const Packed p)' in text
+    assert "if (i >= total) return;" in text
+    assert "#pragma" not in text
+
+
+@pytest.mark.parametrize("name", [e[0] for e in HARVESTED])
+def test_cpu_test_kernel_compiles_for_cuda(builds, name):
+    """A CPU test kernel compiles to a cubin, or (kernels written to fail typing) fails with the CPU's error."""
+    kind, *rest = builds[name]
+    if kind == "typing":
+        k, types = next((k, t) for n, k, t in HARVESTED if n == name)
+        with pytest.raises(type(rest[0])) as on_cpu:
+            pipeline.generate(k, types, name)
+        assert isinstance(rest[0], KernelError) and str(on_cpu.value) == str(rest[0])
+        return
+    _compiled(builds, name)
+
+
+def test_the_harvest_is_broad():
+    assert len(HARVESTED) >= 80 and len(CORPUS) >= 60
+
+
+@wp.kernel
+def saxpy(a: float, x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+
+
+SAXPY_CUDA = '''\
+// brickwork CUDA kernel instance saxpy
+#include "brickwork_cuda.h"
+namespace {
+
+template <bool UNIT>
+__device__ __forceinline__ void body(float v_a, bw::array_t<float, 1> v_x, bw::array_t<float, 1> v_y, int32_t tid0) {
+    int32_t v_i{};
+    v_i = tid0;
+    bw::at<UNIT>(v_y, (int64_t)(v_i)) = bw::add(bw::mul(v_a, bw::at<UNIT>(v_x, (int64_t)(v_i))), bw::at<UNIT>(v_y, (int64_t)(v_i)));
+}
+
+struct Args {
+    float v_a;
+    bw::array_t<float, 1> v_x;
+    bw::array_t<float, 1> v_y;
+};
+
+struct Packed {  // the CPU entry's buffer: header, then the arguments
+    bw::launch_header h;
+    Args a;
+};
+
+}  // namespace
+extern "C" __global__ void __launch_bounds__(256) bw_entry(const Packed p) {
+    const int64_t total = p.h.dim[0];
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= total) return;
+    const int32_t t0 = (int32_t)i;
+    if (p.h.unit_inner) body<true>(p.a.v_a, p.a.v_x, p.a.v_y, t0); else body<false>(p.a.v_a, p.a.v_x, p.a.v_y, t0);
+}
+'''
+
+
+def test_saxpy_source_is_the_golden_text():
+    text, meta = pipeline.generate(saxpy, [wp.float32, wp.array(dtype=float), wp.array(dtype=float)], "saxpy",
+                                   target=TARGET)
+    assert text == SAXPY_CUDA
+    assert meta["tid_dims"] == 1
+
+
+def test_a_3d_launch_splits_the_thread_index_row_major(builds):
+    text, _, _ = _compiled(builds, "launch_3d")
+    assert "const int64_t total = p.h.dim[0] * p.h.dim[1] * p.h.dim[2];" in text
+    order = ["t2 = (int32_t)(i % p.h.dim[2]);", "i /= p.h.dim[2];", "t1 = (int32_t)(i % p.h.dim[1]);",
+             "i /= p.h.dim[1];", "t0 = (int32_t)i;"]
+    positions = [text.index(s) for s in order]
+    assert positions == sorted(positions)
+
+
+def test_functions_are_device_functions_and_float16_is_half(builds):
+    text, _, _ = _compiled(builds, "arithmetic[float16]")
+    assert "template <bool UNIT> __device__ __forceinline__ bw::half f_twice_" in text
+    assert "bw::array_t<bw::half, 1> v_x" in text
+
+
+def test_atomics_use_the_device_runtime(builds):
+    text, _, _ = _compiled(builds, "atomics_arith[float64]")
+    assert "bw::atomic_add(&bw::at<UNIT>(v_a," in text
+    header = (Path(wp.__file__).parent / "include" / "brickwork_cuda_atomics.h").read_text()
+    assert "atomicAdd(p, v)" in header and "atomicCAS(up, assumed, new_bits)" in header
+
+
+def test_printing_is_device_printf(builds):
+    text, _, _ = _compiled(builds, "printing")
+    assert 'printf("thread %d of %lld: %f %g\\n", (v_i), (v_n),' in text
+
+
+def test_structs_are_declared_before_use(builds):
+    text, _, _ = _compiled(builds, "structs")
+    particle, scene = text.index("struct S_Particle_"), text.index("struct S_Scene_")
+    assert particle < scene < text.index("struct Args")
+
+
+def test_nested_parallelism_is_refused_until_the_gpu_mapping_exists():
+    from brickwork.lang.body import body_kernel
+    from brickwork.types.generic import type_of_value
+
+    out = wp.zeros(8, dtype=float)
+
+    def body(member, k):
+        def fill(i):
+            out[i] = 1.0
+
+        wp.par_for_inner(member, 0, 7, fill)
+
+    kernel = body_kernel(body, "outer", 1)
+    types = [type_of_value(a) for a in kernel.arguments([0], 0)]
+    pipeline.generate(kernel, types, "team")  # the CPU target takes it
+    with pytest.raises(TargetUnsupportedError, match="not yet mapped for CUDA .*IRTeam") as err:
+        pipeline.generate(kernel, types, "team", target=TARGET)
+    assert isinstance(err.value, NotImplementedError)
+
+
+def test_nvrtc_errors_are_toolchain_errors_with_the_log_and_the_kept_source():
+    make = build.make_cubin("sm_90")
+    with pytest.raises(ToolchainError) as err:
+        make("f" * 40, 'extern "C" __global__ void bw_entry() { undefined_thing(); }\n', "broken", {})
+    message = str(err.value)
+    assert "NVRTC rejected the CUDA code generated for broken" in message
+    assert "undefined_thing" in message  # NVRTC's log
+    kept = message.split("source kept at ")[1].split(" ")[0]
+    assert os.path.exists(kept) and "undefined_thing" in open(kept).read()
+    assert cache.lookup("f" * 40) is None  # nothing published
+
+
+def test_a_second_build_of_the_same_key_does_not_run_nvrtc(builds):
+    text, path, meta = _compiled(builds, "launch_2d")
+    before = build.nvrtc_calls
+    entry = next(e for e in CORPUS if e[0] == "launch_2d")
+    key = pipeline.cache_key(pipeline.key_parts(entry[1], entry[2], target=TARGET))
+    [(again, _)] = TARGET.compile_many([(key, text, "launch_2d", {})])
+    assert again == path and build.nvrtc_calls == before
+
+
+def test_the_key_holds_target_arch_and_nvrtc_version():
+    types = [wp.float32, wp.array(dtype=float), wp.array(dtype=float)]
+    cpu = pipeline.key_parts(saxpy, types)
+    sm90 = pipeline.key_parts(saxpy, types, target=TARGET)
+    sm80 = pipeline.key_parts(saxpy, types, target=CudaTarget("sm_80"))
+    assert sm90["target"] == "cuda" and cpu["target"] == "cpu"
+    major, minor = nvrtc.version()
+    assert f"nvrtc {major}.{minor} sm_90" in sm90["compiler and flags"]
+    assert len({pipeline.cache_key(p) for p in (cpu, sm90, sm80)}) == 3
+
+
+def test_a_malformed_architecture_is_refused():
+    with pytest.raises(ValueError, match="sm_XX"):
+        nvrtc.compile_cubin("", "x.cu", "compute_90", [])
+
+
+def test_without_the_wheel_the_error_says_what_to_install(monkeypatch):
+    monkeypatch.setattr(nvrtc, "_wheel_file", lambda dist, pattern: None)
+    nvrtc.library_path.cache_clear()
+    try:
+        with pytest.raises(nvrtc.NvrtcUnavailable, match=r"nvidia-cuda-nvrtc-cu12.*brickwork\[cuda\]"):
+            nvrtc.library_path()
+    finally:
+        nvrtc.library_path.cache_clear()
+
+
+def test_debug_mode_instances_compile_with_bounds_checks():
+    """BRICKWORK_MODE=debug: every access is checked and recorded in the device's bw_bounds_record."""
+    entries = [e for e in CORPUS if e[0] in ("launch_4d", "subarrays", "atomics_composite", "structs")]
+    jobs = []
+    for name, k, types in entries:
+        text, meta = pipeline.generate(k, types, name, target=TARGET, mode="debug")
+        assert "bw::at_checked<UNIT>(" in text or "bw::subarray_checked(" in text
+        jobs.append((pipeline.cache_key(pipeline.key_parts(k, types, "debug", TARGET)), text, name, meta))
+    for (_, _, name, _), result in zip(jobs, TARGET.compile_many(jobs)):
+        assert not isinstance(result, Exception), f"{name}: {result}"
+        path, meta = result
+        assert meta["mode"] == "debug"
+        with open(path, "rb") as f:
+            data = f.read()
+        assert _cubin_arch(data) == 90 and b"bw_bounds_record" in data
