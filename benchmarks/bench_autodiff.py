@@ -29,8 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import brickwork as wp  # noqa: E402
 from machine_load import load_average  # noqa: E402
+
+import brickwork as wp  # noqa: E402
 
 
 @wp.kernel
