@@ -29,6 +29,7 @@ class Instance:
         self.arg_types = arg_types
         self.label = kernel.instance_label(arg_types)
         self.mode = config.mode  # "release" or "debug" (bounds checks): part of the key
+        self.target = config.target  # the target's name: part of the key
         self.fn = None  # the loaded entry point
         self.tid_dims = 1
         self.writes: tuple = ()  # positions of the array parameters the kernel may write
@@ -45,7 +46,8 @@ class Instance:
         if self._key is None:
             from .. import pipeline  # the compiler is imported on the first launch, not by `import brickwork`
 
-            self.key_parts = pipeline.key_parts(self.kernel, self.arg_types, self.mode)
+            self.key_parts = pipeline.key_parts(self.kernel, self.arg_types, self.mode,
+                                                pipeline.target_named(self.target))
             self._key = pipeline.cache_key(self.key_parts)
         return self._key
 
@@ -72,7 +74,7 @@ class Instance:
     def loaded_from(self, path: str, meta: dict) -> None:
         from .. import pipeline
 
-        self.fn = pipeline.DEFAULT_TARGET.load(path, meta)
+        self.fn = pipeline.target_named(self.target).load(path, meta)
         self.tid_dims = int(meta.get("tid_dims", 1))
         self.writes = tuple(meta.get("writes", ()))
         if self in _pending:
@@ -90,7 +92,8 @@ def build_instances(batch: list) -> None:
 
     for inst in batch:
         inst.key()
-    pipeline.build(batch)
+    for name in dict.fromkeys(inst.target for inst in batch):  # one batch per target, in order
+        pipeline.build([inst for inst in batch if inst.target == name], pipeline.target_named(name))
 
 
 def describe_types(types) -> str:

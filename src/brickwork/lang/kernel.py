@@ -63,6 +63,8 @@ class Kernel:
 
     def get_instance(self, arg_types: tuple) -> Instance:
         key = arg_types if config.mode == "release" else (arg_types, config.mode)
+        if config.target != "cpu":
+            key = (key, config.target)
         inst = self.instances.get(key)
         if inst is None:
             inst = self.instances[key] = Instance(self, arg_types)
@@ -203,7 +205,8 @@ class InstanceKernel:
         return self.instance.arg_types
 
     def get_instance(self, arg_types) -> Instance:
-        if self.instance.mode != config.mode:  # the mode changed since overload(): that mode's instance
+        if self.instance.mode != config.mode or self.instance.target != config.target:
+            # the mode or target changed since overload(): that mode's and target's instance
             return self.kernel.get_instance(self.instance.arg_types)
         return self.instance
 

@@ -32,6 +32,11 @@ def _signature(args) -> tuple:
     return tuple([a._sig if type(a) is array else type(a) for a in args])
 
 
+def _stale(inst) -> bool:
+    """An instance built for another mode or target than the current one (``config``)."""
+    return inst.mode != config.mode or inst.target != config.target
+
+
 def launch(kernel, dim, inputs=(), outputs=(), device=None, stream=None, record_cmd=False, **unused):
     """Run ``kernel`` over ``dim`` threads (an int or a tuple of up to 4 ints).
 
@@ -46,12 +51,12 @@ def launch(kernel, dim, inputs=(), outputs=(), device=None, stream=None, record_
         get_device(device)  # raises for unknown or unavailable devices
     sig = _signature(args)
     entry = kernel.launch_table.get(sig)
-    if entry is None or entry[0].mode != config.mode:
+    if entry is None or _stale(entry[0]):
         if any(type(a) is np.ndarray or a is None for a in args):  # host values: never in a table
             args = _host_arguments(kernel, args)
             sig = _signature(args)
             entry = kernel.launch_table.get(sig)
-        if entry is None or entry[0].mode != config.mode:
+        if entry is None or _stale(entry[0]):
             entry = _prepare(kernel, sig, args, device)
     inst, pack = entry
     if type(dim) is int and inst.tid_dims == 1:
