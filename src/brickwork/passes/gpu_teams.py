@@ -143,8 +143,9 @@ class GpuTeams(_CpuRows):
         var = self.locals.new("_la_z", int32)
         zero = i32(0) if n.type.dtype is int32 else ir.IRCast(i32(0), n.type.dtype)
         body = [ir.IRAssign(ir.IRArrayElem(n, [var], n.type.dtype), zero)]
-        # the barrier: the inner loops after it see the whole buffer zeroed, as in program order
-        return [strided(var, i32(0), op("sub", ir.IRArrayShape(n, 0, int32), i32(1)), body), ir.IRGpuBarrier()]
+        # barriers on both sides: program order of the slice (writes before are done, zeros are seen after)
+        return [ir.IRGpuBarrier(), strided(var, i32(0), op("sub", ir.IRArrayShape(n, 0, int32), i32(1)), body),
+                ir.IRGpuBarrier()]
 
 
 class _ToBlocks(ir.Rewriter):

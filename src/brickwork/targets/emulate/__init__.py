@@ -9,7 +9,10 @@ checked on machines without a GPU. Compiling and loading are the CPU target's.
 
 from __future__ import annotations
 
+import ctypes
+
 from ... import config
+from ...errors import LaunchError
 from ..cpu import CpuTarget
 
 NAME = "cuda-emulation"
@@ -34,6 +37,25 @@ class EmulationTarget(CpuTarget):
         from .unit import render_translation_unit
 
         return render_translation_unit(kernel, callees, label)
+
+    def load(self, path: str, meta: dict):
+        entry = super().load(path, meta)
+        lib = entry._bw_library
+        take = lib.bw_emu_scratch_overflow  # see unit.OVERFLOW_SYMBOL
+        take.argtypes = [ctypes.POINTER(ctypes.c_longlong), ctypes.POINTER(ctypes.c_longlong)]
+        take.restype = ctypes.c_int
+        label = meta.get("label", "kernel")
+
+        def checked(buf):
+            entry(buf)
+            need, capacity = ctypes.c_longlong(), ctypes.c_longlong()
+            if take(ctypes.byref(need), ctypes.byref(capacity)):
+                raise LaunchError(f"kernel '{label}': a team allocated {need.value} bytes of scratch, beyond its "
+                                  f"arena of {capacity.value} bytes; on a GPU a team has only the scratch bytes "
+                                  f"par_for_outer requests (the CPU grows the arena on demand)")
+
+        checked._bw_library = lib
+        return checked
 
 
 EMULATION = EmulationTarget()

@@ -15,11 +15,11 @@ from ..cpu.render import CppRenderer, local
 from ..cpu.unit import _entry, _function, _struct_decl, declared_types
 from .render import EmulationRenderer
 
+OVERFLOW_SYMBOL = "bw_emu_scratch_overflow"  # the first scratch allocation beyond a block's arena, if any
+
 # The block's scratch arena and what allocates from it. One OS thread runs a block at a time, so a
 # thread-local buffer is the block's; every thread of the block gets the same arena, as every GPU
-# thread sees the same shared memory. Allocating past the arena is a compiler bug (the GPU mapping
-# sizes the arena for every scratch of a slice): it stops the program instead of handing out
-# memory the other threads would not share.
+# thread sees the same shared memory.
 PRELUDE = r"""
 namespace bwemu {
 struct arena_buffer {
@@ -37,13 +37,24 @@ inline bw::team arena(int64_t bytes, int64_t shared_limit) {
     }
     return bw::team{buffer.data, 0, bytes};
 }
+// Scratch beyond the arena: on a GPU the arena is all a block has (a team's is the bytes par_for_outer
+// requests). The first overflow is recorded and reported after the launch; the thread goes on in a
+// private buffer so that the launch ends.
+struct overflow_state {
+    int set = 0;
+    long long need = 0, capacity = 0;
+};
+inline overflow_state g_overflow;
 template <class T, int D, class... N> inline bw::array_t<T, D> scratch(bw::team& m, N... n) {
+    const int64_t dims[] = {(int64_t)n...};
     int64_t count = 1;
-    for (int64_t x : {(int64_t)n...}) count *= x > 0 ? x : 0;
-    if (((m.used + 63) & ~(int64_t)63) + count * (int64_t)sizeof(T) > m.capacity) {
-        fprintf(stderr, "brickwork emulation: scratch beyond the block's arena of %lld bytes\n",
-                (long long)m.capacity);
-        abort();
+    for (int64_t x : dims) count *= x > 0 ? x : 0;
+    int64_t end = ((m.used + 63) & ~(int64_t)63) + count * (int64_t)sizeof(T);
+    if (end > m.capacity) {
+        #pragma omp critical(bwemu_overflow)
+        if (!g_overflow.set) g_overflow = overflow_state{1, (long long)end, (long long)m.capacity};
+        bw::team spill = bw::team_begin(count * (int64_t)sizeof(T));
+        return bw::team_alloc<T, D>(spill, n...);
     }
     return bw::team_alloc<T, D>(m, n...);
 }
@@ -73,6 +84,10 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) ->
     out.extend(_kernel(kernel, launch))
     out.append("}  // namespace")
     out.extend(_entry(kernel))
+    out += [f'extern "C" BW_EXPORT int {OVERFLOW_SYMBOL}(long long* need, long long* capacity) {{',
+            "    if (!bwemu::g_overflow.set) return 0;",
+            "    *need = bwemu::g_overflow.need; *capacity = bwemu::g_overflow.capacity;",
+            "    bwemu::g_overflow.set = 0;", "    return 1;", "}"]
     if any(getattr(n, "checked", False) for f in [*callees, kernel] for n in ir.walk(f.body)):
         from ..cpu import BOUNDS_SYMBOL
 
