@@ -90,3 +90,21 @@ def test_unknown_target_is_rejected():
 
     with pytest.raises(ValueError, match="unknown target 'cuda-x'"):
         pipeline.target_named("cuda-x")
+
+
+def test_bounds_checks_on_emulation():
+    """Debug mode works on the emulation target: an out-of-bounds write of one thread raises after the launch."""
+    n = wp.zeros(10, dtype=wp.int32)
+    hits = wp.zeros(1, dtype=wp.int32)
+    with config.override(mode="debug", **EMULATION), pytest.raises(wp.BoundsError, match=r"index \(10\) is out of bounds for shape \(10\)"):
+        wp.launch(count, dim=11, inputs=[n, hits])
+
+
+@pytest.mark.parametrize("value,ok", [("cuda-emulation", True), ("CPU", True), ("cuda", False), ("gpu", False)])
+def test_brickwork_target_environment_variable(monkeypatch, value, ok):
+    monkeypatch.setenv("BRICKWORK_TARGET", value)
+    if ok:
+        assert config._env_target("BRICKWORK_TARGET") == value.lower()
+    else:
+        with pytest.raises(ValueError, match=f"BRICKWORK_TARGET='{value}' must be one of cpu, cuda-emulation"):
+            config._env_target("BRICKWORK_TARGET")
