@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import test_la_coverage as coverage
 import test_la_scratch as scratch
+import test_la_views as views
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
@@ -137,3 +138,10 @@ def test_raw_backend_is_rejected_on_a_device_target():
     assert not visits.numpy().any()
     la.outer(space, body)  # the same space and body on the CPU
     assert visits.numpy().sum() == geo.nblocks * geo.lbox.size
+
+
+@pytest.mark.parametrize("lt,it", M.TAG_PAIRS, ids=M.TAG_IDS)
+def test_views_match_pack_access(lt, it):
+    """Item 20: pack, variable and flux views (their table loads hoisted per block) on a 2-D mesh."""
+    with config.override(**EMULATION):
+        views.test_views_match_pack_access.hypothesis.inner_test(lt, it, 2, (4, 3, 1), 2, la.team, "N-1")
