@@ -132,6 +132,22 @@ def _env_cuda_arch(name: str) -> str | None:
 
 #: The sm_XX the CUDA target compiles for (None: the device's own, else sm_90). Part of CUDA cache keys.
 cuda_arch: str | None = _env_cuda_arch(_ENV_PREFIX + "CUDA_ARCH")
+TARGETS = ("cpu", "cuda-emulation")
+
+
+def _env_target(name: str) -> str:
+    value = os.environ.get(name, "").strip().lower() or "cpu"
+    if value not in TARGETS:
+        raise ValueError(f"environment variable {name}={value!r} must be one of {', '.join(TARGETS)}")
+    return value
+
+
+#: The target kernels compile for: "cpu", or "cuda-emulation" (the GPU mapping run on the CPU, block
+#: by block: a check of the GPU mapping without a GPU). Part of every cache key; read at each launch.
+target: str = _env_target(_ENV_PREFIX + "TARGET")
+#: Bytes of a thread block's scratch arena that may live in shared memory (GPU mapping); a larger
+#: arena lives in global memory.
+gpu_shared_limit: int = _env_int(_ENV_PREFIX + "GPU_SHARED_LIMIT", 48 * 1024, minimum=0)
 #: Warp compatibility: accepted and ignored.
 quiet: bool = True
 verbose: bool = False

@@ -33,12 +33,29 @@ from .types.keys import type_key
 
 log = logging.getLogger("brickwork")
 
-#: The target every instance compiles for (one today; CUDA adds another).
+#: The target instances compile for unless ``config.target`` names another.
 DEFAULT_TARGET: Target = CPU
 
 
-def key_parts(kernel, arg_types, mode: str = "release", target: Target = DEFAULT_TARGET) -> dict:
+def target_named(name: str) -> Target:
+    """The target called ``name`` (``config.TARGETS``); the emulation target is imported on first use."""
+    if name == CPU.name:
+        return CPU
+    if name == "cuda-emulation":
+        from .targets.emulate import EMULATION
+
+        return EMULATION
+    raise ValueError(f"unknown target {name!r} (known: {', '.join(config.TARGETS)})")
+
+
+def current_target() -> Target:
+    """The target ``config.target`` names (``BRICKWORK_TARGET``)."""
+    return target_named(config.target)
+
+
+def key_parts(kernel, arg_types, mode: str = "release", target: Target | None = None) -> dict:
     """What an instance's cache key covers; all of it is known before typing."""
+    target = target or current_target()
     return {
         "mode": mode,
         "brickwork version": __version__, "target": target.name, "compiler and flags": target.identity(),
@@ -82,13 +99,13 @@ def type_function(source, param_types: dict, context, name: str, label: str):
     return _compiler().Typer(source, param_types, is_kernel=False, context=context, name=name, label=label).build()
 
 
-def lower(fn, callees: list, target: Target = DEFAULT_TARGET, mode: str = "release") -> tuple:
+def lower(fn, callees: list, target: Target | None = None, mode: str = "release") -> tuple:
     """``fn`` and its callees after the target's passes for ``mode`` (calls are re-pointed at
     lowered callees)."""
     c = _compiler()
     ir, run_passes = c.ir, c.run_passes
     dump = config.dump
-    passes = target.passes(mode)
+    passes = (target or current_target()).passes(mode)
     lowered: dict = {}
     out = []
     for f in [*callees, fn]:
@@ -103,17 +120,20 @@ def lower(fn, callees: list, target: Target = DEFAULT_TARGET, mode: str = "relea
     return out[-1], out[:-1]
 
 
-def generate(kernel, arg_types, label: str, target: Target = DEFAULT_TARGET, mode: str = "release") -> tuple[str, dict]:
-    """Source text of one instance and its metadata: ``tid_dims``, and ``writes`` (the positions of
-    the array parameters the kernel may write, checked against read-only arrays at launch).
+def generate(kernel, arg_types, label: str, target: Target | None = None, mode: str = "release") -> tuple[str, dict]:
+    """Source text of one instance and its metadata: ``tid_dims``, ``writes`` (the positions of
+    the array parameters the kernel may write, checked against read-only arrays at launch), and
+    for a GPU-mapped instance ``gpu_launch`` (how to launch it, docs/architecture.md).
 
     A mode ending in ``:adjoint`` makes the backward kernel (``passes/adjoint.py``) of the typed
     kernel, before the target's passes: its writes are the adjoint arrays only."""
+    target = target or current_target()
     base_mode, _, variant = mode.partition(":")
     typed, typed_callees = type_instance(kernel, arg_types, label)
     writes = _compiler().ir.written_params(typed)
     if variant == "adjoint":
-        typed, typed_callees, writes = _compiler().adjoint_kernel(typed), [], set()
+        # plain (non-atomic) adjoint scatters only where the target runs rows in phases (the CPU)
+        typed, typed_callees, writes = _compiler().adjoint_kernel(typed, phased_rows=target.name == "cpu"), [], set()
         if config.verify_ir:
             _compiler().ir.verify(typed, after="adjoint")
         if "ir" in config.dump:
@@ -123,14 +143,18 @@ def generate(kernel, arg_types, label: str, target: Target = DEFAULT_TARGET, mod
     if "source" in config.dump:
         _dump(f"{target.name} source of {label}", text)
     written = [i for i, (name, _) in enumerate(kernel.params) if name in writes]
-    return text, {"tid_dims": fn.tid_dims, "writes": written, "mode": base_mode, "variant": variant}
+    meta = {"tid_dims": fn.tid_dims, "writes": written, "mode": base_mode, "variant": variant}
+    if fn.gpu_launch is not None:
+        meta["gpu_launch"] = dict(fn.gpu_launch)
+    return text, meta
 
 
-def build(batch: list, target: Target = DEFAULT_TARGET) -> None:
+def build(batch: list, target: Target | None = None) -> None:
     """Generate, compile (in parallel) and load every instance of ``batch`` not in the cache.
 
     Each instance has ``kernel``, ``arg_types``, ``label``, ``key()``, ``key_parts``, ``loaded_from``
     and ``fail``; a user error in one instance is kept on that instance only."""
+    target = target or current_target()
     jobs, owners = [], []
     for inst in batch:
         found = cache.lookup(inst.key())

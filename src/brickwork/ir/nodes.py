@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..types.scalars import int32
+
 
 class IRExpr:
     type: object
@@ -487,6 +489,74 @@ class IRSliceReduction(IRStmt):
     partials: IRLocal
     slice_id: IRExpr
     body: list
+    per_block: bool = False  # GPU mapping: a thread block runs the slice (threads fold, then a tree)
+
+
+# -- GPU mapping ---------------------------------------------------------------------------------
+# What the GPU mapping passes (``gpu_teams``) produce: grids of thread blocks instead of grid
+# points. Indices and extents are int32, blocks and grids one-dimensional (``dim`` 0) today.
+
+
+@dataclass(eq=False)
+class IRGpuIndex(IRExpr):
+    """``blockIdx`` (``axis`` "block") or ``threadIdx`` (``axis`` "thread") along ``dim`` (int32)."""
+
+    axis: str
+    dim: int = 0
+    type: object = None
+
+    def __post_init__(self):
+        self.type = self.type or int32
+
+
+@dataclass(eq=False)
+class IRGpuDim(IRExpr):
+    """``gridDim`` (``axis`` "grid") or ``blockDim`` (``axis`` "block") along ``dim`` (int32)."""
+
+    axis: str
+    dim: int = 0
+    type: object = None
+
+    def __post_init__(self):
+        self.type = self.type or int32
+
+
+@dataclass(eq=False)
+class IRLaunchExtent(IRExpr):
+    """The extent of the host's launch (``dim=`` of ``wp.launch``, the CPU grid) along ``dim`` (int32)."""
+
+    dim: int
+    type: object = None
+
+    def __post_init__(self):
+        self.type = self.type or int32
+
+
+@dataclass(eq=False)
+class IRGpuBarrier(IRStmt):
+    """Every thread of the block reaches this point before any goes on (``__syncthreads()``); only
+    where every thread of the block gets to it (uniform control flow)."""
+
+
+@dataclass(eq=False)
+class IRSharedBuffer(IRExpr):
+    """A static shared-memory array of the block, ``count`` elements: ``type`` is ArrayType(dtype, 1).
+    Every use of ``name`` is the same buffer."""
+
+    name: str
+    count: int
+    type: object
+
+
+@dataclass(eq=False)
+class IRGpuArena(IRExpr):
+    """The block's scratch arena of ``size`` bytes (int64, the same for every block of a launch):
+    dynamic shared memory when ``size <= shared_limit``, else the block's part of a global scratch
+    buffer. ``IRTeamScratch`` allocates from it as from a team's arena."""
+
+    size: IRExpr
+    shared_limit: int
+    type: object  # TEAM_MEMBER
 
 
 # -- reverse-mode autodiff (passes/adjoint.py) -----------------------------------------------------
@@ -534,5 +604,7 @@ class IRFunction:
     # pass uses them instead of differentiating or replaying this function's body).
     custom_grad: object = None
     custom_replay: object = None
+    # GPU-mapped kernels: how to launch them (``meta["gpu_launch"]``, docs/architecture.md); None otherwise
+    gpu_launch: dict | None = None
 
 

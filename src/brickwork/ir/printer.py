@@ -31,6 +31,8 @@ def format_function(fn: ir.IRFunction) -> str:
         lines.append("  locals " + ", ".join(f"{n}: {tname(t)}" for n, t in fn.locals.items()))
     for name, (dtype, count) in fn.buffers.items():
         lines.append(f"  buffer {name}: {tname(dtype)}[{count}]")
+    if fn.gpu_launch is not None:
+        lines.append("  gpu launch " + ", ".join(f"{k}={v}" for k, v in fn.gpu_launch.items()))
     lines.extend(format_block(fn.body, 1))
     return "\n".join(lines)
 
@@ -114,8 +116,11 @@ def _stmt(s, depth, out):
         loc = "" if s.location is None else " at (" + ", ".join(expr(x) for x in s.location) + ")"
         out.append(f"{pad}la.fold({expr(s.value)}){loc}")
     elif isinstance(s, ir.IRSliceReduction):
-        out.append(f"{pad}slice_reduction {s.reducer!r} into {s.partials.name}[{expr(s.slice_id)}]:")
+        by = " per block" if s.per_block else ""
+        out.append(f"{pad}slice_reduction{by} {s.reducer!r} into {s.partials.name}[{expr(s.slice_id)}]:")
         out.extend(format_block(s.body, depth + 1))
+    elif isinstance(s, ir.IRGpuBarrier):
+        out.append(f"{pad}gpu_barrier()")
     elif isinstance(s, (ir.IRBreak, ir.IRContinue)):
         out.append(pad + kind[2:].lower())
     else:
@@ -176,6 +181,14 @@ def expr(e) -> str:
         return f"local_array({e.name})"
     if isinstance(e, ir.IRPop):
         return f"pop<{tname(e.type)}>()"
+    if isinstance(e, (ir.IRGpuIndex, ir.IRGpuDim)):
+        return f"{e.axis}_{'idx' if isinstance(e, ir.IRGpuIndex) else 'dim'}({e.dim})"
+    if isinstance(e, ir.IRLaunchExtent):
+        return f"launch_dim({e.dim})"
+    if isinstance(e, ir.IRSharedBuffer):
+        return f"shared<{tname(e.type.dtype)}>({e.name}, {e.count})"
+    if isinstance(e, ir.IRGpuArena):
+        return f"gpu_arena({expr(e.size)}, shared if <= {e.shared_limit} else global)"
     fields = ", ".join(f"{f.name}={getattr(e, f.name)!r}" for f in dataclasses.fields(e) if f.name != "type")
     return f"<{type(e).__name__} {fields}>"
 

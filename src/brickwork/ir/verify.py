@@ -7,6 +7,7 @@ pass that ran last and the offending node.
 from __future__ import annotations
 
 from ..types.opaque import TEAM_MEMBER
+from ..types.scalars import int64
 from . import nodes as ir
 from .printer import expr as show
 from .walk import children
@@ -16,6 +17,7 @@ class IRVerifyError(AssertionError):
     """The IR broke an invariant (a compiler bug, never a user error)."""
 
 
+_GPU_ONLY = (ir.IRGpuIndex, ir.IRGpuDim, ir.IRLaunchExtent, ir.IRSharedBuffer, ir.IRGpuArena)
 _LA_ONLY = (ir.IRLAInner, ir.IRLAGetKJI, ir.IRLAScratch, ir.IRLAScratchElem, ir.IRLAScratchZero,
             ir.IRLAViewElem)
 
@@ -59,6 +61,8 @@ class _Verifier:
                 self.fail("a barrier of something that is not a team", s.member)
         elif isinstance(s, (_LA_ONLY + (ir.IRLAFold,))) and not in_slice:
             self.fail("a loop-abstraction construct outside an outer body", s)
+        elif isinstance(s, ir.IRGpuBarrier) and not self.fn.is_kernel:
+            self.fail("a block barrier outside a kernel", s)
         elif isinstance(s, ir.IRReturn) and s.value is not None and not in_inline:
             if s.value.type != self.fn.return_type:
                 self.fail(f"return of {s.value.type!r} from a function returning {self.fn.return_type!r}", s.value)
@@ -83,6 +87,16 @@ class _Verifier:
             self.fail("a builtin call carries a target implementation before select_builtins", e)
         elif isinstance(e, _LA_ONLY) and not in_slice:
             self.fail("a loop-abstraction construct outside an outer body", e)
+        elif isinstance(e, _GPU_ONLY) and not self.fn.is_kernel:
+            self.fail("a GPU index, extent or buffer outside a kernel", e)
+        elif isinstance(e, ir.IRGpuIndex) and (e.axis not in ("block", "thread") or e.dim not in (0, 1, 2)):
+            self.fail("a GPU index of an unknown axis or dimension", e)
+        elif isinstance(e, ir.IRGpuDim) and (e.axis not in ("grid", "block") or e.dim not in (0, 1, 2)):
+            self.fail("a GPU extent of an unknown axis or dimension", e)
+        elif isinstance(e, ir.IRSharedBuffer) and (e.count <= 0 or getattr(e.type, "ndim", 0) != 1):
+            self.fail("a shared buffer without a positive count or not one-dimensional", e)
+        elif isinstance(e, ir.IRGpuArena) and (e.type is not TEAM_MEMBER or e.size.type is not int64):
+            self.fail("a GPU arena that is not a team arena of an int64 size", e)
         for child in _child_exprs(e):
             self.expr(child, in_slice)
 

@@ -294,7 +294,8 @@ def generator_digest() -> str:
     with open(os.path.join(include_dir(), "brickwork.h"), "rb") as f:
         h.update(f.read())
     package = os.path.dirname(include_dir())
-    for sub in ("frontend", "builtins", "ir", "passes", "targets", "targets/cpu", "types", "lang", "la", "mesh"):
+    for sub in ("frontend", "builtins", "ir", "passes", "targets", "targets/cpu", "targets/emulate", "types", "lang",
+                "la", "mesh"):
         folder = os.path.join(package, sub)
         for name in sorted(os.listdir(folder)):
             if name.endswith(".py"):

@@ -27,7 +27,8 @@ class Instance:
     def __init__(self, kernel, arg_types: tuple, target=None, variant: str = ""):
         self.kernel = kernel
         self.arg_types = arg_types
-        self.target = target  # None: the pipeline's default (CPU) target
+        # a Target (CUDA's), or the name of the one config.target selects ("cpu", "cuda-emulation")
+        self.target = target if target is not None else config.target
         self.label = kernel.instance_label(arg_types) + (" (adjoint)" if variant == "adjoint" else "")
         # "release" or "debug" (bounds checks), ":adjoint" for a backward kernel: part of the key
         self.mode = config.mode + (f":{variant}" if variant else "")
@@ -38,6 +39,12 @@ class Instance:
         self._key: str | None = None
         self._packers: dict = {}
         self._adjoint: Instance | None = None
+
+    def target_object(self):
+        """The Target this instance compiles for."""
+        from .. import pipeline
+
+        return pipeline.target_named(self.target) if isinstance(self.target, str) else self.target
 
     def adjoint(self) -> "Instance":
         """The backward kernel of this instance (built the first time it is launched)."""
@@ -55,7 +62,7 @@ class Instance:
             from .. import pipeline  # the compiler is imported on the first launch, not by `import brickwork`
 
             self.key_parts = pipeline.key_parts(self.kernel, self.arg_types, self.mode,
-                                                self.target or pipeline.DEFAULT_TARGET)
+                                                self.target_object())
             self._key = pipeline.cache_key(self.key_parts)
         return self._key
 
@@ -82,7 +89,7 @@ class Instance:
     def loaded_from(self, path: str, meta: dict) -> None:
         from .. import pipeline
 
-        self.fn = (self.target or pipeline.DEFAULT_TARGET).load(path, meta)
+        self.fn = self.target_object().load(path, meta)
         self.tid_dims = int(meta.get("tid_dims", 1))
         self.writes = tuple(meta.get("writes", ()))
         if self in _pending:
@@ -100,10 +107,11 @@ def build_instances(batch: list) -> None:
 
     for inst in batch:
         inst.key()
-    targets = {id(inst.target): inst.target for inst in batch}
-    for tid, target in targets.items():  # one build per target (the CPU's alone, usually)
-        group = [inst for inst in batch if id(inst.target) == tid]
-        pipeline.build(group, target or pipeline.DEFAULT_TARGET)
+    groups: dict = {}
+    for inst in batch:  # one build per target (the CPU's alone, usually), in order
+        groups.setdefault(id(inst.target) if not isinstance(inst.target, str) else inst.target, []).append(inst)
+    for group in groups.values():
+        pipeline.build(group, group[0].target_object())
 
 
 def describe_types(types) -> str:

@@ -66,6 +66,8 @@ class Kernel:
         key = arg_types if config.mode == "release" else (arg_types, config.mode)
         if target is not None:
             key = (key, target)
+        elif config.target != "cpu":
+            key = (key, config.target)
         inst = self.instances.get(key)
         if inst is None:
             inst = self.instances[key] = Instance(self, arg_types, target)
@@ -209,7 +211,8 @@ class InstanceKernel:
     def get_instance(self, arg_types, target=None) -> Instance:
         if target is not None:  # another target (CUDA): the kernel's instance for it
             return self.kernel.get_instance(self.instance.arg_types, target)
-        if self.instance.mode != config.mode:  # the mode changed since overload(): that mode's instance
+        if self.instance.mode != config.mode or self.instance.target != config.target:
+            # the mode or target changed since overload(): that mode's and target's instance
             return self.kernel.get_instance(self.instance.arg_types)
         return self.instance
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from .. import ir
 from .check_bounds import CheckBounds
 from .expand_loop_abstraction import ExpandLoopAbstraction
+from .gpu_grid import SHARED_LIMIT, MapGpuThreads
 from .inline_local_functions import InlineLocalFunctions
 from .lower_pack_access import LowerPackAccess
 from .lower_reductions import LowerReductions
@@ -29,5 +30,17 @@ def run_passes(fn: ir.IRFunction, passes, verify: bool = False, observe=None) ->
     return fn
 
 
+def gpu_pass_list(target_name: str, builtins: dict, wrapping, mode: str = "release",
+                  shared_limit: int = SHARED_LIMIT) -> tuple:
+    """The passes of a device target (the GPU mapping): slices and teams become thread blocks, plain
+    kernels one thread per launch point; ``builtins``/``wrapping`` are the target's implementations
+    (as for ``SelectBuiltins``), ``mode`` "debug" adds bounds checks."""
+    checks = (CheckBounds(),) if mode == "debug" else ()
+    return (ProveNoOverflow(), InlineLocalFunctions(), ExpandLoopAbstraction("gpu_teams", shared_limit),
+            LowerTeams("gpu", shared_limit), LowerReductions("gpu"), LowerPackAccess(), MapGpuThreads(), *checks,
+            SelectBuiltins(target_name, builtins, wrapping))
+
+
 __all__ = ["CheckBounds", "ExpandLoopAbstraction", "InlineLocalFunctions", "LowerPackAccess", "LowerReductions",
-           "LowerTeams", "ProveNoOverflow", "SelectBuiltins", "SplitInterior", "run_passes"]
+           "LowerTeams", "MapGpuThreads", "ProveNoOverflow", "SelectBuiltins", "SplitInterior", "gpu_pass_list",
+           "run_passes"]

@@ -37,10 +37,15 @@ def adjoint_param_name(name: str) -> str:
     return f"adj_{name}"
 
 
-def adjoint_kernel(fn: ir.IRFunction) -> ir.IRFunction:
-    """The backward kernel of the typed kernel ``fn`` (its callees are inlined)."""
+def adjoint_kernel(fn: ir.IRFunction, phased_rows: bool = True) -> ir.IRFunction:
+    """The backward kernel of the typed kernel ``fn`` (its callees are inlined). ``phased_rows``: the
+    target can run the first grid dimension in phases (``scatter_radius``), so scatters near tid(0)
+    may be plain adds; otherwise every scatter is atomic."""
     nf = normal_form(fn)
-    return _Adjoint(nf.fn, nf.loops, _row_offsets(nf.fn)).build()
+    rows = _row_offsets(nf.fn)
+    if not phased_rows:
+        rows.radius = None
+    return _Adjoint(nf.fn, nf.loops, rows).build()
 
 
 def carries_adjoint(t) -> bool:

@@ -25,20 +25,30 @@ from .build import Locals, i32, op
 
 VEC3I = vector(3, int32)
 VEC4I = vector(4, int32)
+MAPPINGS = ("cpu_rows", "gpu_teams")
 
 
 @dataclass(frozen=True)
 class ExpandLoopAbstraction:
+    """``mapping``: "cpu_rows" (this module) or "gpu_teams" (``gpu_teams.py``: a slice per thread
+    block; ``shared_limit`` bytes of scratch arena per block may live in shared memory)."""
+
     mapping: str = "cpu_rows"
+    shared_limit: int = 48 * 1024
     name: str = "expand_loop_abstraction"
 
     def run(self, fn: ir.IRFunction) -> ir.IRFunction:
-        if self.mapping != "cpu_rows":
-            raise ValueError(f"unknown loop-abstraction mapping {self.mapping!r}")
+        if self.mapping not in MAPPINGS:
+            raise ValueError(f"unknown loop-abstraction mapping {self.mapping!r} (known: {', '.join(MAPPINGS)})")
         if not ir.contains(fn.body, ir.IRLAOuter):
             return fn
         out = replace(fn, locals=dict(fn.locals), buffers=dict(fn.buffers))
-        _CpuRows(out).expand()
+        if self.mapping == "cpu_rows":
+            _CpuRows(out).expand()
+        else:
+            from .gpu_teams import GpuTeams  # the GPU mapping builds on this module's _CpuRows
+
+            GpuTeams(out, self.shared_limit).expand()
         return out
 
 
@@ -144,7 +154,7 @@ class _CpuRows(ir.Rewriter):
         if cfg.loop != "boiv" and ir.contains(s.body, ir.IRLAScratch):
             self.team = self.locals.named("_la_team", TEAM_MEMBER)
             out.append(ir.IRAssign(self.team, ir.IRTeamBegin(ir.IRConst(0, int64), TEAM_MEMBER)))
-        fusion = row_fusion.plan(s, self.counts) if not reduce else None
+        fusion = self.row_plan(s) if not reduce else None
         body = self.fused_rows(fusion) if fusion is not None else self.stmts(s.body)
         if not reduce:
             return out + body
@@ -153,6 +163,10 @@ class _CpuRows(ir.Rewriter):
             user = [self.loop(pi, g("is"), g("ie"), point_out + user, simd=True)]
         partials = ir.IRLocal("_la_partials", ArrayType(cfg.reducer.value_type, 1))
         return out + [ir.IRSliceReduction(cfg.reducer, partials, self.slice_id(), user)]
+
+    def row_plan(self, s: ir.IRLAOuter):
+        """How to run the body row by row (``row_fusion``), or None."""
+        return row_fusion.plan(s, self.counts)
 
     def slice_id(self):
         g, b = _geom, ir.IRTid(0, int32)

@@ -19,9 +19,16 @@ ACC = "_la_acc"
 
 @dataclass(frozen=True)
 class LowerReductions:
+    """``mapping`` "cpu" (here) or "gpu" (per-block slices combine by a tree: ``gpu_lowering.py``)."""
+
+    mapping: str = "cpu"
     name: str = "lower_reductions"
 
     def run(self, fn: ir.IRFunction) -> ir.IRFunction:
+        if self.mapping == "gpu":
+            from .gpu_lowering import lower_reductions_gpu
+
+            return lower_reductions_gpu(fn)
         if not ir.contains(fn.body, ir.IRSliceReduction):
             return fn
         return _Lower(fn).function(fn)

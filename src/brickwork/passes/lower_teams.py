@@ -14,9 +14,18 @@ from .build import i32, op
 
 @dataclass(frozen=True)
 class LowerTeams:
+    """``mapping`` "cpu" (a team is one thread, here) or "gpu" (a team is a thread block:
+    ``gpu_lowering.py``; ``shared_limit`` bytes of team arena may live in shared memory)."""
+
+    mapping: str = "cpu"
+    shared_limit: int = 48 * 1024
     name: str = "lower_teams"
 
     def run(self, fn: ir.IRFunction) -> ir.IRFunction:
+        if self.mapping == "gpu":
+            from .gpu_lowering import lower_teams_gpu
+
+            return lower_teams_gpu(fn, self.shared_limit)
         return _Lower().function(fn)
 
 

@@ -34,6 +34,11 @@ def _signature(args) -> tuple:
     return tuple([a._sig if type(a) is array else type(a) for a in args])
 
 
+def _stale(inst) -> bool:
+    """An instance built for another mode or target than the current one (``config``)."""
+    return inst.mode != config.mode or inst.target != config.target
+
+
 def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None, device=None, stream=None,
            adjoint=False, record_tape=True, record_cmd=False, **unused):
     """Run ``kernel`` over ``dim`` threads (an int or a tuple of up to 4 ints).
@@ -59,12 +64,12 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
             return launch_cuda(kernel, dim, args, dev)
     sig = _signature(args)
     entry = kernel.launch_table.get(sig)
-    if entry is None or entry[0].mode != config.mode:
+    if entry is None or _stale(entry[0]):
         if any(type(a) is np.ndarray or a is None for a in args):  # host values: never in a table
             args = _host_arguments(kernel, args)
             sig = _signature(args)
             entry = kernel.launch_table.get(sig)
-        if entry is None or entry[0].mode != config.mode:
+        if entry is None or _stale(entry[0]):
             entry = _prepare(kernel, sig, args, device)
     inst, pack = entry
     if type(dim) is int and inst.tid_dims == 1 and 0 < dim <= _MAX_EXTENT:

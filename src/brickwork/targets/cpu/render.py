@@ -156,7 +156,7 @@ class CppRenderer:
                 clause = f" reduction({op}:{local(s.reduction.acc)})"
             out.append(pad + "#pragma omp simd" + clause)
         out.append(pad + f"for ({t} {it} = {self.expr(s.start)}; {cond}; {it} += {step}) {{")
-        out.append(pad + f"    {local(s.var.name)} = {it};")
+        out.append(pad + f"    {self.expr(s.var)} = {it};")
         out.extend(self.block(s.body, ind + 4))
         out.append(pad + "} }")
 

@@ -1,0 +1,103 @@
+"""The GPU grid: block sizes, launch coordinates from a block or thread index, thread-strided loops,
+and ``map_gpu_threads`` (a plain kernel: one thread per launch point, with a bounds guard).
+
+The host launches every kernel with the same ``dim`` on every target; a GPU-mapped kernel works
+out its grid point (or slice, or team) from ``IRGpuIndex``/``IRGpuDim`` and the launch extents
+(``IRLaunchExtent``). Blocks and grids are one-dimensional: the last launch dimension varies fastest
+between neighbouring threads (or blocks), as the CPU's innermost loop does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .. import ir
+from ..types.scalars import int32, int64
+from .build import Locals, i32, op
+
+#: Threads per block of a plain kernel (one thread per launch point).
+POINT_BLOCK = 256
+#: Threads per block of a team (a loop-abstraction slice or a ``par_for_outer`` team); a power of two
+#: (the block reductions halve it).
+TEAM_BLOCK = 128
+#: Default limit of a block's scratch arena in shared memory (bytes); larger arenas go to global memory.
+SHARED_LIMIT = 48 * 1024
+
+
+def i64(value: int) -> ir.IRConst:
+    return ir.IRConst(int(value), int64)
+
+
+def wide(e) -> ir.IRExpr:
+    return e if e.type is int64 else ir.IRCast(e, int64)
+
+
+def thread() -> ir.IRGpuIndex:
+    return ir.IRGpuIndex("thread", 0)
+
+
+def launch_coords(locals_: Locals, flat, ndims: int, out: list) -> list:
+    """int32 locals of the launch point whose row-major flat index (last dimension fastest) is ``flat``."""
+    rest = locals_.assign(wide(flat), out, "_gpu_r")
+    coords: list = [None] * ndims
+    for d in reversed(range(ndims)):
+        if d == 0:
+            coords[0] = locals_.assign(ir.IRCast(rest, int32), out, "_gpu_c")
+            break
+        extent = wide(ir.IRLaunchExtent(d))
+        coords[d] = locals_.assign(ir.IRCast(op("mod", rest, extent), int32), out, "_gpu_c")
+        rest = locals_.assign(op("div", rest, extent), out, "_gpu_r")
+    return coords
+
+
+def strided(var: ir.IRLocal, lo, hi_incl, body: list) -> ir.IRFor:
+    """``var`` over ``lo..hi_incl`` shared out among the block's threads: thread t takes lo + t,
+    lo + t + blockDim, ... (neighbouring threads take neighbouring values)."""
+    return ir.IRFor(var, op("add", lo, thread()), op("add", hi_incl, i32(1)), ir.IRGpuDim("block", 0), body, 1)
+
+
+def single_thread(stmt) -> ir.IRIf:
+    """``stmt`` run by thread 0 of the block only (a side effect the team makes once)."""
+    return ir.IRIf(op("eq", thread(), i32(0)), [stmt], [])
+
+
+def has_side_effect(s) -> bool:
+    """A statement that writes memory or prints (team-level statements do it once, not per thread)."""
+    if isinstance(s, ir.IRAssign):
+        return not isinstance(s.target, ir.IRLocal)
+    return isinstance(s, (ir.IRExprStmt, ir.IRPrint, ir.IRExpect))
+
+
+class TidToCoords(ir.Rewriter):
+    """``tid(d)`` -> the d-th launch coordinate (a slice's or team's, or a point's)."""
+
+    def __init__(self, coords):
+        self.coords = coords
+
+    def r_IRTid(self, e):
+        return self.coords[e.dim]
+
+
+@dataclass(frozen=True)
+class MapGpuThreads:
+    """A kernel not mapped to teams yet: one thread per launch point, a guard for the last block."""
+
+    block: int = POINT_BLOCK
+    name: str = "map_gpu_threads"
+
+    def run(self, fn: ir.IRFunction) -> ir.IRFunction:
+        if not fn.is_kernel or fn.gpu_launch is not None:
+            return fn
+        out = replace(fn, locals=dict(fn.locals), buffers=dict(fn.buffers))
+        locals_ = Locals(out)
+        pre: list = []
+        flat = op("add", op("mul", wide(ir.IRGpuIndex("block", 0)), wide(ir.IRGpuDim("block", 0))), wide(thread()))
+        point = locals_.assign(flat, pre, "_gpu_p")
+        points = wide(ir.IRLaunchExtent(0))
+        for d in range(1, fn.tid_dims):
+            points = op("mul", points, wide(ir.IRLaunchExtent(d)))
+        pre.append(ir.IRIf(op("ge", point, points), [ir.IRReturn(None)], []))
+        coords = launch_coords(locals_, point, fn.tid_dims, pre)
+        out.body = pre + TidToCoords(coords).stmts(fn.body)
+        out.gpu_launch = {"grid": "points", "block": self.block, "shared_bytes": 0, "arena": None}
+        return out

@@ -1,0 +1,131 @@
+"""The GPU variants of ``lower_teams`` and ``lower_reductions``.
+
+Teams (``par_for_outer``): a team is a thread block. The block's index gives the outer index, a
+``par_for_inner`` loop is shared out among the block's threads, a team barrier is a block
+barrier, team scratch comes from the block's arena (shared memory when the launch's arena fits the
+limit, global memory otherwise); statements outside the inner loops run on every thread, the ones
+that write memory or print on thread 0 only.
+
+Reductions: a slice run by a block (``IRSliceReduction.per_block``) folds each thread's cells into
+the thread's accumulator, then the block combines the accumulators in shared memory by a tree
+(thread t takes t + s for s = blockDim/2, ..., 1; MinLoc/MaxLoc keep the first cell in (b, k, j, i)
+order among equal values, as the CPU's in-order fold does) and thread 0 stores the slice's partial.
+The host combines the partials in slice order as on the CPU, so results are the same run to run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .. import ir
+from ..ir.printer import expr as show
+from ..types.arrays import ArrayType
+from ..types.layout import size_align
+from ..types.opaque import TEAM_MEMBER
+from ..types.scalars import int32
+from .build import Locals, i32, op
+from .gpu_grid import TEAM_BLOCK, TidToCoords, has_side_effect, launch_coords, single_thread, strided, thread, wide
+from .lower_reductions import _Lower as _CpuReductions
+from .lower_teams import _Lower as _CpuTeams
+
+
+def lower_teams_gpu(fn: ir.IRFunction, shared_limit: int) -> ir.IRFunction:
+    if not fn.is_kernel or fn.gpu_launch is not None or not ir.contains(fn.body, ir.IRTeamBegin):
+        return _CpuTeams().function(fn)
+    out = replace(fn, locals=dict(fn.locals), buffers=dict(fn.buffers))
+    pre: list = []
+    coords = launch_coords(Locals(out), ir.IRGpuIndex("block", 0), fn.tid_dims, pre)
+    lowering = _Teams(coords, shared_limit)
+    out.body = pre + lowering.stmts(fn.body)
+    out.gpu_launch = {"grid": "slices", "block": TEAM_BLOCK, "shared_bytes": 0,
+                      "arena": lowering.arena, "shared_limit": shared_limit}
+    return out
+
+
+class _Teams(TidToCoords):
+    def __init__(self, coords, shared_limit):
+        super().__init__(coords)
+        self.shared_limit = shared_limit
+        self.in_loop = 0
+        self.arena = None
+
+    def r_IRTeamBegin(self, e):
+        size = wide(self.expr(e.arena_bytes))
+        self.arena = show(size)
+        return ir.IRGpuArena(size, self.shared_limit, TEAM_MEMBER)
+
+    def r_IRTeamLoop(self, s: ir.IRTeamLoop):
+        self.in_loop += 1
+        try:
+            body = self.stmts(s.body)
+        finally:
+            self.in_loop -= 1
+        return strided(s.var, self.expr(s.lo), self.expr(s.hi), body)
+
+    def r_IRTeamBarrier(self, s):
+        return ir.IRGpuBarrier()
+
+    def once(self, s):
+        out = self.copy(s)
+        return single_thread(out) if self.in_loop == 0 and has_side_effect(s) else out
+
+    r_IRAssign = r_IRExprStmt = r_IRPrint = r_IRExpect = once
+
+
+def lower_reductions_gpu(fn: ir.IRFunction) -> ir.IRFunction:
+    if not ir.contains(fn.body, ir.IRSliceReduction):
+        return fn
+    return _Reductions(fn).function(fn)
+
+
+class _Reductions(_CpuReductions):
+    def function(self, fn):
+        self.launch = dict(fn.gpu_launch) if fn.gpu_launch is not None else None
+        out = super().function(fn)
+        out.gpu_launch = self.launch
+        return out
+
+    def r_IRSliceReduction(self, s: ir.IRSliceReduction):
+        out = super().r_IRSliceReduction(s)
+        if not s.per_block:
+            return out  # a slice run by one thread (boiv): the CPU's fold
+        *fold, _store = out
+        r = self.reducer
+        block = self.launch["block"]
+        vt = r.value_type
+        red = ir.IRSharedBuffer("_gpu_red", block, ArrayType(vt, 1))
+        self.launch["shared_bytes"] = block * size_align(vt)[0]
+
+        def slot(i):
+            return ir.IRArrayElem(red, [i], vt)
+
+        t = thread()
+        tree = [ir.IRAssign(slot(t), self.acc()), ir.IRGpuBarrier()]
+        step = block // 2
+        while step >= 1:
+            mine, other = slot(t), slot(op("add", t, i32(step)))
+            tree += [ir.IRIf(op("lt", t, i32(step)), [self.combine(mine, other)], []), ir.IRGpuBarrier()]
+            step //= 2
+        store = ir.IRAssign(ir.IRArrayElem(s.partials, [self.expr(s.slice_id)], vt), slot(i32(0)))
+        return [*fold, *tree, single_thread(store)]
+
+    def combine(self, mine, other):
+        """``mine = join(mine, other)``; with a location, ``other`` wins a tie when its cell comes first."""
+        r = self.reducer
+        if r.join in ("sum", "prod"):
+            return ir.IRAssign(mine, op("add" if r.join == "sum" else "mul", mine, other))
+        if not r.with_location:
+            return ir.IRAssign(mine, op(r.join, mine, other))
+
+        def f(e, name):
+            return ir.IRField(e, name, r.dtype if name == "value" else int32)
+
+        better = op("lt" if r.join == "min" else "gt", f(other, "value"), f(mine, "value"))
+        first = None  # (b, k, j, i) of other before mine, lexicographically
+        for name in reversed("bkji"):
+            less = op("lt", f(other, name), f(mine, name))
+            first = less if first is None else op("logical_or", less, op("logical_and", op("eq", f(other, name),
+                                                                                        f(mine, name)), first))
+        found = op("logical_and", op("ge", f(other, "b"), i32(0)), op("ge", f(mine, "b"), i32(0)))
+        tie = op("logical_and", op("logical_and", op("eq", f(other, "value"), f(mine, "value")), found), first)
+        return ir.IRIf(op("logical_or", better, tie), [ir.IRAssign(mine, other)], [])

@@ -1,0 +1,170 @@
+"""The GPU mapping of the loop abstraction (``expand_loop_abstraction("gpu_teams")``).
+
+With the ``team`` backend and the hierarchical tags (bvoi, bovi) a slice is a thread block: the
+block's index gives the slice (the launch's grid of slices, flattened), every ``la.inner`` visits
+the cells of the CPU mapping (the same boxes, spans and pieces, in the same sequence) but shares
+each box, span or piece out among the block's threads (thread t takes cells t, t + blockDim, ...),
+``team_barrier()`` is a block barrier, and per-point scratch comes from the block's arena (shared
+memory when the launch's arena fits the limit, global memory otherwise). Statements of the outer
+body outside the inner loops run on every thread (they compute the slice's scalars); the ones
+that write memory or print run on thread 0 only. ``boiv`` slices are single cells: one thread
+each, the grid points of ``map_gpu_threads``. ``la.raw`` is host-only (semantics §12) and is
+rejected.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import ir
+from ..errors import LaunchError
+from ..ir.printer import expr as show
+from ..types.layout import size_align
+from ..types.opaque import TEAM_MEMBER
+from ..types.scalars import int32
+from .build import i32, op
+from .expand_loop_abstraction import _CpuRows, _geom, _mflat
+from .gpu_grid import TEAM_BLOCK, TidToCoords, has_side_effect, i64, launch_coords, single_thread, strided, wide
+
+
+class GpuTeams(_CpuRows):
+    def __init__(self, fn: ir.IRFunction, shared_limit: int):
+        super().__init__(fn)
+        self.shared_limit = shared_limit
+        self.in_cells = 0  # > 0 while expanding the body of an inner loop (per cell, per thread)
+        self.team_slice = False  # the outer body being expanded runs as a thread block
+
+    def row_plan(self, s):
+        return None  # rows of a slice are shared among threads, never fused per thread
+
+    # -- the outer body ---------------------------------------------------------------------------
+    def r_IRLAOuter(self, s: ir.IRLAOuter):
+        cfg = s.config
+        if cfg.backend == "raw":
+            raise LaunchError(f"la.raw is host-only (loop abstraction semantics §12): an outer body of a "
+                              f"({cfg.loop}, {cfg.inner}) space with backend la.raw cannot run on a device target; "
+                              f"build the space with backend=la.team")
+        if cfg.loop == "boiv":
+            return super().r_IRLAOuter(s)  # a slice is a cell: one thread (map_gpu_threads)
+        self.team_slice = True
+        arena = self.arena_size(s)
+        body = super().r_IRLAOuter(s)
+        pre: list = []
+        coords = launch_coords(self.locals, ir.IRGpuIndex("block", 0), self.fn.tid_dims, pre)
+        body = _ToBlocks(coords, arena, self.shared_limit).stmts(body)
+        self.fn.gpu_launch = {"grid": "slices", "block": TEAM_BLOCK, "shared_bytes": 0,
+                              "arena": None if arena is None else show(arena),
+                              "shared_limit": self.shared_limit}
+        self.team_slice = False
+        return pre + body
+
+    def arena_size(self, s: ir.IRLAOuter):
+        """Bytes of scratch a slice may allocate (int64, launch-invariant): each scratch's span over
+        the whole logical box (a slice's span is never longer), 64-byte aligned as allocated."""
+        total = None
+        for sc in (n for n in ir.walk(s.body) if isinstance(n, ir.IRLAScratch)):
+            offsets = sc.halo.reduced(s.config.ndim)
+            lo_h, hi_h = offsets[0], offsets[-1]
+            if s.config.loop == "bvoi" and not sc.halo.is_none:
+                lo_h = tuple(min(0, min(h[d] for h in offsets)) for d in range(3))
+                hi_h = tuple(max(0, max(h[d] for h in offsets)) for d in range(3))
+            g = _geom
+            first = _mflat(*[op("add", a, i32(d)) for a, d in zip((g("ks"), g("js"), g("is")), lo_h)])
+            end = _mflat(*[op("add", a, i32(d)) for a, d in zip((g("ke"), g("je"), g("ie")), hi_h)])
+            count = math.prod(sc.dims) if sc.dims else 1
+            nbytes = count * size_align(sc.storage.type.dtype)[0]
+            size = op("add", op("mul", wide(op("add", op("sub", end, first), i32(1))), i64(nbytes)), i64(64))
+            total = size if total is None else op("add", total, size)
+        return total
+
+    def r_IRTeamBarrier(self, s):
+        if s.member is None and self.team_slice:
+            return ir.IRGpuBarrier()
+        return super().r_IRTeamBarrier(s)
+
+    # -- statements of the outer body: once per block when they write memory ----------------------
+    def visit(self, s, kji, memory_index=None):
+        self.in_cells += 1
+        try:
+            return super().visit(s, kji, memory_index)
+        finally:
+            self.in_cells -= 1
+
+    def once(self, s, out):
+        if self.team_slice and self.in_cells == 0 and has_side_effect(s):
+            return single_thread(out)
+        return out
+
+    def r_IRAssign(self, s):
+        return self.once(s, super().r_IRAssign(s))
+
+    def r_IRExprStmt(self, s):
+        return self.once(s, self.copy(s))
+
+    def r_IRPrint(self, s):
+        return self.once(s, self.copy(s))
+
+    def r_IRExpect(self, s):
+        return self.once(s, self.copy(s))
+
+    # -- the cells of an inner loop, shared out among the threads ----------------------------------
+    def box_loops(self, s, box, out):
+        if not self.team_slice:
+            return super().box_loops(s, box, out)
+        (ks, ke), (js, je), (is_, ie) = box
+        nj = self.tmp(op("add", op("sub", je, js), i32(1)), out)
+        ni = self.tmp(op("add", op("sub", ie, is_), i32(1)), out)
+        n = self.tmp(op("mul", op("mul", op("add", op("sub", ke, ks), i32(1)), nj), ni), out)
+        c = self.locals.new("_la_c", int32)
+        body: list = []
+        kji = self.decode(c, (ks, js, is_, nj, ni), body)
+        body += self.visit(s, kji)
+        out.append(strided(c, i32(0), op("sub", n, i32(1)), body))
+
+    def memory_span(self, s, m0, m1, out):
+        if not self.team_slice:
+            return super().memory_span(s, m0, m1, out)
+        m = self.locals.new("_la_m", int32)
+        out.append(strided(m, m0, m1, self.visit(s, self.lazy_kji(m), memory_index=m)))
+
+    def rows(self, s, first, last, ext, out):
+        if not self.team_slice:
+            return super().rows(s, first, last, ext, out)
+        f = self.locals.new("_la_f", int32)
+        body: list = []
+        kji = self.decode(f, ext, body)
+        body += self.visit(s, kji)
+        out.append(strided(f, first, last, body))
+
+    def r_IRLAScratchZero(self, s: ir.IRLAScratchZero):
+        if not self.team_slice:
+            return super().r_IRLAScratchZero(s)
+        n = self.scratch[s.storage.name].storage
+        var = self.locals.new("_la_z", int32)
+        zero = i32(0) if n.type.dtype is int32 else ir.IRCast(i32(0), n.type.dtype)
+        body = [ir.IRAssign(ir.IRArrayElem(n, [var], n.type.dtype), zero)]
+        # barriers on both sides: program order of the slice (writes before are done, zeros are seen after)
+        return [ir.IRGpuBarrier(), strided(var, i32(0), op("sub", ir.IRArrayShape(n, 0, int32), i32(1)), body),
+                ir.IRGpuBarrier()]
+
+
+class _ToBlocks(ir.Rewriter):
+    """A slice's grid indices -> the block's slice coordinates; the team arena -> the block's arena;
+    the slice's reduction -> a per-block one."""
+
+    def __init__(self, coords, arena, shared_limit):
+        self.tids = TidToCoords(coords)
+        self.arena, self.shared_limit = arena, shared_limit
+
+    def r_IRTid(self, e):
+        return self.tids.r_IRTid(e)
+
+    def r_IRTeamBegin(self, e):
+        size = self.arena if self.arena is not None else i64(0)
+        return ir.IRGpuArena(size, self.shared_limit, TEAM_MEMBER)
+
+    def r_IRSliceReduction(self, s):
+        out = self.copy(s)
+        out.per_block = True
+        return out
+

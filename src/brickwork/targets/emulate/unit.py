@@ -1,0 +1,139 @@
+"""The translation unit of a GPU-mapped instance on the emulation target.
+
+Functions the kernel calls render as on the CPU; the kernel becomes ``run_block`` (one thread block:
+per-thread locals, static shared buffers, phases between barriers, see ``render.py``), and
+``run`` calls it for every block of the grid that ``IRFunction.gpu_launch`` describes (blocks
+run in parallel with OpenMP, as independent blocks may on a GPU). The entry point and the packed
+argument buffer are the CPU target's, so the host launches it unchanged.
+"""
+
+from __future__ import annotations
+
+from ... import ir
+from ..cpu.cnames import c_type
+from ..cpu.render import CppRenderer, local
+from ..cpu.unit import _entry, _function, _struct_decl, declared_types
+from .render import EmulationRenderer
+
+OVERFLOW_SYMBOL = "bw_emu_scratch_overflow"  # the first scratch allocation beyond a block's arena, if any
+
+# The block's scratch arena and what allocates from it. One OS thread runs a block at a time, so a
+# thread-local buffer is the block's; every thread of the block gets the same arena, as every GPU
+# thread sees the same shared memory.
+PRELUDE = r"""
+namespace bwemu {
+struct arena_buffer {
+    char* data = nullptr;
+    int64_t capacity = 0;
+    ~arena_buffer() { __builtin_free(data); }
+};
+inline bw::team arena(int64_t bytes, int64_t shared_limit) {
+    (void)shared_limit;  // shared or global memory on a GPU: the same on the CPU
+    static thread_local arena_buffer buffer;
+    if (bytes > buffer.capacity) {
+        __builtin_free(buffer.data);
+        buffer.capacity = (bytes + 4095) & ~(int64_t)4095;
+        buffer.data = static_cast<char*>(__builtin_malloc((size_t)buffer.capacity));
+    }
+    return bw::team{buffer.data, 0, bytes};
+}
+// Scratch beyond the arena: on a GPU the arena is all a block has (a team's is the bytes par_for_outer
+// requests). The first overflow is recorded and reported after the launch; the thread goes on in a
+// private buffer so that the launch ends.
+struct overflow_state {
+    int set = 0;
+    long long need = 0, capacity = 0;
+};
+inline overflow_state g_overflow;
+template <class T, int D, class... N> inline bw::array_t<T, D> scratch(bw::team& m, N... n) {
+    const int64_t dims[] = {(int64_t)n...};
+    int64_t count = 1;
+    for (int64_t x : dims) count *= x > 0 ? x : 0;
+    int64_t end = ((m.used + 63) & ~(int64_t)63) + count * (int64_t)sizeof(T);
+    if (end > m.capacity) {
+        #pragma omp critical(bwemu_overflow)
+        if (!g_overflow.set) g_overflow = overflow_state{1, (long long)end, (long long)m.capacity};
+        bw::team spill = bw::team_begin(count * (int64_t)sizeof(T));
+        return bw::team_alloc<T, D>(spill, n...);
+    }
+    return bw::team_alloc<T, D>(m, n...);
+}
+template <class T> inline bw::array_t<T, 1> view(T* data, int64_t count) {
+    bw::array_t<T, 1> a;
+    a.data = data;
+    a.shape[0] = count;
+    a.strides[0] = 1;
+    return a;
+}
+}  // namespace bwemu
+"""
+
+
+def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) -> str:
+    """C++ source of one GPU-mapped kernel instance, its functions and structs."""
+    launch = kernel.gpu_launch
+    if launch is None:
+        raise ValueError(f"{label}: the kernel was not mapped to a GPU grid (run the GPU pass list first)")
+    out = [f"// brickwork kernel instance {label} (cuda-emulation)", '#include "brickwork.h"', "#include <cstdio>",
+           "#include <cstdlib>", "namespace {", PRELUDE]
+    for t in declared_types([*callees, kernel]):
+        out.extend(_struct_decl(t))
+    cpu = CppRenderer()
+    for fn in callees:
+        out.extend(_function(cpu, fn))
+    out.extend(_kernel(kernel, launch))
+    out.append("}  // namespace")
+    out.extend(_entry(kernel))
+    out += [f'extern "C" BW_EXPORT int {OVERFLOW_SYMBOL}(long long* need, long long* capacity) {{',
+            "    if (!bwemu::g_overflow.set) return 0;",
+            "    *need = bwemu::g_overflow.need; *capacity = bwemu::g_overflow.capacity;",
+            "    bwemu::g_overflow.set = 0;", "    return 1;", "}"]
+    if any(getattr(n, "checked", False) for f in [*callees, kernel] for n in ir.walk(f.body)):
+        from ..cpu import BOUNDS_SYMBOL
+
+        out += [f'extern "C" BW_EXPORT int {BOUNDS_SYMBOL}(char* out, int size) {{',
+                "    return bw::take_bounds_error(out, size);", "}"]
+    return "\n".join(out) + "\n"
+
+
+def _kernel(fn: ir.IRFunction, launch: dict) -> list[str]:
+    block, dims = launch["block"], fn.tid_dims
+    counts = ir.assignment_counts(fn.body)
+    assigned = {n for n, _ in fn.params if counts.get(n, 0)}
+    per_thread = set(fn.locals) | set(fn.buffers) | assigned
+    r = EmulationRenderer(per_thread, block)
+    params = [(local(n), c_type(t), n in assigned) for n, t in fn.params]
+    lines = ["struct Args {"]
+    lines += [f"    {t} {n};" for n, t, _ in params] or ["    char unused;"]
+    lines += ["};", "", f"constexpr int32_t BW_BLOCK = {block};", "", "template <bool UNIT>",
+              "static void run_block(const Args& a, " + "".join(f"const int32_t n{d}, " for d in range(dims))
+              + "const int64_t _blk, const int64_t _nblk) {"]
+    for n, t, mine in params:
+        if mine:  # an assigned parameter is a local of each thread
+            lines += [f"    {t} {n}[BW_BLOCK];", f"    for (int32_t _u = 0; _u < BW_BLOCK; ++_u) {n}[_u] = a.{n};"]
+        else:
+            lines.append(f"    const {t} {n} = a.{n};")
+    lines += [f"    {c_type(t)} {local(n)}[BW_BLOCK]{{}};" for n, t in fn.locals.items()]
+    lines += [f"    bw::local_buf<{c_type(dt)}, {count}> {local(n)}[BW_BLOCK]{{}};"
+              for n, (dt, count) in fn.buffers.items()]
+    shared = {}
+    for node in ir.walk(fn.body):
+        if isinstance(node, ir.IRSharedBuffer):
+            shared[node.name] = node
+    lines += [f"    {c_type(b.type.dtype)} sh_{n}[{b.count}];" for n, b in shared.items()]
+    lines += ["    int32_t _off[BW_BLOCK] = {};  // a thread that returned (1) or left a region (its id)",
+              "    int32_t _t = 0;", "    (void)_blk; (void)_nblk;"]
+    lines += [f"    (void)n{d};" for d in range(dims)]
+    lines += r.body(fn.body, 4)
+    lines += ["}", "", "template <bool UNIT>", "static void run(const bw::launch_header& h, const Args& a) {"]
+    lines += [f"    const int32_t n{d} = (int32_t)h.dim[{d}];" for d in range(dims)]
+    points = " * ".join(f"(int64_t)n{d}" for d in range(dims))
+    grid = f"({points} + BW_BLOCK - 1) / BW_BLOCK" if launch["grid"] == "points" else points
+    args = "".join(f"n{d}, " for d in range(dims))
+    lines += [f"    const int64_t nblk = {grid};",
+              "    #pragma omp parallel for if(h.parallel) num_threads(h.nthreads) schedule(static)",
+              f"    for (int64_t blk = 0; blk < nblk; ++blk) run_block<UNIT>(a, {args}blk, nblk);", "}", ""]
+    return lines
+
+
+__all__ = ["render_translation_unit"]

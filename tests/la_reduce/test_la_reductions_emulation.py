@@ -1,0 +1,81 @@
+"""Reductions of the loop abstraction on the emulation target ("cuda-emulation"): a slice is a thread
+block, each thread folds its cells, the block combines the threads' values by a tree in shared memory,
+the host folds the slice partials in order. Checked against numpy; MinLoc/MaxLoc ties and run-to-run
+bit equality checked exactly."""
+
+import numpy as np
+import pytest
+import test_la_reductions as cpu_tests
+
+import brickwork as wp
+from brickwork import config, la
+
+EMULATION = dict(target="cuda-emulation")
+NB, NX, NY, NZ, NG = cpu_tests.NB, cpu_tests.NX, cpu_tests.NY, cpu_tests.NZ, cpu_tests.NG
+
+
+@pytest.mark.parametrize("lt, it", cpu_tests.TAG_PAIRS, ids=[f"{a.name}-{b.name}" for a, b in cpu_tests.TAG_PAIRS])
+def test_every_reducer_matches_numpy(lt, it):
+    """Sum, Min, Max, Prod, MinLoc, MaxLoc for every tag pair (ghosts hold NaN/huge: never folded)."""
+    with config.override(**EMULATION):
+        cpu_tests.test_every_reducer_matches_numpy(lt, it, la.team)
+
+
+@pytest.mark.parametrize("dtype, np_dtype", [(wp.int32, np.int32), (wp.int64, np.int64), (wp.float32, np.float32)])
+def test_integer_and_single_precision(dtype, np_dtype):
+    """Spaces built while the target is a device target default to the team backend."""
+    with config.override(**EMULATION):
+        cpu_tests.test_integer_and_single_precision(dtype, np_dtype)
+
+
+def test_scratch_producer_barrier_and_two_inner_reduce_calls():
+    values, inner = cpu_tests.field(wp.float64, np.float64, np.nan)
+    space = la.IndexSpace.box(la.bovi, la.memory, NB, NX, NY, NZ, NG, ninner=9, backend=la.team)
+    space.add_per_point_scratch(wp.float64)
+    rspace = space.with_reducer(la.Sum(wp.float64))
+
+    def body(rng, b):
+        s = la.get_per_point_scratch(wp.float64, rng)
+        for idx in la.inner(rng):
+            k, j, i = rng.get_kji(idx)
+            s[idx] = values[b, k, j, i] * wp.float64(2.0)
+        rng.team_barrier()
+        la.inner_reduce(rng, lambda idx: s[idx])
+        la.inner_reduce(rng, lambda idx: s[idx])
+
+    with config.override(**EMULATION):
+        np.testing.assert_allclose(la.outer_reduce(rspace, body), 4 * inner.sum(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("lt", [la.bvoi, la.bovi], ids=["bvoi", "bovi"])
+def test_min_loc_ties_keep_the_first_cell(lt):
+    """Equal values in many cells (of many threads): MinLoc/MaxLoc give the first cell in (b, k, j, i)
+    order, as the CPU's in-order fold does."""
+    data = np.full(cpu_tests.SHAPE, 5.0)
+    data[1, NG + 2, NG + 1, NG + 3] = data[1, NG + 2, NG + 4, NG + 0] = data[0, NG + 2, NG + 4, NG + 5] = 1.0
+    data[0, NG + 1, NG + 0, NG + 2] = data[1, NG, NG, NG] = 9.0
+    cpu_tests.values = wp.array(data, dtype=wp.float64)
+    want = {}
+    for target in ("cpu", "cuda-emulation"):
+        with config.override(target=target):
+            for reducer in (la.MinLoc(wp.float64), la.MaxLoc(wp.float64)):
+                space = la.IndexSpace.box(lt, la.logical_coords, NB, NX, NY, NZ, NG, ninner=11, backend=la.team)
+                want[(target, type(reducer).__name__)] = la.outer_reduce(space.with_reducer(reducer),
+                                                                         cpu_tests.fold_kji)
+    assert want[("cuda-emulation", "MinLoc")] == (1.0, (0, NG + 2, NG + 4, NG + 5)) == want[("cpu", "MinLoc")]
+    assert want[("cuda-emulation", "MaxLoc")] == (9.0, (0, NG + 1, NG + 0, NG + 2)) == want[("cpu", "MaxLoc")]
+
+
+def test_sum_is_bitwise_equal_run_to_run():
+    """The block tree and the in-order combine fix the order of every addition: the same bits every run,
+    with one or two OS threads running blocks."""
+    rng = np.random.default_rng(3)
+    cpu_tests.values = wp.array((rng.random(cpu_tests.SHAPE) * 2 - 1) ** 3 * 1e3, dtype=wp.float32)
+    space = la.IndexSpace.box(la.bvoi, la.logical_flat, NB, NX, NY, NZ, NG, backend=la.team)
+    space = space.with_reducer(la.Sum(wp.float32))
+    results = set()
+    with config.override(**EMULATION):
+        for threads in (1, 2, 1, 2):
+            with config.override(num_threads=threads, parallel_threshold=1):
+                results.add(np.float32(la.outer_reduce(space, cpu_tests.fold_idx)).tobytes())
+    assert len(results) == 1

@@ -1,0 +1,78 @@
+"""Nested parallelism on the emulation target ("cuda-emulation"): a par_for_outer team is a thread
+block, par_for_inner loops are shared out among its threads, team barriers are block barriers, team
+scratch lives in the block's arena; par_for is one thread per launch point."""
+
+import numpy as np
+import pytest
+import test_par_for as cpu_tests
+
+import brickwork as wp
+from brickwork import config
+
+EMULATION = dict(target="cuda-emulation")
+
+
+@pytest.mark.parametrize("name", ["test_par_for_three_ranges_with_captured_array_and_offsets",
+                                  "test_par_for_one_and_four_ranges_and_lambda"])
+def test_cpu_tests_on_emulation(name):
+    """(test_par_for_outer_scratch_and_inner_loops requests fewer scratch bytes than it allocates, which
+    only the CPU's growing arena allows: see test_team_scratch_beyond_the_request_is_an_error.)"""
+    with config.override(**EMULATION):
+        getattr(cpu_tests, name)()
+
+
+@pytest.mark.parametrize("limit", [0, 1 << 20], ids=["global-arena", "shared-arena"])
+def test_team_scratch_barrier_and_team_level_statements(limit):
+    """Each team: a producer loop into scratch, a barrier, a consumer reading neighbours other threads
+    wrote, and a statement outside the inner loops that writes memory (made once per team, not per
+    thread: the counter shows it)."""
+    n = 300  # more cells than threads per block: each thread takes several
+    u = wp.array(np.random.default_rng(0).random((6, n)), dtype=wp.float64)
+    out = wp.zeros((6, n), dtype=wp.float64)
+    count = wp.zeros(6, dtype=wp.int32)
+
+    def body(member, j):
+        pad = wp.ScratchPad1D(member, wp.float64, n)
+
+        def produce(i):
+            pad[i] = u[j, i] * wp.float64(2.0)
+
+        wp.par_for_inner(member, 0, n - 1, produce)
+        member.team_barrier()
+
+        def consume(i):
+            out[j, i] = pad[(i + 1) % n] - pad[i]
+
+        wp.par_for_inner(member, 0, n - 1, consume)
+        wp.atomic_add(count, j, 1)
+
+    with config.override(target="cuda-emulation", gpu_shared_limit=limit):
+        wp.par_for_outer(8 * n, 0, 6, body)  # 6 teams, j = 0..5
+    un = 2.0 * u.numpy()
+    np.testing.assert_array_equal(out.numpy(), np.roll(un, -1, axis=1) - un)
+    np.testing.assert_array_equal(count.numpy(), np.ones(6))
+
+
+def test_team_scratch_beyond_the_request_is_an_error():
+    """On the CPU the arena grows on demand; on a GPU a team has only the bytes par_for_outer requests."""
+    n = 500
+    out = wp.zeros((2, n), dtype=wp.float32)
+
+    def body(member, j):
+        big = wp.ScratchPad1D(member, wp.float32, n)
+
+        def fill(i):
+            big[i] = float(i + j)
+
+        wp.par_for_inner(member, 0, n - 1, fill)
+
+        def copy(i):
+            out[j, i] = big[i]
+
+        wp.par_for_inner(member, 0, n - 1, copy)
+
+    with config.override(**EMULATION):
+        with pytest.raises(wp.LaunchError, match=r"allocated 2000 bytes of scratch, beyond its arena of 16 bytes"):
+            wp.par_for_outer(16, 0, 2, body)
+        wp.par_for_outer(4 * n, 0, 2, body)  # enough requested: the same body runs
+    np.testing.assert_array_equal(out.numpy(), np.arange(n)[None, :] + np.arange(2)[:, None])
