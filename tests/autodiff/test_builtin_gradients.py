@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import brickwork as wp
+from brickwork import config
 from brickwork.lang.instance import build_instances
 
 from .builtin_cases import CASES, M22, M33, M44, M66, S6, T7, V2, V3, F, Q
@@ -48,9 +49,11 @@ def kernels(tmp_path_factory):
     spec.loader.exec_module(module)
     ks = [getattr(module, f"k{n}") for n in range(len(CASES))]
     batch = []
-    for k, case in zip(ks, CASES):  # forward and backward kernels of every case, compiled in parallel
-        inst = k.get_instance(k.concrete_types())
-        batch += [inst, inst.adjoint()]
+    for target in TARGETS:  # forward and backward kernels of every case and target, compiled in parallel
+        with config.override(target=target):
+            for k in ks:
+                inst = k.get_instance(k.concrete_types())
+                batch += [inst, inst.adjoint()]
     build_instances(batch)
     return ks
 
@@ -67,11 +70,21 @@ def _loss(kernel, case, xs, w):
     return out.numpy()[0]
 
 
+#: the CPU, and the GPU mapping run on the CPU (atomic adjoint scatters, one thread per point, blocks)
+TARGETS = ("cpu", "cuda-emulation")
+
+
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("n", range(len(CASES)), ids=[f"{c.name}{tuple(t.__name__ for t in c.types)}" for c in CASES])
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                 HealthCheck.filter_too_much])
 @given(data=st.data())
-def test_gradient_matches_finite_differences(kernels, n, data):
+def test_gradient_matches_finite_differences(kernels, n, target, data):
+    with config.override(target=target):
+        _check(kernels, n, data)
+
+
+def _check(kernels, n, data):
     case, kernel = CASES[n], kernels[n]
     floats = st.floats(case.lo, case.hi, allow_nan=False, allow_infinity=False)
     xs = [np.array(data.draw(st.lists(floats, min_size=int(np.prod(_shape(t), dtype=int)),

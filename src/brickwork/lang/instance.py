@@ -87,7 +87,6 @@ class Instance:
             raise self.error
 
     def loaded_from(self, path: str, meta: dict) -> None:
-        from .. import pipeline
 
         self.fn = self.target_object().load(path, meta)
         self.tid_dims = int(meta.get("tid_dims", 1))

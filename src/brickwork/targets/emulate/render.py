@@ -40,6 +40,12 @@ class EmulationRenderer(CppRenderer):
     def e_IRLocal(self, e):
         return f"{local(e.name)}[_t]" if e.name in self.per_thread else local(e.name)
 
+    def e_IRPop(self, e):
+        return f"bw_tape[_t].template pop<{c_type(e.type)}>()"
+
+    def s_IRPush(self, s, ind, out):
+        out.append(" " * ind + f"bw_tape[_t].push({self.expr(s.value)});")
+
     def e_IRLocalArray(self, e):
         return f"bw::local_array({local(e.name)}[_t])"
 

@@ -116,6 +116,8 @@ def _kernel(fn: ir.IRFunction, launch: dict) -> list[str]:
     lines += [f"    {c_type(t)} {local(n)}[BW_BLOCK]{{}};" for n, t in fn.locals.items()]
     lines += [f"    bw::local_buf<{c_type(dt)}, {count}> {local(n)}[BW_BLOCK]{{}};"
               for n, (dt, count) in fn.buffers.items()]
+    if ir.contains(fn.body, ir.IRPush):  # a backward kernel's saves: one stack per thread
+        lines.append("    bw::tape_stack bw_tape[BW_BLOCK];")
     shared = {}
     for node in ir.walk(fn.body):
         if isinstance(node, ir.IRSharedBuffer):
