@@ -153,7 +153,7 @@ class _Adjoint:
         reverse = self.reverse(self.fn.body)
         radius = self.rows.radius if self.fn.is_kernel else None
         return replace(self.fn, params=self.params, body=forward + reverse, callees=[], index_ranges={},
-                       scatter_radius=radius)
+                       scatter_radius=radius, simd_innermost=radius is not None and self.rows.simd)
 
     # -- adjoint storage -------------------------------------------------------------------------
     def adj_of(self, local: ir.IRLocal) -> ir.IRLocal:
@@ -447,10 +447,15 @@ class _RowOffsets:
     index of every array read (each read scatters into an adjoint array), or None when some read's
     first index is not of that form (the scatters then stay atomic)."""
 
-    def __init__(self):
+    def __init__(self, last_dim: int = 0):
         self.offset: dict = {}  # local name -> c
         self.arrays: dict = {}  # array local name -> None (the whole array) or c (a row view tid(0) + c)
         self.radius: int | None = 0
+        self.last_dim = last_dim  # the grid dimension of the innermost loop
+        self.lanes: dict = {}  # local name -> d: the local is tid(d) + a constant
+        # every scatter indexes some dimension with tid(last_dim) + c: within one statement the points of
+        # the innermost loop update distinct elements, so that loop may be a simd loop
+        self.simd = True
 
     def first_index(self, arr, indices):
         base = self.arrays.get(arr.name, "param") if isinstance(arr, ir.IRLocal) else None
@@ -470,10 +475,14 @@ class _RowOffsets:
             return
         c = self.first_index(arr, indices)
         self.radius = None if c is None else max(self.radius, abs(c))
+        whole = isinstance(arr, ir.IRLocal) and self.arrays.get(arr.name, "param") == "param"
+        distinct = (whole and any(isinstance(i, ir.IRLocal) and self.lanes.get(i.name) == self.last_dim
+                                  for i in indices)) or (self.last_dim == 0 and c is not None)
+        self.simd = self.simd and distinct
 
 
 def _row_offsets(fn: ir.IRFunction) -> _RowOffsets:
-    rows = _RowOffsets()
+    rows = _RowOffsets(max(fn.tid_dims, 1) - 1)
     counts = ir.assignment_counts(fn.body)
     params = {n for n, t in fn.params if isinstance(t, ArrayType)}
     for s in ir.walk(fn.body):
@@ -495,6 +504,9 @@ def _row_offsets(fn: ir.IRFunction) -> _RowOffsets:
             continue
         if not single:
             continue
+        lane = _lane_of(rows, v)
+        if lane is not None:
+            rows.lanes[name] = lane
         if isinstance(v, ir.IRTid) and v.dim == 0:
             rows.offset[name] = 0
         elif isinstance(v, ir.IRLocal) and v.name in rows.offset:
@@ -506,6 +518,21 @@ def _row_offsets(fn: ir.IRFunction) -> _RowOffsets:
             elif v.op == "add" and isinstance(a, ir.IRConst) and isinstance(a.value, int) and rows.value(b) is not None:
                 rows.offset[name] = rows.value(b) + a.value
     return rows
+
+
+def _lane_of(rows: _RowOffsets, v):
+    """d when ``v`` is tid(d), a copy of such a local, or one plus or minus a constant."""
+    if isinstance(v, ir.IRTid):
+        return v.dim
+    if isinstance(v, ir.IRLocal):
+        return rows.lanes.get(v.name)
+    if isinstance(v, ir.IRCall) and v.op in ("add", "sub") and len(v.args) == 2:
+        a, b = v.args
+        if isinstance(b, ir.IRConst) and isinstance(b.value, int):
+            return _lane_of(rows, a) if isinstance(a, ir.IRLocal) else None
+        if v.op == "add" and isinstance(a, ir.IRConst) and isinstance(a.value, int) and isinstance(b, ir.IRLocal):
+            return rows.lanes.get(b.name)
+    return None
 
 
 def _note_reads(rows: _RowOffsets, value) -> None:

@@ -155,7 +155,8 @@ def _phased_loops(fn: ir.IRFunction, dims: int, call: str, omp: str) -> list[str
     """A backward kernel's grid when its adjoint scatters (plain adds) reach ``scatter_radius`` rows
     around tid(0): dimension 0 in chunks of at least 2 * radius + 1 rows, even chunks in parallel,
     then odd ones, so no two threads ever add into one element. No simd: neighbouring points of
-    one row may add into the same elements."""
+    one row may add into the same elements, unless the adjoint pass found that every scatter indexes a
+    dimension with the innermost index (``simd_innermost``): then the innermost loop is a simd loop."""
     radius = fn.scatter_radius
     lines = ["    const int32_t nt = h.parallel ? (h.nthreads > 0 ? h.nthreads : 1) : 1;",
              "    int64_t chunk = ((int64_t)n0 + 2 * nt - 1) / (2 * nt);",
@@ -167,9 +168,14 @@ def _phased_loops(fn: ir.IRFunction, dims: int, call: str, omp: str) -> list[str
              "            const int32_t lo = (int32_t)(c * chunk);",
              "            const int32_t hi = (int32_t)((c + 1) * chunk < n0 ? (c + 1) * chunk : n0);"]
     pad = "            "
+    simd = "#pragma omp simd"
+    if dims == 1 and fn.simd_innermost:
+        lines.append(pad + simd)
     lines.append(pad + "for (int32_t t0 = lo; t0 < hi; ++t0)" + (f" {call}" if dims == 1 else ""))
     for d in range(1, dims):
         pad += "    "
+        if d == dims - 1 and fn.simd_innermost:
+            lines.append(pad + simd)
         lines.append(pad + f"for (int32_t t{d} = 0; t{d} < n{d}; ++t{d})" + (f" {call}" if d == dims - 1 else ""))
     lines += ["        }", "    }"]
     return lines
