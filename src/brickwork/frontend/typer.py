@@ -24,6 +24,7 @@ from . import (
 from .expressions import _SYMBOL, TID, ExpressionTyper, LocalFunction, Static
 from .intrinsics import INTRINSICS
 from .limits import INDEX_LIMIT
+from .output_arguments import output_argument_call
 from .symbols import SymbolTable, conflict
 
 #: Every index of a loop body or an index space lies within this range: ``par_for`` ranges and index
@@ -164,6 +165,8 @@ class Typer(ExpressionTyper):
         if isinstance(value, ast.Constant) and isinstance(value.value, str):
             return  # docstring or comment string
         if isinstance(value, ast.Call):
+            if output_argument_call(self, value, out):
+                return
             stmt = self.call_statement(value)
             if stmt is not None:
                 out.append(stmt)

@@ -7,6 +7,7 @@ call, so a builtin without an implementation here is reported before any C++ is 
 
 from __future__ import annotations
 
+from ...builtins.decompositions import OUTPUT_ARGUMENTS
 from ...builtins.table import BUILTINS
 
 
@@ -44,3 +45,7 @@ CPU_BUILTINS = {name: _SPECIAL.get(name) or _default(name) for name in BUILTINS}
 #: Signed int32/int64 arithmetic that may overflow (``IRCall.no_wrap`` False): C++ leaves the plain
 #: operations undefined on overflow, these wrap around as the kernel language says.
 CPU_WRAPPING = {name: _default(f"wrapping_{name}") for name in ("add", "sub", "mul", "neg", "lshift")}
+
+#: Builtins implemented in a header of their own, included only by units that call them (every
+#: kernel compiles brickwork.h, so big families stay out of it).
+CPU_HEADERS = {name: "brickwork_decompositions.h" for name in OUTPUT_ARGUMENTS}

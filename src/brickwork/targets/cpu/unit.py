@@ -13,6 +13,7 @@ from ...types.arrays import ArrayType
 from ...types.opaque import TupleType
 from ...types.structs import is_struct_type
 from . import BOUNDS_SYMBOL, ENTRY_SYMBOL
+from .builtins import CPU_HEADERS
 from .cnames import c_type, generated_name
 from .render import CppRenderer, local
 
@@ -21,7 +22,8 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) ->
     """C++ source of one kernel instance and every function and struct it reaches."""
     structs = declared_types([*callees, kernel])
     r = CppRenderer()
-    out = [f"// brickwork kernel instance {label}", '#include "brickwork.h"', "namespace {", ""]
+    out = [f"// brickwork kernel instance {label}", '#include "brickwork.h"', *_extra_includes([*callees, kernel]),
+           "namespace {", ""]
     for t in structs:
         out.extend(_struct_decl(t))
     for fn in callees:
@@ -33,6 +35,13 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) ->
         out += [f'extern "C" BW_EXPORT int {BOUNDS_SYMBOL}(char* out, int size) {{',
                 "    return bw::take_bounds_error(out, size);", "}"]
     return "\n".join(out) + "\n"
+
+
+def _extra_includes(functions: list) -> list[str]:
+    """The headers of builtin families kept out of brickwork.h, for the builtins these functions call."""
+    headers = {CPU_HEADERS[n.op] for fn in functions for n in ir.walk(fn.body)
+               if isinstance(n, ir.IRCall) and n.op in CPU_HEADERS}
+    return [f'#include "{h}"' for h in sorted(headers)]
 
 
 def _struct_decl(t) -> list[str]:
