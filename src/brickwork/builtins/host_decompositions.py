@@ -14,7 +14,7 @@ from .host_composites import _parts, quat_from_matrix
 
 _GAMMA = 3.0 + 2.0 * np.sqrt(2.0)
 _CSTAR, _SSTAR = np.cos(np.pi / 8), np.sin(np.pi / 8)
-_QR_EPSILON = 1e-6
+_QR_EPSILON = 1e-150  # Warp: 1e-6, which loses small matrices (see the header)
 
 
 def _rotate_columns(x, p, q, c, s):
@@ -27,9 +27,8 @@ def _rotate_rows(x, p, q, c, s):
     x[p, :], x[q, :] = c * xp + s * xq, -s * xp + c * xq
 
 
-def jacobi_eigen(s):
-    """(S', V) with S = V S' V^T, S' diagonal: four sweeps of approximate Jacobi rotations (Warp's), then
-    exact ones until the off-diagonal part is negligible."""
+def jacobi_sweeps(s):
+    """(S', V) with S = V S' V^T, S' nearly diagonal: Warp's four sweeps of approximate Jacobi rotations."""
     s, v = np.array(s, dtype=np.float64), np.eye(3)
     for _ in range(4):
         for p, q in ((0, 1), (1, 2), (2, 0)):
@@ -44,21 +43,47 @@ def jacobi_eigen(s):
             _rotate_columns(s, p, q, c, sn)
             _rotate_rows(s, p, q, c, sn)
             _rotate_columns(v, p, q, c, sn)
-    for _ in range(16):  # refinement by exact rotations, as in the header
+    return s, v
+
+
+def _orthogonalizing_rotation(alpha, beta, g):
+    zeta = (beta - alpha) / (2.0 * g)
+    t = (1.0 if zeta >= 0 else -1.0) / (abs(zeta) + np.sqrt(1.0 + zeta * zeta))
+    c = 1.0 / np.sqrt(1.0 + t * t)
+    return c, -t * c
+
+
+def refine_symmetric(s, v):
+    """Exact Jacobi rotations until S is diagonal to rounding (eig3)."""
+    for _ in range(16):
         diagonal = (np.diag(s) ** 2).sum()
         off = ((s - np.diag(np.diag(s))) ** 2).sum()
-        if not off > 1e-32 * (diagonal + off):
-            break
+        if not off > 1e-28 * (diagonal + off):  # off-diagonal below 1e-14 relative
+            return
         for p, q in ((0, 1), (1, 2), (2, 0)):
             if s[q, p] == 0:
                 continue
-            tau = (s[q, q] - s[p, p]) / (2.0 * s[q, p])
-            t = (1.0 if tau >= 0 else -1.0) / (abs(tau) + np.sqrt(1.0 + tau * tau))
-            c = 1.0 / np.sqrt(1.0 + t * t)
-            _rotate_columns(s, p, q, c, -t * c)
-            _rotate_rows(s, p, q, c, -t * c)
-            _rotate_columns(v, p, q, c, -t * c)
-    return s, v
+            c, sn = _orthogonalizing_rotation(s[p, p], s[q, q], s[q, p])
+            _rotate_columns(s, p, q, c, sn)
+            _rotate_rows(s, p, q, c, sn)
+            _rotate_columns(v, p, q, c, sn)
+
+
+def refine_columns(b, v):
+    """One-sided Jacobi on B = A V until its columns are orthogonal to rounding (svd3)."""
+    frob = (b * b).sum()  # columns at rounding level of the whole (a null space): nothing to refine
+    for _ in range(16):
+        rotated = False
+        for p, q in ((0, 1), (1, 2), (2, 0)):
+            alpha, beta, g = b[:, p] @ b[:, p], b[:, q] @ b[:, q], b[:, p] @ b[:, q]
+            if not (abs(g) > 1e-14 * np.sqrt(alpha * beta) and abs(g) > 1e-30 * frob):
+                continue
+            c, sn = _orthogonalizing_rotation(alpha, beta, g)
+            _rotate_columns(b, p, q, c, sn)
+            _rotate_columns(v, p, q, c, sn)
+            rotated = True
+        if not rotated:
+            return
 
 
 def givens_qr(b):
@@ -79,8 +104,9 @@ def givens_qr(b):
 
 
 def _svd3(a):
-    _, v = jacobi_eigen(a.T @ a)
+    _, v = jacobi_sweeps(a.T @ a)
     b = a @ v
+    refine_columns(b, v)
     rho = (b * b).sum(axis=0)
     for i, j in ((0, 1), (0, 2), (1, 2)):
         if rho[i] < rho[j]:
@@ -130,7 +156,8 @@ def qr3(a):
 
 def eig3(a):
     values, dtype = _matrix_input(a, 3)
-    s, v = jacobi_eigen(np.tril(values) + np.tril(values, -1).T)
+    s, v = jacobi_sweeps(np.tril(values) + np.tril(values, -1).T)
+    refine_symmetric(s, v)
     return matrix((3, 3), dtype)(v), vector(3, dtype)(np.diag(s).copy())
 
 

@@ -10,8 +10,10 @@
 // operations", 2011), as Warp does, with its branch decisions, so that signs and orderings agree with
 // Warp: four cyclic sweeps of approximate Jacobi rotations on A^T A give V; the columns of B = A V are
 // sorted by decreasing norm (V stays a rotation); Givens QR of B gives U and the singular values (the
-// last may be negative, so that U and V are rotations). Everything is computed in double and rounded
-// once to the component type.
+// last may be negative, so that U and V are rotations). Warp stops after the four sweeps; here Jacobi
+// refinement continues to convergence (one-sided on B for svd3), so results are accurate to rounding
+// and agree with Warp's to its precision. Everything is computed in double and rounded once to the
+// component type.
 #pragma once
 #include "brickwork.h"
 
@@ -49,19 +51,19 @@ inline void rotate_rows(m3& x, int p, int q, double c, double s) {  // G^T X
     }
 }
 
-// Symmetric S: four sweeps over the pairs (0,1), (1,2), (2,0) as in Warp, then refinement. Each of the
-// four sweeps' rotations is the approximate Givens rotation of the method: the exact half-angle's (cos, sin) direction (2 (s_pp - s_qq), s_pq) where the
-// angle is below pi/8, else the rotation by pi/4 (also when s_pq = 0 and s_pp = s_qq). On return S is
-// (nearly) diagonal and S_in = V S V^T.
-inline void jacobi_eigen(m3& s, m3& v) {
+// Symmetric S: Warp's four sweeps over the pairs (0,1), (1,2), (2,0), which fix the signs and the order of
+// the results. Each rotation is the approximate Givens rotation of the method: the exact half-angle's
+// (cos, sin) direction (2 (s_pp - s_qq), s_pq) where the angle is below pi/8, else the rotation by pi/4
+// (also when s_pq = 0 and s_pp = s_qq). On return S_in = V S V^T with S nearly diagonal (off-diagonal
+// terms near 1e-4 relative remain for some matrices: see the refinements below).
+inline void jacobi_sweeps(m3& s, m3& v) {
     const double gamma = 5.828427124746190;     // 3 + 2 sqrt(2)
     const double cstar = 0.9238795325112867;    // cos(pi / 8)
     const double sstar = 0.3826834323650898;    // sin(pi / 8)
-    const int pairs[3][2] = {{0, 1}, {1, 2}, {2, 0}};
     v = identity3();
     for (int sweep = 0; sweep < 4; ++sweep) {
-        for (const auto& pq : pairs) {
-            const int p = pq[0], q = pq[1];
+        for (int k = 0; k < 3; ++k) {
+            const int p = k, q = (k + 1) % 3;
             double ch = 2.0 * (s.a[p][p] - s.a[q][q]), sh = s.a[q][p];
             if (gamma * sh * sh < ch * ch) {
                 const double w = 1.0 / __builtin_sqrt(ch * ch + sh * sh);
@@ -78,24 +80,60 @@ inline void jacobi_eigen(m3& s, m3& v) {
             rotate_columns(v, p, q, c, sn);
         }
     }
-    // Warp stops here, which leaves off-diagonal terms near 1e-4 relative for some matrices (close
-    // eigenvalues). Exact Jacobi rotations (|angle| <= pi/4, quadratic convergence) finish the work; the
-    // first sweeps fixed the signs and the order, these only refine.
+}
+
+// The rotation (c, sn) for rotate_columns that makes columns p and q orthogonal, given their squared
+// lengths alpha, beta and dot product g (Hestenes); the smaller of the two angles, |angle| <= pi/4.
+inline void orthogonalizing_rotation(double alpha, double beta, double g, double& c, double& sn) {
+    const double zeta = (beta - alpha) / (2.0 * g);
+    const double t = (zeta >= 0 ? 1.0 : -1.0) / (__builtin_fabs(zeta) + __builtin_sqrt(1.0 + zeta * zeta));
+    c = 1.0 / __builtin_sqrt(1.0 + t * t);
+    sn = -t * c;
+}
+
+// eig3: exact Jacobi rotations (quadratic convergence) until S is diagonal to rounding.
+inline void refine_symmetric(m3& s, m3& v) {
     for (int sweep = 0; sweep < 16; ++sweep) {
-        double off = 0, all = 0;
+        double off = 0, diagonal = 0;
         for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) (i == j ? all : off) += s.a[i][j] * s.a[i][j];
-        if (!(off > 1e-32 * (all + off))) break;
-        for (const auto& pq : pairs) {
-            const int p = pq[0], q = pq[1];
+            for (int j = 0; j < 3; ++j) (i == j ? diagonal : off) += s.a[i][j] * s.a[i][j];
+        if (!(off > 1e-28 * (diagonal + off))) return;  // off-diagonal below 1e-14 relative
+        for (int k = 0; k < 3; ++k) {
+            const int p = k, q = (k + 1) % 3;
             if (s.a[q][p] == 0) continue;
-            const double tau = (s.a[q][q] - s.a[p][p]) / (2.0 * s.a[q][p]);
-            const double t = (tau >= 0 ? 1.0 : -1.0) / (__builtin_fabs(tau) + __builtin_sqrt(1.0 + tau * tau));
-            const double c = 1.0 / __builtin_sqrt(1.0 + t * t);
-            rotate_columns(s, p, q, c, -t * c);
-            rotate_rows(s, p, q, c, -t * c);
-            rotate_columns(v, p, q, c, -t * c);
+            double c, sn;  // G^T S G zeroes s_pq: the same angle as for columns with Gram entries s_pp, s_qq, s_pq
+            orthogonalizing_rotation(s.a[p][p], s.a[q][q], s.a[q][p], c, sn);
+            rotate_columns(s, p, q, c, sn);
+            rotate_rows(s, p, q, c, sn);
+            rotate_columns(v, p, q, c, sn);
         }
+    }
+}
+
+// svd3: one-sided Jacobi on B = A V (rotating B's and V's columns together) until B's columns are
+// orthogonal to rounding. Working on B rather than A^T A keeps small singular values accurate, so
+// that U diag(sigma) V^T reproduces A to rounding of its largest entries.
+inline void refine_columns(m3& b, m3& v) {
+    double frob = 0;  // columns at rounding level of the whole (a null space) have no direction to refine
+    for (int i = 0; i < 3; ++i) for (int j = 0; j < 3; ++j) frob += b.a[i][j] * b.a[i][j];
+    for (int sweep = 0; sweep < 16; ++sweep) {
+        bool rotated = false;
+        for (int k = 0; k < 3; ++k) {
+            const int p = k, q = (k + 1) % 3;
+            double alpha = 0, beta = 0, g = 0;
+            for (int i = 0; i < 3; ++i) {
+                alpha += b.a[i][p] * b.a[i][p];
+                beta += b.a[i][q] * b.a[i][q];
+                g += b.a[i][p] * b.a[i][q];
+            }
+            if (!(__builtin_fabs(g) > 1e-14 * __builtin_sqrt(alpha * beta) && __builtin_fabs(g) > 1e-30 * frob)) continue;
+            double c, sn;
+            orthogonalizing_rotation(alpha, beta, g, c, sn);
+            rotate_columns(b, p, q, c, sn);
+            rotate_columns(v, p, q, c, sn);
+            rotated = true;
+        }
+        if (!rotated) return;
     }
 }
 
@@ -108,8 +146,9 @@ inline void neg_swap_columns(m3& x, int i, int j) {
     }
 }
 
-// B = Q R by three Givens rotations annihilating (1,0), (2,0), (2,1). A pivot column shorter than
-// 1e-6 is left as it is; a negative pivot takes the rotation that makes it positive.
+// B = Q R by three Givens rotations annihilating (1,0), (2,0), (2,1); a negative pivot takes the rotation
+// that makes it positive. Warp leaves pivot columns shorter than 1e-6 as they are, which loses up to 1e-6
+// absolute (all of a small matrix); here only columns that are zero to within 1e-150 are left.
 inline void givens_qr(const m3& b, m3& q, m3& r) {
     const int steps[3][2] = {{0, 1}, {0, 2}, {1, 2}};
     r = b;
@@ -118,8 +157,8 @@ inline void givens_qr(const m3& b, m3& q, m3& r) {
         const int p = st[0], k = st[1];
         const double a1 = r.a[p][p], a2 = r.a[k][p];
         const double rho = __builtin_sqrt(a1 * a1 + a2 * a2);
-        double sh = rho > 1e-6 ? a2 : 0.0;
-        double ch = __builtin_fabs(a1) + (rho > 1e-6 ? rho : 1e-6);
+        double sh = rho > 1e-150 ? a2 : 0.0;
+        double ch = __builtin_fabs(a1) + (rho > 1e-150 ? rho : 1e-150);
         if (a1 < 0) {
             const double t = sh;
             sh = ch;
@@ -138,10 +177,11 @@ inline void svd3(const m3& a, m3& u, double sigma[3], m3& v) {
     m3 s;  // A^T A
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) s.a[i][j] = a.a[0][i] * a.a[0][j] + a.a[1][i] * a.a[1][j] + a.a[2][i] * a.a[2][j];
-    jacobi_eigen(s, v);
+    jacobi_sweeps(s, v);
     m3 b;  // A V
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) b.a[i][j] = a.a[i][0] * v.a[0][j] + a.a[i][1] * v.a[1][j] + a.a[i][2] * v.a[2][j];
+    refine_columns(b, v);
     double rho[3];
     for (int j = 0; j < 3; ++j) rho[j] = b.a[0][j] * b.a[0][j] + b.a[1][j] * b.a[1][j] + b.a[2][j] * b.a[2][j];
     const int order[3][2] = {{0, 1}, {0, 2}, {1, 2}};
@@ -216,7 +256,8 @@ template <class T> BW_INLINE void qr3(const mat<3, 3, T>& A, mat<3, 3, T>& Q, ma
 template <class T> BW_INLINE void eig3(const mat<3, 3, T>& A, mat<3, 3, T>& Q, vec<3, T>& d) {
     decomp::m3 s = decomp::to_m3(A), v;
     for (int i = 0; i < 3; ++i) for (int j = i + 1; j < 3; ++j) s.a[i][j] = s.a[j][i];
-    decomp::jacobi_eigen(s, v);
+    decomp::jacobi_sweeps(s, v);
+    decomp::refine_symmetric(s, v);
     Q = decomp::from_m3<T>(v);
     for (int i = 0; i < 3; ++i) d.c[i] = cast<T>(s.a[i][i]);
 }
