@@ -137,3 +137,15 @@ def test_numpy_scalars_convert_for_concrete_parameters():
     args[1] = np.int64(2)
     wp.launch(target, dim=3, inputs=args)
     assert args[0].numpy().tolist() != [0.0, 0.0, 0.0]
+
+
+def test_numpy_data_for_vector_and_matrix_parameters():
+    @wp.kernel
+    def affine(m: wp.mat22, c: wp.vec2, out: wp.array(dtype=wp.vec2), pts: wp.array(dtype=wp.vec2)):
+        i = wp.tid()
+        out[i] = m * pts[i] + c
+
+    pts = np.array([[1.0, 0.0], [0.0, 2.0]], dtype=np.float32)
+    out = np.zeros((2, 2), dtype=np.float32)  # written through: the same memory, seen as vectors
+    wp.launch(affine, dim=2, inputs=[np.array([[0.0, -1.0], [1.0, 0.0]]), np.array([10.0, 20.0]), out, pts])
+    assert out.tolist() == [[10.0, 21.0], [8.0, 20.0]]

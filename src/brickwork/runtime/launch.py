@@ -82,7 +82,14 @@ def _host_arguments(kernel, args) -> list:
     out = []
     for i, a in enumerate(args):
         if type(a) is np.ndarray:
-            a = from_numpy(a)
+            t = params[i][1] if i < len(params) else None
+            if is_composite_type(t) and not is_generic(t) and a.size == int(np.prod(t._shape)):
+                a = t(a)  # a vector or matrix value given as numpy data, as Warp accepts
+            elif (isinstance(t, ArrayType) and not is_generic(t) and is_composite_type(t.dtype)
+                  and a.dtype == np.dtype(t.dtype._dtype._np)):
+                a = from_numpy(a, dtype=t.dtype)  # the same memory, seen as vectors or matrices
+            else:
+                a = from_numpy(a)
         elif a is None:
             t = params[i][1] if i < len(params) else None
             if not isinstance(t, ArrayType) or is_generic(t):
