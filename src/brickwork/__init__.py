@@ -31,6 +31,7 @@ from .errors import (
     KernelSyntaxError,
     KernelTypeError,
     KernelUnsupportedTypeError,
+    KernelValueError,
     LaunchError,
     ToolchainError,
 )
@@ -91,6 +92,7 @@ WarpCodegenError = KernelError
 WarpCodegenTypeError = KernelTypeError
 WarpCodegenAttributeError = KernelAttributeError
 WarpCodegenNameError = KernelNameError
+WarpCodegenValueError = KernelValueError
 Any = _typing.Any
 X1DIR, X2DIR, X3DIR = 1, 2, 3
 

@@ -49,6 +49,10 @@ class KernelSyntaxError(KernelError, SyntaxError):
         return self.args[0] if self.args else self.message
 
 
+class KernelValueError(KernelError, ValueError):
+    """A constant in a kernel has a value the construct cannot take (a slice step of zero)."""
+
+
 class KernelNameError(KernelError, NameError):
     """A name used in a kernel cannot be resolved, or an attribute does not exist."""
 

@@ -14,7 +14,7 @@ import builtins as py_builtins
 from .. import ir
 from ..builtins.atomics import has_atomic_add
 from ..errors import KernelError, KernelSyntaxError, KernelTypeError
-from ..types.arrays import type_name
+from ..types.arrays import ArrayType, type_name
 from ..types.opaque import TupleType
 from ..types.scalars import int32, is_scalar_type, python_annotation_type
 from . import (
@@ -70,6 +70,7 @@ class Typer(ExpressionTyper):
         self.return_types: list = []
         self.tid_dims = 0
         self.loop_depth = 0
+        self.block_depth = 0  # 1 in the function's own body, more inside if/for/while bodies
         self.name = name
         self.label = label
         self.form = form
@@ -142,6 +143,13 @@ class Typer(ExpressionTyper):
 
     # -- statements ---------------------------------------------------------------------------------
     def block(self, stmts) -> list:
+        self.block_depth += 1
+        try:
+            return self._block(stmts)
+        finally:
+            self.block_depth -= 1
+
+    def _block(self, stmts) -> list:
         out: list = []
         for stmt in stmts:
             method = getattr(self, "stmt_" + type(stmt).__name__, None)
@@ -253,6 +261,12 @@ class Typer(ExpressionTyper):
             name = self.symbols.unique(target.id)
             if name in self.symbols.statics:
                 raise self.error(KernelTypeError, f"'{name}' is a type variable and cannot be assigned a value", node)
+            known = self.symbols.type_of(name)
+            if isinstance(known, ArrayType) and isinstance(value.type, ArrayType) and known != value.type \
+                    and self.block_depth == 1 and name not in self.symbols.params:
+                # Warp rebinds a name to a view of another shape (sub = a[:2]; sub = a[:2, 1]); outside
+                # any branch or loop the name simply stands for a new local from here on.
+                name = self.symbols.rebind(target.id)
             out.append(ir.IRAssign(self.declare(name, value.type, node), value))
             return
         lvalue = self.expr(target)

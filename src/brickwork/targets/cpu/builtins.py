@@ -46,6 +46,14 @@ CPU_BUILTINS = {name: _SPECIAL.get(name) or _default(name) for name in BUILTINS}
 #: operations undefined on overflow, these wrap around as the kernel language says.
 CPU_WRAPPING = {name: _default(f"wrapping_{name}") for name in ("add", "sub", "mul", "neg", "lshift")}
 
+def _array_slice(args):
+    ndim, mask, *bounds = args[1:]
+    return f"bw::array_slice<{ndim}>({args[0]}, {mask}, {{{', '.join(f'(int64_t)({b})' for b in bounds)}}})"
+
+
+#: Views made by slicing arrays in kernels (frontend/array_slices.py): not in the builtin table.
+CPU_BUILTINS["array_slice"] = _array_slice
+
 #: Builtins implemented in a header of their own, included only by units that call them (every
 #: kernel compiles brickwork.h, so big families stay out of it).
 CPU_HEADERS = {name: "brickwork_decompositions.h" for name in OUTPUT_ARGUMENTS}

@@ -30,7 +30,8 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) ->
         out.extend(_function(r, fn))
     out.extend(_kernel(r, kernel))
     out.append("}  // namespace")
-    out.extend(_entry(kernel))
+    out.extend(_entry(kernel, any(isinstance(n, ir.IRCall) and n.op == "array_slice"
+                                  for fn in [*callees, kernel] for n in ir.walk(fn.body))))
     if any(getattr(n, "checked", False) for f in [*callees, kernel] for n in ir.walk(f.body)):
         out += [f'extern "C" BW_EXPORT int {BOUNDS_SYMBOL}(char* out, int size) {{',
                 "    return bw::take_bounds_error(out, size);", "}"]
@@ -210,11 +211,13 @@ def _split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str) -> list[str]
     return lines
 
 
-def _entry(fn: ir.IRFunction) -> list[str]:
+def _entry(fn: ir.IRFunction, slices: bool = False) -> list[str]:
+    # A slice's view may have any innermost stride, so a unit that slices arrays has no unit-stride instance.
+    dispatch = "run<false>(h, a);" if slices else "if (h.unit_inner) run<true>(h, a); else run<false>(h, a);"
     return [
         f'extern "C" BW_EXPORT void {ENTRY_SYMBOL}(const char* buf) {{',
         "    const bw::launch_header& h = *reinterpret_cast<const bw::launch_header*>(buf);",
         "    const Args& a = *reinterpret_cast<const Args*>(buf + sizeof(bw::launch_header));",
-        "    if (h.unit_inner) run<true>(h, a); else run<false>(h, a);",
+        f"    {dispatch}",
         "}",
     ]
