@@ -18,6 +18,7 @@ from ..types.arrays import ArrayType, type_name
 from ..types.opaque import TupleType
 from ..types.scalars import int32, is_scalar_type, python_annotation_type
 from . import (
+    array_pointers,  # noqa: F401 - registers a.ptr and array(ptr=...)
     nested,  # noqa: F401 - registers the typing rules of nested parallelism
     static_expr,  # noqa: F401 - registers wp.static
 )

@@ -939,6 +939,19 @@ template <class T, int D> BW_INLINE array_t<T, D - 1> subarray(const array_t<T, 
     }
     return r;
 }
+// wp.array(ptr=p, shape=(...), dtype=T) in a kernel: a contiguous array over memory the caller owns
+template <class A, int K> BW_INLINE A array_from_ptr(uint64_t ptr, const int64_t (&shape)[K]) {
+    A r;
+    r.data = reinterpret_cast<decltype(r.data)>(static_cast<uintptr_t>(ptr));
+    int64_t stride = 1;
+    for (int d = K - 1; d >= 0; --d) {
+        r.shape[d] = shape[d];
+        r.strides[d] = stride;
+        stride *= shape[d];
+    }
+    return r;
+}
+
 // a[...] with slices (frontend/array_slices.py): bit d of `mask` says position d is a slice (start,
 // stop, step follow in v) or an index (one value); INT64_MIN is a bound left out. Python's clamping;
 // a zero step gives an empty view. The view's innermost stride need not be 1: a unit that slices

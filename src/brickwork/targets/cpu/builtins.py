@@ -51,8 +51,18 @@ def _array_slice(args):
     return f"bw::array_slice<{ndim}>({args[0]}, {mask}, {{{', '.join(f'(int64_t)({b})' for b in bounds)}}})"
 
 
-#: Views made by slicing arrays in kernels (frontend/array_slices.py): not in the builtin table.
+def _array_from_ptr(args, result: str):
+    return f"bw::array_from_ptr<{result}>({args[0]}, {{{', '.join(f'(int64_t)({s})' for s in args[1:])}}})"
+
+
+_array_from_ptr.with_result_type = True  # the renderer passes the C++ type of the result
+
+
+#: Views made by slicing arrays in kernels (frontend/array_slices.py), arrays over addresses
+#: (frontend/array_pointers.py): not in the builtin table, the frontend makes the calls.
 CPU_BUILTINS["array_slice"] = _array_slice
+CPU_BUILTINS["array_ptr"] = _fmt("((uint64_t)(uintptr_t)({0}).data)")
+CPU_BUILTINS["array_from_ptr"] = _array_from_ptr
 
 #: Builtins implemented in a header of their own, included only by units that call them (every
 #: kernel compiles brickwork.h, so big families stay out of it).
