@@ -256,6 +256,15 @@ BUILTIN_DOCS.update({
     "sample_unit_sphere": _sampler("A uniform point in the unit ball", "vec3f"),
     "sample_unit_hemisphere_surface": _sampler("A uniform point on the unit hemisphere ``z >= 0``", "vec3f"),
     "sample_unit_hemisphere": _sampler("A uniform point in the unit half ball ``z >= 0``", "vec3f"),
+    "poisson": ("state, lam", "The next Poisson-distributed ``uint32`` with mean ``lam`` (``float32``) of the "
+                              "generator ``state``, advanced in place: Knuth's method below 10, the transformed "
+                              "rejection sampler PTRS above."),
+    "sample_cdf": ("state, cdf", "An index drawn with the probabilities of the ascending cumulative distribution "
+                                 "``cdf`` (a 1-D ``float32`` array ending at 1): ``lower_bound(cdf, randf(state))``."),
+    "lower_bound": ("arr, value", "The first index ``i`` of the ascending 1-D array ``arr`` with ``arr[i] >= "
+                                  "value``, searched in ``[begin, end)`` when given as ``lower_bound(arr, begin, "
+                                  "end, value)``; the last index when every element is below ``value`` (Warp's "
+                                  "result)."),
 })
 
 # Several results: a tuple (``U, sigma, V = svd3(A)``), or Warp's output arguments (``svd3(A, U, sigma, V)``

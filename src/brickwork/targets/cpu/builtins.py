@@ -67,3 +67,4 @@ CPU_BUILTINS["array_from_ptr"] = _array_from_ptr
 #: Builtins implemented in a header of their own, included only by units that call them (every
 #: kernel compiles brickwork.h, so big families stay out of it).
 CPU_HEADERS = {name: "brickwork_decompositions.h" for name in OUTPUT_ARGUMENTS}
+CPU_HEADERS.update({name: "brickwork_distributions.h" for name in ("poisson", "sample_cdf", "lower_bound")})
