@@ -32,6 +32,7 @@ from .errors import (
     KernelTypeError,
     KernelUnsupportedTypeError,
     KernelValueError,
+    LaunchArgumentError,
     LaunchError,
     ToolchainError,
 )

@@ -61,6 +61,11 @@ class LaunchError(BrickworkError, TypeError):
     """Arguments given to ``launch`` do not fit the kernel (count, type, dtype, ndim)."""
 
 
+class LaunchArgumentError(LaunchError, RuntimeError, ValueError):
+    """A launch argument Warp refuses with a RuntimeError or ValueError rather than a TypeError: one number
+    for a vector or matrix parameter, ``None`` for a vector, matrix or struct parameter."""
+
+
 class ToolchainError(BrickworkError, RuntimeError):
     """No usable C++ compiler, or the compiler failed on generated code."""
 
