@@ -35,6 +35,8 @@ from .errors import (
     KernelSyntaxError,
     KernelTypeError,
     KernelUnsupportedTypeError,
+    KernelValueError,
+    LaunchArgumentError,
     LaunchError,
     TargetUnsupportedError,
     ToolchainError,
@@ -97,6 +99,7 @@ WarpCodegenError = KernelError
 WarpCodegenTypeError = KernelTypeError
 WarpCodegenAttributeError = KernelAttributeError
 WarpCodegenNameError = KernelNameError
+WarpCodegenValueError = KernelValueError
 Any = _typing.Any
 X1DIR, X2DIR, X3DIR = 1, 2, 3
 

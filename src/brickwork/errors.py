@@ -49,12 +49,21 @@ class KernelSyntaxError(KernelError, SyntaxError):
         return self.args[0] if self.args else self.message
 
 
+class KernelValueError(KernelError, ValueError):
+    """A constant in a kernel has a value the construct cannot take (a slice step of zero)."""
+
+
 class KernelNameError(KernelError, NameError):
     """A name used in a kernel cannot be resolved, or an attribute does not exist."""
 
 
 class LaunchError(BrickworkError, TypeError):
     """Arguments given to ``launch`` do not fit the kernel (count, type, dtype, ndim)."""
+
+
+class LaunchArgumentError(LaunchError, RuntimeError, ValueError):
+    """A launch argument Warp refuses with a RuntimeError or ValueError rather than a TypeError: one number
+    for a vector or matrix parameter, ``None`` for a vector, matrix or struct parameter."""
 
 
 class ToolchainError(BrickworkError, RuntimeError):

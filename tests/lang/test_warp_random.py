@@ -104,3 +104,72 @@ def test_samplers_give_warps_points():
     np.testing.assert_allclose(o3.numpy(), warp_3, rtol=0, atol=2e-7)
     n = np.linalg.norm(o3.numpy()[[1, 3]], axis=1)
     np.testing.assert_allclose(n, 1.0, atol=1e-6)  # points on the unit sphere
+
+
+@wp.kernel
+def draw_poisson(seed: int, lam: float, out: wp.array(dtype=wp.uint32)):
+    i = wp.tid()
+    state = wp.rand_init(seed, i)
+    out[i] = wp.poisson(state, lam)
+
+
+@pytest.mark.parametrize("lam", [0.5, 3.0, 10.0, 10.5, 42.0, 1000.0])
+def test_poisson_moments_and_zeros(lam):
+    n = 200_000
+    out = wp.zeros(n, dtype=wp.uint32)
+    wp.launch(draw_poisson, dim=n, inputs=[7, lam, out])
+    x = out.numpy().astype(np.float64)
+    se = np.sqrt(lam / n)
+    assert abs(x.mean() - lam) < 6 * se  # mean and variance lam
+    assert abs(x.var() / lam - 1.0) < 0.03
+    zeros = np.count_nonzero(x == 0)
+    assert zeros <= n * np.exp(-lam) + 6 * np.sqrt(n * np.exp(-lam)) + 1  # no excess zeros (rejected negatives)
+    assert x.max() < lam + 12 * np.sqrt(lam) + 10
+
+
+def test_poisson_of_a_zero_rate_and_errors():
+    out = wp.full(4, 9, dtype=wp.uint32)
+    wp.launch(draw_poisson, dim=4, inputs=[1, 0.0, out])
+    assert out.numpy().tolist() == [0, 0, 0, 0]
+
+    @wp.kernel
+    def wrong(out: wp.array(dtype=wp.uint32)):
+        out[0] = wp.poisson(wp.rand_init(1), 2.0, 3.0)
+
+    with pytest.raises(wp.KernelTypeError, match="poisson"):
+        wp.launch(wrong, dim=1, inputs=[out])
+
+
+def test_sample_cdf_and_lower_bound():
+    @wp.kernel
+    def draw(cdf: wp.array(dtype=float), out: wp.array(dtype=int)):
+        i = wp.tid()
+        out[i] = wp.sample_cdf(wp.rand_init(3, i), cdf)
+
+    p = np.array([0.1, 0.0, 0.6, 0.3])
+    cdf = wp.array(np.cumsum(p).astype(np.float32))
+    n = 100_000
+    out = wp.zeros(n, dtype=int)
+    wp.launch(draw, dim=n, inputs=[cdf, out])
+    counts = np.bincount(out.numpy(), minlength=4) / n
+    assert np.all(np.abs(counts - p) < 0.01) and counts[1] == 0.0
+
+    @wp.kernel
+    def search(arr: wp.array(dtype=float), values: wp.array(dtype=float), out: wp.array2d(dtype=int)):
+        i = wp.tid()
+        out[0, i] = wp.lower_bound(arr, values[i])
+        out[1, i] = wp.lower_bound(arr, 2, 5, values[i])
+
+    arr = wp.array(np.arange(6, dtype=np.float32))
+    values = np.array([-0.1, 0.0, 2.5, 4.0, 5.0, 5.5], dtype=np.float32)
+    found = wp.zeros((2, 6), dtype=int)
+    wp.launch(search, dim=6, inputs=[arr, wp.array(values), found])
+    assert found.numpy()[0].tolist() == [0, 0, 3, 4, 5, 5]  # Warp's: the last index when all are below
+    assert found.numpy()[1].tolist() == [2, 2, 3, 4, 4, 4]
+
+    @wp.kernel
+    def mixed(arr: wp.array(dtype=float), out: wp.array(dtype=int)):
+        out[0] = wp.lower_bound(arr, 1)
+
+    with pytest.raises(wp.KernelTypeError, match="value of the array's dtype"):
+        wp.launch(mixed, dim=1, inputs=[arr, wp.zeros(1, dtype=int)])

@@ -52,7 +52,7 @@ BAD = [
     (1, wp.int64(1), ["argument 'n'", "int32", "int64"]),
     (1, "3", ["argument 'n'", "int32", "str"]),
     (2, wp.vec3d(1.0, 0.0, 0.0), ["argument 'v'", "vec3f", "vec3d"]),
-    (2, 1.0, ["argument 'v'", "vec3f", "float"]),
+    (2, 1.0, ["argument 'v'", "expects vec3f but got a single value"]),
     (3, wp.float64(0.5), ["argument 's'", "float32", "float64"]),
     (4, Other(), ["argument 'p'", "Params", "Other"]),
     (5, wp.zeros(3, dtype=wp.float64), ["argument 'grid'", "ndim=2", "ndim=1"]),
@@ -137,3 +137,62 @@ def test_numpy_scalars_convert_for_concrete_parameters():
     args[1] = np.int64(2)
     wp.launch(target, dim=3, inputs=args)
     assert args[0].numpy().tolist() != [0.0, 0.0, 0.0]
+
+
+def test_numpy_data_for_vector_and_matrix_parameters():
+    @wp.kernel
+    def affine(m: wp.mat22, c: wp.vec2, out: wp.array(dtype=wp.vec2), pts: wp.array(dtype=wp.vec2)):
+        i = wp.tid()
+        out[i] = m * pts[i] + c
+
+    pts = np.array([[1.0, 0.0], [0.0, 2.0]], dtype=np.float32)
+    out = np.zeros((2, 2), dtype=np.float32)  # written through: the same memory, seen as vectors
+    wp.launch(affine, dim=2, inputs=[np.array([[0.0, -1.0], [1.0, 0.0]]), np.array([10.0, 20.0]), out, pts])
+    assert out.tolist() == [[10.0, 21.0], [8.0, 20.0]]
+
+
+@wp.kernel
+def composite_params(v: wp.vec3, t: wp.transform, n: int, out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = v[0] + t[6] + float(n)
+
+
+def test_launch_built_by_hand_starts_from_zero_values():
+    out = wp.full(4, -1.0, dtype=float)
+    cmd = wp.Launch(composite_params, None)
+    assert cmd.dim == 1 and cmd.params[2] == 0 and cmd.params[3] is None
+    assert list(cmd.params[1]) == [0.0] * 7  # zero-initialized, the rotation too (as Warp)
+    cmd.set_param_by_name("out", out)
+    cmd.set_dim(3)
+    cmd.launch()
+    assert out.numpy().tolist() == [0.0, 0.0, 0.0, -1.0]
+    cmd.set_param_at_index(0, wp.vec3(2.0, 0.0, 0.0))
+    cmd.set_param_by_name("n", 1)
+    cmd.launch()
+    assert out.numpy().tolist() == [3.0, 3.0, 3.0, -1.0]
+
+
+def test_single_values_and_none_for_composite_parameters():
+    out = wp.zeros(1, dtype=float)
+    cmd = wp.Launch(composite_params, None)
+    with pytest.raises(RuntimeError, match="argument 'v' expects vec3f but got a single value"):
+        cmd.set_param_by_name("v", 1.5)
+    assert list(cmd.params[0]) == [0.0, 0.0, 0.0]
+    with pytest.raises(wp.LaunchArgumentError, match="argument 'v' expects vec3f but got a single value"):
+        wp.launch(composite_params, dim=1, inputs=[wp.float32(2.0), wp.transform(), 0, out])
+    with pytest.raises(ValueError, match="Failed to convert argument for param v to vec3f"):
+        wp.launch(composite_params, dim=1, inputs=[None, wp.transform(), 0, out])
+    with pytest.raises(RuntimeError, match="adjoint launches need reverse-mode"):
+        wp.Launch(composite_params, None, adjoint=True)
+    assert out.numpy().tolist() == [0.0]
+
+    @wp.struct
+    class Params:
+        x: float
+
+    @wp.kernel
+    def takes_struct(p: Params, out: wp.array(dtype=float)):
+        out[0] = p.x
+
+    with pytest.raises(RuntimeError, match="argument 'p' expects Params but got None"):
+        wp.launch(takes_struct, dim=1, inputs=[None, out])

@@ -257,3 +257,52 @@ def test_subscripted_annotations_in_kernels():
     for j in range(7):  # the same order of additions as the kernel
         expected += a[:, j]
     assert out.numpy().tolist() == expected.tolist()
+
+
+def test_list_is_flat_and_typed():
+    a = wp.array(np.arange(6, dtype=np.int32).reshape(2, 3))
+    assert a.list() == [0, 1, 2, 3, 4, 5] and all(type(x) is int for x in a.list())
+    v = wp.array([[1.0, 2.0], [3.0, 4.0]], dtype=wp.vec2)
+    items = v.list()
+    assert [type(x) for x in items] == [wp.vec2, wp.vec2] and items[1] == [3.0, 4.0]
+    b = wp.array(np.array([1.5, -2.0], dtype=np.float32), dtype=wp.bfloat16)
+    assert b.list() == [1.5, -2.0]  # values, not the stored bit patterns
+
+
+def test_vector_data_shapes_as_warp_reads_them():
+    assert wp.array(np.arange(24, dtype=np.float32).reshape(4, 6), dtype=wp.vec3).shape == (4, 2)
+    m = wp.array(np.arange(12, dtype=np.float32).reshape(3, 4), dtype=wp.mat22)
+    assert m.shape == (3,) and m.numpy()[2].tolist() == [[8.0, 9.0], [10.0, 11.0]]
+    col = wp.array(np.arange(6, dtype=np.float32).reshape(3, 2, 1), dtype=wp.vec2)  # column vectors
+    assert col.shape == (3,) and col.numpy()[1].tolist() == [2.0, 3.0]
+    with pytest.raises(ValueError, match="does not end with the vec3f shape"):
+        wp.array(np.zeros((4, 5), dtype=np.float32), dtype=wp.vec3)
+
+
+def test_struct_arrays_fill_full_and_records():
+    @wp.struct
+    class Rec:
+        i: wp.int16
+        v: wp.vec3
+
+    r = Rec()
+    r.i = 7
+    r.v = wp.vec3(1.0, 2.0, 3.0)
+    full = wp.full((2, 2), r)
+    assert full.dtype is Rec and full.shape == (2, 2)
+    assert full.numpy().dtype == Rec.numpy_dtype()
+    assert full.numpy()["i"].tolist() == [[7, 7], [7, 7]] and full.numpy()["v"][1, 0].tolist() == [1.0, 2.0, 3.0]
+    expected = np.empty(3, dtype=Rec.numpy_dtype())
+    expected.fill(r.numpy_value())
+    filled = wp.zeros(3, dtype=Rec).fill_(r)
+    assert filled.numpy().tobytes() == expected.tobytes()
+    assert [x.i for x in filled.list()] == [7, 7, 7]
+
+    @wp.struct
+    class Other:
+        i: wp.int16
+
+    target = wp.zeros(2, dtype=Rec)
+    with pytest.raises(TypeError, match="cannot fill an array of Rec with a Other"):
+        target.fill_(Other())
+    assert target.numpy()["i"].tolist() == [0, 0]

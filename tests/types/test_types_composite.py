@@ -29,7 +29,8 @@ def test_vector_construction():
     assert wp.vec3(wp.vec3d(1.0, 2.0, 3.0)) == [1.0, 2.0, 3.0]
     assert wp.vec3i(1.9, -1.9, 3) == [1, -1, 3]  # C truncation
     assert wp.vec3h(0.1, 0, 0)[0] == float(np.float16(0.1))
-    with pytest.raises(ValueError, match="vec3f needs 3 components, got 2"):
+    with pytest.raises(ValueError, match="Invalid number of arguments in vector constructor, expected 3 elements, "
+                                         "got 2"):
         wp.vec3(1.0, 2.0)
     with pytest.raises(TypeError, match="dtype must be a scalar type"):
         wp.vector(3, str)
@@ -88,7 +89,8 @@ def test_matrix_construction_indexing_repr():
     assert len(m) == 2
     assert repr(m) == "mat22f([[1.0, 7.0], [8.0, 9.0]])"
     assert str(m) == "[[1.0, 7.0],\n [8.0, 9.0]]"
-    with pytest.raises(ValueError, match="mat22f needs 4 components"):
+    with pytest.raises(ValueError, match="Invalid number of arguments in matrix constructor, expected 4 elements, "
+                                         "got 3"):
         wp.mat22(1.0, 2.0, 3.0)
 
 
@@ -123,3 +125,60 @@ def test_quaternion_host_values():
     assert q * r == [24.0, 48.0, 48.0, -6.0]
     assert q * 2.0 == [2.0, 4.0, 6.0, 8.0]
     assert q + r == [6.0, 8.0, 10.0, 12.0]
+
+
+def test_copy_constructor_copies():
+    v = wp.vec3(1.0, 2.0, 3.0)
+    c = wp.vec3(v)
+    c[0] = 9.0
+    assert v == [1.0, 2.0, 3.0] and c == [9.0, 2.0, 3.0]
+    m = wp.mat22(1.0, 2.0, 3.0, 4.0)
+    mc = wp.mat22(m)
+    mc[0, 0] = 7.0
+    assert m[0, 0] == 1.0
+    v.tag = "mine"  # user attributes, as on Warp's values
+    assert v.tag == "mine"
+
+
+def test_host_access_errors_leave_values_unchanged():
+    v, m = wp.vec3i(1, 2, 3), wp.mat22h(1.0, 2.0, 3.0, 4.0)
+    with pytest.raises(KeyError, match="Invalid key None, expected int or slice"):
+        v[None]
+    with pytest.raises(KeyError, match="Invalid key None, expected int or slice"):
+        v[None] = 0
+    with pytest.raises(TypeError, match="Expected to assign a `int32` value but got `str` instead"):
+        v[0] = "123.0"
+    with pytest.raises(TypeError, match="Expected to assign a slice from a sequence of `int32` values but got `vec3i`"):
+        v[:1] = (v,)
+    with pytest.raises(ValueError, match="Can only assign sequence of same size"):
+        v[:1] = (1, 2)
+    assert v == [1, 2, 3]
+    with pytest.raises(KeyError, match="Invalid key None, expected int or pair of ints"):
+        m[None] = 0
+    with pytest.raises(KeyError, match="Invalid key, expected one or two indices, got 3"):
+        m[0, 1, 2]
+    with pytest.raises(TypeError, match="Expected to assign a `float16` value but got `str` instead"):
+        m[0, 0] = "1"
+    with pytest.raises(TypeError, match="expected row of length 2, got \\(1, 2, 3\\)"):
+        wp.mat22((1, 2, 3), (3, 4, 5))
+    with pytest.raises(IndexError, match="Invalid row index"):
+        m.set_row(2, (0, 0))
+    with pytest.raises(IndexError, match="Invalid column index"):
+        m.get_col(-3)
+    assert m == [[1.0, 2.0], [3.0, 4.0]]
+    with pytest.raises(RuntimeError, match="NULL pointer exception"):
+        wp.vec3.from_ptr(0)
+
+
+def test_rows_columns_and_from_ptr():
+    m = wp.mat22(1.0, 2.0, 3.0, 4.0)
+    m.set_row(1, (5.0, 6.0))
+    m.set_col(0, wp.vec2(7.0, 8.0))
+    assert m == [[7.0, 2.0], [8.0, 6.0]] and m.get_row(-1) == [8.0, 6.0] and m.get_col(1) == [2.0, 6.0]
+    m[0] = 0.5  # a scalar fills the row
+    assert m.get_row(0) == [0.5, 0.5]
+    data = np.array([1.5, -2.0, 3.25], dtype=np.float32)
+    v = wp.vec3.from_ptr(data.ctypes.data)
+    data[0] = 0.0  # a copy, not a view
+    assert type(v) is wp.vec3 and v == [1.5, -2.0, 3.25]
+    assert wp.spatial_vector(wp.vec3(1.0, 2.0, 3.0), wp.vec3(4.0, 5.0, 6.0)) == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]

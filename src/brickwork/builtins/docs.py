@@ -256,4 +256,36 @@ BUILTIN_DOCS.update({
     "sample_unit_sphere": _sampler("A uniform point in the unit ball", "vec3f"),
     "sample_unit_hemisphere_surface": _sampler("A uniform point on the unit hemisphere ``z >= 0``", "vec3f"),
     "sample_unit_hemisphere": _sampler("A uniform point in the unit half ball ``z >= 0``", "vec3f"),
+    "poisson": ("state, lam", "The next Poisson-distributed ``uint32`` with mean ``lam`` (``float32``) of the "
+                              "generator ``state``, advanced in place: Knuth's method below 10, the transformed "
+                              "rejection sampler PTRS above."),
+    "sample_cdf": ("state, cdf", "An index drawn with the probabilities of the ascending cumulative distribution "
+                                 "``cdf`` (a 1-D ``float32`` array ending at 1): ``lower_bound(cdf, randf(state))``."),
+    "lower_bound": ("arr, value", "The first index ``i`` of the ascending 1-D array ``arr`` with ``arr[i] >= "
+                                  "value``, searched in ``[begin, end)`` when given as ``lower_bound(arr, begin, "
+                                  "end, value)``; the last index when every element is below ``value`` (Warp's "
+                                  "result)."),
+})
+
+# Several results: a tuple (``U, sigma, V = svd3(A)``), or Warp's output arguments (``svd3(A, U, sigma, V)``
+# with U, sigma, V local variables of the result types).
+BUILTIN_DOCS.update({
+    "svd3": ("A", "The singular value decomposition ``A = U diag(sigma) V^T`` of a 3x3 float matrix, as the tuple "
+                  "``(U, sigma, V)``: U and V rotations, ``|sigma|`` decreasing (the last may be negative so that U "
+                  "and V stay rotations); Warp's method (McAdams et al. 2011) and signs, computed in float64."),
+    "svd2": ("A", "The singular value decomposition ``A = U diag(sigma) V^T`` of a 2x2 float matrix, as the tuple "
+                  "``(U, sigma, V)``: U and V orthogonal, ``sigma[0] >= sigma[1] >= 0``; closed form, exact for "
+                  "singular matrices too."),
+    "qr3": ("A", "The QR decomposition ``A = Q R`` of a 3x3 float matrix, as the tuple ``(Q, R)``: Q a rotation, R "
+                 "upper triangular (Givens rotations, as Warp)."),
+    "eig3": ("A", "The eigen-decomposition ``A = Q diag(d) Q^T`` of a symmetric 3x3 float matrix (its lower triangle "
+                  "is read), as the tuple ``(Q, d)``: eigenvectors as the columns of rotation Q, eigenvalues ``d`` "
+                  "unsorted (four Jacobi sweeps, as Warp)."),
+    "quat_to_axis_angle": ("quat", "The rotation axis (a unit 3-vector) and angle in ``[0, pi]`` of a float "
+                                   "quaternion, as the tuple ``(axis, angle)``: ``angle = 2 atan2(|v|, |w|)``; the "
+                                   "axis is 0 for the identity."),
+    "transform_decompose": ("m", "The tuple ``(position, rotation, scale)`` of a 4x4 float matrix made by "
+                                 "``transform_compose``: scale from the lengths of the columns of the upper-left "
+                                 "3x3 block, rotation as ``quat_from_matrix`` of the block with unit columns, "
+                                 "position from the last column."),
 })

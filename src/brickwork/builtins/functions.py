@@ -14,6 +14,7 @@ import numpy as np
 
 from .docs import BUILTIN_DOCS
 from .host_composites import HOST_LINALG, HOST_ROTATIONS
+from .host_decompositions import HOST_DECOMPOSITIONS
 
 
 class BuiltinFunction:
@@ -128,6 +129,7 @@ NAMES = (
     "quat_from_euler quat_to_euler quat_twist quat_twist_angle quat_twist_angle_signed "
     "spatial_top spatial_bottom spatial_dot spatial_cross spatial_cross_dual velocity_at_point spatial_adjoint "
     "transform_twist transform_wrench transform_to_matrix transform_from_matrix transform_compose "
+    "svd3 svd2 qr3 eig3 quat_to_axis_angle transform_decompose poisson sample_cdf lower_bound "
     "erf erfc erfinv erfcinv copysign bit_count "
     "rand_init randi randu randf randn sample_unit_square sample_unit_cube sample_unit_ring sample_unit_disk "
     "sample_triangle sample_unit_sphere_surface sample_unit_sphere sample_unit_hemisphere_surface "
@@ -139,4 +141,5 @@ NAMES = (
 
 _HOST.update(HOST_ROTATIONS)
 _HOST.update(HOST_LINALG)
+_HOST.update(HOST_DECOMPOSITIONS)
 FUNCTIONS = {name: BuiltinFunction(name, _HOST.get(name), BUILTIN_DOCS.get(name, ('', ''))[1]) for name in NAMES}

@@ -4,9 +4,10 @@ a seed gives Warp's numbers)."""
 
 from __future__ import annotations
 
+from ..types.arrays import ArrayType
 from ..types.composite import vector
 from ..types.scalars import float32, int32, uint32
-from .registry import builtin, names, need
+from .registry import builtin, is_numeric_scalar, names, need
 
 
 def _state(state):
@@ -64,3 +65,27 @@ for _name in ("sample_unit_square", "sample_unit_disk", "sample_unit_ring", "sam
 for _name in ("sample_unit_cube", "sample_unit_sphere", "sample_unit_sphere_surface", "sample_unit_hemisphere",
               "sample_unit_hemisphere_surface"):
     builtin(_name)(_sampler(3))
+
+
+@builtin("poisson")
+def _poisson(state, lam):
+    _state(state)
+    need(lam is float32, f"needs a state and a float32 rate, got {names(state, lam)}")
+    return uint32
+
+
+@builtin("sample_cdf")
+def _sample_cdf(state, cdf):
+    _state(state)
+    need(cdf == ArrayType(float32, 1), f"needs a state and a 1-D float32 array (a cumulative distribution), got "
+         f"{names(state, cdf)}")
+    return int32
+
+
+@builtin("lower_bound")
+def _lower_bound(arr, *rest):
+    need(isinstance(arr, ArrayType) and arr.ndim == 1 and is_numeric_scalar(arr.dtype),
+         f"needs a 1-D array of numbers, got {names(arr, *rest)}")
+    need(rest in ((arr.dtype,), (int32, int32, arr.dtype)), f"needs (arr, value) or (arr, begin, end, value) with "
+         f"int32 bounds and a value of the array's dtype, got {names(arr, *rest)}")
+    return int32

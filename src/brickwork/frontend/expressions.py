@@ -48,6 +48,7 @@ from ..types.composite import (
 from ..types.opaque import TupleType
 from ..types.scalars import ScalarBase, bool_, float32, int32, int64, is_scalar_type, python_annotation_type
 from ..types.structs import is_struct_type
+from .array_slices import array_slice
 from .construction import ConstructionRules, _scalar_of
 from .intrinsics import INTRINSICS
 from .resolve import MISSING, static_attribute
@@ -186,6 +187,8 @@ class ExpressionTyper(ConstructionRules):
         base = self.expr(node.value)
         index_nodes = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if any(isinstance(i, ast.Slice) for i in index_nodes):
+            if not isinstance(base, Static) and isinstance(base.type, ArrayType):
+                return array_slice(self, base, index_nodes, node)  # a view, as in Warp
             if isinstance(base, Static) or not is_composite_type(base.type):
                 what = "compile-time values" if isinstance(base, Static) else type_name(base.type)
                 raise self.error(KernelSyntaxError, f"slices are not supported on {what} (only on vectors, "
@@ -201,9 +204,10 @@ class ExpressionTyper(ConstructionRules):
                                  f"kernel; pass arrays to kernels as arguments", node)
             if isinstance(obj, _ShapeOf):
                 dim = self.static_value(node.slice)
-                if not isinstance(dim, int) or not 0 <= dim < obj.array.type.ndim:
-                    raise self.error(KernelTypeError, f"shape index must be a constant in [0, "
-                                     f"{obj.array.type.ndim}), got {dim!r}", node)
+                if not isinstance(dim, int) or not 0 <= dim < 4:
+                    raise self.error(KernelTypeError, f"shape index must be a constant in [0, 4), got {dim!r}", node)
+                if dim >= obj.array.type.ndim:  # Warp's shapes have four entries, 0 past the last dimension
+                    return ir.IRConst(0, int32)
                 return ir.IRArrayShape(obj.array, dim, int32)
             key = tuple(self.static_value(i) for i in index_nodes)
             try:

@@ -44,6 +44,13 @@ class Intrinsics:
         else:
             self._by_object.setdefault(id(key), (key, {}))[1].update(rules)
 
+    def register_object(self, obj, **rules) -> None:
+        """Rules for ``obj`` itself, also when it is a class (``wp.array(ptr=...)`` called in a kernel)."""
+        unknown = set(rules) - set(KINDS)
+        if unknown:
+            raise ValueError(f"unknown rule kinds {sorted(unknown)}")
+        self._by_object.setdefault(id(obj), (obj, {}))[1].update(rules)
+
     def register_type(self, predicate, **rules) -> None:
         """Rules for runtime values whose kernel type satisfies ``predicate`` (value_attribute, value_subscript)."""
         self._by_type.append((predicate, rules))

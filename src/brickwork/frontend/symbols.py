@@ -35,6 +35,12 @@ class SymbolTable:
                 return scope[name]
         return name
 
+    def rebind(self, name: str) -> str:
+        """A new unique name that source name ``name`` stands for from now on (in the current scope)."""
+        fresh = self.fresh(f"{name}__")
+        self._renames[-1][name] = fresh
+        return fresh
+
     def push_scope(self, own_names, suffix: str) -> None:
         """Enter a local function's scope: ``own_names`` become ``<name><suffix>``."""
         self._renames.append({n: n + suffix for n in own_names})

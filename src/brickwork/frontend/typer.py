@@ -14,16 +14,18 @@ import builtins as py_builtins
 from .. import ir
 from ..builtins.atomics import has_atomic_add
 from ..errors import KernelError, KernelSyntaxError, KernelTypeError
-from ..types.arrays import type_name
+from ..types.arrays import ArrayType, type_name
 from ..types.opaque import TupleType
 from ..types.scalars import int32, is_scalar_type, python_annotation_type
 from . import (
+    array_pointers,  # noqa: F401 - registers a.ptr and array(ptr=...)
     nested,  # noqa: F401 - registers the typing rules of nested parallelism
     static_expr,  # noqa: F401 - registers wp.static
 )
 from .expressions import _SYMBOL, TID, ExpressionTyper, LocalFunction, Static
 from .intrinsics import INTRINSICS
 from .limits import INDEX_LIMIT
+from .output_arguments import output_argument_call
 from .symbols import SymbolTable, conflict
 
 #: Every index of a loop body or an index space lies within this range: ``par_for`` ranges and index
@@ -69,6 +71,7 @@ class Typer(ExpressionTyper):
         self.return_types: list = []
         self.tid_dims = 0
         self.loop_depth = 0
+        self.block_depth = 0  # 1 in the function's own body, more inside if/for/while bodies
         self.name = name
         self.label = label
         self.form = form
@@ -141,6 +144,13 @@ class Typer(ExpressionTyper):
 
     # -- statements ---------------------------------------------------------------------------------
     def block(self, stmts) -> list:
+        self.block_depth += 1
+        try:
+            return self._block(stmts)
+        finally:
+            self.block_depth -= 1
+
+    def _block(self, stmts) -> list:
         out: list = []
         for stmt in stmts:
             method = getattr(self, "stmt_" + type(stmt).__name__, None)
@@ -164,6 +174,8 @@ class Typer(ExpressionTyper):
         if isinstance(value, ast.Constant) and isinstance(value.value, str):
             return  # docstring or comment string
         if isinstance(value, ast.Call):
+            if output_argument_call(self, value, out):
+                return
             stmt = self.call_statement(value)
             if stmt is not None:
                 out.append(stmt)
@@ -250,6 +262,12 @@ class Typer(ExpressionTyper):
             name = self.symbols.unique(target.id)
             if name in self.symbols.statics:
                 raise self.error(KernelTypeError, f"'{name}' is a type variable and cannot be assigned a value", node)
+            known = self.symbols.type_of(name)
+            if isinstance(known, ArrayType) and isinstance(value.type, ArrayType) and known != value.type \
+                    and self.block_depth == 1 and name not in self.symbols.params:
+                # Warp rebinds a name to a view of another shape (sub = a[:2]; sub = a[:2, 1]); outside
+                # any branch or loop the name simply stands for a new local from here on.
+                name = self.symbols.rebind(target.id)
             out.append(ir.IRAssign(self.declare(name, value.type, node), value))
             return
         lvalue = self.expr(target)

@@ -946,6 +946,55 @@ template <class T, int D> BW_INLINE array_t<T, D - 1> subarray(const array_t<T, 
     }
     return r;
 }
+// wp.array(ptr=p, shape=(...), dtype=T) in a kernel: a contiguous array over memory the caller owns
+template <class A, int K> BW_INLINE A array_from_ptr(uint64_t ptr, const int64_t (&shape)[K]) {
+    A r;
+    r.data = reinterpret_cast<decltype(r.data)>(static_cast<uintptr_t>(ptr));
+    int64_t stride = 1;
+    for (int d = K - 1; d >= 0; --d) {
+        r.shape[d] = shape[d];
+        r.strides[d] = stride;
+        stride *= shape[d];
+    }
+    return r;
+}
+
+constexpr int64_t slice_unset = -9223372036854775807LL - 1;  // INT64_MIN (NVRTC has no <climits>)
+// a[...] with slices (frontend/array_slices.py): bit d of `mask` says position d is a slice (start,
+// stop, step follow in v) or an index (one value); INT64_MIN is a bound left out. Python's clamping;
+// a zero step gives an empty view. The view's innermost stride need not be 1: a unit that slices
+// runs its general-stride instance only (targets/cpu/unit.py).
+template <int M, class T, int D, int K>
+inline array_t<T, M> array_slice(const array_t<T, D>& a, int64_t mask, const int64_t (&v)[K]) {
+    array_t<T, M> r;
+    r.data = a.data;
+    int k = 0, m = 0;
+    for (int d = 0; d < D; ++d) {
+        const int64_t n = a.shape[d];
+        if (k >= K) {  // positions left out are kept
+            r.shape[m] = n;
+            r.strides[m++] = a.strides[d];
+        } else if (!(mask >> d & 1)) {
+            const int64_t i = v[k] < 0 ? v[k] + n : v[k];
+            r.data += i * a.strides[d];
+            ++k;
+        } else {
+            const int64_t step = v[k + 2] == slice_unset ? 1 : v[k + 2];
+            const int64_t lo = step < 0 ? -1 : 0, hi = step < 0 ? n - 1 : n;
+            int64_t start = v[k], stop = v[k + 1];
+            start = start == slice_unset ? (step < 0 ? hi : lo) : (start < 0 ? (start + n < lo ? lo : start + n) : (start > hi ? hi : start));
+            stop = stop == slice_unset ? (step < 0 ? lo : hi) : (stop < 0 ? (stop + n < lo ? lo : stop + n) : (stop > hi ? hi : stop));
+            int64_t len = 0;
+            if (step > 0 && stop > start) len = (stop - start + step - 1) / step;
+            if (step < 0 && start > stop) len = (start - stop - step - 1) / -step;
+            r.data += (len > 0 ? start : 0) * a.strides[d];
+            r.shape[m] = len;
+            r.strides[m++] = a.strides[d] * step;
+            k += 3;
+        }
+    }
+    return r;
+}
 template <class T, int D, class... I> BW_INLINE auto subarray(const array_t<T, D>& a, int64_t i, int64_t j, I... rest) {
     return subarray(subarray(a, i), j, rest...);
 }

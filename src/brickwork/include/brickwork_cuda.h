@@ -67,7 +67,7 @@ using ::expf; using ::exp2; using ::exp2f; using ::fabs; using ::fabsf; using ::
 using ::fmodf; using ::hypot; using ::log; using ::logf; using ::log2; using ::log2f; using ::log10; using ::log10f;
 using ::nan; using ::nanf; using ::nearbyint; using ::nearbyintf; using ::pow; using ::powf; using ::round;
 using ::roundf; using ::sin; using ::sinf; using ::sinh; using ::sinhf; using ::sqrt; using ::sqrtf; using ::tan;
-using ::tanf; using ::tanh; using ::tanhf; using ::trunc; using ::truncf;
+using ::tanf; using ::tanh; using ::tanhf; using ::trunc; using ::truncf; using ::lgamma; using ::lgammaf;
 __forceinline__ float huge_valf() { return __int_as_float(0x7f800000); }
 __forceinline__ double inf() { return __longlong_as_double(0x7ff0000000000000LL); }
 __forceinline__ bool isnan(float x) { return x != x; }

@@ -53,6 +53,6 @@ def assignment_counts(stmts) -> dict:
 
 
 def _root(e):
-    while isinstance(e, ir.IRSubarray):
-        e = e.array
+    while isinstance(e, ir.IRSubarray) or isinstance(e, ir.IRCall) and e.op == "array_slice":  # views
+        e = e.array if isinstance(e, ir.IRSubarray) else e.args[0]
     return e.name if isinstance(e, ir.IRLocal) else None

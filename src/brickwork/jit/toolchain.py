@@ -285,14 +285,16 @@ def include_dir() -> str:
 def generator_digest() -> str:
     """Hash of the runtime header and of the code generator's modules (part of every cache key).
 
-    The header counts by content; the Python modules that shape generated code (typing and the
+    The headers count by content; the Python modules that shape generated code (typing and the
     typing rules of extensions, builtins, IR, passes, targets, types) by size and modification
     time, which costs a few stats on the warm path and still rebuilds entries after any edit or
     upgrade.
     """
     h = hashlib.sha256()
-    with open(os.path.join(include_dir(), "brickwork.h"), "rb") as f:
-        h.update(f.read())
+    for name in sorted(os.listdir(include_dir())):  # brickwork.h and the headers of builtin families
+        if name.endswith(".h"):
+            with open(os.path.join(include_dir(), name), "rb") as f:
+                h.update(name.encode() + f.read())
     package = os.path.dirname(include_dir())
     for sub in ("frontend", "builtins", "ir", "passes", "targets", "targets/cpu", "targets/emulate", "types", "lang",
                 "la", "mesh"):

@@ -15,7 +15,7 @@ import numpy as np
 from .. import config
 from .. import device as _devices
 from ..device import get_device
-from ..errors import CaptureError, LaunchError
+from ..errors import CaptureError, LaunchArgumentError, LaunchError
 from ..lang.instance import _pending, build_instances
 from ..lang.kernel import sibling_kernels
 from ..types.arrays import ArrayType, array, empty, from_numpy, type_name
@@ -55,7 +55,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
         return launch_adjoint(kernel, dim, inputs, outputs or (), adj_inputs, adj_outputs, device)
     args = list(inputs) + list(outputs) if outputs else inputs
     if record_cmd:
-        return Launch(kernel, dim, list(args), device)
+        return Launch(kernel, device, params=list(args), bounds=dim)
     if device is not None and device != "cpu" or _devices._current is not _devices.CPU:
         dev = get_device(device)  # raises for unknown or unavailable devices
         if dev.ordinal is not None:
@@ -128,11 +128,24 @@ def _host_arguments(kernel, args) -> list:
     out = []
     for i, a in enumerate(args):
         if type(a) is np.ndarray:
-            a = from_numpy(a)
+            t = params[i][1] if i < len(params) else None
+            if is_composite_type(t) and not is_generic(t) and a.size == int(np.prod(t._shape)):
+                a = t(a)  # a vector or matrix value given as numpy data, as Warp accepts
+            elif (isinstance(t, ArrayType) and not is_generic(t) and is_composite_type(t.dtype)
+                  and a.dtype == np.dtype(t.dtype._dtype._np)):
+                a = from_numpy(a, dtype=t.dtype)  # the same memory, seen as vectors or matrices
+            else:
+                a = from_numpy(a)
         elif a is None:
             t = params[i][1] if i < len(params) else None
+            name = params[i][0] if i < len(params) else str(i)
+            if is_struct_type(t):
+                raise LaunchArgumentError(f"launch of '{kernel.key}': argument '{name}' expects {type_name(t)} but "
+                                          f"got None")
+            if is_composite_type(t):
+                raise LaunchArgumentError(f"launch of '{kernel.key}': Failed to convert argument for param {name} to "
+                                          f"{type_name(t)} (None stands only for an array parameter)")
             if not isinstance(t, ArrayType) or is_generic(t):
-                name = params[i][0] if i < len(params) else str(i)
                 raise LaunchError(f"launch of '{kernel.key}': argument '{name}' is None, which stands only for an "
                                   f"array parameter of a known dtype (got {type_name(t) if t else 'no parameter'})")
             a = empty((0,) * t.ndim, dtype=t.dtype)
@@ -145,19 +158,31 @@ class Launch:
     arguments with ``set_param_at_index``/``set_param_by_name``/``set_params`` and its grid with
     ``set_dim``. Each ``launch()`` goes through ``brickwork.launch`` with the current values."""
 
-    def __init__(self, kernel, dim, args: list, device=None):
-        self.kernel, self.dim, self.params, self.device = kernel, dim, args, device
+    def __init__(self, kernel, device=None, hooks=None, params=None, params_addr=None, bounds=None, max_blocks=0,
+                 block_dim=256, adjoint=False):
+        """Warp's constructor: ``Launch(kernel, device)`` starts with each parameter at its zero value (an
+        empty array, a zero scalar, vector or struct) and ``dim`` 1; ``params``/``bounds`` give them."""
+        if adjoint:
+            raise RuntimeError(f"kernel '{kernel.key}': adjoint launches need reverse-mode differentiation, "
+                               f"which brickwork does not have yet")
+        self.kernel, self.device = kernel, device
+        self.params = list(params) if params is not None else [_zero_argument(t) for _, t in kernel.params]
+        self.dim = bounds if bounds is not None else 1
 
     def set_param_at_index(self, index: int, value) -> None:
         if not 0 <= index < len(self.params):
             raise IndexError(f"kernel '{self.kernel.key}' has {len(self.params)} parameters, no index {index}")
+        name, t = self.kernel.params[index]
+        if is_composite_type(t) and (isinstance(value, (int, float, ScalarBase)) or np.ndim(value) == 0):
+            raise LaunchArgumentError(f"kernel '{self.kernel.key}': argument '{name}' expects {type_name(t)} but got "
+                                      f"a single value")
         self.params[index] = value
 
     def set_param_by_name(self, name: str, value) -> None:
         names = [n for n, _ in self.kernel.params]
         if name not in names:
             raise KeyError(f"kernel '{self.kernel.key}' has no parameter {name!r} (it has {', '.join(names)})")
-        self.params[names.index(name)] = value
+        self.set_param_at_index(names.index(name), value)
 
     def set_params(self, values) -> None:
         values = list(values)
@@ -170,6 +195,17 @@ class Launch:
 
     def launch(self, stream=None) -> None:
         launch(self.kernel, self.dim, inputs=self.params, device=self.device)
+
+
+def _zero_argument(t):
+    """The value a parameter of declared type ``t`` has in a Launch built by hand (None: an empty array)."""
+    if is_generic(t) or isinstance(t, ArrayType):
+        return None
+    if is_composite_type(t):
+        return t(0)  # zero-initialized, as Warp (a transform's rotation too)
+    if is_scalar_type(t) or is_struct_type(t):
+        return t()
+    return None
 
 
 def _dims(dim, inst, kernel):
@@ -269,6 +305,9 @@ def _check_concrete(kernel, name, t, value):
             fail(describe_value(value))
         return
     if is_composite_type(t):
+        if isinstance(value, (int, float, ScalarBase, np.number, np.bool_)):  # Warp refuses promoting one number
+            raise LaunchArgumentError(f"launch of '{kernel.key}': argument '{name}' expects {type_name(t)} but got "
+                                      f"a single value")
         if isinstance(value, CompositeBase):
             if type(value) is not t:
                 fail(type_name(type(value)))

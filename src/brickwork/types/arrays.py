@@ -18,6 +18,7 @@ from .scalars import (
     ScalarBase,
     bfloat16,
     bfloat16_bits,
+    bfloat16_values,
     bool_,
     float32,
     int32,
@@ -148,8 +149,15 @@ class array:  # noqa: N801 - Warp's spelling
             else:
                 arr = data
             if trailing and arr.shape[arr.ndim - len(trailing):] != trailing:
-                if arr.size % int(np.prod(trailing)) == 0 and arr.ndim == 1:
+                per = int(np.prod(trailing))
+                if arr.size % per == 0 and arr.ndim == 1:
                     arr = arr.reshape((-1,) + trailing)
+                elif arr.ndim > 1 and arr.shape[-1] == per:  # (3, 4) of mat22: 3 matrices, as Warp
+                    arr = arr.reshape(arr.shape[:-1] + trailing)
+                elif arr.ndim > 1 and arr.shape[-1] % per == 0:  # (4, 6) of vec3: 4 x 2 vectors, as Warp
+                    arr = arr.reshape(arr.shape[:-1] + (arr.shape[-1] // per,) + trailing)
+                elif arr.ndim > 1 and int(np.prod(arr.shape[1:])) == per:  # (n, 2, 1) column vectors of vec2
+                    arr = arr.reshape((arr.shape[0],) + trailing)
                 else:
                     raise ValueError(f"data of shape {arr.shape} does not end with the {type_name(dtype)} "
                                      f"shape {trailing}")
@@ -251,8 +259,13 @@ class array:  # noqa: N801 - Warp's spelling
     def __repr__(self):
         return f"array({self._np.tolist()!r}, dtype={type_name(self.dtype)}, device={self.device})"
 
-    def list(self):
-        return self._np.tolist()
+    def list(self) -> list:
+        """The elements in row-major order as one flat list, each as its kernel type: Python numbers
+        for scalars, vector/matrix values, struct values (as Warp's ``array.list()``)."""
+        flat = self._np.reshape((-1,) + self._np.shape[self.ndim:])
+        if is_scalar_type(self.dtype):
+            return bfloat16_values(flat).tolist() if self.dtype is bfloat16 else flat.tolist()
+        return [self._element(x) for x in flat]
 
     # -- properties -------------------------------------------------------------------------
     @property
@@ -282,6 +295,10 @@ class array:  # noqa: N801 - Warp's spelling
             value = value._data
         elif isinstance(value, ScalarBase):
             value = value.value
+        elif getattr(type(value), "_bw_struct", False):  # one struct value: its C layout
+            if type(value) is not self.dtype:
+                raise TypeError(f"cannot fill an array of {type_name(self.dtype)} with a {type(value).__name__}")
+            value = np.frombuffer(value._to_bytes(), dtype=self._np.dtype)[0]
         self._np[...] = value
         return self
 
@@ -434,7 +451,8 @@ def ones(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
 def full(shape, value, dtype=None, device=None, **kwargs) -> array:
     """An array with every element set to ``value``; dtype inferred from value when omitted."""
     if dtype is None:
-        dtype = type(value) if isinstance(value, (ScalarBase, CompositeBase)) else _infer_dtype(value)
+        typed = isinstance(value, (ScalarBase, CompositeBase)) or getattr(type(value), "_bw_struct", False)
+        dtype = type(value) if typed else _infer_dtype(value)
     return _grad_option(empty(shape, dtype, device).fill_(value), kwargs)
 
 

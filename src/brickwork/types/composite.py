@@ -11,6 +11,7 @@ import typing
 
 import numpy as np
 
+from .composite_access import check_assigned, check_constructor, check_key, col_index, from_ptr, row_index
 from .scalars import (
     SCALAR_TYPES,
     GenericPlaceholder,
@@ -34,7 +35,7 @@ _SUFFIX_OF = {v: k for k, v in _SUFFIX.items()}
 class CompositeBase:
     """Common host behaviour of vectors, matrices and quaternions."""
 
-    __slots__ = ("_data",)
+    __slots__ = ("_data", "__dict__")  # __dict__: attributes set by users, as on Warp's values
     _shape: tuple = ()
     _dtype: type = float32
     _kind = "vector"
@@ -42,12 +43,14 @@ class CompositeBase:
     def __init__(self, *args):
         np_type = self._dtype._np if is_scalar_type(self._dtype) else np.float64
         size = int(np.prod(self._shape))
+        if len(args) > 1:
+            check_constructor(type(self), args, size)
         if len(args) == 0:
             data = np.zeros(self._shape, dtype=np_type)
         elif len(args) == 1 and np.ndim(_plain(args[0])) == 0:
             data = np.full(self._shape, _plain(args[0]), dtype=np_type)
-        elif len(args) == 1:
-            data = np.asarray(_plain(args[0]), dtype=np_type)
+        elif len(args) == 1:  # a copy: vec3(v) is a new vector, as in Warp, never a view of v
+            data = np.array(_plain(args[0]), dtype=np_type)
         elif len(args) == size:
             data = np.asarray([_plain(a) for a in args], dtype=np_type)
         else:
@@ -61,6 +64,7 @@ class CompositeBase:
         return self._shape[0]
 
     def __getitem__(self, index):
+        check_key(self, index)
         value = self._data[index]
         if isinstance(value, np.ndarray):  # a row, or a slice (v[0:2], m[1:]): a vector or matrix, as in Warp
             if value.ndim == 1:
@@ -71,7 +75,14 @@ class CompositeBase:
         return value.item()
 
     def __setitem__(self, index, value):
+        check_key(self, index)
+        check_assigned(self, index, value)
         self._data[index] = _plain(value)
+
+    @classmethod
+    def from_ptr(cls, ptr: int):
+        """A value copied from the components at memory address ``ptr``."""
+        return from_ptr(cls, ptr)
 
     def __iter__(self):
         for i in range(len(self)):
@@ -184,6 +195,18 @@ class MatrixBase(CompositeBase):
 
     __slots__ = ()
     _kind = "matrix"
+
+    def get_row(self, i: int):
+        return self[row_index(self, i)]
+
+    def set_row(self, i: int, value):
+        self[row_index(self, i)] = value
+
+    def get_col(self, j: int):
+        return vector(self._shape[0], self._dtype)(self._data[:, col_index(self, j)])
+
+    def set_col(self, j: int, value):
+        self[:, col_index(self, j)] = value
 
 
 class QuaternionBase(VectorBase):

@@ -71,6 +71,15 @@ class StructBase:
                 setattr(value, name, t._from_record(record[name]))
         return value
 
+    def numpy_value(self):
+        """This value as one record of ``numpy_dtype()`` (for ``np.full``/``ndarray.fill`` of struct data)."""
+        return np.frombuffer(self._to_bytes(), dtype=self.numpy_dtype())[0].copy()
+
+    @classmethod
+    def numpy_dtype(cls) -> np.dtype:
+        """The numpy structured dtype of this struct's C layout (what ``a.numpy()`` of an array of it has)."""
+        return cls._numpy_dtype()
+
     @classmethod
     def _numpy_dtype(cls) -> np.dtype:
         names, formats = [], []

@@ -7,6 +7,7 @@ call, so a builtin without an implementation here is reported before any C++ is 
 
 from __future__ import annotations
 
+from ...builtins.decompositions import OUTPUT_ARGUMENTS
 from ...builtins.table import BUILTINS
 
 
@@ -44,3 +45,26 @@ CPU_BUILTINS = {name: _SPECIAL.get(name) or _default(name) for name in BUILTINS}
 #: Signed int32/int64 arithmetic that may overflow (``IRCall.no_wrap`` False): C++ leaves the plain
 #: operations undefined on overflow, these wrap around as the kernel language says.
 CPU_WRAPPING = {name: _default(f"wrapping_{name}") for name in ("add", "sub", "mul", "neg", "lshift")}
+
+def _array_slice(args):
+    ndim, mask, *bounds = args[1:]
+    return f"bw::array_slice<{ndim}>({args[0]}, {mask}, {{{', '.join(f'(int64_t)({b})' for b in bounds)}}})"
+
+
+def _array_from_ptr(args, result: str):
+    return f"bw::array_from_ptr<{result}>({args[0]}, {{{', '.join(f'(int64_t)({s})' for s in args[1:])}}})"
+
+
+_array_from_ptr.with_result_type = True  # the renderer passes the C++ type of the result
+
+
+#: Views made by slicing arrays in kernels (frontend/array_slices.py), arrays over addresses
+#: (frontend/array_pointers.py): not in the builtin table, the frontend makes the calls.
+CPU_BUILTINS["array_slice"] = _array_slice
+CPU_BUILTINS["array_ptr"] = _fmt("((uint64_t)(uintptr_t)({0}).data)")
+CPU_BUILTINS["array_from_ptr"] = _array_from_ptr
+
+#: Builtins implemented in a header of their own, included only by units that call them (every
+#: kernel compiles brickwork.h, so big families stay out of it).
+CPU_HEADERS = {name: "brickwork_decompositions.h" for name in OUTPUT_ARGUMENTS}
+CPU_HEADERS.update({name: "brickwork_distributions.h" for name in ("poisson", "sample_cdf", "lower_bound")})

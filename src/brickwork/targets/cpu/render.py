@@ -43,6 +43,11 @@ class CppRenderer:
             arr, *idx, value = e.args
             elem = self.element(arr, idx, e.where if e.checked else None)
             return f"bw::{e.op}(&{elem}, {self.expr(value)})"
+        if getattr(e.impl, "with_result_type", False):
+            return e.impl(args, c_type(e.type))
+        if isinstance(e.type, ir.TupleType):  # several results: the C++ function fills output references
+            outs = [f"bw_results.f{i}" for i in range(len(e.type.types))]
+            return f"[&]() {{ {c_type(e.type)} bw_results; {e.impl(args + outs)}; return bw_results; }}()"
         return e.impl(args)
 
     def e_IRFuncCall(self, e):

@@ -13,6 +13,7 @@ from ...types.arrays import ArrayType
 from ...types.opaque import TupleType
 from ...types.structs import is_struct_type
 from . import BOUNDS_SYMBOL, ENTRY_SYMBOL
+from .builtins import CPU_HEADERS
 from .cnames import c_type, generated_name
 from .render import CppRenderer, local
 
@@ -21,18 +22,27 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) ->
     """C++ source of one kernel instance and every function and struct it reaches."""
     structs = declared_types([*callees, kernel])
     r = CppRenderer()
-    out = [f"// brickwork kernel instance {label}", '#include "brickwork.h"', "namespace {", ""]
+    out = [f"// brickwork kernel instance {label}", '#include "brickwork.h"', *_extra_includes([*callees, kernel]),
+           "namespace {", ""]
     for t in structs:
         out.extend(_struct_decl(t))
     for fn in callees:
         out.extend(_function(r, fn))
     out.extend(_kernel(r, kernel))
     out.append("}  // namespace")
-    out.extend(_entry(kernel))
+    out.extend(_entry(kernel, any(isinstance(n, ir.IRCall) and n.op == "array_slice"
+                                  for fn in [*callees, kernel] for n in ir.walk(fn.body))))
     if any(getattr(n, "checked", False) for f in [*callees, kernel] for n in ir.walk(f.body)):
         out += [f'extern "C" BW_EXPORT int {BOUNDS_SYMBOL}(char* out, int size) {{',
                 "    return bw::take_bounds_error(out, size);", "}"]
     return "\n".join(out) + "\n"
+
+
+def _extra_includes(functions: list) -> list[str]:
+    """The headers of builtin families kept out of brickwork.h, for the builtins these functions call."""
+    headers = {CPU_HEADERS[n.op] for fn in functions for n in ir.walk(fn.body)
+               if isinstance(n, ir.IRCall) and n.op in CPU_HEADERS}
+    return [f'#include "{h}"' for h in sorted(headers)]
 
 
 def _struct_decl(t) -> list[str]:
@@ -237,11 +247,13 @@ def _split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str) -> list[str]
     return lines
 
 
-def _entry(fn: ir.IRFunction) -> list[str]:
+def _entry(fn: ir.IRFunction, slices: bool = False) -> list[str]:
+    # A slice's view may have any innermost stride, so a unit that slices arrays has no unit-stride instance.
+    dispatch = "run<false>(h, a);" if slices else "if (h.unit_inner) run<true>(h, a); else run<false>(h, a);"
     return [
         f'extern "C" BW_EXPORT void {ENTRY_SYMBOL}(const char* buf) {{',
         "    const bw::launch_header& h = *reinterpret_cast<const bw::launch_header*>(buf);",
         "    const Args& a = *reinterpret_cast<const Args*>(buf + sizeof(bw::launch_header));",
-        "    if (h.unit_inner) run<true>(h, a); else run<false>(h, a);",
+        f"    {dispatch}",
         "}",
     ]

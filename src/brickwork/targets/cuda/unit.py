@@ -12,7 +12,7 @@ from __future__ import annotations
 from ... import ir
 from ..cpu.cnames import c_type
 from ..cpu.render import local
-from ..cpu.unit import _locals, _struct_decl, declared_types
+from ..cpu.unit import _extra_includes, _locals, _struct_decl, declared_types
 from . import ENTRY_SYMBOL
 from .arch import BLOCK_SIZE
 from .render import CudaRenderer
@@ -21,7 +21,8 @@ from .render import CudaRenderer
 def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) -> str:
     """CUDA C++ of one kernel instance and every function and struct it reaches."""
     r = CudaRenderer()
-    out = [f"// brickwork CUDA kernel instance {label}", '#include "brickwork_cuda.h"', "namespace {", ""]
+    out = [f"// brickwork CUDA kernel instance {label}", '#include "brickwork_cuda.h"',
+           *_extra_includes([*callees, kernel]), "namespace {", ""]
     for t in declared_types([*callees, kernel]):
         out.extend(_struct_decl(t))
     for fn in callees:
