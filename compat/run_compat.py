@@ -1,6 +1,6 @@
 """`make compat`: run Warp 1.19's kernel-language test files against brickwork and print a per-file table.
 
-    python compat/run_compat.py SCRATCH [--only test_lerp ...] [--markdown FILE]
+    python compat/run_compat.py SCRATCH [--only test_lerp ...] [--markdown FILE] [--no-run]
 
 SCRATCH holds the test files fetched by compat/fetch_tests.py (SCRATCH/warp_tests). Each file runs in a
 subprocess of its own (a crash or hang costs that file only), with ``warp`` aliased to brickwork
@@ -47,6 +47,14 @@ def run_module(module: str, scratch: Path, timeout: float) -> list[dict]:
     return rows
 
 
+def earlier_rows(module: str, scratch: Path) -> list[dict]:
+    """The rows an earlier run of ``module`` wrote (none: the module counts as not run)."""
+    out = scratch / "results" / f"{module}.jsonl"
+    if not out.exists():
+        return [{"test": "<runner>", "outcome": "crash", "reason": "no results from an earlier run"}]
+    return [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+
+
 def summarize(module: str, rows: list[dict], warp_count: int) -> dict:
     counts = collections.Counter(r["outcome"] for r in rows if not r["test"].startswith("<"))
     seen = sum(counts.values())
@@ -90,12 +98,14 @@ def main(argv=None) -> int:
     parser.add_argument("--only", nargs="*", help="modules to run (default: all of compat/files.py)")
     parser.add_argument("--timeout", type=float, default=PER_FILE_TIMEOUT_S, help="seconds per file")
     parser.add_argument("--markdown", type=Path, help="also write the table (and failure reasons) here")
+    parser.add_argument("--no-run", action="store_true",
+                        help="run nothing: tabulate the results SCRATCH/results holds from earlier runs")
     args = parser.parse_args(argv)
     warp_counts = json.loads((HERE / "warp_test_counts.json").read_text())
     summaries, failures = [], {}
     for module in args.only or MODULES:
         start = time.monotonic()
-        rows = run_module(module, args.scratch, args.timeout)
+        rows = earlier_rows(module, args.scratch) if args.no_run else run_module(module, args.scratch, args.timeout)
         summary = summarize(module, rows, warp_counts.get(module, 0))
         summaries.append(summary)
         failures[module] = [r for r in rows if r["outcome"] not in ("pass", "skip")]
