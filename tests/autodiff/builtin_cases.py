@@ -95,6 +95,18 @@ CASES = [
     Case("dot", (Q, Q), "wp.dot(x0, x1)", result=F),
     Case("quat_to_matrix", (Q,), "wp.quat_to_matrix(x0)", result=M33),
     Case("quat_rpy", (F, F, F), "wp.quat_rpy(x0, x1, x2)", result=Q),
+    Case("quat_to_rpy", (Q,), "wp.quat_to_rpy(wp.normalize(x0))", result=V3,
+         # away from atan2's branch cut and asin's ends: n = x0 / |x0|
+         extra="np.linalg.norm(x0) > 0.3 and abs(2 * (x0[3] * x0[1] - x0[2] * x0[0])) < 0.8 * np.sum(x0 * x0) "
+               "and np.sum(x0 * x0) - 2 * (x0[0] ** 2 + x0[1] ** 2) > 0.1 * np.sum(x0 * x0) "
+               "and np.sum(x0 * x0) - 2 * (x0[1] ** 2 + x0[2] ** 2) > 0.1 * np.sum(x0 * x0)"),
+    # norms
+    Case("norm_l1", (V3,), "wp.norm_l1(x0)", extra="np.all(np.abs(x0) > 1e-3)", result=F),
+    Case("norm_l2", (V3,), "wp.norm_l2(x0)", extra="np.linalg.norm(x0) > 0.1", result=F),
+    Case("norm_huber", (V3, F), "wp.norm_huber(x0, x1 + wp.float64(1.5))",
+         extra="abs(np.linalg.norm(x0) - (x1 + 1.5)) > 1e-3", result=F),
+    Case("norm_pseudo_huber", (V3, F), "wp.norm_pseudo_huber(x0, x1 + wp.float64(1.5))", result=F),
+    Case("smooth_normalize", (V3, F), "wp.smooth_normalize(x0, x1 + wp.float64(1.5))", result=V3),
     # spatial vectors and transforms (differentiated through their definitions)
     Case("spatial_dot", (S6, S6), "wp.spatial_dot(x0, x1)", result=F),
     Case("spatial_cross", (S6, S6), "wp.spatial_cross(x0, x1)"),

@@ -707,3 +707,55 @@ def _x_mul(E, args):
     if is_transform_type(E.type(a)) and E.type(a) is E.type(b):
         return _x_transform_multiply(E, args)
     return None
+
+
+def _delta(E, args, v):
+    return args[1] if len(args) > 1 else c(E, 1.0, v)
+
+
+@expansion("norm_l1")
+def _x_norm_l1(E, args):
+    v = args[0]
+    total = E.abs(E.comp(v, 0))
+    for i in range(1, E.type(v)._length):
+        total = E.add(total, E.abs(E.comp(v, i)))
+    return total
+
+
+@expansion("norm_l2")
+def _x_norm_l2(E, args):
+    return E.length(args[0])
+
+
+@expansion("norm_huber")
+def _x_norm_huber(E, args):
+    v = args[0]
+    delta = _delta(E, args, v)
+    a = E.length(v)
+    half = c(E, 0.5, v)
+    return E.sel(E.le(a, delta), E.mul(E.mul(half, a), a), E.mul(delta, E.sub(a, E.mul(half, delta))))
+
+
+@expansion("norm_pseudo_huber")
+def _x_norm_pseudo_huber(E, args):
+    v = args[0]
+    delta = _delta(E, args, v)
+    return E.sqrt(E.add(E.length_sq(v), E.mul(delta, delta)))
+
+
+@expansion("smooth_normalize")
+def _x_smooth_normalize(E, args):
+    return E.div(args[0], _x_norm_pseudo_huber(E, args))
+
+
+@expansion("quat_to_rpy")
+def _x_quat_to_rpy(E, args):
+    q = args[0]
+    x, y, z, w = (E.comp(q, i) for i in range(4))
+    one, two = c(E, 1.0, q), c(E, 2.0, q)
+    roll = E.atan2(E.mul(two, E.add(E.mul(w, x), E.mul(y, z))),
+                   E.sub(one, E.mul(two, E.add(E.mul(x, x), E.mul(y, y)))))
+    pitch = E.asin(E.clamp(E.mul(two, E.sub(E.mul(w, y), E.mul(z, x))), c(E, -1.0, q), one))
+    yaw = E.atan2(E.mul(two, E.add(E.mul(w, z), E.mul(x, y))),
+                  E.sub(one, E.mul(two, E.add(E.mul(y, y), E.mul(z, z)))))
+    return _vec3(E, q, [roll, pitch, yaw])
