@@ -24,12 +24,12 @@ from dataclasses import replace
 from .. import ir
 from ..builtins.adjoints import ADJOINTS, NOT_DIFFERENTIABLE, is_differentiable_type
 from ..builtins.table import resolve
-from ..types.arrays import ArrayType
-from ..types.composite import is_matrix_type
+from ..types.arrays import ArrayType, type_name
+from ..types.composite import is_matrix_type, vector
 from ..types.opaque import TupleType
 from ..types.scalars import bool_, int32
 from ..types.structs import is_struct_type
-from .adjoint_normal_form import IRCustomAdjoint, LoopInfo, _not_differentiable, normal_form
+from .adjoint_normal_form import IRCustomAdjoint, LoopInfo, _not_differentiable, _path, normal_form
 from .build import Locals, i32
 
 
@@ -90,8 +90,6 @@ class _Builder:
         t = v.type
         if is_matrix_type(t):
             if j is None:
-                from ..types.composite import vector
-
                 return ir.IRComponent(v, [i32(i)], vector(t._shape[1], t._dtype))
             return ir.IRComponent(v, [i32(i), i32(j)], t._dtype)
         return ir.IRComponent(v, [i32(i)], t._dtype)
@@ -218,7 +216,7 @@ class _Adjoint:
     def forward_assign(self, s, out):
         target, value = s.target, s.value
         if not isinstance(target, ir.IRLocal):
-            _, root = _root(target)
+            _, root = _path(target)
             if isinstance(root, ir.IRArrayElem):
                 return  # array stores: done by the forward launch
             out.append(s)
@@ -314,7 +312,7 @@ class _Adjoint:
     def reverse_assign(self, s, out):
         target, value = s.target, s.value
         if not isinstance(target, ir.IRLocal):
-            path, root = _root(target)
+            path, root = _path(target)
             if isinstance(root, ir.IRArrayElem):  # a store: its value's adjoint is the adjoint array's element
                 if carries_adjoint(value.type) and isinstance(value, ir.IRLocal):
                     adj_arr = self.adj_array(root.array)
@@ -388,7 +386,7 @@ class _Adjoint:
         if len(contributions) != len(call.args) or (
                 call.op in ("mul", "matmul") and all(c is None for c in contributions)):
             raise _not_differentiable(self.label, f"the builtin '{call.op}' has no adjoint rule for "
-                                      f"({', '.join(_tname(a.type) for a in call.args)})")
+                                      f"({', '.join(type_name(a.type) for a in call.args)})")
         for arg, contribution in zip(call.args, contributions):
             if contribution is not None and isinstance(arg, ir.IRLocal) and carries_adjoint(arg.type):
                 if contribution.type is not arg.type:
@@ -414,14 +412,6 @@ class _Adjoint:
             self.accumulate(value, g, out)
 
 
-def _root(target):
-    path = []
-    while isinstance(target, (ir.IRComponent, ir.IRField, ir.IRTupleGet)):
-        path.append(target)
-        target = target.base
-    return list(reversed(path)), target
-
-
 def _rebase(path, base):
     for node in path:
         if isinstance(node, ir.IRComponent):
@@ -431,12 +421,6 @@ def _rebase(path, base):
         else:
             base = ir.IRTupleGet(base, node.index, node.type)
     return base
-
-
-def _tname(t):
-    from ..types.arrays import type_name
-
-    return type_name(t)
 
 
 # -- race-free scatters ------------------------------------------------------------------------------
