@@ -28,18 +28,20 @@ components of reflecting boundaries) and user-function calls. Two strategies bui
 The steps of sweep d are ``steps[sweeps[d-1]]``: a sweep's copies read only data that earlier sweeps
 completed, so a sweep's messages may be in flight while its local copies run.
 
-Narrow ghost columns along x1 (a few values per row) are copied through a void-dtype view whose
-items are whole runs of ``w`` values, so numpy's inner loop runs over rows instead of 2-element runs.
+Running: the copies of a sweep, of every field exchanged together, are independent (each writes
+ghosts of direction d and reads cells that earlier sweeps completed), so ``LocalExchange`` turns
+them into one ``copies.CopyProgram`` per sweep: one kernel launch per sweep and element type, on the
+device that holds the fields (the CPU or a GPU), with no numpy on field data. User boundary
+functions run on the host after their sweep's copies.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-import numpy as np
-
+from . import storage
 from .boundary import BoundaryCondition, SideBoundary
+from .copies import Copy, CopyProgram, box
 from .indexing import IndexDomain
 
 _ALL = slice(None)
@@ -158,23 +160,7 @@ class ExchangePlan:
         return (*prefix, slots, spans[2], spans[1], spans[0])
 
     def _add_copy(self, dst: tuple, src: tuple, negate: bool) -> None:
-        self.steps.append((COPY, dst, src, negate, *self._void_form(dst, src, negate)))
-
-    def _void_form(self, dst: tuple, src: tuple, negate: bool) -> tuple[int, tuple, tuple]:
-        """Void-view version of a copy of narrow x1 runs, or (0, (), ()) when it does not apply."""
-        di, si = dst[-1], src[-1]
-        ni = self.layout.extents[2]
-        if negate or di.step not in (None, 1) or si.step not in (None, 1):
-            return 0, (), ()
-        length = di.stop - di.start
-        if length != si.stop - si.start or length <= 0 or length >= ni:
-            return 0, (), ()
-        w = math.gcd(di.start, si.start, length, ni)
-        if w <= 1:
-            return 0, (), ()
-        vd = slice(di.start // w, di.stop // w)
-        vs = slice(si.start // w, si.stop // w)
-        return w * self.layout.itemsize, (*dst[:-1], vd), (*src[:-1], vs)
+        self.steps.append((COPY, dst, src, negate))
 
     def _prefixes(self, mesh, d: int, lower: bool, physical: bool) -> list[tuple]:
         """(dst prefix, src prefix, peer) selecting blocks, one per copy to emit; ``peer`` is None for
@@ -259,52 +245,47 @@ class ExchangePlan:
                     self._add_copy(dst, self._key(spre, slots, src_spans), negate)
 
     # -- running --------------------------------------------------------------------------------
-    def bind(self, data: np.ndarray, messages_only: bool = False) -> list[tuple]:
-        """The steps with their index tuples applied to one field's storage, as numpy views.
+    def view_shape(self, data) -> tuple:
+        """The shape the steps index: the storage's, with the block axis as the block lattice."""
+        return (self.lattice_shape + tuple(data.shape[1:])) if self.lattice_shape else tuple(data.shape)
 
-        Binding once per storage array leaves only the copies themselves to each exchange. With
-        ``messages_only`` (a stand-in array for an unallocated sparse instance) only the message
-        steps are bound; the others stay as they are and must not run.
-        """
-        arr = data.reshape(self.lattice_shape + data.shape[1:]) if self.lattice_shape else data
-        voids: dict[int, np.ndarray] = {}
-        bound: list[tuple] = []
-        for step in self.steps:
-            if step[0] in (SEND, RECV):
-                bound.append((step[0], step[1], arr[step[2]]))
-                continue
-            if step[0] != COPY or messages_only:
-                bound.append(step)
-                continue
-            _, dst, src, negate, void_bytes, vdst, vsrc = step
-            if void_bytes:
-                view = voids.get(void_bytes)
-                if view is None:
-                    view = voids[void_bytes] = arr.view(np.dtype(f"V{void_bytes}"))
-                bound.append((COPY, view[vdst], view[vsrc], False))
-            else:
-                bound.append((COPY, arr[dst], arr[src], negate))
-        return bound
+    def copy(self, step: tuple, data) -> Copy:
+        """A COPY step as a box copy within one field's storage ``data`` (host or device)."""
+        shape, base = self.view_shape(data), storage.address(data)
+        return Copy(data.dtype, base, box(shape, step[1]), base, box(shape, step[2]), step[3])
+
+    def box(self, index: tuple, data):
+        """``(address, Box)`` of a SEND or RECV step's index in field storage ``data``."""
+        return storage.address(data), box(self.view_shape(data), index)
 
 
-def run_copy(step: tuple) -> None:
-    """Execute one bound COPY step (negated for the flipped components of a reflecting wall)."""
-    if step[3]:
-        np.negative(step[2], out=step[1])
-    else:
-        step[1][...] = step[2]
+class LocalExchange:
+    """The ghost exchange of fixed fields (their current storage) on a mesh whose blocks are all local:
+    per sweep one ``CopyProgram`` of every field's copies, then the user boundary functions."""
 
+    def __init__(self, fields: list, plans: list[ExchangePlan], device):
+        nsweeps = max((len(p.sweeps) for p in plans), default=0)
+        self.sweeps = []
+        for d in range(nsweeps):
+            copies, users = [], []
+            for fld, plan in zip(fields, plans):
+                if fld.data is None or d >= len(plan.sweeps):
+                    continue
+                for step in plan.steps[plan.sweeps[d]]:
+                    if step[0] == COPY:
+                        copies.append(plan.copy(step, fld.data))
+                    elif step[0] == USER:
+                        users.append((fld, step[1], step[2]))
+                    else:
+                        raise AssertionError("a message step in a local exchange")
+            self.sweeps.append((CopyProgram(copies, device), users))
 
-def run_bound(bound: list[tuple], call_user) -> None:
-    """Execute bound local steps (no SEND/RECV); ``call_user(side, lids)`` runs a user boundary
-    function on blocks."""
-    for step in bound:
-        if step[0] == COPY:
-            run_copy(step)
-        elif step[0] == USER:
-            call_user(step[1], step[2])
-        else:
-            raise AssertionError("a message step in a local exchange")
+    def run(self, call_user) -> None:
+        """Fill the ghosts; ``call_user(field, side, lids)`` runs a user boundary function."""
+        for program, users in self.sweeps:
+            program.run()
+            for fld, side, lids in users:
+                call_user(fld, side, lids)
 
 
 def layout_of(field, shape) -> Layout:

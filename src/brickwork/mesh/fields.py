@@ -1,4 +1,4 @@
-"""Field storage: one contiguous numpy array per field, covering every local block.
+"""Field storage: one contiguous array per field, covering every local block, on the mesh's device.
 
 Layout of ``Field.data``: ``(nblocks, nslots, nk, nj, ni)``, C order, ghosts included.
 
@@ -13,6 +13,9 @@ Layout of ``Field.data``: ``(nblocks, nslots, nk, nj, ni)``, C order, ghosts inc
 * ``Field.flux`` (fields with ``WithFluxes``): ``(nblocks, ndim * ncomp, nk, nj, ni)`` with the
   cell memory extents, direction-major (slot ``(dir-1) * ncomp + c``). The flux through the
   lower face of cell ``(k, j, i)`` is stored at ``(k, j, i)``; face ``ie+1`` lands in a ghost slot.
+* On the CPU the arrays are numpy arrays; on a CUDA device they are ``storage.DeviceStorage``
+  (the same shape and layout in device memory; the host side, ``element``, ``block``, indexing,
+  sees copies).
 * A sparse instance allocates its arrays the first time any block allocates it. Blocks where it
   is not allocated hold zeros, so a neighbour reading them in a ghost exchange reads zeros.
 """
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import storage
 from .indexing import TE, IndexShape, TopologicalElement, TopologicalType
 from .metadata import MetadataFlag
 from .package import FieldSpec
@@ -29,15 +33,18 @@ from .package import FieldSpec
 class Field:
     """The storage of one dense field or one sparse instance on the local blocks."""
 
-    def __init__(self, spec: FieldSpec, shape: IndexShape, nblocks: int):
+    def __init__(self, spec: FieldSpec, shape: IndexShape, nblocks: int, device=None):
+        from ..device import CPU
+
         self.spec = spec
+        self.device = CPU if device is None else device
         self.ndim = shape.ndim
         self.nblocks = nblocks
         cell_like = spec.topological_type == TopologicalType.Cell or spec.has(MetadataFlag.CellMemAligned)
         self.extents = shape.memory_extents(TE.CC if cell_like else TE.NN)
         self.cell_extents = shape.memory_extents(TE.CC)
-        self.data: np.ndarray | None = None
-        self.flux: np.ndarray | None = None
+        self.data = None  # numpy array, or DeviceStorage on a CUDA device
+        self.flux = None
         self.allocated = np.zeros(nblocks, dtype=bool)
         if not spec.is_sparse:
             self._create_arrays()
@@ -59,9 +66,10 @@ class Field:
 
     def _create_arrays(self) -> None:
         spec = self.spec
-        self.data = np.zeros((self.nblocks, spec.nslots, *self.extents), dtype=spec.dtype)
+        self.data = storage.zeros((self.nblocks, spec.nslots, *self.extents), spec.dtype, self.device)
         if self.has_fluxes:
-            self.flux = np.zeros((self.nblocks, self.ndim * spec.ncomp, *self.cell_extents), dtype=spec.dtype)
+            self.flux = storage.zeros((self.nblocks, self.ndim * spec.ncomp, *self.cell_extents), spec.dtype,
+                                      self.device)
 
     def element_slots(self, te: TopologicalElement) -> slice:
         """Slice of the slot axis holding element ``te``; ValueError if the field lacks it."""

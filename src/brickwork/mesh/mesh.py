@@ -26,10 +26,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import comm as _comm
+from ..device import get_device
 from .boundary import BoundaryCondition, SideBoundary, periodic_directions, resolve_boundaries
 from .coordinates import UniformCoordinates
 from .decomposition import assign_ranks
-from .exchange import ExchangePlan, layout_of, run_bound
+from . import storage
+from .exchange import ExchangePlan, LocalExchange, layout_of
 from .fields import Field
 from .indexing import IndexDomain, IndexShape
 from .metadata import MetadataFlag
@@ -155,6 +157,7 @@ class Mesh:
         packages: Iterable[Package] = (),
         exchange: str = "auto",
         comm=None,
+        device=None,
     ):
         cells = _as_triple(nx, "nx")
         if not 1 <= len(cells) <= 3:
@@ -182,6 +185,8 @@ class Mesh:
                 )
         if exchange not in _STRATEGIES:
             raise ValueError(f"exchange must be one of {_STRATEGIES}, got {exchange!r}")
+        #: Where the fields live and the mesh's kernels (ghost exchange, boundaries) run.
+        self.device = get_device(device)
         self.nghost = int(nghost)
         self.nx = cells + (1,) * (3 - self.ndim)
         self.block_nx = blocks + (1,) * (3 - self.ndim)
@@ -198,12 +203,11 @@ class Mesh:
         self.packages = list(packages)
         self._specs, self._pools = self._collect_fields(self.packages)
         self.fields = {
-            name: Field(spec, self.cellbounds, len(self.blocks)) for name, spec in self._specs.items()
+            name: Field(spec, self.cellbounds, len(self.blocks), self.device) for name, spec in self._specs.items()
         }
         self.allocation_version = 0
         self._exchange = exchange
         self._plans: dict[tuple, ExchangePlan] = {}
-        self._bound: dict[str, tuple[np.ndarray, list[tuple]]] = {}
         self._all_ghost_fields: list[Field] | None = None
         self._exchanges: dict[tuple, tuple] = {}
         #: Wall seconds spent in ``fill_ghosts`` so far.
@@ -454,30 +458,21 @@ class Mesh:
             plan = self._plans[key] = ExchangePlan(self, layout, key[1])
         return plan
 
-    def _bound_steps(self, fld: Field) -> list[tuple]:
-        """The field's exchange steps bound to its current storage array (cached). An unallocated
-        sparse instance binds its messages to zeros (it sends zeros, see ``messages``)."""
-        cached = self._bound.get(fld.name)
-        if cached is None or cached[0] is not fld.data:
-            if fld.data is None:
-                zeros = np.broadcast_to(np.zeros((), fld.spec.dtype), (len(self.blocks), fld.spec.nslots, *fld.extents))
-                steps = self._plan(fld).bind(zeros, messages_only=True)
-            else:
-                steps = self._plan(fld).bind(fld.data)
-            cached = self._bound[fld.name] = (fld.data, steps)
-        return cached[1]
-
-    def _message_exchange(self, fields: list[Field]):
-        """The ``MessageExchange`` of these fields, rebuilt when a field's storage changed."""
-        from .messages import MessageExchange
-
+    def _exchange_of(self, fields: list[Field]):
+        """The ``LocalExchange`` (one rank) or ``MessageExchange`` of these fields, built for their
+        current storage arrays (cached; rebuilt when one changed, as a sparse allocation does)."""
         names = tuple(f.name for f in fields)
         datas = tuple(f.data for f in fields)
         cached = self._exchanges.get(names)
         if cached is None or any(a is not b for a, b in zip(cached[0], datas)):
-            bound = [self._bound_steps(f) for f in fields]
-            sweeps = [self._plan(f).sweeps for f in fields]
-            cached = self._exchanges[names] = (datas, MessageExchange(self._halo_comm, fields, bound, sweeps))
+            plans = [self._plan(f) for f in fields]  # plans (and so validates) every field first
+            if self.nranks > 1:
+                from .messages import MessageExchange
+
+                exchange = MessageExchange(self._halo_comm, fields, plans, self.device)
+            else:
+                exchange = LocalExchange(fields, plans, self.device)
+            cached = self._exchanges[names] = (datas, exchange)
         return cached[1]
 
     def _ghost_fields(self, names: Iterable[str] | None) -> list[Field]:
@@ -520,30 +515,20 @@ class Mesh:
             fields = self._all_ghost_fields
         else:
             fields = self._ghost_fields(names)
-        if self.nranks > 1:
-
-            def call_user_on(fld: Field, side: IndexDomain, lids: tuple[int, ...]) -> None:
-                bc = self.boundaries[side]
-                for lid in lids:
-                    bc.call_user(self.blocks[lid], fld.data[lid], side, fld.name)
-
-            self._message_exchange(fields).run(call_user_on)
-            for fld in fields:
-                if fld.spec.is_sparse:
-                    fld.zero_unallocated()
-            return
-        # Plan (and so validate) every field before the first copy.
-        work = [(fld, self._bound_steps(fld)) for fld in fields if fld.data is not None]
-        for fld, steps in work:
-
-            def call_user(side: IndexDomain, lids: tuple[int, ...], fld: Field = fld) -> None:
-                bc = self.boundaries[side]
-                for lid in lids:
-                    bc.call_user(self.blocks[lid], fld.data[lid], side, fld.name)
-
-            run_bound(steps, call_user)
+        self._exchange_of(fields).run(self._call_user)
+        for fld in fields:
             if fld.spec.is_sparse:
                 fld.zero_unallocated()
+
+    def _call_user(self, fld: Field, side: IndexDomain, lids: tuple[int, ...]) -> None:
+        """Run the user boundary function of ``side`` on blocks ``lids`` of ``fld``; on a device it sees a
+        host copy of the field, copied back afterwards."""
+        bc = self.boundaries[side]
+        data = storage.host(fld.data)
+        for lid in lids:
+            bc.call_user(self.blocks[lid], data[lid], side, fld.name)
+        if data is not fld.data:
+            fld.data.assign(data)
 
     def boundary_kind(self, side: IndexDomain) -> BoundaryCondition:
         """The kind of boundary condition on ``side``."""

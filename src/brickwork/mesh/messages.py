@@ -1,89 +1,151 @@
-"""Ghost exchange across ranks: the fields' bound exchange steps run sweep by sweep, with messages.
+"""Ghost exchange across ranks: the fields' exchange steps run sweep by sweep, with messages.
 
 In sweep d (x1, then x2, then x3; see ``exchange``) a rank sends each neighbour rank *one* message:
 the ghost data of every field and every block that rank needs from it in this sweep, packed into
 one byte buffer in the order both ranks list their steps. Per sweep:
 
 1. receives are posted for every neighbour rank (non-blocking, into preallocated buffers);
-2. the send buffers are packed and sent (non-blocking);
-3. the local copies and boundary conditions of the sweep run while the messages are in flight;
-4. the receives are waited for and unpacked into the ghost cells; then the sends are waited for.
+2. the send buffer is packed by one box-copy launch (``copies``) on the mesh's device, and sent
+   (non-blocking);
+3. the local copies (one launch) and the user boundary functions of the sweep run while the
+   messages are in flight;
+4. the receives are waited for and the receive buffer is unpacked by one launch into the ghost
+   cells; then the sends are waited for.
 
-Sweeps follow one another because sweep d's messages carry the ghosts of the earlier directions
-(edges and corners travel that way). A sparse instance not allocated on a rank sends zeros and
-drops what it receives, so the message layout never depends on allocation.
+The buffers live on the mesh's device. On a CUDA device they are staged through host memory (one
+copy to the host after packing, one to the device before unpacking): MPI is handed host buffers,
+which every MPI accepts. Each part starts at a multiple of 16 bytes, so that every element copy is
+aligned. Sweeps follow one another because sweep d's messages carry the ghosts of the earlier
+directions (edges and corners travel that way). A sparse instance not allocated on a rank sends
+zeros (its part of the buffer is never written) and drops what it receives, so the message layout
+never depends on allocation.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .exchange import COPY, RECV, SEND, USER, run_copy
+from ..types.arrays import empty
+from ..types.scalars import uint8
+from .copies import Box, Copy, CopyProgram
+from .exchange import COPY, RECV, SEND, USER
 
 #: Message tags: one per sweep, above the small tags programs tend to use for their own messages.
 TAG_BASE = 0x5B00
+ALIGN = 16
+
+
+def _contiguous(counts: tuple) -> Box:
+    strides, step = [], 1
+    for n in reversed(counts):
+        strides.append(step)
+        step *= n
+    return Box(0, counts, tuple(reversed(strides)))
 
 
 class _Buffer:
-    """One packed message: a byte buffer and, per part, a view of it shaped like the field data."""
+    """The byte buffer of one sweep's messages in one direction (send or receive), on the device, and
+    the byte range of each neighbour rank's message in it."""
 
-    def __init__(self, views: list[np.ndarray]):
-        self.sizes = [v.nbytes for v in views]
-        self.data = np.empty(sum(self.sizes), dtype=np.uint8)
-        self.parts = []
+    def __init__(self, parts: dict, device):
+        """``parts``: rank -> list of (dtype, field address, field Box, keep)."""
+        self.ranges: dict[int, tuple[int, int]] = {}
+        layout: list[tuple[int, tuple]] = []
         offset = 0
-        for view, size in zip(views, self.sizes):
-            part = self.data[offset:offset + size].view(view.dtype).reshape(view.shape)
-            self.parts.append(part)
-            offset += size
+        for rank, items in sorted(parts.items()):
+            start = offset
+            for part in items:
+                layout.append((offset, part))
+                offset += -(-int(np.prod(part[2].counts, dtype=np.int64)) * np.dtype(part[0]).itemsize // ALIGN) * ALIGN
+            self.ranges[rank] = (start, offset)
+        self.device = device
+        self.data = empty(max(offset, ALIGN), dtype=uint8, device=device).zero_()
+        self.host = self.data.numpy() if device.ordinal is None else np.zeros(max(offset, ALIGN), dtype=np.uint8)
+        self.layout = layout
+
+    def copies(self, into_buffer: bool) -> list[Copy]:
+        """Box copies between the fields and this buffer (pack: ``into_buffer``; unpack: out of it)."""
+        out = []
+        base = self.data.ptr
+        for offset, (dtype, addr, fbox, keep) in self.layout:
+            if not keep:
+                continue
+            bbox = _contiguous(fbox.counts)
+            if into_buffer:
+                out.append(Copy(dtype, base + offset, bbox, addr, fbox))
+            else:
+                out.append(Copy(dtype, addr, fbox, base + offset, bbox))
+        return out
+
+    def message(self, rank: int) -> np.ndarray:
+        start, stop = self.ranges[rank]
+        return self.host[start:stop]
+
+    def to_host(self) -> None:
+        if self.device.ordinal is not None:
+            self.host[...] = self.data.numpy()
+
+    def to_device(self) -> None:
+        if self.device.ordinal is not None:
+            self.data.assign(self.host)
 
 
 class MessageExchange:
     """The ghost exchange of a fixed list of fields on a mesh spread over several ranks."""
 
-    def __init__(self, comm, fields: list, bound: list[list[tuple]], sweeps: list[list[slice]]):
+    def __init__(self, comm, fields: list, plans: list, device):
         self.comm = comm
-        self.fields = fields
-        nsweeps = max((len(s) for s in sweeps), default=0)
+        nsweeps = max((len(p.sweeps) for p in plans), default=0)
         self.sweeps = []
         for d in range(nsweeps):
-            local: list[tuple[int, tuple]] = []
-            sends: dict[int, list[np.ndarray]] = {}
-            recvs: dict[int, list[tuple[np.ndarray, bool]]] = {}
-            for f, (fld, steps, bounds) in enumerate(zip(fields, bound, sweeps)):
-                keep = fld.data is not None  # unallocated sparse instance: received data is dropped
-                for step in steps[bounds[d]]:
-                    if step[0] == SEND:
-                        sends.setdefault(step[1], []).append(step[2])
-                    elif step[0] == RECV:
-                        recvs.setdefault(step[1], []).append((step[2], keep))
-                    elif keep:
-                        local.append((f, step))
-            send_buffers = {r: (_Buffer(views), views) for r, views in sorted(sends.items())}
-            recv_buffers = {r: (_Buffer([v for v, _ in parts]), parts) for r, parts in sorted(recvs.items())}
-            self.sweeps.append((local, send_buffers, recv_buffers))
+            local: list[Copy] = []
+            users: list[tuple] = []
+            sends: dict[int, list] = {}
+            recvs: dict[int, list] = {}
+            for fld, plan in zip(fields, plans):
+                if d >= len(plan.sweeps):
+                    continue
+                keep = fld.data is not None  # unallocated sparse instance: sends zeros, drops what it gets
+                stand_in = fld.data if keep else _Shape(len(fld.allocated), fld.spec.nslots, fld.extents)
+                for step in plan.steps[plan.sweeps[d]]:
+                    if step[0] in (SEND, RECV):
+                        addr, fbox = plan.box(step[2], stand_in)
+                        (sends if step[0] == SEND else recvs).setdefault(step[1], []).append(
+                            (fld.spec.dtype, addr, fbox, keep))
+                    elif not keep:
+                        continue
+                    elif step[0] == COPY:
+                        local.append(plan.copy(step, fld.data))
+                    elif step[0] == USER:
+                        users.append((fld, step[1], step[2]))
+            send, recv = _Buffer(sends, device), _Buffer(recvs, device)
+            self.sweeps.append((CopyProgram(send.copies(True), device), send,
+                                CopyProgram(local, device), users,
+                                recv, CopyProgram(recv.copies(False), device)))
 
     def run(self, call_user) -> None:
         """Fill the ghosts; ``call_user(field, side, lids)`` runs a user boundary function."""
         from mpi4py import MPI  # only a multi-rank mesh gets here
 
         comm = self.comm
-        for d, (local, sends, recvs) in enumerate(self.sweeps):
+        for d, (pack, send, local, users, recv, unpack) in enumerate(self.sweeps):
             tag = TAG_BASE + d
-            requests = [comm.Irecv(buf.data, source=r, tag=tag) for r, (buf, _) in recvs.items()]
-            send_requests = []
-            for r, (buf, views) in sends.items():
-                for part, view in zip(buf.parts, views):
-                    np.copyto(part, view)
-                send_requests.append(comm.Isend(buf.data, dest=r, tag=tag))
-            for f, step in local:
-                if step[0] == COPY:
-                    run_copy(step)
-                elif step[0] == USER:
-                    call_user(self.fields[f], step[1], step[2])
+            requests = [comm.Irecv(recv.message(r), source=r, tag=tag) for r in recv.ranges]
+            pack.run()
+            send.to_host()
+            send_requests = [comm.Isend(send.message(r), dest=r, tag=tag) for r in send.ranges]
+            local.run()
+            for fld, side, lids in users:
+                call_user(fld, side, lids)
             MPI.Request.Waitall(requests)
-            for buf, parts in recvs.values():
-                for part, (view, keep) in zip(buf.parts, parts):
-                    if keep:
-                        view[...] = part
+            recv.to_device()
+            unpack.run()
             MPI.Request.Waitall(send_requests)
+
+
+class _Shape:
+    """The shape of an unallocated sparse instance's storage (its steps are laid out, never run)."""
+
+    def __init__(self, nblocks: int, nslots: int, extents: tuple):
+        self.shape = (nblocks, nslots, *extents)
+        self.__array_interface__ = {"data": (0, False)}

@@ -1,0 +1,261 @@
+"""Box copies as compiled kernels on the mesh's device: the engine of the ghost exchange.
+
+A *box* is a strided block of elements at an address: ``(address, counts, element strides)``,
+counts and strides in C order, any rank. A copy moves one box into another of the same counts,
+optionally negating (the flipped components of a reflecting wall). ``CopyProgram`` takes a list of
+copies, simplifies each (dimensions of count 1 dropped, adjacent dimensions merged where both
+boxes are contiguous across them), and writes one table per element type; ``run()`` is then one
+launch per element type, on the device that holds the memory, with no host access to the data.
+
+Work items: box ``b`` owns items ``[first[b], first[b + 1])``; an item copies ``rows`` rows of
+``width`` elements (whole rows, several per item, on the CPU, where a row loop is cheap and the
+items are few; one element per item on a GPU, so that a warp touches neighbouring addresses). An
+item finds its box by bisection over ``first``. On the CPU the launch counts each item as one grid
+point, so the copies run on one thread unless the items reach ``config.parallel_threshold``: the
+copies are memory-bound, and on a busy machine a parallel region of short copies costs more than
+it saves (measured).
+
+Element types: a copy moves bits, so every numpy dtype maps to a kernel type of its size and kind
+(floats stay floats so that negation flips the sign as numpy's does; complex values are pairs).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..builtins.functions import FUNCTIONS as _FUNCTIONS
+from ..lang.kernel import kernel
+from ..runtime.launch import launch
+from ..types.arrays import array, array2d
+from ..types.composite import vector
+from ..types.scalars import float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64
+
+#: Table columns of a box: destination and source address, negate, first item, rows per item,
+#: width; count, destination and source stride of the innermost (i) and next (j) dimension; the
+#: number of outer dimensions, then (count, dst stride, src stride) of each.
+_HEAD = 13
+MAX_OUTER = 5
+#: Elements per work item on the CPU (rows are grouped up to this many).
+CPU_ITEM_ELEMENTS = 4096
+
+# kernel builtins, by the names the kernels below call them
+wp_tid, wp_min, wp_max = _FUNCTIONS["tid"], _FUNCTIONS["min"], _FUNCTIONS["max"]
+
+_KIND_TYPES = {
+    ("f", 2): float16, ("f", 4): float32, ("f", 8): float64, ("c", 8): vector(2, float32), ("c", 16): vector(2, float64),
+    ("i", 1): int8, ("i", 2): int16, ("i", 4): int32, ("i", 8): int64,
+    ("u", 1): uint8, ("u", 2): uint16, ("u", 4): uint32, ("u", 8): uint64, ("b", 1): uint8,
+}
+
+
+class Box(NamedTuple):
+    """A strided block of elements: ``offset`` from a base address, counts and strides in elements."""
+
+    offset: int
+    counts: tuple
+    strides: tuple
+
+
+def box(shape: tuple, index: tuple) -> Box:
+    """The ``Box`` that ``array[index]`` selects in a C-ordered array of ``shape`` (``index``: slices
+    and ints, one per leading dimension)."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    strides.reverse()
+    offset, counts, steps = 0, [], []
+    for d, n in enumerate(shape):
+        sl = index[d] if d < len(index) else slice(None)
+        if isinstance(sl, slice):
+            start, stop, stride = sl.indices(n)
+            counts.append(len(range(start, stop, stride)))
+            steps.append(stride * strides[d])
+            offset += start * strides[d]
+        else:
+            offset += int(sl) * strides[d]
+    return Box(offset, tuple(counts), tuple(steps))
+
+
+def simplify(counts, dst_strides, src_strides) -> tuple[tuple, tuple, tuple]:
+    """Drop dimensions of count 1 and merge a dimension into the next inner one where both boxes
+    step over it as over one longer run."""
+    dims = [(c, d, s) for c, d, s in zip(counts, dst_strides, src_strides) if c != 1]
+    merged: list[tuple[int, int, int]] = []
+    for c, d, s in dims:
+        merged.append((c, d, s))
+        while len(merged) > 1:
+            (c0, d0, s0), (c1, d1, s1) = merged[-2], merged[-1]
+            if d0 == c1 * d1 and s0 == c1 * s1:
+                merged[-2:] = [(c0 * c1, d1, s1)]
+            else:
+                break
+    if not merged:
+        merged = [(1, 1, 1)]
+    return tuple(m[0] for m in merged), tuple(m[1] for m in merged), tuple(m[2] for m in merged)
+
+
+def copy_type(dtype: np.dtype):
+    """The kernel type copies of ``dtype`` values move."""
+    dtype = np.dtype(dtype)
+    t = _KIND_TYPES.get((dtype.kind, dtype.itemsize))
+    if t is None:
+        raise TypeError(f"ghost exchange: no kernel type copies {dtype} values")
+    return t
+
+
+_KERNELS: dict = {}
+
+
+def copy_kernel(T, item: int, unsigned: bool):
+    """The box-copy kernel for element type ``T`` of ``item`` bytes (cached)."""
+    key = (T, item, unsigned)
+    found = _KERNELS.get(key)
+    if found is not None:
+        return found
+    ITEM = int64(item)
+    UNSIGNED = unsigned
+
+    @kernel
+    def copy_boxes(boxes: array2d(dtype=int64), nboxes: int):
+        one = int64(1)
+        zero = int64(0)
+        t = int64(wp_tid())
+        lo = int(0)
+        hi = nboxes - 1
+        while lo < hi:  # the last box whose first item is <= t
+            mid = (lo + hi + 1) // 2
+            if boxes[mid, 3] <= t:
+                lo = mid
+            else:
+                hi = mid - 1
+        b = lo
+        rows_per_item = boxes[b, 4]
+        width = boxes[b, 5]
+        ni = boxes[b, 6]
+        dsi = boxes[b, 7]
+        ssi = boxes[b, 8]
+        nj = boxes[b, 9]
+        dsj = boxes[b, 10]
+        ssj = boxes[b, 11]
+        nouter = int(boxes[b, 12])
+        q = t - boxes[b, 3]
+        wchunks = (ni + width - one) // width
+        rchunks = (nj + rows_per_item - one) // rows_per_item
+        i0 = (q % wchunks) * width
+        q = q // wchunks
+        j0 = (q % rchunks) * rows_per_item
+        q = q // rchunks
+        doff = zero
+        soff = zero
+        for e in range(nouter):
+            col = _HEAD + 3 * (nouter - 1 - e)  # innermost outer dimension first
+            n = boxes[b, col]
+            c = q % n
+            q = q // n
+            doff = doff + c * boxes[b, col + 1]
+            soff = soff + c * boxes[b, col + 2]
+        span = wp_min(i0 + width, ni) - i0
+        rows = wp_min(j0 + rows_per_item, nj) - j0
+        doff = doff + j0 * dsj + i0 * dsi
+        soff = soff + j0 * ssj + i0 * ssi
+        # one array over the item's elements, from its lowest address (a source may run backwards)
+        dlo = doff + wp_min(zero, (rows - one) * dsj) + wp_min(zero, (span - one) * dsi)
+        dhi = doff + wp_max(zero, (rows - one) * dsj) + wp_max(zero, (span - one) * dsi)
+        slo = soff + wp_min(zero, (rows - one) * ssj) + wp_min(zero, (span - one) * ssi)
+        shi = soff + wp_max(zero, (rows - one) * ssj) + wp_max(zero, (span - one) * ssi)
+        dst = array(ptr=uint64(boxes[b, 0] + dlo * ITEM), shape=(dhi - dlo + one,), dtype=T)
+        src = array(ptr=uint64(boxes[b, 1] + slo * ITEM), shape=(shi - slo + one,), dtype=T)
+        if boxes[b, 2] != zero:
+            for jj in range(rows):
+                d0 = doff - dlo + jj * dsj
+                s0 = soff - slo + jj * ssj
+                for ii in range(span):
+                    v = src[s0 + ii * ssi]
+                    if UNSIGNED:
+                        dst[d0 + ii * dsi] = T(0) - v
+                    else:
+                        dst[d0 + ii * dsi] = -v
+        else:
+            for jj in range(rows):
+                d0 = doff - dlo + jj * dsj
+                s0 = soff - slo + jj * ssj
+                for ii in range(span):
+                    dst[d0 + ii * dsi] = src[s0 + ii * ssi]
+
+    _KERNELS[key] = copy_boxes
+    return copy_boxes
+
+
+class Copy(NamedTuple):
+    """One box copy: numpy ``dtype``, destination and source (base address, ``Box``), negation."""
+
+    dtype: np.dtype
+    dst: int
+    dst_box: Box
+    src: int
+    src_box: Box
+    negate: bool = False
+
+
+def _broadcast(cp: Copy) -> Copy:
+    """The copy with its source broadcast to the destination's counts, as numpy assignment does
+    (an outflow wall copies one layer of cells into every ghost layer: stride 0)."""
+    dst, src = cp.dst_box, cp.src_box
+    if dst.counts == src.counts:
+        return cp
+    if len(dst.counts) != len(src.counts) or any(s not in (1, d) for d, s in zip(dst.counts, src.counts)):
+        raise AssertionError(f"box copy of mismatched counts {dst.counts} <- {src.counts}")
+    strides = tuple(st if s == d else 0 for d, s, st in zip(dst.counts, src.counts, src.strides))
+    return cp._replace(src_box=Box(src.offset, dst.counts, strides))
+
+
+class CopyProgram:
+    """A fixed list of box copies on one device, run as one launch per element type."""
+
+    def __init__(self, copies: list[Copy], device):
+        self.device = device
+        gpu = device.ordinal is not None
+        groups: dict = {}
+        for cp in copies:
+            if 0 in cp.dst_box.counts:
+                continue
+            groups.setdefault(np.dtype(cp.dtype), []).append(_broadcast(cp))
+        self.launches = []
+        for dtype, group in groups.items():
+            rows = []
+            first = 0
+            for cp in group:
+                counts, dstr, sstr = simplify(cp.dst_box.counts, cp.dst_box.strides, cp.src_box.strides)
+                if len(counts) == 1:  # a single row: a j dimension of one
+                    counts, dstr, sstr = (1, *counts), (0, *dstr), (0, *sstr)
+                if len(counts) - 2 > MAX_OUTER:
+                    raise AssertionError(f"a box copy of {len(counts)} dimensions")
+                nj, ni = counts[-2], counts[-1]
+                if gpu:
+                    per_item, width = 1, 1
+                else:
+                    per_item, width = max(1, CPU_ITEM_ELEMENTS // ni), ni
+                outer = int(np.prod(counts[:-2], dtype=np.int64))
+                items = outer * -(-nj // per_item) * -(-ni // width)
+                row = [cp.dst + cp.dst_box.offset * dtype.itemsize, cp.src + cp.src_box.offset * dtype.itemsize,
+                       int(cp.negate), first, per_item, width, ni, dstr[-1], sstr[-1], nj, dstr[-2], sstr[-2],
+                       len(counts) - 2]
+                for c, d, s in zip(counts[:-2], dstr[:-2], sstr[:-2]):
+                    row += [c, d, s]
+                row += [0] * (3 * MAX_OUTER - 3 * (len(counts) - 2))
+                rows.append(row)
+                first += items
+            table = np.array(rows, dtype=np.int64).reshape(len(rows), _HEAD + 3 * MAX_OUTER)
+            kernel = copy_kernel(copy_type(dtype), dtype.itemsize, dtype.kind in "ub")
+            self.launches.append((kernel, first, array(table, dtype=int64, device=device), len(rows)))
+
+    def __len__(self) -> int:
+        return sum(launch[3] for launch in self.launches)
+
+    def run(self) -> None:
+        """Do every copy (one launch per element type)."""
+        for kernel, items, table, nboxes in self.launches:
+            launch(kernel, dim=items, inputs=[table, nboxes], device=self.device)

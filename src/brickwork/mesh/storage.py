@@ -1,0 +1,103 @@
+"""Where field storage lives: a numpy array on the CPU, a ``DeviceStorage`` in CUDA memory.
+
+``zeros(shape, dtype, device)`` allocates the ``(nblocks, nslots, nk, nj, ni)`` storage of a field
+(see ``fields``). On the CPU that is a numpy array, as it always was. On a CUDA device it is a
+``DeviceStorage``: one contiguous allocation with the same shape, dtype and C layout, whose host
+side sees copies (``numpy()``, ``np.asarray``, indexing), so host code written for numpy arrays
+keeps working, at the price of a transfer per access. Kernels reach either through its address
+(``address(data)``): packs and the ghost exchange build their tables from it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..types.arrays import empty
+from ..types.scalars import uint8
+
+
+class DeviceStorage:
+    """A C-ordered array of any rank in the memory of one CUDA device (host access copies)."""
+
+    __slots__ = ("shape", "dtype", "device", "_bytes")
+
+    def __init__(self, shape: tuple, dtype, device):
+        self.shape = tuple(int(n) for n in shape)
+        self.dtype = np.dtype(dtype)
+        self.device = device
+        # bytes, so that every numpy dtype (complex, bool) has a device home of the right size
+        self._bytes = empty(max(1, self.nbytes), dtype=uint8, device=device).zero_()
+
+    def __repr__(self) -> str:
+        return f"DeviceStorage(shape={self.shape}, dtype={self.dtype}, device={self.device})"
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    @property
+    def ptr(self) -> int:
+        """The device address of the first element."""
+        return self._bytes.ptr
+
+    @property
+    def strides(self) -> tuple:
+        """Byte strides, as numpy's."""
+        out, step = [], self.dtype.itemsize
+        for n in reversed(self.shape):
+            out.append(step)
+            step *= n
+        return tuple(reversed(out))
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    # -- the host side sees copies ------------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        """A host copy."""
+        return self._bytes.numpy()[: self.nbytes].view(self.dtype).reshape(self.shape)
+
+    def __array__(self, dtype=None, copy=None):
+        data = self.numpy()
+        return data if dtype is None else data.astype(dtype)
+
+    def assign(self, values) -> None:
+        """Copy ``values`` (broadcast to this shape) into the device memory."""
+        host = np.empty(self.shape, dtype=self.dtype)
+        host[...] = values
+        self._bytes._upload(np.frombuffer(host.tobytes() or b"\0", dtype=np.uint8))
+
+    def __getitem__(self, key) -> np.ndarray:
+        return self.numpy()[key]
+
+    def __setitem__(self, key, value) -> None:
+        host = self.numpy()
+        host[key] = value
+        self.assign(host)
+
+
+def zeros(shape: tuple, dtype, device):
+    """Zero-filled field storage on ``device`` (a ``brickwork.device.Device``)."""
+    if device.ordinal is None:
+        return np.zeros(shape, dtype=dtype)
+    return DeviceStorage(shape, dtype, device)
+
+
+def address(data) -> int:
+    """The address of the first element of field storage (host or device)."""
+    if isinstance(data, DeviceStorage):
+        return data.ptr
+    return data.__array_interface__["data"][0]
+
+
+def host(data) -> np.ndarray:
+    """Field storage as a numpy array: itself on the CPU, a copy of device storage."""
+    return data.numpy() if isinstance(data, DeviceStorage) else data
