@@ -44,7 +44,8 @@ CPU_ITEM_ELEMENTS = 4096
 wp_tid, wp_min, wp_max = _FUNCTIONS["tid"], _FUNCTIONS["min"], _FUNCTIONS["max"]
 
 _KIND_TYPES = {
-    ("f", 2): float16, ("f", 4): float32, ("f", 8): float64, ("c", 8): vector(2, float32), ("c", 16): vector(2, float64),
+    ("f", 2): float16, ("f", 4): float32, ("f", 8): float64,
+    ("c", 8): vector(2, float32), ("c", 16): vector(2, float64),  # complex: a pair, both parts negated
     ("i", 1): int8, ("i", 2): int16, ("i", 4): int32, ("i", 8): int64,
     ("u", 1): uint8, ("u", 2): uint16, ("u", 4): uint32, ("u", 8): uint64, ("b", 1): uint8,
 }
@@ -123,7 +124,7 @@ def copy_kernel(T, item: int, unsigned: bool):
         one = int64(1)
         zero = int64(0)
         t = int64(wp_tid())
-        lo = int(0)
+        lo = 0
         hi = nboxes - 1
         while lo < hi:  # the last box whose first item is <= t
             mid = (lo + hi + 1) // 2
@@ -257,5 +258,5 @@ class CopyProgram:
 
     def run(self) -> None:
         """Do every copy (one launch per element type)."""
-        for kernel, items, table, nboxes in self.launches:
-            launch(kernel, dim=items, inputs=[table, nboxes], device=self.device)
+        for fn, items, table, nboxes in self.launches:
+            launch(fn, dim=items, inputs=[table, nboxes], device=self.device)

@@ -27,10 +27,10 @@ import numpy as np
 
 from .. import comm as _comm
 from ..device import get_device
+from . import storage
 from .boundary import BoundaryCondition, SideBoundary, periodic_directions, resolve_boundaries
 from .coordinates import UniformCoordinates
 from .decomposition import assign_ranks
-from . import storage
 from .exchange import ExchangePlan, LocalExchange, layout_of
 from .fields import Field
 from .indexing import IndexDomain, IndexShape
