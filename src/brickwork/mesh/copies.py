@@ -8,12 +8,13 @@ boxes are contiguous across them), and writes one table per element type; ``run(
 launch per element type, on the device that holds the memory, with no host access to the data.
 
 Work items: box ``b`` owns items ``[first[b], first[b + 1])``; an item copies ``rows`` rows of
-``width`` elements (whole rows, several per item, on the CPU, where a row loop is cheap and the
-items are few; one element per item on a GPU, so that a warp touches neighbouring addresses). An
-item finds its box by bisection over ``first``. On the CPU the launch counts each item as one grid
-point, so the copies run on one thread unless the items reach ``config.parallel_threshold``: the
-copies are memory-bound, and on a busy machine a parallel region of short copies costs more than
-it saves (measured).
+``width`` elements: whole rows, several per item, on the CPU, where a row loop is cheap and the
+items are few; one element per item on a GPU, so that a warp touches neighbouring addresses (the
+emulation target, which runs the GPU mapping on the CPU, uses the GPU's items too). An item finds
+its box by bisection over ``first``. On the CPU the launch counts each item as one grid point, so
+the copies run on one thread unless the items reach ``config.parallel_threshold``: the copies are
+memory-bound, and on a busy machine a parallel region of short copies costs more than it saves
+(measured).
 
 Element types: a copy moves bits, so every numpy dtype maps to a kernel type of its size and kind
 (floats stay floats so that negation flips the sign as numpy's does; complex values are pairs).
@@ -25,6 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import config
 from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..lang.kernel import kernel
 from ..runtime.launch import launch
@@ -213,12 +215,18 @@ def _broadcast(cp: Copy) -> Copy:
     return cp._replace(src_box=Box(src.offset, dst.counts, strides))
 
 
+def gpu_items(device) -> bool:
+    """Whether copies on ``device`` use the GPU's work items (one element each): on a CUDA device, and
+    under the emulation target, which runs the GPU mapping on the CPU."""
+    return device.ordinal is not None or config.target != "cpu"
+
+
 class CopyProgram:
     """A fixed list of box copies on one device, run as one launch per element type."""
 
     def __init__(self, copies: list[Copy], device):
         self.device = device
-        gpu = device.ordinal is not None
+        gpu = gpu_items(device)
         groups: dict = {}
         for cp in copies:
             if 0 in cp.dst_box.counts:

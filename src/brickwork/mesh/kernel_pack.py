@@ -10,6 +10,9 @@ names and dtype (``_bw_pack``, which the kernel frontend recognises) and whose f
 * ``nblocks``;
 * ``ptr_shapes[b, idx, element, :]`` and ``flux_shapes[b, idx, dir - 1, :]`` = (nk, nj, ni) of that
   storage (zero where there is none), read only by bounds checks in debug mode.
+
+The tables live where the storage does (the mesh's device): on a GPU the addresses are device
+addresses and the tables are device arrays, uploaded once per pack.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from ..types.arrays import array, array3d, array4d
 from ..types.scalars import int32, int64, scalar_from_numpy
 from ..types.structs import struct
 from . import kernel_rules  # noqa: F401 - registers how kernel code types pack accesses
+from . import storage as _storage
 
 _TYPES: dict = {}
 
@@ -44,9 +48,10 @@ def kernel_pack_type(dtype, names: tuple, sizes: tuple):
     return found
 
 
-def _slab_row(slab: np.ndarray) -> tuple[int, int, int]:
-    item = slab.itemsize
-    return slab.__array_interface__["data"][0], slab.strides[0] // item, slab.strides[1] // item
+def _slab_row(data, lid: int, slot: int) -> tuple[int, int, int]:
+    """(address, k stride, j stride) of the (nk, nj, ni) slab ``data[lid, slot]`` (host or device storage)."""
+    strides, item = data.strides, data.dtype.itemsize
+    return _storage.address(data) + lid * strides[0] + slot * strides[1], strides[2] // item, strides[3] // item
 
 
 def kernel_value(pack):
@@ -72,7 +77,7 @@ def kernel_value(pack):
                 for e in range(3):
                     s = slot + e * stride
                     if (e == 0 or stride > 0) and s < storage.shape[1]:
-                        ptrs[b, idx, e] = _slab_row(storage[lid, s])
+                        ptrs[b, idx, e] = _slab_row(storage, lid, s)
                         ptr_shapes[b, idx, e] = storage.shape[2:5]
             flux_id, flid, fslot, dstride = (int(x) for x in pack.flux_table[b, idx])
             if flux_id >= 0:
@@ -80,16 +85,21 @@ def kernel_value(pack):
                 for d in range(3):
                     s = fslot + d * dstride
                     if (d == 0 or dstride > 0) and s < storage.shape[1]:
-                        fluxes[b, idx, d] = _slab_row(storage[flid, s])
+                        fluxes[b, idx, d] = _slab_row(storage, flid, s)
                         flux_shapes[b, idx, d] = storage.shape[2:5]
     names = tuple(v.name for v in pack.descriptor.vars)
     sizes = tuple(int(specs[0].ncomp) for specs in pack.descriptor._specs)
+    device = pack.md.mesh.device
+
+    def table(values: np.ndarray, dtype):  # on the CPU the table shares the numpy memory
+        return array(np.ascontiguousarray(values), dtype=dtype, device=device, copy=device.ordinal is not None)
+
     value = kernel_pack_type(dtype, names, sizes)()
-    value.ptrs = array(ptrs, dtype=int64, copy=False)
-    value.fluxes = array(fluxes, dtype=int64, copy=False)
-    value.bounds = array(np.ascontiguousarray(pack.bounds), dtype=int32, copy=False)
+    value.ptrs = table(ptrs, int64)
+    value.fluxes = table(fluxes, int64)
+    value.bounds = table(pack.bounds, int32)
     value.nblocks = nb
-    value.ptr_shapes = array(ptr_shapes, dtype=int64, copy=False)
-    value.flux_shapes = array(flux_shapes, dtype=int64, copy=False)
+    value.ptr_shapes = table(ptr_shapes, int64)
+    value.flux_shapes = table(flux_shapes, int64)
     pack._kernel_value = value
     return value

@@ -19,6 +19,8 @@ pool is the s-th allocated one, at ``lb + s * ncomp + c``). An absent variable h
 ``(-1, -2)`` and size 0. Face/Edge fields use one flat index per component; the element is chosen
 by the ``TopologicalElement`` in the key.
 
+Host access reads and writes the storage; on a CUDA device each access copies (see ``storage``).
+
 Layout for compiled kernels (all numpy arrays, built once per pack):
 
 * ``pack.arrays``: list of field storage arrays ``(nblocks_mesh, nslots, nk, nj, ni)`` (see
@@ -381,6 +383,11 @@ class SparsePack:
         return _FluxAccess(self)
 
     def _flux(self, b: int, direction: int, var: object, *kji):
+        storage, index = self._flux_location(b, direction, var)
+        return storage[index + tuple(kji)]
+
+    def _flux_location(self, b: int, direction: int, var: object) -> tuple:
+        """(flux storage, (lid, slot)) of ``var``'s flux in ``direction`` on pack block ``b``."""
         if not self.descriptor.with_fluxes:
             raise ValueError("this pack has no fluxes: build its PackDescriptor with with_fluxes=True")
         if direction not in range(1, self.ndim + 1):
@@ -393,7 +400,7 @@ class SparsePack:
         if fid < 0:
             name = self._names[bi][flat][0]
             raise ValueError(f"variable {name!r} has no flux arrays (declare it with Metadata.WithFluxes)")
-        return self.flux_arrays[fid][(lid, slot + (direction - 1) * stride, *kji)]
+        return self.flux_arrays[fid], (lid, slot + (direction - 1) * stride)
 
 
 class _FluxAccess:
@@ -415,6 +422,6 @@ class _FluxAccess:
         b, direction, var, *kji = key
         if len(kji) != 3:
             raise IndexError("pack.flux[b, dir, var, k, j, i] = value needs k, j and i")
-        view = self.pack._flux(b, direction, var)
-        _check_value(value, view.dtype, "flux")
-        view[tuple(kji)] = value
+        storage, index = self.pack._flux_location(b, direction, var)
+        _check_value(value, storage.dtype, "flux")
+        storage[index + tuple(kji)] = value  # through the storage: on a device a view would be a copy

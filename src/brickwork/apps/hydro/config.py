@@ -69,6 +69,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "integrator": Key("str", "rk2", "SSP Runge-Kutta", choices=("rk2", "rk3")),
         "dtype": Key("str", "float64", "precision of every field", choices=("float32", "float64")),
         "loop": Key("str", "bovi", "loop-abstraction loop tag of the kernels", choices=("bovi", "bvoi")),
+        "device": Key("str", "cpu", "where the fields live and the kernels run: cpu, cuda (the first GPU) or "
+                                    "cuda:N"),
     },
     "time": {
         "tlim": Key("float", 1.0, "end time", minimum=0.0),
@@ -87,6 +89,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "progress": Key("bool", True, "show a progress bar on standard error"),
     },
 }
+
+#: the values of ``hydro.device``
+DEVICE = re.compile(r"cpu|cuda(:[0-9]+)?")
+DEVICE_CHOICES = ("cpu", "cuda", "cuda:N")
 
 #: a plain file name stem: no path separator, not hidden, not ``.`` or ``..``
 BASENAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
@@ -267,6 +273,10 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>")
         sections[section] = values
     sections["problem"]["name"] = name
     _check_mesh(sections, problem, where)
+    device = sections["hydro"]["device"]
+    if not DEVICE.fullmatch(device):
+        raise ConfigError(f"hydro.device: {device!r} is not one of {', '.join(map(repr, DEVICE_CHOICES))} (N: the "
+                          f"number of the GPU, from 0)" + _suggest(device, ("cpu", "cuda")))
     out = sections["output"]
     if out["basename"] is None:
         out["basename"] = name

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from brickwork import comm
+from brickwork.device import get_device
+from brickwork.errors import DeviceUnavailableError
 from brickwork.io import hdf5, png, restart
 from brickwork.io.files import OutputError, reason
 from brickwork.io.history import History
@@ -245,14 +247,30 @@ def _gib(nbytes: float) -> str:
     return f"{nbytes / 2**30:.1f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.1f} MiB"
 
 
-def _check_memory(cfg: Config) -> None:
-    """``ConfigError`` when the fields alone need more memory than is available (before allocating)."""
-    need, have = field_bytes(cfg), available_memory()
+def _check_device(cfg: Config):
+    """The device of ``hydro.device``; ``ConfigError`` when this machine has no such device."""
+    name = cfg["hydro"]["device"]
+    try:
+        return get_device(name)
+    except DeviceUnavailableError as e:
+        raise ConfigError(f"hydro.device={name!r}: {e}; run on the CPU with hydro.device = \"cpu\"") from None
+
+
+def _check_memory(cfg: Config, device=None) -> None:
+    """``ConfigError`` when the fields alone need more memory than is available (before allocating): the
+    host's, or on a CUDA device the device's."""
+    need = field_bytes(cfg)
+    if device is not None and device.ordinal is not None:
+        from brickwork import cuda_driver
+
+        have, where = cuda_driver.driver().total_memory(device.ordinal), f"{device} has"
+    else:
+        have, where = available_memory(), "is available"
     if have is not None and need > have:
         m = cfg["mesh"]
         raise ConfigError(f"mesh.nx={m['nx']} is too large for this machine: its fields alone need {_gib(need)} "
                           f"of memory ({cfg['hydro']['dtype']}, ghost cells and fluxes included), but only "
-                          f"{_gib(have)} is available")
+                          f"{_gib(have)} {where}")
 
 
 def _output_dirs_to_create(path: str) -> list[str]:
@@ -371,7 +389,7 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
     first state has passed its check, and directories this run created are removed again if the
     run fails while they are still empty."""
     _check_writers(cfg)
-    _check_memory(cfg)
+    _check_memory(cfg, _check_device(cfg))
     _check_ranks(cfg)
     out = cfg["output"]
     new_dirs = _output_dirs_to_create(out["dir"])

@@ -71,6 +71,7 @@ class HydroKernels:
         dx = [mesh.blocks[0].coords.dx(d) for d in (1, 2, 3)]
         c[5], c[6] = gamma, cfl
         c[7:10] = dx
+        self.coef.assign(c)  # on a device .numpy() is a copy
         self.dx = dx
         recon = weno5 if reconstruction == "weno5" else PLM[limiter]
         solver = SOLVERS[riemann]
@@ -260,6 +261,7 @@ class HydroKernels:
         c[0], c[1] = a, b
         for d in range(3):
             c[2 + d] = dt / self.dx[d] if d < self.ndim else 0.0
+        self.coef.assign(c)
         la.outer(self.cells, self._update_bodies[0 if first else 1])
 
     def min_dt(self) -> float:

@@ -6,6 +6,11 @@ primitive variables ``prim`` (density, velocity, pressure) and the stage copy ``
 One step: ``check()`` fills ghosts, computes the primitives and the CFL time step (and finds any
 non-finite or non-physical cell); ``step(dt)`` runs the Runge-Kutta stages, each a ghost exchange
 (``mesh.fill_ghosts``), primitives, fluxes and an update.
+
+``hydro.device`` says where the fields live and every kernel runs (the CPU, or a CUDA device).
+On a device the state stays there: the time step comes back as one number, the history's totals
+as per-block sums (``totals``), and the host sees the fields only when an output is written
+(``interior``, ``state``: one copy of each field per written state).
 """
 
 from __future__ import annotations
@@ -13,10 +18,11 @@ from __future__ import annotations
 import numpy as np
 
 import brickwork as wp
-from brickwork.mesh import Mesh, Metadata, Package
+from brickwork.mesh import Mesh, Metadata, Package, storage
 
 from .config import Config
 from .kernels import HydroKernels
+from .totals import BlockSums
 
 CONSERVED = ("density", "momentum", "energy")
 #: SSP Runge-Kutta stages as (a, b): U = a * U0 + b * (U + dt * L(U)) (Shu & Osher 1988)
@@ -54,12 +60,17 @@ class Hydro:
         self.cfl = h["cfl"]
         self.stages = STAGES[h["integrator"]]
         ndim = len(m["nx"])
+        #: where the fields live and the kernels run
+        self.device = wp.get_device(h["device"])
         self.mesh = Mesh(tuple(m["nx"]), tuple(m["block_nx"]), nghost=m["nghost"], xmin=tuple(m["xmin"]),
                          xmax=tuple(m["xmax"]), boundaries={f"x{d + 1}": m[f"bc_x{d + 1}"] for d in range(ndim)},
-                         packages=[hydro_package(self.np_dtype)])
+                         packages=[hydro_package(self.np_dtype)], device=self.device)
         self.ndim = ndim
-        self.kernels = HydroKernels(self.mesh, self.T, self.gamma, h["reconstruction"], h["limiter"], h["riemann"],
-                                    self.cfl, loop=h["loop"])
+        with wp.ScopedDevice(self.device):  # the kernels' small arrays (coefficients, partials) live there too
+            self.kernels = HydroKernels(self.mesh, self.T, self.gamma, h["reconstruction"], h["limiter"],
+                                        h["riemann"], self.cfl, loop=h["loop"])
+        self._sums = None  # BlockSums of the conserved variables, made on first use on a device
+        self._host: tuple = (None, {})  # ((cycle, time), host copies of fields) on a device
         self.time = 0.0
         self.cycle = 0
         self.ncells = int(np.prod(m["nx"]))
@@ -72,6 +83,8 @@ class Hydro:
         """Initial conditions of the problem at every cell centre (ghosts included)."""
         problem, params = self.cfg.problem, self.cfg["problem"]
         m = self.cfg["mesh"]
+        self._host = (None, {})
+        fields = {name: storage.host(self.mesh.data(name)) for name in CONSERVED}
         for block in self.mesh.blocks:
             c = block.coords
             x1 = c.x_center(1)[None, None, :]
@@ -80,25 +93,49 @@ class Hydro:
             rho, v1, v2, v3, p = (np.broadcast_to(a, self.mesh.data("density").shape[2:]) for a in
                                   problem.initial(x1, x2, x3, params, self.gamma, xmin=tuple(m["xmin"]),
                                                   xmax=tuple(m["xmax"])))
-            self.set_primitive_block(block.lid, rho, v1, v2, v3, p)
+            self._set_primitive_block(fields, block.lid, rho, v1, v2, v3, p)
+        for name in CONSERVED:  # one copy per field to a device (nothing to do on the CPU)
+            if fields[name] is not self.mesh.data(name):
+                self.mesh.data(name).assign(fields[name])
         self.time = 0.0
         self.cycle = 0
 
     def set_primitive_block(self, lid, rho, v1, v2, v3, p) -> None:
         """Set block ``lid``'s conserved variables from primitive arrays of its full (k, j, i) shape."""
-        mesh = self.mesh
-        mesh.data("density")[lid, 0] = rho
-        mom = mesh.data("momentum")[lid]
+        fields = {name: storage.host(self.mesh.data(name)) for name in CONSERVED}
+        self._set_primitive_block(fields, lid, rho, v1, v2, v3, p)
+        for name in CONSERVED:
+            if fields[name] is not self.mesh.data(name):
+                self.mesh.data(name).assign(fields[name])
+        self._host = (None, {})
+
+    def _set_primitive_block(self, fields: dict, lid, rho, v1, v2, v3, p) -> None:
+        fields["density"][lid, 0] = rho
+        mom = fields["momentum"][lid]
         mom[0], mom[1], mom[2] = rho * v1, rho * v2, rho * v3
-        mesh.data("energy")[lid, 0] = p / (self.gamma - 1.0) + 0.5 * rho * (v1 * v1 + v2 * v2 + v3 * v3)
+        fields["energy"][lid, 0] = p / (self.gamma - 1.0) + 0.5 * rho * (v1 * v1 + v2 * v2 + v3 * v3)
+
+    def host_data(self, name: str) -> np.ndarray:
+        """Field ``name``'s storage on the host: the mesh's array on the CPU; on a device a copy of the
+        current state, made once per state (outputs of one state share it)."""
+        data = self.mesh.data(name)
+        if isinstance(data, np.ndarray):
+            return data
+        when, copies = self._host
+        if when != (self.cycle, self.time):
+            copies = {}
+            self._host = ((self.cycle, self.time), copies)
+        if name not in copies:
+            copies[name] = data.numpy()
+        return copies[name]
 
     def state(self) -> dict:
-        """The conserved arrays (views of the mesh storage, ghosts included)."""
-        return {name: self.mesh.data(name) for name in CONSERVED}
+        """The conserved arrays, ghosts included (views of the mesh storage; on a device host copies)."""
+        return {name: self.host_data(name) for name in CONSERVED}
 
     def interior(self, name: str, comp: int = 0) -> np.ndarray:
-        """``(nblocks, nk, nj, ni)`` view of a field's interior cells."""
-        return self.mesh.data(name)[(slice(None), comp) + self._interior]
+        """``(nblocks, nk, nj, ni)`` view of a field's interior cells (on a device: of a host copy)."""
+        return self.host_data(name)[(slice(None), comp) + self._interior]
 
     def to_global(self, per_block: np.ndarray) -> np.ndarray:
         """Assemble ``(nblocks, nk, nj, ni)`` block arrays of *every* block (global id order: in one
@@ -139,9 +176,15 @@ class Hydro:
         Each block's cells are summed alone, then the block sums in global block order (gathered
         from every rank on a distributed mesh: collective), so the totals do not depend on the
         number of ranks."""
-        columns = [self.interior("density")] + [self.interior("momentum", c) for c in range(3)]
-        columns.append(self.interior("energy"))
-        sums = [[float(np.sum(col[b.lid], dtype=np.float64)) for col in columns] for b in self.mesh.blocks]
+        if isinstance(self.mesh.data("density"), np.ndarray):
+            columns = [self.interior("density")] + [self.interior("momentum", c) for c in range(3)]
+            columns.append(self.interior("energy"))
+            sums = [[float(np.sum(col[b.lid], dtype=np.float64)) for col in columns] for b in self.mesh.blocks]
+        else:  # on a device: per-block sums computed there
+            if self._sums is None:
+                self._sums = BlockSums(self.mesh, [("density", 0), ("momentum", 0), ("momentum", 1),
+                                                   ("momentum", 2), ("energy", 0)])
+            sums = self._sums.per_block().tolist()
         gids = [b.gid for b in self.mesh.blocks]
         if self.mesh.nranks > 1:
             parts = self.mesh.comm.allgather((gids, sums))
@@ -166,9 +209,10 @@ class Hydro:
         Raises ``BadStateError`` naming the first cell (in block order) whose state is not finite or
         has non-positive density or pressure.
         """
-        self.mesh.fill_ghosts(CONSERVED)
-        self.kernels.primitives()
-        value = self.kernels.min_dt()
+        with wp.ScopedDevice(self.device):
+            self.mesh.fill_ghosts(CONSERVED)
+            self.kernels.primitives()
+            value = self.kernels.min_dt()
         if not value > 0.0:
             raise BadStateError(self._bad_cell_message())
         return self.cfl * float(value)
@@ -176,7 +220,8 @@ class Hydro:
     def _bad_cell_message(self) -> str:
         """What ``check`` says about the first bad cell; on a distributed mesh the rank owning the
         cell writes the message and every rank gets it (collective)."""
-        _, (b, k, j, i) = self.kernels.bad_cell()
+        with wp.ScopedDevice(self.device):
+            _, (b, k, j, i) = self.kernels.bad_cell()
         mesh = self.mesh
         if mesh.nranks > 1:  # b is the global block id
             owner = mesh.block_list[b].rank if b >= 0 else 0
@@ -186,7 +231,7 @@ class Hydro:
         return self._describe_cell(lid, k, j, i)
 
     def _describe_cell(self, lid: int, k: int, j: int, i: int) -> str:
-        q = self.mesh.data("prim")[lid, :, k, j, i]
+        q = storage.host(self.mesh.data("prim"))[lid, :, k, j, i]
         where = ", ".join(f"{n}={v:.6g}" for n, v in zip("xyz", self.cell_centre(lid, k, j, i)))
         return (f"non-finite or non-physical state in block {self.mesh.blocks[lid].gid} cell (k={k}, j={j}, i={i}) "
                 f"at {where}: density={q[0]:.6g}, velocity=({q[1]:.6g}, {q[2]:.6g}, {q[3]:.6g}), "
@@ -196,11 +241,12 @@ class Hydro:
         """Advance by ``dt`` with the SSP-RK stages; call ``check()`` first (its ghosts and
         primitives feed the first stage)."""
         k = self.kernels
-        for n, (a, b) in enumerate(self.stages):
-            if n:
-                self.mesh.fill_ghosts(CONSERVED)
-                k.primitives()
-            k.fluxes()
-            k.update(a, b, dt, first=n == 0)
+        with wp.ScopedDevice(self.device):
+            for n, (a, b) in enumerate(self.stages):
+                if n:
+                    self.mesh.fill_ghosts(CONSERVED)
+                    k.primitives()
+                k.fluxes()
+                k.update(a, b, dt, first=n == 0)
         self.time += dt
         self.cycle += 1
