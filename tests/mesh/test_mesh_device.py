@@ -1,0 +1,224 @@
+"""The mesh on a device: ghost exchange and boundary kernels on the emulation target (the GPU's work
+items and mapping, run on the CPU) against np.pad references, box copies against numpy, and the
+placement of fields, pack tables and exchange tables in CUDA memory (a fake driver: memory on the
+host, launches recorded)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mesh_reference import setup_field
+
+from brickwork import config, cuda_driver
+from brickwork import device as devices
+from brickwork.device import CPU
+from brickwork.jit import nvrtc
+from brickwork.mesh import Mesh, Metadata, Package, PackDescriptor, storage
+from brickwork.mesh.copies import Copy, CopyProgram, box
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
+from runtime.cuda_fake import FakeDriver  # noqa: E402
+
+KINDS = ["periodic", "outflow", "reflecting"]
+needs_nvrtc = pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed (the cuda extra)")
+
+
+def package(*extra, shape=(), topology="Cell", dtype=np.float64):
+    pkg = Package("test")
+    pkg.add_field("q", Metadata(topology, "FillGhost", *extra), shape=shape, dtype=dtype)
+    return pkg
+
+
+def check(mesh, elements, ncomp, flips=((), (), ()), seed=0):
+    expected = setup_field(mesh, "q", elements, ncomp, flips, np.random.default_rng(seed))
+    mesh.fill_ghosts()
+    np.testing.assert_array_equal(mesh.data("q"), expected)
+
+
+# -- the exchange on the emulation target, every boundary kind ---------------------------------------
+@pytest.fixture
+def emulation():
+    with config.override(target="cuda-emulation"):
+        yield
+
+
+@pytest.mark.parametrize("strategy", ["lattice", "pairwise"])
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("nblocks, block", [((3,), (4,)), ((2, 3), (4, 3)), ((2, 1, 2), (3, 4, 3))],
+                         ids=["1d", "2d", "3d"])
+def test_cell_vector_exchange_on_emulation(emulation, nblocks, block, kind, strategy):
+    nx = tuple(n * b for n, b in zip(nblocks, block))
+    mesh = Mesh(nx, block, nghost=2, boundaries=kind, packages=[package("Vector", shape=(3,))], exchange=strategy)
+    flips = [(0,), (1,), (2,)] if kind == "reflecting" else [(), (), ()]
+    check(mesh, ["CC"], 3, flips)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_face_vector_exchange_on_emulation(emulation, kind):
+    mesh = Mesh((6, 8, 6), (3, 4, 3), nghost=2, boundaries=kind, packages=[package("Vector", topology="Face")])
+    flips = [(0,), (1,), (2,)] if kind == "reflecting" else [(), (), ()]
+    check(mesh, ["F1", "F2", "F3"], 1, flips)
+
+
+def test_mixed_boundaries_and_user_function_on_emulation(emulation):
+    def mirror_x2(block, view, side):  # outflow by hand: ghosts copy the nearest interior row
+        if side.is_inner:
+            view[:, :, :2, :] = view[:, :, 2:3, :]
+        else:
+            view[:, :, -2:, :] = view[:, :, -3:-2, :]
+
+    user = Mesh((8, 8), (4, 4), nghost=2, boundaries={"x1": "periodic", "x2": mirror_x2}, packages=[package()])
+    with config.override(target="cpu"):
+        ref = Mesh((8, 8), (4, 4), nghost=2, boundaries={"x1": "periodic", "x2": "outflow"}, packages=[package()])
+    values = np.random.default_rng(1).standard_normal(ref.data("q").shape)
+    user.data("q")[...] = values
+    ref.data("q")[...] = values
+    user.fill_ghosts()
+    ref.fill_ghosts()
+    np.testing.assert_array_equal(user.data("q"), ref.data("q"))
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(ndim=st.integers(1, 3), nb=st.integers(1, 3), ng=st.integers(1, 3), kind=st.sampled_from(KINDS),
+       seed=st.integers(0, 2**16))
+def test_property_emulation_matches_np_pad(emulation, ndim, nb, ng, kind, seed):
+    block = tuple(ng + d for d in range(ndim))
+    nx = tuple(nb * b for b in block)
+    mesh = Mesh(nx, block, nghost=ng, boundaries=kind, packages=[package()])
+    check(mesh, ["CC"], 1, seed=seed)
+
+
+# -- box copies against numpy ---------------------------------------------------------------------
+@pytest.mark.parametrize("target", ["cpu", "cuda-emulation"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16, np.uint8, np.complex128, np.bool_])
+def test_box_copies_match_numpy_assignment(target, dtype):
+    rng = np.random.default_rng(3)
+    src = (rng.standard_normal((3, 4, 5, 6)) * 50).astype(dtype)
+    dst = np.zeros_like(src)
+    expected = dst.copy()
+    copies = []
+    cases = [  # (dst index, src index, negate): shifts, reversed runs, broadcasts, narrow columns
+        ((slice(0, 2), slice(1, 3), slice(0, 2), slice(0, 3)), (slice(1, 3), slice(0, 2), slice(4, 2, -1),
+                                                                 slice(5, 2, -1)), dtype != np.bool_),
+        ((2, slice(None), slice(None), slice(4, 6)), (0, slice(None), slice(None), slice(0, 2)), False),
+        ((1, slice(0, 4), slice(3, 5), slice(None)), (1, slice(0, 4), slice(2, 3), slice(None)), False),
+    ]
+    for di, si, negate in cases:
+        expected[di] = -src[si] if negate else src[si]
+        copies.append(Copy(dst.dtype, dst.ctypes.data, box(dst.shape, di), src.ctypes.data, box(src.shape, si),
+                           negate))
+    with config.override(target=target):
+        CopyProgram(copies, CPU).run()
+    np.testing.assert_array_equal(dst, expected)
+
+
+# -- fields, packs and the exchange in CUDA memory (fake driver) ------------------------------------
+class CountingDriver(FakeDriver):
+    """Counts the bytes copied between host and device."""
+
+    def __init__(self):
+        super().__init__()
+        self.to_host = self.to_device = 0
+
+    def copy_to_host(self, ordinal, dst_host, src, nbytes):
+        self.to_host += nbytes
+        super().copy_to_host(ordinal, dst_host, src, nbytes)
+
+    def copy_to_device(self, ordinal, dst, src_host, nbytes):
+        self.to_device += nbytes
+        super().copy_to_device(ordinal, dst, src_host, nbytes)
+
+
+@pytest.fixture
+def fake():
+    drv = CountingDriver()
+    cuda_driver.use(drv)
+    devices._cuda.clear()
+    yield drv
+    cuda_driver.use(None)
+    devices._cuda.clear()
+    devices.set_device("cpu")
+
+
+def test_fields_live_on_the_mesh_device(fake):
+    mesh = Mesh((8, 8), (4, 4), nghost=2, packages=[package("WithFluxes", shape=(2,))], device="cuda:0")
+    assert mesh.device == "cuda:0"
+    data, flux = mesh.data("q"), mesh.field("q").flux
+    assert isinstance(data, storage.DeviceStorage) and isinstance(flux, storage.DeviceStorage)
+    assert data.shape == (4, 2, 1, 8, 8) and data.dtype == np.float64 and data.ptr in fake.memory
+    np.testing.assert_array_equal(np.asarray(data), 0.0)
+    data[1, 0, 0, 2:6, 2:6] = 7.0  # host writes go through to the device
+    np.testing.assert_array_equal(mesh.blocks[1].data("q")[0, 0, 2:6, 2:6], 7.0)
+    assert float(np.asarray(data).sum()) == 7.0 * 16
+
+
+def test_pack_tables_are_device_arrays_of_device_addresses(fake):
+    mesh = Mesh((8, 8), (4, 4), nghost=2, packages=[package("WithFluxes", shape=(2,))], device="cuda:0")
+    pack = PackDescriptor(mesh, ["q"], with_fluxes=True).get_pack(mesh.mesh_data())
+    value = pack.kernel_value()
+    for table in (value.ptrs, value.fluxes, value.bounds, value.ptr_shapes, value.flux_shapes):
+        assert table.device == "cuda:0"
+    ptrs, data, flux = value.ptrs.numpy(), mesh.data("q"), mesh.field("q").flux
+    slab = 8 * 8 * 8  # bytes of one (nk, nj, ni) slab
+    assert ptrs[3, 1, 0].tolist() == [data.ptr + (3 * 2 + 1) * slab, 64, 8]
+    assert value.fluxes.numpy()[2, 0, 1].tolist() == [flux.ptr + (2 * 4 + 1 * 2 + 0) * slab, 64, 8]
+    pack[0, "q", 0, 3, 3] = 2.5  # host access writes the device storage
+    pack.flux[0, 2, "q", 0, 4, 4] = 1.25
+    assert data[0, 0, 0, 3, 3] == 2.5 and flux[0, 2, 0, 4, 4] == 1.25
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("ndim", [1, 2, 3])
+def test_the_exchange_is_one_launch_per_sweep_with_no_host_copy(fake, ndim):
+    pkg = package("Vector", shape=(3,))
+    pkg.add_field("r", Metadata("Cell", "FillGhost"))
+    mesh = Mesh((8,) * ndim, (4,) * ndim, nghost=2, boundaries="reflecting", packages=[pkg], device="cuda:0")
+    mesh.fill_ghosts()  # builds and uploads the copy tables
+    launches, to_host, to_device = len(fake.launches), fake.to_host, fake.to_device
+    mesh.fill_ghosts()
+    assert len(fake.launches) - launches == ndim  # both fields, every block: one launch per sweep
+    assert (fake.to_host, fake.to_device) == (to_host, to_device)  # no field data crossed
+
+
+@needs_nvrtc
+def test_a_user_boundary_on_a_device_sees_a_host_copy_written_back(fake):
+    seen = []
+
+    def set_ghosts(block, view, side):
+        seen.append(type(view))
+        view[:, :, :, :2] = 3.0 if side.is_inner else 4.0
+
+    mesh = Mesh((8,), (4,), nghost=2, boundaries=set_ghosts, packages=[package()], device="cuda:0")
+    mesh.fill_ghosts()
+    data = np.asarray(mesh.data("q"))
+    assert seen == [np.ndarray] * 2
+    np.testing.assert_array_equal(data[0, 0, 0, 0, :2], 3.0)
+    np.testing.assert_array_equal(data[1, 0, 0, 0, :2], 4.0)
+
+
+# -- on a real GPU (marker cuda_device; scripts/gpu_check.sh runs them) --------------------------------
+@pytest.mark.cuda_device
+@pytest.mark.skipif(not cuda_driver.available(), reason="no CUDA device on this machine")
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("ndim", [1, 2, 3])
+def test_exchange_on_a_cuda_device_matches_np_pad(kind, ndim):
+    block = (4, 3, 5)[:ndim]
+    nx = tuple(2 * b for b in block)
+    host = Mesh(nx, block, nghost=2, boundaries=kind, packages=[package("Vector", shape=(3,))])
+    flips = [(0,), (1,), (2,)] if kind == "reflecting" else [(), (), ()]
+    expected = setup_field(host, "q", ["CC"], 3, flips, np.random.default_rng(7))
+    gpu = Mesh(nx, block, nghost=2, boundaries=kind, packages=[package("Vector", shape=(3,))], device="cuda:0")
+    gpu.data("q").assign(host.data("q"))
+    gpu.fill_ghosts()
+    np.testing.assert_array_equal(np.asarray(gpu.data("q")), expected)
+
+
+def test_an_unknown_mesh_device_is_refused():
+    with pytest.raises(ValueError, match="unknown device 'gpu'"):
+        Mesh((8,), (4,), packages=[package()], device="gpu")
