@@ -48,6 +48,29 @@ def test_cuda_without_a_gpu_stops_before_anything_is_made(make_config, tmp_path)
     assert not (tmp_path / "out").exists()
 
 
+def test_fields_larger_than_the_device_memory_are_an_input_error(make_config, tmp_path):
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
+    from runtime.cuda_fake import FakeDriver
+
+    from brickwork import device as devices
+    from brickwork.apps.hydro import driver
+
+    cuda_driver.use(FakeDriver())  # 16 GiB of device memory
+    devices._cuda.clear()
+    try:
+        cfg = make_config(KH, ["mesh.nx=[16384,16384]", "mesh.block_nx=[1024,1024]", "hydro.device=cuda:0"])
+        with pytest.raises(ConfigError, match=r"fields alone need .* but the device cuda:0 has only 16.0 GiB"):
+            driver._check_memory(cfg, driver._check_device(cfg))
+        driver._check_memory(make_config(KH, ["hydro.device=cuda:0"]), devices.get_device("cuda:0"))
+    finally:
+        cuda_driver.use(None)
+        devices._cuda.clear()
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("target", ["cpu", "cuda-emulation"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_block_sums_match_numpy(target, dtype):

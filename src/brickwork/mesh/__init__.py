@@ -1,4 +1,4 @@
-"""Block-structured mesh: blocks, fields, packs, boundaries (host side).
+"""Block-structured mesh: blocks, fields, packs, boundaries, on the CPU or a CUDA device.
 
 Modules, one job each:
 
@@ -8,7 +8,8 @@ Modules, one job each:
 * ``mesh``: ``Mesh``, ``MeshBlock`` (layout, neighbours); ``coordinates``: block coordinates;
   ``fields``: the storage layout (one array per field); ``meshdata``: ``MeshData``.
 * ``pack``: ``VarTag``, ``PackDescriptor``, ``SparsePack``.
-* ``boundary``: boundary conditions; ``exchange``: ghost exchange plans.
+* ``storage``: field storage on a device; ``copies``: box-copy kernels.
+* ``boundary``: boundary conditions; ``exchange``: ghost exchange plans; ``messages``: across ranks.
 
 See ``docs/mesh.md`` for the user guide.
 """

@@ -143,6 +143,9 @@ class Mesh:
     ``comm``: None (``MPI.COMM_WORLD`` when the program runs on several MPI ranks, else one
     process), or an mpi4py intracommunicator; on several ranks each stores its own blocks
     (``mesh.blocks``) and ``fill_ghosts`` and reductions are collective (docs/mpi.md).
+
+    ``device``: where the fields live and the ghost exchange runs (``"cpu"``, ``"cuda:N"``; None: the
+    current device); on a CUDA device the host side of the fields sees copies (docs/mesh.md).
     """
 
     def __init__(

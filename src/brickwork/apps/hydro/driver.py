@@ -263,14 +263,15 @@ def _check_memory(cfg: Config, device=None) -> None:
     if device is not None and device.ordinal is not None:
         from brickwork import cuda_driver
 
-        have, where = cuda_driver.driver().total_memory(device.ordinal), f"{device} has"
+        have = cuda_driver.driver().total_memory(device.ordinal)
+        where = f"the device {device} has only {{have}}"
     else:
-        have, where = available_memory(), "is available"
+        have, where = available_memory(), "only {have} is available"
     if have is not None and need > have:
         m = cfg["mesh"]
         raise ConfigError(f"mesh.nx={m['nx']} is too large for this machine: its fields alone need {_gib(need)} "
-                          f"of memory ({cfg['hydro']['dtype']}, ghost cells and fluxes included), but only "
-                          f"{_gib(have)} {where}")
+                          f"of memory ({cfg['hydro']['dtype']}, ghost cells and fluxes included), but "
+                          + where.format(have=_gib(have)))
 
 
 def _output_dirs_to_create(path: str) -> list[str]:
