@@ -53,10 +53,9 @@ def test_fields_larger_than_the_device_memory_are_an_input_error(make_config, tm
     import sys
 
     sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
-    from runtime.cuda_fake import FakeDriver
-
     from brickwork import device as devices
     from brickwork.apps.hydro import driver
+    from runtime.cuda_fake import FakeDriver
 
     cuda_driver.use(FakeDriver())  # 16 GiB of device memory
     devices._cuda.clear()
