@@ -81,11 +81,11 @@ class Field:
         return slice(e * self.spec.ncomp, (e + 1) * self.spec.ncomp)
 
     def element(self, te: TopologicalElement = TE.CC) -> np.ndarray:
-        """View ``(nblocks, ncomp, nk, nj, ni)`` of one element."""
+        """View ``(nblocks, ncomp, nk, nj, ni)`` of one element (on a CUDA device: a host copy)."""
         return self._require_data()[:, self.element_slots(te)]
 
     def flux_array(self, direction: int) -> np.ndarray:
-        """View ``(nblocks, ncomp, nk, nj, ni)`` of the fluxes in ``direction``."""
+        """View ``(nblocks, ncomp, nk, nj, ni)`` of the fluxes in ``direction`` (on a CUDA device: a host copy)."""
         if not self.has_fluxes:
             raise ValueError(f"field {self.name!r} has no flux arrays (declare it with Metadata.WithFluxes)")
         if direction not in range(1, self.ndim + 1):
@@ -103,7 +103,7 @@ class Field:
         return self.data
 
     def block(self, lid: int) -> np.ndarray:
-        """View ``(nslots, nk, nj, ni)`` of one local block."""
+        """View ``(nslots, nk, nj, ni)`` of one local block (on a CUDA device: a host copy)."""
         return self._require_data()[lid]
 
     def allocate(self, lid: int) -> bool:

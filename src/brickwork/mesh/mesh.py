@@ -117,7 +117,8 @@ class MeshBlock:
         return self.mesh.boundaries[side]
 
     def data(self, name: str) -> np.ndarray:
-        """This block's view ``(nslots, nk, nj, ni)`` of field ``name`` (local blocks only)."""
+        """This block's view ``(nslots, nk, nj, ni)`` of field ``name`` (local blocks only; on a CUDA device a
+        host copy)."""
         if self.lid is None:
             raise ValueError(f"block {self.gid} is owned by rank {self.rank}; its data is not stored here")
         return self.mesh.field(name).block(self.lid)
@@ -379,7 +380,8 @@ class Mesh:
             raise self._unknown(name) from None
 
     def data(self, name: str) -> np.ndarray:
-        """The array ``(nblocks, nslots, nk, nj, ni)`` of field ``name``."""
+        """The array ``(nblocks, nslots, nk, nj, ni)`` of field ``name`` (a ``storage.DeviceStorage`` on a CUDA
+        device)."""
         return self.field(name)._require_data()
 
     def sparse_pool(self, base_name: str) -> SparsePool:
