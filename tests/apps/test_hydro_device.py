@@ -1,19 +1,26 @@
 """``[hydro] device``: the setting's checks, the device-side totals against numpy, the Sod and
 Kelvin-Helmholtz runs on the emulation target (history included) against the CPU, and Sod on a CUDA
-device against the CPU where a GPU exists."""
+device against the CPU where a GPU exists; without one, a stand-in driver checks where the state
+lives."""
+
+import os
+import sys
 
 import numpy as np
 import pytest
 
 from brickwork import config, cuda_driver
+from brickwork import device as devices
 from brickwork.apps import hydro
 from brickwork.apps.hydro.config import ConfigError
 from brickwork.apps.hydro.totals import BlockSums
 from brickwork.io.history import read
-from brickwork.mesh import Mesh, Metadata, Package
+from brickwork.mesh import Mesh, Metadata, Package, storage
 
 SOD = {"problem": {"name": "sod"}, "mesh": {"nx": [64], "block_nx": [16]}, "time": {"nlim": 5}}
 KH = {"problem": {"name": "kelvin_helmholtz"}, "mesh": {"nx": [32, 32], "block_nx": [16, 16]}, "time": {"nlim": 5}}
+
+
 def needs_gpu(fn):
     """A test on a real CUDA device (marker ``cuda_device``; scripts/gpu_check.sh runs them)."""
     skip = pytest.mark.skipif(not cuda_driver.available(), reason="no CUDA device on this machine")
@@ -48,25 +55,53 @@ def test_cuda_without_a_gpu_stops_before_anything_is_made(make_config, tmp_path)
     assert not (tmp_path / "out").exists()
 
 
-def test_fields_larger_than_the_device_memory_are_an_input_error(make_config, tmp_path):
-    import os
-    import sys
-
+@pytest.fixture
+def fake():
+    """A stand-in CUDA driver (device memory on the host, launches recorded, 16 GiB) counting the bytes
+    copied to the device."""
     sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
-    from brickwork import device as devices
-    from brickwork.apps.hydro import driver
     from runtime.cuda_fake import FakeDriver
 
-    cuda_driver.use(FakeDriver())  # 16 GiB of device memory
+    class Counting(FakeDriver):
+        uploaded = 0
+
+        def copy_to_device(self, ordinal, dst, src_host, nbytes):
+            self.uploaded += nbytes
+            super().copy_to_device(ordinal, dst, src_host, nbytes)
+
+    drv = Counting()
+    cuda_driver.use(drv)
     devices._cuda.clear()
-    try:
-        cfg = make_config(KH, ["mesh.nx=[16384,16384]", "mesh.block_nx=[1024,1024]", "hydro.device=cuda:0"])
-        with pytest.raises(ConfigError, match=r"fields alone need .* but the device cuda:0 has only 16.0 GiB"):
-            driver._check_memory(cfg, driver._check_device(cfg))
-        driver._check_memory(make_config(KH, ["hydro.device=cuda:0"]), devices.get_device("cuda:0"))
-    finally:
-        cuda_driver.use(None)
-        devices._cuda.clear()
+    yield drv
+    cuda_driver.use(None)
+    devices._cuda.clear()
+    devices.set_device("cpu")
+
+
+def test_the_state_lives_on_the_device_and_the_host_sees_copies(make_config, fake):
+    cpu = hydro.Hydro(make_config(KH))
+    cpu.set_initial()
+    sim = hydro.Hydro(make_config(KH, ["hydro.device=cuda:0"]))
+    assert sim.mesh.device == "cuda:0" and sim.kernels.coef.device == "cuda:0"
+    for name in ("density", "momentum", "energy", "prim", "density_0"):
+        assert isinstance(sim.mesh.data(name), storage.DeviceStorage)
+    np.testing.assert_array_equal(sim.kernels.coef.numpy()[5:7], [sim.gamma, sim.cfl])  # uploaded
+    before = fake.uploaded
+    sim.set_initial()
+    assert fake.uploaded - before == sum(sim.mesh.data(n).nbytes for n in ("density", "momentum", "energy"))
+    for name, comp in (("density", 0), ("momentum", 1), ("energy", 0)):
+        np.testing.assert_array_equal(sim.interior(name, comp), cpu.interior(name, comp))
+    for name, data in sim.state().items():
+        np.testing.assert_array_equal(data, cpu.state()[name])
+
+
+def test_fields_larger_than_the_device_memory_are_an_input_error(make_config, tmp_path, fake):
+    from brickwork.apps.hydro import driver
+
+    cfg = make_config(KH, ["mesh.nx=[16384,16384]", "mesh.block_nx=[1024,1024]", "hydro.device=cuda:0"])
+    with pytest.raises(ConfigError, match=r"fields alone need .* but the device cuda:0 has only 16.0 GiB"):
+        driver._check_memory(cfg, driver._check_device(cfg))
+    driver._check_memory(make_config(KH, ["hydro.device=cuda:0"]), devices.get_device("cuda:0"))
     assert not (tmp_path / "out").exists()
 
 
