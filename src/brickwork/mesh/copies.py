@@ -4,8 +4,9 @@ A *box* is a strided block of elements at an address: ``(address, counts, elemen
 counts and strides in C order, any rank. A copy moves one box into another of the same counts,
 optionally negating (the flipped components of a reflecting wall). ``CopyProgram`` takes a list of
 copies, simplifies each (dimensions of count 1 dropped, adjacent dimensions merged where both
-boxes are contiguous across them), and writes one table per element type; ``run()`` is then one
-launch per element type, on the device that holds the memory, with no host access to the data.
+boxes are contiguous across them; short aligned runs without negation become one wider element),
+and writes one table per kind of element; ``run()`` is then one launch per kind, on the device that
+holds the memory, with no host access to the data.
 
 Work items: box ``b`` owns items ``[first[b], first[b + 1])``; an item copies ``rows`` rows of
 ``width`` elements: whole rows, several per item, on the CPU, where a row loop is cheap and the
@@ -215,6 +216,27 @@ def _broadcast(cp: Copy) -> Copy:
     return cp._replace(src_box=Box(src.offset, dst.counts, strides))
 
 
+#: Whole short runs copied as one wider element (no negation): kernel type by byte width.
+_WIDE = {2: uint16, 4: uint32, 8: uint64, 16: vector(2, float64)}
+
+
+def _widened(counts, dstr, sstr, dst: int, src: int, itemsize: int):
+    """A copy whose innermost runs are short, contiguous and aligned, as a copy of one wider element per
+    run: ``((kernel type, width, unsigned), simplified (counts, dst strides, src strides))``, or None.
+    A narrow ghost column (``nghost`` values per row) then costs one element per row, and the row loop
+    becomes the inner loop."""
+    ni, width = counts[-1], counts[-1] * itemsize
+    if ni == 1 or dstr[-1] != 1 or sstr[-1] != 1 or width not in _WIDE or dst % width or src % width:
+        return None
+    if any(d % ni for d in dstr[:-1]) or any(st % ni for st in sstr[:-1]):
+        return None
+    counts = (*counts[:-1], 1)
+    dstr = (*(d // ni for d in dstr[:-1]), 1)
+    sstr = (*(st // ni for st in sstr[:-1]), 1)
+    kind = _WIDE[width]
+    return (kind, width, kind in (uint16, uint32, uint64)), simplify(counts, dstr, sstr)
+
+
 def gpu_items(device) -> bool:
     """Whether copies on ``device`` use the GPU's work items (one element each): on a CUDA device, and
     under the emulation target, which runs the GPU mapping on the CPU."""
@@ -222,22 +244,30 @@ def gpu_items(device) -> bool:
 
 
 class CopyProgram:
-    """A fixed list of box copies on one device, run as one launch per element type."""
+    """A fixed list of box copies on one device, run as one launch per kind of element."""
 
     def __init__(self, copies: list[Copy], device):
         self.device = device
         gpu = gpu_items(device)
-        groups: dict = {}
+        groups: dict = {}  # (kernel type, item size, unsigned) -> [(dst address, src address, counts, strides)]
         for cp in copies:
             if 0 in cp.dst_box.counts:
                 continue
-            groups.setdefault(np.dtype(cp.dtype), []).append(_broadcast(cp))
+            cp = _broadcast(cp)
+            dtype = np.dtype(cp.dtype)
+            counts, dstr, sstr = simplify(cp.dst_box.counts, cp.dst_box.strides, cp.src_box.strides)
+            dst = cp.dst + cp.dst_box.offset * dtype.itemsize
+            src = cp.src + cp.src_box.offset * dtype.itemsize
+            key = (copy_type(dtype), dtype.itemsize, dtype.kind in "ub")
+            wide = None if cp.negate else _widened(counts, dstr, sstr, dst, src, dtype.itemsize)
+            if wide is not None:
+                key, (counts, dstr, sstr) = wide
+            groups.setdefault(key, []).append((dst, src, cp.negate, counts, dstr, sstr))
         self.launches = []
-        for dtype, group in groups.items():
+        for (ctype, itemsize, unsigned), group in groups.items():
             rows = []
             first = 0
-            for cp in group:
-                counts, dstr, sstr = simplify(cp.dst_box.counts, cp.dst_box.strides, cp.src_box.strides)
+            for dst, src, negate, counts, dstr, sstr in group:
                 if len(counts) == 1:  # a single row: a j dimension of one
                     counts, dstr, sstr = (1, *counts), (0, *dstr), (0, *sstr)
                 if len(counts) - 2 > MAX_OUTER:
@@ -249,22 +279,21 @@ class CopyProgram:
                     per_item, width = max(1, CPU_ITEM_ELEMENTS // ni), ni
                 outer = int(np.prod(counts[:-2], dtype=np.int64))
                 items = outer * -(-nj // per_item) * -(-ni // width)
-                row = [cp.dst + cp.dst_box.offset * dtype.itemsize, cp.src + cp.src_box.offset * dtype.itemsize,
-                       int(cp.negate), first, per_item, width, ni, dstr[-1], sstr[-1], nj, dstr[-2], sstr[-2],
+                row = [dst, src, int(negate), first, per_item, width, ni, dstr[-1], sstr[-1], nj, dstr[-2], sstr[-2],
                        len(counts) - 2]
-                for c, d, s in zip(counts[:-2], dstr[:-2], sstr[:-2]):
-                    row += [c, d, s]
+                for c, d, st in zip(counts[:-2], dstr[:-2], sstr[:-2]):
+                    row += [c, d, st]
                 row += [0] * (3 * MAX_OUTER - 3 * (len(counts) - 2))
                 rows.append(row)
                 first += items
             table = np.array(rows, dtype=np.int64).reshape(len(rows), _HEAD + 3 * MAX_OUTER)
-            kernel = copy_kernel(copy_type(dtype), dtype.itemsize, dtype.kind in "ub")
+            kernel = copy_kernel(ctype, itemsize, unsigned)
             self.launches.append((kernel, first, array(table, dtype=int64, device=device), len(rows)))
 
     def __len__(self) -> int:
         return sum(launch[3] for launch in self.launches)
 
     def run(self) -> None:
-        """Do every copy (one launch per element type)."""
+        """Do every copy (one launch per kind of element)."""
         for fn, items, table, nboxes in self.launches:
             launch(fn, dim=items, inputs=[table, nboxes], device=self.device)

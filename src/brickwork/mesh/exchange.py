@@ -30,7 +30,7 @@ completed, so a sweep's messages may be in flight while its local copies run.
 
 Running: the copies of a sweep, of every field exchanged together, are independent (each writes
 ghosts of direction d and reads cells that earlier sweeps completed), so ``LocalExchange`` turns
-them into one ``copies.CopyProgram`` per sweep: one kernel launch per sweep and element type, on the
+them into one ``copies.CopyProgram`` per sweep: one kernel launch per sweep and kind of copy, on the
 device that holds the fields (the CPU or a GPU), with no numpy on field data. User boundary
 functions run on the host after their sweep's copies.
 """
