@@ -191,6 +191,19 @@ def test_the_exchange_is_one_launch_per_sweep_with_no_host_copy(fake, ndim):
 
 
 @needs_nvrtc
+def test_sparse_blocks_without_an_instance_are_zeroed_on_the_device(fake):
+    pkg = Package("p")
+    pkg.add_field("tr", Metadata("Cell", "FillGhost", "Sparse"), sparse_ids=[3])
+    mesh = Mesh((8,), (4,), nghost=2, boundaries="periodic", packages=[pkg], device="cuda:0")
+    mesh.allocate_sparse(0, "tr", 3)
+    mesh.fill_ghosts()
+    launches, to_host = len(fake.launches), fake.to_host
+    mesh.fill_ghosts()
+    assert fake.to_host == to_host  # the unallocated block is zeroed by a launch, not through the host
+    assert len(fake.launches) - launches == 2  # the exchange, then the zeroing
+
+
+@needs_nvrtc
 def test_a_user_boundary_on_a_device_sees_a_host_copy_written_back(fake):
     seen = []
 

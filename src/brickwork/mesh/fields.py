@@ -134,6 +134,24 @@ class Field:
         if self.data is None or self.allocated.all():
             return
         absent = ~self.allocated
+        if isinstance(self.data, storage.DeviceStorage):  # a kernel, so the exchange stays on the device
+            self._zero_blocks_on_device(np.flatnonzero(absent))
+            return
         self.data[absent] = 0
         if self.flux is not None:
             self.flux[absent] = 0
+
+    def _zero_blocks_on_device(self, lids) -> None:
+        """Zero blocks ``lids`` of the device arrays: copies from one zero element (source stride 0)."""
+        from .copies import Box, Copy, CopyProgram
+
+        zero = storage.zeros((1,), self.spec.dtype, self.device)
+        copies = []
+        for arr in (self.data, self.flux):
+            if arr is None:
+                continue
+            per_block = int(np.prod(arr.shape[1:], dtype=np.int64))
+            for lid in lids:
+                dst = Box(int(lid) * per_block, (per_block,), (1,))
+                copies.append(Copy(arr.dtype, arr.ptr, dst, zero.ptr, Box(0, (per_block,), (0,))))
+        CopyProgram(copies, self.device).run()
