@@ -414,6 +414,9 @@ class IRLAInner(IRStmt):
     params: list
     body: list
     reduce: bool = False
+    # the visits may run as a vector loop: off where iterations update the same memory (a backward
+    # body's adjoint scatters into neighbouring scratch slots)
+    simd: bool = True
 
 
 @dataclass(eq=False)
