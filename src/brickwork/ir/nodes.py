@@ -573,6 +573,15 @@ class IRPush(IRStmt):
 
 
 @dataclass(eq=False)
+class IRAtomicAdd(IRStmt):
+    """``place += value`` as one atomic update (``place``: an array, scratch or view element). Backward
+    kernels accumulate with it where several threads may add into the same element."""
+
+    place: IRExpr
+    value: IRExpr
+
+
+@dataclass(eq=False)
 class IRPop(IRExpr):
     """The value last pushed (of ``type``), taken off the thread's tape stack."""
 

@@ -307,6 +307,32 @@ def run_bound(bound: list[tuple], call_user) -> None:
             raise AssertionError("a message step in a local exchange")
 
 
+def bind_transposed(plan: ExchangePlan, grad: np.ndarray) -> list[tuple]:
+    """The local COPY steps bound to a field's gradient, as ``(dst, src, negate)`` numeric views (no
+    void views: the transposed copies add). None when the plan has a user boundary or a message step,
+    which have no adjoint."""
+    arr = grad.reshape(plan.lattice_shape + grad.shape[1:]) if plan.lattice_shape else grad
+    bound = []
+    for step in plan.steps:
+        if step[0] != COPY:
+            return None
+        bound.append((arr[step[1]], arr[step[2]], step[3]))
+    return bound
+
+
+def run_transposed(bound: list[tuple]) -> None:
+    """The adjoint of the copies ``bound`` (from ``bind_transposed``): in reverse order, each copy's
+    destination gradient is added (negated for a flipped component) to its source and cleared, since
+    the copy overwrote the destination."""
+    for dst, src, negate in reversed(bound):
+        g = dst.copy()
+        dst[...] = 0
+        if negate:
+            src -= g
+        else:
+            src += g
+
+
 def layout_of(field, shape) -> Layout:
     """The exchange ``Layout`` of a ``Field`` on blocks of ``IndexShape`` ``shape``."""
     spec = field.spec

@@ -49,12 +49,19 @@ def _slab_row(slab: np.ndarray) -> tuple[int, int, int]:
     return slab.__array_interface__["data"][0], slab.strides[0] // item, slab.strides[1] // item
 
 
-def kernel_value(pack):
-    """The kernel argument of ``pack`` (cached on the pack, which holds its storage alive)."""
-    cached = getattr(pack, "_kernel_value", None)
+def kernel_value(pack, adjoint: bool = False):
+    """The kernel argument of ``pack`` (cached on the pack, which holds its storage alive); with
+    ``adjoint``, the same tables over the fields' gradients (``Field.grad``, ``Field.flux_grad``), the
+    argument a backward kernel adds the pack's adjoints into."""
+    attr = "_adjoint_kernel_value" if adjoint else "_kernel_value"
+    cached = getattr(pack, attr, None)
     if cached is not None:
         return cached
-    dtypes = {a.dtype for a in pack.arrays} | {a.dtype for a in pack.flux_arrays if a is not None}
+    arrays, flux_arrays = pack.arrays, pack.flux_arrays
+    if adjoint:
+        arrays = [f.grad for f in pack._fields]
+        flux_arrays = [f.flux_grad for f in pack._flux_fields]
+    dtypes = {a.dtype for a in arrays} | {a.dtype for a in flux_arrays if a is not None}
     if len(dtypes) != 1:
         raise TypeError(f"a pack used in a kernel needs one value dtype; this one mixes "
                         f"{', '.join(sorted(str(d) for d in dtypes))}")
@@ -68,7 +75,7 @@ def kernel_value(pack):
         for idx in range(nidx):
             array_id, lid, slot, stride = (int(x) for x in pack.index_table[b, idx])
             if array_id >= 0:
-                storage = pack.arrays[array_id]
+                storage = arrays[array_id]
                 for e in range(3):
                     s = slot + e * stride
                     if (e == 0 or stride > 0) and s < storage.shape[1]:
@@ -76,7 +83,7 @@ def kernel_value(pack):
                         ptr_shapes[b, idx, e] = storage.shape[2:5]
             flux_id, flid, fslot, dstride = (int(x) for x in pack.flux_table[b, idx])
             if flux_id >= 0:
-                storage = pack.flux_arrays[flux_id]
+                storage = flux_arrays[flux_id]
                 for d in range(3):
                     s = fslot + d * dstride
                     if (d == 0 or dstride > 0) and s < storage.shape[1]:
@@ -91,5 +98,7 @@ def kernel_value(pack):
     value.nblocks = nb
     value.ptr_shapes = array(ptr_shapes, dtype=int64, copy=False)
     value.flux_shapes = array(flux_shapes, dtype=int64, copy=False)
-    pack._kernel_value = value
+    setattr(pack, attr, value)
+    if not adjoint:  # a backward pass finds the pack's gradients from its kernel argument (runtime/tape.py)
+        object.__setattr__(value, "_bw_pack_source", pack)
     return value

@@ -26,10 +26,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import comm as _comm
+from ..errors import KernelNotDifferentiableError
+from ..runtime import tape as _tape
 from .boundary import BoundaryCondition, SideBoundary, periodic_directions, resolve_boundaries
 from .coordinates import UniformCoordinates
 from .decomposition import assign_ranks
-from .exchange import ExchangePlan, layout_of, run_bound
+from .exchange import ExchangePlan, bind_transposed, layout_of, run_bound, run_transposed
 from .fields import Field
 from .indexing import IndexDomain, IndexShape
 from .metadata import MetadataFlag
@@ -521,6 +523,10 @@ class Mesh:
         else:
             fields = self._ghost_fields(names)
         if self.nranks > 1:
+            if _tape.recording:
+                raise KernelNotDifferentiableError(
+                    "fill_ghosts under a wp.Tape: the ghost exchange between ranks has no adjoint yet (the "
+                    "gradient of a mesh code is available on one rank)")
 
             def call_user_on(fld: Field, side: IndexDomain, lids: tuple[int, ...]) -> None:
                 bc = self.boundaries[side]
@@ -534,6 +540,14 @@ class Mesh:
             return
         # Plan (and so validate) every field before the first copy.
         work = [(fld, self._bound_steps(fld)) for fld in fields if fld.data is not None]
+        if _tape.recording:  # differentiated: the transposed copies, checked before any copy is made
+            backward = [(fld, bind_transposed(self._plan(fld), fld.grad)) for fld, _ in work]
+            for fld, bound in backward:
+                if bound is None:
+                    raise KernelNotDifferentiableError(
+                        f"fill_ghosts under a wp.Tape: field {fld.name!r} has a user boundary function, "
+                        f"which has no adjoint (use periodic, outflow or reflecting sides)")
+            _tape.recording[-1].record_func(lambda: [run_transposed(b) for _, b in backward], [])
         for fld, steps in work:
 
             def call_user(side: IndexDomain, lids: tuple[int, ...], fld: Field = fld) -> None:

@@ -48,6 +48,11 @@ def adjoint_kernel(fn: ir.IRFunction, phased_rows: bool = True) -> ir.IRFunction
     return _Adjoint(nf.fn, nf.loops, rows, team_threads=not phased_rows).build()
 
 
+def is_pack_type(t) -> bool:
+    """Whether ``t`` is a mesh pack passed to a kernel (its backward kernel gets a pack of gradients)."""
+    return getattr(t, "_bw_pack", None) is not None
+
+
 def carries_adjoint(t) -> bool:
     """Whether a value of type ``t`` has an adjoint (floats, composites of floats, structs or tuples
     holding one)."""
@@ -146,10 +151,12 @@ class _Adjoint:
         self.adj_arrays: dict = {}  # array param name -> adjoint array param
         self.adj_scratch: dict = {}  # per-point scratch storage name -> its adjoint scratch's storage
         self.params = list(fn.params)
+        self.adj_packs: dict = {}  # pack param name -> the pack over its fields' gradients
+        self.slice_loop = None  # the loop tag of the outer body being reversed
         for name, t in fn.params:
-            if isinstance(t, ArrayType):
+            if isinstance(t, ArrayType) or is_pack_type(t):
                 p = ir.IRLocal(adjoint_param_name(name), t)
-                self.adj_arrays[name] = p
+                (self.adj_arrays if isinstance(t, ArrayType) else self.adj_packs)[name] = p
                 self.params.append((p.name, t))
 
     def build(self) -> ir.IRFunction:
@@ -172,6 +179,13 @@ class _Adjoint:
         if found is None:  # an array the adjoint cannot follow (a struct's field): no gradient
             found = self.adj_arrays[arr.name] = self.locals.new(f"_adj_{arr.name}_", arr.type)
         return found
+
+    def adj_view_elem(self, e: ir.IRLAViewElem) -> ir.IRLAViewElem:
+        pack = e.view.pack
+        adj = self.adj_packs.get(pack.name) if isinstance(pack, ir.IRLocal) else None
+        if adj is None:
+            raise _not_differentiable(self.label, "a view of a pack that is not a kernel argument has no adjoint")
+        return ir.IRLAViewElem(replace(e.view, pack=adj), e.var, e.element, e.point, e.type)
 
     def adj_scratch_elem(self, e: ir.IRLAScratchElem) -> ir.IRLAScratchElem:
         return ir.IRLAScratchElem(self.adj_scratch[e.storage.name], e.comps, e.point, e.type)
@@ -242,8 +256,8 @@ class _Adjoint:
         target, value = s.target, s.value
         if not isinstance(target, ir.IRLocal):
             _, root = _path(target)
-            if isinstance(root, ir.IRArrayElem):
-                return  # array stores: done by the forward launch
+            if isinstance(root, (ir.IRArrayElem, ir.IRLAViewElem)):
+                return  # array and view stores: done by the forward launch
             out.append(s)
             return
         if isinstance(value, ir.IRCall) and value.op.startswith("atomic_"):
@@ -295,8 +309,9 @@ class _Adjoint:
                 replay = self.forward(s.body, record=True)
                 if self.team_threads and s.config.loop != "boiv":
                     self.slice_locals = _assigned_outside_visits(s.body)
+                self.slice_loop = s.config.loop
                 reverse = self.reverse(s.body)
-                self.slice_locals = set()
+                self.slice_locals, self.slice_loop = set(), None
                 out.append(replace(s, body=replay + [ir.IRTeamBarrier(None)] + reverse))
             elif isinstance(s, ir.IRLAInner):
                 # visits are independent: each replays its point, then reverses it; neighbouring visits
@@ -368,6 +383,16 @@ class _Adjoint:
                 if carries_adjoint(place.type):
                     out.append(ir.IRAssign(place, zero(place.type)))
                 return
+            if isinstance(root, ir.IRLAViewElem):
+                # a store through a view: the value gets the element's adjoint, which is then cleared (what
+                # was there before is overwritten: a mesh field updated in place, fluxes of each stage)
+                place = _rebase(path, self.adj_view_elem(root))
+                if carries_adjoint(value.type) and isinstance(value, ir.IRLocal):
+                    g = self.locals.new("_ad_g", value.type)
+                    out.append(ir.IRAssign(g, place))
+                    self.accumulate(value, g, out)
+                out.append(ir.IRAssign(place, zero(place.type)))
+                return
             if isinstance(root, ir.IRArrayElem):  # a store: its value's adjoint is the adjoint array's element
                 if carries_adjoint(value.type) and isinstance(value, ir.IRLocal):
                     adj_arr = self.adj_array(root.array)
@@ -423,8 +448,18 @@ class _Adjoint:
             else:
                 update = ir.IRExprStmt(ir.IRCall("atomic_add", [adj_arr, *value.indices, g], value.type))
             out.append(ir.IRIf(self.has_grad(adj_arr), [update], []))
+        elif isinstance(value, ir.IRLAViewElem):
+            place = self.adj_view_elem(value)
+            if self.team_threads or self.slice_loop != "bvoi":  # other slices (threads) reach the same cells
+                out.append(ir.IRAtomicAdd(place, g))
+            else:  # a bvoi slice is its block, on one thread, its visits in order
+                self._add_into(place, g, out)
         elif isinstance(value, ir.IRLAScratchElem):
-            self._add_into(self.adj_scratch_elem(value), g, out)
+            place = self.adj_scratch_elem(value)
+            if self.team_threads:  # the slice's threads share its scratch
+                out.append(ir.IRAtomicAdd(place, g))
+            else:  # a slice runs on one thread, its visits in order (not as a vector loop)
+                self._add_into(place, g, out)
         elif isinstance(value, (ir.IRComponent, ir.IRField, ir.IRTupleGet)):
             base = value.base
             if isinstance(base, ir.IRLocal) and carries_adjoint(base.type):

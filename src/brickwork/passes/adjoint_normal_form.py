@@ -279,9 +279,10 @@ class _Flattener:
             base = ir.IRArrayElem(arr, idx, root.type, root.where)
             out.append(ir.IRAssign(self.rebuild(path, base, env, out), atom))
             return
-        if isinstance(root, ir.IRLAScratchElem):
+        if isinstance(root, (ir.IRLAScratchElem, ir.IRLAViewElem)):
             atom = self.atom(value, env, out)
-            base = self.scratch_elem(root, env, out)
+            base = self.scratch_elem(root, env, out) if isinstance(root, ir.IRLAScratchElem) else self.view_elem(
+                root, env, out)
             out.append(ir.IRAssign(self.rebuild(path, base, env, out), atom))
             return
         raise _not_differentiable(self.label, f"stores into {type(root).__name__[2:]} have no adjoint yet")
@@ -412,6 +413,8 @@ class _Flattener:
             return e
         if isinstance(e, ir.IRLAScratchElem):
             return self.scratch_elem(e, env, out)
+        if isinstance(e, ir.IRLAViewElem):
+            return self.view_elem(e, env, out)
         if isinstance(e, ir.IRLAGetKJI):
             return ir.IRLAGetKJI(self.atom(e.index, env, out), e.type)
         if isinstance(e, ir.IRSelect):  # a conditional expression: only the taken side runs
@@ -427,6 +430,13 @@ class _Flattener:
     def scratch_elem(self, e: ir.IRLAScratchElem, env, out) -> ir.IRLAScratchElem:
         return ir.IRLAScratchElem(e.storage, [self.atom(c, env, out) for c in e.comps],
                                   [self.atom(p, env, out) for p in e.point], e.type, e.where)
+
+    def view_elem(self, e: ir.IRLAViewElem, env, out) -> ir.IRLAViewElem:
+        v = e.view
+        view = replace(v, pack=self.atom(v.pack, env, out),
+                       direction=None if v.direction is None else self.atom(v.direction, env, out))
+        var = ir.PackVar(e.var.position, self.atom(e.var.offset, env, out))
+        return ir.IRLAViewElem(view, var, e.element, [self.atom(p, env, out) for p in e.point], e.type, e.where)
 
     def inline(self, call: ir.IRFuncCall, env, out):
         """A ``@func`` call: its body (its ``@func_replay`` if any), with fresh names, returns as flags;
