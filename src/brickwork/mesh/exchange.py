@@ -323,10 +323,13 @@ def bind_transposed(plan: ExchangePlan, grad: np.ndarray) -> list[tuple]:
 def run_transposed(bound: list[tuple]) -> None:
     """The adjoint of the copies ``bound`` (from ``bind_transposed``): in reverse order, each copy's
     destination gradient is added (negated for a flipped component) to its source and cleared, since
-    the copy overwrote the destination."""
+    the copy overwrote the destination; a source broadcast to several ghosts gets their sum."""
     for dst, src, negate in reversed(bound):
         g = dst.copy()
         dst[...] = 0
+        if g.shape != src.shape:  # one source cell copied to several ghosts (outflow): their sum flows back
+            spread = tuple(a for a, (n, m) in enumerate(zip(src.shape, g.shape)) if n == 1 and m != 1)
+            g = g.sum(axis=spread, keepdims=True)
         if negate:
             src -= g
         else:
