@@ -164,3 +164,41 @@ def test_slice_value_used_by_visits_is_refused_on_team_threads(loop):
             tape.backward(grads={out: wp.array(np.ones(SHAPE), dtype=wp.float64)})
     assert np.all(out.numpy()[LOGICAL] == 3.0)
     assert not u.grad.numpy().any()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("loop, inner", [("bvoi", "logical_flat"), ("bovi", "memory"), ("boiv", "logical_coords")])
+def test_outer_reduce_sum_is_a_loss(loop, inner, target):
+    """loss = sum over the logical cells of u^2 v, reduced with la.outer_reduce into an array: each
+    folded value gets the loss's adjoint."""
+    rng = np.random.default_rng(6)
+    un, vn = rng.random(SHAPE), rng.random(SHAPE)
+    u = wp.array(un, dtype=wp.float64, requires_grad=True)
+    v = wp.array(vn, dtype=wp.float64, requires_grad=True)
+    loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    space = _space(loop, inner, la.halo.none, target).with_reducer(la.Sum(wp.float64))
+
+    def body(rng_, b):
+        def value(k, j, i):
+            return u[b, k, j, i] * u[b, k, j, i] * v[b, k, j, i]
+        la.inner_reduce(rng_, value)
+
+    with config.override(target=target):
+        tape = wp.Tape()
+        with tape:
+            la.outer_reduce(space, body, out=loss)
+        tape.backward(loss)
+    mask = _logical_mask()
+    np.testing.assert_allclose(loss.numpy()[0], (un * un * vn * mask).sum(), rtol=1e-13)
+    np.testing.assert_allclose(u.grad.numpy(), 2.0 * un * vn * mask, rtol=1e-13)
+    np.testing.assert_allclose(v.grad.numpy(), un * un * mask, rtol=1e-13)
+
+
+def test_outer_reduce_min_into_a_gradient_array_is_refused():
+    u = wp.array(np.ones(SHAPE), dtype=wp.float64, requires_grad=True)
+    out = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    space = _space("bvoi", "logical_flat", la.halo.none, "cpu").with_reducer(la.Min(wp.float64))
+    with wp.Tape():
+        with pytest.raises(wp.KernelNotDifferentiableError, match=r"la.Min.*has no adjoint yet"):
+            la.outer_reduce(space, lambda rng_, b: la.inner_reduce(rng_, lambda k, j, i: u[b, k, j, i]), out=out)
+    assert out.numpy()[0] == 0.0

@@ -153,6 +153,7 @@ class _Adjoint:
         self.params = list(fn.params)
         self.adj_packs: dict = {}  # pack param name -> the pack over its fields' gradients
         self.slice_loop = None  # the loop tag of the outer body being reversed
+        self.reducer = None  # and its reducer (outer_reduce)
         for name, t in fn.params:
             if isinstance(t, ArrayType) or is_pack_type(t):
                 p = ir.IRLocal(adjoint_param_name(name), t)
@@ -241,7 +242,9 @@ class _Adjoint:
             elif isinstance(s, ir.IRLAInner):
                 body = self.forward(s.body, record=False)
                 if any(_stores_scratch(x) for x in ir.walk(body)):  # only what it writes to scratch is needed
-                    out.append(replace(s, body=body))
+                    out.append(replace(s, body=body, reduce=False))
+            elif isinstance(s, ir.IRLAFold):
+                pass  # the forward launch folded
             elif isinstance(s, ir.IRLAScratch):
                 adj = self.locals.new(f"_adj_{s.storage.name}_", s.storage.type)
                 self.adj_scratch[s.storage.name] = adj
@@ -310,6 +313,7 @@ class _Adjoint:
                 if self.team_threads and s.config.loop != "boiv":
                     self.slice_locals = _assigned_outside_visits(s.body)
                 self.slice_loop = s.config.loop
+                self.reducer = s.config.reducer
                 reverse = self.reverse(s.body)
                 self.slice_locals, self.slice_loop = set(), None
                 out.append(replace(s, body=replay + [ir.IRTeamBarrier(None)] + reverse))
@@ -320,12 +324,27 @@ class _Adjoint:
                 body = self.forward(s.body, record=True) + self.reverse(s.body)
                 self.in_visit = False
                 if body:
-                    out.append(replace(s, body=body, simd=False))
+                    out.append(replace(s, body=body, simd=False, reduce=False))
+            elif isinstance(s, ir.IRLAFold):
+                self.reverse_fold(s, out)
             elif isinstance(s, ir.IRTeamBarrier):
                 out.append(s)
             elif isinstance(s, ir.IRLAScratchZero):  # the zeroed values are constants: nothing flows back
                 out.append(ir.IRLAScratchZero(self.adj_scratch[s.storage.name]))
         return out
+
+    def reverse_fold(self, s: ir.IRLAFold, out):
+        """A value folded into an ``outer_reduce``'s Sum gets the result's adjoint, which the backward
+        launch passes in every element of the partials' adjoint array (d sum / d partial = 1)."""
+        if type(self.reducer).__name__ != "Sum":
+            raise _not_differentiable(self.label, f"la.outer_reduce with {self.reducer!r} has no adjoint yet "
+                                      "(la.Sum has)")
+        if not (isinstance(s.value, ir.IRLocal) and carries_adjoint(s.value.type)):
+            return
+        partials = self.adj_arrays.get("_la_partials")
+        if partials is None:
+            raise AssertionError("a fold outside an outer_reduce kernel")
+        self.accumulate(s.value, ir.IRArrayElem(partials, [i32(0)], s.value.type), out)
 
     def reverse_custom(self, s: IRCustomAdjoint, out):
         """The user's gradient function in place of the call's reverse sweep (or, for a function with

@@ -241,8 +241,6 @@ class _Flattener:
             self.keep(s.block)
             out.append(replace(s, body=self.block(s.body, dict(env))))
         elif isinstance(s, ir.IRLAInner):
-            if s.reduce:
-                raise _not_differentiable(self.label, "la.inner_reduce has no adjoint yet")
             for p in s.params:
                 self.keep(p)
             # the visits of an inner loop are independent: what one assigns is private to it
@@ -252,6 +250,8 @@ class _Flattener:
             out.append(s)
         elif isinstance(s, (ir.IRLAScratchZero, ir.IRTeamBarrier)):
             out.append(s)
+        elif isinstance(s, ir.IRLAFold):
+            out.append(ir.IRLAFold(self.atom(s.value, env, out)))
         else:
             raise _not_differentiable(self.label, f"{type(s).__name__[2:]} statements have no adjoint yet "
                                       "(the loop abstraction and mesh packs are differentiated only on the forward "

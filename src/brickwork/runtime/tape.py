@@ -40,18 +40,22 @@ class Tape:
         return False
 
     # -- recording ---------------------------------------------------------------------------------
-    def record_launch(self, kernel, dim, inputs, outputs, device=None) -> None:
-        saved = []
+    def record_launch(self, kernel, dim, inputs, outputs, device=None, saved=None, adjoints=None) -> None:
+        """Record a launch; ``saved``: (storage, values) to put back while its backward kernel runs (taken
+        now from the mesh fields its packs reach when None); ``adjoints``: a function giving the adjoint
+        arguments at backward time (default: each array's ``.grad``)."""
+        snapshot = []
         for a in (*inputs, *outputs):
             if isinstance(a, array) and a.requires_grad:
                 self.gradients[a] = a.grad
             elif getattr(type(a), "_bw_pack", None) is not None:
                 self.packs.append(a)
-                saved += _field_snapshot(a)
+                snapshot += field_snapshot(a)
         # mesh fields are updated in place stage after stage: the backward kernel must replay this launch
         # on the values it read, so they are saved now (plain arrays are not: as in Warp, don't overwrite
         # an array a recorded launch read)
-        self.launches.append((kernel, dim, list(inputs), list(outputs), device, saved))
+        saved = snapshot if saved is None else saved
+        self.launches.append((kernel, dim, list(inputs), list(outputs), device, saved, adjoints))
 
     def record_func(self, backward, arrays) -> None:
         """Record a Python function to call (with no arguments) at its place in the backward pass;
@@ -83,9 +87,12 @@ class Tape:
             if callable(entry):
                 entry()
                 continue
-            kernel, dim, inputs, outputs, device, saved = entry
-            adj_in = [_adjoint_of(a) for a in inputs]
-            adj_out = [_adjoint_of(a) for a in outputs]
+            kernel, dim, inputs, outputs, device, saved, adjoints = entry
+            if adjoints is not None:
+                adj_in, adj_out = adjoints(), []
+            else:
+                adj_in = [adjoint_of(a) for a in inputs]
+                adj_out = [adjoint_of(a) for a in outputs]
             now = [(storage, storage.copy()) for storage, _ in saved]
             for storage, before in saved:
                 storage[...] = before
@@ -116,10 +123,10 @@ class Tape:
 
     def get_adjoint(self, a):
         """The gradient array of ``a`` (None for non-arrays and arrays without one)."""
-        return _adjoint_of(a)
+        return adjoint_of(a)
 
 
-def _field_snapshot(value) -> list:
+def field_snapshot(value) -> list:
     """(storage, copy) of every mesh array the pack kernel value ``value`` reaches."""
     pack = getattr(value, "_bw_pack_source", None)
     if pack is None:
@@ -127,7 +134,7 @@ def _field_snapshot(value) -> list:
     return [(a, a.copy()) for a in (*pack.arrays, *pack.flux_arrays) if a is not None]
 
 
-def _adjoint_of(a):
+def adjoint_of(a):
     return a.grad if isinstance(a, array) else None
 
 
