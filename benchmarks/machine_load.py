@@ -1,13 +1,19 @@
-"""The machine's load average around a benchmark run, and whether it was too busy to publish.
+"""The machine's load around a benchmark run, and whether it was too busy to publish.
 
 Timings taken while other processes compete for the cores are not comparable with a quiet run,
-so ``run.py`` records the 1-minute load average before and after the run and refuses to
-overwrite RESULTS.md when either exceeds ``LOADED_PER_CORE`` per logical CPU (unless asked).
+so ``run.py`` records the 1-minute load average before and after the run, and the CPUs that
+*other* processes kept busy during it (``OtherCpuMeter``: the machine's busy time from /proc/stat
+less the run's own CPU time, so the benchmark's own threads do not count against it), and refuses
+to overwrite RESULTS.md when the load before the run or the others' share during it exceeds
+``LOADED_PER_CORE`` per logical CPU (unless asked). Where the others' share cannot be measured,
+the load average after the run decides instead.
 """
 
 from __future__ import annotations
 
 import os
+import resource
+import time
 from dataclasses import dataclass
 
 LOADED_PER_CORE = 0.5
@@ -21,19 +27,55 @@ def load_average() -> float | None:
         return None
 
 
+def _busy_seconds() -> float | None:
+    """CPU-seconds the whole machine has spent busy since boot (all CPUs), or None without /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def _own_seconds() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)  # the JIT-cost probes run as subprocesses
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+class OtherCpuMeter:
+    """How many CPUs other processes kept busy, on average, since this meter was made."""
+
+    def __init__(self):
+        self.start = (time.monotonic(), _busy_seconds(), _own_seconds())
+
+    def others(self) -> float | None:
+        wall0, busy0, own0 = self.start
+        busy = _busy_seconds()
+        wall = time.monotonic() - wall0
+        if busy is None or busy0 is None or wall <= 0:
+            return None
+        return max(0.0, ((busy - busy0) - (_own_seconds() - own0)) / wall)
+
+
 @dataclass(frozen=True)
 class LoadRecord:
-    """The 1-minute load average before and after a run, on ``cpus`` logical CPUs."""
+    """The 1-minute load average before and after a run, on ``cpus`` logical CPUs, and the CPUs other
+    processes kept busy during it (None: not measured)."""
 
     before: float | None
     after: float | None
     cpus: int
     limit_per_core: float = LOADED_PER_CORE
+    others: float | None = None
 
     def loaded(self) -> bool:
-        """Whether either reading exceeds ``limit_per_core`` per logical CPU."""
+        """Whether the load before the run, or the others' share during it (else the load after it),
+        exceeds ``limit_per_core`` per logical CPU."""
         limit = self.limit_per_core * self.cpus
-        return any(value is not None and value > limit for value in (self.before, self.after))
+        during = self.others if self.others is not None else self.after
+        return any(value is not None and value > limit for value in (self.before, during))
 
     def text(self) -> str:
         """One header line: both readings, the limit, and the verdict."""
@@ -42,7 +84,9 @@ class LoadRecord:
             return "unknown" if value is None else f"{value:.2f}"
 
         verdict = "loaded" if self.loaded() else "quiet"
+        others = "" if self.others is None else f"; other processes used {self.others:.2f} CPUs during the run"
         return (
             f"load average (1 min): {show(self.before)} before, {show(self.after)} after, on {self.cpus} "
-            f"logical CPUs ({verdict}; limit {self.limit_per_core:g} per CPU = {self.limit_per_core * self.cpus:g})"
+            f"logical CPUs{others} ({verdict}; limit {self.limit_per_core:g} per CPU = "
+            f"{self.limit_per_core * self.cpus:g})"
         )

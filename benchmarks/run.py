@@ -27,7 +27,7 @@ import jit_costs
 import numpy as np
 import report
 from cases import CASES, Case
-from machine_load import LOADED_PER_CORE, LoadRecord, load_average
+from machine_load import LOADED_PER_CORE, LoadRecord, OtherCpuMeter, load_average
 from peers import KERNEL_LANGUAGES, PEER_SETUPS, KernelLanguage, Peer, PeerUnavailable, make_peers
 from timing import measure_interleaved
 
@@ -237,6 +237,7 @@ def context_lines(args, contexts: dict, threads: int, reps: int, load: LoadRecor
 def main(argv=None) -> int:
     args = parse_args(argv)
     load_before = load_average()
+    meter = OtherCpuMeter()
     threads = cnative.thread_count()
     os.environ.setdefault("BRICKWORK_NUM_THREADS", str(threads))  # brickwork and C use the same count
     reps = args.reps or (3 if args.quick else 11)
@@ -281,7 +282,7 @@ def main(argv=None) -> int:
     if args.impl not in contexts:
         notes.append(f"the primary column ({args.impl}) is unavailable: its targets are not evaluated")
 
-    load = LoadRecord(load_before, load_average(), os.cpu_count() or 1)
+    load = LoadRecord(load_before, load_average(), os.cpu_count() or 1, others=meter.others())
     write = not args.no_write
     if write and load.loaded() and not args.allow_loaded:
         print(f"not writing {args.out}: the machine was loaded ({load.text()}); "

@@ -312,3 +312,44 @@ def test_wide_stencil_adjoint(monkeypatch):
         expected[i + 1] += un[i - 2]
         expected[i + 2] += 3.0
     np.testing.assert_allclose(u.grad.numpy(), expected, atol=1e-12)
+
+
+@wp.func
+def poly(x: wp.Any, c: wp.Any):
+    return x * c * c
+
+
+@wp.func
+def weight(x: wp.float64):
+    return wp.float64(2.0) * x
+
+
+@wp.func
+def weight(x: wp.vec2d):  # noqa: F811 - an overload by parameter type, Warp's way
+    return wp.vec2d(x[0] * x[1], x[1])
+
+
+@wp.kernel
+def overloads_and_generics(s: wp.array(dtype=wp.float64), v: wp.array(dtype=wp.vec2d),
+                           out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    a = weight(poly(s[i], s[i]))           # the float64 instances
+    b = weight(poly(v[i], s[i]))           # the vec2d ones
+    out[i] = a + b[0] + wp.float64(3.0) * b[1]
+
+
+def test_generic_and_overloaded_functions_differentiate_per_instance():
+    sn, vn = np.array([0.5, -1.5]), np.array([[0.3, 1.2], [-0.7, 0.4]])
+    s = wp.array(sn, dtype=wp.float64, requires_grad=True)
+    v = wp.array(vn, dtype=wp.vec2d, requires_grad=True)
+    out = wp.zeros(2, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(overloads_and_generics, 2, inputs=[s, v, out])
+    tape.backward(grads={out: wp.array([1.0, 1.0], dtype=wp.float64)})
+    x, y = vn[:, 0], vn[:, 1]
+    c = sn
+    np.testing.assert_allclose(out.numpy(), 2 * c ** 3 + x * y * c ** 4 + 3 * y * c ** 2, rtol=1e-14)
+    np.testing.assert_allclose(s.grad.numpy(), 6 * c ** 2 + 4 * x * y * c ** 3 + 6 * y * c, rtol=1e-14)
+    np.testing.assert_allclose(v.grad.numpy()[:, 0], y * c ** 4, rtol=1e-14)
+    np.testing.assert_allclose(v.grad.numpy()[:, 1], x * c ** 4 + 3 * c ** 2, rtol=1e-14)

@@ -1,5 +1,6 @@
 """benchmarks/machine_load.py: when a benchmark run counts as loaded, and how the header says so."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -7,7 +8,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-from machine_load import LOADED_PER_CORE, LoadRecord, load_average  # noqa: E402
+from machine_load import LOADED_PER_CORE, LoadRecord, OtherCpuMeter, load_average  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -39,3 +40,33 @@ def test_header_line_gives_both_readings_the_limit_and_the_verdict():
 def test_load_average_reads_the_one_minute_value():
     value = load_average()
     assert value is None or value >= 0.0
+
+
+@pytest.mark.parametrize(("before", "after", "others", "loaded"), [
+    (0.2, 2.0, 0.3, False),  # the run's own two threads raise the load after it: not others
+    (0.2, 2.0, 1.2, True),  # others kept 1.2 of 2 CPUs busy during the run
+    (1.5, 0.1, 0.0, True),  # loaded before
+])
+def test_others_share_during_the_run_decides_instead_of_the_load_after(before, after, others, loaded):
+    record = LoadRecord(before, after, 2, others=others)
+    assert record.loaded() is loaded
+    assert f"other processes used {others:.2f} CPUs during the run" in record.text()
+
+
+def test_other_cpu_meter_subtracts_this_process(monkeypatch):
+    import machine_load
+
+    clock = {"wall": 100.0, "busy": 50.0, "own": 7.0}
+    monkeypatch.setattr(machine_load.time, "monotonic", lambda: clock["wall"])
+    monkeypatch.setattr(machine_load, "_busy_seconds", lambda: clock["busy"])
+    monkeypatch.setattr(machine_load, "_own_seconds", lambda: clock["own"])
+    meter = OtherCpuMeter()
+    clock.update(wall=102.0, busy=55.0, own=10.0)  # 2 s: the machine busy for 5 CPU-s, 3 of them ours
+    assert meter.others() == pytest.approx(1.0)
+    clock.update(busy=56.0, own=14.0)  # more of our own time than the machine's: never negative
+    assert meter.others() == 0.0
+
+
+def test_other_cpu_meter_reads_this_machine():
+    others = OtherCpuMeter().others()
+    assert others is None or 0.0 <= others <= (os.cpu_count() or 1)

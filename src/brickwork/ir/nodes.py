@@ -414,6 +414,9 @@ class IRLAInner(IRStmt):
     params: list
     body: list
     reduce: bool = False
+    # the visits may run as a vector loop: off where iterations update the same memory (a backward
+    # body's adjoint scatters into neighbouring scratch slots)
+    simd: bool = True
 
 
 @dataclass(eq=False)
@@ -566,6 +569,15 @@ class IRGpuArena(IRExpr):
 class IRPush(IRStmt):
     """Save ``value`` on the thread's tape stack (a loop's carried values and trip count)."""
 
+    value: IRExpr
+
+
+@dataclass(eq=False)
+class IRAtomicAdd(IRStmt):
+    """``place += value`` as one atomic update (``place``: an array, scratch or view element). Backward
+    kernels accumulate with it where several threads may add into the same element."""
+
+    place: IRExpr
     value: IRExpr
 
 

@@ -80,6 +80,8 @@ def _stmt(s, depth, out):
         out.extend(format_block(s.boundary, depth + 1))
     elif isinstance(s, ir.IRPush):
         out.append(f"{pad}push({expr(s.value)})")
+    elif isinstance(s, ir.IRAtomicAdd):
+        out.append(f"{pad}atomic {expr(s.place)} += {expr(s.value)}")
     elif isinstance(s, ir.IRReturn):
         out.append(f"{pad}return" + ("" if s.value is None else f" {expr(s.value)}"))
     elif isinstance(s, ir.IRPrint):

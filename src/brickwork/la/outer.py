@@ -4,11 +4,12 @@ kernel-only functions a body calls (``inner``, scratch, views)."""
 
 from __future__ import annotations
 
-from ..errors import LaunchError
+from ..errors import KernelNotDifferentiableError, LaunchError
 from ..frontend.limits import INDEX_LIMIT
 from ..lang.body import body_kernel
+from ..runtime import tape as _tape
 from ..runtime.launch import launch
-from ..types.arrays import array, empty, type_name
+from ..types.arrays import array, empty, full, type_name
 from . import tags
 from .reducers import combine_kernels
 from .space import IndexSpace
@@ -59,6 +60,18 @@ def outer(space: IndexSpace, body) -> None:
     launch(kernel, dim=dims, inputs=kernel.arguments(space.runtime_geometry()))
 
 
+def _record_sum_adjoint(kernel, dims, args, out, nslices) -> None:
+    tape = _tape.recording[-1]
+    saved = [x for a in args for x in _tape.field_snapshot(a)]  # as for a recorded launch (tape.py)
+
+    def adjoints():
+        adj = [_tape.adjoint_of(a) for a in args]
+        adj[-1] = full(nslices, out.grad.numpy()[0], dtype=out.dtype)  # the partials' adjoint
+        return adj
+
+    tape.record_launch(kernel, dims, args, (), saved=saved, adjoints=adjoints)
+
+
 def _work_hint(kernel, space, dims) -> None:
     """Cells per grid point, so that launch shares slices among threads when the cells are many."""
     points = 1
@@ -88,6 +101,10 @@ def outer_reduce(space: IndexSpace, body, out=None):
             got = type_name(out._key) if isinstance(out, array) else type(out).__name__
             raise LaunchError(f"la.outer_reduce: out must be a 1-D array of {type_name(vt)} (the space's reducer "
                               f"{reducer!r}), got {got}")
+    differentiated = out is not None and out.requires_grad and _tape.recording
+    if differentiated and type(space.reducer).__name__ != "Sum":
+        raise KernelNotDifferentiableError(f"la.outer_reduce under a wp.Tape: a reduction with {space.reducer!r} into "
+                                           f"an array that requires a gradient has no adjoint yet (la.Sum has)")
     kernel, dims = _prepare(space, body, "outer_reduce", True)
     _work_hint(kernel, space, dims)
     nslices = 1
@@ -102,15 +119,19 @@ def outer_reduce(space: IndexSpace, body, out=None):
         return found
 
     partials = buffer("partials", nslices)
-    launch(kernel, dim=dims, inputs=kernel.arguments(space.runtime_geometry(), partials))
+    if differentiated:  # the result's gradient reaches every slice's values: d sum / d partial = 1
+        _record_sum_adjoint(kernel, dims, kernel.arguments(space.runtime_geometry(), partials), out, nslices)
+    # not recorded on a tape: the reduced value is a constant there (a time step, a norm)
+    launch(kernel, dim=dims, inputs=kernel.arguments(space.runtime_geometry(), partials), record_tape=False)
     combine_blocks, combine_partials = combine_kernels(reducer)
     per_block = buffer("blocks", space.nblocks)
-    launch(combine_blocks, dim=space.nblocks, inputs=[partials, per_block, nslices // space.nblocks])
+    launch(combine_blocks, dim=space.nblocks, inputs=[partials, per_block, nslices // space.nblocks],
+           record_tape=False)
     mesh = space.md.mesh if space.md is not None else None
     if mesh is not None and mesh.nranks > 1:
         per_block = _gather_block_partials(space, per_block, buffer)
     target = out if out is not None else buffer("result", 1)
-    launch(combine_partials, dim=1, inputs=[per_block, target, per_block.shape[0]])
+    launch(combine_partials, dim=1, inputs=[per_block, target, per_block.shape[0]], record_tape=False)
     if out is not None:
         return None
     value = target.numpy()[0]

@@ -39,6 +39,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from . import storage
 from .boundary import BoundaryCondition, SideBoundary
 from .copies import Copy, CopyProgram, box
@@ -286,6 +288,35 @@ class LocalExchange:
             program.run()
             for fld, side, lids in users:
                 call_user(fld, side, lids)
+
+
+def bind_transposed(plan: ExchangePlan, grad: np.ndarray) -> list[tuple]:
+    """The local COPY steps bound to a field's gradient, as ``(dst, src, negate)`` numeric views (no
+    void views: the transposed copies add). None when the plan has a user boundary or a message step,
+    which have no adjoint."""
+    arr = grad.reshape(plan.lattice_shape + grad.shape[1:]) if plan.lattice_shape else grad
+    bound = []
+    for step in plan.steps:
+        if step[0] != COPY:
+            return None
+        bound.append((arr[step[1]], arr[step[2]], step[3]))
+    return bound
+
+
+def run_transposed(bound: list[tuple]) -> None:
+    """The adjoint of the copies ``bound`` (from ``bind_transposed``): in reverse order, each copy's
+    destination gradient is added (negated for a flipped component) to its source and cleared, since
+    the copy overwrote the destination; a source broadcast to several ghosts gets their sum."""
+    for dst, src, negate in reversed(bound):
+        g = dst.copy()
+        dst[...] = 0
+        if g.shape != src.shape:  # one source cell copied to several ghosts (outflow): their sum flows back
+            spread = tuple(a for a, (n, m) in enumerate(zip(src.shape, g.shape)) if n == 1 and m != 1)
+            g = g.sum(axis=spread, keepdims=True)
+        if negate:
+            src -= g
+        else:
+            src += g
 
 
 def layout_of(field, shape) -> Layout:

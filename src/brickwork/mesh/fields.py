@@ -64,6 +64,29 @@ class Field:
         """True when the field was declared ``WithFluxes``."""
         return self.spec.has(MetadataFlag.WithFluxes)
 
+    @property
+    def grad(self) -> np.ndarray:
+        """The gradient of ``data`` (same shape, zeros until a ``wp.Tape`` backward pass adds into it;
+        created on first use)."""
+        if getattr(self, "_grad", None) is None or self._grad.shape != self._require_data().shape:
+            self._grad = np.zeros_like(self._require_data())
+        return self._grad
+
+    @property
+    def flux_grad(self) -> np.ndarray | None:
+        """The gradient of ``flux`` (None without fluxes; created on first use)."""
+        if self.flux is None:
+            return None
+        if getattr(self, "_flux_grad", None) is None or self._flux_grad.shape != self.flux.shape:
+            self._flux_grad = np.zeros_like(self.flux)
+        return self._flux_grad
+
+    def zero_grad(self) -> None:
+        """Set the gradients of ``data`` and ``flux`` to zero (where they exist)."""
+        for g in (getattr(self, "_grad", None), getattr(self, "_flux_grad", None)):
+            if g is not None:
+                g[...] = 0
+
     def _create_arrays(self) -> None:
         spec = self.spec
         self.data = storage.zeros((self.nblocks, spec.nslots, *self.extents), spec.dtype, self.device)

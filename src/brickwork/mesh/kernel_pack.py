@@ -21,6 +21,7 @@ import hashlib
 
 import numpy as np
 
+from ..errors import KernelNotDifferentiableError
 from ..types.arrays import array, array3d, array4d
 from ..types.scalars import int32, int64, scalar_from_numpy
 from ..types.structs import struct
@@ -54,12 +55,22 @@ def _slab_row(data, lid: int, slot: int) -> tuple[int, int, int]:
     return _storage.address(data) + lid * strides[0] + slot * strides[1], strides[2] // item, strides[3] // item
 
 
-def kernel_value(pack):
-    """The kernel argument of ``pack`` (cached on the pack, which holds its storage alive)."""
-    cached = getattr(pack, "_kernel_value", None)
+def kernel_value(pack, adjoint: bool = False):
+    """The kernel argument of ``pack`` (cached on the pack, which holds its storage alive); with
+    ``adjoint``, the same tables over the fields' gradients (``Field.grad``, ``Field.flux_grad``), the
+    argument a backward kernel adds the pack's adjoints into."""
+    attr = "_adjoint_kernel_value" if adjoint else "_kernel_value"
+    cached = getattr(pack, attr, None)
     if cached is not None:
         return cached
-    dtypes = {a.dtype for a in pack.arrays} | {a.dtype for a in pack.flux_arrays if a is not None}
+    arrays, flux_arrays = pack.arrays, pack.flux_arrays
+    if adjoint and pack.md.mesh.device.ordinal is not None:
+        raise KernelNotDifferentiableError(f"gradients of a mesh on {pack.md.mesh.device} are not supported yet: "
+                                           f"differentiate on a mesh on the CPU")
+    if adjoint:
+        arrays = [f.grad for f in pack._fields]
+        flux_arrays = [f.flux_grad for f in pack._flux_fields]
+    dtypes = {a.dtype for a in arrays} | {a.dtype for a in flux_arrays if a is not None}
     if len(dtypes) != 1:
         raise TypeError(f"a pack used in a kernel needs one value dtype; this one mixes "
                         f"{', '.join(sorted(str(d) for d in dtypes))}")
@@ -73,7 +84,7 @@ def kernel_value(pack):
         for idx in range(nidx):
             array_id, lid, slot, stride = (int(x) for x in pack.index_table[b, idx])
             if array_id >= 0:
-                storage = pack.arrays[array_id]
+                storage = arrays[array_id]
                 for e in range(3):
                     s = slot + e * stride
                     if (e == 0 or stride > 0) and s < storage.shape[1]:
@@ -81,7 +92,7 @@ def kernel_value(pack):
                         ptr_shapes[b, idx, e] = storage.shape[2:5]
             flux_id, flid, fslot, dstride = (int(x) for x in pack.flux_table[b, idx])
             if flux_id >= 0:
-                storage = pack.flux_arrays[flux_id]
+                storage = flux_arrays[flux_id]
                 for d in range(3):
                     s = fslot + d * dstride
                     if (d == 0 or dstride > 0) and s < storage.shape[1]:
@@ -101,5 +112,7 @@ def kernel_value(pack):
     value.nblocks = nb
     value.ptr_shapes = table(ptr_shapes, int64)
     value.flux_shapes = table(flux_shapes, int64)
-    pack._kernel_value = value
+    setattr(pack, attr, value)
+    if not adjoint:  # a backward pass finds the pack's gradients from its kernel argument (runtime/tape.py)
+        object.__setattr__(value, "_bw_pack_source", pack)
     return value

@@ -27,11 +27,13 @@ import numpy as np
 
 from .. import comm as _comm
 from ..device import get_device
+from ..errors import KernelNotDifferentiableError
+from ..runtime import tape as _tape
 from . import storage
 from .boundary import BoundaryCondition, SideBoundary, periodic_directions, resolve_boundaries
 from .coordinates import UniformCoordinates
 from .decomposition import assign_ranks
-from .exchange import ExchangePlan, LocalExchange, layout_of
+from .exchange import ExchangePlan, LocalExchange, bind_transposed, layout_of, run_transposed
 from .fields import Field
 from .indexing import IndexDomain, IndexShape
 from .metadata import MetadataFlag
@@ -520,10 +522,31 @@ class Mesh:
             fields = self._all_ghost_fields
         else:
             fields = self._ghost_fields(names)
-        self._exchange_of(fields).run(self._call_user)
+        exchange = self._exchange_of(fields)  # plans (and so validates) every field before the first copy
+        if _tape.recording:  # differentiated: the transposed copies, checked before any copy is made
+            self._record_adjoint(fields)
+        exchange.run(self._call_user)
         for fld in fields:
             if fld.spec.is_sparse:
                 fld.zero_unallocated()
+
+    def _record_adjoint(self, fields: list[Field]) -> None:
+        """Record the exchange's adjoint on the current tape: its transposed copies on the gradients."""
+        if self.nranks > 1:
+            raise KernelNotDifferentiableError(
+                "fill_ghosts under a wp.Tape: the ghost exchange between ranks has no adjoint yet (the "
+                "gradient of a mesh code is available on one rank)")
+        if self.device.ordinal is not None:
+            raise KernelNotDifferentiableError(
+                f"fill_ghosts under a wp.Tape: the ghost exchange on {self.device} has no adjoint yet (the "
+                f"gradient of a mesh code is available on the CPU)")
+        backward = [(fld, bind_transposed(self._plan(fld), fld.grad)) for fld in fields if fld.data is not None]
+        for fld, bound in backward:
+            if bound is None:
+                raise KernelNotDifferentiableError(
+                    f"fill_ghosts under a wp.Tape: field {fld.name!r} has a user boundary function, "
+                    f"which has no adjoint (use periodic, outflow or reflecting sides)")
+        _tape.recording[-1].record_func(lambda: [run_transposed(b) for _, b in backward], [])
 
     def _call_user(self, fld: Field, side: IndexDomain, lids: tuple[int, ...]) -> None:
         """Run the user boundary function of ``side`` on blocks ``lids`` of ``fld``; on a device it sees a

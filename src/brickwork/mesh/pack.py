@@ -214,6 +214,7 @@ class SparsePack:
         self.arrays: list[np.ndarray] = []
         self.flux_arrays: list[np.ndarray] = []
         self._fields: list = []  # Field per array id
+        self._flux_fields: list = []  # Field per flux array id
         array_id: dict[str, int] = {}
         flux_id: dict[str, int] = {}
         nb, nv = len(self.block_lids), len(descriptor.vars)
@@ -241,6 +242,7 @@ class SparsePack:
                         if spec.name not in flux_id:
                             flux_id[spec.name] = len(self.flux_arrays)
                             self.flux_arrays.append(fld.flux)
+                            self._flux_fields.append(fld)
                         fid = flux_id[spec.name]
                     nc = spec.ncomp
                     for c in range(nc):
@@ -264,11 +266,21 @@ class SparsePack:
         return f"SparsePack(nblocks={self.get_nblocks()}, vars={[t.name for t in self.descriptor.vars]})"
 
     # -- queries --------------------------------------------------------------------------------
-    def kernel_value(self):
-        """This pack as a kernel argument (see ``brickwork.mesh.kernel_pack``)."""
+    def kernel_value(self, adjoint: bool = False):
+        """This pack as a kernel argument (see ``brickwork.mesh.kernel_pack``); ``adjoint``: the same
+        over the fields' gradients (what a backward kernel adds into)."""
         from .kernel_pack import kernel_value
 
-        return kernel_value(self)
+        return kernel_value(self, adjoint)
+
+    def zero_grad(self) -> None:
+        """Set the gradients of the fields the pack reaches to zero."""
+        for fld in self.fields():
+            fld.zero_grad()
+
+    def fields(self) -> list:
+        """The fields whose storage (data or fluxes) the pack reaches."""
+        return list(dict.fromkeys([*self._fields, *self._flux_fields]))
 
     def get_nblocks(self) -> int:
         """Number of blocks in the pack."""

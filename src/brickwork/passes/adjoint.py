@@ -45,7 +45,12 @@ def adjoint_kernel(fn: ir.IRFunction, phased_rows: bool = True) -> ir.IRFunction
     rows = _row_offsets(nf.fn)
     if not phased_rows:
         rows.radius = None
-    return _Adjoint(nf.fn, nf.loops, rows).build()
+    return _Adjoint(nf.fn, nf.loops, rows, team_threads=not phased_rows).build()
+
+
+def is_pack_type(t) -> bool:
+    """Whether ``t`` is a mesh pack passed to a kernel (its backward kernel gets a pack of gradients)."""
+    return getattr(t, "_bw_pack", None) is not None
 
 
 def carries_adjoint(t) -> bool:
@@ -131,19 +136,28 @@ def _flat_component(v, k):
 
 
 class _Adjoint:
-    def __init__(self, fn: ir.IRFunction, loops: dict, rows: "_RowOffsets"):
+    def __init__(self, fn: ir.IRFunction, loops: dict, rows: "_RowOffsets", team_threads: bool = False):
         self.fn = fn
+        # a slice of a hierarchical tag is a team of threads (GPU targets): the outer body's locals are
+        # per thread, so their adjoints cannot gather what every thread's visits contribute
+        self.team_threads = team_threads
+        self.slice_locals: set = set()  # locals of the outer body being reversed (outside inner loops)
+        self.in_visit = False
         self.loops = loops
         self.rows = rows
         self.locals = Locals(fn)
         self.label = fn.label or fn.name
         self.adj: dict = {}  # local name -> its adjoint local
         self.adj_arrays: dict = {}  # array param name -> adjoint array param
+        self.adj_scratch: dict = {}  # per-point scratch storage name -> its adjoint scratch's storage
         self.params = list(fn.params)
+        self.adj_packs: dict = {}  # pack param name -> the pack over its fields' gradients
+        self.slice_loop = None  # the loop tag of the outer body being reversed
+        self.reducer = None  # and its reducer (outer_reduce)
         for name, t in fn.params:
-            if isinstance(t, ArrayType):
+            if isinstance(t, ArrayType) or is_pack_type(t):
                 p = ir.IRLocal(adjoint_param_name(name), t)
-                self.adj_arrays[name] = p
+                (self.adj_arrays if isinstance(t, ArrayType) else self.adj_packs)[name] = p
                 self.params.append((p.name, t))
 
     def build(self) -> ir.IRFunction:
@@ -167,10 +181,24 @@ class _Adjoint:
             found = self.adj_arrays[arr.name] = self.locals.new(f"_adj_{arr.name}_", arr.type)
         return found
 
+    def adj_view_elem(self, e: ir.IRLAViewElem) -> ir.IRLAViewElem:
+        pack = e.view.pack
+        adj = self.adj_packs.get(pack.name) if isinstance(pack, ir.IRLocal) else None
+        if adj is None:
+            raise _not_differentiable(self.label, "a view of a pack that is not a kernel argument has no adjoint")
+        return ir.IRLAViewElem(replace(e.view, pack=adj), e.var, e.element, e.point, e.type)
+
+    def adj_scratch_elem(self, e: ir.IRLAScratchElem) -> ir.IRLAScratchElem:
+        return ir.IRLAScratchElem(self.adj_scratch[e.storage.name], e.comps, e.point, e.type)
+
     def accumulate(self, atom, value, out):
         """adj(atom) += value (nothing for constants and values without an adjoint)."""
         if value is None or not isinstance(atom, ir.IRLocal) or not carries_adjoint(atom.type):
             return
+        if self.in_visit and atom.name in self.slice_locals:
+            raise _not_differentiable(self.label, f"'{atom.name.split('__')[0]}' is computed in the outer body "
+                                      "and used by the inner loop's visits, whose threads cannot sum its adjoint on "
+                                      "a GPU target; compute it inside the inner loop (or run on the CPU)")
         self._add_into(self.adj_of(atom), value, out)
 
     def _add_into(self, place, value, out):
@@ -209,6 +237,20 @@ class _Adjoint:
                 out.append(s)
             elif isinstance(s, IRCustomAdjoint):  # never reversed: nothing of it is saved
                 out.extend(self.forward(s.forward, record=False))
+            elif isinstance(s, ir.IRLAOuter):
+                pass  # replayed and reversed together, inside one outer body (reverse)
+            elif isinstance(s, ir.IRLAInner):
+                body = self.forward(s.body, record=False)
+                if any(_stores_scratch(x) for x in ir.walk(body)):  # only what it writes to scratch is needed
+                    out.append(replace(s, body=body, reduce=False))
+            elif isinstance(s, ir.IRLAFold):
+                pass  # the forward launch folded
+            elif isinstance(s, ir.IRLAScratch):
+                adj = self.locals.new(f"_adj_{s.storage.name}_", s.storage.type)
+                self.adj_scratch[s.storage.name] = adj
+                out += [s, ir.IRLAScratch(adj, s.halo, s.dims), ir.IRLAScratchZero(adj)]
+            elif isinstance(s, (ir.IRLAScratchZero, ir.IRTeamBarrier)):
+                out.append(s)
             else:
                 raise AssertionError(f"unexpected statement in the normal form: {type(s).__name__}")
         return out
@@ -217,8 +259,8 @@ class _Adjoint:
         target, value = s.target, s.value
         if not isinstance(target, ir.IRLocal):
             _, root = _path(target)
-            if isinstance(root, ir.IRArrayElem):
-                return  # array stores: done by the forward launch
+            if isinstance(root, (ir.IRArrayElem, ir.IRLAViewElem)):
+                return  # array and view stores: done by the forward launch
             out.append(s)
             return
         if isinstance(value, ir.IRCall) and value.op.startswith("atomic_"):
@@ -264,7 +306,45 @@ class _Adjoint:
                 out.extend(self.reverse_loop(s))
             elif isinstance(s, IRCustomAdjoint):
                 self.reverse_custom(s, out)
+            elif isinstance(s, ir.IRLAOuter):
+                # one slice: replay its stages (refilling scratch), then reverse them in reverse order;
+                # the barrier lets every point's replay finish before any is reversed
+                replay = self.forward(s.body, record=True)
+                if self.team_threads and s.config.loop != "boiv":
+                    self.slice_locals = _assigned_outside_visits(s.body)
+                self.slice_loop = s.config.loop
+                self.reducer = s.config.reducer
+                reverse = self.reverse(s.body)
+                self.slice_locals, self.slice_loop = set(), None
+                out.append(replace(s, body=replay + [ir.IRTeamBarrier(None)] + reverse))
+            elif isinstance(s, ir.IRLAInner):
+                # visits are independent: each replays its point, then reverses it; neighbouring visits
+                # may add into the same adjoint scratch slot, so the visits are not a vector loop
+                self.in_visit = True
+                body = self.forward(s.body, record=True) + self.reverse(s.body)
+                self.in_visit = False
+                if body:
+                    out.append(replace(s, body=body, simd=False, reduce=False))
+            elif isinstance(s, ir.IRLAFold):
+                self.reverse_fold(s, out)
+            elif isinstance(s, ir.IRTeamBarrier):
+                out.append(s)
+            elif isinstance(s, ir.IRLAScratchZero):  # the zeroed values are constants: nothing flows back
+                out.append(ir.IRLAScratchZero(self.adj_scratch[s.storage.name]))
         return out
+
+    def reverse_fold(self, s: ir.IRLAFold, out):
+        """A value folded into an ``outer_reduce``'s Sum gets the result's adjoint, which the backward
+        launch passes in every element of the partials' adjoint array (d sum / d partial = 1)."""
+        if type(self.reducer).__name__ != "Sum":
+            raise _not_differentiable(self.label, f"la.outer_reduce with {self.reducer!r} has no adjoint yet "
+                                      "(la.Sum has)")
+        if not (isinstance(s.value, ir.IRLocal) and carries_adjoint(s.value.type)):
+            return
+        partials = self.adj_arrays.get("_la_partials")
+        if partials is None:
+            raise AssertionError("a fold outside an outer_reduce kernel")
+        self.accumulate(s.value, ir.IRArrayElem(partials, [i32(0)], s.value.type), out)
 
     def reverse_custom(self, s: IRCustomAdjoint, out):
         """The user's gradient function in place of the call's reverse sweep (or, for a function with
@@ -313,6 +393,25 @@ class _Adjoint:
         target, value = s.target, s.value
         if not isinstance(target, ir.IRLocal):
             path, root = _path(target)
+            if isinstance(root, ir.IRLAScratchElem):  # a scratch store: the slot's adjoint moves to the value
+                place = _rebase(path, self.adj_scratch_elem(root))
+                if carries_adjoint(value.type) and isinstance(value, ir.IRLocal):
+                    g = self.locals.new("_ad_g", value.type)
+                    out.append(ir.IRAssign(g, place))
+                    self.accumulate(value, g, out)
+                if carries_adjoint(place.type):
+                    out.append(ir.IRAssign(place, zero(place.type)))
+                return
+            if isinstance(root, ir.IRLAViewElem):
+                # a store through a view: the value gets the element's adjoint, which is then cleared (what
+                # was there before is overwritten: a mesh field updated in place, fluxes of each stage)
+                place = _rebase(path, self.adj_view_elem(root))
+                if carries_adjoint(value.type) and isinstance(value, ir.IRLocal):
+                    g = self.locals.new("_ad_g", value.type)
+                    out.append(ir.IRAssign(g, place))
+                    self.accumulate(value, g, out)
+                out.append(ir.IRAssign(place, zero(place.type)))
+                return
             if isinstance(root, ir.IRArrayElem):  # a store: its value's adjoint is the adjoint array's element
                 if carries_adjoint(value.type) and isinstance(value, ir.IRLocal):
                     adj_arr = self.adj_array(root.array)
@@ -368,6 +467,18 @@ class _Adjoint:
             else:
                 update = ir.IRExprStmt(ir.IRCall("atomic_add", [adj_arr, *value.indices, g], value.type))
             out.append(ir.IRIf(self.has_grad(adj_arr), [update], []))
+        elif isinstance(value, ir.IRLAViewElem):
+            place = self.adj_view_elem(value)
+            if self.team_threads or self.slice_loop != "bvoi":  # other slices (threads) reach the same cells
+                out.append(ir.IRAtomicAdd(place, g))
+            else:  # a bvoi slice is its block, on one thread, its visits in order
+                self._add_into(place, g, out)
+        elif isinstance(value, ir.IRLAScratchElem):
+            place = self.adj_scratch_elem(value)
+            if self.team_threads:  # the slice's threads share its scratch
+                out.append(ir.IRAtomicAdd(place, g))
+            else:  # a slice runs on one thread, its visits in order (not as a vector loop)
+                self._add_into(place, g, out)
         elif isinstance(value, (ir.IRComponent, ir.IRField, ir.IRTupleGet)):
             base = value.base
             if isinstance(base, ir.IRLocal) and carries_adjoint(base.type):
@@ -410,6 +521,22 @@ class _Adjoint:
             won = ir.IRCall("eq", [ir.IRArrayElem(arr, idx, value.type), value], bool_)
             out.append(ir.IRIf(ir.IRCall("logical_and", [self.has_grad(adj_arr), won], bool_), read, []))
             self.accumulate(value, g, out)
+
+
+def _assigned_outside_visits(stmts) -> set:
+    names: set = set()
+    for s in stmts:
+        if isinstance(s, ir.IRLAInner):
+            continue
+        if isinstance(s, ir.IRAssign) and isinstance(_path(s.target)[1], ir.IRLocal):
+            names.add(_path(s.target)[1].name)
+        for attr in ("body", "orelse"):
+            names |= _assigned_outside_visits(getattr(s, attr, None) or [])
+    return names
+
+
+def _stores_scratch(s) -> bool:
+    return isinstance(s, ir.IRAssign) and isinstance(_path(s.target)[1], ir.IRLAScratchElem)
 
 
 def _rebase(path, base):

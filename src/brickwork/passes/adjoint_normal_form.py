@@ -17,7 +17,7 @@ lists them, so the adjoint pass saves exactly those per iteration.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import ir
 from ..builtins.adjoints import EXPANSIONS
@@ -144,6 +144,10 @@ class _Exits:
             return self.loop(s)
         if isinstance(s, ir.IRBlock):
             return self.block(s.body)
+        if isinstance(s, (ir.IRLAOuter, ir.IRLAInner)):
+            # a return in an outer body ends its slice, in an inner body the visit of its point: each
+            # body is a function body of its own
+            return [replace(s, body=_Exits(self.locals, self.label).function_body(s.body))], set()
         return [s], set()
 
     def _loop_flag(self, kind):
@@ -204,6 +208,10 @@ class _Flattener:
     def version(self, name: str, t) -> ir.IRLocal:
         return self.locals.new(f"{name}__", t)
 
+    def keep(self, local: ir.IRLocal) -> None:
+        """Declare ``local`` under its own name (bound by a loop-abstraction construct, never renamed)."""
+        self.fn.locals[local.name] = local.type
+
     def read(self, e: ir.IRLocal, env: dict) -> ir.IRLocal:
         return env.get(e.name, e)
 
@@ -229,6 +237,21 @@ class _Flattener:
             out.append(s)
         elif isinstance(s, (ir.IRPrint, ir.IRExpect)):
             pass  # the backward kernel neither prints nor checks again
+        elif isinstance(s, ir.IRLAOuter):
+            self.keep(s.block)
+            out.append(replace(s, body=self.block(s.body, dict(env))))
+        elif isinstance(s, ir.IRLAInner):
+            for p in s.params:
+                self.keep(p)
+            # the visits of an inner loop are independent: what one assigns is private to it
+            out.append(replace(s, body=self.block(s.body, dict(env))))
+        elif isinstance(s, ir.IRLAScratch):
+            self.keep(s.storage)
+            out.append(s)
+        elif isinstance(s, (ir.IRLAScratchZero, ir.IRTeamBarrier)):
+            out.append(s)
+        elif isinstance(s, ir.IRLAFold):
+            out.append(ir.IRLAFold(self.atom(s.value, env, out)))
         else:
             raise _not_differentiable(self.label, f"{type(s).__name__[2:]} statements have no adjoint yet "
                                       "(the loop abstraction and mesh packs are differentiated only on the forward "
@@ -254,6 +277,12 @@ class _Flattener:
             arr = self.atom(root.array, env, out)
             idx = [self.atom(i, env, out) for i in root.indices]
             base = ir.IRArrayElem(arr, idx, root.type, root.where)
+            out.append(ir.IRAssign(self.rebuild(path, base, env, out), atom))
+            return
+        if isinstance(root, (ir.IRLAScratchElem, ir.IRLAViewElem)):
+            atom = self.atom(value, env, out)
+            base = self.scratch_elem(root, env, out) if isinstance(root, ir.IRLAScratchElem) else self.view_elem(
+                root, env, out)
             out.append(ir.IRAssign(self.rebuild(path, base, env, out), atom))
             return
         raise _not_differentiable(self.label, f"stores into {type(root).__name__[2:]} have no adjoint yet")
@@ -382,6 +411,12 @@ class _Flattener:
             return ir.IRTupleGet(self.atom(e.base, env, out), e.index, e.type)
         if isinstance(e, ir.IRTid):
             return e
+        if isinstance(e, ir.IRLAScratchElem):
+            return self.scratch_elem(e, env, out)
+        if isinstance(e, ir.IRLAViewElem):
+            return self.view_elem(e, env, out)
+        if isinstance(e, ir.IRLAGetKJI):
+            return ir.IRLAGetKJI(self.atom(e.index, env, out), e.type)
         if isinstance(e, ir.IRSelect):  # a conditional expression: only the taken side runs
             cond = self.atom(e.cond, env, out)
             result = self.locals.new("_ad_sel", e.type)
@@ -391,6 +426,17 @@ class _Flattener:
             out.append(ir.IRIf(cond, yes, no))
             return result
         raise _not_differentiable(self.label, f"{type(e).__name__[2:]} expressions have no adjoint yet")
+
+    def scratch_elem(self, e: ir.IRLAScratchElem, env, out) -> ir.IRLAScratchElem:
+        return ir.IRLAScratchElem(e.storage, [self.atom(c, env, out) for c in e.comps],
+                                  [self.atom(p, env, out) for p in e.point], e.type, e.where)
+
+    def view_elem(self, e: ir.IRLAViewElem, env, out) -> ir.IRLAViewElem:
+        v = e.view
+        view = replace(v, pack=self.atom(v.pack, env, out),
+                       direction=None if v.direction is None else self.atom(v.direction, env, out))
+        var = ir.PackVar(e.var.position, self.atom(e.var.offset, env, out))
+        return ir.IRLAViewElem(view, var, e.element, [self.atom(p, env, out) for p in e.point], e.type, e.where)
 
     def inline(self, call: ir.IRFuncCall, env, out):
         """A ``@func`` call: its body (its ``@func_replay`` if any), with fresh names, returns as flags;

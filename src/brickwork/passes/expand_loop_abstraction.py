@@ -264,7 +264,7 @@ class _CpuRows(ir.Rewriter):
     def box_loops(self, s, box, out):
         kv, jv, iv = (self.locals.new(f"_la_{c}", int32) for c in "kji")
         inner = self.visit(s, (kv, jv, iv))
-        iloop = self.loop(iv, box[2][0], box[2][1], inner, simd=True)
+        iloop = self.loop(iv, box[2][0], box[2][1], inner, simd=s.simd)
         jloop = self.loop(jv, box[1][0], box[1][1], [iloop])
         out.append(self.loop(kv, box[0][0], box[0][1], [jloop]))
 
@@ -272,7 +272,7 @@ class _CpuRows(ir.Rewriter):
         """Visit every memory cell of [m0, m1] (contiguous: one simd loop)."""
         m = self.locals.new("_la_m", int32)
         body = self.visit(s, self.lazy_kji(m), memory_index=m)
-        out.append(self.loop(m, m0, m1, body, simd=True))
+        out.append(self.loop(m, m0, m1, body, simd=s.simd))
 
     def bvoi_memory(self, s, offsets, out):
         box = self.grown_box(offsets)
@@ -338,7 +338,7 @@ class _CpuRows(ir.Rewriter):
         length = self.tmp(op("min", op("sub", ni, col), op("add", op("sub", last, f), i32(1))), body)
         iv = self.locals.new("_la_i", int32)
         inner = self.visit(s, (k, j, iv))
-        body.append(self.loop(iv, i0, op("sub", op("add", i0, length), i32(1)), inner, simd=True))
+        body.append(self.loop(iv, i0, op("sub", op("add", i0, length), i32(1)), inner, simd=s.simd))
         body.append(ir.IRAssign(f, op("add", f, length)))
         out.append(ir.IRWhile(op("le", f, last), body))
 
@@ -366,7 +366,7 @@ class _CpuRows(ir.Rewriter):
                 self.memory_span(stage, m0, self.tmp(last, row), row)
             else:
                 iv = self.locals.new("_la_i", int32)
-                row.append(self.loop(iv, i0, i1, self.visit(stage, (kv, jv, iv)), simd=True))
+                row.append(self.loop(iv, i0, i1, self.visit(stage, (kv, jv, iv)), simd=stage.simd))
         plane = [ir.IRAssign(self.row_base, op("add", _mflat(kv, i32(0), i32(0)), i32(plan.cmin))),
                  self.loop(jv, start[1], end[1], row)]
         out.append(self.loop(kv, start[0], end[0], plane))

@@ -26,6 +26,7 @@ class Tape:
     def __init__(self):
         self.launches: list = []
         self.gradients: dict = {}
+        self.packs: list = []  # kernel values of the mesh packs recorded launches use
         self.loss = None
 
     def __enter__(self):
@@ -39,11 +40,22 @@ class Tape:
         return False
 
     # -- recording ---------------------------------------------------------------------------------
-    def record_launch(self, kernel, dim, inputs, outputs, device=None) -> None:
-        self.launches.append((kernel, dim, list(inputs), list(outputs), device))
+    def record_launch(self, kernel, dim, inputs, outputs, device=None, saved=None, adjoints=None) -> None:
+        """Record a launch; ``saved``: (storage, values) to put back while its backward kernel runs (taken
+        now from the mesh fields its packs reach when None); ``adjoints``: a function giving the adjoint
+        arguments at backward time (default: each array's ``.grad``)."""
+        snapshot = []
         for a in (*inputs, *outputs):
             if isinstance(a, array) and a.requires_grad:
                 self.gradients[a] = a.grad
+            elif getattr(type(a), "_bw_pack", None) is not None:
+                self.packs.append(a)
+                snapshot += field_snapshot(a)
+        # mesh fields are updated in place stage after stage: the backward kernel must replay this launch
+        # on the values it read, so they are saved now (plain arrays are not: as in Warp, don't overwrite
+        # an array a recorded launch read)
+        saved = snapshot if saved is None else saved
+        self.launches.append((kernel, dim, list(inputs), list(outputs), device, saved, adjoints))
 
     def record_func(self, backward, arrays) -> None:
         """Record a Python function to call (with no arguments) at its place in the backward pass;
@@ -75,10 +87,20 @@ class Tape:
             if callable(entry):
                 entry()
                 continue
-            kernel, dim, inputs, outputs, device = entry
-            adj_in = [_adjoint_of(a) for a in inputs]
-            adj_out = [_adjoint_of(a) for a in outputs]
-            launch_adjoint(kernel, dim, inputs, outputs, adj_in, adj_out, device)
+            kernel, dim, inputs, outputs, device, saved, adjoints = entry
+            if adjoints is not None:
+                adj_in, adj_out = adjoints(), []
+            else:
+                adj_in = [adjoint_of(a) for a in inputs]
+                adj_out = [adjoint_of(a) for a in outputs]
+            now = [(storage, storage.copy()) for storage, _ in saved]
+            for storage, before in saved:
+                storage[...] = before
+            try:
+                launch_adjoint(kernel, dim, inputs, outputs, adj_in, adj_out, device)
+            finally:
+                for storage, after in now:
+                    storage[...] = after
 
     def zero(self) -> None:
         """Set every recorded array's gradient to zero."""
@@ -87,19 +109,32 @@ class Tape:
                 a.grad.zero_()
             elif g is not None:
                 g.zero_()
+        for value in self.packs:  # mesh fields reached through packs: their gradients
+            pack = getattr(value, "_bw_pack_source", None)
+            if pack is not None:
+                pack.zero_grad()
 
     def reset(self) -> None:
         """Forget the recorded launches and zero the gradients."""
         self.zero()
         self.launches = []
+        self.packs = []
         self.loss = None
 
     def get_adjoint(self, a):
         """The gradient array of ``a`` (None for non-arrays and arrays without one)."""
-        return _adjoint_of(a)
+        return adjoint_of(a)
 
 
-def _adjoint_of(a):
+def field_snapshot(value) -> list:
+    """(storage, copy) of every mesh array the pack kernel value ``value`` reaches."""
+    pack = getattr(value, "_bw_pack_source", None)
+    if pack is None:
+        return []
+    return [(a, a.copy()) for a in (*pack.arrays, *pack.flux_arrays) if a is not None]
+
+
+def adjoint_of(a):
     return a.grad if isinstance(a, array) else None
 
 
@@ -127,6 +162,9 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
                           f"(enable it with @wp.kernel(enable_backward=True) or wp.set_module_options)")
     grads = []
     for (name, _), t, arg, adj in zip(k.params, inst.arg_types, args, adjs):
+        if is_pack_type(t):  # a mesh pack: the same tables over its fields' gradients
+            grads.append(_pack_adjoint(kernel, name, arg))
+            continue
         if not isinstance(t, ArrayType):
             continue
         if not isinstance(adj, array):
@@ -142,8 +180,9 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
         back.ensure_loaded()
         from .launch import make_packer
 
-        names = tuple(n for n, _ in k.params) + tuple(f"adj_{n}" for n, t in k.params if isinstance(t, ArrayType))
-        types = tuple(inst.arg_types) + tuple(t for t in inst.arg_types if isinstance(t, ArrayType))
+        names = tuple(n for n, _ in k.params) + tuple(f"adj_{n}" for (n, _), t in zip(k.params, inst.arg_types)
+                                                      if isinstance(t, ArrayType) or is_pack_type(t))
+        types = tuple(inst.arg_types) + tuple(t for t in inst.arg_types if isinstance(t, ArrayType) or is_pack_type(t))
         packer = table[sig] = make_packer(types, tuple(sig) + tuple(types[len(sig):]), names)
     dims = launch_dims(dim, back, kernel)
     if dims is None:
@@ -152,6 +191,18 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
 
 
 _NULL: dict = {}
+
+
+def is_pack_type(t) -> bool:
+    return getattr(t, "_bw_pack", None) is not None
+
+
+def _pack_adjoint(kernel, name, value):
+    pack = getattr(value, "_bw_pack_source", None)
+    if pack is None:
+        raise LaunchError(f"backward launch of '{kernel.key}': the pack argument '{name}' was not made by a "
+                          f"SparsePack, so it has no gradient storage")
+    return pack.kernel_value(adjoint=True)
 
 
 def _null_array(t: ArrayType) -> array:

@@ -133,6 +133,9 @@ class CppRenderer:
     def s_IRPush(self, s, ind, out):
         out.append(" " * ind + f"bw_tape.push({self.expr(s.value)});")
 
+    def s_IRAtomicAdd(self, s, ind, out):
+        out.append(" " * ind + f"bw::atomic_add(&({self.expr(s.place)}), {self.expr(s.value)});")
+
     def s_IRExprStmt(self, s, ind, out):
         out.append(" " * ind + f"(void)({self.expr(s.expr)});")
 
