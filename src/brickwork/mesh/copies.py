@@ -296,4 +296,5 @@ class CopyProgram:
     def run(self) -> None:
         """Do every copy (one launch per kind of element)."""
         for fn, items, table, nboxes in self.launches:
-            launch(fn, dim=items, inputs=[table, nboxes], device=self.device)
+            # never on a tape: a differentiated exchange records its own adjoint (transposed copies)
+            launch(fn, dim=items, inputs=[table, nboxes], device=self.device, record_tape=False)

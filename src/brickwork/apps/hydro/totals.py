@@ -73,7 +73,8 @@ class BlockSums:
 
     def per_block(self) -> np.ndarray:
         """``(nblocks, nvars)`` float64 sums over each local block's interior cells."""
-        wp.launch(self.kernel, dim=self.out.shape, inputs=[self.fields, self.box, self.out], device=self.mesh.device)
+        wp.launch(self.kernel, dim=self.out.shape, inputs=[self.fields, self.box, self.out], device=self.mesh.device,
+                  record_tape=False)  # a diagnostic, constant on a tape
         planes = self.out.numpy()
         sums = planes[:, :, 0].copy()
         for k in range(1, planes.shape[2]):
