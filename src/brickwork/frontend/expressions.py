@@ -26,9 +26,10 @@ from ..builtins.registry import Unsupported
 from ..builtins.table import Mismatch, resolve
 from ..errors import (
     KernelAttributeError,
-    KernelNameError,
     KernelSyntaxError,
     KernelTypeError,
+    KernelUndefinedNameError,
+    KernelUnsupportedSyntaxError,
     KernelUnsupportedTypeError,
 )
 from ..types.arrays import ArrayType, _ArrayNd, array, type_name
@@ -75,7 +76,10 @@ class ExpressionTyper(ConstructionRules):
     def expr(self, node):
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
-            raise self.error(KernelSyntaxError, f"'{type(node).__name__}' expressions are not supported in "
+            kind = type(node).__name__
+            if kind in _DISPLAYS:  # a RuntimeError too, with Warp's words
+                raise self.error(KernelUnsupportedSyntaxError, f"{_DISPLAYS[kind]}: {ast.unparse(node)}", node)
+            raise self.error(KernelSyntaxError, f"'{kind}' expressions are not supported in "
                              f"kernels: {ast.unparse(node)}", node)
         return method(node)
 
@@ -140,8 +144,9 @@ class ExpressionTyper(ConstructionRules):
         value = self.source.lookup(name)
         if value is MISSING:
             value = _language_names().get(name, MISSING)
-        if value is MISSING:
-            raise self.error(KernelNameError, f"name '{name}' is not defined", node)
+        if value is MISSING:  # a KeyError too, with Warp's words
+            raise self.error(KernelUndefinedNameError, f"Referencing undefined symbol: {name} (name '{name}' is "
+                             f"not defined)", node)
         return Static(value)
 
     def expr_Attribute(self, node):
@@ -155,8 +160,12 @@ class ExpressionTyper(ConstructionRules):
             try:
                 return Static(static_attribute(obj, attr))
             except AttributeError:
-                raise self.error(KernelAttributeError, f"{_static_label(obj)} has no attribute '{attr}'",
-                                 node) from None
+                message = f"{_static_label(obj)} has no attribute '{attr}'"
+                if isinstance(obj, pytypes.ModuleType):  # Warp's words
+                    message = f"`{attr}` is not an attribute of '{ast.unparse(node.value)}' ({message})"
+                error = self.error(KernelAttributeError, message, node)
+                error.missing_module_attribute = node if isinstance(obj, pytypes.ModuleType) else None
+                raise error from None
         t = base.type
         rule = INTRINSICS.type_rule(t, "value_attribute")
         if rule is not None:
@@ -181,7 +190,10 @@ class ExpressionTyper(ConstructionRules):
             ft = t._field_types.get(attr)
             if ft is not None:
                 return ir.IRField(base, attr, ft)
-        raise self.error(KernelAttributeError, f"a value of type {type_name(t)} has no attribute '{attr}'", node)
+        # Warp's words last: `attr` is not an attribute of 'name' (module.Type)
+        full = f"{t.__module__}.{t.__qualname__}" if is_struct_type(t) else type_name(t)
+        raise self.error(KernelAttributeError, f"a value of type {type_name(t)} has no attribute '{attr}': `{attr}` "
+                         f"is not an attribute of '{ast.unparse(node.value)}' ({full})", node)
 
     def expr_Subscript(self, node):
         base = self.expr(node.value)
@@ -397,15 +409,25 @@ class ExpressionTyper(ConstructionRules):
         return ir.IRCall(name, args, result, where=self.where(node) if name.startswith("atomic_") else "")
 
     # -- calls -------------------------------------------------------------------------------------
+    def callee(self, node):
+        """The typed callee of call ``node``; a missing function of a module is named as Warp names it."""
+        try:
+            return self.expr(node.func)
+        except KernelAttributeError as e:
+            if getattr(e, "missing_module_attribute", None) is not node.func:
+                raise
+            raise self.error(KernelAttributeError, f"Could not find function {ast.unparse(node.func)} "
+                             f"({e.message})", node) from None
+
     def expr_Call(self, node):
-        func = self.expr(node.func)
+        func = self.callee(node)
         if not isinstance(func, Static):
             raise self.error(KernelTypeError, f"a value of type {type_name(func.type)} is not callable", node)
         return self.call(func.value, node)
 
     def call_statement(self, node):
         """Calls that are statements (print, printf, expect_eq/neq); None for ordinary calls."""
-        func = self.expr(node.func)
+        func = self.callee(node)
         if not isinstance(func, Static):
             return None
         f = func.value
@@ -425,6 +447,10 @@ class ExpressionTyper(ConstructionRules):
             if not isinstance(fmt, str):
                 raise self.error(KernelTypeError, "printf() format must be a string constant", node)
             values = [self.value(a) for a in node.args[1:]]
+            if len(values) > _PRINTF_MAX_VALUES:  # Warp's limit (and words), so code runs on both
+                raise self.error(KernelUnsupportedTypeError, f"printf() got {len(values)} values: the maximum "
+                                 f"number of variadic arguments that can be passed to `printf` is "
+                                 f"{_PRINTF_MAX_VALUES}", node)
             for v in values:
                 if not is_scalar_type(v.type):
                     raise self.error(KernelTypeError, f"printf() prints scalars, got {type_name(v.type)}", node)
@@ -675,6 +701,15 @@ def _static_label(obj) -> str:
         return f"type {type_name(obj)}"
     return f"{type(obj).__name__} {getattr(obj, '__name__', '')!r}".strip()
 
+
+_PRINTF_MAX_VALUES = 32
+
+_DISPLAYS = {
+    "List": "List constructs are not supported in kernels. Use vectors like `wp.vec3()` for small fixed-size "
+            "collections, or `wp.zeros(shape=N, dtype=...)` for stack-allocated arrays.",
+    "Dict": "Construct `ast.Dict` not supported in kernels.",
+    "Set": "Construct `ast.Set` not supported in kernels.",
+}
 
 _PRINTF_SPEC = re.compile(r"%(?:%|[-+ #0]*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|L|z|j|t)?[diouxXfFeEgGaAcspn])")
 

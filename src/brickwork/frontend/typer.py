@@ -24,7 +24,7 @@ from . import (
 )
 from .expressions import _SYMBOL, TID, ExpressionTyper, LocalFunction, Static
 from .intrinsics import INTRINSICS
-from .limits import INDEX_LIMIT
+from .limits import INDEX_LIMIT, KERNEL_RETURN
 from .output_arguments import output_argument_call
 from .symbols import SymbolTable, conflict
 
@@ -453,6 +453,8 @@ class Typer(ExpressionTyper):
                 fold(self, value, node)
             out.append(ir.IRReturn(value))
             return
+        if self.is_kernel and node.value is not None:  # `return None` too, as in Warp
+            raise self.error(KernelTypeError, f"kernels cannot return a value ({KERNEL_RETURN})", node)
         if node.value is None:
             value = None
         elif isinstance(node.value, ast.Tuple):
@@ -460,8 +462,6 @@ class Typer(ExpressionTyper):
             value = ir.IRConstruct(items, TupleType(tuple(i.type for i in items)))
         else:
             value = self.value(node.value)
-        if self.is_kernel and value is not None:
-            raise self.error(KernelSyntaxError, "kernels cannot return a value", node)
         t = None if value is None else value.type
         if self.return_types and self.return_types[0] != t:
             raise self.error(KernelTypeError, f"return types differ: {_tname(self.return_types[0])} and "

@@ -7,6 +7,7 @@ import typing
 from .. import config
 from ..errors import KernelSyntaxError, KernelTypeError, LaunchError
 from ..frontend.intrinsics import INTRINSICS
+from ..frontend.limits import KERNEL_RETURN
 from ..frontend.source import FunctionSource
 from ..types.arrays import ArrayType, type_name
 from ..types.generic import is_generic, matches
@@ -36,6 +37,12 @@ class Kernel:
                                         f"(use typing.Any for a generic parameter)",
                                         self.source.location(self.source.tree))
             self.params.append((name, python_annotation_type(ann[name])))
+        # reported when the kernel is first instantiated, as Warp does at launch
+        self.return_error = None
+        if ann.get("return", None) not in (None, type(None)):
+            self.return_error = KernelTypeError(f"kernel '{self.key}' is annotated to return "
+                                                f"{type_name(ann['return'])}: {KERNEL_RETURN}",
+                                                self.source.location(self.source.tree))
         self.generic_params = [i for i, (_, t) in enumerate(self.params) if is_generic(t)]
         self.is_generic = bool(self.generic_params)
         self.instances: dict = {}  # concrete types (with the target, for a non-default one) -> Instance
@@ -63,6 +70,8 @@ class Kernel:
 
     def get_instance(self, arg_types: tuple, target=None) -> Instance:
         """The instance for ``arg_types`` on ``target`` (None: the default, CPU, target)."""
+        if self.return_error is not None:
+            raise self.return_error
         key = arg_types if config.mode == "release" else (arg_types, config.mode)
         if target is not None:
             key = (key, target)
