@@ -107,7 +107,17 @@ class ExpressionTyper(ConstructionRules):
         if isinstance(v, CompositeBase):
             comps = [ir.IRConst(c, v._dtype) for c in v.flat_values()]
             return ir.IRConstruct(comps, type(v))
+        if is_struct_type(type(v)):  # a struct built on the host (by wp.static): its fields as constants
+            return ir.IRConstruct([self._struct_field_constant(getattr(v, n), t, node) for n, t in v._fields], type(v))
         raise self.error(KernelTypeError, f"{value.describe()} is not a value usable in a kernel", node)
+
+    def _struct_field_constant(self, v, t, node) -> ir.IRExpr:
+        if is_scalar_type(t):
+            return ir.IRConst(t(v.value if isinstance(v, ScalarBase) else v).value, t)
+        if isinstance(t, ArrayType):
+            raise self.error(KernelTypeError, f"a struct with an array field ({type_name(t)}) cannot be a constant "
+                             f"of a kernel", node)
+        return self.to_value(Static(v), node)
 
     def try_static(self, node):
         """The compile-time value of ``node``, or None when it is not one (or does not type)."""
