@@ -28,6 +28,10 @@ class Placeholder:
 
     __call__ = __iter__ = __len__ = __getitem__ = __enter__ = _refuse
 
+    @property
+    def __signature__(self):  # inspect.signature() of a Warp library function uses Warp's implementation
+        raise WarpInternalUsed(self._qualname)
+
     def __repr__(self):
         return f"<Warp internal {self._qualname}>"
 

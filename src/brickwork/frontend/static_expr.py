@@ -86,6 +86,8 @@ def _call_static(builder, f, node):
     source = ast.unparse(node.args[0])
     try:
         value = eval(code, {"__builtins__": builtins}, _CompileTimeNames(builder))  # noqa: S307
+        if isinstance(value, _KnownByType):  # the expression is a runtime value itself
+            raise _RuntimeName(value._name)
     except _RuntimeName as e:  # Warp's words first, then why
         raise builder.error(KernelTypeError, f"Error evaluating static expression: name '{e.name}' is not "
                             f"defined. Make sure all variables used in the static expression are constant. "

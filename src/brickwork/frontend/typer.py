@@ -227,6 +227,9 @@ class Typer(ExpressionTyper):
                 self.symbols.statics[self.symbols.unique(target.id)] = value.value
                 return
             self.assign(target, self.to_value(value, node.value), node, out)
+            if isinstance(value, Static) and type(value.value) in (int, float, bool):
+                # a Python constant: wp.static() may read it until the name is assigned again (as in Warp)
+                self.symbols.known[self.symbols.unique(target.id)] = value.value
             return
         self.assign(target, self.value(node.value), node, out)
 
@@ -348,10 +351,12 @@ class Typer(ExpressionTyper):
             return
         cond = self.condition(node.test)
         out.append(ir.IRIf(cond, self.block(node.body), self.block(node.orelse)))
+        self._forget_assigned(node.body + node.orelse)  # either branch's value, known only at run time
 
     def stmt_While(self, node, out):
         if node.orelse:
             raise self.error(KernelSyntaxError, "'while ... else' is not supported", node)
+        self._forget_assigned(node.body)  # a later iteration sees the values the body assigns
         cond = self.condition(node.test)
         self.loop_depth += 1
         body = self.block(node.body)
@@ -410,12 +415,20 @@ class Typer(ExpressionTyper):
             self._unroll(node, name, t, values, out)
             return
         self.symbols.known.pop(name, None)
+        self._forget_assigned(node.body)  # a later iteration sees the values the body assigns
         self.loop_depth += 1
         body = self.block(node.body)
         self.loop_depth -= 1
         out.append(ir.IRFor(ir.IRLocal(name, t), start, stop, step, body, sign))
         if values and not _exits_or_assigns(node, node.target.id):  # Python's value after the loop is known
             self.symbols.known[name] = values[-1]
+
+    def _forget_assigned(self, stmts) -> None:
+        """Names ``stmts`` assign no longer have a value known at compile time."""
+        for stmt in stmts:
+            for n in ast.walk(stmt):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    self.symbols.known.pop(self.symbols.unique(n.id), None)
 
     def _range_bound(self, node) -> ir.IRExpr:
         value = self.expr(node)
