@@ -151,3 +151,32 @@ def test_static_of_a_runtime_value_names_it():
                                                  r"constant\."):
         wp.launch(k, dim=1, inputs=[out, 3])
     assert out.numpy()[0] == 0.0
+
+
+def test_static_reads_constant_locals_until_they_change():
+    @wp.kernel
+    def k(out: wp.array(dtype=int), n: int):
+        x = 3
+        out[0] = wp.static(x + 1)
+        for _i in range(n):
+            out[1] = x
+            x += 1
+        z = 7
+        if n > 2:
+            z = 8
+        out[2] = z
+
+    out = wp.zeros(3, dtype=int)
+    wp.launch(k, dim=1, inputs=[out, 3])
+    np.testing.assert_array_equal(out.numpy(), [4, 5, 8])
+
+    @wp.kernel
+    def changed_in_loop(out: wp.array(dtype=int), n: int):
+        x = 3
+        for i in range(n):
+            out[i] = wp.static(x)  # a later iteration sees another value
+            x += 1
+
+    with pytest.raises(wp.KernelTypeError, match=r"name 'x' is not defined\. Make sure all variables"):
+        wp.launch(changed_in_loop, dim=1, inputs=[out, 3])
+    np.testing.assert_array_equal(out.numpy(), [4, 5, 8])
