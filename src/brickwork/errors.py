@@ -70,6 +70,10 @@ class KernelUnsupportedSyntaxError(KernelSyntaxError, RuntimeError):
     ``RuntimeError`` as Warp raises."""
 
 
+class AmbiguousOverloadError(KernelError, RuntimeError):
+    """An ``@overload`` stub names kernels that one function defines under several names: it cannot choose."""
+
+
 class StructDefinitionError(BrickworkError, TypeError, RuntimeError):
     """A ``@struct`` class that cannot be a struct (it derives from another class): a ``TypeError``, and a
     ``RuntimeError`` as Warp raises."""
