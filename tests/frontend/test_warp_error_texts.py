@@ -118,3 +118,80 @@ def test_struct_inheritance_is_refused():
         @wp.struct
         class Child(Parent):
             y: int
+
+
+def test_operand_types_that_differ_are_named_as_warp_names_them():
+    @wp.kernel
+    def scalars(a: wp.array(dtype=float)):
+        a[0] = float(1 * 1.0)
+
+    @wp.kernel
+    def vectors(a: wp.array(dtype=float)):
+        a[0] = float(wp.dot(wp.vec2(1.0, 2.0), wp.vec2h(1.0, 2.0)))
+
+    e = _launch_untouched(scalars, RuntimeError, r"Input types must be the same, got \['int32', 'float32'\]")
+    assert isinstance(e, wp.KernelTypeError) and "operand types must match" in str(e)
+    _launch_untouched(vectors, RuntimeError, r"Input types must be exactly the same, got \['vec2f', 'vec2h'\]")
+
+
+def test_too_many_indices_on_a_sub_array():
+    @wp.kernel
+    def k(a: wp.array(dtype=float), m: wp.array2d(dtype=wp.mat44)):
+        m[0][2, 2] = 6.0
+        a[0] = 1.0
+
+    m = wp.zeros((1, 1), dtype=wp.mat44)
+    _launch_untouched(k, wp.KernelTypeError, r"Incorrect number of indices specified for array indexing: an array "
+                                             r"of 1 dimensions needs 1 indices, got 2", extra=[m])
+    assert not m.numpy().any()
+
+
+@wp.func
+def _double(x: float):
+    return 2.0 * x
+
+
+@wp.func
+def _halve(x: float):
+    return 0.5 * x
+
+
+def test_a_function_valued_local_keeps_its_function():
+    @wp.kernel
+    def to_function(a: wp.array(dtype=float)):
+        f = _double
+        f = _halve
+        a[0] = f(3.0)
+
+    @wp.kernel
+    def to_value(a: wp.array(dtype=float)):
+        f = _double
+        f = 1.0
+        a[0] = f
+
+    @wp.kernel
+    def same_again(a: wp.array(dtype=float)):
+        f = _double
+        f = _double
+        t = wp.float32
+        t = wp.float32
+        a[0] = f(t(3.0))
+
+    _launch_untouched(to_function, wp.KernelTypeError, r"rebinding function-valued local 'f' to another value")
+    _launch_untouched(to_value, wp.KernelTypeError, r"rebinding function-valued local 'f' to a non-function value")
+    a = wp.zeros(1, dtype=float)
+    wp.launch(same_again, dim=1, inputs=[a])
+    assert a.numpy()[0] == 6.0
+
+
+def test_unique_module_per_kernel():
+    def make(name):
+        @wp.kernel(module="unique", name=name)
+        def k(a: wp.array(dtype=float)):
+            a[0] = 1.0
+
+        return k
+
+    ka, kb = make("kernel_a"), make("kernel_b")
+    assert ka.module is not kb.module and ka.module.name != kb.module.name
+    assert (ka.key, kb.key) == ("kernel_a", "kernel_b")

@@ -23,6 +23,7 @@ from ..builtins import FUNCTIONS, BuiltinFunction
 from ..builtins.constants import CONSTANTS
 from ..builtins.param_names import PARAM_NAMES
 from ..builtins.registry import Unsupported
+from ..builtins.static import static
 from ..builtins.table import Mismatch, resolve
 from ..errors import (
     KernelAttributeError,
@@ -170,6 +171,8 @@ class ExpressionTyper(ConstructionRules):
             try:
                 return Static(static_attribute(obj, attr))
             except AttributeError:
+                if obj is _facade() and attr in _KERNEL_ONLY_NAMES:  # wp.float(x) is float(x), as in Warp's kernels
+                    return Static(_KERNEL_ONLY_NAMES[attr])
                 message = f"{_static_label(obj)} has no attribute '{attr}'"
                 if isinstance(obj, pytypes.ModuleType):  # Warp's words
                     message = f"`{attr}` is not an attribute of '{ast.unparse(node.value)}' ({message})"
@@ -248,8 +251,8 @@ class ExpressionTyper(ConstructionRules):
             if len(indices) < t.ndim:  # a2d[i]: the sub-array (a view), as in Warp
                 return ir.IRSubarray(base, indices, ArrayType(t.dtype, t.ndim - len(indices)), self.where(node))
             if len(indices) != t.ndim:
-                raise self.error(KernelTypeError, f"an array of {t.ndim} dimensions needs {t.ndim} indices, "
-                                 f"got {len(indices)}", node)
+                raise self.error(KernelTypeError, f"Incorrect number of indices specified for array indexing: an "
+                                 f"array of {t.ndim} dimensions needs {t.ndim} indices, got {len(indices)}", node)
             return ir.IRArrayElem(base, indices, t.dtype, self.where(node))
         if is_vector_type(t) or is_quat_type(t) or is_transform_type(t):
             if len(indices) != 1:
@@ -347,7 +350,7 @@ class ExpressionTyper(ConstructionRules):
             user = self.source.lookup(op)
             rule = INTRINSICS.rule(user, "operator") if user is not MISSING else None
             if rule is None:
-                raise self.error(KernelTypeError, f"'{_SYMBOL.get(op, op)}' ({op}): {e}", node) from None
+                raise self.mismatch(f"'{_SYMBOL.get(op, op)}' ({op}): {e}", args, node) from None
             return rule(self, user, args, node)
         return ir.IRCall(op, args, result)
 
@@ -409,18 +412,30 @@ class ExpressionTyper(ConstructionRules):
         items = [self.value(e) for e in node.elts]
         return ir.IRConstruct(items, TupleType(tuple(i.type for i in items)))
 
+    def mismatch(self, message: str, args, node):
+        """The error of a builtin or operator that does not take ``args``; when they are numbers, vectors or
+        matrices of different types, also a RuntimeError saying so in Warp's words."""
+        types = [a.type for a in args]
+        if len(set(types)) < 2 or not all(is_scalar_type(t) or is_composite_type(t) for t in types):
+            return self.error(KernelTypeError, message, node)
+        exactly = "" if all(is_scalar_type(t) for t in types) else "exactly "
+        return self.error(KernelUnsupportedTypeError, f"{message} (Input types must be {exactly}the same, got "
+                          f"{[type_name(t) for t in types]})", node)
+
     def builtin_call(self, name, args, node, label=None) -> ir.IRExpr:
         try:
             _, result = resolve(name, [a.type for a in args])
         except Unsupported as e:  # the message names the builtin
             raise self.error(KernelUnsupportedTypeError, str(e), node) from None
         except Mismatch as e:
-            raise self.error(KernelTypeError, f"{label or name + '()'}: {e}", node) from None
+            raise self.mismatch(f"{label or name + '()'}: {e}", args, node) from None
         return ir.IRCall(name, args, result, where=self.where(node) if name.startswith("atomic_") else "")
 
     # -- calls -------------------------------------------------------------------------------------
     def callee(self, node):
         """The typed callee of call ``node``; a missing function of a module is named as Warp names it."""
+        if node in self.source.static_results:  # a wp.static(...) evaluated at declaration, whatever names it now
+            return Static(static)
         try:
             return self.expr(node.func)
         except KernelAttributeError as e:
@@ -664,6 +679,17 @@ class ExpressionTyper(ConstructionRules):
             self.set_tid_dims(1, node)
             return ir.IRTid(0, int32)
         raise self.error(KernelTypeError, "tid() with several indices must be unpacked: i, j = tid()", node)
+
+
+#: Names of the kernel language's builtins that the facade does not define (Python's own would shadow them there)
+#: but that Warp's kernels resolve through the ``wp.`` prefix.
+_KERNEL_ONLY_NAMES = {"float": py.float, "int": py.int}
+
+
+def _facade():
+    import sys
+
+    return sys.modules.get(__name__.split(".")[0])
 
 
 @functools.cache

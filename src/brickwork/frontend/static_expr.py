@@ -82,8 +82,10 @@ class _CompileTimeNames(Mapping):
 def _call_static(builder, f, node):
     if len(node.args) != 1 or node.keywords:
         raise builder.error(KernelTypeError, "wp.static() takes exactly one expression", node)
-    code = compile(ast.Expression(body=node.args[0]), "<wp.static>", "eval")
     source = ast.unparse(node.args[0])
+    if node in builder.source.static_results:  # evaluated when the kernel or function was declared
+        return _checked(builder, builder.source.static_results[node], source, node)
+    code = compile(ast.Expression(body=node.args[0]), "<wp.static>", "eval")
     try:
         value = eval(code, {"__builtins__": builtins}, _CompileTimeNames(builder))  # noqa: S307
         if isinstance(value, _KnownByType):  # the expression is a runtime value itself
@@ -96,6 +98,10 @@ def _call_static(builder, f, node):
     except Exception as e:  # the expression's own error, reported at its place in the kernel
         raise builder.error(KernelTypeError, f"Error evaluating static expression: {e} (wp.static({source}) "
                             f"failed: {type(e).__name__}: {e})", node) from None
+    return _checked(builder, value, source, node)
+
+
+def _checked(builder, value, source: str, node) -> Static:
     problem = _unsupported(value)
     if problem is not None:
         raise builder.error(KernelTypeError, f"Static expression returns an unsupported value: {problem} "

@@ -224,7 +224,13 @@ class Typer(ExpressionTyper):
                 if known is not None:
                     raise self.error(KernelTypeError, f"variable '{target.id}' holds a value of type "
                                      f"{type_name(known)} and cannot be rebound to {value.describe()}", node)
-                self.symbols.statics[self.symbols.unique(target.id)] = value.value
+                unique = self.symbols.unique(target.id)
+                old = self.symbols.statics.get(unique, value.value)
+                if old is not value.value and _is_function(old):  # one name, two functions: which depends on the path
+                    raise self.error(KernelTypeError, f"rebinding function-valued local '{target.id}' to another "
+                                     f"value is not supported (a local bound to a function keeps it; use another "
+                                     f"name)", node)
+                self.symbols.statics[unique] = value.value
                 return
             self.assign(target, self.to_value(value, node.value), node, out)
             if isinstance(value, Static) and type(value.value) in (int, float, bool):
@@ -265,6 +271,9 @@ class Typer(ExpressionTyper):
         if isinstance(target, ast.Name):
             name = self.symbols.unique(target.id)
             if name in self.symbols.statics:
+                if _is_function(self.symbols.statics[name]):
+                    raise self.error(KernelTypeError, f"rebinding function-valued local '{target.id}' to a "
+                                     f"non-function value is not supported", node)
                 raise self.error(KernelTypeError, f"'{name}' is a type variable and cannot be assigned a value", node)
             known = self.symbols.type_of(name)
             if isinstance(known, ArrayType) and isinstance(value.type, ArrayType) and known != value.type \
@@ -570,6 +579,11 @@ class Typer(ExpressionTyper):
 
 
 _MAX_UNROLL = 1024
+
+
+def _is_function(value) -> bool:
+    """A compile-time value that is a function (not a type, which is callable too)."""
+    return callable(value) and not isinstance(value, (type, ArrayType))
 
 
 def _exits_or_assigns(loop, var) -> bool:

@@ -26,6 +26,7 @@ class FunctionOverload:
         self.owner = owner
         self.custom_of = custom_of  # "grad" or "replay" for @func_grad / @func_replay functions of owner
         self.source = FunctionSource(pyfunc)
+        self.source.evaluate_statics()
         ann = self.source.annotations()
         self.params = []
         for name in self.source.param_names:

@@ -23,10 +23,14 @@ class Kernel:
         pyfunc = func  # Warp's keyword is ``func``: wp.Kernel(func=f, key=..., module=...)
         self.func = pyfunc
         self.options = dict(options or {})
-        self.module = module if isinstance(module, Module) else get_module(
-            module if isinstance(module, str) else pyfunc.__module__)
         self.source = FunctionSource(pyfunc)
+        self.source.evaluate_statics()
         self.key = key or pyfunc.__name__
+        if module == "unique":  # Warp's module of its own for this kernel (its options are the kernel's)
+            self.module = Module(f"{pyfunc.__module__}.{self.key}")
+        else:
+            self.module = module if isinstance(module, Module) else get_module(
+                module if isinstance(module, str) else pyfunc.__module__)
         self.__name__ = pyfunc.__name__
         self.__doc__ = pyfunc.__doc__
         ann = self.source.annotations()
@@ -38,7 +42,6 @@ class Kernel:
                                         self.source.location(self.source.tree))
             self.params.append((name, python_annotation_type(ann[name])))
         # reported when the kernel is first instantiated, as Warp does at launch
-        self.return_error = None
         if ann.get("return", None) not in (None, type(None)):
             self.return_error = KernelTypeError(f"kernel '{self.key}' is annotated to return "
                                                 f"{type_name(ann['return'])}: {KERNEL_RETURN}",
@@ -50,6 +53,8 @@ class Kernel:
         self.overloads: dict = {}
         self.launch_table: dict = {}  # launch signature -> (Instance, packer)
 
+    #: The error of a return annotation other than None, raised on first instantiation (loop bodies: none).
+    return_error = None
     #: How the function becomes a kernel (part of the cache key); loop bodies say which loops.
     form = "kernel"
     #: Elements of work per grid point (launch goes parallel when total work is large enough).

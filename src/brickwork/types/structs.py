@@ -168,7 +168,10 @@ def struct(cls):
         "_size": size, "_align": align, "__module__": cls.__module__, "__qualname__": cls.__qualname__,
         "__doc__": cls.__doc__,
     }
-    return type(cls.__name__, (StructBase,), attrs)
+    made = type(cls.__name__, (StructBase,), attrs)
+    if "cls" not in made._field_types:
+        made.cls = made  # Warp's name for the class of a struct's instances (here the struct itself)
+    return made
 
 
 def is_struct_type(t) -> bool:
