@@ -107,3 +107,21 @@ def test_struct_values_are_part_of_the_cache_key():
     for a in (1, 2):
         wp.launch(_make_struct_kernel(a), dim=1, inputs=[out])
         assert out.numpy()[0][0] == a and out.numpy()[0][1] == 0.5
+
+
+def test_evaluated_in_source_order():
+    counter = {"n": 0.0}
+
+    def bump():
+        counter["n"] += 1.0
+        return counter["n"]
+
+    @wp.kernel
+    def k(out: wp.array(dtype=float)):
+        x = wp.static(bump())
+        y = wp.static(bump())
+        out[0] = x * 10.0 + y
+
+    out = wp.zeros(1, dtype=float)
+    wp.launch(k, dim=1, inputs=[out])
+    assert out.numpy()[0] == 12.0

@@ -171,7 +171,7 @@ class ExpressionTyper(ConstructionRules):
             try:
                 return Static(static_attribute(obj, attr))
             except AttributeError:
-                if obj is _facade() and attr in _KERNEL_ONLY_NAMES:  # wp.float(x) is float(x), as in Warp's kernels
+                if attr in _KERNEL_ONLY_NAMES and _is_facade(obj):  # wp.float(x) is float(x), as in Warp's kernels
                     return Static(_KERNEL_ONLY_NAMES[attr])
                 message = f"{_static_label(obj)} has no attribute '{attr}'"
                 if isinstance(obj, pytypes.ModuleType):  # Warp's words
@@ -686,10 +686,9 @@ class ExpressionTyper(ConstructionRules):
 _KERNEL_ONLY_NAMES = {"float": py.float, "int": py.int}
 
 
-def _facade():
-    import sys
-
-    return sys.modules.get(__name__.split(".")[0])
+def _is_facade(module) -> bool:
+    """``module`` is brickwork's facade, or a module that re-exports it (``import brickwork as wp`` or an alias)."""
+    return getattr(module, "static", None) is static and getattr(module, "kernel", None) is not None
 
 
 @functools.cache

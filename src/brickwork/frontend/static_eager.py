@@ -33,7 +33,7 @@ def evaluate_eagerly(source) -> dict:
                     continue  # the statics nested in it were part of its evaluation
                 except Exception:  # noqa: BLE001 - evaluated (and reported) while typing instead
                     pass
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))  # in source order: side effects as written
     return found
 
 
