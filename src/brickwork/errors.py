@@ -57,6 +57,28 @@ class KernelNameError(KernelError, NameError):
     """A name used in a kernel cannot be resolved, or an attribute does not exist."""
 
 
+class KernelUndefinedNameError(KernelNameError, KeyError):
+    """A name in a kernel that is neither a local, a global, a closure variable nor a kernel-language name:
+    a ``NameError``, and a ``KeyError`` as Warp raises ("Referencing undefined symbol: ...")."""
+
+    def __str__(self) -> str:  # KeyError's own __str__ would show the message's repr
+        return self.args[0] if self.args else self.message
+
+
+class KernelUnsupportedSyntaxError(KernelSyntaxError, RuntimeError):
+    """A Python construct the kernel language does not have (list and dict displays): a ``SyntaxError``, and a
+    ``RuntimeError`` as Warp raises."""
+
+
+class AmbiguousOverloadError(KernelError, RuntimeError):
+    """An ``@overload`` stub names kernels that one function defines under several names: it cannot choose."""
+
+
+class StructDefinitionError(BrickworkError, TypeError, RuntimeError):
+    """A ``@struct`` class that cannot be a struct (it derives from another class): a ``TypeError``, and a
+    ``RuntimeError`` as Warp raises."""
+
+
 class LaunchError(BrickworkError, TypeError):
     """Arguments given to ``launch`` do not fit the kernel (count, type, dtype, ndim)."""
 

@@ -207,7 +207,7 @@ CASES = [
      ["module 'brickwork' has no attribute 'no_such_builtin'"]),
     (index_count, wp.KernelTypeError, "index_count", ["2 dimensions needs 2 indices, got 1"]),
     (calls_python, wp.KernelTypeError, "calls_python", ["'plain_python' is a Python function", "@func"]),
-    (returns_value, wp.KernelSyntaxError, "returns_value", ["kernels cannot return a value"]),
+    (returns_value, wp.KernelTypeError, "returns_value", ["kernels cannot return a value"]),
     (recursive, wp.KernelTypeError, "recursion", ["countdown() calls itself", "recursion"]),
     (mutually_recursive, wp.KernelTypeError, "mutual", ["ping() calls itself", "recursion"]),
     (bad_return_types, wp.KernelTypeError, "return_types", ["return types differ: int32 and float32"]),

@@ -40,8 +40,17 @@ def test_static_expressions_are_evaluated_at_compile_time():
     assert wp.static(5) == 5
 
     @wp.kernel
+    def constant_local(out: wp.array(dtype=float)):
+        y = 2.0  # a Python constant, known until assigned again (as in Warp)
+        out[2] = wp.static(y + 1.0)
+
+    out3 = wp.zeros(3, dtype=float)
+    wp.launch(constant_local, dim=1, inputs=[out3])
+    assert out3.numpy().tolist() == [0.0, 0.0, 3.0]
+
+    @wp.kernel
     def runtime_name(out: wp.array(dtype=float)):
-        y = 2.0
+        y = out[1]
         out[0] = wp.static(y + 1.0)
 
     with pytest.raises(wp.KernelTypeError, match="'y' is a runtime value of the kernel"):

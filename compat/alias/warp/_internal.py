@@ -26,7 +26,11 @@ class Placeholder:
     def _refuse(self, *args, **kwargs):
         raise WarpInternalUsed(self._qualname)
 
-    __call__ = __iter__ = __len__ = __getitem__ = __enter__ = _refuse
+    __call__ = __iter__ = __len__ = __getitem__ = __setitem__ = __delitem__ = __enter__ = _refuse
+
+    @property
+    def __signature__(self):  # inspect.signature() of a Warp library function uses Warp's implementation
+        raise WarpInternalUsed(self._qualname)
 
     def __repr__(self):
         return f"<Warp internal {self._qualname}>"

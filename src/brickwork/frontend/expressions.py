@@ -23,12 +23,14 @@ from ..builtins import FUNCTIONS, BuiltinFunction
 from ..builtins.constants import CONSTANTS
 from ..builtins.param_names import PARAM_NAMES
 from ..builtins.registry import Unsupported
+from ..builtins.static import static
 from ..builtins.table import Mismatch, resolve
 from ..errors import (
     KernelAttributeError,
-    KernelNameError,
     KernelSyntaxError,
     KernelTypeError,
+    KernelUndefinedNameError,
+    KernelUnsupportedSyntaxError,
     KernelUnsupportedTypeError,
 )
 from ..types.arrays import ArrayType, _ArrayNd, array, type_name
@@ -75,7 +77,10 @@ class ExpressionTyper(ConstructionRules):
     def expr(self, node):
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
-            raise self.error(KernelSyntaxError, f"'{type(node).__name__}' expressions are not supported in "
+            kind = type(node).__name__
+            if kind in _DISPLAYS:  # a RuntimeError too, with Warp's words
+                raise self.error(KernelUnsupportedSyntaxError, f"{_DISPLAYS[kind]}: {ast.unparse(node)}", node)
+            raise self.error(KernelSyntaxError, f"'{kind}' expressions are not supported in "
                              f"kernels: {ast.unparse(node)}", node)
         return method(node)
 
@@ -103,7 +108,17 @@ class ExpressionTyper(ConstructionRules):
         if isinstance(v, CompositeBase):
             comps = [ir.IRConst(c, v._dtype) for c in v.flat_values()]
             return ir.IRConstruct(comps, type(v))
+        if is_struct_type(type(v)):  # a struct built on the host (by wp.static): its fields as constants
+            return ir.IRConstruct([self._struct_field_constant(getattr(v, n), t, node) for n, t in v._fields], type(v))
         raise self.error(KernelTypeError, f"{value.describe()} is not a value usable in a kernel", node)
+
+    def _struct_field_constant(self, v, t, node) -> ir.IRExpr:
+        if is_scalar_type(t):
+            return ir.IRConst(t(v.value if isinstance(v, ScalarBase) else v).value, t)
+        if isinstance(t, ArrayType):
+            raise self.error(KernelTypeError, f"a struct with an array field ({type_name(t)}) cannot be a constant "
+                             f"of a kernel", node)
+        return self.to_value(Static(v), node)
 
     def try_static(self, node):
         """The compile-time value of ``node``, or None when it is not one (or does not type)."""
@@ -140,8 +155,9 @@ class ExpressionTyper(ConstructionRules):
         value = self.source.lookup(name)
         if value is MISSING:
             value = _language_names().get(name, MISSING)
-        if value is MISSING:
-            raise self.error(KernelNameError, f"name '{name}' is not defined", node)
+        if value is MISSING:  # a KeyError too, with Warp's words
+            raise self.error(KernelUndefinedNameError, f"Referencing undefined symbol: {name} (name '{name}' is "
+                             f"not defined)", node)
         return Static(value)
 
     def expr_Attribute(self, node):
@@ -155,8 +171,14 @@ class ExpressionTyper(ConstructionRules):
             try:
                 return Static(static_attribute(obj, attr))
             except AttributeError:
-                raise self.error(KernelAttributeError, f"{_static_label(obj)} has no attribute '{attr}'",
-                                 node) from None
+                if attr in _KERNEL_ONLY_NAMES and _is_facade(obj):  # wp.float(x) is float(x), as in Warp's kernels
+                    return Static(_KERNEL_ONLY_NAMES[attr])
+                message = f"{_static_label(obj)} has no attribute '{attr}'"
+                if isinstance(obj, pytypes.ModuleType):  # Warp's words
+                    message = f"`{attr}` is not an attribute of '{ast.unparse(node.value)}' ({message})"
+                error = self.error(KernelAttributeError, message, node)
+                error.missing_module_attribute = node if isinstance(obj, pytypes.ModuleType) else None
+                raise error from None
         t = base.type
         rule = INTRINSICS.type_rule(t, "value_attribute")
         if rule is not None:
@@ -181,7 +203,10 @@ class ExpressionTyper(ConstructionRules):
             ft = t._field_types.get(attr)
             if ft is not None:
                 return ir.IRField(base, attr, ft)
-        raise self.error(KernelAttributeError, f"a value of type {type_name(t)} has no attribute '{attr}'", node)
+        # Warp's words last: `attr` is not an attribute of 'name' (module.Type)
+        full = f"{t.__module__}.{t.__qualname__}" if is_struct_type(t) else type_name(t)
+        raise self.error(KernelAttributeError, f"a value of type {type_name(t)} has no attribute '{attr}': `{attr}` "
+                         f"is not an attribute of '{ast.unparse(node.value)}' ({full})", node)
 
     def expr_Subscript(self, node):
         base = self.expr(node.value)
@@ -226,8 +251,8 @@ class ExpressionTyper(ConstructionRules):
             if len(indices) < t.ndim:  # a2d[i]: the sub-array (a view), as in Warp
                 return ir.IRSubarray(base, indices, ArrayType(t.dtype, t.ndim - len(indices)), self.where(node))
             if len(indices) != t.ndim:
-                raise self.error(KernelTypeError, f"an array of {t.ndim} dimensions needs {t.ndim} indices, "
-                                 f"got {len(indices)}", node)
+                raise self.error(KernelTypeError, f"Incorrect number of indices specified for array indexing: an "
+                                 f"array of {t.ndim} dimensions needs {t.ndim} indices, got {len(indices)}", node)
             return ir.IRArrayElem(base, indices, t.dtype, self.where(node))
         if is_vector_type(t) or is_quat_type(t) or is_transform_type(t):
             if len(indices) != 1:
@@ -325,7 +350,7 @@ class ExpressionTyper(ConstructionRules):
             user = self.source.lookup(op)
             rule = INTRINSICS.rule(user, "operator") if user is not MISSING else None
             if rule is None:
-                raise self.error(KernelTypeError, f"'{_SYMBOL.get(op, op)}' ({op}): {e}", node) from None
+                raise self.mismatch(f"'{_SYMBOL.get(op, op)}' ({op}): {e}", args, node) from None
             return rule(self, user, args, node)
         return ir.IRCall(op, args, result)
 
@@ -387,25 +412,47 @@ class ExpressionTyper(ConstructionRules):
         items = [self.value(e) for e in node.elts]
         return ir.IRConstruct(items, TupleType(tuple(i.type for i in items)))
 
+    def mismatch(self, message: str, args, node):
+        """The error of a builtin or operator that does not take ``args``; when they are numbers, vectors or
+        matrices of different types, also a RuntimeError saying so in Warp's words."""
+        types = [a.type for a in args]
+        if len(set(types)) < 2 or not all(is_scalar_type(t) or is_composite_type(t) for t in types):
+            return self.error(KernelTypeError, message, node)
+        exactly = "" if all(is_scalar_type(t) for t in types) else "exactly "
+        return self.error(KernelUnsupportedTypeError, f"{message} (Input types must be {exactly}the same, got "
+                          f"{[type_name(t) for t in types]})", node)
+
     def builtin_call(self, name, args, node, label=None) -> ir.IRExpr:
         try:
             _, result = resolve(name, [a.type for a in args])
         except Unsupported as e:  # the message names the builtin
             raise self.error(KernelUnsupportedTypeError, str(e), node) from None
         except Mismatch as e:
-            raise self.error(KernelTypeError, f"{label or name + '()'}: {e}", node) from None
+            raise self.mismatch(f"{label or name + '()'}: {e}", args, node) from None
         return ir.IRCall(name, args, result, where=self.where(node) if name.startswith("atomic_") else "")
 
     # -- calls -------------------------------------------------------------------------------------
+    def callee(self, node):
+        """The typed callee of call ``node``; a missing function of a module is named as Warp names it."""
+        if node in self.source.static_results:  # a wp.static(...) evaluated at declaration, whatever names it now
+            return Static(static)
+        try:
+            return self.expr(node.func)
+        except KernelAttributeError as e:
+            if getattr(e, "missing_module_attribute", None) is not node.func:
+                raise
+            raise self.error(KernelAttributeError, f"Could not find function {ast.unparse(node.func)} "
+                             f"({e.message})", node) from None
+
     def expr_Call(self, node):
-        func = self.expr(node.func)
+        func = self.callee(node)
         if not isinstance(func, Static):
             raise self.error(KernelTypeError, f"a value of type {type_name(func.type)} is not callable", node)
         return self.call(func.value, node)
 
     def call_statement(self, node):
         """Calls that are statements (print, printf, expect_eq/neq); None for ordinary calls."""
-        func = self.expr(node.func)
+        func = self.callee(node)
         if not isinstance(func, Static):
             return None
         f = func.value
@@ -425,6 +472,10 @@ class ExpressionTyper(ConstructionRules):
             if not isinstance(fmt, str):
                 raise self.error(KernelTypeError, "printf() format must be a string constant", node)
             values = [self.value(a) for a in node.args[1:]]
+            if len(values) > _PRINTF_MAX_VALUES:  # Warp's limit (and words), so code runs on both
+                raise self.error(KernelUnsupportedTypeError, f"printf() got {len(values)} values: the maximum "
+                                 f"number of variadic arguments that can be passed to `printf` is "
+                                 f"{_PRINTF_MAX_VALUES}", node)
             for v in values:
                 if not is_scalar_type(v.type):
                     raise self.error(KernelTypeError, f"printf() prints scalars, got {type_name(v.type)}", node)
@@ -630,6 +681,16 @@ class ExpressionTyper(ConstructionRules):
         raise self.error(KernelTypeError, "tid() with several indices must be unpacked: i, j = tid()", node)
 
 
+#: Names of the kernel language's builtins that the facade does not define (Python's own would shadow them there)
+#: but that Warp's kernels resolve through the ``wp.`` prefix.
+_KERNEL_ONLY_NAMES = {"float": py.float, "int": py.int}
+
+
+def _is_facade(module) -> bool:
+    """``module`` is brickwork's facade, or a module that re-exports it (``import brickwork as wp`` or an alias)."""
+    return getattr(module, "static", None) is static and getattr(module, "kernel", None) is not None
+
+
 @functools.cache
 def _language_names() -> dict:
     """Builtins, types and constants a kernel may name without the ``wp.`` prefix, as in Warp, whose
@@ -675,6 +736,15 @@ def _static_label(obj) -> str:
         return f"type {type_name(obj)}"
     return f"{type(obj).__name__} {getattr(obj, '__name__', '')!r}".strip()
 
+
+_PRINTF_MAX_VALUES = 32
+
+_DISPLAYS = {
+    "List": "List constructs are not supported in kernels. Use vectors like `wp.vec3()` for small fixed-size "
+            "collections, or `wp.zeros(shape=N, dtype=...)` for stack-allocated arrays.",
+    "Dict": "Construct `ast.Dict` not supported in kernels.",
+    "Set": "Construct `ast.Set` not supported in kernels.",
+}
 
 _PRINTF_SPEC = re.compile(r"%(?:%|[-+ #0]*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|L|z|j|t)?[diouxXfFeEgGaAcspn])")
 

@@ -17,6 +17,7 @@ from ..types.arrays import ArrayType
 from ..types.composite import CompositeBase
 from ..types.keys import type_key
 from ..types.scalars import ScalarBase
+from ..types.structs import StructBase
 from .intrinsics import INTRINSICS
 from .resolve import MISSING, resolve_chain
 from .source import FunctionSource
@@ -64,6 +65,8 @@ def function_fingerprint(source: FunctionSource, seen: set | None = None) -> str
     for chain in _chains(source):
         value = resolve_chain(source, chain)
         h.update(f"{'.'.join(chain)}={value_fingerprint(value, seen)};".encode())
+    for node, value in sorted(source.static_results.items(), key=lambda kv: (kv[0].lineno, kv[0].col_offset)):
+        h.update(f"static@{node.lineno}:{node.col_offset}={value_fingerprint(value, seen)};".encode())
     return h.hexdigest()
 
 
@@ -90,6 +93,9 @@ def value_fingerprint(value, seen: set) -> str:
     if hasattr(value, "__dataclass_fields__") and getattr(value, "__dataclass_params__", None) is not None \
             and value.__dataclass_params__.frozen:
         return f"{type(value).__qualname__} {value!r}"  # frozen value objects: Index3, MemoryOffset, VarTag
+    if isinstance(value, StructBase):  # a struct built on the host (wp.static): its type and field values
+        fields = ",".join(value_fingerprint(getattr(value, n), seen) for n, _ in value._fields)
+        return f"struct {type_key(type(value))}({fields})"
     if isinstance(value, tuple) and len(value) < 64:
         return "(" + ",".join(value_fingerprint(v, seen) for v in value) + ")"
     return f"object {type(value).__module__}.{type(value).__qualname__}"

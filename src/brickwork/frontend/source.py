@@ -65,6 +65,16 @@ class FunctionSource:
         self.param_names = params
         self.digest = hashlib.sha256(self.text.encode()).hexdigest()
 
+    #: ``wp.static`` calls evaluated at declaration (call node -> value); see ``evaluate_statics``
+    static_results: dict = {}
+
+    def evaluate_statics(self) -> None:
+        """Evaluate the ``wp.static`` expressions that need no name of the function itself, once (the decorator
+        calls this, as Warp evaluates them when the kernel or function is declared)."""
+        from .static_eager import evaluate_eagerly
+
+        self.static_results = evaluate_eagerly(self)
+
     # -- locations --------------------------------------------------------------------------------
     def location(self, node) -> SourceLocation:
         """File, absolute line and the source line of an AST node of this function."""

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import ast
 import builtins
+import types as pytypes
 from collections.abc import Mapping
 
 from ..builtins.static import static
 from ..errors import KernelTypeError
+from ..types.arrays import ArrayType, array
+from ..types.composite import CompositeBase
+from ..types.scalars import ScalarBase
+from ..types.structs import is_struct_type
 from .expressions import Static
-from .intrinsics import INTRINSICS
+from .intrinsics import INTRINSICS, KINDS
 from .source import MISSING
 
 
@@ -55,6 +60,8 @@ class _CompileTimeNames(Mapping):
     def __getitem__(self, name):
         symbols = self.builder.symbols
         unique = symbols.unique(name)
+        if unique in symbols.known:
+            return symbols.known[unique]
         t = symbols.type_of(unique)
         if t is not None:
             return _KnownByType(name, t)
@@ -75,15 +82,65 @@ class _CompileTimeNames(Mapping):
 def _call_static(builder, f, node):
     if len(node.args) != 1 or node.keywords:
         raise builder.error(KernelTypeError, "wp.static() takes exactly one expression", node)
+    source = ast.unparse(node.args[0])
+    if node in builder.source.static_results:  # evaluated when the kernel or function was declared
+        return _checked(builder, builder.source.static_results[node], source, node)
     code = compile(ast.Expression(body=node.args[0]), "<wp.static>", "eval")
     try:
-        return Static(eval(code, {"__builtins__": builtins}, _CompileTimeNames(builder)))  # noqa: S307
-    except _RuntimeName as e:
-        raise builder.error(KernelTypeError, f"wp.static(): '{e.name}' is a runtime value of the kernel; the "
-                            f"expression must be computable at compile time", node) from None
+        value = eval(code, {"__builtins__": builtins}, _CompileTimeNames(builder))  # noqa: S307
+        if isinstance(value, _KnownByType):  # the expression is a runtime value itself
+            raise _RuntimeName(value._name)
+    except _RuntimeName as e:  # Warp's words first, then why
+        raise builder.error(KernelTypeError, f"Error evaluating static expression: name '{e.name}' is not "
+                            f"defined. Make sure all variables used in the static expression are constant. "
+                            f"(wp.static({source}): '{e.name}' is a runtime value of the kernel; the expression "
+                            f"must be computable at compile time)", node) from None
     except Exception as e:  # the expression's own error, reported at its place in the kernel
-        raise builder.error(KernelTypeError, f"wp.static({ast.unparse(node.args[0])}) failed: "
-                            f"{type(e).__name__}: {e}", node) from None
+        raise builder.error(KernelTypeError, f"Error evaluating static expression: {e} (wp.static({source}) "
+                            f"failed: {type(e).__name__}: {e})", node) from None
+    return _checked(builder, value, source, node)
+
+
+def _checked(builder, value, source: str, node) -> Static:
+    problem = _unsupported(value)
+    if problem is not None:
+        raise builder.error(KernelTypeError, f"Static expression returns an unsupported value: {problem} "
+                            f"(wp.static({source}))", node)
+    return Static(value)
+
+
+_ARRAY_PROBLEM = "a Warp array cannot be created inside Warp kernels"
+
+
+def _unsupported(value) -> str | None:
+    """Why the result of a static expression cannot enter a kernel, or None when it can."""
+    if value is None:
+        return "None is returned"
+    if isinstance(value, array):
+        return _ARRAY_PROBLEM
+    if is_struct_type(type(value)):
+        path = _array_field(value, type(value).__name__)
+        if path is not None:
+            return (f"the returned Warp struct contains a data type that cannot be constructed inside Warp kernels: "
+                    f"{_ARRAY_PROBLEM} at {path}")
+        return None
+    if (isinstance(value, (type, pytypes.ModuleType, ScalarBase, CompositeBase, ArrayType)) or callable(value)
+            or type(value).__module__ == "builtins" or any(INTRINSICS.rule(value, k) for k in KINDS)):
+        return None
+    return f"value of type {type(value).__module__}.{type(value).__qualname__}"
+
+
+def _array_field(value, path: str) -> str | None:
+    """The dotted path of the first array inside struct ``value``, or None."""
+    for name, t in type(value)._fields:
+        field = getattr(value, name)
+        if isinstance(t, ArrayType):
+            return f"{path}.{name}"
+        if is_struct_type(t):
+            found = _array_field(field, f"{path}.{name}")
+            if found is not None:
+                return found
+    return None
 
 
 INTRINSICS.register(static, call=_call_static)

@@ -18,6 +18,8 @@ class SymbolTable:
         self.locals: dict = {}  # runtime locals of the function (parameters excluded) -> type
         self.types: dict = dict(params)  # every runtime name -> type
         self.statics: dict = {}  # names bound to compile-time values (type variables, local functions)
+        # runtime locals whose value is known here (the variable of an unrolled loop): wp.static() reads them
+        self.known: dict = {}
         self._renames: list[dict] = [{}]  # per scope: source name -> unique name
         self._counters: dict = {}
 

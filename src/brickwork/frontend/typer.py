@@ -13,6 +13,7 @@ import builtins as py_builtins
 
 from .. import ir
 from ..builtins.atomics import has_atomic_add
+from ..builtins.static import static
 from ..errors import KernelError, KernelSyntaxError, KernelTypeError
 from ..types.arrays import ArrayType, type_name
 from ..types.opaque import TupleType
@@ -24,7 +25,7 @@ from . import (
 )
 from .expressions import _SYMBOL, TID, ExpressionTyper, LocalFunction, Static
 from .intrinsics import INTRINSICS
-from .limits import INDEX_LIMIT
+from .limits import INDEX_LIMIT, KERNEL_RETURN
 from .output_arguments import output_argument_call
 from .symbols import SymbolTable, conflict
 
@@ -223,9 +224,18 @@ class Typer(ExpressionTyper):
                 if known is not None:
                     raise self.error(KernelTypeError, f"variable '{target.id}' holds a value of type "
                                      f"{type_name(known)} and cannot be rebound to {value.describe()}", node)
-                self.symbols.statics[self.symbols.unique(target.id)] = value.value
+                unique = self.symbols.unique(target.id)
+                old = self.symbols.statics.get(unique, value.value)
+                if old is not value.value and _is_function(old):  # one name, two functions: which depends on the path
+                    raise self.error(KernelTypeError, f"rebinding function-valued local '{target.id}' to another "
+                                     f"value is not supported (a local bound to a function keeps it; use another "
+                                     f"name)", node)
+                self.symbols.statics[unique] = value.value
                 return
             self.assign(target, self.to_value(value, node.value), node, out)
+            if isinstance(value, Static) and type(value.value) in (int, float, bool):
+                # a Python constant: wp.static() may read it until the name is assigned again (as in Warp)
+                self.symbols.known[self.symbols.unique(target.id)] = value.value
             return
         self.assign(target, self.value(node.value), node, out)
 
@@ -261,6 +271,9 @@ class Typer(ExpressionTyper):
         if isinstance(target, ast.Name):
             name = self.symbols.unique(target.id)
             if name in self.symbols.statics:
+                if _is_function(self.symbols.statics[name]):
+                    raise self.error(KernelTypeError, f"rebinding function-valued local '{target.id}' to a "
+                                     f"non-function value is not supported", node)
                 raise self.error(KernelTypeError, f"'{name}' is a type variable and cannot be assigned a value", node)
             known = self.symbols.type_of(name)
             if isinstance(known, ArrayType) and isinstance(value.type, ArrayType) and known != value.type \
@@ -268,6 +281,7 @@ class Typer(ExpressionTyper):
                 # Warp rebinds a name to a view of another shape (sub = a[:2]; sub = a[:2, 1]); outside
                 # any branch or loop the name simply stands for a new local from here on.
                 name = self.symbols.rebind(target.id)
+            self.symbols.known.pop(name, None)  # its value is no longer the one an unrolled loop gave it
             out.append(ir.IRAssign(self.declare(name, value.type, node), value))
             return
         lvalue = self.expr(target)
@@ -346,10 +360,12 @@ class Typer(ExpressionTyper):
             return
         cond = self.condition(node.test)
         out.append(ir.IRIf(cond, self.block(node.body), self.block(node.orelse)))
+        self._forget_assigned(node.body + node.orelse)  # either branch's value, known only at run time
 
     def stmt_While(self, node, out):
         if node.orelse:
             raise self.error(KernelSyntaxError, "'while ... else' is not supported", node)
+        self._forget_assigned(node.body)  # a later iteration sees the values the body assigns
         cond = self.condition(node.test)
         self.loop_depth += 1
         body = self.block(node.body)
@@ -375,7 +391,7 @@ class Typer(ExpressionTyper):
             raise self.error(KernelSyntaxError, "for loops must iterate over range(...) or reversed(range(...))", node)
         if not 1 <= len(it.args) <= 3 or it.keywords:
             raise self.error(KernelTypeError, "range() takes 1 to 3 positional arguments", node)
-        args = [self.value(a) for a in it.args]
+        args = [self._range_bound(a) for a in it.args]
         types = {a.type for a in args}
         if len(types) != 1 or not getattr(args[0].type, "is_int", False):
             raise self.error(KernelTypeError, "range() arguments must be integers of one type, got "
@@ -401,10 +417,55 @@ class Typer(ExpressionTyper):
             raise self.error(KernelTypeError, f"loop variable '{name}' has type {type_name(known)}, but range() "
                              f"yields {type_name(t)}", node)
         self.symbols.declare(name, t)
+        values = None
+        if all(isinstance(a, ir.IRConst) for a in (start, stop, step)):
+            values = range(start.value, stop.value, step.value)
+        if values is not None and self._static_uses(node, node.target.id):
+            self._unroll(node, name, t, values, out)
+            return
+        self.symbols.known.pop(name, None)
+        self._forget_assigned(node.body)  # a later iteration sees the values the body assigns
         self.loop_depth += 1
         body = self.block(node.body)
         self.loop_depth -= 1
         out.append(ir.IRFor(ir.IRLocal(name, t), start, stop, step, body, sign))
+        if values and not _exits_or_assigns(node, node.target.id):  # Python's value after the loop is known
+            self.symbols.known[name] = values[-1]
+
+    def _forget_assigned(self, stmts) -> None:
+        """Names ``stmts`` assign no longer have a value known at compile time."""
+        for stmt in stmts:
+            for n in ast.walk(stmt):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    self.symbols.known.pop(self.symbols.unique(n.id), None)
+
+    def _range_bound(self, node) -> ir.IRExpr:
+        value = self.expr(node)
+        if isinstance(value, Static) and isinstance(value.value, bool):  # a Python bool is an int: range(True)
+            value = Static(int(value.value))
+        return self.to_value(value, node)
+
+    def _static_uses(self, node, var: str) -> bool:
+        """The body of loop ``node`` has a ``wp.static`` expression that reads the loop variable (so the loop is
+        unrolled, as in Warp: each copy of the body sees the variable's value) and no break or continue."""
+        if _exits_or_assigns(node, None):
+            return False
+        for call in ast.walk(ast.Module(body=node.body, type_ignores=[])):
+            if isinstance(call, ast.Call) and call.args and self.try_static(call.func) is static:
+                if any(isinstance(n, ast.Name) and n.id == var for n in ast.walk(call.args[0])):
+                    return True
+        return False
+
+    def _unroll(self, node, name: str, t, values: range, out) -> None:
+        if len(values) > _MAX_UNROLL:
+            raise self.error(KernelTypeError, f"a loop whose variable '{node.target.id}' is read by wp.static() is "
+                             f"unrolled; this one has {len(values)} iterations (at most {_MAX_UNROLL})", node)
+        for v in values:
+            out.append(ir.IRAssign(ir.IRLocal(name, t), ir.IRConst(v, t)))
+            self.symbols.known[name] = v
+            out.extend(self.block(node.body))
+            if self.symbols.known.get(name) != v:  # the body assigns the loop variable: only its copy saw v
+                self.symbols.known.pop(name, None)
 
     def _is_python_builtin(self, call, name: str) -> bool:
         """``call`` calls Python's own ``name`` (not shadowed by a local or a global)."""
@@ -453,6 +514,8 @@ class Typer(ExpressionTyper):
                 fold(self, value, node)
             out.append(ir.IRReturn(value))
             return
+        if self.is_kernel and node.value is not None:  # `return None` too, as in Warp
+            raise self.error(KernelTypeError, f"kernels cannot return a value ({KERNEL_RETURN})", node)
         if node.value is None:
             value = None
         elif isinstance(node.value, ast.Tuple):
@@ -460,8 +523,6 @@ class Typer(ExpressionTyper):
             value = ir.IRConstruct(items, TupleType(tuple(i.type for i in items)))
         else:
             value = self.value(node.value)
-        if self.is_kernel and value is not None:
-            raise self.error(KernelSyntaxError, "kernels cannot return a value", node)
         t = None if value is None else value.type
         if self.return_types and self.return_types[0] != t:
             raise self.error(KernelTypeError, f"return types differ: {_tname(self.return_types[0])} and "
@@ -515,6 +576,32 @@ class Typer(ExpressionTyper):
             self.loop_depth, self.inline = saved
         args = [ir.IRLocal(self.symbols.temp(p.type, f"_arg{name}_"), p.type) for p in params]
         return ir.IRInlineBody(name, params, args, stmts, fold=fold_check is not None)
+
+
+_MAX_UNROLL = 1024
+
+
+def _is_function(value) -> bool:
+    """A compile-time value that is a function (not a type, which is callable too)."""
+    return callable(value) and not isinstance(value, (type, ArrayType))
+
+
+def _exits_or_assigns(loop, var) -> bool:
+    """The body of ``loop`` has a break or continue of its own, or (``var`` given) assigns ``var``."""
+    stack = list(loop.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.Break, ast.Continue)):
+            return True
+        if var is not None and isinstance(n, ast.Name) and n.id == var and isinstance(n.ctx, ast.Store):
+            return True
+        if isinstance(n, (ast.For, ast.While)):  # their own break and continue do not leave this loop
+            stack.extend(c for c in ast.walk(n) if var is not None and isinstance(c, ast.Name))
+            continue
+        if isinstance(n, (ast.FunctionDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def _describe(stmt) -> str:

@@ -51,6 +51,7 @@ class BodyKernel(Kernel):
     def __init__(self, pyfunc, mode: str, nindices: int, la_config: dict | None = None):
         self.func = pyfunc
         self.source = FunctionSource(pyfunc)
+        self.source.evaluate_statics()
         self.key = pyfunc.__name__
         self.__name__ = pyfunc.__name__
         self.mode = mode

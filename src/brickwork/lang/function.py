@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import hashlib
+import inspect
+import typing
+from collections.abc import Callable
 
 from ..builtins import Mismatch
-from ..errors import KernelSyntaxError, KernelTypeError
+from ..errors import KernelSyntaxError, KernelTypeError, KernelUnsupportedTypeError
 from ..frontend.fingerprint import function_fingerprint
 from ..frontend.intrinsics import INTRINSICS
 from ..frontend.source import FunctionSource
 from ..types.arrays import type_name
-from ..types.generic import is_generic, matches
+from ..types.generic import is_generic, matches, type_of_value
 from ..types.opaque import TupleType
 from ..types.scalars import python_annotation_type
 
@@ -23,6 +26,7 @@ class FunctionOverload:
         self.owner = owner
         self.custom_of = custom_of  # "grad" or "replay" for @func_grad / @func_replay functions of owner
         self.source = FunctionSource(pyfunc)
+        self.source.evaluate_statics()
         ann = self.source.annotations()
         self.params = []
         for name in self.source.param_names:
@@ -101,6 +105,7 @@ class Function:
         self.overloads = [o for o in self.overloads if o.signature != overload.signature]
         self.overloads.append(overload)
         self.__doc__ = pyfunc.__doc__
+        self.__wrapped__ = pyfunc  # inspect.signature() shows the latest definition's parameters
 
     def select(self, arg_types) -> FunctionOverload:
         """The overload for ``arg_types``: concrete matches beat generic ones; Mismatch if none."""
@@ -120,10 +125,20 @@ class Function:
     def fingerprint_sources(self) -> list:
         return [o.source for o in self.overloads]
 
-    def __call__(self, *args):
-        if len(self.overloads) == 1:
-            return self.overloads[0].pyfunc(*args)
-        raise RuntimeError(f"function '{self.name}' has several overloads; call it from a kernel")
+    def __call__(self, *args, **kwargs):
+        """Call from Python: the last overload whose parameters take the arguments' kernel types (Python ints
+        are int32, floats float32), with defaults and keywords bound as Python binds them."""
+        for overload in reversed(self.overloads):
+            try:
+                bound = inspect.signature(overload.pyfunc).bind(*args, **kwargs)
+            except TypeError:
+                continue
+            bound.apply_defaults()
+            if all(_python_value_matches(t, bound.arguments[n]) for n, t in overload.params):
+                return overload.pyfunc(*bound.args, **bound.kwargs)
+        shown = args if not kwargs else (*args, kwargs)
+        raise KernelUnsupportedTypeError(f"Error calling function '{self.name}', no overload found for arguments "
+                                         f"{shown!r}")
 
     def __repr__(self):
         return f"<brickwork func {self.qualname}>"
@@ -132,14 +147,37 @@ class Function:
 _REGISTRY: dict = {}
 
 
-def func(f):
-    """Decorator: a function callable from kernels. Several definitions of one name are overloads."""
+_P = typing.ParamSpec("_P")
+_R = typing.TypeVar("_R")
+
+
+@typing.overload
+def func(f: Callable[_P, _R]) -> Callable[_P, _R]: ...
+
+
+@typing.overload
+def func(f: None = None, *, module=None, **options) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]: ...
+
+
+def func(f=None, *, module=None, **options):
+    """Decorator: a function callable from kernels. Several definitions of one name are overloads.
+
+    ``@func`` and ``@func(...)`` (Warp's spelling with options such as ``module``) are the same; the options
+    change nothing, as every function is compiled into the kernels that call it.
+    """
+    if f is None:
+        return func
     key = (f.__module__, f.__qualname__)
     function = _REGISTRY.get(key)
     if function is None:
         function = _REGISTRY[key] = Function(f.__name__, f.__qualname__, f.__module__)
     function.add_overload(f)
     return function
+
+
+def _python_value_matches(annotation, value) -> bool:
+    t = type_of_value(value)
+    return annotation is typing.Any if t is None else matches(annotation, t)
 
 
 def _ident(name: str) -> str:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import typing
 
 from .. import config
-from ..errors import KernelSyntaxError, KernelTypeError, LaunchError
+from ..errors import AmbiguousOverloadError, KernelSyntaxError, KernelTypeError, LaunchError
 from ..frontend.intrinsics import INTRINSICS
+from ..frontend.limits import KERNEL_RETURN
 from ..frontend.source import FunctionSource
 from ..types.arrays import ArrayType, type_name
 from ..types.generic import is_generic, matches
@@ -22,10 +23,14 @@ class Kernel:
         pyfunc = func  # Warp's keyword is ``func``: wp.Kernel(func=f, key=..., module=...)
         self.func = pyfunc
         self.options = dict(options or {})
-        self.module = module if isinstance(module, Module) else get_module(
-            module if isinstance(module, str) else pyfunc.__module__)
         self.source = FunctionSource(pyfunc)
+        self.source.evaluate_statics()
         self.key = key or pyfunc.__name__
+        if module == "unique":  # Warp's module of its own for this kernel (its options are the kernel's)
+            self.module = Module(f"{pyfunc.__module__}.{self.key}")
+        else:
+            self.module = module if isinstance(module, Module) else get_module(
+                module if isinstance(module, str) else pyfunc.__module__)
         self.__name__ = pyfunc.__name__
         self.__doc__ = pyfunc.__doc__
         ann = self.source.annotations()
@@ -36,11 +41,20 @@ class Kernel:
                                         f"(use typing.Any for a generic parameter)",
                                         self.source.location(self.source.tree))
             self.params.append((name, python_annotation_type(ann[name])))
+        # reported when the kernel is first instantiated, as Warp does at launch
+        if ann.get("return", None) not in (None, type(None)):
+            self.return_error = KernelTypeError(f"kernel '{self.key}' is annotated to return "
+                                                f"{type_name(ann['return'])}: {KERNEL_RETURN}",
+                                                self.source.location(self.source.tree))
         self.generic_params = [i for i, (_, t) in enumerate(self.params) if is_generic(t)]
         self.is_generic = bool(self.generic_params)
         self.instances: dict = {}  # concrete types (with the target, for a non-default one) -> Instance
+        #: explicitly declared instances (``@overload`` stubs, ``overload(k, types)``): concrete types -> instance
+        self.overloads: dict = {}
         self.launch_table: dict = {}  # launch signature -> (Instance, packer)
 
+    #: The error of a return annotation other than None, raised on first instantiation (loop bodies: none).
+    return_error = None
     #: How the function becomes a kernel (part of the cache key); loop bodies say which loops.
     form = "kernel"
     #: Elements of work per grid point (launch goes parallel when total work is large enough).
@@ -63,6 +77,8 @@ class Kernel:
 
     def get_instance(self, arg_types: tuple, target=None) -> Instance:
         """The instance for ``arg_types`` on ``target`` (None: the default, CPU, target)."""
+        if self.return_error is not None:
+            raise self.return_error
         key = arg_types if config.mode == "release" else (arg_types, config.mode)
         if target is not None:
             key = (key, target)
@@ -108,7 +124,9 @@ def kernel(f=None, *, key: str | None = None, module=None, enable_backward=None,
         k = Kernel(func, key=key or name, module=module,
                    options=None if enable_backward is None else {"enable_backward": enable_backward})
         group = _KERNELS.setdefault((func.__module__, func.__qualname__), [])
-        group[:] = [g for g in group if len(g.params) != len(k.params)] + [k]
+        # a redefinition replaces the kernel of its argument count; the same function under another name
+        # (wp.kernel(name=...)(f) twice) is a second kernel, which an @overload stub cannot choose between
+        group[:] = [g for g in group if len(g.params) != len(k.params) or (g.func is func and g.key != k.key)] + [k]
         return k
 
     return wrap(f) if f is not None else wrap
@@ -123,9 +141,13 @@ def sibling_kernels(k) -> list:
 def _generic_kernel_for(stub) -> Kernel:
     group = _KERNELS.get((stub.__module__, stub.__qualname__), [])
     nargs = stub.__code__.co_argcount
-    for k in group:
-        if len(k.params) == nargs:
-            return k
+    found = [k for k in group if len(k.params) == nargs]
+    if len(found) > 1:
+        raise AmbiguousOverloadError(f"Ambiguous kernel lookup for @overload of '{stub.__qualname__}': kernels "
+                                     f"{', '.join(repr(k.key) for k in found)} are defined by the same function; "
+                                     f"use overload(kernel, types) instead")
+    if found:
+        return found[0]
     raise KernelSyntaxError(f"@overload of '{stub.__qualname__}': no kernel of that name with {nargs} "
                             f"parameters is defined before it")
 
@@ -148,6 +170,9 @@ def overload(target, types=None):
         _check_stub(stub)
         k = _generic_kernel_for(stub)
         ann = FunctionSource(stub).annotations()
+        if ann.get("return", None) not in (None, type(None)):
+            raise KernelTypeError(f"@overload of '{k.key}': Return annotations are not allowed on @wp.overload "
+                                  f"stubs (kernels return nothing)")
         names = [n for n, _ in k.params]
         missing = [n for n in names if n not in ann]
         if missing:
@@ -180,7 +205,10 @@ def declare(k: Kernel, arg_types: tuple, where: str) -> "InstanceKernel":
     inst = k.get_instance(arg_types)
     if not inst.loaded and inst.error is None and inst not in _pending:
         _pending.append(inst)
-    return InstanceKernel(k, inst)
+    declared = k.overloads.get(arg_types)
+    if declared is None:
+        declared = k.overloads[arg_types] = InstanceKernel(k, inst)
+    return declared
 
 
 def _check_stub(stub) -> None:

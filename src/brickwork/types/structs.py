@@ -6,6 +6,7 @@ import struct as _struct
 
 import numpy as np
 
+from ..errors import StructDefinitionError
 from .arrays import ArrayType, array, type_name
 from .composite import CompositeBase, is_composite_type
 from .layout import pack_format, struct_offsets
@@ -147,6 +148,10 @@ def _evaluate_annotation(cls, name: str, text: str):
 
 def struct(cls):
     """Decorator making a class with annotated fields a kernel-language struct."""
+    if cls.__bases__ != (object,):  # the fields would hide the base's: Warp refuses it too (and in these words)
+        raise StructDefinitionError(f"struct {cls.__name__} derives from "
+                                     f"{', '.join(b.__name__ for b in cls.__bases__)}: Warp structs must be "
+                                     f"defined as base classes")
     annotations = cls.__dict__.get("__annotations__", {})
     fields = []
     for name, ann in annotations.items():
@@ -163,7 +168,10 @@ def struct(cls):
         "_size": size, "_align": align, "__module__": cls.__module__, "__qualname__": cls.__qualname__,
         "__doc__": cls.__doc__,
     }
-    return type(cls.__name__, (StructBase,), attrs)
+    made = type(cls.__name__, (StructBase,), attrs)
+    if "cls" not in made._field_types:
+        made.cls = made  # Warp's name for the class of a struct's instances (here the struct itself)
+    return made
 
 
 def is_struct_type(t) -> bool:
