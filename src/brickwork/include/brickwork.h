@@ -321,6 +321,12 @@ template <class T> BW_INLINE transform<T> mul(T s, const transform<T>& a) { retu
 template <int N, class T> BW_INLINE vec<N, T> div(T s, const vec<N, T>& a) {
     vec<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = div(s, a.c[i]); return r;
 }
+template <int R, int C, class T> BW_INLINE mat<R, C, T> div(T s, const mat<R, C, T>& a) {
+    mat<R, C, T> r; for (int i = 0; i < R; ++i) r.r[i] = div(s, a.r[i]); return r;
+}
+template <class T> BW_INLINE quat<T> div(T s, const quat<T>& a) {
+    quat<T> r; for (int i = 0; i < 4; ++i) r.c[i] = div(s, a.c[i]); return r;
+}
 
 template <class T> BW_INLINE T dot(const vec<2, T>& a, const vec<2, T>& b) { return a.c[0] * b.c[0] + a.c[1] * b.c[1]; }
 template <int N, class T> BW_INLINE T dot(const vec<N, T>& a, const vec<N, T>& b) {
@@ -757,6 +763,11 @@ template <class T> BW_INLINE quat<T> quat_from_matrix(const mat<3, 3, T>& m) {
         x = T((m.r[2].c[0] + m.r[0].c[2]) * h); y = T((m.r[1].c[2] + m.r[2].c[1]) * h); w = T((m.r[1].c[0] - m.r[0].c[1]) * h);
     }
     return normalize(quat<T>{{x, y, z, w}});
+}
+template <class T> BW_INLINE quat<T> quat_from_matrix(const mat<4, 4, T>& m) {  // its upper-left 3x3 block
+    mat<3, 3, T> r;
+    for (int i = 0; i < 3; ++i) for (int j = 0; j < 3; ++j) r.r[i].c[j] = m.r[i].c[j];
+    return quat_from_matrix(r);
 }
 template <class T> BW_INLINE quat<T> quat_rpy(T roll, T pitch, T yaw) {
     const T cy = cos(T(yaw * T(0.5))), sy = sin(T(yaw * T(0.5))), cr = cos(T(roll * T(0.5))), sr = sin(T(roll * T(0.5)));
