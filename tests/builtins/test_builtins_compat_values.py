@@ -56,3 +56,38 @@ def test_tuple_types_are_one_object_per_item_types():
     import copy
 
     assert copy.copy(a) is a and copy.deepcopy(a) is a
+
+
+@wp.kernel
+def invert(m: wp.array(dtype=wp.mat44), out: wp.array(dtype=wp.mat44)):
+    out[wp.tid()] = wp.inverse(m[wp.tid()])
+
+
+def test_float32_4x4_inverse_is_the_rounded_exact_inverse():
+    # ill-conditioned matrices (condition numbers up to ~1e5): the float32 inverse is the exact inverse
+    # of the float32 input rounded once, not the sum of float32 cofactors
+    rng = np.random.default_rng(11)
+    u, _, vt = np.linalg.svd(rng.normal(size=(8, 4, 4)))
+    s = np.stack([np.geomspace(1.0, 10.0 ** -(k % 5 + 1), 4) for k in range(8)])
+    mats = np.einsum("kij,kj,kjl->kil", u, s, vt).astype(np.float32)
+    out = wp.zeros(8, dtype=wp.mat44)
+    wp.launch(invert, 8, inputs=[wp.array(mats, dtype=wp.mat44), out])
+    exact = np.linalg.inv(mats.astype(np.float64))
+    scale = np.abs(exact).max(axis=(1, 2), keepdims=True)
+    assert np.all(np.abs(out.numpy() - exact) <= 1e-6 * scale)
+
+
+@wp.kernel
+def det4(m: wp.array(dtype=wp.mat44), out: wp.array(dtype=float)):
+    out[wp.tid()] = wp.determinant(m[wp.tid()])
+
+
+def test_float32_4x4_determinant_is_rounded_once():
+    # entries of mixed sizes whose products cancel: a float32 expansion loses digits, a rounded
+    # double expansion is within one float32 rounding of the exact value
+    rng = np.random.default_rng(3)
+    mats = (rng.normal(size=(16, 4, 4)) * rng.choice([1.0, 100.0], size=(16, 4, 4))).astype(np.float32)
+    out = wp.zeros(16, dtype=float)
+    wp.launch(det4, 16, inputs=[wp.array(mats, dtype=wp.mat44), out])
+    exact = np.linalg.det(mats.astype(np.float64))
+    assert np.all(np.abs(out.numpy() - exact) <= 1e-6 * np.abs(exact) + 1e-9 * np.abs(mats).max() ** 4)

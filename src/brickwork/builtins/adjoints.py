@@ -155,8 +155,8 @@ def _div(E, args, r, g):
     ta, tb = E.type(a), E.type(b)
     if is_scalar_type(ta) and is_scalar_type(tb):
         return E.div(g, b), E.neg(E.div(E.mul(g, r), b))
-    if is_scalar_type(tb):  # v / s
-        return E.div(g, b), E.neg(E.div(inner(E, g, r), b))
+    if is_scalar_type(tb):  # v / s: -<g, v> / s^2 from v, not from the rounded result (half precision)
+        return E.div(g, b), E.neg(E.div(inner(E, g, a), E.mul(b, b)))
     # s / v, componentwise (vectors, matrices, quaternions): r_i = s / v_i
     tb = E.type(b)
     q = _cmap2(E, tb, lambda gi, bi: E.div(gi, bi), g, b)
