@@ -52,3 +52,13 @@ def test_an_empty_array_has_no_address():
     assert a.ptr is None and a.grad.ptr is None and a.size == 0
     b = wp.zeros(2, dtype=float)
     assert b.ptr == b.numpy().ctypes.data
+
+
+def test_full_infers_a_vector_or_matrix_dtype_from_a_sequence():
+    a = wp.full(3, [17, 42])
+    assert a.dtype is wp.vec2i and a.numpy().tolist() == [[17, 42]] * 3
+    b = wp.full(2, np.array([1.5, 2.0, 3.0]))
+    assert b.dtype is wp.vec3d and b.numpy().tolist() == [[1.5, 2.0, 3.0]] * 2
+    m = wp.full(1, [[1.0, 2.0], [3.0, 4.0]])
+    assert m.dtype is wp.mat22 and m.numpy().tolist() == [[[1.0, 2.0], [3.0, 4.0]]]
+    assert wp.full(2, 3.0).dtype is wp.float32 and wp.full(2, 7).dtype is wp.int32

@@ -13,7 +13,7 @@ import typing
 import numpy as np
 
 from ..device import get_device
-from .composite import CompositeBase, is_composite_type
+from .composite import CompositeBase, is_composite_type, matrix, vector
 from .scalars import (
     ScalarBase,
     bfloat16,
@@ -471,8 +471,20 @@ def full(shape, value, dtype=None, device=None, **kwargs) -> array:
     """An array with every element set to ``value``; dtype inferred from value when omitted."""
     if dtype is None:
         typed = isinstance(value, (ScalarBase, CompositeBase)) or getattr(type(value), "_bw_struct", False)
-        dtype = type(value) if typed else _infer_dtype(value)
+        dtype = type(value) if typed else _fill_dtype(value)
     return _grad_option(empty(shape, dtype, device).fill_(value), kwargs)
+
+
+def _fill_dtype(value):
+    """The dtype ``full`` infers from an untyped fill value: a number's scalar type; a sequence (or 1-D
+    numpy array) is one vector and a nested one (2-D) one matrix of the inferred scalar type, as Warp."""
+    scalar = _infer_dtype(value)
+    shape = np.shape(value) if isinstance(value, (list, tuple, np.ndarray)) else ()
+    if len(shape) == 1:
+        return vector(shape[0], scalar)
+    if len(shape) == 2:
+        return matrix(shape, scalar)
+    return scalar
 
 
 def zeros_like(a: array, **kwargs) -> array:
