@@ -41,3 +41,21 @@ def test_vector_over_scalar_gradient_uses_the_dividend_in_half_precision():
     expected = -(v.astype(np.float32).sum()) / (np.float32(s[0]) * np.float32(s[0]))
     assert abs(float(sa.grad.numpy()[0]) - expected) <= 2e-3 * abs(expected)
     np.testing.assert_allclose(va.grad.numpy()[0].astype(np.float32), 1.0 / np.float32(s[0]), rtol=1e-3)
+
+
+@wp.kernel
+def eigenvalue_sum(a: wp.array(dtype=wp.mat33h), out: wp.array(dtype=wp.float16)):
+    Q, d = wp.eig3(a[wp.tid()])
+    out[wp.tid()] = d[0] + d[1] + d[2]
+
+
+def test_eigenvalue_gradients_stay_finite_at_tiny_and_zero_gaps_in_half_precision():
+    # an eigenvalue-only loss: the trace's gradient, the identity, even where 1 / gap overflows a half
+    mats = np.array([np.diag([0.0, 1e-5, 1.0]), np.diag([2.0, 2.0, 3.0]), np.eye(3)], dtype=np.float16)
+    a = wp.array(mats, dtype=wp.mat33h, requires_grad=True)
+    out = wp.zeros(3, dtype=wp.float16, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(eigenvalue_sum, 3, inputs=[a, out])
+    tape.backward(grads={out: wp.ones_like(out)})
+    np.testing.assert_allclose(a.grad.numpy().astype(np.float32), np.broadcast_to(np.eye(3), (3, 3, 3)), atol=1e-2)

@@ -867,12 +867,14 @@ def _entrywise(E, t, n: int, fn):
     return E.make(t, [fn(i, j) for i in range(n) for j in range(n)])
 
 
-def _gap_inverse(E, a, b):
-    """``1 / (b - a)``, or 0 where ``a == b`` (a repeated eigen- or singular value: no rotation among them)."""
+def _over_gap(E, x, a, b):
+    """``x / (b - a)``, or 0 where ``a == b`` (a repeated eigen- or singular value: no rotation among
+    them). A quotient, not ``x`` times ``1 / (b - a)``: in half precision a tiny gap's inverse overflows,
+    and a zero ``x`` must stay zero."""
     zero = c(E, 0.0, a)
     gap = E.sub(b, a)
     distinct = E.ne(gap, zero)
-    return E.sel(distinct, E.div(_one(E, a), E.sel(distinct, gap, _one(E, a))), zero)
+    return E.sel(distinct, E.div(x, E.sel(distinct, gap, _one(E, a))), zero)
 
 
 def _unpack(decomposition):
@@ -906,14 +908,13 @@ def _svd_adjoint(n: int):
         u, v, gu, gv = _block(E, r, 0, n), _block(E, r, n + 1, n), _block(E, g, 0, n), _block(E, g, n + 1, n)
         s, gs = E.comp(r, n), E.comp(g, n)
         sq = [E.mul(E.comp(s, i), E.comp(s, i)) for i in range(n)]
-        f = [[_gap_inverse(E, sq[i], sq[j]) if i != j else None for j in range(n)] for i in range(n)]
         ut_gu, vt_gv = E.mul(E.transpose(u), gu), E.mul(E.transpose(v), gv)
 
         def middle(i, j):
             if i == j:
                 return E.comp(gs, i)
-            jt = E.mul(f[i][j], E.sub(E.comp(ut_gu, i, j), E.comp(ut_gu, j, i)))
-            kt = E.mul(f[i][j], E.sub(E.comp(vt_gv, i, j), E.comp(vt_gv, j, i)))
+            jt = _over_gap(E, E.sub(E.comp(ut_gu, i, j), E.comp(ut_gu, j, i)), sq[i], sq[j])
+            kt = _over_gap(E, E.sub(E.comp(vt_gv, i, j), E.comp(vt_gv, j, i)), sq[i], sq[j])
             return E.add(E.mul(jt, E.comp(s, j)), E.mul(E.comp(s, i), kt))
 
         return (E.mul(E.mul(u, _entrywise(E, t, n, middle)), E.transpose(v)),)
@@ -938,7 +939,7 @@ def _eig3_packed(E, args, r, g):
     def middle(i, j):
         if i == j:
             return E.comp(gd, i)
-        return E.mul(_gap_inverse(E, E.comp(d, i), E.comp(d, j)), E.comp(qt_gq, i, j))
+        return _over_gap(E, E.comp(qt_gq, i, j), E.comp(d, i), E.comp(d, j))
 
     full = E.mul(E.mul(q, _entrywise(E, t, 3, middle)), E.transpose(q))
     return (E.mul(c(E, 0.5, a), E.add(full, E.transpose(full))),)
