@@ -28,6 +28,8 @@ class Case:
     hi: float = 1.0
     extra: str = ""  # a condition the drawn inputs must satisfy (numpy, over x0, x1, ...)
     result: object = None  # the result type when it is not the first argument's
+    # the builtin lives in brickwork_decompositions.h, which the cuda-emulation target does not include yet
+    cpu_only: bool = False
 
     @property
     def result_type(self):
@@ -62,7 +64,10 @@ CASES = [
     # vectors
     Case("add", (V3, V3), "x0 + x1"), Case("sub", (V3, V3), "x0 - x1"), Case("neg", (V3,), "-x0"),
     Case("mul", (F, V3), "x0 * x1", result=V3), Case("mul", (V3, F), "x0 * x1"), Case("div", (V3, F), "x0 / x1", 0.3, 2.0),
-    Case("div", (F, V3), "x0 / x1", 0.3, 2.0, result=V3),
+    Case("div", (F, V3), "x0 / x1", 0.3, 2.0, result=V3), Case("div", (F, M22), "x0 / x1", 0.3, 2.0, result=M22),
+    Case("div", (F, Q), "x0 / x1", 0.3, 2.0, result=Q),
+    # Warp's mod sends no adjoint to the divisor: the true one where |x0| < |x1| (trunc(x0 / x1) == 0)
+    Case("mod", (F, F), "wp.mod(x0, x1)", 0.3, 2.0, extra="x0 < x1 - 1e-3"),
     Case("dot", (V3, V3), "wp.dot(x0, x1)", result=F), Case("cross", (V3, V3), "wp.cross(x0, x1)"),
     Case("length", (V3,), "wp.length(x0)", extra="np.linalg.norm(x0) > 0.1", result=F),
     Case("length_sq", (V3,), "wp.length_sq(x0)", result=F),
@@ -88,6 +93,12 @@ CASES = [
     Case("matrix_from_rows", (V2, V2), "wp.matrix_from_rows(x0, x1)", result=M22),
     Case("matrix_from_cols", (V2, V2), "wp.matrix_from_cols(x0, x1)", result=M22),
     Case("matrix component", (M33,), "x0[1, 2] * x0[0][1]", result=F),
+    # decompositions (several results, mixed into one value by the test module's helpers), away from
+    # repeated singular values and eigenvalues, where the rotations are not unique
+    Case("svd3", (M33,), "svd3_mix(x0)", cpu_only=True, extra="np.min(np.diff(np.linalg.svd(x0)[1] ** 2) ** 2) > 0.01"),
+    Case("svd2", (M22,), "svd2_mix(x0)", cpu_only=True, extra="abs(np.diff(np.linalg.svd(x0)[1] ** 2)[0]) > 0.1"),
+    Case("qr3", (M33,), "qr3_mix(x0)", cpu_only=True, extra="np.min(np.abs(np.diag(np.linalg.qr(x0)[1]))) > 0.2"),
+    Case("eig3", (M33,), "eig3_mix(x0)", cpu_only=True, extra="np.min(np.abs(np.diff(np.linalg.eigvalsh(x0 + x0.T)))) > 0.1"),
     # quaternions
     Case("mul", (Q, Q), "x0 * x1"), Case("quat_rotate", (Q, V3), "wp.quat_rotate(x0, x1)", result=V3),
     Case("quat_rotate_inv", (Q, V3), "wp.quat_rotate_inv(x0, x1)", result=V3), Case("quat_inverse", (Q,), "wp.quat_inverse(x0)"),
@@ -100,6 +111,18 @@ CASES = [
          extra="np.linalg.norm(x0) > 0.3 and abs(2 * (x0[3] * x0[1] - x0[2] * x0[0])) < 0.8 * np.sum(x0 * x0) "
                "and np.sum(x0 * x0) - 2 * (x0[0] ** 2 + x0[1] ** 2) > 0.1 * np.sum(x0 * x0) "
                "and np.sum(x0 * x0) - 2 * (x0[1] ** 2 + x0[2] ** 2) > 0.1 * np.sum(x0 * x0)"),
+    Case("quat_to_axis_angle", (Q,), "axis_times_angle(x0)", result=V3, cpu_only=True,
+         extra="np.linalg.norm(x0[:3]) > 0.1 and abs(x0[3]) > 1e-3"),
+    Case("quat_slerp", (Q, Q, F), "wp.quat_slerp(wp.normalize(x0), wp.normalize(x1), x2)", 0.1, 0.9,
+         extra="np.linalg.norm(x0) > 0.3 and np.linalg.norm(x1) > 0.3"),
+    # the trace branch and the three largest-diagonal branches (kept away from the switches between them)
+    Case("quat_from_matrix", (M33,), "wp.quat_from_matrix(x0)", result=Q, extra="np.trace(x0) > 0.05"),
+    Case("quat_from_matrix", (M33,), "wp.quat_from_matrix(x0 - wp.diag(wp.vec3d(0.0, 1.5, 1.5)))", result=Q,
+         extra="np.trace(x0) < 2.95 and x0[0, 0] > x0[1, 1] + 0.05 and x0[0, 0] > x0[2, 2] + 0.05"),
+    Case("quat_from_matrix", (M33,), "wp.quat_from_matrix(x0 - wp.diag(wp.vec3d(1.5, 0.0, 1.5)))", result=Q,
+         extra="np.trace(x0) < 2.95 and x0[1, 1] > x0[0, 0] + 0.05 and x0[1, 1] > x0[2, 2] + 0.05"),
+    Case("quat_from_matrix", (M44,), "wp.quat_from_matrix(x0 - wp.diag(wp.vec4d(1.5, 1.5, 0.0, 0.0)))", result=Q,
+         extra="np.trace(x0[:3, :3]) < 2.95 and x0[2, 2] > x0[0, 0] + 0.05 and x0[2, 2] > x0[1, 1] + 0.05"),
     # norms
     Case("norm_l1", (V3,), "wp.norm_l1(x0)", extra="np.all(np.abs(x0) > 1e-3)", result=F),
     Case("norm_l2", (V3,), "wp.norm_l2(x0)", extra="np.linalg.norm(x0) > 0.1", result=F),

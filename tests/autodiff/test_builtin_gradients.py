@@ -24,8 +24,42 @@ _INNER = {F: "a * b", V3: "wp.dot(a, b)", V2: "wp.dot(a, b)", Q: "wp.dot(a, b)",
           T7: "a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5] + a[6] * b[6]"}
 
 
+#: functions of several-result builtins that mix every result into one value (the cases call them)
+_HELPERS = """
+@wp.func
+def axis_times_angle(q: wp.quatd):
+    axis, angle = wp.quat_to_axis_angle(q)
+    return axis * angle
+
+@wp.func
+def svd3_mix(a: wp.mat33d):
+    U, s, V = wp.svd3(a)
+    return U * wp.float64(1.5) + wp.diag(s) + wp.transpose(V)
+
+@wp.func
+def svd2_mix(a: wp.mat22d):
+    U = wp.mat22d()
+    s = wp.vec2d()
+    V = wp.mat22d()
+    wp.svd2(a, U, s, V)
+    return U * wp.float64(1.5) + wp.diag(s) + wp.transpose(V)
+
+@wp.func
+def qr3_mix(a: wp.mat33d):
+    Q, R = wp.qr3(a)
+    return Q * wp.float64(1.5) + R
+
+@wp.func
+def eig3_mix(a: wp.mat33d):
+    Q = wp.mat33d()
+    d = wp.vec3d()
+    wp.eig3(a + wp.transpose(a), Q, d)
+    return Q * wp.float64(1.5) + wp.diag(d)
+"""
+
+
 def _module_source() -> str:
-    lines = ["import brickwork as wp", ""]
+    lines = ["import brickwork as wp", _HELPERS]
     for t, body in _INNER.items():
         lines += ["@wp.func", f"def inner(a: {_NAMES[t]}, b: {_NAMES[t]}):", f"    return {body}", ""]
     for n, case in enumerate(CASES):
@@ -51,7 +85,9 @@ def kernels(tmp_path_factory):
     batch = []
     for target in TARGETS:  # forward and backward kernels of every case and target, compiled in parallel
         with config.override(target=target):
-            for k in ks:
+            for case, k in zip(CASES, ks):
+                if case.cpu_only and target != "cpu":
+                    continue
                 inst = k.get_instance(k.concrete_types())
                 batch += [inst, inst.adjoint()]
     build_instances(batch)
@@ -80,6 +116,8 @@ TARGETS = ("cpu", "cuda-emulation")
                                                                 HealthCheck.filter_too_much])
 @given(data=st.data())
 def test_gradient_matches_finite_differences(kernels, n, target, data):
+    if CASES[n].cpu_only and target != "cpu":
+        pytest.skip("the builtin's header is not part of the cuda-emulation target's units")
     with config.override(target=target):
         _check(kernels, n, data)
 

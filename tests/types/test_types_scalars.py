@@ -70,7 +70,7 @@ def test_scalar_repr_equality_and_conversions():
     assert repr(wp.int8(-3)) == "int8(-3)"
     assert wp.float32(2.5) == 2.5
     assert wp.float32(2.5) == wp.float64(2.5)
-    assert hash(wp.float32(2.5)) != hash(wp.float64(2.5))  # the type is part of the identity
+    assert hash(wp.float32(2.5)) == hash(wp.float64(2.5)) == hash(2.5)  # equal values hash alike
     assert int(wp.float64(3.9)) == 3
     assert bool(wp.int32(0)) is False and bool(wp.bool(True)) is True
     assert wp.float32(wp.float64(0.1)).value == float(np.float32(0.1))
@@ -240,3 +240,22 @@ def test_half_conversions_exhaustive(flags):
         nan = np.isnan(exp)
         assert np.array_equal(np.isnan(got), nan)
         assert got[~nan].tobytes() == exp[~nan].tobytes()  # bit for bit, signed zeros and subnormals included
+
+
+def test_scalars_compare_by_value_without_truncation():
+    one, two = wp.int8(1), wp.int8(2)
+    assert one != 1.5 and one == 1.0 and one == wp.float32(1.0) and one != wp.float32(1.5)
+    assert one < 1.5 <= two and one <= 1.0 and two >= 2.0 and one < float("inf") and one < np.float16(1.5)
+    assert wp.float32(0.5) < wp.int32(1) and not (wp.uint8(3) > 3)
+
+
+def test_equal_scalars_hash_alike():
+    assert hash(wp.int8(1)) == hash(1.0) and len({wp.int8(1), 1.0}) == 1 and len({wp.int8(1), 1.5}) == 2
+
+
+def test_a_float_compared_with_an_integer_past_its_range_overflows():
+    for t in (wp.float16, wp.float32, wp.float64):
+        with pytest.raises(OverflowError):
+            t(1.0) < 2**1024  # noqa: B015 - the comparison is what raises
+        with pytest.raises(OverflowError):
+            t(1.0) == 2**1024  # noqa: B015

@@ -155,18 +155,32 @@ def _div(E, args, r, g):
     ta, tb = E.type(a), E.type(b)
     if is_scalar_type(ta) and is_scalar_type(tb):
         return E.div(g, b), E.neg(E.div(E.mul(g, r), b))
-    if is_scalar_type(tb):  # v / s
-        return E.div(g, b), E.neg(E.div(inner(E, g, r), b))
-    # s / v, componentwise: r_i = s / v_i
-    q = E.cw_div(g, b)
-    return _sum(E, q), E.neg(E.cw_mul(q, r))
+    if is_scalar_type(tb):  # v / s: -<g, v> / s^2 from v, not from the rounded result (half precision)
+        return E.div(g, b), E.neg(E.div(inner(E, g, a), E.mul(b, b)))
+    # s / v, componentwise (vectors, matrices, quaternions): r_i = s / v_i
+    tb = E.type(b)
+    q = _cmap2(E, tb, lambda gi, bi: E.div(gi, bi), g, b)
+    return _sum(E, q), E.neg(_cmap2(E, tb, E.mul, q, r))
+
+
+def _flat(E, v):
+    """The components of a vector, quaternion or matrix (row-major)."""
+    t = E.type(v)
+    if is_matrix_type(t):
+        return [E.comp(v, i, j) for i in range(t._shape[0]) for j in range(t._shape[1])]
+    return [E.comp(v, i) for i in range(t._length)]
+
+
+def _cmap2(E, t, fn, a, b):
+    """A composite of type ``t`` whose components are ``fn`` of the components of ``a`` and ``b``."""
+    return E.make(t, [fn(x, y) for x, y in zip(_flat(E, a), _flat(E, b))])
 
 
 def _sum(E, v):
-    t = E.type(v)
-    total = E.comp(v, 0)
-    for i in range(1, t._length):
-        total = E.add(total, E.comp(v, i))
+    comps = _flat(E, v)
+    total = comps[0]
+    for x in comps[1:]:
+        total = E.add(total, x)
     return total
 
 
@@ -185,10 +199,12 @@ def _cw_div(E, args, r, g):
 
 @adjoint("mod")
 def _mod(E, args, r, g):
+    # Warp's convention: the whole adjoint goes to ``a``; ``b`` gets none (the true -trunc(a / b) is
+    # zero while |a| < |b|, and Warp's gradient tests expect zero everywhere)
     a, b = args
     if not is_scalar_type(E.type(a)) or not E.type(a).is_float:
         return None, None
-    return g, E.neg(E.mul(g, E.trunc(E.div(a, b))))
+    return g, None
 
 
 # -- elementary functions ----------------------------------------------------------------------------
@@ -759,3 +775,182 @@ def _x_quat_to_rpy(E, args):
     yaw = E.atan2(E.mul(two, E.add(E.mul(w, z), E.mul(x, y))),
                   E.sub(one, E.mul(two, E.add(E.mul(y, y), E.mul(z, z)))))
     return _vec3(E, q, [roll, pitch, yaw])
+
+
+def _axis_angle(E, q):
+    """``quat_to_axis_angle``'s formula: the axis ``v / |v|`` (pointing away when ``w < 0``, zero when ``v``
+    is) and the angle ``2 atan2(|v|, |w|)``."""
+    v = _vec3(E, q, [E.comp(q, i) for i in range(3)])
+    w = E.comp(q, 3)
+    zero, one = c(E, 0.0, q), _one(E, w)
+    n = E.length(v)
+    has_axis = E.gt(n, zero)
+    k = E.sel(has_axis, E.div(E.sel(E.lt(w, zero), c(E, -1.0, q), one), E.sel(has_axis, n, one)), zero)
+    return E.mul(v, k), E.mul(c(E, 2.0, q), E.atan2(n, E.abs(w)))
+
+
+@expansion("quat_to_axis_angle")
+def _x_quat_to_axis_angle(E, args):
+    from ..types.opaque import TupleType
+
+    axis, angle = _axis_angle(E, args[0])
+    return E.make(TupleType((E.type(axis), E.type(angle))), [axis, angle])
+
+
+@expansion("quat_slerp")
+def _x_quat_slerp(E, args):
+    q0, q1, t = args  # q0 times the rotation from q0 to q1, its angle scaled by t
+    axis, angle = _axis_angle(E, E.mul(E.quat_inverse(q0), q1))
+    return E.mul(q0, E.quat_from_axis_angle(axis, E.mul(t, angle)))
+
+
+@expansion("quat_from_matrix")
+def _x_quat_from_matrix(E, args):
+    # the four branches of the formula the target computes (on the trace, then on the largest diagonal
+    # entry), each with a square root of 1 where it is not taken, so that no NaN meets a zero adjoint
+    m = args[0]
+
+    def a(i, j):
+        return E.comp(m, i, j)
+
+    one, zero, half = c(E, 1.0, m), c(E, 0.0, m), c(E, 0.5, m)
+    m00, m11, m22 = a(0, 0), a(1, 1), a(2, 2)
+    tr = E.add(E.add(m00, m11), m22)
+    on_trace = E.ge(tr, zero)
+    on_x = E.logical_and(E.logical_not(on_trace), E.logical_and(E.ge(m00, m11), E.ge(m00, m22)))
+    on_y = E.logical_and(E.logical_not(E.logical_or(on_trace, on_x)), E.ge(m11, m22))
+    on_z = E.logical_not(E.logical_or(E.logical_or(on_trace, on_x), on_y))
+
+    def branch(taken, radicand, i, j, k):
+        """Components (x, y, z, w): the ``i``-th is ``h / 2``; ``k`` gives the sums (or the difference
+        for w) of off-diagonal pairs scaled by ``1 / (2 h)``; ``i = 3`` is the trace branch."""
+        h = E.sqrt(E.sel(taken, E.add(radicand, one), one))
+        s = E.div(half, h)
+        comps = [None] * 4
+        comps[i] = E.mul(half, h)
+        for slot, (p, q, sign) in zip(j, k):
+            pair = E.add(a(*p), a(*q)) if sign > 0 else E.sub(a(*p), a(*q))
+            comps[slot] = E.mul(pair, s)
+        return comps
+
+    cases = [
+        (on_trace, branch(on_trace, tr, 3, (0, 1, 2), [((2, 1), (1, 2), -1), ((0, 2), (2, 0), -1),
+                                                         ((1, 0), (0, 1), -1)])),
+        (on_x, branch(on_x, E.sub(m00, E.add(m11, m22)), 0, (1, 2, 3), [((0, 1), (1, 0), 1), ((2, 0), (0, 2), 1),
+                                                                       ((2, 1), (1, 2), -1)])),
+        (on_y, branch(on_y, E.sub(m11, E.add(m22, m00)), 1, (2, 0, 3), [((1, 2), (2, 1), 1), ((0, 1), (1, 0), 1),
+                                                                       ((0, 2), (2, 0), -1)])),
+        (on_z, branch(on_z, E.sub(m22, E.add(m00, m11)), 2, (0, 1, 3), [((2, 0), (0, 2), 1), ((1, 2), (2, 1), 1),
+                                                                       ((1, 0), (0, 1), -1)])),
+    ]
+    comps = []
+    for slot in range(4):
+        value = cases[3][1][slot]
+        for taken, branch_comps in reversed(cases[:3]):
+            value = E.sel(taken, branch_comps[slot], value)
+        comps.append(value)
+    from ..types.composite import quaternion
+
+    return E.normalize(E.make(quaternion(_scalar(E.type(m))), comps))
+
+
+# -- decompositions: differentiated through their packed forms ---------------------------------------
+
+
+def _block(E, p, start: int, n: int):
+    """Rows ``start .. start + n - 1`` of the packed matrix ``p`` as an n x n matrix."""
+    return E.matrix_from_rows(*(E.comp(p, start + i) for i in range(n)))
+
+
+def _entrywise(E, t, n: int, fn):
+    """The n x n matrix of type ``t`` with entries ``fn(i, j)``."""
+    return E.make(t, [fn(i, j) for i in range(n) for j in range(n)])
+
+
+def _over_gap(E, x, a, b):
+    """``x / (b - a)``, or 0 where ``a == b`` (a repeated eigen- or singular value: no rotation among
+    them). A quotient, not ``x`` times ``1 / (b - a)``: in half precision a tiny gap's inverse overflows,
+    and a zero ``x`` must stay zero."""
+    zero = c(E, 0.0, a)
+    gap = E.sub(b, a)
+    distinct = E.ne(gap, zero)
+    return E.sel(distinct, E.div(x, E.sel(distinct, gap, _one(E, a))), zero)
+
+
+def _unpack(decomposition):
+    @expansion(decomposition)
+    def expand(E, args):
+        from ..types.opaque import TupleType
+        from .decompositions import PACKED
+
+        packed, n, rows = PACKED[decomposition]
+        p = getattr(E, packed)(args[0])
+        parts, at = [], 0
+        for k in rows:
+            parts.append(_block(E, p, at, n) if k == n else E.comp(p, at))
+            at += k
+        return E.make(TupleType(tuple(E.type(x) for x in parts)), parts)
+
+    return expand
+
+
+for _decomposition in ("svd3", "svd2", "qr3", "eig3"):
+    _unpack(_decomposition)
+
+
+def _svd_adjoint(n: int):
+    """A = U diag(s) V^T: A' = U [J diag(s) + diag(s') + diag(s) K] V^T with J = F o (U^T U' - U'^T U),
+    K = F o (V^T V' - V'^T V), F_ij = 1 / (s_j^2 - s_i^2) (0 for equal values)."""
+
+    def rule(E, args, r, g):
+        a = args[0]
+        t = E.type(a)
+        u, v, gu, gv = _block(E, r, 0, n), _block(E, r, n + 1, n), _block(E, g, 0, n), _block(E, g, n + 1, n)
+        s, gs = E.comp(r, n), E.comp(g, n)
+        sq = [E.mul(E.comp(s, i), E.comp(s, i)) for i in range(n)]
+        ut_gu, vt_gv = E.mul(E.transpose(u), gu), E.mul(E.transpose(v), gv)
+
+        def middle(i, j):
+            if i == j:
+                return E.comp(gs, i)
+            jt = _over_gap(E, E.sub(E.comp(ut_gu, i, j), E.comp(ut_gu, j, i)), sq[i], sq[j])
+            kt = _over_gap(E, E.sub(E.comp(vt_gv, i, j), E.comp(vt_gv, j, i)), sq[i], sq[j])
+            return E.add(E.mul(jt, E.comp(s, j)), E.mul(E.comp(s, i), kt))
+
+        return (E.mul(E.mul(u, _entrywise(E, t, n, middle)), E.transpose(v)),)
+
+    return rule
+
+
+ADJOINTS["svd3_packed"] = _svd_adjoint(3)
+ADJOINTS["svd2_packed"] = _svd_adjoint(2)
+
+
+@adjoint("eig3_packed")
+def _eig3_packed(E, args, r, g):
+    # A = Q diag(d) Q^T (A symmetric): A' = Q [diag(d') + F o (Q^T Q')] Q^T, F_ij = 1 / (d_j - d_i) (0 for
+    # equal eigenvalues), symmetrized as A is
+    a = args[0]
+    t = E.type(a)
+    q, gq = _block(E, r, 0, 3), _block(E, g, 0, 3)
+    d, gd = E.comp(r, 3), E.comp(g, 3)
+    qt_gq = E.mul(E.transpose(q), gq)
+
+    def middle(i, j):
+        if i == j:
+            return E.comp(gd, i)
+        return _over_gap(E, E.comp(qt_gq, i, j), E.comp(d, i), E.comp(d, j))
+
+    full = E.mul(E.mul(q, _entrywise(E, t, 3, middle)), E.transpose(q))
+    return (E.mul(c(E, 0.5, a), E.add(full, E.transpose(full))),)
+
+
+@adjoint("qr3_packed")
+def _qr3_packed(E, args, r, g):
+    # A = Q R: M = R R'^T - Q'^T Q, A' = (Q' + Q copyltu(M)) R^-T with copyltu(M)_ij = M_max(i,j),min(i,j)
+    a = args[0]
+    t = E.type(a)
+    q, rr, gq, gr = _block(E, r, 0, 3), _block(E, r, 3, 3), _block(E, g, 0, 3), _block(E, g, 3, 3)
+    m = E.sub(E.mul(rr, E.transpose(gr)), E.mul(E.transpose(gq), q))
+    lower = _entrywise(E, t, 3, lambda i, j: E.comp(m, max(i, j), min(i, j)))
+    return (E.mul(E.add(gq, E.mul(q, lower)), E.transpose(E.inverse(rr))),)

@@ -7,7 +7,7 @@ arguments are inputs, the frontend turns such a call into the tuple form and ass
 
 from __future__ import annotations
 
-from ..types.composite import is_matrix_type, is_quat_type, quaternion, vector
+from ..types.composite import is_matrix_type, is_quat_type, matrix, quaternion, vector
 from ..types.opaque import TupleType
 from .registry import builtin, is_float_scalar, names, need
 
@@ -55,3 +55,26 @@ def _quat_to_axis_angle(q):
 def _transform_decompose(m):
     dtype = _float_matrix(m, 4)
     return TupleType((vector(3, dtype), quaternion(dtype), vector(3, dtype)))
+
+
+# -- packed forms: every result as rows of one matrix -------------------------------------------------
+#
+# Backward kernels differentiate svd3, svd2, qr3 and eig3 through these (``adjoints.EXPANSIONS``): one
+# call computes the decomposition, its result is an ordinary matrix value, so its adjoint rule reads
+# the results and their adjoints as rows. Not kernel-language names (no ``wp.`` function reaches them).
+
+#: builtin -> (its packed form, the size n of its n x n argument, how many rows each result takes)
+PACKED = {"svd3": ("svd3_packed", 3, (3, 1, 3)), "svd2": ("svd2_packed", 2, (2, 1, 2)),
+          "qr3": ("qr3_packed", 3, (3, 3)), "eig3": ("eig3_packed", 3, (3, 1))}
+
+
+def _packed_rule(n: int, rows: int):
+    def rule(a):
+        return matrix((rows, n), _float_matrix(a, n))
+
+    return rule
+
+
+for _name, (_packed, _n, _rows) in PACKED.items():
+    builtin(_packed, doc=f"``{_name}``'s results as the rows of one matrix (backward kernels).")(
+        _packed_rule(_n, sum(_rows)))

@@ -176,8 +176,8 @@ BUILTIN_DOCS.update({
 BUILTIN_DOCS.update({
     "quat_to_matrix": ("quat", "The 3x3 rotation matrix of a float quaternion: its columns are the x, y and z "
                                "axes rotated by ``quat``."),
-    "quat_from_matrix": ("mat", "The unit quaternion of a 3x3 float rotation matrix (normalized after the "
-                                "conversion)."),
+    "quat_from_matrix": ("mat", "The unit quaternion of a 3x3 float rotation matrix, or of the upper-left 3x3 "
+                                "block of a 4x4 one (normalized after the conversion)."),
     "quat_rpy": ("roll, pitch, yaw", "The quaternion of a rotation by ``roll`` about x, then ``pitch`` about y, "
                                      "then ``yaw`` about z (fixed axes, radians); float angles of one type."),
     "quat_to_rpy": ("q", "The angles ``(roll, pitch, yaw)`` of ``quat_rpy`` for a unit quaternion, as a 3-vector; "

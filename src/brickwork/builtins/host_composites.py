@@ -100,8 +100,10 @@ def quat_to_matrix(q):
 
 
 def quat_from_matrix(m):
-    """Shepperd's method on the trace or the largest diagonal entry, normalized (as in kernels)."""
+    """Shepperd's method on the trace or the largest diagonal entry, normalized (as in kernels); of a 4x4
+    matrix, its upper-left 3x3 block."""
     a, dtype = _parts(m)
+    a = a[:3, :3]
     tr = np.trace(a)
     if tr >= 0:
         h = np.sqrt(tr + 1)

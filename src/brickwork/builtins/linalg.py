@@ -223,8 +223,9 @@ def _quat_to_matrix(q):
 
 @builtin("quat_from_matrix")
 def _quat_from_matrix(m):
-    need(is_matrix_type(m) and m._shape == (3, 3) and is_float_scalar(m._dtype), f"needs a 3x3 floating-point "
-         f"matrix, got {names(m)}")
+    # a 4x4 matrix: the rotation of its upper-left 3x3 block, as Warp
+    need(is_matrix_type(m) and m._shape in ((3, 3), (4, 4)) and is_float_scalar(m._dtype),
+         f"needs a 3x3 or 4x4 floating-point matrix, got {names(m)}")
     return quaternion(m._dtype)
 
 

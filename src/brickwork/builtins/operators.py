@@ -69,7 +69,7 @@ def _div(a, b):
     if is_scalar_type(b) and is_value_type(a):
         need(b is scalar_of(a), f"scalar and components must have one type, got {names(a, b)}")
         return a
-    if is_scalar_type(a) and is_vector_type(b):
+    if is_scalar_type(a) and (is_vector_type(b) or is_matrix_type(b) or is_quat_type(b)):  # componentwise
         need(a is scalar_of(b), f"scalar and components must have one type, got {names(a, b)}")
         return b
     raise Mismatch(f"operand types must match, got {names(a, b)}")

@@ -321,6 +321,12 @@ template <class T> BW_INLINE transform<T> mul(T s, const transform<T>& a) { retu
 template <int N, class T> BW_INLINE vec<N, T> div(T s, const vec<N, T>& a) {
     vec<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = div(s, a.c[i]); return r;
 }
+template <int R, int C, class T> BW_INLINE mat<R, C, T> div(T s, const mat<R, C, T>& a) {
+    mat<R, C, T> r; for (int i = 0; i < R; ++i) r.r[i] = div(s, a.r[i]); return r;
+}
+template <class T> BW_INLINE quat<T> div(T s, const quat<T>& a) {
+    quat<T> r; for (int i = 0; i < 4; ++i) r.c[i] = div(s, a.c[i]); return r;
+}
 
 template <class T> BW_INLINE T dot(const vec<2, T>& a, const vec<2, T>& b) { return a.c[0] * b.c[0] + a.c[1] * b.c[1]; }
 template <int N, class T> BW_INLINE T dot(const vec<N, T>& a, const vec<N, T>& b) {
@@ -553,7 +559,7 @@ template <int N, class T> BW_INLINE mat<N - 1, N - 1, T> minor_of(const mat<N, N
     }
     return s;
 }
-template <int N, class T> BW_INLINE T determinant(const mat<N, N, T>& m) {
+template <int N, class T> BW_INLINE T determinant_cofactors(const mat<N, N, T>& m) {
     T s = T(0);
     for (int j = 0; j < N; ++j) {
         T term = T(m.r[0].c[j] * determinant(minor_of(m, 0, j)));
@@ -561,7 +567,18 @@ template <int N, class T> BW_INLINE T determinant(const mat<N, N, T>& m) {
     }
     return s;
 }
-template <int N, class T> BW_INLINE mat<N, N, T> inverse(const mat<N, N, T>& m) {
+// 3x3 and larger determinants of float, half and bfloat16 matrices are expanded in double and rounded
+// once (the cancellations of a float expansion make finite differences of it noise).
+template <int N, class T> BW_INLINE T determinant(const mat<N, N, T>& m) {
+    if constexpr (std::is_same<T, double>::value || !std::is_floating_point<T>::value && !is_half_like<T>::value) {
+        return determinant_cofactors(m);
+    } else {
+        mat<N, N, double> w;
+        for (int i = 0; i < N; ++i) for (int j = 0; j < N; ++j) w.r[i].c[j] = cast<double>(m.r[i].c[j]);
+        return cast<T>(determinant_cofactors(w));
+    }
+}
+template <int N, class T> BW_INLINE mat<N, N, T> inverse_cofactors(const mat<N, N, T>& m) {
     T d = determinant(m);
     mat<N, N, T> r;
     if (d == T(0)) {  // singular: zero matrix, as Warp does
@@ -574,6 +591,20 @@ template <int N, class T> BW_INLINE mat<N, N, T> inverse(const mat<N, N, T>& m) 
             r.r[i].c[j] = T(((i + j) % 2 ? T(-cof) : cof) / d);
         }
     return r;
+}
+// Inverses of float, half and bfloat16 matrices are computed in double and rounded once, so that an
+// ill-conditioned float32 4x4 matrix keeps the accuracy of Warp's (float) one or better.
+template <int N, class T> BW_INLINE mat<N, N, T> inverse(const mat<N, N, T>& m) {
+    if constexpr (std::is_same<T, double>::value) {
+        return inverse_cofactors(m);
+    } else {
+        mat<N, N, double> w;
+        for (int i = 0; i < N; ++i) for (int j = 0; j < N; ++j) w.r[i].c[j] = cast<double>(m.r[i].c[j]);
+        const mat<N, N, double> wi = inverse_cofactors(w);
+        mat<N, N, T> r;
+        for (int i = 0; i < N; ++i) for (int j = 0; j < N; ++j) r.r[i].c[j] = cast<T>(wi.r[i].c[j]);
+        return r;
+    }
 }
 template <class T> BW_INLINE mat<1, 1, T> inverse(const mat<1, 1, T>& m) {
     return make<mat<1, 1, T>>(T(T(1) / m.r[0].c[0]));
@@ -757,6 +788,11 @@ template <class T> BW_INLINE quat<T> quat_from_matrix(const mat<3, 3, T>& m) {
         x = T((m.r[2].c[0] + m.r[0].c[2]) * h); y = T((m.r[1].c[2] + m.r[2].c[1]) * h); w = T((m.r[1].c[0] - m.r[0].c[1]) * h);
     }
     return normalize(quat<T>{{x, y, z, w}});
+}
+template <class T> BW_INLINE quat<T> quat_from_matrix(const mat<4, 4, T>& m) {  // its upper-left 3x3 block
+    mat<3, 3, T> r;
+    for (int i = 0; i < 3; ++i) for (int j = 0; j < 3; ++j) r.r[i].c[j] = m.r[i].c[j];
+    return quat_from_matrix(r);
 }
 template <class T> BW_INLINE quat<T> quat_rpy(T roll, T pitch, T yaw) {
     const T cy = cos(T(yaw * T(0.5))), sy = sin(T(yaw * T(0.5))), cr = cos(T(roll * T(0.5))), sr = sin(T(roll * T(0.5)));

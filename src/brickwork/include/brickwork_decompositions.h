@@ -262,6 +262,31 @@ template <class T> BW_INLINE void eig3(const mat<3, 3, T>& A, mat<3, 3, T>& Q, v
     for (int i = 0; i < 3; ++i) d.c[i] = cast<T>(s.a[i][i]);
 }
 
+// The packed forms backward kernels use: every result as rows of one matrix (builtins/decompositions.py).
+template <int R, int N, class T> BW_INLINE void pack_rows(mat<R, N, T>& p, int at, const mat<N, N, T>& m) {
+    for (int i = 0; i < N; ++i) p.r[at + i] = m.r[i];
+}
+template <class T> BW_INLINE mat<7, 3, T> svd3_packed(const mat<3, 3, T>& A) {
+    mat<3, 3, T> U, V; vec<3, T> s; mat<7, 3, T> p;
+    svd3(A, U, s, V); pack_rows(p, 0, U); p.r[3] = s; pack_rows(p, 4, V);
+    return p;
+}
+template <class T> BW_INLINE mat<5, 2, T> svd2_packed(const mat<2, 2, T>& A) {
+    mat<2, 2, T> U, V; vec<2, T> s; mat<5, 2, T> p;
+    svd2(A, U, s, V); pack_rows(p, 0, U); p.r[2] = s; pack_rows(p, 3, V);
+    return p;
+}
+template <class T> BW_INLINE mat<6, 3, T> qr3_packed(const mat<3, 3, T>& A) {
+    mat<3, 3, T> Q, R; mat<6, 3, T> p;
+    qr3(A, Q, R); pack_rows(p, 0, Q); pack_rows(p, 3, R);
+    return p;
+}
+template <class T> BW_INLINE mat<4, 3, T> eig3_packed(const mat<3, 3, T>& A) {
+    mat<3, 3, T> Q; vec<3, T> d; mat<4, 3, T> p;
+    eig3(A, Q, d); pack_rows(p, 0, Q); p.r[3] = d;
+    return p;
+}
+
 // Axis (unit, pointing so that the angle is in [0, pi]) and angle of a quaternion, unit or not:
 // angle = 2 atan2(|v|, |w|) as in Warp.
 template <class T> BW_INLINE void quat_to_axis_angle(const quat<T>& q, vec<3, T>& axis, T& angle) {

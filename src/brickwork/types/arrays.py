@@ -13,7 +13,7 @@ import typing
 import numpy as np
 
 from ..device import get_device
-from .composite import CompositeBase, is_composite_type
+from .composite import CompositeBase, is_composite_type, matrix, vector
 from .scalars import (
     ScalarBase,
     bfloat16,
@@ -278,8 +278,9 @@ class array:  # noqa: N801 - Warp's spelling
         return int(np.prod(self.shape, dtype=np.int64))
 
     @property
-    def ptr(self) -> int:
-        return self._np.__array_interface__["data"][0]
+    def ptr(self) -> int | None:
+        """The address of the first element; None for an array with no elements (as Warp)."""
+        return self._np.__array_interface__["data"][0] if self._np.size else None
 
     @property
     def is_contiguous(self) -> bool:
@@ -321,7 +322,16 @@ class array:  # noqa: N801 - Warp's spelling
         view = self._np[key if isinstance(key, tuple) else (key,)]
         if not isinstance(view, np.ndarray) or view.ndim == _element_ndim(self.dtype):
             return self._element(view)
-        return array._wrap(view, self.dtype, self.device, owner=self)
+        return self._view(view, lambda g: g[key])
+
+    def _view(self, view: np.ndarray, same_view_of) -> "array":
+        """An array over ``view`` of this array's data; with a gradient, its gradient is
+        ``same_view_of(self.grad)`` (as Warp: gradients flow through views)."""
+        out = array._wrap(view, self.dtype, self.device, owner=self)
+        if self._grad is not None:
+            out._grad = same_view_of(self._grad)
+            out._requires_grad = self._requires_grad
+        return out
 
     def __setitem__(self, key, value):
         if isinstance(value, array):
@@ -347,11 +357,17 @@ class array:  # noqa: N801 - Warp's spelling
         return array(self._np, dtype=self.dtype, device=dev)
 
     def flatten(self) -> "array":
-        return array._wrap(self._np.reshape((-1,) + self._np.shape[self.ndim:]), self.dtype, self.device, self)
+        return self._view(self._np.reshape((-1,) + self._np.shape[self.ndim:]), lambda g: g.flatten())
 
     def reshape(self, shape) -> "array":
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        return array._wrap(self._np.reshape(shape + self._np.shape[self.ndim:]), self.dtype, self.device, self)
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(n) for n in shape)
+        try:
+            view = self._np.reshape(shape + self._np.shape[self.ndim:])
+        except ValueError:  # Warp's error and text
+            size = int(np.prod(shape, dtype=np.int64))
+            raise RuntimeError(f"cannot reshape array of shape {self.shape} (size {self.size}) into shape "
+                               f"{shape} (size {size})") from None
+        return self._view(view, lambda g: g.reshape(shape))
 
     def __class_getitem__(cls, dtype):
         return ArrayType(dtype, 1)
@@ -399,7 +415,10 @@ array1d, array2d, array3d, array4d = (_ArrayNd(n) for n in (1, 2, 3, 4))
 
 
 def _shape_tuple(shape) -> tuple:
-    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"Array shapes must be non-negative, got {shape}")  # Warp's text
+    return shape
 
 
 def _given_shape(shape, n, what: str):
@@ -452,8 +471,20 @@ def full(shape, value, dtype=None, device=None, **kwargs) -> array:
     """An array with every element set to ``value``; dtype inferred from value when omitted."""
     if dtype is None:
         typed = isinstance(value, (ScalarBase, CompositeBase)) or getattr(type(value), "_bw_struct", False)
-        dtype = type(value) if typed else _infer_dtype(value)
+        dtype = type(value) if typed else _fill_dtype(value)
     return _grad_option(empty(shape, dtype, device).fill_(value), kwargs)
+
+
+def _fill_dtype(value):
+    """The dtype ``full`` infers from an untyped fill value: a number's scalar type; a sequence (or 1-D
+    numpy array) is one vector and a nested one (2-D) one matrix of the inferred scalar type, as Warp."""
+    scalar = _infer_dtype(value)
+    shape = np.shape(value) if isinstance(value, (list, tuple, np.ndarray)) else ()
+    if len(shape) == 1:
+        return vector(shape[0], scalar)
+    if len(shape) == 2:
+        return matrix(shape, scalar)
+    return scalar
 
 
 def zeros_like(a: array, **kwargs) -> array:

@@ -20,11 +20,28 @@ class OpaqueType:
 TEAM_MEMBER = OpaqueType("team_member")
 
 
+_TUPLE_TYPES: dict = {}
+
+
 @dataclass(frozen=True)
 class TupleType:
-    """The type of several values returned together (``tid()`` of 2+ dims, multiple returns)."""
+    """The type of several values returned together (``tid()`` of 2+ dims, multiple returns). One
+    object per sequence of item types, so that types compare by identity as the other kernel types do."""
 
     types: tuple
+
+    def __new__(cls, types):
+        types = tuple(types)
+        found = _TUPLE_TYPES.get(types)
+        if found is None:
+            found = _TUPLE_TYPES[types] = super().__new__(cls)
+        return found
+
+    def __post_init__(self):
+        object.__setattr__(self, "types", tuple(self.types))
+
+    def __reduce__(self):  # copies and pickles are the one object
+        return TupleType, (self.types,)
 
     @property
     def __name__(self):

@@ -59,13 +59,33 @@ class ScalarBase:
     def __bool__(self):
         return bool(self.value)
 
-    def __eq__(self, other):
+    def _operand(self, other):
+        """``other`` as a plain number for a comparison: a float type compares an integer as a float
+        (so a value past float's range raises OverflowError, as in Warp); an integer type compares a
+        float without truncating it (``int8(1) != 1.5``)."""
         if isinstance(other, ScalarBase):
-            other = other.value
-        return self.value == other
+            return other.value
+        if self.is_float and isinstance(other, int) and not isinstance(other, bool):
+            return float(other)
+        return other
 
-    def __hash__(self):
-        return hash((type(self).__name__, self.value))
+    def __eq__(self, other):
+        return self.value == self._operand(other)
+
+    def __lt__(self, other):
+        return self.value < self._operand(other)
+
+    def __le__(self, other):
+        return self.value <= self._operand(other)
+
+    def __gt__(self, other):
+        return self.value > self._operand(other)
+
+    def __ge__(self, other):
+        return self.value >= self._operand(other)
+
+    def __hash__(self):  # equal values hash alike, as their plain numbers do (int8(1) == 1.0)
+        return hash(self.value)
 
     def __array__(self, dtype=None, copy=None):
         return np.asarray(self.value, dtype=dtype or self._np)

@@ -7,7 +7,7 @@ call, so a builtin without an implementation here is reported before any C++ is 
 
 from __future__ import annotations
 
-from ...builtins.decompositions import OUTPUT_ARGUMENTS
+from ...builtins.decompositions import OUTPUT_ARGUMENTS, PACKED
 from ...builtins.table import BUILTINS
 
 
@@ -67,4 +67,5 @@ CPU_BUILTINS["array_from_ptr"] = _array_from_ptr
 #: Builtins implemented in a header of their own, included only by units that call them (every
 #: kernel compiles brickwork.h, so big families stay out of it).
 CPU_HEADERS = {name: "brickwork_decompositions.h" for name in OUTPUT_ARGUMENTS}
+CPU_HEADERS.update({packed: "brickwork_decompositions.h" for packed, _, _ in PACKED.values()})
 CPU_HEADERS.update({name: "brickwork_distributions.h" for name in ("poisson", "sample_cdf", "lower_bound")})
