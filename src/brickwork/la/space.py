@@ -8,6 +8,7 @@ mesh size.
 from __future__ import annotations
 
 from .. import config
+from .. import device as _device
 from ..mesh import TE, IndexDomain
 from ..types.scalars import is_scalar_type
 from . import halo as halos
@@ -27,8 +28,9 @@ class IndexSpace:
         if loop_tag is tags.boiv and inner_tag is tags.memory:
             raise TypeError("la.IndexSpace(la.boiv, la.memory) is not supported: a single-cell inner range has no "
                             "contiguous memory span (use logical_flat or logical_coords)")
-        # the default: raw on the host target, team on a device target (raw is host-only, semantics §12)
-        default = tags.raw if config.target == "cpu" else tags.team
+        # the default: raw on the host target, team on a device target or a current CUDA device (raw is
+        # host-only, semantics §12)
+        default = tags.raw if config.target == "cpu" and _device.get_device().ordinal is None else tags.team
         self.backend = tags.check(backend or default, "backend", "the backend")
         self.ninner = self._check_ninner(ninner)
         self.scratch: list = []
