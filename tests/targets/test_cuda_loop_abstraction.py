@@ -29,6 +29,8 @@ from brickwork.errors import LaunchError, TargetUnsupportedError
 from brickwork.jit import nvrtc
 from brickwork.la.outer import _prepare
 from brickwork.lang.body import body_kernel
+from brickwork.lang.kernel import Kernel
+from brickwork.runtime import launch as host_launch
 from brickwork.targets.cuda import CudaTarget
 from brickwork.targets.cuda.geometry import ArenaExpressionError, LaunchPlan, arena_function
 from brickwork.types.generic import type_of_value
@@ -89,35 +91,40 @@ def _cubin_arch(data: bytes) -> int:
 
 @pytest.fixture(scope="module")
 def compiled():
-    """source name -> [(label, text, result)]: what each emulation test built, compiled for CUDA."""
-    recorded: dict = {}
-    build = pipeline.build
+    """source name -> [(label, text, result)]: the GPU-mapped instances each emulation test launched
+    (built or found), compiled for CUDA (each distinct instance once)."""
+    used: dict = {name: [] for name in SOURCES}
+    get_instance = Kernel.get_instance
 
-    def recording(batch, target=None):
-        recorded.setdefault(current, []).extend(i for i in batch if i.target == "cuda-emulation")
-        return build(batch, target)
+    def recording(self, *args, **kwargs):
+        inst = get_instance(self, *args, **kwargs)
+        if inst.target == "cuda-emulation":
+            used[current].append(inst)
+        return inst
 
-    pipeline.build = recording
+    stale = host_launch._stale
+    Kernel.get_instance = recording
+    host_launch._stale = lambda inst: True  # every launch takes the slow path, which asks get_instance
     try:
         for current, run in SOURCES.items():  # noqa: B007 - `current` is read by recording()
             run()
     finally:
-        pipeline.build = build
-    jobs, owners, seen = [], [], set()
-    for name, insts in recorded.items():
+        Kernel.get_instance = get_instance
+        host_launch._stale = stale
+    jobs, results = [], {}
+    for insts in used.values():
         for inst in insts:
             ident = (id(inst.kernel), inst.arg_types, inst.mode)
-            if ident in seen:
+            if ident in results:
                 continue
-            seen.add(ident)
             text, meta = pipeline.generate(inst.kernel, inst.arg_types, inst.label, TARGET, inst.mode)
             key = pipeline.cache_key(pipeline.key_parts(inst.kernel, inst.arg_types, inst.mode, TARGET))
             jobs.append((key, text, inst.label, meta))
-            owners.append((name, inst.label, text))
-    out: dict = {name: [] for name in SOURCES}
-    for (name, label, text), result in zip(owners, TARGET.compile_many(jobs)):
-        out[name].append((label, text, result))
-    return out
+            results[ident] = (inst.label, text)
+    for (ident, (label, text)), result in zip(list(results.items()), TARGET.compile_many(jobs)):
+        results[ident] = (label, text, result)
+    return {name: list({(id(i.kernel), i.arg_types, i.mode): results[(id(i.kernel), i.arg_types, i.mode)]
+                        for i in insts}.values()) for name, insts in used.items()}
 
 
 @pytest.mark.parametrize("name", list(SOURCES))

@@ -10,12 +10,19 @@ ones, so the host computes the same bytes as the kernel does.
 from __future__ import annotations
 
 import ast
-import math
 from typing import NamedTuple
 
+
+def _div(a: int, b: int) -> int:
+    """C's integer division (truncated toward zero)."""
+    if b == 0:
+        return 0
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
 _INT_OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-            "div": lambda a, b: int(a / b) if b else 0, "mod": lambda a, b: int(math.fmod(a, b)) if b else 0,
-            "max": max, "min": min}
+            "div": _div, "mod": lambda a, b: a - b * _div(a, b) if b else 0, "max": max, "min": min}
 _CASTS = ("int64", "int32", "uint64", "uint32")
 
 
