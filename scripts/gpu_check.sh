@@ -32,9 +32,11 @@ step nvrtc-loads 60 "$PY" -c "from brickwork.jit import nvrtc; print('NVRTC', nv
 step info 60 "$PY" -m brickwork.cli info
 cat "$LOG/info.log"
 summary() { grep -E "[0-9]+ (passed|failed|skipped|error)" "$1" | tail -n 1; }
-step cuda-device-tests 240 "$PY" -m pytest -rfEs -m cuda_device tests/runtime/test_cuda_device.py
+step cuda-device-tests 240 "$PY" -m pytest -rfEs -m cuda_device tests/runtime/test_cuda_device.py \
+    tests/runtime/test_cuda_device_la.py
 row "  cuda_device tests" "" "$(summary "$LOG/cuda-device-tests.log")"
-step nvrtc-and-host-tests 240 "$PY" -m pytest -rfE -n 4 tests/targets/test_cuda_nvrtc.py tests/runtime/test_cuda_runtime.py
+step nvrtc-and-host-tests 300 "$PY" -m pytest -rfE -n 4 tests/targets/test_cuda_nvrtc.py tests/runtime/test_cuda_runtime.py \
+    tests/runtime/test_cuda_streams.py tests/targets/test_cuda_loop_abstraction.py tests/targets/test_cuda_adjoint.py
 row "  NVRTC and host-side tests" "" "$(summary "$LOG/nvrtc-and-host-tests.log")"
 step cuda-benchmarks 180 "$PY" benchmarks/bench_cuda.py
 while IFS= read -r line; do row "  $line" "" ""; done < <(grep -E "saxpy|overhead|no CUDA" "$LOG/cuda-benchmarks.log")

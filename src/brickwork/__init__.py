@@ -46,6 +46,19 @@ from .lang.kernel import Kernel, kernel, overload
 from .lang.modules import get_module, get_module_options, set_module_options
 from .runtime.launch import Graph, Launch, capture_begin, capture_end, capture_launch, is_capturing, launch
 from .runtime.parallel import par_for, par_for_outer
+from .runtime.streams import (
+    Event,
+    ScopedStream,
+    Stream,
+    get_event_elapsed_time,
+    get_stream,
+    record_event,
+    set_stream,
+    synchronize_event,
+    synchronize_stream,
+    wait_event,
+    wait_stream,
+)
 from .runtime.tape import Tape
 from .types.arrays import (
     ArrayType,

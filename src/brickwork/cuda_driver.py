@@ -1,9 +1,10 @@
 """The CUDA driver API (libcuda.so.1, installed with the GPU driver) through ctypes.
 
 Only what brickwork uses: devices, primary contexts, memory and copies, modules from cubins, kernel
-launches with one by-value parameter block, and synchronisation. ``driver()`` returns the process's
-``Driver`` or raises ``DeviceUnavailableError`` (no library, or ``cuInit`` fails: no GPU). Tests put a
-fake in its place with ``use(fake)``; everything above this module talks to a ``Driver`` only.
+launches (a by-value parameter block and a scratch pointer), streams, events and synchronisation.
+``driver()`` returns the process's ``Driver`` or raises ``DeviceUnavailableError`` (no library, or
+``cuInit`` fails: no GPU). Tests put a fake in its place with ``use(fake)``; everything above this
+module talks to a ``Driver`` only.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from .errors import DeviceUnavailableError
 
 _ATTR_CC_MAJOR, _ATTR_CC_MINOR, _ATTR_SM_COUNT = 75, 76, 16
 _NOT_INITIALIZED, _NO_DEVICE = 3, 100
+_FUNC_MAX_DYNAMIC_SHARED = 8  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+_NOT_READY = 600  # CUDA_ERROR_NOT_READY: a stream or event query whose work is still running
+_EVENT_DISABLE_TIMING = 2
 
 
 class CudaError(DeviceUnavailableError):
@@ -110,10 +114,16 @@ class Driver:
         self._check(self.lib.cuMemcpyDtoH_v2(ctypes.c_void_p(dst_host), ctypes.c_uint64(src), ctypes.c_size_t(nbytes)),
                     "copy to the host")
 
-    def copy_on_device(self, ordinal: int, dst: int, src: int, nbytes: int) -> None:
+    def copy_on_device(self, ordinal: int, dst: int, src: int, nbytes: int, stream: int | None = None) -> None:
+        """Device to device; on ``stream`` (ordered with its work, the host does not wait) when given."""
         self._enter(ordinal)
-        self._check(self.lib.cuMemcpyDtoD_v2(ctypes.c_uint64(dst), ctypes.c_uint64(src), ctypes.c_size_t(nbytes)),
-                    "copy on the device")
+        if stream is None:
+            self._check(self.lib.cuMemcpyDtoD_v2(ctypes.c_uint64(dst), ctypes.c_uint64(src), ctypes.c_size_t(nbytes)),
+                        "copy on the device")
+        else:
+            self._check(self.lib.cuMemcpyDtoDAsync_v2(ctypes.c_uint64(dst), ctypes.c_uint64(src),
+                                                      ctypes.c_size_t(nbytes), ctypes.c_void_p(stream or None)),
+                        "copy on the device")
 
     # -- modules and launches --------------------------------------------------------------------
     def load_module(self, ordinal: int, image: bytes) -> int:
@@ -136,14 +146,86 @@ class Driver:
                                                   name.encode()), f"find the global {name}")
         return p.value, size.value
 
-    def launch(self, ordinal: int, function: int, grid: int, block: int, params: bytes) -> None:
-        """Launch ``function`` on ``grid`` x ``block`` threads; ``params`` is its one by-value parameter."""
+    def launch(self, ordinal: int, function: int, grid: int, block: int, params: bytes, shared: int = 0,
+               arena: int = 0, stream: int = 0) -> None:
+        """Launch ``function`` on ``grid`` x ``block`` threads with ``shared`` bytes of dynamic shared memory
+        on ``stream`` (0: the legacy default stream); its parameters are ``params`` (the packed block, by
+        value) and ``arena`` (a device pointer)."""
         self._enter(ordinal)
         # zero padding: the kernel's parameter struct may round the packed size up to its alignment
         buf = ctypes.create_string_buffer(params, len(params) + 16)
-        argv = (ctypes.c_void_p * 1)(ctypes.cast(buf, ctypes.c_void_p))
-        self._check(self.lib.cuLaunchKernel(ctypes.c_void_p(function), grid, 1, 1, block, 1, 1, 0, None, argv, None),
-                    "launch a kernel")
+        pointer = ctypes.c_void_p(arena or None)
+        argv = (ctypes.c_void_p * 2)(ctypes.cast(buf, ctypes.c_void_p), ctypes.cast(ctypes.pointer(pointer),
+                                                                                       ctypes.c_void_p))
+        self._check(self.lib.cuLaunchKernel(ctypes.c_void_p(function), grid, 1, 1, block, 1, 1, shared,
+                                            ctypes.c_void_p(stream or None), argv, None), "launch a kernel")
+
+    def allow_dynamic_shared(self, ordinal: int, function: int, nbytes: int) -> None:
+        """Let ``function`` use ``nbytes`` of dynamic shared memory (beyond the default 48 KiB)."""
+        self._enter(ordinal)
+        self._check(self.lib.cuFuncSetAttribute(ctypes.c_void_p(function), _FUNC_MAX_DYNAMIC_SHARED, nbytes),
+                    f"allow {nbytes} bytes of dynamic shared memory")
+
+    # -- streams and events ------------------------------------------------------------------------
+    def stream_create(self, ordinal: int) -> int:
+        """A new blocking stream (ordered with the legacy default stream)."""
+        self._enter(ordinal)
+        h = ctypes.c_void_p()
+        self._check(self.lib.cuStreamCreate(ctypes.byref(h), 0), "create a stream")
+        return h.value
+
+    def stream_destroy(self, ordinal: int, stream: int) -> None:
+        self._enter(ordinal)
+        self._check(self.lib.cuStreamDestroy_v2(ctypes.c_void_p(stream)), "destroy a stream")
+
+    def stream_synchronize(self, ordinal: int, stream: int) -> None:
+        self._enter(ordinal)
+        self._check(self.lib.cuStreamSynchronize(ctypes.c_void_p(stream or None)), "synchronise a stream")
+
+    def stream_query(self, ordinal: int, stream: int) -> bool:
+        self._enter(ordinal)
+        code = self.lib.cuStreamQuery(ctypes.c_void_p(stream or None))
+        if code != _NOT_READY:
+            self._check(code, "query a stream")
+        return code == 0
+
+    def stream_wait_event(self, ordinal: int, stream: int, event: int) -> None:
+        self._enter(ordinal)
+        self._check(self.lib.cuStreamWaitEvent(ctypes.c_void_p(stream or None), ctypes.c_void_p(event), 0),
+                    "make a stream wait for an event")
+
+    def event_create(self, ordinal: int, timing: bool = False) -> int:
+        self._enter(ordinal)
+        h = ctypes.c_void_p()
+        self._check(self.lib.cuEventCreate(ctypes.byref(h), 0 if timing else _EVENT_DISABLE_TIMING), "create an event")
+        return h.value
+
+    def event_destroy(self, ordinal: int, event: int) -> None:
+        self._enter(ordinal)
+        self._check(self.lib.cuEventDestroy_v2(ctypes.c_void_p(event)), "destroy an event")
+
+    def event_record(self, ordinal: int, event: int, stream: int) -> None:
+        self._enter(ordinal)
+        self._check(self.lib.cuEventRecord(ctypes.c_void_p(event), ctypes.c_void_p(stream or None)), "record an event")
+
+    def event_query(self, ordinal: int, event: int) -> bool:
+        self._enter(ordinal)
+        code = self.lib.cuEventQuery(ctypes.c_void_p(event))
+        if code != _NOT_READY:
+            self._check(code, "query an event")
+        return code == 0
+
+    def event_synchronize(self, ordinal: int, event: int) -> None:
+        self._enter(ordinal)
+        self._check(self.lib.cuEventSynchronize(ctypes.c_void_p(event)), "wait for an event")
+
+    def event_elapsed(self, ordinal: int, start: int, end: int) -> float:
+        """Milliseconds between two recorded timing events."""
+        self._enter(ordinal)
+        ms = ctypes.c_float()
+        self._check(self.lib.cuEventElapsedTime(ctypes.byref(ms), ctypes.c_void_p(start), ctypes.c_void_p(end)),
+                    "measure the time between two events")
+        return ms.value
 
     def synchronize(self, ordinal: int) -> None:
         self._enter(ordinal)

@@ -12,6 +12,11 @@ class FakeDriver:
         self.memory: dict = {}  # base address -> bytearray
         self.next = 0x7F0000000000
         self.launches: list = []  # (ordinal, function, grid, block, params)
+        self.launch_memory: list = []  # (dynamic shared bytes, global arena pointer) of each launch
+        self.shared_allowed: list = []  # (function, bytes) given to allow_dynamic_shared
+        self.stream_log: list = []  # ("launch", stream), ("record", event, stream), ("wait", stream, event), ...
+        self.events: dict = {}  # live event handle -> timing enabled
+        self.next_handle = 0x5000
         self.modules: list = []  # cubins loaded
         self.globals: dict = {}  # name -> (ptr, size)
         self.synchronized: list = []
@@ -56,7 +61,8 @@ class FakeDriver:
         buf, off = self._find(src, nbytes)
         ctypes.memmove(dst_host, bytes(buf[off:off + nbytes]), nbytes)
 
-    def copy_on_device(self, ordinal, dst, src, nbytes):
+    def copy_on_device(self, ordinal, dst, src, nbytes, stream=None):
+        self.stream_log.append(("copy", stream))
         s, so = self._find(src, nbytes)
         d, do = self._find(dst, nbytes)
         d[do:do + nbytes] = s[so:so + nbytes]
@@ -73,8 +79,55 @@ class FakeDriver:
             self.globals[name] = (self.alloc(ordinal, 88), 88)
         return self.globals[name]
 
-    def launch(self, ordinal, function, grid, block, params):
+    def launch(self, ordinal, function, grid, block, params, shared=0, arena=0, stream=0):
         self.launches.append((ordinal, function, grid, block, bytes(params)))
+        self.launch_memory.append((shared, arena))
+        self.stream_log.append(("launch", stream))
+
+    # streams and events: handles counted up, every call recorded in stream_log
+    def _handle(self):
+        self.next_handle += 1
+        return self.next_handle
+
+    def stream_create(self, ordinal):
+        h = self._handle()
+        self.stream_log.append(("create", h))
+        return h
+
+    def stream_destroy(self, ordinal, stream):
+        self.stream_log.append(("destroy", stream))
+
+    def stream_synchronize(self, ordinal, stream):
+        self.stream_log.append(("sync", stream))
+
+    def stream_query(self, ordinal, stream):
+        return True
+
+    def stream_wait_event(self, ordinal, stream, event):
+        self.stream_log.append(("wait", stream, event))
+
+    def event_create(self, ordinal, timing=False):
+        h = self._handle()
+        self.events[h] = timing
+        return h
+
+    def event_destroy(self, ordinal, event):
+        self.events.pop(event, None)
+
+    def event_record(self, ordinal, event, stream):
+        self.stream_log.append(("record", event, stream))
+
+    def event_query(self, ordinal, event):
+        return True
+
+    def event_synchronize(self, ordinal, event):
+        self.stream_log.append(("event_sync", event))
+
+    def event_elapsed(self, ordinal, start, end):
+        return 1.5
+
+    def allow_dynamic_shared(self, ordinal, function, nbytes):
+        self.shared_allowed.append((function, nbytes))
 
     def synchronize(self, ordinal):
         self.synchronized.append(ordinal)

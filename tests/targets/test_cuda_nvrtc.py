@@ -17,7 +17,7 @@ import pytest
 
 import brickwork as wp
 from brickwork import pipeline
-from brickwork.errors import KernelError, TargetUnsupportedError, ToolchainError
+from brickwork.errors import KernelError, ToolchainError
 from brickwork.jit import cache, nvrtc
 from brickwork.lang.kernel import Kernel
 from brickwork.targets.cuda import CudaTarget, build
@@ -98,9 +98,9 @@ def _compiled(builds, name):
 def test_corpus_instance_compiles_to_sm90_cubin(builds, name):
     text, path, meta = _compiled(builds, name)
     assert path.endswith(cache.CUBIN) and meta["arch"] == "sm_90" and meta["artifact"] == cache.CUBIN
-    assert meta["gpu_launch"] == {"kind": "plain", "block": 256}
-    assert 'extern "C" __global__ void __launch_bounds__(256) bw_entry(const Packed p)' in text
-    assert "if (i >= total) return;" in text
+    assert meta["gpu_launch"] == {"grid": "points", "block": 256, "shared_bytes": 0, "arena": None}
+    assert 'extern "C" __global__ void __launch_bounds__(256) bw_entry(const Packed p, char* bw_arena_global)' in text
+    assert "        return;" in text  # the bounds guard of the last block
     assert "#pragma" not in text
 
 
@@ -133,9 +133,20 @@ SAXPY_CUDA = '''\
 namespace {
 
 template <bool UNIT>
-__device__ __forceinline__ void body(float v_a, bw::array_t<float, 1> v_x, bw::array_t<float, 1> v_y, int32_t tid0) {
+__device__ __forceinline__ void body(float v_a, bw::array_t<float, 1> v_x, bw::array_t<float, 1> v_y, const int32_t n0, bw::gpu_block bw_blk) {
+    (void)n0;
+    (void)bw_blk;
     int32_t v_i{};
-    v_i = tid0;
+    int64_t v__gpu_p1{};
+    int64_t v__gpu_r2{};
+    int32_t v__gpu_c3{};
+    v__gpu_p1 = bw::add(bw::mul(bw::cast<int64_t>(((int32_t)blockIdx.x)), bw::cast<int64_t>(((int32_t)blockDim.x))), bw::cast<int64_t>(((int32_t)threadIdx.x)));
+    if (bw::truth(bw::ge(v__gpu_p1, bw::cast<int64_t>(n0)))) {
+        return;
+    }
+    v__gpu_r2 = v__gpu_p1;
+    v__gpu_c3 = bw::cast<int32_t>(v__gpu_r2);
+    v_i = v__gpu_c3;
     bw::at<UNIT>(v_y, (int64_t)(v_i)) = bw::add(bw::mul(v_a, bw::at<UNIT>(v_x, (int64_t)(v_i))), bw::at<UNIT>(v_y, (int64_t)(v_i)));
 }
 
@@ -151,12 +162,9 @@ struct Packed {  // the CPU entry's buffer: header, then the arguments
 };
 
 }  // namespace
-extern "C" __global__ void __launch_bounds__(256) bw_entry(const Packed p) {
-    const int64_t total = p.h.dim[0];
-    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= total) return;
-    const int32_t t0 = (int32_t)i;
-    if (p.h.unit_inner) body<true>(p.a.v_a, p.a.v_x, p.a.v_y, t0); else body<false>(p.a.v_a, p.a.v_x, p.a.v_y, t0);
+extern "C" __global__ void __launch_bounds__(256) bw_entry(const Packed p, char* bw_arena_global) {
+    const bw::gpu_block blk{nullptr, bw_arena_global};
+    if (p.h.unit_inner) body<true>(p.a.v_a, p.a.v_x, p.a.v_y, (int32_t)p.h.dim[0], blk); else body<false>(p.a.v_a, p.a.v_x, p.a.v_y, (int32_t)p.h.dim[0], blk);
 }
 '''
 
@@ -170,11 +178,14 @@ def test_saxpy_source_is_the_golden_text():
 
 def test_a_3d_launch_splits_the_thread_index_row_major(builds):
     text, _, _ = _compiled(builds, "launch_3d")
-    assert "const int64_t total = p.h.dim[0] * p.h.dim[1] * p.h.dim[2];" in text
-    order = ["t2 = (int32_t)(i % p.h.dim[2]);", "i /= p.h.dim[2];", "t1 = (int32_t)(i % p.h.dim[1]);",
-             "i /= p.h.dim[1];", "t0 = (int32_t)i;"]
+    order = ["bw::add(bw::mul(bw::cast<int64_t>(((int32_t)blockIdx.x)), bw::cast<int64_t>(((int32_t)blockDim.x))), "
+             "bw::cast<int64_t>(((int32_t)threadIdx.x)));",
+             "bw::mul(bw::mul(bw::cast<int64_t>(n0), bw::cast<int64_t>(n1)), bw::cast<int64_t>(n2))",
+             "bw::mod(v__gpu_r2, bw::cast<int64_t>(n2))", "bw::div(v__gpu_r2, bw::cast<int64_t>(n2))",
+             "bw::mod(v__gpu_r4, bw::cast<int64_t>(n1))", "bw::div(v__gpu_r4, bw::cast<int64_t>(n1))"]
     positions = [text.index(s) for s in order]
     assert positions == sorted(positions)
+    assert "body<true>(p.a.v_a, (int32_t)p.h.dim[0], (int32_t)p.h.dim[1], (int32_t)p.h.dim[2], blk)" in text
 
 
 def test_functions_are_device_functions_and_float16_is_half(builds):
@@ -199,26 +210,6 @@ def test_structs_are_declared_before_use(builds):
     text, _, _ = _compiled(builds, "structs")
     particle, scene = text.index("struct S_Particle_"), text.index("struct S_Scene_")
     assert particle < scene < text.index("struct Args")
-
-
-def test_nested_parallelism_is_refused_until_the_gpu_mapping_exists():
-    from brickwork.lang.body import body_kernel
-    from brickwork.types.generic import type_of_value
-
-    out = wp.zeros(8, dtype=float)
-
-    def body(member, k):
-        def fill(i):
-            out[i] = 1.0
-
-        wp.par_for_inner(member, 0, 7, fill)
-
-    kernel = body_kernel(body, "outer", 1)
-    types = [type_of_value(a) for a in kernel.arguments([0], 0)]
-    pipeline.generate(kernel, types, "team")  # the CPU target takes it
-    with pytest.raises(TargetUnsupportedError, match="not yet mapped for CUDA .*IRTeam") as err:
-        pipeline.generate(kernel, types, "team", target=TARGET)
-    assert isinstance(err.value, NotImplementedError)
 
 
 def test_nvrtc_errors_are_toolchain_errors_with_the_log_and_the_kept_source():

@@ -15,6 +15,10 @@ typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
 typedef unsigned long long uintptr_t;
+// <stdint.h>'s limit the generated code spells (the int64 constant -2**63: cnames.py)
+#ifndef INT64_MIN
+#define INT64_MIN (-9223372036854775807LL - 1)
+#endif
 
 // The type traits brickwork.h uses (NVRTC ships no <type_traits>).
 namespace std {
@@ -79,3 +83,52 @@ __forceinline__ int popcountll(unsigned long long x) { return __popcll(x); }
 }  // namespace bw_cuda_math
 
 #include "brickwork.h"
+
+// ---- the GPU mapping: a thread block's scratch arena and static shared buffers ---------------
+// A loop-abstraction slice or a par_for_outer team is one thread block; its scratch comes from the
+// block's arena: the dynamic shared memory of the launch when the arena fits the shared-memory
+// limit, else the block's part of a global buffer the host allocates (gridDim.x arenas, each
+// rounded up to 64 bytes). Every thread of the block allocates the same pieces in the same order,
+// so each thread's team_alloc returns the same addresses.
+namespace bw {
+struct team {
+    char* base;
+    int64_t used;
+    int64_t capacity;
+};
+struct gpu_block {
+    unsigned char* shared;  // dynamic shared memory (null when the kernel has no arena)
+    char* global;           // the launch's global scratch buffer (null when the arena is shared)
+};
+__forceinline__ team gpu_arena(const gpu_block& b, int64_t bytes, int64_t shared_limit) {
+    char* base = bytes <= shared_limit ? reinterpret_cast<char*>(b.shared)
+                                       : b.global + (int64_t)blockIdx.x * ((bytes + 63) & ~(int64_t)63);
+    return team{base, 0, bytes};
+}
+template <class T, int D, class... N> __forceinline__ array_t<T, D> team_alloc(team& m, N... n) {
+    int64_t dims[D] = {(int64_t)n...};
+    int64_t count = 1;
+    for (int d = 0; d < D; ++d) count *= dims[d] > 0 ? dims[d] : 0;
+    int64_t offset = (m.used + 63) & ~(int64_t)63;
+    int64_t end = offset + count * (int64_t)sizeof(T);
+    if (end > m.capacity) {  // a block cannot grow its arena (the CPU's can): the launch stops here
+        if (threadIdx.x == 0)
+            printf("brickwork: a team allocated %lld bytes of scratch, beyond its arena of %lld bytes\n",
+                   (long long)end, (long long)m.capacity);
+        __trap();
+    }
+    m.used = end;
+    array_t<T, D> a;
+    a.data = reinterpret_cast<T*>(m.base + offset);
+    int64_t stride = 1;
+    for (int d = D - 1; d >= 0; --d) { a.shape[d] = dims[d]; a.strides[d] = stride; stride *= dims[d]; }
+    return a;
+}
+template <class T> __forceinline__ array_t<T, 1> shared_array(T* data, int64_t count) {
+    array_t<T, 1> a;
+    a.data = data;
+    a.shape[0] = count;
+    a.strides[0] = 1;
+    return a;
+}
+}  // namespace bw

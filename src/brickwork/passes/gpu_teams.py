@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 from .. import ir
-from ..errors import LaunchError
+from ..errors import LaunchError, TargetUnsupportedError
 from ..ir.printer import expr as show
 from ..types.layout import size_align
 from ..types.opaque import TEAM_MEMBER
@@ -25,6 +25,10 @@ from ..types.scalars import int32
 from .build import i32, op
 from .expand_loop_abstraction import _CpuRows, _geom, _mflat
 from .gpu_grid import TEAM_BLOCK, TidToCoords, has_side_effect, i64, launch_coords, single_thread, strided, wide
+
+
+class HostOnlyBackendError(TargetUnsupportedError, LaunchError):
+    """An outer body with the ``la.raw`` backend for a device target (``raw`` is host-only)."""
 
 
 class GpuTeams(_CpuRows):
@@ -41,9 +45,10 @@ class GpuTeams(_CpuRows):
     def r_IRLAOuter(self, s: ir.IRLAOuter):
         cfg = s.config
         if cfg.backend == "raw":
-            raise LaunchError(f"la.raw is host-only (loop abstraction semantics §12): an outer body of a "
-                              f"({cfg.loop}, {cfg.inner}) space with backend la.raw cannot run on a device target; "
-                              f"build the space with backend=la.team")
+            raise HostOnlyBackendError(
+                f"{self.fn.label or self.fn.name}: la.raw is host-only (loop abstraction semantics §12): an outer "
+                f"body of a ({cfg.loop}, {cfg.inner}) space with backend la.raw cannot run on a device target; "
+                f"build the space with backend=la.team")
         if cfg.loop == "boiv":
             return super().r_IRLAOuter(s)  # a slice is a cell: one thread (map_gpu_threads)
         self.team_slice = True

@@ -14,6 +14,7 @@ import numpy as np
 from .. import config
 from ..errors import CaptureError, LaunchError
 from ..types.arrays import array
+from . import streams
 
 
 @functools.cache
@@ -32,8 +33,9 @@ def _signature(args) -> tuple:
     return tuple([a._sig if isinstance(a, array) else type(a) for a in args])
 
 
-def launch_cuda(kernel, dim, args, device) -> None:
-    """Run ``kernel`` over ``dim`` threads on the CUDA ``device``; arrays must be on that device."""
+def launch_cuda(kernel, dim, args, device, stream=None) -> None:
+    """Run ``kernel`` over ``dim`` threads on the CUDA ``device``, on ``stream`` (None: the device's current
+    stream, ``wp.get_stream``); arrays must be on that device."""
     from . import launch as host  # the CPU launch's checks and packers
 
     if host._capture is not None:
@@ -56,5 +58,12 @@ def launch_cuda(kernel, dim, args, device) -> None:
         if total < 0 or min(d0, d1, d2, d3) < 0:
             raise LaunchError(f"launch of '{kernel.key}': dim must not be negative, got {dim!r}")
         return None
-    inst.fn.launch(pack(args, d0, d1, d2, d3, 0, 0), total, device)
+    if stream is None:
+        handle = streams._current.get(device.ordinal)
+        handle = 0 if handle is None else handle.cuda_stream
+    elif stream.device != device:
+        raise LaunchError(f"launch of '{kernel.key}' on {device}: the stream belongs to {stream.device}")
+    else:
+        handle = stream.cuda_stream
+    inst.fn.launch(pack(args, d0, d1, d2, d3, 0, 0), total, device, args, inst.kernel.params, handle)
     return None

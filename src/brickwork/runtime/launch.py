@@ -56,12 +56,14 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     args = list(inputs) + list(outputs) if outputs else inputs
     if record_cmd:
         return Launch(kernel, device, params=list(args), bounds=dim)
+    if stream is not None and device is None:
+        device = stream.device  # a launch on a stream runs on the stream's device
     if device is not None and device != "cpu" or _devices._current is not _devices.CPU:
         dev = get_device(device)  # raises for unknown or unavailable devices
         if dev.ordinal is not None:
             from .cuda_launch import launch_cuda
 
-            return launch_cuda(kernel, dim, args, dev)
+            return launch_cuda(kernel, dim, args, dev, stream)
     sig = _signature(args)
     entry = kernel.launch_table.get(sig)
     if entry is None or _stale(entry[0]):

@@ -515,9 +515,14 @@ def clone(a: array, **kwargs) -> array:
     return _grad_option(array._wrap(np.ascontiguousarray(a._np).copy(), a.dtype, a.device), kwargs, a)
 
 
-def copy(dest: array, src: array, **kwargs) -> None:
-    """Copy ``src`` into ``dest``."""
-    dest.assign(src)
+def copy(dest: array, src: array, stream=None, **kwargs) -> None:
+    """Copy ``src`` into ``dest`` (between arrays of one CUDA device: on ``stream`` when given)."""
+    if stream is not None and dest.device.ordinal is not None:
+        if stream.device != dest.device:
+            raise ValueError(f"wp.copy: the stream belongs to {stream.device}, the destination to {dest.device}")
+        dest.assign(src, stream=stream)
+    else:
+        dest.assign(src)
 
 
 def from_numpy(arr, dtype=None, shape=None, device=None, **kwargs) -> array:

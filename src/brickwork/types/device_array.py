@@ -179,11 +179,15 @@ class DeviceArray(array):
         self._upload(np.zeros(self.shape + self._trailing, dtype=self._comp))
         return self
 
-    def assign(self, src) -> "DeviceArray":
-        """Copy ``src`` (a device or host array, numpy array or nested list of the same shape) into this array."""
+    def assign(self, src, stream=None) -> "DeviceArray":
+        """Copy ``src`` (a device or host array, numpy array or nested list of the same shape) into this array.
+
+        A copy between arrays of one device runs on ``stream`` (a ``wp.Stream``; the host does not wait)
+        when given; copies that involve host memory wait for the device."""
         if isinstance(src, DeviceArray) and src.device == self.device and src.shape == self.shape \
                 and src._comp == self._comp and src._trailing == self._trailing:
-            self._alloc.driver.copy_on_device(self._alloc.ordinal, self.ptr, src.ptr, self._nbytes())
+            handle = None if stream is None else stream.cuda_stream
+            self._alloc.driver.copy_on_device(self._alloc.ordinal, self.ptr, src.ptr, self._nbytes(), handle)
             return self
         host = array(self.numpy(), dtype=self.dtype, device="cpu", copy=False)
         host.assign(src)

@@ -1,8 +1,9 @@
 """The CUDA target: CUDA C++ compiled by NVRTC (from the pip wheel) to a cubin for one sm_XX.
 
-Plain kernels run one thread per launch point (``unit.py``); loop-abstraction kernels are refused
-until the GPU mapping of the loop abstraction is in the pass list (``unmapped.py``). Loading and
-launching a cubin needs a GPU and its driver (``runtime/cuda``); generating and compiling does not.
+The pass list is the GPU mapping's (``passes.gpu_pass_list``): plain kernels run one thread per launch
+point, loop-abstraction slices and ``par_for_outer`` teams one thread block each (``unit.py``,
+``render.py``). Loading and launching a cubin needs a GPU and its driver (``loader.py``); generating
+and compiling does not.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import functools
 import hashlib
 import os
 
+from ... import config
 from ..base import Target
-from .arch import BLOCK_SIZE, DEFAULT_ARCH, NVRTC_OPTIONS
+from .arch import DEFAULT_ARCH, NVRTC_OPTIONS
 
 ENTRY_SYMBOL = "bw_entry"  # the __global__ entry of every instance (see unit.py)
 BOUNDS_SYMBOL = "bw_bounds_record"  # debug mode: the device global holding the first out-of-bounds access
@@ -33,17 +35,16 @@ class CudaTarget(Target):
         from ...jit import nvrtc
 
         major, minor = nvrtc.version()
-        return f"nvrtc {major}.{minor} {self.arch} {' '.join(NVRTC_OPTIONS)} generator {_cuda_digest()}"
+        # the shared-memory limit shapes the mapped code (which arenas live in shared memory)
+        return (f"nvrtc {major}.{minor} {self.arch} {' '.join(NVRTC_OPTIONS)} generator {_cuda_digest()} "
+                f"gpu_shared_limit={config.gpu_shared_limit}")
 
     def passes(self, mode: str = "release") -> tuple:
-        from ...passes import CheckBounds, InlineLocalFunctions, LowerPackAccess, ProveNoOverflow, SelectBuiltins
+        from ...passes import gpu_pass_list
         from ..cpu.builtins import CPU_BUILTINS, CPU_WRAPPING
-        from .unmapped import RequirePlainKernel
 
         # The runtime header gives each builtin a device version under the CPU's spelling.
-        checks = (CheckBounds(),) if mode == "debug" else ()
-        return (ProveNoOverflow(), InlineLocalFunctions(), RequirePlainKernel(), LowerPackAccess(), *checks,
-                SelectBuiltins("cuda", CPU_BUILTINS, CPU_WRAPPING))
+        return gpu_pass_list(self.name, CPU_BUILTINS, CPU_WRAPPING, mode, config.gpu_shared_limit)
 
     def render(self, kernel, callees, label) -> str:
         from .unit import render_translation_unit
@@ -54,8 +55,6 @@ class CudaTarget(Target):
         from ...jit import compile as jit
         from .build import make_cubin
 
-        jobs = [(key, text, label, dict(meta, gpu_launch={"kind": "plain", "block": BLOCK_SIZE}))
-                for key, text, label, meta in jobs]
         return jit.compile_many(jobs, make_cubin(self.arch))
 
     def load(self, path: str, meta: dict):

@@ -1,9 +1,8 @@
-"""Which sm_XX the CUDA target compiles for, the launch geometry of plain kernels, NVRTC's options."""
+"""Which sm_XX the CUDA target compiles for and NVRTC's options (launch geometry: ``geometry.py``)."""
 
 from __future__ import annotations
 
 DEFAULT_ARCH = "sm_90"  # H100/H200: compiled for when neither BRICKWORK_CUDA_ARCH nor a device says otherwise
-BLOCK_SIZE = 256  # threads per block of a plain kernel (one thread per launch point, bounds guard)
 #: NVRTC options besides the architecture and the include paths (part of the cache key): every function
 #: of the runtime header is a device function without annotating it; no contraction into fused
 #: multiply-adds, as the CPU build (-ffp-contract=off), so + - * / round the same on both targets.
@@ -18,7 +17,3 @@ def arch_of_capability(major: int, minor: int) -> str:
     """The sm_XX of a compute capability: (9, 0) -> "sm_90"."""
     return f"sm_{major}{minor}"
 
-
-def grid_size(total: int, block: int = BLOCK_SIZE) -> int:
-    """Blocks of a plain launch of ``total`` points: ceil(total / block)."""
-    return (total + block - 1) // block

@@ -7,22 +7,27 @@ import struct
 
 from ... import cuda_driver
 from ...errors import BoundsError, DeviceUnavailableError
-from .arch import BLOCK_SIZE, grid_size
+from .geometry import LaunchPlan
 
 #: ``bw::bounds_error`` of brickwork.h on the device: set, where (a device pointer), n, index[4], shape[4]
 _BOUNDS = struct.Struct("<i4xQi4x4q4q")
+#: Dynamic shared memory a kernel may use without asking the driver for more (cuFuncSetAttribute).
+_DEFAULT_DYNAMIC_SHARED = 48 * 1024
 
 
 class CudaEntry:
-    """The entry point of one cubin; ``launch(buf, total, device)`` runs it on ``total`` threads."""
+    """The entry point of one cubin; ``launch(buf, total, device, args, params)`` runs it on ``device``."""
 
     def __init__(self, path: str, meta: dict):
         with open(path, "rb") as f:
             self.cubin = f.read()
         self.label = meta.get("label", "kernel")
-        self.block = int(meta.get("gpu_launch", {}).get("block", BLOCK_SIZE))
+        self.plan = LaunchPlan(meta.get("gpu_launch", {}))
+        self.block = self.plan.block
         self.checked = meta.get("mode") == "debug"
         self._loaded: dict = {}  # device ordinal -> (module, function)
+        self._shared_allowed: dict = {}  # device ordinal -> dynamic shared bytes the function may use
+        self._arenas: dict = {}  # (device ordinal, stream) -> (pointer, bytes) of the global scratch buffer
 
     def __call__(self, buf) -> None:
         raise DeviceUnavailableError(f"kernel '{self.label}' is a CUDA instance: launch it on a CUDA device")
@@ -34,13 +39,33 @@ class CudaEntry:
             found = self._loaded[ordinal] = (module, drv.function(ordinal, module, "bw_entry"))
         return found
 
-    def launch(self, buf: bytes, total: int, device) -> None:
-        """One thread per launch point: ``ceil(total / block)`` blocks of ``block`` threads."""
+    def launch(self, buf: bytes, total: int, device, args=(), params=(), stream: int = 0) -> None:
+        """``total`` launch points: one thread each (plain kernels), or one block per slice or team; on the
+        ``CUstream`` ``stream`` (0: the legacy default stream)."""
         drv = cuda_driver.driver()
-        module, function = self._function(drv, device.ordinal)
-        drv.launch(device.ordinal, function, grid_size(total, self.block), self.block, buf)
+        ordinal = device.ordinal
+        module, function = self._function(drv, ordinal)
+        g = self.plan.geometry(total, args, params)
+        if g.shared > self._shared_allowed.get(ordinal, _DEFAULT_DYNAMIC_SHARED):
+            drv.allow_dynamic_shared(ordinal, function, g.shared)
+            self._shared_allowed[ordinal] = g.shared
+        arena = self._global_arena(drv, ordinal, stream, g.grid * g.global_arena) if g.global_arena else 0
+        drv.launch(ordinal, function, g.grid, g.block, buf, shared=g.shared, arena=arena, stream=stream)
         if self.checked:
-            self._raise_out_of_bounds(drv, device.ordinal, module)
+            self._raise_out_of_bounds(drv, ordinal, module)
+
+    def _global_arena(self, drv, ordinal: int, stream: int, nbytes: int) -> int:
+        """The global scratch buffer of launches on (device, stream), at least ``nbytes`` (grown, never
+        shrunk): one per stream, so launches on two streams never share scratch."""
+        ptr, have = self._arenas.get((ordinal, stream), (0, 0))
+        if nbytes <= have:
+            return ptr
+        if ptr:
+            drv.synchronize(ordinal)  # launches still running may use the old buffer
+            drv.free(ordinal, ptr)
+        ptr = drv.alloc(ordinal, nbytes)
+        self._arenas[(ordinal, stream)] = (ptr, nbytes)
+        return ptr
 
     def _raise_out_of_bounds(self, drv, ordinal: int, module) -> None:
         """Debug mode: wait for the launch, then raise the first out-of-bounds access it recorded."""

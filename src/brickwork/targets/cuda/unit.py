@@ -1,10 +1,17 @@
-"""The CUDA translation unit of one plain kernel instance: one thread per launch point.
+"""The CUDA translation unit of one GPU-mapped kernel instance.
 
-``bw_entry`` is an ``extern "C" __global__`` function taking, by value, the same packed argument
-block as the CPU entry (``bw::launch_header`` then the ``Args`` struct, laid out by
-``types/layout.py``): the launch passes the packed bytes as the kernel's only parameter. Thread
-``i = blockIdx.x * blockDim.x + threadIdx.x`` of a ``ceil(n / BLOCK_SIZE)``-block grid returns if
-``i >= n`` and otherwise splits ``i`` into the launch's indices (row-major, the last fastest).
+The GPU mapping's passes (``passes.gpu_pass_list``) have already turned the kernel into the code of
+one thread of a one-dimensional grid of blocks (``IRFunction.gpu_launch``): a plain kernel is one
+thread per launch point with a bounds guard, a loop-abstraction slice or ``par_for_outer`` team is
+one block. This module declares what the mapped code needs around it:
+
+- ``body<UNIT>``: the kernel's code as a ``__device__`` function of the arguments, the launch's
+  extents ``n0..n3``, the block's scratch arena and the static shared buffers;
+- ``bw_entry(const Packed p, char* bw_arena_global)``: the ``extern "C" __global__`` function. ``p``
+  is the same packed argument block as the CPU entry's (``bw::launch_header``, then ``Args``);
+  ``bw_arena_global`` is the launch's global scratch buffer when the arena does not fit in shared
+  memory (else null). The static shared buffers (the reduction tree) are declared here, as bytes
+  (shared memory cannot run constructors), and the dynamic shared memory is the arena.
 """
 
 from __future__ import annotations
@@ -14,12 +21,14 @@ from ..cpu.cnames import c_type
 from ..cpu.render import local
 from ..cpu.unit import _extra_includes, _locals, _struct_decl, declared_types
 from . import ENTRY_SYMBOL
-from .arch import BLOCK_SIZE
-from .render import CudaRenderer
+from .render import CudaRenderer, shared_name
 
 
 def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) -> str:
-    """CUDA C++ of one kernel instance and every function and struct it reaches."""
+    """CUDA C++ of one GPU-mapped kernel instance and every function and struct it reaches."""
+    launch = kernel.gpu_launch
+    if launch is None:
+        raise ValueError(f"{label}: the kernel was not mapped to a GPU grid (run the GPU pass list first)")
     r = CudaRenderer()
     out = [f"// brickwork CUDA kernel instance {label}", '#include "brickwork_cuda.h"',
            *_extra_includes([*callees, kernel]), "namespace {", ""]
@@ -27,10 +36,20 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) ->
         out.extend(_struct_decl(t))
     for fn in callees:
         out.extend(_function(r, fn))
-    out.extend(_kernel_body(r, kernel))
+    shared = shared_buffers(kernel)
+    out.extend(_kernel_body(r, kernel, shared))
     out.append("}  // namespace")
-    out.extend(_entry(kernel))
+    out.extend(_entry(kernel, launch, shared))
     return "\n".join(out) + "\n"
+
+
+def shared_buffers(fn: ir.IRFunction) -> dict:
+    """name -> IRSharedBuffer of every static shared buffer the kernel uses (one per name)."""
+    found: dict = {}
+    for node in ir.walk(fn.body):
+        if isinstance(node, ir.IRSharedBuffer):
+            found.setdefault(node.name, node)
+    return found
 
 
 def _function(r: CudaRenderer, fn: ir.IRFunction) -> list[str]:
@@ -43,10 +62,14 @@ def _function(r: CudaRenderer, fn: ir.IRFunction) -> list[str]:
     return lines + ["}", ""]
 
 
-def _kernel_body(r: CudaRenderer, fn: ir.IRFunction) -> list[str]:
+def _kernel_body(r: CudaRenderer, fn: ir.IRFunction, shared: dict) -> list[str]:
     # The arguments by value: assigning to a parameter stays local to one thread, as in Python.
-    sig = ", ".join([f"{c_type(t)} {local(n)}" for n, t in fn.params] + [f"int32_t tid{d}" for d in range(fn.tid_dims)])
-    lines = ["template <bool UNIT>", f"__device__ __forceinline__ void body({sig}) {{"]
+    sig = [f"{c_type(t)} {local(n)}" for n, t in fn.params]
+    sig += [f"const int32_t n{d}" for d in range(fn.tid_dims)]
+    sig += ["bw::gpu_block bw_blk"]
+    sig += [f"{c_type(b.type.dtype)}* {shared_name(n)}" for n, b in shared.items()]
+    lines = ["template <bool UNIT>", f"__device__ __forceinline__ void body({', '.join(sig)}) {{"]
+    lines += [f"    (void)n{d};" for d in range(fn.tid_dims)] + ["    (void)bw_blk;"]
     lines += _locals(fn, 4)
     lines += r.block(fn.body, 4)
     lines += ["}", "", "struct Args {"]
@@ -56,16 +79,21 @@ def _kernel_body(r: CudaRenderer, fn: ir.IRFunction) -> list[str]:
     return lines
 
 
-def _entry(fn: ir.IRFunction) -> list[str]:
-    dims = fn.tid_dims
-    lines = [f'extern "C" __global__ void __launch_bounds__({BLOCK_SIZE}) {ENTRY_SYMBOL}(const Packed p) {{',
-             "    const int64_t total = " + " * ".join(f"p.h.dim[{d}]" for d in range(dims)) + ";",
-             "    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;",
-             "    if (i >= total) return;"]
-    # row-major: the last launch dimension varies fastest, as the CPU loops run
-    for d in range(dims - 1, 0, -1):
-        lines += [f"    const int32_t t{d} = (int32_t)(i % p.h.dim[{d}]);", f"    i /= p.h.dim[{d}];"]
-    lines.append("    const int32_t t0 = (int32_t)i;")
-    args = ", ".join([f"p.a.{local(n)}" for n, _ in fn.params] + [f"t{d}" for d in range(dims)])
-    lines += [f"    if (p.h.unit_inner) body<true>({args}); else body<false>({args});", "}"]
+def _entry(fn: ir.IRFunction, launch: dict, shared: dict) -> list[str]:
+    lines = [f'extern "C" __global__ void __launch_bounds__({launch["block"]}) '
+             f"{ENTRY_SYMBOL}(const Packed p, char* bw_arena_global) {{"]
+    if launch.get("arena") is not None:
+        lines.append("    extern __shared__ __align__(64) unsigned char bw_arena_shared[];  // the arena, if it fits")
+        arena = "bw_arena_shared"
+    else:
+        arena = "nullptr"
+    for n, b in shared.items():  # bytes: a shared variable cannot have a constructor
+        t = c_type(b.type.dtype)
+        lines.append(f"    __shared__ __align__(16) unsigned char {shared_name(n)}_bytes[{b.count} * sizeof({t})];")
+    lines.append(f"    const bw::gpu_block blk{{{arena}, bw_arena_global}};")
+    args = [f"p.a.{local(n)}" for n, _ in fn.params] + [f"(int32_t)p.h.dim[{d}]" for d in range(fn.tid_dims)]
+    args += ["blk"] + [f"reinterpret_cast<{c_type(b.type.dtype)}*>({shared_name(n)}_bytes)" for n, b in shared.items()]
+    args_text = ", ".join(args)
+    lines += [f"    if (p.h.unit_inner) body<true>({args_text}); else body<false>({args_text});", "}"]
     return lines
+

@@ -1,0 +1,102 @@
+// brickwork CUDA kernel instance outer
+#include "brickwork_cuda.h"
+namespace {
+
+struct tuple_b54d0e11bf {
+    int32_t f0;
+    int32_t f1;
+    int32_t f2;
+};
+
+template <bool UNIT>
+__device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__la_ks, int32_t v__la_ke, int32_t v__la_js, int32_t v__la_je, int32_t v__la_is, int32_t v__la_ie, int32_t v__la_NK, int32_t v__la_NJ, int32_t v__la_NI, int32_t v__la_ninner, int32_t v__la_nouter, const int32_t n0, bw::gpu_block bw_blk) {
+    (void)n0;
+    (void)bw_blk;
+    int32_t v_b{};
+    int32_t v_idx{};
+    tuple_b54d0e11bf v__tmp1{};
+    int32_t v_k{};
+    int32_t v_j{};
+    int32_t v_i{};
+    int32_t v__la_t1{};
+    int32_t v__la_t2{};
+    int32_t v__la_t3{};
+    int32_t v__la_piece4{};
+    int32_t v__la_t5{};
+    int32_t v__la_t6{};
+    int32_t v__la_t7{};
+    int32_t v__la_t8{};
+    int32_t v__la_t9{};
+    int32_t v__la_t10{};
+    int32_t v__la_t11{};
+    int32_t v__la_t12{};
+    int32_t v__la_t13{};
+    int32_t v__la_t14{};
+    int32_t v__la_t15{};
+    int32_t v__la_t16{};
+    int32_t v__la_t17{};
+    int32_t v__la_t18{};
+    int32_t v__la_m19{};
+    int64_t v__gpu_r20{};
+    int32_t v__gpu_c21{};
+    v__gpu_r20 = bw::cast<int64_t>(((int32_t)blockIdx.x));
+    v__gpu_c21 = bw::cast<int32_t>(v__gpu_r20);
+    v_b = v__gpu_c21;
+    v__la_t1 = bw::add(bw::mul(bw::add(bw::mul(v__la_ks, v__la_NJ), v__la_js), v__la_NI), v__la_is);
+    v__la_t2 = bw::mul(bw::mul(bw::add(bw::sub(bw::add(v__la_ke, int32_t(0)), bw::add(v__la_ks, int32_t(0))), int32_t(1)), bw::add(bw::sub(bw::add(v__la_je, int32_t(0)), bw::add(v__la_js, int32_t(0))), int32_t(1))), bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1)));
+    v__la_t3 = bw::mul(bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1)), bw::add(bw::sub(bw::add(v__la_je, int32_t(0)), bw::add(v__la_js, int32_t(0))), int32_t(1)));
+    { const int32_t _stop1 = v__la_t2; const int32_t _step1 = v__la_t3;
+    for (int32_t _it1 = int32_t(0); _it1 < _stop1; _it1 += _step1) {
+        v__la_piece4 = _it1;
+        v__la_t5 = bw::div(v__la_piece4, bw::mul(bw::add(bw::sub(bw::add(v__la_je, int32_t(0)), bw::add(v__la_js, int32_t(0))), int32_t(1)), bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1))));
+        v__la_t6 = bw::sub(v__la_piece4, bw::mul(v__la_t5, bw::mul(bw::add(bw::sub(bw::add(v__la_je, int32_t(0)), bw::add(v__la_js, int32_t(0))), int32_t(1)), bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1)))));
+        v__la_t7 = bw::div(v__la_t6, bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1)));
+        v__la_t8 = bw::add(v__la_t5, bw::add(v__la_ks, int32_t(0)));
+        v__la_t9 = bw::add(v__la_t7, bw::add(v__la_js, int32_t(0)));
+        v__la_t10 = bw::add(bw::sub(v__la_t6, bw::mul(v__la_t7, bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1)))), bw::add(v__la_is, int32_t(-1)));
+        v__la_t11 = bw::div(bw::sub(bw::min(bw::add(v__la_piece4, v__la_t3), v__la_t2), int32_t(1)), bw::mul(bw::add(bw::sub(bw::add(v__la_je, int32_t(0)), bw::add(v__la_js, int32_t(0))), int32_t(1)), bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1))));
+        v__la_t12 = bw::sub(bw::sub(bw::min(bw::add(v__la_piece4, v__la_t3), v__la_t2), int32_t(1)), bw::mul(v__la_t11, bw::mul(bw::add(bw::sub(bw::add(v__la_je, int32_t(0)), bw::add(v__la_js, int32_t(0))), int32_t(1)), bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1)))));
+        v__la_t13 = bw::div(v__la_t12, bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1)));
+        v__la_t14 = bw::add(v__la_t11, bw::add(v__la_ks, int32_t(0)));
+        v__la_t15 = bw::add(v__la_t13, bw::add(v__la_js, int32_t(0)));
+        v__la_t16 = bw::add(bw::sub(v__la_t12, bw::mul(v__la_t13, bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1)))), bw::add(v__la_is, int32_t(-1)));
+        v__la_t17 = bw::add(bw::mul(bw::add(bw::mul(v__la_t8, v__la_NJ), v__la_t9), v__la_NI), v__la_t10);
+        v__la_t18 = bw::add(bw::mul(bw::add(bw::mul(v__la_t14, v__la_NJ), v__la_t15), v__la_NI), v__la_t16);
+        { const int32_t _stop2 = bw::add(v__la_t18, int32_t(1)); const int32_t _step2 = ((int32_t)blockDim.x);
+        for (int32_t _it2 = bw::add(v__la_t17, ((int32_t)threadIdx.x)); _it2 < _stop2; _it2 += _step2) {
+            v__la_m19 = _it2;
+            v_idx = bw::sub(v__la_m19, v__la_t1);
+            v__tmp1 = tuple_b54d0e11bf{bw::div(v__la_m19, bw::mul(v__la_NJ, v__la_NI)), bw::div(bw::sub(v__la_m19, bw::mul(bw::div(v__la_m19, bw::mul(v__la_NJ, v__la_NI)), bw::mul(v__la_NJ, v__la_NI))), v__la_NI), bw::sub(bw::sub(v__la_m19, bw::mul(bw::div(v__la_m19, bw::mul(v__la_NJ, v__la_NI)), bw::mul(v__la_NJ, v__la_NI))), bw::mul(bw::div(bw::sub(v__la_m19, bw::mul(bw::div(v__la_m19, bw::mul(v__la_NJ, v__la_NI)), bw::mul(v__la_NJ, v__la_NI))), v__la_NI), v__la_NI))};
+            v_k = (v__tmp1).f0;
+            v_j = (v__tmp1).f1;
+            v_i = (v__tmp1).f2;
+            bw::at<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i)) = 0x1.0000000000000p+1;
+        } }
+    } }
+}
+
+struct Args {
+    bw::array_t<double, 4> v_field;
+    int32_t v__la_ks;
+    int32_t v__la_ke;
+    int32_t v__la_js;
+    int32_t v__la_je;
+    int32_t v__la_is;
+    int32_t v__la_ie;
+    int32_t v__la_NK;
+    int32_t v__la_NJ;
+    int32_t v__la_NI;
+    int32_t v__la_ninner;
+    int32_t v__la_nouter;
+};
+
+struct Packed {  // the CPU entry's buffer: header, then the arguments
+    bw::launch_header h;
+    Args a;
+};
+
+}  // namespace
+extern "C" __global__ void __launch_bounds__(128) bw_entry(const Packed p, char* bw_arena_global) {
+    const bw::gpu_block blk{nullptr, bw_arena_global};
+    if (p.h.unit_inner) body<true>(p.a.v_field, p.a.v__la_ks, p.a.v__la_ke, p.a.v__la_js, p.a.v__la_je, p.a.v__la_is, p.a.v__la_ie, p.a.v__la_NK, p.a.v__la_NJ, p.a.v__la_NI, p.a.v__la_ninner, p.a.v__la_nouter, (int32_t)p.h.dim[0], blk); else body<false>(p.a.v_field, p.a.v__la_ks, p.a.v__la_ke, p.a.v__la_js, p.a.v__la_je, p.a.v__la_is, p.a.v__la_ie, p.a.v__la_NK, p.a.v__la_NJ, p.a.v__la_NI, p.a.v__la_ninner, p.a.v__la_nouter, (int32_t)p.h.dim[0], blk);
+}

@@ -1,0 +1,54 @@
+// brickwork CUDA kernel instance teams
+#include "brickwork_cuda.h"
+namespace {
+
+template <bool UNIT>
+__device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__bw_lo0, int64_t v__bw_scratch, const int32_t n0, bw::gpu_block bw_blk) {
+    (void)n0;
+    (void)bw_blk;
+    bw::team v_member{};
+    int32_t v_j{};
+    bw::array_t<double, 1> v_pad{};
+    int32_t v_i__inl1{};
+    int32_t v__arg_inl1_1{};
+    int32_t v_i__inl2{};
+    int32_t v__arg_inl2_1{};
+    int64_t v__gpu_r1{};
+    int32_t v__gpu_c2{};
+    v__gpu_r1 = bw::cast<int64_t>(((int32_t)blockIdx.x));
+    v__gpu_c2 = bw::cast<int32_t>(v__gpu_r1);
+    v_member = bw::gpu_arena(bw_blk, v__bw_scratch, 49152);
+    v_j = bw::add(v__gpu_c2, v__bw_lo0);
+    v_pad = bw::team_alloc<double, 1>(v_member, int32_t(4));
+    { const int32_t _stop1 = bw::add(int32_t(3), int32_t(1)); const int32_t _step1 = ((int32_t)blockDim.x);
+    for (int32_t _it1 = bw::add(int32_t(0), ((int32_t)threadIdx.x)); _it1 < _stop1; _it1 += _step1) {
+        v__arg_inl1_1 = _it1;
+        v_i__inl1 = v__arg_inl1_1;
+        bw::at<UNIT>(v_pad, (int64_t)(v_i__inl1)) = 0x1.0000000000000p+0;
+    } }
+    __syncthreads();
+    { const int32_t _stop2 = bw::add(int32_t(3), int32_t(1)); const int32_t _step2 = ((int32_t)blockDim.x);
+    for (int32_t _it2 = bw::add(int32_t(0), ((int32_t)threadIdx.x)); _it2 < _stop2; _it2 += _step2) {
+        v__arg_inl2_1 = _it2;
+        v_i__inl2 = v__arg_inl2_1;
+        bw::at<UNIT>(v_field, (int64_t)(int32_t(0)), (int64_t)(int32_t(0)), (int64_t)(v_j), (int64_t)(v_i__inl2)) = bw::at<UNIT>(v_pad, (int64_t)(v_i__inl2));
+    } }
+}
+
+struct Args {
+    bw::array_t<double, 4> v_field;
+    int32_t v__bw_lo0;
+    int64_t v__bw_scratch;
+};
+
+struct Packed {  // the CPU entry's buffer: header, then the arguments
+    bw::launch_header h;
+    Args a;
+};
+
+}  // namespace
+extern "C" __global__ void __launch_bounds__(128) bw_entry(const Packed p, char* bw_arena_global) {
+    extern __shared__ __align__(64) unsigned char bw_arena_shared[];  // the arena, if it fits
+    const bw::gpu_block blk{bw_arena_shared, bw_arena_global};
+    if (p.h.unit_inner) body<true>(p.a.v_field, p.a.v__bw_lo0, p.a.v__bw_scratch, (int32_t)p.h.dim[0], blk); else body<false>(p.a.v_field, p.a.v__bw_lo0, p.a.v__bw_scratch, (int32_t)p.h.dim[0], blk);
+}
