@@ -29,6 +29,7 @@ from brickwork.errors import LaunchError, TargetUnsupportedError
 from brickwork.jit import nvrtc
 from brickwork.la.outer import _prepare
 from brickwork.lang.body import body_kernel
+from brickwork.lang.instance import Instance
 from brickwork.lang.kernel import Kernel
 from brickwork.runtime import launch as host_launch
 from brickwork.targets.cuda import CudaTarget
@@ -39,6 +40,8 @@ pytestmark = pytest.mark.skipif(not nvrtc.is_available(),
                                 reason="NVRTC is not installed (pip install 'brickwork[cuda]' or the dev extra)")
 
 TESTS = Path(__file__).resolve().parents[1]
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
 for sub in ("la", "la_reduce", "mesh", "passes", "runtime"):
     if str(TESTS / sub) not in sys.path:
         sys.path.insert(0, str(TESTS / sub))
@@ -50,6 +53,8 @@ import test_la_reductions_emulation as reduce_emulation  # noqa: E402
 import test_par_for_emulation as par_for_emulation  # noqa: E402
 from cuda_fake import FakeDriver  # noqa: E402
 from ir_helpers import kernel_partials  # noqa: E402
+
+from autodiff import test_la_gradients as la_gradients  # noqa: E402
 
 TARGET = CudaTarget("sm_90")
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -83,6 +88,12 @@ SOURCES["par-for-outer-teams"] = lambda: [par_for_emulation.test_team_scratch_ba
 SOURCES["par-for"] = lambda: [par_for_emulation.test_cpu_tests_on_emulation(n) for n in (
     "test_par_for_three_ranges_with_captured_array_and_offsets", "test_par_for_one_and_four_ranges_and_lambda")]
 
+# backward kernels of outer bodies (scratch with atomic adjoint slots, barriers, Sum folds)
+SOURCES["adjoint-scratch"] = lambda: [la_gradients.test_scratch_producer_consumer(lt, it, "cuda-emulation")
+                                      for lt, it in (("bvoi", "logical_flat"), ("bovi", "memory"),
+                                                     ("boiv", "logical_coords"))]
+SOURCES["adjoint-reduce-sum"] = lambda: la_gradients.test_outer_reduce_sum_is_a_loss("bovi", "memory", "cuda-emulation")
+
 
 def _cubin_arch(data: bytes) -> int:
     assert data[:4] == b"\x7fELF" and struct.unpack_from("<H", data, 18)[0] == 190, "not a CUDA ELF file"
@@ -102,14 +113,24 @@ def compiled():
             used[current].append(inst)
         return inst
 
+    adjoint = Instance.adjoint
+
+    def recording_adjoint(self):
+        inst = adjoint(self)
+        if inst.target == "cuda-emulation":
+            used[current].append(inst)
+        return inst
+
     stale = host_launch._stale
     Kernel.get_instance = recording
+    Instance.adjoint = recording_adjoint
     host_launch._stale = lambda inst: True  # every launch takes the slow path, which asks get_instance
     try:
         for current, run in SOURCES.items():  # noqa: B007 - `current` is read by recording()
             run()
     finally:
         Kernel.get_instance = get_instance
+        Instance.adjoint = adjoint
         host_launch._stale = stale
     jobs, results = [], {}
     for insts in used.values():
@@ -146,6 +167,8 @@ def test_the_compiled_instances_cover_blocks_barriers_arenas_and_block_reduction
     assert any("bw::gpu_arena(bw_blk," in t and "extern __shared__" in t for t in texts)
     assert any("sh__gpu_red_bytes[128 * sizeof(" in t for t in texts)
     assert any("__launch_bounds__(256)" in t for t in texts)  # boiv and par_for: one thread per point
+    adjoints = [text for _, text, _ in compiled["adjoint-scratch"]]
+    assert any("bw::atomic_add(&(" in t for t in adjoints)  # the slice's threads share its adjoint scratch
 
 
 # -- golden sources ---------------------------------------------------------------------------------------
