@@ -495,7 +495,7 @@ template <class T> BW_INLINE bool isinf(T x) {
 }
 template <class T> BW_INLINE bool isfinite(T x) {
     // one test, no branch: a loop that checks isfinite stays a vector loop
-    if constexpr (std::is_floating_point<T>::value) return BW_MATH(isfinite)(x);
+    if constexpr (std::is_floating_point<T>::value) return !(BW_MATH(isnan)(x) | BW_MATH(isinf)(x));
     else return !isnan(x) && !isinf(x);
 }
 
