@@ -17,7 +17,6 @@ from .builtins import CPU_HEADERS
 from .cnames import c_type, generated_name
 from .render import CppRenderer, local
 
-
 #: With AVX-512, g++ still vectorizes with 256-bit vectors unless told otherwise (its tuning for
 #: these CPUs); the kernels' loops are compute-heavy (Riemann solvers, reconstructions), and the
 #: full width ran the hydro flux kernels 1.2x faster (in-process A/B). The same arithmetic per
