@@ -170,3 +170,58 @@ def test_c_types():
 
 def test_generation_is_deterministic():
     assert generated(loops) == generated(loops)
+
+
+@wp.kernel
+def eager_logic(x: wp.array(dtype=wp.float32), out: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    v = x[i]
+    ok = v > 0.0 and wp.isfinite(v * 2.0)
+    bad = v < -1.0 or not wp.isfinite(v)
+    out[i] = wp.where(ok, 1.0, 0.0) + wp.where(bad, 10.0, 0.0)
+
+
+@wp.kernel
+def guarded_logic(n: int, x: wp.array(dtype=wp.float32), out: wp.array(dtype=int)):
+    i = wp.tid()
+    j = i + 2
+    if j < n and x[j] > 0.0:  # the second operand reads x: only where the first holds
+        out[i] = 1
+
+
+def test_and_or_of_pure_operands_render_without_branches():
+    """`and`/`or` whose second operand can neither fault nor write evaluate both sides (`&`, `|`):
+    no branch, so loops that test several conditions stay vector loops."""
+    text = generated(eager_logic)
+    body = text[text.index("static inline __attribute__((always_inline)) void body"):]
+    assert "&&" not in body and "||" not in body
+    assert ") & bw::truth(" in body and ") | bw::truth(" in body
+    x = np.array([1.0, -0.5, -2.0, np.inf, np.nan, 0.0, 3.0, -np.inf, 3e38], dtype=np.float32)
+    out = wp.zeros(len(x), dtype=wp.float32)
+    wp.launch(eager_logic, dim=len(x), inputs=[wp.array(x, dtype=wp.float32), out])
+    with np.errstate(invalid="ignore", over="ignore"):
+        ok = (x > 0) & np.isfinite(x * np.float32(2))
+        bad = (x < -1) | ~np.isfinite(x)
+    np.testing.assert_array_equal(out.numpy(), np.where(ok, 1.0, 0.0) + np.where(bad, 10.0, 0.0))
+
+
+def test_and_whose_second_operand_reads_memory_short_circuits(monkeypatch):
+    """The read of ``x[j]`` stays behind ``j < n``: bounds-checked, no access past the end."""
+    from brickwork import config
+
+    text = generated(guarded_logic)
+    assert "&&" in text[text.index("static inline __attribute__((always_inline)) void body"):]
+    monkeypatch.setattr(config, "mode", "debug")
+    x = wp.array(np.array([1.0, -1.0, 2.0, 3.0]), dtype=wp.float32)
+    out = wp.zeros(4, dtype=int)
+    wp.launch(guarded_logic, dim=4, inputs=[4, x, out])
+    np.testing.assert_array_equal(out.numpy(), [1, 1, 0, 0])
+
+
+def test_units_ask_gcc_for_full_width_vectors_only_with_avx512():
+    """g++ tunes AVX-512 CPUs for 256-bit vectors; a unit asks for the full width, behind a guard
+    that leaves other compilers and CPUs alone."""
+    lines = generated(saxpy).splitlines()
+    start = lines.index("#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)")
+    assert lines[start + 1:start + 3] == ['#pragma GCC target("prefer-vector-width=512")', "#endif"]
+    assert start < lines.index('#include "brickwork.h"')

@@ -499,7 +499,11 @@ template <class T> BW_INLINE bool isinf(T x) {
         return false;
     } else return false;
 }
-template <class T> BW_INLINE bool isfinite(T x) { return !isnan(x) && !isinf(x); }
+template <class T> BW_INLINE bool isfinite(T x) {
+    // one test, no branch: a loop that checks isfinite stays a vector loop
+    if constexpr (std::is_floating_point<T>::value) return !(BW_MATH(isnan)(x) | BW_MATH(isinf)(x));
+    else return !isnan(x) && !isinf(x);
+}
 
 // ---- linear algebra ------------------------------------------------------------------------
 template <class V> BW_INLINE auto length_sq(const V& v) { return dot(v, v); }
