@@ -353,3 +353,38 @@ def test_generic_and_overloaded_functions_differentiate_per_instance():
     np.testing.assert_allclose(s.grad.numpy(), 6 * c ** 2 + 4 * x * y * c ** 3 + 6 * y * c, rtol=1e-14)
     np.testing.assert_allclose(v.grad.numpy()[:, 0], y * c ** 4, rtol=1e-14)
     np.testing.assert_allclose(v.grad.numpy()[:, 1], x * c ** 4 + 3 * c ** 2, rtol=1e-14)
+
+
+@wp.kernel
+def vector_atomic_max(x: wp.array(dtype=wp.vec3d), out: wp.array(dtype=wp.vec3d)):
+    i = wp.tid()
+    wp.atomic_max(out, 0, x[i])
+
+
+@wp.kernel
+def matrix_atomic_min(x: wp.array(dtype=wp.mat22d), out: wp.array(dtype=wp.mat22d)):
+    i = wp.tid()
+    wp.atomic_min(out, 0, x[i])
+
+
+def test_atomic_min_max_of_composites_send_each_component_to_its_winner():
+    """As Warp: component c of the result's adjoint goes to the value whose component c won."""
+    xn = np.array([[1.0, 5.0, 2.0], [3.0, 4.0, 2.5], [0.5, 6.0, 1.0]])
+    x = wp.array(xn, dtype=wp.vec3d, requires_grad=True)
+    out = wp.array(np.full((1, 3), -10.0), dtype=wp.vec3d, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(vector_atomic_max, 3, inputs=[x, out])
+    tape.backward(grads={out: wp.array([[1.0, 2.0, 3.0]], dtype=wp.vec3d)})
+    np.testing.assert_array_equal(out.numpy(), [[3.0, 6.0, 2.5]])
+    np.testing.assert_array_equal(x.grad.numpy(), [[0.0, 0.0, 0.0], [1.0, 0.0, 3.0], [0.0, 2.0, 0.0]])
+
+    mn = np.array([[[1.0, 5.0], [2.0, 0.0]], [[3.0, 4.0], [-1.0, 7.0]]])
+    m = wp.array(mn, dtype=wp.mat22d, requires_grad=True)
+    res = wp.array(np.full((1, 2, 2), 10.0), dtype=wp.mat22d, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(matrix_atomic_min, 2, inputs=[m, res])
+    tape.backward(grads={res: wp.array([[[1.0, 2.0], [3.0, 4.0]]], dtype=wp.mat22d)})
+    np.testing.assert_array_equal(res.numpy(), [[[1.0, 4.0], [-1.0, 0.0]]])
+    np.testing.assert_array_equal(m.grad.numpy(), [[[1.0, 0.0], [0.0, 4.0]], [[0.0, 2.0], [3.0, 0.0]]])

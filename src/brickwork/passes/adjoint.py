@@ -19,6 +19,7 @@ target-neutral IR, before any target pass, so every target differentiates the sa
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from .. import ir
@@ -518,9 +519,23 @@ class _Adjoint:
             out.append(ir.IRIf(self.has_grad(adj_arr), read, []))
             self.accumulate(value, g if call.op != "atomic_sub" else ir.IRCall("neg", [g], g.type), out)
         elif call.op in ("atomic_min", "atomic_max"):  # the value that won receives the adjoint (as Warp)
-            won = ir.IRCall("eq", [ir.IRArrayElem(arr, idx, value.type), value], bool_)
-            out.append(ir.IRIf(ir.IRCall("logical_and", [self.has_grad(adj_arr), won], bool_), read, []))
-            self.accumulate(value, g, out)
+            current = ir.IRArrayElem(arr, idx, value.type)
+            shape = getattr(value.type, "_shape", None)
+            if shape is None:
+                won = ir.IRCall("eq", [current, value], bool_)
+                out.append(ir.IRIf(ir.IRCall("logical_and", [self.has_grad(adj_arr), won], bool_), read, []))
+                self.accumulate(value, g, out)
+                return
+            # vectors and matrices are compared component by component: each component that won gets its adjoint
+            out.append(ir.IRIf(self.has_grad(adj_arr), read, []))
+            dtype = value.type._dtype
+            comps = []
+            for k in range(math.prod(shape)):
+                won = ir.IRCall("eq", [_flat_component(current, k), _flat_component(value, k)], bool_)
+                comps.append(ir.IRSelect(won, _flat_component(g, k), ir.IRConst(0, dtype), dtype))
+            masked = self.locals.new("_ad_g", value.type)
+            out.append(ir.IRAssign(masked, ir.IRConstruct(comps, value.type)))
+            self.accumulate(value, masked, out)
 
 
 def _assigned_outside_visits(stmts) -> set:
