@@ -54,9 +54,9 @@ class OtherCpuMeter:
         wall0, busy0, own0 = self.start
         busy = _busy_seconds()
         wall = time.monotonic() - wall0
-        if busy is None or busy0 is None or wall <= 0:
+        if busy is None or busy0 is None or wall < 1.0:  # /proc/stat counts clock ticks: too coarse below 1 s
             return None
-        return max(0.0, ((busy - busy0) - (_own_seconds() - own0)) / wall)
+        return min(float(os.cpu_count() or 1), max(0.0, ((busy - busy0) - (_own_seconds() - own0)) / wall))
 
 
 @dataclass(frozen=True)
