@@ -8,6 +8,10 @@ the builder the adjoint pass hands in (``E.<builtin>(...)`` calls a builtin of t
 IR and every target differentiates the same way. Builtins in ``NOT_DIFFERENTIABLE`` are piecewise
 constant or integer-valued: nothing flows back. A builtin in neither table has no adjoint yet; the
 adjoint pass reports it when a backward kernel needs it.
+
+The rules of the decompositions (svd, eig, qr) live in ``decomposition_adjoints``, which this module
+imports at its end so that ``ADJOINTS`` is complete once it is imported. Builtins differentiated
+through their definition are in ``expansions``.
 """
 
 from __future__ import annotations
@@ -18,6 +22,9 @@ from ..types.composite import is_matrix_type, is_quat_type, is_transform_type, i
 from ..types.scalars import is_scalar_type
 
 ADJOINTS: dict = {}
+
+# Builtins differentiated through their definition (``expansions``): name -> ``expand(E, args)``.
+EXPANSIONS: dict = {}
 
 NOT_DIFFERENTIABLE = frozenset(
     "floor ceil round trunc rint sign step eq ne lt le gt ge logical_and logical_or logical_not bit_and bit_or "
@@ -38,16 +45,27 @@ def adjoint(*names):
     return register
 
 
+def expansion(*names):
+    """Register ``expand`` as the definition, in simpler builtins, of the builtins ``names``."""
+
+    def register(expand):
+        for name in names:
+            EXPANSIONS[name] = expand
+        return expand
+
+    return register
+
+
 # -- helpers over scalars, vectors, matrices, quaternions --------------------------------------------
 
 
-def _scalar(t):
+def scalar_of(t):
     return t if is_scalar_type(t) else t._dtype
 
 
 def c(E, value, like):
     """The constant ``value`` of the scalar type of ``like``."""
-    return E.const(value, _scalar(E.type(like)))
+    return E.const(value, scalar_of(E.type(like)))
 
 
 def cw(E, a, b):
@@ -131,7 +149,7 @@ def _mul(E, args, r, g):
     if is_scalar_type(tb):
         return E.mul(g, b), inner(E, g, a)
     if is_quat_type(ta):  # <a b, g> = <a, g conj(b)> = <b, conj(a) g>
-        return E.mul(g, _conj(E, b)), E.mul(_conj(E, a), g)
+        return E.mul(g, conj(E, b)), E.mul(conj(E, a), g)
     if is_matrix_type(ta) and is_matrix_type(tb):
         return E.mul(g, E.transpose(b)), E.mul(E.transpose(a), g)
     if is_matrix_type(ta):  # y = A x
@@ -144,7 +162,7 @@ def _mul(E, args, r, g):
 ADJOINTS["matmul"] = _mul
 
 
-def _conj(E, q):
+def conj(E, q):
     t = E.type(q)
     return E.make(t, [E.neg(E.comp(q, 0)), E.neg(E.comp(q, 1)), E.neg(E.comp(q, 2)), E.comp(q, 3)])
 
@@ -243,19 +261,20 @@ def _scalar_unary(derivative):
     return rule
 
 
-def _one(E, x):
+def one_like(E, x):
     return c(E, 1.0, x)
 
 
-ADJOINTS["log"] = _scalar_unary(lambda E, x, r: E.div(_one(E, x), x))
-ADJOINTS["log2"] = _scalar_unary(lambda E, x, r: E.div(_one(E, x), E.mul(x, c(E, math.log(2.0), x))))
-ADJOINTS["log10"] = _scalar_unary(lambda E, x, r: E.div(_one(E, x), E.mul(x, c(E, math.log(10.0), x))))
-ADJOINTS["cbrt"] = _scalar_unary(lambda E, x, r: E.div(_one(E, x), E.mul(c(E, 3.0, x), E.mul(r, r))))
-ADJOINTS["tan"] = _scalar_unary(lambda E, x, r: E.add(_one(E, x), E.mul(r, r)))
-ADJOINTS["tanh"] = _scalar_unary(lambda E, x, r: E.sub(_one(E, x), E.mul(r, r)))
-ADJOINTS["asin"] = _scalar_unary(lambda E, x, r: E.div(_one(E, x), E.sqrt(E.sub(_one(E, x), E.mul(x, x)))))
-ADJOINTS["acos"] = _scalar_unary(lambda E, x, r: E.neg(E.div(_one(E, x), E.sqrt(E.sub(_one(E, x), E.mul(x, x))))))
-ADJOINTS["atan"] = _scalar_unary(lambda E, x, r: E.div(_one(E, x), E.add(_one(E, x), E.mul(x, x))))
+ADJOINTS["log"] = _scalar_unary(lambda E, x, r: E.div(one_like(E, x), x))
+ADJOINTS["log2"] = _scalar_unary(lambda E, x, r: E.div(one_like(E, x), E.mul(x, c(E, math.log(2.0), x))))
+ADJOINTS["log10"] = _scalar_unary(lambda E, x, r: E.div(one_like(E, x), E.mul(x, c(E, math.log(10.0), x))))
+ADJOINTS["cbrt"] = _scalar_unary(lambda E, x, r: E.div(one_like(E, x), E.mul(c(E, 3.0, x), E.mul(r, r))))
+ADJOINTS["tan"] = _scalar_unary(lambda E, x, r: E.add(one_like(E, x), E.mul(r, r)))
+ADJOINTS["tanh"] = _scalar_unary(lambda E, x, r: E.sub(one_like(E, x), E.mul(r, r)))
+ADJOINTS["asin"] = _scalar_unary(lambda E, x, r: E.div(one_like(E, x), E.sqrt(E.sub(one_like(E, x), E.mul(x, x)))))
+ADJOINTS["acos"] = _scalar_unary(
+    lambda E, x, r: E.neg(E.div(one_like(E, x), E.sqrt(E.sub(one_like(E, x), E.mul(x, x))))))
+ADJOINTS["atan"] = _scalar_unary(lambda E, x, r: E.div(one_like(E, x), E.add(one_like(E, x), E.mul(x, x))))
 ADJOINTS["erf"] = _scalar_unary(lambda E, x, r: E.mul(c(E, 2.0 / math.sqrt(math.pi), x), E.exp(E.neg(E.mul(x, x)))))
 ADJOINTS["erfc"] = _scalar_unary(
     lambda E, x, r: E.mul(c(E, -2.0 / math.sqrt(math.pi), x), E.exp(E.neg(E.mul(x, x)))))
@@ -263,7 +282,7 @@ ADJOINTS["erfinv"] = _scalar_unary(lambda E, x, r: E.mul(c(E, math.sqrt(math.pi)
 ADJOINTS["erfcinv"] = _scalar_unary(
     lambda E, x, r: E.mul(c(E, -math.sqrt(math.pi) / 2.0, x), E.exp(E.mul(r, r))))
 ADJOINTS["abs"] = _scalar_unary(
-    lambda E, x, r: E.sel(E.lt(x, c(E, 0.0, x)), c(E, -1.0, x), E.sel(E.gt(x, c(E, 0.0, x)), _one(E, x),
+    lambda E, x, r: E.sel(E.lt(x, c(E, 0.0, x)), c(E, -1.0, x), E.sel(E.gt(x, c(E, 0.0, x)), one_like(E, x),
                                                                          c(E, 0.0, x))))
 
 
@@ -280,7 +299,7 @@ def _pow(E, args, r, g):
     if not is_scalar_type(E.type(x)):
         return None, None
     zero = c(E, 0.0, x)
-    dx = E.mul(g, E.mul(y, E.pow(x, E.sub(y, _one(E, x)))))
+    dx = E.mul(g, E.mul(y, E.pow(x, E.sub(y, one_like(E, x)))))
     dy = E.sel(E.gt(x, zero), E.mul(g, E.mul(r, E.log(x))), zero)
     return dx, dy
 
@@ -397,7 +416,7 @@ def _cross(E, args, r, g):
 def _length(E, args, r, g):
     v = args[0]
     zero = c(E, 0.0, r)
-    return (E.sel(E.gt(r, zero), E.mul(E.div(g, E.sel(E.gt(r, zero), r, _one(E, r))), v), E.zero(E.type(v))),)
+    return (E.sel(E.gt(r, zero), E.mul(E.div(g, E.sel(E.gt(r, zero), r, one_like(E, r))), v), E.zero(E.type(v))),)
 
 
 @adjoint("length_sq")
@@ -411,7 +430,7 @@ def _normalize(E, args, r, g):
     t = E.type(v)
     n = E.length(v) if is_vector_type(t) else E.sqrt(inner(E, v, v))
     zero = c(E, 0.0, n)
-    safe = E.sel(E.gt(n, zero), n, _one(E, n))
+    safe = E.sel(E.gt(n, zero), n, one_like(E, n))
     d = E.div(E.sub(g, E.mul(inner(E, r, g), r)), safe)
     return (E.sel(E.gt(n, zero), d, E.zero(t)),)
 
@@ -483,7 +502,7 @@ def _from_cols(E, args, r, g):
 
 @adjoint("quat_inverse")
 def _quat_inverse(E, args, r, g):
-    return (_conj(E, g),)
+    return (conj(E, g),)
 
 
 def _rotate(sign):
@@ -496,7 +515,7 @@ def _rotate(sign):
         v = E.make(vt, [E.comp(q, i) for i in range(3)])
         two = c(E, 2.0, w)
         sw = E.mul(c(E, 2.0 * sign, w), w)  # 2 s w
-        a = E.sub(E.mul(two, E.mul(w, w)), _one(E, w))
+        a = E.sub(E.mul(two, E.mul(w, w)), one_like(E, w))
         vg = E.dot(v, g)
         adj_p = E.add(E.add(E.mul(a, g), E.mul(sw, E.cross(g, v))), E.mul(E.mul(two, vg), v))
         adj_w = E.dot(g, E.add(E.mul(E.mul(c(E, 4.0, w), w), p), E.mul(c(E, 2.0 * sign, w), E.cross(v, p))))
@@ -530,427 +549,5 @@ def is_differentiable_type(t) -> bool:
     return False
 
 
-# -- expansions: builtins differentiated through their definition -----------------------------------
-#
-# A backward kernel replaces a call of one of these builtins by the same computation written with
-# simpler builtins (the formula the CPU target computes), so its adjoint follows from their rules.
-# ``EXPANSIONS[name](E, args)`` returns the result value, or None when these argument types have no
-# expansion.
-
-EXPANSIONS: dict = {}
-
-
-def expansion(*names):
-    def register(rule):
-        for name in names:
-            EXPANSIONS[name] = rule
-        return rule
-
-    return register
-
-
-def _vec3(E, like_dtype_of, comps):
-    from ..types.composite import vector
-
-    return E.make(vector(3, _scalar(E.type(like_dtype_of))), comps)
-
-
-def _top(E, a):
-    return _vec3(E, a, [E.comp(a, i) for i in range(3)])
-
-
-def _bottom(E, a):
-    return _vec3(E, a, [E.comp(a, i) for i in range(3, 6)])
-
-
-def _join(E, t, w, v):
-    return E.make(t, [E.comp(w, i) for i in range(3)] + [E.comp(v, i) for i in range(3)])
-
-
-@expansion("spatial_top")
-def _x_top(E, args):
-    return _top(E, args[0])
-
-
-@expansion("spatial_bottom")
-def _x_bottom(E, args):
-    return _bottom(E, args[0])
-
-
-@expansion("spatial_dot")
-def _x_spatial_dot(E, args):
-    return E.dot(args[0], args[1])
-
-
-@expansion("spatial_cross")
-def _x_spatial_cross(E, args):
-    a, b = args
-    wa, va, wb, vb = _top(E, a), _bottom(E, a), _top(E, b), _bottom(E, b)
-    return _join(E, E.type(a), E.cross(wa, wb), E.add(E.cross(wa, vb), E.cross(va, wb)))
-
-
-@expansion("spatial_cross_dual")
-def _x_spatial_cross_dual(E, args):
-    a, b = args
-    wa, va, wb, vb = _top(E, a), _bottom(E, a), _top(E, b), _bottom(E, b)
-    return _join(E, E.type(a), E.add(E.cross(wa, wb), E.cross(va, vb)), E.cross(wa, vb))
-
-
-@expansion("velocity_at_point")
-def _x_velocity_at_point(E, args):
-    qd, r = args
-    return E.add(E.cross(_top(E, qd), r), _bottom(E, qd))
-
-
-@expansion("spatial_adjoint")
-def _x_spatial_adjoint(E, args):
-    from ..types.composite import matrix
-
-    r, s = args
-    dtype = _scalar(E.type(r))
-    zero = E.const(0.0, dtype)
-    comps = []
-    for i in range(6):
-        for j in range(6):
-            if i < 3:
-                comps.append(E.comp(r, i, j) if j < 3 else zero)
-            else:
-                comps.append(E.comp(s, i - 3, j) if j < 3 else E.comp(r, i - 3, j - 3))
-    return E.make(matrix((6, 6), dtype), comps)
-
-
-def _translation(E, t):
-    return _vec3(E, t, [E.comp(t, i) for i in range(3)])
-
-
-def _rotation(E, t):
-    from ..types.composite import quaternion
-
-    return E.make(quaternion(_scalar(E.type(t))), [E.comp(t, i) for i in range(3, 7)])
-
-
-def _transform(E, t, p, q):
-    return E.make(t, [E.comp(p, i) for i in range(3)] + [E.comp(q, i) for i in range(4)])
-
-
-@expansion("transform_get_translation")
-def _x_get_translation(E, args):
-    return _translation(E, args[0])
-
-
-@expansion("transform_get_rotation")
-def _x_get_rotation(E, args):
-    return _rotation(E, args[0])
-
-
-@expansion("transform_vector")
-def _x_transform_vector(E, args):
-    t, x = args
-    if is_matrix_type(E.type(t)):
-        return _vec3(E, t, [E.add(E.add(E.mul(E.comp(t, i, 0), E.comp(x, 0)), E.mul(E.comp(t, i, 1), E.comp(x, 1))),
-                                  E.mul(E.comp(t, i, 2), E.comp(x, 2))) for i in range(3)])
-    return E.quat_rotate(_rotation(E, t), x)
-
-
-@expansion("transform_point")
-def _x_transform_point(E, args):
-    t, x = args
-    r = _x_transform_vector(E, args)
-    if is_matrix_type(E.type(t)):
-        return _vec3(E, t, [E.add(E.comp(r, i), E.comp(t, i, 3)) for i in range(3)])
-    return E.add(_translation(E, t), r)
-
-
-@expansion("transform_multiply")
-def _x_transform_multiply(E, args):
-    a, b = args
-    p = _x_transform_point(E, [a, _translation(E, b)])
-    return _transform(E, E.type(a), p, E.mul(_rotation(E, a), _rotation(E, b)))
-
-
-@expansion("transform_inverse")
-def _x_transform_inverse(E, args):
-    t = args[0]
-    qi = _conj(E, _rotation(E, t))
-    return _transform(E, E.type(t), E.neg(E.quat_rotate(qi, _translation(E, t))), qi)
-
-
-@expansion("transform_twist")
-def _x_transform_twist(E, args):
-    t, x = args
-    q = _rotation(E, t)
-    w = E.quat_rotate(q, _top(E, x))
-    return _join(E, E.type(x), w, E.add(E.quat_rotate(q, _bottom(E, x)), E.cross(_translation(E, t), w)))
-
-
-@expansion("transform_wrench")
-def _x_transform_wrench(E, args):
-    t, x = args
-    q = _rotation(E, t)
-    v = E.quat_rotate(q, _bottom(E, x))
-    return _join(E, E.type(x), E.add(E.quat_rotate(q, _top(E, x)), E.cross(_translation(E, t), v)), v)
-
-
-@expansion("quat_to_matrix")
-def _x_quat_to_matrix(E, args):
-    q = args[0]
-    one, zero = c(E, 1.0, q), c(E, 0.0, q)
-    axes = [[one, zero, zero], [zero, one, zero], [zero, zero, one]]
-    return E.matrix_from_cols(*(E.quat_rotate(q, _vec3(E, q, a)) for a in axes))
-
-
-@expansion("quat_rpy")
-def _x_quat_rpy(E, args):
-    from ..types.composite import quaternion
-
-    roll, pitch, yaw = args
-    half = c(E, 0.5, roll)
-    cy, sy = E.cos(E.mul(yaw, half)), E.sin(E.mul(yaw, half))
-    cr, sr = E.cos(E.mul(roll, half)), E.sin(E.mul(roll, half))
-    cp, sp = E.cos(E.mul(pitch, half)), E.sin(E.mul(pitch, half))
-
-    def m3(a, b, d):
-        return E.mul(E.mul(a, b), d)
-
-    comps = [E.sub(m3(sr, cp, cy), m3(cr, sp, sy)), E.add(m3(cr, sp, cy), m3(sr, cp, sy)),
-             E.sub(m3(cr, cp, sy), m3(sr, sp, cy)), E.add(m3(cr, cp, cy), m3(sr, sp, sy))]
-    return E.make(quaternion(E.type(roll)), comps)
-
-
-@expansion("mul")
-def _x_mul(E, args):
-    a, b = args
-    if is_transform_type(E.type(a)) and E.type(a) is E.type(b):
-        return _x_transform_multiply(E, args)
-    return None
-
-
-def _delta(E, args, v):
-    return args[1] if len(args) > 1 else c(E, 1.0, v)
-
-
-@expansion("norm_l1")
-def _x_norm_l1(E, args):
-    v = args[0]
-    total = E.abs(E.comp(v, 0))
-    for i in range(1, E.type(v)._length):
-        total = E.add(total, E.abs(E.comp(v, i)))
-    return total
-
-
-@expansion("norm_l2")
-def _x_norm_l2(E, args):
-    return E.length(args[0])
-
-
-@expansion("norm_huber")
-def _x_norm_huber(E, args):
-    v = args[0]
-    delta = _delta(E, args, v)
-    a = E.length(v)
-    half = c(E, 0.5, v)
-    return E.sel(E.le(a, delta), E.mul(E.mul(half, a), a), E.mul(delta, E.sub(a, E.mul(half, delta))))
-
-
-@expansion("norm_pseudo_huber")
-def _x_norm_pseudo_huber(E, args):
-    v = args[0]
-    delta = _delta(E, args, v)
-    return E.sqrt(E.add(E.length_sq(v), E.mul(delta, delta)))
-
-
-@expansion("smooth_normalize")
-def _x_smooth_normalize(E, args):
-    return E.div(args[0], _x_norm_pseudo_huber(E, args))
-
-
-@expansion("quat_to_rpy")
-def _x_quat_to_rpy(E, args):
-    q = args[0]
-    x, y, z, w = (E.comp(q, i) for i in range(4))
-    one, two = c(E, 1.0, q), c(E, 2.0, q)
-    roll = E.atan2(E.mul(two, E.add(E.mul(w, x), E.mul(y, z))),
-                   E.sub(one, E.mul(two, E.add(E.mul(x, x), E.mul(y, y)))))
-    pitch = E.asin(E.clamp(E.mul(two, E.sub(E.mul(w, y), E.mul(z, x))), c(E, -1.0, q), one))
-    yaw = E.atan2(E.mul(two, E.add(E.mul(w, z), E.mul(x, y))),
-                  E.sub(one, E.mul(two, E.add(E.mul(y, y), E.mul(z, z)))))
-    return _vec3(E, q, [roll, pitch, yaw])
-
-
-def _axis_angle(E, q):
-    """``quat_to_axis_angle``'s formula: the axis ``v / |v|`` (pointing away when ``w < 0``, zero when ``v``
-    is) and the angle ``2 atan2(|v|, |w|)``."""
-    v = _vec3(E, q, [E.comp(q, i) for i in range(3)])
-    w = E.comp(q, 3)
-    zero, one = c(E, 0.0, q), _one(E, w)
-    n = E.length(v)
-    has_axis = E.gt(n, zero)
-    k = E.sel(has_axis, E.div(E.sel(E.lt(w, zero), c(E, -1.0, q), one), E.sel(has_axis, n, one)), zero)
-    return E.mul(v, k), E.mul(c(E, 2.0, q), E.atan2(n, E.abs(w)))
-
-
-@expansion("quat_to_axis_angle")
-def _x_quat_to_axis_angle(E, args):
-    from ..types.opaque import TupleType
-
-    axis, angle = _axis_angle(E, args[0])
-    return E.make(TupleType((E.type(axis), E.type(angle))), [axis, angle])
-
-
-@expansion("quat_slerp")
-def _x_quat_slerp(E, args):
-    q0, q1, t = args  # q0 times the rotation from q0 to q1, its angle scaled by t
-    axis, angle = _axis_angle(E, E.mul(E.quat_inverse(q0), q1))
-    return E.mul(q0, E.quat_from_axis_angle(axis, E.mul(t, angle)))
-
-
-@expansion("quat_from_matrix")
-def _x_quat_from_matrix(E, args):
-    # the four branches of the formula the target computes (on the trace, then on the largest diagonal
-    # entry), each with a square root of 1 where it is not taken, so that no NaN meets a zero adjoint
-    m = args[0]
-
-    def a(i, j):
-        return E.comp(m, i, j)
-
-    one, zero, half = c(E, 1.0, m), c(E, 0.0, m), c(E, 0.5, m)
-    m00, m11, m22 = a(0, 0), a(1, 1), a(2, 2)
-    tr = E.add(E.add(m00, m11), m22)
-    on_trace = E.ge(tr, zero)
-    on_x = E.logical_and(E.logical_not(on_trace), E.logical_and(E.ge(m00, m11), E.ge(m00, m22)))
-    on_y = E.logical_and(E.logical_not(E.logical_or(on_trace, on_x)), E.ge(m11, m22))
-    on_z = E.logical_not(E.logical_or(E.logical_or(on_trace, on_x), on_y))
-
-    def branch(taken, radicand, i, j, k):
-        """Components (x, y, z, w): the ``i``-th is ``h / 2``; ``k`` gives the sums (or the difference
-        for w) of off-diagonal pairs scaled by ``1 / (2 h)``; ``i = 3`` is the trace branch."""
-        h = E.sqrt(E.sel(taken, E.add(radicand, one), one))
-        s = E.div(half, h)
-        comps = [None] * 4
-        comps[i] = E.mul(half, h)
-        for slot, (p, q, sign) in zip(j, k):
-            pair = E.add(a(*p), a(*q)) if sign > 0 else E.sub(a(*p), a(*q))
-            comps[slot] = E.mul(pair, s)
-        return comps
-
-    cases = [
-        (on_trace, branch(on_trace, tr, 3, (0, 1, 2), [((2, 1), (1, 2), -1), ((0, 2), (2, 0), -1),
-                                                         ((1, 0), (0, 1), -1)])),
-        (on_x, branch(on_x, E.sub(m00, E.add(m11, m22)), 0, (1, 2, 3), [((0, 1), (1, 0), 1), ((2, 0), (0, 2), 1),
-                                                                       ((2, 1), (1, 2), -1)])),
-        (on_y, branch(on_y, E.sub(m11, E.add(m22, m00)), 1, (2, 0, 3), [((1, 2), (2, 1), 1), ((0, 1), (1, 0), 1),
-                                                                       ((0, 2), (2, 0), -1)])),
-        (on_z, branch(on_z, E.sub(m22, E.add(m00, m11)), 2, (0, 1, 3), [((2, 0), (0, 2), 1), ((1, 2), (2, 1), 1),
-                                                                       ((1, 0), (0, 1), -1)])),
-    ]
-    comps = []
-    for slot in range(4):
-        value = cases[3][1][slot]
-        for taken, branch_comps in reversed(cases[:3]):
-            value = E.sel(taken, branch_comps[slot], value)
-        comps.append(value)
-    from ..types.composite import quaternion
-
-    return E.normalize(E.make(quaternion(_scalar(E.type(m))), comps))
-
-
-# -- decompositions: differentiated through their packed forms ---------------------------------------
-
-
-def _block(E, p, start: int, n: int):
-    """Rows ``start .. start + n - 1`` of the packed matrix ``p`` as an n x n matrix."""
-    return E.matrix_from_rows(*(E.comp(p, start + i) for i in range(n)))
-
-
-def _entrywise(E, t, n: int, fn):
-    """The n x n matrix of type ``t`` with entries ``fn(i, j)``."""
-    return E.make(t, [fn(i, j) for i in range(n) for j in range(n)])
-
-
-def _over_gap(E, x, a, b):
-    """``x / (b - a)``, or 0 where ``a == b`` (a repeated eigen- or singular value: no rotation among
-    them). A quotient, not ``x`` times ``1 / (b - a)``: in half precision a tiny gap's inverse overflows,
-    and a zero ``x`` must stay zero."""
-    zero = c(E, 0.0, a)
-    gap = E.sub(b, a)
-    distinct = E.ne(gap, zero)
-    return E.sel(distinct, E.div(x, E.sel(distinct, gap, _one(E, a))), zero)
-
-
-def _unpack(decomposition):
-    @expansion(decomposition)
-    def expand(E, args):
-        from ..types.opaque import TupleType
-        from .decompositions import PACKED
-
-        packed, n, rows = PACKED[decomposition]
-        p = getattr(E, packed)(args[0])
-        parts, at = [], 0
-        for k in rows:
-            parts.append(_block(E, p, at, n) if k == n else E.comp(p, at))
-            at += k
-        return E.make(TupleType(tuple(E.type(x) for x in parts)), parts)
-
-    return expand
-
-
-for _decomposition in ("svd3", "svd2", "qr3", "eig3"):
-    _unpack(_decomposition)
-
-
-def _svd_adjoint(n: int):
-    """A = U diag(s) V^T: A' = U [J diag(s) + diag(s') + diag(s) K] V^T with J = F o (U^T U' - U'^T U),
-    K = F o (V^T V' - V'^T V), F_ij = 1 / (s_j^2 - s_i^2) (0 for equal values)."""
-
-    def rule(E, args, r, g):
-        a = args[0]
-        t = E.type(a)
-        u, v, gu, gv = _block(E, r, 0, n), _block(E, r, n + 1, n), _block(E, g, 0, n), _block(E, g, n + 1, n)
-        s, gs = E.comp(r, n), E.comp(g, n)
-        sq = [E.mul(E.comp(s, i), E.comp(s, i)) for i in range(n)]
-        ut_gu, vt_gv = E.mul(E.transpose(u), gu), E.mul(E.transpose(v), gv)
-
-        def middle(i, j):
-            if i == j:
-                return E.comp(gs, i)
-            jt = _over_gap(E, E.sub(E.comp(ut_gu, i, j), E.comp(ut_gu, j, i)), sq[i], sq[j])
-            kt = _over_gap(E, E.sub(E.comp(vt_gv, i, j), E.comp(vt_gv, j, i)), sq[i], sq[j])
-            return E.add(E.mul(jt, E.comp(s, j)), E.mul(E.comp(s, i), kt))
-
-        return (E.mul(E.mul(u, _entrywise(E, t, n, middle)), E.transpose(v)),)
-
-    return rule
-
-
-ADJOINTS["svd3_packed"] = _svd_adjoint(3)
-ADJOINTS["svd2_packed"] = _svd_adjoint(2)
-
-
-@adjoint("eig3_packed")
-def _eig3_packed(E, args, r, g):
-    # A = Q diag(d) Q^T (A symmetric): A' = Q [diag(d') + F o (Q^T Q')] Q^T, F_ij = 1 / (d_j - d_i) (0 for
-    # equal eigenvalues), symmetrized as A is
-    a = args[0]
-    t = E.type(a)
-    q, gq = _block(E, r, 0, 3), _block(E, g, 0, 3)
-    d, gd = E.comp(r, 3), E.comp(g, 3)
-    qt_gq = E.mul(E.transpose(q), gq)
-
-    def middle(i, j):
-        if i == j:
-            return E.comp(gd, i)
-        return _over_gap(E, E.comp(qt_gq, i, j), E.comp(d, i), E.comp(d, j))
-
-    full = E.mul(E.mul(q, _entrywise(E, t, 3, middle)), E.transpose(q))
-    return (E.mul(c(E, 0.5, a), E.add(full, E.transpose(full))),)
-
-
-@adjoint("qr3_packed")
-def _qr3_packed(E, args, r, g):
-    # A = Q R: M = R R'^T - Q'^T Q, A' = (Q' + Q copyltu(M)) R^-T with copyltu(M)_ij = M_max(i,j),min(i,j)
-    a = args[0]
-    t = E.type(a)
-    q, rr, gq, gr = _block(E, r, 0, 3), _block(E, r, 3, 3), _block(E, g, 0, 3), _block(E, g, 3, 3)
-    m = E.sub(E.mul(rr, E.transpose(gr)), E.mul(E.transpose(gq), q))
-    lower = _entrywise(E, t, 3, lambda i, j: E.comp(m, max(i, j), min(i, j)))
-    return (E.mul(E.add(gq, E.mul(q, lower)), E.transpose(E.inverse(rr))),)
+# Registers the expansions and the decompositions' rules (those modules import the helpers above).
+from . import decomposition_adjoints, expansions  # noqa: E402,F401

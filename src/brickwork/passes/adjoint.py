@@ -395,25 +395,12 @@ class _Adjoint:
         if not isinstance(target, ir.IRLocal):
             path, root = _path(target)
             if isinstance(root, ir.IRLAScratchElem):  # a scratch store: the slot's adjoint moves to the value
-                place = _rebase(path, self.adj_scratch_elem(root))
-                if carries_adjoint(value.type) and isinstance(value, ir.IRLocal):
-                    g = self.locals.new("_ad_g", value.type)
-                    out.append(ir.IRAssign(g, place))
-                    self.accumulate(value, g, out)
-                if carries_adjoint(place.type):
-                    out.append(ir.IRAssign(place, zero(place.type)))
-                return
-            if isinstance(root, ir.IRLAViewElem):
-                # a store through a view: the value gets the element's adjoint, which is then cleared (what
-                # was there before is overwritten: a mesh field updated in place, fluxes of each stage)
-                place = _rebase(path, self.adj_view_elem(root))
-                if carries_adjoint(value.type) and isinstance(value, ir.IRLocal):
-                    g = self.locals.new("_ad_g", value.type)
-                    out.append(ir.IRAssign(g, place))
-                    self.accumulate(value, g, out)
-                out.append(ir.IRAssign(place, zero(place.type)))
-                return
-            if isinstance(root, ir.IRArrayElem):  # a store: its value's adjoint is the adjoint array's element
+                self.hand_over(_rebase(path, self.adj_scratch_elem(root)), value, out)
+            elif isinstance(root, ir.IRLAViewElem):
+                # a store through a view: what was there before is overwritten (a mesh field updated in
+                # place, fluxes of each stage)
+                self.hand_over(_rebase(path, self.adj_view_elem(root)), value, out)
+            elif isinstance(root, ir.IRArrayElem):  # a store: its value's adjoint is the adjoint array's element
                 if carries_adjoint(value.type) and isinstance(value, ir.IRLocal):
                     adj_arr = self.adj_array(root.array)
                     g = self.locals.new("_ad_g", value.type)
@@ -421,15 +408,8 @@ class _Adjoint:
                     out.append(ir.IRAssign(g, zero(value.type)))
                     out.append(ir.IRIf(self.has_grad(adj_arr), [ir.IRAssign(g, read)], []))
                     self.accumulate(value, g, out)
-                return
-            if not carries_adjoint(root.type):
-                return
-            place = _rebase(path, self.adj_of(root))  # x.path = v: v gets adj(x).path, which is then cleared
-            if carries_adjoint(value.type):
-                g = self.locals.new("_ad_g", value.type)
-                out.append(ir.IRAssign(g, place))
-                self.accumulate(value, g, out)
-            out.append(ir.IRAssign(place, zero(place.type)))
+            elif carries_adjoint(root.type):  # x.path = v
+                self.hand_over(_rebase(path, self.adj_of(root)), value, out)
             return
         if isinstance(value, ir.IRCall) and value.op.startswith("atomic_"):
             self.reverse_atomic(value, out)
@@ -439,6 +419,16 @@ class _Adjoint:
         g = self.adj_of(target)
         self.reverse_value(value, target, g, out)
         out.append(ir.IRAssign(g, zero(target.type)))
+
+    def hand_over(self, place, value, out):
+        """Reverse a store of ``value`` whose target's adjoint is ``place``: the value gets that adjoint,
+        which is then cleared (the value the store overwrote had no part in what followed)."""
+        if carries_adjoint(value.type) and isinstance(value, ir.IRLocal):
+            g = self.locals.new("_ad_g", value.type)
+            out.append(ir.IRAssign(g, place))
+            self.accumulate(value, g, out)
+        if carries_adjoint(place.type):
+            out.append(ir.IRAssign(place, zero(place.type)))
 
     def reverse_value(self, value, result, g, out):
         if isinstance(value, ir.IRLocal):

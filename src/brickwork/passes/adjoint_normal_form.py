@@ -190,9 +190,6 @@ def _any(names) -> ir.IRExpr:
 # -- flattening and single assignment ----------------------------------------------------------------
 
 
-_SIMPLE_READS = (ir.IRArrayElem, ir.IRComponent, ir.IRField, ir.IRTupleGet, ir.IRSubarray, ir.IRArrayShape)
-
-
 class _Flattener:
     def __init__(self, out_fn: ir.IRFunction, typed: ir.IRFunction):
         self.fn = out_fn
