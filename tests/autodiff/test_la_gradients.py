@@ -194,11 +194,44 @@ def test_outer_reduce_sum_is_a_loss(loop, inner, target):
     np.testing.assert_allclose(v.grad.numpy(), un * un * mask, rtol=1e-13)
 
 
-def test_outer_reduce_min_into_a_gradient_array_is_refused():
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("reducer, pick", [("Min", np.argmin), ("Max", np.argmax)])
+@pytest.mark.parametrize("loop, inner", [("bvoi", "logical_flat"), ("bovi", "memory"), ("boiv", "logical_coords")])
+def test_outer_reduce_min_max_gradient_reaches_the_winning_cell(loop, inner, reducer, pick, target):
+    """loss = min (or max) over the logical cells of u^2 v: the gradient is that of the winning cell's
+    value, and nothing flows to the other cells."""
+    rng = np.random.default_rng(7)
+    un, vn = rng.random(SHAPE) + 0.5, rng.random(SHAPE) + 0.5
+    u = wp.array(un, dtype=wp.float64, requires_grad=True)
+    v = wp.array(vn, dtype=wp.float64, requires_grad=True)
+    loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    space = _space(loop, inner, la.halo.none, target).with_reducer(getattr(la, reducer)(wp.float64))
+
+    def body(rng_, b):
+        def value(k, j, i):
+            return u[b, k, j, i] * u[b, k, j, i] * v[b, k, j, i]
+        la.inner_reduce(rng_, value)
+
+    with config.override(target=target):
+        tape = wp.Tape()
+        with tape:
+            la.outer_reduce(space, body, out=loss)
+        tape.backward(loss)
+    mask = _logical_mask()
+    values = np.where(mask, un * un * vn, np.inf if reducer == "Min" else -np.inf)
+    at = np.unravel_index(pick(values), SHAPE)
+    assert loss.numpy()[0] == values[at]
+    du, dv = np.zeros(SHAPE), np.zeros(SHAPE)
+    du[at], dv[at] = 2.0 * un[at] * vn[at], un[at] * un[at]
+    np.testing.assert_allclose(u.grad.numpy(), du, rtol=1e-13)
+    np.testing.assert_allclose(v.grad.numpy(), dv, rtol=1e-13)
+
+
+def test_outer_reduce_prod_into_a_gradient_array_is_refused():
     u = wp.array(np.ones(SHAPE), dtype=wp.float64, requires_grad=True)
     out = wp.zeros(1, dtype=wp.float64, requires_grad=True)
-    space = _space("bvoi", "logical_flat", la.halo.none, "cpu").with_reducer(la.Min(wp.float64))
+    space = _space("bvoi", "logical_flat", la.halo.none, "cpu").with_reducer(la.Prod(wp.float64))
     with wp.Tape():
-        with pytest.raises(wp.KernelNotDifferentiableError, match=r"la.Min.*has no adjoint yet"):
+        with pytest.raises(wp.KernelNotDifferentiableError, match=r"la.Prod.*has no adjoint yet"):
             la.outer_reduce(space, lambda rng_, b: la.inner_reduce(rng_, lambda k, j, i: u[b, k, j, i]), out=out)
     assert out.numpy()[0] == 0.0

@@ -1146,16 +1146,32 @@ template <class T, int N> BW_INLINE array_t<T, 1> local_array(local_buf<T, N>& b
     return a;
 }
 
-#ifndef BW_DEVICE
-// ---- teams of nested parallelism: a per-thread scratch arena, reset for every team ----------
-// A team is one outer iteration run by one thread; its inner loops are simd loops. The arena
-// grows on demand: an outgrown buffer stays alive until the thread's next team begins, so pads
-// already handed out remain valid.
+// ---- team arenas: a team's scratch pieces, 64-byte aligned, in allocation order -----------------
+// Shared by the CPU (below) and the GPU (brickwork_cuda.h); they differ only in where an arena
+// lives and in what happens when a piece does not fit.
 struct team {
     char* base;
     int64_t used;
     int64_t capacity;
 };
+template <int D> BW_INLINE int64_t arena_count(const int64_t (&dims)[D]) {
+    int64_t count = 1;
+    for (int d = 0; d < D; ++d) count *= dims[d] > 0 ? dims[d] : 0;
+    return count;
+}
+template <class T, int D> BW_INLINE array_t<T, D> arena_view(char* at, const int64_t (&dims)[D]) {
+    array_t<T, D> a;
+    a.data = reinterpret_cast<T*>(at);
+    int64_t stride = 1;
+    for (int d = D - 1; d >= 0; --d) { a.shape[d] = dims[d]; a.strides[d] = stride; stride *= dims[d]; }
+    return a;
+}
+
+#ifndef BW_DEVICE
+// ---- teams of nested parallelism: a per-thread scratch arena, reset for every team ----------
+// A team is one outer iteration run by one thread; its inner loops are simd loops. The arena
+// grows on demand: an outgrown buffer stays alive until the thread's next team begins, so pads
+// already handed out remain valid.
 struct arena_state {
     char* buffer = nullptr;
     int64_t capacity = 0;
@@ -1189,22 +1205,15 @@ BW_INLINE team team_begin(int64_t bytes) {
 }
 template <class T, int D, class... N> BW_INLINE array_t<T, D> team_alloc(team& m, N... n) {
     int64_t dims[D] = {(int64_t)n...};
-    int64_t count = 1;
-    for (int d = 0; d < D; ++d) count *= dims[d] > 0 ? dims[d] : 0;
+    int64_t bytes = arena_count(dims) * (int64_t)sizeof(T);
     int64_t offset = (m.used + 63) & ~(int64_t)63;
-    int64_t end = offset + count * (int64_t)sizeof(T);
-    if (end > m.capacity) {  // outgrown: continue in a bigger buffer
-        m.base = grow_arena(2 * end);
+    if (offset + bytes > m.capacity) {  // outgrown: continue in a bigger buffer
+        m.base = grow_arena(2 * (offset + bytes));
         m.capacity = thread_arena().capacity;
         offset = 0;
-        end = count * (int64_t)sizeof(T);
     }
-    m.used = end;
-    array_t<T, D> a;
-    a.data = reinterpret_cast<T*>(m.base + offset);
-    int64_t stride = 1;
-    for (int d = D - 1; d >= 0; --d) { a.shape[d] = dims[d]; a.strides[d] = stride; stride *= dims[d]; }
-    return a;
+    m.used = offset + bytes;
+    return arena_view<T>(m.base + offset, dims);
 }
 #endif  // BW_DEVICE
 

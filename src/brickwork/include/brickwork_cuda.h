@@ -91,11 +91,6 @@ __forceinline__ int popcountll(unsigned long long x) { return __popcll(x); }
 // rounded up to 64 bytes). Every thread of the block allocates the same pieces in the same order,
 // so each thread's team_alloc returns the same addresses.
 namespace bw {
-struct team {
-    char* base;
-    int64_t used;
-    int64_t capacity;
-};
 struct gpu_block {
     unsigned char* shared;  // dynamic shared memory (null when the kernel has no arena)
     char* global;           // the launch's global scratch buffer (null when the arena is shared)
@@ -107,10 +102,8 @@ __forceinline__ team gpu_arena(const gpu_block& b, int64_t bytes, int64_t shared
 }
 template <class T, int D, class... N> __forceinline__ array_t<T, D> team_alloc(team& m, N... n) {
     int64_t dims[D] = {(int64_t)n...};
-    int64_t count = 1;
-    for (int d = 0; d < D; ++d) count *= dims[d] > 0 ? dims[d] : 0;
     int64_t offset = (m.used + 63) & ~(int64_t)63;
-    int64_t end = offset + count * (int64_t)sizeof(T);
+    int64_t end = offset + arena_count(dims) * (int64_t)sizeof(T);
     if (end > m.capacity) {  // a block cannot grow its arena (the CPU's can): the launch stops here
         if (threadIdx.x == 0)
             printf("brickwork: a team allocated %lld bytes of scratch, beyond its arena of %lld bytes\n",
@@ -118,11 +111,7 @@ template <class T, int D, class... N> __forceinline__ array_t<T, D> team_alloc(t
         __trap();
     }
     m.used = end;
-    array_t<T, D> a;
-    a.data = reinterpret_cast<T*>(m.base + offset);
-    int64_t stride = 1;
-    for (int d = D - 1; d >= 0; --d) { a.shape[d] = dims[d]; a.strides[d] = stride; stride *= dims[d]; }
-    return a;
+    return arena_view<T>(m.base + offset, dims);
 }
 template <class T> __forceinline__ array_t<T, 1> shared_array(T* data, int64_t count) {
     array_t<T, 1> a;

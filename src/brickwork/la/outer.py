@@ -11,7 +11,8 @@ from ..runtime import tape as _tape
 from ..runtime.launch import launch
 from ..types.arrays import array, empty, full, type_name
 from . import tags
-from .reducers import combine_kernels
+from .indices import Indexer3D
+from .reducers import MaxLoc, MinLoc, Sum, combine_kernels
 from .space import IndexSpace
 
 
@@ -60,16 +61,47 @@ def outer(space: IndexSpace, body) -> None:
     launch(kernel, dim=dims, inputs=kernel.arguments(space.runtime_geometry()))
 
 
-def _record_sum_adjoint(kernel, dims, args, out, nslices) -> None:
+def _record_sum_adjoint(kernel, dims, args, out, nslices, only_slice=None) -> None:
+    """Record the backward launch of a Sum kernel: every slice's partial gets ``out``'s gradient (d sum
+    / d partial = 1), or only the slice ``only_slice``."""
     tape = _tape.recording[-1]
     saved = [x for a in args for x in _tape.field_snapshot(a)]  # as for a recorded launch (tape.py)
 
     def adjoints():
         adj = [_tape.adjoint_of(a) for a in args]
-        adj[-1] = full(nslices, out.grad.numpy()[0], dtype=out.dtype)  # the partials' adjoint
+        g = out.grad.numpy()[0]
+        if only_slice is None:
+            adj[-1] = full(nslices, g, dtype=out.dtype)  # the partials' adjoint
+        else:
+            adj[-1] = full(nslices, 0, dtype=out.dtype)
+            adj[-1].numpy()[only_slice] = g
         return adj
 
     tape.record_launch(kernel, dims, args, (), saved=saved, adjoints=adjoints)
+
+
+def _record_extremum_adjoint(space: IndexSpace, body, out) -> None:
+    """The adjoint of a Min or Max into ``out``: the result is the value of one cell, the first in slice
+    order among equals (what MinLoc/MaxLoc report), so its gradient is that cell's value's gradient. It
+    is recorded as the backward launch of a Sum over a space of that one cell per block, whose other
+    blocks' partials get no adjoint."""
+    if space.md is not None and space.md.mesh.nranks > 1:
+        raise KernelNotDifferentiableError(f"la.outer_reduce under a wp.Tape: {space.reducer!r} over a mesh spread "
+                                           "over several ranks has no adjoint yet (one rank has)")
+    loc = (MinLoc if type(space.reducer).__name__ == "Min" else MaxLoc)(space.reducer.dtype)
+    _, (b, k, j, i) = outer_reduce(space.with_reducer(loc), body)  # a host value: not on the tape
+    if b < 0:  # no cell (cannot happen: a space is never empty); nothing flows back
+        return
+    cell = space.with_reducer(Sum(space.reducer.dtype))
+    cell.L = Indexer3D(k, k, j, j, i, i)
+    kernel, dims = _prepare(cell, body, "outer_reduce", True)
+    _work_hint(kernel, cell, dims)
+    nslices = 1
+    for d in dims:
+        nslices *= d
+    # one slice per block: the cell's block is slice b
+    partials = empty(nslices, dtype=space.reducer.dtype)
+    _record_sum_adjoint(kernel, dims, kernel.arguments(cell.runtime_geometry(), partials), out, nslices, only_slice=b)
 
 
 def _work_hint(kernel, space, dims) -> None:
@@ -102,9 +134,13 @@ def outer_reduce(space: IndexSpace, body, out=None):
             raise LaunchError(f"la.outer_reduce: out must be a 1-D array of {type_name(vt)} (the space's reducer "
                               f"{reducer!r}), got {got}")
     differentiated = out is not None and out.requires_grad and _tape.recording
-    if differentiated and type(space.reducer).__name__ != "Sum":
+    if differentiated and type(space.reducer).__name__ not in ("Sum", "Min", "Max"):
         raise KernelNotDifferentiableError(f"la.outer_reduce under a wp.Tape: a reduction with {space.reducer!r} into "
-                                           f"an array that requires a gradient has no adjoint yet (la.Sum has)")
+                                           f"an array that requires a gradient has no adjoint yet (la.Sum, la.Min "
+                                           f"and la.Max have)")
+    if differentiated and type(space.reducer).__name__ != "Sum":
+        _record_extremum_adjoint(space, body, out)
+        differentiated = False
     kernel, dims = _prepare(space, body, "outer_reduce", True)
     _work_hint(kernel, space, dims)
     nslices = 1

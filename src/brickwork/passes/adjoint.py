@@ -154,7 +154,7 @@ class _Adjoint:
         self.params = list(fn.params)
         self.adj_packs: dict = {}  # pack param name -> the pack over its fields' gradients
         self.slice_loop = None  # the loop tag of the outer body being reversed
-        self.reducer = None  # and its reducer (outer_reduce)
+        self.reducer, self.la_block = None, None  # and its reducer (outer_reduce) and block index
         for name, t in fn.params:
             if isinstance(t, ArrayType) or is_pack_type(t):
                 p = ir.IRLocal(adjoint_param_name(name), t)
@@ -314,7 +314,7 @@ class _Adjoint:
                 if self.team_threads and s.config.loop != "boiv":
                     self.slice_locals = _assigned_outside_visits(s.body)
                 self.slice_loop = s.config.loop
-                self.reducer = s.config.reducer
+                self.reducer, self.la_block = s.config.reducer, s.block
                 reverse = self.reverse(s.body)
                 self.slice_locals, self.slice_loop = set(), None
                 out.append(replace(s, body=replay + [ir.IRTeamBarrier(None)] + reverse))
@@ -336,7 +336,9 @@ class _Adjoint:
 
     def reverse_fold(self, s: ir.IRLAFold, out):
         """A value folded into an ``outer_reduce``'s Sum gets the result's adjoint, which the backward
-        launch passes in every element of the partials' adjoint array (d sum / d partial = 1)."""
+        launch passes in the partials' adjoint array at the slice's block: in every element (d sum /
+        d partial = 1), or, for the one-cell Sum that stands for a Min or Max (la/outer.py), only at the
+        winning cell's block."""
         if type(self.reducer).__name__ != "Sum":
             raise _not_differentiable(self.label, f"la.outer_reduce with {self.reducer!r} has no adjoint yet "
                                       "(la.Sum has)")
@@ -345,7 +347,7 @@ class _Adjoint:
         partials = self.adj_arrays.get("_la_partials")
         if partials is None:
             raise AssertionError("a fold outside an outer_reduce kernel")
-        self.accumulate(s.value, ir.IRArrayElem(partials, [i32(0)], s.value.type), out)
+        self.accumulate(s.value, ir.IRArrayElem(partials, [self.la_block], s.value.type), out)
 
     def reverse_custom(self, s: IRCustomAdjoint, out):
         """The user's gradient function in place of the call's reverse sweep (or, for a function with
