@@ -110,6 +110,35 @@ def test_loss_must_have_one_element_and_a_gradient():
         tape.backward(wp.zeros(3, requires_grad=True))
 
 
+def test_backward_grads_for_an_output_without_requires_grad_adopts_the_array():
+    """As Warp: ``grads={out: g}`` for an output created without requires_grad makes ``g`` its gradient."""
+    x = wp.array([1.0, 2.0, 3.0], dtype=float, requires_grad=True)
+    y = wp.zeros(3, dtype=float)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(scale, 3, inputs=[x, 4.0, y])
+    g = wp.array([1.0, 10.0, 100.0], dtype=float)
+    tape.backward(grads={y: g})
+    assert y.grad is g and y.requires_grad
+    np.testing.assert_array_equal(x.grad.numpy(), [4.0, 40.0, 400.0])
+
+
+def test_backward_grads_errors_change_nothing():
+    x = wp.array([1.0, 2.0], dtype=float, requires_grad=True)
+    y = wp.zeros(2, dtype=float, requires_grad=True)
+    z = wp.zeros(2, dtype=float)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(scale, 2, inputs=[x, 2.0, y])
+    for bad, words in [(wp.zeros(3, dtype=float), r"shape \(2,\) and dtype float32"),
+                       (wp.zeros(2, dtype=wp.float64), "dtype float32"), (np.ones(2), "got array")]:
+        with pytest.raises(ValueError, match=words):
+            tape.backward(grads={y: wp.ones(2, dtype=float), z: bad})
+        assert z.grad is None and not y.grad.numpy().any() and not x.grad.numpy().any()
+    with pytest.raises(ValueError, match="each key must be a brickwork array, got str"):
+        tape.backward(grads={"y": wp.ones(2, dtype=float)})
+
+
 @wp.kernel(enable_backward=False)
 def no_backward(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     i = wp.tid()
@@ -215,3 +244,72 @@ def test_builtin_without_adjoint_rule_names_itself():  # quat_twist: no rule yet
     with pytest.raises(wp.KernelNotDifferentiableError, match="the builtin 'quat_twist' has no adjoint rule"):
         tape.backward(grads={out: wp.ones(1, dtype=float)})
     assert not a.grad.numpy().any()
+
+
+@pytest.mark.parametrize("how", ["clone", "assign", "copy"])
+def test_copies_under_a_tape_pass_the_gradient_back(how):
+    """As Warp: clone, assign and wp.copy recorded on a tape add the copy's gradient to the source's."""
+    a = wp.array([1.0, 2.0, 3.0], dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        if how == "clone":
+            b = wp.clone(a)
+        else:
+            b = wp.zeros(3, dtype=float, requires_grad=True)
+            b.assign(a) if how == "assign" else wp.copy(b, a)
+        loss = wp.zeros(1, dtype=float, requires_grad=True)
+        wp.launch(square_sum, 3, inputs=[b, loss])
+    tape.backward(loss)
+    np.testing.assert_array_equal(a.grad.numpy(), [2.0, 4.0, 6.0])
+    tape.zero()
+    assert not a.grad.numpy().any() and not b.grad.numpy().any()
+
+
+def test_copies_outside_a_tape_or_without_gradients_record_nothing():
+    a = wp.array([1.0, 2.0], dtype=float, requires_grad=True)
+    b = wp.clone(a)
+    tape = wp.Tape()
+    with tape:
+        c = wp.zeros(2, dtype=float)
+        c.assign(a)  # no gradient on the destination: nothing can flow
+    assert tape.launches == [] and b.requires_grad
+
+
+@wp.func
+def counted(counter: wp.array(dtype=int), value: float) -> float:
+    wp.atomic_add(counter, 0, 1)
+    return value
+
+
+@wp.func
+def scaled(counter: wp.array(dtype=int), x: float, s: float) -> float:
+    return x * s
+
+
+@wp.func_grad(scaled)
+def adj_scaled(counter: wp.array(dtype=int), x: float, s: float, adj_ret: float):
+    wp.adjoint[x] += counted(counter, adj_ret * s)
+    wp.adjoint[s] += adj_ret * x
+
+
+@wp.kernel
+def uses_scaled(counter: wp.array(dtype=int), a: wp.array(dtype=float), b: wp.array(dtype=float),
+                out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = scaled(counter, a[i], b[i])
+
+
+def test_gradient_function_runs_as_written_side_effects_once():
+    """A func_grad body is the user's backward code: its atomics run, once per call (Warp's test)."""
+    counter = wp.zeros(1, dtype=int)
+    a = wp.array([3.0, 5.0], dtype=float, requires_grad=True)
+    b = wp.array([2.0, 4.0], dtype=float, requires_grad=True)
+    out = wp.zeros(2, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(uses_scaled, 2, inputs=[counter, a, b, out])
+    assert counter.numpy()[0] == 0
+    tape.backward(grads={out: wp.ones(2, dtype=float)})
+    assert counter.numpy()[0] == 2
+    np.testing.assert_array_equal(a.grad.numpy(), [2.0, 4.0])
+    np.testing.assert_array_equal(b.grad.numpy(), [3.0, 5.0])

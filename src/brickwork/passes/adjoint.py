@@ -29,7 +29,7 @@ from ..types.arrays import ArrayType, type_name
 from ..types.composite import is_matrix_type, vector
 from ..types.opaque import TupleType
 from ..types.scalars import bool_, int32
-from ..types.structs import is_struct_type
+from ..types.structs import has_array_fields, is_struct_type
 from .adjoint_normal_form import IRCustomAdjoint, LoopInfo, _not_differentiable, _path, normal_form
 from .build import Locals, i32
 
@@ -155,10 +155,13 @@ class _Adjoint:
         self.adj_packs: dict = {}  # pack param name -> the pack over its fields' gradients
         self.slice_loop = None  # the loop tag of the outer body being reversed
         self.reducer, self.la_block = None, None  # and its reducer (outer_reduce) and block index
+        self.grad_structs: dict = {}  # struct local or param holding arrays -> the struct of their gradients
         for name, t in fn.params:
-            if isinstance(t, ArrayType) or is_pack_type(t):
+            if isinstance(t, ArrayType) or is_pack_type(t) or has_array_fields(t):
                 p = ir.IRLocal(adjoint_param_name(name), t)
-                (self.adj_arrays if isinstance(t, ArrayType) else self.adj_packs)[name] = p
+                table = self.adj_arrays if isinstance(t, ArrayType) else (
+                    self.adj_packs if is_pack_type(t) else self.grad_structs)
+                table[name] = p
                 self.params.append((p.name, t))
 
     def build(self) -> ir.IRFunction:
@@ -217,6 +220,15 @@ class _Adjoint:
                 if carries_adjoint(et):
                     self._add_into(ir.IRTupleGet(place, k, et), ir.IRTupleGet(value, k, et), out)
 
+    def _atomic_add_fields(self, place, value, out):
+        """place += value atomically, field by field, for a struct ``place`` (its arrays and integers are
+        left alone)."""
+        for name, ft in place.type._fields:
+            if is_struct_type(ft) and carries_adjoint(ft):
+                self._atomic_add_fields(ir.IRField(place, name, ft), ir.IRField(value, name, ft), out)
+            elif is_differentiable_type(ft):
+                out.append(ir.IRAtomicAdd(ir.IRField(place, name, ft), ir.IRField(value, name, ft)))
+
     def has_grad(self, adj_arr):
         return ir.IRCall("gt", [ir.IRArrayShape(adj_arr, 0, int32), i32(0)], bool_)
 
@@ -259,10 +271,16 @@ class _Adjoint:
     def forward_assign(self, s, out):
         target, value = s.target, s.value
         if not isinstance(target, ir.IRLocal):
-            _, root = _path(target)
+            path, root = _path(target)
             if isinstance(root, (ir.IRArrayElem, ir.IRLAViewElem)):
                 return  # array and view stores: done by the forward launch
             out.append(s)
+            if isinstance(root, ir.IRLocal) and has_array_fields(root.type) and (
+                    isinstance(value.type, ArrayType) or has_array_fields(value.type)):
+                # an array (or a struct of them) stored in a struct: its gradient goes to the gradient struct
+                grads = self.adj_array(value) if isinstance(value.type, ArrayType) else self.grad_struct_of(value)
+                if grads is not None:
+                    out.append(ir.IRAssign(_rebase(path, self.grad_struct_local(root)), grads))
             return
         if isinstance(value, ir.IRCall) and value.op.startswith("atomic_"):
             arr, *idx, _ = value.args
@@ -275,6 +293,39 @@ class _Adjoint:
                 out.append(ir.IRAssign(alias, self.adj_array(value)))
             elif isinstance(value, ir.IRSubarray):
                 out.append(ir.IRAssign(alias, ir.IRSubarray(self.adj_array(value.array), value.indices, value.type)))
+            elif isinstance(value, ir.IRField):  # a struct's array: its gradient is the gradient struct's field
+                grads = self.grad_struct_of(value)
+                if grads is not None:
+                    out.append(ir.IRAssign(alias, grads))
+        elif has_array_fields(target.type):
+            grads = self.grad_struct_of(value)
+            if grads is not None:
+                out.append(ir.IRAssign(self.grad_struct_local(target), grads))
+
+    def grad_struct_local(self, local: ir.IRLocal) -> ir.IRLocal:
+        """The local holding the gradients of the arrays that the struct local ``local`` holds."""
+        found = self.grad_structs.get(local.name)
+        if found is None:
+            found = self.grad_structs[local.name] = self.locals.new(f"_grads_{local.name}_", local.type)
+        return found
+
+    def grad_struct_of(self, value):
+        """For a value that holds arrays (a struct, or an array field of one): the same value over their
+        gradients, as an expression; None where it cannot be followed."""
+        if isinstance(value, ir.IRConstruct) and is_struct_type(value.type):
+            args = []
+            for a in value.args:
+                if isinstance(a, ir.IRLocal) and isinstance(a.type, ArrayType):
+                    args.append(self.adj_array(a))
+                elif isinstance(a, ir.IRLocal) and has_array_fields(a.type):
+                    args.append(self.grad_structs.get(a.name, a))
+                else:
+                    args.append(a)
+            return ir.IRConstruct(args, value.type)
+        path, root = _path(value)
+        if isinstance(root, ir.IRLocal) and root.name in self.grad_structs:
+            return _rebase(path, self.grad_structs[root.name])
+        return None
 
     def forward_loop(self, s, record: bool) -> list:
         info: LoopInfo = self.loops[id(s)]
@@ -371,7 +422,9 @@ class _Adjoint:
         for a in s.adjoint_inits:
             if a is not None:
                 out.append(ir.IRAssign(a, zero(a.type)))
-        out.extend(self.forward(s.grad, record=False))
+        # the gradient function is the user's backward code: it runs as written, side effects included
+        # (forward() would leave its stores and atomics to the forward launch)
+        out.extend(s.grad)
         for arg, a in zip(s.args, s.adjoints):
             if a is not None:
                 self.accumulate(arg, a, out)
@@ -454,12 +507,15 @@ class _Adjoint:
                     self.accumulate(a, _flat_component(g, k), out)
         elif isinstance(value, ir.IRArrayElem):
             adj_arr = self.adj_array(value.array)
+            place = ir.IRArrayElem(adj_arr, value.indices, value.type)
+            update: list = []
             if self.rows.radius is not None:  # scatters near tid(0)'s row: the target phases the rows
-                place = ir.IRArrayElem(adj_arr, value.indices, value.type)
-                update = ir.IRAssign(place, ir.IRCall("add", [place, g], value.type))
+                self._add_into(place, g, update)
+            elif is_struct_type(value.type):  # a struct element: each differentiable field atomically
+                self._atomic_add_fields(place, g, update)
             else:
-                update = ir.IRExprStmt(ir.IRCall("atomic_add", [adj_arr, *value.indices, g], value.type))
-            out.append(ir.IRIf(self.has_grad(adj_arr), [update], []))
+                update.append(ir.IRExprStmt(ir.IRCall("atomic_add", [adj_arr, *value.indices, g], value.type)))
+            out.append(ir.IRIf(self.has_grad(adj_arr), update, []))
         elif isinstance(value, ir.IRLAViewElem):
             place = self.adj_view_elem(value)
             if self.team_threads or self.slice_loop != "bvoi":  # other slices (threads) reach the same cells

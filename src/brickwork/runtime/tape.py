@@ -9,7 +9,8 @@ the ``.grad`` arrays of the arrays that require gradients. ``launch(..., adjoint
 from __future__ import annotations
 
 from ..errors import LaunchError
-from ..types.arrays import ArrayType, array, empty, type_name
+from ..types.arrays import ArrayType, array, copy_observers, empty, type_name
+from ..types.structs import gradient_struct, has_array_fields
 
 #: Tapes recording now, innermost last (launch records into the innermost).
 recording: list = []
@@ -45,7 +46,7 @@ class Tape:
         now from the mesh fields its packs reach when None); ``adjoints``: a function giving the adjoint
         arguments at backward time (default: each array's ``.grad``)."""
         snapshot = []
-        for a in (*inputs, *outputs):
+        for a in _with_struct_arrays((*inputs, *outputs)):
             if isinstance(a, array) and a.requires_grad:
                 self.gradients[a] = a.grad
             elif getattr(type(a), "_bw_pack", None) is not None:
@@ -77,12 +78,21 @@ class Tape:
             if loss.size != 1:
                 raise ValueError(f"Tape.backward(loss): loss must have one element, got shape {loss.shape} "
                                  f"(pass grads={{array: gradient}} to start from a whole gradient)")
+        for a, g in (grads or {}).items():  # checked before anything is set
+            if not isinstance(a, array):
+                raise ValueError(f"Tape.backward(grads=...): each key must be a brickwork array, got "
+                                 f"{type(a).__name__}")
+            if a.grad is None and not (isinstance(g, array) and g.shape == a.shape and g.dtype is a.dtype):
+                raise ValueError("Tape.backward(grads=...): the gradient of an array without requires_grad must be "
+                                 f"an array of its shape {a.shape} and dtype {a.dtype.__name__}, got {g!r}")
+        if loss is not None:
             self.loss = loss
             loss.grad.fill_(1)
         for a, g in (grads or {}).items():
-            if not isinstance(a, array) or a.grad is None:
-                raise ValueError("Tape.backward(grads=...): each key must be an array with requires_grad=True")
-            a.grad.assign(g)
+            if a.grad is None:
+                a.grad = g  # as Warp: the array given becomes the gradient
+            else:
+                a.grad.assign(g)
         for entry in reversed(self.launches):
             if callable(entry):
                 entry()
@@ -126,6 +136,30 @@ class Tape:
         return adjoint_of(a)
 
 
+def _record_copy(dest, src) -> None:
+    """A copy made while a tape records (``assign``, ``clone``, ``wp.copy``): backward adds the
+    destination's gradient to the source's (Warp's adjoint of a copy)."""
+    if not recording or src.grad is None or dest.grad is None or src.grad.device.ordinal is not None:
+        return
+    src_grad, dest_grad = src.grad, dest.grad
+
+    def backward():
+        src_grad.numpy()[...] += dest_grad.numpy()
+
+    recording[-1].record_func(backward, [src, dest])
+
+
+copy_observers.append(_record_copy)
+
+
+def _with_struct_arrays(values):
+    """``values``, and the arrays that struct values among them hold (nested structs alike)."""
+    for v in values:
+        yield v
+        if has_array_fields(type(v)):
+            yield from _with_struct_arrays(getattr(v, name) for name, _ in v._fields)
+
+
 def field_snapshot(value) -> list:
     """(storage, copy) of every mesh array the pack kernel value ``value`` reaches."""
     pack = getattr(value, "_bw_pack_source", None)
@@ -165,6 +199,9 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
         if is_pack_type(t):  # a mesh pack: the same tables over its fields' gradients
             grads.append(_pack_adjoint(kernel, name, arg))
             continue
+        if has_array_fields(t):  # a struct holding arrays: the same struct over their gradients
+            grads.append(adj if type(adj) is t else gradient_struct(arg))
+            continue
         if not isinstance(t, ArrayType):
             continue
         if not isinstance(adj, array):
@@ -181,8 +218,8 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
         from .launch import make_packer
 
         names = tuple(n for n, _ in k.params) + tuple(f"adj_{n}" for (n, _), t in zip(k.params, inst.arg_types)
-                                                      if isinstance(t, ArrayType) or is_pack_type(t))
-        types = tuple(inst.arg_types) + tuple(t for t in inst.arg_types if isinstance(t, ArrayType) or is_pack_type(t))
+                                                      if has_adjoint_param(t))
+        types = tuple(inst.arg_types) + tuple(t for t in inst.arg_types if has_adjoint_param(t))
         packer = table[sig] = make_packer(types, tuple(sig) + tuple(types[len(sig):]), names)
     dims = launch_dims(dim, back, kernel)
     if dims is None:
@@ -195,6 +232,12 @@ _NULL: dict = {}
 
 def is_pack_type(t) -> bool:
     return getattr(t, "_bw_pack", None) is not None
+
+
+def has_adjoint_param(t) -> bool:
+    """Whether a kernel parameter of type ``t`` has an ``adj_`` parameter in the backward kernel: arrays,
+    mesh packs, and structs that hold arrays."""
+    return isinstance(t, ArrayType) or is_pack_type(t) or has_array_fields(t)
 
 
 def _pack_adjoint(kernel, name, value):

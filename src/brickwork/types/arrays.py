@@ -316,6 +316,8 @@ class array:  # noqa: N801 - Warp's spelling
         if data.shape != self._np.shape:
             raise ValueError(f"cannot assign data of shape {data.shape} to an array of shape {self._np.shape}")
         self._np[...] = data
+        if isinstance(src, array):
+            _copied(self, src)
         return self
 
     def __getitem__(self, key):
@@ -511,8 +513,22 @@ def clone(a: array, **kwargs) -> array:
     """A contiguous copy of ``a`` on ``a``'s device (``requires_grad`` as ``a`` unless given; the gradient
     starts at zero)."""
     if a.device.ordinal is not None:
-        return _grad_option(a.clone(), kwargs, a)
-    return _grad_option(array._wrap(np.ascontiguousarray(a._np).copy(), a.dtype, a.device), kwargs, a)
+        out = _grad_option(a.clone(), kwargs, a)
+    else:
+        out = _grad_option(array._wrap(np.ascontiguousarray(a._np).copy(), a.dtype, a.device), kwargs, a)
+    _copied(out, a)
+    return out
+
+
+#: Called as ``observe(dest, src)`` after an array is copied into another (``assign``, ``clone``,
+#: ``copy``): a recording ``wp.Tape`` records the copy's adjoint this way (the types layer cannot
+#: import the runtime).
+copy_observers: list = []
+
+
+def _copied(dest: array, src: array) -> None:
+    for observe in copy_observers:
+        observe(dest, src)
 
 
 def copy(dest: array, src: array, stream=None, **kwargs) -> None:

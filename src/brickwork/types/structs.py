@@ -176,3 +176,22 @@ def struct(cls):
 
 def is_struct_type(t) -> bool:
     return isinstance(t, type) and issubclass(t, StructBase) and t is not StructBase
+
+
+def has_array_fields(t) -> bool:
+    """Whether struct type ``t`` holds arrays, itself or in nested structs: its adjoint in a backward
+    kernel is then a struct of the same type that holds their gradients."""
+    return is_struct_type(t) and any(isinstance(ft, ArrayType) or has_array_fields(ft) for _, ft in t._fields)
+
+
+def gradient_struct(value):
+    """A struct of ``value``'s type whose array fields are the gradients of ``value``'s arrays (None
+    where an array has none), nested structs alike; its other fields keep their defaults."""
+    out = type(value)()
+    for name, t in value._fields:
+        field = getattr(value, name)
+        if isinstance(t, ArrayType) and field is not None:
+            object.__setattr__(out, name, field.grad)
+        elif has_array_fields(t) and field is not None:
+            object.__setattr__(out, name, gradient_struct(field))
+    return out
