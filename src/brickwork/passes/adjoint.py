@@ -81,9 +81,15 @@ def _periodic_split(nf) -> ir.IRFunction | None:
             cond = ir.IRCall("logical_and", [cond, p], bool_)
         whole = ir.IRSelect(cond, ir.IRConst(2**31, int64), ir.IRConst(0, int64), int64)
         upper[0] = whole if upper[0] is None else op("min", upper[0], whole)
+    # the replay's first statements, the same in both versions, run before the split: their locals keep
+    # one assignment each (prove_no_overflow's intervals of tid() and of the indices built from it)
+    p = 0
+    while p < min(len(interior.body), len(boundary.body)) and interior.body[p] is boundary.body[p]:
+        p += 1
     copy = ir.Rewriter()
-    split = ir.IRInteriorSplit(box.lower, upper, copy.stmts(interior.body), copy.stmts(boundary.body))
-    return replace(interior, body=[split], scatter_radius=inner_rows.radius, simd_innermost=inner_rows.simd)
+    split = ir.IRInteriorSplit(box.lower, upper, copy.stmts(interior.body[p:]), copy.stmts(boundary.body[p:]))
+    return replace(interior, body=copy.stmts(interior.body[:p]) + [split], scatter_radius=inner_rows.radius,
+                   simd_innermost=inner_rows.simd)
 
 
 def is_pack_type(t) -> bool:
