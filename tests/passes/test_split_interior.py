@@ -192,3 +192,37 @@ def test_a_kernel_left_unsplit_still_computes_the_same():
     out = wp.zeros(4, dtype=wp.float32)
     wp.launch(not_affine, dim=4, inputs=[wp.array(a), out, 4])
     np.testing.assert_array_equal(out.numpy(), [1.0, 0.0, 1.0, 0.0])
+
+
+@wp.kernel
+def named_guard(a: wp.array(dtype=float), out: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    last = n - 1
+    inside = i > 0 and i < last
+    if inside:
+        out[i] = a[i - 1] + a[i + 1]
+    if inside:  # a second test of the same guard: known in the box too
+        out[i] = out[i] * 2.0
+    else:
+        out[i] = -1.0
+
+
+def test_a_guard_held_in_locals_splits_and_every_test_of_it_is_known_in_the_box():
+    fn = _lowered(named_guard, [wp.array(dtype=float), wp.array(dtype=float), wp.int32])
+    split = fn.body[-1]
+    assert isinstance(split, ir.IRInteriorSplit)
+    assert not ir.contains(split.interior, ir.IRIf) and ir.contains(split.boundary, ir.IRIf)
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 8])
+@pytest.mark.parametrize("n_delta", [0, -1, -3])
+def test_a_guard_held_in_locals_equals_numpy(size, n_delta):
+    n = size + n_delta
+    a = np.random.default_rng(size).random(size, dtype=np.float32)
+    out = wp.zeros(size, dtype=wp.float32)
+    wp.launch(named_guard, dim=size, inputs=[wp.array(a), out, n])
+    want = np.full(size, -1.0, dtype=np.float32)
+    for i in range(size):
+        if 0 < i < n - 1:
+            want[i] = 2.0 * (a[i - 1] + a[i + 1])
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-6)

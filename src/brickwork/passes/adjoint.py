@@ -28,10 +28,11 @@ from ..builtins.table import resolve
 from ..types.arrays import ArrayType, type_name
 from ..types.composite import is_matrix_type, vector
 from ..types.opaque import TupleType
-from ..types.scalars import bool_, int32
+from ..types.scalars import bool_, int32, int64
 from ..types.structs import has_array_fields, is_struct_type
 from .adjoint_normal_form import IRCustomAdjoint, LoopInfo, _not_differentiable, _path, normal_form
-from .build import Locals, i32
+from .adjoint_wrap import periodic_interior
+from .build import Locals, i32, op
 
 
 def adjoint_param_name(name: str) -> str:
@@ -46,7 +47,49 @@ def adjoint_kernel(fn: ir.IRFunction, phased_rows: bool = True) -> ir.IRFunction
     rows = _row_offsets(nf.fn)
     if not phased_rows:
         rows.radius = None
+    elif rows.radius is None and nf.fn.is_kernel:
+        split = _periodic_split(nf)
+        if split is not None:
+            return split
     return _Adjoint(nf.fn, nf.loops, rows, team_threads=not phased_rows).build()
+
+
+def _periodic_split(nf) -> ir.IRFunction | None:
+    """A backward kernel whose wrapped (``%``) indices are row offsets inside a box of the launch
+    (``adjoint_wrap``): the box runs a version with phased plain adds that assumes every adjoint
+    array it uses was passed; the other points run the original version, with atomic adds, after
+    the box's (``IRInteriorSplit``; the CPU target's ``_phased_split_loops``)."""
+    if any(isinstance(n, ir.IRLAOuter) for n in ir.walk(nf.fn.body)):
+        return None
+    box = periodic_interior(nf.fn)
+    if box is None:
+        return None
+    inner_fn = replace(nf.fn, body=box.body)  # shares the locals: both versions declare theirs in one table
+    inner_rows = _row_offsets(inner_fn)
+    if inner_rows.radius is None:
+        return None
+    inner = _Adjoint(inner_fn, nf.loops, inner_rows, assume_grads=True)
+    interior = inner.build()
+    rows = _row_offsets(nf.fn)
+    rows.radius = None
+    boundary = _Adjoint(nf.fn, nf.loops, rows).build()
+    upper = list(box.upper)
+    if inner.assumed:  # an empty box unless every adjoint array the interior assumes was passed
+        passed = [ir.IRCall("gt", [ir.IRArrayShape(a, 0, int32), i32(0)], bool_) for a in inner.assumed.values()]
+        cond = passed[0]
+        for p in passed[1:]:
+            cond = ir.IRCall("logical_and", [cond, p], bool_)
+        whole = ir.IRSelect(cond, ir.IRConst(2**31, int64), ir.IRConst(0, int64), int64)
+        upper[0] = whole if upper[0] is None else op("min", upper[0], whole)
+    # the replay's first statements, the same in both versions, run before the split: their locals keep
+    # one assignment each (prove_no_overflow's intervals of tid() and of the indices built from it)
+    p = 0
+    while p < min(len(interior.body), len(boundary.body)) and interior.body[p] is boundary.body[p]:
+        p += 1
+    copy = ir.Rewriter()
+    split = ir.IRInteriorSplit(box.lower, upper, copy.stmts(interior.body[p:]), copy.stmts(boundary.body[p:]))
+    return replace(interior, body=copy.stmts(interior.body[:p]) + [split], scatter_radius=inner_rows.radius,
+                   simd_innermost=inner_rows.simd)
 
 
 def is_pack_type(t) -> bool:
@@ -137,8 +180,11 @@ def _flat_component(v, k):
 
 
 class _Adjoint:
-    def __init__(self, fn: ir.IRFunction, loops: dict, rows: "_RowOffsets", team_threads: bool = False):
+    def __init__(self, fn: ir.IRFunction, loops: dict, rows: "_RowOffsets", team_threads: bool = False,
+                 assume_grads: bool = False):
         self.fn = fn
+        self.assume_grads = assume_grads
+        self.assumed: dict = {}  # adjoint array parameters whose test ``has_grad`` left out -> the parameter
         # a slice of a hierarchical tag is a team of threads (GPU targets): the outer body's locals are
         # per thread, so their adjoints cannot gather what every thread's visits contribute
         self.team_threads = team_threads
@@ -230,7 +276,16 @@ class _Adjoint:
                 out.append(ir.IRAtomicAdd(ir.IRField(place, name, ft), ir.IRField(value, name, ft)))
 
     def has_grad(self, adj_arr):
+        """The test that the adjoint array was passed (not empty), or None where the kernel may assume
+        it (``assume_grads``: a version of the body that runs only when every one it tests was)."""
+        if self.assume_grads and any(adj_arr.name == p.name for p in self.adj_arrays.values()):
+            self.assumed[adj_arr.name] = adj_arr
+            return None
         return ir.IRCall("gt", [ir.IRArrayShape(adj_arr, 0, int32), i32(0)], bool_)
+
+    def if_grad(self, adj_arr, stmts: list) -> list:
+        cond = self.has_grad(adj_arr)
+        return stmts if cond is None else [ir.IRIf(cond, stmts, [])]
 
     # -- forward replay ----------------------------------------------------------------------------
     def forward(self, stmts, record: bool, skip: tuple = ()) -> list:
@@ -461,7 +516,7 @@ class _Adjoint:
                     g = self.locals.new("_ad_g", value.type)
                     read = _rebase(path, ir.IRArrayElem(adj_arr, root.indices, root.type))
                     out.append(ir.IRAssign(g, zero(value.type)))
-                    out.append(ir.IRIf(self.has_grad(adj_arr), [ir.IRAssign(g, read)], []))
+                    out.extend(self.if_grad(adj_arr, [ir.IRAssign(g, read)]))
                     self.accumulate(value, g, out)
             elif carries_adjoint(root.type):  # x.path = v
                 self.hand_over(_rebase(path, self.adj_of(root)), value, out)
@@ -515,7 +570,7 @@ class _Adjoint:
                 self._atomic_add_fields(place, g, update)
             else:
                 update.append(ir.IRExprStmt(ir.IRCall("atomic_add", [adj_arr, *value.indices, g], value.type)))
-            out.append(ir.IRIf(self.has_grad(adj_arr), update, []))
+            out.extend(self.if_grad(adj_arr, update))
         elif isinstance(value, ir.IRLAViewElem):
             place = self.adj_view_elem(value)
             if self.team_threads or self.slice_loop != "bvoi":  # other slices (threads) reach the same cells
@@ -564,18 +619,20 @@ class _Adjoint:
         read = [ir.IRAssign(g, ir.IRArrayElem(adj_arr, idx, value.type))]
         out.append(ir.IRAssign(g, zero(value.type)))
         if call.op in ("atomic_add", "atomic_sub", "atomic_exch"):
-            out.append(ir.IRIf(self.has_grad(adj_arr), read, []))
+            out.extend(self.if_grad(adj_arr, read))
             self.accumulate(value, g if call.op != "atomic_sub" else ir.IRCall("neg", [g], g.type), out)
         elif call.op in ("atomic_min", "atomic_max"):  # the value that won receives the adjoint (as Warp)
             current = ir.IRArrayElem(arr, idx, value.type)
             shape = getattr(value.type, "_shape", None)
             if shape is None:
                 won = ir.IRCall("eq", [current, value], bool_)
-                out.append(ir.IRIf(ir.IRCall("logical_and", [self.has_grad(adj_arr), won], bool_), read, []))
+                has = self.has_grad(adj_arr)
+                test = won if has is None else ir.IRCall("logical_and", [has, won], bool_)
+                out.append(ir.IRIf(test, read, []))
                 self.accumulate(value, g, out)
                 return
             # vectors and matrices are compared component by component: each component that won gets its adjoint
-            out.append(ir.IRIf(self.has_grad(adj_arr), read, []))
+            out.extend(self.if_grad(adj_arr, read))
             dtype = value.type._dtype
             comps = []
             for k in range(math.prod(shape)):

@@ -14,9 +14,19 @@ known inside a box of the grid. The statements from that ``if`` on become an ``I
 inside the box, the ``if`` is replaced by the branch it takes there; elsewhere the original
 statements run. The target loops over the box without the test (see ``targets/cpu/unit.py``).
 
+The condition may also be a local assigned once, by a top-level statement before the ``if``,
+from such a conjunction (the flattened form of backward kernels: ``t = gt(i, 0)``, ``c = logical_and(t,
+u)``, ``if c``); the pass looks through such locals, and since their value is known in the box,
+every later ``if`` on the same local also runs only its taken branch there (a backward kernel tests
+its guard once for the forward replay and once for the reverse sweep).
+
 Only the interpretation of the condition changes, never its value: the bounds are the guard's
 own expressions, evaluated once per launch in the same arithmetic, so both versions agree at
 every point (where ``tid + c`` could wrap in int32, the box stops short of the points where it does).
+
+Backward kernels with ``scatter_radius`` split too: the target runs their interior points in its
+phases first, then the rest (``targets/cpu/unit.py``), so the interior's reverse sweep runs
+without the guard.
 """
 
 from __future__ import annotations
@@ -25,7 +35,8 @@ from dataclasses import dataclass
 
 from .. import ir
 from ..ir.analysis import assignment_counts
-from ..types.scalars import int32, int64
+from ..ir.printer import expr as show
+from ..types.scalars import bool_, int32, int64
 from .build import op
 
 _FLIP = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}  # a OP b == b FLIP[OP] a
@@ -39,7 +50,7 @@ class SplitInterior:
 
     def run(self, fn: ir.IRFunction) -> ir.IRFunction:
         fn = ir.Rewriter().function(fn)
-        if not fn.is_kernel or fn.scatter_radius is not None:  # phased backward kernels keep one loop nest
+        if not fn.is_kernel:
             return fn
         analysis = _Guards(fn)
         for pos, s in enumerate(fn.body):
@@ -49,14 +60,47 @@ class SplitInterior:
             if found is None:
                 continue
             taken, bounds = found
-            lower, upper = analysis.box(bounds)
             rest = fn.body[pos + 1:]
-            copy = ir.Rewriter()
+            guard = s.cond.name if isinstance(s.cond, ir.IRLocal) else None
+            # a backward kernel's tests that an adjoint array was passed are launch-invariant: the interior
+            # assumes them, and is empty in a launch where one fails
+            copy = _KnownGuard(guard, taken, analysis if fn.scatter_radius is not None else None)
             interior = copy.stmts((s.body if taken else s.orelse) + rest)
+            if copy.assumed:
+                bounds.append((0, "upper", _only_if(copy.assumed)))
+            lower, upper = analysis.box(bounds)
             split = ir.IRInteriorSplit(lower, upper, interior, fn.body[pos:])
             fn.body = fn.body[:pos] + [split]
             break
         return fn
+
+
+class _KnownGuard(ir.Rewriter):
+    """Copies the interior's statements where the guard local ``name`` is known to be ``taken``:
+    an ``if`` on it becomes its taken branch, any other read the constant. With ``invariant`` (the
+    guard analysis), an ``if`` whose test is a launch-invariant comparison also becomes its body, the
+    test kept in ``assumed`` (the box must be empty where one fails)."""
+
+    def __init__(self, name: str | None, taken: bool, invariant: "_Guards | None" = None):
+        self.name, self.taken, self.invariant = name, taken, invariant
+        self.assumed: list = []
+
+    def r_IRIf(self, s: ir.IRIf):
+        if isinstance(s.cond, ir.IRLocal) and s.cond.name == self.name:
+            return self.stmts(s.body if self.taken else s.orelse)
+        cond = s.cond
+        if (self.invariant is not None and isinstance(cond, ir.IRCall) and cond.op in _FLIP
+                and all(self.invariant._invariant(a) for a in cond.args)):
+            test = _Inline(self.invariant.defs).expr(cond)
+            if all(show(test) != show(t) for t in self.assumed):
+                self.assumed.append(test)
+            return self.stmts(s.body)
+        return self.copy(s)
+
+    def r_IRLocal(self, e: ir.IRLocal):
+        if e.name == self.name:
+            return ir.IRConst(self.taken, e.type)
+        return self.copy(e)
 
 
 class _Guards:
@@ -67,6 +111,7 @@ class _Guards:
         self.counts = assignment_counts(fn.body)
         self.params = {name: t for name, t in fn.params if self.counts.get(name, 0) == 0}
         self.tid_of: dict[str, int] = {}
+        self.defs: dict = {}  # single-assignment locals of top-level statements before the if -> value
 
     def interior(self, s: ir.IRIf, before: list):
         """``(taken, bounds)``: the branch the ``if`` takes in the box and the box's bounds, or None.
@@ -75,9 +120,11 @@ class _Guards:
         otherwise the box is where it is true (the branch that does the work), else where it is false.
         """
         # tid locals: assigned once in the kernel, from tid(d), by a top-level statement before the if
-        self.tid_of = {t.target.name: t.value.dim for t in before
-                       if isinstance(t, ir.IRAssign) and isinstance(t.target, ir.IRLocal)
-                       and isinstance(t.value, ir.IRTid) and self.counts.get(t.target.name) == 1}
+        param_names = {name for name, _ in self.fn.params}  # a parameter assigned once holds two values
+        self.defs = {t.target.name: t.value for t in before
+                     if isinstance(t, ir.IRAssign) and isinstance(t.target, ir.IRLocal)
+                     and self.counts.get(t.target.name) == 1 and t.target.name not in param_names}
+        self.tid_of = {name: v.dim for name, v in self.defs.items() if isinstance(v, ir.IRTid)}
         exit_guard = len(s.body) == 1 and isinstance(s.body[0], ir.IRReturn) and s.body[0].value is None
         for want in ((False,) if exit_guard else (True, False)):
             atoms = self._atoms(s.cond, want)
@@ -89,6 +136,8 @@ class _Guards:
 
     def _atoms(self, cond, want: bool):
         """Comparisons that must all have their given truth value for ``cond`` to be ``want``."""
+        if isinstance(cond, ir.IRLocal) and cond.name in self.defs and cond.type is bool_:
+            return self._atoms(self.defs[cond.name], want)
         if isinstance(cond, ir.IRCall):
             if cond.op == "logical_not" and len(cond.args) == 1:
                 return self._atoms(cond.args[0], not want)
@@ -119,7 +168,7 @@ class _Guards:
         side = "upper" if relation in ("lt", "le") else "lower"
         if _int_const(other) is not None:
             return out + [(dim, side, ir.IRConst(_int_const(other) + adjust, int64))]
-        value = ir.Rewriter().expr(other)
+        value = _Inline(self.defs).expr(other)
         if value.type != int64:
             value = ir.IRCast(value, int64)
         if adjust:
@@ -136,6 +185,10 @@ class _Guards:
             return self._tid_side(e.arg)
         if isinstance(e, ir.IRLocal) and e.name in self.tid_of:
             return self.tid_of[e.name], 0, 0
+        if isinstance(e, ir.IRTid):
+            return e.dim, 0, 0
+        if isinstance(e, ir.IRLocal) and e.name in self.defs:
+            return self._tid_side(self.defs[e.name])
         if isinstance(e, ir.IRCall) and e.op in ("add", "sub") and len(e.args) == 2:
             a, b = e.args
             if e.op == "add" and _int_const(a) is not None:
@@ -157,6 +210,8 @@ class _Guards:
         """Whether ``e`` is the same at every grid point: constants, unassigned parameters, their shapes."""
         if _int_const(e) is not None:
             return True
+        if isinstance(e, ir.IRLocal) and e.name in self.defs:
+            return e.type in (int32, int64) and self._invariant(self.defs[e.name])
         if isinstance(e, ir.IRLocal):
             return e.name in self.params and e.type in (int32, int64)
         if isinstance(e, ir.IRArrayShape):
@@ -175,6 +230,27 @@ class _Guards:
             into, join = (lower, "max") if side == "lower" else (upper, "min")
             into[dim] = value if into[dim] is None else op(join, into[dim], value)
         return lower, upper
+
+
+class _Inline(ir.Rewriter):
+    """A copy of a bound with the locals it reads replaced by their (invariant) definitions: bounds are
+    evaluated once per launch, outside the body."""
+
+    def __init__(self, defs: dict):
+        self.defs = defs
+
+    def r_IRLocal(self, e: ir.IRLocal):
+        if e.name in self.defs:
+            return self.expr(self.defs[e.name])
+        return self.copy(e)
+
+
+def _only_if(tests: list):
+    """An upper bound of the box: no bound where every test holds, 0 (an empty box) otherwise."""
+    cond = tests[0]
+    for t in tests[1:]:
+        cond = ir.IRCall("logical_and", [cond, t], bool_)
+    return ir.IRSelect(cond, ir.IRConst(2**31, int64), ir.IRConst(0, int64), int64)
 
 
 def _int_const(e):

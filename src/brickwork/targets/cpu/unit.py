@@ -139,7 +139,8 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
     omp = f"if(h.parallel) num_threads(h.nthreads){private}"
     if split is not None:
         lines += _interior_box(r, split, dims)
-        lines += _split_loops(fn, dims, args, omp)
+        lines += _phased_split_loops(fn, dims, args, omp) if fn.scatter_radius is not None else \
+            _split_loops(fn, dims, args, omp)
         lines += ["}", ""]
         return lines
     call = f"body<UNIT>({args});"
@@ -195,6 +196,61 @@ def _phased_loops(fn: ir.IRFunction, dims: int, call: str, omp: str) -> list[str
             lines.append(pad + simd)
         lines.append(pad + f"for (int32_t t{d} = 0; t{d} < n{d}; ++t{d})" + (f" {call}" if d == dims - 1 else ""))
     lines += ["        }", "    }"]
+    return lines
+
+
+def _phased_split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str) -> list[str]:
+    """A split backward kernel with ``scatter_radius``: the phases of ``_phased_loops`` twice, first
+    over the interior box's points (``body_interior``, simd innermost loop when allowed), then over
+    the others (``body``, no simd). The boundary version may add atomically where the interior adds
+    plainly (``passes/adjoint_wrap.py``): a plain add never runs beside an atomic one."""
+    radius = fn.scatter_radius
+    boundary, interior = f"body<UNIT>({args});", f"body_interior<UNIT>({args});"
+    lines = ["    const int32_t nt = h.parallel ? (h.nthreads > 0 ? h.nthreads : 1) : 1;",
+             "    int64_t chunk = ((int64_t)n0 + 2 * nt - 1) / (2 * nt);",
+             f"    if (chunk < {2 * radius + 1}) chunk = {2 * radius + 1};",
+             "    const int64_t nchunks = ((int64_t)n0 + chunk - 1) / chunk;",
+             "    for (int pass = 0; pass < 2; ++pass) {",
+             "    for (int phase = 0; phase < 2; ++phase) {",
+             f"        #pragma omp parallel for {omp} schedule(static, 1)",
+             "        for (int64_t c = phase; c < nchunks; c += 2) {",
+             "            const int32_t c_lo = (int32_t)(c * chunk);",
+             "            const int32_t c_hi = (int32_t)((c + 1) * chunk < n0 ? (c + 1) * chunk : n0);",
+             "            const int32_t in_lo = c_lo > lo0 ? c_lo : lo0;",
+             "            const int32_t in_hi = c_hi < hi0 ? c_hi : hi0;",
+             "            if (pass == 0) {"]
+    pad = "                "
+    simd = [pad + "    " * (dims - 1) + "#pragma omp simd"] if fn.simd_innermost else []
+    if dims == 1:
+        lines += simd + [pad + f"for (int32_t t0 = in_lo; t0 < in_hi; ++t0) {interior}"]
+    else:
+        lines.append(pad + "for (int32_t t0 = in_lo; t0 < in_hi; ++t0)")
+        for d in range(1, dims):
+            inner = pad + "    " * d
+            if d == dims - 1:
+                lines += simd
+            lines.append(inner + f"for (int32_t t{d} = lo{d}; t{d} < hi{d}; ++t{d})"
+                         + (f" {interior}" if d == dims - 1 else ""))
+    lines.append("            } else {")
+    if dims == 1:
+        lines += [pad + f"for (int32_t t0 = c_lo; t0 < (c_hi < lo0 ? c_hi : lo0); ++t0) {boundary}",
+                  pad + f"for (int32_t t0 = (c_lo > hi0 ? c_lo : hi0); t0 < c_hi; ++t0) {boundary}"]
+    else:
+        last = dims - 1
+        lines.append(pad + "for (int32_t t0 = c_lo; t0 < c_hi; ++t0) {")
+        for d in range(1, last):
+            lines.append(pad + "    " * d + f"for (int32_t t{d} = 0; t{d} < n{d}; ++t{d}) {{")
+        inner = pad + "    " * last
+        inside = " && ".join(f"t{d} >= lo{d} && t{d} < hi{d}" for d in range(last))
+        lines += [inner + f"if ({inside}) {{",
+                  inner + f"    for (int32_t t{last} = 0; t{last} < lo{last}; ++t{last}) {boundary}",
+                  inner + f"    for (int32_t t{last} = hi{last}; t{last} < n{last}; ++t{last}) {boundary}",
+                  inner + "} else {",
+                  inner + f"    for (int32_t t{last} = 0; t{last} < n{last}; ++t{last}) {boundary}",
+                  inner + "}"]
+        for d in range(last - 1, -1, -1):
+            lines.append(pad + "    " * d + "}")
+    lines += ["            }", "        }", "    }", "    }"]
     return lines
 
 
