@@ -346,7 +346,9 @@ class _CpuRows(ir.Rewriter):
         """Stages with i-only halos, fused per row (k, j): each stage over the row's i span, in
         order, with scratch for one k plane (see ``row_fusion``). The cells each stage visits are those
         of the unfused loops: with the memory tag and ``ij_slab`` pieces a row's span runs on
-        through the ghost cells up to the next row of its plane, as the plane's span does."""
+        through the ghost cells up to the next row of its plane, as the plane's span does; a bovi
+        chunk's rows are cut where the chunk starts and ends, and a stage grown by di in [lo, hi]
+        visits [i0 + lo, i1 + hi] of each row, as the merged spans of the unfused loops do."""
         out: list = []
         self.row = plan
         self.row_base = self.locals.new("_la_row", int32)
@@ -355,8 +357,18 @@ class _CpuRows(ir.Rewriter):
         kv, jv = self.locals.new("_la_k", int32), self.locals.new("_la_j", int32)
         start, end = self.slice.start, self.slice.end
         row: list = []
+        j0, j1, first_i, last_i = start[1], end[1], start[2], end[2]
+        if self.cfg.loop == "bovi":
+            # a chunk of logical cells: its first and last rows may be partial, the others are whole
+            g = _geom
+            j0 = ir.IRSelect(op("eq", kv, start[0]), start[1], g("js"), int32)
+            j1 = ir.IRSelect(op("eq", kv, end[0]), end[1], g("je"), int32)
+            first_i = self.tmp(ir.IRSelect(op("eq", kv, start[0]), ir.IRSelect(
+                op("eq", jv, start[1]), start[2], g("is"), int32), g("is"), int32), row)
+            last_i = self.tmp(ir.IRSelect(op("eq", kv, end[0]), ir.IRSelect(
+                op("eq", jv, end[1]), end[2], g("ie"), int32), g("ie"), int32), row)
         for stage, (lo, hi) in zip(plan.stages, plan.spans):
-            i0, i1 = op("add", start[2], i32(lo)), op("add", end[2], i32(hi))
+            i0, i1 = op("add", first_i, i32(lo)), op("add", last_i, i32(hi))
             if stage.inner == "memory":
                 m0 = self.tmp(_mflat(kv, jv, i0), row)
                 last = _mflat(kv, jv, i1)
@@ -368,7 +380,7 @@ class _CpuRows(ir.Rewriter):
                 iv = self.locals.new("_la_i", int32)
                 row.append(self.loop(iv, i0, i1, self.visit(stage, (kv, jv, iv)), simd=stage.simd))
         plane = [ir.IRAssign(self.row_base, op("add", _mflat(kv, i32(0), i32(0)), i32(plan.cmin))),
-                 self.loop(jv, start[1], end[1], row)]
+                 self.loop(jv, j0, j1, row)]
         out.append(self.loop(kv, start[0], end[0], plane))
         self.row = None
         return out
