@@ -109,14 +109,16 @@ LOSS_REASONS: dict[tuple[str, str], str] = {
     "the interior.",
     ("la_laplacian3d_f32_bvoi_memory", "C"): "The memory tag also computes the ghost cells inside its "
     "contiguous spans (a few % more work).",
-    ("la_recon_flux_f64_bovi_logical_flat", "C"): "Both stages run row by row (row fusion) as in C; "
-    "brickwork compiles without FMA contraction (results equal numpy's bit for bit) where the C reference "
-    "contracts. The other tag pair: {la_recon_flux_f64_bvoi_memory} (bvoi + memory).",
-    ("la_recon_flux_f64_bvoi_memory", "C"): "Row fusion as in C, but the memory tag's rows run on through "
-    "the ghost cells to the next row (about 8 % more cells per row than C's interior faces), and no FMA "
-    "contraction (see bovi). The other tag pair: {la_recon_flux_f64_bovi_logical_flat} (bovi + logical_flat).",
+    ("la_recon_flux_f64_bovi_logical_flat", "C"): "Both stages run row by row with plane-sized scratch, as "
+    "the C runs them per row; brickwork asks g++ for 512-bit vectors on AVX-512 CPUs (units' "
+    "prefer-vector-width=512, which speeds up the hydro kernels) where the C reference keeps g++'s 256: on short "
+    "rows of this light kernel the wider vectors are slower (the C compiled with 512-bit vectors loses about as "
+    "much). The other tag pair: {la_recon_flux_f64_bvoi_memory} (bvoi + memory).",
+    ("la_recon_flux_f64_bvoi_memory", "C"): "Row by row as in C, with 512-bit vectors (see bovi + "
+    "logical_flat), and the memory tag's rows run on through the ghost cells to the next row (about 7 % more "
+    "cells than C's). The other tag pair: {la_recon_flux_f64_bovi_logical_flat} (bovi + logical_flat).",
     ("la_recon_flux_f64", "numba"): "Numba reconstructs both states of a face where it uses them (no "
-    "scratch) and contracts to FMA.",
+    "scratch between the stages).",
     ("hydro_kh_step", "C"): "Its target is below 1 (see the table); read small differences against the spread of "
     "the timings.",
     ("scale_f16", "C"): "brickwork stores float16 as bits and converts in portable software "
