@@ -328,18 +328,26 @@ class _CpuRows(ir.Rewriter):
         return op("add", op("mul", op("add", op("mul", op("sub", k, ks), nj), op("sub", j, js)), ni), op("sub", i, is_))
 
     def rows(self, s, first, last, ext, out):
-        """Visit logical flat span [first, last] of box ``ext`` row by row (a division per row only)."""
+        """Visit logical flat span [first, last] of box ``ext`` row by row: the first cell decoded
+        once, then (k, j) step to the next row of the box (no division per row)."""
         ks, js, is_, nj, ni = ext
         f = self.locals.new("_la_f", int32)
         out.append(ir.IRAssign(f, first))
+        k, j, i0 = (self.locals.new(f"_la_r{c}", int32) for c in "kji")
+        for var, value in zip((k, j, i0), self.decode(f, ext, out)):
+            out.append(ir.IRAssign(var, value))
         body: list = []
-        k, j, i0 = self.decode(f, ext, body)
         col = op("sub", i0, is_)
         length = self.tmp(op("min", op("sub", ni, col), op("add", op("sub", last, f), i32(1))), body)
         iv = self.locals.new("_la_i", int32)
         inner = self.visit(s, (k, j, iv))
         body.append(self.loop(iv, i0, op("sub", op("add", i0, length), i32(1)), inner, simd=s.simd))
         body.append(ir.IRAssign(f, op("add", f, length)))
+        next_j = self.tmp(op("add", j, i32(1)), body)
+        wraps = op("eq", next_j, op("add", js, nj))  # past the box's last row: the next plane
+        body.append(ir.IRAssign(k, ir.IRSelect(wraps, op("add", k, i32(1)), k, int32)))
+        body.append(ir.IRAssign(j, ir.IRSelect(wraps, js, next_j, int32)))
+        body.append(ir.IRAssign(i0, is_))
         out.append(ir.IRWhile(op("le", f, last), body))
 
     def fused_rows(self, plan: row_fusion.RowFusion) -> list:
