@@ -85,10 +85,27 @@ def test_golden_fused_rows(inner):
     assert len([s for s in jloop.body if isinstance(s, ir.IRFor) and s.simd]) == 2  # both stages per row
 
 
+@pytest.mark.parametrize("inner", ["logical_flat", "logical_coords"])
+def test_golden_fused_rows_of_a_bovi_chunk(inner):
+    """A bovi chunk's rows: the j loop and the first and last row's i span are cut where the chunk
+    starts and ends (selects on k and j), both stages run per row."""
+    _, pack, space = _setup("bovi", inner, chunk=5)
+    out = run(typed_la_body(_recon(pack, space), space), InlineLocalFunctions(), ExpandLoopAbstraction())
+    check_golden(f"expand_loop_abstraction.fused_rows_bovi_{inner}", out)
+    assert _fused(out)
+    (kloop,) = [s for s in out.body if isinstance(s, ir.IRFor)]
+    base, jloop = kloop.body
+    assert isinstance(base, ir.IRAssign) and base.target.name.startswith("_la_row")
+    assert isinstance(jloop.start, ir.IRSelect)  # the chunk's first row in its first plane
+    assert len([s for s in jloop.body if isinstance(s, ir.IRFor) and s.simd]) == 2
+    assert not ir.contains(out.body, ir.IRWhile)  # no row-by-row divisions
+
+
 @pytest.mark.parametrize(("loop", "inner", "chunk"), [
     ("bvoi", "memory", la.ij_slab), ("bvoi", "memory", la.i_pencil), ("bvoi", "memory", la.kji_cube),
     ("bvoi", "logical_flat", la.ij_slab), ("bvoi", "logical_coords", la.ij_slab),
-    ("bovi", "logical_flat", la.ij_slab), ("bovi", "memory", la.ij_slab),
+    ("bovi", "logical_flat", la.ij_slab), ("bovi", "memory", la.ij_slab), ("bovi", "logical_coords", la.i_pencil),
+    ("bovi", "logical_flat", 7), ("bovi", "logical_flat", la.kji_cube),
 ])
 @pytest.mark.parametrize(("nx", "block_nx"), [((8, 8, 8), (4, 4, 4)), ((16, 4, 2), (8, 2, 2)), ((6, 6), (3, 6)),
                                               ((10,), (5,))])
@@ -96,7 +113,7 @@ def test_results_equal_numpy_fused_or_not(loop, inner, chunk, nx, block_nx):
     mesh, pack, space = _setup(loop, inner, nx, block_nx, chunk)
     body = _recon(pack, space)
     fn = run(typed_la_body(body, space), InlineLocalFunctions(), ExpandLoopAbstraction())
-    assert _fused(fn) is (loop == "bvoi" and chunk is not la.kji_cube)
+    assert _fused(fn) is ((loop == "bvoi" and chunk is not la.kji_cube) or (loop == "bovi" and inner != "memory"))
     la.outer(space, body)
     q = mesh.data("fuse_q")[:, 0]
     flux = mesh.field("fuse_q").flux[:, 0]
@@ -121,6 +138,28 @@ def test_a_j_halo_is_not_fused():
             fv[Q(), idx] = s[idx - dx2]
 
     space.add_per_point_scratch(wp.float64, halo=la.halo.minus_j)
+    assert not _fused(run(typed_la_body(body, space), InlineLocalFunctions(), ExpandLoopAbstraction()))
+
+
+def test_a_bovi_stage_whose_i_offsets_have_a_gap_is_not_fused():
+    """Unfused, a chunk of one short row grown by di in {-2, 0} skips the cell at di = -1 of a
+    row: fused loops would visit it (a flux view write the unfused loops never make)."""
+    gap = la.halo.make([(0, 0, -2), (0, 0, 0)])
+    _, pack, space = _setup("bovi", "logical_flat", chunk=1)
+    space.add_per_point_scratch(wp.float64, halo=gap)
+    dx1 = space.get_delta(wp.X1DIR)
+
+    def body(rng, b):
+        hr = rng.add_halo(gap)
+        s = la.get_per_point_scratch(wp.float64, hr)
+        pv = la.make_pack_view(rng, pack)
+        for idx in la.inner(hr):
+            s[idx] = pv[Q(), idx]
+        rng.team_barrier()
+        fv = la.make_flux_pack_view(rng, pack, wp.X1DIR)
+        for idx in la.inner(rng):
+            fv[Q(), idx] = s[idx - dx1 - dx1]
+
     assert not _fused(run(typed_la_body(body, space), InlineLocalFunctions(), ExpandLoopAbstraction()))
 
 
@@ -206,4 +245,26 @@ def test_fused_rows_equal_stage_after_stage(blocks, counts, inner, chunk):
             la.outer(space, body)
         q = mesh.data("fuse_q")[:, 0]
         results.append(mesh.field("fuse_q").flux[:, 0][:, G:q.shape[1] - G, G:q.shape[2] - G, G:q.shape[3] - G + 1])
+    np.testing.assert_array_equal(results[0], results[1])
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(blocks=st.tuples(st.integers(2, 5), st.integers(2, 4), st.integers(2, 3)),
+       counts=st.tuples(st.integers(1, 2), st.integers(1, 2), st.integers(1, 2)),
+       inner=st.sampled_from(["logical_flat", "logical_coords"]),
+       chunk=st.one_of(st.sampled_from([la.ij_slab, la.i_pencil, la.kji_cube]), st.integers(1, 40)))
+def test_fused_bovi_chunks_equal_stage_after_stage(blocks, counts, inner, chunk):
+    """Property: bovi chunks of any size (rows cut anywhere) fused row by row leave every face,
+    ghost faces included, exactly as the stage-after-stage loops do."""
+    nx = tuple(b * c for b, c in zip(blocks, counts))
+    results = []
+    for fuse in (True, False):
+        mesh, pack, space = _setup("bovi", inner, nx, blocks, chunk)
+        body = _recon(pack, space)
+        with pytest.MonkeyPatch.context() as m:
+            if not fuse:
+                m.setattr(row_fusion, "plan", lambda outer, counts: None)
+                m.setattr(config, "cache_dir", _UNFUSED_CACHE)
+            la.outer(space, body)
+        results.append(mesh.field("fuse_q").flux.copy())
     np.testing.assert_array_equal(results[0], results[1])

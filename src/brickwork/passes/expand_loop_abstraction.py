@@ -328,25 +328,35 @@ class _CpuRows(ir.Rewriter):
         return op("add", op("mul", op("add", op("mul", op("sub", k, ks), nj), op("sub", j, js)), ni), op("sub", i, is_))
 
     def rows(self, s, first, last, ext, out):
-        """Visit logical flat span [first, last] of box ``ext`` row by row (a division per row only)."""
+        """Visit logical flat span [first, last] of box ``ext`` row by row: the first cell decoded
+        once, then (k, j) step to the next row of the box (no division per row)."""
         ks, js, is_, nj, ni = ext
         f = self.locals.new("_la_f", int32)
         out.append(ir.IRAssign(f, first))
+        k, j, i0 = (self.locals.new(f"_la_r{c}", int32) for c in "kji")
+        for var, value in zip((k, j, i0), self.decode(f, ext, out)):
+            out.append(ir.IRAssign(var, value))
         body: list = []
-        k, j, i0 = self.decode(f, ext, body)
         col = op("sub", i0, is_)
         length = self.tmp(op("min", op("sub", ni, col), op("add", op("sub", last, f), i32(1))), body)
         iv = self.locals.new("_la_i", int32)
         inner = self.visit(s, (k, j, iv))
         body.append(self.loop(iv, i0, op("sub", op("add", i0, length), i32(1)), inner, simd=s.simd))
         body.append(ir.IRAssign(f, op("add", f, length)))
+        next_j = self.tmp(op("add", j, i32(1)), body)
+        wraps = op("eq", next_j, op("add", js, nj))  # past the box's last row: the next plane
+        body.append(ir.IRAssign(k, ir.IRSelect(wraps, op("add", k, i32(1)), k, int32)))
+        body.append(ir.IRAssign(j, ir.IRSelect(wraps, js, next_j, int32)))
+        body.append(ir.IRAssign(i0, is_))
         out.append(ir.IRWhile(op("le", f, last), body))
 
     def fused_rows(self, plan: row_fusion.RowFusion) -> list:
         """Stages with i-only halos, fused per row (k, j): each stage over the row's i span, in
         order, with scratch for one k plane (see ``row_fusion``). The cells each stage visits are those
         of the unfused loops: with the memory tag and ``ij_slab`` pieces a row's span runs on
-        through the ghost cells up to the next row of its plane, as the plane's span does."""
+        through the ghost cells up to the next row of its plane, as the plane's span does; a bovi
+        chunk's rows are cut where the chunk starts and ends, and a stage grown by di in [lo, hi]
+        visits [i0 + lo, i1 + hi] of each row, as the merged spans of the unfused loops do."""
         out: list = []
         self.row = plan
         self.row_base = self.locals.new("_la_row", int32)
@@ -355,8 +365,18 @@ class _CpuRows(ir.Rewriter):
         kv, jv = self.locals.new("_la_k", int32), self.locals.new("_la_j", int32)
         start, end = self.slice.start, self.slice.end
         row: list = []
+        j0, j1, first_i, last_i = start[1], end[1], start[2], end[2]
+        if self.cfg.loop == "bovi":
+            # a chunk of logical cells: its first and last rows may be partial, the others are whole
+            g = _geom
+            j0 = ir.IRSelect(op("eq", kv, start[0]), start[1], g("js"), int32)
+            j1 = ir.IRSelect(op("eq", kv, end[0]), end[1], g("je"), int32)
+            first_i = self.tmp(ir.IRSelect(op("eq", kv, start[0]), ir.IRSelect(
+                op("eq", jv, start[1]), start[2], g("is"), int32), g("is"), int32), row)
+            last_i = self.tmp(ir.IRSelect(op("eq", kv, end[0]), ir.IRSelect(
+                op("eq", jv, end[1]), end[2], g("ie"), int32), g("ie"), int32), row)
         for stage, (lo, hi) in zip(plan.stages, plan.spans):
-            i0, i1 = op("add", start[2], i32(lo)), op("add", end[2], i32(hi))
+            i0, i1 = op("add", first_i, i32(lo)), op("add", last_i, i32(hi))
             if stage.inner == "memory":
                 m0 = self.tmp(_mflat(kv, jv, i0), row)
                 last = _mflat(kv, jv, i1)
@@ -368,7 +388,7 @@ class _CpuRows(ir.Rewriter):
                 iv = self.locals.new("_la_i", int32)
                 row.append(self.loop(iv, i0, i1, self.visit(stage, (kv, jv, iv)), simd=stage.simd))
         plane = [ir.IRAssign(self.row_base, op("add", _mflat(kv, i32(0), i32(0)), i32(plan.cmin))),
-                 self.loop(jv, start[1], end[1], row)]
+                 self.loop(jv, j0, j1, row)]
         out.append(self.loop(kv, start[0], end[0], plane))
         self.row = None
         return out

@@ -1,4 +1,4 @@
-"""When the stages of a ``bvoi`` outer body may run row by row: the legality of row fusion.
+"""When the stages of a ``bvoi`` or ``bovi`` outer body may run row by row: the legality of row fusion.
 
 An outer body of the form ``scratch...; inner; barrier; inner; ...`` whose inner ranges all have
 halos along i only (the x1 pattern: reconstruct into scratch, barrier, fluxes from scratch) can run
@@ -6,7 +6,11 @@ per row (k, j): every stage over the row's i span, in order, before the next row
 then needs one k plane, not the whole block (it stays in L1), and the producer's values are consumed
 while they are hot. ``expand_loop_abstraction`` does that when :func:`plan` says it is legal:
 
-- every stage is an ``la.inner`` (no fold) over the slice grown by offsets (0, 0, di) only;
+- the slice is a block (``bvoi``), or a chunk of logical cells (``bovi`` with a logical inner tag:
+  a chunk's rows are whole rows but the first and last, which the fused loops cut as the chunk does);
+- every stage is an ``la.inner`` (no fold) over the slice grown by offsets (0, 0, di) only, and for
+  ``bovi`` the di of a stage are consecutive (its unfused cells, the union of the chunk's shifted
+  spans, are then one span per row: a chunk of one short row shifted by -2 and 0 would leave a gap);
 - a stage writes only scratch at its own cell, locals no other stage reads without assigning, and
   pack views of a kind (cell variables, or fluxes of one direction) no other stage reads or writes;
 - a scratch value is read at (k, j, i + c) with a constant c, by a later stage than the one that
@@ -47,9 +51,9 @@ class RowFusion:
 def plan(outer: ir.IRLAOuter, counts: dict) -> RowFusion | None:
     """A row-fusion plan for ``outer``, or None when fusing could change a result."""
     cfg = outer.config
-    if cfg.loop != "bvoi" or cfg.reducer is not None:
+    if cfg.loop not in ("bvoi", "bovi") or cfg.reducer is not None:
         return None
-    if cfg.inner == "memory" and cfg.chunk not in _MEMORY_CHUNKS:
+    if cfg.inner == "memory" and (cfg.loop == "bovi" or cfg.chunk not in _MEMORY_CHUNKS):
         return None
     scratch, stages, expect_inner = [], [], True
     for s in outer.body:
@@ -71,7 +75,10 @@ def plan(outer: ir.IRLAOuter, counts: dict) -> RowFusion | None:
             return None
         if any(counts.get(p.name, 0) for p in st.params):
             return None  # a reassigned index: its cell is not known statically
-        spans.append((min(0, min(h[2] for h in offsets)), max(0, max(h[2] for h in offsets))))
+        di = {h[2] for h in offsets}
+        if cfg.loop == "bovi" and (st.inner == "memory" or di != set(range(min(di), max(di) + 1))):
+            return None
+        spans.append((min(0, min(di)), max(0, max(di))))
     found = _Accesses(stages)
     if not found.ok:
         return None

@@ -1,0 +1,107 @@
+"""The loop-abstraction benchmark kernels compile to vector loops: g++'s vectorizer report.
+
+Each benchmark kernel (benchmarks/la_cases.py: recon+flux and the Laplacian, both tag pairs) is
+launched once at a small size into a cache of its own; its generated C++ is then compiled again
+with the kernel cache's flags and ``-fopt-info-vec-all``. In each instantiation of the body (unit
+and general innermost strides) g++ must vectorize at least as many loops as the source has
+``#pragma omp simd`` loops, report none of the reasons an innermost loop fails for (aliasing,
+access patterns, calls, control flow), and emit no gather or scatter: the innermost loops walk
+memory with unit stride from base pointers hoisted out of them. No timing.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+from brickwork import config
+from brickwork.jit import toolchain
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+import la_cases  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("g++") is None or "g++" not in Path(toolchain.settings().cxx).name
+    or "clang" in toolchain.settings().version.lower(),
+    reason="the report is g++'s (-fopt-info-vec)")
+
+# Why a loop g++ tried was not vectorized, for the reasons an innermost loop of a stencil can fail
+# for. Outer loops fail too (a while loop over rows has control flow), reported at their own line of
+# the kernel: only reports inside a simd loop, or in brickwork.h (where an inlined statement of the
+# loop's body puts the loop's location), count.
+INNER_LOOP_FAILURES = ("possible alias", "complicated access pattern", "relevant stmt not supported",
+                       "control flow in loop", "unsupported data-type", "function call", "bad data references",
+                       "not suitable for gather", "can't determine dependence")
+
+
+def _sources(kind: str, loop: str, inner: str, cache: Path) -> list[Path]:
+    kl = SimpleNamespace(wp=wp)
+    if kind == "recon":
+        inputs = la_cases._recon_inputs(quick=True)
+        run, flux = la_cases.la_recon_flux(kl, inputs["q"], inputs["cells"], inputs["block"], loop, inner)
+        run()
+        np.testing.assert_allclose(flux(), la_cases.recon_flux_numpy(inputs["q"]), rtol=1e-12, atol=1e-12)
+    else:
+        a = np.random.default_rng(3).random((10, 10, 10), dtype=np.float32)
+        run, _ = la_cases.la_laplacian(kl, a, loop, inner, nblocks=2)
+        run()
+    return sorted(cache.glob("*/*/kernel.cpp"))
+
+
+def _simd_lines(text: str) -> set:
+    """Line numbers (1-based) of the ``#pragma omp simd`` loops of ``text``, braces included."""
+    lines, inside = text.splitlines(), set()
+    for n, line in enumerate(lines):
+        if line.strip() != "#pragma omp simd":
+            continue
+        depth, m = 0, n + 1
+        while True:
+            depth += lines[m].count("{") - lines[m].count("}")
+            inside.add(m + 1)
+            if depth <= 0 and "{" in "".join(lines[n + 1:m + 1]):
+                break
+            m += 1
+    return inside
+
+
+def _report(source: Path, tmp: Path) -> tuple[str, str]:
+    """g++'s vectorizer report and the assembly of ``source``, compiled as the kernel cache does."""
+    settings = toolchain.settings()
+    report, asm = tmp / "vec.txt", tmp / "kernel.s"
+    cmd = settings.command(str(source), str(asm), toolchain.include_dir())
+    cmd = [c for c in cmd if c != "-shared"] + ["-S", f"-fopt-info-vec-all={report}"]
+    subprocess.run(cmd, check=True, capture_output=True, timeout=300)
+    return report.read_text(), asm.read_text()
+
+
+@pytest.mark.parametrize("kind", ["recon", "laplacian"])
+@pytest.mark.parametrize(("loop", "inner"), [("bovi", "logical_flat"), ("bvoi", "memory")])
+def test_benchmark_kernels_innermost_loops_are_vector_loops(kind, loop, inner, tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    monkeypatch.setattr(config, "cache_dir", str(cache))
+    (source,) = _sources(kind, loop, inner, cache)
+    text = source.read_text()
+    simd_loops = text.count("#pragma omp simd")
+    assert simd_loops >= 1
+    report, asm = _report(source, tmp_path)
+    per_function = [int(n) for n in re.findall(r"vectorized (\d+) loops in function", report)]
+    # the body is instantiated twice (unit and general innermost stride): both vectorize every simd loop
+    assert sum(n >= simd_loops for n in per_function) >= 2, (simd_loops, per_function)
+    inside = _simd_lines(text)
+    failures = []
+    for line in report.splitlines():
+        m = re.match(r"(.*?):(\d+):\d+: missed: (.*)", line)
+        if m and any(r in m.group(3) for r in INNER_LOOP_FAILURES):
+            if not m.group(1).endswith("kernel.cpp") or int(m.group(2)) in inside:
+                failures.append(line)
+    assert failures == []
+    assert not re.search(r"\b(v|vp)(gather|scatter)", asm)
