@@ -236,6 +236,12 @@ class array:  # noqa: N801 - Warp's spelling
         return self
 
     # -- numpy interop ------------------------------------------------------------------------
+    def __ctype__(self):
+        """The array's kernel-argument descriptor (pointer, shape, strides) as a ``ctypes.Structure``."""
+        from .ctype_mirror import mirror
+
+        return mirror(self._packed, self)
+
     def numpy(self) -> np.ndarray:
         """The data as a numpy array (zero-copy on the CPU); vectors add trailing dimensions."""
         return self._np

@@ -58,6 +58,12 @@ class StructBase:
         object.__setattr__(self, "_bytes", data)
         return data
 
+    def __ctype__(self):
+        """This value's C layout as a ``ctypes.Structure`` (a snapshot, as Warp's)."""
+        from .ctype_mirror import mirror, struct_snapshot
+
+        return mirror(self._to_bytes(), struct_snapshot(self))
+
     @classmethod
     def _from_record(cls, record) -> "StructBase":
         """A struct value from one element of a numpy array of this struct's layout (array fields,
