@@ -17,7 +17,8 @@ def _mirror_type(size: int) -> type:
     """A ``ctypes.Structure`` type of ``size`` bytes (one per size)."""
     found = _MIRRORS.get(size)
     if found is None:
-        found = _MIRRORS[size] = type(f"bw_ctype_{size}", (ctypes.Structure,), {"_fields_": [("data", ctypes.c_ubyte * size)]})
+        fields = [("data", ctypes.c_ubyte * size)]
+        found = _MIRRORS[size] = type(f"bw_ctype_{size}", (ctypes.Structure,), {"_fields_": fields})
     return found
 
 
