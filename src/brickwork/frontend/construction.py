@@ -34,15 +34,17 @@ class ConstructionRules:
     """Typing of calls that build values of kernel types (a base of ``ExpressionTyper``)."""
 
     def call_type_factory(self, f, node):
-        """``vector(length=3, dtype=T)`` as a type, or ``vector(a, b, c)`` as a value."""
+        """``vector(a, b, c)`` or ``vector(length=3, dtype=T)`` (a zero vector, as Warp's builtin; likewise
+        ``matrix(shape=..., dtype=...)``) as a value; ``quaternion(dtype=T)`` as a type."""
         kw = {k.arg: self.static_value(k.value) for k in node.keywords}
         if f is not vector and f is not matrix and f is not quaternion and f is not transformation:
             return Static(f(**kw))
         if not node.args:
             try:
-                return Static(f(**kw))
+                t = f(**kw)
             except TypeError as e:
                 raise self.error(KernelTypeError, str(e), node) from None
+            return self.construct_from(t, [], node) if f is vector or f is matrix else Static(t)
         args = [self.value(a) for a in node.args]
         dtype = python_annotation_type(kw.get("dtype", _scalar_of(args[0].type)))
         if f is vector:
