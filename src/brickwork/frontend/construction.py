@@ -106,10 +106,11 @@ class ConstructionRules:
         return None
 
     def construct_transform(self, t, args, node, p=None, q=None):
-        """``transform(p, q)`` (either may be a keyword; missing: zero translation, identity rotation),
-        or the seven components."""
-        if len(args) not in (0, 2) or (len(args) == 2 and (p is not None or q is not None)):
-            return self.construct_from(t, args, node)
+        """``transform(p, q)`` (either may be a keyword; a missing one: zero translation, identity rotation),
+        or the seven components; ``transform()`` is all zeros."""
+        if len(args) not in (0, 2) or (len(args) == 2 and (p is not None or q is not None)) or \
+                (not args and p is None and q is None):
+            return self.construct_from(t, args, node)  # transform() in a kernel is zero, as Warp's (q too)
         if len(args) == 2:
             p, q = args
         dtype = t._dtype

@@ -1,5 +1,5 @@
 """Assignment to a slice of a vector, quaternion, transform or matrix: ``v[1:] = ...``, ``m[0, :2] = ...``,
-``m[:2, 1:] += ...``.
+``m[:2, 1:] += ...``, and to the parts of a transform, ``t.p = ...``, ``t.q += ...`` (components 0-2, 3-6).
 
 The slice's components are stored one by one from a value of the slice's shape (a vector for one kept
 dimension, a matrix for two; no broadcasting of a scalar, as in Warp), so the backward kernel sees plain
@@ -13,7 +13,15 @@ import ast
 from .. import ir
 from ..errors import KernelSyntaxError, KernelTypeError, KernelValueError
 from ..types.arrays import type_name
-from ..types.composite import is_composite_type, is_matrix_type, is_vector_type, matrix, vector
+from ..types.composite import (
+    is_composite_type,
+    is_matrix_type,
+    is_transform_type,
+    is_vector_type,
+    matrix,
+    quaternion,
+    vector,
+)
 from ..types.scalars import int32
 
 
@@ -25,6 +33,37 @@ def is_slice_target(target) -> bool:
     return any(isinstance(n, ast.Slice) for n in nodes)
 
 
+def is_transform_part(typer, target) -> bool:
+    """Whether an assignment target is ``t.p`` or ``t.q`` of a transform value."""
+    if not isinstance(target, ast.Attribute) or target.attr not in ("p", "q"):
+        return False
+    base = typer.expr(target.value)
+    return isinstance(base, ir.IRExpr) and is_transform_type(base.type)
+
+
+def assign_transform_part(typer, target, value, node, out, op=None) -> None:
+    """``t.p = value`` / ``t.q = value`` (or ``op=``): the translation or rotation components of ``t``."""
+    base = _place_base(typer, target, node, out)
+    t = base.type
+    part = vector(3, t._dtype) if target.attr == "p" else quaternion(t._dtype)
+    first = 0 if target.attr == "p" else 3
+    places = [ir.IRComponent(base, [ir.IRConst(first + k, int32)], t._dtype) for k in range(part._length)]
+    if op is not None:
+        value = typer.binary(op, ir.IRConstruct(list(places), part), value, node)
+    if value.type is not part:
+        raise typer.error(KernelTypeError, f"cannot assign a value of type {type_name(value.type)} to "
+                          f"'{ast.unparse(target)}' of type {type_name(part)}", node)
+    _store(typer, places, value, (part._length,), t._dtype, out)
+
+
+def _place_base(typer, target, node, out):
+    base = typer.expr(target.value)
+    if not isinstance(base, (ir.IRLocal, ir.IRComponent, ir.IRField, ir.IRArrayElem)):
+        raise typer.error(KernelSyntaxError, f"cannot assign to '{ast.unparse(target)}' (only parts of values held "
+                          f"in a variable, an array element or a field can be assigned)", node)
+    return typer._evaluate_once(base, out)
+
+
 def is_composite_slice(typer, target) -> bool:
     """Whether a slice target slices a vector, quaternion, transform or matrix value (not an array)."""
     base = typer.expr(target.value)
@@ -34,13 +73,7 @@ def is_composite_slice(typer, target) -> bool:
 def slice_places(typer, target, node, out) -> tuple[list, tuple]:
     """The component places a slice target names, in the slice's order, and the shape of the value it takes
     (``(n,)`` for a vector, ``(rows, cols)`` for a matrix). The base is evaluated once into ``out``."""
-    base = typer.expr(target.value)
-    if not isinstance(base, (ir.IRLocal, ir.IRComponent, ir.IRField, ir.IRArrayElem)) or \
-            not is_composite_type(base.type):
-        raise typer.error(KernelSyntaxError, f"cannot assign to '{ast.unparse(target)}' (slices can be assigned "
-                          f"only in vectors, matrices, quaternions and transforms held in a variable, an array "
-                          f"element or a field)", node)
-    base = typer._evaluate_once(base, out)
+    base = _place_base(typer, target, node, out)
     t = base.type
     index_nodes = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
     try:
@@ -96,6 +129,11 @@ def assign_slice(typer, target, value, node, out, op=None) -> None:
     check_value(typer, value, shape, dtype, node)
     if op is not None:  # the slice's current value, combined with the right-hand side
         value = typer.binary(op, _gather(places, shape, dtype), value, node)
+    _store(typer, places, value, shape, dtype, out)
+
+
+def _store(typer, places, value, shape, dtype, out) -> None:
+    """Component k of ``value`` (flat, row-major) into ``places[k]``."""
     if not isinstance(value, ir.IRLocal):
         value = typer.assign_temp(value, out)
     if len(shape) == 1:

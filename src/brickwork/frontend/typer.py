@@ -27,7 +27,13 @@ from .expressions import _SYMBOL, TID, ExpressionTyper, LocalFunction, Static
 from .intrinsics import INTRINSICS
 from .limits import INDEX_LIMIT, KERNEL_RETURN
 from .output_arguments import output_argument_call
-from .slice_assign import assign_slice, is_composite_slice, is_slice_target
+from .slice_assign import (
+    assign_slice,
+    assign_transform_part,
+    is_composite_slice,
+    is_slice_target,
+    is_transform_part,
+)
 from .symbols import SymbolTable, conflict
 
 #: Every index of a loop body or an index space lies within this range: ``par_for`` ranges and index
@@ -288,6 +294,9 @@ class Typer(ExpressionTyper):
         if is_slice_target(target) and is_composite_slice(self, target):
             assign_slice(self, target, value, node, out)
             return
+        if is_transform_part(self, target):
+            assign_transform_part(self, target, value, node, out)
+            return
         lvalue = self.expr(target)
         if isinstance(lvalue, ir.IRSubarray):  # b[i] of a 2-D array is a view, not an element
             ndim = lvalue.type.ndim + len(lvalue.indices)
@@ -330,6 +339,9 @@ class Typer(ExpressionTyper):
             return
         if is_slice_target(target) and is_composite_slice(self, target):
             assign_slice(self, target, self.value(node.value), node, out, op)
+            return
+        if is_transform_part(self, target):
+            assign_transform_part(self, target, self.value(node.value), node, out, op)
             return
         # An element, component or field: its indices are evaluated once, before the right-hand side
         # (as Warp does), then read, combined and stored through the same place.
