@@ -263,19 +263,20 @@ def transformation(dtype=float32):
         suffix = _SUFFIX_OF.get(getattr(dtype, "__name__", ""), "")
         cls = type(f"transform{suffix}", (TransformBase,), {"__slots__": (), "_length": 7, "_shape": (7,),
                                                              "_dtype": dtype, "dtype": dtype, "length": 7,
-                                                             **_warp_names((7,), dtype)})
+                                                             **_warp_names((7,), dtype, "transform_t")})
         _VECTOR_CACHE[key] = cls
     return cls
 
 
-def _warp_names(shape, dtype) -> dict:
-    """The class attributes Warp code reads from composite types: _shape_, _length_, _wp_scalar_type_."""
+def _warp_names(shape, dtype, generic: str) -> dict:
+    """The class attributes Warp code reads from composite types: _shape_, _length_, _wp_scalar_type_,
+    _wp_generic_type_str_ (the C++ template: vec_t, mat_t, quat_t, transform_t)."""
     if shape is typing.Any or any(d is typing.Any for d in shape):
-        return {}
+        return {"_wp_generic_type_str_": generic}
     length = 1
     for d in shape:
         length *= d
-    return {"_shape_": tuple(shape), "_length_": length, "_wp_scalar_type_": dtype}
+    return {"_shape_": tuple(shape), "_length_": length, "_wp_scalar_type_": dtype, "_wp_generic_type_str_": generic}
 
 
 def _type_label(dtype) -> str:
@@ -303,7 +304,7 @@ def vector(length, dtype=float32):
         name = _family_name("vec", length, dtype) or f"vector(length={length}, dtype={_type_label(dtype)})"
         cls = type(name, (VectorBase,), {"__slots__": (), "_length": length, "_shape": (length,),
                                          "_dtype": dtype, "dtype": dtype, "length": length,
-                                         **_warp_names((length,), dtype)})
+                                         **_warp_names((length,), dtype, "vec_t")})
         _VECTOR_CACHE[key] = cls
     return cls
 
@@ -331,7 +332,7 @@ def matrix(shape, dtype=float32):
             name = _family_name("mat", shape[0], dtype)
         name = name or f"matrix(shape={shape}, dtype={_type_label(dtype)})"
         cls = type(name, (MatrixBase,), {"__slots__": (), "_shape": shape, "_dtype": dtype,
-                                         "dtype": dtype, "shape": shape, **_warp_names(shape, dtype)})
+                                         "dtype": dtype, "shape": shape, **_warp_names(shape, dtype, "mat_t")})
         _VECTOR_CACHE[key] = cls
     return cls
 
@@ -344,7 +345,7 @@ def quaternion(dtype=float32):
         suffix = _SUFFIX_OF.get(getattr(dtype, "__name__", ""), "")
         cls = type(f"quat{suffix}", (QuaternionBase,), {"__slots__": (), "_length": 4, "_shape": (4,),
                                                         "_dtype": dtype, "dtype": dtype, "length": 4,
-                                                        **_warp_names((4,), dtype)})
+                                                        **_warp_names((4,), dtype, "quat_t")})
         _VECTOR_CACHE[key] = cls
     return cls
 
