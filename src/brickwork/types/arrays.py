@@ -362,6 +362,29 @@ class array:  # noqa: N801 - Warp's spelling
             return self
         return array(self._np, dtype=self.dtype, device=dev)
 
+    def view(self, dtype) -> "array":
+        """This array's memory seen as ``dtype`` (zero-copy; see ``array_views.view``)."""
+        from .array_views import view
+
+        return view(self, dtype)
+
+    def transpose(self, axes=None) -> "array":
+        """A zero-copy view with the axes permuted (reversed by default), as Warp's."""
+        from .array_views import transpose
+
+        return transpose(self, axes)
+
+    def contiguous(self) -> "array":
+        """This array if it is contiguous, else a contiguous copy (as Warp's)."""
+        return self if self.is_contiguous else clone(self)
+
+    @property
+    def capacity(self) -> int:
+        """Bytes of memory the array spans (Warp's ``capacity``; 0 when empty)."""
+        from .array_views import capacity
+
+        return capacity(self)
+
     def flatten(self) -> "array":
         return self._view(self._np.reshape((-1,) + self._np.shape[self.ndim:]), lambda g: g.flatten())
 
