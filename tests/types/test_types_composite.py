@@ -110,7 +110,8 @@ def test_matrix_arithmetic_and_products():
     rect = wp.matrix((2, 3), wp.float64)(np.arange(6.0))
     assert type(rect * v) is wp.vec2d
     assert np.array(rect * v).tolist() == (np.arange(6.0).reshape(2, 3) @ v_np).tolist()
-    with pytest.raises(TypeError, match="component types differ"):
+    with pytest.raises(RuntimeError, match="^Couldn't find a function 'mul' compatible with the arguments "
+                                           "'mat33d, vec3f'$"):
         a * wp.vec3(1.0, 2.0, 3.0)
     with pytest.raises(TypeError, match="cannot multiply"):
         v * rect
@@ -182,3 +183,16 @@ def test_rows_columns_and_from_ptr():
     data[0] = 0.0  # a copy, not a view
     assert type(v) is wp.vec3 and v == [1.5, -2.0, 3.25]
     assert wp.spatial_vector(wp.vec3(1.0, 2.0, 3.0), wp.vec3(4.0, 5.0, 6.0)) == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+
+
+def test_host_transform_product_is_transform_multiply():
+    a = wp.transform(wp.vec3(1.0, 2.0, 3.0), wp.quat(4.0, 5.0, 6.0, 7.0))  # not a unit quaternion: Warp's formula
+    b = wp.transform(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0)
+    assert list(a * b) == [396.0, 432.0, 720.0, 56.0, 70.0, 84.0, -28.0]
+    r = wp.transformd(wp.vec3d(0.5, 0.0, 0.0), wp.quatd(0.0, 0.0, np.sin(0.3), np.cos(0.3)))
+    s = wp.transformd(wp.vec3d(0.0, 1.0, 2.0), wp.quatd(np.sin(0.2), 0.0, 0.0, np.cos(0.2)))
+    point = wp.vec3d(1.0, -1.0, 0.5)
+    np.testing.assert_allclose(wp.transform_point(r * s, point), wp.transform_point(r, wp.transform_point(s, point)),
+                               rtol=1e-12)
+    with pytest.raises(TypeError, match="^got an unexpected keyword argument 'pos'$"):
+        wp.transform(pos=wp.vec3(), rot=wp.quat())

@@ -150,14 +150,26 @@ class CompositeBase:
         return self._data.ravel().tolist()
 
 
+class NoOverloadError(TypeError, RuntimeError):
+    """A host operator on composite values of types it does not combine (a TypeError, and a RuntimeError as
+    Warp raises)."""
+
+
 def _product(a: CompositeBase, b: CompositeBase) -> CompositeBase:
     """``a * b`` of host values as in kernels: matrix products, matrix-vector, quaternion (w last)."""
-    if a._dtype is not b._dtype:
-        raise TypeError(f"cannot multiply {type(a).__name__} and {type(b).__name__}: component types differ")
+    if a._dtype is not b._dtype:  # Warp's words (a RuntimeError there)
+        raise NoOverloadError(f"Couldn't find a function 'mul' compatible with the arguments "
+                              f"'{type(a).__name__}, {type(b).__name__}'")
     if a._kind == "quat" and b._kind == "quat":
         (x1, y1, z1, w1), (x2, y2, z2, w2) = a._data.tolist(), b._data.tolist()
         return type(a)(w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2, w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
                        w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2, w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2)
+    if a._kind == "transform" and b._kind == "transform":  # transform_multiply: a's rotation, then translation
+        p1, q1, p2, q2 = a._data[:3], a._data[3:], b._data[:3], b._data[3:]
+        qv, w = q1[:3], q1[3]  # Warp's rotation formula, which also holds for quaternions of other lengths
+        p = p2 * (2 * w * w - 1) + np.cross(qv, p2) * (2 * w) + qv * (2 * np.dot(qv, p2)) + p1
+        q = _product(quaternion(a._dtype)(*q1), quaternion(a._dtype)(*q2))._data
+        return type(a)(*p.tolist(), *q.tolist())
     if "matrix" in (a._kind, b._kind) and "quat" not in (a._kind, b._kind):
         if a._shape[-1] == b._shape[0]:
             data = a._data @ b._data
@@ -225,7 +237,9 @@ class TransformBase(VectorBase):
     _kind = "transform"
     _length = 7
 
-    def __init__(self, *args, p=None, q=None):
+    def __init__(self, *args, p=None, q=None, **unknown):
+        if unknown:  # Warp's words
+            raise TypeError(f"got an unexpected keyword argument '{next(iter(unknown))}'")
         if p is not None or q is not None or (len(args) == 2 and np.size(_plain(args[0])) == 3):
             if args:
                 p, q = (args + (q,))[:2] if len(args) < 2 else args
