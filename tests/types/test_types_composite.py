@@ -196,3 +196,39 @@ def test_host_transform_product_is_transform_multiply():
                                rtol=1e-12)
     with pytest.raises(TypeError, match="^got an unexpected keyword argument 'pos'$"):
         wp.transform(pos=wp.vec3(), rot=wp.quat())
+
+
+def test_host_transform_constructor_forms_and_errors():
+    comps = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
+    for t in (wp.transformh, wp.transformf, wp.transformd):
+        assert list(t()) == [0, 0, 0, 0, 0, 0, 1.0]
+        assert list(t(np.float16(1.5))) == [1.5] * 7 and list(t(True)) == [1.0] * 7
+        assert list(t((1.0, 2.0, 3.0))) == [1.0, 2.0, 3.0, 0, 0, 0, 1.0]
+        assert list(t(q=(4.0, 5.0, 6.0, 7.0))) == [0, 0, 0, 4.0, 5.0, 6.0, 7.0]
+        assert list(t(wp.transformd(*comps))) == comps
+        with pytest.raises(TypeError, match="expected a scalar value, got object"):
+            t(object())
+        with pytest.raises(TypeError, match="Invalid argument 'p' in transformation constructor: expected a sequence, "
+                                            "got float"):
+            t(1.5, 2.5)
+        with pytest.raises(TypeError, match="Invalid argument 'q' .* got float"):
+            t((1.0, 2.0, 3.0), 1.0)
+        with pytest.raises(TypeError, match="^multiple values for argument 'q'$"):
+            t(*comps, q=(8.0, 9.0, 10.0, 11.0))
+
+
+def test_kernel_transform_constructor_errors():
+    @wp.kernel
+    def two_values():
+        wp.transform(1.0, 2.0)
+
+    @wp.kernel
+    def other_dtype():
+        wp.transformd(wp.transform(1.0))
+
+    with pytest.raises(RuntimeError, match=r"incompatible number of values given \(2\) when constructing a transform; "
+                                           r"expected 0, 1, or 7$"):
+        wp.launch(two_values, 1)
+    with pytest.raises(RuntimeError, match="copy constructing a transform requires matching source and target "
+                                           "dtypes, got `float32` and `float64`$"):
+        wp.launch(other_dtype, 1)

@@ -237,17 +237,30 @@ class TransformBase(VectorBase):
     _kind = "transform"
     _length = 7
 
-    def __init__(self, *args, p=None, q=None, **unknown):
-        if unknown:  # Warp's words
-            raise TypeError(f"got an unexpected keyword argument '{next(iter(unknown))}'")
-        if p is not None or q is not None or (len(args) == 2 and np.size(_plain(args[0])) == 3):
-            if args:
-                p, q = (args + (q,))[:2] if len(args) < 2 else args
+    def __init__(self, *args, **kwargs):
+        unknown = [k for k in kwargs if k not in ("p", "q")]
+        if unknown:  # Warp's words, for each misuse
+            raise TypeError(f"got an unexpected keyword argument '{unknown[0]}'")
+        if len(args) > 2 and kwargs:
+            raise TypeError(f"multiple values for argument '{next(iter(kwargs))}'")
+        if len(args) == 1 and not kwargs:
+            a = _plain(args[0])
+            if np.ndim(a) == 0 and not isinstance(a, (int, float, bool, np.number, np.bool_)):
+                raise TypeError(f"Invalid argument in transformation constructor: expected a scalar value, got "
+                                f"{type(args[0]).__name__}")
+            if np.size(a) != 3:
+                super().__init__(*args)  # one value for every component, or the seven components
+                return
+        if len(args) <= 2:
+            p = args[0] if args else kwargs.get("p")
+            q = args[1] if len(args) == 2 else kwargs.get("q")
+            for name, part in (("p", p), ("q", q)):
+                if part is not None and np.ndim(_plain(part)) == 0:
+                    raise TypeError(f"Invalid argument '{name}' in transformation constructor: expected a sequence, "
+                                    f"got {type(part).__name__}")
             p = np.zeros(3) if p is None else np.asarray(_plain(p), dtype=np.float64)
             q = np.array([0.0, 0.0, 0.0, 1.0]) if q is None else np.asarray(_plain(q), dtype=np.float64)
             args = (np.concatenate([p.ravel(), q.ravel()]),)
-        elif not args:
-            args = ([0, 0, 0, 0, 0, 0, 1],)
         super().__init__(*args)
 
     @property
