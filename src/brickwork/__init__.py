@@ -139,7 +139,12 @@ def __dir__():
 
 
 def constant(x):
-    """Mark a value as a compile-time constant of kernels (its value is part of the cache key)."""
+    """Mark a value as a compile-time constant of kernels (its value is part of the cache key): a number,
+    a typed scalar, a vector, matrix, quaternion or transform, or a struct value (Warp's TypeError otherwise)."""
+    from .types import introspection
+
+    if not (introspection.is_value(x) or introspection.is_struct(x) or type(x).__module__ == "numpy"):
+        raise TypeError(f"Invalid constant type: {type(x)}")
     return x
 
 

@@ -60,3 +60,10 @@ def test_types_equal():
 def test_composite_types_name_their_template():
     assert (wp.vec3._wp_generic_type_str_, wp.mat22._wp_generic_type_str_, wp.quat._wp_generic_type_str_,
             wp.transform._wp_generic_type_str_) == ("vec_t", "mat_t", "quat_t", "transform_t")
+
+
+def test_constant_takes_values_only():
+    assert wp.constant(3) == 3 and wp.constant(wp.vec3(1.0, 2.0, 3.0)) == wp.vec3(1.0, 2.0, 3.0)
+    assert wp.constant(Foo(x=2.0)).x == 2.0
+    with pytest.raises(TypeError, match=r"^Invalid constant type: <class 'tuple'>$"):
+        wp.constant((1, 2, 3))

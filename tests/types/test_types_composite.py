@@ -232,3 +232,19 @@ def test_kernel_transform_constructor_errors():
     with pytest.raises(RuntimeError, match="copy constructing a transform requires matching source and target "
                                            "dtypes, got `float32` and `float64`$"):
         wp.launch(other_dtype, 1)
+
+
+def test_host_vector_components_beyond_the_length_and_swizzles_are_attribute_errors():
+    v2 = wp.vec2(1.0, 2.0)
+    for name in ("z", "w"):
+        with pytest.raises(AttributeError, match=f"no attribute '{name}'$"):
+            getattr(v2, name)
+        with pytest.raises(AttributeError, match=f"no attribute '{name}'$"):
+            setattr(v2, name, 9.0)
+    assert not hasattr(v2, "w")
+    v3 = wp.vec3(1.0, 2.0, 3.0)
+    for name in ("xy", "xyz", "wx"):
+        with pytest.raises(AttributeError, match=f"no attribute '{name}'$"):
+            setattr(v3, name, 9.0)
+    v3.foo = 9  # other attributes are the user's, as in Warp
+    assert v3.foo == 9 and list(v3) == [1.0, 2.0, 3.0] and v3.z == 3.0

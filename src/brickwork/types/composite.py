@@ -193,7 +193,22 @@ class VectorBase(CompositeBase):
     _length = 3
 
     def _component(name: str, index: int):  # noqa: N805 - helper used at class creation
-        return property(lambda self: self[index], lambda self, v: self.__setitem__(index, v))
+        def get(self):
+            if index >= self._length:
+                raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+            return self[index]
+
+        def put(self, v):
+            if index >= self._length:
+                raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+            self.__setitem__(index, v)
+
+        return property(get, put)
+
+    def __setattr__(self, name, value):
+        if len(name) > 1 and set(name) <= set("xyzw"):  # swizzles read nothing and store nothing, as in Warp
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        object.__setattr__(self, name, value)
 
     x = _component("x", 0)
     y = _component("y", 1)
