@@ -306,6 +306,8 @@ class array:  # noqa: N801 - Warp's spelling
             if type(value) is not self.dtype:
                 raise TypeError(f"cannot fill an array of {type_name(self.dtype)} with a {type(value).__name__}")
             value = np.frombuffer(value._to_bytes(), dtype=self._np.dtype)[0]
+        if _scalar_of(self.dtype) is bfloat16:  # numbers to the bit patterns the array stores
+            value = bfloat16_bits(_to_plain(value))
         self._np[...] = value
         return self
 
