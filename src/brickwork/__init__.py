@@ -42,6 +42,7 @@ from .errors import (
     ToolchainError,
 )
 from .lang.function import adjoint, func, func_grad, func_replay
+from .lang.grad import grad
 from .lang.kernel import Kernel, kernel, overload
 from .lang.modules import get_module, get_module_options, set_module_options
 from .runtime.launch import Graph, Launch, capture_begin, capture_end, capture_launch, is_capturing, launch

@@ -278,6 +278,7 @@ class Typer(ExpressionTyper):
         if isinstance(target, ast.Name):
             name = self.symbols.unique(target.id)
             if name in self.symbols.statics:
+                self._check_rebind(target.id, name, node)
                 if _is_function(self.symbols.statics[name]):
                     raise self.error(KernelTypeError, f"rebinding function-valued local '{target.id}' to a "
                                      f"non-function value is not supported", node)
@@ -333,6 +334,7 @@ class Typer(ExpressionTyper):
                 out.append(ir.IRExprStmt(call))
                 return
         if isinstance(target, ast.Name):
+            self._check_rebind(target.id, self.symbols.unique(target.id), node)
             current = self.value(target)
             value = self.binary(op, current, self.value(node.value), node)
             self.assign(target, value, node, out)
@@ -356,6 +358,12 @@ class Typer(ExpressionTyper):
             raise self.error(KernelTypeError, f"'{ast.unparse(target)} {_SYMBOL[op]}=' gives a value of type "
                              f"{type_name(value.type)} for a place of type {type_name(lvalue.type)}", node)
         out.append(ir.IRAssign(lvalue, value))
+
+    def _check_rebind(self, source_name, name, node):
+        """A local bound to a compile-time object that refuses other values (``g = wp.grad(f)``) says why."""
+        message = getattr(self.symbols.statics.get(name), "rebind_message", None)
+        if message is not None:
+            raise self.error(KernelTypeError, message(source_name), node)
 
     def _evaluate_once(self, place, out):
         """``place`` with every index that is not a constant or a local computed into a temporary."""
