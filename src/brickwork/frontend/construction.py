@@ -36,6 +36,13 @@ class ConstructionRules:
     def call_type_factory(self, f, node):
         """``vector(a, b, c)`` or ``vector(length=3, dtype=T)`` (a zero vector, as Warp's builtin; likewise
         ``matrix(shape=..., dtype=...)``) as a value; ``quaternion(dtype=T)`` as a type."""
+        if f is transformation and any(k.arg in ("p", "q") for k in node.keywords):
+            # transformation(p=..., q=..., dtype=...): p and q are values; the dtype defaults to theirs
+            parts = {k.arg: self.value(k.value) for k in node.keywords if k.arg in ("p", "q")}
+            dtype = next((self.static_value(k.value) for k in node.keywords if k.arg == "dtype"), None)
+            first = parts.get("p", parts.get("q"))
+            t = transformation(python_annotation_type(dtype) if dtype is not None else _scalar_of(first.type))
+            return self.construct_transform(t, [self.value(a) for a in node.args], node, **parts)
         kw = {k.arg: self.static_value(k.value) for k in node.keywords}
         if f is not vector and f is not matrix and f is not quaternion and f is not transformation:
             return Static(f(**kw))

@@ -27,6 +27,7 @@ from .expressions import _SYMBOL, TID, ExpressionTyper, LocalFunction, Static
 from .intrinsics import INTRINSICS
 from .limits import INDEX_LIMIT, KERNEL_RETURN
 from .output_arguments import output_argument_call
+from .return_annotation import check_return
 from .slice_assign import (
     assign_slice,
     assign_transform_part,
@@ -551,6 +552,7 @@ class Typer(ExpressionTyper):
         else:
             value = self.value(node.value)
         t = None if value is None else value.type
+        check_return(self, t, node)
         if self.return_types and self.return_types[0] != t:
             raise self.error(KernelTypeError, f"return types differ: {_tname(self.return_types[0])} and "
                              f"{_tname(t)}", node)
