@@ -137,3 +137,15 @@ def test_vector_and_matrix_factories_give_zero_values_in_kernels():
     out = wp.zeros(2)
     wp.launch(k, 1, inputs=[out])
     assert out.numpy().tolist() == [385.0, 5.0]
+
+
+def test_composite_values_name_their_type_parts():
+    @wp.kernel
+    def k(out: wp.array(dtype=wp.float64)):
+        v = wp.types.vector(length=2, dtype=wp.float64)
+        m = wp.identity(n=v.length, dtype=v.dtype) * wp.float64(3.0)
+        out[0] = m[1, 1] + m.dtype(2.0)
+
+    out = wp.zeros(1, dtype=wp.float64)
+    wp.launch(k, 1, inputs=[out])
+    assert out.numpy().tolist() == [5.0]

@@ -196,6 +196,13 @@ class ExpressionTyper(ConstructionRules):
             index = _COMPONENTS[attr]
             if index < t._length:
                 return ir.IRComponent(base, [ir.IRConst(index, int32)], t._dtype)
+        if is_composite_type(t) and attr in ("dtype", "length", "shape"):  # the type's, as Warp's kernels read them
+            if attr == "dtype":
+                return Static(t._dtype)
+            if attr == "shape":
+                return Static(tuple(t._shape))
+            if not is_matrix_type(t):
+                return Static(t._length)
         elif is_transform_type(t) and attr in ("p", "q"):  # translation and rotation, as in Warp
             getter = "transform_get_translation" if attr == "p" else "transform_get_rotation"
             return self.builtin_call(getter, [base], node)
