@@ -42,6 +42,7 @@ from .errors import (
     ToolchainError,
 )
 from .lang.function import adjoint, func, func_grad, func_replay
+from .lang.grad import grad
 from .lang.kernel import Kernel, kernel, overload
 from .lang.modules import get_module, get_module_options, set_module_options
 from .runtime.launch import Graph, Launch, capture_begin, capture_end, capture_launch, is_capturing, launch
@@ -139,7 +140,12 @@ def __dir__():
 
 
 def constant(x):
-    """Mark a value as a compile-time constant of kernels (its value is part of the cache key)."""
+    """Mark a value as a compile-time constant of kernels (its value is part of the cache key): a number,
+    a typed scalar, a vector, matrix, quaternion or transform, or a struct value (Warp's TypeError otherwise)."""
+    from .types import introspection
+
+    if not (introspection.is_value(x) or introspection.is_struct(x) or type(x).__module__ == "numpy"):
+        raise TypeError(f"Invalid constant type: {type(x)}")
     return x
 
 

@@ -306,3 +306,13 @@ def test_struct_arrays_fill_full_and_records():
     with pytest.raises(TypeError, match="cannot fill an array of Rec with a Other"):
         target.fill_(Other())
     assert target.numpy()["i"].tolist() == [0, 0]
+
+
+def test_fill_of_bfloat16_arrays_stores_the_numbers_bit_patterns():
+    a = wp.full((2, 3), 42, dtype=wp.bfloat16)
+    assert a.list() == [42.0] * 6
+    assert a.numpy()[0, 0] == 0x4228  # the upper half of float32(42.0)
+    a.fill_(wp.bfloat16(-1.5))
+    assert a.list() == [-1.5] * 6
+    a.zero_()
+    assert a.list() == [0.0] * 6

@@ -110,7 +110,8 @@ def test_matrix_arithmetic_and_products():
     rect = wp.matrix((2, 3), wp.float64)(np.arange(6.0))
     assert type(rect * v) is wp.vec2d
     assert np.array(rect * v).tolist() == (np.arange(6.0).reshape(2, 3) @ v_np).tolist()
-    with pytest.raises(TypeError, match="component types differ"):
+    with pytest.raises(RuntimeError, match="^Couldn't find a function 'mul' compatible with the arguments "
+                                           "'mat33d, vec3f'$"):
         a * wp.vec3(1.0, 2.0, 3.0)
     with pytest.raises(TypeError, match="cannot multiply"):
         v * rect
@@ -182,3 +183,68 @@ def test_rows_columns_and_from_ptr():
     data[0] = 0.0  # a copy, not a view
     assert type(v) is wp.vec3 and v == [1.5, -2.0, 3.25]
     assert wp.spatial_vector(wp.vec3(1.0, 2.0, 3.0), wp.vec3(4.0, 5.0, 6.0)) == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+
+
+def test_host_transform_product_is_transform_multiply():
+    a = wp.transform(wp.vec3(1.0, 2.0, 3.0), wp.quat(4.0, 5.0, 6.0, 7.0))  # not a unit quaternion: Warp's formula
+    b = wp.transform(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0)
+    assert list(a * b) == [396.0, 432.0, 720.0, 56.0, 70.0, 84.0, -28.0]
+    r = wp.transformd(wp.vec3d(0.5, 0.0, 0.0), wp.quatd(0.0, 0.0, np.sin(0.3), np.cos(0.3)))
+    s = wp.transformd(wp.vec3d(0.0, 1.0, 2.0), wp.quatd(np.sin(0.2), 0.0, 0.0, np.cos(0.2)))
+    point = wp.vec3d(1.0, -1.0, 0.5)
+    np.testing.assert_allclose(wp.transform_point(r * s, point), wp.transform_point(r, wp.transform_point(s, point)),
+                               rtol=1e-12)
+    with pytest.raises(TypeError, match="^got an unexpected keyword argument 'pos'$"):
+        wp.transform(pos=wp.vec3(), rot=wp.quat())
+
+
+def test_host_transform_constructor_forms_and_errors():
+    comps = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
+    for t in (wp.transformh, wp.transformf, wp.transformd):
+        assert list(t()) == [0, 0, 0, 0, 0, 0, 1.0]
+        assert list(t(np.float16(1.5))) == [1.5] * 7 and list(t(True)) == [1.0] * 7
+        assert list(t((1.0, 2.0, 3.0))) == [1.0, 2.0, 3.0, 0, 0, 0, 1.0]
+        assert list(t(q=(4.0, 5.0, 6.0, 7.0))) == [0, 0, 0, 4.0, 5.0, 6.0, 7.0]
+        assert list(t(wp.transformd(*comps))) == comps
+        with pytest.raises(TypeError, match="expected a scalar value, got object"):
+            t(object())
+        with pytest.raises(TypeError, match="Invalid argument 'p' in transformation constructor: expected a sequence, "
+                                            "got float"):
+            t(1.5, 2.5)
+        with pytest.raises(TypeError, match="Invalid argument 'q' .* got float"):
+            t((1.0, 2.0, 3.0), 1.0)
+        with pytest.raises(TypeError, match="^multiple values for argument 'q'$"):
+            t(*comps, q=(8.0, 9.0, 10.0, 11.0))
+
+
+def test_kernel_transform_constructor_errors():
+    @wp.kernel
+    def two_values():
+        wp.transform(1.0, 2.0)
+
+    @wp.kernel
+    def other_dtype():
+        wp.transformd(wp.transform(1.0))
+
+    with pytest.raises(RuntimeError, match=r"incompatible number of values given \(2\) when constructing a transform; "
+                                           r"expected 0, 1, or 7$"):
+        wp.launch(two_values, 1)
+    with pytest.raises(RuntimeError, match="copy constructing a transform requires matching source and target "
+                                           "dtypes, got `float32` and `float64`$"):
+        wp.launch(other_dtype, 1)
+
+
+def test_host_vector_components_beyond_the_length_and_swizzles_are_attribute_errors():
+    v2 = wp.vec2(1.0, 2.0)
+    for name in ("z", "w"):
+        with pytest.raises(AttributeError, match=f"no attribute '{name}'$"):
+            getattr(v2, name)
+        with pytest.raises(AttributeError, match=f"no attribute '{name}'$"):
+            setattr(v2, name, 9.0)
+    assert not hasattr(v2, "w")
+    v3 = wp.vec3(1.0, 2.0, 3.0)
+    for name in ("xy", "xyz", "wx"):
+        with pytest.raises(AttributeError, match=f"no attribute '{name}'$"):
+            setattr(v3, name, 9.0)
+    v3.foo = 9  # other attributes are the user's, as in Warp
+    assert v3.foo == 9 and list(v3) == [1.0, 2.0, 3.0] and v3.z == 3.0

@@ -187,3 +187,29 @@ def test_struct_layout_with_small_and_mixed_fields():
     wp.launch(read_layout, dim=1, inputs=[w, wp.float16(0.25), wp.vec3ub(1, 2, 255), out])
     assert out.numpy().tolist() == [200, -5, 1.5, 2.25, 3.25, 250, 1, -300, -0.5, 0.25, 255]
     assert Small._size == 32 and Wrapper._size == 72
+
+
+def test_struct_scalar_fields_keep_the_type_they_are_given():
+    @wp.struct
+    class S:
+        u8: wp.uint8
+        f64: wp.float64
+        v: wp.vec3
+
+    s = S()
+    assert type(s.u8) is wp.uint8 and s.u8 == 0 and type(s.f64) is wp.float64  # defaults: the field's type
+    s.u8 = wp.uint8(300 % 256)
+    s.f64 = wp.float32(0.1)  # a typed value becomes the field's type, with the float32's value
+    assert type(s.u8) is wp.uint8 and int(s.u8) == 44
+    assert type(s.f64) is wp.float64 and float(s.f64) == float(np.float32(0.1))
+    s.f64 = 1.5  # a Python number stays one
+    assert type(s.f64) is float
+    a = wp.array([s], dtype=S)
+    assert a.numpy()["u8"][0] == 44 and a.numpy()["f64"][0] == 1.5
+    for value in (123, 1.5, wp.float32(1.5)):
+        with pytest.raises(TypeError, match="Struct field 'v' expects vec3f but got a single value"):
+            s.v = value
+    assert list(s.v) == [0.0, 0.0, 0.0]
+    s.v = [4.0, 5.0, 6.0]
+    s.v = None  # zero again
+    assert list(s.v) == [0.0, 0.0, 0.0]

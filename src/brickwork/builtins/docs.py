@@ -208,6 +208,11 @@ BUILTIN_DOCS.update({
                                    "``-quat_rotate(quat_inverse(q), p)``."),
     "transform_get_translation": ("xform", "The translation ``p`` of a transform, as a 3-vector."),
     "transform_get_rotation": ("xform", "The rotation ``q`` of a transform, as a quaternion."),
+    "transform_set_translation": ("xform, p", "Sets the translation of the transform held in variable ``xform`` "
+                                              "in place (``xform.p = p``); as in Warp, an array element passed "
+                                              "directly is a copy, so the array is unchanged."),
+    "transform_set_rotation": ("xform, q", "Sets the rotation of the transform held in variable ``xform`` in "
+                                           "place (``xform.q = q``; ``q`` is not normalized)."),
     "transform_to_matrix": ("xform", "The 4x4 homogeneous matrix of a transform: ``quat_to_matrix(q)`` in the "
                                      "upper left, ``p`` in the last column, ``(0, 0, 0, 1)`` as the last row."),
     "transform_from_matrix": ("mat", "The transform of a 4x4 matrix: the translation from its last column, the "

@@ -123,7 +123,7 @@ NAMES = (
     "dot cross length length_sq normalize outer transpose determinant inverse diag identity ddot trace skew "
     "cw_mul cw_div quat_rotate quat_rotate_inv quat_inverse quat_identity quat_from_axis_angle "
     "transform_identity transform_point transform_vector transform_multiply transform_inverse "
-    "transform_get_translation transform_get_rotation "
+    "transform_get_translation transform_get_rotation transform_set_translation transform_set_rotation "
     "norm_l1 norm_l2 norm_huber norm_pseudo_huber smooth_normalize argmin argmax get_diag matrix_from_cols "
     "matrix_from_rows quat_to_matrix quat_from_matrix quat_rpy quat_to_rpy quat_slerp "
     "quat_from_euler quat_to_euler quat_twist quat_twist_angle quat_twist_angle_signed "

@@ -68,6 +68,18 @@ def transform_get_rotation(t):
     return quaternion(dtype)(ta[3:])
 
 
+def transform_set_translation(t, p):
+    """Set components 0-2 of transform ``t`` (in place) to 3-vector ``p``."""
+    for i in range(3):
+        t[i] = p[i]
+
+
+def transform_set_rotation(t, q):
+    """Set components 3-6 of transform ``t`` (in place) to quaternion ``q`` (not normalized)."""
+    for i in range(4):
+        t[3 + i] = q[i]
+
+
 def transform_point(t, x):
     (ta, dtype), (xa, _) = _parts(t), _parts(x)
     if ta.shape == (4, 4):  # a matrix on homogeneous coordinates, w = 1
@@ -197,7 +209,8 @@ HOST_ROTATIONS = {name: globals()[name] for name in (
     "quat_to_matrix", "quat_from_matrix", "quat_rpy", "quat_to_rpy", "quat_from_euler", "quat_to_euler",
     "quat_twist", "quat_twist_angle", "quat_twist_angle_signed",
     "quat_identity", "transform_identity", "quat_from_axis_angle", "quat_rotate", "quat_rotate_inv", "quat_inverse",
-    "transform_get_translation", "transform_get_rotation", "transform_point", "transform_vector",
+    "transform_get_translation", "transform_get_rotation", "transform_set_translation", "transform_set_rotation",
+    "transform_point", "transform_vector",
     "transform_multiply", "transform_inverse")}
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ir
-from ..errors import KernelTypeError
+from ..errors import KernelTypeError, KernelUnsupportedTypeError
 from ..types.arrays import type_name
 from ..types.composite import (
     is_composite_type,
@@ -34,15 +34,24 @@ class ConstructionRules:
     """Typing of calls that build values of kernel types (a base of ``ExpressionTyper``)."""
 
     def call_type_factory(self, f, node):
-        """``vector(length=3, dtype=T)`` as a type, or ``vector(a, b, c)`` as a value."""
+        """``vector(a, b, c)`` or ``vector(length=3, dtype=T)`` (a zero vector, as Warp's builtin; likewise
+        ``matrix(shape=..., dtype=...)``) as a value; ``quaternion(dtype=T)`` as a type."""
+        if f is transformation and any(k.arg in ("p", "q") for k in node.keywords):
+            # transformation(p=..., q=..., dtype=...): p and q are values; the dtype defaults to theirs
+            parts = {k.arg: self.value(k.value) for k in node.keywords if k.arg in ("p", "q")}
+            dtype = next((self.static_value(k.value) for k in node.keywords if k.arg == "dtype"), None)
+            first = parts.get("p", parts.get("q"))
+            t = transformation(python_annotation_type(dtype) if dtype is not None else _scalar_of(first.type))
+            return self.construct_transform(t, [self.value(a) for a in node.args], node, **parts)
         kw = {k.arg: self.static_value(k.value) for k in node.keywords}
         if f is not vector and f is not matrix and f is not quaternion and f is not transformation:
             return Static(f(**kw))
         if not node.args:
             try:
-                return Static(f(**kw))
+                t = f(**kw)
             except TypeError as e:
                 raise self.error(KernelTypeError, str(e), node) from None
+            return self.construct_from(t, [], node) if f is vector or f is matrix else Static(t)
         args = [self.value(a) for a in node.args]
         dtype = python_annotation_type(kw.get("dtype", _scalar_of(args[0].type)))
         if f is vector:
@@ -75,6 +84,8 @@ class ConstructionRules:
             if exact is not None:  # wp.float64(0.3): the float64 nearest 0.3, not a float32 widened
                 return exact
         args = [self.value(a) for a in node.args]
+        if is_transform_type(t):
+            self._check_transform_values(t, args, node)
         return self.construct_from(t, args, node)
 
     def default_value(self, value, annotation):
@@ -104,10 +115,12 @@ class ConstructionRules:
         return None
 
     def construct_transform(self, t, args, node, p=None, q=None):
-        """``transform(p, q)`` (either may be a keyword; missing: zero translation, identity rotation),
-        or the seven components."""
-        if len(args) not in (0, 2) or (len(args) == 2 and (p is not None or q is not None)):
-            return self.construct_from(t, args, node)
+        """``transform(p, q)`` (either may be a keyword; a missing one: zero translation, identity rotation),
+        or the seven components; ``transform()`` is all zeros."""
+        self._check_transform_values(t, args, node)
+        if len(args) not in (0, 2) or (len(args) == 2 and (p is not None or q is not None)) or \
+                (not args and p is None and q is None):
+            return self.construct_from(t, args, node)  # transform() in a kernel is zero, as Warp's (q too)
         if len(args) == 2:
             p, q = args
         dtype = t._dtype
@@ -126,6 +139,16 @@ class ConstructionRules:
         comps += [ir.IRConst(v, dtype) for v in (0, 0, 0, 1)] if q is None else [
             self._cast(ir.IRComponent(q, [ir.IRConst(i, int32)], q.type._dtype), dtype, t, node) for i in range(4)]
         return ir.IRConstruct(comps, t)
+
+    def _check_transform_values(self, t, args, node):
+        """Warp's errors for transform constructions it has no overload for (RuntimeErrors there)."""
+        if all(is_scalar_type(a.type) for a in args) and len(args) not in (0, 1, 7):
+            raise self.error(KernelUnsupportedTypeError, f"incompatible number of values given ({len(args)}) when "
+                             f"constructing a transform; expected 0, 1, or 7", node)
+        if len(args) == 1 and is_transform_type(args[0].type) and args[0].type._dtype is not t._dtype:
+            raise self.error(KernelUnsupportedTypeError, f"copy constructing a transform requires matching source "
+                             f"and target dtypes, got `{type_name(args[0].type._dtype)}` and "
+                             f"`{type_name(t._dtype)}`", node)
 
     def construct_from(self, t, args, node):
         if is_scalar_type(t):

@@ -196,6 +196,13 @@ class ExpressionTyper(ConstructionRules):
             index = _COMPONENTS[attr]
             if index < t._length:
                 return ir.IRComponent(base, [ir.IRConst(index, int32)], t._dtype)
+        if is_composite_type(t) and attr in ("dtype", "length", "shape"):  # the type's, as Warp's kernels read them
+            if attr == "dtype":
+                return Static(t._dtype)
+            if attr == "shape":
+                return Static(tuple(t._shape))
+            if not is_matrix_type(t):
+                return Static(t._length)
         elif is_transform_type(t) and attr in ("p", "q"):  # translation and rotation, as in Warp
             getter = "transform_get_translation" if attr == "p" else "transform_get_rotation"
             return self.builtin_call(getter, [base], node)
@@ -273,19 +280,7 @@ class ExpressionTyper(ConstructionRules):
         """``v[a:b]``, ``m[a:b]``, ``m[i, a:b]``, ``m[a:b, c:d]``: a new value of the selected components
         (slice bounds must be compile-time constants, as in Warp)."""
         t = base.type
-        dims = [t._shape[0], t._shape[1]] if is_matrix_type(t) else [t._length]
-        if len(index_nodes) > len(dims):
-            raise self.error(KernelTypeError, f"{type_name(t)} takes at most {len(dims)} indices", node)
-        picks = []  # per dimension: list of indices, or one index for a dimension that is dropped
-        for d, inode in enumerate(index_nodes):
-            if isinstance(inode, ast.Slice):
-                bounds = [None if b is None else self.static_value(b) for b in (inode.lower, inode.upper, inode.step)]
-                if any(b is not None and not isinstance(b, int) for b in bounds):
-                    raise self.error(KernelTypeError, "slice bounds must be integer constants", node)
-                picks.append(list(range(dims[d]))[slice(*bounds)])
-            else:
-                picks.append(self._const_index(self.value(inode), dims[d], t, node))
-        picks += [list(range(n)) for n in dims[len(index_nodes):]]
+        dims, picks = self.slice_picks(t, index_nodes, node)
         kept = [p for p in picks if isinstance(p, list)]
         if any(not p for p in kept):
             raise self.error(KernelTypeError, f"the slice of {type_name(t)} selects no component", node)
@@ -302,6 +297,24 @@ class ExpressionTyper(ConstructionRules):
         if isinstance(rows, list):
             return ir.IRConstruct([comp(r, cols) for r in rows], vector(len(rows), t._dtype))
         return ir.IRConstruct([comp(rows, c) for c in cols], vector(len(cols), t._dtype))
+
+    def slice_picks(self, t, index_nodes, node) -> tuple[list, list]:
+        """The dimensions of composite type ``t`` and, per dimension, the component indices a subscript with
+        slices selects (a list), or the one index of a dimension it drops (an IR expression)."""
+        dims = [t._shape[0], t._shape[1]] if is_matrix_type(t) else [t._length]
+        if len(index_nodes) > len(dims):
+            raise self.error(KernelTypeError, f"{type_name(t)} takes at most {len(dims)} indices", node)
+        picks = []
+        for d, inode in enumerate(index_nodes):
+            if isinstance(inode, ast.Slice):
+                bounds = [None if b is None else self.static_value(b) for b in (inode.lower, inode.upper, inode.step)]
+                if any(b is not None and not isinstance(b, int) for b in bounds):
+                    raise self.error(KernelTypeError, "slice bounds must be integer constants", node)
+                picks.append(list(range(dims[d]))[slice(*bounds)])
+            else:
+                picks.append(self._const_index(self.value(inode), dims[d], t, node))
+        picks += [list(range(n)) for n in dims[len(index_nodes):]]
+        return dims, picks
 
     def _const_index(self, index, size, t, node):
         """A component index; a constant one is checked, and a negative one counts from the end (v[-1])."""

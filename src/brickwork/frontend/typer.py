@@ -27,6 +27,14 @@ from .expressions import _SYMBOL, TID, ExpressionTyper, LocalFunction, Static
 from .intrinsics import INTRINSICS
 from .limits import INDEX_LIMIT, KERNEL_RETURN
 from .output_arguments import output_argument_call
+from .return_annotation import check_return
+from .slice_assign import (
+    assign_slice,
+    assign_transform_part,
+    is_composite_slice,
+    is_slice_target,
+    is_transform_part,
+)
 from .symbols import SymbolTable, conflict
 
 #: Every index of a loop body or an index space lies within this range: ``par_for`` ranges and index
@@ -271,6 +279,7 @@ class Typer(ExpressionTyper):
         if isinstance(target, ast.Name):
             name = self.symbols.unique(target.id)
             if name in self.symbols.statics:
+                self._check_rebind(target.id, name, node)
                 if _is_function(self.symbols.statics[name]):
                     raise self.error(KernelTypeError, f"rebinding function-valued local '{target.id}' to a "
                                      f"non-function value is not supported", node)
@@ -283,6 +292,12 @@ class Typer(ExpressionTyper):
                 name = self.symbols.rebind(target.id)
             self.symbols.known.pop(name, None)  # its value is no longer the one an unrolled loop gave it
             out.append(ir.IRAssign(self.declare(name, value.type, node), value))
+            return
+        if is_slice_target(target) and is_composite_slice(self, target):
+            assign_slice(self, target, value, node, out)
+            return
+        if is_transform_part(self, target):
+            assign_transform_part(self, target, value, node, out)
             return
         lvalue = self.expr(target)
         if isinstance(lvalue, ir.IRSubarray):  # b[i] of a 2-D array is a view, not an element
@@ -320,9 +335,16 @@ class Typer(ExpressionTyper):
                 out.append(ir.IRExprStmt(call))
                 return
         if isinstance(target, ast.Name):
+            self._check_rebind(target.id, self.symbols.unique(target.id), node)
             current = self.value(target)
             value = self.binary(op, current, self.value(node.value), node)
             self.assign(target, value, node, out)
+            return
+        if is_slice_target(target) and is_composite_slice(self, target):
+            assign_slice(self, target, self.value(node.value), node, out, op)
+            return
+        if is_transform_part(self, target):
+            assign_transform_part(self, target, self.value(node.value), node, out, op)
             return
         # An element, component or field: its indices are evaluated once, before the right-hand side
         # (as Warp does), then read, combined and stored through the same place.
@@ -337,6 +359,12 @@ class Typer(ExpressionTyper):
             raise self.error(KernelTypeError, f"'{ast.unparse(target)} {_SYMBOL[op]}=' gives a value of type "
                              f"{type_name(value.type)} for a place of type {type_name(lvalue.type)}", node)
         out.append(ir.IRAssign(lvalue, value))
+
+    def _check_rebind(self, source_name, name, node):
+        """A local bound to a compile-time object that refuses other values (``g = wp.grad(f)``) says why."""
+        message = getattr(self.symbols.statics.get(name), "rebind_message", None)
+        if message is not None:
+            raise self.error(KernelTypeError, message(source_name), node)
 
     def _evaluate_once(self, place, out):
         """``place`` with every index that is not a constant or a local computed into a temporary."""
@@ -524,6 +552,7 @@ class Typer(ExpressionTyper):
         else:
             value = self.value(node.value)
         t = None if value is None else value.type
+        check_return(self, t, node)
         if self.return_types and self.return_types[0] != t:
             raise self.error(KernelTypeError, f"return types differ: {_tname(self.return_types[0])} and "
                              f"{_tname(t)}", node)

@@ -3,6 +3,31 @@
 
 from .arrays import ArrayType, array, array1d, array2d, array3d, array4d, type_name
 from .composite import matrix, quaternion, transformation, vector
+from .introspection import (
+    is_array,
+    is_composite,
+    is_float,
+    is_int,
+    is_matrix,
+    is_quaternion,
+    is_scalar,
+    is_struct,
+    is_transformation,
+    is_value,
+    is_vector,
+    type_is_array,
+    type_is_composite,
+    type_is_float,
+    type_is_int,
+    type_is_matrix,
+    type_is_quaternion,
+    type_is_scalar,
+    type_is_struct,
+    type_is_transformation,
+    type_is_value,
+    type_is_vector,
+    types_equal,
+)
 from .scalars import (
     Float,
     Int,
@@ -47,4 +72,8 @@ __all__ = ["type_repr", "type_size",
            "vector",
            "Float", "Int", "Scalar", "bool_", "bfloat16", "dtype_from_numpy", "dtype_to_numpy", "float16", "float32",
            "float64",
-           "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "struct"]
+           "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "struct",
+           "types_equal", "is_array", "is_composite", "is_float", "is_int", "is_matrix", "is_quaternion", "is_scalar",
+           "is_struct", "is_transformation", "is_value", "is_vector", "type_is_array", "type_is_composite",
+           "type_is_float", "type_is_int", "type_is_matrix", "type_is_quaternion", "type_is_scalar", "type_is_struct",
+           "type_is_transformation", "type_is_value", "type_is_vector"]

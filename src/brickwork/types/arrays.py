@@ -236,6 +236,12 @@ class array:  # noqa: N801 - Warp's spelling
         return self
 
     # -- numpy interop ------------------------------------------------------------------------
+    def __ctype__(self):
+        """The array's kernel-argument descriptor (pointer, shape, strides) as a ``ctypes.Structure``."""
+        from .ctype_mirror import mirror
+
+        return mirror(self._packed, self)
+
     def numpy(self) -> np.ndarray:
         """The data as a numpy array (zero-copy on the CPU); vectors add trailing dimensions."""
         return self._np
@@ -300,6 +306,8 @@ class array:  # noqa: N801 - Warp's spelling
             if type(value) is not self.dtype:
                 raise TypeError(f"cannot fill an array of {type_name(self.dtype)} with a {type(value).__name__}")
             value = np.frombuffer(value._to_bytes(), dtype=self._np.dtype)[0]
+        if _scalar_of(self.dtype) is bfloat16:  # numbers to the bit patterns the array stores
+            value = bfloat16_bits(_to_plain(value))
         self._np[...] = value
         return self
 
@@ -357,6 +365,29 @@ class array:  # noqa: N801 - Warp's spelling
         if dev == self.device:
             return self
         return array(self._np, dtype=self.dtype, device=dev)
+
+    def view(self, dtype) -> "array":
+        """This array's memory seen as ``dtype`` (zero-copy; see ``array_views.view``)."""
+        from .array_views import view
+
+        return view(self, dtype)
+
+    def transpose(self, axes=None) -> "array":
+        """A zero-copy view with the axes permuted (reversed by default), as Warp's."""
+        from .array_views import transpose
+
+        return transpose(self, axes)
+
+    def contiguous(self) -> "array":
+        """This array if it is contiguous, else a contiguous copy (as Warp's)."""
+        return self if self.is_contiguous else clone(self)
+
+    @property
+    def capacity(self) -> int:
+        """Bytes of memory the array spans (Warp's ``capacity``; 0 when empty)."""
+        from .array_views import capacity
+
+        return capacity(self)
 
     def flatten(self) -> "array":
         return self._view(self._np.reshape((-1,) + self._np.shape[self.ndim:]), lambda g: g.flatten())

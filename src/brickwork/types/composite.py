@@ -150,14 +150,26 @@ class CompositeBase:
         return self._data.ravel().tolist()
 
 
+class NoOverloadError(TypeError, RuntimeError):
+    """A host operator on composite values of types it does not combine (a TypeError, and a RuntimeError as
+    Warp raises)."""
+
+
 def _product(a: CompositeBase, b: CompositeBase) -> CompositeBase:
     """``a * b`` of host values as in kernels: matrix products, matrix-vector, quaternion (w last)."""
-    if a._dtype is not b._dtype:
-        raise TypeError(f"cannot multiply {type(a).__name__} and {type(b).__name__}: component types differ")
+    if a._dtype is not b._dtype:  # Warp's words (a RuntimeError there)
+        raise NoOverloadError(f"Couldn't find a function 'mul' compatible with the arguments "
+                              f"'{type(a).__name__}, {type(b).__name__}'")
     if a._kind == "quat" and b._kind == "quat":
         (x1, y1, z1, w1), (x2, y2, z2, w2) = a._data.tolist(), b._data.tolist()
         return type(a)(w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2, w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
                        w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2, w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2)
+    if a._kind == "transform" and b._kind == "transform":  # transform_multiply: a's rotation, then translation
+        p1, q1, p2, q2 = a._data[:3], a._data[3:], b._data[:3], b._data[3:]
+        qv, w = q1[:3], q1[3]  # Warp's rotation formula, which also holds for quaternions of other lengths
+        p = p2 * (2 * w * w - 1) + np.cross(qv, p2) * (2 * w) + qv * (2 * np.dot(qv, p2)) + p1
+        q = _product(quaternion(a._dtype)(*q1), quaternion(a._dtype)(*q2))._data
+        return type(a)(*p.tolist(), *q.tolist())
     if "matrix" in (a._kind, b._kind) and "quat" not in (a._kind, b._kind):
         if a._shape[-1] == b._shape[0]:
             data = a._data @ b._data
@@ -181,7 +193,22 @@ class VectorBase(CompositeBase):
     _length = 3
 
     def _component(name: str, index: int):  # noqa: N805 - helper used at class creation
-        return property(lambda self: self[index], lambda self, v: self.__setitem__(index, v))
+        def get(self):
+            if index >= self._length:
+                raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+            return self[index]
+
+        def put(self, v):
+            if index >= self._length:
+                raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+            self.__setitem__(index, v)
+
+        return property(get, put)
+
+    def __setattr__(self, name, value):
+        if len(name) > 1 and set(name) <= set("xyzw"):  # swizzles read nothing and store nothing, as in Warp
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        object.__setattr__(self, name, value)
 
     x = _component("x", 0)
     y = _component("y", 1)
@@ -225,15 +252,30 @@ class TransformBase(VectorBase):
     _kind = "transform"
     _length = 7
 
-    def __init__(self, *args, p=None, q=None):
-        if p is not None or q is not None or (len(args) == 2 and np.size(_plain(args[0])) == 3):
-            if args:
-                p, q = (args + (q,))[:2] if len(args) < 2 else args
+    def __init__(self, *args, **kwargs):
+        unknown = [k for k in kwargs if k not in ("p", "q")]
+        if unknown:  # Warp's words, for each misuse
+            raise TypeError(f"got an unexpected keyword argument '{unknown[0]}'")
+        if len(args) > 2 and kwargs:
+            raise TypeError(f"multiple values for argument '{next(iter(kwargs))}'")
+        if len(args) == 1 and not kwargs:
+            a = _plain(args[0])
+            if np.ndim(a) == 0 and not isinstance(a, (int, float, bool, np.number, np.bool_)):
+                raise TypeError(f"Invalid argument in transformation constructor: expected a scalar value, got "
+                                f"{type(args[0]).__name__}")
+            if np.size(a) != 3:
+                super().__init__(*args)  # one value for every component, or the seven components
+                return
+        if len(args) <= 2:
+            p = args[0] if args else kwargs.get("p")
+            q = args[1] if len(args) == 2 else kwargs.get("q")
+            for name, part in (("p", p), ("q", q)):
+                if part is not None and np.ndim(_plain(part)) == 0:
+                    raise TypeError(f"Invalid argument '{name}' in transformation constructor: expected a sequence, "
+                                    f"got {type(part).__name__}")
             p = np.zeros(3) if p is None else np.asarray(_plain(p), dtype=np.float64)
             q = np.array([0.0, 0.0, 0.0, 1.0]) if q is None else np.asarray(_plain(q), dtype=np.float64)
             args = (np.concatenate([p.ravel(), q.ravel()]),)
-        elif not args:
-            args = ([0, 0, 0, 0, 0, 0, 1],)
         super().__init__(*args)
 
     @property
@@ -263,19 +305,20 @@ def transformation(dtype=float32):
         suffix = _SUFFIX_OF.get(getattr(dtype, "__name__", ""), "")
         cls = type(f"transform{suffix}", (TransformBase,), {"__slots__": (), "_length": 7, "_shape": (7,),
                                                              "_dtype": dtype, "dtype": dtype, "length": 7,
-                                                             **_warp_names((7,), dtype)})
+                                                             **_warp_names((7,), dtype, "transform_t")})
         _VECTOR_CACHE[key] = cls
     return cls
 
 
-def _warp_names(shape, dtype) -> dict:
-    """The class attributes Warp code reads from composite types: _shape_, _length_, _wp_scalar_type_."""
+def _warp_names(shape, dtype, generic: str) -> dict:
+    """The class attributes Warp code reads from composite types: _shape_, _length_, _wp_scalar_type_,
+    _wp_generic_type_str_ (the C++ template: vec_t, mat_t, quat_t, transform_t)."""
     if shape is typing.Any or any(d is typing.Any for d in shape):
-        return {}
+        return {"_wp_generic_type_str_": generic}
     length = 1
     for d in shape:
         length *= d
-    return {"_shape_": tuple(shape), "_length_": length, "_wp_scalar_type_": dtype}
+    return {"_shape_": tuple(shape), "_length_": length, "_wp_scalar_type_": dtype, "_wp_generic_type_str_": generic}
 
 
 def _type_label(dtype) -> str:
@@ -303,7 +346,7 @@ def vector(length, dtype=float32):
         name = _family_name("vec", length, dtype) or f"vector(length={length}, dtype={_type_label(dtype)})"
         cls = type(name, (VectorBase,), {"__slots__": (), "_length": length, "_shape": (length,),
                                          "_dtype": dtype, "dtype": dtype, "length": length,
-                                         **_warp_names((length,), dtype)})
+                                         **_warp_names((length,), dtype, "vec_t")})
         _VECTOR_CACHE[key] = cls
     return cls
 
@@ -331,7 +374,7 @@ def matrix(shape, dtype=float32):
             name = _family_name("mat", shape[0], dtype)
         name = name or f"matrix(shape={shape}, dtype={_type_label(dtype)})"
         cls = type(name, (MatrixBase,), {"__slots__": (), "_shape": shape, "_dtype": dtype,
-                                         "dtype": dtype, "shape": shape, **_warp_names(shape, dtype)})
+                                         "dtype": dtype, "shape": shape, **_warp_names(shape, dtype, "mat_t")})
         _VECTOR_CACHE[key] = cls
     return cls
 
@@ -344,7 +387,7 @@ def quaternion(dtype=float32):
         suffix = _SUFFIX_OF.get(getattr(dtype, "__name__", ""), "")
         cls = type(f"quat{suffix}", (QuaternionBase,), {"__slots__": (), "_length": 4, "_shape": (4,),
                                                         "_dtype": dtype, "dtype": dtype, "length": 4,
-                                                        **_warp_names((4,), dtype)})
+                                                        **_warp_names((4,), dtype, "quat_t")})
         _VECTOR_CACHE[key] = cls
     return cls
 

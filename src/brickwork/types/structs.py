@@ -10,7 +10,7 @@ from ..errors import StructDefinitionError
 from .arrays import ArrayType, array, type_name
 from .composite import CompositeBase, is_composite_type
 from .layout import pack_format, struct_offsets
-from .scalars import ScalarBase, is_scalar_type, python_annotation_type
+from .scalars import ScalarBase, bool_, is_scalar_type, python_annotation_type
 
 
 class StructBase:
@@ -42,7 +42,7 @@ class StructBase:
         object.__setattr__(self, "_bytes", None)
 
     def __repr__(self):
-        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n, _ in self._fields)
+        inner = ", ".join(f"{n}={_plain_field(getattr(self, n))!r}" for n, _ in self._fields)
         return f"{type(self).__name__}({inner})"
 
     def _to_bytes(self) -> bytes:
@@ -57,6 +57,12 @@ class StructBase:
         data = bytes(buf)
         object.__setattr__(self, "_bytes", data)
         return data
+
+    def __ctype__(self):
+        """This value's C layout as a ``ctypes.Structure`` (a snapshot, as Warp's)."""
+        from .ctype_mirror import mirror, struct_snapshot
+
+        return mirror(self._to_bytes(), struct_snapshot(self))
 
     @classmethod
     def _from_record(cls, record) -> "StructBase":
@@ -98,9 +104,13 @@ class StructBase:
                          "itemsize": cls._size})
 
 
+def _plain_field(value):
+    return value.value if isinstance(value, ScalarBase) else value
+
+
 def _default(t):
     if is_scalar_type(t):
-        return t._np(0).item()
+        return t(0)  # a value of the field's type, as Warp's
     if is_composite_type(t):
         return t()
     if getattr(t, "_bw_struct", False):
@@ -110,10 +120,15 @@ def _default(t):
 
 def _coerce(value, t, where):
     if is_scalar_type(t):
-        if isinstance(value, ScalarBase):
-            value = value.value
+        if isinstance(value, ScalarBase):  # a typed value keeps the field's type; a Python number stays one
+            return t(value.value)
         return t._convert(value)
     if is_composite_type(t):
+        if value is None:
+            return t()
+        if type(value) is not bool and isinstance(value, (int, float)) or \
+                isinstance(value, ScalarBase) and type(value) is not bool_:  # Warp refuses promoting one number
+            raise TypeError(f"Struct field '{where.rsplit('.', 1)[-1]}' expects {type_name(t)} but got a single value")
         return value if type(value) is t else t(value)
     if isinstance(t, ArrayType):
         if value is not None and not (isinstance(value, array) and value._key is t):
@@ -127,7 +142,7 @@ def _coerce(value, t, where):
 
 def _flat(value, t) -> list:
     if is_scalar_type(t):
-        return [value]
+        return [value.value if isinstance(value, ScalarBase) else value]
     if isinstance(value, CompositeBase):
         return value.flat_values()
     if isinstance(t, ArrayType):

@@ -1,0 +1,101 @@
+"""Zero-copy views of an array with other axes or another dtype: ``a.transpose(axes)``, ``a.view(dtype)``, and the
+byte span an array covers (``a.capacity``), with Warp's rules and errors."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .arrays import array, element_layout, type_name
+from .composite import is_composite_type
+from .scalars import is_scalar_type, python_annotation_type
+
+
+class _Interface:
+    """Memory described by ``__array_interface__``; numpy keeps this object (and so ``owner``) alive."""
+
+    def __init__(self, owner: np.ndarray, shape, strides, np_dtype):
+        self.owner = owner
+        self.__array_interface__ = {"data": (owner.__array_interface__["data"][0], not owner.flags.writeable),
+                                    "shape": tuple(shape), "strides": tuple(strides), "typestr": np_dtype.str,
+                                    "version": 3}
+
+
+def _element_bytes(dtype) -> int:
+    np_dtype, trailing = element_layout(dtype)
+    return np_dtype.itemsize * int(np.prod(trailing, dtype=np.int64))
+
+
+def _contiguous(trailing, itemsize) -> tuple:
+    strides, step = [], itemsize
+    for n in reversed(trailing):
+        strides.append(step)
+        step *= n
+    return tuple(reversed(strides))
+
+
+def view(a: array, dtype) -> array:
+    """``a``'s memory seen as ``dtype``: the same shape for a dtype of the same size, a vector or matrix split into
+    its components (shape ``(*a.shape, *dtype shape)``) or scalars gathered into vectors or matrices."""
+    dtype = python_annotation_type(dtype)
+    src, size = a.dtype, _element_bytes(dtype)
+    np_dtype, trailing = element_layout(dtype)
+    if size == _element_bytes(src):
+        shape, strides = a.shape, a.strides
+    elif is_scalar_type(dtype) and is_composite_type(src):
+        if size != src._dtype._size:
+            raise TypeError(f"cannot create an array view with dtype {type_name(dtype)} from source dtype "
+                            f"{type_name(src)}: source scalar dtype {type_name(src._dtype)} has size "
+                            f"{src._dtype._size} bytes, but target dtype has size {size} bytes")
+        shape = (*a.shape, *src._shape)
+        strides = (*a.strides, *_contiguous(src._shape, size))
+    elif is_scalar_type(src) and is_composite_type(dtype):
+        if src._size != dtype._dtype._size:
+            raise TypeError(f"cannot create an array view with dtype {type_name(dtype)} from source dtype "
+                            f"{type_name(src)}: source dtype has size {src._size} bytes, but target scalar dtype "
+                            f"{type_name(dtype._dtype)} has size {dtype._dtype._size} bytes")
+        k = len(dtype._shape)
+        if a.ndim < k or tuple(a.shape[-k:]) != tuple(dtype._shape):
+            raise RuntimeError(f"The shape of the source array {a.shape} is not compatible with the requested data "
+                               f"type {type_name(dtype)}")
+        if tuple(a.strides[-k:]) != _contiguous(dtype._shape, src._size):
+            raise RuntimeError(f"The inner strides of the source array {a.strides} are not compatible with the "
+                               f"requested data type {type_name(dtype)}")
+        shape, strides = tuple(a.shape[:-k]) or (1,), tuple(a.strides[:-k]) or (size,)
+    else:
+        raise TypeError(f"cannot create an array view with dtype {type_name(dtype)} from source dtype "
+                        f"{type_name(src)}: source dtype has size {_element_bytes(src)} bytes, but target dtype has "
+                        f"size {size} bytes")
+    full_shape = (*shape, *trailing)
+    if a.size:
+        data = np.asarray(_Interface(a._np, full_shape, (*strides, *_contiguous(trailing, np_dtype.itemsize)),
+                                     np_dtype))
+    else:
+        data = np.zeros(full_shape, np_dtype)
+    out = array._wrap(data, dtype, a.device, owner=a)
+    if a._grad is not None:  # the gradient is seen the same way, as Warp's
+        out._grad = view(a._grad, dtype)
+        out._requires_grad = a._requires_grad
+    return out
+
+
+def transpose(a: array, axes=None) -> array:
+    """A view with the axes permuted (reversed when ``axes`` is None); a 1-D array is itself."""
+    if a.ndim == 1:
+        return a
+    axes = tuple(range(a.ndim))[::-1] if axes is None else tuple(axes)
+    if len(axes) != a.ndim:
+        raise RuntimeError("Length of parameter axes must be equal in length to array shape")
+    for ax in axes:
+        if not isinstance(ax, (int, np.integer)):
+            raise RuntimeError(f"axis index {ax} is not of type int")
+        if ax >= a.ndim:
+            raise RuntimeError(f"axis index {ax} must be smaller than the number of axes in array")
+    full = (*axes, *range(a.ndim, a._np.ndim))  # vector and matrix components stay last
+    return a._view(a._np.transpose(full), lambda g: transpose(g, axes))
+
+
+def capacity(a: array) -> int:
+    """Bytes from the first to the end of the last element the array reaches (0 when it has none)."""
+    if a.size == 0:
+        return 0
+    return _element_bytes(a.dtype) + sum((n - 1) * abs(s) for n, s in zip(a.shape, a.strides))
