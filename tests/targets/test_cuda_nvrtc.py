@@ -274,3 +274,18 @@ def test_debug_mode_instances_compile_with_bounds_checks():
         with open(path, "rb") as f:
             data = f.read()
         assert _cubin_arch(data) == 90 and b"bw_bounds_record" in data
+
+
+def test_nvrtc_writes_no_precompiled_header_into_the_working_directory(tmp_path, monkeypatch):
+    # NVRTC's automatic PCH writes <program>.pch (about 18 MB) where it is told, the working directory
+    # by default: brickwork points it at a directory of the process's own, removed at exit.
+    monkeypatch.chdir(tmp_path)
+    source = '#include "brickwork_cuda.h"\nextern "C" __global__ void twice(float* x) { x[threadIdx.x] *= 2.0f; }\n'
+    opts = build.options()
+    cubin = nvrtc.compile_cubin(source, "pch_probe.cu", "sm_90", build.include_dirs(), opts)
+    assert _cubin_arch(cubin) == 90
+    assert list(tmp_path.iterdir()) == []
+    if nvrtc.version() >= (12, 8):
+        (pch_dir,) = [o.split("=", 1)[1] for o in opts if o.startswith("--pch-dir=")]
+        assert os.path.isdir(pch_dir) and not pch_dir.startswith(str(tmp_path))
+        assert build.options() == opts  # one directory for the whole process

@@ -8,7 +8,8 @@ DEFAULT_ARCH = "sm_90"  # H100/H200: compiled for when neither BRICKWORK_CUDA_AR
 #: multiply-adds, as the CPU build (-ffp-contract=off), so + - * / round the same on both targets.
 NVRTC_OPTIONS = ("--std=c++17", "--device-as-default-execution-space", "--fmad=false")
 #: Options that change how fast NVRTC works, not what it makes (not in the key): the runtime header is
-#: parsed once per process and kept as a precompiled header in memory (NVRTC 12.8 and newer).
+#: precompiled once per process into a directory of the process's own (``build.pch_options``; NVRTC
+#: 12.8 and newer).
 PCH_OPTIONS = ("--pch",)
 PCH_SINCE = (12, 8)
 

@@ -6,9 +6,12 @@ calls ``make_cubin`` under the key's lock); only the compile step differs.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import shutil
+import tempfile
+import threading
 import time
 
 from ...errors import ToolchainError
@@ -35,7 +38,29 @@ def include_dirs() -> list[str]:
 
 def options() -> list[str]:
     """NVRTC's options besides the architecture and the include paths."""
-    return [*NVRTC_OPTIONS, *(PCH_OPTIONS if nvrtc.version() >= PCH_SINCE else ())]
+    return [*NVRTC_OPTIONS, *pch_options()]
+
+
+_pch_lock = threading.Lock()
+_pch_dir: str | None = None
+
+
+def pch_options() -> list[str]:
+    """Automatic precompiled headers (NVRTC 12.8 and newer), kept in a directory of this process's own.
+
+    NVRTC writes the header it precompiles as ``<program name>.pch`` (about 18 MB) and reuses it for
+    every later program with the same includes; left to itself it writes into the working directory,
+    the user's. A directory per process, removed at exit, keeps that reuse (about 0.2 s saved per
+    compile) without a file written anywhere else, and without two processes sharing a file one of them
+    may be writing."""
+    global _pch_dir
+    if nvrtc.version() < PCH_SINCE:
+        return []
+    with _pch_lock:
+        if _pch_dir is None:
+            _pch_dir = tempfile.mkdtemp(prefix="brickwork-nvrtc-pch-")
+            atexit.register(shutil.rmtree, _pch_dir, True)
+    return [*PCH_OPTIONS, f"--pch-dir={_pch_dir}"]
 
 
 def make_cubin(arch: str):
