@@ -262,6 +262,29 @@ class IRInteriorSplit(IRStmt):
     upper: list
     interior: list
     boundary: list
+    gather: "IRGather | None" = None  # the interior's gather form (passes/adjoint_gather.py), CPU only
+
+
+@dataclass(eq=False)
+class IRGather(IRStmt):
+    """A backward kernel's interior in gather (transposed-stencil) form, beside its scatter form.
+
+    Every adjoint write of the interior is ``adj_X[tid + d] += e``. Over the gather box ``G`` (``tid(d)`` in
+    ``[lo[d] + high[d], hi[d] + low[d])``, ``lo``/``hi`` the interior box's bounds in the launch, ``low``/
+    ``high`` the least and greatest write offsets per dimension) ``body`` runs per point ``q = tid()``:
+    ``adj_X[q] += sum of e at tid = q - d``, one store per array. ``shell`` is the interior with each write
+    done only where ``tid + d`` is outside ``G`` (its bounds are the int32 locals ``box``: lower and upper
+    bound per dimension, set by the target), run where some write leaves ``G``. The target runs the scatter
+    form instead when a written array (``writes``) may overlap an array ``body`` reads (``reads``).
+    """
+
+    low: list
+    high: list
+    body: list
+    shell: list
+    box: list
+    writes: list
+    reads: list
 
 
 class Format(str):

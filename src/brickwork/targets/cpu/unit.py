@@ -119,11 +119,22 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
         lines += ["// a bound of the interior box (int64, from the guard's expressions) clamped to [lo, hi]",
                   "static inline int32_t clamp_extent(int64_t x, int32_t lo, int32_t hi) {",
                   "    return (int32_t)(x < lo ? lo : (x > hi ? hi : x));", "}", ""]
-    bodies = [("body", fn.body)] if split is None else [
-        ("body", fn.body[:-1] + split.boundary), ("body_interior", fn.body[:-1] + split.interior)]
-    for name, stmts in bodies:
-        lines += ["template <bool UNIT>", f"static inline __attribute__((always_inline)) void {name}({sig}) {{"]
+    gather = split.gather if split is not None else None
+    if gather is not None:
+        lines += _OVERLAP_HELPERS
+    bodies = [("body", fn.body, "", [])] if split is None else [
+        ("body", fn.body[:-1] + split.boundary, "", []), ("body_interior", fn.body[:-1] + split.interior, "", [])]
+    if gather is not None:
+        # the gather body is whole (its slices copy what they need of the statements before the split); the
+        # shell's guards read the gather box's bounds, passed in
+        box = "".join(f", int32_t g{k}" for k in range(len(gather.box)))
+        bodies += [("body_gather", gather.body, "", []),
+                   ("body_shell", fn.body[:-1] + gather.shell, box,
+                    [f"    {local(b.name)} = g{k};" for k, b in enumerate(gather.box)])]
+    for name, stmts, extra, setup in bodies:
+        lines += ["template <bool UNIT>", f"static inline __attribute__((always_inline)) void {name}({sig}{extra}) {{"]
         lines += _locals(fn, 4)
+        lines += setup
         lines += r.block(stmts, 4)
         lines += ["}", ""]
     lines += ["struct Args {"]
@@ -139,7 +150,9 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
     omp = f"if(h.parallel) num_threads(h.nthreads){private}"
     if split is not None:
         lines += _interior_box(r, split, dims)
-        lines += _phased_split_loops(fn, dims, args, omp) if fn.scatter_radius is not None else \
+        if gather is not None:
+            lines += _gather_box(gather, dims, args, omp)
+        lines += _phased_split_loops(fn, dims, args, omp, gather) if fn.scatter_radius is not None else \
             _split_loops(fn, dims, args, omp)
         lines += ["}", ""]
         return lines
@@ -199,11 +212,13 @@ def _phased_loops(fn: ir.IRFunction, dims: int, call: str, omp: str) -> list[str
     return lines
 
 
-def _phased_split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str) -> list[str]:
+def _phased_split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str, gather=None) -> list[str]:
     """A split backward kernel with ``scatter_radius``: the phases of ``_phased_loops`` twice, first
     over the interior box's points (``body_interior``, simd innermost loop when allowed), then over
     the others (``body``, no simd). The boundary version may add atomically where the interior adds
-    plainly (``passes/adjoint_wrap.py``): a plain add never runs beside an atomic one."""
+    plainly (``passes/adjoint_wrap.py``): a plain add never runs beside an atomic one. With a gather
+    form that ran (``use_gather``, ``_gather_box``), the first phases visit only the interior's points
+    whose writes may leave the gather box (``body_shell``, the box minus ``ilo``/``ihi``)."""
     radius = fn.scatter_radius
     boundary, interior = f"body<UNIT>({args});", f"body_interior<UNIT>({args});"
     lines = ["    const int32_t nt = h.parallel ? (h.nthreads > 0 ? h.nthreads : 1) : 1;",
@@ -220,17 +235,15 @@ def _phased_split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str) -> li
              "            const int32_t in_hi = c_hi < hi0 ? c_hi : hi0;",
              "            if (pass == 0) {"]
     pad = "                "
-    simd = [pad + "    " * (dims - 1) + "#pragma omp simd"] if fn.simd_innermost else []
-    if dims == 1:
-        lines += simd + [pad + f"for (int32_t t0 = in_lo; t0 < in_hi; ++t0) {interior}"]
+    if gather is not None:
+        shell = f"body_shell<UNIT>({args}, {', '.join(f'(int32_t)g{s}{d}' for d in range(dims) for s in ('lo', 'hi'))});"
+        lines.append(pad + "if (use_gather) {")
+        lines += _shell_loops(fn, dims, shell, pad + "    ")
+        lines.append(pad + "} else {")
+        lines += _interior_rows(fn, dims, interior, pad + "    ")
+        lines.append(pad + "}")
     else:
-        lines.append(pad + "for (int32_t t0 = in_lo; t0 < in_hi; ++t0)")
-        for d in range(1, dims):
-            inner = pad + "    " * d
-            if d == dims - 1:
-                lines += simd
-            lines.append(inner + f"for (int32_t t{d} = lo{d}; t{d} < hi{d}; ++t{d})"
-                         + (f" {interior}" if d == dims - 1 else ""))
+        lines += _interior_rows(fn, dims, interior, pad)
     lines.append("            } else {")
     if dims == 1:
         lines += [pad + f"for (int32_t t0 = c_lo; t0 < (c_hi < lo0 ? c_hi : lo0); ++t0) {boundary}",
@@ -252,6 +265,119 @@ def _phased_split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str) -> li
             lines.append(pad + "    " * d + "}")
     lines += ["            }", "        }", "    }", "    }"]
     return lines
+
+
+def _interior_rows(fn: ir.IRFunction, dims: int, call: str, pad: str) -> list[str]:
+    """The interior box's points of one chunk of rows ``[in_lo, in_hi)``."""
+    simd = [pad + "    " * (dims - 1) + "#pragma omp simd"] if fn.simd_innermost else []
+    if dims == 1:
+        return simd + [pad + f"for (int32_t t0 = in_lo; t0 < in_hi; ++t0) {call}"]
+    lines = [pad + "for (int32_t t0 = in_lo; t0 < in_hi; ++t0)"]
+    for d in range(1, dims):
+        if d == dims - 1:
+            lines += simd
+        lines.append(pad + "    " * d + f"for (int32_t t{d} = lo{d}; t{d} < hi{d}; ++t{d})"
+                     + (f" {call}" if d == dims - 1 else ""))
+    return lines
+
+
+def _shell_loops(fn: ir.IRFunction, dims: int, call: str, pad: str) -> list[str]:
+    """The interior box's points of rows ``[in_lo, in_hi)`` outside the inner box ``[ilo, ihi)`` (whose
+    writes all land in the gather box)."""
+    simd = "#pragma omp simd"
+    if dims == 1:
+        lines = []
+        for start, stop in (("in_lo", "(in_hi < ilo0 ? in_hi : ilo0)"), ("(in_lo > ihi0 ? in_lo : ihi0)", "in_hi")):
+            lines += ([pad + simd] if fn.simd_innermost else []) + [
+                pad + f"for (int32_t t0 = {start}; t0 < {stop}; ++t0) {call}"]
+        return lines
+    last = dims - 1
+    lines = [pad + "for (int32_t t0 = in_lo; t0 < in_hi; ++t0) {"]
+    for d in range(1, last):
+        lines.append(pad + "    " * d + f"for (int32_t t{d} = lo{d}; t{d} < hi{d}; ++t{d}) {{")
+    inner = pad + "    " * last
+    inside = " && ".join(f"t{d} >= ilo{d} && t{d} < ihi{d}" for d in range(last))
+    row = [(f"lo{last}", f"ilo{last}"), (f"ihi{last}", f"hi{last}")]
+    lines.append(inner + f"if ({inside}) {{")
+    for start, stop in row:
+        lines += ([inner + "    " + simd] if fn.simd_innermost else []) + [
+            inner + f"    for (int32_t t{last} = {start}; t{last} < {stop}; ++t{last}) {call}"]
+    lines.append(inner + "} else {")
+    lines += ([inner + "    " + simd] if fn.simd_innermost else []) + [
+        inner + f"    for (int32_t t{last} = lo{last}; t{last} < hi{last}; ++t{last}) {call}"]
+    lines.append(inner + "}")
+    for d in range(last - 1, -1, -1):
+        lines.append(pad + "    " * d + "}")
+    return lines
+
+
+#: Whether two arrays' elements may share memory (their byte spans intersect): the gather form of a
+#: backward kernel runs only when no array it writes may overlap one it reads or another it writes.
+_OVERLAP_HELPERS = [
+    "// the bytes an array's elements occupy, [lo, hi) (lo == hi: none)",
+    "template <class T, int D>",
+    "static inline void byte_span(const bw::array_t<T, D>& a, uintptr_t& lo, uintptr_t& hi) {",
+    "    int64_t first = 0, last = 0;",
+    "    for (int d = 0; d < D; ++d) {",
+    "        if (a.shape[d] <= 0) { lo = hi = 0; return; }",
+    "        const int64_t reach = (a.shape[d] - 1) * a.strides[d];",
+    "        if (reach < 0) first += reach; else last += reach;",
+    "    }",
+    "    lo = (uintptr_t)a.data + (uintptr_t)(first * (int64_t)sizeof(T));",
+    "    hi = (uintptr_t)a.data + (uintptr_t)((last + 1) * (int64_t)sizeof(T));",
+    "}",
+    "",
+    "template <class T, int D, class U, int E>",
+    "static inline bool may_overlap(const bw::array_t<T, D>& a, const bw::array_t<U, E>& b) {",
+    "    uintptr_t alo, ahi, blo, bhi;",
+    "    byte_span(a, alo, ahi);",
+    "    byte_span(b, blo, bhi);",
+    "    return alo < ahi && blo < bhi && alo < bhi && blo < ahi;",
+    "}",
+    "",
+]
+
+
+def _gather_box(gather: ir.IRGather, dims: int, args: str, omp: str) -> list[str]:
+    """The gather box ``[glo, ghi)`` of the interior box ``[lo, hi)`` (the points that every write offset
+    reaches from inside it), the inner box ``[ilo, ihi)`` (the interior points whose writes all land in
+    it), ``use_gather`` (the box is not empty and no written array may overlap another array the gather
+    touches), and the gather loop: each point adds into its own elements only, so every point runs at once."""
+    lines = ["    // the gather form (passes/adjoint_gather.py): G = the points q with q - d in the interior box",
+             "    // for every write offset d; the interior's points whose writes all land in G"]
+    for d in range(dims):
+        low, high = gather.low[d], gather.high[d]
+        ilo, ihi = _plus(f"glo{d}", -low), _plus(f"ghi{d}", -high)
+        lines += [f"    const int64_t glo{d} = {_plus(f'(int64_t)lo{d}', high)};",
+                  f"    const int64_t ghi{d} = {_plus(f'(int64_t)hi{d}', low)};",
+                  f"    const int32_t ilo{d} = (int32_t)({ilo} < hi{d} ? {ilo} : hi{d});",
+                  f"    const int32_t ihi{d} = (int32_t)({ihi} > ilo{d} ? {ihi} : ilo{d});"]
+    names = [local(a.name) for a in gather.writes]
+    others = names + [local(a.name) for a in gather.reads]
+    tests = [f"glo{d} < ghi{d} && glo{d} >= INT32_MIN && ghi{d} <= INT32_MAX" for d in range(dims)]
+    tests += [f"!may_overlap({a}, {b})" for i, a in enumerate(names) for b in others[i + 1:]]
+    lines.append(f"    const bool use_gather = {' && '.join(tests)};")
+    call = f"body_gather<UNIT>({args});"
+    omp = omp.replace("num_threads(h.nthreads)", "num_threads(h.nthreads) schedule(static)")
+    lines.append("    if (use_gather) {")
+    if dims == 1:
+        lines += [f"        #pragma omp parallel for simd {omp}",
+                  f"        for (int32_t t0 = (int32_t)glo0; t0 < (int32_t)ghi0; ++t0) {call}"]
+    else:
+        collapse = f" collapse({dims - 1})" if dims > 2 else ""
+        lines.append(f"        #pragma omp parallel for{collapse} {omp}")
+        for d in range(dims):
+            pad = "        " + "    " * d
+            if d == dims - 1:
+                lines.append(pad + "#pragma omp simd")
+            lines.append(pad + f"for (int32_t t{d} = (int32_t)glo{d}; t{d} < (int32_t)ghi{d}; ++t{d})"
+                         + (f" {call}" if d == dims - 1 else ""))
+    lines.append("    }")
+    return lines
+
+
+def _plus(x: str, c: int) -> str:
+    return x if c == 0 else f"{x} + {c}" if c > 0 else f"{x} - {-c}"
 
 
 def _interior_box(r: CppRenderer, split: ir.IRInteriorSplit, dims: int) -> list[str]:
