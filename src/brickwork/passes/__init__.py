@@ -42,6 +42,6 @@ def gpu_pass_list(target_name: str, builtins: dict, wrapping, mode: str = "relea
             SelectBuiltins(target_name, builtins, wrapping))
 
 
-__all__ = ["AdjointGather", "CheckBounds", "ExpandLoopAbstraction", "InlineLocalFunctions", "LowerPackAccess", "LowerReductions",
-           "LowerTeams", "MapGpuThreads", "ProveNoOverflow", "SelectBuiltins", "SplitInterior", "gpu_pass_list",
-           "run_passes"]
+__all__ = ["AdjointGather", "CheckBounds", "ExpandLoopAbstraction", "InlineLocalFunctions", "LowerPackAccess",
+           "LowerReductions", "LowerTeams", "MapGpuThreads", "ProveNoOverflow", "SelectBuiltins", "SplitInterior",
+           "gpu_pass_list", "run_passes"]

@@ -116,7 +116,7 @@ class _Plan:
             return None
         written = {w.array.name for w in writes}
         # the interior reads no written array but in its writes' own read-modify-write
-        for pos, s in enumerate(program):
+        for s in program:
             value = s.value
             if not isinstance(s.target, ir.IRLocal):
                 value = s.value.args[1]
@@ -348,4 +348,5 @@ class _Shift(ir.Rewriter):
 
     def r_IRTid(self, e: ir.IRTid):
         c = self.offsets[e.dim]
-        return ir.IRTid(e.dim, e.type) if c == 0 else op("sub" if c > 0 else "add", ir.IRTid(e.dim, e.type), i32(abs(c)))
+        tid = ir.IRTid(e.dim, e.type)
+        return tid if c == 0 else op("sub" if c > 0 else "add", tid, i32(abs(c)))

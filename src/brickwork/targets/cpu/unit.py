@@ -236,7 +236,8 @@ def _phased_split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str, gathe
              "            if (pass == 0) {"]
     pad = "                "
     if gather is not None:
-        shell = f"body_shell<UNIT>({args}, {', '.join(f'(int32_t)g{s}{d}' for d in range(dims) for s in ('lo', 'hi'))});"
+        box = ", ".join(f"(int32_t)g{side}{d}" for d in range(dims) for side in ("lo", "hi"))
+        shell = f"body_shell<UNIT>({args}, {box});"
         lines.append(pad + "if (use_gather) {")
         lines += _shell_loops(fn, dims, shell, pad + "    ")
         lines.append(pad + "} else {")
