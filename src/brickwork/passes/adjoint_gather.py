@@ -14,21 +14,21 @@ scatters are plain phased adds (``scatter_radius``), when it can prove from the 
 * every write is ``adj_X[tid(0) + c0, ..., tid(n-1) + cn-1] = adj_X[same] + e`` (one index per launch
   dimension, each the same dimension's ``tid`` plus a constant, through single-assignment locals), on an
   array parameter that the interior reads nowhere else, with no array locals (aliases) about;
-* every write of those arrays in the boundary version (points outside ``I``) has such indices too, so
-  that the gather box ``G`` (the points ``q`` with ``q - d`` in ``I`` for every write offset ``d``, of
-  both versions) receives nothing from the boundary: ``q = tid + d`` with ``q`` in ``G`` puts ``tid`` in
-  ``I``;
 * each contribution ``e`` is cheap to recompute at ``q - d``: its backward slice (the assignments it
   depends on) holds only loads of float values from parameters no write targets, constants, ``tid()``,
   shapes and the arithmetic of ``CHEAP_OPS``, at most ``MAX_SLICE_OPS`` calls and loads each and
   ``MAX_TOTAL_OPS`` for all writes together (a hydro flux's Riemann solver keeps its scatter form).
 
-The result (``IRGather`` on the ``IRInteriorSplit``) has the gather body over ``G`` and the shell: the
-interior with each write done only where ``tid + d`` falls outside ``G``. The CPU target runs the
-gather over ``G`` in parallel (each point writes only its own elements), then its phases over the
-points of ``I`` whose writes can leave ``G`` (the shell) and over the boundary, and the plain scatter
-form instead when a written array may overlap an array the gather reads or another written array.
-The sums equal the scatter form's up to the order of the float additions.
+The result (``IRGather`` on the ``IRInteriorSplit``) has the gather body over the gather box ``G`` (the
+points ``q`` with ``q - d`` in ``I`` for every write offset ``d``: every pair of an interior point and a
+write that lands in ``G`` is summed there exactly once) and the shell: the interior with each write done
+only where ``tid + d`` falls outside ``G`` (the pairs the gather does not sum). The CPU target runs the
+gather over ``G`` in a parallel loop of its own (each point writes only its own elements), then, as
+before, its phases over the points of ``I`` whose writes can leave ``G`` (the shell) and over the boundary
+version (the points outside ``I``, their contributions not part of the gather; they may add into ``G``,
+after the gather is done). It runs the plain scatter form instead when a written array may overlap an
+array the gather reads or another written array. The sums equal the scatter form's up to the order of
+the float additions.
 """
 
 from __future__ import annotations
@@ -82,15 +82,18 @@ class _Write:
 class _Plan:
     """The interior program's writes and their slices, or None (``of``) when the rule does not apply."""
 
-    def __init__(self, fn, split, program, writes, low, high, reads):
-        self.fn, self.split, self.program, self.writes = fn, split, program, writes
+    def __init__(self, fn, interior, program, writes, low, high, reads):
+        self.fn, self.interior, self.program, self.writes = fn, interior, program, writes
         self.low, self.high, self.reads = low, high, reads
 
     @classmethod
     def of(cls, fn: ir.IRFunction, split: ir.IRInteriorSplit) -> "_Plan | None":
         dims = fn.tid_dims
-        prefix = fn.body[:-1]
-        program = prefix + split.interior
+        known = _known_flags(fn.body[:-1] + split.interior)
+        prefix, interior = _flatten(fn.body[:-1], known), _flatten(split.interior, known)
+        if prefix is None or interior is None:
+            return None
+        program = prefix + interior
         params = {name: t for name, t in fn.params}
         arrays = {name for name, t in fn.params if isinstance(t, ArrayType)}
         if any(isinstance(t, ArrayType) for t in fn.locals.values()):
@@ -125,11 +128,7 @@ class _Plan:
                     return None
                 if isinstance(n, ir.IRCall) and n.op.startswith("atomic_"):
                     return None
-        # the boundary's writes of those arrays: tid-affine, their offsets bound G too
-        boundary = _boundary_offsets(prefix + split.boundary, written, dims)
-        if boundary is None:
-            return None
-        every = [w.offsets for w in writes] + boundary
+        every = [w.offsets for w in writes]
         low = [min(d[k] for d in every) for k in range(dims)]
         high = [max(d[k] for d in every) for k in range(dims)]
         total, reads = 0, {}
@@ -147,7 +146,7 @@ class _Plan:
                     reads.setdefault(n.array.name, n.array)
         if total > MAX_TOTAL_OPS or any(name not in arrays or name in written for name in reads):
             return None
-        return cls(fn, split, program, writes, low, high, list(reads.values()))
+        return cls(fn, interior, program, writes, low, high, list(reads.values()))
 
     def build(self, locals_: Locals) -> ir.IRGather:
         dims = self.fn.tid_dims
@@ -173,7 +172,7 @@ class _Plan:
         for array, acc in sums.values():
             place = ir.IRArrayElem(array, [ir.IRCast(ir.IRTid(d, int32), int64) for d in range(dims)], acc.type)
             body.append(ir.IRAssign(place, ir.IRCall("add", [place, acc], acc.type)))
-        first = len(self.program) - len(self.split.interior)
+        first = len(self.program) - len(self.interior)
         guarded = {id(self.program[w.pos]): w for w in self.writes}
         shell = []
         for s in self.program[first:]:
@@ -182,6 +181,48 @@ class _Plan:
             shell.append(copy if w is None else ir.IRIf(_outside(w.offsets, box), [copy], []))
         writes = list({w.array.name: w.array for w in self.writes}.values())
         return ir.IRGather(self.low, self.high, body, shell, box, writes, self.reads)
+
+
+def _known_flags(stmts: list) -> dict:
+    """Bool locals assigned once in ``stmts``, from a constant or from such a local (the flags that
+    ``return`` leaves in the normal form: an exit guard's flag is known false in the interior)."""
+    counts = ir.assignment_counts(stmts)
+    defs = {n.target.name: n.value for n in ir.walk(stmts) if isinstance(n, ir.IRAssign)
+            and isinstance(n.target, ir.IRLocal) and n.target.type is bool_ and counts.get(n.target.name) == 1}
+    known: dict = {}
+
+    def value(name, depth=0):
+        v = defs.get(name)
+        if isinstance(v, ir.IRConst) and isinstance(v.value, bool):
+            return v.value
+        if isinstance(v, ir.IRLocal) and depth < 64:
+            return value(v.name, depth + 1)
+        return None
+
+    for name in defs:
+        found = value(name)
+        if found is not None:
+            known[name] = found
+    return known
+
+
+def _flatten(stmts: list, known: dict) -> list | None:
+    """``stmts`` with each ``if`` on a known flag replaced by the branch it takes; None when another
+    ``if`` (or any other control flow) remains."""
+    out: list = []
+    for s in stmts:
+        if isinstance(s, ir.IRIf):
+            if not (isinstance(s.cond, ir.IRLocal) and s.cond.name in known):
+                return None
+            inner = _flatten(s.body if known[s.cond.name] else s.orelse, known)
+            if inner is None:
+                return None
+            out += inner
+        elif isinstance(s, ir.IRAssign):
+            out.append(s)
+        else:
+            return None
+    return out
 
 
 def _outside(offsets, box) -> ir.IRExpr:
@@ -260,33 +301,6 @@ def _int(e):
     if isinstance(e, ir.IRConst) and e.type in (int32, int64) and isinstance(e.value, int):
         return e.value
     return None
-
-
-def _boundary_offsets(stmts: list, written: set, dims: int):
-    """The offsets of every write of the ``written`` arrays in ``stmts`` (the boundary version), or None
-    when one is not tid-affine (or an atomic, a view or an alias of one)."""
-    offsets = _Offsets(stmts)
-    found = []
-    for n in ir.walk(stmts):
-        if isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRLocal) and isinstance(n.target.type, ArrayType):
-            return None
-        if isinstance(n, ir.IRAssign) and not isinstance(n.target, ir.IRLocal):
-            target = n.target
-            while isinstance(target, (ir.IRComponent, ir.IRField, ir.IRTupleGet)):
-                target = target.base
-            if isinstance(target, ir.IRArrayElem) and _root(target.array) in written:
-                if not isinstance(target.array, ir.IRLocal):
-                    return None
-                d = offsets.of(target.indices, dims)
-                if d is None:
-                    return None
-                found.append(d)
-        elif isinstance(n, ir.IRAtomicAdd) or (isinstance(n, ir.IRCall) and n.op.startswith("atomic_")):
-            if isinstance(n, ir.IRAtomicAdd) or _root(n.args[0]) in written:
-                return None
-        elif isinstance(n, ir.IRSubarray) and _root(n.array) in written:
-            return None
-    return found
 
 
 def _slice(program: list, pos: int, value) -> tuple:
