@@ -85,8 +85,8 @@ def _stmt(s, depth, out):
         out.append(f"{pad}gather offsets in [{g.low}, {g.high}] into {', '.join(w.name for w in g.writes)} "
                    f"(reads {', '.join(r.name for r in g.reads)}):")
         out.extend(format_block(g.body, depth + 1))
-        out.append(f"{pad}shell (writes outside {', '.join(b.name for b in g.box)}):")
-        out.extend(format_block(g.shell, depth + 1))
+        out.append(f"{pad}rim (interior box {', '.join(b.name for b in g.box)}):")
+        out.extend(format_block(g.rim, depth + 1))
     elif isinstance(s, ir.IRPush):
         out.append(f"{pad}push({expr(s.value)})")
     elif isinstance(s, ir.IRAtomicAdd):

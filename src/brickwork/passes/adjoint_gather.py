@@ -33,6 +33,7 @@ the float additions.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from .. import ir
@@ -40,6 +41,7 @@ from ..ir.printer import expr as show
 from ..types.arrays import ArrayType
 from ..types.scalars import bool_, float16, float32, float64, int32, int64
 from .build import Locals, i32, op
+from .split_interior import fold_flags
 
 #: Builtins a contribution's slice may use (per component, a few cycles each).
 CHEAP_OPS = frozenset({"add", "sub", "mul", "neg", "div", "min", "max", "abs", "cw_mul", "cw_div"})
@@ -89,11 +91,11 @@ class _Plan:
     @classmethod
     def of(cls, fn: ir.IRFunction, split: ir.IRInteriorSplit) -> "_Plan | None":
         dims = fn.tid_dims
-        known = _known_flags(fn.body[:-1] + split.interior)
-        prefix, interior = _flatten(fn.body[:-1], known), _flatten(split.interior, known)
-        if prefix is None or interior is None:
+        prefix = fn.body[:-1]
+        program = fold_flags(prefix + split.interior)  # an exit guard's flags are known in the interior
+        if not all(a is b for a, b in zip(prefix, program)):
             return None
-        program = prefix + interior
+        interior = program[len(prefix):]
         params = {name: t for name, t in fn.params}
         arrays = {name for name, t in fn.params if isinstance(t, ArrayType)}
         if any(isinstance(t, ArrayType) for t in fn.locals.values()):
@@ -152,86 +154,64 @@ class _Plan:
         dims = self.fn.tid_dims
         box = []
         for d in range(dims):
-            box += [locals_.new(f"_bw_g{d}_lo", int32), locals_.new(f"_bw_g{d}_hi", int32)]
-        body: list = []
-        sums: dict = {}  # written array name -> (array, its sum local)
-        for w in self.writes:
-            stmts = [self.program[q] for q in w.slice]
-            renamed: dict = {}
-            for a in stmts:
-                if a.target.name not in renamed:
-                    renamed[a.target.name] = locals_.new(f"{a.target.name}_q", a.target.type)
-            shift = _Shift(w.offsets, renamed)
-            body += shift.stmts(stmts)
-            e = shift.expr(w.value)
-            if w.array.name not in sums:
-                sums[w.array.name] = (w.array, locals_.assign(e, body, "_ad_sum"))
-            else:
-                acc = sums[w.array.name][1]
-                body.append(ir.IRAssign(acc, ir.IRCall("add", [acc, e], acc.type)))
-        for array, acc in sums.values():
-            place = ir.IRArrayElem(array, [ir.IRCast(ir.IRTid(d, int32), int64) for d in range(dims)], acc.type)
-            body.append(ir.IRAssign(place, ir.IRCall("add", [place, acc], acc.type)))
-        first = len(self.program) - len(self.interior)
-        guarded = {id(self.program[w.pos]): w for w in self.writes}
-        shell = []
-        for s in self.program[first:]:
-            w = guarded.get(id(s))
-            copy = ir.Rewriter().stmt(s)
-            shell.append(copy if w is None else ir.IRIf(_outside(w.offsets, box), [copy], []))
+            box += [locals_.new(f"_bw_i{d}_lo", int32), locals_.new(f"_bw_i{d}_hi", int32)]
         writes = list({w.array.name: w.array for w in self.writes}.values())
-        return ir.IRGather(self.low, self.high, body, shell, box, writes, self.reads)
+        here = [ir.IRCast(ir.IRTid(d, int32), int64) for d in range(dims)]
+        # inside G: every contribution, the first one starting each array's sum
+        body: list = []
+        sums: dict = {}  # written array name -> its sum local
+        for w in self.writes:
+            e = self.contribution(w, locals_, body)
+            if w.array.name not in sums:
+                sums[w.array.name] = locals_.assign(e, body, "_ad_sum")
+            else:
+                acc = sums[w.array.name]
+                body.append(ir.IRAssign(acc, ir.IRCall("add", [acc, e], acc.type)))
+        # on the rim (the points outside G that interior points write): the contributions whose point is in I
+        rim: list = []
+        rim_sums = {a.name: locals_.new("_ad_sum", a.type.dtype) for a in writes}
+        for a in writes:
+            rim.append(ir.IRAssign(rim_sums[a.name], _zero(a.type.dtype)))
+        for w in self.writes:
+            stmts: list = []
+            e = self.contribution(w, locals_, stmts)
+            acc = rim_sums[w.array.name]
+            stmts.append(ir.IRAssign(acc, ir.IRCall("add", [acc, e], acc.type)))
+            rim.append(ir.IRIf(_inside(w.offsets, box), stmts, []))
+        for version, table in ((body, sums), (rim, rim_sums)):
+            for a in writes:
+                acc = table[a.name]
+                place = ir.IRArrayElem(a, list(here), acc.type)
+                version.append(ir.IRAssign(place, ir.IRCall("add", [ir.IRArrayElem(a, list(here), acc.type), acc],
+                                                            acc.type)))
+        return ir.IRGather(self.low, self.high, body, rim, box, writes, self.reads)
+
+    def contribution(self, w: _Write, locals_: Locals, out: list) -> ir.IRExpr:
+        """Appends to ``out`` a copy of the slice of ``w`` at ``tid - offsets`` (its locals fresh) and returns
+        the contribution there."""
+        stmts = [self.program[q] for q in w.slice]
+        renamed: dict = {}
+        for a in stmts:
+            if a.target.name not in renamed:
+                renamed[a.target.name] = locals_.new(f"{a.target.name}_q", a.target.type)
+        shift = _Shift(w.offsets, renamed)
+        out += shift.stmts(stmts)
+        return shift.expr(w.value)
 
 
-def _known_flags(stmts: list) -> dict:
-    """Bool locals assigned once in ``stmts``, from a constant or from such a local (the flags that
-    ``return`` leaves in the normal form: an exit guard's flag is known false in the interior)."""
-    counts = ir.assignment_counts(stmts)
-    defs = {n.target.name: n.value for n in ir.walk(stmts) if isinstance(n, ir.IRAssign)
-            and isinstance(n.target, ir.IRLocal) and n.target.type is bool_ and counts.get(n.target.name) == 1}
-    known: dict = {}
-
-    def value(name, depth=0):
-        v = defs.get(name)
-        if isinstance(v, ir.IRConst) and isinstance(v.value, bool):
-            return v.value
-        if isinstance(v, ir.IRLocal) and depth < 64:
-            return value(v.name, depth + 1)
-        return None
-
-    for name in defs:
-        found = value(name)
-        if found is not None:
-            known[name] = found
-    return known
+def _zero(t) -> ir.IRExpr:
+    if t in _FLOATS:
+        return ir.IRConst(0.0, t)
+    return ir.IRConstruct([ir.IRConst(0.0, t._dtype)] * math.prod(t._shape), t)
 
 
-def _flatten(stmts: list, known: dict) -> list | None:
-    """``stmts`` with each ``if`` on a known flag replaced by the branch it takes; None when another
-    ``if`` (or any other control flow) remains."""
-    out: list = []
-    for s in stmts:
-        if isinstance(s, ir.IRIf):
-            if not (isinstance(s.cond, ir.IRLocal) and s.cond.name in known):
-                return None
-            inner = _flatten(s.body if known[s.cond.name] else s.orelse, known)
-            if inner is None:
-                return None
-            out += inner
-        elif isinstance(s, ir.IRAssign):
-            out.append(s)
-        else:
-            return None
-    return out
-
-
-def _outside(offsets, box) -> ir.IRExpr:
-    """``tid + offsets`` is not in the box ``[box[2d], box[2d + 1])`` of every dimension ``d``."""
+def _inside(offsets, box) -> ir.IRExpr:
+    """``tid - offsets`` is in the box ``[box[2d], box[2d + 1])`` of every dimension ``d``."""
     cond = None
     for d, c in enumerate(offsets):
-        point = ir.IRTid(d, int32) if c == 0 else op("add" if c > 0 else "sub", ir.IRTid(d, int32), i32(abs(c)))
-        for test in (ir.IRCall("lt", [point, box[2 * d]], bool_), ir.IRCall("ge", [point, box[2 * d + 1]], bool_)):
-            cond = test if cond is None else ir.IRCall("logical_or", [cond, test], bool_)
+        point = ir.IRTid(d, int32) if c == 0 else op("sub" if c > 0 else "add", ir.IRTid(d, int32), i32(abs(c)))
+        for test in (ir.IRCall("ge", [point, box[2 * d]], bool_), ir.IRCall("lt", [point, box[2 * d + 1]], bool_)):
+            cond = test if cond is None else ir.IRCall("logical_and", [cond, test], bool_)
     return cond
 
 

@@ -125,12 +125,11 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
     bodies = [("body", fn.body, "", [])] if split is None else [
         ("body", fn.body[:-1] + split.boundary, "", []), ("body_interior", fn.body[:-1] + split.interior, "", [])]
     if gather is not None:
-        # the gather body is whole (its slices copy what they need of the statements before the split); the
-        # shell's guards read the gather box's bounds, passed in
-        box = "".join(f", int32_t g{k}" for k in range(len(gather.box)))
+        # the gather bodies are whole (their slices copy what they need of the statements before the split);
+        # the rim's tests read the interior box's bounds, passed in
+        box = "".join(f", int32_t b{k}" for k in range(len(gather.box)))
         bodies += [("body_gather", gather.body, "", []),
-                   ("body_shell", fn.body[:-1] + gather.shell, box,
-                    [f"    {local(b.name)} = g{k};" for k, b in enumerate(gather.box)])]
+                   ("body_rim", gather.rim, box, [f"    {local(b.name)} = b{k};" for k, b in enumerate(gather.box)])]
     for name, stmts, extra, setup in bodies:
         lines += ["template <bool UNIT>", f"static inline __attribute__((always_inline)) void {name}({sig}{extra}) {{"]
         lines += _locals(fn, 4)
@@ -151,7 +150,7 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
     if split is not None:
         lines += _interior_box(r, split, dims)
         if gather is not None:
-            lines += _gather_box(gather, dims, args, omp)
+            lines += _gather_loops(gather, dims, args, omp)
         lines += _phased_split_loops(fn, dims, args, omp, gather) if fn.scatter_radius is not None else \
             _split_loops(fn, dims, args, omp)
         lines += ["}", ""]
@@ -216,16 +215,18 @@ def _phased_split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str, gathe
     """A split backward kernel with ``scatter_radius``: the phases of ``_phased_loops`` twice, first
     over the interior box's points (``body_interior``, simd innermost loop when allowed), then over
     the others (``body``, no simd). The boundary version may add atomically where the interior adds
-    plainly (``passes/adjoint_wrap.py``): a plain add never runs beside an atomic one. With a gather
-    form that ran (``use_gather``, ``_gather_box``), the first phases visit only the interior's points
-    whose writes may leave the gather box (``body_shell``, the box minus ``ilo``/``ihi``)."""
+    plainly (``passes/adjoint_wrap.py``): a plain add never runs beside an atomic one. When the gather
+    form ran (``use_gather``, ``_gather_loops``), it did the interior's work: only the other points run,
+    and none where they would only assign locals (``IRInteriorSplit.idle_outside``)."""
     radius = fn.scatter_radius
     boundary, interior = f"body<UNIT>({args});", f"body_interior<UNIT>({args});"
+    # after the gather: the boundary's points, unless they only assign locals (``idle_outside``)
+    first_pass = "0" if gather is None else "use_gather ? 2 : 0" if fn.body[-1].idle_outside else "use_gather ? 1 : 0"
     lines = ["    const int32_t nt = h.parallel ? (h.nthreads > 0 ? h.nthreads : 1) : 1;",
              "    int64_t chunk = ((int64_t)n0 + 2 * nt - 1) / (2 * nt);",
              f"    if (chunk < {2 * radius + 1}) chunk = {2 * radius + 1};",
              "    const int64_t nchunks = ((int64_t)n0 + chunk - 1) / chunk;",
-             "    for (int pass = 0; pass < 2; ++pass) {",
+             f"    for (int pass = {first_pass}; pass < 2; ++pass) {{",
              "    for (int phase = 0; phase < 2; ++phase) {",
              f"        #pragma omp parallel for {omp} schedule(static, 1)",
              "        for (int64_t c = phase; c < nchunks; c += 2) {",
@@ -235,16 +236,7 @@ def _phased_split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str, gathe
              "            const int32_t in_hi = c_hi < hi0 ? c_hi : hi0;",
              "            if (pass == 0) {"]
     pad = "                "
-    if gather is not None:
-        box = ", ".join(f"(int32_t)g{side}{d}" for d in range(dims) for side in ("lo", "hi"))
-        shell = f"body_shell<UNIT>({args}, {box});"
-        lines.append(pad + "if (use_gather) {")
-        lines += _shell_loops(fn, dims, shell, pad + "    ")
-        lines.append(pad + "} else {")
-        lines += _interior_rows(fn, dims, interior, pad + "    ")
-        lines.append(pad + "}")
-    else:
-        lines += _interior_rows(fn, dims, interior, pad)
+    lines += _interior_rows(fn, dims, interior, pad)
     lines.append("            } else {")
     if dims == 1:
         lines += [pad + f"for (int32_t t0 = c_lo; t0 < (c_hi < lo0 ? c_hi : lo0); ++t0) {boundary}",
@@ -282,36 +274,6 @@ def _interior_rows(fn: ir.IRFunction, dims: int, call: str, pad: str) -> list[st
     return lines
 
 
-def _shell_loops(fn: ir.IRFunction, dims: int, call: str, pad: str) -> list[str]:
-    """The interior box's points of rows ``[in_lo, in_hi)`` outside the inner box ``[ilo, ihi)`` (whose
-    writes all land in the gather box)."""
-    simd = "#pragma omp simd"
-    if dims == 1:
-        lines = []
-        for start, stop in (("in_lo", "(in_hi < ilo0 ? in_hi : ilo0)"), ("(in_lo > ihi0 ? in_lo : ihi0)", "in_hi")):
-            lines += ([pad + simd] if fn.simd_innermost else []) + [
-                pad + f"for (int32_t t0 = {start}; t0 < {stop}; ++t0) {call}"]
-        return lines
-    last = dims - 1
-    lines = [pad + "for (int32_t t0 = in_lo; t0 < in_hi; ++t0) {"]
-    for d in range(1, last):
-        lines.append(pad + "    " * d + f"for (int32_t t{d} = lo{d}; t{d} < hi{d}; ++t{d}) {{")
-    inner = pad + "    " * last
-    inside = " && ".join(f"t{d} >= ilo{d} && t{d} < ihi{d}" for d in range(last))
-    row = [(f"lo{last}", f"ilo{last}"), (f"ihi{last}", f"hi{last}")]
-    lines.append(inner + f"if ({inside}) {{")
-    for start, stop in row:
-        lines += ([inner + "    " + simd] if fn.simd_innermost else []) + [
-            inner + f"    for (int32_t t{last} = {start}; t{last} < {stop}; ++t{last}) {call}"]
-    lines.append(inner + "} else {")
-    lines += ([inner + "    " + simd] if fn.simd_innermost else []) + [
-        inner + f"    for (int32_t t{last} = lo{last}; t{last} < hi{last}; ++t{last}) {call}"]
-    lines.append(inner + "}")
-    for d in range(last - 1, -1, -1):
-        lines.append(pad + "    " * d + "}")
-    return lines
-
-
 #: Whether two arrays' elements may share memory (their byte spans intersect): the gather form of a
 #: backward kernel runs only when no array it writes may overlap one it reads or another it writes.
 _OVERLAP_HELPERS = [
@@ -339,40 +301,58 @@ _OVERLAP_HELPERS = [
 ]
 
 
-def _gather_box(gather: ir.IRGather, dims: int, args: str, omp: str) -> list[str]:
-    """The gather box ``[glo, ghi)`` of the interior box ``[lo, hi)`` (the points that every write offset
-    reaches from inside it), the inner box ``[ilo, ihi)`` (the interior points whose writes all land in
-    it), ``use_gather`` (the box is not empty and no written array may overlap another array the gather
-    touches), and the gather loop: each point adds into its own elements only, so every point runs at once."""
-    lines = ["    // the gather form (passes/adjoint_gather.py): G = the points q with q - d in the interior box",
-             "    // for every write offset d; the interior's points whose writes all land in G"]
+def _gather_loops(gather: ir.IRGather, dims: int, args: str, omp: str) -> list[str]:
+    """The gather form's loop, before the phases: over the box ``[rlo, rhi)`` that the writes reach from
+    the interior box ``[lo, hi)``, ``body_gather`` inside the gather box ``[glo, ghi)`` (clamped into it),
+    ``body_rim`` elsewhere; each point adds into its own elements only, so all run at once. It runs
+    (``use_gather``) when the interior box is not empty and no written array may overlap another array
+    the gather touches."""
+    lines = ["    // the gather form (passes/adjoint_gather.py): each point q sums the contributions of the",
+             "    // interior points q - d, for every write offset d"]
     for d in range(dims):
         low, high = gather.low[d], gather.high[d]
-        ilo, ihi = _plus(f"glo{d}", -low), _plus(f"ghi{d}", -high)
-        lines += [f"    const int64_t glo{d} = {_plus(f'(int64_t)lo{d}', high)};",
-                  f"    const int64_t ghi{d} = {_plus(f'(int64_t)hi{d}', low)};",
-                  f"    const int32_t ilo{d} = (int32_t)({ilo} < hi{d} ? {ilo} : hi{d});",
-                  f"    const int32_t ihi{d} = (int32_t)({ihi} > ilo{d} ? {ihi} : ilo{d});"]
+        lines += [f"    const int64_t rlo{d} = {_plus(f'(int64_t)lo{d}', low)};",
+                  f"    const int64_t rhi{d} = {_plus(f'(int64_t)hi{d}', high)};",
+                  f"    const int64_t glo{d} = bw::min(bw::max({_plus(f'(int64_t)lo{d}', high)}, rlo{d}), rhi{d});",
+                  f"    const int64_t ghi{d} = bw::min(bw::max({_plus(f'(int64_t)hi{d}', low)}, glo{d}), rhi{d});"]
     names = [local(a.name) for a in gather.writes]
     others = names + [local(a.name) for a in gather.reads]
-    tests = [f"glo{d} < ghi{d} && glo{d} >= INT32_MIN && ghi{d} <= INT32_MAX" for d in range(dims)]
+    tests = [f"lo{d} < hi{d} && rlo{d} >= INT32_MIN && rhi{d} <= INT32_MAX" for d in range(dims)]
     tests += [f"!may_overlap({a}, {b})" for i, a in enumerate(names) for b in others[i + 1:]]
     lines.append(f"    const bool use_gather = {' && '.join(tests)};")
-    call = f"body_gather<UNIT>({args});"
+    box = ", ".join(f"lo{d}, hi{d}" for d in range(dims))
+    inner, rim = f"body_gather<UNIT>({args});", f"body_rim<UNIT>({args}, {box});"
     omp = omp.replace("num_threads(h.nthreads)", "num_threads(h.nthreads) schedule(static)")
+    last = dims - 1
+
+    def span(pad, start, stop, call, simd=False):
+        return ([pad + "#pragma omp simd"] if simd else []) + [
+            pad + f"for (int32_t t{last} = (int32_t){start}; t{last} < (int32_t){stop}; ++t{last}) {call}"]
+
     lines.append("    if (use_gather) {")
     if dims == 1:
-        lines += [f"        #pragma omp parallel for simd {omp}",
-                  f"        for (int32_t t0 = (int32_t)glo0; t0 < (int32_t)ghi0; ++t0) {call}"]
+        lines += [f"        #pragma omp parallel {omp.replace(' schedule(static)', '')}", "        {"]
+        for start, stop, call in (("rlo0", "glo0", rim), ("glo0", "ghi0", inner), ("ghi0", "rhi0", rim)):
+            lines.append(f"            #pragma omp for{' simd' if call is inner else ''} schedule(static) nowait")
+            lines.append(f"            for (int32_t t0 = (int32_t){start}; t0 < (int32_t){stop}; ++t0) {call}")
+        lines.append("        }")
     else:
-        collapse = f" collapse({dims - 1})" if dims > 2 else ""
+        collapse = f" collapse({last})" if last > 1 else ""
         lines.append(f"        #pragma omp parallel for{collapse} {omp}")
-        for d in range(dims):
-            pad = "        " + "    " * d
-            if d == dims - 1:
-                lines.append(pad + "#pragma omp simd")
-            lines.append(pad + f"for (int32_t t{d} = (int32_t)glo{d}; t{d} < (int32_t)ghi{d}; ++t{d})"
-                         + (f" {call}" if d == dims - 1 else ""))
+        for d in range(last):
+            brace = " {" if d == last - 1 else ""
+            head = f"for (int32_t t{d} = (int32_t)rlo{d}; t{d} < (int32_t)rhi{d}; ++t{d}){brace}"
+            lines.append("        " + "    " * d + head)
+        pad = "        " + "    " * last
+        inside = " && ".join(f"t{d} >= glo{d} && t{d} < ghi{d}" for d in range(last))
+        lines.append(pad + f"if ({inside}) {{")
+        lines += span(pad + "    ", f"rlo{last}", f"glo{last}", rim)
+        lines += span(pad + "    ", f"glo{last}", f"ghi{last}", inner, simd=True)
+        lines += span(pad + "    ", f"ghi{last}", f"rhi{last}", rim)
+        lines.append(pad + "} else {")
+        lines += span(pad + "    ", f"rlo{last}", f"rhi{last}", rim)
+        lines.append(pad + "}")
+        lines.append(pad[:-4] + "}")
     lines.append("    }")
     return lines
 
