@@ -76,6 +76,16 @@ def weighted2(u: wp.array2d(dtype=wp.float64), w: wp.array2d(dtype=wp.float64), 
 
 
 @wp.kernel
+def lap_else(u: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    """Writes outside the box too: the boundary's points run after the gather."""
+    i = wp.tid()
+    if i > 0 and i < u.shape[0] - 1:
+        out[i] = u[i - 1] + u[i + 1]
+    elif i < u.shape[0]:
+        out[i] = wp.float64(2.0) * u[i]
+
+
+@wp.kernel
 def pair1(a: wp.array(dtype=wp.float64), b: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
     i = wp.tid()
     if i > 0 and i < a.shape[0] - 1:
@@ -205,6 +215,22 @@ def test_two_written_arrays_weighted_by_another_array(shape, launch):
         ew[i + 1, j] += u_np[i, j] ** 2 * g[i, j]
     np.testing.assert_allclose(adj_u.numpy(), eu, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(adj_w.numpy(), ew, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("n, launch", [(20, 20), (20, 12), (20, 30), (2, 2), (3, 5)])
+def test_a_boundary_that_writes_runs_after_the_gather(n, launch):
+    text = _source(lap_else)
+    assert "body_gather" in text and "for (int pass = use_gather ? 1 : 0; pass < 2; ++pass)" in text
+    rng = np.random.default_rng(n + launch)
+    g = rng.standard_normal(n)
+    adj_u = wp.zeros(n, dtype=wp.float64)
+    wp.launch(lap_else, launch, inputs=[wp.array(rng.standard_normal(n)), wp.zeros(n, dtype=wp.float64)],
+              adj_inputs=[adj_u, wp.array(g)], adjoint=True)
+    expect = _linear_adjoint((n,), (launch,), (1,), (1,), [((-1,), 1.0), ((1,), 1.0)], g)
+    for i in range(min(n, launch)):
+        if not 0 < i < n - 1:
+            expect[i] += 2.0 * g[i]
+    np.testing.assert_allclose(adj_u.numpy(), expect, rtol=1e-12, atol=1e-12)
 
 
 def test_kernels_outside_the_rule_keep_the_scatter_form_and_their_gradients():

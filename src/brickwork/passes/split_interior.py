@@ -289,8 +289,11 @@ class _FlagFolder:
 
 
 def _assigns_only_locals(stmts: list) -> bool:
-    """Whether ``stmts`` only assign locals (under ``if``s): no store, atomic, print, loop or call of a function."""
+    """Whether ``stmts`` only assign locals (under ``if``s) before a ``return``: no store, atomic, print, loop
+    or call of a function."""
     for s in stmts:
+        if isinstance(s, ir.IRReturn) and s.value is None:
+            return True  # what follows does not run
         if isinstance(s, ir.IRIf):
             if not (_assigns_only_locals(s.body) and _assigns_only_locals(s.orelse)):
                 return False
