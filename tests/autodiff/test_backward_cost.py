@@ -107,7 +107,20 @@ def test_guarded_stencil_backward_runs_its_interior_without_the_guard():
     interior = _function(text, "body_interior")
     assert "if (" not in interior  # neither the guard nor the tests that a gradient is wanted
     assert "atomic" not in text
-    assert "for (int pass = 0; pass < 2; ++pass)" in text
+    assert "for (int pass = use_gather ? 2 : 0; pass < 2; ++pass)" in text  # the scatter form's phases
+
+
+def test_guarded_stencil_backward_gathers_one_store_per_point_without_a_test():
+    """The transposed stencil: each interior point sums what its neighbours send it, one read-modify-write
+    of adj_u (the scatter form has seven), no ``if``; outside the box the boundary only assigns locals."""
+    text = _source(lap3)
+    gather = _function(text, "body_gather")
+    assert "if (" not in gather
+    assert gather.count("bw::at<UNIT>(v_adj_u,") == 2  # one store: adj_u[q] = adj_u[q] + sum
+    assert gather.count("bw::at<UNIT>(v_adj_out,") == 7
+    assert "bw::at<UNIT>(v_u," not in gather  # a linear stencil's adjoint needs no value of u
+    assert _function(text, "body_interior").count("bw::at<UNIT>(v_adj_u,") == 14  # the fallback: 7 scatters
+    assert "#pragma omp simd\n" in text[text.index("if (use_gather) {"):text.index("body_gather<UNIT>(")]
 
 
 @pytest.mark.parametrize("shape", [(1, 1, 1), (2, 3, 4), (3, 3, 3), (7, 5, 9), (12, 4, 17)])
@@ -144,7 +157,9 @@ def test_periodic_backward_adds_plainly_in_the_box_and_atomically_outside():
     text = _source(periodic1)
     assert "atomic" not in _function(text, "body_interior")
     assert "atomic" in _function(text, "body")
-    assert "for (int pass = 0; pass < 2; ++pass)" in text
+    # the box's contributions are gathered (passes/adjoint_gather.py), then the other points add atomically
+    assert "atomic" not in _function(text, "body_gather") and "atomic" not in _function(text, "body_rim")
+    assert "for (int pass = use_gather ? 1 : 0; pass < 2; ++pass)" in text
     assert "atomic" in _source(not_periodic)  # nothing it cannot prove is rewritten
     assert "body_interior" not in _source(not_periodic)
 

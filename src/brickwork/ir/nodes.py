@@ -262,6 +262,34 @@ class IRInteriorSplit(IRStmt):
     upper: list
     interior: list
     boundary: list
+    gather: "IRGather | None" = None  # the interior's gather form (passes/adjoint_gather.py), CPU only
+    # the boundary version assigns only locals at the grid points outside a box that is not empty (the
+    # guard's box is exact: its test fails there), so a target may skip those points
+    idle_outside: bool = False
+
+
+@dataclass(eq=False)
+class IRGather(IRStmt):
+    """A backward kernel's interior in gather (transposed-stencil) form, beside its scatter form.
+
+    Every adjoint write of the interior is ``adj_X[tid + d] += e``. Each point ``q = tid()`` of the box the
+    writes reach from the interior box ``I`` sums what they send it, ``adj_X[q] += sum of e at tid = q - d``,
+    one store per written array (``passes/adjoint_gather.py``): ``body`` over the gather box ``G`` (``tid(k)``
+    in ``[lo[k] + high[k], hi[k] + low[k])``, ``lo``/``hi`` the bounds of ``I`` in the launch, ``low``/``high``
+    the least and greatest write offsets per dimension), where every ``q - d`` is in ``I``; ``rim`` over the
+    rest of ``[lo[k] + low[k], hi[k] + high[k])``, each contribution under the test that ``q - d`` is in
+    ``I`` (its bounds: the int32 locals ``box``, lower and upper per dimension, set by the target). The
+    target runs the scatter form instead when a written array (``writes``) may overlap an array the
+    gather reads (``reads``) or another written one.
+    """
+
+    low: list
+    high: list
+    body: list
+    rim: list
+    box: list
+    writes: list
+    reads: list
 
 
 class Format(str):

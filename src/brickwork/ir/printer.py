@@ -78,6 +78,15 @@ def _stmt(s, depth, out):
         out.extend(format_block(s.interior, depth + 1))
         out.append(f"{pad}boundary:")
         out.extend(format_block(s.boundary, depth + 1))
+        if s.gather is not None:
+            out.extend(format_block([s.gather], depth))
+    elif isinstance(s, ir.IRGather):
+        g = s
+        out.append(f"{pad}gather offsets in [{g.low}, {g.high}] into {', '.join(w.name for w in g.writes)} "
+                   f"(reads {', '.join(r.name for r in g.reads)}):")
+        out.extend(format_block(g.body, depth + 1))
+        out.append(f"{pad}rim (interior box {', '.join(b.name for b in g.box)}):")
+        out.extend(format_block(g.rim, depth + 1))
     elif isinstance(s, ir.IRPush):
         out.append(f"{pad}push({expr(s.value)})")
     elif isinstance(s, ir.IRAtomicAdd):

@@ -7,6 +7,7 @@ function and, in debug mode, verifies the IR after every pass.
 from __future__ import annotations
 
 from .. import ir
+from .adjoint_gather import AdjointGather
 from .check_bounds import CheckBounds
 from .expand_loop_abstraction import ExpandLoopAbstraction
 from .gpu_grid import SHARED_LIMIT, MapGpuThreads
@@ -41,6 +42,6 @@ def gpu_pass_list(target_name: str, builtins: dict, wrapping, mode: str = "relea
             SelectBuiltins(target_name, builtins, wrapping))
 
 
-__all__ = ["CheckBounds", "ExpandLoopAbstraction", "InlineLocalFunctions", "LowerPackAccess", "LowerReductions",
-           "LowerTeams", "MapGpuThreads", "ProveNoOverflow", "SelectBuiltins", "SplitInterior", "gpu_pass_list",
-           "run_passes"]
+__all__ = ["AdjointGather", "CheckBounds", "ExpandLoopAbstraction", "InlineLocalFunctions", "LowerPackAccess",
+           "LowerReductions", "LowerTeams", "MapGpuThreads", "ProveNoOverflow", "SelectBuiltins", "SplitInterior",
+           "gpu_pass_list", "run_passes"]

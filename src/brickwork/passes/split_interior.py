@@ -69,7 +69,10 @@ class SplitInterior:
             if copy.assumed:
                 bounds.append((0, "upper", _only_if(copy.assumed)))
             lower, upper = analysis.box(bounds)
-            split = ir.IRInteriorSplit(lower, upper, interior, fn.body[pos:])
+            # outside the box the guard takes its other branch, unless the box stops short of int32 wrapping
+            outside = _KnownGuard(guard, not taken).stmts((s.orelse if taken else s.body) + rest)
+            idle = not analysis.clipped and _assigns_only_locals(fold_flags(outside))
+            split = ir.IRInteriorSplit(lower, upper, interior, fn.body[pos:], idle_outside=idle)
             fn.body = fn.body[:pos] + [split]
             break
         return fn
@@ -112,6 +115,7 @@ class _Guards:
         self.params = {name: t for name, t in fn.params if self.counts.get(name, 0) == 0}
         self.tid_of: dict[str, int] = {}
         self.defs: dict = {}  # single-assignment locals of top-level statements before the if -> value
+        self.clipped = False  # a bound stops the box short of where an int32 partial sum could wrap
 
     def interior(self, s: ir.IRIf, before: list):
         """``(taken, bounds)``: the branch the ``if`` takes in the box and the box's bounds, or None.
@@ -163,6 +167,7 @@ class _Guards:
             relation = _NEGATE[relation]
         dim, offset, reach = tid_side
         out = [(dim, "upper", ir.IRConst(2**31 - reach, int64))] if reach > 0 else []
+        self.clipped = self.clipped or reach > 0
         # tid + offset REL other  <=>  tid REL other - offset  (exact in int64: the tid side does not wrap)
         adjust = {"lt": 0, "le": 1, "gt": 1, "ge": 0}[relation] - offset
         side = "upper" if relation in ("lt", "le") else "lower"
@@ -243,6 +248,61 @@ class _Inline(ir.Rewriter):
         if e.name in self.defs:
             return self.expr(self.defs[e.name])
         return self.copy(e)
+
+
+def fold_flags(stmts: list) -> list:
+    """``stmts`` with every ``if`` on a bool local assigned once, from a constant or such a local, replaced by
+    the branch it takes (the exit flags of the normal form), until none is left."""
+    while True:
+        folder = _FlagFolder(stmts)
+        stmts = folder.fold(stmts)
+        if not folder.changed:
+            return stmts
+
+
+class _FlagFolder:
+    def __init__(self, stmts: list):
+        counts = assignment_counts(stmts)
+        self.defs = {n.target.name: n.value for n in ir.walk(stmts) if isinstance(n, ir.IRAssign)
+                     and isinstance(n.target, ir.IRLocal) and n.target.type is bool_ and counts.get(n.target.name) == 1}
+        self.changed = False
+
+    def value(self, e, depth: int = 0):
+        if isinstance(e, ir.IRConst) and isinstance(e.value, bool):
+            return e.value
+        if isinstance(e, ir.IRLocal) and e.name in self.defs and depth < 64:
+            return self.value(self.defs[e.name], depth + 1)
+        return None
+
+    def fold(self, block: list) -> list:
+        out = []
+        for s in block:
+            known = self.value(s.cond) if isinstance(s, ir.IRIf) else None
+            if known is not None:
+                self.changed = True
+                out += self.fold(s.body if known else s.orelse)
+            elif isinstance(s, ir.IRIf):
+                out.append(ir.IRIf(s.cond, self.fold(s.body), self.fold(s.orelse)))
+            else:
+                out.append(s)
+        return out
+
+
+def _assigns_only_locals(stmts: list) -> bool:
+    """Whether ``stmts`` only assign locals (under ``if``s) before a ``return``: no store, atomic, print, loop
+    or call of a function."""
+    for s in stmts:
+        if isinstance(s, ir.IRReturn) and s.value is None:
+            return True  # what follows does not run
+        if isinstance(s, ir.IRIf):
+            if not (_assigns_only_locals(s.body) and _assigns_only_locals(s.orelse)):
+                return False
+        elif not (isinstance(s, ir.IRAssign) and isinstance(s.target, ir.IRLocal)):
+            return False
+        elif any(isinstance(n, ir.IRFuncCall) or isinstance(n, ir.IRCall) and n.op.startswith("atomic_")
+                 for n in ir.walk(s.value)):
+            return False
+    return True
 
 
 def _only_if(tests: list):

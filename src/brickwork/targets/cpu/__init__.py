@@ -26,6 +26,7 @@ class CpuTarget(Target):
 
     def passes(self, mode: str = "release") -> tuple:
         from ...passes import (
+            AdjointGather,
             CheckBounds,
             ExpandLoopAbstraction,
             InlineLocalFunctions,
@@ -40,7 +41,7 @@ class CpuTarget(Target):
 
         checks = (CheckBounds(),) if mode == "debug" else ()
         return (ProveNoOverflow(), InlineLocalFunctions(), ExpandLoopAbstraction("cpu_rows"), LowerTeams(),
-                LowerReductions(), LowerPackAccess(), SplitInterior(), *checks,
+                LowerReductions(), LowerPackAccess(), SplitInterior(), AdjointGather(), *checks,
                 SelectBuiltins("cpu", CPU_BUILTINS, CPU_WRAPPING))
 
     def render(self, kernel, callees, label) -> str:

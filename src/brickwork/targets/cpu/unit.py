@@ -119,11 +119,21 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
         lines += ["// a bound of the interior box (int64, from the guard's expressions) clamped to [lo, hi]",
                   "static inline int32_t clamp_extent(int64_t x, int32_t lo, int32_t hi) {",
                   "    return (int32_t)(x < lo ? lo : (x > hi ? hi : x));", "}", ""]
-    bodies = [("body", fn.body)] if split is None else [
-        ("body", fn.body[:-1] + split.boundary), ("body_interior", fn.body[:-1] + split.interior)]
-    for name, stmts in bodies:
-        lines += ["template <bool UNIT>", f"static inline __attribute__((always_inline)) void {name}({sig}) {{"]
+    gather = split.gather if split is not None else None
+    if gather is not None:
+        lines += _OVERLAP_HELPERS
+    bodies = [("body", fn.body, "", [])] if split is None else [
+        ("body", fn.body[:-1] + split.boundary, "", []), ("body_interior", fn.body[:-1] + split.interior, "", [])]
+    if gather is not None:
+        # the gather bodies are whole (their slices copy what they need of the statements before the split);
+        # the rim's tests read the interior box's bounds, passed in
+        box = "".join(f", int32_t b{k}" for k in range(len(gather.box)))
+        bodies += [("body_gather", gather.body, "", []),
+                   ("body_rim", gather.rim, box, [f"    {local(b.name)} = b{k};" for k, b in enumerate(gather.box)])]
+    for name, stmts, extra, setup in bodies:
+        lines += ["template <bool UNIT>", f"static inline __attribute__((always_inline)) void {name}({sig}{extra}) {{"]
         lines += _locals(fn, 4)
+        lines += setup
         lines += r.block(stmts, 4)
         lines += ["}", ""]
     lines += ["struct Args {"]
@@ -139,7 +149,9 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
     omp = f"if(h.parallel) num_threads(h.nthreads){private}"
     if split is not None:
         lines += _interior_box(r, split, dims)
-        lines += _phased_split_loops(fn, dims, args, omp) if fn.scatter_radius is not None else \
+        if gather is not None:
+            lines += _gather_loops(gather, dims, args, omp)
+        lines += _phased_split_loops(fn, dims, args, omp, gather) if fn.scatter_radius is not None else \
             _split_loops(fn, dims, args, omp)
         lines += ["}", ""]
         return lines
@@ -199,18 +211,22 @@ def _phased_loops(fn: ir.IRFunction, dims: int, call: str, omp: str) -> list[str
     return lines
 
 
-def _phased_split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str) -> list[str]:
+def _phased_split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str, gather=None) -> list[str]:
     """A split backward kernel with ``scatter_radius``: the phases of ``_phased_loops`` twice, first
     over the interior box's points (``body_interior``, simd innermost loop when allowed), then over
     the others (``body``, no simd). The boundary version may add atomically where the interior adds
-    plainly (``passes/adjoint_wrap.py``): a plain add never runs beside an atomic one."""
+    plainly (``passes/adjoint_wrap.py``): a plain add never runs beside an atomic one. When the gather
+    form ran (``use_gather``, ``_gather_loops``), it did the interior's work: only the other points run,
+    and none where they would only assign locals (``IRInteriorSplit.idle_outside``)."""
     radius = fn.scatter_radius
     boundary, interior = f"body<UNIT>({args});", f"body_interior<UNIT>({args});"
+    # after the gather: the boundary's points, unless they only assign locals (``idle_outside``)
+    first_pass = "0" if gather is None else "use_gather ? 2 : 0" if fn.body[-1].idle_outside else "use_gather ? 1 : 0"
     lines = ["    const int32_t nt = h.parallel ? (h.nthreads > 0 ? h.nthreads : 1) : 1;",
              "    int64_t chunk = ((int64_t)n0 + 2 * nt - 1) / (2 * nt);",
              f"    if (chunk < {2 * radius + 1}) chunk = {2 * radius + 1};",
              "    const int64_t nchunks = ((int64_t)n0 + chunk - 1) / chunk;",
-             "    for (int pass = 0; pass < 2; ++pass) {",
+             f"    for (int pass = {first_pass}; pass < 2; ++pass) {{",
              "    for (int phase = 0; phase < 2; ++phase) {",
              f"        #pragma omp parallel for {omp} schedule(static, 1)",
              "        for (int64_t c = phase; c < nchunks; c += 2) {",
@@ -220,17 +236,7 @@ def _phased_split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str) -> li
              "            const int32_t in_hi = c_hi < hi0 ? c_hi : hi0;",
              "            if (pass == 0) {"]
     pad = "                "
-    simd = [pad + "    " * (dims - 1) + "#pragma omp simd"] if fn.simd_innermost else []
-    if dims == 1:
-        lines += simd + [pad + f"for (int32_t t0 = in_lo; t0 < in_hi; ++t0) {interior}"]
-    else:
-        lines.append(pad + "for (int32_t t0 = in_lo; t0 < in_hi; ++t0)")
-        for d in range(1, dims):
-            inner = pad + "    " * d
-            if d == dims - 1:
-                lines += simd
-            lines.append(inner + f"for (int32_t t{d} = lo{d}; t{d} < hi{d}; ++t{d})"
-                         + (f" {interior}" if d == dims - 1 else ""))
+    lines += _interior_rows(fn, dims, interior, pad)
     lines.append("            } else {")
     if dims == 1:
         lines += [pad + f"for (int32_t t0 = c_lo; t0 < (c_hi < lo0 ? c_hi : lo0); ++t0) {boundary}",
@@ -252,6 +258,107 @@ def _phased_split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str) -> li
             lines.append(pad + "    " * d + "}")
     lines += ["            }", "        }", "    }", "    }"]
     return lines
+
+
+def _interior_rows(fn: ir.IRFunction, dims: int, call: str, pad: str) -> list[str]:
+    """The interior box's points of one chunk of rows ``[in_lo, in_hi)``."""
+    simd = [pad + "    " * (dims - 1) + "#pragma omp simd"] if fn.simd_innermost else []
+    if dims == 1:
+        return simd + [pad + f"for (int32_t t0 = in_lo; t0 < in_hi; ++t0) {call}"]
+    lines = [pad + "for (int32_t t0 = in_lo; t0 < in_hi; ++t0)"]
+    for d in range(1, dims):
+        if d == dims - 1:
+            lines += simd
+        lines.append(pad + "    " * d + f"for (int32_t t{d} = lo{d}; t{d} < hi{d}; ++t{d})"
+                     + (f" {call}" if d == dims - 1 else ""))
+    return lines
+
+
+#: Whether two arrays' elements may share memory (their byte spans intersect): the gather form of a
+#: backward kernel runs only when no array it writes may overlap one it reads or another it writes.
+_OVERLAP_HELPERS = [
+    "// the bytes an array's elements occupy, [lo, hi) (lo == hi: none)",
+    "template <class T, int D>",
+    "static inline void byte_span(const bw::array_t<T, D>& a, uintptr_t& lo, uintptr_t& hi) {",
+    "    int64_t first = 0, last = 0;",
+    "    for (int d = 0; d < D; ++d) {",
+    "        if (a.shape[d] <= 0) { lo = hi = 0; return; }",
+    "        const int64_t reach = (a.shape[d] - 1) * a.strides[d];",
+    "        if (reach < 0) first += reach; else last += reach;",
+    "    }",
+    "    lo = (uintptr_t)a.data + (uintptr_t)(first * (int64_t)sizeof(T));",
+    "    hi = (uintptr_t)a.data + (uintptr_t)((last + 1) * (int64_t)sizeof(T));",
+    "}",
+    "",
+    "template <class T, int D, class U, int E>",
+    "static inline bool may_overlap(const bw::array_t<T, D>& a, const bw::array_t<U, E>& b) {",
+    "    uintptr_t alo, ahi, blo, bhi;",
+    "    byte_span(a, alo, ahi);",
+    "    byte_span(b, blo, bhi);",
+    "    return alo < ahi && blo < bhi && alo < bhi && blo < ahi;",
+    "}",
+    "",
+]
+
+
+def _gather_loops(gather: ir.IRGather, dims: int, args: str, omp: str) -> list[str]:
+    """The gather form's loop, before the phases: over the box ``[rlo, rhi)`` that the writes reach from
+    the interior box ``[lo, hi)``, ``body_gather`` inside the gather box ``[glo, ghi)`` (clamped into it),
+    ``body_rim`` elsewhere; each point adds into its own elements only, so all run at once. It runs
+    (``use_gather``) when the interior box is not empty and no written array may overlap another array
+    the gather touches."""
+    lines = ["    // the gather form (passes/adjoint_gather.py): each point q sums the contributions of the",
+             "    // interior points q - d, for every write offset d"]
+    for d in range(dims):
+        low, high = gather.low[d], gather.high[d]
+        lines += [f"    const int64_t rlo{d} = {_plus(f'(int64_t)lo{d}', low)};",
+                  f"    const int64_t rhi{d} = {_plus(f'(int64_t)hi{d}', high)};",
+                  f"    const int64_t glo{d} = bw::min(bw::max({_plus(f'(int64_t)lo{d}', high)}, rlo{d}), rhi{d});",
+                  f"    const int64_t ghi{d} = bw::min(bw::max({_plus(f'(int64_t)hi{d}', low)}, glo{d}), rhi{d});"]
+    names = [local(a.name) for a in gather.writes]
+    others = names + [local(a.name) for a in gather.reads]
+    tests = [f"lo{d} < hi{d} && rlo{d} >= INT32_MIN && rhi{d} <= INT32_MAX" for d in range(dims)]
+    tests += [f"!may_overlap({a}, {b})" for i, a in enumerate(names) for b in others[i + 1:]]
+    lines.append(f"    const bool use_gather = {' && '.join(tests)};")
+    box = ", ".join(f"lo{d}, hi{d}" for d in range(dims))
+    inner, rim = f"body_gather<UNIT>({args});", f"body_rim<UNIT>({args}, {box});"
+    omp = omp.replace("num_threads(h.nthreads)", "num_threads(h.nthreads) schedule(static)")
+    last = dims - 1
+
+    def span(pad, start, stop, call, simd=False):
+        return ([pad + "#pragma omp simd"] if simd else []) + [
+            pad + f"for (int32_t t{last} = (int32_t){start}; t{last} < (int32_t){stop}; ++t{last}) {call}"]
+
+    lines.append("    if (use_gather) {")
+    if dims == 1:
+        lines += [f"        #pragma omp parallel {omp.replace(' schedule(static)', '')}", "        {"]
+        for start, stop, call in (("rlo0", "glo0", rim), ("glo0", "ghi0", inner), ("ghi0", "rhi0", rim)):
+            lines.append(f"            #pragma omp for{' simd' if call is inner else ''} schedule(static) nowait")
+            lines.append(f"            for (int32_t t0 = (int32_t){start}; t0 < (int32_t){stop}; ++t0) {call}")
+        lines.append("        }")
+    else:
+        collapse = f" collapse({last})" if last > 1 else ""
+        lines.append(f"        #pragma omp parallel for{collapse} {omp}")
+        for d in range(last):
+            brace = " {" if d == last - 1 else ""
+            head = f"for (int32_t t{d} = (int32_t)rlo{d}; t{d} < (int32_t)rhi{d}; ++t{d}){brace}"
+            lines.append("        " + "    " * d + head)
+        pad = "        " + "    " * last
+        inside = " && ".join(f"t{d} >= glo{d} && t{d} < ghi{d}" for d in range(last))
+        lines.append(pad + f"if ({inside}) {{")
+        lines += span(pad + "    ", f"rlo{last}", f"glo{last}", rim)
+        lines += span(pad + "    ", f"glo{last}", f"ghi{last}", inner, simd=True)
+        lines += span(pad + "    ", f"ghi{last}", f"rhi{last}", rim)
+        lines.append(pad + "} else {")
+        lines += span(pad + "    ", f"rlo{last}", f"rhi{last}", rim)
+        lines.append(pad + "}")
+        lines.append(pad[:-4] + "}")
+    lines.append("    }")
+    return lines
+
+
+def _plus(x: str, c: int) -> str:
+    return x if c == 0 else f"{x} + {c}" if c > 0 else f"{x} - {-c}"
 
 
 def _interior_box(r: CppRenderer, split: ir.IRInteriorSplit, dims: int) -> list[str]:
