@@ -60,20 +60,23 @@ def test_ghost_exchange_adjoint_equals_one_process(nranks):
 
 def test_gradients_through_stages_and_exchanges_equal_one_process(tmp_path):
     """A tape over a 2-D scheme's stages and ghost exchanges (three losses: weighted final state, la.Sum,
-    la.Max) and over the 1-D hydro application: the gradient of the initial state on 2 and 4 ranks
-    equals the one-rank gradient, which equals central differences (checked by the one-rank run)."""
-    one = python(1, "gradients.py", str(tmp_path / "g1.npz"))
+    la.Max) and over the 1-D hydro application: the gradient of the initial state on 2 and 4 ranks (and
+    on 2 ranks on the GPU emulation) equals the one-rank gradient, which equals central differences
+    (checked by the one-rank run)."""
+    one = python(1, "gradients.py", str(tmp_path / "g1.npz"), timeout=600)
     assert one.stdout.count("gradient equals central differences") == 3
     with np.load(tmp_path / "g1.npz") as z:
         want = {k: z[k] for k in z.files}
     assert sorted(want) == ["hydro_density", "hydro_energy", "hydro_momentum", "scheme_max", "scheme_sum",
                             "scheme_weighted"]
     assert all(np.abs(v).max() > 0 for v in want.values())
-    for nranks in (2, 4):
-        python(nranks, "gradients.py", str(tmp_path / f"g{nranks}.npz"))
-        with np.load(tmp_path / f"g{nranks}.npz") as z:
+    for nranks, target in ((2, "cpu"), (4, "cpu"), (2, "cuda-emulation")):
+        out = tmp_path / f"g{nranks}-{target}.npz"
+        done = python(nranks, "gradients.py", str(out), env={"BRICKWORK_TARGET": target}, timeout=600)
+        assert done.stdout.count(f"gradients done on {target}") == nranks
+        with np.load(out) as z:
             for name, value in want.items():
-                np.testing.assert_allclose(z[name], value, rtol=1e-12, atol=1e-14, err_msg=f"{name}, {nranks} ranks")
+                np.testing.assert_allclose(z[name], value, rtol=1e-12, atol=1e-14, err_msg=f"{name}, {nranks} {target}")
 
 
 def test_reductions_are_identical_on_every_rank_count():
