@@ -535,8 +535,9 @@ class Mesh:
         several ranks also its transposed messages: each ghost's gradient goes back to the owner's cell)."""
         if self.device.ordinal is not None:
             raise KernelNotDifferentiableError(
-                f"fill_ghosts under a wp.Tape: the ghost exchange on {self.device} has no adjoint yet (the "
-                f"gradient of a mesh code is available on the CPU)")
+                f"fill_ghosts under a wp.Tape: a mesh on {self.device} has no gradients yet (the fields' gradients, "
+                f"the adjoint pack tables and the transposed ghost exchange are host-only); differentiate a mesh on "
+                f"the CPU (device='cpu'), or check the GPU mapping with BRICKWORK_TARGET=cuda-emulation")
         for fld in fields:
             if any(step[0] == USER for step in self._plan(fld).steps):
                 raise KernelNotDifferentiableError(
