@@ -141,31 +141,6 @@ def test_component_scratch_branches_and_loops(loop, inner, target):
     np.testing.assert_allclose(gv, expect_v, rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize("loop", ["bvoi", "bovi"])
-def test_slice_value_used_by_visits_is_refused_on_team_threads(loop):
-    """On a GPU target a slice's threads each hold the outer body's locals: the adjoint of one that
-    visits use cannot be summed, so the backward launch is refused, naming the value; the forward
-    ran and no gradient was written."""
-    u = wp.array(np.ones(SHAPE), dtype=wp.float64, requires_grad=True)
-    out = wp.zeros(SHAPE, dtype=wp.float64, requires_grad=True)
-    space = _space(loop, "logical_flat", la.halo.none, "cuda-emulation")
-
-    def body(rng_, b):
-        scale = u[b, 0, 0, 0] * wp.float64(3.0)
-        for idx in la.inner(rng_):
-            k, j, i = rng_.get_kji(idx)
-            out[b, k, j, i] = scale * u[b, k, j, i]
-
-    with config.override(target="cuda-emulation"):
-        tape = wp.Tape()
-        with tape:
-            la.outer(space, body)
-        with pytest.raises(wp.KernelNotDifferentiableError, match="'scale' is computed in the outer body"):
-            tape.backward(grads={out: wp.array(np.ones(SHAPE), dtype=wp.float64)})
-    assert np.all(out.numpy()[LOGICAL] == 3.0)
-    assert not u.grad.numpy().any()
-
-
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("loop, inner", [("bvoi", "logical_flat"), ("bovi", "memory"), ("boiv", "logical_coords")])
 def test_outer_reduce_sum_is_a_loss(loop, inner, target):

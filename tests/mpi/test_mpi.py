@@ -50,6 +50,35 @@ def test_ghost_exchange_equals_one_process(nranks):
     assert done.stdout.count("block fields equal") == nranks  # one line per rank (lines may interleave)
 
 
+@pytest.mark.parametrize("nranks", [2, 4])
+def test_ghost_exchange_adjoint_equals_one_process(nranks):
+    """Under a tape the exchange's adjoint (transposed copies and messages) gives each rank's blocks the
+    one-process gradients, for every boundary and field kind; the one-process adjoint is the transpose."""
+    done = python(nranks, "ghost_adjoints.py")
+    assert done.stdout.count("block gradients equal") == nranks
+
+
+def test_gradients_through_stages_and_exchanges_equal_one_process(tmp_path):
+    """A tape over a 2-D scheme's stages and ghost exchanges (three losses: weighted final state, la.Sum,
+    la.Max) and over the 1-D hydro application: the gradient of the initial state on 2 and 4 ranks (and
+    on 2 ranks on the GPU emulation) equals the one-rank gradient, which equals central differences
+    (checked by the one-rank run)."""
+    one = python(1, "gradients.py", str(tmp_path / "g1.npz"), timeout=600)
+    assert one.stdout.count("gradient equals central differences") == 3
+    with np.load(tmp_path / "g1.npz") as z:
+        want = {k: z[k] for k in z.files}
+    assert sorted(want) == ["hydro_density", "hydro_energy", "hydro_momentum", "scheme_max", "scheme_sum",
+                            "scheme_weighted"]
+    assert all(np.abs(v).max() > 0 for v in want.values())
+    for nranks, target in ((2, "cpu"), (4, "cpu"), (2, "cuda-emulation")):
+        out = tmp_path / f"g{nranks}-{target}.npz"
+        done = python(nranks, "gradients.py", str(out), env={"BRICKWORK_TARGET": target}, timeout=600)
+        assert done.stdout.count(f"gradients done on {target}") == nranks
+        with np.load(out) as z:
+            for name, value in want.items():
+                np.testing.assert_allclose(z[name], value, rtol=1e-12, atol=1e-14, err_msg=f"{name}, {nranks} {target}")
+
+
 def test_reductions_are_identical_on_every_rank_count():
     outputs = [python(n, "reduce.py").stdout for n in (1, 2, 4)]
     assert outputs[0].count("\n") == 5 and "la.Sum(float64)" in outputs[0]

@@ -55,6 +55,7 @@ from cuda_fake import FakeDriver  # noqa: E402
 from ir_helpers import kernel_partials  # noqa: E402
 
 from autodiff import test_la_gradients as la_gradients  # noqa: E402
+from autodiff import test_slice_value_gradients as slice_value_gradients  # noqa: E402
 
 TARGET = CudaTarget("sm_90")
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -93,6 +94,11 @@ SOURCES["adjoint-scratch"] = lambda: [la_gradients.test_scratch_producer_consume
                                       for lt, it in (("bvoi", "logical_flat"), ("bovi", "memory"),
                                                      ("boiv", "logical_coords"))]
 SOURCES["adjoint-reduce-sum"] = lambda: la_gradients.test_outer_reduce_sum_is_a_loss("bovi", "memory", "cuda-emulation")
+# outer-body values the visits use: their adjoints summed over the slice's threads in a one-value scratch
+SOURCES["adjoint-slice-values"] = lambda: [
+    slice_value_gradients.test_slice_values_used_by_visits_on_the_gpu_emulation(lt, it)
+    for lt, it in (("bvoi", "logical_flat"), ("bovi", "memory"))] + [
+    slice_value_gradients.test_matrix_slice_value_read_by_element_and_row("bovi", "logical_flat")]
 
 
 def _cubin_arch(data: bytes) -> int:
@@ -169,6 +175,8 @@ def test_the_compiled_instances_cover_blocks_barriers_arenas_and_block_reduction
     assert any("__launch_bounds__(256)" in t for t in texts)  # boiv and par_for: one thread per point
     adjoints = [text for _, text, _ in compiled["adjoint-scratch"]]
     assert any("bw::atomic_add(&(" in t for t in adjoints)  # the slice's threads share its adjoint scratch
+    sums = [text for _, text, _ in compiled["adjoint-slice-values"] if "_adj_sum_" in text]
+    assert sums and all("__syncthreads();" in t for t in sums)  # the slice values' sums, read after a barrier
 
 
 # -- golden sources ---------------------------------------------------------------------------------------

@@ -458,7 +458,8 @@ class IRLAGetKJI(IRExpr):
 @dataclass(eq=False)
 class IRLAScratch(IRStmt):
     """Allocate per-point scratch ``storage`` (ArrayType(dtype, 1)) over the slice grown by ``halo``,
-    ``dims`` components per point."""
+    ``dims`` components per point; ``halo`` None: one set of ``dims`` components for the whole slice
+    (its elements have an empty point; a backward kernel sums the adjoints of slice values there)."""
 
     storage: IRLocal
     halo: object

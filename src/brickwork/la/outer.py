@@ -85,12 +85,11 @@ def _record_extremum_adjoint(space: IndexSpace, body, out) -> None:
     order among equals (what MinLoc/MaxLoc report), so its gradient is that cell's value's gradient. It
     is recorded as the backward launch of a Sum over a space of that one cell per block, whose other
     blocks' partials get no adjoint."""
-    if space.md is not None and space.md.mesh.nranks > 1:
-        raise KernelNotDifferentiableError(f"la.outer_reduce under a wp.Tape: {space.reducer!r} over a mesh spread "
-                                           "over several ranks has no adjoint yet (one rank has)")
     loc = (MinLoc if type(space.reducer).__name__ == "Min" else MaxLoc)(space.reducer.dtype)
     _, (b, k, j, i) = outer_reduce(space.with_reducer(loc), body)  # a host value: not on the tape
-    if b < 0:  # no cell (cannot happen: a space is never empty); nothing flows back
+    if space.md is not None and space.md.mesh.nranks > 1:  # b is the global block id: the owner's slice
+        b = next((n for n, blk in enumerate(space.md.blocks) if blk.gid == b), -1)
+    if b < 0:  # the cell lives on another rank (or nowhere): nothing flows back here
         return
     cell = space.with_reducer(Sum(space.reducer.dtype))
     cell.L = Indexer3D(k, k, j, j, i, i)

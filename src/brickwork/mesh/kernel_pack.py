@@ -65,8 +65,11 @@ def kernel_value(pack, adjoint: bool = False):
         return cached
     arrays, flux_arrays = pack.arrays, pack.flux_arrays
     if adjoint and pack.md.mesh.device.ordinal is not None:
-        raise KernelNotDifferentiableError(f"gradients of a mesh on {pack.md.mesh.device} are not supported yet: "
-                                           f"differentiate on a mesh on the CPU")
+        raise KernelNotDifferentiableError(f"a backward launch over a pack of a mesh on {pack.md.mesh.device}: a mesh "
+                                           f"on a CUDA device has no gradients yet (the fields' gradients and the "
+                                           f"adjoint pack tables are host-only); differentiate a mesh on the CPU "
+                                           f"(device='cpu'), or check the GPU mapping with "
+                                           f"BRICKWORK_TARGET=cuda-emulation")
     if adjoint:
         arrays = [f.grad for f in pack._fields]
         flux_arrays = [f.flux_grad for f in pack._flux_fields]

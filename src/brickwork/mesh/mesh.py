@@ -33,7 +33,7 @@ from . import storage
 from .boundary import BoundaryCondition, SideBoundary, periodic_directions, resolve_boundaries
 from .coordinates import UniformCoordinates
 from .decomposition import assign_ranks
-from .exchange import ExchangePlan, LocalExchange, bind_transposed, layout_of, run_transposed
+from .exchange import USER, ExchangePlan, LocalExchange, bind_transposed, layout_of, run_transposed
 from .fields import Field
 from .indexing import IndexDomain, IndexShape
 from .metadata import MetadataFlag
@@ -531,22 +531,33 @@ class Mesh:
                 fld.zero_unallocated()
 
     def _record_adjoint(self, fields: list[Field]) -> None:
-        """Record the exchange's adjoint on the current tape: its transposed copies on the gradients."""
-        if self.nranks > 1:
-            raise KernelNotDifferentiableError(
-                "fill_ghosts under a wp.Tape: the ghost exchange between ranks has no adjoint yet (the "
-                "gradient of a mesh code is available on one rank)")
+        """Record the exchange's adjoint on the current tape: its transposed copies on the gradients (on
+        several ranks also its transposed messages: each ghost's gradient goes back to the owner's cell)."""
         if self.device.ordinal is not None:
             raise KernelNotDifferentiableError(
-                f"fill_ghosts under a wp.Tape: the ghost exchange on {self.device} has no adjoint yet (the "
-                f"gradient of a mesh code is available on the CPU)")
-        backward = [(fld, bind_transposed(self._plan(fld), fld.grad)) for fld in fields if fld.data is not None]
-        for fld, bound in backward:
-            if bound is None:
+                f"fill_ghosts under a wp.Tape: a mesh on {self.device} has no gradients yet (the fields' gradients, "
+                f"the adjoint pack tables and the transposed ghost exchange are host-only); differentiate a mesh on "
+                f"the CPU (device='cpu'), or check the GPU mapping with BRICKWORK_TARGET=cuda-emulation")
+        for fld in fields:
+            if any(step[0] == USER for step in self._plan(fld).steps):
                 raise KernelNotDifferentiableError(
                     f"fill_ghosts under a wp.Tape: field {fld.name!r} has a user boundary function, "
                     f"which has no adjoint (use periodic, outflow or reflecting sides)")
-        _tape.recording[-1].record_func(lambda: [run_transposed(b) for _, b in backward], [])
+        if self.nranks > 1:
+            from .transposed_messages import TransposedMessageExchange
+
+            exchange = TransposedMessageExchange(self._halo_comm, fields, [self._plan(f) for f in fields])
+            _tape.recording[-1].record_func(exchange.run, [])
+            return
+        backward = [(fld, bind_transposed(self._plan(fld), fld.grad)) for fld in fields if fld.data is not None]
+
+        def transposed() -> None:
+            for fld, bound in backward:
+                if fld.spec.is_sparse:  # the forward pass zeroed the blocks without the instance
+                    fld.grad[~fld.allocated] = 0
+                run_transposed(bound)
+
+        _tape.recording[-1].record_func(transposed, [])
 
     def _call_user(self, fld: Field, side: IndexDomain, lids: tuple[int, ...]) -> None:
         """Run the user boundary function of ``side`` on blocks ``lids`` of ``fld``; on a device it sees a

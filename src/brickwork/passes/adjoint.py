@@ -189,6 +189,10 @@ class _Adjoint:
         # per thread, so their adjoints cannot gather what every thread's visits contribute
         self.team_threads = team_threads
         self.slice_locals: set = set()  # locals of the outer body being reversed (outside inner loops)
+        # slice local -> the per-slice scratch its visits' adjoints are summed in (team threads), and the
+        # ones the inner loop being reversed added into
+        self.slice_sums: dict = {}
+        self.summed: set = set()
         self.in_visit = False
         self.loops = loops
         self.rows = rows
@@ -246,10 +250,70 @@ class _Adjoint:
         if value is None or not isinstance(atom, ir.IRLocal) or not carries_adjoint(atom.type):
             return
         if self.in_visit and atom.name in self.slice_locals:
-            raise _not_differentiable(self.label, f"'{atom.name.split('__')[0]}' is computed in the outer body "
-                                      "and used by the inner loop's visits, whose threads cannot sum its adjoint on "
-                                      "a GPU target; compute it inside the inner loop (or run on the CPU)")
+            self.sum_over_threads(atom, value, out)
+            return
         self._add_into(self.adj_of(atom), value, out)
+
+    def sum_over_threads(self, atom, value, out):
+        """A visit's part of the adjoint of a slice value that every thread of the slice holds: added
+        atomically into the slice's sum (a one-value scratch), which ``gather_slice_sums`` hands to
+        every thread's adjoint once the inner loop is done."""
+        t = atom.type
+        storage, ncomp = self.slice_sum(atom, atom)
+        for k in range(ncomp):
+            part = value if not hasattr(t, "_shape") else _flat_component(value, k)
+            out.append(ir.IRAtomicAdd(ir.IRLAScratchElem(storage, [i32(k)], [], storage.type.dtype), part))
+
+    def sum_component_over_threads(self, value, g, out):
+        """``sum_over_threads`` for a visit's read of one component (or a matrix row) of a slice value."""
+        base, t = value.base, value.base.type
+        storage, _ = self.slice_sum(base, value)
+        scalar = storage.type.dtype
+
+        def add(slot, part):
+            out.append(ir.IRAtomicAdd(ir.IRLAScratchElem(storage, [slot], [], scalar), part))
+
+        if not is_matrix_type(t):
+            add(value.indices[0], g)
+            return
+        row = op("mul", value.indices[0], i32(t._shape[1]))
+        if len(value.indices) == 2:
+            add(op("add", row, value.indices[1]), g)
+        else:  # a row of a matrix
+            for c in range(t._shape[1]):
+                add(op("add", row, i32(c)), ir.IRComponent(g, [i32(c)], scalar))
+
+    def slice_sum(self, atom, use):
+        """(storage, components) of the slice's sum of ``atom``'s adjoint (made on first use); ``use``: the
+        read the visits make of it (a struct or tuple slice value, or one of their fields, is refused)."""
+        t = atom.type
+        if not is_differentiable_type(t) or not isinstance(use, (ir.IRLocal, ir.IRComponent)):
+            raise _not_differentiable(self.label, f"'{atom.name.split('__')[0]}' is computed in the outer body "
+                                      f"and used by the inner loop's visits; a {type_name(t)} slice value has no "
+                                      "summed adjoint on a GPU target yet (compute it inside the inner loop)")
+        found = self.slice_sums.get(atom.name)
+        if found is None:
+            ncomp = math.prod(getattr(t, "_shape", ()) or (1,))
+            storage = self.locals.new(f"_adj_sum_{atom.name}_", ArrayType(getattr(t, "_dtype", t), 1))
+            found = self.slice_sums[atom.name] = (atom, storage, ncomp)
+        self.summed.add(atom.name)
+        return found[1], found[2]
+
+    def gather_slice_sums(self, out):
+        """After an inner loop's reversed visits: (a barrier, so every thread's additions are done) each
+        thread adds the slice's sums into its adjoints of the slice values, then the sums are cleared."""
+        if not self.summed:
+            return
+        out.append(ir.IRTeamBarrier(None))
+        for name in sorted(self.summed):
+            atom, storage, ncomp = self.slice_sums[name]
+            adj, scalar = self.adj_of(atom), storage.type.dtype
+            for k in range(ncomp):
+                total = ir.IRLAScratchElem(storage, [i32(k)], [], scalar)
+                place = adj if not hasattr(atom.type, "_shape") else _flat_component(adj, k)
+                out.append(ir.IRAssign(place, ir.IRCall("add", [place, total], scalar)))
+        out += [ir.IRLAScratchZero(self.slice_sums[name][1]) for name in sorted(self.summed)]
+        self.summed = set()
 
     def _add_into(self, place, value, out):
         t = place.type
@@ -422,8 +486,10 @@ class _Adjoint:
                 self.slice_loop = s.config.loop
                 self.reducer, self.la_block = s.config.reducer, s.block
                 reverse = self.reverse(s.body)
-                self.slice_locals, self.slice_loop = set(), None
-                out.append(replace(s, body=replay + [ir.IRTeamBarrier(None)] + reverse))
+                sums = [ir.IRLAScratch(storage, None, (ncomp,)) for _, storage, ncomp in self.slice_sums.values()]
+                sums += [ir.IRLAScratchZero(st.storage) for st in sums]
+                self.slice_locals, self.slice_loop, self.slice_sums = set(), None, {}
+                out.append(replace(s, body=replay + sums + [ir.IRTeamBarrier(None)] + reverse))
             elif isinstance(s, ir.IRLAInner):
                 # visits are independent: each replays its point, then reverses it; neighbouring visits
                 # may add into the same adjoint scratch slot, so the visits are not a vector loop
@@ -432,6 +498,7 @@ class _Adjoint:
                 self.in_visit = False
                 if body:
                     out.append(replace(s, body=body, simd=False, reduce=False))
+                self.gather_slice_sums(out)
             elif isinstance(s, ir.IRLAFold):
                 self.reverse_fold(s, out)
             elif isinstance(s, ir.IRTeamBarrier):
@@ -585,7 +652,11 @@ class _Adjoint:
                 self._add_into(place, g, out)
         elif isinstance(value, (ir.IRComponent, ir.IRField, ir.IRTupleGet)):
             base = value.base
-            if isinstance(base, ir.IRLocal) and carries_adjoint(base.type):
+            if not isinstance(base, ir.IRLocal) or not carries_adjoint(base.type):
+                pass
+            elif self.in_visit and base.name in self.slice_locals:
+                self.sum_component_over_threads(value, g, out)
+            else:
                 self._add_into(_rebase([value], self.adj_of(base)), g, out)
         # constants, tid(), shapes, subarrays: nothing flows back
 

@@ -398,6 +398,10 @@ class _CpuRows(ir.Rewriter):
         out: list = []
         dtype = s.storage.type.dtype
         ncomp = math.prod(s.dims) if s.dims else 1
+        if s.halo is None:  # one value per slice (shared by a slice's threads on a GPU): slot 0
+            out.append(ir.IRAssign(s.storage, ir.IRTeamScratch(self.team, [i32(ncomp)], s.storage.type)))
+            self.scratch[s.storage.name] = _Scratch(s.storage, i32(1), i32(0), s.dims)
+            return out
         if self.row is not None:
             # One k plane, from mflat(k, 0, 0) + cmin, plus a row (a memory span runs on to the next
             # row) and the reach of the offsets. Not one row: a row-sized buffer whose slots every row
@@ -434,7 +438,7 @@ class _CpuRows(ir.Rewriter):
 
     def r_IRLAScratchElem(self, e: ir.IRLAScratchElem):
         sc = self.scratch[e.storage.name]
-        slot = self.scratch_slot(sc, [self.expr(p) for p in e.point])
+        slot = self.scratch_slot(sc, [self.expr(p) for p in e.point]) if e.point else i32(0)
         if sc.dims:
             flat_c = i32(0)
             for c, d in zip(e.comps, sc.dims):

@@ -64,8 +64,11 @@ def single_thread(stmt) -> ir.IRIf:
 def has_side_effect(s) -> bool:
     """A statement that writes memory or prints (team-level statements do it once, not per thread)."""
     if isinstance(s, ir.IRAssign):
-        return not isinstance(s.target, ir.IRLocal)
-    return isinstance(s, (ir.IRExprStmt, ir.IRPrint, ir.IRExpect))
+        target = s.target
+        while isinstance(target, (ir.IRComponent, ir.IRField, ir.IRTupleGet)):  # a part of a local is the local's
+            target = target.base
+        return not isinstance(target, ir.IRLocal)
+    return isinstance(s, (ir.IRExprStmt, ir.IRPrint, ir.IRExpect, ir.IRAtomicAdd))
 
 
 class TidToCoords(ir.Rewriter):

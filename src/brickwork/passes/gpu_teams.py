@@ -68,6 +68,11 @@ class GpuTeams(_CpuRows):
         the whole logical box (a slice's span is never longer), 64-byte aligned as allocated."""
         total = None
         for sc in (n for n in ir.walk(s.body) if isinstance(n, ir.IRLAScratch)):
+            count = math.prod(sc.dims) if sc.dims else 1
+            if sc.halo is None:  # one value per slice
+                size = i64(count * size_align(sc.storage.type.dtype)[0] + 64)
+                total = size if total is None else op("add", total, size)
+                continue
             offsets = sc.halo.reduced(s.config.ndim)
             lo_h, hi_h = offsets[0], offsets[-1]
             if s.config.loop == "bvoi" and not sc.halo.is_none:
@@ -76,7 +81,6 @@ class GpuTeams(_CpuRows):
             g = _geom
             first = _mflat(*[op("add", a, i32(d)) for a, d in zip((g("ks"), g("js"), g("is")), lo_h)])
             end = _mflat(*[op("add", a, i32(d)) for a, d in zip((g("ke"), g("je"), g("ie")), hi_h)])
-            count = math.prod(sc.dims) if sc.dims else 1
             nbytes = count * size_align(sc.storage.type.dtype)[0]
             size = op("add", op("mul", wide(op("add", op("sub", end, first), i32(1))), i64(nbytes)), i64(64))
             total = size if total is None else op("add", total, size)
@@ -107,6 +111,9 @@ class GpuTeams(_CpuRows):
         return self.once(s, self.copy(s))
 
     def r_IRPrint(self, s):
+        return self.once(s, self.copy(s))
+
+    def r_IRAtomicAdd(self, s):  # a backward kernel's addition into an adjoint pack or scratch
         return self.once(s, self.copy(s))
 
     def r_IRExpect(self, s):
