@@ -441,19 +441,20 @@ class _Adjoint:
         return out
 
     def reverse_fold(self, s: ir.IRLAFold, out):
-        """A value folded into an ``outer_reduce``'s Sum gets the result's adjoint, which the backward
-        launch passes in the partials' adjoint array at the slice's block: in every element (d sum /
-        d partial = 1), or, for the one-cell Sum that stands for a Min or Max (la/outer.py), only at the
-        winning cell's block."""
-        if type(self.reducer).__name__ != "Sum":
-            raise _not_differentiable(self.label, f"la.outer_reduce with {self.reducer!r} has no adjoint yet "
-                                      "(la.Sum has)")
+        """A value folded into an ``outer_reduce`` gets its gradient from the partials' adjoint array that
+        the backward launch passes (la/outer.py), at the slice's block: with a Sum, the result's gradient
+        (d sum / d partial = 1; the one-cell Sum that stands for a Min, Max, MinLoc or MaxLoc gets it only at
+        the winning cell's block); with a Prod of values without a zero, the result's gradient times the
+        product, which divided by the value is the product of the others."""
         if not (isinstance(s.value, ir.IRLocal) and carries_adjoint(s.value.type)):
             return
         partials = self.adj_arrays.get("_la_partials")
-        if partials is None:
-            raise AssertionError("a fold outside an outer_reduce kernel")
-        self.accumulate(s.value, ir.IRArrayElem(partials, [self.la_block], s.value.type), out)
+        if partials is None or self.reducer.join not in ("sum", "prod"):
+            raise AssertionError(f"a fold outside an outer_reduce kernel with a Sum or a Prod: {self.reducer!r}")
+        g = ir.IRArrayElem(partials, [self.la_block], s.value.type)
+        if self.reducer.join == "prod":
+            g = ir.IRCall("div", [g, s.value], s.value.type)
+        self.accumulate(s.value, g, out)
 
     def reverse_custom(self, s: IRCustomAdjoint, out):
         """The user's gradient function in place of the call's reverse sweep (or, for a function with
