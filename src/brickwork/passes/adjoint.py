@@ -216,9 +216,14 @@ class _Adjoint:
         for name, t in fn.params:
             if isinstance(t, ArrayType) or is_pack_type(t) or has_array_fields(t) or has_adjoint_value(t):
                 p = ir.IRLocal(adjoint_param_name(name), t)
-                table = self.adj_arrays if isinstance(t, ArrayType) else (
-                    self.adj_packs if is_pack_type(t) else self.grad_structs if has_array_fields(t) else self.adj_values)
-                table[name] = p
+                if isinstance(t, ArrayType):
+                    self.adj_arrays[name] = p
+                elif is_pack_type(t):
+                    self.adj_packs[name] = p
+                elif has_array_fields(t):
+                    self.grad_structs[name] = p
+                else:
+                    self.adj_values[name] = p
                 self.params.append((p.name, t))
 
     def build(self) -> ir.IRFunction:
