@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import brickwork as wp
 from brickwork import config, la
@@ -272,6 +274,34 @@ def test_outer_reduce_prod_gradient_is_the_product_of_the_others(loop, inner, ze
     np.testing.assert_allclose(v.grad.numpy(), d_value * un, rtol=1e-12, atol=1e-300)
     if zeros == 1:
         assert np.count_nonzero(v.grad.numpy()) == 0 and np.count_nonzero(u.grad.numpy()) == 1
+
+
+_PROD_U = wp.zeros(SHAPE, dtype=wp.float64, requires_grad=True)  # one array: one compiled body for every example
+
+
+def _prod_body(rng_, b):
+    la.inner_reduce(rng_, lambda k, j, i: _PROD_U[b, k, j, i])
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from([0.0, -1.25, -0.5, 0.75, 1.0, 2.0]), min_size=N ** 3 * NB, max_size=N ** 3 * NB))
+def test_outer_reduce_prod_gradient_property(values):
+    """For any logical values (zeros among them drawn often): the gradient of the product is, cell by
+    cell, the product of the other cells, and the product is the one numpy computes."""
+    un = np.zeros(SHAPE)
+    un[LOGICAL] = np.reshape(values, (NB, N, N, N))
+    _PROD_U.numpy()[...] = un
+    _PROD_U.grad.zero_()
+    loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    space = _space("bvoi", "logical_flat", la.halo.none, "cpu").with_reducer(la.Prod(wp.float64))
+    tape = wp.Tape()
+    with tape:
+        la.outer_reduce(space, _prod_body, out=loss)
+    tape.backward(loss)
+    mask = _logical_mask()
+    inside = np.where(mask > 0, un, 1.0)
+    assert loss.numpy()[0] == pytest.approx(np.prod(inside), rel=1e-13)
+    np.testing.assert_allclose(_PROD_U.grad.numpy(), _others_product(inside, mask), rtol=1e-13, atol=0)
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -105,3 +105,13 @@ def test_a_print_in_a_loop_replays_once_per_iteration(capfd):
                                                 adj_inputs=[None, None, wp.array([1.0], dtype=wp.float64)],
                                                 adjoint=True))
     assert printed == "1\n3\n6\nadj: 1\nadj: 1\nadj: 1\n"
+
+
+def test_an_adjoint_value_of_the_wrong_kind_is_a_launch_error(capfd):
+    """An adjoint for a scalar parameter that is not a number: LaunchError naming the parameter, before
+    anything runs (nothing printed)."""
+    capfd.readouterr()
+    with pytest.raises(wp.LaunchError, match="the adjoint of 'x' must be a float32"):
+        wp.launch(print_value, 1, inputs=[wp.float32(1.0)], adj_inputs=["one"], adjoint=True)
+    wp.synchronize()
+    assert capfd.readouterr().out == ""
