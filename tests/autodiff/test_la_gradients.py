@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import brickwork as wp
 from brickwork import config, la
@@ -202,11 +204,116 @@ def test_outer_reduce_min_max_gradient_reaches_the_winning_cell(loop, inner, red
     np.testing.assert_allclose(v.grad.numpy(), dv, rtol=1e-13)
 
 
-def test_outer_reduce_prod_into_a_gradient_array_is_refused():
-    u = wp.array(np.ones(SHAPE), dtype=wp.float64, requires_grad=True)
-    out = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+def _others_product(values, mask):
+    """d prod / d v for every logical cell: the product of the other logical cells' values (numpy)."""
+    inside = values[mask > 0]
+    expect = np.zeros(values.shape)
+    others = np.array([np.prod(np.delete(inside, n)) for n in range(inside.size)])
+    expect[mask > 0] = others
+    return expect
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("zeros", [0, 1, 2, 3])
+@pytest.mark.parametrize("loop, inner", [("bvoi", "logical_flat"), ("bovi", "memory"), ("boiv", "logical_coords")])
+def test_outer_reduce_prod_gradient_is_the_product_of_the_others(loop, inner, zeros, target):
+    """loss = prod over the logical cells of u v (values of both signs, near 1 so the product stays
+    finite): each cell's gradient is the product of the other cells' values, also with zeros among them
+    (one zero: only that cell gets a gradient; two or more: none does); ghost cells get nothing."""
+    rng = np.random.default_rng(8 + zeros)
+    un = rng.uniform(0.9, 1.1, SHAPE) * rng.choice([-1.0, 1.0], SHAPE)
+    vn = rng.uniform(0.9, 1.1, SHAPE)
+    mask = _logical_mask()
+    cells = np.argwhere(mask > 0)
+    for c in cells[rng.choice(len(cells), zeros, replace=False)]:
+        un[tuple(c)] = 0.0
+    u = wp.array(un, dtype=wp.float64, requires_grad=True)
+    v = wp.array(vn, dtype=wp.float64, requires_grad=True)
+    loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    space = _space(loop, inner, la.halo.none, target).with_reducer(la.Prod(wp.float64))
+
+    def body(rng_, b):
+        la.inner_reduce(rng_, lambda k, j, i: u[b, k, j, i] * v[b, k, j, i])
+
+    with config.override(target=target):
+        tape = wp.Tape()
+        with tape:
+            la.outer_reduce(space, body, out=loss)
+        tape.backward(grads={loss: wp.array([3.0], dtype=wp.float64)})
+    values = np.where(mask > 0, un * vn, 1.0)
+    np.testing.assert_allclose(loss.numpy()[0], np.prod(values), rtol=1e-12)
+    d_value = 3.0 * _others_product(values, mask)
+    if zeros >= 2:
+        assert not u.grad.numpy().any() and not v.grad.numpy().any()
+    np.testing.assert_allclose(u.grad.numpy(), d_value * vn, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(v.grad.numpy(), d_value * un, rtol=1e-12, atol=1e-300)
+    if zeros == 1:
+        assert np.count_nonzero(v.grad.numpy()) == 0 and np.count_nonzero(u.grad.numpy()) == 1
+
+
+_PROD_U = wp.zeros(SHAPE, dtype=wp.float64, requires_grad=True)  # one array: one compiled body for every example
+
+
+def _prod_body(rng_, b):
+    la.inner_reduce(rng_, lambda k, j, i: _PROD_U[b, k, j, i])
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from([0.0, -1.25, -0.5, 0.75, 1.0, 2.0]), min_size=N ** 3 * NB, max_size=N ** 3 * NB))
+def test_outer_reduce_prod_gradient_property(values):
+    """For any logical values (zeros among them drawn often): the gradient of the product is, cell by
+    cell, the product of the other cells, and the product is the one numpy computes."""
+    un = np.zeros(SHAPE)
+    un[LOGICAL] = np.reshape(values, (NB, N, N, N))
+    _PROD_U.numpy()[...] = un
+    _PROD_U.grad.zero_()
+    loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
     space = _space("bvoi", "logical_flat", la.halo.none, "cpu").with_reducer(la.Prod(wp.float64))
-    with wp.Tape():
-        with pytest.raises(wp.KernelNotDifferentiableError, match=r"la.Prod.*has no adjoint yet"):
-            la.outer_reduce(space, lambda rng_, b: la.inner_reduce(rng_, lambda k, j, i: u[b, k, j, i]), out=out)
-    assert out.numpy()[0] == 0.0
+    tape = wp.Tape()
+    with tape:
+        la.outer_reduce(space, _prod_body, out=loss)
+    tape.backward(loss)
+    mask = _logical_mask()
+    inside = np.where(mask > 0, un, 1.0)
+    assert loss.numpy()[0] == pytest.approx(np.prod(inside), rel=1e-13)
+    np.testing.assert_allclose(_PROD_U.grad.numpy(), _others_product(inside, mask), rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("reducer, pick", [("MinLoc", np.argmin), ("MaxLoc", np.argmax)])
+@pytest.mark.parametrize("loop, inner", [("bvoi", "logical_coords"), ("bovi", "logical_flat"), ("boiv", "logical_flat")])
+def test_outer_reduce_minloc_maxloc_value_gradient_reaches_the_winning_cell(loop, inner, reducer, pick, target):
+    """loss = MinLoc (MaxLoc) over the logical cells of sin(u) w into an array of (value, b, k, j, i): the
+    value's gradient goes to the winning cell (the location has none); a tie goes to the first cell in
+    slice order, as the reported location does."""
+    rng = np.random.default_rng(9)
+    un, wn = rng.random(SHAPE) + 0.5, rng.random(SHAPE) + 0.5
+    mask = _logical_mask()
+    values = np.where(mask > 0, np.sin(un) * wn, np.inf if reducer == "MinLoc" else -np.inf)
+    at = np.unravel_index(pick(values), SHAPE)
+    tie = (1, *at[1:])  # the same cell of block 1 (or block 0): a later one in slice order
+    tie = tie if tie != at else (0, *at[1:])
+    un[tie], wn[tie] = un[at], wn[at]
+    first = min(at, tie)
+    u = wp.array(un, dtype=wp.float64, requires_grad=True)
+    w = wp.array(wn, dtype=wp.float64, requires_grad=True)
+    loss = wp.zeros(1, dtype=la.reducers.value_loc(wp.float64), requires_grad=True)
+    space = _space(loop, inner, la.halo.none, target).with_reducer(getattr(la, reducer)(wp.float64))
+
+    def body(rng_, b):
+        la.inner_reduce(rng_, lambda k, j, i: wp.sin(u[b, k, j, i]) * w[b, k, j, i])
+
+    with config.override(target=target):
+        tape = wp.Tape()
+        with tape:
+            la.outer_reduce(space, body, out=loss)
+        g = np.zeros(1, dtype=loss.grad.numpy().dtype)
+        g["value"], g["b"], g["k"] = 2.0, 7, 7  # a location's gradient is ignored
+        loss.grad.numpy()[...] = g
+        tape.backward()
+    result = loss.numpy()[0]
+    assert result["value"] == values[at] and tuple(int(result[f]) for f in "bkji") == first
+    du, dw = np.zeros(SHAPE), np.zeros(SHAPE)
+    du[first], dw[first] = 2.0 * np.cos(un[first]) * wn[first], 2.0 * np.sin(un[first])
+    np.testing.assert_allclose(u.grad.numpy(), du, rtol=1e-13)
+    np.testing.assert_allclose(w.grad.numpy(), dw, rtol=1e-13)

@@ -85,6 +85,18 @@ def test_reductions_are_identical_on_every_rank_count():
     assert outputs[1] == outputs[0] and outputs[2] == outputs[0]
 
 
+def test_reduction_gradients_are_identical_on_every_rank_count():
+    """Sum, Prod (with one zero), Min and MaxLoc into arrays under a tape: the rank holding the winning
+    (or zero) cell gets its gradient, the others nothing, so 1, 2 and 4 ranks give the same gradients."""
+    outputs = [python(n, "reduce_gradient.py").stdout for n in (1, 2, 4)]
+    lines = outputs[0].splitlines()
+    assert [line.split(" ")[0] for line in lines] == ["la.Sum(float64)", "la.Prod(float64)", "la.Min(float64)",
+                                                      "la.MaxLoc(float64)"]
+    assert [int(line.split(" ")[2]) for line in lines[1:3]] == [1, 1]  # the zero cell alone
+    assert "((3, 0, 0, 2, 3), 2.0)" in lines[2]
+    assert outputs[1] == outputs[0] and outputs[2] == outputs[0]
+
+
 def test_an_exception_on_one_rank_ends_every_rank():
     start = time.monotonic()
     done = mpirun(4, sys.executable, str(SCRIPTS / "fail.py"), timeout=60)

@@ -53,6 +53,7 @@ from ..types.structs import is_struct_type
 from .array_slices import array_slice
 from .construction import ConstructionRules, _scalar_of
 from .intrinsics import INTRINSICS
+from .printing import UNPRINTABLE, composite_print
 from .resolve import MISSING, static_attribute
 from .static_value import TID as _TID
 from .static_value import Static
@@ -477,6 +478,8 @@ class ExpressionTyper(ConstructionRules):
             if node.keywords:
                 raise self.error(KernelSyntaxError, "print() keywords are not supported in kernels", node)
             parts = [self._print_part(a) for a in node.args]
+            if len(parts) == 1 and not isinstance(parts[0], str) and is_composite_type(parts[0].type):
+                return composite_print(self, parts[0])  # as Warp prints one vector or matrix
             return ir.IRPrint(parts)
         if name == "printf":
             if not node.args:
@@ -552,7 +555,9 @@ class ExpressionTyper(ConstructionRules):
         if isinstance(value, Static) and isinstance(value.value, str):
             return value.value
         value = self.to_value(value, node)
-        if isinstance(value.type, (ArrayType, ir.TupleType)) or is_struct_type(value.type):
+        if isinstance(value.type, ArrayType) or is_struct_type(value.type):
+            return UNPRINTABLE  # as Warp prints them
+        if isinstance(value.type, ir.TupleType):
             raise self.error(KernelTypeError, f"print() cannot print a value of type {type_name(value.type)}", node)
         return value
 

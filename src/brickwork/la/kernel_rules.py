@@ -21,7 +21,7 @@ from ..mesh.kernel_rules import element_of, is_pack_type, pack_var
 from ..types.arrays import ArrayType, type_name
 from ..types.composite import vector
 from ..types.opaque import TupleType
-from ..types.scalars import int32, python_annotation_type
+from ..types.scalars import bool_, int32, python_annotation_type
 from . import outer as la_api
 from .halo import Halo
 from .halo import none as NO_HALO
@@ -246,8 +246,35 @@ def _inner_reduce(typer, _fn, node):
     fn = _local_body(typer, node.args[1], "la.inner_reduce", node)
     inner = "logical_flat" if cfg.inner == "memory" else cfg.inner  # memory visits logical cells here
     body = typer.inline_local(fn, _index_types(typer, inner, len(fn.params)), node, fold_check=_check_fold)
+    if cfg.reducer.fold != "value":
+        body = _FoldStatistic(typer, cfg.reducer).function_body(body)
     _note_index_args(typer, body)
     return ir.IRLAInner(rng.halo, inner, list(body.args), [body], reduce=True)
+
+
+class _FoldStatistic(ir.Rewriter):
+    """An ``inner_reduce`` body's returns rewritten to fold a statistic of the value (``Reducer.fold``):
+    ``"nonzero"`` folds a zero as 1, ``"is_zero"`` folds 1 for a zero and 0 otherwise."""
+
+    def __init__(self, typer, reducer):
+        self.typer, self.reducer = typer, reducer
+
+    def function_body(self, body: ir.IRInlineBody) -> ir.IRInlineBody:
+        return ir.IRInlineBody(body.name, body.params, body.args, self.stmts(body.body), fold=body.fold)
+
+    def r_IRInlineBody(self, s):
+        return s  # a nested local function: its returns are its own
+
+    def r_IRReturn(self, s):
+        t = self.reducer.dtype
+        value = ir.IRLocal(self.typer.symbols.temp(t, "_la_folded"), t)
+        zero, one = ir.IRConst(0, t), ir.IRConst(1, t)
+        is_zero = ir.IRCall("eq", [value, zero], bool_)
+        if self.reducer.fold == "nonzero":
+            folded = ir.IRSelect(is_zero, one, value, t)
+        else:
+            folded = ir.IRSelect(is_zero, one, zero, t)
+        return [ir.IRAssign(value, s.value), ir.IRReturn(folded)]
 
 
 def _kernel_only(typer, f, node):

@@ -4,7 +4,7 @@ kernel-only functions a body calls (``inner``, scratch, views)."""
 
 from __future__ import annotations
 
-from ..errors import KernelNotDifferentiableError, LaunchError
+from ..errors import LaunchError
 from ..frontend.limits import INDEX_LIMIT
 from ..lang.body import body_kernel
 from ..runtime import tape as _tape
@@ -12,7 +12,7 @@ from ..runtime.launch import launch
 from ..types.arrays import array, empty, full, type_name
 from . import tags
 from .indices import Indexer3D
-from .reducers import MaxLoc, MinLoc, Sum, combine_kernels
+from .reducers import FirstZero, MaxLoc, MinLoc, NonzeroProd, Sum, ZeroCount, combine_kernels
 from .space import IndexSpace
 
 
@@ -61,46 +61,90 @@ def outer(space: IndexSpace, body) -> None:
     launch(kernel, dim=dims, inputs=kernel.arguments(space.runtime_geometry()))
 
 
-def _record_sum_adjoint(kernel, dims, args, out, nslices, only_slice=None) -> None:
-    """Record the backward launch of a Sum kernel: every slice's partial gets ``out``'s gradient (d sum
-    / d partial = 1), or only the slice ``only_slice``."""
+def _record_fold_adjoint(kernel, dims, args, out, partials_adjoint) -> None:
+    """Record the backward launch of a reduction kernel whose folded values get their gradient from the
+    adjoint of its partials array (``passes/adjoint.py`` ``reverse_fold``): ``partials_adjoint(g)``, with
+    ``g`` the gradient of ``out[0]`` at backward time, gives that array."""
     tape = _tape.recording[-1]
     saved = [x for a in args for x in _tape.field_snapshot(a)]  # as for a recorded launch (tape.py)
 
     def adjoints():
         adj = [_tape.adjoint_of(a) for a in args]
         g = out.grad.numpy()[0]
-        if only_slice is None:
-            adj[-1] = full(nslices, g, dtype=out.dtype)  # the partials' adjoint
-        else:
-            adj[-1] = full(nslices, 0, dtype=out.dtype)
-            adj[-1].numpy()[only_slice] = g
+        adj[-1] = partials_adjoint(g["value"] if out.dtype is not args[-1].dtype else g)
         return adj
 
     tape.record_launch(kernel, dims, args, (), saved=saved, adjoints=adjoints)
 
 
-def _record_extremum_adjoint(space: IndexSpace, body, out) -> None:
-    """The adjoint of a Min or Max into ``out``: the result is the value of one cell, the first in slice
-    order among equals (what MinLoc/MaxLoc report), so its gradient is that cell's value's gradient. It
-    is recorded as the backward launch of a Sum over a space of that one cell per block, whose other
-    blocks' partials get no adjoint."""
-    loc = (MinLoc if type(space.reducer).__name__ == "Min" else MaxLoc)(space.reducer.dtype)
-    _, (b, k, j, i) = outer_reduce(space.with_reducer(loc), body)  # a host value: not on the tape
-    if space.md is not None and space.md.mesh.nranks > 1:  # b is the global block id: the owner's slice
-        b = next((n for n, blk in enumerate(space.md.blocks) if blk.gid == b), -1)
-    if b < 0:  # the cell lives on another rank (or nowhere): nothing flows back here
+def _record_sum_adjoint(kernel, dims, args, out, nslices) -> None:
+    """Record the backward launch of a Sum kernel: every slice's partial gets ``out``'s gradient (d sum
+    / d partial = 1)."""
+    dtype = args[-1].dtype
+    _record_fold_adjoint(kernel, dims, args, out, lambda g: full(nslices, g, dtype=dtype))
+
+
+def _record_prod_adjoint(space: IndexSpace, body, kernel, dims, args, out, nslices) -> None:
+    """The adjoint of a Prod into ``out``: d prod / d v is the product of the other values. While
+    recording, the tape counts the zeros (one more reduction over the same values) and takes the
+    product ``p`` of the nonzero ones: without a zero, the backward kernel gives each value ``g p / v``
+    (``g``: the result's gradient); with one zero, only that cell gets ``g p`` (found by a location
+    reduction, and recorded as for a Min); with two or more, every product of the others holds a zero
+    and nothing flows back."""
+    dtype = space.reducer.dtype
+    zeros = outer_reduce(space.with_reducer(ZeroCount(dtype)), body)  # host values: not on the tape
+    if zeros >= 2:
         return
-    cell = space.with_reducer(Sum(space.reducer.dtype))
-    cell.L = Indexer3D(k, k, j, j, i, i)
-    kernel, dims = _prepare(cell, body, "outer_reduce", True)
-    _work_hint(kernel, cell, dims)
+    p = outer_reduce(space.with_reducer(NonzeroProd(dtype)), body)
+    if zeros == 0:
+        _record_fold_adjoint(kernel, dims, args, out, lambda g: full(nslices, g * p, dtype=dtype))
+        return
+    _, cell = outer_reduce(space.with_reducer(FirstZero(dtype)), body)
+    _record_cell_adjoint(space, body, out, cell, p)
+
+
+def _record_extremum_adjoint(space: IndexSpace, body, out) -> None:
+    """The adjoint of a Min, Max, MinLoc or MaxLoc into ``out``: the result is the value of one cell,
+    the first in slice order among equals (what MinLoc/MaxLoc report), so its gradient is that cell's
+    value's gradient (a location has none)."""
+    reducer = space.reducer
+    if reducer.with_location:
+        loc = reducer
+    else:
+        loc = (MinLoc if reducer.join == "min" else MaxLoc)(reducer.dtype)
+    _, cell = outer_reduce(space.with_reducer(loc), body)  # a host value: not on the tape
+    _record_cell_adjoint(space, body, out, cell, 1)
+
+
+def _record_cell_adjoint(space: IndexSpace, body, out, cell, factor) -> None:
+    """Record, as the gradient of ``out[0]`` times ``factor``, the gradient of the value the body folds at
+    ``cell`` (b, k, j, i) alone: the backward launch of a Sum over a space of that one cell per block,
+    whose other blocks' partials get no adjoint. On a mesh spread over ranks (``b`` a global block id)
+    only the rank holding the cell records it."""
+    b, k, j, i = cell
+    if b < 0:  # no cell won (every value NaN): nothing flows back
+        return
+    if space.md is not None and space.md.mesh.nranks > 1:
+        local = [n for n, blk in enumerate(space.md.blocks) if blk.gid == b]
+        if not local:
+            return
+        b = local[0]
+    dtype = space.reducer.dtype
+    one_cell = space.with_reducer(Sum(dtype))
+    one_cell.L = Indexer3D(k, k, j, j, i, i)
+    kernel, dims = _prepare(one_cell, body, "outer_reduce", True)
+    _work_hint(kernel, one_cell, dims)
     nslices = 1
     for d in dims:
         nslices *= d
-    # one slice per block: the cell's block is slice b
-    partials = empty(nslices, dtype=space.reducer.dtype)
-    _record_sum_adjoint(kernel, dims, kernel.arguments(cell.runtime_geometry(), partials), out, nslices, only_slice=b)
+    partials = empty(nslices, dtype=dtype)  # one slice per block: the cell's block is slice b
+
+    def partials_adjoint(g):
+        adj = full(nslices, 0, dtype=dtype)
+        adj.numpy()[b] = g * factor
+        return adj
+
+    _record_fold_adjoint(kernel, dims, kernel.arguments(one_cell.runtime_geometry(), partials), out, partials_adjoint)
 
 
 def _work_hint(kernel, space, dims) -> None:
@@ -133,11 +177,7 @@ def outer_reduce(space: IndexSpace, body, out=None):
             raise LaunchError(f"la.outer_reduce: out must be a 1-D array of {type_name(vt)} (the space's reducer "
                               f"{reducer!r}), got {got}")
     differentiated = out is not None and out.requires_grad and _tape.recording
-    if differentiated and type(space.reducer).__name__ not in ("Sum", "Min", "Max"):
-        raise KernelNotDifferentiableError(f"la.outer_reduce under a wp.Tape: a reduction with {space.reducer!r} into "
-                                           f"an array that requires a gradient has no adjoint yet (la.Sum, la.Min "
-                                           f"and la.Max have)")
-    if differentiated and type(space.reducer).__name__ != "Sum":
+    if differentiated and reducer.join in ("min", "max"):
         _record_extremum_adjoint(space, body, out)
         differentiated = False
     kernel, dims = _prepare(space, body, "outer_reduce", True)
@@ -154,7 +194,10 @@ def outer_reduce(space: IndexSpace, body, out=None):
         return found
 
     partials = buffer("partials", nslices)
-    if differentiated:  # the result's gradient reaches every slice's values: d sum / d partial = 1
+    if differentiated and reducer.join == "prod":
+        _record_prod_adjoint(space, body, kernel, dims, kernel.arguments(space.runtime_geometry(), partials), out,
+                             nslices)
+    elif differentiated:  # the result's gradient reaches every slice's values: d sum / d partial = 1
         _record_sum_adjoint(kernel, dims, kernel.arguments(space.runtime_geometry(), partials), out, nslices)
     # not recorded on a tape: the reduced value is a constant there (a time step, a norm)
     launch(kernel, dim=dims, inputs=kernel.arguments(space.runtime_geometry(), partials), record_tape=False)

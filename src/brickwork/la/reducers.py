@@ -40,6 +40,9 @@ class Reducer:
 
     join = ""
     with_location = False
+    #: what a cell contributes: its value, or (the statistics a la.Prod's gradient needs) "nonzero": the
+    #: value with a zero counted as 1, "is_zero": 1 for a zero, else 0
+    fold = "value"
 
     def __init__(self, dtype):
         if not is_scalar_type(dtype):
@@ -111,6 +114,25 @@ class MaxLoc(Reducer):
 
     join = "max"
     with_location = True
+
+
+class NonzeroProd(Prod):
+    """Product of the nonzero values (the tape's statistic for the gradient of a ``la.Prod``)."""
+
+    fold = "nonzero"
+
+
+class ZeroCount(Sum):
+    """Number of zero values, in the values' type (the tape's statistic for the gradient of a ``la.Prod``)."""
+
+    fold = "is_zero"
+
+
+class FirstZero(MaxLoc):
+    """The first zero value's (b, k, j, i), as a MaxLoc of 1 at zeros and 0 elsewhere (the tape's statistic
+    for the gradient of a ``la.Prod``)."""
+
+    fold = "is_zero"
 
 
 # -- combining partials in slice order (one thread: deterministic) ---------------------------------

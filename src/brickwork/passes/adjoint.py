@@ -26,9 +26,9 @@ from .. import ir
 from ..builtins.adjoints import ADJOINTS, NOT_DIFFERENTIABLE, is_differentiable_type
 from ..builtins.table import resolve
 from ..types.arrays import ArrayType, type_name
-from ..types.composite import is_matrix_type, vector
+from ..types.composite import is_composite_type, is_matrix_type, vector
 from ..types.opaque import TupleType
-from ..types.scalars import bool_, int32, int64
+from ..types.scalars import bool_, int32, int64, is_scalar_type
 from ..types.structs import has_array_fields, is_struct_type
 from .adjoint_normal_form import IRCustomAdjoint, LoopInfo, _not_differentiable, _path, normal_form
 from .adjoint_wrap import periodic_interior
@@ -45,7 +45,7 @@ def adjoint_kernel(fn: ir.IRFunction, phased_rows: bool = True) -> ir.IRFunction
     may be plain adds; otherwise every scatter is atomic."""
     nf = normal_form(fn)
     rows = _row_offsets(nf.fn)
-    if not phased_rows:
+    if not phased_rows or ir.contains(nf.fn.body, ir.IRTeamBegin):  # teams: a grid point is a team, not a row
         rows.radius = None
     elif rows.radius is None and nf.fn.is_kernel:
         split = _periodic_split(nf)
@@ -90,6 +90,13 @@ def _periodic_split(nf) -> ir.IRFunction | None:
     split = ir.IRInteriorSplit(box.lower, upper, copy.stmts(interior.body[p:]), copy.stmts(boundary.body[p:]))
     return replace(interior, body=copy.stmts(interior.body[:p]) + [split], scatter_radius=inner_rows.radius,
                    simd_innermost=inner_rows.simd)
+
+
+def has_adjoint_value(t) -> bool:
+    """Whether a kernel parameter of type ``t`` gets an adjoint value parameter ``adj_<name>`` (as Warp:
+    scalars, vectors, matrices, quaternions, transforms). Its adjoint starts from the value the backward
+    launch passes (``adj_inputs``; zero from a tape) and is not returned: a kernel that prints shows it."""
+    return is_scalar_type(t) or is_composite_type(t)
 
 
 def is_pack_type(t) -> bool:
@@ -206,16 +213,35 @@ class _Adjoint:
         self.slice_loop = None  # the loop tag of the outer body being reversed
         self.reducer, self.la_block = None, None  # and its reducer (outer_reduce) and block index
         self.grad_structs: dict = {}  # struct local or param holding arrays -> the struct of their gradients
+        self.team_member = None  # the team of a par_for_outer body (its member local)
+        self.team_scratch: set = set()  # locals holding a team scratch pad (their adjoint pads: adj_arrays)
+        self.adj_values: dict = {}  # scalar or composite param name -> its adjoint value parameter
+        self.replay_prints = True  # whether the replay being built prints (not in a reversed iteration's)
         for name, t in fn.params:
-            if isinstance(t, ArrayType) or is_pack_type(t) or has_array_fields(t):
+            if isinstance(t, ArrayType) or is_pack_type(t) or has_array_fields(t) or has_adjoint_value(t):
                 p = ir.IRLocal(adjoint_param_name(name), t)
-                table = self.adj_arrays if isinstance(t, ArrayType) else (
-                    self.adj_packs if is_pack_type(t) else self.grad_structs)
-                table[name] = p
+                if isinstance(t, ArrayType):
+                    self.adj_arrays[name] = p
+                elif is_pack_type(t):
+                    self.adj_packs[name] = p
+                elif has_array_fields(t):
+                    self.grad_structs[name] = p
+                else:
+                    self.adj_values[name] = p
                 self.params.append((p.name, t))
 
     def build(self) -> ir.IRFunction:
+        teams = ir.contains(self.fn.body, ir.IRTeamBegin)
+        if teams:
+            self.check_team_scratch_order()
+            if self.team_threads:
+                self.slice_locals = _assigned_outside_visits(self.fn.body)
         forward = self.forward(self.fn.body, record=True)
+        if ir.contains(self.fn.body, ir.IRPrint):  # printed adjoints of parameters start from the launch's
+            forward[:0] = [ir.IRAssign(self.adj_of(ir.IRLocal(n, p.type)), p) for n, p in self.adj_values.items()]
+        if teams and self.team_member is not None:
+            # every thread of the team replays its stages (refilling the scratch pads) before any reverses
+            forward.append(ir.IRTeamBarrier(self.team_member))
         reverse = self.reverse(self.fn.body)
         radius = self.rows.radius if self.fn.is_kernel else None
         return replace(self.fn, params=self.params, body=forward + reverse, callees=[], index_ranges={},
@@ -375,6 +401,13 @@ class _Adjoint:
                 body = self.forward(s.body, record=False)
                 if any(_stores_scratch(x) for x in ir.walk(body)):  # only what it writes to scratch is needed
                     out.append(replace(s, body=body, reduce=False))
+            elif isinstance(s, ir.IRPrint):
+                if self.replay_prints:
+                    out.append(s)
+            elif isinstance(s, ir.IRTeamLoop):
+                body = self.forward(s.body, record=False)
+                if any(self.stores_team_scratch(x) for x in ir.walk(body)):  # only its scratch stores are needed
+                    out.append(ir.IRTeamLoop(s.member, s.var, s.lo, s.hi, body))
             elif isinstance(s, ir.IRLAFold):
                 pass  # the forward launch folded
             elif isinstance(s, ir.IRLAScratch):
@@ -389,8 +422,14 @@ class _Adjoint:
 
     def forward_assign(self, s, out):
         target, value = s.target, s.value
+        if isinstance(value, (ir.IRTeamBegin, ir.IRTeamScratch)):
+            self.forward_team(s, out)
+            return
         if not isinstance(target, ir.IRLocal):
             path, root = _path(target)
+            if isinstance(root, ir.IRArrayElem) and self.is_team_scratch(root.array):
+                out.append(s)  # the forward launch's team scratch is gone: the replay refills it
+                return
             if isinstance(root, (ir.IRArrayElem, ir.IRLAViewElem)):
                 return  # array and view stores: done by the forward launch
             out.append(s)
@@ -410,6 +449,8 @@ class _Adjoint:
             alias = self.adj_array(target)
             if isinstance(value, ir.IRLocal):
                 out.append(ir.IRAssign(alias, self.adj_array(value)))
+                if value.name in self.team_scratch:
+                    self.team_scratch.add(target.name)
             elif isinstance(value, ir.IRSubarray):
                 out.append(ir.IRAssign(alias, ir.IRSubarray(self.adj_array(value.array), value.indices, value.type)))
             elif isinstance(value, ir.IRField):  # a struct's array: its gradient is the gradient struct's field
@@ -493,12 +534,16 @@ class _Adjoint:
             elif isinstance(s, ir.IRLAInner):
                 # visits are independent: each replays its point, then reverses it; neighbouring visits
                 # may add into the same adjoint scratch slot, so the visits are not a vector loop
-                self.in_visit = True
+                self.in_visit, saved, self.replay_prints = True, self.replay_prints, False
                 body = self.forward(s.body, record=True) + self.reverse(s.body)
-                self.in_visit = False
+                self.in_visit, self.replay_prints = False, saved
                 if body:
                     out.append(replace(s, body=body, simd=False, reduce=False))
                 self.gather_slice_sums(out)
+            elif isinstance(s, ir.IRTeamLoop):
+                out.extend(self.reverse_team_loop(s))
+            elif isinstance(s, ir.IRPrint):
+                self.reverse_print(s, out)
             elif isinstance(s, ir.IRLAFold):
                 self.reverse_fold(s, out)
             elif isinstance(s, ir.IRTeamBarrier):
@@ -508,19 +553,133 @@ class _Adjoint:
         return out
 
     def reverse_fold(self, s: ir.IRLAFold, out):
-        """A value folded into an ``outer_reduce``'s Sum gets the result's adjoint, which the backward
-        launch passes in the partials' adjoint array at the slice's block: in every element (d sum /
-        d partial = 1), or, for the one-cell Sum that stands for a Min or Max (la/outer.py), only at the
-        winning cell's block."""
-        if type(self.reducer).__name__ != "Sum":
-            raise _not_differentiable(self.label, f"la.outer_reduce with {self.reducer!r} has no adjoint yet "
-                                      "(la.Sum has)")
+        """A value folded into an ``outer_reduce`` gets its gradient from the partials' adjoint array that
+        the backward launch passes (la/outer.py), at the slice's block: with a Sum, the result's gradient
+        (d sum / d partial = 1; the one-cell Sum that stands for a Min, Max, MinLoc or MaxLoc gets it only at
+        the winning cell's block); with a Prod of values without a zero, the result's gradient times the
+        product, which divided by the value is the product of the others."""
         if not (isinstance(s.value, ir.IRLocal) and carries_adjoint(s.value.type)):
             return
         partials = self.adj_arrays.get("_la_partials")
-        if partials is None:
-            raise AssertionError("a fold outside an outer_reduce kernel")
-        self.accumulate(s.value, ir.IRArrayElem(partials, [self.la_block], s.value.type), out)
+        if partials is None or self.reducer.join not in ("sum", "prod"):
+            raise AssertionError(f"a fold outside an outer_reduce kernel with a Sum or a Prod: {self.reducer!r}")
+        g = ir.IRArrayElem(partials, [self.la_block], s.value.type)
+        if self.reducer.join == "prod":
+            g = ir.IRCall("div", [g, s.value], s.value.type)
+        self.accumulate(s.value, g, out)
+
+    # -- printing ---------------------------------------------------------------------------------------
+    def reverse_print(self, s: ir.IRPrint, out):
+        """``print(...)`` reversed prints its line again with ``adj: `` first and each value's adjoint in
+        the value's place (Warp's backward print): a parameter's adjoint starts from the launch's
+        ``adj_inputs``, other values' from 0; lines after the first are indented under the first value and
+        trailing blanks dropped, so one matrix prints ``adj: 3 2`` then ``     1 0``. ``printf`` prints
+        nothing more."""
+        if s.parts and isinstance(s.parts[0], ir.Format):
+            return
+        parts: list = ["adj:" if s.sep == " " else "adj: "]
+        for p in s.parts:
+            if isinstance(p, str):
+                parts.append(p)
+            elif isinstance(p, ir.IRComponent) and isinstance(p.base, ir.IRLocal):
+                parts.append(ir.IRComponent(self.adj_of(p.base), p.indices, p.type))
+            elif isinstance(p, ir.IRLocal):
+                parts.append(self.adj_of(p))
+            else:
+                parts.append(zero(p.type))
+        for n, p in enumerate(parts):
+            if isinstance(p, str):
+                ends_line = n + 1 == len(parts) or (isinstance(parts[n + 1], str) and parts[n + 1].startswith("\n"))
+                text = "\n".join(line.rstrip(" ") for line in p.split("\n")) if ends_line else p
+                parts[n] = text.replace("\n", "\n" + " " * len("adj: "))
+        out.append(ir.IRPrint(parts, s.sep, s.newline))
+
+    # -- nested parallelism: par_for_outer teams, their scratch pads and par_for_inner loops -----------------
+    def is_team_scratch(self, arr) -> bool:
+        return isinstance(arr, ir.IRLocal) and arr.name in self.team_scratch
+
+    def stores_team_scratch(self, s) -> bool:
+        return isinstance(s, ir.IRAssign) and isinstance(_path(s.target)[1], ir.IRArrayElem) and (
+            self.is_team_scratch(_path(s.target)[1].array))
+
+    def forward_team(self, s: ir.IRAssign, out):
+        """The team and its scratch pads in the replay. The team's arena holds each pad and its adjoint
+        pad: twice the bytes the launch asks for, plus 64 per pad (each pad starts 64-byte aligned). An
+        adjoint pad has the pad's shape and starts at zero (zeroed by the team's threads; the barrier
+        between the replay and the reverse sweep orders that before any addition)."""
+        value = s.value
+        if isinstance(value, ir.IRTeamBegin):
+            t = value.arena_bytes.type
+            pads = sum(isinstance(n, ir.IRTeamScratch) for n in ir.walk(self.fn.body))
+            twice = ir.IRCall("mul", [value.arena_bytes, ir.IRConst(2, t)], t, no_wrap=True)
+            arena = ir.IRCall("add", [twice, ir.IRConst(64 * pads, t)], t, no_wrap=True)
+            out.append(ir.IRAssign(s.target, ir.IRTeamBegin(arena, value.type)))
+            self.team_member = s.target
+            return
+        out.append(s)
+        pad = s.target
+        adj = self.adj_arrays[pad.name] = self.locals.new(f"_adj_{pad.name}_", pad.type)
+        self.team_scratch.add(pad.name)
+        out.append(ir.IRAssign(adj, ir.IRTeamScratch(value.member, value.sizes, value.type)))
+        idx = [self.locals.new("_ad_z", int32) for _ in range(pad.type.ndim)]
+        body = [ir.IRAssign(ir.IRArrayElem(adj, idx, pad.type.dtype), zero(pad.type.dtype))]
+        for d in range(pad.type.ndim - 1, 0, -1):
+            body = [ir.IRFor(idx[d], i32(0), ir.IRArrayShape(adj, d, int32), i32(1), body)]
+        last = op("sub", ir.IRArrayShape(adj, 0, int32), i32(1))
+        out.append(ir.IRTeamLoop(value.member, idx[0], i32(0), last, body))
+
+    def reverse_team_loop(self, s: ir.IRTeamLoop) -> list:
+        """A ``par_for_inner`` loop reversed: each iteration replays then reverses its index. Iterations
+        add into neighbouring adjoint scratch slots: on the CPU (a team is one thread) the loop is a plain
+        loop, not a vector loop; on a GPU target it stays a team loop and the additions are atomic."""
+        saved = self.in_visit, self.replay_prints
+        self.in_visit, self.replay_prints = True, False
+        body = self.forward(s.body, record=True) + self.reverse(s.body)
+        self.in_visit, self.replay_prints = saved
+        if not body:
+            return []
+        if self.team_threads:
+            return [ir.IRTeamLoop(s.member, s.var, s.lo, s.hi, body)]
+        return [ir.IRFor(s.var, s.lo, op("add", s.hi, i32(1)), i32(1), body)]
+
+    def add_to_team_scratch(self, read: ir.IRArrayElem, g, out):
+        """adj(pad)[i] += g for a read ``pad[i]``: atomic where the team's threads share the pad (a
+        statement, so that a GPU target makes a team-level one once, on one thread)."""
+        adj = self.adj_array(read.array)
+        if self.team_threads:
+            out.append(ir.IRExprStmt(ir.IRCall("atomic_add", [adj, *read.indices, g], read.type)))
+        else:
+            self._add_into(ir.IRArrayElem(adj, read.indices, read.type), g, out)
+
+    def check_team_scratch_order(self):
+        """The replay runs every stage of the team before the reverse sweep, so a pad must keep the values
+        its readers read: a pad written by a statement after one that reads it (or by one that reads it
+        too) is refused."""
+        pads = set()
+        for n in ir.walk(self.fn.body):
+            if not (isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRLocal)):
+                continue
+            if isinstance(n.value, ir.IRTeamScratch) or (isinstance(n.value, ir.IRLocal) and n.value.name in pads):
+                pads.add(n.target.name)
+        read: set = set()
+        for s in self.fn.body:
+            stored, targets = set(), set()
+            for n in ir.walk([s]):
+                if isinstance(n, ir.IRAssign):
+                    root = _path(n.target)[1]
+                    if isinstance(root, ir.IRArrayElem) and isinstance(root.array, ir.IRLocal):
+                        stored.add(root.array.name)
+                        targets.add(id(root))
+            reads = {n.array.name for n in ir.walk([s]) if isinstance(n, ir.IRArrayElem) and id(n) not in targets
+                     and isinstance(n.array, ir.IRLocal)}
+            again = stored & pads & (read | reads)
+            if again:
+                name = sorted(again)[0].split("__")[0]
+                raise _not_differentiable(self.label, f"the team scratch pad '{name}' is written after it is read "
+                                          "(or read and written by one loop): the backward kernel replays the "
+                                          "team's stages before reversing them, so the earlier values are lost; "
+                                          "write each pad before reading it, in one stage (use another pad)")
+            read |= reads
 
     def reverse_custom(self, s: IRCustomAdjoint, out):
         """The user's gradient function in place of the call's reverse sweep (or, for a function with
@@ -562,7 +721,9 @@ class _Adjoint:
             body.append(ir.IRAssign(s.var, ir.IRCall("add", [s.start, ir.IRCall("mul", [it, s.step], int32)],
                                                      int32)))
         body += [ir.IRAssign(h, ir.IRPop(h.type)) for h in reversed(info.headers)]
+        saved, self.replay_prints = self.replay_prints, False  # the replay at the top printed the iteration
         body += self.forward(s.body, record=True, skip=tuple(info.updates) + (info.break_test,))
+        self.replay_prints = saved
         body += self.reverse(s.body)
         loop = ir.IRFor(it, ir.IRCall("sub", [n, i32(1)], int32, no_wrap=True), i32(-1), i32(-1), body, step_sign=-1)
         return [ir.IRAssign(n, ir.IRPop(int32)), loop]
@@ -577,6 +738,10 @@ class _Adjoint:
                 # a store through a view: what was there before is overwritten (a mesh field updated in
                 # place, fluxes of each stage)
                 self.hand_over(_rebase(path, self.adj_view_elem(root)), value, out)
+            elif isinstance(root, ir.IRArrayElem) and self.is_team_scratch(root.array):
+                # a store into a team scratch pad: the slot's adjoint moves to the value (as per-point scratch)
+                place = ir.IRArrayElem(self.adj_array(root.array), root.indices, root.type)
+                self.hand_over(_rebase(path, place), value, out)
             elif isinstance(root, ir.IRArrayElem):  # a store: its value's adjoint is the adjoint array's element
                 if carries_adjoint(value.type) and isinstance(value, ir.IRLocal):
                     adj_arr = self.adj_array(root.array)
@@ -627,6 +792,8 @@ class _Adjoint:
             else:
                 for k, a in enumerate(value.args):
                     self.accumulate(a, _flat_component(g, k), out)
+        elif isinstance(value, ir.IRArrayElem) and self.is_team_scratch(value.array):
+            self.add_to_team_scratch(value, g, out)
         elif isinstance(value, ir.IRArrayElem):
             adj_arr = self.adj_array(value.array)
             place = ir.IRArrayElem(adj_arr, value.indices, value.type)
@@ -717,7 +884,7 @@ class _Adjoint:
 def _assigned_outside_visits(stmts) -> set:
     names: set = set()
     for s in stmts:
-        if isinstance(s, ir.IRLAInner):
+        if isinstance(s, (ir.IRLAInner, ir.IRTeamLoop)):
             continue
         if isinstance(s, ir.IRAssign) and isinstance(_path(s.target)[1], ir.IRLocal):
             names.add(_path(s.target)[1].name)

@@ -144,9 +144,9 @@ class _Exits:
             return self.loop(s)
         if isinstance(s, ir.IRBlock):
             return self.block(s.body)
-        if isinstance(s, (ir.IRLAOuter, ir.IRLAInner)):
-            # a return in an outer body ends its slice, in an inner body the visit of its point: each
-            # body is a function body of its own
+        if isinstance(s, (ir.IRLAOuter, ir.IRLAInner, ir.IRTeamLoop)):
+            # a return in an outer body ends its slice, in an inner body (la.inner, par_for_inner) the
+            # visit of its point: each body is a function body of its own
             return [replace(s, body=_Exits(self.locals, self.label).function_body(s.body))], set()
         return [s], set()
 
@@ -232,8 +232,10 @@ class _Flattener:
             self.loop(s, env, out)
         elif isinstance(s, ir.IRBreak):
             out.append(s)
-        elif isinstance(s, (ir.IRPrint, ir.IRExpect)):
-            pass  # the backward kernel neither prints nor checks again
+        elif isinstance(s, ir.IRPrint):  # the backward kernel prints again, then the values' adjoints
+            out.append(ir.IRPrint([self.print_part(p, env, out) for p in s.parts], s.sep, s.newline))
+        elif isinstance(s, ir.IRExpect):
+            pass  # the backward kernel does not check again
         elif isinstance(s, ir.IRLAOuter):
             self.keep(s.block)
             out.append(replace(s, body=self.block(s.body, dict(env))))
@@ -245,14 +247,28 @@ class _Flattener:
         elif isinstance(s, ir.IRLAScratch):
             self.keep(s.storage)
             out.append(s)
-        elif isinstance(s, (ir.IRLAScratchZero, ir.IRTeamBarrier)):
+        elif isinstance(s, ir.IRLAScratchZero):
             out.append(s)
+        elif isinstance(s, ir.IRTeamBarrier):
+            out.append(ir.IRTeamBarrier(None if s.member is None else self.atom(s.member, env, out)))
+        elif isinstance(s, ir.IRTeamLoop):
+            self.team_loop(s, env, out)
         elif isinstance(s, ir.IRLAFold):
             out.append(ir.IRLAFold(self.atom(s.value, env, out)))
         else:
             raise _not_differentiable(self.label, f"{type(s).__name__[2:]} statements have no adjoint yet "
                                       "(the loop abstraction and mesh packs are differentiated only on the forward "
                                       "side for now)")
+
+    def team_loop(self, s: ir.IRTeamLoop, env, out):
+        """``par_for_inner``: like an inner loop of the loop abstraction, its iterations are independent and
+        what one assigns is private to it."""
+        member, lo, hi = (self.atom(x, env, out) for x in (s.member, s.lo, s.hi))
+        if any(isinstance(n, ir.IRTeamScratch) for n in ir.walk(s.body)):
+            raise _not_differentiable(self.label, "a team scratch pad allocated inside par_for_inner has no adjoint "
+                                      "(allocate it in the par_for_outer body)")
+        self.keep(s.var)
+        out.append(ir.IRTeamLoop(member, s.var, lo, hi, self.block(s.body, dict(env))))
 
     def assign(self, target, value, env, out):
         if isinstance(target, ir.IRLocal):
@@ -313,6 +329,11 @@ class _Flattener:
         out.append(ir.IRIf(cond, body, orelse))
 
     def loop(self, s, env, out):
+        if any(isinstance(n, ir.IRTeamScratch) for n in ir.walk(s.body)):
+            # each iteration would take a new pad from the team's arena: the reverse sweep would need the
+            # pads of every iteration at once
+            raise _not_differentiable(self.label, "a team scratch pad allocated inside a loop has no adjoint "
+                                      "(allocate it once, before the loop)")
         if isinstance(s, ir.IRFor):
             start, stop, step = (self.atom(x, env, out) for x in (s.start, s.stop, s.step))
             var = self.version(s.var.name, s.var.type)
@@ -408,6 +429,10 @@ class _Flattener:
             return ir.IRTupleGet(self.atom(e.base, env, out), e.index, e.type)
         if isinstance(e, ir.IRTid):
             return e
+        if isinstance(e, ir.IRTeamBegin):
+            return ir.IRTeamBegin(self.atom(e.arena_bytes, env, out), e.type)
+        if isinstance(e, ir.IRTeamScratch):
+            return ir.IRTeamScratch(self.atom(e.member, env, out), [self.atom(n, env, out) for n in e.sizes], e.type)
         if isinstance(e, ir.IRLAScratchElem):
             return self.scratch_elem(e, env, out)
         if isinstance(e, ir.IRLAViewElem):
@@ -423,6 +448,14 @@ class _Flattener:
             out.append(ir.IRIf(cond, yes, no))
             return result
         raise _not_differentiable(self.label, f"{type(e).__name__[2:]} expressions have no adjoint yet")
+
+    def print_part(self, part, env, out):
+        """A printed value as an atom, or a component of one (its adjoint is that component of the atom's)."""
+        if isinstance(part, str):
+            return part
+        if isinstance(part, ir.IRComponent) and all(isinstance(i, ir.IRConst) for i in part.indices):
+            return ir.IRComponent(self.atom(part.base, env, out), part.indices, part.type)
+        return self.atom(part, env, out)
 
     def scratch_elem(self, e: ir.IRLAScratchElem, env, out) -> ir.IRLAScratchElem:
         return ir.IRLAScratchElem(e.storage, [self.atom(c, env, out) for c in e.comps],

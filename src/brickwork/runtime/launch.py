@@ -22,7 +22,7 @@ from ..types.arrays import ArrayType, array, empty, from_numpy, type_name
 from ..types.composite import CompositeBase, is_composite_type
 from ..types.generic import describe_value, is_generic, matches, type_of_value
 from ..types.layout import pack_format, struct_offsets
-from ..types.scalars import ScalarBase, is_scalar_type
+from ..types.scalars import ScalarBase, bfloat16, bfloat16_bits, is_scalar_type
 from ..types.structs import StructBase, is_struct_type
 from . import tape as _tape
 
@@ -393,13 +393,21 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = ()):
     code = (f"def pack(a, d0, d1, d2, d3, par, nt):\n"
             f"    return _S.pack(d0, d1, d2, d3, par, nt, {unit}, 0{''.join(', ' + e for e in exprs)})\n")
     namespace["_S"] = struct.Struct("".join(fmt))
+    namespace["_bf16"] = _bfloat16_bits
     exec(code, namespace)  # noqa: S102 - generated from types only, no user text
     return _guarded(namespace["pack"], arg_types, names)
+
+
+def _bfloat16_bits(value) -> int:
+    """A bfloat16 scalar (or a number) as the bit pattern the packed buffer holds."""
+    return int(bfloat16_bits(float(value.value if isinstance(value, ScalarBase) else value)))
 
 
 def _value_expr(i, t, s) -> str:
     if isinstance(t, ArrayType):
         return f"a[{i}]._packed"
+    if t is bfloat16:  # stored as its bits
+        return f"_bf16(a[{i}])"
     if is_scalar_type(t):
         if s is t:
             return f"a[{i}].value"

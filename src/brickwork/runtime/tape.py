@@ -194,8 +194,13 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
     if not _backward_enabled(k):
         raise LaunchError(f"backward launch of '{kernel.key}': the kernel was compiled with enable_backward=False "
                           f"(enable it with @wp.kernel(enable_backward=True) or wp.set_module_options)")
+    from ..passes.adjoint import has_adjoint_value
+
     grads = []
     for (name, _), t, arg, adj in zip(k.params, inst.arg_types, args, adjs):
+        if has_adjoint_value(t):  # a scalar's or vector's adjoint value: what the caller passed, or zero
+            grads.append(_adjoint_value(kernel, name, t, adj))
+            continue
         if is_pack_type(t):  # a mesh pack: the same tables over its fields' gradients
             grads.append(_pack_adjoint(kernel, name, arg))
             continue
@@ -217,9 +222,9 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
         back.ensure_loaded()
         from .launch import make_packer
 
-        names = tuple(n for n, _ in k.params) + tuple(f"adj_{n}" for (n, _), t in zip(k.params, inst.arg_types)
-                                                      if has_adjoint_param(t))
-        types = tuple(inst.arg_types) + tuple(t for t in inst.arg_types if has_adjoint_param(t))
+        adjoint = [has_adjoint_param(t) or has_adjoint_value(t) for t in inst.arg_types]
+        names = tuple(n for n, _ in k.params) + tuple(f"adj_{n}" for (n, _), a in zip(k.params, adjoint) if a)
+        types = tuple(inst.arg_types) + tuple(t for t, a in zip(inst.arg_types, adjoint) if a)
         packer = table[sig] = make_packer(types, tuple(sig) + tuple(types[len(sig):]), names)
     dims = launch_dims(dim, back, kernel)
     if dims is None:
@@ -238,6 +243,17 @@ def has_adjoint_param(t) -> bool:
     """Whether a kernel parameter of type ``t`` has an ``adj_`` parameter in the backward kernel: arrays,
     mesh packs, and structs that hold arrays."""
     return isinstance(t, ArrayType) or is_pack_type(t) or has_array_fields(t)
+
+
+def _adjoint_value(kernel, name, t, adj):
+    """The adjoint value of a scalar or composite parameter: ``adj`` as a ``t`` (None or an array: zero)."""
+    if adj is None or isinstance(adj, array):
+        return t()
+    try:
+        return adj if type(adj) is t else t(adj)
+    except (TypeError, ValueError) as e:
+        raise LaunchError(f"backward launch of '{kernel.key}': the adjoint of '{name}' must be a {type_name(t)}, got "
+                          f"{adj!r} ({e})") from None
 
 
 def _pack_adjoint(kernel, name, value):
