@@ -313,6 +313,11 @@ class _Adjoint:
         """(storage, components) of the slice's sum of ``atom``'s adjoint (made on first use); ``use``: the
         read the visits make of it (a struct or tuple slice value, or one of their fields, is refused)."""
         t = atom.type
+        if self.slice_loop is None:  # a par_for_outer team body: its sums are not built yet
+            raise _not_differentiable(self.label, f"'{atom.name.split('__')[0]}' is computed in the outer body "
+                                      "of a par_for_outer team and used by its par_for_inner iterations; on a GPU "
+                                      "target every thread of the team holds it and its adjoint is not summed over "
+                                      "them yet (compute it inside the par_for_inner body)")
         if not is_differentiable_type(t) or not isinstance(use, (ir.IRLocal, ir.IRComponent)):
             raise _not_differentiable(self.label, f"'{atom.name.split('__')[0]}' is computed in the outer body "
                                       f"and used by the inner loop's visits; a {type_name(t)} slice value has no "
