@@ -110,8 +110,8 @@ LOSS_REASONS: dict[tuple[str, str], str] = {
     ("la_laplacian3d_f32_bvoi_memory", "C"): "The memory tag also computes the ghost cells inside its "
     "contiguous spans (a few % more work).",
     ("la_recon_flux_f64_bovi_logical_flat", "C"): "Both stages run row by row with plane-sized scratch, as "
-    "the C runs them per row; brickwork asks g++ for 512-bit vectors on AVX-512 CPUs (units' "
-    "prefer-vector-width=512, which speeds up the hydro kernels) where the C reference keeps g++'s 256: on short "
+    "the C runs them per row; brickwork asks g++ for 512-bit vectors on AVX-512 CPUs ("
+    "-mprefer-vector-width=512, which speeds up the hydro kernels) where the C reference keeps g++'s 256: on short "
     "rows of this light kernel the wider vectors are slower (the C compiled with 512-bit vectors loses about as "
     "much). The other tag pair: {la_recon_flux_f64_bvoi_memory} (bvoi + memory).",
     ("la_recon_flux_f64_bvoi_memory", "C"): "Row by row as in C, with 512-bit vectors (see bovi + "

@@ -51,6 +51,48 @@ def test_same_isa_on_another_cpu_model_shares_the_key(fake_cxx, root):
     assert fake_cxx.calls("-dM") == 2  # asked, because the CPU description changed
 
 
+GCC12_AVX512 = ["#define __GNUC__ 12", "#define __AVX512F__ 1", "#define __x86_64__ 1"]
+
+
+@pytest.mark.parametrize("macros, flags", [
+    (GCC12_AVX512, ("-mprefer-vector-width=512", "--param", "sccvn-max-alias-queries-per-access=100")),
+    (["#define __GNUC__ 12", "#define __AVX2__ 1"], ("--param", "sccvn-max-alias-queries-per-access=100")),
+    (GCC12_AVX512 + ["#define __clang__ 1"], ()),  # clang defines __GNUC__ 4 too, and has no such flags
+    (["#define __GNUC__ 7", "#define __AVX512F__ 1"], ()),  # older than the flags
+    (["#define __AVX512F__ 1"], ()),
+])
+def test_tuning_flags_follow_the_compiler_and_the_cpu(macros, flags):
+    assert toolchain.tuning_flags(sorted(macros)) == flags
+
+
+def test_a_note_without_tuning_flags_is_asked_again(fake_cxx, root):
+    fake_cxx.cpu(CPU_A, "__GNUC__ __AVX512F__")  # the fake prints value 1: "g++ 1", too old for the flags
+    old = toolchain.identity()
+    assert "-mprefer-vector-width" not in toolchain.settings().command("s", "o", "i")
+    note = root / fake_cxx.notes(root)[0]
+    text = note.read_text()
+    assert '"tuning": []' in text
+    # a note written before tuning flags existed is asked again, not trusted without them
+    note.write_text(text.replace(', "tuning": []', ""))
+    new_process()
+    assert toolchain.identity() == old
+    assert fake_cxx.calls("-dM") == 2
+    assert '"tuning": []' in note.read_text()
+
+
+def test_real_gcc_on_avx512_compiles_with_full_width_vectors(root, monkeypatch):
+    cxx = shutil.which("g++")
+    macros = toolchain.predefined_macros(cxx, "-march=native") if cxx else None
+    if not macros or toolchain.tuning_flags(macros) == ():
+        pytest.skip("needs g++ 8 or later")
+    monkeypatch.setattr(toolchain.config, "cxx", cxx)
+    monkeypatch.setattr(toolchain.config, "extra_cflags", "")
+    cmd = toolchain.settings().command("s.cpp", "o.so", "inc")
+    assert ("-mprefer-vector-width=512" in cmd) == any(m.split()[1] == "__AVX512F__" for m in macros)
+    assert cmd[cmd.index("--param") + 1] == "sccvn-max-alias-queries-per-access=100"
+    assert "|".join(toolchain.tuning_flags(macros)) in toolchain.identity().replace(" ", "|")
+
+
 def test_without_the_compilers_answer_the_cpu_itself_is_keyed(fake_cxx, root, monkeypatch):
     monkeypatch.setenv("FAKE_DM_FAIL", "1")
     on_a = toolchain.identity()

@@ -17,19 +17,12 @@ from .builtins import CPU_HEADERS
 from .cnames import c_type, generated_name
 from .render import CppRenderer, local
 
-#: With AVX-512, g++ still vectorizes with 256-bit vectors unless told otherwise (its tuning for
-#: these CPUs); the kernels' loops are compute-heavy (Riemann solvers, reconstructions), and the
-#: full width ran the hydro flux kernels 1.2x faster (in-process A/B). The same arithmetic per
-#: lane: only simd reductions combine their partial sums in another order.
-VECTOR_WIDTH = ["#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)",
-                '#pragma GCC target("prefer-vector-width=512")', "#endif"]
-
 
 def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) -> str:
     """C++ source of one kernel instance and every function and struct it reaches."""
     structs = declared_types([*callees, kernel])
     r = CppRenderer()
-    out = [f"// brickwork kernel instance {label}", *VECTOR_WIDTH, '#include "brickwork.h"',
+    out = [f"// brickwork kernel instance {label}", '#include "brickwork.h"',
            *_extra_includes([*callees, kernel]), "namespace {", ""]
     for t in structs:
         out.extend(_struct_decl(t))
