@@ -69,9 +69,10 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
             from .cuda_launch import launch_cuda
 
             return launch_cuda(kernel, dim, args, dev, stream)
-    sig = _signature(args)
+    # _signature and _stale spelled inline: a function call is a measurable part of the fast path
+    sig = tuple([a._sig if type(a) is array else type(a) for a in args])
     entry = kernel.launch_table.get(sig)
-    if entry is None or _stale(entry[0]):
+    if entry is None or entry[0].mode != config.mode or entry[0].target != config.target:
         if any(type(a) is np.ndarray or a is None for a in args):  # host values: never in a table
             args = _host_arguments(kernel, args)
             sig = _signature(args)

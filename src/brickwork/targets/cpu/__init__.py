@@ -57,8 +57,7 @@ class CpuTarget(Target):
     def load(self, path: str, meta: dict):
         lib = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
         fn = getattr(lib, ENTRY_SYMBOL)
-        fn.argtypes = [ctypes.c_char_p]
-        fn.restype = None
+        fn.restype = None  # no argtypes: the packed bytes pass as char* without a converter call
         fn._bw_library = lib  # the library stays loaded as long as its entry point lives
         if meta.get("mode") == "debug":
             return _checked_entry(fn, lib, meta.get("label", "kernel"))
