@@ -5,6 +5,7 @@ Detected once per compiler and CPU, and remembered in the cache root (see ``_fac
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import hashlib
 import json
@@ -259,8 +260,10 @@ def _facts(cxx: str, stamp: str, arch: str, cache_root: str) -> ToolchainFacts:
         if (isinstance(data, dict) and isinstance(data.get("openmp"), bool) and isinstance(data.get("target"), str)
                 and isinstance(tuning, list) and all(isinstance(f, str) for f in tuning)):
             return ToolchainFacts(openmp=data["openmp"], target=data["target"], tuning=tuple(tuning))
-    openmp = probe_openmp(cxx)
-    macros = predefined_macros(cxx, arch)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # the two compiler runs overlap
+        asked = pool.submit(predefined_macros, cxx, arch)
+        openmp = probe_openmp(cxx)
+        macros = asked.result()
     if macros is None:
         # Without the compiler's answer, the CPU itself goes into the key: never a wrong binary.
         return ToolchainFacts(openmp=bool(openmp), target="cpu-" + hashlib.sha256(cpu.encode()).hexdigest()[:16])
