@@ -125,13 +125,16 @@ def generate(kernel, arg_types, label: str, target: Target | None = None, mode: 
     the array parameters the kernel may write, checked against read-only arrays at launch), and
     for a GPU-mapped instance ``gpu_launch`` (how to launch it, docs/architecture.md).
 
-    A mode ending in ``:adjoint`` makes the backward kernel (``passes/adjoint.py``) of the typed
-    kernel, before the target's passes: its writes are the adjoint arrays only."""
+    The mode's variants (after ``:``, joined by ``+``): ``adjoint`` makes the backward kernel
+    (``passes/adjoint.py``) of the typed kernel, before the target's passes: its writes are the
+    adjoint arrays only; ``strided`` renders the body for arrays of any innermost stride too
+    (``Instance.use_general_strides``)."""
     target = target or current_target()
     base_mode, _, variant = mode.partition(":")
+    variants = variant.split("+")
     typed, typed_callees = type_instance(kernel, arg_types, label)
     writes = _compiler().ir.written_params(typed)
-    if variant == "adjoint":
+    if "adjoint" in variants:
         # plain (non-atomic) adjoint scatters only where the target runs rows in phases (the CPU)
         typed, typed_callees, writes = _compiler().adjoint_kernel(typed, phased_rows=target.name == "cpu"), [], set()
         if config.verify_ir:
@@ -139,7 +142,7 @@ def generate(kernel, arg_types, label: str, target: Target | None = None, mode: 
         if "ir" in config.dump:
             _dump(f"IR of {typed.label} (adjoint)", _compiler().ir.format_function(typed))
     fn, callees = lower(typed, typed_callees, target, base_mode)
-    text = target.render(fn, callees, label)
+    text = target.render(fn, callees, label, general_strides="strided" in variants)
     if "source" in config.dump:
         _dump(f"{target.name} source of {label}", text)
     written = [i for i, (name, _) in enumerate(kernel.params) if name in writes]

@@ -98,8 +98,13 @@ CASES = [
     # singular value, where |s| has a kink
     Case("svd3", (M33,), "svd3_mix(x0)", cpu_only=True, extra="np.min(np.diff(np.linalg.svd(x0)[1] ** 2) ** 2) > 0.01"
          " and np.min(np.linalg.svd(x0)[1]) > 0.05"),
+    # svd2's closed form takes its rotation angles from atan2(a10 + a01, a00 - a11) and
+    # atan2(a10 - a01, a00 + a11): across their branch cut (an angle of +-pi) U and V jump to the
+    # other sign convention (diag(0.5, 1) sits on it), so the drawn matrix keeps away from it
     Case("svd2", (M22,), "svd2_mix(x0)", cpu_only=True, extra="abs(np.diff(np.linalg.svd(x0)[1] ** 2)[0]) > 0.1"
-         " and np.min(np.linalg.svd(x0)[1]) > 0.05"),
+         " and np.min(np.linalg.svd(x0)[1]) > 0.05"
+         " and np.pi - abs(np.arctan2(x0[1, 0] + x0[0, 1], x0[0, 0] - x0[1, 1])) > 0.01"
+         " and np.pi - abs(np.arctan2(x0[1, 0] - x0[0, 1], x0[0, 0] + x0[1, 1])) > 0.01"),
     Case("qr3", (M33,), "qr3_mix(x0)", cpu_only=True, extra="np.min(np.abs(np.diag(np.linalg.qr(x0)[1]))) > 0.2"),
     Case("eig3", (M33,), "eig3_mix(x0)", cpu_only=True, extra="np.min(np.abs(np.diff(np.linalg.eigvalsh(x0 + x0.T)))) > 0.1"),
     # quaternions

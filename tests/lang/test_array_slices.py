@@ -120,4 +120,6 @@ def test_slicing_units_run_the_general_stride_instance():
     from brickwork.targets.cpu.unit import _entry
 
     assert "run<false>(h, a);" in "\n".join(_entry(None, slices=True))
-    assert "if (h.unit_inner)" in "\n".join(_entry(None, slices=False))
+    assert "run<true>" not in "\n".join(_entry(None, slices=True))
+    assert "run<false>" not in "\n".join(_entry(None, slices=False))  # the general body waits for a strided launch
+    assert "if (h.unit_inner)" in "\n".join(_entry(None, slices=False, general_strides=True))

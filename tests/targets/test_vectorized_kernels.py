@@ -43,7 +43,11 @@ def test_scale_and_saxpy_are_vector_loops():
     for kernel, types in ((KERNELS.scale_f32, (a1, wp.float32)), (KERNELS.saxpy_f32, (a1, a1, wp.float32))):
         text, _ = pipeline.generate(kernel, types, kernel.key)
         body = _function_lines(text, "body")
-        assert any(n in body for n in vectorized_lines(text)), kernel.key
+        # the unit's only loop is the body's simd loop; g++ reports it at the body's line, or at the
+        # runtime header's line of the array access inlined first
+        loops = vectorized_loops(text)
+        assert any(where == "brickwork.h" or line in body for where, line, _ in loops), (kernel.key, loops)
+        assert text.count("for (") == 1
 
 
 def test_la_recon_flux_benchmark_loops_are_vector_loops(monkeypatch, tmp_path):
@@ -58,8 +62,8 @@ def test_la_recon_flux_benchmark_loops_are_vector_loops(monkeypatch, tmp_path):
     sources = []
     render = CpuTarget.render
 
-    def capture(self, kernel, callees, label):
-        text = render(self, kernel, callees, label)
+    def capture(self, kernel, callees, label, general_strides=False):
+        text = render(self, kernel, callees, label, general_strides)
         sources.append(text)
         return text
 
@@ -73,6 +77,7 @@ def test_la_recon_flux_benchmark_loops_are_vector_loops(monkeypatch, tmp_path):
     assert simd_loops == 2
     loops = vectorized_loops(text)
     widest = max(width for _, _, width in loops)
-    # the main vector loop of each simd loop, for run<true> and run<false> (epilogues are narrower)
-    assert len([w for _, _, w in loops if w == widest]) >= 2 * simd_loops, loops
+    # the main vector loop of each simd loop, in run<true> (the unit only holds the unit-stride body;
+    # epilogues are narrower)
+    assert len([w for _, _, w in loops if w == widest]) >= simd_loops, loops
     assert "m_ptrs" not in text.split("#pragma omp simd", 1)[1].split("}", 1)[0]

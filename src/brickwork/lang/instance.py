@@ -29,8 +29,10 @@ class Instance:
         self.arg_types = arg_types
         # a Target (CUDA's), or the name of the one config.target selects ("cpu", "cuda-emulation")
         self.target = target if target is not None else config.target
-        self.label = kernel.instance_label(arg_types) + (" (adjoint)" if variant == "adjoint" else "")
-        # "release" or "debug" (bounds checks), ":adjoint" for a backward kernel: part of the key
+        self.variant = variant
+        self.label = kernel.instance_label(arg_types) + (" (adjoint)" if "adjoint" in variant.split("+") else "")
+        # "release" or "debug" (bounds checks), then ":adjoint" for a backward kernel and/or ":strided"
+        # (joined by "+") for the version that takes any innermost stride: part of the key
         self.mode = config.mode + (f":{variant}" if variant else "")
         self.fn = None  # the loaded entry point
         self.tid_dims = 1
@@ -39,6 +41,7 @@ class Instance:
         self._key: str | None = None
         self._packers: dict = {}
         self._adjoint: Instance | None = None
+        self._general: Instance | None = None
 
     def target_object(self):
         """The Target this instance compiles for."""
@@ -51,6 +54,19 @@ class Instance:
         if self._adjoint is None:
             self._adjoint = Instance(self.kernel, self.arg_types, self.target, variant="adjoint")
         return self._adjoint
+
+    def use_general_strides(self) -> None:
+        """Serve every later launch with the version of this instance that takes arrays of any
+        innermost stride (built, or loaded from the cache, now).
+
+        An instance is first compiled with only its unit-stride body, whose entry point declines
+        (returns 1, runs nothing) a launch with a non-unit innermost stride: the launch then calls
+        this and runs again. The general version holds both bodies."""
+        if self._general is None:
+            self._general = Instance(self.kernel, self.arg_types, self.target,
+                                     variant="+".join(v for v in (self.variant, "strided") if v))
+        self._general.ensure_loaded()
+        self.fn = self._general.fn
 
     @property
     def loaded(self) -> bool:

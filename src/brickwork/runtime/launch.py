@@ -93,9 +93,11 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     work = total * kernel.work_per_item  # loop bodies: each grid point is a whole slice or team
     buf = pack(args, d0, d1, d2, d3, work >= config.parallel_threshold and nthreads > 1, nthreads)
     if _capture is not None:
-        _capture.record(inst.fn, buf, args)
+        _capture.record(inst, buf, args)
         return None
-    inst.fn(buf)
+    if inst.fn(buf):  # declined: an array with a non-unit innermost stride (see Instance.use_general_strides)
+        inst.use_general_strides()
+        inst.fn(buf)
     return None
 
 
@@ -123,9 +125,11 @@ def run_packed(inst, pack, args, dims, kernel) -> None:
     work = total * kernel.work_per_item  # loop bodies: each grid point is a whole slice or team
     buf = pack(args, d0, d1, d2, d3, work >= config.parallel_threshold and nthreads > 1, nthreads)
     if _capture is not None:
-        _capture.record(inst.fn, buf, args)
+        _capture.record(inst, buf, args)
         return
-    inst.fn(buf)
+    if inst.fn(buf):  # declined: see launch
+        inst.use_general_strides()
+        inst.fn(buf)
 
 
 def _host_arguments(kernel, args) -> list:
@@ -445,11 +449,11 @@ class Graph:
     """Launches recorded between ``capture_begin`` and ``capture_end``, replayed by ``capture_launch``."""
 
     def __init__(self):
-        self.calls: list = []  # (entry point, packed arguments)
+        self.calls: list = []  # (instance, packed arguments)
         self._keep_alive: list = []
 
-    def record(self, fn, buf, args):
-        self.calls.append((fn, buf))
+    def record(self, inst, buf, args):
+        self.calls.append((inst, buf))
         self._keep_alive.append(tuple(a for a in args if isinstance(a, (array, StructBase))))
 
     def __len__(self):
@@ -477,8 +481,10 @@ def capture_end(device=None, stream=None) -> Graph:
 
 def capture_launch(graph: Graph, stream=None) -> None:
     """Replay every launch of ``graph`` in order with its recorded arguments."""
-    for fn, buf in graph.calls:
-        fn(buf)
+    for inst, buf in graph.calls:
+        if inst.fn(buf):  # declined: see launch
+            inst.use_general_strides()
+            inst.fn(buf)
 
 
 def is_capturing() -> bool:

@@ -44,10 +44,10 @@ class CpuTarget(Target):
                 LowerReductions(), LowerPackAccess(), SplitInterior(), AdjointGather(), *checks,
                 SelectBuiltins("cpu", CPU_BUILTINS, CPU_WRAPPING))
 
-    def render(self, kernel, callees, label) -> str:
+    def render(self, kernel, callees, label, general_strides: bool = False) -> str:
         from .unit import render_translation_unit
 
-        return render_translation_unit(kernel, callees, label)
+        return render_translation_unit(kernel, callees, label, general_strides)
 
     def compile_many(self, jobs: list) -> list:
         from ...jit import compile as jit
@@ -57,7 +57,8 @@ class CpuTarget(Target):
     def load(self, path: str, meta: dict):
         lib = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
         fn = getattr(lib, ENTRY_SYMBOL)
-        fn.restype = None  # no argtypes: the packed bytes pass as char* without a converter call
+        # no argtypes: the packed bytes pass as char* without a converter call; 1 = declined (see unit._entry)
+        fn.restype = ctypes.c_int
         fn._bw_library = lib  # the library stays loaded as long as its entry point lives
         if meta.get("mode") == "debug":
             return _checked_entry(fn, lib, meta.get("label", "kernel"))
@@ -74,7 +75,8 @@ def _checked_entry(fn, lib, label: str):
     text = ctypes.create_string_buffer(512)
 
     def entry(buf):
-        fn(buf)
+        if fn(buf):
+            return 1  # declined: nothing ran
         if take(text, len(text)):
             raise BoundsError(f"kernel '{label}': {text.value.decode(errors='replace')}")
 

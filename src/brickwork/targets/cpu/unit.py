@@ -18,8 +18,9 @@ from .cnames import c_type, generated_name
 from .render import CppRenderer, local
 
 
-def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) -> str:
-    """C++ source of one kernel instance and every function and struct it reaches."""
+def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str, general_strides: bool = False) -> str:
+    """C++ source of one kernel instance and every function and struct it reaches; with only the
+    unit-stride body unless ``general_strides`` (see ``_entry``)."""
     structs = declared_types([*callees, kernel])
     r = CppRenderer()
     out = [f"// brickwork kernel instance {label}", '#include "brickwork.h"',
@@ -31,7 +32,7 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) ->
     out.extend(_kernel(r, kernel))
     out.append("}  // namespace")
     out.extend(_entry(kernel, any(isinstance(n, ir.IRCall) and n.op == "array_slice"
-                                  for fn in [*callees, kernel] for n in ir.walk(fn.body))))
+                                  for fn in [*callees, kernel] for n in ir.walk(fn.body)), general_strides))
     if any(getattr(n, "checked", False) for f in [*callees, kernel] for n in ir.walk(f.body)):
         out += [f'extern "C" BW_EXPORT int {BOUNDS_SYMBOL}(char* out, int size) {{',
                 "    return bw::take_bounds_error(out, size);", "}"]
@@ -410,13 +411,26 @@ def _split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str) -> list[str]
     return lines
 
 
-def _entry(fn: ir.IRFunction, slices: bool = False) -> list[str]:
-    # A slice's view may have any innermost stride, so a unit that slices arrays has no unit-stride instance.
-    dispatch = "run<false>(h, a);" if slices else "if (h.unit_inner) run<true>(h, a); else run<false>(h, a);"
+def _entry(fn: ir.IRFunction, slices: bool = False, general_strides: bool = False) -> list[str]:
+    """``bw_entry``: runs the launch and returns 0, or returns 1 without running anything when an
+    array has a non-unit innermost stride and the unit holds only the unit-stride body.
+
+    Most launches pass contiguous arrays (mesh and loop-abstraction kernels always do), and each
+    body instantiation is a full -O3 compile of the kernel: the general-stride body is compiled
+    only when a launch needs it, as another variant of the instance (``Instance.use_general_strides``),
+    which holds both. A slice's view may have any innermost stride, so a unit that slices arrays
+    has only the general body."""
+    if slices:
+        dispatch = ["run<false>(h, a);"]
+    elif general_strides:
+        dispatch = ["if (h.unit_inner) run<true>(h, a); else run<false>(h, a);"]
+    else:
+        dispatch = ["if (!h.unit_inner) return 1;", "run<true>(h, a);"]
     return [
-        f'extern "C" BW_EXPORT void {ENTRY_SYMBOL}(const char* buf) {{',
+        f'extern "C" BW_EXPORT int {ENTRY_SYMBOL}(const char* buf) {{',
         "    const bw::launch_header& h = *reinterpret_cast<const bw::launch_header*>(buf);",
         "    const Args& a = *reinterpret_cast<const Args*>(buf + sizeof(bw::launch_header));",
-        f"    {dispatch}",
+        *[f"    {d}" for d in dispatch],
+        "    return 0;",
         "}",
     ]

@@ -46,7 +46,8 @@ class CudaTarget(Target):
         # The runtime header gives each builtin a device version under the CPU's spelling.
         return gpu_pass_list(self.name, CPU_BUILTINS, CPU_WRAPPING, mode, config.gpu_shared_limit)
 
-    def render(self, kernel, callees, label) -> str:
+    def render(self, kernel, callees, label, general_strides: bool = False) -> str:
+        # a CUDA entry point always holds both stride versions (its launches cannot be declined)
         from .unit import render_translation_unit
 
         return render_translation_unit(kernel, callees, label)

@@ -33,10 +33,10 @@ class EmulationTarget(CpuTarget):
 
         return gpu_pass_list(NAME, CPU_BUILTINS, CPU_WRAPPING, mode, config.gpu_shared_limit)
 
-    def render(self, kernel, callees, label) -> str:
+    def render(self, kernel, callees, label, general_strides: bool = False) -> str:
         from .unit import render_translation_unit
 
-        return render_translation_unit(kernel, callees, label)
+        return render_translation_unit(kernel, callees, label, general_strides)
 
     def load(self, path: str, meta: dict):
         entry = super().load(path, meta)
@@ -47,7 +47,8 @@ class EmulationTarget(CpuTarget):
         label = meta.get("label", "kernel")
 
         def checked(buf):
-            entry(buf)
+            if entry(buf):
+                return 1  # declined: nothing ran (see cpu.unit._entry)
             need, capacity = ctypes.c_longlong(), ctypes.c_longlong()
             if take(ctypes.byref(need), ctypes.byref(capacity)):
                 raise LaunchError(f"kernel '{label}': a team allocated {need.value} bytes of scratch, beyond its "

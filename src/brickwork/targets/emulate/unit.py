@@ -69,8 +69,9 @@ template <class T> inline bw::array_t<T, 1> view(T* data, int64_t count) {
 """
 
 
-def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) -> str:
-    """C++ source of one GPU-mapped kernel instance, its functions and structs."""
+def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str, general_strides: bool = False) -> str:
+    """C++ source of one GPU-mapped kernel instance, its functions and structs (the unit-stride body
+    only unless ``general_strides``: see ``cpu.unit._entry``)."""
     launch = kernel.gpu_launch
     if launch is None:
         raise ValueError(f"{label}: the kernel was not mapped to a GPU grid (run the GPU pass list first)")
@@ -83,7 +84,8 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) ->
         out.extend(_function(cpu, fn))
     out.extend(_kernel(kernel, launch))
     out.append("}  // namespace")
-    out.extend(_entry(kernel))
+    out.extend(_entry(kernel, any(isinstance(n, ir.IRCall) and n.op == "array_slice"
+                                  for fn in [*callees, kernel] for n in ir.walk(fn.body)), general_strides))
     out += [f'extern "C" BW_EXPORT int {OVERFLOW_SYMBOL}(long long* need, long long* capacity) {{',
             "    if (!bwemu::g_overflow.set) return 0;",
             "    *need = bwemu::g_overflow.need; *capacity = bwemu::g_overflow.capacity;",
