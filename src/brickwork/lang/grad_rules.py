@@ -11,7 +11,7 @@ from ..builtins import BuiltinFunction
 from ..builtins.adjoints import ADJOINTS, EXPANSIONS, NOT_DIFFERENTIABLE
 from ..errors import KernelTypeError
 from ..frontend.expressions import Static
-from ..passes.adjoint import E, zero
+from ..passes.adjoint_values import E, zero
 from ..types.arrays import type_name
 from ..types.composite import is_composite_type, is_matrix_type
 from ..types.opaque import TupleType

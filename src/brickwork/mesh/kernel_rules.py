@@ -14,15 +14,12 @@ from ..errors import KernelTypeError
 from ..frontend.expressions import RUNTIME_COMPONENT, Static
 from ..frontend.intrinsics import INTRINSICS
 from ..types.arrays import type_name
+from ..types.kernel_params import is_pack_type
 from ..types.scalars import int32
 from .indexing import TopologicalElement
 from .pack import VarRef, VarTag
 
 PACK_METHODS = ("flux", "get_lower_bound", "get_upper_bound", "get_size", "get_nblocks", "contains")
-
-
-def is_pack_type(t) -> bool:
-    return getattr(t, "_bw_pack", None) is not None
 
 
 class PackMethod:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..errors import LaunchError
 from ..types.arrays import ArrayType, array, copy_observers, empty, type_name
+from ..types.kernel_params import has_adjoint_param, has_adjoint_value, is_pack_type
 from ..types.structs import gradient_struct, has_array_fields
 
 #: Tapes recording now, innermost last (launch records into the innermost).
@@ -49,7 +50,7 @@ class Tape:
         for a in _with_struct_arrays((*inputs, *outputs)):
             if isinstance(a, array) and a.requires_grad:
                 self.gradients[a] = a.grad
-            elif getattr(type(a), "_bw_pack", None) is not None:
+            elif is_pack_type(type(a)):
                 self.packs.append(a)
                 snapshot += field_snapshot(a)
         # mesh fields are updated in place stage after stage: the backward kernel must replay this launch
@@ -194,8 +195,6 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
     if not _backward_enabled(k):
         raise LaunchError(f"backward launch of '{kernel.key}': the kernel was compiled with enable_backward=False "
                           f"(enable it with @wp.kernel(enable_backward=True) or wp.set_module_options)")
-    from ..passes.adjoint import has_adjoint_value
-
     grads = []
     for (name, _), t, arg, adj in zip(k.params, inst.arg_types, args, adjs):
         if has_adjoint_value(t):  # a scalar's or vector's adjoint value: what the caller passed, or zero
@@ -233,16 +232,6 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
 
 
 _NULL: dict = {}
-
-
-def is_pack_type(t) -> bool:
-    return getattr(t, "_bw_pack", None) is not None
-
-
-def has_adjoint_param(t) -> bool:
-    """Whether a kernel parameter of type ``t`` has an ``adj_`` parameter in the backward kernel: arrays,
-    mesh packs, and structs that hold arrays."""
-    return isinstance(t, ArrayType) or is_pack_type(t) or has_array_fields(t)
 
 
 def _adjoint_value(kernel, name, t, adj):

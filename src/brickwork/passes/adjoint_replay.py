@@ -1,0 +1,153 @@
+"""adjoint_replay: the forward replay of a backward kernel (``adjoint``), part 1 of its body and the
+replay of each iteration and slice before the reverse sweep reverses it.
+
+The replay runs the normal form again without writing arrays or views (the forward launch did; an
+atomic's result is read back instead), refills per-point and team scratch, declares each scratch's
+adjoint, and makes adjoint arrays and gradient structs follow the local aliases of arrays and the
+structs holding them. A recorded loop saves its carried values at the top of every iteration and its
+trip count at the end (``IRPush``), for the reversed loop to restore (``adjoint.reverse_loop``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .. import ir
+from ..types.arrays import ArrayType
+from ..types.scalars import int32
+from ..types.structs import has_array_fields, is_struct_type
+from .adjoint_normal_form import IRCustomAdjoint, LoopInfo, _path
+from .adjoint_values import rebase
+from .build import i32
+
+
+class ForwardReplay:
+    """The replay's part of the backward kernel's builder (``adjoint._Adjoint``, whose state it uses:
+    ``loops``, ``locals``, the adjoint arrays, scratch and gradient structs, ``replay_prints``)."""
+
+    def forward(self, stmts, record: bool, skip: tuple = ()) -> list:
+        out: list = []
+        for s in stmts:
+            if any(s is k for k in skip):
+                continue
+            if isinstance(s, ir.IRAssign):
+                self.forward_assign(s, out)
+            elif isinstance(s, ir.IRExprStmt):
+                pass  # atomics: the forward launch applied them
+            elif isinstance(s, ir.IRIf):
+                out.append(ir.IRIf(s.cond, self.forward(s.body, record), self.forward(s.orelse, record)))
+            elif isinstance(s, (ir.IRFor, ir.IRWhile)):
+                out.extend(self.forward_loop(s, record))
+            elif isinstance(s, ir.IRBreak):
+                out.append(s)
+            elif isinstance(s, IRCustomAdjoint):  # never reversed: nothing of it is saved
+                out.extend(self.forward(s.forward, record=False))
+            elif isinstance(s, ir.IRLAOuter):
+                pass  # replayed and reversed together, inside one outer body (reverse)
+            elif isinstance(s, ir.IRLAInner):
+                body = self.forward(s.body, record=False)
+                if any(_stores_scratch(x) for x in ir.walk(body)):  # only what it writes to scratch is needed
+                    out.append(replace(s, body=body, reduce=False))
+            elif isinstance(s, ir.IRPrint):
+                if self.replay_prints:
+                    out.append(s)
+            elif isinstance(s, ir.IRTeamLoop):
+                body = self.forward(s.body, record=False)
+                if any(self.stores_team_scratch(x) for x in ir.walk(body)):  # only its scratch stores are needed
+                    out.append(ir.IRTeamLoop(s.member, s.var, s.lo, s.hi, body))
+            elif isinstance(s, ir.IRLAFold):
+                pass  # the forward launch folded
+            elif isinstance(s, ir.IRLAScratch):
+                adj = self.locals.new(f"_adj_{s.storage.name}_", s.storage.type)
+                self.adj_scratch[s.storage.name] = adj
+                out += [s, ir.IRLAScratch(adj, s.halo, s.dims), ir.IRLAScratchZero(adj)]
+            elif isinstance(s, (ir.IRLAScratchZero, ir.IRTeamBarrier)):
+                out.append(s)
+            else:
+                raise AssertionError(f"unexpected statement in the normal form: {type(s).__name__}")
+        return out
+
+    def forward_assign(self, s, out):
+        target, value = s.target, s.value
+        if isinstance(value, (ir.IRTeamBegin, ir.IRTeamScratch)):
+            self.forward_team(s, out)
+            return
+        if not isinstance(target, ir.IRLocal):
+            path, root = _path(target)
+            if isinstance(root, ir.IRArrayElem) and self.is_team_scratch(root.array):
+                out.append(s)  # the forward launch's team scratch is gone: the replay refills it
+                return
+            if isinstance(root, (ir.IRArrayElem, ir.IRLAViewElem)):
+                return  # array and view stores: done by the forward launch
+            out.append(s)
+            if isinstance(root, ir.IRLocal) and has_array_fields(root.type) and (
+                    isinstance(value.type, ArrayType) or has_array_fields(value.type)):
+                # an array (or a struct of them) stored in a struct: its gradient goes to the gradient struct
+                grads = self.adj_array(value) if isinstance(value.type, ArrayType) else self.grad_struct_of(value)
+                if grads is not None:
+                    out.append(ir.IRAssign(rebase(path, self.grad_struct_local(root)), grads))
+            return
+        if isinstance(value, ir.IRCall) and value.op.startswith("atomic_"):
+            arr, *idx, _ = value.args
+            out.append(ir.IRAssign(target, ir.IRArrayElem(arr, idx, target.type)))
+            return
+        out.append(s)
+        if isinstance(target.type, ArrayType):  # an alias of an array: its adjoint follows it
+            alias = self.adj_array(target)
+            if isinstance(value, ir.IRLocal):
+                out.append(ir.IRAssign(alias, self.adj_array(value)))
+                if value.name in self.team_scratch:
+                    self.team_scratch.add(target.name)
+            elif isinstance(value, ir.IRSubarray):
+                out.append(ir.IRAssign(alias, ir.IRSubarray(self.adj_array(value.array), value.indices, value.type)))
+            elif isinstance(value, ir.IRField):  # a struct's array: its gradient is the gradient struct's field
+                grads = self.grad_struct_of(value)
+                if grads is not None:
+                    out.append(ir.IRAssign(alias, grads))
+        elif has_array_fields(target.type):
+            grads = self.grad_struct_of(value)
+            if grads is not None:
+                out.append(ir.IRAssign(self.grad_struct_local(target), grads))
+
+    def grad_struct_local(self, local: ir.IRLocal) -> ir.IRLocal:
+        """The local holding the gradients of the arrays that the struct local ``local`` holds."""
+        found = self.grad_structs.get(local.name)
+        if found is None:
+            found = self.grad_structs[local.name] = self.locals.new(f"_grads_{local.name}_", local.type)
+        return found
+
+    def grad_struct_of(self, value):
+        """For a value that holds arrays (a struct, or an array field of one): the same value over their
+        gradients, as an expression; None where it cannot be followed."""
+        if isinstance(value, ir.IRConstruct) and is_struct_type(value.type):
+            args = []
+            for a in value.args:
+                if isinstance(a, ir.IRLocal) and isinstance(a.type, ArrayType):
+                    args.append(self.adj_array(a))
+                elif isinstance(a, ir.IRLocal) and has_array_fields(a.type):
+                    args.append(self.grad_structs.get(a.name, a))
+                else:
+                    args.append(a)
+            return ir.IRConstruct(args, value.type)
+        path, root = _path(value)
+        if isinstance(root, ir.IRLocal) and root.name in self.grad_structs:
+            return rebase(path, self.grad_structs[root.name])
+        return None
+
+    def forward_loop(self, s, record: bool) -> list:
+        info: LoopInfo = self.loops[id(s)]
+        if not record:
+            return [self.clone_loop(s, self.forward(s.body, record=False))]
+        count = self.locals.new("_ad_n", int32)
+        body = [ir.IRAssign(count, ir.IRCall("add", [count, i32(1)], int32, no_wrap=True))]
+        body += [ir.IRPush(h) for h in info.headers]
+        body += self.forward(s.body, record=False)
+        return [ir.IRAssign(count, i32(0)), self.clone_loop(s, body), ir.IRPush(count)]
+
+    def clone_loop(self, s, body):
+        if isinstance(s, ir.IRFor):
+            return ir.IRFor(s.var, s.start, s.stop, s.step, body, s.step_sign)
+        return ir.IRWhile(s.cond, body)
+
+
+def _stores_scratch(s) -> bool:
+    return isinstance(s, ir.IRAssign) and isinstance(_path(s.target)[1], ir.IRLAScratchElem)

@@ -1,0 +1,196 @@
+"""adjoint_teams: the backward kernel (``adjoint``) where a team of threads shares values: nested
+parallelism (a ``par_for_outer`` team, its scratch pads, its ``par_for_inner`` loops) and, on a GPU
+target, the threads of a loop abstraction's slice.
+
+A team's replay refills its scratch pads and makes a zeroed adjoint pad beside each; a reversed
+``par_for_inner`` loop replays then reverses each index, adding into the adjoint pads (atomically where
+the team's threads share them). A value of a slice's outer body is held by every thread of the slice, so
+what the visits send to its adjoint is summed over the threads in a one-value scratch (the slice's sums)
+and handed to every thread's adjoint once the inner loop is done."""
+
+from __future__ import annotations
+
+import math
+
+from .. import ir
+from ..builtins.adjoints import is_differentiable_type
+from ..types.arrays import ArrayType, type_name
+from ..types.composite import is_matrix_type
+from ..types.scalars import int32
+from .adjoint_normal_form import _not_differentiable, _path
+from .adjoint_values import flat_component, zero
+from .build import i32, op
+
+
+class TeamAdjoints:
+    """The teams' part of the backward kernel's builder (``adjoint._Adjoint``, whose state it uses:
+    ``team_threads``, ``team_member``, ``team_scratch``, ``slice_locals``, ``slice_sums``, ``summed``,
+    ``in_visit``)."""
+
+    # -- par_for_outer teams, their scratch pads and par_for_inner loops ---------------------------------
+    def is_team_scratch(self, arr) -> bool:
+        return isinstance(arr, ir.IRLocal) and arr.name in self.team_scratch
+
+    def stores_team_scratch(self, s) -> bool:
+        return isinstance(s, ir.IRAssign) and isinstance(_path(s.target)[1], ir.IRArrayElem) and (
+            self.is_team_scratch(_path(s.target)[1].array))
+
+    def forward_team(self, s: ir.IRAssign, out):
+        """The team and its scratch pads in the replay. The team's arena holds each pad and its adjoint
+        pad: twice the bytes the launch asks for, plus 64 per pad (each pad starts 64-byte aligned). An
+        adjoint pad has the pad's shape and starts at zero (zeroed by the team's threads; the barrier
+        between the replay and the reverse sweep orders that before any addition)."""
+        value = s.value
+        if isinstance(value, ir.IRTeamBegin):
+            t = value.arena_bytes.type
+            pads = sum(isinstance(n, ir.IRTeamScratch) for n in ir.walk(self.fn.body))
+            twice = ir.IRCall("mul", [value.arena_bytes, ir.IRConst(2, t)], t, no_wrap=True)
+            arena = ir.IRCall("add", [twice, ir.IRConst(64 * pads, t)], t, no_wrap=True)
+            out.append(ir.IRAssign(s.target, ir.IRTeamBegin(arena, value.type)))
+            self.team_member = s.target
+            return
+        out.append(s)
+        pad = s.target
+        adj = self.adj_arrays[pad.name] = self.locals.new(f"_adj_{pad.name}_", pad.type)
+        self.team_scratch.add(pad.name)
+        out.append(ir.IRAssign(adj, ir.IRTeamScratch(value.member, value.sizes, value.type)))
+        idx = [self.locals.new("_ad_z", int32) for _ in range(pad.type.ndim)]
+        body = [ir.IRAssign(ir.IRArrayElem(adj, idx, pad.type.dtype), zero(pad.type.dtype))]
+        for d in range(pad.type.ndim - 1, 0, -1):
+            body = [ir.IRFor(idx[d], i32(0), ir.IRArrayShape(adj, d, int32), i32(1), body)]
+        last = op("sub", ir.IRArrayShape(adj, 0, int32), i32(1))
+        out.append(ir.IRTeamLoop(value.member, idx[0], i32(0), last, body))
+
+    def reverse_team_loop(self, s: ir.IRTeamLoop) -> list:
+        """A ``par_for_inner`` loop reversed: each iteration replays then reverses its index. Iterations
+        add into neighbouring adjoint scratch slots: on the CPU (a team is one thread) the loop is a plain
+        loop, not a vector loop; on a GPU target it stays a team loop and the additions are atomic."""
+        saved = self.in_visit, self.replay_prints
+        self.in_visit, self.replay_prints = True, False
+        body = self.forward(s.body, record=True) + self.reverse(s.body)
+        self.in_visit, self.replay_prints = saved
+        if not body:
+            return []
+        if self.team_threads:
+            return [ir.IRTeamLoop(s.member, s.var, s.lo, s.hi, body)]
+        return [ir.IRFor(s.var, s.lo, op("add", s.hi, i32(1)), i32(1), body)]
+
+    def add_to_team_scratch(self, read: ir.IRArrayElem, g, out):
+        """adj(pad)[i] += g for a read ``pad[i]``: atomic where the team's threads share the pad (a
+        statement, so that a GPU target makes a team-level one once, on one thread)."""
+        adj = self.adj_array(read.array)
+        if self.team_threads:
+            out.append(ir.IRExprStmt(ir.IRCall("atomic_add", [adj, *read.indices, g], read.type)))
+        else:
+            self._add_into(ir.IRArrayElem(adj, read.indices, read.type), g, out)
+
+    def check_team_scratch_order(self):
+        """The replay runs every stage of the team before the reverse sweep, so a pad must keep the values
+        its readers read: a pad written by a statement after one that reads it (or by one that reads it
+        too) is refused."""
+        pads = set()
+        for n in ir.walk(self.fn.body):
+            if not (isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRLocal)):
+                continue
+            if isinstance(n.value, ir.IRTeamScratch) or (isinstance(n.value, ir.IRLocal) and n.value.name in pads):
+                pads.add(n.target.name)
+        read: set = set()
+        for s in self.fn.body:
+            stored, targets = set(), set()
+            for n in ir.walk([s]):
+                if isinstance(n, ir.IRAssign):
+                    root = _path(n.target)[1]
+                    if isinstance(root, ir.IRArrayElem) and isinstance(root.array, ir.IRLocal):
+                        stored.add(root.array.name)
+                        targets.add(id(root))
+            reads = {n.array.name for n in ir.walk([s]) if isinstance(n, ir.IRArrayElem) and id(n) not in targets
+                     and isinstance(n.array, ir.IRLocal)}
+            again = stored & pads & (read | reads)
+            if again:
+                name = sorted(again)[0].split("__")[0]
+                raise _not_differentiable(self.label, f"the team scratch pad '{name}' is written after it is read "
+                                          "(or read and written by one loop): the backward kernel replays the "
+                                          "team's stages before reversing them, so the earlier values are lost; "
+                                          "write each pad before reading it, in one stage (use another pad)")
+            read |= reads
+
+    # -- values every thread of a slice holds: their adjoints summed over the threads -------------------
+    def sum_over_threads(self, atom, value, out):
+        """A visit's part of the adjoint of a slice value that every thread of the slice holds: added
+        atomically into the slice's sum (a one-value scratch), which ``gather_slice_sums`` hands to
+        every thread's adjoint once the inner loop is done."""
+        t = atom.type
+        storage, ncomp = self.slice_sum(atom, atom)
+        for k in range(ncomp):
+            part = value if not hasattr(t, "_shape") else flat_component(value, k)
+            out.append(ir.IRAtomicAdd(ir.IRLAScratchElem(storage, [i32(k)], [], storage.type.dtype), part))
+
+    def sum_component_over_threads(self, value, g, out):
+        """``sum_over_threads`` for a visit's read of one component (or a matrix row) of a slice value."""
+        base, t = value.base, value.base.type
+        storage, _ = self.slice_sum(base, value)
+        scalar = storage.type.dtype
+
+        def add(slot, part):
+            out.append(ir.IRAtomicAdd(ir.IRLAScratchElem(storage, [slot], [], scalar), part))
+
+        if not is_matrix_type(t):
+            add(value.indices[0], g)
+            return
+        row = op("mul", value.indices[0], i32(t._shape[1]))
+        if len(value.indices) == 2:
+            add(op("add", row, value.indices[1]), g)
+        else:  # a row of a matrix
+            for c in range(t._shape[1]):
+                add(op("add", row, i32(c)), ir.IRComponent(g, [i32(c)], scalar))
+
+    def slice_sum(self, atom, use):
+        """(storage, components) of the slice's sum of ``atom``'s adjoint (made on first use); ``use``: the
+        read the visits make of it (a struct or tuple slice value, or one of their fields, is refused)."""
+        t = atom.type
+        if self.slice_loop is None:  # a par_for_outer team body: its sums are not built yet
+            raise _not_differentiable(self.label, f"'{atom.name.split('__')[0]}' is computed in the outer body "
+                                      "of a par_for_outer team and used by its par_for_inner iterations; on a GPU "
+                                      "target every thread of the team holds it and its adjoint is not summed over "
+                                      "them yet (compute it inside the par_for_inner body)")
+        if not is_differentiable_type(t) or not isinstance(use, (ir.IRLocal, ir.IRComponent)):
+            raise _not_differentiable(self.label, f"'{atom.name.split('__')[0]}' is computed in the outer body "
+                                      f"and used by the inner loop's visits; a {type_name(t)} slice value has no "
+                                      "summed adjoint on a GPU target yet (compute it inside the inner loop)")
+        found = self.slice_sums.get(atom.name)
+        if found is None:
+            ncomp = math.prod(getattr(t, "_shape", ()) or (1,))
+            storage = self.locals.new(f"_adj_sum_{atom.name}_", ArrayType(getattr(t, "_dtype", t), 1))
+            found = self.slice_sums[atom.name] = (atom, storage, ncomp)
+        self.summed.add(atom.name)
+        return found[1], found[2]
+
+    def gather_slice_sums(self, out):
+        """After an inner loop's reversed visits: (a barrier, so every thread's additions are done) each
+        thread adds the slice's sums into its adjoints of the slice values, then the sums are cleared."""
+        if not self.summed:
+            return
+        out.append(ir.IRTeamBarrier(None))
+        for name in sorted(self.summed):
+            atom, storage, ncomp = self.slice_sums[name]
+            adj, scalar = self.adj_of(atom), storage.type.dtype
+            for k in range(ncomp):
+                total = ir.IRLAScratchElem(storage, [i32(k)], [], scalar)
+                place = adj if not hasattr(atom.type, "_shape") else flat_component(adj, k)
+                out.append(ir.IRAssign(place, ir.IRCall("add", [place, total], scalar)))
+        out += [ir.IRLAScratchZero(self.slice_sums[name][1]) for name in sorted(self.summed)]
+        self.summed = set()
+
+
+def assigned_outside_visits(stmts) -> set:
+    """The locals ``stmts`` assign outside inner loops (``la.inner`` visits, ``par_for_inner`` iterations):
+    the values every thread of a slice holds."""
+    names: set = set()
+    for s in stmts:
+        if isinstance(s, (ir.IRLAInner, ir.IRTeamLoop)):
+            continue
+        if isinstance(s, ir.IRAssign) and isinstance(_path(s.target)[1], ir.IRLocal):
+            names.add(_path(s.target)[1].name)
+        for attr in ("body", "orelse"):
+            names |= assigned_outside_visits(getattr(s, attr, None) or [])
+    return names

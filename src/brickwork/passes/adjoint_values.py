@@ -1,0 +1,111 @@
+"""adjoint_values: values and their adjoints as IR expressions, shared by the parts of the backward
+kernel (``adjoint``) and by ``wp.grad``'s typing rules: which types carry an adjoint, zero values, the
+builder ``E`` that the builtins' adjoint rules (``builtins/adjoints.py``) build their results with, and
+components and access paths moved onto an adjoint."""
+
+from __future__ import annotations
+
+from .. import ir
+from ..builtins.adjoints import is_differentiable_type
+from ..builtins.table import resolve
+from ..types.arrays import ArrayType
+from ..types.composite import is_matrix_type, vector
+from ..types.opaque import TupleType
+from ..types.scalars import bool_
+from ..types.structs import is_struct_type
+from .build import i32
+
+
+def carries_adjoint(t) -> bool:
+    """Whether a value of type ``t`` has an adjoint (floats, composites of floats, structs or tuples
+    holding one)."""
+    if is_differentiable_type(t):
+        return True
+    if is_struct_type(t):
+        return any(carries_adjoint(ft) for _, ft in t._fields)
+    if isinstance(t, TupleType):
+        return any(carries_adjoint(et) for et in t.types)
+    return False
+
+
+class _Builder:
+    """``E`` of the adjoint rules: builtin calls and values, as IR expressions."""
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        def call(*args):
+            _, t = resolve(name, [a.type for a in args])
+            return ir.IRCall(name, list(args), t)
+
+        return call
+
+    @staticmethod
+    def type(v):
+        return v.type
+
+    @staticmethod
+    def const(value, t):
+        return ir.IRConst(float(value), t)
+
+    @staticmethod
+    def zero(t):
+        return zero(t)
+
+    @staticmethod
+    def comp(v, i, j=None):
+        t = v.type
+        if is_matrix_type(t):
+            if j is None:
+                return ir.IRComponent(v, [i32(i)], vector(t._shape[1], t._dtype))
+            return ir.IRComponent(v, [i32(i), i32(j)], t._dtype)
+        return ir.IRComponent(v, [i32(i)], t._dtype)
+
+    @staticmethod
+    def make(t, comps):
+        return ir.IRConstruct(list(comps), t)
+
+    @staticmethod
+    def sel(cond, if_true, if_false):
+        return ir.IRSelect(cond, if_true, if_false, if_true.type)
+
+
+E = _Builder()
+
+
+def zero(t):
+    if isinstance(t, ArrayType):
+        raise TypeError("arrays have no zero value")
+    if is_struct_type(t):
+        return ir.IRConstruct([None] * len(t._fields), t)
+    if isinstance(t, TupleType):
+        return ir.IRConstruct([zero(et) for et in t.types], t)
+    if hasattr(t, "_shape"):
+        n = 1
+        for d in t._shape:
+            n *= d
+        return ir.IRConstruct([ir.IRConst(0, t._dtype)] * n, t)
+    return ir.IRConst(False if t is bool_ else 0, t)
+
+
+def flat_component(v, k):
+    """Component ``k`` of the flat (row-major) components of a composite value."""
+    t = v.type
+    if is_matrix_type(t):
+        cols = t._shape[1]
+        return ir.IRComponent(v, [i32(k // cols), i32(k % cols)], t._dtype)
+    return ir.IRComponent(v, [i32(k)], t._dtype)
+
+
+def rebase(path, base):
+    """The access ``path`` (components, fields, tuple items: ``adjoint_normal_form._path``) applied to
+    ``base`` instead of its root (the adjoint of the root, a gradient struct)."""
+    for node in path:
+        if isinstance(node, ir.IRComponent):
+            base = ir.IRComponent(base, node.indices, node.type)
+        elif isinstance(node, ir.IRField):
+            base = ir.IRField(base, node.name, node.type)
+        else:
+            base = ir.IRTupleGet(base, node.index, node.type)
+    return base
