@@ -17,9 +17,10 @@ from ..errors import KernelSyntaxError, KernelTypeError
 from ..frontend.expressions import LocalFunction, Static
 from ..frontend.intrinsics import INTRINSICS
 from ..frontend.typer import LOOP_INDEX
-from ..mesh.kernel_rules import element_of, is_pack_type, pack_var
+from ..mesh.kernel_rules import element_of, pack_var
 from ..types.arrays import ArrayType, type_name
 from ..types.composite import vector
+from ..types.kernel_params import is_pack_type
 from ..types.opaque import TupleType
 from ..types.scalars import bool_, int32, python_annotation_type
 from . import outer as la_api
