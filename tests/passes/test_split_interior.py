@@ -226,3 +226,44 @@ def test_a_guard_held_in_locals_equals_numpy(size, n_delta):
         if 0 < i < n - 1:
             want[i] = 2.0 * (a[i - 1] + a[i + 1])
     np.testing.assert_allclose(out.numpy(), want, rtol=1e-6)
+
+
+@wp.kernel
+def stamp_then_stencil(a: wp.array(dtype=float), out: wp.array(dtype=float), seen: wp.array(dtype=int)):
+    i = wp.tid()
+    seen[i] = 1  # a store before the guard: every point has an effect
+    if i > 0 and i < a.shape[0] - 1:
+        out[i] = a[i - 1] + a[i + 1]
+
+
+def _run_function(kernel, types) -> str:
+    from brickwork import pipeline
+
+    text, _ = pipeline.generate(kernel, types, kernel.key)
+    return text[text.index("static void run("):]
+
+
+def test_points_outside_an_idle_box_are_not_visited():
+    """Warp's stencil idiom (guard, then stores): only the interior box's points run, in the loop
+    nest hand-written C uses; the guarded body is not instantiated."""
+    f32x3 = wp.array3d(dtype=wp.float32)
+    run_text = _run_function(lap3, (f32x3, f32x3))
+    assert "body<UNIT>" not in run_text and "body_interior<UNIT>" in run_text
+    assert "for (int32_t t0 = lo0; t0 < hi0; ++t0)" in run_text
+    assert "for (int32_t t2 = lo2; t2 < hi2; ++t2)" in run_text
+    shape = (5, 6, 7)
+    a = np.random.default_rng(3).random(shape, dtype=np.float32)
+    out0 = np.full(shape, 7.0, dtype=np.float32)  # the boundary keeps what it held
+    out = wp.array(out0)
+    wp.launch(lap3, dim=shape, inputs=[wp.array(a), out])
+    np.testing.assert_allclose(out.numpy(), lap3_ref(a, out0), rtol=1e-6, atol=1e-6)
+
+
+def test_a_store_before_the_guard_keeps_every_point():
+    f32, i32 = wp.array(dtype=float), wp.array(dtype=int)
+    assert "body<UNIT>" in _run_function(stamp_then_stencil, (f32, f32, i32))
+    a = np.arange(6, dtype=np.float32)
+    out, seen = wp.zeros(6, dtype=float), wp.zeros(6, dtype=int)
+    wp.launch(stamp_then_stencil, dim=6, inputs=[wp.array(a), out, seen])
+    assert seen.numpy().tolist() == [1] * 6
+    np.testing.assert_array_equal(out.numpy(), [0, 2, 4, 6, 8, 0])

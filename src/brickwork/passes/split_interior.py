@@ -71,7 +71,9 @@ class SplitInterior:
             lower, upper = analysis.box(bounds)
             # outside the box the guard takes its other branch, unless the box stops short of int32 wrapping
             outside = _KnownGuard(guard, not taken).stmts((s.orelse if taken else s.body) + rest)
-            idle = not analysis.clipped and _assigns_only_locals(fold_flags(outside))
+            # idle: a point outside the box has no effect (the statements before the guard run there too)
+            idle = (not analysis.clipped and _assigns_only_locals(fold_flags(outside))
+                    and _assigns_only_locals(fn.body[:pos]))
             split = ir.IRInteriorSplit(lower, upper, interior, fn.body[pos:], idle_outside=idle)
             fn.body = fn.body[:pos] + [split]
             break

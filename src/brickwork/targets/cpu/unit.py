@@ -375,6 +375,8 @@ def _split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str) -> list[str]
     boundary, interior = f"body<UNIT>({args});", f"body_interior<UNIT>({args});"
     last = dims - 1
     simd = "#pragma omp simd" if fn.simd_innermost else ""
+    if fn.body[-1].idle_outside:
+        return _interior_only_loops(fn, dims, interior, omp)
 
     def row(pad: str, inside: str) -> list[str]:
         out = []
@@ -409,6 +411,27 @@ def _split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str) -> list[str]
     lines += row(pad, inside)
     lines.append(pad[:-4] + "}")
     return lines
+
+
+def _interior_only_loops(fn: ir.IRFunction, dims: int, interior: str, omp: str) -> list[str]:
+    """The interior box's points only: outside it the guarded body would only assign locals
+    (``IRInteriorSplit.idle_outside``, Warp's ``if i > 0 and i < n - 1 ...`` stencils), so those
+    points are not visited at all, and the guarded body is not even instantiated."""
+    omp = omp.replace("num_threads(h.nthreads)", "num_threads(h.nthreads) schedule(static)")
+    if dims == 1:
+        return [f"    #pragma omp parallel for{' simd' if fn.simd_innermost else ''} {omp}",
+                f"    for (int32_t t0 = lo0; t0 < hi0; ++t0) {interior}"]
+    outer = dims - 1
+    collapse = f" collapse({outer})" if outer > 1 else ""
+    lines = [f"    #pragma omp parallel for{collapse} {omp}"]
+    for d in range(outer):
+        brace = " {" if d == outer - 1 else ""
+        lines.append("    " + "    " * d + f"for (int32_t t{d} = lo{d}; t{d} < hi{d}; ++t{d}){brace}")
+    pad = "    " + "    " * outer
+    if fn.simd_innermost:
+        lines.append(pad + "#pragma omp simd")
+    lines.append(pad + f"for (int32_t t{outer} = lo{outer}; t{outer} < hi{outer}; ++t{outer}) {interior}")
+    return lines + [pad[:-4] + "}"]
 
 
 def _entry(fn: ir.IRFunction, slices: bool = False, general_strides: bool = False) -> list[str]:
