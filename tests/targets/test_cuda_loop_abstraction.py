@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import struct
@@ -31,7 +32,6 @@ from brickwork.la.outer import _prepare
 from brickwork.lang.body import body_kernel
 from brickwork.lang.instance import Instance
 from brickwork.lang.kernel import Kernel
-from brickwork.runtime import launch as host_launch
 from brickwork.targets.cuda import CudaTarget
 from brickwork.targets.cuda.geometry import ArenaExpressionError, LaunchPlan, arena_function
 from brickwork.types.generic import type_of_value
@@ -127,17 +127,17 @@ def compiled():
             used[current].append(inst)
         return inst
 
-    stale = host_launch._stale
     Kernel.get_instance = recording
     Instance.adjoint = recording_adjoint
-    host_launch._stale = lambda inst: True  # every launch takes the slow path, which asks get_instance
     try:
         for current, run in SOURCES.items():  # noqa: B007 - `current` is read by recording()
+            # empty launch tables: every launch takes the slow path once, which asks get_instance
+            for kernel in [o for o in gc.get_objects() if isinstance(o, Kernel)]:
+                kernel.launch_table.clear()
             run()
     finally:
         Kernel.get_instance = get_instance
         Instance.adjoint = adjoint
-        host_launch._stale = stale
     jobs, results = [], {}
     for insts in used.values():
         for inst in insts:
