@@ -70,3 +70,35 @@ def test_an_unknown_attribute_is_still_an_attribute_error():
     with pytest.raises(AttributeError, match="has no attribute 'not_a_name'"):
         brickwork.not_a_name  # noqa: B018
     assert {"la", "mesh", "io", "apps"} <= set(dir(brickwork))
+
+
+#: Not loaded by a launch that finds its instance in the cache (the warm path): the compiler's
+#: front end, passes and target renderers, and the standard modules only a build needs.
+NOT_ON_THE_WARM_PATH = (
+    "brickwork.frontend.typer", "brickwork.ir", "brickwork.passes", "brickwork.targets.cpu.unit",
+    "logging", "subprocess", "tempfile", "shutil", "socket", "concurrent.futures",
+)
+
+
+def test_a_cached_launch_loads_no_compiler_and_no_build_modules(tmp_path, monkeypatch):
+    code = """
+        import json, sys
+        import numpy as np
+        import brickwork as wp
+
+        @wp.kernel
+        def add_one(x: wp.array(dtype=float)):
+            i = wp.tid()
+            x[i] = x[i] + 1.0
+
+        x = wp.array(np.zeros(3, dtype=np.float32))
+        wp.launch(add_one, dim=3, inputs=[x])
+        print(json.dumps({"x": x.numpy().tolist(), "modules": sorted(sys.modules)}))
+    """
+    monkeypatch.setenv("BRICKWORK_CACHE_DIR", str(tmp_path / "cache"))
+    cold = _fresh(code, tmp_path)  # builds and fills the cache
+    warm = _fresh(code, tmp_path)
+    assert cold["x"] == warm["x"] == [1.0, 1.0, 1.0]
+    assert "brickwork.passes" in cold["modules"]
+    loaded = [m for m in warm["modules"] if any(m == h or m.startswith(h + ".") for h in NOT_ON_THE_WARM_PATH)]
+    assert loaded == []

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import logging
 import sys
 import types as pytypes
 
@@ -30,8 +29,6 @@ from .jit.toolchain import generator_digest
 from .targets.base import Target
 from .targets.cpu import CPU
 from .types.keys import type_key
-
-log = logging.getLogger("brickwork")
 
 #: The target instances compile for unless ``config.target`` names another.
 DEFAULT_TARGET: Target = CPU
@@ -176,7 +173,9 @@ def build(batch: list, target: Target | None = None) -> None:
             inst.fail(result)
             continue
         inst.loaded_from(*result)
-        log.info("%s compiled for %s in %.0f ms", inst.label, target.name,
+        import logging  # not on the warm path
+
+        logging.getLogger("brickwork").info("%s compiled for %s in %.0f ms", inst.label, target.name,
                  1e3 * result[1].get("compile_seconds", 0.0))
 
 

@@ -248,7 +248,7 @@ def test_read_only_cache_is_reported_as_such(quick_build, root, monkeypatch):
         raise OSError(30, os.strerror(30), dir)
 
     quick_build("ff" + "0" * 38)  # the root exists
-    monkeypatch.setattr(cache.tempfile, "mkdtemp", read_only)
+    monkeypatch.setattr(tempfile, "mkdtemp", read_only)
     with pytest.raises(cache.BuildEnvironmentError) as info:
         quick_build(KEY, label="k")
     assert str(info.value) == (f"cannot compile k: read-only file system ({root}); set BRICKWORK_CACHE_DIR "

@@ -3,6 +3,8 @@
 import errno
 import os
 import shutil
+import subprocess
+import tempfile
 
 import pytest
 
@@ -139,7 +141,7 @@ def test_real_compiler_warm_identity_runs_nothing(root, monkeypatch):
     def no_compiler(*args, **kwargs):
         raise AssertionError("the compiler ran on the warm path")
 
-    monkeypatch.setattr(toolchain.subprocess, "run", no_compiler)
+    monkeypatch.setattr(subprocess, "run", no_compiler)
     assert toolchain.identity() == cold
 
 
@@ -169,7 +171,7 @@ def test_openmp_probe_that_cannot_make_its_temporary_directory_is_retried(fake_c
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "/tmp")
 
-    monkeypatch.setattr(toolchain.tempfile, "TemporaryDirectory", full)
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", full)
     assert toolchain.probe_openmp(str(fake_cxx.path)) is None
     assert _fields(toolchain.identity())["openmp"] == "off"
     assert fake_cxx.notes(root) == []

@@ -23,10 +23,7 @@ import fcntl
 import hashlib
 import json
 import os
-import shutil
-import socket
 import stat
-import tempfile
 import time
 
 from .. import config
@@ -245,6 +242,8 @@ def _claim_is_stale(path: str) -> bool:
         return False  # gone (the builder finished) or being written: look again
     if time.time() - st.st_mtime > CLAIM_STALE_SECONDS:
         return True
+    import socket  # builds only: the warm path (lookup) stays import-light
+
     if host == socket.gethostname() and pid.isdigit():
         try:
             os.kill(int(pid), 0)
@@ -284,6 +283,8 @@ def claimed_build(key: str, build):
             pause = min(pause * 1.5, 0.25)
             continue
         try:
+            import socket
+
             with open(fd, "w") as f:
                 f.write(f"{socket.gethostname()} {os.getpid()}")
             found = lookup(key)  # published between our lookup and our claim
@@ -377,12 +378,16 @@ def staging_dir(key: str = "") -> str:
     if root not in _cleaned:
         _cleaned.add(root)
         clean_stale(root, held=key)
+    import tempfile
+
     return tempfile.mkdtemp(prefix=f".build-{key}-" if key else ".build-", dir=root)
 
 
 def _remove(path: str) -> None:
     """Remove a file, a symbolic link (never followed) or a directory tree."""
     if stat.S_ISDIR(os.lstat(path).st_mode):
+        import shutil
+
         shutil.rmtree(path)
     else:
         os.unlink(path)
@@ -423,6 +428,8 @@ def publish(key: str, staging: str, meta: dict) -> tuple[str, dict]:
     if os.path.lexists(final):
         found = lookup(key)
         if found is not None:  # another builder (one using the other lock kind) published first: keep theirs
+            import shutil
+
             shutil.rmtree(staging, ignore_errors=True)
             return found
     _verified.discard(final)
@@ -531,6 +538,8 @@ def write_note(name: str, text: str) -> None:
     root = cache_root()
     try:
         ensure_root(root)
+        import tempfile
+
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=root)
         try:
             with open(fd, "w") as f:

@@ -1,19 +1,16 @@
 """The C++ toolchain: which compiler, which flags, whether OpenMP works, what ``-march=native`` means.
 
-Detected once per compiler and CPU, and remembered in the cache root (see ``_facts``).
+Detected once per compiler and CPU, and remembered in the cache root (see ``_facts``). The warm
+path (``identity``) runs no compiler and imports no ``subprocess``, ``shutil`` or ``tempfile``:
+those load inside the functions that run the compiler.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import functools
 import hashlib
 import json
 import os
-import shutil
-import subprocess
-import tempfile
-from dataclasses import dataclass, field
 
 from .. import config
 from ..errors import ToolchainError
@@ -23,19 +20,22 @@ _INSTALL_HINT = ("brickwork compiles kernels with a C++17 compiler found at run 
                  "--install') or point $CXX at it.")
 
 
-@dataclass(frozen=True)
 class CompilerSettings:
-    """Flags of one compile; every field is part of the cache key."""
+    """Flags of one compile; every field is part of the cache key. (A plain class: this module is on
+    the warm path, where defining a dataclass costs more than the rest of a cached launch.)"""
 
-    cxx: str
-    version: str
-    openmp: bool
-    opt_level: str = "-O3"
-    std: str = "-std=c++17"
-    arch: str = "-march=native"
-    extra: tuple = field(default_factory=tuple)
-    target: str = ""  # what ``arch`` resolves to on this machine (see ``resolve_target``)
-    tuning: tuple = ()  # flags for this compiler on this CPU (see ``tuning_flags``)
+    opt_level = "-O3"
+    std = "-std=c++17"
+    arch = "-march=native"
+
+    def __init__(self, cxx: str, version: str, openmp: bool, opt_level: str | None = None, std: str | None = None,
+                 arch: str | None = None, extra: tuple = (), target: str = "", tuning: tuple = ()):
+        self.cxx, self.version, self.openmp, self.extra = cxx, version, openmp, tuple(extra)
+        self.opt_level = opt_level or CompilerSettings.opt_level
+        self.std = std or CompilerSettings.std
+        self.arch = arch or CompilerSettings.arch
+        self.target = target  # what ``arch`` resolves to on this machine (see ``resolve_target``)
+        self.tuning = tuple(tuning)  # flags for this compiler on this CPU (see ``tuning_flags``)
 
     def command(self, source: str, output: str, include_dir: str) -> list[str]:
         # -ffp-contract=off: no fused multiply-add, so results equal numpy's bit for bit.
@@ -53,14 +53,28 @@ class CompilerSettings:
 def _find_compiler() -> str:
     candidates = [config.cxx] if config.cxx else ["g++", "clang++", "c++"]
     for name in candidates:
-        path = shutil.which(name) if name else None
+        path = _which(name) if name else None
         if path:
             return path
     tried = ", ".join(c for c in candidates if c)
     raise ToolchainError(f"no C++ compiler found (tried {tried}). {_INSTALL_HINT}")
 
 
+def _which(name: str) -> str | None:
+    """``shutil.which`` for POSIX systems (which the cache's file locks need anyway) without
+    importing shutil and its compression modules on the warm path."""
+    if os.sep in name:
+        return name if os.path.isfile(name) and os.access(name, os.X_OK) else None
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        path = os.path.join(folder or os.curdir, name)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
 def _version(cxx: str) -> str:
+    import subprocess
+
     try:
         out = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=30)
     except OSError as e:
@@ -148,6 +162,8 @@ def _darwin_brand() -> str:
 def predefined_macros(cxx: str, arch: str) -> list[str] | None:
     """The ``#define`` lines ``cxx arch`` (``-march=native``) predefines, sorted; None if the compiler
     cannot tell."""
+    import subprocess
+
     try:
         out = subprocess.run([cxx, arch, "-dM", "-E", "-x", "c++", os.devnull], capture_output=True, text=True,
                              timeout=60)
@@ -201,6 +217,8 @@ def probe_openmp(cxx: str) -> bool | None:
 
     A failed OpenMP build counts as "no OpenMP" only if the same build without ``-fopenmp``
     succeeds in the same place."""
+    import subprocess
+    import tempfile
 
     def attempt(tmp: str, name: str, text: str, flags: list) -> tuple[int, str]:
         src = os.path.join(tmp, name + ".cpp")
@@ -226,13 +244,13 @@ def probe_openmp(cxx: str) -> bool | None:
 # -- the facts, once per compiler, CPU and cache ------------------------------------------------
 
 
-@dataclass(frozen=True)
 class ToolchainFacts:
     """What running the compiler taught us; part of every cache key."""
 
-    openmp: bool
-    target: str
-    tuning: tuple = ()
+    __slots__ = ("openmp", "target", "tuning")
+
+    def __init__(self, openmp: bool, target: str, tuning: tuple = ()):
+        self.openmp, self.target, self.tuning = openmp, target, tuple(tuning)
 
 
 def _note_name(stamp: str, arch: str, cpu: str) -> str:
@@ -260,6 +278,8 @@ def _facts(cxx: str, stamp: str, arch: str, cache_root: str) -> ToolchainFacts:
         if (isinstance(data, dict) and isinstance(data.get("openmp"), bool) and isinstance(data.get("target"), str)
                 and isinstance(tuning, list) and all(isinstance(f, str) for f in tuning)):
             return ToolchainFacts(openmp=data["openmp"], target=data["target"], tuning=tuple(tuning))
+    import concurrent.futures
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # the two compiler runs overlap
         asked = pool.submit(predefined_macros, cxx, arch)
         openmp = probe_openmp(cxx)

@@ -6,6 +6,7 @@ key and whether it is loaded.
 
 from __future__ import annotations
 
+import sys
 import time
 
 from .. import config
@@ -94,7 +95,8 @@ class Instance:
         found = cache.lookup(self.key())
         if found is not None:
             self.loaded_from(*found)
-            _log().info("%s loaded from cache in %.1f ms", self.label, 1e3 * (time.perf_counter() - t0))
+            if "logging" in sys.modules:  # no handler can show it otherwise: the warm path imports no logging
+                _log().info("%s loaded from cache in %.1f ms", self.label, 1e3 * (time.perf_counter() - t0))
             return
         if config.explain_cache_misses:
             _log().warning("%s: cache miss: %s", self.label, cache.explain_miss(self.label, self.key_parts))
