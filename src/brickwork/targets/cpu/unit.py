@@ -400,17 +400,24 @@ def _split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str) -> list[str]
             lines.append(f"        #pragma omp for{' simd' if simd else ''} schedule(static) nowait")
             lines.append(f"        for (int32_t t0 = {start}; t0 < {stop}; ++t0) {call}")
         return lines + ["    }"]
-    outer = dims - 1
-    collapse = f" collapse({outer})" if outer > 1 else ""
-    lines = [f"    #pragma omp parallel for{collapse} {omp} schedule(static)"]
-    for d in range(outer):
-        brace = " {" if d == outer - 1 else ""
-        lines.append("    " + "    " * d + f"for (int32_t t{d} = 0; t{d} < n{d}; ++t{d}){brace}")
-    pad = "    " + "    " * outer
-    inside = " && ".join(f"t{d} >= lo{d} && t{d} < hi{d}" for d in range(outer))
+    lines, pad = _parallel_outer_loops(dims, f"{omp} schedule(static)", box_only=False)
+    inside = " && ".join(f"t{d} >= lo{d} && t{d} < hi{d}" for d in range(dims - 1))
     lines += row(pad, inside)
     lines.append(pad[:-4] + "}")
     return lines
+
+
+def _parallel_outer_loops(dims: int, omp: str, box_only: bool) -> tuple[list[str], str]:
+    """The parallel loops over every dimension but the innermost (collapsed), over the whole grid or
+    the interior box only; and the indentation of their body. The caller closes the last brace."""
+    outer = dims - 1
+    collapse = f" collapse({outer})" if outer > 1 else ""
+    lines = [f"    #pragma omp parallel for{collapse} {omp}"]
+    for d in range(outer):
+        brace = " {" if d == outer - 1 else ""
+        start, stop = (f"lo{d}", f"hi{d}") if box_only else ("0", f"n{d}")
+        lines.append("    " + "    " * d + f"for (int32_t t{d} = {start}; t{d} < {stop}; ++t{d}){brace}")
+    return lines, "    " + "    " * outer
 
 
 def _interior_only_loops(fn: ir.IRFunction, dims: int, interior: str, omp: str) -> list[str]:
@@ -421,13 +428,8 @@ def _interior_only_loops(fn: ir.IRFunction, dims: int, interior: str, omp: str) 
     if dims == 1:
         return [f"    #pragma omp parallel for{' simd' if fn.simd_innermost else ''} {omp}",
                 f"    for (int32_t t0 = lo0; t0 < hi0; ++t0) {interior}"]
+    lines, pad = _parallel_outer_loops(dims, omp, box_only=True)
     outer = dims - 1
-    collapse = f" collapse({outer})" if outer > 1 else ""
-    lines = [f"    #pragma omp parallel for{collapse} {omp}"]
-    for d in range(outer):
-        brace = " {" if d == outer - 1 else ""
-        lines.append("    " + "    " * d + f"for (int32_t t{d} = lo{d}; t{d} < hi{d}; ++t{d}){brace}")
-    pad = "    " + "    " * outer
     if fn.simd_innermost:
         lines.append(pad + "#pragma omp simd")
     lines.append(pad + f"for (int32_t t{outer} = lo{outer}; t{outer} < hi{outer}; ++t{outer}) {interior}")
