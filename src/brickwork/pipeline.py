@@ -125,7 +125,7 @@ def generate(kernel, arg_types, label: str, target: Target | None = None, mode: 
     The mode's variants (after ``:``, joined by ``+``): ``adjoint`` makes the backward kernel
     (``passes/adjoint.py``) of the typed kernel, before the target's passes: its writes are the
     adjoint arrays only; ``strided`` renders the body for arrays of any innermost stride too
-    (``Instance.use_general_strides``)."""
+    (``Instance.run_with_general_strides``)."""
     target = target or current_target()
     base_mode, _, variant = mode.partition(":")
     variants = variant.split("+")
@@ -168,15 +168,17 @@ def build(batch: list, target: Target | None = None) -> None:
             continue
         jobs.append((inst.key(), text, inst.label, dict(meta, key_parts=inst.key_parts)))
         owners.append(inst)
+    if not jobs:
+        return
+    import logging  # only here, where something was compiled: the warm path imports no logging
+
+    log = logging.getLogger("brickwork")
     for inst, result in zip(owners, target.compile_many(jobs)):
         if isinstance(result, Exception):
             inst.fail(result)
             continue
         inst.loaded_from(*result)
-        import logging  # not on the warm path
-
-        logging.getLogger("brickwork").info("%s compiled for %s in %.0f ms", inst.label, target.name,
-                 1e3 * result[1].get("compile_seconds", 0.0))
+        log.info("%s compiled for %s in %.0f ms", inst.label, target.name, 1e3 * result[1].get("compile_seconds", 0.0))
 
 
 def _repoint(fn, lowered: dict):

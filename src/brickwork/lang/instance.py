@@ -56,18 +56,20 @@ class Instance:
             self._adjoint = Instance(self.kernel, self.arg_types, self.target, variant="adjoint")
         return self._adjoint
 
-    def use_general_strides(self) -> None:
-        """Serve every later launch with the version of this instance that takes arrays of any
-        innermost stride (built, or loaded from the cache, now).
+    def run_with_general_strides(self, buf: bytes) -> None:
+        """Run the packed launch ``buf`` with the version of this instance that takes arrays of any
+        innermost stride (built, or loaded from the cache, the first time), which then serves every
+        later launch of this instance.
 
         An instance is first compiled with only its unit-stride body, whose entry point declines
         (returns 1, runs nothing) a launch with a non-unit innermost stride: the launch then calls
-        this and runs again. The general version holds both bodies."""
+        this. The general version holds both bodies."""
         if self._general is None:
             self._general = Instance(self.kernel, self.arg_types, self.target,
                                      variant="+".join(v for v in (self.variant, "strided") if v))
         self._general.ensure_loaded()
         self.fn = self._general.fn
+        self.fn(buf)
 
     @property
     def loaded(self) -> bool:

@@ -95,9 +95,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     if _capture is not None:
         _capture.record(inst, buf, args)
         return None
-    if inst.fn(buf):  # declined: an array with a non-unit innermost stride (see Instance.use_general_strides)
-        inst.use_general_strides()
-        inst.fn(buf)
+    if inst.fn(buf):  # declined: an array with a non-unit innermost stride
+        inst.run_with_general_strides(buf)
     return None
 
 
@@ -128,8 +127,7 @@ def run_packed(inst, pack, args, dims, kernel) -> None:
         _capture.record(inst, buf, args)
         return
     if inst.fn(buf):  # declined: see launch
-        inst.use_general_strides()
-        inst.fn(buf)
+        inst.run_with_general_strides(buf)
 
 
 def _host_arguments(kernel, args) -> list:
@@ -483,8 +481,7 @@ def capture_launch(graph: Graph, stream=None) -> None:
     """Replay every launch of ``graph`` in order with its recorded arguments."""
     for inst, buf in graph.calls:
         if inst.fn(buf):  # declined: see launch
-            inst.use_general_strides()
-            inst.fn(buf)
+            inst.run_with_general_strides(buf)
 
 
 def is_capturing() -> bool:

@@ -26,7 +26,7 @@ class Target(ABC):
     @abstractmethod
     def render(self, kernel, callees: list, label: str, general_strides: bool = False) -> str:
         """The source text of one kernel instance and the functions it calls. A target whose entry
-        point may decline arrays of non-unit innermost stride (returns 1, see ``Instance.use_general_strides``)
+        point may decline arrays of non-unit innermost stride (returns 1, see ``Instance.run_with_general_strides``)
         compiles the version that takes them when ``general_strides``."""
 
     @abstractmethod

@@ -31,12 +31,16 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str, ge
         out.extend(_function(r, fn))
     out.extend(_kernel(r, kernel))
     out.append("}  // namespace")
-    out.extend(_entry(kernel, any(isinstance(n, ir.IRCall) and n.op == "array_slice"
-                                  for fn in [*callees, kernel] for n in ir.walk(fn.body)), general_strides))
+    out.extend(_entry(kernel, slices_arrays([*callees, kernel]), general_strides))
     if any(getattr(n, "checked", False) for f in [*callees, kernel] for n in ir.walk(f.body)):
         out += [f'extern "C" BW_EXPORT int {BOUNDS_SYMBOL}(char* out, int size) {{',
                 "    return bw::take_bounds_error(out, size);", "}"]
     return "\n".join(out) + "\n"
+
+
+def slices_arrays(functions: list) -> bool:
+    """Whether any of ``functions`` takes a slice of an array (a view of any innermost stride)."""
+    return any(isinstance(n, ir.IRCall) and n.op == "array_slice" for fn in functions for n in ir.walk(fn.body))
 
 
 def _extra_includes(functions: list) -> list[str]:
@@ -331,13 +335,8 @@ def _gather_loops(gather: ir.IRGather, dims: int, args: str, omp: str) -> list[s
             lines.append(f"            for (int32_t t0 = (int32_t){start}; t0 < (int32_t){stop}; ++t0) {call}")
         lines.append("        }")
     else:
-        collapse = f" collapse({last})" if last > 1 else ""
-        lines.append(f"        #pragma omp parallel for{collapse} {omp}")
-        for d in range(last):
-            brace = " {" if d == last - 1 else ""
-            head = f"for (int32_t t{d} = (int32_t)rlo{d}; t{d} < (int32_t)rhi{d}; ++t{d}){brace}"
-            lines.append("        " + "    " * d + head)
-        pad = "        " + "    " * last
+        loops, pad = _parallel_outer_loops(dims, omp, lambda d: (f"(int32_t)rlo{d}", f"(int32_t)rhi{d}"), "        ")
+        lines += loops
         inside = " && ".join(f"t{d} >= glo{d} && t{d} < ghi{d}" for d in range(last))
         lines.append(pad + f"if ({inside}) {{")
         lines += span(pad + "    ", f"rlo{last}", f"glo{last}", rim)
@@ -400,24 +399,25 @@ def _split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str) -> list[str]
             lines.append(f"        #pragma omp for{' simd' if simd else ''} schedule(static) nowait")
             lines.append(f"        for (int32_t t0 = {start}; t0 < {stop}; ++t0) {call}")
         return lines + ["    }"]
-    lines, pad = _parallel_outer_loops(dims, f"{omp} schedule(static)", box_only=False)
+    lines, pad = _parallel_outer_loops(dims, f"{omp} schedule(static)", lambda d: ("0", f"n{d}"))
     inside = " && ".join(f"t{d} >= lo{d} && t{d} < hi{d}" for d in range(dims - 1))
     lines += row(pad, inside)
     lines.append(pad[:-4] + "}")
     return lines
 
 
-def _parallel_outer_loops(dims: int, omp: str, box_only: bool) -> tuple[list[str], str]:
-    """The parallel loops over every dimension but the innermost (collapsed), over the whole grid or
-    the interior box only; and the indentation of their body. The caller closes the last brace."""
+def _parallel_outer_loops(dims: int, omp: str, bounds, indent: str = "    ") -> tuple[list[str], str]:
+    """The parallel loops over every dimension but the innermost (collapsed), dimension ``d`` from
+    ``bounds(d)[0]`` to ``bounds(d)[1]``; and the indentation of their body. The caller closes the
+    last brace."""
     outer = dims - 1
     collapse = f" collapse({outer})" if outer > 1 else ""
-    lines = [f"    #pragma omp parallel for{collapse} {omp}"]
+    lines = [f"{indent}#pragma omp parallel for{collapse} {omp}"]
     for d in range(outer):
         brace = " {" if d == outer - 1 else ""
-        start, stop = (f"lo{d}", f"hi{d}") if box_only else ("0", f"n{d}")
-        lines.append("    " + "    " * d + f"for (int32_t t{d} = {start}; t{d} < {stop}; ++t{d}){brace}")
-    return lines, "    " + "    " * outer
+        start, stop = bounds(d)
+        lines.append(indent + "    " * d + f"for (int32_t t{d} = {start}; t{d} < {stop}; ++t{d}){brace}")
+    return lines, indent + "    " * outer
 
 
 def _interior_only_loops(fn: ir.IRFunction, dims: int, interior: str, omp: str) -> list[str]:
@@ -428,7 +428,7 @@ def _interior_only_loops(fn: ir.IRFunction, dims: int, interior: str, omp: str) 
     if dims == 1:
         return [f"    #pragma omp parallel for{' simd' if fn.simd_innermost else ''} {omp}",
                 f"    for (int32_t t0 = lo0; t0 < hi0; ++t0) {interior}"]
-    lines, pad = _parallel_outer_loops(dims, omp, box_only=True)
+    lines, pad = _parallel_outer_loops(dims, omp, lambda d: (f"lo{d}", f"hi{d}"))
     outer = dims - 1
     if fn.simd_innermost:
         lines.append(pad + "#pragma omp simd")
@@ -442,7 +442,7 @@ def _entry(fn: ir.IRFunction, slices: bool = False, general_strides: bool = Fals
 
     Most launches pass contiguous arrays (mesh and loop-abstraction kernels always do), and each
     body instantiation is a full -O3 compile of the kernel: the general-stride body is compiled
-    only when a launch needs it, as another variant of the instance (``Instance.use_general_strides``),
+    only when a launch needs it, as another variant of the instance (``Instance.run_with_general_strides``),
     which holds both. A slice's view may have any innermost stride, so a unit that slices arrays
     has only the general body."""
     if slices:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ... import ir
 from ..cpu.cnames import c_type
 from ..cpu.render import CppRenderer, local
-from ..cpu.unit import _entry, _function, _struct_decl, declared_types
+from ..cpu.unit import _entry, _function, _struct_decl, declared_types, slices_arrays
 from .render import EmulationRenderer
 
 OVERFLOW_SYMBOL = "bw_emu_scratch_overflow"  # the first scratch allocation beyond a block's arena, if any
@@ -84,8 +84,7 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str, ge
         out.extend(_function(cpu, fn))
     out.extend(_kernel(kernel, launch))
     out.append("}  // namespace")
-    out.extend(_entry(kernel, any(isinstance(n, ir.IRCall) and n.op == "array_slice"
-                                  for fn in [*callees, kernel] for n in ir.walk(fn.body)), general_strides))
+    out.extend(_entry(kernel, slices_arrays([*callees, kernel]), general_strides))
     out += [f'extern "C" BW_EXPORT int {OVERFLOW_SYMBOL}(long long* need, long long* capacity) {{',
             "    if (!bwemu::g_overflow.set) return 0;",
             "    *need = bwemu::g_overflow.need; *capacity = bwemu::g_overflow.capacity;",
