@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from brickwork import config
-from brickwork.jit import cache, toolchain
+from brickwork.jit import cache, pch, toolchain
 from brickwork.jit import compile as jit
 
 #: A translation unit that compiles in a fraction of a second.
@@ -23,6 +23,9 @@ def new_process() -> None:
     toolchain._facts.cache_clear()
     toolchain._identity.cache_clear()
     toolchain._settings.cache_clear()
+    pch.wait()
+    pch._started.clear()
+    pch._folders.clear()
 
 
 @pytest.fixture

@@ -144,6 +144,11 @@ def _check_dir(path: str, entry: str) -> bool:
     return True
 
 
+def check_dir(path: str) -> bool:
+    """Whether ``path`` is a safe directory of the root (False when missing; see ``_check_dir``)."""
+    return _check_dir(path, path)
+
+
 def _read_entry_file(path: str, entry: str) -> bytes | None:
     """Content of a file of an entry, opened without following a symbolic link; None if missing or
     not a regular file (corrupt). Raises ``UnsafeCacheError`` for a link or a file others could write."""
@@ -490,7 +495,7 @@ def entries() -> list[dict]:
 def _is_ours(name: str) -> bool:
     """Whether a name in the root is something brickwork creates (``clear`` removes only these)."""
     return (_is_shard(name) or name in ("locks", "claims") or name.startswith((".build-", ".tmp-"))
-            or name.startswith(("openmp-", "toolchain-")))
+            or name.startswith(("openmp-", "toolchain-", "pch-")))
 
 
 def clear() -> int:

@@ -15,8 +15,8 @@ import time
 
 from .. import comm, config
 from ..errors import ToolchainError
-from . import cache
-from .toolchain import environment_cause, include_dir, settings
+from . import cache, pch
+from .toolchain import environment_cause, settings
 
 log = logging.getLogger("brickwork")
 
@@ -67,7 +67,7 @@ def _compile(key: str, source: str, label: str, meta: dict, s) -> tuple[str, dic
         with open(src_path, "w") as f:
             f.write(source)
         out_path = os.path.join(staging, cache.LIBRARY)
-        cmd = s.command(src_path, out_path, include_dir())
+        cmd = s.command(src_path, out_path, pch.include_dir(s))
         log.debug("compiling %s: %s", label, " ".join(cmd))
         t0 = time.perf_counter()
         compiler_calls += 1

@@ -21,16 +21,19 @@ _INSTALL_HINT = ("brickwork compiles kernels with a C++17 compiler found at run 
 
 
 class CompilerSettings:
-    """Flags of one compile; every field is part of the cache key. (A plain class: this module is on
-    the warm path, where defining a dataclass costs more than the rest of a cached launch.)"""
+    """Flags of one compile; every field but ``pch`` is part of the cache key. (A plain class: this
+    module is on the warm path, where defining a dataclass costs more than the rest of a cached
+    launch.)"""
 
     opt_level = "-O3"
     std = "-std=c++17"
     arch = "-march=native"
 
     def __init__(self, cxx: str, version: str, openmp: bool, opt_level: str | None = None, std: str | None = None,
-                 arch: str | None = None, extra: tuple = (), target: str = "", tuning: tuple = ()):
+                 arch: str | None = None, extra: tuple = (), target: str = "", tuning: tuple = (),
+                 pch: bool = False):
         self.cxx, self.version, self.openmp, self.extra = cxx, version, openmp, tuple(extra)
+        self.pch = pch  # the compiler uses a brickwork.h.gch found next to brickwork.h (g++: see jit.pch)
         self.opt_level = opt_level or CompilerSettings.opt_level
         self.std = std or CompilerSettings.std
         self.arch = arch or CompilerSettings.arch
@@ -44,6 +47,15 @@ class CompilerSettings:
         if self.openmp:
             cmd.append("-fopenmp")
         return cmd + list(self.extra) + [source, "-o", output]
+
+    def header_command(self, header: str, output: str, include_dir: str) -> list[str]:
+        """The command that precompiles ``header`` into ``output`` with the flags of ``command``
+        (g++ uses a precompiled header only if the flags it was made with match)."""
+        cmd = self.command(header, output, include_dir)
+        cmd.remove("-shared")
+        at = len(cmd) - 3
+        cmd[at:at + 1] = ["-x", "c++-header", header]
+        return cmd
 
     def identity(self) -> str:
         return (f"{self.cxx}|{self.version}|{self.openmp}|{self.opt_level}|{self.std}|{self.arch}|{self.extra}"
@@ -183,6 +195,17 @@ def resolve_target(macros: list[str]) -> str:
     return f"{tune[0]}/{digest}" if tune else digest
 
 
+def _macro_values(macros: list[str]) -> dict:
+    return {m.split()[1]: (m.split() + [""])[2] for m in macros}
+
+
+def is_gnu(macros: list[str]) -> bool:
+    """Whether the compiler is g++ (clang++ also defines ``__GNUC__``, and ``__clang__``). g++ reads a
+    precompiled ``brickwork.h.gch`` in place of the header (``jit.pch``); clang++ does not."""
+    values = _macro_values(macros)
+    return "__clang__" not in values and values.get("__GNUC__", "").isdigit()
+
+
 def tuning_flags(macros: list[str]) -> tuple[str, ...]:
     """Flags for g++ (not clang) on this CPU, read from its predefined macros.
 
@@ -197,8 +220,8 @@ def tuning_flags(macros: list[str]) -> tuple[str, ...]:
       walks the alias chains of every access; capped, such a kernel compiles twice as fast (15 s to
       7 s). Loops of ordinary kernels make far fewer queries, and compile to the same instructions.
     """
-    values = {m.split()[1]: (m.split() + [""])[2] for m in macros}
-    if "__clang__" in values or not values.get("__GNUC__", "").isdigit() or int(values["__GNUC__"]) < 8:
+    values = _macro_values(macros)
+    if not is_gnu(macros) or int(values["__GNUC__"]) < 8:
         return ()  # both flags exist from g++ 8 on
     flags = ("--param", "sccvn-max-alias-queries-per-access=100")
     return ("-mprefer-vector-width=512", *flags) if "__AVX512F__" in values else flags
@@ -247,10 +270,10 @@ def probe_openmp(cxx: str) -> bool | None:
 class ToolchainFacts:
     """What running the compiler taught us; part of every cache key."""
 
-    __slots__ = ("openmp", "target", "tuning")
+    __slots__ = ("openmp", "target", "tuning", "pch")
 
-    def __init__(self, openmp: bool, target: str, tuning: tuple = ()):
-        self.openmp, self.target, self.tuning = openmp, target, tuple(tuning)
+    def __init__(self, openmp: bool, target: str, tuning: tuple = (), pch: bool = False):
+        self.openmp, self.target, self.tuning, self.pch = openmp, target, tuple(tuning), pch
 
 
 def _note_name(stamp: str, arch: str, cpu: str) -> str:
@@ -276,8 +299,9 @@ def _facts(cxx: str, stamp: str, arch: str, cache_root: str) -> ToolchainFacts:
             data = None
         tuning = data.get("tuning") if isinstance(data, dict) else None
         if (isinstance(data, dict) and isinstance(data.get("openmp"), bool) and isinstance(data.get("target"), str)
-                and isinstance(tuning, list) and all(isinstance(f, str) for f in tuning)):
-            return ToolchainFacts(openmp=data["openmp"], target=data["target"], tuning=tuple(tuning))
+                and isinstance(tuning, list) and all(isinstance(f, str) for f in tuning)
+                and isinstance(data.get("pch"), bool)):
+            return ToolchainFacts(openmp=data["openmp"], target=data["target"], tuning=tuple(tuning), pch=data["pch"])
     import concurrent.futures
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # the two compiler runs overlap
@@ -287,10 +311,11 @@ def _facts(cxx: str, stamp: str, arch: str, cache_root: str) -> ToolchainFacts:
     if macros is None:
         # Without the compiler's answer, the CPU itself goes into the key: never a wrong binary.
         return ToolchainFacts(openmp=bool(openmp), target="cpu-" + hashlib.sha256(cpu.encode()).hexdigest()[:16])
-    target, tuning = resolve_target(macros), tuning_flags(macros)
+    target, tuning, pch = resolve_target(macros), tuning_flags(macros), is_gnu(macros)
     if openmp is not None:
-        cache.write_note(name, json.dumps({"openmp": openmp, "target": target, "tuning": list(tuning), "cpu": cpu}))
-    return ToolchainFacts(openmp=bool(openmp), target=target, tuning=tuning)
+        cache.write_note(name, json.dumps({"openmp": openmp, "target": target, "tuning": list(tuning), "pch": pch,
+                                           "cpu": cpu}))
+    return ToolchainFacts(openmp=bool(openmp), target=target, tuning=tuning, pch=pch)
 
 
 def _compiler_facts(cache_root: str) -> tuple[str, os.stat_result, ToolchainFacts]:
@@ -304,7 +329,7 @@ def _settings(cxx_override, extra, cache_root) -> CompilerSettings:
     cxx = _find_compiler()
     _, _, facts = _compiler_facts(cache_root)
     return CompilerSettings(cxx=cxx, version=_version(cxx), openmp=facts.openmp, target=facts.target,
-                            tuning=facts.tuning, extra=tuple(extra.split()))
+                            tuning=facts.tuning, extra=tuple(extra.split()), pch=facts.pch)
 
 
 def settings() -> CompilerSettings:

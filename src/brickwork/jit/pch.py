@@ -1,0 +1,135 @@
+"""A precompiled runtime header for g++: ``brickwork.h.gch`` next to a copy of the headers.
+
+Every C++ unit starts with ``#include "brickwork.h"``; parsing it is about a quarter of a small
+kernel's compile (0.07 s of 0.25 s). g++ looks for ``brickwork.h.gch`` in each include directory
+before ``brickwork.h`` and uses it when it was made with the same flags, so the units need no
+change: only their ``-I`` points at a folder of the cache root, ``pch-<digest>``, that holds the
+headers and the precompiled one. The digest names the headers' content and the compiler's flags.
+
+The folder is made once per machine and cache, in a background thread, the first time a process
+compiles without it: that compile (and any that start before the folder is published) reads the
+package's headers, so the first kernel of a fresh cache waits for nothing. A precompiled header
+g++ cannot use is ignored by g++ itself (it reads the header instead): the generated code is the
+same either way, so the folder is not part of any cache key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+
+from .. import config
+from . import cache
+from .toolchain import include_dir as package_include_dir
+
+HEADER = "brickwork.h"
+STALE_SECONDS = 300.0  # a build folder this old belongs to a process that died while building
+
+_started: set = set()
+_lock = threading.Lock()
+_threads: list = []
+_folders: dict = {}
+
+
+def folder_for(s) -> str:
+    """The cache folder of the precompiled header for the compiler settings ``s``."""
+    flags, root = s.identity() + "|" + " ".join(s.command("", "", "")), cache.cache_root()
+    found = _folders.get((flags, root))
+    if found is None:
+        h = hashlib.sha256(flags.encode())
+        for name in _header_names():
+            with open(os.path.join(package_include_dir(), name), "rb") as f:
+                h.update(name.encode() + b"\0" + f.read())
+        found = _folders[(flags, root)] = os.path.join(root, "pch-" + h.hexdigest()[:24])
+    return found
+
+
+def include_dir(s) -> str:
+    """The ``-I`` folder for a compile with settings ``s``: the precompiled folder once it is
+    published, else the package's headers (and the precompiled folder starts building)."""
+    if not (config.pch and s.pch):
+        return package_include_dir()
+    folder = folder_for(s)
+    if _usable(folder):
+        return folder
+    with _lock:
+        if folder not in _started:
+            _started.add(folder)
+            t = threading.Thread(target=build, args=(s, folder), name="brickwork-pch", daemon=True)
+            _threads.append(t)
+            t.start()
+    return package_include_dir()
+
+
+def wait() -> None:
+    """Wait for the builds this process started (tests; a process that exits does not wait)."""
+    for t in list(_threads):
+        t.join()
+
+
+def build(s, folder: str) -> bool:
+    """Precompile the header into ``folder`` (published by one rename); False when another process is
+    building it, or when the compiler failed (then every compile reads the header, as before)."""
+    import subprocess
+
+    staging = folder + ".building"
+    try:
+        cache.ensure_root(os.path.dirname(folder))
+        if not _claim(staging):
+            return False
+    except OSError:
+        return False
+    try:
+        for name in _header_names():
+            with open(os.path.join(package_include_dir(), name), "rb") as src, \
+                    open(os.path.join(staging, name), "xb") as dst:
+                dst.write(src.read())
+        header = os.path.join(staging, HEADER)
+        cmd = s.header_command(header, header + ".gch", staging)
+        if subprocess.run(cmd, capture_output=True).returncode != 0:
+            return False
+        for name in os.listdir(staging):
+            os.chmod(os.path.join(staging, name), 0o600)
+        try:
+            os.rename(staging, folder)
+        except OSError:  # published meanwhile by a process that took over a stale build
+            return False
+        return True
+    except OSError:
+        return False
+    finally:
+        if os.path.isdir(staging):
+            import shutil
+
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def _claim(staging: str) -> bool:
+    """Make the build folder (the claim), taking over one left by a process that died."""
+    try:
+        os.mkdir(staging, 0o700)
+        return True
+    except FileExistsError:
+        pass
+    try:
+        if time.time() - os.lstat(staging).st_mtime < STALE_SECONDS:
+            return False  # another process is building it
+        import shutil
+
+        shutil.rmtree(staging)
+        os.mkdir(staging, 0o700)
+        return True
+    except OSError:
+        return False
+
+
+def _usable(folder: str) -> bool:
+    """Whether ``folder`` is a published precompiled folder that is safe to read (``cache`` refuses
+    a folder that is a link, not yours, or writable by others)."""
+    return cache.check_dir(folder) and os.path.isfile(os.path.join(folder, HEADER + ".gch"))
+
+
+def _header_names() -> list[str]:
+    return sorted(n for n in os.listdir(package_include_dir()) if n.endswith(".h"))

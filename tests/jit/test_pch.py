@@ -1,0 +1,125 @@
+"""The precompiled runtime header (``jit.pch``): built once per cache in the background, read by g++
+in place of ``brickwork.h``, and never a cause of a wrong or failed build."""
+
+import os
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+from brickwork import config
+from brickwork.jit import cache, pch, toolchain
+
+from .conftest import new_process
+
+GCC_MACROS = ["#define __GNUC__ 12", "#define __x86_64__ 1"]
+CLANG_MACROS = ["#define __GNUC__ 4", "#define __clang__ 1"]
+
+
+@wp.kernel
+def add_one(a: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    a[i] = a[i] + wp.float64(1.0)
+
+
+@wp.kernel
+def times_three(a: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    a[i] = a[i] * wp.float64(3.0)
+
+
+def _gnu_settings():
+    s = toolchain.settings()
+    if not s.pch:
+        pytest.skip("the compiler is not g++: it reads no precompiled brickwork.h.gch")
+    return s
+
+
+def _launch(kernel, values):
+    a = wp.array(np.array(values, dtype=np.float64))
+    wp.launch(kernel, dim=len(values), inputs=[a])
+    return a.numpy()
+
+
+def test_only_gnu_compilers_use_the_precompiled_header():
+    assert toolchain.is_gnu(GCC_MACROS)
+    assert not toolchain.is_gnu(CLANG_MACROS)
+    assert not toolchain.is_gnu(["#define __x86_64__ 1"])
+
+
+def test_units_read_the_precompiled_header_once_it_is_built(root):
+    s = _gnu_settings()
+    assert pch.include_dir(s) == toolchain.include_dir()  # not built yet: the package's headers
+    np.testing.assert_array_equal(_launch(add_one, [1.0, 2.0]), [2.0, 3.0])
+    pch.wait()
+    folder = pch.folder_for(s)
+    assert os.path.dirname(folder) == str(root) and pch.include_dir(s) == folder
+    for name in os.listdir(toolchain.include_dir()):
+        if name.endswith(".h"):
+            with open(os.path.join(folder, name), "rb") as a, open(os.path.join(toolchain.include_dir(), name), "rb") as b:
+                assert a.read() == b.read(), name
+    # g++ -H marks a precompiled header it reads with "!" (and one it rejects with "x")
+    unit = root / "unit.cpp"
+    unit.write_text('#include "brickwork.h"\nextern "C" int f() { return 1; }\n')
+    cmd = s.command(str(unit), str(root / "unit.so"), folder) + ["-H"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert f"! {folder}/brickwork.h.gch" in proc.stderr.splitlines()
+    np.testing.assert_array_equal(_launch(times_three, [1.0, 2.0]), [3.0, 6.0])  # built with it
+
+
+def test_switched_off_or_another_compiler_reads_the_package_headers(root, monkeypatch):
+    s = _gnu_settings()
+    monkeypatch.setattr(config, "pch", False)
+    assert pch.include_dir(s) == toolchain.include_dir()
+    monkeypatch.setattr(config, "pch", True)
+    clang = toolchain.CompilerSettings(cxx=s.cxx, version=s.version, openmp=s.openmp, pch=False)
+    assert pch.include_dir(clang) == toolchain.include_dir()
+    pch.wait()
+    assert not [n for n in os.listdir(root) if n.startswith("pch-")] if root.exists() else True
+
+
+def test_a_precompiled_header_the_compiler_rejects_changes_nothing(root):
+    s = _gnu_settings()
+    folder = pch.folder_for(s)
+    assert pch.build(s, folder)
+    os.chmod(os.path.join(folder, "brickwork.h.gch"), 0o600)
+    with open(os.path.join(folder, "brickwork.h.gch"), "wb") as f:
+        f.write(b"not a precompiled header")
+    assert pch.include_dir(s) == folder
+    np.testing.assert_array_equal(_launch(add_one, [5.0]), [6.0])
+
+
+def test_one_process_builds_and_a_dead_builders_folder_is_taken_over(root):
+    s = _gnu_settings()
+    folder = pch.folder_for(s)
+    cache.ensure_root(str(root))
+    os.mkdir(folder + ".building", 0o700)  # another process is building it
+    assert not pch.build(s, folder)
+    assert not os.path.exists(folder) and os.path.isdir(folder + ".building")
+    old = time.time() - pch.STALE_SECONDS - 10
+    os.utime(folder + ".building", (old, old))  # ... and died long ago
+    assert pch.build(s, folder)
+    assert pch.include_dir(s) == folder and not os.path.exists(folder + ".building")
+    assert not pch.build(s, folder)  # published: a second build changes nothing
+    assert pch.include_dir(s) == folder
+
+
+def test_clear_removes_the_precompiled_folders(root):
+    s = _gnu_settings()
+    assert pch.build(s, pch.folder_for(s))
+    cache.clear()
+    new_process()
+    assert not root.exists()
+
+
+def test_a_folder_others_can_write_is_refused(root):
+    s = _gnu_settings()
+    folder = pch.folder_for(s)
+    assert pch.build(s, folder)
+    new_process()
+    os.chmod(folder, 0o777)
+    with pytest.raises(cache.UnsafeCacheError, match="pch-"):
+        pch.include_dir(s)
