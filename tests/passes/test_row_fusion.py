@@ -268,3 +268,81 @@ def test_fused_bovi_chunks_equal_stage_after_stage(blocks, counts, inner, chunk)
             la.outer(space, body)
         results.append(mesh.field("fuse_q").flux.copy())
     np.testing.assert_array_equal(results[0], results[1])
+
+
+def _recon_with_coefficient(pack, space, coef, variant="plain"):
+    """``_recon`` with the flux's factor read once before the stages (``c = coef[0]``) and the left
+    cell named by a local (``m = idx - dx1``), as the hydro flux kernels write them. The variants
+    change one of the two so that fusing could change a result."""
+    dx1 = space.get_delta(wp.X1DIR)
+
+    def plain(rng, b):
+        c = coef[0]
+        hr = rng.add_halo(la.halo.minus_i)
+        left = la.get_per_point_scratch(wp.float64, hr)
+        right = la.get_per_point_scratch(wp.float64, hr)
+        pv = la.make_pack_view(rng, pack)
+        for idx in la.inner(hr):
+            q0 = pv[Q(), idx]
+            slope = wp.float64(0.5) * (pv[Q(), idx + dx1] - pv[Q(), idx - dx1])
+            left[idx] = q0 - wp.float64(0.5) * slope
+            right[idx] = q0 + wp.float64(0.5) * slope
+        rng.team_barrier()
+        fv = la.make_flux_pack_view(rng, pack, wp.X1DIR)
+        for idx in la.inner(rng):
+            m = idx - dx1
+            fv[Q(), idx] = c * right[m] - left[idx]
+
+    def stage_sets_c(rng, b):  # the first stage changes c: the second reads the last cell's value
+        c = coef[0]
+        hr = rng.add_halo(la.halo.minus_i)
+        s = la.get_per_point_scratch(wp.float64, hr)
+        pv = la.make_pack_view(rng, pack)
+        for idx in la.inner(hr):
+            s[idx] = pv[Q(), idx]
+            c = pv[Q(), idx]
+        rng.team_barrier()
+        fv = la.make_flux_pack_view(rng, pack, wp.X1DIR)
+        for idx in la.inner(rng):
+            fv[Q(), idx] = c * s[idx]
+
+    def m_set_twice(rng, b):  # m names idx - dx1 or idx: no constant offset
+        hr = rng.add_halo(la.halo.minus_i)
+        s = la.get_per_point_scratch(wp.float64, hr)
+        pv = la.make_pack_view(rng, pack)
+        for idx in la.inner(hr):
+            s[idx] = pv[Q(), idx]
+        rng.team_barrier()
+        fv = la.make_flux_pack_view(rng, pack, wp.X1DIR)
+        for idx in la.inner(rng):
+            m = idx - dx1
+            if pv[Q(), idx] > wp.float64(0.0):
+                m = idx
+            fv[Q(), idx] = s[m]
+
+    return {"plain": plain, "stage_sets_c": stage_sets_c, "m_set_twice": m_set_twice}[variant]
+
+
+@pytest.mark.parametrize(("loop", "inner"), [("bvoi", "memory"), ("bovi", "logical_flat"), ("bvoi", "logical_flat")])
+def test_a_value_read_before_the_stages_and_a_named_left_cell_are_fused(loop, inner):
+    mesh, pack, space = _setup(loop, inner)
+    coef = wp.array(np.array([2.5]), dtype=wp.float64)
+    body = _recon_with_coefficient(pack, space, coef)
+    fn = run(typed_la_body(body, space), InlineLocalFunctions(), ExpandLoopAbstraction())
+    assert _fused(fn)
+    la.outer(space, body)
+    q = mesh.data("fuse_q")[:, 0]
+    flux = mesh.field("fuse_q").flux[:, 0][:, G:-G, G:-G, G:q.shape[-1] - G + 1]
+    slope = np.zeros_like(q)
+    slope[..., 1:-1] = 0.5 * (q[..., 2:] - q[..., :-2])
+    left, right = (q - 0.5 * slope)[:, G:-G, G:-G], (q + 0.5 * slope)[:, G:-G, G:-G]
+    ni = q.shape[-1]
+    np.testing.assert_allclose(flux, 2.5 * right[..., G - 1:ni - G] - left[..., G:ni - G + 1], rtol=1e-14, atol=1e-14)
+
+
+@pytest.mark.parametrize("variant", ["stage_sets_c", "m_set_twice"])
+def test_a_value_a_stage_changes_or_a_cell_name_without_one_offset_is_not_fused(variant):
+    _, pack, space = _setup("bvoi", "memory")
+    coef = wp.array(np.array([2.5]), dtype=wp.float64)
+    body = _recon_with_coefficient(pack, space, coef, variant)
+    assert not _fused(run(typed_la_body(body, space), InlineLocalFunctions(), ExpandLoopAbstraction()))

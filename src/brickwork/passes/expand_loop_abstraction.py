@@ -360,8 +360,8 @@ class _CpuRows(ir.Rewriter):
         out: list = []
         self.row = plan
         self.row_base = self.locals.new("_la_row", int32)
-        for sc in plan.scratch:
-            out.extend(self.r_IRLAScratch(sc))
+        for s in plan.head:
+            out.extend(self.r_IRLAScratch(s) if isinstance(s, ir.IRLAScratch) else self.stmts([s]))
         kv, jv = self.locals.new("_la_k", int32), self.locals.new("_la_j", int32)
         start, end = self.slice.start, self.slice.end
         row: list = []

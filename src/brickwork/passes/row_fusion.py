@@ -1,6 +1,6 @@
 """When the stages of a ``bvoi`` or ``bovi`` outer body may run row by row: the legality of row fusion.
 
-An outer body of the form ``scratch...; inner; barrier; inner; ...`` whose inner ranges all have
+An outer body of the form ``scratch and values...; inner; barrier; inner; ...`` whose inner ranges all have
 halos along i only (the x1 pattern: reconstruct into scratch, barrier, fluxes from scratch) can run
 per row (k, j): every stage over the row's i span, in order, before the next row. Per-point scratch
 then needs one k plane, not the whole block (it stays in L1), and the producer's values are consumed
@@ -11,10 +11,14 @@ while they are hot. ``expand_loop_abstraction`` does that when :func:`plan` says
 - every stage is an ``la.inner`` (no fold) over the slice grown by offsets (0, 0, di) only, and for
   ``bovi`` the di of a stage are consecutive (its unfused cells, the union of the chunk's shifted
   spans, are then one span per row: a chunk of one short row shifted by -2 and 0 would leave a gap);
+- before the first stage come scratch declarations and assignments of locals whose values have no
+  effect besides themselves (``gamma = coef[5]``): they run once, before the rows, and no stage
+  may assign those locals;
 - a stage writes only scratch at its own cell, locals no other stage reads without assigning, and
   pack views of a kind (cell variables, or fluxes of one direction) no other stage reads or writes;
-- a scratch value is read at (k, j, i + c) with a constant c, by a later stage than the one that
-  writes it, and the writer's row span covers every cell the reader reaches;
+- a scratch value is read at (k, j, i + c) with a constant c (in the index, or through a local the
+  stage sets once, at its top level, before any use: ``m = idx - dx1``), by a later stage than the
+  one that writes it, and the writer's row span covers every cell the reader reaches;
 - nothing else: no arrays written, no atomics, no prints, no functions given arrays or that print,
   no folds, no return, break or continue (they could end more than the current cell).
 
@@ -45,7 +49,7 @@ class RowFusion:
     spans: list  # (lo, hi): the i offsets each stage's range grows by
     cmin: int = 0  # smallest and largest i offset of a scratch access (0 included)
     cmax: int = 0
-    scratch: list = field(default_factory=list)  # IRLAScratch statements, in order
+    head: list = field(default_factory=list)  # IRLAScratch and local assignments before the first stage
 
 
 def plan(outer: ir.IRLAOuter, counts: dict) -> RowFusion | None:
@@ -55,10 +59,12 @@ def plan(outer: ir.IRLAOuter, counts: dict) -> RowFusion | None:
         return None
     if cfg.inner == "memory" and (cfg.loop == "bovi" or cfg.chunk not in _MEMORY_CHUNKS):
         return None
-    scratch, stages, expect_inner = [], [], True
+    head, stages, expect_inner = [], [], True
     for s in outer.body:
         if isinstance(s, ir.IRLAScratch) and not stages:
-            scratch.append(s)
+            head.append(s)
+        elif not stages and _plain_local_assign(s):
+            head.append(s)  # runs once before the rows, as before the first stage
         elif isinstance(s, ir.IRLAInner) and expect_inner and not s.reduce:
             stages.append(s)
             expect_inner = False
@@ -96,6 +102,9 @@ def plan(outer: ir.IRLAOuter, counts: dict) -> RowFusion | None:
         for other, used in enumerate(found.view_uses):
             if other != stage and kinds & used:
                 return None
+    before = {s.target.name for s in head if isinstance(s, ir.IRAssign)}
+    if any(before & names for names in found.local_writes):
+        return None  # a stage changes a value the stages after it read as it was before the first
     for stage, names in enumerate(found.local_writes):
         for other, used in enumerate(found.local_uses):
             # a local a stage assigns is private to its cell (semantics §8) unless another stage
@@ -103,7 +112,22 @@ def plan(outer: ir.IRLAOuter, counts: dict) -> RowFusion | None:
             if other != stage and names & (used - found.local_writes[other]):
                 return None
     offsets = [c for _, _, c in found.scratch_reads + found.scratch_writes]
-    return RowFusion(stages, spans, min([0, *offsets]), max([0, *offsets]), scratch)
+    return RowFusion(stages, spans, min([0, *offsets]), max([0, *offsets]), head)
+
+
+def _plain_local_assign(s) -> bool:
+    """A local's assignment from an expression whose only effect is its value (a constant read from
+    an array, ``gamma = coef[5]``): it may run once before the rows."""
+    if not (isinstance(s, ir.IRAssign) and isinstance(s.target, ir.IRLocal)):
+        return False
+    for n in ir.walk([s.value]):
+        if isinstance(n, ir.IRCall) and n.op.startswith("atomic"):
+            return False
+        if isinstance(n, ir.IRFuncCall) and not _pure_call(n, set()):
+            return False
+        if isinstance(n, (ir.IRLAScratchElem, ir.IRLAViewElem, ir.IRLAGetKJI)):
+            return False
+    return True
 
 
 class _Accesses:
@@ -119,6 +143,7 @@ class _Accesses:
         self.local_uses = [set() for _ in stages]
         for n, st in enumerate(stages):
             self.params = st.params
+            self.aliases = _index_aliases(st)
             for s in ir.walk(st.body):
                 self.node(s, n)
                 if not self.ok:
@@ -153,7 +178,7 @@ class _Accesses:
             self.ok = False  # output order, folds, nesting, or control that leaves more than the cell
 
     def scratch(self, e: ir.IRLAScratchElem, n, into):
-        c = _i_offset(e.point, self.params)
+        c = _i_offset(e.point, self.params, self.aliases)
         if c is None:
             self.ok = False
         else:
@@ -182,8 +207,34 @@ def _view_kind(view: ir.LAView) -> tuple:
     return (view.kind, None if view.direction is None else show(view.direction))
 
 
-def _i_offset(point: list, params: list):
-    """c when ``point`` names the visited cell shifted by (0, 0, c) (c constant), else None."""
+def _index_aliases(stage) -> dict:
+    """Locals that name the visited cell shifted along i, ``m = idx - 1``: {name: c}. Only a local
+    assigned once in the stage, by a statement of its top level that comes before any use of it,
+    so that every read of it sees that value."""
+    if len(stage.params) != 1:
+        return {}
+    assigned: dict = {}
+    for n in ir.walk(stage.body):
+        if isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRLocal):
+            assigned[n.target.name] = assigned.get(n.target.name, 0) + 1
+        elif isinstance(n, ir.IRFor):
+            assigned[n.var.name] = assigned.get(n.var.name, 0) + 2
+    aliases, used = {}, set()
+    for s in stage.body:
+        if isinstance(s, ir.IRAssign) and isinstance(s.target, ir.IRLocal):
+            name = s.target.name
+            c = _i_offset([s.value], stage.params, aliases)
+            if c is not None and assigned.get(name) == 1 and name not in used:
+                aliases[name] = c
+        used |= {n.name for n in ir.walk([s]) if isinstance(n, ir.IRLocal)}
+    return aliases
+
+
+def _i_offset(point: list, params: list, aliases: dict | None = None):
+    """c when ``point`` names the visited cell shifted by (0, 0, c) (c constant), else None.
+    ``aliases``: locals known to name the visited cell shifted by c (``_index_aliases``)."""
+    if len(point) == 1 and isinstance(point[0], ir.IRLocal) and aliases and point[0].name in aliases:
+        return aliases[point[0].name]
     if len(point) == 3:
         if len(params) != 3 or not all(isinstance(p, ir.IRLocal) and p.name == q.name
                                        for p, q in zip(point[:2], params[:2])):
