@@ -56,9 +56,39 @@ def _prepare(space, body, what: str, reduce: bool):
 
 def outer(space: IndexSpace, body) -> None:
     """Run ``body(idx_range, b)`` once per slice of ``space``; the body is JIT-compiled."""
-    kernel, dims = _prepare(space, body, "outer", False)
+    kernel, dims, geometry = _prepared(space, body, "outer", False)
+    launch(kernel, dim=dims, inputs=kernel.arguments(geometry))
+
+
+#: At most this many bodies per space keep their checked launch geometry (a space made once and
+#: given a new closure at every call must not grow without bound).
+_PREPARED_PER_SPACE = 16
+
+
+def _prepared(space, body, what: str, reduce: bool) -> tuple:
+    """The body kernel, grid and geometry of ``outer`` (``outer_reduce``: ``reduce``) over ``space``,
+    with the kernel's work hint set: checked and computed once per space and body, and again
+    whenever the space's boxes, blocks or tags have changed (``space.L = ...``). Captured values are
+    read at every launch (``kernel.arguments``)."""
+    memo = getattr(space, "_prepared", None)
+    hit = memo.get((body, reduce)) if memo is not None else None
+    if hit is not None:
+        state, kernel, dims, geometry, hint = hit
+        if (state[0] is space.L and state[1] is space.M and state[2] == space.nblocks and state[3] is space.loop_tag
+                and state[4] is space.inner_tag and state[5] is space.backend and state[6] == space.ninner
+                and state[7] is space.reducer):
+            kernel.work_per_item = hint  # the kernel (one per body) may serve spaces of other sizes
+            return kernel, dims, geometry
+    kernel, dims = _prepare(space, body, what, reduce)
     _work_hint(kernel, space, dims)
-    launch(kernel, dim=dims, inputs=kernel.arguments(space.runtime_geometry()))
+    state = (space.L, space.M, space.nblocks, space.loop_tag, space.inner_tag, space.backend, space.ninner,
+             space.reducer)
+    geometry = space.runtime_geometry()
+    if memo is not None:
+        if len(memo) >= _PREPARED_PER_SPACE:
+            memo.clear()
+        memo[(body, reduce)] = (state, kernel, dims, geometry, kernel.work_per_item)
+    return kernel, dims, geometry
 
 
 def _record_fold_adjoint(kernel, dims, args, out, partials_adjoint) -> None:
@@ -180,8 +210,7 @@ def outer_reduce(space: IndexSpace, body, out=None):
     if differentiated and reducer.join in ("min", "max"):
         _record_extremum_adjoint(space, body, out)
         differentiated = False
-    kernel, dims = _prepare(space, body, "outer_reduce", True)
-    _work_hint(kernel, space, dims)
+    kernel, dims, geometry = _prepared(space, body, "outer_reduce", True)
     nslices = 1
     for d in dims:
         nslices *= d
@@ -195,12 +224,12 @@ def outer_reduce(space: IndexSpace, body, out=None):
 
     partials = buffer("partials", nslices)
     if differentiated and reducer.join == "prod":
-        _record_prod_adjoint(space, body, kernel, dims, kernel.arguments(space.runtime_geometry(), partials), out,
+        _record_prod_adjoint(space, body, kernel, dims, kernel.arguments(geometry, partials), out,
                              nslices)
     elif differentiated:  # the result's gradient reaches every slice's values: d sum / d partial = 1
-        _record_sum_adjoint(kernel, dims, kernel.arguments(space.runtime_geometry(), partials), out, nslices)
+        _record_sum_adjoint(kernel, dims, kernel.arguments(geometry, partials), out, nslices)
     # not recorded on a tape: the reduced value is a constant there (a time step, a norm)
-    launch(kernel, dim=dims, inputs=kernel.arguments(space.runtime_geometry(), partials), record_tape=False)
+    launch(kernel, dim=dims, inputs=kernel.arguments(geometry, partials), record_tape=False)
     combine_blocks, combine_partials = combine_kernels(reducer)
     per_block = buffer("blocks", space.nblocks)
     launch(combine_blocks, dim=space.nblocks, inputs=[partials, per_block, nslices // space.nblocks],

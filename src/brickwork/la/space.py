@@ -46,6 +46,7 @@ class IndexSpace:
         if int(nblocks) < 1:
             raise ValueError(f"IndexSpace: nblocks must be at least 1, got {nblocks}")
         self.nblocks = int(nblocks)
+        self._prepared: dict = {}  # la.outer's checked launch geometry per body (see outer._prepared)
         if self.L.size <= 0:
             raise ValueError(f"IndexSpace: the logical box {self.L} is empty")
 
@@ -147,6 +148,7 @@ class IndexSpace:
         space = copy(self)
         space.scratch = list(self.scratch)
         space.reducer = reducer
+        space._prepared = {}
         return space
 
     def static_key(self) -> str:

@@ -19,6 +19,7 @@ class StructBase:
     _bw_struct = True
     _fields: tuple = ()
     _size = 0
+    _nested = False  # a field is a struct (whose own changes the cached bytes would miss)
     _align = 1
 
     def __init__(self, *args, **kwargs):
@@ -49,7 +50,7 @@ class StructBase:
         """The C layout of this value, for kernel arguments (cached until a field is assigned; a
         nested struct's own changes are seen because it is packed afresh)."""
         cached = self.__dict__.get("_bytes")
-        if cached is not None and not any(getattr(t, "_bw_struct", False) for _, t in self._fields):
+        if cached is not None and not self._nested:
             return cached
         buf = bytearray(self._size)
         for (name, t), offset in zip(self._fields, self._offsets):
@@ -180,6 +181,7 @@ def struct(cls):
     offsets, size, align = struct_offsets([t for _, t in fields])
     attrs = {
         "_fields": tuple(fields), "_field_types": dict(fields), "_offsets": tuple(offsets),
+        "_nested": any(getattr(t, "_bw_struct", False) for _, t in fields),
         "_size": size, "_align": align, "__module__": cls.__module__, "__qualname__": cls.__qualname__,
         "__doc__": cls.__doc__,
     }

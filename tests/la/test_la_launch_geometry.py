@@ -1,0 +1,64 @@
+"""``la.outer`` and ``la.outer_reduce`` check a space and body once and keep the launch geometry
+(``outer._prepared``): a later launch must still see every change of the space's boxes, blocks and
+tags, and a space given a new closure at every call keeps a bounded memo."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+import brickwork as wp
+from brickwork import la
+from brickwork.la.indices import Indexer3D
+
+la_outer_module = importlib.import_module("brickwork.la.outer")  # la.outer is also the function's name
+
+
+def _marking_body(out):
+    def body(rng, b):
+        for idx in la.inner(rng):
+            k, j, i = rng.get_kji(idx)
+            out[b, k, j, i] = out[b, k, j, i] + 1
+
+    return body
+
+
+def _counting_body(rng, b):
+    la.inner_reduce(rng, lambda idx: wp.float64(1.0))
+
+
+def test_a_changed_box_or_block_count_is_seen_by_the_next_launch():
+    space = la.IndexSpace.box(la.bvoi, la.logical_flat, 2, 4, 3, 2, 1)
+    out = wp.zeros((2, 4, 5, 6), dtype=wp.int32)
+    body = _marking_body(out)
+    la.outer(space, body)
+    la.outer(space, body)
+    want = np.zeros((2, 4, 5, 6), dtype=np.int32)
+    want[:, 1:3, 1:4, 1:5] = 2
+    np.testing.assert_array_equal(out.numpy(), want)
+    space.L = Indexer3D(1, 1, 2, 2, 1, 4)  # one row
+    la.outer(space, body)
+    want[:, 1, 2, 1:5] += 1
+    np.testing.assert_array_equal(out.numpy(), want)
+    space.nblocks = 1
+    la.outer(space, body)
+    want[0, 1, 2, 1:5] += 1
+    np.testing.assert_array_equal(out.numpy(), want)
+
+
+def test_a_reduction_sees_a_changed_box():
+    space = la.IndexSpace.box(la.bovi, la.logical_flat, 3, 4, 3, 2, 1).with_reducer(la.Sum(wp.float64))
+    assert la.outer_reduce(space, _counting_body) == 3 * 4 * 3 * 2
+    assert la.outer_reduce(space, _counting_body) == 3 * 4 * 3 * 2
+    space.L = Indexer3D(1, 2, 1, 1, 1, 2)
+    assert la.outer_reduce(space, _counting_body) == 3 * 2 * 1 * 2
+
+
+def test_new_closures_at_every_call_keep_the_memo_bounded():
+    space = la.IndexSpace.box(la.bvoi, la.logical_flat, 1, 2, 2, 2, 1)
+    out = wp.zeros((1, 4, 4, 4), dtype=wp.int32)
+    for _ in range(3 * la_outer_module._PREPARED_PER_SPACE):
+        la.outer(space, _marking_body(out))
+    assert len(space._prepared) <= la_outer_module._PREPARED_PER_SPACE
+    assert (out.numpy()[0, 1:3, 1:3, 1:3] == 3 * la_outer_module._PREPARED_PER_SPACE).all()
