@@ -14,7 +14,7 @@ import time
 
 import brickwork as wp
 from brickwork import la
-from brickwork.mesh import IndexDomain, Mesh, Metadata, PackDescriptor, Package, VarTag
+from brickwork.mesh import IndexDomain, Mesh, Metadata, Package, PackDescriptor, VarTag
 
 U = VarTag("u")
 
