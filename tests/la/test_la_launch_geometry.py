@@ -7,9 +7,11 @@ from __future__ import annotations
 import importlib
 
 import numpy as np
+import pytest
 
 import brickwork as wp
 from brickwork import la
+from brickwork.errors import LaunchError
 from brickwork.la.indices import Indexer3D
 
 la_outer_module = importlib.import_module("brickwork.la.outer")  # la.outer is also the function's name
@@ -62,3 +64,45 @@ def test_new_closures_at_every_call_keep_the_memo_bounded():
         la.outer(space, _marking_body(out))
     assert len(space._prepared) <= la_outer_module._PREPARED_PER_SPACE
     assert (out.numpy()[0, 1:3, 1:3, 1:3] == 3 * la_outer_module._PREPARED_PER_SPACE).all()
+
+
+TARGET = wp.zeros((1, 4, 4, 4), dtype=wp.int32)  # rebound by the test below
+SHIFT = 1
+
+
+def _global_body(rng, b):
+    for idx in la.inner(rng):
+        k, j, i = rng.get_kji(idx)
+        TARGET[b, k, j, i] = TARGET[b, k, j, i] + SHIFT
+
+
+def test_captured_values_are_read_at_every_launch(monkeypatch):
+    """Closure cells and module globals are found once, but read at every launch: a rebound array
+    receives the next launch, a changed Python number rebuilds the body with the new value, and a
+    name that no longer holds an array is refused before anything runs."""
+    space = la.IndexSpace.box(la.bvoi, la.logical_flat, 1, 2, 2, 2, 1)
+    first = TARGET
+    la.outer(space, _global_body)
+    second = wp.zeros((1, 4, 4, 4), dtype=wp.int32)
+    monkeypatch.setitem(globals(), "TARGET", second)
+    monkeypatch.setitem(globals(), "SHIFT", 5)
+    la.outer(space, _global_body)
+    assert (first.numpy()[0, 1:3, 1:3, 1:3] == 1).all() and (second.numpy()[0, 1:3, 1:3, 1:3] == 5).all()
+
+    out = wp.zeros((1, 4, 4, 4), dtype=wp.int32)
+
+    def closure_body(rng, b):
+        for idx in la.inner(rng):
+            k, j, i = rng.get_kji(idx)
+            out[b, k, j, i] = out[b, k, j, i] + 1
+
+    la.outer(space, closure_body)
+    before = out
+    out = wp.zeros((1, 4, 4, 4), dtype=wp.int32)  # rebinds the closure cell
+    la.outer(space, closure_body)
+    assert (before.numpy()[0, 1:3, 1:3, 1:3] == 1).all() and (out.numpy()[0, 1:3, 1:3, 1:3] == 1).all()
+    kept = out
+    out = 3
+    with pytest.raises(LaunchError, match="'out' no longer holds an array or typed value"):
+        la.outer(space, closure_body)
+    assert (kept.numpy()[0, 1:3, 1:3, 1:3] == 1).all()

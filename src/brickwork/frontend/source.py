@@ -98,6 +98,28 @@ class FunctionSource:
             value = getattr(builtins, name, _MISSING)
         return value
 
+    def reader(self, name: str):
+        """A function of no arguments that returns what ``lookup(name)`` returns at the time of the
+        call, with the closure cell or globals dictionary found once (for launch paths)."""
+        code = self.func.__code__
+        if self.func.__closure__ and name in code.co_freevars:
+            cell = self.func.__closure__[code.co_freevars.index(name)]
+
+            def read_cell():
+                try:
+                    return cell.cell_contents
+                except ValueError:
+                    return _MISSING
+
+            return read_cell
+        namespace = self.func.__globals__
+
+        def read_global():
+            value = namespace.get(name, _MISSING)
+            return getattr(builtins, name, _MISSING) if value is _MISSING else value
+
+        return read_global
+
     def annotations(self) -> dict:
         """Evaluated annotations of the parameters (in order) and of the return, if any."""
         ann = dict(getattr(self.func, "__annotations__", {}))

@@ -41,6 +41,8 @@ def _is_static_value(value) -> bool:
 
 
 def _kernel_value(value):
+    if type(value) is array:  # most captures: no attribute probe
+        return value
     return value.kernel_value() if hasattr(value, "kernel_value") else value
 
 
@@ -96,6 +98,8 @@ class BodyKernel(Kernel):
 
     def _init_statics(self) -> None:
         self.static_names = [n for n, v in free_name_values(self.source) if _is_static_value(v)]
+        self._static_readers = [self.source.reader(n) for n in self.static_names]
+        self._capture_readers = [(n, self.source.reader(n)) for n in self.capture_names]
         self._statics = self._static_snapshot()
         self.rebuilds = 0
 
@@ -112,7 +116,7 @@ class BodyKernel(Kernel):
         return {"bindings": bindings, "simd_innermost": self.mode == "for"}
 
     def _static_snapshot(self) -> tuple:
-        return tuple(self.source.lookup(n) for n in self.static_names)
+        return tuple([read() for read in self._static_readers])
 
     def _check_statics(self) -> None:
         """Compile-time values the body reads (Python numbers, offsets, tags) are part of its
@@ -136,8 +140,11 @@ class BodyKernel(Kernel):
         """Launch arguments: the captured values as they are now, then the hidden ones."""
         self._check_statics()
         values = []
-        for name in self.capture_names:
-            value = self.source.lookup(name)
+        for name, read in self._capture_readers:
+            value = read()
+            if type(value) is array:
+                values.append(value)
+                continue
             if not is_runtime_value(value):
                 raise LaunchError(f"loop body '{self.key}': '{name}' no longer holds an array or typed value "
                                   f"(it is {type(value).__name__})")

@@ -269,6 +269,9 @@ class SparsePack:
     def kernel_value(self, adjoint: bool = False):
         """This pack as a kernel argument (see ``brickwork.mesh.kernel_pack``); ``adjoint``: the same
         over the fields' gradients (what a backward kernel adds into)."""
+        cached = self.__dict__.get("_adjoint_kernel_value" if adjoint else "_kernel_value")
+        if cached is not None:  # the launch path: no import statement
+            return cached
         from .kernel_pack import kernel_value
 
         return kernel_value(self, adjoint)
