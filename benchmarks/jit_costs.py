@@ -58,6 +58,7 @@ SPECS = {
     "launch": ("launch overhead, one-array kernel, dim=1", "µs", 3.0),
     "generic": ("launch overhead, generic one-array kernel, dim=1", "µs", 5.0),
     "replay": ("captured replay, per recorded launch", "µs", 2.0),
+    "la_outer": ("launch overhead, `la.outer` over one 8x8 block (pack view)", "µs", 10.0),
     "three": ("cold build of the seed's `scale` for 3 types (wall, declared overloads)", "ms", 800.0),
     "rerun": ("compiler runs when re-running that program with a warm cache", "runs", 0.0),
 }
@@ -147,6 +148,23 @@ def generic_and_replay(kl, launches: int, rounds: int) -> list[Metric]:
     return metrics + [_metric("replay", replay, 1e6)]
 
 
+def la_outer_overhead(kl, launches: int, rounds: int) -> list[Metric]:
+    """Per-launch microseconds of ``la.outer`` over one 8x8 block (``bench_la_launch.make_outer``)."""
+    if kl.name != "brickwork":
+        return [Metric(*SPECS["la_outer"], error="n/a: no loop abstraction in this peer")]
+    from bench_la_launch import make_outer
+
+    call = make_outer()
+    call()
+    values = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(launches):
+            call()
+        values.append((time.perf_counter() - start) / launches)
+    return [_metric("la_outer", values, 1e6)]
+
+
 def three_instances(kl, runs: int) -> list[Metric]:
     """Cold wall time of the seed's three instances, then compiler runs on a warm re-run."""
     walls, reruns = [], []
@@ -170,6 +188,7 @@ def measure_all(kl, quick: bool) -> list[Metric]:
         (("cold", "warm"), lambda: compile_and_load(kl, 1 if quick else 3, 2 if quick else 5)),
         (("launch",), lambda: launch_overhead(kl, 2000 if quick else 20000, 3 if quick else 5)),
         (("generic", "replay"), lambda: generic_and_replay(kl, 2000 if quick else 20000, 3 if quick else 5)),
+        (("la_outer",), lambda: la_outer_overhead(kl, 1000 if quick else 5000, 3 if quick else 5)),
         (("three", "rerun"), lambda: three_instances(kl, 1 if quick else 3)),
     ]
     metrics: list[Metric] = []
@@ -213,6 +232,7 @@ def measure_numba(nbp, quick: bool) -> list[Metric]:
         (("cold", "warm"), lambda: compile_and_load(nbp, 1 if quick else 3, 2 if quick else 5)),
         (("launch", "generic"), lambda: numba_launch(nbp, launches, rounds)),
         (("replay",), lambda: [Metric(*SPECS["replay"], error="n/a: Numba has no launch capture")]),
+        (("la_outer",), lambda: [Metric(*SPECS["la_outer"], error="n/a: no loop abstraction in Numba")]),
         (("three", "rerun"), lambda: three_instances(nbp, 1 if quick else 3)),
     ]
     metrics: list[Metric] = []
