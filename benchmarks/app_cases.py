@@ -155,7 +155,7 @@ def app_cases() -> list:
             size_label=lambda inp: f"{inp['n']}² in {inp['block']}² blocks",
             bytes_moved=lambda inp: 0,  # not a streaming kernel: no GB/s
             impls={"brickwork": _hydro_brickwork, "c": _hydro_c},
-            target=0.7,
+            target=1.5,  # the project's goal: 1.5x the hand-written C++ (same passes, same arithmetic)
             rtol=0.0,
             atol=1e-10,
             reference="c",
