@@ -311,7 +311,7 @@ def test_key_lock_relocks_when_a_cleaner_removed_its_file(root, monkeypatch):
             os.unlink(cache._lock_path(str(root), KEY))
         return real_flock(fd, op)
 
-    monkeypatch.setattr(cache.fcntl, "flock", flock)
+    monkeypatch.setattr(fcntl, "flock", flock)  # the module cache imports when it locks
     with cache.key_lock(KEY):
         other = os.open(cache._lock_path(str(root), KEY), os.O_RDWR)
         try:

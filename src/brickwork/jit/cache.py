@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import hashlib
 import json
 import os
@@ -213,6 +212,8 @@ def key_lock(key: str):
     if not _check_dir(lock_dir, lock_dir):
         _replace_with_dir(lock_dir)
     path = _lock_path(root, key)
+    import fcntl  # here, not at the top: a warm launch only looks entries up
+
     while True:
         fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -301,6 +302,8 @@ def claimed_build(key: str, build):
 
 def _try_lock(path: str) -> int | None:
     """A descriptor holding the lock file ``path``, or None if another process holds it."""
+    import fcntl
+
     try:
         fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
