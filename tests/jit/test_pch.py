@@ -3,6 +3,7 @@ in place of ``brickwork.h``, and never a cause of a wrong or failed build."""
 
 import os
 import subprocess
+import sys
 import time
 
 import numpy as np
@@ -123,3 +124,21 @@ def test_a_folder_others_can_write_is_refused(root):
     os.chmod(folder, 0o777)
     with pytest.raises(cache.UnsafeCacheError, match="pch-"):
         pch.include_dir(s)
+
+
+def test_a_process_whose_one_compile_started_the_build_publishes_it_before_it_exits(tmp_path):
+    if not toolchain.settings().pch:
+        pytest.skip("the compiler is not g++: it reads no precompiled brickwork.h.gch")
+    script = tmp_path / "one_kernel.py"
+    script.write_text(
+        "import numpy as np\nimport brickwork as wp\n\n"
+        "@wp.kernel\ndef k(a: wp.array(dtype=wp.float64)):\n    i = wp.tid()\n    a[i] = a[i] + wp.float64(2.0)\n\n"
+        "a = wp.array(np.zeros(3))\nwp.launch(k, dim=3, inputs=[a])\nassert (a.numpy() == 2.0).all()\n")
+    cache_dir = tmp_path / "cache"
+    env = dict(os.environ, BRICKWORK_CACHE_DIR=str(cache_dir))
+    proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    names = os.listdir(cache_dir)
+    folders = [n for n in names if n.startswith("pch-")]
+    assert len(folders) == 1 and not folders[0].endswith(".building"), names
+    assert os.path.isfile(cache_dir / folders[0] / "brickwork.h.gch")

@@ -8,7 +8,8 @@ headers and the precompiled one. The digest names the headers' content and the c
 
 The folder is made once per machine and cache, in a background thread, the first time a process
 compiles without it: that compile (and any that start before the folder is published) reads the
-package's headers, so the first kernel of a fresh cache waits for nothing. A precompiled header
+package's headers, so the first kernel of a fresh cache waits for nothing; a process that ends
+sooner waits for the build at exit. A precompiled header
 g++ cannot use is ignored by g++ itself (it reads the header instead): the generated code is the
 same either way, so the folder is not part of any cache key.
 """
@@ -26,6 +27,7 @@ from .toolchain import include_dir as package_include_dir
 
 HEADER = "brickwork.h"
 STALE_SECONDS = 300.0  # a build folder this old belongs to a process that died while building
+BUILD_TIMEOUT = 120.0  # seconds; the header precompiles in well under one
 
 _started: set = set()
 _lock = threading.Lock()
@@ -57,7 +59,10 @@ def include_dir(s) -> str:
     with _lock:
         if folder not in _started:
             _started.add(folder)
-            t = threading.Thread(target=build, args=(s, folder), name="brickwork-pch", daemon=True)
+            # Not a daemon: a process whose only compile started the build waits for it at exit
+            # (a fraction of a second, once per cache), else the header would never be published
+            # by short scripts, and their killed builds would hold the claim for STALE_SECONDS.
+            t = threading.Thread(target=build, args=(s, folder), name="brickwork-pch", daemon=False)
             _threads.append(t)
             t.start()
     return package_include_dir()
@@ -88,7 +93,10 @@ def build(s, folder: str) -> bool:
                 dst.write(src.read())
         header = os.path.join(staging, HEADER)
         cmd = s.header_command(header, header + ".gch", staging)
-        if subprocess.run(cmd, capture_output=True).returncode != 0:
+        try:
+            if subprocess.run(cmd, capture_output=True, timeout=BUILD_TIMEOUT).returncode != 0:
+                return False
+        except subprocess.TimeoutExpired:
             return False
         for name in os.listdir(staging):
             os.chmod(os.path.join(staging, name), 0o600)
