@@ -69,7 +69,7 @@ def include_dir(s) -> str:
 
 
 def wait() -> None:
-    """Wait for the builds this process started (tests; a process that exits does not wait)."""
+    """Wait for the builds this process started (tests; at exit Python waits for them anyway)."""
     for t in list(_threads):
         t.join()
 

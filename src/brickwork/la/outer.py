@@ -70,25 +70,28 @@ def _prepared(space, body, what: str, reduce: bool) -> tuple:
     with the kernel's work hint set: checked and computed once per space and body, and again
     whenever the space's boxes, blocks or tags have changed (``space.L = ...``). Captured values are
     read at every launch (``kernel.arguments``)."""
-    memo = getattr(space, "_prepared", None)
-    hit = memo.get((body, reduce)) if memo is not None else None
-    if hit is not None:
-        state, kernel, dims, geometry, hint = hit
-        if (state[0] is space.L and state[1] is space.M and state[2] == space.nblocks and state[3] is space.loop_tag
-                and state[4] is space.inner_tag and state[5] is space.backend and state[6] == space.ninner
-                and state[7] is space.reducer):
+    memo = getattr(space, "_prepared", None)  # None: not an IndexSpace, which _prepare reports
+    if memo is not None:
+        hit = memo.get((body, reduce))
+        if hit is not None and hit[0] == _space_state(space):  # tuple equality tries identity first
+            _, kernel, dims, geometry, hint = hit
             kernel.work_per_item = hint  # the kernel (one per body) may serve spaces of other sizes
             return kernel, dims, geometry
     kernel, dims = _prepare(space, body, what, reduce)
     _work_hint(kernel, space, dims)
-    state = (space.L, space.M, space.nblocks, space.loop_tag, space.inner_tag, space.backend, space.ninner,
-             space.reducer)
     geometry = space.runtime_geometry()
-    if memo is not None:
-        if len(memo) >= _PREPARED_PER_SPACE:
-            memo.clear()
-        memo[(body, reduce)] = (state, kernel, dims, geometry, kernel.work_per_item)
+    if memo is None:
+        return kernel, dims, geometry
+    if len(memo) >= _PREPARED_PER_SPACE:
+        memo.clear()
+    memo[(body, reduce)] = (_space_state(space), kernel, dims, geometry, kernel.work_per_item)
     return kernel, dims, geometry
+
+
+def _space_state(space) -> tuple:
+    """What of a space ``_prepare``, the work hint and the geometry depend on."""
+    return (space.L, space.M, space.nblocks, space.loop_tag, space.inner_tag, space.backend, space.ninner,
+            space.reducer)
 
 
 def _record_fold_adjoint(kernel, dims, args, out, partials_adjoint) -> None:

@@ -41,8 +41,6 @@ def _is_static_value(value) -> bool:
 
 
 def _kernel_value(value):
-    if type(value) is array:  # most captures: no attribute probe
-        return value
     return value.kernel_value() if hasattr(value, "kernel_value") else value
 
 
