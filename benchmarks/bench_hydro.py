@@ -6,15 +6,17 @@ The case: 2-D Kelvin-Helmholtz (brickwork.apps.hydro's problem, default paramete
 MC limiter, HLLC, SSP-RK2, float64, ``n^2`` cells in ``block^2`` blocks, periodic. A zone-cycle is
 one cell advanced by one full step (both RK stages, ghost exchange, primitives, CFL reduction).
 
-* brickwork: ``Hydro.check()`` + ``Hydro.step(dt)``, the application's own step (no outputs);
+* brickwork: ``Hydro.check()`` + ``Hydro.step(dt)``, the application's own step (no outputs), with
+  each Runge-Kutta stage fused into one pass per block (``[hydro] stage = "fused"``, the CPU
+  default) and, as a second row, as separate passes over the mesh (``"split"``);
 * C++: ``benchmarks/c/hydro_kh.cpp`` (one global array with ghosts, per-row reconstruction
   buffers, the same PLM/MC + HLLC(Einfeldt) + RK2 arithmetic), built with
   ``g++ -O3 -march=native -fopenmp -fno-math-errno`` (brickwork builds with -fno-math-errno too:
   without it g++ cannot vectorize ``sqrt``; the C++ keeps g++'s default FMA contraction, which
   brickwork turns off).
 
-Both run ``--steps`` steps after one untimed warm-up step; the rounds alternate the two so a busy
-machine slows both alike; the best round of each is reported with the median. The two codes
+Each runs ``--steps`` steps after one untimed warm-up step; the rounds alternate the codes so a busy
+machine slows all alike; the best round of each is reported with the median. The two codes
 compute the same thing: the script checks that their densities after a few steps agree to 1e-10.
 Threads: ``BRICKWORK_NUM_THREADS``, else ``OMP_NUM_THREADS``, else all cores, for both.
 """
@@ -69,12 +71,16 @@ def run_cpp(exe: str, n: int, steps: int, out: str | None = None) -> float:
     return float(fields[fields.index("zone_cycles_per_s") + 1])
 
 
-def make_hydro(n: int, block: int) -> hydro.Hydro:
+#: the project's target for the fused stage against the C++ (issue: CPU performance)
+TARGET = 1.5
+
+
+def make_hydro(n: int, block: int, stage: str = "fused") -> hydro.Hydro:
     cfg = hydro.build_config({
         "problem": {"name": "kelvin_helmholtz"},
         "mesh": {"nx": [n, n], "block_nx": [block, block]},
         "hydro": {"reconstruction": "plm", "limiter": "mc", "riemann": "hllc", "integrator": "rk2",
-                  "dtype": "float64", "cfl": 0.4},
+                  "dtype": "float64", "cfl": 0.4, "stage": stage},
     }, source="bench_hydro")
     sim = hydro.Hydro(cfg)
     sim.set_initial()
@@ -110,11 +116,13 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="brickwork-bench-hydro-") as tmp:
         exe, command = build_cpp(tmp)
         diff = agreement(exe, min(args.n, 128), min(args.block, 32))
-        sim = make_hydro(args.n, args.block)
-        sim.step(sim.check())  # compile or load every kernel, touch every page
-        ours, theirs = [], []
+        sims = {stage: make_hydro(args.n, args.block, stage) for stage in ("fused", "split")}
+        for sim in sims.values():
+            sim.step(sim.check())  # compile or load every kernel, touch every page
+        ours, split, theirs = [], [], []
         for _ in range(args.rounds):
-            ours.append(run_brickwork(sim, args.steps))
+            ours.append(run_brickwork(sims["fused"], args.steps))
+            split.append(run_brickwork(sims["split"], args.steps))
             theirs.append(run_cpp(exe, args.n, args.steps))
     best_ours, best_theirs = max(ours), max(theirs)
     print(f"2-D Kelvin-Helmholtz, {args.n}^2 cells in {args.block}^2 blocks, PLM(MC) + HLLC + SSP-RK2, float64, "
@@ -124,13 +132,14 @@ def main(argv=None) -> int:
     print()
     print("| code | best zone-cycles/s | median zone-cycles/s |")
     print("|---|---|---|")
-    print(f"| brickwork (la kernels) | {best_ours:.3e} | {statistics.median(ours):.3e} |")
+    print(f"| brickwork, fused stages (default) | {best_ours:.3e} | {statistics.median(ours):.3e} |")
+    print(f"| brickwork, split stages | {max(split):.3e} | {statistics.median(split):.3e} |")
     print(f"| C++ OpenMP by hand | {best_theirs:.3e} | {statistics.median(theirs):.3e} |")
     ratio = best_ours / best_theirs
     print()
     medians = statistics.median(ours) / statistics.median(theirs)
-    print(f"ratio brickwork / C++ = {ratio:.2f}x (best rounds; medians {medians:.2f}x); target >= 0.7x: "
-          f"{'met' if ratio >= 0.7 else 'NOT met'}")
+    print(f"ratio brickwork (fused) / C++ = {ratio:.2f}x (best rounds; medians {medians:.2f}x); target >= "
+          f"{TARGET}x: {'met' if ratio >= TARGET else 'NOT met'}")
     if diff > 1e-10:
         print(f"WARNING: the two codes disagree ({diff:.2e})")
         return 1

@@ -58,6 +58,7 @@ def test_unknown_keys_are_named_with_close_matches(raw, overrides, message):
     ({"problem": {"name": "sod"}, "time": {"nlim": 2.5}}, [], r"time.nlim: expected an integer, got the number 2.5"),
     (SOD, ["hydro.riemann=hllx"], r"hydro.riemann: 'hllx' is not one of 'hlle', 'hllc' \(did you mean"),
     (SOD, ["hydro.cfl=0"], r"hydro.cfl: must be > 0"),
+    (SOD, ["hydro.stage=fuse"], r"hydro.stage: 'fuse' is not one of 'auto', 'fused', 'split' \(did you mean"),
     (SOD, ["hydro.gamma=1"], r"hydro.gamma: must be > 1"),
     ({"problem": {"name": "sod"}, "hydro": {"gamma": True}}, [], r"hydro.gamma: expected a number, got the boolean"),
 ])

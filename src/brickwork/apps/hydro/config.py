@@ -69,6 +69,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "integrator": Key("str", "rk2", "SSP Runge-Kutta", choices=("rk2", "rk3")),
         "dtype": Key("str", "float64", "precision of every field", choices=("float32", "float64")),
         "loop": Key("str", "bovi", "loop-abstraction loop tag of the kernels", choices=("bovi", "bvoi")),
+        "stage": Key("str", "auto", "how a Runge-Kutta stage runs: fused (one pass per block, intermediates in "
+                                    "scratch), split (primitives, fluxes, update as passes over the mesh) or auto "
+                                    "(fused on the CPU, split on a GPU)", choices=("auto", "fused", "split")),
         "device": Key("str", "cpu", "where the fields live and the kernels run: cpu, cuda (the first GPU) or "
                                     "cuda:N"),
     },

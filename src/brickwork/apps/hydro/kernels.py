@@ -11,9 +11,15 @@ on one mesh and runs them:
   pack at offsets ``idx - 2 * dx`` etc.;
 * ``update(a, b, dt)``: ``U = a * U0 + b * (U - dt * div F)`` over the interior (one SSP-RK stage;
   the first stage also saves ``U0 = U``);
-* ``min_dt()``: the CFL time step through ``la.outer_reduce`` with ``la.Min``: a cell whose state is
-  not finite or not physical (density or pressure <= 0) folds in -1, so the same reduction bounds
-  the step and detects a bad state; ``bad_cell()`` runs it with ``la.MinLoc`` to name the cell.
+* ``stage(a, b, dt)``: all of the above for one stage, a whole block per slice: primitives over
+  the block and the ghosts the stencils read, then per direction the face states and the fluxes of
+  the block's faces, then the update, every intermediate in per-point scratch (so a stage reads U
+  and U0 and writes U once, instead of five passes over the mesh's prim and flux fields; the CPU
+  default, see ``Hydro.fused``);
+* ``min_dt()``: the CFL time step from the conserved variables through ``la.outer_reduce`` with
+  ``la.Min``: a cell whose state is not finite or not physical (density or pressure <= 0) folds
+  in -1, so the same reduction bounds the step and detects a bad state; ``bad_cell()`` runs it with
+  ``la.MinLoc`` to name the cell.
 
 Every body is a closure over the precision ``T``, the direction constants and the chosen
 functions: those are compile-time constants (part of each instance's key); packs and the small
@@ -80,6 +86,16 @@ class HydroKernels:
                              for d in range(1, self.ndim + 1)}
         self._update_bodies = (self._make_update(True), self._make_update(False))
         self._dt_body = self._make_dt()
+        # One whole block per slice, so a stage's body may read its block's ghosts while it writes the
+        # interior (no other slice touches that block). In 1-D and 2-D the memory tag makes each loop
+        # one span over the block (full vectors, one remainder per loop instead of one per row); it
+        # also computes the ghost columns between rows, which the next ghost fill overwrites. In 3-D
+        # the ghost rows between planes would be ~40 % more work, so rows it is.
+        inner = la.memory if self.ndim <= 2 else la.logical_flat
+        self.blocks = la.IndexSpace(lt, inner, ninner=la.kji_cube, domain=IndexDomain.interior, md=md, nblocks=nb)
+        width = 3 if reconstruction == "weno5" else 2
+        self._stage_bodies = tuple(self._make_stage(first, recon, reconstruction == "weno5", solver, width)
+                                   for first in (True, False))
 
     # -- the loop bodies -----------------------------------------------------------------------------
     def _make_primitives(self):
@@ -212,23 +228,157 @@ class HydroKernels:
 
         return update
 
+    def _make_stage(self, first, recon, wide, solver, width):
+        """One whole SSP-RK stage of a block: primitives, the fluxes of every direction and the
+        update, each in per-point scratch, so a stage reads U (and U0) and writes U once."""
+        T, cons, cons0, coef = self.T, self.cons_pack, self.cons0_pack, self.coef
+        space = self.blocks
+        D1, D2, D3 = (int(space.get_delta(d)) for d in (1, 2, 3))
+        NDIM = self.ndim
+        FIRST = first
+        # PLM's functions ignore the outer pair of the five-cell stencil: pass the inner pair twice
+        E1, E2, E3 = (2 * D if wide else D for D in (D1, D2, D3))
+        # the primitives each direction's reconstruction reads: a cross of `width` cells
+        PRIM_HALO = la.halo.make(sorted({(0, 0, 0)} | {tuple(s * (c == d) for c in range(3))
+                                                        for d in range(3) for s in range(-width, width + 1)}))
+
+        def stage(rng, b):
+            gamma = coef[5]
+            gm1 = gamma - T(1.0)
+            a = coef[0]
+            wgt = coef[1]
+            c1 = coef[2]
+            c2 = coef[3]
+            c3 = coef[4]
+            u = la.make_pack_view(rng, cons)
+            u0 = la.make_pack_view(rng, cons0)
+            hp = rng.add_halo(PRIM_HALO)
+            w = la.get_per_point_scratch(T, hp, dims=(5,))
+            for idx in la.inner(hp):
+                r = u[density(), idx]
+                inv = T(1.0) / r
+                vx = u[momentum(0), idx] * inv
+                vy = u[momentum(1), idx] * inv
+                vz = u[momentum(2), idx] * inv
+                w[0, idx] = r
+                w[1, idx] = vx
+                w[2, idx] = vy
+                w[3, idx] = vz
+                w[4, idx] = gm1 * (u[energy(), idx] - T(0.5) * r * (vx * vx + vy * vy + vz * vz))
+            rng.team_barrier()
+            # per direction: the face states of the cells next to the slice's faces, then the fluxes
+            # of its lower and upper faces, in conserved order (the solver's are rotated)
+            h1 = rng.add_halo(la.halo.pm_i)
+            lo1 = la.get_per_point_scratch(T, h1, dims=(5,))
+            up1 = la.get_per_point_scratch(T, h1, dims=(5,))
+            for idx in la.inner(h1):
+                for c in range(5):
+                    lo1[c, idx], up1[c, idx] = recon(w[c, idx - E1], w[c, idx - D1], w[c, idx], w[c, idx + D1],
+                                                     w[c, idx + E1])
+            rng.team_barrier()
+            hf1 = rng.add_halo(la.halo.plus_i)
+            f1 = la.get_per_point_scratch(T, hf1, dims=(5,))
+            for idx in la.inner(hf1):
+                m = idx - D1
+                f1[0, idx], f1[1, idx], f1[2, idx], f1[3, idx], f1[4, idx] = solver(
+                    up1[0, m], up1[1, m], up1[2, m], up1[3, m], up1[4, m],
+                    lo1[0, idx], lo1[1, idx], lo1[2, idx], lo1[3, idx], lo1[4, idx], gamma)
+            if NDIM >= 2:
+                h2 = rng.add_halo(la.halo.pm_j)
+                lo2 = la.get_per_point_scratch(T, h2, dims=(5,))
+                up2 = la.get_per_point_scratch(T, h2, dims=(5,))
+                for idx in la.inner(h2):
+                    for c in range(5):
+                        lo2[c, idx], up2[c, idx] = recon(w[c, idx - E2], w[c, idx - D2], w[c, idx], w[c, idx + D2],
+                                                         w[c, idx + E2])
+                rng.team_barrier()
+                hf2 = rng.add_halo(la.halo.plus_j)
+                f2 = la.get_per_point_scratch(T, hf2, dims=(5,))
+                for idx in la.inner(hf2):
+                    m = idx - D2
+                    f2[0, idx], f2[2, idx], f2[3, idx], f2[1, idx], f2[4, idx] = solver(
+                        up2[0, m], up2[2, m], up2[3, m], up2[1, m], up2[4, m],
+                        lo2[0, idx], lo2[2, idx], lo2[3, idx], lo2[1, idx], lo2[4, idx], gamma)
+            if NDIM >= 3:
+                h3 = rng.add_halo(la.halo.pm_k)
+                lo3 = la.get_per_point_scratch(T, h3, dims=(5,))
+                up3 = la.get_per_point_scratch(T, h3, dims=(5,))
+                for idx in la.inner(h3):
+                    for c in range(5):
+                        lo3[c, idx], up3[c, idx] = recon(w[c, idx - E3], w[c, idx - D3], w[c, idx], w[c, idx + D3],
+                                                         w[c, idx + E3])
+                rng.team_barrier()
+                hf3 = rng.add_halo(la.halo.plus_k)
+                f3 = la.get_per_point_scratch(T, hf3, dims=(5,))
+                for idx in la.inner(hf3):
+                    m = idx - D3
+                    f3[0, idx], f3[3, idx], f3[1, idx], f3[2, idx], f3[4, idx] = solver(
+                        up3[0, m], up3[3, m], up3[1, m], up3[2, m], up3[4, m],
+                        lo3[0, idx], lo3[3, idx], lo3[1, idx], lo3[2, idx], lo3[4, idx], gamma)
+            rng.team_barrier()
+            for idx in la.inner(rng):
+                r = u[density(), idx]
+                m0 = u[momentum(0), idx]
+                m1 = u[momentum(1), idx]
+                m2 = u[momentum(2), idx]
+                e = u[energy(), idx]
+                d0 = c1 * (f1[0, idx + D1] - f1[0, idx])
+                d1 = c1 * (f1[1, idx + D1] - f1[1, idx])
+                d2 = c1 * (f1[2, idx + D1] - f1[2, idx])
+                d3 = c1 * (f1[3, idx + D1] - f1[3, idx])
+                d4 = c1 * (f1[4, idx + D1] - f1[4, idx])
+                if NDIM >= 2:
+                    d0 = d0 + c2 * (f2[0, idx + D2] - f2[0, idx])
+                    d1 = d1 + c2 * (f2[1, idx + D2] - f2[1, idx])
+                    d2 = d2 + c2 * (f2[2, idx + D2] - f2[2, idx])
+                    d3 = d3 + c2 * (f2[3, idx + D2] - f2[3, idx])
+                    d4 = d4 + c2 * (f2[4, idx + D2] - f2[4, idx])
+                if NDIM >= 3:
+                    d0 = d0 + c3 * (f3[0, idx + D3] - f3[0, idx])
+                    d1 = d1 + c3 * (f3[1, idx + D3] - f3[1, idx])
+                    d2 = d2 + c3 * (f3[2, idx + D3] - f3[2, idx])
+                    d3 = d3 + c3 * (f3[3, idx + D3] - f3[3, idx])
+                    d4 = d4 + c3 * (f3[4, idx + D3] - f3[4, idx])
+                if FIRST:
+                    u0[density0(), idx] = r
+                    u0[momentum0(0), idx] = m0
+                    u0[momentum0(1), idx] = m1
+                    u0[momentum0(2), idx] = m2
+                    u0[energy0(), idx] = e
+                    u[density(), idx] = r - d0
+                    u[momentum(0), idx] = m0 - d1
+                    u[momentum(1), idx] = m1 - d2
+                    u[momentum(2), idx] = m2 - d3
+                    u[energy(), idx] = e - d4
+                else:
+                    u[density(), idx] = a * u0[density0(), idx] + wgt * (r - d0)
+                    u[momentum(0), idx] = a * u0[momentum0(0), idx] + wgt * (m0 - d1)
+                    u[momentum(1), idx] = a * u0[momentum0(1), idx] + wgt * (m1 - d2)
+                    u[momentum(2), idx] = a * u0[momentum0(2), idx] + wgt * (m2 - d3)
+                    u[energy(), idx] = a * u0[energy0(), idx] + wgt * (e - d4)
+
+        return stage
+
     def _make_dt(self):
-        T, w, coef = self.T, self.prim_pack, self.coef
+        T, cons, coef = self.T, self.cons_pack, self.coef
         NDIM = self.ndim
 
         def cfl_dt(rng, b):
             gamma = coef[5]
+            gm1 = gamma - T(1.0)
             dx1 = coef[7]
             dx2 = coef[8]
             dx3 = coef[9]
-            q = la.make_pack_view(rng, w)
+            u = la.make_pack_view(rng, cons)
 
             def cell_dt(idx):
-                r = q[prim(0), idx]
-                vx = q[prim(1), idx]
-                vy = q[prim(2), idx]
-                vz = q[prim(3), idx]
-                p = q[prim(4), idx]
+                # the primitives as cons_to_prim computes them (no pass over the prim field needed)
+                r = u[density(), idx]
+                inv = T(1.0) / r
+                vx = u[momentum(0), idx] * inv
+                vy = u[momentum(1), idx] * inv
+                vz = u[momentum(2), idx] * inv
+                p = gm1 * (u[energy(), idx] - T(0.5) * r * (vx * vx + vy * vy + vz * vz))
                 # branch-free, so the loop vectorizes: compute, then select -1 for a bad cell
                 # (NaN fails both comparisons; an infinity makes the sum non-finite)
                 ok = r > T(0.0) and p > T(0.0) and wp.isfinite(r + vx + vy + vz + p)
@@ -257,15 +407,24 @@ class HydroKernels:
     def update(self, a: float, b: float, dt: float, first: bool = False) -> None:
         """One SSP-RK stage: ``U = a * U0 + b * (U - dt * div F)`` over the interior; the first stage
         (``first=True``, a = 0, b = 1) also saves ``U0 = U``."""
+        self._set_coef(a, b, dt)
+        la.outer(self.cells, self._update_bodies[0 if first else 1])
+
+    def _set_coef(self, a: float, b: float, dt: float) -> None:
         c = self.coef.numpy()
         c[0], c[1] = a, b
         for d in range(3):
             c[2 + d] = dt / self.dx[d] if d < self.ndim else 0.0
         self.coef.assign(c)
-        la.outer(self.cells, self._update_bodies[0 if first else 1])
+
+    def stage(self, a: float, b: float, dt: float, first: bool = False) -> None:
+        """One whole SSP-RK stage block by block (``primitives``, ``fluxes`` and ``update`` in one
+        pass over each block, the intermediates in scratch); needs filled ghosts."""
+        self._set_coef(a, b, dt)
+        la.outer(self.blocks, self._stage_bodies[0 if first else 1])
 
     def min_dt(self) -> float:
-        """The smallest ``dx / (|v| + c)`` over the interior (needs ``primitives()``); negative if a
+        """The smallest ``dx / (|v| + c)`` over the interior (needs filled ghosts only); negative if a
         cell's state is not finite or not physical (``bad_cell()`` then finds it)."""
         return la.outer_reduce(self.dt_space, self._dt_body)
 

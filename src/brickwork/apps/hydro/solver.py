@@ -69,6 +69,10 @@ class Hydro:
         with wp.ScopedDevice(self.device):  # the kernels' small arrays (coefficients, partials) live there too
             self.kernels = HydroKernels(self.mesh, self.T, self.gamma, h["reconstruction"], h["limiter"],
                                         h["riemann"], self.cfl, loop=h["loop"])
+        #: whether a Runge-Kutta stage runs as one pass per block (``HydroKernels.stage``) or as separate
+        #: passes (primitives, fluxes, update); ``[hydro] stage``, "auto": fused on the CPU target
+        self.fused = h["stage"] == "fused" or (h["stage"] == "auto" and self.device.ordinal is None
+                                                and wp.config.target == "cpu")
         self._sums = None  # BlockSums of the conserved variables, made on first use on a device
         self._host: tuple = (None, {})  # ((cycle, time), host copies of fields) on a device
         self.time = 0.0
@@ -204,14 +208,16 @@ class Hydro:
 
     # -- time stepping -------------------------------------------------------------------------------
     def check(self) -> float:
-        """Fill ghosts, compute primitives and return the CFL time step of the current state.
+        """Fill ghosts, compute primitives (for the split stages) and return the CFL time step of the
+        current state.
 
         Raises ``BadStateError`` naming the first cell (in block order) whose state is not finite or
         has non-positive density or pressure.
         """
         with wp.ScopedDevice(self.device):
             self.mesh.fill_ghosts(CONSERVED)
-            self.kernels.primitives()
+            if not self.fused:
+                self.kernels.primitives()
             value = self.kernels.min_dt()
         if not value > 0.0:
             raise BadStateError(self._bad_cell_message())
@@ -221,6 +227,7 @@ class Hydro:
         """What ``check`` says about the first bad cell; on a distributed mesh the rank owning the
         cell writes the message and every rank gets it (collective)."""
         with wp.ScopedDevice(self.device):
+            self.kernels.primitives()  # the message shows them
             _, (b, k, j, i) = self.kernels.bad_cell()
         mesh = self.mesh
         if mesh.nranks > 1:  # b is the global block id
@@ -238,13 +245,18 @@ class Hydro:
                 f"pressure={q[4]:.6g}")
 
     def step(self, dt: float) -> None:
-        """Advance by ``dt`` with the SSP-RK stages; call ``check()`` first (its ghosts and
-        primitives feed the first stage)."""
+        """Advance by ``dt`` with the SSP-RK stages; call ``check()`` first (its ghosts, and for split
+        stages its primitives, feed the first stage). Fused stages leave scratch values in the ghost
+        cells between a block's rows (1-D and 2-D); the next ghost fill replaces them."""
         k = self.kernels
         with wp.ScopedDevice(self.device):
             for n, (a, b) in enumerate(self.stages):
                 if n:
                     self.mesh.fill_ghosts(CONSERVED)
+                if self.fused:
+                    k.stage(a, b, dt, first=n == 0)
+                    continue
+                if n:
                     k.primitives()
                 k.fluxes()
                 k.update(a, b, dt, first=n == 0)
