@@ -78,13 +78,9 @@ def test_1d_kernel_structure():
 @pytest.mark.parametrize("kernel, dims", [(stencil2d, 2), (grid3d, 3)])
 def test_multidimensional_kernel_structure(kernel, dims):
     run = run_function(generated(kernel))
+    assert "#pragma omp parallel for" in run
     assert "#pragma omp simd" in run  # the innermost loop
-    assert "collapse(" not in run
-    if dims == 2:
-        assert "#pragma omp parallel for" in run
-    else:  # the rows (t0, t1) shared out by hand: one run of consecutive rows per thread
-        assert "#pragma omp parallel if(h.parallel)" in run and "bw::omp_threads()" in run
-        assert "for (int64_t q = first; q < end;)" in run
+    assert ("collapse(2)" in run) == (dims == 3)
     headers = loop_headers(run)
     assert len(headers) == dims
     assert not any("/" in h or "%" in h for h in headers)
@@ -101,8 +97,8 @@ def count_visits(out: wp.array3d(dtype=int), who: wp.array3d(dtype=int)):
 
 @pytest.mark.parametrize("shape", [(3, 5, 7), (1, 1, 9), (1, 7, 3), (4, 1, 1), (2, 3, 1), (5, 4, 16)])
 @pytest.mark.parametrize("threads", [2, 3, 5])
-def test_rows_shared_out_by_hand_visit_every_point_once(shape, threads):
-    """A 3-D launch's rows cut into one run per thread (fewer rows than threads included)."""
+def test_parallel_3d_launch_visits_every_point_once(shape, threads):
+    """A 3-D launch's rows shared among threads (fewer rows than threads included)."""
     out, who = wp.zeros(shape, dtype=int), wp.zeros(shape, dtype=int)
     with wp.config.override(parallel_threshold=1, num_threads=threads):
         wp.launch(count_visits, dim=shape, inputs=[out, who])
@@ -118,7 +114,7 @@ def label_4d(out: wp.array4d(dtype=int)):
 
 
 @pytest.mark.parametrize("shape", [(2, 3, 4, 5), (1, 1, 3, 2), (3, 1, 2, 7)])
-def test_rows_of_a_4d_launch_shared_out_by_hand(shape):
+def test_parallel_4d_launch_visits_every_point_once(shape):
     out = wp.zeros(shape, dtype=int)
     with wp.config.override(parallel_threshold=1, num_threads=3):
         wp.launch(label_4d, dim=shape, inputs=[out])

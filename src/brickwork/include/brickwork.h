@@ -23,23 +23,6 @@ struct launch_header {
     int32_t reserved;
 };
 
-#ifndef BW_DEVICE
-// The generated loops share a launch's rows out among the threads of a parallel region by hand
-// (targets/cpu/unit.py): the team's size and the caller's rank, 1 and 0 without OpenMP. Declared
-// here rather than by including omp.h, to keep every unit's header small.
-#ifdef _OPENMP
-extern "C" int omp_get_num_threads(void);
-extern "C" int omp_get_thread_num(void);
-BW_INLINE int64_t omp_threads() { return omp_get_num_threads(); }
-BW_INLINE int64_t omp_thread() { return omp_get_thread_num(); }
-#else
-BW_INLINE int64_t omp_threads() { return 1; }
-BW_INLINE int64_t omp_thread() { return 0; }
-#endif
-// the number of indices in [start, stop), zero when stop <= start
-BW_INLINE int64_t extent(int64_t start, int64_t stop) { return stop > start ? stop - start : 0; }
-#endif
-
 // ---- float16: stored as bits; every operation computes in float and rounds (like __hadd) ----
 BW_INLINE uint16_t float_to_half_bits(float f) {
 #if defined(__FLT16_MAX__) && !defined(BW_SOFT_HALF)

@@ -1,9 +1,8 @@
 """The CPU target: one C++ translation unit per kernel instance, with OpenMP loops.
 
 A launch of ``D`` dimensions becomes ``D`` nested loops (no division or modulo per element):
-the outer loops run in parallel when the launch is large enough (over several dimensions their
-rows are cut into one run per thread by hand, see ``_parallel_outer_loops``), the innermost is
-``#pragma omp simd``. Arguments are copied to locals. The body
+the outer loops run in parallel (``collapse`` over all but the innermost) when the launch is
+large enough, the innermost is ``#pragma omp simd``. Arguments are copied to locals. The body
 is instantiated twice: with unit innermost array strides (vectorizable) and general strides.
 """
 
@@ -168,14 +167,14 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
         # Without an innermost simd loop (loop bodies with simd loops of their own) every grid
         # dimension is shared among the threads; with one, all but the innermost.
         outer = dims if not fn.simd_innermost else dims - 1
-        loops, pad, close = _parallel_outer_loops(dims, omp, lambda d: ("0", f"n{d}"), outer=outer)
-        lines += loops
-        if outer < dims:
-            lines.append(pad + inner_simd.strip())
-            lines.append(pad + f"for (int32_t t{dims - 1} = 0; t{dims - 1} < n{dims - 1}; ++t{dims - 1}) {call}")
-        else:
-            lines.append(pad + call)
-        lines += close
+        collapse = f" collapse({outer})" if outer > 1 else ""
+        lines.append(f"    #pragma omp parallel for{collapse} {omp}")
+        for d in range(dims):
+            pad = "    " + "    " * d
+            if d == dims - 1 and inner_simd:
+                lines.append(pad + inner_simd.strip())
+            head = f"for (int32_t t{d} = 0; t{d} < n{d}; ++t{d})"
+            lines.append(pad + head + (f" {call}" if d == dims - 1 else ""))
     lines += ["}", ""]
     return lines
 
@@ -336,8 +335,7 @@ def _gather_loops(gather: ir.IRGather, dims: int, args: str, omp: str) -> list[s
             lines.append(f"            for (int32_t t0 = (int32_t){start}; t0 < (int32_t){stop}; ++t0) {call}")
         lines.append("        }")
     else:
-        loops, pad, close = _parallel_outer_loops(dims, omp, lambda d: (f"(int32_t)rlo{d}", f"(int32_t)rhi{d}"),
-                                                  "        ")
+        loops, pad = _parallel_outer_loops(dims, omp, lambda d: (f"(int32_t)rlo{d}", f"(int32_t)rhi{d}"), "        ")
         lines += loops
         inside = " && ".join(f"t{d} >= glo{d} && t{d} < ghi{d}" for d in range(last))
         lines.append(pad + f"if ({inside}) {{")
@@ -347,7 +345,7 @@ def _gather_loops(gather: ir.IRGather, dims: int, args: str, omp: str) -> list[s
         lines.append(pad + "} else {")
         lines += span(pad + "    ", f"rlo{last}", f"rhi{last}", rim)
         lines.append(pad + "}")
-        lines += close
+        lines.append(pad[:-4] + "}")
     lines.append("    }")
     return lines
 
@@ -401,52 +399,25 @@ def _split_loops(fn: ir.IRFunction, dims: int, args: str, omp: str) -> list[str]
             lines.append(f"        #pragma omp for{' simd' if simd else ''} schedule(static) nowait")
             lines.append(f"        for (int32_t t0 = {start}; t0 < {stop}; ++t0) {call}")
         return lines + ["    }"]
-    lines, pad, close = _parallel_outer_loops(dims, f"{omp} schedule(static)", lambda d: ("0", f"n{d}"))
+    lines, pad = _parallel_outer_loops(dims, f"{omp} schedule(static)", lambda d: ("0", f"n{d}"))
     inside = " && ".join(f"t{d} >= lo{d} && t{d} < hi{d}" for d in range(dims - 1))
     lines += row(pad, inside)
-    lines += close
+    lines.append(pad[:-4] + "}")
     return lines
 
 
-def _parallel_outer_loops(dims: int, omp: str, bounds, indent: str = "    ",
-                          outer: int | None = None) -> tuple[list[str], str, list[str]]:
-    """The parallel loops over the first ``outer`` dimensions (default: all but the innermost),
-    dimension ``d`` from ``bounds(d)[0]`` to ``bounds(d)[1]``: the loop head lines, the indentation
-    of their body, and the lines that close them.
-
-    Over several dimensions the rows (their index tuples, flattened in order) are cut into one run
-    per thread, as ``collapse(n) schedule(static)`` cuts them, and each run is walked as plain nested
-    loops: collapse's per-iteration bookkeeping held registers that a stencil's innermost loop then
-    lacked (g++ spilled two of its seven load addresses in a 3-D Laplacian)."""
-    outer = dims - 1 if outer is None else outer
-    if outer <= 1:
-        start, stop = bounds(0)
-        head = f"{indent}for (int32_t t0 = {start}; t0 < {stop}; ++t0) {{"
-        return [f"{indent}#pragma omp parallel for {omp}", head], indent + "    ", [indent + "}"]
-    i1, i2 = indent + "    ", indent + "        "
-    last = outer - 1
-    lines = [f"{indent}#pragma omp parallel {omp.replace(' schedule(static)', '')}", indent + "{"]
-    starts = []
+def _parallel_outer_loops(dims: int, omp: str, bounds, indent: str = "    ") -> tuple[list[str], str]:
+    """The parallel loops over every dimension but the innermost (collapsed), dimension ``d`` from
+    ``bounds(d)[0]`` to ``bounds(d)[1]``; and the indentation of their body. The caller closes the
+    last brace."""
+    outer = dims - 1
+    collapse = f" collapse({outer})" if outer > 1 else ""
+    lines = [f"{indent}#pragma omp parallel for{collapse} {omp}"]
     for d in range(outer):
+        brace = " {" if d == outer - 1 else ""
         start, stop = bounds(d)
-        starts.append(f"(int32_t)({start})")
-        lines.append(f"{i1}const int64_t e{d} = bw::extent({start}, {stop});")
-    lines += [f"{i1}const int64_t rows = {' * '.join(f'e{d}' for d in range(outer))};",
-              f"{i1}const int64_t nth = bw::omp_threads(), me = bw::omp_thread();",
-              f"{i1}const int64_t chunk = rows / nth, extra = rows % nth;",
-              f"{i1}const int64_t first = me * chunk + (me < extra ? me : extra);",
-              f"{i1}const int64_t end = first + chunk + (me < extra ? 1 : 0);",
-              f"{i1}for (int64_t q = first; q < end;) {{",
-              f"{i2}int64_t rest = q;"]
-    for d in range(last, 0, -1):
-        name = f"s{d}" if d == last else f"t{d}"
-        lines += [f"{i2}const int32_t {name} = {starts[d]} + (int32_t)(rest % e{d});", f"{i2}rest /= e{d};"]
-    lines += [f"{i2}const int32_t t0 = {starts[0]} + (int32_t)rest;",
-              f"{i2}const int64_t left = e{last} - (s{last} - {starts[last]});  // of this row's last dimension",
-              f"{i2}const int32_t stop{last} = s{last} + (int32_t)(end - q < left ? end - q : left);",
-              f"{i2}q += stop{last} - s{last};",
-              f"{i2}for (int32_t t{last} = s{last}; t{last} < stop{last}; ++t{last}) {{"]
-    return lines, i2 + "    ", [i2 + "}", i1 + "}", indent + "}"]
+        lines.append(indent + "    " * d + f"for (int32_t t{d} = {start}; t{d} < {stop}; ++t{d}){brace}")
+    return lines, indent + "    " * outer
 
 
 def _interior_only_loops(fn: ir.IRFunction, dims: int, interior: str, omp: str) -> list[str]:
@@ -457,12 +428,12 @@ def _interior_only_loops(fn: ir.IRFunction, dims: int, interior: str, omp: str) 
     if dims == 1:
         return [f"    #pragma omp parallel for{' simd' if fn.simd_innermost else ''} {omp}",
                 f"    for (int32_t t0 = lo0; t0 < hi0; ++t0) {interior}"]
-    lines, pad, close = _parallel_outer_loops(dims, omp, lambda d: (f"lo{d}", f"hi{d}"))
+    lines, pad = _parallel_outer_loops(dims, omp, lambda d: (f"lo{d}", f"hi{d}"))
     outer = dims - 1
     if fn.simd_innermost:
         lines.append(pad + "#pragma omp simd")
     lines.append(pad + f"for (int32_t t{outer} = lo{outer}; t{outer} < hi{outer}; ++t{outer}) {interior}")
-    return lines + close
+    return lines + [pad[:-4] + "}"]
 
 
 def _entry(fn: ir.IRFunction, slices: bool = False, general_strides: bool = False) -> list[str]:
