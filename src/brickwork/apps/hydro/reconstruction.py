@@ -18,36 +18,28 @@ import brickwork as wp
 def limit_minmod(dl: typing.Any, dr: typing.Any):
     """The smaller one-sided difference when both have the same sign, else zero."""
     T = type(dl)
-    slope = T(0.0)
-    if dl * dr > T(0.0):
-        slope = dl
-        if wp.abs(dr) < wp.abs(dl):
-            slope = dr
-    return slope
+    # computed, then selected (branch-free): see limit_mc
+    return wp.where(dl * dr > T(0.0), wp.where(wp.abs(dr) < wp.abs(dl), dr, dl), T(0.0))
 
 
 @wp.func
 def limit_van_leer(dl: typing.Any, dr: typing.Any):
     """van Leer's harmonic mean of the one-sided differences (zero at extrema)."""
     T = type(dl)
-    slope = T(0.0)
-    if dl * dr > T(0.0):
-        slope = T(2.0) * dl * dr / (dl + dr)
-    return slope
+    # computed, then selected (branch-free): see limit_mc; where dl + dr is 0 the quotient is not
+    # finite, and dl * dr <= 0 selects 0
+    return wp.where(dl * dr > T(0.0), T(2.0) * dl * dr / (dl + dr), T(0.0))
 
 
 @wp.func
 def limit_mc(dl: typing.Any, dr: typing.Any):
     """The monotonized central limiter: min(2|dl|, 2|dr|, |dl + dr|/2) with the common sign."""
     T = type(dl)
-    slope = T(0.0)
-    if dl * dr > T(0.0):
-        centred = T(0.5) * (dl + dr)
-        mag = wp.min(wp.min(T(2.0) * wp.abs(dl), T(2.0) * wp.abs(dr)), wp.abs(centred))
-        slope = mag
-        if centred < T(0.0):
-            slope = -mag
-    return slope
+    # computed, then selected: in a vectorized loop both sides of an `if` run anyway, and
+    # selects cost fewer mask operations than the branches' masked arithmetic
+    centred = T(0.5) * (dl + dr)
+    mag = wp.min(wp.min(T(2.0) * wp.abs(dl), T(2.0) * wp.abs(dr)), wp.abs(centred))
+    return wp.where(dl * dr > T(0.0), wp.where(centred < T(0.0), -mag, mag), T(0.0))
 
 
 @wp.func
