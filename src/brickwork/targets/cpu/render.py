@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ... import ir
 from ...types.composite import is_composite_type, is_matrix_type
-from ...types.scalars import is_scalar_type
+from ...types.scalars import int32, is_scalar_type
 from ...types.structs import is_struct_type
 from .cnames import c_constant, c_type
 
@@ -89,8 +89,17 @@ class CppRenderer:
             return f"{c_type(t)}{{{', '.join(self.expr(a) for a in e.args)}}}"
         return f"bw::make<{c_type(t)}>({', '.join(self.expr(a) for a in e.args)})"
 
+    def index64(self, e) -> str:
+        """``e`` as an int64 index. int32 sums and differences proven not to overflow are widened
+        operand by operand: ``(int64_t)k - 1`` rather than the extension of ``k - 1``, which g++
+        does not distribute, so a stencil's neighbours share one row address instead of each
+        holding its own (the row setup of a 3-D Laplacian spilled them)."""
+        if isinstance(e, ir.IRCall) and e.no_wrap and e.op in ("add", "sub") and e.type == int32 and len(e.args) == 2:
+            return f"({self.index64(e.args[0])} {'+' if e.op == 'add' else '-'} {self.index64(e.args[1])})"
+        return f"(int64_t)({self.expr(e)})"
+
     def element(self, arr, indices, checked_at: str | None = None) -> str:
-        idx = ", ".join(f"(int64_t)({self.expr(i)})" for i in indices)
+        idx = ", ".join(self.index64(i) for i in indices)
         if checked_at is not None:
             return f"bw::at_checked<{self.unit}>({self.expr(arr)}, {c_string(checked_at or '?')}, {idx})"
         return f"bw::at<{self.unit}>({self.expr(arr)}, {idx})"
