@@ -82,7 +82,7 @@ def test_index_arithmetic_is_proven_and_stays_plain():
     inst = stencil.get_instance(stencil.concrete_types())
     text, _ = pipeline.generate(inst.kernel, inst.arg_types, inst.label)
     assert "wrapping_" not in text
-    assert "((int64_t)(v_i) + (int64_t)(int32_t(1)))" in text and "((int64_t)(v_i) - (int64_t)(int32_t(1)))" in text
+    assert "((int64_t)(v_i) + int64_t(1))" in text and "((int64_t)(v_i) - int64_t(1))" in text
     text, _ = pipeline.generate(count_until_wrap, count_until_wrap.concrete_types(), "c")
     assert "bw::wrapping_add(v_x, int32_t(1))" in text
 

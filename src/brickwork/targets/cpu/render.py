@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ... import ir
 from ...types.composite import is_composite_type, is_matrix_type
-from ...types.scalars import int32, is_scalar_type
+from ...types.scalars import int32, int64, is_scalar_type
 from ...types.structs import is_struct_type
 from .cnames import c_constant, c_type
 
@@ -34,9 +34,16 @@ def _speculatable(e) -> bool:
     return False
 
 
+#: int32 operations an int64 index is widened through (when proven not to overflow)
+_WIDENED = {"add": "+", "sub": "-", "mul": "*"}
+
+
 class CppRenderer:
     """Renders expressions and statements of one function; ``unit`` names the template flag that
     says the innermost array stride is 1."""
+
+    #: int64 indices and offsets widened through proven int32 arithmetic (``index64``)
+    widen_indices = True
 
     def __init__(self, unit: str = "UNIT"):
         self.unit = unit
@@ -78,6 +85,8 @@ class CppRenderer:
         return f"{e.func.name}<{self.unit}>({args})"
 
     def e_IRCast(self, e):
+        if self.widen_indices and e.type == int64 and e.arg.type == int32:  # offsets into packs, scratch
+            return self.index64(e.arg)
         return f"bw::cast<{c_type(e.type)}>({self.expr(e.arg)})"
 
     def e_IRConstruct(self, e):
@@ -94,8 +103,12 @@ class CppRenderer:
         operand by operand: ``(int64_t)k - 1`` rather than the extension of ``k - 1``, which g++
         does not distribute, so a stencil's neighbours share one row address instead of each
         holding its own (the row setup of a 3-D Laplacian spilled them)."""
-        if isinstance(e, ir.IRCall) and e.no_wrap and e.op in ("add", "sub") and e.type == int32 and len(e.args) == 2:
-            return f"({self.index64(e.args[0])} {'+' if e.op == 'add' else '-'} {self.index64(e.args[1])})"
+        if not self.widen_indices:
+            return f"(int64_t)({self.expr(e)})"
+        if isinstance(e, ir.IRCall) and e.no_wrap and e.op in _WIDENED and e.type == int32 and len(e.args) == 2:
+            return f"({self.index64(e.args[0])} {_WIDENED[e.op]} {self.index64(e.args[1])})"
+        if isinstance(e, ir.IRConst) and e.type == int32:
+            return f"int64_t({e.value})"
         return f"(int64_t)({self.expr(e)})"
 
     def element(self, arr, indices, checked_at: str | None = None) -> str:

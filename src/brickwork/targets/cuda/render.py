@@ -28,9 +28,8 @@ def shared_name(name: str) -> str:
 class CudaRenderer(CppRenderer):
     """Renders one device function's body."""
 
-    def index64(self, e) -> str:
-        # a GPU adds int32 in one instruction and int64 in two: widen the finished index only
-        return f"(int64_t)({self.expr(e)})"
+    # a GPU adds int32 in one instruction and int64 in two: indices are widened when finished
+    widen_indices = False
 
     def s_IRFor(self, s, ind, out):
         # "#pragma omp simd" means nothing to NVRTC: a GPU thread runs the loop as written.
