@@ -23,3 +23,17 @@ def test_same_result_as_the_cpu(run_hydro, problem, mesh):
     (t_cpu, rho_cpu), (t_emu, rho_emu) = densities["cpu"], densities["cuda-emulation"]
     assert t_emu == t_cpu > 0
     np.testing.assert_allclose(rho_emu, rho_cpu, rtol=1e-13, atol=0)
+
+
+def test_fused_stage_on_the_gpu_mapping(run_hydro):
+    """``stage = "fused"`` where ``auto`` would split (a device target): the whole-block slice runs
+    as one thread block, its scratch beyond shared memory in the global buffer, with the CPU's result."""
+    raw = {"problem": {"name": "kelvin_helmholtz"}, "mesh": {"nx": [32, 32], "block_nx": [16, 16]},
+           "time": {"nlim": 3}}
+    with config.override(target="cuda-emulation"):
+        emu = run_hydro(dict(raw, hydro={"stage": "fused"}))
+    assert emu.hydro.fused
+    cpu = run_hydro(raw)
+    assert emu.time == cpu.time > 0
+    np.testing.assert_allclose(emu.hydro.to_global(emu.hydro.primitive("density")),
+                               cpu.hydro.to_global(cpu.hydro.primitive("density")), rtol=1e-13, atol=0)
