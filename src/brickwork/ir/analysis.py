@@ -4,6 +4,7 @@ local is assigned."""
 from __future__ import annotations
 
 from ..types.arrays import ArrayType
+from ..types.scalars import is_scalar_type
 from . import nodes as ir
 from .walk import walk
 
@@ -56,3 +57,23 @@ def _root(e):
     while isinstance(e, ir.IRSubarray) or isinstance(e, ir.IRCall) and e.op == "array_slice":  # views
         e = e.array if isinstance(e, ir.IRSubarray) else e.args[0]
     return e.name if isinstance(e, ir.IRLocal) else None
+
+
+#: builtins that neither fault nor write on any scalar operands (no integer division, no memory)
+SPECULATABLE_OPS = frozenset({
+    "logical_and", "logical_or", "logical_not", "gt", "ge", "lt", "le", "eq", "ne", "add", "sub", "mul", "neg",
+    "abs", "min", "max", "isfinite", "isnan", "isinf", "where", "select"})
+
+
+def speculatable(e) -> bool:
+    """Whether evaluating scalar expression ``e`` can neither fault nor have an effect (locals,
+    constants and ``SPECULATABLE_OPS`` over scalars; float division too), so code may evaluate it
+    where the program would not."""
+    if isinstance(e, (ir.IRLocal, ir.IRConst)):
+        return is_scalar_type(e.type)
+    if isinstance(e, ir.IRSelect):
+        return is_scalar_type(e.type) and all(speculatable(x) for x in (e.cond, e.if_true, e.if_false))
+    if isinstance(e, ir.IRCall) and is_scalar_type(e.type) and all(is_scalar_type(a.type) for a in e.args):
+        float_div = e.op == "div" and getattr(e.type, "is_float", False)
+        return (e.op in SPECULATABLE_OPS or float_div) and all(speculatable(a) for a in e.args)
+    return False

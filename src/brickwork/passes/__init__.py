@@ -16,6 +16,7 @@ from .lower_pack_access import LowerPackAccess
 from .lower_reductions import LowerReductions
 from .lower_teams import LowerTeams
 from .prove_no_overflow import ProveNoOverflow
+from .select_branches import SelectBranches
 from .select_builtins import SelectBuiltins
 from .split_interior import SplitInterior
 
@@ -43,5 +44,5 @@ def gpu_pass_list(target_name: str, builtins: dict, wrapping, mode: str = "relea
 
 
 __all__ = ["AdjointGather", "CheckBounds", "ExpandLoopAbstraction", "InlineLocalFunctions", "LowerPackAccess",
-           "LowerReductions", "LowerTeams", "MapGpuThreads", "ProveNoOverflow", "SelectBuiltins", "SplitInterior",
-           "gpu_pass_list", "run_passes"]
+           "LowerReductions", "LowerTeams", "MapGpuThreads", "ProveNoOverflow", "SelectBranches", "SelectBuiltins",
+           "SplitInterior", "gpu_pass_list", "run_passes"]

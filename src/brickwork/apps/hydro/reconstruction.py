@@ -35,8 +35,8 @@ def limit_van_leer(dl: typing.Any, dr: typing.Any):
 def limit_mc(dl: typing.Any, dr: typing.Any):
     """The monotonized central limiter: min(2|dl|, 2|dr|, |dl + dr|/2) with the common sign."""
     T = type(dl)
-    # computed, then selected: in a vectorized loop both sides of an `if` run anyway, and
-    # selects cost fewer mask operations than the branches' masked arithmetic
+    # computed, then selected: what the CPU target makes of the same limiter written with `if`s
+    # (passes/select_branches.py), said here so that every target runs it branch-free
     centred = T(0.5) * (dl + dr)
     mag = wp.min(wp.min(T(2.0) * wp.abs(dl), T(2.0) * wp.abs(dr)), wp.abs(centred))
     return wp.where(dl * dr > T(0.0), wp.where(centred < T(0.0), -mag, mag), T(0.0))

@@ -34,6 +34,7 @@ class CpuTarget(Target):
             LowerReductions,
             LowerTeams,
             ProveNoOverflow,
+            SelectBranches,
             SelectBuiltins,
             SplitInterior,
         )
@@ -41,7 +42,7 @@ class CpuTarget(Target):
 
         checks = (CheckBounds(),) if mode == "debug" else ()
         return (ProveNoOverflow(), InlineLocalFunctions(), ExpandLoopAbstraction("cpu_rows"), LowerTeams(),
-                LowerReductions(), LowerPackAccess(), SplitInterior(), AdjointGather(), *checks,
+                LowerReductions(), LowerPackAccess(), SplitInterior(), AdjointGather(), SelectBranches(), *checks,
                 SelectBuiltins("cpu", CPU_BUILTINS, CPU_WRAPPING))
 
     def render(self, kernel, callees, label, general_strides: bool = False) -> str:

@@ -17,23 +17,6 @@ def local(name: str) -> str:
 
 #: ``and``/``or`` whose second operand may be evaluated eagerly: the non-short-circuit operator
 _EAGER_LOGIC = {"logical_and": "&", "logical_or": "|"}
-#: builtins that neither fault nor write on any scalar operands (no integer division, no memory)
-_SPECULATABLE_OPS = frozenset({
-    "logical_and", "logical_or", "logical_not", "gt", "ge", "lt", "le", "eq", "ne", "add", "sub", "mul", "neg",
-    "abs", "min", "max", "isfinite", "isnan", "isinf", "where", "select"})
-
-
-def _speculatable(e) -> bool:
-    """Whether evaluating scalar expression ``e`` can neither fault nor have an effect (locals,
-    constants and the builtins above, over scalars; float division too)."""
-    if isinstance(e, (ir.IRLocal, ir.IRConst)):
-        return is_scalar_type(e.type)
-    if isinstance(e, ir.IRCall) and is_scalar_type(e.type) and all(is_scalar_type(a.type) for a in e.args):
-        float_div = e.op == "div" and getattr(e.type, "is_float", False)
-        return (e.op in _SPECULATABLE_OPS or float_div) and all(_speculatable(a) for a in e.args)
-    return False
-
-
 #: int32 operations an int64 index is widened through (when proven not to overflow)
 _WIDENED = {"add": "+", "sub": "-", "mul": "*"}
 
@@ -65,7 +48,7 @@ class CppRenderer:
 
     def e_IRCall(self, e):
         args = [self.expr(a) for a in e.args]
-        if e.op in _EAGER_LOGIC and _speculatable(e.args[1]):
+        if e.op in _EAGER_LOGIC and ir.speculatable(e.args[1]):
             # Both operands evaluated: the same value when the second cannot fault or write, and
             # no branch, so a loop that tests ``a > 0 and b > 0`` stays a vector loop.
             return f"(bw::truth({args[0]}) {_EAGER_LOGIC[e.op]} bw::truth({args[1]}))"
