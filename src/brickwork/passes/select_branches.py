@@ -104,6 +104,8 @@ class _Selects(ir.Rewriter):
                 order.setdefault(a.target.name, a.target.type)
             values.append(new)
         for name, t in order.items():
+            if name in self.new_locals:  # an inner if's own temporary: read only inside this branch
+                continue
             old = ir.IRLocal(name, t)
             then, other = values[0].get(name, old), values[1].get(name, old)
             out.append(ir.IRAssign(ir.IRLocal(name, t), ir.IRSelect(cond, then, other, t)))

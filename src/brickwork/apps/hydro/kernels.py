@@ -28,6 +28,8 @@ functions: those are compile-time constants (part of each instance's key); packs
 
 from __future__ import annotations
 
+import typing
+
 import numpy as np
 
 import brickwork as wp
@@ -43,6 +45,18 @@ density0, momentum0, energy0 = VarTag("density_0"), VarTag("momentum_0"), VarTag
 HALOS = {1: la.halo.minus_i, 2: la.halo.minus_j, 3: la.halo.minus_k}
 FACES = {1: TE.F1, 2: TE.F2, 3: TE.F3}
 LOOP_TAGS = {"bovi": la.bovi, "bvoi": la.bvoi}
+
+
+@wp.func
+def primitive_state(r: typing.Any, m0: typing.Any, m1: typing.Any, m2: typing.Any, e: typing.Any, gm1: typing.Any):
+    """(density, velocity x3, pressure) of a cell's conserved variables; the primitives pass, the
+    fused stage and the CFL step share this arithmetic, so they agree bit for bit."""
+    T = type(r)
+    inv = T(1.0) / r
+    vx = m0 * inv
+    vy = m1 * inv
+    vz = m2 * inv
+    return r, vx, vy, vz, gm1 * (e - T(0.5) * r * (vx * vx + vy * vy + vz * vz))
 
 
 class HydroKernels:
@@ -110,17 +124,9 @@ class HydroKernels:
             u = la.make_pack_view(rng, cons)
             q = la.make_pack_view(rng, w)
             for idx in la.inner(rng):
-                r = u[density(), idx]
-                inv = T(1.0) / r
-                vx = u[momentum(0), idx] * inv
-                vy = u[momentum(1), idx] * inv
-                vz = u[momentum(2), idx] * inv
-                kin = T(0.5) * r * (vx * vx + vy * vy + vz * vz)
-                q[prim(0), idx] = r
-                q[prim(1), idx] = vx
-                q[prim(2), idx] = vy
-                q[prim(3), idx] = vz
-                q[prim(4), idx] = gm1 * (u[energy(), idx] - kin)
+                q[prim(0), idx], q[prim(1), idx], q[prim(2), idx], q[prim(3), idx], q[prim(4), idx] = primitive_state(
+                    u[density(), idx], u[momentum(0), idx], u[momentum(1), idx], u[momentum(2), idx], u[energy(), idx],
+                    gm1)
 
         return cons_to_prim
 
@@ -258,16 +264,9 @@ class HydroKernels:
             hp = rng.add_halo(PRIM_HALO)
             w = la.get_per_point_scratch(T, hp, dims=(5,))
             for idx in la.inner(hp):
-                r = u[density(), idx]
-                inv = T(1.0) / r
-                vx = u[momentum(0), idx] * inv
-                vy = u[momentum(1), idx] * inv
-                vz = u[momentum(2), idx] * inv
-                w[0, idx] = r
-                w[1, idx] = vx
-                w[2, idx] = vy
-                w[3, idx] = vz
-                w[4, idx] = gm1 * (u[energy(), idx] - T(0.5) * r * (vx * vx + vy * vy + vz * vz))
+                w[0, idx], w[1, idx], w[2, idx], w[3, idx], w[4, idx] = primitive_state(
+                    u[density(), idx], u[momentum(0), idx], u[momentum(1), idx], u[momentum(2), idx], u[energy(), idx],
+                    gm1)
             rng.team_barrier()
             # per direction: the face states of the cells next to the slice's faces, then the fluxes
             # of its lower and upper faces, in conserved order (the solver's are rotated)
@@ -376,12 +375,8 @@ class HydroKernels:
 
             def cell_dt(idx):
                 # the primitives as cons_to_prim computes them (no pass over the prim field needed)
-                r = u[density(), idx]
-                inv = T(1.0) / r
-                vx = u[momentum(0), idx] * inv
-                vy = u[momentum(1), idx] * inv
-                vz = u[momentum(2), idx] * inv
-                p = gm1 * (u[energy(), idx] - T(0.5) * r * (vx * vx + vy * vy + vz * vz))
+                r, vx, vy, vz, p = primitive_state(u[density(), idx], u[momentum(0), idx], u[momentum(1), idx],
+                                                   u[momentum(2), idx], u[energy(), idx], gm1)
                 # branch-free, so the loop vectorizes: compute, then select -1 for a bad cell
                 # (NaN fails both comparisons; an infinity makes the sum non-finite)
                 ok = r > T(0.0) and p > T(0.0) and wp.isfinite(r + vx + vy + vz + p)

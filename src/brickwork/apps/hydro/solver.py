@@ -265,10 +265,10 @@ class Hydro:
                     self.mesh.fill_ghosts(CONSERVED)
                 if self.fused:
                     k.stage(a, b, dt, first=n == 0)
-                    continue
-                if n:
-                    k.primitives()
-                k.fluxes()
-                k.update(a, b, dt, first=n == 0)
+                else:
+                    if n:
+                        k.primitives()
+                    k.fluxes()
+                    k.update(a, b, dt, first=n == 0)
         self.time += dt
         self.cycle += 1

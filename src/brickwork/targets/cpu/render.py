@@ -82,8 +82,8 @@ class CppRenderer:
         return f"bw::make<{c_type(t)}>({', '.join(self.expr(a) for a in e.args)})"
 
     def index64(self, e) -> str:
-        """``e`` as an int64 index. int32 sums and differences proven not to overflow are widened
-        operand by operand: ``(int64_t)k - 1`` rather than the extension of ``k - 1``, which g++
+        """``e`` as an int64 index. int32 ``+ - *`` proven not to overflow is widened operand by
+        operand: ``(int64_t)k - 1`` rather than the extension of ``k - 1``, which g++
         does not distribute, so a stencil's neighbours share one row address instead of each
         holding its own (the row setup of a 3-D Laplacian spilled them)."""
         if not self.widen_indices:
