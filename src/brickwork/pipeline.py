@@ -17,54 +17,23 @@ loads them (the warm path).
 from __future__ import annotations
 
 import functools
-import hashlib
 import sys
 import types as pytypes
 
 from . import config
-from ._version import __version__
-from .frontend.fingerprint import function_fingerprint
-from .jit import cache
-from .jit.toolchain import generator_digest
+from .jit import keys, store
+from .jit.keys import cache_key  # noqa: F401  (part of the pipeline's API)
+from .targets import current_target, target_named  # noqa: F401  (part of the pipeline's API)
 from .targets.base import Target
 from .targets.cpu import CPU
-from .types.keys import type_key
 
 #: The target instances compile for unless ``config.target`` names another.
 DEFAULT_TARGET: Target = CPU
 
 
-def target_named(name: str) -> Target:
-    """The target called ``name`` (``config.TARGETS``); the emulation target is imported on first use."""
-    if name == CPU.name:
-        return CPU
-    if name == "cuda-emulation":
-        from .targets.emulate import EMULATION
-
-        return EMULATION
-    raise ValueError(f"unknown target {name!r} (known: {', '.join(config.TARGETS)})")
-
-
-def current_target() -> Target:
-    """The target ``config.target`` names (``BRICKWORK_TARGET``)."""
-    return target_named(config.target)
-
-
 def key_parts(kernel, arg_types, mode: str = "release", target: Target | None = None) -> dict:
-    """What an instance's cache key covers; all of it is known before typing."""
-    target = target or current_target()
-    return {
-        "mode": mode,
-        "brickwork version": __version__, "target": target.name, "compiler and flags": target.identity(),
-        "code generator and runtime header": generator_digest(),
-        "kernel source and reached functions/constants": function_fingerprint(kernel.source),
-        "argument types": ",".join(type_key(t) for t in arg_types),
-        "kernel form": kernel.form,
-    }
-
-
-def cache_key(parts: dict) -> str:
-    return hashlib.sha256("|".join(parts.values()).encode()).hexdigest()[:40]
+    """What an instance's cache key covers (``jit.keys``); the current target unless ``target``."""
+    return keys.key_parts(kernel, arg_types, mode, target or current_target())
 
 
 @functools.cache
@@ -157,7 +126,7 @@ def build(batch: list, target: Target | None = None) -> None:
     target = target or current_target()
     jobs, owners = [], []
     for inst in batch:
-        found = cache.lookup(inst.key())
+        found = store.lookup(inst.key())
         if found is not None:  # warm: no typing, no passes, no rendering
             inst.loaded_from(*found)
             continue

@@ -110,7 +110,7 @@ def test_a_kernel_planted_by_another_user_is_never_loaded(quick_build, monkeypat
         os.chmod(base, 0o755)
         root = os.path.join(base, "cache")
         os.mkdir(root, 0o755)  # not writable by others: passes the root check
-        monkeypatch.setattr(cache.config, "cache_dir", root)
+        monkeypatch.setattr(config, "cache_dir", root)
         marker = os.path.join(base, "constructor-ran")
         src = os.path.join(base, "evil.cpp")
         with open(src, "w") as f:

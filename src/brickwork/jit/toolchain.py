@@ -287,11 +287,11 @@ def _facts(cxx: str, stamp: str, arch: str, cache_root: str) -> ToolchainFacts:
     Kept in a note in the cache root named after the compiler, the flag and the CPU description, so a
     warm process reads ``/proc/cpuinfo`` and one small file and runs no compiler. A note is written
     only when both answers are definite; otherwise the next process asks again."""
-    from . import cache
+    from . import store
 
     cpu = cpu_description()
     name = _note_name(stamp, arch, cpu)
-    text = cache.read_note(name)
+    text = store.read_note(name)
     if text is not None:
         try:
             data = json.loads(text)
@@ -313,6 +313,8 @@ def _facts(cxx: str, stamp: str, arch: str, cache_root: str) -> ToolchainFacts:
         return ToolchainFacts(openmp=bool(openmp), target="cpu-" + hashlib.sha256(cpu.encode()).hexdigest()[:16])
     target, tuning, pch = resolve_target(macros), tuning_flags(macros), is_gnu(macros)
     if openmp is not None:
+        from . import cache
+
         cache.write_note(name, json.dumps({"openmp": openmp, "target": target, "tuning": list(tuning), "pch": pch,
                                            "cpu": cpu}))
     return ToolchainFacts(openmp=bool(openmp), target=target, tuning=tuning, pch=pch)
@@ -334,7 +336,7 @@ def _settings(cxx_override, extra, cache_root) -> CompilerSettings:
 
 def settings() -> CompilerSettings:
     """Compiler settings for the current configuration (detected on first use)."""
-    from .cache import cache_root
+    from .store import cache_root
 
     return _settings(config.cxx, config.extra_cflags, cache_root())
 
@@ -351,7 +353,7 @@ def identity() -> str:
     """The compiler, its flags, whether OpenMP is on and what ``-march=native`` means on this CPU,
     for cache keys. Warm: a stat of the compiler, the first block of ``/proc/cpuinfo`` and one small
     file in the cache root, once per process; the compiler runs only the first time (see ``_facts``)."""
-    from .cache import cache_root
+    from .store import cache_root
 
     return _identity(config.cxx, config.extra_cflags, cache_root())
 
@@ -360,26 +362,28 @@ def include_dir() -> str:
     return os.path.join(os.path.dirname(os.path.dirname(__file__)), "include")
 
 
+#: The folders of the package whose files shape generated code: the runtime headers, typing and the
+#: typing rules of extensions, builtins, IR, passes, targets, types, the loop abstraction and packs.
+GENERATOR_FOLDERS = ("include", "frontend", "builtins", "ir", "passes", "targets", "targets/cpu", "targets/emulate",
+                     "types", "lang", "la", "mesh")
+
+
 @functools.cache
 def generator_digest() -> str:
-    """Hash of the runtime header and of the code generator's modules (part of every cache key).
+    """Hash of the runtime headers and of the code generator's modules (part of every cache key).
 
-    The headers count by content; the Python modules that shape generated code (typing and the
-    typing rules of extensions, builtins, IR, passes, targets, types) by size and modification
-    time, which costs a few stats on the warm path and still rebuilds entries after any edit or
-    upgrade.
+    Every ``.h`` and ``.py`` file of ``GENERATOR_FOLDERS`` counts by name, size and modification
+    time: one stat per file on the warm path (no file is read), and any edit or upgrade still
+    rebuilds the entries it could change.
     """
-    h = hashlib.sha256()
-    for name in sorted(os.listdir(include_dir())):  # brickwork.h and the headers of builtin families
-        if name.endswith(".h"):
-            with open(os.path.join(include_dir(), name), "rb") as f:
-                h.update(name.encode() + f.read())
     package = os.path.dirname(include_dir())
-    for sub in ("frontend", "builtins", "ir", "passes", "targets", "targets/cpu", "targets/emulate", "types", "lang",
-                "la", "mesh"):
-        folder = os.path.join(package, sub)
-        for name in sorted(os.listdir(folder)):
-            if name.endswith(".py"):
-                st = os.stat(os.path.join(folder, name))
-                h.update(f"{sub}/{name}:{st.st_size}:{st.st_mtime_ns};".encode())
-    return h.hexdigest()
+    stat = os.stat
+    stamps = []
+    for sub in GENERATOR_FOLDERS:
+        folder = f"{package}/{sub}/"
+        for name in os.listdir(folder):
+            if name.endswith((".py", ".h")):
+                st = stat(folder + name)
+                stamps.append(f"{sub}/{name}:{st.st_size}:{st.st_mtime_ns}")
+    stamps.sort()
+    return hashlib.sha256(";".join(stamps).encode()).hexdigest()

@@ -46,9 +46,9 @@ class Instance:
 
     def target_object(self):
         """The Target this instance compiles for."""
-        from .. import pipeline
+        from ..targets import target_named
 
-        return pipeline.target_named(self.target) if isinstance(self.target, str) else self.target
+        return target_named(self.target) if isinstance(self.target, str) else self.target
 
     def adjoint(self) -> "Instance":
         """The backward kernel of this instance (built the first time it is launched)."""
@@ -78,11 +78,10 @@ class Instance:
     def key(self) -> str:
         """Cache key: kernel fingerprint, concrete types, target, compiler, generator, version."""
         if self._key is None:
-            from .. import pipeline  # the compiler is imported on the first launch, not by `import brickwork`
+            from ..jit import keys  # the compiler (pipeline) is imported on a cache miss only
 
-            self.key_parts = pipeline.key_parts(self.kernel, self.arg_types, self.mode,
-                                                self.target_object())
-            self._key = pipeline.cache_key(self.key_parts)
+            self.key_parts = keys.key_parts(self.kernel, self.arg_types, self.mode, self.target_object())
+            self._key = keys.cache_key(self.key_parts)
         return self._key
 
     def ensure_loaded(self) -> None:
@@ -91,16 +90,18 @@ class Instance:
             return
         if self.error is not None:
             raise self.error
-        from ..jit import cache
+        from ..jit import store
 
         t0 = time.perf_counter()
-        found = cache.lookup(self.key())
+        found = store.lookup(self.key())
         if found is not None:
             self.loaded_from(*found)
             if "logging" in sys.modules:  # no handler can show it otherwise: the warm path imports no logging
                 _log().info("%s loaded from cache in %.1f ms", self.label, 1e3 * (time.perf_counter() - t0))
             return
         if config.explain_cache_misses:
+            from ..jit import cache
+
             _log().warning("%s: cache miss: %s", self.label, cache.explain_miss(self.label, self.key_parts))
         build_instances([self] + [p for p in _pending if p is not self and p.fn is None and p.error is None])
         if self.error is not None:

@@ -1,0 +1,31 @@
+"""Cache keys of kernel instances: what a key covers (``key_parts``) and the key itself.
+
+Everything here is known before typing, so a warm launch computes its key, finds the entry
+(``store``) and loads it without importing the compiler (``brickwork.pipeline``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from .._version import __version__
+from ..frontend.fingerprint import function_fingerprint
+from ..types.keys import type_key
+from .toolchain import generator_digest
+
+
+def key_parts(kernel, arg_types, mode: str, target) -> dict:
+    """What the cache key of ``kernel`` for ``arg_types`` on ``target`` in ``mode`` covers."""
+    return {
+        "mode": mode,
+        "brickwork version": __version__, "target": target.name, "compiler and flags": target.identity(),
+        "code generator and runtime header": generator_digest(),
+        "kernel source and reached functions/constants": function_fingerprint(kernel.source),
+        "argument types": ",".join(type_key(t) for t in arg_types),
+        "kernel form": kernel.form,
+    }
+
+
+def cache_key(parts: dict) -> str:
+    """The 40-hex-digit key (entry directory name) of ``key_parts``."""
+    return hashlib.sha256("|".join(parts.values()).encode()).hexdigest()[:40]

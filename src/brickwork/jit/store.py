@@ -1,0 +1,188 @@
+"""Reading the kernel cache: where it is, the safety checks of every load, and entry lookup.
+
+This is all a warm launch needs of the cache (``cache`` builds and publishes entries, and holds the
+locks and claims), so a program whose instances are all cached imports only this module of it.
+
+The cache holds code that will run, so every load checks who could have written it: the root, the
+shard (``<key[:2]>``) and the entry directory must be real directories owned by you that neither
+your group nor others can write, and ``meta.json`` and ``kernel.so`` must be regular files (opened
+without following symbolic links) with the same owner and mode. Each directory is checked once per
+process. Anything else is refused with ``UnsafeCacheError``. The sha256 in ``meta.json`` only
+detects corruption: whoever can write an entry can write a matching hash.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import json
+import os
+import stat
+
+from .. import config
+from ..errors import BrickworkError
+
+LIBRARY = "kernel.so"
+SOURCE = "kernel.cpp"
+CUBIN = "kernel.cubin"  # the CUDA target's artifact; meta.json's "artifact" names it (default: LIBRARY)
+ARTIFACTS = (LIBRARY, CUBIN)
+META = "meta.json"
+
+
+class UnsafeCacheError(BrickworkError):
+    """A cache directory or file that someone other than you could have written; it is never loaded."""
+
+
+def cache_root() -> str:
+    """The cache directory: $BRICKWORK_CACHE_DIR as given, else the user cache dir plus a version."""
+    return config.cache_dir
+
+
+#: Directories (the root, shards, entries) that passed the safety check in this process.
+_verified: set = set()
+_WRITABLE_BY_OTHERS = stat.S_IWGRP | stat.S_IWOTH
+_REMOVE_HINT = "another user may have written it; remove it (rm -rf {path}) or run 'brickwork cache clear'"
+
+
+def _refuse_root(root: str, why: str) -> UnsafeCacheError:
+    return UnsafeCacheError(f"refusing to use kernel cache {root}: {why}")
+
+
+def _refuse_entry(path: str, why: str, remove: str) -> UnsafeCacheError:
+    return UnsafeCacheError(f"refusing to use kernel cache entry {path}: {why}; " + _REMOVE_HINT.format(path=remove))
+
+
+def _ownership_problem(st: os.stat_result) -> str | None:
+    """Why a file or directory with this status is unsafe, or None."""
+    uid = os.geteuid()
+    if st.st_uid != uid:
+        return f"it is owned by uid {st.st_uid}, not by you (uid {uid})"
+    if st.st_mode & _WRITABLE_BY_OTHERS:
+        return "it is writable by group or others"
+    return None
+
+
+def _check_root(root: str, create: bool = False) -> bool:
+    """Whether the cache root exists and is safe; raises ``UnsafeCacheError`` if it is not safe.
+
+    A symbolic link as the root is followed (a cache moved to another disk), but the link must be
+    yours (or root's) and its target must pass the check."""
+    if root in _verified:
+        return True
+    if create:
+        with contextlib.suppress(FileExistsError):  # a dangling symbolic link: refused below
+            os.makedirs(root, mode=0o700, exist_ok=True)
+    try:
+        st = os.lstat(root)
+    except FileNotFoundError:
+        return False
+    if stat.S_ISLNK(st.st_mode):
+        if st.st_uid not in (os.geteuid(), 0):
+            raise _refuse_root(root, f"it is a symbolic link owned by uid {st.st_uid}, not by you")
+        try:
+            st = os.stat(root)
+        except FileNotFoundError:
+            if create:
+                target = os.readlink(root)
+                raise _refuse_root(root, f"it is a symbolic link to a missing directory ({target})") from None
+            return False
+    if not stat.S_ISDIR(st.st_mode):
+        raise _refuse_root(root, "it is not a directory")
+    problem = _ownership_problem(st)
+    if problem is not None:
+        if st.st_uid != os.geteuid():
+            raise _refuse_root(root, f"{problem}; set BRICKWORK_CACHE_DIR to a directory of your own")
+        raise _refuse_root(root, f"it must be owned by you and not writable by group or others (chmod 700 {root})")
+    _verified.add(root)
+    return True
+
+
+def _check_dir(path: str, entry: str) -> bool:
+    """Whether ``path`` (a shard or an entry directory) is a safe directory.
+
+    False when it is missing or is not a directory (a file, a dangling symbolic link): a corrupt
+    entry that ``publish`` replaces. Raises ``UnsafeCacheError`` for a symbolic link to a directory,
+    or a directory that is not yours or that others can write. ``entry`` is what to remove."""
+    if path in _verified:
+        return True
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    if stat.S_ISLNK(st.st_mode):
+        if os.path.isdir(path):
+            raise _refuse_entry(path, f"it is a symbolic link (to {os.readlink(path)})", entry)
+        return False
+    if not stat.S_ISDIR(st.st_mode):
+        return False
+    problem = _ownership_problem(st)
+    if problem is not None:
+        raise _refuse_entry(path, problem, entry)
+    _verified.add(path)
+    return True
+
+
+def check_dir(path: str) -> bool:
+    """Whether ``path`` is a safe directory of the root (False when missing; see ``_check_dir``)."""
+    return _check_dir(path, path)
+
+
+def _read_entry_file(path: str, entry: str) -> bytes | None:
+    """Content of a file of an entry, opened without following a symbolic link; None if missing or
+    not a regular file (corrupt). Raises ``UnsafeCacheError`` for a link or a file others could write."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise _refuse_entry(path, "it is a symbolic link", entry) from None
+        return None
+    with open(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        problem = _ownership_problem(st)
+        if problem is not None:
+            raise _refuse_entry(path, problem, entry)
+        return f.read()
+
+
+def entry_dir(key: str) -> str:
+    return os.path.join(cache_root(), key[:2], key)
+
+
+def lookup(key: str) -> tuple[str, dict] | None:
+    """Path and metadata of the cached library for ``key`` if the entry is intact, else None.
+
+    Raises ``UnsafeCacheError`` if the root, the shard, the entry or one of its files could have
+    been written by someone else (see the module docstring)."""
+    root = cache_root()
+    if not _check_root(root):
+        return None
+    shard = os.path.join(root, key[:2])
+    path = os.path.join(shard, key)
+    if not _check_dir(shard, shard) or not _check_dir(path, path):
+        return None
+    raw = _read_entry_file(os.path.join(path, META), path)
+    if raw is None:
+        return None
+    try:
+        meta = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(meta, dict) or meta.get("artifact", LIBRARY) not in ARTIFACTS:
+        return None
+    lib = os.path.join(path, meta.get("artifact", LIBRARY))
+    code = _read_entry_file(lib, path)
+    if code is None or meta.get("sha256") != hashlib.sha256(code).hexdigest():
+        return None
+    return lib, meta
+
+
+def read_note(name: str) -> str | None:
+    """A small file brickwork keeps in the root (toolchain facts), if the root is safe and has it."""
+    root = cache_root()
+    if not _check_root(root):
+        return None
+    raw = _read_entry_file(os.path.join(root, name), os.path.join(root, name))
+    return None if raw is None else raw.decode("utf-8", "replace")
