@@ -21,18 +21,18 @@ import sys
 import types as pytypes
 
 from . import config
-from .jit import keys, store
-from .jit.keys import cache_key  # noqa: F401  (part of the pipeline's API)
-from .targets import current_target, target_named  # noqa: F401  (part of the pipeline's API)
+from .jit import store
+from .targets import current_target, keys, target_named  # noqa: F401  (part of the pipeline's API)
 from .targets.base import Target
 from .targets.cpu import CPU
+from .targets.keys import cache_key  # noqa: F401  (part of the pipeline's API)
 
 #: The target instances compile for unless ``config.target`` names another.
 DEFAULT_TARGET: Target = CPU
 
 
 def key_parts(kernel, arg_types, mode: str = "release", target: Target | None = None) -> dict:
-    """What an instance's cache key covers (``jit.keys``); the current target unless ``target``."""
+    """What an instance's cache key covers (``targets.keys``); the current target unless ``target``."""
     return keys.key_parts(kernel, arg_types, mode, target or current_target())
 
 

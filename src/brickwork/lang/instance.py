@@ -78,7 +78,7 @@ class Instance:
     def key(self) -> str:
         """Cache key: kernel fingerprint, concrete types, target, compiler, generator, version."""
         if self._key is None:
-            from ..jit import keys  # the compiler (pipeline) is imported on a cache miss only
+            from ..targets import keys  # the compiler (pipeline) is imported on a cache miss only
 
             self.key_parts = keys.key_parts(self.kernel, self.arg_types, self.mode, self.target_object())
             self._key = keys.cache_key(self.key_parts)

@@ -1,4 +1,4 @@
-"""Cache keys of kernel instances: what a key covers (``key_parts``) and the key itself.
+"""Cache keys of kernel instances for a target: what a key covers (``key_parts``) and the key itself.
 
 Everything here is known before typing, so a warm launch computes its key, finds the entry
 (``store``) and loads it without importing the compiler (``brickwork.pipeline``).
@@ -10,8 +10,8 @@ import hashlib
 
 from .._version import __version__
 from ..frontend.fingerprint import function_fingerprint
+from ..jit.toolchain import generator_digest
 from ..types.keys import type_key
-from .toolchain import generator_digest
 
 
 def key_parts(kernel, arg_types, mode: str, target) -> dict:
