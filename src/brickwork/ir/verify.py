@@ -10,7 +10,7 @@ from ..types.opaque import TEAM_MEMBER
 from ..types.scalars import int64
 from . import nodes as ir
 from .printer import expr as show
-from .walk import children
+from .walk import children, owned_fields
 
 
 class IRVerifyError(AssertionError):
@@ -74,20 +74,49 @@ class _Verifier:
         for body in _child_blocks(s):
             self.block(body, inner_regions, inner_slice, inner_inline)
 
-    def expr(self, e, in_slice):
-        if not isinstance(e, ir.IRExpr):
-            self.fail("an expression slot holds a non-expression", e)
-        if isinstance(e, ir.IRLocal):
-            known = self.declared.get(e.name)
-            if known is None:
-                self.fail("local used but never declared", e)
-            if known != e.type:
-                self.fail(f"local declared {known!r} but used as {e.type!r}", e)
-        elif isinstance(e, ir.IRCall) and self.neutral and e.impl is not None:
+    def expr(self, root, in_slice):
+        """Check ``root`` and every expression inside it (an explicit stack: the trees are deep
+        and verification runs after every pass)."""
+        checks = _EXPR_CHECKS
+        stack = [root]
+        while stack:
+            e = stack.pop()
+            cls = type(e)
+            check = checks.get(cls)
+            if check is None:
+                check = checks[cls] = _expr_check(cls)
+            if check is not _no_check:
+                check(self, e, in_slice)
+            for name in owned_fields(cls):
+                value = getattr(e, name)
+                if isinstance(value, (list, tuple)):
+                    for item in value:
+                        _push_exprs(item, stack)
+                else:
+                    _push_exprs(value, stack)
+
+    # -- the checks of one expression class (``_expr_check`` picks one per class) --
+
+    def check_non_expr(self, e, in_slice):
+        self.fail("an expression slot holds a non-expression", e)
+
+    def check_local(self, e, in_slice):
+        known = self.declared.get(e.name)
+        if known is None:
+            self.fail("local used but never declared", e)
+        if known != e.type:
+            self.fail(f"local declared {known!r} but used as {e.type!r}", e)
+
+    def check_call(self, e, in_slice):
+        if self.neutral and e.impl is not None:
             self.fail("a builtin call carries a target implementation before select_builtins", e)
-        elif isinstance(e, _LA_ONLY) and not in_slice:
+
+    def check_la_only(self, e, in_slice):
+        if not in_slice:
             self.fail("a loop-abstraction construct outside an outer body", e)
-        elif isinstance(e, _GPU_ONLY) and not self.fn.is_kernel:
+
+    def check_gpu_only(self, e, in_slice):
+        if not self.fn.is_kernel:
             self.fail("a GPU index, extent or buffer outside a kernel", e)
         elif isinstance(e, ir.IRGpuIndex) and (e.axis not in ("block", "thread") or e.dim not in (0, 1, 2)):
             self.fail("a GPU index of an unknown axis or dimension", e)
@@ -97,8 +126,41 @@ class _Verifier:
             self.fail("a shared buffer without a positive count or not one-dimensional", e)
         elif isinstance(e, ir.IRGpuArena) and (e.type is not TEAM_MEMBER or e.size.type is not int64):
             self.fail("a GPU arena that is not a team arena of an int64 size", e)
-        for child in _child_exprs(e):
-            self.expr(child, in_slice)
+
+
+def _no_check(verifier, e, in_slice):
+    pass
+
+
+#: Expression class -> the check its nodes get (each class meets at most one of them).
+_EXPR_CHECKS: dict = {}
+
+
+def _expr_check(cls):
+    if not issubclass(cls, ir.IRExpr):
+        return _Verifier.check_non_expr
+    if issubclass(cls, ir.IRLocal):
+        return _Verifier.check_local
+    if issubclass(cls, ir.IRCall):
+        return _Verifier.check_call
+    if issubclass(cls, _LA_ONLY):
+        return _Verifier.check_la_only
+    if issubclass(cls, _GPU_ONLY):
+        return _Verifier.check_gpu_only
+    return _no_check
+
+
+def _push_exprs(value, stack) -> None:
+    """Push the expressions that a child slot holding ``value`` contributes (a pack variable its
+    offset, a view its pack and direction)."""
+    if isinstance(value, ir.IRExpr):
+        stack.append(value)
+    elif isinstance(value, ir.PackVar):
+        stack.append(value.offset)
+    elif isinstance(value, ir.LAView):
+        stack.append(value.pack)
+        if value.direction is not None:
+            stack.append(value.direction)
 
 
 def _child_exprs(node):

@@ -13,21 +13,46 @@ from . import nodes as ir
 _NODE_TYPES = (ir.IRExpr, ir.IRStmt, ir.PackVar, ir.LAView)
 
 
+#: Fields that refer to something outside the tree (not owned children).
+_REFERENCES = ("func", "type", "config", "reducer", "halo")
+#: Field annotations that never hold a node (the node classes annotate every field).
+_LEAF_ANNOTATIONS = ("str", "bool", "int", "int | None", "float", "LAConfig", "SimdReduction | None")
+#: Per node class: (names of the fields that may hold children, names of the ``__init__`` fields).
+_LAYOUTS: dict = {}
+
+
 def _is_node(x) -> bool:
     return isinstance(x, _NODE_TYPES)
 
 
+def _layout(cls) -> tuple:
+    """The field names of a node class, computed once (``dataclasses.fields`` is slow per call and
+    every pass walks and copies thousands of nodes)."""
+    layout = _LAYOUTS.get(cls)
+    if layout is None:
+        fields = dataclasses.fields(cls)
+        layout = _LAYOUTS[cls] = (tuple(f.name for f in fields
+                                        if f.name not in _REFERENCES and f.type not in _LEAF_ANNOTATIONS),
+                                  tuple(f.name for f in fields if f.init))
+    return layout
+
+
+def owned_fields(cls) -> tuple:
+    """The names of the fields of node class ``cls`` that may hold child nodes."""
+    layout = _LAYOUTS.get(cls) or _layout(cls)
+    return layout[0]
+
+
 def children(node):
     """The nodes directly inside ``node`` (expressions, statements, and their lists)."""
-    for f in dataclasses.fields(node):
-        if f.name in ("func", "type", "config", "reducer", "halo"):
-            continue  # references, not owned children
-        value = getattr(node, f.name)
-        if _is_node(value):
+    layout = _LAYOUTS.get(type(node)) or _layout(type(node))
+    for name in layout[0]:
+        value = getattr(node, name)
+        if isinstance(value, _NODE_TYPES):
             yield value
         elif isinstance(value, (list, tuple)):
             for item in value:
-                if _is_node(item):
+                if isinstance(item, _NODE_TYPES):
                     yield item
 
 
@@ -82,22 +107,25 @@ class Rewriter:
         return x
 
     def copy(self, node):
-        """``node`` rebuilt with every child rewritten."""
-        changes = {}
-        for f in dataclasses.fields(node):
-            if f.name in ("func", "type", "config", "reducer", "halo") or not f.init:
-                continue
-            value = getattr(node, f.name)
-            if _is_node(value):
-                changes[f.name] = self.node(value)
-            elif isinstance(value, list):
-                if value and isinstance(value[0], ir.IRStmt):
-                    changes[f.name] = self.stmts(value)
-                else:
-                    changes[f.name] = [self.node(v) for v in value]
-            elif isinstance(value, tuple) and any(_is_node(v) for v in value):
-                changes[f.name] = tuple(self.node(v) for v in value)
-        return dataclasses.replace(node, **changes)
+        """``node`` rebuilt with every child rewritten (``dataclasses.replace`` with the changed
+        children, without its per-call field lookup)."""
+        cls = type(node)
+        owned, init = _layout(cls)
+        values = {}
+        for name in init:
+            value = getattr(node, name)
+            if name in owned:
+                if _is_node(value):
+                    value = self.node(value)
+                elif isinstance(value, list):
+                    if value and isinstance(value[0], ir.IRStmt):
+                        value = self.stmts(value)
+                    else:
+                        value = [self.node(v) for v in value]
+                elif isinstance(value, tuple) and any(_is_node(v) for v in value):
+                    value = tuple(self.node(v) for v in value)
+            values[name] = value
+        return cls(**values)
 
     def function(self, fn: ir.IRFunction) -> ir.IRFunction:
         return dataclasses.replace(fn, body=self.stmts(fn.body), locals=dict(fn.locals), buffers=dict(fn.buffers))
