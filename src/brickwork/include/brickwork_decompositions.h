@@ -19,6 +19,13 @@
 
 namespace bw {
 namespace decomp {
+// The iterative cores are called, not inlined, on the GPU: a kernel (a backward one above all) that
+// calls svd3 several times otherwise takes NVRTC twice as long to compile. The CPU keeps them inline.
+#ifdef __CUDACC__
+#define BW_DECOMP_CORE inline __noinline__
+#else
+#define BW_DECOMP_CORE inline
+#endif
 
 struct m3 { double a[3][3]; };
 
@@ -56,7 +63,7 @@ inline void rotate_rows(m3& x, int p, int q, double c, double s) {  // G^T X
 // (cos, sin) direction (2 (s_pp - s_qq), s_pq) where the angle is below pi/8, else the rotation by pi/4
 // (also when s_pq = 0 and s_pp = s_qq). On return S_in = V S V^T with S nearly diagonal (off-diagonal
 // terms near 1e-4 relative remain for some matrices: see the refinements below).
-inline void jacobi_sweeps(m3& s, m3& v) {
+BW_DECOMP_CORE void jacobi_sweeps(m3& s, m3& v) {
     const double gamma = 5.828427124746190;     // 3 + 2 sqrt(2)
     const double cstar = 0.9238795325112867;    // cos(pi / 8)
     const double sstar = 0.3826834323650898;    // sin(pi / 8)
@@ -92,7 +99,7 @@ inline void orthogonalizing_rotation(double alpha, double beta, double g, double
 }
 
 // eig3: exact Jacobi rotations (quadratic convergence) until S is diagonal to rounding.
-inline void refine_symmetric(m3& s, m3& v) {
+BW_DECOMP_CORE void refine_symmetric(m3& s, m3& v) {
     for (int sweep = 0; sweep < 16; ++sweep) {
         double off = 0, diagonal = 0;
         for (int i = 0; i < 3; ++i)
@@ -149,7 +156,7 @@ inline void neg_swap_columns(m3& x, int i, int j) {
 // B = Q R by three Givens rotations annihilating (1,0), (2,0), (2,1); a negative pivot takes the rotation
 // that makes it positive. Warp leaves pivot columns shorter than 1e-6 as they are, which loses up to 1e-6
 // absolute (all of a small matrix); here only columns that are zero to within 1e-150 are left.
-inline void givens_qr(const m3& b, m3& q, m3& r) {
+BW_DECOMP_CORE void givens_qr(const m3& b, m3& q, m3& r) {
     const int steps[3][2] = {{0, 1}, {0, 2}, {1, 2}};
     r = b;
     q = identity3();
@@ -173,7 +180,7 @@ inline void givens_qr(const m3& b, m3& q, m3& r) {
     }
 }
 
-inline void svd3(const m3& a, m3& u, double sigma[3], m3& v) {
+BW_DECOMP_CORE void svd3(const m3& a, m3& u, double sigma[3], m3& v) {
     m3 s;  // A^T A
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) s.a[i][j] = a.a[0][i] * a.a[0][j] + a.a[1][i] * a.a[1][j] + a.a[2][i] * a.a[2][j];
