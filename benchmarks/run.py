@@ -6,8 +6,8 @@
 
 The primary column (``--impl``) is the one measured against the targets. Every case is checked
 against numpy before it is timed; a peer that fails or disagrees is reported and the run goes on.
-The load average is recorded before and after; a run on a loaded machine (see ``machine_load``)
-does not overwrite RESULTS.md unless ``--allow-loaded`` is given.
+The load average is recorded before the run, at its end and once it has settled after it; a run on a
+loaded machine (see ``machine_load``) does not overwrite RESULTS.md unless ``--allow-loaded`` is given.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import jit_costs
 import numpy as np
 import report
 from cases import CASES, Case
-from machine_load import LOADED_PER_CORE, LoadRecord, OtherCpuMeter, load_average
+from machine_load import LOADED_PER_CORE, LoadRecord, OtherCpuMeter, load_average, settle
 from peers import KERNEL_LANGUAGES, PEER_SETUPS, KernelLanguage, Peer, PeerUnavailable, make_peers
 from timing import measure_interleaved
 
@@ -282,7 +282,10 @@ def main(argv=None) -> int:
     if args.impl not in contexts:
         notes.append(f"the primary column ({args.impl}) is unavailable: its targets are not evaluated")
 
-    load = LoadRecord(load_before, load_average(), os.cpu_count() or 1, others=meter.others())
+    cpus = os.cpu_count() or 1
+    after, others = load_average(), meter.others()
+    settled, waited = settle(LOADED_PER_CORE * cpus) if not args.no_write else (None, 0.0)
+    load = LoadRecord(load_before, after, cpus, others=others, settled=settled, waited=waited)
     write = not args.no_write
     if write and load.loaded() and not args.allow_loaded:
         print(f"not writing {args.out}: the machine was loaded ({load.text()}); "

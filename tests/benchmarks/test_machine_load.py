@@ -78,3 +78,23 @@ def test_other_cpu_meter_needs_a_second_of_wall_time(monkeypatch):
     clock["wall"] = 101.5
     others = meter.others()
     assert others is None or 0.0 <= others <= (os.cpu_count() or 1)
+
+
+def test_settle_waits_for_the_load_to_fall_to_the_limit():
+    from machine_load import settle
+
+    readings = iter([1.9, 1.4, 1.1, 0.9, 0.5])
+    slept = []
+    value, waited = settle(1.0, timeout=100.0, poll=5.0, read=lambda: next(readings), sleep=slept.append)
+    assert (value, waited, slept) == (0.9, 15.0, [5.0, 5.0, 5.0])
+
+
+def test_settle_gives_up_after_the_timeout_and_a_busy_machine_counts_as_loaded():
+    from machine_load import settle
+
+    value, waited = settle(1.0, timeout=10.0, poll=5.0, read=lambda: 1.7, sleep=lambda s: None)
+    assert (value, waited) == (1.7, 10.0)
+    record = LoadRecord(0.2, 2.0, 2, others=0.1, settled=value, waited=waited)
+    assert record.loaded()
+    assert "1.70 10 s after" in record.text()
+    assert not LoadRecord(0.2, 2.0, 2, others=0.1, settled=0.8, waited=45.0).loaded()
