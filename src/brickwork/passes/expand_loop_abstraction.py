@@ -353,8 +353,8 @@ class _CpuRows(ir.Rewriter):
     def fused_rows(self, plan: row_fusion.RowFusion) -> list:
         """Stages with i-only halos, fused per row (k, j): each stage over the row's i span, in
         order, with scratch for one k plane (see ``row_fusion``). The cells each stage visits are those
-        of the unfused loops: with the memory tag and ``ij_slab`` pieces a row's span runs on
-        through the ghost cells up to the next row of its plane, as the plane's span does; a bovi
+        of the unfused loops: with the memory tag and ``ij_slab`` pieces (bvoi) each stage runs over its
+        plane's one span, ghost cells between rows included, stage after stage per plane; a bovi
         chunk's rows are cut where the chunk starts and ends, and a stage grown by di in [lo, hi]
         visits [i0 + lo, i1 + hi] of each row, as the merged spans of the unfused loops do."""
         out: list = []
@@ -375,6 +375,17 @@ class _CpuRows(ir.Rewriter):
                 op("eq", jv, start[1]), start[2], g("is"), int32), g("is"), int32), row)
             last_i = self.tmp(ir.IRSelect(op("eq", kv, end[0]), ir.IRSelect(
                 op("eq", jv, end[1]), end[2], g("ie"), int32), g("ie"), int32), row)
+        if self.cfg.loop == "bvoi" and self.cfg.chunk == "ij_slab" and all(st.inner == "memory" for st in plan.stages):
+            # Memory spans of whole planes: each stage over its plane's one span, as unfused (the rows'
+            # spans run on to the next row, so their union is that span): no loop per row.
+            plane = [ir.IRAssign(self.row_base, op("add", _mflat(kv, i32(0), i32(0)), i32(plan.cmin)))]
+            for stage, (lo, hi) in zip(plan.stages, plan.spans):
+                m0 = self.tmp(_mflat(kv, start[1], op("add", first_i, i32(lo))), plane)
+                m1 = self.tmp(_mflat(kv, end[1], op("add", last_i, i32(hi))), plane)
+                self.memory_span(stage, m0, m1, plane)
+            out.append(self.loop(kv, start[0], end[0], plane))
+            self.row = None
+            return out
         for stage, (lo, hi) in zip(plan.stages, plan.spans):
             i0, i1 = op("add", first_i, i32(lo)), op("add", last_i, i32(hi))
             if stage.inner == "memory":
