@@ -89,6 +89,8 @@ cxx: str | None = os.environ.get(_ENV_PREFIX + "CXX") or os.environ.get("CXX") o
 extra_cflags: str = os.environ.get(_ENV_PREFIX + "CFLAGS", "")
 #: Parallel compile jobs for pending instances (None: number of cores).
 compile_jobs: int | None = _env_int(_ENV_PREFIX + "COMPILE_JOBS", None)
+#: Most instances compiled by one compiler run when several are built together (1: one run each).
+compile_batch: int = _env_int(_ENV_PREFIX + "COMPILE_BATCH", 8) or 8
 pch: bool = _env_bool(_ENV_PREFIX + "PCH", True)  # g++ reads a precompiled runtime header (jit.pch)
 #: Minimum launch size before the outer loop is run by several OpenMP threads.
 parallel_threshold: int = _env_int(_ENV_PREFIX + "PARALLEL_THRESHOLD", 16384) or 16384

@@ -64,9 +64,13 @@ def test_warm_rerun_calls_the_compiler_zero_times_whatever_the_order(tmp_path):
     assert stat.S_IMODE(os.stat(cache_dir).st_mode) == 0o700
 
 
-def test_declared_instances_compile_in_one_parallel_batch(tmp_path, monkeypatch):
-    calls, log = _run(tmp_path, "declared", tmp_path / "c2", {"BRICKWORK_LOG": "info"})
-    assert calls == 4
+@pytest.mark.parametrize(("batch", "runs"), [("8", 3), ("1", 4)])
+def test_declared_instances_compile_in_one_parallel_batch(tmp_path, batch, runs):
+    """Two compile jobs at a time: the three declared instances share two compiler runs (one with
+    BRICKWORK_COMPILE_BATCH=1), the late kernel takes one more."""
+    calls, log = _run(tmp_path, "declared", tmp_path / "c2", {"BRICKWORK_LOG": "info", "BRICKWORK_COMPILE_JOBS": "2",
+                                                              "BRICKWORK_COMPILE_BATCH": batch})
+    assert calls == runs
     compiled = [line for line in log.splitlines() if "compiled for cpu" in line]
     assert [line.split()[1] for line in compiled[:3]] == ["scale[float16]", "scale[float32]", "scale[float64]"]
 

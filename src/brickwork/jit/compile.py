@@ -1,7 +1,8 @@
 """Compile generated C++ into a cached shared library: look up, else build, publish, load.
 
 ``compile_many`` builds several instances at once (the compiler runs in subprocesses, so
-threads overlap them), which is how pending explicit instances are built.
+threads overlap them), which is how pending explicit instances are built; small instances share
+compiler runs (``batch``: at most ``config.compile_batch`` per run), each published as its own entry.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import time
 
 from .. import comm, config
 from ..errors import ToolchainError
-from . import cache, pch
+from . import batch, cache, pch
 from .toolchain import environment_cause, settings
 
 log = logging.getLogger("brickwork")
@@ -59,7 +60,6 @@ def _compile_cpp(key: str, source: str, label: str, meta: dict) -> tuple[str, di
 
 
 def _compile(key: str, source: str, label: str, meta: dict, s) -> tuple[str, dict]:
-    global compiler_calls
     staging = cache.staging_dir(key)
     keep = False  # the source of a compiler error is kept for the bug report
     try:
@@ -67,23 +67,12 @@ def _compile(key: str, source: str, label: str, meta: dict, s) -> tuple[str, dic
         with open(src_path, "w") as f:
             f.write(source)
         out_path = os.path.join(staging, cache.LIBRARY)
-        cmd = s.command(src_path, out_path, pch.include_dir(s))
-        log.debug("compiling %s: %s", label, " ".join(cmd))
         t0 = time.perf_counter()
-        compiler_calls += 1
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            cause = environment_cause(proc.returncode, proc.stderr)
-            if cause is not None:
-                raise cache.BuildEnvironmentError(
-                    f"cannot compile {label}: the compiler failed for a reason outside brickwork: {cause} "
-                    f"(building in {staging}); free some space or memory, or set BRICKWORK_CACHE_DIR and "
-                    f"TMPDIR (the compiler's temporary files) to another file system")
-            keep = True
-            raise ToolchainError(
-                f"internal error: the C++ compiler rejected the code generated for {label}. This is a "
-                f"brickwork bug; please report it with the source kept at {src_path} (for an hour).\n"
-                f"{proc.stderr[-4000:]}")
+        try:
+            _run_compiler(s, src_path, out_path, label, staging)
+        except ToolchainError as e:
+            keep = not isinstance(e, cache.BuildEnvironmentError)
+            raise
         lib, meta = cache.publish(key, staging, dict(meta, label=label, compiler=s.identity(),
                                                      compile_seconds=time.perf_counter() - t0))
         log.debug("%s: generated source %s", label, os.path.join(os.path.dirname(lib), cache.SOURCE))
@@ -94,22 +83,114 @@ def _compile(key: str, source: str, label: str, meta: dict, s) -> tuple[str, dic
         raise
 
 
+def _run_compiler(s, src_path: str, out_path: str, label: str, staging: str) -> None:
+    """Compile ``src_path`` into the library ``out_path``; a failure raises ``BuildEnvironmentError``
+    (the machine's fault) or ``ToolchainError`` (brickwork's: the generated code was rejected)."""
+    global compiler_calls
+    cmd = s.command(src_path, out_path, pch.include_dir(s))
+    log.debug("compiling %s: %s", label, " ".join(cmd))
+    compiler_calls += 1
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode == 0:
+        return
+    cause = environment_cause(proc.returncode, proc.stderr)
+    if cause is not None:
+        raise cache.BuildEnvironmentError(
+            f"cannot compile {label}: the compiler failed for a reason outside brickwork: {cause} "
+            f"(building in {staging}); free some space or memory, or set BRICKWORK_CACHE_DIR and "
+            f"TMPDIR (the compiler's temporary files) to another file system")
+    raise ToolchainError(
+        f"internal error: the C++ compiler rejected the code generated for {label}. This is a "
+        f"brickwork bug; please report it with the source kept at {src_path} (for an hour).\n"
+        f"{proc.stderr[-4000:]}")
+
+
+def _build_batch(jobs: list) -> list:
+    """Build the C++ jobs ``(key, source, label, meta)`` with one compiler run, each published as its
+    own entry (a copy of the combined library; ``meta["symbols"]`` names its entry points there).
+
+    If the combined unit does not compile, each job is built alone, so that an error stays with the
+    instance that caused it."""
+    s = settings()
+    text, symbols = batch.combine([job[1] for job in jobs])
+    labels = ", ".join(job[2] for job in jobs)
+    work = cache.staging_dir()
+    try:
+        src_path = os.path.join(work, cache.SOURCE)
+        with open(src_path, "w") as f:
+            f.write(text)
+        out_path = os.path.join(work, cache.LIBRARY)
+        t0 = time.perf_counter()
+        try:
+            _run_compiler(s, src_path, out_path, f"a batch of {len(jobs)} instances ({labels})", work)
+        except ToolchainError as e:
+            if isinstance(e, cache.BuildEnvironmentError):
+                raise
+            log.debug("batch of %s failed to compile; building each alone", labels)
+            return [_build_one(job) for job in jobs]
+        seconds = time.perf_counter() - t0
+        return [_publish_part(job, names, out_path, s, seconds, len(jobs)) for job, names in zip(jobs, symbols)]
+    except OSError as e:
+        raise cache.environment_error(e, f"compile {labels}") from None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _publish_part(job: tuple, names: dict, library: str, s, seconds: float, count: int) -> tuple[str, dict]:
+    key, source, label, meta = job
+    with cache.key_lock(key):
+        found = cache.lookup(key)  # another process may have built it meanwhile
+        if found is not None:
+            return found
+        staging = cache.staging_dir(key)
+        try:
+            with open(os.path.join(staging, cache.SOURCE), "w") as f:
+                f.write(source)
+            shutil.copyfile(library, os.path.join(staging, cache.LIBRARY))
+            return cache.publish(key, staging, dict(meta, label=label, compiler=s.identity(), symbols=names,
+                                                    compile_seconds=seconds, batch=count))
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+
+
+def _build_one(job: tuple, make=None):
+    try:
+        return build(*job, make)
+    except Exception as e:  # noqa: BLE001 - returned to the caller per job
+        return e
+
+
 def compile_many(jobs: list, make=None) -> list:
-    """Run ``build(*job, make)`` for every job, in parallel; results (or exceptions) in order."""
+    """Run ``build(*job, make)`` for every job, in parallel; results (or exceptions) in order.
+
+    C++ jobs not in the cache share compiler runs (``batch.groups``; ``config.compile_batch`` at most
+    per run, 1: one run each) when the cache's lock kind is ``flock``."""
     if not jobs:
         return []
     if len(jobs) == 1:
-        try:
-            return [build(*jobs[0], make)]
-        except Exception as e:  # noqa: BLE001 - returned to the caller per job
-            return [e]
+        return [_build_one(jobs[0], make)]
     workers = config.compile_jobs or os.cpu_count() or 2
-    with concurrent.futures.ThreadPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
-        futures = [pool.submit(build, *job, make) for job in jobs]
-        results = []
-        for f in futures:
-            try:
-                results.append(f.result())
-            except Exception as e:  # noqa: BLE001
-                results.append(e)
-        return results
+    groups = [[i] for i in range(len(jobs))]
+    if make is None and config.compile_batch > 1 and _lock_kind() == "flock":
+        missing = [i for i, job in enumerate(jobs) if cache.lookup(job[0]) is None]
+        found = [[i] for i in range(len(jobs)) if i not in set(missing)]
+        groups = found + [[missing[i] for i in g] for g in batch.groups(
+            [len(jobs[i][1]) for i in missing], workers, config.compile_batch)]
+    results: list = [None] * len(jobs)
+
+    def run(group: list) -> None:
+        if len(group) == 1:
+            results[group[0]] = _build_one(jobs[group[0]], make)
+            return
+        try:
+            built = _build_batch([jobs[i] for i in group])
+        except Exception as e:  # noqa: BLE001 - returned to the caller per job
+            built = [e] * len(group)
+        for i, r in zip(group, built):
+            results[i] = r
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(workers, len(groups))) as pool:
+        for f in [pool.submit(run, g) for g in groups]:
+            f.result()
+    return results

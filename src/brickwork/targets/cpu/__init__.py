@@ -57,18 +57,24 @@ class CpuTarget(Target):
 
     def load(self, path: str, meta: dict):
         lib = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
-        fn = getattr(lib, ENTRY_SYMBOL)
+        fn = getattr(lib, symbol(meta, ENTRY_SYMBOL))
         # no argtypes: the packed bytes pass as char* without a converter call; 1 = declined (see unit._entry)
         fn.restype = ctypes.c_int
         fn._bw_library = lib  # the library stays loaded as long as its entry point lives
         if meta.get("mode") == "debug":
-            return _checked_entry(fn, lib, meta.get("label", "kernel"))
+            return _checked_entry(fn, lib, meta.get("label", "kernel"), symbol(meta, BOUNDS_SYMBOL))
         return fn
 
 
-def _checked_entry(fn, lib, label: str):
+def symbol(meta: dict, name: str) -> str:
+    """The name in an entry's library of the exported symbol ``name`` (renamed where the instance was
+    compiled in a batch with others: ``jit.batch``)."""
+    return meta.get("symbols", {}).get(name, name)
+
+
+def _checked_entry(fn, lib, label: str, bounds_symbol: str):
     """Debug mode: after each launch, raise the first out-of-bounds access the kernel recorded."""
-    take = getattr(lib, BOUNDS_SYMBOL, None)
+    take = getattr(lib, bounds_symbol, None)
     if take is None:  # a kernel without array, pack or scratch accesses
         return fn
     take.argtypes = [ctypes.c_char_p, ctypes.c_int]

@@ -13,7 +13,7 @@ import ctypes
 
 from ... import config
 from ...errors import LaunchError
-from ..cpu import CpuTarget
+from ..cpu import CpuTarget, symbol
 
 NAME = "cuda-emulation"
 
@@ -41,7 +41,7 @@ class EmulationTarget(CpuTarget):
     def load(self, path: str, meta: dict):
         entry = super().load(path, meta)
         lib = entry._bw_library
-        take = lib.bw_emu_scratch_overflow  # see unit.OVERFLOW_SYMBOL
+        take = getattr(lib, symbol(meta, "bw_emu_scratch_overflow"))  # see unit.OVERFLOW_SYMBOL
         take.argtypes = [ctypes.POINTER(ctypes.c_longlong), ctypes.POINTER(ctypes.c_longlong)]
         take.restype = ctypes.c_int
         label = meta.get("label", "kernel")
