@@ -63,24 +63,30 @@ def _compile(key: str, source: str, label: str, meta: dict, s) -> tuple[str, dic
     staging = cache.staging_dir(key)
     keep = False  # the source of a compiler error is kept for the bug report
     try:
-        src_path = os.path.join(staging, cache.SOURCE)
-        with open(src_path, "w") as f:
-            f.write(source)
-        out_path = os.path.join(staging, cache.LIBRARY)
-        t0 = time.perf_counter()
         try:
-            _run_compiler(s, src_path, out_path, label, staging)
+            _, seconds = _compile_in(staging, source, s, label)
         except ToolchainError as e:
             keep = not isinstance(e, cache.BuildEnvironmentError)
             raise
         lib, meta = cache.publish(key, staging, dict(meta, label=label, compiler=s.identity(),
-                                                     compile_seconds=time.perf_counter() - t0))
+                                                     compile_seconds=seconds))
         log.debug("%s: generated source %s", label, os.path.join(os.path.dirname(lib), cache.SOURCE))
         return lib, meta
     except BaseException:
         if not keep:
             shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _compile_in(folder: str, source: str, s, label: str) -> tuple[str, float]:
+    """Write ``source`` into ``folder`` and compile it there: the library's path and the seconds taken."""
+    src_path = os.path.join(folder, cache.SOURCE)
+    with open(src_path, "w") as f:
+        f.write(source)
+    out_path = os.path.join(folder, cache.LIBRARY)
+    t0 = time.perf_counter()
+    _run_compiler(s, src_path, out_path, label, folder)
+    return out_path, time.perf_counter() - t0
 
 
 def _run_compiler(s, src_path: str, out_path: str, label: str, staging: str) -> None:
@@ -116,19 +122,13 @@ def _build_batch(jobs: list) -> list:
     labels = ", ".join(job[2] for job in jobs)
     work = cache.staging_dir()
     try:
-        src_path = os.path.join(work, cache.SOURCE)
-        with open(src_path, "w") as f:
-            f.write(text)
-        out_path = os.path.join(work, cache.LIBRARY)
-        t0 = time.perf_counter()
         try:
-            _run_compiler(s, src_path, out_path, f"a batch of {len(jobs)} instances ({labels})", work)
+            out_path, seconds = _compile_in(work, text, s, f"a batch of {len(jobs)} instances ({labels})")
         except ToolchainError as e:
             if isinstance(e, cache.BuildEnvironmentError):
                 raise
             log.debug("batch of %s failed to compile; building each alone", labels)
             return [_build_one(job) for job in jobs]
-        seconds = time.perf_counter() - t0
         return [_publish_part(job, names, out_path, s, seconds, len(jobs)) for job, names in zip(jobs, symbols)]
     except OSError as e:
         raise cache.environment_error(e, f"compile {labels}") from None
