@@ -104,3 +104,19 @@ def test_debug_mode_bounds_errors_name_their_kernel_from_a_batch(root):
         y = wp.array(np.ones(3), dtype=wp.float64)
         wp.launch(scale, dim=3, inputs=[y, wp.float64(2.0)])
         assert y.numpy().tolist() == [2.0, 2.0, 2.0]
+
+
+def test_an_unsafe_entry_fails_its_own_job_only(root):
+    from brickwork.jit.cache import UnsafeCacheError
+
+    good = _job(scale, [wp.array(dtype=wp.float32), wp.float32])
+    other = _job(scale, [wp.array(dtype=wp.float64), wp.float64])
+    planted = root / other[0][:2] / other[0]
+    planted.mkdir(parents=True)
+    os.chmod(root, 0o700)
+    os.chmod(planted, 0o777)  # writable by others: never loaded
+    with config.override(compile_batch=8, compile_jobs=1):
+        ok, err = jit.compile_many([good, other])
+    assert isinstance(err, UnsafeCacheError) and other[0] in str(err)
+    path, _ = ok
+    assert os.path.exists(path)

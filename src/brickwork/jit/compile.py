@@ -136,7 +136,26 @@ def _build_batch(jobs: list) -> list:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _publish_part(job: tuple, names: dict, library: str, s, seconds: float, count: int) -> tuple[str, dict]:
+def _missing(key: str) -> bool:
+    """Whether ``key`` has no entry yet (an unsafe entry is not: ``build`` reports it for its job)."""
+    try:
+        return cache.lookup(key) is None
+    except Exception:  # noqa: BLE001 - UnsafeCacheError, an unreadable root: left to build
+        return False
+
+
+def _publish_part(job: tuple, names: dict, library: str, s, seconds: float, count: int):
+    """Publish one instance of a batch (a copy of the combined library); an error is returned, so
+    that it stays with its own instance."""
+    try:
+        return _publish_copy(job, names, library, s, seconds, count)
+    except OSError as e:
+        return cache.environment_error(e, f"publish {job[2]}")
+    except Exception as e:  # noqa: BLE001 - e.g. UnsafeCacheError for this key's entry
+        return e
+
+
+def _publish_copy(job: tuple, names: dict, library: str, s, seconds: float, count: int) -> tuple[str, dict]:
     key, source, label, meta = job
     with cache.key_lock(key):
         found = cache.lookup(key)  # another process may have built it meanwhile
@@ -173,9 +192,9 @@ def compile_many(jobs: list, make=None) -> list:
     workers = config.compile_jobs or os.cpu_count() or 2
     groups = [[i] for i in range(len(jobs))]
     if make is None and config.compile_batch > 1 and _lock_kind() == "flock":
-        missing = [i for i, job in enumerate(jobs) if cache.lookup(job[0]) is None]
-        found = [[i] for i in range(len(jobs)) if i not in set(missing)]
-        groups = found + [[missing[i] for i in g] for g in batch.groups(
+        missing = [i for i, job in enumerate(jobs) if _missing(job[0])]
+        alone = [[i] for i in range(len(jobs)) if i not in set(missing)]  # found, or for build to report
+        groups = alone + [[missing[i] for i in g] for g in batch.groups(
             [len(jobs[i][1]) for i in missing], workers, config.compile_batch)]
     results: list = [None] * len(jobs)
 
