@@ -15,6 +15,7 @@ from brickwork import config, pipeline
 from brickwork.errors import ToolchainError
 from brickwork.jit import batch
 from brickwork.jit import compile as jit
+from brickwork.lang.instance import describe_types
 
 
 @wp.kernel
@@ -30,7 +31,7 @@ def shift_left(x: wp.array(dtype=wp.int32)):
 
 
 def _job(kernel, types, mode="release"):
-    label = f"{kernel.key}[{','.join(t.__name__ for t in types if hasattr(t, '__name__'))}]"
+    label = f"{kernel.key}[{describe_types(types)}]"
     text, meta = pipeline.generate(kernel, types, label, mode=mode)
     key = pipeline.cache_key(pipeline.key_parts(kernel, types, mode))
     return key, text, label, dict(meta, mode=mode)

@@ -163,16 +163,12 @@ def _push_exprs(value, stack) -> None:
             stack.append(value.direction)
 
 
-def _child_exprs(node):
+def _child_exprs(node) -> list:
+    """The expressions directly inside ``node``, in field order (``_push_exprs`` of each child)."""
+    out: list = []
     for c in children(node):
-        if isinstance(c, ir.IRExpr):
-            yield c
-        elif isinstance(c, ir.PackVar):
-            yield c.offset
-        elif isinstance(c, ir.LAView):
-            yield c.pack
-            if c.direction is not None:
-                yield c.direction
+        _push_exprs(c, out)
+    return out
 
 
 def _child_blocks(s):

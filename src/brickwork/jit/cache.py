@@ -24,7 +24,6 @@ import time
 from ..errors import ToolchainError
 from .store import (  # noqa: F401  (re-exported: the cache's reading side)
     _WRITABLE_BY_OTHERS,
-    ARTIFACTS,
     CUBIN,
     LIBRARY,
     META,
@@ -32,8 +31,6 @@ from .store import (  # noqa: F401  (re-exported: the cache's reading side)
     UnsafeCacheError,
     _check_dir,
     _check_root,
-    _ownership_problem,
-    _read_entry_file,
     _refuse_entry,
     _refuse_root,
     _verified,
@@ -41,7 +38,6 @@ from .store import (  # noqa: F401  (re-exported: the cache's reading side)
     check_dir,
     entry_dir,
     lookup,
-    read_note,
 )
 
 #: Staging directories and lock files older than this (seconds) and not in use are removed.

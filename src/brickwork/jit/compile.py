@@ -136,14 +136,6 @@ def _build_batch(jobs: list) -> list:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _missing(key: str) -> bool:
-    """Whether ``key`` has no entry yet (an unsafe entry is not: ``build`` reports it for its job)."""
-    try:
-        return cache.lookup(key) is None
-    except Exception:  # noqa: BLE001 - UnsafeCacheError, an unreadable root: left to build
-        return False
-
-
 def _publish_part(job: tuple, names: dict, library: str, s, seconds: float, count: int):
     """Publish one instance of a batch (a copy of the combined library); an error is returned, so
     that it stays with its own instance."""
@@ -190,13 +182,21 @@ def compile_many(jobs: list, make=None) -> list:
     if len(jobs) == 1:
         return [_build_one(jobs[0], make)]
     workers = config.compile_jobs or os.cpu_count() or 2
+    results: list = [None] * len(jobs)
     groups = [[i] for i in range(len(jobs))]
     if make is None and config.compile_batch > 1 and _lock_kind() == "flock":
-        missing = [i for i, job in enumerate(jobs) if _missing(job[0])]
-        alone = [[i] for i in range(len(jobs)) if i not in set(missing)]  # found, or for build to report
-        groups = alone + [[missing[i] for i in g] for g in batch.groups(
+        missing = []
+        for i, job in enumerate(jobs):
+            try:
+                results[i] = cache.lookup(job[0])
+            except Exception as e:  # noqa: BLE001 - an unsafe entry: its own error, as build() gives it
+                results[i] = e
+            if results[i] is None:
+                missing.append(i)
+        groups = [[missing[i] for i in g] for g in batch.groups(
             [len(jobs[i][1]) for i in missing], workers, config.compile_batch)]
-    results: list = [None] * len(jobs)
+        if not groups:
+            return results
 
     def run(group: list) -> None:
         if len(group) == 1:

@@ -375,31 +375,29 @@ class _CpuRows(ir.Rewriter):
                 op("eq", jv, start[1]), start[2], g("is"), int32), g("is"), int32), row)
             last_i = self.tmp(ir.IRSelect(op("eq", kv, end[0]), ir.IRSelect(
                 op("eq", jv, end[1]), end[2], g("ie"), int32), g("ie"), int32), row)
+        base = ir.IRAssign(self.row_base, op("add", _mflat(kv, i32(0), i32(0)), i32(plan.cmin)))
         if self.cfg.loop == "bvoi" and self.cfg.chunk == "ij_slab" and all(st.inner == "memory" for st in plan.stages):
             # Memory spans of whole planes: each stage over its plane's one span, as unfused (the rows'
             # spans run on to the next row, so their union is that span): no loop per row.
-            plane = [ir.IRAssign(self.row_base, op("add", _mflat(kv, i32(0), i32(0)), i32(plan.cmin)))]
+            plane = [base]
             for stage, (lo, hi) in zip(plan.stages, plan.spans):
                 m0 = self.tmp(_mflat(kv, start[1], op("add", first_i, i32(lo))), plane)
                 m1 = self.tmp(_mflat(kv, end[1], op("add", last_i, i32(hi))), plane)
                 self.memory_span(stage, m0, m1, plane)
-            out.append(self.loop(kv, start[0], end[0], plane))
-            self.row = None
-            return out
-        for stage, (lo, hi) in zip(plan.stages, plan.spans):
-            i0, i1 = op("add", first_i, i32(lo)), op("add", last_i, i32(hi))
-            if stage.inner == "memory":
-                m0 = self.tmp(_mflat(kv, jv, i0), row)
-                last = _mflat(kv, jv, i1)
-                if self.cfg.chunk == "ij_slab":
-                    to_next_row = op("sub", _mflat(kv, op("add", jv, i32(1)), i0), i32(1))
-                    last = ir.IRSelect(op("lt", jv, end[1]), to_next_row, last, int32)
-                self.memory_span(stage, m0, self.tmp(last, row), row)
-            else:
-                iv = self.locals.new("_la_i", int32)
-                row.append(self.loop(iv, i0, i1, self.visit(stage, (kv, jv, iv)), simd=stage.simd))
-        plane = [ir.IRAssign(self.row_base, op("add", _mflat(kv, i32(0), i32(0)), i32(plan.cmin))),
-                 self.loop(jv, j0, j1, row)]
+        else:
+            for stage, (lo, hi) in zip(plan.stages, plan.spans):
+                i0, i1 = op("add", first_i, i32(lo)), op("add", last_i, i32(hi))
+                if stage.inner == "memory":
+                    m0 = self.tmp(_mflat(kv, jv, i0), row)
+                    last = _mflat(kv, jv, i1)
+                    if self.cfg.chunk == "ij_slab":
+                        to_next_row = op("sub", _mflat(kv, op("add", jv, i32(1)), i0), i32(1))
+                        last = ir.IRSelect(op("lt", jv, end[1]), to_next_row, last, int32)
+                    self.memory_span(stage, m0, self.tmp(last, row), row)
+                else:
+                    iv = self.locals.new("_la_i", int32)
+                    row.append(self.loop(iv, i0, i1, self.visit(stage, (kv, jv, iv)), simd=stage.simd))
+            plane = [base, self.loop(jv, j0, j1, row)]
         out.append(self.loop(kv, start[0], end[0], plane))
         self.row = None
         return out
