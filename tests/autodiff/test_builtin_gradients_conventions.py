@@ -1,9 +1,12 @@
-"""Gradients where Warp fixes a convention the finite differences cannot check: mod's divisor, and the
-order of operations of a vector divided by a scalar in half precision."""
+"""Gradients where Warp fixes a convention the finite differences cannot check (mod's divisor, the
+order of operations of a vector divided by a scalar in half precision), and where the textbook formula
+fails (the determinant's, det(A) inverse(A)^T, at singular matrices)."""
 
 import numpy as np
+import pytest
 
 import brickwork as wp
+from brickwork import config
 
 
 @wp.kernel
@@ -59,3 +62,44 @@ def test_eigenvalue_gradients_stay_finite_at_tiny_and_zero_gaps_in_half_precisio
         wp.launch(eigenvalue_sum, 3, inputs=[a, out])
     tape.backward(grads={out: wp.ones_like(out)})
     np.testing.assert_allclose(a.grad.numpy().astype(np.float32), np.broadcast_to(np.eye(3), (3, 3, 3)), atol=1e-2)
+
+
+@wp.kernel
+def determinant2(a: wp.array(dtype=wp.mat22d), out: wp.array(dtype=wp.float64)):
+    out[wp.tid()] = wp.determinant(a[wp.tid()])
+
+
+@wp.kernel
+def determinant3(a: wp.array(dtype=wp.mat33d), out: wp.array(dtype=wp.float64)):
+    out[wp.tid()] = wp.determinant(a[wp.tid()])
+
+
+@wp.kernel
+def determinant4(a: wp.array(dtype=wp.mat44d), out: wp.array(dtype=wp.float64)):
+    out[wp.tid()] = wp.determinant(a[wp.tid()])
+
+
+def _cofactors(m):
+    n = m.shape[0]
+    return np.array([[(-1) ** (i + j) * np.linalg.det(np.delete(np.delete(m, i, 0), j, 1)) for j in range(n)]
+                     for i in range(n)])
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda-emulation"])
+@pytest.mark.parametrize("n, kernel", [(2, determinant2), (3, determinant3), (4, determinant4)])
+def test_determinant_gradient_is_the_cofactor_matrix_at_singular_matrices_too(n, kernel, target):
+    rng = np.random.default_rng(n)
+    singular = np.diag([0.0] + [1.0] * (n - 1))  # det 0, cofactor of entry (0, 0) is 1
+    rank_deficient = np.outer(rng.normal(size=n), rng.normal(size=n))  # rank 1: cofactors 0 from n = 3
+    mats = np.stack([singular, rank_deficient, rng.normal(size=(n, n)), np.zeros((n, n))])
+    with config.override(target=target):
+        a = wp.array(mats, dtype=kernel.concrete_types()[0].dtype, requires_grad=True)
+        out = wp.zeros(len(mats), dtype=wp.float64, requires_grad=True)
+        tape = wp.Tape()
+        with tape:
+            wp.launch(kernel, len(mats), inputs=[a, out])
+        tape.backward(grads={out: wp.array([1.0, 2.0, -1.0, 3.0], dtype=wp.float64)})
+        grads = a.grad.numpy()
+    weights = [1.0, 2.0, -1.0, 3.0]
+    for m, w, grad in zip(mats, weights, grads):
+        np.testing.assert_allclose(grad, w * _cofactors(m), rtol=1e-12, atol=1e-12)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from ..types.composite import is_matrix_type, is_quat_type, is_transform_type, is_vector_type
+from ..types.composite import is_matrix_type, is_quat_type, is_transform_type, is_vector_type, matrix
 from ..types.scalars import is_scalar_type
 
 ADJOINTS: dict = {}
@@ -456,8 +456,23 @@ def _trace(E, args, r, g):
 
 @adjoint("determinant")
 def _determinant(E, args, r, g):
+    # d det(A) / dA is A's cofactor matrix; det(A) inverse(A)^T equals it only where A is invertible
     a = args[0]
-    return (E.mul(E.mul(g, r), E.transpose(E.inverse(a))),)
+    t = E.type(a)
+    n = t._shape[0]
+    if n == 1:
+        return (E.make(t, [g]),)
+    minor_t = matrix((n - 1, n - 1), t._dtype)
+    cofactors = []
+    for i in range(n):
+        for j in range(n):
+            rows, cols = [k for k in range(n) if k != i], [k for k in range(n) if k != j]
+            if n == 2:
+                minor = E.comp(a, rows[0], cols[0])
+            else:
+                minor = E.determinant(E.make(minor_t, [E.comp(a, p, q) for p in rows for q in cols]))
+            cofactors.append(E.mul(g, minor if (i + j) % 2 == 0 else E.neg(minor)))
+    return (E.make(t, cofactors),)
 
 
 @adjoint("inverse")
