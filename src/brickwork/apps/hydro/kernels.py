@@ -264,9 +264,18 @@ class HydroKernels:
             hp = rng.add_halo(PRIM_HALO)
             w = la.get_per_point_scratch(T, hp, dims=(5,))
             for idx in la.inner(hp):
-                w[0, idx], w[1, idx], w[2, idx], w[3, idx], w[4, idx] = primitive_state(
-                    u[density(), idx], u[momentum(0), idx], u[momentum(1), idx], u[momentum(2), idx], u[energy(), idx],
-                    gm1)
+                r0 = u[density(), idx]
+                r1 = u[momentum(0), idx]
+                r2 = u[momentum(1), idx]
+                r3 = u[momentum(2), idx]
+                r4 = u[energy(), idx]
+                if FIRST:  # U0 = U here, not in the update: this loop's stores overlap its reads from memory
+                    u0[density0(), idx] = r0
+                    u0[momentum0(0), idx] = r1
+                    u0[momentum0(1), idx] = r2
+                    u0[momentum0(2), idx] = r3
+                    u0[energy0(), idx] = r4
+                w[0, idx], w[1, idx], w[2, idx], w[3, idx], w[4, idx] = primitive_state(r0, r1, r2, r3, r4, gm1)
             rng.team_barrier()
             # per direction: the face states of the cells next to the slice's faces, then the fluxes
             # of its lower and upper faces, in conserved order (the solver's are rotated)
@@ -342,11 +351,6 @@ class HydroKernels:
                     d3 = d3 + c3 * (f3[3, idx + D3] - f3[3, idx])
                     d4 = d4 + c3 * (f3[4, idx + D3] - f3[4, idx])
                 if FIRST:
-                    u0[density0(), idx] = r
-                    u0[momentum0(0), idx] = m0
-                    u0[momentum0(1), idx] = m1
-                    u0[momentum0(2), idx] = m2
-                    u0[energy0(), idx] = e
                     u[density(), idx] = r - d0
                     u[momentum(0), idx] = m0 - d1
                     u[momentum(1), idx] = m1 - d2
