@@ -248,3 +248,54 @@ def test_mods_that_are_not_offsets_in_a_box_are_left_alone():
     inst = not_periodic.get_instance(not_periodic.concrete_types())
     typed, _ = pipeline.type_instance(inst.kernel, inst.arg_types, inst.label)
     assert periodic_interior(normal_form(typed).fn) is None
+
+
+# -- builtins differentiated through their definition ----------------------------------------------
+
+
+@wp.kernel
+def svd3_loss(a: wp.array(dtype=wp.mat33d), out: wp.array(dtype=wp.float64)):
+    U, S, V = wp.svd3(a[0])
+    out[0] = S[0] + wp.float64(2.0) * S[1] + U[0, 1] * V[1, 2]
+
+
+@wp.kernel
+def quat_from_matrix_loss(a: wp.array(dtype=wp.mat33d), w: wp.array(dtype=wp.quatd), out: wp.array(dtype=wp.float64)):
+    out[0] = wp.dot(wp.quat_from_matrix(a[0]), w[0])
+
+
+def test_an_expansion_evaluates_each_shared_value_once():
+    # quat_from_matrix's definition: its four comparisons once each (they were printed 108 times, once per
+    # use in the branches of the four components), its four branches' square roots once each (19 in all
+    # before, 7 now with normalize's)
+    text = _source(quat_from_matrix_loss)
+    assert text.count("bw::ge(") == 4 and text.count("bw::sqrt(") < 10
+    # svd3's: its backward source is a fifth of the tree its definition printed before (126 000 characters)
+    assert len(_source(svd3_loss)) < 40000
+
+
+def test_expansion_gradients_equal_finite_differences():
+    rng = np.random.default_rng(3)
+    m = rng.normal(size=(3, 3))
+    w = rng.normal(size=4)
+
+    def loss(k, mat):
+        a = wp.array(mat[None], dtype=wp.mat33d, requires_grad=True)
+        out = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+        inputs = [a, wp.array(w[None], dtype=wp.quatd), out] if k is quat_from_matrix_loss else [a, out]
+        tape = wp.Tape()
+        with tape:
+            wp.launch(k, 1, inputs=inputs)
+        tape.backward(out)
+        return out.numpy()[0], a.grad.numpy()[0]
+
+    for k in (quat_from_matrix_loss, svd3_loss):
+        _, grad = loss(k, m)
+        fd = np.zeros((3, 3))
+        for i in range(3):
+            for j in range(3):
+                up, down = m.copy(), m.copy()
+                up[i, j] += 1e-6
+                down[i, j] -= 1e-6
+                fd[i, j] = (loss(k, up)[0] - loss(k, down)[0]) / 2e-6
+        np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-7)

@@ -306,11 +306,13 @@ def _x_quat_from_matrix(E, args):
         (on_z, branch(on_z, E.sub(m22, E.add(m00, m11)), 2, (0, 1, 3), [((2, 0), (0, 2), 1), ((1, 2), (2, 1), 1),
                                                                        ((1, 0), (0, 1), -1)])),
     ]
+    # every branch is finite where it is not taken, so all four are computed once and the taken one
+    # selected (``where``, not ``sel``: a lazy select would compute a branch again for each component)
     comps = []
     for slot in range(4):
         value = cases[3][1][slot]
         for taken, branch_comps in reversed(cases[:3]):
-            value = E.sel(taken, branch_comps[slot], value)
+            value = E.where(taken, branch_comps[slot], value)
         comps.append(value)
     from ..types.composite import quaternion
 

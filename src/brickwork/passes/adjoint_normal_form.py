@@ -200,6 +200,10 @@ class _Flattener:
         self.types.update(typed.params)
         self.loops: dict = {}
         self.inlined = 0
+        # While an expansion is lowered: per enclosing branch, node id -> (node, its atom). An
+        # expansion's value is a DAG (a node used twice is one object); each node gets one atom, not one
+        # per use (svd3's and quat_from_matrix's backward kernels were many times their size).
+        self.shared: list | None = None
 
     # -- names -----------------------------------------------------------------------------------
     def version(self, name: str, t) -> ir.IRLocal:
@@ -386,9 +390,17 @@ class _Flattener:
             return e
         if isinstance(e, ir.IRLocal):
             return self.read(e, env)
+        shared = self.shared
+        if shared is not None:
+            for scope in reversed(shared):
+                found = scope.get(id(e))
+                if found is not None:
+                    return found[1]
         v = self.simple(e, env, out)
         t = self.locals.new("_ad_t", v.type)
         out.append(ir.IRAssign(t, v))
+        if shared is not None:
+            shared[-1][id(e)] = (e, t)  # the node is kept alive with it, so its id is not reused
         return t
 
     def simple(self, e, env, out):
@@ -405,7 +417,11 @@ class _Flattener:
                 if value is not None:
                     if value.type is not e.type:
                         raise AssertionError(f"expansion of {e.op}: {value.type!r} for {e.type!r}")
-                    return self.simple(value, env, out)
+                    outer, self.shared = self.shared, [{}]
+                    try:
+                        return self.simple(value, env, out)
+                    finally:
+                        self.shared = outer
             return ir.IRCall(e.op, args, e.type, where=e.where)
         if isinstance(e, ir.IRFuncCall):
             return self.inline(e, env, out)
@@ -443,8 +459,14 @@ class _Flattener:
             cond = self.atom(e.cond, env, out)
             result = self.locals.new("_ad_sel", e.type)
             yes, no = [], []
-            yes.append(ir.IRAssign(result, self.atom(e.if_true, env, yes)))
-            no.append(ir.IRAssign(result, self.atom(e.if_false, env, no)))
+            for side, branch in ((e.if_true, yes), (e.if_false, no)):
+                if self.shared is not None:
+                    self.shared.append({})  # what a branch computes is not there after it
+                try:
+                    branch.append(ir.IRAssign(result, self.atom(side, env, branch)))
+                finally:
+                    if self.shared is not None:
+                        self.shared.pop()
             out.append(ir.IRIf(cond, yes, no))
             return result
         raise _not_differentiable(self.label, f"{type(e).__name__[2:]} expressions have no adjoint yet")
