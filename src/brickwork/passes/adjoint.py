@@ -41,7 +41,7 @@ from .adjoint_normal_form import IRCustomAdjoint, LoopInfo, _not_differentiable,
 from .adjoint_replay import ForwardReplay
 from .adjoint_rows import RowOffsets, row_offsets
 from .adjoint_teams import TeamAdjoints, assigned_outside_visits
-from .adjoint_values import E, carries_adjoint, flat_component, rebase, zero
+from .adjoint_values import E, bind_shared, carries_adjoint, flat_component, rebase, zero
 from .adjoint_wrap import periodic_interior
 from .build import Locals, i32, op
 
@@ -444,6 +444,9 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
                 call.op in ("mul", "matmul") and all(c is None for c in contributions)):
             raise _not_differentiable(self.label, f"the builtin '{call.op}' has no adjoint rule for "
                                       f"({', '.join(type_name(a.type) for a in call.args)})")
+        wanted = [c if isinstance(a, ir.IRLocal) and carries_adjoint(a.type) else None
+                  for a, c in zip(call.args, contributions)]
+        contributions = bind_shared(wanted, lambda t: self.locals.new("_ad_s", t), out)
         for arg, contribution in zip(call.args, contributions):
             if contribution is not None and isinstance(arg, ir.IRLocal) and carries_adjoint(arg.type):
                 if contribution.type is not arg.type:

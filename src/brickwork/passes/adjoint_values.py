@@ -8,6 +8,7 @@ from __future__ import annotations
 from .. import ir
 from ..builtins.adjoints import is_differentiable_type
 from ..builtins.table import resolve
+from ..ir.walk import Rewriter, walk
 from ..types.arrays import ArrayType
 from ..types.composite import is_matrix_type, vector
 from ..types.opaque import TupleType
@@ -109,3 +110,53 @@ def rebase(path, base):
         else:
             base = ir.IRTupleGet(base, node.index, node.type)
     return base
+
+
+# Nodes whose value is the same wherever it is computed and whose computation cannot trap (no memory
+# read, no integer division), so that computing one before a select, where it was inside a branch, is safe.
+_PURE_NODES = (ir.IRConst, ir.IRLocal, ir.IRCall, ir.IRComponent, ir.IRConstruct, ir.IRCast, ir.IRField,
+               ir.IRTupleGet, ir.IRSelect)
+_INTEGER_DIVISIONS = frozenset(("div", "mod", "floordiv"))
+
+
+def bind_shared(values: list, new_local, out: list) -> list:
+    """``values`` (an adjoint rule's contributions) with every node they use more than once computed
+    once, into a local (``new_local(type)``) assigned in ``out`` before them. A rule builds a DAG (a
+    value it names is one node wherever it is used); printed as a tree, svd3's rule printed each shared
+    matrix product once per use."""
+    uses: dict = {}
+    for v in values:
+        if v is not None:
+            for n in walk(v):
+                uses[id(n)] = uses.get(id(n), 0) + 1
+    if all(count == 1 for count in uses.values()):
+        return values
+    binder = _Binder({k for k, count in uses.items() if count > 1}, new_local, out)
+    return [None if v is None else binder.expr(v) for v in values]
+
+
+class _Binder(Rewriter):
+    def __init__(self, shared: set, new_local, out: list):
+        self.shared, self.new_local, self.out, self.bound, self.safe = shared, new_local, out, {}, {}
+
+    def expr(self, e):
+        if e is None:
+            return None
+        found = self.bound.get(id(e))
+        if found is not None:
+            return found
+        rebuilt = super().expr(e)
+        if id(e) in self.shared and not isinstance(e, (ir.IRConst, ir.IRLocal)) and self._pure(e):
+            t = self.new_local(rebuilt.type)
+            self.out.append(ir.IRAssign(t, rebuilt))
+            self.bound[id(e)] = (rebuilt := t)
+        return rebuilt
+
+    def _pure(self, e) -> bool:
+        found = self.safe.get(id(e))
+        if found is None:
+            found = self.safe[id(e)] = all(
+                isinstance(n, _PURE_NODES) and not (isinstance(n, ir.IRCall) and n.op in _INTEGER_DIVISIONS
+                                                    and not is_differentiable_type(n.type))
+                for n in walk(e))
+        return found
