@@ -124,9 +124,11 @@ def _scaled_rows(u, out):
     return scaled
 
 
-def test_a_team_value_used_by_the_iterations_differentiates_on_the_cpu():
-    """On the CPU a team is one thread: the adjoint of a value of the team body sums what every reversed
-    iteration adds to it."""
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_team_value_used_by_the_iterations(target):
+    """The adjoint of a value of the team body sums what every reversed iteration adds to it: on the CPU a
+    team is one thread; on a GPU target every thread of the team holds the value, and the iterations'
+    additions are summed in a pad of the team's arena, then handed to each thread's adjoint."""
     rng = np.random.default_rng(3)
     un, w = rng.random((NB, NJ, N + 2)) + 0.5, rng.random((NB, NJ, N + 2))
     u = wp.array(un, dtype=wp.float64, requires_grad=True)
@@ -137,23 +139,79 @@ def test_a_team_value_used_by_the_iterations_differentiates_on_the_cpu():
         y[..., 1:-1] = 3.0 * x[..., :1] * x[..., 1:-1] ** 2
         return y
 
-    _backward(lambda: wp.par_for_outer("scaled", 0, 0, NB, NJ, _scaled_rows(u, out)), out, w)
+    with config.override(target=target):
+        _backward(lambda: wp.par_for_outer("scaled", 0, 0, NB, NJ, _scaled_rows(u, out)), out, w)
     np.testing.assert_allclose(u.grad.numpy(), _finite_differences(model, un, w), rtol=1e-7, atol=1e-9)
 
 
-def test_a_team_value_used_by_the_iterations_is_refused_on_team_threads():
-    """On a GPU target every thread of the team holds the team body's locals, and none can sum the adjoint
-    of one that the iterations use: the backward launch is refused, naming it; the forward ran and no
-    gradient was written."""
+@pytest.mark.parametrize("target", TARGETS)
+def test_team_values_used_by_two_loops_by_component_and_by_the_team_body(target):
+    """A vector team value read by component in two par_for_inner loops (its sums gathered and cleared after
+    each reversed loop), a scalar one read by the iterations and by the team body itself (a store once per
+    team), and a pad between the loops."""
+    rng = np.random.default_rng(4)
+    un, w = rng.random((NB, NJ, N + 2)) + 0.5, rng.random((NB, NJ, N + 2))
+    u = wp.array(un, dtype=wp.float64, requires_grad=True)
+    out = wp.zeros((NB, NJ, N + 2), dtype=wp.float64, requires_grad=True)
+
+    def body(member, b, j):
+        c = wp.vec2d(u[b, j, 0] * u[b, j, 0], wp.sin(u[b, j, N + 1]))
+        s = u[b, j, 1] + u[b, j, 2]
+        out[b, j, 0] = s * s  # a team-level use of s
+        row = wp.ScratchPad1D(member.team_scratch(0), wp.float64, N + 2)
+
+        def load(i):
+            row[i] = c[0] * u[b, j, i] + s
+        wp.par_for_inner(member, 1, N, load)
+        member.team_barrier()
+
+        def store(i):
+            out[b, j, i] = row[i] * c[1] + c[0] * s
+        wp.par_for_inner(member, 1, N, store)
+
+    def model(x):
+        y = np.zeros_like(x)
+        c0, c1 = x[..., :1] ** 2, np.sin(x[..., N + 1:])
+        s = x[..., 1:2] + x[..., 2:3]
+        y[..., :1] = s * s
+        y[..., 1:-1] = (c0 * x[..., 1:-1] + s) * c1 + c0 * s
+        return y
+
+    with config.override(target=target):
+        _backward(lambda: wp.par_for_outer("two_loops", 8 * (N + 2), 0, NB, NJ, body), out, w)
+    np.testing.assert_allclose(out.numpy(), model(un), rtol=1e-14)
+    # gradients up to 40: the differences' rounding is about 1e-8
+    np.testing.assert_allclose(u.grad.numpy(), _finite_differences(model, un, w), rtol=1e-6, atol=1e-7)
+
+
+@wp.struct
+class Scales:
+    a: wp.float64
+    b: wp.float64
+
+
+def test_a_struct_team_value_used_by_the_iterations_is_refused_on_team_threads():
+    """A struct held by every thread of a team has no summed adjoint on a GPU target: the backward launch is
+    refused, naming it; the forward ran and no gradient was written."""
     u = wp.array(np.ones((NB, NJ, N + 2)), dtype=wp.float64, requires_grad=True)
     out = wp.zeros((NB, NJ, N + 2), dtype=wp.float64, requires_grad=True)
+
+    def body(member, b, j):
+        sc = Scales()
+        sc.a = u[b, j, 0] * wp.float64(3.0)
+        sc.b = u[b, j, 1]
+
+        def store(i):
+            out[b, j, i] = sc.a * u[b, j, i] + sc.b
+        wp.par_for_inner(member, 1, N, store)
+
     with config.override(target="cuda-emulation"):
         tape = wp.Tape()
         with tape:
-            wp.par_for_outer("scaled", 0, 0, NB, NJ, _scaled_rows(u, out))
-        with pytest.raises(wp.KernelNotDifferentiableError, match="'scale' is computed in the outer body"):
+            wp.par_for_outer("struct_scale", 0, 0, NB, NJ, body)
+        with pytest.raises(wp.KernelNotDifferentiableError, match="'sc' is computed in the outer body"):
             tape.backward(grads={out: wp.array(np.ones((NB, NJ, N + 2)), dtype=wp.float64)})
-    assert np.all(out.numpy()[..., 1:-1] == 3.0)
+    assert np.all(out.numpy()[..., 1:-1] == 4.0)
     assert not u.grad.numpy().any()
 
 

@@ -56,6 +56,7 @@ from ir_helpers import kernel_partials  # noqa: E402
 
 from autodiff import test_la_gradients as la_gradients  # noqa: E402
 from autodiff import test_slice_value_gradients as slice_value_gradients  # noqa: E402
+from autodiff import test_team_gradients as team_gradients  # noqa: E402
 
 TARGET = CudaTarget("sm_90")
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -99,6 +100,10 @@ SOURCES["adjoint-slice-values"] = lambda: [
     slice_value_gradients.test_slice_values_used_by_visits_on_the_gpu_emulation(lt, it)
     for lt, it in (("bvoi", "logical_flat"), ("bovi", "memory"))] + [
     slice_value_gradients.test_matrix_slice_value_read_by_element_and_row("bovi", "logical_flat")]
+# par_for_outer team values the iterations use: their adjoints summed in pads of the team's arena
+SOURCES["adjoint-team-values"] = lambda: [
+    team_gradients.test_a_team_value_used_by_the_iterations("cuda-emulation"),
+    team_gradients.test_team_values_used_by_two_loops_by_component_and_by_the_team_body("cuda-emulation")]
 
 
 def _cubin_arch(data: bytes) -> int:
@@ -177,6 +182,8 @@ def test_the_compiled_instances_cover_blocks_barriers_arenas_and_block_reduction
     assert any("bw::atomic_add(&(" in t for t in adjoints)  # the slice's threads share its adjoint scratch
     sums = [text for _, text, _ in compiled["adjoint-slice-values"] if "_adj_sum_" in text]
     assert sums and all("__syncthreads();" in t for t in sums)  # the slice values' sums, read after a barrier
+    team_sums = [text for _, text, _ in compiled["adjoint-team-values"] if "_adj_sum_" in text]
+    assert team_sums and all("bw::atomic_add(" in t and "__syncthreads();" in t for t in team_sums)
 
 
 # -- golden sources ---------------------------------------------------------------------------------------

@@ -4,13 +4,16 @@ target, the threads of a loop abstraction's slice.
 
 A team's replay refills its scratch pads and makes a zeroed adjoint pad beside each; a reversed
 ``par_for_inner`` loop replays then reverses each index, adding into the adjoint pads (atomically where
-the team's threads share them). A value of a slice's outer body is held by every thread of the slice, so
-what the visits send to its adjoint is summed over the threads in a one-value scratch (the slice's sums)
-and handed to every thread's adjoint once the inner loop is done."""
+the team's threads share them). A value of a slice's outer body, or of a team's body, is held by every
+thread of the slice (team), so what the visits (iterations) send to its adjoint is summed over the threads
+in a one-value scratch (a pad of the team's arena) and handed to every thread's adjoint once the inner loop
+is done."""
 
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from .. import ir
 from ..builtins.adjoints import is_differentiable_type
@@ -44,22 +47,53 @@ class TeamAdjoints:
         if isinstance(value, ir.IRTeamBegin):
             t = value.arena_bytes.type
             pads = sum(isinstance(n, ir.IRTeamScratch) for n in ir.walk(self.fn.body))
+            sums = self.team_values_summed()
+            # each sum's pad: 64 bytes of alignment and its components
+            extra = sum(64 + ncomp * np.dtype(storage.type.dtype._np).itemsize for _, storage, ncomp in sums)
             twice = ir.IRCall("mul", [value.arena_bytes, ir.IRConst(2, t)], t, no_wrap=True)
-            arena = ir.IRCall("add", [twice, ir.IRConst(64 * pads, t)], t, no_wrap=True)
+            arena = ir.IRCall("add", [twice, ir.IRConst(64 * pads + extra, t)], t, no_wrap=True)
             out.append(ir.IRAssign(s.target, ir.IRTeamBegin(arena, value.type)))
             self.team_member = s.target
+            for atom, storage, ncomp in sums:
+                out.append(ir.IRAssign(storage, ir.IRTeamScratch(s.target, [i32(ncomp)], storage.type)))
+                out.append(self.zero_pad(s.target, storage))
+                self.slice_sums[atom.name] = (atom, storage, ncomp)
             return
         out.append(s)
         pad = s.target
         adj = self.adj_arrays[pad.name] = self.locals.new(f"_adj_{pad.name}_", pad.type)
         self.team_scratch.add(pad.name)
         out.append(ir.IRAssign(adj, ir.IRTeamScratch(value.member, value.sizes, value.type)))
+        out.append(self.zero_pad(value.member, adj))
+
+    def zero_pad(self, member, pad) -> ir.IRTeamLoop:
+        """The team's threads set every element of the scratch array ``pad`` to zero."""
         idx = [self.locals.new("_ad_z", int32) for _ in range(pad.type.ndim)]
-        body = [ir.IRAssign(ir.IRArrayElem(adj, idx, pad.type.dtype), zero(pad.type.dtype))]
+        body = [ir.IRAssign(ir.IRArrayElem(pad, idx, pad.type.dtype), zero(pad.type.dtype))]
         for d in range(pad.type.ndim - 1, 0, -1):
-            body = [ir.IRFor(idx[d], i32(0), ir.IRArrayShape(adj, d, int32), i32(1), body)]
-        last = op("sub", ir.IRArrayShape(adj, 0, int32), i32(1))
-        out.append(ir.IRTeamLoop(value.member, idx[0], i32(0), last, body))
+            body = [ir.IRFor(idx[d], i32(0), ir.IRArrayShape(pad, d, int32), i32(1), body)]
+        last = op("sub", ir.IRArrayShape(pad, 0, int32), i32(1))
+        return ir.IRTeamLoop(member, idx[0], i32(0), last, body)
+
+    def team_values_summed(self) -> list:
+        """(local, pad, components) of each value of the team body that its par_for_inner iterations read,
+        on a GPU target (every thread of the team holds it): what the reversed iterations add to its
+        adjoint is summed in a pad of the team's arena. Values without a summable adjoint (structs, tuples)
+        get none; ``slice_sum`` refuses them where the iterations need one."""
+        if not self.team_threads:
+            return []
+        read: dict = {}
+        for loop in ir.walk(self.fn.body):
+            if isinstance(loop, ir.IRTeamLoop):
+                read.update((n.name, n) for n in ir.walk(loop.body) if isinstance(n, ir.IRLocal))
+        sums = []
+        for name in sorted(set(read) & self.slice_locals):
+            t = read[name].type
+            if is_differentiable_type(t):
+                ncomp = math.prod(getattr(t, "_shape", ()) or (1,))
+                storage = self.locals.new(f"_adj_sum_{name}_", ArrayType(getattr(t, "_dtype", t), 1))
+                sums.append((ir.IRLocal(name, t), storage, ncomp))
+        return sums
 
     def reverse_team_loop(self, s: ir.IRTeamLoop) -> list:
         """A ``par_for_inner`` loop reversed: each iteration replays then reverses its index. Iterations
@@ -72,8 +106,28 @@ class TeamAdjoints:
         if not body:
             return []
         if self.team_threads:
-            return [ir.IRTeamLoop(s.member, s.var, s.lo, s.hi, body)]
+            return [ir.IRTeamLoop(s.member, s.var, s.lo, s.hi, body), *self.gather_team_sums(s.member)]
         return [ir.IRFor(s.var, s.lo, op("add", s.hi, i32(1)), i32(1), body)]
+
+    def gather_team_sums(self, member) -> list:
+        """After a reversed par_for_inner loop (a barrier: every thread's additions are done): each thread
+        adds the team's sums into its adjoints of the team values, then (a barrier later) the sums are
+        cleared, and a last barrier orders that before the additions of an earlier loop."""
+        if not self.summed:
+            return []
+        out: list = [ir.IRTeamBarrier(member)]
+        for name in sorted(self.summed):
+            atom, storage, ncomp = self.slice_sums[name]
+            adj, scalar = self.adj_of(atom), storage.type.dtype
+            for k in range(ncomp):
+                place = adj if not hasattr(atom.type, "_shape") else flat_component(adj, k)
+                total = ir.IRArrayElem(storage, [i32(k)], scalar)
+                out.append(ir.IRAssign(place, ir.IRCall("add", [place, total], scalar)))
+        out.append(ir.IRTeamBarrier(member))
+        out += [self.zero_pad(member, self.slice_sums[name][1]) for name in sorted(self.summed)]
+        out.append(ir.IRTeamBarrier(member))
+        self.summed = set()
+        return out
 
     def add_to_team_scratch(self, read: ir.IRArrayElem, g, out):
         """adj(pad)[i] += g for a read ``pad[i]``: atomic where the team's threads share the pad (a
@@ -122,8 +176,14 @@ class TeamAdjoints:
         t = atom.type
         storage, ncomp = self.slice_sum(atom, atom)
         for k in range(ncomp):
-            part = value if not hasattr(t, "_shape") else flat_component(value, k)
-            out.append(ir.IRAtomicAdd(ir.IRLAScratchElem(storage, [i32(k)], [], storage.type.dtype), part))
+            self.add_to_sum(storage, i32(k), value if not hasattr(t, "_shape") else flat_component(value, k), out)
+
+    def add_to_sum(self, storage, slot, part, out):
+        """sum[slot] += part, atomically: a slice's one-value scratch, or a team's pad (an array)."""
+        if self.slice_loop is None:
+            out.append(ir.IRExprStmt(ir.IRCall("atomic_add", [storage, slot, part], part.type)))
+        else:
+            out.append(ir.IRAtomicAdd(ir.IRLAScratchElem(storage, [slot], [], storage.type.dtype), part))
 
     def sum_component_over_threads(self, value, g, out):
         """``sum_over_threads`` for a visit's read of one component (or a matrix row) of a slice value."""
@@ -132,7 +192,7 @@ class TeamAdjoints:
         scalar = storage.type.dtype
 
         def add(slot, part):
-            out.append(ir.IRAtomicAdd(ir.IRLAScratchElem(storage, [slot], [], scalar), part))
+            self.add_to_sum(storage, slot, part, out)
 
         if not is_matrix_type(t):
             add(value.indices[0], g)
@@ -148,16 +208,13 @@ class TeamAdjoints:
         """(storage, components) of the slice's sum of ``atom``'s adjoint (made on first use); ``use``: the
         read the visits make of it (a struct or tuple slice value, or one of their fields, is refused)."""
         t = atom.type
-        if self.slice_loop is None:  # a par_for_outer team body: its sums are not built yet
-            raise _not_differentiable(self.label, f"'{atom.name.split('__')[0]}' is computed in the outer body "
-                                      "of a par_for_outer team and used by its par_for_inner iterations; on a GPU "
-                                      "target every thread of the team holds it and its adjoint is not summed over "
-                                      "them yet (compute it inside the par_for_inner body)")
         if not is_differentiable_type(t) or not isinstance(use, (ir.IRLocal, ir.IRComponent)):
             raise _not_differentiable(self.label, f"'{atom.name.split('__')[0]}' is computed in the outer body "
                                       f"and used by the inner loop's visits; a {type_name(t)} slice value has no "
                                       "summed adjoint on a GPU target yet (compute it inside the inner loop)")
         found = self.slice_sums.get(atom.name)
+        if found is None and self.slice_loop is None:  # a team's sums are planned with its arena
+            raise AssertionError(f"no team sum planned for '{atom.name}'")
         if found is None:
             ncomp = math.prod(getattr(t, "_shape", ()) or (1,))
             storage = self.locals.new(f"_adj_sum_{atom.name}_", ArrayType(getattr(t, "_dtype", t), 1))
