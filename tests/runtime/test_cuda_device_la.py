@@ -20,13 +20,14 @@ pytestmark = [
 ]
 
 TESTS = Path(__file__).resolve().parents[1]
-for sub in ("la", "la_reduce"):
+for sub in ("la", "la_reduce", "autodiff"):
     if str(TESTS / sub) not in sys.path:
         sys.path.insert(0, str(TESTS / sub))
 
 import la_model as M  # noqa: E402
 import test_la_emulation as la_emulation  # noqa: E402
 import test_la_reductions as cpu_reductions  # noqa: E402
+import test_team_gradients as team_gradients  # noqa: E402
 
 DEV = "cuda:0"
 
@@ -118,6 +119,14 @@ def test_backward_kernel_with_a_tape_stack_matches_the_exact_gradient(on_gpu):
     tape.backward(out)
     np.testing.assert_allclose(out.numpy()[0], np.sum(xn ** 7), rtol=1e-12)
     np.testing.assert_allclose(x.grad.numpy(), 7 * xn ** 6, rtol=1e-12)
+
+
+def test_team_values_the_iterations_use_differentiate_on_the_device(on_gpu):
+    """par_for_outer team values read by the par_for_inner iterations: their adjoints summed atomically in a
+    pad of the team's arena (shared memory), against finite differences. The tests' target argument is the
+    host-side one ("cpu"); the scoped device makes every array and launch a CUDA one."""
+    team_gradients.test_a_team_value_used_by_the_iterations("cpu")
+    team_gradients.test_team_values_used_by_two_loops_by_component_and_by_the_team_body("cpu")
 
 
 @wp.kernel
