@@ -115,15 +115,7 @@ class TeamAdjoints:
         cleared, and a last barrier orders that before the additions of an earlier loop."""
         if not self.summed:
             return []
-        out: list = [ir.IRTeamBarrier(member)]
-        for name in sorted(self.summed):
-            atom, storage, ncomp = self.slice_sums[name]
-            adj, scalar = self.adj_of(atom), storage.type.dtype
-            for k in range(ncomp):
-                place = adj if not hasattr(atom.type, "_shape") else flat_component(adj, k)
-                total = ir.IRArrayElem(storage, [i32(k)], scalar)
-                out.append(ir.IRAssign(place, ir.IRCall("add", [place, total], scalar)))
-        out.append(ir.IRTeamBarrier(member))
+        out: list = [ir.IRTeamBarrier(member), *self.hand_out_sums(), ir.IRTeamBarrier(member)]
         out += [self.zero_pad(member, self.slice_sums[name][1]) for name in sorted(self.summed)]
         out.append(ir.IRTeamBarrier(member))
         self.summed = set()
@@ -183,7 +175,24 @@ class TeamAdjoints:
         if self.slice_loop is None:
             out.append(ir.IRExprStmt(ir.IRCall("atomic_add", [storage, slot, part], part.type)))
         else:
-            out.append(ir.IRAtomicAdd(ir.IRLAScratchElem(storage, [slot], [], storage.type.dtype), part))
+            out.append(ir.IRAtomicAdd(self.sum_elem(storage, slot), part))
+
+    def sum_elem(self, storage, slot):
+        """Element ``slot`` of a sum: of a slice's one-value scratch, or of a team's pad (no slice)."""
+        if self.slice_loop is None:
+            return ir.IRArrayElem(storage, [slot], storage.type.dtype)
+        return ir.IRLAScratchElem(storage, [slot], [], storage.type.dtype)
+
+    def hand_out_sums(self) -> list:
+        """Each thread adds the sums of the values the reversed inner loop added into to its adjoints."""
+        out = []
+        for name in sorted(self.summed):
+            atom, storage, ncomp = self.slice_sums[name]
+            adj, scalar = self.adj_of(atom), storage.type.dtype
+            for k in range(ncomp):
+                place = adj if not hasattr(atom.type, "_shape") else flat_component(adj, k)
+                out.append(ir.IRAssign(place, ir.IRCall("add", [place, self.sum_elem(storage, i32(k))], scalar)))
+        return out
 
     def sum_component_over_threads(self, value, g, out):
         """``sum_over_threads`` for a visit's read of one component (or a matrix row) of a slice value."""
@@ -228,13 +237,7 @@ class TeamAdjoints:
         if not self.summed:
             return
         out.append(ir.IRTeamBarrier(None))
-        for name in sorted(self.summed):
-            atom, storage, ncomp = self.slice_sums[name]
-            adj, scalar = self.adj_of(atom), storage.type.dtype
-            for k in range(ncomp):
-                total = ir.IRLAScratchElem(storage, [i32(k)], [], scalar)
-                place = adj if not hasattr(atom.type, "_shape") else flat_component(adj, k)
-                out.append(ir.IRAssign(place, ir.IRCall("add", [place, total], scalar)))
+        out += self.hand_out_sums()
         out += [ir.IRLAScratchZero(self.slice_sums[name][1]) for name in sorted(self.summed)]
         self.summed = set()
 
