@@ -218,29 +218,52 @@ def test_matrix_slice_value_read_by_element_and_row(loop, inner):
 @wp.struct
 class Coefficients:
     a: wp.float64
-    b: wp.float64
+    tilt: wp.vec2d
+    steps: wp.int32
 
 
-def test_struct_slice_value_used_by_visits_is_refused_on_team_threads():
-    """A struct computed in the outer body and read by the visits has no summed adjoint on a GPU target:
-    the backward launch is refused naming the value; the forward ran and no gradient was written."""
-    u = wp.array(np.ones(SHAPE), dtype=wp.float64, requires_grad=True)
-    out = wp.zeros(SHAPE, dtype=wp.float64, requires_grad=True)
-    space = _space("bovi", "logical_flat", "cuda-emulation")
+@pytest.mark.parametrize("loop, inner", [("bovi", "logical_flat"), ("bvoi", "memory")])
+def test_struct_and_tuple_slice_values_used_by_visits(loop, inner):
+    """A struct computed in the outer body (a float field, a vector field read by component, an integer
+    field) and a tuple, read by the visits field by field and whole (a copy): on a GPU target each of their
+    float parts gets its own sum over the slice's threads. Against the CPU and central differences."""
+    rng = np.random.default_rng(5)
+    un = rng.random(SHAPE) + 0.5
+    w = rng.random(SHAPE)
 
-    def body(rng_, b):
-        c = Coefficients()
-        c.a = u[b, 1, 1, 1] * wp.float64(3.0)
-        c.b = wp.float64(1.0)
-        for idx in la.inner(rng_):
-            k, j, i = rng_.get_kji(idx)
-            out[b, k, j, i] = c.a * u[b, k, j, i] + c.b
+    def run(target, x, grads):
+        u = wp.array(x, dtype=wp.float64, requires_grad=grads)
+        out = wp.zeros(SHAPE, dtype=wp.float64, requires_grad=grads)
+        space = _space(loop, inner, target)
 
-    with config.override(target="cuda-emulation"):
-        tape = wp.Tape()
-        with tape:
-            la.outer(space, body)
-        with pytest.raises(wp.KernelNotDifferentiableError, match="'c' is computed in the outer body"):
-            tape.backward(grads={out: wp.array(np.ones(SHAPE), dtype=wp.float64)})
-    assert np.all(out.numpy()[LOGICAL] == 4.0)
-    assert not u.grad.numpy().any()
+        def body(rng_, b):
+            c = Coefficients()
+            c.a = u[b, 1, 1, 1] * wp.float64(3.0)
+            c.tilt = wp.vec2d(u[b, 1, 1, 2], wp.sin(u[b, 1, 2, 1]))
+            c.steps = 2
+            pair = (u[b, 2, 1, 1] * u[b, 2, 1, 1], c.a + wp.float64(1.0))
+            for idx in la.inner(rng_):
+                k, j, i = rng_.get_kji(idx)
+                d = c  # a whole copy of the slice value
+                p0, p1 = pair  # a tuple is unpacked
+                out[b, k, j, i] = (d.a * u[b, k, j, i] + c.tilt[1] * wp.float64(c.steps) + p0 * p1
+                                   + d.tilt[0] * u[b, k, j, i] * u[b, k, j, i])
+
+        with config.override(target=target):
+            tape = wp.Tape()
+            with tape:
+                la.outer(space, body)
+            if grads:
+                tape.backward(grads={out: wp.array(w, dtype=wp.float64)})
+        return float((w * out.numpy()).sum()), (u.grad.numpy().copy() if grads else None)
+
+    _, g = run("cuda-emulation", un, True)
+    _, cpu = run("cpu", un, True)
+    np.testing.assert_allclose(g, cpu, rtol=1e-12, atol=1e-13)
+    h = 1e-6
+    for cell in [(0, 1, 1, 1), (1, 1, 1, 2), (0, 1, 2, 1), (1, 2, 1, 1), (0, 3, 2, 4)]:
+        up, down = un.copy(), un.copy()
+        up[cell] += h
+        down[cell] -= h
+        fd = (run("cuda-emulation", up, False)[0] - run("cuda-emulation", down, False)[0]) / (2 * h)
+        assert g[cell] == pytest.approx(fd, rel=1e-7), cell

@@ -187,32 +187,40 @@ def test_team_values_used_by_two_loops_by_component_and_by_the_team_body(target)
 @wp.struct
 class Scales:
     a: wp.float64
-    b: wp.float64
+    v: wp.vec3d
 
 
-def test_a_struct_team_value_used_by_the_iterations_is_refused_on_team_threads():
-    """A struct held by every thread of a team has no summed adjoint on a GPU target: the backward launch is
-    refused, naming it; the forward ran and no gradient was written."""
-    u = wp.array(np.ones((NB, NJ, N + 2)), dtype=wp.float64, requires_grad=True)
+@pytest.mark.parametrize("target", TARGETS)
+def test_struct_and_tuple_team_values_used_by_the_iterations(target):
+    """A struct and a tuple of the team body read by the iterations field by field, by component and whole:
+    on a GPU target each float part gets its own pad in the team's arena. Against finite differences."""
+    rng = np.random.default_rng(6)
+    un, w = rng.random((NB, NJ, N + 2)) + 0.5, rng.random((NB, NJ, N + 2))
+    u = wp.array(un, dtype=wp.float64, requires_grad=True)
     out = wp.zeros((NB, NJ, N + 2), dtype=wp.float64, requires_grad=True)
 
     def body(member, b, j):
         sc = Scales()
         sc.a = u[b, j, 0] * wp.float64(3.0)
-        sc.b = u[b, j, 1]
+        sc.v = wp.vec3d(u[b, j, 1], u[b, j, 0] * u[b, j, 0], wp.float64(2.0))
+        pair = (u[b, j, N + 1], sc.a * sc.a)
 
         def store(i):
-            out[b, j, i] = sc.a * u[b, j, i] + sc.b
+            d = sc
+            p0, p1 = pair
+            out[b, j, i] = d.a * u[b, j, i] + sc.v[1] * p0 + p1 * sc.v[0] + d.v[2]
         wp.par_for_inner(member, 1, N, store)
 
-    with config.override(target="cuda-emulation"):
-        tape = wp.Tape()
-        with tape:
-            wp.par_for_outer("struct_scale", 0, 0, NB, NJ, body)
-        with pytest.raises(wp.KernelNotDifferentiableError, match="'sc' is computed in the outer body"):
-            tape.backward(grads={out: wp.array(np.ones((NB, NJ, N + 2)), dtype=wp.float64)})
-    assert np.all(out.numpy()[..., 1:-1] == 4.0)
-    assert not u.grad.numpy().any()
+    def model(x):
+        y = np.zeros_like(x)
+        a, v0, v1 = 3.0 * x[..., :1], x[..., 1:2], x[..., :1] ** 2
+        y[..., 1:-1] = a * x[..., 1:-1] + v1 * x[..., N + 1:] + a * a * v0 + 2.0
+        return y
+
+    with config.override(target=target):
+        _backward(lambda: wp.par_for_outer("struct_scale", 0, 0, NB, NJ, body), out, w)
+    np.testing.assert_allclose(out.numpy()[..., 1:-1], model(un)[..., 1:-1], rtol=1e-14)
+    np.testing.assert_allclose(u.grad.numpy(), _finite_differences(model, un, w), rtol=1e-6, atol=1e-8)
 
 
 def _pad_in_a_loop(u, out):

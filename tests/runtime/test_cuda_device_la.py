@@ -127,6 +127,7 @@ def test_team_values_the_iterations_use_differentiate_on_the_device(on_gpu):
     host-side one ("cpu"); the scoped device makes every array and launch a CUDA one."""
     team_gradients.test_a_team_value_used_by_the_iterations("cpu")
     team_gradients.test_team_values_used_by_two_loops_by_component_and_by_the_team_body("cpu")
+    team_gradients.test_struct_and_tuple_team_values_used_by_the_iterations("cpu")
 
 
 @wp.kernel

@@ -99,11 +99,13 @@ SOURCES["adjoint-reduce-sum"] = lambda: la_gradients.test_outer_reduce_sum_is_a_
 SOURCES["adjoint-slice-values"] = lambda: [
     slice_value_gradients.test_slice_values_used_by_visits_on_the_gpu_emulation(lt, it)
     for lt, it in (("bvoi", "logical_flat"), ("bovi", "memory"))] + [
-    slice_value_gradients.test_matrix_slice_value_read_by_element_and_row("bovi", "logical_flat")]
+    slice_value_gradients.test_matrix_slice_value_read_by_element_and_row("bovi", "logical_flat"),
+    slice_value_gradients.test_struct_and_tuple_slice_values_used_by_visits("bovi", "logical_flat")]
 # par_for_outer team values the iterations use: their adjoints summed in pads of the team's arena
 SOURCES["adjoint-team-values"] = lambda: [
     team_gradients.test_a_team_value_used_by_the_iterations("cuda-emulation"),
-    team_gradients.test_team_values_used_by_two_loops_by_component_and_by_the_team_body("cuda-emulation")]
+    team_gradients.test_team_values_used_by_two_loops_by_component_and_by_the_team_body("cuda-emulation"),
+    team_gradients.test_struct_and_tuple_team_values_used_by_the_iterations("cuda-emulation")]
 
 
 def _cubin_arch(data: bytes) -> int:

@@ -37,7 +37,7 @@ class LoopAbstractionAdjoints:
         self.slice_loop = s.config.loop
         self.reducer, self.la_block = s.config.reducer, s.block
         reverse = self.reverse(s.body)
-        sums = [ir.IRLAScratch(storage, None, (ncomp,)) for _, storage, ncomp in self.slice_sums.values()]
+        sums = [ir.IRLAScratch(storage, None, (ncomp,)) for _, _, storage, ncomp in self.slice_sums.values()]
         sums += [ir.IRLAScratchZero(st.storage) for st in sums]
         self.slice_locals, self.slice_loop, self.slice_sums = set(), None, {}
         return replace(s, body=replay + sums + [ir.IRTeamBarrier(None)] + reverse)

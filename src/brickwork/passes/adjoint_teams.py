@@ -17,9 +17,11 @@ import numpy as np
 
 from .. import ir
 from ..builtins.adjoints import is_differentiable_type
-from ..types.arrays import ArrayType, type_name
+from ..types.arrays import ArrayType
 from ..types.composite import is_matrix_type
+from ..types.opaque import TupleType
 from ..types.scalars import int32
+from ..types.structs import is_struct_type
 from .adjoint_normal_form import _not_differentiable, _path
 from .adjoint_values import flat_component, zero
 from .build import i32, op
@@ -49,15 +51,15 @@ class TeamAdjoints:
             pads = sum(isinstance(n, ir.IRTeamScratch) for n in ir.walk(self.fn.body))
             sums = self.team_values_summed()
             # each sum's pad: 64 bytes of alignment and its components
-            extra = sum(64 + ncomp * np.dtype(storage.type.dtype._np).itemsize for _, storage, ncomp in sums)
+            extra = sum(64 + ncomp * np.dtype(storage.type.dtype._np).itemsize for _, _, storage, ncomp in sums)
             twice = ir.IRCall("mul", [value.arena_bytes, ir.IRConst(2, t)], t, no_wrap=True)
             arena = ir.IRCall("add", [twice, ir.IRConst(64 * pads + extra, t)], t, no_wrap=True)
             out.append(ir.IRAssign(s.target, ir.IRTeamBegin(arena, value.type)))
             self.team_member = s.target
-            for atom, storage, ncomp in sums:
+            for atom, path, storage, ncomp in sums:
                 out.append(ir.IRAssign(storage, ir.IRTeamScratch(s.target, [i32(ncomp)], storage.type)))
                 out.append(self.zero_pad(s.target, storage))
-                self.slice_sums[atom.name] = (atom, storage, ncomp)
+                self.slice_sums[(atom.name, path)] = (atom, path, storage, ncomp)
             return
         out.append(s)
         pad = s.target
@@ -76,10 +78,9 @@ class TeamAdjoints:
         return ir.IRTeamLoop(member, idx[0], i32(0), last, body)
 
     def team_values_summed(self) -> list:
-        """(local, pad, components) of each value of the team body that its par_for_inner iterations read,
-        on a GPU target (every thread of the team holds it): what the reversed iterations add to its
-        adjoint is summed in a pad of the team's arena. Values without a summable adjoint (structs, tuples)
-        get none; ``slice_sum`` refuses them where the iterations need one."""
+        """(local, path, pad, components) of each part (``summable_parts``) of each value of the team body
+        that its par_for_inner iterations read, on a GPU target (every thread of the team holds it): what
+        the reversed iterations add to its adjoint is summed in a pad of the team's arena."""
         if not self.team_threads:
             return []
         read: dict = {}
@@ -88,12 +89,15 @@ class TeamAdjoints:
                 read.update((n.name, n) for n in ir.walk(loop.body) if isinstance(n, ir.IRLocal))
         sums = []
         for name in sorted(set(read) & self.slice_locals):
-            t = read[name].type
-            if is_differentiable_type(t):
-                ncomp = math.prod(getattr(t, "_shape", ()) or (1,))
-                storage = self.locals.new(f"_adj_sum_{name}_", ArrayType(getattr(t, "_dtype", t), 1))
-                sums.append((ir.IRLocal(name, t), storage, ncomp))
+            atom = ir.IRLocal(name, read[name].type)
+            for path, t in summable_parts(atom.type):
+                sums.append((atom, path, *self.new_sum(name, t)))
         return sums
+
+    def new_sum(self, name: str, t) -> tuple:
+        """(storage, components) of a sum of the adjoint of a part of type ``t`` of the value ``name``."""
+        ncomp = math.prod(getattr(t, "_shape", ()) or (1,))
+        return self.locals.new(f"_adj_sum_{name}_", ArrayType(getattr(t, "_dtype", t), 1)), ncomp
 
     def reverse_team_loop(self, s: ir.IRTeamLoop) -> list:
         """A ``par_for_inner`` loop reversed: each iteration replays then reverses its index. Iterations
@@ -116,7 +120,7 @@ class TeamAdjoints:
         if not self.summed:
             return []
         out: list = [ir.IRTeamBarrier(member), *self.hand_out_sums(), ir.IRTeamBarrier(member)]
-        out += [self.zero_pad(member, self.slice_sums[name][1]) for name in sorted(self.summed)]
+        out += [self.zero_pad(member, self.slice_sums[key][2]) for key in sorted(self.summed, key=repr)]
         out.append(ir.IRTeamBarrier(member))
         self.summed = set()
         return out
@@ -165,10 +169,15 @@ class TeamAdjoints:
         """A visit's part of the adjoint of a slice value that every thread of the slice holds: added
         atomically into the slice's sum (a one-value scratch), which ``gather_slice_sums`` hands to
         every thread's adjoint once the inner loop is done."""
-        t = atom.type
-        storage, ncomp = self.slice_sum(atom, atom)
-        for k in range(ncomp):
-            self.add_to_sum(storage, i32(k), value if not hasattr(t, "_shape") else flat_component(value, k), out)
+        self.add_to_sums(atom, (), value, out)
+
+    def add_to_sums(self, atom, prefix: tuple, value, out):
+        """Each summable part of ``value`` (the adjoint of the part of ``atom`` at ``prefix``) added into its sum."""
+        for path, t in summable_parts(value.type):
+            storage, ncomp = self.slice_sum(atom, (*prefix, *path), t)
+            part = part_of(value, path)
+            for k in range(ncomp):
+                self.add_to_sum(storage, i32(k), part if not hasattr(t, "_shape") else flat_component(part, k), out)
 
     def add_to_sum(self, storage, slot, part, out):
         """sum[slot] += part, atomically: a slice's one-value scratch, or a team's pad (an array)."""
@@ -186,18 +195,22 @@ class TeamAdjoints:
     def hand_out_sums(self) -> list:
         """Each thread adds the sums of the values the reversed inner loop added into to its adjoints."""
         out = []
-        for name in sorted(self.summed):
-            atom, storage, ncomp = self.slice_sums[name]
-            adj, scalar = self.adj_of(atom), storage.type.dtype
+        for key in sorted(self.summed, key=repr):
+            atom, path, storage, ncomp = self.slice_sums[key]
+            adj, scalar = part_of(self.adj_of(atom), path), storage.type.dtype
             for k in range(ncomp):
-                place = adj if not hasattr(atom.type, "_shape") else flat_component(adj, k)
+                place = adj if not hasattr(adj.type, "_shape") else flat_component(adj, k)
                 out.append(ir.IRAssign(place, ir.IRCall("add", [place, self.sum_elem(storage, i32(k))], scalar)))
         return out
 
     def sum_component_over_threads(self, value, g, out):
-        """``sum_over_threads`` for a visit's read of one component (or a matrix row) of a slice value."""
+        """``sum_over_threads`` for a visit's read of a part of a slice value: a component (or a matrix row)
+        of a vector or matrix, a field of a struct or an item of a tuple."""
         base, t = value.base, value.base.type
-        storage, _ = self.slice_sum(base, value)
+        if not isinstance(value, ir.IRComponent):  # a field or an item: each of its summable parts
+            self.add_to_sums(base, (value.name if isinstance(value, ir.IRField) else value.index,), g, out)
+            return
+        storage, _ = self.slice_sum(base, (), t)
         scalar = storage.type.dtype
 
         def add(slot, part):
@@ -213,23 +226,17 @@ class TeamAdjoints:
             for c in range(t._shape[1]):
                 add(op("add", row, i32(c)), ir.IRComponent(g, [i32(c)], scalar))
 
-    def slice_sum(self, atom, use):
-        """(storage, components) of the slice's sum of ``atom``'s adjoint (made on first use); ``use``: the
-        read the visits make of it (a struct or tuple slice value, or one of their fields, is refused)."""
-        t = atom.type
-        if not is_differentiable_type(t) or not isinstance(use, (ir.IRLocal, ir.IRComponent)):
-            raise _not_differentiable(self.label, f"'{atom.name.split('__')[0]}' is computed in the outer body "
-                                      f"and used by the inner loop's visits; a {type_name(t)} slice value has no "
-                                      "summed adjoint on a GPU target yet (compute it inside the inner loop)")
-        found = self.slice_sums.get(atom.name)
+    def slice_sum(self, atom, path: tuple, t):
+        """(storage, components) of the sum of the adjoint of the part at ``path`` (of type ``t``) of the slice
+        value ``atom``: made on first use in a slice, planned with the arena in a team."""
+        key = (atom.name, path)
+        found = self.slice_sums.get(key)
         if found is None and self.slice_loop is None:  # a team's sums are planned with its arena
-            raise AssertionError(f"no team sum planned for '{atom.name}'")
+            raise AssertionError(f"no team sum planned for '{atom.name}' {path}")
         if found is None:
-            ncomp = math.prod(getattr(t, "_shape", ()) or (1,))
-            storage = self.locals.new(f"_adj_sum_{atom.name}_", ArrayType(getattr(t, "_dtype", t), 1))
-            found = self.slice_sums[atom.name] = (atom, storage, ncomp)
-        self.summed.add(atom.name)
-        return found[1], found[2]
+            found = self.slice_sums[key] = (atom, path, *self.new_sum(atom.name, t))
+        self.summed.add(key)
+        return found[2], found[3]
 
     def gather_slice_sums(self, out):
         """After an inner loop's reversed visits: (a barrier, so every thread's additions are done) each
@@ -238,8 +245,32 @@ class TeamAdjoints:
             return
         out.append(ir.IRTeamBarrier(None))
         out += self.hand_out_sums()
-        out += [ir.IRLAScratchZero(self.slice_sums[name][1]) for name in sorted(self.summed)]
+        out += [ir.IRLAScratchZero(self.slice_sums[key][2]) for key in sorted(self.summed, key=repr)]
         self.summed = set()
+
+
+def summable_parts(t, path: tuple = ()) -> list:
+    """(path, type) of each part of a value of type ``t`` whose adjoint a sum holds: ``t`` itself when it
+    is a float, vector, matrix, quaternion or transform; else each field of a struct and item of a tuple,
+    recursively (field names and item indices make the path; arrays and integers have no adjoint)."""
+    if is_differentiable_type(t):
+        return [(path, t)]
+    if is_struct_type(t):
+        return [part for name, ft in t._fields for part in summable_parts(ft, (*path, name))]
+    if isinstance(t, TupleType):
+        return [part for k, et in enumerate(t.types) for part in summable_parts(et, (*path, k))]
+    return []
+
+
+def part_of(value, path: tuple):
+    """The part of ``value`` at ``path`` (``summable_parts``): fields and tuple items of it."""
+    for step in path:
+        t = value.type
+        if isinstance(step, str):
+            value = ir.IRField(value, step, dict(t._fields)[step])
+        else:
+            value = ir.IRTupleGet(value, step, t.types[step])
+    return value
 
 
 def assigned_outside_visits(stmts) -> set:
