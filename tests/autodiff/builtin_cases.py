@@ -106,9 +106,10 @@ CASES = [
          " and np.pi - abs(np.arctan2(x0[1, 0] + x0[0, 1], x0[0, 0] - x0[1, 1])) > 0.01"
          " and np.pi - abs(np.arctan2(x0[1, 0] - x0[0, 1], x0[0, 0] + x0[1, 1])) > 0.01"),
     Case("qr3", (M33,), "qr3_mix(x0)", cpu_only=True, extra="np.min(np.abs(np.diag(np.linalg.qr(x0)[1]))) > 0.2"),
-    # eig3's Jacobi sweeps skip an off-diagonal entry that is exactly zero, so at such a matrix the order of
-    # its eigenpairs can differ from the order at every matrix nearby (diag(2, 2, 0) + 1 at (1, 2) and
-    # (2, 1): a jump, no derivative), so the drawn matrix keeps its off-diagonal entries away from zero
+    # eig3's sweeps (Warp's method) rotate a pair by pi/4 where its off-diagonal entry is exactly zero and
+    # its diagonal entries are equal, so at such a matrix the order of the eigenpairs differs from the order
+    # at every matrix nearby (diag(2, 2, 0) + 1 at (1, 2) and (2, 1): a jump, no derivative); the drawn
+    # matrix keeps its off-diagonal entries away from zero
     Case("eig3", (M33,), "eig3_mix(x0)", cpu_only=True, extra="np.min(np.abs(np.diff(np.linalg.eigvalsh(x0 + x0.T)))) > 0.1"
          " and np.min(np.abs((x0 + x0.T)[np.triu_indices(3, 1)])) > 1e-3"),
     # quaternions
