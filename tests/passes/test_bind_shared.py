@@ -5,7 +5,7 @@ could trap (an integer division) or read memory."""
 from brickwork import ir
 from brickwork.passes.adjoint_values import bind_shared
 from brickwork.types.arrays import ArrayType
-from brickwork.types.scalars import bool_, float64, int32
+from brickwork.types.scalars import bool_, float64, int32, uint32
 
 
 def _call(name, args, t=float64):
@@ -52,3 +52,20 @@ def test_a_shared_integer_division_or_array_read_under_a_select_stays_where_it_i
     got = bind_shared([guarded, _call("mul", [read, read])], new_local, out)
     assert out == []  # neither the read nor the division is hoisted
     assert isinstance(got[0].if_true.args[0], ir.IRArrayElem)  # still read inside the select
+
+
+def test_cannot_fault_admits_composites_and_costly_builtins_but_no_effect_read_or_integer_division():
+    from brickwork.types.composite import vector
+
+    v3 = vector(3, float64)
+    v, x = ir.IRLocal("v", v3), ir.IRLocal("x", float64)
+    n, m = ir.IRLocal("n", int32), ir.IRLocal("m", int32)
+    state = ir.IRLocal("state", uint32)
+    arr = ir.IRLocal("a", ArrayType(float64, 1))
+    assert ir.cannot_fault(_call("sqrt", [_call("div", [_call("length", [v]), x])]))
+    assert ir.cannot_fault(_call("mul", [v, x], v3))
+    assert not ir.cannot_fault(_call("div", [n, m], int32))
+    assert not ir.cannot_fault(_call("mod", [n, m], int32))
+    assert not ir.cannot_fault(_call("atomic_add", [arr, n, x]))
+    assert not ir.cannot_fault(_call("randf", [state], float64))
+    assert not ir.cannot_fault(_call("add", [ir.IRArrayElem(arr, [n], float64), x]))

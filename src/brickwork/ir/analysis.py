@@ -59,6 +59,36 @@ def _root(e):
     return e.name if isinstance(e, ir.IRLocal) else None
 
 
+#: builtins with an effect: they write memory or advance a random state (passed by reference)
+_EFFECT_PREFIXES = ("atomic_", "rand", "sample_")
+#: the integer forms of these fault on a zero divisor
+_DIVISIONS = frozenset({"div", "mod", "floordiv"})
+
+
+def cannot_fault(e) -> bool:
+    """Whether evaluating expression ``e``, of any type, can neither fault nor have an effect (no memory
+    read or write, no integer division, no random state advanced), so code may evaluate it where the
+    program would not. Unlike ``speculatable`` it admits composites and every other builtin, costly ones
+    too: for moving a value the program computes anyway, not for speculating work it may skip."""
+    for n in walk(e):
+        if isinstance(n, ir.IRCall):
+            if n.op.startswith(_EFFECT_PREFIXES) or any(isinstance(a.type, ArrayType) for a in n.args):
+                return False
+            if n.op in _DIVISIONS and not getattr(_scalar(n.type), "is_float", False):
+                return False
+        elif not isinstance(n, _VALUE_NODES):
+            return False
+    return True
+
+
+_VALUE_NODES = (ir.IRConst, ir.IRLocal, ir.IRComponent, ir.IRConstruct, ir.IRCast, ir.IRField, ir.IRTupleGet,
+                ir.IRSelect)
+
+
+def _scalar(t):
+    return getattr(t, "_dtype", t)
+
+
 #: builtins that neither fault nor write on any scalar operands (no integer division, no memory)
 SPECULATABLE_OPS = frozenset({
     "logical_and", "logical_or", "logical_not", "gt", "ge", "lt", "le", "eq", "ne", "add", "sub", "mul", "neg",

@@ -30,7 +30,7 @@ import math
 from dataclasses import replace
 
 from .. import ir
-from ..builtins.adjoints import ADJOINTS, NOT_DIFFERENTIABLE, is_differentiable_type
+from ..builtins.adjoints import ADJOINTS, NOT_DIFFERENTIABLE
 from ..types.arrays import ArrayType, type_name
 from ..types.kernel_params import has_adjoint_param, has_adjoint_value, is_pack_type
 from ..types.opaque import TupleType
@@ -41,7 +41,7 @@ from .adjoint_normal_form import IRCustomAdjoint, LoopInfo, _not_differentiable,
 from .adjoint_replay import ForwardReplay
 from .adjoint_rows import RowOffsets, row_offsets
 from .adjoint_teams import TeamAdjoints, assigned_outside_visits
-from .adjoint_values import E, bind_shared, carries_adjoint, flat_component, rebase, zero
+from .adjoint_values import E, bind_shared, carries_adjoint, flat_component, part_of, rebase, summable_parts, zero
 from .adjoint_wrap import periodic_interior
 from .build import Locals, i32, op
 
@@ -192,28 +192,19 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
         self._add_into(self.adj_of(atom), value, out)
 
     def _add_into(self, place, value, out):
-        t = place.type
-        if is_differentiable_type(t):
-            if value.type is not t:
-                raise AssertionError(f"adjoint of type {value.type!r} for a value of type {t!r}")
-            out.append(ir.IRAssign(place, ir.IRCall("add", [place, value], t)))
-        elif is_struct_type(t):
-            for name, ft in t._fields:
-                if carries_adjoint(ft):
-                    self._add_into(ir.IRField(place, name, ft), ir.IRField(value, name, ft), out)
-        elif isinstance(t, TupleType):
-            for k, et in enumerate(t.types):
-                if carries_adjoint(et):
-                    self._add_into(ir.IRTupleGet(place, k, et), ir.IRTupleGet(value, k, et), out)
+        """place += value, part by part (``summable_parts``: a struct's or tuple's arrays and integers are
+        left alone)."""
+        for path, t in summable_parts(place.type):
+            part, v = part_of(place, path), part_of(value, path)
+            if v.type is not t:
+                raise AssertionError(f"adjoint of type {v.type!r} for a value of type {t!r}")
+            out.append(ir.IRAssign(part, ir.IRCall("add", [part, v], t)))
 
     def _atomic_add_fields(self, place, value, out):
         """place += value atomically, field by field, for a struct ``place`` (its arrays and integers are
         left alone)."""
-        for name, ft in place.type._fields:
-            if is_struct_type(ft) and carries_adjoint(ft):
-                self._atomic_add_fields(ir.IRField(place, name, ft), ir.IRField(value, name, ft), out)
-            elif is_differentiable_type(ft):
-                out.append(ir.IRAtomicAdd(ir.IRField(place, name, ft), ir.IRField(value, name, ft)))
+        for path, _ in summable_parts(place.type):
+            out.append(ir.IRAtomicAdd(part_of(place, path), part_of(value, path)))
 
     def has_grad(self, adj_arr):
         """The test that the adjoint array was passed (not empty), or None where the kernel may assume

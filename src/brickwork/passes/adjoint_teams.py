@@ -16,14 +16,11 @@ import math
 import numpy as np
 
 from .. import ir
-from ..builtins.adjoints import is_differentiable_type
 from ..types.arrays import ArrayType
 from ..types.composite import is_matrix_type
-from ..types.opaque import TupleType
 from ..types.scalars import int32
-from ..types.structs import is_struct_type
 from .adjoint_normal_form import _not_differentiable, _path
-from .adjoint_values import flat_component, zero
+from .adjoint_values import flat_component, part_of, summable_parts, zero
 from .build import i32, op
 
 
@@ -247,30 +244,6 @@ class TeamAdjoints:
         out += self.hand_out_sums()
         out += [ir.IRLAScratchZero(self.slice_sums[key][2]) for key in sorted(self.summed, key=repr)]
         self.summed = set()
-
-
-def summable_parts(t, path: tuple = ()) -> list:
-    """(path, type) of each part of a value of type ``t`` whose adjoint a sum holds: ``t`` itself when it
-    is a float, vector, matrix, quaternion or transform; else each field of a struct and item of a tuple,
-    recursively (field names and item indices make the path; arrays and integers have no adjoint)."""
-    if is_differentiable_type(t):
-        return [(path, t)]
-    if is_struct_type(t):
-        return [part for name, ft in t._fields for part in summable_parts(ft, (*path, name))]
-    if isinstance(t, TupleType):
-        return [part for k, et in enumerate(t.types) for part in summable_parts(et, (*path, k))]
-    return []
-
-
-def part_of(value, path: tuple):
-    """The part of ``value`` at ``path`` (``summable_parts``): fields and tuple items of it."""
-    for step in path:
-        t = value.type
-        if isinstance(step, str):
-            value = ir.IRField(value, step, dict(t._fields)[step])
-        else:
-            value = ir.IRTupleGet(value, step, t.types[step])
-    return value
 
 
 def assigned_outside_visits(stmts) -> set:

@@ -112,18 +112,12 @@ def rebase(path, base):
     return base
 
 
-# Nodes whose value is the same wherever it is computed and whose computation cannot trap (no memory
-# read, no integer division), so that computing one before a select, where it was inside a branch, is safe.
-_PURE_NODES = (ir.IRConst, ir.IRLocal, ir.IRCall, ir.IRComponent, ir.IRConstruct, ir.IRCast, ir.IRField,
-               ir.IRTupleGet, ir.IRSelect)
-_INTEGER_DIVISIONS = frozenset(("div", "mod", "floordiv"))
-
-
 def bind_shared(values: list, new_local, out: list) -> list:
     """``values`` (an adjoint rule's contributions) with every node they use more than once computed
     once, into a local (``new_local(type)``) assigned in ``out`` before them. A rule builds a DAG (a
     value it names is one node wherever it is used); printed as a tree, svd3's rule printed each shared
-    matrix product once per use."""
+    matrix product once per use. Only nodes that ``ir.cannot_fault`` are moved: one used in a select's
+    branch is then computed before the select."""
     uses: dict = {}
     for v in values:
         if v is not None:
@@ -137,7 +131,7 @@ def bind_shared(values: list, new_local, out: list) -> list:
 
 class _Binder(Rewriter):
     def __init__(self, shared: set, new_local, out: list):
-        self.shared, self.new_local, self.out, self.bound, self.safe = shared, new_local, out, {}, {}
+        self.shared, self.new_local, self.out, self.bound = shared, new_local, out, {}
 
     def expr(self, e):
         if e is None:
@@ -146,17 +140,32 @@ class _Binder(Rewriter):
         if found is not None:
             return found
         rebuilt = super().expr(e)
-        if id(e) in self.shared and not isinstance(e, (ir.IRConst, ir.IRLocal)) and self._pure(e):
+        if id(e) in self.shared and not isinstance(e, (ir.IRConst, ir.IRLocal)) and ir.cannot_fault(e):
             t = self.new_local(rebuilt.type)
             self.out.append(ir.IRAssign(t, rebuilt))
             self.bound[id(e)] = (rebuilt := t)
         return rebuilt
 
-    def _pure(self, e) -> bool:
-        found = self.safe.get(id(e))
-        if found is None:
-            found = self.safe[id(e)] = all(
-                isinstance(n, _PURE_NODES) and not (isinstance(n, ir.IRCall) and n.op in _INTEGER_DIVISIONS
-                                                    and not is_differentiable_type(n.type))
-                for n in walk(e))
-        return found
+
+def summable_parts(t, path: tuple = ()) -> list:
+    """(path, type) of each part of a value of type ``t`` that carries an adjoint of its own: ``t`` itself
+    when it is a float, vector, matrix, quaternion or transform; else each field of a struct and item of a
+    tuple, recursively (field names and item indices make the path; arrays and integers have none)."""
+    if is_differentiable_type(t):
+        return [(path, t)]
+    if is_struct_type(t):
+        return [part for name, ft in t._fields for part in summable_parts(ft, (*path, name))]
+    if isinstance(t, TupleType):
+        return [part for k, et in enumerate(t.types) for part in summable_parts(et, (*path, k))]
+    return []
+
+
+def part_of(value, path: tuple):
+    """The part of ``value`` at ``path`` (``summable_parts``): fields and tuple items of it."""
+    for step in path:
+        t = value.type
+        if isinstance(step, str):
+            value = ir.IRField(value, step, dict(t._fields)[step])
+        else:
+            value = ir.IRTupleGet(value, step, t.types[step])
+    return value
