@@ -17,7 +17,7 @@ from ir_helpers import check_golden, run, typed_la_body
 import brickwork as wp
 from brickwork import config, ir, la
 from brickwork.mesh import TE, IndexDomain, Mesh, Metadata, Package, PackDescriptor, VarTag
-from brickwork.passes import ExpandLoopAbstraction, InlineLocalFunctions, row_fusion
+from brickwork.passes import ExpandLoopAbstraction, InlineLocalFunctions, ring_rows, row_fusion
 
 Q = VarTag("fuse_q")
 G = 2
@@ -246,6 +246,7 @@ def test_fused_rows_equal_stage_after_stage(blocks, counts, inner, chunk):
         with pytest.MonkeyPatch.context() as m:
             if not fuse:  # the same cache key as the fused instance: keep it in a cache of its own
                 m.setattr(row_fusion, "plan", lambda outer, counts: None)
+                m.setattr(ring_rows, "plan", lambda outer, counts: None)
                 m.setattr(config, "cache_dir", _UNFUSED_CACHE)
             la.outer(space, body)
         q = mesh.data("fuse_q")[:, 0]
@@ -269,6 +270,7 @@ def test_fused_bovi_chunks_equal_stage_after_stage(blocks, counts, inner, chunk)
         with pytest.MonkeyPatch.context() as m:
             if not fuse:
                 m.setattr(row_fusion, "plan", lambda outer, counts: None)
+                m.setattr(ring_rows, "plan", lambda outer, counts: None)
                 m.setattr(config, "cache_dir", _UNFUSED_CACHE)
             la.outer(space, body)
         results.append(mesh.field("fuse_q").flux.copy())

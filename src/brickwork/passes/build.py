@@ -44,3 +44,13 @@ class Locals:
         local = self.new(prefix, value.type)
         out.append(ir.IRAssign(local, value))
         return local
+
+
+def la_geom(name: str) -> ir.IRLocal:
+    """The loop abstraction's launch geometry ``_la_<name>`` (ks .. ie, NK, NJ, NI, ninner, nouter)."""
+    return ir.IRLocal(f"_la_{name}", int32)
+
+
+def la_mflat(k, j, i):
+    """The memory-flat index of cell (k, j, i): ``(k * NJ + j) * NI + i``."""
+    return op("add", op("mul", op("add", op("mul", k, la_geom("NJ")), j), la_geom("NI")), i)

@@ -20,8 +20,11 @@ from ..types.arrays import ArrayType
 from ..types.composite import vector
 from ..types.opaque import TEAM_MEMBER
 from ..types.scalars import int32, int64
-from . import row_fusion
+from . import ring_rows, row_fusion
 from .build import Locals, i32, op
+from .build import la_geom as _geom
+from .build import la_mflat as _mflat
+from .ring_schedule import RingRows
 
 VEC3I = vector(3, int32)
 VEC4I = vector(4, int32)
@@ -64,15 +67,7 @@ class _Scratch:
         self.storage, self.size, self.first, self.dims, self.box = storage, size, first, dims, box
 
 
-def _geom(name):
-    return ir.IRLocal(f"_la_{name}", int32)
-
-
-def _mflat(k, j, i):
-    return op("add", op("mul", op("add", op("mul", k, _geom("NJ")), j), _geom("NI")), i)
-
-
-class _CpuRows(ir.Rewriter):
+class _CpuRows(RingRows, ir.Rewriter):
     def __init__(self, fn: ir.IRFunction):
         self.fn = fn
         self.locals = Locals(fn)
@@ -155,7 +150,12 @@ class _CpuRows(ir.Rewriter):
             self.team = self.locals.named("_la_team", TEAM_MEMBER)
             out.append(ir.IRAssign(self.team, ir.IRTeamBegin(ir.IRConst(0, int64), TEAM_MEMBER)))
         fusion = self.row_plan(s) if not reduce else None
-        body = self.fused_rows(fusion) if fusion is not None else self.stmts(s.body)
+        if isinstance(fusion, row_fusion.RowFusion):
+            body = self.fused_rows(fusion)
+        elif isinstance(fusion, ring_rows.RingPlan):
+            body = self.ring_rows(fusion)
+        else:
+            body = self.stmts(s.body)
         if not reduce:
             return out + body
         user = [ir.IRRegion("_la_end", body)]
@@ -165,8 +165,9 @@ class _CpuRows(ir.Rewriter):
         return out + [ir.IRSliceReduction(cfg.reducer, partials, self.slice_id(), user)]
 
     def row_plan(self, s: ir.IRLAOuter):
-        """How to run the body row by row (``row_fusion``), or None."""
-        return row_fusion.plan(s, self.counts)
+        """How to run the body row by row: every stage on the same row (``row_fusion``), else each
+        stage a few rows behind those it waits for (``ring_rows``), else None."""
+        return row_fusion.plan(s, self.counts) or ring_rows.plan(s, self.counts)
 
     def slice_id(self):
         g, b = _geom, ir.IRTid(0, int32)
@@ -444,6 +445,11 @@ class _CpuRows(ir.Rewriter):
         out.append(ir.IRAssign(s.storage, alloc))
         self.scratch[s.storage.name] = _Scratch(s.storage, size, first, s.dims)
         return out
+
+    def bind_scratch(self, s: ir.IRLAScratch, size, first):
+        """Index ``s`` from memory-flat index ``first`` (a cell's slot: its index less ``first``),
+        ``size`` slots per component."""
+        self.scratch[s.storage.name] = _Scratch(s.storage, size, first, s.dims)
 
     def r_IRLAScratchElem(self, e: ir.IRLAScratchElem):
         sc = self.scratch[e.storage.name]

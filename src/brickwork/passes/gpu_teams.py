@@ -23,7 +23,9 @@ from ..types.layout import size_align
 from ..types.opaque import TEAM_MEMBER
 from ..types.scalars import int32
 from .build import i32, op
-from .expand_loop_abstraction import _CpuRows, _geom, _mflat
+from .build import la_geom as _geom
+from .build import la_mflat as _mflat
+from .expand_loop_abstraction import _CpuRows
 from .gpu_grid import TEAM_BLOCK, TidToCoords, has_side_effect, i64, launch_coords, single_thread, strided, wide
 
 

@@ -63,7 +63,7 @@ def plan(outer: ir.IRLAOuter, counts: dict) -> RowFusion | None:
     for s in outer.body:
         if isinstance(s, ir.IRLAScratch) and not stages:
             head.append(s)
-        elif not stages and _plain_local_assign(s):
+        elif not stages and plain_local_assign(s):
             head.append(s)  # runs once before the rows, as before the first stage
         elif isinstance(s, ir.IRLAInner) and expect_inner and not s.reduce:
             stages.append(s)
@@ -115,7 +115,7 @@ def plan(outer: ir.IRLAOuter, counts: dict) -> RowFusion | None:
     return RowFusion(stages, spans, min([0, *offsets]), max([0, *offsets]), head)
 
 
-def _plain_local_assign(s) -> bool:
+def plain_local_assign(s) -> bool:
     """A local's assignment from an expression whose only effect is its value (a constant read from
     an array, ``gamma = coef[5]``): it may run once before the rows."""
     if not (isinstance(s, ir.IRAssign) and isinstance(s.target, ir.IRLocal)):
@@ -123,7 +123,7 @@ def _plain_local_assign(s) -> bool:
     for n in ir.walk([s.value]):
         if isinstance(n, ir.IRCall) and n.op.startswith("atomic"):
             return False
-        if isinstance(n, ir.IRFuncCall) and not _pure_call(n, set()):
+        if isinstance(n, ir.IRFuncCall) and not pure_call(n, set()):
             return False
         if isinstance(n, (ir.IRLAScratchElem, ir.IRLAViewElem, ir.IRLAGetKJI)):
             return False
@@ -143,7 +143,7 @@ class _Accesses:
         self.local_uses = [set() for _ in stages]
         for n, st in enumerate(stages):
             self.params = st.params
-            self.aliases = _index_aliases(st)
+            self.aliases = index_aliases(st)
             for s in ir.walk(st.body):
                 self.node(s, n)
                 if not self.ok:
@@ -157,7 +157,7 @@ class _Accesses:
             elif isinstance(t, ir.IRLAScratchElem):
                 self.scratch(t, n, self.scratch_writes)
             elif isinstance(t, ir.IRLAViewElem):
-                self.view_writes[n].add(_view_kind(t.view))
+                self.view_writes[n].add(view_kind(t.view))
             else:
                 self.ok = False
         elif isinstance(s, ir.IRFor):
@@ -167,11 +167,11 @@ class _Accesses:
         elif isinstance(s, ir.IRLAScratchElem):
             self.scratch(s, n, self.scratch_reads)
         elif isinstance(s, ir.IRLAViewElem):
-            self.view_uses[n].add(_view_kind(s.view))
+            self.view_uses[n].add(view_kind(s.view))
         elif isinstance(s, ir.IRCall) and s.op.startswith("atomic"):
             self.ok = False
         elif isinstance(s, ir.IRFuncCall):
-            self.ok = self.ok and _pure_call(s, set())
+            self.ok = self.ok and pure_call(s, set())
         elif isinstance(s, (ir.IRPrint, ir.IRExpect, ir.IRLAFold, ir.IRLAInner, ir.IRLAScratch, ir.IRLAScratchZero,
                             ir.IRTeamBarrier, ir.IRTeamBegin, ir.IRTeamLoop, ir.IRSliceReduction, ir.IRReturn,
                             ir.IRBreak, ir.IRContinue)):
@@ -185,7 +185,7 @@ class _Accesses:
             into.append((e.storage.name, n, c))
 
 
-def _pure_call(call: ir.IRFuncCall, seen: set) -> bool:
+def pure_call(call: ir.IRFuncCall, seen: set) -> bool:
     """Whether a user function's effects stay in its result: no array argument, and neither it
     nor what it calls prints, checks (``expect_*``) or uses atomics."""
     if any(isinstance(a.type, ArrayType) for a in call.args):
@@ -197,21 +197,23 @@ def _pure_call(call: ir.IRFuncCall, seen: set) -> bool:
     for n in ir.walk(getattr(fn, "body", [])):
         if isinstance(n, (ir.IRPrint, ir.IRExpect)) or (isinstance(n, ir.IRCall) and n.op.startswith("atomic")):
             return False
-        if isinstance(n, ir.IRFuncCall) and not _pure_call(n, seen):
+        if isinstance(n, ir.IRFuncCall) and not pure_call(n, seen):
             return False
     return True
 
 
-def _view_kind(view: ir.LAView) -> tuple:
+def view_kind(view: ir.LAView) -> tuple:
     """Cell variables, or fluxes of one direction (any pack: two packs may share storage)."""
     return (view.kind, None if view.direction is None else show(view.direction))
 
 
-def _index_aliases(stage) -> dict:
+def index_aliases(stage, offset=None) -> dict:
     """Locals that name the visited cell shifted along i, ``m = idx - 1``: {name: c}. Only a local
     assigned once in the stage, by a statement of its top level that comes before any use of it,
-    so that every read of it sees that value."""
-    if len(stage.params) != 1:
+    so that every read of it sees that value. ``offset(point, params, aliases)``: the shift a point
+    names (default: along i only, for one index)."""
+    offset = offset or _i_offset
+    if offset is _i_offset and len(stage.params) != 1:
         return {}
     assigned: dict = {}
     for n in ir.walk(stage.body):
@@ -223,7 +225,7 @@ def _index_aliases(stage) -> dict:
     for s in stage.body:
         if isinstance(s, ir.IRAssign) and isinstance(s.target, ir.IRLocal):
             name = s.target.name
-            c = _i_offset([s.value], stage.params, aliases)
+            c = offset([s.value], stage.params, aliases)
             if c is not None and assigned.get(name) == 1 and name not in used:
                 aliases[name] = c
         used |= {n.name for n in ir.walk([s]) if isinstance(n, ir.IRLocal)}
@@ -232,23 +234,24 @@ def _index_aliases(stage) -> dict:
 
 def _i_offset(point: list, params: list, aliases: dict | None = None):
     """c when ``point`` names the visited cell shifted by (0, 0, c) (c constant), else None.
-    ``aliases``: locals known to name the visited cell shifted by c (``_index_aliases``)."""
+    ``aliases``: locals known to name the visited cell shifted by c (``index_aliases``)."""
     if len(point) == 1 and isinstance(point[0], ir.IRLocal) and aliases and point[0].name in aliases:
         return aliases[point[0].name]
     if len(point) == 3:
         if len(params) != 3 or not all(isinstance(p, ir.IRLocal) and p.name == q.name
                                        for p, q in zip(point[:2], params[:2])):
             return None
-        return _shift(point[2], params[2].name)
+        return shift(point[2], params[2].name)
     (p,) = point
     if len(params) != 1:
         return None
     if p.type is VEC3I:
-        return _shift3(p, params[0].name)
-    return _shift(p, params[0].name)
+        d = shift3(p, params[0].name)
+        return d[2] if d is not None and d[0] == 0 and d[1] == 0 else None
+    return shift(p, params[0].name)
 
 
-def _shift(e, name):
+def shift(e, name):
     """c when ``e`` is ``name``, ``name + c`` or ``name - c`` (int constants), else None."""
     if isinstance(e, ir.IRLocal) and e.name == name:
         return 0
@@ -256,27 +259,28 @@ def _shift(e, name):
         a, b = e.args
         if e.op == "add" and isinstance(a, ir.IRConst):
             a, b = b, a
-        inner = _shift(a, name)
+        inner = shift(a, name)
         if inner is not None and isinstance(b, ir.IRConst) and isinstance(b.value, int) and abs(b.value) < 2**16:
             return inner + (b.value if e.op == "add" else -b.value)
     return None
 
 
-def _shift3(e, name):
-    """c when ``e`` is the Index3 ``name`` shifted by (0, 0, c), else None."""
+def shift3(e, name):
+    """(dk, dj, di) when ``e`` is the Index3 ``name`` shifted by a constant Index3, else None."""
     if isinstance(e, ir.IRLocal) and e.name == name:
-        return 0
+        return (0, 0, 0)
     if isinstance(e, ir.IRCall) and e.op in ("add", "sub") and len(e.args) == 2:
         a, b = e.args
-        if e.op == "add" and _vec3_const(a) is not None:
+        if e.op == "add" and vec3_const(a) is not None:
             a, b = b, a
-        inner, d = _shift3(a, name), _vec3_const(b)
-        if inner is not None and d is not None and d[0] == 0 and d[1] == 0 and abs(d[2]) < 2**16:
-            return inner + (d[2] if e.op == "add" else -d[2])
+        inner, d = shift3(a, name), vec3_const(b)
+        if inner is not None and d is not None and all(abs(x) < 2**16 for x in d):
+            sign = 1 if e.op == "add" else -1
+            return tuple(x + sign * y for x, y in zip(inner, d))
     return None
 
 
-def _vec3_const(e):
+def vec3_const(e):
     if isinstance(e, ir.IRConst) and e.type is VEC3I:
         try:
             values = [int(v) for v in e.value]
