@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from .. import ir
 from ..types.composite import vector
 from ..types.scalars import int32
-from .row_fusion import index_aliases, plain_local_assign, pure_call, shift, shift3, view_kind
+from .row_fusion import StageAccesses, plain_local_assign, shift, shift3, view_kind
 
 VEC3I = vector(3, int32)
 _MEMORY_PIECES = ("i_pencil", "ij_slab", "kji_cube")  # bvoi memory pieces: rows, planes, the box
@@ -86,13 +86,8 @@ def plan(outer: ir.IRLAOuter, counts: dict) -> RingPlan | None:
     found = _Accesses(stages)
     if not found.ok:
         return None
-    before = {s.target.name for s in head if isinstance(s, ir.IRAssign)}
-    if any(before & names for names in found.local_writes):
-        return None  # a stage changes a value the stages read as it was before the first
-    for stage, names in enumerate(found.local_writes):
-        for other, used in enumerate(found.local_uses):
-            if other != stage and names & (used - found.local_writes[other]):
-                return None  # a value carried over the barrier, not private to the cell
+    if not found.locals_private(head):
+        return None
     waits: list = [[] for _ in stages]
     for accesses in found.storage.values():
         for a, write_a, off_a in accesses:
@@ -108,50 +103,18 @@ def plan(outer: ir.IRLAOuter, counts: dict) -> RingPlan | None:
     return RingPlan(stages, head, waits, scratch)
 
 
-class _Accesses:
-    """Per storage (scratch name, or view kind): (stage, is_write, offset) of every access; the
-    locals each stage writes and uses."""
+class _Accesses(StageAccesses):
+    """Per storage (scratch name, or view kind): (stage, is_write, offset) of every access."""
 
     def __init__(self, stages):
-        self.ok = True
         self.storage: dict = {}
-        self.local_writes = [set() for _ in stages]
-        self.local_uses = [set() for _ in stages]
-        for n, st in enumerate(stages):
-            self.params = st.params
-            self.aliases = index_aliases(st, offset)
-            for s in ir.walk(st.body):
-                self.node(s, n)
-                if not self.ok:
-                    return
+        super().__init__(stages, offset)
 
-    def node(self, s, n):
-        if isinstance(s, ir.IRAssign):
-            t = s.target
-            if isinstance(t, ir.IRLocal):
-                self.local_writes[n].add(t.name)
-            elif isinstance(t, ir.IRLAScratchElem):
-                self.access(("scratch", t.storage.name), t.point, n, True)
-            elif isinstance(t, ir.IRLAViewElem):
-                self.access(("view", view_kind(t.view)), t.point, n, True)
-            else:
-                self.ok = False
-        elif isinstance(s, ir.IRFor):
-            self.local_writes[n].add(s.var.name)
-        elif isinstance(s, ir.IRLocal):
-            self.local_uses[n].add(s.name)
-        elif isinstance(s, ir.IRLAScratchElem):
-            self.access(("scratch", s.storage.name), s.point, n, False)
-        elif isinstance(s, ir.IRLAViewElem):
-            self.access(("view", view_kind(s.view)), s.point, n, False)
-        elif isinstance(s, ir.IRCall) and s.op.startswith("atomic"):
-            self.ok = False
-        elif isinstance(s, ir.IRFuncCall):
-            self.ok = self.ok and pure_call(s, set())
-        elif isinstance(s, (ir.IRPrint, ir.IRExpect, ir.IRLAFold, ir.IRLAInner, ir.IRLAScratch, ir.IRLAScratchZero,
-                            ir.IRTeamBarrier, ir.IRTeamBegin, ir.IRTeamLoop, ir.IRSliceReduction, ir.IRReturn,
-                            ir.IRBreak, ir.IRContinue)):
-            self.ok = False
+    def scratch(self, e, n, write):
+        self.access(("scratch", e.storage.name), e.point, n, write)
+
+    def view(self, e, n, write):
+        self.access(("view", view_kind(e.view)), e.point, n, write)
 
     def access(self, key, point, n, write):
         off = offset(point, self.params, self.aliases) if point else None

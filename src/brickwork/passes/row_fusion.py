@@ -102,15 +102,8 @@ def plan(outer: ir.IRLAOuter, counts: dict) -> RowFusion | None:
         for other, used in enumerate(found.view_uses):
             if other != stage and kinds & used:
                 return None
-    before = {s.target.name for s in head if isinstance(s, ir.IRAssign)}
-    if any(before & names for names in found.local_writes):
-        return None  # a stage changes a value the stages after it read as it was before the first
-    for stage, names in enumerate(found.local_writes):
-        for other, used in enumerate(found.local_uses):
-            # a local a stage assigns is private to its cell (semantics §8) unless another stage
-            # reads it without assigning it: a value carried over the barrier
-            if other != stage and names & (used - found.local_writes[other]):
-                return None
+    if not found.locals_private(head):
+        return None
     offsets = [c for _, _, c in found.scratch_reads + found.scratch_writes]
     return RowFusion(stages, spans, min([0, *offsets]), max([0, *offsets]), head)
 
@@ -130,24 +123,29 @@ def plain_local_assign(s) -> bool:
     return True
 
 
-class _Accesses:
-    """What each stage reads and writes: scratch (name, stage, i offset), view kinds, locals."""
+class StageAccesses:
+    """What each stage of an outer body reads and writes: the locals each stage assigns and uses
+    (here), scratch and pack views (``scratch`` and ``view``, per schedule). ``ok`` turns False at
+    anything a row schedule could reorder observably: output (prints, checks), atomics, folds,
+    nested parallelism, control that ends more than the cell, writes to arrays or other storage."""
 
-    def __init__(self, stages):
+    def __init__(self, stages, offset=None):
         self.ok = True
-        self.scratch_reads: list = []
-        self.scratch_writes: list = []
-        self.view_writes = [set() for _ in stages]
-        self.view_uses = [set() for _ in stages]
         self.local_writes = [set() for _ in stages]
         self.local_uses = [set() for _ in stages]
         for n, st in enumerate(stages):
             self.params = st.params
-            self.aliases = index_aliases(st)
+            self.aliases = index_aliases(st, offset)
             for s in ir.walk(st.body):
                 self.node(s, n)
                 if not self.ok:
                     return
+
+    def scratch(self, e: ir.IRLAScratchElem, n: int, write: bool):
+        raise NotImplementedError
+
+    def view(self, e: ir.IRLAViewElem, n: int, write: bool):
+        raise NotImplementedError
 
     def node(self, s, n):
         if isinstance(s, ir.IRAssign):
@@ -155,9 +153,9 @@ class _Accesses:
             if isinstance(t, ir.IRLocal):
                 self.local_writes[n].add(t.name)
             elif isinstance(t, ir.IRLAScratchElem):
-                self.scratch(t, n, self.scratch_writes)
+                self.scratch(t, n, True)
             elif isinstance(t, ir.IRLAViewElem):
-                self.view_writes[n].add(view_kind(t.view))
+                self.view(t, n, True)
             else:
                 self.ok = False
         elif isinstance(s, ir.IRFor):
@@ -165,9 +163,9 @@ class _Accesses:
         elif isinstance(s, ir.IRLocal):
             self.local_uses[n].add(s.name)
         elif isinstance(s, ir.IRLAScratchElem):
-            self.scratch(s, n, self.scratch_reads)
+            self.scratch(s, n, False)
         elif isinstance(s, ir.IRLAViewElem):
-            self.view_uses[n].add(view_kind(s.view))
+            self.view(s, n, False)
         elif isinstance(s, ir.IRCall) and s.op.startswith("atomic"):
             self.ok = False
         elif isinstance(s, ir.IRFuncCall):
@@ -177,12 +175,39 @@ class _Accesses:
                             ir.IRBreak, ir.IRContinue)):
             self.ok = False  # output order, folds, nesting, or control that leaves more than the cell
 
-    def scratch(self, e: ir.IRLAScratchElem, n, into):
+    def locals_private(self, head: list) -> bool:
+        """No stage assigns a value set before the first (``head``), and a local a stage assigns is
+        private to its cell (semantics §8): no other stage reads it without assigning it (a value
+        carried over the barrier)."""
+        before = {s.target.name for s in head if isinstance(s, ir.IRAssign)}
+        if any(before & names for names in self.local_writes):
+            return False
+        for stage, names in enumerate(self.local_writes):
+            for other, used in enumerate(self.local_uses):
+                if other != stage and names & (used - self.local_writes[other]):
+                    return False
+        return True
+
+
+class _Accesses(StageAccesses):
+    """Scratch (name, stage, i offset) read and written, view kinds written and used, per stage."""
+
+    def __init__(self, stages):
+        self.scratch_reads: list = []
+        self.scratch_writes: list = []
+        self.view_writes = [set() for _ in stages]
+        self.view_uses = [set() for _ in stages]
+        super().__init__(stages)
+
+    def scratch(self, e: ir.IRLAScratchElem, n, write):
         c = _i_offset(e.point, self.params, self.aliases)
         if c is None:
             self.ok = False
         else:
-            into.append((e.storage.name, n, c))
+            (self.scratch_writes if write else self.scratch_reads).append((e.storage.name, n, c))
+
+    def view(self, e: ir.IRLAViewElem, n, write):
+        (self.view_writes if write else self.view_uses)[n].add(view_kind(e.view))
 
 
 def pure_call(call: ir.IRFuncCall, seen: set) -> bool:
