@@ -165,9 +165,10 @@ def _refusals(pack, space):
             fv[Q(), idx] = s[idx - dy]
 
     def prints(rng, b):
-        s = la.get_per_point_scratch(wp.float64, rng)
+        hr = rng.add_halo(la.halo.minus_j)
+        s = la.get_per_point_scratch(wp.float64, hr)
         pv = la.make_pack_view(rng, pack)
-        for idx in la.inner(rng):
+        for idx in la.inner(hr):
             s[idx] = pv[Q(), idx]
         rng.team_barrier()
         fv = la.make_flux_pack_view(rng, pack, wp.X2DIR)
@@ -176,9 +177,10 @@ def _refusals(pack, space):
             fv[Q(), idx] = s[idx - dy]
 
     def reads_at_a_computed_cell(rng, b):
-        s = la.get_per_point_scratch(wp.float64, rng)
+        hr = rng.add_halo(la.halo.minus_j)
+        s = la.get_per_point_scratch(wp.float64, hr)
         pv = la.make_pack_view(rng, pack)
-        for idx in la.inner(rng):
+        for idx in la.inner(hr):
             s[idx] = pv[Q(), idx]
         rng.team_barrier()
         fv = la.make_flux_pack_view(rng, pack, wp.X2DIR)
