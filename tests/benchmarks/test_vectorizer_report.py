@@ -1,7 +1,7 @@
 """The loop-abstraction benchmark kernels compile to vector loops: g++'s vectorizer report.
 
-Each benchmark kernel (benchmarks/la_cases.py: recon+flux and the Laplacian, both tag pairs) is
-launched once at a small size into a cache of its own; its generated C++ is then compiled again
+Each benchmark kernel (benchmarks/la_cases.py: recon+flux and the Laplacian, both tag pairs; the
+hydro benchmark's fused stage, run as a ring of rows) is launched once at a small size into a cache of its own; its generated C++ is then compiled again
 with the kernel cache's flags and ``-fopt-info-vec-all``. In the body's unit-stride instantiation
 (the only one a unit holds until a launch passes another stride; pack arguments never do) g++ must
 vectorize at least as many loops as the source has ``#pragma omp simd`` loops, report none of the reasons an innermost loop fails for (aliasing,
@@ -50,10 +50,20 @@ def _sources(kind: str, loop: str, inner: str, cache: Path) -> list[Path]:
         run, flux = la_cases.la_recon_flux(kl, inputs["q"], inputs["cells"], inputs["block"], loop, inner)
         run()
         np.testing.assert_allclose(flux(), la_cases.recon_flux_numpy(inputs["q"]), rtol=1e-12, atol=1e-12)
-    else:
+    elif kind == "laplacian":
         a = np.random.default_rng(3).random((10, 10, 10), dtype=np.float32)
         run, _ = la_cases.la_laplacian(kl, a, loop, inner, nblocks=2)
         run()
+    else:  # bench_hydro's fused stage (bovi + memory: a ring of rows) on a small mesh
+        from brickwork.apps import hydro
+
+        sim = hydro.Hydro(hydro.build_config({
+            "problem": {"name": "kelvin_helmholtz"}, "mesh": {"nx": [16, 16], "block_nx": [8, 8]},
+            "hydro": {"reconstruction": "plm", "limiter": "mc", "riemann": "hllc", "integrator": "rk2",
+                      "dtype": "float64", "stage": "fused"}}, source="test"))
+        sim.set_initial()
+        sim.step(sim.check())
+        return [p for p in sorted(cache.glob("*/*/kernel.cpp")) if "_la_ring" in p.read_text()][:1]
     return sorted(cache.glob("*/*/kernel.cpp"))
 
 
@@ -83,8 +93,9 @@ def _report(source: Path, tmp: Path) -> tuple[str, str]:
     return report.read_text(), asm.read_text()
 
 
-@pytest.mark.parametrize("kind", ["recon", "laplacian"])
-@pytest.mark.parametrize(("loop", "inner"), [("bovi", "logical_flat"), ("bvoi", "memory")])
+@pytest.mark.parametrize(("kind", "loop", "inner"), [
+    ("recon", "bovi", "logical_flat"), ("recon", "bvoi", "memory"), ("laplacian", "bovi", "logical_flat"),
+    ("laplacian", "bvoi", "memory"), ("hydro", "bovi", "memory")])
 def test_benchmark_kernels_innermost_loops_are_vector_loops(kind, loop, inner, tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setattr(config, "cache_dir", str(cache))

@@ -122,13 +122,13 @@ class RingRows:
         new_base = self.tmp(op("add", row0, lo), move)
         keep = self.tmp(op("mul", op("sub", op("add", base, rows), new_base), ni), move)
         shift = self.tmp(op("mul", op("sub", new_base, base), ni), move)
-        c, e = self.locals.new("_la_c", int32), self.locals.new("_la_e", int32)
         dtype = s.storage.type.dtype
-        at = op("mul", c, size)
-        copy = ir.IRAssign(ir.IRArrayElem(s.storage, [op("add", at, e)], dtype),
-                           ir.IRArrayElem(s.storage, [op("add", op("add", at, shift), e)], dtype))
-        move.append(self.loop(c, i32(0), i32(ncomp - 1), [self.loop(e, i32(0), op("sub", keep, i32(1)), [copy],
-                                                                       simd=True)]))
+        for c in range(ncomp):  # a loop per component: g++ tries no outer-loop vectorization then
+            e = self.locals.new("_la_e", int32)
+            at = op("mul", i32(c), size)
+            copy = ir.IRAssign(ir.IRArrayElem(s.storage, [op("add", at, e)], dtype),
+                               ir.IRArrayElem(s.storage, [op("add", op("add", at, shift), e)], dtype))
+            move.append(self.loop(e, i32(0), op("sub", keep, i32(1)), [copy], simd=True))
         move.append(ir.IRAssign(base, new_base))
         move.append(ir.IRAssign(first, op("mul", new_base, ni)))
         slide.append(ir.IRIf(op("ge", op("add", row0, hi), op("add", base, rows)), move, []))
