@@ -90,13 +90,15 @@ class RingRows:
 
     # -- scratch: a window of rows --------------------------------------------------------------------
     def folded_scratch(self, s: ir.IRLAScratch, accesses: list, lags: list, steps, out: list, slide: list):
-        """Per-point scratch for the rows the ring can touch at once, not for the slice: at step t the
-        stages reach rows ``t + lo .. t + hi`` of it (their lags and offsets), a window of ``w`` rows
-        sliding one row a step. The buffer holds ``rows`` (4 w, or every row the ring touches when
-        fewer) from row ``base``; a cell's slot is its memory-flat index less ``base * NI``, so the
-        loops index it as they index the slice's buffer. When the window would pass the buffer's
-        end, its live rows are copied to the start (w - 1 rows every 3 w + 1 steps; source and
-        destination never overlap) and ``base`` moves on."""
+        """Per-point scratch for the rows the ring can touch at once, not for the slice: at the step
+        whose first row is ``row0`` the stages reach rows ``row0 + lo .. row0 + hi`` of it (their lags
+        and offsets, ``hi`` including the step's P rows), a window of ``w`` rows moving P rows a step.
+        The buffer holds ``rows`` (4 w, or every row the ring touches when fewer) from row ``base``;
+        a cell's slot is its memory-flat index less ``base * NI``, so the loops index it as they
+        index the slice's buffer, with unit stride. When the window would pass the buffer's end,
+        its live rows (fewer than w) are copied to the start, source and destination apart (the
+        window has moved at least 3 w + 1 rows since the last copy), and ``base`` moves on: the
+        copies cost under a third of the stages' writes to the buffer."""
         row0, per, t0, t1 = steps
         ni, nj = la_geom("NI"), la_geom("NJ")
         reach_lo, reach_hi = [], []
