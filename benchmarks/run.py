@@ -6,8 +6,9 @@
 
 The primary column (``--impl``) is the one measured against the targets. Every case is checked
 against numpy before it is timed; a peer that fails or disagrees is reported and the run goes on.
-The load average is recorded before the run, at its end and once it has settled after it; a run on a
-loaded machine (see ``machine_load``) does not overwrite RESULTS.md unless ``--allow-loaded`` is given.
+The load average is recorded before the run, at its end and once it has settled after it, and a fixed
+CPU loop is timed between the cases; a run on a loaded machine, or one whose CPUs changed speed during
+it (see ``machine_load``), does not overwrite RESULTS.md unless ``--allow-loaded`` is given.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import jit_costs
 import numpy as np
 import report
 from cases import CASES, Case
-from machine_load import LOADED_PER_CORE, LoadRecord, OtherCpuMeter, load_average, settle
+from machine_load import LOADED_PER_CORE, LoadRecord, OtherCpuMeter, SpeedProbe, load_average, settle
 from peers import KERNEL_LANGUAGES, PEER_SETUPS, KernelLanguage, Peer, PeerUnavailable, make_peers
 from timing import measure_interleaved
 
@@ -238,6 +239,8 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     load_before = load_average()
     meter = OtherCpuMeter()
+    probe = SpeedProbe()
+    probe.sample()
     threads = cnative.thread_count()
     os.environ.setdefault("BRICKWORK_NUM_THREADS", str(threads))  # brickwork and C use the same count
     reps = args.reps or (3 if args.quick else 11)
@@ -256,6 +259,7 @@ def main(argv=None) -> int:
             continue
         try:
             rows.append(run_case(case, peers, contexts, args.quick, reps, min_time, errors))
+            probe.sample()
         except Exception as exc:  # noqa: BLE001 - e.g. the numpy reference itself failed
             traceback.print_exc()
             errors.append(f"{case.name}: {type(exc).__name__}: {exc}")
@@ -269,6 +273,7 @@ def main(argv=None) -> int:
             if isinstance(ctx, KernelLanguage):
                 print(f"measuring JIT costs of {peer.name} ...", file=sys.stderr)
                 jit[peer.name] = jit_costs.measure_all(ctx, args.quick)
+                probe.sample()
                 errors += [f"JIT {peer.name} / {m.name}: {m.error}" for m in jit[peer.name]
                            if m.error and not m.error.startswith("n/a")]
                 notes += [f"{peer.name} JIT / {m.name}: {m.error}" for m in jit[peer.name]
@@ -283,12 +288,13 @@ def main(argv=None) -> int:
         notes.append(f"the primary column ({args.impl}) is unavailable: its targets are not evaluated")
 
     cpus = os.cpu_count() or 1
+    probe.sample()
     after, others = load_average(), meter.others()
     settled, waited = settle(LOADED_PER_CORE * cpus) if not args.no_write else (None, 0.0)
-    load = LoadRecord(load_before, after, cpus, others=others, settled=settled, waited=waited)
+    load = LoadRecord.with_probe(probe, load_before, after, cpus, others=others, settled=settled, waited=waited)
     write = not args.no_write
     if write and load.loaded() and not args.allow_loaded:
-        print(f"not writing {args.out}: the machine was loaded ({load.text()}); "
+        print(f"not writing {args.out}: the machine was {'unsteady' if load.unsteady() else 'loaded'} ({load.text()}); "
               "rerun on a quiet machine or pass --allow-loaded", file=sys.stderr)
         write = False
         errors.append(f"not written: {load.text()}")

@@ -98,3 +98,61 @@ def test_settle_gives_up_after_the_timeout_and_a_busy_machine_counts_as_loaded()
     assert record.loaded()
     assert "1.70 10 s after" in record.text()
     assert not LoadRecord(0.2, 2.0, 2, others=0.1, settled=0.8, waited=45.0).loaded()
+
+
+def _probe_with(timings):
+    """A SpeedProbe whose clock makes each timing of the work last the next of ``timings`` (seconds)."""
+    from machine_load import SpeedProbe
+
+    ticks, now = [], 0.0
+    for t in timings:
+        ticks += [now, now + t]
+        now += t + 1.0
+    clock = iter(ticks)
+    probe = SpeedProbe(work=lambda: None, repeats=len(timings), clock=lambda: next(clock))
+    probe.sample()
+    return probe
+
+
+def test_speed_probe_slowdown_is_median_over_fastest_timing():
+    probe = _probe_with([0.010, 0.0102, 0.0101, 0.0100, 0.0104, 0.0103, 0.0105])
+    assert probe.fastest() == pytest.approx(0.010)
+    assert probe.slowdown() == pytest.approx(0.0102 / 0.010)
+    record = LoadRecord.with_probe(probe, 0.1, 0.2, 2, others=0.0)
+    assert not record.unsteady() and not record.loaded()
+    assert "a fixed CPU loop timed 7 times during the run took a median 1.02x its fastest, 10.0 ms" in record.text()
+    assert record.text().endswith("(quiet; limit 0.5 per CPU = 1)")
+
+
+def test_a_run_whose_cpu_changed_speed_is_unsteady_and_refused_even_with_no_load():
+    from machine_load import UNSTEADY_SLOWDOWN
+
+    # what a VM whose host hands its CPUs to other guests shows: load 0, the same work 1.5x slower
+    probe = _probe_with([0.0092, 0.0143, 0.0150, 0.0139, 0.0209, 0.0101, 0.0144])
+    assert probe.slowdown() == pytest.approx(0.0143 / 0.0092)
+    assert probe.slowdown() > UNSTEADY_SLOWDOWN == 1.15
+    record = LoadRecord.with_probe(probe, 0.0, 0.3, 2, others=0.05, settled=0.2)
+    assert record.unsteady() and record.loaded()
+    assert "(unsteady; limit" in record.text()
+
+
+def test_speed_probe_gives_no_verdict_on_too_few_timings():
+    from machine_load import MIN_PROBES
+
+    probe = _probe_with([0.01, 0.03, 0.05][: MIN_PROBES - 1])
+    assert probe.slowdown() is None
+    record = LoadRecord.with_probe(probe, 0.1, 0.1, 2)
+    assert not record.unsteady() and "CPU loop" not in record.text()
+
+
+def test_speed_probe_times_real_work_with_the_collector_off_and_restores_it():
+    import gc
+
+    from machine_load import SpeedProbe, probe_work
+
+    seen = []
+    probe = SpeedProbe(work=lambda: seen.append(gc.isenabled()), repeats=2)
+    assert gc.isenabled()
+    probe.sample()
+    assert seen == [False, False] and gc.isenabled() and len(probe.times) == 2
+    assert probe_work(10) == sum(i * i % 7 for i in range(10))
