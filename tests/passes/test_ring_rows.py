@@ -248,3 +248,25 @@ def test_ring_equals_stage_after_stage(blocks, counts, space_tags, chunk, d):
         results.append((mesh.field("ring_q").flux.copy(), mesh.data("ring_u").copy()))
     np.testing.assert_array_equal(results[0][0], results[1][0])
     np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+def test_lags_fold_as_a_balanced_tree():
+    """A 3-D stage waits on dozens of offsets (hydro's fused stage on memory spans: every component
+    read at every offset); a chain of that many ``max`` calls exhausted the recursion of the IR
+    walkers. The fold is balanced: depth log2 of the terms, and the walkers copy it."""
+    from brickwork.ir.walk import Rewriter
+    from brickwork.passes.build import i32
+    from brickwork.passes.ring_schedule import _fold
+
+    def depth(e):
+        return 1 + max((depth(a) for a in getattr(e, "args", [])), default=0)
+
+    for n in (1, 2, 3, 5, 8, 1000):
+        folded = _fold("max", [i32(v) for v in range(n)])
+        assert depth(folded) == 1 + (n - 1).bit_length()
+        copied = Rewriter().expr(folded)
+
+        def leaves(e):
+            return [e.value] if isinstance(e, ir.IRConst) else [v for a in e.args for v in leaves(a)]
+
+        assert leaves(copied) == list(range(n))  # every term once, in order

@@ -79,7 +79,7 @@ class RingRows:
         lags = [None]  # None: 0
         for b in range(1, len(plan.stages)):
             terms = [_value(lags[b - 1])]
-            for a, sense, (dk, dj, di) in plan.waits[b]:
+            for a, sense, (dk, dj, di) in dict.fromkeys(plan.waits[b]):  # many accesses, few distinct waits
                 rows = op("add", op("mul", i32(dk), nj), i32(dj))
                 if sense == "true":  # the last row a cell of b's row reaches
                     terms.append(op("add", _value(lags[a]), op("add", rows, _hi_rows(di, ni))))
@@ -226,10 +226,12 @@ def _value(lag):
 
 
 def _fold(name, values):
-    acc = values[0]
-    for v in values[1:]:
-        acc = op(name, acc, v)
-    return acc
+    """``values`` combined pairwise by ``name`` as a balanced tree: a 3-D stage can wait on a few
+    dozen offsets, and a chain that deep would exhaust the recursion of the IR walkers."""
+    while len(values) > 1:
+        values = [op(name, values[i], values[i + 1]) if i + 1 < len(values) else values[i]
+                  for i in range(0, len(values), 2)]
+    return values[0]
 
 
 def _lo_rows(di: int, ni):
