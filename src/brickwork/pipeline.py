@@ -21,6 +21,7 @@ import sys
 import types as pytypes
 
 from . import config
+from .errors import KernelUnsupportedSyntaxError
 from .jit import store
 from .targets import current_target, keys, target_named  # noqa: F401  (part of the pipeline's API)
 from .targets.base import Target
@@ -95,7 +96,20 @@ def generate(kernel, arg_types, label: str, target: Target | None = None, mode: 
     (``passes/adjoint.py``) of the typed kernel, before the target's passes: its writes are the
     adjoint arrays only; ``strided`` renders the body for arrays of any innermost stride too
     (``Instance.run_with_general_strides``)."""
-    target = target or current_target()
+    try:
+        return _generate(kernel, arg_types, label, target or current_target(), mode)
+    except RecursionError:  # an expression the frontend could not split (frontend/shallow.py)
+        source = kernel.source
+        where = source.location(source.deepest if source.deepest is not None else source.tree)
+        what = "an expression" + ("" if source.deepest is not None else " of this kernel or of a function it calls")
+        raise KernelUnsupportedSyntaxError(
+            f"{label}: {what} is nested too deeply to compile (Python's recursion limit was reached). Deep "
+            f"expressions are split into statements where the order of evaluation allows, not in a branch of "
+            f"'x if c else y', on the right of and/or, in a while test, or before a call that runs first; "
+            f"assign parts of it to variables", where) from None
+
+
+def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple[str, dict]:
     base_mode, _, variant = mode.partition(":")
     variants = variant.split("+")
     typed, typed_callees = type_instance(kernel, arg_types, label)

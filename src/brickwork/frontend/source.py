@@ -9,6 +9,7 @@ import linecache
 import textwrap
 
 from ..errors import KernelSyntaxError, SourceLocation
+from .shallow import bound_depth
 
 _MISSING = object()
 
@@ -34,9 +35,14 @@ class FunctionSource:
             module = ast.parse(self.text)
         except SyntaxError as e:
             raise KernelSyntaxError(f"cannot parse {self.name}: {e.msg}") from None
+        except RecursionError:  # Python's own parser gives up on expressions thousands of levels deep
+            raise KernelSyntaxError(f"cannot parse {self.name} ({self.filename}:{first}): an expression is nested "
+                                    f"too deeply for Python's parser; split it into several statements") from None
         node = module.body[0]
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             raise KernelSyntaxError(f"{self.name} is not defined with 'def'")
+        #: the root of the deepest expression that could not be split (``frontend/shallow.py``), or None
+        self.deepest = bound_depth(node)
         self.tree: ast.FunctionDef = node
         self.param_names = [a.arg for a in node.args.args]
         self.digest = hashlib.sha256(self.text.encode()).hexdigest()
@@ -57,6 +63,7 @@ class FunctionSource:
                                     f"use a def")
         node = found[0]
         self.first_line = 1
+        self.deepest = None
         self.file_lines = [ln.rstrip("\n") for ln in lines]
         self.text = ast.unparse(node)
         body = ast.Expr(node.body, lineno=node.body.lineno, col_offset=node.body.col_offset)
@@ -174,6 +181,8 @@ def _source_lines(code):
     block = lines[start:end]
     try:
         ast.parse(textwrap.dedent("".join(block)))
+        return block, code.co_firstlineno
+    except RecursionError:  # too deep to parse here too: the caller's parse says so
         return block, code.co_firstlineno
     except SyntaxError:
         import inspect
