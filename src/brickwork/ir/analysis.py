@@ -3,6 +3,8 @@ local is assigned."""
 
 from __future__ import annotations
 
+import weakref
+
 from ..types.arrays import ArrayType
 from ..types.scalars import is_scalar_type
 from . import nodes as ir
@@ -61,6 +63,38 @@ def _root(e):
 
 #: builtins with an effect: they write memory or advance a random state (passed by reference)
 _EFFECT_PREFIXES = ("atomic_", "rand", "sample_")
+
+
+def has_effect(e) -> bool:
+    """Whether evaluating expression ``e`` writes memory, advances a random state or prints, itself or
+    in a function it calls."""
+    return any(isinstance(n, ir.IRCall) and n.op.startswith(_EFFECT_PREFIXES)
+               or isinstance(n, ir.IRFuncCall) and _function_has_effect(n.func) for n in walk(e))
+
+
+_FUNCTION_EFFECTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # IRFunction -> has an effect
+
+
+def _function_has_effect(fn) -> bool:
+    known = _FUNCTION_EFFECTS.get(fn)
+    if known is not None:
+        return known
+    _FUNCTION_EFFECTS[fn] = False  # recursion is rejected by typing; this only guards the walk
+    effect = any(isinstance(n, (ir.IRPrint, ir.IRAtomicAdd))
+                 or isinstance(n, ir.IRAssign) and _writes_memory(n.target)
+                 or isinstance(n, ir.IRCall) and n.op.startswith(_EFFECT_PREFIXES)
+                 or isinstance(n, ir.IRFuncCall) and _function_has_effect(n.func) for n in walk(fn.body))
+    _FUNCTION_EFFECTS[fn] = effect
+    return effect
+
+
+def _writes_memory(target) -> bool:
+    """Whether storing to ``target`` writes memory (not a local, or a component or field of one)."""
+    while isinstance(target, (ir.IRComponent, ir.IRField)):
+        target = target.base
+    return not isinstance(target, ir.IRLocal)
+
+
 #: the integer forms of these fault on a zero divisor
 _DIVISIONS = frozenset({"div", "mod", "floordiv"})
 

@@ -18,6 +18,7 @@ from .lower_teams import LowerTeams
 from .prove_no_overflow import ProveNoOverflow
 from .select_branches import SelectBranches
 from .select_builtins import SelectBuiltins
+from .sequence_effects import SequenceEffects
 from .split_interior import SplitInterior
 
 
@@ -38,11 +39,12 @@ def gpu_pass_list(target_name: str, builtins: dict, wrapping, mode: str = "relea
     kernels one thread per launch point; ``builtins``/``wrapping`` are the target's implementations
     (as for ``SelectBuiltins``), ``mode`` "debug" adds bounds checks."""
     checks = (CheckBounds(),) if mode == "debug" else ()
-    return (ProveNoOverflow(), InlineLocalFunctions(), ExpandLoopAbstraction("gpu_teams", shared_limit),
-            LowerTeams("gpu", shared_limit), LowerReductions("gpu"), LowerPackAccess(), MapGpuThreads(), *checks,
+    return (SequenceEffects(), ProveNoOverflow(), InlineLocalFunctions(),
+            ExpandLoopAbstraction("gpu_teams", shared_limit), LowerTeams("gpu", shared_limit), LowerReductions("gpu"),
+            LowerPackAccess(), MapGpuThreads(), *checks,
             SelectBuiltins(target_name, builtins, wrapping))
 
 
 __all__ = ["AdjointGather", "CheckBounds", "ExpandLoopAbstraction", "InlineLocalFunctions", "LowerPackAccess",
            "LowerReductions", "LowerTeams", "MapGpuThreads", "ProveNoOverflow", "SelectBranches", "SelectBuiltins",
-           "SplitInterior", "gpu_pass_list", "run_passes"]
+           "SequenceEffects", "SplitInterior", "gpu_pass_list", "run_passes"]

@@ -36,14 +36,15 @@ class CpuTarget(Target):
             ProveNoOverflow,
             SelectBranches,
             SelectBuiltins,
+            SequenceEffects,
             SplitInterior,
         )
         from .builtins import CPU_BUILTINS, CPU_WRAPPING
 
         checks = (CheckBounds(),) if mode == "debug" else ()
-        return (ProveNoOverflow(), InlineLocalFunctions(), ExpandLoopAbstraction("cpu_rows"), LowerTeams(),
-                LowerReductions(), LowerPackAccess(), SplitInterior(), AdjointGather(), SelectBranches(), *checks,
-                SelectBuiltins("cpu", CPU_BUILTINS, CPU_WRAPPING))
+        return (SequenceEffects(), ProveNoOverflow(), InlineLocalFunctions(), ExpandLoopAbstraction("cpu_rows"),
+                LowerTeams(), LowerReductions(), LowerPackAccess(), SplitInterior(), AdjointGather(), SelectBranches(),
+                *checks, SelectBuiltins("cpu", CPU_BUILTINS, CPU_WRAPPING))
 
     def render(self, kernel, callees, label, general_strides: bool = False) -> str:
         from .unit import render_translation_unit
