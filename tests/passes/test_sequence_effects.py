@@ -95,3 +95,36 @@ def test_operands_are_computed_into_locals_in_evaluation_order():
     assert [line.split(" = ")[0] for line in first] == ["_seq1", "_seq2", "_seq3"]
     assert "vec3(_seq1, _seq2, _seq3)" in text.replace("float32", "").replace("[", "(").replace("]", ")") or \
         "_seq1, _seq2, _seq3" in text
+
+
+@wp.func
+def take(c: wp.array(dtype=int)) -> int:
+    return wp.atomic_add(c, 0, 1)
+
+
+@wp.func
+def twice(x: int) -> int:
+    return 2 * x
+
+
+@wp.kernel
+def chained(c: wp.array(dtype=int), out: wp.array(dtype=int)):
+    out[0] = wp.where(0 <= c[0] < 5, 1, 0) + wp.where(0 <= twice(c[0]) < 1, 10, 0)  # pure middles: fine
+
+
+@wp.kernel
+def chained_effect(c: wp.array(dtype=int), out: wp.array(dtype=int)):
+    if 0 <= take(c) < 5:
+        out[0] = 1
+
+
+def test_a_chained_comparison_whose_middle_has_an_effect_is_refused_and_a_pure_one_runs():
+    c, out = wp.zeros(1, dtype=int), wp.zeros(1, dtype=int)
+    wp.launch(chained, dim=1, inputs=[c, out])
+    assert out.numpy()[0] == 11
+    with pytest.raises(wp.KernelSyntaxError) as info:
+        wp.launch(chained_effect, dim=1, inputs=[c, out])
+    text = str(info.value)
+    assert "test_sequence_effects.py" in text and "if 0 <= take(c) < 5:" in text
+    assert "middle operand of a chained comparison has an effect" in text and "would run twice" in text
+    assert c.numpy()[0] == 0 and out.numpy()[0] == 11  # nothing ran

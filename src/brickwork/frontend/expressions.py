@@ -398,6 +398,12 @@ class ExpressionTyper(ConstructionRules):
             if op is None:
                 raise self.error(KernelSyntaxError, f"comparison {type(op_node).__name__} is not supported", node)
             right = self.value(right_node)
+            if right_node is not node.comparators[-1] and ir.has_effect(right):
+                # the operand is both comparisons' (a < f() < b), and the IR has no expression-level
+                # temporary: it would run twice
+                raise self.error(KernelUnsupportedSyntaxError, "the middle operand of a chained comparison has an "
+                                 "effect (an atomic, a random draw, a function that writes an array) and would run "
+                                 "twice; assign it to a variable first", right_node)
             term = self.builtin_call(op, [left, right], node, label=f"'{_SYMBOL[op]}' ({op})")
             result = term if result is None else ir.IRCall("logical_and", [result, term], bool_)
             left = right
