@@ -113,6 +113,22 @@ def chained(c: wp.array(dtype=int), out: wp.array(dtype=int)):
 
 
 @wp.kernel
+def range_bounds(c: wp.array(dtype=int), out: wp.array(dtype=int)):
+    n = 0
+    for i in range(take(c), take(c) + 3):  # start, then stop: range(0, 4)
+        n += i
+    out[0] = n
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_range_bounds_run_in_the_order_written(target):
+    c, out = wp.zeros(1, dtype=int), wp.zeros(1, dtype=int)
+    with config.override(target=target):
+        wp.launch(range_bounds, dim=1, inputs=[c, out])
+    assert out.numpy()[0] == 0 + 1 + 2 + 3 and c.numpy()[0] == 2
+
+
+@wp.kernel
 def chained_effect(c: wp.array(dtype=int), out: wp.array(dtype=int)):
     if 0 <= take(c) < 5:
         out[0] = 1

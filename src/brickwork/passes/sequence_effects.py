@@ -8,10 +8,11 @@ or prints) and another reads memory or has an effect: ``wp.vec3(wp.randf(s), wp.
 wp.randf(s))`` must hold the three numbers in the order they were drawn, and
 ``wp.atomic_add(c, 0, 1.0) + c[0]`` must read ``c[0]`` after the increment.
 
-For such an operator or call, each operand that reads memory or has an effect is computed, in
-order, into a new local before the statement (its own operands first, by the same rule), and the
-operation reads those locals. Operands that are pure values stay in place (their order cannot be
-seen), and so does every expression without such a mix, so other code is unchanged. A branch of
+For such an operator or call (or the bounds of a ``range`` loop), each operand that reads memory
+or has an effect is computed, in order, into a new local before the statement (its own operands
+first, by the same rule), and the operation reads those locals. Operands that are pure values
+stay in place (their order cannot be seen), and so does every expression without such a mix, so
+other code is unchanged. A branch of
 ``x if c else y`` that holds such a mix becomes an ``if`` statement computing the branch taken into
 a new local (the other branch must not run). The right of ``and``/``or``, the condition of a
 ``while`` loop (evaluated every iteration) and the target of a store stay as they are.
@@ -100,6 +101,17 @@ class _Sequence(ir.Rewriter):
         out: list = []
         cond = self.ordered(s.cond, out)
         return [*out, ir.IRIf(cond, self.stmts(s.body), self.stmts(s.orelse))]
+
+    def r_IRFor(self, s: ir.IRFor):
+        """``range(start, stop, step)``: the bounds run once, in that order, before the loop."""
+        out: list = []
+        bounds = [("start", None, s.start), ("stop", None, s.stop), ("step", None, s.step)]
+        if _mixes(bounds):
+            values = {name: self.locals.assign(self.ordered(e, out), out, "_seq") if _visible(e) else self.in_place(e)
+                      for name, _, e in bounds}
+        else:
+            values = {name: self.ordered(e, out) for name, _, e in bounds}
+        return [*out, dataclasses.replace(s, var=self.in_place(s.var), body=self.stmts(s.body), **values)]
 
     # -- expressions -------------------------------------------------------------------------------
     def expr(self, e):
