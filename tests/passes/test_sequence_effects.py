@@ -36,6 +36,26 @@ def test_random_draws_in_one_expression_come_in_the_order_written(target):
     assert out.numpy()[1, 0] == np.float32(r[3] - r[4])
 
 
+@wp.kernel
+def poisson_draws(out: wp.array(dtype=float)):
+    s = wp.rand_init(7)
+    v = wp.vec2(float(wp.poisson(s, 3.0)), wp.randf(s))
+    out[0] = v[0]
+    out[1] = v[1]
+    t = wp.rand_init(7)
+    out[2] = float(wp.poisson(t, 3.0))
+    out[3] = wp.randf(t)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_poisson_advances_the_state_like_the_other_draws(target):
+    out = wp.zeros(4, dtype=float)
+    with config.override(target=target):
+        wp.launch(poisson_draws, dim=1, inputs=[out])
+    got = out.numpy()
+    assert got[:2].tolist() == got[2:].tolist()
+
+
 @wp.func
 def bump(a: wp.array(dtype=float)) -> float:
     a[0] = a[0] + 5.0

@@ -62,7 +62,7 @@ def _root(e):
 
 
 #: builtins with an effect: they write memory or advance a random state (passed by reference)
-_EFFECT_PREFIXES = ("atomic_", "rand", "sample_")
+_EFFECT_PREFIXES = ("atomic_", "rand", "sample_", "poisson")
 
 
 def has_effect(e) -> bool:

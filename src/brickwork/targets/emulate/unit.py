@@ -12,7 +12,7 @@ from __future__ import annotations
 from ... import ir
 from ..cpu.cnames import c_type
 from ..cpu.render import CppRenderer, local
-from ..cpu.unit import _entry, _function, _struct_decl, declared_types, slices_arrays
+from ..cpu.unit import _entry, _extra_includes, _function, _struct_decl, declared_types, slices_arrays
 from .render import EmulationRenderer
 
 OVERFLOW_SYMBOL = "bw_emu_scratch_overflow"  # the first scratch allocation beyond a block's arena, if any
@@ -76,7 +76,7 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str, ge
     if launch is None:
         raise ValueError(f"{label}: the kernel was not mapped to a GPU grid (run the GPU pass list first)")
     out = [f"// brickwork kernel instance {label} (cuda-emulation)", '#include "brickwork.h"', "#include <cstdio>",
-           "#include <cstdlib>", "namespace {", PRELUDE]
+           "#include <cstdlib>", *_extra_includes([*callees, kernel]), "namespace {", PRELUDE]
     for t in declared_types([*callees, kernel]):
         out.extend(_struct_decl(t))
     cpu = CppRenderer()
