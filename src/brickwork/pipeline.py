@@ -105,7 +105,7 @@ def generate(kernel, arg_types, label: str, target: Target | None = None, mode: 
         raise KernelUnsupportedSyntaxError(
             f"{label}: {what} is nested too deeply to compile (Python's recursion limit was reached). Deep "
             f"expressions are split into statements where the order of evaluation allows, not in a branch of "
-            f"'x if c else y', on the right of and/or, in a while test, or before a call that runs first; "
+            f"'x if c else y', on the right of and/or, in a while test, or after a call that may have an effect; "
             f"assign parts of it to variables", where) from None
 
 

@@ -185,3 +185,21 @@ def test_what_may_not_run_or_run_earlier_is_not_split(expr):
     fn = ast.parse(f"def k(a, b, c, f):\n    x = {expr.format(chain=_chain(2 * MAX_DEPTH), chain_r=chain_r)}\n").body[0]
     deepest = bound_depth(fn)
     assert len(fn.body) == 1 and deepest is fn.body[0].value
+
+
+def test_math_builtins_and_constructors_before_a_deep_operand_do_not_block_the_split(tmp_path):
+    """``wp.sin(a) + (wp.sin(b) + (...))``: the calls evaluated first have no effect, so the deep
+    right operand may run before them (190 levels: unsplit, the compiler's walkers give up)."""
+    n = 190
+    chain = " + (".join(f"wp.sin(float(a[{i % 7}]))" for i in range(n)) + ")" * (n - 1)
+    m, _ = _module(tmp_path, f"""
+@wp.kernel
+def sines(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    out[0] = {chain}
+""")
+    a, out = np.arange(7, dtype=f32), wp.zeros(1, dtype=float)
+    wp.launch(m.sines, dim=1, inputs=[wp.array(a), out])
+    want = f32(np.sin(a[(n - 1) % 7]))
+    for i in reversed(range(n - 1)):
+        want = f32(f32(np.sin(a[i % 7])) + want)
+    np.testing.assert_allclose(out.numpy()[0], want, rtol=1e-5)

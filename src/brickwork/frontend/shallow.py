@@ -17,9 +17,10 @@ evaluated once and unconditionally as part of its statement (never from a branch
 else y``, the right of ``and``/``or``, a ``while`` test, ``wp.static`` or ``type()``), and only
 when everything that ran before it in the statement still does: it is the first operand evaluated
 at every level on its way up, or what ran before it reads no memory and calls nothing while it
-calls nothing itself. A subtree made of literals only is never moved (a literal's type can depend
-on its context). What is left deeper than ``MAX_DEPTH`` (those cases) is reported by
-``deepest``, so that the compiler can name the line if it fails.
+calls nothing itself (calls of builtins without an effect and of constructors do not count). A
+subtree made of literals only is never moved (a literal's type can depend on its context). What
+is left deeper than ``MAX_DEPTH`` (those cases) is reported by ``deepest``, so that the compiler
+can name the line if it fails.
 """
 
 from __future__ import annotations
@@ -33,12 +34,13 @@ _OPAQUE_CALLS = {"static", "type", "typeof"}  # evaluated at declaration or for 
 _READS = (ast.Subscript, ast.Attribute)
 
 
-def bound_depth(fn: ast.FunctionDef) -> ast.AST | None:
+def bound_depth(fn: ast.FunctionDef, pure_call=None) -> ast.AST | None:
     """Split the deep expressions of ``fn``'s statements (in place); the root of the deepest
-    expression left deeper than ``MAX_DEPTH``, or None."""
+    expression left deeper than ``MAX_DEPTH``, or None. ``pure_call(node)`` says whether an
+    ``ast.Call`` has no effect (a math builtin, a constructor): such calls may run in any order."""
     names = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | {a.arg for a in ast.walk(fn)
                                                                        if isinstance(a, ast.arg)}
-    splitter = _Splitter(names)
+    splitter = _Splitter(names, pure_call)
     stack = [fn]
     while stack:  # every statement list, without recursion (nesting of blocks is shallow anyway)
         node = stack.pop()
@@ -52,9 +54,10 @@ def bound_depth(fn: ast.FunctionDef) -> ast.AST | None:
     return splitter.deepest
 
 
-def depths(root: ast.AST) -> dict:
-    """Per node under ``root`` (by ``id``): its depth (a leaf: 1), whether it calls anything (or
-    assigns, awaits) and whether it reads memory (subscripts, attributes); without recursion."""
+def depths(root: ast.AST, pure_call=None) -> dict:
+    """Per node under ``root`` (by ``id``): its depth (a leaf: 1), whether it calls anything that
+    may have an effect (or assigns, awaits) and whether it reads memory (subscripts, attributes);
+    without recursion."""
     out: dict = {}
     order, stack = [], [root]
     while stack:
@@ -62,7 +65,9 @@ def depths(root: ast.AST) -> dict:
         order.append(node)
         stack.extend(ast.iter_child_nodes(node))
     for node in reversed(order):
-        depth, calls, reads = 0, isinstance(node, (ast.Call, ast.NamedExpr, ast.Await)), isinstance(node, _READS)
+        calls = isinstance(node, (ast.NamedExpr, ast.Await)) or isinstance(node, ast.Call) and not (
+            pure_call is not None and pure_call(node))
+        depth, reads = 0, isinstance(node, _READS)
         for c in ast.iter_child_nodes(node):
             cd, cc, cr = out[id(c)]
             depth, calls, reads = max(depth, cd), calls or cc, reads or cr
@@ -71,8 +76,8 @@ def depths(root: ast.AST) -> dict:
 
 
 class _Splitter:
-    def __init__(self, names: set):
-        self.names = names
+    def __init__(self, names: set, pure_call):
+        self.names, self.pure_call = names, pure_call
         self.count = 0
         self.deepest = None
         self.deepest_depth = MAX_DEPTH
@@ -97,10 +102,10 @@ class _Splitter:
         hoisted: list = []
         while True:
             root = getattr(s, slot)
-            d = depths(root)
+            d = depths(root, self.pure_call)
             if d[id(root)][0] <= MAX_DEPTH:
                 break
-            cut = _cut(root, d, before)
+            cut = _cut(root, d, before, self.pure_call)
             if cut is None:
                 if d[id(root)][0] > self.deepest_depth:
                     self.deepest, self.deepest_depth = root, d[id(root)][0]
@@ -124,11 +129,11 @@ class _Splitter:
         return name
 
 
-def _cut(root, d: dict, before: list):
+def _cut(root, d: dict, before: list, pure_call):
     """(holder, field, index, subtree) of the subtree to move out: on the path of greatest depth,
     the first node at most ``MAX_DEPTH`` deep; None when that path leaves what may move."""
     if before:
-        d.update(depths(before[0]))
+        d.update(depths(before[0], pure_call))
     node, ran = root, list(before)
     while True:
         operands = _unconditional(node)

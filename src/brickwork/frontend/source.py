@@ -8,10 +8,13 @@ import hashlib
 import linecache
 import textwrap
 
+from ..builtins.functions import BuiltinFunction
 from ..errors import KernelSyntaxError, SourceLocation
+from ..ir.analysis import EFFECT_PREFIXES
 from .shallow import bound_depth
 
 _MISSING = object()
+_PRINTING = frozenset({"print", "printf", "expect_eq", "expect_neq", "expect_near", "breakpoint"})
 
 
 class FunctionSource:
@@ -42,7 +45,7 @@ class FunctionSource:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             raise KernelSyntaxError(f"{self.name} is not defined with 'def'")
         #: the root of the deepest expression that could not be split (``frontend/shallow.py``), or None
-        self.deepest = bound_depth(node)
+        self.deepest = bound_depth(node, self._pure_call)
         self.tree: ast.FunctionDef = node
         self.param_names = [a.arg for a in node.args.args]
         self.digest = hashlib.sha256(self.text.encode()).hexdigest()
@@ -81,6 +84,23 @@ class FunctionSource:
         from .static_eager import evaluate_eagerly
 
         self.static_results = evaluate_eagerly(self)
+
+    def _pure_call(self, node: ast.Call) -> bool:
+        """Whether ``node`` calls a builtin without an effect or a type (``wp.sin(x)``, ``wp.vec3(...)``,
+        ``float(i)``), by the names of this function's module; user functions may have effects."""
+        chain, target = [], node.func
+        while isinstance(target, ast.Attribute):
+            chain.append(target.attr)
+            target = target.value
+        if not isinstance(target, ast.Name):
+            return False
+        value = self.lookup(target.id)
+        for attr in reversed(chain):
+            value = getattr(value, attr, _MISSING)
+        if isinstance(value, type):
+            return True
+        name = getattr(value, "name", None) if isinstance(value, BuiltinFunction) else None
+        return name is not None and not name.startswith(EFFECT_PREFIXES) and name not in _PRINTING
 
     # -- locations --------------------------------------------------------------------------------
     def location(self, node) -> SourceLocation:

@@ -62,13 +62,13 @@ def _root(e):
 
 
 #: builtins with an effect: they write memory or advance a random state (passed by reference)
-_EFFECT_PREFIXES = ("atomic_", "rand", "sample_", "poisson")
+EFFECT_PREFIXES = ("atomic_", "rand", "sample_", "poisson")
 
 
 def has_effect(e) -> bool:
     """Whether evaluating expression ``e`` writes memory, advances a random state or prints, itself or
     in a function it calls."""
-    return any(isinstance(n, ir.IRCall) and n.op.startswith(_EFFECT_PREFIXES)
+    return any(isinstance(n, ir.IRCall) and n.op.startswith(EFFECT_PREFIXES)
                or isinstance(n, ir.IRFuncCall) and _function_has_effect(n.func) for n in walk(e))
 
 
@@ -82,7 +82,7 @@ def _function_has_effect(fn) -> bool:
     _FUNCTION_EFFECTS[fn] = False  # recursion is rejected by typing; this only guards the walk
     effect = any(isinstance(n, (ir.IRPrint, ir.IRAtomicAdd))
                  or isinstance(n, ir.IRAssign) and _writes_memory(n.target)
-                 or isinstance(n, ir.IRCall) and n.op.startswith(_EFFECT_PREFIXES)
+                 or isinstance(n, ir.IRCall) and n.op.startswith(EFFECT_PREFIXES)
                  or isinstance(n, ir.IRFuncCall) and _function_has_effect(n.func) for n in walk(fn.body))
     _FUNCTION_EFFECTS[fn] = effect
     return effect
@@ -106,7 +106,7 @@ def cannot_fault(e) -> bool:
     too: for moving a value the program computes anyway, not for speculating work it may skip."""
     for n in walk(e):
         if isinstance(n, ir.IRCall):
-            if n.op.startswith(_EFFECT_PREFIXES) or any(isinstance(a.type, ArrayType) for a in n.args):
+            if n.op.startswith(EFFECT_PREFIXES) or any(isinstance(a.type, ArrayType) for a in n.args):
                 return False
             if n.op in _DIVISIONS and not getattr(_scalar(n.type), "is_float", False):
                 return False
