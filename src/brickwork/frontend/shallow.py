@@ -38,6 +38,8 @@ def bound_depth(fn: ast.FunctionDef, pure_call=None) -> ast.AST | None:
     """Split the deep expressions of ``fn``'s statements (in place); the root of the deepest
     expression left deeper than ``MAX_DEPTH``, or None. ``pure_call(node)`` says whether an
     ``ast.Call`` has no effect (a math builtin, a constructor): such calls may run in any order."""
+    if not _deeper_than(fn, MAX_DEPTH):
+        return None  # nothing to split (nearly every function): one pass over its tree
     names = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | {a.arg for a in ast.walk(fn)
                                                                        if isinstance(a, ast.arg)}
     splitter = _Splitter(names, pure_call)
@@ -52,6 +54,13 @@ def bound_depth(fn: ast.FunctionDef, pure_call=None) -> ast.AST | None:
         for handler in getattr(node, "handlers", ()):
             stack.append(handler)
     return splitter.deepest
+
+
+def _deeper_than(node: ast.AST, limit: int) -> bool:
+    """Whether the tree under ``node`` is more than ``limit`` levels deep (the recursion stops there)."""
+    if limit == 0:
+        return True
+    return any(_deeper_than(child, limit - 1) for child in ast.iter_child_nodes(node))
 
 
 def depths(root: ast.AST, pure_call=None) -> dict:
