@@ -10,7 +10,6 @@ import textwrap
 
 from ..builtins.functions import BuiltinFunction
 from ..errors import KernelSyntaxError, SourceLocation
-from ..ir.analysis import EFFECT_PREFIXES
 from .shallow import bound_depth
 
 _MISSING = object()
@@ -99,6 +98,8 @@ class FunctionSource:
             value = getattr(value, attr, _MISSING)
         if isinstance(value, type):
             return True
+        from ..ir.analysis import EFFECT_PREFIXES  # only for deep expressions: the IR stays out of imports
+
         name = getattr(value, "name", None) if isinstance(value, BuiltinFunction) else None
         return name is not None and not name.startswith(EFFECT_PREFIXES) and name not in _PRINTING
 
