@@ -1,4 +1,7 @@
-"""Atomic read-modify-write of array elements; each returns the element's old value."""
+"""Atomic read-modify-write of array elements; each returns the element's old value.
+
+``atomic_cas(a, *indices, compare, value)`` stores ``value`` only where the element equals ``compare``
+bit for bit (so ``-0.0`` is not ``0.0`` and a NaN matches itself), as CUDA's atomicCAS does."""
 
 from __future__ import annotations
 
@@ -44,11 +47,28 @@ def _atomic_exch_rule(arr, *rest):
     return result
 
 
+def _atomic_cas_rule(arr, *rest):
+    need(is_array(arr), f"needs an array as first argument, got {names(arr)}")
+    if len(rest) != arr.ndim + 2:
+        raise Mismatch(f"needs {arr.ndim} indices, a compare value and a value for {names(arr)}, "
+                       f"got {len(rest)} arguments")
+    *indices, compare, value = rest
+    for t in indices:
+        need(getattr(t, "is_int", False), f"indices must be integers, got {names(*indices)}")
+    need(compare is arr.dtype and value is arr.dtype,
+         f"compare and value must match the array dtype, got {names(compare, value)} for {names(arr)}")
+    if arr.dtype not in _CAS_TYPES:
+        raise Unsupported(f"atomic_cas() only works on arrays of {_CAS_TEXT}, got {type_name(arr.dtype)}")
+    return arr.dtype
+
+
 # The scalar types atomics work on, as in Warp (whose GPUs have no atomics for 8- and 16-bit integers,
 # nor a float16 min/max); brickwork keeps Warp's set so that kernels run the same on both.
 _ADD_TYPES = (int32, uint32, int64, uint64, float16, bfloat16, float32, float64)
 _MINMAX_TYPES = (int32, uint32, int64, uint64, bfloat16, float32, float64)
 _ADD_TEXT = "[u]int32, [u]int64, float16, bfloat16, float32, or float64"
+_CAS_TYPES = (int32, uint32, int64, uint64, float32, float64)  # a whole 32- or 64-bit word, compared bitwise
+_CAS_TEXT = "[u]int32, [u]int64, float32 or float64"
 _MINMAX_TEXT = "[u]int32, [u]int64, bfloat16, float32, or float64"
 
 
@@ -77,3 +97,4 @@ for _name in ("atomic_min", "atomic_max"):
 for _name in ("atomic_and", "atomic_or", "atomic_xor"):
     builtin(_name)(_atomic_bits_rule)
 builtin("atomic_exch")(_atomic_exch_rule)
+builtin("atomic_cas")(_atomic_cas_rule)

@@ -135,7 +135,8 @@ NAMES = (
     "sample_triangle sample_unit_sphere_surface sample_unit_sphere sample_unit_hemisphere_surface "
     "sample_unit_hemisphere "
     "step nonzero smoothstep add sub mul div mod floordiv neg pos bit_and bit_or bit_xor lshift rshift invert unot "
-    "select where atomic_add atomic_sub atomic_min atomic_max atomic_and atomic_or atomic_xor atomic_exch len "
+    "select where atomic_add atomic_sub atomic_min atomic_max atomic_and atomic_or atomic_xor atomic_exch atomic_cas "
+    "len "
     "par_for_inner ScratchPad1D ScratchPad2D ScratchPad3D"
 ).split()
 

@@ -1249,6 +1249,18 @@ template <class T> BW_INLINE T atomic_and(T* p, T v) { return __atomic_fetch_and
 template <class T> BW_INLINE T atomic_or(T* p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }
 template <class T> BW_INLINE T atomic_xor(T* p, T v) { return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); }
 template <class T> BW_INLINE T atomic_exch(T* p, T v) { return atomic_update(p, v, [](T, T b) { return b; }); }
+// Store v if *p holds `compare` bit for bit; the old value either way (a failed exchange reads it).
+template <class T> BW_INLINE T atomic_cas(T* p, T compare, T v) {
+    using U = typename std::conditional<sizeof(T) == 8, uint64_t, uint32_t>::type;
+    U expected, desired;
+    std::memcpy(&expected, &compare, sizeof(T));
+    std::memcpy(&desired, &v, sizeof(T));
+    __atomic_compare_exchange_n(reinterpret_cast<U*>(p), &expected, desired, false, __ATOMIC_SEQ_CST,
+                                __ATOMIC_SEQ_CST);
+    T old;
+    std::memcpy(&old, &expected, sizeof(T));
+    return old;
+}
 #else
 #include "brickwork_cuda_atomics.h"
 #endif

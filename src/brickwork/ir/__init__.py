@@ -1,11 +1,11 @@
 """The typed, target-neutral IR: nodes, a printer, a verifier, and traversal helpers."""
 
 from ..types.opaque import TupleType
-from .analysis import assignment_counts, cannot_fault, has_effect, speculatable, written_params
+from .analysis import assignment_counts, atomic_parts, cannot_fault, has_effect, speculatable, written_params
 from .nodes import *  # noqa: F403 - the node classes are the package's vocabulary
 from .printer import format_function
 from .verify import IRVerifyError, verify
 from .walk import Rewriter, contains, walk
 
-__all__ = ["TupleType", "assignment_counts", "cannot_fault", "has_effect", "speculatable", "written_params",
-           "format_function", "IRVerifyError", "verify", "Rewriter", "contains", "walk"]
+__all__ = ["TupleType", "assignment_counts", "atomic_parts", "cannot_fault", "has_effect", "speculatable",
+           "written_params", "format_function", "IRVerifyError", "verify", "Rewriter", "contains", "walk"]

@@ -65,6 +65,14 @@ def _root(e):
 EFFECT_PREFIXES = ("atomic_", "rand", "sample_", "poisson")
 
 
+def atomic_parts(call: ir.IRCall) -> tuple:
+    """(array, indices, operands) of an atomic call: ``atomic_cas`` has two operands (compare, value),
+    the others one (value)."""
+    arr = call.args[0]
+    n = arr.type.ndim
+    return arr, call.args[1:1 + n], call.args[1 + n:]
+
+
 def has_effect(e) -> bool:
     """Whether evaluating expression ``e`` writes memory, advances a random state or prints, itself or
     in a function it calls."""

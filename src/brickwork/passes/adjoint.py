@@ -445,8 +445,8 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
                 self.accumulate(arg, contribution, out)
 
     def reverse_atomic(self, call, out):
-        if not (isinstance(call, ir.IRCall) and call.op.startswith("atomic_")):
-            return
+        if not (isinstance(call, ir.IRCall) and call.op.startswith("atomic_")) or call.op == "atomic_cas":
+            return  # a compare-and-swap passes no gradient (as in Warp)
         arr, *idx, value = call.args
         if not carries_adjoint(value.type) or not isinstance(value, ir.IRLocal):
             return

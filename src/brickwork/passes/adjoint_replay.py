@@ -87,8 +87,8 @@ class ForwardReplay:
                     out.append(ir.IRAssign(rebase(path, self.grad_struct_local(root)), grads))
             return
         if isinstance(value, ir.IRCall) and value.op.startswith("atomic_"):
-            arr, *idx, _ = value.args
-            out.append(ir.IRAssign(target, ir.IRArrayElem(arr, idx, target.type)))
+            arr, idx, _ = ir.atomic_parts(value)
+            out.append(ir.IRAssign(target, ir.IRArrayElem(arr, list(idx), target.type)))
             return
         out.append(s)
         if isinstance(target.type, ArrayType):  # an alias of an array: its adjoint follows it

@@ -53,9 +53,9 @@ class CppRenderer:
             # no branch, so a loop that tests ``a > 0 and b > 0`` stays a vector loop.
             return f"(bw::truth({args[0]}) {_EAGER_LOGIC[e.op]} bw::truth({args[1]}))"
         if e.op.startswith("atomic_"):
-            arr, *idx, value = e.args
+            arr, idx, operands = ir.atomic_parts(e)
             elem = self.element(arr, idx, e.where if e.checked else None)
-            return f"bw::{e.op}(&{elem}, {self.expr(value)})"
+            return f"bw::{e.op}(&{elem}, {', '.join(self.expr(v) for v in operands)})"
         if getattr(e.impl, "with_result_type", False):
             return e.impl(args, c_type(e.type))
         if isinstance(e.type, ir.TupleType):  # several results: the C++ function fills output references
