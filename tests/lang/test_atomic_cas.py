@@ -35,7 +35,8 @@ def cas_types(i64: wp.array2d(dtype=wp.int64), u32: wp.array(dtype=wp.uint32), f
               out: wp.array(dtype=wp.float64)):
     out[0] = wp.float64(wp.atomic_cas(i64, 1, 2, wp.int64(-5), wp.int64(1) << wp.int64(40)))  # matches: swapped
     out[1] = wp.float64(wp.atomic_cas(u32, 0, wp.uint32(9), wp.uint32(1)))  # no match: unchanged
-    out[2] = wp.atomic_cas(f64, 0, wp.float64(-0.0), wp.float64(3.0))  # 0.0 is not -0.0 bit for bit
+    out[2] = wp.atomic_cas(f64, 0, wp.float64(-0.0), wp.float64(3.0))  # values: -0.0 matches 0.0 (Warp's CPU)
+    out[3] = wp.atomic_cas(f64, 1, wp.float64(1.0) / wp.float64(0.0) * wp.float64(0.0), wp.float64(3.0))  # NaN
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -57,18 +58,18 @@ def test_a_cas_loop_applies_every_update_once(target):
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_types_the_old_value_and_bitwise_comparison(target):
+def test_types_the_old_value_and_comparison_by_value(target):
     i64 = wp.array(np.full((2, 3), -5, dtype=np.int64))
     u32 = wp.array(np.array([7], dtype=np.uint32))
-    f64 = wp.array(np.array([0.0]))
-    out = wp.zeros(3, dtype=wp.float64)
+    f64 = wp.array(np.array([0.0, np.nan]))
+    out = wp.zeros(4, dtype=wp.float64)
     with config.override(target=target):
         wp.launch(cas_types, dim=1, inputs=[i64, u32, f64, out])
-    assert out.numpy().tolist() == [-5.0, 7.0, 0.0]
+    assert out.numpy()[:3].tolist() == [-5.0, 7.0, 0.0] and np.isnan(out.numpy()[3])
     want = np.full((2, 3), -5, dtype=np.int64)
     want[1, 2] = 2 ** 40
     np.testing.assert_array_equal(i64.numpy(), want)
-    assert u32.numpy()[0] == 7 and f64.numpy()[0] == 0.0
+    assert u32.numpy()[0] == 7 and f64.numpy()[0] == 3.0 and np.isnan(f64.numpy()[1])  # a NaN matches nothing
 
 
 @wp.kernel

@@ -1,7 +1,7 @@
 """Atomic read-modify-write of array elements; each returns the element's old value.
 
 ``atomic_cas(a, *indices, compare, value)`` stores ``value`` only where the element equals ``compare``
-bit for bit (so ``-0.0`` is not ``0.0`` and a NaN matches itself), as CUDA's atomicCAS does."""
+as a value (``-0.0`` matches ``0.0``, a NaN matches nothing), as Warp's CPU atomic_cas, on every target."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def _atomic_cas_rule(arr, *rest):
 _ADD_TYPES = (int32, uint32, int64, uint64, float16, bfloat16, float32, float64)
 _MINMAX_TYPES = (int32, uint32, int64, uint64, bfloat16, float32, float64)
 _ADD_TEXT = "[u]int32, [u]int64, float16, bfloat16, float32, or float64"
-_CAS_TYPES = (int32, uint32, int64, uint64, float32, float64)  # a whole 32- or 64-bit word, compared bitwise
+_CAS_TYPES = (int32, uint32, int64, uint64, float32, float64)  # one 32- or 64-bit word
 _CAS_TEXT = "[u]int32, [u]int64, float32 or float64"
 _MINMAX_TEXT = "[u]int32, [u]int64, bfloat16, float32, or float64"
 

@@ -107,8 +107,8 @@ BUILTIN_DOCS.update({
     "atomic_or": _atomic("Store ``a[indices] | value``", "for arrays of integers"),
     "atomic_xor": _atomic("Store ``a[indices] ^ value``", "for arrays of integers"),
     "atomic_exch": _atomic("Store ``value`` in ``a[indices]``", "for arrays of scalars"),
-    "atomic_cas": ("a, *indices, compare, value", "Store ``value`` in ``a[indices]`` if it holds ``compare`` (bit "
-                                                  "for bit), atomically; returns the previous value: the store "
+    "atomic_cas": ("a, *indices, compare, value", "Store ``value`` in ``a[indices]`` if it equals ``compare`` (as "
+                                                  "values), atomically; returns the previous value: the store "
                                                   "happened if that equals ``compare``. Arrays of [u]int32, "
                                                   "[u]int64, float32 or float64."),
     "len": ("x", "The first dimension of a vector, matrix or array."),

@@ -1249,17 +1249,19 @@ template <class T> BW_INLINE T atomic_and(T* p, T v) { return __atomic_fetch_and
 template <class T> BW_INLINE T atomic_or(T* p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }
 template <class T> BW_INLINE T atomic_xor(T* p, T v) { return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); }
 template <class T> BW_INLINE T atomic_exch(T* p, T v) { return atomic_update(p, v, [](T, T b) { return b; }); }
-// Store v if *p holds `compare` bit for bit; the old value either way (a failed exchange reads it).
+// Store v if *p equals `compare` (as values: 0.0 matches -0.0, as Warp's CPU atomic_cas); the old value
+// either way. A float element equal to `compare` with other bits is exchanged on its own bits.
 template <class T> BW_INLINE T atomic_cas(T* p, T compare, T v) {
     using U = typename std::conditional<sizeof(T) == 8, uint64_t, uint32_t>::type;
-    U expected, desired;
-    std::memcpy(&expected, &compare, sizeof(T));
+    U* up = reinterpret_cast<U*>(p);
+    U seen = __atomic_load_n(up, __ATOMIC_SEQ_CST), desired;
     std::memcpy(&desired, &v, sizeof(T));
-    __atomic_compare_exchange_n(reinterpret_cast<U*>(p), &expected, desired, false, __ATOMIC_SEQ_CST,
-                                __ATOMIC_SEQ_CST);
     T old;
-    std::memcpy(&old, &expected, sizeof(T));
-    return old;
+    for (;;) {
+        std::memcpy(&old, &seen, sizeof(T));
+        if (!(old == compare)) return old;
+        if (__atomic_compare_exchange_n(up, &seen, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return old;
+    }
 }
 #else
 #include "brickwork_cuda_atomics.h"

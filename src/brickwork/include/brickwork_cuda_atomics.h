@@ -83,14 +83,18 @@ template <class T> BW_INLINE T atomic_exch(T* p, T v) {
     else if constexpr (native_int<T>::value) return T(atomicExch(native_ptr(p), native_int_t<T>(v)));
     else return atomic_update(p, v, [](T, T b) { return b; });
 }
-// Store v if *p holds `compare` bit for bit; the old value either way.
+// Store v if *p equals `compare` (as values, as on the CPU); the old value either way.
 template <class T> BW_INLINE T atomic_cas(T* p, T compare, T v) {
     using U = typename atomic_word<sizeof(T)>::type;
-    U c, n;
-    memcpy(&c, &compare, sizeof(T));
-    memcpy(&n, &v, sizeof(T));
-    const U seen = atomicCAS(reinterpret_cast<U*>(p), c, n);
+    U* up = reinterpret_cast<U*>(p);
+    U seen = *reinterpret_cast<volatile U*>(up), desired;
+    memcpy(&desired, &v, sizeof(T));
     T old;
-    memcpy(&old, &seen, sizeof(T));
-    return old;
+    for (;;) {
+        memcpy(&old, &seen, sizeof(T));
+        if (!(old == compare)) return old;
+        const U assumed = seen;
+        seen = atomicCAS(up, assumed, desired);
+        if (seen == assumed) return old;
+    }
 }
