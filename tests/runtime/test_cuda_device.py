@@ -58,6 +58,20 @@ def test_atomic_add_sums_every_thread(dtype):
     np.testing.assert_array_equal(a.numpy()[1:], np.full(3, 1024 * 3))
 
 
+def test_atomic_cas_has_one_winner_and_a_cas_loop_applies_every_update():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lang"))
+    import test_atomic_cas as cas
+
+    n = 100_000
+    owner, won = wp.zeros(1, dtype=wp.int32, device=DEV), wp.zeros(n, dtype=wp.int32, device=DEV)
+    wp.launch(cas.claim, dim=n, inputs=[owner, won], device=DEV)
+    winners = np.flatnonzero(won.numpy())
+    assert len(winners) == 1 and owner.numpy()[0] == winners[0] + 1
+    a = wp.array(np.array([1.0], dtype=np.float32), device=DEV)
+    wp.launch(cas.double_it, dim=100, inputs=[a], device=DEV)
+    assert a.numpy()[0] == 2.0 ** 100
+
+
 @pytest.mark.parametrize("dtype", [wp.int32, wp.uint32, wp.int64, wp.uint64, wp.float32, wp.float64])
 def test_atomic_min_max_exch(dtype):
     a = wp.array(np.array([100, 0, 7, 9], dtype=wp.dtype_to_numpy(dtype)), dtype=dtype, device=DEV)
