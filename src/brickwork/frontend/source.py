@@ -84,18 +84,24 @@ class FunctionSource:
 
         self.static_results = evaluate_eagerly(self)
 
+    def resolve_dotted(self, node):
+        """The value a name or a chain of module attributes (``wp.sin``, ``np.pi``) names here, by this
+        function's closure, globals and builtins; ``MISSING`` for anything else."""
+        chain = []
+        while isinstance(node, ast.Attribute):
+            chain.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return _MISSING
+        value = self.lookup(node.id)
+        for attr in reversed(chain):
+            value = getattr(value, attr, _MISSING) if type(value).__name__ == "module" else _MISSING
+        return value
+
     def _pure_call(self, node: ast.Call) -> bool:
         """Whether ``node`` calls a builtin without an effect or a type (``wp.sin(x)``, ``wp.vec3(...)``,
         ``float(i)``), by the names of this function's module; user functions may have effects."""
-        chain, target = [], node.func
-        while isinstance(target, ast.Attribute):
-            chain.append(target.attr)
-            target = target.value
-        if not isinstance(target, ast.Name):
-            return False
-        value = self.lookup(target.id)
-        for attr in reversed(chain):
-            value = getattr(value, attr, _MISSING)
+        value = self.resolve_dotted(node.func)
         if isinstance(value, type):
             return True
         from ..ir.analysis import EFFECT_PREFIXES  # only for deep expressions: the IR stays out of imports

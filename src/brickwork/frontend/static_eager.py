@@ -39,16 +39,7 @@ def evaluate_eagerly(source) -> dict:
 
 def _is_static(source, func) -> bool:
     """``func`` (a callee) names ``wp.static`` through globals and module attributes."""
-    chain = []
-    while isinstance(func, ast.Attribute):
-        chain.append(func.attr)
-        func = func.value
-    if not isinstance(func, ast.Name):
-        return False
-    value = source.lookup(func.id)
-    for attr in reversed(chain):
-        value = getattr(value, attr, MISSING) if type(value).__name__ == "module" else MISSING
-    return value is static
+    return source.resolve_dotted(func) is static
 
 
 def _own_names(tree) -> set:
