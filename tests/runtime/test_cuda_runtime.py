@@ -128,6 +128,18 @@ def test_copy_and_to_move_data_between_host_and_device(fake):
     np.testing.assert_array_equal(other.numpy(), [5, 6, 0.5, 8])
 
 
+def test_copy_with_offsets_on_and_to_the_device(fake):
+    src = wp.array(np.arange(1, 6, dtype=np.float32), device="cuda:0")
+    dest = wp.zeros(6, device="cuda:0")
+    wp.copy(dest, src, dest_offset=1, src_offset=2, count=2)  # device to device: one copy of the bytes
+    np.testing.assert_array_equal(dest.numpy(), [0, 3, 4, 0, 0, 0])
+    wp.copy(dest, wp.array(np.array([7, 8], dtype=np.float32)), dest_offset=4)  # host to device
+    np.testing.assert_array_equal(dest.numpy(), [0, 3, 4, 0, 7, 8])
+    host = wp.zeros((2, 2))
+    wp.copy(host, src, src_offset=1, count=3)  # device to host, into a 2-D array
+    np.testing.assert_array_equal(host.numpy(), [[2, 3], [4, 0]])
+
+
 def test_views_share_device_memory(fake):
     a = wp.array(np.arange(6, dtype=np.float32).reshape(2, 3), device="cuda:0")
     flat = a.flatten()

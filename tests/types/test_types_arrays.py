@@ -316,3 +316,56 @@ def test_fill_of_bfloat16_arrays_stores_the_numbers_bit_patterns():
     assert a.list() == [-1.5] * 6
     a.zero_()
     assert a.list() == [0.0] * 6
+
+
+def test_copy_with_offsets_and_a_count_moves_row_major_elements_as_warp():
+    src = wp.array(np.arange(1, 6, dtype=np.float32))
+
+    def into(n, **kw):
+        dest = wp.zeros(n)
+        wp.copy(dest, src, **kw)
+        return dest.numpy().tolist()
+
+    assert into(6, dest_offset=1, src_offset=2, count=2) == [0, 3, 4, 0, 0, 0]
+    assert into(8) == [1, 2, 3, 4, 5, 0, 0, 0]  # count 0: all of the source, shapes may differ
+    grid = wp.zeros((2, 3))
+    wp.copy(grid, wp.array(np.arange(6, dtype=np.float32).reshape(2, 3)), dest_offset=1, count=4)
+    assert grid.numpy().tolist() == [[0, 0, 1], [2, 3, 0]]
+    strided = wp.zeros(6)
+    wp.copy(strided[::2], src, dest_offset=1, count=2)  # a view: its elements, not its memory
+    assert strided.numpy().tolist() == [0, 0, 1, 0, 2, 0]
+    vecs = wp.zeros(3, dtype=wp.vec2)
+    wp.copy(vecs, wp.array([[1, 2], [3, 4]], dtype=wp.vec2), dest_offset=1, count=1)
+    assert vecs.numpy().tolist() == [[0, 0], [1, 2], [0, 0]]
+
+
+@pytest.mark.parametrize(("kw", "error", "words"), [
+    (dict(src_offset=2), ValueError, "5 elements from element 2 pass the end of the source (5 elements)"),
+    (dict(dest_offset=5, count=3), ValueError, "3 elements from element 5 pass the end of the destination"),
+    (dict(dest_offset=-1, count=1), ValueError, "dest_offset must be a non-negative int, got -1"),
+    (dict(count=1.5), ValueError, "count must be a non-negative int, got 1.5"),
+])
+def test_copy_refuses_what_does_not_fit_and_changes_nothing(kw, error, words):
+    src, dest = wp.array(np.arange(1, 6, dtype=np.float32)), wp.full(6, 9.0)
+    with pytest.raises(error) as info:
+        wp.copy(dest, src, **kw)
+    assert words in str(info.value)
+    assert dest.numpy().tolist() == [9.0] * 6
+
+
+def test_copy_refuses_arrays_of_different_types():
+    dest = wp.full(5, 9.0)
+    with pytest.raises(TypeError, match="different types: destination float32, source float64"):
+        wp.copy(dest, wp.array(np.arange(5.0)))
+    assert dest.numpy().tolist() == [9.0] * 5
+
+
+def test_a_taped_partial_copy_hands_back_the_gradient_of_its_part():
+    src = wp.array(np.arange(4, dtype=np.float32), requires_grad=True)
+    dest = wp.zeros(6, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.copy(dest, src, dest_offset=2, src_offset=1, count=3)
+    dest.grad.assign(np.arange(10, 16, dtype=np.float32))
+    tape.backward()
+    assert src.grad.numpy().tolist() == [0, 12, 13, 14]

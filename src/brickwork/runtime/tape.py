@@ -8,6 +8,8 @@ the ``.grad`` arrays of the arrays that require gradients. ``launch(..., adjoint
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import LaunchError
 from ..types.arrays import ArrayType, array, copy_observers, empty, type_name
 from ..types.kernel_params import has_adjoint_param, has_adjoint_value, is_pack_type
@@ -137,15 +139,21 @@ class Tape:
         return adjoint_of(a)
 
 
-def _record_copy(dest, src) -> None:
+def _record_copy(dest, src, region=None) -> None:
     """A copy made while a tape records (``assign``, ``clone``, ``wp.copy``): backward adds the
-    destination's gradient to the source's (Warp's adjoint of a copy)."""
+    destination's gradient to the source's (Warp's adjoint of a copy); for a part of the arrays
+    (``region``: destination offset, source offset, count of row-major elements) that part's."""
     if not recording or src.grad is None or dest.grad is None or src.grad.device.ordinal is not None:
         return
     src_grad, dest_grad = src.grad, dest.grad
 
     def backward():
-        src_grad.numpy()[...] += dest_grad.numpy()
+        if region is None:
+            src_grad.numpy()[...] += dest_grad.numpy()
+            return
+        to, frm, n = region
+        into = np.unravel_index(np.arange(frm, frm + n), tuple(src_grad.shape))
+        src_grad.numpy()[into] += dest_grad.numpy()[np.unravel_index(np.arange(to, to + n), tuple(dest_grad.shape))]
 
     recording[-1].record_func(backward, [src, dest])
 

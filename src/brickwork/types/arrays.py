@@ -557,19 +557,52 @@ def clone(a: array, **kwargs) -> array:
 copy_observers: list = []
 
 
-def _copied(dest: array, src: array) -> None:
+def _copied(dest: array, src: array, region: tuple | None = None) -> None:
     for observe in copy_observers:
-        observe(dest, src)
+        observe(dest, src, region)
 
 
-def copy(dest: array, src: array, stream=None, **kwargs) -> None:
-    """Copy ``src`` into ``dest`` (between arrays of one CUDA device: on ``stream`` when given)."""
-    if stream is not None and dest.device.ordinal is not None:
-        if stream.device != dest.device:
-            raise ValueError(f"wp.copy: the stream belongs to {stream.device}, the destination to {dest.device}")
-        dest.assign(src, stream=stream)
+def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, count: int = 0, stream=None) -> None:
+    """Copy ``src`` into ``dest`` (between arrays of one CUDA device: on ``stream`` when given).
+
+    As in Warp, ``count`` elements (0: all of ``src``) from element ``src_offset`` of ``src`` go to
+    element ``dest_offset`` of ``dest``, elements counted in row-major order, so the shapes may
+    differ as long as the elements fit."""
+    for name, value in (("dest_offset", dest_offset), ("src_offset", src_offset), ("count", count)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"wp.copy: {name} must be a non-negative int, got {value!r}")
+    on_device = dest.device.ordinal is not None
+    if stream is not None and on_device and stream.device != dest.device:
+        raise ValueError(f"wp.copy: the stream belongs to {stream.device}, the destination to {dest.device}")
+    if dest.dtype is not src.dtype:
+        raise TypeError(f"wp.copy: the arrays hold different types: destination {type_name(dest.dtype)}, "
+                        f"source {type_name(src.dtype)}")
+    if not (dest_offset or src_offset or count) and tuple(dest.shape) == tuple(src.shape):
+        if stream is not None and on_device:
+            dest.assign(src, stream=stream)
+        else:
+            dest.assign(src)
+        return
+    n = count or src.size
+    for what, offset, size in (("source", src_offset, src.size), ("destination", dest_offset, dest.size)):
+        if offset + n > size:
+            raise ValueError(f"wp.copy: {n} elements from element {offset} pass the end of the {what} "
+                             f"({size} elements)")
+    if n == 0:
+        return
+    if on_device and src.device == dest.device:  # device arrays are contiguous: one copy of the bytes
+        step = dest._nbytes() // dest.size
+        handle = None if stream is None else stream.cuda_stream
+        dest._alloc.driver.copy_on_device(dest._alloc.ordinal, dest.ptr + dest_offset * step,
+                                          src.ptr + src_offset * step, n * step, handle)
     else:
-        dest.assign(src)
+        data = np.asarray(src.numpy())
+        values = data.reshape(src.size, *data.shape[src.ndim:])[src_offset:src_offset + n]
+        target = dest.numpy()  # the data itself on the host, a copy of a device array's
+        target[np.unravel_index(np.arange(dest_offset, dest_offset + n), tuple(dest.shape))] = values
+        if on_device:
+            dest.assign(target)
+    _copied(dest, src, (dest_offset, src_offset, n))
 
 
 def from_numpy(arr, dtype=None, shape=None, device=None, **kwargs) -> array:
