@@ -355,3 +355,19 @@ def test_loop_variable_rebinding_and_empty_ranges():
     out = wp.zeros(3, dtype=wp.int32)
     wp.launch(loop_variable_rebinding, dim=1, inputs=[out])
     assert out.numpy().tolist() == [33, 33, 12]
+
+
+@wp.kernel
+def print_composites():
+    print(wp.vec3(1.0, 2.5, -3.0))
+    print(wp.mat22(1.0, 2.0, 3.0, 4.0))
+    print(wp.quat(0.0, 0.0, 0.0, 1.0))
+    print(wp.transform(wp.vec3(1.0, 2.0, 3.0), wp.quat(0.0, 0.0, 0.0, 1.0)))
+
+
+def test_one_vector_matrix_quaternion_or_transform_prints_as_warp_prints_it(capfd):
+    """Warp 1.19's output, spaces included: a space after each vector or matrix component, none
+    after a quaternion's last, a transform as ``(p) (q)``."""
+    capfd.readouterr()
+    wp.launch(print_composites, dim=1)
+    assert capfd.readouterr().out.split("\n") == ["1 2.5 -3 ", "1 2 ", "3 4 ", "0 0 0 1", "(1 2 3) (0 0 0 1)", ""]
