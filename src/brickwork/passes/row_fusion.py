@@ -29,6 +29,7 @@ the last barrier), so every logical cell gets the same result.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 from .. import ir
@@ -123,7 +124,7 @@ def plain_local_assign(s) -> bool:
     return True
 
 
-class StageAccesses:
+class StageAccesses(ABC):
     """What each stage of an outer body reads and writes: the locals each stage assigns and uses
     (here), scratch and pack views (``scratch`` and ``view``, per schedule). ``ok`` turns False at
     anything a row schedule could reorder observably: output (prints, checks), atomics, folds,
@@ -141,11 +142,13 @@ class StageAccesses:
                 if not self.ok:
                     return
 
+    @abstractmethod
     def scratch(self, e: ir.IRLAScratchElem, n: int, write: bool):
-        raise NotImplementedError
+        """Record stage ``n``'s read or write of a per-point scratch element (each schedule its way)."""
 
+    @abstractmethod
     def view(self, e: ir.IRLAViewElem, n: int, write: bool):
-        raise NotImplementedError
+        """Record stage ``n``'s read or write of a pack-view element."""
 
     def node(self, s, n):
         if isinstance(s, ir.IRAssign):
