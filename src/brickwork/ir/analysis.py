@@ -74,8 +74,8 @@ def atomic_parts(call: ir.IRCall) -> tuple:
 
 
 def has_effect(e) -> bool:
-    """Whether evaluating expression ``e`` writes memory, advances a random state or prints, itself or
-    in a function it calls."""
+    """Whether evaluating expression ``e`` (or the statements of list ``e``) writes memory, advances a
+    random state or prints, itself or in a function it calls."""
     return any(isinstance(n, ir.IRCall) and n.op.startswith(EFFECT_PREFIXES)
                or isinstance(n, ir.IRFuncCall) and _function_has_effect(n.func) for n in walk(e))
 

@@ -447,7 +447,7 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
     def reverse_atomic(self, call, out):
         if not (isinstance(call, ir.IRCall) and call.op.startswith("atomic_")) or call.op == "atomic_cas":
             return  # a compare-and-swap passes no gradient (as in Warp)
-        arr, *idx, value = call.args
+        arr, idx, (value,) = ir.atomic_parts(call)
         if not carries_adjoint(value.type) or not isinstance(value, ir.IRLocal):
             return
         adj_arr = self.adj_array(arr)

@@ -36,7 +36,7 @@ class SequenceEffects:
     name: str = "sequence_effects"
 
     def run(self, fn: ir.IRFunction) -> ir.IRFunction:
-        if not any(isinstance(n, (ir.IRCall, ir.IRFuncCall)) and ir.has_effect(n) for n in ir.walk(fn.body)):
+        if not ir.has_effect(fn.body):
             return fn  # nothing has an effect: nothing to order (most kernels)
         out = dataclasses.replace(fn, locals=dict(fn.locals), buffers=dict(fn.buffers))
         out.body = _Sequence(out).stmts(fn.body)
@@ -156,7 +156,7 @@ class _Sequence(ir.Rewriter):
 def _mixes(operands: list) -> bool:
     """Whether one operand has an effect and another reads memory or has one."""
     effects = [ir.has_effect(o) for _, _, o in operands]
-    visible = [effect or _visible(o) for effect, (_, _, o) in zip(effects, operands)]
+    visible = [_visible(o) for _, _, o in operands]  # effects are visible too
     return any(effects[i] and any(visible[:i] + visible[i + 1:]) for i in range(len(operands)))
 
 
