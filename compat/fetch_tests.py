@@ -1,7 +1,7 @@
 """Fetch Warp's own test files for `make compat`: download the warp-lang wheel with pip, extract its tests.
 
-Only ``warp/tests/**.py`` is taken from the wheel (into the scratch directory given on the command
-line); nothing of Warp's library is extracted or imported, and nothing is written into the repository.
+Only ``warp/tests/**.py`` and the golden arrays ``warp/tests/assets/*.npy`` are taken from the wheel
+(into the scratch directory given on the command line); nothing of Warp's library is extracted or imported, and nothing is written into the repository.
 The wheel is kept in the scratch directory, so a second run does not download it again.
 """
 
@@ -43,7 +43,10 @@ def extract_tests(wheel: Path, tests_dir: Path) -> int:
     count = 0
     with zipfile.ZipFile(wheel) as zf:
         for name in zf.namelist():
-            if not name.startswith(TESTS_PREFIX) or not name.endswith(".py") or name in OWN_MODULES:
+            if not name.startswith(TESTS_PREFIX) or name in OWN_MODULES:
+                continue
+            # the test sources, and the golden arrays some of them compare with (assets/*.npy)
+            if not (name.endswith(".py") or (name.startswith(TESTS_PREFIX + "assets/") and name.endswith(".npy"))):
                 continue
             target = tests_dir / name[len(TESTS_PREFIX):]
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -58,7 +61,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     wheel = download_wheel(args.scratch / "wheel")
     count = extract_tests(wheel, args.scratch / "warp_tests")
-    print(f"compat: {count} test sources from {wheel.name} in {args.scratch / 'warp_tests'}")
+    print(f"compat: {count} test files from {wheel.name} in {args.scratch / 'warp_tests'}")
     return 0
 
 

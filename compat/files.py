@@ -6,6 +6,18 @@ MODULES = [
     "test_array", "test_func", "test_operators", "test_codegen", "test_static", "test_rand", "test_arithmetic",
     "test_types", "test_lerp", "test_smoothstep", "test_print", "test_conditional", "test_lvalue", "test_ctypes",
     "test_launch", "test_spatial",
+    # round 6
+    "test_bool", "test_iter", "test_enum", "test_bit_count", "test_fp16", "test_rounding", "test_scalar_ops",
+    "test_special_values", "test_tuple", "test_unpack", "test_vec_constructors", "test_vec_scalar_ops",
+    "test_vec_lite", "test_vec_assign_copy", "test_quat_assign_copy", "test_spatial_assign_copy",
+    "matrix.test_mat_basics", "matrix.test_mat_constructors", "matrix.test_mat_elementwise_ops",
+    "matrix.test_mat_linalg", "matrix.test_mat_lite", "matrix.test_mat_assign_copy", "test_subscript_types",
+    "test_func_inline", "test_func_parameter_targets", "test_future_annotations", "test_implicit_init",
+    "test_atomic_bitwise", "test_atomic_cas", "test_noise", "test_closest_point_edge_edge",
+    "test_triangle_closest_point", "test_intersect", "test_fast_math", "test_grad", "test_grad_customs",
+    "test_grad_debug", "test_tape", "test_overwrite", "test_assert", "test_verify_fp", "test_copy", "test_dense",
+    "test_utils", "test_array_reduce", "test_runlength_encode", "test_map", "test_modules_lite",
+    "test_indexedarray", "test_fixedarray", "test_factory_style_array_annotations", "test_array_subclass",
 ]
 
 # Whole files of warp.tests not run, grouped by reason (docs/compat.md lists them).

@@ -5,7 +5,7 @@ cycle. The layers, lowest first (a module may import only from lower layers or i
 subpackage):
 
     _version < errors, config, comm < cuda_driver < device < types < builtins, ir, jit < frontend, passes < targets
-    < pipeline < lang < runtime < mesh < la < io < apps < the facade (brickwork/__init__.py) < cli
+    < pipeline < lang < runtime < utils, autograd < mesh < la < io < apps < the facade (brickwork/__init__.py) < cli
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ LAYERS = [
     ("pipeline",),
     ("lang",),
     ("runtime",),
+    ("utils", "autograd"),
     ("mesh",),
     ("la",),
     ("io",),

@@ -21,13 +21,18 @@ from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
 #: The packages whose public names the reference covers, in the order of the reference.
-PACKAGES = ["brickwork", "brickwork.la", "brickwork.mesh", "brickwork.apps.hydro"]
+PACKAGES = ["brickwork", "brickwork.utils", "brickwork.autograd", "brickwork.la", "brickwork.mesh",
+            "brickwork.apps.hydro"]
 
 #: Text for public values that cannot carry a docstring of their own (plain numbers, typing forms).
 DATA_DOCS = {
     "X1DIR": "The direction index of x1 (1); ``X2DIR`` (2) and ``X3DIR`` (3) name the other two, as in Parthenon.",
     "X2DIR": "The direction index of x2 (2).",
     "X3DIR": "The direction index of x3 (3).",
+    "LOG_DEBUG": "Warp's name of the debug log level: the ``logging`` module's number (10).",
+    "LOG_INFO": "Warp's name of the info log level: the ``logging`` module's number (20).",
+    "LOG_WARNING": "Warp's name of the warning log level: the ``logging`` module's number (30).",
+    "LOG_ERROR": "Warp's name of the error log level: the ``logging`` module's number (40).",
     "Any": "``typing.Any``: annotating a kernel argument with it makes the kernel generic (one instance per "
            "argument type).",
 }

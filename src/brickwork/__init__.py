@@ -17,8 +17,16 @@ from .device import (
     get_cuda_device_count,
     get_cuda_devices,
     get_device,
+    get_devices,
     get_preferred_device,
     is_cuda_available,
+    is_device_available,
+    is_mempool_access_enabled,
+    is_mempool_access_supported,
+    is_mempool_enabled,
+    is_mempool_supported,
+    is_peer_access_enabled,
+    is_peer_access_supported,
     set_device,
     synchronize,
     synchronize_device,
@@ -41,11 +49,13 @@ from .errors import (
     TargetUnsupportedError,
     ToolchainError,
 )
-from .lang.function import adjoint, func, func_grad, func_replay
+from .lang.function import Function, adjoint, func, func_grad, func_replay
 from .lang.grad import grad
 from .lang.kernel import Kernel, kernel, overload
-from .lang.modules import get_module, get_module_options, set_module_options
+from .lang.modules import Module, get_module, get_module_options, set_module_options
+from .lang.native import func_native
 from .runtime.launch import Graph, Launch, capture_begin, capture_end, capture_launch, is_capturing, launch
+from .runtime.map import map  # noqa: A004 - Warp's name: wp.map
 from .runtime.parallel import par_for, par_for_outer
 from .runtime.streams import (
     Event,
@@ -83,6 +93,8 @@ from .types.arrays import (
 )
 from .types.composite import family_namespace as _family_namespace
 from .types.composite import matrix, quaternion, transformation, vector
+from .types.indexed_arrays import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d
+from .types.references import ref
 from .types.scalars import (
     Float,
     Int,
@@ -105,6 +117,7 @@ from .types.scalars import (
     uint64,
 )
 from .types.structs import struct
+from .utils import ScopedTimer, transform_expand
 
 bool = bool_  # noqa: A001 - Warp's spelling: wp.bool
 TypeError = KernelTypeError  # noqa: A001 - brickwork.TypeError, a subclass of the builtin TypeError
@@ -116,6 +129,8 @@ WarpCodegenNameError = KernelNameError
 WarpCodegenValueError = KernelValueError
 Any = _typing.Any
 X1DIR, X2DIR, X3DIR = 1, 2, 3
+# Warp's names of the log levels (the logging module's numbers).
+LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR = 10, 20, 30, 40
 
 globals().update(_family_namespace())
 globals().update(_BUILTIN_FUNCTIONS)
@@ -158,7 +173,7 @@ def is_cpu_available() -> bool:
     return True
 
 
-def force_load(device=None, modules=None):
+def force_load(device=None, modules=None, block_dim=None, max_workers=None):
     """Build every declared (pending) kernel instance now, in parallel."""
     from .lang.instance import _pending, build_instances
 
@@ -166,7 +181,12 @@ def force_load(device=None, modules=None):
         build_instances(list(_pending))
 
 
-load_module = force_load
+def load_module(module=None, device=None, recursive=False, block_dim=None, max_workers=None):
+    """Build the declared instances of ``module`` (default: the caller's) now; see ``lang.modules.load_module``."""
+    from .lang.modules import _caller_module
+    from .lang.modules import load_module as _load
+
+    _load(_caller_module(module), device, recursive, block_dim, max_workers)
 
 
 def _configure_logging():

@@ -151,6 +151,15 @@ target: str = _env_target(_ENV_PREFIX + "TARGET")
 #: Bytes of a thread block's scratch arena that may live in shared memory (GPU mapping); a larger
 #: arena lives in global memory.
 gpu_shared_limit: int = _env_int(_ENV_PREFIX + "GPU_SHARED_LIMIT", 48 * 1024, minimum=0)
+#: While a Tape records, warn when a launch or copy writes an array that an earlier recorded launch read
+#: (the backward pass would replay that launch on the new values; docs/autodiff.md).
+verify_autograd_array_access: bool = _env_bool(_ENV_PREFIX + "VERIFY_AUTOGRAD_ARRAY_ACCESS", False)
+#: After each launch, print the arrays the kernel writes that hold a NaN or an infinity (runtime/verify_fp.py).
+verify_fp: bool = _env_bool(_ENV_PREFIX + "VERIFY_FP", False)
+#: Warp compatibility: Warp's switch to ignore its kernel cache. brickwork's cache key covers everything
+#: the generated code depends on (source, types, mode, compiler and flags, brickwork's own code), so a
+#: cached kernel is the one a fresh compile would make: the setting is accepted and changes nothing.
+cache_kernels: bool = True
 #: Warp compatibility: accepted and ignored.
 quiet: bool = True
 verbose: bool = False

@@ -117,6 +117,69 @@ def is_cuda_available() -> bool:
     return cuda_driver.available()
 
 
+def get_devices() -> list:
+    """Every device of this machine: the CPU, then each CUDA device."""
+    return [CPU, *get_cuda_devices()]
+
+
+def is_device_available(device) -> bool:
+    """Whether ``device`` (a ``Device`` or a name such as ``"cpu"`` or ``"cuda:1"``) exists here and can be used;
+    False for names of no device."""
+    try:
+        get_device(device)
+    except (ValueError, DeviceUnavailableError):
+        return False
+    return True
+
+
+def _known_device(device) -> Device:
+    """The named device; a name of no device here is a ValueError (as Warp's device queries raise)."""
+    try:
+        return get_device(device)
+    except DeviceUnavailableError as e:
+        raise ValueError(f"Invalid device identifier: {device} ({e})") from None
+    except ValueError:
+        raise ValueError(f"Invalid device identifier: {device}") from None
+
+
+def is_mempool_supported(device) -> bool:
+    """Whether brickwork allocates on ``device`` from a CUDA stream-ordered memory pool: never (the CPU has none;
+    on CUDA devices brickwork allocates with ``cuMemAlloc``)."""
+    _known_device(device)
+    return False
+
+
+def is_mempool_enabled(device) -> bool:
+    """Whether allocations on ``device`` use a CUDA memory pool: never in brickwork (see ``is_mempool_supported``)."""
+    _known_device(device)
+    return False
+
+
+def is_mempool_access_supported(target_device, peer_device) -> bool:
+    """Whether ``peer_device`` may access the memory pool of ``target_device``: no device has one in brickwork."""
+    _known_device(target_device), _known_device(peer_device)
+    return False
+
+
+def is_mempool_access_enabled(target_device, peer_device) -> bool:
+    """Whether ``peer_device`` has access to the memory pool of ``target_device``: never in brickwork."""
+    _known_device(target_device), _known_device(peer_device)
+    return False
+
+
+def is_peer_access_supported(target_device, peer_device) -> bool:
+    """Whether kernels on ``peer_device`` may read memory of ``target_device`` directly: brickwork enables no
+    CUDA peer access, and the CPU has none."""
+    _known_device(target_device), _known_device(peer_device)
+    return False
+
+
+def is_peer_access_enabled(target_device, peer_device) -> bool:
+    """Whether CUDA peer access from ``peer_device`` to ``target_device`` is enabled: never in brickwork."""
+    _known_device(target_device), _known_device(peer_device)
+    return False
+
+
 class ScopedDevice:
     """Context manager that makes a device current inside a ``with`` block."""
 

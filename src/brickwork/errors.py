@@ -88,6 +88,16 @@ class LaunchArgumentError(LaunchError, RuntimeError, ValueError):
     for a vector or matrix parameter, ``None`` for a vector, matrix or struct parameter."""
 
 
+class CopyError(BrickworkError, ValueError, RuntimeError):
+    """``wp.copy`` arguments that do not fit (offsets, count, shapes): a ``ValueError``, and a
+    ``RuntimeError`` as Warp raises."""
+
+
+class CopyTypeError(BrickworkError, TypeError, RuntimeError):
+    """``wp.copy`` between arrays of different dtypes: a ``TypeError``, and a ``RuntimeError`` as Warp
+    raises."""
+
+
 class ToolchainError(BrickworkError, RuntimeError):
     """No usable C++ compiler, or the compiler failed on generated code."""
 

@@ -114,9 +114,13 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
     variants = variant.split("+")
     typed, typed_callees = type_instance(kernel, arg_types, label)
     writes = _compiler().ir.written_params(typed)
+    from .ir.array_access import param_access
+
+    access = param_access(typed)  # for wp.config.verify_autograd_array_access (runtime/array_access.py)
     if "adjoint" in variants:
         # plain (non-atomic) adjoint scatters only where the target runs rows in phases (the CPU)
         typed, typed_callees, writes = _compiler().adjoint_kernel(typed, phased_rows=target.name == "cpu"), [], set()
+        typed_callees = _native_callees(typed)  # the adjoint inlines every @func: wp.func_native ones stay calls
         if config.verify_ir:
             _compiler().ir.verify(typed, after="adjoint")
         if "ir" in config.dump:
@@ -126,10 +130,22 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
     if "source" in config.dump:
         _dump(f"{target.name} source of {label}", text)
     written = [i for i, (name, _) in enumerate(kernel.params) if name in writes]
-    meta = {"tid_dims": fn.tid_dims, "writes": written, "mode": base_mode, "variant": variant}
+    position = {name: i for i, (name, _) in enumerate(kernel.params)}
+    meta = {"tid_dims": fn.tid_dims, "writes": written, "mode": base_mode, "variant": variant,
+            "reads": sorted(position[n] for n in access.reads if n in position),
+            "read_then_written": [[position[n], where] for n, where in access.read_then_written if n in position]}
     if fn.gpu_launch is not None:
         meta["gpu_launch"] = dict(fn.gpu_launch)
     return text, meta
+
+
+def _native_callees(fn) -> list:
+    """The ``wp.func_native`` functions (and their adjoints) that ``fn`` calls, each once."""
+    found: dict = {}
+    for n in _compiler().ir.walk(fn.body):
+        if isinstance(n, _compiler().ir.IRFuncCall):
+            found.setdefault(id(n.func), n.func)
+    return list(found.values())
 
 
 def build(batch: list, target: Target | None = None) -> None:

@@ -157,4 +157,6 @@ CASES = [
     Case("transform_inverse", (T7,), "wp.transform_inverse(x0)"),
     Case("transform_twist", (T7, S6), "wp.transform_twist(x0, x1)", result=S6),
     Case("transform_wrench", (T7, S6), "wp.transform_wrench(x0, x1)", result=S6),
+    Case("transform_compose", (V3, Q, V3), "wp.transform_compose(x0, x1, x2)", result=M44),
+    Case("transform_to_matrix", (T7,), "wp.transform_to_matrix(x0)", result=M44),
 ]

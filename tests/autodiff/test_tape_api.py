@@ -313,3 +313,124 @@ def test_gradient_function_runs_as_written_side_effects_once():
     assert counter.numpy()[0] == 2
     np.testing.assert_array_equal(a.grad.numpy(), [2.0, 4.0])
     np.testing.assert_array_equal(b.grad.numpy(), [3.0, 5.0])
+
+
+def test_copy_adjoint_consumes_the_overwritten_gradient():
+    """As Warp: a copy's adjoint adds the copied part of the destination's gradient to the source's and
+    zeroes it there, so of two copies into one array only the last one's source gets a gradient."""
+    a = wp.array([1.0, 1.0, 1.0], dtype=float, requires_grad=True)
+    b = wp.array([2.0, 2.0, 2.0], dtype=float, requires_grad=True)
+    dst = wp.zeros(3, dtype=float, requires_grad=True)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.copy(dst, a)
+        wp.copy(dst, b)
+        wp.launch(square_sum, 3, inputs=[dst, loss])
+    tape.backward(loss)
+    np.testing.assert_array_equal(b.grad.numpy(), [4.0, 4.0, 4.0])
+    np.testing.assert_array_equal(a.grad.numpy(), [0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(dst.grad.numpy(), [0.0, 0.0, 0.0])
+    # a part: only the copied window is consumed
+    x = wp.array([1.0, 2.0, 3.0, 4.0], dtype=float, requires_grad=True)
+    s = wp.array([5.0, 6.0], dtype=float, requires_grad=True)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.copy(x, s, dest_offset=1, src_offset=0, count=2)
+        wp.launch(square_sum, 4, inputs=[x, loss])
+    tape.backward(loss)
+    np.testing.assert_array_equal(s.grad.numpy(), [10.0, 12.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 0.0, 0.0, 8.0])
+
+
+def test_tapes_do_not_nest():
+    outer = wp.Tape()
+    with outer:
+        with pytest.raises(RuntimeError, match="another Tape is recording"):
+            with wp.Tape():
+                pass
+        with pytest.raises(RuntimeError, match="cannot be entered twice"):
+            with outer:
+                pass
+    with wp.Tape():  # the failed entries left nothing recording
+        pass
+
+
+def test_record_scopes():
+    tape = wp.Tape()
+    with pytest.raises(RuntimeError, match="ended tape scope, but scope not present"):
+        tape.record_scope_end()
+    tape.record_scope_begin("outer", {"step": 1})
+    tape.record_scope_begin("empty")
+    tape.record_scope_end()  # no launch in it: removed
+    assert tape.scopes == [(0, "outer", {"step": 1})]
+    a, loss = wp.ones(2, requires_grad=True), wp.zeros(1, requires_grad=True)
+    with tape:
+        wp.launch(square_sum, 2, inputs=[a, loss])
+    tape.record_scope_begin("kept")
+    tape.record_scope_end(remove_scope_if_empty=False)
+    tape.record_scope_end()
+    assert tape.scopes == [(0, "outer", {"step": 1}), (1, "kept", {}), (1, None, None), (1, None, None)]
+    with pytest.raises(RuntimeError, match="scope not present"):
+        tape.record_scope_end()
+    tape.reset()
+    assert tape.scopes == []
+
+
+@wp.struct
+class Pair:
+    x: wp.array(dtype=float)
+    y: wp.array(dtype=float)
+
+
+@wp.kernel
+def pair_product(p: Pair, z: wp.array(dtype=float)):
+    i = wp.tid()
+    z[i] = p.x[i] * p.y[i]
+
+
+def test_gradients_of_recorded_structs():
+    p = Pair()
+    p.x = wp.array([1.0, 2.0], dtype=float, requires_grad=True)
+    p.y = wp.array([3.0, 4.0], dtype=float, requires_grad=True)
+    z = wp.zeros(2, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(pair_product, 2, inputs=[p], outputs=[z])
+    tape.backward(grads={z: wp.ones(2, dtype=float)})
+    g = tape.gradients[p]
+    assert type(g) is Pair and g.x is p.x.grad and tape.get_adjoint(p) is g
+    np.testing.assert_array_equal(g.x.numpy(), [3.0, 4.0])
+    np.testing.assert_array_equal(g.y.numpy(), [1.0, 2.0])
+    tape.reset()
+    assert not g.x.numpy().any() and not g.y.numpy().any() and tape.launches == []
+
+
+def test_visualize_draws_launches_arrays_and_scopes(tmp_path):
+    x = wp.array([1.0, 2.0], dtype=float, requires_grad=True)
+    y = wp.zeros(2, dtype=float, requires_grad=True)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        tape.record_scope_begin("steps")
+        for _ in range(4):
+            wp.launch(scale, 2, inputs=[x, 2.0, y])
+        tape.record_scope_end()
+        wp.launch(square_sum, 2, inputs=[y, loss])
+    dot = tape.visualize(filename=str(tmp_path / "g.dot"), array_labels={x: "positions"})
+    assert (tmp_path / "g.dot").read_text() == dot
+    assert dot.startswith("digraph tape {") and dot.rstrip().endswith("}")
+    assert dot.count("{") == dot.count("}")
+    assert "subgraph cluster_0" in dot and "<b>steps</b>" in dot
+    assert dot.count("<b>scale (repeated 4x)</b>") == 1 and dot.count("square_sum") == 1
+    assert 'label="positions"' in dot and 'TITLE="array: dtype=float32, shape=(2,)"' in dot
+    assert 'TITLE="dtype=float, value=2.0"' in dot  # a scalar argument
+    full = tape.visualize(simplify_graph=False, ignore_graph_scopes=True, graph_direction="TB")
+    assert full.count("<b>scale</b>") == 4 and "cluster" not in full and "rankdir=TB;" in full
+    hidden = tape.visualize(hide_readonly_arrays=True)
+    assert 'label="x"' not in hidden and 'label="y"' in hidden  # x is only read
+    with pytest.raises(ValueError, match="graph_direction must be one of"):
+        tape.visualize(graph_direction="up")
+    with pytest.raises(ValueError, match="track_input_names has 2 names for 1 arrays"):
+        tape.visualize(track_inputs=[x], track_input_names=["a", "b"])

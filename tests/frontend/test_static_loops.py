@@ -2,6 +2,8 @@
 (each copy sees the variable's value), a struct built on the host enters a kernel as a constant, and a static
 expression that fails or gives what a kernel cannot hold is reported in Warp's words."""
 
+import enum
+
 import numpy as np
 import pytest
 
@@ -180,3 +182,26 @@ def test_static_reads_constant_locals_until_they_change():
     with pytest.raises(wp.KernelTypeError, match=r"name 'x' is not defined\. Make sure all variables"):
         wp.launch(changed_in_loop, dim=1, inputs=[out, 3])
     np.testing.assert_array_equal(out.numpy(), [4, 5, 8])
+
+
+class Kind(enum.IntEnum):  # enum members are ints: wp.static gives their number
+    A = 1
+    B = 2
+
+
+class Bits(enum.IntFlag):
+    X = 1
+    Y = 2
+
+
+@wp.kernel
+def static_enum_members(out: wp.array(dtype=int)):
+    out[0] = wp.static(Kind.B)
+    out[1] = wp.static(Bits.X | Bits.Y)
+    out[2] = wp.static(int(Kind.A))
+
+
+def test_static_of_enum_members():
+    out = wp.zeros(3, dtype=int)
+    wp.launch(static_enum_members, dim=1, inputs=[out])
+    assert out.numpy().tolist() == [2, 3, 1]

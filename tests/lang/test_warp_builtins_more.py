@@ -248,7 +248,8 @@ def test_bitwise_and_exchange_atomics():
     def float_or(a: wp.array(dtype=float)):
         wp.atomic_or(a, 0, 1.0)
 
-    with pytest.raises(wp.KernelTypeError, match=r"atomic_or\(\): needs an array of integers, got array\(dtype=float32"):
+    with pytest.raises(wp.KernelTypeError, match=r"atomic_or\(\): needs an array of integers or of integer vectors "
+                                                 r"or matrices, got array\(dtype=float32"):
         wp.launch(float_or, dim=1, inputs=[last])
     assert last.numpy().tolist() == [2.5, 1.5]
 

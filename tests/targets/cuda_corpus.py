@@ -172,6 +172,18 @@ def atomics_bits(a: wp.array2d(dtype=Any), v: Any):
 
 
 @wp.kernel
+def composite_bits(v: wp.array(dtype=wp.vec3ui), m: wp.array(dtype=wp.types.matrix((2, 2), wp.int64)),
+                   f: wp.array(dtype=wp.vec3h)):
+    i = wp.tid()
+    w = (v[i] << wp.vec3ui(wp.uint32(1))) ^ ~v[i] | (v[i] >> wp.vec3ui(wp.uint32(2)))
+    v[i] = w % wp.vec3ui(wp.uint32(7))
+    wp.atomic_or(v, 0, w & v[i])
+    m[0] ^= m[i] << m[i]
+    wp.atomic_and(m, 0, ~m[i])
+    f[i] = f[i] % f[0]
+
+
+@wp.kernel
 def atomics_composite(v: wp.array(dtype=wp.vec3d), m: wp.array(dtype=wp.mat22), q: wp.array(dtype=wp.quath)):
     i = wp.tid()
     wp.atomic_add(v, 0, wp.vec3d(1.0, 2.0, 3.0))
@@ -197,6 +209,21 @@ def random(seed: int, out: wp.array(dtype=float), v: wp.array(dtype=wp.vec3), k:
     out[i] = wp.randf(state) + wp.randn(state) + wp.randf(state, -1.0, 1.0)
     v[i] = wp.sample_unit_sphere(state) + wp.sample_unit_hemisphere_surface(state) + wp.sample_unit_cube(state)
     k[i] = wp.randi(state, 0, 100) + wp.bit_count(k[i])
+
+
+@wp.kernel
+def noise(seed: int, p: wp.array(dtype=wp.vec4), out: wp.array(dtype=float), c: wp.array(dtype=wp.vec2)):
+    i = wp.tid()
+    state = wp.rand_init(seed)
+    q = p[i]
+    out[i] = wp.noise(state, q[0]) + wp.noise(state, wp.vec3(q[0], q[1], q[2])) + wp.noise(state, q)
+    out[i] += wp.pnoise(state, wp.vec2(q[0], q[1]), 4, 5) + wp.div_approx(q[0], 3.0)
+    c[i] = wp.curlnoise(state, wp.vec2(q[0], q[1]), wp.uint32(2), 2.0, 0.5)
+    a = wp.vec3(q[0], q[1], q[2])
+    b = wp.vec3(q[3], q[2], q[1])
+    z = wp.vec3(0.0)
+    out[i] += wp.closest_point_edge_edge(a, b, z, a + b, 1.0e-5)[2] + float(wp.intersect_tri_tri(a, b, z, b, a, z))
+    out[i] += wp.inverse_approx(wp.mat22(q[0], q[1], q[2], q[3]))[0, 0]
 
 
 @wp.kernel
@@ -246,6 +273,23 @@ def subarrays(a: wp.array3d(dtype=float), out: wp.array(dtype=float)):
     out[i] = row[0, 0] + col[1] + float(row.shape[1])
 
 
+@wp.struct
+class IndexedHolder:
+    values: wp.indexedarray(dtype=float)
+
+
+@wp.kernel
+def indexed_arrays(a: wp.indexedarray(dtype=float, ndim=3), h: IndexedHolder, out: wp.array(dtype=float)):
+    i = wp.tid()
+    row = a[i]
+    out[i] = a[i, 0, 1] + row[0, 1] + a[i, 0][1] + float(a.shape[2] + len(a))
+    a[i, 1, 0] = out[i]
+    a[i, 1, 1] += 2.0
+    wp.atomic_add(a, i, 0, 0, 1.0)
+    wp.atomic_max(h.values, i, out[i])
+    h.values[i] *= 2.0
+
+
 @wp.kernel
 def tuples(a: wp.array(dtype=float), b: wp.array(dtype=float)):
     i = wp.tid()
@@ -288,13 +332,17 @@ def entries():
         ("spatial", spatial, [A(dtype=wp.spatial_vector), A(dtype=wp.spatial_matrix), A(dtype=float)]),
         ("structs", structs, [A(dtype=Particle), Scene, wp.float32]),
         ("atomics_composite", atomics_composite, [A(dtype=wp.vec3d), A(dtype=wp.mat22), A(dtype=wp.quath)]),
+        ("composite_bits", composite_bits, [A(dtype=wp.vec3ui), A(dtype=wp.types.matrix((2, 2), wp.int64)),
+                                            A(dtype=wp.vec3h)]),
         ("printing", printing, [A(dtype=float), wp.vec3, wp.float16, wp.int64, wp.bool]),
         ("random", random, [wp.int32, A(dtype=float), A(dtype=wp.vec3), A(dtype=wp.int32)]),
+        ("noise", noise, [wp.int32, A(dtype=wp.vec4), A(dtype=float), A(dtype=wp.vec2)]),
         ("control_flow", control_flow, [A(dtype=float), wp.int32, A(dtype=wp.int32)]),
         ("launch_2d", launch_2d, [wp.array2d(dtype=wp.float64), wp.array2d(dtype=wp.float64)]),
         ("launch_3d", launch_3d, [wp.array3d(dtype=float)]),
         ("launch_4d", launch_4d, [wp.array4d(dtype=wp.int32)]),
         ("subarrays", subarrays, [wp.array3d(dtype=float), A(dtype=float)]),
         ("tuples", tuples, [A(dtype=float), A(dtype=float)]),
+        ("indexed_arrays", indexed_arrays, [wp.indexedarray(dtype=float, ndim=3), IndexedHolder, A(dtype=float)]),
     ]
     return out

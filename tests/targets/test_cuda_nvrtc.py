@@ -261,7 +261,7 @@ def test_without_the_wheel_the_error_says_what_to_install(monkeypatch):
 
 def test_debug_mode_instances_compile_with_bounds_checks():
     """BRICKWORK_MODE=debug: every access is checked and recorded in the device's bw_bounds_record."""
-    entries = [e for e in CORPUS if e[0] in ("launch_4d", "subarrays", "atomics_composite", "structs")]
+    entries = [e for e in CORPUS if e[0] in ("launch_4d", "subarrays", "atomics_composite", "structs", "indexed_arrays")]
     jobs = []
     for name, k, types in entries:
         text, meta = pipeline.generate(k, types, name, target=TARGET, mode="debug")

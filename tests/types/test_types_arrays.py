@@ -340,10 +340,13 @@ def test_copy_with_offsets_and_a_count_moves_row_major_elements_as_warp():
 
 
 @pytest.mark.parametrize(("kw", "error", "words"), [
-    (dict(src_offset=2), ValueError, "5 elements from element 2 pass the end of the source (5 elements)"),
-    (dict(dest_offset=5, count=3), ValueError, "3 elements from element 5 pass the end of the destination"),
-    (dict(dest_offset=-1, count=1), ValueError, "dest_offset must be a non-negative int, got -1"),
-    (dict(count=1.5), ValueError, "count must be a non-negative int, got 1.5"),
+    (dict(src_offset=2), ValueError, "a range of 5 element(s) from source offset (2) exceeds the source size (5)"),
+    (dict(dest_offset=5, count=3), ValueError, "3 element(s) to destination offset (5) exceeds the destination size"),
+    (dict(dest_offset=-1, count=1), ValueError, "Destination offset must be non-negative, got -1"),
+    (dict(src_offset=-2), RuntimeError, "Source offset must be non-negative, got -2"),  # Warp's exception class
+    (dict(count=-1), ValueError, "Copy count must be non-negative, got -1"),
+    (dict(count=1.5), RuntimeError, "src_offset, dest_offset, and count must be integers"),
+    (dict(count=True), ValueError, "must be integers"),
 ])
 def test_copy_refuses_what_does_not_fit_and_changes_nothing(kw, error, words):
     src, dest = wp.array(np.arange(1, 6, dtype=np.float32)), wp.full(6, 9.0)
@@ -355,9 +358,34 @@ def test_copy_refuses_what_does_not_fit_and_changes_nothing(kw, error, words):
 
 def test_copy_refuses_arrays_of_different_types():
     dest = wp.full(5, 9.0)
-    with pytest.raises(TypeError, match="different types: destination float32, source float64"):
+    with pytest.raises(TypeError, match="destination dtype=float32, source dtype=float64"):
         wp.copy(dest, wp.array(np.arange(5.0)))
+    with pytest.raises(RuntimeError, match="Incompatible array data types"):  # Warp's class, also a TypeError
+        wp.copy(dest, wp.array(np.arange(5), dtype=wp.int32))
     assert dest.numpy().tolist() == [9.0] * 5
+
+
+def test_copy_between_strided_nd_views_needs_one_shape_and_no_range_as_warp():
+    src = wp.array(np.arange(18, dtype=np.float32).reshape(6, 3))[::3, :]
+    dest = wp.zeros((6, 2))[::2, :]
+    with pytest.raises(RuntimeError, match=r"destination shape=\(3, 2\), source shape=\(2, 3\)"):
+        wp.copy(dest, src)
+    grid = wp.array(np.arange(100, dtype=np.float32).reshape(10, 10))[1::2, 1::2]
+    out = wp.zeros((5, 5))
+    with pytest.raises(ValueError, match="only supported for 1-D non-contiguous arrays"):
+        wp.copy(out, grid, count=2)
+    assert not out.numpy().any()
+    wp.copy(out, grid)  # same shapes, no range: copied element by element
+    np.testing.assert_array_equal(out.numpy(), np.arange(100).reshape(10, 10)[1::2, 1::2])
+
+
+def test_is_contiguous_compares_every_stride_as_warp():
+    assert wp.zeros((3, 2)).is_contiguous
+    assert wp.zeros((3, 1))[:, 0:1].is_contiguous
+    assert not wp.array([0, 1], dtype=wp.int32)[::2].is_contiguous  # one element, but a step of 2
+    assert not wp.zeros((4, 2))[::4].is_contiguous
+    assert not wp.zeros((3, 2))[:, 0:1].is_contiguous
+    assert wp.array((), dtype=wp.int32).is_contiguous and wp.zeros((2, 0))[:, ::2].is_contiguous
 
 
 def test_a_taped_partial_copy_hands_back_the_gradient_of_its_part():

@@ -1,10 +1,11 @@
 """Alias package for `make compat`: ``import warp`` gives brickwork, so Warp's test files run against it.
 
-Every name of ``brickwork`` is a name of this package, and ``warp.types``/``warp.config`` are brickwork's
-modules. ``warp.tests`` holds the harness's own ``unittest_utils`` and, through ``__path__``, the test
-files fetched from the warp-lang wheel. Names under ``warp._src``, ``warp.fem`` and ``warp.sparse``
-(Warp's internals and libraries, which brickwork does not mirror) import as placeholders: a test that
-uses one raises ``WarpInternalUsed`` and is counted as excluded, with the name, by the runner.
+Every name of ``brickwork`` is a name of this package, and ``warp.types``/``warp.config``/``warp.utils``/
+``warp.autograd`` are brickwork's modules. ``warp.tests`` holds the harness's own ``unittest_utils`` and,
+through ``__path__``, the test files fetched from the warp-lang wheel. Names under ``warp._src``,
+``warp.fem`` and ``warp.sparse`` (Warp's internals and libraries, which brickwork does not mirror) import
+as placeholders: a test that uses one raises ``WarpInternalUsed`` and is counted as excluded, with the
+name, by the runner.
 """
 
 import sys as _sys
@@ -16,6 +17,10 @@ globals().update({k: v for k, v in vars(_bw).items() if not k.startswith("__")})
 __version__ = "1.19.0"  # the Warp version whose tests run here (brickwork's own is brickwork.__version__)
 _sys.modules[__name__ + ".types"] = _bw.types
 _sys.modules[__name__ + ".config"] = _bw.config
+_sys.modules[__name__ + ".utils"] = _bw.utils
+import brickwork.autograd as autograd  # noqa: E402 - Warp's gradient checks are brickwork's own
+
+_sys.modules[__name__ + ".autograd"] = autograd
 
 from . import _internal  # noqa: E402
 

@@ -44,8 +44,8 @@ class PlaceholderModule(types.ModuleType):
 
 
 # Modules that exist for real in the alias package (they carry data tests iterate over at import).
-_REAL = {"_src", "_src.types"}
-_PLACEHOLDER_ROOTS = ("_src", "sparse", "render", "sim", "optim", "utils", "jax_experimental")
+_REAL = {"_src", "_src.types", "_src.autograd"}
+_PLACEHOLDER_ROOTS = ("_src", "sparse", "render", "sim", "optim", "jax_experimental")
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

@@ -31,7 +31,7 @@ NOT_DIFFERENTIABLE = frozenset(
     "bit_xor bit_count lshift rshift invert isfinite isinf isnan argmin argmax nonzero floordiv rand_init randi "
     "randf randn randu sample_triangle sample_unit_cube sample_unit_disk sample_unit_hemisphere "
     "sample_unit_hemisphere_surface sample_unit_ring sample_unit_sphere sample_unit_sphere_surface "
-    "sample_unit_square".split())
+    "sample_unit_square intersect_tri_tri".split())
 
 
 def adjoint(*names):
@@ -167,7 +167,7 @@ def conj(E, q):
     return E.make(t, [E.neg(E.comp(q, 0)), E.neg(E.comp(q, 1)), E.neg(E.comp(q, 2)), E.comp(q, 3)])
 
 
-@adjoint("div")
+@adjoint("div", "div_approx")
 def _div(E, args, r, g):
     a, b = args
     ta, tb = E.type(a), E.type(b)
@@ -308,13 +308,13 @@ def _pow(E, args, r, g):
 def _copysign(E, args, r, g):
     a, b = args
     t = E.type(a)
-    zero = c(E, 0.0, a)
 
-    def d(gi, ai, ri):  # r = |a| with b's sign: dr/da = sign(a) sign(r)
-        same = E.eq(E.lt(ai, zero), E.lt(ri, zero))
+    def d(gi, ai, bi):  # r = |a| with b's sign: dr/da is +1 where the sign bits agree (-0.0 counts), else -1
+        one = c(E, 1.0, ai)
+        same = E.eq(E.copysign(one, ai), E.copysign(one, bi))
         return E.sel(same, gi, E.neg(gi))
 
-    return _cmap(E, t, d, g, a, r), None
+    return _cmap(E, t, d, g, a, b), None
 
 
 @adjoint("min", "max")
@@ -335,25 +335,39 @@ def _minmax(E, args, r, g):
         return None, None
     zero = c(E, 0.0, a)
 
-    def to_a(gi, ai, ri):  # ties go to the first argument, as Warp
-        return E.sel(E.eq(ri, ai), gi, zero)
+    def to_a(gi, ai, bi, ri):
+        return E.sel(_picked_first(E, ai, bi, ri), gi, zero)
 
-    def to_b(gi, ai, ri):
-        return E.sel(E.eq(ri, ai), zero, gi)
+    def to_b(gi, ai, bi, ri):
+        return E.sel(_picked_first(E, ai, bi, ri), zero, gi)
 
-    return _cmap(E, t, to_a, g, a, r), _cmap(E, t, to_b, g, a, r)
+    return _cmap(E, t, to_a, g, a, b, r), _cmap(E, t, to_b, g, a, b, r)
+
+
+def _picked_first(E, a, b, r):
+    """Whether min/max(a, b) = r took ``a``, as Warp's adjoint decides: a tie (``a == b``) goes to ``b``,
+    and a NaN operand loses to a number (min/max return the number)."""
+    return E.logical_and(E.eq(r, a), E.ne(a, b))
 
 
 @adjoint("clamp")
 def _clamp(E, args, r, g):
+    # clamp(x, lo, hi) = min(max(lo, x), hi): the chain rule of min and max, each giving its adjoint to the
+    # operand it took (``_picked_first``), so a NaN operand passes it to the bound the result came from
     x, lo, hi = args
     t = E.type(x)
-    if not is_scalar_type(t):
-        return None, None, None
     zero = c(E, 0.0, x)
-    below, above = E.lt(x, lo), E.gt(x, hi)
-    inside = E.logical_not(E.logical_or(below, above))
-    return E.sel(inside, g, zero), E.sel(below, g, zero), E.sel(above, g, zero)
+
+    def parts(gi, xi, loi, hii, ri):
+        m = E.max(loi, xi)
+        g_m = E.sel(_picked_first(E, m, hii, ri), gi, zero)
+        to_lo = _picked_first(E, loi, xi, m)
+        return E.sel(to_lo, zero, g_m), E.sel(to_lo, g_m, zero), E.sel(_picked_first(E, m, hii, ri), zero, gi)
+
+    if is_scalar_type(t):
+        return parts(g, x, lo, hi, r)
+    per_component = [parts(*(E.comp(v, i) for v in (g, x, lo, hi, r))) for i in range(t._length)]
+    return tuple(E.make(t, [p[k] for p in per_component]) for k in range(3))
 
 
 @adjoint("lerp")
@@ -475,7 +489,7 @@ def _determinant(E, args, r, g):
     return (E.make(t, cofactors),)
 
 
-@adjoint("inverse")
+@adjoint("inverse", "inverse_approx")
 def _inverse(E, args, r, g):
     rt = E.transpose(r)
     return (E.neg(E.mul(E.mul(rt, g), rt)),)
@@ -555,6 +569,25 @@ def _quat_from_axis_angle(E, args, r, g):
     return E.mul(s, gv), d_angle
 
 
+# -- noise: the gradient at the point (nothing flows to the state or the integer arguments) --------------
+
+
+@adjoint("noise")
+def _noise(E, args, r, g):
+    return None, E.mul(g, E.noise_grad(*args))
+
+
+@adjoint("pnoise")
+def _pnoise(E, args, r, g):
+    return (None, E.mul(g, E.pnoise_grad(*args))) + (None,) * (len(args) - 2)
+
+
+@adjoint("curlnoise")
+def _curlnoise(E, args, r, g):
+    state, p, *options = args
+    return (None, E.curlnoise_vjp(state, p, g, *options)) + (None,) * len(options)
+
+
 def is_differentiable_type(t) -> bool:
     """Whether values of ``t`` carry an adjoint: floating-point scalars and composites of them."""
     if is_scalar_type(t):
@@ -565,4 +598,4 @@ def is_differentiable_type(t) -> bool:
 
 
 # Registers the expansions and the decompositions' rules (those modules import the helpers above).
-from . import decomposition_adjoints, expansions  # noqa: E402,F401
+from . import decomposition_adjoints, expansions, geometry_adjoints  # noqa: E402,F401

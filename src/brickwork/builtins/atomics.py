@@ -6,6 +6,7 @@ as a value (``-0.0`` matches ``0.0``, a NaN matches nothing), as Warp's CPU atom
 from __future__ import annotations
 
 from ..types.arrays import type_name
+from ..types.composite import is_quat_type, is_transform_type
 from ..types.scalars import (
     bfloat16,
     bool_,
@@ -37,7 +38,9 @@ def _atomic_rule(arr, *rest):
 
 def _atomic_bits_rule(arr, *rest):
     result = _atomic_rule(arr, *rest)
-    need(is_int_scalar(arr.dtype), f"needs an array of integers, got {names(arr)}")
+    need(is_int_scalar(arr.dtype) or is_int_scalar(getattr(arr.dtype, "_dtype", None)) and not is_quat_type(arr.dtype)
+         and not is_transform_type(arr.dtype),
+         f"needs an array of integers or of integer vectors or matrices, got {names(arr)}")
     return result
 
 
@@ -70,6 +73,13 @@ _ADD_TEXT = "[u]int32, [u]int64, float16, bfloat16, float32, or float64"
 _CAS_TYPES = (int32, uint32, int64, uint64, float32, float64)  # one 32- or 64-bit word
 _CAS_TEXT = "[u]int32, [u]int64, float32 or float64"
 _MINMAX_TEXT = "[u]int32, [u]int64, bfloat16, float32, or float64"
+
+
+def has_atomic_bits(dtype) -> bool:
+    """Whether ``a[i] &= x`` (and ``|=``, ``^=``) is atomic on arrays of ``dtype``, as in Warp: 32- and 64-bit
+    integers, and vectors and matrices of them (narrower integers: read, combine and store)."""
+    scalar = dtype if is_scalar_type(dtype) else getattr(dtype, "_dtype", None)
+    return scalar in (int32, uint32, int64, uint64) and not is_quat_type(dtype) and not is_transform_type(dtype)
 
 
 def has_atomic_add(dtype) -> bool:

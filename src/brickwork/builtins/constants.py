@@ -10,7 +10,7 @@ _VALUES = {
 }
 
 #: Lower-case and upper-case spellings, as Warp has both (``wp.pi`` and ``wp.PI``).
-CONSTANTS = {**{k: v for k, v in _VALUES.items() if k != "half_pi"}, **{k.upper(): v for k, v in _VALUES.items()}}
+CONSTANTS = {**_VALUES, **{k.upper(): v for k, v in _VALUES.items()}}
 
 _TEXT = {
     "pi": "pi, the ratio of a circle's circumference to its diameter (3.14159...)",

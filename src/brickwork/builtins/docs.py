@@ -83,6 +83,11 @@ BUILTIN_DOCS.update({
     "determinant": ("m", "The determinant of a square matrix."),
     "trace": ("m", "The sum of the diagonal of a square matrix."),
     "inverse": ("m", "The inverse of a float matrix of size 2 to 4; a singular matrix gives zeros."),
+    "inverse_approx": ("a", "Warp's fast-math ``inverse``: the same result (brickwork computes it exactly on every "
+                            "target, as Warp does on the CPU); float matrices of size 2 to 4."),
+    "div_approx": ("a, b", "Warp's fast-math division ``a / b`` of floats, of a float vector, matrix or quaternion "
+                           "by a float, or of a float by one (component-wise): exact on every target, as Warp's "
+                           "CPU results."),
     "diag": ("v", "The square matrix with vector ``v`` on its diagonal."),
     "identity": ("n=3, dtype=float", "The ``n`` x ``n`` identity matrix of ``dtype``."),
     "ddot": ("a, b", "The Frobenius inner product of two matrices of one shape, ``sum(a[i, j] * b[i, j])``."),
@@ -268,6 +273,28 @@ BUILTIN_DOCS.update({
     "poisson": ("state, lam", "The next Poisson-distributed ``uint32`` with mean ``lam`` (``float32``) of the "
                               "generator ``state``, advanced in place: Knuth's method below 10, the transformed "
                               "rejection sampler PTRS above."),
+    "noise": ("state, x", "Perlin gradient noise at ``x`` (``float32``, ``vec2f``, ``vec3f`` or ``vec4f``) as a "
+                          "``float32``, seeded by ``state`` (a ``uint32`` from ``rand_init``, read, not advanced): "
+                          "zero at integer points, with Warp's values; differentiable in ``x``."),
+    "pnoise": ("state, x, px, py, pz, pt", "``noise`` whose lattice repeats with the ``int32`` periods ``px`` ... "
+                                           "(one per dimension of ``x``): Warp's values, which wrap lattice "
+                                           "coordinates with C's remainder (exactly periodic where they are "
+                                           "not negative)."),
+    "curlnoise": ("state, xy, octaves=1, lacunarity=2.0, gain=0.5",
+                  "Divergence-free noise of a ``vec2f`` point: the rotated gradient ``(-dn/dy, dn/dx)`` of "
+                  "``noise``, summed over ``octaves`` (``uint32``) with frequency multiplied by ``lacunarity`` and "
+                  "amplitude by ``gain`` per octave; Warp's values; differentiable in ``xy``. Warp's 3-D and 4-D "
+                  "forms are not available."),
+    "closest_point_edge_edge": ("p1, q1, p2, q2, epsilon",
+                                "The closest points of segments ``p1``-``q1`` and ``p2``-``q2`` (``vec3f``) as the "
+                                "``vec3f`` ``(s, t, d)``: the points ``p1 + s (q1 - p1)`` and ``p2 + t (q2 - p2)``, "
+                                "``s, t`` in ``[0, 1]``, at the smallest distance ``d``; a segment whose squared "
+                                "length is at most ``epsilon`` counts as its first point, parallel segments take "
+                                "``s = 0`` where no clamp decides. Differentiable (the distance's gradient is that of "
+                                "the distance between the two points)."),
+    "intersect_tri_tri": ("v0, v1, v2, u0, u1, u2",
+                          "``1`` (``int32``) when the triangles ``(v0, v1, v2)`` and ``(u0, u1, u2)`` (six "
+                          "``vec3f`` or six ``vec3d``) intersect or touch, else ``0``."),
     "sample_cdf": ("state, cdf", "An index drawn with the probabilities of the ascending cumulative distribution "
                                  "``cdf`` (a 1-D ``float32`` array ending at 1): ``lower_bound(cdf, randf(state))``."),
     "lower_bound": ("arr, value", "The first index ``i`` of the ascending 1-D array ``arr`` with ``arr[i] >= "

@@ -162,6 +162,30 @@ def _x_quat_to_matrix(E, args):
     return E.matrix_from_cols(*(E.quat_rotate(q, _vec3(E, q, a)) for a in axes))
 
 
+def _compose(E, p, q, s):
+    """The 4x4 matrix rotating by ``q`` after scaling by ``s`` (None: no scaling), then moving by ``p``."""
+    from ..types.composite import matrix
+
+    r = _x_quat_to_matrix(E, [q])
+    zero, one = c(E, 0.0, p), c(E, 1.0, p)
+    comps = []
+    for i in range(3):
+        comps += [E.comp(r, i, j) if s is None else E.mul(E.comp(r, i, j), E.comp(s, j)) for j in range(3)]
+        comps.append(E.comp(p, i))
+    return E.make(matrix((4, 4), scalar_of(E.type(p))), comps + [zero, zero, zero, one])
+
+
+@expansion("transform_compose")
+def _x_transform_compose(E, args):
+    return _compose(E, *args)
+
+
+@expansion("transform_to_matrix")
+def _x_transform_to_matrix(E, args):
+    t = args[0]
+    return _compose(E, _translation(E, t), _rotation(E, t), None)
+
+
 @expansion("quat_rpy")
 def _x_quat_rpy(E, args):
     from ..types.composite import quaternion

@@ -36,6 +36,8 @@ class BuiltinFunction:
             raise RuntimeError(f"{self.name}() can only be called inside a @kernel or @func")
         if self.name in _ELEMENTWISE:
             return _elementwise(self.host, args)
+        if self.name in _TYPED:  # these read the argument's kernel type
+            return self.host(*args, **kwargs)
         plain = [a if isinstance(a, type) else getattr(a, "value", a) for a in args]
         return self.host(*plain, **kwargs)
 
@@ -70,6 +72,21 @@ def _elementwise(fn, args):
         else:
             result = fn(*values)
     return result.item() if isinstance(result, np.generic) else result
+
+
+def _bit_count(x) -> int:
+    """The set bits of an integer in its type's width, as in kernels: a Python int is an int32 (wrapping,
+    as Warp's), a typed integer has its own width; anything else is refused with Warp's RuntimeError."""
+    t = type(x)
+    if isinstance(x, int) and not isinstance(x, bool):
+        return bin(x & 0xFFFFFFFF).count("1")
+    if getattr(t, "is_int", False) and hasattr(x, "value"):
+        return bin(x.value & ((1 << (8 * t._size)) - 1)).count("1")
+    raise RuntimeError(f"Couldn't find a function 'bit_count' compatible with the arguments '{t.__name__}'")
+
+
+#: Host builtins that take their arguments as given (typed scalars keep their type).
+_TYPED = frozenset({"bit_count"})
 
 
 def _round(x):
@@ -107,7 +124,7 @@ _HOST = {
     "bit_xor": operator.xor, "lshift": operator.lshift, "rshift": operator.rshift, "invert": operator.invert,
     "unot": operator.not_,
     "erf": np.vectorize(math.erf), "erfc": np.vectorize(math.erfc), "copysign": np.copysign,
-    "bit_count": lambda x: bin(x & 0xFFFFFFFFFFFFFFFF).count("1"),
+    "bit_count": _bit_count,
     "sign": _sign, "round": _round, "frac": _frac, "degrees": np.degrees, "radians": np.radians,
 }
 #: Host builtins computed through ``_elementwise`` (in the arguments' kernel types).
@@ -121,6 +138,7 @@ NAMES = (
     "min max abs sign clamp floor ceil round trunc frac rint sqrt cbrt exp exp2 log log2 log10 pow sin cos tan "
     "asin acos atan atan2 sinh cosh tanh isnan isinf isfinite degrees radians lerp "
     "dot cross length length_sq normalize outer transpose determinant inverse diag identity ddot trace skew "
+    "div_approx inverse_approx "
     "cw_mul cw_div quat_rotate quat_rotate_inv quat_inverse quat_identity quat_from_axis_angle "
     "transform_identity transform_point transform_vector transform_multiply transform_inverse "
     "transform_get_translation transform_get_rotation transform_set_translation transform_set_rotation "
@@ -133,7 +151,7 @@ NAMES = (
     "erf erfc erfinv erfcinv copysign bit_count "
     "rand_init randi randu randf randn sample_unit_square sample_unit_cube sample_unit_ring sample_unit_disk "
     "sample_triangle sample_unit_sphere_surface sample_unit_sphere sample_unit_hemisphere_surface "
-    "sample_unit_hemisphere "
+    "sample_unit_hemisphere noise pnoise curlnoise closest_point_edge_edge intersect_tri_tri "
     "step nonzero smoothstep add sub mul div mod floordiv neg pos bit_and bit_or bit_xor lshift rshift invert unot "
     "select where atomic_add atomic_sub atomic_min atomic_max atomic_and atomic_or atomic_xor atomic_exch atomic_cas "
     "len "

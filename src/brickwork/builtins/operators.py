@@ -76,11 +76,23 @@ def _div(a, b):
 
 
 @builtin("floordiv")
-@builtin("mod")
-def _int_like(a, b):
+def _floordiv(a, b):
     same(a, b)
     need(is_numeric_scalar(a), f"needs scalar operands, got {names(a, b)}")
     return a
+
+
+@builtin("mod")
+def _mod(a, b):
+    same(a, b)
+    need(is_numeric_scalar(a) or is_vector_type(a) and is_numeric_scalar(a._dtype),
+         f"needs scalar or vector operands, got {names(a, b)}")
+    return a
+
+
+def _int_components(t) -> bool:
+    """An integer vector or matrix: bitwise operators work on its components."""
+    return (is_vector_type(t) or is_matrix_type(t)) and is_int_scalar(t._dtype)
 
 
 @builtin("pow")
@@ -104,13 +116,13 @@ def _unary(a):
 @builtin("rshift")
 def _bitwise(a, b):
     same(a, b)
-    need(is_int_scalar(a) or a is bool_, f"needs integer operands, got {names(a, b)}")
+    need(is_int_scalar(a) or a is bool_ or _int_components(a), f"needs integer operands, got {names(a, b)}")
     return a
 
 
 @builtin("invert")
 def _invert(a):
-    need(is_int_scalar(a), f"needs an integer operand, got {names(a)}")
+    need(is_int_scalar(a) or _int_components(a), f"needs an integer operand, got {names(a)}")
     return a
 
 

@@ -3,7 +3,7 @@
 
 _BY_SIGNATURE = {
     ('a',): (
-        "argmax argmin determinant inverse invert isfinite isinf isnan len length length_sq "
+        "argmax argmin determinant inverse inverse_approx invert isfinite isinf isnan len length length_sq "
         "normalize trace transpose unot"
     ),
     ('mat',): (
@@ -32,7 +32,7 @@ _BY_SIGNATURE = {
         "transform_get_rotation transform_get_translation transform_inverse"
     ),
     ('a', 'b'): (
-        "add bit_and bit_or bit_xor cross cw_div cw_mul ddot div dot expect_eq expect_neq floordiv "
+        "add bit_and bit_or bit_xor cross cw_div cw_mul ddot div div_approx dot expect_eq expect_neq floordiv "
         "lshift max min mod mul outer rshift sub transform_multiply"
     ),
     ('axis', 'angle'): (
@@ -92,6 +92,7 @@ _BY_SIGNATURE[('position', 'rotation', 'scale')] = "transform_compose"
 _BY_SIGNATURE[('e', 'i', 'j', 'k')] = "quat_from_euler"
 _BY_SIGNATURE[('q', 'i', 'j', 'k')] = "quat_to_euler"
 _BY_SIGNATURE[('axis', 'q')] = "quat_twist quat_twist_angle quat_twist_angle_signed"
+_BY_SIGNATURE[('state', 'xy', 'octaves', 'lacunarity', 'gain')] = "curlnoise"
 
 #: builtin name -> parameter names in order
 PARAM_NAMES = {name: params for params, names in _BY_SIGNATURE.items() for name in names.split()}

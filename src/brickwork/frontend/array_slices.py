@@ -22,6 +22,9 @@ SLICE_DEFAULT = -(2**63)
 
 def array_slice(typer, base, index_nodes: list, node) -> ir.IRCall:
     t: ArrayType = base.type
+    if type(t) is not ArrayType:  # an indexed array: its views are taken with integer indices (a[i])
+        raise typer.error(KernelTypeError, f"an {type_name(t)} cannot be sliced in a kernel; index it with "
+                          f"integers (a[i] is the view of the remaining dimensions)", node)
     if len(index_nodes) > t.ndim:
         raise typer.error(KernelTypeError, f"an array of {t.ndim} dimensions takes at most {t.ndim} indices, got "
                           f"{len(index_nodes)}", node)

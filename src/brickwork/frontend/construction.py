@@ -47,6 +47,10 @@ class ConstructionRules:
         if f is not vector and f is not matrix and f is not quaternion and f is not transformation:
             return Static(f(**kw))
         if not node.args:
+            if (f is vector and "length" not in kw) or (f is matrix and "shape" not in kw):
+                size = "length" if f is vector else "shape"
+                raise self.error(KernelUnsupportedTypeError, f"the `{size}` argument must be specified when "
+                                 f"zero-initializing a {f.__name__}", node)
             try:
                 t = f(**kw)
             except TypeError as e:
@@ -54,17 +58,25 @@ class ConstructionRules:
             return self.construct_from(t, [], node) if f is vector or f is matrix else Static(t)
         args = [self.value(a) for a in node.args]
         dtype = python_annotation_type(kw.get("dtype", _scalar_of(args[0].type)))
-        if f is vector:
-            t = vector(kw.get("length", len(args)), dtype)
-        elif f is quaternion:
-            t = quaternion(dtype)
-        elif f is transformation:
+        if f is quaternion:
+            return self.construct_from(quaternion(dtype), args, node)
+        if f is transformation:
             return self.construct_transform(transformation(dtype), args, node)
-        else:
-            shape = kw.get("shape")
-            if shape is None:
-                raise self.error(KernelTypeError, "matrix(...) values need shape=(rows, cols)", node)
-            t = matrix(shape, dtype)
+        size = "length" if f is vector else "shape"
+        source = args[0].type if len(args) == 1 and (is_vector_type if f is vector else is_matrix_type)(
+            args[0].type) else None
+        # the size of a copy comes from its source, a vector's from its values; else it is needed
+        if size not in kw and source is None and (f is matrix or len(args) == 1):
+            how = "filling a {} with a value" if len(args) == 1 else "initializing a {} by value"
+            raise self.error(KernelUnsupportedTypeError, f"the `{size}` argument must be specified when "
+                             + how.format(f.__name__), node)
+        try:
+            if f is vector:
+                t = vector(kw.get("length", source._length if source is not None else len(args)), dtype)
+            else:
+                t = matrix(kw.get("shape", source._shape if source is not None else None), dtype)
+        except TypeError as e:
+            raise self.error(KernelTypeError, str(e), node) from None
         return self.construct_from(t, args, node)
 
     def construct(self, t, node):
@@ -78,7 +90,7 @@ class ConstructionRules:
                                  node)
             return self.construct_transform(t, [self.value(a) for a in node.args], node, **kw)
         if node.keywords:
-            raise self.error(KernelTypeError, f"{type_name(t)}() takes no keyword arguments", node)
+            self._check_own_keywords(t, node)
         if is_scalar_type(t) and len(node.args) == 1:
             exact = self._typed_constant(self.expr(node.args[0]), t)
             if exact is not None:  # wp.float64(0.3): the float64 nearest 0.3, not a float32 widened
@@ -87,6 +99,30 @@ class ConstructionRules:
         if is_transform_type(t):
             self._check_transform_values(t, args, node)
         return self.construct_from(t, args, node)
+
+    def _check_own_keywords(self, t, node):
+        """A vector, matrix or quaternion type called with ``length=``/``shape=``/``dtype=``: accepted when
+        they are the type's own (as Warp's constructors accept them), refused otherwise."""
+        own = {"dtype": t._dtype}
+        if is_vector_type(t):
+            own["length"] = t._length
+        elif is_matrix_type(t):
+            own["shape"] = t._shape
+        elif not is_quat_type(t):
+            raise self.error(KernelTypeError, f"{type_name(t)}() takes no keyword arguments", node)
+        generic = t._wp_generic_type_str_
+        for k in node.keywords:
+            if k.arg not in own:
+                raise self.error(KernelTypeError, f"{type_name(t)}() got an unexpected keyword argument "
+                                 f"'{k.arg}'", k)
+            value = self.static_value(k.value)
+            if k.arg == "dtype":
+                value = python_annotation_type(value)
+            elif k.arg == "shape" and isinstance(value, (tuple, list)):
+                value = tuple(value)
+            if value != own[k.arg]:
+                raise self.error(KernelUnsupportedTypeError, f"Remove the extraneous `{k.arg}` parameter when "
+                                 f"calling the templated version of `wp.{generic}()`", k)
 
     def default_value(self, value, annotation):
         """A ``@func`` parameter's default as a typed constant: of the parameter's type when that
@@ -167,10 +203,19 @@ class ConstructionRules:
         if len(args) == 1 and is_composite_type(args[0].type):
             src = args[0].type
             if src._shape != t._shape:
+                if (is_vector_type(t) and is_vector_type(src)) or (is_matrix_type(t) and is_matrix_type(src)):
+                    kind, size_of = ("vector", "length") if is_vector_type(t) else ("matrix", "shape")
+                    sizes = [x._length if kind == "vector" else x._shape for x in (t, src)]
+                    raise self.error(KernelUnsupportedTypeError, f"incompatible {kind} of {size_of} {sizes[0]} given "
+                                     f"when copy constructing a {kind} of {size_of} {sizes[1]}", node)
                 raise self.error(KernelTypeError, f"cannot convert {type_name(src)} to {type_name(t)}", node)
             return args[0] if src is t else ir.IRCast(args[0], t)
         if len(args) == size and all(is_scalar_type(a.type) for a in args):
             return ir.IRConstruct([self._cast(a, dtype, t, node) for a in args], t)
+        if (is_vector_type(t) or is_matrix_type(t)) and all(is_scalar_type(a.type) for a in args):
+            what = f"a vector of length {t._length}" if is_vector_type(t) else f"a matrix of shape {t._shape}"
+            raise self.error(KernelUnsupportedTypeError, f"incompatible number of values given ({len(args)}) when "
+                             f"constructing {what}", node)
         if is_quat_type(t) and len(args) == 2 and is_vector_type(args[0].type) and args[0].type._length == 3 \
                 and is_scalar_type(args[1].type):  # quat(v, w): imaginary part, real part
             v = args[0]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import builtins as py
+import contextlib
 import functools
 import math
 import operator
@@ -47,7 +48,9 @@ from ..types.composite import (
     transformation,
     vector,
 )
+from ..types.function_values import FunctionValueType
 from ..types.opaque import TupleType
+from ..types.promotion import comparison_type
 from ..types.scalars import ScalarBase, bool_, float32, int32, int64, is_scalar_type, python_annotation_type
 from ..types.structs import is_struct_type
 from .array_slices import array_slice
@@ -55,6 +58,7 @@ from .construction import ConstructionRules, _scalar_of
 from .intrinsics import INTRINSICS
 from .printing import UNPRINTABLE, composite_print
 from .resolve import MISSING, static_attribute
+from .starred import TYPED_COMPONENT, expand_starred
 from .static_value import TID as _TID
 from .static_value import Static
 
@@ -98,6 +102,7 @@ class ExpressionTyper(ConstructionRules):
         if isinstance(v, bool):
             return ir.IRConst(v, bool_)
         if isinstance(v, int):
+            v = int(v)  # an IntEnum or IntFlag member: its number
             if not -2**63 <= v < 2**63:
                 raise self.error(KernelTypeError, f"integer literal {v} does not fit in int64 (a kernel's widest "
                                  f"signed integer); for uint64 write wp.uint64({v})", node)
@@ -217,6 +222,9 @@ class ExpressionTyper(ConstructionRules):
                          f"is not an attribute of '{ast.unparse(node.value)}' ({full})", node)
 
     def expr_Subscript(self, node):
+        unpacked = getattr(node, TYPED_COMPONENT, None)
+        if unpacked is not None:  # a component of a starred argument, typed already
+            return unpacked
         base = self.expr(node.value)
         index_nodes = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if any(isinstance(i, ast.Slice) for i in index_nodes):
@@ -255,9 +263,11 @@ class ExpressionTyper(ConstructionRules):
             if not getattr(i.type, "is_int", False):
                 raise self.error(KernelTypeError, f"indices must be integers, got {type_name(i.type)}", node)
         t = base.type
+        if isinstance(t, TupleType):
+            return self._tuple_item(base, indices, node)
         if isinstance(t, ArrayType):
             if len(indices) < t.ndim:  # a2d[i]: the sub-array (a view), as in Warp
-                return ir.IRSubarray(base, indices, ArrayType(t.dtype, t.ndim - len(indices)), self.where(node))
+                return ir.IRSubarray(base, indices, type(t)(t.dtype, t.ndim - len(indices)), self.where(node))
             if len(indices) != t.ndim:
                 raise self.error(KernelTypeError, f"Incorrect number of indices specified for array indexing: an "
                                  f"array of {t.ndim} dimensions needs {t.ndim} indices, got {len(indices)}", node)
@@ -276,6 +286,27 @@ class ExpressionTyper(ConstructionRules):
                 return ir.IRComponent(base, rc, t._dtype)
             raise self.error(KernelTypeError, f"{type_name(t)} takes 1 or 2 indices, got {len(indices)}", node)
         raise self.error(KernelTypeError, f"a value of type {type_name(t)} cannot be indexed", node)
+
+    def _tuple_item(self, base, indices, node):
+        """``t[i]`` of a tuple: the index must be a constant (a loop over ``range(len(t))`` is unrolled, so its
+        variable is one), negative indices count from the end."""
+        t = base.type
+        if len(indices) != 1:
+            raise self.error(KernelTypeError, f"{type_name(t)} takes one index, got {len(indices)}", node)
+        index = indices[0]
+        known = self.symbols.known.get(index.name) if isinstance(index, ir.IRLocal) else None
+        if isinstance(known, int) and not isinstance(known, bool):  # the variable of an unrolled loop
+            index = ir.IRConst(known, index.type)
+        if not isinstance(index, ir.IRConst):  # a RuntimeError too, with Warp's words first
+            raise self.error(KernelUnsupportedTypeError, f"Tuple index must be a compile time expression: "
+                             f"'{ast.unparse(node.slice)}' of {type_name(t)} is not (a constant, or the variable of "
+                             f"a loop over a constant range, is)", node)
+        size = len(t.types)
+        i = index.value + size if index.value < 0 else index.value
+        if not 0 <= i < size:
+            raise self.error(KernelUnsupportedTypeError, f"Tuple index out of bounds, {index.value} >= {size} "
+                             f"({type_name(t)})", node)
+        return ir.IRTupleGet(base, i, t.types[i])
 
     def _slice(self, base, index_nodes, node):
         """``v[a:b]``, ``m[a:b]``, ``m[i, a:b]``, ``m[a:b, c:d]``: a new value of the selected components
@@ -404,10 +435,22 @@ class ExpressionTyper(ConstructionRules):
                 raise self.error(KernelUnsupportedSyntaxError, "the middle operand of a chained comparison has an "
                                  "effect (an atomic, a random draw, a function that writes an array) and would run "
                                  "twice; assign it to a variable first", right_node)
-            term = self.builtin_call(op, [left, right], node, label=f"'{_SYMBOL[op]}' ({op})")
+            term = self.builtin_call(op, self._compared(left, right, op, node), node,
+                                     label=f"'{_SYMBOL[op]}' ({op})")
             result = term if result is None else ir.IRCall("logical_and", [result, term], bool_)
             left = right
         return result
+
+    def _compared(self, left, right, op, node) -> list:
+        """The operands of one comparison: scalars of different types are converted to the type C++ compares
+        them in (Warp compares ``float32 == int32`` and the like as C++ does); a chain needs one type."""
+        common = comparison_type(left.type, right.type)
+        if common is None or left.type is right.type:
+            return [left, right]
+        if len(node.ops) > 1:
+            raise self.error(KernelTypeError, f"cannot chain comparisons of unequal types: {type_name(left.type)} "
+                             f"{_SYMBOL[op]} {type_name(right.type)}", node)
+        return [v if v.type is common else ir.IRCast(v, common) for v in (left, right)]
 
     def expr_BoolOp(self, node):
         static = self._static_numbers(node.values)
@@ -422,21 +465,42 @@ class ExpressionTyper(ConstructionRules):
 
     def expr_IfExp(self, node):
         cond = self.condition(node.test)
-        a, b = self.value(node.body), self.value(node.orelse)
+        with self.no_hoisting("a branch of a conditional expression"):  # only the branch taken runs
+            a, b = self.value(node.body), self.value(node.orelse)
         if a.type is not b.type:
             raise self.error(KernelTypeError, f"both branches of a conditional expression must have one type, "
                              f"got {type_name(a.type)} and {type_name(b.type)}", node)
         return ir.IRSelect(cond, a, b, a.type)
 
+    @contextlib.contextmanager
+    def no_hoisting(self, where: str):
+        """While typing a part of a statement that runs conditionally or repeatedly (``where``), nothing may be
+        computed ahead of the statement (``pending``): ``hoisting_refused()`` names the part."""
+        saved = self.ext.get(_NO_HOISTING)
+        self.ext[_NO_HOISTING] = where
+        try:
+            yield
+        finally:
+            self.ext[_NO_HOISTING] = saved
+
+    def hoisting_refused(self) -> str | None:
+        """The part of a statement being typed that must not be computed ahead of it, or None."""
+        return self.ext.get(_NO_HOISTING)
+
     def expr_Tuple(self, node):
         items = [self.value(e) for e in node.elts]
         return ir.IRConstruct(items, TupleType(tuple(i.type for i in items)))
 
-    def mismatch(self, message: str, args, node):
+    def mismatch(self, message: str, args, node, builtin: str | None = None):
         """The error of a builtin or operator that does not take ``args``; when they are numbers, vectors or
-        matrices of different types, also a RuntimeError saying so in Warp's words."""
+        matrices of different types, also a RuntimeError saying so in Warp's words, as is a builtin called
+        by name (``builtin``) that has no overload for them."""
         types = [a.type for a in args]
         if len(set(types)) < 2 or not all(is_scalar_type(t) or is_composite_type(t) for t in types):
+            if builtin is not None:
+                return self.error(KernelUnsupportedTypeError, f"{message} (Couldn't find function overload for "
+                                  f"'{builtin}' that matched inputs with types: "
+                                  f"[{', '.join(type_name(t) for t in types)}])", node)
             return self.error(KernelTypeError, message, node)
         exactly = "" if all(is_scalar_type(t) for t in types) else "exactly "
         return self.error(KernelUnsupportedTypeError, f"{message} (Input types must be {exactly}the same, got "
@@ -448,7 +512,7 @@ class ExpressionTyper(ConstructionRules):
         except Unsupported as e:  # the message names the builtin
             raise self.error(KernelUnsupportedTypeError, str(e), node) from None
         except Mismatch as e:
-            raise self.mismatch(f"{label or name + '()'}: {e}", args, node) from None
+            raise self.mismatch(f"{label or name + '()'}: {e}", args, node, None if label else name) from None
         return ir.IRCall(name, args, result, where=self.where(node) if name.startswith("atomic_") else "")
 
     # -- calls -------------------------------------------------------------------------------------
@@ -468,7 +532,7 @@ class ExpressionTyper(ConstructionRules):
         func = self.callee(node)
         if not isinstance(func, Static):
             raise self.error(KernelTypeError, f"a value of type {type_name(func.type)} is not callable", node)
-        return self.call(func.value, node)
+        return self.call(func.value, expand_starred(self, node))
 
     def call_statement(self, node):
         """Calls that are statements (print, printf, expect_eq/neq); None for ordinary calls."""
@@ -476,6 +540,7 @@ class ExpressionTyper(ConstructionRules):
         if not isinstance(func, Static):
             return None
         f = func.value
+        node = expand_starred(self, node)
         rule = INTRINSICS.rule(f, "statement")
         if rule is not None:
             return rule(self, f, node)
@@ -628,8 +693,7 @@ class ExpressionTyper(ConstructionRules):
         except RecursionError:
             raise self.error(KernelTypeError, f"{f.name}() calls itself; recursion is not supported in "
                              f"kernels", node) from None
-        if func_ir.return_type is None:
-            return ir.IRFuncCall(func_ir, args, None)
+        args = [a for a in args if not isinstance(a.type, FunctionValueType)]  # named in the instance's body
         return ir.IRFuncCall(func_ir, args, func_ir.return_type)
 
     def call_builtin_function(self, name, node):
@@ -647,6 +711,8 @@ class ExpressionTyper(ConstructionRules):
                 return ir.IRArrayShape(arg, 0, int32)
             if is_vector_type(arg.type) or is_matrix_type(arg.type) or is_quat_type(arg.type):
                 return ir.IRConst(arg.type._shape[0], int32)
+            if isinstance(arg.type, TupleType):
+                return ir.IRConst(len(arg.type.types), int32)
             raise self.error(KernelTypeError, f"len() of a value of type {type_name(arg.type)}", node)
         if name == "identity":
             return self.identity(node)
@@ -707,6 +773,8 @@ class ExpressionTyper(ConstructionRules):
 
 #: Names of the kernel language's builtins that the facade does not define (Python's own would shadow them there)
 #: but that Warp's kernels resolve through the ``wp.`` prefix.
+_NO_HOISTING = "no_hoisting"  # the key of ``ext`` that ``no_hoisting`` sets
+
 _KERNEL_ONLY_NAMES = {"float": py.float, "int": py.int}
 
 

@@ -16,6 +16,7 @@ from ..builtins.static import static
 from ..errors import KernelTypeError
 from ..types.arrays import ArrayType, array
 from ..types.composite import CompositeBase
+from ..types.opaque import TupleType
 from ..types.scalars import ScalarBase
 from ..types.structs import is_struct_type
 from .expressions import Static
@@ -35,6 +36,8 @@ class _KnownByType:
         self._name, self._type = name, t
 
     def __len__(self):
+        if isinstance(self._type, TupleType):
+            return len(self._type.types)
         shape = getattr(self._type, "_shape", None)
         if not shape:
             raise _RuntimeName(self._name)
@@ -124,7 +127,9 @@ def _unsupported(value) -> str | None:
             return (f"the returned Warp struct contains a data type that cannot be constructed inside Warp kernels: "
                     f"{_ARRAY_PROBLEM} at {path}")
         return None
-    if (isinstance(value, (type, pytypes.ModuleType, ScalarBase, CompositeBase, ArrayType)) or callable(value)
+    # int and float subclasses (IntEnum and IntFlag members) are numbers too
+    if (isinstance(value, (type, pytypes.ModuleType, ScalarBase, CompositeBase, ArrayType, int, float))
+            or callable(value)
             or type(value).__module__ == "builtins" or any(INTRINSICS.rule(value, k) for k in KINDS)):
         return None
     return f"value of type {type(value).__module__}.{type(value).__qualname__}"

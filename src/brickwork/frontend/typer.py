@@ -12,10 +12,11 @@ import ast
 import builtins as py_builtins
 
 from .. import ir
-from ..builtins.atomics import has_atomic_add
+from ..builtins.atomics import has_atomic_add, has_atomic_bits
 from ..builtins.static import static
 from ..errors import KernelError, KernelSyntaxError, KernelTypeError
 from ..types.arrays import ArrayType, type_name
+from ..types.function_values import FunctionValueType
 from ..types.opaque import TupleType
 from ..types.scalars import int32, is_scalar_type, python_annotation_type
 from . import (
@@ -23,6 +24,7 @@ from . import (
     nested,  # noqa: F401 - registers the typing rules of nested parallelism
     static_expr,  # noqa: F401 - registers wp.static
 )
+from .asserts import assert_statement
 from .expressions import _SYMBOL, TID, ExpressionTyper, LocalFunction, Static
 from .intrinsics import INTRINSICS
 from .limits import INDEX_LIMIT, KERNEL_RETURN
@@ -44,6 +46,8 @@ INDEX_RANGE = (-INDEX_LIMIT, INDEX_LIMIT)
 #: An index bound when its loop visits a cell (no assignment in the typed IR): (lo, hi, assignments)
 LOOP_INDEX = (*INDEX_RANGE, 0)
 
+#: augmented bitwise operators on array elements and the atomics they are (as Warp's)
+_ATOMIC_BITS = {"bit_and": "atomic_and", "bit_or": "atomic_or", "bit_xor": "atomic_xor"}
 _AUG_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "bit_and", ast.BitOr: "bit_or",
             ast.BitXor: "bit_xor", ast.LShift: "lshift", ast.RShift: "rshift", ast.MatMult: "matmul"}
@@ -75,8 +79,12 @@ class Typer(ExpressionTyper):
         self.source = source
         self.is_kernel = is_kernel
         self.context = context
+        # a function passed to a Function parameter is a compile-time name of the body, not a runtime parameter
+        functions = {n: t.target for n, t in param_types.items() if isinstance(t, FunctionValueType)}
+        param_types = {n: t for n, t in param_types.items() if n not in functions}
         self.params = list(param_types.items())
         self.symbols = SymbolTable(param_types)
+        self.symbols.statics.update(functions)
         self.return_types: list = []
         self.tid_dims = 0
         self.loop_depth = 0
@@ -177,6 +185,9 @@ class Typer(ExpressionTyper):
 
     def stmt_Pass(self, node, out):
         pass
+
+    def stmt_Assert(self, node, out):
+        out.append(assert_statement(self, node))
 
     def stmt_Expr(self, node, out):
         value = node.value
@@ -325,13 +336,17 @@ class Typer(ExpressionTyper):
         if isinstance(target, ast.Subscript):
             lvalue = self.expr(target)
             # atomically where the element type has atomics; 8/16-bit integers: read, add, store (as Warp)
-            if isinstance(lvalue, ir.IRArrayElem) and op in ("add", "sub") and has_atomic_add(lvalue.type):
+            # (and &=, |=, ^= on 32- and 64-bit integers and their vectors and matrices)
+            if isinstance(lvalue, ir.IRArrayElem) and (op in ("add", "sub") and has_atomic_add(lvalue.type) or
+                                                       op in _ATOMIC_BITS and has_atomic_bits(lvalue.type)):
                 value = self.value(node.value)
+                atomic = _ATOMIC_BITS.get(op, f"atomic_{op}")
                 if value.type is not lvalue.type:
-                    raise self.error(KernelTypeError, f"atomic_{op}: cannot add a value of type "
+                    verb = "add" if op in ("add", "sub") else "combine"
+                    raise self.error(KernelTypeError, f"{atomic}: cannot {verb} a value of type "
                                      f"{type_name(value.type)} to an array of {type_name(lvalue.type)}", node)
-                call = self.builtin_call(f"atomic_{op}", [lvalue.array, *lvalue.indices, value], node,
-                                         label=f"'{ast.unparse(node.target)} {_SYMBOL[op]}=' (atomic_{op})")
+                call = self.builtin_call(atomic, [lvalue.array, *lvalue.indices, value], node,
+                                         label=f"'{ast.unparse(node.target)} {_SYMBOL[op]}=' ({atomic})")
                 out.append(ir.IRExprStmt(call))
                 return
         if isinstance(target, ast.Name):
@@ -394,7 +409,8 @@ class Typer(ExpressionTyper):
         if node.orelse:
             raise self.error(KernelSyntaxError, "'while ... else' is not supported", node)
         self._forget_assigned(node.body)  # a later iteration sees the values the body assigns
-        cond = self.condition(node.test)
+        with self.no_hoisting("a while condition"):  # evaluated before every iteration
+            cond = self.condition(node.test)
         self.loop_depth += 1
         body = self.block(node.body)
         self.loop_depth -= 1
@@ -434,9 +450,10 @@ class Typer(ExpressionTyper):
                 raise self.error(KernelTypeError, "range() step must not be zero", node)
             sign = 1 if step.value > 0 else -1
         if backwards:
-            if not sign:
-                raise self.error(KernelTypeError, "reversed(range(...)) needs a constant step", node)
-            start, stop, step, sign = self._reversed_range(start, stop, step, sign, node, out)
+            if sign:
+                start, stop, step, sign = self._reversed_range(start, stop, step, sign, node, out)
+            else:
+                start, stop, step = self._reversed_runtime_range(start, stop, step, node, out)
         if not isinstance(node.target, ast.Name):
             raise self.error(KernelSyntaxError, "the loop variable must be a single name", node)
         name = self.symbols.unique(node.target.id)
@@ -474,14 +491,21 @@ class Typer(ExpressionTyper):
         return self.to_value(value, node)
 
     def _static_uses(self, node, var: str) -> bool:
-        """The body of loop ``node`` has a ``wp.static`` expression that reads the loop variable (so the loop is
-        unrolled, as in Warp: each copy of the body sees the variable's value) and no break or continue."""
+        """The body of loop ``node`` has a ``wp.static`` expression, or an index of a tuple, that reads the loop
+        variable (so the loop is unrolled, as in Warp: each copy of the body sees the variable's value) and no
+        break or continue."""
         if _exits_or_assigns(node, None):
             return False
-        for call in ast.walk(ast.Module(body=node.body, type_ignores=[])):
-            if isinstance(call, ast.Call) and call.args and self.try_static(call.func) is static:
-                if any(isinstance(n, ast.Name) and n.id == var for n in ast.walk(call.args[0])):
-                    return True
+
+        def reads_var(expr) -> bool:
+            return any(isinstance(n, ast.Name) and n.id == var for n in ast.walk(expr))
+
+        for n in ast.walk(ast.Module(body=node.body, type_ignores=[])):
+            if isinstance(n, ast.Call) and n.args and self.try_static(n.func) is static and reads_var(n.args[0]):
+                return True
+            if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and reads_var(n.slice) \
+                    and isinstance(self.symbols.type_of(self.symbols.unique(n.value.id)), TupleType):
+                return True
         return False
 
     def _unroll(self, node, name: str, t, values: range, out) -> None:
@@ -519,6 +543,30 @@ class Typer(ExpressionTyper):
         first = self.assign_temp(last, out)
         end = self.assign_temp(end, out)
         return first, end, ir.IRConst(-step.value, t), -sign
+
+    def _reversed_runtime_range(self, start, stop, step, node, out):
+        """``reversed(range(start, stop, step))`` for a step known only at run time: the loop from the last value
+        ``start + (n - 1) * step`` (n values) back to ``start - step``, by ``-step`` (bounds computed once, before
+        the loop; a zero step gives no iteration)."""
+        t = start.type
+        zero, one = ir.IRConst(0, t), ir.IRConst(1, t)
+        start, stop, step = (v if isinstance(v, (ir.IRConst, ir.IRLocal)) else self.assign_temp(v, out)
+                             for v in (start, stop, step))
+        rising = self.builtin_call("gt", [step, zero], node)
+        span = ir.IRSelect(rising, self.binary("sub", stop, start, node), self.binary("sub", start, stop, node), t)
+        span = self.assign_temp(span, out)
+        size = self.builtin_call("abs", [step], node)
+        nonempty = self.builtin_call("logical_and", [self.builtin_call("gt", [span, zero], node),
+                                                     self.builtin_call("gt", [size, zero], node)], node)
+        safe_size = ir.IRSelect(nonempty, size, one, t)  # no division by zero on the branch not taken
+        count = self.builtin_call("div", [self.binary("sub", self.binary("add", span, size, node), one, node),
+                                          safe_size], node)
+        count = self.assign_temp(ir.IRSelect(nonempty, count, zero, t), out)
+        last = self.binary("add", start, self.binary("mul", self.binary("sub", count, one, node), step, node), node)
+        first = self.assign_temp(last, out)
+        end = self.assign_temp(self.binary("sub", start, step, node), out)
+        back = self.assign_temp(self.builtin_call("neg", [step], node), out)
+        return first, end, back
 
     def stmt_Break(self, node, out):
         if not self.loop_depth:

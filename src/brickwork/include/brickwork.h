@@ -377,6 +377,9 @@ template <class T> BW_INLINE T bit_xor(T a, T b) { return T(a ^ b); }
 template <class T> BW_INLINE T lshift(T a, T b) { return T(a << b); }
 template <class T> BW_INLINE T rshift(T a, T b) { return T(a >> b); }
 template <class T> BW_INLINE T invert(T a) { return T(~a); }
+// componentwise on integer vectors and matrices (and % on vectors), as Warp's operators are
+BW_LIFT2(bit_and) BW_LIFT2(bit_or) BW_LIFT2(bit_xor) BW_LIFT2(lshift) BW_LIFT2(rshift) BW_LIFT1(invert)
+BW_LIFT2(wrapping_lshift) BW_LIFT2(mod)
 template <class T> BW_INLINE bool lt(T a, T b) { return a < b; }
 template <class T> BW_INLINE bool le(T a, T b) { return a <= b; }
 template <class T> BW_INLINE bool gt(T a, T b) { return a > b; }
@@ -1122,6 +1125,69 @@ template <class T, int D, class... I> BW_INLINE auto subarray_checked(const arra
         }
     return subarray(a, int64_t(i)...);
 }
+// ---- indexed arrays (types/indexed_arrays.py) -----------------------------------------------
+// The base's data and strides, the indexed shape, and one index array per dimension (null: that
+// dimension is not indexed). Element (i, j, ..) is base[idx0[i], j, ..]; the unit-stride flag U of
+// plain arrays does not apply (the elements are gathered).
+template <class T, int D> struct indexedarray_t {
+    T* data;
+    int64_t shape[D];
+    int64_t strides[D];  // the base's, in elements
+    const int32_t* indices[D];
+};
+template <class T, int D> BW_INLINE int64_t indexed_offset(const indexedarray_t<T, D>& a, int d, int64_t i) {
+    return (a.indices[d] ? int64_t(a.indices[d][i]) : i) * a.strides[d];
+}
+template <bool U, class T> BW_INLINE T& at(const indexedarray_t<T, 1>& a, int64_t i) {
+    return a.data[indexed_offset(a, 0, i)];
+}
+template <bool U, class T> BW_INLINE T& at(const indexedarray_t<T, 2>& a, int64_t i, int64_t j) {
+    return a.data[indexed_offset(a, 0, i) + indexed_offset(a, 1, j)];
+}
+template <bool U, class T> BW_INLINE T& at(const indexedarray_t<T, 3>& a, int64_t i, int64_t j, int64_t k) {
+    return a.data[indexed_offset(a, 0, i) + indexed_offset(a, 1, j) + indexed_offset(a, 2, k)];
+}
+template <bool U, class T> BW_INLINE T& at(const indexedarray_t<T, 4>& a, int64_t i, int64_t j, int64_t k, int64_t l) {
+    return a.data[indexed_offset(a, 0, i) + indexed_offset(a, 1, j) + indexed_offset(a, 2, k) + indexed_offset(a, 3, l)];
+}
+// a[i] of an indexed array with more dimensions: the indexed view of the remaining ones
+template <class T, int D> BW_INLINE indexedarray_t<T, D - 1> subarray(const indexedarray_t<T, D>& a, int64_t i) {
+    indexedarray_t<T, D - 1> r;
+    r.data = a.data + indexed_offset(a, 0, i);
+    for (int d = 1; d < D; ++d) {
+        r.shape[d - 1] = a.shape[d];
+        r.strides[d - 1] = a.strides[d];
+        r.indices[d - 1] = a.indices[d];
+    }
+    return r;
+}
+template <class T, int D, class... I>
+BW_INLINE auto subarray(const indexedarray_t<T, D>& a, int64_t i, int64_t j, I... rest) {
+    return subarray(subarray(a, i), j, rest...);
+}
+template <bool U, class T, int D, class... I>
+BW_INLINE T& at_checked(const indexedarray_t<T, D>& a, const char* where, I... i) {
+    const int64_t index[D] = {int64_t(i)...};
+    for (int d = 0; d < D; ++d)
+        if (index[d] < 0 || index[d] >= a.shape[d]) {
+            record_oob(where, D, index, a.shape);
+            return oob_sink<T>();
+        }
+    return at<U>(a, int64_t(i)...);
+}
+template <class T, int D, class... I>
+BW_INLINE auto subarray_checked(const indexedarray_t<T, D>& a, const char* where, I... i) {
+    constexpr int n = int(sizeof...(I));
+    const int64_t index[n] = {int64_t(i)...};
+    for (int d = 0; d < n; ++d)
+        if (index[d] < 0 || index[d] >= a.shape[d]) {
+            record_oob(where, n, index, a.shape);
+            indexedarray_t<T, D - n> empty{};
+            return empty;  // a view of nothing: its own accesses are out of bounds too
+        }
+    return subarray(a, int64_t(i)...);
+}
+
 #ifndef BW_DEVICE
 inline int take_bounds_error(char* out, int size) {
     if (!__atomic_load_n(&g_bounds_error.set, __ATOMIC_ACQUIRE)) return 0;
@@ -1278,6 +1344,7 @@ template <class T> BW_INLINE T atomic_cas(T* p, T compare, T v) {
         transform<T> old; for (int i = 0; i < 7; ++i) old.c[i] = op(&p->c[i], v.c[i]); return old; }
 BW_ATOMIC_COMPOSITE(atomic_add) BW_ATOMIC_COMPOSITE(atomic_sub)
 BW_ATOMIC_COMPOSITE(atomic_min) BW_ATOMIC_COMPOSITE(atomic_max)
+BW_ATOMIC_COMPOSITE(atomic_and) BW_ATOMIC_COMPOSITE(atomic_or) BW_ATOMIC_COMPOSITE(atomic_xor)
 
 // ---- reverse-mode autodiff: a thread's stack of saved values (loop-carried values, trip counts) ----
 // 512 bytes inline, then the heap: loops with dynamic bounds save as much as they run.

@@ -24,8 +24,8 @@ def written_params(fn: ir.IRFunction, _memo: dict | None = None) -> frozenset:
         if isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRLocal) and isinstance(n.target.type, ArrayType) \
                 and _root(n.value) is not None:  # b = a, row = a[i]: b aliases a
             sources.setdefault(n.target.name, set()).add(_root(n.value))
-        elif isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRArrayElem):
-            written.add(_root(n.target.array))
+        elif isinstance(n, ir.IRAssign) and isinstance(_stored_element(n.target), ir.IRArrayElem):
+            written.add(_root(_stored_element(n.target).array))  # a[i] = v, a[i][0] = v, a[i].f = v
         elif isinstance(n, ir.IRCall) and n.op.startswith("atomic_"):
             written.add(_root(n.args[0]))
         elif isinstance(n, ir.IRFuncCall):
@@ -53,6 +53,13 @@ def assignment_counts(stmts) -> dict:
         if isinstance(target, ir.IRLocal):
             counts[target.name] = counts.get(target.name, 0) + 1
     return counts
+
+
+def _stored_element(target):
+    """The array element a store's target is part of (itself, or under components and fields)."""
+    while isinstance(target, (ir.IRComponent, ir.IRField)):
+        target = target.base
+    return target
 
 
 def _root(e):

@@ -307,12 +307,27 @@ class IRPrint(IRStmt):
 
 @dataclass(eq=False)
 class IRExpect(IRStmt):
-    """``expect_eq``/``expect_neq``: print ``message`` with both values when the check fails."""
+    """``expect_eq``/``expect_neq``: print ``message`` with both values when the check fails.
+
+    An ``assert`` (``aborts``) checks that ``left`` (a bool) holds; when it does not, ``message`` goes
+    to stderr and the process aborts. Asserts are checked in debug mode only: typing makes them
+    ``enabled=False`` and ``check_bounds`` (the debug pass) enables them."""
 
     equal: bool
     left: IRExpr
     right: IRExpr
     message: str
+    aborts: bool = False
+    enabled: bool = True
+
+
+@dataclass(eq=False)
+class IRNative(IRStmt):
+    """C++ text of a ``wp.func_native`` function, the body of its ``IRFunction``: rendered as written, with
+    each of ``names`` (its parameters and adjoint locals) bound to the local of that name."""
+
+    text: str
+    names: list
 
 
 @dataclass(eq=False)
@@ -645,7 +660,16 @@ class IRFunction:
     # pass uses them instead of differentiating or replaying this function's body).
     custom_grad: object = None
     custom_replay: object = None
+    # A wp.func_native function (its body is one IRNative): the IRFunction of its adjoint snippet, which takes
+    # its parameters and the result's adjoint and returns its parameters' adjoints (None: no adjoint snippet)
+    native_adjoint: object = None
     # GPU-mapped kernels: how to launch them (``meta["gpu_launch"]``, docs/architecture.md); None otherwise
     gpu_launch: dict | None = None
+    # A @func's inline hint (``@wp.func(inline=...)``): True forces inlining, False keeps the function out of
+    # line, None leaves the choice to the target
+    inline: bool | None = None
+    # A @func with wp.ref[T] parameters: (its own result type or None, the names of those parameters). It
+    # returns a tuple of its result (when it has one) and their final values, which the caller stores back.
+    reference_result: tuple | None = None
 
 

@@ -96,6 +96,8 @@ def _stmt(s, depth, out):
     elif isinstance(s, ir.IRPrint):
         parts = ", ".join(repr(str(p)) if isinstance(p, str) else expr(p) for p in s.parts)
         out.append(f"{pad}print({parts})")
+    elif isinstance(s, ir.IRExpect) and s.aborts:
+        out.append(f"{pad}assert {expr(s.left)}{'' if s.enabled else '  (debug mode only)'}")
     elif isinstance(s, ir.IRExpect):
         out.append(f"{pad}expect_{'eq' if s.equal else 'neq'}({expr(s.left)}, {expr(s.right)})")
     elif isinstance(s, ir.IRInlineBody):

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import typing
 from collections.abc import Callable
 
-from ..builtins import Mismatch
+from ..builtins import BuiltinFunction, Mismatch
 from ..errors import KernelSyntaxError, KernelTypeError, KernelUnsupportedTypeError
 from ..frontend.fingerprint import function_fingerprint
 from ..frontend.intrinsics import INTRINSICS
 from ..frontend.source import FunctionSource
+from ..frontend.static_value import Static
 from ..types.arrays import type_name
+from ..types.function_values import FunctionValueType, accepts_function_values
 from ..types.generic import is_generic, matches, type_of_value
 from ..types.opaque import TupleType
 from ..types.scalars import python_annotation_type
@@ -21,10 +24,11 @@ from ..types.scalars import python_annotation_type
 class FunctionOverload:
     """One definition of a function name: its source and parameter annotations."""
 
-    def __init__(self, pyfunc, owner: "Function", custom_of: str | None = None):
+    def __init__(self, pyfunc, owner: "Function", custom_of: str | None = None, inline: bool | None = None):
         self.pyfunc = pyfunc
         self.owner = owner
         self.custom_of = custom_of  # "grad" or "replay" for @func_grad / @func_replay functions of owner
+        self.inline = inline  # @func(inline=...): the hint its compiled instances carry
         self.source = FunctionSource(pyfunc)
         self.source.evaluate_statics()
         ann = self.source.annotations()
@@ -47,10 +51,15 @@ class FunctionOverload:
 
     def instantiate(self, arg_types: list, context):
         """The IR of this overload for concrete ``arg_types`` (typed once per context)."""
+        from .references import reference_params, with_reference_results  # the compiler's side: lazy
         key = (id(self), tuple(arg_types))
         found = context.functions.get(key)
         if found is not None:
             return found
+        if (self.owner.custom_grads or self.owner.custom_replays) and any(
+                isinstance(t, FunctionValueType) for t in arg_types):
+            raise Mismatch("Function parameters are not supported by functions with custom gradients or replay "
+                           "functions (their adjoint would depend on the function passed)")
         if key in context.stack:
             raise RecursionError(self.source.qualname)
         context.stack.append(key)
@@ -62,6 +71,11 @@ class FunctionOverload:
             from .. import pipeline  # typing runs inside the compiler, which is imported on first use
 
             fn_ir = pipeline.type_function(self.source, param_types, context, name, label)
+            references = reference_params(self)
+            if references:  # wp.ref[T] parameters: their final values are returned too
+                fn_ir = with_reference_results(fn_ir, references)
+            # a custom gradient or replay takes the hint of the function it belongs to, as in Warp
+            fn_ir.inline = self.inline if self.custom_of is None else self.owner.inline
         finally:
             context.stack.pop()
         context.functions[key] = fn_ir
@@ -80,13 +94,29 @@ class FunctionOverload:
         for found, candidates, types in (("custom_grad", owner.custom_grads, arg_types + returns),
                                          ("custom_replay", owner.custom_replays, arg_types)):
             match = next((o for o in reversed(candidates) if o.accepts(types)), None)
-            if match is not None:
-                fresh = type(context)()
-                setattr(fn_ir, found, match.instantiate(types, fresh))
+            if match is not None and (id(match), tuple(types)) not in _TYPING_CUSTOM:
+                # a gradient function may call its own forward function: that call is plain code (the
+                # gradient runs as written), so the forward's custom functions are not typed again there
+                _TYPING_CUSTOM.add((id(match), tuple(types)))
+                try:
+                    fresh = type(context)()
+                    setattr(fn_ir, found, match.instantiate(types, fresh))
+                finally:
+                    _TYPING_CUSTOM.discard((id(match), tuple(types)))
+
+
+#: (custom function overload id, types) being typed now (see ``_attach_custom``)
+_TYPING_CUSTOM: set = set()
 
 
 class Function:
-    """A kernel function: every ``@func`` definition of one name in one module, as overloads."""
+    """A kernel function: every ``@func`` definition of one name in one module, as overloads.
+
+    As an annotation (``g: wp.Function``) it makes a parameter that takes a function: a ``@func`` or a
+    builtin, known at compile time (each function passed gives an instance of its own).
+    """
+
+    accepts_function_values = True
 
     def __init__(self, name: str, qualname: str, module: str):
         self.name = name
@@ -98,9 +128,21 @@ class Function:
         self.__name__ = name
         self.__qualname__ = qualname
         self.__doc__ = None
+        self.inline: bool | None = None  # the latest definition's @func(inline=...)
 
-    def add_overload(self, pyfunc) -> None:
-        overload = FunctionOverload(pyfunc, self)
+    @property
+    def key(self) -> str:
+        """The function's name (Warp's ``Function.key``)."""
+        return self.name
+
+    @property
+    def inline_hint(self) -> str | None:
+        """Warp's spelling of the inline hint: "forceinline", "noinline" or None."""
+        return None if self.inline is None else "forceinline" if self.inline else "noinline"
+
+    def add_overload(self, pyfunc, inline: bool | None = None) -> None:
+        self.inline = inline
+        overload = FunctionOverload(pyfunc, self, inline=inline)
         # A redefinition with the same signature (re-run notebook cell) replaces the old one.
         self.overloads = [o for o in self.overloads if o.signature != overload.signature]
         self.overloads.append(overload)
@@ -156,26 +198,33 @@ def func(f: Callable[_P, _R]) -> Callable[_P, _R]: ...
 
 
 @typing.overload
-def func(f: None = None, *, module=None, **options) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]: ...
+def func(f: None = None, *, module=None, inline: bool | None = None,
+         **options) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]: ...
 
 
-def func(f=None, *, module=None, **options):
+def func(f=None, *, module=None, inline: bool | None = None, **options):
     """Decorator: a function callable from kernels. Several definitions of one name are overloads.
 
-    ``@func`` and ``@func(...)`` (Warp's spelling with options such as ``module``) are the same; the options
-    change nothing, as every function is compiled into the kernels that call it.
+    ``@func`` and ``@func(...)`` (Warp's spelling with options such as ``module``) are the same, as every
+    function is compiled into the kernels that call it. ``inline`` is a hint for the native compiler:
+    None (the default: the target chooses; brickwork inlines), True (force inlining) or False (keep the
+    function out of line, one copy called from every site).
     """
-    if f is None:
-        return func
+    if inline is not None and not isinstance(inline, bool):
+        raise TypeError(f"inline must be a bool or None, got {type(inline).__name__}: {inline!r}")
+    if f is None:  # @func(...): a decorator with these options (@func() is @func)
+        return functools.partial(func, module=module, inline=inline, **options) if inline is not None else func
     key = (f.__module__, f.__qualname__)
     function = _REGISTRY.get(key)
     if function is None:
         function = _REGISTRY[key] = Function(f.__name__, f.__qualname__, f.__module__)
-    function.add_overload(f)
+    function.add_overload(f, inline=inline)
     return function
 
 
 def _python_value_matches(annotation, value) -> bool:
+    if accepts_function_values(annotation):
+        return is_function_target(value)
     t = type_of_value(value)
     return annotation is typing.Any if t is None else matches(annotation, t)
 
@@ -187,17 +236,31 @@ def _ident(name: str) -> str:
 def _call(typer, f: Function, node):
     """``f(a, b, c=...)``: positional and keyword arguments bound to the parameters of the last
     overload that takes them (defaults fill the rest, typed as their parameters), then typed."""
-    positional = [typer.value(a) for a in node.args]
-    keywords = {k.arg: typer.value(k.value) for k in node.keywords}
+    positional = [_argument(typer, a) for a in node.args]
+    keywords = {k.arg: _argument(typer, k.value) for k in node.keywords}
     if not keywords and all(len(positional) == len(o.params) for o in f.overloads):
-        return typer.call_function(f, positional, node)
+        return _stored_back(typer, f, typer.call_function(f, positional, node), node, positional)
     problems = []
     for overload in reversed(f.overloads):
         args = _bind(typer, overload, positional, keywords, problems)
         if args is not None and overload.accepts([a.type for a in args]):
-            return typer.call_function(f, args, node)
+            return _stored_back(typer, f, typer.call_function(f, args, node), node, args, overload)
     reason = "; ".join(dict.fromkeys(problems)) or "no overload takes these arguments"
     raise typer.error(KernelTypeError, f"{f.name}(): {reason}", node)
+
+
+def _stored_back(typer, f: Function, call, node, args: list, overload=None):
+    """The value of a call; a function with wp.ref parameters also stores their values into the places passed."""
+    from .. import ir  # the compiler's side: lazy (import brickwork stays light)
+    from .references import store_references
+    if not isinstance(call, ir.IRFuncCall) or call.func.reference_result is None:
+        return call
+    if overload is None:
+        overload = f.select([a.type for a in args])
+    names = [n for n, _ in overload.params]
+    arg_nodes = dict(zip(names, node.args))
+    arg_nodes.update({k.arg: k.value for k in node.keywords})
+    return store_references(typer, call, arg_nodes, node)
 
 
 def _bind(typer, overload, positional, keywords, problems):
@@ -214,7 +277,9 @@ def _bind(typer, overload, positional, keywords, problems):
         if name in keywords:
             args.append(keywords[name])
         elif name in overload.defaults:
-            args.append(typer.default_value(overload.defaults[name], annotation))
+            default = overload.defaults[name]
+            args.append(_FunctionArgument(default) if is_function_target(default)
+                        else typer.default_value(default, annotation))
         else:
             problems.append(f"missing argument '{name}'")
             return None
@@ -224,12 +289,45 @@ def _bind(typer, overload, positional, keywords, problems):
     return args
 
 
+class _FunctionArgument:
+    """A function passed to a ``@func``: typed as itself, with no runtime value (the instance names it)."""
+
+    __slots__ = ("type",)
+
+    def __init__(self, target):
+        self.type = FunctionValueType(target)
+
+
+def is_function_target(value) -> bool:
+    """Whether ``value`` can be passed to a ``Function`` parameter: a ``@func`` or a builtin."""
+    return isinstance(value, (Function, BuiltinFunction))
+
+
+#: Builtins typed by rules of their own (statements, compile-time arguments): no Function parameter takes them.
+_SPECIAL_BUILTINS = frozenset({"tid", "print", "printf", "expect_eq", "expect_neq", "expect_near", "len", "identity",
+                               "quat_identity", "transform_identity", "int", "float", "bool", "static"})
+
+
+def _argument(typer, node):
+    """An argument of a ``@func`` call: a runtime value, or a function passed by name."""
+    value = typer.expr(node)
+    if isinstance(value, Static) and is_function_target(value.value):
+        f = value.value
+        if isinstance(f, BuiltinFunction) and (f.name in _SPECIAL_BUILTINS or any(
+                INTRINSICS.rule(f, kind) for kind in ("call", "statement"))):
+            raise typer.error(KernelTypeError, f"a Function parameter cannot take the unsupported built-in "
+                              f"function '{f.name}' (it is typed by special rules; pass a @func that calls it)",
+                              node)
+        return _FunctionArgument(f)
+    return typer.to_value(value, node)
+
+
 def _fingerprint(f: Function, seen: set) -> str:
     if id(f) in seen:
         return f"{f.qualname} (cycle)"
     seen.add(id(f))
     overloads = [*f.overloads, *f.custom_grads, *f.custom_replays]
-    return f"{f.qualname}(" + ",".join(function_fingerprint(o.source, seen) for o in overloads) + ")"
+    return f"{f.qualname}(" + ",".join(f"{function_fingerprint(o.source, seen)}:{o.inline}" for o in overloads) + ")"
 
 
 INTRINSICS.register(Function, call=_call, fingerprint=_fingerprint,
@@ -278,17 +376,33 @@ adjoint = AdjointAccess()
 
 
 def _adjoint_subscript(typer, obj, index_nodes, node):
+    """``wp.adjoint[p]``, or ``wp.adjoint[p.field.field]`` for a field of a struct parameter (then indexed like
+    the field: ``wp.adjoint[p.vec][0] += ...``)."""
     import ast
 
-    if len(index_nodes) != 1 or not isinstance(index_nodes[0], ast.Name):
+    from .. import ir
+
+    fields = []
+    root = index_nodes[0] if len(index_nodes) == 1 else None
+    while isinstance(root, ast.Attribute):
+        fields.append(root.attr)
+        root = root.value
+    if not isinstance(root, ast.Name):
         raise typer.error(KernelSyntaxError, "wp.adjoint[...] takes the name of a parameter of the gradient "
-                          "function", node)
-    name = index_nodes[0].id
+                          "function, or a field of one (wp.adjoint[p.field])", node)
+    name = root.id
     t = typer.symbols.type_of(name)
     if t is None:
         raise typer.error(KernelTypeError, f"wp.adjoint[{name}]: '{name}' is not a parameter of the gradient "
                           "function", node)
-    return typer.declare(f"_adjoint_{name}", t, node)
+    place = typer.declare(f"_adjoint_{name}", t, node)
+    for field in reversed(fields):
+        types = dict(getattr(place.type, "_fields", ()))
+        if field not in types:
+            raise typer.error(KernelTypeError, f"wp.adjoint[...]: {type_name(place.type)} has no field '{field}'",
+                              node)
+        place = ir.IRField(place, field, types[field])
+    return place
 
 
 INTRINSICS.register(adjoint, subscript=_adjoint_subscript, fingerprint=lambda obj, seen: "wp.adjoint")

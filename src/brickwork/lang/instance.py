@@ -38,6 +38,9 @@ class Instance:
         self.fn = None  # the loaded entry point
         self.tid_dims = 1
         self.writes: tuple = ()  # positions of the array parameters the kernel may write
+        # positions of the array parameters it reads, writes, and writes after reading ((position, "file:line"));
+        # wp.config.verify_autograd_array_access checks them at taped launches (runtime/array_access.py)
+        self.access: tuple = ((), (), ())
         self.error: Exception | None = None
         self._key: str | None = None
         self._packers: dict = {}
@@ -112,6 +115,8 @@ class Instance:
         self.fn = self.target_object().load(path, meta)
         self.tid_dims = int(meta.get("tid_dims", 1))
         self.writes = tuple(meta.get("writes", ()))
+        self.access = (tuple(meta.get("reads", ())), self.writes,
+                       tuple(tuple(p) for p in meta.get("read_then_written", ())))
         if self in _pending:
             _pending.remove(self)
 

@@ -11,6 +11,7 @@ from ..frontend.limits import KERNEL_RETURN
 from ..frontend.source import FunctionSource
 from ..types.arrays import ArrayType, type_name
 from ..types.generic import is_generic, matches
+from ..types.references import RefType
 from ..types.scalars import python_annotation_type
 from .instance import Instance, _pending
 from .modules import Module, get_module
@@ -40,6 +41,10 @@ class Kernel:
                 raise KernelSyntaxError(f"parameter '{name}' of kernel '{self.key}' needs a type annotation "
                                         f"(use typing.Any for a generic parameter)",
                                         self.source.location(self.source.tree))
+            if isinstance(ann[name], RefType):
+                raise KernelTypeError(f"parameter '{name}' of kernel '{self.key}' is annotated {ann[name]!r}: "
+                                      f"wp.ref[T] is not allowed in kernel signatures (it is for @func parameters; "
+                                      f"pass an array and its index instead)", self.source.location(self.source.tree))
             self.params.append((name, python_annotation_type(ann[name])))
         # reported when the kernel is first instantiated, as Warp does at launch
         if ann.get("return", None) not in (None, type(None)):

@@ -54,3 +54,39 @@ def set_module_options(options: dict, module=None) -> None:
 def get_module_options(module=None) -> dict:
     """The options of ``module`` (default: the caller's module)."""
     return dict(get_module(_caller_module(module)).options)
+
+
+def _has_kernel_content(namespace) -> bool:
+    """Whether a Python module defines a kernel, a function or a struct (what Warp calls its content)."""
+    from .function import Function
+    from .kernel import Kernel
+
+    name = namespace.__name__
+    for value in vars(namespace).values():
+        if isinstance(value, Kernel) and value.func.__module__ == name:
+            return True
+        if isinstance(value, Function) and value.module == name:
+            return True
+        if isinstance(value, type) and getattr(value, "_bw_struct", False) and value.__module__ == name:
+            return True
+    return False
+
+
+def load_module(module=None, device=None, recursive: bool = False, block_dim=None, max_workers=None) -> None:
+    """Build now the declared (pending) kernel instances of ``module``: a Python module, its name, or by
+    default the caller's module; ``recursive=True`` includes its submodules.
+
+    As Warp's, a module that defines no kernel, function or struct (or does not exist) is a
+    ``RuntimeError``. Kernels are compiled per instance, so ``device``, ``block_dim`` and ``max_workers``
+    choose nothing here (instances build for their own target, in parallel).
+    """
+    from .instance import _pending, build_instances
+
+    name = _caller_module(module)
+    names = [m for m in list(sys.modules) if m == name or (recursive and m.startswith(name + "."))]
+    if not any(_has_kernel_content(sys.modules[m]) for m in names if sys.modules[m] is not None):
+        raise RuntimeError(f"Module '{name}' does not contain any Warp kernels, functions, or structs")
+    chosen = set(names)
+    batch = [p for p in _pending if p.kernel.func.__module__ in chosen]
+    if batch:
+        build_instances(batch)

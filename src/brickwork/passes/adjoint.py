@@ -103,6 +103,17 @@ def _periodic_split(nf) -> ir.IRFunction | None:
                    simd_innermost=inner_rows.simd)
 
 
+def _atomic_won(current, value) -> ir.IRExpr:
+    """Whether an atomic min/max stored ``value``: the element now equals it, or both are NaN (the
+    forward stored the NaN value; NaN == NaN is false), as Warp's adjoint decides."""
+    won = ir.IRCall("eq", [current, value], bool_)
+    if not getattr(value.type, "is_float", False):
+        return won
+    both_nan = ir.IRCall("logical_and", [ir.IRCall("isnan", [current], bool_), ir.IRCall("isnan", [value], bool_)],
+                         bool_)
+    return ir.IRCall("logical_or", [won, both_nan], bool_)
+
+
 class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
     """Builds the backward kernel of one normal form: its state, the adjoints' storage and the reverse
     sweep; the replay, teams and the loop abstraction are its parts in ``adjoint_replay``,
@@ -295,14 +306,21 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
             else:
                 for k, p in enumerate(s.result_adjoints):
                     out.append(ir.IRAssign(p, ir.IRTupleGet(g, k, p.type)))
-        for a in s.adjoint_inits:
-            if a is not None:
+        grad = list(s.grad)
+        for arg, a in zip(s.args, s.adjoint_inits):
+            if a is None:
+                continue
+            if isinstance(a.type, ArrayType):  # wp.adjoint[arr] is the argument's gradient array, updated in place
+                adj_arr = self.adj_array(arg)
+                out.append(ir.IRAssign(a, adj_arr))
+                grad = self.if_grad(adj_arr, grad)  # it runs only where that gradient exists
+            else:
                 out.append(ir.IRAssign(a, zero(a.type)))
         # the gradient function is the user's backward code: it runs as written, side effects included
         # (forward() would leave its stores and atomics to the forward launch)
-        out.extend(s.grad)
+        out.extend(grad)
         for arg, a in zip(s.args, s.adjoints):
-            if a is not None:
+            if a is not None and not isinstance(a.type, ArrayType):
                 self.accumulate(arg, a, out)
         if isinstance(s.result, ir.IRLocal) and carries_adjoint(s.result.type):
             out.append(ir.IRAssign(self.adj_of(s.result), zero(s.result.type)))
@@ -357,6 +375,20 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
         self.reverse_value(value, target, g, out)
         out.append(ir.IRAssign(g, zero(target.type)))
 
+    def reverse_native(self, call: ir.IRFuncCall, g, out):
+        """The adjoint snippet of a ``wp.func_native`` call: it takes the arguments and the result's adjoint
+        and returns the adjoints of the differentiable parameters (none: no gradient flows)."""
+        adj_fn = call.func.native_adjoint
+        if adj_fn is None or adj_fn.return_type is None:
+            return
+        got = self.locals.new("_ad_native", adj_fn.return_type)
+        out.append(ir.IRAssign(got, ir.IRFuncCall(adj_fn, [*call.args, g], adj_fn.return_type)))
+        names = [local[len("adj_"):] for local in adj_fn.locals]  # adj_<p>, in the order it returns them
+        by_name = {n: a for (n, _), a in zip(call.func.params, call.args)}
+        for k, name in enumerate(names):
+            part = got if len(names) == 1 else ir.IRTupleGet(got, k, adj_fn.return_type.types[k])
+            self.accumulate(by_name[name], part, out)
+
     def hand_over(self, place, value, out):
         """Reverse a store of ``value`` whose target's adjoint is ``place``: the value gets that adjoint,
         which is then cleared (the value the store overwrote had no part in what followed)."""
@@ -370,6 +402,8 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
     def reverse_value(self, value, result, g, out):
         if isinstance(value, ir.IRLocal):
             self.accumulate(value, g, out)
+        elif isinstance(value, ir.IRFuncCall):  # a wp.func_native call (other calls are inlined)
+            self.reverse_native(value, g, out)
         elif isinstance(value, ir.IRCall):
             self.reverse_call(value, result, g, out)
         elif isinstance(value, ir.IRCast):
@@ -461,7 +495,7 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
             current = ir.IRArrayElem(arr, idx, value.type)
             shape = getattr(value.type, "_shape", None)
             if shape is None:
-                won = ir.IRCall("eq", [current, value], bool_)
+                won = _atomic_won(current, value)
                 has = self.has_grad(adj_arr)
                 test = won if has is None else ir.IRCall("logical_and", [has, won], bool_)
                 out.append(ir.IRIf(test, read, []))
@@ -472,7 +506,7 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
             dtype = value.type._dtype
             comps = []
             for k in range(math.prod(shape)):
-                won = ir.IRCall("eq", [flat_component(current, k), flat_component(value, k)], bool_)
+                won = _atomic_won(flat_component(current, k), flat_component(value, k))
                 comps.append(ir.IRSelect(won, flat_component(g, k), ir.IRConst(0, dtype), dtype))
             masked = self.locals.new("_ad_g", value.type)
             out.append(ir.IRAssign(masked, ir.IRConstruct(comps, value.type)))

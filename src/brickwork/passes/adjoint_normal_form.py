@@ -495,6 +495,15 @@ class _Flattener:
         the result local. With a ``@func_grad`` the call becomes an ``IRCustomAdjoint``."""
         callee = call.func
         args = [self.atom(a, env, out) for a in call.args]
+        if callee.body and isinstance(callee.body[0], ir.IRNative):  # wp.func_native: called, never inlined
+            native = callee.custom_replay or callee  # its replay snippet, if any, is what the backward runs
+            if callee.return_type is None:
+                out.append(ir.IRExprStmt(ir.IRFuncCall(native, args, None)))
+                return None
+            result = self.locals.new(self.next_prefix(callee) + "ret", callee.return_type)
+            self.types[result.name] = result.type
+            out.append(ir.IRAssign(result, ir.IRFuncCall(native, args, callee.return_type)))
+            return result
         body_fn = callee.custom_replay or callee
         if callee.custom_grad is None and callee.custom_replay is None:
             return self.inline_body(body_fn, args, env, out)

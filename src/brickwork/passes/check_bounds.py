@@ -3,7 +3,8 @@
 The pass marks the accesses (``checked``); the target renders each as a test of every index
 against its extent that, when one fails, records the access (its "file:line", the index and the
 shape) and touches a dummy element instead of memory. After the launch the target raises
-``BoundsError`` with the first record. Release builds never run this pass.
+``BoundsError`` with the first record. It also enables the ``assert`` statements (typed disabled),
+which abort the process when they fail. Release builds never run this pass.
 """
 
 from __future__ import annotations
@@ -35,3 +36,7 @@ class _Check(ir.Rewriter):
     def r_IRCall(self, e):
         out = self.copy(e)
         return replace(out, checked=True) if e.op.startswith("atomic_") else out
+
+    def r_IRExpect(self, s):
+        out = self.copy(s)
+        return replace(out, enabled=True) if s.aborts else out

@@ -27,12 +27,13 @@ class SelectBuiltins:
 
 
 def _wraps(e: ir.IRCall) -> bool:
-    """Signed int32/int64 arithmetic that may overflow: scalars, and vectors added elementwise."""
+    """Signed int32/int64 arithmetic that may overflow: scalars, and vectors and matrices added or
+    shifted left elementwise."""
     scalar = is_scalar_type(e.type)
     dtype = e.type if scalar else getattr(e.type, "_dtype", None)
     if e.no_wrap or getattr(dtype, "__name__", None) not in ("int32", "int64"):
         return False
-    return scalar or e.op in ("add", "sub", "neg") and all(a.type == e.type for a in e.args)
+    return scalar or e.op in ("add", "sub", "neg", "lshift") and all(a.type == e.type for a in e.args)
 
 
 class _Select(ir.Rewriter):

@@ -14,6 +14,7 @@ import numpy as np
 from .. import config
 from ..errors import CaptureError, LaunchError
 from ..types.arrays import array
+from ..types.indexed_arrays import indexedarray
 from . import streams
 
 
@@ -30,7 +31,7 @@ def target_for(device):
 
 
 def _signature(args) -> tuple:
-    return tuple([a._sig if isinstance(a, array) else type(a) for a in args])
+    return tuple([a._sig if isinstance(a, (array, indexedarray)) else type(a) for a in args])
 
 
 def launch_cuda(kernel, dim, args, device, stream=None) -> None:

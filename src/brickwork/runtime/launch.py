@@ -21,6 +21,7 @@ from ..lang.kernel import sibling_kernels
 from ..types.arrays import ArrayType, array, empty, from_numpy, type_name
 from ..types.composite import CompositeBase, is_composite_type
 from ..types.generic import describe_value, is_generic, matches, type_of_value
+from ..types.indexed_arrays import IndexedArrayType, indexedarray
 from ..types.layout import pack_format, struct_offsets
 from ..types.scalars import ScalarBase, bfloat16, bfloat16_bits, is_scalar_type
 from ..types.structs import StructBase, is_struct_type
@@ -31,7 +32,7 @@ _MAX_EXTENT = 2**31 - 1
 
 
 def _signature(args) -> tuple:
-    return tuple([a._sig if type(a) is array else type(a) for a in args])
+    return tuple([a._sig if type(a) is array or type(a) is indexedarray else type(a) for a in args])
 
 
 def _stale(inst) -> bool:
@@ -70,7 +71,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
 
             return launch_cuda(kernel, dim, args, dev, stream)
     # _signature and _stale spelled inline: a function call is a measurable part of the fast path
-    sig = tuple([a._sig if type(a) is array else type(a) for a in args])
+    sig = tuple([a._sig if type(a) is array or type(a) is indexedarray else type(a) for a in args])
     entry = kernel.launch_table.get(sig)
     if entry is None or entry[0].mode != config.mode or entry[0].target != config.target:
         if any(type(a) is np.ndarray or a is None for a in args):  # host values: never in a table
@@ -97,6 +98,14 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
         return None
     if inst.fn(buf):  # declined: an array with a non-unit innermost stride
         inst.run_with_general_strides(buf)
+    if _tape.recording and record_tape and config.verify_autograd_array_access:
+        from .array_access import after_launch
+
+        after_launch(kernel, inst, args)
+    if config.verify_fp:
+        from .verify_fp import check_launch
+
+        check_launch(kernel, inst, args)
     return None
 
 
@@ -158,6 +167,8 @@ def _host_arguments(kernel, args) -> list:
                 raise LaunchError(f"launch of '{kernel.key}': argument '{name}' is None, which stands only for an "
                                   f"array parameter of a known dtype (got {type_name(t) if t else 'no parameter'})")
             a = empty((0,) * t.ndim, dtype=t.dtype)
+            if isinstance(t, IndexedArrayType):
+                a = indexedarray(a)
         out.append(a)
     return out
 
@@ -297,7 +308,7 @@ def _prepare(kernel, sig, args, device, target=None, table_key=None) -> tuple:
         raise LaunchError(f"launch of '{kernel.key}': expected {len(params)} arguments ({names}), "
                           f"got {len(args)}")
     for (name, _), a in zip(params, args):
-        if isinstance(a, array) and a.device != on:
+        if isinstance(a, (array, indexedarray)) and a.device != on:
             raise LaunchError(f"launch of '{kernel.key}' on {on}: argument '{name}' is an array on {a.device}; "
                               f"arrays must be on the launch device (copy it with a.to('{on}'))")
     if kernel.is_generic:
@@ -320,7 +331,7 @@ def _prepare(kernel, sig, args, device, target=None, table_key=None) -> tuple:
         inst = kernel.get_instance(types, target)
     inst.ensure_loaded()
     for i in inst.writes:
-        if isinstance(args[i], array) and args[i].readonly:
+        if isinstance(args[i], (array, indexedarray)) and args[i].readonly:
             raise LaunchError(f"launch of '{kernel.key}': argument '{params[i][0]}' is a read-only array (it views "
                               f"read-only memory) but the kernel writes it; pass a writable copy (wp.clone(a))")
     entry = (inst, make_packer(inst.arg_types, sig, tuple(n for n, _ in params)))
@@ -341,7 +352,7 @@ def _check_concrete(kernel, name, t, value):
         raise LaunchError(f"launch of '{kernel.key}': argument '{name}' must be {type_name(t)}, got {got}")
 
     if isinstance(t, ArrayType):
-        if not isinstance(value, array):
+        if not isinstance(value, (array, indexedarray)):
             fail(describe_value(value))
         if value._key is not t:
             fail(type_name(value._key))

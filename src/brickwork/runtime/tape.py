@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import config
 from ..errors import LaunchError
+from ..types import array_reads
 from ..types.arrays import ArrayType, array, copy_observers, empty, type_name
 from ..types.kernel_params import has_adjoint_param, has_adjoint_value, is_pack_type
 from ..types.structs import gradient_struct, has_array_fields
@@ -25,6 +27,9 @@ class Tape:
     ``with wp.Tape() as tape: ...launches...``, then ``tape.backward(loss)`` (``loss``: a one-element
     array whose gradient is set to 1) or ``tape.backward(grads={array: gradient})``; gradients land
     in each array's ``.grad``. ``zero()`` clears the gradients, ``reset()`` also forgets the launches.
+    ``gradients`` maps each recorded array to its gradient and each recorded struct holding arrays to a
+    struct of their gradients; ``record_scope_begin``/``record_scope_end`` mark named groups of launches
+    in ``scopes``. Tapes do not nest: one records at a time.
     """
 
     def __init__(self):
@@ -32,10 +37,16 @@ class Tape:
         self.gradients: dict = {}
         self.packs: list = []  # kernel values of the mesh packs recorded launches use
         self.loss = None
+        self._accessed: list = []  # arrays of recorded launches and copies: their read flags (array_reads.py)
+        #: (launch index, name, metadata) where a scope begins, (launch index, None, None) where one ends
+        self.scopes: list = []
 
     def __enter__(self):
         if any(t is self for t in recording):
             raise RuntimeError("this Tape is already recording (a Tape cannot be entered twice)")
+        if recording:
+            raise RuntimeError("cannot enter a Tape while another Tape is recording (tapes do not nest): exit the "
+                               "other Tape first")
         recording.append(self)
         return self
 
@@ -50,11 +61,15 @@ class Tape:
         arguments at backward time (default: each array's ``.grad``)."""
         snapshot = []
         for a in _with_struct_arrays((*inputs, *outputs)):
+            if isinstance(a, array):
+                self._accessed.append(a)
             if isinstance(a, array) and a.requires_grad:
                 self.gradients[a] = a.grad
-            elif is_pack_type(type(a)):
+            elif is_pack_type(type(a)):  # before structs: a pack's kernel value is a struct of arrays too
                 self.packs.append(a)
                 snapshot += field_snapshot(a)
+            elif has_array_fields(type(a)):
+                self.gradients[a] = gradient_struct(a)
         # mesh fields are updated in place stage after stage: the backward kernel must replay this launch
         # on the values it read, so they are saved now (plain arrays are not: as in Warp, don't overwrite
         # an array a recorded launch read)
@@ -68,8 +83,50 @@ class Tape:
             raise TypeError(f"record_func needs a callable, got {type(backward).__name__}")
         self.launches.append(backward)
         for a in arrays:
+            if isinstance(a, array):
+                self._accessed.append(a)
             if isinstance(a, array) and a.requires_grad:
                 self.gradients[a] = a.grad
+
+    def record_scope_begin(self, scope_name: str, metadata: dict | None = None) -> None:
+        """Begin a named scope of the launches recorded next (``metadata``: any information to keep with it)."""
+        self.scopes.append((len(self.launches), scope_name, dict(metadata) if metadata else {}))
+
+    def record_scope_end(self, remove_scope_if_empty: bool = True) -> None:
+        """End the innermost open scope; one without launches is removed unless ``remove_scope_if_empty`` is
+        False. Raises ``RuntimeError`` when no scope is open."""
+        depth = 0
+        for i in range(len(self.scopes) - 1, -1, -1):  # the innermost scope still open
+            depth += 1 if self.scopes[i][1] is None else -1
+            if depth < 0:
+                break
+        else:
+            raise RuntimeError("Tape.record_scope_end: ended tape scope, but scope not present (no "
+                               "record_scope_begin is open)")
+        if remove_scope_if_empty and self.scopes[i][0] == len(self.launches) and i == len(self.scopes) - 1:
+            del self.scopes[i]
+        else:
+            self.scopes.append((len(self.launches), None, None))
+
+    def visualize(self, filename: str | None = None, simplify_graph: bool = True, hide_readonly_arrays: bool = False,
+                  array_labels: dict | None = None, choose_longest_node_name: bool = True,
+                  ignore_graph_scopes: bool = False, track_inputs: list | None = None,
+                  track_outputs: list | None = None, track_input_names: list | None = None,
+                  track_output_names: list | None = None, graph_direction: str = "LR") -> str:
+        """The recorded launches as GraphViz DOT text (also written to ``filename`` when given): a node per
+        launch, an ellipse per array, scopes as clusters; ``simplify_graph`` draws consecutive identical
+        launches once ("repeated Nx"), ``hide_readonly_arrays`` leaves out arrays no launch writes,
+        ``array_labels`` names arrays (else the longest, or with ``choose_longest_node_name=False`` the first,
+        parameter name they were passed as), ``track_inputs``/``track_outputs`` highlight arrays."""
+        from .tape_graph import tape_to_dot
+
+        text = tape_to_dot(self, simplify_graph, hide_readonly_arrays, array_labels, choose_longest_node_name,
+                           ignore_graph_scopes, track_inputs, track_outputs, track_input_names, track_output_names,
+                           graph_direction)
+        if filename is not None:
+            with open(filename, "w") as f:
+                f.write(text)
+        return text
 
     # -- backward ----------------------------------------------------------------------------------
     def backward(self, loss=None, grads: dict | None = None) -> None:
@@ -114,10 +171,19 @@ class Tape:
             finally:
                 for storage, after in now:
                     storage[...] = after
+        self._clear_read_flags()  # the reads are consumed: writing those arrays now is safe
+
+    def _clear_read_flags(self) -> None:
+        """Clear the read flags (``verify_autograd_array_access``) of the arrays this tape recorded, and of
+        the arrays they view. Another tape's pending reads of the same arrays are cleared too."""
+        for a in self._accessed:
+            array_reads.clear(a)
 
     def zero(self) -> None:
         """Set every recorded array's gradient to zero."""
         for a, g in self.gradients.items():
+            if not isinstance(a, array):  # a struct: its arrays are keys of their own
+                continue
             if a.grad is not None:
                 a.grad.zero_()
             elif g is not None:
@@ -130,32 +196,70 @@ class Tape:
     def reset(self) -> None:
         """Forget the recorded launches and zero the gradients."""
         self.zero()
+        self._clear_read_flags()
         self.launches = []
+        self.scopes = []
         self.packs = []
+        self._accessed = []
         self.loss = None
 
     def get_adjoint(self, a):
-        """The gradient array of ``a`` (None for non-arrays and arrays without one)."""
+        """The gradient array of ``a``, the struct of gradients of a recorded struct, or None (other
+        values, arrays without a gradient)."""
+        if not isinstance(a, array) and has_array_fields(type(a)):
+            return self.gradients.get(a)
         return adjoint_of(a)
 
 
 def _record_copy(dest, src, region=None) -> None:
-    """A copy made while a tape records (``assign``, ``clone``, ``wp.copy``): backward adds the
-    destination's gradient to the source's (Warp's adjoint of a copy); for a part of the arrays
-    (``region``: destination offset, source offset, count of row-major elements) that part's."""
+    """A copy made while a tape records (``assign``, ``clone``, ``wp.copy``); for a part of the arrays
+    ``region`` is (destination offset, source offset, count of row-major elements).
+
+    Its adjoint, as Warp's: the copied part of the destination's gradient is added to the source's and
+    then set to zero (the copy overwrote those elements, so what was there before has no effect on what
+    follows), unless the destination has ``retain_grad``. Elements that have no sum (structs, booleans) and
+    copies between overlapping memory pass the gradient on by overwriting the source's and leave the
+    destination's (the latter warns)."""
+    if recording and config.verify_autograd_array_access:
+        from .array_access import after_copy
+
+        after_copy(dest, src)
+        recording[-1]._accessed += [dest, src]
     if not recording or src.grad is None or dest.grad is None or src.grad.device.ordinal is not None:
         return
     src_grad, dest_grad = src.grad, dest.grad
+    overlapping = np.shares_memory(src._np, dest._np)
 
     def backward():
+        sg, dg = src_grad.numpy(), dest_grad.numpy()
         if region is None:
-            src_grad.numpy()[...] += dest_grad.numpy()
+            into, frm = (Ellipsis,), (Ellipsis,)
+        else:
+            to, start, n = region
+            into = np.unravel_index(np.arange(start, start + n), tuple(src_grad.shape))
+            frm = np.unravel_index(np.arange(to, to + n), tuple(dest_grad.shape))
+        if overlapping or sg.dtype.kind == "b" or sg.dtype.names is not None:
+            if overlapping:
+                _warn_once("Tape.backward: the adjoint of an overlapping copy (source and destination share memory) "
+                           "cannot yet be fully tracked: the destination's gradient is copied to the source's")
+            sg[into] = dg[frm]
             return
-        to, frm, n = region
-        into = np.unravel_index(np.arange(frm, frm + n), tuple(src_grad.shape))
-        src_grad.numpy()[into] += dest_grad.numpy()[np.unravel_index(np.arange(to, to + n), tuple(dest_grad.shape))]
+        sg[into] += dg[frm]
+        if not dest.retain_grad:  # a retained gradient stays (it may count twice, as in Warp)
+            dg[frm] = 0
 
     recording[-1].record_func(backward, [src, dest])
+
+
+_warned: set = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        import warnings
+
+        warnings.warn(message, UserWarning, stacklevel=4)
 
 
 copy_observers.append(_record_copy)

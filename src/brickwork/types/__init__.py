@@ -3,6 +3,7 @@
 
 from .arrays import ArrayType, array, array1d, array2d, array3d, array4d, type_name
 from .composite import matrix, quaternion, transformation, vector
+from .indexed_arrays import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d
 from .introspection import (
     is_array,
     is_composite,
@@ -68,7 +69,8 @@ def type_repr(t) -> str:
 
 
 __all__ = ["type_repr", "type_size",
-           "ArrayType", "array", "array1d", "array2d", "array3d", "array4d", "matrix", "quaternion", "transformation",
+           "ArrayType", "array", "array1d", "array2d", "array3d", "array4d", "indexedarray", "indexedarray1d",
+           "indexedarray2d", "indexedarray3d", "indexedarray4d", "matrix", "quaternion", "transformation",
            "vector",
            "Float", "Int", "Scalar", "bool_", "bfloat16", "dtype_from_numpy", "dtype_to_numpy", "float16", "float32",
            "float64",

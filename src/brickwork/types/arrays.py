@@ -61,6 +61,9 @@ def type_name(t) -> str:
         return "Any"
     if isinstance(t, ArrayType):
         return repr(t)
+    if typing.get_origin(t) is tuple and typing.get_args(t):  # a tuple annotation: tuple[int32, ...]
+        return "tuple[" + ", ".join("..." if a is ... else type_name(python_annotation_type(a))
+                                    for a in typing.get_args(t)) + "]"
     return getattr(t, "__name__", None) or repr(t)
 
 
@@ -112,7 +115,7 @@ class array:  # noqa: N801 - Warp's spelling
     """
 
     __slots__ = ("_np", "dtype", "shape", "ndim", "device", "_key", "_sig", "_packed", "_unit_inner", "_owner",
-                 "_grad", "_requires_grad", "__weakref__")
+                 "_grad", "_requires_grad", "_retain_grad", "__weakref__")
 
     def __new__(cls, data=None, dtype=typing.Any, shape=None, ndim=None, device=None, copy=True, **kwargs):
         if data is None and shape is None:
@@ -193,6 +196,33 @@ class array:  # noqa: N801 - Warp's spelling
         self._packed = struct.pack(f"<Q{2 * self.ndim}q", ptr, *self.shape, *elem_strides)
         self._unit_inner = elem_strides[-1] == 1 or self.shape[-1] <= 1
 
+    # -- read flags (wp.config.verify_autograd_array_access: array_reads.py) -----------------------
+    @property
+    def _is_read(self) -> bool:
+        """Whether a launch recorded by a Tape read this array (or a view of it) since the last backward."""
+        from .array_reads import is_read
+
+        return is_read(self)
+
+    def mark_read(self) -> None:
+        """Flag this array, and the arrays it views, as read by a recorded launch."""
+        from .array_reads import mark_read
+
+        mark_read(self)
+
+    def mark_write(self, **kwargs) -> None:
+        """Warn if this array is flagged as read (``arg_name``, ``kernel_name``, ``filename``, ``lineno``
+        name the writer in the message)."""
+        from .array_reads import mark_write
+
+        mark_write(self, **kwargs)
+
+    def mark_init(self) -> None:
+        """Clear this array's read flag."""
+        from .array_reads import mark_init
+
+        mark_init(self)
+
     # -- gradients (reverse-mode autodiff: wp.Tape) ----------------------------------------------
     @property
     def requires_grad(self) -> bool:
@@ -221,6 +251,16 @@ class array:  # noqa: N801 - Warp's spelling
                                  f"got {got}")
         self._grad = value
         self._requires_grad = value is not None
+
+    @property
+    def retain_grad(self) -> bool:
+        """Whether a recorded copy into this array keeps its gradient in the backward pass (as Warp's
+        ``retain_grad``): by default the copy moves the overwritten elements' gradient to the source."""
+        return getattr(self, "_retain_grad", False)
+
+    @retain_grad.setter
+    def retain_grad(self, value: bool) -> None:
+        self._retain_grad = bool(value)
 
     @property
     def readonly(self) -> bool:
@@ -290,7 +330,16 @@ class array:  # noqa: N801 - Warp's spelling
 
     @property
     def is_contiguous(self) -> bool:
-        return bool(self._np.flags.c_contiguous)
+        """Whether the elements are packed in row-major order: every stride equals the dense stride (as
+        Warp, a view with a step is not contiguous even when it holds one element)."""
+        if self.size == 0:
+            return True
+        dense = self._np.itemsize * int(np.prod(self._np.shape[self.ndim:], dtype=np.int64))
+        for extent, stride in zip(reversed(self.shape), reversed(self.strides)):
+            if stride != dense:
+                return False
+            dense *= extent
+        return True
 
     def __len__(self):
         return self.shape[0]
@@ -308,6 +357,11 @@ class array:  # noqa: N801 - Warp's spelling
             value = np.frombuffer(value._to_bytes(), dtype=self._np.dtype)[0]
         if _scalar_of(self.dtype) is bfloat16:  # numbers to the bit patterns the array stores
             value = bfloat16_bits(_to_plain(value))
+        trailing = self._np.shape[self.ndim:]
+        if trailing and isinstance(value, (list, tuple, np.ndarray)):  # a matrix as a flat list: its rows
+            flat = np.asarray(_to_plain(value))
+            if flat.shape != trailing and flat.size == int(np.prod(trailing)):
+                value = flat.reshape(trailing)
         self._np[...] = value
         return self
 
@@ -329,6 +383,10 @@ class array:  # noqa: N801 - Warp's spelling
         return self
 
     def __getitem__(self, key):
+        if isinstance(key, array) or isinstance(key, tuple) and any(isinstance(k, array) for k in key):
+            from .indexed_arrays import index_array_view  # a[idx]: an indexed array, as Warp
+
+            return index_array_view(self, key)
         view = self._np[key if isinstance(key, tuple) else (key,)]
         if not isinstance(view, np.ndarray) or view.ndim == _element_ndim(self.dtype):
             return self._element(view)
@@ -404,6 +462,44 @@ class array:  # noqa: N801 - Warp's spelling
 
     def __class_getitem__(cls, dtype):
         return ArrayType(dtype, 1)
+
+
+#: ``apply(op, operands, out)``: run the kernel operator ``op`` ("add", "neg", ...) over arrays element by
+#: element (``wp.map``); installed by ``runtime.map``, which the facade imports (the types layer cannot
+#: import the runtime). The arithmetic operators of arrays call it, as Warp's do.
+elementwise_operator = None
+
+
+def _arithmetic(op: str, reflected: bool = False, inplace: bool = False):
+    def method(self, other):
+        if elementwise_operator is None:
+            return NotImplemented
+        operands = (other, self) if reflected else (self, other)
+        return elementwise_operator(op, operands, self if inplace else None)
+
+    method.__name__ = f"__{'r' if reflected else 'i' if inplace else ''}{op}__"
+    method.__doc__ = f"Element by element ``{op}`` (a kernel launch, as Warp's ``wp.map``)."
+    return method
+
+
+def _unary_arithmetic(op: str):
+    def method(self):
+        if elementwise_operator is None:
+            raise TypeError(f"bad operand type for {op}: 'array'")
+        return elementwise_operator(op, (self,), None)
+
+    method.__name__ = f"__{op}__"
+    method.__doc__ = f"Element by element ``{op}`` (a kernel launch, as Warp's ``wp.map``)."
+    return method
+
+
+for _python, _op in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"), ("floordiv", "floordiv"),
+                     ("mod", "mod"), ("pow", "pow")):
+    setattr(array, f"__{_python}__", _arithmetic(_op))
+    setattr(array, f"__r{_python}__", _arithmetic(_op, reflected=True))
+    setattr(array, f"__i{_python}__", _arithmetic(_op, inplace=True))
+array.__neg__ = _unary_arithmetic("neg")
+array.__pos__ = _unary_arithmetic("pos")
 
 
 def _element_ndim(dtype) -> int:
@@ -483,6 +579,8 @@ def _grad_option(a: array, kwargs: dict, like: array | None = None) -> array:
         flag = like.requires_grad
     if flag:
         a.requires_grad = True
+    if kwargs.get("retain_grad"):
+        a.retain_grad = True
     return a
 
 
@@ -543,6 +641,8 @@ def full_like(a: array, value, **kwargs) -> array:
 def clone(a: array, **kwargs) -> array:
     """A contiguous copy of ``a`` on ``a``'s device (``requires_grad`` as ``a`` unless given; the gradient
     starts at zero)."""
+    if not isinstance(a, array):  # an indexed array: a contiguous copy of its elements, without gradient
+        return _grad_option(a.contiguous(), kwargs)
     if a.device.ordinal is not None:
         out = _grad_option(a.clone(), kwargs, a)
     else:
@@ -562,21 +662,52 @@ def _copied(dest: array, src: array, region: tuple | None = None) -> None:
         observe(dest, src, region)
 
 
+def _check_copy(dest: array, src: array, dest_offset, src_offset, count) -> None:
+    """Refuse a copy that does not fit, with Warp's reasons (``CopyError``/``CopyTypeError``, which are
+    also ``RuntimeError`` as Warp's), before anything is written."""
+    from ..errors import CopyError, CopyTypeError
+
+    if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in (dest_offset, src_offset, count)):
+        raise CopyError(f"wp.copy: src_offset, dest_offset, and count must be integers, got src_offset="
+                        f"{src_offset!r}, dest_offset={dest_offset!r}, count={count!r}")
+    for what, value in (("Source offset", src_offset), ("Destination offset", dest_offset), ("Copy count", count)):
+        if value < 0:
+            raise CopyError(f"wp.copy: {what} must be non-negative, got {value}")
+    if dest.dtype is not src.dtype:
+        raise CopyTypeError(f"wp.copy: Incompatible array data types: destination dtype={type_name(dest.dtype)}, "
+                            f"source dtype={type_name(src.dtype)}")
+    indexed = [a for a in (dest, src) if not isinstance(a, array)]  # indexed arrays (types/indexed_arrays.py)
+    if indexed and (dest_offset or src_offset or count):
+        raise CopyError("wp.copy: src_offset, dest_offset and count are not supported for indexed or Fabric arrays")
+    if indexed and tuple(dest.shape) != tuple(src.shape):
+        raise CopyError(f"wp.copy: Incompatible array shapes: destination shape={tuple(dest.shape)}, "
+                        f"source shape={tuple(src.shape)}")
+    strided_nd = any(not a.is_contiguous and a.ndim > 1 for a in (dest, src))
+    if strided_nd and (dest_offset or src_offset or count):
+        raise CopyError("wp.copy: dest_offset, src_offset, and count are only supported for 1-D non-contiguous "
+                        "arrays (or contiguous ones)")
+    if strided_nd and tuple(dest.shape) != tuple(src.shape):
+        raise CopyError(f"wp.copy: Incompatible array shapes: destination shape={tuple(dest.shape)}, "
+                        f"source shape={tuple(src.shape)}")
+    n = count or src.size
+    if src_offset + n > src.size:
+        raise CopyError(f"wp.copy: a range of {n} element(s) from source offset ({src_offset}) exceeds the "
+                        f"source size ({src.size})")
+    if dest_offset + n > dest.size:
+        raise CopyError(f"wp.copy: a range of {n} element(s) to destination offset ({dest_offset}) exceeds the "
+                        f"destination size ({dest.size})")
+
+
 def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, count: int = 0, stream=None) -> None:
     """Copy ``src`` into ``dest`` (between arrays of one CUDA device: on ``stream`` when given).
 
     As in Warp, ``count`` elements (0: all of ``src``) from element ``src_offset`` of ``src`` go to
     element ``dest_offset`` of ``dest``, elements counted in row-major order, so the shapes may
     differ as long as the elements fit."""
-    for name, value in (("dest_offset", dest_offset), ("src_offset", src_offset), ("count", count)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise ValueError(f"wp.copy: {name} must be a non-negative int, got {value!r}")
+    _check_copy(dest, src, dest_offset, src_offset, count)
     on_device = dest.device.ordinal is not None
     if stream is not None and on_device and stream.device != dest.device:
         raise ValueError(f"wp.copy: the stream belongs to {stream.device}, the destination to {dest.device}")
-    if dest.dtype is not src.dtype:
-        raise TypeError(f"wp.copy: the arrays hold different types: destination {type_name(dest.dtype)}, "
-                        f"source {type_name(src.dtype)}")
     if not (dest_offset or src_offset or count) and tuple(dest.shape) == tuple(src.shape):
         if stream is not None and on_device:
             dest.assign(src, stream=stream)
@@ -584,10 +715,6 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
             dest.assign(src)
         return
     n = count or src.size
-    for what, offset, size in (("source", src_offset, src.size), ("destination", dest_offset, dest.size)):
-        if offset + n > size:
-            raise ValueError(f"wp.copy: {n} elements from element {offset} pass the end of the {what} "
-                             f"({size} elements)")
     if n == 0:
         return
     if on_device and src.device == dest.device:  # device arrays are contiguous: one copy of the bytes

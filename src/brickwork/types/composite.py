@@ -43,6 +43,8 @@ class CompositeBase:
     def __init__(self, *args):
         np_type = self._dtype._np if is_scalar_type(self._dtype) else np.float64
         size = int(np.prod(self._shape))
+        if getattr(self._dtype, "is_int", False):  # Python ints out of range wrap, as scalars' (uint8(-1) is 255)
+            args = tuple(_wrapped_ints(a, self._dtype) for a in args)
         if len(args) > 1:
             check_constructor(type(self), args, size)
         if len(args) == 0:
@@ -178,6 +180,24 @@ def _product(a: CompositeBase, b: CompositeBase) -> CompositeBase:
     raise TypeError(f"cannot multiply {type(a).__name__} and {type(b).__name__}")
 
 
+def _wrapped_ints(x, dtype):
+    """``x`` (a number or nested lists of numbers) with Python ints wrapped into ``dtype``'s range."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        return dtype._convert(x)
+    if isinstance(x, (list, tuple)):
+        return [_wrapped_ints(v, dtype) for v in x]
+    return x
+
+
+def _remainder(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a % b`` of components as a kernel computes it: fmod for floats; for integers the dividend's sign,
+    and 0 where ``b`` is 0."""
+    with np.errstate(all="ignore"):
+        if np.issubdtype(a.dtype, np.integer):
+            return np.where(b == 0, 0, np.fmod(a, np.where(b == 0, 1, b))).astype(a.dtype)
+        return np.fmod(a, b)
+
+
 def _plain(x):
     if isinstance(x, ScalarBase):
         return x.value
@@ -204,6 +224,12 @@ class VectorBase(CompositeBase):
             self.__setitem__(index, v)
 
         return property(get, put)
+
+    def __mod__(self, other):
+        """Componentwise ``%`` of two vectors of one type, as in kernels."""
+        if type(other) is not type(self) or self._kind != "vector":
+            return NotImplemented
+        return self._new(_remainder(self._data, other._data))
 
     def __setattr__(self, name, value):
         if len(name) > 1 and set(name) <= set("xyzw"):  # swizzles read nothing and store nothing, as in Warp

@@ -195,6 +195,10 @@ class DeviceArray(array):
         return self
 
     def __getitem__(self, key):
+        if isinstance(key, array) or isinstance(key, tuple) and any(isinstance(k, array) for k in key):
+            from .indexed_arrays import index_array_view  # a[idx]: an indexed array, as Warp
+
+            return index_array_view(self, key)
         view = self.numpy()[key if isinstance(key, tuple) else (key,)]
         if isinstance(view, np.ndarray) and view.ndim > len(self._trailing):
             raise TypeError(f"indexing a CUDA array gives elements, not views: {key!r} selects a sub-array; "

@@ -9,6 +9,10 @@ import numpy as np
 
 from .arrays import ArrayType, array, type_name
 from .composite import CompositeBase, is_composite_type, is_matrix_type, is_quat_type, is_vector_type
+from .function_values import FunctionValueType, accepts_function_values
+from .indexed_arrays import IndexedArrayType, indexedarray
+from .opaque import TupleType
+from .references import RefType
 from .scalars import GenericPlaceholder, ScalarBase, bool_, float32, int32, is_scalar_type, python_annotation_type
 from .structs import StructBase, is_struct_type
 
@@ -16,10 +20,15 @@ from .structs import StructBase, is_struct_type
 def is_generic(annotation) -> bool:
     """True when ``annotation`` leaves some type to be decided at instantiation."""
     annotation = python_annotation_type(annotation)
-    if annotation is typing.Any or isinstance(annotation, GenericPlaceholder):
-        return True
+    if annotation is typing.Any or isinstance(annotation, GenericPlaceholder) or accepts_function_values(annotation):
+        return True  # a Function parameter: one instance per function passed
     if isinstance(annotation, ArrayType):
         return is_generic(annotation.dtype)
+    if isinstance(annotation, RefType):
+        return is_generic(annotation.type)
+    items = _tuple_items(annotation)
+    if items is not None:  # bare ``tuple`` and ``tuple[T, ...]`` take any length
+        return items is ... or items[-1:] == (...,) or any(is_generic(t) for t in items)
     if is_composite_type(annotation):
         return annotation._dtype is typing.Any or isinstance(annotation._dtype, GenericPlaceholder) or (
             annotation._shape is typing.Any) or any(
@@ -32,11 +41,25 @@ def matches(annotation, concrete) -> bool:
     annotation = python_annotation_type(annotation)
     if annotation is concrete or annotation is typing.Any:
         return True
+    if isinstance(concrete, FunctionValueType) or accepts_function_values(annotation):
+        return isinstance(concrete, FunctionValueType) and accepts_function_values(annotation)
+    if isinstance(annotation, RefType):  # wp.ref[T] takes a place holding a T
+        return matches(annotation.type, concrete)
     if isinstance(annotation, GenericPlaceholder):
         return annotation.accepts(concrete)
     if isinstance(annotation, ArrayType):
-        return isinstance(concrete, ArrayType) and concrete.ndim == annotation.ndim and matches(
+        return isinstance(concrete, ArrayType) and concrete.ndim == annotation.ndim and isinstance(
+            concrete, IndexedArrayType) == isinstance(annotation, IndexedArrayType) and matches(
             annotation.dtype, concrete.dtype)
+    items = _tuple_items(annotation)
+    if items is not None:
+        if not isinstance(concrete, TupleType):
+            return False
+        if items is ...:
+            return True
+        if len(items) == 2 and items[1] is ...:  # tuple[T, ...]: any number of T
+            return all(matches(items[0], c) for c in concrete.types)
+        return len(items) == len(concrete.types) and all(matches(a, c) for a, c in zip(items, concrete.types))
     if is_composite_type(annotation) and is_composite_type(concrete):
         if annotation._kind != concrete._kind:
             return False
@@ -52,13 +75,22 @@ def matches(annotation, concrete) -> bool:
     return False
 
 
+def _tuple_items(annotation):
+    """The item annotations of a tuple annotation (``...`` for bare ``tuple``), or None for other annotations."""
+    if annotation is tuple:
+        return ...
+    if typing.get_origin(annotation) is tuple:  # tuple[...], typing.Tuple[...]; bare typing.Tuple has no items
+        return typing.get_args(annotation) or ...
+    return None
+
+
 def is_kernel_type(t) -> bool:
     return (is_scalar_type(t) or is_composite_type(t) or isinstance(t, ArrayType) or is_struct_type(t))
 
 
 def type_of_value(value):
     """The kernel-language type of a Python value passed to a generic parameter, or None."""
-    if isinstance(value, array):
+    if isinstance(value, (array, indexedarray)):
         return value._key
     if isinstance(value, (ScalarBase, CompositeBase, StructBase)):
         return type(value)

@@ -91,8 +91,10 @@ is_struct = _value_check(type_is_struct)
 
 
 def is_array(x) -> bool:
-    """Whether ``x`` is an array (a value, not an array type)."""
-    return isinstance(x, array)
+    """Whether ``x`` is an array or an indexed array (a value, not an array type)."""
+    from .indexed_arrays import indexedarray
+
+    return isinstance(x, (array, indexedarray))
 
 
 def types_equal(a, b, match_generic: bool = False) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .arrays import ArrayType
 from .composite import is_matrix_type, is_quat_type, is_transform_type, is_vector_type
+from .indexed_arrays import IndexedArrayType
 from .opaque import OpaqueType, TupleType
 from .scalars import is_scalar_type
 from .structs import is_struct_type
@@ -17,6 +18,8 @@ def type_key(t) -> str:
         return f"{t._kind}{t._length}:{t._dtype.__name__}"
     if is_matrix_type(t):
         return f"matrix{t._shape[0]}x{t._shape[1]}:{t._dtype.__name__}"
+    if isinstance(t, IndexedArrayType):
+        return f"indexedarray{t.ndim}:{type_key(t.dtype)}"
     if isinstance(t, ArrayType):
         return f"array{t.ndim}:{type_key(t.dtype)}"
     if is_struct_type(t):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .arrays import ArrayType
 from .composite import is_composite_type
+from .indexed_arrays import packed_size
 from .scalars import is_scalar_type
 
 
@@ -21,7 +22,7 @@ def size_align(t) -> tuple[int, int]:
             n *= d
         return n * t._dtype._size, t._dtype._size
     if isinstance(t, ArrayType):
-        return 8 * (1 + 2 * t.ndim), 8
+        return packed_size(t), 8
     if getattr(t, "_bw_struct", False):
         return t._size, t._align
     raise TypeError(f"{t!r} has no memory layout")
@@ -37,7 +38,7 @@ def pack_format(t) -> str:
             n *= d
         return t._dtype._fmt * n
     if isinstance(t, ArrayType):
-        return f"{8 * (1 + 2 * t.ndim)}s"
+        return f"{packed_size(t)}s"
     if getattr(t, "_bw_struct", False):
         return f"{t._size}s"
     raise TypeError(f"{t!r} has no memory layout")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .scalar_arithmetic import install as _install_arithmetic
+
 
 class ScalarBase:
     """Base class of the scalar types; an instance is a typed host value."""
@@ -162,6 +164,8 @@ FLOAT_TYPES = (float16, bfloat16, float32, float64)
 
 # Warp-compatible short aliases.
 half, float_, double = float16, float32, float64
+
+_install_arithmetic(ScalarBase, float32=float32, int32=int32, bool_=bool_)
 
 _BY_NUMPY = {np.dtype(t._np): t for t in SCALAR_TYPES if t is not bfloat16}  # uint16 data is uint16
 

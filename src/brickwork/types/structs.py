@@ -7,8 +7,9 @@ import struct as _struct
 import numpy as np
 
 from ..errors import StructDefinitionError
-from .arrays import ArrayType, array, type_name
+from .arrays import ArrayType, type_name
 from .composite import CompositeBase, is_composite_type
+from .indexed_arrays import packed_size
 from .layout import pack_format, struct_offsets
 from .scalars import ScalarBase, bool_, is_scalar_type, python_annotation_type
 
@@ -100,7 +101,7 @@ class StructBase:
             elif getattr(t, "_bw_struct", False):
                 formats.append(t._numpy_dtype())
             else:
-                formats.append(np.dtype((np.uint8, 8 * (1 + 2 * t.ndim))))
+                formats.append(np.dtype((np.uint8, packed_size(t))))
         return np.dtype({"names": names, "formats": formats, "offsets": list(cls._offsets),
                          "itemsize": cls._size})
 
@@ -132,8 +133,8 @@ def _coerce(value, t, where):
             raise TypeError(f"Struct field '{where.rsplit('.', 1)[-1]}' expects {type_name(t)} but got a single value")
         return value if type(value) is t else t(value)
     if isinstance(t, ArrayType):
-        if value is not None and not (isinstance(value, array) and value._key is t):
-            got = value._key if isinstance(value, array) else type(value).__name__
+        if value is not None and getattr(value, "_key", None) is not t:  # an array or indexed array of type t
+            got = value._key if isinstance(getattr(value, "_key", None), ArrayType) else type(value).__name__
             raise TypeError(f"{where} needs {t!r}, got {got}")
         return value
     if value is not None and type(value) is not t:
@@ -147,7 +148,7 @@ def _flat(value, t) -> list:
     if isinstance(value, CompositeBase):
         return value.flat_values()
     if isinstance(t, ArrayType):
-        return [value._packed if value is not None else bytes(8 * (1 + 2 * t.ndim))]
+        return [value._packed if value is not None else bytes(packed_size(t))]
     return [value._to_bytes()]
 
 

@@ -1,4 +1,4 @@
-"""warp._src under the alias package: only ``types`` is real; other submodules are placeholders."""
+"""warp._src under the alias package: ``types`` and ``autograd.FunctionMetadata`` are real, the rest placeholders."""
 
 import importlib as _importlib
 

@@ -1,5 +1,8 @@
-"""The data lists of ``warp._src.types`` that Warp's tests iterate over, built from brickwork's types.
+"""The names of ``warp._src.types`` that Warp's tests use and that are public API in Warp too.
 
+The data lists Warp's tests iterate over are built from brickwork's types; the type constructors
+(``matrix``, ``vector``, ``quaternion``, ``transformation``) and the ``Float`` type variable are the
+ones Warp publishes as ``wp.types.*`` and ``wp.Float``, so they are brickwork's public equivalents.
 Other names of this module are placeholders (see ``_internal``).
 """
 
@@ -17,6 +20,15 @@ non_atomic_types = (_bw.int8, _bw.uint8, _bw.int16, _bw.uint16)
 scalar_base = _bw.types.scalars.ScalarBase
 float_base = _bw.Float
 int_base = _bw.Int
+
+# Warp's public constructors (wp.types.*) and type variables (wp.Float, wp.Int, wp.Scalar) at their internal path.
+matrix = _bw.types.matrix
+vector = _bw.types.vector
+quaternion = _bw.types.quaternion
+transformation = _bw.types.transformation
+Float = _bw.Float
+Int = _bw.Int
+Scalar = _bw.Scalar
 
 np_dtype_to_warp_type = {
     _np.dtype(t): s

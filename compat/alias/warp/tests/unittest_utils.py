@@ -138,11 +138,26 @@ def assert_np_equal(result, expect, tol=0.0):
         np.testing.assert_array_equal(result, expect)
 
 
-def run_python_subprocess(source: str, *args: str, timeout: float = 60, env=None, **kwargs):
+def run_python_subprocess(source: str, *args: str, timeout: float = 60, env=None, env_updates=None, **kwargs):
     """Run ``source`` in a fresh interpreter that sees the same alias package; return the completed process."""
-    full_env = dict(os.environ, **(env or {}))
+    full_env = dict(os.environ, **(env or {}), **(env_updates or {}))
     return subprocess.run([sys.executable, "-c", source, *args], capture_output=True, text=True,
                           timeout=timeout, env=full_env)
+
+
+_ISOLATED_TEST = "WARP_ISOLATED_TEST_ID"
+
+
+def run_test_in_subprocess(test, *, timeout: float = 600, env_updates=None, **kwargs) -> bool:
+    """Run ``test`` again in a child interpreter: True in the parent (after the child passed; a failing child
+    fails the test), False in the child, which then runs the test's body."""
+    if os.environ.get(_ISOLATED_TEST) == test.id():
+        return False
+    result = run_python_subprocess("import unittest; unittest.main(module=None)", test.id(), timeout=timeout,
+                                   env_updates={**(env_updates or {}), _ISOLATED_TEST: test.id()})
+    if result.returncode != 0:
+        test.fail(f"{test.id()} failed in a child interpreter:\n{result.stdout}\n{result.stderr}")
+    return True
 
 
 def sanitize_identifier(s) -> str:

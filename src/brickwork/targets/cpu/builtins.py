@@ -36,6 +36,8 @@ _SPECIAL = {
     "where": _fmt("(bw::truth({0}) ? {1} : {2})"),
     "min": _min_max("min"),
     "max": _min_max("max"),
+    "div_approx": _default("div"),  # exact: Warp's CPU results (the GPU's approximate reciprocal is not needed)
+    "inverse_approx": _default("inverse"),
 }
 
 #: builtin id -> function(rendered argument texts) -> C++ expression. Atomics take the element's
@@ -69,3 +71,6 @@ CPU_BUILTINS["array_from_ptr"] = _array_from_ptr
 CPU_HEADERS = {name: "brickwork_decompositions.h" for name in OUTPUT_ARGUMENTS}
 CPU_HEADERS.update({packed: "brickwork_decompositions.h" for packed, _, _ in PACKED.values()})
 CPU_HEADERS.update({name: "brickwork_distributions.h" for name in ("poisson", "sample_cdf", "lower_bound")})
+CPU_HEADERS.update({name: "brickwork_noise.h" for name in ("noise", "pnoise", "curlnoise", "noise_grad", "pnoise_grad",
+                                                          "curlnoise_vjp")})
+CPU_HEADERS.update({name: "brickwork_geometry.h" for name in ("closest_point_edge_edge", "intersect_tri_tri")})

@@ -252,12 +252,29 @@ class CppRenderer:
         out.append(" " * ind + f"printf({c_string(text)}{''.join(', ' + a for a in args)});")
 
     def s_IRExpect(self, s, ind, out):
+        if s.aborts:  # assert: checked in debug mode only
+            if s.enabled:
+                out.append(" " * ind + f"if (!({self.expr(s.left)})) {{ {self.assert_failure(s.message)} }}")
+            return
         fa, aa = self.format_value(s.left)
         fb, ab = self.format_value(s.right)
         check = f"bw::eq({self.expr(s.left)}, {self.expr(s.right)})"
         cond = f"!{check}" if s.equal else check
         text = c_string(s.message.replace("%", "%%") + f": {fa} {'!=' if s.equal else '=='} {fb}\n")
         out.append(" " * ind + f"if ({cond}) printf({text}{''.join(', ' + a for a in aa + ab)});")
+
+    def s_IRNative(self, s, ind, out):
+        # the snippet names the function's parameters as written: each is bound to its local by reference
+        pad = " " * ind
+        out.append(pad + "{")
+        for name in s.names:
+            out.append(pad + f"    auto& {name} = {local(name)}; (void){name};")
+        out.extend(pad + "    " + line if line.strip() else "" for line in s.text.strip("\n").split("\n"))
+        out.append(pad + "}")
+
+    def assert_failure(self, message: str) -> str:
+        """C++ statements run when an assert fails: the message to stderr, then the process aborts."""
+        return f"std::fputs({c_string(message + chr(10))}, stderr); std::fflush(stderr); __builtin_abort();"
 
     def format_value(self, e) -> tuple[str, list[str]]:
         """printf format and arguments of a scalar, vector or matrix value."""

@@ -97,7 +97,10 @@ def _locals(fn: ir.IRFunction, indent: int) -> list[str]:
 
 def _function(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
     params = ", ".join(f"{c_type(t)} {local(n)}" for n, t in fn.params)
-    head = f"template <bool UNIT> static inline __attribute__((always_inline)) {c_type(fn.return_type)} "
+    # functions inline by default (a kernel's calls cost nothing); @func(inline=False) keeps one out of line
+    attribute = "static __attribute__((noinline))" if fn.inline is False \
+        else "static inline __attribute__((always_inline))"
+    head = f"template <bool UNIT> {attribute} {c_type(fn.return_type)} "
     lines = [f"// {fn.label}", head + f"{fn.name}({params}) {{"]
     lines += _locals(fn, 4)
     lines += r.block(fn.body, 4)

@@ -15,7 +15,7 @@ mapping (``ir/nodes.py``, section "GPU mapping"):
 from __future__ import annotations
 
 from ...errors import TargetUnsupportedError
-from ..cpu.render import CppRenderer
+from ..cpu.render import CppRenderer, c_string
 
 _AXES = {("thread", "index"): "threadIdx", ("block", "index"): "blockIdx", ("block", "dim"): "blockDim",
          ("grid", "dim"): "gridDim"}
@@ -36,6 +36,10 @@ class CudaRenderer(CppRenderer):
         lines: list[str] = []
         super().s_IRFor(s, ind, lines)
         out.extend(line for line in lines if not line.lstrip().startswith("#pragma omp"))
+
+    def assert_failure(self, message: str) -> str:
+        # no stderr on the device: the message is printed, then the kernel traps (the launch fails)
+        return f"printf(\"%s\\n\", {c_string(message)}); __trap();"
 
     # -- the GPU mapping -----------------------------------------------------------------------------
     def e_IRGpuIndex(self, e):

@@ -55,7 +55,8 @@ def shared_buffers(fn: ir.IRFunction) -> dict:
 def _function(r: CudaRenderer, fn: ir.IRFunction) -> list[str]:
     """A ``@func`` instance as a ``__device__`` function (templated on unit innermost strides, as on the CPU)."""
     params = ", ".join(f"{c_type(t)} {local(n)}" for n, t in fn.params)
-    lines = [f"// {fn.label}", f"template <bool UNIT> __device__ __forceinline__ {c_type(fn.return_type)} "
+    attribute = "__noinline__" if fn.inline is False else "__forceinline__"  # @func(inline=False): out of line
+    lines = [f"// {fn.label}", f"template <bool UNIT> __device__ {attribute} {c_type(fn.return_type)} "
              f"{fn.name}({params}) {{"]
     lines += _locals(fn, 4)
     lines += r.block(fn.body, 4)

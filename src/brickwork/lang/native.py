@@ -1,0 +1,157 @@
+"""``@wp.func_native(snippet, adj_snippet=None)``: a function whose body is C++ text.
+
+The decorated Python function gives the name and the typed signature (its body is not used). Kernels
+and functions call it as a ``@func``; the snippet is the body of a C++ function of those parameters
+(``return`` gives the result). ``adj_snippet`` is its backward code: it reads the parameters and
+``adj_ret`` (the result's adjoint) and adds to ``adj_<param>`` for each floating-point parameter;
+without it no gradient flows through the call. ``replay_snippet`` (optional) is what backward kernels
+run in place of ``snippet`` when they replay the forward pass. The snippet is brickwork's C++ (the ``bw::`` runtime
+of ``include/brickwork.h``), compiled for the CPU target as it is written.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import inspect
+import typing
+
+from ..errors import KernelTypeError
+from ..frontend.intrinsics import INTRINSICS
+from ..types.arrays import ArrayType, type_name
+from ..types.generic import is_generic
+from ..types.opaque import TupleType
+from ..types.scalars import is_scalar_type, python_annotation_type
+
+if typing.TYPE_CHECKING:
+    from .. import ir
+
+
+class NativeFunction:
+    """A ``wp.func_native`` function: ``snippet`` (and ``adj_snippet``) as the body of a C++ function with
+    the Python function's typed parameters and result."""
+
+    def __init__(self, pyfunc, snippet: str, adj_snippet: str | None = None, replay_snippet: str | None = None):
+        for what, text in (("snippet", snippet), ("adj_snippet", adj_snippet), ("replay_snippet", replay_snippet)):
+            if text is not None and not isinstance(text, str):
+                raise TypeError(f"wp.func_native: {what} must be a string of C++ code, got {type(text).__name__}")
+        self.func = pyfunc
+        self.key = self.__name__ = pyfunc.__name__
+        self.__qualname__ = pyfunc.__qualname__
+        self.__doc__ = pyfunc.__doc__
+        self.__module__ = pyfunc.__module__
+        self.snippet, self.adj_snippet, self.replay_snippet = snippet, adj_snippet, replay_snippet
+        hints = inspect.get_annotations(pyfunc, eval_str=True)
+        self.params = []
+        for name, p in inspect.signature(pyfunc).parameters.items():
+            if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or name not in hints:
+                raise TypeError(f"wp.func_native {pyfunc.__qualname__}: parameter '{name}' needs a type annotation "
+                                f"(and no *, ** or keyword-only parameters)")
+            t = python_annotation_type(hints[name])
+            if is_generic(t):
+                raise TypeError(f"wp.func_native {pyfunc.__qualname__}: parameter '{name}' must have a concrete type, "
+                                f"got {type_name(t)}")
+            self.params.append((name, t))
+        ret = hints.get("return")
+        self.return_type = None if ret is None else python_annotation_type(ret)
+        digest = hashlib.sha1("\0".join([pyfunc.__qualname__, snippet, adj_snippet or "", replay_snippet or "",
+                                         self.signature()])
+                              .encode()).hexdigest()[:10]
+        self.c_name = f"native_{''.join(c if c.isalnum() else '_' for c in pyfunc.__name__)}_{digest}"
+
+    def signature(self) -> str:
+        params = ", ".join(f"{n}: {type_name(t)}" for n, t in self.params)
+        return f"({params}) -> {type_name(self.return_type) if self.return_type is not None else 'None'}"
+
+    def __repr__(self):
+        return f"<wp.func_native {self.__qualname__}{self.signature()}>"
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"{self.__qualname__} is a wp.func_native function: its body is C++, so it can be "
+                        f"called in kernels and functions only")
+
+    def instantiate(self, context) -> ir.IRFunction:
+        """The IRFunction of the snippet (and of the adjoint snippet) for one kernel instance."""
+        from .. import ir  # the compiler's side: lazy (import brickwork stays light)
+        key = ("native", id(self))
+        found = context.functions.get(key)
+        if found is not None:
+            return found
+        names = [n for n, _ in self.params]
+        fn = ir.IRFunction(self.c_name, list(self.params), {}, [ir.IRNative(self.snippet, names)], self.return_type,
+                           label=f"{self.__name__} (wp.func_native)")
+        if self.adj_snippet is not None:
+            fn.native_adjoint = self._adjoint_function()
+        if self.replay_snippet is not None:  # what backward kernels run when they replay the call
+            fn.custom_replay = ir.IRFunction(f"replay_{self.c_name}", list(self.params), {},
+                                             [ir.IRNative(self.replay_snippet, names)], self.return_type,
+                                             label=f"replay of {self.__name__} (wp.func_native)",
+                                             native_adjoint=fn.native_adjoint)
+        context.functions[key] = fn
+        context.order.append(fn)
+        return fn
+
+    def _adjoint_function(self) -> ir.IRFunction:
+        from .. import ir  # the compiler's side: lazy (import brickwork stays light)
+        from ..passes.adjoint_values import carries_adjoint, zero  # the compiler is loaded when this runs
+
+        differentiable = [(n, t) for n, t in self.params if carries_adjoint(t)]
+        params = list(self.params)
+        if self.return_type is not None:
+            params.append(("adj_ret", self.return_type))
+        adj_locals = {f"adj_{n}": t for n, t in differentiable}
+        body = [ir.IRAssign(ir.IRLocal(n, t), zero(t)) for n, t in adj_locals.items()]
+        body.append(ir.IRNative(self.adj_snippet, [n for n, _ in params] + list(adj_locals)))
+        results = [ir.IRLocal(n, t) for n, t in adj_locals.items()]
+        if len(results) == 1:
+            ret, value = results[0].type, results[0]
+        else:
+            ret = TupleType(tuple(r.type for r in results)) if results else None
+            value = ir.IRConstruct(results, ret) if results else None
+        body.append(ir.IRReturn(value))
+        # its locals are adj_<p> for the parameters it returns the adjoints of, in order (passes/adjoint.py)
+        return ir.IRFunction(f"adj_{self.c_name}", params, dict(adj_locals), body, ret,
+                             label=f"adjoint of {self.__name__} (wp.func_native)")
+
+
+def func_native(snippet: str, adj_snippet: str | None = None, replay_snippet: str | None = None):
+    """Decorator (Warp's ``@wp.func_native``): a function whose body is the C++ text ``snippet``, with the
+    decorated function's typed parameters (used by name in the snippet) and result (``return`` in the
+    snippet); ``adj_snippet`` adds to ``adj_<param>`` from ``adj_ret`` in backward kernels."""
+
+    def decorate(pyfunc):
+        return NativeFunction(pyfunc, snippet, adj_snippet, replay_snippet)
+
+    return decorate
+
+
+def _call(typer, f: NativeFunction, node):
+    from .. import ir  # the compiler's side: lazy (import brickwork stays light)
+    if node.keywords:
+        raise typer.error(KernelTypeError, f"{f.__name__}(): a wp.func_native function takes positional arguments "
+                          f"only", node)
+    if len(node.args) != len(f.params):
+        raise typer.error(KernelTypeError, f"{f.__name__}() takes {len(f.params)} arguments {f.signature()}, got "
+                          f"{len(node.args)}", node)
+    args = []
+    for (name, t), arg_node in zip(f.params, node.args):
+        value = typer.value(arg_node)
+        if value.type is not t:
+            if isinstance(value, ir.IRConst) and is_scalar_type(t) and is_scalar_type(value.type) \
+                    and not isinstance(arg_node, ast.Name):  # a literal takes the parameter's type
+                value = ir.IRConst(value.value, t)
+            elif isinstance(t, ArrayType) and isinstance(value.type, ArrayType) and value.type == t:
+                pass
+            else:
+                raise typer.error(KernelTypeError, f"{f.__name__}(): argument '{name}' must be {type_name(t)}, got "
+                                  f"{type_name(value.type)}", node)
+        args.append(value)
+    fn = f.instantiate(typer.context)
+    return ir.IRFuncCall(fn, args, fn.return_type)
+
+
+def _fingerprint(f: NativeFunction, seen: set) -> str:
+    return f"func_native {f.__qualname__}{f.signature()}:{f.c_name}:{len(f.snippet)}:{len(f.adj_snippet or '')}"
+
+
+INTRINSICS.register(NativeFunction, call=_call, fingerprint=_fingerprint)

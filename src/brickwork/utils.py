@@ -1,0 +1,509 @@
+"""Host-side array algorithms, as Warp's ``warp.utils``: reductions, scans, sorts, run-length encoding and
+casts of whole arrays, plus ``ScopedTimer`` and ``transform_expand``.
+
+Each function validates its arguments first (with Warp's messages, raising before anything is written)
+and then works on the arrays' data with numpy: zero-copy views for CPU arrays, a copy to the host and
+back for CUDA arrays. Strided views are read and written in place.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from .device import synchronize
+from .lang.function_from_python import create_warp_function
+from .types.arrays import array, element_layout, type_name
+from .types.composite import is_composite_type, is_vector_type, transformation
+from .types.scalars import float32, float64, int32, int64, is_scalar_type, uint32, uint64
+
+_REAL = (float32, float64)
+_SCANNABLE = (int32, int64, float32, float64)
+_SORT_KEYS = (int32, uint32, float32, int64, uint64, float64)
+_INT32_MAX = 2**31 - 1
+
+__all__ = [
+    "ScopedTimer", "array_cast", "array_inner", "array_scan", "array_sum", "create_warp_function", "radix_sort_pairs",
+    "runlength_encode", "segmented_sort_pairs", "transform_expand",
+]
+
+
+# -- helpers ------------------------------------------------------------------------------------------------
+
+
+def _check_array(func: str, name: str, a) -> None:
+    if not isinstance(a, array):
+        raise TypeError(f"{func}(): {name} must be an array, got {type(a).__name__}")
+
+
+def _scalar_type(dtype):
+    """The scalar type of a scalar or vector/matrix dtype (None for structs)."""
+    if is_scalar_type(dtype):
+        return dtype
+    return dtype._dtype if is_composite_type(dtype) else None
+
+
+def _same_device(what: str, a: array, b: array) -> None:
+    if a.device != b.device:
+        raise RuntimeError(f"{what} storage devices do not match ({a.device} vs {b.device})")
+
+
+def _host(a: array) -> np.ndarray:
+    """The data of ``a`` (elements then component axes): a view on the CPU, a copy of device memory."""
+    return np.asarray(a.numpy())
+
+
+def _store(a: array, data: np.ndarray) -> None:
+    """Write ``data`` (of ``a``'s full numpy shape) into ``a``, views included."""
+    if a.device.ordinal is None:
+        a.numpy()[...] = data
+    else:
+        a.assign(data)
+
+
+def _flat(data: np.ndarray, a: array) -> np.ndarray:
+    """``data`` of array ``a`` as one row-major run of elements (component axes kept)."""
+    return data.reshape((a.size,) + data.shape[a.ndim:])
+
+
+def _store_prefix(a: array, values: np.ndarray) -> None:
+    """Write ``values`` over the first ``len(values)`` elements of ``a`` in row-major order."""
+    if not len(values):
+        return
+    data = _host(a)
+    index = np.unravel_index(np.arange(len(values)), a.shape)
+    data[index] = values
+    if a.device.ordinal is not None:
+        a.assign(data)
+
+
+def _count(func: str, name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{func}(): {name} must be an integer, got {type(value).__name__}")
+    if value < 0:
+        raise ValueError(f"{func}(): {name} must be non-negative, got {value}")
+    return int(value)
+
+
+def _axis(func: str, axis, ndim: int) -> int:
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"{func}() axis must be an integer or None, got {type(axis).__name__}")
+    if not -ndim <= axis < ndim:
+        raise IndexError(f"{func}() axis {axis} is out of bounds for an array with {ndim} dimensions")
+    return int(axis) % ndim
+
+
+def _reduce(func: str, arrays: list[array], combine, out, count, axis, result_dtype):
+    """Shared body of ``array_sum`` and ``array_inner``: ``combine(datas)`` maps the arrays' data (float64,
+    elements first) to the per-element terms that are summed; the first ``count`` elements (all by default;
+    more than there are: all) along ``axis`` (None: all elements in row-major order)."""
+    a = arrays[0]
+    comp, trailing = element_layout(result_dtype)
+    if axis is None:
+        out_shape = (1,)
+    else:
+        axis = _axis(func, axis, a.ndim)
+        out_shape = a.shape[:axis] + (1,) + a.shape[axis + 1:]
+    if count is not None:
+        count = _count(func, "count" if func == "array_inner" else "value_count", count)
+    if out is not None:
+        _check_array(func, "out", out)
+        if out.device != a.device:
+            raise RuntimeError("out storage device should match values array")
+        if out.dtype is not result_dtype:
+            raise RuntimeError(f"out array should have type {type_name(result_dtype)}")
+        if tuple(out.shape) != out_shape:
+            raise RuntimeError(f"out array should have shape {out_shape}")
+    datas = [_host(x).astype(np.float64) for x in arrays]
+    if axis is None:
+        n = a.size if count is None else min(count, a.size)
+        terms = combine([_flat(d, a)[:n] for d in datas])
+        total = terms.sum(axis=0) if n else np.zeros(trailing)
+        total = total.reshape(trailing).astype(comp)
+        if out is None:
+            return total[()] if not trailing else total
+        _store(out, total.reshape((1,) + trailing))
+        return out
+    n = a.shape[axis] if count is None else min(count, a.shape[axis])
+    taken = [np.take(d, np.arange(n), axis=axis) for d in datas]
+    total = combine(taken).sum(axis=axis, keepdims=True).astype(comp)
+    total = total.reshape(out_shape + trailing)
+    if out is None:
+        return array(total, dtype=result_dtype, device=a.device)
+    _store(out, total)
+    return out
+
+
+# -- reductions ---------------------------------------------------------------------------------------------
+
+
+def array_sum(values: array, out: array | None = None, value_count: int | None = None, axis: int | None = None):
+    """The sum of the elements of ``values`` (float32 or float64 scalars, vectors or matrices).
+
+    Without ``axis`` the first ``value_count`` elements (all by default) in row-major order are summed and
+    the result is returned (a numpy scalar, or a numpy array for vectors and matrices) or written to
+    ``out`` (shape ``(1,)``). With ``axis`` the sum runs along that axis and the result is an array with
+    that axis of length 1 (written to ``out`` when given).
+    """
+    _check_array("array_sum", "values", values)
+    if _scalar_type(values.dtype) not in _REAL:
+        raise RuntimeError(f"Unsupported data type: {type_name(values.dtype)}")
+    return _reduce("array_sum", [values], lambda d: d[0], out, value_count, axis, values.dtype)
+
+
+def array_inner(a: array, b: array, out: array | None = None, count: int | None = None, axis: int | None = None):
+    """The inner product of two arrays of one shape and dtype: the sum over elements of ``dot(a[i], b[i])``.
+
+    ``count`` and ``axis`` are as ``value_count`` and ``axis`` of ``array_sum``; the result has the
+    dtype's scalar type.
+    """
+    _check_array("array_inner", "a", a)
+    _check_array("array_inner", "b", b)
+    _same_device("A and b array", a, b)
+    if tuple(a.shape) != tuple(b.shape):
+        raise ValueError(f"array_inner() arguments must have the same shape, got {a.shape} and {b.shape}")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"A and b array data types do not match ({type_name(a.dtype)} vs {type_name(b.dtype)})")
+    scalar = _scalar_type(a.dtype)
+    if scalar not in _REAL:
+        raise RuntimeError(f"Unsupported data type: {type_name(a.dtype)}")
+    ncomp = len(element_layout(a.dtype)[1])  # component axes of one element (vectors: 1, matrices: 2)
+
+    def combine(datas):  # per element: the dot product of its components
+        product = datas[0] * datas[1]
+        return product.sum(axis=tuple(range(product.ndim - ncomp, product.ndim))) if ncomp else product
+
+    return _reduce("array_inner", [a, b], combine, out, count, axis, scalar)
+
+
+# -- scan -----------------------------------------------------------------------------------------------------
+
+
+def array_scan(in_array: array, out_array: array, inclusive: bool = True) -> None:
+    """Prefix sums of ``in_array``'s elements in row-major order into ``out_array`` (same size and dtype:
+    int32, int64, float32, float64 or vectors of them); ``inclusive=False`` starts from zero."""
+    _check_array("array_scan", "in_array", in_array)
+    _check_array("array_scan", "out_array", out_array)
+    _same_device("In and out array", in_array, out_array)
+    if in_array.size != out_array.size:
+        raise RuntimeError(f"In and out array storage sizes do not match ({in_array.size} vs {out_array.size})")
+    if in_array.dtype is not out_array.dtype:
+        raise RuntimeError(f"In and out array data types do not match "
+                           f"({type_name(in_array.dtype)} vs {type_name(out_array.dtype)})")
+    dtype = in_array.dtype
+    if not (dtype in _SCANNABLE or (is_vector_type(dtype) and dtype._dtype in _SCANNABLE)):
+        raise RuntimeError(f"Unsupported data type: {type_name(dtype)}")
+    if in_array.size == 0:
+        return
+    comp = element_layout(dtype)[0]
+    wide = np.float64 if comp.kind == "f" else np.int64  # accumulate wide, round (or wrap) once
+    data = _flat(_host(in_array), in_array).astype(wide)
+    sums = np.cumsum(data, axis=0)
+    if not inclusive:
+        sums = np.concatenate([np.zeros_like(sums[:1]), sums[:-1]])
+    target = _host(out_array)
+    with np.errstate(over="ignore"):
+        _store(out_array, sums.astype(comp).reshape(target.shape))
+
+
+# -- sorts ----------------------------------------------------------------------------------------------------
+
+
+def _sortable_bits(keys: np.ndarray) -> np.ndarray:
+    """Unsigned integers ordered as ``keys`` are (signed ints: sign bit flipped; floats: the IEEE trick, so
+    -0.0 sorts before 0.0 and NaN after +inf), the bits a radix sort looks at."""
+    bits = keys.dtype.itemsize * 8
+    unsigned = np.dtype(f"uint{bits}")
+    u = keys.view(unsigned)
+    sign = unsigned.type(1 << (bits - 1))
+    if keys.dtype.kind == "i":
+        return u ^ sign
+    if keys.dtype.kind == "f":
+        return u ^ np.where(u & sign, unsigned.type(~np.uint64(0) >> np.uint64(64 - bits)), sign)
+    return u
+
+
+def _stable_order(keys: np.ndarray, begin_bit: int = 0, end_bit: int | None = None) -> np.ndarray:
+    u = _sortable_bits(keys)
+    bits = keys.dtype.itemsize * 8
+    end_bit = bits if end_bit is None else end_bit
+    if (begin_bit, end_bit) != (0, bits):
+        width = end_bit - begin_bit
+        mask = (1 << width) - 1
+        u = (u >> u.dtype.type(begin_bit)) & u.dtype.type(mask)
+    return np.argsort(u, kind="stable")
+
+
+def _require_contiguous(func: str, name: str, a: array, detail: str = "") -> None:
+    if not a.is_contiguous:
+        raise RuntimeError(f"{func}() requires a contiguous {name} array{detail}")
+
+
+def radix_sort_pairs(keys: array, values: array, count: int, begin_bit: int = 0, end_bit: int | None = None) -> None:
+    """Sort the first ``count`` keys in place, ascending and stable, moving ``values`` along.
+
+    Keys are int32, uint32, float32, int64, uint64 or float64; values any 4- or 8-byte type. As in Warp,
+    both arrays must be contiguous and hold ``2*count`` elements (the second half is scratch space).
+    ``begin_bit``/``end_bit`` restrict the sort to those bits of the keys' order-preserving bit pattern.
+    """
+    _check_array("radix_sort_pairs", "keys", keys)
+    _check_array("radix_sort_pairs", "values", values)
+    _same_device("Keys and values array", keys, values)
+    names = f"{type_name(keys.dtype)}, {type_name(values.dtype)}"
+    value_bytes = element_layout(values.dtype)[0].itemsize * int(np.prod(element_layout(values.dtype)[1]))
+    if keys.dtype not in _SORT_KEYS or value_bytes not in (4, 8):
+        raise RuntimeError(f"Unsupported keys and values data types: {names}")
+    for name, a in (("keys", keys), ("values", values)):
+        _require_contiguous("radix_sort_pairs", name, a, f", got non-contiguous {name} with data types: {names}")
+    bits = np.dtype(keys.dtype._np).itemsize * 8
+    end = bits if end_bit is None else end_bit
+    if not (isinstance(begin_bit, (int, np.integer)) and isinstance(end, (int, np.integer))
+            and 0 <= begin_bit <= end <= bits):
+        raise RuntimeError(f"Invalid radix sort bit range [{begin_bit}, {end}) for {bits}-bit keys")
+    count = _count("radix_sort_pairs", "count", count)
+    if keys.size < 2 * count or values.size < 2 * count:
+        raise RuntimeError("Keys and values array storage must be large enough to contain 2*count elements")
+    if count == 0:
+        return
+    key_data, value_data = _flat(_host(keys), keys), _flat(_host(values), values)
+    order = _stable_order(key_data[:count], int(begin_bit), int(end))
+    _store_prefix(keys, key_data[:count][order])
+    _store_prefix(values, value_data[:count][order])
+
+
+def segmented_sort_pairs(keys: array, values: array, count: int, segment_start_indices: array,
+                         segment_end_indices: array | None = None) -> None:
+    """Sort each segment ``[start, end)`` of the first ``count`` keys in place (ascending, stable), moving
+    ``values`` along.
+
+    Keys are int32 or float32, values int32, segment indices int32 arrays of one dimension. Without
+    ``segment_end_indices``, segment ``i`` runs from ``segment_start_indices[i]`` to
+    ``segment_start_indices[i + 1]``. Every range must satisfy ``0 <= start <= end <= count`` (checked
+    before anything is sorted). Arrays must be contiguous and hold ``2*count`` elements, as in Warp.
+    """
+    func = "segmented_sort_pairs"
+    for name, a in (("keys", keys), ("values", values), ("segment_start_indices", segment_start_indices)):
+        _check_array(func, name, a)
+    segments = [("segment_start_indices", segment_start_indices)]
+    if segment_end_indices is not None:
+        _check_array(func, "segment_end_indices", segment_end_indices)
+        segments.append(("segment_end_indices", segment_end_indices))
+    if len({a.device for a in [keys, values] + [s for _, s in segments]}) > 1:
+        raise RuntimeError("Keys, values, and segment index array storage devices must match")
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)):
+        raise TypeError(f"count must be an integer, got {type(count).__name__}")
+    if count < 0:
+        raise ValueError(f"count must be non-negative, got {count}")
+    if count > _INT32_MAX:
+        raise ValueError(f"count must not exceed {_INT32_MAX}, got {count}")
+    count = int(count)
+    if keys.size < 2 * count or values.size < 2 * count:
+        raise RuntimeError("Array storage must be large enough to contain 2*count elements")
+    if keys.dtype not in (int32, float32) or values.dtype is not int32:
+        raise RuntimeError(f"Unsupported data type: {type_name(keys.dtype)}")
+    for name, s in segments:
+        if s.dtype is not int32:
+            raise RuntimeError(f"{name} array must be of type int32")
+        if s.ndim != 1:
+            raise RuntimeError(f"{name} must be one-dimensional, got shape {s.shape}")
+    for name, a in [("keys", keys), ("values", values)] + segments:
+        _require_contiguous(func, name, a)
+    starts = _host(segment_start_indices).astype(np.int64)
+    if segment_end_indices is None:
+        starts, ends = starts[:-1], starts[1:]
+    else:
+        ends = _host(segment_end_indices).astype(np.int64)
+        if len(starts) != len(ends):
+            raise RuntimeError(f"segment_start_indices and segment_end_indices must have the same size "
+                               f"({len(starts)} vs {len(ends)})")
+    for i, (s, e) in enumerate(zip(starts, ends)):
+        if not 0 <= s <= e <= count:
+            raise ValueError(f"Invalid segment range at index {i}: [{s}, {e}) for count {count}")
+    if count == 0 or not len(starts):
+        return
+    key_data = _flat(_host(keys), keys)[:count].copy()
+    value_data = _flat(_host(values), values)[:count].copy()
+    for s, e in zip(starts, ends):
+        order = _stable_order(key_data[s:e])
+        key_data[s:e] = key_data[s:e][order]
+        value_data[s:e] = value_data[s:e][order]
+    _store_prefix(keys, key_data)
+    _store_prefix(values, value_data)
+
+
+# -- run-length encoding --------------------------------------------------------------------------------------
+
+
+def runlength_encode(values: array, run_values: array, run_lengths: array, run_count: array | None = None,
+                     value_count: int | None = None):
+    """Encode runs of equal int32 ``values`` (the first ``value_count``, all by default): each run's value
+    goes to ``run_values`` and its length to ``run_lengths`` (int32), in order.
+
+    Returns the number of runs, or, when ``run_count`` (an int32 array) is given, writes it to
+    ``run_count[0]`` and returns ``run_count``. Both outputs must hold ``value_count`` elements.
+    """
+    func = "runlength_encode"
+    for name, a in (("values", values), ("run_values", run_values), ("run_lengths", run_lengths)):
+        _check_array(func, name, a)
+    if not values.device == run_values.device == run_lengths.device:
+        raise RuntimeError("run_values, run_lengths and values storage devices do not match")
+    if run_count is not None:
+        _check_array(func, "run_count", run_count)
+        if run_count.device != values.device:
+            raise RuntimeError("run_count storage device does not match other arrays")
+    if value_count is None:
+        value_count = values.size
+    elif isinstance(value_count, bool) or not isinstance(value_count, (int, np.integer)):
+        raise TypeError(f"value_count must be an integer, got {type(value_count).__name__}")
+    if value_count < 0:
+        raise RuntimeError(f"value_count must be non-negative, got {value_count}")
+    if run_values.size < value_count or run_lengths.size < value_count:
+        raise RuntimeError(f"Output array storage sizes must be at least equal to value_count ({value_count})")
+    if values.dtype is not run_values.dtype:
+        raise RuntimeError(f"values and run_values data types do not match "
+                           f"({type_name(values.dtype)} vs {type_name(run_values.dtype)})")
+    if run_lengths.dtype is not int32:
+        raise RuntimeError("run_lengths array must be of type int32")
+    if run_count is not None and (run_count.dtype is not int32 or run_count.size < 1):
+        raise RuntimeError("run_count array must be of type int32" if run_count.dtype is not int32
+                           else "run_count array must hold at least one element")
+    if values.dtype is not int32:
+        raise RuntimeError(f"Unsupported data type: {type_name(values.dtype)}")
+    if value_count > values.size:
+        raise RuntimeError(f"value_count ({value_count}) exceeds the number of values ({values.size})")
+    data = _flat(_host(values), values)[:value_count]
+    starts = np.flatnonzero(np.concatenate([[True], data[1:] != data[:-1]])) if len(data) else np.zeros(0, int)
+    lengths = np.diff(np.append(starts, len(data)))
+    _store_prefix(run_values, data[starts])
+    _store_prefix(run_lengths, lengths.astype(np.int32))
+    if run_count is None:
+        return len(starts)
+    _store_prefix(run_count, np.array([len(starts)], dtype=np.int32))
+    return run_count
+
+
+# -- casts ----------------------------------------------------------------------------------------------------
+
+
+def array_cast(in_array: array, out_array: array, count: int | None = None) -> None:
+    """Convert the elements of ``in_array`` to ``out_array``'s dtype (C conversions: floats truncate toward
+    zero) and write them into ``out_array``.
+
+    Without ``count`` every element is converted; arrays of one number of dimensions must have one shape,
+    arrays of different numbers of dimensions are matched in row-major order. ``count`` (1-D arrays
+    only) converts the first ``count`` elements. Vector and matrix dtypes convert component by
+    component; when the two dtypes have different numbers of components, components are matched in
+    row-major order.
+    """
+    _check_array("array_cast", "in_array", in_array)
+    _check_array("array_cast", "out_array", out_array)
+    _same_device("Array", in_array, out_array)
+    in_comp, in_trailing = element_layout(in_array.dtype)
+    out_comp, out_trailing = element_layout(out_array.dtype)
+    if _scalar_type(in_array.dtype) is None or _scalar_type(out_array.dtype) is None:
+        if in_array.dtype is not out_array.dtype:
+            raise RuntimeError(f"Cannot cast between {type_name(in_array.dtype)} and {type_name(out_array.dtype)}")
+    if count is not None:
+        if in_array.ndim > 1 or out_array.ndim > 1:
+            raise RuntimeError("Partial cast is not supported for arrays with more than one dimension")
+        count = _count("array_cast", "count", count)
+    elif in_array.ndim == out_array.ndim and in_array.ndim > 1 and in_array.shape != out_array.shape:
+        raise RuntimeError(f"Array shapes do not match ({in_array.shape} vs {out_array.shape})")
+    n = in_array.size if count is None else count
+    in_per, out_per = int(np.prod(in_trailing, dtype=np.int64)), int(np.prod(out_trailing, dtype=np.int64))
+    scalars = n * in_per
+    if n > in_array.size or scalars > out_array.size * out_per:
+        raise RuntimeError(f"Cast count ({n}) exceeds the input size ({in_array.size}) or output size "
+                           f"({out_array.size})")
+    if n == 0:
+        return
+    source = _flat(_host(in_array), in_array)[:n].reshape(-1)
+    with np.errstate(invalid="ignore", over="ignore"):
+        converted = source.astype(out_comp)
+    if in_per == out_per:
+        _store_prefix(out_array, converted.reshape((n,) + out_trailing))
+        return
+    target = _flat(_host(out_array), out_array).reshape(-1).copy()
+    target[:scalars] = converted
+    whole = -(-scalars // out_per)  # the output elements the components reach
+    _store_prefix(out_array, target[: whole * out_per].reshape((whole,) + out_trailing))
+
+
+# -- transforms and timing ------------------------------------------------------------------------------------
+
+
+def transform_expand(t):
+    """A ``transformf`` from a sequence of 7 numbers: position (3), then rotation quaternion (x, y, z, w)."""
+    values = list(t)
+    if len(values) != 7:
+        raise ValueError(f"transform_expand() needs 7 numbers (position, then quaternion), got {len(values)}")
+    return transformation(float32)(p=values[:3], q=values[3:])
+
+
+class ScopedTimer:
+    """A context manager that measures the wall time of its block, as Warp's ``wp.ScopedTimer``.
+
+    On exit it prints ``"<name> took <ms> ms"`` (indented by nesting level), sets ``elapsed`` (ms) and,
+    with ``dict=``, appends the time to ``dict[name]``. ``detailed=True`` profiles the block with cProfile
+    and prints its statistics first; ``synchronize=True`` waits for all devices before starting and
+    stopping the clock; ``active=False`` measures nothing. brickwork does not collect CUDA activity
+    timings (``cuda_filter``) or NVTX ranges, so those options are refused; ``timing_results`` stays
+    empty. ``skip_tape`` is accepted (brickwork's ``Tape`` records no timers).
+    """
+
+    indent = -1  # nesting level of the innermost active timer
+
+    def __init__(self, name: str, active: bool = True, print: bool = True, detailed: bool = False,  # noqa: A002
+                 dict: dict | None = None, use_nvtx: bool = False, color="rapids", synchronize: bool = False,  # noqa: A002
+                 cuda_filter: int = 0, report_func=None, skip_tape: bool = False):
+        if use_nvtx:
+            raise ValueError("ScopedTimer: use_nvtx=True (NVTX ranges) is not supported by brickwork")
+        if cuda_filter:
+            raise ValueError("ScopedTimer: cuda_filter (CUDA activity timing) is not supported by brickwork")
+        self.name = name
+        self.active = active
+        self.print = print
+        self.detailed = detailed
+        self.dict = dict
+        self.synchronize = synchronize
+        self.report_func = report_func
+        self.skip_tape = skip_tape
+        self.elapsed = 0.0
+        self.timing_results: list = []
+        self._profile = None
+        self._start = 0.0
+        if dict is not None:
+            dict.setdefault(name, [])
+
+    def __enter__(self):
+        if not self.active:
+            return self
+        if self.synchronize:
+            synchronize()
+        ScopedTimer.indent += 1
+        if self.detailed:
+            import cProfile  # loaded only when a timer profiles
+
+            self._profile = cProfile.Profile()
+            self._profile.enable()
+        self._start = time.perf_counter()
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        if not self.active:
+            return
+        if self.synchronize:
+            synchronize()
+        self.elapsed = (time.perf_counter() - self._start) * 1000.0
+        if self._profile is not None:
+            self._profile.disable()
+            import pstats
+
+            pstats.Stats(self._profile, stream=sys.stdout).sort_stats(pstats.SortKey.CUMULATIVE).print_stats()
+        if self.dict is not None:
+            self.dict[self.name].append(self.elapsed)
+        if self.print:
+            sys.stdout.write(f"{'    ' * ScopedTimer.indent}{self.name} took {self.elapsed:.2f} ms\n")
+        ScopedTimer.indent -= 1

@@ -1,0 +1,106 @@
+"""Gradients at special values, as Warp gives them: ties and NaN operands of min, max and clamp (the
+adjoint goes to the operand the result came from; a tie to the second), copysign at signed zeros (by the
+sign bits), and atomic_min/atomic_max where both the element and the value are NaN."""
+
+import numpy as np
+
+import brickwork as wp
+
+NAN = float("nan")
+
+
+def _grads(kernel, columns, n_out=1):
+    arrays = [wp.array(np.array(c, dtype=np.float32), dtype=wp.float32, requires_grad=True) for c in columns]
+    outs = [wp.zeros(len(columns[0]), dtype=wp.float32, requires_grad=True) for _ in range(n_out)]
+    tape = wp.Tape()
+    with tape:
+        wp.launch(kernel, dim=len(columns[0]), inputs=arrays, outputs=outs)
+    for o in outs:
+        o.grad.fill_(1.0)
+    tape.backward()
+    return [o.numpy() for o in outs], [a.grad.numpy() for a in arrays]
+
+
+@wp.kernel
+def clamp_k(x: wp.array(dtype=float), lo: wp.array(dtype=float), hi: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.clamp(x[i], lo[i], hi[i])
+
+
+def test_clamp_gives_the_adjoint_to_the_input_the_result_came_from():
+    rows = [  # x, lo, hi -> which receives the adjoint
+        (NAN, -1.0, 1.0, "lo"), (NAN, 1.0, -1.0, "hi"), (0.5, NAN, 1.0, "x"), (2.0, NAN, 1.0, "hi"),
+        (-2.0, -1.0, NAN, "lo"), (0.5, -1.0, 1.0, "x"), (NAN, NAN, 1.0, "hi"), (NAN, NAN, NAN, "hi"),
+        (0.5, 0.5, 1.0, "x"), (1.0, 0.0, 1.0, "hi"), (-3.0, 2.0, 1.0, "hi"),
+    ]
+    (out,), grads = _grads(clamp_k, [[r[k] for r in rows] for k in range(3)])
+    np.testing.assert_array_equal(out[:3], [-1.0, -1.0, 0.5])
+    for i, row in enumerate(rows):
+        expected = [1.0 if name == row[3] else 0.0 for name in ("x", "lo", "hi")]
+        assert [g[i] for g in grads] == expected, row
+
+
+@wp.kernel
+def clamp_vec(x: wp.array(dtype=wp.vec3), lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp.vec3),
+              out: wp.array(dtype=float)):
+    out[0] = wp.dot(wp.clamp(x[0], lo[0], hi[0]), wp.vec3(1.0, 2.0, 3.0))
+
+
+def test_clamp_of_vectors_differentiates_each_component():
+    x, lo, hi = (wp.array([v], dtype=wp.vec3, requires_grad=True)
+                 for v in ((0.5, -2.0, 5.0), (0.0, -1.0, 0.0), (1.0, 1.0, 1.0)))
+    out = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(clamp_vec, dim=1, inputs=[x, lo, hi, out])
+    tape.backward(grads={out: wp.ones(1, dtype=float)})
+    np.testing.assert_array_equal(x.grad.numpy()[0], [1.0, 0.0, 0.0])
+    np.testing.assert_array_equal(lo.grad.numpy()[0], [0.0, 2.0, 0.0])
+    np.testing.assert_array_equal(hi.grad.numpy()[0], [0.0, 0.0, 3.0])
+
+
+@wp.kernel
+def min_max(a: wp.array(dtype=float), b: wp.array(dtype=float), lo: wp.array(dtype=float), hi: wp.array(dtype=float)):
+    i = wp.tid()
+    lo[i] = wp.min(a[i], b[i])
+    hi[i] = wp.max(a[i], b[i]) * 10.0
+
+
+def test_min_and_max_give_ties_to_the_second_operand_and_nan_to_the_number():
+    rows = [(NAN, 1.0), (1.0, NAN), (NAN, NAN), (1.0, 1.0), (-0.0, 0.0), (1.0, 2.0)]
+    _, (ga, gb) = _grads(min_max, [[r[0] for r in rows], [r[1] for r in rows]], n_out=2)
+    np.testing.assert_array_equal(ga, [0.0, 11.0, 0.0, 0.0, 0.0, 1.0])
+    np.testing.assert_array_equal(gb, [11.0, 0.0, 11.0, 11.0, 11.0, 10.0])
+
+
+@wp.kernel
+def copysign_k(x: wp.array(dtype=float), y: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.copysign(x[i], y[i])
+
+
+def test_copysign_gradient_compares_sign_bits():
+    rows = [(3.0, 1.0, 1.0), (3.0, -1.0, -1.0), (-3.0, 1.0, -1.0), (-0.0, -1.0, 1.0), (-0.0, 1.0, -1.0),
+            (0.0, -1.0, -1.0), (0.0, 1.0, 1.0), (2.0, -0.0, -1.0)]
+    _, (gx, gy) = _grads(copysign_k, [[r[0] for r in rows], [r[1] for r in rows]])
+    np.testing.assert_array_equal(gx, [r[2] for r in rows])
+    np.testing.assert_array_equal(gy, np.zeros(len(rows)))
+
+
+@wp.kernel
+def atomic_min_k(slot: wp.array(dtype=float), value: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.atomic_min(slot, i, value[i])
+
+
+def test_atomic_min_gives_the_adjoint_to_a_nan_value_stored_over_nan():
+    rows = [(NAN, NAN, 1.0), (NAN, 2.0, 1.0), (2.0, NAN, 0.0), (5.0, 2.0, 1.0), (2.0, 5.0, 0.0)]
+    slot = wp.array([r[0] for r in rows], dtype=float, requires_grad=True)
+    value = wp.array([r[1] for r in rows], dtype=float, requires_grad=True)
+    out = wp.zeros(len(rows), dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(atomic_min_k, dim=len(rows), inputs=[slot, value], outputs=[out])
+    slot.grad.fill_(1.0)
+    tape.backward()
+    np.testing.assert_array_equal(value.grad.numpy(), [r[2] for r in rows])

@@ -1,0 +1,208 @@
+"""wp.func_native (C++ snippet functions, with an adjoint snippet) and custom gradients that name struct
+fields and arrays in wp.adjoint[...] or call their own forward function."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+
+
+@wp.func_native("return a * b;", adj_snippet="adj_a += b * adj_ret;\nadj_b += a * adj_ret;")
+def mul_native(a: float, b: float) -> float:
+    """a times b, in C++."""
+    ...
+
+
+@wp.func_native("return a + 2.0f;", adj_snippet="adj_a += adj_ret;")
+def add_two_native(a: float) -> float:
+    ...
+
+
+@wp.func_native("return a * a;")
+def square_no_adjoint(a: float) -> float:
+    ...
+
+
+@wp.kernel
+def uses_native(x: wp.array(dtype=float), y: wp.array(dtype=float), z: wp.array(dtype=float)):
+    i = wp.tid()
+    z[i] = mul_native(add_two_native(x[i]), y[i]) + add_two_native(1.0) + square_no_adjoint(x[i])
+
+
+def test_native_functions_forward_and_backward():
+    x = wp.array([1.0, 2.0, 3.0], dtype=float, requires_grad=True)
+    y = wp.array([4.0, 5.0, 6.0], dtype=float, requires_grad=True)
+    z = wp.zeros(3, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(uses_native, 3, inputs=[x, y, z])
+    xs, ys = x.numpy(), y.numpy()
+    np.testing.assert_allclose(z.numpy(), (xs + 2) * ys + 3 + xs * xs)
+    tape.backward(grads={z: wp.ones(3, dtype=float)})
+    np.testing.assert_allclose(x.grad.numpy(), ys)  # square_no_adjoint has no adjoint snippet: no gradient
+    np.testing.assert_allclose(y.grad.numpy(), xs + 2)
+
+
+def test_native_function_errors():
+    assert mul_native.__doc__ == "a times b, in C++." and "func_native" in repr(mul_native)
+    with pytest.raises(TypeError, match="can be called in kernels and functions only"):
+        mul_native(1.0, 2.0)
+    with pytest.raises(TypeError, match="parameter 'a' needs a type annotation"):
+        @wp.func_native("return a;")
+        def untyped(a):
+            ...
+    with pytest.raises(TypeError, match="snippet must be a string of C\\+\\+ code"):
+        wp.func_native(3)(lambda: None)
+
+    @wp.kernel
+    def wrong_count(x: wp.array(dtype=float)):
+        x[0] = mul_native(x[0])
+
+    with pytest.raises(wp.KernelTypeError, match=r"mul_native\(\) takes 2 arguments"):
+        wp.launch(wrong_count, 1, inputs=[wp.zeros(1)])
+
+    @wp.kernel
+    def wrong_type(x: wp.array(dtype=int)):
+        x[0] = wp.int32(add_two_native(x[0]))
+
+    with pytest.raises(wp.KernelTypeError, match=r"argument 'a' must be float32, got int32"):
+        wp.launch(wrong_type, 1, inputs=[wp.zeros(1, dtype=int)])
+
+
+@wp.struct
+class Pair:
+    s: float
+    v: wp.vec3
+
+
+@wp.func
+def pair_value(p: Pair):
+    return p.s * p.v[0] + p.v[1]
+
+
+@wp.func_grad(pair_value)
+def pair_value_grad(p: Pair, adj_ret: float):
+    wp.adjoint[p.s] += 10.0 * adj_ret
+    wp.adjoint[p.v][1] += 20.0 * adj_ret
+
+
+@wp.kernel
+def eval_pairs(ps: wp.array(dtype=Pair), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = pair_value(ps[i])
+
+
+def test_custom_gradient_of_struct_fields():
+    ps = wp.zeros(2, dtype=Pair, requires_grad=True)
+    out = wp.zeros(2, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(eval_pairs, 2, inputs=[ps, out])
+    tape.backward(grads={out: wp.ones(2, dtype=float)})
+    g = ps.grad.numpy()
+    np.testing.assert_array_equal(g["s"], [10.0, 10.0])
+    np.testing.assert_array_equal(g["v"], [[0.0, 20.0, 0.0]] * 2)
+
+
+def test_adjoint_of_a_missing_field_is_an_error():
+    @wp.func
+    def f(p: Pair):
+        return p.s
+
+    @wp.func_grad(f)
+    def f_grad(p: Pair, adj_ret: float):
+        wp.adjoint[p.w] += adj_ret
+
+    @wp.kernel
+    def k(ps: wp.array(dtype=Pair), out: wp.array(dtype=float)):
+        out[0] = f(ps[0])
+
+    ps, out = wp.zeros(1, dtype=Pair, requires_grad=True), wp.zeros(1, requires_grad=True)
+    with pytest.raises(wp.KernelTypeError, match="Pair has no field 'w'"):  # typed with the function
+        wp.launch(k, 1, inputs=[ps, out])
+
+
+@wp.func
+def sigmoid(x: float):
+    return 1.0 / (1.0 + wp.exp(-x))
+
+
+@wp.func_grad(sigmoid)
+def sigmoid_grad(x: float, adj: float):
+    wp.adjoint[x] += adj * sigmoid(x) * (1.0 - sigmoid(x))  # calls its own forward function
+
+
+@wp.func
+def sigmoid_into(i: int, xs: wp.array(dtype=float), ys: wp.array(dtype=float)):
+    ys[i] = sigmoid(xs[i])
+
+
+@wp.func_grad(sigmoid_into)
+def sigmoid_into_grad(i: int, xs: wp.array(dtype=float), ys: wp.array(dtype=float)):
+    wp.adjoint[xs][i] += ys[i] * (1.0 - ys[i])  # the array's gradient, updated in place
+
+
+@wp.kernel
+def eval_sigmoid(xs: wp.array(dtype=float), ys: wp.array(dtype=float)):
+    i = wp.tid()
+    sigmoid_into(i, xs, ys)
+
+
+@wp.kernel
+def eval_sigmoid_value(xs: wp.array(dtype=float), ys: wp.array(dtype=float)):
+    i = wp.tid()
+    ys[i] = sigmoid(xs[i])
+
+
+def test_gradient_functions_calling_their_forward_and_updating_arrays():
+    xs = wp.array([0.0, 1.0, -2.0], dtype=float, requires_grad=True)
+    ys = wp.zeros_like(xs)
+    ys.grad.fill_(1.0)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(eval_sigmoid, 3, inputs=[xs, ys])
+    tape.backward()
+    s = 1.0 / (1.0 + np.exp(-xs.numpy()))
+    np.testing.assert_allclose(ys.numpy(), s, rtol=1e-6)
+    np.testing.assert_allclose(xs.grad.numpy(), s * (1 - s), rtol=1e-6)
+    # without a gradient on xs the gradient function does not run (nothing to update)
+    plain = wp.array([0.5], dtype=float)
+    out = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(eval_sigmoid, 1, inputs=[plain, out])
+    tape.backward(grads={out: wp.ones(1)})
+    xs2 = wp.array([0.5], dtype=float, requires_grad=True)
+    ys2 = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(eval_sigmoid_value, 1, inputs=[xs2, ys2])
+    tape.backward(grads={ys2: wp.ones(1)})
+    s2 = 1.0 / (1.0 + np.exp(-0.5))
+    np.testing.assert_allclose(xs2.grad.numpy(), [s2 * (1 - s2)], rtol=1e-6)
+
+
+@wp.func_native("return a * 3.0f;", adj_snippet="adj_a += 3.0f * adj_ret;", replay_snippet="return a * 3.0f + 100.0f;")
+def triple(a: float) -> float:
+    ...
+
+
+@wp.kernel
+def uses_triple(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    t = triple(x[i])
+    y[i] = t * t
+
+
+def test_replay_snippet_runs_in_the_backward_replay():
+    """The backward kernel recomputes t with the replay snippet (t + 100 here), so d(t*t)/dx = 2 * (3x + 100) * 3."""
+    x = wp.array([1.0, 2.0], dtype=float, requires_grad=True)
+    y = wp.zeros(2, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(uses_triple, 2, inputs=[x, y])
+    np.testing.assert_allclose(y.numpy(), [9.0, 36.0])  # the forward snippet
+    tape.backward(grads={y: wp.ones(2, dtype=float)})
+    np.testing.assert_allclose(x.grad.numpy(), [2.0 * 103.0 * 3.0, 2.0 * 106.0 * 3.0])
