@@ -1114,17 +1114,6 @@ template <class T, class... B> BW_INLINE T& raw_checked(int64_t address, int64_t
         }
     return raw<T>(address, offset);
 }
-template <class T, int D, class... I> BW_INLINE auto subarray_checked(const array_t<T, D>& a, const char* where, I... i) {
-    constexpr int n = int(sizeof...(I));
-    const int64_t index[n] = {int64_t(i)...};
-    for (int d = 0; d < n; ++d)
-        if (index[d] < 0 || index[d] >= a.shape[d]) {
-            record_oob(where, n, index, a.shape);
-            array_t<T, D - n> empty{};
-            return empty;  // a view of nothing: its own accesses are out of bounds too
-        }
-    return subarray(a, int64_t(i)...);
-}
 // ---- indexed arrays (types/indexed_arrays.py) -----------------------------------------------
 // The base's data and strides, the indexed shape, and one index array per dimension (null: that
 // dimension is not indexed). Element (i, j, ..) is base[idx0[i], j, ..]; the unit-stride flag U of
@@ -1175,14 +1164,15 @@ BW_INLINE T& at_checked(const indexedarray_t<T, D>& a, const char* where, I... i
         }
     return at<U>(a, int64_t(i)...);
 }
-template <class T, int D, class... I>
-BW_INLINE auto subarray_checked(const indexedarray_t<T, D>& a, const char* where, I... i) {
+
+// a checked view of an array or an indexed array (debug mode)
+template <class A, class... I> BW_INLINE auto subarray_checked(const A& a, const char* where, I... i) {
     constexpr int n = int(sizeof...(I));
     const int64_t index[n] = {int64_t(i)...};
     for (int d = 0; d < n; ++d)
         if (index[d] < 0 || index[d] >= a.shape[d]) {
             record_oob(where, n, index, a.shape);
-            indexedarray_t<T, D - n> empty{};
+            decltype(subarray(a, int64_t(i)...)) empty{};
             return empty;  // a view of nothing: its own accesses are out of bounds too
         }
     return subarray(a, int64_t(i)...);

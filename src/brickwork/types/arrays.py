@@ -493,13 +493,19 @@ def _unary_arithmetic(op: str):
     return method
 
 
-for _python, _op in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"), ("floordiv", "floordiv"),
-                     ("mod", "mod"), ("pow", "pow")):
-    setattr(array, f"__{_python}__", _arithmetic(_op))
-    setattr(array, f"__r{_python}__", _arithmetic(_op, reflected=True))
-    setattr(array, f"__i{_python}__", _arithmetic(_op, inplace=True))
-array.__neg__ = _unary_arithmetic("neg")
-array.__pos__ = _unary_arithmetic("pos")
+def install_arithmetic(cls) -> None:
+    """Give an array class Python's arithmetic operators (plain, reflected, in place, unary), each a
+    ``wp.map`` launch."""
+    for python, op in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"), ("floordiv", "floordiv"),
+                       ("mod", "mod"), ("pow", "pow")):
+        setattr(cls, f"__{python}__", _arithmetic(op))
+        setattr(cls, f"__r{python}__", _arithmetic(op, reflected=True))
+        setattr(cls, f"__i{python}__", _arithmetic(op, inplace=True))
+    cls.__neg__ = _unary_arithmetic("neg")
+    cls.__pos__ = _unary_arithmetic("pos")
+
+
+install_arithmetic(array)
 
 
 def _element_ndim(dtype) -> int:

@@ -19,7 +19,7 @@ import typing
 
 import numpy as np
 
-from .arrays import ArrayType, _arithmetic, _unary_arithmetic, array, empty, type_name
+from .arrays import ArrayType, array, empty, install_arithmetic, type_name
 from .scalars import int32, python_annotation_type
 
 
@@ -232,13 +232,7 @@ def _check_indices(data: array, indices) -> list:
     return out + [None] * (4 - len(out))
 
 
-for _python, _op in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"), ("floordiv", "floordiv"),
-                     ("mod", "mod"), ("pow", "pow")):
-    setattr(indexedarray, f"__{_python}__", _arithmetic(_op))
-    setattr(indexedarray, f"__r{_python}__", _arithmetic(_op, reflected=True))
-    setattr(indexedarray, f"__i{_python}__", _arithmetic(_op, inplace=True))
-indexedarray.__neg__ = _unary_arithmetic("neg")
-indexedarray.__pos__ = _unary_arithmetic("pos")
+install_arithmetic(indexedarray)
 
 
 class _IndexedArrayNd:
