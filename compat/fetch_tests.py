@@ -1,8 +1,9 @@
 """Fetch Warp's own test files for `make compat`: download the warp-lang wheel with pip, extract its tests.
 
 Only ``warp/tests/**.py`` and the golden arrays ``warp/tests/assets/*.npy`` are taken from the wheel
-(into the scratch directory given on the command line); nothing of Warp's library is extracted or imported, and nothing is written into the repository.
-The wheel is kept in the scratch directory, so a second run does not download it again.
+(into the scratch directory given on the command line); nothing of Warp's library is extracted or
+imported, and nothing is written into the repository. The wheel is kept in the scratch directory, so
+a second run does not download it again.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from ._version import __version__
 from .builtins.constants import CONSTANTS as _CONSTANTS
 from .builtins.functions import FUNCTIONS as _BUILTIN_FUNCTIONS
 from .builtins.static import static
+from .config import DeterministicMode
 from .device import (
     Device,
     ScopedDevice,
@@ -30,6 +31,7 @@ from .device import (
     set_device,
     synchronize,
     synchronize_device,
+    unmap_cuda_device,
 )
 from .errors import (
     BoundsError,
@@ -54,6 +56,7 @@ from .lang.grad import grad
 from .lang.kernel import Kernel, kernel, overload
 from .lang.modules import Module, get_module, get_module_options, set_module_options
 from .lang.native import func_native
+from .runtime.cuda_archs import get_cuda_supported_archs
 from .runtime.launch import Graph, Launch, capture_begin, capture_end, capture_launch, is_capturing, launch
 from .runtime.map import map  # noqa: A004 - Warp's name: wp.map
 from .runtime.parallel import par_for, par_for_outer
@@ -93,6 +96,7 @@ from .types.arrays import (
 )
 from .types.composite import family_namespace as _family_namespace
 from .types.composite import matrix, quaternion, transformation, vector
+from .types.fixed_arrays import fixedarray
 from .types.indexed_arrays import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d
 from .types.references import ref
 from .types.scalars import (
@@ -107,6 +111,7 @@ from .types.scalars import (
     float32,
     float64,
     half,
+    handle,
     int8,
     int16,
     int32,

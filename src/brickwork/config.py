@@ -7,11 +7,20 @@ Attributes can be changed at run time (``brickwork.config.verbose = True``) or t
 from __future__ import annotations
 
 import contextlib
+import enum
 import os
 import re
 import sys
 
 _ENV_PREFIX = "BRICKWORK_"
+
+
+class DeterministicMode(enum.IntEnum):
+    """How reproducible the results of floating-point atomics must be (module option ``deterministic``)."""
+
+    NOT_GUARANTEED = 0  #: any order (CPU launches go parallel)
+    RUN_TO_RUN = 1  #: the same results on every run of the same program
+    GPU_TO_GPU = 2  #: the same results on every device as well
 
 
 def _env_int(name: str, default: int | None, minimum: int = 1) -> int | None:
@@ -156,10 +165,21 @@ gpu_shared_limit: int = _env_int(_ENV_PREFIX + "GPU_SHARED_LIMIT", 48 * 1024, mi
 verify_autograd_array_access: bool = _env_bool(_ENV_PREFIX + "VERIFY_AUTOGRAD_ARRAY_ACCESS", False)
 #: After each launch, print the arrays the kernel writes that hold a NaN or an infinity (runtime/verify_fp.py).
 verify_fp: bool = _env_bool(_ENV_PREFIX + "VERIFY_FP", False)
+#: After each CUDA launch, wait for the kernel and raise the CUDA error it caused there, naming the kernel
+#: (launches are otherwise asynchronous: an error would surface at a later call). Off by default: it costs
+#: the launch's overlap with the host.
+verify_cuda: bool = _env_bool(_ENV_PREFIX + "VERIFY_CUDA", False)
 #: Warp compatibility: Warp's switch to ignore its kernel cache. brickwork's cache key covers everything
 #: the generated code depends on (source, types, mode, compiler and flags, brickwork's own code), so a
 #: cached kernel is the one a fresh compile would make: the setting is accepted and changes nothing.
 cache_kernels: bool = True
+#: The ``deterministic`` option of modules created from now on (see brickwork.lang.determinism): with
+#: ``DeterministicMode.RUN_TO_RUN`` their kernels run on one thread and float atomics add in a fixed order.
+deterministic: DeterministicMode = DeterministicMode.NOT_GUARANTEED
+#: Scalar builtins called from Python return float32 results as Python floats, int32 results as Python
+#: ints and others as scalars of their type (``wp.sin(wp.float64(1.0))`` is a ``wp.float64``), as Warp
+#: does; True: every result is a Python number (Warp's behaviour before 1.x made results typed).
+legacy_scalar_return_types: bool = False
 #: Warp compatibility: accepted and ignored.
 quiet: bool = True
 verbose: bool = False

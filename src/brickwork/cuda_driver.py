@@ -15,6 +15,7 @@ import threading
 from .errors import DeviceUnavailableError
 
 _ATTR_CC_MAJOR, _ATTR_CC_MINOR, _ATTR_SM_COUNT = 75, 76, 16
+_ATTR_MAX_SHARED_PER_BLOCK = 8  # CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
 _NOT_INITIALIZED, _NO_DEVICE = 3, 100
 _FUNC_MAX_DYNAMIC_SHARED = 8  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 _NOT_READY = 600  # CUDA_ERROR_NOT_READY: a stream or event query whose work is still running
@@ -73,6 +74,12 @@ class Driver:
 
     def capability(self, ordinal: int) -> tuple[int, int]:
         return self._attribute(ordinal, _ATTR_CC_MAJOR), self._attribute(ordinal, _ATTR_CC_MINOR)
+
+    def sm_count(self, ordinal: int) -> int:
+        return self._attribute(ordinal, _ATTR_SM_COUNT)
+
+    def max_shared_memory_per_block(self, ordinal: int) -> int:
+        return self._attribute(ordinal, _ATTR_MAX_SHARED_PER_BLOCK)
 
     def total_memory(self, ordinal: int) -> int:
         v = ctypes.c_size_t()

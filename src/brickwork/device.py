@@ -28,6 +28,21 @@ class Device:
         return f"sm_{major}{minor}"
 
     @property
+    def sm_count(self) -> int:
+        """The number of streaming multiprocessors of a CUDA device; 0 for the CPU."""
+        if self.ordinal is None:
+            return 0
+        return cuda_driver.driver().sm_count(self.ordinal)
+
+    @property
+    def max_shared_memory_per_block(self) -> int:
+        """The bytes of shared memory a thread block of a CUDA device may use (without opting in to more); 0
+        for the CPU."""
+        if self.ordinal is None:
+            return 0
+        return cuda_driver.driver().max_shared_memory_per_block(self.ordinal)
+
+    @property
     def is_cpu(self) -> bool:
         return self.name == "cpu"
 
@@ -98,6 +113,16 @@ def get_cuda_device_count() -> int:
 def get_cuda_devices() -> list:
     """Every CUDA device of this machine."""
     return [get_device(f"cuda:{i}") for i in range(get_cuda_device_count())]
+
+
+def unmap_cuda_device(alias: str) -> None:
+    """Warp compatibility: remove a CUDA device mapped under an alias of its own. brickwork names its CUDA
+    devices ``cuda:N`` after the driver's ordinals and maps none under other aliases (it has no
+    ``map_cuda_device``), so every alias raises ``RuntimeError``, as Warp does for an alias it has not mapped."""
+    if not isinstance(alias, str):
+        raise TypeError(f"unmap_cuda_device: alias must be a str, got {type(alias).__name__}")
+    raise RuntimeError(f"Invalid CUDA device alias {alias!r}: brickwork maps no CUDA devices under aliases "
+                       "(its CUDA devices are 'cuda:N', fixed by the driver)")
 
 
 def set_device(device) -> None:

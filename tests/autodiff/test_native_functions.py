@@ -206,3 +206,76 @@ def test_replay_snippet_runs_in_the_backward_replay():
     np.testing.assert_allclose(y.numpy(), [9.0, 36.0])  # the forward snippet
     tape.backward(grads={y: wp.ones(2, dtype=float)})
     np.testing.assert_allclose(x.grad.numpy(), [2.0 * 103.0 * 3.0, 2.0 * 106.0 * 3.0])
+
+
+# -- wp.ref[T] parameters of wp.func_native ------------------------------------------------------------------
+
+
+@wp.func_native("x = x + 5;")
+def native_add_five(x: wp.ref[wp.int32]): ...
+
+
+@wp.func_native("x = y * 2.0f;", adj_snippet="adj_y += 2.0f * adj_x;\nadj_x = 0.0f;")
+def native_store_double(x: wp.ref[float], y: float): ...
+
+
+# the adjoint snippet sees x as the forward call left it (x * y), as in Warp
+@wp.func_native("x = x * y;\nreturn x + 1.0f;",
+                adj_snippet="adj_y += adj_x * x / y + adj_ret * x / y;\nadj_x = adj_x * y + adj_ret * y;")
+def native_scale_ref(x: wp.ref[float], y: float) -> float: ...
+
+
+@wp.kernel(enable_backward=False)
+def native_ref_places(result: wp.array(dtype=wp.int32)):
+    local = wp.int32(10)
+    native_add_five(local)
+    result[0] = local
+    native_add_five(result[1])
+
+
+@wp.kernel
+def native_ref_adjoints(x: wp.array(dtype=float), out: wp.array(dtype=float), res: wp.array(dtype=float)):
+    i = wp.tid()
+    tmp = wp.float32(0.0)
+    native_store_double(tmp, x[i])
+    v = wp.vec3(1.0, x[i], 0.0)
+    r = native_scale_ref(v[1], x[i])
+    out[i] = tmp + v[1]
+    res[i] = r
+
+
+def test_native_ref_parameters_store_into_the_places_passed():
+    result = wp.zeros(2, dtype=wp.int32)
+    wp.launch(native_ref_places, 1, inputs=[result])
+    np.testing.assert_array_equal(result.numpy(), [15, 5])
+
+
+def test_native_ref_parameters_forward_and_adjoint():
+    xs = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    x = wp.array(xs, dtype=float, requires_grad=True)
+    out = wp.zeros(3, dtype=float, requires_grad=True)
+    res = wp.zeros(3, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(native_ref_adjoints, 3, inputs=[x, out, res])
+    np.testing.assert_allclose(out.numpy(), 2 * xs + xs * xs)
+    np.testing.assert_allclose(res.numpy(), xs * xs + 1)
+    tape.backward(grads={out: wp.ones_like(out), res: wp.ones_like(res)})
+    np.testing.assert_allclose(x.grad.numpy(), 2 + 4 * xs)  # d/dx (2x + x^2) + d/dx (x^2 + 1)
+
+
+def test_native_ref_argument_must_be_a_place_of_its_type():
+    @wp.kernel(module="unique", enable_backward=False)
+    def wrong_type(a: wp.array(dtype=float)):
+        n = wp.int64(1)
+        native_add_five(n)
+
+    with pytest.raises(wp.WarpCodegenTypeError, match=r"wp.ref\[int32\] argument 'x' must be a place of type int32"):
+        wp.launch(wrong_type, 1, inputs=[wp.zeros(1, dtype=float)])
+
+    @wp.kernel(module="unique", enable_backward=False)
+    def temporary(a: wp.array(dtype=wp.int32)):
+        native_add_five(a[0] + 1)
+
+    with pytest.raises(wp.WarpCodegenTypeError, match="requires an addressable expression"):
+        wp.launch(temporary, 1, inputs=[wp.zeros(1, dtype=wp.int32)])

@@ -103,3 +103,41 @@ def test_vectors_of_bfloat16():
     x = wp.array([[1.0, 2.0, 3.0]], dtype=wp.vector(3, wp.bfloat16))
     wp.launch(_double_vec, dim=1, inputs=[x])
     np.testing.assert_array_equal(x.numpy(), [[0x4000, 0x4080, 0x40C0]])  # 2, 4, 6
+
+
+@wp.struct
+class HalfAndFloat:
+    h: wp.bfloat16
+    f: wp.float32
+
+
+@wp.kernel
+def read_struct_and_constants(s: HalfAndFloat, out: wp.array(dtype=float)):
+    out[0] = float(s.h)
+    out[1] = s.f
+    out[2] = float(wp.bfloat16(-1.0))  # literals converted at compile time, negative ones too
+    out[3] = float(wp.bfloat16(1.01171875))  # 1 + 3 * 2**-8: rounded to the nearest bfloat16 (ties to even)
+
+
+def test_struct_fields_and_typed_literals_of_bfloat16():
+    s = HalfAndFloat()
+    s.h = wp.bfloat16(3.5)
+    s.f = 7.25
+    out = wp.zeros(4, dtype=float)
+    wp.launch(read_struct_and_constants, dim=1, inputs=[s, out])
+    assert out.numpy().tolist() == [3.5, 7.25, -1.0, 1.0 + 4 * 2.0**-8]
+
+
+@wp.kernel
+def read_bf16_vector(v: wp.vector(3, wp.bfloat16), out: wp.array(dtype=float)):
+    for i in range(3):
+        out[i] = float(v[i])
+
+
+def test_host_vectors_of_bfloat16_round_and_pass_to_kernels_as_bits():
+    v = wp.vector(3, wp.bfloat16)(1.5, 2.25, -1.01171875)  # the last rounds (ties to even) to -1.015625
+    assert v.flat_values() == [0x3FC0, 0x4010, 0xBF82]
+    assert bytes(v) == np.array([0x3FC0, 0x4010, 0xBF82], dtype=np.uint16).tobytes()
+    out = wp.zeros(3, dtype=float)
+    wp.launch(read_bf16_vector, dim=1, inputs=[v, out])
+    assert out.numpy().tolist() == [1.5, 2.25, -1.015625]

@@ -146,3 +146,46 @@ def test_not_in_kernel_signatures():
 
 def test_python_scope_calls_run_the_body():
     assert add_and_return(1.0, 2.0) == 3.0
+
+
+def test_ref_annotation_names_its_value_type():
+    assert wp.ref[wp.float32].dtype is wp.float32
+    assert wp.ref[wp.vec3].value_type is wp.vec3
+    assert wp.ref[float].dtype is wp.float32
+    assert wp.ref[wp.int32] is wp.ref[wp.int32] and wp.ref[wp.int32].dtype != wp.ref[wp.float32].dtype
+
+
+def test_overloads_differing_only_by_ref_are_refused():
+    @wp.func
+    def refness_only(x: wp.int32) -> wp.int32:
+        return x
+
+    with pytest.raises(RuntimeError, match=r"differ only in wp.ref\[T\] parameters: \(x: int32\) and "
+                                           r"\(x: ref\[int32\]\)"):
+        @wp.func
+        def refness_only(x: wp.ref[wp.int32]):  # noqa: F811
+            x += 1
+
+    assert len(refness_only.overloads) == 1  # the refused definition changed nothing
+
+
+def test_constant_local_cannot_be_passed_by_reference():
+    @wp.kernel(module="unique", enable_backward=False)
+    def constant_local(out: wp.array(dtype=float)):
+        x = 1.0
+        store_double(x, 2.0)
+        out[0] = x
+
+    with pytest.raises(wp.WarpCodegenError, match=r"a local bound to the constant 1.0; declare it as a variable "
+                                                  r"to pass it by reference: x = wp\.float32\(1\.0\)"):
+        wp.launch(constant_local, 1, inputs=[wp.zeros(1, dtype=float)])
+
+    @wp.kernel(module="unique", enable_backward=False)
+    def declared_local(out: wp.array(dtype=float)):
+        x = wp.float32(1.0)
+        store_double(x, 2.0)
+        out[0] = x
+
+    out = wp.zeros(1, dtype=float)
+    wp.launch(declared_local, 1, inputs=[out])
+    assert out.numpy()[0] == 4.0

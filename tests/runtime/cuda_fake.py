@@ -37,6 +37,12 @@ class FakeDriver:
     def total_memory(self, ordinal):
         return 1 << 34
 
+    def sm_count(self, ordinal):
+        return 132
+
+    def max_shared_memory_per_block(self, ordinal):
+        return 48 * 1024
+
     def alloc(self, ordinal, nbytes):
         ptr = self.next
         self.memory[ptr] = bytearray(max(nbytes, 1))

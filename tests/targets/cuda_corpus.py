@@ -304,6 +304,32 @@ def vector_types(v: wp.array(dtype=Any), out: wp.array(dtype=Any)):
     out[i] = v[i] + v[i] * type(v[i][0])(2)
 
 
+@wp.func
+def fill_rows(a: wp.array2d(dtype=float)):
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            a[i, j] = float(i * a.shape[1] + j)
+
+
+@wp.func
+def local_table(x: float) -> wp.fixedarray(shape=(2, 3), dtype=float):
+    t = wp.zeros(shape=(2, 3), dtype=float)
+    fill_rows(t)
+    t[1, 2] += x
+    return t
+
+
+@wp.kernel
+def fixed_arrays(x: wp.array(dtype=float), out: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    t = local_table(x[i])
+    v = wp.zeros(shape=4, dtype=wp.vec3)
+    v[1] = wp.vec3(t[1, 2], t[0][1], float(len(t) + t.shape[1]))
+    wp.atomic_add(v, 1, wp.vec3(1.0))
+    s = t[:, 1:]
+    out[i] = v[1] + wp.vec3(s[1, 1])
+
+
 def entries():
     """(id, kernel, argument types) of every instance the CUDA tests generate and compile."""
     A = wp.array
@@ -344,5 +370,6 @@ def entries():
         ("subarrays", subarrays, [wp.array3d(dtype=float), A(dtype=float)]),
         ("tuples", tuples, [A(dtype=float), A(dtype=float)]),
         ("indexed_arrays", indexed_arrays, [wp.indexedarray(dtype=float, ndim=3), IndexedHolder, A(dtype=float)]),
+        ("fixed_arrays", fixed_arrays, [A(dtype=float), A(dtype=wp.vec3)]),
     ]
     return out

@@ -44,7 +44,7 @@ class PlaceholderModule(types.ModuleType):
 
 
 # Modules that exist for real in the alias package (they carry data tests iterate over at import).
-_REAL = {"_src", "_src.types", "_src.autograd"}
+_REAL = {"_src", "_src.types", "_src.autograd", "_src.codegen"}
 _PLACEHOLDER_ROOTS = ("_src", "sparse", "render", "sim", "optim", "jax_experimental")
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from .docs import BUILTIN_DOCS
 from .host_composites import HOST_LINALG, HOST_ROTATIONS
 from .host_decompositions import HOST_DECOMPOSITIONS
+from .host_typing import TYPED_SCALAR, extremum, index_of, kernel_type, scalar_call
 
 
 class BuiltinFunction:
@@ -34,6 +35,8 @@ class BuiltinFunction:
     def __call__(self, *args, **kwargs):
         if self.host is None:
             raise RuntimeError(f"{self.name}() can only be called inside a @kernel or @func")
+        if self.name in TYPED_SCALAR and args and not kwargs and all(kernel_type(a) is not None for a in args):
+            return scalar_call(self.name, self.host, args)
         if self.name in _ELEMENTWISE:
             return _elementwise(self.host, args)
         if self.name in _TYPED:  # these read the argument's kernel type
@@ -86,7 +89,7 @@ def _bit_count(x) -> int:
 
 
 #: Host builtins that take their arguments as given (typed scalars keep their type).
-_TYPED = frozenset({"bit_count"})
+_TYPED = frozenset({"bit_count", "min", "max"})
 
 
 def _round(x):
@@ -114,7 +117,9 @@ _HOST = {
     "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "atan2": np.arctan2, "sinh": np.sinh,
     "cosh": np.cosh, "tanh": np.tanh, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
     "log2": np.log2, "log10": np.log10, "exp2": np.exp2, "cbrt": np.cbrt,
-    "abs": abs, "min": min, "max": max, "pow": np.power, "isnan": math.isnan, "isinf": math.isinf,
+    "abs": abs, "pow": np.power,
+    "min": extremum("min", min, np.minimum, np.min), "max": extremum("max", max, np.maximum, np.max),
+    "argmin": index_of(np.argmin), "argmax": index_of(np.argmax), "isnan": math.isnan, "isinf": math.isinf,
     "isfinite": math.isfinite, "clamp": lambda x, a, b: min(max(x, a), b),
     "step": lambda x: type(x)(1 if x < 0 else 0), "nonzero": lambda x: type(x)(0 if x == 0 else 1),
     "smoothstep": lambda a, b, x: _smoothstep(a, b, x),

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..types.composite import matrix, quaternion, transformation, vector
 from ..types.scalars import float32, float64
+from .host_typing import typed_result
 
 
 def _parts(x):
@@ -80,14 +81,24 @@ def transform_set_rotation(t, q):
         t[3 + i] = q[i]
 
 
-def transform_point(t, x):
+def _xform_or_mat(xform, mat, name: str):
+    """The transform or 4x4 matrix of ``transform_point``/``transform_vector``, given positionally, as
+    ``xform=`` or as ``mat=`` (Warp's parameter names of the two overloads)."""
+    if (xform is None) == (mat is None):
+        raise TypeError(f"{name}() takes one transform (xform=) or 4x4 matrix (mat=)")
+    return xform if xform is not None else mat
+
+
+def transform_point(xform=None, point=None, *, mat=None):
+    t, x = _xform_or_mat(xform, mat, "transform_point"), point
     (ta, dtype), (xa, _) = _parts(t), _parts(x)
     if ta.shape == (4, 4):  # a matrix on homogeneous coordinates, w = 1
         return vector(3, dtype)(ta[:3, :3] @ xa + ta[:3, 3])
     return vector(3, dtype)(ta[:3] + _rotate(ta[3:], xa, 1.0))
 
 
-def transform_vector(t, x):
+def transform_vector(xform=None, vec=None, *, mat=None):
+    t, x = _xform_or_mat(xform, mat, "transform_vector"), vec
     (ta, dtype), (xa, _) = _parts(t), _parts(x)
     if ta.shape == (4, 4):  # w = 0
         return vector(3, dtype)(ta[:3, :3] @ xa)
@@ -221,8 +232,8 @@ def _like(value, arg):
     """``value`` (numpy) as a value of the composite family of ``arg``, or a Python number."""
     dtype = getattr(type(arg), "_dtype", float32)
     value = np.asarray(value)
-    if value.ndim == 0:  # rounded once to the arguments' component type, as the kernel's result
-        return value.astype(getattr(dtype, "_np", np.float64)).item()
+    if value.ndim == 0:  # rounded once to (integers: wrapped into) the arguments' component type, as in kernels
+        return typed_result(value, dtype)
     if value.ndim == 1:
         return vector(value.shape[0], dtype)(value)
     return matrix(value.shape, dtype)(value)
@@ -230,9 +241,16 @@ def _like(value, arg):
 
 def _vector_host(fn):
     def host(*args):
-        return _like(fn(*(np.asarray(a, dtype=np.float64) if hasattr(a, "_data") else a for a in args)), args[0])
+        exact = _exact_type(args[0])
+        return _like(fn(*(np.asarray(a).astype(exact) if hasattr(a, "_data") else a for a in args)), args[0])
 
     return host
+
+
+def _exact_type(arg):
+    """The numpy type the host computes ``arg``'s family in: float64 for floats, Python ints (object) for
+    integers, which wrap into their type once, at the result (as the kernel's modular arithmetic gives)."""
+    return object if getattr(getattr(type(arg), "_dtype", None), "is_int", False) else np.float64
 
 
 def _normalize(v):
@@ -270,6 +288,7 @@ HOST_LINALG = {
     "dot": _vector_host(np.dot), "cross": _vector_host(np.cross), "length": _vector_host(np.linalg.norm),
     "length_sq": _vector_host(lambda v: np.dot(v, v)), "normalize": _vector_host(_normalize),
     "outer": _vector_host(np.outer), "transpose": _vector_host(np.transpose),
+    "ddot": _vector_host(lambda a, b: np.sum(a * b)),
     "determinant": _vector_host(np.linalg.det), "inverse": _vector_host(np.linalg.inv), "trace": _vector_host(np.trace),
     "cw_mul": _vector_host(np.multiply), "cw_div": _vector_host(np.divide),
     "expect_eq": _expect(True), "expect_neq": _expect(False), "expect_near": _expect_near,

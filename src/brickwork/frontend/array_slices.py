@@ -14,6 +14,7 @@ import ast
 from .. import ir
 from ..errors import KernelTypeError, KernelValueError
 from ..types.arrays import ArrayType, type_name
+from ..types.fixed_arrays import view_type
 from ..types.scalars import int64
 
 #: A slice bound left out (``a[:3]``, ``a[::-1]``): the C++ side takes Python's default for the step's sign.
@@ -22,7 +23,7 @@ SLICE_DEFAULT = -(2**63)
 
 def array_slice(typer, base, index_nodes: list, node) -> ir.IRCall:
     t: ArrayType = base.type
-    if type(t) is not ArrayType:  # an indexed array: its views are taken with integer indices (a[i])
+    if type(view_type(t)) is not ArrayType:  # an indexed array: its views are taken with integer indices (a[i])
         raise typer.error(KernelTypeError, f"an {type_name(t)} cannot be sliced in a kernel; index it with "
                           f"integers (a[i] is the view of the remaining dimensions)", node)
     if len(index_nodes) > t.ndim:

@@ -21,7 +21,7 @@ from ..types.composite import (
     transformation,
     vector,
 )
-from ..types.scalars import bool_, float32, int32, is_scalar_type, python_annotation_type
+from ..types.scalars import bool_, float32, int32, int64, is_scalar_type, python_annotation_type
 from ..types.structs import is_struct_type
 from .static_value import Static
 
@@ -92,13 +92,44 @@ class ConstructionRules:
         if node.keywords:
             self._check_own_keywords(t, node)
         if is_scalar_type(t) and len(node.args) == 1:
-            exact = self._typed_constant(self.expr(node.args[0]), t)
+            exact = self._typed_constant(self._literal(self.expr(node.args[0])), t)
             if exact is not None:  # wp.float64(0.3): the float64 nearest 0.3, not a float32 widened
                 return exact
+        if is_composite_type(t) and not is_transform_type(t):
+            return self.construct_from(t, self._components(t, node), node)
         args = [self.value(a) for a in node.args]
         if is_transform_type(t):
             self._check_transform_values(t, args, node)
         return self.construct_from(t, args, node)
+
+    def _literal(self, value):
+        """A local still bound to the Python number it was assigned (``x = 0.1``) as that number, so a
+        conversion starts from Python's float (64-bit), as Warp's does; any other value unchanged."""
+        if isinstance(value, ir.IRLocal) and value.type in (float32, int32, int64):
+            known = self.symbols.known.get(value.name)
+            if type(known) in (int, float):
+                return Static(known)
+        return value
+
+    def _components(self, t, node):
+        """The arguments of a vector, matrix or quaternion constructor ``t(...)`` given as scalars: a number
+        written in the kernel (a literal, a constant, a local still holding one) becomes the nearest value of
+        the element type, converted once from Python's float (so float64 keeps every digit); any other
+        scalar must already have the element type (as in Warp: no silent conversion of a variable)."""
+        dtype = t._dtype
+        args = []
+        for a in node.args:
+            value = self._literal(self.expr(a))
+            args.append(self._typed_constant(value, dtype) or self.to_value(value, a))
+        scalars = [x for x in args if is_scalar_type(x.type)]
+        if len(scalars) == len(args) and any(x.type is not dtype for x in scalars):
+            kind = "vector" if is_vector_type(t) else "matrix" if is_matrix_type(t) else "quaternion"
+            got = ", ".join(type_name(x.type) for x in args)
+            what = (f"the value used to fill this {kind} is" if len(args) == 1 and np.prod(t._shape) > 1
+                    else f"all values used to initialize this {kind} are")
+            raise self.error(KernelUnsupportedTypeError, f"{what} expected to be of the type `{type_name(dtype)}` "
+                             f"(got {got}; convert a variable with wp.{type_name(dtype)}(x))", node)
+        return args
 
     def _check_own_keywords(self, t, node):
         """A vector, matrix or quaternion type called with ``length=``/``shape=``/``dtype=``: accepted when
@@ -143,7 +174,7 @@ class ConstructionRules:
         v = value.value
         if t.is_float:
             with np.errstate(over="ignore"):
-                return ir.IRConst(float(t._np(v)), t)  # the nearest value of t (float16: nearest half)
+                return ir.IRConst(t._convert(v), t)  # the nearest value of t (float16: nearest half)
         if isinstance(v, int):
             info = np.iinfo(t._np)
             if info.min <= v <= info.max:

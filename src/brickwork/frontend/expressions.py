@@ -48,6 +48,7 @@ from ..types.composite import (
     transformation,
     vector,
 )
+from ..types.fixed_arrays import view_type
 from ..types.function_values import FunctionValueType
 from ..types.opaque import TupleType
 from ..types.promotion import comparison_type
@@ -138,6 +139,8 @@ class ExpressionTyper(ConstructionRules):
         if isinstance(node, ast.Tuple):  # shape=(2, 3): a tuple of constants, not a runtime tuple
             return tuple(self.static_value(e) for e in node.elts)
         value = self.expr(node)
+        if isinstance(value, ir.IRLocal) and type(self.symbols.known.get(value.name)) in (int, float):
+            return self.symbols.known[value.name]  # a local still bound to a Python number (n = 3)
         if not isinstance(value, Static):
             raise self.error(KernelTypeError, f"'{ast.unparse(node)}' must be known at compile time", node)
         return value.value
@@ -267,7 +270,8 @@ class ExpressionTyper(ConstructionRules):
             return self._tuple_item(base, indices, node)
         if isinstance(t, ArrayType):
             if len(indices) < t.ndim:  # a2d[i]: the sub-array (a view), as in Warp
-                return ir.IRSubarray(base, indices, type(t)(t.dtype, t.ndim - len(indices)), self.where(node))
+                view = type(view_type(t))  # a fixed-size array's view is a plain array of its elements
+                return ir.IRSubarray(base, indices, view(t.dtype, t.ndim - len(indices)), self.where(node))
             if len(indices) != t.ndim:
                 raise self.error(KernelTypeError, f"Incorrect number of indices specified for array indexing: an "
                                  f"array of {t.ndim} dimensions needs {t.ndim} indices, got {len(indices)}", node)

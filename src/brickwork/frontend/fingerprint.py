@@ -98,4 +98,6 @@ def value_fingerprint(value, seen: set) -> str:
         return f"struct {type_key(type(value))}({fields})"
     if isinstance(value, tuple) and len(value) < 64:
         return "(" + ",".join(value_fingerprint(v, seen) for v in value) + ")"
+    if isinstance(value, list) and len(value) < 64:  # deferred wp.static(values[i]) reads the items
+        return "[" + ",".join(value_fingerprint(v, seen) for v in value) + "]"
     return f"object {type(value).__module__}.{type(value).__qualname__}"

@@ -9,7 +9,8 @@ from __future__ import annotations
 import typing
 
 from ..errors import KernelTypeError
-from ..types.arrays import type_name
+from ..types.arrays import ArrayType, type_name
+from ..types.fixed_arrays import FixedArrayType
 from ..types.generic import is_generic, matches
 from ..types.opaque import TupleType
 from ..types.scalars import python_annotation_type
@@ -18,6 +19,9 @@ from ..types.scalars import python_annotation_type
 def _label(t) -> str:
     if t in (int, float, bool):
         return t.__name__
+    a = python_annotation_type(t)
+    if isinstance(a, ArrayType) and not isinstance(a, FixedArrayType):  # Warp's spelling of array types
+        return f"Array[{type_name(a.dtype)}]"
     if typing.get_origin(t) is tuple:
         return f"tuple[{', '.join(_label(a) for a in typing.get_args(t))}]"
     return type_name(t)
@@ -39,6 +43,10 @@ def check_return(typer, value_type, node) -> None:
     got = value_type.types if isinstance(value_type, TupleType) else None
     head = f"The function `{name}` has its return type annotated as"
     if expected is None:
+        if isinstance(value_type, FixedArrayType) and not isinstance(python_annotation_type(annotation),
+                                                                      FixedArrayType):
+            raise typer.error(KernelTypeError, f"The function `{name}` returns a fixed-size array whereas it has its "
+                              f"return type annotated as `{_label(annotation)}`.", node)
         if got is not None:
             raise typer.error(KernelTypeError, f"{head} `{_label(annotation)}` but the code returns {len(got)} "
                               f"values.", node)

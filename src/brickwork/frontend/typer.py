@@ -21,6 +21,7 @@ from ..types.opaque import TupleType
 from ..types.scalars import int32, is_scalar_type, python_annotation_type
 from . import (
     array_pointers,  # noqa: F401 - registers a.ptr and array(ptr=...)
+    fixed_arrays,  # noqa: F401 - registers zeros(shape=..., dtype=...) in kernels
     nested,  # noqa: F401 - registers the typing rules of nested parallelism
     static_expr,  # noqa: F401 - registers wp.static
 )
@@ -493,8 +494,8 @@ class Typer(ExpressionTyper):
     def _static_uses(self, node, var: str) -> bool:
         """The body of loop ``node`` has a ``wp.static`` expression, or an index of a tuple, that reads the loop
         variable (so the loop is unrolled, as in Warp: each copy of the body sees the variable's value) and no
-        break or continue."""
-        if _exits_or_assigns(node, None):
+        break of its own (a continue ends one copy of the body)."""
+        if _has_own(node, ast.Break):
             return False
 
         def reads_var(expr) -> bool:
@@ -512,10 +513,18 @@ class Typer(ExpressionTyper):
         if len(values) > _MAX_UNROLL:
             raise self.error(KernelTypeError, f"a loop whose variable '{node.target.id}' is read by wp.static() is "
                              f"unrolled; this one has {len(values)} iterations (at most {_MAX_UNROLL})", node)
+        skips = _has_own(node, ast.Continue)
         for v in values:
-            out.append(ir.IRAssign(ir.IRLocal(name, t), ir.IRConst(v, t)))
             self.symbols.known[name] = v
-            out.extend(self.block(node.body))
+            if skips:  # each copy is a loop of one iteration, so that its continue skips the rest of the copy
+                self.loop_depth += 1
+                body = self.block(node.body)
+                self.loop_depth -= 1
+                out.append(ir.IRFor(ir.IRLocal(name, t), ir.IRConst(v, t), ir.IRConst(v + 1, t),
+                                    ir.IRConst(1, t), body, 1))
+            else:
+                out.append(ir.IRAssign(ir.IRLocal(name, t), ir.IRConst(v, t)))
+                out.extend(self.block(node.body))
             if self.symbols.known.get(name) != v:  # the body assigns the loop variable: only its copy saw v
                 self.symbols.known.pop(name, None)
 
@@ -661,6 +670,18 @@ _MAX_UNROLL = 1024
 def _is_function(value) -> bool:
     """A compile-time value that is a function (not a type, which is callable too)."""
     return callable(value) and not isinstance(value, (type, ArrayType))
+
+
+def _has_own(loop, kind) -> bool:
+    """The body of ``loop`` has a statement of ``kind`` (ast.Break or ast.Continue) that belongs to ``loop``."""
+    stack = list(loop.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, kind):
+            return True
+        if not isinstance(n, (ast.For, ast.While, ast.FunctionDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def _exits_or_assigns(loop, var) -> bool:

@@ -1192,6 +1192,41 @@ inline int take_bounds_error(char* out, int size) {
 }
 #endif
 
+// ---- fixed-size arrays local to a kernel (types/fixed_arrays.py): wp.zeros(shape=(S...)) in a kernel ----
+// The elements inline (zero-initialized by `{}`), the shape as array_t has it; element access, views
+// and slices go through view(), an array_t over the same elements (so a @func parameter sees them).
+template <class T, int64_t... S> struct fixedarray_t {
+    static constexpr int D = int(sizeof...(S));
+    T data[(S * ...)];
+    int64_t shape[D] = {S...};
+    operator array_t<T, D>() const { return view(*this); }
+    friend BW_INLINE array_t<T, D> view(const fixedarray_t& a) {
+        array_t<T, D> r;
+        r.data = const_cast<T*>(a.data);  // a temporary's elements are read within its expression only
+        int64_t stride = 1;
+        for (int d = D - 1; d >= 0; --d) {
+            r.shape[d] = a.shape[d];
+            r.strides[d] = stride;
+            stride *= a.shape[d];
+        }
+        return r;
+    }
+};
+template <bool U, class T, int64_t... S, class... I> BW_INLINE T& at(const fixedarray_t<T, S...>& a, I... i) {
+    return at<U>(view(a), int64_t(i)...);
+}
+template <bool U, class T, int64_t... S, class... I>
+BW_INLINE T& at_checked(const fixedarray_t<T, S...>& a, const char* where, I... i) {
+    return at_checked<U>(view(a), where, i...);
+}
+template <class T, int64_t... S, class... I> BW_INLINE auto subarray(const fixedarray_t<T, S...>& a, I... i) {
+    return subarray(view(a), int64_t(i)...);
+}
+template <int M, class T, int64_t... S, int K>
+BW_INLINE array_t<T, M> array_slice(const fixedarray_t<T, S...>& a, int64_t mask, const int64_t (&v)[K]) {
+    return array_slice<M>(view(a), mask, v);
+}
+
 // ---- fixed-size local scratch (boiv: a halo box per point, no arena) -------------------------
 template <class T, int N> struct local_buf {
     T data[N];

@@ -87,6 +87,8 @@ def _lib() -> ctypes.CDLL:
         "nvrtcGetCUBINSize": [p, ctypes.POINTER(ctypes.c_size_t)],
         "nvrtcGetCUBIN": [p, c],
         "nvrtcDestroyProgram": [ctypes.POINTER(p)],
+        "nvrtcGetNumSupportedArchs": [ctypes.POINTER(ctypes.c_int)],
+        "nvrtcGetSupportedArchs": [ctypes.POINTER(ctypes.c_int)],
     }
     for name, args in signatures.items():
         fn = getattr(lib, name)
@@ -109,6 +111,16 @@ def version() -> tuple[int, int]:
     major, minor = ctypes.c_int(), ctypes.c_int()
     _check(_lib().nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)), "report its version")
     return major.value, minor.value
+
+
+@functools.cache
+def supported_archs() -> list[int]:
+    """The architectures NVRTC compiles for (``[75, 80, ...]``: sm_75, sm_80, ...), sorted, without duplicates."""
+    n = ctypes.c_int()
+    _check(_lib().nvrtcGetNumSupportedArchs(ctypes.byref(n)), "count its architectures")
+    archs = (ctypes.c_int * n.value)()
+    _check(_lib().nvrtcGetSupportedArchs(archs), "list its architectures")
+    return sorted(set(archs))
 
 
 def compile_cubin(source: str, name: str, arch: str, include_dirs: list[str], options: list[str] = ()) -> bytes:

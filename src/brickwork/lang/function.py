@@ -9,15 +9,17 @@ import typing
 from collections.abc import Callable
 
 from ..builtins import BuiltinFunction, Mismatch
-from ..errors import KernelSyntaxError, KernelTypeError, KernelUnsupportedTypeError
+from ..errors import AmbiguousOverloadError, KernelSyntaxError, KernelTypeError, KernelUnsupportedTypeError
 from ..frontend.fingerprint import function_fingerprint
 from ..frontend.intrinsics import INTRINSICS
 from ..frontend.source import FunctionSource
 from ..frontend.static_value import Static
-from ..types.arrays import type_name
+from ..types.arrays import ArrayType, type_name
+from ..types.fixed_arrays import view_type
 from ..types.function_values import FunctionValueType, accepts_function_values
 from ..types.generic import is_generic, matches, type_of_value
 from ..types.opaque import TupleType
+from ..types.references import RefType
 from ..types.scalars import python_annotation_type
 
 
@@ -52,6 +54,9 @@ class FunctionOverload:
     def instantiate(self, arg_types: list, context):
         """The IR of this overload for concrete ``arg_types`` (typed once per context)."""
         from .references import reference_params, with_reference_results  # the compiler's side: lazy
+        # a fixed-size local array argument binds as a view of its elements (writes reach the caller's)
+        arg_types = [view_type(t) if isinstance(p, ArrayType) or p is typing.Any else t
+                     for (_, p), t in zip(self.params, arg_types)]
         key = (id(self), tuple(arg_types))
         found = context.functions.get(key)
         if found is not None:
@@ -141,8 +146,9 @@ class Function:
         return None if self.inline is None else "forceinline" if self.inline else "noinline"
 
     def add_overload(self, pyfunc, inline: bool | None = None) -> None:
-        self.inline = inline
         overload = FunctionOverload(pyfunc, self, inline=inline)
+        _refuse_refness_only(self, overload)
+        self.inline = inline
         # A redefinition with the same signature (re-run notebook cell) replaces the old one.
         self.overloads = [o for o in self.overloads if o.signature != overload.signature]
         self.overloads.append(overload)
@@ -231,6 +237,21 @@ def _python_value_matches(annotation, value) -> bool:
 
 def _ident(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name)
+
+
+def _refuse_refness_only(f: Function, new: FunctionOverload) -> None:
+    """A call could not choose between two overloads whose parameters differ only in being wp.ref[T]."""
+    def values(o):
+        return tuple(t.type if isinstance(t, RefType) else t for t in o.signature)
+
+    def shown(o):
+        return "(" + ", ".join(f"{n}: {type_name(t)}" for n, t in o.params) + ")"
+
+    for old in f.overloads:
+        if old.signature != new.signature and values(old) == values(new):
+            raise AmbiguousOverloadError(
+                f"overloads of function '{f.name}' differ only in wp.ref[T] parameters: {shown(old)} and "
+                f"{shown(new)} (a call cannot choose between them; give them different names)")
 
 
 def _call(typer, f: Function, node):

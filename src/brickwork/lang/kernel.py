@@ -14,13 +14,14 @@ from ..types.generic import is_generic, matches
 from ..types.references import RefType
 from ..types.scalars import python_annotation_type
 from .instance import Instance, _pending
-from .modules import Module, get_module
+from .modules import Module, check_kernel_module_options, get_module
+from .unique_modules import unique_kernel
 
 
 class Kernel:
     """A kernel: a Python function compiled per tuple of concrete parameter types."""
 
-    def __init__(self, func, key: str | None = None, module=None, options=None, **unused):
+    def __init__(self, func, key: str | None = None, module=None, options=None, module_options=None, **unused):
         pyfunc = func  # Warp's keyword is ``func``: wp.Kernel(func=f, key=..., module=...)
         self.func = pyfunc
         self.options = dict(options or {})
@@ -29,9 +30,12 @@ class Kernel:
         self.key = key or pyfunc.__name__
         if module == "unique":  # Warp's module of its own for this kernel (its options are the kernel's)
             self.module = Module(f"{pyfunc.__module__}.{self.key}")
+            self.module.options.update(module_options or {})
         else:
             self.module = module if isinstance(module, Module) else get_module(
                 module if isinstance(module, str) else pyfunc.__module__)
+        if self.module.namespace is None:
+            self.module.namespace = pyfunc.__globals__
         self.__name__ = pyfunc.__name__
         self.__doc__ = pyfunc.__doc__
         ann = self.source.annotations()
@@ -54,9 +58,11 @@ class Kernel:
         self.generic_params = [i for i, (_, t) in enumerate(self.params) if is_generic(t)]
         self.is_generic = bool(self.generic_params)
         self.instances: dict = {}  # concrete types (with the target, for a non-default one) -> Instance
-        #: explicitly declared instances (``@overload`` stubs, ``overload(k, types)``): concrete types -> instance
+        #: the concrete instances of a generic kernel, declared (``@overload`` stubs, ``overload(k, types)``) or
+        #: launched: concrete types -> instance
         self.overloads: dict = {}
         self.launch_table: dict = {}  # launch signature -> (Instance, packer)
+        self.module._kernels[self.key] = self  # last: a kernel refused above is not its module's
 
     #: The error of a return annotation other than None, raised on first instantiation (loop bodies: none).
     return_error = None
@@ -92,6 +98,9 @@ class Kernel:
         inst = self.instances.get(key)
         if inst is None:
             inst = self.instances[key] = Instance(self, arg_types, target)
+            overloads = getattr(self, "overloads", None)  # loop bodies keep none
+            if self.is_generic and overloads is not None and arg_types not in overloads:
+                overloads[arg_types] = InstanceKernel(self, inst)  # as Warp's, a launch adds an overload
         return inst
 
     def concrete_types(self) -> tuple:
@@ -114,20 +123,38 @@ class Kernel:
 
 
 _KERNELS: dict = {}  # (module, qualname) -> [Kernel], one per argument count
+_KERNEL_BUILD_OPTIONS = ("grid_stride", "launch_bounds", "cuda_max_registers", "enable_cuda_smem_spilling")
 
 
-def kernel(f=None, *, key: str | None = None, module=None, enable_backward=None, name: str | None = None, **options):
+def kernel(f=None, *, key: str | None = None, module=None, enable_backward=None, name: str | None = None,
+           module_options=None, **options):
     """Decorator: compile a Python function as a kernel launched over a grid of threads.
 
     ``name`` (Warp's option) names the kernel instead of the function's name; it must be a C++ identifier.
+    ``module_options`` (a dict, with ``module="unique"`` only) sets options of the kernel's own module,
+    e.g. ``{"deterministic": DeterministicMode.RUN_TO_RUN}``.
     """
     if name is not None and not (isinstance(name, str) and name.isidentifier() and name.isascii()):
         raise ValueError(f"kernel name {name!r} is not a valid C++ identifier (letters, digits and '_', not "
                          f"starting with a digit)")
 
+    # Warp's per-kernel build options: kept in ``kernel.options`` (a unique kernel's identity), as Warp keeps
+    # them (None and the default False of smem spilling left out); only enable_backward acts here
+    kept = {n: v for n, v in options.items() if n in _KERNEL_BUILD_OPTIONS and v is not None}
+    if kept.get("enable_cuda_smem_spilling") is False:
+        del kept["enable_cuda_smem_spilling"]
+    if enable_backward is not None:
+        kept["enable_backward"] = enable_backward
+
     def wrap(func):
-        k = Kernel(func, key=key or name, module=module,
-                   options=None if enable_backward is None else {"enable_backward": enable_backward})
+        checked = None
+        if module_options is not None:
+            checked = check_kernel_module_options(key or name or func.__name__, module, module_options)
+        k = Kernel(func, key=key or name, module=module, module_options=checked, options=kept)
+        if module == "unique":
+            reused = unique_kernel(k)
+            if reused is not k:
+                return reused
         group = _KERNELS.setdefault((func.__module__, func.__qualname__), [])
         # a redefinition replaces the kernel of its argument count; the same function under another name
         # (wp.kernel(name=...)(f) twice) is a second kernel, which an @overload stub cannot choose between
@@ -237,6 +264,10 @@ class InstanceKernel:
         self.key = instance.label
         self.params = [(n, t) for (n, _), t in zip(kernel.params, instance.arg_types)]
         self.launch_table: dict = {}
+
+    @property
+    def module(self):
+        return self.kernel.module
 
     def concrete_types(self) -> tuple:
         return self.instance.arg_types

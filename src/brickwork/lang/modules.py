@@ -4,16 +4,27 @@
 brickwork compiles and caches each kernel instance on its own, so a module is only a name with a
 dictionary of options: they are stored and returned as Warp returns them, and they do not change
 generated code (``mode`` is ``brickwork.config.mode``, per process; there is no unrolling limit or
-fast math to choose).
+fast math to choose). One option acts at launch: ``deterministic`` (brickwork.lang.determinism).
 """
 
 from __future__ import annotations
 
 import sys
 
+from .. import config
+from .determinism import check_deterministic, check_max_records
+
 #: Warp 1.19's defaults for the options Warp code sets most often.
 DEFAULT_OPTIONS = {"max_unroll": 16, "enable_backward": True, "fast_math": False, "fuse_fp": True,
                    "lineinfo": False, "mode": None, "block_dim": 256, "optimization_level": None}
+
+#: Every option name Warp 1.19's modules know; ``module_options`` naming another is a ``ValueError``.
+#: Most steer Warp's own build (compiler flags, cache keys, math libraries): stored, with no effect here.
+#: ``deterministic`` (see brickwork.lang.determinism) takes effect.
+OPTION_NAMES = frozenset(DEFAULT_OPTIONS) | {
+    "enable_mathdx_gemm", "enable_mathdx_solver", "enable_mathdx_fft", "cuda_output", "cpu_compiler_flags",
+    "compile_time_trace", "strip_hash", "extra_build_options", "deterministic", "deterministic_max_records",
+    "default_grid_stride"}
 
 
 class Module:
@@ -21,7 +32,52 @@ class Module:
 
     def __init__(self, name: str):
         self.name = name
-        self.options = dict(DEFAULT_OPTIONS)
+        # config.deterministic as it is when the module is made (later changes leave the module alone)
+        self.options = dict(DEFAULT_OPTIONS, deterministic=config.deterministic, deterministic_max_records=0)
+        self._kernels: dict = {}
+
+    #: The globals of the Python module its kernels come from (set by the first kernel; a module loaded
+    #: from a file without an entry in sys.modules is found this way).
+    namespace = None
+
+    def _python_module(self) -> tuple[dict, str]:
+        namespace = self.namespace
+        if namespace is None:
+            found = sys.modules.get(self.name)
+            namespace = vars(found) if found is not None else {}
+        return namespace, namespace.get("__name__", self.name)
+
+    @property
+    def structs(self) -> dict:
+        """The structs its Python module defines, by name."""
+        namespace, name = self._python_module()
+        return {k: v for k, v in namespace.items()
+                if isinstance(v, type) and getattr(v, "_bw_struct", False) and v.__module__ == name}
+
+    @property
+    def functions(self) -> dict:
+        """The ``@func`` functions its Python module defines, by name (a redefinition replaces)."""
+        from .function import Function
+
+        namespace, name = self._python_module()
+        return {v.name: v for v in namespace.values() if isinstance(v, Function) and v.module == name}
+
+    @property
+    def kernels(self) -> dict:
+        """Its kernels, by key (a redefinition replaces)."""
+        return dict(self._kernels)
+
+    def load(self, device=None, block_dim=None) -> None:
+        """Compile now every kernel of the module that has concrete parameter types (from the cache when
+        it can), raising the first kernel's error. Instances build for their own target, so ``device``
+        is only checked and ``block_dim`` chooses nothing."""
+        from ..device import get_device
+
+        if device is not None:
+            get_device(device)
+        for kernel in self.kernels.values():
+            if not kernel.is_generic:
+                kernel.get_instance(kernel.concrete_types()).ensure_loaded()
 
     def __repr__(self):
         return f"<brickwork module {self.name}>"
@@ -90,3 +146,21 @@ def load_module(module=None, device=None, recursive: bool = False, block_dim=Non
     batch = [p for p in _pending if p.kernel.func.__module__ in chosen]
     if batch:
         build_instances(batch)
+
+
+def check_kernel_module_options(key: str, module, module_options) -> dict:
+    """The options of ``@kernel(module="unique", module_options=...)``, checked as Warp checks them."""
+    if module != "unique":
+        raise ValueError(f'@kernel for {key!r}: module_options requires module="unique"; use '
+                         f"set_module_options() to set the options of a shared module")
+    if not isinstance(module_options, dict):
+        raise TypeError(f"@kernel for {key!r}: module_options must be a dict, got {type(module_options).__name__}")
+    unknown = sorted(set(module_options) - OPTION_NAMES)
+    if unknown:
+        raise ValueError(f"@kernel for {key!r}: unknown module_options: {', '.join(map(repr, unknown))}. Valid "
+                         f"options are: {', '.join(map(repr, sorted(OPTION_NAMES)))}")
+    if "deterministic" in module_options:
+        check_deterministic(module_options["deterministic"])
+    if "deterministic_max_records" in module_options:
+        check_max_records(module_options["deterministic_max_records"])
+    return dict(module_options)

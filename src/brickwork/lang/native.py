@@ -21,6 +21,7 @@ from ..frontend.intrinsics import INTRINSICS
 from ..types.arrays import ArrayType, type_name
 from ..types.generic import is_generic
 from ..types.opaque import TupleType
+from ..types.references import RefType
 from ..types.scalars import is_scalar_type, python_annotation_type
 
 if typing.TYPE_CHECKING:
@@ -54,6 +55,9 @@ class NativeFunction:
             self.params.append((name, t))
         ret = hints.get("return")
         self.return_type = None if ret is None else python_annotation_type(ret)
+        # wp.ref[T] parameters: the snippet assigns them; their final values are stored back at the call
+        self.references = [n for n, t in self.params if isinstance(t, RefType)]
+        self.value_params = [(n, t.type if isinstance(t, RefType) else t) for n, t in self.params]
         digest = hashlib.sha1("\0".join([pyfunc.__qualname__, snippet, adj_snippet or "", replay_snippet or "",
                                          self.signature()])
                               .encode()).hexdigest()[:10]
@@ -72,44 +76,89 @@ class NativeFunction:
 
     def instantiate(self, context) -> ir.IRFunction:
         """The IRFunction of the snippet (and of the adjoint snippet) for one kernel instance."""
-        from .. import ir  # the compiler's side: lazy (import brickwork stays light)
         key = ("native", id(self))
         found = context.functions.get(key)
         if found is not None:
             return found
-        names = [n for n, _ in self.params]
-        fn = ir.IRFunction(self.c_name, list(self.params), {}, [ir.IRNative(self.snippet, names)], self.return_type,
-                           label=f"{self.__name__} (wp.func_native)")
+        fn = self._forward_function(self.c_name, self.snippet, f"{self.__name__} (wp.func_native)")
         if self.adj_snippet is not None:
             fn.native_adjoint = self._adjoint_function()
         if self.replay_snippet is not None:  # what backward kernels run when they replay the call
-            fn.custom_replay = ir.IRFunction(f"replay_{self.c_name}", list(self.params), {},
-                                             [ir.IRNative(self.replay_snippet, names)], self.return_type,
-                                             label=f"replay of {self.__name__} (wp.func_native)",
-                                             native_adjoint=fn.native_adjoint)
+            fn.custom_replay = self._forward_function(f"replay_{self.c_name}", self.replay_snippet,
+                                                      f"replay of {self.__name__} (wp.func_native)")
+            fn.custom_replay.native_adjoint = fn.native_adjoint
         context.functions[key] = fn
         context.order.append(fn)
         return fn
+
+    def _results_type(self) -> TupleType:
+        """With wp.ref parameters: the function's result (if any), then the final values of those parameters."""
+        refs = tuple(t for n, t in self.value_params if n in self.references)
+        return TupleType(((self.return_type,) if self.return_type is not None else ()) + refs)
+
+    def _forward_function(self, c_name: str, snippet: str, label: str) -> ir.IRFunction:
+        from .. import ir  # the compiler's side: lazy (import brickwork stays light)
+        names = [n for n, _ in self.params]
+        if not self.references:
+            return ir.IRFunction(c_name, list(self.value_params), {}, [ir.IRNative(snippet, names)],
+                                 self.return_type, label=label)
+        # The snippet runs in a lambda (its return ends the snippet, not the function), then the function
+        # returns its result and the final values of the reference parameters (as a @func with wp.ref does).
+        own, result = self.return_type, self._results_type()
+        values = [ir.IRLocal(n, t) for n, t in self.value_params if n in self.references]
+        if own is None:
+            body = [ir.IRNative(f"[&]() {{\n{snippet}\n}}();", names)]
+            local_types = {}
+        else:
+            body = [ir.IRNative(f"native_result_ = [&]() {{\n{snippet}\n}}();", [*names, "native_result_"])]
+            local_types = {"native_result_": own}
+            values.insert(0, ir.IRLocal("native_result_", own))
+        body.append(ir.IRReturn(ir.IRConstruct(values, result)))
+        return ir.IRFunction(c_name, list(self.value_params), local_types, body, result, label=label,
+                             reference_result=(own, tuple(self.references)))
 
     def _adjoint_function(self) -> ir.IRFunction:
         from .. import ir  # the compiler's side: lazy (import brickwork stays light)
         from ..passes.adjoint_values import carries_adjoint, zero  # the compiler is loaded when this runs
 
-        differentiable = [(n, t) for n, t in self.params if carries_adjoint(t)]
-        params = list(self.params)
-        if self.return_type is not None:
-            params.append(("adj_ret", self.return_type))
+        differentiable = [(n, t) for n, t in self.value_params if carries_adjoint(t)]
+        params = list(self.value_params)
         adj_locals = {f"adj_{n}": t for n, t in differentiable}
         body = [ir.IRAssign(ir.IRLocal(n, t), zero(t)) for n, t in adj_locals.items()]
-        body.append(ir.IRNative(self.adj_snippet, [n for n, _ in params] + list(adj_locals)))
-        results = [ir.IRLocal(n, t) for n, t in adj_locals.items()]
+        names = [n for n, _ in params]
+        if self.references:
+            # the adjoint of the (result, final reference values) tuple: adj_ret is the result's part, and
+            # adj_<ref> starts as its final value's adjoint (the snippet turns it into the initial value's)
+            result = self._results_type()
+            params.append(("adj_results_", result))
+            whole = ir.IRLocal("adj_results_", result)
+            # the snippet reads the references as the forward call left them (Warp's adjoint sees the places
+            # after the call), so the forward (or replay) snippet runs first on this function's copies
+            forward = self._forward_function("", self.replay_snippet or self.snippet, "")
+            body[:0] = forward.body[:-1]
+            adj_locals.update(forward.locals)
+            first = 0
+            if self.return_type is not None:
+                adj_locals["adj_ret"] = self.return_type
+                body.append(ir.IRAssign(ir.IRLocal("adj_ret", self.return_type),
+                                        ir.IRTupleGet(whole, 0, self.return_type)))
+                first = 1
+            for k, n in enumerate(self.references):
+                t = result.types[first + k]
+                if f"adj_{n}" in adj_locals:
+                    body.append(ir.IRAssign(ir.IRLocal(f"adj_{n}", t), ir.IRTupleGet(whole, first + k, t)))
+        elif self.return_type is not None:
+            params.append(("adj_ret", self.return_type))
+            names.append("adj_ret")
+        body.append(ir.IRNative(self.adj_snippet, names + list(adj_locals)))
+        results = [ir.IRLocal(n, t) for n, t in adj_locals.items() if n[len("adj_"):] in dict(self.params)]
         if len(results) == 1:
             ret, value = results[0].type, results[0]
         else:
             ret = TupleType(tuple(r.type for r in results)) if results else None
             value = ir.IRConstruct(results, ret) if results else None
         body.append(ir.IRReturn(value))
-        # its locals are adj_<p> for the parameters it returns the adjoints of, in order (passes/adjoint.py)
+        # its locals adj_<p> of parameters p are the adjoints it returns, in order (passes/adjoint.py)
         return ir.IRFunction(f"adj_{self.c_name}", params, dict(adj_locals), body, ret,
                              label=f"adjoint of {self.__name__} (wp.func_native)")
 
@@ -134,8 +183,11 @@ def _call(typer, f: NativeFunction, node):
         raise typer.error(KernelTypeError, f"{f.__name__}() takes {len(f.params)} arguments {f.signature()}, got "
                           f"{len(node.args)}", node)
     args = []
-    for (name, t), arg_node in zip(f.params, node.args):
+    for (name, declared), (_, t), arg_node in zip(f.params, f.value_params, node.args):
         value = typer.value(arg_node)
+        if isinstance(declared, RefType) and value.type is not t:  # no conversion: the place itself is assigned
+            raise typer.error(KernelTypeError, f"{f.__name__}(): wp.ref[{type_name(t)}] argument '{name}' must be "
+                              f"a place of type {type_name(t)}, got {type_name(value.type)}", node)
         if value.type is not t:
             if isinstance(value, ir.IRConst) and is_scalar_type(t) and is_scalar_type(value.type) \
                     and not isinstance(arg_node, ast.Name):  # a literal takes the parameter's type
@@ -147,7 +199,11 @@ def _call(typer, f: NativeFunction, node):
                                   f"{type_name(value.type)}", node)
         args.append(value)
     fn = f.instantiate(typer.context)
-    return ir.IRFuncCall(fn, args, fn.return_type)
+    call = ir.IRFuncCall(fn, args, fn.return_type)
+    if not f.references:
+        return call
+    from .references import store_references
+    return store_references(typer, call, dict(zip([n for n, _ in f.params], node.args)), node)
 
 
 def _fingerprint(f: NativeFunction, seen: set) -> str:

@@ -72,6 +72,11 @@ def store_references(typer, call: ir.IRFuncCall, arg_nodes: dict, node):
             raise typer.error(KernelTypeError, f"{call.func.label}: wp.ref[{type_name(t)}] parameter '{name}' got "
                               f"{shown}; a wp.ref[{type_name(t)}] parameter requires an addressable expression "
                               f"({_PLACES})", node)
+        known = typer.symbols.known.get(value.name) if isinstance(value, ir.IRLocal) else None
+        if isinstance(source, ast.Name) and type(known) in (int, float):  # as in Warp: a constant is no place
+            raise typer.error(KernelTypeError, f"{call.func.label}: wp.ref[{type_name(t)}] parameter '{name}' got "
+                              f"'{source.id}', a local bound to the constant {known!r}; declare it as a variable "
+                              f"to pass it by reference: {source.id} = wp.{type_name(t)}({known!r})", node)
         if ir.has_effect(value):
             raise typer.error(KernelTypeError, f"'{ast.unparse(source)}' passed by reference to '{name}' has an "
                               f"effect and would run twice (read and written back); compute it into a variable "

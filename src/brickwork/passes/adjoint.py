@@ -36,6 +36,7 @@ from ..types.kernel_params import has_adjoint_param, has_adjoint_value, is_pack_
 from ..types.opaque import TupleType
 from ..types.scalars import bool_, int32, int64
 from ..types.structs import has_array_fields, is_struct_type
+from .adjoint_fixed_arrays import FixedStorage
 from .adjoint_loop_abstraction import LoopAbstractionAdjoints
 from .adjoint_normal_form import IRCustomAdjoint, LoopInfo, _not_differentiable, _path, normal_form
 from .adjoint_replay import ForwardReplay
@@ -149,6 +150,7 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
         self.team_scratch: set = set()  # locals holding a team scratch pad (their adjoint pads: adj_arrays)
         self.adj_values: dict = {}  # scalar or composite param name -> its adjoint value parameter
         self.replay_prints = True  # whether the replay being built prints (not in a reversed iteration's)
+        self.fixed = FixedStorage()  # fixed-size local arrays: replayed, no adjoint through their elements
         for name, t in fn.params:
             if has_adjoint_param(t) or has_adjoint_value(t):
                 p = ir.IRLocal(adjoint_param_name(name), t)
@@ -236,7 +238,8 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
             if isinstance(s, ir.IRAssign):
                 self.reverse_assign(s, out)
             elif isinstance(s, ir.IRExprStmt):
-                self.reverse_atomic(s.expr, out)
+                if not self.fixed.stores(s):
+                    self.reverse_atomic(s.expr, out)
             elif isinstance(s, ir.IRIf):
                 body, orelse = self.reverse(s.body), self.reverse(s.orelse)
                 if body or orelse:
@@ -343,6 +346,8 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
 
     def reverse_assign(self, s, out):
         target, value = s.target, s.value
+        if self.fixed.stores(s):  # no adjoint flows through a fixed-size local array's elements (as Warp)
+            return
         if not isinstance(target, ir.IRLocal):
             path, root = _path(target)
             if isinstance(root, ir.IRLAScratchElem):  # a scratch store: the slot's adjoint moves to the value
@@ -383,8 +388,9 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
             return
         got = self.locals.new("_ad_native", adj_fn.return_type)
         out.append(ir.IRAssign(got, ir.IRFuncCall(adj_fn, [*call.args, g], adj_fn.return_type)))
-        names = [local[len("adj_"):] for local in adj_fn.locals]  # adj_<p>, in the order it returns them
         by_name = {n: a for (n, _), a in zip(call.func.params, call.args)}
+        # its locals adj_<p> of parameters p, in the order it returns them (adj_ret is the result's adjoint)
+        names = [local[len("adj_"):] for local in adj_fn.locals if local[len("adj_"):] in by_name]
         for k, name in enumerate(names):
             part = got if len(names) == 1 else ir.IRTupleGet(got, k, adj_fn.return_type.types[k])
             self.accumulate(by_name[name], part, out)
@@ -423,6 +429,8 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
                     self.accumulate(a, flat_component(g, k), out)
         elif isinstance(value, ir.IRArrayElem) and self.is_team_scratch(value.array):
             self.add_to_team_scratch(value, g, out)
+        elif isinstance(value, ir.IRArrayElem) and self.fixed.holds(value.array):
+            pass  # an element of a fixed-size local array is a constant to the adjoint (as in Warp)
         elif isinstance(value, ir.IRArrayElem):
             adj_arr = self.adj_array(value.array)
             place = ir.IRArrayElem(adj_arr, value.indices, value.type)

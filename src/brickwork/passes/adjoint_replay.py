@@ -32,7 +32,9 @@ class ForwardReplay:
             if isinstance(s, ir.IRAssign):
                 self.forward_assign(s, out)
             elif isinstance(s, ir.IRExprStmt):
-                pass  # atomics: the forward launch applied them
+                if self.fixed.stores(s):  # an atomic into a fixed-size local array: its values are gone
+                    out.append(s)
+                # other atomics: the forward launch applied them
             elif isinstance(s, ir.IRIf):
                 out.append(ir.IRIf(s.cond, self.forward(s.body, record), self.forward(s.orelse, record)))
             elif isinstance(s, (ir.IRFor, ir.IRWhile)):
@@ -71,6 +73,14 @@ class ForwardReplay:
         if isinstance(value, (ir.IRTeamBegin, ir.IRTeamScratch)):
             self.forward_team(s, out)
             return
+        if self.fixed.stores(s):  # a fixed-size local array's values are gone: the replay stores them again
+            out.append(s)
+            return
+        if isinstance(target, ir.IRLocal) and isinstance(target.type, ArrayType):
+            self.fixed.follow(target, value)
+            if self.fixed.holds(target):  # (a view of) a fixed-size local array: no adjoint array follows it
+                out.append(s)
+                return
         if not isinstance(target, ir.IRLocal):
             path, root = _path(target)
             if isinstance(root, ir.IRArrayElem) and self.is_team_scratch(root.array):

@@ -11,7 +11,7 @@ import functools
 
 import numpy as np
 
-from .. import config
+from .. import config, cuda_driver
 from ..errors import CaptureError, LaunchError
 from ..types.arrays import array
 from ..types.indexed_arrays import indexedarray
@@ -67,4 +67,14 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
     else:
         handle = stream.cuda_stream
     inst.fn.launch(pack(args, d0, d1, d2, d3, 0, 0), total, device, args, inst.kernel.params, handle)
+    if config.verify_cuda:
+        _verify_cuda(kernel, device, handle)
     return None
+
+
+def _verify_cuda(kernel, device, stream: int) -> None:
+    """config.verify_cuda: wait for the launch, so the CUDA error it caused is raised here, naming the kernel."""
+    try:
+        cuda_driver.driver().stream_synchronize(device.ordinal, stream)
+    except cuda_driver.CudaError as e:
+        raise LaunchError(f"launch of '{kernel.key}' on {device} failed: {e}") from e

@@ -16,6 +16,7 @@ from .. import config
 from .. import device as _devices
 from ..device import get_device
 from ..errors import CaptureError, LaunchArgumentError, LaunchError
+from ..lang.determinism import runs_serially
 from ..lang.instance import _pending, build_instances
 from ..lang.kernel import sibling_kernels
 from ..types.arrays import ArrayType, array, empty, from_numpy, type_name
@@ -69,6 +70,9 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
         if dev.ordinal is not None:
             from .cuda_launch import launch_cuda
 
+            if runs_serially(kernel):  # one-thread order is the CPU's; GPU atomics keep no order
+                raise LaunchError(f"launch of '{kernel.key}' on {dev}: its module asks for deterministic atomics "
+                                  f"(option 'deterministic'), which brickwork gives on the CPU only")
             return launch_cuda(kernel, dim, args, dev, stream)
     # _signature and _stale spelled inline: a function call is a measurable part of the fast path
     sig = tuple([a._sig if type(a) is array or type(a) is indexedarray else type(a) for a in args])
@@ -92,7 +96,9 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
         _tape.recording[-1].record_launch(kernel, dim, inputs, outputs or (), device)
     nthreads = config.num_threads or config.default_threads
     work = total * kernel.work_per_item  # loop bodies: each grid point is a whole slice or team
-    buf = pack(args, d0, d1, d2, d3, work >= config.parallel_threshold and nthreads > 1, nthreads)
+    # a deterministic module's kernels run on one thread, so their float atomics add in a fixed order
+    buf = pack(args, d0, d1, d2, d3, work >= config.parallel_threshold and nthreads > 1 and not runs_serially(kernel),
+               nthreads)
     if _capture is not None:
         _capture.record(inst, buf, args)
         return None
@@ -131,7 +137,9 @@ def run_packed(inst, pack, args, dims, kernel) -> None:
     d0, d1, d2, d3, total = dims
     nthreads = config.num_threads or config.default_threads
     work = total * kernel.work_per_item  # loop bodies: each grid point is a whole slice or team
-    buf = pack(args, d0, d1, d2, d3, work >= config.parallel_threshold and nthreads > 1, nthreads)
+    # a deterministic module's kernels run on one thread, so their float atomics add in a fixed order
+    buf = pack(args, d0, d1, d2, d3, work >= config.parallel_threshold and nthreads > 1 and not runs_serially(kernel),
+               nthreads)
     if _capture is not None:
         _capture.record(inst, buf, args)
         return

@@ -138,11 +138,13 @@ class array:  # noqa: N801 - Warp's spelling
                 dtype = _infer_dtype(data)
         comp, trailing = element_layout(dtype)
         if data is None:
-            shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+            shape = _shape_tuple(shape)
             arr = np.zeros(tuple(shape) + trailing, dtype=comp)
         else:
             if isinstance(data, array):
                 data = data._np
+            if isinstance(data, np.ndarray):
+                check_array_shape(data.shape)  # before the copy: no huge allocation to refuse afterwards
             if isinstance(data, (list, tuple)) and any(getattr(type(x), "_bw_struct", False) for x in data):
                 arr = _structs_to_numpy(data, dtype, comp)
             elif _scalar_of(dtype) is bfloat16 and not (isinstance(data, np.ndarray) and data.dtype == comp):
@@ -180,6 +182,7 @@ class array:  # noqa: N801 - Warp's spelling
         self._owner = owner
         self.dtype = dtype
         self.shape = tuple(arr.shape[:ntrail])
+        check_array_shape(self.shape)
         self.ndim = ntrail
         if not 1 <= self.ndim <= 4:
             raise ValueError(f"arrays have 1 to 4 dimensions, got shape {self.shape}")
@@ -549,11 +552,24 @@ class _ArrayNd:
 array1d, array2d, array3d, array4d = (_ArrayNd(n) for n in (1, 2, 3, 4))
 
 
+_MAX_DIM = 2**31 - 1  # kernels index arrays with 32-bit ints (wp.tid(), shape[i]), as Warp's
+
+
 def _shape_tuple(shape) -> tuple:
     shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
-    if any(n < 0 for n in shape):
-        raise ValueError(f"Array shapes must be non-negative, got {shape}")  # Warp's text
+    check_array_shape(shape)
     return shape
+
+
+def check_array_shape(shape: tuple) -> None:
+    """Refuse, before anything is allocated, a shape with a negative dimension or one over 2**31 - 1 (Warp's
+    limits and messages)."""
+    for i, n in enumerate(shape):
+        if n < 0:
+            raise ValueError(f"Array shapes must be non-negative, got {n} in dimension {i}")
+        if n > _MAX_DIM:
+            raise ValueError("Array shapes must not exceed the maximum representable value of a signed 32-bit "
+                             f"integer, got {n} in dimension {i}.")
 
 
 def _given_shape(shape, n, what: str):

@@ -16,6 +16,9 @@ from .scalars import (
     SCALAR_TYPES,
     GenericPlaceholder,
     ScalarBase,
+    bfloat16,
+    bfloat16_bits,
+    bfloat16_values,
     bool_,
     float16,
     float32,
@@ -41,7 +44,9 @@ class CompositeBase:
     _kind = "vector"
 
     def __init__(self, *args):
-        np_type = self._dtype._np if is_scalar_type(self._dtype) else np.float64
+        # bfloat16 components are held as float32 values, rounded to bfloat16 (numpy has no bfloat16)
+        np_type = np.float32 if self._dtype is bfloat16 else \
+            self._dtype._np if is_scalar_type(self._dtype) else np.float64
         size = int(np.prod(self._shape))
         if getattr(self._dtype, "is_int", False):  # Python ints out of range wrap, as scalars' (uint8(-1) is 255)
             args = tuple(_wrapped_ints(a, self._dtype) for a in args)
@@ -60,6 +65,8 @@ class CompositeBase:
         if data.size != size:
             raise ValueError(
                 f"{type(self).__name__} needs {size} components, got {data.size} from {args!r}")
+        if self._dtype is bfloat16:
+            data = bfloat16_values(bfloat16_bits(data))
         self._data = data.reshape(self._shape)
 
     def __len__(self):
@@ -147,8 +154,16 @@ class CompositeBase:
             return self._new(_plain(other) / self._data)
         return NotImplemented
 
+    def __bytes__(self) -> bytes:
+        """The components' bytes, row-major, as an array of this type stores them (and as in a kernel)."""
+        if self._dtype is bfloat16:
+            return bfloat16_bits(self._data).tobytes()
+        return np.ascontiguousarray(self._data).tobytes()
+
     def flat_values(self) -> list:
-        """Components in row-major order (for packing kernel arguments)."""
+        """Components in row-major order (for packing kernel arguments; bfloat16 ones as their bit patterns)."""
+        if self._dtype is bfloat16:
+            return bfloat16_bits(self._data).ravel().tolist()
         return self._data.ravel().tolist()
 
 

@@ -25,6 +25,13 @@ class RefType:
         return RefType, (self.type,)
 
     @property
+    def dtype(self):
+        """The referenced value type ``T`` (Warp's name for it; ``value_type`` too)."""
+        return self.type
+
+    value_type = dtype
+
+    @property
     def __name__(self):
         return f"ref[{getattr(self.type, '__name__', repr(self.type))}]"
 

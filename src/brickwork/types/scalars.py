@@ -123,6 +123,13 @@ float32 = _make("float32", np.float32, "f", "float")
 float64 = _make("float64", np.float64, "d", "float")
 
 
+class handle(uint64):  # noqa: N801 - Warp's spelling
+    """An opaque 64-bit handle (a mesh, BVH or volume id): a uint64 on the host, and ``uint64`` wherever
+    it annotates a struct field, a parameter or an array's dtype."""
+
+    __slots__ = ()
+
+
 def bfloat16_bits(x) -> np.ndarray:
     """The bfloat16 bit patterns (uint16) of numbers: float32 rounded to nearest even in its upper 16 bits,
     NaN kept a (quiet) NaN."""
@@ -218,11 +225,13 @@ Int = GenericPlaceholder("Int", lambda t: is_scalar_type(t) and t.is_int)
 
 
 def python_annotation_type(t):
-    """Map Python's ``int``/``float``/``bool`` in annotations to int32/float32/bool."""
+    """Map Python's ``int``/``float``/``bool`` in annotations to int32/float32/bool, and ``handle`` to uint64."""
     if t is int:
         return int32
     if t is float:
         return float32
     if t is bool:
         return bool_
+    if t is handle:
+        return uint64
     return t

@@ -9,9 +9,10 @@ import numpy as np
 from ..errors import StructDefinitionError
 from .arrays import ArrayType, type_name
 from .composite import CompositeBase, is_composite_type
+from .fixed_arrays import FixedArrayType
 from .indexed_arrays import packed_size
 from .layout import pack_format, struct_offsets
-from .scalars import ScalarBase, bool_, is_scalar_type, python_annotation_type
+from .scalars import ScalarBase, bfloat16, bfloat16_bits, bool_, is_scalar_type, python_annotation_type
 
 
 class StructBase:
@@ -144,7 +145,8 @@ def _coerce(value, t, where):
 
 def _flat(value, t) -> list:
     if is_scalar_type(t):
-        return [value.value if isinstance(value, ScalarBase) else value]
+        value = value.value if isinstance(value, ScalarBase) else value
+        return [int(bfloat16_bits(float(value)))] if t is bfloat16 else [value]  # bfloat16: stored as its bits
     if isinstance(value, CompositeBase):
         return value.flat_values()
     if isinstance(t, ArrayType):
@@ -178,6 +180,9 @@ def struct(cls):
         if not (is_scalar_type(t) or is_composite_type(t) or isinstance(t, ArrayType)
                 or getattr(t, "_bw_struct", False)):
             raise TypeError(f"struct {cls.__name__}: field {name!r} has unsupported type {type_name(t)}")
+        if isinstance(t, FixedArrayType):  # its elements live in a kernel's frame: no host layout to mirror
+            raise TypeError(f"struct {cls.__name__}: field {name!r} is a fixed-size local array "
+                            f"({type_name(t)}); use a vector, a matrix or an array field")
         fields.append((name, t))
     offsets, size, align = struct_offsets([t for _, t in fields])
     attrs = {

@@ -15,7 +15,7 @@ from .._internal import Placeholder as _Placeholder
 int_types = (_bw.int8, _bw.uint8, _bw.int16, _bw.uint16, _bw.int32, _bw.uint32, _bw.int64, _bw.uint64)
 float_types = (_bw.float16, _bw.bfloat16, _bw.float32, _bw.float64)
 scalar_types = int_types + float_types
-scalar_and_bool_types = (*scalar_types, bool)
+scalar_and_bool_types = (*scalar_types, _bw.bool)
 non_atomic_types = (_bw.int8, _bw.uint8, _bw.int16, _bw.uint16)
 scalar_base = _bw.types.scalars.ScalarBase
 float_base = _bw.Float
@@ -27,13 +27,15 @@ vector = _bw.types.vector
 quaternion = _bw.types.quaternion
 transformation = _bw.types.transformation
 Float = _bw.Float
+# The class of Warp's public wp.ref[T] annotations (brickwork's RefType: one object per T, its .dtype is T).
+Reference = _bw.types.references.RefType
 Int = _bw.Int
 Scalar = _bw.Scalar
 
 np_dtype_to_warp_type = {
     _np.dtype(t): s
     for t, s in (
-        (_np.bool_, bool), (_np.int8, _bw.int8), (_np.uint8, _bw.uint8), (_np.int16, _bw.int16),
+        (_np.bool_, _bw.bool), (_np.int8, _bw.int8), (_np.uint8, _bw.uint8), (_np.int16, _bw.int16),
         (_np.uint16, _bw.uint16), (_np.int32, _bw.int32), (_np.uint32, _bw.uint32), (_np.int64, _bw.int64),
         (_np.uint64, _bw.uint64), (_np.float16, _bw.float16), (_np.float32, _bw.float32),
         (_np.float64, _bw.float64),

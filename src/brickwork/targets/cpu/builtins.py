@@ -60,11 +60,20 @@ def _array_from_ptr(args, result: str):
 _array_from_ptr.with_result_type = True  # the renderer passes the C++ type of the result
 
 
+def _fixed_zeros(args, result: str):
+    return f"{result}{{}}"
+
+
+_fixed_zeros.with_result_type = True
+
+
 #: Views made by slicing arrays in kernels (frontend/array_slices.py), arrays over addresses
 #: (frontend/array_pointers.py): not in the builtin table, the frontend makes the calls.
 CPU_BUILTINS["array_slice"] = _array_slice
 CPU_BUILTINS["array_ptr"] = _fmt("((uint64_t)(uintptr_t)({0}).data)")
 CPU_BUILTINS["array_from_ptr"] = _array_from_ptr
+# fixed-size local arrays (frontend/fixed_arrays.py): zero elements
+CPU_BUILTINS["fixed_zeros"] = _fixed_zeros
 
 #: Builtins implemented in a header of their own, included only by units that call them (every
 #: kernel compiles brickwork.h, so big families stay out of it).

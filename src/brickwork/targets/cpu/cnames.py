@@ -9,6 +9,7 @@ import numpy as np
 
 from ...types.arrays import ArrayType
 from ...types.composite import is_matrix_type, is_quat_type, is_transform_type, is_vector_type
+from ...types.fixed_arrays import FixedArrayType
 from ...types.indexed_arrays import IndexedArrayType
 from ...types.keys import type_key
 from ...types.opaque import TEAM_MEMBER, TupleType
@@ -34,6 +35,8 @@ def c_type(t) -> str:
         return f"bw::vec<{t._length}, {c_type(t._dtype)}>"
     if is_matrix_type(t):
         return f"bw::mat<{t._shape[0]}, {t._shape[1]}, {c_type(t._dtype)}>"
+    if isinstance(t, FixedArrayType):
+        return f"bw::fixedarray_t<{c_type(t.dtype)}, {', '.join(str(n) for n in t.shape)}>"
     if isinstance(t, IndexedArrayType):
         return f"bw::indexedarray_t<{c_type(t.dtype)}, {t.ndim}>"
     if isinstance(t, ArrayType):

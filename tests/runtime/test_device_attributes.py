@@ -1,0 +1,77 @@
+"""Device attributes and CUDA queries of Warp's API: ``sm_count``, ``max_shared_memory_per_block``,
+``get_cuda_supported_archs``, ``unmap_cuda_device`` and ``config.verify_cuda`` (with a fake driver where no GPU
+exists)."""
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+from brickwork import cuda_driver
+from brickwork import device as devices
+from brickwork.errors import LaunchError
+from brickwork.jit import nvrtc
+
+from .cuda_fake import FakeDriver
+
+
+@pytest.fixture
+def fake():
+    drv = FakeDriver()
+    cuda_driver.use(drv)
+    devices._cuda.clear()
+    yield drv
+    cuda_driver.use(None)
+    devices._cuda.clear()
+    devices.set_device("cpu")
+
+
+@wp.kernel
+def double_it(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = 2.0 * x[i]
+
+
+def test_the_cpu_has_no_multiprocessors_and_no_shared_memory():
+    cpu = wp.get_device("cpu")
+    assert cpu.sm_count == 0 and cpu.max_shared_memory_per_block == 0
+
+
+def test_cuda_devices_read_their_attributes_from_the_driver(fake):
+    gpu = wp.get_device("cuda:0")
+    assert gpu.sm_count == 132 and gpu.max_shared_memory_per_block == 48 * 1024
+
+
+def test_supported_archs_are_sorted_distinct_integers():
+    archs = wp.get_cuda_supported_archs()
+    assert isinstance(archs, list) and archs == sorted(set(archs))
+    assert all(type(a) is int and 50 <= a <= 150 for a in archs)
+    assert (len(archs) > 0) == nvrtc.is_available()
+
+
+def test_unmap_cuda_device_refuses_aliases_it_never_mapped():
+    for alias in ("imaginary_device:0", "cpu"):
+        with pytest.raises(RuntimeError, match=f"Invalid CUDA device alias '{alias}'"):
+            wp.unmap_cuda_device(alias)
+    with pytest.raises(TypeError, match="alias must be a str"):
+        wp.unmap_cuda_device(0)
+
+
+def test_verify_cuda_is_off_by_default():
+    assert wp.config.verify_cuda is False
+
+
+@pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed")
+def test_verify_cuda_waits_for_each_launch_and_names_the_kernel_of_a_failure(fake):
+    x = wp.array(np.ones(4, dtype=np.float32), device="cuda:0")
+    wp.launch(double_it, dim=4, inputs=[x], device="cuda:0")
+    assert ("sync", 0) not in fake.stream_log  # asynchronous unless verified
+    with wp.config.override(verify_cuda=True):
+        wp.launch(double_it, dim=4, inputs=[x], device="cuda:0")
+        assert fake.stream_log[-1] == ("sync", 0)
+
+        def failing_sync(ordinal, stream):
+            raise cuda_driver.CudaError("an illegal memory access was encountered", 700)
+
+        fake.stream_synchronize = failing_sync
+        with pytest.raises(LaunchError, match="launch of 'double_it' on cuda:0 failed: an illegal memory access"):
+            wp.launch(double_it, dim=4, inputs=[x], device="cuda:0")

@@ -1,0 +1,31 @@
+"""Array shapes: every dimension in [0, 2**31 - 1] (kernels index with 32-bit ints), refused before any
+allocation."""
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+
+TOO_LONG = "must not exceed the maximum representable value of a signed 32-bit integer, got 2147483648 in dimension"
+
+
+@pytest.mark.parametrize("make", [wp.zeros, wp.empty, wp.ones])
+@pytest.mark.parametrize("shape, dim", [(2**31, 0), ((1, 2**31), 1), ((2, 3, 2**31), 2)])
+def test_allocations_refuse_a_dimension_over_int32(make, shape, dim):
+    with pytest.raises(ValueError, match=f"{TOO_LONG} {dim}"):
+        make(shape, dtype=wp.int8)
+
+
+def test_numpy_data_is_checked_before_it_is_copied():
+    huge = np.broadcast_to(np.zeros(1, dtype=np.int8), (2**31,))  # a zero-stride view: nothing allocated
+    with pytest.raises(ValueError, match=f"{TOO_LONG} 0"):
+        wp.array(huge, dtype=wp.int8, device="cpu")
+
+
+def test_the_largest_dimension_is_accepted_and_negative_ones_are_refused():
+    view = wp.array(np.broadcast_to(np.zeros(1, dtype=np.int8), (1, 2**31 - 1)), dtype=wp.int8, copy=False)
+    assert view.shape == (1, 2**31 - 1)
+    with pytest.raises(ValueError, match="Array shapes must be non-negative, got -1 in dimension 1"):
+        wp.zeros((3, -1))
+    with pytest.raises(ValueError, match="Array shapes must be non-negative, got -2 in dimension 0"):
+        wp.array(dtype=float, shape=(-2,))
