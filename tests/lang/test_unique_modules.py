@@ -191,3 +191,25 @@ def test_launches_of_a_generic_kernel_add_overloads():
         np.testing.assert_array_equal(y.numpy(), [2.0, 4.0])
     assert len(add_twice.overloads) == 2
     assert _deterministic_sum.overloads == {}  # a concrete kernel has none
+
+
+def test_a_changed_return_annotation_is_another_unique_kernel():
+    """The return annotation is part of a unique kernel's identity: a second declaration whose annotation
+    now names a type is a new kernel, refused at launch (kernels return nothing)."""
+    Ret = None
+
+    @wp.kernel(module="unique")
+    def returns_alias(x: float) -> Ret:
+        return
+
+    first = returns_alias
+    wp.launch(first, dim=1, inputs=[3.0], device="cpu")
+    Ret = float  # noqa: F841 - read by the annotation below
+
+    @wp.kernel(module="unique")
+    def returns_alias(x: float) -> Ret:  # noqa: F811 - a redeclaration is the point
+        return
+
+    assert returns_alias is not first
+    with pytest.raises(wp.KernelTypeError, match="return"):
+        wp.launch(returns_alias, dim=1, inputs=[3.0], device="cpu")

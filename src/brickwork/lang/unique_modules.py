@@ -26,13 +26,13 @@ def _same_captures(old: list, new: list, seen: set) -> bool:
 
 
 def _body_names(source) -> tuple[set, list]:
-    """The free names and dotted chains the function's signature and body read: its decorator's
-    arguments are options (compared as ``kernel.options``), not values the code uses."""
+    """The free names and dotted chains the function's signature (its return annotation too) and body
+    read: its decorator's arguments are options (compared as ``kernel.options``), not values the code uses."""
     import ast
 
     tree = source.tree
     chains: dict = {}
-    for top in [tree.args, *tree.body]:
+    for top in [tree.args, *([tree.returns] if tree.returns is not None else []), *tree.body]:
         for node in ast.walk(top):
             parts = []
             cur = node
