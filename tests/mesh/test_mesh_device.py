@@ -15,14 +15,13 @@ from hypothesis import strategies as st
 from mesh_reference import setup_field
 
 from brickwork import config, cuda_driver
-from brickwork import device as devices
 from brickwork.device import CPU
 from brickwork.jit import nvrtc
 from brickwork.mesh import Mesh, Metadata, Package, PackDescriptor, storage
 from brickwork.mesh.copies import Copy, CopyProgram, box
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
-from runtime.cuda_fake import FakeDriver  # noqa: E402
+from runtime.cuda_fake import FakeDriver, installed  # noqa: E402
 
 KINDS = ["periodic", "outflow", "reflecting"]
 needs_nvrtc = pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed (the cuda extra)")
@@ -137,13 +136,8 @@ class CountingDriver(FakeDriver):
 
 @pytest.fixture
 def fake():
-    drv = CountingDriver()
-    cuda_driver.use(drv)
-    devices._cuda.clear()
-    yield drv
-    cuda_driver.use(None)
-    devices._cuda.clear()
-    devices.set_device("cpu")
+    with installed(CountingDriver()) as drv:
+        yield drv
 
 
 def test_fields_live_on_the_mesh_device(fake):

@@ -2,6 +2,7 @@
 launches are recorded instead of run. It lets the host side of CUDA (devices, arrays, copies, launch
 geometry and argument packing) be tested on machines without a GPU."""
 
+import contextlib
 import ctypes
 
 
@@ -137,3 +138,21 @@ class FakeDriver:
 
     def synchronize(self, ordinal):
         self.synchronized.append(ordinal)
+
+
+@contextlib.contextmanager
+def installed(driver):
+    """``driver`` in place of the CUDA driver for a block (the device cache cleared around it, the CPU
+    the current device after it): the body of the suite's ``fake`` fixtures."""
+    from brickwork import cuda_driver
+    from brickwork import device as devices
+
+    cuda_driver.use(driver)
+    devices._cuda.clear()
+    try:
+        yield driver
+    finally:
+        cuda_driver.use(None)
+        devices._cuda.clear()
+        devices.set_device("cpu")
+

@@ -12,7 +12,7 @@ from brickwork import device as devices
 from brickwork.errors import DeviceUnavailableError
 from brickwork.jit import nvrtc
 
-from .cuda_fake import FakeDriver
+from .cuda_fake import FakeDriver, installed
 
 no_gpu = pytest.mark.skipif(cuda_driver.available(), reason="this machine has a CUDA device")
 needs_nvrtc = pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed")
@@ -20,13 +20,8 @@ needs_nvrtc = pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not 
 
 @pytest.fixture
 def fake():
-    drv = FakeDriver()
-    cuda_driver.use(drv)
-    devices._cuda.clear()
-    yield drv
-    cuda_driver.use(None)
-    devices._cuda.clear()
-    devices.set_device("cpu")
+    with installed(FakeDriver()) as drv:
+        yield drv
 
 
 # -- a machine without a GPU ---------------------------------------------------------------------

@@ -5,27 +5,20 @@ import numpy as np
 import pytest
 
 import brickwork as wp
-from brickwork import cuda_driver
-from brickwork import device as devices
 from brickwork.jit import nvrtc
 from brickwork.runtime import streams
 
-from .cuda_fake import FakeDriver
+from .cuda_fake import FakeDriver, installed
 
 needs_nvrtc = pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed")
 
 
 @pytest.fixture
 def fake():
-    drv = FakeDriver(devices=2)
-    cuda_driver.use(drv)
-    devices._cuda.clear()
-    streams.forget_device_streams()
-    yield drv
-    streams.forget_device_streams()
-    cuda_driver.use(None)
-    devices._cuda.clear()
-    devices.set_device("cpu")
+    with installed(FakeDriver(devices=2)) as drv:
+        streams.forget_device_streams()
+        yield drv
+        streams.forget_device_streams()
 
 
 @wp.kernel

@@ -4,10 +4,8 @@ the refusal comes before anything reaches the device)."""
 import pytest
 
 import brickwork as wp
-from brickwork import cuda_driver
-from brickwork import device as devices
 
-from .cuda_fake import FakeDriver
+from .cuda_fake import FakeDriver, installed
 
 
 @wp.kernel(module="unique", module_options={"deterministic": wp.DeterministicMode.GPU_TO_GPU})
@@ -17,13 +15,8 @@ def _ordered_sum(values: wp.array(dtype=wp.float32), total: wp.array(dtype=wp.fl
 
 @pytest.fixture
 def fake():
-    drv = FakeDriver()
-    cuda_driver.use(drv)
-    devices._cuda.clear()
-    yield drv
-    cuda_driver.use(None)
-    devices._cuda.clear()
-    devices.set_device("cpu")
+    with installed(FakeDriver()) as drv:
+        yield drv
 
 
 def test_deterministic_kernels_refuse_cuda_devices(fake):

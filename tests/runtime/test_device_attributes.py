@@ -7,22 +7,16 @@ import pytest
 
 import brickwork as wp
 from brickwork import cuda_driver
-from brickwork import device as devices
 from brickwork.errors import LaunchError
 from brickwork.jit import nvrtc
 
-from .cuda_fake import FakeDriver
+from .cuda_fake import FakeDriver, installed
 
 
 @pytest.fixture
 def fake():
-    drv = FakeDriver()
-    cuda_driver.use(drv)
-    devices._cuda.clear()
-    yield drv
-    cuda_driver.use(None)
-    devices._cuda.clear()
-    devices.set_device("cpu")
+    with installed(FakeDriver()) as drv:
+        yield drv
 
 
 @wp.kernel

@@ -24,8 +24,7 @@ import numpy as np
 import pytest
 
 import brickwork as wp
-from brickwork import cuda_driver, la, pipeline
-from brickwork import device as devices
+from brickwork import la, pipeline
 from brickwork.errors import LaunchError, TargetUnsupportedError
 from brickwork.jit import nvrtc
 from brickwork.la.outer import _prepare
@@ -51,7 +50,7 @@ import test_gpu_mapping_golden as mapping  # noqa: E402
 import test_la_emulation as la_emulation  # noqa: E402
 import test_la_reductions_emulation as reduce_emulation  # noqa: E402
 import test_par_for_emulation as par_for_emulation  # noqa: E402
-from cuda_fake import FakeDriver  # noqa: E402
+from cuda_fake import FakeDriver, installed  # noqa: E402
 from ir_helpers import kernel_partials  # noqa: E402
 
 from autodiff import test_la_gradients as la_gradients  # noqa: E402
@@ -301,13 +300,8 @@ def test_launch_plans_for_points_slices_shared_and_global_arenas():
 
 @pytest.fixture
 def fake():
-    drv = FakeDriver()
-    cuda_driver.use(drv)
-    devices._cuda.clear()
-    yield drv
-    cuda_driver.use(None)
-    devices._cuda.clear()
-    devices.set_device("cpu")
+    with installed(FakeDriver()) as drv:
+        yield drv
 
 
 @pytest.mark.parametrize("limit", [0, 1 << 20], ids=["global-arena", "shared-arena"])
