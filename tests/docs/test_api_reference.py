@@ -105,3 +105,18 @@ def test_capturing_the_parser_runs_no_command(capsys):
     cli_ref.command_parser()
     out = capsys.readouterr()
     assert out.out == "" and out.err == ""
+
+
+def test_every_rst_title_underline_is_as_long_as_its_title():
+    # docutils warns on a short underline and the docs build (warnings are errors) fails on it
+    short = []
+    for page in sorted((EXT.parent).rglob("*.rst")):
+        if "_build" in page.parts:
+            continue
+        lines = page.read_text().splitlines()
+        for i in range(1, len(lines)):
+            mark, title = lines[i].rstrip(), lines[i - 1].rstrip()
+            if title and mark and set(mark) <= set("=-~^\"'`#*+") and len(set(mark)) == 1 \
+                    and len(mark) >= 3 and len(mark) < len(title):
+                short.append(f"{page.name}:{i + 1}")
+    assert not short, f"title underlines shorter than their titles: {short}"
