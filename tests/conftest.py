@@ -1,13 +1,26 @@
-"""Test-session setup: one kernel cache shared by every test (and every xdist worker), IR verified."""
+"""Test-session setup: one kernel cache shared by every test (and every xdist worker), IR verified, and
+one temporary folder for the session (``BRICKWORK_TEST_TMP``: tests may make folders in it) that
+is removed when the session ends."""
 
 import os
+import shutil
 import sys
 import tempfile
 
-# Set before brickwork is imported anywhere: config reads the environment once.
+# Set before brickwork is imported anywhere: config reads the environment once. xdist's workers inherit
+# the controller's environment, so they share its folder and cache.
+_OWNED = None  # the session folder this process made (the controller's, or the only process's)
+if "BRICKWORK_TEST_TMP" not in os.environ:
+    _OWNED = os.environ["BRICKWORK_TEST_TMP"] = tempfile.mkdtemp(prefix="brickwork-tests-")
 if "BRICKWORK_CACHE_DIR" not in os.environ:
-    os.environ["BRICKWORK_CACHE_DIR"] = tempfile.mkdtemp(prefix="brickwork-test-cache-")
+    os.environ["BRICKWORK_CACHE_DIR"] = os.path.join(os.environ["BRICKWORK_TEST_TMP"], "cache")
 # Every instance the suite compiles has its IR verified after typing and after every pass.
 os.environ.setdefault("BRICKWORK_VERIFY_IR", "1")
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
+
+
+def pytest_unconfigure(config):
+    # the controller ends after its workers: nothing of the session is left in the temporary directory
+    if _OWNED is not None and not hasattr(config, "workerinput"):
+        shutil.rmtree(_OWNED, ignore_errors=True)

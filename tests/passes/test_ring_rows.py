@@ -7,6 +7,7 @@ stage-after-stage loops bit for bit.
 
 from __future__ import annotations
 
+import os
 import tempfile
 
 import numpy as np
@@ -23,7 +24,7 @@ from brickwork.passes import ExpandLoopAbstraction, InlineLocalFunctions, ring_r
 Q = VarTag("ring_q")
 U = VarTag("ring_u")
 G = 2
-_STAGED_CACHE = tempfile.mkdtemp(prefix="brickwork-staged-")  # instances built stage after stage
+_STAGED_CACHE = tempfile.mkdtemp(prefix="staged-", dir=os.environ["BRICKWORK_TEST_TMP"])  # instances built stage after stage
 _MINUS = {1: la.halo.minus_i, 2: la.halo.minus_j, 3: la.halo.minus_k}
 _FACES = {1: TE.F1, 2: TE.F2, 3: TE.F3}
 _DIRS = {1: wp.X1DIR, 2: wp.X2DIR, 3: wp.X3DIR}

@@ -6,6 +6,7 @@ result), and results equal to numpy for every tag pair and chunk, block shape an
 
 from __future__ import annotations
 
+import os
 import tempfile
 
 import numpy as np
@@ -21,7 +22,7 @@ from brickwork.passes import ExpandLoopAbstraction, InlineLocalFunctions, ring_r
 
 Q = VarTag("fuse_q")
 G = 2
-_UNFUSED_CACHE = tempfile.mkdtemp(prefix="brickwork-unfused-")  # instances built with fusion turned off
+_UNFUSED_CACHE = tempfile.mkdtemp(prefix="unfused-", dir=os.environ["BRICKWORK_TEST_TMP"])  # instances built with fusion turned off
 
 
 def _setup(loop, inner, nx=(8, 8, 8), block_nx=(4, 4, 4), chunk=la.ij_slab):
