@@ -23,22 +23,27 @@ from .resolve import MISSING, resolve_chain
 from .source import FunctionSource
 
 
+def name_chains(nodes) -> list[list[str]]:
+    """Every name and dotted name (``wp.vec3`` as ``["wp", "vec3"]``) read under the AST ``nodes``, sorted."""
+    chains: dict = {}
+    for top in nodes:
+        for node in ast.walk(top):
+            parts = []
+            cur = node
+            while isinstance(cur, ast.Attribute):
+                parts.append(cur.attr)
+                cur = cur.value
+            if isinstance(cur, ast.Name) and (parts or isinstance(node, ast.Name)):
+                chain = [cur.id, *reversed(parts)]
+                chains[".".join(chain)] = chain
+    return [chains[k] for k in sorted(chains)]
+
+
 def _chains(source: FunctionSource) -> list[list[str]]:
     cached = getattr(source, "_chains", None)
-    if cached is not None:
-        return cached
-    chains: dict = {}
-    for node in ast.walk(source.tree):
-        parts = []
-        cur = node
-        while isinstance(cur, ast.Attribute):
-            parts.append(cur.attr)
-            cur = cur.value
-        if isinstance(cur, ast.Name) and (parts or isinstance(node, ast.Name)):
-            chain = [cur.id, *reversed(parts)]
-            chains[".".join(chain)] = chain
-    source._chains = [chains[k] for k in sorted(chains)]
-    return source._chains
+    if cached is None:
+        cached = source._chains = name_chains([source.tree])
+    return cached
 
 
 def free_name_values(source: FunctionSource) -> list:
@@ -58,11 +63,11 @@ def free_name_values(source: FunctionSource) -> list:
     return out
 
 
-def function_fingerprint(source: FunctionSource, seen: set | None = None) -> str:
-    """Hash of a function's source and of every static value its names resolve to."""
+def function_fingerprint(source: FunctionSource, seen: set | None = None, chains: list | None = None) -> str:
+    """Hash of a function's source and of every static value its names (or only ``chains``) resolve to."""
     seen = set() if seen is None else seen
     h = hashlib.sha256(source.digest.encode())
-    for chain in _chains(source):
+    for chain in _chains(source) if chains is None else chains:
         value = resolve_chain(source, chain)
         h.update(f"{'.'.join(chain)}={value_fingerprint(value, seen)};".encode())
     for node, value in sorted(source.static_results.items(), key=lambda kv: (kv[0].lineno, kv[0].col_offset)):

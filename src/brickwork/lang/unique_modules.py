@@ -25,39 +25,20 @@ def _same_captures(old: list, new: list, seen: set) -> bool:
     return True
 
 
-def _body_names(source) -> tuple[set, list]:
-    """The free names and dotted chains the function's signature (its return annotation too) and body
-    read: its decorator's arguments are options (compared as ``kernel.options``), not values the code uses."""
-    import ast
+def _body_chains(source) -> list[list[str]]:
+    """The names and dotted chains the function's signature (its return annotation too) and body read: its
+    decorator's arguments are options (compared as ``kernel.options``), not values the code uses."""
+    from ..frontend.fingerprint import name_chains
 
     tree = source.tree
-    chains: dict = {}
-    for top in [tree.args, *([tree.returns] if tree.returns is not None else []), *tree.body]:
-        for node in ast.walk(top):
-            parts = []
-            cur = node
-            while isinstance(cur, ast.Attribute):
-                parts.append(cur.attr)
-                cur = cur.value
-            if isinstance(cur, ast.Name) and (parts or isinstance(node, ast.Name)):
-                chains[".".join([cur.id, *reversed(parts)])] = [cur.id, *reversed(parts)]
-    return {c[0] for c in chains.values()}, [chains[n] for n in sorted(chains)]
+    return name_chains([tree.args, *([tree.returns] if tree.returns is not None else []), *tree.body])
 
 
 def _fingerprint(source) -> str:
     """Hash of the source text, of every value its signature and body name, and of its static values."""
-    import hashlib
+    from ..frontend.fingerprint import function_fingerprint
 
-    from ..frontend.fingerprint import value_fingerprint
-    from ..frontend.resolve import resolve_chain
-
-    seen: set = set()
-    h = hashlib.sha256(source.digest.encode())
-    for chain in _body_names(source)[1]:
-        h.update(f"{'.'.join(chain)}={value_fingerprint(resolve_chain(source, chain), seen)};".encode())
-    for node, value in sorted(source.static_results.items(), key=lambda kv: (kv[0].lineno, kv[0].col_offset)):
-        h.update(f"static@{node.lineno}:{node.col_offset}={value_fingerprint(value, seen)};".encode())
-    return h.hexdigest()
+    return function_fingerprint(source, chains=_body_chains(source))
 
 
 def unique_kernel(k):
@@ -68,7 +49,7 @@ def unique_kernel(k):
     options = repr(sorted((name, repr(value)) for name, value in k.module.options.items()))
     fingerprint = _fingerprint(k.source) + options + repr(sorted(k.options.items()))
     key = (k.func.__module__, k.func.__qualname__, k.key, fingerprint)
-    used = _body_names(k.source)[0]
+    used = {chain[0] for chain in _body_chains(k.source)}
     captured = [(n, v) for n, v in free_name_values(k.source) if n in used]
     earlier = _UNIQUE.setdefault(key, [])
     for kernel, kernel_captured in earlier:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from .. import ir
 from ..errors import KernelTypeError
-from ..frontend.expressions import RUNTIME_COMPONENT, Static
+from ..frontend.calls import RuntimeComponent
+from ..frontend.expressions import Static
 from ..frontend.intrinsics import INTRINSICS
 from ..types.arrays import type_name
 from ..types.kernel_params import is_pack_type
@@ -34,13 +35,13 @@ def var_position(typer, pack, ref, node) -> tuple[int, ir.IRExpr]:
     """Descriptor position of a variable reference and its component (an int32 expression)."""
     info = pack.type._bw_pack
     names = info["vars"]
-    tag = ref.tag if isinstance(ref, (VarRef, RUNTIME_COMPONENT)) else ref
+    tag = ref.tag if isinstance(ref, (VarRef, RuntimeComponent)) else ref
     name = tag.name if isinstance(tag, VarTag) else None
     if name not in names:
         raise typer.error(KernelTypeError, f"variable {name or ref!r} is not in this pack (it has "
                           f"{', '.join(names)})", node)
     position = names.index(name)
-    if isinstance(ref, RUNTIME_COMPONENT):
+    if isinstance(ref, RuntimeComponent):
         return position, ref.component_expr
     c = int(ref.component) if isinstance(ref, VarRef) else 0
     size = info["sizes"][position]

@@ -1,0 +1,358 @@
+"""Calls in kernel code: builtins, ``@func`` functions, types and compile-time objects, and the calls
+that are statements (``print``, ``printf``, ``expect_eq``/``expect_neq``/``expect_near``).
+
+``CallRules`` is the call half of ``ExpressionTyper`` (a mixin of the ``Typer``): it relies on the
+typer's ``expr``/``value``/``static_value``/``error`` and on ``ConstructionRules``' constructors.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins as py
+import math
+import re
+import types as pytypes
+
+from .. import ir
+from ..builtins import BuiltinFunction
+from ..builtins.param_names import PARAM_NAMES
+from ..builtins.registry import Unsupported
+from ..builtins.static import static
+from ..builtins.table import Mismatch, resolve
+from ..errors import KernelAttributeError, KernelSyntaxError, KernelTypeError, KernelUnsupportedTypeError
+from ..types.arrays import ArrayType, _ArrayNd, type_name
+from ..types.composite import (
+    is_composite_type,
+    is_matrix_type,
+    is_quat_type,
+    is_vector_type,
+    matrix,
+    quaternion,
+    transformation,
+    vector,
+)
+from ..types.function_values import FunctionValueType
+from ..types.opaque import TupleType
+from ..types.scalars import bool_, float32, int32, is_scalar_type, python_annotation_type
+from ..types.structs import is_struct_type
+from .construction import _scalar_of
+from .intrinsics import INTRINSICS
+from .printing import UNPRINTABLE, composite_print
+from .starred import expand_starred
+from .static_value import TID, Static
+
+
+class CallRules:
+    """Mixin of ``ExpressionTyper``: typing of calls."""
+
+    def mismatch(self, message: str, args, node, builtin: str | None = None):
+        """The error of a builtin or operator that does not take ``args``; when they are numbers, vectors or
+        matrices of different types, also a RuntimeError saying so in Warp's words, as is a builtin called
+        by name (``builtin``) that has no overload for them."""
+        types = [a.type for a in args]
+        if len(set(types)) < 2 or not all(is_scalar_type(t) or is_composite_type(t) for t in types):
+            if builtin is not None:
+                return self.error(KernelUnsupportedTypeError, f"{message} (Couldn't find function overload for "
+                                  f"'{builtin}' that matched inputs with types: "
+                                  f"[{', '.join(type_name(t) for t in types)}])", node)
+            return self.error(KernelTypeError, message, node)
+        exactly = "" if all(is_scalar_type(t) for t in types) else "exactly "
+        return self.error(KernelUnsupportedTypeError, f"{message} (Input types must be {exactly}the same, got "
+                          f"{[type_name(t) for t in types]})", node)
+
+    def builtin_call(self, name, args, node, label=None) -> ir.IRExpr:
+        try:
+            _, result = resolve(name, [a.type for a in args])
+        except Unsupported as e:  # the message names the builtin
+            raise self.error(KernelUnsupportedTypeError, str(e), node) from None
+        except Mismatch as e:
+            raise self.mismatch(f"{label or name + '()'}: {e}", args, node, None if label else name) from None
+        return ir.IRCall(name, args, result, where=self.where(node) if name.startswith("atomic_") else "")
+
+    def callee(self, node):
+        """The typed callee of call ``node``; a missing function of a module is named as Warp names it."""
+        if node in self.source.static_results:  # a wp.static(...) evaluated at declaration, whatever names it now
+            return Static(static)
+        try:
+            return self.expr(node.func)
+        except KernelAttributeError as e:
+            if getattr(e, "missing_module_attribute", None) is not node.func:
+                raise
+            raise self.error(KernelAttributeError, f"Could not find function {ast.unparse(node.func)} "
+                             f"({e.message})", node) from None
+
+    def expr_Call(self, node):
+        func = self.callee(node)
+        if not isinstance(func, Static):
+            raise self.error(KernelTypeError, f"a value of type {type_name(func.type)} is not callable", node)
+        return self.call(func.value, expand_starred(self, node))
+
+    def call_statement(self, node):
+        """Calls that are statements (print, printf, expect_eq/neq); None for ordinary calls."""
+        func = self.callee(node)
+        if not isinstance(func, Static):
+            return None
+        f = func.value
+        node = expand_starred(self, node)
+        rule = INTRINSICS.rule(f, "statement")
+        if rule is not None:
+            return rule(self, f, node)
+        name = f.name if isinstance(f, BuiltinFunction) else ("print" if f is py.print else None)
+        if name == "print":
+            if node.keywords:
+                raise self.error(KernelSyntaxError, "print() keywords are not supported in kernels", node)
+            parts = [self._print_part(a) for a in node.args]
+            if len(parts) == 1 and not isinstance(parts[0], str) and is_composite_type(parts[0].type):
+                return composite_print(self, parts[0])  # as Warp prints one vector or matrix
+            return ir.IRPrint(parts)
+        if name == "printf":
+            if not node.args:
+                raise self.error(KernelTypeError, "printf() needs a format string", node)
+            fmt = self.static_value(node.args[0])
+            if not isinstance(fmt, str):
+                raise self.error(KernelTypeError, "printf() format must be a string constant", node)
+            values = [self.value(a) for a in node.args[1:]]
+            if len(values) > _PRINTF_MAX_VALUES:  # Warp's limit (and words), so code runs on both
+                raise self.error(KernelUnsupportedTypeError, f"printf() got {len(values)} values: the maximum "
+                                 f"number of variadic arguments that can be passed to `printf` is "
+                                 f"{_PRINTF_MAX_VALUES}", node)
+            for v in values:
+                if not is_scalar_type(v.type):
+                    raise self.error(KernelTypeError, f"printf() prints scalars, got {type_name(v.type)}", node)
+            self._check_printf_format(fmt, len(values), node)
+            return ir.IRPrint([ir.Format(fmt), *values], sep="", newline=False)
+        if name in ("expect_eq", "expect_neq"):
+            if len(node.args) != 2:
+                raise self.error(KernelTypeError, f"{name}() takes two arguments", node)
+            a, b = self.value(node.args[0]), self.value(node.args[1])
+            if a.type is not b.type:  # a RuntimeError too, with Warp's words at the end
+                raise self.error(KernelUnsupportedTypeError, f"{name}() got {type_name(a.type)} and "
+                                 f"{type_name(b.type)}: Can't test equality for objects with different types", node)
+            loc = self.source.location(node)
+            message = f"{name}({ast.unparse(node.args[0])}, {ast.unparse(node.args[1])}) failed at " \
+                      f"{loc.filename}:{loc.lineno}"
+            return ir.IRExpect(name == "expect_eq", a, b, message)
+        if name == "expect_near":  # prints when some component of |a - b| exceeds tol (default 1e-6)
+            tol_nodes = [k.value for k in node.keywords if k.arg == "tolerance"]
+            if len(node.args) + len(tol_nodes) not in (2, 3) or len(node.args) < 2 \
+                    or len(tol_nodes) != len(node.keywords):
+                raise self.error(KernelTypeError, "expect_near() takes a, b and an optional tolerance", node)
+            a, b = self.value(node.args[0]), self.value(node.args[1])
+            tol_node = (node.args[2:] + tol_nodes)[:1]
+            tol = self.value(tol_node[0]) if tol_node else ir.IRConst(1e-6, _scalar_of(a.type))
+            if is_composite_type(a.type) and not is_vector_type(a.type) and a.type is b.type:
+                # matrix, quaternion, transform: the largest |a - b| over the components
+                shape, dtype = tuple(a.type._shape), a.type._dtype
+                index_sets = [[r, c] for r in range(shape[0]) for c in range(shape[1])] if len(shape) == 2 \
+                    else [[k] for k in range(shape[0])]
+                diff = None
+                for ix in index_sets:
+                    ca, cb = (ir.IRComponent(v, [ir.IRConst(i, int32) for i in ix], dtype) for v in (a, b))
+                    part = self.builtin_call("abs", [self.builtin_call("sub", [ca, cb], node)], node)
+                    diff = part if diff is None else self.builtin_call("max", [diff, part], node)
+            else:
+                diff = self.builtin_call("abs", [self.builtin_call("sub", [a, b], node)], node)
+                if is_vector_type(diff.type):
+                    diff = self.builtin_call("max", [diff], node)
+            ok = self.builtin_call("le", [diff, tol], node, label="expect_near()")
+            loc = self.source.location(node)
+            shown = [ast.unparse(n) for n in node.args] + [f"tolerance={ast.unparse(n)}" for n in tol_nodes]
+            message = f"expect_near({', '.join(shown)}) failed at " \
+                      f"{loc.filename}:{loc.lineno}"
+            return ir.IRExpect(True, ok, ir.IRConst(True, bool_), message)
+        return None
+
+    def _check_printf_format(self, fmt: str, nvalues: int, node) -> None:
+        """One value per conversion, as C's printf needs (a missing one would print memory)."""
+        specs = _PRINTF_SPEC.findall(fmt)
+        wanted = sum(1 + spec.count("*") for spec in specs if spec != "%%")
+        bad = [spec for spec in specs if spec[-1] in "spn"]
+        if bad:
+            raise self.error(KernelTypeError, f"printf(): conversion {bad[0]!r} prints no kernel value "
+                             f"(numbers only: d i u o x X f F e E g G a A c)", node)
+        if wanted != nvalues:
+            raise self.error(KernelTypeError, f"printf(): the format {fmt!r} has {wanted} conversion(s) but "
+                             f"{nvalues} value(s) were given", node)
+
+    def _print_part(self, node):
+        value = self.expr(node)
+        if isinstance(value, Static) and isinstance(value.value, str):
+            return value.value
+        value = self.to_value(value, node)
+        if isinstance(value.type, ArrayType) or is_struct_type(value.type):
+            return UNPRINTABLE  # as Warp prints them
+        if isinstance(value.type, ir.TupleType):
+            raise self.error(KernelTypeError, f"print() cannot print a value of type {type_name(value.type)}", node)
+        return value
+
+    def call(self, f, node):
+        rule = INTRINSICS.rule(f, "call")
+        if rule is not None:
+            return rule(self, f, node)
+        if isinstance(f, BuiltinFunction):
+            return self.call_builtin_function(f.name, node)
+        py_name = _PY_BUILTINS.get(f) if isinstance(f, pytypes.BuiltinFunctionType) or f in (int, float, bool) \
+            else None
+        if py_name is not None:
+            return self.call_builtin_function(py_name, node)
+        if f is vector or f is matrix or f is quaternion or f is transformation or isinstance(f, _ArrayNd):
+            return self.call_type_factory(f, node)
+        t = python_annotation_type(f)
+        if is_scalar_type(t) or is_composite_type(t) or is_struct_type(t):
+            return self.construct(t, node)
+        if f is type:
+            if len(node.args) != 1 or node.keywords:
+                raise self.error(KernelTypeError, "type() takes exactly one argument", node)
+            arg = self.expr(node.args[0])
+            return Static(arg.value if isinstance(arg, Static) and not arg.is_number()
+                          else self.to_value(arg, node).type)
+        label = getattr(f, "__qualname__", None) or repr(f)
+        if isinstance(f, (pytypes.FunctionType, pytypes.BuiltinFunctionType)):
+            raise self.error(KernelTypeError, f"'{label}' is a Python function, not a kernel function; "
+                             f"decorate it with @func to call it from a kernel", node)
+        raise self.error(KernelTypeError, f"'{label}' is not callable in kernels", node)
+
+    def static_call(self, f, node):
+        """Call a compile-time object (a variable tag: ``rho()``, ``rho(2)``) with constant arguments;
+        a runtime component becomes an expression carried with the result."""
+        args, runtime = [], None
+        for a in node.args:
+            value = self.expr(a)
+            if isinstance(value, Static) and not isinstance(value.value, ShapeOf):
+                args.append(value.value)
+            else:
+                runtime = self.to_value(value, node)
+                args.append(0)
+        kwargs = {k.arg: self.static_value(k.value) for k in node.keywords}
+        try:
+            result = f(*args, **kwargs)
+        except Exception as e:  # noqa: BLE001 - the object's own message names the problem
+            raise self.error(KernelTypeError, f"{static_label(f)}: {e}", node) from None
+        if runtime is not None:
+            result = RuntimeComponent(result, runtime)
+        return Static(result)
+
+    def positional(self, node) -> list:
+        if node.keywords:
+            raise self.error(KernelTypeError, "keyword arguments are not supported here", node)
+        return [self.value(a) for a in node.args]
+
+    def call_function(self, f, args, node):
+        """A call of a ``@func`` (``f.instantiate`` types the chosen overload for these arguments)."""
+        try:
+            func_ir = f.instantiate([a.type for a in args], self.context)
+        except Mismatch as e:
+            raise self.error(KernelTypeError, f"{f.name}(): {e}", node) from None
+        except RecursionError:
+            raise self.error(KernelTypeError, f"{f.name}() calls itself; recursion is not supported in "
+                             f"kernels", node) from None
+        args = [a for a in args if not isinstance(a.type, FunctionValueType)]  # named in the instance's body
+        return ir.IRFuncCall(func_ir, args, func_ir.return_type)
+
+    def call_builtin_function(self, name, node):
+        if name == "tid":
+            if not self.is_kernel:
+                raise self.error(KernelTypeError, "tid() can only be called in a kernel", node)
+            if node.args or node.keywords:
+                raise self.error(KernelTypeError, "tid() takes no arguments", node)
+            return Static(TID)
+        if name in ("print", "printf", "expect_eq", "expect_neq", "expect_near"):
+            raise self.error(KernelSyntaxError, f"{name}() is a statement and has no value", node)
+        if name == "len":
+            (arg,) = self.positional(node)
+            if isinstance(arg.type, ArrayType):
+                return ir.IRArrayShape(arg, 0, int32)
+            if is_vector_type(arg.type) or is_matrix_type(arg.type) or is_quat_type(arg.type):
+                return ir.IRConst(arg.type._shape[0], int32)
+            if isinstance(arg.type, TupleType):
+                return ir.IRConst(len(arg.type.types), int32)
+            raise self.error(KernelTypeError, f"len() of a value of type {type_name(arg.type)}", node)
+        if name == "identity":
+            return self.identity(node)
+        if name in ("quat_identity", "transform_identity"):
+            kw = {k.arg: self.static_value(k.value) for k in node.keywords}
+            dtype = python_annotation_type(kw.get("dtype", self.static_value(node.args[0]) if node.args else float32))
+            if not is_scalar_type(dtype) or not dtype.is_float:
+                raise self.error(KernelTypeError, f"{name}() needs a floating-point dtype, got {dtype!r}", node)
+            if name == "quat_identity":
+                return ir.IRConstruct([ir.IRConst(v, dtype) for v in (0, 0, 0, 1)], quaternion(dtype))
+            return ir.IRConstruct([ir.IRConst(v, dtype) for v in (0, 0, 0, 0, 0, 0, 1)], transformation(dtype))
+        if name in ("int", "float", "bool"):
+            return self.construct({"int": int32, "float": float32, "bool": bool_}[name], node)
+        if name == "unot":  # Warp's name of `not`
+            name = "logical_not"
+        args = self.builtin_arguments(name, node)
+        return self.builtin_call(name, args, node)
+
+    def builtin_arguments(self, name, node) -> list:
+        """The arguments of a builtin call in order; keywords by Warp's parameter names (wp.pow(x=2.0, y=4.0))."""
+        if not node.keywords:
+            return self.positional(node)
+        params = PARAM_NAMES.get(name)
+        if params is None:
+            raise self.error(KernelTypeError, f"{name}() takes no keyword arguments", node)
+        slots = [self.value(a) for a in node.args] + [None] * max(0, len(params) - len(node.args))
+        for kw in node.keywords:
+            if kw.arg not in params:
+                raise self.error(KernelTypeError, f"{name}() has no parameter '{kw.arg}' (its parameters: "
+                                 f"{', '.join(params)})", node)
+            i = params.index(kw.arg)
+            if slots[i] is not None:
+                raise self.error(KernelTypeError, f"{name}() got two values for '{kw.arg}'", node)
+            slots[i] = self.value(kw.value)
+        while slots and slots[-1] is None:  # trailing optional parameters left out
+            slots.pop()
+        if any(a is None for a in slots):
+            missing = [params[i] for i, a in enumerate(slots) if a is None]
+            raise self.error(KernelTypeError, f"{name}() is missing the argument(s) {', '.join(missing)}", node)
+        return slots
+
+    def identity(self, node):
+        kw = {k.arg: self.static_value(k.value) for k in node.keywords}
+        args = [self.static_value(a) for a in node.args]
+        n = kw.get("n", args[0] if args else None)
+        dtype = python_annotation_type(kw.get("dtype", args[1] if len(args) > 1 else float32))
+        if not isinstance(n, int) or not is_scalar_type(dtype):
+            raise self.error(KernelTypeError, "identity() needs n=<int> and dtype=<scalar type>", node)
+        comps = [ir.IRConst(1 if r == c else 0, dtype) for r in range(n) for c in range(n)]
+        return ir.IRConstruct(comps, matrix((n, n), dtype))
+
+    def tid_value(self, node, count):
+        if count == 1:
+            self.set_tid_dims(1, node)
+            return ir.IRTid(0, int32)
+        raise self.error(KernelTypeError, "tid() with several indices must be unpacked: i, j = tid()", node)
+
+
+class RuntimeComponent:
+    """A variable reference whose component is known only at run time (``rho(c)``)."""
+
+    def __init__(self, ref, component_expr):
+        self.tag = ref.tag
+        self.component = 0
+        self.component_expr = component_expr
+
+
+class ShapeOf:
+    """``a.shape`` of a runtime array: only subscripting with a constant is meaningful."""
+
+    def __init__(self, array):
+        self.array = array
+
+
+def static_label(obj) -> str:
+    if isinstance(obj, pytypes.ModuleType):
+        return f"module '{obj.__name__}'"
+    if isinstance(obj, (type, ArrayType)):
+        return f"type {type_name(obj)}"
+    return f"{type(obj).__name__} {getattr(obj, '__name__', '')!r}".strip()
+
+
+_PRINTF_MAX_VALUES = 32
+
+_PRINTF_SPEC = re.compile(r"%(?:%|[-+ #0]*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|L|z|j|t)?[diouxXfFeEgGaAcspn])")
+
+_PY_BUILTINS = {py.abs: "abs", py.min: "min", py.max: "max", py.len: "len", py.round: "round", py.pow: "pow",
+                py.int: "int", py.float: "float", py.bool: "bool", py.print: "print", math.sqrt: "sqrt",
+                math.floor: "floor", math.ceil: "ceil", math.sin: "sin", math.cos: "cos", math.exp: "exp",
+                math.log: "log"}
