@@ -225,3 +225,22 @@ def test_structs_as_generic_arguments():
         wp.launch(total, dim=1, inputs=[s, out])
         assert out.numpy()[0] == 3.75
     assert len(total.instances) == 2
+
+
+#: a generic array type named at module level, as Warp code often spells its annotations
+AnyArray = wp.array(dtype=Any)
+
+
+@wp.kernel
+def _double_any(x: AnyArray):
+    i = wp.tid()
+    x[i] = x[i] * x.dtype(2)
+
+
+def test_a_generic_array_type_alias_as_annotation():
+    """The cache key hashes the values a kernel names: a generic array type has no type key of its own
+    (before, building such a kernel failed with an AttributeError)."""
+    for dt in (np.float32, np.int64):
+        a = wp.array(np.arange(4, dtype=dt))
+        wp.launch(_double_any, 4, inputs=[a])
+        np.testing.assert_array_equal(a.numpy(), [0, 2, 4, 6])

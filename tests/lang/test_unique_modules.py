@@ -213,3 +213,25 @@ def test_a_changed_return_annotation_is_another_unique_kernel():
     assert returns_alias is not first
     with pytest.raises(wp.KernelTypeError, match="return"):
         wp.launch(returns_alias, dim=1, inputs=[3.0], device="cpu")
+
+
+def _bit_counter(dtype):
+    @wp.kernel(module="unique")
+    def count_bits(values: wp.array(dtype=dtype), counts: wp.array(dtype=wp.int32)):
+        i = wp.tid()
+        counts[i] = wp.bit_count(values[i])
+
+    return count_bits
+
+
+@pytest.mark.parametrize("dtype", [wp.int8, wp.uint8, wp.int16, wp.uint64])
+def test_an_annotation_naming_a_variable_of_the_enclosing_function_is_part_of_the_identity(dtype):
+    """``dtype`` is evaluated in the annotation, not captured by the kernel's code: each dtype is its own
+    kernel (before, the first declaration came back for every dtype and refused the others' arrays)."""
+    kernel = _bit_counter(dtype)
+    assert _bit_counter(dtype) is kernel
+    assert all(_bit_counter(other) is not kernel for other in (wp.int32, wp.uint32) if other is not dtype)
+    bits = np.array([0, 1, 3, 0x7F, 0x55], dtype=wp.dtype_to_numpy(dtype))
+    values, counts = wp.array(bits, dtype=dtype), wp.zeros(5, dtype=wp.int32)
+    wp.launch(kernel, dim=5, inputs=[values], outputs=[counts])
+    np.testing.assert_array_equal(counts.numpy(), [0, 1, 2, 7, 4])

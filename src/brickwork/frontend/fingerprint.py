@@ -13,7 +13,7 @@ import hashlib
 import types as pytypes
 
 from ..builtins import BuiltinFunction
-from ..types.arrays import ArrayType
+from ..types.arrays import ArrayType, type_name
 from ..types.composite import CompositeBase
 from ..types.keys import type_key
 from ..types.scalars import ScalarBase
@@ -93,7 +93,9 @@ def value_fingerprint(value, seen: set) -> str:
     if isinstance(value, ArrayType) or isinstance(value, type):
         try:
             return "type " + type_key(value)
-        except TypeError:
+        except TypeError:  # a generic array type (array(dtype=Any)), or a class that is no kernel type
+            if isinstance(value, ArrayType):
+                return f"generic {type_name(value)}"
             return f"class {value.__module__}.{value.__qualname__}"
     if hasattr(value, "__dataclass_fields__") and getattr(value, "__dataclass_params__", None) is not None \
             and value.__dataclass_params__.frozen:

@@ -34,11 +34,15 @@ def _body_chains(source) -> list[list[str]]:
     return name_chains([tree.args, *([tree.returns] if tree.returns is not None else []), *tree.body])
 
 
-def _fingerprint(source) -> str:
-    """Hash of the source text, of every value its signature and body name, and of its static values."""
-    from ..frontend.fingerprint import function_fingerprint
+def _fingerprint(source, func) -> str:
+    """Hash of the source text, of every value its signature and body name, of its static values and of
+    its evaluated annotations (``wp.array[dtype]`` names ``dtype`` of the enclosing function, which the
+    kernel's code does not capture)."""
+    from ..frontend.fingerprint import function_fingerprint, value_fingerprint
 
-    return function_fingerprint(source, chains=_body_chains(source))
+    annotations = ";".join(f"{name}={value_fingerprint(value, set())}"
+                           for name, value in getattr(func, "__annotations__", {}).items())
+    return function_fingerprint(source, chains=_body_chains(source)) + annotations
 
 
 def unique_kernel(k):
@@ -47,7 +51,7 @@ def unique_kernel(k):
     from ..frontend.fingerprint import free_name_values
 
     options = repr(sorted((name, repr(value)) for name, value in k.module.options.items()))
-    fingerprint = _fingerprint(k.source) + options + repr(sorted(k.options.items()))
+    fingerprint = _fingerprint(k.source, k.func) + options + repr(sorted(k.options.items()))
     key = (k.func.__module__, k.func.__qualname__, k.key, fingerprint)
     used = {chain[0] for chain in _body_chains(k.source)}
     captured = [(n, v) for n, v in free_name_values(k.source) if n in used]
