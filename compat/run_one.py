@@ -16,9 +16,9 @@ import unittest
 TAPE_MARKERS = ("attribute 'adjoint'",)  # wp.adjoint[...] of custom gradients
 # Attributes of Warp's implementation objects that tests read directly (docs/compat.md lists them): the code
 # generator's Adjoint (kernel.adj), module hashing and build options, a loaded module's kernel hooks, a module's
-# dependents, ctypes mirrors of scalar types.
+# dependents and the modules it references (and their hashers), ctypes mirrors of scalar types.
 INTERNAL_ATTRIBUTES = ("'adj'", "'hash_module'", "'resolve_options'", "'ModuleBuildOptions'", "'_type_'",
-                       "'get_module_hash'", "'get_kernel_hooks'", "'dependents'")
+                       "'get_module_hash'", "'get_kernel_hooks'", "'dependents'", "'references'", "'hashers'")
 
 
 def _chain(exc):

@@ -8,6 +8,8 @@ import typing as _typing
 
 from . import config
 from ._version import __version__
+from .builtins.addresses import address_of
+from .builtins.bit_casts import cast
 from .builtins.constants import CONSTANTS as _CONSTANTS
 from .builtins.functions import FUNCTIONS as _BUILTIN_FUNCTIONS
 from .builtins.static import static
@@ -57,6 +59,7 @@ from .lang.kernel import Kernel, kernel, overload
 from .lang.modules import Module, get_module, get_module_options, set_module_options
 from .lang.native import func_native
 from .runtime.cuda_archs import get_cuda_supported_archs
+from .runtime.host_builtins import install_host_builtins as _install_host_builtins
 from .runtime.launch import Graph, Launch, capture_begin, capture_end, capture_launch, is_capturing, launch
 from .runtime.map import map  # noqa: A004 - Warp's name: wp.map
 from .runtime.parallel import par_for, par_for_outer
@@ -140,6 +143,7 @@ LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR = 10, 20, 30, 40
 globals().update(_family_namespace())
 globals().update(_BUILTIN_FUNCTIONS)
 globals().update(_CONSTANTS)
+_install_host_builtins()  # wp.rand_init(42), wp.randf(state), ... from Python: the kernels' values
 
 
 #: Subpackages imported on first access (``brickwork.la``, ``wp.mesh``), so that ``import brickwork``

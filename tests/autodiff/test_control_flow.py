@@ -163,6 +163,24 @@ def test_array_stores_2d_and_row_views():
 
 
 @wp.kernel
+def sliced_reads(x: wp.array2d(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    window = x[i][1:3]  # a slice of a row view: its reads send their gradients to x
+    y[i] = 2.0 * window[1] + window[0] * window[0]
+
+
+def test_slices_of_arrays_follow_their_array():
+    xn = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    x = wp.array(xn, dtype=float, requires_grad=True)
+    y = wp.zeros(2, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(sliced_reads, 2, inputs=[x, y])
+    tape.backward(grads={y: wp.array([1.0, 10.0], dtype=float)})
+    np.testing.assert_array_equal(x.grad.numpy(), [[0.0, 2.0, 2.0], [0.0, 80.0, 20.0]])
+
+
+@wp.kernel
 def atomics(x: wp.array(dtype=wp.float64), lo: wp.array(dtype=wp.float64), total: wp.array(dtype=wp.float64)):
     i = wp.tid()
     wp.atomic_min(lo, 0, x[i])

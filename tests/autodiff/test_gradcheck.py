@@ -251,9 +251,11 @@ def test_retain_grad_keeps_a_copy_destinations_gradient():
         tape.backward(grads={dst: wp.ones(2, dtype=float)})
         np.testing.assert_array_equal(src.grad.numpy(), [1.0, 1.0])
         np.testing.assert_array_equal(dst.grad.numpy(), [left, left])
-    a = wp.zeros(2)
+    a = wp.zeros(2, requires_grad=True)
     a.retain_grad = True
     assert a.retain_grad and not wp.empty(2).retain_grad
+    with pytest.raises(ValueError, match="retain_grad=True requires requires_grad=True"):  # as Warp
+        wp.empty(2).retain_grad = True
 
 
 def test_a_check_keeps_the_read_flags_of_a_pending_tape(monkeypatch):

@@ -279,3 +279,112 @@ def test_native_ref_argument_must_be_a_place_of_its_type():
 
     with pytest.raises(wp.WarpCodegenTypeError, match="requires an addressable expression"):
         wp.launch(temporary, 1, inputs=[wp.zeros(1, dtype=wp.int32)])
+
+
+@wp.kernel
+def native_ref_into_views(x: wp.array(dtype=float), dst: wp.array2d(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    native_store_double(dst[i, 0], x[i])
+    row = dst[i]
+    native_store_double(row[1], x[i])
+    window = row[1:3]
+    native_store_double(window[1], x[i])
+    out[i] = dst[i, 0] + row[1] + window[1]
+
+
+def test_native_ref_adjoint_replaces_the_adjoint_of_array_elements_and_views():
+    """The snippet's final adj_x is the place's adjoint (it sets it to 0 here): array elements, rows and slices
+    alike, as in Warp, where adj_x is the place's adjoint itself."""
+    x = wp.array([1.0, 2.0], dtype=float, requires_grad=True)
+    dst = wp.zeros((2, 3), dtype=float, requires_grad=True)
+    out = wp.zeros(2, dtype=float)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(native_ref_into_views, 2, inputs=[x, dst, out])
+    np.testing.assert_array_equal(out.numpy(), [6.0, 12.0])
+    np.testing.assert_array_equal(dst.numpy(), [[2, 2, 2], [4, 4, 4]])
+    tape.backward(grads={out: wp.ones_like(out)})
+    np.testing.assert_array_equal(x.grad.numpy(), [6.0, 6.0])
+    np.testing.assert_array_equal(dst.grad.numpy(), np.zeros((2, 3)))
+
+
+@wp.func_native("x = x + 1.0f;")
+def native_ref_without_adjoint(x: wp.ref[float]): ...
+
+
+@wp.kernel
+def calls_native_ref_without_adjoint(a: wp.array(dtype=float)):
+    native_ref_without_adjoint(a[wp.tid()])
+
+
+def test_native_ref_without_adj_snippet_has_no_backward():
+    a = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(calls_native_ref_without_adjoint, 1, inputs=[a])
+    assert a.numpy()[0] == 1.0  # the forward kernel runs
+    with pytest.raises(wp.KernelNotDifferentiableError, match=r"native_ref_without_adjoint \(wp.func_native\) "
+                                                                r"stores into wp.ref parameters \(x\) and has no "
+                                                                r"adj_snippet"):
+        tape.backward(grads={a: wp.ones_like(a)})
+
+
+array2d_ref = wp.ref[wp.array2d(dtype=float)]
+
+
+@wp.func
+def second_of_row(values: array2d_ref, r: int) -> float:
+    alias = values
+    return alias[r][1]
+
+
+@wp.func_grad(second_of_row)
+def adj_second_of_row(values: array2d_ref, r: int, adj_ret: float):
+    wp.adjoint[values][r, 1] += 3.0 * adj_ret
+
+
+@wp.kernel
+def reads_through_array_ref(values: wp.array2d(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = second_of_row(values, i)
+
+
+def test_custom_gradient_of_a_function_taking_an_array_by_reference():
+    values = wp.array(np.array([[2.0, 3.0], [4.0, 5.0]], dtype=np.float32), dtype=float, requires_grad=True)
+    out = wp.zeros(2, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(reads_through_array_ref, 2, inputs=[values, out])
+    np.testing.assert_array_equal(out.numpy(), [3.0, 5.0])
+    tape.backward(grads={out: wp.ones_like(out)})
+    np.testing.assert_array_equal(values.grad.numpy(), [[0.0, 3.0], [0.0, 3.0]])
+
+
+@wp.func
+def scale_into(dst: wp.ref[float], x: float) -> float:
+    dst = 2.0 * x
+    return x
+
+
+@wp.func_grad(scale_into)
+def adj_scale_into(dst: wp.ref[float], x: float, adj_ret: float):
+    wp.adjoint[x] += adj_ret
+
+
+@wp.kernel
+def calls_scale_into(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    s = wp.float32(0.0)
+    y[i] = scale_into(s, x[i]) + s
+
+
+def test_custom_gradient_cannot_give_the_gradient_of_float_references():
+    x = wp.ones(1, dtype=float, requires_grad=True)
+    y = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(calls_scale_into, 1, inputs=[x, y])
+    assert y.numpy()[0] == 3.0
+    with pytest.raises(wp.KernelNotDifferentiableError, match=r"has a custom gradient \(@func_grad\) and stores "
+                                                                r"into wp.ref parameters \(dst\)"):
+        tape.backward(grads={y: wp.ones_like(y)})

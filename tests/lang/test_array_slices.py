@@ -1,6 +1,10 @@
 """Slices of arrays in kernels are views (Warp's semantics): values and writes against numpy's views
 of the same slices, runtime bounds, errors."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -69,14 +73,31 @@ def test_rebinding_a_name_to_views_of_other_dimensions():
     assert out.numpy().tolist() == [data[1, 3], data[1, 1], data[3, 2]]
 
 
-def test_zero_steps():
-    @wp.kernel
-    def runtime_zero(a: wp.array(dtype=wp.int32), step: int, out: wp.array(dtype=wp.int32)):
-        out[0] = a[::step].shape[0]
+_RUNTIME_ZERO = """
+import brickwork as wp
 
-    out = wp.full(1, 7, dtype=wp.int32)
-    wp.launch(runtime_zero, dim=1, inputs=[wp.zeros(4, dtype=wp.int32), 0, out])
-    assert out.numpy()[0] == 0  # an empty view
+@wp.kernel
+def runtime_zero(a: wp.array(dtype=wp.int32), step: int, out: wp.array(dtype=wp.int32)):
+    out[0] = a[::step].shape[0]
+
+out = wp.full(1, 7, dtype=wp.int32)
+wp.launch(runtime_zero, dim=1, inputs=[wp.zeros(4, dtype=wp.int32), 2, out])
+print("step 2:", out.numpy()[0], flush=True)
+wp.launch(runtime_zero, dim=1, inputs=[wp.zeros(4, dtype=wp.int32), 0, out])
+print("not reached", flush=True)
+"""
+
+
+def test_zero_steps(tmp_path):
+    # a zero step known at run time stops the process (as Python's error and Warp's fatal one), naming it
+    script = tmp_path / "zero_step.py"
+    script.write_text(_RUNTIME_ZERO)
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "src")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]))
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode != 0
+    assert "step 2: 2" in run.stdout and "not reached" not in run.stdout
+    assert f"slice step cannot be zero at {script}:6" in run.stderr
 
     @wp.kernel
     def literal_zero(a: wp.array(dtype=wp.int32)):

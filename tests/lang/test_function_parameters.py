@@ -174,3 +174,110 @@ def test_functions_of_explicit_modules():
     out = wp.zeros(1, dtype=float)
     wp.launch(across_modules, dim=1, inputs=[out])
     assert out.numpy()[0] == 3.0
+
+
+@wp.func
+def square_it(x: float):
+    return x * x
+
+
+@wp.func
+def scaled(x: float, g: wp.Function, y: float):
+    return g(x) * y
+
+
+@wp.kernel
+def gradients_through_functions(out: wp.array(dtype=float)):
+    out[0] = wp.grad(apply)(square_it, 3.0)  # d/dx x*x at 3
+    out[1] = wp.grad(apply)(wp.sin, 0.5)  # cos(0.5)
+    dx, dy = wp.grad(scaled)(2.0, square_it, 5.0)  # one adjoint per value argument
+    out[2] = dx
+    out[3] = dy
+
+
+def test_grad_of_a_function_taking_a_function():
+    out = wp.zeros(4, dtype=float)
+    wp.launch(gradients_through_functions, dim=1, inputs=[out])
+    np.testing.assert_allclose(out.numpy(), [6.0, np.cos(0.5), 20.0, 4.0], rtol=1e-6)
+
+
+def test_grad_refuses_a_builtin_with_rules_of_its_own():
+    def k(out: wp.array(dtype=float)):
+        out[0] = wp.grad(apply)(wp.printf, 0.5)
+
+    assert "unsupported built-in function 'printf'" in _error(k)
+
+
+@wp.func
+def overloaded(x: int):
+    return float(x)
+
+
+@wp.func
+def overloaded(x: float, g: wp.Function = double_it):  # noqa: F811 - a second overload
+    return g(x)
+
+
+@wp.func
+def apply_changeable(g: wp.Function = double_it, x: float = 3.0):
+    return g(x)
+
+
+def test_defaults_and_get_overload():
+    assert apply_default.defaults == {"g": double_it, "x": 3.0}
+    assert overloaded.defaults == {}  # the first definition's, as Warp's
+    second = overloaded.get_overload([float], {})
+    assert second.defaults == {"g": double_it} and second.key == "overloaded"
+    assert overloaded.get_overload([int], {}).defaults == {}
+    assert overloaded.get_overload([wp.float32, triple_it], {}) is second
+    assert overloaded.get_overload([], {"x": float, "g": wp.Function}) is second
+    assert overloaded.get_overload([wp.vec3], {}) is None
+    assert overloaded.get_overload([float], {"y": float}) is None
+    assert second(2.0) == 4.0 and second(2.0, triple_it) == 6.0  # a definition is callable from Python
+    with pytest.raises(TypeError, match="do not bind to its parameters"):
+        second(1.0, 2.0, 3.0)
+    assert wp.sin.key == "sin"
+
+
+def test_changed_defaults_reach_python_calls_and_new_kernels():
+    original = dict(apply_changeable.defaults)
+    try:
+        apply_changeable.defaults["g"] = triple_it
+        assert apply_changeable() == 9.0
+
+        @wp.kernel(module="unique")
+        def uses_default(out: wp.array(dtype=float)):
+            out[0] = apply_changeable()
+
+        out = wp.zeros(1, dtype=float)
+        wp.launch(uses_default, dim=1, inputs=[out])
+        assert out.numpy()[0] == 9.0
+        apply_changeable.defaults = {"g": wp.sqrt, "x": 16.0}  # a new dict replaces the defaults
+        assert apply_changeable() == 4.0
+        with pytest.raises(TypeError, match="defaults of function 'apply_changeable' must be a dict"):
+            apply_changeable.defaults = [("x", 1.0)]
+        assert apply_changeable() == 4.0  # unchanged
+    finally:
+        apply_changeable.defaults = original
+    assert apply_changeable() == 6.0
+
+
+def test_the_kernel_key_follows_a_function_default():
+    from brickwork.lang.instance import Instance
+
+    @wp.kernel(module="unique")
+    def keyed(out: wp.array(dtype=float)):
+        out[0] = apply_changeable()
+
+    def key():
+        return Instance(keyed, keyed.concrete_types(), None).key()
+
+    original = dict(apply_changeable.defaults)
+    try:
+        first = key()
+        apply_changeable.defaults["g"] = triple_it
+        assert key() != first  # a kernel compiled now uses the new function
+        apply_changeable.defaults["g"] = double_it
+        assert key() == first
+    finally:
+        apply_changeable.defaults = original

@@ -189,3 +189,81 @@ def test_constant_local_cannot_be_passed_by_reference():
     out = wp.zeros(1, dtype=float)
     wp.launch(declared_local, 1, inputs=[out])
     assert out.numpy()[0] == 4.0
+
+
+@wp.struct
+class Posed:
+    xform: wp.transformf
+
+
+@wp.kernel(enable_backward=False)
+def transform_parts(out: wp.array(dtype=float), boxes: wp.array(dtype=Posed)):
+    i = wp.tid()
+    t = wp.transformf(wp.vec3f(1.0, 2.0, 3.0), wp.quatf(0.0, 0.0, 0.0, 1.0))
+    store_double(t.p.x, 4.5)  # a component of a transform's translation is a place of the transform
+    k = 2
+    store_double(t.q[k], 2.0)
+    store_double(boxes[i].xform.p.z, float(i))
+    t.p.y = 7.0  # and it can be assigned (Warp 1.19 compiles this but leaves t unchanged)
+    t.q[k - 1] += 0.5
+    for j in range(7):
+        out[j] = t[j]
+
+
+def test_transform_part_components_are_places():
+    out = wp.zeros(7, dtype=float)
+    boxes = wp.zeros(2, dtype=Posed)
+    wp.launch(transform_parts, dim=2, inputs=[out, boxes])
+    np.testing.assert_array_equal(out.numpy(), [9.0, 7.0, 3.0, 0.0, 0.5, 4.0, 1.0])
+    np.testing.assert_array_equal(boxes.numpy()["xform"][:, 2], [0.0, 2.0])
+
+
+@wp.func
+def bump(dst: wp.ref[float], x: float):
+    dst += 2.0 * x
+
+
+@wp.kernel
+def bumps(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    bump(y[i], x[i])
+
+
+def test_gradient_through_an_array_element_updated_by_reference():
+    # y[i] = y0[i] + 2 x[i]: the adjoint of y moves through the write-back to y0 (it is not counted twice)
+    x = wp.array([1.0, 2.0], dtype=float, requires_grad=True)
+    y = wp.array([10.0, 20.0], dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(bumps, dim=2, inputs=[x, y])
+    np.testing.assert_array_equal(y.numpy(), [12.0, 24.0])
+    tape.backward(grads={y: wp.array([1.0, 3.0], dtype=float)})
+    np.testing.assert_array_equal(y.grad.numpy(), [1.0, 3.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 6.0])
+
+
+@wp.struct
+class Tally:
+    n: int
+
+
+@wp.func
+def add(a: Tally, b: Tally) -> int:  # a user operator: Tally + Tally gives an int
+    return a.n + b.n
+
+
+@wp.func
+def tally_into(t: wp.ref[Tally]):
+    t += Tally(1)
+
+
+def test_augmented_assignment_to_a_reference_keeps_its_type():
+    @wp.kernel(module="unique", enable_backward=False)
+    def bad(out: wp.array(dtype=int)):
+        t = Tally(2)
+        tally_into(t)
+        out[0] = t.n
+
+    with pytest.raises(wp.KernelTypeError, match=r"augmented assignment to ref parameter 't' \(wp.ref\[Tally\]\) "
+                                                 r"gives a value of type int32"):
+        wp.launch(bad, 1, inputs=[wp.zeros(1, dtype=int)])

@@ -114,3 +114,28 @@ def test_kernel_name_option_and_invalid_names():
     for bad in ("1invalid", "has space", "dash-ed", "", 3):
         with pytest.raises(ValueError, match=r"kernel name .* is not a valid C\+\+ identifier"):
             wp.kernel(name=bad)
+
+
+def test_kernel_entry_point_abi_option():
+    """Warp's entry_point_abi: 'warp' (the default) is brickwork's entry point; Warp's checks of the option, and
+    wp.launch refuses a kernel for an external launcher, as Warp's does."""
+
+    @wp.kernel(entry_point_abi="warp")
+    def fill(x: wp.array(dtype=float)):
+        x[wp.tid()] = 4.0
+
+    x = wp.zeros(2, dtype=float)
+    wp.launch(fill, dim=2, inputs=[x])
+    assert x.numpy().tolist() == [4.0, 4.0]
+    with pytest.raises(ValueError, match="must be 'warp' or 'external_constant_params', got 'external'"):
+        wp.kernel(entry_point_abi="external")
+    with pytest.raises(ValueError, match="requires enable_backward=False"):
+        wp.kernel(entry_point_abi="external_constant_params")
+
+    @wp.kernel(entry_point_abi="external_constant_params", enable_backward=False)
+    def external(x: wp.array(dtype=float)):
+        x[0] = 1.0
+
+    with pytest.raises(RuntimeError, match="cannot be launched with wp.launch"):
+        wp.launch(external, dim=1, inputs=[x])
+    assert x.numpy().tolist() == [4.0, 4.0]

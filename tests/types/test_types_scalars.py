@@ -76,7 +76,9 @@ def test_scalar_repr_equality_and_conversions():
     assert wp.float32(wp.float64(0.1)).value == float(np.float32(0.1))
     with pytest.raises(TypeError, match="cannot be used as an index"):
         [1, 2][wp.float32(1.0)]
-    assert np.asarray(wp.float16(1.5)).dtype == np.float16
+    # numpy sees the types' dtypes, not the values' (as Warp): an explicit dtype converts
+    assert np.asarray(wp.float16(1.5)).dtype == object
+    assert np.array([wp.float16(1.5)], dtype=wp.float16).dtype == np.float16
 
 
 # -- every scalar type in one kernel ---------------------------------------------------------------

@@ -32,6 +32,11 @@ class BuiltinFunction:
     def __name__(self):
         return self.name
 
+    @property
+    def key(self) -> str:
+        """The builtin's name (Warp's ``Function.key``)."""
+        return self.name
+
     def __call__(self, *args, **kwargs):
         if self.host is None:
             raise RuntimeError(f"{self.name}() can only be called inside a @kernel or @func")
@@ -39,7 +44,7 @@ class BuiltinFunction:
             return scalar_call(self.name, self.host, args)
         if self.name in _ELEMENTWISE:
             return _elementwise(self.host, args)
-        if self.name in _TYPED:  # these read the argument's kernel type
+        if self.name in _TYPED or self.name in KERNEL_EVALUATED:  # these read the argument's kernel type
             return self.host(*args, **kwargs)
         plain = [a if isinstance(a, type) else getattr(a, "value", a) for a in args]
         return self.host(*plain, **kwargs)
@@ -90,6 +95,13 @@ def _bit_count(x) -> int:
 
 #: Host builtins that take their arguments as given (typed scalars keep their type).
 _TYPED = frozenset({"bit_count", "min", "max"})
+#: Builtins whose host calls run as a one-thread kernel (``runtime/host_builtins.py`` installs them), so
+#: that the host gets the kernels' values.
+KERNEL_EVALUATED = frozenset({
+    "rand_init", "randi", "randu", "randf", "randn", "poisson", "noise", "pnoise", "curlnoise",
+    "sample_unit_square", "sample_unit_cube", "sample_unit_ring", "sample_unit_disk", "sample_triangle",
+    "sample_unit_sphere_surface", "sample_unit_sphere", "sample_unit_hemisphere_surface",
+    "sample_unit_hemisphere"})
 
 
 def _round(x):

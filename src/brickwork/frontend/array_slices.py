@@ -4,7 +4,8 @@ Each index position is a slice (start, stop, step: runtime integers, any of them
 index (a runtime integer, negative counting from the end), and dimensions left out are kept. The
 view is an ``array_slice`` builtin call: the array, a mask of the slice positions, then the bounds
 (``SLICE_DEFAULT`` for a bound left out), with Python's clamping of out-of-range bounds; a zero step
-gives an empty view (a constant zero step is a typing error).
+is an error: a constant one when the kernel is typed, one known at run time stops the process with
+the kernel's file and line (as Warp; the device: the launch fails).
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ from ..types.function_values import FunctionValueType
 from ..types.opaque import TupleType
 from ..types.scalars import bool_, float32, int32, is_scalar_type, python_annotation_type
 from ..types.structs import is_struct_type
+from .array_truth import truth_arguments
 from .construction import _scalar_of
 from .intrinsics import INTRINSICS
 from .printing import UNPRINTABLE, composite_print
@@ -61,6 +62,7 @@ class CallRules:
                           f"{[type_name(t) for t in types]})", node)
 
     def builtin_call(self, name, args, node, label=None) -> ir.IRExpr:
+        args = truth_arguments(name, args)  # `a and b`, where(a, ..) of arrays: "has data"
         try:
             _, result = resolve(name, [a.type for a in args])
         except Unsupported as e:  # the message names the builtin

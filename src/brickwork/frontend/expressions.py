@@ -48,9 +48,11 @@ from ..types.promotion import comparison_type
 from ..types.scalars import ScalarBase, bool_, float32, int32, int64, is_scalar_type
 from ..types.structs import is_struct_type
 from .array_slices import array_slice
+from .array_truth import truth_arguments
 from .calls import CallRules, ShapeOf, static_label
 from .construction import ConstructionRules
 from .intrinsics import INTRINSICS
+from .places import part_component
 from .resolve import MISSING, static_attribute
 from .starred import TYPED_COMPONENT
 from .static_value import TID as _TID
@@ -165,6 +167,8 @@ class ExpressionTyper(CallRules, ConstructionRules):
     def expr_Attribute(self, node):
         base = self.expr(node.value)
         attr = node.attr
+        if _captured_composite(base, "attribute"):
+            base = self.to_value(base, node.value)  # a captured vector or transform: its components keep their type
         if isinstance(base, Static):
             obj = base.value
             rule = INTRINSICS.rule(obj, "attribute")
@@ -175,9 +179,11 @@ class ExpressionTyper(CallRules, ConstructionRules):
             except AttributeError:
                 if attr in _KERNEL_ONLY_NAMES and _is_facade(obj):  # wp.float(x) is float(x), as in Warp's kernels
                     return Static(_KERNEL_ONLY_NAMES[attr])
-                message = f"{static_label(obj)} has no attribute '{attr}'"
-                if isinstance(obj, pytypes.ModuleType):  # Warp's words
-                    message = f"`{attr}` is not an attribute of '{ast.unparse(node.value)}' ({message})"
+                label = (f"{type(obj).__module__}.{type(obj).__qualname__}" if is_struct_type(type(obj))
+                         else static_label(obj))
+                # Warp's words first
+                message = f"`{attr}` is not an attribute of '{ast.unparse(node.value)}' ({label} has no attribute " \
+                          f"'{attr}')"
                 error = self.error(KernelAttributeError, message, node)
                 error.missing_module_attribute = node if isinstance(obj, pytypes.ModuleType) else None
                 raise error from None
@@ -197,7 +203,7 @@ class ExpressionTyper(CallRules, ConstructionRules):
         elif (is_vector_type(t) or is_quat_type(t)) and attr in _COMPONENTS:
             index = _COMPONENTS[attr]
             if index < t._length:
-                return ir.IRComponent(base, [ir.IRConst(index, int32)], t._dtype)
+                return part_component(base, ir.IRConst(index, int32), t._dtype)
         if is_composite_type(t) and attr in ("dtype", "length", "shape"):  # the type's, as Warp's kernels read them
             if attr == "dtype":
                 return Static(t._dtype)
@@ -222,6 +228,8 @@ class ExpressionTyper(CallRules, ConstructionRules):
         if unpacked is not None:  # a component of a starred argument, typed already
             return unpacked
         base = self.expr(node.value)
+        if _captured_composite(base, "subscript"):
+            base = self.to_value(base, node.value)  # a captured vector: indexed as a value (v[i] in a loop)
         index_nodes = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if any(isinstance(i, ast.Slice) for i in index_nodes):
             if not isinstance(base, Static) and isinstance(base.type, ArrayType):
@@ -262,6 +270,7 @@ class ExpressionTyper(CallRules, ConstructionRules):
         if isinstance(t, TupleType):
             return self._tuple_item(base, indices, node)
         if isinstance(t, ArrayType):
+            indices = _from_the_end(base, indices)
             if len(indices) < t.ndim:  # a2d[i]: the sub-array (a view), as in Warp
                 view = type(view_type(t))  # a fixed-size array's view is a plain array of its elements
                 return ir.IRSubarray(base, indices, view(t.dtype, t.ndim - len(indices)), self.where(node))
@@ -272,7 +281,7 @@ class ExpressionTyper(CallRules, ConstructionRules):
         if is_vector_type(t) or is_quat_type(t) or is_transform_type(t):
             if len(indices) != 1:
                 raise self.error(KernelTypeError, f"{type_name(t)} takes one index, got {len(indices)}", node)
-            return ir.IRComponent(base, [self._const_index(indices[0], t._length, t, node)], t._dtype)
+            return part_component(base, self._const_index(indices[0], t._length, t, node), t._dtype)
         if is_matrix_type(t):
             if len(indices) == 1:
                 row = self._const_index(indices[0], t._shape[0], t, node)
@@ -383,17 +392,20 @@ class ExpressionTyper(CallRules, ConstructionRules):
         return self.operator_call(op, [a, b], node)
 
     def operator_call(self, op, args, node) -> ir.IRExpr:
-        """An operator: the builtin when it accepts the operand types, else a user function of the
-        operator's name that does (``@wp.func def add(a: S, b: S)`` makes ``+`` and ``+=`` work
-        on structs ``S``, as in Warp)."""
+        """An operator: a user function of the operator's name that the kernel sees, when it takes the
+        operand types (``@wp.func def add(a: S, b: S)`` makes ``+`` and ``+=`` work on structs ``S``; one
+        taking floats replaces ``+`` on floats, as in Warp), else the builtin."""
+        args = truth_arguments(op, args)  # `not a` of an array: "has no data"
+        user = self.source.lookup(op)
+        rule = INTRINSICS.rule(user, "operator") if user is not MISSING else None
+        if rule is not None:
+            found = rule(self, user, args, node)
+            if found is not None:
+                return found
         try:
             _, result = resolve(op, [a.type for a in args])
         except Mismatch as e:
-            user = self.source.lookup(op)
-            rule = INTRINSICS.rule(user, "operator") if user is not MISSING else None
-            if rule is None:
-                raise self.mismatch(f"'{_SYMBOL.get(op, op)}' ({op}): {e}", args, node) from None
-            return rule(self, user, args, node)
+            raise self.mismatch(f"'{_SYMBOL.get(op, op)}' ({op}): {e}", args, node) from None
         return ir.IRCall(op, args, result)
 
     def expr_UnaryOp(self, node):
@@ -493,6 +505,21 @@ _NO_HOISTING = "no_hoisting"  # the key of ``ext`` that ``no_hoisting`` sets
 #: Names of the kernel language's builtins that the facade does not define (Python's own would shadow them there)
 #: but that Warp's kernels resolve through the ``wp.`` prefix.
 _KERNEL_ONLY_NAMES = {"float": py.float, "int": py.int}
+
+
+def _captured_composite(value, kind: str) -> bool:
+    """``value`` is a vector, matrix, quaternion or transform from the host (a global, a closure variable,
+    ``wp.static(...)``) with no rule of its own for ``kind``: typed as a runtime value of its type."""
+    return isinstance(value, Static) and isinstance(value.value, CompositeBase) and \
+        INTRINSICS.rule(value.value, kind) is None
+
+
+def _from_the_end(array, indices: list) -> list:
+    """Constant negative array indices count from the end of their dimension, as in Python and Warp
+    (``a[-1]`` is the last element); other indices stay as they are."""
+    return [ir.IRCall("add", [ir.IRArrayShape(array, d, int32), ir.IRConst(i.value, int32)], int32)
+            if isinstance(i, ir.IRConst) and not isinstance(i.value, bool) and i.value < 0 else i
+            for d, i in enumerate(indices)]
 
 
 def _is_facade(module) -> bool:

@@ -18,13 +18,17 @@ from ..errors import KernelError, KernelSyntaxError, KernelTypeError
 from ..types.arrays import ArrayType, type_name
 from ..types.function_values import FunctionValueType
 from ..types.opaque import TupleType
+from ..types.references import RefType
 from ..types.scalars import int32, is_scalar_type, python_annotation_type
 from . import (
+    addresses,  # noqa: F401 - registers wp.address_of
     array_pointers,  # noqa: F401 - registers a.ptr and array(ptr=...)
+    bit_casts,  # noqa: F401 - registers wp.cast
     fixed_arrays,  # noqa: F401 - registers zeros(shape=..., dtype=...) in kernels
     nested,  # noqa: F401 - registers the typing rules of nested parallelism
     static_expr,  # noqa: F401 - registers wp.static
 )
+from .array_truth import truth_value
 from .asserts import assert_statement
 from .expressions import _SYMBOL, TID, ExpressionTyper, LocalFunction, Static
 from .intrinsics import INTRINSICS
@@ -354,6 +358,11 @@ class Typer(ExpressionTyper):
             self._check_rebind(target.id, self.symbols.unique(target.id), node)
             current = self.value(target)
             value = self.binary(op, current, self.value(node.value), node)
+            if value.type is not current.type and self._is_reference_param(target.id):
+                # a user-defined operator may give another type; the caller's place keeps its own (as Warp says)
+                raise self.error(KernelTypeError, f"augmented assignment to ref parameter '{target.id}' "
+                                 f"(wp.ref[{type_name(current.type)}]) gives a value of type "
+                                 f"{type_name(value.type)}", node)
             self.assign(target, value, node, out)
             return
         if is_slice_target(target) and is_composite_slice(self, target):
@@ -374,7 +383,13 @@ class Typer(ExpressionTyper):
         if value.type != lvalue.type:
             raise self.error(KernelTypeError, f"'{ast.unparse(target)} {_SYMBOL[op]}=' gives a value of type "
                              f"{type_name(value.type)} for a place of type {type_name(lvalue.type)}", node)
-        out.append(ir.IRAssign(lvalue, value))
+        # updates: the backward kernel moves the place's adjoint to the value computed from it (an array
+        # slot's adjoint is not counted twice: ``a[0].x += r`` leaves the gradient of a[0].x as it was)
+        out.append(ir.IRAssign(lvalue, value, updates=True))
+
+    def _is_reference_param(self, name: str) -> bool:
+        """Whether ``name`` is a parameter annotated ``wp.ref[T]``."""
+        return name in self.symbols.params and isinstance(self.source.annotations().get(name), RefType)
 
     def _check_rebind(self, source_name, name, node):
         """A local bound to a compile-time object that refuses other values (``g = wp.grad(f)``) says why."""
@@ -617,7 +632,7 @@ class Typer(ExpressionTyper):
         out.append(ir.IRReturn(value))
 
     def condition(self, node) -> ir.IRExpr:
-        cond = self.value(node)
+        cond = truth_value(self.value(node))  # `if a:` of an array: "has data"
         if not is_scalar_type(cond.type):
             raise self.error(KernelTypeError, f"a condition must be a bool or a number, got {type_name(cond.type)}",
                              node)

@@ -23,6 +23,14 @@ struct launch_header {
     int32_t reserved;
 };
 
+// wp.cast: the bytes of a value read as another type of the same size (no conversion)
+template <class To, class From> BW_INLINE To bit_cast(const From& x) {
+    static_assert(sizeof(To) == sizeof(From), "bit_cast: source and destination must have the same size");
+    To r;
+    std::memcpy(&r, &x, sizeof(To));
+    return r;
+}
+
 // ---- float16: stored as bits; every operation computes in float and rounds (like __hadd) ----
 BW_INLINE uint16_t float_to_half_bits(float f) {
 #if defined(__FLT16_MAX__) && !defined(BW_SOFT_HALF)
@@ -1005,12 +1013,26 @@ template <class A, int K> BW_INLINE A array_from_ptr(uint64_t ptr, const int64_t
 }
 
 constexpr int64_t slice_unset = -9223372036854775807LL - 1;  // INT64_MIN (NVRTC has no <climits>)
+// a slice whose step is zero at run time (`a[i:j:s]` with s == 0): as Python and Warp, an error; it
+// stops the process (the device: the launch) with the kernel's file and line, as a failed assert does
+#ifndef BW_DEVICE
+[[noreturn]] inline void slice_step_zero(const char* where) {
+    std::fprintf(stderr, "brickwork: slice step cannot be zero at %s\n", where);
+    std::fflush(stderr);
+    __builtin_abort();
+}
+#else
+__device__ inline void slice_step_zero(const char* where) {
+    printf("brickwork: slice step cannot be zero at %s\n", where);
+    __trap();
+}
+#endif
 // a[...] with slices (frontend/array_slices.py): bit d of `mask` says position d is a slice (start,
 // stop, step follow in v) or an index (one value); INT64_MIN is a bound left out. Python's clamping;
-// a zero step gives an empty view. The view's innermost stride need not be 1: a unit that slices
-// runs its general-stride instance only (targets/cpu/unit.py).
+// a zero step is an error (slice_step_zero). The view's innermost stride need not be 1: a unit that
+// slices runs its general-stride instance only (targets/cpu/unit.py).
 template <int M, class T, int D, int K>
-inline array_t<T, M> array_slice(const array_t<T, D>& a, int64_t mask, const int64_t (&v)[K]) {
+inline array_t<T, M> array_slice(const array_t<T, D>& a, int64_t mask, const int64_t (&v)[K], const char* where) {
     array_t<T, M> r;
     r.data = a.data;
     int k = 0, m = 0;
@@ -1025,6 +1047,7 @@ inline array_t<T, M> array_slice(const array_t<T, D>& a, int64_t mask, const int
             ++k;
         } else {
             const int64_t step = v[k + 2] == slice_unset ? 1 : v[k + 2];
+            if (step == 0) slice_step_zero(where);
             const int64_t lo = step < 0 ? -1 : 0, hi = step < 0 ? n - 1 : n;
             int64_t start = v[k], stop = v[k + 1];
             start = start == slice_unset ? (step < 0 ? hi : lo) : (start < 0 ? (start + n < lo ? lo : start + n) : (start > hi ? hi : start));
@@ -1139,6 +1162,14 @@ template <bool U, class T> BW_INLINE T& at(const indexedarray_t<T, 3>& a, int64_
 template <bool U, class T> BW_INLINE T& at(const indexedarray_t<T, 4>& a, int64_t i, int64_t j, int64_t k, int64_t l) {
     return a.data[indexed_offset(a, 0, i) + indexed_offset(a, 1, j) + indexed_offset(a, 2, k) + indexed_offset(a, 3, l)];
 }
+// an array as a condition (`if a:`, `not a`, frontend/array_truth.py): true when it has memory and
+// elements (Warp's test is "not null"; a None argument and an empty array are null there)
+template <class A> BW_INLINE bool array_truth(const A& a) {
+    if (a.data == nullptr) return false;
+    for (int64_t n : a.shape)
+        if (n <= 0) return false;
+    return true;
+}
 // a[i] of an indexed array with more dimensions: the indexed view of the remaining ones
 template <class T, int D> BW_INLINE indexedarray_t<T, D - 1> subarray(const indexedarray_t<T, D>& a, int64_t i) {
     indexedarray_t<T, D - 1> r;
@@ -1223,8 +1254,9 @@ template <class T, int64_t... S, class... I> BW_INLINE auto subarray(const fixed
     return subarray(view(a), int64_t(i)...);
 }
 template <int M, class T, int64_t... S, int K>
-BW_INLINE array_t<T, M> array_slice(const fixedarray_t<T, S...>& a, int64_t mask, const int64_t (&v)[K]) {
-    return array_slice<M>(view(a), mask, v);
+BW_INLINE array_t<T, M> array_slice(const fixedarray_t<T, S...>& a, int64_t mask, const int64_t (&v)[K],
+                                     const char* where) {
+    return array_slice<M>(view(a), mask, v, where);
 }
 
 // ---- fixed-size local scratch (boiv: a halo box per point, no arena) -------------------------

@@ -173,6 +173,10 @@ class IRLocalArray(IRExpr):
 class IRAssign(IRStmt):
     target: IRExpr
     value: IRExpr
+    # the store updates its place in place: the value is computed from what the place held (a wp.ref[T]
+    # argument's write-back), so the backward kernel moves an array element's adjoint to the value
+    # rather than copying it (a plain array store leaves the element's adjoint, as Warp's do)
+    updates: bool = False
 
 
 @dataclass(eq=False)

@@ -48,7 +48,7 @@ def _stmt(s, depth, out):
     pad = "  " * depth
     kind = type(s).__name__
     if isinstance(s, ir.IRAssign):
-        out.append(f"{pad}{expr(s.target)} = {expr(s.value)}")
+        out.append(f"{pad}{expr(s.target)} = {expr(s.value)}" + ("  # updates" if s.updates else ""))
     elif isinstance(s, ir.IRExprStmt):
         out.append(f"{pad}{expr(s.expr)}")
     elif isinstance(s, ir.IRIf):

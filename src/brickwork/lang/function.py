@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from ..builtins import BuiltinFunction, Mismatch
 from ..errors import AmbiguousOverloadError, KernelSyntaxError, KernelTypeError, KernelUnsupportedTypeError
-from ..frontend.fingerprint import function_fingerprint
+from ..frontend.fingerprint import function_fingerprint, value_fingerprint
 from ..frontend.intrinsics import INTRINSICS
 from ..frontend.source import FunctionSource
 from ..frontend.static_value import Static
@@ -47,9 +47,56 @@ class FunctionOverload:
         #: parameter name -> default value (Python), for the trailing parameters that have one
         self.defaults = dict(zip([n for n, _ in self.params][len(self.params) - len(defaults):], defaults))
 
+    @property
+    def key(self) -> str:
+        """The function's name (Warp's ``Function.key``)."""
+        return self.owner.name
+
+    def __repr__(self):
+        shown = ", ".join(f"{n}: {type_name(t)}" for n, t in self.params)
+        return f"<brickwork func {self.source.qualname}({shown})>"
+
+    def bind_python(self, args, kwargs) -> list | None:
+        """The value of every parameter for a call from Python (``defaults`` fill the rest); None when the
+        arguments do not bind."""
+        try:
+            bound = inspect.signature(self.pyfunc).bind(*args, **kwargs).arguments
+        except TypeError:
+            return None
+        if any(n not in bound and n not in self.defaults for n, _ in self.params):
+            return None
+        return [bound[n] if n in bound else self.defaults[n] for n, _ in self.params]
+
+    def __call__(self, *args, **kwargs):
+        """Call this definition from Python: its Python body, with its ``defaults``."""
+        values = self.bind_python(args, kwargs)
+        if values is None:
+            raise TypeError(f"{self!r}: the arguments {args!r}, {kwargs!r} do not bind to its parameters")
+        return self.pyfunc(*values)
+
     def accepts(self, arg_types) -> bool:
         return len(arg_types) == len(self.params) and all(
             matches(t, a) for (_, t), a in zip(self.params, arg_types))
+
+    def takes_types(self, arg_types, kwarg_types) -> bool:
+        """Whether a call with arguments of these types (positional, then keywords by name) binds to this
+        definition, the parameters left out taking their defaults."""
+        names = [n for n, _ in self.params]
+        if len(arg_types) > len(names) or set(kwarg_types) - set(names[len(arg_types):]):
+            return False
+        given = dict(zip(names, arg_types), **kwarg_types)
+        for name, annotation in self.params:
+            if name not in given:
+                if name not in self.defaults:
+                    return False
+                continue
+            t = given[name]
+            if accepts_function_values(annotation):
+                if not (isinstance(t, FunctionValueType) or is_function_target(t) or accepts_function_values(t)):
+                    return False
+            elif not matches(annotation, python_annotation_type(t)):
+                return False
+        return True
 
     def instantiate(self, arg_types: list, context):
         """The IR of this overload for concrete ``arg_types`` (typed once per context)."""
@@ -76,8 +123,10 @@ class FunctionOverload:
             from .. import pipeline  # typing runs inside the compiler, which is imported on first use
 
             fn_ir = pipeline.type_function(self.source, param_types, context, name, label)
-            references = reference_params(self)
-            if references:  # wp.ref[T] parameters: their final values are returned too
+            # wp.ref[T] parameters: their final values are returned too (not by a gradient function: the
+            # backward kernel binds its parameters to the forward call's arguments, wp.adjoint[p] are its results)
+            references = reference_params(self) if self.custom_of != "grad" else []
+            if references:
                 fn_ir = with_reference_results(fn_ir, references)
             # a custom gradient or replay takes the hint of the function it belongs to, as in Warp
             fn_ir.inline = self.inline if self.custom_of is None else self.owner.inline
@@ -94,7 +143,9 @@ class FunctionOverload:
         owner = self.owner
         if self.custom_of is not None or not (owner.custom_grads or owner.custom_replays):
             return
-        rt = fn_ir.return_type
+        # the gradient function takes the adjoints of the function's own result (with wp.ref parameters the
+        # IR returns their final values after it; those have no adjoint parameters, as in Warp)
+        rt = fn_ir.return_type if fn_ir.reference_result is None else fn_ir.reference_result[0]
         returns = [] if rt is None else list(rt.types) if isinstance(rt, TupleType) else [rt]
         for found, candidates, types in (("custom_grad", owner.custom_grads, arg_types + returns),
                                          ("custom_replay", owner.custom_replays, arg_types)):
@@ -141,6 +192,11 @@ class Function:
         return self.name
 
     @property
+    def func(self):
+        """The Python function of the latest definition (Warp's ``Function.func``)."""
+        return self.__wrapped__
+
+    @property
     def inline_hint(self) -> str | None:
         """Warp's spelling of the inline hint: "forceinline", "noinline" or None."""
         return None if self.inline is None else "forceinline" if self.inline else "noinline"
@@ -154,6 +210,30 @@ class Function:
         self.overloads.append(overload)
         self.__doc__ = pyfunc.__doc__
         self.__wrapped__ = pyfunc  # inspect.signature() shows the latest definition's parameters
+
+    @property
+    def defaults(self) -> dict:
+        """The default values of the first definition's parameters, by name (Warp's ``Function.defaults``).
+        The dict may be changed: kernels compiled afterwards, and calls from Python, use its values (the
+        other definitions' are ``get_overload(...).defaults``)."""
+        return self.overloads[0].defaults
+
+    @defaults.setter
+    def defaults(self, values) -> None:
+        if not isinstance(values, dict):
+            raise TypeError(f"defaults of function '{self.name}' must be a dict (parameter name -> value), got "
+                            f"{type(values).__name__}")
+        self.overloads[0].defaults = dict(values)
+
+    def get_overload(self, arg_types, kwarg_types=None) -> FunctionOverload | None:
+        """The definition a call with arguments of these types uses (Warp's ``Function.get_overload``):
+        ``arg_types`` lists the positional arguments' types (``float`` is float32, ``int`` int32; a function
+        argument's type is ``wp.Function`` or the function itself), ``kwarg_types`` maps keyword names to
+        types, and parameters left out take their defaults. None when no definition takes them."""
+        kwarg_types = dict(kwarg_types or {})
+        candidates = [o for o in self.overloads if o.takes_types(list(arg_types), kwarg_types)]
+        concrete = [o for o in candidates if not o.generic]
+        return (concrete or candidates or [None])[-1]
 
     def select(self, arg_types) -> FunctionOverload:
         """The overload for ``arg_types``: concrete matches beat generic ones; Mismatch if none."""
@@ -177,13 +257,9 @@ class Function:
         """Call from Python: the last overload whose parameters take the arguments' kernel types (Python ints
         are int32, floats float32), with defaults and keywords bound as Python binds them."""
         for overload in reversed(self.overloads):
-            try:
-                bound = inspect.signature(overload.pyfunc).bind(*args, **kwargs)
-            except TypeError:
-                continue
-            bound.apply_defaults()
-            if all(_python_value_matches(t, bound.arguments[n]) for n, t in overload.params):
-                return overload.pyfunc(*bound.args, **bound.kwargs)
+            values = overload.bind_python(args, kwargs)
+            if values is not None and all(_python_value_matches(t, v) for (_, t), v in zip(overload.params, values)):
+                return overload.pyfunc(*values)
         shown = args if not kwargs else (*args, kwargs)
         raise KernelUnsupportedTypeError(f"Error calling function '{self.name}', no overload found for arguments "
                                          f"{shown!r}")
@@ -257,8 +333,8 @@ def _refuse_refness_only(f: Function, new: FunctionOverload) -> None:
 def _call(typer, f: Function, node):
     """``f(a, b, c=...)``: positional and keyword arguments bound to the parameters of the last
     overload that takes them (defaults fill the rest, typed as their parameters), then typed."""
-    positional = [_argument(typer, a) for a in node.args]
-    keywords = {k.arg: _argument(typer, k.value) for k in node.keywords}
+    positional = [function_argument(typer, a) for a in node.args]
+    keywords = {k.arg: function_argument(typer, k.value) for k in node.keywords}
     if not keywords and all(len(positional) == len(o.params) for o in f.overloads):
         return _stored_back(typer, f, typer.call_function(f, positional, node), node, positional)
     problems = []
@@ -329,7 +405,7 @@ _SPECIAL_BUILTINS = frozenset({"tid", "print", "printf", "expect_eq", "expect_ne
                                "quat_identity", "transform_identity", "int", "float", "bool", "static"})
 
 
-def _argument(typer, node):
+def function_argument(typer, node):
     """An argument of a ``@func`` call: a runtime value, or a function passed by name."""
     value = typer.expr(node)
     if isinstance(value, Static) and is_function_target(value.value):
@@ -348,11 +424,24 @@ def _fingerprint(f: Function, seen: set) -> str:
         return f"{f.qualname} (cycle)"
     seen.add(id(f))
     overloads = [*f.overloads, *f.custom_grads, *f.custom_replays]
-    return f"{f.qualname}(" + ",".join(f"{function_fingerprint(o.source, seen)}:{o.inline}" for o in overloads) + ")"
+    # the defaults as they are now: a changed entry of ``defaults`` (a Function default) changes the code
+    return f"{f.qualname}(" + ",".join(
+        f"{function_fingerprint(o.source, seen)}:{o.inline}:"
+        + ";".join(f"{n}={value_fingerprint(v, seen)}" for n, v in o.defaults.items())
+        for o in overloads) + ")"
 
 
-INTRINSICS.register(Function, call=_call, fingerprint=_fingerprint,
-                    operator=lambda typer, f, args, node: typer.call_function(f, args, node))
+def _operator(typer, f: Function, args, node):
+    """``a + b`` (``a += b``) where the kernel sees a ``@func`` named ``add``: its call when an overload takes
+    the operand types, else None (the builtin operator)."""
+    try:
+        f.select([a.type for a in args])
+    except Mismatch:
+        return None
+    return typer.call_function(f, args, node)
+
+
+INTRINSICS.register(Function, call=_call, fingerprint=_fingerprint, operator=_operator)
 
 
 def func_grad(forward):

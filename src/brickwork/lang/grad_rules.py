@@ -14,9 +14,10 @@ from ..frontend.expressions import Static
 from ..passes.adjoint_values import E, zero
 from ..types.arrays import type_name
 from ..types.composite import is_composite_type, is_matrix_type
+from ..types.function_values import FunctionValueType
 from ..types.opaque import TupleType
 from ..types.scalars import int32, is_scalar_type
-from .function import Function
+from .function import Function, function_argument
 from .grad import GradFunction
 
 
@@ -37,10 +38,14 @@ def make_grad(typer, obj, node):
 def call_grad(typer, g: GradFunction, node):
     if node.keywords:
         raise typer.error(KernelTypeError, f"{g!r}() takes positional arguments only", node)
-    args = [typer.value(a) for a in node.args]
-    params = [ir.IRLocal(f"_bw_grad_param{i}", a.type) for i, a in enumerate(args)]
+    # a function passed to a Function parameter is part of the code differentiated, not a variable
+    passed = [function_argument(typer, a) for a in node.args]
+    args = [a for a in passed if not isinstance(a.type, FunctionValueType)]
+    locals_ = iter(ir.IRLocal(f"_bw_grad_param{i}", a.type) for i, a in enumerate(args))
+    passed = [a if isinstance(a.type, FunctionValueType) else next(locals_) for a in passed]
+    params = [p for p in passed if not isinstance(p.type, FunctionValueType)]
     try:
-        body = _body(typer, g.func, params, node)
+        body = _body(typer, g.func, passed, node)
         if not (is_scalar_type(body.type) and body.type.is_float):
             raise typer.error(KernelTypeError, f"{g!r}(): the function must return one floating-point scalar, "
                               f"it returns {type_name(body.type)}", node)
@@ -48,6 +53,7 @@ def call_grad(typer, g: GradFunction, node):
         _backprop(body, ir.IRConst(1.0, body.type), grads)
     except _NotDifferentiable as e:
         raise typer.error(KernelTypeError, f"{g!r}(): {e}", node) from None
+    # one adjoint per value argument (a function passed has none)
     values = [_substitute(grads.get(p.name) or zero(p.type), params, args) for p in params]
     if len(values) == 1:
         return values[0]
@@ -59,7 +65,7 @@ def _body(typer, f, params, node) -> ir.IRExpr:
     if isinstance(f, BuiltinFunction):
         return typer.builtin_call(f.name, list(params), node)
     fn = typer.call_function(f, list(params), node).func
-    return _inline(fn, list(params))
+    return _inline(fn, [p for p in params if not isinstance(p.type, FunctionValueType)])
 
 
 def _inline(fn, args) -> ir.IRExpr:

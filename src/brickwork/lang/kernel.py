@@ -137,6 +137,7 @@ def kernel(f=None, *, key: str | None = None, module=None, enable_backward=None,
     if name is not None and not (isinstance(name, str) and name.isidentifier() and name.isascii()):
         raise ValueError(f"kernel name {name!r} is not a valid C++ identifier (letters, digits and '_', not "
                          f"starting with a digit)")
+    _check_entry_point_abi(options.get("entry_point_abi"), enable_backward)
 
     # Warp's per-kernel build options: kept in ``kernel.options`` (a unique kernel's identity), as Warp keeps
     # them (None and the default False of smem spilling left out); only enable_backward acts here
@@ -145,6 +146,8 @@ def kernel(f=None, *, key: str | None = None, module=None, enable_backward=None,
         del kept["enable_cuda_smem_spilling"]
     if enable_backward is not None:
         kept["enable_backward"] = enable_backward
+    if options.get("entry_point_abi") == EXTERNAL_ENTRY_POINT:  # wp.launch refuses it (runtime/launch.py)
+        kept["entry_point_abi"] = EXTERNAL_ENTRY_POINT
 
     def wrap(func):
         checked = None
@@ -162,6 +165,21 @@ def kernel(f=None, *, key: str | None = None, module=None, enable_backward=None,
         return k
 
     return wrap(f) if f is not None else wrap
+
+
+#: Warp's entry point for a CUDA kernel an outside launcher (such as OptiX) starts, its parameters in constant
+#: memory: brickwork has no such launcher, and ``wp.launch`` refuses these kernels, as Warp's does.
+EXTERNAL_ENTRY_POINT = "external_constant_params"
+
+
+def _check_entry_point_abi(abi, enable_backward) -> None:
+    """Warp's checks of the ``entry_point_abi`` option (``"warp"``, the default, or ``EXTERNAL_ENTRY_POINT``)."""
+    if abi is None or abi == "warp":
+        return
+    if abi != EXTERNAL_ENTRY_POINT:
+        raise ValueError(f"entry_point_abi must be 'warp' or '{EXTERNAL_ENTRY_POINT}', got {abi!r}")
+    if enable_backward is not False:
+        raise ValueError(f"entry_point_abi='{EXTERNAL_ENTRY_POINT}' requires enable_backward=False")
 
 
 def sibling_kernels(k) -> list:

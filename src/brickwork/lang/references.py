@@ -5,7 +5,8 @@ parameters after its own result (``reference_result`` of its IR says so). At a c
 ahead of its statement into a temporary, each place passed by reference (a local variable, an array
 element, a struct field, a component of one of these) is assigned its final value, and the call's value
 is the function's own result. The places are evaluated twice (read, then written), so they must not have
-effects.
+effects. Each write-back is marked an update in place (``IRAssign.updates``): the backward kernel moves an
+array element's adjoint to the final value rather than counting it again for the value read before.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import dataclasses
 
 from .. import ir
 from ..errors import KernelTypeError
+from ..frontend.places import is_place
 from ..frontend.static_value import Static
 from ..ir.walk import Rewriter
 from ..types.arrays import type_name
@@ -52,12 +54,6 @@ def with_reference_results(fn: ir.IRFunction, names: list) -> ir.IRFunction:
     return dataclasses.replace(fn, body=body, return_type=result, reference_result=(own, tuple(n for n, _ in refs)))
 
 
-def _is_place(e) -> bool:
-    if isinstance(e, (ir.IRLocal, ir.IRArrayElem)):
-        return True
-    return isinstance(e, (ir.IRField, ir.IRComponent)) and _is_place(e.base)
-
-
 def store_references(typer, call: ir.IRFuncCall, arg_nodes: dict, node):
     """The value of ``call`` (a function with reference parameters), with each place passed by reference
     assigned its final value: the statements run ahead of the call's statement (``typer.pending``).
@@ -67,7 +63,7 @@ def store_references(typer, call: ir.IRFuncCall, arg_nodes: dict, node):
     args = dict(zip(params, call.args))
     for name in names:
         source, value, t = arg_nodes.get(name), args[name], params[name]
-        if not isinstance(source, (ast.Name, ast.Subscript, ast.Attribute)) or not _is_place(value):
+        if not isinstance(source, (ast.Name, ast.Subscript, ast.Attribute)) or not is_place(value):
             shown = "its default" if source is None else f"'{ast.unparse(source)}'"
             raise typer.error(KernelTypeError, f"{call.func.label}: wp.ref[{type_name(t)}] parameter '{name}' got "
                               f"{shown}; a wp.ref[{type_name(t)}] parameter requires an addressable expression "
@@ -91,5 +87,9 @@ def store_references(typer, call: ir.IRFuncCall, arg_nodes: dict, node):
     first = 0 if own is None else 1
     for k, name in enumerate(names):
         part = ir.IRTupleGet(tmp, first + k, call.type.types[first + k])
+        start = len(typer.pending)
         typer.assign(arg_nodes[name], part, node, typer.pending)
+        for s in typer.pending[start:]:  # the final value replaces what the place held (its adjoint moves)
+            if isinstance(s, ir.IRAssign):
+                s.updates = True
     return Static(None) if own is None else ir.IRTupleGet(tmp, 0, own)

@@ -304,6 +304,8 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
             out.append(ir.IRAssign(p, a))
         if s.result is not None and s.result_adjoints:
             g = self.adj_of(s.result) if isinstance(s.result, ir.IRLocal) else zero(s.result.type)
+            if s.own_result:  # (own result, final values of wp.ref parameters): the own result's adjoint
+                g = ir.IRTupleGet(g, 0, s.result.type.types[0])
             if len(s.result_adjoints) == 1:
                 out.append(ir.IRAssign(s.result_adjoints[0], g))
             else:
@@ -366,7 +368,10 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
                     g = self.locals.new("_ad_g", value.type)
                     read = rebase(path, ir.IRArrayElem(adj_arr, root.indices, root.type))
                     out.append(ir.IRAssign(g, zero(value.type)))
-                    out.extend(self.if_grad(adj_arr, [ir.IRAssign(g, read)]))
+                    # an update in place (a wp.ref write-back) moves the adjoint: the value it replaced
+                    # reaches what follows only through the stored value
+                    clear = [ir.IRAssign(read, zero(value.type))] if s.updates else []
+                    out.extend(self.if_grad(adj_arr, [ir.IRAssign(g, read), *clear]))
                     self.accumulate(value, g, out)
             elif carries_adjoint(root.type):  # x.path = v
                 self.hand_over(rebase(path, self.adj_of(root)), value, out)
@@ -384,6 +389,14 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
         """The adjoint snippet of a ``wp.func_native`` call: it takes the arguments and the result's adjoint
         and returns the adjoints of the differentiable parameters (none: no gradient flows)."""
         adj_fn = call.func.native_adjoint
+        if adj_fn is None and call.func.reference_result is not None:
+            params = dict(call.func.params)
+            written = [n for n in call.func.reference_result[1] if carries_adjoint(params[n])]
+            if written:  # as in Warp: no gradient is known for what it stores there (it may depend on anything)
+                raise _not_differentiable(self.label, f"{call.func.label} stores into wp.ref parameters "
+                                          f"({', '.join(written)}) and has no adj_snippet, so the gradient through "
+                                          f"them is unknown; give it an adj_snippet, or launch the kernel with "
+                                          f"enable_backward=False")
         if adj_fn is None or adj_fn.return_type is None:
             return
         got = self.locals.new("_ad_native", adj_fn.return_type)

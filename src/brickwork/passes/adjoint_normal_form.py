@@ -23,6 +23,7 @@ from .. import ir
 from ..builtins.adjoints import EXPANSIONS
 from ..errors import KernelNotDifferentiableError
 from ..types.scalars import bool_, int32
+from .adjoint_values import carries_adjoint
 from .build import Locals
 from .inline_local_functions import InlineLocalFunctions
 
@@ -58,6 +59,9 @@ class IRCustomAdjoint(ir.IRStmt):
     # and reversed in the reverse sweep (the replay only computes the result in the forward replay)
     original: list | None = None
     original_result: object = None
+    # the function takes wp.ref parameters: ``result`` is (its own result, their final values), and the
+    # gradient function takes the adjoint of the own result only
+    own_result: bool = False
 
 
 @dataclass
@@ -78,6 +82,44 @@ def normal_form(fn: ir.IRFunction) -> NormalForm:
 
 def _not_differentiable(label: str, what: str) -> KernelNotDifferentiableError:
     return KernelNotDifferentiableError(f"kernel '{label}' cannot be differentiated: {what}")
+
+
+def _check_slot_update(s: ir.IRAssign, label: str) -> None:
+    """``a[i].x op= v``, a component or field of an array element updated in place, differentiates only for
+    ``+=`` and ``-=`` of the builtins (the slot's adjoint passes through unchanged): another operator (``*=``,
+    a user function named ``add``) needs the value the slot held, which the store overwrote before the
+    backward kernel replays the statement (Warp refuses these too)."""
+    path, root = _path(s.target)
+    if not (s.updates and path and isinstance(root, ir.IRArrayElem) and carries_adjoint(s.value.type)):
+        return
+    value = s.value
+    if isinstance(value, ir.IRCall) and value.op in ("add", "sub") and _same_place(value.args[0], s.target):
+        return
+    if not isinstance(value, (ir.IRCall, ir.IRFuncCall)):  # a wp.ref write-back: the callee's result
+        return
+    raise _not_differentiable(label, "Differentiable composite slot augmented assignments with this operator are "
+                              "not supported with backward code generation enabled (the update needs the value "
+                              "it overwrites). Write the result to a separate array, or use "
+                              "enable_backward=False for forward-only code.")
+
+
+def _same_place(a, b) -> bool:
+    """Whether expressions ``a`` and ``b`` name the same place (the read and the store of ``x op= v``)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, ir.IRLocal):
+        return a.name == b.name
+    if isinstance(a, ir.IRConst):
+        return a.value == b.value and a.type is b.type
+    if isinstance(a, ir.IRArrayElem):
+        return _same_place(a.array, b.array) and len(a.indices) == len(b.indices) and all(
+            _same_place(x, y) for x, y in zip(a.indices, b.indices))
+    if isinstance(a, ir.IRComponent):
+        return _same_place(a.base, b.base) and len(a.indices) == len(b.indices) and all(
+            _same_place(x, y) for x, y in zip(a.indices, b.indices))
+    if isinstance(a, ir.IRField):
+        return a.name == b.name and _same_place(a.base, b.base)
+    return False
 
 
 # -- exits -> flags ------------------------------------------------------------------------------------
@@ -225,7 +267,8 @@ class _Flattener:
 
     def stmt(self, s, env, out):
         if isinstance(s, ir.IRAssign):
-            self.assign(s.target, s.value, env, out)
+            _check_slot_update(s, self.label)
+            self.assign(s.target, s.value, env, out, s.updates)
         elif isinstance(s, ir.IRExprStmt):
             value = self.simple(s.expr, env, out)
             if value is not None and _has_effect(value):
@@ -274,7 +317,7 @@ class _Flattener:
         self.keep(s.var)
         out.append(ir.IRTeamLoop(member, s.var, lo, hi, self.block(s.body, dict(env))))
 
-    def assign(self, target, value, env, out):
+    def assign(self, target, value, env, out, updates=False):
         if isinstance(target, ir.IRLocal):
             v = self.simple(value, env, out)
             new = self.version(target.name, target.type)
@@ -294,7 +337,7 @@ class _Flattener:
             arr = self.atom(root.array, env, out)
             idx = [self.atom(i, env, out) for i in root.indices]
             base = ir.IRArrayElem(arr, idx, root.type, root.where)
-            out.append(ir.IRAssign(self.rebuild(path, base, env, out), atom))
+            out.append(ir.IRAssign(self.rebuild(path, base, env, out), atom, updates))
             return
         if isinstance(root, (ir.IRLAScratchElem, ir.IRLAViewElem)):
             atom = self.atom(value, env, out)
@@ -516,6 +559,15 @@ class _Flattener:
             return result
         grad_fn = callee.custom_grad
         n = len(callee.params)
+        own_result = callee.reference_result is not None
+        if own_result:
+            params_of = dict(callee.params)
+            written = [p for p in callee.reference_result[1] if carries_adjoint(params_of[p])]
+            if written:
+                raise _not_differentiable(self.label, f"{callee.label} has a custom gradient (@func_grad) and stores "
+                                          f"into wp.ref parameters ({', '.join(written)}) whose gradient it cannot "
+                                          f"give; pass those values and return them instead, or launch the kernel "
+                                          f"with enable_backward=False")
         grad_out: list = []
         prefix = self.next_prefix(grad_fn)
         rename = self.declare_renamed(grad_fn, prefix)
@@ -528,7 +580,8 @@ class _Flattener:
         grad_out.extend(self.block(structured, grad_env))
         inits = [rename.get(f"_adjoint_{pn}") for pn, _ in grad_fn.params[:n]]
         adjoints = [grad_env.get(a.name, a) if a is not None else None for a in inits]
-        out.append(IRCustomAdjoint(forward, grad_out, args, result, params[:n], params[n:], adjoints, inits))
+        out.append(IRCustomAdjoint(forward, grad_out, args, result, params[:n], params[n:], adjoints, inits,
+                                   own_result=own_result))
         return result
 
     def next_prefix(self, callee) -> str:

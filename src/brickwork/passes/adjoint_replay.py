@@ -109,6 +109,11 @@ class ForwardReplay:
                     self.team_scratch.add(target.name)
             elif isinstance(value, ir.IRSubarray):
                 out.append(ir.IRAssign(alias, ir.IRSubarray(self.adj_array(value.array), value.indices, value.type)))
+            elif isinstance(value, ir.IRCall) and value.op == "array_slice" and isinstance(value.args[0], ir.IRLocal):
+                # a view by slicing (row[0:1]): the same slice of the adjoint array (same shape; the bounds
+                # are clamped to it, so an empty adjoint array gives an empty view)
+                adj = ir.IRCall("array_slice", [self.adj_array(value.args[0]), *value.args[1:]], value.type)
+                out.append(ir.IRAssign(alias, adj))
             elif isinstance(value, ir.IRField):  # a struct's array: its gradient is the gradient struct's field
                 grads = self.grad_struct_of(value)
                 if grads is not None:

@@ -80,8 +80,8 @@ def zero(t):
         raise TypeError("arrays have no zero value")
     if is_struct_type(t):
         return ir.IRConstruct([None] * len(t._fields), t)
-    if isinstance(t, TupleType):
-        return ir.IRConstruct([zero(et) for et in t.types], t)
+    if isinstance(t, TupleType):  # an array in a tuple (a wp.ref array's final value) has no adjoint: left empty
+        return ir.IRConstruct([None if isinstance(et, ArrayType) else zero(et) for et in t.types], t)
     if hasattr(t, "_shape"):
         n = 1
         for d in t._shape:

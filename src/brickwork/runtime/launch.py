@@ -51,6 +51,11 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     ``adjoint=True`` the kernel's backward kernel runs instead, accumulating into the arrays of
     ``adj_inputs``/``adj_outputs`` (see ``Tape``); a launch inside ``with Tape()`` is recorded.
     """
+    options = getattr(kernel, "options", None)
+    if isinstance(options, dict) and options.get("entry_point_abi") == "external_constant_params":
+        raise RuntimeError(f"kernel '{kernel.key}' has entry_point_abi='external_constant_params': an external "
+                           f"launcher starts it, so it cannot be launched with wp.launch (brickwork has no such "
+                           f"launcher; use the default entry_point_abi='warp')")
     if adjoint:
         from .tape import launch_adjoint
 

@@ -291,9 +291,11 @@ def adjoint_of(a):
 def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device=None) -> None:
     """Run the backward kernel of ``kernel`` with the primal arguments ``inputs + outputs`` and the
     adjoints ``adj_inputs + adj_outputs`` (None, or a non-array value, means no gradient)."""
-    from .launch import _prepare, _signature, launch_dims, run_packed
+    from .launch import _host_arguments, _prepare, _signature, launch_dims, run_packed
 
     args = list(inputs) + list(outputs)
+    if any(type(a) is np.ndarray or a is None for a in args):  # numpy data, None for a null array: as launch
+        args = _host_arguments(kernel, args)
     adjs = list(adj_inputs or ()) + list(adj_outputs or ())
     if adjs and len(adjs) != len(args):
         raise LaunchError(f"backward launch of '{kernel.key}': got {len(adjs)} adjoints for {len(args)} arguments")

@@ -78,6 +78,15 @@ def element_layout(dtype) -> tuple[np.dtype, tuple]:
     raise TypeError(f"{type_name(dtype)} is not a valid array dtype")
 
 
+def dense_strides(shape: tuple, itemsize: int) -> tuple:
+    """Row-major strides in bytes of ``shape``, also across an extent of 0 (numpy gives 0 there)."""
+    strides = []
+    for extent in reversed(shape):
+        strides.append(itemsize)
+        itemsize *= extent
+    return tuple(reversed(strides))
+
+
 def _scalar_of(dtype):
     """The scalar type of a scalar or composite dtype (None for structs)."""
     return dtype if is_scalar_type(dtype) else getattr(dtype, "_dtype", None)
@@ -137,9 +146,23 @@ class array:  # noqa: N801 - Warp's spelling
             else:
                 dtype = _infer_dtype(data)
         comp, trailing = element_layout(dtype)
-        if data is None:
+        strides, ptr = kwargs.get("strides"), kwargs.get("ptr")
+        if ptr is not None:  # memory the caller owns (array_memory.py)
+            from .array_memory import wrap_pointer
+
+            if data is not None or shape is None:
+                raise ValueError("array(ptr=...) takes a shape and no data (it views memory at that address)")
+            arr = wrap_pointer(ptr, _shape_tuple(shape), strides, np.dtype(comp), trailing,
+                               kwargs.get("capacity"), kwargs.get("deleter"))
+        elif data is None:
             shape = _shape_tuple(shape)
-            arr = np.zeros(tuple(shape) + trailing, dtype=comp)
+            if strides is None:
+                arr = np.zeros(tuple(shape) + trailing, dtype=comp)
+            else:
+                from .array_memory import allocate_strided
+
+                arr = allocate_strided(shape, strides, np.dtype(comp), trailing)
+                arr[...] = 0
         else:
             if isinstance(data, array):
                 data = data._np
@@ -171,11 +194,17 @@ class array:  # noqa: N801 - Warp's spelling
                 arr = arr.reshape(tuple(shape) + trailing)
             if arr.ndim == len(trailing):
                 arr = arr.reshape((1,) + trailing)
+            own = arr.strides[:arr.ndim - len(trailing)]
+            if strides is not None and tuple(strides) != own:
+                raise ValueError(f"strides {tuple(strides)} differ from the data's {own}: strides lay out new memory "
+                                 f"(array(shape=..., strides=...)) or memory at ptr=")
         self._init_from_numpy(arr, dtype, owner=None)
         _grad_option(self, kwargs)
 
     def _init_from_numpy(self, arr: np.ndarray, dtype, owner):
         ntrail = arr.ndim - _element_ndim(dtype)
+        if arr.size == 0 and not any(arr.strides):  # numpy's zero strides of empty arrays; Warp has dense ones
+            arr = np.lib.stride_tricks.as_strided(arr, strides=dense_strides(arr.shape, arr.itemsize))
         self._grad = None
         self._requires_grad = False
         self._np = arr
@@ -235,9 +264,12 @@ class array:  # noqa: N801 - Warp's spelling
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
         value = bool(value)
-        if value and self._grad is None:
-            self._grad = zeros(self.shape, self.dtype, self.device)
+        if value and self._grad is None:  # laid out as the array (strides=), as Warp
+            strides = None if self.is_contiguous or min(self.strides) < 0 else self.strides
+            self._grad = zeros(self.shape, self.dtype, self.device, strides=strides)
         self._requires_grad = value
+        if not value:
+            self._retain_grad = False  # retaining needs a gradient (as Warp)
 
     @property
     def grad(self):
@@ -254,6 +286,8 @@ class array:  # noqa: N801 - Warp's spelling
                                  f"got {got}")
         self._grad = value
         self._requires_grad = value is not None
+        if value is None:
+            self._retain_grad = False
 
     @property
     def retain_grad(self) -> bool:
@@ -263,6 +297,8 @@ class array:  # noqa: N801 - Warp's spelling
 
     @retain_grad.setter
     def retain_grad(self, value: bool) -> None:
+        if value and not self._requires_grad:
+            raise ValueError("retain_grad=True requires requires_grad=True")
         self._retain_grad = bool(value)
 
     @property
@@ -291,7 +327,9 @@ class array:  # noqa: N801 - Warp's spelling
 
     @property
     def __array_interface__(self):
-        return self._np.__array_interface__
+        interface = dict(self._np.__array_interface__)
+        interface["strides"] = self._np.strides  # always given, as Warp (numpy leaves out dense ones)
+        return interface
 
     def __array__(self, dtype=None, copy=None):
         return self._np if dtype is None else self._np.astype(dtype)
@@ -334,9 +372,8 @@ class array:  # noqa: N801 - Warp's spelling
     @property
     def is_contiguous(self) -> bool:
         """Whether the elements are packed in row-major order: every stride equals the dense stride (as
-        Warp, a view with a step is not contiguous even when it holds one element)."""
-        if self.size == 0:
-            return True
+        Warp, a view with a step is not contiguous even when it holds one element, nor an empty array
+        allocated with other strides)."""
         dense = self._np.itemsize * int(np.prod(self._np.shape[self.ndim:], dtype=np.int64))
         for extent, stride in zip(reversed(self.shape), reversed(self.strides)):
             if stride != dense:
@@ -417,7 +454,7 @@ class array:  # noqa: N801 - Warp's spelling
         if is_composite_type(self.dtype):
             return self.dtype(value)
         if getattr(self.dtype, "_bw_struct", False):
-            return self.dtype._from_record(value)
+            return self.dtype._from_record(value, self.device)
         return value
 
     def to(self, device) -> "array":
@@ -582,16 +619,27 @@ def _given_shape(shape, n, what: str):
 
 
 def empty(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
-    """An uninitialized array (``shape`` an int or a tuple; ``n=`` is Warp's 1-D spelling)."""
-    shape = _given_shape(shape, n, "empty")
+    """An uninitialized array (``shape`` an int or a tuple; ``n=`` is Warp's 1-D spelling; ``strides=``
+    in bytes lays the elements out apart, allocating only the bytes that reaches)."""
+    shape = _shape_tuple(_given_shape(shape, n, "empty"))
     dtype = python_annotation_type(dtype)
     comp, trailing = element_layout(dtype)
     dev = _device(device)
+    strides = kwargs.get("strides")
     if dev.ordinal is not None:
         from .device_array import DeviceArray  # CUDA memory
 
-        return _grad_option(DeviceArray.empty(_shape_tuple(shape), dtype, dev), kwargs)
-    return _grad_option(array._wrap(np.empty(_shape_tuple(shape) + trailing, dtype=comp), dtype, dev), kwargs)
+        a = DeviceArray.empty(shape, dtype, dev)
+        if strides is not None and tuple(strides) != a.strides:
+            raise ValueError(f"strides {tuple(strides)} on {dev}: CUDA arrays are contiguous (strides {a.strides})")
+        return _grad_option(a, kwargs)
+    if strides is None:
+        data = np.empty(shape + trailing, dtype=comp)
+    else:
+        from .array_memory import allocate_strided
+
+        data = allocate_strided(shape, strides, np.dtype(comp), trailing)
+    return _grad_option(array._wrap(data, dtype, dev), kwargs)
 
 
 def _grad_option(a: array, kwargs: dict, like: array | None = None) -> array:
@@ -608,7 +656,7 @@ def _grad_option(a: array, kwargs: dict, like: array | None = None) -> array:
 
 def zeros(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
     """An array of zeros (``requires_grad=True``: with a gradient array)."""
-    a = empty(_given_shape(shape, n, "zeros"), dtype, device)
+    a = empty(_given_shape(shape, n, "zeros"), dtype, device, strides=kwargs.get("strides"))
     if a.device.ordinal is not None:
         return a.zero_()
     a._np[...] = 0
@@ -625,7 +673,7 @@ def full(shape, value, dtype=None, device=None, **kwargs) -> array:
     if dtype is None:
         typed = isinstance(value, (ScalarBase, CompositeBase)) or getattr(type(value), "_bw_struct", False)
         dtype = type(value) if typed else _fill_dtype(value)
-    return _grad_option(empty(shape, dtype, device).fill_(value), kwargs)
+    return _grad_option(empty(shape, dtype, device, strides=kwargs.get("strides")).fill_(value), kwargs)
 
 
 def _fill_dtype(value):

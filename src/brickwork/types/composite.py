@@ -35,6 +35,22 @@ _SCALAR_BY_NAME = {t.__name__: t for t in SCALAR_TYPES}
 _SUFFIX_OF = {v: k for k, v in _SUFFIX.items()}
 
 
+class _TypedItem:
+    """An element shown as ``float64(1.0)`` in a composite value's repr."""
+
+    def __init__(self, type_name: str, value):
+        self.text = f"{type_name}({value!r})"
+
+    def __repr__(self):
+        return self.text
+
+
+def _typed_items(items, type_name: str):
+    if isinstance(items, list):
+        return [_typed_items(x, type_name) for x in items]
+    return _TypedItem(type_name, items)
+
+
 class CompositeBase:
     """Common host behaviour of vectors, matrices and quaternions."""
 
@@ -100,8 +116,11 @@ class CompositeBase:
     def __array__(self, dtype=None, copy=None):
         return self._data.astype(dtype) if dtype is not None else self._data.copy()
 
-    def __repr__(self):
-        return f"{type(self).__name__}({self._data.tolist()!r})"
+    def __repr__(self):  # as Warp: elements of types a Python number does not denote show their type
+        items = self._data.tolist()
+        if self._dtype not in (float32, int32, bool_):
+            items = _typed_items(items, self._dtype.__name__)
+        return f"{type(self).__name__}({items!r})"
 
     def __str__(self):  # as Warp prints them: a list, a matrix one row per line
         if self._kind == "matrix":

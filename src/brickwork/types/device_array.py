@@ -60,9 +60,14 @@ class DeviceArray(array):
     def __init__(self, data=None, dtype=None, shape=None, ndim=None, device=None, copy=True, **kwargs):
         from typing import Any
 
+        if kwargs.get("ptr") is not None:
+            raise ValueError(f"array(ptr=...) views CPU memory only, not memory on {get_device(device)}")
         # The CPU's rules turn data, dtype and shape into host memory; that is then uploaded.
         host = array(data, dtype=Any if dtype is None else dtype, shape=shape, ndim=ndim, device="cpu", copy=True)
         self._allocate(host.dtype, host.shape, get_device(device))
+        if kwargs.get("strides") is not None and tuple(kwargs["strides"]) != self.strides:
+            raise ValueError(f"strides {tuple(kwargs['strides'])} on {self.device}: CUDA arrays are contiguous "
+                             f"(strides {self.strides})")
         self._upload(np.ascontiguousarray(host._np))
 
     @classmethod

@@ -66,8 +66,18 @@ def type_is_struct(t) -> bool:
 
 
 def type_is_array(t) -> bool:
-    """An array type: ``wp.array`` itself or an ``array(dtype=..., ndim=...)`` annotation."""
-    return t is array or isinstance(t, ArrayType)
+    """An array type: ``wp.array``, ``wp.indexedarray`` or ``wp.fixedarray`` itself, or an annotation such as
+    ``array(dtype=..., ndim=...)`` (indexed and fixed-size ones too)."""
+    from .fixed_arrays import fixedarray
+    from .indexed_arrays import indexedarray
+
+    return t is array or t is indexedarray or t is fixedarray or isinstance(t, ArrayType)
+
+
+def type_is_tile(t) -> bool:
+    """Whether ``t`` is a tile type: never in brickwork, which has no tiles (Warp's block-cooperative CUDA
+    values); it answers False as Warp does for every non-tile type, so code that asks works unchanged."""
+    return False
 
 
 def _value_check(type_check):
@@ -88,6 +98,7 @@ is_transformation = _value_check(type_is_transformation)
 is_composite = _value_check(type_is_composite)
 is_value = _value_check(type_is_value)
 is_struct = _value_check(type_is_struct)
+is_tile = _value_check(type_is_tile)
 
 
 def is_array(x) -> bool:

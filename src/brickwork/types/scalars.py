@@ -89,15 +89,18 @@ class ScalarBase:
     def __hash__(self):  # equal values hash alike, as their plain numbers do (int8(1) == 1.0)
         return hash(self.value)
 
-    def __array__(self, dtype=None, copy=None):
-        return np.asarray(self.value, dtype=dtype or self._np)
+
+#: numpy 2.4 asks a type for its dtype through ``__numpy_dtype__``; older numpy reads a ``dtype`` attribute
+_DTYPE_PROTOCOL = tuple(int(p) for p in np.__version__.split(".")[:2]) >= (2, 4)
 
 
 def _make(name: str, np_type, fmt: str, kind: str):
     attrs = {
         "__slots__": (),
         "_np": np_type,
-        "dtype": np.dtype(np_type),  # np.dtype(wp.float32) is float32, as with Warp's types
+        # np.dtype(wp.float32) is float32, as with Warp's types (the type's, not its values': np.asarray of a
+        # value is an object array, as in Warp)
+        ("__numpy_dtype__" if _DTYPE_PROTOCOL else "dtype"): np.dtype(np_type),
         "_size": np.dtype(np_type).itemsize,
         "_fmt": fmt,
         "is_float": kind == "float",
@@ -149,8 +152,7 @@ class bfloat16(ScalarBase):  # noqa: N801 - Warp's spelling
     so arrays store the bit patterns as uint16 (``a.numpy()`` gives those; ``bfloat16_values`` decodes)."""
 
     __slots__ = ()
-    _np = np.uint16
-    dtype = np.dtype(np.uint16)
+    _np = np.uint16  # no numpy dtype: np.dtype(wp.bfloat16) is object, as in Warp
     _size = 2
     _fmt = "H"
     is_float = True
@@ -159,10 +161,6 @@ class bfloat16(ScalarBase):  # noqa: N801 - Warp's spelling
     @classmethod
     def _convert(cls, x):
         return float(bfloat16_values(bfloat16_bits(float(x)))[()])
-
-    def __array__(self, dtype=None, copy=None):
-        bits = bfloat16_bits(self.value)
-        return bits if dtype is None else bits.astype(dtype)
 
 
 SCALAR_TYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64)

@@ -7,7 +7,7 @@ import struct as _struct
 import numpy as np
 
 from ..errors import StructDefinitionError
-from .arrays import ArrayType, type_name
+from .arrays import ArrayType, array, element_layout, type_name
 from .composite import CompositeBase, is_composite_type
 from .fixed_arrays import FixedArrayType
 from .indexed_arrays import packed_size
@@ -68,9 +68,10 @@ class StructBase:
         return mirror(self._to_bytes(), struct_snapshot(self))
 
     @classmethod
-    def _from_record(cls, record) -> "StructBase":
-        """A struct value from one element of a numpy array of this struct's layout (array fields,
-        which hold device pointers, are left at their default)."""
+    def _from_record(cls, record, device=None) -> "StructBase":
+        """A struct value from one element of a numpy array of this struct's layout. Array fields of
+        records in CPU memory (``device``) become arrays viewing the memory they point to, as in Warp
+        (they do not keep it alive); other array fields are left at their default."""
         value = cls()
         for name, t in cls._fields:
             if is_scalar_type(t):
@@ -78,7 +79,9 @@ class StructBase:
             elif is_composite_type(t):
                 setattr(value, name, t(record[name]))
             elif getattr(t, "_bw_struct", False):
-                setattr(value, name, t._from_record(record[name]))
+                setattr(value, name, t._from_record(record[name], device))
+            elif device is not None and device.is_cpu and type(t) is ArrayType:
+                setattr(value, name, _array_field(t, bytes(record[name]), device))
         return value
 
     def numpy_value(self):
@@ -105,6 +108,18 @@ class StructBase:
                 formats.append(np.dtype((np.uint8, packed_size(t))))
         return np.dtype({"names": names, "formats": formats, "offsets": list(cls._offsets),
                          "itemsize": cls._size})
+
+
+def _array_field(t: ArrayType, packed: bytes, device):
+    """The array a packed array field (pointer, shape, element strides) describes; None when null."""
+    ptr, *rest = _struct.unpack(f"<Q{2 * t.ndim}q", packed)
+    shape, elem_strides = tuple(rest[:t.ndim]), rest[t.ndim:]
+    if ptr == 0:
+        return None
+    comp, trailing = element_layout(t.dtype)
+    element_bytes = comp.itemsize * int(np.prod(trailing, dtype=np.int64))
+    return array(ptr=ptr, shape=shape, strides=tuple(s * element_bytes for s in elem_strides), dtype=t.dtype,
+                 device=device)
 
 
 def _plain_field(value):

@@ -48,9 +48,13 @@ CPU_BUILTINS = {name: _SPECIAL.get(name) or _default(name) for name in BUILTINS}
 #: operations undefined on overflow, these wrap around as the kernel language says.
 CPU_WRAPPING = {name: _default(f"wrapping_{name}") for name in ("add", "sub", "mul", "neg", "lshift")}
 
-def _array_slice(args):
+def _array_slice(args, where: str):
     ndim, mask, *bounds = args[1:]
-    return f"bw::array_slice<{ndim}>({args[0]}, {mask}, {{{', '.join(f'(int64_t)({b})' for b in bounds)}}})"
+    return (f"bw::array_slice<{ndim}>({args[0]}, {mask}, {{{', '.join(f'(int64_t)({b})' for b in bounds)}}}, "
+            f"{where})")
+
+
+_array_slice.with_where = True  # the renderer passes the call's "file:line" as a C string (a zero step's error)
 
 
 def _array_from_ptr(args, result: str):
@@ -71,7 +75,13 @@ _fixed_zeros.with_result_type = True
 #: (frontend/array_pointers.py): not in the builtin table, the frontend makes the calls.
 CPU_BUILTINS["array_slice"] = _array_slice
 CPU_BUILTINS["array_ptr"] = _fmt("((uint64_t)(uintptr_t)({0}).data)")
+CPU_BUILTINS["array_truth"] = _fmt("bw::array_truth({0})")  # an array as a condition (frontend/array_truth.py)
 CPU_BUILTINS["array_from_ptr"] = _array_from_ptr
+# wp.address_of(place) (frontend/addresses.py): the argument renders as the place itself
+CPU_BUILTINS["address_of"] = _fmt("((uint64_t)(uintptr_t)&({0}))")
+# wp.cast(a, dtype) (frontend/bit_casts.py): a's bytes read as the result type
+CPU_BUILTINS["bit_cast"] = lambda args, result: f"bw::bit_cast<{result}>({args[0]})"
+CPU_BUILTINS["bit_cast"].with_result_type = True
 # fixed-size local arrays (frontend/fixed_arrays.py): zero elements
 CPU_BUILTINS["fixed_zeros"] = _fixed_zeros
 

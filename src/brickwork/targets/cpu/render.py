@@ -58,6 +58,8 @@ class CppRenderer:
             return f"bw::{e.op}(&{elem}, {', '.join(self.expr(v) for v in operands)})"
         if getattr(e.impl, "with_result_type", False):
             return e.impl(args, c_type(e.type))
+        if getattr(e.impl, "with_where", False):
+            return e.impl(args, c_string(e.where or "?"))
         if isinstance(e.type, ir.TupleType):  # several results: the C++ function fills output references
             outs = [f"bw_results.f{i}" for i in range(len(e.type.types))]
             return f"[&]() {{ {c_type(e.type)} bw_results; {e.impl(args + outs)}; return bw_results; }}()"
@@ -77,8 +79,8 @@ class CppRenderer:
         if is_struct_type(t):
             fields = ", ".join("{}" if a is None else self.expr(a) for a in e.args)
             return f"{c_type(t)}{{{fields}}}"
-        if isinstance(t, ir.TupleType):
-            return f"{c_type(t)}{{{', '.join(self.expr(a) for a in e.args)}}}"
+        if isinstance(t, ir.TupleType):  # None: a part left empty (an array in an adjoint's zero)
+            return f"{c_type(t)}{{{', '.join('{}' if a is None else self.expr(a) for a in e.args)}}}"
         return f"bw::make<{c_type(t)}>({', '.join(self.expr(a) for a in e.args)})"
 
     def index64(self, e) -> str:

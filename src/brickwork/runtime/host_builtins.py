@@ -1,0 +1,162 @@
+"""The host versions of random numbers and noise: ``wp.rand_init(42)``, ``wp.randf(state)``,
+``wp.noise(state, p)`` called from Python.
+
+As in Warp, these builtins also run on the host, and give there the values a kernel gives: each call runs
+the builtin in a one-thread CPU kernel (compiled once per builtin and argument types, then cached), so the
+host and kernels share one implementation, bit for bit. The arguments keep their kernel types (a Python
+int is an int32, wrapping; a float a float32); the state is passed by value, so a host call does not
+advance it. Results come back as Warp returns them: a Python float for float32, an int for int32, else a
+scalar or vector of the result's type.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..builtins import FUNCTIONS
+from ..builtins.functions import KERNEL_EVALUATED
+from ..builtins.host_typing import kernel_type, no_overload, typed_result
+from ..builtins.param_names import PARAM_NAMES
+from ..types.scalars import uint32
+
+_KERNELS: dict = {}  # (builtin name, number of arguments) -> kernel
+
+
+def install_host_builtins() -> None:
+    """Give each builtin of ``KERNEL_EVALUATED`` its host version (called once, by ``import brickwork``)."""
+    for name in KERNEL_EVALUATED:
+        FUNCTIONS[name].host = host_via_kernel(name)
+
+
+def host_via_kernel(name: str):
+    """The host version of builtin ``name``: the builtin evaluated by a one-thread CPU kernel."""
+
+    def host(*args, **kwargs):
+        args = _bind(name, args, kwargs)
+        types = [_argument_type(a) for a in args]
+        if any(t is None for t in types):
+            raise no_overload(name, args)
+        from ..builtins.registry import Unsupported
+        from ..builtins.table import Mismatch, resolve
+
+        try:
+            _, result = resolve(name, types)
+        except (Mismatch, Unsupported):
+            raise no_overload(name, args) from None
+        return _run(name, args, types, result)
+
+    host.__name__ = name
+    return host
+
+
+def _bind(name: str, args: tuple, kwargs: dict) -> tuple:
+    """Positional arguments, then keywords by Warp's parameter names (trailing optional ones left out)."""
+    if not kwargs:
+        return args
+    params = _PARAMS.get(name) or tuple((p,) for p in PARAM_NAMES.get(name, ()))
+    slots = list(args) + [_MISSING] * max(0, len(params) - len(args))
+    for key, value in kwargs.items():
+        i = next((i for i, spellings in enumerate(params) if key in spellings), None)
+        if i is None:
+            shown = ", ".join("/".join(spellings) for spellings in params)
+            raise TypeError(f"{name}() has no parameter '{key}' (its parameters: {shown})")
+        if slots[i] is not _MISSING:
+            raise TypeError(f"{name}() got two values for '{key}'")
+        slots[i] = value
+    while slots and slots[-1] is _MISSING:
+        slots.pop()
+    for i, default in _DEFAULTS.get(name, {}).items():  # a gap before a keyword given takes its default
+        if i < len(slots) and slots[i] is _MISSING:
+            slots[i] = default
+    if _MISSING in slots:
+        missing = ["/".join(params[i]) for i, a in enumerate(slots) if a is _MISSING]
+        raise TypeError(f"{name}() is missing the argument(s) {', '.join(missing)}")
+    return tuple(slots)
+
+
+_MISSING = object()
+
+#: Warp's parameter names of the builtins here that ``PARAM_NAMES`` lacks, by position (a noise point is
+#: named after its dimension: x, xy, xyz or xyzt).
+_POINT = ("x", "xy", "xyz", "xyzt")
+_PARAMS = {
+    **{name: (("state",),) for name in KERNEL_EVALUATED if name.startswith("sample_")},
+    "poisson": (("state",), ("lam",)),
+    "noise": (("state",), _POINT),
+    "pnoise": (("state",), _POINT, ("px",), ("py",), ("pz",), ("pt",)),
+    "curlnoise": (("state",), _POINT, ("octaves",), ("lacunarity",), ("gain",)),
+}
+#: Warp's defaults of optional parameters, by position.
+_DEFAULTS = {"curlnoise": {2: uint32(1), 3: 2.0, 4: 0.5}}
+
+
+def _argument_type(x):
+    """The kernel type of a host argument: a scalar's (see ``kernel_type``), a vector's own; None otherwise."""
+    from ..types.composite import CompositeBase
+
+    if isinstance(x, CompositeBase):
+        return type(x)
+    return kernel_type(x)
+
+
+def _run(name: str, args: tuple, types: list, result):
+    from ..types.arrays import array, empty
+    from .launch import launch
+
+    inputs = [array([t._convert(a) if hasattr(t, "_convert") and not isinstance(a, t) else a], dtype=t,
+                    device="cpu") for a, t in zip(args, types)]
+    out = empty(1, dtype=result, device="cpu")
+    launch(_kernel(name, len(args)), dim=1, inputs=inputs, outputs=[out], device="cpu", record_tape=False)
+    value = out.numpy()[0]
+    if getattr(result, "_shape", None) is not None:  # a vector
+        return result(value)
+    return typed_result(value, result)
+
+
+def _kernel(name: str, arity: int):
+    found = _KERNELS.get((name, arity))
+    if found is None:
+        from ..lang.kernel import kernel
+
+        found = _KERNELS[(name, arity)] = kernel(_BODIES[arity](FUNCTIONS[name]), module="unique",
+                                                 enable_backward=False)
+    return found
+
+
+def _body1(f):
+    def call1(a: Any, out: Any):
+        out[0] = f(a[0])
+    return call1
+
+
+def _body2(f):
+    def call2(a: Any, b: Any, out: Any):
+        out[0] = f(a[0], b[0])
+    return call2
+
+
+def _body3(f):
+    def call3(a: Any, b: Any, c: Any, out: Any):
+        out[0] = f(a[0], b[0], c[0])
+    return call3
+
+
+def _body4(f):
+    def call4(a: Any, b: Any, c: Any, d: Any, out: Any):
+        out[0] = f(a[0], b[0], c[0], d[0])
+    return call4
+
+
+def _body5(f):
+    def call5(a: Any, b: Any, c: Any, d: Any, e: Any, out: Any):
+        out[0] = f(a[0], b[0], c[0], d[0], e[0])
+    return call5
+
+
+def _body6(f):
+    def call6(a: Any, b: Any, c: Any, d: Any, e: Any, g: Any, out: Any):
+        out[0] = f(a[0], b[0], c[0], d[0], e[0], g[0])
+    return call6
+
+
+_BODIES = {1: _body1, 2: _body2, 3: _body3, 4: _body4, 5: _body5, 6: _body6}

@@ -1,0 +1,63 @@
+"""numpy's view of the scalar types (``np.dtype(wp.float32)``, not of values), composite values' repr,
+and the tile and array predicates, as Warp has them."""
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+
+PAIRS = [(wp.bool, np.bool_), (wp.int8, np.int8), (wp.uint8, np.uint8), (wp.int16, np.int16),
+         (wp.uint16, np.uint16), (wp.int32, np.int32), (wp.uint32, np.uint32), (wp.int64, np.int64),
+         (wp.uint64, np.uint64), (wp.float16, np.float16), (wp.float32, np.float32), (wp.float64, np.float64)]
+PROTOCOL = tuple(int(p) for p in np.__version__.split(".")[:2]) >= (2, 4)
+
+
+@pytest.mark.parametrize("t, np_type", PAIRS)
+def test_scalar_types_are_numpy_dtypes(t, np_type):
+    assert np.dtype(t) == np.dtype(np_type)
+    assert np.zeros(2, dtype=t).dtype == np.dtype(np_type)
+    assert wp.dtype_to_numpy(t) is np_type
+    if PROTOCOL:  # numpy 2.4's protocol; older numpy reads a dtype attribute instead
+        assert t.__numpy_dtype__ == np.dtype(np_type)
+        assert not hasattr(t, "dtype") and not hasattr(t(1), "dtype")
+
+
+def test_values_are_not_array_likes():
+    value = wp.float32(1.25)
+    assert np.asarray(value).dtype == object and np.array([value]).dtype == object
+    assert not np.isscalar(value)
+    assert np.array([value], dtype=wp.float32).tolist() == [1.25]
+
+
+def test_bfloat16_and_handle():
+    assert not hasattr(wp.bfloat16, "__numpy_dtype__") and not hasattr(wp.bfloat16, "dtype")
+    assert np.dtype(wp.bfloat16) == np.dtype(object)  # numpy has no bfloat16; arrays store uint16 bits
+    assert wp.dtype_to_numpy(wp.bfloat16) is np.uint16
+    assert np.dtype(wp.handle) == np.dtype(np.uint64)
+
+    class Sub(wp.float32):
+        pass
+
+    assert np.dtype(Sub) == np.dtype(np.float32)
+
+
+def test_composite_repr_shows_element_types_python_numbers_do_not_denote():
+    assert repr(wp.vec2i(1, 2)) == "vec2i([1, 2])"
+    assert repr(wp.vec3f(1.0, 2.0, 3.0)) == "vec3f([1.0, 2.0, 3.0])"
+    assert repr(wp.vec4d(1.0, 2.0, 3.0, 4.0)) == "vec4d([float64(1.0), float64(2.0), float64(3.0), float64(4.0)])"
+    assert repr(wp.vec2ub(1, 2)) == "vec2ub([uint8(1), uint8(2)])"
+    assert repr(wp.vec2h(1.5, 2.0)) == "vec2h([float16(1.5), float16(2.0)])"
+    assert repr(wp.quatd(0.0, 0.0, 0.0, 1.0)) == "quatd([float64(0.0), float64(0.0), float64(0.0), float64(1.0)])"
+    assert repr(wp.mat22d(1, 2, 3, 4)) == "mat22d([[float64(1.0), float64(2.0)], [float64(3.0), float64(4.0)]])"
+    assert repr(wp.mat22f(1, 2, 3, 4)) == "mat22f([[1.0, 2.0], [3.0, 4.0]])"
+    assert str(wp.vec4d(1.0, 2.0, 3.0, 4.0)) == "[1.0, 2.0, 3.0, 4.0]"
+
+
+def test_array_and_tile_predicates():
+    for t in (wp.array, wp.indexedarray, wp.fixedarray, wp.array(dtype=int), wp.indexedarray(dtype=float),
+              wp.fixedarray(dtype=int, shape=(2,))):
+        assert wp.types.type_is_array(t) and not wp.types.is_array(t)
+    assert wp.types.is_array(wp.zeros(2)) and not wp.types.type_is_array(int)
+    # brickwork has no tiles: nothing is one
+    for x in (wp.vec3, wp.array, float, wp.vec3(), wp.zeros(2), 1.0):
+        assert not wp.types.type_is_tile(x) and not wp.types.is_tile(x)
