@@ -12,7 +12,7 @@ from ..errors import KernelTypeError
 from ..types.arrays import type_name
 from ..types.scalars import uint64
 from .intrinsics import INTRINSICS
-from .places import is_place
+from .places import bound_constant, names_a_place
 
 _PLACES = "a local variable, array element, struct field, or a component of one of these"
 
@@ -23,11 +23,11 @@ def _address_of(typer, f, node):
                           f"whose address it gives ({_PLACES})", node)
     source = node.args[0]
     value = typer.value(source)
-    if not isinstance(source, (ast.Name, ast.Subscript, ast.Attribute)) or not is_place(value):
+    if not names_a_place(source, value):
         raise typer.error(KernelTypeError, f"wp.address_of() requires an addressable expression ({_PLACES}), got "
                           f"'{ast.unparse(source)}', a value with no storage of its own", node)
-    known = typer.symbols.known.get(value.name) if isinstance(value, ir.IRLocal) else None
-    if isinstance(source, ast.Name) and type(known) in (int, float):  # as in Warp: a constant has no storage
+    known = bound_constant(typer, source, value)
+    if known is not None:  # as in Warp: a constant has no storage
         raise typer.error(KernelTypeError, f"wp.address_of() got '{source.id}', a local bound to the constant "
                           f"{known!r}; declare it as a variable to take its address: "
                           f"{source.id} = wp.{type_name(value.type)}({known!r})", node)

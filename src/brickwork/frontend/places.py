@@ -8,6 +8,8 @@ whenever ``t`` is, and reads of it are the same value.
 
 from __future__ import annotations
 
+import ast
+
 from .. import ir
 
 PLACE_NODES = (ir.IRLocal, ir.IRArrayElem, ir.IRField, ir.IRComponent)
@@ -21,6 +23,19 @@ def is_place(e) -> bool:
     if isinstance(e, (ir.IRLocal, ir.IRArrayElem)):
         return True
     return isinstance(e, (ir.IRField, ir.IRComponent)) and is_place(e.base)
+
+
+def names_a_place(source, value) -> bool:
+    """Whether the argument expression ``source`` (typed ``value``) names storage that a reference can
+    name: a name, subscript or attribute that types to a place (not ``x + y``, nor a call's result)."""
+    return isinstance(source, (ast.Name, ast.Subscript, ast.Attribute)) and is_place(value)
+
+
+def bound_constant(typer, source, value):
+    """The Python number that the local ``source`` names is still bound to (``x = 0``: a constant, with no
+    storage until it is declared as a variable), or None."""
+    known = typer.symbols.known.get(value.name) if isinstance(value, ir.IRLocal) else None
+    return known if isinstance(source, ast.Name) and type(known) in (int, float) else None
 
 
 def part_component(base, index, dtype):

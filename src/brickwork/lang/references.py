@@ -16,7 +16,7 @@ import dataclasses
 
 from .. import ir
 from ..errors import KernelTypeError
-from ..frontend.places import is_place
+from ..frontend.places import bound_constant, names_a_place
 from ..frontend.static_value import Static
 from ..ir.walk import Rewriter
 from ..types.arrays import type_name
@@ -63,13 +63,13 @@ def store_references(typer, call: ir.IRFuncCall, arg_nodes: dict, node):
     args = dict(zip(params, call.args))
     for name in names:
         source, value, t = arg_nodes.get(name), args[name], params[name]
-        if not isinstance(source, (ast.Name, ast.Subscript, ast.Attribute)) or not is_place(value):
+        if not names_a_place(source, value):
             shown = "its default" if source is None else f"'{ast.unparse(source)}'"
             raise typer.error(KernelTypeError, f"{call.func.label}: wp.ref[{type_name(t)}] parameter '{name}' got "
                               f"{shown}; a wp.ref[{type_name(t)}] parameter requires an addressable expression "
                               f"({_PLACES})", node)
-        known = typer.symbols.known.get(value.name) if isinstance(value, ir.IRLocal) else None
-        if isinstance(source, ast.Name) and type(known) in (int, float):  # as in Warp: a constant is no place
+        known = bound_constant(typer, source, value)
+        if known is not None:  # as in Warp: a constant is no place
             raise typer.error(KernelTypeError, f"{call.func.label}: wp.ref[{type_name(t)}] parameter '{name}' got "
                               f"'{source.id}', a local bound to the constant {known!r}; declare it as a variable "
                               f"to pass it by reference: {source.id} = wp.{type_name(t)}({known!r})", node)
