@@ -39,6 +39,7 @@ from .errors import (
     BoundsError,
     BrickworkError,
     CaptureError,
+    DeterminismError,
     DeviceUnavailableError,
     KernelAttributeError,
     KernelError,
@@ -135,6 +136,7 @@ WarpCodegenTypeError = KernelTypeError
 WarpCodegenAttributeError = KernelAttributeError
 WarpCodegenNameError = KernelNameError
 WarpCodegenValueError = KernelValueError
+WarpDeterminismError = DeterminismError  # a deterministic kernel cannot run or be differentiated
 Any = _typing.Any
 X1DIR, X2DIR, X3DIR = 1, 2, 3
 # Warp's names of the log levels (the logging module's numbers).
@@ -195,7 +197,7 @@ def load_module(module=None, device=None, recursive=False, block_dim=None, max_w
     from .lang.modules import _caller_module
     from .lang.modules import load_module as _load
 
-    _load(_caller_module(module), device, recursive, block_dim, max_workers)
+    _load(module if isinstance(module, Module) else _caller_module(module), device, recursive, block_dim, max_workers)
 
 
 def _configure_logging():

@@ -176,6 +176,10 @@ cache_kernels: bool = True
 #: The ``deterministic`` option of modules created from now on (see brickwork.lang.determinism): with
 #: ``DeterministicMode.RUN_TO_RUN`` their kernels run on one thread and float atomics add in a fixed order.
 deterministic: DeterministicMode = DeterministicMode.NOT_GUARANTEED
+#: The ``deterministic_max_records`` option of modules created from now on (a non-negative int; Warp's
+#: bound on the records a deterministic atomic keeps per thread, 0: estimated). brickwork's one-thread
+#: order keeps no records, so the value is checked and kept, and limits nothing.
+deterministic_max_records: int = 0
 #: Scalar builtins called from Python return float32 results as Python floats, int32 results as Python
 #: ints and others as scalars of their type (``wp.sin(wp.float64(1.0))`` is a ``wp.float64``), as Warp
 #: does; True: every result is a Python number (Warp's behaviour before 1.x made results typed).

@@ -42,6 +42,11 @@ class KernelUnsupportedTypeError(KernelTypeError, RuntimeError):
     ``expect_eq`` of two different types): a ``KernelTypeError``, and a ``RuntimeError`` as Warp raises."""
 
 
+class DeterminismError(BrickworkError, RuntimeError):
+    """A kernel of a deterministic module (option ``deterministic``) cannot be run, or differentiated,
+    in a reproducible way (Warp's ``WarpDeterminismError``; a ``RuntimeError`` as there)."""
+
+
 class KernelSyntaxError(KernelError, SyntaxError):
     """A Python construct the kernel language does not support."""
 

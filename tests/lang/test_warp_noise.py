@@ -90,6 +90,86 @@ def test_curlnoise_is_divergence_free():
     assert np.abs(div.numpy()).max() < 5e-3
 
 
+# Warp's curlnoise of the 3-D prefixes and the 4-D points above (seed 11, 3 octaves, lacunarity 2, gain 0.5), and
+# the gradient in the 4-D point of dot(curlnoise(xyz, 2 octaves) + curlnoise(xyzt, 2 octaves), (1, -0.5, 0.25)).
+WARP_CURL3 = np.array([[-0.28155261278152466, -1.1480090618133545, 0.5512405633926392],
+                       [0.1452571451663971, -0.1590009331703186, 1.6786129474639893],
+                       [-0.24356615543365479, 1.2046321630477905, 0.6157125234603882]])
+WARP_CURL4 = np.array([[-0.649587869644165, 0.4758605360984802, -0.6790003180503845],
+                       [0.8634340167045593, -0.49533021450042725, -1.1583682298660278],
+                       [0.4347648024559021, 1.345224380493164, -0.5418108105659485]])
+WARP_CURL_GRAD = np.array([[-7.220851898193359, -4.833453178405762, -2.4179975986480713, -0.18442541360855103],
+                           [3.998967170715332, 0.6672118902206421, -2.580294132232666, 0.6316007375717163],
+                           [4.559691429138184, -1.6677472591400146, 1.2973496913909912, 0.984133243560791]])
+
+
+@wp.kernel
+def curl_3d_4d(seed: int, p: wp.array(dtype=wp.vec4), octaves: int, c3: wp.array(dtype=wp.vec3),
+               c4: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    st = wp.rand_init(seed)
+    q = p[i]
+    c3[i] = wp.curlnoise(st, wp.vec3(q[0], q[1], q[2]), wp.uint32(octaves), 2.0, 0.5)
+    c4[i] = wp.curlnoise(st, q, wp.uint32(octaves), 2.0, 0.5)
+
+
+def _run_curl(points, target="cpu", seed=11, octaves=3):
+    c3, c4 = wp.zeros(len(points), dtype=wp.vec3), wp.zeros(len(points), dtype=wp.vec3)
+    with config.override(target=target):
+        wp.launch(curl_3d_4d, dim=len(points), inputs=[seed, wp.array(points, dtype=wp.vec4), octaves, c3, c4])
+    return c3.numpy(), c4.numpy()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_3d_and_4d_curlnoise_values_are_warps(target):
+    c3, c4 = _run_curl(POINTS, target)
+    np.testing.assert_allclose(c3, WARP_CURL3, atol=2e-6)
+    np.testing.assert_allclose(c4, WARP_CURL4, atol=2e-6)
+    # from Python, with Warp's defaults and parameter names
+    state = wp.rand_init(42)
+    host = wp.curlnoise(xyz=wp.vec3f(0.25, 0.5, 0.75), state=state)
+    assert isinstance(host, wp.vec3f)
+    np.testing.assert_allclose(host, [-0.6267461180686951, -0.2916299104690552, 0.7065942883491516], atol=2e-6)
+    np.testing.assert_array_equal(host, wp.curlnoise(state, wp.vec3f(0.25, 0.5, 0.75), wp.uint32(1), 2.0, 0.5))
+    host4 = wp.curlnoise(state, wp.vec4f(0.25, 0.5, 0.75, 0.1), wp.uint32(2), 2.0, 0.5)
+    assert isinstance(host4, wp.vec3f)
+    np.testing.assert_allclose(host4, [-0.5506068468093872, -0.34754592180252075, -0.35686665773391724], atol=2e-6)
+
+
+def test_3d_and_4d_curlnoise_are_divergence_free():
+    p = np.random.default_rng(8).uniform(-3.0, 3.0, (16, 4)).astype(np.float32)
+    h = np.float32(1e-2)
+    div3, div4 = np.zeros(16), np.zeros(16)
+    for j in range(3):  # the 4-D form is a curl in x, y, z at each time t
+        e = np.zeros(4, np.float32)
+        e[j] = h
+        (a3, a4), (b3, b4) = _run_curl(p + e, octaves=2), _run_curl(p - e, octaves=2)
+        div3 += (a3[:, j] - b3[:, j]) / (2 * h)
+        div4 += (a4[:, j] - b4[:, j]) / (2 * h)
+    assert np.abs(div3).max() < 1e-2 and np.abs(div4).max() < 1e-2
+    c3, c4 = _run_curl(p, octaves=2)
+    assert np.abs(c3).max() > 0.3 and np.abs(c4).max() > 0.3
+
+
+@wp.kernel
+def curl_3d_4d_loss(seed: int, p: wp.array(dtype=wp.vec4), w: wp.vec3, loss: wp.array(dtype=float)):
+    i = wp.tid()
+    st = wp.rand_init(seed)
+    q = p[i]
+    c = wp.curlnoise(st, wp.vec3(q[0], q[1], q[2]), wp.uint32(2), 2.0, 0.5) + wp.curlnoise(st, q, wp.uint32(2), 2.0, 0.5)
+    wp.atomic_add(loss, 0, wp.dot(c, w))
+
+
+def test_3d_and_4d_curlnoise_gradients_are_warps():
+    p = wp.array(POINTS, dtype=wp.vec4, requires_grad=True)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(curl_3d_4d_loss, dim=len(POINTS), inputs=[11, p, wp.vec3(1.0, -0.5, 0.25), loss])
+    tape.backward(loss=loss)
+    np.testing.assert_allclose(p.grad.numpy(), WARP_CURL_GRAD, atol=2e-5)
+
+
 @wp.kernel
 def noise_loss(seed: int, p1: wp.array(dtype=float), p3: wp.array(dtype=wp.vec3), p4: wp.array(dtype=wp.vec4),
                p2: wp.array(dtype=wp.vec2), w: wp.vec2, loss: wp.array(dtype=float)):
@@ -158,6 +238,28 @@ def test_curlnoise_keywords_and_defaults():
     assert np.abs(o[0] - o[2]).max() > 1e-3
 
 
+@wp.kernel
+def curl_3d_4d_keywords(out: wp.array(dtype=wp.vec3)):
+    st = wp.rand_init(3)
+    out[0] = wp.curlnoise(state=st, xyz=wp.vec3(0.3, 0.4, 0.5))
+    out[1] = wp.curlnoise(st, wp.vec3(0.3, 0.4, 0.5), wp.uint32(1), 2.0, 0.5)
+    out[2] = wp.curlnoise(st, wp.vec4(0.3, 0.4, 0.5, 0.6), octaves=wp.uint32(2), gain=0.25)  # lacunarity's default
+    out[3] = wp.curlnoise(st, wp.vec4(0.3, 0.4, 0.5, 0.6), wp.uint32(2), 2.0, 0.25)
+    out[4] = wp.curlnoise(state=st, xyzt=wp.vec4(0.3, 0.4, 0.5, 0.6))
+
+
+def test_3d_and_4d_curlnoise_keywords_and_defaults():
+    out = wp.zeros(5, dtype=wp.vec3)
+    wp.launch(curl_3d_4d_keywords, dim=1, inputs=[out])
+    o = out.numpy()
+    np.testing.assert_array_equal(o[0], o[1])
+    np.testing.assert_array_equal(o[2], o[3])
+    # Warp's values
+    np.testing.assert_allclose(o[[0, 2, 4]], [[-0.37072432, -0.32342842, 0.04141013],
+                                              [-0.08557144, 0.08714736, -1.2050081],
+                                              [-0.27026165, -0.02959731, -1.3025949]], atol=2e-6)
+
+
 def test_noise_reads_the_state():
     out = wp.zeros(2, dtype=float)
     wp.launch(noise_2d_state_unchanged, dim=1, inputs=[1, out])
@@ -180,8 +282,8 @@ def missing_period(out: wp.array(dtype=float)):
 
 
 @wp.kernel
-def curl_3d(out: wp.array(dtype=float)):
-    out[0] = wp.curlnoise(wp.rand_init(1), wp.vec3(0.5, 0.5, 0.5))[0]
+def curl_1d(out: wp.array(dtype=float)):
+    out[0] = wp.curlnoise(wp.rand_init(1), 0.5)[0]
 
 
 @wp.kernel
@@ -193,7 +295,7 @@ def int_octaves(out: wp.array(dtype=float)):
     (int_point, "noise(): needs a uint32 state from rand_init() and a float32 point"),
     (int_state, "got int32 and float32"),
     (missing_period, "one int32 period per dimension of the point (2 for vec2f)"),
-    (curl_3d, "takes a vec2f point here (3-D and 4-D curl noise are not available), got vec3f"),
+    (curl_1d, "curlnoise takes a vec2f, vec3f or vec4f point, got float32"),
     (int_octaves, "octaves: uint32"),
 ])
 def test_argument_errors(kernel, message):

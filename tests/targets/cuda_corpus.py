@@ -219,6 +219,7 @@ def noise(seed: int, p: wp.array(dtype=wp.vec4), out: wp.array(dtype=float), c: 
     out[i] = wp.noise(state, q[0]) + wp.noise(state, wp.vec3(q[0], q[1], q[2])) + wp.noise(state, q)
     out[i] += wp.pnoise(state, wp.vec2(q[0], q[1]), 4, 5) + wp.div_approx(q[0], 3.0)
     c[i] = wp.curlnoise(state, wp.vec2(q[0], q[1]), wp.uint32(2), 2.0, 0.5)
+    out[i] += wp.curlnoise(state, wp.vec3(q[0], q[1], q[2]))[0] + wp.curlnoise(state, q, wp.uint32(2), 2.0, 0.5)[1]
     a = wp.vec3(q[0], q[1], q[2])
     b = wp.vec3(q[3], q[2], q[1])
     z = wp.vec3(0.0)

@@ -281,10 +281,12 @@ BUILTIN_DOCS.update({
                                            "coordinates with C's remainder (exactly periodic where they are "
                                            "not negative)."),
     "curlnoise": ("state, xy, octaves=1, lacunarity=2.0, gain=0.5",
-                  "Divergence-free noise of a ``vec2f`` point: the rotated gradient ``(-dn/dy, dn/dx)`` of "
-                  "``noise``, summed over ``octaves`` (``uint32``) with frequency multiplied by ``lacunarity`` and "
-                  "amplitude by ``gain`` per octave; Warp's values; differentiable in ``xy``. Warp's 3-D and 4-D "
-                  "forms are not available."),
+                  "Divergence-free noise of a ``vec2f``, ``vec3f`` or ``vec4f`` point (the point is named ``xy``, "
+                  "``xyz`` or ``xyzt``): in 2-D the rotated gradient ``(-dn/dy, dn/dx)`` of ``noise``, in 3-D the "
+                  "``vec3f`` curl of three ``noise`` fields, and for a 4-D point ``(x, y, z, t)`` the ``vec3f`` curl "
+                  "in ``x, y, z`` of three 4-D ``noise`` fields; summed over ``octaves`` (``uint32``) with frequency "
+                  "multiplied by ``lacunarity`` and amplitude by ``gain`` per octave; Warp's values; "
+                  "differentiable in the point."),
     "closest_point_edge_edge": ("p1, q1, p2, q2, epsilon",
                                 "The closest points of segments ``p1``-``q1`` and ``p2``-``q2`` (``vec3f``) as the "
                                 "``vec3f`` ``(s, t, d)``: the points ``p1 + s (q1 - p1)`` and ``p2 + t (q2 - p2)``, "

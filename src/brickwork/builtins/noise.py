@@ -47,14 +47,18 @@ def _curl_options(state, p, options):
     need(len(options) <= 3 and all(t is e for t, e in zip(options, expected)),
          f"needs (state, point[, octaves: uint32, lacunarity: float32, gain: float32]), got "
          f"{names(state, p, *options)}")
-    need(_dims(p) == 2, f"curlnoise takes a vec2f point here (3-D and 4-D curl noise are not available), got "
-         f"{names(p)}")
+    need(_dims(p) >= 2, f"curlnoise takes a vec2f, vec3f or vec4f point, got {names(p)}")
+
+
+def _curl_result(p):
+    """A curl noise's type: the point's for vec2f and vec3f, vec3f for a vec4f point (x, y, z, t)."""
+    return _POINTS[3] if _dims(p) == 4 else p
 
 
 @builtin("curlnoise")
 def _curlnoise(state, p, *options):
     _curl_options(state, p, options)
-    return p
+    return _curl_result(p)
 
 
 @builtin("noise_grad")
@@ -71,6 +75,6 @@ def _pnoise_grad(state, p, *periods):
 
 @builtin("curlnoise_vjp")
 def _curlnoise_vjp(state, p, adj, *options):
-    need(adj is p, f"needs the adjoint of the result of the point's type, got {names(adj)}")
     _curl_options(state, p, options)
+    need(adj is _curl_result(p), f"needs the adjoint of the result ({names(_curl_result(p))}), got {names(adj)}")
     return p

@@ -1,6 +1,8 @@
 """Warp's parameter names of the builtins brickwork has, so that builtins take keyword arguments as in Warp
 (``wp.pow(x=2.0, y=4.0)``, ``wp.randf(state, low=0.0, high=1.0)``). Data from Warp 1.19's builtin signatures."""
 
+from ..types.scalars import float32, uint32
+
 _BY_SIGNATURE = {
     ('a',): (
         "argmax argmin determinant inverse inverse_approx invert isfinite isinf isnan len length length_sq "
@@ -96,3 +98,11 @@ _BY_SIGNATURE[('state', 'xy', 'octaves', 'lacunarity', 'gain')] = "curlnoise"
 
 #: builtin name -> parameter names in order
 PARAM_NAMES = {name: params for params, names in _BY_SIGNATURE.items() for name in names.split()}
+
+#: builtin name -> {other name: the parameter in PARAM_NAMES}: names that only some of Warp's overloads use
+#: (a curl noise point is named after its dimension: xy, xyz or xyzt).
+PARAM_ALIASES = {"curlnoise": {"xyz": "xy", "xyzt": "xy"}}
+
+#: builtin name -> {parameter: (value, type)}: Warp's defaults of optional parameters, taken by one left out
+#: before a later one given by keyword (wp.curlnoise(state, p, gain=0.25)).
+PARAM_DEFAULTS = {"curlnoise": {"octaves": (1, uint32), "lacunarity": (2.0, float32), "gain": (0.5, float32)}}

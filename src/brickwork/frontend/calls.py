@@ -15,7 +15,7 @@ import types as pytypes
 
 from .. import ir
 from ..builtins import BuiltinFunction
-from ..builtins.param_names import PARAM_NAMES
+from ..builtins.param_names import PARAM_ALIASES, PARAM_DEFAULTS, PARAM_NAMES
 from ..builtins.registry import Unsupported
 from ..builtins.static import static
 from ..builtins.table import Mismatch, resolve
@@ -294,16 +294,21 @@ class CallRules:
         if params is None:
             raise self.error(KernelTypeError, f"{name}() takes no keyword arguments", node)
         slots = [self.value(a) for a in node.args] + [None] * max(0, len(params) - len(node.args))
+        aliases = PARAM_ALIASES.get(name, {})
         for kw in node.keywords:
-            if kw.arg not in params:
+            key = aliases.get(kw.arg, kw.arg)
+            if key not in params:
                 raise self.error(KernelTypeError, f"{name}() has no parameter '{kw.arg}' (its parameters: "
                                  f"{', '.join(params)})", node)
-            i = params.index(kw.arg)
+            i = params.index(key)
             if slots[i] is not None:
                 raise self.error(KernelTypeError, f"{name}() got two values for '{kw.arg}'", node)
             slots[i] = self.value(kw.value)
         while slots and slots[-1] is None:  # trailing optional parameters left out
             slots.pop()
+        defaults = PARAM_DEFAULTS.get(name, {})  # a gap before a keyword given takes its default
+        slots = [ir.IRConst(*defaults[params[i]]) if a is None and params[i] in defaults else a
+                 for i, a in enumerate(slots)]
         if any(a is None for a in slots):
             missing = [params[i] for i, a in enumerate(slots) if a is None]
             raise self.error(KernelTypeError, f"{name}() is missing the argument(s) {', '.join(missing)}", node)

@@ -131,6 +131,41 @@ BW_INLINE vec<2, float> curl2(uint32_t s, vec<2, float> p, uint32_t octaves, flo
     return vec<2, float>{{-gy, gx}};
 }
 
+// The curl of a vector potential of three noise fields over octaves, for a 3-D point or a 4-D one (x, y, z, t:
+// the curl is taken in x, y, z), and its vector-Jacobian product with `adj` (the adjoint of p, N floats).
+// The three fields of an octave are noise with the states s1, s2 = rand_pcg(s1 + 3663297698) and
+// s3 = rand_pcg(s2 + 574884670); the next octave starts from s1 = s3 (s1 = s in the first). These constants and
+// this chaining reproduce Warp's numbers.
+template <int N>
+BW_INLINE vec<3, float> curl3(uint32_t s, const float* p, uint32_t octaves, float lacunarity, float gain,
+                              const vec<3, float>* adj, float* adj_p) {
+    float sum[3] = {0.0f, 0.0f, 0.0f}, freq = 1.0f, amp = 1.0f;
+    if (adj_p)
+        for (int j = 0; j < N; ++j) adj_p[j] = 0.0f;
+    for (uint32_t o = 0; o < octaves; ++o) {
+        const uint32_t s2 = rand_pcg(s + 3663297698u);
+        const uint32_t states[3] = {s, s2, rand_pcg(s2 + 574884670u)};
+        s = states[2];
+        float q[N], g[3][N], h[3][N * N];
+        for (int j = 0; j < N; ++j) q[j] = freq * p[j];
+        for (int k = 0; k < 3; ++k) eval<N>(states[k], q, nullptr, g[k], adj ? h[k] : nullptr);
+        // curl = (d psi3/dy - d psi2/dz, d psi1/dz - d psi3/dx, d psi2/dx - d psi1/dy)
+        sum[0] += amp * (g[2][1] - g[1][2]);
+        sum[1] += amp * (g[0][2] - g[2][0]);
+        sum[2] += amp * (g[1][0] - g[0][1]);
+        if (adj) {  // the same combination of Hessian rows, times d(freq p)/dp
+            const float ax = adj->c[0], ay = adj->c[1], az = adj->c[2];
+            for (int j = 0; j < N; ++j)
+                adj_p[j] += amp * freq *
+                            (ax * (h[2][1 * N + j] - h[1][2 * N + j]) + ay * (h[0][2 * N + j] - h[2][0 * N + j]) +
+                             az * (h[1][0 * N + j] - h[0][1 * N + j]));
+        }
+        amp *= gain;
+        freq *= lacunarity;
+    }
+    return vec<3, float>{{sum[0], sum[1], sum[2]}};
+}
+
 }  // namespace noise_detail
 
 // noise(state, p): gradient noise of a 1-D to 4-D point.
@@ -162,6 +197,14 @@ BW_INLINE vec<2, float> curlnoise(uint32_t s, const vec<2, float>& p, uint32_t o
     return noise_detail::curl2(s, p, octaves, lacunarity, gain, nullptr, nullptr);
 }
 
+// curlnoise of a 3-D point, or of a 4-D one (x, y, z, t) whose curl is taken in x, y, z: a vec3f either way.
+template <int N>
+BW_INLINE vec<3, float> curlnoise(uint32_t s, const vec<N, float>& p, uint32_t octaves = 1u, float lacunarity = 2.0f,
+                                  float gain = 0.5f) {
+    static_assert(N == 3 || N == 4, "curlnoise takes a vec2f, vec3f or vec4f point");
+    return noise_detail::curl3<N>(s, p.c, octaves, lacunarity, gain, nullptr, nullptr);
+}
+
 // The derivatives the adjoints use: the gradient of noise and pnoise at p, and the adjoint of p of
 // curlnoise for the adjoint `adj` of its result.
 BW_INLINE float noise_grad(uint32_t s, float x) {
@@ -190,6 +233,14 @@ BW_INLINE vec<2, float> curlnoise_vjp(uint32_t s, const vec<2, float>& p, const 
     vec<2, float> adj_p;
     noise_detail::curl2(s, p, octaves, lacunarity, gain, &adj, &adj_p);
     return adj_p;
+}
+template <int N>
+BW_INLINE vec<N, float> curlnoise_vjp(uint32_t s, const vec<N, float>& p, const vec<3, float>& adj,
+                                      uint32_t octaves = 1u, float lacunarity = 2.0f, float gain = 0.5f) {
+    static_assert(N == 3 || N == 4, "curlnoise takes a vec2f, vec3f or vec4f point");
+    float adj_p[N];
+    noise_detail::curl3<N>(s, p.c, octaves, lacunarity, gain, &adj, adj_p);
+    return noise_detail::as_vec<N>(adj_p);
 }
 
 }  // namespace bw

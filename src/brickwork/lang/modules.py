@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 from .. import config
-from .determinism import check_deterministic, check_max_records
+from .determinism import check_config, check_deterministic, check_max_records
 
 #: Warp 1.19's defaults for the options Warp code sets most often.
 DEFAULT_OPTIONS = {"max_unroll": 16, "enable_backward": True, "fast_math": False, "fuse_fp": True,
@@ -32,8 +32,10 @@ class Module:
 
     def __init__(self, name: str):
         self.name = name
-        # config.deterministic as it is when the module is made (later changes leave the module alone)
-        self.options = dict(DEFAULT_OPTIONS, deterministic=config.deterministic, deterministic_max_records=0)
+        # config.deterministic(_max_records) as when the module is made (later changes leave it alone)
+        check_config(config.deterministic, config.deterministic_max_records)
+        self.options = dict(DEFAULT_OPTIONS, deterministic=config.deterministic,
+                            deterministic_max_records=config.deterministic_max_records)
         self._kernels: dict = {}
 
     #: The globals of the Python module its kernels come from (set by the first kernel; a module loaded
@@ -130,7 +132,8 @@ def _has_kernel_content(namespace) -> bool:
 
 def load_module(module=None, device=None, recursive: bool = False, block_dim=None, max_workers=None) -> None:
     """Build now the declared (pending) kernel instances of ``module``: a Python module, its name, or by
-    default the caller's module; ``recursive=True`` includes its submodules.
+    default the caller's module; ``recursive=True`` includes its submodules. A ``Module`` of its own
+    (``kernel.module`` of a ``module="unique"`` kernel) compiles its concrete kernels (``Module.load``).
 
     As Warp's, a module that defines no kernel, function or struct (or does not exist) is a
     ``RuntimeError``. Kernels are compiled per instance, so ``device``, ``block_dim`` and ``max_workers``
@@ -138,6 +141,9 @@ def load_module(module=None, device=None, recursive: bool = False, block_dim=Non
     """
     from .instance import _pending, build_instances
 
+    if isinstance(module, Module) and module.name not in sys.modules:  # a unique kernel's (kernel.module)
+        module.load(device, block_dim)
+        return
     name = _caller_module(module)
     names = [m for m in list(sys.modules) if m == name or (recursive and m.startswith(name + "."))]
     if not any(_has_kernel_content(sys.modules[m]) for m in names if sys.modules[m] is not None):

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import config
 from ..errors import LaunchError
+from ..lang.determinism import check_backward
 from ..types import array_reads
 from ..types.arrays import ArrayType, array, copy_observers, empty, type_name
 from ..types.kernel_params import has_adjoint_param, has_adjoint_value, is_pack_type
@@ -309,6 +310,7 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
     if not _backward_enabled(k):
         raise LaunchError(f"backward launch of '{kernel.key}': the kernel was compiled with enable_backward=False "
                           f"(enable it with @wp.kernel(enable_backward=True) or wp.set_module_options)")
+    check_backward(kernel)  # a deterministic kernel that uses an atomic's result cannot be replayed
     grads = []
     for (name, _), t, arg, adj in zip(k.params, inst.arg_types, args, adjs):
         if has_adjoint_value(t):  # a scalar's or vector's adjoint value: what the caller passed, or zero
