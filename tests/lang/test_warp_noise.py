@@ -304,3 +304,24 @@ def test_argument_errors(kernel, message):
         wp.launch(kernel, dim=1, inputs=[out])
     assert message in str(info.value) and "test_warp_noise.py" in str(info.value)
     assert out.numpy()[0] == 0.0
+
+
+@wp.kernel
+def _noise_keywords(out: wp.array(dtype=float)):
+    s = wp.rand_init(42)
+    p2 = wp.vec2(0.3, 0.7)
+    p3 = wp.vec3(0.3, 0.7, 0.1)
+    out[0] = wp.noise(state=s, x=0.3) - wp.noise(s, 0.3)
+    out[1] = wp.noise(s, xy=p2) - wp.noise(s, p2)
+    out[2] = wp.noise(state=s, xyz=p3) - wp.noise(s, p3)
+    out[3] = wp.pnoise(state=s, xy=p2, px=4, py=4) - wp.pnoise(s, p2, 4, 4)
+    out[4] = wp.pnoise(s, x=0.3, px=2) - wp.pnoise(s, 0.3, 2)
+    out[5] = wp.noise(state=s, xyz=p3)
+
+
+def test_noise_and_pnoise_take_warps_keywords():
+    """``noise(state=, x|xy|xyz|xyzt=)`` and ``pnoise(..., px=, py=, ...)``, as Warp names them."""
+    out = wp.zeros(6, dtype=float)
+    wp.launch(_noise_keywords, 1, inputs=[out])
+    np.testing.assert_array_equal(out.numpy()[:5], 0.0)
+    assert abs(out.numpy()[5] - 0.41898462) < 1e-6  # Warp 1.19's value

@@ -95,13 +95,16 @@ _BY_SIGNATURE[('e', 'i', 'j', 'k')] = "quat_from_euler"
 _BY_SIGNATURE[('q', 'i', 'j', 'k')] = "quat_to_euler"
 _BY_SIGNATURE[('axis', 'q')] = "quat_twist quat_twist_angle quat_twist_angle_signed"
 _BY_SIGNATURE[('state', 'xy', 'octaves', 'lacunarity', 'gain')] = "curlnoise"
+_BY_SIGNATURE[('state', 'x')] = "noise"
+_BY_SIGNATURE[('state', 'x', 'px', 'py', 'pz', 'pt')] = "pnoise"
 
 #: builtin name -> parameter names in order
 PARAM_NAMES = {name: params for params, names in _BY_SIGNATURE.items() for name in names.split()}
 
 #: builtin name -> {other name: the parameter in PARAM_NAMES}: names that only some of Warp's overloads use
-#: (a curl noise point is named after its dimension: xy, xyz or xyzt).
-PARAM_ALIASES = {"curlnoise": {"xyz": "xy", "xyzt": "xy"}}
+#: (a noise point is named after its dimension: x, xy, xyz or xyzt).
+PARAM_ALIASES = {"curlnoise": {"xyz": "xy", "xyzt": "xy"}, "noise": {"xy": "x", "xyz": "x", "xyzt": "x"},
+                 "pnoise": {"xy": "x", "xyz": "x", "xyzt": "x"}}
 
 #: builtin name -> {parameter: (value, type)}: Warp's defaults of optional parameters, taken by one left out
 #: before a later one given by keyword (wp.curlnoise(state, p, gain=0.25)).
