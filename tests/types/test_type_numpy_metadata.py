@@ -61,3 +61,10 @@ def test_array_and_tile_predicates():
     # brickwork has no tiles: nothing is one
     for x in (wp.vec3, wp.array, float, wp.vec3(), wp.zeros(2), 1.0):
         assert not wp.types.type_is_tile(x) and not wp.types.is_tile(x)
+
+
+def test_str_of_a_scalar_is_its_value_and_repr_names_its_type():
+    """``print(wp.float32(2.5))`` shows ``2.5`` (as Warp and numpy's scalars); ``repr`` keeps the type."""
+    assert [str(wp.float32(2.5)), str(wp.int32(-7)), str(wp.uint8(-1)), str(wp.bool(1))] == ["2.5", "-7", "255", "True"]
+    assert f"{wp.float64(3.0)}" == "3.0" and str([wp.int64(4)]) == "[int64(4)]"
+    assert repr(wp.float32(2.5)) == "float32(2.5)" and repr(wp.uint8(-1)) == "uint8(255)"

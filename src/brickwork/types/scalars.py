@@ -47,6 +47,9 @@ class ScalarBase:
     def __repr__(self):
         return f"{type(self).__name__}({self.value!r})"
 
+    def __str__(self):  # print(wp.float32(2.5)) shows 2.5, as Warp and numpy's scalars print
+        return str(self.value)
+
     def __float__(self):
         return float(self.value)
 
