@@ -43,7 +43,7 @@ def test_empty_strided_allocation():
 
 @pytest.mark.parametrize("strides, error, message", [
     ((4,), ValueError, "Invalid number of strides, expected 2 strides, got 1"),
-    ((16, -4), NotImplementedError, "Negative strides are not supported for newly allocated arrays"),
+    ((16, -4), ValueError, "Negative strides are not supported for newly allocated arrays"),
     ((6, 2), ValueError, r"multiples of the element size \(4 bytes\)"),
     ((4.0, 16), TypeError, "strides must be integers"),
 ])

@@ -17,7 +17,7 @@ from ..builtins.registry import resolve
 from ..lang.function import Function
 from ..lang.function_from_python import create_warp_function
 from ..lang.kernel import Kernel, kernel
-from ..types import arrays as _arrays
+from ..types import array_arithmetic as _array_arithmetic
 from ..types.arrays import ArrayType, array, empty, type_name
 from ..types.generic import type_of_value
 from ..types.indexed_arrays import indexedarray
@@ -191,4 +191,4 @@ def _array_operator(op: str, operands: tuple, out):
     return map(FUNCTIONS[op], *typed, out=out)
 
 
-_arrays.elementwise_operator = _array_operator
+_array_arithmetic.elementwise_operator = _array_operator

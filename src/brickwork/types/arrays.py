@@ -13,6 +13,7 @@ import typing
 import numpy as np
 
 from ..device import get_device
+from .array_arithmetic import install_arithmetic
 from .composite import CompositeBase, is_composite_type, matrix, vector
 from .scalars import (
     ScalarBase,
@@ -502,47 +503,6 @@ class array:  # noqa: N801 - Warp's spelling
 
     def __class_getitem__(cls, dtype):
         return ArrayType(dtype, 1)
-
-
-#: ``apply(op, operands, out)``: run the kernel operator ``op`` ("add", "neg", ...) over arrays element by
-#: element (``wp.map``); installed by ``runtime.map``, which the facade imports (the types layer cannot
-#: import the runtime). The arithmetic operators of arrays call it, as Warp's do.
-elementwise_operator = None
-
-
-def _arithmetic(op: str, reflected: bool = False, inplace: bool = False):
-    def method(self, other):
-        if elementwise_operator is None:
-            return NotImplemented
-        operands = (other, self) if reflected else (self, other)
-        return elementwise_operator(op, operands, self if inplace else None)
-
-    method.__name__ = f"__{'r' if reflected else 'i' if inplace else ''}{op}__"
-    method.__doc__ = f"Element by element ``{op}`` (a kernel launch, as Warp's ``wp.map``)."
-    return method
-
-
-def _unary_arithmetic(op: str):
-    def method(self):
-        if elementwise_operator is None:
-            raise TypeError(f"bad operand type for {op}: 'array'")
-        return elementwise_operator(op, (self,), None)
-
-    method.__name__ = f"__{op}__"
-    method.__doc__ = f"Element by element ``{op}`` (a kernel launch, as Warp's ``wp.map``)."
-    return method
-
-
-def install_arithmetic(cls) -> None:
-    """Give an array class Python's arithmetic operators (plain, reflected, in place, unary), each a
-    ``wp.map`` launch."""
-    for python, op in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"), ("floordiv", "floordiv"),
-                       ("mod", "mod"), ("pow", "pow")):
-        setattr(cls, f"__{python}__", _arithmetic(op))
-        setattr(cls, f"__r{python}__", _arithmetic(op, reflected=True))
-        setattr(cls, f"__i{python}__", _arithmetic(op, inplace=True))
-    cls.__neg__ = _unary_arithmetic("neg")
-    cls.__pos__ = _unary_arithmetic("pos")
 
 
 install_arithmetic(array)

@@ -19,7 +19,8 @@ import typing
 
 import numpy as np
 
-from .arrays import ArrayType, array, empty, install_arithmetic, type_name
+from .array_arithmetic import install_arithmetic
+from .arrays import ArrayType, array, empty, type_name
 from .scalars import int32, python_annotation_type
 
 
