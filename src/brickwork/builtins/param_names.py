@@ -18,7 +18,8 @@ _BY_SIGNATURE = {
         "quat_inverse quat_to_matrix"
     ),
     ('state',): (
-        "randn"
+        "randn sample_triangle sample_unit_square sample_unit_cube sample_unit_ring sample_unit_disk "
+        "sample_unit_sphere sample_unit_sphere_surface sample_unit_hemisphere sample_unit_hemisphere_surface"
     ),
     ('v',): (
         "norm_l1 norm_l2"
@@ -96,6 +97,7 @@ _BY_SIGNATURE[('q', 'i', 'j', 'k')] = "quat_to_euler"
 _BY_SIGNATURE[('axis', 'q')] = "quat_twist quat_twist_angle quat_twist_angle_signed"
 _BY_SIGNATURE[('state', 'xy', 'octaves', 'lacunarity', 'gain')] = "curlnoise"
 _BY_SIGNATURE[('state', 'x')] = "noise"
+_BY_SIGNATURE[('state', 'lam')] = "poisson"
 _BY_SIGNATURE[('state', 'x', 'px', 'py', 'pz', 'pt')] = "pnoise"
 
 #: builtin name -> parameter names in order
@@ -109,3 +111,45 @@ PARAM_ALIASES = {"curlnoise": {"xyz": "xy", "xyzt": "xy"}, "noise": {"xy": "x", 
 #: builtin name -> {parameter: (value, type)}: Warp's defaults of optional parameters, taken by one left out
 #: before a later one given by keyword (wp.curlnoise(state, p, gain=0.25)).
 PARAM_DEFAULTS = {"curlnoise": {"octaves": (1, uint32), "lacunarity": (2.0, float32), "gain": (0.5, float32)}}
+
+
+class BindError(TypeError):
+    """A builtin call's keywords do not bind to its parameters (the message says why)."""
+
+
+def spellings(name: str, param: str) -> str:
+    """How a parameter may be spelled as a keyword: ``x/xy/xyz/xyzt`` for a noise point."""
+    return "/".join([param] + [a for a, p in PARAM_ALIASES.get(name, {}).items() if p == param])
+
+
+def bind_keywords(name: str, positional: list, keywords: list, default) -> list:
+    """The arguments of builtin ``name`` in parameter order from ``positional`` values and ``keywords``
+    ((name, value) pairs, by Warp's parameter names); trailing optional parameters left out, a gap before a
+    keyword given filled by ``default(value, type)`` from ``PARAM_DEFAULTS``. ``BindError`` otherwise.
+    The kernel frontend binds typed expressions with it, host calls Python values."""
+    params = PARAM_NAMES.get(name)
+    if params is None:
+        raise BindError(f"{name}() takes no keyword arguments")
+    slots = list(positional) + [_MISSING] * max(0, len(params) - len(positional))
+    aliases = PARAM_ALIASES.get(name, {})
+    for key, value in keywords:
+        param = aliases.get(key, key)
+        if param not in params:
+            shown = ", ".join(spellings(name, p) for p in params)
+            raise BindError(f"{name}() has no parameter '{key}' (its parameters: {shown})")
+        i = params.index(param)
+        if slots[i] is not _MISSING:
+            raise BindError(f"{name}() got two values for '{key}'")
+        slots[i] = value
+    while slots and slots[-1] is _MISSING:  # trailing optional parameters left out
+        slots.pop()
+    defaults = PARAM_DEFAULTS.get(name, {})  # a gap before a keyword given takes its default
+    slots = [default(*defaults[params[i]]) if a is _MISSING and params[i] in defaults else a
+             for i, a in enumerate(slots)]
+    if any(a is _MISSING for a in slots):
+        missing = [spellings(name, params[i]) for i, a in enumerate(slots) if a is _MISSING]
+        raise BindError(f"{name}() is missing the argument(s) {', '.join(missing)}")
+    return slots
+
+
+_MISSING = object()

@@ -15,7 +15,7 @@ import types as pytypes
 
 from .. import ir
 from ..builtins import BuiltinFunction
-from ..builtins.param_names import PARAM_ALIASES, PARAM_DEFAULTS, PARAM_NAMES
+from ..builtins.param_names import BindError, bind_keywords
 from ..builtins.registry import Unsupported
 from ..builtins.static import static
 from ..builtins.table import Mismatch, resolve
@@ -290,29 +290,12 @@ class CallRules:
         """The arguments of a builtin call in order; keywords by Warp's parameter names (wp.pow(x=2.0, y=4.0))."""
         if not node.keywords:
             return self.positional(node)
-        params = PARAM_NAMES.get(name)
-        if params is None:
-            raise self.error(KernelTypeError, f"{name}() takes no keyword arguments", node)
-        slots = [self.value(a) for a in node.args] + [None] * max(0, len(params) - len(node.args))
-        aliases = PARAM_ALIASES.get(name, {})
-        for kw in node.keywords:
-            key = aliases.get(kw.arg, kw.arg)
-            if key not in params:
-                raise self.error(KernelTypeError, f"{name}() has no parameter '{kw.arg}' (its parameters: "
-                                 f"{', '.join(params)})", node)
-            i = params.index(key)
-            if slots[i] is not None:
-                raise self.error(KernelTypeError, f"{name}() got two values for '{kw.arg}'", node)
-            slots[i] = self.value(kw.value)
-        while slots and slots[-1] is None:  # trailing optional parameters left out
-            slots.pop()
-        defaults = PARAM_DEFAULTS.get(name, {})  # a gap before a keyword given takes its default
-        slots = [ir.IRConst(*defaults[params[i]]) if a is None and params[i] in defaults else a
-                 for i, a in enumerate(slots)]
-        if any(a is None for a in slots):
-            missing = [params[i] for i, a in enumerate(slots) if a is None]
-            raise self.error(KernelTypeError, f"{name}() is missing the argument(s) {', '.join(missing)}", node)
-        return slots
+        positional = [self.value(a) for a in node.args]
+        keywords = [(kw.arg, self.value(kw.value)) for kw in node.keywords]
+        try:
+            return bind_keywords(name, positional, keywords, ir.IRConst)
+        except BindError as e:
+            raise self.error(KernelTypeError, str(e), node) from None
 
     def identity(self, node):
         kw = {k.arg: self.static_value(k.value) for k in node.keywords}

@@ -16,8 +16,8 @@ from typing import Any
 from ..builtins import FUNCTIONS
 from ..builtins.functions import KERNEL_EVALUATED
 from ..builtins.host_typing import kernel_type, no_overload, typed_result
-from ..builtins.param_names import PARAM_NAMES
-from ..types.scalars import uint32
+from ..builtins.param_names import BindError, bind_keywords
+from ..types.scalars import float32
 
 _KERNELS: dict = {}  # (builtin name, number of arguments) -> kernel
 
@@ -53,41 +53,16 @@ def _bind(name: str, args: tuple, kwargs: dict) -> tuple:
     """Positional arguments, then keywords by Warp's parameter names (trailing optional ones left out)."""
     if not kwargs:
         return args
-    params = _PARAMS.get(name) or tuple((p,) for p in PARAM_NAMES.get(name, ()))
-    slots = list(args) + [_MISSING] * max(0, len(params) - len(args))
-    for key, value in kwargs.items():
-        i = next((i for i, spellings in enumerate(params) if key in spellings), None)
-        if i is None:
-            shown = ", ".join("/".join(spellings) for spellings in params)
-            raise TypeError(f"{name}() has no parameter '{key}' (its parameters: {shown})")
-        if slots[i] is not _MISSING:
-            raise TypeError(f"{name}() got two values for '{key}'")
-        slots[i] = value
-    while slots and slots[-1] is _MISSING:
-        slots.pop()
-    for i, default in _DEFAULTS.get(name, {}).items():  # a gap before a keyword given takes its default
-        if i < len(slots) and slots[i] is _MISSING:
-            slots[i] = default
-    if _MISSING in slots:
-        missing = ["/".join(params[i]) for i, a in enumerate(slots) if a is _MISSING]
-        raise TypeError(f"{name}() is missing the argument(s) {', '.join(missing)}")
-    return tuple(slots)
+    try:
+        return tuple(bind_keywords(name, list(args), list(kwargs.items()), _host_default))
+    except BindError as e:
+        raise TypeError(str(e)) from None
 
 
-_MISSING = object()
-
-#: Warp's parameter names of the builtins here that ``PARAM_NAMES`` lacks, by position (a noise point is
-#: named after its dimension: x, xy, xyz or xyzt).
-_POINT = ("x", "xy", "xyz", "xyzt")
-_PARAMS = {
-    **{name: (("state",),) for name in KERNEL_EVALUATED if name.startswith("sample_")},
-    "poisson": (("state",), ("lam",)),
-    "noise": (("state",), _POINT),
-    "pnoise": (("state",), _POINT, ("px",), ("py",), ("pz",), ("pt",)),
-    "curlnoise": (("state",), _POINT, ("octaves",), ("lacunarity",), ("gain",)),
-}
-#: Warp's defaults of optional parameters, by position.
-_DEFAULTS = {"curlnoise": {2: uint32(1), 3: 2.0, 4: 0.5}}
+def _host_default(value, t):
+    """A default of ``PARAM_DEFAULTS`` as a host argument: a Python float for float32 (as a caller writes it),
+    else a value of its type."""
+    return value if t is float32 else t(value)
 
 
 def _argument_type(x):
