@@ -51,11 +51,6 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     ``adjoint=True`` the kernel's backward kernel runs instead, accumulating into the arrays of
     ``adj_inputs``/``adj_outputs`` (see ``Tape``); a launch inside ``with Tape()`` is recorded.
     """
-    options = getattr(kernel, "options", None)
-    if isinstance(options, dict) and options.get("entry_point_abi") == "external_constant_params":
-        raise RuntimeError(f"kernel '{kernel.key}' has entry_point_abi='external_constant_params': an external "
-                           f"launcher starts it, so it cannot be launched with wp.launch (brickwork has no such "
-                           f"launcher; use the default entry_point_abi='warp')")
     if adjoint:
         from .tape import launch_adjoint
 
@@ -75,6 +70,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
         if dev.ordinal is not None:
             from .cuda_launch import launch_cuda
 
+            _refuse_external_entry_point(kernel)
             if runs_serially(kernel):  # one-thread order is the CPU's; GPU atomics keep no order
                 raise LaunchError(f"launch of '{kernel.key}' on {dev}: its module asks for deterministic atomics "
                                   f"(option 'deterministic'), which brickwork gives on the CPU only")
@@ -306,10 +302,21 @@ def _dims(dim, inst, kernel):
     return dims[0], dims[1], dims[2], dims[3], total
 
 
+def _refuse_external_entry_point(kernel) -> None:
+    """A kernel declared for an external launcher cannot run through ``launch`` (checked on the slow path:
+    a kernel's options are fixed when it is declared)."""
+    options = getattr(kernel, "options", None)
+    if isinstance(options, dict) and options.get("entry_point_abi") == "external_constant_params":
+        raise RuntimeError(f"kernel '{kernel.key}' has entry_point_abi='external_constant_params': an external "
+                           f"launcher starts it, so it cannot be launched with wp.launch (brickwork has no such "
+                           f"launcher; use the default entry_point_abi='warp')")
+
+
 def _prepare(kernel, sig, args, device, target=None, table_key=None) -> tuple:
     """Slow path, once per signature: check, choose the instance (for ``target``; None: the CPU's),
     build it, make its packer; the entry goes in the launch table under ``table_key`` (default ``sig``)."""
     on = get_device(device) if device is not None else _devices.CPU  # raises for unavailable devices
+    _refuse_external_entry_point(kernel)
     params = kernel.params
     if len(args) != len(params):
         sibling = _sibling_with_count(kernel, len(args))
