@@ -7,6 +7,8 @@ import shutil
 import sys
 import tempfile
 
+import pytest
+
 # Set before brickwork is imported anywhere: config reads the environment once. xdist's workers inherit
 # the controller's environment, so they share its folder and cache.
 _OWNED = None  # the session folder this process made (the controller's, or the only process's)
@@ -24,3 +26,23 @@ def pytest_unconfigure(config):
     # the controller ends after its workers: nothing of the session is left in the temporary directory
     if _OWNED is not None and not hasattr(config, "workerinput"):
         shutil.rmtree(_OWNED, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _compiles_for_cuda(request):
+    """Tests marked ``compiles_for_cuda``: their GPU-mapped instances also compile for CUDA (gpu_compile.py)."""
+    marker = request.node.get_closest_marker("compiles_for_cuda")
+    if marker is None:
+        yield
+        return
+    import gpu_compile  # here, not at the top: brickwork must not be imported before the environment is set
+
+    if not gpu_compile.available():
+        yield
+        return
+    with gpu_compile.recording() as created:
+        yield
+    texts = gpu_compile.compile_for_cuda(created)
+    check = marker.kwargs.get("check")
+    if check is not None:
+        check(texts)

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import brickwork as wp
+import gpu_compile
 from brickwork import config, la
 
 NB, N, NG = 2, 4, 1
@@ -55,7 +56,8 @@ def _backward(run, out, w, *wrt):
     return [a.grad.numpy().copy() for a in wrt]
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", ["cpu", pytest.param("cuda-emulation", marks=pytest.mark.compiles_for_cuda(
+    check=gpu_compile.contains("bw::atomic_add(&(")))])  # the slice's threads share its adjoint scratch
 @pytest.mark.parametrize("loop, inner", PAIRS)
 def test_scratch_producer_consumer(loop, inner, target):
     """s = u*u over the slice grown by +-1 in i, a barrier, out = s[i-1] + 2 s[i+1] * c: the adjoint
@@ -143,7 +145,7 @@ def test_component_scratch_branches_and_loops(loop, inner, target):
     np.testing.assert_allclose(gv, expect_v, rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", ["cpu", pytest.param("cuda-emulation", marks=pytest.mark.compiles_for_cuda)])
 @pytest.mark.parametrize("loop, inner", [("bvoi", "logical_flat"), ("bovi", "memory"), ("boiv", "logical_coords")])
 def test_outer_reduce_sum_is_a_loss(loop, inner, target):
     """loss = sum over the logical cells of u^2 v, reduced with la.outer_reduce into an array: each

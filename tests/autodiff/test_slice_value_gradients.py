@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import brickwork as wp
+import gpu_compile
 from brickwork import config, la
 from brickwork.mesh import IndexDomain, Mesh, Metadata, Package, PackDescriptor, VarTag
 
@@ -87,6 +88,8 @@ def _data(seed=4):
 
 
 @pytest.mark.parametrize("loop, inner", PAIRS)
+# the slice values' adjoint sums are read after a barrier
+@pytest.mark.compiles_for_cuda(check=gpu_compile.where("_adj_sum_", "__syncthreads();"))
 def test_slice_values_used_by_visits_on_the_gpu_emulation(loop, inner):
     """The emulation's gradient equals the CPU's, central differences (every input along a random
     direction, and single cells that reach the slice values), and the forward values numpy's."""
@@ -177,6 +180,7 @@ def test_slice_value_from_a_pack_view_on_the_gpu_emulation():
 
 
 @pytest.mark.parametrize("loop, inner", [("bvoi", "logical_coords"), ("bovi", "logical_flat")])
+@pytest.mark.compiles_for_cuda
 def test_matrix_slice_value_read_by_element_and_row(loop, inner):
     """A matrix slice value whose visits read an element, a row and the whole matrix: each read's
     adjoint lands in its components of the slice's sum."""
@@ -231,6 +235,7 @@ class Coefficients:
 
 
 @pytest.mark.parametrize("loop, inner", [("bovi", "logical_flat"), ("bvoi", "memory")])
+@pytest.mark.compiles_for_cuda
 def test_struct_and_tuple_slice_values_used_by_visits(loop, inner):
     """A struct computed in the outer body (a float field, a vector field read by component, an integer
     field) and a tuple, read by the visits field by field and whole (a copy): on a GPU target each of their

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import brickwork as wp
+import gpu_compile
 from brickwork import config
 
 TARGETS = ("cpu", "cuda-emulation")
@@ -124,7 +125,8 @@ def _scaled_rows(u, out):
     return scaled
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", ["cpu", pytest.param("cuda-emulation", marks=pytest.mark.compiles_for_cuda(
+    check=gpu_compile.where("_adj_sum_", "bw::atomic_add(", "__syncthreads();")))])  # sums in the team's pads
 def test_a_team_value_used_by_the_iterations(target):
     """The adjoint of a value of the team body sums what every reversed iteration adds to it: on the CPU a
     team is one thread; on a GPU target every thread of the team holds the value, and the iterations'
@@ -144,7 +146,7 @@ def test_a_team_value_used_by_the_iterations(target):
     np.testing.assert_allclose(u.grad.numpy(), _finite_differences(model, un, w), rtol=1e-7, atol=1e-9)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", ["cpu", pytest.param("cuda-emulation", marks=pytest.mark.compiles_for_cuda)])
 def test_team_values_used_by_two_loops_by_component_and_by_the_team_body(target):
     """A vector team value read by component in two par_for_inner loops (its sums gathered and cleared after
     each reversed loop), a scalar one read by the iterations and by the team body itself (a store once per
@@ -190,7 +192,7 @@ class Scales:
     v: wp.vec3d
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", ["cpu", pytest.param("cuda-emulation", marks=pytest.mark.compiles_for_cuda)])
 def test_struct_and_tuple_team_values_used_by_the_iterations(target):
     """A struct and a tuple of the team body read by the iterations field by field, by component and whole:
     on a GPU target each float part gets its own pad in the team's arena. Against finite differences."""

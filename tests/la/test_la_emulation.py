@@ -17,9 +17,12 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 import brickwork as wp
+import gpu_compile
 from brickwork import config, la
 
 EMULATION = dict(target="cuda-emulation")
+# every GPU-mapped instance these tests build also compiles for CUDA (tests/gpu_compile.py)
+pytestmark = pytest.mark.compiles_for_cuda
 
 
 @pytest.mark.parametrize("lt,it", M.TAG_PAIRS, ids=M.TAG_IDS)
@@ -98,7 +101,10 @@ def test_scratch_halo_producer_consumer(lt, it, geo, halo, kind):
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("lt,it", M.TAG_PAIRS, ids=M.TAG_IDS)
+# on blocks (not boiv's thread per cell): scratch in the block's arena, in shared memory when it fits
+@pytest.mark.parametrize("lt,it", gpu_compile.checked(M.TAG_PAIRS, M.TAG_IDS, lambda lt, it: lt is not la.boiv,
+                                                      gpu_compile.where("__syncthreads();", "bw::gpu_arena(bw_blk,",
+                                                                        "extern __shared__")))
 def test_scratch_index_forms_alias_and_zero(lt, it):
     """Items 13 and 16: every index form of a scratch reaches the same slot; zero() clears for every thread."""
     geo = M.Geo(2, (1, 3, 1, 2, 1, 4), (5, 4, 6), via_box=True)

@@ -8,13 +8,19 @@ import pytest
 import test_la_reductions as cpu_tests
 
 import brickwork as wp
+import gpu_compile
 from brickwork import config, la
 
 EMULATION = dict(target="cuda-emulation")
+# every GPU-mapped instance these tests build also compiles for CUDA (tests/gpu_compile.py)
+pytestmark = pytest.mark.compiles_for_cuda
 NB, NX, NY, NZ, NG = cpu_tests.NB, cpu_tests.NX, cpu_tests.NY, cpu_tests.NZ, cpu_tests.NG
 
 
-@pytest.mark.parametrize("lt, it", cpu_tests.TAG_PAIRS, ids=[f"{a.name}-{b.name}" for a, b in cpu_tests.TAG_PAIRS])
+# a block's tree in shared memory (boiv: a thread per cell, partials per point)
+@pytest.mark.parametrize("lt, it", gpu_compile.checked(
+    cpu_tests.TAG_PAIRS, [f"{a.name}-{b.name}" for a, b in cpu_tests.TAG_PAIRS], lambda lt, it: lt is not la.boiv,
+    gpu_compile.contains("sh__gpu_red_bytes[128 * sizeof(")))
 def test_every_reducer_matches_numpy(lt, it):
     """Sum, Min, Max, Prod, MinLoc, MaxLoc for every tag pair (ghosts hold NaN/huge: never folded)."""
     with config.override(**EMULATION):

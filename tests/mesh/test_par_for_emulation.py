@@ -7,13 +7,17 @@ import pytest
 import test_par_for as cpu_tests
 
 import brickwork as wp
+import gpu_compile
 from brickwork import config
 
 EMULATION = dict(target="cuda-emulation")
+# every GPU-mapped instance these tests build also compiles for CUDA (tests/gpu_compile.py)
+pytestmark = pytest.mark.compiles_for_cuda
 
 
 @pytest.mark.parametrize("name", ["test_par_for_three_ranges_with_captured_array_and_offsets",
                                   "test_par_for_one_and_four_ranges_and_lambda"])
+@pytest.mark.compiles_for_cuda(check=gpu_compile.contains("__launch_bounds__(256)"))  # one thread per point
 def test_cpu_tests_on_emulation(name):
     """(test_par_for_outer_scratch_and_inner_loops requests fewer scratch bytes than it allocates, which
     only the CPU's growing arena allows: see test_team_scratch_beyond_the_request_is_an_error.)"""

@@ -1,9 +1,10 @@
 """The loop abstraction, nested parallelism and reductions on the CUDA target, without a GPU.
 
 - Every kernel instance that the emulation tests of tests/la, tests/la_reduce and tests/mesh
-  (par_for) build for the GPU mapping is generated for CUDA and compiled by NVRTC to an sm_90 cubin
-  (an NVRTC error fails). Those tests run here too (recording what they build), so the instances are
-  also checked against numpy on the emulation target, which executes the same mapped IR.
+  (par_for), and the GPU-mapped gradient tests, build is generated for CUDA and compiled by NVRTC to
+  an sm_90 cubin by those tests themselves (marked ``compiles_for_cuda``: tests/gpu_compile.py), so
+  the instances are checked against numpy on the emulation target, which executes the same mapped IR,
+  and compile for the device; this file checks that they are marked.
 - Golden CUDA sources of each tag pair, of scratch with a barrier, of block reductions and of nested
   teams (``golden/cuda_*.cu``; ``BRICKWORK_UPDATE_GOLDEN=1`` rewrites them), with the placement of
   ``__syncthreads()`` and of shared memory asserted.
@@ -13,14 +14,11 @@
 
 from __future__ import annotations
 
-import gc
 import os
 import re
-import struct
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import brickwork as wp
@@ -29,8 +27,6 @@ from brickwork.errors import LaunchError, TargetUnsupportedError
 from brickwork.jit import nvrtc
 from brickwork.la.outer import _prepare
 from brickwork.lang.body import body_kernel
-from brickwork.lang.instance import Instance
-from brickwork.lang.kernel import Kernel
 from brickwork.targets.cuda import CudaTarget
 from brickwork.targets.cuda.geometry import ArenaExpressionError, LaunchPlan, arena_function
 from brickwork.types.generic import type_of_value
@@ -62,129 +58,21 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 TAG_IDS = M.TAG_IDS
 
 
-def _stencil(lt, it):
-    geo = M.Geo(2, (1, 3, 1, 2, 1, 4), (5, 4, 6), via_box=True)
-    with la_emulation.config.override(target="cuda-emulation"):
-        got, want = la_emulation.run_stencil(M.make_space(lt, it, geo, ninner=5, backend=la.team), geo, M.DIAG)
-    np.testing.assert_array_equal(got, want)
-
-
-#: name -> a call of an emulation test (it checks its results against numpy as it runs)
-SOURCES: dict = {}
-for (_lt, _it), _id in zip(M.TAG_PAIRS, TAG_IDS):
-    SOURCES[f"la-{_id}"] = (lambda lt=_lt, it=_it: (la_emulation.test_exactly_once_for_each_ninner(lt, it),
-                                                   la_emulation.test_scratch_index_forms_alias_and_zero(lt, it),
-                                                   la_emulation.test_views_match_pack_access(lt, it),
-                                                   _stencil(lt, it)))
-for _lt, _it in reduce_emulation.cpu_tests.TAG_PAIRS:
-    SOURCES[f"reduce-{_lt.name}-{_it.name}"] = (
-        lambda lt=_lt, it=_it: reduce_emulation.test_every_reducer_matches_numpy(lt, it))
-SOURCES["reduce-int-and-float32"] = lambda: [reduce_emulation.test_integer_and_single_precision(d, n) for d, n in
-                                             ((wp.int32, np.int32), (wp.int64, np.int64), (wp.float32, np.float32))]
-SOURCES["reduce-scratch-two-folds"] = reduce_emulation.test_scratch_producer_barrier_and_two_inner_reduce_calls
-SOURCES["reduce-min-max-loc"] = lambda: [reduce_emulation.test_min_loc_ties_keep_the_first_cell(lt)
-                                         for lt in (la.bvoi, la.bovi)]
-SOURCES["par-for-outer-teams"] = lambda: [par_for_emulation.test_team_scratch_barrier_and_team_level_statements(n)
-                                          for n in (0, 1 << 20)]
-SOURCES["par-for"] = lambda: [par_for_emulation.test_cpu_tests_on_emulation(n) for n in (
-    "test_par_for_three_ranges_with_captured_array_and_offsets", "test_par_for_one_and_four_ranges_and_lambda")]
-
-# backward kernels of outer bodies (scratch with atomic adjoint slots, barriers, Sum folds)
-SOURCES["adjoint-scratch"] = lambda: [la_gradients.test_scratch_producer_consumer(lt, it, "cuda-emulation")
-                                      for lt, it in (("bvoi", "logical_flat"), ("bovi", "memory"),
-                                                     ("boiv", "logical_coords"))]
-SOURCES["adjoint-reduce-sum"] = lambda: la_gradients.test_outer_reduce_sum_is_a_loss("bovi", "memory", "cuda-emulation")
-# outer-body values the visits use: their adjoints summed over the slice's threads in a one-value scratch
-SOURCES["adjoint-slice-values"] = lambda: [
-    slice_value_gradients.test_slice_values_used_by_visits_on_the_gpu_emulation(lt, it)
-    for lt, it in (("bvoi", "logical_flat"), ("bovi", "memory"))] + [
-    slice_value_gradients.test_matrix_slice_value_read_by_element_and_row("bovi", "logical_flat"),
-    slice_value_gradients.test_struct_and_tuple_slice_values_used_by_visits("bovi", "logical_flat")]
-# par_for_outer team values the iterations use: their adjoints summed in pads of the team's arena
-SOURCES["adjoint-team-values"] = lambda: [
-    team_gradients.test_a_team_value_used_by_the_iterations("cuda-emulation"),
-    team_gradients.test_team_values_used_by_two_loops_by_component_and_by_the_team_body("cuda-emulation"),
-    team_gradients.test_struct_and_tuple_team_values_used_by_the_iterations("cuda-emulation")]
-
-
-def _cubin_arch(data: bytes) -> int:
-    assert data[:4] == b"\x7fELF" and struct.unpack_from("<H", data, 18)[0] == 190, "not a CUDA ELF file"
-    return struct.unpack_from("<I", data, 48)[0] & 0xFF
-
-
-@pytest.fixture(scope="module")
-def compiled():
-    """source name -> [(label, text, result)]: the GPU-mapped instances each emulation test launched
-    (built or found), compiled for CUDA (each distinct instance once)."""
-    used: dict = {name: [] for name in SOURCES}
-    get_instance = Kernel.get_instance
-
-    def recording(self, *args, **kwargs):
-        inst = get_instance(self, *args, **kwargs)
-        if inst.target == "cuda-emulation":
-            used[current].append(inst)
-        return inst
-
-    adjoint = Instance.adjoint
-
-    def recording_adjoint(self):
-        inst = adjoint(self)
-        if inst.target == "cuda-emulation":
-            used[current].append(inst)
-        return inst
-
-    Kernel.get_instance = recording
-    Instance.adjoint = recording_adjoint
-    try:
-        for current, run in SOURCES.items():  # noqa: B007 - `current` is read by recording()
-            # empty launch tables: every launch takes the slow path once, which asks get_instance
-            for kernel in [o for o in gc.get_objects() if isinstance(o, Kernel)]:
-                kernel.launch_table.clear()
-            run()
-    finally:
-        Kernel.get_instance = get_instance
-        Instance.adjoint = adjoint
-    jobs, results = [], {}
-    for insts in used.values():
-        for inst in insts:
-            ident = (id(inst.kernel), inst.arg_types, inst.mode)
-            if ident in results:
-                continue
-            text, meta = pipeline.generate(inst.kernel, inst.arg_types, inst.label, TARGET, inst.mode)
-            key = pipeline.cache_key(pipeline.key_parts(inst.kernel, inst.arg_types, inst.mode, TARGET))
-            jobs.append((key, text, inst.label, meta))
-            results[ident] = (inst.label, text)
-    for (ident, (label, text)), result in zip(list(results.items()), TARGET.compile_many(jobs)):
-        results[ident] = (label, text, result)
-    return {name: list({(id(i.kernel), i.arg_types, i.mode): results[(id(i.kernel), i.arg_types, i.mode)]
-                        for i in insts}.values()) for name, insts in used.items()}
-
-
-@pytest.mark.parametrize("name", list(SOURCES))
-def test_every_instance_the_emulation_tests_build_compiles_for_cuda(compiled, name):
-    built = compiled[name]
-    assert built, f"{name} built no GPU-mapped instance"
-    for label, text, result in built:
-        assert not isinstance(result, Exception), f"{label}: {result}"
-        path, meta = result
-        with open(path, "rb") as f:
-            assert _cubin_arch(f.read()) == 90, label
-        assert meta["arch"] == "sm_90" and meta["gpu_launch"]["block"] in (128, 256)
-
-
-def test_the_compiled_instances_cover_blocks_barriers_arenas_and_block_reductions(compiled):
-    texts = [text for built in compiled.values() for _, text, _ in built]
-    assert len(texts) >= 40
-    assert any("__syncthreads();" in t for t in texts)
-    assert any("bw::gpu_arena(bw_blk," in t and "extern __shared__" in t for t in texts)
-    assert any("sh__gpu_red_bytes[128 * sizeof(" in t for t in texts)
-    assert any("__launch_bounds__(256)" in t for t in texts)  # boiv and par_for: one thread per point
-    adjoints = [text for _, text, _ in compiled["adjoint-scratch"]]
-    assert any("bw::atomic_add(&(" in t for t in adjoints)  # the slice's threads share its adjoint scratch
-    sums = [text for _, text, _ in compiled["adjoint-slice-values"] if "_adj_sum_" in text]
-    assert sums and all("__syncthreads();" in t for t in sums)  # the slice values' sums, read after a barrier
-    team_sums = [text for _, text, _ in compiled["adjoint-team-values"] if "_adj_sum_" in text]
-    assert team_sums and all("bw::atomic_add(" in t and "__syncthreads();" in t for t in team_sums)
+def test_the_emulation_tests_compile_what_they_build_for_cuda():
+    """The loop-abstraction, reduction and par_for emulation tests are marked ``compiles_for_cuda``:
+    each GPU-mapped instance they build (run on the emulation target against numpy) is also compiled
+    by NVRTC to an sm_90 cubin (tests/gpu_compile.py), and some of them check what the CUDA sources
+    hold (barriers, the block arena in shared memory, block reductions, atomic adjoint slots)."""
+    for module in (la_emulation, reduce_emulation, par_for_emulation):
+        assert module.pytestmark.name == "compiles_for_cuda", module.__name__
+    for test in (la_gradients.test_scratch_producer_consumer, la_gradients.test_outer_reduce_sum_is_a_loss,
+                 team_gradients.test_a_team_value_used_by_the_iterations):
+        params = [p for m in test.pytestmark if m.name == "parametrize" and m.args[0] == "target" for p in m.args[1]]
+        assert any(getattr(p, "values", None) == ("cuda-emulation",) and p.marks[0].name == "compiles_for_cuda"
+                   for p in params), test.__name__
+    for test in (slice_value_gradients.test_slice_values_used_by_visits_on_the_gpu_emulation,
+                 slice_value_gradients.test_struct_and_tuple_slice_values_used_by_visits):
+        assert any(m.name == "compiles_for_cuda" for m in test.pytestmark), test.__name__
 
 
 # -- golden sources ---------------------------------------------------------------------------------------

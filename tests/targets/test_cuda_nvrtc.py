@@ -9,7 +9,6 @@ parallel, into the session's kernel cache.
 
 import importlib
 import os
-import struct
 import sys
 from pathlib import Path
 
@@ -34,6 +33,8 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 import cuda_corpus  # noqa: E402
 
+from gpu_compile import cubin_arch  # noqa: E402
+
 HARVESTED_PACKAGES = ("lang", "frontend", "targets", "runtime")
 TARGET = CudaTarget("sm_90")
 
@@ -54,13 +55,6 @@ def _harvest() -> list:
 
 CORPUS = cuda_corpus.entries()
 HARVESTED = _harvest()
-
-
-def _cubin_arch(data: bytes) -> int:
-    """The SM number a CUDA ELF (cubin) is for: the low byte of e_flags (0x5a for sm_90)."""
-    assert data[:4] == b"\x7fELF" and data[4] == 2, "not a 64-bit ELF file"
-    assert struct.unpack_from("<H", data, 18)[0] == 190, "not a CUDA ELF file (e_machine 190)"
-    return struct.unpack_from("<I", data, 48)[0] & 0xFF
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +84,7 @@ def _compiled(builds, name):
         raise result
     path, meta = result
     with open(path, "rb") as f:
-        assert _cubin_arch(f.read()) == 90
+        assert cubin_arch(f.read()) == 90
     return text, path, meta
 
 
@@ -273,7 +267,7 @@ def test_debug_mode_instances_compile_with_bounds_checks():
         assert meta["mode"] == "debug"
         with open(path, "rb") as f:
             data = f.read()
-        assert _cubin_arch(data) == 90 and b"bw_bounds_record" in data
+        assert cubin_arch(data) == 90 and b"bw_bounds_record" in data
 
 
 def test_nvrtc_writes_no_precompiled_header_into_the_working_directory(tmp_path, monkeypatch):
@@ -283,7 +277,7 @@ def test_nvrtc_writes_no_precompiled_header_into_the_working_directory(tmp_path,
     source = '#include "brickwork_cuda.h"\nextern "C" __global__ void twice(float* x) { x[threadIdx.x] *= 2.0f; }\n'
     opts = build.options()
     cubin = nvrtc.compile_cubin(source, "pch_probe.cu", "sm_90", build.include_dirs(), opts)
-    assert _cubin_arch(cubin) == 90
+    assert cubin_arch(cubin) == 90
     assert list(tmp_path.iterdir()) == []
     if nvrtc.version() >= (12, 8):
         (pch_dir,) = [o.split("=", 1)[1] for o in opts if o.startswith("--pch-dir=")]

@@ -1,0 +1,110 @@
+"""Every GPU-mapped instance a test marked ``compiles_for_cuda`` builds is also compiled for CUDA.
+
+The emulation target (``cuda-emulation``) runs the GPU-mapped IR on the CPU, so those tests check the
+block/thread mapping against numpy; this plugin takes each such instance the test creates, generates
+it for the CUDA target and compiles it with NVRTC to an sm_90 cubin: an NVRTC error fails the test.
+Each distinct source is compiled once per process (the session's kernel cache shares them between
+xdist workers).
+
+``@pytest.mark.compiles_for_cuda(check=f)``: ``f(texts)`` also asserts something of the CUDA sources
+of the instances the test created (where ``__syncthreads()`` or shared memory must appear).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import struct
+
+import pytest
+
+_sources: dict = {}  # cache key -> CUDA source, of every instance compiled in this process
+
+
+def available() -> bool:
+    from brickwork.jit import nvrtc
+
+    return nvrtc.is_available()
+
+
+@contextlib.contextmanager
+def recording():
+    """The cuda-emulation instances created inside the block (a list filled as they are)."""
+    from brickwork.lang.instance import Instance
+
+    created: list = []
+    init = Instance.__init__
+
+    def recording_init(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        if self.target == "cuda-emulation":
+            created.append(self)
+
+    Instance.__init__ = recording_init
+    try:
+        yield created
+    finally:
+        Instance.__init__ = init
+
+
+def cubin_arch(data: bytes) -> int:
+    """The SM number a CUDA ELF file (cubin) is for: the low byte of e_flags (0x5a for sm_90)."""
+    assert data[:4] == b"\x7fELF" and data[4] == 2, "not a 64-bit ELF file"
+    assert struct.unpack_from("<H", data, 18)[0] == 190, "not a CUDA ELF file (e_machine 190)"
+    return struct.unpack_from("<I", data, 48)[0] & 0xFF
+
+
+def compile_for_cuda(instances: list) -> list[str]:
+    """Compile for CUDA sm_90 those of ``instances`` the emulation built (not those it refused, which
+    the test expects to fail), each once per process; their CUDA sources."""
+    from brickwork import pipeline
+    from brickwork.targets.cuda import CudaTarget
+
+    target = CudaTarget("sm_90")
+    texts, jobs = [], []
+    for inst in instances:
+        if inst.fn is None:  # never built, or refused (la.raw on a device target): nothing to compile
+            continue
+        key = pipeline.cache_key(pipeline.key_parts(inst.kernel, inst.arg_types, inst.mode, target))
+        if key not in _sources:
+            text, meta = pipeline.generate(inst.kernel, inst.arg_types, inst.label, target, inst.mode)
+            jobs.append((key, text, inst.label, meta))
+            _sources[key] = text
+        texts.append(_sources[key])
+    for (key, _, label, _), result in zip(jobs, target.compile_many(jobs)):
+        if isinstance(result, Exception):
+            del _sources[key]
+            pytest.fail(f"{label}: {result}", pytrace=False)
+        path, meta = result
+        with open(path, "rb") as f:
+            assert cubin_arch(f.read()) == 90, label
+        assert meta["arch"] == "sm_90" and meta["gpu_launch"]["block"] in (128, 256), label
+    return texts
+
+
+def checked(params: list, ids: list, applies, check) -> list:
+    """``params`` (tuples) for ``pytest.mark.parametrize``; those for which ``applies(*param)`` marked
+    ``compiles_for_cuda(check=check)``."""
+    return [pytest.param(*p, id=i, marks=[pytest.mark.compiles_for_cuda(check=check)] if applies(*p) else [])
+            for p, i in zip(params, ids)]
+
+
+def contains(*needles: str):
+    """A ``check``: each of ``needles`` appears in the CUDA source of some instance the test built."""
+
+    def check(texts: list[str]) -> None:
+        for needle in needles:
+            assert any(needle in t for t in texts), f"no CUDA source of the {len(texts)} instances has {needle!r}"
+
+    return check
+
+
+def where(needle: str, *also: str):
+    """A ``check``: some source has ``needle``, and every source that has it has each of ``also`` too."""
+
+    def check(texts: list[str]) -> None:
+        having = [t for t in texts if needle in t]
+        assert having, f"no CUDA source of the {len(texts)} instances has {needle!r}"
+        for other in also:
+            assert all(other in t for t in having), f"a CUDA source with {needle!r} lacks {other!r}"
+
+    return check
