@@ -17,10 +17,15 @@ from .config import DeterministicMode
 from .device import (
     Device,
     ScopedDevice,
+    ScopedMempool,
+    ScopedPeerAccess,
     get_cuda_device_count,
     get_cuda_devices,
     get_device,
     get_devices,
+    get_mempool_release_threshold,
+    get_mempool_used_mem_current,
+    get_mempool_used_mem_high,
     get_preferred_device,
     is_cuda_available,
     is_device_available,
@@ -31,6 +36,10 @@ from .device import (
     is_peer_access_enabled,
     is_peer_access_supported,
     set_device,
+    set_mempool_access_enabled,
+    set_mempool_enabled,
+    set_mempool_release_threshold,
+    set_peer_access_enabled,
     synchronize,
     synchronize_device,
     unmap_cuda_device,
@@ -61,7 +70,16 @@ from .lang.modules import Module, get_module, get_module_options, set_module_opt
 from .lang.native import func_native
 from .runtime.cuda_archs import get_cuda_supported_archs
 from .runtime.host_builtins import install_host_builtins as _install_host_builtins
-from .runtime.launch import Graph, Launch, capture_begin, capture_end, capture_launch, is_capturing, launch
+from .runtime.launch import (
+    Graph,
+    Launch,
+    ScopedCapture,
+    capture_begin,
+    capture_end,
+    capture_launch,
+    is_capturing,
+    launch,
+)
 from .runtime.map import map  # noqa: A004 - Warp's name: wp.map
 from .runtime.parallel import par_for, par_for_outer
 from .runtime.streams import (
@@ -95,6 +113,7 @@ from .types.arrays import (
     full_like,
     ones,
     ones_like,
+    to_dlpack,
     zeros,
     zeros_like,
 )

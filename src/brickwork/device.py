@@ -205,6 +205,93 @@ def is_peer_access_enabled(target_device, peer_device) -> bool:
     return False
 
 
+# Memory pools and peer access, as Warp spells their switches. brickwork allocates CUDA memory with
+# cuMemAlloc and enables no peer access: turning either off is what already holds (Warp code that does it
+# runs unchanged); turning it on, or asking for a pool's figures, is an error that says so.
+def _no_pool(device, doing: str) -> None:
+    dev = _known_device(device)
+    if dev.ordinal is None:
+        raise ValueError(f"Memory pools are only supported on CUDA devices (cannot {doing} on {dev})")
+    raise ValueError(f"cannot {doing} on {dev}: brickwork allocates CUDA memory with cuMemAlloc and keeps no "
+                     f"memory pool (wp.is_mempool_supported({str(dev)!r}) is False)")
+
+
+def _no_peer_access(target_device, peer_device, what: str, enable) -> None:
+    devs = (_known_device(target_device), _known_device(peer_device))
+    if not enable:
+        return
+    if any(d.ordinal is None for d in devs):
+        raise ValueError(f"{what} is only supported between CUDA devices (got {devs[0]} and {devs[1]})")
+    raise ValueError(f"cannot enable {what.lower()} from {devs[1]} to {devs[0]}: brickwork does not enable CUDA "
+                     f"peer access (copies between devices go through the host)")
+
+
+def set_mempool_enabled(device, enable: bool) -> None:
+    """Turn the CUDA memory pool of ``device`` on or off: off is what brickwork always does (a no-op);
+    on is a ``ValueError`` (no device has a pool in brickwork, see ``is_mempool_supported``)."""
+    if enable:
+        _no_pool(device, "enable a memory pool")
+    _known_device(device)
+
+
+def get_mempool_release_threshold(device) -> int:
+    """The release threshold of ``device``'s memory pool: a ``ValueError``, since no device has one."""
+    _no_pool(device, "read a memory pool's release threshold")
+
+
+def set_mempool_release_threshold(device, threshold) -> None:
+    """Set the release threshold of ``device``'s memory pool: a ``ValueError``, since no device has one."""
+    _no_pool(device, "set a memory pool's release threshold")
+
+
+def get_mempool_used_mem_current(device) -> int:
+    """Bytes in use in ``device``'s memory pool: a ``ValueError``, since no device has one."""
+    _no_pool(device, "read a memory pool's use")
+
+
+def get_mempool_used_mem_high(device) -> int:
+    """The most bytes ever in use in ``device``'s memory pool: a ``ValueError``, since no device has one."""
+    _no_pool(device, "read a memory pool's use")
+
+
+def set_mempool_access_enabled(target_device, peer_device, enable: bool) -> None:
+    """Let ``peer_device`` allocate from ``target_device``'s memory pool: off is a no-op, on a ``ValueError``."""
+    _no_peer_access(target_device, peer_device, "Memory pool access", enable)
+
+
+def set_peer_access_enabled(target_device, peer_device, enable: bool) -> None:
+    """Let kernels on ``peer_device`` read ``target_device``'s memory: off is a no-op, on a ``ValueError``."""
+    _no_peer_access(target_device, peer_device, "Peer access", enable)
+
+
+class ScopedMempool:
+    """``with wp.ScopedMempool(device, enable):`` the pool setting inside the block (only off is possible)."""
+
+    def __init__(self, device, enable: bool):
+        self.device, self.enable = device, enable
+
+    def __enter__(self):
+        set_mempool_enabled(self.device, self.enable)
+        return self
+
+    def __exit__(self, *exc):
+        return None  # pools stay off: nothing to restore
+
+
+class ScopedPeerAccess:
+    """``with wp.ScopedPeerAccess(target, peer, enable):`` peer access inside the block (only off is possible)."""
+
+    def __init__(self, target_device, peer_device, enable: bool):
+        self.target_device, self.peer_device, self.enable = target_device, peer_device, enable
+
+    def __enter__(self):
+        set_peer_access_enabled(self.target_device, self.peer_device, self.enable)
+        return self
+
+    def __exit__(self, *exc):
+        return None  # peer access stays off: nothing to restore
+
+
 class ScopedDevice:
     """Context manager that makes a device current inside a ``with`` block."""
 

@@ -53,3 +53,30 @@ def test_capture_misuse():
             wp.capture_begin()
     finally:
         wp.capture_end()
+
+
+def test_scoped_capture_records_the_block_and_keeps_the_graph():
+    x = wp.array(np.arange(4), dtype=wp.float64)
+    y = wp.zeros(4, dtype=wp.float64)
+    with wp.ScopedCapture() as capture:
+        assert wp.is_capturing() and capture.graph is None
+        wp.launch(axpy, dim=4, inputs=[y, x, wp.float64(3)])
+    assert not wp.is_capturing() and len(capture.graph) == 1
+    np.testing.assert_array_equal(y.numpy(), 0)  # recorded, not run
+    wp.capture_launch(capture.graph)
+    wp.capture_launch(capture.graph)
+    np.testing.assert_array_equal(y.numpy(), 6 * np.arange(4))
+
+
+def test_an_exception_in_a_scoped_capture_ends_it_and_propagates():
+    y = wp.zeros(2, dtype=wp.float64)
+    with pytest.raises(ZeroDivisionError):
+        with wp.ScopedCapture() as capture:
+            wp.launch(axpy, dim=2, inputs=[y, y, wp.float64(1)])
+            1 / 0  # noqa: B018 - the error inside the block
+    assert not wp.is_capturing() and capture.graph is None
+    np.testing.assert_array_equal(y.numpy(), 0)
+    with pytest.raises(wp.CaptureError, match="already active"):
+        with wp.ScopedCapture():
+            wp.capture_begin()
+    assert not wp.is_capturing()

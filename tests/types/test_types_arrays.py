@@ -155,6 +155,116 @@ def test_dlpack_both_ways():
     assert b.dtype is wp.float32 and np.shares_memory(b.numpy(), src)
 
 
+def test_to_dlpack_and_capsules_share_writable_memory():
+    a = wp.array(np.arange(6, dtype=np.float32))
+    b = wp.from_dlpack(wp.to_dlpack(a))  # a capsule, as Warp's to_dlpack gives
+    assert b.dtype is wp.float32 and b.ptr == a.ptr
+    b.numpy()[0] = 42.0
+    wp.launch(_double, dim=6, inputs=[b])
+    np.testing.assert_array_equal(a.numpy(), [84, 2, 4, 6, 8, 10])
+    strided = np.arange(12.0).reshape(3, 4)[:, ::2]  # a producer's capsule with strides
+    v = wp.from_dlpack(strided.__dlpack__())
+    assert v.shape == (3, 2) and v.numpy().tolist() == [[0, 2], [4, 6], [8, 10]]
+    v.numpy()[2, 1] = -1.0
+    assert strided[2, 1] == -1.0
+    vec = wp.from_dlpack(np.zeros((5, 3), np.float32).__dlpack__(), dtype=wp.vec3)
+    assert vec.shape == (5,) and vec.dtype is wp.vec3
+    assert wp.from_dlpack(np.zeros((0, 3)).__dlpack__()).shape == (0, 3)
+
+
+def test_an_imported_capsule_keeps_its_producer_alive_until_the_array_goes():
+    import gc
+    import weakref
+
+    src = np.arange(3.0)
+    alive = weakref.ref(src)
+    a = wp.from_dlpack(src.__dlpack__())
+    del src
+    gc.collect()
+    assert alive() is not None and a.numpy().tolist() == [0.0, 1.0, 2.0]
+    del a
+    gc.collect()
+    assert alive() is None  # the producer's deleter ran
+
+
+def test_from_dlpack_refuses_what_it_cannot_import():
+    a = wp.array([1.0, 2.0])
+    capsule = wp.to_dlpack(a)
+    wp.from_dlpack(capsule)
+    with pytest.raises(ValueError, match="unconsumed DLPack capsule.*used_dltensor"):
+        wp.from_dlpack(capsule)  # a capsule is imported once
+    with pytest.raises(TypeError, match="needs an object with __dlpack__ or a DLPack capsule, got int"):
+        wp.from_dlpack(3)
+    with pytest.raises(TypeError, match="needs a brickwork array, got list"):
+        wp.to_dlpack([1.0])
+
+    class OnTheGpu:
+        def __dlpack_device__(self):
+            return 2, 0
+
+    with pytest.raises(ValueError, match="memory of CUDA device 0; brickwork imports host tensors only"):
+        wp.from_dlpack(OnTheGpu())
+
+    class Elsewhere:
+        def __dlpack_device__(self):
+            return 123, 7
+
+        def __dlpack__(self, stream=None):
+            raise AssertionError("not asked for its capsule")
+
+    with pytest.raises(TypeError, match="Unsupported source device for DLPack: device_type=123, device_id=7"):
+        wp.from_dlpack(Elsewhere())
+
+    class NoCapsule:
+        def __dlpack_device__(self):
+            return 1, 0
+
+        def __dlpack__(self, stream=None):
+            return object()
+
+    with pytest.raises(TypeError, match="Expected a valid DLPack capsule, got object"):
+        wp.from_dlpack(NoCapsule())
+    with pytest.raises(RuntimeError, match="Incompatible data types: DLPack bool8 and Warp float32"):
+        wp.from_dlpack(wp.to_dlpack(wp.zeros(1, dtype=wp.bool)), dtype=wp.float32)
+    with pytest.raises(RuntimeError, match="Incompatible data types: DLPack int32 and Warp float32"):
+        wp.from_dlpack(np.zeros(2, np.int32), dtype=wp.float32)
+
+
+def test_from_dlpack_element_types_as_warp_reads_them():
+    for t in (wp.int8, wp.uint16, wp.int32, wp.uint64, wp.float16, wp.float32, wp.float64, wp.bool, wp.bfloat16):
+        a = wp.zeros(3, dtype=t)
+        b = wp.from_dlpack(wp.to_dlpack(a))
+        assert b.dtype is t and b.ptr == a.ptr and b.strides == a.strides
+    for src, dst in ((wp.int8, wp.uint8), (wp.uint32, wp.int32), (wp.int64, wp.uint64), (wp.bool, wp.int8),
+                     (wp.bool, wp.uint8)):  # same-size integers and bool alias each other
+        a = wp.array(np.array([1, 0, 1]).astype(wp.dtype_to_numpy(src)), dtype=src)
+        b = wp.from_dlpack(wp.to_dlpack(a), dtype=dst)
+        assert b.dtype is dst and b.ptr == a.ptr and b.numpy().tolist() == [1, 0, 1]
+    bf = wp.array(np.array([1.0, 2.5, -3.0], np.float32), dtype=wp.bfloat16)
+    back = wp.from_dlpack(wp.to_dlpack(bf))
+    assert back.dtype is wp.bfloat16 and back.ptr == bf.ptr
+    out = wp.zeros(3, dtype=wp.float32)
+    wp.launch(_widen_bf16, dim=3, inputs=[back, out])
+    assert out.numpy().tolist() == [1.0, 2.5, -3.0]
+    m = wp.zeros(4, dtype=wp.types.matrix((2, 3), wp.float32))
+    s = wp.from_dlpack(wp.to_dlpack(m), dtype=wp.float32)  # a matrix array as scalars: two more dimensions
+    assert s.shape == (4, 2, 3) and s.strides == (*m.strides, 12, 4) and s.ptr == m.ptr
+    v = wp.from_dlpack(wp.to_dlpack(wp.zeros((4, 3), dtype=wp.float32)), dtype=wp.vec3)
+    assert v.shape == (4,) and v.dtype is wp.vec3
+
+
+@wp.kernel
+def _widen_bf16(x: wp.array(dtype=wp.bfloat16), out: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    out[i] = wp.float32(x[i])
+
+
+@wp.kernel
+def _double(x: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    x[i] = 2.0 * x[i]
+
+
 def test_str_and_repr():
     for a in (wp.array([1.5, 2.0, -3.25]), wp.array(np.arange(12).reshape(3, 4)),
               wp.zeros(2, dtype=wp.vec3), wp.array(np.arange(4, dtype=np.float16))):

@@ -515,6 +515,27 @@ def capture_launch(graph: Graph, stream=None) -> None:
             inst.run_with_general_strides(buf)
 
 
+class ScopedCapture:
+    """``with wp.ScopedCapture() as capture:`` records the block's launches (``capture_begin``); at the
+    end of the block ``capture.graph`` holds them for ``wp.capture_launch(capture.graph)``. An exception
+    in the block ends the capture (``graph`` stays None) and propagates."""
+
+    def __init__(self, device=None, stream=None, force_module_load=None, external=False, **kwargs):
+        self.device, self.stream = device, stream
+        self.force_module_load, self.external = force_module_load, external
+        self.graph: Graph | None = None
+
+    def __enter__(self):
+        capture_begin(self.device, self.stream, self.force_module_load, self.external)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        graph = capture_end(self.device, self.stream)
+        if exc_type is None:
+            self.graph = graph
+        return None
+
+
 def is_capturing() -> bool:
     """Whether launches are being recorded into a graph (between ``capture_begin`` and ``capture_end``)."""
     return _capture is not None

@@ -1,5 +1,6 @@
-"""DLPack export of device memory: a ``dltensor`` capsule (DLPack 0.x ``DLManagedTensor``) for
-``__dlpack__`` of CUDA arrays, built with ctypes.
+"""DLPack export: a ``dltensor`` capsule (DLPack 0.x ``DLManagedTensor``, built with ctypes) for
+``__dlpack__`` of CUDA arrays, and of host arrays whose element type numpy has no DLPack code for
+(bfloat16).
 
 The capsule keeps the array (and so its allocation) alive until the consumer calls the deleter, or,
 when no consumer takes it, until the capsule itself goes.
@@ -64,17 +65,20 @@ def _unconsumed(capsule):
         managed.contents.deleter(managed)
 
 
-def capsule(arr, ptr: int, shape: tuple, comp: np.dtype, bfloat: bool, ordinal: int):
-    """A ``dltensor`` capsule of a C-contiguous array of ``shape`` elements of ``comp`` at ``ptr``."""
+def capsule(arr, ptr: int, shape: tuple, comp: np.dtype, bfloat: bool, ordinal: int, device_type: int = KDL_CUDA,
+            strides: tuple | None = None):
+    """A ``dltensor`` capsule of an array of ``shape`` elements of ``comp`` at ``ptr`` (``strides`` in
+    elements; C-contiguous when None) on ``(device_type, ordinal)``."""
     ndim = len(shape)
     dims = (ctypes.c_int64 * max(ndim, 1))(*shape)
-    strides = [1] * ndim
-    for d in range(ndim - 2, -1, -1):
-        strides[d] = strides[d + 1] * shape[d + 1]
+    if strides is None:
+        strides = [1] * ndim
+        for d in range(ndim - 2, -1, -1):
+            strides[d] = strides[d + 1] * shape[d + 1]
     steps = (ctypes.c_int64 * max(ndim, 1))(*strides)
     code = _KDL_BFLOAT if bfloat else _CODES[comp.kind]
     managed = DLManagedTensor()
-    managed.dl_tensor = DLTensor(ptr, DLDevice(KDL_CUDA, ordinal), ndim, DLDataType(code, 8 * comp.itemsize, 1),
+    managed.dl_tensor = DLTensor(ptr, DLDevice(device_type, ordinal), ndim, DLDataType(code, 8 * comp.itemsize, 1),
                                  dims, steps, 0)
     managed.deleter = _delete
     address = ctypes.addressof(managed)

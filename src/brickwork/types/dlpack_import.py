@@ -1,0 +1,119 @@
+"""DLPack import for ``wp.from_dlpack``: a writable numpy view of a host tensor's capsule (DLPack 0.x
+``DLManagedTensor``, read with ctypes), and the element type rules of Warp's ``from_dlpack``.
+
+numpy's own ``from_dlpack`` makes the view of an unversioned capsule read-only and knows no bfloat16;
+Warp's import is writable and maps every DLPack element type it has, so brickwork reads the capsule
+itself. The producer's deleter runs when the last view of its memory is gone.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from . import scalars
+from .dlpack_export import _NAME, DLManagedTensor, _capsule_pointer, _capsule_valid
+
+KDL_CPU, KDL_CUDA = 1, 2
+#: (DLPack type code, bits) -> brickwork scalar type
+_SCALARS = {(0, 8): scalars.int8, (0, 16): scalars.int16, (0, 32): scalars.int32, (0, 64): scalars.int64,
+            (1, 8): scalars.uint8, (1, 16): scalars.uint16, (1, 32): scalars.uint32, (1, 64): scalars.uint64,
+            (2, 16): scalars.float16, (2, 32): scalars.float32, (2, 64): scalars.float64,
+            (4, 16): scalars.bfloat16, (6, 8): scalars.bool_}
+_CODE_NAMES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 6: "bool"}
+_INTEGERS = {scalars.int8, scalars.int16, scalars.int32, scalars.int64, scalars.uint8, scalars.uint16,
+             scalars.uint32, scalars.uint64}
+
+_capsule_set_name = ctypes.pythonapi["PyCapsule_SetName"]
+_capsule_set_name.restype, _capsule_set_name.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]
+
+
+def source_device(source) -> tuple[int, int]:
+    """``(device_type, device_id)`` of a capsule's tensor or of an object with ``__dlpack_device__``."""
+    if type(source).__name__ == "PyCapsule":
+        device = _managed(source).contents.dl_tensor.device
+        return device.device_type, device.device_id
+    if not hasattr(source, "__dlpack_device__"):
+        raise TypeError(f"wp.from_dlpack needs an object with __dlpack__ or a DLPack capsule, got "
+                        f"{type(source).__name__}")
+    device_type, device_id = source.__dlpack_device__()
+    return int(device_type), int(device_id)
+
+
+def _managed(cap):
+    if type(cap).__name__ != "PyCapsule" or not _capsule_valid(id(cap), _NAME):
+        raise ValueError("not an unconsumed DLPack capsule (a 'dltensor' PyCapsule; one already imported is "
+                         "named 'used_dltensor' and cannot be imported again)")
+    return ctypes.cast(_capsule_pointer(id(cap), _NAME), ctypes.POINTER(DLManagedTensor))
+
+
+def element_type(cap, dtype) -> tuple:
+    """(numpy view dtype, brickwork scalar) of the capsule's elements read as ``dtype``'s scalar (None:
+    the tensor's own type). Same-size integers of either sign and bool with int8/uint8 alias each other,
+    as in Warp; other pairs are a ``RuntimeError`` naming both."""
+    t = _managed(cap).contents.dl_tensor
+    code, bits, lanes = t.dtype.code, t.dtype.bits, t.dtype.lanes
+    own = _SCALARS.get((code, bits)) if lanes == 1 else None
+    name = f"{_CODE_NAMES.get(code, f'code{code}')}{bits}" + (f"x{lanes}" if lanes != 1 else "")
+    if own is None:
+        raise RuntimeError(f"Unsupported DLPack data type: {name}")
+    if dtype is None:
+        return own
+    want = dtype if scalars.is_scalar_type(dtype) else getattr(dtype, "_dtype", None)
+    bool_alias = {own, want} <= {scalars.bool_, scalars.int8, scalars.uint8}
+    same_size_ints = own in _INTEGERS and want in _INTEGERS and _size(own) == _size(want)
+    if want is not own and not bool_alias and not same_size_ints:
+        wanted = getattr(dtype, "__name__", str(dtype))
+        raise RuntimeError(f"Incompatible data types: DLPack {name} and Warp {wanted}")
+    return want
+
+
+def _size(scalar) -> int:
+    return np.dtype(scalars.dtype_to_numpy(scalar)).itemsize
+
+
+class _Producer:
+    """What keeps an imported tensor's memory alive: calls the producer's deleter when the last view goes."""
+
+    def __init__(self, managed):
+        self.managed = managed
+
+    def __del__(self):
+        deleter = self.managed.contents.deleter
+        if deleter:
+            deleter(self.managed)
+
+
+def host_view(cap, scalar) -> np.ndarray:
+    """A writable view of the host tensor in ``cap`` with ``scalar``'s numpy type (of the tensor's element
+    size: ``element_type`` checked it); the capsule is consumed (renamed ``used_dltensor``)."""
+    managed = _managed(cap)
+    t = managed.contents.dl_tensor
+    dtype = np.dtype(scalars.dtype_to_numpy(scalar))
+    shape = tuple(int(t.shape[d]) for d in range(t.ndim))
+    steps = [1] * t.ndim
+    for d in range(t.ndim - 2, -1, -1):
+        steps[d] = steps[d + 1] * shape[d + 1]
+    if t.strides:
+        steps = [int(t.strides[d]) for d in range(t.ndim)]
+    owner = _Producer(managed)
+    _capsule_set_name(id(cap), b"used_dltensor")  # ours now: the capsule no longer calls the deleter
+    if 0 in shape:
+        return np.empty(shape, dtype)
+    lo = sum(min(0, (n - 1) * s) for n, s in zip(shape, steps))
+    hi = sum(max(0, (n - 1) * s) for n, s in zip(shape, steps))
+    start = (t.data or 0) + t.byte_offset + lo * dtype.itemsize
+    memory = (ctypes.c_char * ((hi - lo + 1) * dtype.itemsize)).from_address(start)
+    memory._producer = owner  # the views' base chain ends in `memory`, which keeps the producer
+    flat = np.frombuffer(memory, dtype=dtype)
+    return np.lib.stride_tricks.as_strided(flat[-lo:], shape, [s * dtype.itemsize for s in steps], writeable=True)
+
+
+def import_host(source, dtype) -> tuple[np.ndarray, object]:
+    """(view, brickwork dtype) of a host producer or capsule for ``from_numpy``."""
+    cap = source if type(source).__name__ == "PyCapsule" else source.__dlpack__()
+    if type(cap).__name__ != "PyCapsule":
+        raise TypeError(f"Expected a valid DLPack capsule, got {type(cap).__name__}")
+    scalar = element_type(cap, dtype)
+    return host_view(cap, scalar), scalar if dtype is None else dtype
