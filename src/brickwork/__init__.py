@@ -18,9 +18,12 @@ from .device import (
     Device,
     ScopedDevice,
     ScopedMempool,
+    ScopedMempoolAccess,
     ScopedPeerAccess,
+    get_cuda_device,
     get_cuda_device_count,
     get_cuda_devices,
+    get_cuda_driver_version,
     get_device,
     get_devices,
     get_mempool_release_threshold,
@@ -68,7 +71,7 @@ from .lang.grad import grad
 from .lang.kernel import Kernel, kernel, overload
 from .lang.modules import Module, get_module, get_module_options, set_module_options
 from .lang.native import func_native
-from .runtime.cuda_archs import get_cuda_supported_archs
+from .runtime.cuda_archs import clear_kernel_cache, get_cuda_supported_archs, get_cuda_toolkit_version
 from .runtime.host_builtins import install_host_builtins as _install_host_builtins
 from .runtime.launch import (
     Graph,

@@ -115,6 +115,26 @@ def get_cuda_devices() -> list:
     return [get_device(f"cuda:{i}") for i in range(get_cuda_device_count())]
 
 
+def get_cuda_device(ordinal: int | None = None) -> Device:
+    """The CUDA device ``cuda:<ordinal>``; with no ordinal the current device when it is a CUDA device,
+    else ``cuda:0``. Without a CUDA device: ``RuntimeError`` (``DeviceUnavailableError``) with the reason."""
+    if ordinal is None:
+        current = get_device()
+        return current if current.ordinal is not None else get_device("cuda:0")
+    if isinstance(ordinal, bool) or not isinstance(ordinal, int):
+        raise TypeError(f"get_cuda_device: ordinal must be an int or None, got {type(ordinal).__name__}")
+    return get_device(f"cuda:{ordinal}")
+
+
+def get_cuda_driver_version() -> tuple[int, int] | None:
+    """The CUDA driver's version ``(major, minor)``, e.g. ``(12, 4)``; None without a driver."""
+    try:
+        v = cuda_driver.driver().version()
+    except DeviceUnavailableError:
+        return None
+    return v // 1000, v % 1000 // 10
+
+
 def unmap_cuda_device(alias: str) -> None:
     """Warp compatibility: remove a CUDA device mapped under an alias of its own. brickwork names its CUDA
     devices ``cuda:N`` after the driver's ordinals and maps none under other aliases (it has no
@@ -264,32 +284,47 @@ def set_peer_access_enabled(target_device, peer_device, enable: bool) -> None:
     _no_peer_access(target_device, peer_device, "Peer access", enable)
 
 
-class ScopedMempool:
+class _ScopedSwitch:
+    """A ``with`` block around one of the switches above; only off is possible, so nothing is restored."""
+
+    _set = None  # the switch: a staticmethod of the subclass
+
+    def __init__(self, *args):
+        self._args = args
+
+    def __enter__(self):
+        self._set(*self._args)
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+
+class ScopedMempool(_ScopedSwitch):
     """``with wp.ScopedMempool(device, enable):`` the pool setting inside the block (only off is possible)."""
 
+    _set = staticmethod(set_mempool_enabled)
+
     def __init__(self, device, enable: bool):
-        self.device, self.enable = device, enable
-
-    def __enter__(self):
-        set_mempool_enabled(self.device, self.enable)
-        return self
-
-    def __exit__(self, *exc):
-        return None  # pools stay off: nothing to restore
+        super().__init__(device, enable)
 
 
-class ScopedPeerAccess:
-    """``with wp.ScopedPeerAccess(target, peer, enable):`` peer access inside the block (only off is possible)."""
+class ScopedMempoolAccess(_ScopedSwitch):
+    """``with wp.ScopedMempoolAccess(target, peer, enable):`` pool access inside the block (only off is possible)."""
+
+    _set = staticmethod(set_mempool_access_enabled)
 
     def __init__(self, target_device, peer_device, enable: bool):
-        self.target_device, self.peer_device, self.enable = target_device, peer_device, enable
+        super().__init__(target_device, peer_device, enable)
 
-    def __enter__(self):
-        set_peer_access_enabled(self.target_device, self.peer_device, self.enable)
-        return self
 
-    def __exit__(self, *exc):
-        return None  # peer access stays off: nothing to restore
+class ScopedPeerAccess(_ScopedSwitch):
+    """``with wp.ScopedPeerAccess(target, peer, enable):`` peer access inside the block (only off is possible)."""
+
+    _set = staticmethod(set_peer_access_enabled)
+
+    def __init__(self, target_device, peer_device, enable: bool):
+        super().__init__(target_device, peer_device, enable)
 
 
 class ScopedDevice:

@@ -1,6 +1,6 @@
 """Device attributes and CUDA queries of Warp's API: ``sm_count``, ``max_shared_memory_per_block``,
-``get_cuda_supported_archs``, ``unmap_cuda_device`` and ``config.verify_cuda`` (with a fake driver where no GPU
-exists)."""
+``get_cuda_supported_archs``, ``get_cuda_device``, the driver and toolkit versions, ``unmap_cuda_device``,
+``clear_kernel_cache`` and ``config.verify_cuda`` (with a fake driver where no GPU exists)."""
 
 import numpy as np
 import pytest
@@ -40,6 +40,66 @@ def test_supported_archs_are_sorted_distinct_integers():
     assert isinstance(archs, list) and archs == sorted(set(archs))
     assert all(type(a) is int and 50 <= a <= 150 for a in archs)
     assert (len(archs) > 0) == nvrtc.is_available()
+
+
+def test_get_cuda_device_is_the_current_cuda_device_or_the_one_named():
+    with installed(FakeDriver(devices=2)):
+        assert wp.get_cuda_device() == wp.get_device("cuda:0")  # the current device is the CPU
+        assert wp.get_cuda_device(1) == wp.get_device("cuda:1")
+        with wp.ScopedDevice("cuda:1"):
+            assert wp.get_cuda_device() == wp.get_device("cuda:1")
+        with pytest.raises(TypeError, match="ordinal must be an int or None, got str"):
+            wp.get_cuda_device("cuda:0")
+        assert wp.get_cuda_driver_version() == (12, 9)  # the fake's cuDriverGetVersion: 12090
+
+
+def test_without_a_cuda_driver_there_is_no_cuda_device_and_no_driver_version():
+    if cuda_driver.available():
+        pytest.skip("this machine has a CUDA device")
+    with pytest.raises(RuntimeError, match="no CUDA device"):
+        wp.get_cuda_device()
+    assert wp.get_cuda_driver_version() is None
+
+
+def test_the_toolkit_version_is_nvrtcs():
+    assert wp.get_cuda_toolkit_version() == (nvrtc.version() if nvrtc.is_available() else None)
+
+
+def test_clear_kernel_cache_empties_the_cache_and_kernels_compile_again(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = """
+import os, numpy as np, brickwork as wp
+from brickwork.jit import cache
+
+@wp.kernel
+def inc(x: wp.array(dtype=float)):
+    x[wp.tid()] += 1.0
+
+x = wp.zeros(3)
+wp.launch(inc, 3, inputs=[x])
+assert len(cache.entries()) == 1
+wp.clear_kernel_cache()
+assert cache.entries() == [] and not os.path.exists(os.environ["BRICKWORK_CACHE_DIR"])
+wp.launch(inc, 3, inputs=[x])  # the loaded instance keeps running
+
+@wp.kernel
+def dec(x: wp.array(dtype=float)):
+    x[wp.tid()] -= 0.5
+
+wp.launch(dec, 3, inputs=[x])  # a new instance compiles into a new cache
+assert len(cache.entries()) == 1 and x.numpy().tolist() == [1.5, 1.5, 1.5]
+print("cleared")
+"""
+    src = str(Path(wp.__file__).resolve().parents[1])
+    env = dict(os.environ, BRICKWORK_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=src)
+    path = tmp_path / "clear_cache.py"  # kernels need a source file
+    path.write_text(script)
+    done = subprocess.run([sys.executable, str(path)], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "cleared", done.stderr
 
 
 def test_unmap_cuda_device_refuses_aliases_it_never_mapped():

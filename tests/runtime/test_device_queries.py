@@ -48,7 +48,8 @@ def test_turning_pools_and_peer_access_off_is_a_no_op():
     assert wp.set_mempool_enabled("cpu", False) is None
     assert wp.set_peer_access_enabled("cpu", "cpu", False) is None
     assert wp.set_mempool_access_enabled("cpu", "cpu", False) is None
-    with wp.ScopedMempool("cpu", False), wp.ScopedPeerAccess("cpu", "cpu", False):
+    with wp.ScopedMempool("cpu", False), wp.ScopedPeerAccess("cpu", "cpu", False), \
+            wp.ScopedMempoolAccess("cpu", "cpu", False):
         assert wp.is_mempool_enabled("cpu") is False and wp.is_peer_access_enabled("cpu", "cpu") is False
     assert wp.is_mempool_enabled("cpu") is False
 
@@ -65,7 +66,8 @@ def test_memory_pools_on_the_cpu_are_refused_as_warp_refuses_them(call):
 @pytest.mark.parametrize("call, what", [
     (lambda: wp.set_peer_access_enabled("cpu", "cpu", True), "Peer access"),
     (lambda: wp.ScopedPeerAccess("cpu", "cpu", True).__enter__(), "Peer access"),
-    (lambda: wp.set_mempool_access_enabled("cpu", "cpu", True), "Memory pool access")])
+    (lambda: wp.set_mempool_access_enabled("cpu", "cpu", True), "Memory pool access"),
+    (lambda: wp.ScopedMempoolAccess("cpu", "cpu", True).__enter__(), "Memory pool access")])
 def test_peer_access_on_the_cpu_is_refused_as_warp_refuses_it(call, what):
     with pytest.raises(ValueError, match=f"{what} is only supported between CUDA devices"):
         call()
