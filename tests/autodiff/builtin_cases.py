@@ -115,6 +115,10 @@ CASES = [
     # quaternions
     Case("mul", (Q, Q), "x0 * x1"), Case("quat_rotate", (Q, V3), "wp.quat_rotate(x0, x1)", result=V3),
     Case("quat_rotate_inv", (Q, V3), "wp.quat_rotate_inv(x0, x1)", result=V3), Case("quat_inverse", (Q,), "wp.quat_inverse(x0)"),
+    # away from zero vectors and from opposite directions (no defined rotation there)
+    Case("quat_between_vectors", (V3, V3), "wp.quat_between_vectors(x0, x1)", result=Q,
+         extra="min(np.linalg.norm(x0), np.linalg.norm(x1)) > 0.3 and np.dot(x0, x1) > -0.5 * np.linalg.norm(x0) * "
+               "np.linalg.norm(x1)"),
     Case("quat_from_axis_angle", (V3, F), "wp.quat_from_axis_angle(x0, x1)", result=Q),
     Case("dot", (Q, Q), "wp.dot(x0, x1)", result=F),
     Case("quat_to_matrix", (Q,), "wp.quat_to_matrix(x0)", result=M33),

@@ -2,6 +2,8 @@
 branch), quat_rpy/quat_to_rpy and quat_slerp; values measured with Warp 1.19 (float32, to a few ulps
 where the order of float32 operations differs) and checked against rotation properties."""
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -71,3 +73,54 @@ def test_host_quaternion_conversions_and_warp_type_attributes():
     np.testing.assert_allclose(np.asarray(wp.quat_to_rpy(wp.quat_rpy(0.3, -0.4, 1.2))), [0.3, -0.4, 1.2], atol=1e-6)
     assert (wp.mat33._shape_, wp.mat33._length_, wp.vec3d._wp_scalar_type_) == ((3, 3), 9, wp.float64)
     assert (wp.transform._shape_, wp.quat._length_) == ((7,), 4)
+
+
+# quat_between_vectors: inputs and Warp 1.19's float32 results (its own run, CPU)
+BETWEEN_A = [[2.040919065475464, -2.5556650161743164, 0.4180988371372223],
+             [-0.5677695870399475, -0.4526492953300476, -0.21559716761112213],
+             [-2.019986152648926, -0.2319323718547821, -0.8652130961418152],
+             [3.3229994773864746, 0.22578661143779755, -0.3526307940483093], [1.0, 0.0, 0.0]]
+BETWEEN_B = [[-0.39080098271369934, 0.4819453954696655, -0.23855361342430115],
+             [0.9577587246894836, -0.19980213046073914, 0.02425956539809704],
+             [1.5458208322525024, 0.545105516910553, -0.5052287578582764],
+             [-0.18283897638320923, 0.5405251383781433, 1.935088038444519], [2.0, 0.0, 0.0]]
+BETWEEN_WARP = [[0.7777566909790039, 0.6163846850395203, -0.028858575969934464, 0.1197146475315094],
+                [-0.08349532634019852, -0.29766079783439636, 0.844825804233551, 0.4366874694824219],
+                [0.2162269502878189, -0.8659266233444214, -0.27269473671913147, 0.3592417538166046],
+                [0.0722043365240097, -0.7324674725532532, 0.21142129600048065, 0.6431010365486145],
+                [0.0, 0.0, 0.0, 1.0]]
+
+
+@wp.kernel
+def between(a: wp.array(dtype=Any), b: wp.array(dtype=Any), q: wp.array(dtype=Any), moved: wp.array(dtype=Any)):
+    i = wp.tid()
+    q[i] = wp.quat_between_vectors(a[i], b[i])
+    moved[i] = wp.quat_rotate(q[i], wp.normalize(a[i]))
+
+
+@pytest.mark.parametrize("vec, quat, tol", [(wp.vec3, wp.quat, 3e-7), (wp.vec3d, wp.quatd, 1e-15),
+                                            (wp.vec3h, wp.quath, 2e-3)])
+def test_quat_between_vectors_rotates_a_onto_b_as_warp(vec, quat, tol):
+    a, b = np.array(BETWEEN_A), np.array(BETWEEN_B)
+    q, moved = wp.zeros(5, dtype=quat), wp.zeros(5, dtype=vec)
+    wp.launch(between, dim=5, inputs=[wp.array(a, dtype=vec), wp.array(b, dtype=vec), q, moved])
+    np.testing.assert_allclose(q.numpy(), BETWEEN_WARP, atol=max(8 * tol, 1e-6))  # Warp's values are float32
+    an, bn = a / np.linalg.norm(a, axis=1, keepdims=True), b / np.linalg.norm(b, axis=1, keepdims=True)
+    want = np.concatenate([np.cross(an, bn), 1 + (an * bn).sum(axis=1, keepdims=True)], axis=1)
+    np.testing.assert_allclose(q.numpy(), want / np.linalg.norm(want, axis=1, keepdims=True), atol=8 * tol)
+    np.testing.assert_allclose(np.linalg.norm(q.numpy().astype(np.float64), axis=1), 1.0, atol=4 * tol)
+    unit_b = b / np.linalg.norm(b, axis=1, keepdims=True)
+    np.testing.assert_allclose(moved.numpy(), unit_b, atol=16 * tol)  # the rotation takes a's direction onto b's
+    host = wp.quat_between_vectors(vec(*a[0]), vec(*b[0]))  # from Python, the same formula
+    assert type(host) is quat and np.allclose(list(host), BETWEEN_WARP[0], atol=8 * tol)
+
+
+def test_quat_between_vectors_type_rule():
+    @wp.kernel
+    def mixed(out: wp.array(dtype=wp.quat)):
+        out[0] = wp.quat_between_vectors(wp.vec3(1.0, 0.0, 0.0), wp.vec3d(0.0, 1.0, 0.0))
+
+    out = wp.zeros(1, dtype=wp.quat)
+    with pytest.raises(wp.KernelTypeError, match=r"quat_between_vectors\(\).*two floating-point 3-vectors"):
+        wp.launch(mixed, dim=1, inputs=[out])
+    assert out.numpy().tolist() == [[0, 0, 0, 0]]

@@ -98,7 +98,7 @@ def matrices(m: wp.array(dtype=Any), v: wp.array(dtype=Any), out: wp.array(dtype
 def quaternions(q: wp.array(dtype=wp.quat), p: wp.array(dtype=wp.vec3), t: wp.array(dtype=wp.transform),
                 out: wp.array(dtype=wp.vec3)):
     i = wp.tid()
-    r = q[i] * wp.quat_from_axis_angle(wp.normalize(p[i]), 0.3)
+    r = q[i] * wp.quat_from_axis_angle(wp.normalize(p[i]), 0.3) * wp.quat_between_vectors(p[i], wp.vec3(0.0, 1.0, 0.0))
     r = wp.quat_slerp(r, wp.quat_inverse(q[i]), 0.25) * wp.quat_from_matrix(wp.quat_to_matrix(r))
     e = wp.quat_to_euler(r, 0, 1, 2) + wp.quat_to_rpy(wp.quat_rpy(0.1, 0.2, 0.3))
     x = wp.transform_point(t[i], p[i]) + wp.transform_vector(wp.transform_inverse(t[i]), e)

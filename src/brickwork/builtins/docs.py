@@ -187,6 +187,9 @@ BUILTIN_DOCS.update({
                                "axes rotated by ``quat``."),
     "quat_from_matrix": ("mat", "The unit quaternion of a 3x3 float rotation matrix, or of the upper-left 3x3 "
                                 "block of a 4x4 one (normalized after the conversion)."),
+    "quat_between_vectors": ("a, b", "The unit quaternion of the shortest rotation taking the direction of ``a`` "
+                                     "onto the direction of ``b`` (float 3-vectors of one type; as in Warp, "
+                                     "opposite directions give no defined rotation)."),
     "quat_rpy": ("roll, pitch, yaw", "The quaternion of a rotation by ``roll`` about x, then ``pitch`` about y, "
                                      "then ``yaw`` about z (fixed axes, radians); float angles of one type."),
     "quat_to_rpy": ("q", "The angles ``(roll, pitch, yaw)`` of ``quat_rpy`` for a unit quaternion, as a 3-vector; "

@@ -186,6 +186,16 @@ def _x_transform_to_matrix(E, args):
     return _compose(E, _translation(E, t), _rotation(E, t), None)
 
 
+@expansion("quat_between_vectors")
+def _x_quat_between_vectors(E, args):
+    from ..types.composite import quaternion
+
+    a, b = E.normalize(args[0]), E.normalize(args[1])
+    axis = E.cross(a, b)
+    w = E.add(one_like(E, E.dot(a, b)), E.dot(a, b))
+    return E.normalize(E.make(quaternion(scalar_of(E.type(a))), [E.comp(axis, i) for i in range(3)] + [w]))
+
+
 @expansion("quat_rpy")
 def _x_quat_rpy(E, args):
     from ..types.composite import quaternion

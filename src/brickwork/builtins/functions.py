@@ -156,7 +156,7 @@ NAMES = (
     "asin acos atan atan2 sinh cosh tanh isnan isinf isfinite degrees radians lerp "
     "dot cross length length_sq normalize outer transpose determinant inverse diag identity ddot trace skew "
     "div_approx inverse_approx "
-    "cw_mul cw_div quat_rotate quat_rotate_inv quat_inverse quat_identity quat_from_axis_angle "
+    "cw_mul cw_div quat_rotate quat_rotate_inv quat_inverse quat_identity quat_from_axis_angle quat_between_vectors "
     "transform_identity transform_point transform_vector transform_multiply transform_inverse "
     "transform_get_translation transform_get_rotation transform_set_translation transform_set_rotation "
     "norm_l1 norm_l2 norm_huber norm_pseudo_huber smooth_normalize argmin argmax get_diag matrix_from_cols "

@@ -144,6 +144,13 @@ def quat_from_matrix(m):
     return quaternion(dtype)(q / np.linalg.norm(q))
 
 
+def quat_between_vectors(a, b):
+    (av, dtype), (bv, _) = _parts(a), _parts(b)
+    an, bn = av / np.linalg.norm(av), bv / np.linalg.norm(bv)
+    q = np.append(np.cross(an, bn), 1.0 + an @ bn)
+    return quaternion(dtype)(*(q / np.linalg.norm(q)))
+
+
 def quat_rpy(roll, pitch, yaw):
     dtype = float32  # the host passes plain numbers (Python floats are float32, as in kernels)
     cy, sy = np.cos(float(yaw) / 2), np.sin(float(yaw) / 2)
@@ -217,7 +224,8 @@ def quat_twist_angle_signed(axis, q):
 
 
 HOST_ROTATIONS = {name: globals()[name] for name in (
-    "quat_to_matrix", "quat_from_matrix", "quat_rpy", "quat_to_rpy", "quat_from_euler", "quat_to_euler",
+    "quat_to_matrix", "quat_from_matrix", "quat_between_vectors", "quat_rpy", "quat_to_rpy", "quat_from_euler",
+    "quat_to_euler",
     "quat_twist", "quat_twist_angle", "quat_twist_angle_signed",
     "quat_identity", "transform_identity", "quat_from_axis_angle", "quat_rotate", "quat_rotate_inv", "quat_inverse",
     "transform_get_translation", "transform_get_rotation", "transform_set_translation", "transform_set_rotation",

@@ -114,6 +114,13 @@ def _quat_inverse(q):
     return q
 
 
+@builtin("quat_between_vectors")
+def _quat_between_vectors(a, b):
+    need(is_vector_type(a) and a._length == 3 and b is a and is_float_scalar(a._dtype),
+         f"needs two floating-point 3-vectors of one dtype, got {names(a, b)}")
+    return quaternion(a._dtype)
+
+
 @builtin("quat_from_axis_angle")
 def _quat_from_axis_angle(axis, angle):
     need(is_vector_type(axis) and axis._length == 3 and angle is axis._dtype and is_float_scalar(angle),

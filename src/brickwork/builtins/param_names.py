@@ -36,7 +36,7 @@ _BY_SIGNATURE = {
     ),
     ('a', 'b'): (
         "add bit_and bit_or bit_xor cross cw_div cw_mul ddot div div_approx dot expect_eq expect_neq floordiv "
-        "lshift max min mod mul outer rshift sub transform_multiply"
+        "lshift max min mod mul outer quat_between_vectors rshift sub transform_multiply"
     ),
     ('axis', 'angle'): (
         "quat_from_axis_angle"

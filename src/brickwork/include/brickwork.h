@@ -647,6 +647,13 @@ template <class T> BW_INLINE vec<3, T> quat_rotate(const quat<T>& q, const vec<3
 template <class T> BW_INLINE vec<3, T> quat_rotate_inv(const quat<T>& q, const vec<3, T>& p) {
     return quat_rotate_signed(q, p, T(-1));
 }
+// The shortest rotation taking the direction of a onto that of b, as Warp defines it (opposite
+// directions: no defined rotation, as in Warp).
+template <class T> BW_INLINE quat<T> quat_between_vectors(const vec<3, T>& a, const vec<3, T>& b) {
+    const vec<3, T> an = normalize(a), bn = normalize(b);
+    const vec<3, T> axis = cross(an, bn);
+    return normalize(quat<T>{{axis.c[0], axis.c[1], axis.c[2], T(T(1) + dot(an, bn))}});
+}
 template <class T> BW_INLINE quat<T> quat_from_axis_angle(const vec<3, T>& axis, T angle) {
     T h = T(angle * T(0.5));
     T s = sin(h);
