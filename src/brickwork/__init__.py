@@ -79,7 +79,9 @@ from .runtime.launch import (
     ScopedCapture,
     capture_begin,
     capture_end,
+    capture_if,
     capture_launch,
+    capture_while,
     is_capturing,
     launch,
 )

@@ -80,3 +80,76 @@ def test_an_exception_in_a_scoped_capture_ends_it_and_propagates():
         with wp.ScopedCapture():
             wp.capture_begin()
     assert not wp.is_capturing()
+
+
+@wp.kernel
+def add_one(x: wp.array(dtype=wp.float64)):
+    x[wp.tid()] += wp.float64(1.0)
+
+
+@wp.kernel
+def scale_by(x: wp.array(dtype=wp.float64), s: wp.float64):
+    x[wp.tid()] *= s
+
+
+@wp.kernel
+def count_down(n: wp.array(dtype=wp.int32), steps: wp.array(dtype=wp.int32)):
+    n[0] = n[0] - 1
+    steps[0] += 1
+
+
+def test_capture_if_runs_now_outside_a_capture_and_chooses_at_each_replay_inside_one():
+    x, cond = wp.zeros(3, dtype=wp.float64), wp.array([1], dtype=wp.int32)
+
+    def plus(x):
+        wp.launch(add_one, dim=3, inputs=[x])
+
+    def times(x, s=10.0):
+        wp.launch(scale_by, dim=3, inputs=[x, wp.float64(s)])
+
+    wp.capture_if(cond, on_true=plus, on_false=times, x=x)  # no capture: runs now
+    assert x.numpy().tolist() == [1, 1, 1]
+    with wp.ScopedCapture() as capture:
+        wp.capture_if(cond, on_true=plus, on_false=times, x=x)
+    assert x.numpy().tolist() == [1, 1, 1]  # recorded, not run
+    wp.capture_launch(capture.graph)
+    cond.numpy()[0] = 0  # the condition is read at every replay
+    wp.capture_launch(capture.graph)
+    assert x.numpy().tolist() == [20, 20, 20]
+    with wp.ScopedCapture() as other:  # a captured Graph as a branch, and a branch that is absent
+        wp.capture_if(cond, on_true=None, on_false=capture.graph)
+    wp.capture_launch(other.graph)
+    assert x.numpy().tolist() == [200, 200, 200]
+
+
+def test_capture_while_loops_until_the_body_clears_the_condition():
+    n, steps = wp.array([3], dtype=wp.int32), wp.zeros(1, dtype=wp.int32)
+
+    def body(n, steps):
+        wp.launch(count_down, dim=1, inputs=[n, steps])
+
+    wp.capture_while(n, body, n=n, steps=steps)
+    assert n.numpy()[0] == 0 and steps.numpy()[0] == 3
+    with wp.ScopedCapture() as capture:
+        wp.capture_while(n, body, n=n, steps=steps)
+    assert steps.numpy()[0] == 3  # recorded, not run (the condition is 0 now: nothing would run anyway)
+    for start in (2, 5):
+        n.numpy()[0] = start
+        wp.capture_launch(capture.graph)
+    assert n.numpy()[0] == 0 and steps.numpy()[0] == 3 + 2 + 5
+
+
+def test_capture_if_and_while_refuse_bad_arguments_and_change_nothing():
+    x = wp.zeros(2, dtype=wp.float64)
+    for bad in (wp.array([1.0]), [1], wp.zeros(0, dtype=wp.int32)):
+        with pytest.raises(TypeError, match=r"capture_if: condition must be a wp.array of integers"):
+            wp.capture_if(bad, on_true=lambda: wp.launch(add_one, dim=2, inputs=[x]))
+    with pytest.raises(TypeError, match="on_false must be a function or a captured Graph, got int"):
+        wp.capture_if(wp.array([1], dtype=wp.int32), on_false=3)
+    with pytest.raises(TypeError, match="while_body must be a function or a captured Graph, got None"):
+        wp.capture_while(wp.array([1], dtype=wp.int32), None)
+    assert x.numpy().tolist() == [0, 0] and not wp.is_capturing()
+    with pytest.raises(wp.CaptureError, match="already active"):  # a branch may not start a capture of its own
+        with wp.ScopedCapture():
+            wp.capture_if(wp.array([1], dtype=wp.int32), on_true=wp.capture_begin)
+    assert not wp.is_capturing()

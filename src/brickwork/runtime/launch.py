@@ -509,10 +509,97 @@ def capture_end(device=None, stream=None) -> Graph:
 
 
 def capture_launch(graph: Graph, stream=None) -> None:
-    """Replay every launch of ``graph`` in order with its recorded arguments."""
+    """Replay every launch of ``graph`` in order with its recorded arguments (and its ``capture_if`` /
+    ``capture_while`` nodes, which read their condition now)."""
     for inst, buf in graph.calls:
-        if inst.fn(buf):  # declined: see launch
+        if inst is None:  # a conditional node
+            buf.run()
+        elif inst.fn(buf):  # declined: see launch
             inst.run_with_general_strides(buf)
+
+
+# -- conditional graph nodes (Warp's capture_if / capture_while) ----------------------------------------------
+class _Conditional:
+    """A graph node: ``body`` replayed when ``condition[0]`` is nonzero, else ``otherwise`` (``capture_if``),
+    or ``body`` replayed as long as it is (``capture_while``)."""
+
+    __slots__ = ("condition", "body", "otherwise", "loop")
+
+    def __init__(self, condition, body, otherwise, loop: bool):
+        self.condition, self.body, self.otherwise, self.loop = condition, body, otherwise, loop
+
+    def run(self) -> None:
+        if self.loop:
+            while _condition_value(self.condition):
+                capture_launch(self.body)
+            return
+        chosen = self.body if _condition_value(self.condition) else self.otherwise
+        if chosen is not None:
+            capture_launch(chosen)
+
+
+def _condition_value(condition) -> bool:
+    return bool(condition.numpy().flat[0])
+
+
+def _check_branch(where: str, condition, bodies: dict) -> None:
+    scalar = getattr(condition, "dtype", None)
+    if (not isinstance(condition, array) or condition.size < 1 or not is_scalar_type(scalar)
+            or not (scalar.is_int or scalar._np is np.bool_)):
+        raise TypeError(f"{where}: condition must be a wp.array of integers (its first element is the condition), "
+                        f"got {describe_value(condition)}")
+    for name, body in bodies.items():
+        if body is not None and not callable(body) and not isinstance(body, Graph):
+            raise TypeError(f"{where}: {name} must be a function or a captured Graph, got {type(body).__name__}")
+
+
+def _recorded(body, kwargs):
+    """A branch body as a graph: a Graph as it is, a function's launches recorded into a new one."""
+    global _capture
+    if body is None or isinstance(body, Graph):
+        return body
+    outer, _capture = _capture, Graph()
+    try:
+        body(**kwargs)
+    finally:
+        sub, _capture = _capture, outer
+    return sub
+
+
+def _run_now(body, kwargs) -> None:
+    if isinstance(body, Graph):
+        capture_launch(body)
+    elif body is not None:
+        body(**kwargs)
+
+
+def capture_if(condition, on_true=None, on_false=None, stream=None, **kwargs) -> None:
+    """Run ``on_true`` when ``condition[0]`` is nonzero, else ``on_false`` (functions called with
+    ``kwargs``, or captured Graphs). While capturing, both are recorded and the choice is made each
+    time the graph is replayed, from the condition's value then."""
+    _check_branch("capture_if", condition, {"on_true": on_true, "on_false": on_false})
+    if _capture is None:
+        _run_now(on_true if _condition_value(condition) else on_false, kwargs)
+        return
+    node = _Conditional(condition, _recorded(on_true, kwargs), _recorded(on_false, kwargs), loop=False)
+    _capture.calls.append((None, node))
+    _capture._keep_alive.append((condition,))
+
+
+def capture_while(condition, while_body, stream=None, **kwargs) -> None:
+    """Run ``while_body`` (a function called with ``kwargs``, or a captured Graph) as long as
+    ``condition[0]`` is nonzero; the body updates the condition. While capturing, the body is recorded
+    once and the loop runs each time the graph is replayed."""
+    if while_body is None:
+        raise TypeError("capture_while: while_body must be a function or a captured Graph, got None")
+    _check_branch("capture_while", condition, {"while_body": while_body})
+    if _capture is None:
+        while _condition_value(condition):
+            _run_now(while_body, kwargs)
+        return
+    node = _Conditional(condition, _recorded(while_body, kwargs), None, loop=True)
+    _capture.calls.append((None, node))
+    _capture._keep_alive.append((condition,))
 
 
 class ScopedCapture:

@@ -62,15 +62,11 @@ def element_type(cap, dtype) -> tuple:
         return own
     want = dtype if scalars.is_scalar_type(dtype) else getattr(dtype, "_dtype", None)
     bool_alias = {own, want} <= {scalars.bool_, scalars.int8, scalars.uint8}
-    same_size_ints = own in _INTEGERS and want in _INTEGERS and _size(own) == _size(want)
+    same_size_ints = own in _INTEGERS and want in _INTEGERS and own._size == want._size
     if want is not own and not bool_alias and not same_size_ints:
         wanted = getattr(dtype, "__name__", str(dtype))
         raise RuntimeError(f"Incompatible data types: DLPack {name} and Warp {wanted}")
     return want
-
-
-def _size(scalar) -> int:
-    return np.dtype(scalars.dtype_to_numpy(scalar)).itemsize
 
 
 class _Producer:
