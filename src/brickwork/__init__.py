@@ -112,13 +112,11 @@ from .types.arrays import (
     copy,
     empty,
     empty_like,
-    from_dlpack,
     from_numpy,
     full,
     full_like,
     ones,
     ones_like,
-    to_dlpack,
     zeros,
     zeros_like,
 )
@@ -175,18 +173,23 @@ _install_host_builtins()  # wp.rand_init(42), wp.randf(state), ... from Python: 
 #: Subpackages imported on first access (``brickwork.la``, ``wp.mesh``), so that ``import brickwork``
 #: loads the kernel language only.
 _LAZY_SUBPACKAGES = ("mesh", "la", "io", "apps")
+#: Functions whose modules are imported on first access (their ctypes set-up costs start-up time).
+_LAZY_FUNCTIONS = {"from_dlpack": "types.dlpack_import", "to_dlpack": "types.dlpack_export"}
 
 
 def __getattr__(name: str):
-    if name in _LAZY_SUBPACKAGES:
+    if name in _LAZY_SUBPACKAGES or name in _LAZY_FUNCTIONS:
         import importlib
 
-        return importlib.import_module(f"{__name__}.{name}")
+        if name in _LAZY_SUBPACKAGES:
+            return importlib.import_module(f"{__name__}.{name}")
+        value = globals()[name] = getattr(importlib.import_module(f"{__name__}.{_LAZY_FUNCTIONS[name]}"), name)
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY_SUBPACKAGES))
+    return sorted(set(globals()) | set(_LAZY_SUBPACKAGES) | set(_LAZY_FUNCTIONS))
 
 
 def constant(x):

@@ -791,28 +791,5 @@ class ReadOnly:
         return hash((ReadOnly, self.key))
 
 
-def from_dlpack(source, dtype=None) -> array:
-    """A host array sharing the memory of ``source`` (no copy): an object with ``__dlpack__`` (a numpy
-    array, a host tensor of another library) or a DLPack capsule (``to_dlpack``). ``dtype``: read
-    the elements as this type (``wp.vec3`` over trailing dimensions of 3), as ``from_numpy`` does."""
-    from . import dlpack_import
-
-    device_type, device_id = dlpack_import.source_device(source)
-    if device_type == dlpack_import.KDL_CUDA:
-        raise ValueError(f"wp.from_dlpack: the tensor is in the memory of CUDA device {device_id}; brickwork imports "
-                         f"host tensors only: copy it to the host first, or into a wp.array on the device")
-    if device_type != dlpack_import.KDL_CPU:
-        raise TypeError(f"Unsupported source device for DLPack: device_type={device_type}, device_id={device_id}")
-    view, dtype = dlpack_import.import_host(source, dtype)
-    return from_numpy(view, dtype=dtype)
-
-
-def to_dlpack(arr: array):
-    """A DLPack capsule of ``arr``'s memory (no copy), for ``from_dlpack`` of another library."""
-    if not hasattr(arr, "__dlpack__"):
-        raise TypeError(f"wp.to_dlpack needs a brickwork array, got {type(arr).__name__}")
-    return arr.__dlpack__()
-
-
 def _device(device):
     return get_device(device)

@@ -1,4 +1,4 @@
-"""DLPack export: a ``dltensor`` capsule (DLPack 0.x ``DLManagedTensor``, built with ctypes) for
+"""DLPack export (``wp.to_dlpack``): a ``dltensor`` capsule (DLPack 0.x ``DLManagedTensor``, built with ctypes) for
 ``__dlpack__`` of CUDA arrays, and of host arrays whose element type numpy has no DLPack code for
 (bfloat16).
 
@@ -84,3 +84,10 @@ def capsule(arr, ptr: int, shape: tuple, comp: np.dtype, bfloat: bool, ordinal: 
     address = ctypes.addressof(managed)
     _alive[address] = (managed, dims, steps, arr)
     return _capsule_new(address, _NAME, _unconsumed)
+
+
+def to_dlpack(arr):
+    """A DLPack capsule of ``arr``'s memory (no copy), for ``from_dlpack`` of another library."""
+    if not hasattr(arr, "__dlpack__"):
+        raise TypeError(f"wp.to_dlpack needs a brickwork array, got {type(arr).__name__}")
+    return arr.__dlpack__()

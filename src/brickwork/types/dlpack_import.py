@@ -1,4 +1,4 @@
-"""DLPack import for ``wp.from_dlpack``: a writable numpy view of a host tensor's capsule (DLPack 0.x
+"""``wp.from_dlpack``: DLPack import, a writable numpy view of a host tensor's capsule (DLPack 0.x
 ``DLManagedTensor``, read with ctypes), and the element type rules of Warp's ``from_dlpack``.
 
 numpy's own ``from_dlpack`` makes the view of an unversioned capsule read-only and knows no bfloat16;
@@ -12,10 +12,10 @@ import ctypes
 
 import numpy as np
 
-from . import scalars
-from .dlpack_export import _NAME, DLManagedTensor, _capsule_pointer, _capsule_valid
+from . import arrays, scalars
+from .dlpack_export import _NAME, KDL_CUDA, DLManagedTensor, _capsule_pointer, _capsule_valid
 
-KDL_CPU, KDL_CUDA = 1, 2
+KDL_CPU = 1
 #: (DLPack type code, bits) -> brickwork scalar type
 _SCALARS = {(0, 8): scalars.int8, (0, 16): scalars.int16, (0, 32): scalars.int32, (0, 64): scalars.int64,
             (1, 8): scalars.uint8, (1, 16): scalars.uint16, (1, 32): scalars.uint32, (1, 64): scalars.uint64,
@@ -113,3 +113,17 @@ def import_host(source, dtype) -> tuple[np.ndarray, object]:
         raise TypeError(f"Expected a valid DLPack capsule, got {type(cap).__name__}")
     scalar = element_type(cap, dtype)
     return host_view(cap, scalar), scalar if dtype is None else dtype
+
+
+def from_dlpack(source, dtype=None) -> arrays.array:
+    """A host array sharing the memory of ``source`` (no copy): an object with ``__dlpack__`` (a numpy
+    array, a host tensor of another library) or a DLPack capsule (``to_dlpack``). ``dtype``: read
+    the elements as this type (``wp.vec3`` over trailing dimensions of 3), as ``from_numpy`` does."""
+    device_type, device_id = source_device(source)
+    if device_type == KDL_CUDA:
+        raise ValueError(f"wp.from_dlpack: the tensor is in the memory of CUDA device {device_id}; brickwork imports "
+                         f"host tensors only: copy it to the host first, or into a wp.array on the device")
+    if device_type != KDL_CPU:
+        raise TypeError(f"Unsupported source device for DLPack: device_type={device_type}, device_id={device_id}")
+    view, dtype = import_host(source, dtype)
+    return arrays.from_numpy(view, dtype=dtype)
