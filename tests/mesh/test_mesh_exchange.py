@@ -337,3 +337,20 @@ def test_zero_ghost_width_is_a_no_op():
     data[:] = np.arange(36.0).reshape(data.shape)
     mesh.fill_ghosts()
     np.testing.assert_array_equal(data, np.arange(36.0).reshape(data.shape))
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("kind", KINDS)
+def test_copies_on_several_threads_fill_the_same_ghosts(kind, strategy):
+    """A fill large enough for several threads (here: the threshold lowered) fills every ghost as
+    np.pad does; the copies' work counts elements, so a small exchange stays on one thread."""
+    from brickwork import config
+    from brickwork.mesh import copies
+
+    mesh = make_mesh((3, 2), (5, 4), 2, kind, scalar_package(shape=(3,)), strategy)
+    launches = [entry for program, _ in mesh._exchange_of(mesh._ghost_fields(None)).sweeps
+                for entry in program.launches]
+    elements = sum(items * per_item * copies.COPY_PARALLEL_FACTOR for _, items, _, _, per_item in launches)
+    assert elements < copies.COPY_PARALLEL_FACTOR * config.parallel_threshold  # one thread by default
+    with config.override(parallel_threshold=1, num_threads=2):
+        check(mesh, "q", ["CC"], 3)
