@@ -47,8 +47,9 @@ def energies_and_speeds(rl: typing.Any, ul: typing.Any, vl: typing.Any, wl: typi
     cl = wp.sqrt(gamma * pl * inv_rl)
     cr = wp.sqrt(gamma * pr * inv_rr)
     # Roe averages weighted by sqrt(rl) : sqrt(rr), written with the one ratio sqrt(rr / rl) (from
-    # the reciprocal at hand): one square root per face instead of two. The loops are bound by the
-    # divide/square-root unit, so this is worth ~3 % of a hydro step.
+    # the reciprocal at hand): one square root per face instead of two. The divide/square-root unit
+    # bounds these loops (measured: a fused 2-D stage without its divisions and square roots takes
+    # 8 ms instead of 12).
     ratio = wp.sqrt(rr * inv_rl)
     inv = T(1.0) / (T(1.0) + ratio)
     uroe = (ul + ratio * ur) * inv
