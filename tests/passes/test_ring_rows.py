@@ -45,12 +45,14 @@ def _setup(loop, inner, nx=(8, 8, 8), block_nx=(4, 4, 4), chunk=la.ij_slab, d=2)
     return mesh, pack, space
 
 
-def _sweep(pack, space, d):
+def _sweep(pack, space, d, fold=False):
     """Reconstruct along direction ``d`` into scratch over the range grown by one cell below; the
     face values from the cell below's upper state and the cell's lower state; then the scratch
     overwritten (the faces read it one row down: the ring must wait) and a second variable from
-    the new values, one of them one row down."""
+    the new values, one of them one row down; with ``fold``, then fold the second variable and the
+    scratch one row down (``inner_reduce``, for a space with a reducer)."""
     dd = space.get_delta(_DIRS[d])
+    FOLD = fold
 
     def body(rng, b):
         hr = rng.add_halo(_MINUS[d])
@@ -74,6 +76,9 @@ def _sweep(pack, space, d):
         rng.team_barrier()
         for idx in la.inner(rng):
             pv[U(), idx] = left[idx] + right[idx - dd]
+        if FOLD:
+            rng.team_barrier()
+            la.inner_reduce(rng, lambda idx: pv[U(), idx] - wp.float64(0.25) * left[idx - dd])
 
     return body
 
@@ -249,6 +254,38 @@ def test_ring_equals_stage_after_stage(blocks, counts, space_tags, chunk, d):
         results.append((mesh.field("ring_q").flux.copy(), mesh.data("ring_u").copy()))
     np.testing.assert_array_equal(results[0][0], results[1][0])
     np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(blocks=st.tuples(st.integers(2, 5), st.integers(2, 4), st.integers(2, 3)),
+       counts=st.tuples(st.integers(1, 2), st.integers(1, 2), st.integers(1, 2)),
+       space_tags=st.sampled_from(_SPACES), chunk=st.one_of(st.none(), st.integers(1, 40)), d=st.sampled_from([1, 2, 3]),
+       reducer=st.sampled_from(["Sum", "MinLoc"]))
+def test_a_fold_after_the_stages_runs_in_the_ring_and_folds_as_stage_after_stage(blocks, counts, space_tags, chunk,
+                                                                                  d, reducer):
+    """Property: a body whose stages end in an ``inner_reduce`` runs as a ring too (its fold a stage
+    that lags what it reads), and gives the stage-after-stage loops' fields and folded value bit for
+    bit: a Sum folds each row's cells in the unfused order, a MinLoc finds the same first cell."""
+    loop, inner, piece = space_tags
+    if loop == "bovi" and chunk is not None:
+        piece = chunk
+    nx = tuple(b * c for b, c in zip(blocks, counts))
+    results = []
+    for ring in (True, False):
+        mesh, pack, space = _setup(loop, inner, nx, blocks, piece, d)
+        rspace = space.with_reducer(getattr(la, reducer)(wp.float64))
+        body = _sweep(pack, space, d, fold=True)
+        with pytest.MonkeyPatch.context() as m:
+            if not ring:
+                _staged(m)
+            else:
+                assert _ring(run(typed_la_body(body, rspace, reduce=True), InlineLocalFunctions(),
+                                 ExpandLoopAbstraction()))
+            value = la.outer_reduce(rspace, body)
+        results.append((value, mesh.field("ring_q").flux.copy(), mesh.data("ring_u").copy()))
+    assert results[0][0] == results[1][0]
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+    np.testing.assert_array_equal(results[0][2], results[1][2])
 
 
 def test_lags_fold_as_a_balanced_tree():

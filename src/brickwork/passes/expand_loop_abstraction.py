@@ -149,7 +149,7 @@ class _CpuRows(RingRows, ir.Rewriter):
         if cfg.loop != "boiv" and ir.contains(s.body, ir.IRLAScratch):
             self.team = self.locals.named("_la_team", TEAM_MEMBER)
             out.append(ir.IRAssign(self.team, ir.IRTeamBegin(ir.IRConst(0, int64), TEAM_MEMBER)))
-        fusion = self.row_plan(s) if not reduce else None
+        fusion = self.row_plan(s)  # row fusion takes no folds; the ring of rows folds in unfused order
         if isinstance(fusion, row_fusion.RowFusion):
             body = self.fused_rows(fusion)
         elif isinstance(fusion, ring_rows.RingPlan):

@@ -27,7 +27,9 @@ Legal when
 - the slice is a block (``bvoi``) or a chunk visited by memory spans (``bovi`` with the memory tag);
 - the body holds scratch declarations (anywhere at its top level: they only bind storage, so they
   run before the first stage), local values set before the first stage as for row fusion
-  (``gamma = coef[5]``), then two or more inner loops (no folds), with or without barriers between them;
+  (``gamma = coef[5]``), then two or more inner loops, with or without barriers between them; an
+  ``inner_reduce`` is a stage like the others (it reads, and folds its cells in their unfused order,
+  row by row as unfused, so a Sum keeps its bits);
 - every write to scratch or a pack view is at the visited cell, every read at a constant offset from
   it (in the index, ``w[idx - dx2]``, or through a local set once at the stage's top: ``m = idx - dx2``);
 - locals, arrays, calls, prints, atomics and control flow obey row fusion's rules: only scratch,
@@ -62,7 +64,7 @@ class RingPlan:
 def plan(outer: ir.IRLAOuter, counts: dict) -> RingPlan | None:
     """A ring-of-rows plan for ``outer``, or None when that schedule could change a result."""
     cfg = outer.config
-    if cfg.reducer is not None or not (cfg.loop == "bvoi" or (cfg.loop == "bovi" and cfg.inner == "memory")):
+    if not (cfg.loop == "bvoi" or (cfg.loop == "bovi" and cfg.inner == "memory")):
         return None
     head, stages = [], []
     for s in outer.body:
@@ -70,7 +72,7 @@ def plan(outer: ir.IRLAOuter, counts: dict) -> RingPlan | None:
             head.append(s)
         elif not stages and plain_local_assign(s):
             head.append(s)
-        elif isinstance(s, ir.IRLAInner) and not s.reduce:
+        elif isinstance(s, ir.IRLAInner):
             stages.append(s)
         elif not (isinstance(s, ir.IRTeamBarrier) and s.member is None):
             return None
@@ -81,8 +83,8 @@ def plan(outer: ir.IRLAOuter, counts: dict) -> RingPlan | None:
             return None  # a reassigned index: its cell is not known statically
         if st.inner == "memory" and cfg.loop == "bvoi" and cfg.chunk not in _MEMORY_PIECES:
             return None  # pieces of a count of cells: spans that start anywhere in a row
-        if st.inner != "memory" and cfg.loop == "bovi":
-            return None  # a chunk's logical cells, not memory spans
+        if st.inner != "memory" and cfg.loop == "bovi" and not st.reduce:
+            return None  # a chunk's logical cells, not memory spans (a fold's are cut into rows)
     found = _Accesses(stages)
     if not found.ok:
         return None
@@ -105,6 +107,8 @@ def plan(outer: ir.IRLAOuter, counts: dict) -> RingPlan | None:
 
 class _Accesses(StageAccesses):
     """Per storage (scratch name, or view kind): (stage, is_write, offset) of every access."""
+
+    folds = True  # a fold stage keeps its cells' unfused order, so it folds them in that order
 
     def __init__(self, stages):
         self.storage: dict = {}
@@ -141,4 +145,10 @@ def offset(point: list, params: list, aliases: dict):
     if p.type is VEC3I:
         return shift3(p, params[0].name)
     c = shift(p, params[0].name)
-    return None if c is None else (0, 0, c)
+    if c is not None:
+        return (0, 0, c)
+    for name, (dk, dj, di) in aliases.items():  # an alias shifted again (an inlined fold: x = idx; x - 1)
+        c = shift(p, name)
+        if c is not None:
+            return (dk, dj, di + c)
+    return None

@@ -138,6 +138,8 @@ class RingRows:
     # -- the cells of a stage, by row ---------------------------------------------------------------
     def stage_rows(self, st: ir.IRLAInner, out: list) -> _StageRows:
         offsets = st.halo.reduced(self.cfg.ndim)
+        if self.cfg.loop == "bovi" and st.inner != "memory":  # a fold (ring_rows takes no other)
+            return self.chunk_rows(out)
         if self.cfg.loop == "bovi":
             return self.span_rows(self.bovi_merged_spans(offsets, out), out)
         box = [(self.tmp(lo, out), self.tmp(hi, out)) for lo, hi in self.grown_box(offsets)]
@@ -169,6 +171,31 @@ class RingRows:
                 iv = self.locals.new("_la_i", int32)
                 row.append(self.loop(iv, i0, i1, self.visit(stage, (k, j, iv)), simd=stage.simd))
             one.append(ir.IRIf(op("logical_and", op("ge", j, j0), op("le", j, j1)), row, []))
+            cells.append(self.loop(r, a, z, one))
+
+        return _StageRows(first, last, visit_rows)
+
+    def chunk_rows(self, out: list) -> _StageRows:
+        """A ``bovi`` chunk's logical cells by memory row, as the unfused fold visits them: its first
+        and last rows cut where the chunk starts and ends, the others over the box's i range, and no
+        ghost rows or columns."""
+        g, nj = la_geom, la_geom("NJ")
+        start = [self.tmp(x, out) for x in self.slice.start]
+        end = [self.tmp(x, out) for x in self.slice.end]
+        first = self.tmp(op("add", op("mul", start[0], nj), start[1]), out)
+        last = self.tmp(op("add", op("mul", end[0], nj), end[1]), out)
+
+        def visit_rows(stage, a, z, cells):
+            r = self.locals.new("_la_r", int32)
+            one: list = []
+            k = self.tmp(op("div", r, nj), one)
+            j = self.tmp(op("sub", r, op("mul", k, nj)), one)
+            row: list = []
+            i0 = self.tmp(ir.IRSelect(op("eq", r, first), start[2], g("is"), int32), row)
+            i1 = self.tmp(ir.IRSelect(op("eq", r, last), end[2], g("ie"), int32), row)
+            iv = self.locals.new("_la_i", int32)
+            row.append(self.loop(iv, i0, i1, self.visit(stage, (k, j, iv)), simd=stage.simd))
+            one.append(ir.IRIf(op("logical_and", op("ge", j, g("js")), op("le", j, g("je"))), row, []))
             cells.append(self.loop(r, a, z, one))
 
         return _StageRows(first, last, visit_rows)

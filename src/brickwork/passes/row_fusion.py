@@ -130,6 +130,10 @@ class StageAccesses(ABC):
     anything a row schedule could reorder observably: output (prints, checks), atomics, folds,
     nested parallelism, control that ends more than the cell, writes to arrays or other storage."""
 
+    #: whether a stage may fold (``inner_reduce``): a schedule that keeps each stage's cells in their
+    #: unfused order folds them in that order (the ring of rows); row fusion does not take folds
+    folds = False
+
     def __init__(self, stages, offset=None):
         self.ok = True
         self.local_writes = [set() for _ in stages]
@@ -173,6 +177,8 @@ class StageAccesses(ABC):
             self.ok = False
         elif isinstance(s, ir.IRFuncCall):
             self.ok = self.ok and pure_call(s, set())
+        elif isinstance(s, ir.IRLAFold) and self.folds:
+            pass
         elif isinstance(s, (ir.IRPrint, ir.IRExpect, ir.IRLAFold, ir.IRLAInner, ir.IRLAScratch, ir.IRLAScratchZero,
                             ir.IRTeamBarrier, ir.IRTeamBegin, ir.IRTeamLoop, ir.IRSliceReduction, ir.IRReturn,
                             ir.IRBreak, ir.IRContinue)):
