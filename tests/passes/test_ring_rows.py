@@ -12,7 +12,7 @@ import tempfile
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from ir_helpers import check_golden, run, typed_la_body
 
@@ -261,6 +261,8 @@ def test_ring_equals_stage_after_stage(blocks, counts, space_tags, chunk, d):
        counts=st.tuples(st.integers(1, 2), st.integers(1, 2), st.integers(1, 2)),
        space_tags=st.sampled_from(_SPACES), chunk=st.one_of(st.none(), st.integers(1, 40)), d=st.sampled_from([1, 2, 3]),
        reducer=st.sampled_from(["Sum", "MinLoc"]))
+@example(blocks=(2, 2, 2), counts=(1, 1, 1), space_tags=("bvoi", "logical_coords", la.ij_slab), chunk=None, d=1,
+         reducer="Sum")  # an index vector, shifted through the inlined fold's alias of it
 def test_a_fold_after_the_stages_runs_in_the_ring_and_folds_as_stage_after_stage(blocks, counts, space_tags, chunk,
                                                                                   d, reducer):
     """Property: a body whose stages end in an ``inner_reduce`` runs as a ring too (its fold a stage

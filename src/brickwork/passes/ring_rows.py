@@ -142,13 +142,12 @@ def offset(point: list, params: list, aliases: dict):
         return aliases[p.name]
     if len(params) != 1:
         return None
-    if p.type is VEC3I:
-        return shift3(p, params[0].name)
-    c = shift(p, params[0].name)
+    vec = p.type is VEC3I
+    c = shift3(p, params[0].name) if vec else shift(p, params[0].name)
     if c is not None:
-        return (0, 0, c)
+        return c if vec else (0, 0, c)
     for name, (dk, dj, di) in aliases.items():  # an alias shifted again (an inlined fold: x = idx; x - 1)
-        c = shift(p, name)
+        c = shift3(p, name) if vec else shift(p, name)
         if c is not None:
-            return (dk, dj, di + c)
+            return (dk + c[0], dj + c[1], di + c[2]) if vec else (dk, dj, di + c)
     return None
