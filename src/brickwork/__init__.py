@@ -178,11 +178,11 @@ _LAZY_FUNCTIONS = {"from_dlpack": "types.dlpack_import", "to_dlpack": "types.dlp
 
 
 def __getattr__(name: str):
-    if name in _LAZY_SUBPACKAGES or name in _LAZY_FUNCTIONS:
-        import importlib
+    import importlib
 
-        if name in _LAZY_SUBPACKAGES:
-            return importlib.import_module(f"{__name__}.{name}")
+    if name in _LAZY_SUBPACKAGES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _LAZY_FUNCTIONS:  # bound here on first use: later lookups do not come back
         value = globals()[name] = getattr(importlib.import_module(f"{__name__}.{_LAZY_FUNCTIONS[name]}"), name)
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -65,6 +65,14 @@ def _unconsumed(capsule):
         managed.contents.deleter(managed)
 
 
+def contiguous_strides(shape) -> list[int]:
+    """Element strides of a C-contiguous array of ``shape`` (DLPack's meaning of absent strides)."""
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+    return strides
+
+
 def capsule(arr, ptr: int, shape: tuple, comp: np.dtype, bfloat: bool, ordinal: int, device_type: int = KDL_CUDA,
             strides: tuple | None = None):
     """A ``dltensor`` capsule of an array of ``shape`` elements of ``comp`` at ``ptr`` (``strides`` in
@@ -72,9 +80,7 @@ def capsule(arr, ptr: int, shape: tuple, comp: np.dtype, bfloat: bool, ordinal: 
     ndim = len(shape)
     dims = (ctypes.c_int64 * max(ndim, 1))(*shape)
     if strides is None:
-        strides = [1] * ndim
-        for d in range(ndim - 2, -1, -1):
-            strides[d] = strides[d + 1] * shape[d + 1]
+        strides = contiguous_strides(shape)
     steps = (ctypes.c_int64 * max(ndim, 1))(*strides)
     code = _KDL_BFLOAT if bfloat else _CODES[comp.kind]
     managed = DLManagedTensor()

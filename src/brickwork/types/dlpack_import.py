@@ -13,7 +13,7 @@ import ctypes
 import numpy as np
 
 from . import arrays, scalars
-from .dlpack_export import _NAME, KDL_CUDA, DLManagedTensor, _capsule_pointer, _capsule_valid
+from .dlpack_export import _NAME, KDL_CUDA, DLManagedTensor, _capsule_pointer, _capsule_valid, contiguous_strides
 
 KDL_CPU = 1
 #: (DLPack type code, bits) -> brickwork scalar type
@@ -88,11 +88,7 @@ def host_view(cap, scalar) -> np.ndarray:
     t = managed.contents.dl_tensor
     dtype = np.dtype(scalars.dtype_to_numpy(scalar))
     shape = tuple(int(t.shape[d]) for d in range(t.ndim))
-    steps = [1] * t.ndim
-    for d in range(t.ndim - 2, -1, -1):
-        steps[d] = steps[d + 1] * shape[d + 1]
-    if t.strides:
-        steps = [int(t.strides[d]) for d in range(t.ndim)]
+    steps = [int(t.strides[d]) for d in range(t.ndim)] if t.strides else contiguous_strides(shape)
     owner = _Producer(managed)
     _capsule_set_name(id(cap), b"used_dltensor")  # ours now: the capsule no longer calls the deleter
     if 0 in shape:
