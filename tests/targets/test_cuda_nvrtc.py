@@ -227,6 +227,20 @@ def test_a_second_build_of_the_same_key_does_not_run_nvrtc(builds):
     assert again == path and build.nvrtc_calls == before
 
 
+def test_another_key_with_the_same_source_copies_the_cubin_without_running_nvrtc(builds):
+    text, path, meta = _compiled(builds, "launch_2d")
+    before = build.nvrtc_calls
+    other = "e" * 40
+    [(copied, copied_meta)] = TARGET.compile_many([(other, text, "launch_2d under another key", {})])
+    assert build.nvrtc_calls == before
+    assert copied_meta["same_source_as"] == os.path.basename(os.path.dirname(path))
+    with open(copied, "rb") as f, open(path, "rb") as g:
+        assert f.read() == g.read()
+    # the same source for another architecture is another cubin
+    [(sm80, sm80_meta)] = CudaTarget("sm_80").compile_many([("d" * 40, text, "launch_2d for sm_80", {})])
+    assert build.nvrtc_calls == before + 1 and "same_source_as" not in sm80_meta and sm80_meta["arch"] == "sm_80"
+
+
 def test_the_key_holds_target_arch_and_nvrtc_version():
     types = [wp.float32, wp.array(dtype=float), wp.array(dtype=float)]
     cpu = pipeline.key_parts(saxpy, types)

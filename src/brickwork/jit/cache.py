@@ -354,7 +354,7 @@ def entries() -> list[dict]:
 
 def _is_ours(name: str) -> bool:
     """Whether a name in the root is something brickwork creates (``clear`` removes only these)."""
-    return (_is_shard(name) or name in ("locks", "claims") or name.startswith((".build-", ".tmp-"))
+    return (_is_shard(name) or name in ("locks", "claims", "by-source") or name.startswith((".build-", ".tmp-"))
             or name.startswith(("openmp-", "toolchain-", "pch-")))
 
 

@@ -3,6 +3,8 @@
 ``compile_many`` builds several instances at once (the compiler runs in subprocesses, so
 threads overlap them), which is how pending explicit instances are built; small instances share
 compiler runs (``batch``: at most ``config.compile_batch`` per run), each published as its own entry.
+An instance whose generated source an entry was already built from takes a copy of that entry's
+library instead of a compiler run (``same_source``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import time
 
 from .. import comm, config
 from ..errors import ToolchainError
-from . import batch, cache, pch
+from . import batch, cache, pch, same_source
 from .toolchain import environment_cause, settings
 
 log = logging.getLogger("brickwork")
@@ -60,22 +62,43 @@ def _compile_cpp(key: str, source: str, label: str, meta: dict) -> tuple[str, di
 
 
 def _compile(key: str, source: str, label: str, meta: dict, s) -> tuple[str, dict]:
+    source_digest = same_source.digest(s.identity(), source)
     staging = cache.staging_dir(key)
     keep = False  # the source of a compiler error is kept for the bug report
     try:
-        try:
-            _, seconds = _compile_in(staging, source, s, label)
-        except ToolchainError as e:
-            keep = not isinstance(e, cache.BuildEnvironmentError)
-            raise
-        lib, meta = cache.publish(key, staging, dict(meta, label=label, compiler=s.identity(),
-                                                     compile_seconds=seconds))
+        same = same_source.find(source_digest)
+        if same is not None:
+            built = _adopt(staging, source, same)
+        else:
+            try:
+                _, seconds = _compile_in(staging, source, s, label)
+            except ToolchainError as e:
+                keep = not isinstance(e, cache.BuildEnvironmentError)
+                raise
+            built = {"compile_seconds": seconds}
+        lib, meta = cache.publish(key, staging, dict(meta, label=label, compiler=s.identity(), **built))
+        if same is None:
+            same_source.record(source_digest, key)
         log.debug("%s: generated source %s", label, os.path.join(os.path.dirname(lib), cache.SOURCE))
         return lib, meta
     except BaseException:
         if not keep:
             shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _adopt(staging: str, source: str, same: tuple) -> dict:
+    """Put ``source`` and the library of the entry ``same`` (``same_source.find``: built from the
+    same source) in ``staging``; the metadata that says so."""
+    key, library, found = same
+    with open(os.path.join(staging, cache.SOURCE), "w") as f:
+        f.write(source)
+    with open(os.path.join(staging, cache.LIBRARY), "wb") as f:
+        f.write(library)
+    built = {"compile_seconds": 0.0, "same_source_as": key}
+    if "symbols" in found:  # that entry was compiled in a batch: its entry points are renamed
+        built["symbols"] = found["symbols"]
+    return built
 
 
 def _compile_in(folder: str, source: str, s, label: str) -> tuple[str, float]:
@@ -158,8 +181,10 @@ def _publish_copy(job: tuple, names: dict, library: str, s, seconds: float, coun
             with open(os.path.join(staging, cache.SOURCE), "w") as f:
                 f.write(source)
             shutil.copyfile(library, os.path.join(staging, cache.LIBRARY))
-            return cache.publish(key, staging, dict(meta, label=label, compiler=s.identity(), symbols=names,
-                                                    compile_seconds=seconds, batch=count))
+            published = cache.publish(key, staging, dict(meta, label=label, compiler=s.identity(), symbols=names,
+                                                         compile_seconds=seconds, batch=count))
+            same_source.record(same_source.digest(s.identity(), source), key)
+            return published
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
@@ -176,7 +201,8 @@ def compile_many(jobs: list, make=None) -> list:
     """Run ``build(*job, make)`` for every job, in parallel; results (or exceptions) in order.
 
     C++ jobs not in the cache share compiler runs (``batch.groups``; ``config.compile_batch`` at most
-    per run, 1: one run each) when the cache's lock kind is ``flock``."""
+    per run, 1: one run each) when the cache's lock kind is ``flock``; jobs with the same generated
+    source make one run (the others copy its library)."""
     if not jobs:
         return []
     if len(jobs) == 1:
@@ -184,18 +210,27 @@ def compile_many(jobs: list, make=None) -> list:
     workers = config.compile_jobs or os.cpu_count() or 2
     results: list = [None] * len(jobs)
     groups = [[i] for i in range(len(jobs))]
+    later: list = []  # jobs whose source an earlier job of this call compiles: copied once it has
     if make is None and config.compile_batch > 1 and _lock_kind() == "flock":
-        missing = []
+        missing, alone, digests = [], [], set()
+        identity = settings().identity()
         for i, job in enumerate(jobs):
             try:
                 results[i] = cache.lookup(job[0])
+                if results[i] is None:
+                    source_digest = same_source.digest(identity, job[1])
+                    if source_digest in digests:
+                        later.append(i)
+                    elif same_source.find(source_digest) is not None:
+                        alone.append([i])  # no compiler run: a copy of that entry's library
+                    else:
+                        digests.add(source_digest)
+                        missing.append(i)
             except Exception as e:  # noqa: BLE001 - an unsafe entry: its own error, as build() gives it
                 results[i] = e
-            if results[i] is None:
-                missing.append(i)
-        groups = [[missing[i] for i in g] for g in batch.groups(
+        groups = alone + [[missing[i] for i in g] for g in batch.groups(
             [len(jobs[i][1]) for i in missing], workers, config.compile_batch)]
-        if not groups:
+        if not groups and not later:
             return results
 
     def run(group: list) -> None:
@@ -209,7 +244,10 @@ def compile_many(jobs: list, make=None) -> list:
         for i, r in zip(group, built):
             results[i] = r
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=min(workers, len(groups))) as pool:
-        for f in [pool.submit(run, g) for g in groups]:
-            f.result()
+    if groups:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=min(workers, len(groups))) as pool:
+            for f in [pool.submit(run, g) for g in groups]:
+                f.result()
+    for i in later:
+        results[i] = _build_one(jobs[i], make)
     return results

@@ -156,6 +156,12 @@ def lookup(key: str) -> tuple[str, dict] | None:
 
     Raises ``UnsafeCacheError`` if the root, the shard, the entry or one of its files could have
     been written by someone else (see the module docstring)."""
+    found = read_entry(key)
+    return None if found is None else (found[0], found[2])
+
+
+def read_entry(key: str) -> tuple[str, bytes, dict] | None:
+    """``lookup`` with the library's bytes: ``(path, bytes, meta)`` of an intact entry, else None."""
     root = cache_root()
     if not _check_root(root):
         return None
@@ -176,7 +182,7 @@ def lookup(key: str) -> tuple[str, dict] | None:
     code = _read_entry_file(lib, path)
     if code is None or meta.get("sha256") != hashlib.sha256(code).hexdigest():
         return None
-    return lib, meta
+    return lib, code, meta
 
 
 def read_note(name: str) -> str | None:

@@ -15,7 +15,7 @@ import threading
 import time
 
 from ...errors import ToolchainError
-from ...jit import cache, nvrtc
+from ...jit import cache, nvrtc, same_source
 from ...jit.toolchain import include_dir
 from .arch import NVRTC_OPTIONS, PCH_OPTIONS, PCH_SINCE
 
@@ -68,6 +68,9 @@ def make_cubin(arch: str):
 
     def make(key: str, source: str, label: str, meta: dict) -> tuple[str, dict]:
         global nvrtc_calls
+        compiler = "nvrtc {}.{}".format(*nvrtc.version())
+        # what a cubin is made of besides the source (the precompiled-header folder changes no code)
+        source_digest = same_source.digest(" ".join([compiler, arch, *NVRTC_OPTIONS, *include_dirs()]), source)
         staging = cache.staging_dir(key)
         keep = False  # the source NVRTC rejected is kept for the bug report
         try:
@@ -75,21 +78,26 @@ def make_cubin(arch: str):
             with open(src_path, "w") as f:
                 f.write(source)
             t0 = time.perf_counter()
-            nvrtc_calls += 1
-            try:
-                cubin = nvrtc.compile_cubin(source, f"{label}.cu", arch, include_dirs(), options())
-            except nvrtc.NvrtcCompileError as e:
-                keep = True
-                raise ToolchainError(
-                    f"internal error: NVRTC rejected the CUDA code generated for {label}. This is a brickwork "
-                    f"bug; please report it with the source kept at {src_path} (for an hour).\n{e.log[-4000:]}"
-                ) from None
+            same = same_source.find(source_digest)
+            if same is not None:  # an entry built from this source: its cubin, no NVRTC run
+                cubin, built = same[1], {"same_source_as": same[0], "compile_seconds": 0.0}
+            else:
+                nvrtc_calls += 1
+                try:
+                    cubin = nvrtc.compile_cubin(source, f"{label}.cu", arch, include_dirs(), options())
+                except nvrtc.NvrtcCompileError as e:
+                    keep = True
+                    raise ToolchainError(
+                        f"internal error: NVRTC rejected the CUDA code generated for {label}. This is a brickwork "
+                        f"bug; please report it with the source kept at {src_path} (for an hour).\n{e.log[-4000:]}"
+                    ) from None
+                built = {"compile_seconds": time.perf_counter() - t0}
             with open(os.path.join(staging, cache.CUBIN), "wb") as f:
                 f.write(cubin)
-            compiler = "nvrtc {}.{}".format(*nvrtc.version())
             path, meta = cache.publish(key, staging, dict(
-                meta, label=label, artifact=cache.CUBIN, arch=arch, compiler=compiler,
-                compile_seconds=time.perf_counter() - t0))
+                meta, label=label, artifact=cache.CUBIN, arch=arch, compiler=compiler, **built))
+            if same is None:
+                same_source.record(source_digest, key)
             log.debug("%s: generated CUDA source %s", label, os.path.join(os.path.dirname(path), SOURCE))
             return path, meta
         except BaseException:

@@ -1,0 +1,71 @@
+"""Instances whose generated source is the same share one compiler run.
+
+Different cache keys can generate the same C++ (an index space's loop tags that lower to the same
+loops, a kernel form that changes nothing for a body): the library is then the same too. The cache
+keeps an index ``by-source/<digest>`` from the digest of what a library is made of (the source, the
+compiler and its flags, the code generator and runtime header) to the key of an entry built from it;
+a build whose digest is indexed copies that entry's library instead of running the compiler.
+
+The index only names an entry: the entry itself passes ``store``'s checks (owner, mode, checksum)
+before its library is copied, so a stale or damaged index costs at most one compiler run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+
+from . import store
+from .cache import _replace_with_dir, ensure_root
+from .toolchain import generator_digest
+
+INDEX = "by-source"
+_KEY = re.compile(r"[0-9a-f]{40}")
+
+
+def digest(identity: str, source: str) -> str:
+    """What a library built from ``source`` by the compiler ``identity`` depends on, as a hex digest."""
+    h = hashlib.sha256()
+    for part in (identity, generator_digest(), source):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def find(source_digest: str) -> tuple[str, bytes, dict] | None:
+    """``(key, library bytes, meta)`` of an intact entry built from the same source, or None."""
+    root = store.cache_root()
+    folder = os.path.join(root, INDEX)
+    if not store._check_root(root) or not store.check_dir(folder):
+        return None
+    raw = store._read_entry_file(os.path.join(folder, source_digest), folder)
+    key = raw.decode("ascii", "replace").strip() if raw else ""
+    if not _KEY.fullmatch(key):
+        return None
+    found = store.read_entry(key)
+    return None if found is None else (key, found[1], found[2])
+
+
+def record(source_digest: str, key: str) -> None:
+    """Index the entry ``key`` under ``source_digest``; a failure (read-only cache, full disk) is ignored."""
+    import tempfile
+
+    root = store.cache_root()
+    folder = os.path.join(root, INDEX)
+    try:
+        ensure_root(root)
+        if not store.check_dir(folder):
+            _replace_with_dir(folder)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+        try:
+            with open(fd, "w") as f:
+                f.write(key)
+            os.replace(tmp, os.path.join(folder, source_digest))
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError:
+        pass
