@@ -52,6 +52,30 @@ def test_verifier_rejects(body, locals_, message):
         ir.verify(fn_with(body, locals_), after="a test")
 
 
+class _Pass:
+    """A stand-in pass: returns ``out`` (or its input when ``out`` is None)."""
+
+    def __init__(self, name, out=None):
+        self.name, self.out = name, out
+
+    def run(self, fn):
+        return fn if self.out is None else self.out
+
+
+def test_run_passes_verifies_after_each_pass_that_returns_a_new_function_and_after_the_last():
+    from brickwork.passes import run_passes
+
+    good = fn_with([])
+    broken = fn_with([ir.IRExitRegion("r")])
+    with pytest.raises(ir.IRVerifyError, match="after rewrite: exit of region"):
+        run_passes(good, [_Pass("rewrite", broken), _Pass("idle")], verify=True)
+    # a pass that hands its input on is not verified again, except the last one
+    assert run_passes(broken, [_Pass("idle"), _Pass("rewrite", good)], verify=True) is good
+    with pytest.raises(ir.IRVerifyError, match="after last: exit of region"):
+        run_passes(broken, [_Pass("first"), _Pass("last")], verify=True)
+    assert run_passes(broken, [_Pass("first"), _Pass("last")], verify=False) is broken
+
+
 def test_verifier_accepts_a_region_exit_inside_its_region():
     ir.verify(fn_with([ir.IRRegion("r", [ir.IRExitRegion("r")])]))
 

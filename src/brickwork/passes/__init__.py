@@ -1,7 +1,8 @@
 """Passes over the IR: each a frozen dataclass named by its verb, ``run(fn) -> fn``, one module each.
 
 A target lists the passes it needs in order (``Target.passes``); ``run_passes`` applies them to a
-function and, in debug mode, verifies the IR after every pass.
+function and, in debug mode, verifies the IR after every pass that changed it: a pass with nothing
+to do returns the function it was given, untouched; one that rewrites returns a new function.
 """
 
 from __future__ import annotations
@@ -23,10 +24,14 @@ from .split_interior import SplitInterior
 
 
 def run_passes(fn: ir.IRFunction, passes, verify: bool = False, observe=None) -> ir.IRFunction:
-    """``fn`` after every pass in order; ``observe(pass_name, fn)`` sees each stage (dumps, tests)."""
-    for p in passes:
-        fn = p.run(fn)
-        if verify:
+    """``fn`` after every pass in order; ``observe(pass_name, fn)`` sees each stage (dumps, tests).
+
+    ``verify``: check the IR after every pass that returned a new function (one that returned its
+    input changed nothing) and after the last."""
+    last = len(passes) - 1
+    for n, p in enumerate(passes):
+        before, fn = fn, p.run(fn)
+        if verify and (fn is not before or n == last):
             ir.verify(fn, after=p.name, target_neutral=not isinstance(p, SelectBuiltins))
         if observe is not None:
             observe(p.name, fn)
