@@ -103,7 +103,7 @@ def hllc(rl: typing.Any, ul: typing.Any, vl: typing.Any, wl: typing.Any, pl: typ
     p = wp.where(left, pl, pr)
     e = wp.where(left, el, er)
     m = wp.where(left, ml, mr)
-    f0, f1, f2, f3, f4 = physical_flux(r, u, v, w, p, e)
+    f0, f1, _, _, f4 = physical_flux(r, u, v, w, p, e)
     if sl < T(0.0) and sr > T(0.0):  # the face lies between the waves: the star state's flux
         # the star pressure is continuous: p* = p + m (sm - u)
         inv_gap = T(1.0) / (s - sm)
@@ -112,10 +112,10 @@ def hllc(rl: typing.Any, ul: typing.Any, vl: typing.Any, wl: typing.Any, pl: typ
         es = (e * (s - u) + ps * sm - p * u) * inv_gap
         f0 = f0 + s * (rs - r)
         f1 = f1 + s * (rs * sm - r * u)
-        f2 = f2 + s * (rs * v - r * v)
-        f3 = f3 + s * (rs * w - r * w)
         f4 = f4 + s * (es - e)
-    return f0, f1, f2, f3, f4
+    # the transverse velocities do not jump across the outer waves, so the mass flux carries the
+    # transverse momenta, in the star region as outside it (r u v + s (rs - r) v = f0 v)
+    return f0, f1, f0 * v, f0 * w, f4
 
 
 SOLVERS = {"hlle": hlle, "hllc": hllc}
