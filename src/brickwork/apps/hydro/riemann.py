@@ -26,8 +26,15 @@ def einfeldt_speeds(ul: typing.Any, cl: typing.Any, ur: typing.Any, cr: typing.A
                     h_roe: typing.Any, kinetic_roe: typing.Any, gm1: typing.Any):
     """(smallest, largest) signal speed from the one-sided and the Roe-averaged estimates."""
     T = type(ul)
-    c_roe = wp.sqrt(wp.max(gm1 * (h_roe - kinetic_roe), T(0.0)))
-    return wp.min(ul - cl, u_roe - c_roe), wp.max(ur + cr, u_roe + c_roe)
+    # selects rather than wp.min/wp.max, whose NaN handling (a NaN operand yields the other) costs
+    # two vector operations each: these speeds are finite whenever the states are, and a state
+    # that is not is reported by the time step's check (3 % of a fused 2-D stage, measured)
+    c2 = gm1 * (h_roe - kinetic_roe)
+    c_roe = wp.sqrt(wp.where(c2 > T(0.0), c2, T(0.0)))
+    one_sided_left, roe_left = ul - cl, u_roe - c_roe
+    one_sided_right, roe_right = ur + cr, u_roe + c_roe
+    return (wp.where(roe_left < one_sided_left, roe_left, one_sided_left),
+            wp.where(roe_right > one_sided_right, roe_right, one_sided_right))
 
 
 @wp.func
