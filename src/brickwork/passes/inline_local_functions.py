@@ -17,6 +17,8 @@ class InlineLocalFunctions:
     name: str = "inline_local_functions"
 
     def run(self, fn: ir.IRFunction) -> ir.IRFunction:
+        if not ir.contains(fn.body, ir.IRInlineBody):
+            return fn  # no local function applied
         return _Inliner().function(fn)
 
 

@@ -30,6 +30,8 @@ class LowerPackAccess:
     name: str = "lower_pack_access"
 
     def run(self, fn: ir.IRFunction) -> ir.IRFunction:
+        if not ir.contains(fn.body, (ir.IRPackElem, ir.IRPackBound)):
+            return fn  # no pack access: no table to read or hoist
         lower = _Lower()
         fn = lower.function(fn)
         return _Hoist(fn, lower.tables).function()

@@ -26,6 +26,8 @@ class LowerTeams:
             from .gpu_lowering import lower_teams_gpu
 
             return lower_teams_gpu(fn, self.shared_limit)
+        if not ir.contains(fn.body, (ir.IRTeamLoop, ir.IRTeamBarrier)):
+            return fn  # no team: nothing to lower (plain kernels)
         return _Lower().function(fn)
 
 

@@ -37,6 +37,8 @@ class SelectBranches:
     max_ops: int = 32
 
     def run(self, fn: ir.IRFunction) -> ir.IRFunction:
+        if not ir.contains(fn.body, ir.IRIf):
+            return fn  # no branch to turn into selects
         rewriter = _Selects(fn, self.max_ops)
         out = rewriter.function(fn)
         out.locals.update(rewriter.new_locals)

@@ -49,9 +49,9 @@ class SplitInterior:
     name: str = "split_interior"
 
     def run(self, fn: ir.IRFunction) -> ir.IRFunction:
+        if not fn.is_kernel or not any(isinstance(s, ir.IRIf) for s in fn.body):
+            return fn  # no guard at the top level: nothing to split
         fn = ir.Rewriter().function(fn)
-        if not fn.is_kernel:
-            return fn
         analysis = _Guards(fn)
         for pos, s in enumerate(fn.body):
             if not isinstance(s, ir.IRIf):
