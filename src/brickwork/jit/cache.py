@@ -389,18 +389,22 @@ def clear() -> int:
     return n
 
 
-def write_note(name: str, text: str) -> None:
-    """Write a small file in the root atomically; failures (read-only cache, full disk) are ignored."""
+def write_note(name: str, text: str, folder: str = "") -> None:
+    """Write a small file in the root (or in its sub-folder ``folder``, made if missing) atomically;
+    failures (read-only cache, full disk) are ignored."""
     root = cache_root()
     try:
         ensure_root(root)
         import tempfile
 
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=root)
+        where = os.path.join(root, folder) if folder else root
+        if folder and not _check_dir(where, where):
+            _replace_with_dir(where)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=where)
         try:
             with open(fd, "w") as f:
                 f.write(text)
-            os.replace(tmp, os.path.join(root, name))
+            os.replace(tmp, os.path.join(where, name))
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)

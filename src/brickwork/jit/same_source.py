@@ -12,13 +12,12 @@ before its library is copied, so a stale or damaged index costs at most one comp
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
 
 from . import store
-from .cache import _replace_with_dir, ensure_root
+from .cache import write_note
 from .toolchain import generator_digest
 
 INDEX = "by-source"
@@ -50,22 +49,4 @@ def find(source_digest: str) -> tuple[str, bytes, dict] | None:
 
 def record(source_digest: str, key: str) -> None:
     """Index the entry ``key`` under ``source_digest``; a failure (read-only cache, full disk) is ignored."""
-    import tempfile
-
-    root = store.cache_root()
-    folder = os.path.join(root, INDEX)
-    try:
-        ensure_root(root)
-        if not store.check_dir(folder):
-            _replace_with_dir(folder)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-        try:
-            with open(fd, "w") as f:
-                f.write(key)
-            os.replace(tmp, os.path.join(folder, source_digest))
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-    except OSError:
-        pass
+    write_note(source_digest, key, folder=INDEX)
