@@ -142,6 +142,7 @@ def test_missing_compiler_is_a_clear_error(tmp_path):
     script = tmp_path / "prog.py"
     script.write_text(PROGRAM)
     env = dict(os.environ, BRICKWORK_CACHE_DIR=str(tmp_path / "c6"), PYTHONPATH=SRC, CXX="no-such-compiler++")
+    env.pop("BRICKWORK_CXX", None)  # it would win over CXX
     out = subprocess.run([sys.executable, str(script), "forward"], capture_output=True, text=True, env=env)
     assert out.returncode != 0
     assert "ToolchainError: no C++ compiler found (tried no-such-compiler++)" in out.stderr
