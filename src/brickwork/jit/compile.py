@@ -68,7 +68,9 @@ def _compile(key: str, source: str, label: str, meta: dict, s) -> tuple[str, dic
     try:
         same = same_source.find(source_digest)
         if same is not None:
-            built = _adopt(staging, source, same)
+            with open(os.path.join(staging, cache.SOURCE), "w") as f:
+                f.write(source)
+            built = same_source.adopt(staging, same, cache.LIBRARY)
         else:
             try:
                 _, seconds = _compile_in(staging, source, s, label)
@@ -85,20 +87,6 @@ def _compile(key: str, source: str, label: str, meta: dict, s) -> tuple[str, dic
         if not keep:
             shutil.rmtree(staging, ignore_errors=True)
         raise
-
-
-def _adopt(staging: str, source: str, same: tuple) -> dict:
-    """Put ``source`` and the library of the entry ``same`` (``same_source.find``: built from the
-    same source) in ``staging``; the metadata that says so."""
-    key, library, found = same
-    with open(os.path.join(staging, cache.SOURCE), "w") as f:
-        f.write(source)
-    with open(os.path.join(staging, cache.LIBRARY), "wb") as f:
-        f.write(library)
-    built = {"compile_seconds": 0.0, "same_source_as": key}
-    if "symbols" in found:  # that entry was compiled in a batch: its entry points are renamed
-        built["symbols"] = found["symbols"]
-    return built
 
 
 def _compile_in(folder: str, source: str, s, label: str) -> tuple[str, float]:

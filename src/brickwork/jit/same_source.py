@@ -47,6 +47,18 @@ def find(source_digest: str) -> tuple[str, bytes, dict] | None:
     return None if found is None else (key, found[1], found[2])
 
 
+def adopt(staging: str, same: tuple, artifact: str) -> dict:
+    """Write the artifact of the entry ``same`` (from ``find``) into ``staging`` as ``artifact``; the
+    metadata that says where it came from (with the renamed entry points of a batch-built library)."""
+    key, data, found = same
+    with open(os.path.join(staging, artifact), "wb") as f:
+        f.write(data)
+    built = {"compile_seconds": 0.0, "same_source_as": key}
+    if "symbols" in found:
+        built["symbols"] = found["symbols"]
+    return built
+
+
 def record(source_digest: str, key: str) -> None:
     """Index the entry ``key`` under ``source_digest``; a failure (read-only cache, full disk) is ignored."""
     write_note(source_digest, key, folder=INDEX)

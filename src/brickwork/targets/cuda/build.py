@@ -80,7 +80,7 @@ def make_cubin(arch: str):
             t0 = time.perf_counter()
             same = same_source.find(source_digest)
             if same is not None:  # an entry built from this source: its cubin, no NVRTC run
-                cubin, built = same[1], {"same_source_as": same[0], "compile_seconds": 0.0}
+                built = same_source.adopt(staging, same, cache.CUBIN)
             else:
                 nvrtc_calls += 1
                 try:
@@ -91,9 +91,9 @@ def make_cubin(arch: str):
                         f"internal error: NVRTC rejected the CUDA code generated for {label}. This is a brickwork "
                         f"bug; please report it with the source kept at {src_path} (for an hour).\n{e.log[-4000:]}"
                     ) from None
+                with open(os.path.join(staging, cache.CUBIN), "wb") as f:
+                    f.write(cubin)
                 built = {"compile_seconds": time.perf_counter() - t0}
-            with open(os.path.join(staging, cache.CUBIN), "wb") as f:
-                f.write(cubin)
             path, meta = cache.publish(key, staging, dict(
                 meta, label=label, artifact=cache.CUBIN, arch=arch, compiler=compiler, **built))
             if same is None:
