@@ -1,7 +1,8 @@
 """A one-line progress bar on standard error: simulated time, cycle, time step and zone-cycles/s.
 
 On a terminal the line is redrawn at most five times a second; otherwise (a log file, CI) a line
-is printed at every tenth of the run.
+is printed at every tenth of the run. The rate leaves out the first step (it compiles the kernels
+and first touches the fields) and is taken over the last half second or more of stepping.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import time
 class Progress:
     """``update(t, cycle, dt, zone_cycles)`` during the run, ``close()`` at the end."""
 
-    def __init__(self, tlim: float, ncells: int, stream=None, enabled: bool = True, width: int = 24):
+    def __init__(self, tlim: float, ncells: int, stream=None, enabled: bool = True, width: int = 24,
+                 clock=time.perf_counter):
         self.tlim = tlim
         self.ncells = ncells
         self.stream = stream or sys.stderr
@@ -22,16 +24,21 @@ class Progress:
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self._last_draw = 0.0
         self._last_tenth = -1
-        self._window = (time.perf_counter(), 0)  # (wall, cycle) at the start of the rate window
+        self._clock = clock
+        self._window = None  # (wall, cycle) at the start of the rate window, from the end of the first step
         self.rate = 0.0
         self._dirty = False
 
     def update(self, t: float, cycle: int, dt: float) -> None:
-        now = time.perf_counter()
-        w0, c0 = self._window
-        if now - w0 >= 0.5 and cycle > c0:
-            self.rate = self.ncells * (cycle - c0) / (now - w0)
+        now = self._clock()
+        if self._window is None:
             self._window = (now, cycle)
+        else:
+            w0, c0 = self._window
+            if cycle > c0 and now > w0 and (not self.rate or now - w0 >= 0.5):
+                self.rate = self.ncells * (cycle - c0) / (now - w0)
+            if now - w0 >= 0.5:
+                self._window = (now, cycle)
         if not self.enabled:
             return
         frac = min(1.0, t / self.tlim) if self.tlim > 0 else 1.0
