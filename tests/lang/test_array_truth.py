@@ -41,6 +41,16 @@ def test_empty_arrays_are_false_as_in_warp():
     assert run(data[1], data[:, 1:2])[:3] == [1, 0, 1]  # views with elements are true
 
 
+def test_an_empty_array_reaches_a_kernel_as_a_null_pointer():
+    # as Warp's: a kernel that writes one anyway faults at once instead of overwriting the few bytes
+    # numpy allocates for an array without elements
+    for empty in (wp.zeros(0, dtype=float), wp.empty((2, 0), dtype=float), wp.zeros(5, dtype=float)[5:]):
+        assert empty.ptr is None
+        assert int.from_bytes(empty._packed[:8], "little") == 0  # the descriptor's data pointer
+    full = wp.zeros(5, dtype=float)[1:]
+    assert int.from_bytes(full._packed[:8], "little") == full.ptr != 0
+
+
 def test_array_over_a_null_address_is_false():
     @wp.kernel
     def over(p: wp.uint64, n: int, out: wp.array(dtype=int)):

@@ -221,7 +221,9 @@ class array:  # noqa: N801 - Warp's spelling
         if any(s % itemsize for s in strides):
             raise ValueError("array strides must be multiples of the element size")
         elem_strides = tuple(s // itemsize for s in strides)
-        ptr = arr.__array_interface__["data"][0]
+        # An array without elements passes a null pointer, as Warp's: a kernel that writes one anyway
+        # faults at once instead of overwriting the few bytes numpy allocates for it.
+        ptr = arr.__array_interface__["data"][0] if arr.size else 0
         self._key = ArrayType(dtype, self.ndim)
         # Launch signatures tell read-only arrays (from read-only memory) apart, so that a kernel that
         # writes one is refused on the slow path while the fast path stays one attribute read.
