@@ -16,7 +16,7 @@ if "BRICKWORK_TEST_TMP" not in os.environ:
     _OWNED = os.environ["BRICKWORK_TEST_TMP"] = tempfile.mkdtemp(prefix="brickwork-tests-")
 if "BRICKWORK_CACHE_DIR" not in os.environ:
     os.environ["BRICKWORK_CACHE_DIR"] = os.path.join(os.environ["BRICKWORK_TEST_TMP"], "cache")
-# Every instance the suite compiles has its IR verified after typing and after every pass that changed it.
+# Every instance the suite compiles has its IR verified after typing and after its passes.
 os.environ.setdefault("BRICKWORK_VERIFY_IR", "1")
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))

@@ -184,13 +184,22 @@ def _repoint(fn, lowered: dict):
     """Calls in ``fn`` refer to the lowered versions of its callees."""
     if not lowered:
         return fn
+    return _repointer()(lowered).function(fn)
+
+
+@functools.cache
+def _repointer():
+    """The rewriter class of ``_repoint`` (made once: rewriter classes are looked up by identity)."""
     ir = _compiler().ir
 
-    class _Calls(ir.Rewriter):
-        def r_IRFuncCall(self, e):
-            return ir.IRFuncCall(lowered.get(id(e.func), e.func), [self.expr(a) for a in e.args], e.type)
+    class Calls(ir.Rewriter):
+        def __init__(self, lowered: dict):
+            self.lowered = lowered
 
-    return _Calls().function(fn)
+        def r_IRFuncCall(self, e):
+            return ir.IRFuncCall(self.lowered.get(id(e.func), e.func), [self.expr(a) for a in e.args], e.type)
+
+    return Calls
 
 
 class _PassDump:

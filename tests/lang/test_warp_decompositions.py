@@ -245,7 +245,7 @@ def test_output_argument_errors():
 
 
 def test_decomposition_header_only_where_used():
-    from brickwork.targets.cpu.unit import _extra_includes
+    from brickwork.targets.cpu.unit import UnitScan
 
     @wp.kernel
     def plain(a: wp.array(dtype=float)):
@@ -261,5 +261,5 @@ def test_decomposition_header_only_where_used():
 
     plain_ir, _ = type_instance(plain, [array(dtype=wp.float32)], "plain")
     uses_ir, _ = type_instance(uses, [array(dtype=wp.mat33)], "uses")
-    assert _extra_includes([plain_ir]) == []
-    assert _extra_includes([uses_ir]) == ['#include "brickwork_decompositions.h"']
+    assert UnitScan([plain_ir]).includes == []
+    assert UnitScan([uses_ir]).includes == ['#include "brickwork_decompositions.h"']

@@ -62,13 +62,17 @@ class _Pass:
         return fn if self.out is None else self.out
 
 
-def test_run_passes_verifies_after_each_pass_that_returns_a_new_function_and_after_the_last():
+def test_run_passes_verifies_the_last_output_and_names_the_first_pass_at_fault():
     from brickwork.passes import run_passes
 
     good = fn_with([])
     broken = fn_with([ir.IRExitRegion("r")])
     with pytest.raises(ir.IRVerifyError, match="after rewrite: exit of region"):
         run_passes(good, [_Pass("rewrite", broken), _Pass("idle")], verify=True)
+    # the error names the first pass whose output is inconsistent, not the last one
+    still_broken = fn_with([ir.IRExitRegion("r")])
+    with pytest.raises(ir.IRVerifyError, match="after breaks: exit of region"):
+        run_passes(good, [_Pass("idle"), _Pass("breaks", broken), _Pass("keeps", still_broken)], verify=True)
     # a pass that hands its input on is not verified again, except the last one
     assert run_passes(broken, [_Pass("idle"), _Pass("rewrite", good)], verify=True) is good
     with pytest.raises(ir.IRVerifyError, match="after last: exit of region"):

@@ -58,15 +58,45 @@ def children(node):
 
 def walk(node):
     """Every node of a tree (or list of statements), parents before children."""
+    # children() inlined: passes and the renderers walk whole kernels many times, and a generator
+    # per node was a third of the time of a walk
     stack = list(reversed(node)) if isinstance(node, list) else [node]
+    layouts, kinds = _LAYOUTS, _NODE_TYPES
     while stack:
         n = stack.pop()
         yield n
-        stack.extend(reversed(list(children(n))))
+        layout = layouts.get(type(n)) or _layout(type(n))
+        if not layout[0]:
+            continue
+        found = []
+        for name in layout[0]:
+            value = getattr(n, name)
+            if isinstance(value, kinds):
+                found.append(value)
+            elif isinstance(value, (list, tuple)):
+                found.extend([item for item in value if isinstance(item, kinds)])
+        found.reverse()
+        stack.extend(found)
 
 
 def contains(stmts, node_type) -> bool:
     return any(isinstance(n, node_type) for n in walk(stmts))
+
+
+#: (rewriter class, node class) -> the name of the rewriter's rule for that node class, or None
+_RULES: dict = {}
+
+
+def _rule_name(rewriter_cls, node_cls):
+    """The ``r_<NodeClass>`` rule a rewriter class defines for a node class (None: copy the node),
+    looked up once per pair: most nodes have no rule, and a failed ``getattr`` is slow."""
+    key = (rewriter_cls, node_cls)
+    try:
+        return _RULES[key]
+    except KeyError:
+        name = "r_" + node_cls.__name__
+        found = _RULES[key] = name if hasattr(rewriter_cls, name) else None
+        return found
 
 
 class Rewriter:
@@ -90,14 +120,14 @@ class Rewriter:
         return out
 
     def stmt(self, s):
-        rule = getattr(self, "r_" + type(s).__name__, None)
-        return rule(s) if rule is not None else self.copy(s)
+        name = _rule_name(type(self), type(s))
+        return getattr(self, name)(s) if name is not None else self.copy(s)
 
     def expr(self, e):
         if e is None:
             return None
-        rule = getattr(self, "r_" + type(e).__name__, None)
-        return rule(e) if rule is not None else self.copy(e)
+        name = _rule_name(type(self), type(e))
+        return getattr(self, name)(e) if name is not None else self.copy(e)
 
     def node(self, x):
         if isinstance(x, ir.IRStmt):

@@ -1,8 +1,9 @@
 """Passes over the IR: each a frozen dataclass named by its verb, ``run(fn) -> fn``, one module each.
 
 A target lists the passes it needs in order (``Target.passes``); ``run_passes`` applies them to a
-function and, in debug mode, verifies the IR after every pass that changed it: a pass with nothing
-to do returns the function it was given, untouched; one that rewrites returns a new function.
+function and, with ``BRICKWORK_VERIFY_IR``, verifies the result (and on a failure, the output of each
+pass that changed it): a pass with nothing to do returns the function it was given, untouched; one
+that rewrites returns a new function.
 """
 
 from __future__ import annotations
@@ -26,16 +27,29 @@ from .split_interior import SplitInterior
 def run_passes(fn: ir.IRFunction, passes, verify: bool = False, observe=None) -> ir.IRFunction:
     """``fn`` after every pass in order; ``observe(pass_name, fn)`` sees each stage (dumps, tests).
 
-    ``verify``: check the IR after every pass that returned a new function (one that returned its
-    input changed nothing) and after the last."""
-    last = len(passes) - 1
-    for n, p in enumerate(passes):
-        before, fn = fn, p.run(fn)
-        if verify and (fn is not before or n == last):
-            ir.verify(fn, after=p.name, target_neutral=not isinstance(p, SelectBuiltins))
+    ``verify``: check the IR after the last pass. Should that fail, the passes run again from ``fn``
+    with a check after each one that returned a new function (one that returned its input changed
+    nothing), so that the error names the first pass whose output is inconsistent; a check after
+    every pass on every compile cost the test suite a fifth of its code generation."""
+    out = fn
+    for p in passes:
+        out = p.run(out)
         if observe is not None:
-            observe(p.name, fn)
-    return fn
+            observe(p.name, out)
+    if verify and passes:
+        try:
+            ir.verify(out, after=passes[-1].name, target_neutral=not isinstance(passes[-1], SelectBuiltins))
+        except ir.IRVerifyError:
+            _verify_each(fn, passes)  # names the pass at fault
+            raise  # the passes gave a consistent function this time: the first report stands
+    return out
+
+
+def _verify_each(fn: ir.IRFunction, passes) -> None:
+    for p in passes:
+        before, fn = fn, p.run(fn)
+        if fn is not before:
+            ir.verify(fn, after=p.name, target_neutral=not isinstance(p, SelectBuiltins))
 
 
 def gpu_pass_list(target_name: str, builtins: dict, wrapping, mode: str = "release",

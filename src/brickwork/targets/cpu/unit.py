@@ -21,33 +21,65 @@ from .render import CppRenderer, local
 def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str, general_strides: bool = False) -> str:
     """C++ source of one kernel instance and every function and struct it reaches; with only the
     unit-stride body unless ``general_strides`` (see ``_entry``)."""
-    structs = declared_types([*callees, kernel])
+    scan = UnitScan([*callees, kernel])
     r = CppRenderer()
-    out = [f"// brickwork kernel instance {label}", '#include "brickwork.h"',
-           *_extra_includes([*callees, kernel]), "namespace {", ""]
-    for t in structs:
+    out = [f"// brickwork kernel instance {label}", '#include "brickwork.h"', *scan.includes, "namespace {", ""]
+    for t in scan.types:
         out.extend(_struct_decl(t))
     for fn in callees:
         out.extend(_function(r, fn))
     out.extend(_kernel(r, kernel))
     out.append("}  // namespace")
-    out.extend(_entry(kernel, slices_arrays([*callees, kernel]), general_strides))
-    if any(getattr(n, "checked", False) for f in [*callees, kernel] for n in ir.walk(f.body)):
+    out.extend(_entry(kernel, scan.slices_arrays, general_strides))
+    if scan.checked:
         out += [f'extern "C" BW_EXPORT int {BOUNDS_SYMBOL}(char* out, int size) {{',
                 "    return bw::take_bounds_error(out, size);", "}"]
     return "\n".join(out) + "\n"
 
 
-def slices_arrays(functions: list) -> bool:
-    """Whether any of ``functions`` takes a slice of an array (a view of any innermost stride)."""
-    return any(isinstance(n, ir.IRCall) and n.op == "array_slice" for fn in functions for n in ir.walk(fn.body))
+class UnitScan:
+    """What a translation unit needs to know of its functions, from one walk of each body (the
+    renderers of the CPU, CUDA and emulation targets share it):
 
+    - ``includes``: the ``#include`` lines of builtin families kept out of brickwork.h that they call;
+    - ``types``: the struct and tuple types they reach, dependencies first (C++ declaration order);
+    - ``slices_arrays``: whether one takes a slice of an array (a view of any innermost stride);
+    - ``checked``: whether an access is bounds-checked (debug mode)."""
 
-def _extra_includes(functions: list) -> list[str]:
-    """The headers of builtin families kept out of brickwork.h, for the builtins these functions call."""
-    headers = {CPU_HEADERS[n.op] for fn in functions for n in ir.walk(fn.body)
-               if isinstance(n, ir.IRCall) and n.op in CPU_HEADERS}
-    return [f'#include "{h}"' for h in sorted(headers)]
+    __slots__ = ("includes", "types", "slices_arrays", "checked")
+
+    def __init__(self, functions: list):
+        headers: set = set()
+        self.types: list = []
+        self.slices_arrays = self.checked = False
+        note, seen = self._note, set()
+        for fn in functions:
+            for _, t in fn.params:
+                note(t)
+            for t in fn.locals.values():
+                note(t)
+            note(fn.return_type)
+            for node in ir.walk(fn.body):
+                t = getattr(node, "type", None)
+                if t is not None and id(t) not in seen:
+                    seen.add(id(t))  # a type object met again adds nothing (most nodes share a few)
+                    note(t)
+                if type(node) is ir.IRCall:
+                    if node.op in CPU_HEADERS:
+                        headers.add(CPU_HEADERS[node.op])
+                    elif node.op == "array_slice":
+                        self.slices_arrays = True
+                if not self.checked and getattr(node, "checked", False):
+                    self.checked = True
+        self.includes = [f'#include "{h}"' for h in sorted(headers)]
+
+    def _note(self, t) -> None:
+        if (is_struct_type(t) or isinstance(t, TupleType)) and t not in self.types:
+            for ft in (t.types if isinstance(t, TupleType) else [ft for _, ft in t._fields]):
+                self._note(ft)
+            self.types.append(t)
+        elif isinstance(t, ArrayType):
+            self._note(t.dtype)
 
 
 def _struct_decl(t) -> list[str]:
@@ -59,31 +91,6 @@ def _struct_decl(t) -> list[str]:
     else:
         return []
     return [f"struct {name} {{", *fields, "};", ""]
-
-
-def declared_types(functions: list) -> list:
-    """Struct and tuple types the functions reach, dependencies first (C++ declaration order)."""
-    found: list = []
-
-    def note(t):
-        if (is_struct_type(t) or isinstance(t, TupleType)) and t not in found:
-            for ft in (t.types if isinstance(t, TupleType) else [ft for _, ft in t._fields]):
-                note(ft)
-            found.append(t)
-        elif isinstance(t, ArrayType):
-            note(t.dtype)
-
-    for fn in functions:
-        for _, t in fn.params:
-            note(t)
-        for t in fn.locals.values():
-            note(t)
-        note(fn.return_type)
-        for node in ir.walk(fn.body):
-            t = getattr(node, "type", None)
-            if t is not None:
-                note(t)
-    return found
 
 
 def _locals(fn: ir.IRFunction, indent: int) -> list[str]:

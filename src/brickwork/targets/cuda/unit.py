@@ -19,7 +19,7 @@ from __future__ import annotations
 from ... import ir
 from ..cpu.cnames import c_type
 from ..cpu.render import local
-from ..cpu.unit import _extra_includes, _locals, _struct_decl, declared_types
+from ..cpu.unit import UnitScan, _locals, _struct_decl
 from . import ENTRY_SYMBOL
 from .render import CudaRenderer, shared_name
 
@@ -30,9 +30,10 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) ->
     if launch is None:
         raise ValueError(f"{label}: the kernel was not mapped to a GPU grid (run the GPU pass list first)")
     r = CudaRenderer()
-    out = [f"// brickwork CUDA kernel instance {label}", '#include "brickwork_cuda.h"',
-           *_extra_includes([*callees, kernel]), "namespace {", ""]
-    for t in declared_types([*callees, kernel]):
+    scan = UnitScan([*callees, kernel])
+    out = [f"// brickwork CUDA kernel instance {label}", '#include "brickwork_cuda.h"', *scan.includes,
+           "namespace {", ""]
+    for t in scan.types:
         out.extend(_struct_decl(t))
     for fn in callees:
         out.extend(_function(r, fn))

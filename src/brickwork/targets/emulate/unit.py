@@ -12,7 +12,7 @@ from __future__ import annotations
 from ... import ir
 from ..cpu.cnames import c_type
 from ..cpu.render import CppRenderer, local
-from ..cpu.unit import _entry, _extra_includes, _function, _struct_decl, declared_types, slices_arrays
+from ..cpu.unit import UnitScan, _entry, _function, _struct_decl
 from .render import EmulationRenderer
 
 OVERFLOW_SYMBOL = "bw_emu_scratch_overflow"  # the first scratch allocation beyond a block's arena, if any
@@ -75,21 +75,22 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str, ge
     launch = kernel.gpu_launch
     if launch is None:
         raise ValueError(f"{label}: the kernel was not mapped to a GPU grid (run the GPU pass list first)")
+    scan = UnitScan([*callees, kernel])
     out = [f"// brickwork kernel instance {label} (cuda-emulation)", '#include "brickwork.h"', "#include <cstdio>",
-           "#include <cstdlib>", *_extra_includes([*callees, kernel]), "namespace {", PRELUDE]
-    for t in declared_types([*callees, kernel]):
+           "#include <cstdlib>", *scan.includes, "namespace {", PRELUDE]
+    for t in scan.types:
         out.extend(_struct_decl(t))
     cpu = CppRenderer()
     for fn in callees:
         out.extend(_function(cpu, fn))
     out.extend(_kernel(kernel, launch))
     out.append("}  // namespace")
-    out.extend(_entry(kernel, slices_arrays([*callees, kernel]), general_strides))
+    out.extend(_entry(kernel, scan.slices_arrays, general_strides))
     out += [f'extern "C" BW_EXPORT int {OVERFLOW_SYMBOL}(long long* need, long long* capacity) {{',
             "    if (!bwemu::g_overflow.set) return 0;",
             "    *need = bwemu::g_overflow.need; *capacity = bwemu::g_overflow.capacity;",
             "    bwemu::g_overflow.set = 0;", "    return 1;", "}"]
-    if any(getattr(n, "checked", False) for f in [*callees, kernel] for n in ir.walk(f.body)):
+    if scan.checked:
         from ..cpu import BOUNDS_SYMBOL
 
         out += [f'extern "C" BW_EXPORT int {BOUNDS_SYMBOL}(char* out, int size) {{',
