@@ -238,3 +238,38 @@ def test_index3_offset_on_a_flat_index():
     with pytest.raises(wp.TypeError, match="an Index3 cannot be combined with a value of type int32") as e:
         la.outer(space(), body)
     assert_points_at(e, "index3-on-int")
+
+
+def _heat_pack():
+    from brickwork.mesh import IndexDomain, Mesh, Metadata, Package, PackDescriptor, VarTag
+
+    pkg = Package("heat")
+    pkg.add_field("u", Metadata("Cell"))
+    mesh = Mesh(nx=(8, 8), block_nx=(4, 4), nghost=1, packages=[pkg], xmin=(0.0, 0.0), xmax=(1.0, 1.0),
+                boundaries={"x1": "periodic", "x2": "periodic"})
+    md = mesh.mesh_data()
+    return mesh, md, PackDescriptor(mesh, [VarTag("u")]).get_pack(md), VarTag("u"), IndexDomain.interior
+
+
+def test_a_space_visiting_more_blocks_than_its_pack_holds_is_a_launch_error():
+    mesh, md, pack, u, interior = _heat_pack()
+    too_many = la.IndexSpace(la.bovi, la.logical_flat, domain=interior, nblocks=pack.get_nblocks() + 3, md=md)
+
+    def fill(rng, b):
+        pv = la.make_pack_view(rng, pack)
+        for idx in la.inner(rng):
+            pv[u(), idx] = wp.float64(1.0)
+
+    def total(rng, b):
+        pv = la.make_pack_view(rng, pack)
+        la.inner_reduce(rng, lambda idx: pv[u(), idx])
+
+    before = mesh.data("u").copy()
+    with pytest.raises(wp.LaunchError, match="visits 7 blocks but pack 'pack' holds 4.*nblocks=pack.get_nblocks"):
+        la.outer(too_many, fill)
+    with pytest.raises(wp.LaunchError, match="visits 7 blocks but pack 'pack' holds 4"):
+        la.outer_reduce(too_many.with_reducer(la.Sum(wp.float64)), total)
+    assert (mesh.data("u") == before).all()  # nothing ran
+    fitting = la.IndexSpace(la.bovi, la.logical_flat, domain=interior, nblocks=pack.get_nblocks(), md=md)
+    la.outer(fitting, fill)
+    assert float(la.outer_reduce(fitting.with_reducer(la.Sum(wp.float64)), total)) == 64.0

@@ -57,7 +57,7 @@ def _prepare(space, body, what: str, reduce: bool):
 def outer(space: IndexSpace, body) -> None:
     """Run ``body(idx_range, b)`` once per slice of ``space``; the body is JIT-compiled."""
     kernel, dims, geometry = _prepared(space, body, "outer", False)
-    launch(kernel, dim=dims, inputs=kernel.arguments(geometry))
+    launch(kernel, dim=dims, inputs=kernel.arguments(geometry, nblocks=space.nblocks))
 
 
 #: At most this many bodies per space keep their checked launch geometry (a space made once and
@@ -226,13 +226,13 @@ def outer_reduce(space: IndexSpace, body, out=None):
         return found
 
     partials = buffer("partials", nslices)
+    args = kernel.arguments(geometry, partials, nblocks=space.nblocks)
     if differentiated and reducer.join == "prod":
-        _record_prod_adjoint(space, body, kernel, dims, kernel.arguments(geometry, partials), out,
-                             nslices)
+        _record_prod_adjoint(space, body, kernel, dims, args, out, nslices)
     elif differentiated:  # the result's gradient reaches every slice's values: d sum / d partial = 1
-        _record_sum_adjoint(kernel, dims, kernel.arguments(geometry, partials), out, nslices)
+        _record_sum_adjoint(kernel, dims, args, out, nslices)
     # not recorded on a tape: the reduced value is a constant there (a time step, a norm)
-    launch(kernel, dim=dims, inputs=kernel.arguments(geometry, partials), record_tape=False)
+    launch(kernel, dim=dims, inputs=args, record_tape=False)
     combine_blocks, combine_partials = combine_kernels(reducer)
     per_block = buffer("blocks", space.nblocks)
     launch(combine_blocks, dim=space.nblocks, inputs=[partials, per_block, nslices // space.nblocks],
