@@ -240,12 +240,12 @@ def test_index3_offset_on_a_flat_index():
     assert_points_at(e, "index3-on-int")
 
 
-def _heat_pack():
+def _heat_pack(nx=8, block=4):
     from brickwork.mesh import IndexDomain, Mesh, Metadata, Package, PackDescriptor, VarTag
 
     pkg = Package("heat")
     pkg.add_field("u", Metadata("Cell"))
-    mesh = Mesh(nx=(8, 8), block_nx=(4, 4), nghost=1, packages=[pkg], xmin=(0.0, 0.0), xmax=(1.0, 1.0),
+    mesh = Mesh(nx=(nx, nx), block_nx=(block, block), nghost=1, packages=[pkg], xmin=(0.0, 0.0), xmax=(1.0, 1.0),
                 boundaries={"x1": "periodic", "x2": "periodic"})
     md = mesh.mesh_data()
     return mesh, md, PackDescriptor(mesh, [VarTag("u")]).get_pack(md), VarTag("u"), IndexDomain.interior
@@ -273,3 +273,23 @@ def test_a_space_visiting_more_blocks_than_its_pack_holds_is_a_launch_error():
     fitting = la.IndexSpace(la.bovi, la.logical_flat, domain=interior, nblocks=pack.get_nblocks(), md=md)
     la.outer(fitting, fill)
     assert float(la.outer_reduce(fitting.with_reducer(la.Sum(wp.float64)), total)) == 64.0
+
+
+def test_a_pack_over_a_mesh_of_other_block_sizes_than_the_space_is_a_launch_error():
+    mesh, md, pack, u, interior = _heat_pack()
+    _, big_md, _, _, _ = _heat_pack(nx=64, block=32)
+    other = la.IndexSpace(la.bovi, la.logical_flat, domain=interior, nblocks=pack.get_nblocks(), md=big_md)
+
+    def fill(rng, b):
+        pv = la.make_pack_view(rng, pack)
+        for idx in la.inner(rng):
+            pv[u(), idx] = wp.float64(1.0)
+
+    before = mesh.data("u").copy()
+    with pytest.raises(wp.LaunchError, match=r"pack 'pack' is over a mesh of blocks \(4, 4\) with 1 ghost layers, "
+                                             r"the index space over blocks \(32, 32\) with 1"):
+        la.outer(other, fill)
+    assert (mesh.data("u") == before).all()
+    _, same_md, _, _, _ = _heat_pack()  # another mesh of the same blocks: its space fits the pack
+    la.outer(la.IndexSpace(la.bovi, la.logical_flat, domain=interior, nblocks=pack.get_nblocks(), md=same_md), fill)
+    assert mesh.data("u")[:, 0, 0, 1:-1, 1:-1].min() == 1.0

@@ -57,7 +57,7 @@ def _prepare(space, body, what: str, reduce: bool):
 def outer(space: IndexSpace, body) -> None:
     """Run ``body(idx_range, b)`` once per slice of ``space``; the body is JIT-compiled."""
     kernel, dims, geometry = _prepared(space, body, "outer", False)
-    launch(kernel, dim=dims, inputs=kernel.arguments(geometry, nblocks=space.nblocks))
+    launch(kernel, dim=dims, inputs=kernel.arguments(geometry, check=space.check_pack))
 
 
 #: At most this many bodies per space keep their checked launch geometry (a space made once and
@@ -226,7 +226,7 @@ def outer_reduce(space: IndexSpace, body, out=None):
         return found
 
     partials = buffer("partials", nslices)
-    args = kernel.arguments(geometry, partials, nblocks=space.nblocks)
+    args = kernel.arguments(geometry, partials, check=space.check_pack)
     if differentiated and reducer.join == "prod":
         _record_prod_adjoint(space, body, kernel, dims, args, out, nslices)
     elif differentiated:  # the result's gradient reaches every slice's values: d sum / d partial = 1

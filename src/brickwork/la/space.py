@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .. import config
 from ..device import get_device
+from ..errors import LaunchError
 from ..mesh import TE, IndexDomain
 from ..types.scalars import is_scalar_type
 from . import halo as halos
@@ -160,6 +161,25 @@ class IndexSpace:
         L, M = self.L, self.M
         nk, nj, ni = M.shape
         return [L.ks, L.ke, L.js, L.je, L.is_, L.ie, nk, nj, ni, self.get_ninner(), self.get_nouter()]
+
+    def check_pack(self, body: str, name: str, value) -> None:
+        """Refuse (``LaunchError``) a pack captured by ``body`` that does not fit this space: the grid
+        takes a pack's block index and memory layout from the space, unchecked in the kernel, so a
+        pack of fewer blocks, or over a mesh of other block sizes, would be read and written out
+        of bounds."""
+        held = getattr(value, "get_nblocks", None)
+        if held is None:
+            return  # not a pack
+        if held() < self.nblocks:
+            raise LaunchError(f"loop body '{body}': the index space visits {self.nblocks} blocks but pack '{name}' "
+                              f"holds {held()} (make the space with nblocks=pack.get_nblocks())")
+        mine, theirs = getattr(self.md, "mesh", None), getattr(getattr(value, "md", None), "mesh", None)
+        if mine is not None and theirs is not None and theirs is not mine and \
+                (theirs.block_nx, theirs.nghost) != (mine.block_nx, mine.nghost):
+            raise LaunchError(f"loop body '{body}': pack '{name}' is over a mesh of blocks "
+                              f"{theirs.block_nx[:theirs.ndim]} with {theirs.nghost} ghost layers, the index space "
+                              f"over blocks {mine.block_nx[:mine.ndim]} with {mine.nghost} (make both from the same "
+                              f"mesh)")
 
     def __repr__(self):
         return (f"IndexSpace({self.loop_tag!r}, {self.inner_tag!r}, backend={self.backend!r}, nblocks={self.nblocks}, "

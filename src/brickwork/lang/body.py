@@ -134,10 +134,10 @@ class BodyKernel(Kernel):
                 "a typed scalar such as wp.float64(x) (or put it in an array) to avoid recompiling",
                 self.key, self.rebuilds, ", ".join(self.static_names))
 
-    def arguments(self, lows, scratch_bytes=None, nblocks: int | None = None) -> list:  # la: (geometry, partials)
-        """Launch arguments: the captured values as they are now, then the hidden ones. ``nblocks``
-        (the loop abstraction's launches): the blocks the grid visits, which every captured pack
-        must hold (its block index is the grid's, never checked in the kernel)."""
+    def arguments(self, lows, scratch_bytes=None, check=None) -> list:  # la: (geometry, partials or None)
+        """Launch arguments: the captured values as they are now, then the hidden ones. ``check(key,
+        name, value)`` sees each captured value that is not an array (the loop abstraction checks
+        its packs against the index space: ``la.outer``)."""
         self._check_statics()
         values = []
         for name, read in self._capture_readers:
@@ -148,11 +148,8 @@ class BodyKernel(Kernel):
             if not is_runtime_value(value):
                 raise LaunchError(f"loop body '{self.key}': '{name}' no longer holds an array or typed value "
                                   f"(it is {type(value).__name__})")
-            if nblocks is not None:
-                held = getattr(value, "get_nblocks", None)
-                if held is not None and held() < nblocks:
-                    raise LaunchError(f"loop body '{self.key}': the index space visits {nblocks} blocks but pack "
-                                      f"'{name}' holds {held()} (make the space with nblocks=pack.get_nblocks())")
+            if check is not None:
+                check(self.key, name, value)
             values.append(_kernel_value(value))
         # Plain ints for the int32 hidden parameters (Python ints infer as int32 and pack fastest).
         if self.mode == "la":
