@@ -13,7 +13,7 @@ import pytest
 
 from brickwork import config
 from brickwork.errors import BrickworkError
-from brickwork.jit import cache
+from brickwork.jit import cache, toolchain
 from brickwork.jit import compile as jit
 
 from .conftest import new_process
@@ -263,6 +263,27 @@ def test_rejected_code_is_still_a_brickwork_bug_and_keeps_its_source(quick_build
         info.value)
     (kept,) = _staging_dirs(root)
     assert (root / kept / "kernel.cpp").read_text() == "this is not C++"
+
+
+def test_a_compiler_failing_without_a_message_is_named_not_called_a_brickwork_bug(quick_build, monkeypatch):
+    # e.g. BRICKWORK_CXX=/bin/false: a compiler that rejects code says why
+    monkeypatch.setattr(jit.subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1, "", "  \n"))
+    with pytest.raises(jit.ToolchainError) as info:
+        quick_build(KEY, label="k")
+    message = str(info.value)
+    assert message.startswith(f"cannot compile k: the C++ compiler {jit.settings().cxx} exited with status 1 "
+                              f"without a message; it does not work as a C++ compiler (point BRICKWORK_CXX or CXX")
+    assert "brickwork bug" not in message
+    assert cache.entries() == []
+
+
+def test_rejected_code_built_with_extra_flags_names_them(quick_build, monkeypatch):
+    s = jit.settings()
+    flagged = toolchain.CompilerSettings(cxx=s.cxx, version="test", openmp=False, arch="-O0", extra=("-Dint=float",))
+    monkeypatch.setattr(jit, "settings", lambda: flagged)
+    with pytest.raises(jit.ToolchainError, match=r"This is a brickwork bug.*\(BRICKWORK_CFLAGS adds '-Dint=float' "
+                                                 r"to the command: unset it first to see whether it is the cause\)"):
+        quick_build(KEY, source="this is not C++", label="k")
 
 
 def test_stale_staging_dirs_and_lock_files_are_removed_by_the_next_build(quick_build, root):

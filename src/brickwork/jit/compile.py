@@ -116,9 +116,16 @@ def _run_compiler(s, src_path: str, out_path: str, label: str, staging: str) -> 
             f"cannot compile {label}: the compiler failed for a reason outside brickwork: {cause} "
             f"(building in {staging}); free some space or memory, or set BRICKWORK_CACHE_DIR and "
             f"TMPDIR (the compiler's temporary files) to another file system")
+    if not proc.stderr.strip() and not proc.stdout.strip():
+        # a compiler that rejects code says why: a silent failure is a command that is no compiler
+        raise ToolchainError(
+            f"cannot compile {label}: the C++ compiler {s.cxx} exited with status {proc.returncode} without a "
+            f"message; it does not work as a C++ compiler (point BRICKWORK_CXX or CXX at g++ or clang++)")
+    extra = (f" (BRICKWORK_CFLAGS adds {' '.join(s.extra)!r} to the command: unset it first to see whether it is "
+             f"the cause)") if s.extra else ""
     raise ToolchainError(
         f"internal error: the C++ compiler rejected the code generated for {label}. This is a "
-        f"brickwork bug; please report it with the source kept at {src_path} (for an hour).\n"
+        f"brickwork bug; please report it with the source kept at {src_path} (for an hour){extra}.\n"
         f"{proc.stderr[-4000:]}")
 
 
