@@ -108,6 +108,21 @@ def test_bad_dim(dim, fragment):
         wp.launch(target, dim=dim, inputs=good_args())
 
 
+@pytest.mark.parametrize("dim", [np.int64(3), np.int32(3), (np.int64(3),), np.prod([3])])
+def test_numpy_integers_are_dims(dim):
+    # as Python ints: np.prod(shape) and shape arithmetic on numpy values give numpy integers
+    args = good_args()
+    wp.launch(target, dim=dim, inputs=args)
+    assert args[0].numpy().tolist() == [4.0, 4.0, 4.0]
+
+
+def test_a_0d_numpy_array_is_a_scalar_value():
+    args = good_args()
+    args[3] = np.array(0.5)  # 0-d: its value, as np.float64(0.5) would be
+    wp.launch(target, dim=3, inputs=args)
+    assert args[0].numpy().tolist() == [4.0, 4.0, 4.0]
+
+
 def test_zero_dim_runs_nothing():
     args = good_args()
     args[0].fill_(3.0)

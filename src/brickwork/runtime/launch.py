@@ -156,7 +156,9 @@ def _host_arguments(kernel, args) -> list:
     for i, a in enumerate(args):
         if type(a) is np.ndarray:
             t = params[i][1] if i < len(params) else None
-            if is_composite_type(t) and not is_generic(t) and a.size == int(np.prod(t._shape)):
+            if a.ndim == 0 and (is_scalar_type(t) or is_generic(t)):
+                a = a[()]  # a 0-d array is a value (a numpy scalar), not an array
+            elif is_composite_type(t) and not is_generic(t) and a.size == int(np.prod(t._shape)):
                 a = t(a)  # a vector or matrix value given as numpy data, as Warp accepts
             elif (isinstance(t, ArrayType) and not is_generic(t) and is_composite_type(t.dtype)
                   and a.dtype == np.dtype(t.dtype._dtype._np)):
@@ -282,8 +284,8 @@ def _zero_argument(t):
 
 
 def _dims(dim, inst, kernel):
-    if isinstance(dim, int):
-        dim = (dim,)
+    if isinstance(dim, int) or (not isinstance(dim, (tuple, list)) and hasattr(dim, "__index__")):
+        dim = (dim,)  # an int, or an integer that is no Python int (numpy's: np.prod(shape))
     try:
         dims = [operator.index(d) for d in dim]
     except (TypeError, ValueError):
