@@ -108,7 +108,7 @@ def test_bad_dim(dim, fragment):
         wp.launch(target, dim=dim, inputs=good_args())
 
 
-@pytest.mark.parametrize("dim", [np.int64(3), np.int32(3), (np.int64(3),), np.prod([3])])
+@pytest.mark.parametrize("dim", [np.int64(3), np.int32(3), (np.int64(3),), np.prod([3]), np.array([3]), [3]])
 def test_numpy_integers_are_dims(dim):
     # as Python ints: np.prod(shape) and shape arithmetic on numpy values give numpy integers
     args = good_args()

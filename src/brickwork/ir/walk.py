@@ -45,38 +45,33 @@ def owned_fields(cls) -> tuple:
 
 def children(node):
     """The nodes directly inside ``node`` (expressions, statements, and their lists)."""
-    layout = _LAYOUTS.get(type(node)) or _layout(type(node))
-    for name in layout[0]:
+    return iter(_child_list(node))
+
+
+def _child_list(node) -> list:
+    # a list, not a generator: ``walk`` calls this for every node of whole kernels, and a generator
+    # per node was a third of the time of a walk
+    owned = (_LAYOUTS.get(type(node)) or _layout(type(node)))[0]
+    found = []
+    for name in owned:
         value = getattr(node, name)
         if isinstance(value, _NODE_TYPES):
-            yield value
+            found.append(value)
         elif isinstance(value, (list, tuple)):
-            for item in value:
-                if isinstance(item, _NODE_TYPES):
-                    yield item
+            found.extend([item for item in value if isinstance(item, _NODE_TYPES)])
+    return found
 
 
 def walk(node):
     """Every node of a tree (or list of statements), parents before children."""
-    # children() inlined: passes and the renderers walk whole kernels many times, and a generator
-    # per node was a third of the time of a walk
     stack = list(reversed(node)) if isinstance(node, list) else [node]
-    layouts, kinds = _LAYOUTS, _NODE_TYPES
     while stack:
         n = stack.pop()
         yield n
-        layout = layouts.get(type(n)) or _layout(type(n))
-        if not layout[0]:
-            continue
-        found = []
-        for name in layout[0]:
-            value = getattr(n, name)
-            if isinstance(value, kinds):
-                found.append(value)
-            elif isinstance(value, (list, tuple)):
-                found.extend([item for item in value if isinstance(item, kinds)])
-        found.reverse()
-        stack.extend(found)
+        found = _child_list(n)
+        if found:
+            found.reverse()
+            stack.extend(found)
 
 
 def contains(stmts, node_type) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .. import config
 from ..device import get_device
 from ..errors import LaunchError
-from ..mesh import TE, IndexDomain
+from ..mesh import TE, IndexDomain, SparsePack
 from ..types.scalars import is_scalar_type
 from . import halo as halos
 from . import tags
@@ -167,14 +167,13 @@ class IndexSpace:
         takes a pack's block index and memory layout from the space, unchecked in the kernel, so a
         pack of fewer blocks, or over a mesh of other block sizes, would be read and written out
         of bounds."""
-        held = getattr(value, "get_nblocks", None)
-        if held is None:
-            return  # not a pack
-        if held() < self.nblocks:
+        if type(value) is not SparsePack:
+            return
+        if value.get_nblocks() < self.nblocks:
             raise LaunchError(f"loop body '{body}': the index space visits {self.nblocks} blocks but pack '{name}' "
-                              f"holds {held()} (make the space with nblocks=pack.get_nblocks())")
-        mine, theirs = getattr(self.md, "mesh", None), getattr(getattr(value, "md", None), "mesh", None)
-        if mine is not None and theirs is not None and theirs is not mine and \
+                              f"holds {value.get_nblocks()} (make the space with nblocks=pack.get_nblocks())")
+        mine, theirs = getattr(self.md, "mesh", None), value.md.mesh
+        if mine is not None and theirs is not mine and \
                 (theirs.block_nx, theirs.nghost) != (mine.block_nx, mine.nghost):
             raise LaunchError(f"loop body '{body}': pack '{name}' is over a mesh of blocks "
                               f"{theirs.block_nx[:theirs.ndim]} with {theirs.nghost} ghost layers, the index space "

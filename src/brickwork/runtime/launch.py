@@ -284,8 +284,10 @@ def _zero_argument(t):
 
 
 def _dims(dim, inst, kernel):
-    if isinstance(dim, int) or (not isinstance(dim, (tuple, list)) and hasattr(dim, "__index__")):
-        dim = (dim,)  # an int, or an integer that is no Python int (numpy's: np.prod(shape))
+    try:
+        dim = (operator.index(dim),)  # an int, or an integer that is no Python int (numpy's: np.prod(shape))
+    except TypeError:
+        pass  # a sequence of extents
     try:
         dims = [operator.index(d) for d in dim]
     except (TypeError, ValueError):
