@@ -118,7 +118,9 @@ class FunctionOverload:
         try:
             label = f"{self.source.name}[{', '.join(type_name(t) for t in arg_types)}]"
             digest = hashlib.sha1((self.source.qualname + label + self.source.digest).encode()).hexdigest()[:10]
-            name = f"f_{_ident(self.source.name)}_{digest}"
+            from ..targets.cpu.cnames import ascii_label  # with the compiler: only on a cache miss
+
+            name = f"f_{ascii_label(self.source.name)}_{digest}"
             param_types = {pname: t for (pname, _), t in zip(self.params, arg_types)}
             from .. import pipeline  # typing runs inside the compiler, which is imported on first use
 
@@ -309,10 +311,6 @@ def _python_value_matches(annotation, value) -> bool:
         return is_function_target(value)
     t = type_of_value(value)
     return annotation is typing.Any if t is None else matches(annotation, t)
-
-
-def _ident(name: str) -> str:
-    return "".join(c if c.isalnum() else "_" for c in name)
 
 
 def _refuse_refness_only(f: Function, new: FunctionOverload) -> None:

@@ -23,6 +23,24 @@ _SCALAR_C = {
 }
 
 
+def c_name(prefix: str, name: str) -> str:
+    """The C++ identifier of a kernel's local, parameter or struct field ``name``: ``<prefix>_<name>``.
+
+    Python identifiers may hold any Unicode letter (``α``, ``pös``), which g++ accepts but NVRTC and older
+    compilers do not: such a name becomes ``<prefix>u_`` and its characters, each other than an ASCII letter
+    or digit spelled ``_<hex code>_`` (``_`` itself as ``__``). One to one: an ASCII name always has ``_``
+    after the prefix, a non-ASCII one ``u``."""
+    if name.isascii():
+        return f"{prefix}_{name}"
+    return f"{prefix}u_" + "".join(c if c.isascii() and c.isalnum() else "__" if c == "_" else f"_{ord(c):x}_"
+                                   for c in name)
+
+
+def ascii_label(name: str) -> str:
+    """``name`` reduced to ASCII letters, digits and ``_`` (for C++ names made unique by a digest)."""
+    return "".join(c if c.isascii() and c.isalnum() else "_" for c in name)
+
+
 def c_type(t) -> str:
     """The C++ type of a kernel-language type."""
     if is_scalar_type(t):
@@ -55,7 +73,7 @@ def generated_name(t) -> str:
     digest = hashlib.sha1(type_key(t).encode()).hexdigest()[:10]
     if isinstance(t, TupleType):
         return f"tuple_{digest}"
-    return f"S_{''.join(c if c.isalnum() else '_' for c in t.__name__)}_{digest}"
+    return f"S_{ascii_label(t.__name__)}_{digest}"
 
 
 def c_constant(value, t) -> str:

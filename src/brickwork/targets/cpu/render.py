@@ -8,11 +8,12 @@ from ... import ir
 from ...types.composite import is_composite_type, is_matrix_type
 from ...types.scalars import int32, int64, is_scalar_type
 from ...types.structs import is_struct_type
-from .cnames import c_constant, c_type
+from .cnames import c_constant, c_name, c_type
 
 
 def local(name: str) -> str:
-    return f"v_{name}"
+    """The C++ name of a local or parameter."""
+    return c_name("v", name)
 
 
 #: ``and``/``or`` whose second operand may be evaluated eagerly: the non-short-circuit operator
@@ -129,7 +130,7 @@ class CppRenderer:
         return f"({base}).c[{self.expr(e.indices[0])}]"
 
     def e_IRField(self, e):
-        return f"({self.expr(e.base)}).m_{e.name}"
+        return f"({self.expr(e.base)}).{c_name('m', e.name)}"
 
     def e_IRTeamBegin(self, e):
         return f"bw::team_begin({self.expr(e.arena_bytes)})"

@@ -14,7 +14,7 @@ from ...types.opaque import TupleType
 from ...types.structs import is_struct_type
 from . import BOUNDS_SYMBOL, ENTRY_SYMBOL
 from .builtins import CPU_HEADERS
-from .cnames import c_type, generated_name
+from .cnames import c_name, c_type, generated_name
 from .render import CppRenderer, local
 
 
@@ -87,7 +87,7 @@ def _struct_decl(t) -> list[str]:
     if isinstance(t, ir.TupleType):
         fields = [f"    {c_type(ft)} f{i};" for i, ft in enumerate(t.types)]
     elif is_struct_type(t):
-        fields = [f"    {c_type(ft)} m_{n};" for n, ft in t._fields]
+        fields = [f"    {c_type(ft)} {c_name('m', n)};" for n, ft in t._fields]
     else:
         return []
     return [f"struct {name} {{", *fields, "};", ""]
