@@ -24,7 +24,10 @@ def test_rate_leaves_out_the_first_step_and_follows_the_latest_window():
     clock.now += 0.01
     bar.update(0.2, 2, 0.1)  # one cycle in 10 ms after the first step
     assert bar.rate == pytest.approx(1000 / 0.01)
-    for cycle in range(3, 83):  # 80 cycles at 20 ms: the first window (with the 10 ms cycle), then others
+    clock.now += 0.03
+    bar.update(0.3, 3, 0.1)  # a short run: the rate is over all the cycles after the first step
+    assert bar.rate == pytest.approx(2 * 1000 / 0.04)
+    for cycle in range(4, 84):  # 80 cycles at 20 ms: the first window (with the 10 and 30 ms cycles), then others
         clock.now += 0.02
         bar.update(0.2 + (cycle - 2) * 0.01, cycle, 0.01)
     assert bar.rate == pytest.approx(1000 / 0.02)

@@ -2,7 +2,8 @@
 
 On a terminal the line is redrawn at most five times a second; otherwise (a log file, CI) a line
 is printed at every tenth of the run. The rate leaves out the first step (it compiles the kernels
-and first touches the fields) and is taken over the last half second or more of stepping.
+and first touches the fields) and is taken over all the stepping since, or once that is longer than a
+second, over the latest 0.5 to 1 s of it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,11 @@ class Progress:
         self._last_draw = 0.0
         self._last_tenth = -1
         self._clock = clock
-        self._window = None  # (wall, cycle) at the start of the rate window, from the end of the first step
+        # (wall, cycle) where the rate window starts (the end of the first step at first), and where the
+        # next window will start: the window is all the stepping so far until it spans 0.5 s, then
+        # between 0.5 and 1 s of the latest stepping
+        self._window = None
+        self._next = None
         self.rate = 0.0
         self._dirty = False
 
@@ -35,10 +40,13 @@ class Progress:
             self._window = (now, cycle)
         else:
             w0, c0 = self._window
-            if cycle > c0 and now > w0 and (not self.rate or now - w0 >= 0.5):
+            if cycle > c0 and now > w0:
                 self.rate = self.ncells * (cycle - c0) / (now - w0)
-            if now - w0 >= 0.5:
-                self._window = (now, cycle)
+            if self._next is None:
+                if now - w0 >= 0.5:
+                    self._next = (now, cycle)
+            elif now - self._next[0] >= 0.5:
+                self._window, self._next = self._next, (now, cycle)
         if not self.enabled:
             return
         frac = min(1.0, t / self.tlim) if self.tlim > 0 else 1.0
