@@ -174,6 +174,11 @@ def test_overload_errors():
         wp.overload(scale, [wp.array(dtype=wp.float32)])
     with pytest.raises(wp.TypeError, match="parameter 'x'.*got float32"):
         wp.overload(scale, [wp.float32, wp.float32])
+    with pytest.raises(wp.TypeError, match=r"parameter 'x' of kernel 'scale' needs a concrete type, got the generic "
+                                           r"array\(dtype=Any"):
+        wp.overload(scale, [wp.array(dtype=Any), wp.float32])
+    with pytest.raises(wp.TypeError, match="parameter 's' of kernel 'scale' needs a concrete type"):
+        wp.overload(scale, {"x": wp.array(dtype=wp.float32), "s": Any})
     inst = wp.overload(scale, [wp.array(dtype=wp.float16), wp.float16])
     with pytest.raises(wp.LaunchError, match="argument 'x'"):
         wp.launch(inst, dim=1, inputs=[wp.zeros(1, dtype=wp.float32), 3])

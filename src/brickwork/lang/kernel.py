@@ -114,7 +114,10 @@ class Kernel:
             raise KernelTypeError(f"{where}: kernel '{self.key}' has {len(self.params)} parameters, got "
                                   f"{len(arg_types)} types")
         for (name, ann), t in zip(self.params, arg_types):
-            if is_generic(t) or not matches(ann, t):
+            if is_generic(t):
+                raise KernelTypeError(f"{where}: parameter '{name}' of kernel '{self.key}' needs a concrete type, "
+                                      f"got the generic {type_name(t)}")
+            if not matches(ann, t):
                 raise KernelTypeError(f"{where}: parameter '{name}' of kernel '{self.key}' is {type_name(ann)}, "
                                       f"got {type_name(t)}")
 
