@@ -19,6 +19,7 @@ class FakeDriver:
         self.events: dict = {}  # live event handle -> timing enabled
         self.next_handle = 0x5000
         self.modules: list = []  # cubins loaded
+        self.function_names: list = []  # the kernel names looked up in them
         self.globals: dict = {}  # name -> (ptr, size)
         self.synchronized: list = []
         self.freed: list = []
@@ -79,6 +80,7 @@ class FakeDriver:
         return len(self.modules)
 
     def function(self, ordinal, module, name):
+        self.function_names.append(name)
         return 1000 * module + 1
 
     def global_address(self, ordinal, module, name):

@@ -2,7 +2,8 @@
 
 ``compile_many`` builds several instances at once (the compiler runs in subprocesses, so
 threads overlap them), which is how pending explicit instances are built; small instances share
-compiler runs (``batch``: at most ``config.compile_batch`` per run), each published as its own entry.
+compiler runs (``batch``: at most ``config.compile_batch`` per run), each published as its own entry;
+another target (CUDA's NVRTC) does the same through a ``Combined``.
 An instance whose generated source an entry was already built from takes a copy of that entry's
 library instead of a compiler run (``same_source``).
 """
@@ -10,11 +11,14 @@ library instead of a compiler run (``same_source``).
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import logging
 import os
+import re
 import shutil
 import subprocess
 import time
+from collections.abc import Callable
 
 from .. import comm, config
 from ..errors import ToolchainError
@@ -129,43 +133,69 @@ def _run_compiler(s, src_path: str, out_path: str, label: str, staging: str) -> 
         f"{proc.stderr[-4000:]}")
 
 
-def _build_batch(jobs: list) -> list:
-    """Build the C++ jobs ``(key, source, label, meta)`` with one compiler run, each published as its
-    own entry (a copy of the combined library; ``meta["symbols"]`` names its entry points there).
+@dataclasses.dataclass(frozen=True)
+class Combined:
+    """How a target builds several units with one compiler run (``compile_many``).
 
-    If the combined unit does not compile, each job is built alone, so that an error stays with the
-    instance that caused it."""
+    ``identity``: what an artifact depends on besides its source (for ``same_source``); ``exports``:
+    the entry points of a unit (``batch.CPU_EXPORT``, ``batch.CUDA_EXPORT``), renamed in the combined
+    unit; ``artifact``: the file name of the artifact in an entry; ``compile(text, label, folder)``:
+    the combined unit's artifact, written into ``folder`` (its path; ``ToolchainError`` when the
+    compiler rejects it); ``meta``: what each entry records besides the job's own metadata."""
+
+    identity: str
+    exports: re.Pattern
+    artifact: str
+    compile: Callable[[str, str, str], str]
+    meta: dict
+
+
+def cpp_combined() -> Combined:
+    """The C++ compiler's ``Combined``: a shared library holding every unit."""
     s = settings()
-    text, symbols = batch.combine([job[1] for job in jobs])
+    return Combined(s.identity(), batch.CPU_EXPORT, cache.LIBRARY,
+                    lambda text, label, folder: _compile_in(folder, text, s, label)[0], {"compiler": s.identity()})
+
+
+def _build_batch(jobs: list, combined: Combined, make=None) -> list:
+    """Build the jobs ``(key, source, label, meta)`` with one compiler run, each published as its
+    own entry (a copy of the combined artifact; ``meta["symbols"]`` names its entry points there).
+
+    If the combined unit does not compile, each job is built alone (``build(*job, make)``), so that
+    an error stays with the instance that caused it."""
+    text, symbols = batch.combine([job[1] for job in jobs], combined.exports)
     labels = ", ".join(job[2] for job in jobs)
     work = cache.staging_dir()
     try:
         try:
-            out_path, seconds = _compile_in(work, text, s, f"a batch of {len(jobs)} instances ({labels})")
+            t0 = time.perf_counter()
+            out_path = combined.compile(text, f"a batch of {len(jobs)} instances ({labels})", work)
+            seconds = time.perf_counter() - t0
         except ToolchainError as e:
             if isinstance(e, cache.BuildEnvironmentError):
                 raise
             log.debug("batch of %s failed to compile; building each alone", labels)
-            return [_build_one(job) for job in jobs]
-        return [_publish_part(job, names, out_path, s, seconds, len(jobs)) for job, names in zip(jobs, symbols)]
+            return [_build_one(job, make) for job in jobs]
+        return [_publish_part(job, names, out_path, combined, seconds, len(jobs)) for job, names in zip(jobs, symbols)]
     except OSError as e:
         raise cache.environment_error(e, f"compile {labels}") from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _publish_part(job: tuple, names: dict, library: str, s, seconds: float, count: int):
-    """Publish one instance of a batch (a copy of the combined library); an error is returned, so
+def _publish_part(job: tuple, names: dict, artifact: str, combined: Combined, seconds: float, count: int):
+    """Publish one instance of a batch (a copy of the combined artifact); an error is returned, so
     that it stays with its own instance."""
     try:
-        return _publish_copy(job, names, library, s, seconds, count)
+        return _publish_copy(job, names, artifact, combined, seconds, count)
     except OSError as e:
         return cache.environment_error(e, f"publish {job[2]}")
     except Exception as e:  # noqa: BLE001 - e.g. UnsafeCacheError for this key's entry
         return e
 
 
-def _publish_copy(job: tuple, names: dict, library: str, s, seconds: float, count: int) -> tuple[str, dict]:
+def _publish_copy(job: tuple, names: dict, artifact: str, combined: Combined, seconds: float,
+                  count: int) -> tuple[str, dict]:
     key, source, label, meta = job
     with cache.key_lock(key):
         found = cache.lookup(key)  # another process may have built it meanwhile
@@ -175,10 +205,10 @@ def _publish_copy(job: tuple, names: dict, library: str, s, seconds: float, coun
         try:
             with open(os.path.join(staging, cache.SOURCE), "w") as f:
                 f.write(source)
-            shutil.copyfile(library, os.path.join(staging, cache.LIBRARY))
-            published = cache.publish(key, staging, dict(meta, label=label, compiler=s.identity(), symbols=names,
+            shutil.copyfile(artifact, os.path.join(staging, combined.artifact))
+            published = cache.publish(key, staging, dict(meta, label=label, **combined.meta, symbols=names,
                                                          compile_seconds=seconds, batch=count))
-            same_source.record(same_source.digest(s.identity(), source), key)
+            same_source.record(same_source.digest(combined.identity, source), key)
             return published
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
@@ -192,12 +222,13 @@ def _build_one(job: tuple, make=None):
         return e
 
 
-def compile_many(jobs: list, make=None) -> list:
+def compile_many(jobs: list, make=None, combined: Combined | None = None) -> list:
     """Run ``build(*job, make)`` for every job, in parallel; results (or exceptions) in order.
 
-    C++ jobs not in the cache share compiler runs (``batch.groups``; ``config.compile_batch`` at most
-    per run, 1: one run each) when the cache's lock kind is ``flock``; jobs with the same generated
-    source make one run (the others copy its library)."""
+    Jobs not in the cache share compiler runs (``batch.groups``; ``config.compile_batch`` at most per
+    run, 1: one run each) when the cache's lock kind is ``flock``: C++ jobs (``make`` None) always,
+    others when ``combined`` says how the target builds several units at once. Jobs with the same
+    generated source make one run (the others copy its artifact)."""
     if not jobs:
         return []
     if len(jobs) == 1:
@@ -206,9 +237,11 @@ def compile_many(jobs: list, make=None) -> list:
     results: list = [None] * len(jobs)
     groups = [[i] for i in range(len(jobs))]
     later: list = []  # jobs whose source an earlier job of this call compiles: copied once it has
-    if make is None and config.compile_batch > 1 and _lock_kind() == "flock":
+    if make is None:
+        combined = cpp_combined()
+    if combined is not None and config.compile_batch > 1 and _lock_kind() == "flock":
         missing, alone, digests = [], [], set()
-        identity = settings().identity()
+        identity = combined.identity
         for i, job in enumerate(jobs):
             try:
                 results[i] = cache.lookup(job[0])
@@ -233,7 +266,7 @@ def compile_many(jobs: list, make=None) -> list:
             results[group[0]] = _build_one(jobs[group[0]], make)
             return
         try:
-            built = _build_batch([jobs[i] for i in group])
+            built = _build_batch([jobs[i] for i in group], combined, make)
         except Exception as e:  # noqa: BLE001 - returned to the caller per job
             built = [e] * len(group)
         for i, r in zip(group, built):

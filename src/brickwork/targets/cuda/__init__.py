@@ -54,9 +54,9 @@ class CudaTarget(Target):
 
     def compile_many(self, jobs: list) -> list:
         from ...jit import compile as jit
-        from .build import make_cubin
+        from .build import combined, make_cubin
 
-        return jit.compile_many(jobs, make_cubin(self.arch))
+        return jit.compile_many(jobs, make_cubin(self.arch), combined(self.arch))
 
     def load(self, path: str, meta: dict):
         from .loader import CudaEntry

@@ -1,7 +1,8 @@
-"""Build one CUDA instance into the kernel cache: kernel.cu -> NVRTC -> kernel.cubin (+ meta.json).
+"""Build CUDA instances into the kernel cache: kernel.cu -> NVRTC -> kernel.cubin (+ meta.json).
 
 The same content-addressed cache, locks and atomic publish as the CPU target (``jit/compile.build``
-calls ``make_cubin`` under the key's lock); only the compile step differs.
+calls ``make_cubin`` under the key's lock); only the compile step differs. Several small instances
+built together share one NVRTC run (``combined``), as the CPU's share a g++ run.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import threading
 import time
 
 from ...errors import ToolchainError
-from ...jit import cache, nvrtc, same_source
+from ...jit import batch, cache, nvrtc, same_source
+from ...jit import compile as jit_compile
 from ...jit.toolchain import include_dir
 from .arch import NVRTC_OPTIONS, PCH_OPTIONS, PCH_SINCE
 
@@ -63,14 +65,45 @@ def pch_options() -> list[str]:
     return [*PCH_OPTIONS, f"--pch-dir={_pch_dir}"]
 
 
+def _compiler() -> str:
+    return "nvrtc {}.{}".format(*nvrtc.version())
+
+
+def _identity(arch: str) -> str:
+    """What a cubin is made of besides the source (the precompiled-header folder changes no code)."""
+    return " ".join([_compiler(), arch, *NVRTC_OPTIONS, *include_dirs()])
+
+
+def _nvrtc(source: str, name: str, arch: str) -> bytes:
+    global nvrtc_calls
+    nvrtc_calls += 1
+    return nvrtc.compile_cubin(source, name, arch, include_dirs(), options())
+
+
+def combined(arch: str) -> jit_compile.Combined:
+    """How ``jit.compile.compile_many`` builds several small instances for ``arch`` with one NVRTC run:
+    one cubin holding every unit's kernel (renamed ``bw_entry_b<n>``; the entry's ``symbols`` name it)."""
+
+    def compile_combined(text: str, label: str, folder: str) -> str:
+        try:
+            cubin = _nvrtc(text, "batch.cu", arch)
+        except nvrtc.NvrtcCompileError as e:  # each unit is then built alone, to name the one at fault
+            raise ToolchainError(f"NVRTC rejected {label}") from e
+        path = os.path.join(folder, cache.CUBIN)
+        with open(path, "wb") as f:
+            f.write(cubin)
+        return path
+
+    return jit_compile.Combined(_identity(arch), batch.CUDA_EXPORT, cache.CUBIN, compile_combined,
+                                {"artifact": cache.CUBIN, "arch": arch, "compiler": _compiler()})
+
+
 def make_cubin(arch: str):
     """The build step for ``jit.compile.build``: compile for ``arch`` and publish the cubin."""
 
     def make(key: str, source: str, label: str, meta: dict) -> tuple[str, dict]:
-        global nvrtc_calls
-        compiler = "nvrtc {}.{}".format(*nvrtc.version())
-        # what a cubin is made of besides the source (the precompiled-header folder changes no code)
-        source_digest = same_source.digest(" ".join([compiler, arch, *NVRTC_OPTIONS, *include_dirs()]), source)
+        compiler = _compiler()
+        source_digest = same_source.digest(_identity(arch), source)
         staging = cache.staging_dir(key)
         keep = False  # the source NVRTC rejected is kept for the bug report
         try:
@@ -82,9 +115,8 @@ def make_cubin(arch: str):
             if same is not None:  # an entry built from this source: its cubin, no NVRTC run
                 built = same_source.adopt(staging, same, cache.CUBIN)
             else:
-                nvrtc_calls += 1
                 try:
-                    cubin = nvrtc.compile_cubin(source, f"{label}.cu", arch, include_dirs(), options())
+                    cubin = _nvrtc(source, f"{label}.cu", arch)
                 except nvrtc.NvrtcCompileError as e:
                     keep = True
                     raise ToolchainError(

@@ -22,6 +22,7 @@ class CudaEntry:
         with open(path, "rb") as f:
             self.cubin = f.read()
         self.label = meta.get("label", "kernel")
+        self.symbol = meta.get("symbols", {}).get("bw_entry", "bw_entry")  # renamed in a batch-built cubin
         self.plan = LaunchPlan(meta.get("gpu_launch", {}))
         self.block = self.plan.block
         self.checked = meta.get("mode") == "debug"
@@ -36,7 +37,7 @@ class CudaEntry:
         found = self._loaded.get(ordinal)
         if found is None:
             module = drv.load_module(ordinal, self.cubin)
-            found = self._loaded[ordinal] = (module, drv.function(ordinal, module, "bw_entry"))
+            found = self._loaded[ordinal] = (module, drv.function(ordinal, module, self.symbol))
         return found
 
     def launch(self, buf: bytes, total: int, device, args=(), params=(), stream: int = 0) -> None:

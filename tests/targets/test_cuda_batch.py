@@ -1,0 +1,90 @@
+"""Small CUDA instances built together share NVRTC runs, as the CPU's share g++ runs (jit/batch.py):
+one cubin holds each unit's kernel under its own name, which the entry's metadata records."""
+
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from brickwork import config, pipeline
+from brickwork.errors import ToolchainError
+from brickwork.jit import nvrtc
+from brickwork.targets.cuda import CudaTarget, build
+from brickwork.targets.cuda.loader import CudaEntry
+
+pytestmark = pytest.mark.skipif(not nvrtc.is_available(),
+                                reason="NVRTC is not installed (pip install 'brickwork[cuda]' or the dev extra)")
+
+HERE = Path(__file__).resolve().parent
+for folder in (HERE, HERE.parent):
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+import cuda_corpus  # noqa: E402
+
+from gpu_compile import cubin_arch  # noqa: E402
+from runtime.cuda_fake import FakeDriver  # noqa: E402
+
+TARGET = CudaTarget("sm_90")
+NAMES = ("arithmetic[float32]", "integer_ops[int32]", "launch_2d", "launch_3d", "structs", "control_flow")
+
+
+def _fresh_jobs() -> list:
+    """Jobs of corpus instances under new keys, each source made unique (nothing in the cache yet)."""
+    run = uuid.uuid4().hex
+    jobs = []
+    for name, k, types in cuda_corpus.entries():
+        if name in NAMES:
+            text, meta = pipeline.generate(k, types, name, target=TARGET)
+            key = uuid.uuid4().hex[:32] + "0" * 8
+            jobs.append((key, f"{text}// batch test {run} {name}\n", name, meta))
+    assert len(jobs) == len(NAMES)
+    return jobs
+
+
+def test_small_instances_share_nvrtc_runs_and_keep_their_own_entry_points():
+    jobs = _fresh_jobs()
+    before = build.nvrtc_calls
+    results = TARGET.compile_many(jobs)
+    runs = build.nvrtc_calls - before
+    assert 1 <= runs < len(jobs)  # at most config.compile_batch units per run
+    assert runs >= -(-len(jobs) // config.compile_batch)
+    entries = set()
+    for (_, _, label, _), result in zip(jobs, results):
+        assert not isinstance(result, Exception), f"{label}: {result}"
+        path, meta = result
+        symbol = meta["symbols"]["bw_entry"]
+        assert symbol.startswith("bw_entry_b") and meta["batch"] > 1 and meta["arch"] == "sm_90"
+        with open(path, "rb") as f:
+            cubin = f.read()
+        assert cubin_arch(cubin) == 90 and symbol.encode() in cubin
+        entries.add((cubin, symbol))
+    assert len(entries) == len(jobs)  # each instance names its own kernel in its cubin
+    # a launch looks up the renamed kernel
+    path, meta = results[0]
+    drv = FakeDriver()
+    CudaEntry(path, meta)._function(drv, 0)
+    assert drv.function_names == [meta["symbols"]["bw_entry"]]
+
+
+def test_a_unit_nvrtc_rejects_fails_alone_and_the_others_of_its_batch_build():
+    jobs = _fresh_jobs()
+    key, text, label, meta = jobs[2]
+    jobs[2] = (key, text.replace("bw_entry(", "bw_entry(undefined_type u, "), label, meta)
+    results = TARGET.compile_many(jobs)
+    assert isinstance(results[2], ToolchainError)
+    assert f"NVRTC rejected the CUDA code generated for {label}" in str(results[2])
+    assert "undefined_type" in str(results[2])
+    others = [r for i, r in enumerate(results) if i != 2]
+    for (_, _, other, _), result in zip(jobs[:2] + jobs[3:], others):
+        assert not isinstance(result, Exception), f"{other}: {result}"
+    assert any("symbols" not in meta for _, meta in others)  # its batch's others: built alone after the failure
+
+
+def test_a_lone_instance_keeps_the_plain_entry_point():
+    (job,) = _fresh_jobs()[:1]
+    (result,) = TARGET.compile_many([job])
+    path, meta = result
+    drv = FakeDriver()
+    CudaEntry(path, meta)._function(drv, 0)
+    assert "symbols" not in meta and drv.function_names == ["bw_entry"]
