@@ -212,11 +212,16 @@ def is_cpu_available() -> bool:
 
 
 def force_load(device=None, modules=None, block_dim=None, max_workers=None):
-    """Build every declared (pending) kernel instance now, in parallel."""
-    from .lang.instance import _pending, build_instances
+    """Build every declared (pending) kernel instance now, in parallel; with a CUDA ``device``, every
+    kernel with concrete types and every declared instance, for that device. ``modules``: only those
+    (Python modules or their names)."""
+    from .lang.instance import build_instances
+    from .lang.modules import device_target, instances_to_build
 
-    if _pending:
-        build_instances(list(_pending))
+    names = None if modules is None else {m if isinstance(m, str) else m.__name__ for m in modules}
+    batch = instances_to_build(names, None if device is None else device_target(device))
+    if batch:
+        build_instances(batch)
 
 
 def load_module(module=None, device=None, recursive=False, block_dim=None, max_workers=None):

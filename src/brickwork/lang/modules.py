@@ -71,15 +71,12 @@ class Module:
 
     def load(self, device=None, block_dim=None) -> None:
         """Compile now every kernel of the module that has concrete parameter types (from the cache when
-        it can), raising the first kernel's error. Instances build for their own target, so ``device``
-        is only checked and ``block_dim`` chooses nothing."""
-        from ..device import get_device
-
-        if device is not None:
-            get_device(device)
+        it can) for ``device`` (a CUDA device: for its architecture; default: the current device),
+        raising the first kernel's error; ``block_dim`` chooses nothing."""
+        target = device_target(device)
         for kernel in self.kernels.values():
             if not kernel.is_generic:
-                kernel.get_instance(kernel.concrete_types()).ensure_loaded()
+                kernel.get_instance(kernel.concrete_types(), target).ensure_loaded()
 
     def __repr__(self):
         return f"<brickwork module {self.name}>"
@@ -135,11 +132,15 @@ def load_module(module=None, device=None, recursive: bool = False, block_dim=Non
     default the caller's module; ``recursive=True`` includes its submodules. A ``Module`` of its own
     (``kernel.module`` of a ``module="unique"`` kernel) compiles its concrete kernels (``Module.load``).
 
+    For a CUDA ``device`` (default: the current device), every kernel of the module with concrete
+    parameter types and every declared instance of its generic kernels is built for that device's
+    architecture, small ones sharing NVRTC runs, so their first launches compile nothing.
+
     As Warp's, a module that defines no kernel, function or struct (or does not exist) is a
-    ``RuntimeError``. Kernels are compiled per instance, so ``device``, ``block_dim`` and ``max_workers``
-    choose nothing here (instances build for their own target, in parallel).
+    ``RuntimeError``. Instances build in parallel; ``block_dim`` and ``max_workers`` choose nothing.
+    An instance that fails to build raises its error at its launch.
     """
-    from .instance import _pending, build_instances
+    from .instance import build_instances
 
     if isinstance(module, Module) and module.name not in sys.modules:  # a unique kernel's (kernel.module)
         module.load(device, block_dim)
@@ -148,10 +149,49 @@ def load_module(module=None, device=None, recursive: bool = False, block_dim=Non
     names = [m for m in list(sys.modules) if m == name or (recursive and m.startswith(name + "."))]
     if not any(_has_kernel_content(sys.modules[m]) for m in names if sys.modules[m] is not None):
         raise RuntimeError(f"Module '{name}' does not contain any Warp kernels, functions, or structs")
-    chosen = set(names)
-    batch = [p for p in _pending if p.kernel.func.__module__ in chosen]
+    batch = instances_to_build(set(names), device_target(device))
     if batch:
         build_instances(batch)
+
+
+def instances_to_build(names: set | None, target) -> list:
+    """The instances not yet built of the Python modules ``names`` (None: every module): the declared
+    (pending) ones, or for a CUDA ``target`` those of ``device_instances``."""
+    from .instance import _pending
+    from .kernel import _KERNELS  # kernel.py imports this module
+
+    if target is None:
+        found = [p for p in _pending if names is None or p.kernel.func.__module__ in names]
+    else:
+        found = device_instances([k for (m, _), group in _KERNELS.items() if names is None or m in names
+                                  for k in group], target)
+    return [inst for inst in found if not inst.loaded and inst.error is None]
+
+
+def device_target(device):
+    """The CUDA target of ``device`` (a name or Device; None: the current device), or None for the CPU."""
+    from ..device import get_device
+
+    found = get_device(device)
+    if not found.is_cuda:
+        return None
+    from ..targets.cuda import cuda_target
+
+    return cuda_target(config.cuda_arch or found.arch)
+
+
+def device_instances(kernels: list, target) -> list:
+    """The instances on ``target`` of ``kernels``: each concrete kernel's, and each declared instance
+    of a generic one (kernels whose annotations fail are left to fail at their launch)."""
+    found = []
+    for k in kernels:
+        types = list(k.overloads) if k.is_generic else [k.concrete_types()]
+        for arg_types in types:
+            try:
+                found.append(k.get_instance(arg_types, target))
+            except Exception:  # noqa: BLE001, S112 - the launch raises it, with its context
+                continue
+    return found
 
 
 def check_kernel_module_options(key: str, module, module_options) -> dict:

@@ -7,8 +7,6 @@ buffer is the CPU's (header, then the arguments); the CUDA entry takes it as its
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from .. import config, cuda_driver
@@ -18,16 +16,11 @@ from ..types.indexed_arrays import indexedarray
 from . import streams
 
 
-@functools.cache
-def _target(arch: str):
-    from ..targets.cuda import CudaTarget
-
-    return CudaTarget(arch)
-
-
 def target_for(device):
     """The CUDA target of ``device``: its own sm_XX, or ``BRICKWORK_CUDA_ARCH``."""
-    return _target(config.cuda_arch or device.arch)
+    from ..targets.cuda import cuda_target
+
+    return cuda_target(config.cuda_arch or device.arch)
 
 
 def _signature(args) -> tuple:

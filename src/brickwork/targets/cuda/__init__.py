@@ -65,6 +65,13 @@ class CudaTarget(Target):
 
 
 @functools.cache
+def cuda_target(arch: str) -> CudaTarget:
+    """The one ``CudaTarget`` of ``arch`` in this process: a kernel keeps its instances per target object,
+    so a launch finds the instance ``wp.load_module(device=...)`` built."""
+    return CudaTarget(arch)
+
+
+@functools.cache
 def _cuda_digest() -> str:
     """The CUDA runtime headers by content and this package's modules by size and mtime (CUDA keys only;
     the shared header and the other code generator modules are in every key already)."""
