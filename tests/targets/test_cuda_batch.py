@@ -88,3 +88,11 @@ def test_a_lone_instance_keeps_the_plain_entry_point():
     drv = FakeDriver()
     CudaEntry(path, meta)._function(drv, 0)
     assert "symbols" not in meta and drv.function_names == ["bw_entry"]
+
+
+def test_without_the_cuda_headers_each_job_fails_with_what_to_install(monkeypatch):
+    monkeypatch.setattr(nvrtc, "cuda_include_dir", lambda: None)
+    results = TARGET.compile_many(_fresh_jobs()[:2])
+    assert len(results) == 2
+    for result in results:
+        assert isinstance(result, nvrtc.NvrtcUnavailable) and "nvidia-cuda-runtime-cu12" in str(result)

@@ -13,6 +13,7 @@ import hashlib
 import os
 
 from ... import config
+from ...errors import ToolchainError
 from ..base import Target
 from .arch import DEFAULT_ARCH, NVRTC_OPTIONS
 
@@ -56,7 +57,11 @@ class CudaTarget(Target):
         from ...jit import compile as jit
         from .build import combined, make_cubin
 
-        return jit.compile_many(jobs, make_cubin(self.arch), combined(self.arch))
+        try:
+            several = combined(self.arch)
+        except ToolchainError:  # NVRTC or its headers missing: each job then fails with that error
+            several = None
+        return jit.compile_many(jobs, make_cubin(self.arch), several)
 
     def load(self, path: str, meta: dict):
         from .loader import CudaEntry
