@@ -225,6 +225,30 @@ def test_inner_unpacks_into_three_names():
     assert_points_at(e, "two-names")
 
 
+def test_a_captured_numpy_array_names_the_way_to_capture_it():
+    import numpy as np
+
+    counts = np.zeros(4)
+
+    def body(rng, b):
+        for idx in la.inner(rng):
+            counts[0] = 1.0  # <numpy-capture>
+
+    with pytest.raises(wp.TypeError, match=r"'counts' is a numpy array defined outside the kernel.*"
+                                           r"wp\.array\(counts, copy=False\) shares its memory") as e:
+        la.outer(space(), body)
+    assert_points_at(e, "numpy-capture")
+    assert not counts.any()
+    counts_wp = wp.array(counts, copy=False)
+
+    def shared(rng, b):
+        for idx in la.inner(rng):
+            counts_wp[0] = wp.float64(1.0)
+
+    la.outer(space(), shared)
+    assert counts[0] == 1.0  # the capture the message names writes the numpy array
+
+
 def test_index3_offset_on_a_flat_index():
     """A logical_coords delta (Index3) cannot shift a flat int index."""
     d = la.IndexSpace.box(la.bovi, la.logical_coords, 1, 3, 3, 3, 1).get_delta(wp.X1DIR)

@@ -245,8 +245,11 @@ class ExpressionTyper(CallRules, ConstructionRules):
             if rule is not None:
                 return rule(self, obj, index_nodes, node)
             if isinstance(obj, (array, np.ndarray)):  # a global or captured array: not a compile-time value
-                raise self.error(KernelTypeError, f"'{ast.unparse(node.value)}' is an array defined outside the "
-                                 f"kernel; pass arrays to kernels as arguments", node)
+                name = ast.unparse(node.value)
+                hint = (f" (a loop body may capture a brickwork array: {name}_wp = wp.array({name}, copy=False) "
+                        f"shares its memory)" if isinstance(obj, np.ndarray) else "")
+                raise self.error(KernelTypeError, f"'{name}' is {'a numpy' if hint else 'an'} array defined "
+                                 f"outside the kernel; pass arrays to kernels as arguments{hint}", node)
             if isinstance(obj, ShapeOf):
                 dim = self.static_value(node.slice)
                 if not isinstance(dim, int) or not 0 <= dim < 4:
