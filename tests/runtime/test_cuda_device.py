@@ -180,3 +180,32 @@ def test_cuda_array_interface_is_readable_by_torch_or_cupy():
         pass
     cupy = pytest.importorskip("cupy", reason="neither torch nor cupy is installed")
     np.testing.assert_array_equal(cupy.asarray(a).get(), np.arange(10))
+
+
+@wp.kernel
+def _double(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = x[i] * 2.0
+
+
+@wp.kernel
+def _offset(x: wp.array(dtype=wp.float64), d: wp.float64):
+    i = wp.tid()
+    x[i] = x[i] + d
+
+
+def test_kernels_built_together_by_load_module_run_from_their_shared_cubin():
+    """wp.load_module(device=...) builds this module's kernels together (small units share an NVRTC run and
+    a cubin, each kernel renamed): each launch must find its own kernel there."""
+    from brickwork.targets.cuda import build
+
+    wp.load_module(device=DEV)
+    before = build.nvrtc_calls
+    a = wp.array(np.arange(5, dtype=np.float32), device=DEV)
+    b = wp.array(np.arange(3, dtype=np.float64), device=DEV)
+    wp.launch(_double, 5, inputs=[a], device=DEV)
+    wp.launch(_offset, 3, inputs=[b, wp.float64(0.5)], device=DEV)
+    wp.launch(saxpy, 5, inputs=[1.0, a, a], device=DEV)
+    assert build.nvrtc_calls == before  # all three were built by load_module
+    np.testing.assert_array_equal(a.numpy(), 4 * np.arange(5, dtype=np.float32))
+    np.testing.assert_array_equal(b.numpy(), np.arange(3) + 0.5)
