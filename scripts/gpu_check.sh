@@ -3,7 +3,7 @@
 # `brickwork info`, runs the CUDA-device tests (marker cuda_device), the NVRTC-compile and host-side
 # CUDA tests, a saxpy bandwidth row, and prints one summary table. Run from the repository root:
 #     bash scripts/gpu_check.sh
-# The hydro rows fail until the loop abstraction is mapped for CUDA (docs/cuda.md).
+# The hydro rows run Sod and KH with hydro.device=cuda against their CPU results (docs/hydro.md).
 set -u
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-.venv/bin/python}
