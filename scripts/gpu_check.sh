@@ -36,7 +36,8 @@ step cuda-device-tests 240 "$PY" -m pytest -rfEs -m cuda_device tests/runtime/te
     tests/runtime/test_cuda_device_la.py
 row "  cuda_device tests" "" "$(summary "$LOG/cuda-device-tests.log")"
 step nvrtc-and-host-tests 300 "$PY" -m pytest -rfE -n 4 tests/targets/test_cuda_nvrtc.py tests/runtime/test_cuda_runtime.py \
-    tests/runtime/test_cuda_streams.py tests/targets/test_cuda_loop_abstraction.py tests/targets/test_cuda_adjoint.py
+    tests/runtime/test_cuda_streams.py tests/targets/test_cuda_loop_abstraction.py tests/targets/test_cuda_adjoint.py \
+    tests/targets/test_cuda_batch.py tests/runtime/test_cuda_load_module.py tests/targets/test_unicode_names.py
 row "  NVRTC and host-side tests" "" "$(summary "$LOG/nvrtc-and-host-tests.log")"
 step cuda-benchmarks 180 "$PY" benchmarks/bench_cuda.py
 while IFS= read -r line; do row "  $line" "" ""; done < <(grep -E "saxpy|overhead|no CUDA" "$LOG/cuda-benchmarks.log")
