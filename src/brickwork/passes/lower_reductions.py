@@ -2,9 +2,9 @@
 
 ``IRSliceReduction`` -> ``acc = identity``, the body, ``partials[slice] = acc``; each ``IRLAFold``
 updates ``acc`` with the reducer's join (MinLoc/MaxLoc keep the first best cell). A unit-step simd
-loop that folds (sum, prod, min, max of a type other than float16 and bool) folds into ``LANES``
-accumulators that live across the slice's rows: the loop runs in blocks of ``LANES``, cell
-``start + LANES * b + l`` into lane ``l`` (a vector register), the row's remainder into lane 0, and
+loop that folds (sum, prod, min, max of a type other than float16 and bool) folds into ``n``
+accumulators (``lane_count``) that live across the slice's rows: the loop runs in blocks of ``n``,
+cell ``start + n * b + l`` into lane ``l`` (a vector register), the row's remainder into lane 0, and
 the lanes join ``acc`` in order after the slice's loops. A simd reduction per row would sum its
 vector into ``acc`` at the end of every row, a chain of dependent additions that made a 32-cell row
 cost as much as its loads. Either way a slice folds in a fixed order, so results do not depend on
@@ -111,6 +111,7 @@ class _Lower(ir.Rewriter):
         block, lane = self.local("_la_lane_block", int32), self.local("_la_lane", int32)
         out = [ir.IRAssign(start, self.expr(s.start)),
                ir.IRAssign(stop, op("max", self.expr(s.stop), start))]  # an empty row has no cells
+
         def whole():  # the end of the last whole block
             return op("sub", stop, op("mod", op("sub", stop, start), i32(count)))
 
@@ -134,11 +135,9 @@ class _Lower(ir.Rewriter):
     def r_IRLAFold(self, s: ir.IRLAFold):
         r, acc, value = self.reducer, self.acc(), self.expr(s.value)
         if self.lane is not None:
-            return self.join(ir.IRArrayElem(self.lanes, [self.lane], r.dtype), value)
-        if r.join in ("sum", "prod"):
-            return ir.IRAssign(acc, op("add" if r.join == "sum" else "mul", acc, value))
+            return self.join(ir.IRArrayElem(self.lanes, [self.expr(self.lane)], r.dtype), value)
         if not r.with_location:
-            return ir.IRAssign(acc, op(r.join, acc, value))
+            return self.join(acc, value)
         better = op("lt" if r.join == "min" else "gt", value, ir.IRField(acc, "value", r.dtype))
         loc = ir.IRConstruct([value, *(self.expr(x) for x in s.location)], r.value_type)
         return ir.IRIf(better, [ir.IRAssign(acc, loc)], [])
