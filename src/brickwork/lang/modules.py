@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 
 from .. import config
+from ..errors import KernelError
 from .determinism import check_config, check_deterministic, check_max_records
 
 #: Warp 1.19's defaults for the options Warp code sets most often.
@@ -175,9 +176,9 @@ def device_target(device):
     found = get_device(device)
     if not found.is_cuda:
         return None
-    from ..targets.cuda import cuda_target
+    from ..targets.cuda import device_target as cuda_device_target
 
-    return cuda_target(config.cuda_arch or found.arch)
+    return cuda_device_target(found)
 
 
 def device_instances(kernels: list, target) -> list:
@@ -189,7 +190,7 @@ def device_instances(kernels: list, target) -> list:
         for arg_types in types:
             try:
                 found.append(k.get_instance(arg_types, target))
-            except Exception:  # noqa: BLE001, S112 - the launch raises it, with its context
+            except KernelError:  # a bad return annotation: its launch raises it, with its context
                 continue
     return found
 

@@ -21,9 +21,9 @@ def i32(value: int) -> ir.IRConst:
 class Locals:
     """Declares new locals of one function under names it does not use yet."""
 
-    def __init__(self, fn: ir.IRFunction):
+    def __init__(self, fn: ir.IRFunction, first: int = 1):
         self.fn = fn
-        self.counter = 0
+        self.counter = first - 1  # the number the next new local's name ends with, less one
 
     def new(self, prefix: str, t) -> ir.IRLocal:
         while True:

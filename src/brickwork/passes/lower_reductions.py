@@ -14,12 +14,13 @@ get a simd reduction clause where the join allows one.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, replace
 
 from .. import ir
 from ..types.fixed_arrays import FixedArrayType
 from ..types.scalars import bool_, float16, int32
-from .build import i32, op
+from .build import Locals, i32, op
 
 ACC = "_la_acc"
 LANE_BYTES = 64  # one AVX-512 register; on narrower machines the compiler splits a block of lanes
@@ -53,23 +54,16 @@ class _Lower(ir.Rewriter):
         self.reducer = None
         self.lane = None  # the lane the folds being rewritten go to (an int32 expression), or None: acc
         self.lanes = None  # the slice's lane accumulators (a local fixed array), once a loop uses them
-        self.new_locals: dict = {}
+        self.locals = None
 
     def function(self, fn):
-        out = super().function(fn)
-        out.locals[ACC] = self.reducer.value_type
-        out.locals.update(self.new_locals)
+        out = dataclasses.replace(fn, locals=dict(fn.locals), buffers=dict(fn.buffers))
+        self.locals = Locals(out, first=0)  # the lanes' locals are declared in the output function
+        out.body = self.stmts(fn.body)
         return out
 
     def acc(self):
-        return ir.IRLocal(ACC, self.reducer.value_type)
-
-    def local(self, prefix: str, t) -> ir.IRLocal:
-        n = len(self.new_locals)
-        while f"{prefix}{n}" in self.fn.locals or f"{prefix}{n}" in self.new_locals:
-            n += 1
-        self.new_locals[f"{prefix}{n}"] = t
-        return ir.IRLocal(f"{prefix}{n}", t)
+        return self.locals.named(ACC, self.reducer.value_type)
 
     def r_IRSliceReduction(self, s: ir.IRSliceReduction):
         r = self.reducer = s.reducer
@@ -83,7 +77,7 @@ class _Lower(ir.Rewriter):
         out = [ir.IRAssign(self.acc(), identity)]
         if self.lanes is not None:  # lanes start at the identity and join acc in order at the end
             count = self.lanes.type.shape[0]
-            init, fold = self.local("_la_lane", int32), self.local("_la_lane", int32)
+            init, fold = self.locals.new("_la_lane", int32), self.locals.new("_la_lane", int32)
             lane = ir.IRArrayElem(self.lanes, [init], r.dtype)
             start = ir.IRConst(r.identity(), r.dtype)
             out.append(ir.IRFor(init, i32(0), i32(count), i32(1), [ir.IRAssign(lane, start)], 1))
@@ -105,10 +99,10 @@ class _Lower(ir.Rewriter):
         the lanes), then the remainder into lane 0."""
         r = self.reducer
         if self.lanes is None:
-            self.lanes = self.local("_la_lanes", FixedArrayType(r.dtype, (lane_count(r.dtype),)))
+            self.lanes = self.locals.new("_la_lanes", FixedArrayType(r.dtype, (lane_count(r.dtype),)))
         count = self.lanes.type.shape[0]
-        start, stop = self.local("_la_lane_start", int32), self.local("_la_lane_stop", int32)
-        block, lane = self.local("_la_lane_block", int32), self.local("_la_lane", int32)
+        start, stop = self.locals.new("_la_lane_start", int32), self.locals.new("_la_lane_stop", int32)
+        block, lane = self.locals.new("_la_lane_block", int32), self.locals.new("_la_lane", int32)
         out = [ir.IRAssign(start, self.expr(s.start)),
                ir.IRAssign(stop, op("max", self.expr(s.stop), start))]  # an empty row has no cells
 

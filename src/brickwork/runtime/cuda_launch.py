@@ -16,13 +16,6 @@ from ..types.indexed_arrays import indexedarray
 from . import streams
 
 
-def target_for(device):
-    """The CUDA target of ``device``: its own sm_XX, or ``BRICKWORK_CUDA_ARCH``."""
-    from ..targets.cuda import cuda_target
-
-    return cuda_target(config.cuda_arch or device.arch)
-
-
 def _signature(args) -> tuple:
     return tuple([a._sig if isinstance(a, (array, indexedarray)) else type(a) for a in args])
 
@@ -40,7 +33,9 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
         if any(type(a) is np.ndarray or a is None for a in args):
             args = host._host_arguments(kernel, args)  # numpy arrays are host memory: refused by _prepare
             sig = _signature(args)
-        entry = host._prepare(kernel, sig, args, device, target_for(device), (device.name, sig))
+        from ..targets.cuda import device_target
+
+        entry = host._prepare(kernel, sig, args, device, device_target(device), (device.name, sig))
     inst, pack = entry
     if type(dim) is int and inst.tid_dims == 1:
         d0, d1, d2, d3, total = dim, 1, 1, 1, dim

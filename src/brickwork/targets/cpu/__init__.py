@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 
 from ...errors import BoundsError
+from ...jit.batch import symbol
 from ...jit.toolchain import identity
 from ..base import Target
 
@@ -65,12 +66,6 @@ class CpuTarget(Target):
         if meta.get("mode") == "debug":
             return _checked_entry(fn, lib, meta.get("label", "kernel"), symbol(meta, BOUNDS_SYMBOL))
         return fn
-
-
-def symbol(meta: dict, name: str) -> str:
-    """The name in an entry's library of the exported symbol ``name`` (renamed where the instance was
-    compiled in a batch with others: ``jit.batch``)."""
-    return meta.get("symbols", {}).get(name, name)
 
 
 def _checked_entry(fn, lib, label: str, bounds_symbol: str):

@@ -76,6 +76,11 @@ def cuda_target(arch: str) -> CudaTarget:
     return CudaTarget(arch)
 
 
+def device_target(device) -> CudaTarget:
+    """The target of the CUDA ``device``: its own sm_XX, or ``BRICKWORK_CUDA_ARCH``."""
+    return cuda_target(config.cuda_arch or device.arch)
+
+
 @functools.cache
 def _cuda_digest() -> str:
     """The CUDA runtime headers by content and this package's modules by size and mtime (CUDA keys only;

@@ -7,6 +7,8 @@ import struct
 
 from ... import cuda_driver
 from ...errors import BoundsError, DeviceUnavailableError
+from ...jit.batch import symbol
+from . import BOUNDS_SYMBOL, ENTRY_SYMBOL
 from .geometry import LaunchPlan
 
 #: ``bw::bounds_error`` of brickwork.h on the device: set, where (a device pointer), n, index[4], shape[4]
@@ -22,7 +24,7 @@ class CudaEntry:
         with open(path, "rb") as f:
             self.cubin = f.read()
         self.label = meta.get("label", "kernel")
-        self.symbol = meta.get("symbols", {}).get("bw_entry", "bw_entry")  # renamed in a batch-built cubin
+        self.symbol = symbol(meta, ENTRY_SYMBOL)  # renamed in a batch-built cubin
         self.plan = LaunchPlan(meta.get("gpu_launch", {}))
         self.block = self.plan.block
         self.checked = meta.get("mode") == "debug"
@@ -70,7 +72,7 @@ class CudaEntry:
 
     def _raise_out_of_bounds(self, drv, ordinal: int, module) -> None:
         """Debug mode: wait for the launch, then raise the first out-of-bounds access it recorded."""
-        ptr, size = drv.global_address(ordinal, module, "bw_bounds_record")
+        ptr, size = drv.global_address(ordinal, module, BOUNDS_SYMBOL)
         record = ctypes.create_string_buffer(size)
         drv.copy_to_host(ordinal, ctypes.addressof(record), ptr, size)  # waits for the launch
         set_, where_ptr, n, *rest = _BOUNDS.unpack_from(record.raw)

@@ -13,7 +13,8 @@ import ctypes
 
 from ... import config
 from ...errors import LaunchError
-from ..cpu import CpuTarget, symbol
+from ...jit.batch import symbol
+from ..cpu import CpuTarget
 
 NAME = "cuda-emulation"
 
