@@ -209,6 +209,9 @@ class IRFor(IRStmt):
     step_sign: int = 1  # +1 or -1 when the step is a compile-time constant, 0 if unknown
     simd: bool = False  # iterations are independent (inner loops of nested parallelism, la rows)
     reduction: SimdReduction | None = None
+    # a row of a block whose rows are short (la ``rows="short"``): a few vectors long, where the
+    # scalar remainder of wide vectors costs more than their width gains (a CPU target hint)
+    short: bool = False
 
 
 @dataclass(eq=False)
@@ -440,6 +443,7 @@ class LAConfig:
     ndim: int
     chunk: str  # count | i_pencil | ij_slab | kji_cube
     reducer: object = None  # a la reducer (value_type, dtype, join, identity, with_location)
+    rows: str = "any"  # "short": the logical box's rows are under la.outer's SHORT_ROW cells
 
 
 @dataclass(eq=False)

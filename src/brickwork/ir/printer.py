@@ -58,7 +58,8 @@ def _stmt(s, depth, out):
             out.append(f"{pad}else:")
             out.extend(format_block(s.orelse, depth + 1))
     elif isinstance(s, ir.IRFor):
-        tags = (" simd" if s.simd else "") + (f" reduce({s.reduction.join}:{s.reduction.acc})" if s.reduction else "")
+        tags = (" simd" if s.simd else "") + (" short" if s.short else "") + (
+            f" reduce({s.reduction.join}:{s.reduction.acc})" if s.reduction else "")
         out.append(f"{pad}for {s.var.name} in range({expr(s.start)}, {expr(s.stop)}, {expr(s.step)}){tags}:")
         out.extend(format_block(s.body, depth + 1))
     elif isinstance(s, ir.IRWhile):

@@ -84,7 +84,8 @@ def _bind_block(typer, name, _option, out):
 
 def _bind_range(typer, name, options: dict, out):
     typer.ext["la"] = ir.LAConfig(loop=options["loop"], inner=options["inner"], backend=options["backend"],
-                                  ndim=options["ndim"], chunk=options["chunk"], reducer=options.get("reducer"))
+                                  ndim=options["ndim"], chunk=options["chunk"], reducer=options.get("reducer"),
+                                  rows=options.get("rows", "any"))
     typer.symbols.statics[name] = SliceRef(NO_HALO)
 
 

@@ -15,11 +15,18 @@ from .indices import Indexer3D
 from .reducers import FirstZero, MaxLoc, MinLoc, NonzeroProd, Sum, ZeroCount, combine_kernels
 from .space import IndexSpace
 
+#: A space whose logical rows have fewer cells than this compiles its row loops as short ones (CPU:
+#: narrower vectors, see ``targets/cpu/render.py``); one body is compiled per kind of row it meets.
+SHORT_ROW = 128
+
 
 def _config(space: IndexSpace, reduce: bool = False) -> dict:
     chunk = space.ninner.name if isinstance(space.ninner, tags.Tag) else "count"
     cfg = {"loop": space.loop_tag.name, "inner": space.inner_tag.name, "backend": space.backend.name,
            "ndim": space.get_ndim(), "chunk": chunk}
+    rows_looped = space.loop_tag is not tags.boiv and space.inner_tag is not tags.memory
+    if rows_looped and space.L.shape[2] < SHORT_ROW:
+        cfg["rows"] = "short"
     if reduce:
         cfg["reducer"] = space.reducer
     return cfg

@@ -111,6 +111,11 @@ class _CpuRows(RingRows, ir.Rewriter):
     def loop(self, var, lo, hi_incl, body, simd=False):
         return ir.IRFor(var, lo, op("add", hi_incl, i32(1)), i32(1), body, 1, simd=simd)
 
+    def row_loop(self, var, lo, hi_incl, body, simd):
+        """The loop over the i cells of one row (``short`` when the space's rows are short)."""
+        return ir.IRFor(var, lo, op("add", hi_incl, i32(1)), i32(1), body, 1, simd=simd,
+                        short=simd and self.cfg.rows == "short")
+
     # -- the outer body ---------------------------------------------------------------------------
     def expand(self):
         self.counts = ir.assignment_counts(self.fn.body)
@@ -265,7 +270,7 @@ class _CpuRows(RingRows, ir.Rewriter):
     def box_loops(self, s, box, out):
         kv, jv, iv = (self.locals.new(f"_la_{c}", int32) for c in "kji")
         inner = self.visit(s, (kv, jv, iv))
-        iloop = self.loop(iv, box[2][0], box[2][1], inner, simd=s.simd)
+        iloop = self.row_loop(iv, box[2][0], box[2][1], inner, s.simd)
         jloop = self.loop(jv, box[1][0], box[1][1], [iloop])
         out.append(self.loop(kv, box[0][0], box[0][1], [jloop]))
 
@@ -342,7 +347,7 @@ class _CpuRows(RingRows, ir.Rewriter):
         length = self.tmp(op("min", op("sub", ni, col), op("add", op("sub", last, f), i32(1))), body)
         iv = self.locals.new("_la_i", int32)
         inner = self.visit(s, (k, j, iv))
-        body.append(self.loop(iv, i0, op("sub", op("add", i0, length), i32(1)), inner, simd=s.simd))
+        body.append(self.row_loop(iv, i0, op("sub", op("add", i0, length), i32(1)), inner, s.simd))
         body.append(ir.IRAssign(f, op("add", f, length)))
         next_j = self.tmp(op("add", j, i32(1)), body)
         wraps = op("eq", next_j, op("add", js, nj))  # past the box's last row: the next plane
@@ -397,7 +402,7 @@ class _CpuRows(RingRows, ir.Rewriter):
                     self.memory_span(stage, m0, self.tmp(last, row), row)
                 else:
                     iv = self.locals.new("_la_i", int32)
-                    row.append(self.loop(iv, i0, i1, self.visit(stage, (kv, jv, iv)), simd=stage.simd))
+                    row.append(self.row_loop(iv, i0, i1, self.visit(stage, (kv, jv, iv)), stage.simd))
             plane = [base, self.loop(jv, j0, j1, row)]
         out.append(self.loop(kv, start[0], end[0], plane))
         self.row = None

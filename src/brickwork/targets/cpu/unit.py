@@ -146,7 +146,10 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
         lines += ["}", ""]
     lines += ["struct Args {"]
     lines += [f"    {t} {n};" for n, t in params] or ["    char unused;"]
-    lines += ["};", "", "template <bool UNIT>", "static void run(const bw::launch_header& h, const Args& a) {"]
+    # a kernel over short rows prefers narrower vectors (see BW_SHORT_ROWS in brickwork.h); the
+    # attribute goes on the function its loops are inlined into
+    short = "BW_SHORT_ROWS " if any(isinstance(n, ir.IRFor) and n.short for n in ir.walk(fn.body)) else ""
+    lines += ["};", "", "template <bool UNIT>", f"{short}static void run(const bw::launch_header& h, const Args& a) {{"]
     lines += [f"    {t} {n} = a.{n};" for n, t in params]
     # int32 counters (launch checks each extent fits): the index then evolves affinely, which
     # the vectorizer needs; a counter cast from int64 to int32 would not.
