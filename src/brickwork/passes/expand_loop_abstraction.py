@@ -29,6 +29,8 @@ from .ring_schedule import RingRows
 VEC3I = vector(3, int32)
 VEC4I = vector(4, int32)
 MAPPINGS = ("cpu_rows", "gpu_teams")
+#: ``bovi`` chunks of whole rows (``ninner`` is a row's, a plane's or the box's cells)
+WHOLE_ROW_CHUNKS = ("i_pencil", "ij_slab", "kji_cube")
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,8 @@ class _CpuRows(RingRows, ir.Rewriter):
         elif cfg.loop == "bvoi":
             start = (g("ks"), g("js"), g("is"))
             self.slice = _Slice(start, (g("ke"), g("je"), g("ie")), self.tmp(_mflat(*start), out))
+        elif cfg.chunk in WHOLE_ROW_CHUNKS:
+            self.slice = self.whole_rows_slice(out)
         else:
             o = ir.IRTid(1, int32)
             nk = op("add", op("sub", g("ke"), g("ks")), i32(1))
@@ -168,6 +172,24 @@ class _CpuRows(RingRows, ir.Rewriter):
             user = [self.loop(pi, g("is"), g("ie"), point_out + user, simd=True)]
         partials = ir.IRLocal("_la_partials", ArrayType(cfg.reducer.value_type, 1))
         return out + [ir.IRSliceReduction(cfg.reducer, partials, self.slice_id(), user)]
+
+    def whole_rows_slice(self, out) -> _Slice:
+        """A ``bovi`` slice whose chunk is a row, a plane or the box (``ninner`` of its tag): whole rows
+        from its first cell to its last, found without the division the general chunk's decode
+        does, and without the partial first and last rows the general chunk's loops test for."""
+        g, o = _geom, ir.IRTid(1, int32)
+        if self.cfg.chunk == "kji_cube":
+            start, end = (g("ks"), g("js"), g("is")), (g("ke"), g("je"), g("ie"))
+        elif self.cfg.chunk == "ij_slab":
+            k = self.tmp(op("add", g("ks"), o), out)
+            start, end = (k, g("js"), g("is")), (k, g("je"), g("ie"))
+        else:  # i_pencil
+            nj = op("add", op("sub", g("je"), g("js")), i32(1))
+            dk = self.tmp(op("div", o, nj), out)
+            k = self.tmp(op("add", g("ks"), dk), out)
+            j = self.tmp(op("add", g("js"), op("sub", o, op("mul", dk, nj))), out)
+            start, end = (k, j, g("is")), (k, j, g("ie"))
+        return _Slice(start, end, self.tmp(_mflat(*start), out))
 
     def row_plan(self, s: ir.IRLAOuter):
         """How to run the body row by row: every stage on the same row (``row_fusion``), else each
@@ -372,7 +394,7 @@ class _CpuRows(RingRows, ir.Rewriter):
         start, end = self.slice.start, self.slice.end
         row: list = []
         j0, j1, first_i, last_i = start[1], end[1], start[2], end[2]
-        if self.cfg.loop == "bovi":
+        if self.cfg.loop == "bovi" and self.cfg.chunk not in WHOLE_ROW_CHUNKS:
             # a chunk of logical cells: its first and last rows may be partial, the others are whole
             g = _geom
             j0 = ir.IRSelect(op("eq", kv, start[0]), start[1], g("js"), int32)

@@ -23,75 +23,49 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__la_t2{};
     int32_t v__la_t3{};
     int32_t v__la_t4{};
-    int32_t v__la_t5{};
+    int32_t v__la_m5{};
     int32_t v__la_t6{};
     int32_t v__la_t7{};
     int32_t v__la_t8{};
-    int32_t v__la_t9{};
+    int32_t v__la_m9{};
     int32_t v__la_t10{};
-    int32_t v__la_t11{};
-    int32_t v__la_t12{};
-    int32_t v__la_t13{};
-    int32_t v__la_t14{};
-    int32_t v__la_t15{};
-    int32_t v__la_t16{};
-    int32_t v__la_t17{};
-    int32_t v__la_m18{};
-    int32_t v__la_t19{};
-    int32_t v__la_t20{};
-    int32_t v__la_t21{};
-    int32_t v__la_m22{};
-    int32_t v__la_t23{};
-    int64_t v__gpu_r24{};
-    int32_t v__gpu_c25{};
-    int64_t v__gpu_r26{};
-    int32_t v__gpu_c27{};
-    v__gpu_r24 = bw::cast<int64_t>(((int32_t)blockIdx.x));
-    v__gpu_c25 = bw::cast<int32_t>(bw::mod(v__gpu_r24, bw::cast<int64_t>(n1)));
-    v__gpu_r26 = bw::div(v__gpu_r24, bw::cast<int64_t>(n1));
-    v__gpu_c27 = bw::cast<int32_t>(v__gpu_r26);
-    v_b = v__gpu_c27;
-    v__la_t1 = bw::mul(v__gpu_c25, v__la_ninner);
-    v__la_t2 = bw::sub(bw::min(bw::mul(bw::add(v__gpu_c25, int32_t(1)), v__la_ninner), bw::mul(bw::mul(bw::add(bw::sub(v__la_ke, v__la_ks), int32_t(1)), bw::add(bw::sub(v__la_je, v__la_js), int32_t(1))), bw::add(bw::sub(v__la_ie, v__la_is), int32_t(1)))), int32_t(1));
-    v__la_t3 = bw::div(v__la_t1, bw::mul(bw::add(bw::sub(v__la_je, v__la_js), int32_t(1)), bw::add(bw::sub(v__la_ie, v__la_is), int32_t(1))));
-    v__la_t4 = bw::sub(v__la_t1, bw::mul(v__la_t3, bw::mul(bw::add(bw::sub(v__la_je, v__la_js), int32_t(1)), bw::add(bw::sub(v__la_ie, v__la_is), int32_t(1)))));
-    v__la_t5 = bw::div(v__la_t4, bw::add(bw::sub(v__la_ie, v__la_is), int32_t(1)));
-    v__la_t6 = bw::add(v__la_t3, v__la_ks);
-    v__la_t7 = bw::add(v__la_t5, v__la_js);
-    v__la_t8 = bw::add(bw::sub(v__la_t4, bw::mul(v__la_t5, bw::add(bw::sub(v__la_ie, v__la_is), int32_t(1)))), v__la_is);
-    v__la_t9 = bw::div(v__la_t2, bw::mul(bw::add(bw::sub(v__la_je, v__la_js), int32_t(1)), bw::add(bw::sub(v__la_ie, v__la_is), int32_t(1))));
-    v__la_t10 = bw::sub(v__la_t2, bw::mul(v__la_t9, bw::mul(bw::add(bw::sub(v__la_je, v__la_js), int32_t(1)), bw::add(bw::sub(v__la_ie, v__la_is), int32_t(1)))));
-    v__la_t11 = bw::div(v__la_t10, bw::add(bw::sub(v__la_ie, v__la_is), int32_t(1)));
-    v__la_t12 = bw::add(v__la_t9, v__la_ks);
-    v__la_t13 = bw::add(v__la_t11, v__la_js);
-    v__la_t14 = bw::add(bw::sub(v__la_t10, bw::mul(v__la_t11, bw::add(bw::sub(v__la_ie, v__la_is), int32_t(1)))), v__la_is);
-    v__la_t15 = bw::add(bw::mul(bw::add(bw::mul(v__la_t6, v__la_NJ), v__la_t7), v__la_NI), v__la_t8);
-    v__la_t16 = bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_t6, int32_t(0)), v__la_NJ), bw::add(v__la_t7, int32_t(0))), v__la_NI), bw::add(v__la_t8, int32_t(-1)));
-    v__la_t17 = bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_t12, int32_t(0)), v__la_NJ), bw::add(v__la_t13, int32_t(0))), v__la_NI), bw::add(v__la_t14, int32_t(-1)));
-    { const int32_t _stop1 = bw::add(v__la_t17, int32_t(1)); const int32_t _step1 = ((int32_t)blockDim.x);
-    for (int32_t _it1 = bw::add(v__la_t16, ((int32_t)threadIdx.x)); _it1 < _stop1; _it1 += _step1) {
-        v__la_m18 = _it1;
-        v_idx = bw::sub(v__la_m18, v__la_t15);
-        v__tmp1 = tuple_b54d0e11bf{bw::div(v__la_m18, bw::mul(v__la_NJ, v__la_NI)), bw::div(bw::sub(v__la_m18, bw::mul(bw::div(v__la_m18, bw::mul(v__la_NJ, v__la_NI)), bw::mul(v__la_NJ, v__la_NI))), v__la_NI), bw::sub(bw::sub(v__la_m18, bw::mul(bw::div(v__la_m18, bw::mul(v__la_NJ, v__la_NI)), bw::mul(v__la_NJ, v__la_NI))), bw::mul(bw::div(bw::sub(v__la_m18, bw::mul(bw::div(v__la_m18, bw::mul(v__la_NJ, v__la_NI)), bw::mul(v__la_NJ, v__la_NI))), v__la_NI), v__la_NI))};
+    int64_t v__gpu_r11{};
+    int32_t v__gpu_c12{};
+    int64_t v__gpu_r13{};
+    int32_t v__gpu_c14{};
+    v__gpu_r11 = bw::cast<int64_t>(((int32_t)blockIdx.x));
+    v__gpu_c12 = bw::cast<int32_t>(bw::mod(v__gpu_r11, bw::cast<int64_t>(n1)));
+    v__gpu_r13 = bw::div(v__gpu_r11, bw::cast<int64_t>(n1));
+    v__gpu_c14 = bw::cast<int32_t>(v__gpu_r13);
+    v_b = v__gpu_c14;
+    v__la_t1 = bw::add(v__la_ks, v__gpu_c12);
+    v__la_t2 = bw::add(bw::mul(bw::add(bw::mul(v__la_t1, v__la_NJ), v__la_js), v__la_NI), v__la_is);
+    v__la_t3 = bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_t1, int32_t(0)), v__la_NJ), bw::add(v__la_js, int32_t(0))), v__la_NI), bw::add(v__la_is, int32_t(-1)));
+    v__la_t4 = bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_t1, int32_t(0)), v__la_NJ), bw::add(v__la_je, int32_t(0))), v__la_NI), bw::add(v__la_ie, int32_t(-1)));
+    { const int32_t _stop1 = bw::add(v__la_t4, int32_t(1)); const int32_t _step1 = ((int32_t)blockDim.x);
+    for (int32_t _it1 = bw::add(v__la_t3, ((int32_t)threadIdx.x)); _it1 < _stop1; _it1 += _step1) {
+        v__la_m5 = _it1;
+        v_idx = bw::sub(v__la_m5, v__la_t2);
+        v__tmp1 = tuple_b54d0e11bf{bw::div(v__la_m5, bw::mul(v__la_NJ, v__la_NI)), bw::div(bw::sub(v__la_m5, bw::mul(bw::div(v__la_m5, bw::mul(v__la_NJ, v__la_NI)), bw::mul(v__la_NJ, v__la_NI))), v__la_NI), bw::sub(bw::sub(v__la_m5, bw::mul(bw::div(v__la_m5, bw::mul(v__la_NJ, v__la_NI)), bw::mul(v__la_NJ, v__la_NI))), bw::mul(bw::div(bw::sub(v__la_m5, bw::mul(bw::div(v__la_m5, bw::mul(v__la_NJ, v__la_NI)), bw::mul(v__la_NJ, v__la_NI))), v__la_NI), v__la_NI))};
         v_k = (v__tmp1).f0;
         v_j = (v__tmp1).f1;
         v_i = (v__tmp1).f2;
         bw::at<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i)) = 0x1.0000000000000p+1;
     } }
-    v__la_t19 = bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_t6, int32_t(0)), v__la_NJ), bw::add(v__la_t7, int32_t(0))), v__la_NI), bw::add(v__la_t8, int32_t(0)));
-    v__la_t20 = bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_t12, int32_t(0)), v__la_NJ), bw::add(v__la_t13, int32_t(0))), v__la_NI), bw::add(v__la_t14, int32_t(0)));
-    v__la_t21 = bw::max(v__la_t19, bw::add(v__la_t17, int32_t(1)));
-    { const int32_t _stop2 = bw::add(v__la_t20, int32_t(1)); const int32_t _step2 = ((int32_t)blockDim.x);
-    for (int32_t _it2 = bw::add(v__la_t21, ((int32_t)threadIdx.x)); _it2 < _stop2; _it2 += _step2) {
-        v__la_m22 = _it2;
-        v_idx = bw::sub(v__la_m22, v__la_t15);
-        v__tmp1 = tuple_b54d0e11bf{bw::div(v__la_m22, bw::mul(v__la_NJ, v__la_NI)), bw::div(bw::sub(v__la_m22, bw::mul(bw::div(v__la_m22, bw::mul(v__la_NJ, v__la_NI)), bw::mul(v__la_NJ, v__la_NI))), v__la_NI), bw::sub(bw::sub(v__la_m22, bw::mul(bw::div(v__la_m22, bw::mul(v__la_NJ, v__la_NI)), bw::mul(v__la_NJ, v__la_NI))), bw::mul(bw::div(bw::sub(v__la_m22, bw::mul(bw::div(v__la_m22, bw::mul(v__la_NJ, v__la_NI)), bw::mul(v__la_NJ, v__la_NI))), v__la_NI), v__la_NI))};
+    v__la_t6 = bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_t1, int32_t(0)), v__la_NJ), bw::add(v__la_js, int32_t(0))), v__la_NI), bw::add(v__la_is, int32_t(0)));
+    v__la_t7 = bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_t1, int32_t(0)), v__la_NJ), bw::add(v__la_je, int32_t(0))), v__la_NI), bw::add(v__la_ie, int32_t(0)));
+    v__la_t8 = bw::max(v__la_t6, bw::add(v__la_t4, int32_t(1)));
+    { const int32_t _stop2 = bw::add(v__la_t7, int32_t(1)); const int32_t _step2 = ((int32_t)blockDim.x);
+    for (int32_t _it2 = bw::add(v__la_t8, ((int32_t)threadIdx.x)); _it2 < _stop2; _it2 += _step2) {
+        v__la_m9 = _it2;
+        v_idx = bw::sub(v__la_m9, v__la_t2);
+        v__tmp1 = tuple_b54d0e11bf{bw::div(v__la_m9, bw::mul(v__la_NJ, v__la_NI)), bw::div(bw::sub(v__la_m9, bw::mul(bw::div(v__la_m9, bw::mul(v__la_NJ, v__la_NI)), bw::mul(v__la_NJ, v__la_NI))), v__la_NI), bw::sub(bw::sub(v__la_m9, bw::mul(bw::div(v__la_m9, bw::mul(v__la_NJ, v__la_NI)), bw::mul(v__la_NJ, v__la_NI))), bw::mul(bw::div(bw::sub(v__la_m9, bw::mul(bw::div(v__la_m9, bw::mul(v__la_NJ, v__la_NI)), bw::mul(v__la_NJ, v__la_NI))), v__la_NI), v__la_NI))};
         v_k = (v__tmp1).f0;
         v_j = (v__tmp1).f1;
         v_i = (v__tmp1).f2;
         bw::at<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i)) = 0x1.0000000000000p+1;
     } }
-    v__la_t23 = bw::max(v__la_t17, v__la_t20);
+    v__la_t10 = bw::max(v__la_t4, v__la_t7);
 }
 
 struct Args {
