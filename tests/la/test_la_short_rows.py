@@ -12,12 +12,11 @@ import numpy as np
 import pytest
 
 import brickwork as wp
-from brickwork import config, la
+from brickwork import la
 from brickwork.la.outer import SHORT_ROW
-from brickwork.targets.cpu import CpuTarget
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "targets"))
-from vectorizer import vectorized_loops  # noqa: E402
+from vectorizer import capture_cpu_sources, vectorized_loops  # noqa: E402
 
 G = 1
 
@@ -46,16 +45,7 @@ def expected(qn: np.ndarray) -> np.ndarray:
 def run_capturing(monkeypatch, tmp_path, runs):
     """``la.outer(space, body)`` for each pair of ``runs``; the C++ of every instance generated (the
     list grows with later launches of the test)."""
-    sources = []
-    render = CpuTarget.render
-
-    def capture(self, kernel, callees, label, general_strides=False):
-        text = render(self, kernel, callees, label, general_strides)
-        sources.append(text)
-        return text
-
-    monkeypatch.setattr(config, "cache_dir", str(tmp_path))  # misses, so the sources are generated
-    monkeypatch.setattr(CpuTarget, "render", capture)
+    sources = capture_cpu_sources(monkeypatch, tmp_path)  # an empty cache: every source is generated
     for space, body in runs:
         la.outer(space, body)
     return sources

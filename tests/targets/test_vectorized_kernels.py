@@ -13,7 +13,7 @@ from pathlib import Path
 import brickwork as wp
 from brickwork import pipeline
 
-from .vectorizer import vectorized_lines, vectorized_loops
+from .vectorizer import capture_cpu_sources, vectorized_lines, vectorized_loops
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from lang_kernels import make_kernels  # noqa: E402
@@ -56,19 +56,7 @@ def test_la_recon_flux_benchmark_loops_are_vector_loops(monkeypatch, tmp_path):
     from la_cases import _recon_inputs, la_recon_flux
     from peers import KernelLanguage
 
-    from brickwork import config
-    from brickwork.targets.cpu import CpuTarget
-
-    sources = []
-    render = CpuTarget.render
-
-    def capture(self, kernel, callees, label, general_strides=False):
-        text = render(self, kernel, callees, label, general_strides)
-        sources.append(text)
-        return text
-
-    monkeypatch.setattr(config, "cache_dir", str(tmp_path))  # a miss, so the source is generated
-    monkeypatch.setattr(CpuTarget, "render", capture)
+    sources = capture_cpu_sources(monkeypatch, tmp_path)  # a miss, so the source is generated
     inputs = _recon_inputs(True)
     run, _ = la_recon_flux(KernelLanguage("brickwork"), inputs["q"], inputs["cells"], inputs["block"], "bvoi", "memory")
     run()

@@ -33,3 +33,22 @@ def vectorized_loops(text: str) -> list[tuple[str, int, int]]:
         report = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
     return [(Path(m.group(1)).name, int(m.group(2)), int(m.group(3)))
             for m in re.finditer(r"([^\s:]+):(\d+):\d+: optimized: loop vectorized using (\d+) byte vectors", report)]
+
+
+def capture_cpu_sources(monkeypatch, cache_dir) -> list[str]:
+    """From now on in the calling test, the C++ of every CPU instance generated is appended to the
+    returned list; the kernel cache is ``cache_dir`` (empty: every instance is generated)."""
+    from brickwork import config
+    from brickwork.targets.cpu import CpuTarget
+
+    sources: list[str] = []
+    render = CpuTarget.render
+
+    def capture(self, kernel, callees, label, general_strides=False):
+        text = render(self, kernel, callees, label, general_strides)
+        sources.append(text)
+        return text
+
+    monkeypatch.setattr(config, "cache_dir", str(cache_dir))
+    monkeypatch.setattr(CpuTarget, "render", capture)
+    return sources

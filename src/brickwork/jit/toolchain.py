@@ -42,8 +42,12 @@ class CompilerSettings:
 
     def command(self, source: str, output: str, include_dir: str) -> list[str]:
         # -ffp-contract=off: no fused multiply-add, so results equal numpy's bit for bit.
+        # -fno-trapping-math: floating-point exceptions never trap here (nothing enables them, nothing
+        # reads the flags), so g++ may evaluate both sides of a select: the scalar remainder of a
+        # vector loop then has no data-dependent branch (the PLM + HLL flux over rows of 33 faces:
+        # 1.04x). Values are unchanged; only the exception flags may differ.
         cmd = [self.cxx, self.opt_level, self.std, self.arch, *self.tuning, "-shared", "-fPIC", "-fno-math-errno",
-               "-ffp-contract=off", "-fvisibility=hidden", "-w", f"-I{include_dir}"]
+               "-fno-trapping-math", "-ffp-contract=off", "-fvisibility=hidden", "-w", f"-I{include_dir}"]
         if self.openmp:
             cmd.append("-fopenmp")
         return cmd + list(self.extra) + [source, "-o", output]
