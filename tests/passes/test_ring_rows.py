@@ -138,6 +138,7 @@ def test_the_lags_follow_the_dependences():
     ("bvoi", "memory", la.ij_slab), ("bvoi", "memory", la.i_pencil), ("bvoi", "memory", la.kji_cube),
     ("bvoi", "logical_flat", la.ij_slab), ("bvoi", "logical_coords", la.ij_slab),
     ("bovi", "memory", la.kji_cube), ("bovi", "memory", la.ij_slab), ("bovi", "memory", 7),
+    ("bovi", "logical_flat", la.kji_cube), ("bovi", "logical_coords", la.kji_cube),  # a chunk of the whole box
 ])
 @pytest.mark.parametrize("d", [2, 3])
 def test_results_equal_numpy(loop, inner, chunk, d):
@@ -229,7 +230,8 @@ def test_spaces_whose_cells_are_not_whole_rows_run_stage_after_stage(loop, inner
 
 _SPACES = [("bvoi", "memory", la.ij_slab), ("bvoi", "memory", la.i_pencil), ("bvoi", "memory", la.kji_cube),
            ("bvoi", "logical_flat", la.ij_slab), ("bvoi", "logical_coords", la.ij_slab),
-           ("bovi", "memory", la.kji_cube), ("bovi", "memory", la.ij_slab), ("bovi", "memory", la.i_pencil)]
+           ("bovi", "memory", la.kji_cube), ("bovi", "memory", la.ij_slab), ("bovi", "memory", la.i_pencil),
+           ("bovi", "logical_flat", la.kji_cube), ("bovi", "logical_coords", la.kji_cube)]
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])

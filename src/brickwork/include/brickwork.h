@@ -13,8 +13,8 @@
 #define BW_MATH(name) __builtin_##name  // math through the compiler's builtins (no <cmath>)
 // The launch function of a kernel whose loops are the rows of blocks with short rows (la spaces with
 // rows under la.outer's SHORT_ROW cells): 256-bit vectors where g++ on x86 is told to prefer 512
-// (a row of a few dozen cells ends in up to 7 float64 or 15 float32 scalar iterations with 512-bit
-// vectors; see docs/architecture.md). Other compilers and CPUs: the command line's choice.
+// (a row of a few dozen cells is a few 512-bit vectors and a remainder; see the loop abstraction's
+// guide). Other compilers and CPUs: the command line's choice.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define BW_SHORT_ROWS __attribute__((target("prefer-vector-width=256")))
 #else

@@ -16,8 +16,8 @@ from .reducers import FirstZero, MaxLoc, MinLoc, NonzeroProd, Sum, ZeroCount, co
 from .space import IndexSpace
 
 #: A space whose logical rows have fewer cells than this compiles its row loops as short ones (CPU:
-#: narrower vectors, see ``targets/cpu/render.py``); one body is compiled per kind of row it meets.
-SHORT_ROW = 128
+#: narrower vectors, see BW_SHORT_ROWS in brickwork.h); one body is compiled per kind of row it meets.
+SHORT_ROW = 64
 
 
 def _config(space: IndexSpace, reduce: bool = False) -> dict:

@@ -24,7 +24,8 @@ is the same (semantics §8). Only reads of scratch cells no stage wrote, whose v
 leave undefined, may differ.
 
 Legal when
-- the slice is a block (``bvoi``) or a chunk visited by memory spans (``bovi`` with the memory tag);
+- the slice is a block (``bvoi``, or ``bovi`` with the logical tags and ``kji_cube`` chunks: one chunk,
+  the whole box) or a chunk visited by memory spans (``bovi`` with the memory tag);
 - the body holds scratch declarations (anywhere at its top level: they only bind storage, so they
   run before the first stage), local values set before the first stage as for row fusion
   (``gamma = coef[5]``), then two or more inner loops, with or without barriers between them; an
@@ -61,10 +62,17 @@ class RingPlan:
     scratch: dict = field(default_factory=dict)  # scratch name -> [(stage, offset)] of its accesses
 
 
+def box_slices(cfg) -> bool:
+    """Whether each slice is a block's whole logical box visited row by row, as ``bvoi``'s: ``bovi`` with a
+    ``kji_cube`` chunk is the same slice (its memory-tag spans keep the chunk's own schedule)."""
+    return cfg.loop == "bvoi" or (cfg.loop == "bovi" and cfg.chunk == "kji_cube" and cfg.inner != "memory")
+
+
 def plan(outer: ir.IRLAOuter, counts: dict) -> RingPlan | None:
     """A ring-of-rows plan for ``outer``, or None when that schedule could change a result."""
     cfg = outer.config
-    if not (cfg.loop == "bvoi" or (cfg.loop == "bovi" and cfg.inner == "memory")):
+    box = box_slices(cfg)
+    if not (box or (cfg.loop == "bovi" and cfg.inner == "memory")):
         return None
     head, stages = [], []
     for s in outer.body:
@@ -83,7 +91,7 @@ def plan(outer: ir.IRLAOuter, counts: dict) -> RingPlan | None:
             return None  # a reassigned index: its cell is not known statically
         if st.inner == "memory" and cfg.loop == "bvoi" and cfg.chunk not in _MEMORY_PIECES:
             return None  # pieces of a count of cells: spans that start anywhere in a row
-        if st.inner != "memory" and cfg.loop == "bovi" and not st.reduce:
+        if st.inner != "memory" and not box and not st.reduce:
             return None  # a chunk's logical cells, not memory spans (a fold's are cut into rows)
     found = _Accesses(stages)
     if not found.ok:

@@ -26,7 +26,7 @@ import math
 from .. import ir
 from ..types.scalars import int32
 from .build import i32, la_geom, la_mflat, op
-from .ring_rows import RingPlan
+from .ring_rows import RingPlan, box_slices
 
 
 class _StageRows:
@@ -138,9 +138,9 @@ class RingRows:
     # -- the cells of a stage, by row ---------------------------------------------------------------
     def stage_rows(self, st: ir.IRLAInner, out: list) -> _StageRows:
         offsets = st.halo.reduced(self.cfg.ndim)
-        if self.cfg.loop == "bovi" and st.inner != "memory":  # a fold (ring_rows takes no other)
-            return self.chunk_rows(out)
-        if self.cfg.loop == "bovi":
+        if not box_slices(self.cfg):
+            if st.inner != "memory":  # a fold of a bovi chunk (ring_rows takes no other)
+                return self.chunk_rows(out)
             return self.span_rows(self.bovi_merged_spans(offsets, out), out)
         box = [(self.tmp(lo, out), self.tmp(hi, out)) for lo, hi in self.grown_box(offsets)]
         (k0, k1), (j0, j1), (i0, i1) = box
@@ -169,7 +169,7 @@ class RingRows:
                 self.memory_span(stage, self.tmp(la_mflat(k, j, i0), row), self.tmp(la_mflat(k, j, i1), row), row)
             else:
                 iv = self.locals.new("_la_i", int32)
-                row.append(self.loop(iv, i0, i1, self.visit(stage, (k, j, iv)), simd=stage.simd))
+                row.append(self.row_loop(iv, i0, i1, self.visit(stage, (k, j, iv)), stage.simd))
             one.append(ir.IRIf(op("logical_and", op("ge", j, j0), op("le", j, j1)), row, []))
             cells.append(self.loop(r, a, z, one))
 
