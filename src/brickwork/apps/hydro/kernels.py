@@ -31,8 +31,6 @@ from __future__ import annotations
 
 import typing
 
-import numpy as np
-
 import brickwork as wp
 from brickwork import la
 from brickwork.mesh import TE, IndexDomain, PackDescriptor, VarTag
@@ -115,7 +113,6 @@ class HydroKernels:
         self.blocks = la.IndexSpace(lt, la.logical_flat, ninner=la.kji_cube, domain=IndexDomain.interior, md=md,
                                     nblocks=nb)
         width = 3 if reconstruction == "weno5" else 2
-        self._stage_width = width
         self._stage_bodies = tuple(self._make_stage(first, recon, reconstruction == "weno5", solver, width)
                                    for first in (True, False))
 
@@ -455,14 +452,6 @@ class HydroKernels:
         for d in range(3):
             c[2 + d] = dt / self.dx[d] if d < self.ndim else 0.0
         self.coef.assign(c)
-
-    def stage_scratch_bytes(self) -> int:
-        """Bytes of per-point scratch one block's fused stage uses: the primitives and, per direction,
-        face states and fluxes (3 buffers), 5 values per cell of the block grown by the stencil."""
-        cells = 1
-        for d, n in enumerate(self.mesh.block_nx):
-            cells *= n + 2 * self._stage_width if d < self.ndim else 1
-        return (1 + 3 * self.ndim) * 5 * cells * np.dtype(self.T._np).itemsize
 
     def stage(self, a: float, b: float, dt: float, first: bool = False) -> None:
         """One whole SSP-RK stage block by block (``primitives``, ``fluxes`` and ``update`` in one
