@@ -14,8 +14,8 @@
 // The launch function of a kernel whose loops are the rows of blocks with short rows (la spaces with
 // rows under la.outer's SHORT_ROW cells): 256-bit vectors where g++ on x86 is told to prefer 512
 // (a row of a few dozen cells is a few 512-bit vectors and a remainder; see the loop abstraction's
-// guide). Other compilers and CPUs: the command line's choice.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+// guide; the attribute exists from g++ 8 on). Other compilers and CPUs: the command line's choice.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && __GNUC__ >= 8
 #define BW_SHORT_ROWS __attribute__((target("prefer-vector-width=256")))
 #else
 #define BW_SHORT_ROWS
