@@ -110,13 +110,12 @@ class _CpuRows(RingRows, ir.Rewriter):
         ni = op("add", op("sub", g("ie"), g("is")), i32(1))
         return g("ks"), g("js"), g("is"), nj, ni
 
-    def loop(self, var, lo, hi_incl, body, simd=False):
-        return ir.IRFor(var, lo, op("add", hi_incl, i32(1)), i32(1), body, 1, simd=simd)
+    def loop(self, var, lo, hi_incl, body, simd=False, short=False):
+        return ir.IRFor(var, lo, op("add", hi_incl, i32(1)), i32(1), body, 1, simd=simd, short=short)
 
     def row_loop(self, var, lo, hi_incl, body, simd):
         """The loop over the i cells of one row (``short`` when the space's rows are short)."""
-        return ir.IRFor(var, lo, op("add", hi_incl, i32(1)), i32(1), body, 1, simd=simd,
-                        short=simd and self.cfg.rows == "short")
+        return self.loop(var, lo, hi_incl, body, simd, short=simd and self.cfg.rows == "short")
 
     # -- the outer body ---------------------------------------------------------------------------
     def expand(self):
@@ -184,7 +183,7 @@ class _CpuRows(RingRows, ir.Rewriter):
             k = self.tmp(op("add", g("ks"), o), out)
             start, end = (k, g("js"), g("is")), (k, g("je"), g("ie"))
         else:  # i_pencil
-            nj = op("add", op("sub", g("je"), g("js")), i32(1))
+            nj = self.l_box()[3]
             dk = self.tmp(op("div", o, nj), out)
             k = self.tmp(op("add", g("ks"), dk), out)
             j = self.tmp(op("add", g("js"), op("sub", o, op("mul", dk, nj))), out)
