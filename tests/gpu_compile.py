@@ -47,10 +47,12 @@ def recording():
 
 
 def cubin_arch(data: bytes) -> int:
-    """The SM number a CUDA ELF file (cubin) is for: the low byte of e_flags (0x5a for sm_90)."""
+    """The SM number a CUDA ELF file (cubin) is for (90 for sm_90): e_flags' low byte in the ELF ABI
+    of CUDA 12 and before (e_ident ABI version 7), its second byte from CUDA 13 on (version 8)."""
     assert data[:4] == b"\x7fELF" and data[4] == 2, "not a 64-bit ELF file"
     assert struct.unpack_from("<H", data, 18)[0] == 190, "not a CUDA ELF file (e_machine 190)"
-    return struct.unpack_from("<I", data, 48)[0] & 0xFF
+    flags = struct.unpack_from("<I", data, 48)[0]
+    return (flags >> 8) & 0xFF if data[8] >= 8 else flags & 0xFF
 
 
 def compile_for_cuda(instances: list) -> list[str]:

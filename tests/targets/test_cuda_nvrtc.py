@@ -259,12 +259,29 @@ def test_a_malformed_architecture_is_refused():
 
 def test_without_the_wheel_the_error_says_what_to_install(monkeypatch):
     monkeypatch.setattr(nvrtc, "_wheel_file", lambda dist, pattern: None)
-    nvrtc.library_path.cache_clear()
+    nvrtc._found.cache_clear()
     try:
         with pytest.raises(nvrtc.NvrtcUnavailable, match=r"nvidia-cuda-nvrtc-cu12.*brickwork\[cuda\]"):
             nvrtc.library_path()
     finally:
-        nvrtc.library_path.cache_clear()
+        nvrtc._found.cache_clear()
+
+
+@pytest.mark.parametrize("installed", [["nvidia-cuda-nvrtc"], ["nvidia-cuda-nvrtc", "nvidia-cuda-nvrtc-cu12"]])
+def test_cuda_13_wheels_serve_and_the_headers_come_from_the_same_release(monkeypatch, installed):
+    """CUDA 13's unsuffixed wheels (as in NVIDIA's images) are used when CUDA 12's are absent; the
+    cu12 wheels (the extra's) win when both are there; headers follow NVRTC's release."""
+    wheel_of = {f"/wheels/{d}/libnvrtc.so": d for d in installed}
+    monkeypatch.setattr(nvrtc, "_wheel_file", lambda dist, pattern: f"/wheels/{dist}/libnvrtc.so"
+                        if dist in installed else None)
+    monkeypatch.setattr(nvrtc.os.path, "exists", lambda path: path in wheel_of)
+    nvrtc._found.cache_clear()
+    try:
+        expected = "nvidia-cuda-nvrtc-cu12" if "nvidia-cuda-nvrtc-cu12" in installed else "nvidia-cuda-nvrtc"
+        assert nvrtc.library_path() == f"/wheels/{expected}/libnvrtc.so"
+        assert nvrtc.runtime_wheel() == expected.replace("nvrtc", "runtime")
+    finally:
+        nvrtc._found.cache_clear()
 
 
 def test_debug_mode_instances_compile_with_bounds_checks():

@@ -1,8 +1,10 @@
-"""NVRTC from the ``nvidia-cuda-nvrtc-cu12`` wheel, through ctypes: CUDA C++ -> cubin for one sm_XX.
+"""NVRTC from NVIDIA's pip wheels, through ctypes: CUDA C++ -> cubin for one sm_XX.
 
-The library is found among the installed wheel's own files (``importlib.metadata``), never on
+The library is found among an installed wheel's own files (``importlib.metadata``), never on
 system paths, so the version that compiles is the one pip installed; the CUDA headers (cuda_fp16.h)
-come from the ``nvidia-cuda-runtime-cu12`` wheel the same way. Nothing here needs a GPU.
+come from the runtime wheel of the same CUDA release the same way. Two generations of wheels are
+known: CUDA 12's (``nvidia-cuda-nvrtc-cu12``, what the ``cuda`` extra installs) and, from CUDA 13
+on, the unsuffixed ``nvidia-cuda-nvrtc``; the first one installed is used. Nothing here needs a GPU.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ import re
 
 from ..errors import ToolchainError
 
-NVRTC_WHEEL = "nvidia-cuda-nvrtc-cu12"
-RUNTIME_WHEEL = "nvidia-cuda-runtime-cu12"
+#: (NVRTC wheel, runtime wheel with the headers of the same release), in order of preference.
+WHEELS = (("nvidia-cuda-nvrtc-cu12", "nvidia-cuda-runtime-cu12"), ("nvidia-cuda-nvrtc", "nvidia-cuda-runtime"))
+NVRTC_WHEEL, RUNTIME_WHEEL = WHEELS[0]  # what the ``cuda`` extra installs, and error messages name
 _LIBRARY = re.compile(r"libnvrtc\.so(\.\d+)*$")  # not libnvrtc-builtins, which NVRTC loads itself
 
 
@@ -45,19 +48,35 @@ def _wheel_file(dist: str, pattern: re.Pattern) -> str | None:
 
 
 @functools.cache
+def _found() -> tuple[str, str] | None:
+    """(path of libnvrtc.so, the runtime wheel of its release) for the first NVRTC wheel installed."""
+    for nvrtc_wheel, runtime_wheel in WHEELS:
+        path = _wheel_file(nvrtc_wheel, _LIBRARY)
+        if path is not None and os.path.exists(path):
+            return path, runtime_wheel
+    return None
+
+
 def library_path() -> str:
     """Path of libnvrtc.so in the installed NVRTC wheel (``NvrtcUnavailable`` without it)."""
-    path = _wheel_file(NVRTC_WHEEL, _LIBRARY)
-    if path is None or not os.path.exists(path):
+    found = _found()
+    if found is None:
         raise NvrtcUnavailable(f"NVRTC is not installed: the CUDA target needs the '{NVRTC_WHEEL}' wheel "
-                               f"(pip install 'brickwork[cuda]')")
-    return path
+                               f"(pip install 'brickwork[cuda]'; CUDA 13's 'nvidia-cuda-nvrtc' also serves)")
+    return found[0]
+
+
+def runtime_wheel() -> str:
+    """The runtime wheel whose headers match the NVRTC in use (the ``cuda`` extra's without NVRTC)."""
+    found = _found()
+    return found[1] if found else RUNTIME_WHEEL
 
 
 @functools.cache
 def cuda_include_dir() -> str | None:
-    """The folder holding cuda_fp16.h from the CUDA runtime wheel, or None when it is not installed."""
-    header = _wheel_file(RUNTIME_WHEEL, re.compile(r"^cuda_fp16\.h$"))
+    """The folder holding cuda_fp16.h from the runtime wheel of NVRTC's release, or None when it is not
+    installed (headers of another release are not mixed in)."""
+    header = _wheel_file(runtime_wheel(), re.compile(r"^cuda_fp16\.h$"))
     return os.path.dirname(header) if header else None
 
 

@@ -33,8 +33,10 @@ def include_dirs() -> list[str]:
     """brickwork's headers, then the CUDA runtime wheel's (cuda_fp16.h)."""
     cuda = nvrtc.cuda_include_dir()
     if cuda is None:
+        wheel = nvrtc.runtime_wheel()
+        how = "'brickwork[cuda]'" if wheel == nvrtc.RUNTIME_WHEEL else wheel
         raise nvrtc.NvrtcUnavailable(f"the CUDA headers are not installed: the CUDA target needs the "
-                                     f"'{nvrtc.RUNTIME_WHEEL}' wheel (pip install 'brickwork[cuda]')")
+                                     f"'{wheel}' wheel, of NVRTC's release (pip install {how})")
     return [include_dir(), cuda]
 
 
