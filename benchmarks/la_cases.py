@@ -179,14 +179,16 @@ def _recon_numba(nb, inputs: dict):
     return Bound(lambda: fn(q, flux, NGHOST), lambda: {"flux": flux})
 
 
-def la_recon_flux(kl, q: np.ndarray, cells: int, block: int, loop_tag: str, inner_tag: str, ninner=None):
+def la_recon_flux(kl, q: np.ndarray, cells: int, block: int, loop_tag: str, inner_tag: str, ninner=None,
+                  device=None):
     """The flux kernel with ``la`` on a mesh of ``cells``³ in ``block``³ blocks whose density is
-    ``q`` (nblocks, m, m, m): returns ``(run, flux)``; ``flux()`` is the x1 flux on interior faces."""
+    ``q`` (nblocks, m, m, m), on ``device`` (None: the current one): returns ``(run, flux)``;
+    ``flux()`` is the x1 flux on interior faces."""
     wp, la, m = _modules(kl)
     TE, IndexDomain = m.TE, m.IndexDomain
     pkg = m.Package("la_bench_hydro")
     pkg.add_field("density", m.Metadata("Cell", "Independent", "WithFluxes"))
-    mesh = m.Mesh(nx=(cells,) * 3, block_nx=(block,) * 3, nghost=NGHOST, packages=[pkg])
+    mesh = m.Mesh(nx=(cells,) * 3, block_nx=(block,) * 3, nghost=NGHOST, packages=[pkg], device=device)
     mesh.data("density")[:, 0] = q
     md = mesh.mesh_data()
     rho = m.VarTag("density")

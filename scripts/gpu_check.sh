@@ -1,20 +1,36 @@
 #!/usr/bin/env bash
-# CUDA checks for a machine with an NVIDIA GPU (under 10 minutes): installs the cuda extra, prints
-# `brickwork info`, runs the CUDA-device tests (marker cuda_device), the NVRTC-compile and host-side
-# CUDA tests, a saxpy bandwidth row, and prints one summary table. Run from the repository root:
-#     bash scripts/gpu_check.sh
-# The hydro rows run Sod and KH with hydro.device=cuda against their CPU results (docs/hydro.md).
+# CUDA checks for a machine with an NVIDIA GPU, in under 10 minutes: prints `brickwork info`, runs the
+# CUDA-device tests (marker cuda_device), the NVRTC-compile and host-side CUDA tests, the mesh and
+# hydro on the device against the CPU, the CUDA benchmark rows (benchmarks/bench_cuda.py), and
+# prints one summary table. Run from anywhere:
+#     bash scripts/gpu_check.sh                       # logs in gpu_check_logs/
+#     GPU_CHECK_LOG=/tmp/logs GPU_CHECK_BUDGET=540 bash scripts/gpu_check.sh
+#
+# The Python: $PYTHON if set, else the checkout's .venv, else (a GPU machine without a package
+# registry, such as NVIDIA's images, which hold numpy, pytest, hypothesis, xdist and CUDA 13's NVRTC
+# and runtime wheels) the machine's python3 with src/ on PYTHONPATH; only when none of these serves
+# is the .venv made (`make`, which needs a registry). Wheels carried in .whl/ (the machine cannot
+# download) are installed into a private folder first. Every step has a time limit, and all steps
+# together stop at GPU_CHECK_BUDGET seconds (default 540): a step that would start past it is
+# reported SKIPPED, so the summary always prints.
 set -u
 cd "$(dirname "$0")/.."
-PY=${PYTHON:-.venv/bin/python}
 LOG=${GPU_CHECK_LOG:-gpu_check_logs}
+BUDGET=${GPU_CHECK_BUDGET:-540}
+JOBS=${GPU_CHECK_JOBS:-8}
 mkdir -p "$LOG"
 declare -a ROWS
 
-row() { ROWS+=("$(printf '%-34s %-8s %s' "$1" "$2" "$3")"); }
+row() { ROWS+=("$(printf '%-44s %-9s %s' "$1" "$2" "$3")"); }
 
-step() {  # step NAME SECONDS COMMAND...: runs it with a time limit, logs it, adds a row
+step() {  # step NAME SECONDS COMMAND...: runs it with a time limit (within the budget), logs it, adds a row
     local name=$1 limit=$2; shift 2
+    local left=$((BUDGET - SECONDS))
+    if [ "$left" -lt 15 ]; then
+        row "$name" "SKIPPED" "the budget of $BUDGET s is spent"
+        return 125
+    fi
+    [ "$limit" -gt "$left" ] && limit=$left
     local t0=$SECONDS
     timeout "$limit" "$@" >"$LOG/$name.log" 2>&1
     local rc=$?
@@ -23,28 +39,46 @@ step() {  # step NAME SECONDS COMMAND...: runs it with a time limit, logs it, ad
     return $rc
 }
 
-if [ ! -x "$PY" ]; then
-    step setup 240 make .venv/.installed-dev || true
+if [ -n "${PYTHON:-}" ]; then
+    PY=$PYTHON
+elif [ -x .venv/bin/python ]; then
+    PY=.venv/bin/python
+elif python3 -c "import numpy, pytest, hypothesis, xdist" 2>/dev/null; then
+    PY=python3
+    export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
+else
+    step setup 240 make .venv/.installed-dev
+    PY=.venv/bin/python
 fi
-# the cuda extra (NVRTC and the CUDA headers); already there when installed with the dev extra
-step install-cuda-extra 180 "$PY" -m pip install -q -e '.[cuda]' || true  # offline: the dev extra has it
-step nvrtc-loads 60 "$PY" -c "from brickwork.jit import nvrtc; print('NVRTC', nvrtc.version())"
+if compgen -G ".whl/*.whl" >/dev/null; then
+    step carried-wheels 120 "$PY" -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/bw-site .whl/*.whl
+    export PYTHONPATH="/tmp/bw-site${PYTHONPATH:+:$PYTHONPATH}"
+fi
+# NVRTC: CUDA 12's wheels (the cuda extra) or CUDA 13's; installed from a registry only if neither is there
+if ! "$PY" -c "from brickwork.jit import nvrtc; nvrtc.library_path()" >/dev/null 2>&1; then
+    step install-cuda-extra 180 "$PY" -m pip install -q -e '.[cuda]'
+fi
+step nvrtc-loads 60 "$PY" -c "from brickwork.jit import nvrtc; print('NVRTC', nvrtc.version(), nvrtc.library_path())"
 step info 60 "$PY" -m brickwork.cli info
 cat "$LOG/info.log"
 summary() { grep -E "[0-9]+ (passed|failed|skipped|error)" "$1" | tail -n 1; }
-step cuda-device-tests 240 "$PY" -m pytest -rfEs -m cuda_device tests/runtime/test_cuda_device.py \
-    tests/runtime/test_cuda_device_la.py
+step cuda-device-tests 200 "$PY" -m pytest -rfEs -p no:cacheprovider -m cuda_device \
+    tests/runtime/test_cuda_device.py tests/runtime/test_cuda_device_la.py
 row "  cuda_device tests" "" "$(summary "$LOG/cuda-device-tests.log")"
-step nvrtc-and-host-tests 300 "$PY" -m pytest -rfE -n 4 tests/targets/test_cuda_nvrtc.py tests/runtime/test_cuda_runtime.py \
-    tests/runtime/test_cuda_streams.py tests/targets/test_cuda_loop_abstraction.py tests/targets/test_cuda_adjoint.py \
-    tests/targets/test_cuda_batch.py tests/runtime/test_cuda_load_module.py tests/targets/test_unicode_names.py
-row "  NVRTC and host-side tests" "" "$(summary "$LOG/nvrtc-and-host-tests.log")"
-step cuda-benchmarks 180 "$PY" benchmarks/bench_cuda.py
-while IFS= read -r line; do row "  $line" "" ""; done < <(grep -E "saxpy|overhead|no CUDA" "$LOG/cuda-benchmarks.log")
-step mesh-and-hydro-on-cuda 300 "$PY" -m pytest -rfEs -m cuda_device tests/mesh/test_mesh_device.py tests/apps/test_hydro_device.py
+step mesh-and-hydro-on-cuda 150 "$PY" -m pytest -rfEs -p no:cacheprovider -m cuda_device \
+    tests/mesh/test_mesh_device.py tests/apps/test_hydro_device.py
 row "  ghost exchange; hydro Sod/KH cuda vs cpu" "" "$(summary "$LOG/mesh-and-hydro-on-cuda.log")"
+step cuda-benchmarks 180 "$PY" benchmarks/bench_cuda.py
+while IFS= read -r line; do row "  $line" "" ""; done < <(grep -E "^\| |CHECK FAILED|no CUDA" "$LOG/cuda-benchmarks.log")
+step nvrtc-and-host-tests 150 "$PY" -m pytest -rfE -p no:cacheprovider -n "$JOBS" \
+    tests/targets/test_cuda_nvrtc.py tests/runtime/test_cuda_runtime.py tests/runtime/test_cuda_streams.py \
+    tests/targets/test_cuda_loop_abstraction.py tests/targets/test_cuda_adjoint.py tests/targets/test_cuda_batch.py \
+    tests/runtime/test_cuda_load_module.py tests/targets/test_unicode_names.py tests/runtime/test_cuda_driver_calls.py \
+    tests/benchmarks/test_cuda_peers.py
+row "  NVRTC and host-side tests" "" "$(summary "$LOG/nvrtc-and-host-tests.log")"
 
 echo
 echo "==================== brickwork GPU check ===================="
-printf '%-34s %-8s %s\n' "check" "status" "detail"
+printf '%-44s %-9s %s\n' "check" "status" "detail"
 for r in "${ROWS[@]}"; do echo "$r"; done
+echo "total: $SECONDS s of a $BUDGET s budget"

@@ -16,6 +16,7 @@ from .errors import DeviceUnavailableError
 
 _ATTR_CC_MAJOR, _ATTR_CC_MINOR, _ATTR_SM_COUNT = 75, 76, 16
 _ATTR_MAX_SHARED_PER_BLOCK = 8  # CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
+_ATTR_MEMORY_CLOCK_KHZ, _ATTR_MEMORY_BUS_BITS = 36, 37
 _NOT_INITIALIZED, _NO_DEVICE = 3, 100
 _FUNC_MAX_DYNAMIC_SHARED = 8  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 _NOT_READY = 600  # CUDA_ERROR_NOT_READY: a stream or event query whose work is still running
@@ -80,6 +81,11 @@ class Driver:
 
     def max_shared_memory_per_block(self, ordinal: int) -> int:
         return self._attribute(ordinal, _ATTR_MAX_SHARED_PER_BLOCK)
+
+    def memory_bandwidth(self, ordinal: int) -> float:
+        """The memory's theoretical peak in bytes/s: two transfers per clock over the whole bus."""
+        clock_hz = self._attribute(ordinal, _ATTR_MEMORY_CLOCK_KHZ) * 1e3
+        return 2.0 * clock_hz * self._attribute(ordinal, _ATTR_MEMORY_BUS_BITS) / 8
 
     def total_memory(self, ordinal: int) -> int:
         v = ctypes.c_size_t()
@@ -166,6 +172,17 @@ class Driver:
                                                                                        ctypes.c_void_p))
         self._check(self.lib.cuLaunchKernel(ctypes.c_void_p(function), grid, 1, 1, block, 1, 1, shared,
                                             ctypes.c_void_p(stream or None), argv, None), "launch a kernel")
+
+    def launch_struct(self, ordinal: int, function: int, grid: tuple[int, int, int], block: tuple[int, int, int],
+                      params: bytes, stream: int = 0) -> None:
+        """Launch a kernel whose one parameter is a struct passed by value (``params``: its bytes) on a 3-D
+        ``grid`` of 3-D ``block``s: hand-written CUDA, such as the benchmarks' references."""
+        self._enter(ordinal)
+        buf = ctypes.create_string_buffer(params, len(params))
+        argv = (ctypes.c_void_p * 1)(ctypes.cast(buf, ctypes.c_void_p))
+        stream_handle = ctypes.c_void_p(stream or None)
+        self._check(self.lib.cuLaunchKernel(ctypes.c_void_p(function), *grid, *block, 0, stream_handle, argv, None),
+                    "launch a kernel")
 
     def allow_dynamic_shared(self, ordinal: int, function: int, nbytes: int) -> None:
         """Let ``function`` use ``nbytes`` of dynamic shared memory (beyond the default 48 KiB)."""
