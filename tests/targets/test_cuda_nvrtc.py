@@ -132,15 +132,13 @@ __device__ __forceinline__ void body(float v_a, bw::array_t<float, 1> v_x, bw::a
     (void)bw_blk;
     int32_t v_i{};
     int64_t v__gpu_p1{};
-    int64_t v__gpu_r2{};
-    int32_t v__gpu_c3{};
+    int32_t v__gpu_c2{};
     v__gpu_p1 = bw::add(bw::mul(bw::cast<int64_t>(((int32_t)blockIdx.x)), bw::cast<int64_t>(((int32_t)blockDim.x))), bw::cast<int64_t>(((int32_t)threadIdx.x)));
     if (bw::truth(bw::ge(v__gpu_p1, bw::cast<int64_t>(n0)))) {
         return;
     }
-    v__gpu_r2 = v__gpu_p1;
-    v__gpu_c3 = bw::cast<int32_t>(v__gpu_r2);
-    v_i = v__gpu_c3;
+    v__gpu_c2 = bw::cast<int32_t>(v__gpu_p1);
+    v_i = v__gpu_c2;
     bw::at<UNIT>(v_y, (int64_t)(v_i)) = bw::add(bw::mul(v_a, bw::at<UNIT>(v_x, (int64_t)(v_i))), bw::at<UNIT>(v_y, (int64_t)(v_i)));
 }
 
@@ -171,14 +169,25 @@ def test_saxpy_source_is_the_golden_text():
 
 
 def test_a_3d_launch_splits_the_thread_index_row_major(builds):
+    """One division per coordinate (the remainder by a multiply and subtract), in 32-bit unsigned
+    arithmetic below 2^31 points, in 64-bit above."""
     text, _, _ = _compiled(builds, "launch_3d")
+    points = "bw::mul(bw::mul(bw::cast<int64_t>(n0), bw::cast<int64_t>(n1)), bw::cast<int64_t>(n2))"
     order = ["bw::add(bw::mul(bw::cast<int64_t>(((int32_t)blockIdx.x)), bw::cast<int64_t>(((int32_t)blockDim.x))), "
              "bw::cast<int64_t>(((int32_t)threadIdx.x)));",
-             "bw::mul(bw::mul(bw::cast<int64_t>(n0), bw::cast<int64_t>(n1)), bw::cast<int64_t>(n2))",
-             "bw::mod(v__gpu_r2, bw::cast<int64_t>(n2))", "bw::div(v__gpu_r2, bw::cast<int64_t>(n2))",
-             "bw::mod(v__gpu_r4, bw::cast<int64_t>(n1))", "bw::div(v__gpu_r4, bw::cast<int64_t>(n1))"]
+             f"if (bw::truth(bw::ge(v__gpu_p1, {points}))) {{",
+             f"if (bw::truth(bw::lt({points}, int64_t(2147483648LL)))) {{",
+             "v__gpu_r5 = bw::cast<uint32_t>(v__gpu_p1);",
+             "v__gpu_r6 = bw::div(v__gpu_r5, bw::cast<uint32_t>(n2));",
+             "v__gpu_c4 = bw::cast<int32_t>(bw::sub(v__gpu_r5, bw::mul(v__gpu_r6, bw::cast<uint32_t>(n2))));",
+             "v__gpu_r7 = bw::div(v__gpu_r6, bw::cast<uint32_t>(n1));",
+             "v__gpu_c2 = bw::cast<int32_t>(v__gpu_r7);",
+             "} else {",
+             "v__gpu_r9 = bw::div(v__gpu_r8, bw::cast<int64_t>(n2));",
+             "v__gpu_r10 = bw::div(v__gpu_r9, bw::cast<int64_t>(n1));"]
     positions = [text.index(s) for s in order]
     assert positions == sorted(positions)
+    assert "bw::mod(" not in text  # the kernel has no % of its own
     assert "body<true>(p.a.v_a, (int32_t)p.h.dim[0], (int32_t)p.h.dim[1], (int32_t)p.h.dim[2], blk)" in text
 
 

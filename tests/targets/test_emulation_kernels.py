@@ -75,6 +75,34 @@ def test_four_dimensional_launch_matches_the_cpu():
     np.testing.assert_array_equal(got["cpu"], want)
 
 
+@wp.kernel
+def fill4_wide(a: wp.array4d(dtype=wp.int32), base: wp.int32):  # fill4, built with the 64-bit decode below
+    b, k, j, i = wp.tid()
+    if i == 1 and j == 0:
+        return
+    base = base + b
+    a[b, k, j, i] = base * 1000 + k * 100 + j * 10 + i
+
+
+def test_the_64_bit_decode_of_large_launches_finds_the_same_points(monkeypatch):
+    """Launches of 2^31 points or more decode the thread index in 64-bit arithmetic (below, 32-bit
+    unsigned): with the threshold lowered to one point the 64-bit branch runs, with the same result."""
+    from brickwork.passes import gpu_grid
+
+    monkeypatch.setattr(gpu_grid, "NARROW_POINTS", 1)
+    shape = (2, 3, 4, 5)
+    a = wp.full(shape, -1, dtype=wp.int32)
+    with config.override(**EMULATION):
+        wp.launch(fill4_wide, dim=shape, inputs=[a, 7])
+    b, k, j, i = np.indices(shape)
+    np.testing.assert_array_equal(a.numpy(), np.where((i == 1) & (j == 0), -1, (7 + b) * 1000 + k * 100 + j * 10 + i))
+    from brickwork import pipeline
+
+    text, _ = pipeline.generate(fill4_wide, fill4_wide.concrete_types(), "fill4_wide",
+                                pipeline.target_named("cuda-emulation"))
+    assert "(int64_t)(n3)), int64_t(1LL)))) {" in text  # the branch tests the lowered threshold
+
+
 def test_meta_records_the_launch_geometry():
     """The instance metadata says how a GPU launches it (docs/architecture.md)."""
     from brickwork import pipeline

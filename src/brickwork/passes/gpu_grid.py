@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .. import ir
-from ..types.scalars import int32, int64
+from ..types.scalars import int32, int64, uint32
 from .build import Locals, i32, op
 
 #: Threads per block of a plain kernel (one thread per launch point).
@@ -36,17 +36,35 @@ def thread() -> ir.IRGpuIndex:
     return ir.IRGpuIndex("thread", 0)
 
 
-def launch_coords(locals_: Locals, flat, ndims: int, out: list) -> list:
-    """int32 locals of the launch point whose row-major flat index (last dimension fastest) is ``flat``."""
-    rest = locals_.assign(wide(flat), out, "_gpu_r")
-    coords: list = [None] * ndims
-    for d in reversed(range(ndims)):
-        if d == 0:
-            coords[0] = locals_.assign(ir.IRCast(rest, int32), out, "_gpu_c")
-            break
-        extent = wide(ir.IRLaunchExtent(d))
-        coords[d] = locals_.assign(ir.IRCast(op("mod", rest, extent), int32), out, "_gpu_c")
-        rest = locals_.assign(op("div", rest, extent), out, "_gpu_r")
+#: Launches of fewer points than this decode their coordinates with 32-bit unsigned arithmetic
+#: (a 64-bit division is a long instruction sequence on a GPU); larger ones take a 64-bit branch.
+NARROW_POINTS = 2**31
+
+
+def launch_coords(locals_: Locals, flat, ndims: int, out: list, narrow=None) -> list:
+    """int32 locals of the launch point whose row-major flat index (last dimension fastest) is ``flat``.
+
+    ``narrow`` is a condition under which ``flat`` is below ``NARROW_POINTS``; None: it always is (a
+    block index). Each coordinate takes one division: the remainder is ``r - q * extent``."""
+    coords = [locals_.new("_gpu_c", int32) for _ in range(ndims)]
+
+    def decode(t) -> list:
+        stmts: list = []
+        rest = locals_.assign(ir.IRCast(flat, t) if flat.type is not t else flat, stmts, "_gpu_r")
+        for d in reversed(range(1, ndims)):
+            extent = ir.IRCast(ir.IRLaunchExtent(d), t)
+            quotient = locals_.assign(op("div", rest, extent), stmts, "_gpu_r")
+            stmts.append(ir.IRAssign(coords[d], ir.IRCast(op("sub", rest, op("mul", quotient, extent)), int32)))
+            rest = quotient
+        stmts.append(ir.IRAssign(coords[0], ir.IRCast(rest, int32)))
+        return stmts
+
+    if ndims == 1:  # the point itself (below the launch's extent, an int32)
+        out.append(ir.IRAssign(coords[0], ir.IRCast(flat, int32) if flat.type is not int32 else flat))
+    elif narrow is None:
+        out.extend(decode(uint32))
+    else:
+        out.append(ir.IRIf(narrow, decode(uint32), decode(int64)))
     return coords
 
 
@@ -100,7 +118,7 @@ class MapGpuThreads:
         for d in range(1, fn.tid_dims):
             points = op("mul", points, wide(ir.IRLaunchExtent(d)))
         pre.append(ir.IRIf(op("ge", point, points), [ir.IRReturn(None)], []))
-        coords = launch_coords(locals_, point, fn.tid_dims, pre)
+        coords = launch_coords(locals_, point, fn.tid_dims, pre, narrow=op("lt", points, i64(NARROW_POINTS)))
         out.body = pre + TidToCoords(coords).stmts(fn.body)
         out.gpu_launch = {"grid": "points", "block": self.block, "shared_bytes": 0, "arena": None}
         return out

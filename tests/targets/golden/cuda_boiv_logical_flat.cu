@@ -26,30 +26,45 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__la_t3{};
     int32_t v__la_t4{};
     int64_t v__gpu_p1{};
-    int64_t v__gpu_r2{};
+    int32_t v__gpu_c2{};
     int32_t v__gpu_c3{};
-    int64_t v__gpu_r4{};
+    int32_t v__gpu_c4{};
     int32_t v__gpu_c5{};
-    int64_t v__gpu_r6{};
-    int32_t v__gpu_c7{};
-    int64_t v__gpu_r8{};
-    int32_t v__gpu_c9{};
+    uint32_t v__gpu_r6{};
+    uint32_t v__gpu_r7{};
+    uint32_t v__gpu_r8{};
+    uint32_t v__gpu_r9{};
+    int64_t v__gpu_r10{};
+    int64_t v__gpu_r11{};
+    int64_t v__gpu_r12{};
+    int64_t v__gpu_r13{};
     v__gpu_p1 = bw::add(bw::mul(bw::cast<int64_t>(((int32_t)blockIdx.x)), bw::cast<int64_t>(((int32_t)blockDim.x))), bw::cast<int64_t>(((int32_t)threadIdx.x)));
     if (bw::truth(bw::ge(v__gpu_p1, bw::mul(bw::mul(bw::mul(bw::cast<int64_t>(n0), bw::cast<int64_t>(n1)), bw::cast<int64_t>(n2)), bw::cast<int64_t>(n3))))) {
         return;
     }
-    v__gpu_r2 = v__gpu_p1;
-    v__gpu_c3 = bw::cast<int32_t>(bw::mod(v__gpu_r2, bw::cast<int64_t>(n3)));
-    v__gpu_r4 = bw::div(v__gpu_r2, bw::cast<int64_t>(n3));
-    v__gpu_c5 = bw::cast<int32_t>(bw::mod(v__gpu_r4, bw::cast<int64_t>(n2)));
-    v__gpu_r6 = bw::div(v__gpu_r4, bw::cast<int64_t>(n2));
-    v__gpu_c7 = bw::cast<int32_t>(bw::mod(v__gpu_r6, bw::cast<int64_t>(n1)));
-    v__gpu_r8 = bw::div(v__gpu_r6, bw::cast<int64_t>(n1));
-    v__gpu_c9 = bw::cast<int32_t>(v__gpu_r8);
-    v_b = v__gpu_c9;
-    v__la_t1 = bw::add(v__la_ks, v__gpu_c7);
-    v__la_t2 = bw::add(v__la_js, v__gpu_c5);
-    v__la_t3 = bw::add(v__la_is, v__gpu_c3);
+    if (bw::truth(bw::lt(bw::mul(bw::mul(bw::mul(bw::cast<int64_t>(n0), bw::cast<int64_t>(n1)), bw::cast<int64_t>(n2)), bw::cast<int64_t>(n3)), int64_t(2147483648LL)))) {
+        v__gpu_r6 = bw::cast<uint32_t>(v__gpu_p1);
+        v__gpu_r7 = bw::div(v__gpu_r6, bw::cast<uint32_t>(n3));
+        v__gpu_c5 = bw::cast<int32_t>(bw::sub(v__gpu_r6, bw::mul(v__gpu_r7, bw::cast<uint32_t>(n3))));
+        v__gpu_r8 = bw::div(v__gpu_r7, bw::cast<uint32_t>(n2));
+        v__gpu_c4 = bw::cast<int32_t>(bw::sub(v__gpu_r7, bw::mul(v__gpu_r8, bw::cast<uint32_t>(n2))));
+        v__gpu_r9 = bw::div(v__gpu_r8, bw::cast<uint32_t>(n1));
+        v__gpu_c3 = bw::cast<int32_t>(bw::sub(v__gpu_r8, bw::mul(v__gpu_r9, bw::cast<uint32_t>(n1))));
+        v__gpu_c2 = bw::cast<int32_t>(v__gpu_r9);
+    } else {
+        v__gpu_r10 = v__gpu_p1;
+        v__gpu_r11 = bw::div(v__gpu_r10, bw::cast<int64_t>(n3));
+        v__gpu_c5 = bw::cast<int32_t>(bw::sub(v__gpu_r10, bw::mul(v__gpu_r11, bw::cast<int64_t>(n3))));
+        v__gpu_r12 = bw::div(v__gpu_r11, bw::cast<int64_t>(n2));
+        v__gpu_c4 = bw::cast<int32_t>(bw::sub(v__gpu_r11, bw::mul(v__gpu_r12, bw::cast<int64_t>(n2))));
+        v__gpu_r13 = bw::div(v__gpu_r12, bw::cast<int64_t>(n1));
+        v__gpu_c3 = bw::cast<int32_t>(bw::sub(v__gpu_r12, bw::mul(v__gpu_r13, bw::cast<int64_t>(n1))));
+        v__gpu_c2 = bw::cast<int32_t>(v__gpu_r13);
+    }
+    v_b = v__gpu_c2;
+    v__la_t1 = bw::add(v__la_ks, v__gpu_c3);
+    v__la_t2 = bw::add(v__la_js, v__gpu_c4);
+    v__la_t3 = bw::add(v__la_is, v__gpu_c5);
     v__la_t4 = bw::add(bw::mul(bw::add(bw::mul(v__la_t1, v__la_NJ), v__la_t2), v__la_NI), v__la_t3);
     v_idx = bw::make<bw::vec<4, int32_t>>(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t1), bw::sub(bw::add(v__la_t2, int32_t(0)), v__la_t2), bw::sub(bw::add(v__la_t3, int32_t(-1)), v__la_t3), bw::sub(bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_t1, int32_t(0)), v__la_NJ), bw::add(v__la_t2, int32_t(0))), v__la_NI), bw::add(v__la_t3, int32_t(-1))), v__la_t4));
     v__tmp1 = tuple_b54d0e11bf{bw::add(v__la_t1, int32_t(0)), bw::add(v__la_t2, int32_t(0)), bw::add(v__la_t3, int32_t(-1))};

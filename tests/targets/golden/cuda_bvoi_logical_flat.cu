@@ -29,11 +29,9 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__la_t9{};
     int32_t v__la_t10{};
     int32_t v__la_t11{};
-    int64_t v__gpu_r12{};
-    int32_t v__gpu_c13{};
-    v__gpu_r12 = bw::cast<int64_t>(((int32_t)blockIdx.x));
-    v__gpu_c13 = bw::cast<int32_t>(v__gpu_r12);
-    v_b = v__gpu_c13;
+    int32_t v__gpu_c12{};
+    v__gpu_c12 = ((int32_t)blockIdx.x);
+    v_b = v__gpu_c12;
     v__la_t1 = bw::add(bw::mul(bw::add(bw::mul(v__la_ks, v__la_NJ), v__la_js), v__la_NI), v__la_is);
     v__la_t2 = bw::add(bw::sub(bw::add(v__la_je, int32_t(0)), bw::add(v__la_js, int32_t(0))), int32_t(1));
     v__la_t3 = bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1));

@@ -37,11 +37,9 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__la_t17{};
     int32_t v__la_t18{};
     int32_t v__la_m19{};
-    int64_t v__gpu_r20{};
-    int32_t v__gpu_c21{};
-    v__gpu_r20 = bw::cast<int64_t>(((int32_t)blockIdx.x));
-    v__gpu_c21 = bw::cast<int32_t>(v__gpu_r20);
-    v_b = v__gpu_c21;
+    int32_t v__gpu_c20{};
+    v__gpu_c20 = ((int32_t)blockIdx.x);
+    v_b = v__gpu_c20;
     v__la_t1 = bw::add(bw::mul(bw::add(bw::mul(v__la_ks, v__la_NJ), v__la_js), v__la_NI), v__la_is);
     v__la_t2 = bw::mul(bw::mul(bw::add(bw::sub(bw::add(v__la_ke, int32_t(0)), bw::add(v__la_ks, int32_t(0))), int32_t(1)), bw::add(bw::sub(bw::add(v__la_je, int32_t(0)), bw::add(v__la_js, int32_t(0))), int32_t(1))), bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1)));
     v__la_t3 = bw::mul(bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1)), bw::add(bw::sub(bw::add(v__la_je, int32_t(0)), bw::add(v__la_js, int32_t(0))), int32_t(1)));

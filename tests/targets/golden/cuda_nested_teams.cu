@@ -13,12 +13,10 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__arg_inl1_1{};
     int32_t v_i__inl2{};
     int32_t v__arg_inl2_1{};
-    int64_t v__gpu_r1{};
-    int32_t v__gpu_c2{};
-    v__gpu_r1 = bw::cast<int64_t>(((int32_t)blockIdx.x));
-    v__gpu_c2 = bw::cast<int32_t>(v__gpu_r1);
+    int32_t v__gpu_c1{};
+    v__gpu_c1 = ((int32_t)blockIdx.x);
     v_member = bw::gpu_arena(bw_blk, v__bw_scratch, 49152);
-    v_j = bw::add(v__gpu_c2, v__bw_lo0);
+    v_j = bw::add(v__gpu_c1, v__bw_lo0);
     v_pad = bw::team_alloc<double, 1>(v_member, int32_t(4));
     { const int32_t _stop1 = bw::add(int32_t(3), int32_t(1)); const int32_t _step1 = ((int32_t)blockDim.x);
     for (int32_t _it1 = bw::add(int32_t(0), ((int32_t)threadIdx.x)); _it1 < _stop1; _it1 += _step1) {

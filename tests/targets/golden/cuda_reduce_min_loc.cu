@@ -38,16 +38,16 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__la_t14{};
     int32_t v__la_t15{};
     int32_t v__la_t16{};
-    int64_t v__gpu_r17{};
+    int32_t v__gpu_c17{};
     int32_t v__gpu_c18{};
-    int64_t v__gpu_r19{};
-    int32_t v__gpu_c20{};
+    uint32_t v__gpu_r19{};
+    uint32_t v__gpu_r20{};
     S_ValueLoc_float64_76cd281b23 v__la_acc{};
-    v__gpu_r17 = bw::cast<int64_t>(((int32_t)blockIdx.x));
-    v__gpu_c18 = bw::cast<int32_t>(bw::mod(v__gpu_r17, bw::cast<int64_t>(n1)));
-    v__gpu_r19 = bw::div(v__gpu_r17, bw::cast<int64_t>(n1));
-    v__gpu_c20 = bw::cast<int32_t>(v__gpu_r19);
-    v_b = v__gpu_c20;
+    v__gpu_r19 = bw::cast<uint32_t>(((int32_t)blockIdx.x));
+    v__gpu_r20 = bw::div(v__gpu_r19, bw::cast<uint32_t>(n1));
+    v__gpu_c18 = bw::cast<int32_t>(bw::sub(v__gpu_r19, bw::mul(v__gpu_r20, bw::cast<uint32_t>(n1))));
+    v__gpu_c17 = bw::cast<int32_t>(v__gpu_r20);
+    v_b = v__gpu_c17;
     v__la_t1 = bw::add(v__la_ks, v__gpu_c18);
     v__la_t2 = bw::add(bw::mul(bw::add(bw::mul(v__la_t1, v__la_NJ), v__la_js), v__la_NI), v__la_is);
     v__la_acc = S_ValueLoc_float64_76cd281b23{bw::inf<double>(), int32_t(-1), int32_t(-1), int32_t(-1), int32_t(-1)};
@@ -125,7 +125,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     }
     __syncthreads();
     if (bw::truth(bw::eq(((int32_t)threadIdx.x), int32_t(0)))) {
-        bw::at<UNIT>(v__la_partials, (int64_t)(bw::add(bw::mul(v__gpu_c20, v__la_nouter), v__gpu_c18))) = bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(int32_t(0)));
+        bw::at<UNIT>(v__la_partials, (int64_t)(bw::add(bw::mul(v__gpu_c17, v__la_nouter), v__gpu_c18))) = bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(int32_t(0)));
     }
 }
 
