@@ -45,6 +45,7 @@ def kernel_pack_type(dtype, names: tuple, sizes: tuple):
             "__module__": __name__, "__qualname__": f"PackView_{digest}"})
         found = struct(cls)
         found._bw_pack = {"vars": list(names), "sizes": list(sizes), "dtype": dtype}
+        found._bw_contiguous_arrays = True  # kernel_value's tables are contiguous (ir/inner_stride.py)
         _TYPES[key] = found
     return found
 

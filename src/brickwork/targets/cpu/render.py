@@ -5,6 +5,8 @@ statements). The translation unit around it (structs, functions, OpenMP loops, e
 from __future__ import annotations
 
 from ... import ir
+from ...ir.inner_stride import any_stride_locals, has_any_stride
+from ...types.arrays import ArrayType
 from ...types.composite import is_composite_type, is_matrix_type
 from ...types.scalars import int32, int64, is_scalar_type
 from ...types.structs import is_struct_type
@@ -31,8 +33,19 @@ class CppRenderer:
 
     def __init__(self, unit: str = "UNIT"):
         self.unit = unit
+        self.any_stride: frozenset = frozenset()  # locals the unit flag does not cover (``begin``)
         self.loops = 0  # numbers helper names and labels: the same tree gives the same text
         self.regions: dict = {}  # region name -> label of the copy being rendered
+
+    def begin(self, fn: ir.IRFunction) -> CppRenderer:
+        """Prepare to render ``fn``'s body: its array locals of any innermost stride (``ir.inner_stride``)."""
+        self.any_stride = any_stride_locals(fn)
+        return self
+
+    def unit_of(self, arr) -> str:
+        """The unit-stride template flag of an access to ``arr``: the launch's, or false for an array the
+        launch's flag does not speak for (a struct field, a tuple element, a call's result)."""
+        return "false" if has_any_stride(arr, self.any_stride) else self.unit
 
     # -- expressions ------------------------------------------------------------------------------
     def expr(self, e) -> str:
@@ -68,7 +81,9 @@ class CppRenderer:
 
     def e_IRFuncCall(self, e):
         args = ", ".join(self.expr(a) for a in e.args)
-        return f"{e.func.name}<{self.unit}>({args})"
+        arrays = [a for a in e.args if isinstance(a.type, ArrayType)]
+        unit = "false" if any(self.unit_of(a) == "false" for a in arrays) else self.unit
+        return f"{e.func.name}<{unit}>({args})"
 
     def e_IRCast(self, e):
         if self.widen_indices and e.type == int64 and e.arg.type == int32:  # offsets into packs, scratch
@@ -100,8 +115,8 @@ class CppRenderer:
     def element(self, arr, indices, checked_at: str | None = None) -> str:
         idx = ", ".join(self.index64(i) for i in indices)
         if checked_at is not None:
-            return f"bw::at_checked<{self.unit}>({self.expr(arr)}, {c_string(checked_at or '?')}, {idx})"
-        return f"bw::at<{self.unit}>({self.expr(arr)}, {idx})"
+            return f"bw::at_checked<{self.unit_of(arr)}>({self.expr(arr)}, {c_string(checked_at or '?')}, {idx})"
+        return f"bw::at<{self.unit_of(arr)}>({self.expr(arr)}, {idx})"
 
     def e_IRSubarray(self, e):
         idx = ", ".join(f"(int64_t)({self.expr(i)})" for i in e.indices)

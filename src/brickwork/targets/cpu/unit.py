@@ -110,7 +110,7 @@ def _function(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
     head = f"template <bool UNIT> {attribute} {c_type(fn.return_type)} "
     lines = [f"// {fn.label}", head + f"{fn.name}({params}) {{"]
     lines += _locals(fn, 4)
-    lines += r.block(fn.body, 4)
+    lines += r.begin(fn).block(fn.body, 4)
     lines += ["}", ""]
     return lines
 
@@ -142,7 +142,7 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
         lines += ["template <bool UNIT>", f"static inline __attribute__((always_inline)) void {name}({sig}{extra}) {{"]
         lines += _locals(fn, 4)
         lines += setup
-        lines += r.block(stmts, 4)
+        lines += r.begin(fn).block(stmts, 4)
         lines += ["}", ""]
     lines += ["struct Args {"]
     lines += [f"    {t} {n};" for n, t in params] or ["    char unused;"]

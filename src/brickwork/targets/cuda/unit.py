@@ -60,7 +60,7 @@ def _function(r: CudaRenderer, fn: ir.IRFunction) -> list[str]:
     lines = [f"// {fn.label}", f"template <bool UNIT> __device__ {attribute} {c_type(fn.return_type)} "
              f"{fn.name}({params}) {{"]
     lines += _locals(fn, 4)
-    lines += r.block(fn.body, 4)
+    lines += r.begin(fn).block(fn.body, 4)
     return lines + ["}", ""]
 
 
@@ -73,7 +73,7 @@ def _kernel_body(r: CudaRenderer, fn: ir.IRFunction, shared: dict) -> list[str]:
     lines = ["template <bool UNIT>", f"__device__ __forceinline__ void body({', '.join(sig)}) {{"]
     lines += [f"    (void)n{d};" for d in range(fn.tid_dims)] + ["    (void)bw_blk;"]
     lines += _locals(fn, 4)
-    lines += r.block(fn.body, 4)
+    lines += r.begin(fn).block(fn.body, 4)
     lines += ["}", "", "struct Args {"]
     lines += [f"    {c_type(t)} {local(n)};" for n, t in fn.params] or ["    char unused;"]
     lines += ["};", "", "struct Packed {  // the CPU entry's buffer: header, then the arguments",

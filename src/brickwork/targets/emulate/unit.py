@@ -103,7 +103,7 @@ def _kernel(fn: ir.IRFunction, launch: dict) -> list[str]:
     counts = ir.assignment_counts(fn.body)
     assigned = {n for n, _ in fn.params if counts.get(n, 0)}
     per_thread = set(fn.locals) | set(fn.buffers) | assigned
-    r = EmulationRenderer(per_thread, block)
+    r = EmulationRenderer(per_thread, block).begin(fn)
     params = [(local(n), c_type(t), n in assigned) for n, t in fn.params]
     lines = ["struct Args {"]
     lines += [f"    {t} {n};" for n, t, _ in params] or ["    char unused;"]
