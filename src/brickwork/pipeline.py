@@ -114,12 +114,14 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
     variants = variant.split("+")
     typed, typed_callees = type_instance(kernel, arg_types, label)
     writes = _compiler().ir.written_params(typed)
+    field_writes = _compiler().ir.analysis.written_fields(typed)
     from .ir.array_access import param_access
 
     access = param_access(typed)  # for wp.config.verify_autograd_array_access (runtime/array_access.py)
     if "adjoint" in variants:
         # plain (non-atomic) adjoint scatters only where the target runs rows in phases (the CPU)
         typed, typed_callees, writes = _compiler().adjoint_kernel(typed, phased_rows=target.name == "cpu"), [], set()
+        field_writes = set()
         typed_callees = _native_callees(typed)  # the adjoint inlines every @func: wp.func_native ones stay calls
         if config.verify_ir:
             _compiler().ir.verify(typed, after="adjoint")
@@ -134,6 +136,8 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
     meta = {"tid_dims": fn.tid_dims, "writes": written, "mode": base_mode, "variant": variant,
             "reads": sorted(position[n] for n in access.reads if n in position),
             "read_then_written": [[position[n], where] for n, where in access.read_then_written if n in position]}
+    if field_writes:  # arrays inside struct arguments it writes: checked for read-only memory at launch
+        meta["writes_fields"] = sorted([position[n], list(path)] for n, path in field_writes)
     if fn.gpu_launch is not None:
         meta["gpu_launch"] = dict(fn.gpu_launch)
     return text, meta

@@ -150,6 +150,63 @@ def test_a_read_only_memmap_is_refused_not_a_segfault(tmp_path):
     assert np.fromfile(path, dtype=np.float32).tolist() == [0, 1, 2, 3]
 
 
+@wp.struct
+class Buffers:
+    out: wp.array(dtype=float)
+    src: wp.array(dtype=float)
+
+
+@wp.struct
+class Outer:
+    bufs: Buffers
+    n: int
+
+
+@wp.kernel
+def write_field(s: Buffers):
+    i = wp.tid()
+    s.out[i] = s.src[i] + 1.0
+
+
+@wp.kernel
+def write_nested_through_alias_func_and_atomic(o: Outer):
+    i = wp.tid()
+    b = o.bufs
+    dst = b.out
+    store(dst, i)
+    wp.atomic_add(o.bufs.out, i, 1.0)
+
+
+@wp.kernel
+def read_fields(s: Buffers, out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = s.out[i] + s.src[i]
+
+
+@pytest.mark.parametrize("route", ["field", "nested-alias-func-atomic"])
+def test_a_read_only_array_in_a_struct_that_the_kernel_writes_is_refused(route, tmp_path):
+    """Arrays reached through struct fields are checked at every launch (a struct's fields may be
+    reassigned between launches, which the launch's cached signature does not see)."""
+    path = tmp_path / "data.bin"
+    np.arange(4, dtype=np.float32).tofile(path)
+    ro = wp.array(np.memmap(path, dtype=np.float32, mode="r"), copy=False)  # writing would be a segfault
+    ok = wp.zeros(4, dtype=float)
+    bufs = Buffers(out=ok, src=ro)  # reading the read-only one is fine
+    kernel, arg, where = ((write_field, bufs, "s.out") if route == "field"
+                          else (write_nested_through_alias_func_and_atomic, Outer(bufs=bufs, n=4), "o.bufs.out"))
+    wp.launch(kernel, dim=4, inputs=[arg])
+    assert ok.numpy().tolist() == ([1, 2, 3, 4] if route == "field" else [6, 6, 6, 6])  # store 5, then +1
+    bufs.out = ro  # reassigned after the first launch: the cached launch entry still checks
+    if route != "field":
+        arg.bufs = bufs
+    with pytest.raises(wp.LaunchError, match=rf"'{where}' is a read-only array .* the kernel writes it"):
+        wp.launch(kernel, dim=4, inputs=[arg])
+    assert np.fromfile(path, dtype=np.float32).tolist() == [0, 1, 2, 3]
+    out = wp.zeros(4, dtype=float)
+    wp.launch(read_fields, dim=4, inputs=[bufs, out])  # a kernel that only reads takes it
+    assert out.numpy().tolist() == [0, 2, 4, 6]
+
+
 # -- debug mode: bounds checks -------------------------------------------------------------------------
 @wp.kernel
 def shift_left(a: wp.array(dtype=float), b: wp.array(dtype=float)):

@@ -249,6 +249,43 @@ def test_arrays_must_be_on_the_launch_device(fake):
     np.testing.assert_array_equal(host.numpy(), 0.0)
 
 
+@wp.struct
+class Source:
+    x: wp.array(dtype=float)
+
+
+@wp.struct
+class Job:
+    src: Source
+    scale: float
+
+
+@wp.kernel
+def copy_from_struct(job: Job, y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = job.scale * job.src.x[i]
+
+
+@needs_nvrtc
+def test_arrays_in_struct_arguments_must_be_on_the_launch_device(fake):
+    """A struct holding another device's array is refused at every launch (its fields may change
+    between launches): a host address dereferenced on the GPU, or a device address on the CPU
+    (which crashed the process before), never reaches a kernel."""
+    dev_y, host_y = wp.zeros(4, device="cuda:0"), wp.zeros(4)
+    job = Job(src=Source(x=wp.zeros(4, device="cuda:0")), scale=2.0)
+    wp.launch(copy_from_struct, dim=4, inputs=[job, dev_y], device="cuda:0")
+    assert len(fake.launches) == 1
+    with pytest.raises(wp.LaunchError, match=r"launch of 'copy_from_struct' on cpu: argument 'job' holds arrays on "
+                                             r"cuda:0; arrays in a struct must be on the launch device"):
+        wp.launch(copy_from_struct, dim=4, inputs=[job, host_y], device="cpu")
+    job.src.x = wp.array(np.arange(4, dtype=np.float32))  # now on the CPU, after the device's first launch
+    with pytest.raises(wp.LaunchError, match=r"on cuda:0: argument 'job' holds arrays on cpu; .*a\.to\('cuda:0'\)"):
+        wp.launch(copy_from_struct, dim=4, inputs=[job, dev_y], device="cuda:0")
+    assert len(fake.launches) == 1
+    wp.launch(copy_from_struct, dim=4, inputs=[job, host_y], device="cpu")  # all on the CPU: runs there
+    np.testing.assert_array_equal(host_y.numpy(), [0.0, 2.0, 4.0, 6.0])
+
+
 @needs_nvrtc
 def test_debug_mode_reports_the_first_out_of_bounds_access(fake):
     @wp.kernel

@@ -11,38 +11,57 @@ from . import nodes as ir
 from .walk import walk
 
 
-def written_params(fn: ir.IRFunction, _memo: dict | None = None) -> frozenset:
+def written_params(fn: ir.IRFunction) -> frozenset:
     """Names of ``fn``'s array parameters whose elements it may write: stores, atomics, arrays
     passed to a function that writes them, and locals that alias a parameter."""
+    arrays = {name for name, t in fn.params if isinstance(t, ArrayType)}
+    return frozenset(name for name, path in written_roots(fn) if not path and name in arrays)
+
+
+def written_fields(fn: ir.IRFunction) -> frozenset:
+    """``(parameter, field path)`` of each array inside a struct parameter whose elements ``fn`` may
+    write (``s.inner.a[i] = v`` gives ``("s", ("inner", "a"))``), through aliases and calls too."""
+    structs = {name for name, t in fn.params if getattr(t, "_bw_struct", False)}
+    return frozenset((name, path) for name, path in written_roots(fn) if path and name in structs)
+
+
+def written_roots(fn: ir.IRFunction, _memo: dict | None = None) -> frozenset:
+    """``(parameter, field path)`` of every array ``fn`` may write: path ``()`` for an array parameter,
+    the fields leading to it for an array in a struct parameter."""
     memo = {} if _memo is None else _memo
     if id(fn) in memo:
         return memo[id(fn)]
     memo[id(fn)] = frozenset()  # recursion is rejected by typing; this only guards the walk
-    sources: dict = {}  # array local -> the parameters it may hold
+    sources: dict = {}  # array or struct local -> the roots it may hold
     written: set = set()
     for n in walk(fn.body):
-        if isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRLocal) and isinstance(n.target.type, ArrayType) \
-                and _root(n.value) is not None:  # b = a, row = a[i]: b aliases a
-            sources.setdefault(n.target.name, set()).add(_root(n.value))
+        if isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRLocal) and _holds_arrays(n.target.type) \
+                and _root_path(n.value) is not None:  # b = a, row = a[i], t = s: b aliases a
+            sources.setdefault(n.target.name, set()).add(_root_path(n.value))
         elif isinstance(n, ir.IRAssign) and isinstance(_stored_element(n.target), ir.IRArrayElem):
-            written.add(_root(_stored_element(n.target).array))  # a[i] = v, a[i][0] = v, a[i].f = v
+            written.add(_root_path(_stored_element(n.target).array))  # a[i] = v, a[i][0] = v, s.a[i].f = v
         elif isinstance(n, ir.IRCall) and n.op.startswith("atomic_"):
-            written.add(_root(n.args[0]))
+            written.add(_root_path(n.args[0]))
         elif isinstance(n, ir.IRFuncCall):
-            inner = written_params(n.func, memo)
+            inner = written_roots(n.func, memo)
             for (name, _), arg in zip(n.func.params, n.args):
-                if name in inner:
-                    written.add(_root(arg))
-    params = {name for name, t in fn.params if isinstance(t, ArrayType)}
+                root = _root_path(arg)
+                if root is not None:
+                    written.update((root[0], root[1] + path) for inner_name, path in inner if inner_name == name)
+    params = {name for name, _ in fn.params}
     frontier, seen = [w for w in written if w is not None], set()
     while frontier:  # follow aliases back to parameters
-        name = frontier.pop()
-        if name in seen:
+        name, path = root = frontier.pop()
+        if root in seen:
             continue
-        seen.add(name)
-        frontier.extend(sources.get(name, ()))
-    memo[id(fn)] = result = frozenset(seen & params)
+        seen.add(root)
+        frontier.extend((source, prefix + path) for source, prefix in sources.get(name, ()))
+    memo[id(fn)] = result = frozenset(root for root in seen if root[0] in params)
     return result
+
+
+def _holds_arrays(t) -> bool:
+    return isinstance(t, ArrayType) or getattr(t, "_bw_struct", False)
 
 
 def assignment_counts(stmts) -> dict:
@@ -62,10 +81,15 @@ def _stored_element(target):
     return target
 
 
-def _root(e):
+def _root_path(e):
+    """(local, field path) an array expression reaches: views stripped, struct fields followed."""
     while isinstance(e, ir.IRSubarray) or isinstance(e, ir.IRCall) and e.op == "array_slice":  # views
         e = e.array if isinstance(e, ir.IRSubarray) else e.args[0]
-    return e.name if isinstance(e, ir.IRLocal) else None
+    path: list = []
+    while isinstance(e, ir.IRField):
+        path.append(e.name)
+        e = e.base
+    return (e.name, tuple(reversed(path))) if isinstance(e, ir.IRLocal) else None
 
 
 #: builtins with an effect: they write memory or advance a random state (passed by reference)

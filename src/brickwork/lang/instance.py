@@ -38,6 +38,7 @@ class Instance:
         self.fn = None  # the loaded entry point
         self.tid_dims = 1
         self.writes: tuple = ()  # positions of the array parameters the kernel may write
+        self.writes_fields: tuple = ()  # (position, field path) of arrays in struct parameters it may write
         # positions of the array parameters it reads, writes, and writes after reading ((position, "file:line"));
         # wp.config.verify_autograd_array_access checks them at taped launches (runtime/array_access.py)
         self.access: tuple = ((), (), ())
@@ -115,6 +116,7 @@ class Instance:
         self.fn = self.target_object().load(path, meta)
         self.tid_dims = int(meta.get("tid_dims", 1))
         self.writes = tuple(meta.get("writes", ()))
+        self.writes_fields = tuple((int(i), tuple(path)) for i, path in meta.get("writes_fields", ()))
         self.access = (tuple(meta.get("reads", ())), self.writes,
                        tuple(tuple(p) for p in meta.get("read_then_written", ())))
         if self in _pending:

@@ -25,7 +25,7 @@ from ..types.generic import describe_value, is_generic, matches, type_of_value
 from ..types.indexed_arrays import IndexedArrayType, indexedarray
 from ..types.layout import pack_format, struct_offsets
 from ..types.scalars import ScalarBase, bfloat16, bfloat16_bits, is_scalar_type
-from ..types.structs import StructBase, is_struct_type
+from ..types.structs import StructBase, has_array_fields, is_struct_type
 from . import tape as _tape
 
 _HEADER = "4q4i"
@@ -358,9 +358,30 @@ def _prepare(kernel, sig, args, device, target=None, table_key=None) -> tuple:
         if isinstance(args[i], (array, indexedarray)) and args[i].readonly:
             raise LaunchError(f"launch of '{kernel.key}': argument '{params[i][0]}' is a read-only array (it views "
                               f"read-only memory) but the kernel writes it; pass a writable copy (wp.clone(a))")
-    entry = (inst, make_packer(inst.arg_types, sig, tuple(n for n, _ in params)))
+    pack = make_packer(inst.arg_types, sig, tuple(n for n, _ in params), on, kernel.key)
+    if inst.writes_fields:  # a struct's fields can change between launches: checked at each
+        pack = _refusing_read_only_fields(pack, kernel.key, params, inst.writes_fields)
+    entry = (inst, pack)
     kernel.launch_table[sig if table_key is None else table_key] = entry
     return entry
+
+
+def _refusing_read_only_fields(pack, key: str, params, fields: tuple):
+    """``pack`` that first refuses a launch whose struct argument holds a read-only array (numpy
+    memory that is not writable) at a field path the kernel writes."""
+
+    def packer(a, d0, d1, d2, d3, par, nt):
+        for i, path in fields:
+            value = a[i]
+            for name in path:
+                value = getattr(value, name, None)
+            if isinstance(value, (array, indexedarray)) and value.readonly:
+                where = ".".join((params[i][0], *path))
+                raise LaunchError(f"launch of '{key}': '{where}' is a read-only array (it views read-only "
+                                  f"memory) but the kernel writes it; assign a writable copy (wp.clone(...))")
+        return pack(a, d0, d1, d2, d3, par, nt)
+
+    return packer
 
 
 def _sibling_with_count(kernel, nargs):
@@ -411,16 +432,22 @@ def _check_concrete(kernel, name, t, value):
         fail(describe_value(value))
 
 
-def make_packer(arg_types: tuple, sig: tuple, names: tuple = ()):
-    """Generate ``pack(args, d0, d1, d2, d3, parallel, nthreads) -> bytes`` for one signature."""
+def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, key: str = ""):
+    """Generate ``pack(args, d0, d1, d2, d3, parallel, nthreads) -> bytes`` for one signature; with
+    ``device``, a struct argument holding arrays is refused unless they all live there (the error
+    names kernel ``key``)."""
     offsets, size, _ = struct_offsets(list(arg_types))
-    fmt, pos, exprs, unit_terms, namespace = ["<", _HEADER], 0, [], [], {}
+    fmt, pos, exprs, unit_terms = ["<", _HEADER], 0, [], []
+    namespace = {"_sb": _struct_bytes_on, "_dev": device, "_key": key}
     for i, (t, s, off) in enumerate(zip(arg_types, sig, offsets)):
         if off > pos:
             fmt.append(f"{off - pos}x")
         pos = off + struct.calcsize("<" + pack_format(t))
         fmt.append(pack_format(t))
-        exprs.append(_value_expr(i, t, s))
+        if device is not None and has_array_fields(t):
+            exprs.append(f"_sb(a[{i}], _dev, _key, {names[i] if i < len(names) else f'argument {i}'!r})")
+        else:
+            exprs.append(_value_expr(i, t, s))
         namespace[f"_T{i}"] = t
         if isinstance(t, ArrayType):
             unit_terms.append(f"a[{i}]._unit_inner")
@@ -439,6 +466,17 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = ()):
 def _bfloat16_bits(value) -> int:
     """A bfloat16 scalar (or a number) as the bit pattern the packed buffer holds."""
     return int(bfloat16_bits(float(value.value if isinstance(value, ScalarBase) else value)))
+
+
+def _struct_bytes_on(value, device, key: str, name: str) -> bytes:
+    """A struct argument's bytes, after checking that every array it holds lives on ``device`` (an
+    address of another device's memory would crash the kernel)."""
+    data = value._to_bytes()
+    if value._devices and value._devices != {device}:
+        where = ", ".join(sorted(str(d) for d in value._devices if d != device))
+        raise LaunchError(f"launch of '{key}' on {device}: argument '{name}' holds arrays on {where}; arrays in a "
+                          f"struct must be on the launch device (copy them with a.to('{device}'))")
+    return data
 
 
 def _value_expr(i, t, s) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import config
+from ..device import CPU, get_device
 from ..errors import LaunchError
 from ..lang.determinism import check_backward
 from ..types import array_reads
@@ -340,7 +341,8 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
         adjoint = [has_adjoint_param(t) or has_adjoint_value(t) for t in inst.arg_types]
         names = tuple(n for n, _ in k.params) + tuple(f"adj_{n}" for (n, _), a in zip(k.params, adjoint) if a)
         types = tuple(inst.arg_types) + tuple(t for t, a in zip(inst.arg_types, adjoint) if a)
-        packer = table[sig] = make_packer(types, tuple(sig) + tuple(types[len(sig):]), names)
+        packer = table[sig] = make_packer(types, tuple(sig) + tuple(types[len(sig):]), names,
+                                          get_device(device) if device is not None else CPU, kernel.key)
     dims = launch_dims(dim, back, kernel)
     if dims is None:
         return

@@ -23,6 +23,7 @@ class StructBase:
     _size = 0
     _nested = False  # a field is a struct (whose own changes the cached bytes would miss)
     _align = 1
+    _devices: frozenset = frozenset()  # where the arrays it holds (nested structs' too) live, as last packed
 
     def __init__(self, *args, **kwargs):
         if len(args) > len(self._fields):
@@ -55,10 +56,17 @@ class StructBase:
         if cached is not None and not self._nested:
             return cached
         buf = bytearray(self._size)
+        devices = set()
         for (name, t), offset in zip(self._fields, self._offsets):
-            _struct.pack_into("<" + pack_format(t), buf, offset, *_flat(getattr(self, name), t))
+            value = getattr(self, name)
+            _struct.pack_into("<" + pack_format(t), buf, offset, *_flat(value, t))
+            if isinstance(t, ArrayType) and value is not None:
+                devices.add(value.device)
+            elif isinstance(value, StructBase):
+                devices |= value._devices  # packed just now, by _flat
         data = bytes(buf)
         object.__setattr__(self, "_bytes", data)
+        object.__setattr__(self, "_devices", frozenset(devices))
         return data
 
     def __ctype__(self):
