@@ -25,7 +25,7 @@ from ..types.generic import describe_value, is_generic, matches, type_of_value
 from ..types.indexed_arrays import IndexedArrayType, indexedarray
 from ..types.layout import pack_format, struct_offsets
 from ..types.scalars import ScalarBase, bfloat16, bfloat16_bits, is_scalar_type
-from ..types.structs import StructBase, has_array_fields, is_struct_type
+from ..types.structs import StructBase, has_array_fields, is_struct_type, struct_devices
 from . import tape as _tape
 
 _HEADER = "4q4i"
@@ -437,15 +437,18 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, ke
     ``device``, a struct argument holding arrays is refused unless they all live there (the error
     names kernel ``key``)."""
     offsets, size, _ = struct_offsets(list(arg_types))
-    fmt, pos, exprs, unit_terms = ["<", _HEADER], 0, [], []
-    namespace = {"_sb": _struct_bytes_on, "_dev": device, "_key": key}
+    fmt, pos, exprs, unit_terms, checks = ["<", _HEADER], 0, [], [], []
+    namespace = {"_sb": _struct_devices_differ, "_dev": device, "_key": key, "_ok": struct_devices({device})}
     for i, (t, s, off) in enumerate(zip(arg_types, sig, offsets)):
         if off > pos:
             fmt.append(f"{off - pos}x")
         pos = off + struct.calcsize("<" + pack_format(t))
         fmt.append(pack_format(t))
-        if device is not None and has_array_fields(t):
-            exprs.append(f"_sb(a[{i}], _dev, _key, {names[i] if i < len(names) else f'argument {i}'!r})")
+        if device is not None and has_array_fields(t):  # packing it tells where its arrays live
+            name = names[i] if i < len(names) else f"argument {i}"
+            checks.append(f"    s{i} = a[{i}]._to_bytes()\n"
+                          f"    if a[{i}]._devices is not _ok: _sb(a[{i}], _dev, _key, {name!r})\n")
+            exprs.append(f"s{i}")
         else:
             exprs.append(_value_expr(i, t, s))
         namespace[f"_T{i}"] = t
@@ -455,7 +458,7 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, ke
     if size > pos:
         fmt.append(f"{size - pos}x")
     unit = " and ".join(unit_terms) or "True"
-    code = (f"def pack(a, d0, d1, d2, d3, par, nt):\n"
+    code = (f"def pack(a, d0, d1, d2, d3, par, nt):\n{''.join(checks)}"
             f"    return _S.pack(d0, d1, d2, d3, par, nt, {unit}, 0{''.join(', ' + e for e in exprs)})\n")
     namespace["_S"] = struct.Struct("".join(fmt))
     namespace["_bf16"] = _bfloat16_bits
@@ -468,15 +471,13 @@ def _bfloat16_bits(value) -> int:
     return int(bfloat16_bits(float(value.value if isinstance(value, ScalarBase) else value)))
 
 
-def _struct_bytes_on(value, device, key: str, name: str) -> bytes:
-    """A struct argument's bytes, after checking that every array it holds lives on ``device`` (an
-    address of another device's memory would crash the kernel)."""
-    data = value._to_bytes()
-    if value._devices and value._devices != {device}:
+def _struct_devices_differ(value, device, key: str, name: str) -> None:
+    """A struct argument (just packed) whose arrays are not all on ``device``: refused, unless it holds
+    none (an address of another device's memory would crash the kernel)."""
+    if value._devices:
         where = ", ".join(sorted(str(d) for d in value._devices if d != device))
         raise LaunchError(f"launch of '{key}' on {device}: argument '{name}' holds arrays on {where}; arrays in a "
                           f"struct must be on the launch device (copy them with a.to('{device}'))")
-    return data
 
 
 def _value_expr(i, t, s) -> str:

@@ -66,7 +66,7 @@ class StructBase:
                 devices |= value._devices  # packed just now, by _flat
         data = bytes(buf)
         object.__setattr__(self, "_bytes", data)
-        object.__setattr__(self, "_devices", frozenset(devices))
+        object.__setattr__(self, "_devices", struct_devices(devices))
         return data
 
     def __ctype__(self):
@@ -222,6 +222,15 @@ def struct(cls):
 
 def is_struct_type(t) -> bool:
     return isinstance(t, type) and issubclass(t, StructBase) and t is not StructBase
+
+
+_DEVICE_SETS: dict = {}
+
+
+def struct_devices(devices) -> frozenset:
+    """The one frozenset object of these devices (a launch compares a struct's with ``is``)."""
+    key = frozenset(devices)
+    return _DEVICE_SETS.setdefault(key, key)
 
 
 def has_array_fields(t) -> bool:
