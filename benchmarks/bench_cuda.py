@@ -223,6 +223,9 @@ def main(argv=None) -> int:
             import warp
 
             warp.init()
+            if not warp.is_cuda_available():  # a CPU-only build, or no driver it can use
+                print("warp-lang is installed but sees no CUDA device: no Warp column")
+                warp = None
         except ImportError:
             pass
     dev, runner = ("cpu", cuda_peers.HostRunner()) if mode == "dry" else ("cuda:0", cuda_peers.DeviceRunner(0))
@@ -234,7 +237,16 @@ def main(argv=None) -> int:
     hydro_rows(t, runner, dev, kh_n, kh_block, args.reps)
     overhead_rows(t, warp, dev, args.reps)
     runner.close()
-    print(f"{wp.get_device(dev)}; warp-lang {getattr(warp, '__version__', 'not installed')}; {mode} sizes, "
+    if mode == "dry":
+        where = "the CPU (dry run: the references through cuda/host_shim.h)"
+    else:
+        from brickwork import cuda_driver
+        from brickwork.jit import nvrtc
+
+        drv = cuda_driver.driver()
+        where = (f"{dev}: {drv.name(0)} (sm_{''.join(map(str, drv.capability(0)))}), driver {drv.version()}, "
+                 f"NVRTC {'.'.join(map(str, nvrtc.version()))}")
+    print(f"{where}; warp-lang {getattr(warp, '__version__', 'not installed')}; {mode} sizes, "
           f"medians of {args.reps} batches of 5")
     t.print()
     return 1 if t.failed else 0

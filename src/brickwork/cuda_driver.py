@@ -21,6 +21,7 @@ _NOT_INITIALIZED, _NO_DEVICE = 3, 100
 _FUNC_MAX_DYNAMIC_SHARED = 8  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 _NOT_READY = 600  # CUDA_ERROR_NOT_READY: a stream or event query whose work is still running
 _EVENT_DISABLE_TIMING = 2
+_ARGV1, _ARGV2 = ctypes.c_void_p * 1, ctypes.c_void_p * 2  # cuLaunchKernel's kernelParams
 
 
 class CudaError(DeviceUnavailableError):
@@ -165,13 +166,14 @@ class Driver:
         on ``stream`` (0: the legacy default stream); its parameters are ``params`` (the packed block, by
         value) and ``arena`` (a device pointer)."""
         self._enter(ordinal)
-        # zero padding: the kernel's parameter struct may round the packed size up to its alignment
+        # zero padding: the kernel's parameter struct may round the packed size up to its alignment.
+        # The addresses are taken with addressof (ctypes.cast and pointer cost 2 us a launch); the
+        # buffers live until cuLaunchKernel, which copies the parameters, returns.
         buf = ctypes.create_string_buffer(params, len(params) + 16)
         pointer = ctypes.c_void_p(arena or None)
-        argv = (ctypes.c_void_p * 2)(ctypes.cast(buf, ctypes.c_void_p), ctypes.cast(ctypes.pointer(pointer),
-                                                                                       ctypes.c_void_p))
-        self._check(self.lib.cuLaunchKernel(ctypes.c_void_p(function), grid, 1, 1, block, 1, 1, shared,
-                                            ctypes.c_void_p(stream or None), argv, None), "launch a kernel")
+        argv = _ARGV2(ctypes.addressof(buf), ctypes.addressof(pointer))
+        self._check(self.lib.cuLaunchKernel(function, grid, 1, 1, block, 1, 1, shared, stream or None, argv, None),
+                    "launch a kernel")
 
     def launch_struct(self, ordinal: int, function: int, grid: tuple[int, int, int], block: tuple[int, int, int],
                       params: bytes, stream: int = 0) -> None:
@@ -179,10 +181,8 @@ class Driver:
         ``grid`` of 3-D ``block``s: hand-written CUDA, such as the benchmarks' references."""
         self._enter(ordinal)
         buf = ctypes.create_string_buffer(params, len(params))
-        argv = (ctypes.c_void_p * 1)(ctypes.cast(buf, ctypes.c_void_p))
-        stream_handle = ctypes.c_void_p(stream or None)
-        self._check(self.lib.cuLaunchKernel(ctypes.c_void_p(function), *grid, *block, 0, stream_handle, argv, None),
-                    "launch a kernel")
+        argv = _ARGV1(ctypes.addressof(buf))
+        self._check(self.lib.cuLaunchKernel(function, *grid, *block, 0, stream or None, argv, None), "launch a kernel")
 
     def allow_dynamic_shared(self, ordinal: int, function: int, nbytes: int) -> None:
         """Let ``function`` use ``nbytes`` of dynamic shared memory (beyond the default 48 KiB)."""

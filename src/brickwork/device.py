@@ -3,8 +3,6 @@ allocations and launches (the CPU unless changed with ``set_device`` or ``Scoped
 
 from __future__ import annotations
 
-import re
-
 from . import cuda_driver
 from .errors import DeviceUnavailableError
 
@@ -87,12 +85,13 @@ def get_device(device=None) -> Device:
 
 
 def _cuda_device(name: str) -> Device:
-    m = re.fullmatch(r"cuda(?::(\d+))?", name)
-    if m is None:
-        raise ValueError(f"unknown device {name!r} (expected 'cpu' or 'cuda:N')")
-    if m.group(1) is None:  # "cuda": the current CUDA device, else the first
+    number = name[5:]
+    if name[:5] == "cuda:" and number.isdigit() and number.isascii():  # every launch names one: no regex
+        ordinal = int(number)
+    elif name == "cuda":  # the current CUDA device, else the first
         return _current if _current.ordinal is not None else _cuda_device("cuda:0")
-    ordinal = int(m.group(1))
+    else:
+        raise ValueError(f"unknown device {name!r} (expected 'cpu' or 'cuda:N')")
     dev = _cuda.get(ordinal)
     if dev is None:
         count = cuda_driver.driver().device_count()  # raises: no driver or no GPU

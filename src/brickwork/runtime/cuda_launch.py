@@ -13,6 +13,7 @@ from .. import config, cuda_driver
 from ..errors import CaptureError, LaunchError
 from ..types.arrays import array
 from ..types.indexed_arrays import indexedarray
+from . import launch as host  # the CPU launch's checks and packers (it imports this module lazily)
 from . import streams
 
 
@@ -23,8 +24,6 @@ def _signature(args) -> tuple:
 def launch_cuda(kernel, dim, args, device, stream=None) -> None:
     """Run ``kernel`` over ``dim`` threads on the CUDA ``device``, on ``stream`` (None: the device's current
     stream, ``wp.get_stream``); arrays must be on that device."""
-    from . import launch as host  # the CPU launch's checks and packers
-
     if host._capture is not None:
         raise CaptureError("graph capture records CPU launches only; launch CUDA kernels outside capture")
     sig = _signature(args)
@@ -35,6 +34,7 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
             sig = _signature(args)
         from ..targets.cuda import device_target
 
+        host._refuse_external_entry_point(kernel)  # fixed when the kernel is declared: once per signature
         entry = host._prepare(kernel, sig, args, device, device_target(device), (device.name, sig))
     inst, pack = entry
     if type(dim) is int and inst.tid_dims == 1:

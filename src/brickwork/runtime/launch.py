@@ -68,13 +68,10 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     if device is not None and device != "cpu" or _devices._current is not _devices.CPU:
         dev = get_device(device)  # raises for unknown or unavailable devices
         if dev.ordinal is not None:
-            from .cuda_launch import launch_cuda
-
-            _refuse_external_entry_point(kernel)
             if runs_serially(kernel):  # one-thread order is the CPU's; GPU atomics keep no order
                 raise LaunchError(f"launch of '{kernel.key}' on {dev}: its module asks for deterministic atomics "
                                   f"(option 'deterministic'), which brickwork gives on the CPU only")
-            return launch_cuda(kernel, dim, args, dev, stream)
+            return (_launch_cuda or _import_launch_cuda())(kernel, dim, args, dev, stream)
     # _signature and _stale spelled inline: a function call is a measurable part of the fast path
     sig = tuple([a._sig if type(a) is array or type(a) is indexedarray else type(a) for a in args])
     entry = kernel.launch_table.get(sig)
@@ -304,6 +301,17 @@ def _dims(dim, inst, kernel):
                           f"so dim needs {inst.tid_dims} entries, got {dim!r}")
     dims += [1] * (4 - len(dims))
     return dims[0], dims[1], dims[2], dims[3], total
+
+
+_launch_cuda = None  # cuda_launch.launch_cuda, imported at the first CUDA launch (it imports this module)
+
+
+def _import_launch_cuda():
+    global _launch_cuda
+    from .cuda_launch import launch_cuda
+
+    _launch_cuda = launch_cuda
+    return launch_cuda
 
 
 def _refuse_external_entry_point(kernel) -> None:
