@@ -85,11 +85,24 @@ def test_decompositions_factor_special_and_random_matrices():
     check_factorizations(a3, a2, run_decompose(a3, a2), tol=1e-12)
 
 
+# Entries are 0 or at least 1e-100 in magnitude: with entries near 1e-158 whose squares underflow,
+# LAPACK's own eigvalsh (the reference) is off by 1e-7 relative (eigenvalues of a matrix whose exact
+# ones are +-sqrt(50): numpy gave 7.07106698, brickwork 7.0710678118654740).
+ENTRIES = st.one_of(st.just(0.0), st.floats(1e-100, 100), st.floats(-100, -1e-100))
+
+
 @settings(max_examples=20, deadline=None)
-@given(arrays(np.float64, (4, 3, 3), elements=st.floats(-100, 100)),
-       arrays(np.float64, (4, 2, 2), elements=st.floats(-100, 100)))
+@given(arrays(np.float64, (4, 3, 3), elements=ENTRIES), arrays(np.float64, (4, 2, 2), elements=ENTRIES))
 def test_decompositions_factor_any_matrix(a3, a2):
     check_factorizations(a3, a2, run_decompose(a3, a2), tol=1e-9 * max(1.0, np.abs(a3).max(), np.abs(a2).max()))
+
+
+def test_eigenvalues_stay_accurate_when_squares_underflow():
+    """The case above where LAPACK loses accuracy: exact eigenvalues -sqrt(50), ~0, sqrt(50)."""
+    a3 = np.full((1, 3, 3), 8.24820873e-159)
+    a3[0, 0, 1], a3[0, 2, 0] = -7.0, -1.0
+    d = run_decompose(a3, np.zeros((1, 2, 2)))[6]
+    np.testing.assert_allclose(np.sort(d[0]), [-np.sqrt(50.0), 0.0, np.sqrt(50.0)], rtol=1e-14, atol=1e-14)
 
 
 def test_svd3_signs_agree_with_warp():
