@@ -145,3 +145,15 @@ def test_array_fields_of_structs_read_back_view_their_memory():
     assert items[1].a.dtype is wp.float32 and items[1].a.ndim == 2
     assert items[1].a.ptr == h.a.ptr and items[1].a.numpy().tolist() == [[0, 1, 2], [3, 4, 5]]
     assert items[1].b is None  # a field never set stays unset
+
+
+def test_a_non_native_byte_order_is_refused_with_the_conversion():
+    big = np.arange(4, dtype=">f4")
+    for make in (lambda: wp.array(big), lambda: wp.array(big, copy=False)):
+        with pytest.raises(TypeError, match=r"numpy dtype >f4 has a non-native byte order: .*newbyteorder\('='\)"):
+            make()
+    converted = wp.array(big.astype(big.dtype.newbyteorder("=")))
+    assert converted.numpy().tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert wp.array(big, dtype=wp.float32).numpy().tolist() == [0.0, 1.0, 2.0, 3.0]  # a named dtype converts
+    with pytest.raises(TypeError, match="numpy dtype <U1 has no brickwork scalar type"):
+        wp.array(np.array(["a"]))

@@ -96,6 +96,9 @@ def _scalar_of(dtype):
 def _infer_dtype(data) -> type:
     if isinstance(data, np.ndarray):
         t = scalar_from_numpy(data.dtype)
+        if t is None and not data.dtype.isnative:
+            raise TypeError(f"numpy dtype {data.dtype} has a non-native byte order: convert the data first "
+                            f"(a.astype(a.dtype.newbyteorder('=')))")
         if t is None:
             raise TypeError(f"numpy dtype {data.dtype} has no brickwork scalar type")
         return t
