@@ -44,6 +44,23 @@ def test_value_out_of_range_names_the_argument():
     assert a.numpy()[0] == 100
 
 
+def test_floats_beyond_a_narrow_type_round_to_infinity_as_in_numpy_and_warp():
+    """A float32 or float16 argument beyond its finite range is +-inf in the kernel (IEEE rounding:
+    numpy's conversion, and what Warp 1.19 passes), not an error; in range it is rounded as usual."""
+    @wp.kernel
+    def put(out: wp.array(dtype=float), f: float, h: wp.float16, d: wp.float64):
+        out[0] = f
+        out[1] = float(h)
+        out[2] = float(d)
+
+    out = wp.zeros(3)
+    for f, h, want in ((1e300, 70000.0, [np.inf, np.inf]), (-1e300, -1e10, [-np.inf, -np.inf]),
+                       (3.0e38, 65000.0, [np.float32(3.0e38), np.float16(65000.0)]), (0.1, 0.1, [np.float32(0.1),
+                                                                                           np.float16(0.1)])):
+        wp.launch(put, dim=1, inputs=[out, f, h, 1e300])
+        assert out.numpy()[:2].tolist() == [float(w) for w in want] and out.numpy()[2] == np.inf
+
+
 def test_same_name_kernels_dispatch_by_argument_count():
     @wp.kernel
     def fill(a: wp.array(dtype=float)):

@@ -7,6 +7,7 @@ costs one tuple, one dict lookup, one ``struct.pack`` and one ctypes call.
 
 from __future__ import annotations
 
+import math
 import operator
 import struct
 
@@ -24,11 +25,12 @@ from ..types.composite import CompositeBase, is_composite_type
 from ..types.generic import describe_value, is_generic, matches, type_of_value
 from ..types.indexed_arrays import IndexedArrayType, indexedarray
 from ..types.layout import pack_format, struct_offsets
-from ..types.scalars import ScalarBase, bfloat16, bfloat16_bits, is_scalar_type
+from ..types.scalars import ScalarBase, bfloat16, bfloat16_bits, float16, float32, is_scalar_type
 from ..types.structs import StructBase, has_array_fields, is_struct_type, struct_devices
 from . import tape as _tape
 
 _HEADER = "4q4i"
+_NARROW_FLOATS = {float16: np.float16, float32: np.float32}  # scalar types whose packing can overflow
 _MAX_EXTENT = 2**31 - 1
 
 
@@ -503,22 +505,42 @@ def _value_expr(i, t, s) -> str:
 
 
 def _guarded(pack, arg_types, names):
-    """Turn struct.error (a value out of range for its C type) into a LaunchError naming the argument."""
+    """Handle a value out of range for its C type: a float beyond float16's or float32's finite range
+    becomes +-inf (IEEE rounding, as numpy and Warp convert it); an integer (300 for an int8) raises a
+    LaunchError naming the argument. The fast path pays nothing: only a failed pack comes here."""
 
     def packer(a, d0, d1, d2, d3, par, nt):
         try:
             return pack(a, d0, d1, d2, d3, par, nt)
-        except struct.error:
+        except (struct.error, OverflowError):
+            rounded = _floats_rounded(a, arg_types)
+            if rounded is not None:
+                return pack(rounded, d0, d1, d2, d3, par, nt)
             for name, t, value in zip(names, arg_types, a):
-                if is_scalar_type(t):
-                    try:
+                try:
+                    if is_scalar_type(t):
                         struct.pack("<" + t._fmt, getattr(value, "value", value))
-                    except struct.error:
-                        raise LaunchError(f"launch: argument '{name}' = {value!r} does not fit in "
-                                          f"{type_name(t)}") from None
+                    elif is_composite_type(t):
+                        struct.pack("<" + pack_format(t), *(value if type(value) is t else t(value)).flat_values())
+                except (struct.error, OverflowError):
+                    raise LaunchError(f"launch: argument '{name}' = {value!r} does not fit in "
+                                      f"{type_name(t)}") from None
             raise
 
     return pack if not any(is_scalar_type(t) or is_composite_type(t) for t in arg_types) else packer
+
+
+def _floats_rounded(args, arg_types):
+    """``args`` with each float16/float32 scalar beyond its type's finite range rounded to +-inf, or None
+    when there is none."""
+    out, changed = list(args), False
+    for k, (t, value) in enumerate(zip(arg_types, args)):
+        if t in _NARROW_FLOATS and type(value) in (float, int) and math.isfinite(value):
+            with np.errstate(over="ignore"):
+                rounded = float(_NARROW_FLOATS[t](value))
+            if math.isinf(rounded):
+                out[k], changed = rounded, True
+    return out if changed else None
 
 
 # -- graph capture ---------------------------------------------------------------------------------
