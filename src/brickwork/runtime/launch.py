@@ -535,7 +535,7 @@ def _floats_rounded(args, arg_types):
     when there is none."""
     out, changed = list(args), False
     for k, (t, value) in enumerate(zip(arg_types, args)):
-        if t in _NARROW_FLOATS and type(value) in (float, int) and math.isfinite(value):
+        if t in _NARROW_FLOATS and isinstance(value, (float, int, np.number)) and math.isfinite(value):
             with np.errstate(over="ignore"):
                 rounded = float(_NARROW_FLOATS[t](value))
             if math.isinf(rounded):
