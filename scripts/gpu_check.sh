@@ -5,6 +5,7 @@
 # prints one summary table. Run from anywhere:
 #     bash scripts/gpu_check.sh                       # logs in gpu_check_logs/
 #     GPU_CHECK_LOG=/tmp/logs GPU_CHECK_BUDGET=540 bash scripts/gpu_check.sh
+#     GPU_CHECK_ONLY="cuda-benchmarks info" bash scripts/gpu_check.sh   # a rerun of some steps only
 #
 # The Python: $PYTHON if set, else the checkout's .venv, else (a GPU machine without a package
 # registry, such as NVIDIA's images, which hold numpy, pytest, hypothesis, xdist and CUDA 13's NVRTC
@@ -25,11 +26,17 @@ row() { ROWS+=("$(printf '%-44s %-9s %s' "$1" "$2" "$3")"); }
 
 step() {  # step NAME SECONDS COMMAND...: runs it with a time limit (within the budget), logs it, adds a row
     local name=$1 limit=$2; shift 2
+    RAN=0
+    case " setup carried-wheels install-cuda-extra ${GPU_CHECK_ONLY:-$name} " in
+        *" $name "*) ;;
+        *) return 0 ;;  # not asked for in this run (the setup steps always run)
+    esac
     local left=$((BUDGET - SECONDS))
     if [ "$left" -lt 15 ]; then
         row "$name" "SKIPPED" "the budget of $BUDGET s is spent"
         return 125
     fi
+    RAN=1
     [ "$limit" -gt "$left" ] && limit=$left
     local t0=$SECONDS
     timeout "$limit" "$@" >"$LOG/$name.log" 2>&1
@@ -60,22 +67,22 @@ if ! "$PY" -c "from brickwork.jit import nvrtc; nvrtc.library_path()" >/dev/null
 fi
 step nvrtc-loads 60 "$PY" -c "from brickwork.jit import nvrtc; print('NVRTC', nvrtc.version(), nvrtc.library_path())"
 step info 60 "$PY" -m brickwork.cli info
-cat "$LOG/info.log"
+[ "$RAN" = 1 ] && cat "$LOG/info.log"
 summary() { grep -E "[0-9]+ (passed|failed|skipped|error)" "$1" | tail -n 1; }
 step cuda-device-tests 200 "$PY" -m pytest -rfEs -p no:cacheprovider -m cuda_device \
     tests/runtime/test_cuda_device.py tests/runtime/test_cuda_device_la.py
-row "  cuda_device tests" "" "$(summary "$LOG/cuda-device-tests.log")"
+[ "$RAN" = 1 ] && row "  cuda_device tests" "" "$(summary "$LOG/cuda-device-tests.log")"
 step mesh-and-hydro-on-cuda 150 "$PY" -m pytest -rfEs -p no:cacheprovider -m cuda_device \
     tests/mesh/test_mesh_device.py tests/apps/test_hydro_device.py
-row "  ghost exchange; hydro Sod/KH cuda vs cpu" "" "$(summary "$LOG/mesh-and-hydro-on-cuda.log")"
+[ "$RAN" = 1 ] && row "  ghost exchange; hydro Sod/KH cuda vs cpu" "" "$(summary "$LOG/mesh-and-hydro-on-cuda.log")"
 step cuda-benchmarks 180 "$PY" benchmarks/bench_cuda.py
-while IFS= read -r line; do row "  $line" "" ""; done < <(grep -E "^\| |CHECK FAILED|no CUDA" "$LOG/cuda-benchmarks.log")
+[ "$RAN" = 1 ] && while IFS= read -r line; do row "  $line" "" ""; done < <(grep -E "^\| |CHECK FAILED|no CUDA" "$LOG/cuda-benchmarks.log")
 step nvrtc-and-host-tests 150 "$PY" -m pytest -rfE -p no:cacheprovider -n "$JOBS" \
     tests/targets/test_cuda_nvrtc.py tests/runtime/test_cuda_runtime.py tests/runtime/test_cuda_streams.py \
     tests/targets/test_cuda_loop_abstraction.py tests/targets/test_cuda_adjoint.py tests/targets/test_cuda_batch.py \
     tests/runtime/test_cuda_load_module.py tests/targets/test_unicode_names.py tests/runtime/test_cuda_driver_calls.py \
     tests/benchmarks/test_cuda_peers.py
-row "  NVRTC and host-side tests" "" "$(summary "$LOG/nvrtc-and-host-tests.log")"
+[ "$RAN" = 1 ] && row "  NVRTC and host-side tests" "" "$(summary "$LOG/nvrtc-and-host-tests.log")"
 
 echo
 echo "==================== brickwork GPU check ===================="
