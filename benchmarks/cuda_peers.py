@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import os
 import re
+import shlex
 import struct
 import subprocess
 import tempfile
 from pathlib import Path
 
+import cnative
 import numpy as np
 
 HERE = Path(__file__).resolve().parent / "cuda"
@@ -93,7 +94,7 @@ class DeviceRunner:
 @functools.cache
 def _host_library() -> ctypes.CDLL:
     out = Path(tempfile.mkdtemp(prefix="brickwork-cuda-peers-")) / "host_entries.so"
-    argv = [os.environ.get("CXX", "g++"), "-O2", "-std=c++20", "-pthread", "-shared", "-fPIC",
+    argv = [*shlex.split(cnative.compiler()), "-O2", "-std=c++20", "-pthread", "-shared", "-fPIC",
             str(HERE / "host_entries.cpp"), "-o", str(out)]
     proc = subprocess.run(argv, capture_output=True, text=True)
     if proc.returncode != 0:

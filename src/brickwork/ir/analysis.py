@@ -7,6 +7,7 @@ import weakref
 
 from ..types.arrays import ArrayType
 from ..types.scalars import is_scalar_type
+from ..types.structs import is_struct_type
 from . import nodes as ir
 from .walk import walk
 
@@ -21,7 +22,7 @@ def written_params(fn: ir.IRFunction) -> frozenset:
 def written_fields(fn: ir.IRFunction) -> frozenset:
     """``(parameter, field path)`` of each array inside a struct parameter whose elements ``fn`` may
     write (``s.inner.a[i] = v`` gives ``("s", ("inner", "a"))``), through aliases and calls too."""
-    structs = {name for name, t in fn.params if getattr(t, "_bw_struct", False)}
+    structs = {name for name, t in fn.params if is_struct_type(t)}
     return frozenset((name, path) for name, path in written_roots(fn) if path and name in structs)
 
 
@@ -61,7 +62,7 @@ def written_roots(fn: ir.IRFunction, _memo: dict | None = None) -> frozenset:
 
 
 def _holds_arrays(t) -> bool:
-    return isinstance(t, ArrayType) or getattr(t, "_bw_struct", False)
+    return isinstance(t, ArrayType) or is_struct_type(t)
 
 
 def assignment_counts(stmts) -> dict:

@@ -28,8 +28,13 @@ def i64(value: int) -> ir.IRConst:
     return ir.IRConst(int(value), int64)
 
 
+def cast_to(e, t) -> ir.IRExpr:
+    """``e`` as type ``t`` (itself when it has that type)."""
+    return e if e.type is t else ir.IRCast(e, t)
+
+
 def wide(e) -> ir.IRExpr:
-    return e if e.type is int64 else ir.IRCast(e, int64)
+    return cast_to(e, int64)
 
 
 def thread() -> ir.IRGpuIndex:
@@ -50,7 +55,7 @@ def launch_coords(locals_: Locals, flat, ndims: int, out: list, narrow=None) -> 
 
     def decode(t) -> list:
         stmts: list = []
-        rest = locals_.assign(ir.IRCast(flat, t) if flat.type is not t else flat, stmts, "_gpu_r")
+        rest = locals_.assign(cast_to(flat, t), stmts, "_gpu_r")
         for d in reversed(range(1, ndims)):
             extent = ir.IRCast(ir.IRLaunchExtent(d), t)
             quotient = locals_.assign(op("div", rest, extent), stmts, "_gpu_r")
@@ -60,7 +65,7 @@ def launch_coords(locals_: Locals, flat, ndims: int, out: list, narrow=None) -> 
         return stmts
 
     if ndims == 1:  # the point itself (below the launch's extent, an int32)
-        out.append(ir.IRAssign(coords[0], ir.IRCast(flat, int32) if flat.type is not int32 else flat))
+        out.append(ir.IRAssign(coords[0], cast_to(flat, int32)))
     elif narrow is None:
         out.extend(decode(uint32))
     else:

@@ -34,7 +34,6 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
             sig = _signature(args)
         from ..targets.cuda import device_target
 
-        host._refuse_external_entry_point(kernel)  # fixed when the kernel is declared: once per signature
         entry = host._prepare(kernel, sig, args, device, device_target(device), (device.name, sig))
     inst, pack = entry
     if type(dim) is int and inst.tid_dims == 1:

@@ -81,9 +81,8 @@ class CppRenderer:
 
     def e_IRFuncCall(self, e):
         args = ", ".join(self.expr(a) for a in e.args)
-        arrays = [a for a in e.args if isinstance(a.type, ArrayType)]
-        unit = "false" if any(self.unit_of(a) == "false" for a in arrays) else self.unit
-        return f"{e.func.name}<{unit}>({args})"
+        strided = any(isinstance(a.type, ArrayType) and has_any_stride(a, self.any_stride) for a in e.args)
+        return f"{e.func.name}<{'false' if strided else self.unit}>({args})"
 
     def e_IRCast(self, e):
         if self.widen_indices and e.type == int64 and e.arg.type == int32:  # offsets into packs, scratch
