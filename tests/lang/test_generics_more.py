@@ -20,10 +20,32 @@ def test_launch_inference_rules():
         assert out.numpy()[0] == getattr(value, "value", value)
 
     out = wp.zeros(1, dtype=wp.float32)
-    for bad, label in (([1, 2], "list"), ((1, 2), "tuple"), (np.float32(1), "numpy.float32")):
+    for bad, label in (([1, 2], "list"), ((1, 2), "tuple"), (np.complex64(1), "numpy.complex64")):
         with pytest.raises(wp.LaunchError) as e:
             wp.launch(store, dim=1, inputs=[out, bad])
         assert "argument 'v'" in str(e.value) and label in str(e.value)
+    assert out.numpy()[0] == 0
+
+
+def test_numpy_scalars_infer_their_own_type():
+    """np.float64 is a Python float subclass, but it infers float64 (its precision kept), not float32."""
+    @wp.kernel
+    def excess(out: wp.array(dtype=Any), v: Any):
+        out[0] = out.dtype(v) - out.dtype(1)
+
+    for dt, value in ((np.float64, 1.0 + 2.0**-40), (np.float32, 1.5), (np.float16, 0.5), (np.int64, 2**40),
+                      (np.int8, -3), (np.uint8, 200), (np.uint32, 2**31 + 5), (np.uint64, 2**63 + 9)):
+        out = wp.zeros(1, dtype=wp.types.scalars.scalar_from_numpy(dt))
+        wp.launch(excess, dim=1, inputs=[out, dt(value)])  # a mismatched instance would not compile
+        assert out.numpy()[0] == dt(value) - dt(1)
+
+    @wp.kernel
+    def count(out: wp.array(dtype=wp.int64), n: wp.Int):
+        out[0] = wp.int64(n)
+
+    out = wp.zeros(1, dtype=wp.int64)
+    with pytest.raises(wp.LaunchError, match="argument 'n' must be Int, got float64"):
+        wp.launch(count, dim=1, inputs=[out, np.float64(2)])
     assert out.numpy()[0] == 0
 
 

@@ -17,7 +17,7 @@ from ..errors import KernelTypeError
 from ..types.arrays import ArrayType, array
 from ..types.composite import CompositeBase
 from ..types.opaque import TupleType
-from ..types.scalars import ScalarBase
+from ..types.scalars import ScalarBase, python_annotation_type
 from ..types.structs import is_struct_type
 from .expressions import Static
 from .intrinsics import INTRINSICS, KINDS
@@ -44,6 +44,8 @@ class _KnownByType:
         return shape[0]
 
     def __getattr__(self, attr):
+        if attr in ("dtype", "ndim") and isinstance(self._type, ArrayType):  # an array's type tells both
+            return getattr(self._type, attr)
         raise _RuntimeName(self._name)
 
     def _runtime(self, *args, **kwargs):
@@ -51,7 +53,30 @@ class _KnownByType:
 
     __getitem__ = __iter__ = __bool__ = __index__ = __int__ = __float__ = __add__ = __radd__ = __sub__ = _runtime
     __rsub__ = __mul__ = __rmul__ = __truediv__ = __eq__ = __lt__ = __gt__ = __le__ = __ge__ = __neg__ = _runtime
+    __str__ = __repr__ = __format__ = __contains__ = _runtime  # no text of a runtime value in a constant
     __hash__ = None
+
+
+def _static_type(*args):
+    """Python's ``type`` inside wp.static: a runtime value of the kernel gives its kernel type (as ``type(x)``
+    in the kernel body does), not the placeholder's class."""
+    if len(args) == 1 and isinstance(args[0], _KnownByType):
+        return args[0]._type
+    return builtins.type(*args)
+
+
+def _static_isinstance(value, classinfo):
+    """Python's ``isinstance`` inside wp.static, answered for runtime values from their kernel type."""
+    if not isinstance(value, _KnownByType):
+        return builtins.isinstance(value, classinfo)
+    options = classinfo if isinstance(classinfo, tuple) else (classinfo,)
+    t = value._type
+    return any(t is python_annotation_type(c) or (isinstance(t, type) and isinstance(c, type) and issubclass(t, c))
+               for c in options)
+
+
+# Python builtins that would answer about the placeholder instead of the runtime value it stands for
+_BY_TYPE = {id(builtins.type): _static_type, id(builtins.isinstance): _static_isinstance}
 
 
 class _CompileTimeNames(Mapping):
@@ -73,7 +98,7 @@ class _CompileTimeNames(Mapping):
         value = self.builder.source.lookup(name)
         if value is MISSING:
             raise KeyError(name)
-        return value
+        return _BY_TYPE.get(id(value), value)
 
     def __iter__(self):
         return iter(())

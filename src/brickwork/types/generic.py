@@ -13,7 +13,8 @@ from .function_values import FunctionValueType, accepts_function_values
 from .indexed_arrays import IndexedArrayType, indexedarray
 from .opaque import TupleType
 from .references import RefType
-from .scalars import GenericPlaceholder, ScalarBase, bool_, float32, int32, is_scalar_type, python_annotation_type
+from .scalars import (GenericPlaceholder, ScalarBase, bool_, float32, int32, is_scalar_type, python_annotation_type,
+                      scalar_from_numpy)
 from .structs import StructBase, is_struct_type
 
 
@@ -94,8 +95,8 @@ def type_of_value(value):
         return value._key
     if isinstance(value, (ScalarBase, CompositeBase, StructBase)):
         return type(value)
-    if isinstance(value, np.generic):
-        return None  # numpy scalars (np.float64 is a float subclass) are ambiguous: ask for a brickwork type
+    if isinstance(value, np.generic):  # before float: np.float64 is a float subclass but keeps its precision
+        return scalar_from_numpy(value.dtype)
     if isinstance(value, bool):
         return bool_
     if isinstance(value, int):
