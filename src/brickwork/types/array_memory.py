@@ -14,6 +14,10 @@ import numpy as np
 from .arrays import dense_strides
 
 
+class NegativeStridesError(ValueError, NotImplementedError):
+    """Allocating with a negative stride: Warp raises NotImplementedError, brickwork's earlier releases ValueError."""
+
+
 def checked_strides(shape: tuple, strides, element_bytes: int, allocating: bool) -> tuple:
     """``strides`` as a tuple of Python ints after Warp's checks (count, sign when allocating), and
     brickwork's own: kernels step over whole elements, so each stride is a multiple of the element size."""
@@ -27,7 +31,7 @@ def checked_strides(shape: tuple, strides, element_bytes: int, allocating: bool)
         raise TypeError(f"strides must be integers (bytes), got {strides!r}")
     strides = tuple(int(s) for s in strides)
     if allocating and any(s < 0 for s in strides):
-        raise ValueError(f"Negative strides are not supported for newly allocated arrays, got {strides}: allocate "
+        raise NegativeStridesError(f"Negative strides are not supported for newly allocated arrays, got {strides}: allocate "
                          f"with positive strides and take a reversed view (a[::-1])")
     if any(s % element_bytes for s in strides):
         raise ValueError(f"strides {strides} must be multiples of the element size ({element_bytes} bytes): kernels "
