@@ -104,3 +104,19 @@ def test_atomic_min_gives_the_adjoint_to_a_nan_value_stored_over_nan():
     slot.grad.fill_(1.0)
     tape.backward()
     np.testing.assert_array_equal(value.grad.numpy(), [r[2] for r in rows])
+
+
+@wp.kernel
+def step_and_angle(e: wp.array(dtype=float), x: wp.array(dtype=float), y: wp.array(dtype=float),
+                   z: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.smoothstep(e[i], e[i], x[i]) + wp.atan2(y[i], z[i])
+
+
+def test_equal_smoothstep_edges_and_atan2_at_the_origin_pass_zero_not_nan():
+    """smoothstep(e, e, x) is a step (flat where x != e) and atan2(0, 0) has no gradient: Warp gives 0,
+    and a NaN there would poison every gradient upstream."""
+    (out,), grads = _grads(step_and_angle, [[0.5, 0.5], [0.7, 0.2], [0.0, 1.0], [0.0, 1.0]])
+    np.testing.assert_allclose(out, [1.0, np.pi / 4], rtol=1e-6)
+    assert [g[0] for g in grads] == [0.0, 0.0, 0.0, 0.0]
+    np.testing.assert_allclose([g[1] for g in grads], [0.0, 0.0, 0.5, -0.5], rtol=1e-6)  # d atan2 = (z, -y)/r^2

@@ -220,9 +220,9 @@ def _mod(E, args, r, g):
     # Warp's convention: the whole adjoint goes to ``a``; ``b`` gets none (the true -trunc(a / b) is
     # zero while |a| < |b|, and Warp's gradient tests expect zero everywhere)
     a, b = args
-    if not is_scalar_type(E.type(a)) or not E.type(a).is_float:
+    if not scalar_of(E.type(a)).is_float:
         return None, None
-    return g, None
+    return g, None  # per component for vectors
 
 
 # -- elementary functions ----------------------------------------------------------------------------
@@ -271,9 +271,20 @@ ADJOINTS["log10"] = _scalar_unary(lambda E, x, r: E.div(one_like(E, x), E.mul(x,
 ADJOINTS["cbrt"] = _scalar_unary(lambda E, x, r: E.div(one_like(E, x), E.mul(c(E, 3.0, x), E.mul(r, r))))
 ADJOINTS["tan"] = _scalar_unary(lambda E, x, r: E.add(one_like(E, x), E.mul(r, r)))
 ADJOINTS["tanh"] = _scalar_unary(lambda E, x, r: E.sub(one_like(E, x), E.mul(r, r)))
-ADJOINTS["asin"] = _scalar_unary(lambda E, x, r: E.div(one_like(E, x), E.sqrt(E.sub(one_like(E, x), E.mul(x, x)))))
-ADJOINTS["acos"] = _scalar_unary(
-    lambda E, x, r: E.neg(E.div(one_like(E, x), E.sqrt(E.sub(one_like(E, x), E.mul(x, x))))))
+
+
+def _arcsine_slope(sign):
+    """d asin / dx = 1 / sqrt(1 - x^2) (acos: its negative); 0 where that root is not positive (|x| >= 1,
+    where the forward clamps, and NaN), as Warp does."""
+    def slope(E, x, r):
+        d = E.sqrt(E.sub(one_like(E, x), E.mul(x, x)))
+        positive = E.gt(d, c(E, 0.0, x))
+        return E.sel(positive, E.div(c(E, sign, x), E.sel(positive, d, one_like(E, x))), c(E, 0.0, x))
+    return slope
+
+
+ADJOINTS["asin"] = _scalar_unary(_arcsine_slope(1.0))
+ADJOINTS["acos"] = _scalar_unary(_arcsine_slope(-1.0))
 ADJOINTS["atan"] = _scalar_unary(lambda E, x, r: E.div(one_like(E, x), E.add(one_like(E, x), E.mul(x, x))))
 ADJOINTS["erf"] = _scalar_unary(lambda E, x, r: E.mul(c(E, 2.0 / math.sqrt(math.pi), x), E.exp(E.neg(E.mul(x, x)))))
 ADJOINTS["erfc"] = _scalar_unary(
@@ -290,18 +301,23 @@ ADJOINTS["abs"] = _scalar_unary(
 def _atan2(E, args, r, g):
     y, x = args
     d = E.add(E.mul(x, x), E.mul(y, y))
+    d = E.sel(E.eq(d, c(E, 0.0, x)), c(E, 1.0, x), d)  # at (0, 0): no gradient rather than 0/0 (as Warp)
     return E.div(E.mul(g, x), d), E.neg(E.div(E.mul(g, y), d))
 
 
 @adjoint("pow")
 def _pow(E, args, r, g):
     x, y = args
-    if not is_scalar_type(E.type(x)):
-        return None, None
-    zero = c(E, 0.0, x)
-    dx = E.mul(g, E.mul(y, E.pow(x, E.sub(y, one_like(E, x)))))
-    dy = E.sel(E.gt(x, zero), E.mul(g, E.mul(r, E.log(x))), zero)
-    return dx, dy
+    t = E.type(x)  # a float scalar, or a float vector taken per component
+
+    def dx(gi, xi, yi):
+        return E.mul(gi, E.mul(yi, E.pow(xi, E.sub(yi, one_like(E, xi)))))
+
+    def dy(gi, xi, ri):
+        zero = c(E, 0.0, xi)
+        return E.sel(E.gt(xi, zero), E.mul(gi, E.mul(ri, E.log(xi))), zero)
+
+    return _cmap(E, t, dx, g, x, y), _cmap(E, t, dy, g, x, r)
 
 
 @adjoint("copysign")
@@ -385,6 +401,9 @@ def _smoothstep(E, args, r, g):
     w = E.sub(e1, e0)
     t = E.div(E.sub(x, e0), w)
     inside = E.logical_and(E.gt(t, zero), E.lt(t, one))
+    # outside the ramp nothing flows; w may be 0 there (equal edges: a step), so divide by 1 instead of
+    # making 0 * inf a NaN (Warp gives 0 too)
+    w, t = E.sel(inside, w, one), E.sel(inside, t, zero)
     ds = E.sel(inside, E.mul(c(E, 6.0, x), E.mul(t, E.sub(one, t))), zero)  # ds/dt
     gx = E.div(E.mul(g, ds), w)
     # t = (x - e0) / (e1 - e0): dt/de0 = (x - e1) / w^2, dt/de1 = -(x - e0) / w^2

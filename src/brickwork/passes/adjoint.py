@@ -486,8 +486,10 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
         if rule is None:
             raise _not_differentiable(self.label, f"the builtin '{call.op}' has no adjoint rule yet")
         contributions = rule(E, call.args, result, g)
-        if len(contributions) != len(call.args) or (
-                call.op in ("mul", "matmul") and all(c is None for c in contributions)):
+        # a rule answering None for every argument that carries a gradient has no rule for these types:
+        # refusing beats dropping the gradient silently
+        if len(contributions) != len(call.args) or all(
+                c is None for a, c in zip(call.args, contributions) if carries_adjoint(a.type)):
             raise _not_differentiable(self.label, f"the builtin '{call.op}' has no adjoint rule for "
                                       f"({', '.join(type_name(a.type) for a in call.args)})")
         wanted = [c if isinstance(a, ir.IRLocal) and carries_adjoint(a.type) else None
