@@ -74,10 +74,11 @@ def reference(a, b):
     t = a.dtype
     wide = np.float32 if t == np.float16 else t
     aw, bw = a.astype(wide), b.astype(wide)
+    unit = np.clip(np.nan_to_num(aw, nan=-1.0), -1, 1)  # asin/acos clamp to [-1, 1], NaN as -1 (as Warp)
     with np.errstate(all="ignore"):
         rows = [
             np.sqrt(aw), np.cbrt(aw), np.exp(aw), np.exp2(aw), np.log(aw), np.log2(aw), np.log10(aw),
-            np.power(aw, bw), np.sin(aw), np.cos(aw), np.tan(aw), np.arcsin(aw), np.arccos(aw), np.arctan(aw),
+            np.power(aw, bw), np.sin(aw), np.cos(aw), np.tan(aw), np.arcsin(unit), np.arccos(unit), np.arctan(aw),
             np.arctan2(aw, bw), np.sinh(aw), np.cosh(aw), np.tanh(aw),
             np.floor(a), np.ceil(a), _round_half_away(a), np.trunc(a), a - np.trunc(a),
             np.where(a < 0, -1, 1), np.fmin(a, b), np.fmax(a, b), np.fmin(np.fmax(a, t.type(-0.5)), t.type(0.5)),

@@ -234,11 +234,16 @@ def test_tid_each_index(kernel, shape):
     np.testing.assert_array_equal(out.numpy(), expected)
 
 
-def test_tid_dims_must_match_the_launch():
+def test_tid_dims_against_the_launch():
+    """Fewer dim entries than tid() indices: the missing extents are 1 (as Warp); more are refused."""
     out = wp.zeros((2, 2, 2), dtype=wp.vec3i)
-    with pytest.raises(wp.LaunchError, match=r"3 indices.*dim needs 3 entries"):
-        wp.launch(tid_3d, dim=(2, 4), inputs=[out])
+    with pytest.raises(wp.LaunchError, match=r"3 indices, so dim has at most 3 entries"):
+        wp.launch(tid_3d, dim=(2, 2, 2, 1), inputs=[out])
     np.testing.assert_array_equal(out.numpy(), 0)
+    out = wp.full((2, 2, 2), wp.vec3i(-1, -1, -1), dtype=wp.vec3i)
+    wp.launch(tid_3d, dim=(2, 2), inputs=[out])
+    np.testing.assert_array_equal(out.numpy()[:, :, 0], [[[0, 0, 0], [0, 1, 0]], [[1, 0, 0], [1, 1, 0]]])
+    np.testing.assert_array_equal(out.numpy()[:, :, 1], -1)
 
 
 # -- print, printf, expect_eq / expect_neq ---------------------------------------------------------

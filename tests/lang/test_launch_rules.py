@@ -16,9 +16,12 @@ def test_dims_must_match_tid_unpacking():
     a = wp.zeros((2, 3), dtype=int)
     wp.launch(grid, dim=(2, 3), inputs=[a])
     np.testing.assert_array_equal(a.numpy(), [[0, 1, 2], [10, 11, 12]])
-    for bad in (6, (6,), (1, 2, 3)):
-        with pytest.raises(wp.LaunchError, match="unpacks tid\\(\\) into 2 indices"):
-            wp.launch(grid, dim=bad, inputs=[a])
+    with pytest.raises(wp.LaunchError, match="unpacks tid\\(\\) into 2 indices, so dim has at most 2 entries"):
+        wp.launch(grid, dim=(1, 2, 3), inputs=[a])
+    for fewer in (2, (2,)):  # missing extents are 1 and their indices 0, as in Warp
+        a.zero_()
+        wp.launch(grid, dim=fewer, inputs=[a])
+        np.testing.assert_array_equal(a.numpy(), [[0, 0, 0], [10, 0, 0]])
     with pytest.raises(wp.LaunchError, match="must not be negative"):
         wp.launch(grid, dim=(-1, 2), inputs=[a])
 
@@ -78,6 +81,21 @@ def test_same_name_kernels_dispatch_by_argument_count():
     np.testing.assert_array_equal(x.numpy(), 5.0)
     with pytest.raises(wp.LaunchError, match="expected 2 arguments"):
         wp.launch(fill, dim=2, inputs=[x, 1.0, 2.0])
+
+
+@wp.kernel
+def flag(f: wp.bool, out: wp.array(dtype=int)):
+    out[0] = wp.where(f, 1, 2)
+
+
+def test_an_int_for_a_bool_parameter_is_its_truth():
+    """As in Warp: 1, 0, numpy integers, any non-zero integer is True."""
+    out = wp.zeros(1, dtype=int)
+    for value, want in ((1, 1), (0, 2), (np.int32(1), 1), (np.int64(0), 2), (-1, 1), (2**40, 1), (True, 1)):
+        wp.launch(flag, dim=1, inputs=[value, out])
+        assert out.numpy()[0] == want, value
+    with pytest.raises(wp.LaunchError, match="argument 'f' must be bool, got float"):
+        wp.launch(flag, dim=1, inputs=[1.0, out])
 
 
 def test_wrong_argument_types_change_nothing():

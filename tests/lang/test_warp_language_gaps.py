@@ -116,15 +116,33 @@ def a_string(x: int):
     wp.printf("%s\n", x)
 
 
+@wp.kernel
+def text_for_a_number(x: int):
+    wp.printf("%d %d\n", x, "x")
+
+
 @pytest.mark.parametrize("kernel,message", [
     (too_few, r"has 2 conversion\(s\) but 1 value\(s\)"),
     (too_many, r"has 1 conversion\(s\) but 2 value\(s\)"),
     (a_string, r"conversion '%s' prints no kernel value"),
-], ids=["too_few", "too_many", "string"])
+    (text_for_a_number, r"conversion '%d' got the string 'x' \(a string constant prints with %s\)"),
+], ids=["too_few", "too_many", "string", "text_for_a_number"])
 def test_printf_formats_are_checked(kernel, message):
     with pytest.raises(wp.KernelTypeError, match=message) as info:
         wp.launch(kernel, dim=1, inputs=[1])
     assert "test_warp_language_gaps.py" in str(info.value)
+
+
+@wp.kernel
+def labelled(n: int):
+    wp.printf("%s=%d %-5s|%.2s|%% %s\n", "x", n, "ab", "xyz", "100%")
+
+
+def test_printf_prints_string_constants_with_percent_s(capfd):
+    """As Warp: a string constant for %s (flags, width and precision applied; its own % printed as is)."""
+    wp.launch(labelled, dim=1, inputs=[3])
+    wp.synchronize()
+    assert capfd.readouterr().out == "x=3 ab   |xy|% 100%\n"
 
 
 @wp.kernel

@@ -65,6 +65,8 @@ def test_augmented_bitwise_assignment_on_array_elements_is_atomic():
     ("wp.mat22() % wp.mat22()", r"needs scalar or vector operands, got mat22f and mat22f"),
     ("wp.vec3() & wp.vec3()", r"needs integer operands, got vec3f and vec3f"),
     ("wp.vec3i() << 1", r"operand types must match, got vec3i and int32"),
+    ("wp.vec3d() * wp.vec3d()", r"no vector \* vector product, got vec3d and vec3d: use wp.dot\(a, b\)"),
+    ("wp.vec2() / wp.vec2()", r"no vector / vector quotient, got vec2f and vec2f: use the componentwise wp.cw_div"),
 ])
 def test_vector_operators_refuse_other_operands(tmp_path, expr, message):
     import importlib.util

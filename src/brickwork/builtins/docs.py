@@ -9,7 +9,9 @@ _UNARY = {
     "sqrt": "the square root", "cbrt": "the cube root", "exp": "e to the power x", "exp2": "2 to the power x",
     "log": "the natural logarithm", "log2": "the base-2 logarithm", "log10": "the base-10 logarithm",
     "sin": "the sine (x in radians)", "cos": "the cosine (x in radians)", "tan": "the tangent (x in radians)",
-    "asin": "the arc sine, in radians", "acos": "the arc cosine, in radians", "atan": "the arc tangent, in radians",
+    "asin": "the arc sine, in radians, of x clamped to [-1, 1] (NaN counts as -1, as in Warp)",
+    "acos": "the arc cosine, in radians, of x clamped to [-1, 1] (NaN counts as -1, as in Warp)",
+    "atan": "the arc tangent, in radians",
     "sinh": "the hyperbolic sine", "cosh": "the hyperbolic cosine", "tanh": "the hyperbolic tangent",
     "floor": "the largest integer value not above x", "ceil": "the smallest integer value not below x",
     "round": "the nearest integer value, halves away from zero (``round(2.5) == 3``)",
@@ -68,7 +70,8 @@ BUILTIN_DOCS.update({
     "isnan": ("x", "True where ``x`` is NaN (for a vector or matrix: any component); returns ``bool``."),
     "isinf": ("x", "True where ``x`` is infinite (for a vector or matrix: any component); returns ``bool``."),
     "isfinite": ("x", "True where ``x`` is neither NaN nor infinite (for a vector or matrix: every component)."),
-    "lerp": ("a, b, t", "Linear interpolation ``a + t * (b - a)``; ``t`` is a float of the component type."),
+    "lerp": ("a, b, t", "Linear interpolation ``a * (1 - t) + b * t`` (Warp's form: exact at both ends); ``t`` is "
+                         "a float of the component type."),
     "select": ("cond, a, b", "``b`` if ``cond`` is true, else ``a`` (Warp's argument order)."),
     "where": ("cond, a, b", "``a`` if ``cond`` is true, else ``b``."),
     "cw_mul": ("a, b", "The component-wise product of two vectors or matrices."),
@@ -82,7 +85,8 @@ BUILTIN_DOCS.update({
     "transpose": ("m", "The transpose of a matrix."),
     "determinant": ("m", "The determinant of a square matrix."),
     "trace": ("m", "The sum of the diagonal of a square matrix."),
-    "inverse": ("m", "The inverse of a float matrix of size 2 to 4; a singular matrix gives zeros."),
+    "inverse": ("m", "The inverse of a float matrix of size 2 to 4, computed in double precision and rounded "
+                      "once; a singular matrix gives zeros."),
     "inverse_approx": ("a", "Warp's fast-math ``inverse``: the same result (brickwork computes it exactly on every "
                             "target, as Warp does on the CPU); float matrices of size 2 to 4."),
     "div_approx": ("a, b", "Warp's fast-math division ``a / b`` of floats, of a float vector, matrix or quaternion "
@@ -170,10 +174,10 @@ BUILTIN_DOCS.update({
                                           "(``delta`` positive, of the component type)."),
     "smooth_normalize": ("v, delta=1.0", "``v / norm_pseudo_huber(v, delta)``: a normalization that stays "
                                          "smooth at zero, for float vectors."),
-    "argmin": ("a", "The index of the smallest component of vector ``a`` (the first one on ties), as a "
-                    "``uint32``."),
-    "argmax": ("a", "The index of the largest component of vector ``a`` (the first one on ties), as a "
-                    "``uint32``."),
+    "argmin": ("a", "The index of the smallest component of vector ``a`` (the first one on ties; NaN "
+                    "components are skipped, and all-NaN gives 0), as a ``uint32``."),
+    "argmax": ("a", "The index of the largest component of vector ``a`` (the first one on ties; NaN "
+                    "components are skipped, and all-NaN gives 0), as a ``uint32``."),
     "get_diag": ("mat", "The diagonal of a square matrix, as a vector."),
     "matrix_from_cols": ("*vectors", "The matrix whose columns are the given vectors (of one type): n vectors of "
                                      "length m give an m x n matrix."),

@@ -94,7 +94,7 @@ def _bit_count(x) -> int:
 
 
 #: Host builtins that take their arguments as given (typed scalars keep their type).
-_TYPED = frozenset({"bit_count", "min", "max"})
+_TYPED = frozenset({"bit_count", "min", "max", "lerp"})
 #: Builtins whose host calls run as a one-thread kernel (``runtime/host_builtins.py`` installs them), so
 #: that the host gets the kernels' values.
 KERNEL_EVALUATED = frozenset({
@@ -124,9 +124,24 @@ def _frac(x):
     return x - np.trunc(x)
 
 
+def _clamped_to_unit(f):
+    """asin/acos of the argument clamped to [-1, 1], NaN counting as -1 (as in kernels and in Warp)."""
+    return lambda x: f(np.clip(np.nan_to_num(x, nan=-1.0), -1.0, 1.0))
+
+
+def _lerp(a, b, t):
+    """Warp's form a (1 - t) + b t, as in kernels: scalars in their kernel type, vectors as vectors."""
+    from ..types.composite import CompositeBase
+
+    if isinstance(a, CompositeBase):
+        return a * (1 - t) + b * t
+    return _elementwise(lambda x, y, s: x * (1 - s) + y * s, (a, b, t))
+
+
 _HOST = {
     "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "sin": np.sin, "cos": np.cos, "tan": np.tan,
-    "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "atan2": np.arctan2, "sinh": np.sinh,
+    "asin": _clamped_to_unit(np.arcsin), "acos": _clamped_to_unit(np.arccos), "atan": np.arctan,
+    "atan2": np.arctan2, "sinh": np.sinh,
     "cosh": np.cosh, "tanh": np.tanh, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
     "log2": np.log2, "log10": np.log10, "exp2": np.exp2, "cbrt": np.cbrt,
     "abs": abs, "pow": np.power,
@@ -134,7 +149,7 @@ _HOST = {
     "argmin": index_of(np.argmin), "argmax": index_of(np.argmax), "isnan": math.isnan, "isinf": math.isinf,
     "isfinite": math.isfinite, "clamp": lambda x, a, b: min(max(x, a), b),
     "step": lambda x: type(x)(1 if x < 0 else 0), "nonzero": lambda x: type(x)(0 if x == 0 else 1),
-    "smoothstep": lambda a, b, x: _smoothstep(a, b, x),
+    "smoothstep": lambda a, b, x: _smoothstep(a, b, x), "lerp": _lerp,
     "add": operator.add, "sub": operator.sub, "mul": operator.mul, "mod": operator.mod, "floordiv": operator.floordiv,
     "div": lambda a, b: int(a / b) if isinstance(a, int) and isinstance(b, int) else a / b,  # ints: toward zero
     "neg": operator.neg, "pos": operator.pos, "bit_and": operator.and_, "bit_or": operator.or_,

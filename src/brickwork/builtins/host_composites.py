@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..types.composite import matrix, quaternion, transformation, vector
+from ..types.composite import is_quat_type, matrix, quaternion, transformation, vector
 from ..types.scalars import float32, float64
 from .host_typing import typed_result
 
@@ -266,6 +266,13 @@ def _normalize(v):
     return v / n if n > 0 else v
 
 
+def _normalize_host(v):
+    """A zero quaternion normalizes to the identity rotation, as in kernels and in Warp."""
+    if is_quat_type(type(v)) and not np.linalg.norm(np.asarray(v._data, dtype=np.float64)) > 0:
+        return type(v)(0, 0, 0, 1)
+    return _vector_host(_normalize)(v)
+
+
 def _expect(equal):
     def host(a, b):
         if bool(np.array_equal(np.asarray(a), np.asarray(b))) != equal:
@@ -294,7 +301,7 @@ def _matrix_from_vectors(as_rows: bool):
 
 HOST_LINALG = {
     "dot": _vector_host(np.dot), "cross": _vector_host(np.cross), "length": _vector_host(np.linalg.norm),
-    "length_sq": _vector_host(lambda v: np.dot(v, v)), "normalize": _vector_host(_normalize),
+    "length_sq": _vector_host(lambda v: np.dot(v, v)), "normalize": _normalize_host,
     "outer": _vector_host(np.outer), "transpose": _vector_host(np.transpose),
     "ddot": _vector_host(lambda a, b: np.sum(a * b)),
     "determinant": _vector_host(np.linalg.det), "inverse": _vector_host(np.linalg.inv), "trace": _vector_host(np.trace),

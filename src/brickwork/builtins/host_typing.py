@@ -96,13 +96,19 @@ def extremum(name: str, pick, np_pick, np_index):
 
 
 def index_of(np_index):
-    """The host ``argmin``/``argmax`` of a vector: the component's index as a ``uint32``, as Warp's."""
+    """The host ``argmin``/``argmax`` of a vector: the component's index as a ``uint32``, as Warp's (NaN
+    components skipped; 0 when all are NaN)."""
     from ..types.composite import CompositeBase
+
+    nan_index = {np.argmin: np.nanargmin, np.argmax: np.nanargmax}[np_index]
 
     def host(v):
         if not (isinstance(v, CompositeBase) and v._kind == "vector"):
             raise no_overload(np_index.__name__, (v,))
-        return typed_result(int(np_index(v._data)), uint32)
+        data = np.asarray(v._data)
+        if data.dtype.kind == "f" and np.isnan(data).all():
+            return typed_result(0, uint32)
+        return typed_result(int(nan_index(data)), uint32)
 
     return host
 

@@ -44,6 +44,9 @@ def _mul(a, b):
         return a
     if is_matrix_type(a) and (is_matrix_type(b) or is_vector_type(b)) or is_vector_type(a) and is_matrix_type(b):
         return _matmul(a, b)
+    if a is b and is_vector_type(a):  # the types match; there is no vector product under '*'
+        raise Mismatch(f"there is no vector * vector product, got {names(a, b)}: use wp.dot(a, b), wp.cross(a, b) "
+                       f"or the componentwise wp.cw_mul(a, b)")
     raise Mismatch(f"operand types must match, got {names(a, b)}")
 
 
@@ -72,6 +75,9 @@ def _div(a, b):
     if is_scalar_type(a) and (is_vector_type(b) or is_matrix_type(b) or is_quat_type(b)):  # componentwise
         need(a is scalar_of(b), f"scalar and components must have one type, got {names(a, b)}")
         return b
+    if a is b and is_vector_type(a):
+        raise Mismatch(f"there is no vector / vector quotient, got {names(a, b)}: use the componentwise "
+                       f"wp.cw_div(a, b)")
     raise Mismatch(f"operand types must match, got {names(a, b)}")
 
 

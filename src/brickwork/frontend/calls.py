@@ -113,7 +113,7 @@ class CallRules:
             fmt = self.static_value(node.args[0])
             if not isinstance(fmt, str):
                 raise self.error(KernelTypeError, "printf() format must be a string constant", node)
-            values = [self.value(a) for a in node.args[1:]]
+            fmt, values = self._printf_text_arguments(fmt, node.args[1:], node)
             if len(values) > _PRINTF_MAX_VALUES:  # Warp's limit (and words), so code runs on both
                 raise self.error(KernelUnsupportedTypeError, f"printf() got {len(values)} values: the maximum "
                                  f"number of variadic arguments that can be passed to `printf` is "
@@ -164,6 +164,36 @@ class CallRules:
             return ir.IRExpect(True, ok, ir.IRConst(True, bool_), message)
         return None
 
+    def _printf_text_arguments(self, fmt: str, arg_nodes, node) -> tuple:
+        """String constants given for ``%s`` conversions are written into the format (as Warp prints them);
+        returns that format and the kernel values left for the other conversions."""
+        parts = [self.expr(a) for a in arg_nodes]
+        if not any(isinstance(p, Static) and isinstance(p.value, str) for p in parts):
+            return fmt, [self.to_value(p, a) for p, a in zip(parts, arg_nodes)]
+        out, values, at, pos = [], [], 0, 0
+        for m in _PRINTF_SPEC.finditer(fmt):
+            spec = m.group()
+            out.append(fmt[pos:m.start()])
+            pos = m.end()
+            if spec == "%%":
+                out.append(spec)
+                continue
+            taken = parts[at:at + 1 + spec.count("*")]
+            at += 1 + spec.count("*")
+            text = taken[-1].value if taken and isinstance(taken[-1], Static) and isinstance(taken[-1].value, str) \
+                else None
+            if spec[-1] == "s" and text is not None and "*" not in spec:
+                out.append((spec % text).replace("%", "%%"))
+                continue
+            if text is not None:
+                raise self.error(KernelTypeError, f"printf(): conversion {spec!r} got the string {text!r} (a string "
+                                 f"constant prints with %s)", node)
+            out.append(spec)
+            values.extend(self.to_value(p, a) for p, a in zip(taken, arg_nodes[at - len(taken):at]))
+        out.append(fmt[pos:])
+        values.extend(self.to_value(p, a) for p, a in zip(parts[at:], arg_nodes[at:]))
+        return "".join(out), values
+
     def _check_printf_format(self, fmt: str, nvalues: int, node) -> None:
         """One value per conversion, as C's printf needs (a missing one would print memory)."""
         specs = _PRINTF_SPEC.findall(fmt)
@@ -171,7 +201,7 @@ class CallRules:
         bad = [spec for spec in specs if spec[-1] in "spn"]
         if bad:
             raise self.error(KernelTypeError, f"printf(): conversion {bad[0]!r} prints no kernel value "
-                             f"(numbers only: d i u o x X f F e E g G a A c)", node)
+                             f"(numbers: d i u o x X f F e E g G a A c; %s takes a string constant)", node)
         if wanted != nvalues:
             raise self.error(KernelTypeError, f"printf(): the format {fmt!r} has {wanted} conversion(s) but "
                              f"{nvalues} value(s) were given", node)

@@ -104,7 +104,8 @@ class ExpressionTyper(CallRules, ConstructionRules):
                                  f"signed integer); for uint64 write wp.uint64({v})", node)
             return ir.IRConst(v, int32 if -2**31 <= v < 2**31 else int64)
         if isinstance(v, float):
-            return ir.IRConst(float(np.float32(v)), float32)
+            with np.errstate(over="ignore"):  # 1e40 is inf in float32, as in Warp; no numpy warning on stderr
+                return ir.IRConst(float(np.float32(v)), float32)
         if isinstance(v, ScalarBase):
             return ir.IRConst(v.value, type(v))
         if isinstance(v, CompositeBase):

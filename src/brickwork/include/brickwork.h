@@ -421,7 +421,7 @@ template <class T> BW_INLINE bool ne(const T& a, const T& b) { return !eq(a, b);
     BW_LIFT1(name)
 #define BW_MATH1B(name) BW_MATH1(name, BW_MATH(name##f)(x), BW_MATH(name)(x))
 BW_MATH1B(sqrt) BW_MATH1B(cbrt) BW_MATH1B(exp) BW_MATH1B(exp2) BW_MATH1B(log) BW_MATH1B(log2)
-BW_MATH1B(log10) BW_MATH1B(sin) BW_MATH1B(cos) BW_MATH1B(tan) BW_MATH1B(asin) BW_MATH1B(acos)
+BW_MATH1B(log10) BW_MATH1B(sin) BW_MATH1B(cos) BW_MATH1B(tan)
 BW_MATH1B(atan) BW_MATH1B(sinh) BW_MATH1B(cosh) BW_MATH1B(tanh) BW_MATH1B(floor) BW_MATH1B(ceil)
 BW_MATH1B(round) BW_MATH1B(trunc) BW_MATH1(rint, BW_MATH(nearbyintf)(x), BW_MATH(nearbyint)(x))
 BW_MATH1(frac, x - BW_MATH(truncf)(x), x - BW_MATH(trunc)(x))
@@ -481,6 +481,11 @@ template <class T> BW_INLINE T max(T a, T b) { return a < b ? b : a; }
     BW_INLINE T max(T a, T b) { T m = a < b ? b : a; return a != a ? b : m; }
 BW_FMINMAX(float) BW_FMINMAX(double) BW_FMINMAX(half) BW_FMINMAX(bhalf)
 template <class T> BW_INLINE T clamp(T x, T lo, T hi) { return min(max(x, lo), hi); }
+// asin/acos clamp to [-1, 1] first, as Warp's do: acos(dot(a, b)) of unit vectors whose dot rounds to
+// 1.0000001 is 0, not NaN (and NaN clamps to -1, as clamp does)
+#define BW_MATH1_CLAMPED(name) \
+    BW_MATH1(name, BW_MATH(name##f)(clamp(x, -1.0f, 1.0f)), BW_MATH(name)(clamp(x, -1.0, 1.0)))
+BW_MATH1_CLAMPED(asin) BW_MATH1_CLAMPED(acos)
 BW_LIFT1(abs) BW_LIFT1(sign) BW_LIFT2(min) BW_LIFT2(max)
 template <int N, class T> BW_INLINE vec<N, T> clamp(const vec<N, T>& x, const vec<N, T>& lo, const vec<N, T>& hi) {
     return min(max(x, lo), hi);
@@ -495,7 +500,8 @@ template <int N, class T> BW_INLINE T max_element(const vec<N, T>& v) {
     for (int i = 1; i < N; ++i) m = max(m, v.c[i]);
     return m;
 }
-template <class T> BW_INLINE T lerp(T a, T b, T t) { return T(a + (b - a) * t); }
+// a (1 - t) + b t, as Warp: exact at both ends and finite for infinite a with t < 1 (a + (b - a) t is NaN there)
+template <class T> BW_INLINE T lerp(T a, T b, T t) { return T(a * (T(1) - t) + b * t); }
 // Warp's step is 1 below zero and 0 from zero on; nonzero is 1 for any non-zero value (NaN included).
 template <class T> BW_INLINE T step(T x) { return x < T(0) ? T(1) : T(0); }
 template <class T> BW_INLINE T nonzero(T x) { return x != T(0) ? T(1) : T(0); }
@@ -503,7 +509,7 @@ template <class T> BW_INLINE T smoothstep(T a, T b, T x) {
     T t = clamp(T((x - a) / (b - a)), T(0), T(1));
     return T(t * t * (T(3) - T(2) * t));
 }
-template <class V, class T> BW_INLINE V lerp(const V& a, const V& b, T t) { return add(a, mul(sub(b, a), t)); }
+template <class V, class T> BW_INLINE V lerp(const V& a, const V& b, T t) { return add(mul(a, T(T(1) - t)), mul(b, t)); }
 
 template <class T> BW_INLINE bool isnan(T x) {
     if constexpr (std::is_floating_point<T>::value) return BW_MATH(isnan)(x);
@@ -534,6 +540,11 @@ template <class V> BW_INLINE V normalize(const V& v) {
     auto l = length(v);
     using T = typename comp_of<V>::type;
     return l > T(0) ? div(v, l) : V{};
+}
+// a zero quaternion normalizes to the identity rotation, as in Warp (a zero vector stays zero)
+template <class T> BW_INLINE quat<T> normalize(const quat<T>& q) {
+    T l = length(q);
+    return l > T(0) ? div(q, l) : quat<T>{{T(0), T(0), T(0), T(1)}};
 }
 template <class T> BW_INLINE vec<3, T> cross(const vec<3, T>& a, const vec<3, T>& b) {
     return vec<3, T>{{T(a.c[1] * b.c[2] - a.c[2] * b.c[1]), T(a.c[2] * b.c[0] - a.c[0] * b.c[2]),
@@ -683,11 +694,23 @@ template <int N, class T> BW_INLINE T norm_pseudo_huber(const vec<N, T>& v, T de
 template <int N, class T> BW_INLINE vec<N, T> smooth_normalize(const vec<N, T>& v, T delta = T(1)) {
     return div(v, norm_pseudo_huber(v, delta));
 }
+// argmin/argmax skip NaN components (the first extremum of the others; 0 when all are NaN), as Warp's
+template <int N, class T> BW_INLINE uint32_t first_number(const vec<N, T>& v) {
+    int k = 0;
+    while (k < N && isnan(v.c[k])) ++k;
+    return uint32_t(k);
+}
 template <int N, class T> BW_INLINE uint32_t argmin(const vec<N, T>& v) {
-    uint32_t k = 0; for (int i = 1; i < N; ++i) if (v.c[i] < v.c[k]) k = uint32_t(i); return k;
+    uint32_t k = first_number(v);
+    if (k == uint32_t(N)) return 0;
+    for (int i = int(k) + 1; i < N; ++i) if (v.c[i] < v.c[k]) k = uint32_t(i);
+    return k;
 }
 template <int N, class T> BW_INLINE uint32_t argmax(const vec<N, T>& v) {
-    uint32_t k = 0; for (int i = 1; i < N; ++i) if (v.c[i] > v.c[k]) k = uint32_t(i); return k;
+    uint32_t k = first_number(v);
+    if (k == uint32_t(N)) return 0;
+    for (int i = int(k) + 1; i < N; ++i) if (v.c[i] > v.c[k]) k = uint32_t(i);
+    return k;
 }
 template <int N, class T> BW_INLINE vec<N, T> get_diag(const mat<N, N, T>& m) {
     vec<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = m.r[i].c[i]; return r;

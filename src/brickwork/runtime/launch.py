@@ -298,9 +298,10 @@ def _dims(dim, inst, kernel):
         total *= d
     if inst.tid_dims == 1:
         return total, 1, 1, 1, total
-    if len(dims) != inst.tid_dims:
+    if len(dims) > inst.tid_dims:  # Warp would run the extra extents and drop their indices
         raise LaunchError(f"launch of '{kernel.key}': the kernel unpacks tid() into {inst.tid_dims} indices, "
-                          f"so dim needs {inst.tid_dims} entries, got {dim!r}")
+                          f"so dim has at most {inst.tid_dims} entries, got {dim!r}")
+    # fewer entries: the missing extents are 1 and their indices 0, as in Warp (i, j = wp.tid() with dim=n)
     dims += [1] * (4 - len(dims))
     return dims[0], dims[1], dims[2], dims[3], total
 
@@ -416,7 +417,7 @@ def _check_concrete(kernel, name, t, value):
         if isinstance(value, ScalarBase):
             if type(value) is not t:
                 fail(type_name(type(value)))
-        elif isinstance(value, (bool, np.bool_)) or isinstance(value, (int, np.integer)) and (t.is_int or t.is_float):
+        elif isinstance(value, (bool, np.bool_, int, np.integer)):  # an int for a bool: its truth, as Warp
             pass
         elif isinstance(value, (float, np.floating)) and t.is_float:
             pass

@@ -31,8 +31,8 @@ def checked_strides(shape: tuple, strides, element_bytes: int, allocating: bool)
         raise TypeError(f"strides must be integers (bytes), got {strides!r}")
     strides = tuple(int(s) for s in strides)
     if allocating and any(s < 0 for s in strides):
-        raise NegativeStridesError(f"Negative strides are not supported for newly allocated arrays, got {strides}: allocate "
-                         f"with positive strides and take a reversed view (a[::-1])")
+        raise NegativeStridesError(f"Negative strides are not supported for newly allocated arrays, got {strides}: "
+                                   f"allocate with positive strides and take a reversed view (a[::-1])")
     if any(s % element_bytes for s in strides):
         raise ValueError(f"strides {strides} must be multiples of the element size ({element_bytes} bytes): kernels "
                          f"step over whole elements")

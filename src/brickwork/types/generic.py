@@ -13,8 +13,16 @@ from .function_values import FunctionValueType, accepts_function_values
 from .indexed_arrays import IndexedArrayType, indexedarray
 from .opaque import TupleType
 from .references import RefType
-from .scalars import (GenericPlaceholder, ScalarBase, bool_, float32, int32, is_scalar_type, python_annotation_type,
-                      scalar_from_numpy)
+from .scalars import (
+    GenericPlaceholder,
+    ScalarBase,
+    bool_,
+    float32,
+    int32,
+    is_scalar_type,
+    python_annotation_type,
+    scalar_from_numpy,
+)
 from .structs import StructBase, is_struct_type
 
 
