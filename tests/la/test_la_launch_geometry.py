@@ -106,3 +106,26 @@ def test_captured_values_are_read_at_every_launch(monkeypatch):
     with pytest.raises(LaunchError, match="'out' no longer holds an array or typed value"):
         la.outer(space, closure_body)
     assert (kept.numpy()[0, 1:3, 1:3, 1:3] == 1).all()
+
+
+FIXED = 3  # read by _two_constants_body, never changed
+
+
+def _two_constants_body(rng, b):
+    for k, j, i in la.inner(rng):
+        TARGET[b, k, j, i] = FIXED + SHIFT
+
+
+def test_the_recompilation_warning_names_the_values_that_changed(monkeypatch, caplog):
+    """A body rebuilt three times for changed Python numbers warns once, naming those that changed only."""
+    space = la.IndexSpace.box(la.bvoi, la.logical_flat, 1, 1, 1, 1, 1)
+    monkeypatch.setitem(globals(), "TARGET", wp.zeros((1, 3, 3, 3), dtype=wp.int32))
+    with caplog.at_level("WARNING", logger="brickwork"):
+        for shift in range(5):
+            monkeypatch.setitem(globals(), "SHIFT", shift)
+            la.outer(space, _two_constants_body)
+    assert TARGET.numpy()[0, 1, 1, 1] == FIXED + 4
+    warnings = [r.getMessage() for r in caplog.records if "recompiled" in r.getMessage()]
+    assert warnings == ["loop body '_two_constants_body' was recompiled 3 times because a captured Python value "
+                        "changed (SHIFT); pass a typed scalar such as wp.float64(x) (or put it in an array) to avoid "
+                        "recompiling"]

@@ -65,6 +65,39 @@ def test_every_reducer_matches_numpy(lt, it, backend):
         assert value == inner[b, k, j, i] and loc == (b, k + NG, j + NG, i + NG)
 
 
+@pytest.mark.parametrize("lt, it", TAG_PAIRS, ids=[f"{a.name}-{b.name}" for a, b in TAG_PAIRS])
+def test_min_and_max_skip_nan_where_sum_propagates_it(lt, it, backend=la.raw):
+    """docs/loop_abstraction.md (Reductions, NaN) and semantics §10: Min, Max, MinLoc and MaxLoc fold the
+    values that are not NaN, so a NaN in the cell that would win, or in a block's first cell, is hidden;
+    only when every value is NaN do they give their identity, with location (-1, -1, -1, -1). Sum and Prod
+    propagate NaN."""
+    global values
+    values, inner = field(wp.float64, np.float64, 1e300)  # ghosts huge, never folded
+    data = values.numpy()
+    for cell in (np.argmin(inner), np.argmax(inner), 0, inner[0].size):  # the winners, each block's first cell
+        b, k, j, i = np.unravel_index(cell, inner.shape)
+        data[b, k + NG, j + NG, i + NG] = np.nan
+    inner = data[:, NG:NG + NZ, NG:NG + NY, NG:NG + NX]
+    valued = fold_kji if it is la.logical_coords else fold_idx
+
+    def reduce(reducer):
+        space = la.IndexSpace.box(lt, it, NB, NX, NY, NZ, NG, ninner=7, backend=backend).with_reducer(reducer)
+        return la.outer_reduce(space, fold_kji if reducer.with_location else valued)
+
+    def cell_of(index):
+        return tuple(int(x) + (NG if d else 0) for d, x in enumerate(np.unravel_index(index, inner.shape)))
+
+    assert reduce(la.Min(wp.float64)) == np.nanmin(inner) and reduce(la.Max(wp.float64)) == np.nanmax(inner)
+    assert reduce(la.MinLoc(wp.float64)) == (np.nanmin(inner), cell_of(np.nanargmin(inner)))
+    assert reduce(la.MaxLoc(wp.float64)) == (np.nanmax(inner), cell_of(np.nanargmax(inner)))
+    assert np.isnan(reduce(la.Sum(wp.float64))) and np.isnan(reduce(la.Prod(wp.float64)))
+    inner[...] = np.nan
+    assert reduce(la.Min(wp.float64)) == np.inf and reduce(la.Max(wp.float64)) == -np.inf
+    assert reduce(la.MinLoc(wp.float64)) == (np.inf, (-1, -1, -1, -1))
+    assert reduce(la.MaxLoc(wp.float64)) == (-np.inf, (-1, -1, -1, -1))
+    assert np.isnan(reduce(la.Sum(wp.float64)))
+
+
 @pytest.mark.parametrize("dtype, np_dtype", [(wp.int32, np.int32), (wp.int64, np.int64), (wp.float32, np.float32)])
 def test_integer_and_single_precision(dtype, np_dtype):
     global values

@@ -27,6 +27,13 @@ def test_every_reducer_matches_numpy(lt, it):
         cpu_tests.test_every_reducer_matches_numpy(lt, it, la.team)
 
 
+@pytest.mark.parametrize("lt, it", cpu_tests.TAG_PAIRS, ids=[f"{a.name}-{b.name}" for a, b in cpu_tests.TAG_PAIRS])
+def test_min_and_max_skip_nan_where_sum_propagates_it(lt, it):
+    """As on the CPU: the threads' values and the block's tree join with the same NaN-skipping min/max."""
+    with config.override(**EMULATION):
+        cpu_tests.test_min_and_max_skip_nan_where_sum_propagates_it(lt, it, la.team)
+
+
 @pytest.mark.parametrize("dtype, np_dtype", [(wp.int32, np.int32), (wp.int64, np.int64), (wp.float32, np.float32)])
 def test_integer_and_single_precision(dtype, np_dtype):
     """Spaces built while the target is a device target default to the team backend."""

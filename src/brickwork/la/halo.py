@@ -7,15 +7,20 @@ docs/reference/loop_abstraction_semantics.md §4).
 
 from __future__ import annotations
 
+import numbers
+
 
 class Halo:
     """A compile-time halo; build user halos with ``make``."""
 
     def __init__(self, offsets, name: str | None = None):
-        offsets = tuple(tuple(int(c) for c in h) for h in offsets)
+        offsets = tuple(tuple(h) for h in offsets)
         for h in offsets:
             if len(h) != 3:
                 raise ValueError(f"halo offsets are (dk, dj, di) triples, got {h!r}")
+            if not all(isinstance(c, numbers.Integral) and not isinstance(c, bool) for c in h):
+                raise TypeError(f"halo offsets are triples of ints, got {h!r}")  # int() would truncate 0.5 to 0
+        offsets = tuple(tuple(int(c) for c in h) for h in offsets)
         if offsets.count((0, 0, 0)) != 1:
             raise ValueError(f"a halo needs exactly one identity offset (0, 0, 0), got {list(offsets)}")
         if any(a >= b for a, b in zip(offsets, offsets[1:])):

@@ -86,6 +86,7 @@ def _bind_range(typer, name, options: dict, out):
     typer.ext["la"] = ir.LAConfig(loop=options["loop"], inner=options["inner"], backend=options["backend"],
                                   ndim=options["ndim"], chunk=options["chunk"], reducer=options.get("reducer"),
                                   rows=options.get("rows", "any"))
+    typer.ext["la_memory"] = options.get("memory", "cells")  # the extents of the space's memory box
     typer.symbols.statics[name] = SliceRef(NO_HALO)
 
 
@@ -385,6 +386,8 @@ def _view_element(typer, v: ViewRef, index_nodes, node):
         var_spec = typer.expr(items[0])
         items = items[1:]
     var = pack_var(typer, v.pack, var_spec, node)
+    if config(typer).inner != "logical_coords":
+        _check_flat_layout(typer, v, var.position, node)
     offset = var.offset
     if v.sparse is not None:
         size = ir.IRConst(v.pack.type._bw_pack["sizes"][var.position], int32)
@@ -397,6 +400,39 @@ def _view_element(typer, v: ViewRef, index_nodes, node):
     view = ir.LAView("flux" if v.kind in ("flux_pack", "flux") else "pack", v.pack, v.direction)
     return ir.IRLAViewElem(view, ir.PackVar(var.position, offset), element, point, v.pack.type._bw_pack["dtype"],
                            typer.where(node))
+
+
+_STORED = {"cells": "the cell extents", "nodes": "the node extents (a Face, Edge or Node field without CellMemAligned)",
+           "mixed": "cell and node extents (fields of both kinds)"}
+_MEMORY = {"cells": "the cell extents", "nodes": "the node extents (memory_te=TE.NN)"}
+
+
+def _check_flat_layout(typer, v: ViewRef, position: int | None, node) -> None:
+    """A view under a flat or memory inner tag addresses every variable at the space's flat memory offsets
+    (semantics §11), so a variable stored with other extents than the space's memory box (a Face, Edge
+    or Node field without CellMemAligned in a cell space) would be read and written at the wrong cells:
+    refuse it. ``position`` None: a runtime variable index, which may name any variable of the pack."""
+    memory = typer.ext.get("la_memory", "cells")
+    info = v.pack.type._bw_pack
+    flux = v.kind in ("flux_pack", "flux")  # fluxes have the cell extents whatever their field's
+    layouts = ["cells"] * len(info["vars"]) if flux else info.get("layouts") or ["cells"] * len(info["vars"])
+    for p in range(len(layouts)) if position is None else (position,):
+        if layouts[p] == memory:
+            continue
+        name = info["vars"][p]
+        what = f"the fluxes of '{name}'" if flux else f"variable '{name}'"
+        if position is None:
+            what = f"a runtime variable index, which can name {what},"
+        if memory == "cells" and not flux:
+            advice = f"use la.logical_coords, or declare '{name}' with Metadata(..., \"CellMemAligned\")"
+        else:
+            advice = "use la.logical_coords, or memory_te=TE.CC"
+        view = getattr(node, "value", None)
+        view = f"view '{ast.unparse(view)}'" if view is not None else "a view"
+        stored = "they are" if flux else f"'{name}' is"
+        raise typer.error(KernelTypeError, f"{view} (la.{config(typer).inner}) addresses {what} at the index space's "
+                          f"flat memory offsets, but {stored} stored with {_STORED[layouts[p]]} and the space's "
+                          f"memory box has {_MEMORY[memory]}, so the offsets would miss its cells; {advice}", node)
 
 
 # -- host values met in kernel code ------------------------------------------------------------------------

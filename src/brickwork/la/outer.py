@@ -13,7 +13,7 @@ from ..types.arrays import array, empty, full, type_name
 from . import tags
 from .indices import Indexer3D
 from .reducers import FirstZero, MaxLoc, MinLoc, NonzeroProd, Sum, ZeroCount, combine_kernels
-from .space import IndexSpace
+from .space import IndexSpace, check_inside
 
 #: A space whose logical rows have fewer cells than this compiles its row loops as short ones (CPU:
 #: narrower vectors, see BW_SHORT_ROWS in brickwork.h); one body is compiled per kind of row it meets.
@@ -27,6 +27,8 @@ def _config(space: IndexSpace, reduce: bool = False) -> dict:
     rows_looped = space.loop_tag is not tags.boiv and space.inner_tag is not tags.memory
     if rows_looped and space.L.shape[2] < SHORT_ROW:
         cfg["rows"] = "short"
+    if space.memory_layout != "cells":  # flat views then address fields of node extents (kernel_rules)
+        cfg["memory"] = space.memory_layout
     if reduce:
         cfg["reducer"] = space.reducer
     return cfg
@@ -40,6 +42,8 @@ def _prepare(space, body, what: str, reduce: bool):
     if space.M.size > INDEX_LIMIT:  # flat indices and cells then stay within +-2**30 (no int32 overflow)
         raise LaunchError(f"la.{what}: the memory box {space.M} has {space.M.size} cells per block, more than "
                           f"2**30")
+    # the constructors check this too; here for boxes set afterwards (space.L = ...)
+    check_inside(space.L, space.M, f"la.{what}", "make space.L a box inside space.M")
     kernel = body_kernel(body, "la", 0, _config(space, reduce))
     L = space.L
     for h in kernel.halos:  # PROPOSED (semantics §13, §14): a halo range must stay inside M
@@ -98,7 +102,7 @@ def _prepared(space, body, what: str, reduce: bool) -> tuple:
 def _space_state(space) -> tuple:
     """What of a space ``_prepare``, the work hint and the geometry depend on."""
     return (space.L, space.M, space.nblocks, space.loop_tag, space.inner_tag, space.backend, space.ninner,
-            space.reducer)
+            space.reducer, space.memory_layout)
 
 
 def _record_fold_adjoint(kernel, dims, args, out, partials_adjoint) -> None:

@@ -7,6 +7,8 @@ mesh size.
 
 from __future__ import annotations
 
+import numbers
+
 from .. import config
 from ..device import get_device
 from ..errors import LaunchError
@@ -15,6 +17,38 @@ from ..types.scalars import is_scalar_type
 from . import halo as halos
 from . import tags
 from .indices import Index3, Indexer3D, MemoryOffset
+
+
+def check_count(value, name: str, where: str) -> int:
+    """``value`` as an int; a ``TypeError`` naming ``name`` for anything but an integer (numpy integers
+    are integers, bools are not: ``True`` is a switch, not a count)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{where}: {name} must be an int, got {value!r}")
+    return int(value)
+
+
+#: The directions of a box, in (k, j, i) order, as messages name them.
+_DIRECTIONS = ("k (x3)", "j (x2)", "i (x1)")
+
+
+def _leaving(L: Indexer3D, M: Indexer3D) -> tuple | None:
+    """The first direction in which ``L`` leaves ``M`` as (name, L's range, M's range), or None."""
+    for name, ls, le, ms, me in zip(_DIRECTIONS, (L.ks, L.js, L.is_), (L.ke, L.je, L.ie), (M.ks, M.js, M.is_),
+                                    (M.ke, M.je, M.ie)):
+        if ls < ms or le > me:
+            return name, (ls, le), (ms, me)
+    return None
+
+
+def check_inside(L: Indexer3D, M: Indexer3D, where: str, fix: str) -> None:
+    """A ``ValueError`` naming the first direction in which the logical box ``L`` leaves the memory box
+    ``M``, with both ranges and ``fix`` (how to make it fit): the kernels index memory by L's cells
+    unchecked, so a cell outside M would be read and written out of bounds."""
+    found = _leaving(L, M)
+    if found is not None:
+        name, (ls, le), (ms, me) = found
+        raise ValueError(f"{where}: the logical box leaves the memory box in {name}: L spans [{ls}, {le}], "
+                         f"M [{ms}, {me}]; {fix}")
 
 
 class IndexSpace:
@@ -34,19 +68,23 @@ class IndexSpace:
         default = tags.raw if config.target == "cpu" and get_device().ordinal is None else tags.team
         self.backend = tags.check(backend or default, "backend", "the backend")
         self.ninner = self._check_ninner(ninner)
+        if nblocks is None:
+            raise TypeError("IndexSpace needs nblocks (take it from the pack: pack.get_nblocks())")
+        nblocks = check_count(nblocks, "nblocks", "IndexSpace")
+        if nblocks < 1:
+            raise ValueError(f"IndexSpace: nblocks must be at least 1, got {nblocks}")
         self.scratch: list = []
         #: The MeshData the space was built on (None for ``box``): a reduction over a mesh spread
         #: over several ranks combines every rank's partials.
         self.md = md
+        #: The extents of the memory box, "cells" or "nodes" (``memory_te=TE.NN``): flat views check
+        #: that the fields they address are stored with the same extents (la/kernel_rules.py).
+        self.memory_layout = "nodes" if memory_te is TE.NN else "cells"
         if _boxes is not None:
             self.L, self.M = _boxes
         else:
-            self.L, self.M = self._boxes_from_mesh(md, domain, te, memory_te, halo)
-        if nblocks is None:
-            raise TypeError("IndexSpace needs nblocks (take it from the pack: pack.get_nblocks())")
-        if int(nblocks) < 1:
-            raise ValueError(f"IndexSpace: nblocks must be at least 1, got {nblocks}")
-        self.nblocks = int(nblocks)
+            self.L, self.M = self._boxes_from_mesh(md, domain, te, memory_te, check_count(halo, "halo", "IndexSpace"))
+        self.nblocks = nblocks
         self._prepared: dict = {}  # la.outer's checked launch geometry per body (see outer._prepared)
         if self.L.size <= 0:
             raise ValueError(f"IndexSpace: the logical box {self.L} is empty")
@@ -55,10 +93,12 @@ class IndexSpace:
     def _check_ninner(ninner):
         if isinstance(ninner, tags.Tag):
             return tags.check(ninner, "chunk", "ninner")
-        if not isinstance(ninner, int) or ninner <= 0:
-            raise ValueError(f"IndexSpace: ninner must be a positive int or la.i_pencil/ij_slab/kji_cube, "
-                             f"got {ninner!r}")
-        return ninner
+        what = "ninner must be a positive int or la.i_pencil/ij_slab/kji_cube"
+        if isinstance(ninner, bool) or not isinstance(ninner, numbers.Integral):
+            raise TypeError(f"IndexSpace: {what}, got {ninner!r}")
+        if ninner <= 0:
+            raise ValueError(f"IndexSpace: {what}, got {ninner!r}")
+        return int(ninner)
 
     @staticmethod
     def _boxes_from_mesh(md, domain, te, memory_te, halo):
@@ -76,18 +116,24 @@ class IndexSpace:
         grow = [halo if ndim >= 3 else 0, halo if ndim >= 2 else 0, halo]
         L = Indexer3D(lk.s - grow[0], lk.e + grow[0], lj.s - grow[1], lj.e + grow[1], li.s - grow[2], li.e + grow[2])
         M = Indexer3D(mk.s, mk.e, mj.s, mj.e, mi.s, mi.e)
+        if L.size > 0:  # an empty L is reported as such
+            base = Indexer3D(lk.s, lk.e, lj.s, lj.e, li.s, li.e)
+            by_halo = halo > 0 and _leaving(base, M) is None  # the box fits, its widening does not
+            check_inside(L, M, "IndexSpace", _fit_advice(md, domain, te, memory_te, halo if by_halo else 0))
         return L, M
 
     @classmethod
     def box(cls, loop_tag, inner_tag, nblocks: int, nx: int, ny: int, nz: int, nghost: int,
             ninner=tags.ij_slab, backend=None) -> "IndexSpace":
         """The test space (semantics §5): L = [ng, ng+n-1] and M = [0, 2ng+n-1] in each direction."""
+        for name, n in (("nblocks", nblocks), ("nx", nx), ("ny", ny), ("nz", nz), ("nghost", nghost)):
+            check_count(n, name, "IndexSpace.box")
         for name, n in (("nx", nx), ("ny", ny), ("nz", nz)):
             if n < 1:
                 raise ValueError(f"IndexSpace.box: {name} must be at least 1, got {n}")
         if nghost < 0:
             raise ValueError(f"IndexSpace.box: nghost must not be negative, got {nghost}")
-        g = nghost
+        g, nx, ny, nz = int(nghost), int(nx), int(ny), int(nz)
         L = Indexer3D(g, g + nz - 1, g, g + ny - 1, g, g + nx - 1)
         M = Indexer3D(0, 2 * g + nz - 1, 0, 2 * g + ny - 1, 0, 2 * g + nx - 1)
         return cls(loop_tag, inner_tag, ninner=ninner, nblocks=nblocks, backend=backend, _boxes=(L, M))
@@ -130,10 +176,11 @@ class IndexSpace:
             raise TypeError(f"per-point scratch holds scalars, got {getattr(dtype, '__name__', dtype)!r}")
         if not isinstance(halo, halos.Halo):
             raise TypeError(f"halo must be an la.halo value, got {halo!r}")
-        dims = tuple(int(d) for d in dims)
-        if any(d <= 0 for d in dims) or int(count) <= 0:
+        dims = tuple(check_count(d, "dims", "add_per_point_scratch") for d in dims)
+        count = check_count(count, "count", "add_per_point_scratch")
+        if any(d <= 0 for d in dims) or count <= 0:
             raise ValueError(f"scratch dims and count must be positive, got dims={dims}, count={count}")
-        self.scratch.append((dtype, halo, dims, int(count)))
+        self.scratch.append((dtype, halo, dims, count))
 
     #: The reducer of a reduction space (``with_reducer``, ``ReductionIndexSpace``), else None.
     reducer = None
@@ -183,3 +230,15 @@ class IndexSpace:
     def __repr__(self):
         return (f"IndexSpace({self.loop_tag!r}, {self.inner_tag!r}, backend={self.backend!r}, nblocks={self.nblocks}, "
                 f"L={self.L}, M={self.M}, ninner={self.get_ninner()})")
+
+
+def _fit_advice(md, domain, te, memory_te, halo: int) -> str:
+    """How to make the logical box of a mesh space fit its memory box (``check_inside``'s ``fix``);
+    ``halo``: the widening that takes a fitting box out of it (0: the box itself does not fit)."""
+    more = f"more ghost cells (Mesh(..., nghost=...), now {md.mesh.nghost})"
+    if halo > 0:
+        return f"halo={halo} widens L past the ghost cells: use a smaller halo or {more}"
+    if te is not TE.CC and memory_te is not TE.NN:
+        return (f"te=TE.{te.name} has one index more than the cells in its direction(s): use memory_te=TE.NN (the "
+                f"node extents) or {more}")
+    return f"the {domain.name} box of TE.{te.name} does not fit the memory of TE.{memory_te.name}: use {more}"

@@ -100,6 +100,7 @@ class BodyKernel(Kernel):
         self._capture_readers = [(n, self.source.reader(n)) for n in self.capture_names]
         self._statics = self._static_snapshot()
         self.rebuilds = 0
+        self._changed: set = set()  # the static names whose value changed, for the recompilation warning
 
     def builder_options(self) -> dict:
         if self.mode == "la":
@@ -122,6 +123,9 @@ class BodyKernel(Kernel):
         now = self._static_snapshot()
         if now == self._statics:
             return
+        # compared as the tuples are: identity first, then equality (a NaN constant is unchanged)
+        self._changed.update(n for n, old, new in zip(self.static_names, self._statics, now)
+                             if old is not new and old != new)
         self._statics = now
         self.instances = {}
         self.launch_table = {}
@@ -132,7 +136,7 @@ class BodyKernel(Kernel):
             logging.getLogger("brickwork").warning(
                 "loop body '%s' was recompiled %d times because a captured Python value changed (%s); pass "
                 "a typed scalar such as wp.float64(x) (or put it in an array) to avoid recompiling",
-                self.key, self.rebuilds, ", ".join(self.static_names))
+                self.key, self.rebuilds, ", ".join(n for n in self.static_names if n in self._changed))
 
     def arguments(self, lows, scratch_bytes=None, check=None) -> list:  # la: (geometry, partials or None)
         """Launch arguments: the captured values as they are now, then the hidden ones. ``check(key,

@@ -30,6 +30,11 @@ from .metadata import MetadataFlag
 from .package import FieldSpec
 
 
+def cell_like(spec: FieldSpec) -> bool:
+    """Whether a field of ``spec`` is stored with the cell memory extents (else the node extents)."""
+    return spec.topological_type == TopologicalType.Cell or spec.has(MetadataFlag.CellMemAligned)
+
+
 class Field:
     """The storage of one dense field or one sparse instance on the local blocks."""
 
@@ -40,8 +45,7 @@ class Field:
         self.device = CPU if device is None else device
         self.ndim = shape.ndim
         self.nblocks = nblocks
-        cell_like = spec.topological_type == TopologicalType.Cell or spec.has(MetadataFlag.CellMemAligned)
-        self.extents = shape.memory_extents(TE.CC if cell_like else TE.NN)
+        self.extents = shape.memory_extents(TE.CC if cell_like(spec) else TE.NN)
         self.cell_extents = shape.memory_extents(TE.CC)
         self.data = None  # numpy array, or DeviceStorage on a CUDA device
         self.flux = None

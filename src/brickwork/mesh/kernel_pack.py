@@ -1,7 +1,8 @@
 """A ``SparsePack`` as a kernel argument: tables of storage addresses and strides.
 
 ``kernel_value(pack)`` builds (once per pack) a struct whose type carries the pack's variable
-names and dtype (``_bw_pack``, which the kernel frontend recognises) and whose fields are:
+names, component counts, storage extents (cells or nodes) and dtype (``_bw_pack``, which the kernel
+frontend recognises) and whose fields are:
 
 * ``ptrs[b, idx, element, :]`` = (address, k stride, j stride) of the (nk, nj, ni) storage of flat
   index ``idx`` on pack block ``b`` (element = ``int(te) % 3``; strides in elements, i stride 1);
@@ -25,29 +26,41 @@ from ..errors import KernelNotDifferentiableError
 from ..types.arrays import array, array3d, array4d
 from ..types.scalars import int32, int64, scalar_from_numpy
 from ..types.structs import struct
+from . import fields as _fields
 from . import kernel_rules  # noqa: F401 - registers how kernel code types pack accesses
 from . import storage as _storage
 
 _TYPES: dict = {}
 
 
-def kernel_pack_type(dtype, names: tuple, sizes: tuple):
+def kernel_pack_type(dtype, names: tuple, sizes: tuple, layouts: tuple | None = None):
     """The struct type of packs of ``dtype`` values over the variables ``names`` with ``sizes``
-    components each (cached)."""
-    key = (dtype, names, sizes)
+    components each (cached). ``layouts`` gives each variable's storage extents, ``"cells"`` or
+    ``"nodes"`` (default: all cells): loop-abstraction views that address storage by the index
+    space's flat memory offsets need them to match the space's memory box (la/kernel_rules.py)."""
+    layouts = tuple(layouts) if layouts is not None else ("cells",) * len(names)
+    key = (dtype, names, sizes, layouts)
     found = _TYPES.get(key)
     if found is None:
-        digest = hashlib.sha1(repr((dtype.__name__, names, sizes)).encode()).hexdigest()[:10]
+        # an all-cells pack keeps the digest (and so the generated names) it had before layouts existed
+        spelled = (dtype.__name__, names, sizes) + ((layouts,) if set(layouts) != {"cells"} else ())
+        digest = hashlib.sha1(repr(spelled).encode()).hexdigest()[:10]
         cls = type(f"PackView_{digest}", (), {
             "__annotations__": {"ptrs": array4d(dtype=int64), "fluxes": array4d(dtype=int64),
                                 "bounds": array3d(dtype=int32), "nblocks": int32,
                                 "ptr_shapes": array4d(dtype=int64), "flux_shapes": array4d(dtype=int64)},
             "__module__": __name__, "__qualname__": f"PackView_{digest}"})
         found = struct(cls)
-        found._bw_pack = {"vars": list(names), "sizes": list(sizes), "dtype": dtype}
+        found._bw_pack = {"vars": list(names), "sizes": list(sizes), "dtype": dtype, "layouts": list(layouts)}
         found._bw_contiguous_arrays = True  # kernel_value's tables are contiguous (ir/inner_stride.py)
         _TYPES[key] = found
     return found
+
+
+def _layout(specs) -> str:
+    """The storage extents of a pack variable's fields: "cells", "nodes", or "mixed" (a tag matching both)."""
+    kinds = {"cells" if _fields.cell_like(spec) else "nodes" for spec in specs}
+    return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
 def _slab_row(data, lid: int, slot: int) -> tuple[int, int, int]:
@@ -104,12 +117,13 @@ def kernel_value(pack, adjoint: bool = False):
                         flux_shapes[b, idx, d] = storage.shape[2:5]
     names = tuple(v.name for v in pack.descriptor.vars)
     sizes = tuple(int(specs[0].ncomp) for specs in pack.descriptor._specs)
+    layouts = tuple(_layout(specs) for specs in pack.descriptor._specs)
     device = pack.md.mesh.device
 
     def table(values: np.ndarray, dtype):  # on the CPU the table shares the numpy memory
         return array(np.ascontiguousarray(values), dtype=dtype, device=device, copy=device.ordinal is not None)
 
-    value = kernel_pack_type(dtype, names, sizes)()
+    value = kernel_pack_type(dtype, names, sizes, layouts)()
     value.ptrs = table(ptrs, int64)
     value.fluxes = table(fluxes, int64)
     value.bounds = table(pack.bounds, int32)
