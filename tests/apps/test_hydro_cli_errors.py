@@ -5,6 +5,7 @@ a failed start leaves no directory behind."""
 import errno
 import math
 import os
+import re
 
 import numpy as np
 import pytest
@@ -72,6 +73,16 @@ def test_demo_takes_options_and_overrides_in_any_order(capsys, monkeypatch):
     assert seen[0][1] is not print and seen[0][1]("anything") is None and seen[2][1] is print
 
 
+def test_the_demo_without_a_snapshot_says_so(tmp_path):
+    from brickwork.apps.hydro import demo
+
+    lines = []
+    result = demo.main(["mesh.nx=[32,32]", "mesh.block_nx=[16,16]", "time.nlim=1", f"output.dir={tmp_path}",
+                        "output.png_dt=-1", "output.progress=false"], log=lines.append)
+    assert result.last_png is None
+    assert lines[-1].startswith("density snapshot: none (output.png_dt = -1)  (")
+
+
 def test_a_missing_input_file_argument_is_named_alone(capsys):
     with pytest.raises(SystemExit) as info:
         cli.main(["run", "--quiet"])
@@ -129,6 +140,69 @@ def test_an_output_dir_that_cannot_be_made(capsys, tmp_path, where, message):
     assert code == 2
     assert one_line(err) == message.format(file=afile)
     assert afile.read_text() == "data\n" and os.listdir(tmp_path) == ["afile"]
+
+
+def test_an_empty_or_dangling_output_dir(capsys, tmp_path):
+    code, _, err = brickwork(capsys, "run", SOD, "output.dir=", "--quiet")
+    assert code == 2
+    assert one_line(err) == "brickwork: error: output.dir is empty: name a directory (output.dir=. for the working " \
+                            "directory)"
+    link = tmp_path / "link"
+    os.symlink(tmp_path / "nowhere", link)
+    for where, message in ((link, f"{str(link)!r} is a dangling symbolic link"),
+                           (link / "sub", f"{str(link / 'sub')!r} cannot be created: {str(link)!r} is a dangling "
+                                          f"symbolic link")):
+        code, _, err = brickwork(capsys, "run", SOD, f"output.dir={where}", "--quiet")
+        assert code == 2
+        assert one_line(err) == f"brickwork: error: output.dir={message} (to {str(tmp_path / 'nowhere')!r}, which " \
+                                f"does not exist)"
+    assert os.listdir(tmp_path) == ["link"]
+
+
+def test_outputs_never_write_through_a_planted_link(capsys, tmp_path):
+    """Links at the names of temporary files (the old fixed ``NAME.tmp``) or of the history file: the run
+    writes its outputs under new random temporary names, and refuses the linked history file."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in ("sod.rst.00000.npz.tmp", "sod.out.00000.h5.tmp", "sod.out.00000.xdmf.tmp"):
+        os.symlink(victim, out / name)
+    code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, "time.tlim=0.01", f"output.dir={out}", "output.png_dt=-1",
+                             "output.hdf5_dt=0", "output.restart_dt=0", "--quiet")
+    assert code == 0, err
+    assert victim.read_text() == "precious\n"
+    assert {"sod.rst.00000.npz", "sod.out.00000.h5", "sod.out.00001.xdmf", "sod.hst"} <= set(os.listdir(out))
+    assert not [n for n in os.listdir(out) if n.endswith(".tmp") and not os.path.islink(out / n)]
+    os.remove(out / "sod.hst")
+    os.symlink(victim, out / "sod.hst")
+    code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, "time.tlim=0.01", f"output.dir={out}", *NO_FILES,
+                             "--quiet")
+    assert code == 1
+    assert "is a symbolic link, and history files are not written through links" in one_line(err)
+    assert victim.read_text() == "precious\n"
+
+
+def test_temporary_files_are_new_and_random(tmp_path, monkeypatch):
+    """``staged`` draws another name when one is taken (here by a planted link), never opens it, and
+    gives the outputs the usual mode (0666 less the umask), not a private one."""
+    from brickwork.io import files
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    target = tmp_path / "a.txt"
+    os.symlink(victim, f"{target}.deadbeef.tmp")
+    names = iter(["deadbeef", "cafef00d"])
+    monkeypatch.setattr(files.secrets, "token_hex", lambda n: next(names))
+    with files.staged(str(target)) as (tmp,):
+        assert tmp == f"{target}.cafef00d.tmp" and os.path.getsize(tmp) == 0
+        with open(tmp, "w") as f:
+            f.write("new\n")
+    assert target.read_text() == "new\n" and victim.read_text() == "precious\n"
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask
+    assert sorted(os.listdir(tmp_path)) == ["a.txt", "a.txt.deadbeef.tmp", "victim.txt"]
 
 
 def test_an_output_dir_whose_creation_fails(capsys, tmp_path, monkeypatch):
@@ -231,13 +305,28 @@ def test_a_full_disk_while_writing_an_xdmf_file(capsys, tmp_path, monkeypatch):
                              "output.hdf5_dt=0", "output.png_dt=-1", "output.restart_dt=-1", "--quiet")
     assert code == 1
     failed = tmp_path / "sod.out.00001.xdmf"
-    assert opened[-1] == f"{failed}.tmp"
+    assert re.fullmatch(re.escape(f"{failed}.") + "[0-9a-f]{8}" + re.escape(".tmp"), opened[-1])  # a random name
     line = one_line(err)
     assert line.startswith("brickwork: the run failed: cycle ")
     assert f"cannot write {str(failed)!r}: no space left on device. The run stops; the last good output is kept " \
            f"({tmp_path / 'sod.out.00000.h5'}, {tmp_path / 'sod.out.00000.xdmf'})." in line
     # no temporary file, no HDF5 file without its XDMF; the first output and the history stay
     assert sorted(os.listdir(tmp_path)) == ["sod.hst", "sod.out.00000.h5", "sod.out.00000.xdmf"]
+
+
+def test_the_last_good_output_includes_those_of_the_failed_state(capsys, tmp_path, monkeypatch):
+    """The final state's HDF5 output is written, then its restart file fails: that HDF5 output is the last
+    good one (it used to name the first state's)."""
+    pytest.importorskip("h5py")
+    from brickwork.io import restart
+
+    fill_the_disk_at(monkeypatch, restart, 1)
+    code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, "time.tlim=0.02", f"output.dir={tmp_path}",
+                             "output.hdf5_dt=0", "output.png_dt=-1", "output.restart_dt=0", "--quiet")
+    assert code == 1
+    assert one_line(err).endswith(f"cannot write {str(tmp_path / 'sod.rst.00000.npz')!r}: no space left on device. "
+                                  f"The run stops; the last good output is kept ({tmp_path / 'sod.out.00001.h5'}, "
+                                  f"{tmp_path / 'sod.out.00001.xdmf'}).")
 
 
 def test_a_full_disk_while_writing_a_restart_file(capsys, tmp_path, monkeypatch):

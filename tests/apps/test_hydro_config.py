@@ -1,5 +1,8 @@
 """Input files and overrides: typed values, defaults, and a clear error for every kind of mistake."""
 
+import re
+import time
+
 import pytest
 
 from brickwork.apps.hydro import ConfigError, build_config, load_config
@@ -51,7 +54,7 @@ def test_unknown_keys_are_named_with_close_matches(raw, overrides, message):
 
 
 @pytest.mark.parametrize("raw, overrides, message", [
-    (SOD, ["hydro.cfl=fast"], r"hydro.cfl: expected a number, got 'fast'"),
+    (SOD, ["hydro.cfl=fast"], r"hydro.cfl: expected a number, got the string 'fast'"),  # as from a file
     ({"problem": {"name": "sod"}, "hydro": {"cfl": "0.3"}}, [], r"hydro.cfl: expected a number, got the string '0.3'"),
     ({"problem": {"name": "sod"}, "output": {"history": "yes"}}, [], r"output.history: expected true or false"),
     ({"problem": {"name": "sod"}, "mesh": {"nx": 64.5}}, [], r"mesh.nx: expected a list of integers"),
@@ -60,6 +63,8 @@ def test_unknown_keys_are_named_with_close_matches(raw, overrides, message):
     (SOD, ["hydro.cfl=0"], r"hydro.cfl: must be > 0"),
     (SOD, ["hydro.stage=fuse"], r"hydro.stage: 'fuse' is not one of 'auto', 'fused', 'split' \(did you mean"),
     (SOD, ["hydro.gamma=1"], r"hydro.gamma: must be > 1"),
+    (SOD, ["hydro.cfl=1.5"], r"hydro.cfl: must be <= 1, got 1.5"),  # the CFL condition
+    ({"problem": {"name": "sod"}, "hydro": {"cfl": 5}}, [], r"hydro.cfl: must be <= 1, got 5.0"),
     ({"problem": {"name": "sod"}, "hydro": {"gamma": True}}, [], r"hydro.gamma: expected a number, got the boolean"),
 ])
 def test_wrong_types_and_values(raw, overrides, message):
@@ -75,13 +80,43 @@ def test_wrong_types_and_values(raw, overrides, message):
     (["mesh.nx=[0]"], r"every entry must be positive"),
     (["mesh.nx=[8, 8, 8, 8]"], r"expected 1 to 3 entries"),
     (["hydro.reconstruction=weno5", "mesh.nx=[64]", "mesh.block_nx=[2]"], r"smaller than the 3 ghost cells"),
+    (["hydro.reconstruction=weno5", "mesh.nx=[15]", "mesh.block_nx=[2]"], r"smaller than the 3 ghost cells"),
     (["hydro.reconstruction=weno5", "mesh.nghost=2"], r"mesh.nghost=2 is too small: weno5 reconstruction needs 3"),
     (["mesh.xmax=[0.0]"], r"mesh.xmax1=0.0 must be larger than mesh.xmin1=0.0"),
     (["problem.x0=2"], r"problem.x0=2.0 must lie inside the domain"),
+    (["mesh.xmin=[nan]"], r"mesh.xmin: expected finite numbers, got nan in \[nan\]"),
+    (["mesh.xmin=[-inf]"], r"mesh.xmin: expected finite numbers, got -inf in \[-inf\]"),
+    (["mesh.xmax=inf"], r"mesh.xmax: expected finite numbers, got inf in \[inf\]"),
+    (["mesh.xmin=[0.0, 0.0]"], r"mesh.xmin=\[0.0, 0.0\] has 2 entries but mesh.nx=\[256\] has 1"),
+    (["mesh.xmax=[1, 1, 1]"], r"mesh.xmax=\[1.0, 1.0, 1.0\] has 3 entries but mesh.nx=\[256\] has 1"),
+    (["mesh.xmin=[-1e308]", "mesh.xmax=[1e308]", "problem.x0=0"],
+     r"mesh.xmax1 - mesh.xmin1 = 1e\+308 - -1e\+308 is beyond the largest double: the domain is too large"),
+    (["mesh.xmax=[5e-324]"], r"mesh.xmax1 - mesh.xmin1 = 5e-324 across mesh.nx1=256 cells gives cells of width 0"),
+    # the hint never names a block smaller than the ghost cells (14 = 2 x 7: 2 < 3), offering a mesh size instead
+    (["hydro.reconstruction=weno5", "mesh.nx=[14]", "mesh.block_nx=[5]"],
+     r"mesh.nx1=14 is not divisible by mesh.block_nx1=5: blocks must tile the mesh \(no block size from 3 to 5 "
+     r"divides it: try mesh.nx1 = 15\)$"),
 ])
 def test_impossible_meshes(overrides, message):
     with pytest.raises(ConfigError, match=message):
         build(SOD, overrides)
+
+
+def test_the_tiling_hint_is_quick_for_huge_meshes():
+    """The hint looks for divisors up to 1e6 only (it used to scan every number up to nx: 33 s for 1e9 + 7)."""
+    for nx, block, hint in ((1_000_000_007, 64, "no block size from 2 to 64 divides it: try mesh.nx1 = 1000000000"),
+                            (10**18 + 9, 64, f"no block size from 2 to 64 divides it: try mesh.nx1 = {10**18}"),
+                            (2**60, 100, "try block_nx1 = 64"), (3 * 5**20, 64, "try block_nx1 = 25")):
+        start = time.perf_counter()
+        with pytest.raises(ConfigError, match=re.escape(f"blocks must tile the mesh ({hint})")):
+            build(overrides=[f"mesh.nx=[{nx}]", f"mesh.block_nx=[{block}]"])
+        assert time.perf_counter() - start < 2.0
+
+
+def test_a_user_given_domain_matches_the_dimensions_defaults_need_not():
+    cfg = build({"problem": {"name": "kelvin_helmholtz"}}, ["mesh.nx=[32, 32]", "mesh.xmax=[2.0, 1.0]"])
+    assert cfg["mesh"]["xmin"] == [0.0, 0.0] and cfg["mesh"]["xmax"] == [2.0, 1.0]  # defaults: 3 entries, cut
+    assert build(overrides=["hydro.cfl=1"])["hydro"]["cfl"] == 1.0
 
 
 def test_dimension_of_the_problem():

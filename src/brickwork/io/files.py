@@ -1,6 +1,9 @@
 """Writing files safely: ``OutputError`` for a file that cannot be written, and ``staged`` to write
 through temporary names renamed only once every file of an output is complete.
 
+Temporary files get new random names, created exclusively and without following symbolic links
+(``temporary_name``): a link planted at a name a run might use cannot redirect a write elsewhere.
+
 A failed write (a full disk, a vanished directory, no permission) raises ``OutputError`` whose
 message names the file and the reason in words (``cannot write 'out/a.xdmf': no space left on
 device``), and leaves none of its temporary files behind.
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
+import secrets
 from contextlib import contextmanager
 
 
@@ -48,25 +52,55 @@ def discard(*paths: str) -> None:
             pass
 
 
+def temporary_name(path: str, suffix: str = ".tmp") -> str:
+    """Create an empty file beside ``path`` under a new random name (``PATH.RANDOM.tmp``) and return
+    that name. It is created with ``O_EXCL`` and ``O_NOFOLLOW``: a file or a symbolic link planted
+    at a name the run might use is never opened, so no write ever goes through one to a file
+    elsewhere. The mode is the usual one (0666 less the umask), as for any output."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        name = f"{path}.{secrets.token_hex(4)}{suffix}"
+        try:
+            os.close(os.open(name, flags, 0o666))
+        except FileExistsError:  # taken (by chance, or planted): draw another name
+            continue
+        return name
+    raise FileExistsError(errno.EEXIST, "no free temporary name", path)
+
+
+@contextmanager
+def writing(tmp: str):
+    """``with writing(tmp): ...``: an ``OSError`` raised inside names ``tmp`` (when it names no file,
+    as a failed ``write`` does), so ``staged`` reports the output being written."""
+    try:
+        yield
+    except OSError as e:
+        if getattr(e, "filename", None) is None:
+            e.filename = tmp
+        raise
+
+
 @contextmanager
 def staged(*paths: str, suffix: str = ".tmp"):
     """``with staged(a, b) as (ta, tb): ...`` writes ``ta`` then ``tb``; when the block ends they are
-    renamed to ``a`` and ``b``. On any error both temporary files are removed, and an ``OSError``
-    becomes an ``OutputError`` naming the file being written (the files are written in order, so
-    that is the last temporary file that exists, unless the error names its file)."""
-    tmps = [p + suffix for p in paths]
+    renamed to ``a`` and ``b``. The temporary files are new files with random names in the target's
+    directory (``temporary_name``). On any error every temporary file is removed, and an ``OSError``
+    becomes an ``OutputError`` naming the output being written: the one whose temporary file the
+    error names (see ``writing``), else the first."""
+    tmps: list[str] = []
     try:
+        for p in paths:
+            try:
+                tmps.append(temporary_name(p, suffix))
+            except OSError as e:
+                e.filename = p  # the directory vanished, or is not writable: this output cannot be made
+                raise
         yield tmps
         for tmp, path in zip(tmps, paths):
             os.replace(tmp, path)
     except OSError as e:
         named = getattr(e, "filename", None)
-        if named in tmps:
-            path = paths[tmps.index(named)]
-        elif named in paths:
-            path = named
-        else:
-            path = next((p for t, p in reversed(list(zip(tmps, paths))) if os.path.exists(t)), paths[0])
+        path = paths[tmps.index(named)] if named in tmps else named if named in paths else paths[0]
         discard(*tmps)
         raise output_error(e, path) from None
     except BaseException:

@@ -16,7 +16,7 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from .files import staged
+from .files import staged, writing
 
 
 def _require_h5py():
@@ -37,14 +37,14 @@ def write(path_stem: str, variables: dict, block_xmin: np.ndarray, block_dx: np.
     h5_path, xdmf_path = path_stem + ".h5", path_stem + ".xdmf"
     text = xdmf(os.path.basename(h5_path), variables, block_xmin, block_dx, time)
     with staged(h5_path, xdmf_path) as (h5_tmp, xdmf_tmp):
-        with h5py.File(h5_tmp, "w") as f:
+        with writing(h5_tmp), h5py.File(h5_tmp, "w") as f:
             f.attrs["time"] = float(time)
             f.attrs["cycle"] = int(cycle)
             f.create_dataset("blocks/xmin", data=np.asarray(block_xmin, dtype=np.float64))
             f.create_dataset("blocks/dx", data=np.asarray(block_dx, dtype=np.float64))
             for name, data in variables.items():
                 f.create_dataset(f"cells/{name}", data=np.ascontiguousarray(data))
-        with open(xdmf_tmp, "w", encoding="utf-8") as f:
+        with writing(xdmf_tmp), open(xdmf_tmp, "w", encoding="utf-8") as f:
             f.write(text)
     return h5_path, xdmf_path
 

@@ -1,9 +1,11 @@
 """Restart files: the exact state of a run in one ``.npz`` with its metadata and a checksum.
 
 ``save(path, arrays, meta)`` writes every array bit for bit plus ``meta`` (JSON) and a SHA-256 of
-the arrays, through a temporary file and an atomic rename. ``load(path)`` returns ``(arrays, meta)``
-or raises ``RestartError`` saying what is wrong: a missing file, a file that is not a restart
-file (a ``.npy`` array, any other file), a truncated or corrupt one (checksum mismatch).
+the arrays and the metadata, through a temporary file and an atomic rename. ``load(path)`` returns
+``(arrays, meta)`` or raises ``RestartError`` saying what is wrong: a missing file, a file that is
+not a restart file (a ``.npy`` array, any other file), a truncated or corrupt one (checksum
+mismatch). Files of the first format (``brickwork-restart-1``, whose checksum covers the arrays
+only) are still read; what the metadata says is for the application to check either way.
 """
 
 from __future__ import annotations
@@ -17,15 +19,21 @@ import numpy as np
 
 from .files import staged
 
-FORMAT = "brickwork-restart-1"
+FORMAT = "brickwork-restart-2"
+#: the first format: the same file, but its checksum covers the arrays only
+FORMAT_1 = "brickwork-restart-1"
 
 
 class RestartError(RuntimeError):
     """A restart file that cannot be used (the message says why)."""
 
 
-def _digest(arrays: dict) -> str:
+def _digest(arrays: dict, meta: dict | None = None) -> str:
+    """SHA-256 of the arrays and, unless None, of the metadata (as canonical JSON, its own
+    ``sha256`` entry left out)."""
     h = hashlib.sha256()
+    if meta is not None:
+        h.update(_canonical({k: v for k, v in meta.items() if k != "sha256"}).encode())
     for name in sorted(arrays):
         a = np.ascontiguousarray(arrays[name])
         h.update(name.encode())
@@ -35,10 +43,15 @@ def _digest(arrays: dict) -> str:
     return h.hexdigest()
 
 
+def _canonical(meta: dict) -> str:
+    return json.dumps(meta, sort_keys=True, separators=(",", ":"))
+
+
 def save(path: str, arrays: dict, meta: dict) -> str:
     """Write a restart file; returns ``path`` (``OutputError``, and no temporary file left, if it
     cannot be written)."""
-    meta = dict(meta, format=FORMAT, sha256=_digest(arrays))
+    meta = dict(meta, format=FORMAT)
+    meta["sha256"] = _digest(arrays, meta)
     with staged(path) as (tmp,):
         with open(tmp, "wb") as f:
             np.savez(f, __meta__=np.array(json.dumps(meta)), **arrays)
@@ -80,8 +93,8 @@ def load(path: str) -> tuple[dict, dict]:
         raise RestartError(f"restart file {path!r} is corrupt or not a brickwork restart file: {e}") from None
     if not isinstance(meta, dict):
         raise RestartError(f"{not_restart} (its metadata is not a table)")
-    if meta.get("format") != FORMAT:
+    if meta.get("format") not in (FORMAT, FORMAT_1):
         raise RestartError(f"{not_restart} (format {meta.get('format')!r})")
-    if _digest(arrays) != meta.get("sha256"):
+    if _digest(arrays, meta if meta["format"] == FORMAT else None) != meta.get("sha256"):
         raise RestartError(f"restart file {path!r} is corrupt: its checksum does not match its contents")
     return arrays, meta

@@ -9,7 +9,8 @@ A run from Python::
 Modules: ``config`` (TOML schema, overrides, errors), ``problems`` (sod, kelvin_helmholtz, blast,
 linear_wave, and the exact Riemann solver), ``reconstruction`` (PLM: minmod, van Leer, MC; WENO5),
 ``riemann`` (HLLE, HLLC), ``kernels`` (the loop-abstraction kernels), ``solver`` (state and SSP-RK
-stepping), ``driver`` (time loop, outputs, restarts), ``progress``, ``demo``. See docs/hydro.md.
+stepping), ``driver`` (time loop, outputs), ``schedule`` (when outputs are due), ``checkpoint``
+(restart files: their metadata and its checks), ``progress``, ``demo``. See docs/hydro.md.
 """
 
 from .config import Config, ConfigError

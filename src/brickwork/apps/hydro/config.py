@@ -62,7 +62,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "hydro": {
         "gamma": Key("float", 5.0 / 3.0, "ratio of specific heats", minimum=1.0, open_min=True),
-        "cfl": Key("float", 0.4, "Courant number", minimum=0.0, open_min=True),
+        # at most 1, the CFL condition: a step must not carry a wave across more than one cell
+        "cfl": Key("float", 0.4, "Courant number (0 < cfl <= 1)", minimum=0.0, open_min=True, maximum=1.0),
         "reconstruction": Key("str", "plm", "face states", choices=("plm", "weno5")),
         "limiter": Key("str", "mc", "PLM slope limiter", choices=("minmod", "van_leer", "mc")),
         "riemann": Key("str", "hllc", "Riemann solver", choices=("hlle", "hllc")),
@@ -149,6 +150,8 @@ def coerce(name: str, key: Key, value):
             ok = isinstance(item, int) if kind == "ints" else isinstance(item, (int, float))
             if isinstance(item, bool) or not ok:
                 raise ConfigError(f"{name}: expected {KINDS[kind]}, got {_type_name(item)} in {value!r}")
+            if kind == "floats" and not math.isfinite(item):
+                raise ConfigError(f"{name}: expected finite numbers, got {float(item)!r} in {value!r}")
             out.append(int(item) if kind == "ints" else float(item))
         value = out
     if key.choices is not None and value not in key.choices:
@@ -182,8 +185,8 @@ def parse_override_value(text: str, key: Key, name: str):
         source = f"[{text}]"
     try:
         value = tomllib.loads(f"v = {source}")["v"]
-    except tomllib.TOMLDecodeError:
-        raise ConfigError(f"{name}: expected {KINDS[key.kind]}, got {text!r}") from None
+    except tomllib.TOMLDecodeError:  # not a TOML value: a word, as a string in an input file would be
+        raise ConfigError(f"{name}: expected {KINDS[key.kind]}, got the string {text!r}") from None
     return coerce(name, key, value)
 
 
@@ -275,7 +278,7 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>")
             values[k] = coerce(f"{section}.{k}", keys[k], v)
         sections[section] = values
     sections["problem"]["name"] = name
-    _check_mesh(sections, problem, where)
+    _check_mesh(sections, problem, where, set(raw.get("mesh", {})))
     device = sections["hydro"]["device"]
     if not DEVICE.fullmatch(device):
         raise ConfigError(f"hydro.device: {device!r} is not one of {', '.join(map(repr, DEVICE_CHOICES))} (N: the "
@@ -291,7 +294,8 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>")
     return Config(sections, problem, source)
 
 
-def _check_mesh(sections: dict, problem, where: str) -> None:
+def _check_mesh(sections: dict, problem, where: str, given: set) -> None:
+    """Check and complete ``[mesh]`` (``given``: the keys the input set, not defaults)."""
     mesh = sections["mesh"]
     nx = mesh["nx"]
     if nx is None:
@@ -319,12 +323,11 @@ def _check_mesh(sections: dict, problem, where: str) -> None:
             raise ConfigError(f"mesh.block_nx: every entry must be positive, got block_nx{d + 1}={b}")
         if b > n:
             raise ConfigError(f"mesh.block_nx{d + 1}={b} is larger than the mesh (mesh.nx{d + 1}={n})")
+        if b < nghost:  # before the tiling, whose hint looks for blocks of at least nghost cells
+            raise ConfigError(f"mesh.block_nx{d + 1}={b} is smaller than the {nghost} ghost cells the scheme needs")
         if n % b:
             raise ConfigError(f"mesh.nx{d + 1}={n} is not divisible by mesh.block_nx{d + 1}={b}: blocks must tile "
-                              f"the mesh (try block_nx{d + 1} = "
-                              f"{max(x for x in range(1, n + 1) if n % x == 0 and x <= b)})")
-        if b < nghost:
-            raise ConfigError(f"mesh.block_nx{d + 1}={b} is smaller than the {nghost} ghost cells the scheme needs")
+                              f"the mesh ({_tiling_hint(d + 1, n, b, nghost)})")
     mesh["block_nx"] = list(block)
     mesh["nghost"] = nghost
     for name in ("xmin", "xmax"):
@@ -332,14 +335,44 @@ def _check_mesh(sections: dict, problem, where: str) -> None:
             raise ConfigError(f"mesh.{name} is missing{where}")
         if len(mesh[name]) < ndim:
             raise ConfigError(f"mesh.{name}={mesh[name]} needs {ndim} entries (one per direction of mesh.nx)")
+        # the problems' defaults have an entry for each of the three directions; what the input gives
+        # must match mesh.nx, as block_nx must: an extra entry is a mistake, not a value to drop
+        if name in given and len(mesh[name]) != ndim:
+            raise ConfigError(f"mesh.{name}={mesh[name]} has {len(mesh[name])} entries but mesh.nx={nx} has {ndim}")
         mesh[name] = list(mesh[name][:ndim])
     for d in range(ndim):
-        if mesh["xmax"][d] <= mesh["xmin"][d]:
-            raise ConfigError(f"mesh.xmax{d + 1}={mesh['xmax'][d]} must be larger than mesh.xmin{d + 1}="
-                              f"{mesh['xmin'][d]}")
+        lo, hi = mesh["xmin"][d], mesh["xmax"][d]
+        if hi <= lo:
+            raise ConfigError(f"mesh.xmax{d + 1}={hi} must be larger than mesh.xmin{d + 1}={lo}")
+        width = hi - lo
+        if not math.isfinite(width):  # cell widths and positions would be infinite or NaN
+            raise ConfigError(f"mesh.xmax{d + 1} - mesh.xmin{d + 1} = {hi!r} - {lo!r} is beyond the largest double: "
+                              f"the domain is too large")
+        if width / nx[d] == 0.0:
+            raise ConfigError(f"mesh.xmax{d + 1} - mesh.xmin{d + 1} = {width!r} across mesh.nx{d + 1}={nx[d]} cells "
+                              f"gives cells of width 0 (below the smallest double): the domain is too small")
     for d in range(ndim):
         if mesh[f"bc_x{d + 1}"] is None:
             mesh[f"bc_x{d + 1}"] = "periodic"
+
+
+#: ``_tiling_hint`` tries the divisors up to this (a few hundredths of a second)
+SEARCH = 10**6
+
+
+def _tiling_hint(axis: int, n: int, b: int, nghost: int) -> str:
+    """A block size that tiles ``n`` cells, near ``b`` and at least ``nghost``, found among the divisors
+    up to ``SEARCH`` and their cofactors (so a hint for a huge ``n`` costs no more than for 1e12);
+    else a mesh size that ``b`` tiles."""
+    divisors = set()
+    for x in range(1, min(math.isqrt(n), SEARCH) + 1):
+        if n % x == 0:
+            divisors.update((x, n // x))
+    fits = [x for x in divisors if nghost <= x <= b]
+    if fits:
+        return f"try block_nx{axis} = {max(fits)}"
+    multiple = max(b, (n + b // 2) // b * b)
+    return f"no block size from {nghost} to {b} divides it: try mesh.nx{axis} = {multiple}"
 
 
 def load(path: str, overrides: list[str] | tuple = ()) -> Config:

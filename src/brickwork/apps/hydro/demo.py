@@ -38,5 +38,7 @@ def main(overrides=(), log=print) -> driver.RunResult:
         f"{'x'.join(map(str, cfg['mesh']['block_nx']))} blocks, PLM + HLLC + SSP-RK2, to t = {cfg['time']['tlim']}")
     start = time.perf_counter()
     result = driver.run(cfg, log=log)
-    log(f"density snapshot: {result.last_png}  ({time.perf_counter() - start:.1f} s in all)")
+    # output.png_dt = -1 (as for `brickwork run`) is a run without a snapshot: say so, not "None"
+    snapshot = result.last_png or "none (output.png_dt = -1)"
+    log(f"{cfg['output']['png_variable']} snapshot: {snapshot}  ({time.perf_counter() - start:.1f} s in all)")
     return result

@@ -5,9 +5,10 @@ and any non-finite or non-physical cell), writes the outputs that are due for th
 advances one step. Outputs therefore only ever hold checked states: when a step produces a bad
 state the run stops with ``SimulationError`` and the last good output stays on disk.
 
-Schedules (``output.*_dt``, in simulated time): -1 never, 0 the first state and the last (restart
-files: only the last), > 0 every so often plus the last. A restart file records the state, time,
-cycle and the schedules, so a restarted run repeats the rest of the uninterrupted one bit for bit.
+Schedules (``output.*_dt``, in simulated time, see ``schedule``): -1 never, 0 the first state and
+the last (restart files: only the last), > 0 every so often plus the last. A restart file records
+the state, time, cycle and the schedules (``checkpoint``), so a restarted run repeats the rest of
+the uninterrupted one bit for bit; a changed cadence starts at the restart time.
 
 On a mesh spread over several MPI ranks (``mpiexec -n 4 brickwork run ...``) every rank runs this
 loop in step: the checks, time steps and totals are collective, rank 0 gathers each output and
@@ -37,11 +38,12 @@ from brickwork.io import hdf5, png, restart
 from brickwork.io.files import OutputError, reason
 from brickwork.io.history import History
 
+from . import checkpoint
 from .config import Config, ConfigError
 from .progress import Progress
-from .solver import CONSERVED, BadStateError, Hydro, hydro_package
+from .schedule import KINDS, Schedule
+from .solver import BadStateError, Hydro, hydro_package
 
-KINDS = ("hdf5", "png", "restart")
 #: without ``time.nlim``, the run stops with ``SimulationError`` when the CFL time step falls below
 #: ``DT_FLOOR * time.tlim``: reaching ``tlim`` would take more than 1e12 cycles
 DT_FLOOR = 1e-12
@@ -68,77 +70,6 @@ class RunResult:
     @property
     def last_png(self):
         return next((p for p in reversed(self.outputs) if p.endswith(".png")), None)
-
-
-class Schedule:
-    """When each kind of output is due, and how many were written."""
-
-    def __init__(self, cfg: Config):
-        out = cfg["output"]
-        self.every = {"hdf5": out["hdf5_dt"], "png": out["png_dt"], "restart": out["restart_dt"]}
-        self.next = {k: (0.0 if k != "restart" else (dt if dt > 0 else float("inf"))) for k, dt in self.every.items()}
-        self.count = dict.fromkeys(KINDS, 0)
-        self.last_cycle = dict.fromkeys(KINDS, -1)
-
-    def due(self, kind: str, t: float, cycle: int, final: bool) -> bool:
-        every = self.every[kind]
-        if every < 0 or self.last_cycle[kind] == cycle:
-            return False
-        if final:
-            return True
-        if every == 0:
-            return kind != "restart" and self.count[kind] == 0
-        return t >= self.next[kind] * (1.0 - 1e-12)
-
-    def advance(self, kind: str, t: float, cycle: int) -> int:
-        """Mark ``kind`` written at (t, cycle); returns the number of this output."""
-        n = self.count[kind]
-        self.count[kind] += 1
-        self.last_cycle[kind] = cycle
-        every = self.every[kind]
-        if every > 0:
-            while self.next[kind] <= t * (1.0 + 1e-12):
-                self.next[kind] += every
-        return n
-
-    def to_meta(self) -> dict:
-        return {"next": self.next, "count": self.count, "last_cycle": self.last_cycle}
-
-    def load_meta(self, meta: dict) -> None:
-        for kind in KINDS:
-            self.count[kind] = int(meta["count"][kind])
-            self.last_cycle[kind] = int(meta["last_cycle"][kind])
-            if self.every[kind] > 0:
-                # same cadence as before: keep the stored next time; a new cadence starts after now
-                self.next[kind] = float(meta["next"][kind])
-
-
-def _restart_meta(sim: Hydro, schedule: Schedule) -> dict:
-    m, h = sim.cfg["mesh"], sim.cfg["hydro"]
-    return {"time": sim.time, "cycle": sim.cycle, "schedule": schedule.to_meta(),
-            "problem": sim.cfg["problem"]["name"], "nx": m["nx"], "block_nx": m["block_nx"], "nghost": m["nghost"],
-            "dtype": h["dtype"], "config": sim.cfg.to_dict()}
-
-
-def _load_restart(sim: Hydro, path: str, schedule: Schedule) -> None:
-    arrays, meta = restart.load(path)
-    m, h = sim.cfg["mesh"], sim.cfg["hydro"]
-    for key, mine in (("problem", sim.cfg["problem"]["name"]), ("nx", m["nx"]), ("block_nx", m["block_nx"]),
-                      ("nghost", m["nghost"]), ("dtype", h["dtype"])):
-        if meta.get(key) != mine:
-            name = {"problem": "problem.name", "dtype": "hydro.dtype"}.get(key, f"mesh.{key}")
-            raise restart.RestartError(f"restart file {path!r} was written with {name}={meta.get(key)!r}, but this "
-                                       f"run has {name}={mine!r}")
-    nblocks = len(sim.mesh.block_list)
-    for name in CONSERVED:
-        dest = sim.mesh.data(name)
-        src = arrays.get(name)
-        if src is None or src.shape != (nblocks, *dest.shape[1:]) or src.dtype != dest.dtype:
-            raise restart.RestartError(f"restart file {path!r}: array {name!r} is missing or has the wrong shape")
-        dest[...] = sim.mesh.local_part(src)  # the file holds every block in global order
-    sim.time = float(meta["time"])
-    sim.cycle = int(meta["cycle"])
-    schedule.load_meta(meta["schedule"])
 
 
 def _block_geometry(sim: Hydro):
@@ -276,16 +207,20 @@ def _check_memory(cfg: Config, device=None) -> None:
 
 def _output_dirs_to_create(path: str) -> list[str]:
     """The directories ``os.makedirs(path)`` would create, outermost first, after checking that it
-    can: ``ConfigError`` when ``path`` or one of its parents is a file, or the deepest existing
-    parent is not writable. Nothing is created here."""
+    can: ``ConfigError`` when ``path`` is empty, when it or one of its parents is a file or a
+    dangling symbolic link, or when the deepest existing parent is not writable. Nothing is created
+    here."""
     where = f"output.dir={path!r}"
+    if not path:
+        raise ConfigError("output.dir is empty: name a directory (output.dir=. for the working directory)")
     missing: list[str] = []
     p = os.path.normpath(path)
     while not os.path.isdir(p):
         if os.path.lexists(p):
+            what = _not_a_directory(p)
             if not missing:
-                raise ConfigError(f"{where} is a file, not a directory")
-            raise ConfigError(f"{where} cannot be created: {p!r} is a file, not a directory")
+                raise ConfigError(f"{where} is {what}")
+            raise ConfigError(f"{where} cannot be created: {p!r} is {what}")
         missing.append(p)
         parent = os.path.dirname(p) or os.curdir
         if parent == p:
@@ -294,6 +229,13 @@ def _output_dirs_to_create(path: str) -> list[str]:
     if not os.access(p, os.W_OK | os.X_OK):
         raise ConfigError(f"{where}: {'cannot be created: ' if missing else ''}{p!r} is not writable")
     return missing[::-1]
+
+
+def _not_a_directory(path: str) -> str:
+    """What ``path``, which exists but is no directory, is instead (in words)."""
+    if os.path.islink(path) and not os.path.exists(path):
+        return f"a dangling symbolic link (to {os.readlink(path)!r}, which does not exist)"
+    return "a file, not a directory"
 
 
 def _make_output_dir(path: str, new_dirs: list[str]) -> None:
@@ -345,7 +287,8 @@ def agree(comm, fn) -> None:
 
 def _write_state(sim: Hydro, schedule: Schedule, history, stem: str, dt: float, finished: bool):
     """Write the outputs due for the current state (rank 0 writes what every rank gathers); the
-    files written, or the error message of a failed write, the same on every rank."""
+    files written and the error message of a failed write (None when none failed), the same on
+    every rank. The outputs due after a failed one are not written."""
     root = sim.mesh.rank == 0
     totals = list(sim.totals().values()) if sim.cfg["output"]["history"] else None  # collective
     files: list[str] = []
@@ -374,12 +317,12 @@ def _write_state(sim: Hydro, schedule: Schedule, history, stem: str, dt: float, 
             elif kind == "png":
                 files.append(_write_png(sim, f"{stem}.{n:05d}.png", data))
             else:
-                files.append(restart.save(f"{stem}.rst.{n:05d}.npz", data, _restart_meta(sim, schedule)))
+                files.append(restart.save(f"{stem}.rst.{n:05d}.npz", data, checkpoint.metadata(sim, schedule)))
         except OutputError as e:
             error = str(e)
     if sim.mesh.nranks > 1:
         files, error = sim.mesh.comm.bcast((files, error), root=0)
-    return error if error is not None else files
+    return files, error
 
 
 def run(cfg: Config, restart_file: str | None = None, progress: bool | None = None, log=None) -> RunResult:
@@ -402,7 +345,7 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
 
     def start():
         if restart_file is not None:
-            _load_restart(sim, restart_file, schedule)
+            checkpoint.load(sim, restart_file, schedule)
         else:
             sim.set_initial()
 
@@ -446,13 +389,12 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
                 started = True
             dt = min(dt, tlim - sim.time) if not finished else dt
             if not written_state:
-                state_files = _write_state(sim, schedule, history, stem, dt, finished)
-                if isinstance(state_files, str):
-                    raise SimulationError(f"cycle {sim.cycle} (t={sim.time:.6g}): {state_files}. "
-                                          f"{_kept(last_good)}")
+                state_files, error = _write_state(sim, schedule, history, stem, dt, finished)
                 result.outputs += state_files
-                if state_files:
+                if state_files:  # the outputs of this state written before a failed one are good too
                     last_good = state_files
+                if error is not None:
+                    raise SimulationError(f"cycle {sim.cycle} (t={sim.time:.6g}): {error}. {_kept(last_good)}")
             written_state = False
             if finished:
                 break

@@ -1,10 +1,12 @@
 """The exact solution of the Riemann problem of the Euler equations (ideal gas), in numpy.
 
 Toro, *Riemann Solvers and Numerical Methods for Fluid Dynamics* (2009), chapter 4: the star
-pressure is the root of ``f_L(p) + f_R(p) + (u_R - u_L) = 0`` (Newton's method from the
-primitive-variable guess), and the solution is sampled along rays ``x / t``. States that move apart
-fast enough generate a vacuum (section 4.6): ``star_state`` then raises ``VacuumError`` (there is no
-star state) and ``solve`` returns the two rarefactions with the vacuum between them.
+pressure is the root of ``f_L(p) + f_R(p) + (u_R - u_L) = 0`` (in closed form for two
+rarefactions, else by Newton's method kept above the smaller pressure: no absolute floor, so the
+solution scales with the pressures down to any scale), and the solution is sampled along rays
+``x / t``. States that move apart fast enough generate a vacuum (section 4.6): ``star_state``
+then raises ``VacuumError`` (there is no star state) and ``solve`` returns the two rarefactions
+with the vacuum between them.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ import numpy as np
 
 def _f_and_df(p, rho, pk, ck, gamma):
     if p > pk:  # shock
-        a = 2.0 / ((gamma + 1.0) * rho)
         b = (gamma - 1.0) / (gamma + 1.0) * pk
-        root = math.sqrt(a / (p + b))
+        # sqrt(A / (p + b)) with A = 2 / ((gamma + 1) rho), as a quotient of square roots: A / (p + b)
+        # overflows when the density and the pressures are tiny (1e-300), its square root does not
+        root = math.sqrt(2.0 / (gamma + 1.0)) / (math.sqrt(rho) * math.sqrt(p + b))
         return (p - pk) * root, root * (1.0 - 0.5 * (p - pk) / (p + b))
     ratio = p / pk  # rarefaction
     f = 2.0 * ck / (gamma - 1.0) * (ratio ** ((gamma - 1.0) / (2.0 * gamma)) - 1.0)
@@ -36,6 +39,18 @@ def generates_vacuum(left, right, gamma) -> bool:
     return 2.0 * (cl + cr) / (gamma - 1.0) <= right[1] - left[1]
 
 
+def _two_rarefactions(left, right, cl, cr, gamma):
+    """The root of ``f`` when both waves are rarefactions (p* below both pressures), in closed form
+    (Toro, equation 4.46), positive whenever the states generate no vacuum."""
+    rl, ul, pl = left
+    rr, ur, pr = right
+    z = (gamma - 1.0) / (2.0 * gamma)
+    # cl / pl**z + cr / pr**z divided by pl**-z: each power stays finite for any positive double
+    # pressure (z < 1/2), where 1 / pl**z or pl / pr can overflow
+    base = (cl + cr - 0.5 * (gamma - 1.0) * (ur - ul)) / (cl + cr * (pl ** z / pr ** z))
+    return pl * base ** (1.0 / z)
+
+
 def star_state(left, right, gamma):
     """``(p*, u*)`` between the left and right states ``(rho, u, p)``; ``VacuumError`` when they
     generate a vacuum (no star state exists: ``solve`` handles that case)."""
@@ -47,15 +62,28 @@ def star_state(left, right, gamma):
         raise VacuumError(f"the initial states generate a vacuum: u_r - u_l = {ur - ul:.6g} >= 2 (c_l + c_r) / "
                           f"(gamma - 1) = {critical:.6g}, so there is no star state; the solution is two "
                           f"rarefactions with a vacuum between them")
-    p = max(1e-12, 0.5 * (pl + pr) - 0.125 * (ur - ul) * (rl + rr) * (cl + cr))
-    for _ in range(100):
+
+    def f(p):
         fl, dfl = _f_and_df(p, rl, pl, cl, gamma)
         fr, dfr = _f_and_df(p, rr, pr, cr, gamma)
-        new = max(1e-12, p - (fl + fr + ur - ul) / (dfl + dfr))
-        if abs(new - p) <= 1e-14 * (new + p):
+        return fl + fr + ur - ul, dfl + dfr
+
+    # f increases and is concave (Toro, section 4.3.1), so p* lies above pmin exactly when
+    # f(pmin) < 0, and Newton's iterates from below the root rise to it without passing it. Every
+    # bound is a pressure of the problem: nothing depends on the pressure scale (an absolute floor
+    # such as 1e-12 is wrong for a problem whose pressures are all below it).
+    pmin = min(pl, pr)
+    if f(pmin)[0] >= 0.0:
+        p = _two_rarefactions(left, right, cl, cr, gamma)
+    else:
+        p = max(pmin, 0.5 * (pl + pr) - 0.125 * (ur - ul) * (rl + rr) * (cl + cr))  # linearised guess
+        for _ in range(200):
+            value, slope = f(p)
+            new = max(pmin, p - value / slope)  # from above the root, one step may overshoot below pmin
+            if abs(new - p) <= 1e-14 * (new + p):
+                p = new
+                break
             p = new
-            break
-        p = new
     fl, _ = _f_and_df(p, rl, pl, cl, gamma)
     fr, _ = _f_and_df(p, rr, pr, cr, gamma)
     return p, 0.5 * (ul + ur) + 0.5 * (fr - fl)
@@ -92,7 +120,8 @@ def _sample(s, left, right, ps, us, gamma):
 
 def _left_fan(s, r, u, p, c, g):
     """(rho, u, p) inside a left rarefaction fan of the state (r, u, p) (sound speed c), on ray s."""
-    factor = 2.0 / (g + 1.0) + (g - 1.0) / ((g + 1.0) * c) * (u - s)
+    # 0 at the tail of a fan that reaches a vacuum: rounding must not take it below (a NaN power)
+    factor = max(0.0, 2.0 / (g + 1.0) + (g - 1.0) / ((g + 1.0) * c) * (u - s))
     return r * factor ** (2.0 / (g - 1.0)), 2.0 / (g + 1.0) * (c + (g - 1.0) / 2.0 * u + s), p * factor ** (
         2.0 * g / (g - 1.0))
 
@@ -125,7 +154,7 @@ def solve(left, right, gamma, x, t, x0=0.0):
     ps, us = star_state(left, right, gamma) if not vacuum else (0.0, 0.0)
     out = np.empty((3,) + x.shape)
     flat = out.reshape(3, -1)
-    for n, xv in enumerate(x.ravel()):
+    for n, xv in enumerate(x.ravel().tolist()):  # Python floats: math, not numpy scalars and their warnings
         if t <= 0.0:
             flat[:, n] = left if xv < x0 else right
         elif vacuum:
