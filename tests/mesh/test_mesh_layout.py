@@ -88,6 +88,16 @@ def test_coordinates():
     assert c.xmin == (0.0, 1.0, 0.0) and c.xmax == (1.0, 2.0, 1.0)
 
 
+def test_every_block_has_the_mesh_cell_widths_bit_for_bit():
+    """A block's own (xmax - xmin) / nx can round away from the mesh's width (here 1/24 and 0.3/9 in
+    several blocks); a solver reading dx from any one block must get the same bits on any rank count."""
+    mesh = Mesh((24, 9), (8, 3), nghost=2, xmin=(0.0, 0.1), xmax=(1.0, 0.4))
+    want = ((1.0 - 0.0) / 24, (0.4 - 0.1) / 9, 1.0)
+    assert any((b.coords.xmax[0] - b.coords.xmin[0]) / 8 != want[0] for b in mesh.blocks)  # the case exists
+    for b in mesh.blocks:
+        assert tuple(b.coords.dx(d) for d in (1, 2, 3)) == want
+
+
 def test_storage_layout():
     mesh = Mesh((8, 6, 4), (4, 3, 2), nghost=1, packages=[package()])
     nb = mesh.nblocks

@@ -118,7 +118,9 @@ def test_a_new_kernel_is_compiled_once_for_all_ranks(tmp_path):
 # -- the hydro application ------------------------------------------------------------------------
 CASES = {
     "sod": ("sod.toml", ["mesh.nx=[128]", "mesh.block_nx=[16]", "time.tlim=0.05"]),
-    "kh": ("kelvin_helmholtz.toml", ["mesh.nx=[32,32]", "mesh.block_nx=[8,8]", "time.nlim=12"]),
+    # 3 x 3 blocks: dx = 1/24 is inexact, and each block's own (xmax - xmin) / nx rounds its own way (the
+    # solver once took dx from the rank's first block, which made 2 and 4 ranks differ in the last bits)
+    "kh": ("kelvin_helmholtz.toml", ["mesh.nx=[24,24]", "mesh.block_nx=[8,8]", "time.nlim=12"]),
     "blast": ("blast2d.toml", ["mesh.nx=[32,32]", "mesh.block_nx=[8,8]", "time.nlim=12", "bc_x1=\"reflecting\""]),
 }
 

@@ -17,11 +17,15 @@ from .indexing import X1DIR, X2DIR, X3DIR, IndexShape
 class UniformCoordinates:
     """Cell centres, face positions, widths and volumes of one block."""
 
-    def __init__(self, shape: IndexShape, xmin: tuple[float, float, float], xmax: tuple[float, float, float]):
+    def __init__(self, shape: IndexShape, xmin: tuple[float, float, float], xmax: tuple[float, float, float],
+                 dx: tuple[float, float, float] | None = None):
+        """``dx``: the mesh's cell widths. Given, every block has the very same widths: a block's own
+        ``(xmax - xmin) / nx`` can differ from the mesh's in the last bit, and a solver that takes dx
+        from one block (the first this rank holds) would then differ with the number of ranks."""
         self.shape = shape
         self.xmin = tuple(float(x) for x in xmin)
         self.xmax = tuple(float(x) for x in xmax)
-        self._dx = tuple(
+        self._dx = tuple(float(w) for w in dx) if dx is not None else tuple(
             (hi - lo) / (shape.nx(d) if shape.is_active(d) else 1)
             for d, lo, hi in zip((X1DIR, X2DIR, X3DIR), self.xmin, self.xmax)
         )

@@ -66,16 +66,19 @@ class MeshBlock:
         self.level = 0
         self.cellbounds: IndexShape = mesh.cellbounds
         bnx = mesh.block_nx
-        lo, hi = [], []
+        lo, hi, widths = [], [], []
         for d in range(3):
             if d < mesh.ndim:
                 dx = (mesh.xmax[d] - mesh.xmin[d]) / mesh.nx[d]
                 lo.append(mesh.xmin[d] + location[d] * bnx[d] * dx)
                 hi.append(mesh.xmin[d] + (location[d] + 1) * bnx[d] * dx)
             else:
+                dx = mesh.xmax[d] - mesh.xmin[d]
                 lo.append(mesh.xmin[d])
                 hi.append(mesh.xmax[d])
-        self.coords = UniformCoordinates(self.cellbounds, tuple(lo), tuple(hi))
+            widths.append(dx)
+        # the mesh's widths, not each block's (hi - lo) / nx: the same bits on every block and rank
+        self.coords = UniformCoordinates(self.cellbounds, tuple(lo), tuple(hi), dx=tuple(widths))
         self.neighbors: list[NeighborBlock] = []
         self._by_offset: dict[tuple[int, int, int], NeighborBlock] = {}
 
