@@ -243,6 +243,29 @@ def test_sparse_fields_exchange_only_through_allocated_blocks():
     np.testing.assert_array_equal(data[1, 0, 0, 0], [3, 4, 0, 0, 0, 0, 1, 2])
 
 
+def test_sparse_blocks_without_the_instance_read_as_zeros_and_relay_corners():
+    """A block without the instance counts as zeros in the exchange, whatever was written into it, yet relays
+    its neighbours' ghosts as edges and corners: the ghosts are np.pad of the global array with zeros there
+    (block 0's upper corner is block 3's value, passed through unallocated block 2's x1 ghosts)."""
+    pkg = Package("p")
+    pkg.add_field("tr", Metadata("Cell", "FillGhost", "Sparse"), sparse_ids=[1])
+    mesh = Mesh((8, 8), (4, 4), nghost=2, boundaries="periodic", packages=[pkg], exchange="pairwise")
+    mesh.allocate_sparse(0, "tr", 1)
+    mesh.allocate_sparse(3, "tr", 1)
+    data = mesh.data("tr_1")
+    data[...] = 7.0  # also into blocks 1 and 2, which lack the instance: never seen by a neighbour
+    data[0, 0, 0, 2:6, 2:6] = 1.0
+    data[3, 0, 0, 2:6, 2:6] = 4.0
+    glob = np.zeros((8, 8))
+    glob[:4, :4], glob[4:, 4:] = 1.0, 4.0
+    glob = np.pad(glob, 2, mode="wrap")
+    mesh.fill_ghosts()
+    np.testing.assert_array_equal(data[0, 0, 0], glob[:8, :8])
+    np.testing.assert_array_equal(data[3, 0, 0], glob[4:, 4:])
+    assert data[0, 0, 0, 6, 6] == 4.0 and data[0, 0, 0, 6, 3] == 0.0  # corner from block 3, edge from block 2
+    np.testing.assert_array_equal(data[[1, 2]], 0.0)
+
+
 def test_only_fill_ghost_fields_and_selection():
     pkg = Package("p")
     pkg.add_field("a", Metadata("Cell", "FillGhost"))

@@ -50,6 +50,16 @@ def test_ghost_exchange_equals_one_process(nranks):
     assert done.stdout.count("block fields equal") == nranks  # one line per rank (lines may interleave)
 
 
+@pytest.mark.parametrize("nranks", [1, 2, 4])
+def test_sparse_ghosts_relayed_by_a_rank_without_the_instance(nranks):
+    """A sparse instance allocated on some blocks: a rank holding none of them (no array) still relays the
+    edge and corner ghosts across its blocks, as one process does (values written into the blocks without it
+    are read as zeros), user boundary functions and the adjoint included; ``mesh.data`` there says that the
+    rank stores no array. 1, 2 and 4 ranks against one process and np.pad, bit for bit."""
+    done = python(nranks, "sparse_ghosts.py")
+    assert done.stdout.count("sparse blocks equal") == nranks
+
+
 @pytest.mark.parametrize("nranks", [2, 4])
 def test_ghost_exchange_adjoint_equals_one_process(nranks):
     """Under a tape the exchange's adjoint (transposed copies and messages) gives each rank's blocks the

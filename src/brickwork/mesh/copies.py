@@ -305,3 +305,33 @@ class CopyProgram:
             fn.work_per_item = work_per_item  # the kernel is shared by every program copying its type
             # never on a tape: a differentiated exchange records its own adjoint (transposed copies)
             launch(fn, dim=items, inputs=[table, nboxes], device=self.device, record_tape=False)
+
+
+class ZeroFill:
+    """Sets fixed blocks of field storage arrays (host or device) to zero, on their device: box copies
+    from one zero element (source stride 0), one launch per kind of element, no host access to the data.
+
+    ``arrays``: storage arrays whose first axis is the block axis; ``lids``: the blocks to zero (None:
+    every block)."""
+
+    def __init__(self, arrays: list, device, lids=None):
+        from . import storage
+
+        self._zeros: dict = {}  # dtype -> one zero element (kept alive: the program holds its address)
+        copies = []
+        for arr in arrays:
+            dtype = np.dtype(arr.dtype)
+            zero = self._zeros.get(dtype)
+            if zero is None:
+                zero = self._zeros[dtype] = storage.zeros((1,), dtype, device)
+            per_block = int(np.prod(arr.shape[1:], dtype=np.int64))
+            runs = [(0, len(arr))] if lids is None else [(int(lid), 1) for lid in lids]
+            for first, count in runs:
+                n = count * per_block
+                copies.append(Copy(dtype, storage.address(arr), Box(first * per_block, (n,), (1,)),
+                                   storage.address(zero), Box(0, (n,), (0,))))
+        self.program = CopyProgram(copies, device)
+
+    def run(self) -> None:
+        """Zero the blocks."""
+        self.program.run()

@@ -277,17 +277,18 @@ class LocalExchange:
                     if step[0] == COPY:
                         copies.append(plan.copy(step, fld.data))
                     elif step[0] == USER:
-                        users.append((fld, step[1], step[2]))
+                        users.append((fld, step[1], step[2], fld.data))
                     else:
                         raise AssertionError("a message step in a local exchange")
             self.sweeps.append((CopyProgram(copies, device), users))
 
     def run(self, call_user) -> None:
-        """Fill the ghosts; ``call_user(field, side, lids)`` runs a user boundary function."""
+        """Fill the ghosts; ``call_user(field, side, lids, data)`` runs a user boundary function on the
+        field's storage ``data``."""
         for program, users in self.sweeps:
             program.run()
-            for fld, side, lids in users:
-                call_user(fld, side, lids)
+            for fld, side, lids, data in users:
+                call_user(fld, side, lids, data)
 
 
 def bind_transposed(plan: ExchangePlan, grad: np.ndarray) -> list[tuple]:

@@ -16,8 +16,9 @@ Layout of ``Field.data``: ``(nblocks, nslots, nk, nj, ni)``, C order, ghosts inc
 * On the CPU the arrays are numpy arrays; on a CUDA device they are ``storage.DeviceStorage``
   (the same shape and layout in device memory; the host side, ``element``, ``block``, indexing,
   sees copies).
-* A sparse instance allocates its arrays the first time any block allocates it. Blocks where it
-  is not allocated hold zeros, so a neighbour reading them in a ghost exchange reads zeros.
+* A sparse instance allocates its arrays the first time any local block allocates it. Blocks where
+  it is not allocated hold zeros: ``Mesh.fill_ghosts`` zeroes them before and after the exchange
+  (``zero_unallocated``), so a neighbour reading them in a ghost exchange reads zeros.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ def cell_like(spec: FieldSpec) -> bool:
 class Field:
     """The storage of one dense field or one sparse instance on the local blocks."""
 
-    def __init__(self, spec: FieldSpec, shape: IndexShape, nblocks: int, device=None):
+    def __init__(self, spec: FieldSpec, shape: IndexShape, nblocks: int, device=None, rank: tuple | None = None):
+        """``rank``: ``(rank, nranks)`` of the process on a mesh spread over several ranks (for messages)."""
         from ..device import CPU
 
         self.spec = spec
@@ -50,6 +52,8 @@ class Field:
         self.data = None  # numpy array, or DeviceStorage on a CUDA device
         self.flux = None
         self.allocated = np.zeros(nblocks, dtype=bool)
+        self.rank = rank
+        self._zero_fill = None  # (key, copies.ZeroFill) of the last zero_unallocated on a device
         if not spec.is_sparse:
             self._create_arrays()
             self.allocated[:] = True
@@ -126,7 +130,13 @@ class Field:
 
     def _require_data(self) -> np.ndarray:
         if self.data is None:
-            raise ValueError(f"sparse field {self.name!r} is not allocated on any block")
+            if self.rank is None:
+                raise ValueError(f"sparse field {self.name!r} is not allocated on any block")
+            rank, nranks = self.rank
+            raise ValueError(
+                f"sparse field {self.name!r} is not allocated on any block of rank {rank} (of {nranks}), so this "
+                f"rank stores no array for it (other ranks' blocks may have it; each rank stores only its own "
+                f"blocks). Check `mesh.field({self.name!r}).data is None` before using it here")
         return self.data
 
     def block(self, lid: int) -> np.ndarray:
@@ -169,16 +179,12 @@ class Field:
             self.flux[absent] = 0
 
     def _zero_blocks_on_device(self, lids) -> None:
-        """Zero blocks ``lids`` of the device arrays: copies from one zero element (source stride 0)."""
-        from .copies import Box, Copy, CopyProgram
+        """Zero blocks ``lids`` of the device arrays with a kernel (kept for the next call with the same
+        arrays and blocks: ``fill_ghosts`` zeroes the same blocks before and after every exchange)."""
+        from .copies import ZeroFill
 
-        zero = storage.zeros((1,), self.spec.dtype, self.device)
-        copies = []
-        for arr in (self.data, self.flux):
-            if arr is None:
-                continue
-            per_block = int(np.prod(arr.shape[1:], dtype=np.int64))
-            for lid in lids:
-                dst = Box(int(lid) * per_block, (per_block,), (1,))
-                copies.append(Copy(arr.dtype, arr.ptr, dst, zero.ptr, Box(0, (per_block,), (0,))))
-        CopyProgram(copies, self.device).run()
+        arrays = [a for a in (self.data, self.flux) if a is not None]
+        key = (tuple(storage.address(a) for a in arrays), tuple(int(lid) for lid in lids))
+        if self._zero_fill is None or self._zero_fill[0] != key:
+            self._zero_fill = (key, ZeroFill(arrays, self.device, key[1]))
+        self._zero_fill[1].run()

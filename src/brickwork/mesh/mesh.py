@@ -212,7 +212,9 @@ class Mesh:
         self.packages = list(packages)
         self._specs, self._pools = self._collect_fields(self.packages)
         self.fields = {
-            name: Field(spec, self.cellbounds, len(self.blocks), self.device) for name, spec in self._specs.items()
+            name: Field(spec, self.cellbounds, len(self.blocks), self.device,
+                        rank=(self.rank, self.nranks) if self.nranks > 1 else None)
+            for name, spec in self._specs.items()
         }
         self.allocation_version = 0
         self._exchange = exchange
@@ -385,8 +387,9 @@ class Mesh:
             raise self._unknown(name) from None
 
     def data(self, name: str) -> np.ndarray:
-        """The array ``(nblocks, nslots, nk, nj, ni)`` of field ``name`` (a ``storage.DeviceStorage`` on a CUDA
-        device)."""
+        """The array ``(nblocks, nslots, nk, nj, ni)`` of field ``name`` on this rank's blocks (a
+        ``storage.DeviceStorage`` on a CUDA device). A sparse instance allocated on none of them has no
+        array here: ValueError (``mesh.field(name).data is None`` tells)."""
         return self.field(name)._require_data()
 
     def sparse_pool(self, base_name: str) -> SparsePool:
@@ -468,22 +471,39 @@ class Mesh:
             plan = self._plans[key] = ExchangePlan(self, layout, key[1])
         return plan
 
-    def _exchange_of(self, fields: list[Field]):
+    def _exchange_of(self, fields: list[Field], live: tuple[bool, ...] | None = None):
         """The ``LocalExchange`` (one rank) or ``MessageExchange`` of these fields, built for their
-        current storage arrays (cached; rebuilt when one changed, as a sparse allocation does)."""
+        current storage arrays and ``live`` (``_live``; None: found now, collectively) (cached; rebuilt
+        when one changed, as a sparse allocation does)."""
+        if live is None:
+            live = self._live(fields)
         names = tuple(f.name for f in fields)
         datas = tuple(f.data for f in fields)
         cached = self._exchanges.get(names)
-        if cached is None or any(a is not b for a, b in zip(cached[0], datas)):
+        if cached is None or cached[1] != live or any(a is not b for a, b in zip(cached[0], datas)):
             plans = [self._plan(f) for f in fields]  # plans (and so validates) every field first
             if self.nranks > 1:
                 from .messages import MessageExchange
 
-                exchange = MessageExchange(self._halo_comm, fields, plans, self.device)
+                exchange = MessageExchange(self._halo_comm, fields, plans, self.device, live)
             else:
                 exchange = LocalExchange(fields, plans, self.device)
-            cached = self._exchanges[names] = (datas, exchange)
-        return cached[1]
+            cached = self._exchanges[names] = (datas, live, exchange)
+        return cached[2]
+
+    def _live(self, fields: list[Field]) -> tuple[bool, ...]:
+        """Per field, whether some rank stores it: a dense field always, a sparse instance where any
+        block of any rank allocates it. On several ranks this takes one small allreduce (collective),
+        made only when a sparse field is exchanged: a rank holding none of an instance's allocated blocks
+        still relays its neighbours' ghosts as edges and corners (``messages``)."""
+        mine = [f.data is not None for f in fields]
+        if self.nranks == 1 or not any(f.spec.is_sparse for f in fields):
+            return tuple(mine)
+        from mpi4py import MPI
+
+        flags = np.array(mine, dtype=np.int32)
+        self._halo_comm.Allreduce(MPI.IN_PLACE, flags, op=MPI.MAX)
+        return tuple(bool(v) for v in flags)
 
     def _ghost_fields(self, names: Iterable[str] | None) -> list[Field]:
         if names is None:
@@ -525,15 +545,20 @@ class Mesh:
             fields = self._all_ghost_fields
         else:
             fields = self._ghost_fields(names)
-        exchange = self._exchange_of(fields)  # plans (and so validates) every field before the first copy
+        live = self._live(fields)
+        exchange = self._exchange_of(fields, live)  # plans (and so validates) every field before the first copy
         if _tape.recording:  # differentiated: the transposed copies, checked before any copy is made
-            self._record_adjoint(fields)
+            self._record_adjoint(fields, live)
+        sparse = [fld for fld in fields if fld.spec.is_sparse]
+        # Blocks without a sparse instance hold zeros, and the exchange reads them as zeros (whatever was
+        # written there: on several ranks a rank without the instance's array has nothing else to send)...
+        for fld in sparse:
+            fld.zero_unallocated()
         exchange.run(self._call_user)
-        for fld in fields:
-            if fld.spec.is_sparse:
-                fld.zero_unallocated()
+        for fld in sparse:  # ... and after it, not the ghosts it relayed through them (docs/mesh.md)
+            fld.zero_unallocated()
 
-    def _record_adjoint(self, fields: list[Field]) -> None:
+    def _record_adjoint(self, fields: list[Field], live: tuple[bool, ...]) -> None:
         """Record the exchange's adjoint on the current tape: its transposed copies on the gradients (on
         several ranks also its transposed messages: each ghost's gradient goes back to the owner's cell)."""
         if self.device.ordinal is not None:
@@ -549,28 +574,31 @@ class Mesh:
         if self.nranks > 1:
             from .transposed_messages import TransposedMessageExchange
 
-            exchange = TransposedMessageExchange(self._halo_comm, fields, [self._plan(f) for f in fields])
+            exchange = TransposedMessageExchange(self._halo_comm, fields, [self._plan(f) for f in fields], live)
             _tape.recording[-1].record_func(exchange.run, [])
             return
         backward = [(fld, bind_transposed(self._plan(fld), fld.grad)) for fld in fields if fld.data is not None]
 
         def transposed() -> None:
             for fld, bound in backward:
-                if fld.spec.is_sparse:  # the forward pass zeroed the blocks without the instance
+                if fld.spec.is_sparse:  # the forward pass zeroed the blocks without the instance afterwards
                     fld.grad[~fld.allocated] = 0
                 run_transposed(bound)
+                if fld.spec.is_sparse:  # ... and before: their values were not inputs of the exchange
+                    fld.grad[~fld.allocated] = 0
 
         _tape.recording[-1].record_func(transposed, [])
 
-    def _call_user(self, fld: Field, side: IndexDomain, lids: tuple[int, ...]) -> None:
-        """Run the user boundary function of ``side`` on blocks ``lids`` of ``fld``; on a device it sees a
-        host copy of the field, copied back afterwards."""
+    def _call_user(self, fld: Field, side: IndexDomain, lids: tuple[int, ...], data) -> None:
+        """Run the user boundary function of ``side`` on blocks ``lids`` of ``fld``'s storage ``data`` (its
+        own, or the stand-in of a sparse instance allocated on other ranks only); on a device it sees a host
+        copy, copied back afterwards."""
         bc = self.boundaries[side]
-        data = storage.host(fld.data)
+        host = storage.host(data)
         for lid in lids:
-            bc.call_user(self.blocks[lid], data[lid], side, fld.name)
-        if data is not fld.data:
-            fld.data.assign(data)
+            bc.call_user(self.blocks[lid], host[lid], side, fld.name)
+        if host is not data:
+            data.assign(host)
 
     def boundary_kind(self, side: IndexDomain) -> BoundaryCondition:
         """The kind of boundary condition on ``side``."""

@@ -16,9 +16,16 @@ The buffers live on the mesh's device. On a CUDA device they are staged through 
 copy to the host after packing, one to the device before unpacking): MPI is handed host buffers,
 which every MPI accepts. Each part starts at a multiple of 16 bytes, so that every element copy is
 aligned. Sweeps follow one another because sweep d's messages carry the ghosts of the earlier
-directions (edges and corners travel that way). A sparse instance not allocated on a rank sends
-zeros (its part of the buffer is never written) and drops what it receives, so the message layout
-never depends on allocation.
+directions (edges and corners travel that way).
+
+Sparse instances: the exchange runs on every field that is ``live`` (has storage on some rank), so
+both ranks of a message list the same parts; an instance allocated on no block of any rank is left
+out everywhere. A rank holding none of the blocks where a live instance is allocated has no array
+for it, yet in one process its blocks would hold zeros and still take part in the exchange: they get
+ghosts in sweep x1 and pass them on as the edge and corner ghosts of sweep x2 (from a neighbour
+that *is* allocated, across this rank's blocks). So the rank runs the instance's steps on a
+stand-in array of its blocks, zeroed before every exchange, exactly as one process runs them on its
+unallocated blocks (user boundary functions included).
 """
 
 from __future__ import annotations
@@ -27,7 +34,8 @@ import numpy as np
 
 from ..types.arrays import empty
 from ..types.scalars import uint8
-from .copies import Box, Copy, CopyProgram
+from . import storage
+from .copies import Box, Copy, CopyProgram, ZeroFill
 from .exchange import COPY, RECV, SEND, USER
 
 #: Message tags: one per sweep, above the small tags programs tend to use for their own messages.
@@ -48,7 +56,7 @@ class _Buffer:
     the byte range of each neighbour rank's message in it."""
 
     def __init__(self, parts: dict, device):
-        """``parts``: rank -> list of (dtype, field address, field Box, keep)."""
+        """``parts``: rank -> list of (dtype, field address, field Box)."""
         self.ranges: dict[int, tuple[int, int]] = {}
         layout: list[tuple[int, tuple]] = []
         offset = 0
@@ -67,9 +75,7 @@ class _Buffer:
         """Box copies between the fields and this buffer (pack: ``into_buffer``; unpack: out of it)."""
         out = []
         base = self.data.ptr
-        for offset, (dtype, addr, fbox, keep) in self.layout:
-            if not keep:
-                continue
+        for offset, (dtype, addr, fbox) in self.layout:
             bbox = _contiguous(fbox.counts)
             if into_buffer:
                 out.append(Copy(dtype, base + offset, bbox, addr, fbox))
@@ -91,10 +97,27 @@ class _Buffer:
 
 
 class MessageExchange:
-    """The ghost exchange of a fixed list of fields on a mesh spread over several ranks."""
+    """The ghost exchange of a fixed list of fields on a mesh spread over several ranks.
 
-    def __init__(self, comm, fields: list, plans: list, device):
+    ``live``: per field, whether some rank stores it (the same on every rank); a live field without
+    storage here is exchanged on a stand-in array (``stand_ins``), a field that is not live is left out.
+    """
+
+    def __init__(self, comm, fields: list, plans: list, device, live=None):
         self.comm = comm
+        live = [True] * len(fields) if live is None else list(live)
+        datas = []
+        #: Zero arrays standing in for live sparse instances not allocated on any block of this rank.
+        self.stand_ins = []
+        for fld, alive in zip(fields, live):
+            data = fld.data
+            if data is None and alive:
+                data = storage.zeros((len(fld.allocated), fld.spec.nslots, *fld.extents), fld.spec.dtype, device)
+                self.stand_ins.append(data)
+            datas.append(data)
+        self._clear = None  # zeroes the stand-ins on a device
+        if self.stand_ins and device.ordinal is not None:
+            self._clear = ZeroFill(self.stand_ins, device)
         nsweeps = max((len(p.sweeps) for p in plans), default=0)
         self.sweeps = []
         for d in range(nsweeps):
@@ -102,31 +125,33 @@ class MessageExchange:
             users: list[tuple] = []
             sends: dict[int, list] = {}
             recvs: dict[int, list] = {}
-            for fld, plan in zip(fields, plans):
-                if d >= len(plan.sweeps):
+            for fld, plan, data in zip(fields, plans, datas):
+                if data is None or d >= len(plan.sweeps):  # allocated nowhere: left out on every rank
                     continue
-                keep = fld.data is not None  # unallocated sparse instance: sends zeros, drops what it gets
-                stand_in = fld.data if keep else _Shape(len(fld.allocated), fld.spec.nslots, fld.extents)
                 for step in plan.steps[plan.sweeps[d]]:
                     if step[0] in (SEND, RECV):
-                        addr, fbox = plan.box(step[2], stand_in)
+                        addr, fbox = plan.box(step[2], data)
                         (sends if step[0] == SEND else recvs).setdefault(step[1], []).append(
-                            (fld.spec.dtype, addr, fbox, keep))
-                    elif not keep:
-                        continue
+                            (fld.spec.dtype, addr, fbox))
                     elif step[0] == COPY:
-                        local.append(plan.copy(step, fld.data))
+                        local.append(plan.copy(step, data))
                     elif step[0] == USER:
-                        users.append((fld, step[1], step[2]))
+                        users.append((fld, step[1], step[2], data))
             send, recv = _Buffer(sends, device), _Buffer(recvs, device)
             self.sweeps.append((CopyProgram(send.copies(True), device), send,
                                 CopyProgram(local, device), users,
                                 recv, CopyProgram(recv.copies(False), device)))
 
     def run(self, call_user) -> None:
-        """Fill the ghosts; ``call_user(field, side, lids)`` runs a user boundary function."""
+        """Fill the ghosts; ``call_user(field, side, lids, data)`` runs a user boundary function on the
+        field's storage ``data`` (its own or a stand-in)."""
         from mpi4py import MPI  # only a multi-rank mesh gets here
 
+        if self._clear is not None:
+            self._clear.run()
+        else:
+            for data in self.stand_ins:
+                data.fill(0)
         comm = self.comm
         for d, (pack, send, local, users, recv, unpack) in enumerate(self.sweeps):
             tag = TAG_BASE + d
@@ -135,17 +160,9 @@ class MessageExchange:
             send.to_host()
             send_requests = [comm.Isend(send.message(r), dest=r, tag=tag) for r in send.ranges]
             local.run()
-            for fld, side, lids in users:
-                call_user(fld, side, lids)
+            for fld, side, lids, data in users:
+                call_user(fld, side, lids, data)
             MPI.Request.Waitall(requests)
             recv.to_device()
             unpack.run()
             MPI.Request.Waitall(send_requests)
-
-
-class _Shape:
-    """The shape of an unallocated sparse instance's storage (its steps are laid out, never run)."""
-
-    def __init__(self, nblocks: int, nslots: int, extents: tuple):
-        self.shape = (nblocks, nslots, *extents)
-        self.__array_interface__ = {"data": (0, False)}
