@@ -85,7 +85,7 @@ BUILTIN_DOCS.update({
     "transpose": ("m", "The transpose of a matrix."),
     "determinant": ("m", "The determinant of a square matrix."),
     "trace": ("m", "The sum of the diagonal of a square matrix."),
-    "inverse": ("m", "The inverse of a float matrix of size 2 to 4, computed in double precision and rounded "
+    "inverse": ("m", "The inverse of a float matrix of size 2 to 4, computed in float64 precision and rounded "
                       "once; a singular matrix gives zeros."),
     "inverse_approx": ("a", "Warp's fast-math ``inverse``: the same result (brickwork computes it exactly on every "
                             "target, as Warp does on the CPU); float matrices of size 2 to 4."),
