@@ -233,8 +233,9 @@ def load_module(module=None, device=None, recursive=False, block_dim=None, max_w
 
 
 def _configure_logging():
-    # logging is imported only when asked for more than warnings (start-up stays cheap).
-    if config.log_level.upper() not in ("DEBUG", "INFO", "NOTSET"):
+    # logging is imported only when asked for more than warnings (start-up stays cheap). An invalid
+    # BRICKWORK_LOG leaves log_level unset: the first kernel load raises its SettingError (config.check).
+    if "log_level" in config.invalid or config.log_level.upper() not in ("DEBUG", "INFO"):
         return
     import logging as _logging
 

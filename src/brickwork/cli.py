@@ -6,7 +6,9 @@ Kelvin-Helmholtz demo. Options and overrides may come in any order after the inp
 in the input (unknown key, wrong type, impossible or too large mesh, unusable output directory), a
 missing or unusable restart file, a state that turns non-finite, a collapsing time step or a
 failed output write ends the command with one clear line on standard error and a non-zero exit
-status (2 for input and restart errors, 1 for a failed run).
+status (2 for input and restart errors, 1 for a failed run). So does a mistake in the machine's setup
+(``_setup_error``): an invalid ``BRICKWORK_*`` value (2), an unsafe or unwritable kernel cache, or no
+working C++ compiler (1). A compiler that rejects generated code is a brickwork bug: a traceback.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ def _info(args) -> int:
     from .jit.toolchain import settings
 
     print(f"brickwork {__version__} (python {sys.version.split()[0]})")
+    for problem in config.problems():  # an invalid BRICKWORK_* value: shown here, an error anywhere else
+        print(f"setting:    invalid: {problem}")
     try:
         s = settings()
         print(f"compiler:   {s.cxx} ({s.version})")
@@ -31,7 +35,7 @@ def _info(args) -> int:
         print(f"openmp:     {'yes' if s.openmp else 'no'}")
     except Exception as e:  # noqa: BLE001 - info reports, never fails
         print(f"compiler:   unavailable: {e}")
-    threads = config.num_threads or config.default_threads
+    threads = vars(config).get("num_threads") or config.default_threads  # unset while its value is invalid
     print(f"threads:    {threads}")
     for line in _cuda_lines():
         print(line)
@@ -98,18 +102,38 @@ def _cache(args) -> int:
     return 0
 
 
-def _hydro_errors(fn):
-    """Run ``fn()``, turning the hydro application's expected errors into one line and an exit code.
+def _setup_error(e: BaseException) -> int | None:
+    """The exit code for an error of the machine's setup, not of brickwork (None for anything else):
+    2 for an invalid ``BRICKWORK_*`` value, 1 for an unsafe or unusable kernel cache (refused, read-only,
+    full, cleared under the build) or no working C++ compiler."""
+    from .config import SettingError
 
-    Under MPI these errors are collective (every rank meets the same one, see the hydro driver), so
-    rank 0 alone prints the line and every rank returns the code; anything else ends all ranks
-    through ``brickwork.comm``'s exception hook."""
+    if isinstance(e, SettingError):
+        return 2
+    from .jit.cache import BuildEnvironmentError  # only now: a run that never fails never loads them
+    from .jit.store import UnsafeCacheError
+    from .jit.toolchain import CompilerUnavailableError
+
+    return 1 if isinstance(e, (UnsafeCacheError, BuildEnvironmentError, CompilerUnavailableError)) else None
+
+
+def _hydro_errors(fn):
+    """Run ``fn()``, turning the hydro application's expected errors, and the setup's (``_setup_error``),
+    into one line and an exit code.
+
+    Under MPI the hydro errors and invalid settings are collective (every rank meets the same one, see
+    the hydro driver), so rank 0 alone prints the line and every rank returns the code; a cache or
+    compiler error may reach one rank only, which prints it and ends them all; anything else ends all
+    ranks through ``brickwork.comm``'s exception hook."""
     from . import comm
     from .apps.hydro import ConfigError, SimulationError
+    from .config import SettingError
+    from .errors import BrickworkError
     from .io.files import OutputError
     from .io.restart import RestartError
 
-    quiet = comm.launcher_size() > 1 and comm.world().Get_rank() != 0
+    several = comm.launcher_size() > 1
+    quiet = several and comm.world().Get_rank() != 0
 
     def say(line: str) -> None:
         if not quiet:
@@ -120,6 +144,14 @@ def _hydro_errors(fn):
     except (ConfigError, RestartError) as e:
         say(f"brickwork: error: {e}")
         return 2
+    except (BrickworkError, SettingError) as e:
+        code = _setup_error(e)
+        if code is None:
+            raise
+        if several and code == 1:
+            comm.abort(comm.world(), f"brickwork: error: {e}", code)
+        say(f"brickwork: error: {e}")
+        return code
     except (SimulationError, OutputError) as e:
         say(f"brickwork: the run failed: {e}")
         return 1
@@ -133,9 +165,11 @@ def _hydro_errors(fn):
 
 
 def _run(args) -> int:
+    from . import config
     from .apps import hydro
 
     def go():
+        config.check()  # before anything is made: an invalid BRICKWORK_* value is one line
         cfg = hydro.load_config(args.input, args.overrides)
         hydro.run(cfg, restart_file=args.restart, progress=False if args.quiet else None,
                   log=None if args.quiet else print)
@@ -144,11 +178,17 @@ def _run(args) -> int:
 
 
 def _demo(args) -> int:
+    from . import config
     from .apps.hydro import demo
 
-    if args.quiet:  # no progress bar, no summary lines
-        return _hydro_errors(lambda: demo.main([*args.overrides, "output.progress=false"], log=lambda *a: None))
-    return _hydro_errors(lambda: demo.main(args.overrides))
+    def go():
+        config.check()
+        if args.quiet:  # no progress bar, no summary lines
+            demo.main([*args.overrides, "output.progress=false"], log=lambda *a: None)
+        else:
+            demo.main(args.overrides)
+
+    return _hydro_errors(go)
 
 
 def main(argv=None) -> int:

@@ -2,6 +2,11 @@
 
 Attributes can be changed at run time (``brickwork.config.verbose = True``) or temporarily with
 ``with brickwork.config.override(explain_cache_misses=True): ...``.
+
+A variable with a value it does not accept leaves its attribute unset instead of failing the import:
+reading the attribute, or ``check()`` (the first kernel load or compile calls it), raises
+``SettingError``. So ``import brickwork`` and the ``brickwork`` command always start, and the command
+reports the value as one line (``brickwork info`` lists it).
 """
 
 from __future__ import annotations
@@ -13,6 +18,45 @@ import re
 import sys
 
 _ENV_PREFIX = "BRICKWORK_"
+
+
+class SettingError(ValueError):
+    """An environment variable of brickwork holds a value it does not accept; the message names the
+    variable, the value and what is accepted. (A ``ValueError`` only: ``errors`` is of this module's
+    layer, which imports nothing of brickwork.)"""
+
+
+#: Settings whose variable holds an invalid value: attribute name -> the message of its ``SettingError``.
+invalid: dict = {}
+_INVALID = object()  # what a reader's failure leaves in place until the end of the module deletes it
+
+
+def _setting(name: str, read, *args):
+    """``read(*args)``, or (for an invalid value) ``_INVALID`` with the error kept in ``invalid[name]``."""
+    try:
+        return read(*args)
+    except SettingError as e:
+        invalid[name] = str(e)
+        return _INVALID
+
+
+def __getattr__(name: str):
+    if name in invalid:  # only reached while the attribute is unset: the value was invalid and not set since
+        raise SettingError(invalid[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def problems() -> list[str]:
+    """The messages of the settings whose variable is invalid (and that were not assigned since)."""
+    module = sys.modules[__name__].__dict__
+    return [message for name, message in invalid.items() if name not in module]
+
+
+def check() -> None:
+    """Raise ``SettingError`` for the first setting whose environment variable is invalid."""
+    found = problems()
+    if found:
+        raise SettingError(found[0])
 
 
 class DeterministicMode(enum.IntEnum):
@@ -30,17 +74,35 @@ def _env_int(name: str, default: int | None, minimum: int = 1) -> int | None:
     try:
         number = int(value)
     except ValueError:
-        raise ValueError(f"environment variable {name}={value!r} is not an integer") from None
+        raise SettingError(f"environment variable {name}={value!r} is not an integer") from None
     if number < minimum:
-        raise ValueError(f"environment variable {name}={value!r} must be at least {minimum}")
+        raise SettingError(f"environment variable {name}={value!r} must be at least {minimum}")
     return number
 
 
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
 def _env_bool(name: str, default: bool) -> bool:
+    """On or off, in any case; anything else (``maybe``) is an error, never a silent off."""
     value = os.environ.get(name)
-    if value is None or value == "":
+    if value is None or value.strip() == "":
         return default
-    return value.strip().lower() in ("1", "true", "yes", "on")
+    word = value.strip().lower()
+    if word not in _TRUE + _FALSE:
+        raise SettingError(f"environment variable {name}={value!r} must be one of {', '.join(_TRUE)} (on) or "
+                           f"{', '.join(_FALSE)} (off)")
+    return word in _TRUE
+
+
+def _env_choice(name: str, choices: tuple, default: str) -> str:
+    """One of ``choices`` (in any case), ``default`` when unset or empty."""
+    value = os.environ.get(name, "")
+    word = value.strip().lower() or default
+    if word not in choices:
+        raise SettingError(f"environment variable {name}={value!r} must be one of {', '.join(choices)}")
+    return word
 
 
 def _omp_num_threads() -> int | None:
@@ -64,7 +126,7 @@ def _env_dump(name: str) -> frozenset:
         return frozenset(_DUMP_STAGES)
     unknown = stages - set(_DUMP_STAGES)
     if unknown:
-        raise ValueError(f"environment variable {name}={value!r}: unknown stage(s) {', '.join(sorted(unknown))} "
+        raise SettingError(f"environment variable {name}={value!r}: unknown stage(s) {', '.join(sorted(unknown))} "
                          f"(stages: {', '.join(_DUMP_STAGES)}, all)")
     return frozenset(stages)
 
@@ -85,90 +147,89 @@ def _default_cache_dir() -> str:
 #: Root of the kernel cache; a version subfolder is added unless BRICKWORK_CACHE_DIR is set.
 cache_dir: str = _default_cache_dir()
 #: Threads for CPU kernels (None: OpenMP's default, i.e. OMP_NUM_THREADS or all cores).
-num_threads: int | None = _env_int(_ENV_PREFIX + "NUM_THREADS", None)
+num_threads: int | None = _setting("num_threads", _env_int, _ENV_PREFIX + "NUM_THREADS", None)
 #: Threads used when num_threads is None: OMP_NUM_THREADS, else every core.
 default_threads: int = _omp_num_threads() or os.cpu_count() or 1
+LOG_LEVELS = ("debug", "info", "warning")
 #: Logging level name for the ``brickwork`` logger ("warning", "info", "debug").
-log_level: str = os.environ.get(_ENV_PREFIX + "LOG", "warning").lower()
+log_level: str = _setting("log_level", _env_choice, _ENV_PREFIX + "LOG", LOG_LEVELS, "warning")
 #: Log, for each cache miss, which part of the key differed from the nearest entry.
-explain_cache_misses: bool = _env_bool(_ENV_PREFIX + "EXPLAIN_CACHE_MISSES", False)
+explain_cache_misses: bool = _setting("explain_cache_misses", _env_bool, _ENV_PREFIX + "EXPLAIN_CACHE_MISSES", False)
 #: C++ compiler override (also $CXX); None means detect.
 cxx: str | None = os.environ.get(_ENV_PREFIX + "CXX") or os.environ.get("CXX") or None
 #: Extra compiler flags appended to the defaults (part of the cache key).
 extra_cflags: str = os.environ.get(_ENV_PREFIX + "CFLAGS", "")
 #: Parallel compile jobs for pending instances (None: number of cores).
-compile_jobs: int | None = _env_int(_ENV_PREFIX + "COMPILE_JOBS", None)
+compile_jobs: int | None = _setting("compile_jobs", _env_int, _ENV_PREFIX + "COMPILE_JOBS", None)
 #: Most instances compiled by one compiler run when several are built together (1: one run each).
-compile_batch: int = _env_int(_ENV_PREFIX + "COMPILE_BATCH", 8) or 8
-pch: bool = _env_bool(_ENV_PREFIX + "PCH", True)  # g++ reads a precompiled runtime header (jit.pch)
+compile_batch: int = _setting("compile_batch", _env_int, _ENV_PREFIX + "COMPILE_BATCH", 8)
+#: g++ reads a precompiled runtime header (jit.pch).
+pch: bool = _setting("pch", _env_bool, _ENV_PREFIX + "PCH", True)
 #: Minimum launch size before the outer loop is run by several OpenMP threads.
-parallel_threshold: int = _env_int(_ENV_PREFIX + "PARALLEL_THRESHOLD", 16384) or 16384
+parallel_threshold: int = _setting("parallel_threshold", _env_int, _ENV_PREFIX + "PARALLEL_THRESHOLD", 16384)
 #: Compiler stages printed to stderr for every instance compiled: "ir" (after typing), "passes"
 #: (after each pass), "source" (the generated text).
-dump: frozenset = _env_dump(_ENV_PREFIX + "DUMP")
+dump: frozenset = _setting("dump", _env_dump, _ENV_PREFIX + "DUMP")
+CACHE_LOCKS = ("auto", "flock", "claim")
+
+
 def _env_cache_lock(name: str) -> str:
-    value = os.environ.get(name, "").strip().lower() or "auto"
-    if value not in ("auto", "flock", "claim"):
-        raise ValueError(f"environment variable {name}={value!r} must be one of auto, flock, claim")
-    return value
+    return _env_choice(name, CACHE_LOCKS, "auto")
 
 
 #: How processes agree on who compiles a kernel: "flock" (a lock file, for local file systems),
 #: "claim" (an exclusively created claim file; the others wait for the published entry: for
 #: parallel file systems where flock is unreliable), or "auto": claim under an MPI launcher.
-cache_lock: str = _env_cache_lock(_ENV_PREFIX + "CACHE_LOCK")
+cache_lock: str = _setting("cache_lock", _env_cache_lock, _ENV_PREFIX + "CACHE_LOCK")
 #: Verify the IR after typing and after every pass (a check of the compiler itself).
-verify_ir: bool = _env_bool(_ENV_PREFIX + "VERIFY_IR", False)
+verify_ir: bool = _setting("verify_ir", _env_bool, _ENV_PREFIX + "VERIFY_IR", False)
 MODES = ("release", "debug")
 
 
 def _env_mode(name: str) -> str:
-    value = os.environ.get(name, "").strip().lower() or "release"
-    if value not in MODES:
-        raise ValueError(f"environment variable {name}={value!r} must be one of {', '.join(MODES)}")
-    return value
+    return _env_choice(name, MODES, "release")
 
 
 #: "release", or "debug": every array, pack and scratch access is bounds-checked, and an
 #: out-of-bounds access raises ``BoundsError`` after the launch (instances of each mode have
 #: their own cache keys). Read at each launch, so it can change at run time.
-mode: str = _env_mode(_ENV_PREFIX + "MODE")
+mode: str = _setting("mode", _env_mode, _ENV_PREFIX + "MODE")
 
 
 def _env_cuda_arch(name: str) -> str | None:
     value = os.environ.get(name, "").strip()
     if value and not re.fullmatch(r"sm_\d{2,3}[a-z]?", value):
-        raise ValueError(f"environment variable {name}={value!r} must name a CUDA architecture like sm_90")
+        raise SettingError(f"environment variable {name}={value!r} must name a CUDA architecture like sm_90")
     return value or None
 
 
 #: The sm_XX the CUDA target compiles for (None: the device's own, else sm_90). Part of CUDA cache keys.
-cuda_arch: str | None = _env_cuda_arch(_ENV_PREFIX + "CUDA_ARCH")
+cuda_arch: str | None = _setting("cuda_arch", _env_cuda_arch, _ENV_PREFIX + "CUDA_ARCH")
 TARGETS = ("cpu", "cuda-emulation")
 
 
 def _env_target(name: str) -> str:
-    value = os.environ.get(name, "").strip().lower() or "cpu"
-    if value not in TARGETS:
-        raise ValueError(f"environment variable {name}={value!r} must be one of {', '.join(TARGETS)}")
-    return value
+    return _env_choice(name, TARGETS, "cpu")
 
 
 #: The target kernels compile for: "cpu", or "cuda-emulation" (the GPU mapping run on the CPU, block
 #: by block: a check of the GPU mapping without a GPU). Part of every cache key; read at each launch.
-target: str = _env_target(_ENV_PREFIX + "TARGET")
+target: str = _setting("target", _env_target, _ENV_PREFIX + "TARGET")
 #: Bytes of a thread block's scratch arena that may live in shared memory (GPU mapping); a larger
 #: arena lives in global memory.
-gpu_shared_limit: int = _env_int(_ENV_PREFIX + "GPU_SHARED_LIMIT", 48 * 1024, minimum=0)
+gpu_shared_limit: int = _setting("gpu_shared_limit", _env_int, _ENV_PREFIX + "GPU_SHARED_LIMIT", 48 * 1024, 0)
 #: While a Tape records, warn when a launch or copy writes an array that an earlier recorded launch read
 #: (the backward pass would replay that launch on the new values; docs/autodiff.md).
-verify_autograd_array_access: bool = _env_bool(_ENV_PREFIX + "VERIFY_AUTOGRAD_ARRAY_ACCESS", False)
+verify_autograd_array_access: bool = _setting("verify_autograd_array_access", _env_bool,
+                                              _ENV_PREFIX + "VERIFY_AUTOGRAD_ARRAY_ACCESS", False)
 #: After each launch, print the arrays the kernel writes that hold a NaN or an infinity (runtime/verify_fp.py).
-verify_fp: bool = _env_bool(_ENV_PREFIX + "VERIFY_FP", False)
+verify_fp: bool = _setting("verify_fp", _env_bool, _ENV_PREFIX + "VERIFY_FP", False)
 #: After each CUDA launch, wait for the kernel and raise the CUDA error it caused there, naming the kernel
 #: (launches are otherwise asynchronous: an error would surface at a later call). Off by default: it costs
 #: the launch's overlap with the host.
-verify_cuda: bool = _env_bool(_ENV_PREFIX + "VERIFY_CUDA", False)
+verify_cuda: bool = _setting("verify_cuda", _env_bool, _ENV_PREFIX + "VERIFY_CUDA", False)
+for _name in invalid:  # unset: reading it raises its SettingError (``__getattr__``)
+    del globals()[_name]
 #: Warp compatibility: Warp's switch to ignore its kernel cache. brickwork's cache key covers everything
 #: the generated code depends on (source, types, mode, compiler and flags, brickwork's own code), so a
 #: cached kernel is the one a fresh compile would make: the setting is accepted and changes nothing.
@@ -195,12 +256,15 @@ def override(**settings):
     module = sys.modules[__name__]
     old = {}
     for name, value in settings.items():
-        if not hasattr(module, name) or name.startswith("_"):
+        if name.startswith("_") or (name not in vars(module) and name not in invalid):
             raise AttributeError(f"brickwork.config has no setting {name!r}")
-        old[name] = getattr(module, name)
+        old[name] = vars(module).get(name, _INVALID)
         setattr(module, name, value)
     try:
         yield
     finally:
         for name, value in old.items():
-            setattr(module, name, value)
+            if value is _INVALID:  # back to unset: its variable's value is invalid
+                delattr(module, name)
+            else:
+                setattr(module, name, value)

@@ -20,12 +20,15 @@ def new_process() -> None:
     """Forget everything brickwork remembers per process about the toolchain and the cache."""
     cache._verified.clear()
     cache._cleaned.clear()
+    cache.unpin()
     toolchain._facts.cache_clear()
     toolchain._identity.cache_clear()
     toolchain._settings.cache_clear()
     pch.wait()
     pch._started.clear()
     pch._folders.clear()
+    pch._intact.clear()
+    pch._discarded.clear()
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import pytest
 import brickwork as wp
 from brickwork import config, pipeline
 from brickwork.errors import ToolchainError
-from brickwork.jit import batch
+from brickwork.jit import batch, cache
 from brickwork.jit import compile as jit
 from brickwork.lang.instance import describe_types
 
@@ -68,11 +68,12 @@ def test_a_batch_publishes_one_entry_per_instance_that_runs_like_a_lone_build(ro
     assert jit.compiler_calls - before == 2  # three small instances over the two groups of two workers
     target = pipeline.current_target()
     for (key, text, label, _), (path, meta), T in zip(jobs, results, types):
-        assert os.path.dirname(path).endswith(key)
+        entry_lib = cache.lookup(key)[0]
+        assert os.path.samefile(path, entry_lib)  # the entry's library, under a pinned name (cache.pin)
         assert meta.get("batch", 1) in (1, 2) and meta["label"] == label
-        with open(os.path.join(os.path.dirname(path), "kernel.cpp")) as f:
+        with open(os.path.join(os.path.dirname(entry_lib), "kernel.cpp")) as f:
             assert f.read() == text  # each entry keeps its own source
-        with open(os.path.join(os.path.dirname(path), "meta.json")) as f:
+        with open(os.path.join(os.path.dirname(entry_lib), "meta.json")) as f:
             assert json.load(f)["sha256"] == hashlib.sha256(open(path, "rb").read()).hexdigest()
         entry = target.load(path, meta)
         assert entry is not None
@@ -87,7 +88,8 @@ def test_a_unit_that_does_not_compile_leaves_its_error_with_its_own_instance(roo
     good = _job(scale, [wp.array(dtype=wp.float32), wp.float32])
     bad = (hashlib.sha256(b"bad").hexdigest()[:40], "this is not C++;\n", "broken", {"tid_dims": 1})
     before = jit.compiler_calls
-    with config.override(compile_batch=8, compile_jobs=1):
+    # (no precompiled header: against one, a failing unit is compiled once more without it)
+    with config.override(compile_batch=8, compile_jobs=1, pch=False):
         ok, err = jit.compile_many([good, bad])
     assert jit.compiler_calls - before == 3  # the batch, then each alone
     assert isinstance(err, ToolchainError) and "broken" in str(err) and "scale" not in str(err)

@@ -108,12 +108,6 @@ def test_claim_mode_compiles_each_key_once_without_flock(tmp_path):
     assert os.listdir(cache_dir / "claims") == []  # every claim was released
 
 
-def test_bad_cache_lock_setting_is_reported(tmp_path):
-    env = dict(os.environ, PYTHONPATH=SRC, BRICKWORK_CACHE_LOCK="nfs")
-    out = subprocess.run([sys.executable, "-c", "import brickwork"], capture_output=True, text=True, env=env)
-    assert out.returncode != 0 and "BRICKWORK_CACHE_LOCK='nfs' must be one of auto, flock, claim" in out.stderr
-
-
 def test_corrupt_entry_is_rebuilt(tmp_path):
     cache_dir = tmp_path / "c5"
     _run(tmp_path, "forward", cache_dir)
@@ -145,7 +139,7 @@ def test_missing_compiler_is_a_clear_error(tmp_path):
     env.pop("BRICKWORK_CXX", None)  # it would win over CXX
     out = subprocess.run([sys.executable, str(script), "forward"], capture_output=True, text=True, env=env)
     assert out.returncode != 0
-    assert "ToolchainError: no C++ compiler found (tried no-such-compiler++)" in out.stderr
+    assert "CompilerUnavailableError: no C++ compiler found (tried no-such-compiler++)" in out.stderr
     assert "apt install g++" in out.stderr
 
 
@@ -165,13 +159,3 @@ def test_cli_info_and_cache(tmp_path):
     assert "scale[float16]" in listing and "4 entries" in listing
     assert "removed 4 entries" in cli("cache", "clear")
     assert "0 entries" in cli("cache", "list")
-
-
-@pytest.mark.parametrize("bad", ["-1", "x"])
-def test_bad_thread_setting_is_reported(tmp_path, bad):
-    env = dict(os.environ, BRICKWORK_NUM_THREADS=bad, PYTHONPATH=SRC)
-    out = subprocess.run([sys.executable, "-c", "import brickwork"], capture_output=True, text=True, env=env)
-    if bad == "x":
-        assert out.returncode != 0 and "BRICKWORK_NUM_THREADS='x' is not an integer" in out.stderr
-    else:
-        assert out.returncode != 0 and "BRICKWORK_NUM_THREADS" in out.stderr

@@ -31,6 +31,12 @@ def times_three(a: wp.array(dtype=wp.float64)):
     a[i] = a[i] * wp.float64(3.0)
 
 
+@wp.kernel
+def minus_two(a: wp.array(dtype=wp.float64)):  # launched by one test only: it compiles there
+    i = wp.tid()
+    a[i] = a[i] - wp.float64(2.0)
+
+
 def _gnu_settings():
     s = toolchain.settings()
     if not s.pch:
@@ -82,15 +88,64 @@ def test_switched_off_or_another_compiler_reads_the_package_headers(root, monkey
     assert not [n for n in os.listdir(root) if n.startswith("pch-")] if root.exists() else True
 
 
-def test_a_precompiled_header_the_compiler_rejects_changes_nothing(root):
+def _damage(folder, names=("brickwork.h.gch",)):
+    for name in names:
+        os.chmod(os.path.join(folder, name), 0o600)
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(b"junk")
+
+
+def _rebuilt(folder) -> bool:
+    """Whether ``folder`` holds a fresh precompiled header (after the rebuild ``pch`` started)."""
+    pch.wait()
+    new_process()
+    return pch._matches_stamp(folder) and os.path.getsize(os.path.join(folder, "brickwork.h.gch")) > 1000
+
+
+@pytest.mark.parametrize("names", [("brickwork.h.gch",), ("brickwork.h", "brickwork.h.gch", "brickwork_noise.h")])
+def test_a_damaged_folder_is_set_aside_and_built_again(root, names):
+    """Files changed since the build (overwritten with junk: every compile failed, "a brickwork bug")
+    no longer match the stamp: the first compile sets the folder aside, reads the package's headers and
+    starts a new build."""
+    s = _gnu_settings()
+    folder = pch.folder_for(s)
+    assert pch.build(s, folder) and pch.include_dir(s) == folder
+    new_process()
+    _damage(folder, names)
+    assert pch.include_dir(s) == toolchain.include_dir()
+    np.testing.assert_array_equal(_launch(add_one, [5.0]), [6.0])
+    assert _rebuilt(folder) and pch.include_dir(s) == folder
+    assert [n for n in os.listdir(root) if ".damaged-" in n] == []
+
+
+def test_a_folder_without_a_stamp_is_built_again(root):
+    """Made by an older brickwork, or damaged in a way its files cannot tell."""
     s = _gnu_settings()
     folder = pch.folder_for(s)
     assert pch.build(s, folder)
-    os.chmod(os.path.join(folder, "brickwork.h.gch"), 0o600)
-    with open(os.path.join(folder, "brickwork.h.gch"), "wb") as f:
-        f.write(b"not a precompiled header")
+    new_process()
+    os.unlink(os.path.join(folder, pch.STAMP))
+    assert pch.include_dir(s) == toolchain.include_dir()
+    assert _rebuilt(folder)
+
+
+def test_a_unit_that_fails_against_the_folder_is_compiled_without_it_and_the_folder_rebuilt(root):
+    """Damage the stamp does not show (the stamp rewritten to match the junk): the unit fails with the
+    folder, compiles with the package's headers, and the folder is set aside and built again."""
+    s = _gnu_settings()
+    folder = pch.folder_for(s)
+    assert pch.build(s, folder)
+    new_process()
+    _damage(folder, ("brickwork.h", "brickwork.h.gch"))
+    os.unlink(os.path.join(folder, pch.STAMP))
+    pch._write_stamp(folder)
     assert pch.include_dir(s) == folder
-    np.testing.assert_array_equal(_launch(add_one, [5.0]), [6.0])
+    np.testing.assert_array_equal(_launch(minus_two, [1.0, 2.0]), [-1.0, 0.0])
+    pch.include_dir(s)  # as the next compile does: builds it again, if no compile of the launch did
+    assert _rebuilt(folder)
+    with open(os.path.join(folder, "brickwork.h"), "rb") as a, open(os.path.join(toolchain.include_dir(),
+                                                                                "brickwork.h"), "rb") as b:
+        assert a.read() == b.read()
 
 
 def test_one_process_builds_and_a_dead_builders_folder_is_taken_over(root):

@@ -6,11 +6,14 @@ import shutil
 import subprocess
 import tempfile
 
+import numpy as np
 import pytest
 
-from brickwork.jit import toolchain
+import brickwork as wp
+from brickwork.jit import cache, toolchain
+from brickwork.jit import compile as jit
 
-from .conftest import CPU_A, CPU_B, new_process
+from .conftest import CPU_A, CPU_B, TRIVIAL, new_process
 
 
 def _fields(identity: str) -> dict:
@@ -214,3 +217,76 @@ def test_openmp_failure_whose_control_build_fails_too_is_the_machines(fake_cxx, 
 ])
 def test_environment_cause(stderr, cause):
     assert toolchain.environment_cause(1, stderr) == cause
+
+
+# -- AVX512-FP16 code the assembler rejects ---------------------------------------------------------
+
+VMOVSH = "/tmp/ccTk.s: Assembler messages:\n/tmp/ccTk.s:70: Error: unsupported masking for `vmovsh'\n"
+
+
+@pytest.mark.parametrize("stderr, flags", [
+    (VMOVSH, ("-mno-avx512fp16",)),
+    ("/tmp/a.s:9: Error: unsupported masking for `vmulph'", ("-mno-avx512fp16",)),
+    ("/tmp/a.s:9: Error: unsupported instruction `vmovw'", ("-mno-avx512fp16",)),
+    ("/tmp/a.s:9: Error: unsupported masking for `vmovss'", ()),  # not an FP16 instruction
+    ("x.cpp:1:1: error: 'vmovsh' was not declared in this scope", ()),  # the code's own error
+])
+def test_assembler_fallback(stderr, flags):
+    assert toolchain.assembler_fallback(stderr) == flags
+
+
+def _assembler_rejecting_fp16(monkeypatch, marker: str = ""):
+    """Compiler runs fail as binutils fails g++ 12's masked ``vmovsh`` (for units that hold ``marker``), unless
+    they pass ``-mno-avx512fp16`` (which is then dropped: any g++ or clang++ runs the test)."""
+    real = subprocess.run
+
+    def run(cmd, **kwargs):
+        with open(cmd[cmd.index("-o") - 1]) as f:
+            rejected = marker in f.read()
+        if "-mno-avx512fp16" in cmd:
+            cmd = [a for a in cmd if a != "-mno-avx512fp16"]
+        elif rejected:
+            return subprocess.CompletedProcess(cmd, 1, "", VMOVSH)
+        return real(cmd, **kwargs)
+
+    monkeypatch.setattr(jit.subprocess, "run", run)
+
+
+def test_a_unit_the_assembler_rejects_for_fp16_is_built_without_it(quick_build, root, monkeypatch):
+    _assembler_rejecting_fp16(monkeypatch)
+    before = jit.compiler_calls
+    lib, meta = quick_build("ab" + "c" * 38, label="k[float16]")
+    assert jit.compiler_calls == before + 2
+    assert meta["added_flags"] == ["-mno-avx512fp16"] and cache.lookup("ab" + "c" * 38) == (lib, meta)
+
+
+def test_in_a_batch_only_the_rejected_instance_loses_fp16(quick_build, root, monkeypatch):
+    _assembler_rejecting_fp16(monkeypatch, marker="bw_test_half")
+    jobs = [("a" * 40, TRIVIAL, "good", {"tid_dims": 1}),
+            ("b" * 40, TRIVIAL.replace("answer", "half"), "half", {"tid_dims": 1})]
+    with toolchain.config.override(compile_batch=8, compile_jobs=1):
+        good, half = jit.compile_many(jobs)
+    assert "added_flags" not in good[1] and half[1]["added_flags"] == ["-mno-avx512fp16"]
+
+
+@wp.kernel
+def f16_select_clamp(b: wp.array(dtype=wp.float16), c: wp.array(dtype=wp.float16),
+                     out: wp.array(dtype=wp.float16, ndim=2)):
+    i = wp.tid()
+    out[i, 0] = wp.floor(wp.where(wp.radians(c[i]) < wp.float16(1.0), wp.float16(1.0), wp.float16(0.0)))
+    out[i, 1] = wp.exp(wp.clamp(c[i], b[i], wp.float16(2.0)))
+
+
+def test_float16_select_and_clamp_builds_and_gives_warps_values(root):
+    """On a CPU with AVX512-FP16 g++ 12 assembled this kernel into a ``vmovsh`` binutils rejects ("a
+    brickwork bug"); it builds, with Warp's values: each operation rounded to float16."""
+    b = np.array([0.5, -1, 3, 0], dtype=np.float16)
+    c = np.array([1.5, 0.2, -3, 10], dtype=np.float16)
+    out = wp.zeros((4, 2), dtype=wp.float16)
+    wp.launch(f16_select_clamp, dim=4, inputs=[wp.array(b, dtype=wp.float16), wp.array(c, dtype=wp.float16), out])
+    h = np.float16
+    radians = (c.astype(np.float32) * np.float32(np.pi / 180)).astype(h)
+    clamped = np.minimum(np.maximum(c, b), h(2.0))  # Warp: min(max(x, lo), hi)
+    expected = np.stack([np.where(radians < h(1.0), h(1.0), h(0.0)), np.exp(clamped.astype(np.float32)).astype(h)], 1)
+    np.testing.assert_array_equal(out.numpy(), expected)
+    np.testing.assert_array_equal(out.numpy(), np.array([[1, 4.48], [1, 1.222], [1, 7.39], [1, 7.39]], dtype=h))

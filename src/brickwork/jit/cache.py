@@ -8,14 +8,17 @@ systems; the other ranks wait for the published entry and load it.
 Entries carry a checksum of their library; a corrupt entry is rebuilt.
 
 Reading the cache (its location, the safety checks of every load, lookup) is ``store``'s job; its
-names are available here too.
+names are available here too. Removing what is no longer needed (stale leftovers, ``brickwork cache
+clear``) without touching what a running build uses is ``sweep``'s.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
+import itertools
 import json
 import os
 import stat
@@ -46,6 +49,33 @@ STALE_SECONDS = 3600.0
 
 class BuildEnvironmentError(ToolchainError):
     """A build failed for a reason outside brickwork: disk full, read-only file system, no memory."""
+
+
+class CacheChangedError(BuildEnvironmentError):
+    """Part of the cache a build was using (its staging folder, its lock file, the root) was removed under
+    it: ``brickwork cache clear`` in another process. ``jit.compile.build`` retries once."""
+
+    def __init__(self, label: str, path: str):
+        self.label, self.path = label, path
+        super().__init__(f"cannot compile {label}: {path} was removed while it was being built; is "
+                         f"'brickwork cache clear' running in another process? Run again once it has finished")
+
+
+def removed_under_build(e: OSError) -> bool:
+    """Whether ``e`` says a path in the cache root vanished (removed by a concurrent clear), not a
+    missing compiler or header."""
+    root = cache_root()
+    return isinstance(e, FileNotFoundError) and any(
+        isinstance(p, str) and (p == root or p.startswith(root + os.sep)) for p in (e.filename, e.filename2))
+
+
+def forget() -> None:
+    """Forget which directories of the root passed their checks and were cleaned: after a concurrent clear
+    they are made again on the next use."""
+    root = cache_root()
+    for path in [p for p in _verified if p == root or p.startswith(root + os.sep)]:
+        _verified.discard(path)
+    _cleaned.discard(root)
 
 
 #: Roots whose stale staging directories and lock files were cleaned in this process.
@@ -157,12 +187,30 @@ def claimed_build(key: str, build):
                 os.unlink(path)
 
 
-def _try_lock(path: str) -> int | None:
-    """A descriptor holding the lock file ``path``, or None if another process holds it."""
+def staging_dir(key: str = "") -> str:
+    """A fresh private directory in the root to build ``key`` in (``.build-<key>-XXXXXXXX``), called
+    with the key's lock held.
+
+    The first call in a process also removes stale staging directories and lock files."""
+    root = cache_root()
+    ensure_root(root)
+    if root not in _cleaned:
+        _cleaned.add(root)
+        from .sweep import clean_stale
+
+        clean_stale(root, held=key)
+    import tempfile
+
+    return tempfile.mkdtemp(prefix=f".build-{key}-" if key else ".build-", dir=root)
+
+
+def hold(folder: str) -> int | None:
+    """Mark ``folder`` as in use by this process (a ``flock`` on it, until the returned descriptor is
+    closed), so that ``sweep`` leaves it alone; None where the file system has no ``flock``."""
     import fcntl
 
     try:
-        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
         return None
     try:
@@ -173,79 +221,86 @@ def _try_lock(path: str) -> int | None:
     return fd
 
 
-def clean_stale(root: str, now: float | None = None, held: str = "") -> list[str]:
-    """Remove staging directories and lock files older than ``STALE_SECONDS`` that no process uses.
-
-    A staging directory ``.build-<key>-*`` is in use while its key's lock is held; a lock file while
-    it is locked. ``held`` is a key whose lock the caller holds: its old staging directories are
-    leftovers. Returns the removed paths."""
-    now = time.time() if now is None else now
-    removed = []
-    try:
-        names = os.listdir(root)
-    except OSError:
-        return removed
-    for name in names:
-        if not name.startswith(".build-"):
-            continue
-        path = os.path.join(root, name)
-        try:
-            st = os.lstat(path)
-        except OSError:
-            continue
-        if now - st.st_mtime < STALE_SECONDS:
-            continue
-        key = name[len(".build-"):].rpartition("-")[0]
-        fd = _try_lock(_lock_path(root, key)) if key and key != held else None
-        if key and key != held and fd is None and os.path.exists(_lock_path(root, key)):
-            continue  # its build is still running
-        try:
-            _remove(path)
-            removed.append(path)
-        except OSError:
-            pass
-        finally:
-            if fd is not None:
-                os.close(fd)
-    lock_dir = os.path.join(root, "locks")
-    try:
-        names = os.listdir(lock_dir)
-    except OSError:
-        names = []
-    for name in names:
-        path = os.path.join(lock_dir, name)
-        try:
-            if now - os.lstat(path).st_mtime < STALE_SECONDS:
-                continue
-        except OSError:
-            continue
-        fd = _try_lock(path)
-        if fd is None:
-            continue
-        try:  # unlink only the file we hold (see key_lock)
-            if os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino:
-                os.unlink(path)
-                removed.append(path)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
-    return removed
+#: Per root: this process's folder of second names for the libraries it built (``pin``) and its descriptor.
+_pins: dict = {}
+_pin_count = itertools.count()
 
 
-def staging_dir(key: str = "") -> str:
-    """A fresh private directory in the root to build ``key`` in (``.build-<key>-XXXXXXXX``), called
-    with the key's lock held.
+def pin(found: tuple[str, dict]) -> tuple[str, dict] | None:
+    """``found`` (an entry's library path and metadata) with a second name for the library that lasts as
+    long as this process: what a build hands to the loader. The loader opens it later (a batch's parts
+    once all are published), and a ``brickwork cache clear`` in between removes the entry but not this
+    name: its folder ``.build-pins-*`` is held (``sweep`` leaves it alone) and is removed at exit.
 
-    The first call in a process also removes stale staging directories and lock files."""
+    None when the entry was removed before it could be pinned (build it again); the entry's own path
+    where no hard link can be made."""
+    path, meta = found
     root = cache_root()
-    ensure_root(root)
-    if root not in _cleaned:
-        _cleaned.add(root)
-        clean_stale(root, held=key)
-    import tempfile
+    for _ in range(2):
+        try:
+            name = os.path.join(_pin_folder(root), f"{next(_pin_count)}-{os.path.basename(path)}")
+            os.link(path, name)
+            return name, meta
+        except FileNotFoundError:
+            if not os.path.exists(path):
+                return None
+            with _pin_lock():  # our folder was removed (by a clear in this process): make another
+                _release_pins([_pins.pop(root)] if root in _pins else [])
+        except OSError:
+            break
+    return found
 
-    return tempfile.mkdtemp(prefix=f".build-{key}-" if key else ".build-", dir=root)
+
+def _pin_folder(root: str) -> str:
+    with _pin_lock():
+        if root not in _pins:
+            import atexit
+            import tempfile
+
+            folder = tempfile.mkdtemp(prefix=".build-pins-", dir=root)
+            _pins[root] = (folder, hold(folder))
+            if len(_pins) == 1:
+                atexit.register(unpin)
+        return _pins[root][0]
+
+
+def _release_pins(pins: list) -> None:
+    import shutil
+
+    for folder, fd in pins:
+        shutil.rmtree(folder, ignore_errors=True)
+        if fd is not None:
+            os.close(fd)
+
+
+def unpin() -> None:
+    """Remove this process's folders of pinned libraries (at exit, and when it clears the cache itself)."""
+    with _pin_lock():
+        _release_pins(list(_pins.values()))
+        _pins.clear()
+
+
+@functools.cache
+def _pin_lock():
+    import threading
+
+    return threading.Lock()
+
+
+@contextlib.contextmanager
+def work_dir():
+    """A staging directory for a build of no single key (a batch), held while in use, then removed.
+    (A key's staging directory is in use while its key's lock or claim is held.)"""
+    path = staging_dir()
+    fd = hold(path)
+    try:
+        yield path
+    finally:
+        import shutil
+
+        shutil.rmtree(path, ignore_errors=True)
+        if fd is not None:
+            os.close(fd)
 
 
 def _remove(path: str) -> None:
@@ -265,6 +320,8 @@ def _replace_with_dir(path: str) -> None:
     with contextlib.suppress(FileExistsError):  # another process made it
         os.mkdir(path, 0o700)
     if not _check_dir(path, path):
+        if not os.path.lexists(path):  # removed again at once: a concurrent clear
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
         raise _refuse_entry(path, "it is not a directory", path)
 
 
@@ -300,7 +357,14 @@ def publish(key: str, staging: str, meta: dict) -> tuple[str, dict]:
     _verified.discard(final)
     if os.path.lexists(final):  # a corrupt or stale entry: replace it
         _remove(final)
-    os.rename(staging, final)
+    try:
+        os.rename(staging, final)
+    except FileNotFoundError:
+        if not os.path.isdir(staging):
+            raise
+        _verified.discard(shard)  # removed by a concurrent clear since it was checked: make it again
+        _replace_with_dir(shard)
+        os.rename(staging, final)
     return os.path.join(final, artifact), meta
 
 
@@ -310,7 +374,7 @@ def environment_error(e: OSError, doing: str) -> BuildEnvironmentError:
     where = f" ({e.filename})" if e.filename else ""
     if e.errno in (errno.ENOSPC, errno.EDQUOT):
         hint = "free some space, or set BRICKWORK_CACHE_DIR (and TMPDIR) to another file system"
-    elif e.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+    elif e.errno in (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR):
         hint = "set BRICKWORK_CACHE_DIR (and TMPDIR) to a directory you can write"
     else:
         hint = "this is a problem of the machine, not of your kernel"
@@ -359,34 +423,11 @@ def _is_ours(name: str) -> bool:
 
 
 def clear() -> int:
-    """Remove every entry and everything else brickwork made in the root; returns how many entries.
+    """Remove every entry and everything else brickwork made in the root, except what a running build
+    uses; returns how many entries there were (see ``sweep.clear``)."""
+    from .sweep import clear
 
-    Only what brickwork creates (shards, locks, staging directories, toolchain notes) is removed,
-    never other files. When the root is a symbolic link, the link and its target directory stay and
-    the target's brickwork content is removed; a target that is not yours is refused."""
-    root = cache_root()
-    try:
-        lst = os.lstat(root)
-    except FileNotFoundError:
-        return 0
-    real = os.path.realpath(root)
-    try:
-        st = os.stat(real)
-    except FileNotFoundError:  # a dangling symbolic link: nothing to remove
-        return 0
-    if not stat.S_ISDIR(st.st_mode):
-        raise _refuse_root(root, "it is not a directory")
-    if st.st_uid != os.geteuid() or (stat.S_ISLNK(lst.st_mode) and lst.st_uid not in (os.geteuid(), 0)):
-        raise _refuse_root(root, f"it is owned by uid {st.st_uid}, not by you; nothing was removed")
-    n = len(entries())
-    for name in os.listdir(real):
-        if _is_ours(name):
-            _remove(os.path.join(real, name))
-    _verified.clear()
-    _cleaned.discard(root)
-    if not stat.S_ISLNK(lst.st_mode) and not os.listdir(real):
-        os.rmdir(root)
-    return n
+    return clear()
 
 
 def write_note(name: str, text: str, folder: str = "") -> None:

@@ -23,7 +23,8 @@ from collections.abc import Callable
 from .. import comm, config
 from ..errors import ToolchainError
 from . import batch, cache, pch, same_source
-from .toolchain import environment_cause, settings
+from .toolchain import CompilerUnavailableError, assembler_fallback, environment_cause, settings
+from .toolchain import include_dir as package_include_dir
 
 log = logging.getLogger("brickwork")
 
@@ -37,11 +38,24 @@ def build(key: str, source: str, label: str, meta: dict, make=None) -> tuple[str
     ``make(key, source, label, meta)`` builds and publishes an entry (default: the C++ compiler;
     the CUDA target passes its NVRTC build). A build that fails because of the machine (disk full,
     read-only file system, no memory) raises ``BuildEnvironmentError`` with the cause and the path,
-    and leaves no staging directory behind."""
+    and leaves no staging directory behind. A build whose lock file, staging directory or root was
+    removed under it (``brickwork cache clear`` in another process) starts again, once; a second
+    time raises ``CacheChangedError``, which says so."""
     found = cache.lookup(key)
     if found is not None:
         return found
     make = make or _compile_cpp
+    try:
+        return _locked_build(key, source, label, meta, make)
+    except cache.CacheChangedError as e:
+        log.debug("%s: %s was removed while building; building again", label, e.path)
+        cache.forget()
+        pch.forget()
+    return _locked_build(key, source, label, meta, make)
+
+
+def _locked_build(key: str, source: str, label: str, meta: dict, make) -> tuple[str, dict]:
+    """``make(...)`` under the key's lock or claim (an entry published meanwhile is taken instead)."""
     try:
         if _lock_kind() == "claim":
             return cache.claimed_build(key, lambda: make(key, source, label, meta))
@@ -51,6 +65,8 @@ def build(key: str, source: str, label: str, meta: dict, make=None) -> tuple[str
                 return found
             return make(key, source, label, meta)
     except OSError as e:
+        if cache.removed_under_build(e):
+            raise cache.CacheChangedError(label, e.filename) from None
         raise cache.environment_error(e, f"compile {label}") from None
 
 
@@ -77,11 +93,11 @@ def _compile(key: str, source: str, label: str, meta: dict, s) -> tuple[str, dic
             built = same_source.adopt(staging, same, cache.LIBRARY)
         else:
             try:
-                _, seconds = _compile_in(staging, source, s, label)
+                _, seconds, added = _compile_in(staging, source, s, label)
             except ToolchainError as e:
-                keep = not isinstance(e, cache.BuildEnvironmentError)
+                keep = not isinstance(e, (cache.BuildEnvironmentError, CompilerUnavailableError))
                 raise
-            built = {"compile_seconds": seconds}
+            built = {"compile_seconds": seconds, **({"added_flags": list(added)} if added else {})}
         lib, meta = cache.publish(key, staging, dict(meta, label=label, compiler=s.identity(), **built))
         if same is None:
             same_source.record(source_digest, key)
@@ -93,36 +109,65 @@ def _compile(key: str, source: str, label: str, meta: dict, s) -> tuple[str, dic
         raise
 
 
-def _compile_in(folder: str, source: str, s, label: str) -> tuple[str, float]:
-    """Write ``source`` into ``folder`` and compile it there: the library's path and the seconds taken."""
+def _compile_in(folder: str, source: str, s, label: str, alone: bool = True) -> tuple[str, float, tuple]:
+    """Write ``source`` into ``folder`` and compile it there: the library's path, the seconds taken and
+    the flags added to make it build (``_run_compiler``; ``alone``: the unit is one instance's)."""
     src_path = os.path.join(folder, cache.SOURCE)
     with open(src_path, "w") as f:
         f.write(source)
     out_path = os.path.join(folder, cache.LIBRARY)
     t0 = time.perf_counter()
-    _run_compiler(s, src_path, out_path, label, folder)
-    return out_path, time.perf_counter() - t0
+    added = _run_compiler(s, src_path, out_path, label, folder, alone)
+    return out_path, time.perf_counter() - t0, added
 
 
-def _run_compiler(s, src_path: str, out_path: str, label: str, staging: str) -> None:
-    """Compile ``src_path`` into the library ``out_path``; a failure raises ``BuildEnvironmentError``
-    (the machine's fault) or ``ToolchainError`` (brickwork's: the generated code was rejected)."""
+def _run(cmd: list, label: str) -> subprocess.CompletedProcess:
     global compiler_calls
-    cmd = s.command(src_path, out_path, pch.include_dir(s))
     log.debug("compiling %s: %s", label, " ".join(cmd))
     compiler_calls += 1
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def _run_compiler(s, src_path: str, out_path: str, label: str, staging: str, alone: bool = True) -> tuple:
+    """Compile ``src_path`` into the library ``out_path``; returns the flags added to make it build.
+
+    A failure that a second run with other inputs cures is retried once: a damaged precompiled folder
+    (junk in its headers) fails every unit, so the unit is compiled against the package's headers (if
+    it compiles so, the folder was at fault: it is set aside, to be built again); an AVX512-FP16
+    instruction the assembler rejects is avoided with the flags ``toolchain.assembler_fallback`` gives
+    (for one instance's unit: ``alone``; a batch then builds each instance alone, so the others keep
+    the extension). A failure raises ``BuildEnvironmentError`` (the machine's fault),
+    ``CompilerUnavailableError`` (a command that is no compiler) or ``ToolchainError`` (brickwork's:
+    the generated code was rejected)."""
+    include = pch.include_dir(s)
+    proc = _run(s.command(src_path, out_path, include), label)
     if proc.returncode == 0:
-        return
+        return ()
+    if not os.path.isfile(src_path):  # its staging directory went: the compiler could not write its output
+        raise cache.CacheChangedError(label, staging)
     cause = environment_cause(proc.returncode, proc.stderr)
     if cause is not None:
         raise cache.BuildEnvironmentError(
             f"cannot compile {label}: the compiler failed for a reason outside brickwork: {cause} "
             f"(building in {staging}); free some space or memory, or set BRICKWORK_CACHE_DIR and "
             f"TMPDIR (the compiler's temporary files) to another file system")
+    added = assembler_fallback(proc.stderr) if alone else ()
+    if added or include != package_include_dir():
+        cmd = s.command(src_path, out_path, package_include_dir())
+        cmd[-3:-3] = added  # before the source and its output
+        retry = _run(cmd, label)
+        if retry.returncode == 0:
+            if added:
+                log.debug("%s: the assembler rejected its AVX512-FP16 code; built with %s", label, " ".join(added))
+            else:
+                log.debug("%s: the precompiled header in %s failed it; building that again", label, include)
+                pch.discard(include)
+            return added
+        if not added:  # the unit's own error, without the precompiled folder in the way
+            proc = retry
     if not proc.stderr.strip() and not proc.stdout.strip():
         # a compiler that rejects code says why: a silent failure is a command that is no compiler
-        raise ToolchainError(
+        raise CompilerUnavailableError(
             f"cannot compile {label}: the C++ compiler {s.cxx} exited with status {proc.returncode} without a "
             f"message; it does not work as a C++ compiler (point BRICKWORK_CXX or CXX at g++ or clang++)")
     extra = (f" (BRICKWORK_CFLAGS adds {' '.join(s.extra)!r} to the command: unset it first to see whether it is "
@@ -154,41 +199,46 @@ def cpp_combined() -> Combined:
     """The C++ compiler's ``Combined``: a shared library holding every unit."""
     s = settings()
     return Combined(s.identity(), batch.CPU_EXPORT, cache.LIBRARY,
-                    lambda text, label, folder: _compile_in(folder, text, s, label)[0], {"compiler": s.identity()})
+                    lambda text, label, folder: _compile_in(folder, text, s, label, alone=False)[0],
+                    {"compiler": s.identity()})
 
 
 def _build_batch(jobs: list, combined: Combined, make=None) -> list:
     """Build the jobs ``(key, source, label, meta)`` with one compiler run, each published as its
     own entry (a copy of the combined artifact; ``meta["symbols"]`` names its entry points there).
 
-    If the combined unit does not compile, each job is built alone (``build(*job, make)``), so that
-    an error stays with the instance that caused it."""
+    If the combined unit does not compile, or the batch's folder was removed under it (a concurrent
+    ``brickwork cache clear``), each job is built alone (``build(*job, make)``), so that an error stays
+    with the instance that caused it."""
     text, symbols = batch.combine([job[1] for job in jobs], combined.exports)
     labels = ", ".join(job[2] for job in jobs)
-    work = cache.staging_dir()
     try:
-        try:
-            t0 = time.perf_counter()
-            out_path = combined.compile(text, f"a batch of {len(jobs)} instances ({labels})", work)
-            seconds = time.perf_counter() - t0
-        except ToolchainError as e:
-            if isinstance(e, cache.BuildEnvironmentError):
-                raise
-            log.debug("batch of %s failed to compile; building each alone", labels)
+        with cache.work_dir() as work:
+            try:
+                t0 = time.perf_counter()
+                out_path = combined.compile(text, f"a batch of {len(jobs)} instances ({labels})", work)
+                seconds = time.perf_counter() - t0
+            except ToolchainError as e:
+                if isinstance(e, cache.BuildEnvironmentError) and not isinstance(e, cache.CacheChangedError):
+                    raise
+                log.debug("batch of %s failed to compile; building each alone", labels)
+                return [_build_one(job, make) for job in jobs]
+            return [_publish_part(job, names, out_path, combined, seconds, len(jobs), make)
+                    for job, names in zip(jobs, symbols)]
+    except OSError as e:
+        if cache.removed_under_build(e):
             return [_build_one(job, make) for job in jobs]
-        return [_publish_part(job, names, out_path, combined, seconds, len(jobs)) for job, names in zip(jobs, symbols)]
-    except OSError as e:
         raise cache.environment_error(e, f"compile {labels}") from None
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
-def _publish_part(job: tuple, names: dict, artifact: str, combined: Combined, seconds: float, count: int):
+def _publish_part(job: tuple, names: dict, artifact: str, combined: Combined, seconds: float, count: int, make):
     """Publish one instance of a batch (a copy of the combined artifact); an error is returned, so
-    that it stays with its own instance."""
+    that it stays with its own instance. One whose files were removed meanwhile is built alone."""
     try:
-        return _publish_copy(job, names, artifact, combined, seconds, count)
+        return cache.pin(_publish_copy(job, names, artifact, combined, seconds, count)) or _build_one(job, make)
     except OSError as e:
+        if cache.removed_under_build(e):
+            return _build_one(job, make)
         return cache.environment_error(e, f"publish {job[2]}")
     except Exception as e:  # noqa: BLE001 - e.g. UnsafeCacheError for this key's entry
         return e
@@ -216,14 +266,22 @@ def _publish_copy(job: tuple, names: dict, artifact: str, combined: Combined, se
 
 
 def _build_one(job: tuple, make=None):
+    """``build(*job, make)`` pinned (``cache.pin``), or the exception it raised. An entry removed before
+    it was pinned (a concurrent clear) is built again, once."""
     try:
-        return build(*job, make)
+        for _ in range(2):
+            pinned = cache.pin(build(*job, make))
+            if pinned is not None:
+                return pinned
+        raise cache.CacheChangedError(job[2], cache.entry_dir(job[0]))
     except Exception as e:  # noqa: BLE001 - returned to the caller per job
         return e
 
 
 def compile_many(jobs: list, make=None, combined: Combined | None = None) -> list:
-    """Run ``build(*job, make)`` for every job, in parallel; results (or exceptions) in order.
+    """Run ``build(*job, make)`` for every job, in parallel; results (or exceptions) in order. Each
+    library's path is a pinned name (``cache.pin``): a concurrent ``brickwork cache clear`` cannot
+    remove it before the caller loads it.
 
     Jobs not in the cache share compiler runs (``batch.groups``; ``config.compile_batch`` at most per
     run, 1: one run each) when the cache's lock kind is ``flock``: C++ jobs (``make`` None) always,
@@ -244,7 +302,8 @@ def compile_many(jobs: list, make=None, combined: Combined | None = None) -> lis
         identity = combined.identity
         for i, job in enumerate(jobs):
             try:
-                results[i] = cache.lookup(job[0])
+                found = cache.lookup(job[0])
+                results[i] = None if found is None else cache.pin(found)  # None: removed meanwhile, build it
                 if results[i] is None:
                     source_digest = same_source.digest(identity, job[1])
                     if source_digest in digests:

@@ -12,6 +12,13 @@ package's headers, so the first kernel of a fresh cache waits for nothing; a pro
 sooner waits for the build at exit. A precompiled header
 g++ cannot use is ignored by g++ itself (it reads the header instead): the generated code is the
 same either way, so the folder is not part of any cache key.
+
+A damaged folder repairs itself. The build writes ``stamp.json`` last, with the size and modification
+time of every file; the first compile of a process that finds a folder whose files differ from it
+(overwritten, truncated, removed) sets the folder aside and builds it again (a few ``stat`` calls, once
+per process; a warm launch compiles nothing and never looks). And a unit that fails to compile against
+the folder is compiled again against the package's headers (``jit.compile``): if that works, the folder
+was at fault and is set aside the same way (``discard``).
 """
 
 from __future__ import annotations
@@ -22,10 +29,11 @@ import threading
 import time
 
 from .. import config
-from . import cache
+from . import cache, store
 from .toolchain import include_dir as package_include_dir
 
 HEADER = "brickwork.h"
+STAMP = "stamp.json"
 STALE_SECONDS = 300.0  # a build folder this old belongs to a process that died while building
 BUILD_TIMEOUT = 120.0  # seconds; the header precompiles in well under one
 
@@ -33,6 +41,8 @@ _started: set = set()
 _lock = threading.Lock()
 _threads: list = []
 _folders: dict = {}
+_intact: set = set()  # folders whose files matched their stamp in this process
+_discarded: set = set()  # folders set aside in this process: built again once, not over and over
 
 
 def folder_for(s) -> str:
@@ -86,6 +96,7 @@ def build(s, folder: str) -> bool:
             return False
     except OSError:
         return False
+    held = cache.hold(staging)  # in use: ``brickwork cache clear`` leaves it alone
     try:
         for name in _header_names():
             with open(os.path.join(package_include_dir(), name), "rb") as src, \
@@ -100,6 +111,7 @@ def build(s, folder: str) -> bool:
             return False
         for name in os.listdir(staging):
             os.chmod(os.path.join(staging, name), 0o600)
+        _write_stamp(staging)
         try:
             os.rename(staging, folder)
         except OSError:  # published meanwhile by a process that took over a stale build
@@ -112,6 +124,66 @@ def build(s, folder: str) -> bool:
             import shutil
 
             shutil.rmtree(staging, ignore_errors=True)
+        if held is not None:
+            os.close(held)
+
+
+def _files(folder: str) -> dict:
+    """``name: [size, mtime_ns]`` of every file of ``folder`` but the stamp (a rename keeps both)."""
+    found = {}
+    for name in os.listdir(folder):
+        if name != STAMP:
+            st = os.lstat(os.path.join(folder, name))
+            found[name] = [st.st_size, st.st_mtime_ns]
+    return found
+
+
+def _write_stamp(folder: str) -> None:
+    import json
+
+    fd = os.open(os.path.join(folder, STAMP), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    with open(fd, "w") as f:
+        json.dump(_files(folder), f)
+
+
+def _matches_stamp(folder: str) -> bool:
+    """Whether the files of ``folder`` are those its build stamped (a folder without a stamp is not)."""
+    import json
+
+    try:
+        raw = store._read_entry_file(os.path.join(folder, STAMP), folder)
+        return raw is not None and json.loads(raw) == _files(folder)
+    except (OSError, ValueError):
+        return False
+
+
+def discard(folder: str) -> None:
+    """Set a damaged ``folder`` aside (renamed, then removed) so that the next compile builds it again,
+    once per process (a compiler whose fresh folder fails too reads the package's headers from then on)."""
+    with _lock:
+        _intact.discard(folder)
+        cache._verified.discard(folder)
+        if folder not in _discarded:
+            _discarded.add(folder)
+            _started.discard(folder)
+    import shutil
+    import tempfile
+
+    try:
+        aside = tempfile.mkdtemp(prefix=os.path.basename(folder) + ".damaged-", dir=os.path.dirname(folder))
+    except OSError:
+        return
+    try:  # a rename first: the name is free at once, for this process's or another's rebuild
+        os.rename(folder, os.path.join(aside, "folder"))
+    except OSError:  # gone already (set aside by another process, or cleared)
+        pass
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+def forget() -> None:
+    """Forget which folders were found intact (after a concurrent ``brickwork cache clear``)."""
+    with _lock:
+        _intact.clear()
 
 
 def _claim(staging: str) -> bool:
@@ -135,8 +207,16 @@ def _claim(staging: str) -> bool:
 
 def _usable(folder: str) -> bool:
     """Whether ``folder`` is a published precompiled folder that is safe to read (``cache`` refuses
-    a folder that is a link, not yours, or writable by others)."""
-    return cache.check_dir(folder) and os.path.isfile(os.path.join(folder, HEADER + ".gch"))
+    a folder that is a link, not yours, or writable by others) and intact (a damaged one is set aside)."""
+    if folder in _intact:
+        return True
+    if not cache.check_dir(folder):
+        return False
+    if not _matches_stamp(folder):
+        discard(folder)
+        return False
+    _intact.add(folder)
+    return True
 
 
 def _header_names() -> list[str]:

@@ -75,7 +75,7 @@ def _check_root(root: str, create: bool = False) -> bool:
             os.makedirs(root, mode=0o700, exist_ok=True)
     try:
         st = os.lstat(root)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # missing, or under a file: a build reports it
         return False
     if stat.S_ISLNK(st.st_mode):
         if st.st_uid not in (os.geteuid(), 0):
@@ -155,7 +155,11 @@ def lookup(key: str) -> tuple[str, dict] | None:
     """Path and metadata of the cached library for ``key`` if the entry is intact, else None.
 
     Raises ``UnsafeCacheError`` if the root, the shard, the entry or one of its files could have
-    been written by someone else (see the module docstring)."""
+    been written by someone else (see the module docstring), and ``config.SettingError`` while a
+    ``BRICKWORK_*`` variable holds an invalid value: every kernel load passes here first, so no kernel
+    runs under a setting that was ignored."""
+    if config.invalid:
+        config.check()
     found = read_entry(key)
     return None if found is None else (found[0], found[2])
 

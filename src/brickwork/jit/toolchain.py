@@ -20,6 +20,11 @@ _INSTALL_HINT = ("brickwork compiles kernels with a C++17 compiler found at run 
                  "--install') or point $CXX at it.")
 
 
+class CompilerUnavailableError(ToolchainError):
+    """No usable C++ compiler: none was found, or the command named does not run or does not work as one
+    (the machine's setup; brickwork's own compiler failures stay plain ``ToolchainError``)."""
+
+
 class CompilerSettings:
     """Flags of one compile; every field but ``pch`` is part of the cache key. (A plain class: this
     module is on the warm path, where defining a dataclass costs more than the rest of a cached
@@ -73,7 +78,7 @@ def _find_compiler() -> str:
         if path:
             return path
     tried = ", ".join(c for c in candidates if c)
-    raise ToolchainError(f"no C++ compiler found (tried {tried}). {_INSTALL_HINT}")
+    raise CompilerUnavailableError(f"no C++ compiler found (tried {tried}). {_INSTALL_HINT}")
 
 
 def _which(name: str) -> str | None:
@@ -94,7 +99,7 @@ def _version(cxx: str) -> str:
     try:
         out = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=30)
     except OSError as e:
-        raise ToolchainError(f"cannot run the C++ compiler {cxx}: {e}. {_INSTALL_HINT}") from None
+        raise CompilerUnavailableError(f"cannot run the C++ compiler {cxx}: {e}. {_INSTALL_HINT}") from None
     return out.stdout.splitlines()[0].strip() if out.stdout else "unknown"
 
 
@@ -105,6 +110,23 @@ _ENVIRONMENT_MESSAGES = (
     "permission denied", "input/output error", "too many open files", "out of memory", "cannot allocate memory",
     "virtual memory exhausted", "killed signal", "resource temporarily unavailable",
 )
+
+
+def assembler_fallback(stderr: str) -> tuple[str, ...]:
+    """Flags with which a unit the assembler rejected may build: ``-mno-avx512fp16`` when it rejected an
+    AVX512-FP16 instruction, else ().
+
+    g++ 12 with AVX512-FP16 (``-march=native`` on Sapphire Rapids and later) stores a selected
+    ``_Float16`` with a zero-masked ``vmovsh``, an encoding that does not exist, which binutils rejects
+    ("Error: unsupported masking for `vmovsh'"). Without the extension g++ converts each half through
+    float (about 3x slower for a float16 loop), so only such a unit is built without it (``jit.compile``);
+    float32 and float64 code uses no FP16 instruction either way."""
+    for line in stderr.splitlines():
+        if "Error:" in line and line.count("`") == 1:
+            name = line.rpartition("`")[2].partition("'")[0]
+            if name == "vmovw" or (name.startswith("v") and name.endswith(("sh", "ph"))):
+                return ("-mno-avx512fp16",)
+    return ()
 
 
 def environment_cause(returncode: int, stderr: str) -> str | None:

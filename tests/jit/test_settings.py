@@ -1,0 +1,96 @@
+"""``BRICKWORK_*`` values: only the documented ones are accepted; an invalid one is a ``SettingError``
+naming the variable, the value and what is accepted, raised where the setting is used and by the first
+kernel load, never a silent default and never a failed ``import brickwork``."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from brickwork import config
+from brickwork.jit import cache
+
+from .test_cache import SRC
+
+#: A script: ``import brickwork`` works; what it reports; then a kernel launch.
+PROBE = """
+import json
+import brickwork as wp
+from brickwork import config
+result = {"problems": config.problems()}
+@wp.kernel
+def k(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+try:
+    wp.launch(k, dim=1, inputs=[wp.zeros(1)])
+except wp.config.SettingError as e:
+    result["launch"] = [type(e).__name__, isinstance(e, ValueError), str(e)]
+print(json.dumps(result))
+"""
+
+
+@pytest.mark.parametrize(("name", "value", "message"), [
+    ("BRICKWORK_LOG", "verbose", "must be one of debug, info, warning"),
+    ("BRICKWORK_PCH", "maybe", "must be one of 1, true, yes, on (on) or 0, false, no, off (off)"),
+    ("BRICKWORK_VERIFY_FP", "2", "must be one of 1, true, yes, on (on) or 0, false, no, off (off)"),
+    ("BRICKWORK_NUM_THREADS", "0", "must be at least 1"),
+    ("BRICKWORK_NUM_THREADS", "x", "is not an integer"),
+    ("BRICKWORK_MODE", "fast", "must be one of release, debug"),
+    ("BRICKWORK_CACHE_LOCK", "nfs", "must be one of auto, flock, claim"),
+])
+def test_an_invalid_value_is_reported_at_the_first_kernel_not_at_import(tmp_path, name, value, message):
+    script = tmp_path / "probe.py"  # a file: kernels need their source
+    script.write_text(PROBE)
+    env = dict(os.environ, PYTHONPATH=SRC, BRICKWORK_CACHE_DIR=str(tmp_path / "cache"), **{name: value})
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    expected = f"environment variable {name}={value!r} {message}"
+    assert json.loads(out.stdout) == {"problems": [expected], "launch": ["SettingError", True, expected]}
+    assert not list(tmp_path.glob("cache/**/kernel.so"))  # nothing was built under a setting that was ignored
+
+
+@pytest.mark.parametrize(("value", "on"), [("1", True), ("TRUE", True), (" yes ", True), ("On", True),
+                                           ("0", False), ("false", False), ("No", False), ("OFF", False)])
+def test_switches_take_their_documented_spellings(monkeypatch, value, on):
+    monkeypatch.setenv("BRICKWORK_PCH", value)
+    assert config._env_bool("BRICKWORK_PCH", not on) is on
+    monkeypatch.setenv("BRICKWORK_PCH", "")
+    assert config._env_bool("BRICKWORK_PCH", True) is True  # empty: the default
+
+
+@pytest.mark.parametrize(("value", "level"), [("DEBUG", "debug"), ("Info", "info"), ("warning", "warning"),
+                                             ("", "warning")])
+def test_log_levels(monkeypatch, value, level):
+    monkeypatch.setenv("BRICKWORK_LOG", value)
+    assert config._env_choice("BRICKWORK_LOG", config.LOG_LEVELS, "warning") == level
+
+
+@pytest.fixture
+def invalid_mode(monkeypatch):
+    """``config`` as an import under ``BRICKWORK_MODE=fast`` leaves it."""
+    message = "environment variable BRICKWORK_MODE='fast' must be one of release, debug"
+    monkeypatch.setitem(config.invalid, "mode", message)
+    monkeypatch.delattr(config, "mode")
+    return message
+
+
+def test_an_invalid_setting_raises_where_it_is_read_until_assigned(invalid_mode, root):
+    with pytest.raises(config.SettingError, match=invalid_mode):
+        _ = config.mode
+    with pytest.raises(config.SettingError, match=invalid_mode):
+        cache.lookup("ab" + "c" * 38)  # every kernel load passes here
+    assert config.problems() == [invalid_mode]
+    with config.override(mode="debug"):
+        assert config.mode == "debug" and config.problems() == []
+        config.check()
+    with pytest.raises(config.SettingError, match=invalid_mode):  # unset again after the block
+        config.check()
+    config.mode = "release"
+    assert config.problems() == [] and cache.lookup("ab" + "c" * 38) is None
+
+
+def test_override_still_refuses_a_name_that_is_no_setting():
+    with pytest.raises(AttributeError, match="no setting 'modes'"), config.override(modes="debug"):
+        pass
