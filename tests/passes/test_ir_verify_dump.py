@@ -112,7 +112,15 @@ def test_dump_prints_ir_after_typing_and_each_pass_and_the_source(tmp_path):
 
 
 def test_dump_rejects_an_unknown_stage(tmp_path):
+    """The import works (brickwork info can report the value); the first kernel build refuses it."""
     env = dict(os.environ, BRICKWORK_DUMP="ir,bogus", PYTHONPATH=os.path.dirname(os.path.dirname(wp.__file__)))
-    proc = subprocess.run([sys.executable, "-c", "import brickwork"], capture_output=True, text=True, env=env,
-                          timeout=60)
+    program = ("import brickwork as wp\n"
+               "@wp.kernel\n"
+               "def k(a: wp.array(dtype=float)):\n"
+               "    a[0] = 1.0\n"
+               "wp.launch(k, dim=1, inputs=[wp.zeros(1, dtype=float)])\n")
+    script = tmp_path / "bogus_dump.py"
+    script.write_text(program)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode != 0 and "BRICKWORK_DUMP" in proc.stderr and "bogus" in proc.stderr
+    assert "SettingError" in proc.stderr
