@@ -11,6 +11,7 @@ memory with unit stride from base pointers hoisted out of them. No timing.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -63,8 +64,15 @@ def _sources(kind: str, loop: str, inner: str, cache: Path) -> list[Path]:
                       "dtype": "float64", "stage": "fused"}}, source="test"))
         sim.set_initial()
         sim.step(sim.check())
-        return [p for p in sorted(cache.glob("*/*/kernel.cpp")) if "_la_ring" in p.read_text()][:1]
-    return sorted(cache.glob("*/*/kernel.cpp"))
+        return [p for p in _kernel_sources(cache) if "_la_ring" in p.read_text()][:1]
+    return _kernel_sources(cache)
+
+
+def _kernel_sources(cache: Path) -> list[Path]:
+    """The ``<cache>/*/*/kernel.cpp`` files; a background precompiled-header build renames its
+    staging folder while we look, which ``os.walk`` (unlike ``Path.glob``) steps over."""
+    return sorted(Path(root) / "kernel.cpp" for root, _, files in os.walk(cache)
+                  if "kernel.cpp" in files and Path(root).parent.parent == cache)
 
 
 def _simd_lines(text: str) -> set:

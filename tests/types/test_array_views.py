@@ -79,3 +79,47 @@ def test_capacity_is_the_byte_span():
     assert wp.zeros((3, 4), dtype=wp.vec3).capacity == 3 * 4 * 12
     assert wp.zeros((4, 6), dtype=float)[:, ::2].capacity == 4 + 3 * 24 + 2 * 8
     assert wp.zeros(0, dtype=float).capacity == 0
+
+
+@wp.kernel
+def _set_one(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+
+def test_reshape_and_flatten_are_views_whenever_the_strides_allow_one():
+    base = wp.array(np.arange(12, dtype=np.float32))
+    every_other = base[::2].reshape((2, 3))  # not contiguous, but numpy has a view of this shape
+    assert every_other.strides == (24, 8)
+    every_other.fill_(-1.0)
+    assert base.numpy().tolist()[:4] == [-1.0, 1.0, -1.0, 3.0]
+    column = base.reshape((3, 4))[:, 1]
+    flat = column.reshape((3, 1)).flatten()
+    wp.launch(_set_one, dim=3, inputs=[flat])  # a kernel writes through the view
+    assert base.numpy().reshape(3, 4)[:, 1].tolist() == [1.0, 1.0, 1.0]
+    assert wp.zeros((0, 3)).flatten().shape == (0,)
+
+
+@pytest.mark.parametrize("make, what", [
+    (lambda m: m.transpose().flatten(), "Flattening"),
+    (lambda m: m[:, :2].flatten(), "Flattening"),
+    (lambda m: m[:, :2].reshape(-1), "Reshaping"),
+    (lambda m: m.transpose().reshape((2, 6)), "Reshaping"),
+])
+def test_reshape_and_flatten_refuse_layouts_only_a_copy_has(make, what):
+    m = wp.array(np.arange(12, dtype=np.float32).reshape(3, 4))
+    with pytest.raises(RuntimeError, match=rf"{what} non-contiguous arrays is unsupported: this one \(shape "
+                                           rf".*\) has no such view, and a copy would not write through to it; "
+                                           rf"use a.contiguous\(\)"):
+        make(m)  # was: a silent copy, which kernels then wrote in vain (Warp raises too)
+    assert m.numpy().tolist() == np.arange(12, dtype=np.float32).reshape(3, 4).tolist()
+    copied = m.transpose().contiguous().flatten()  # the way to a copy, as the message says
+    assert copied.numpy().tolist() == np.arange(12, dtype=np.float32).reshape(3, 4).T.ravel().tolist()
+
+
+def test_reshape_to_another_size_is_a_runtime_and_value_error():
+    a = wp.zeros(6)
+    with pytest.raises(RuntimeError, match=r"cannot reshape array of shape \(6,\) \(size 6\) into shape \(4, 2\)"):
+        a.reshape((4, 2))
+    with pytest.raises(ValueError, match="cannot reshape"):
+        a.reshape((-1, -1))
+    assert a.reshape((2, -1)).shape == (2, 3)

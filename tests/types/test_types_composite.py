@@ -27,7 +27,11 @@ def test_vector_construction():
     assert wp.vec3([1, 2, 3]) == [1.0, 2.0, 3.0]
     assert wp.vec3(np.array([4.0, 5.0, 6.0])) == [4.0, 5.0, 6.0]
     assert wp.vec3(wp.vec3d(1.0, 2.0, 3.0)) == [1.0, 2.0, 3.0]
-    assert wp.vec3i(1.9, -1.9, 3) == [1, -1, 3]  # C truncation
+    assert wp.vec3i(np.int64(1), True, 3) == [1, 1, 3]
+    for floats in ((1.9, -1.9, 3), (1.0, 2, 3), ([1.5, 2, 3],), (np.array([1.0, 2.0, 3.0]),), (wp.vec3(1, 2, 3),),
+                   (2.5,), (np.float32(1), 2, 3)):
+        with pytest.raises(TypeError, match=r"vec3i\(\) takes"):  # refused, as Warp: no truncation
+            wp.vec3i(*floats)
     assert wp.vec3h(0.1, 0, 0)[0] == float(np.float16(0.1))
     with pytest.raises(ValueError, match="Invalid number of arguments in vector constructor, expected 3 elements, "
                                          "got 2"):

@@ -55,14 +55,17 @@ def test_integer_host_values_and_range(t):
     info = np.iinfo(t._np)
     assert t(info.max).value == info.max
     assert t(info.min).value == info.min
-    assert t(7.9).value == 7  # truncation, as in C
+    with pytest.raises(TypeError, match=rf"{t.__name__}\(\) takes an integer, got float 7.9"):
+        t(7.9)  # refused, as Warp: a float is not truncated (int(7.9) is)
     # Out of range wraps around (two's complement), as in Warp and C: uint8(-1) == 255.
     assert t(int(info.max) + 1).value == info.min
     assert t(int(info.min) - 1).value == info.max
     assert t(int(info.max) + 1 + 5 * (int(info.max) - int(info.min) + 1)).value == info.min
     assert [10, 20, 30][t(1)] == 20  # usable as an index
-    if info.min < 0:
-        assert t(-7.9).value == -7
+    assert t(True).value == 1 and t(np.int64(5)).value == 5 and t(wp.int64(6)).value == 6
+    for not_an_int in (-7.0, np.float32(2.0), wp.float32(2.0), "5", None):
+        with pytest.raises(TypeError, match="takes an integer"):
+            t(not_an_int)
 
 
 def test_scalar_repr_equality_and_conversions():

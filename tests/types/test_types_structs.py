@@ -75,7 +75,10 @@ def test_struct_host_values():
     assert (p.mass, p.id) == (1.5, 7) and p.pos == [1.0, 2.0, 3.0]
     p.pos = (4.0, 5.0, 6.0)  # converted to the field type
     assert type(p.pos) is wp.vec3
-    p.id = 3.9
+    with pytest.raises(TypeError, match=r"struct field Particle.id \(int32\) takes an integer, got float 3.9"):
+        p.id = 3.9  # refused, as Warp: no truncation
+    assert p.id == 7
+    p.id = np.int64(3)
     assert p.id == 3
     p.mass = 0.1
     assert p.mass == float(np.float32(0.1))

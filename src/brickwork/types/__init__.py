@@ -66,12 +66,26 @@ def type_size(t) -> int:
     return size
 
 
+def type_size_in_bytes(t) -> int:
+    """Bytes one value of type ``t`` takes in arrays and kernel arguments, as Warp's (type_sizes.py)."""
+    from .type_sizes import type_size_in_bytes
+
+    return type_size_in_bytes(t)
+
+
+def type_ctype(t) -> type:
+    """The ctypes type of a scalar, vector or matrix type, as Warp's (type_sizes.py)."""
+    from .type_sizes import type_ctype
+
+    return type_ctype(t)
+
+
 def type_repr(t) -> str:
     """The name of a type as messages spell it: ``int8``, ``vec3b``, ``array(dtype=float32, ndim=2)``."""
     return type_name(t)
 
 
-__all__ = ["type_repr", "type_size",
+__all__ = ["type_repr", "type_size", "type_size_in_bytes", "type_ctype",
            "ArrayType", "array", "array1d", "array2d", "array3d", "array4d", "indexedarray", "indexedarray1d",
            "indexedarray2d", "indexedarray3d", "indexedarray4d", "matrix", "quaternion", "transformation",
            "vector",

@@ -99,3 +99,49 @@ def capacity(a: array) -> int:
     if a.size == 0:
         return 0
     return _element_bytes(a.dtype) + sum((n - 1) * abs(s) for n, s in zip(a.shape, a.strides))
+
+
+class ReshapeError(ValueError, RuntimeError):
+    """A reshape to another number of elements: a ``RuntimeError`` as Warp raises, and a ``ValueError`` as
+    numpy's (and brickwork's CUDA arrays' before)."""
+
+
+def resolved_shape(a, shape) -> tuple:
+    """``shape`` (an int or a tuple; one -1 is the rest) for ``a``'s elements, or Warp's error when the sizes
+    differ."""
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(n) for n in shape)
+    try:  # zero strides reshape to any shape of the same size as a view, without touching memory
+        return np.broadcast_to(np.empty((), np.uint8), a.shape).reshape(shape).shape
+    except ValueError:
+        size = int(np.prod(shape, dtype=np.int64))
+        raise ReshapeError(f"cannot reshape array of shape {a.shape} (size {a.size}) into shape {shape} "
+                           f"(size {size})") from None
+
+
+def reshape(a: array, shape, flattening: bool = False) -> array:
+    """A view of ``a``'s elements with ``shape``. Warp refuses every non-contiguous array; brickwork makes the
+    view whenever the strides allow one (``a[::2].reshape((2, 3))``) and refuses the rest, since the copy
+    numpy would make instead does not write through to ``a``."""
+    shape = resolved_shape(a, shape)
+    view = _reshaped_view(a._np, shape + a._np.shape[a.ndim:])
+    if view is None:
+        what, fix = ("Flattening", "flatten()") if flattening else ("Reshaping", f"reshape({shape})")
+        raise RuntimeError(f"{what} non-contiguous arrays is unsupported: this one (shape {a.shape}, strides "
+                           f"{a.strides}) has no such view, and a copy would not write through to it; use "
+                           f"a.contiguous().{fix} for a copy")
+    return a._view(view, (lambda g: g.flatten()) if flattening else (lambda g: reshape(g, shape)))
+
+
+def _reshaped_view(data: np.ndarray, shape: tuple):
+    """``data`` with ``shape`` without a copy, or None when only a copy has it."""
+    try:
+        return data.reshape(shape, copy=False)
+    except ValueError:
+        return None
+    except TypeError:  # numpy < 2.1 has no copy=: setting the shape of a view never copies
+        view = data.view()
+        try:
+            view.shape = shape
+        except AttributeError:
+            return None
+        return view

@@ -7,6 +7,7 @@ the CPU an array wraps a numpy array, so ``.numpy()`` and numpy inputs are zero-
 
 from __future__ import annotations
 
+import numbers
 import struct
 import typing
 
@@ -127,8 +128,9 @@ class array:  # noqa: N801 - Warp's spelling
     without data and shape it is the annotation type ``array(dtype=T, ndim=N)``.
     """
 
+    # _held: the arrays an array of structs points to (held_arrays.py)
     __slots__ = ("_np", "dtype", "shape", "ndim", "device", "_key", "_sig", "_packed", "_unit_inner", "_owner",
-                 "_grad", "_requires_grad", "_retain_grad", "__weakref__")
+                 "_grad", "_requires_grad", "_retain_grad", "_held", "__weakref__")
 
     def __new__(cls, data=None, dtype=typing.Any, shape=None, ndim=None, device=None, copy=True, **kwargs):
         if data is None and shape is None:
@@ -168,6 +170,11 @@ class array:  # noqa: N801 - Warp's spelling
                 arr = allocate_strided(shape, strides, np.dtype(comp), trailing)
                 arr[...] = 0
         else:
+            if isinstance(data, (numbers.Number, np.number, np.bool_, ScalarBase)):  # Warp's words
+                shown = data.item() if isinstance(data, np.generic) else _to_plain(data)
+                raise RuntimeError(f"Data must be a sequence or array, got scalar {shown!r}: wp.full(n, "
+                                   f"value) makes n copies of one value, wp.array([value]) an array of one")
+            source = data
             if isinstance(data, array):
                 data = data._np
             if isinstance(data, np.ndarray):
@@ -203,6 +210,13 @@ class array:  # noqa: N801 - Warp's spelling
                 raise ValueError(f"strides {tuple(strides)} differ from the data's {own}: strides lay out new memory "
                                  f"(array(shape=..., strides=...)) or memory at ptr=")
         self._init_from_numpy(arr, dtype, owner=None)
+        if data is not None and getattr(dtype, "_bw_struct", False):  # the arrays its elements point to
+            from .held_arrays import arrays_in, hold, hold_from
+
+            if isinstance(source, array):
+                hold_from(self, source)
+            elif isinstance(source, (list, tuple)):
+                hold(self, [pair for x in source if getattr(type(x), "_bw_struct", False) for pair in arrays_in(x)])
         _grad_option(self, kwargs)
 
     def _init_from_numpy(self, arr: np.ndarray, dtype, owner):
@@ -398,23 +412,15 @@ class array:  # noqa: N801 - Warp's spelling
 
     # -- mutation -------------------------------------------------------------------------------
     def fill_(self, value) -> "array":
-        """Set every element to ``value`` (a scalar, vector or matrix of the dtype)."""
-        if isinstance(value, CompositeBase):
-            value = value._data
-        elif isinstance(value, ScalarBase):
-            value = value.value
-        elif getattr(type(value), "_bw_struct", False):  # one struct value: its C layout
-            if type(value) is not self.dtype:
-                raise TypeError(f"cannot fill an array of {type_name(self.dtype)} with a {type(value).__name__}")
-            value = np.frombuffer(value._to_bytes(), dtype=self._np.dtype)[0]
-        if _scalar_of(self.dtype) is bfloat16:  # numbers to the bit patterns the array stores
-            value = bfloat16_bits(_to_plain(value))
-        trailing = self._np.shape[self.ndim:]
-        if trailing and isinstance(value, (list, tuple, np.ndarray)):  # a matrix as a flat list: its rows
-            flat = np.asarray(_to_plain(value))
-            if flat.shape != trailing and flat.size == int(np.prod(trailing)):
-                value = flat.reshape(trailing)
-        self._np[...] = value
+        """Set every element to ``value``: a number, a vector or matrix (or a sequence of its components, a
+        matrix's also flat), or a struct value, converted as Warp converts it (array_values.py)."""
+        from .array_values import element_value
+
+        self._np[...] = element_value(self.dtype, value, "fill_")
+        if getattr(type(value), "_bw_struct", False):
+            from .held_arrays import arrays_in, hold
+
+            hold(self, arrays_in(value))
         return self
 
     def zero_(self) -> "array":
@@ -423,7 +429,10 @@ class array:  # noqa: N801 - Warp's spelling
         return self
 
     def assign(self, src) -> "array":
-        """Copy ``src`` (an array, numpy array or nested list of the same shape) into this array."""
+        """Copy ``src`` (an array of this dtype, or a numpy array or nested list, converted, of the same shape)
+        into this array."""
+        if isinstance(src, array):
+            check_same_dtype(self, src, "assign")
         data = src._np if isinstance(src, array) else np.asarray(_to_plain(src))
         if data.shape != self._np.shape and data.size == self._np.size:
             data = data.reshape(self._np.shape)
@@ -431,6 +440,9 @@ class array:  # noqa: N801 - Warp's spelling
             raise ValueError(f"cannot assign data of shape {data.shape} to an array of shape {self._np.shape}")
         self._np[...] = data
         if isinstance(src, array):
+            from .held_arrays import hold_from
+
+            hold_from(self, src)
             _copied(self, src)
         return self
 
@@ -454,10 +466,16 @@ class array:  # noqa: N801 - Warp's spelling
         return out
 
     def __setitem__(self, key, value):
-        if isinstance(value, array):
+        from .array_values import element_value, index_text
+
+        if getattr(self.dtype, "_bw_struct", False):
+            from .held_arrays import struct_items
+
+            value = struct_items(self, value, f"{index_text(key)} = ...")
+        elif isinstance(value, array):
             value = value._np
-        elif getattr(type(value), "_bw_struct", False):  # one struct value: its C layout
-            value = np.frombuffer(value._to_bytes(), dtype=self._np.dtype)[0]
+        elif isinstance(value, (numbers.Number, np.generic, ScalarBase, CompositeBase)):
+            value = element_value(self.dtype, value, f"{index_text(key)} = ...")  # one value, converted as fill_ does
         self._np[key] = _to_plain(value)
 
     def _element(self, value):
@@ -466,7 +484,9 @@ class array:  # noqa: N801 - Warp's spelling
         if is_composite_type(self.dtype):
             return self.dtype(value)
         if getattr(self.dtype, "_bw_struct", False):
-            return self.dtype._from_record(value, self.device)
+            from .held_arrays import held
+
+            return self.dtype._from_record(value, self.device, held(self))
         return value
 
     def to(self, device) -> "array":
@@ -474,7 +494,7 @@ class array:  # noqa: N801 - Warp's spelling
         dev = get_device(device)
         if dev == self.device:
             return self
-        return array(self._np, dtype=self.dtype, device=dev)
+        return array(self, dtype=self.dtype, device=dev)  # (an array of structs keeps what it points to)
 
     def view(self, dtype) -> "array":
         """This array's memory seen as ``dtype`` (zero-copy; see ``array_views.view``)."""
@@ -500,17 +520,29 @@ class array:  # noqa: N801 - Warp's spelling
         return capacity(self)
 
     def flatten(self) -> "array":
-        return self._view(self._np.reshape((-1,) + self._np.shape[self.ndim:]), lambda g: g.flatten())
+        """A 1-D view of the elements (RuntimeError when the strides allow none: ``array_views.reshape``)."""
+        from .array_views import reshape
+
+        return reshape(self, -1, flattening=True)
 
     def reshape(self, shape) -> "array":
-        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(n) for n in shape)
-        try:
-            view = self._np.reshape(shape + self._np.shape[self.ndim:])
-        except ValueError:  # Warp's error and text
-            size = int(np.prod(shape, dtype=np.int64))
-            raise RuntimeError(f"cannot reshape array of shape {self.shape} (size {self.size}) into shape "
-                               f"{shape} (size {size})") from None
-        return self._view(view, lambda g: g.reshape(shape))
+        """A view of the elements with ``shape`` (one -1: the rest; RuntimeError when the strides allow none)."""
+        from .array_views import reshape
+
+        return reshape(self, shape)
+
+    # -- copies: copy.copy and copy.deepcopy copy the data (wp.clone), as numpy's; pickling is refused ---------
+    def __copy__(self) -> "array":
+        return clone(self)
+
+    def __deepcopy__(self, memo) -> "array":
+        out = memo[id(self)] = clone(self)  # an array of structs: the arrays its elements point to are shared
+        return out
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError(f"cannot pickle a brickwork array ({type_name(self._key)} of shape {self.shape} on "
+                        f"{self.device}): its memory may be on a device or pointed to by structs; pickle a.numpy() "
+                        f"and make it again with wp.array(data, dtype={type_name(self.dtype)})")
 
     def __class_getitem__(cls, dtype):
         return ArrayType(dtype, 1)
@@ -639,8 +671,9 @@ def ones(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
     return full(_given_shape(shape, n, "ones"), 1, dtype, device, **kwargs)
 
 
-def full(shape, value, dtype=None, device=None, **kwargs) -> array:
-    """An array with every element set to ``value``; dtype inferred from value when omitted."""
+def full(shape, value=0, dtype=None, device=None, **kwargs) -> array:
+    """An array with every element set to ``value`` (0 by default, as Warp); dtype inferred from value when
+    omitted."""
     if dtype is None:
         typed = isinstance(value, (ScalarBase, CompositeBase)) or getattr(type(value), "_bw_struct", False)
         dtype = type(value) if typed else _fill_dtype(value)
@@ -688,6 +721,9 @@ def clone(a: array, **kwargs) -> array:
         out = _grad_option(a.clone(), kwargs, a)
     else:
         out = _grad_option(array._wrap(np.ascontiguousarray(a._np).copy(), a.dtype, a.device), kwargs, a)
+    from .held_arrays import hold_from
+
+    hold_from(out, a)
     _copied(out, a)
     return out
 
@@ -703,10 +739,21 @@ def _copied(dest: array, src: array, region: tuple | None = None) -> None:
         observe(dest, src, region)
 
 
+def check_same_dtype(dest: array, src: array, what: str) -> None:
+    """Refuse copying between arrays of different dtypes, as Warp (which copies the bytes when the sizes match:
+    an int32 1 becomes the float32 1.4e-45); ``what`` names the operation."""
+    if dest.dtype is not src.dtype:
+        from ..errors import CopyTypeError
+
+        raise CopyTypeError(f"{what}: Incompatible array data types: destination dtype={type_name(dest.dtype)}, "
+                            f"source dtype={type_name(src.dtype)} (to convert: wp.utils.array_cast(src, dest), or "
+                            f"assign src.numpy())")
+
+
 def _check_copy(dest: array, src: array, dest_offset, src_offset, count) -> None:
     """Refuse a copy that does not fit, with Warp's reasons (``CopyError``/``CopyTypeError``, which are
     also ``RuntimeError`` as Warp's), before anything is written."""
-    from ..errors import CopyError, CopyTypeError
+    from ..errors import CopyError
 
     if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in (dest_offset, src_offset, count)):
         raise CopyError(f"wp.copy: src_offset, dest_offset, and count must be integers, got src_offset="
@@ -714,9 +761,7 @@ def _check_copy(dest: array, src: array, dest_offset, src_offset, count) -> None
     for what, value in (("Source offset", src_offset), ("Destination offset", dest_offset), ("Copy count", count)):
         if value < 0:
             raise CopyError(f"wp.copy: {what} must be non-negative, got {value}")
-    if dest.dtype is not src.dtype:
-        raise CopyTypeError(f"wp.copy: Incompatible array data types: destination dtype={type_name(dest.dtype)}, "
-                            f"source dtype={type_name(src.dtype)}")
+    check_same_dtype(dest, src, "wp.copy")
     indexed = [a for a in (dest, src) if not isinstance(a, array)]  # indexed arrays (types/indexed_arrays.py)
     if indexed and (dest_offset or src_offset or count):
         raise CopyError("wp.copy: src_offset, dest_offset and count are not supported for indexed or Fabric arrays")
@@ -770,6 +815,9 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
         target[np.unravel_index(np.arange(dest_offset, dest_offset + n), tuple(dest.shape))] = values
         if on_device:
             dest.assign(target)
+    from .held_arrays import hold_from
+
+    hold_from(dest, src)
     _copied(dest, src, (dest_offset, src_offset, n))
 
 

@@ -8,6 +8,7 @@ sequences (indexing, iteration, repr, numpy conversion, +, -, scalar *).
 from __future__ import annotations
 
 import typing
+import weakref
 
 import numpy as np
 
@@ -15,16 +16,19 @@ from .composite_access import check_assigned, check_constructor, check_key, col_
 from .scalars import (
     SCALAR_TYPES,
     GenericPlaceholder,
+    NotAnIntegerError,
     ScalarBase,
     bfloat16,
     bfloat16_bits,
     bfloat16_values,
     bool_,
+    check_integer,
     float16,
     float32,
     float64,
     int32,
     is_scalar_type,
+    scalar_from_numpy,
 )
 
 _SUFFIX = {
@@ -54,7 +58,8 @@ def _typed_items(items, type_name: str):
 class CompositeBase:
     """Common host behaviour of vectors, matrices and quaternions."""
 
-    __slots__ = ("_data", "__dict__")  # __dict__: attributes set by users, as on Warp's values
+    # __dict__: attributes set by users, as on Warp's values; _in_struct: the struct holding this value as a field
+    __slots__ = ("_data", "_in_struct", "__dict__")
     _shape: tuple = ()
     _dtype: type = float32
     _kind = "vector"
@@ -64,8 +69,8 @@ class CompositeBase:
         np_type = np.float32 if self._dtype is bfloat16 else \
             self._dtype._np if is_scalar_type(self._dtype) else np.float64
         size = int(np.prod(self._shape))
-        if getattr(self._dtype, "is_int", False):  # Python ints out of range wrap, as scalars' (uint8(-1) is 255)
-            args = tuple(_wrapped_ints(a, self._dtype) for a in args)
+        if getattr(self._dtype, "is_int", False):
+            args = tuple(_integer_components(a, self._dtype, f"{type(self).__name__}()") for a in args)
         if len(args) > 1:
             check_constructor(type(self), args, size)
         if len(args) == 0:
@@ -102,7 +107,16 @@ class CompositeBase:
     def __setitem__(self, index, value):
         check_key(self, index)
         check_assigned(self, index, value)
+        if getattr(self._dtype, "is_int", False):
+            value = _integer_components(value, self._dtype, f"{type(self).__name__} component")
         self._data[index] = _plain(value)
+        _changed(self)
+
+    def __reduce__(self):
+        """Pickled as its type's constructor and components: types made on the fly (``vector(5, float16)``) are
+        made again, the same class as ``vector``'s cache gives."""
+        state = self.__dict__ or None
+        return _rebuild, (self._kind, self._shape, self._dtype, self._data.tolist()), state
 
     @classmethod
     def from_ptr(cls, ptr: int):
@@ -136,6 +150,8 @@ class CompositeBase:
     __hash__ = None  # mutable
 
     def _new(self, data):
+        if data.dtype != self._data.dtype and getattr(self._dtype, "is_int", False):
+            data = data.astype(self._data.dtype)  # a computed result (int / int truncates, as in kernels)
         return type(self)(data)
 
     def __add__(self, other):
@@ -214,13 +230,56 @@ def _product(a: CompositeBase, b: CompositeBase) -> CompositeBase:
     raise TypeError(f"cannot multiply {type(a).__name__} and {type(b).__name__}")
 
 
-def _wrapped_ints(x, dtype):
-    """``x`` (a number or nested lists of numbers) with Python ints wrapped into ``dtype``'s range."""
-    if isinstance(x, int) and not isinstance(x, bool):
-        return dtype._convert(x)
+def _integer_components(x, dtype, where: str):
+    """``x`` (a number, a value, an array or nested sequences of them) given for integer components: Python ints
+    out of range wrap into ``dtype``'s, as scalars' (``uint8(-1)`` is 255); anything not an integer is refused,
+    as Warp refuses it, rather than truncated."""
     if isinstance(x, (list, tuple)):
-        return [_wrapped_ints(v, dtype) for v in x]
-    return x
+        return [_integer_components(v, dtype, where) for v in x]
+    if isinstance(x, (CompositeBase, np.ndarray)):
+        kind = x._dtype if isinstance(x, CompositeBase) else x.dtype
+        if isinstance(x, CompositeBase) and not (getattr(kind, "is_int", False) or kind is bool_) or \
+                isinstance(x, np.ndarray) and kind.kind not in "iub":
+            got = repr(x) if isinstance(x, CompositeBase) else f"a {kind} array"
+            raise NotAnIntegerError(f"{where} takes integers, got {got}")
+        return x
+    check_integer(x, where)
+    return dtype._convert(x) if isinstance(x, int) and not isinstance(x, bool) else x
+
+
+def _changed(value: CompositeBase) -> None:
+    """Tell the struct holding ``value`` as a field (if any) that its packed bytes are stale."""
+    holder = getattr(value, "_in_struct", None)
+    struct = holder() if holder is not None else None
+    if struct is not None:
+        struct.__dict__["_bytes"] = None
+
+
+def held_by(value: CompositeBase, struct) -> CompositeBase:
+    """Mark ``value`` as a field of ``struct``, whose packed bytes then follow changes made in place."""
+    value._in_struct = weakref.ref(struct)
+    return value
+
+
+def _rebuild(kind: str, shape: tuple, dtype, data) -> CompositeBase:
+    """A value from ``CompositeBase.__reduce__``'s parts (unpickling)."""
+    made = {"vector": lambda: vector(shape[0], dtype), "matrix": lambda: matrix(shape, dtype),
+            "quat": lambda: quaternion(dtype), "transform": lambda: transformation(dtype)}[kind]
+    return made()(data)
+
+
+def _scalar_operand(x):
+    """The scalar type of a scalar operand of a host operator (a Python int counts as int32, a float as float32,
+    a numpy scalar as its dtype, as in scalar arithmetic), or None."""
+    if isinstance(x, ScalarBase):
+        return type(x)
+    if isinstance(x, np.generic):  # before float: np.float64 is a float too
+        return scalar_from_numpy(x.dtype)
+    if isinstance(x, bool):
+        return bool_
+    if isinstance(x, int):
+        return int32
+    return float32 if isinstance(x, float) else None
 
 
 def _remainder(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -260,10 +319,26 @@ class VectorBase(CompositeBase):
         return property(get, put)
 
     def __mod__(self, other):
-        """Componentwise ``%`` of two vectors of one type, as in kernels."""
-        if type(other) is not type(self) or self._kind != "vector":
+        """Componentwise ``%`` by a vector of this type or a scalar of its component type, as in kernels (integers:
+        the dividend's sign, and 0 for a remainder by 0; floats: fmod)."""
+        return self._mod(other, reflected=False)
+
+    def __rmod__(self, other):
+        """``scalar % vector``, componentwise: the scalar by each component."""
+        return self._mod(other, reflected=True)
+
+    def _mod(self, other, reflected: bool):
+        if self._kind != "vector":
             return NotImplemented
-        return self._new(_remainder(self._data, other._data))
+        if isinstance(other, CompositeBase) or _scalar_operand(other) is not None:
+            if type(other) is not type(self) and _scalar_operand(other) is not self._dtype:
+                names = [type(self).__name__, type(other).__name__][::-1 if reflected else 1]
+                raise NoOverloadError(f"Couldn't find a function 'mod' compatible with the arguments '{names[0]}, "
+                                      f"{names[1]}': the other operand must be of type {type(self).__name__} or "
+                                      f"{self._dtype.__name__}")
+            b = np.full(self._shape, _plain(other), dtype=self._data.dtype)
+            return self._new(_remainder(b, self._data) if reflected else _remainder(self._data, b))
+        return NotImplemented
 
     def __setattr__(self, name, value):
         if len(name) > 1 and set(name) <= set("xyzw"):  # swizzles read nothing and store nothing, as in Warp
@@ -345,6 +420,7 @@ class TransformBase(VectorBase):
     @p.setter
     def p(self, value):
         self._data[:3] = np.asarray(_plain(value))
+        _changed(self)
 
     @property
     def q(self):
@@ -353,6 +429,7 @@ class TransformBase(VectorBase):
     @q.setter
     def q(self, value):
         self._data[3:] = np.asarray(_plain(value))
+        _changed(self)
 
 
 def transformation(dtype=float32):
@@ -502,3 +579,15 @@ def family_namespace() -> dict:
         names[f"spatial_vector{suffix}"] = vector(6, t)
         names[f"spatial_matrix{suffix}"] = matrix((6, 6), t)
     return names
+
+
+def __getattr__(name: str):
+    """Composite types by class name (``vec3f``), made on the fly: how pickle finds them."""
+    if name.startswith("__"):  # the import system's questions (__path__, __spec__, ...)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .composite_names import type_named
+
+    found = type_named(name)
+    if found is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return found

@@ -15,7 +15,8 @@ import numpy as np
 
 from .. import cuda_driver
 from ..device import get_device
-from .arrays import ArrayType, array, element_layout, type_name
+from .arrays import ArrayType, array, check_same_dtype, element_layout, type_name
+from .held_arrays import hold_from
 
 
 class OnDevice:
@@ -69,6 +70,7 @@ class DeviceArray(array):
             raise ValueError(f"strides {tuple(kwargs['strides'])} on {self.device}: CUDA arrays are contiguous "
                              f"(strides {self.strides})")
         self._upload(np.ascontiguousarray(host._np))
+        hold_from(self, host)  # an array of structs: the arrays its elements point to
 
     @classmethod
     def empty(cls, shape: tuple, dtype, device) -> "DeviceArray":
@@ -177,6 +179,7 @@ class DeviceArray(array):
                      copy=False)
         host.fill_(value)
         self._upload(host._np)
+        hold_from(self, host)
         return self
 
     def zero_(self) -> "DeviceArray":
@@ -189,14 +192,17 @@ class DeviceArray(array):
 
         A copy between arrays of one device runs on ``stream`` (a ``wp.Stream``; the host does not wait)
         when given; copies that involve host memory wait for the device."""
-        if isinstance(src, DeviceArray) and src.device == self.device and src.shape == self.shape \
-                and src._comp == self._comp and src._trailing == self._trailing:
+        if isinstance(src, array):
+            check_same_dtype(self, src, "assign")
+        if isinstance(src, DeviceArray) and src.device == self.device and src.shape == self.shape:
             handle = None if stream is None else stream.cuda_stream
             self._alloc.driver.copy_on_device(self._alloc.ordinal, self.ptr, src.ptr, self._nbytes(), handle)
+            hold_from(self, src)
             return self
         host = array(self.numpy(), dtype=self.dtype, device="cpu", copy=False)
         host.assign(src)
         self._upload(host._np)
+        hold_from(self, host)
         return self
 
     def __getitem__(self, key):
@@ -214,15 +220,17 @@ class DeviceArray(array):
         host = array(self.numpy(), dtype=self.dtype, device="cpu", copy=False)
         host[key] = value
         self._upload(host._np)
+        hold_from(self, host)
 
     def to(self, device) -> array:
         """This array on ``device`` (itself when it is there already; otherwise a copy)."""
         dev = get_device(device)
         if dev == self.device:
             return self
-        if dev.ordinal is None:
-            return array(self.numpy(), dtype=self.dtype, device=dev, copy=False)
-        return DeviceArray(self.numpy(), dtype=self.dtype, device=dev)
+        out = array(self.numpy(), dtype=self.dtype, device=dev, copy=False) if dev.ordinal is None else \
+            DeviceArray(self.numpy(), dtype=self.dtype, device=dev)
+        hold_from(out, self)
+        return out
 
     def clone(self) -> "DeviceArray":
         out = DeviceArray.empty(self.shape, self.dtype, self.device)
@@ -239,13 +247,10 @@ class DeviceArray(array):
         return self._view((self.size,))
 
     def reshape(self, shape) -> "DeviceArray":
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        if -1 in shape:
-            known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
-            shape = tuple(self.size // max(known, 1) if d == -1 else d for d in shape)
-        if int(np.prod(shape, dtype=np.int64)) != self.size:
-            raise ValueError(f"cannot reshape a CUDA array of shape {self.shape} to {shape}")
-        return self._view(shape)
+        """A view with ``shape`` (one -1: the rest): CUDA arrays are contiguous, so there always is one."""
+        from .array_views import resolved_shape
+
+        return self._view(resolved_shape(self, shape))
 
 
 def _scalar_dtype(dtype):

@@ -21,7 +21,7 @@ _SCALARS = {(0, 8): scalars.int8, (0, 16): scalars.int16, (0, 32): scalars.int32
             (1, 8): scalars.uint8, (1, 16): scalars.uint16, (1, 32): scalars.uint32, (1, 64): scalars.uint64,
             (2, 16): scalars.float16, (2, 32): scalars.float32, (2, 64): scalars.float64,
             (4, 16): scalars.bfloat16, (6, 8): scalars.bool_}
-_CODE_NAMES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 6: "bool"}
+_CODE_NAMES = {0: "int", 1: "uint", 2: "float", 3: "opaque", 4: "bfloat", 5: "complex", 6: "bool"}
 _INTEGERS = {scalars.int8, scalars.int16, scalars.int32, scalars.int64, scalars.uint8, scalars.uint16,
              scalars.uint32, scalars.uint64}
 
@@ -57,7 +57,9 @@ def element_type(cap, dtype) -> tuple:
     own = _SCALARS.get((code, bits)) if lanes == 1 else None
     name = f"{_CODE_NAMES.get(code, f'code{code}')}{bits}" + (f"x{lanes}" if lanes != 1 else "")
     if own is None:
-        raise RuntimeError(f"Unsupported DLPack data type: {name}")
+        why = ": complex types are not supported (import the real and imaginary parts as a float array, e.g. " \
+              "numpy's z.view(np.float32) for complex64)" if code == 5 else ""
+        raise RuntimeError(f"Unsupported DLPack data type: {name}{why}")
     if dtype is None:
         return own
     want = dtype if scalars.is_scalar_type(dtype) else getattr(dtype, "_dtype", None)

@@ -20,7 +20,7 @@ import typing
 import numpy as np
 
 from .array_arithmetic import install_arithmetic
-from .arrays import ArrayType, array, empty, type_name
+from .arrays import ArrayType, array, check_same_dtype, empty, type_name
 from .scalars import int32, python_annotation_type
 
 
@@ -163,11 +163,19 @@ class indexedarray(metaclass=_IndexedArrayMeta):  # noqa: N801 - Warp's spelling
 
     def list(self) -> list:
         """The selected elements in row-major order as one flat list (as ``array.list()``)."""
-        return array._wrap(self.numpy(), self.dtype, self.device).list()
+        from .held_arrays import hold_from
+
+        elements = array._wrap(self.numpy(), self.dtype, self.device)
+        hold_from(elements, self.data)  # an array of structs: its field arrays, as the base reads them
+        return elements.list()
 
     def fill_(self, value) -> "indexedarray":
         """Set every selected element to ``value`` (a scalar, vector, matrix or struct of the dtype)."""
-        self._scatter(empty(self.shape, self.dtype, "cpu").fill_(value).numpy())
+        from .held_arrays import hold_from
+
+        filled = empty(self.shape, self.dtype, "cpu").fill_(value)
+        self._scatter(filled.numpy())
+        hold_from(self.data, filled)  # an array of structs keeps what its elements point to
         return self
 
     def zero_(self) -> "indexedarray":
@@ -178,6 +186,8 @@ class indexedarray(metaclass=_IndexedArrayMeta):  # noqa: N801 - Warp's spelling
     def assign(self, src) -> "indexedarray":
         """Copy ``src`` (an array, indexed array, numpy array or nested list of the same shape) into the
         selected elements."""
+        if isinstance(src, (array, indexedarray)):
+            check_same_dtype(self, src, "assign")
         data = np.asarray(src.numpy() if isinstance(src, (array, indexedarray)) else array(
             src, dtype=self.dtype, device="cpu").numpy())
         want = self.numpy().shape
@@ -186,6 +196,9 @@ class indexedarray(metaclass=_IndexedArrayMeta):  # noqa: N801 - Warp's spelling
         if data.shape != want:
             raise ValueError(f"cannot assign data of shape {data.shape} to an indexed array of shape {want}")
         self._scatter(data)
+        from .held_arrays import hold_from
+
+        hold_from(self.data, src.data if isinstance(src, indexedarray) else src)
         return self
 
     def contiguous(self) -> array:

@@ -7,9 +7,29 @@ Each scalar type is a class (``float32``); calling it makes a typed host value
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .scalar_arithmetic import install as _install_arithmetic
+
+
+class NotAnIntegerError(TypeError, ValueError):
+    """A value that is not an integer given for an integer type (a float is not truncated, as in Warp): a
+    ``TypeError`` as Warp's constructors raise, and a ``ValueError`` as its ``fill_``/``full`` do."""
+
+
+def check_integer(x, where: str) -> None:
+    """Refuse ``x`` where an integer type takes it (``where`` names the place: ``int32()``) unless it is an
+    integer (Python's, numpy's, a brickwork integer value, or a bool): Warp refuses floats, even whole
+    ones, rather than truncate them."""
+    try:
+        operator.index(x)
+    except TypeError:
+        got = type(x).__name__
+        hint = " (int(x) truncates toward zero, if that is meant)" if isinstance(x, (float, np.floating)) or \
+            isinstance(x, ScalarBase) and x.is_float else ""
+        raise NotAnIntegerError(f"{where} takes an integer, got {got} {x!r}{hint}") from None
 
 
 class ScalarBase:
@@ -24,6 +44,8 @@ class ScalarBase:
     is_signed = True
 
     def __init__(self, x=0):
+        if self.is_int:
+            check_integer(x, f"{type(self).__name__}()")
         if isinstance(x, ScalarBase):
             x = x.value
         self.value = self._convert(x)
@@ -37,7 +59,7 @@ class ScalarBase:
         if cls is bool_:
             return bool(x)
         if isinstance(x, float):
-            x = int(x)  # truncation towards zero, as C and the kernel language do
+            x = int(x)  # a computed value: truncated toward zero, as in C (values users give: check_integer)
         x = int(x)
         lo, hi = cls._range
         if not lo <= x <= hi:
@@ -111,6 +133,7 @@ def _make(name: str, np_type, fmt: str, kind: str):
         "is_signed": kind != "uint",
         "_range": (int(np.iinfo(np_type).min), int(np.iinfo(np_type).max)) if kind in ("int", "uint") else None,
         "__doc__": f"The {name} scalar type of the kernel language.",
+        "__qualname__": "bool_" if name == "bool" else name,  # its name in this module, for pickle
     }
     return type(name, (ScalarBase,), attrs)
 

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import numbers
 import struct as _struct
 
 import numpy as np
 
 from ..errors import StructDefinitionError
 from .arrays import ArrayType, array, element_layout, type_name
-from .composite import CompositeBase, is_composite_type
+from .composite import CompositeBase, held_by, is_composite_type
 from .fixed_arrays import FixedArrayType
 from .indexed_arrays import packed_size
 from .layout import pack_format, struct_offsets
-from .scalars import ScalarBase, bfloat16, bfloat16_bits, bool_, is_scalar_type, python_annotation_type
+from .scalars import (
+    ScalarBase,
+    bfloat16,
+    bfloat16_bits,
+    bool_,
+    check_integer,
+    is_scalar_type,
+    python_annotation_type,
+)
 
 
 class StructBase:
@@ -34,7 +43,7 @@ class StructBase:
             if name in kwargs:
                 setattr(self, name, kwargs.pop(name))
             else:
-                object.__setattr__(self, name, _default(t))
+                self._store(name, _default(t))
         if kwargs:
             raise TypeError(f"{type(self).__name__} has no field {next(iter(kwargs))!r}")
 
@@ -42,8 +51,26 @@ class StructBase:
         t = self._field_types.get(name)
         if t is None:
             raise AttributeError(f"{type(self).__name__} has no field {name!r}")
-        object.__setattr__(self, name, _coerce(value, t, f"{type(self).__name__}.{name}"))
+        self._store(name, _coerce(value, t, f"{type(self).__name__}.{name}"))
         object.__setattr__(self, "_bytes", None)
+
+    def _store(self, name: str, value) -> None:
+        """Set field ``name`` to ``value`` (converted, and this struct's own), which a vector or matrix then
+        reports its changes in place to (``s.v[0] = 1.0`` is seen by the next launch)."""
+        object.__setattr__(self, name, held_by(value, self) if isinstance(value, CompositeBase) else value)
+
+    def _copy(self) -> "StructBase":
+        """A copy with vectors, matrices and nested structs of its own (arrays shared, as references): what
+        assigning this value to a struct field stores, since Warp's struct fields hold values."""
+        out = object.__new__(type(self))
+        for name, t in self._fields:
+            value = getattr(self, name)
+            if isinstance(value, CompositeBase):
+                value = t(value)
+            elif isinstance(value, StructBase):
+                value = value._copy()
+            out._store(name, value)
+        return out
 
     def __repr__(self):
         inner = ", ".join(f"{n}={_plain_field(getattr(self, n))!r}" for n, _ in self._fields)
@@ -76,10 +103,11 @@ class StructBase:
         return mirror(self._to_bytes(), struct_snapshot(self))
 
     @classmethod
-    def _from_record(cls, record, device=None) -> "StructBase":
-        """A struct value from one element of a numpy array of this struct's layout. Array fields of
-        records in CPU memory (``device``) become arrays viewing the memory they point to, as in Warp
-        (they do not keep it alive); other array fields are left at their default."""
+    def _from_record(cls, record, device=None, held=None) -> "StructBase":
+        """A struct value from one element of a numpy array of this struct's layout. An array field is the
+        array stored there when the array of structs recorded it (``held``: held_arrays.py); otherwise, in
+        CPU memory (``device``), an array viewing the memory it points to, as in Warp (which does not keep
+        that alive), else left at its default."""
         value = cls()
         for name, t in cls._fields:
             if is_scalar_type(t):
@@ -87,9 +115,14 @@ class StructBase:
             elif is_composite_type(t):
                 setattr(value, name, t(record[name]))
             elif getattr(t, "_bw_struct", False):
-                setattr(value, name, t._from_record(record[name], device))
-            elif device is not None and device.is_cpu and type(t) is ArrayType:
-                setattr(value, name, _array_field(t, bytes(record[name]), device))
+                setattr(value, name, t._from_record(record[name], device, held))
+            elif isinstance(t, ArrayType):
+                packed = bytes(record[name])
+                stored = held.get((t, packed)) if held else None
+                if stored is None and device is not None and device.is_cpu and type(t) is ArrayType:
+                    stored = _array_field(t, packed, device)
+                if stored is not None:
+                    setattr(value, name, stored)
         return value
 
     def numpy_value(self):
@@ -146,6 +179,11 @@ def _default(t):
 
 def _coerce(value, t, where):
     if is_scalar_type(t):
+        if not (isinstance(value, (numbers.Real, np.bool_, ScalarBase))):
+            got = f"a {type(value).__name__}" + (f" {value!r}" if isinstance(value, (CompositeBase, str)) else "")
+            raise TypeError(f"struct field {where} expects {type_name(t)} (a number), got {got}")
+        if t.is_int:
+            check_integer(value, f"struct field {where} ({type_name(t)})")
         if isinstance(value, ScalarBase):  # a typed value keeps the field's type; a Python number stays one
             return t(value.value)
         return t._convert(value)
@@ -155,7 +193,10 @@ def _coerce(value, t, where):
         if type(value) is not bool and isinstance(value, (int, float)) or \
                 isinstance(value, ScalarBase) and type(value) is not bool_:  # Warp refuses promoting one number
             raise TypeError(f"Struct field '{where.rsplit('.', 1)[-1]}' expects {type_name(t)} but got a single value")
-        return value if type(value) is t else t(value)
+        try:
+            return t(value)  # a copy, always: later changes to ``value`` do not reach the field (nor back)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"struct field {where}: {e}") from None
     if isinstance(t, ArrayType):
         if value is not None and getattr(value, "_key", None) is not t:  # an array or indexed array of type t
             got = value._key if isinstance(getattr(value, "_key", None), ArrayType) else type(value).__name__
@@ -163,7 +204,7 @@ def _coerce(value, t, where):
         return value
     if value is not None and type(value) is not t:
         raise TypeError(f"{where} needs {type_name(t)}, got {type(value).__name__}")
-    return value
+    return None if value is None else value._copy()  # a nested struct is a value too
 
 
 def _flat(value, t) -> list:

@@ -1,0 +1,66 @@
+"""Values the host stores into array elements (``fill_``, ``full``, ``a[i] = v``), converted as Warp converts
+them: an integer out of the element type's range wraps (a ``uint8`` array takes -1 as 255), a float out of range
+is inf, a float for an integer type is refused rather than truncated, and an array of structs takes values of its
+struct only."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .scalars import ScalarBase, bfloat16, bfloat16_bits, check_integer, is_scalar_type
+
+
+class ElementValueError(TypeError, ValueError):
+    """A value an array's elements cannot hold: a ``TypeError``, and a ``ValueError`` as Warp's ``fill_`` raises."""
+
+
+def _name(t) -> str:
+    return getattr(t, "__name__", repr(t))
+
+
+def _described(value) -> str:
+    name, text = type(value).__name__, repr(value)
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}" + (f" ({text})" if len(text) <= 60 else "")
+
+
+def index_text(key) -> str:
+    """``a[key]`` as the user wrote it (``a[1:3, 0]``), for messages."""
+    def one(k):
+        if isinstance(k, slice):
+            text = f"{'' if k.start is None else k.start}:{'' if k.stop is None else k.stop}"
+            return text + (f":{k.step}" if k.step is not None else "")
+        return "..." if k is Ellipsis else repr(k)
+
+    return "a[" + ", ".join(one(k) for k in (key if isinstance(key, tuple) else (key,))) + "]"
+
+
+def element_value(dtype, value, what: str):
+    """``value`` as numpy stores it in one element of ``dtype`` (``what`` names the operation in messages)."""
+    if getattr(dtype, "_bw_struct", False):
+        if type(value) is dtype:
+            return np.frombuffer(value._to_bytes(), dtype=dtype.numpy_dtype())[0]
+        if isinstance(value, np.void) and value.dtype == dtype.numpy_dtype():  # a record of a.numpy()
+            return value
+        raise ElementValueError(f"{what}: an array of {_name(dtype)} takes {_name(dtype)} values, got "
+                                f"{_described(value)}")
+    if is_scalar_type(dtype):
+        return _scalar(dtype, value, what)
+    try:
+        data = dtype(value)._data  # wraps integers, refuses floats for integer components
+    except (TypeError, ValueError) as e:
+        raise ElementValueError(f"{what}: {e}") from None
+    return bfloat16_bits(data) if dtype._dtype is bfloat16 else data
+
+
+def _scalar(dtype, value, what: str):
+    if not isinstance(value, (numbers.Real, np.bool_, ScalarBase)):
+        raise ElementValueError(f"{what}: an array of {_name(dtype)} takes one number, got {_described(value)}")
+    if dtype.is_int:
+        check_integer(value, f"{what} of an array of {_name(dtype)}")
+    plain = value.value if isinstance(value, ScalarBase) else value
+    if dtype is bfloat16:
+        return bfloat16_bits(float(plain))
+    with np.errstate(over="ignore"):  # a float beyond the type's range is inf, as Warp stores it
+        return dtype._np(dtype._convert(plain))

@@ -1,0 +1,112 @@
+"""The arrays an array of structs points to, kept alive by it.
+
+An array field of a struct element is stored as the field array's address, shape and strides; nothing else keeps
+that memory alive once the struct values that held the arrays are gone (in Warp a later read through the element
+sees freed memory, or crashes). So an array of structs records the arrays whose descriptors it stores, on the
+array that owns its memory (views lead to it through ``_owner``): ``wp.array([s, ...], dtype=S)``, ``fill_``,
+item assignment, ``assign``, ``wp.copy``, ``clone`` and ``to`` record them, and ``a[i].field`` gives the
+recorded array itself. Entries whose descriptor no element holds any more are dropped now and then, so that
+reassigning elements over and over does not keep every array ever stored alive.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .arrays import ArrayType, array, check_same_dtype
+
+
+class _Held(dict):
+    """``{(field type, packed descriptor): array}``, and how many entries the last pruning kept."""
+
+    __slots__ = ("kept",)
+
+    def __init__(self):
+        super().__init__()
+        self.kept = 0
+
+
+def _root(a: array) -> array:
+    while isinstance(a._owner, array):
+        a = a._owner
+    return a
+
+
+def held(a) -> dict:
+    """``{(field type, packed descriptor): array}`` recorded for ``a``'s memory (empty when none)."""
+    if not isinstance(a, array):
+        return {}
+    return getattr(_root(a), "_held", None) or {}
+
+
+def arrays_in(value) -> list:
+    """``[(field type, array)]`` for the arrays a struct value holds, in nested structs too."""
+    found = []
+    for name, t in value._fields:
+        field = getattr(value, name)
+        if isinstance(t, ArrayType) and field is not None:
+            found.append((t, field))
+        elif getattr(t, "_bw_struct", False) and field is not None:
+            found += arrays_in(field)
+    return found
+
+
+def hold(a: array, pairs) -> None:
+    """Record ``[(field type, array)]`` (``arrays_in``) as stored in ``a``'s memory; a no-op for an array whose
+    elements are not structs or hold no arrays."""
+    pairs = list(pairs)
+    if not pairs:
+        return
+    root = _root(a)
+    table = getattr(root, "_held", None)
+    if table is None:
+        table = root._held = _Held()
+    for t, field in pairs:
+        table[(t, field._packed)] = field
+    if len(table) > 2 * table.kept + 64:  # amortized: one scan of the elements per doubling
+        _prune(root, table)
+
+
+def hold_from(dest: array, src) -> None:
+    """``dest`` now stores copies of ``src``'s elements: record what ``src``'s memory records."""
+    if isinstance(src, array) and src is not dest:
+        hold(dest, [(t, field) for (t, _), field in held(src).items()])
+
+
+def _prune(root: array, table: _Held) -> None:
+    """Drop the entries whose descriptor no element of ``root`` holds any more."""
+    stored = set()
+    data = np.asarray(root._np)
+    for path, t in _array_fields(root.dtype):
+        column = data
+        for name in path:
+            column = column[name]
+        rows = np.ascontiguousarray(column).reshape(-1, column.shape[-1]) if column.size else ()
+        stored.update((t, bytes(row)) for row in rows)
+    for key in [k for k in table if k not in stored]:
+        del table[key]
+    table.kept = len(table)
+
+
+def _array_fields(struct_type, path=()):
+    """``(field path, array type)`` of every array field of a struct type, nested structs' included."""
+    for name, t in struct_type._fields:
+        if isinstance(t, ArrayType):
+            yield (*path, name), t
+        elif getattr(t, "_bw_struct", False):
+            yield from _array_fields(t, (*path, name))
+
+
+def struct_items(a: array, value, what: str):
+    """``value`` for item assignment into the array of structs ``a`` (a struct value, a list of them, or an
+    array of the struct) as numpy stores it; the arrays it points to are recorded."""
+    from .array_values import element_value
+
+    if isinstance(value, array):
+        check_same_dtype(a, value, what)
+        hold_from(a, value)
+        return value._np
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    records = [element_value(a.dtype, v, what) for v in items]  # checks every item before anything is recorded
+    hold(a, [pair for v in items if getattr(type(v), "_bw_struct", False) for pair in arrays_in(v)])
+    return records if isinstance(value, (list, tuple)) else records[0]
