@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..types.arrays import empty
+from ..types.arrays import zeros
 from ..types.scalars import uint8
 from . import storage
 from .copies import Box, Copy, CopyProgram, ZeroFill
@@ -67,7 +67,7 @@ class _Buffer:
                 offset += -(-int(np.prod(part[2].counts, dtype=np.int64)) * np.dtype(part[0]).itemsize // ALIGN) * ALIGN
             self.ranges[rank] = (start, offset)
         self.device = device
-        self.data = empty(max(offset, ALIGN), dtype=uint8, device=device).zero_()
+        self.data = zeros(max(offset, ALIGN), dtype=uint8, device=device)
         self.host = self.data.numpy() if device.ordinal is None else np.zeros(max(offset, ALIGN), dtype=np.uint8)
         self.layout = layout
 

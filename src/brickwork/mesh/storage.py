@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..types.arrays import empty
+from ..types.arrays import zeros as zero_array
 from ..types.scalars import uint8
 
 
@@ -26,7 +26,7 @@ class DeviceStorage:
         self.dtype = np.dtype(dtype)
         self.device = device
         # bytes, so that every numpy dtype (complex, bool) has a device home of the right size
-        self._bytes = empty(max(1, self.nbytes), dtype=uint8, device=device).zero_()
+        self._bytes = zero_array(max(1, self.nbytes), dtype=uint8, device=device)
 
     def __repr__(self) -> str:
         return f"DeviceStorage(shape={self.shape}, dtype={self.dtype}, device={self.device})"

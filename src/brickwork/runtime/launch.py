@@ -20,6 +20,7 @@ from ..errors import CaptureError, LaunchArgumentError, LaunchError
 from ..lang.determinism import runs_serially
 from ..lang.instance import _pending, build_instances
 from ..lang.kernel import sibling_kernels
+from ..types import recording
 from ..types.arrays import ArrayType, array, empty, from_numpy, type_name
 from ..types.composite import CompositeBase, is_composite_type
 from ..types.generic import describe_value, is_generic, matches, type_of_value
@@ -563,6 +564,35 @@ class Graph:
         return len(self.calls)
 
 
+class _HostCall:
+    """A graph node: an array write from the host (``fill_``, ``zero_``, ``assign``, ``wp.copy``, item
+    assignment) made during the capture, run at each replay (types/recording.py)."""
+
+    __slots__ = ("fn", "args")
+
+    def __init__(self, fn, args):
+        self.fn, self.args = fn, args
+
+    def run(self) -> None:
+        self.fn(*self.args)
+
+
+class _Replay:
+    """A graph node: a captured graph launched during the capture of another (replayed with it)."""
+
+    __slots__ = ("graph",)
+
+    def __init__(self, graph):
+        self.graph = graph
+
+    def run(self) -> None:
+        capture_launch(self.graph)
+
+
+def _record_host_call(fn, args) -> None:
+    _capture.calls.append((None, _HostCall(fn, args)))
+
+
 def capture_begin(device=None, stream=None, force_module_load=None, external=False):
     """Start recording launches (they are recorded, not run, until ``capture_end``)."""
     global _capture
@@ -571,6 +601,7 @@ def capture_begin(device=None, stream=None, force_module_load=None, external=Fal
     if _pending:  # build declared instances now: nothing compiles while recording
         build_instances(list(_pending))
     _capture = Graph()
+    recording.recorder = _record_host_call
 
 
 def capture_end(device=None, stream=None) -> Graph:
@@ -579,14 +610,19 @@ def capture_end(device=None, stream=None) -> Graph:
     if _capture is None:
         raise CaptureError("capture_end() without capture_begin()")
     graph, _capture = _capture, None
+    recording.recorder = None
     return graph
 
 
 def capture_launch(graph: Graph, stream=None) -> None:
     """Replay every launch of ``graph`` in order with its recorded arguments (and its ``capture_if`` /
-    ``capture_while`` nodes, which read their condition now)."""
+    ``capture_while`` nodes, which read their condition now, and its array writes from the host). Launched
+    while another graph is captured, it is recorded into that one instead."""
+    if _capture is not None:
+        _capture.calls.append((None, _Replay(graph)))
+        return
     for inst, buf in graph.calls:
-        if inst is None:  # a conditional node
+        if inst is None:  # a conditional node, a host call or a graph
             buf.run()
         elif inst.fn(buf):  # declined: see launch
             inst.run_with_general_strides(buf)

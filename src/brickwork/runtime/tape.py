@@ -17,6 +17,7 @@ from ..lang.determinism import check_backward
 from ..types import array_reads
 from ..types.arrays import ArrayType, array, copy_observers, empty, type_name
 from ..types.kernel_params import has_adjoint_param, has_adjoint_value, is_pack_type
+from ..types.scalars import bool_, is_scalar_type
 from ..types.structs import gradient_struct, has_array_fields
 
 #: Tapes recording now, innermost last (launch records into the innermost).
@@ -149,7 +150,7 @@ class Tape:
                                  f"an array of its shape {a.shape} and dtype {a.dtype.__name__}, got {g!r}")
         if loss is not None:
             self.loss = loss
-            loss.grad.fill_(1)
+            loss.grad.fill_(_unit_seed(loss.dtype))
         for a, g in (grads or {}).items():
             if a.grad is None:
                 a.grad = g  # as Warp: the array given becomes the gradient
@@ -385,3 +386,15 @@ def _backward_enabled(kernel) -> bool:
         module = getattr(kernel, "module", None)
         flag = module.options.get("enable_backward", True) if module is not None else True
     return bool(flag)
+
+
+def _unit_seed(dtype):
+    """The gradient a loss of ``dtype`` starts from: 1 (in every component of a vector or matrix); for a
+    struct (a reduction's value and location), 1 in its floating-point fields and 0 elsewhere."""
+    if not getattr(dtype, "_bw_struct", False):
+        return 1
+    seed = dtype()
+    for name, t in dtype._fields:
+        if is_scalar_type(t) and not t.is_int and t is not bool_:
+            setattr(seed, name, 1.0)
+    return seed

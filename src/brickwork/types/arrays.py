@@ -14,8 +14,10 @@ import typing
 import numpy as np
 
 from ..device import get_device
+from . import recording
 from .array_arithmetic import install_arithmetic
 from .composite import CompositeBase, is_composite_type, matrix, vector
+from .recording import run_and_record, run_or_record
 from .scalars import (
     ScalarBase,
     bfloat16,
@@ -416,35 +418,56 @@ class array:  # noqa: N801 - Warp's spelling
         matrix's also flat), or a struct value, converted as Warp converts it (array_values.py)."""
         from .array_values import element_value
 
-        self._np[...] = element_value(self.dtype, value, "fill_")
+        run_or_record(self._fill_now, element_value(self.dtype, value, "fill_"), value)
+        return self
+
+    def _fill_now(self, converted, value) -> None:
+        self._np[...] = converted
         if getattr(type(value), "_bw_struct", False):
             from .held_arrays import arrays_in, hold
 
             hold(self, arrays_in(value))
-        return self
 
     def zero_(self) -> "array":
         """Set every element to zero."""
-        self._np[...] = 0
+        run_or_record(self._zero_now)
         return self
+
+    def _zero_now(self) -> None:
+        self._np[...] = 0
 
     def assign(self, src) -> "array":
         """Copy ``src`` (an array of this dtype, or a numpy array or nested list, converted, of the same shape)
         into this array."""
+        run_or_record(self._assign_now, self._assigned_data(src))
+        if isinstance(src, array):
+            _copied(self, src)
+        return self
+
+    def _assigned_data(self, src):
+        """``src`` checked for ``assign``: an array as it is (read when the copy runs), other data as a numpy
+        array of this array's shape (a copy of it while a graph is captured)."""
         if isinstance(src, array):
             check_same_dtype(self, src, "assign")
-        data = src._np if isinstance(src, array) else np.asarray(_to_plain(src))
+            data = src._np
+        else:
+            data = np.asarray(_to_plain(src))
         if data.shape != self._np.shape and data.size == self._np.size:
             data = data.reshape(self._np.shape)
         if data.shape != self._np.shape:
             raise ValueError(f"cannot assign data of shape {data.shape} to an array of shape {self._np.shape}")
-        self._np[...] = data
         if isinstance(src, array):
-            from .held_arrays import hold_from
+            return src
+        return np.array(data) if recording.recorder is not None else data
 
-            hold_from(self, src)
-            _copied(self, src)
-        return self
+    def _assign_now(self, src) -> None:
+        if not isinstance(src, array):
+            self._np[...] = src
+            return
+        self._np[...] = src._np.reshape(self._np.shape)
+        from .held_arrays import hold_from
+
+        hold_from(self, src)
 
     def __getitem__(self, key):
         if isinstance(key, array) or isinstance(key, tuple) and any(isinstance(k, array) for k in key):
@@ -466,17 +489,33 @@ class array:  # noqa: N801 - Warp's spelling
         return out
 
     def __setitem__(self, key, value):
+        run_or_record(self._np.__setitem__, key, self._item_value(key, value))
+
+    def _item_value(self, key, value):
+        """``value`` converted for ``self[key] = value`` (checked against the selection's shape, and copied
+        unless it is an array's data, while a graph is captured)."""
         from .array_values import element_value, index_text
 
+        source = isinstance(value, array)
         if getattr(self.dtype, "_bw_struct", False):
             from .held_arrays import struct_items
 
             value = struct_items(self, value, f"{index_text(key)} = ...")
-        elif isinstance(value, array):
+        elif source:
             value = value._np
         elif isinstance(value, (numbers.Number, np.generic, ScalarBase, CompositeBase)):
             value = element_value(self.dtype, value, f"{index_text(key)} = ...")  # one value, converted as fill_ does
-        self._np[key] = _to_plain(value)
+        value = _to_plain(value)
+        if recording.recorder is not None:
+            selected = self._np[key if isinstance(key, tuple) else (key,)]
+            try:  # a bad shape is refused now, not at replay
+                np.broadcast_to(value, np.shape(selected))
+            except ValueError:
+                raise ValueError(f"could not broadcast input array from shape {np.shape(value)} into shape "
+                                 f"{np.shape(selected)}") from None
+            if not source:
+                value = np.array(value, dtype=self._np.dtype)
+        return value
 
     def _element(self, value):
         if is_scalar_type(self.dtype):
@@ -660,9 +699,7 @@ def _grad_option(a: array, kwargs: dict, like: array | None = None) -> array:
 def zeros(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
     """An array of zeros (``requires_grad=True``: with a gradient array)."""
     a = empty(_given_shape(shape, n, "zeros"), dtype, device, strides=kwargs.get("strides"))
-    if a.device.ordinal is not None:
-        return a.zero_()
-    a._np[...] = 0
+    run_and_record(a._zero_now)
     return _grad_option(a, kwargs)
 
 
@@ -677,7 +714,11 @@ def full(shape, value=0, dtype=None, device=None, **kwargs) -> array:
     if dtype is None:
         typed = isinstance(value, (ScalarBase, CompositeBase)) or getattr(type(value), "_bw_struct", False)
         dtype = type(value) if typed else _fill_dtype(value)
-    return _grad_option(empty(shape, dtype, device, strides=kwargs.get("strides")).fill_(value), kwargs)
+    from .array_values import element_value
+
+    a = empty(shape, dtype, device, strides=kwargs.get("strides"))
+    run_and_record(a._fill_now, element_value(a.dtype, value, "fill_"), value)
+    return _grad_option(a, kwargs)
 
 
 def _fill_dtype(value):
@@ -791,14 +832,21 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     element ``dest_offset`` of ``dest``, elements counted in row-major order, so the shapes may
     differ as long as the elements fit."""
     _check_copy(dest, src, dest_offset, src_offset, count)
-    on_device = dest.device.ordinal is not None
-    if stream is not None and on_device and stream.device != dest.device:
+    if stream is not None and dest.device.ordinal is not None and stream.device != dest.device:
         raise ValueError(f"wp.copy: the stream belongs to {stream.device}, the destination to {dest.device}")
+    run_or_record(_copy_now, dest, src, dest_offset, src_offset, count, stream)
+    whole = not (dest_offset or src_offset or count) and tuple(dest.shape) == tuple(src.shape)
+    if whole or count or src.size:
+        _copied(dest, src, None if whole else (dest_offset, src_offset, count or src.size))
+
+
+def _copy_now(dest: array, src: array, dest_offset: int, src_offset: int, count: int, stream) -> None:
+    on_device = dest.device.ordinal is not None
     if not (dest_offset or src_offset or count) and tuple(dest.shape) == tuple(src.shape):
         if stream is not None and on_device:
-            dest.assign(src, stream=stream)
+            dest._assign_now(src, stream)
         else:
-            dest.assign(src)
+            dest._assign_now(src)
         return
     n = count or src.size
     if n == 0:
@@ -814,11 +862,10 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
         target = dest.numpy()  # the data itself on the host, a copy of a device array's
         target[np.unravel_index(np.arange(dest_offset, dest_offset + n), tuple(dest.shape))] = values
         if on_device:
-            dest.assign(target)
+            dest._assign_now(target)
     from .held_arrays import hold_from
 
     hold_from(dest, src)
-    _copied(dest, src, (dest_offset, src_offset, n))
 
 
 def from_numpy(arr, dtype=None, shape=None, device=None, **kwargs) -> array:

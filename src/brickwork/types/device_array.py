@@ -15,8 +15,10 @@ import numpy as np
 
 from .. import cuda_driver
 from ..device import get_device
-from .arrays import ArrayType, array, check_same_dtype, element_layout, type_name
+from . import recording
+from .arrays import ArrayType, _to_plain, array, check_same_dtype, element_layout, type_name
 from .held_arrays import hold_from
+from .recording import run_or_record
 
 
 class OnDevice:
@@ -173,19 +175,15 @@ class DeviceArray(array):
         return True
 
     # -- writes go through the host -------------------------------------------------------------
-    def fill_(self, value) -> "DeviceArray":
-        """Set every element to ``value``."""
+    def _fill_now(self, converted, value) -> None:
         host = array(np.empty(self.shape + self._trailing, dtype=self._comp), dtype=self.dtype, device="cpu",
                      copy=False)
-        host.fill_(value)
+        host._fill_now(converted, value)
         self._upload(host._np)
         hold_from(self, host)
-        return self
 
-    def zero_(self) -> "DeviceArray":
-        """Set every element to zero."""
+    def _zero_now(self) -> None:
         self._upload(np.zeros(self.shape + self._trailing, dtype=self._comp))
-        return self
 
     def assign(self, src, stream=None) -> "DeviceArray":
         """Copy ``src`` (a device or host array, numpy array or nested list of the same shape) into this array.
@@ -194,16 +192,27 @@ class DeviceArray(array):
         when given; copies that involve host memory wait for the device."""
         if isinstance(src, array):
             check_same_dtype(self, src, "assign")
+            if tuple(src.shape) != tuple(self.shape) and src.size != self.size:
+                raise ValueError(f"cannot assign data of shape {tuple(src.shape)} to an array of shape "
+                                 f"{tuple(self.shape)}")
+        else:
+            data = np.asarray(_to_plain(src))
+            if data.size != int(np.prod(self.shape + self._trailing, dtype=np.int64)):
+                raise ValueError(f"cannot assign data of shape {data.shape} to an array of shape {tuple(self.shape)}")
+            src = np.array(data) if recording.recorder is not None else data
+        run_or_record(self._assign_now, src, stream)
+        return self
+
+    def _assign_now(self, src, stream=None) -> None:
         if isinstance(src, DeviceArray) and src.device == self.device and src.shape == self.shape:
             handle = None if stream is None else stream.cuda_stream
             self._alloc.driver.copy_on_device(self._alloc.ordinal, self.ptr, src.ptr, self._nbytes(), handle)
             hold_from(self, src)
-            return self
+            return
         host = array(self.numpy(), dtype=self.dtype, device="cpu", copy=False)
-        host.assign(src)
+        host._assign_now(src if isinstance(src, array) else src.reshape(host._np.shape))
         self._upload(host._np)
         hold_from(self, host)
-        return self
 
     def __getitem__(self, key):
         if isinstance(key, array) or isinstance(key, tuple) and any(isinstance(k, array) for k in key):
@@ -217,10 +226,15 @@ class DeviceArray(array):
         return self._element(view)
 
     def __setitem__(self, key, value):
+        scratch = array(np.empty(self.shape + self._trailing, dtype=self._comp), dtype=self.dtype, device="cpu",
+                        copy=False)  # converts and checks ``value`` now; it holds what a struct value points to
+        run_or_record(self._set_now, key, scratch._item_value(key, value), scratch)
+
+    def _set_now(self, key, value, scratch) -> None:
         host = array(self.numpy(), dtype=self.dtype, device="cpu", copy=False)
-        host[key] = value
+        host._np[key] = value
         self._upload(host._np)
-        hold_from(self, host)
+        hold_from(self, scratch)
 
     def to(self, device) -> array:
         """This array on ``device`` (itself when it is there already; otherwise a copy)."""

@@ -19,8 +19,10 @@ import typing
 
 import numpy as np
 
+from . import recording
 from .array_arithmetic import install_arithmetic
 from .arrays import ArrayType, array, check_same_dtype, empty, type_name
+from .recording import run_or_record
 from .scalars import int32, python_annotation_type
 
 
@@ -151,7 +153,11 @@ class indexedarray(metaclass=_IndexedArrayMeta):  # noqa: N801 - Warp's spelling
         return out if dtype is None else out.astype(dtype)
 
     def _scatter(self, values: np.ndarray) -> None:
-        """Write ``values`` (the shape of ``numpy()``) to the selected elements of the base."""
+        """Write ``values`` (the shape of ``numpy()``) to the selected elements of the base (at each replay
+        instead while a graph is captured: recording.py)."""
+        run_or_record(self._scatter_now, values)
+
+    def _scatter_now(self, values: np.ndarray) -> None:
         if self.size == 0:
             return
         if self.data.device.ordinal is None:
@@ -171,9 +177,11 @@ class indexedarray(metaclass=_IndexedArrayMeta):  # noqa: N801 - Warp's spelling
 
     def fill_(self, value) -> "indexedarray":
         """Set every selected element to ``value`` (a scalar, vector, matrix or struct of the dtype)."""
+        from .array_values import element_value
         from .held_arrays import hold_from
 
-        filled = empty(self.shape, self.dtype, "cpu").fill_(value)
+        filled = empty(self.shape, self.dtype, "cpu")
+        filled._fill_now(element_value(self.dtype, value, "fill_"), value)
         self._scatter(filled.numpy())
         hold_from(self.data, filled)  # an array of structs keeps what its elements point to
         return self
@@ -186,20 +194,36 @@ class indexedarray(metaclass=_IndexedArrayMeta):  # noqa: N801 - Warp's spelling
     def assign(self, src) -> "indexedarray":
         """Copy ``src`` (an array, indexed array, numpy array or nested list of the same shape) into the
         selected elements."""
+        data = self._assigned(src)
+        if recording.recorder is not None and isinstance(src, (array, indexedarray)):
+            run_or_record(lambda: self._scatter_now(self._assigned(src)))  # the source as it is at each replay
+        else:
+            self._scatter(data)
+        from .held_arrays import hold_from
+
+        hold_from(self.data, src.data if isinstance(src, indexedarray) else src)
+        return self
+
+    def _assign_now(self, src) -> None:
+        """``assign`` itself (``wp.copy`` of a whole array runs it, at replay while a graph is captured)."""
+        from .held_arrays import hold_from
+
+        self._scatter_now(self._assigned(src))
+        hold_from(self.data, src.data if isinstance(src, indexedarray) else src)
+
+    def _assigned(self, src) -> np.ndarray:
+        """``src`` checked for ``assign`` and converted to the shape of ``numpy()``."""
         if isinstance(src, (array, indexedarray)):
             check_same_dtype(self, src, "assign")
-        data = np.asarray(src.numpy() if isinstance(src, (array, indexedarray)) else array(
-            src, dtype=self.dtype, device="cpu").numpy())
+            data = np.asarray(src.numpy())
+        else:
+            data = np.asarray(array(src, dtype=self.dtype, device="cpu").numpy())
         want = self.numpy().shape
         if data.shape != want and data.size == int(np.prod(want, dtype=np.int64)):
             data = data.reshape(want)
         if data.shape != want:
             raise ValueError(f"cannot assign data of shape {data.shape} to an indexed array of shape {want}")
-        self._scatter(data)
-        from .held_arrays import hold_from
-
-        hold_from(self.data, src.data if isinstance(src, indexedarray) else src)
-        return self
+        return data
 
     def contiguous(self) -> array:
         """A contiguous array holding a copy of the selected elements, on the same device."""
