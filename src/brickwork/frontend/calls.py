@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import builtins as py
 import math
-import re
 import types as pytypes
 
 from .. import ir
@@ -38,7 +37,9 @@ from ..types.structs import is_struct_type
 from .array_truth import truth_arguments
 from .construction import _scalar_of
 from .intrinsics import INTRINSICS
+from .printf_format import PRINTF_SPEC, check_printf
 from .printing import UNPRINTABLE, composite_print
+from .recursion import DEEP_CALLS, RecursiveCall, nesting_message, recursion_message
 from .starred import expand_starred
 from .static_value import TID, Static
 
@@ -121,7 +122,7 @@ class CallRules:
             for v in values:
                 if not is_scalar_type(v.type):
                     raise self.error(KernelTypeError, f"printf() prints scalars, got {type_name(v.type)}", node)
-            self._check_printf_format(fmt, len(values), node)
+            values = check_printf(self, fmt, values, node)
             return ir.IRPrint([ir.Format(fmt), *values], sep="", newline=False)
         if name in ("expect_eq", "expect_neq"):
             if len(node.args) != 2:
@@ -171,7 +172,7 @@ class CallRules:
         if not any(isinstance(p, Static) and isinstance(p.value, str) for p in parts):
             return fmt, [self.to_value(p, a) for p, a in zip(parts, arg_nodes)]
         out, values, at, pos = [], [], 0, 0
-        for m in _PRINTF_SPEC.finditer(fmt):
+        for m in PRINTF_SPEC.finditer(fmt):
             spec = m.group()
             out.append(fmt[pos:m.start()])
             pos = m.end()
@@ -193,18 +194,6 @@ class CallRules:
         out.append(fmt[pos:])
         values.extend(self.to_value(p, a) for p, a in zip(parts[at:], arg_nodes[at:]))
         return "".join(out), values
-
-    def _check_printf_format(self, fmt: str, nvalues: int, node) -> None:
-        """One value per conversion, as C's printf needs (a missing one would print memory)."""
-        specs = _PRINTF_SPEC.findall(fmt)
-        wanted = sum(1 + spec.count("*") for spec in specs if spec != "%%")
-        bad = [spec for spec in specs if spec[-1] in "spn"]
-        if bad:
-            raise self.error(KernelTypeError, f"printf(): conversion {bad[0]!r} prints no kernel value "
-                             f"(numbers: d i u o x X f F e E g G a A c; %s takes a string constant)", node)
-        if wanted != nvalues:
-            raise self.error(KernelTypeError, f"printf(): the format {fmt!r} has {wanted} conversion(s) but "
-                             f"{nvalues} value(s) were given", node)
 
     def _print_part(self, node):
         value = self.expr(node)
@@ -275,9 +264,12 @@ class CallRules:
             func_ir = f.instantiate([a.type for a in args], self.context)
         except Mismatch as e:
             raise self.error(KernelTypeError, f"{f.name}(): {e}", node) from None
-        except RecursionError:
-            raise self.error(KernelTypeError, f"{f.name}() calls itself; recursion is not supported in "
-                             f"kernels", node) from None
+        except RecursiveCall as e:
+            raise self.error(KernelTypeError, recursion_message(e.names), node) from None
+        except RecursionError:  # Python's stack: named once unwound to the kernel's call, if calls nest deeply
+            if self.context.stack or len(self.context.deepest) < DEEP_CALLS:
+                raise
+            raise self.error(KernelTypeError, nesting_message(self.context.deepest), node) from None
         args = [a for a in args if not isinstance(a.type, FunctionValueType)]  # named in the instance's body
         return ir.IRFuncCall(func_ir, args, func_ir.return_type)
 
@@ -369,8 +361,6 @@ def static_label(obj) -> str:
 
 
 _PRINTF_MAX_VALUES = 32
-
-_PRINTF_SPEC = re.compile(r"%(?:%|[-+ #0]*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|L|z|j|t)?[diouxXfFeEgGaAcspn])")
 
 _PY_BUILTINS = {py.abs: "abs", py.min: "min", py.max: "max", py.len: "len", py.round: "round", py.pow: "pow",
                 py.int: "int", py.float: "float", py.bool: "bool", py.print: "print", math.sqrt: "sqrt",

@@ -63,9 +63,31 @@ def free_name_values(source: FunctionSource) -> list:
     return out
 
 
+class _Walk(set):
+    """The ``seen`` of one fingerprint: ids of the functions reached (cycles are cut), and the sources still to
+    hash. A function reached from another is hashed after it, not inside it, so a long chain of calls does not
+    nest Python calls as deep as the chain."""
+
+    def __init__(self, seen=()):
+        super().__init__(seen)
+        self.pending: list = []
+
+
 def function_fingerprint(source: FunctionSource, seen: set | None = None, chains: list | None = None) -> str:
-    """Hash of a function's source and of every static value its names (or only ``chains``) resolve to."""
-    seen = set() if seen is None else seen
+    """Hash of a function's source and of every static value its names (or only ``chains``) resolve to, the
+    functions they reach included."""
+    if isinstance(seen, _Walk):  # reached from a function being hashed: its walk hashes this one next
+        seen.pending.append(source)
+        return f"source {source.qualname} #{len(seen.pending)}"
+    walk = _Walk(() if seen is None else seen)
+    parts = [_own_fingerprint(source, walk, chains)]
+    for reached in walk.pending:  # grows while it is walked
+        parts.append(_own_fingerprint(reached, walk, None))
+    return parts[0] if len(parts) == 1 else hashlib.sha256("|".join(parts).encode()).hexdigest()
+
+
+def _own_fingerprint(source: FunctionSource, seen: _Walk, chains: list | None) -> str:
+    """Hash of one function's source and values (a function it reaches counts by its place in ``seen.pending``)."""
     h = hashlib.sha256(source.digest.encode())
     for chain in _chains(source) if chains is None else chains:
         value = resolve_chain(source, chain)

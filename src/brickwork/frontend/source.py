@@ -32,7 +32,6 @@ class FunctionSource:
         lines, first = _source_lines(code)
         self.first_line = first
         self.text = textwrap.dedent("".join(lines))
-        self.file_lines = [ln.rstrip("\n") for ln in lines]
         try:
             module = ast.parse(self.text)
         except SyntaxError as e:
@@ -43,10 +42,13 @@ class FunctionSource:
         node = module.body[0]
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             raise KernelSyntaxError(f"{self.name} is not defined with 'def'")
+        self.file_lines = [ln.rstrip("\n") for ln in lines]
+        _check_signature(node, self.qualname, self.location)
         #: the root of the deepest expression that could not be split (``frontend/shallow.py``), or None
         self.deepest = bound_depth(node, self._pure_call)
         self.tree: ast.FunctionDef = node
-        self.param_names = [a.arg for a in node.args.args]
+        # as in Warp, parameters before '/' and after '*' are parameters like the others (passed by position too)
+        self.param_names = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
         self.digest = hashlib.sha256(self.text.encode()).hexdigest()
 
     def _init_lambda(self, code) -> None:
@@ -174,6 +176,21 @@ class FunctionSource:
             except ValueError:
                 pass
         return out
+
+
+def _check_signature(node, qualname: str, location) -> None:
+    """Refuse what a kernel's or function's ``def`` line may hold in Python but a kernel cannot take (Python
+    would bind arguments the compiled code never sees): ``async``, ``*args`` and ``**kwargs``."""
+    args = node.args
+    what = None
+    if isinstance(node, ast.AsyncFunctionDef):
+        what = "'async def' cannot define a kernel or function"
+    elif args.vararg is not None:
+        what = f"parameter '*{args.vararg.arg}': a variable number of arguments is not supported in kernels"
+    elif args.kwarg is not None:
+        what = f"parameter '**{args.kwarg.arg}': keyword arguments collected in a dict are not supported in kernels"
+    if what is not None:
+        raise KernelSyntaxError(f"{qualname}: {what}", location(node))
 
 
 def _source_lines(code):

@@ -66,6 +66,8 @@ class InstantiationContext:
         self.functions: dict = {}  # (overload id, arg types) -> IRFunction
         self.order: list = []  # IRFunction in dependency order (callees first)
         self.stack: list = []
+        self.names: dict = {}  # key of the stack -> the function's name
+        self.deepest: list = []  # the names of the deepest chain of calls typed (errors name it)
 
 
 class InlineScope:

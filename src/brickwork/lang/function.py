@@ -12,6 +12,7 @@ from ..builtins import BuiltinFunction, Mismatch
 from ..errors import AmbiguousOverloadError, KernelSyntaxError, KernelTypeError, KernelUnsupportedTypeError
 from ..frontend.fingerprint import function_fingerprint, value_fingerprint
 from ..frontend.intrinsics import INTRINSICS
+from ..frontend.recursion import RecursiveCall
 from ..frontend.source import FunctionSource
 from ..frontend.static_value import Static
 from ..types.arrays import ArrayType, type_name
@@ -44,8 +45,10 @@ class FunctionOverload:
         self.generic = any(is_generic(t) for _, t in self.params)
         self.signature = tuple(t for _, t in self.params)
         defaults = pyfunc.__defaults__ or ()
-        #: parameter name -> default value (Python), for the trailing parameters that have one
-        self.defaults = dict(zip([n for n, _ in self.params][len(self.params) - len(defaults):], defaults))
+        positional = [n for n, _ in self.params][:pyfunc.__code__.co_argcount]
+        #: parameter name -> default value (Python), for the trailing parameters that have one (keyword-only ones too)
+        self.defaults = dict(zip(positional[len(positional) - len(defaults):], defaults))
+        self.defaults.update(pyfunc.__kwdefaults__ or {})
 
     @property
     def key(self) -> str:
@@ -67,12 +70,17 @@ class FunctionOverload:
             return None
         return [bound[n] if n in bound else self.defaults[n] for n, _ in self.params]
 
+    def call_python(self, values: list):
+        """The Python body run with one value per parameter (keyword-only parameters passed by keyword)."""
+        n = self.pyfunc.__code__.co_argcount
+        return self.pyfunc(*values[:n], **{name: v for (name, _), v in zip(self.params[n:], values[n:])})
+
     def __call__(self, *args, **kwargs):
         """Call this definition from Python: its Python body, with its ``defaults``."""
         values = self.bind_python(args, kwargs)
         if values is None:
             raise TypeError(f"{self!r}: the arguments {args!r}, {kwargs!r} do not bind to its parameters")
-        return self.pyfunc(*values)
+        return self.call_python(values)
 
     def accepts(self, arg_types) -> bool:
         return len(arg_types) == len(self.params) and all(
@@ -113,8 +121,12 @@ class FunctionOverload:
             raise Mismatch("Function parameters are not supported by functions with custom gradients or replay "
                            "functions (their adjoint would depend on the function passed)")
         if key in context.stack:
-            raise RecursionError(self.source.qualname)
+            cycle = context.stack[context.stack.index(key):]
+            raise RecursiveCall([context.names[k] for k in cycle] + [self.source.name])
         context.stack.append(key)
+        context.names[key] = self.source.name
+        if len(context.stack) > len(context.deepest):
+            context.deepest = [context.names[k] for k in context.stack]
         try:
             label = f"{self.source.name}[{', '.join(type_name(t) for t in arg_types)}]"
             digest = hashlib.sha1((self.source.qualname + label + self.source.digest).encode()).hexdigest()[:10]
@@ -261,7 +273,7 @@ class Function:
         for overload in reversed(self.overloads):
             values = overload.bind_python(args, kwargs)
             if values is not None and all(_python_value_matches(t, v) for (_, t), v in zip(overload.params, values)):
-                return overload.pyfunc(*values)
+                return overload.call_python(values)
         shown = args if not kwargs else (*args, kwargs)
         raise KernelUnsupportedTypeError(f"Error calling function '{self.name}', no overload found for arguments "
                                          f"{shown!r}")

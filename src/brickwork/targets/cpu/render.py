@@ -257,8 +257,9 @@ class CppRenderer:
                 fmt.append(s.sep)
             if isinstance(part, ir.Format):
                 fmt.append(str(part))
-            elif isinstance(part, str):
-                fmt.append(part.replace("%", "%%"))
+            elif isinstance(part, str):  # a NUL would end the format: printed as a %c of 0, as Python prints it
+                fmt.append(part.replace("%", "%%").replace("\0", "%c"))
+                args.extend("0" for _ in range(part.count("\0")))
             else:
                 f, a = self.format_value(part)
                 fmt.append(f)
