@@ -6,6 +6,7 @@ import errno
 import math
 import os
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -116,6 +117,31 @@ def test_a_failed_start_keeps_what_was_there(capsys, tmp_path):
 
 
 # -- one clear line for each mistake --------------------------------------------------------------------------------
+@pytest.mark.parametrize("hidden, message", [
+    (["h5py"], "output.hdf5_dt >= 0 needs h5py: pip install 'brickwork[io]', or set output.hdf5_dt = -1"),
+    (["matplotlib"], "output.png_dt >= 0 needs matplotlib: pip install 'brickwork[io]', or set output.png_dt = -1"),
+    (["h5py", "matplotlib"], "output.hdf5_dt >= 0 and output.png_dt >= 0 need h5py and matplotlib: pip install "
+                             "'brickwork[io]', or set output.hdf5_dt = -1 and output.png_dt = -1"),
+])
+def test_without_the_io_extra_one_line_names_every_missing_writer(capsys, tmp_path, monkeypatch, hidden, message):
+    """Without the io extra both writers are missing: one message names both settings (it named h5py alone,
+    and the run that followed its advice failed again on matplotlib); no directory is made."""
+    for module in hidden:
+        monkeypatch.setitem(sys.modules, module, None)  # ``import module`` raises ImportError
+    out = tmp_path / "out"
+    code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, f"output.dir={out}", "--quiet")
+    assert code == 2 and one_line(err) == f"brickwork: error: {message}"
+    assert os.listdir(tmp_path) == []
+    # following the advice is enough: the run goes on without those outputs
+    off = [f"output.{'hdf5_dt' if m == 'h5py' else 'png_dt'}=-1" for m in hidden]
+    code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, "time.tlim=0.02", f"output.dir={out}", *off, "--quiet")
+    assert code == 0, err
+    names = os.listdir(out)
+    assert ("sod.out.00001.h5" in names) == ("h5py" not in hidden)
+    assert ("sod.00001.png" in names) == ("matplotlib" not in hidden)
+    assert "sod.hst" in names and "sod.rst.00000.npz" in names
+
+
 def test_a_toml_file_that_is_not_utf8(capsys, tmp_path):
     bad = tmp_path / "latin1.toml"
     content = '[problem]\nname = "sod"  # d\xe9j\xe0 vu\n'.encode("latin-1")
@@ -296,13 +322,18 @@ def fill_the_disk_at(monkeypatch, module, nth: int):
     return opened
 
 
+def run_hdf5_outputs(capsys, tmp_path, tlim: float, restart_dt: float = -1):
+    """A small Sod run to ``tlim`` writing HDF5 + XDMF outputs of its first and last states into ``tmp_path``."""
+    return brickwork(capsys, "run", SOD, *SMALL_SOD, f"time.tlim={tlim}", f"output.dir={tmp_path}", "output.hdf5_dt=0",
+                     "output.png_dt=-1", f"output.restart_dt={restart_dt}", "--quiet")
+
+
 def test_a_full_disk_while_writing_an_xdmf_file(capsys, tmp_path, monkeypatch):
     pytest.importorskip("h5py")
     from brickwork.io import hdf5
 
     opened = fill_the_disk_at(monkeypatch, hdf5, 2)  # the XDMF file of the second output
-    code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, "time.tlim=0.05", f"output.dir={tmp_path}",
-                             "output.hdf5_dt=0", "output.png_dt=-1", "output.restart_dt=-1", "--quiet")
+    code, _, err = run_hdf5_outputs(capsys, tmp_path, tlim=0.05)
     assert code == 1
     failed = tmp_path / "sod.out.00001.xdmf"
     assert re.fullmatch(re.escape(f"{failed}.") + "[0-9a-f]{8}" + re.escape(".tmp"), opened[-1])  # a random name
@@ -314,6 +345,22 @@ def test_a_full_disk_while_writing_an_xdmf_file(capsys, tmp_path, monkeypatch):
     assert sorted(os.listdir(tmp_path)) == ["sod.hst", "sod.out.00000.h5", "sod.out.00000.xdmf"]
 
 
+@pytest.mark.parametrize("taken", ["sod.out.00001.h5", "sod.out.00001.xdmf"])
+def test_an_output_name_taken_by_a_directory_leaves_no_half_output(capsys, tmp_path, taken):
+    """A directory planted at the second output's XDMF name used to fail the XDMF rename after the HDF5
+    file had been renamed, leaving ``sod.out.00001.h5`` without its XDMF file: now neither is renamed."""
+    pytest.importorskip("h5py")
+    (tmp_path / taken).mkdir()
+    code, _, err = run_hdf5_outputs(capsys, tmp_path, tlim=0.05)
+    assert code == 1
+    assert one_line(err).endswith(f"cannot write {str(tmp_path / taken)!r}: is a directory. The run stops; the last "
+                                  f"good output is kept ({tmp_path / 'sod.out.00000.h5'}, "
+                                  f"{tmp_path / 'sod.out.00000.xdmf'}).")
+    assert sorted(os.listdir(tmp_path)) == sorted(["sod.hst", "sod.out.00000.h5", "sod.out.00000.xdmf", taken])
+    assert os.listdir(tmp_path / taken) == []
+    (tmp_path / taken).rmdir()  # not an XDMF file for the check after the test
+
+
 def test_the_last_good_output_includes_those_of_the_failed_state(capsys, tmp_path, monkeypatch):
     """The final state's HDF5 output is written, then its restart file fails: that HDF5 output is the last
     good one (it used to name the first state's)."""
@@ -321,8 +368,7 @@ def test_the_last_good_output_includes_those_of_the_failed_state(capsys, tmp_pat
     from brickwork.io import restart
 
     fill_the_disk_at(monkeypatch, restart, 1)
-    code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, "time.tlim=0.02", f"output.dir={tmp_path}",
-                             "output.hdf5_dt=0", "output.png_dt=-1", "output.restart_dt=0", "--quiet")
+    code, _, err = run_hdf5_outputs(capsys, tmp_path, tlim=0.02, restart_dt=0)
     assert code == 1
     assert one_line(err).endswith(f"cannot write {str(tmp_path / 'sod.rst.00000.npz')!r}: no space left on device. "
                                   f"The run stops; the last good output is kept ({tmp_path / 'sod.out.00001.h5'}, "

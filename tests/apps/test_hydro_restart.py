@@ -181,6 +181,8 @@ DELETE = object()
     ("schedule.count.restart", 0, "its metadata is inconsistent: schedule.count.restart=0 but "
                                   "schedule.last_cycle.restart=CYCLE (-1 exactly when none was written)"),
     ("nx", DELETE, "its metadata has no entry 'nx'"),
+    ("config.mesh.xmax", DELETE, "its metadata has no entry 'config.mesh.xmax'"),
+    ("config.mesh", "x", "its metadata entry 'config.mesh' must be a table, got 'x'"),
 ])
 def test_every_metadata_entry_is_checked(capsys, tmp_path, rst, entry, value, message):
     meta = restart_io.load(str(rst))[1]
@@ -190,6 +192,38 @@ def test_every_metadata_entry_is_checked(capsys, tmp_path, rst, entry, value, me
     assert code == 2
     message = message.replace("CYCLE", str(meta["cycle"])).replace("TIME", repr(meta["time"]))
     assert one_line(err) == f"brickwork: error: restart file {str(path)!r}: {message}"
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("setting, theirs, mine", [
+    ("mesh.xmax=[2.0]", "mesh.xmax=[1.0]", "mesh.xmax=[2.0]"),
+    ("mesh.xmin=[-1.0]", "mesh.xmin=[0.0]", "mesh.xmin=[-1.0]"),
+])
+def test_a_restart_on_another_domain_is_refused(capsys, tmp_path, rst, setting, theirs, mine):
+    """The same cells on a wider domain would be cells of another width: the run used to continue from the
+    file as if nothing had changed (cell widths doubled, the outputs' coordinates wrong)."""
+    code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, setting, f"output.dir={tmp_path / 'out'}", "--restart",
+                             rst, "--quiet")
+    assert code == 2
+    assert one_line(err) == f"brickwork: error: restart file {str(rst)!r} was written with {theirs}, but this run " \
+                            f"has {mine}"
+    assert not (tmp_path / "out").exists()
+    # the same domain written differently is the same domain
+    code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, "mesh.xmin=[0]", "mesh.xmax=[1]", "time.tlim=0.06",
+                             f"output.dir={tmp_path / 'out'}", *NO_FILES, "--restart", rst, "--quiet")
+    assert code == 0, err
+
+
+def test_a_restart_with_another_reconstruction_says_why_the_ghosts_differ(capsys, tmp_path, rst):
+    """WENO5 picks 3 ghost cells where the file's PLM run had 2: the message says where the 3 comes from, for a
+    user who never set mesh.nghost."""
+    code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, "hydro.reconstruction=weno5",
+                             f"output.dir={tmp_path / 'out'}", "--restart", rst, "--quiet")
+    assert code == 2
+    assert one_line(err) == f"brickwork: error: restart file {str(rst)!r} was written with mesh.nghost=2, but this " \
+                            f"run has mesh.nghost=3 (mesh.nghost = 0, the default, is what hydro.reconstruction " \
+                            f"needs: 2 for plm, 3 for weno5; a restart keeps the ghost width of the run that wrote " \
+                            f"the file)"
     assert not (tmp_path / "out").exists()
 
 

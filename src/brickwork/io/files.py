@@ -86,7 +86,9 @@ def staged(*paths: str, suffix: str = ".tmp"):
     renamed to ``a`` and ``b``. The temporary files are new files with random names in the target's
     directory (``temporary_name``). On any error every temporary file is removed, and an ``OSError``
     becomes an ``OutputError`` naming the output being written: the one whose temporary file the
-    error names (see ``writing``), else the first."""
+    error names (see ``writing``), else the first. The renames are all or nothing: a name taken by a
+    directory is refused before any file is renamed, and should a rename fail nonetheless, the files
+    already renamed are removed (an HDF5 file never stays without its XDMF file)."""
     tmps: list[str] = []
     try:
         for p in paths:
@@ -96,8 +98,7 @@ def staged(*paths: str, suffix: str = ".tmp"):
                 e.filename = p  # the directory vanished, or is not writable: this output cannot be made
                 raise
         yield tmps
-        for tmp, path in zip(tmps, paths):
-            os.replace(tmp, path)
+        _rename_all(tmps, paths)
     except OSError as e:
         named = getattr(e, "filename", None)
         path = paths[tmps.index(named)] if named in tmps else named if named in paths else paths[0]
@@ -106,3 +107,20 @@ def staged(*paths: str, suffix: str = ".tmp"):
     except BaseException:
         discard(*tmps)
         raise
+
+
+def _rename_all(tmps: list[str], paths: tuple[str, ...]) -> None:
+    """Rename each of ``tmps`` to its path in ``paths``, all or none: an ``OSError`` naming the temporary
+    file of the output that cannot be made, after removing the outputs renamed before it."""
+    for tmp, path in zip(tmps, paths):
+        if os.path.isdir(path) and not os.path.islink(path):  # os.replace would fail after the others
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), tmp)
+    done: list[str] = []
+    for tmp, path in zip(tmps, paths):
+        try:
+            os.replace(tmp, path)
+        except OSError as e:
+            discard(*done)
+            e.filename = tmp
+            raise
+        done.append(path)

@@ -2,10 +2,10 @@
 
 ``metadata(sim, schedule)`` is the metadata a restart file records (time, cycle, schedule, the
 settings that must match, the whole configuration). ``load(sim, path, schedule)`` checks a restart
-file before it changes anything: that it was written by a run like this one (problem, mesh,
-precision), that it does not lie past this run's end, that every metadata entry has its type and
-a possible value (a finite time >= 0, a cycle >= 0, a schedule consistent with them) and that each
-array has the shape and dtype this run needs; then it loads the state and continues the schedule.
+file before it changes anything: that it was written by a run like this one (problem, mesh and
+domain, precision), that it does not lie past this run's end, that every metadata entry has its
+type and a possible value (a finite time >= 0, a cycle >= 0, a schedule consistent with them) and
+that each array has the shape and dtype this run needs; then it loads the state and continues the schedule.
 Every refusal is a ``RestartError`` naming the file and the entry. (The checksum of a restart
 file covers its metadata too, so these checks matter for files edited by hand and files of the
 first format.)
@@ -24,6 +24,12 @@ from .solver import CONSERVED, Hydro
 #: metadata entries that must equal this run's settings, with the setting's name
 MATCHING = {"problem": "problem.name", "nx": "mesh.nx", "block_nx": "mesh.block_nx", "nghost": "mesh.nghost",
             "dtype": "hydro.dtype"}
+#: settings that must equal this run's, read from the configuration a restart file stores (every
+#: format does): the domain, without which the cells of the file would be given other widths
+MATCHING_CONFIG = ("mesh.xmin", "mesh.xmax")
+#: what to add to a mismatch of a setting the user may not have set
+_HINTS = {"mesh.nghost": " (mesh.nghost = 0, the default, is what hydro.reconstruction needs: 2 for plm, 3 for "
+                         "weno5; a restart keeps the ghost width of the run that wrote the file)"}
 
 
 def metadata(sim: Hydro, schedule: Schedule) -> dict:
@@ -39,12 +45,17 @@ def load(sim: Hydro, path: str, schedule: Schedule) -> None:
     ``RestartError`` (and nothing changed) when the file does not fit this run."""
     arrays, meta = restart.load(path)
     check = Checker(path)
-    for key, name in MATCHING.items():
+    settings = [(name, check.entry(meta, key)) for key, name in MATCHING.items()]
+    config = check.table(meta, "config")
+    for name in MATCHING_CONFIG:
         section, setting = name.split(".")
-        theirs, mine = check.entry(meta, key), sim.cfg[section][setting]
+        settings.append((name, check.entry(check.table(config, section, "config."), setting, f"config.{section}.")))
+    for name, theirs in settings:
+        section, setting = name.split(".")
+        mine = sim.cfg[section][setting]
         if theirs != mine:
             raise RestartError(f"restart file {path!r} was written with {name}={theirs!r}, but this run has "
-                               f"{name}={mine!r}")
+                               f"{name}={mine!r}{_HINTS.get(name, '')}")
     time = check.number(meta, "time")
     cycle = check.count(meta, "cycle")
     _check_end(sim, path, time, cycle)

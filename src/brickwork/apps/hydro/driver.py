@@ -118,20 +118,33 @@ def _write_png(sim: Hydro, path: str, per_block) -> str:
     return png.save(path, values, m["xmin"], m["xmax"], sim.ndim, var, title, reference)
 
 
+#: the outputs that need a package of the ``io`` extra: (schedule key in ``[output]``, module)
+WRITERS = (("hdf5_dt", "h5py"), ("png_dt", "matplotlib"))
+
+
+def _missing_writers(cfg: Config) -> list[tuple[str, str]]:
+    """``(schedule key, module)`` of each scheduled output whose writer cannot be imported."""
+    missing = []
+    for key, module in WRITERS:
+        if cfg["output"][key] >= 0:
+            try:
+                __import__(module)
+            except ImportError:
+                missing.append((key, module))
+    return missing
+
+
 def _check_writers(cfg: Config) -> None:
-    out = cfg["output"]
-    if out["hdf5_dt"] >= 0:
-        try:
-            import h5py  # noqa: F401
-        except ImportError:
-            raise ConfigError("output.hdf5_dt >= 0 needs h5py: pip install 'brickwork[io]', or set "
-                              "output.hdf5_dt = -1") from None
-    if out["png_dt"] >= 0:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise ConfigError("output.png_dt >= 0 needs matplotlib: pip install 'brickwork[io]', or set "
-                              "output.png_dt = -1") from None
+    """``ConfigError`` naming every scheduled output whose package is missing (all of them in one
+    message, so that following it once is enough)."""
+    missing = _missing_writers(cfg)
+    if not missing:
+        return
+    keys = " and ".join(f"output.{key} >= 0" for key, _ in missing)
+    modules = " and ".join(module for _, module in missing)
+    off = " and ".join(f"output.{key} = -1" for key, _ in missing)
+    raise ConfigError(f"{keys} {'need' if len(missing) > 1 else 'needs'} {modules}: pip install 'brickwork[io]', "
+                      f"or set {off}")
 
 
 def available_memory() -> int | None:
