@@ -145,7 +145,7 @@ _HOST = {
     "cosh": np.cosh, "tanh": np.tanh, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
     "log2": np.log2, "log10": np.log10, "exp2": np.exp2, "cbrt": np.cbrt,
     "abs": abs, "pow": np.power,
-    "min": extremum("min", min, np.minimum, np.min), "max": extremum("max", max, np.maximum, np.max),
+    "min": extremum("min", min, np.fmin, np.min), "max": extremum("max", max, np.fmax, np.max),
     "argmin": index_of(np.argmin), "argmax": index_of(np.argmax), "isnan": math.isnan, "isinf": math.isinf,
     "isfinite": math.isfinite, "clamp": lambda x, a, b: min(max(x, a), b),
     "step": lambda x: type(x)(1 if x < 0 else 0), "nonzero": lambda x: type(x)(0 if x == 0 else 1),

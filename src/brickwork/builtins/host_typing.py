@@ -10,6 +10,8 @@ it: a Python float for float32, a Python int for int32, a bool for predicates, e
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .. import config
@@ -64,7 +66,10 @@ def scalar_call(name: str, fn, args):
     values = [t._convert(a.value if isinstance(a, ScalarBase) else a.item() if isinstance(a, np.generic) else a)
               for a in args]
     if t.is_int:
-        result = _INT_FORMULAS.get(name, fn)(*values)
+        if name in _SHIFTS:  # the count modulo the width the kernel computes in (32 bits, or 64)
+            values[1] &= 63 if np.dtype(t._np).itemsize == 8 else 31
+        # integer division or modulo by zero gives 0, as in a kernel
+        result = 0 if name in _DIVISIONS and values[1] == 0 else _INT_FORMULAS.get(name, fn)(*values)
     else:
         with np.errstate(all="ignore"):
             result = _FLOAT_FORMULAS.get(name, fn)(*(np.float64(v) for v in values))
@@ -139,6 +144,8 @@ def _c_mod(a: int, b: int) -> int:
 
 _INT_FORMULAS = {"div": _c_div, "mod": _c_mod, "sign": lambda x: -1 if x < 0 else 1,
                  "step": lambda x: 1 if x < 0 else 0, "nonzero": lambda x: 0 if x == 0 else 1,
-                 # the shift count taken modulo 64, as the hardware does (and no giant Python ints)
-                 "lshift": lambda a, b: a << (b & 63), "rshift": lambda a, b: a >> (b & 63)}
-_FLOAT_FORMULAS = {"mod": np.fmod}  # C's fmod: the sign of the dividend
+                 "lshift": operator.lshift, "rshift": operator.rshift}
+_SHIFTS = frozenset({"lshift", "rshift"})
+_DIVISIONS = frozenset({"div", "mod", "floordiv"})
+# fmod: C's, the sign of the dividend; min/max: a NaN operand yields the other (clamp(NaN, lo, hi) is lo)
+_FLOAT_FORMULAS = {"mod": np.fmod, "min": np.fmin, "max": np.fmax, "clamp": lambda x, a, b: np.fmin(np.fmax(x, a), b)}

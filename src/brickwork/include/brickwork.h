@@ -170,10 +170,22 @@ template <class V> BW_INLINE typename comp_of<V>::type component(const V& v, int
 }
 
 // ---- casts ----------------------------------------------------------------------------------
+// A float converts to an integer type by truncation toward zero, saturating out of range and NaN to 0
+// (as CUDA's cvt.rzi.sat): C++ leaves the other cases undefined, and g++ folds a constant differently
+// from what the hardware gives at run time.
+template <class T, class S> BW_INLINE T float_to_int(S x) {
+    using U = typename std::make_unsigned<T>::type;
+    constexpr U tmax = std::is_signed<T>::value ? U(U(~U(0)) >> 1) : U(~U(0));
+    constexpr S hi = S(tmax / 2 + 1) * S(2), lo = std::is_signed<T>::value ? -hi : S(0);  // exact powers of 2
+    return x >= lo ? (x < hi ? T(x) : T(tmax)) : (x < lo ? T(std::is_signed<T>::value ? -T(tmax) - 1 : 0) : T(0));
+}
 template <class T> struct caster {
-    template <class S> static BW_INLINE T go(S x) { return (T)x; }
-    static BW_INLINE T go(half x) { return (T)float(x); }
-    static BW_INLINE T go(bhalf x) { return (T)float(x); }
+    template <class S> static BW_INLINE T go(S x) {
+        if constexpr (std::is_integral<T>::value && std::is_floating_point<S>::value) return float_to_int<T>(x);
+        else return (T)x;
+    }
+    static BW_INLINE T go(half x) { return go(float(x)); }
+    static BW_INLINE T go(bhalf x) { return go(float(x)); }
 };
 template <> struct caster<half> {
     template <class S> static BW_INLINE half go(S x) { return half((float)x); }
@@ -286,7 +298,6 @@ template <class T> BW_INLINE T wrapping_add(T a, T b) { return T(uint_t<T>(a) + 
 template <class T> BW_INLINE T wrapping_sub(T a, T b) { return T(uint_t<T>(a) - uint_t<T>(b)); }
 template <class T> BW_INLINE T wrapping_mul(T a, T b) { return T(uint_t<T>(a) * uint_t<T>(b)); }
 template <class T> BW_INLINE T wrapping_neg(T a) { return T(uint_t<T>(0) - uint_t<T>(a)); }
-template <class T> BW_INLINE T wrapping_lshift(T a, T b) { return T(uint_t<T>(a) << b); }
 BW_LIFT2(wrapping_add) BW_LIFT2(wrapping_sub) BW_LIFT1(wrapping_neg)
 
 // Integer division by zero gives 0 (as in Warp) and by -1 negates with wrap-around: neither traps.
@@ -391,8 +402,13 @@ template <class A, class B> BW_INLINE auto matmul(const A& a, const B& b) { retu
 template <class T> BW_INLINE T bit_and(T a, T b) { return T(a & b); }
 template <class T> BW_INLINE T bit_or(T a, T b) { return T(a | b); }
 template <class T> BW_INLINE T bit_xor(T a, T b) { return T(a ^ b); }
-template <class T> BW_INLINE T lshift(T a, T b) { return T(a << b); }
-template <class T> BW_INLINE T rshift(T a, T b) { return T(a >> b); }
+// The shift count is taken modulo the width the operand computes in (32 bits for narrower types, which
+// C promotes to int; 64 for 64-bit ones), as x86 and Warp on the CPU do: a count past the width is
+// otherwise undefined, and vector shifts (0 past the width) then disagree with scalar ones.
+template <class T> BW_INLINE int shift_count(T b) { return int(b) & int(sizeof(+b) * 8 - 1); }
+template <class T> BW_INLINE T lshift(T a, T b) { return T(wrap_t<T>(a) << shift_count(b)); }
+template <class T> BW_INLINE T rshift(T a, T b) { return T(a >> shift_count(b)); }
+template <class T> BW_INLINE T wrapping_lshift(T a, T b) { return T(uint_t<wrap_t<T>>(a) << shift_count(b)); }
 template <class T> BW_INLINE T invert(T a) { return T(~a); }
 // componentwise on integer vectors and matrices (and % on vectors), as Warp's operators are
 BW_LIFT2(bit_and) BW_LIFT2(bit_or) BW_LIFT2(bit_xor) BW_LIFT2(lshift) BW_LIFT2(rshift) BW_LIFT1(invert)
