@@ -4,7 +4,7 @@ Every import counts, including those inside functions, so a function-level impor
 cycle. The layers, lowest first (a module may import only from lower layers or its own
 subpackage):
 
-    _version < errors, config, comm < cuda_driver < device < types < builtins, ir, jit < frontend, passes < targets
+    _version < errors, config, comm, same_on_ranks < cuda_driver < device < types < builtins, ir, jit < frontend, passes < targets
     < pipeline < lang < runtime < utils, autograd < mesh < la < io < apps < the facade (brickwork/__init__.py) < cli
 """
 
@@ -19,7 +19,7 @@ import brickwork
 PACKAGE = Path(brickwork.__file__).parent
 LAYERS = [
     ("_version",),
-    ("errors", "config", "comm"),
+    ("errors", "config", "comm", "same_on_ranks"),
     ("cuda_driver",),
     ("device",),
     ("types",),

@@ -6,6 +6,7 @@ Warp code on the CPU through the system C++ compiler and OpenMP.
 
 import typing as _typing
 
+from . import comm as _comm
 from . import config
 from ._version import __version__
 from .builtins.addresses import address_of
@@ -250,3 +251,4 @@ def _configure_logging():
 
 
 _configure_logging()
+_comm.install_hook_under_launcher()  # an uncaught exception on one rank ends them all (docs/mpi.md)

@@ -124,7 +124,8 @@ def _hydro_errors(fn):
     Under MPI the hydro errors and invalid settings are collective (every rank meets the same one, see
     the hydro driver), so rank 0 alone prints the line and every rank returns the code; a cache or
     compiler error may reach one rank only, which prints it and ends them all; anything else ends all
-    ranks through ``brickwork.comm``'s exception hook."""
+    ranks through ``brickwork.comm``'s exception hook, and so does an interrupt or a ``MemoryError``
+    (``_alone``)."""
     from . import comm
     from .apps.hydro import ConfigError, SimulationError
     from .config import SettingError
@@ -156,21 +157,34 @@ def _hydro_errors(fn):
         say(f"brickwork: the run failed: {e}")
         return 1
     except MemoryError:
-        print("brickwork: the run failed: out of memory (try a smaller mesh.nx)", file=sys.stderr)
-        return 1
+        return _alone(several, "brickwork: the run failed: out of memory (try a smaller mesh.nx)", 1)
     except KeyboardInterrupt:
-        print("brickwork: interrupted", file=sys.stderr)
-        return 130
+        return _alone(several, "brickwork: interrupted", 130)
     return 0
+
+
+def _alone(several: bool, line: str, code: int) -> int:
+    """Print ``line`` and return ``code``, for what may befall one rank alone (an interrupt, no memory):
+    under MPI the other ranks would wait for it for ever, so every rank is ended (``MPI_Abort``)."""
+    from . import comm
+
+    if several:
+        comm.abort(comm.world(), line, code)
+    print(line, file=sys.stderr)
+    return code
 
 
 def _run(args) -> int:
     from . import config
     from .apps import hydro
+    from .apps.hydro.driver import on_every_rank
+
+    def load():
+        config.check()  # before anything is made: an invalid BRICKWORK_* value is one line
+        return hydro.load_config(args.input, args.overrides)
 
     def go():
-        config.check()  # before anything is made: an invalid BRICKWORK_* value is one line
-        cfg = hydro.load_config(args.input, args.overrides)
+        cfg = on_every_rank(load)  # a mistake only one rank sees ends every rank
         hydro.run(cfg, restart_file=args.restart, progress=False if args.quiet else None,
                   log=None if args.quiet else print)
 

@@ -6,10 +6,14 @@ already imported ``mpi4py.MPI`` itself, or when it passes a communicator (``Mesh
 Otherwise ``world()`` is ``SERIAL``: a one-rank communicator with the part of mpi4py's API brickwork
 uses, so one process runs exactly as without MPI and pays nothing for it.
 
-When brickwork first uses a communicator of several ranks it installs an exception hook: an
-uncaught exception on any rank prints its traceback (prefixed with the rank) and calls
-``MPI_Abort``, which ends every rank with a non-zero exit instead of leaving the others waiting in
-their next message for ever.
+When ``import brickwork`` runs under an MPI launcher of several ranks, or brickwork first uses a
+communicator of several ranks, it installs an exception hook: an uncaught exception on any rank
+prints its traceback (prefixed with the rank) and calls ``MPI_Abort``, which ends every rank with a
+non-zero exit instead of leaving the others waiting in their next message for ever. Installed at
+import, the hook imports nothing: on a rank that has not initialised MPI yet (an exception before
+the program's first MPI call, such as a file only that rank cannot read) it ends the process by
+``SIGABRT`` instead, which the launcher answers by ending the other ranks; ``MPI_Init`` there could
+wait for ever for ranks that never call it.
 """
 
 from __future__ import annotations
@@ -111,24 +115,62 @@ def is_parallel(comm) -> bool:
     return comm is not SERIAL and not isinstance(comm, SerialComm)
 
 
-def install_abort_hook(comm) -> None:
-    """Make an uncaught exception on one rank end every rank (traceback printed, then MPI_Abort)."""
+def install_abort_hook(comm=None) -> None:
+    """Make an uncaught exception on one rank end every rank (traceback printed, then MPI_Abort on
+    ``comm``; None: ``MPI.COMM_WORLD``, imported only when an exception comes)."""
     global _hook_installed
     if _hook_installed:
         return
     _hook_installed = True
-    previous = sys.excepthook
 
     def hook(kind, value, tb):
-        rank = comm.Get_rank()
+        rank = comm.Get_rank() if comm is not None else _launcher_rank()
         text = "".join(traceback.format_exception(kind, value, tb))
         sys.stderr.write("".join(f"[rank {rank}] {line}\n" for line in text.rstrip("\n").split("\n")))
         sys.stderr.flush()
-        if issubclass(kind, KeyboardInterrupt):
-            previous(kind, value, tb)
-        comm.Abort(1)
+        sys.stdout.flush()
+        (comm or _initialised_world() or _Killer()).Abort(1)
 
     sys.excepthook = hook
+
+
+def _launcher_rank() -> str:
+    for name in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK"):
+        if os.environ.get(name, "").isdigit():
+            return os.environ[name]
+    return "?"
+
+
+def _initialised_world():
+    """``MPI.COMM_WORLD`` when this process has initialised MPI (not finalised), else None."""
+    mpi = sys.modules.get("mpi4py.MPI")
+    if mpi is None or not mpi.Is_initialized() or mpi.Is_finalized():
+        return None
+    return mpi.COMM_WORLD
+
+
+class _Killer:
+    """Ends the process by ``SIGABRT`` (no core file), which the launcher answers by ending every rank:
+    for a process that has not initialised MPI, whose ``MPI_Init`` could wait for ever for ranks that
+    never call it, and whose plain non-zero exit MPICH's launcher would not pass on to the others."""
+
+    def Abort(self, errorcode: int = 1) -> None:  # noqa: N802 - mpi4py's spelling
+        import resource
+        import signal
+
+        try:
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        except (ValueError, OSError):
+            pass
+        signal.signal(signal.SIGABRT, signal.SIG_DFL)
+        os.abort()
+
+
+def install_hook_under_launcher() -> None:
+    """``install_abort_hook()`` when an MPI launcher started several ranks (at ``import brickwork``:
+    mpi4py is not imported, so MPI is not initialised)."""
+    if launcher_size() > 1:
+        install_abort_hook()
 
 
 def abort(comm, message: str, code: int = 1) -> None:

@@ -232,10 +232,13 @@ class FakeComm:
     def Dup(self):
         return self
 
-    def allgather(self, value):
-        raise AssertionError("no collective in this test")
+    def allgather(self, value):  # the mesh's one collective: every rank describes the same mesh
+        return [value] * self.size
 
-    Isend = Irecv = allgather
+    def Isend(self, *args, **kwargs):
+        raise AssertionError("no message in this test")
+
+    Irecv = Isend
 
 
 def test_local_and_global_blocks_are_distinct():
@@ -258,6 +261,16 @@ def test_local_and_global_blocks_are_distinct():
 def test_more_ranks_than_blocks_is_refused():
     with pytest.raises(ValueError, match="5 ranks but only 4 blocks"):
         Mesh((16,), (4,), comm=FakeComm(0, 5))
+
+
+def test_a_mesh_that_another_rank_describes_otherwise_is_refused():
+    class OtherOnRank1(FakeComm):
+        def allgather(self, value):
+            return [value, dict(value, nghost=repr(2))]
+
+    with pytest.raises(ValueError, match=r"^the mesh differs between the MPI ranks: nghost is 1 on rank 0 but 2 on "
+                                         r"rank 1; every rank must build the same Mesh \(building one is collective\)$"):
+        Mesh((16,), (4,), nghost=1, comm=OtherOnRank1(0, 2))
 
 
 def test_comm_must_be_a_communicator():

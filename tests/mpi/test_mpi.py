@@ -116,6 +116,22 @@ def test_an_exception_on_one_rank_ends_every_rank():
     assert "unreachable" not in done.stdout
 
 
+@pytest.mark.parametrize("how, message", [
+    ("early", "FileNotFoundError: an input file that only rank 1 cannot read"),  # before MPI is initialised
+    ("interrupt", "KeyboardInterrupt"),
+    ("mesh", "ValueError: the mesh differs between the MPI ranks: nx is (16,) on rank 0 but (32,) on rank 1; "
+             "every rank must build the same Mesh (building one is collective)"),
+])
+def test_a_failure_on_one_rank_alone_ends_every_rank(how, message):
+    start = time.monotonic()
+    done = mpirun(2, sys.executable, str(SCRIPTS / "fail_alone.py"), how, timeout=60)
+    assert done.returncode != 0
+    assert time.monotonic() - start < 30
+    who = "[rank 0] " if how == "mesh" and "[rank 1] " + message not in done.stderr else "[rank 1] "  # both raise
+    assert who + message + "\n" in done.stderr
+    assert "unreachable" not in done.stdout
+
+
 def test_a_new_kernel_is_compiled_once_for_all_ranks(tmp_path):
     cache = tmp_path / "cache"
     scale = f"{1.0 + time.time() % 1000:.6f}"  # a kernel no cache has seen
@@ -220,3 +236,44 @@ def test_more_ranks_than_blocks_is_an_input_error(tmp_path):
                   f'output.dir="{tmp_path}/o"')
     assert done.returncode == 2
     assert done.stderr.count("makes 2 blocks, fewer than the 3 MPI ranks") == 1
+
+
+def mpmd(*programs: list, timeout: float = 60) -> subprocess.CompletedProcess:
+    """``mpiexec -n 1 A : -n 1 B ...``: one rank per program, each its own arguments (``-wdir DIR``
+    first for a working directory of its own), to give one rank what the others do not see."""
+    command = [MPIEXEC]
+    for i, program in enumerate(programs):
+        command += [":"] * (i > 0) + ["-n", "1", *program]
+    env = dict(os.environ, OMP_NUM_THREADS="1", BRICKWORK_NUM_THREADS="1")
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+SOD = [BRICKWORK, "run", str(EXAMPLES / "sod.toml"), "mesh.nx=[64]", "mesh.block_nx=[16]", "time.tlim=0.01",
+       "output.png_dt=-1", "--quiet"]
+
+
+@pytest.mark.parametrize("rank1, message", [
+    (["output.dir=\"o\"", "hydro.cfl=0.2"], "the input differs between the MPI ranks: hydro.cfl is 0.4 on rank 0 "
+     "but 0.2 on rank 1; every rank must run the same input file and overrides"),
+    (["output.dir=\"o\"", "hydro.cfl=-1"], "hydro.cfl: must be > 0, got -1.0 (on rank 1 of 2)"),
+    (["output.dir=\"o\""], "output.dir='o' is a file, not a directory (on rank 1 of 2)"),  # in rank 1's folder
+])
+def test_an_input_mistake_on_one_rank_alone_is_said_once_and_every_rank_exits_2(tmp_path, rank1, message):
+    """Before, the rank that met the mistake exited and the others waited for it for ever."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "o").write_text("")
+    done = mpmd(["-wdir", str(tmp_path / "a"), *SOD, "output.dir=\"o\""], ["-wdir", str(tmp_path / "b"), *SOD, *rank1])
+    assert done.returncode == 2, done.stderr[-4000:]
+    assert done.stderr == f"brickwork: error: {message}\n"
+    assert not (tmp_path / "a" / "o").exists()
+
+
+def test_ranks_restarting_from_different_files_is_a_restart_error(tmp_path):
+    first = mpirun(1, *SOD, f'output.dir="{tmp_path}"', "output.restart_dt=0.005", "output.hdf5_dt=-1")
+    assert first.returncode == 0, first.stderr
+    a, b = sorted(str(p) for p in tmp_path.glob("sod.rst.*.npz"))[:2]
+    done = mpmd([*SOD, f'output.dir="{tmp_path}/c"', "--restart", a], [*SOD, f'output.dir="{tmp_path}/c"', "--restart", b])
+    assert done.returncode == 2
+    assert done.stderr.startswith("brickwork: error: the restarted state differs between the MPI ranks: time is ")
+    assert f"on rank 1; every rank must read the same restart file (rank 0 read {a!r})\n" in done.stderr

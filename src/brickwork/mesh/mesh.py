@@ -29,6 +29,7 @@ from .. import comm as _comm
 from ..device import get_device
 from ..errors import KernelNotDifferentiableError
 from ..runtime import tape as _tape
+from ..same_on_ranks import check_same
 from . import storage
 from .boundary import BoundaryCondition, SideBoundary, periodic_directions, resolve_boundaries
 from .coordinates import UniformCoordinates
@@ -208,23 +209,25 @@ class Mesh:
         self.comm = _comm.as_comm(comm)
         self.rank = self.comm.Get_rank()
         self.nranks = self.comm.Get_size()
-        self._build_blocks()
+        self._exchange = exchange
         self.packages = list(packages)
         self._specs, self._pools = self._collect_fields(self.packages)
+        # Ghost messages travel on a communicator of their own, apart from the program's messages.
+        self._halo_comm = self.comm.Dup() if self.nranks > 1 else self.comm
+        check_same(self._halo_comm, "the mesh", self._description(),
+                   hint="every rank must build the same Mesh (building one is collective)")
+        self._build_blocks()
         self.fields = {
             name: Field(spec, self.cellbounds, len(self.blocks), self.device,
                         rank=(self.rank, self.nranks) if self.nranks > 1 else None)
             for name, spec in self._specs.items()
         }
         self.allocation_version = 0
-        self._exchange = exchange
         self._plans: dict[tuple, ExchangePlan] = {}
         self._all_ghost_fields: list[Field] | None = None
         self._exchanges: dict[tuple, tuple] = {}
         #: Wall seconds spent in ``fill_ghosts`` so far.
         self.ghost_seconds = 0.0
-        # Ghost messages travel on a communicator of their own, apart from the program's messages.
-        self._halo_comm = self.comm.Dup() if self.nranks > 1 else self.comm
 
     def __repr__(self) -> str:
         nx = self.nx[: self.ndim]
@@ -278,6 +281,16 @@ class Mesh:
     def x3max(self) -> float:
         """Upper x3 edge of the domain."""
         return self.xmax[2]
+
+    def _description(self) -> dict[str, object]:
+        """What every rank must give the same (``check_same``): geometry, boundaries, fields, exchange."""
+        sides = {side.name: (b.kind.value, getattr(b.function, "__qualname__", None))
+                 for side, b in self.boundaries.items()}
+        fields = {name: (repr(s.metadata), s.shape, str(s.dtype)) for name, s in self._specs.items()}
+        pools = {name: repr(pool) for name, pool in self._pools.items()}
+        return {"nx": self.nx[: self.ndim], "block_nx": self.block_nx[: self.ndim], "nghost": self.nghost,
+                "xmin": self.xmin, "xmax": self.xmax, "boundaries": sides, "fields": fields,
+                "sparse fields": pools, "exchange": self._exchange}
 
     def _build_blocks(self) -> None:
         nb1, nb2, nb3 = self.nblocks_per_dim

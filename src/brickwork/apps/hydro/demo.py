@@ -33,7 +33,8 @@ png_dt = 0.0
 
 def main(overrides=(), log=print) -> driver.RunResult:
     """Run the demo (``overrides`` as on the command line, e.g. ``mesh.nx=[64,64]``)."""
-    cfg = config.build(config.tomllib.loads(DEMO_TOML), list(overrides), source="the demo")
+    cfg = driver.on_every_rank(lambda: config.build(config.tomllib.loads(DEMO_TOML), list(overrides),
+                                                    source="the demo"))
     log(f"brickwork demo: Kelvin-Helmholtz instability, {'x'.join(map(str, cfg['mesh']['nx']))} cells in "
         f"{'x'.join(map(str, cfg['mesh']['block_nx']))} blocks, PLM + HLLC + SSP-RK2, to t = {cfg['time']['tlim']}")
     start = time.perf_counter()

@@ -32,11 +32,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from brickwork import comm
+from brickwork.config import SettingError
 from brickwork.device import get_device
 from brickwork.errors import DeviceUnavailableError
 from brickwork.io import hdf5, png, restart
 from brickwork.io.files import OutputError, reason
 from brickwork.io.history import History
+from brickwork.same_on_ranks import check_same
 
 from . import checkpoint
 from .config import Config, ConfigError
@@ -280,22 +282,65 @@ def _kept(last_good: list[str]) -> str:
     return f"The run stops; the last good output is kept ({', '.join(last_good) if last_good else 'none was written'})."
 
 
-def agree(comm, fn) -> None:
+def agree(comm, fn, name_ranks: bool = True) -> None:
     """Run ``fn()`` on every rank; if it raises a brickwork error on any rank, raise the first such
-    rank's error on all of them (collective), so no rank goes on alone and waits for ever."""
+    rank's error on all of them (collective), so no rank goes on alone and waits for ever. Where
+    some ranks met no error, the message names the ranks that did (``name_ranks``: unless ``fn``
+    does its work on rank 0 alone)."""
     error = None
     try:
         fn()
-    except (ConfigError, OutputError, restart.RestartError, SimulationError) as e:
+    except (ConfigError, OutputError, restart.RestartError, SimulationError, SettingError) as e:
         if comm.Get_size() == 1:
             raise
         error = e
     if comm.Get_size() == 1:
         return
     errors = comm.allgather(None if error is None else (type(error), str(error)))
-    first = next((e for e in errors if e is not None), None)
-    if first is not None:
-        raise first[0](first[1])
+    failed = [rank for rank, e in enumerate(errors) if e is not None]
+    if failed:
+        kind, message = errors[failed[0]]
+        if name_ranks and len(failed) < len(errors):  # the others would not know where to look
+            message += f" (on rank{'s' if len(failed) > 1 else ''} {', '.join(map(str, failed))} of {len(errors)})"
+        raise kind(message)
+
+
+def on_every_rank(fn):
+    """``fn()`` run on every rank of the run (``agree``): a result on every rank, or on every rank
+    the error the first failing rank met (reading the input is a rank's own, but the run is shared)."""
+    box = []
+    agree(comm.world(), lambda: box.append(fn()))
+    return box[0]
+
+
+def _check_same_input(world, cfg: Config) -> None:
+    """``ConfigError`` on every rank when the ranks were given different inputs (collective); each
+    rank may name its own ``hydro.device``."""
+    items = {f"{section}.{key}": value for section, keys in cfg.to_dict().items() for key, value in keys.items()
+             if f"{section}.{key}" != "hydro.device"}
+    try:
+        check_same(world, "the input", items, hint="every rank must run the same input file and overrides")
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+
+
+def _check_before_run(cfg: Config) -> list[str]:
+    """Check what can be checked before the run (collective: the ranks' inputs are compared); the
+    output directories to create (``_output_dirs_to_create``)."""
+    _check_same_input(comm.world(), cfg)
+    _check_writers(cfg)
+    _check_memory(cfg, _check_device(cfg))
+    _check_ranks(cfg)
+    return _output_dirs_to_create(cfg["output"]["dir"])
+
+
+def _check_same_restart(comm, sim: Hydro, path: str) -> None:
+    """``RestartError`` on every rank when the ranks read restart files of different states (collective)."""
+    try:
+        check_same(comm, "the restarted state", {"time": sim.time, "cycle": sim.cycle},
+                   hint=f"every rank must read the same restart file (rank 0 read {path!r})")
+    except ValueError as e:
+        raise restart.RestartError(str(e)) from None
 
 
 def _write_state(sim: Hydro, schedule: Schedule, history, stem: str, dt: float, finished: bool):
@@ -345,11 +390,8 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
     directory, the restart file, the initial state); the output directory is created only once the
     first state has passed its check, and directories this run created are removed again if the
     run fails while they are still empty."""
-    _check_writers(cfg)
-    _check_memory(cfg, _check_device(cfg))
-    _check_ranks(cfg)
+    new_dirs = on_every_rank(lambda: _check_before_run(cfg))  # a mistake one rank finds ends them all
     out = cfg["output"]
-    new_dirs = _output_dirs_to_create(out["dir"])
     stem = os.path.join(out["dir"], out["basename"])
     sim = Hydro(cfg)
     comm = sim.mesh.comm
@@ -363,6 +405,8 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
             sim.set_initial()
 
     agree(comm, start)
+    if restart_file is not None:
+        _check_same_restart(comm, sim, restart_file)
     if not root:
         new_dirs, log = [], None  # rank 0 makes the directories and speaks for the run
     history = None
@@ -398,7 +442,7 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
                             history = History(stem + ".hst", HISTORY_COLUMNS,
                                               restart_cycle=sim.cycle if restart_file else None)
 
-                agree(comm, open_outputs)
+                agree(comm, open_outputs, name_ranks=False)  # rank 0 alone makes them
                 started = True
             dt = min(dt, tlim - sim.time) if not finished else dt
             if not written_state:
