@@ -43,7 +43,7 @@ def on_gpu():
 def test_scratch_stencil_with_a_barrier_matches_numpy(on_gpu, lt, it, limit):
     """Scratch over a halo range written by one inner loop, read by another after team_barrier() at
     offsets other threads wrote; the arena in shared or in global memory."""
-    geo = M.Geo(3, (2, 5, 1, 6, 2, 40), (8, 8, 43), via_box=True)  # more cells than threads per block
+    geo = M.Geo(3, (2, 5, 2, 7, 2, 40), (8, 10, 43), via_box=True)  # more cells than threads per block; ng=2 (box)
     with config.override(gpu_shared_limit=limit):
         space = M.make_space(lt, it, geo, ninner=37, backend=la.team)
         got, want = la_emulation.run_stencil(space, geo, M.DIAG, seed=4)

@@ -334,3 +334,24 @@ def test_a_cuda_launch_during_graph_capture_is_refused(fake):
     finally:
         wp.capture_end()
     assert fake.launches == []
+
+
+@needs_nvrtc
+def test_a_taped_cuda_launch_runs_its_backward_kernel_on_the_device(fake):
+    """A launch on a CUDA device is recorded on the tape (it was not: gradients stayed 0 on a GPU), and
+    tape.backward launches the adjoint kernel there, with the gradients' device pointers; arrays made with
+    requires_grad=True on the device get a gradient there."""
+    x = wp.array(np.arange(4, dtype=np.float32), device="cuda:0", requires_grad=True)
+    y = wp.zeros(4, device="cuda:0", requires_grad=True)
+    assert x.grad is not None and x.grad.device == "cuda:0" and y.grad.device == "cuda:0"
+    tape = wp.Tape()
+    with tape:
+        wp.launch(saxpy, dim=4, inputs=[2.0, x, y], device="cuda:0")
+    assert len(tape.launches) == 1 and len(fake.launches) == 1
+    y.grad.fill_(1.0)
+    tape.backward()
+    assert len(fake.launches) == 2  # the forward kernel, then the backward one
+    params = fake.launches[1][4]
+    assert struct.unpack_from("<4q", params) == (4, 1, 1, 1)
+    pointers = {struct.unpack_from("<Q", params, off)[0] for off in range(48, len(params) - 7, 8)}
+    assert {x.ptr, y.ptr, x.grad.ptr, y.grad.ptr} <= pointers

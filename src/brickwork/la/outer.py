@@ -4,6 +4,7 @@ kernel-only functions a body calls (``inner``, scratch, views)."""
 
 from __future__ import annotations
 
+from ..device import get_device
 from ..errors import LaunchError
 from ..frontend.limits import INDEX_LIMIT
 from ..lang.body import body_kernel
@@ -230,10 +231,12 @@ def outer_reduce(space: IndexSpace, body, out=None):
         nslices *= d
     buffers = kernel.__dict__.setdefault("_reduce_buffers", {})  # reused: allocation is most of a small launch
 
+    on = get_device(None)  # the launches' device (wp.ScopedDevice): buffers of another one do not serve
+
     def buffer(name, n):
-        found = buffers.get((name, n, vt))
+        found = buffers.get((name, n, vt, on))
         if found is None:
-            found = buffers[(name, n, vt)] = empty(n, dtype=vt)
+            found = buffers[(name, n, vt, on)] = empty(n, dtype=vt, device=on)
         return found
 
     partials = buffer("partials", nslices)

@@ -74,7 +74,10 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
             if runs_serially(kernel):  # one-thread order is the CPU's; GPU atomics keep no order
                 raise LaunchError(f"launch of '{kernel.key}' on {dev}: its module asks for deterministic atomics "
                                   f"(option 'deterministic'), which brickwork gives on the CPU only")
-            return (_launch_cuda or _import_launch_cuda())(kernel, dim, args, dev, stream)
+            (_launch_cuda or _import_launch_cuda())(kernel, dim, args, dev, stream)
+            if _tape.recording and record_tape:  # after its checks passed, as on the CPU; replayed on dev
+                _tape.recording[-1].record_launch(kernel, dim, inputs, outputs or (), dev)
+            return None
     # _signature and _stale spelled inline: a function call is a measurable part of the fast path
     sig = tuple([a._sig if type(a) is array or type(a) is indexedarray else type(a) for a in args])
     entry = kernel.launch_table.get(sig)

@@ -304,9 +304,16 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
         raise LaunchError(f"backward launch of '{kernel.key}': got {len(adjs)} adjoints for {len(args)} arguments")
     adjs = adjs or [None] * len(args)
     sig = _signature(args)
-    entry = kernel.launch_table.get(sig)
+    on = get_device(device) if device is not None else CPU
+    table_key = sig if on.ordinal is None else (on.name, sig)  # a CUDA device's entries: as cuda_launch keys them
+    entry = kernel.launch_table.get(table_key)
     if entry is None:
-        entry = _prepare(kernel, sig, args, device)
+        if on.ordinal is None:
+            entry = _prepare(kernel, sig, args, device)
+        else:
+            from ..targets.cuda import device_target
+
+            entry = _prepare(kernel, sig, args, on, device_target(on), table_key)
     inst = entry[0]
     k = getattr(inst, "kernel", kernel)
     if not _backward_enabled(k):
@@ -334,7 +341,7 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
         grads.append(adj)
     back = inst.adjoint()
     table = kernel.__dict__.setdefault("_adjoint_packers", {})
-    packer = table.get(sig)
+    packer = table.get(table_key)
     if packer is None or back.fn is None:
         back.ensure_loaded()
         from .launch import make_packer
@@ -342,12 +349,19 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
         adjoint = [has_adjoint_param(t) or has_adjoint_value(t) for t in inst.arg_types]
         names = tuple(n for n, _ in k.params) + tuple(f"adj_{n}" for (n, _), a in zip(k.params, adjoint) if a)
         types = tuple(inst.arg_types) + tuple(t for t, a in zip(inst.arg_types, adjoint) if a)
-        packer = table[sig] = make_packer(types, tuple(sig) + tuple(types[len(sig):]), names,
-                                          get_device(device) if device is not None else CPU, kernel.key)
+        packer = table[table_key] = make_packer(types, tuple(sig) + tuple(types[len(sig):]), names, on, kernel.key)
     dims = launch_dims(dim, back, kernel)
     if dims is None:
         return
-    run_packed(back, packer, args + grads, dims, kernel)
+    if on.ordinal is None:
+        run_packed(back, packer, args + grads, dims, kernel)
+        return
+    from . import streams  # a CUDA device: the backward kernel on the device's current stream
+
+    d0, d1, d2, d3, total = dims
+    current = streams._current.get(on.ordinal)
+    back.fn.launch(packer(args + grads, d0, d1, d2, d3, 0, 0), total, on, args + grads, k.params,
+                   0 if current is None else current.cuda_stream)
 
 
 _NULL: dict = {}
@@ -376,7 +390,7 @@ def _null_array(t: ArrayType) -> array:
     """An empty array of type ``t``: the backward kernel skips adjoints into it."""
     found = _NULL.get(t)
     if found is None:
-        found = _NULL[t] = empty((0,) * t.ndim, dtype=t.dtype)
+        found = _NULL[t] = empty((0,) * t.ndim, dtype=t.dtype, device="cpu")  # never read: no memory needed
     return found
 
 

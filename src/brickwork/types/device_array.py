@@ -16,7 +16,7 @@ import numpy as np
 from .. import cuda_driver
 from ..device import get_device
 from . import recording
-from .arrays import ArrayType, _to_plain, array, check_same_dtype, element_layout, type_name
+from .arrays import ArrayType, _grad_option, _to_plain, array, check_same_dtype, element_layout, type_name
 from .held_arrays import hold_from
 from .recording import run_or_record
 
@@ -73,6 +73,7 @@ class DeviceArray(array):
                              f"(strides {self.strides})")
         self._upload(np.ascontiguousarray(host._np))
         hold_from(self, host)  # an array of structs: the arrays its elements point to
+        _grad_option(self, kwargs)  # requires_grad=True: a zero gradient on the same device
 
     @classmethod
     def empty(cls, shape: tuple, dtype, device) -> "DeviceArray":

@@ -202,10 +202,10 @@ class Hydro:
             sums = [v for part in parts for v in part[1]]
         ordered = [row for _, row in sorted(zip(gids, sums))]
         vol = self.mesh.blocks[0].coords.cell_volume
-        totals = [0.0] * len(columns)
+        names = ["mass", "momentum_1", "momentum_2", "momentum_3", "energy"]
+        totals = [0.0] * len(names)
         for row in ordered:
             totals = [t + v for t, v in zip(totals, row)]
-        names = ["mass", "momentum_1", "momentum_2", "momentum_3", "energy"]
         return {name: t * vol for name, t in zip(names, totals)}
 
     def cell_centre(self, lid: int, k: int, j: int, i: int) -> tuple:

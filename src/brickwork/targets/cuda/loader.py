@@ -86,12 +86,36 @@ class CudaEntry:
 
 
 def _device_string(drv, ordinal: int, ptr: int, chunk: int = 16, limit: int = 512) -> str:
-    """A NUL-terminated string in device memory, read a few bytes at a time (never far past its end)."""
+    """A NUL-terminated string in device memory (a string literal of the module), read a few bytes at a
+    time; a byte at a time where a chunk would reach past the module's data (the driver refuses such a
+    copy); "an unknown location" when even that fails, so the bounds error itself is still raised."""
     out = b""
     buf = ctypes.create_string_buffer(chunk)
     while len(out) < limit:
-        drv.copy_to_host(ordinal, ctypes.addressof(buf), ptr + len(out), chunk)
-        out += buf.raw
-        if b"\0" in buf.raw:
+        try:
+            drv.copy_to_host(ordinal, ctypes.addressof(buf), ptr + len(out), chunk)
+            got = buf.raw
+        except cuda_driver.CudaError:
+            got = _device_bytes(drv, ordinal, ptr + len(out), chunk)
+            if not got:
+                break
+        out += got
+        if b"\0" in got:
             break
-    return out.split(b"\0", 1)[0].decode(errors="replace")
+    text = out.split(b"\0", 1)[0].decode(errors="replace")
+    return text or "an unknown location"
+
+
+def _device_bytes(drv, ordinal: int, ptr: int, n: int) -> bytes:
+    """Up to ``n`` bytes from ``ptr``, one copy per byte, stopping at a NUL or the first refused copy."""
+    one = ctypes.create_string_buffer(1)
+    out = b""
+    for k in range(n):
+        try:
+            drv.copy_to_host(ordinal, ctypes.addressof(one), ptr + k, 1)
+        except cuda_driver.CudaError:
+            break
+        out += one.raw
+        if one.raw == b"\0":
+            break
+    return out
