@@ -338,6 +338,7 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
         if isinstance(s, ir.IRFor):  # the loop variable of iteration it: start + it * step
             body.append(ir.IRAssign(s.var, ir.IRCall("add", [s.start, ir.IRCall("mul", [it, s.step], int32)],
                                                      int32)))
+        body += [ir.IRAssign(a, ir.IRPop(a.type)) for a in reversed(self.fixed.loop_state(self.fn, s))]
         body += [ir.IRAssign(h, ir.IRPop(h.type)) for h in reversed(info.headers)]
         saved, self.replay_prints = self.replay_prints, False  # the replay at the top printed the iteration
         body += self.forward(s.body, record=True, skip=tuple(info.updates) + (info.break_test,))

@@ -4,6 +4,11 @@ Their elements live in the thread's frame, so the forward launch's values are go
 kernel runs: the replay stores (and applies atomics) into them again. As in Warp 1.19, no adjoint flows
 through their elements (a value read from one is a constant to the reverse sweep), so the reverse sweep
 skips their stores, reads and atomics.
+
+A loop that writes them is replayed once per iteration by the reverse sweep, after the whole forward
+replay (and the later iterations) changed them: a recorded loop saves the fixed-size arrays at the top of
+every iteration with its carried values, and the reversed iteration restores them before replaying it,
+so the values the iteration reads are the ones it read in the forward launch (``loop_state``).
 """
 
 from __future__ import annotations
@@ -18,6 +23,19 @@ class FixedStorage:
 
     def __init__(self):
         self.names: set = set()
+        self.saved: dict = {}  # id(loop) -> the fixed-size array locals it saves (loop_state)
+
+    def loop_state(self, fn: ir.IRFunction, loop) -> list:
+        """The fixed-size local arrays a recorded loop saves at the top of every iteration: every one of
+        the function's when the loop may write one (a store or atomic into a local array, a view of one
+        included, or an assignment of a whole one), else none. Kernels without them save nothing more."""
+        found = self.saved.get(id(loop))
+        if found is None:
+            arrays = [ir.IRLocal(n, t) for n, t in fn.locals.items() if isinstance(t, FixedArrayType)]
+            params = {n for n, _ in fn.params}
+            found = arrays if arrays and any(_may_write_local_array(s, params) for s in ir.walk(loop.body)) else []
+            self.saved[id(loop)] = found
+        return found
 
     def holds(self, arr) -> bool:
         """True when array-typed ``arr`` is a fixed-size local array or a view of one."""
@@ -47,3 +65,21 @@ class FixedStorage:
             root = _path(s.target)[1]
             return isinstance(root, ir.IRArrayElem) and self.holds(root.array)
         return False
+
+
+def _may_write_local_array(s, params: set) -> bool:
+    """Whether statement ``s`` may write a fixed-size local array (or a view of one): a store or atomic into
+    an array that is not a parameter, or an assignment of a whole fixed-size array."""
+    call = s.expr if isinstance(s, ir.IRExprStmt) else s.value if isinstance(s, ir.IRAssign) else None
+    if isinstance(call, ir.IRCall) and call.op.startswith("atomic_"):
+        arr = ir.atomic_parts(call)[0]
+        return not (isinstance(arr, ir.IRLocal) and arr.name in params)
+    if not isinstance(s, ir.IRAssign):
+        return False
+    if isinstance(s.target, ir.IRLocal):
+        return isinstance(s.target.type, FixedArrayType)
+    root = _path(s.target)[1]
+    if isinstance(root, ir.IRArrayElem):
+        arr = root.array
+        return not (isinstance(arr, ir.IRLocal) and arr.name in params)
+    return False

@@ -155,6 +155,8 @@ class ForwardReplay:
         count = self.locals.new("_ad_n", int32)
         body = [ir.IRAssign(count, ir.IRCall("add", [count, i32(1)], int32, no_wrap=True))]
         body += [ir.IRPush(h) for h in info.headers]
+        # the fixed-size local arrays it writes: the reversed iteration replays from their values here
+        body += [ir.IRPush(a) for a in self.fixed.loop_state(self.fn, s)]
         body += self.forward(s.body, record=False)
         return [ir.IRAssign(count, i32(0)), self.clone_loop(s, body), ir.IRPush(count)]
 

@@ -10,6 +10,7 @@ argument buffer are the CPU target's, so the host launches it unchanged.
 from __future__ import annotations
 
 from ... import ir
+from ...types.type_sizes import type_size_in_bytes
 from ..cpu.cnames import c_type
 from ..cpu.render import CppRenderer, local
 from ..cpu.unit import UnitScan, _entry, _function, _struct_decl
@@ -98,6 +99,25 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str, ge
     return "\n".join(out) + "\n"
 
 
+#: Bytes of per-thread arrays a block keeps on its OS thread's stack; a larger frame (the many locals of a
+#: big backward kernel, times the block size, overflowed an 8 MiB stack) is allocated on the heap per block.
+FRAME_STACK_LIMIT = 1 << 20
+
+
+def _frame_bytes(fn: ir.IRFunction, block: int) -> int:
+    """An upper estimate of the bytes of a block's per-thread arrays (a type without a known size counts 256)."""
+    def size(t) -> int:
+        try:
+            return type_size_in_bytes(t)
+        except (TypeError, AttributeError, KeyError):
+            return 256
+    total = sum(size(t) for t in fn.locals.values()) + sum(size(t) for _, t in fn.params)
+    total += sum(size(dt) * count for dt, count in fn.buffers.values())
+    if ir.contains(fn.body, ir.IRPush):
+        total += 528
+    return total * block
+
+
 def _kernel(fn: ir.IRFunction, launch: dict) -> list[str]:
     block, dims = launch["block"], fn.tid_dims
     counts = ir.assignment_counts(fn.body)
@@ -110,16 +130,26 @@ def _kernel(fn: ir.IRFunction, launch: dict) -> list[str]:
     lines += ["};", "", f"constexpr int32_t BW_BLOCK = {block};", "", "template <bool UNIT>",
               "static void run_block(const Args& a, " + "".join(f"const int32_t n{d}, " for d in range(dims))
               + "const int64_t _blk, const int64_t _nblk) {"]
-    for n, t, mine in params:
-        if mine:  # an assigned parameter is a local of each thread
-            lines += [f"    {t} {n}[BW_BLOCK];", f"    for (int32_t _u = 0; _u < BW_BLOCK; ++_u) {n}[_u] = a.{n};"]
-        else:
-            lines.append(f"    const {t} {n} = a.{n};")
-    lines += [f"    {c_type(t)} {local(n)}[BW_BLOCK]{{}};" for n, t in fn.locals.items()]
-    lines += [f"    bw::local_buf<{c_type(dt)}, {count}> {local(n)}[BW_BLOCK]{{}};"
+    frame = []  # (declaration, name): the per-thread arrays of the block
+    frame += [(f"{t} {n}[BW_BLOCK];", n) for n, t, mine in params if mine]  # an assigned parameter: per thread
+    frame += [(f"{c_type(t)} {local(n)}[BW_BLOCK]{{}};", local(n)) for n, t in fn.locals.items()]
+    frame += [(f"bw::local_buf<{c_type(dt)}, {count}> {local(n)}[BW_BLOCK]{{}};", local(n))
               for n, (dt, count) in fn.buffers.items()]
     if ir.contains(fn.body, ir.IRPush):  # a backward kernel's saves: one stack per thread
-        lines.append("    bw::tape_stack bw_tape[BW_BLOCK];")
+        frame.append(("bw::tape_stack bw_tape[BW_BLOCK];", "bw_tape"))
+    on_heap = _frame_bytes(fn, block) > FRAME_STACK_LIMIT
+    if on_heap:  # too large for a thread's stack (a big backward kernel): one heap frame per block
+        lines += ["    struct Frame {"] + ["        " + decl for decl, _ in frame] + ["    };",
+                  "    struct FrameOwner { Frame* p; ~FrameOwner() { delete p; } } _frame{new Frame()};"]
+        lines += [f"    auto& {n} = _frame.p->{n};" for _, n in frame]
+    for n, t, mine in params:
+        if mine:  # an assigned parameter is a local of each thread
+            lines += [] if on_heap else [f"    {t} {n}[BW_BLOCK];"]
+            lines.append(f"    for (int32_t _u = 0; _u < BW_BLOCK; ++_u) {n}[_u] = a.{n};")
+        else:
+            lines.append(f"    const {t} {n} = a.{n};")
+    if not on_heap:  # the assigned parameters' arrays are declared above
+        lines += ["    " + decl for decl, n in frame if n not in {p for p, _, mine in params if mine}]
     shared = {}
     for node in ir.walk(fn.body):
         if isinstance(node, ir.IRSharedBuffer):
