@@ -67,7 +67,9 @@ class GpuTeams(_CpuRows):
 
     def arena_size(self, s: ir.IRLAOuter):
         """Bytes of scratch a slice may allocate (int64, launch-invariant): each scratch's span over
-        the whole logical box (a slice's span is never longer), 64-byte aligned as allocated."""
+        the slice's cells -- a row or a k plane for a ``bovi`` slice of ``i_pencil`` or ``ij_slab``
+        chunks (every one spans as many addresses as the first), else the whole logical box (a
+        slice's span is never longer) -- 64-byte aligned as allocated."""
         total = None
         for sc in (n for n in ir.walk(s.body) if isinstance(n, ir.IRLAScratch)):
             count = math.prod(sc.dims) if sc.dims else 1
@@ -81,8 +83,11 @@ class GpuTeams(_CpuRows):
                 lo_h = tuple(min(0, min(h[d] for h in offsets)) for d in range(3))
                 hi_h = tuple(max(0, max(h[d] for h in offsets)) for d in range(3))
             g = _geom
+            last = (g("ke"), g("je"), g("ie"))
+            if s.config.loop == "bovi" and s.config.chunk in ("i_pencil", "ij_slab"):
+                last = (g("ks"), g("js") if s.config.chunk == "i_pencil" else g("je"), g("ie"))
             first = _mflat(*[op("add", a, i32(d)) for a, d in zip((g("ks"), g("js"), g("is")), lo_h)])
-            end = _mflat(*[op("add", a, i32(d)) for a, d in zip((g("ke"), g("je"), g("ie")), hi_h)])
+            end = _mflat(*[op("add", a, i32(d)) for a, d in zip(last, hi_h)])
             nbytes = count * size_align(sc.storage.type.dtype)[0]
             size = op("add", op("mul", wide(op("add", op("sub", end, first), i32(1))), i64(nbytes)), i64(64))
             total = size if total is None else op("add", total, size)

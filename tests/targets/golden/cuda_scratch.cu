@@ -68,7 +68,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     v_b = v__gpu_c44;
     v__la_t1 = bw::add(v__la_ks, v__gpu_c45);
     v__la_t2 = bw::add(bw::mul(bw::add(bw::mul(v__la_t1, v__la_NJ), v__la_js), v__la_NI), v__la_is);
-    v__la_team = bw::gpu_arena(bw_blk, bw::add(bw::mul(bw::cast<int64_t>(bw::add(bw::sub(bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_ke, int32_t(0)), v__la_NJ), bw::add(v__la_je, int32_t(0))), v__la_NI), bw::add(v__la_ie, int32_t(0))), bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_ks, int32_t(0)), v__la_NJ), bw::add(v__la_js, int32_t(0))), v__la_NI), bw::add(v__la_is, int32_t(-1)))), int32_t(1))), int64_t(8LL)), int64_t(64LL)), 49152);
+    v__la_team = bw::gpu_arena(bw_blk, bw::add(bw::mul(bw::cast<int64_t>(bw::add(bw::sub(bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_ks, int32_t(0)), v__la_NJ), bw::add(v__la_je, int32_t(0))), v__la_NI), bw::add(v__la_ie, int32_t(0))), bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_ks, int32_t(0)), v__la_NJ), bw::add(v__la_js, int32_t(0))), v__la_NI), bw::add(v__la_is, int32_t(-1)))), int32_t(1))), int64_t(8LL)), int64_t(64LL)), 49152);
     v__la_t3 = bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_t1, int32_t(0)), v__la_NJ), bw::add(v__la_js, int32_t(0))), v__la_NI), bw::add(v__la_is, int32_t(-1)));
     v__la_t4 = bw::add(bw::sub(bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_t1, int32_t(0)), v__la_NJ), bw::add(v__la_je, int32_t(0))), v__la_NI), bw::add(v__la_ie, int32_t(0))), v__la_t3), int32_t(1));
     v__la_scratch1 = bw::team_alloc<double, 1>(v__la_team, bw::mul(v__la_t4, int32_t(1)));
