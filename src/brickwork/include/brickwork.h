@@ -206,6 +206,17 @@ template <int N, class T> struct caster<vec<N, T>> {
         for (int i = 0; i < N; ++i) r.c[i] = caster<T>::go(x.c[i]);
         return r;
     }
+    // a quaternion's (or a transform's) components as a vector of as many, as Warp's constructors take them
+    template <class S> static BW_INLINE vec<N, T> go(const quat<S>& x) {
+        static_assert(N == 4, "a quaternion converts to a 4-vector");
+        return go(vec<4, S>{{x.c[0], x.c[1], x.c[2], x.c[3]}});
+    }
+    template <class S> static BW_INLINE vec<N, T> go(const transform<S>& x) {
+        static_assert(N == 7, "a transform converts to a 7-vector");
+        vec<7, S> v;
+        for (int i = 0; i < 7; ++i) v.c[i] = x.c[i];
+        return go(v);
+    }
 };
 template <int R, int C, class T> struct caster<mat<R, C, T>> {
     template <class S> static BW_INLINE mat<R, C, T> go(const mat<R, C, S>& x) {
@@ -216,6 +227,11 @@ template <int R, int C, class T> struct caster<mat<R, C, T>> {
 };
 template <class T> struct caster<quat<T>> {
     template <class S> static BW_INLINE quat<T> go(const quat<S>& x) {
+        quat<T> r;
+        for (int i = 0; i < 4; ++i) r.c[i] = caster<T>::go(x.c[i]);
+        return r;
+    }
+    template <class S> static BW_INLINE quat<T> go(const vec<4, S>& x) {
         quat<T> r;
         for (int i = 0; i < 4; ++i) r.c[i] = caster<T>::go(x.c[i]);
         return r;
