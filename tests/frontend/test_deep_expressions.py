@@ -8,8 +8,6 @@ The kernels are written to files of their own: a kernel's source is read from it
 from __future__ import annotations
 
 import ast
-import importlib.util
-import itertools
 
 import numpy as np
 import pytest
@@ -17,18 +15,13 @@ import pytest
 import brickwork as wp
 from brickwork.errors import KernelSyntaxError, KernelUnsupportedSyntaxError
 from brickwork.frontend.shallow import MAX_DEPTH, bound_depth, depths
+from kernel_files import kernel_module
 
-_count = itertools.count()
 f32 = np.float32
 
 
 def _module(tmp_path, text: str):
-    path = tmp_path / f"deep_kernels_{next(_count)}.py"
-    path.write_text("import brickwork as wp\n\n" + text)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module, path
+    return kernel_module(tmp_path, text, "deep_kernels")
 
 
 def _chain(n: int, term=lambda i: f"a[{i % 7}]") -> str:

@@ -2,8 +2,6 @@
 error that names the problem, the kernel's file and line, never a Python RecursionError, a C++ compiler
 message or garbage printed by C's printf."""
 
-import importlib.util
-import itertools
 import re
 
 import numpy as np
@@ -11,17 +9,11 @@ import pytest
 
 import brickwork as wp
 from brickwork.frontend.fingerprint import function_fingerprint
-
-_count = itertools.count()
+from kernel_files import kernel_module
 
 
 def _module(tmp_path, text: str):
-    path = tmp_path / f"attack_kernels_{next(_count)}.py"
-    path.write_text("import brickwork as wp\n\n" + text)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module, path
+    return kernel_module(tmp_path, text, "attack_kernels")
 
 
 def _line(marker: str) -> int:

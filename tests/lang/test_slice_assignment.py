@@ -149,3 +149,63 @@ def test_composite_values_name_their_type_parts():
     out = wp.zeros(1, dtype=wp.float64)
     wp.launch(k, 1, inputs=[out])
     assert out.numpy().tolist() == [5.0]
+
+
+vec0 = wp.types.vector(0, float)
+mat00 = wp.types.matrix((0, 0), float)
+
+
+@wp.kernel
+def empty_slices(out: wp.array(dtype=float)):
+    v = wp.vec4(1.0, 2.0, 3.0, 4.0)
+    m = wp.mat44(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0)
+    q = wp.quat(1.0, 2.0, 3.0, 4.0)
+    out[0] = float(v[123:] == vec0())
+    out[1] = float(v[:-123] == vec0())
+    out[2] = float(m[123:] == mat00())
+    out[3] = float(m[1, 5:] == vec0())
+    out[4] = float(q[4:] == vec0())
+    out[5] = float(len(v[3:1]))
+    v[5:] = vec0()  # an empty slice takes the empty vector and stores nothing
+    m[:, 7:] = mat00()
+    out[6] = v[0] + v[3] + m[3, 3]
+    out[7] = float(v[::123] == vec1(1.0))  # one-component vectors compare too
+
+
+def test_empty_slices_are_empty_vectors_and_matrices():
+    out = wp.zeros(8, dtype=float)
+    wp.launch(empty_slices, 1, inputs=[out])
+    assert out.numpy().tolist() == [1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 21.0, 1.0]
+    # on the host too: an empty slice of a matrix is the (0, 0) matrix
+    m = wp.mat44()
+    assert type(m[4:]) is mat00 and type(wp.vec4()[4:]) is vec0
+
+
+def test_empty_slice_takes_only_an_empty_value():
+    @wp.kernel
+    def k(out: wp.array(dtype=wp.vec4)):
+        v = wp.vec4(1.0, 2.0, 3.0, 4.0)
+        v[5:] = wp.vec2(1.0, 2.0)
+        out[0] = v
+
+    with pytest.raises(wp.KernelValueError, match=r"the slice 'v\[5:\]' selects no component: the value stored in "
+                                                  r"it must be a vector of length 0, got vec2f"):
+        wp.launch(k, 1, inputs=[wp.zeros(1, dtype=wp.vec4)])
+
+
+@wp.kernel
+def scaled_slices(x: wp.array(dtype=float), out: wp.array(dtype=wp.mat33)):
+    m = wp.mat33(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0)
+    m[:2, 1:] *= x[0]
+    m[2, :2] /= 2.0
+    out[0] = m
+
+
+def test_slice_scaled_in_place_by_a_scalar_and_its_gradient():
+    x = wp.array([3.0], dtype=float, requires_grad=True)
+    out = wp.zeros(1, dtype=wp.mat33, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(scaled_slices, 1, inputs=[x, out])
+    assert out.numpy()[0].tolist() == [[1.0, 6.0, 9.0], [4.0, 15.0, 18.0], [3.5, 4.0, 9.0]]
+    tape.backward(grads={out: wp.ones_like(out)})
+    assert x.grad.numpy().tolist() == [2.0 + 3.0 + 5.0 + 6.0]

@@ -36,7 +36,8 @@ def test_slices_select_components_like_numpy():
     def empty(v: wp.vec4, out: wp.array(dtype=float)):
         out[0] = v[3:1][0]
 
-    with pytest.raises(wp.KernelTypeError, match="the slice of vec4f selects no component"):
+    # v[3:1] is the empty vector (as in Warp), which has no component 0
+    with pytest.raises(wp.KernelTypeError, match="index 0 is out of range for vec0f"):
         wp.launch(empty, dim=1, inputs=[wp.vec4(), out])
 
     @wp.kernel

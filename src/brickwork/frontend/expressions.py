@@ -324,8 +324,8 @@ class ExpressionTyper(CallRules, ConstructionRules):
         t = base.type
         dims, picks = self.slice_picks(t, index_nodes, node)
         kept = [p for p in picks if isinstance(p, list)]
-        if any(not p for p in kept):
-            raise self.error(KernelTypeError, f"the slice of {type_name(t)} selects no component", node)
+        if any(not p for p in kept):  # an empty slice (v[5:] of a vec4): an empty vector or (0, 0) matrix, as Warp
+            return ir.IRConstruct([], matrix((0, 0), t._dtype) if len(kept) == 2 else vector(0, t._dtype))
 
         def comp(*ix):
             return ir.IRComponent(base, [i if isinstance(i, ir.IRExpr) else ir.IRConst(i, int32) for i in ix],

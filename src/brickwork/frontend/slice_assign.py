@@ -2,8 +2,10 @@
 ``m[:2, 1:] += ...``, and to the parts of a transform, ``t.p = ...``, ``t.q += ...`` (components 0-2, 3-6).
 
 The slice's components are stored one by one from a value of the slice's shape (a vector for one kept
-dimension, a matrix for two; no broadcasting of a scalar, as in Warp), so the backward kernel sees plain
-component stores. The place is evaluated once, before the value's components are read.
+dimension, a matrix for two; no broadcasting of a scalar, as in Warp, except ``*=`` and ``/=`` by a
+scalar), so the backward kernel sees plain component stores. A slice that selects nothing (``v[5:]`` of a
+``vec4``) takes an empty vector (or the (0, 0) matrix) and stores nothing.
+The place is evaluated once, before the value's components are read.
 """
 
 from __future__ import annotations
@@ -123,13 +125,28 @@ def check_value(typer, value, shape, dtype, node) -> None:
 def assign_slice(typer, target, value, node, out, op=None) -> None:
     """``target = value`` (or ``target op= value``) for a slice target; ``value`` is typed already."""
     places, shape = slice_places(typer, target, node, out)
-    dtype = places[0].type if places else None
-    if not places:
-        raise typer.error(KernelTypeError, f"the slice '{ast.unparse(target)}' selects no component", node)
-    check_value(typer, value, shape, dtype, node)
-    if op is not None:  # the slice's current value, combined with the right-hand side
+    if not places:  # an empty slice (v[5:] of a vec4) takes an empty vector or (0, 0) matrix and stores nothing
+        _check_empty(typer, target, value, shape, node)
+        return
+    dtype = places[0].type
+    if op is not None and is_composite_type(value.type):  # the slice's current value, combined with the value
+        check_value(typer, value, shape, dtype, node)
         value = typer.binary(op, _gather(places, shape, dtype), value, node)
+    elif op is not None:  # m[:2, 1:] *= 2.0: a scalar scales the slice (the operator says which scalars it takes)
+        value = typer.binary(op, _gather(places, shape, dtype), value, node)
+    check_value(typer, value, shape, dtype, node)
     _store(typer, places, value, shape, dtype, out)
+
+
+def _check_empty(typer, target, value, shape, node) -> None:
+    """The value stored in a slice that selects nothing: a vector of length 0 (one kept dimension) or the
+    (0, 0) matrix (two), as Warp's empty slices read."""
+    vt = value.type
+    want = is_vector_type(vt) and vt._length == 0 if len(shape) == 1 else is_matrix_type(vt) and vt._shape == (0, 0)
+    if not want:
+        expected = "a vector of length 0" if len(shape) == 1 else "a matrix of shape (0, 0)"
+        raise typer.error(KernelValueError, f"the slice '{ast.unparse(target)}' selects no component: the value "
+                          f"stored in it must be {expected}, got {type_name(vt)}", node)
 
 
 def _store(typer, places, value, shape, dtype, out) -> None:

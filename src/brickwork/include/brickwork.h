@@ -149,6 +149,10 @@ template <> BW_INLINE bhalf nan<bhalf>() { return bhalf::from_bits(0x7fc0); }
 // ---- composite types ------------------------------------------------------------------------
 template <int N, class T> struct vec { T c[N]; };
 template <int R, int C, class T> struct mat { vec<C, T> r[R]; };
+#ifdef BW_DEVICE  // an empty slice's value (vec0, mat00): NVRTC has no zero-length arrays (g++ has them)
+template <class T> struct vec<0, T> { T c[1]; };
+template <int C, class T> struct mat<0, C, T> { vec<C, T> r[1]; };
+#endif
 template <class T> struct quat { T c[4]; };
 template <class T> struct transform { T c[7]; };  // p (3), then q (4)
 
@@ -434,7 +438,7 @@ template <class T> BW_INLINE bool le(T a, T b) { return a <= b; }
 template <class T> BW_INLINE bool gt(T a, T b) { return a > b; }
 template <class T> BW_INLINE bool ge(T a, T b) { return a >= b; }
 template <class T> BW_INLINE bool eq(const T& a, const T& b) {
-    if constexpr (comp_of<T>::n == 1) {
+    if constexpr (std::is_same<typename comp_of<T>::type, T>::value) {  // a scalar (vec1: a composite)
         return a == b;
     } else {
         for (int i = 0; i < comp_of<T>::n; ++i)

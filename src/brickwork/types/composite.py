@@ -99,8 +99,8 @@ class CompositeBase:
         if isinstance(value, np.ndarray):  # a row, or a slice (v[0:2], m[1:]): a vector or matrix, as in Warp
             if value.ndim == 1:
                 return vector(value.shape[0], self._dtype)(value)
-            if value.ndim == 2:
-                return matrix(value.shape, self._dtype)(value)
+            if value.ndim == 2:  # an empty one (m[5:] of a mat44) is the (0, 0) matrix, as in kernels
+                return matrix(value.shape if value.size else (0, 0), self._dtype)(value.reshape(-1))
             return value.copy()
         return value.item()
 
@@ -504,8 +504,9 @@ def matrix(shape, dtype=float32):
     if cls is None:
         if dtype is not typing.Any and not is_scalar_type(dtype) and not isinstance(dtype, GenericPlaceholder):
             raise TypeError(f"matrix dtype must be a scalar type, got {_type_label(dtype)}")
-        if shape is not typing.Any and (len(shape) != 2 or min(shape) < 1):
-            raise TypeError(f"matrix shape must be (rows, cols) with positive sizes, got {shape!r}")
+        if shape is not typing.Any and (len(shape) != 2 or (min(shape) < 1 and shape != (0, 0))):
+            raise TypeError(f"matrix shape must be (rows, cols) with positive sizes (or (0, 0), the empty "
+                            f"matrix), got {shape!r}")
         name = None
         if shape is not typing.Any and shape[0] == shape[1]:
             name = _family_name("mat", shape[0], dtype)
