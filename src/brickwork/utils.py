@@ -201,6 +201,8 @@ def array_scan(in_array: array, out_array: array, inclusive: bool = True) -> Non
     wide = np.float64 if comp.kind == "f" else np.int64  # accumulate wide, round (or wrap) once
     data = _flat(_host(in_array), in_array).astype(wide)
     sums = np.cumsum(data, axis=0)
+    if comp.kind == "f":
+        sums += 0.0  # sums start from +0.0, as Warp's: a -0.0 prefix is +0.0
     if not inclusive:
         sums = np.concatenate([np.zeros_like(sums[:1]), sums[:-1]])
     target = _host(out_array)
@@ -259,8 +261,10 @@ def radix_sort_pairs(keys: array, values: array, count: int, begin_bit: int = 0,
         _require_contiguous("radix_sort_pairs", name, a, f", got non-contiguous {name} with data types: {names}")
     bits = np.dtype(keys.dtype._np).itemsize * 8
     end = bits if end_bit is None else end_bit
-    if not (isinstance(begin_bit, (int, np.integer)) and isinstance(end, (int, np.integer))
-            and 0 <= begin_bit <= end <= bits):
+    if not all(isinstance(b, (int, np.integer)) and not isinstance(b, bool) for b in (begin_bit, end)):
+        raise RuntimeError(f"begin_bit and end_bit must be integers, got {type(begin_bit).__name__} and "
+                           f"{type(end).__name__}")
+    if not 0 <= begin_bit <= end <= bits:
         raise RuntimeError(f"Invalid radix sort bit range [{begin_bit}, {end}) for {bits}-bit keys")
     count = _count("radix_sort_pairs", "count", count)
     if keys.size < 2 * count or values.size < 2 * count:
@@ -269,8 +273,10 @@ def radix_sort_pairs(keys: array, values: array, count: int, begin_bit: int = 0,
         return
     key_data, value_data = _flat(_host(keys), keys), _flat(_host(values), values)
     order = _stable_order(key_data[:count], int(begin_bit), int(end))
-    _store_prefix(keys, key_data[:count][order])
-    _store_prefix(values, value_data[:count][order])
+    # both are read before either is written: keys and values may be one array
+    sorted_keys, sorted_values = key_data[:count][order], value_data[:count][order]
+    _store_prefix(keys, sorted_keys)
+    _store_prefix(values, sorted_values)
 
 
 def segmented_sort_pairs(keys: array, values: array, count: int, segment_start_indices: array,

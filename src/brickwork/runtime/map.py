@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import linecache
 
+import numpy as np
+
 from ..builtins import BuiltinFunction, Mismatch
 from ..builtins.registry import resolve
 from ..lang.function import Function
@@ -177,17 +179,56 @@ def map(func, *inputs, out=None, return_kernel: bool = False, block_dim=None, de
     return outs[0] if len(outs) == 1 else outs
 
 
+_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**", "neg": "-",
+            "pos": "+"}
+
+
+def _operand(value) -> str:
+    return f"array({type_name(value.dtype)})" if isinstance(value, _ARRAYS) else type(value).__name__
+
+
+def _element_type(value):
+    return value.dtype if isinstance(value, _ARRAYS) else type_of_value(value)
+
+
+def _python_number(scalar, value, op: str, operands: tuple):
+    """``value`` (a Python int or float next to an array of scalar type ``scalar``) as that type: an int
+    that does not fit and a float where the type is an integer are refused (numpy's rule), not wrapped or
+    truncated."""
+    text = f"{_operand(operands[0])} {_SYMBOLS.get(op, op)} {_operand(operands[1])}"
+    kind = np.dtype(scalar._np).kind
+    if isinstance(value, float) and kind in "iu":
+        raise TypeError(f"{text}: the Python float {value!r} is not an integer and the array's scalar type is "
+                        f"{type_name(scalar)} (use an integer, or an array of floats)")
+    if isinstance(value, int) and kind in "iu":
+        info = np.iinfo(scalar._np)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"{text}: the Python integer {value} is out of bounds for {type_name(scalar)}")
+    return scalar(value)
+
+
 def _array_operator(op: str, operands: tuple, out):
     """An arithmetic operator of arrays (``a + b``, ``2.0 * a``, ``a += 1``, ``-a``) as Warp's: a map of the
-    kernel operator; a Python number takes the scalar type of the array it meets."""
+    kernel operator; a Python number takes the scalar type of the array it meets (an int that does not fit
+    it, or a float next to an integer array, is refused)."""
     from ..builtins.functions import FUNCTIONS
 
     like = next(o for o in operands if isinstance(o, _ARRAYS))
     scalar = getattr(like.dtype, "_dtype", like.dtype)
-    typed = [scalar(o) if isinstance(o, (int, float)) and not isinstance(o, bool) and scalar is not None
-             and hasattr(scalar, "_np") else o for o in operands]
+    numbers = scalar is not None and hasattr(scalar, "_np")
+    typed = [_python_number(scalar, o, op, operands) if isinstance(o, (int, float)) and not isinstance(o, bool)
+             and numbers else o for o in operands]
     if any(not isinstance(o, _ARRAYS) and type_of_value(o) is None for o in typed):
         return NotImplemented  # a numpy array, a list: Python tries the other operand's operator
+    if len(typed) == 2:
+        types = [_element_type(o) for o in typed]
+        try:
+            _result_types(FUNCTIONS[op], types)
+        except TypeError:
+            raise TypeError(f"unsupported operand types for {_SYMBOLS[op]}: {_operand(operands[0])} and "
+                            f"{_operand(operands[1])} (the kernel operator {op} does not take "
+                            f"{type_name(types[0])} and {type_name(types[1])}; nothing is converted, as in "
+                            f"Warp: wp.utils.array_cast casts an array)") from None
     return map(FUNCTIONS[op], *typed, out=out)
 
 
