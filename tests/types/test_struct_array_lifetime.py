@@ -128,3 +128,24 @@ def test_indexed_views_of_an_array_of_structs_store_and_read_the_arrays():
     assert [c.data is None for c in base.list()] == [False, True, False]
     assert [float(c.data.numpy().sum()) for c in picked.list()] == [20.0, 20.0]
     del junk
+
+
+def test_struct_records_copied_as_numpy_data_keep_their_arrays():
+    """Records taken out as numpy data (``numpy()``, a copy of it) and stored again point to arrays some array of
+    structs recorded: the new array records them too, so they outlive the first one (no reads of freed memory)."""
+    src = wp.array([chunk(1.0), chunk(2.0)], dtype=Chunk)
+    records = src.numpy().copy()
+    made = wp.array(records, dtype=Chunk)
+    wrapped = wp.from_numpy(records.copy(), dtype=Chunk)
+    assigned = wp.empty(2, dtype=Chunk)
+    assigned.assign(records)
+    items = wp.empty(2, dtype=Chunk)
+    items[:] = records
+    del src
+    gc.collect()
+    _garbage = [np.full(N, -1.0, dtype=np.float32) for _ in range(64)]
+    for a in (made, wrapped, assigned, items):
+        out = wp.zeros(2, dtype=float)
+        wp.launch(chunk_sums, dim=2, inputs=[a, out])
+        assert out.numpy().tolist() == [1.0 * N, 2.0 * N]
+        assert a[1].data.numpy()[0] == 2.0

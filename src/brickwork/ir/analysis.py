@@ -20,9 +20,11 @@ def written_params(fn: ir.IRFunction) -> frozenset:
 
 
 def written_fields(fn: ir.IRFunction) -> frozenset:
-    """``(parameter, field path)`` of each array inside a struct parameter whose elements ``fn`` may
-    write (``s.inner.a[i] = v`` gives ``("s", ("inner", "a"))``), through aliases and calls too."""
-    structs = {name for name, t in fn.params if is_struct_type(t)}
+    """``(parameter, field path)`` of each array inside a struct parameter, or inside the elements of an
+    array-of-structs parameter, whose elements ``fn`` may write (``s.inner.a[i] = v`` gives ``("s", ("inner",
+    "a"))``, ``p[j].a[i] = v`` gives ``("p", ("[]", "a"))``), through aliases and calls too."""
+    structs = {name for name, t in fn.params
+               if is_struct_type(t) or isinstance(t, ArrayType) and is_struct_type(t.dtype)}
     return frozenset((name, path) for name, path in written_roots(fn) if path and name in structs)
 
 
@@ -83,13 +85,16 @@ def _stored_element(target):
 
 
 def _root_path(e):
-    """(local, field path) an array expression reaches: views stripped, struct fields followed."""
+    """(local, field path) an array expression reaches: views stripped, struct fields followed, an element
+    of an array of structs as ``"[]"`` (``p[j].a`` gives ``("p", ("[]", "a"))``)."""
     while isinstance(e, ir.IRSubarray) or isinstance(e, ir.IRCall) and e.op == "array_slice":  # views
         e = e.array if isinstance(e, ir.IRSubarray) else e.args[0]
     path: list = []
-    while isinstance(e, ir.IRField):
-        path.append(e.name)
-        e = e.base
+    while isinstance(e, ir.IRField) or isinstance(e, ir.IRArrayElem) and is_struct_type(e.type):
+        path.append(e.name if isinstance(e, ir.IRField) else "[]")
+        e = e.base if isinstance(e, ir.IRField) else e.array
+        while isinstance(e, ir.IRSubarray) or isinstance(e, ir.IRCall) and e.op == "array_slice":
+            e = e.array if isinstance(e, ir.IRSubarray) else e.args[0]
     return (e.name, tuple(reversed(path))) if isinstance(e, ir.IRLocal) else None
 
 

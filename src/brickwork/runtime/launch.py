@@ -24,6 +24,7 @@ from ..types import recording
 from ..types.arrays import ArrayType, array, empty, from_numpy, type_name
 from ..types.composite import CompositeBase, is_composite_type
 from ..types.generic import describe_value, is_generic, matches, type_of_value
+from ..types.held_arrays import read_only_at
 from ..types.indexed_arrays import IndexedArrayType, indexedarray
 from ..types.layout import pack_format, struct_offsets
 from ..types.scalars import ScalarBase, bfloat16, bfloat16_bits, float16, float32, is_scalar_type
@@ -387,11 +388,8 @@ def _refusing_read_only_fields(pack, key: str, params, fields: tuple):
 
     def packer(a, d0, d1, d2, d3, par, nt):
         for i, path in fields:
-            value = a[i]
-            for name in path:
-                value = getattr(value, name, None)
-            if isinstance(value, (array, indexedarray)) and value.readonly:
-                where = ".".join((params[i][0], *path))
+            if read_only_at(a[i], path) is not None:
+                where = ".".join((params[i][0], *path)).replace(".[]", "[i]")
                 raise LaunchError(f"launch of '{key}': '{where}' is a read-only array (it views read-only "
                                   f"memory) but the kernel writes it; assign a writable copy (wp.clone(...))")
         return pack(a, d0, d1, d2, d3, par, nt)

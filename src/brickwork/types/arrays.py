@@ -213,10 +213,12 @@ class array:  # noqa: N801 - Warp's spelling
                                  f"(array(shape=..., strides=...)) or memory at ptr=")
         self._init_from_numpy(arr, dtype, owner=None)
         if data is not None and getattr(dtype, "_bw_struct", False):  # the arrays its elements point to
-            from .held_arrays import arrays_in, hold, hold_from
+            from .held_arrays import arrays_in, hold, hold_from, hold_records
 
             if isinstance(source, array):
                 hold_from(self, source)
+            elif isinstance(source, np.ndarray):
+                hold_records(self, source)
             elif isinstance(source, (list, tuple)):
                 hold(self, [pair for x in source if getattr(type(x), "_bw_struct", False) for pair in arrays_in(x)])
         _grad_option(self, kwargs)
@@ -463,6 +465,10 @@ class array:  # noqa: N801 - Warp's spelling
     def _assign_now(self, src) -> None:
         if not isinstance(src, array):
             self._np[...] = src
+            if getattr(self.dtype, "_bw_struct", False):  # struct records as numpy data
+                from .held_arrays import hold_records
+
+                hold_records(self, src)
             return
         self._np[...] = src._np.reshape(self._np.shape)
         from .held_arrays import hold_from

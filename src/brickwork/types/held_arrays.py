@@ -11,6 +11,8 @@ reassigning elements over and over does not keep every array ever stored alive.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .arrays import ArrayType, array, check_same_dtype
@@ -24,6 +26,11 @@ class _Held(dict):
     def __init__(self):
         super().__init__()
         self.kept = 0
+
+
+#: ``{(field type, packed descriptor): array}`` of every live array ever recorded: struct records copied as raw
+#: numpy data (``wp.array(a.numpy(), dtype=S)``, ``assign``) find the arrays their descriptors point to here
+_recorded: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 def _root(a: array) -> array:
@@ -63,6 +70,7 @@ def hold(a: array, pairs) -> None:
         table = root._held = _Held()
     for t, field in pairs:
         table[(t, field._packed)] = field
+        _recorded[(t, field._packed)] = field
     if len(table) > 2 * table.kept + 64:  # amortized: one scan of the elements per doubling
         _prune(root, table)
 
@@ -73,19 +81,64 @@ def hold_from(dest: array, src) -> None:
         hold(dest, [(t, field) for (t, _), field in held(src).items()])
 
 
+def hold_records(a: array, data) -> None:
+    """``a`` now stores the struct records ``data`` (numpy data, e.g. another array's ``numpy()``): record the
+    live arrays their descriptors point to (those recorded before: held by some array of structs)."""
+    if not _recorded or not isinstance(data, np.ndarray) or data.dtype.names is None or not data.size:
+        return
+    pairs = []
+    for path, t in _array_fields(a.dtype):
+        try:
+            rows = _stored(data, path)
+        except (KeyError, ValueError, IndexError):  # other records: nothing of ours to find
+            return
+        pairs += [(t, f) for f in (_recorded.get((t, row)) for row in rows) if f is not None]
+    hold(a, pairs)
+
+
+def _stored(data: np.ndarray, path) -> set:
+    """The packed descriptors of the array field at ``path`` in the struct records ``data``."""
+    column = data
+    for name in path:
+        column = column[name]
+    rows = np.ascontiguousarray(column).reshape(-1, column.shape[-1]) if column.size else ()
+    return {bytes(row) for row in rows}
+
+
 def _prune(root: array, table: _Held) -> None:
     """Drop the entries whose descriptor no element of ``root`` holds any more."""
     stored = set()
     data = np.asarray(root._np)
     for path, t in _array_fields(root.dtype):
-        column = data
-        for name in path:
-            column = column[name]
-        rows = np.ascontiguousarray(column).reshape(-1, column.shape[-1]) if column.size else ()
-        stored.update((t, bytes(row)) for row in rows)
+        stored.update((t, row) for row in _stored(data, path))
     for key in [k for k in table if k not in stored]:
         del table[key]
     table.kept = len(table)
+
+
+def read_only_at(value, path: tuple):
+    """A read-only array that field ``path`` (``analysis.written_fields``: names, ``"[]"`` for the elements
+    of an array of structs) reaches from ``value`` (a struct value or an array of structs), or None."""
+    if not path:
+        return value if getattr(value, "readonly", False) is True else None
+    if path[0] != "[]":
+        return read_only_at(getattr(value, path[0], None), path[1:])
+    if not isinstance(value, array):  # an indexed array of structs: the elements of the array it indexes
+        value = getattr(value, "data", None)
+        if not isinstance(value, array):
+            return None
+    table = held(value)
+    if not table:
+        return None
+    fields = path[1:path.index("[]", 1)] if "[]" in path[1:] else path[1:]
+    stored = None
+    for (_, packed), field in table.items():
+        found = read_only_at(field, path[1 + len(fields):])
+        if found is not None:
+            stored = _stored(np.asarray(value._np), fields) if stored is None else stored
+            if not fields or packed in stored:  # still held by an element (entries are pruned only now and then)
+                return found
+    return None
 
 
 def _array_fields(struct_type, path=()):
@@ -106,6 +159,9 @@ def struct_items(a: array, value, what: str):
         check_same_dtype(a, value, what)
         hold_from(a, value)
         return value._np
+    if isinstance(value, np.ndarray) and value.dtype == a._np.dtype:  # struct records as numpy data
+        hold_records(a, value)
+        return value
     items = list(value) if isinstance(value, (list, tuple)) else [value]
     records = [element_value(a.dtype, v, what) for v in items]  # checks every item before anything is recorded
     hold(a, [pair for v in items if getattr(type(v), "_bw_struct", False) for pair in arrays_in(v)])
