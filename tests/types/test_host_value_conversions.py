@@ -112,3 +112,22 @@ def test_assign_refuses_an_array_of_another_dtype():
     assert a.numpy().tolist() == [7.0, 8.0, 9.0]
     a.assign(wp.array(wp.array([1.5, 2.5, 3.5], dtype=wp.float64), dtype=wp.float32))  # converting explicitly
     assert a.numpy().tolist() == [1.5, 2.5, 3.5]
+
+
+def test_host_operators_refuse_mixing_integer_values_with_floats_and_component_types():
+    """``vec3i * 2.5`` gave ``vec3i([2, 5, 7])`` (numpy's product cast back); like Warp (and kernels), an integer
+    value with a float, or two values of different component types, is refused; the operands are unchanged."""
+    v, f = wp.vec3i(1, 2, 3), wp.vec3f(1.0, 2.0, 3.0)
+    cases = [(lambda: v * 2.5, "mul", "vec3i, float"), (lambda: 2.5 * v, "mul", "float, vec3i"),
+             (lambda: v + 1.5, "add", "vec3i, float"), (lambda: v - wp.float32(1), "sub", "vec3i, float32"),
+             (lambda: v / 2.0, "div", "vec3i, float"), (lambda: v + f, "add", "vec3i, vec3f"),
+             (lambda: f - wp.vec3d(1.0, 1.0, 1.0), "sub", "vec3f, vec3d"), (lambda: v + [1.5, 0, 0], "add", "vec3i, list")]
+    for call, op, names in cases:
+        with pytest.raises(RuntimeError, match=f"Couldn't find a function '{op}' compatible with the arguments '{names}'"):
+            call()
+        with pytest.raises(TypeError):
+            call()
+    assert list(v) == [1, 2, 3] and list(f) == [1.0, 2.0, 3.0]
+    assert list(v * 2) == [2, 4, 6] and list(v / 2) == [0, 1, 1] and list(v + [1, 0, 0]) == [2, 2, 3]
+    assert list(f * 2) == [2.0, 4.0, 6.0]  # a Python int with a float value is exact: kept
+    assert list(wp.vec3f(v) * 2.5) == [2.5, 5.0, 7.5]

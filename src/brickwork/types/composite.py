@@ -154,10 +154,30 @@ class CompositeBase:
             data = data.astype(self._data.dtype)  # a computed result (int / int truncates, as in kernels)
         return type(self)(data)
 
+    def _refuse_mixed(self, other, op: str, reflected: bool = False) -> None:
+        """Refuse what Warp's host operators refuse and numpy would convert without a word: values of two
+        component types (``vec3i + vec3f``), or an integer value with a float (``vec3i * 2.5`` gave
+        ``[2, 5, 7]``)."""
+        if isinstance(other, CompositeBase):
+            mixed = other._dtype is not self._dtype
+        elif getattr(self._dtype, "is_int", False):
+            kind = _scalar_operand(other)
+            mixed = (kind is not None and not (kind.is_int or kind is bool_)) if kind is not None else \
+                isinstance(other, (list, tuple, np.ndarray)) and np.asarray(other).dtype.kind == "f"
+        else:
+            mixed = False
+        if mixed:
+            names = [type(self).__name__, type(other).__name__][::-1 if reflected else 1]
+            raise NoOverloadError(f"Couldn't find a function '{op}' compatible with the arguments '{names[0]}, "
+                                  f"{names[1]}' (nothing is converted, as in kernels: convert one side, e.g. "
+                                  f"wp.vec3f(v))")
+
     def __add__(self, other):
+        self._refuse_mixed(other, "add")
         return self._new(self._data + np.asarray(other))
 
     def __sub__(self, other):
+        self._refuse_mixed(other, "sub")
         return self._new(self._data - np.asarray(other))
 
     def __neg__(self):
@@ -168,6 +188,7 @@ class CompositeBase:
 
     def __mul__(self, other):
         if np.ndim(_plain(other)) == 0:
+            self._refuse_mixed(other, "mul")
             return self._new(self._data * _plain(other))
         if isinstance(other, CompositeBase):
             return _product(self, other)
@@ -175,6 +196,7 @@ class CompositeBase:
 
     def __rmul__(self, other):
         if np.ndim(_plain(other)) == 0:
+            self._refuse_mixed(other, "mul", reflected=True)
             return self._new(_plain(other) * self._data)
         return NotImplemented
 
@@ -182,10 +204,12 @@ class CompositeBase:
         return _product(self, other) if isinstance(other, CompositeBase) else NotImplemented
 
     def __truediv__(self, other):
+        self._refuse_mixed(other, "div")
         return self._new(self._data / _plain(other))
 
     def __rtruediv__(self, other):
         if np.ndim(_plain(other)) == 0:
+            self._refuse_mixed(other, "div", reflected=True)
             return self._new(_plain(other) / self._data)
         return NotImplemented
 
