@@ -102,6 +102,7 @@ from .runtime.streams import (
     wait_stream,
 )
 from .runtime.tape import Tape
+from .types.array_copy import clone, copy
 from .types.arrays import (
     ArrayType,
     array,
@@ -109,8 +110,6 @@ from .types.arrays import (
     array2d,
     array3d,
     array4d,
-    clone,
-    copy,
     empty,
     empty_like,
     from_numpy,

@@ -16,19 +16,17 @@ import numpy as np
 from ..device import get_device
 from . import recording
 from .array_arithmetic import install_arithmetic
-from .composite import CompositeBase, is_composite_type, matrix, vector
+from .composite import CompositeBase, is_composite_type
+from .dtype_inference import fill_dtype, infer_dtype
 from .recording import run_and_record, run_or_record
 from .scalars import (
     ScalarBase,
     bfloat16,
     bfloat16_bits,
     bfloat16_values,
-    bool_,
     float32,
-    int32,
     is_scalar_type,
     python_annotation_type,
-    scalar_from_numpy,
 )
 
 
@@ -96,33 +94,6 @@ def _scalar_of(dtype):
     return dtype if is_scalar_type(dtype) else getattr(dtype, "_dtype", None)
 
 
-def _infer_dtype(data) -> type:
-    if isinstance(data, np.ndarray):
-        t = scalar_from_numpy(data.dtype)
-        if t is None and not data.dtype.isnative:
-            raise TypeError(f"numpy dtype {data.dtype} has a non-native byte order: convert the data first "
-                            f"(a.astype(a.dtype.newbyteorder('=')))")
-        if t is None:
-            raise TypeError(f"numpy dtype {data.dtype} has no brickwork scalar type")
-        return t
-    first = data
-    while isinstance(first, (list, tuple)) and first:
-        first = first[0]
-    if isinstance(first, (ScalarBase, CompositeBase)):  # [vec3(..), ..] is an array of vec3
-        return type(first)
-    flat = np.asarray(data)
-    if flat.dtype == np.float64:
-        return float32  # Python floats become float32, as in annotations
-    if flat.dtype == np.int64:
-        return int32
-    if flat.dtype == np.bool_:
-        return bool_
-    t = scalar_from_numpy(flat.dtype)
-    if t is None:
-        raise TypeError(f"cannot infer an array dtype from data of numpy dtype {flat.dtype}")
-    return t
-
-
 class array:  # noqa: N801 - Warp's spelling
     """An n-dimensional array of scalars, vectors, matrices or structs.
 
@@ -152,7 +123,7 @@ class array:  # noqa: N801 - Warp's spelling
             elif isinstance(data, array):
                 dtype = data.dtype
             else:
-                dtype = _infer_dtype(data)
+                dtype = infer_dtype(data)
         comp, trailing = element_layout(dtype)
         strides, ptr = kwargs.get("strides"), kwargs.get("ptr")
         if ptr is not None:  # memory the caller owns (array_memory.py)
@@ -555,6 +526,8 @@ class array:  # noqa: N801 - Warp's spelling
 
     def contiguous(self) -> "array":
         """This array if it is contiguous, else a contiguous copy (as Warp's)."""
+        from .array_copy import clone
+
         return self if self.is_contiguous else clone(self)
 
     @property
@@ -578,9 +551,13 @@ class array:  # noqa: N801 - Warp's spelling
 
     # -- copies: copy.copy and copy.deepcopy copy the data (wp.clone), as numpy's; pickling is refused ---------
     def __copy__(self) -> "array":
+        from .array_copy import clone
+
         return clone(self)
 
     def __deepcopy__(self, memo) -> "array":
+        from .array_copy import clone
+
         out = memo[id(self)] = clone(self)  # an array of structs: the arrays its elements point to are shared
         return out
 
@@ -719,24 +696,12 @@ def full(shape, value=0, dtype=None, device=None, **kwargs) -> array:
     omitted."""
     if dtype is None:
         typed = isinstance(value, (ScalarBase, CompositeBase)) or getattr(type(value), "_bw_struct", False)
-        dtype = type(value) if typed else _fill_dtype(value)
+        dtype = type(value) if typed else fill_dtype(value)
     from .array_values import element_value
 
     a = empty(shape, dtype, device, strides=kwargs.get("strides"))
     run_and_record(a._fill_now, element_value(a.dtype, value, "fill_"), value)
     return _grad_option(a, kwargs)
-
-
-def _fill_dtype(value):
-    """The dtype ``full`` infers from an untyped fill value: a number's scalar type; a sequence (or 1-D
-    numpy array) is one vector and a nested one (2-D) one matrix of the inferred scalar type, as Warp."""
-    scalar = _infer_dtype(value)
-    shape = np.shape(value) if isinstance(value, (list, tuple, np.ndarray)) else ()
-    if len(shape) == 1:
-        return vector(shape[0], scalar)
-    if len(shape) == 2:
-        return matrix(shape, scalar)
-    return scalar
 
 
 def zeros_like(a: array, **kwargs) -> array:
@@ -757,22 +722,6 @@ def empty_like(a: array, **kwargs) -> array:
 def full_like(a: array, value, **kwargs) -> array:
     """An array of ``a``'s shape, dtype and device with every element set to ``value``."""
     return _grad_option(full(a.shape, value, a.dtype, a.device), kwargs, a)
-
-
-def clone(a: array, **kwargs) -> array:
-    """A contiguous copy of ``a`` on ``a``'s device (``requires_grad`` as ``a`` unless given; the gradient
-    starts at zero)."""
-    if not isinstance(a, array):  # an indexed array: a contiguous copy of its elements, without gradient
-        return _grad_option(a.contiguous(), kwargs)
-    if a.device.ordinal is not None:
-        out = _grad_option(a.clone(), kwargs, a)
-    else:
-        out = _grad_option(array._wrap(np.ascontiguousarray(a._np).copy(), a.dtype, a.device), kwargs, a)
-    from .held_arrays import hold_from
-
-    hold_from(out, a)
-    _copied(out, a)
-    return out
 
 
 #: Called as ``observe(dest, src)`` after an array is copied into another (``assign``, ``clone``,
@@ -797,88 +746,11 @@ def check_same_dtype(dest: array, src: array, what: str) -> None:
                             f"assign src.numpy())")
 
 
-def _check_copy(dest: array, src: array, dest_offset, src_offset, count) -> None:
-    """Refuse a copy that does not fit, with Warp's reasons (``CopyError``/``CopyTypeError``, which are
-    also ``RuntimeError`` as Warp's), before anything is written."""
-    from ..errors import CopyError
-
-    if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in (dest_offset, src_offset, count)):
-        raise CopyError(f"wp.copy: src_offset, dest_offset, and count must be integers, got src_offset="
-                        f"{src_offset!r}, dest_offset={dest_offset!r}, count={count!r}")
-    for what, value in (("Source offset", src_offset), ("Destination offset", dest_offset), ("Copy count", count)):
-        if value < 0:
-            raise CopyError(f"wp.copy: {what} must be non-negative, got {value}")
-    check_same_dtype(dest, src, "wp.copy")
-    indexed = [a for a in (dest, src) if not isinstance(a, array)]  # indexed arrays (types/indexed_arrays.py)
-    if indexed and (dest_offset or src_offset or count):
-        raise CopyError("wp.copy: src_offset, dest_offset and count are not supported for indexed or Fabric arrays")
-    if indexed and tuple(dest.shape) != tuple(src.shape):
-        raise CopyError(f"wp.copy: Incompatible array shapes: destination shape={tuple(dest.shape)}, "
-                        f"source shape={tuple(src.shape)}")
-    strided_nd = any(not a.is_contiguous and a.ndim > 1 for a in (dest, src))
-    if strided_nd and (dest_offset or src_offset or count):
-        raise CopyError("wp.copy: dest_offset, src_offset, and count are only supported for 1-D non-contiguous "
-                        "arrays (or contiguous ones)")
-    if strided_nd and tuple(dest.shape) != tuple(src.shape):
-        raise CopyError(f"wp.copy: Incompatible array shapes: destination shape={tuple(dest.shape)}, "
-                        f"source shape={tuple(src.shape)}")
-    n = count or src.size
-    if src_offset + n > src.size:
-        raise CopyError(f"wp.copy: a range of {n} element(s) from source offset ({src_offset}) exceeds the "
-                        f"source size ({src.size})")
-    if dest_offset + n > dest.size:
-        raise CopyError(f"wp.copy: a range of {n} element(s) to destination offset ({dest_offset}) exceeds the "
-                        f"destination size ({dest.size})")
-
-
-def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, count: int = 0, stream=None) -> None:
-    """Copy ``src`` into ``dest`` (between arrays of one CUDA device: on ``stream`` when given).
-
-    As in Warp, ``count`` elements (0: all of ``src``) from element ``src_offset`` of ``src`` go to
-    element ``dest_offset`` of ``dest``, elements counted in row-major order, so the shapes may
-    differ as long as the elements fit."""
-    _check_copy(dest, src, dest_offset, src_offset, count)
-    if stream is not None and dest.device.ordinal is not None and stream.device != dest.device:
-        raise ValueError(f"wp.copy: the stream belongs to {stream.device}, the destination to {dest.device}")
-    run_or_record(_copy_now, dest, src, dest_offset, src_offset, count, stream)
-    whole = not (dest_offset or src_offset or count) and tuple(dest.shape) == tuple(src.shape)
-    if whole or count or src.size:
-        _copied(dest, src, None if whole else (dest_offset, src_offset, count or src.size))
-
-
-def _copy_now(dest: array, src: array, dest_offset: int, src_offset: int, count: int, stream) -> None:
-    on_device = dest.device.ordinal is not None
-    if not (dest_offset or src_offset or count) and tuple(dest.shape) == tuple(src.shape):
-        if stream is not None and on_device:
-            dest._assign_now(src, stream)
-        else:
-            dest._assign_now(src)
-        return
-    n = count or src.size
-    if n == 0:
-        return
-    if on_device and src.device == dest.device:  # device arrays are contiguous: one copy of the bytes
-        step = dest._nbytes() // dest.size
-        handle = None if stream is None else stream.cuda_stream
-        dest._alloc.driver.copy_on_device(dest._alloc.ordinal, dest.ptr + dest_offset * step,
-                                          src.ptr + src_offset * step, n * step, handle)
-    else:
-        data = np.asarray(src.numpy())
-        values = data.reshape(src.size, *data.shape[src.ndim:])[src_offset:src_offset + n]
-        target = dest.numpy()  # the data itself on the host, a copy of a device array's
-        target[np.unravel_index(np.arange(dest_offset, dest_offset + n), tuple(dest.shape))] = values
-        if on_device:
-            dest._assign_now(target)
-    from .held_arrays import hold_from
-
-    hold_from(dest, src)
-
-
 def from_numpy(arr, dtype=None, shape=None, device=None, **kwargs) -> array:
     """Wrap a numpy array (zero-copy when its dtype matches); vectors take trailing dimensions."""
     arr = np.asarray(arr)
     if dtype is None:
-        dtype = _infer_dtype(arr)
+        dtype = infer_dtype(arr)
     return array(arr, dtype=dtype, shape=shape, device=device, copy=False, **kwargs)
 
 
