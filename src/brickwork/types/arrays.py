@@ -18,7 +18,7 @@ from . import recording
 from .array_arithmetic import install_arithmetic
 from .composite import CompositeBase, is_composite_type
 from .dtype_inference import fill_dtype, infer_dtype
-from .recording import run_and_record, run_or_record
+from .recording import record, run_or_record
 from .scalars import (
     ScalarBase,
     bfloat16,
@@ -682,7 +682,8 @@ def _grad_option(a: array, kwargs: dict, like: array | None = None) -> array:
 def zeros(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
     """An array of zeros (``requires_grad=True``: with a gradient array)."""
     a = empty(_given_shape(shape, n, "zeros"), dtype, device, strides=kwargs.get("strides"))
-    run_and_record(a._zero_now)
+    a._zero_now()
+    record(a._zero_now)
     return _grad_option(a, kwargs)
 
 
@@ -700,7 +701,9 @@ def full(shape, value=0, dtype=None, device=None, **kwargs) -> array:
     from .array_values import element_value
 
     a = empty(shape, dtype, device, strides=kwargs.get("strides"))
-    run_and_record(a._fill_now, element_value(a.dtype, value, "fill_"), value)
+    converted = element_value(a.dtype, value, "fill_")
+    a._fill_now(converted, value)
+    record(a._fill_now, converted, value)
     return _grad_option(a, kwargs)
 
 

@@ -194,21 +194,17 @@ class indexedarray(metaclass=_IndexedArrayMeta):  # noqa: N801 - Warp's spelling
     def assign(self, src) -> "indexedarray":
         """Copy ``src`` (an array, indexed array, numpy array or nested list of the same shape) into the
         selected elements."""
-        data = self._assigned(src)
-        if recording.recorder is not None and isinstance(src, (array, indexedarray)):
-            run_or_record(lambda: self._scatter_now(self._assigned(src)))  # the source as it is at each replay
-        else:
-            self._scatter(data)
-        from .held_arrays import hold_from
-
-        hold_from(self.data, src.data if isinstance(src, indexedarray) else src)
+        data = self._assigned(src)  # checked now; while a graph is captured an array source is read at replay
+        replayed = recording.recorder is not None and isinstance(src, (array, indexedarray))
+        run_or_record(self._assign_now, src, None if replayed else data)
         return self
 
-    def _assign_now(self, src) -> None:
-        """``assign`` itself (``wp.copy`` of a whole array runs it, at replay while a graph is captured)."""
+    def _assign_now(self, src, data=None) -> None:
+        """``assign`` itself, of ``data`` (``src`` converted) or of ``src`` as it is now (``wp.copy`` of a whole
+        array runs it, at replay while a graph is captured)."""
         from .held_arrays import hold_from
 
-        self._scatter_now(self._assigned(src))
+        self._scatter_now(self._assigned(src) if data is None else data)
         hold_from(self.data, src.data if isinstance(src, indexedarray) else src)
 
     def _assigned(self, src) -> np.ndarray:

@@ -21,9 +21,9 @@ def run_or_record(fn, *args) -> None:
         recorder(fn, args)
 
 
-def run_and_record(fn, *args) -> None:
-    """``fn(*args)`` now and, while a graph is captured, at each replay too: the initialisation of an
-    array allocated during a capture (``wp.zeros``, ``wp.full``), which Warp's graph repeats."""
-    fn(*args)
+def record(fn, *args) -> None:
+    """``fn(*args)`` at each replay of the graph being captured, if any (the caller has run it already): the
+    initialisation of an array allocated during a capture (``wp.zeros``, ``wp.full``), which Warp's graph
+    repeats."""
     if recorder is not None:
         recorder(fn, args)
