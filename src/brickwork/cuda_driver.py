@@ -160,19 +160,21 @@ class Driver:
                                                   name.encode()), f"find the global {name}")
         return p.value, size.value
 
-    def launch(self, ordinal: int, function: int, grid: int, block: int, params: bytes, shared: int = 0,
+    def launch(self, ordinal: int, function: int, grid, block, params: bytes, shared: int = 0,
                arena: int = 0, stream: int = 0) -> None:
-        """Launch ``function`` on ``grid`` x ``block`` threads with ``shared`` bytes of dynamic shared memory
-        on ``stream`` (0: the legacy default stream); its parameters are ``params`` (the packed block, by
-        value) and ``arena`` (a device pointer)."""
+        """Launch ``function`` on ``grid`` x ``block`` threads (ints, or (x, y, z) tuples) with ``shared``
+        bytes of dynamic shared memory on ``stream`` (0: the legacy default stream); its parameters are
+        ``params`` (the packed block, by value) and ``arena`` (a device pointer)."""
         self._enter(ordinal)
+        gx, gy, gz = (grid, 1, 1) if type(grid) is int else grid
+        bx, by, bz = (block, 1, 1) if type(block) is int else block
         # zero padding: the kernel's parameter struct may round the packed size up to its alignment.
         # The addresses are taken with addressof (ctypes.cast and pointer cost 2 us a launch); the
         # buffers live until cuLaunchKernel, which copies the parameters, returns.
         buf = ctypes.create_string_buffer(params, len(params) + 16)
         pointer = ctypes.c_void_p(arena or None)
         argv = _ARGV2(ctypes.addressof(buf), ctypes.addressof(pointer))
-        self._check(self.lib.cuLaunchKernel(function, grid, 1, 1, block, 1, 1, shared, stream or None, argv, None),
+        self._check(self.lib.cuLaunchKernel(function, gx, gy, gz, bx, by, bz, shared, stream or None, argv, None),
                     "launch a kernel")
 
     def launch_struct(self, ordinal: int, function: int, grid: tuple[int, int, int], block: tuple[int, int, int],

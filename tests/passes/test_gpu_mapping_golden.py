@@ -128,9 +128,10 @@ def saxpy(x: wp.array2d(dtype=wp.float32), y: wp.array2d(dtype=wp.float32), a: w
 def test_plain_kernel_one_thread_per_point():
     out = gpu(typed_kernel(saxpy, saxpy.concrete_types()))
     check_golden("gpu_teams.plain", out)
-    guard = out.body[1]
-    assert isinstance(guard, ir.IRIf) and isinstance(guard.body[0], ir.IRReturn)
-    assert out.gpu_launch == {"grid": "points", "block": 256, "shared_bytes": 0, "arena": None}
+    tiled, rows = out.body[0].body, out.body[0].orelse  # a 2-D launch: in tiles, or in rows of 256 points
+    assert isinstance(tiled[-1], ir.IRIf) and isinstance(tiled[-1].body[0], ir.IRReturn)
+    assert isinstance(rows[1], ir.IRIf) and isinstance(rows[1].body[0], ir.IRReturn)
+    assert out.gpu_launch == {"grid": "points", "block": 256, "shared_bytes": 0, "arena": None, "tiles": True}
 
 
 def test_raw_backend_is_rejected_by_the_gpu_mapping():

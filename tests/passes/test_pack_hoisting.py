@@ -18,7 +18,7 @@ from brickwork.passes import ExpandLoopAbstraction, InlineLocalFunctions, LowerP
 RHO = VarTag("hoist_density")
 
 
-def _space(loop, inner):
+def _space(loop, inner, **options):
     pkg = Package("hoist_test")
     pkg.add_field("hoist_density", Metadata("Cell", "Independent", "WithFluxes"))
     mesh = Mesh(nx=(8, 8, 4), block_nx=(4, 4, 4), nghost=2, packages=[pkg])
@@ -27,7 +27,7 @@ def _space(loop, inner):
     md = mesh.mesh_data()
     pack = PackDescriptor(mesh, [RHO], with_fluxes=True).get_pack(md)
     space = la.IndexSpace(getattr(la, loop), getattr(la, inner), domain=IndexDomain.interior,
-                          nblocks=pack.get_nblocks(), md=md, te=TE.F1)
+                          nblocks=pack.get_nblocks(), md=md, te=TE.F1, **options)
     return mesh, pack, space
 
 
@@ -74,3 +74,24 @@ def test_generated_simd_loops_read_no_pack_table():
     loops = re.findall(r"#pragma omp simd\n\s*for \(.*?\n(.*?)\n\s*\} \}", text, flags=re.S)
     assert loops and all("m_ptrs" not in body and "m_fluxes" not in body and "m_bounds" not in body for body in loops)
     assert "m_ptrs" in text and "m_fluxes" in text  # read once, before the loops
+
+
+@pytest.mark.parametrize(("loop", "inner"), [("bvoi", "memory"), ("bovi", "logical_flat"), ("bvoi", "logical_coords")])
+def test_gpu_mapping_reads_the_tables_once_per_thread_block(loop, inner):
+    """On a GPU a slice is a thread block whose index gives the block of the pack: the table loads
+    move out of the thread-strided loops as they move out of the CPU's rows, and the emulation of
+    the mapped kernel computes the same differences."""
+    from brickwork import config
+    from brickwork.targets.cuda import CudaTarget
+
+    mesh, pack, space = _space(loop, inner, backend=la.team)
+    fn = typed_la_body(_body(pack, space), space)
+    lowered, callees = pipeline.lower(fn, [], CudaTarget("sm_90"))
+    loops = [n for n in ir.walk(lowered.body) if isinstance(n, ir.IRFor)]
+    raws = [n for loop_node in loops for n in ir.walk(loop_node.body) if isinstance(n, ir.IRRawElem)]
+    assert raws and not any(isinstance(n, ir.IRField) for r in raws for n in ir.walk([r.address, r.offset]))
+    with config.override(target="cuda-emulation"):
+        la.outer(space, _body(pack, space))
+    q, flux = mesh.data("hoist_density")[:, 0], mesh.field("hoist_density").flux[:, 0]
+    g = 2
+    np.testing.assert_array_equal(flux[:, g:-g, g:-g, g:-g], q[:, g:-g, g:-g, g:-g] - q[:, g:-g, g:-g, g - 1:-g - 1])

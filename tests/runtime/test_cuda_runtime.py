@@ -232,7 +232,8 @@ def test_the_current_device_is_the_launch_device_and_2d_launches_count_all_point
     with wp.ScopedDevice("cuda:0"):
         wp.launch(grid2, dim=(3, 300), inputs=[out, 1.0])
     [(_, _, grid, block, params)] = fake.launches
-    assert grid == 4 and struct.unpack_from("<4q", params) == (3, 300, 1, 1)
+    # in tiles of 32 x 8 threads: 10 x 1 blocks cover the 300 x 3 points
+    assert grid == (10, 1, 1) and block == (32, 8, 1) and struct.unpack_from("<4q", params) == (3, 300, 1, 1)
 
 
 @needs_nvrtc

@@ -180,10 +180,10 @@ def test_the_arena_expression_evaluates_as_the_kernel_computes_it():
 
 def test_launch_plans_for_points_slices_shared_and_global_arenas():
     params = [("_bw_scratch", None)]
-    assert LaunchPlan({"grid": "points", "block": 256, "arena": None}).geometry(1000, (), []) == (4, 256, 0, 0)
+    assert LaunchPlan({"grid": "points", "block": 256, "arena": None}).geometry((1000,), (), []) == (4, 256, 0, 0)
     plan = LaunchPlan({"grid": "slices", "block": 128, "arena": "_bw_scratch", "shared_limit": 1024})
-    assert plan.geometry(6, (1000,), params) == (6, 128, 1000, 0)
-    assert plan.geometry(6, (1025,), params) == (6, 128, 0, 1088)  # 64-byte blocks
+    assert plan.geometry((6,), (1000,), params) == (6, 128, 1000, 0)
+    assert plan.geometry((2, 3), (1025,), params) == (6, 128, 0, 1088)  # 64-byte blocks
 
 
 @pytest.fixture

@@ -92,7 +92,8 @@ def _compiled(builds, name):
 def test_corpus_instance_compiles_to_sm90_cubin(builds, name):
     text, path, meta = _compiled(builds, name)
     assert path.endswith(cache.CUBIN) and meta["arch"] == "sm_90" and meta["artifact"] == cache.CUBIN
-    assert meta["gpu_launch"] == {"grid": "points", "block": 256, "shared_bytes": 0, "arena": None}
+    tiles = {"tiles": True} if meta["tid_dims"] >= 2 else {}  # a launch of 2+ dimensions may run in tiles
+    assert meta["gpu_launch"] == {"grid": "points", "block": 256, "shared_bytes": 0, "arena": None, **tiles}
     assert 'extern "C" __global__ void __launch_bounds__(256) bw_entry(const Packed p, char* bw_arena_global)' in text
     assert "        return;" in text  # the bounds guard of the last block
     assert "#pragma" not in text
@@ -168,10 +169,20 @@ def test_saxpy_source_is_the_golden_text():
     assert meta["tid_dims"] == 1
 
 
-def test_a_3d_launch_splits_the_thread_index_row_major(builds):
-    """One division per coordinate (the remainder by a multiply and subtract), in 32-bit unsigned
-    arithmetic below 2^31 points, in 64-bit above."""
-    text, _, _ = _compiled(builds, "launch_3d")
+def test_a_3d_launch_runs_in_tiles_or_splits_the_thread_index_row_major(builds):
+    """A tile (blockDim.y > 1) finds its point by multiply-adds; a one-dimensional block takes one
+    division per coordinate (the remainder by a multiply and subtract), in 32-bit unsigned arithmetic
+    below 2^31 points, in 64-bit above."""
+    full, _, _ = _compiled(builds, "launch_3d")
+    tiled = ["if (bw::truth(bw::gt(((int32_t)blockDim.y), int32_t(1)))) {",
+             "v__gpu_c4 = bw::add(bw::mul(((int32_t)blockIdx.x), ((int32_t)blockDim.x)), ((int32_t)threadIdx.x));",
+             "v__gpu_c3 = bw::add(bw::mul(((int32_t)blockIdx.y), ((int32_t)blockDim.y)), ((int32_t)threadIdx.y));",
+             "v__gpu_c2 = bw::add(bw::mul(((int32_t)blockIdx.z), ((int32_t)blockDim.z)), ((int32_t)threadIdx.z));",
+             "if (bw::truth((bw::truth((bw::truth(bw::ge(v__gpu_c4, n2)) || bw::truth(bw::ge(v__gpu_c3, n1)))) || "
+             "bw::truth(bw::ge(v__gpu_c2, n0))))) {"]
+    positions = [full.index(s) for s in tiled]
+    assert positions == sorted(positions)
+    text = full[full.index("} else {") + len("} else {"):]  # the one-dimensional blocks
     points = "bw::mul(bw::mul(bw::cast<int64_t>(n0), bw::cast<int64_t>(n1)), bw::cast<int64_t>(n2))"
     order = ["bw::add(bw::mul(bw::cast<int64_t>(((int32_t)blockIdx.x)), bw::cast<int64_t>(((int32_t)blockDim.x))), "
              "bw::cast<int64_t>(((int32_t)threadIdx.x)));",

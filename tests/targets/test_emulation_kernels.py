@@ -76,6 +76,84 @@ def test_four_dimensional_launch_matches_the_cpu():
 
 
 @wp.kernel
+def fill4_hits(a: wp.array4d(dtype=wp.int32), hits: wp.array4d(dtype=wp.int32)):
+    b, k, j, i = wp.tid()
+    wp.atomic_add(hits, b, k, j, i, 1)
+    a[b, k, j, i] = b * 1000000 + k * 10000 + j * 100 + i
+
+
+@wp.kernel
+def fill3_hits(a: wp.array3d(dtype=wp.int32), hits: wp.array3d(dtype=wp.int32)):
+    k, j, i = wp.tid()
+    wp.atomic_add(hits, k, j, i, 1)
+    a[k, j, i] = k * 10000 + j * 100 + i
+
+
+@wp.kernel
+def fill2_hits(a: wp.array2d(dtype=wp.int32), hits: wp.array2d(dtype=wp.int32)):
+    j, i = wp.tid()
+    wp.atomic_add(hits, j, i, 1)
+    a[j, i] = j * 1000 + i
+
+
+@pytest.mark.parametrize("shape", [(3, 300), (9, 32), (4, 31), (70, 33), (5, 7, 40), (1, 9, 64), (3, 1, 33),
+                                   (2, 3, 5, 33), (3, 1, 2, 64), (2, 2, 2, 8)])
+def test_tiled_launches_run_every_point_once(shape):
+    """Launches of 2+ dimensions with a last extent of 32 or more run in tiles of 32 x 8 or 32 x 4 x 2
+    threads (partial tiles at every edge), others in rows of 256 points: either way each point once."""
+    from brickwork.targets.cuda.geometry import point_tiles
+
+    kernel = {2: fill2_hits, 3: fill3_hits, 4: fill4_hits}[len(shape)]
+    a, hits = wp.full(shape, -1, dtype=wp.int32), wp.zeros(shape, dtype=wp.int32)
+    with config.override(**EMULATION):
+        wp.launch(kernel, dim=shape, inputs=[a, hits])
+    np.testing.assert_array_equal(hits.numpy(), 1)
+    scale = {2: (1000, 1), 3: (10000, 100, 1), 4: (1000000, 10000, 100, 1)}[len(shape)]
+    want = sum(s * c for s, c in zip(scale, np.indices(shape)))
+    np.testing.assert_array_equal(a.numpy(), want)
+    assert (point_tiles(shape, 256) is None) == (shape[-1] < 32)
+
+
+def test_point_tiles_cover_the_launch_with_blocks_of_256_threads():
+    from brickwork.targets.cuda.geometry import point_tiles
+
+    assert point_tiles((300,), 256) is None  # one dimension: rows of 256 points
+    assert point_tiles((3, 31), 256) is None  # narrower than a warp: rows of 256 points
+    assert point_tiles((3, 300), 256) == ((10, 1, 1), (32, 8, 1))
+    assert point_tiles((512, 512, 512), 256) == ((16, 128, 256), (32, 4, 2))  # the hand-written stencil's blocks
+    assert point_tiles((1, 9, 64), 256) == ((2, 2, 1), (32, 8, 1))  # one plane: no depth to the tile
+    assert point_tiles((2, 3, 5, 33), 256) == ((2, 2, 4), (32, 4, 2))  # z: 2 leading x 2 tiles of depth 2
+    assert point_tiles((8, 65536 * 8, 32), 256) is None  # y beyond CUDA's 65535 blocks
+    assert point_tiles((2**17 * 2, 4, 32), 256) is None  # z beyond it
+    assert point_tiles((2, 2**30), 256) is None  # a coordinate of the last tile would pass int32
+
+
+def test_the_emulation_tiles_a_launch_as_the_cuda_host_does(tmp_path):
+    """The emulation's C++ copy of ``point_tiles`` gives Python's geometry for every shape tried."""
+    import itertools
+    import subprocess
+
+    from brickwork.jit.toolchain import _find_compiler
+    from brickwork.targets.cuda.geometry import POINT_TILES_CPP, point_tiles
+
+    extents = [1, 2, 3, 31, 32, 33, 64, 300, 65535 * 4, 65536 * 8]
+    shapes = [s for nd in (1, 2, 3, 4) for s in itertools.product(extents[:4] + extents[6:8], repeat=nd)]
+    shapes += [(8, 65536 * 8, 32), (65535 * 2, 4, 32), (65536 * 2, 4, 32), (2, 2**30), (2, 2**30 - 1), (3, 65535 * 8, 40)]
+    main = ["#include <cstdint>", "#include <cstdio>", POINT_TILES_CPP, "int main() {"]
+    for shape in shapes:
+        n = ", ".join(f"{x}LL" for x in shape)
+        main += [f"    {{ const int64_t n[] = {{{n}}}; tiles t{{}};",
+                 f"      if (point_tiles(n, {len(shape)}, 256, t)) std::printf(\"%lld %lld %lld %d %d %d\\n\", "
+                 "(long long)t.grid[0], (long long)t.grid[1], (long long)t.grid[2], t.block[0], t.block[1], t.block[2]);",
+                 "      else std::printf(\"none\\n\"); }"]
+    (tmp_path / "tiles.cpp").write_text("\n".join(main + ["}"]) + "\n")
+    subprocess.run([_find_compiler(), "-O1", "-o", str(tmp_path / "tiles"), str(tmp_path / "tiles.cpp")], check=True)
+    got = subprocess.run([str(tmp_path / "tiles")], capture_output=True, text=True, check=True).stdout.splitlines()
+    want = ["none" if (t := point_tiles(s, 256)) is None else " ".join(map(str, t[0] + t[1])) for s in shapes]
+    assert got == want and "none" in want and len(set(want)) > 10
+
+
+@wp.kernel
 def fill4_wide(a: wp.array4d(dtype=wp.int32), base: wp.int32):  # fill4, built with the 64-bit decode below
     b, k, j, i = wp.tid()
     if i == 1 and j == 0:

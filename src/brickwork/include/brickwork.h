@@ -1053,6 +1053,7 @@ template <class T, int D> struct array_t {
     int64_t shape[D];
     int64_t strides[D];  // in elements
 };
+#ifndef BW_DEVICE
 template <bool U, class T> BW_INLINE T& at(const array_t<T, 1>& a, int64_t i) { return a.data[U ? i : i * a.strides[0]]; }
 template <bool U, class T> BW_INLINE T& at(const array_t<T, 2>& a, int64_t i, int64_t j) {
     return a.data[i * a.strides[0] + (U ? j : j * a.strides[1])];
@@ -1063,6 +1064,28 @@ template <bool U, class T> BW_INLINE T& at(const array_t<T, 3>& a, int64_t i, in
 template <bool U, class T> BW_INLINE T& at(const array_t<T, 4>& a, int64_t i, int64_t j, int64_t k, int64_t l) {
     return a.data[i * a.strides[0] + j * a.strides[1] + k * a.strides[2] + (U ? l : l * a.strides[3])];
 }
+#else
+// On a GPU the unit-stride variant also says that every array of the launch spans fewer than 2**31
+// elements (DeviceArray._unit_inner), so an element's offset is 32-bit arithmetic: one multiply-add
+// per index instead of a 64-bit multiplication's three (a stencil's address arithmetic halves).
+template <bool U, class T> BW_INLINE T& at(const array_t<T, 1>& a, int64_t i) {
+    return U ? a.data[(int32_t)i] : a.data[i * a.strides[0]];
+}
+template <bool U, class T> BW_INLINE T& at(const array_t<T, 2>& a, int64_t i, int64_t j) {
+    if (U) return a.data[(int32_t)i * (int32_t)a.strides[0] + (int32_t)j];
+    return a.data[i * a.strides[0] + j * a.strides[1]];
+}
+template <bool U, class T> BW_INLINE T& at(const array_t<T, 3>& a, int64_t i, int64_t j, int64_t k) {
+    if (U) return a.data[(int32_t)i * (int32_t)a.strides[0] + (int32_t)j * (int32_t)a.strides[1] + (int32_t)k];
+    return a.data[i * a.strides[0] + j * a.strides[1] + k * a.strides[2]];
+}
+template <bool U, class T> BW_INLINE T& at(const array_t<T, 4>& a, int64_t i, int64_t j, int64_t k, int64_t l) {
+    if (U)
+        return a.data[(int32_t)i * (int32_t)a.strides[0] + (int32_t)j * (int32_t)a.strides[1] +
+                      (int32_t)k * (int32_t)a.strides[2] + (int32_t)l];
+    return a.data[i * a.strides[0] + j * a.strides[1] + k * a.strides[2] + l * a.strides[3]];
+}
+#endif
 
 // a[i] of an array with more dimensions: the view of the remaining ones (same memory)
 template <class T, int D> BW_INLINE array_t<T, D - 1> subarray(const array_t<T, D>& a, int64_t i) {

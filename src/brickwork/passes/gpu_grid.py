@@ -3,8 +3,9 @@ and ``map_gpu_threads`` (a plain kernel: one thread per launch point, with a bou
 
 The host launches every kernel with the same ``dim`` on every target; a GPU-mapped kernel works
 out its grid point (or slice, or team) from ``IRGpuIndex``/``IRGpuDim`` and the launch extents
-(``IRLaunchExtent``). Blocks and grids are one-dimensional: the last launch dimension varies fastest
-between neighbouring threads (or blocks), as the CPU's innermost loop does.
+(``IRLaunchExtent``). Blocks and grids are one-dimensional, the last launch dimension varying fastest
+between neighbouring threads (or blocks) as the CPU's innermost loop does, except the tiles of a
+multi-dimensional plain launch (``tile_coords``; ``targets/cuda/geometry.point_tiles``).
 """
 
 from __future__ import annotations
@@ -106,7 +107,12 @@ class TidToCoords(ir.Rewriter):
 
 @dataclass(frozen=True)
 class MapGpuThreads:
-    """A kernel not mapped to teams yet: one thread per launch point, a guard for the last block."""
+    """A kernel not mapped to teams yet: one thread per launch point, a guard for the last block.
+
+    A launch of two or more dimensions may run in tiles (``targets/cuda/geometry.point_tiles``: 32 x 8
+    or 32 x 4 x 2 threads, a three-dimensional grid): a block with ``blockDim.y > 1`` is a tile, and its
+    threads find their point with multiplications only; else the block is a run of 256 consecutive
+    points of the row-major order, decoded by divisions."""
 
     block: int = POINT_BLOCK
     name: str = "map_gpu_threads"
@@ -116,14 +122,57 @@ class MapGpuThreads:
             return fn
         out = replace(fn, locals=dict(fn.locals), buffers=dict(fn.buffers))
         locals_ = Locals(out)
-        pre: list = []
+        flat_pre: list = []
         flat = op("add", op("mul", wide(ir.IRGpuIndex("block", 0)), wide(ir.IRGpuDim("block", 0))), wide(thread()))
-        point = locals_.assign(flat, pre, "_gpu_p")
+        point = locals_.assign(flat, flat_pre, "_gpu_p")
         points = wide(ir.IRLaunchExtent(0))
         for d in range(1, fn.tid_dims):
             points = op("mul", points, wide(ir.IRLaunchExtent(d)))
-        pre.append(ir.IRIf(op("ge", point, points), [ir.IRReturn(None)], []))
-        coords = launch_coords(locals_, point, fn.tid_dims, pre, narrow=op("lt", points, i64(NARROW_POINTS)))
+        flat_pre.append(ir.IRIf(op("ge", point, points), [ir.IRReturn(None)], []))
+        coords = launch_coords(locals_, point, fn.tid_dims, flat_pre, narrow=op("lt", points, i64(NARROW_POINTS)))
+        if fn.tid_dims >= 2:
+            tiled = op("gt", ir.IRGpuDim("block", 1), i32(1))
+            pre = [ir.IRIf(tiled, tile_coords(locals_, coords), flat_pre)]
+        else:
+            pre = flat_pre
         out.body = pre + TidToCoords(coords).stmts(fn.body)
         out.gpu_launch = {"grid": "points", "block": self.block, "shared_bytes": 0, "arena": None}
+        if fn.tid_dims >= 2:
+            out.gpu_launch["tiles"] = True
         return out
+
+
+def tile_coords(locals_: Locals, coords: list) -> list:
+    """Statements that set ``coords`` (the launch point) from a tile's block and thread index, and return
+    from a thread outside the launch: x runs along the last dimension, y the one before, z the one
+    before that and (one block per index) every dimension before it."""
+    nd = len(coords)
+
+    def along(d: int):  # blockIdx * blockDim + threadIdx along d
+        return op("add", op("mul", ir.IRGpuIndex("block", d), ir.IRGpuDim("block", d)), ir.IRGpuIndex("thread", d))
+
+    stmts = [ir.IRAssign(coords[nd - 1], along(0)), ir.IRAssign(coords[nd - 2], along(1))]
+    outside = [op("ge", coords[nd - 1], ir.IRLaunchExtent(nd - 1)), op("ge", coords[nd - 2], ir.IRLaunchExtent(nd - 2))]
+    if nd >= 3:
+        depth = ir.IRGpuDim("block", 2)
+        if nd == 3:
+            stmts.append(ir.IRAssign(coords[0], along(2)))
+        else:  # blockIdx.z = index of the leading dimensions * tiles along z + tile along z
+            extent = ir.IRLaunchExtent(nd - 3)
+            tiles = locals_.assign(op("div", op("sub", op("add", extent, depth), i32(1)), depth), stmts, "_gpu_t")
+            rest = locals_.assign(op("div", ir.IRGpuIndex("block", 2), tiles), stmts, "_gpu_t")
+            tile = op("sub", ir.IRGpuIndex("block", 2), op("mul", rest, tiles))
+            stmts.append(ir.IRAssign(coords[nd - 3], op("add", op("mul", tile, depth), ir.IRGpuIndex("thread", 2))))
+            for d in reversed(range(nd - 3)):
+                if d == 0:
+                    stmts.append(ir.IRAssign(coords[0], rest))
+                    break
+                quotient = locals_.assign(op("div", rest, ir.IRLaunchExtent(d)), stmts, "_gpu_t")
+                stmts.append(ir.IRAssign(coords[d], op("sub", rest, op("mul", quotient, ir.IRLaunchExtent(d)))))
+                rest = quotient
+        outside.append(op("ge", coords[nd - 3], ir.IRLaunchExtent(nd - 3)))
+    guard = outside[0]
+    for o in outside[1:]:
+        guard = op("logical_or", guard, o)
+    stmts.append(ir.IRIf(guard, [ir.IRReturn(None)], []))
+    return stmts

@@ -5,7 +5,9 @@ block's index gives the slice (the launch's grid of slices, flattened), every ``
 the cells of the CPU mapping (the same boxes, spans and pieces, in the same sequence) but shares
 each box, span or piece out among the block's threads (thread t takes cells t, t + blockDim, ...),
 ``team_barrier()`` is a block barrier, and per-point scratch comes from the block's arena (shared
-memory when the launch's arena fits the limit, global memory otherwise). Statements of the outer
+memory when the launch's arena fits the limit, global memory otherwise). A thread finds the cell
+of its flat index in a box by multiplying with the box's reciprocals, computed once per slice
+(``divmod_by``): a GPU divides by a run-time value in about twenty instructions. Statements of the outer
 body outside the inner loops run on every thread (they compute the slice's scalars); the ones
 that write memory or print run on thread 0 only. ``boiv`` slices are single cells: one thread
 each, the grid points of ``map_gpu_threads``. ``la.raw`` is host-only (semantics §12) and is
@@ -21,7 +23,7 @@ from ..errors import LaunchError, TargetUnsupportedError
 from ..ir.printer import expr as show
 from ..types.layout import size_align
 from ..types.opaque import TEAM_MEMBER
-from ..types.scalars import int32
+from ..types.scalars import int32, uint64
 from .build import i32, op
 from .build import la_geom as _geom
 from .build import la_mflat as _mflat
@@ -136,9 +138,33 @@ class GpuTeams(_CpuRows):
         n = self.tmp(op("mul", op("mul", op("add", op("sub", ke, ks), i32(1)), nj), ni), out)
         c = self.locals.new("_la_c", int32)
         body: list = []
-        kji = self.decode(c, (ks, js, is_, nj, ni), body)
+        kji = self.decode_fast(c, (ks, js, is_, nj, ni), out, body)
         body += self.visit(s, kji)
         out.append(strided(c, i32(0), op("sub", n, i32(1)), body))
+
+    def decode_fast(self, f, box, before, out):
+        """``decode`` of a non-negative flat index ``f`` below 2^31 in a loop: the reciprocals of the box's
+        plane and row are computed in ``before`` (once per slice), the cell in ``out``."""
+        ks, js, is_, nj, ni = box
+        plane = self.tmp(op("mul", nj, ni), before)
+        q, r = self.divmod_by(f, plane, self.reciprocal(plane, before), out)
+        jj, ii = self.divmod_by(r, ni, self.reciprocal(ni, before), out)
+        return self.tmp(op("add", q, ks), out), self.tmp(op("add", jj, js), out), self.tmp(op("add", ii, is_), out)
+
+    def reciprocal(self, d, out):
+        """``floor((2^32 - 1) / d)`` (uint64) of an int32 divisor ``d`` >= 1 (1 where it is not: an empty box)."""
+        return self.tmp(op("div", ir.IRConst(2**32 - 1, uint64), ir.IRCast(op("max", d, i32(1)), uint64)), out)
+
+    def divmod_by(self, n, d, m, out):
+        """``(n // d, n % d)`` of int32 ``0 <= n < 2^31``, ``d >= 1`` with ``m = reciprocal(d)``: the estimate
+        ``n * m >> 32`` is the quotient or one less (``n * (2^32 - d * m) / (d * 2^32) < 1/2``), one
+        correction makes it exact."""
+        estimate = ir.IRCast(op("rshift", op("mul", ir.IRCast(n, uint64), m), ir.IRConst(32, uint64)), int32)
+        q = self.tmp(estimate, out)
+        r = self.tmp(op("sub", n, op("mul", q, d)), out)
+        over = op("ge", r, d)
+        return (self.tmp(ir.IRSelect(over, op("add", q, i32(1)), q, int32), out),
+                self.tmp(ir.IRSelect(over, op("sub", r, d), r, int32), out))
 
     def memory_span(self, s, m0, m1, out):
         if not self.team_slice:
@@ -151,7 +177,7 @@ class GpuTeams(_CpuRows):
             return super().rows(s, first, last, ext, out)
         f = self.locals.new("_la_f", int32)
         body: list = []
-        kji = self.decode(f, ext, body)
+        kji = self.decode_fast(f, ext, out, body)
         body += self.visit(s, kji)
         out.append(strided(f, first, last, body))
 

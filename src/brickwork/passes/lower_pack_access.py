@@ -113,7 +113,8 @@ class _Hoist(ir.Rewriter):
         return self.fn
 
     def _invariant(self, e, ops=("add", "sub", "mul")) -> bool:
-        """Built from constants, ``tid()``, parameters, slice-invariant locals, table loads and ``ops``."""
+        """Built from constants, ``tid()`` (on a GPU: the block index and the launch's extents), parameters,
+        slice-invariant locals, table loads and ``ops``."""
         for n in ir.walk(e):
             if isinstance(n, ir.IRLocal):
                 ok = n.name in self.params or n.name in self.ready
@@ -121,8 +122,10 @@ class _Hoist(ir.Rewriter):
                 ok = id(n) in self.tables
             elif isinstance(n, ir.IRCall):
                 ok = n.op in ops
+            elif isinstance(n, ir.IRGpuIndex):  # a GPU block is one slice (or team): its index is the slice's
+                ok = n.axis == "block"
             else:
-                ok = isinstance(n, (ir.IRConst, ir.IRCast, ir.IRField, ir.IRTid))
+                ok = isinstance(n, (ir.IRConst, ir.IRCast, ir.IRField, ir.IRTid, ir.IRLaunchExtent, ir.IRGpuDim))
             if not ok:
                 return False
         return True

@@ -53,7 +53,7 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
         raise LaunchError(f"launch of '{kernel.key}' on {device}: the stream belongs to {stream.device}")
     else:
         handle = stream.cuda_stream
-    inst.fn.launch(pack(args, d0, d1, d2, d3, 0, 0), total, device, args, inst.kernel.params, handle)
+    inst.fn.launch(pack(args, d0, d1, d2, d3, 0, 0), (d0, d1, d2, d3), device, args, inst.kernel.params, handle)
     if config.verify_cuda:
         _verify_cuda(kernel, device, handle)
     return None

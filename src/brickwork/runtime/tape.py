@@ -358,9 +358,9 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
         return
     from . import streams  # a CUDA device: the backward kernel on the device's current stream
 
-    d0, d1, d2, d3, total = dims
+    d0, d1, d2, d3, _ = dims
     current = streams._current.get(on.ordinal)
-    back.fn.launch(packer(args + grads, d0, d1, d2, d3, 0, 0), total, on, args + grads, k.params,
+    back.fn.launch(packer(args + grads, d0, d1, d2, d3, 0, 0), (d0, d1, d2, d3), on, args + grads, k.params,
                    0 if current is None else current.cuda_stream)
 
 

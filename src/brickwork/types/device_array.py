@@ -97,7 +97,8 @@ class DeviceArray(array):
         for d in range(self.ndim - 2, -1, -1):
             elem_strides[d] = elem_strides[d + 1] * shape[d + 1]
         self._packed = struct.pack(f"<Q{2 * self.ndim}q", self.ptr, *shape, *elem_strides)
-        self._unit_inner = True
+        # the device's unit-stride variant also takes 32-bit element offsets (brickwork.h, bw::at)
+        self._unit_inner = int(np.prod(shape, dtype=np.int64)) < 2**31
 
     def _nbytes(self) -> int:
         n = self._comp.itemsize * int(np.prod(self.shape + self._trailing, dtype=np.int64))

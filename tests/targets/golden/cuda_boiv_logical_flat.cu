@@ -38,28 +38,42 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int64_t v__gpu_r11{};
     int64_t v__gpu_r12{};
     int64_t v__gpu_r13{};
-    v__gpu_p1 = bw::add(bw::mul(bw::cast<int64_t>(((int32_t)blockIdx.x)), bw::cast<int64_t>(((int32_t)blockDim.x))), bw::cast<int64_t>(((int32_t)threadIdx.x)));
-    if (bw::truth(bw::ge(v__gpu_p1, bw::mul(bw::mul(bw::mul(bw::cast<int64_t>(n0), bw::cast<int64_t>(n1)), bw::cast<int64_t>(n2)), bw::cast<int64_t>(n3))))) {
-        return;
-    }
-    if (bw::truth(bw::lt(bw::mul(bw::mul(bw::mul(bw::cast<int64_t>(n0), bw::cast<int64_t>(n1)), bw::cast<int64_t>(n2)), bw::cast<int64_t>(n3)), int64_t(2147483648LL)))) {
-        v__gpu_r6 = bw::cast<uint32_t>(v__gpu_p1);
-        v__gpu_r7 = bw::div(v__gpu_r6, bw::cast<uint32_t>(n3));
-        v__gpu_c5 = bw::cast<int32_t>(bw::sub(v__gpu_r6, bw::mul(v__gpu_r7, bw::cast<uint32_t>(n3))));
-        v__gpu_r8 = bw::div(v__gpu_r7, bw::cast<uint32_t>(n2));
-        v__gpu_c4 = bw::cast<int32_t>(bw::sub(v__gpu_r7, bw::mul(v__gpu_r8, bw::cast<uint32_t>(n2))));
-        v__gpu_r9 = bw::div(v__gpu_r8, bw::cast<uint32_t>(n1));
-        v__gpu_c3 = bw::cast<int32_t>(bw::sub(v__gpu_r8, bw::mul(v__gpu_r9, bw::cast<uint32_t>(n1))));
-        v__gpu_c2 = bw::cast<int32_t>(v__gpu_r9);
+    int32_t v__gpu_t14{};
+    int32_t v__gpu_t15{};
+    if (bw::truth(bw::gt(((int32_t)blockDim.y), int32_t(1)))) {
+        v__gpu_c5 = bw::add(bw::mul(((int32_t)blockIdx.x), ((int32_t)blockDim.x)), ((int32_t)threadIdx.x));
+        v__gpu_c4 = bw::add(bw::mul(((int32_t)blockIdx.y), ((int32_t)blockDim.y)), ((int32_t)threadIdx.y));
+        v__gpu_t14 = bw::div(bw::sub(bw::add(n1, ((int32_t)blockDim.z)), int32_t(1)), ((int32_t)blockDim.z));
+        v__gpu_t15 = bw::div(((int32_t)blockIdx.z), v__gpu_t14);
+        v__gpu_c3 = bw::add(bw::mul(bw::sub(((int32_t)blockIdx.z), bw::mul(v__gpu_t15, v__gpu_t14)), ((int32_t)blockDim.z)), ((int32_t)threadIdx.z));
+        v__gpu_c2 = v__gpu_t15;
+        if (bw::truth((bw::truth((bw::truth(bw::ge(v__gpu_c5, n3)) || bw::truth(bw::ge(v__gpu_c4, n2)))) || bw::truth(bw::ge(v__gpu_c3, n1))))) {
+            return;
+        }
     } else {
-        v__gpu_r10 = v__gpu_p1;
-        v__gpu_r11 = bw::div(v__gpu_r10, bw::cast<int64_t>(n3));
-        v__gpu_c5 = bw::cast<int32_t>(bw::sub(v__gpu_r10, bw::mul(v__gpu_r11, bw::cast<int64_t>(n3))));
-        v__gpu_r12 = bw::div(v__gpu_r11, bw::cast<int64_t>(n2));
-        v__gpu_c4 = bw::cast<int32_t>(bw::sub(v__gpu_r11, bw::mul(v__gpu_r12, bw::cast<int64_t>(n2))));
-        v__gpu_r13 = bw::div(v__gpu_r12, bw::cast<int64_t>(n1));
-        v__gpu_c3 = bw::cast<int32_t>(bw::sub(v__gpu_r12, bw::mul(v__gpu_r13, bw::cast<int64_t>(n1))));
-        v__gpu_c2 = bw::cast<int32_t>(v__gpu_r13);
+        v__gpu_p1 = bw::add(bw::mul(bw::cast<int64_t>(((int32_t)blockIdx.x)), bw::cast<int64_t>(((int32_t)blockDim.x))), bw::cast<int64_t>(((int32_t)threadIdx.x)));
+        if (bw::truth(bw::ge(v__gpu_p1, bw::mul(bw::mul(bw::mul(bw::cast<int64_t>(n0), bw::cast<int64_t>(n1)), bw::cast<int64_t>(n2)), bw::cast<int64_t>(n3))))) {
+            return;
+        }
+        if (bw::truth(bw::lt(bw::mul(bw::mul(bw::mul(bw::cast<int64_t>(n0), bw::cast<int64_t>(n1)), bw::cast<int64_t>(n2)), bw::cast<int64_t>(n3)), int64_t(2147483648LL)))) {
+            v__gpu_r6 = bw::cast<uint32_t>(v__gpu_p1);
+            v__gpu_r7 = bw::div(v__gpu_r6, bw::cast<uint32_t>(n3));
+            v__gpu_c5 = bw::cast<int32_t>(bw::sub(v__gpu_r6, bw::mul(v__gpu_r7, bw::cast<uint32_t>(n3))));
+            v__gpu_r8 = bw::div(v__gpu_r7, bw::cast<uint32_t>(n2));
+            v__gpu_c4 = bw::cast<int32_t>(bw::sub(v__gpu_r7, bw::mul(v__gpu_r8, bw::cast<uint32_t>(n2))));
+            v__gpu_r9 = bw::div(v__gpu_r8, bw::cast<uint32_t>(n1));
+            v__gpu_c3 = bw::cast<int32_t>(bw::sub(v__gpu_r8, bw::mul(v__gpu_r9, bw::cast<uint32_t>(n1))));
+            v__gpu_c2 = bw::cast<int32_t>(v__gpu_r9);
+        } else {
+            v__gpu_r10 = v__gpu_p1;
+            v__gpu_r11 = bw::div(v__gpu_r10, bw::cast<int64_t>(n3));
+            v__gpu_c5 = bw::cast<int32_t>(bw::sub(v__gpu_r10, bw::mul(v__gpu_r11, bw::cast<int64_t>(n3))));
+            v__gpu_r12 = bw::div(v__gpu_r11, bw::cast<int64_t>(n2));
+            v__gpu_c4 = bw::cast<int32_t>(bw::sub(v__gpu_r11, bw::mul(v__gpu_r12, bw::cast<int64_t>(n2))));
+            v__gpu_r13 = bw::div(v__gpu_r12, bw::cast<int64_t>(n1));
+            v__gpu_c3 = bw::cast<int32_t>(bw::sub(v__gpu_r12, bw::mul(v__gpu_r13, bw::cast<int64_t>(n1))));
+            v__gpu_c2 = bw::cast<int32_t>(v__gpu_r13);
+        }
     }
     v_b = v__gpu_c2;
     v__la_t1 = bw::add(v__la_ks, v__gpu_c3);

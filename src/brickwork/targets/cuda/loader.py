@@ -18,7 +18,7 @@ _DEFAULT_DYNAMIC_SHARED = 48 * 1024
 
 
 class CudaEntry:
-    """The entry point of one cubin; ``launch(buf, total, device, args, params)`` runs it on ``device``."""
+    """The entry point of one cubin; ``launch(buf, dims, device, args, params)`` runs it on ``device``."""
 
     def __init__(self, path: str, meta: dict):
         with open(path, "rb") as f:
@@ -27,6 +27,7 @@ class CudaEntry:
         self.symbol = symbol(meta, ENTRY_SYMBOL)  # renamed in a batch-built cubin
         self.plan = LaunchPlan(meta.get("gpu_launch", {}))
         self.block = self.plan.block
+        self.ndims = int(meta.get("tid_dims", 1))
         self.checked = meta.get("mode") == "debug"
         self._loaded: dict = {}  # device ordinal -> (module, function)
         self._shared_allowed: dict = {}  # device ordinal -> dynamic shared bytes the function may use
@@ -42,13 +43,14 @@ class CudaEntry:
             found = self._loaded[ordinal] = (module, drv.function(ordinal, module, self.symbol))
         return found
 
-    def launch(self, buf: bytes, total: int, device, args=(), params=(), stream: int = 0) -> None:
-        """``total`` launch points: one thread each (plain kernels), or one block per slice or team; on the
-        ``CUstream`` ``stream`` (0: the legacy default stream)."""
+    def launch(self, buf: bytes, dims: tuple, device, args=(), params=(), stream: int = 0) -> None:
+        """The launch points ``dims`` (the four extents, 1 past the kernel's dimensions): one thread each
+        (plain kernels), or one block per slice or team; on the ``CUstream`` ``stream`` (0: the legacy
+        default stream)."""
         drv = cuda_driver.driver()
         ordinal = device.ordinal
         module, function = self._function(drv, ordinal)
-        g = self.plan.geometry(total, args, params)
+        g = self.plan.geometry(dims[:self.ndims], args, params)
         if g.shared > self._shared_allowed.get(ordinal, _DEFAULT_DYNAMIC_SHARED):
             drv.allow_dynamic_shared(ordinal, function, g.shared)
             self._shared_allowed[ordinal] = g.shared

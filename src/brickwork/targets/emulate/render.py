@@ -28,10 +28,11 @@ class EmulationError(RuntimeError):
 class EmulationRenderer(CppRenderer):
     """Renders the kernel of a GPU-mapped instance; ``per_thread`` names the locals with a slot per thread."""
 
-    def __init__(self, per_thread: set, block: int):
+    def __init__(self, per_thread: set, block: int, tiles: bool = False):
         super().__init__()
         self.per_thread = per_thread
         self.block_size = block
+        self.tiles = tiles  # the block's and thread's coordinates come from ``_g`` (a bwemu::grid3)
         self.phase = None  # label of the running phase's "next thread", None at block level
         self.phase_loops = 0  # loops entered inside the running phase (break/continue stay inside)
         self.block_regions: dict = {}  # region name -> (label, id) of regions that enclose barriers
@@ -50,11 +51,15 @@ class EmulationRenderer(CppRenderer):
         return f"bw::local_array({local(e.name)}[_t])"
 
     def e_IRGpuIndex(self, e):
+        if self.tiles:  # a three-dimensional grid (a tiled launch, or one block row of 256 points)
+            return f"_g.thread({e.dim}, _t)" if e.axis == "thread" else f"_g.block[{e.dim}]"
         if e.dim != 0:
             return "0"
         return "_t" if e.axis == "thread" else "((int32_t)_blk)"
 
     def e_IRGpuDim(self, e):
+        if self.tiles:
+            return f"_g.{e.axis}_dim[{e.dim}]"
         if e.dim != 0:
             return "1"
         return "BW_BLOCK" if e.axis == "block" else "((int32_t)_nblk)"

@@ -14,6 +14,7 @@ from ...types.type_sizes import type_size_in_bytes
 from ..cpu.cnames import c_type
 from ..cpu.render import CppRenderer, local
 from ..cpu.unit import UnitScan, _entry, _function, _struct_decl
+from ..cuda.geometry import POINT_TILES_CPP
 from .render import EmulationRenderer
 
 OVERFLOW_SYMBOL = "bw_emu_scratch_overflow"  # the first scratch allocation beyond a block's arena, if any
@@ -21,7 +22,7 @@ OVERFLOW_SYMBOL = "bw_emu_scratch_overflow"  # the first scratch allocation beyo
 # The block's scratch arena and what allocates from it. One OS thread runs a block at a time, so a
 # thread-local buffer is the block's; every thread of the block gets the same arena, as every GPU
 # thread sees the same shared memory.
-PRELUDE = r"""
+_PRELUDE = r"""
 namespace bwemu {
 struct arena_buffer {
     char* data = nullptr;
@@ -59,6 +60,24 @@ template <class T, int D, class... N> inline bw::array_t<T, D> scratch(bw::team&
     }
     return bw::team_alloc<T, D>(m, n...);
 }
+// A block of a launch in tiles (targets/cuda/geometry.py): its index, its shape and the grid's; the
+// block's threads are numbered x fastest, as CUDA numbers them.
+struct grid3 {
+    int32_t block[3];
+    int32_t block_dim[3];
+    int32_t grid_dim[3];
+    int32_t thread(int d, int32_t t) const {
+        return d == 0 ? t % block_dim[0] : d == 1 ? t / block_dim[0] % block_dim[1] : t / (block_dim[0] * block_dim[1]);
+    }
+};
+%s
+// the block `blk` of a launch: a tile where `t` is tiled, else block `blk` of `nblk` rows of `threads` points
+inline grid3 launch_block(bool tiled, const tiles& t, int64_t blk, int64_t nblk, int32_t threads) {
+    if (!tiled) return grid3{{(int32_t)blk, 0, 0}, {threads, 1, 1}, {(int32_t)nblk, 1, 1}};
+    const int64_t gx = t.grid[0], gy = t.grid[1];
+    return grid3{{(int32_t)(blk % gx), (int32_t)(blk / gx % gy), (int32_t)(blk / (gx * gy))},
+                 {t.block[0], t.block[1], t.block[2]}, {(int32_t)gx, (int32_t)gy, (int32_t)t.grid[2]}};
+}
 template <class T> inline bw::array_t<T, 1> view(T* data, int64_t count) {
     bw::array_t<T, 1> a;
     a.data = data;
@@ -68,6 +87,7 @@ template <class T> inline bw::array_t<T, 1> view(T* data, int64_t count) {
 }
 }  // namespace bwemu
 """
+PRELUDE = _PRELUDE.replace("%s", POINT_TILES_CPP)
 
 
 def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str, general_strides: bool = False) -> str:
@@ -123,13 +143,14 @@ def _kernel(fn: ir.IRFunction, launch: dict) -> list[str]:
     counts = ir.assignment_counts(fn.body)
     assigned = {n for n, _ in fn.params if counts.get(n, 0)}
     per_thread = set(fn.locals) | set(fn.buffers) | assigned
-    r = EmulationRenderer(per_thread, block).begin(fn)
+    tiles = bool(launch.get("tiles"))
+    r = EmulationRenderer(per_thread, block, tiles).begin(fn)
     params = [(local(n), c_type(t), n in assigned) for n, t in fn.params]
     lines = ["struct Args {"]
     lines += [f"    {t} {n};" for n, t, _ in params] or ["    char unused;"]
     lines += ["};", "", f"constexpr int32_t BW_BLOCK = {block};", "", "template <bool UNIT>",
               "static void run_block(const Args& a, " + "".join(f"const int32_t n{d}, " for d in range(dims))
-              + "const int64_t _blk, const int64_t _nblk) {"]
+              + "const int64_t _blk, const int64_t _nblk" + (", const bwemu::grid3& _g" if tiles else "") + ") {"]
     frame = []  # (declaration, name): the per-thread arrays of the block
     frame += [(f"{t} {n}[BW_BLOCK];", n) for n, t, mine in params if mine]  # an assigned parameter: per thread
     frame += [(f"{c_type(t)} {local(n)}[BW_BLOCK]{{}};", local(n)) for n, t in fn.locals.items()]
@@ -156,7 +177,7 @@ def _kernel(fn: ir.IRFunction, launch: dict) -> list[str]:
             shared[node.name] = node
     lines += [f"    {c_type(b.type.dtype)} sh_{n}[{b.count}];" for n, b in shared.items()]
     lines += ["    int32_t _off[BW_BLOCK] = {};  // a thread that returned (1) or left a region (its id)",
-              "    int32_t _t = 0;", "    (void)_blk; (void)_nblk;"]
+              "    int32_t _t = 0;", "    (void)_blk; (void)_nblk;" + (" (void)_g;" if tiles else "")]
     lines += [f"    (void)n{d};" for d in range(dims)]
     lines += r.body(fn.body, 4)
     lines += ["}", "", "template <bool UNIT>", "static void run(const bw::launch_header& h, const Args& a) {"]
@@ -164,9 +185,19 @@ def _kernel(fn: ir.IRFunction, launch: dict) -> list[str]:
     points = " * ".join(f"(int64_t)n{d}" for d in range(dims))
     grid = f"({points} + BW_BLOCK - 1) / BW_BLOCK" if launch["grid"] == "points" else points
     args = "".join(f"n{d}, " for d in range(dims))
-    lines += [f"    const int64_t nblk = {grid};",
+    if not tiles:
+        lines += [f"    const int64_t nblk = {grid};",
+                  "    #pragma omp parallel for if(h.parallel) num_threads(h.nthreads) schedule(static)",
+                  f"    for (int64_t blk = 0; blk < nblk; ++blk) run_block<UNIT>(a, {args}blk, nblk);", "}", ""]
+        return lines
+    extents = ", ".join(f"(int64_t)n{d}" for d in range(dims))
+    lines += [f"    const int64_t extents[] = {{{extents}}};", "    bwemu::tiles t{};",
+              f"    const bool tiled = bwemu::point_tiles(extents, {dims}, BW_BLOCK, t);",
+              f"    const int64_t nblk = tiled ? t.grid[0] * t.grid[1] * t.grid[2] : {grid};",
               "    #pragma omp parallel for if(h.parallel) num_threads(h.nthreads) schedule(static)",
-              f"    for (int64_t blk = 0; blk < nblk; ++blk) run_block<UNIT>(a, {args}blk, nblk);", "}", ""]
+              "    for (int64_t blk = 0; blk < nblk; ++blk)",
+              f"        run_block<UNIT>(a, {args}blk, nblk, bwemu::launch_block(tiled, t, blk, nblk, BW_BLOCK));",
+              "}", ""]
     return lines
 
 
