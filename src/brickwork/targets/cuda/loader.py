@@ -28,6 +28,8 @@ class CudaEntry:
         self.plan = LaunchPlan(meta.get("gpu_launch", {}))
         self.block = self.plan.block
         self.ndims = int(meta.get("tid_dims", 1))
+        # a one-dimensional plain kernel: ceil(n / block) blocks, no scratch (the launch's fast path)
+        self.one_row_of_points = self.ndims == 1 and self.plan.per_point and self.plan.arena_text is None
         self.checked = meta.get("mode") == "debug"
         self._loaded: dict = {}  # device ordinal -> (module, function)
         self._shared_allowed: dict = {}  # device ordinal -> dynamic shared bytes the function may use
@@ -49,7 +51,13 @@ class CudaEntry:
         default stream)."""
         drv = cuda_driver.driver()
         ordinal = device.ordinal
-        module, function = self._function(drv, ordinal)
+        module, function = self._loaded.get(ordinal) or self._function(drv, ordinal)
+        if self.one_row_of_points:  # the common case, without building a Geometry
+            block = self.block
+            drv.launch(ordinal, function, (dims[0] + block - 1) // block, block, buf, stream=stream)
+            if self.checked:
+                self._raise_out_of_bounds(drv, ordinal, module)
+            return
         g = self.plan.geometry(dims[:self.ndims], args, params)
         if g.shared > self._shared_allowed.get(ordinal, _DEFAULT_DYNAMIC_SHARED):
             drv.allow_dynamic_shared(ordinal, function, g.shared)
