@@ -23,6 +23,8 @@ def test_recorded_adjoint_launch_accumulates_into_the_arrays_grads():
     assert x.grad.numpy().tolist() == [0.0, 0.0, 0.0]  # recording runs nothing
     cmd.launch()
     assert x.grad.numpy().tolist() == [2.0, 4.0, 6.0]
+    assert y.grad.numpy().tolist() == [0.0, 0.0, 0.0]  # reversing the store cleared y's own gradient (as Warp)
+    y.grad.fill_(1.0)
     cmd.launch()  # adjoints accumulate
     assert x.grad.numpy().tolist() == [4.0, 8.0, 12.0]
 

@@ -287,7 +287,9 @@ class IRGather(IRStmt):
     rest of ``[lo[k] + low[k], hi[k] + high[k])``, each contribution under the test that ``q - d`` is in
     ``I`` (its bounds: the int32 locals ``box``, lower and upper per dimension, set by the target). The
     target runs the scatter form instead when a written array (``writes``) may overlap an array the
-    gather reads (``reads``) or another written one.
+    gather reads (``reads``) or another written one. ``clears`` (``adj_Y[tid + c] = 0``: the adjoints of the
+    elements the forward kernel stored, which the gather reads at other points) run over ``I`` after
+    everything else.
     """
 
     low: list
@@ -297,6 +299,7 @@ class IRGather(IRStmt):
     box: list
     writes: list
     reads: list
+    clears: list = field(default_factory=list)
 
 
 class Format(str):

@@ -32,9 +32,9 @@ from dataclasses import replace
 from .. import ir
 from ..builtins.adjoints import ADJOINTS, NOT_DIFFERENTIABLE
 from ..types.arrays import ArrayType, type_name
-from ..types.kernel_params import has_adjoint_param, has_adjoint_value, is_pack_type
+from ..types.kernel_params import KEEP_PARAM, has_adjoint_param, has_adjoint_value, is_pack_type
 from ..types.opaque import TupleType
-from ..types.scalars import bool_, int32, int64
+from ..types.scalars import bool_, int32, int64, uint64
 from ..types.structs import has_array_fields, is_struct_type
 from .adjoint_fixed_arrays import FixedStorage
 from .adjoint_loop_abstraction import LoopAbstractionAdjoints
@@ -163,6 +163,10 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
                 else:
                     self.adj_values[name] = p
                 self.params.append((p.name, t))
+        # bit k set: keep the adjoint of array parameter k where a store is reversed (the launch sets it
+        # unless that adjoint array is the argument's own .grad without retain_grad, as Warp decides)
+        self.params.append((KEEP_PARAM, uint64))
+        self.array_positions = {name: k for k, (name, t) in enumerate(fn.params) if isinstance(t, ArrayType)}
 
     def build(self) -> ir.IRFunction:
         teams = ir.contains(self.fn.body, ir.IRTeamBegin)
@@ -226,6 +230,15 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
             self.assumed[adj_arr.name] = adj_arr
             return None
         return ir.IRCall("gt", [ir.IRArrayShape(adj_arr, 0, int32), i32(0)], bool_)
+
+    def unless_kept(self, array, stmts: list) -> list:
+        """``stmts`` (clearing the adjoint of a stored element of ``array``) run unless the launch keeps
+        that array's adjoint (``KEEP_PARAM``)."""
+        k = self.array_positions.get(getattr(array, "name", None))
+        if k is None or k >= 64:  # not a parameter (no gradient arrives there), or beyond the mask: cleared
+            return stmts
+        bit = op("bit_and", op("rshift", ir.IRLocal(KEEP_PARAM, uint64), ir.IRConst(k, uint64)), ir.IRConst(1, uint64))
+        return [ir.IRIf(op("eq", bit, ir.IRConst(0, uint64)), stmts, [])]
 
     def if_grad(self, adj_arr, stmts: list) -> list:
         cond = self.has_grad(adj_arr)
@@ -369,9 +382,11 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
                     g = self.locals.new("_ad_g", value.type)
                     read = rebase(path, ir.IRArrayElem(adj_arr, root.indices, root.type))
                     out.append(ir.IRAssign(g, zero(value.type)))
-                    # an update in place (a wp.ref write-back) moves the adjoint: the value it replaced
-                    # reaches what follows only through the stored value
-                    clear = [ir.IRAssign(read, zero(value.type))] if s.updates else []
+                    # the store overwrote what the element held: its adjoint moves to the stored value, and
+                    # what wrote the element before (an earlier statement or launch) gets none (as Warp)
+                    clear = [ir.IRAssign(read, zero(value.type))]
+                    if not s.updates:  # a wp.ref write-back always moves it
+                        clear = self.unless_kept(root.array, clear)
                     out.extend(self.if_grad(adj_arr, [ir.IRAssign(g, read), *clear]))
                     self.accumulate(value, g, out)
             elif carries_adjoint(root.type):  # x.path = v

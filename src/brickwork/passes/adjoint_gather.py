@@ -39,6 +39,7 @@ from dataclasses import dataclass, replace
 from .. import ir
 from ..ir.printer import expr as show
 from ..types.arrays import ArrayType
+from ..types.kernel_params import KEEP_PARAM
 from ..types.scalars import bool_, float16, float32, float64, int32, int64
 from .build import Locals, i32, op
 from .split_interior import fold_flags
@@ -87,6 +88,7 @@ class _Plan:
     def __init__(self, fn, interior, program, writes, low, high, reads):
         self.fn, self.interior, self.program, self.writes = fn, interior, program, writes
         self.low, self.high, self.reads = low, high, reads
+        self.clears: list = []  # (array, offsets, zero, keep test or None) of the interior's adjoint clears
 
     @classmethod
     def of(cls, fn: ir.IRFunction, split: ir.IRInteriorSplit) -> "_Plan | None":
@@ -95,12 +97,22 @@ class _Plan:
         program = fold_flags(prefix + split.interior)  # an exit guard's flags are known in the interior
         if not all(a is b for a, b in zip(prefix, program)):
             return None
-        interior = program[len(prefix):]
         params = {name: t for name, t in fn.params}
         arrays = {name for name, t in fn.params if isinstance(t, ArrayType)}
         if any(isinstance(t, ArrayType) for t in fn.locals.values()):
             return None  # an array alias could reach a written array unseen
+        # the adjoints of stored elements, cleared after their read: out of the program, run after the gather
+        cleared = [s for s in program[len(prefix):] if _clear(s, arrays)]
+        program = [s for s in program if not any(s is c for c in cleared)]
+        interior = program[len(prefix):]
         offsets = _Offsets(program)
+        clears = []
+        for c in cleared:
+            cond, c = (c.cond, c.body[0]) if isinstance(c, ir.IRIf) else (None, c)
+            d = offsets.of(c.target.indices, dims)
+            if d is None:
+                return None
+            clears.append((c.target.array, d, c.value, cond))
         writes: list[_Write] = []
         for pos, s in enumerate(program):
             if not isinstance(s, ir.IRAssign):
@@ -148,7 +160,11 @@ class _Plan:
                     reads.setdefault(n.array.name, n.array)
         if total > MAX_TOTAL_OPS or any(name not in arrays or name in written for name in reads):
             return None
-        return cls(fn, interior, program, writes, low, high, list(reads.values()))
+        if any(array.name in written for array, _, _, _ in clears):
+            return None  # an array both cleared and summed into: its order matters, the scatter form keeps it
+        plan = cls(fn, interior, program, writes, low, high, list(reads.values()))
+        plan.clears = clears
+        return plan
 
     def build(self, locals_: Locals) -> ir.IRGather:
         dims = self.fn.tid_dims
@@ -184,7 +200,13 @@ class _Plan:
                 place = ir.IRArrayElem(a, list(here), acc.type)
                 version.append(ir.IRAssign(place, ir.IRCall("add", [ir.IRArrayElem(a, list(here), acc.type), acc],
                                                             acc.type)))
-        return ir.IRGather(self.low, self.high, body, rim, box, writes, self.reads)
+        clears = []
+        for array, offsets, value, cond in self.clears:
+            at = [ir.IRCast(ir.IRTid(d, int32) if c == 0 else op("add", ir.IRTid(d, int32), i32(c)), int64)
+                  for d, c in enumerate(offsets)]
+            clear = ir.IRAssign(ir.IRArrayElem(array, at, value.type), value)
+            clears.append(clear if cond is None else ir.IRIf(cond, [clear], []))
+        return ir.IRGather(self.low, self.high, body, rim, box, writes, self.reads, clears)
 
     def contribution(self, w: _Write, locals_: Locals, out: list) -> ir.IRExpr:
         """Appends to ``out`` a copy of the slice of ``w`` at ``tid - offsets`` (its locals fresh) and returns
@@ -213,6 +235,20 @@ def _inside(offsets, box) -> ir.IRExpr:
         for test in (ir.IRCall("ge", [point, box[2 * d]], bool_), ir.IRCall("lt", [point, box[2 * d + 1]], bool_)):
             cond = test if cond is None else ir.IRCall("logical_and", [cond, test], bool_)
     return cond
+
+
+def _clear(s, arrays: set) -> bool:
+    """``s`` is ``a[idx] = 0`` on an array parameter ``a``, or that under the test of the launch's keep mask
+    (the reverse of a store clears its adjoint, ``adjoint.KEEP_PARAM``)."""
+    if isinstance(s, ir.IRIf) and not s.orelse and len(s.body) == 1 and _names(s.cond) == {KEEP_PARAM}:
+        s = s.body[0]
+    if not (isinstance(s, ir.IRAssign) and isinstance(s.target, ir.IRArrayElem)):
+        return False
+    t, v = s.target, s.value
+    if not (isinstance(t.array, ir.IRLocal) and t.array.name in arrays):
+        return False
+    parts = v.args if isinstance(v, ir.IRConstruct) else [v]
+    return all(isinstance(p, ir.IRConst) and p.value == 0 for p in parts)
 
 
 def _plain_add(s: ir.IRAssign, arrays: set):

@@ -16,8 +16,8 @@ from ..errors import LaunchError
 from ..lang.determinism import check_backward
 from ..types import array_reads
 from ..types.arrays import ArrayType, array, copy_observers, empty, type_name
-from ..types.kernel_params import has_adjoint_param, has_adjoint_value, is_pack_type
-from ..types.scalars import bool_, is_scalar_type
+from ..types.kernel_params import KEEP_PARAM, has_adjoint_param, has_adjoint_value, is_pack_type
+from ..types.scalars import bool_, is_scalar_type, uint64
 from ..types.structs import gradient_struct, has_array_fields
 
 #: Tapes recording now, innermost last (launch records into the innermost).
@@ -349,19 +349,36 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
         adjoint = [has_adjoint_param(t) or has_adjoint_value(t) for t in inst.arg_types]
         names = tuple(n for n, _ in k.params) + tuple(f"adj_{n}" for (n, _), a in zip(k.params, adjoint) if a)
         types = tuple(inst.arg_types) + tuple(t for t, a in zip(inst.arg_types, adjoint) if a)
+        names, types = names + (KEEP_PARAM,), types + (uint64,)
         packer = table[table_key] = make_packer(types, tuple(sig) + tuple(types[len(sig):]), names, on, kernel.key)
     dims = launch_dims(dim, back, kernel)
     if dims is None:
         return
+    values = args + grads + [uint64(keep_mask(inst.arg_types, args, adjs))]
     if on.ordinal is None:
-        run_packed(back, packer, args + grads, dims, kernel)
+        run_packed(back, packer, values, dims, kernel)
         return
     from . import streams  # a CUDA device: the backward kernel on the device's current stream
 
     d0, d1, d2, d3, _ = dims
     current = streams._current.get(on.ordinal)
-    back.fn.launch(packer(args + grads, d0, d1, d2, d3, 0, 0), (d0, d1, d2, d3), on, args + grads, k.params,
+    back.fn.launch(packer(values, d0, d1, d2, d3, 0, 0), (d0, d1, d2, d3), on, values, k.params,
                    0 if current is None else current.cuda_stream)
+
+
+def keep_mask(types, args, adjs) -> int:
+    """The backward kernel's ``KEEP_PARAM``: bit k set unless array argument k's adjoint is its own ``.grad``
+    (a tape's backward, or ``adj_inputs=[..., a.grad]``) and it does not ``retain_grad``. Where a bit is
+    clear, reversing a store clears the stored element's adjoint, as Warp's adjoint of a store does; an
+    adjoint array of the caller's own is read and left as it was."""
+    mask = 0
+    for k, (t, arg, adj) in enumerate(zip(types, args, adjs)):
+        if k >= 64:
+            break
+        own = getattr(arg, "_grad", None) if isinstance(t, ArrayType) else None
+        if own is None or not isinstance(adj, array) or adj.ptr != own.ptr or getattr(arg, "_retain_grad", False):
+            mask |= 1 << k
+    return mask
 
 
 _NULL: dict = {}

@@ -29,3 +29,9 @@ def has_adjoint_value(t) -> bool:
     scalars, vectors, matrices, quaternions, transforms). Its adjoint starts from the value the backward
     launch passes (``adj_inputs``; zero from a tape) and is not returned: a kernel that prints shows it."""
     return is_scalar_type(t) or is_composite_type(t)
+
+
+#: The backward kernel's last parameter (uint64): bit k set keeps the adjoint of array parameter k where a
+#: store to it is reversed; clear, the element's adjoint moves to the stored value and is zeroed
+#: (``passes/adjoint.py``; the launch sets it: ``runtime/tape.py: keep_mask``).
+KEEP_PARAM = "_bw_keep"

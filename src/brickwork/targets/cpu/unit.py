@@ -138,6 +138,8 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
         box = "".join(f", int32_t b{k}" for k in range(len(gather.box)))
         bodies += [("body_gather", gather.body, "", []),
                    ("body_rim", gather.rim, box, [f"    {local(b.name)} = b{k};" for k, b in enumerate(gather.box)])]
+        if gather.clears:
+            bodies.append(("body_clear", gather.clears, "", []))
     for name, stmts, extra, setup in bodies:
         lines += ["template <bool UNIT>", f"static inline __attribute__((always_inline)) void {name}({sig}{extra}) {{"]
         lines += _locals(fn, 4)
@@ -164,6 +166,8 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
             lines += _gather_loops(gather, dims, args, omp)
         lines += _phased_split_loops(fn, dims, args, omp, gather) if fn.scatter_radius is not None else \
             _split_loops(fn, dims, args, omp)
+        if gather is not None and gather.clears:
+            lines += _clear_loops(dims, args, omp)
         lines += ["}", ""]
         return lines
     call = f"body<UNIT>({args});"
@@ -361,6 +365,21 @@ def _gather_loops(gather: ir.IRGather, dims: int, args: str, omp: str) -> list[s
         lines.append(pad[:-4] + "}")
     lines.append("    }")
     return lines
+
+
+def _clear_loops(dims: int, args: str, omp: str) -> list[str]:
+    """After the gather form and the phases: the interior points clear the adjoints of the elements they
+    stored (``body_clear``), now that no point reads them any more (the gather read them at other points)."""
+    omp = omp.replace("num_threads(h.nthreads)", "num_threads(h.nthreads) schedule(static)")
+    call = f"body_clear<UNIT>({args});"
+    lines = ["    if (use_gather) {"]
+    if dims == 1:
+        lines += [f"        #pragma omp parallel for {omp}", f"        for (int32_t t0 = lo0; t0 < hi0; ++t0) {call}"]
+    else:
+        loops, pad = _parallel_outer_loops(dims, omp, lambda d: (f"lo{d}", f"hi{d}"), "        ")
+        lines += loops + [pad + f"for (int32_t t{dims - 1} = lo{dims - 1}; t{dims - 1} < hi{dims - 1}; ++t{dims - 1}) "
+                                f"{call}", pad[:-4] + "}"]
+    return lines + ["    }"]
 
 
 def _plus(x: str, c: int) -> str:
