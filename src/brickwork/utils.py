@@ -324,17 +324,28 @@ def segmented_sort_pairs(keys: array, values: array, count: int, segment_start_i
         if len(starts) != len(ends):
             raise RuntimeError(f"segment_start_indices and segment_end_indices must have the same size "
                                f"({len(starts)} vs {len(ends)})")
-    for i, (s, e) in enumerate(zip(starts, ends)):
-        if not 0 <= s <= e <= count:
-            raise ValueError(f"Invalid segment range at index {i}: [{s}, {e}) for count {count}")
+    bad = np.flatnonzero(~((starts >= 0) & (starts <= ends) & (ends <= count)))
+    if len(bad):
+        i = int(bad[0])
+        raise ValueError(f"Invalid segment range at index {i}: [{starts[i]}, {ends[i]}) for count {count}")
     if count == 0 or not len(starts):
         return
     key_data = _flat(_host(keys), keys)[:count].copy()
     value_data = _flat(_host(values), values)[:count].copy()
-    for s, e in zip(starts, ends):
-        order = _stable_order(key_data[s:e])
-        key_data[s:e] = key_data[s:e][order]
-        value_data[s:e] = value_data[s:e][order]
+    by_start = np.argsort(starts, kind="stable")
+    first, last = starts[by_start], ends[by_start]
+    if np.all(last[:-1] <= first[1:]):  # disjoint segments: one sort by (segment, key) sorts them all
+        lengths = last - first
+        segment = np.repeat(np.arange(len(first)), lengths)
+        at = np.repeat(first - (np.cumsum(lengths) - lengths), lengths) + np.arange(int(lengths.sum()))
+        order = np.lexsort((_sortable_bits(key_data[at]), segment))  # stable, as each segment's own sort
+        key_data[at] = key_data[at][order]
+        value_data[at] = value_data[at][order]
+    else:  # overlapping segments: sorted one after the other, in the order given
+        for s, e in zip(starts, ends):
+            order = _stable_order(key_data[s:e])
+            key_data[s:e] = key_data[s:e][order]
+            value_data[s:e] = value_data[s:e][order]
     _store_prefix(keys, key_data)
     _store_prefix(values, value_data)
 

@@ -6,6 +6,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import brickwork as wp
 from brickwork.utils import (
@@ -174,6 +176,52 @@ def test_segmented_sort_pairs_sorts_each_segment():
     segmented_sort_pairs(keys, values, 4, wp.array([0, 1, 4], dtype=wp.int32))  # offsets: [0, 1) and [1, 4)
     assert keys.numpy()[:4].tolist() == [4, 1, 2, 3]
     assert values.numpy()[:4].tolist() == [1, 4, 3, 2]
+
+
+def _segments_one_by_one(keys, values, starts, ends):
+    """The reference: each segment sorted in turn, in the order given (stable, floats by their bits'
+    order: -0.0 before 0.0, NaN last as radix_sort_pairs orders them)."""
+    from brickwork.utils import _stable_order
+
+    keys, values = keys.copy(), values.copy()
+    for s, e in zip(starts, ends):
+        order = _stable_order(keys[s:e])
+        keys[s:e], values[s:e] = keys[s:e][order], values[s:e][order]
+    return keys, values
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_segmented_sort_pairs_equals_sorting_segment_by_segment(data):
+    """Disjoint segments in any order (gaps and empty ones too) take one sort; overlapping ones are sorted
+    one after the other: both equal sorting each segment in turn."""
+    count = data.draw(st.integers(1, 60))
+    dtype = data.draw(st.sampled_from([np.int32, np.float32]))
+    if dtype is np.int32:
+        k = np.array(data.draw(st.lists(st.integers(-5, 5), min_size=count, max_size=count)), dtype=np.int32)
+    else:
+        k = np.array(data.draw(st.lists(st.sampled_from([-1.5, -0.0, 0.0, 2.0, 3.25, np.nan, np.inf, -np.inf]),
+                                        min_size=count, max_size=count)), dtype=np.float32)
+    v = np.arange(count, dtype=np.int32)
+    cuts = sorted(data.draw(st.lists(st.integers(0, count), min_size=1, max_size=8)))
+    starts, ends = cuts[:-1], cuts[1:]
+    if data.draw(st.booleans()):  # gaps: drop some segments
+        keep = data.draw(st.lists(st.booleans(), min_size=len(starts), max_size=len(starts)))
+        starts, ends = [s for s, g in zip(starts, keep) if g], [e for e, g in zip(ends, keep) if g]
+    pairs = data.draw(st.permutations(list(zip(starts, ends))))
+    if data.draw(st.booleans()):  # overlapping: one more segment across the others
+        a = data.draw(st.integers(0, count))
+        pairs.append((a, data.draw(st.integers(a, count))))
+    if not pairs:
+        return
+    starts = np.array([p[0] for p in pairs], dtype=np.int32)
+    ends = np.array([p[1] for p in pairs], dtype=np.int32)
+    want_k, want_v = _segments_one_by_one(k, v, starts, ends)
+    keys = wp.array(np.concatenate([k, np.zeros(count, dtype)]))
+    values = wp.array(np.concatenate([v, np.zeros(count, np.int32)]))
+    segmented_sort_pairs(keys, values, count, wp.array(starts), wp.array(ends))
+    np.testing.assert_array_equal(keys.numpy()[:count].view(np.int32), want_k.view(np.int32))  # bits: -0.0, NaN
+    np.testing.assert_array_equal(values.numpy()[:count], want_v)
 
 
 def test_segmented_sort_pairs_checks_everything_before_sorting():
