@@ -57,7 +57,17 @@ def test_local_bound_to_a_number_is_known_at_compile_time():
     ("v = wp.vec3f(x)", "the value used to fill this vector is expected to be of the type `float32`"),
     ("v = wp.mat22f(x, x, x, x)", "all values used to initialize this matrix are expected to be of the type"),
     ("v = wp.quatf(0.0, 0.0, 0.0, x)", "all values used to initialize this quaternion are expected"),
-    ("v = wp.vec3h(1.0, wp.float32(x), 3.0)", "expected to be of the type `float16` (got float16, float32, float16"),
+    ("v = wp.vec3h(1.0, wp.float32(x), 3.0)", "vec3h(float16, float32, float16): convert a variable with "
+                                              "wp.float16(x): all values used to initialize this vector are expected "
+                                              "to be of the type `float16`$"),
+    ("v = wp.types.vector(1.0, 2)", "vector(float32, int32): convert them to one type, or pass dtype=: all values "
+                                    "given when constructing a vector must have the same type$"),
+    ("v = wp.types.vector(x, 2.0)", "all values given when constructing a vector must have the same type$"),
+    ("v = wp.types.matrix(x, shape=(2, 2), dtype=wp.float16)", "matrix(float64, dtype=float16): convert with "
+                                                               "wp.float16(x): the value used to fill this matrix is "
+                                                               "expected to be of the type `float16`$"),
+    ("v = wp.types.vector(x, 2.0, dtype=wp.float32)", "all values used to initialize this vector are expected to be "
+                                                      "of the type `float32`$"),
 ])
 def test_typed_constructors_refuse_variables_of_another_type(body, message, tmp_path):
     src = f"import brickwork as wp\n\n@wp.kernel(module='unique')\ndef k(x: wp.float64):\n    {body}\n"
@@ -65,7 +75,7 @@ def test_typed_constructors_refuse_variables_of_another_type(body, message, tmp_
     path.write_text(src)
     namespace = {}
     exec(compile(src, str(path), "exec"), namespace)
-    with pytest.raises(RuntimeError, match=message.replace("(", r"\(").replace("[", r"\[")) as info:
+    with pytest.raises(RuntimeError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")) as info:
         wp.launch(namespace["k"], 1, inputs=[1.0])
     assert isinstance(info.value, wp.WarpCodegenError) and "mismatch_kernel.py\", line 5" in str(info.value)
 

@@ -58,6 +58,8 @@ class ConstructionRules:
             return self.construct_from(t, [], node) if f is vector or f is matrix else Static(t)
         args = [self.value(a) for a in node.args]
         dtype = python_annotation_type(kw.get("dtype", _scalar_of(args[0].type)))
+        if f in (vector, matrix) and all(is_scalar_type(a.type) for a in args):
+            self._check_factory_values(f.__name__, args, dtype if "dtype" in kw else None, node)
         if f is quaternion:
             return self.construct_from(quaternion(dtype), args, node)
         if f is transformation:
@@ -78,6 +80,28 @@ class ConstructionRules:
         except TypeError as e:
             raise self.error(KernelTypeError, str(e), node) from None
         return self.construct_from(t, args, node)
+
+    def _check_factory_values(self, kind: str, args: list, dtype, node) -> None:
+        """``vector(...)``/``matrix(...)`` from scalars, as Warp types them: with ``dtype=`` every variable has
+        that type (a number written in the kernel is converted); without, all values have one type."""
+        got = ", ".join(type_name(a.type) for a in args)
+        if dtype is not None:
+            loose = [a for a in args if a.type is not dtype and not self._is_number(a)]
+            if loose:
+                what = (f"the value used to fill this {kind} is" if len(args) == 1
+                        else f"all values used to initialize this {kind} are")
+                raise self.error(KernelUnsupportedTypeError, f"wp.{kind}({got}, dtype={type_name(dtype)}): convert "
+                                 f"with wp.{type_name(dtype)}(x): {what} expected to be of the type "
+                                 f"`{type_name(dtype)}`", node)
+        elif len({a.type for a in args}) > 1:
+            raise self.error(KernelUnsupportedTypeError, f"wp.{kind}({got}): convert them to one type, or pass "
+                             f"dtype=: all values given when constructing a {kind} must have the same type", node)
+
+    def _is_number(self, value) -> bool:
+        """A number written in the kernel: a literal or constant, or a local still bound to one."""
+        if isinstance(value, ir.IRConst):
+            return True
+        return isinstance(value, ir.IRLocal) and type(self.symbols.known.get(value.name)) in (int, float)
 
     def construct(self, t, node):
         if is_struct_type(t):
@@ -127,8 +151,8 @@ class ConstructionRules:
             got = ", ".join(type_name(x.type) for x in args)
             what = (f"the value used to fill this {kind} is" if len(args) == 1 and np.prod(t._shape) > 1
                     else f"all values used to initialize this {kind} are")
-            raise self.error(KernelUnsupportedTypeError, f"{what} expected to be of the type `{type_name(dtype)}` "
-                             f"(got {got}; convert a variable with wp.{type_name(dtype)}(x))", node)
+            raise self.error(KernelUnsupportedTypeError, f"{type_name(t)}({got}): convert a variable with "
+                             f"wp.{type_name(dtype)}(x): {what} expected to be of the type `{type_name(dtype)}`", node)
         return args
 
     def _check_own_keywords(self, t, node):
