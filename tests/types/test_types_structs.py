@@ -1,5 +1,7 @@
 """``@struct`` values on the host and in kernels (nested structs, arrays inside), and ``constant``."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -90,6 +92,28 @@ def test_struct_host_values():
     s = System()
     with pytest.raises(TypeError, match="System.masses needs array"):
         s.masses = wp.zeros(3, dtype=wp.float64)
+
+
+@wp.struct
+class ArrayFields:
+    values: wp.array2d(dtype=wp.int32)
+    picked: wp.indexedarray(dtype=wp.int32)
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("values", [1, 2], "ArrayFields.values needs array(dtype=int32, ndim=2): Struct field 'values' expects a Warp "
+                       "array, got list"),
+    ("values", wp.zeros((1, 1), dtype=wp.float32), "Struct field 'values' expects dtype int32, got float32"),
+    ("values", wp.zeros(1, dtype=wp.int32), "Struct field 'values' expects an array with 2 dimension(s), got 1 "
+                                            "dimension(s)"),
+    ("picked", wp.zeros(1, dtype=wp.int32), "Struct field 'picked' expects a Warp indexed array, got array"),
+])
+def test_array_fields_say_what_is_wrong_and_keep_their_value(field, value, message):
+    s = ArrayFields()
+    before = getattr(s, field)
+    with pytest.raises(TypeError, match=re.escape(message)):
+        setattr(s, field, value)
+    assert getattr(s, field) is before
     with pytest.raises(TypeError, match="unsupported type"):
         wp.struct(type("Bad", (), {"__annotations__": {"x": str}}))
 

@@ -332,7 +332,8 @@ class Typer(ExpressionTyper):
                 raise self.error(KernelTypeError, f"cannot store a value of type {type_name(value.type)} in an "
                                  f"{what} of an array of {type_name(lvalue.type)}", node)
             raise self.error(KernelTypeError, f"cannot assign a value of type {type_name(value.type)} to a "
-                             f"{what} of type {type_name(lvalue.type)}", node)
+                             f"{what} of type {type_name(lvalue.type)} (Composite slot assignment expects value of "
+                             f"type {type_name(lvalue.type)}, got {type_name(value.type)})", node)
         out.append(ir.IRAssign(lvalue, value))
 
     def stmt_AugAssign(self, node, out):

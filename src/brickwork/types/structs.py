@@ -199,12 +199,24 @@ def _coerce(value, t, where):
             raise type(e)(f"struct field {where}: {e}") from None
     if isinstance(t, ArrayType):
         if value is not None and getattr(value, "_key", None) is not t:  # an array or indexed array of type t
-            got = value._key if isinstance(getattr(value, "_key", None), ArrayType) else type(value).__name__
-            raise TypeError(f"{where} needs {t!r}, got {got}")
+            raise TypeError(f"{where} needs {t!r}: {_array_field_mismatch(where, t, value)}")
         return value
     if value is not None and type(value) is not t:
         raise TypeError(f"{where} needs {type_name(t)}, got {type(value).__name__}")
     return None if value is None else value._copy()  # a nested struct is a value too
+
+
+def _array_field_mismatch(where: str, t, value) -> str:
+    """What is wrong with ``value`` for the array field ``where`` of type ``t``, in Warp's words."""
+    field = where.rsplit(".", 1)[-1]
+    kind = "indexed array" if repr(t).startswith("indexedarray") else "array"
+    got = getattr(value, "_key", None)
+    if not isinstance(got, ArrayType) or type(got) is not type(t):
+        what = type(value).__name__ if not isinstance(got, ArrayType) else repr(got).split("(")[0]
+        return f"Struct field '{field}' expects a Warp {kind}, got {what}"
+    if got.dtype is not t.dtype:
+        return f"Struct field '{field}' expects dtype {type_name(t.dtype)}, got {type_name(got.dtype)}"
+    return f"Struct field '{field}' expects an array with {t.ndim} dimension(s), got {got.ndim} dimension(s)"
 
 
 def _flat(value, t) -> list:
