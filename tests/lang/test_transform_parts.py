@@ -90,3 +90,18 @@ def test_part_assignment_errors():
     with pytest.raises(wp.KernelTypeError, match=r"transform_set_translation\(\) needs a transform .* got vec3f"):
         wp.launch(wrong_setter, 1, inputs=[out])
     assert out.numpy().tolist() == [[0.0] * 7]
+
+
+def test_a_component_assigned_a_composite_names_both_types():
+    @wp.kernel
+    def vector_into_component(y: wp.array(dtype=wp.vec3), src: wp.array(dtype=wp.vec3)):
+        i = wp.tid()
+        y[i].y = src[i]
+
+    y = wp.full(1, wp.vec3(1.0, 2.0, 3.0), dtype=wp.vec3)
+    with pytest.raises(wp.KernelTypeError, match=r"cannot assign a value of type vec3f to a component of type "
+                                                 r"float32 \(Composite slot assignment expects value of type float32, "
+                                                 r"got vec3f\)") as err:
+        wp.launch(vector_into_component, 1, inputs=[y, wp.zeros(1, dtype=wp.vec3)])
+    assert "y[i].y = src[i]" in str(err.value)
+    assert y.numpy().tolist() == [[1.0, 2.0, 3.0]]
