@@ -167,7 +167,7 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
         lines += _phased_split_loops(fn, dims, args, omp, gather) if fn.scatter_radius is not None else \
             _split_loops(fn, dims, args, omp)
         if gather is not None and gather.clears:
-            lines += _clear_loops(dims, args, omp)
+            lines += _clear_loops(r, gather, dims, args, omp)
         lines += ["}", ""]
         return lines
     call = f"body<UNIT>({args});"
@@ -367,12 +367,15 @@ def _gather_loops(gather: ir.IRGather, dims: int, args: str, omp: str) -> list[s
     return lines
 
 
-def _clear_loops(dims: int, args: str, omp: str) -> list[str]:
+def _clear_loops(r: CppRenderer, gather: ir.IRGather, dims: int, args: str, omp: str) -> list[str]:
     """After the gather form and the phases: the interior points clear the adjoints of the elements they
-    stored (``body_clear``), now that no point reads them any more (the gather read them at other points)."""
+    stored (``body_clear``), now that no point reads them any more (the gather read them at other points);
+    not at all when the launch keeps every one of those adjoints (their tests read only ``_bw_keep``)."""
     omp = omp.replace("num_threads(h.nthreads)", "num_threads(h.nthreads) schedule(static)")
     call = f"body_clear<UNIT>({args});"
-    lines = ["    if (use_gather) {"]
+    tests = [r.expr(c.cond) for c in gather.clears if isinstance(c, ir.IRIf)]
+    wanted = "" if len(tests) < len(gather.clears) else " && (" + " || ".join(tests) + ")"
+    lines = [f"    if (use_gather{wanted}) {{"]
     if dims == 1:
         lines += [f"        #pragma omp parallel for {omp}", f"        for (int32_t t0 = lo0; t0 < hi0; ++t0) {call}"]
     else:
