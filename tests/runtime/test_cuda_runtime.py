@@ -232,8 +232,12 @@ def test_the_current_device_is_the_launch_device_and_2d_launches_count_all_point
     with wp.ScopedDevice("cuda:0"):
         wp.launch(grid2, dim=(3, 300), inputs=[out, 1.0])
     [(_, _, grid, block, params)] = fake.launches
-    # in tiles of 32 x 8 threads: 10 x 1 blocks cover the 300 x 3 points
-    assert grid == (10, 1, 1) and block == (32, 8, 1) and struct.unpack_from("<4q", params) == (3, 300, 1, 1)
+    # 3 rows would fill 3 of a tile's 8: rows of 256 points instead, 4 blocks for the 900
+    assert grid == 4 and block == 256 and struct.unpack_from("<4q", params) == (3, 300, 1, 1)
+    out = wp.zeros((16, 300), dtype=wp.float64, device="cuda:0")
+    wp.launch(grid2, dim=(16, 300), inputs=[out, 1.0], device="cuda:0")
+    _, _, grid, block, params = fake.launches[-1]  # in tiles of 32 x 8: 10 x 2 blocks cover 300 x 16
+    assert grid == (10, 2, 1) and block == (32, 8, 1) and struct.unpack_from("<4q", params) == (16, 300, 1, 1)
 
 
 @needs_nvrtc

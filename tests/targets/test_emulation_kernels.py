@@ -96,11 +96,12 @@ def fill2_hits(a: wp.array2d(dtype=wp.int32), hits: wp.array2d(dtype=wp.int32)):
     a[j, i] = j * 1000 + i
 
 
-@pytest.mark.parametrize("shape", [(3, 300), (9, 32), (4, 31), (70, 33), (5, 7, 40), (1, 9, 64), (3, 1, 33),
-                                   (2, 3, 5, 33), (3, 1, 2, 64), (2, 2, 2, 8)])
+@pytest.mark.parametrize("shape", [(16, 64), (30, 64), (7, 8, 96), (8, 32, 120), (1, 16, 64), (2, 3, 4, 64),
+                                   (3, 4, 8, 32), (3, 300), (4, 31), (70, 33), (5, 7, 40), (2, 3, 5, 33), (2, 2, 2, 8)])
 def test_tiled_launches_run_every_point_once(shape):
     """Launches of 2+ dimensions with a last extent of 32 or more run in tiles of 32 x 8 or 32 x 4 x 2
-    threads (partial tiles at every edge), others in rows of 256 points: either way each point once."""
+    threads where the tiles are at least three quarters full (partial tiles at the edges: (30, 64) in y,
+    (7, 8, 96) in z, (8, 32, 120) in x), others in rows of 256 points: either way each point once."""
     from brickwork.targets.cuda.geometry import point_tiles
 
     kernel = {2: fill2_hits, 3: fill3_hits, 4: fill4_hits}[len(shape)]
@@ -111,7 +112,8 @@ def test_tiled_launches_run_every_point_once(shape):
     scale = {2: (1000, 1), 3: (10000, 100, 1), 4: (1000000, 10000, 100, 1)}[len(shape)]
     want = sum(s * c for s, c in zip(scale, np.indices(shape)))
     np.testing.assert_array_equal(a.numpy(), want)
-    assert (point_tiles(shape, 256) is None) == (shape[-1] < 32)
+    assert (point_tiles(shape, 256) is None) == (shape in ((3, 300), (4, 31), (70, 33), (5, 7, 40), (2, 3, 5, 33),
+                                                           (2, 2, 2, 8)))
 
 
 def test_point_tiles_cover_the_launch_with_blocks_of_256_threads():
@@ -119,10 +121,12 @@ def test_point_tiles_cover_the_launch_with_blocks_of_256_threads():
 
     assert point_tiles((300,), 256) is None  # one dimension: rows of 256 points
     assert point_tiles((3, 31), 256) is None  # narrower than a warp: rows of 256 points
-    assert point_tiles((3, 300), 256) == ((10, 1, 1), (32, 8, 1))
+    assert point_tiles((1024, 1024), 256) == ((32, 128, 1), (32, 8, 1))
     assert point_tiles((512, 512, 512), 256) == ((16, 128, 256), (32, 4, 2))  # the hand-written stencil's blocks
-    assert point_tiles((1, 9, 64), 256) == ((2, 2, 1), (32, 8, 1))  # one plane: no depth to the tile
-    assert point_tiles((2, 3, 5, 33), 256) == ((2, 2, 4), (32, 4, 2))  # z: 2 leading x 2 tiles of depth 2
+    assert point_tiles((1, 16, 64), 256) == ((2, 2, 1), (32, 8, 1))  # one plane: no depth to the tile
+    assert point_tiles((2, 3, 4, 64), 256) == ((2, 1, 4), (32, 4, 2))  # z: 2 leading x 2 tiles of depth 2
+    assert point_tiles((3, 300), 256) is None  # 3 of the tile's 8 rows: most threads would idle
+    assert point_tiles((64, 33), 256) is None  # 33 of 64 columns
     assert point_tiles((8, 65536 * 8, 32), 256) is None  # y beyond CUDA's 65535 blocks
     assert point_tiles((2**17 * 2, 4, 32), 256) is None  # z beyond it
     assert point_tiles((2, 2**30), 256) is None  # a coordinate of the last tile would pass int32
@@ -138,7 +142,8 @@ def test_the_emulation_tiles_a_launch_as_the_cuda_host_does(tmp_path):
 
     extents = [1, 2, 3, 31, 32, 33, 64, 300, 65535 * 4, 65536 * 8]
     shapes = [s for nd in (1, 2, 3, 4) for s in itertools.product(extents[:4] + extents[6:8], repeat=nd)]
-    shapes += [(8, 65536 * 8, 32), (65535 * 2, 4, 32), (65536 * 2, 4, 32), (2, 2**30), (2, 2**30 - 1), (3, 65535 * 8, 40)]
+    shapes += [(8, 65536 * 8, 32), (65535 * 2, 4, 32), (65536 * 2, 4, 32), (2, 2**30), (2, 2**30 - 1), (3, 65535 * 8, 40),
+               (16, 64), (30, 64), (7, 8, 96), (8, 32, 120), (2, 3, 4, 64), (1024, 1024)]
     main = ["#include <cstdint>", "#include <cstdio>", POINT_TILES_CPP, "int main() {"]
     for shape in shapes:
         n = ", ".join(f"{x}LL" for x in shape)

@@ -2,9 +2,10 @@
 blocks, threads per block, dynamic shared memory and the global scratch buffer of one launch.
 
 A plain kernel launched over two or more dimensions whose last extent is at least a warp wide runs
-in *tiles* (``point_tiles``): a three-dimensional grid of 32 x 8 or 32 x 4 x 2 thread blocks, as a
-hand-written stencil is launched, so that neighbouring rows (and planes) of a stencil are read by
-one block and stay in its L1 cache, and no thread divides to find its point. The kernel tells the
+in *tiles* where they are at least three quarters full (``point_tiles``): a three-dimensional grid
+of 32 x 8 or 32 x 4 x 2 thread blocks, as a hand-written stencil is launched, so that neighbouring
+rows (and planes) of a stencil are read by one block and stay in its L1 cache, and no thread
+divides to find its point. The kernel tells the
 two shapes apart by ``blockDim.y`` (``passes/gpu_grid.py``); the emulation target applies the same
 rule (``POINT_TILES_CPP``).
 
@@ -79,9 +80,10 @@ MAX_TILED_EXTENT = 2**30
 def point_tiles(dims: tuple, block: int) -> tuple | None:
     """``(grid, threads)`` 3-tuples of the tiled launch of the points ``dims`` (two or more extents, the last
     fastest) in blocks of ``block`` threads, or None where it runs one-dimensional: one or fewer than
-    TILE_X points along the last dimension, or a grid beyond CUDA's limits. x covers the last dimension,
-    y the one before, z the one before that (2 threads deep where it has 2 or more points) and every
-    dimension before it (one block per index)."""
+    TILE_X points along the last dimension, a grid beyond CUDA's limits, or partial tiles that would
+    leave more than a quarter of the threads idle (a narrow or odd-sized launch fills rows of 256).
+    x covers the last dimension, y the one before, z the one before that (2 threads deep where it has
+    2 or more points) and every dimension before it (one block per index)."""
     nd = len(dims)
     if nd < 2 or not TILE_X <= dims[-1] < MAX_TILED_EXTENT:
         return None
@@ -95,7 +97,13 @@ def point_tiles(dims: tuple, block: int) -> tuple | None:
     gy = -(-dims[-2] // ty)
     if gy > MAX_GRID_YZ or gz > MAX_GRID_YZ:
         return None
-    return (-(-dims[-1] // TILE_X), gy, gz), (TILE_X, ty, tz)
+    gx = -(-dims[-1] // TILE_X)
+    points = 1
+    for n in dims:
+        points *= n
+    if 4 * points < 3 * (gx * TILE_X) * (gy * ty) * (gz * tz):  # partial tiles would idle over a quarter
+        return None
+    return (gx, gy, gz), (TILE_X, ty, tz)
 
 
 #: ``point_tiles`` in C++ for the emulation target, which launches without Python (same rule, same constants).
@@ -112,7 +120,11 @@ inline bool point_tiles(const int64_t* n, int nd, int32_t block, tiles& t) {{
     }}
     const int64_t gy = (n[nd - 2] + ty - 1) / ty;
     if (gy > {MAX_GRID_YZ} || gz > {MAX_GRID_YZ}) return false;
-    t = tiles{{{{(n[nd - 1] + {TILE_X - 1}) / {TILE_X}, gy, gz}}, {{{TILE_X}, ty, tz}}}};
+    const int64_t gx = (n[nd - 1] + {TILE_X - 1}) / {TILE_X};
+    int64_t points = 1;
+    for (int d = 0; d < nd; ++d) points *= n[d];
+    if (4 * points < 3 * (gx * {TILE_X}) * (gy * ty) * (gz * tz)) return false;  // over a quarter idle
+    t = tiles{{{{gx, gy, gz}}, {{{TILE_X}, ty, tz}}}};
     return true;
 }}
 """
