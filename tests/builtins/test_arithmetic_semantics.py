@@ -1,6 +1,7 @@
 """Integer shifts, float-to-integer conversions and the host's divisions and extrema: defined results,
 the same in a scalar and a vectorized loop, folded or not, on the host and in a kernel."""
 
+import math
 from typing import Any
 
 import numpy as np
@@ -101,3 +102,26 @@ def test_host_min_max_clamp_of_nan_give_the_other_operand():
     assert wp.max(nan, 1.0) == 1.0 and wp.max(1.0, nan) == 1.0
     assert wp.clamp(nan, 0.0, 1.0) == 0.0
     assert wp.min(wp.vec2(nan, 2.0), wp.vec2(1.0, nan)) == wp.vec2(1.0, 2.0)
+
+
+@wp.kernel
+def clamp_zeros(out: wp.array(dtype=float), vout: wp.array(dtype=wp.vec3)):
+    out[0] = wp.clamp(-0.0, 0.0, 0.0)
+    out[1] = wp.clamp(-0.0, -0.0, 0.0)
+    out[2] = wp.clamp(0.0, -0.0, -0.0)
+    out[3] = wp.clamp(wp.nan, 1.0, 2.0)
+    vout[0] = wp.clamp(wp.vec3(-0.0, 0.0, wp.nan), wp.vec3(0.0, -0.0, -1.0), wp.vec3(0.0, -0.0, 1.0))
+
+
+def test_clamp_between_zeros_of_two_signs_is_warps_in_kernels_and_on_the_host():
+    """clamp(x, lo, hi) = min(max(lo, x), hi) with IEEE's NaN rule, as Warp 1.19: the sign of a zero result
+    follows lo or hi (clamp(-0.0, 0.0, 0.0) is 0.0, clamp(0.0, -0.0, -0.0) is -0.0)."""
+    out, vout = wp.zeros(4, dtype=float), wp.zeros(1, dtype=wp.vec3)
+    wp.launch(clamp_zeros, 1, inputs=[out, vout])
+    signs = np.signbit(out.numpy()[:3]).tolist()
+    assert signs == [False, True, True] and out.numpy()[3] == 1.0
+    assert np.signbit(vout.numpy()[0]).tolist() == [False, True, True] and vout.numpy()[0, 2] == -1.0
+    host = [wp.clamp(-0.0, 0.0, 0.0), wp.clamp(-0.0, -0.0, 0.0), wp.clamp(0.0, -0.0, -0.0)]
+    assert [math.copysign(1.0, float(v)) < 0 for v in host] == [False, True, True]
+    typed = wp.clamp(wp.float32(-0.0), wp.float32(0.0), wp.float32(0.0))
+    assert not math.copysign(1.0, float(typed)) < 0

@@ -147,7 +147,7 @@ _HOST = {
     "abs": abs, "pow": np.power,
     "min": extremum("min", min, np.fmin, np.min), "max": extremum("max", max, np.fmax, np.max),
     "argmin": index_of(np.argmin), "argmax": index_of(np.argmax), "isnan": math.isnan, "isinf": math.isinf,
-    "isfinite": math.isfinite, "clamp": lambda x, a, b: min(max(x, a), b),
+    "isfinite": math.isfinite, "clamp": lambda x, a, b: min(max(a, x), b),
     "step": lambda x: type(x)(1 if x < 0 else 0), "nonzero": lambda x: type(x)(0 if x == 0 else 1),
     "smoothstep": lambda a, b, x: _smoothstep(a, b, x), "lerp": _lerp,
     "add": operator.add, "sub": operator.sub, "mul": operator.mul, "mod": operator.mod, "floordiv": operator.floordiv,

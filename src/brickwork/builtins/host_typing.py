@@ -147,5 +147,16 @@ _INT_FORMULAS = {"div": _c_div, "mod": _c_mod, "sign": lambda x: -1 if x < 0 els
                  "lshift": operator.lshift, "rshift": operator.rshift}
 _SHIFTS = frozenset({"lshift", "rshift"})
 _DIVISIONS = frozenset({"div", "mod", "floordiv"})
-# fmod: C's, the sign of the dividend; min/max: a NaN operand yields the other (clamp(NaN, lo, hi) is lo)
-_FLOAT_FORMULAS = {"mod": np.fmod, "min": np.fmin, "max": np.fmax, "clamp": lambda x, a, b: np.fmin(np.fmax(x, a), b)}
+def _select_max(a, b):
+    """brickwork.h's float max: a NaN ``a`` yields ``b``, else the larger, ``a`` when they compare equal."""
+    return b if a != a or a < b else a
+
+
+def _select_min(a, b):
+    return b if a != a or b < a else a
+
+
+# fmod: C's, the sign of the dividend; min/max: a NaN operand yields the other (clamp(NaN, lo, hi) is lo);
+# clamp is min(max(lo, x), hi) as in a kernel and in Warp, which decides the sign of a zero between zeros
+_FLOAT_FORMULAS = {"mod": np.fmod, "min": np.fmin, "max": np.fmax,
+                   "clamp": lambda x, a, b: _select_min(_select_max(a, x), b)}

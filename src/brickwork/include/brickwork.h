@@ -516,7 +516,8 @@ template <class T> BW_INLINE T max(T a, T b) { return a < b ? b : a; }
     BW_INLINE T min(T a, T b) { T m = b < a ? b : a; return a != a ? b : m; }                       \
     BW_INLINE T max(T a, T b) { T m = a < b ? b : a; return a != a ? b : m; }
 BW_FMINMAX(float) BW_FMINMAX(double) BW_FMINMAX(half) BW_FMINMAX(bhalf)
-template <class T> BW_INLINE T clamp(T x, T lo, T hi) { return min(max(x, lo), hi); }
+// max(lo, x), not max(x, lo): between zeros of two signs the result is Warp's (clamp(-0.0, 0.0, 0.0) is 0.0)
+template <class T> BW_INLINE T clamp(T x, T lo, T hi) { return min(max(lo, x), hi); }
 // asin/acos clamp to [-1, 1] first, as Warp's do: acos(dot(a, b)) of unit vectors whose dot rounds to
 // 1.0000001 is 0, not NaN (and NaN clamps to -1, as clamp does)
 #define BW_MATH1_CLAMPED(name) \
@@ -524,7 +525,7 @@ template <class T> BW_INLINE T clamp(T x, T lo, T hi) { return min(max(x, lo), h
 BW_MATH1_CLAMPED(asin) BW_MATH1_CLAMPED(acos)
 BW_LIFT1(abs) BW_LIFT1(sign) BW_LIFT2(min) BW_LIFT2(max)
 template <int N, class T> BW_INLINE vec<N, T> clamp(const vec<N, T>& x, const vec<N, T>& lo, const vec<N, T>& hi) {
-    return min(max(x, lo), hi);
+    return min(max(lo, x), hi);
 }
 template <int N, class T> BW_INLINE T min_element(const vec<N, T>& v) {
     T m = v.c[0];
