@@ -98,10 +98,8 @@ class ConstructionRules:
                              f"dtype=: all values given when constructing a {kind} must have the same type", node)
 
     def _is_number(self, value) -> bool:
-        """A number written in the kernel: a literal or constant, or a local still bound to one."""
-        if isinstance(value, ir.IRConst):
-            return True
-        return isinstance(value, ir.IRLocal) and type(self.symbols.known.get(value.name)) in (int, float)
+        """A number written in the kernel: a literal or constant, or a local still bound to one (``_literal``)."""
+        return isinstance(value, ir.IRConst) or isinstance(self._literal(value), Static)
 
     def construct(self, t, node):
         if is_struct_type(t):

@@ -32,7 +32,7 @@ from dataclasses import replace
 from .. import ir
 from ..builtins.adjoints import ADJOINTS, NOT_DIFFERENTIABLE
 from ..types.arrays import ArrayType, type_name
-from ..types.kernel_params import KEEP_PARAM, has_adjoint_param, has_adjoint_value, is_pack_type
+from ..types.kernel_params import KEEP_BITS, KEEP_PARAM, has_adjoint_param, has_adjoint_value, is_pack_type
 from ..types.opaque import TupleType
 from ..types.scalars import bool_, int32, int64, uint64
 from ..types.structs import has_array_fields, is_struct_type
@@ -235,7 +235,7 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
         """``stmts`` (clearing the adjoint of a stored element of ``array``) run unless the launch keeps
         that array's adjoint (``KEEP_PARAM``)."""
         k = self.array_positions.get(getattr(array, "name", None))
-        if k is None or k >= 64:  # not a parameter (no gradient arrives there), or beyond the mask: cleared
+        if k is None or k >= KEEP_BITS:  # not a parameter (no gradient arrives there), or beyond the mask: cleared
             return stmts
         bit = op("bit_and", op("rshift", ir.IRLocal(KEEP_PARAM, uint64), ir.IRConst(k, uint64)), ir.IRConst(1, uint64))
         return [ir.IRIf(op("eq", bit, ir.IRConst(0, uint64)), stmts, [])]

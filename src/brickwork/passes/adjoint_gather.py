@@ -85,10 +85,10 @@ class _Write:
 class _Plan:
     """The interior program's writes and their slices, or None (``of``) when the rule does not apply."""
 
-    def __init__(self, fn, interior, program, writes, low, high, reads):
+    def __init__(self, fn, interior, program, writes, low, high, reads, clears):
         self.fn, self.interior, self.program, self.writes = fn, interior, program, writes
         self.low, self.high, self.reads = low, high, reads
-        self.clears: list = []  # (array, offsets, zero, keep test or None) of the interior's adjoint clears
+        self.clears = clears  # (array, offsets, zero, keep test or None) of the interior's adjoint clears
 
     @classmethod
     def of(cls, fn: ir.IRFunction, split: ir.IRInteriorSplit) -> "_Plan | None":
@@ -162,9 +162,7 @@ class _Plan:
             return None
         if any(array.name in written for array, _, _, _ in clears):
             return None  # an array both cleared and summed into: its order matters, the scatter form keeps it
-        plan = cls(fn, interior, program, writes, low, high, list(reads.values()))
-        plan.clears = clears
-        return plan
+        return cls(fn, interior, program, writes, low, high, list(reads.values()), clears)
 
     def build(self, locals_: Locals) -> ir.IRGather:
         dims = self.fn.tid_dims

@@ -16,7 +16,7 @@ from ..errors import LaunchError
 from ..lang.determinism import check_backward
 from ..types import array_reads
 from ..types.arrays import ArrayType, array, copy_observers, empty, type_name
-from ..types.kernel_params import KEEP_PARAM, has_adjoint_param, has_adjoint_value, is_pack_type
+from ..types.kernel_params import KEEP_BITS, KEEP_PARAM, has_adjoint_param, has_adjoint_value, is_pack_type
 from ..types.scalars import bool_, is_scalar_type, uint64
 from ..types.structs import gradient_struct, has_array_fields
 
@@ -372,9 +372,7 @@ def keep_mask(types, args, adjs) -> int:
     clear, reversing a store clears the stored element's adjoint, as Warp's adjoint of a store does; an
     adjoint array of the caller's own is read and left as it was."""
     mask = 0
-    for k, (t, arg, adj) in enumerate(zip(types, args, adjs)):
-        if k >= 64:
-            break
+    for k, (t, arg, adj) in enumerate(zip(types[:KEEP_BITS], args, adjs)):
         own = getattr(arg, "_grad", None) if isinstance(t, ArrayType) else None
         if own is None or not isinstance(adj, array) or adj.ptr != own.ptr or getattr(arg, "_retain_grad", False):
             mask |= 1 << k

@@ -35,3 +35,5 @@ def has_adjoint_value(t) -> bool:
 #: store to it is reversed; clear, the element's adjoint moves to the stored value and is zeroed
 #: (``passes/adjoint.py``; the launch sets it: ``runtime/tape.py: keep_mask``).
 KEEP_PARAM = "_bw_keep"
+#: Array parameters the mask speaks for (the first ones); a store into a later one always clears.
+KEEP_BITS = 64

@@ -11,7 +11,7 @@ from ..errors import StructDefinitionError
 from .arrays import ArrayType, array, element_layout, type_name
 from .composite import CompositeBase, held_by, is_composite_type
 from .fixed_arrays import FixedArrayType
-from .indexed_arrays import packed_size
+from .indexed_arrays import IndexedArrayType, packed_size
 from .layout import pack_format, struct_offsets
 from .scalars import (
     ScalarBase,
@@ -209,11 +209,12 @@ def _coerce(value, t, where):
 def _array_field_mismatch(where: str, t, value) -> str:
     """What is wrong with ``value`` for the array field ``where`` of type ``t``, in Warp's words."""
     field = where.rsplit(".", 1)[-1]
-    kind = "indexed array" if repr(t).startswith("indexedarray") else "array"
+    kind = "indexed array" if isinstance(t, IndexedArrayType) else "array"
     got = getattr(value, "_key", None)
-    if not isinstance(got, ArrayType) or type(got) is not type(t):
-        what = type(value).__name__ if not isinstance(got, ArrayType) else repr(got).split("(")[0]
-        return f"Struct field '{field}' expects a Warp {kind}, got {what}"
+    if not isinstance(got, ArrayType):
+        return f"Struct field '{field}' expects a Warp {kind}, got {type(value).__name__}"
+    if type(got) is not type(t):
+        return f"Struct field '{field}' expects a Warp {kind}, got {'array' if kind != 'array' else 'indexedarray'}"
     if got.dtype is not t.dtype:
         return f"Struct field '{field}' expects dtype {type_name(t.dtype)}, got {type_name(got.dtype)}"
     return f"Struct field '{field}' expects an array with {t.ndim} dimension(s), got {got.ndim} dimension(s)"

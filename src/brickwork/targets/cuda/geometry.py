@@ -5,9 +5,8 @@ A plain kernel launched over two or more dimensions whose last extent is at leas
 in *tiles* where they are at least three quarters full (``point_tiles``): a three-dimensional grid
 of 32 x 8 or 32 x 4 x 2 thread blocks, as a hand-written stencil is launched, so that neighbouring
 rows (and planes) of a stencil are read by one block and stay in its L1 cache, and no thread
-divides to find its point. The kernel tells the
-two shapes apart by ``blockDim.y`` (``passes/gpu_grid.py``); the emulation target applies the same
-rule (``POINT_TILES_CPP``).
+divides to find its point. The kernel tells the two shapes apart by ``blockDim.y``
+(``passes/gpu_grid.py``); the emulation target applies the same rule (``POINT_TILES_CPP``).
 
 The scratch arena's size is an int64 expression of the kernel's parameters, recorded as the IR
 printer's text (``add[nw](mul[nw](int64(_la_ke), 8), 64)``); ``arena_function`` turns it into a

@@ -53,17 +53,15 @@ class CudaEntry:
         ordinal = device.ordinal
         module, function = self._loaded.get(ordinal) or self._function(drv, ordinal)
         if self.one_row_of_points:  # the common case, without building a Geometry
-            block = self.block
-            drv.launch(ordinal, function, (dims[0] + block - 1) // block, block, buf, stream=stream)
-            if self.checked:
-                self._raise_out_of_bounds(drv, ordinal, module)
-            return
-        g = self.plan.geometry(dims[:self.ndims], args, params)
-        if g.shared > self._shared_allowed.get(ordinal, _DEFAULT_DYNAMIC_SHARED):
-            drv.allow_dynamic_shared(ordinal, function, g.shared)
-            self._shared_allowed[ordinal] = g.shared
-        arena = self._global_arena(drv, ordinal, stream, g.grid * g.global_arena) if g.global_arena else 0
-        drv.launch(ordinal, function, g.grid, g.block, buf, shared=g.shared, arena=arena, stream=stream)
+            grid, block, shared, arena = (dims[0] + self.block - 1) // self.block, self.block, 0, 0
+        else:
+            g = self.plan.geometry(dims[:self.ndims], args, params)
+            if g.shared > self._shared_allowed.get(ordinal, _DEFAULT_DYNAMIC_SHARED):
+                drv.allow_dynamic_shared(ordinal, function, g.shared)
+                self._shared_allowed[ordinal] = g.shared
+            arena = self._global_arena(drv, ordinal, stream, g.grid * g.global_arena) if g.global_arena else 0
+            grid, block, shared = g.grid, g.block, g.shared
+        drv.launch(ordinal, function, grid, block, buf, shared=shared, arena=arena, stream=stream)
         if self.checked:
             self._raise_out_of_bounds(drv, ordinal, module)
 
