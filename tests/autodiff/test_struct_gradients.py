@@ -5,8 +5,10 @@ function, and tape.zero() clears them."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import brickwork as wp
+from brickwork import config
 
 
 @wp.struct
@@ -175,3 +177,96 @@ def test_array_of_structs_gradient_goes_to_each_float_field():
     g = a.grad.numpy()
     np.testing.assert_array_equal(g["mass"], [1.0 + i * i for i in range(4)])
     np.testing.assert_array_equal(g["pos"], [[2.0 * i, 2.0 * i * i, 0.0] for i in range(4)])
+
+
+@wp.struct
+class Layer:
+    weight: float
+    values: wp.array(dtype=float)
+
+
+@wp.struct
+class Stack:
+    layer: Layer
+    out: wp.array(dtype=float)
+
+
+@wp.kernel
+def write_through_elements(layers: wp.array(dtype=Layer), x: wp.array(dtype=float)):
+    i = wp.tid()
+    layer = layers[i % 2]
+    layer.values[i] = layer.weight * x[i]
+
+
+@wp.kernel
+def read_through_elements(layers: wp.array(dtype=Layer), loss: wp.array(dtype=float)):
+    i = wp.tid()
+    v = layers[i % 2].values[i]
+    wp.atomic_add(loss, 0, v * v)
+
+
+@wp.kernel
+def nested_through_elements(stacks: wp.array(dtype=Stack), x: wp.array(dtype=float)):
+    i = wp.tid()
+    s = stacks[0]
+    s.out[i] = s.layer.values[i] * x[i]
+
+
+@wp.kernel
+def sum_squares(y: wp.array(dtype=float), loss: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, y[i] * y[i])
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda-emulation"])
+@pytest.mark.parametrize("struct_grad", [False, True])
+def test_stores_through_an_array_of_structs_pass_their_gradient(target, struct_grad):
+    """y[i] = w * x[i] stored through layers[i % 2].values (the same y in both elements), then sum(y^2): as
+    Warp 1.19, dx = 2 w^2 x and y's gradient is cleared by the store's reverse; the weight's adjoint goes to
+    the elements' float field where the array of structs has a gradient (2 w x^2, summed per element)."""
+    with config.override(target=target):
+        x = wp.array([1.0, 2.0, 3.0, 4.0], dtype=float, requires_grad=True)
+        y = wp.zeros(4, dtype=float, requires_grad=True)
+        layers = wp.array([Layer(2.0, y), Layer(3.0, y)], dtype=Layer, requires_grad=struct_grad)
+        loss = wp.zeros(1, dtype=float, requires_grad=True)
+        with wp.Tape() as tape:
+            wp.launch(write_through_elements, 4, inputs=[layers, x])
+            wp.launch(sum_squares, 4, inputs=[y, loss])
+        tape.backward(loss)
+        w, xs = np.array([2.0, 3.0, 2.0, 3.0]), x.numpy()
+        np.testing.assert_allclose(x.grad.numpy(), 2.0 * w * w * xs)
+        np.testing.assert_array_equal(y.grad.numpy(), np.zeros(4))
+        if struct_grad:
+            dw = 2.0 * w * xs * xs
+            np.testing.assert_allclose(layers.grad.numpy()["weight"], [dw[0] + dw[2], dw[1] + dw[3]])
+        tape.zero()
+        assert not x.grad.numpy().any()
+        with wp.Tape() as tape:  # again after tape.zero(): the same gradient
+            wp.launch(write_through_elements, 4, inputs=[layers, x])
+            wp.launch(sum_squares, 4, inputs=[y, loss])
+        tape.backward(loss)
+        np.testing.assert_allclose(x.grad.numpy(), 2.0 * w * w * xs)
+
+
+def test_reads_and_nested_stores_through_an_array_of_structs_pass_their_gradient():
+    a = wp.array([1.0, -2.0, 0.5], dtype=float, requires_grad=True)
+    b = wp.array([4.0, 5.0, 6.0], dtype=float, requires_grad=True)
+    no_grad = wp.array([7.0, 8.0, 9.0], dtype=float)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    layers = wp.array([Layer(1.0, a), Layer(1.0, no_grad)], dtype=Layer)
+    with wp.Tape() as tape:
+        wp.launch(read_through_elements, 3, inputs=[layers, loss])
+    tape.backward(loss)
+    np.testing.assert_allclose(a.grad.numpy(), [2.0, 0.0, 1.0])  # elements 0 and 2 read a, 1 the array without
+    assert loss.numpy()[0] == 1.0 + 64.0 + 0.25
+    out = wp.zeros(3, dtype=float, requires_grad=True)
+    x = wp.array([2.0, 3.0, 4.0], dtype=float, requires_grad=True)
+    stacks = wp.array([Stack(Layer(0.0, b), out)], dtype=Stack)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(nested_through_elements, 3, inputs=[stacks, x])
+        wp.launch(sum_squares, 3, inputs=[out, loss])
+    tape.backward(loss)
+    bs, xs = b.numpy(), x.numpy()
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * bs * bs * xs)
+    np.testing.assert_allclose(b.grad.numpy(), 2.0 * bs * xs * xs)

@@ -163,6 +163,7 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
                 else:
                     self.adj_values[name] = p
                 self.params.append((p.name, t))
+        self.adj_params = {p.name for p in self.adj_arrays.values()}
         # bit k set: keep the adjoint of array parameter k where a store is reversed (the launch sets it
         # unless that adjoint array is the argument's own .grad without retain_grad, as Warp decides)
         self.params.append((KEEP_PARAM, uint64))
@@ -226,7 +227,7 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
     def has_grad(self, adj_arr):
         """The test that the adjoint array was passed (not empty), or None where the kernel may assume
         it (``assume_grads``: a version of the body that runs only when every one it tests was)."""
-        if self.assume_grads and any(adj_arr.name == p.name for p in self.adj_arrays.values()):
+        if self.assume_grads and adj_arr.name in self.adj_params:  # a parameter (not a local alias)
             self.assumed[adj_arr.name] = adj_arr
             return None
         return ir.IRCall("gt", [ir.IRArrayShape(adj_arr, 0, int32), i32(0)], bool_)

@@ -122,6 +122,13 @@ class ForwardReplay:
             grads = self.grad_struct_of(value)
             if grads is not None:
                 out.append(ir.IRAssign(self.grad_struct_local(target), grads))
+            elif isinstance(value, ir.IRArrayElem) and isinstance(value.array, ir.IRLocal):
+                # an element of an array of structs: the same element of its adjoint array points to the
+                # gradients of its arrays (runtime/tape.launch_adjoint fills those fields in)
+                adj = self.adj_array(value.array)
+                load = ir.IRAssign(self.grad_struct_local(target), ir.IRArrayElem(adj, value.indices, value.type))
+                test = self.has_grad(adj)
+                out.append(load if test is None else ir.IRIf(test, [load], []))
 
     def grad_struct_local(self, local: ir.IRLocal) -> ir.IRLocal:
         """The local holding the gradients of the arrays that the struct local ``local`` holds."""

@@ -15,7 +15,8 @@ from ..device import CPU, get_device
 from ..errors import LaunchError
 from ..lang.determinism import check_backward
 from ..types import array_reads
-from ..types.arrays import ArrayType, array, copy_observers, empty, type_name
+from ..types.arrays import ArrayType, array, copy_observers, empty, type_name, zeros
+from ..types.held_arrays import point_at_gradients
 from ..types.kernel_params import KEEP_BITS, KEEP_PARAM, has_adjoint_param, has_adjoint_value, is_pack_type
 from ..types.scalars import bool_, is_scalar_type, uint64
 from ..types.structs import gradient_struct, has_array_fields
@@ -338,6 +339,10 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
         elif adj._key is not t or adj.shape != arg.shape:
             raise LaunchError(f"backward launch of '{kernel.key}': the adjoint of '{name}' must be "
                               f"{type_name(t)} of shape {arg.shape}, got {type_name(adj._key)} of shape {adj.shape}")
+        if has_array_fields(t.dtype):  # structs holding arrays: the adjoint's elements point to their gradients
+            if adj.size == 0 and arg.size:
+                adj = zeros(arg.shape, t.dtype, arg.device)
+            point_at_gradients(arg, adj)
         grads.append(adj)
     back = inst.adjoint()
     table = kernel.__dict__.setdefault("_adjoint_packers", {})

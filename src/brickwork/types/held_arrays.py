@@ -166,3 +166,29 @@ def struct_items(a: array, value, what: str):
     records = [element_value(a.dtype, v, what) for v in items]  # checks every item before anything is recorded
     hold(a, [pair for v in items if getattr(type(v), "_bw_struct", False) for pair in arrays_in(v)])
     return records if isinstance(value, (list, tuple)) else records[0]
+
+
+def point_at_gradients(a: array, into: array) -> None:
+    """Point the array fields of the struct records of ``into`` (an adjoint array of ``a``'s shape) at the
+    gradients of the arrays ``a``'s records hold, element by element: a null array where one has none. A
+    backward kernel finds there where the adjoint of a store through ``a[i].field`` goes (Warp's arrays carry
+    their gradient's address themselves). Numeric fields are left as they are."""
+    data, out = a.numpy(), into.numpy()  # a view for host memory, a copy for device memory
+    table, pairs = held(a), []
+    for path, t in _array_fields(a.dtype):
+        source, dest = data, out
+        for name in path:
+            source, dest = source[name], dest[name]
+        rows = np.ascontiguousarray(source).reshape(-1, source.shape[-1])
+        keys, inverse = np.unique(rows.view(np.dtype((np.void, rows.shape[1]))).ravel(), return_inverse=True)
+        grads = np.zeros((len(keys), rows.shape[1]), np.uint8)
+        for j, key in enumerate(keys):
+            found = table.get((t, key.tobytes())) or _recorded.get((t, key.tobytes()))
+            grad = None if found is None else found.grad
+            if grad is not None:
+                grads[j] = np.frombuffer(grad._packed, np.uint8)
+                pairs.append((t, grad))
+        dest[...] = grads[inverse.ravel()].reshape(source.shape)
+    if not into.device.is_cpu:
+        into.assign(out)
+    hold(into, pairs)
