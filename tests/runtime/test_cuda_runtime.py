@@ -202,6 +202,13 @@ def saxpy(a: float, x: wp.array(dtype=float), y: wp.array(dtype=float)):
 
 
 @wp.kernel
+def row_sums(x: wp.array2d(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    for j in range(x.shape[1]):  # a loop: one point per thread
+        y[i] += x[i, j]
+
+
+@wp.kernel
 def grid2(out: wp.array2d(dtype=wp.float64), s: wp.float64):
     i, j = wp.tid()
     out[i, j] = s
@@ -213,7 +220,7 @@ def test_a_launch_packs_the_cpu_buffer_and_runs_one_thread_per_point(fake):
     y = wp.zeros(1000, device="cuda:0")
     wp.launch(saxpy, dim=1000, inputs=[2.0, x, y], device="cuda:0")
     [(ordinal, function, grid, block, params)] = fake.launches
-    assert (ordinal, grid, block) == (0, 4, 256)  # ceil(1000 / 256) blocks of 256
+    assert (ordinal, grid, block) == (0, 1, 256)  # ceil(1000 / 1024) blocks of 256 threads, 4 points each
     assert fake.modules[0][:4] == b"\x7fELF"  # the NVRTC cubin
     dims = struct.unpack_from("<4q4i", params)
     assert dims == (1000, 1, 1, 1, 0, 0, 1, 0)
@@ -224,6 +231,8 @@ def test_a_launch_packs_the_cpu_buffer_and_runs_one_thread_per_point(fake):
     wp.launch(saxpy, dim=1000, inputs=[3.0, x, y], device="cuda:0")  # the fast path: no second load
     assert len(fake.modules) == 1 and len(fake.launches) == 2
     assert struct.unpack_from("<f", fake.launches[1][4], 48) == (3.0,)
+    wp.launch(row_sums, dim=1000, inputs=[wp.zeros((1000, 3), device="cuda:0"), y], device="cuda:0")
+    assert fake.launches[2][2:4] == (4, 256)  # ceil(1000 / 256) blocks of 256 threads, a point each
 
 
 @needs_nvrtc

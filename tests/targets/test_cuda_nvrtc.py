@@ -19,6 +19,7 @@ from brickwork import pipeline
 from brickwork.errors import KernelError, ToolchainError
 from brickwork.jit import cache, nvrtc
 from brickwork.lang.kernel import Kernel
+from brickwork.passes.gpu_grid import POINTS_PER_THREAD
 from brickwork.targets.cuda import CudaTarget, build
 from brickwork.types.generic import is_generic
 
@@ -93,9 +94,13 @@ def test_corpus_instance_compiles_to_sm90_cubin(builds, name):
     text, path, meta = _compiled(builds, name)
     assert path.endswith(cache.CUBIN) and meta["arch"] == "sm_90" and meta["artifact"] == cache.CUBIN
     tiles = {"tiles": True} if meta["tid_dims"] >= 2 else {}  # a launch of 2+ dimensions may run in tiles
-    assert meta["gpu_launch"] == {"grid": "points", "block": 256, "shared_bytes": 0, "arena": None, **tiles}
+    launch = dict(meta["gpu_launch"])
+    per_thread = launch.pop("per_thread", 1)  # a 1-D launch of a short straight body: 4 points per thread
+    assert per_thread == 1 or (per_thread == POINTS_PER_THREAD and meta["tid_dims"] == 1)
+    assert launch == {"grid": "points", "block": 256, "shared_bytes": 0, "arena": None, **tiles}
     assert 'extern "C" __global__ void __launch_bounds__(256) bw_entry(const Packed p, char* bw_arena_global)' in text
-    assert "        return;" in text  # the bounds guard of the last block
+    # the bounds guard of the last block; of the last thread's points
+    assert "        return;" in text if per_thread == 1 else "                break;" in text
     assert "#pragma" not in text
 
 
@@ -133,14 +138,58 @@ __device__ __forceinline__ void body(float v_a, bw::array_t<float, 1> v_x, bw::a
     (void)bw_blk;
     int32_t v_i{};
     int64_t v__gpu_p1{};
-    int32_t v__gpu_c2{};
-    v__gpu_p1 = bw::add(bw::mul(bw::cast<int64_t>(((int32_t)blockIdx.x)), bw::cast<int64_t>(((int32_t)blockDim.x))), bw::cast<int64_t>(((int32_t)threadIdx.x)));
-    if (bw::truth(bw::ge(v__gpu_p1, bw::cast<int64_t>(n0)))) {
-        return;
+    int32_t v_i_p0_4{};
+    float v__gpu_v2_p0_5{};
+    float v__gpu_v3_p0_6{};
+    int32_t v__gpu_c7{};
+    int32_t v_i_p1_8{};
+    float v__gpu_v2_p1_9{};
+    float v__gpu_v3_p1_10{};
+    int32_t v__gpu_c11{};
+    int32_t v_i_p2_12{};
+    float v__gpu_v2_p2_13{};
+    float v__gpu_v3_p2_14{};
+    int32_t v__gpu_c15{};
+    int32_t v_i_p3_16{};
+    float v__gpu_v2_p3_17{};
+    float v__gpu_v3_p3_18{};
+    int32_t v__gpu_c19{};
+    int32_t v__gpu_c20{};
+    int64_t v__gpu_q21{};
+    v__gpu_p1 = bw::add(bw::mul(bw::cast<int64_t>(((int32_t)blockIdx.x)), bw::mul(bw::cast<int64_t>(((int32_t)blockDim.x)), int64_t(4LL))), bw::cast<int64_t>(((int32_t)threadIdx.x)));
+    if (bw::truth(bw::lt(bw::add(v__gpu_p1, bw::mul(bw::cast<int64_t>(((int32_t)blockDim.x)), int64_t(3LL))), bw::cast<int64_t>(n0)))) {
+        v__gpu_c7 = bw::cast<int32_t>(bw::add(v__gpu_p1, bw::mul(bw::cast<int64_t>(((int32_t)blockDim.x)), int64_t(0LL))));
+        v__gpu_c11 = bw::cast<int32_t>(bw::add(v__gpu_p1, bw::mul(bw::cast<int64_t>(((int32_t)blockDim.x)), int64_t(1LL))));
+        v__gpu_c15 = bw::cast<int32_t>(bw::add(v__gpu_p1, bw::mul(bw::cast<int64_t>(((int32_t)blockDim.x)), int64_t(2LL))));
+        v__gpu_c19 = bw::cast<int32_t>(bw::add(v__gpu_p1, bw::mul(bw::cast<int64_t>(((int32_t)blockDim.x)), int64_t(3LL))));
+        v_i_p0_4 = v__gpu_c7;
+        v_i_p1_8 = v__gpu_c11;
+        v_i_p2_12 = v__gpu_c15;
+        v_i_p3_16 = v__gpu_c19;
+        v__gpu_v2_p0_5 = bw::at<UNIT>(v_x, (int64_t)(v_i_p0_4));
+        v__gpu_v2_p1_9 = bw::at<UNIT>(v_x, (int64_t)(v_i_p1_8));
+        v__gpu_v2_p2_13 = bw::at<UNIT>(v_x, (int64_t)(v_i_p2_12));
+        v__gpu_v2_p3_17 = bw::at<UNIT>(v_x, (int64_t)(v_i_p3_16));
+        v__gpu_v3_p0_6 = bw::at<UNIT>(v_y, (int64_t)(v_i_p0_4));
+        v__gpu_v3_p1_10 = bw::at<UNIT>(v_y, (int64_t)(v_i_p1_8));
+        v__gpu_v3_p2_14 = bw::at<UNIT>(v_y, (int64_t)(v_i_p2_12));
+        v__gpu_v3_p3_18 = bw::at<UNIT>(v_y, (int64_t)(v_i_p3_16));
+        bw::at<UNIT>(v_y, (int64_t)(v_i_p0_4)) = bw::add(bw::mul(v_a, v__gpu_v2_p0_5), v__gpu_v3_p0_6);
+        bw::at<UNIT>(v_y, (int64_t)(v_i_p1_8)) = bw::add(bw::mul(v_a, v__gpu_v2_p1_9), v__gpu_v3_p1_10);
+        bw::at<UNIT>(v_y, (int64_t)(v_i_p2_12)) = bw::add(bw::mul(v_a, v__gpu_v2_p2_13), v__gpu_v3_p2_14);
+        bw::at<UNIT>(v_y, (int64_t)(v_i_p3_16)) = bw::add(bw::mul(v_a, v__gpu_v2_p3_17), v__gpu_v3_p3_18);
+    } else {
+        { const int64_t _stop1 = bw::add(v__gpu_p1, bw::mul(bw::cast<int64_t>(((int32_t)blockDim.x)), int64_t(4LL))); const int64_t _step1 = bw::cast<int64_t>(((int32_t)blockDim.x));
+        for (int64_t _it1 = v__gpu_p1; _it1 < _stop1; _it1 += _step1) {
+            v__gpu_q21 = _it1;
+            if (bw::truth(bw::ge(v__gpu_q21, bw::cast<int64_t>(n0)))) {
+                break;
+            }
+            v__gpu_c20 = bw::cast<int32_t>(v__gpu_q21);
+            v_i = v__gpu_c20;
+            bw::at<UNIT>(v_y, (int64_t)(v_i)) = bw::add(bw::mul(v_a, bw::at<UNIT>(v_x, (int64_t)(v_i))), bw::at<UNIT>(v_y, (int64_t)(v_i)));
+        } }
     }
-    v__gpu_c2 = bw::cast<int32_t>(v__gpu_p1);
-    v_i = v__gpu_c2;
-    bw::at<UNIT>(v_y, (int64_t)(v_i)) = bw::add(bw::mul(v_a, bw::at<UNIT>(v_x, (int64_t)(v_i))), bw::at<UNIT>(v_y, (int64_t)(v_i)));
 }
 
 struct Args {

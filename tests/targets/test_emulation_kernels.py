@@ -49,9 +49,10 @@ def count(n: wp.array(dtype=wp.int32), hits: wp.array(dtype=wp.int32)):
     n[i] = i * 3
 
 
-@pytest.mark.parametrize("size", [1, 255, 256, 257, 1000])
+@pytest.mark.parametrize("size", [1, 255, 256, 257, 1000, 1023, 1024, 1025, 3001])
 def test_every_launch_point_runs_once(size):
-    """The guard of the last block: exactly ``size`` threads write, each its own point."""
+    """The guard of the last block (a block runs 4 x 256 points of this short body, the last thread's
+    points up to the end): exactly ``size`` points write, each its own."""
     n = wp.zeros(size + 300, dtype=wp.int32)
     hits = wp.zeros(1, dtype=wp.int32)
     with config.override(**EMULATION):
@@ -59,6 +60,35 @@ def test_every_launch_point_runs_once(size):
     assert hits.numpy()[0] == size
     np.testing.assert_array_equal(n.numpy()[:size], 3 * np.arange(size))
     assert not n.numpy()[size:].any()
+
+
+@wp.kernel
+def guarded_reads(x: wp.array(dtype=float), y: wp.array(dtype=float), flags: wp.array(dtype=wp.int32),
+                  z: wp.array(dtype=float)):
+    i = wp.tid()
+    n = x.shape[0]
+    # the reads under a condition must stay under it (x[i + 1] is out of bounds at the last point)
+    y[i] = x[i] + (x[i + 1] if i + 1 < n else 100.0) + wp.float32(flags[i] != 0)
+    z[i] = y[i] * 2.0  # a store that reads the point's first store: after it, in each point's order
+
+
+@pytest.mark.parametrize("size", [5, 1024, 2500])
+def test_points_interleaved_in_a_thread_keep_each_points_order_and_conditions(size):
+    from brickwork import pipeline
+
+    _, meta = pipeline.generate(guarded_reads, guarded_reads.concrete_types(), "g", pipeline.target_named("cuda-emulation"))
+    assert meta["gpu_launch"]["per_thread"] == 4
+    rng = np.random.default_rng(size)
+    x0 = rng.normal(size=size).astype(np.float32)
+    flags0 = (rng.random(size) < 0.5).astype(np.int32)
+    x, y, flags = wp.array(x0, dtype=float), wp.zeros(size, dtype=float), wp.array(flags0, dtype=wp.int32)
+    z = wp.zeros(size, dtype=float)
+    with config.override(**EMULATION, mode="debug"):  # bounds-checked
+        wp.launch(guarded_reads, dim=size, inputs=[x, y, flags, z])
+    nxt = np.append(x0[1:], np.float32(100.0))
+    want = x0 + nxt + (flags0 != 0).astype(np.float32)
+    np.testing.assert_array_equal(y.numpy(), want)
+    np.testing.assert_array_equal(z.numpy(), want * np.float32(2.0))
 
 
 def test_four_dimensional_launch_matches_the_cpu():
@@ -191,7 +221,9 @@ def test_meta_records_the_launch_geometry():
     from brickwork import pipeline
 
     _, meta = pipeline.generate(count, count.concrete_types(), "count", pipeline.target_named("cuda-emulation"))
-    assert meta["gpu_launch"] == {"grid": "points", "block": 256, "shared_bytes": 0, "arena": None}
+    assert meta["gpu_launch"] == {"grid": "points", "block": 256, "shared_bytes": 0, "arena": None, "per_thread": 4}
+    _, meta = pipeline.generate(fill4, fill4.concrete_types(), "fill4", pipeline.target_named("cuda-emulation"))
+    assert meta["gpu_launch"] == {"grid": "points", "block": 256, "shared_bytes": 0, "arena": None, "tiles": True}
     _, meta = pipeline.generate(count, count.concrete_types(), "count", pipeline.target_named("cpu"))
     assert "gpu_launch" not in meta
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .. import ir
+from ..types.arrays import ArrayType
 from ..types.scalars import int32, int64, uint32
+from ..types.type_sizes import type_size_in_bytes
 from .build import Locals, i32, op
 
 #: Threads per block of a plain kernel (one thread per launch point).
@@ -122,6 +124,11 @@ class MapGpuThreads:
             return fn
         out = replace(fn, locals=dict(fn.locals), buffers=dict(fn.buffers))
         locals_ = Locals(out)
+        if interleavable(fn):
+            out.body = interleaved_points(out, locals_, fn.body, POINTS_PER_THREAD)
+            out.gpu_launch = {"grid": "points", "block": self.block, "shared_bytes": 0, "arena": None,
+                              "per_thread": POINTS_PER_THREAD}
+            return out
         flat_pre: list = []
         flat = op("add", op("mul", wide(ir.IRGpuIndex("block", 0)), wide(ir.IRGpuDim("block", 0))), wide(thread()))
         point = locals_.assign(flat, flat_pre, "_gpu_p")
@@ -176,3 +183,158 @@ def tile_coords(locals_: Locals, coords: list) -> list:
         guard = op("logical_or", guard, o)
     stmts.append(ir.IRIf(guard, [ir.IRReturn(None)], []))
     return stmts
+
+
+#: Points each thread of a one-dimensional plain launch runs when its body allows (``interleavable``).
+POINTS_PER_THREAD = 4
+#: The largest body (IR nodes, and 4-byte words of its non-array locals) run for several points per thread:
+#: a short, memory-bound body gains the loads in flight; a longer one has instructions enough to hide its
+#: loads' latency, and each point's copies would take registers (a vec3d body's 66 went to 170).
+INTERLEAVE_NODES = 64
+INTERLEAVE_WORDS = 8
+_INTERLEAVED_STATEMENTS = (ir.IRAssign, ir.IRExprStmt, ir.IRIf, ir.IRAtomicAdd, ir.IRPrint, ir.IRExpect)
+
+
+def interleavable(fn: ir.IRFunction) -> bool:
+    """Whether a one-dimensional plain kernel may run ``POINTS_PER_THREAD`` points per thread, statement
+    by statement (``interleaved_points``): a short body of assignments, atomics and branches, without
+    loops, returns, fixed-size local arrays, native snippets or assignments to parameters."""
+    if fn.tid_dims != 1 or fn.buffers or fn.scatter_radius is not None:
+        return False
+    params = {name for name, _ in fn.params}
+    size, used = 0, set()
+    for node in ir.walk(fn.body):
+        size += 1
+        if isinstance(node, ir.IRStmt) and not isinstance(node, _INTERLEAVED_STATEMENTS) or \
+                isinstance(node, ir.IRLocalArray):
+            return False
+        if isinstance(node, ir.IRLocal) and node.name in fn.locals:
+            used.add(node.name)
+        if isinstance(node, ir.IRAssign):
+            root = node.target
+            while isinstance(root, (ir.IRComponent, ir.IRField, ir.IRTupleGet)):
+                root = root.base
+            if isinstance(root, ir.IRLocal) and root.name in params:
+                return False
+    if size > INTERLEAVE_NODES:
+        return False
+    return sum(_words(fn.locals[n]) for n in used) <= INTERLEAVE_WORDS
+
+
+def _words(t) -> int:
+    """4-byte words of a local of type ``t``: none for an array (a view or alias of an argument's), more than
+    ``INTERLEAVE_WORDS`` for a type without a plain size (a tuple)."""
+    if isinstance(t, ArrayType):  # indexed arrays included
+        return 0
+    try:
+        return (type_size_in_bytes(t) + 3) // 4
+    except (TypeError, ValueError, AttributeError):
+        return INTERLEAVE_WORDS + 1
+
+
+class _PointLocals(ir.Rewriter):
+    """The body's locals renamed to one point's copies (``names``: old name -> new local)."""
+
+    def __init__(self, names: dict):
+        self.names = names
+
+    def r_IRLocal(self, e):
+        return self.names.get(e.name, e)
+
+
+def interleaved_points(fn: ir.IRFunction, locals_: Locals, body: list, k: int) -> list:
+    """``body`` run for ``k`` points per thread: thread t of block b takes the points b * k * blockDim + t
+    + j * blockDim (j < k), so each of the k accesses of a warp is coalesced.
+
+    Where all k points are in the launch, each top-level statement runs for point 0, 1, ..., k - 1 before
+    the next one (every point with its own copies of the locals): the loads of k points are then in flight
+    together, which a memory-bound kernel needs to approach the memory's bandwidth (one 4-byte load pair
+    per thread keeps too few bytes in flight). A GPU gives no order between the threads of a launch, so
+    running the points' statements interleaved is one of the orders the kernel already allows. A thread
+    whose points pass the end runs them one after another, up to the end."""
+    block = wide(ir.IRGpuDim("block", 0))
+    stmts: list = []
+    first = locals_.assign(op("add", op("mul", wide(ir.IRGpuIndex("block", 0)), op("mul", block, i64(k))),
+                              wide(thread())), stmts, "_gpu_p")
+    points = wide(ir.IRLaunchExtent(0))
+    fn.index_ranges = dict(fn.index_ranges)  # the copies' entries are added: not into the typed kernel's
+    loads_first = _LoadsFirst(locals_)
+    split = loads_first.stmts(body)
+    used = {n.name for n in ir.walk(split) if isinstance(n, ir.IRLocal)}
+    own = [name for name in fn.locals if name in used]
+    coords, copies = [], []
+    for j in range(k):
+        names = {name: locals_.new(f"{name}_p{j}_", fn.locals[name]) for name in own}
+        for name, local in names.items():
+            if name in fn.index_ranges:
+                fn.index_ranges[local.name] = fn.index_ranges[name]
+        coord = locals_.new("_gpu_c", int32)
+        coords.append(ir.IRAssign(coord, ir.IRCast(op("add", first, op("mul", block, i64(j))), int32)))
+        copies.append(TidToCoords([coord]).stmts(_PointLocals(names).stmts(split)))
+    whole = coords + [s for row in zip(*copies, strict=True) for s in row]
+    for local in loads_first.made:  # only their copies are used
+        del fn.locals[local.name]
+    one = locals_.new("_gpu_c", int32)
+    q = locals_.new("_gpu_q", int64)
+    tail = ir.IRFor(q, first, op("add", first, op("mul", block, i64(k))), block, [
+        ir.IRIf(op("ge", q, points), [ir.IRBreak()], []),
+        ir.IRAssign(one, ir.IRCast(q, int32)),
+        *TidToCoords([one]).stmts(body)], 1)
+    last = op("add", first, op("mul", block, i64(k - 1)))
+    return stmts + [ir.IRIf(op("lt", last, points), whole, [tail])]
+
+
+#: Expressions a store's value may hold for its array reads to be read first (``_LoadsFirst``): no call
+#: of a user function, no atomic.
+_PLAIN_VALUES = (ir.IRConst, ir.IRLocal, ir.IRCall, ir.IRCast, ir.IRConstruct, ir.IRArrayElem, ir.IRComponent,
+                 ir.IRField, ir.IRTupleGet, ir.IRArrayShape, ir.IRTid, ir.IRSelect)
+
+
+class _LoadsFirst(ir.Rewriter):
+    """A store into an array element whose value reads arrays: those reads first, each into a local of its
+    own, then the store of the value computed from them. Interleaved over a thread's points, the loads of
+    every point then come before the first store, which a compiler may not reorder across (the arrays may
+    alias). Reads that the value evaluates only under a condition (a branch of ``x if c else y``, the right
+    of ``and``/``or``) stay where they are; a value that calls a user function or an atomic is left whole."""
+
+    def __init__(self, locals_: Locals):
+        self.locals = locals_
+        self.loads: list | None = None
+        self.made: list = []  # the locals holding the loads
+
+    def r_IRAssign(self, s):
+        if isinstance(s.target, ir.IRLocal) or not any(isinstance(n, ir.IRArrayElem) for n in ir.walk(s.value)):
+            return s
+        if any(not isinstance(n, _PLAIN_VALUES) or (isinstance(n, ir.IRCall) and n.op.startswith("atomic"))
+               for n in ir.walk(s.value)):
+            return s
+        self.loads = []
+        value = self.expr(s.value)
+        loads, self.loads = self.loads, None
+        return [*loads, ir.IRAssign(s.target, value)]
+
+    def r_IRArrayElem(self, e):
+        e = self.copy(e)
+        if self.loads is None:
+            return e
+        self.made.append(self.locals.assign(e, self.loads, "_gpu_v"))
+        return self.made[-1]
+
+    def r_IRSelect(self, e):
+        cond = self.expr(e.cond)
+        loads, self.loads = self.loads, None  # the branches are evaluated under the condition only
+        if_true, if_false = self.expr(e.if_true), self.expr(e.if_false)
+        self.loads = loads
+        return ir.IRSelect(cond, if_true, if_false, e.type)
+
+    def r_IRCall(self, e):
+        if e.op not in ("logical_and", "logical_or") or not e.args:
+            return self.copy(e)
+        first = self.expr(e.args[0])
+        loads, self.loads = self.loads, None
+        rest = [self.expr(a) for a in e.args[1:]]
+        self.loads = loads
+        return ir.IRCall(e.op, [first, *rest], e.type, e.impl, e.no_wrap, e.where, e.checked)
+
+    def r_IRIf(self, s):  # a branch's stores stay in it, whole
+        return s

@@ -150,6 +150,7 @@ class LaunchPlan:
     def __init__(self, launch: dict):
         self.block = int(launch.get("block", 256))
         self.per_point = launch.get("grid", "points") == "points"
+        self.per_block = self.block * int(launch.get("per_thread", 1))  # points a block of a plain launch runs
         self.tiles = bool(launch.get("tiles"))
         self.arena_text = launch.get("arena")
         self.shared_limit = int(launch.get("shared_limit", 0))
@@ -163,7 +164,7 @@ class LaunchPlan:
             tiled = point_tiles(dims, self.block)
             if tiled is not None:
                 return Geometry(*tiled, 0, 0)
-        grid = (total + self.block - 1) // self.block if self.per_point else total
+        grid = (total + self.per_block - 1) // self.per_block if self.per_point else total
         if self.arena_text is None:
             return Geometry(grid, self.block, 0, 0)
         if self._arena is None:

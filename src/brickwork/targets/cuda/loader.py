@@ -26,9 +26,9 @@ class CudaEntry:
         self.label = meta.get("label", "kernel")
         self.symbol = symbol(meta, ENTRY_SYMBOL)  # renamed in a batch-built cubin
         self.plan = LaunchPlan(meta.get("gpu_launch", {}))
-        self.block = self.plan.block
+        self.block, self.per_block = self.plan.block, self.plan.per_block
         self.ndims = int(meta.get("tid_dims", 1))
-        # a one-dimensional plain kernel: ceil(n / block) blocks, no scratch (the launch's fast path)
+        # a one-dimensional plain kernel: ceil(n / points per block) blocks, no scratch (the launch's fast path)
         self.one_row_of_points = self.ndims == 1 and self.plan.per_point and self.plan.arena_text is None
         self.checked = meta.get("mode") == "debug"
         self._loaded: dict = {}  # device ordinal -> (module, function)
@@ -53,7 +53,7 @@ class CudaEntry:
         ordinal = device.ordinal
         module, function = self._loaded.get(ordinal) or self._function(drv, ordinal)
         if self.one_row_of_points:  # the common case, without building a Geometry
-            grid, block, shared, arena = (dims[0] + self.block - 1) // self.block, self.block, 0, 0
+            grid, block, shared, arena = (dims[0] + self.per_block - 1) // self.per_block, self.block, 0, 0
         else:
             g = self.plan.geometry(dims[:self.ndims], args, params)
             if g.shared > self._shared_allowed.get(ordinal, _DEFAULT_DYNAMIC_SHARED):

@@ -183,7 +183,8 @@ def _kernel(fn: ir.IRFunction, launch: dict) -> list[str]:
     lines += ["}", "", "template <bool UNIT>", "static void run(const bw::launch_header& h, const Args& a) {"]
     lines += [f"    const int32_t n{d} = (int32_t)h.dim[{d}];" for d in range(dims)]
     points = " * ".join(f"(int64_t)n{d}" for d in range(dims))
-    grid = f"({points} + BW_BLOCK - 1) / BW_BLOCK" if launch["grid"] == "points" else points
+    per_block = "BW_BLOCK" + (f" * {launch['per_thread']}" if launch.get("per_thread", 1) > 1 else "")
+    grid = f"({points} + {per_block} - 1) / ({per_block})" if launch["grid"] == "points" else points
     args = "".join(f"n{d}, " for d in range(dims))
     if not tiles:
         lines += [f"    const int64_t nblk = {grid};",
