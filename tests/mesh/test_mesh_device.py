@@ -152,6 +152,18 @@ def test_fields_live_on_the_mesh_device(fake):
     assert float(np.asarray(data).sum()) == 7.0 * 16
 
 
+def test_an_output_of_a_device_mesh_copies_each_field_to_the_host_once(fake, tmp_path):
+    h5py = pytest.importorskip("h5py")
+    mesh = Mesh((8, 8), (4, 4), nghost=2, packages=[package(shape=(2,))], device="cuda:0")
+    values = np.random.default_rng(3).normal(size=mesh.data("q").shape)
+    mesh.data("q").assign(values)
+    fake.to_host = 0
+    mesh.write_output(tmp_path / "dev")
+    assert fake.to_host == values.nbytes  # the field's one copy
+    with h5py.File(tmp_path / "dev.h5") as f:
+        np.testing.assert_array_equal(f["cells/q_2"][:], values[:, 1, :, 2:6, 2:6])
+
+
 def test_pack_tables_are_device_arrays_of_device_addresses(fake):
     mesh = Mesh((8, 8), (4, 4), nghost=2, packages=[package("WithFluxes", shape=(2,))], device="cuda:0")
     pack = PackDescriptor(mesh, ["q"], with_fluxes=True).get_pack(mesh.mesh_data())

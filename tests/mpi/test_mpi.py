@@ -132,6 +132,21 @@ def test_a_failure_on_one_rank_alone_ends_every_rank(how, message):
     assert "unreachable" not in done.stdout
 
 
+def test_outputs_written_on_4_ranks_equal_one_process(tmp_path):
+    """Mesh.write_output is collective: rank 0 gathers the blocks and writes; every rank gets the paths."""
+    python(1, "write_output.py", str(tmp_path / "one"))
+    done = python(4, "write_output.py", str(tmp_path / "four"))
+    assert done.stdout.count(f"wrote ('{tmp_path / 'four'}.h5', '{tmp_path / 'four'}.xdmf')") == 4
+    with h5py.File(tmp_path / "one.h5") as one, h5py.File(tmp_path / "four.h5") as four:
+        assert sorted(one["cells"]) == sorted(four["cells"]) == ["q", "sp_2", "v_1", "v_2", "v_3"]
+        for name in ("cells/q", "cells/sp_2", "cells/v_3", "blocks/xmin", "blocks/dx"):
+            np.testing.assert_array_equal(four[name][:], one[name][:])
+        assert four.attrs["time"] == 1.5 and four.attrs["cycle"] == 12
+        sp = four["cells/sp_2"][:]
+        assert (sp[0::2] == -np.arange(1, 9, 2)[:, None, None, None]).all() and not sp[1::2].any()
+    assert (tmp_path / "four.xdmf").read_text() == (tmp_path / "one.xdmf").read_text().replace("one.h5", "four.h5")
+
+
 def test_a_new_kernel_is_compiled_once_for_all_ranks(tmp_path):
     cache = tmp_path / "cache"
     scale = f"{1.0 + time.time() % 1000:.6f}"  # a kernel no cache has seen

@@ -38,6 +38,7 @@ from brickwork.errors import DeviceUnavailableError
 from brickwork.io import hdf5, png, restart
 from brickwork.io.files import OutputError, reason
 from brickwork.io.history import History
+from brickwork.mesh.output import block_geometry
 from brickwork.same_on_ranks import check_same
 
 from . import checkpoint
@@ -74,13 +75,6 @@ class RunResult:
         return next((p for p in reversed(self.outputs) if p.endswith(".png")), None)
 
 
-def _block_geometry(sim: Hydro):
-    blocks = sim.mesh.block_list  # every block, in global order
-    xmin = np.array([b.coords.xmin for b in blocks])
-    dx = np.array([[b.coords.dx(d) for d in (1, 2, 3)] for b in blocks])
-    return xmin, dx
-
-
 def _hdf5_variables(sim: Hydro) -> dict | None:
     """The variables of an HDF5 output over every block (gathered on rank 0: collective; None on
     the other ranks)."""
@@ -96,7 +90,7 @@ def _hdf5_variables(sim: Hydro) -> dict | None:
 
 
 def _write_hdf5(sim: Hydro, stem: str, variables: dict) -> list[str]:
-    xmin, dx = _block_geometry(sim)
+    xmin, dx = block_geometry(sim.mesh)
     return list(hdf5.write(stem, variables, xmin, dx, sim.time, sim.cycle))
 
 

@@ -1,0 +1,129 @@
+"""``Mesh.write_output``: a mesh's cell fields as HDF5 + XDMF, the files ParaView and VisIt open.
+
+The interior cells of every block are written, a field of several components as one variable per
+component (``velocity_1``, ``velocity_2``, ...; ``stress_1_2`` for a matrix; ``_re`` and ``_im`` parts of a
+complex field; float16 written as float32, bool as uint8), in the format of
+``io.hdf5`` (one dataset ``/cells/<name>`` of shape ``(nblocks, nk, nj, ni)`` per variable, one grid per
+block in the XDMF file). On several MPI ranks the call is collective: rank 0 gathers the blocks and
+writes both files, and every rank returns their paths, or raises the ``OutputError`` rank 0 met.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+import numpy as np
+
+from ..io import hdf5
+from ..io.files import OutputError
+from ..same_on_ranks import check_same
+from .indexing import IndexDomain
+from .metadata import TopologicalType
+
+
+def write_output(mesh, path_stem, fields=None, time: float = 0.0, cycle: int = 0) -> tuple[str, str]:
+    """Write ``path_stem.h5`` and ``path_stem.xdmf`` (see ``Mesh.write_output``)."""
+    stem = _checked_stem(path_stem)
+    names = _checked_fields(mesh, fields)
+    time, cycle = _checked_number(time, "time", float), _checked_number(cycle, "cycle", int)
+    check_same(mesh._halo_comm, "write_output", {"path_stem": stem, "fields": names, "time": time, "cycle": cycle},
+               hint="every rank calls mesh.write_output with the same arguments (writing is collective)")
+    hdf5._require_h5py()  # before any gathering: the same on every rank
+    gathered = {}
+    for name in names:
+        for label, values in _components(mesh, name):
+            gathered[label] = mesh.gather_blocks(values)
+    failure = None
+    if mesh.rank == 0:
+        try:
+            hdf5.write(stem, gathered, *block_geometry(mesh), time, cycle)
+        except OutputError as e:
+            failure = e
+    if mesh.nranks > 1:  # every rank learns whether rank 0 wrote the files
+        told = mesh._halo_comm.bcast(None if failure is None else (str(failure), failure.path), root=0)
+        if told is not None and failure is None:
+            failure = OutputError(f"rank 0 could not write the output: {told[0]}", told[1])
+    if failure is not None:
+        raise failure
+    return stem + ".h5", stem + ".xdmf"
+
+
+def block_geometry(mesh) -> tuple[np.ndarray, np.ndarray]:
+    """The lower corners ``(nblocks, 3)`` and cell widths ``(nblocks, 3)`` of every block, in global order."""
+    blocks = mesh.block_list
+    return np.array([b.coords.xmin for b in blocks]), np.array([[b.coords.dx(d) for d in (1, 2, 3)] for b in blocks])
+
+
+def _checked_stem(path_stem) -> str:
+    if not isinstance(path_stem, (str, os.PathLike)):
+        raise TypeError(f"write_output: path_stem must be a path (str or os.PathLike), got {type(path_stem).__name__}")
+    stem = os.fspath(path_stem)
+    if not stem or stem.endswith(os.sep) or os.path.basename(stem) in (".", ".."):
+        raise ValueError(f"write_output: path_stem {stem!r} names no file (give a name such as 'out/heat.00010')")
+    return stem
+
+
+def _checked_fields(mesh, fields) -> list[str]:
+    """The names to write: ``fields`` (one name or several) checked, or every cell field of the mesh."""
+    if fields is None:
+        names = [n for n, f in mesh.fields.items() if f.spec.topological_type == TopologicalType.Cell]
+        if not names:
+            raise ValueError("write_output: the mesh has no cell-centred field to write")
+        return names
+    names = [fields] if isinstance(fields, str) else list(fields) if isinstance(fields, (list, tuple)) else None
+    if names is None or not names or not all(isinstance(n, str) for n in names):
+        raise TypeError(f"write_output: fields must be a field name or a non-empty list of them, got {fields!r}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"write_output: fields names a field twice: {names}")
+    for name in names:
+        spec = mesh.field(name).spec  # KeyError naming the close matches for an unknown name
+        if spec.topological_type != TopologicalType.Cell:
+            raise ValueError(f"write_output: field {name!r} is a {spec.topological_type.name} field; only "
+                             f"cell-centred fields can be written")
+    return names
+
+
+def _checked_number(value, what: str, kind):
+    numbers = (int, np.integer) if kind is int else (int, float, np.integer, np.floating)
+    ok = isinstance(value, numbers)
+    if not ok or isinstance(value, bool) or (kind is float and not np.isfinite(value)):
+        need = "an integer" if kind is int else "a finite number"
+        raise TypeError(f"write_output: {what} must be {need}, got {value!r}")
+    return kind(value)
+
+
+def _components(mesh, name: str):
+    """``(variable name, (local blocks, nk, nj, ni) interior values)`` for each component of field ``name``;
+    a sparse instance gives zeros on the blocks where it is not allocated."""
+    field = mesh.field(name)
+    spec = field.spec
+    bounds = mesh.cellbounds
+    interior = tuple(b(IndexDomain.interior).as_slice() for b in (bounds.get_bounds_k, bounds.get_bounds_j,
+                                                                   bounds.get_bounds_i))
+    cells = tuple(reversed(mesh.block_nx))
+    if field.data is None:
+        data = np.zeros((mesh.nblocks, spec.nslots, *cells), dtype=spec.dtype)
+    else:
+        data = np.asarray(field.data if isinstance(field.data, np.ndarray) else field.data.numpy())
+        data = data[(slice(None), slice(None)) + interior]
+        if not field.allocated.all():  # a sparse instance: its unallocated blocks hold no values
+            data = np.where(field.allocated[:, None, None, None, None], data, np.zeros((), data.dtype))
+    labels = [""] if not spec.shape else \
+        ["".join(f"_{i}" for i in label) for label in itertools.product(*(range(1, n + 1) for n in spec.shape))]
+    out = []
+    for slot, label in enumerate(labels):
+        out += [(name + label + part, values) for part, values in _readable(data[:, slot])]
+    return out
+
+
+def _readable(values: np.ndarray) -> list:
+    """``values`` in types XDMF readers take: float16 as float32, bool as uint8, a complex field as its real
+    and imaginary parts (``_re``, ``_im``)."""
+    if values.dtype == np.float16:
+        return [("", values.astype(np.float32))]
+    if values.dtype == np.bool_:
+        return [("", values.astype(np.uint8))]
+    if values.dtype.kind == "c":
+        return [("_re", np.ascontiguousarray(values.real)), ("_im", np.ascontiguousarray(values.imag))]
+    return [("", values)]
