@@ -106,6 +106,18 @@ def test_mistakes_are_refused_before_anything_is_written(tmp_path, kwargs, error
     assert os.listdir(tmp_path) == []
 
 
+def test_two_fields_written_under_one_name_are_refused(tmp_path):
+    pkg = Package("p")
+    pkg.add_field("v", Metadata("Cell"), shape=(2,))
+    pkg.add_field("v_2", Metadata("Cell"))
+    mesh = Mesh((8,), (4,), nghost=1, packages=[pkg])
+    with pytest.raises(ValueError, match="fields 'v' and 'v_2' would both be written as 'v_2'"):
+        mesh.write_output(tmp_path / "out")
+    assert os.listdir(tmp_path) == []
+    mesh.write_output(tmp_path / "out", fields="v_2")
+    assert sorted(os.listdir(tmp_path)) == ["out.h5", "out.xdmf"]
+
+
 def test_an_output_that_cannot_be_written_names_the_file_and_leaves_nothing(tmp_path):
     mesh = _mesh(1)
     with pytest.raises(OutputError, match="cannot write '.*missing/out.h5': no such file or directory"):

@@ -30,9 +30,13 @@ def write_output(mesh, path_stem, fields=None, time: float = 0.0, cycle: int = 0
     check_same(mesh._halo_comm, "write_output", {"path_stem": stem, "fields": names, "time": time, "cycle": cycle},
                hint="every rank calls mesh.write_output with the same arguments (writing is collective)")
     hdf5._require_h5py()  # before any gathering: the same on every rank
-    gathered = {}
+    gathered, owner = {}, {}
     for name in names:
         for label, values in _components(mesh, name):
+            if label in owner:  # a field "v_1" beside a vector field "v" (the same on every rank)
+                raise ValueError(f"write_output: fields {owner[label]!r} and {name!r} would both be written as "
+                                 f"{label!r}; write them to separate outputs (fields=...)")
+            owner[label] = name
             gathered[label] = mesh.gather_blocks(values)
     failure = None
     if mesh.rank == 0:
