@@ -195,3 +195,25 @@ def test_unique_module_per_kernel():
     ka, kb = make("kernel_a"), make("kernel_b")
     assert ka.module is not kb.module and ka.module.name != kb.module.name
     assert (ka.key, kb.key) == ("kernel_a", "kernel_b")
+
+
+def test_a_slot_write_with_a_non_integer_array_index_says_so():
+    @wp.kernel
+    def set_x(a: wp.array(dtype=float), v: wp.array(dtype=wp.vec3)):
+        v[0.0].x = a[0]
+
+    @wp.kernel
+    def add_x(a: wp.array(dtype=float), v: wp.array(dtype=wp.vec3)):
+        v[a[1]].x += 1.0
+
+    @wp.kernel
+    def plain(a: wp.array(dtype=float), v: wp.array(dtype=wp.vec3)):
+        a[0] = v[a[1]].x  # a read
+
+    vs = wp.zeros(2, dtype=wp.vec3)
+    for k in (set_x, add_x):
+        e = _launch_untouched(k, TypeError, "Array slot write indices must be integers, got float32", [vs])
+        assert isinstance(e, wp.KernelTypeError) and "line" in str(e)
+    e = _launch_untouched(plain, TypeError, "indices must be integers, got float32", [vs])
+    assert "Array slot write" not in str(e).splitlines()[-1]
+    assert not vs.numpy().any()

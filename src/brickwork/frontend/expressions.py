@@ -74,6 +74,10 @@ _COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
 class ExpressionTyper(CallRules, ConstructionRules):
     """Mixin of ``Builder``: typing of expressions (calls: ``CallRules``)."""
 
+    #: The array subscript of the component or field being assigned (``a[i].x = v``): its indices' error
+    #: names a slot write, in Warp's words
+    slot_subscript = None
+
     # -- entry points -------------------------------------------------------------------------
     def expr(self, node):
         method = getattr(self, "expr_" + type(node).__name__, None)
@@ -269,7 +273,9 @@ class ExpressionTyper(CallRules, ConstructionRules):
         indices = [self.value(i) for i in index_nodes]
         for i in indices:
             if not getattr(i.type, "is_int", False):
-                raise self.error(KernelTypeError, f"indices must be integers, got {type_name(i.type)}", node)
+                slot = node is self.slot_subscript and isinstance(base.type, ArrayType)
+                what = "Array slot write indices" if slot else "indices"
+                raise self.error(KernelTypeError, f"{what} must be integers, got {type_name(i.type)}", node)
         t = base.type
         if isinstance(t, TupleType):
             return self._tuple_item(base, indices, node)

@@ -317,7 +317,7 @@ class Typer(ExpressionTyper):
         if is_transform_part(self, target):
             assign_transform_part(self, target, value, node, out)
             return
-        lvalue = self.expr(target)
+        lvalue = self.place(target)
         if isinstance(lvalue, ir.IRSubarray):  # b[i] of a 2-D array is a view, not an element
             ndim = lvalue.type.ndim + len(lvalue.indices)
             raise self.error(KernelTypeError, f"cannot store into '{ast.unparse(target)}': an array of {ndim} "
@@ -335,6 +335,16 @@ class Typer(ExpressionTyper):
                              f"{what} of type {type_name(lvalue.type)} (Composite slot assignment expects value of "
                              f"type {type_name(lvalue.type)}, got {type_name(value.type)})", node)
         out.append(ir.IRAssign(lvalue, value))
+
+    def place(self, target):
+        """The place an assignment stores into (``expr`` of the target; a component or field of an array
+        element is a slot write, whose index errors say so)."""
+        inner = target.value if isinstance(target, (ast.Attribute, ast.Subscript)) else None
+        self.slot_subscript = inner if isinstance(inner, ast.Subscript) else None
+        try:
+            return self.expr(target)
+        finally:
+            self.slot_subscript = None
 
     def stmt_AugAssign(self, node, out):
         op = _AUG_OPS.get(type(node.op))
@@ -376,7 +386,7 @@ class Typer(ExpressionTyper):
             return
         # An element, component or field: its indices are evaluated once, before the right-hand side
         # (as Warp does), then read, combined and stored through the same place.
-        lvalue = self.expr(target)
+        lvalue = self.place(target)
         if isinstance(lvalue, Static) or not isinstance(lvalue, (ir.IRArrayElem, ir.IRComponent, ir.IRField)):
             current = self.value(target)
             self.assign(target, self.binary(op, current, self.value(node.value), node), node, out)
