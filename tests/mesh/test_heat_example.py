@@ -1,0 +1,56 @@
+"""examples/heat_equation.py: the loop abstraction's diffusion steps against the discrete solution, the
+total heat conserved, and its ParaView outputs read back (one process, and 2 MPI ranks bit for bit)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+h5py = pytest.importorskip("h5py")
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "heat_equation.py"
+ARGS = ["--n", "32", "--block", "16", "--steps", "20", "--every", "10"]
+
+
+def _run(out: Path, launcher=()) -> str:
+    env = dict(os.environ, OMP_NUM_THREADS="1", BRICKWORK_NUM_THREADS="1")
+    done = subprocess.run([*launcher, sys.executable, str(EXAMPLE), *ARGS, "--out", str(out)], capture_output=True,
+                          text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    return done.stdout
+
+
+def test_the_example_follows_the_discrete_solution_and_writes_its_outputs(tmp_path):
+    text = _run(tmp_path / "o")
+    assert "max |u - discrete solution|" in text and "total heat 1024 -> 1024" in text
+    assert sorted(os.listdir(tmp_path / "o")) == [f"heat.0000{i}.{e}" for i in range(3) for e in ("h5", "xdmf")]
+    n, kappa = 32, 0.1
+    dx = 1.0 / n
+    c = kappa * (0.2 * dx * dx / kappa) / (dx * dx)
+    with h5py.File(tmp_path / "o" / "heat.00002.h5") as f:
+        assert f.attrs["cycle"] == 20 and np.isclose(f.attrs["time"], 20 * 0.2 * dx * dx / kappa)
+        u, xmin = f["cells/u"][:], f["blocks/xmin"][:]
+    assert u.shape == (4, 1, 16, 16)
+    x = (np.arange(16) + 0.5) * dx
+    for b in range(4):
+        xs, ys = xmin[b, 0] + x, xmin[b, 1] + x
+        want = (1 - 8 * c * np.sin(np.pi * dx) ** 2) ** 20 * np.sin(2 * np.pi * xs)[None, :] * \
+            np.sin(2 * np.pi * ys)[:, None] + 1.0
+        np.testing.assert_allclose(u[b, 0], want, atol=1e-12)
+
+
+def test_two_ranks_write_the_same_outputs(tmp_path):
+    pytest.importorskip("mpi4py")
+    mpiexec = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
+    if mpiexec is None:
+        pytest.skip("no mpiexec (install the mpi extra)")
+    _run(tmp_path / "one")
+    _run(tmp_path / "two", launcher=(mpiexec, "-n", "2"))
+    for i in range(3):
+        with h5py.File(tmp_path / "one" / f"heat.0000{i}.h5") as a, h5py.File(tmp_path / "two" / f"heat.0000{i}.h5") as b:
+            np.testing.assert_array_equal(a["cells/u"][:], b["cells/u"][:])
