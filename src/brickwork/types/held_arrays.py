@@ -183,7 +183,8 @@ def point_at_gradients(a: array, into: array) -> None:
         keys, inverse = np.unique(rows.view(np.dtype((np.void, rows.shape[1]))).ravel(), return_inverse=True)
         grads = np.zeros((len(keys), rows.shape[1]), np.uint8)
         for j, key in enumerate(keys):
-            found = table.get((t, key.tobytes())) or _recorded.get((t, key.tobytes()))
+            found = table.get((t, key.tobytes()))
+            found = _recorded.get((t, key.tobytes())) if found is None else found
             grad = None if found is None else found.grad
             if grad is not None:
                 grads[j] = np.frombuffer(grad._packed, np.uint8)
