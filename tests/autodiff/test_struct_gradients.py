@@ -270,3 +270,25 @@ def test_reads_and_nested_stores_through_an_array_of_structs_pass_their_gradient
     bs, xs = b.numpy(), x.numpy()
     np.testing.assert_allclose(x.grad.numpy(), 2.0 * bs * bs * xs)
     np.testing.assert_allclose(b.grad.numpy(), 2.0 * bs * xs * xs)
+
+
+def test_the_adjoint_of_a_device_array_of_structs_points_at_the_gradients():
+    """On a CUDA device the descriptors are written into device memory (a stand-in driver: no kernel runs)."""
+    import os
+    import struct
+    import sys
+
+    sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
+    from brickwork.types.held_arrays import point_at_gradients
+    from runtime.cuda_fake import FakeDriver, installed
+
+    with installed(FakeDriver()):
+        y = wp.zeros(4, dtype=float, requires_grad=True, device="cuda:0")
+        z = wp.zeros(4, dtype=float, device="cuda:0")
+        layers = wp.array([Layer(2.0, y), Layer(3.0, z), Layer(1.0, y)], dtype=Layer, device="cuda:0")
+        adj = wp.full(3, Layer(5.0, None), dtype=Layer, device="cuda:0")
+        point_at_gradients(layers, adj)
+        got = adj.numpy()
+        pointers = [struct.unpack_from("<Qq", bytes(got["values"][i])) for i in range(3)]
+        assert pointers == [(y.grad.ptr, 4), (0, 0), (y.grad.ptr, 4)]  # z has no gradient: a null array
+        assert list(got["weight"]) == [5.0, 5.0, 5.0]  # numeric fields left as they were
