@@ -116,6 +116,11 @@ def test_two_fields_written_under_one_name_are_refused(tmp_path):
     assert os.listdir(tmp_path) == []
     mesh.write_output(tmp_path / "out", fields="v_2")
     assert sorted(os.listdir(tmp_path)) == ["out.h5", "out.xdmf"]
+    pkg = Package("q")
+    pkg.add_field("rho/1", Metadata("Cell"))  # a name HDF5 would read as a group and a dataset
+    with pytest.raises(ValueError, match="field 'rho/1' cannot name an HDF5 dataset"):
+        Mesh((8,), (4,), nghost=1, packages=[pkg]).write_output(tmp_path / "slash")
+    assert sorted(os.listdir(tmp_path)) == ["out.h5", "out.xdmf"]
 
 
 def test_an_output_that_cannot_be_written_names_the_file_and_leaves_nothing(tmp_path):

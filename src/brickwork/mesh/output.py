@@ -33,6 +33,9 @@ def write_output(mesh, path_stem, fields=None, time: float = 0.0, cycle: int = 0
     gathered, owner = {}, {}
     for name in names:
         for label, values in _components(mesh, name):
+            if "/" in label or label == ".":  # HDF5 reads '/' as a group separator
+                raise ValueError(f"write_output: field {name!r} cannot name an HDF5 dataset ('/' separates groups); "
+                                 f"leave it out (fields=...)")
             if label in owner:  # a field "v_1" beside a vector field "v" (the same on every rank)
                 raise ValueError(f"write_output: fields {owner[label]!r} and {name!r} would both be written as "
                                  f"{label!r}; write them to separate outputs (fields=...)")
