@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
+from apps.xdmf_check import check_xdmf
 from brickwork.io.files import OutputError
 from brickwork.mesh import Mesh, Metadata, Package
 
@@ -68,6 +69,7 @@ def test_every_component_is_written_as_the_interior_cells_of_every_block(tmp_pat
             np.testing.assert_array_equal(f["blocks/xmin"][b], block.coords.xmin)
             np.testing.assert_array_equal(f["blocks/dx"][b], [block.coords.dx(d) for d in (1, 2, 3)])
         shapes = {name: cells[name].shape for name in cells}
+    assert check_xdmf(xdmf_path) > 0  # as ParaView's and VisIt's readers parse it
     grids = ET.parse(xdmf_path).getroot().findall("./Domain/Grid/Grid")
     assert len(grids) == len(mesh.block_list)
     for attribute in grids[-1].findall("Attribute"):
@@ -75,6 +77,39 @@ def test_every_component_is_written_as_the_interior_cells_of_every_block(tmp_pat
         file, dataset = source.text.split(":")
         assert file == "run.00004.h5" and dataset == f"/cells/{attribute.get('Name')}"
         assert tuple(int(n) for n in source.get("Dimensions").split()) == shapes[attribute.get("Name")]
+
+
+@pytest.mark.parametrize("ndim", [1, 2, 3])
+def test_node_fields_are_node_values_of_each_blocks_grid(tmp_path, ndim):
+    pkg = Package("p")
+    pkg.add_field("phi", Metadata("Node"), dtype=np.float64)
+    pkg.add_field("E", Metadata("Node"), shape=(2,), dtype=np.float32)
+    pkg.add_field("T", Metadata("Cell"))
+    nx, bnx = [(8,), (8, 6), (4, 6, 4)][ndim - 1], [(4,), (4, 3), (2, 3, 2)][ndim - 1]
+    mesh = Mesh(nx, bnx, nghost=1, packages=[pkg])
+    rng = np.random.default_rng(7)
+    for name in ("phi", "E"):
+        mesh.data(name)[...] = rng.normal(size=mesh.data(name).shape)
+    mesh.write_output(tmp_path / "n")
+    b = [mesh.block_nx[d] if d < ndim else 0 for d in range(3)][::-1]  # cells along k, j, i (0: inactive)
+    with h5py.File(tmp_path / "n.h5") as f:
+        assert sorted(f["nodes"]) == ["E_1", "E_2", "phi"] and list(f["cells"]) == ["T"]
+        phi = f["nodes/phi"][:]
+        assert phi.shape == (len(mesh.block_list), *(n + 1 if n else 2 for n in b))
+        stored = mesh.data("phi")[:, 0]
+        inside = stored[(slice(None),) + tuple(slice(1, n + 2) if n else slice(0, 1) for n in b)]
+        for axis, n in enumerate(b):  # an inactive direction: the one node layer twice
+            if not n:
+                inside = np.repeat(inside, 2, axis=1 + axis)
+        np.testing.assert_array_equal(phi, inside)
+        assert f["nodes/E_2"].dtype == np.float32
+    assert check_xdmf(tmp_path / "n.xdmf") > 0
+    grid = ET.parse(tmp_path / "n.xdmf").getroot().findall("./Domain/Grid/Grid")[0]
+    nodes = [a for a in grid.findall("Attribute") if a.get("Center") == "Node"]
+    assert sorted(a.get("Name") for a in nodes) == ["E_1", "E_2", "phi"]
+    topology = tuple(int(n) for n in grid.find("Topology").get("Dimensions").split())
+    for a in nodes:
+        assert tuple(int(n) for n in a.find("DataItem").get("Dimensions").split()) == topology
 
 
 def test_chosen_fields_only(tmp_path):
@@ -88,7 +123,7 @@ def test_chosen_fields_only(tmp_path):
 
 @pytest.mark.parametrize("kwargs, error, words", [
     ({"fields": "Tx"}, KeyError, "unknown field 'Tx'; did you mean 'T'"),
-    ({"fields": "flux_b"}, ValueError, "field 'flux_b' is a Face field; only cell-centred fields"),
+    ({"fields": "flux_b"}, ValueError, "field 'flux_b' is a Face field; only cell- and node-centred fields"),
     ({"fields": []}, TypeError, "fields must be a field name or a non-empty list"),
     ({"fields": ["T", "T"]}, ValueError, "names a field twice"),
     ({"fields": 3}, TypeError, "fields must be a field name"),

@@ -1,7 +1,8 @@
 """HDF5 outputs with an XDMF description that ParaView and VisIt open directly.
 
 One output is ``NAME.h5`` plus ``NAME.xdmf``. The HDF5 file holds, for every variable, one dataset
-``/cells/<var>`` of shape ``(nblocks, nk, nj, ni)`` (the interior cells of each block), and the
+``/cells/<var>`` of shape ``(nblocks, nk, nj, ni)`` (the interior cells of each block; node-centred
+variables: ``/nodes/<var>``, ``(nblocks, nk + 1, nj + 1, ni + 1)``), and the
 blocks' lower corners ``/blocks/xmin`` ``(nblocks, 3)`` and cell widths ``/blocks/dx``; attributes
 ``time`` and ``cycle`` on the root. The XDMF file is a spatial collection of one uniform grid per
 block (``3DCoRectMesh``: origin and spacing, z y x order) whose cell-centred attributes are
@@ -28,14 +29,16 @@ def _require_h5py():
 
 
 def write(path_stem: str, variables: dict, block_xmin: np.ndarray, block_dx: np.ndarray, time: float,
-          cycle: int) -> tuple[str, str]:
+          cycle: int, nodes: dict | None = None) -> tuple[str, str]:
     """Write ``path_stem.h5`` and ``path_stem.xdmf``; ``variables`` maps names to ``(nblocks, nk, nj, ni)``
-    arrays. Returns both paths. Both files are written under temporary names and renamed once both
-    are complete, so a crash never leaves a half-written output under the final name; a failed
-    write (e.g. a full disk) removes the temporary files and raises ``OutputError``."""
+    arrays of cell values, ``nodes`` names to ``(nblocks, nk + 1, nj + 1, ni + 1)`` arrays of node values
+    (``/nodes/<name>``). Returns both paths. Both files are written under temporary names and renamed
+    once both are complete, so a crash never leaves a half-written output under the final name; a
+    failed write (e.g. a full disk) removes the temporary files and raises ``OutputError``."""
     h5py = _require_h5py()
+    nodes = nodes or {}
     h5_path, xdmf_path = path_stem + ".h5", path_stem + ".xdmf"
-    text = xdmf(os.path.basename(h5_path), variables, block_xmin, block_dx, time)
+    text = xdmf(os.path.basename(h5_path), variables, block_xmin, block_dx, time, nodes)
     with staged(h5_path, xdmf_path) as (h5_tmp, xdmf_tmp):
         with writing(h5_tmp), h5py.File(h5_tmp, "w") as f:
             f.attrs["time"] = float(time)
@@ -44,6 +47,8 @@ def write(path_stem: str, variables: dict, block_xmin: np.ndarray, block_dx: np.
             f.create_dataset("blocks/dx", data=np.asarray(block_dx, dtype=np.float64))
             for name, data in variables.items():
                 f.create_dataset(f"cells/{name}", data=np.ascontiguousarray(data))
+            for name, data in nodes.items():
+                f.create_dataset(f"nodes/{name}", data=np.ascontiguousarray(data))
         with writing(xdmf_tmp), open(xdmf_tmp, "w", encoding="utf-8") as f:
             f.write(text)
     return h5_path, xdmf_path
@@ -61,10 +66,13 @@ def _number_type(dtype: np.dtype) -> tuple[str, int]:
     return kind, dtype.itemsize
 
 
-def xdmf(h5_name: str, variables: dict, block_xmin, block_dx, time: float) -> str:
+def xdmf(h5_name: str, variables: dict, block_xmin, block_dx, time: float, nodes: dict | None = None) -> str:
     """The XDMF (version 3) text describing an output written by ``write``."""
-    first = next(iter(variables.values()))
-    nblocks, nk, nj, ni = first.shape
+    nodes = nodes or {}
+    if variables:
+        nblocks, nk, nj, ni = next(iter(variables.values())).shape
+    else:
+        nblocks, nk, nj, ni = (n - (d > 0) for d, n in enumerate(next(iter(nodes.values())).shape))
     lines = ['<?xml version="1.0" ?>', '<Xdmf Version="3.0">', "  <Domain>",
              '    <Grid Name="mesh" GridType="Collection" CollectionType="Spatial">',
              f'      <Time Value="{number(time)}"/>']
@@ -79,16 +87,18 @@ def xdmf(h5_name: str, variables: dict, block_xmin, block_dx, time: float) -> st
                   f'          <DataItem Dimensions="3" NumberType="Float" Precision="8" Format="XML">'
                   f'{number(dx[2])} {number(dx[1])} {number(dx[0])}</DataItem>',
                   "        </Geometry>"]
-        for name, data in variables.items():
-            kind, size = _number_type(data.dtype)
-            lines += [f'        <Attribute Name="{escape(name)}" AttributeType="Scalar" Center="Cell">',
-                      f'          <DataItem ItemType="HyperSlab" Dimensions="{nk} {nj} {ni}" Type="HyperSlab">',
-                      f'            <DataItem Dimensions="3 4" NumberType="Int" Format="XML">{b} 0 0 0 1 1 1 1 '
-                      f'1 {nk} {nj} {ni}</DataItem>',
-                      f'            <DataItem Dimensions="{nblocks} {nk} {nj} {ni}" NumberType="{kind}" '
-                      f'Precision="{size}" Format="HDF">{escape(h5_name)}:/cells/{escape(name)}</DataItem>',
-                      "          </DataItem>",
-                      "        </Attribute>"]
+        for center, group, values, (k, j, i) in (("Cell", "cells", variables, (nk, nj, ni)),
+                                                  ("Node", "nodes", nodes, (nk + 1, nj + 1, ni + 1))):
+            for name, data in values.items():
+                kind, size = _number_type(data.dtype)
+                lines += [f'        <Attribute Name="{escape(name)}" AttributeType="Scalar" Center="{center}">',
+                          f'          <DataItem ItemType="HyperSlab" Dimensions="{k} {j} {i}" Type="HyperSlab">',
+                          f'            <DataItem Dimensions="3 4" NumberType="Int" Format="XML">{b} 0 0 0 1 1 1 1 '
+                          f'1 {k} {j} {i}</DataItem>',
+                          f'            <DataItem Dimensions="{nblocks} {k} {j} {i}" NumberType="{kind}" '
+                          f'Precision="{size}" Format="HDF">{escape(h5_name)}:/{group}/{escape(name)}</DataItem>',
+                          "          </DataItem>",
+                          "        </Attribute>"]
         lines.append("      </Grid>")
     lines += ["    </Grid>", "  </Domain>", "</Xdmf>", ""]
     return "\n".join(lines)

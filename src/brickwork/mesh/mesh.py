@@ -365,8 +365,9 @@ class Mesh:
         return global_blocks[[b.gid for b in self.blocks]]
 
     def write_output(self, path_stem, fields=None, time: float = 0.0, cycle: int = 0) -> tuple[str, str]:
-        """Write the interior cells of cell-centred fields (``fields``: a name or a list of them; None: every
-        cell field) as ``path_stem.h5`` + ``path_stem.xdmf``, which ParaView ("Xdmf3 Reader") and VisIt open:
+        """Write the interior cells of cell-centred fields, and the nodes of node-centred ones (``fields``: a
+        name or a list of them; None: every cell and node field) as ``path_stem.h5`` + ``path_stem.xdmf``,
+        which ParaView ("Xdmf3 Reader") and VisIt open:
         one grid per block, a variable per component (``velocity_1``, ...), ``time`` and ``cycle`` recorded.
         Needs h5py (``pip install 'brickwork[io]'``). Collective on several MPI ranks (rank 0 writes); both
         files appear together or not at all (``OutputError`` names the file that could not be written).

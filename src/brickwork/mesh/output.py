@@ -1,6 +1,7 @@
-"""``Mesh.write_output``: a mesh's cell fields as HDF5 + XDMF, the files ParaView and VisIt open.
+"""``Mesh.write_output``: a mesh's cell and node fields as HDF5 + XDMF, the files ParaView and VisIt open.
 
-The interior cells of every block are written, a field of several components as one variable per
+The interior cells of every block are written (a node field: the nodes on and inside each block's
+bounds, as XDMF node values), a field of several components as one variable per
 component (``velocity_1``, ``velocity_2``, ...; ``stress_1_2`` for a matrix; ``_re`` and ``_im`` parts of a
 complex field; float16 written as float32, bool as uint8), in the format of
 ``io.hdf5`` (one dataset ``/cells/<name>`` of shape ``(nblocks, nk, nj, ni)`` per variable, one grid per
@@ -18,8 +19,11 @@ import numpy as np
 from ..io import hdf5
 from ..io.files import OutputError
 from ..same_on_ranks import check_same
-from .indexing import IndexDomain
+from .indexing import TE, IndexDomain
 from .metadata import TopologicalType
+
+#: The centrings written (as XDMF's Cell and Node attributes).
+_WRITTEN = (TopologicalType.Cell, TopologicalType.Node)
 
 
 def write_output(mesh, path_stem, fields=None, time: float = 0.0, cycle: int = 0) -> tuple[str, str]:
@@ -30,8 +34,9 @@ def write_output(mesh, path_stem, fields=None, time: float = 0.0, cycle: int = 0
     check_same(mesh._halo_comm, "write_output", {"path_stem": stem, "fields": names, "time": time, "cycle": cycle},
                hint="every rank calls mesh.write_output with the same arguments (writing is collective)")
     hdf5._require_h5py()  # before any gathering: the same on every rank
-    gathered, owner = {}, {}
+    cells, nodes, owner = {}, {}, {}
     for name in names:
+        node = mesh.field(name).spec.topological_type == TopologicalType.Node
         for label, values in _components(mesh, name):
             if "/" in label or label == ".":  # HDF5 reads '/' as a group separator
                 raise ValueError(f"write_output: field {name!r} cannot name an HDF5 dataset ('/' separates groups); "
@@ -40,11 +45,11 @@ def write_output(mesh, path_stem, fields=None, time: float = 0.0, cycle: int = 0
                 raise ValueError(f"write_output: fields {owner[label]!r} and {name!r} would both be written as "
                                  f"{label!r}; write them to separate outputs (fields=...)")
             owner[label] = name
-            gathered[label] = mesh.gather_blocks(values)
+            (nodes if node else cells)[label] = mesh.gather_blocks(values)
     failure = None
     if mesh.rank == 0:
         try:
-            hdf5.write(stem, gathered, *block_geometry(mesh), time, cycle)
+            hdf5.write(stem, cells, *block_geometry(mesh), time, cycle, nodes)
         except OutputError as e:
             failure = e
     if mesh.nranks > 1:  # every rank learns whether rank 0 wrote the files
@@ -72,11 +77,11 @@ def _checked_stem(path_stem) -> str:
 
 
 def _checked_fields(mesh, fields) -> list[str]:
-    """The names to write: ``fields`` (one name or several) checked, or every cell field of the mesh."""
+    """The names to write: ``fields`` (one name or several) checked, or every cell and node field."""
     if fields is None:
-        names = [n for n, f in mesh.fields.items() if f.spec.topological_type == TopologicalType.Cell]
+        names = [n for n, f in mesh.fields.items() if f.spec.topological_type in _WRITTEN]
         if not names:
-            raise ValueError("write_output: the mesh has no cell-centred field to write")
+            raise ValueError("write_output: the mesh has no cell- or node-centred field to write")
         return names
     names = [fields] if isinstance(fields, str) else list(fields) if isinstance(fields, (list, tuple)) else None
     if names is None or not names or not all(isinstance(n, str) for n in names):
@@ -85,9 +90,9 @@ def _checked_fields(mesh, fields) -> list[str]:
         raise ValueError(f"write_output: fields names a field twice: {names}")
     for name in names:
         spec = mesh.field(name).spec  # KeyError naming the close matches for an unknown name
-        if spec.topological_type != TopologicalType.Cell:
-            raise ValueError(f"write_output: field {name!r} is a {spec.topological_type.name} field; only "
-                             f"cell-centred fields can be written")
+        if spec.topological_type not in _WRITTEN:
+            raise ValueError(f"write_output: field {name!r} is a {spec.topological_type.name} field; only cell- "
+                             f"and node-centred fields can be written (XDMF readers take no other centring)")
     return names
 
 
@@ -101,21 +106,26 @@ def _checked_number(value, what: str, kind):
 
 
 def _components(mesh, name: str):
-    """``(variable name, (local blocks, nk, nj, ni) interior values)`` for each component of field ``name``;
-    a sparse instance gives zeros on the blocks where it is not allocated."""
+    """``(variable name, (local blocks, nk, nj, ni) values)`` for each component of field ``name``: its
+    interior cells, or for a node field its nodes on and inside the blocks' bounds, repeated along the
+    directions a 1-D or 2-D mesh does not have (its XDMF grid is one cell, two nodes, thick there). A
+    sparse instance gives zeros on the blocks where it is not allocated."""
     field = mesh.field(name)
     spec = field.spec
+    te = TE.NN if spec.topological_type == TopologicalType.Node else TE.CC
     bounds = mesh.cellbounds
-    interior = tuple(b(IndexDomain.interior).as_slice() for b in (bounds.get_bounds_k, bounds.get_bounds_j,
-                                                                   bounds.get_bounds_i))
-    cells = tuple(reversed(mesh.block_nx))
+    interior = tuple(b(IndexDomain.interior, te).as_slice() for b in (bounds.get_bounds_k, bounds.get_bounds_j,
+                                                                       bounds.get_bounds_i))
     if field.data is None:
-        data = np.zeros((mesh.nblocks, spec.nslots, *cells), dtype=spec.dtype)
+        data = np.zeros((mesh.nblocks, spec.nslots, *(s.stop - s.start for s in interior)), dtype=spec.dtype)
     else:
         data = np.asarray(field.data if isinstance(field.data, np.ndarray) else field.data.numpy())
         data = data[(slice(None), slice(None)) + interior]
         if not field.allocated.all():  # a sparse instance: its unallocated blocks hold no values
             data = np.where(field.allocated[:, None, None, None, None], data, np.zeros((), data.dtype))
+    if te == TE.NN:
+        for axis in range(3 - mesh.ndim):  # k (and j): the inactive directions
+            data = np.repeat(data, 2, axis=2 + axis)
     labels = [""] if not spec.shape else \
         ["".join(f"_{i}" for i in label) for label in itertools.product(*(range(1, n + 1) for n in spec.shape))]
     out = []
