@@ -147,6 +147,14 @@ def test_outputs_written_on_4_ranks_equal_one_process(tmp_path):
     assert (tmp_path / "four.xdmf").read_text() == (tmp_path / "one.xdmf").read_text().replace("one.h5", "four.h5")
 
 
+def test_a_mesh_restart_saved_on_4_ranks_loads_on_1_and_2(tmp_path):
+    python(4, "mesh_restart.py", "save", str(tmp_path / "m.npz"))
+    for nranks in (1, 2):
+        done = python(nranks, "mesh_restart.py", "load", str(tmp_path / "m.npz"))
+        assert done.stdout.count("restored") == nranks
+        assert sum(int(line.split()[3]) for line in done.stdout.splitlines() if "restored" in line) == 8
+
+
 def test_a_new_kernel_is_compiled_once_for_all_ranks(tmp_path):
     cache = tmp_path / "cache"
     scale = f"{1.0 + time.time() % 1000:.6f}"  # a kernel no cache has seen

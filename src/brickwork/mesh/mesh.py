@@ -376,6 +376,23 @@ class Mesh:
 
         return write_output(self, path_stem, fields, time, cycle)
 
+    def save_restart(self, path, meta: dict | None = None) -> str:
+        """Write the state of every field (ghosts and sparse allocation included, every block) to the restart
+        file ``path`` with ``meta`` (a dict of JSON values: time, cycle, ...), atomically and with a checksum.
+        Collective on several MPI ranks (rank 0 writes). Returns the path."""
+        from .checkpoint import save_restart
+
+        return save_restart(self, path, meta)
+
+    def load_restart(self, path) -> dict:
+        """Set every field from a restart file of ``save_restart`` and return the ``meta`` it was saved with.
+        The mesh must be built as the one that saved it (cells, blocks, ghosts, domain, fields); the number
+        of ranks and the device may differ. ``RestartError`` naming what does not fit, before anything
+        changes. Collective on several MPI ranks."""
+        from .checkpoint import load_restart
+
+        return load_restart(self, path)
+
     # -- fields ---------------------------------------------------------------------------------
     @staticmethod
     def _collect_fields(packages: list[Package]) -> tuple[dict[str, FieldSpec], dict[str, SparsePool]]:

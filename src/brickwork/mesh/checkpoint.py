@@ -1,0 +1,127 @@
+"""``Mesh.save_restart`` and ``Mesh.load_restart``: the whole state of a mesh's fields in one restart file.
+
+The file (``io.restart``: one ``.npz`` with its metadata and a SHA-256 over both) holds every field's
+storage, ghosts included, for every block in global id order, which sparse instances are allocated on
+which block, the mesh's geometry and fields, and the caller's own metadata (JSON: a time, a cycle, ...).
+A mesh built the same way (the same cells, blocks, ghosts, domain and fields; any number of MPI ranks,
+any device) loads it and continues bit for bit. Both calls are collective on several ranks: rank 0
+writes; every rank reads the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from ..io import restart
+from ..io.files import OutputError
+from ..io.restart import RestartError
+from ..same_on_ranks import check_same
+
+#: The entries of the mesh's description a restart must match (not its boundaries or exchange strategy,
+#: which change how it continues, not what it holds).
+MATCHING = ("nx", "block_nx", "nghost", "xmin", "xmax", "fields", "sparse fields")
+_ALLOCATED = "allocated:"  # array name prefix of a sparse instance's allocation flags, one per block
+
+
+def save_restart(mesh, path, meta=None) -> str:
+    """Write the restart file ``path`` (see ``Mesh.save_restart``)."""
+    path = restart_path(path, "save_restart")
+    user = {} if meta is None else meta
+    if not isinstance(user, dict):
+        raise TypeError(f"save_restart: meta must be a dict (of JSON values), got {type(user).__name__}")
+    try:
+        user = json.loads(json.dumps(user, allow_nan=False))
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"save_restart: meta must hold JSON values only (str, finite numbers, bools, None, "
+                        f"lists, dicts with str keys): {e}") from None
+    check_same(mesh._halo_comm, "save_restart", {"path": path, "meta": user},
+               hint="every rank calls mesh.save_restart with the same arguments (saving is collective)")
+    arrays = {}
+    for name, field in mesh.fields.items():
+        arrays[name] = mesh.gather_blocks(_host_storage(mesh, field))
+        if field.spec.is_sparse:
+            arrays[_ALLOCATED + name] = mesh.gather_blocks(field.allocated.copy())
+    failure = None
+    if mesh.rank == 0:
+        try:
+            restart.save(path, arrays, {"kind": "brickwork-mesh", "mesh": _described(mesh), "user": user})
+        except OutputError as e:
+            failure = e
+    if mesh.nranks > 1:  # every rank learns whether rank 0 wrote the file
+        told = mesh._halo_comm.bcast(None if failure is None else (str(failure), failure.path), root=0)
+        if told is not None and failure is None:
+            failure = OutputError(f"rank 0 could not write the restart file: {told[0]}", told[1])
+    if failure is not None:
+        raise failure
+    return path
+
+
+def load_restart(mesh, path) -> dict:
+    """Load the restart file ``path`` into ``mesh``; returns the metadata it was saved with."""
+    path = restart_path(path, "load_restart")
+    check_same(mesh._halo_comm, "load_restart", {"path": path},
+               hint="every rank loads the same restart file (loading is collective)")
+    arrays, meta = restart.load(path)
+    if meta.get("kind") != "brickwork-mesh" or not isinstance(meta.get("mesh"), dict):
+        raise RestartError(f"restart file {path!r} is not a mesh restart (Mesh.save_restart writes those)")
+    theirs, mine = meta["mesh"], _described(mesh)
+    for key in MATCHING:
+        if theirs.get(key) != mine[key]:
+            raise RestartError(f"restart file {path!r} was written by a mesh with {key} {theirs.get(key)!r}, "
+                               f"but this mesh has {mine[key]!r}: build the mesh as the run that saved it did")
+    nblocks = len(mesh.block_list)
+    for name, field in mesh.fields.items():  # every array checked before anything changes
+        spec = field.spec
+        want = (nblocks, spec.nslots, *field.extents)
+        _check(path, name, arrays.get(name), want, spec.dtype)
+        if spec.is_sparse:
+            _check(path, _ALLOCATED + name, arrays.get(_ALLOCATED + name), (nblocks,), np.dtype(bool))
+    for name, field in mesh.fields.items():
+        values = mesh.local_part(arrays[name])
+        if field.spec.is_sparse:
+            flags = mesh.local_part(arrays[_ALLOCATED + name])
+            spec = field.spec
+            for block in mesh.blocks:
+                if flags[block.lid]:
+                    mesh.allocate_sparse(block, spec.base_name, spec.sparse_id)
+                else:
+                    mesh.deallocate_sparse(block, spec.base_name, spec.sparse_id)
+            if field.data is None:  # allocated on none of this rank's blocks
+                continue
+        mesh.data(name)[...] = values
+    user = meta.get("user", {})
+    return user if isinstance(user, dict) else {}
+
+
+def restart_path(path, what: str) -> str:
+    """``path`` as a string; ``TypeError``/``ValueError`` naming ``what`` when it is no file's path."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{what}: path must be a path (str or os.PathLike), got {type(path).__name__}")
+    text = os.fspath(path)
+    if not text or text.endswith(os.sep):
+        raise ValueError(f"{what}: path {text!r} names no file")
+    return text
+
+
+def _described(mesh) -> dict:
+    """The matching entries of the mesh's description, as JSON gives them back (tuples as lists)."""
+    description = mesh._description()
+    return json.loads(json.dumps({key: description[key] for key in MATCHING}))
+
+
+def _host_storage(mesh, field) -> np.ndarray:
+    """The field's storage on the host (zeros where a sparse instance has none on this rank)."""
+    if field.data is None:
+        return np.zeros((mesh.nblocks, field.spec.nslots, *field.extents), dtype=field.spec.dtype)
+    return np.asarray(field.data if isinstance(field.data, np.ndarray) else field.data.numpy())
+
+
+def _check(path: str, name: str, array, shape: tuple, dtype) -> None:
+    if array is None:
+        raise RestartError(f"restart file {path!r}: array {name!r} is missing")
+    if array.dtype != dtype or array.shape != shape:
+        raise RestartError(f"restart file {path!r}: array {name!r} is {array.dtype} of shape {array.shape}, but "
+                           f"this mesh needs {np.dtype(dtype)} of shape {shape}")
