@@ -116,9 +116,11 @@ def test_chosen_fields_only(tmp_path):
     mesh = _mesh(2)
     mesh.write_output(str(tmp_path / "a"), fields="T")
     mesh.write_output(str(tmp_path / "b"), fields=["v", "tracer_3"])
-    with h5py.File(tmp_path / "a.h5") as a, h5py.File(tmp_path / "b.h5") as b:
+    mesh.write_output(str(tmp_path / "c"), fields=["tracer"])  # a sparse pool: every instance
+    with h5py.File(tmp_path / "a.h5") as a, h5py.File(tmp_path / "b.h5") as b, h5py.File(tmp_path / "c.h5") as c:
         assert list(a["cells"]) == ["T"] and a.attrs["time"] == 0.0 and a.attrs["cycle"] == 0
         assert sorted(b["cells"]) == ["tracer_3", "v_1", "v_2"]
+        assert list(c["cells"]) == ["tracer_3"]
 
 
 @pytest.mark.parametrize("kwargs, error, words", [

@@ -86,6 +86,10 @@ def _checked_fields(mesh, fields) -> list[str]:
     names = [fields] if isinstance(fields, str) else list(fields) if isinstance(fields, (list, tuple)) else None
     if names is None or not names or not all(isinstance(n, str) for n in names):
         raise TypeError(f"write_output: fields must be a field name or a non-empty list of them, got {fields!r}")
+    expanded = []
+    for n in names:  # a sparse pool's base name stands for all of its instances
+        expanded += [i.name for i in mesh._pools[n].instances] if n in mesh._pools else [n]
+    names = expanded
     if len(set(names)) != len(names):
         raise ValueError(f"write_output: fields names a field twice: {names}")
     for name in names:
