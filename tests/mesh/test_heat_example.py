@@ -1,5 +1,6 @@
 """examples/heat_equation.py: the loop abstraction's diffusion steps against the discrete solution, the
-total heat conserved, and its ParaView outputs read back (one process, and 2 MPI ranks bit for bit)."""
+total heat conserved, its ParaView outputs read back (one process, and 2 MPI ranks bit for bit), and a
+run split by a restart file equal to the run in one piece."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "heat_equation.py"
 ARGS = ["--n", "32", "--block", "16", "--steps", "20", "--every", "10"]
 
 
-def _run(out: Path, launcher=()) -> str:
+def _run(out: Path, launcher=(), args=ARGS) -> str:
     env = dict(os.environ, OMP_NUM_THREADS="1", BRICKWORK_NUM_THREADS="1")
-    done = subprocess.run([*launcher, sys.executable, str(EXAMPLE), *ARGS, "--out", str(out)], capture_output=True,
+    done = subprocess.run([*launcher, sys.executable, str(EXAMPLE), *args, "--out", str(out)], capture_output=True,
                           text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
     return done.stdout
@@ -54,3 +55,14 @@ def test_two_ranks_write_the_same_outputs(tmp_path):
     for i in range(3):
         with h5py.File(tmp_path / "one" / f"heat.0000{i}.h5") as a, h5py.File(tmp_path / "two" / f"heat.0000{i}.h5") as b:
             np.testing.assert_array_equal(a["cells/u"][:], b["cells/u"][:])
+
+
+def test_a_run_split_by_a_restart_equals_the_run_in_one_piece(tmp_path):
+    _run(tmp_path / "straight")
+    half = ["--n", "32", "--block", "16", "--steps", "10", "--every", "10"]
+    _run(tmp_path / "split", args=[*half, "--save-restart", str(tmp_path / "r.npz")])
+    text = _run(tmp_path / "split", args=[*half, "--restart", str(tmp_path / "r.npz")])
+    assert "20 steps to t =" in text and "total heat 1024 -> 1024" in text
+    with h5py.File(tmp_path / "straight" / "heat.00002.h5") as a, h5py.File(tmp_path / "split" / "heat.00002.h5") as b:
+        np.testing.assert_array_equal(b["cells/u"][:], a["cells/u"][:])
+        assert b.attrs["cycle"] == a.attrs["cycle"] == 20
