@@ -16,9 +16,9 @@ import os
 import numpy as np
 
 from ..io import restart
-from ..io.files import OutputError
 from ..io.restart import RestartError
 from ..same_on_ranks import check_same
+from .output import on_rank_0
 
 #: The entries of the mesh's description a restart must match (not its boundaries or exchange strategy,
 #: which change how it continues, not what it holds).
@@ -44,18 +44,8 @@ def save_restart(mesh, path, meta=None) -> str:
         arrays[name] = mesh.gather_blocks(_host_storage(mesh, field))
         if field.spec.is_sparse:
             arrays[_ALLOCATED + name] = mesh.gather_blocks(field.allocated.copy())
-    failure = None
-    if mesh.rank == 0:
-        try:
-            restart.save(path, arrays, {"kind": "brickwork-mesh", "mesh": _described(mesh), "user": user})
-        except OutputError as e:
-            failure = e
-    if mesh.nranks > 1:  # every rank learns whether rank 0 wrote the file
-        told = mesh._halo_comm.bcast(None if failure is None else (str(failure), failure.path), root=0)
-        if told is not None and failure is None:
-            failure = OutputError(f"rank 0 could not write the restart file: {told[0]}", told[1])
-    if failure is not None:
-        raise failure
+    meta = {"kind": "brickwork-mesh", "mesh": _described(mesh), "user": user}
+    on_rank_0(mesh, lambda: restart.save(path, arrays, meta), "the restart file")
     return path
 
 

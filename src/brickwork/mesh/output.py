@@ -46,19 +46,25 @@ def write_output(mesh, path_stem, fields=None, time: float = 0.0, cycle: int = 0
                                  f"{label!r}; write them to separate outputs (fields=...)")
             owner[label] = name
             (nodes if node else cells)[label] = mesh.gather_blocks(values)
+    on_rank_0(mesh, lambda: hdf5.write(stem, cells, *block_geometry(mesh), time, cycle, nodes), "the output")
+    return stem + ".h5", stem + ".xdmf"
+
+
+def on_rank_0(mesh, write, what: str) -> None:
+    """``write()`` on rank 0 of the mesh's ranks (collective): an ``OutputError`` there is raised on every
+    rank, so that none goes on alone."""
     failure = None
     if mesh.rank == 0:
         try:
-            hdf5.write(stem, cells, *block_geometry(mesh), time, cycle, nodes)
+            write()
         except OutputError as e:
             failure = e
-    if mesh.nranks > 1:  # every rank learns whether rank 0 wrote the files
+    if mesh.nranks > 1:  # every rank learns whether rank 0 wrote
         told = mesh._halo_comm.bcast(None if failure is None else (str(failure), failure.path), root=0)
         if told is not None and failure is None:
-            failure = OutputError(f"rank 0 could not write the output: {told[0]}", told[1])
+            failure = OutputError(f"rank 0 could not write {what}: {told[0]}", told[1])
     if failure is not None:
         raise failure
-    return stem + ".h5", stem + ".xdmf"
 
 
 def block_geometry(mesh) -> tuple[np.ndarray, np.ndarray]:

@@ -37,4 +37,5 @@ else:
         assert mesh.is_allocated(block, "sp", 3) == (block.gid % 2 == 0)
         if block.gid % 2 == 0:
             assert (mesh.data("sp_3")[block.lid] == -block.gid - 1.0).all()
-    print("rank", mesh.rank, "restored", len(mesh.blocks), "blocks", flush=True)
+    sys.stdout.write(f"rank {mesh.rank} restored {len(mesh.blocks)} blocks\n")  # one write: lines may interleave
+    sys.stdout.flush()

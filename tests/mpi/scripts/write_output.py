@@ -23,4 +23,5 @@ for block in mesh.blocks:
         mesh.allocate_sparse(block, "sp", 2)
         mesh.data("sp_2")[block.lid] = -block.gid - 1.0
 paths = mesh.write_output(sys.argv[1], time=1.5, cycle=12)
-print("rank", mesh.rank, "wrote", paths, flush=True)
+sys.stdout.write(f"rank {mesh.rank} wrote {paths}\n")  # one write: the ranks' lines may interleave otherwise
+sys.stdout.flush()
