@@ -168,3 +168,48 @@ def test_an_output_that_cannot_be_written_names_the_file_and_leaves_nothing(tmp_
     with pytest.raises(OutputError, match="out.xdmf"):
         mesh.write_output(tmp_path / "out")
     assert sorted(os.listdir(tmp_path)) == ["out.xdmf"]
+
+
+@pytest.mark.parametrize("ndim", [1, 2, 3])
+def test_global_array_places_every_block_where_it_lies(ndim):
+    pkg = Package("p")
+    pkg.add_field("T", Metadata("Cell"))
+    pkg.add_field("v", Metadata("Cell"), shape=(2,), dtype=np.float32)
+    pkg.add_field("phi", Metadata("Node"))
+    pkg.add_field("B", Metadata("Face"))
+    pkg.add_field("dye", Metadata("Cell", "Sparse"), sparse_ids=[1])
+    nx, bnx = [(8,), (8, 6), (4, 6, 4)][ndim - 1], [(4,), (4, 3), (2, 3, 2)][ndim - 1]
+    mesh = Mesh(nx, bnx, nghost=1, packages=[pkg], xmax=(1.0, 2.0, 3.0)[:ndim])
+    for block in mesh.blocks:  # T = x + 10 y + 100 z at the cell centres; phi likewise at the nodes
+        centres = [block.coords.x_center(d) for d in (1, 2, 3)]
+        mesh.data("T")[block.lid, 0] = centres[0][None, None, :] + 10 * centres[1][None, :, None] + \
+            100 * centres[2][:, None, None]
+        mesh.data("v")[block.lid, 1] = block.gid
+        faces = [block.coords.x_face(d) if d <= ndim else block.coords.x_center(d) for d in (1, 2, 3)]
+        mesh.data("phi")[block.lid, 0] = faces[0][None, None, :] + 10 * faces[1][None, :, None] + \
+            100 * faces[2][:, None, None]
+    mesh.allocate_sparse(0, "dye", 1)
+    mesh.data("dye_1")[...] = 3.0
+    spatial = tuple(reversed(nx))
+    x = [(np.arange(n) + 0.5) * (hi / n) for n, hi in zip(nx, (1.0, 2.0, 3.0))]
+    inactive = np.array([0.5])  # the centre of a direction the mesh lacks (its default extent [0, 1])
+    T = mesh.global_array("T")
+    assert T.shape == spatial
+    want = x[0][None, None, :] + 10 * (x[1] if ndim > 1 else inactive)[None, :, None] + \
+        100 * (x[2] if ndim > 2 else inactive)[:, None, None]
+    np.testing.assert_allclose(T, want.reshape(spatial), rtol=1e-13)
+    v = mesh.global_array("v")
+    assert v.shape == (2, *spatial) and v.dtype == np.float32 and not v[0].any()
+    assert sorted(np.unique(v[1])) == list(range(len(mesh.block_list)))
+    phi = mesh.global_array("phi")
+    assert phi.shape == tuple(n + 1 for n in spatial)
+    nodes = [np.linspace(0, hi, n + 1) for n, hi in zip(nx, (1.0, 2.0, 3.0))]
+    want = nodes[0][None, None, :] + 10 * (nodes[1] if ndim > 1 else inactive)[None, :, None] + \
+        100 * (nodes[2] if ndim > 2 else inactive)[:, None, None]
+    np.testing.assert_allclose(phi, want.reshape(phi.shape), rtol=1e-13)
+    dye = mesh.global_array("dye_1")
+    assert (dye == 3.0).sum() == np.prod(bnx) and set(np.unique(dye)) == {0.0, 3.0}  # block 0 only
+    with pytest.raises(ValueError, match="field 'B' is a Face field"):
+        mesh.global_array("B")
+    with pytest.raises(KeyError, match="unknown field 'Tx'"):
+        mesh.global_array("Tx")

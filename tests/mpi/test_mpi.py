@@ -146,6 +146,9 @@ def test_outputs_written_on_4_ranks_equal_one_process(tmp_path):
         sp = four["cells/sp_2"][:]
         assert (sp[0::2] == -np.arange(1, 9, 2)[:, None, None, None]).all() and not sp[1::2].any()
     assert (tmp_path / "four.xdmf").read_text() == (tmp_path / "one.xdmf").read_text().replace("one.h5", "four.h5")
+    whole = np.load(tmp_path / "four.v.npy")
+    np.testing.assert_array_equal(whole, np.load(tmp_path / "one.v.npy"))
+    assert whole.shape == (3, 8, 16) and sorted(np.unique(whole[2])) == [2.0 + gid for gid in range(8)]
 
 
 def test_a_mesh_restart_saved_on_4_ranks_loads_on_1_and_2(tmp_path):

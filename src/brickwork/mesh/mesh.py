@@ -376,6 +376,15 @@ class Mesh:
 
         return write_output(self, path_stem, fields, time, cycle)
 
+    def global_array(self, name: str, root: int = 0) -> np.ndarray | None:
+        """Field ``name`` over the whole mesh as one numpy array on rank ``root`` (None on the other ranks):
+        shape ``(*component shape, nx3, nx2, nx1)`` without the directions a 1-D or 2-D mesh lacks; the
+        interior cells of a cell field, the nodes of a node field (one more per direction); zeros where a
+        sparse instance is not allocated. Collective on several MPI ranks; a device mesh's field is copied."""
+        from .output import global_array
+
+        return global_array(self, name, root)
+
     def save_restart(self, path, meta: dict | None = None) -> str:
         """Write the state of every field (ghosts and sparse allocation included, every block) to the restart
         file ``path`` with ``meta`` (a dict of JSON values: time, cycle, ...), atomically and with a checksum.

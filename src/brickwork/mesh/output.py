@@ -115,11 +115,10 @@ def _checked_number(value, what: str, kind):
     return kind(value)
 
 
-def _components(mesh, name: str):
-    """``(variable name, (local blocks, nk, nj, ni) values)`` for each component of field ``name``: its
-    interior cells, or for a node field its nodes on and inside the blocks' bounds, repeated along the
-    directions a 1-D or 2-D mesh does not have (its XDMF grid is one cell, two nodes, thick there). A
-    sparse instance gives zeros on the blocks where it is not allocated."""
+def interior_values(mesh, name: str) -> np.ndarray:
+    """``(local blocks, nslots, nk, nj, ni)``: field ``name``'s interior cells on this rank's blocks (a node
+    field: the nodes on and inside each block's bounds), on the host; a sparse instance gives zeros on the
+    blocks where it is not allocated."""
     field = mesh.field(name)
     spec = field.spec
     te = TE.NN if spec.topological_type == TopologicalType.Node else TE.CC
@@ -127,13 +126,53 @@ def _components(mesh, name: str):
     interior = tuple(b(IndexDomain.interior, te).as_slice() for b in (bounds.get_bounds_k, bounds.get_bounds_j,
                                                                        bounds.get_bounds_i))
     if field.data is None:
-        data = np.zeros((mesh.nblocks, spec.nslots, *(s.stop - s.start for s in interior)), dtype=spec.dtype)
-    else:
-        data = np.asarray(field.data if isinstance(field.data, np.ndarray) else field.data.numpy())
-        data = data[(slice(None), slice(None)) + interior]
-        if not field.allocated.all():  # a sparse instance: its unallocated blocks hold no values
-            data = np.where(field.allocated[:, None, None, None, None], data, np.zeros((), data.dtype))
-    if te == TE.NN:
+        return np.zeros((mesh.nblocks, spec.nslots, *(s.stop - s.start for s in interior)), dtype=spec.dtype)
+    data = np.asarray(field.data if isinstance(field.data, np.ndarray) else field.data.numpy())
+    data = data[(slice(None), slice(None)) + interior]
+    if not field.allocated.all():  # a sparse instance: its unallocated blocks hold no values
+        data = np.where(field.allocated[:, None, None, None, None], data, np.zeros((), data.dtype))
+    return data
+
+
+def assemble_blocks(mesh, per_block: np.ndarray, nodes: bool = False) -> np.ndarray:
+    """``(..., nk, nj, ni)`` arrays of every block (global id order: ``mesh.gather_blocks``) placed into one
+    ``(..., nx3, nx2, nx1)`` array (``nodes``: node values, one more per active direction; blocks share
+    the nodes on their common faces, which the later block writes)."""
+    if len(per_block) != len(mesh.block_list):
+        raise ValueError(f"assemble_blocks needs one entry per block of the mesh ({len(mesh.block_list)}), got "
+                         f"{len(per_block)}: gather a distributed mesh's blocks with mesh.gather_blocks first")
+    extra = [1 if nodes and d < mesh.ndim else 0 for d in range(3)]  # x1, x2, x3
+    shape = tuple(mesh.nx[d] + extra[d] for d in (2, 1, 0))
+    out = np.zeros((*per_block.shape[1:-3], *shape), dtype=per_block.dtype)
+    b1, b2, b3 = mesh.block_nx
+    for block in mesh.block_list:
+        l1, l2, l3 = block.location
+        out[..., l3 * b3:(l3 + 1) * b3 + extra[2], l2 * b2:(l2 + 1) * b2 + extra[1],
+            l1 * b1:(l1 + 1) * b1 + extra[0]] = per_block[block.gid]
+    return out
+
+
+def global_array(mesh, name: str, root: int = 0):
+    """Field ``name`` over the whole mesh on rank ``root`` (see ``Mesh.global_array``); None on the others."""
+    spec = mesh.field(name).spec
+    if spec.topological_type not in _WRITTEN:
+        raise ValueError(f"global_array: field {name!r} is a {spec.topological_type.name} field; only cell- and "
+                         f"node-centred fields have one value per cell or node")
+    gathered = mesh.gather_blocks(interior_values(mesh, name), root)
+    if gathered is None:
+        return None
+    whole = assemble_blocks(mesh, gathered, nodes=spec.topological_type == TopologicalType.Node)
+    whole = whole[(slice(None),) + (0,) * (3 - mesh.ndim)]  # without the directions the mesh lacks
+    return whole.reshape(*spec.shape, *whole.shape[1:])
+
+
+def _components(mesh, name: str):
+    """``(variable name, (local blocks, nk, nj, ni) values)`` for each component of field ``name``
+    (``interior_values``), a node field's repeated along the directions a 1-D or 2-D mesh does not have (its
+    XDMF grid is one cell, two nodes, thick there)."""
+    spec = mesh.field(name).spec
+    data = interior_values(mesh, name)
+    if spec.topological_type == TopologicalType.Node:
         for axis in range(3 - mesh.ndim):  # k (and j): the inactive directions
             data = np.repeat(data, 2, axis=2 + axis)
     labels = [""] if not spec.shape else \

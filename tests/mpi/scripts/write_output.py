@@ -1,7 +1,8 @@
 """Run under mpiexec: ``Mesh.write_output`` of a distributed mesh into argv[1] (a path stem).
 
 The interiors are filled by global block id and cell (the same values on any number of ranks), a sparse
-instance is allocated on the blocks of even id only, and every rank prints the paths it got back.
+instance is allocated on the blocks of even id only, and every rank prints the paths it got back; rank 0
+saves ``mesh.global_array("v")`` next to them.
 """
 
 import sys
@@ -23,5 +24,9 @@ for block in mesh.blocks:
         mesh.allocate_sparse(block, "sp", 2)
         mesh.data("sp_2")[block.lid] = -block.gid - 1.0
 paths = mesh.write_output(sys.argv[1], time=1.5, cycle=12)
+whole = mesh.global_array("v")  # collective: rank 0 gets the array, the others None
+assert (whole is None) == (mesh.rank != 0)
+if mesh.rank == 0:
+    np.save(sys.argv[1] + ".v.npy", whole)
 sys.stdout.write(f"rank {mesh.rank} wrote {paths}\n")  # one write: the ranks' lines may interleave otherwise
 sys.stdout.flush()

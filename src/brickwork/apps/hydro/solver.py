@@ -19,6 +19,7 @@ import numpy as np
 
 import brickwork as wp
 from brickwork.mesh import Mesh, Metadata, Package, storage
+from brickwork.mesh.output import assemble_blocks
 
 from .config import Config
 from .kernels import HydroKernels
@@ -151,16 +152,7 @@ class Hydro:
         """Assemble ``(nblocks, nk, nj, ni)`` block arrays of *every* block (global id order: in one
         process the local blocks, on several ranks what ``mesh.gather_blocks`` returns) into one
         ``(nx3, nx2, nx1)`` array."""
-        bk, bj, bi = (self.mesh.block_nx[2], self.mesh.block_nx[1], self.mesh.block_nx[0])
-        nx1, nx2, nx3 = self.mesh.nx
-        if len(per_block) != len(self.mesh.block_list):
-            raise ValueError(f"to_global needs one entry per block of the mesh ({len(self.mesh.block_list)}), got "
-                             f"{len(per_block)}: gather a distributed mesh's blocks with mesh.gather_blocks first")
-        out = np.empty((nx3, nx2, nx1), dtype=per_block.dtype)
-        for block in self.mesh.block_list:
-            l1, l2, l3 = block.location
-            out[l3 * bk:(l3 + 1) * bk, l2 * bj:(l2 + 1) * bj, l1 * bi:(l1 + 1) * bi] = per_block[block.gid]
-        return out
+        return assemble_blocks(self.mesh, per_block)
 
     def primitive(self, name: str) -> np.ndarray:
         """Per-block interior values of ``density, velocity_1..3, pressure, energy, speed`` (float64),
