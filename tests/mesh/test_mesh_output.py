@@ -213,3 +213,6 @@ def test_global_array_places_every_block_where_it_lies(ndim):
         mesh.global_array("B")
     with pytest.raises(KeyError, match="unknown field 'Tx'"):
         mesh.global_array("Tx")
+    for root in (1, -1, 0.0, True):
+        with pytest.raises(ValueError, match=r"root must be a rank of the mesh \(0 to 0\), got"):
+            mesh.global_array("T", root=root)

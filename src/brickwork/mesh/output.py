@@ -158,6 +158,10 @@ def global_array(mesh, name: str, root: int = 0):
     if spec.topological_type not in _WRITTEN:
         raise ValueError(f"global_array: field {name!r} is a {spec.topological_type.name} field; only cell- and "
                          f"node-centred fields have one value per cell or node")
+    if not isinstance(root, (int, np.integer)) or isinstance(root, bool) or not 0 <= root < mesh.nranks:
+        raise ValueError(f"global_array: root must be a rank of the mesh (0 to {mesh.nranks - 1}), got {root!r}")
+    check_same(mesh._halo_comm, "global_array", {"name": name, "root": int(root)},
+               hint="every rank calls mesh.global_array with the same arguments (gathering is collective)")
     gathered = mesh.gather_blocks(interior_values(mesh, name), root)
     if gathered is None:
         return None
