@@ -11,14 +11,13 @@ writes; every rank reads the file.
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 
 from ..io import restart
 from ..io.restart import RestartError
 from ..same_on_ranks import check_same
-from .output import on_rank_0
+from .output import checked_path, host_storage, on_rank_0
 
 #: The entries of the mesh's description a restart must match (not its boundaries or exchange strategy,
 #: which change how it continues, not what it holds).
@@ -28,7 +27,7 @@ _ALLOCATED = "allocated:"  # array name prefix of a sparse instance's allocation
 
 def save_restart(mesh, path, meta=None) -> str:
     """Write the restart file ``path`` (see ``Mesh.save_restart``)."""
-    path = restart_path(path, "save_restart")
+    path = checked_path(path, "save_restart")
     user = {} if meta is None else meta
     if not isinstance(user, dict):
         raise TypeError(f"save_restart: meta must be a dict (of JSON values), got {type(user).__name__}")
@@ -41,7 +40,7 @@ def save_restart(mesh, path, meta=None) -> str:
                hint="every rank calls mesh.save_restart with the same arguments (saving is collective)")
     arrays = {}
     for name, field in mesh.fields.items():
-        arrays[name] = mesh.gather_blocks(_host_storage(mesh, field))
+        arrays[name] = mesh.gather_blocks(host_storage(mesh, field))
         if field.spec.is_sparse:
             arrays[_ALLOCATED + name] = mesh.gather_blocks(field.allocated.copy())
     meta = {"kind": "brickwork-mesh", "mesh": _described(mesh), "user": user}
@@ -51,7 +50,7 @@ def save_restart(mesh, path, meta=None) -> str:
 
 def load_restart(mesh, path) -> dict:
     """Load the restart file ``path`` into ``mesh``; returns the metadata it was saved with."""
-    path = restart_path(path, "load_restart")
+    path = checked_path(path, "load_restart")
     check_same(mesh._halo_comm, "load_restart", {"path": path},
                hint="every rank loads the same restart file (loading is collective)")
     arrays, meta = restart.load(path)
@@ -86,27 +85,10 @@ def load_restart(mesh, path) -> dict:
     return user if isinstance(user, dict) else {}
 
 
-def restart_path(path, what: str) -> str:
-    """``path`` as a string; ``TypeError``/``ValueError`` naming ``what`` when it is no file's path."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"{what}: path must be a path (str or os.PathLike), got {type(path).__name__}")
-    text = os.fspath(path)
-    if not text or text.endswith(os.sep):
-        raise ValueError(f"{what}: path {text!r} names no file")
-    return text
-
-
 def _described(mesh) -> dict:
     """The matching entries of the mesh's description, as JSON gives them back (tuples as lists)."""
     description = mesh._description()
     return json.loads(json.dumps({key: description[key] for key in MATCHING}))
-
-
-def _host_storage(mesh, field) -> np.ndarray:
-    """The field's storage on the host (zeros where a sparse instance has none on this rank)."""
-    if field.data is None:
-        return np.zeros((mesh.nblocks, field.spec.nslots, *field.extents), dtype=field.spec.dtype)
-    return np.asarray(field.data if isinstance(field.data, np.ndarray) else field.data.numpy())
 
 
 def _check(path: str, name: str, array, shape: tuple, dtype) -> None:

@@ -1,4 +1,5 @@
-"""``Mesh.write_output``: a mesh's cell and node fields as HDF5 + XDMF, the files ParaView and VisIt open.
+"""``Mesh.write_output``: a mesh's cell and node fields as HDF5 + XDMF, the files ParaView and VisIt open;
+``Mesh.global_array``: a field over the whole mesh as one numpy array.
 
 The interior cells of every block are written (a node field: the nodes on and inside each block's
 bounds, as XDMF node values), a field of several components as one variable per
@@ -73,12 +74,22 @@ def block_geometry(mesh) -> tuple[np.ndarray, np.ndarray]:
     return np.array([b.coords.xmin for b in blocks]), np.array([[b.coords.dx(d) for d in (1, 2, 3)] for b in blocks])
 
 
+def checked_path(value, what: str, name: str = "path", hint: str = "") -> str:
+    """``value`` (a str or os.PathLike) as a string; ``TypeError``/``ValueError`` naming ``what`` and ``name``
+    when it is no file's path."""
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{what}: {name} must be a path (str or os.PathLike), got {type(value).__name__}")
+    text = os.fspath(value)
+    if not text or text.endswith(os.sep):
+        raise ValueError(f"{what}: {name} {text!r} names no file{hint}")
+    return text
+
+
 def _checked_stem(path_stem) -> str:
-    if not isinstance(path_stem, (str, os.PathLike)):
-        raise TypeError(f"write_output: path_stem must be a path (str or os.PathLike), got {type(path_stem).__name__}")
-    stem = os.fspath(path_stem)
-    if not stem or stem.endswith(os.sep) or os.path.basename(stem) in (".", ".."):
-        raise ValueError(f"write_output: path_stem {stem!r} names no file (give a name such as 'out/heat.00010')")
+    hint = " (give a name such as 'out/heat.00010')"
+    stem = checked_path(path_stem, "write_output", "path_stem", hint)
+    if os.path.basename(stem) in (".", ".."):
+        raise ValueError(f"write_output: path_stem {stem!r} names no file{hint}")
     return stem
 
 
@@ -125,13 +136,18 @@ def interior_values(mesh, name: str) -> np.ndarray:
     bounds = mesh.cellbounds
     interior = tuple(b(IndexDomain.interior, te).as_slice() for b in (bounds.get_bounds_k, bounds.get_bounds_j,
                                                                        bounds.get_bounds_i))
-    if field.data is None:
-        return np.zeros((mesh.nblocks, spec.nslots, *(s.stop - s.start for s in interior)), dtype=spec.dtype)
-    data = np.asarray(field.data if isinstance(field.data, np.ndarray) else field.data.numpy())
-    data = data[(slice(None), slice(None)) + interior]
-    if not field.allocated.all():  # a sparse instance: its unallocated blocks hold no values
+    data = host_storage(mesh, field)[(slice(None), slice(None)) + interior]
+    if field.data is not None and not field.allocated.all():  # a sparse instance: its unallocated blocks hold no values
         data = np.where(field.allocated[:, None, None, None, None], data, np.zeros((), data.dtype))
     return data
+
+
+def host_storage(mesh, field) -> np.ndarray:
+    """A field's whole storage on this rank's blocks, on the host (a device field's copy; zeros for a sparse
+    instance without storage on this rank)."""
+    if field.data is None:
+        return np.zeros((mesh.nblocks, field.spec.nslots, *field.extents), dtype=field.spec.dtype)
+    return np.asarray(field.data if isinstance(field.data, np.ndarray) else field.data.numpy())
 
 
 def assemble_blocks(mesh, per_block: np.ndarray, nodes: bool = False) -> np.ndarray:

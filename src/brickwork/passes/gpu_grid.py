@@ -90,11 +90,15 @@ def single_thread(stmt) -> ir.IRIf:
 def has_side_effect(s) -> bool:
     """A statement that writes memory or prints (team-level statements do it once, not per thread)."""
     if isinstance(s, ir.IRAssign):
-        target = s.target
-        while isinstance(target, (ir.IRComponent, ir.IRField, ir.IRTupleGet)):  # a part of a local is the local's
-            target = target.base
-        return not isinstance(target, ir.IRLocal)
+        return not isinstance(_assigned_root(s.target), ir.IRLocal)
     return isinstance(s, (ir.IRExprStmt, ir.IRPrint, ir.IRExpect, ir.IRAtomicAdd))
+
+
+def _assigned_root(target):
+    """What an assignment's target is part of (a part of a local is the local's)."""
+    while isinstance(target, (ir.IRComponent, ir.IRField, ir.IRTupleGet)):
+        target = target.base
+    return target
 
 
 class TidToCoords(ir.Rewriter):
@@ -211,9 +215,7 @@ def interleavable(fn: ir.IRFunction) -> bool:
         if isinstance(node, ir.IRLocal) and node.name in fn.locals:
             used.add(node.name)
         if isinstance(node, ir.IRAssign):
-            root = node.target
-            while isinstance(root, (ir.IRComponent, ir.IRField, ir.IRTupleGet)):
-                root = root.base
+            root = _assigned_root(node.target)
             if isinstance(root, ir.IRLocal) and root.name in params:
                 return False
     if size > INTERLEAVE_NODES:
@@ -325,7 +327,7 @@ class _LoadsFirst(ir.Rewriter):
         loads, self.loads = self.loads, None  # the branches are evaluated under the condition only
         if_true, if_false = self.expr(e.if_true), self.expr(e.if_false)
         self.loads = loads
-        return ir.IRSelect(cond, if_true, if_false, e.type)
+        return replace(e, cond=cond, if_true=if_true, if_false=if_false)
 
     def r_IRCall(self, e):
         if e.op not in ("logical_and", "logical_or") or not e.args:
@@ -334,7 +336,7 @@ class _LoadsFirst(ir.Rewriter):
         loads, self.loads = self.loads, None
         rest = [self.expr(a) for a in e.args[1:]]
         self.loads = loads
-        return ir.IRCall(e.op, [first, *rest], e.type, e.impl, e.no_wrap, e.where, e.checked)
+        return replace(e, args=[first, *rest])
 
     def r_IRIf(self, s):  # a branch's stores stay in it, whole
         return s
