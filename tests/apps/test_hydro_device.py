@@ -95,6 +95,17 @@ def test_the_state_lives_on_the_device_and_the_host_sees_copies(make_config, fak
         np.testing.assert_array_equal(data, cpu.state()[name])
 
 
+def test_a_step_on_the_device_copies_nothing_back_to_the_host(make_config, fake, monkeypatch):
+    """Each stage's weights and dt go up from the host's copy: reading the device's back would make every
+    stage wait for the GPU (the time step's reduction, in ``check()``, is the step's one download)."""
+    sim = hydro.Hydro(make_config(KH, ["hydro.device=cuda:0"]))
+    sim.set_initial()
+    reads, launches = [], len(fake.launches)
+    monkeypatch.setattr(fake, "copy_to_host", lambda *a: reads.append(a))
+    sim.step(1e-3)
+    assert reads == [] and len(fake.launches) > launches
+
+
 def test_fields_larger_than_the_device_memory_are_an_input_error(make_config, tmp_path, fake):
     from brickwork.apps.hydro import driver
 

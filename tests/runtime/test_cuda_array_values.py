@@ -38,6 +38,21 @@ def test_device_values_are_converted_and_refused_as_on_the_cpu(fake):
     assert i.numpy().tolist() == [7, 7] and wp.full(2, device="cuda:0").numpy().tolist() == [0, 0]
 
 
+def test_assigning_host_data_uploads_without_reading_the_device_array_back(fake, monkeypatch):
+    """An assignment writes every element: a download first would be a wasted copy and a wait for the GPU."""
+    v = wp.zeros(4, dtype=wp.vec2, device="cuda:0")
+    f = wp.zeros((2, 3), dtype=wp.float32, device="cuda:0")
+    reads = []
+    monkeypatch.setattr(fake, "copy_to_host", lambda *a: reads.append(a))
+    v.assign(np.arange(8.0).reshape(4, 2))
+    f.assign(np.arange(6, dtype=np.float64))  # converted, reshaped
+    f.assign(wp.array([[1, 2, 3], [4, 5, 6]], dtype=wp.float32))  # a CPU array
+    assert reads == []
+    monkeypatch.undo()
+    assert v.numpy().tolist() == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    assert f.numpy().tolist() == [[1, 2, 3], [4, 5, 6]]
+
+
 def test_device_reshape_is_a_view_and_refuses_another_size_as_the_cpu(fake):
     a = wp.array(np.arange(6, dtype=np.float32), device="cuda:0")
     r = a.reshape((2, -1))

@@ -211,7 +211,7 @@ class DeviceArray(array):
             self._alloc.driver.copy_on_device(self._alloc.ordinal, self.ptr, src.ptr, self._nbytes(), handle)
             hold_from(self, src)
             return
-        host = array(self.numpy(), dtype=self.dtype, device="cpu", copy=False)
+        host = self._host_scratch()  # an assignment writes every element: no download (a wait for the GPU)
         host._assign_now(src if isinstance(src, array) else src.reshape(host._np.shape))
         self._upload(host._np)
         hold_from(self, host)
@@ -228,9 +228,13 @@ class DeviceArray(array):
         return self._element(view)
 
     def __setitem__(self, key, value):
-        scratch = array(np.empty(self.shape + self._trailing, dtype=self._comp), dtype=self.dtype, device="cpu",
-                        copy=False)  # converts and checks ``value`` now; it holds what a struct value points to
+        scratch = self._host_scratch()  # converts and checks ``value`` now; it holds what a struct value points to
         run_or_record(self._set_now, key, scratch._item_value(key, value), scratch)
+
+    def _host_scratch(self) -> array:
+        """An uninitialised CPU array of this array's shape and type."""
+        data = np.empty(self.shape + self._trailing, dtype=self._comp)
+        return array(data, dtype=self.dtype, device="cpu", copy=False)
 
     def _set_now(self, key, value, scratch) -> None:
         host = array(self.numpy(), dtype=self.dtype, device="cpu", copy=False)

@@ -96,11 +96,11 @@ class HydroKernels:
         self.bad_cell_space = self.cells.with_reducer(la.MinLoc(T))
         # coef: [a, b, dt/dx1, dt/dx2, dt/dx3, gamma, cfl, dx1, dx2, dx3]
         self.coef = wp.zeros(10, dtype=T)
-        c = self.coef.numpy()
+        c = self._coef_host = self.coef.numpy()  # on a device .numpy() is a copy: kept, updated, uploaded
         dx = [mesh.blocks[0].coords.dx(d) for d in (1, 2, 3)]
         c[5], c[6] = gamma, cfl
         c[7:10] = dx
-        self.coef.assign(c)  # on a device .numpy() is a copy
+        self.coef.assign(c)
         self.dx = dx
         recon = weno5 if reconstruction == "weno5" else PLM[limiter]
         solver = SOLVERS[riemann]
@@ -453,7 +453,7 @@ class HydroKernels:
         la.outer(self.cells, self._update_bodies[0 if first else 1])
 
     def _set_coef(self, a: float, b: float, dt: float) -> None:
-        c = self.coef.numpy()
+        c = self._coef_host  # the host's copy: reading the device's back would wait for the GPU
         c[0], c[1] = a, b
         for d in range(3):
             c[2 + d] = dt / self.dx[d] if d < self.ndim else 0.0
