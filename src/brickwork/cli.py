@@ -207,6 +207,9 @@ def _demo(args) -> int:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="brickwork", description="brickwork command line")
+    from ._version import __version__
+
+    parser.add_argument("--version", action="version", version=f"brickwork {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("info", help="toolchain, OpenMP, threads, CUDA, MPI and cache directory").set_defaults(run=_info)
     p = sub.add_parser("cache", help="inspect or clear the kernel cache")

@@ -181,7 +181,12 @@ def build(batch: list, target: Target | None = None) -> None:
             inst.fail(result)
             continue
         inst.loaded_from(*result)
-        log.info("%s compiled for %s in %.0f ms", inst.label, target.name, 1e3 * result[1].get("compile_seconds", 0.0))
+        built = result[1]
+        if "same_source_as" in built:
+            log.info("%s for %s: same code as a built instance, its library reused (no compiler run)",
+                     inst.label, target.name)
+        else:
+            log.info("%s compiled for %s in %.0f ms", inst.label, target.name, 1e3 * built.get("compile_seconds", 0.0))
 
 
 def _repoint(fn, lowered: dict):

@@ -124,6 +124,11 @@ def _check_brickwork(args: list[str], cwd: Path, run_it: bool) -> None:
                 run_it = run_it and cfg["problem"]["name"] in QUICK_PROBLEMS and cfg["mesh"]["nx"][0] <= 1024
         else:
             run_it = False  # the demo takes about a minute
+    elif args == ["--version"]:  # prints the version and exits
+        with pytest.raises(SystemExit) as done:
+            argparse_subparser(None).parse_args(args)
+        assert done.value.code == 0
+        return
     else:
         argparse_subparser(None).parse_args(args)
         run_it = run_it and args[:2] != ["cache", "clear"]

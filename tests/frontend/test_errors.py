@@ -4,10 +4,13 @@ the user's file, line and source line, no C++ compiler output, and no array touc
 Each faulty line carries a ``# E:<name>`` marker; the test finds its line number in this file.
 """
 
+import math
+
 import numpy as np
 import pytest
 
 import brickwork as wp
+from brickwork.la import halo
 
 
 def plain_python(x):
@@ -96,6 +99,34 @@ def index_count(a: wp.array(dtype=wp.float32), b: wp.array2d(dtype=wp.float64)):
 def calls_python(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
     i = wp.tid()
     a[i] = plain_python(a[i])  # E:calls_python
+
+
+HALF = 0.5
+
+
+@wp.kernel
+def captured_float(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    b[i] = b[i] + HALF  # E:captured_float
+
+
+@wp.kernel
+def literal_float_vector(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    v = wp.vec2d(b[i], b[i]) * 0.5  # E:literal_float_vector
+    b[i] = v[0]
+
+
+@wp.kernel
+def calls_math_builtin(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    a[i] = math.gamma(a[i])  # E:calls_math_builtin
+
+
+@wp.kernel
+def calls_library_host_function(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
+    h = halo.make([(-1, 0, 0), (0, 0, 0)])  # E:calls_library_host_function
+    a[0] = float(len(h.offsets))
 
 
 @wp.kernel
@@ -208,6 +239,15 @@ CASES = [
      ["module 'brickwork' has no attribute 'no_such_builtin'"]),
     (index_count, wp.KernelTypeError, "index_count", ["2 dimensions needs 2 indices, got 1"]),
     (calls_python, wp.KernelTypeError, "calls_python", ["'plain_python' is a Python function", "@func"]),
+    (captured_float, wp.KernelTypeError, "captured_float", [
+        "got float64 and float32", "'HALF' is a Python float captured by the kernel, which kernels take as float32: "
+        "write wp.float64(HALF)"]),
+    (literal_float_vector, wp.KernelTypeError, "literal_float_vector",
+     ["vec2d and float32", "0.5 is a Python float, which kernels take as float32: write wp.float64(0.5)"]),
+    (calls_math_builtin, wp.KernelTypeError, "calls_math_builtin",
+     ["'math.gamma' is a host function with no kernel version", "call it outside the kernel"]),
+    (calls_library_host_function, wp.KernelTypeError, "calls_library_host_function",
+     ["'brickwork.la.halo.make' is a host function with no kernel version", "use its result inside"]),
     (returns_value, wp.KernelTypeError, "returns_value", ["kernels cannot return a value"]),
     (recursive, wp.KernelTypeError, "recursion", ["countdown() calls itself", "recursion"]),
     (mutually_recursive, wp.KernelTypeError, "mutual", ["ping() calls itself", "recursion"]),

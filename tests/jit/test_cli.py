@@ -102,3 +102,12 @@ def test_run_with_an_unusable_cache_or_compiler_is_one_line(tmp_path, setup, exp
     line = one_line(out.stderr)
     assert line.startswith("brickwork: error: ")
     assert expected.format(tmp=tmp_path, false=env.get("BRICKWORK_CXX")) in line
+
+
+def test_version_prints_the_package_version(capsys):
+    import brickwork
+
+    with pytest.raises(SystemExit) as done:
+        cli.main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out == f"brickwork {brickwork.__version__}\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from typing import Any
 
@@ -44,7 +45,7 @@ def _index(root, source: str):
     return root / "by-source" / same_source.digest(jit.settings().identity(), source)
 
 
-def test_an_instance_with_the_source_of_an_entry_copies_its_library_and_runs(root):
+def test_an_instance_with_the_source_of_an_entry_copies_its_library_and_runs(root, caplog):
     types = [wp.array(dtype=wp.float32)]
     key, text, label, meta = _job(types)
     other = _key("the same source under another key")
@@ -52,8 +53,11 @@ def test_an_instance_with_the_source_of_an_entry_copies_its_library_and_runs(roo
     jit.build(other, text, label, meta)
     assert jit.compiler_calls == before + 1
     x = wp.array([1, 2, 3], dtype=wp.float32)
-    wp.launch(triple, dim=3, inputs=[x])  # its own key misses: a copy, no compiler run
+    with caplog.at_level(logging.INFO, logger="brickwork"):
+        wp.launch(triple, dim=3, inputs=[x])  # its own key misses: a copy, no compiler run
     assert jit.compiler_calls == before + 1
+    assert [r.getMessage() for r in caplog.records if r.name == "brickwork"] == [
+        "triple[float32] for cpu: same code as a built instance, its library reused (no compiler run)"]
     assert x.numpy().tolist() == [3, 6, 9]
     path, found = cache.lookup(key)
     assert found["same_source_as"] == other and found["compile_seconds"] == 0.0

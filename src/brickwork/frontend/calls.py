@@ -228,7 +228,12 @@ class CallRules:
             return Static(arg.value if isinstance(arg, Static) and not arg.is_number()
                           else self.to_value(arg, node).type)
         label = getattr(f, "__qualname__", None) or repr(f)
-        if isinstance(f, (pytypes.FunctionType, pytypes.BuiltinFunctionType)):
+        module = getattr(f, "__module__", None) or ""
+        if isinstance(f, pytypes.BuiltinFunctionType) or module == "brickwork" or module.startswith("brickwork."):
+            # a library's host function (brickwork's own, math.gamma): decorating it is not the user's fix
+            raise self.error(KernelTypeError, f"'{module + '.' if module else ''}{label}' is a host function with no "
+                             f"kernel version; call it outside the kernel and use its result inside", node)
+        if isinstance(f, pytypes.FunctionType):
             raise self.error(KernelTypeError, f"'{label}' is a Python function, not a kernel function; "
                              f"decorate it with @func to call it from a kernel", node)
         raise self.error(KernelTypeError, f"'{label}' is not callable in kernels", node)

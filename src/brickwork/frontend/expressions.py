@@ -386,7 +386,14 @@ class ExpressionTyper(CallRules, ConstructionRules):
                 raise self.error(KernelTypeError, f"'{_SYMBOL.get(op, op)}' is not defined for index offsets", node)
             return Static(fn(left.value, right.value))  # host arithmetic on compile-time offsets
         left, right = self._adapt_static(left, right, node), self._adapt_static(right, left, node)
-        return self.binary(op, self.to_value(left, node.left), self.to_value(right, node.right), node)
+        a, b = self.to_value(left, node.left), self.to_value(right, node.right)
+        try:
+            return self.binary(op, a, b, node)
+        except KernelTypeError as e:
+            hint = _python_float_hint([(node.left, left, b), (node.right, right, a)])
+            if not hint:
+                raise
+            raise type(e)(e.message + hint, e.location) from None
 
     def _adapt_static(self, value, other, node):
         """A host value that takes the type of what it meets (an la MemoryOffset or Index3)."""
@@ -568,3 +575,19 @@ _DISPLAYS = {
 
 TID = _TID
 __all__ = ["ExpressionTyper", "Static", "typing"]
+
+
+def _python_float_hint(operands) -> str:
+    """What to add to an operator's type error when an operand is a Python float (``2.0``, or a name the
+    kernel captured) and the other is of another float type: kernels take Python floats as float32."""
+    for src, value, other in operands:
+        if not (isinstance(value, Static) and type(value.value) is float):
+            continue
+        scalar = other.type if is_scalar_type(other.type) else getattr(other.type, "dtype", None)
+        if scalar is None or scalar is float32 or not getattr(scalar, "is_float", False):
+            continue
+        text, name = ast.unparse(src), type_name(scalar)
+        what = f"'{text}' is a Python float captured by the kernel" if isinstance(src, ast.Name) else \
+            f"{text} is a Python float"
+        return f"; {what}, which kernels take as float32: write wp.{name}({text})"
+    return ""
