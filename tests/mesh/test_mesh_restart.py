@@ -4,6 +4,9 @@ refused, naming why, before anything changes."""
 
 from __future__ import annotations
 
+import os
+import stat
+
 import numpy as np
 import pytest
 
@@ -104,3 +107,14 @@ def test_bad_arguments_are_refused_before_anything_is_written(tmp_path, monkeypa
 def test_a_restart_that_cannot_be_written_says_so(tmp_path):
     with pytest.raises(OutputError, match="no such file or directory"):
         _mesh(1).save_restart(tmp_path / "missing" / "s.npz")
+
+
+def test_a_restart_never_replaces_a_pipe_or_a_device(tmp_path):
+    """A save writes a new file and renames it over the old one: over a FIFO (or /dev/null, as root) that
+    would replace the special file itself."""
+    fifo = tmp_path / "pipe.npz"
+    os.mkfifo(fifo)
+    with pytest.raises(OutputError, match=r"cannot write '.*pipe.npz': it is not a regular file \(a device, pipe "
+                                          r"or socket\)"):
+        _mesh(1).save_restart(fifo)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and os.listdir(tmp_path) == ["pipe.npz"]

@@ -1,6 +1,11 @@
 """Nested parallelism in the kernel language: par_for, par_for_outer with scratch, par_for_inner,
 captured arrays and packs inside loop bodies."""
 
+import os
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -120,6 +125,15 @@ def test_loop_body_errors():
         wp.par_for(1, 1, 1, 1, 1, lambda a, b, c, d, e: None)
     with pytest.raises(wp.LaunchError, match="a range must be"):
         wp.par_for("name", [0, 3], lambda i: None)
+    with pytest.raises(wp.LaunchError, match=r"par_for: a range's end must be an integer, got 2.5"):
+        wp.par_for((0, 2.5), lambda i: None)  # int() would run 0..2
+    with pytest.raises(wp.LaunchError, match="a range must be"):
+        wp.par_for(True, lambda i: None)
+    with pytest.raises(wp.LaunchError, match="par_for_outer: scratch_bytes must be an integer, got 8.5"):
+        wp.par_for_outer(8.5, 0, 2, lambda member, j: None)
+    with pytest.raises(MemoryError, match=r"par_for_outer: scratch_bytes=1099511627776000 is more than this "
+                                          r"machine's memory \(\d+ bytes\)"):
+        wp.par_for_outer(2**40 * 1000, 0, 2, lambda member, j: None)
 
     def wrong(i):
         a[i] = 1  # int32 into a float32 array
@@ -133,3 +147,29 @@ def test_loop_body_errors():
 
     with pytest.raises(wp.TypeError, match="nested def or lambda"):
         wp.par_for_outer(0, 0, 1, bad_inner)
+
+
+def test_a_team_scratch_that_cannot_be_allocated_stops_with_a_message(tmp_path):
+    """A scratch pad sized at run time past what malloc gives (2**61 bytes): the process stops with a
+    message, as a zero slice step does, instead of writing through a null pointer."""
+    script = tmp_path / "huge_scratch.py"
+    script.write_text(textwrap.dedent("""
+        import brickwork as wp
+
+        def body(member, j):
+            big = wp.ScratchPad2D(member, wp.float64, 536870912, 536870912)  # 2**58 elements
+
+            def one(i):
+                big[i, i] = wp.float64(1.0)
+
+            wp.par_for_inner(member, 0, 0, one)
+
+        wp.par_for_outer(0, 0, 1, body)
+        print("not reached")
+    """))
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "src")
+    env = dict(os.environ, PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode != 0 and "not reached" not in done.stdout
+    assert "brickwork: out of memory: a team's scratch of 4611686018427387904 bytes could not be allocated" \
+        in done.stderr, done.stderr

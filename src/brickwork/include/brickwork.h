@@ -1418,6 +1418,12 @@ inline char* grow_arena(int64_t bytes) {
     }
     a.capacity = (bytes + 4095) & ~(int64_t)4095;
     a.buffer = static_cast<char*>(__builtin_malloc((size_t)a.capacity));
+    if (a.buffer == nullptr) {  // the team cannot run without it: stop with a message, as slice_step_zero does
+        std::fprintf(stderr, "brickwork: out of memory: a team's scratch of %lld bytes could not be allocated\n",
+                     (long long)a.capacity);
+        std::fflush(stderr);
+        __builtin_abort();
+    }
     return a.buffer;
 }
 BW_INLINE team team_begin(int64_t bytes) {

@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+import stat
 from contextlib import contextmanager
 
 
@@ -92,6 +93,8 @@ def staged(*paths: str, suffix: str = ".tmp"):
     tmps: list[str] = []
     try:
         for p in paths:
+            _check_replaceable(p, p)  # before anything is written
+        for p in paths:
             try:
                 tmps.append(temporary_name(p, suffix))
             except OSError as e:
@@ -109,12 +112,26 @@ def staged(*paths: str, suffix: str = ".tmp"):
         raise
 
 
+def _check_replaceable(path: str, named: str) -> None:
+    """An ``OSError`` naming ``named`` when ``path`` is a directory, an ``OutputError`` when it is a device,
+    pipe or socket (an output replaces its file, which must not happen to /dev/null or a FIFO). A regular
+    file or a symbolic link (replaced, not followed) may be there."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return  # nothing there (or not reachable: the write itself will say why)
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), named)
+    if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+        raise OutputError(f"cannot write {path!r}: it is not a regular file (a device, pipe or socket), and an "
+                          f"output replaces its file", path)
+
+
 def _rename_all(tmps: list[str], paths: tuple[str, ...]) -> None:
     """Rename each of ``tmps`` to its path in ``paths``, all or none: an ``OSError`` naming the temporary
     file of the output that cannot be made, after removing the outputs renamed before it."""
     for tmp, path in zip(tmps, paths):
-        if os.path.isdir(path) and not os.path.islink(path):  # os.replace would fail after the others
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), tmp)
+        _check_replaceable(path, tmp)  # os.replace would fail after the others, or replace a device
     done: list[str] = []
     for tmp, path in zip(tmps, paths):
         try:

@@ -11,21 +11,32 @@ innermost loop of ``par_for`` (and every ``par_for_inner``) is a simd loop.
 
 from __future__ import annotations
 
+import os
+
+import numpy as np
+
 from ..errors import LaunchError
 from ..frontend.limits import INDEX_LIMIT
 from ..lang.body import body_kernel
 from .launch import launch
 
 
+def _integer(value, what: str, name: str) -> int:
+    """``value`` as an int: Python and numpy integers only (``int(2.5)`` would drop the fraction)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise LaunchError(f"{what}: {name} must be an integer, got {value!r}")
+    return int(value)
+
+
 def _ranges(items, what) -> list[tuple[int, int]]:
     out = []
     for r in items:
         if hasattr(r, "s") and hasattr(r, "e"):
-            out.append((int(r.s), int(r.e)))
+            out.append((_integer(r.s, what, "a range's start"), _integer(r.e, what, "a range's end")))
         elif isinstance(r, tuple) and len(r) == 2:
-            out.append((int(r[0]), int(r[1])))
-        elif isinstance(r, int):
-            out.append((0, r - 1))
+            out.append((_integer(r[0], what, "a range's start"), _integer(r[1], what, "a range's end")))
+        elif isinstance(r, (int, np.integer)) and not isinstance(r, bool):
+            out.append((0, int(r) - 1))
         else:
             raise LaunchError(f"{what}: a range must be an IndexRange, an inclusive (s, e) pair or a count, "
                               f"got {r!r}")
@@ -62,11 +73,16 @@ def par_for_outer(*args) -> None:
     (scratch_bytes, _level), ranges, body = _split(args, "par_for_outer", 2)
     if not 1 <= len(ranges) <= 3:
         raise LaunchError(f"par_for_outer: 1 to 3 outer ranges, got {len(ranges)}")
-    if int(scratch_bytes) < 0:
+    scratch_bytes = _integer(scratch_bytes, "par_for_outer", "scratch_bytes")
+    if scratch_bytes < 0:
         raise LaunchError(f"par_for_outer: scratch_bytes must not be negative, got {scratch_bytes}")
+    memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    if scratch_bytes > memory:  # each thread's teams share one buffer of at least this size
+        raise MemoryError(f"par_for_outer: scratch_bytes={scratch_bytes} is more than this machine's memory "
+                          f"({memory} bytes)")
     kernel = body_kernel(body, "outer", len(ranges))
     kernel.work_per_item = 64  # a team runs inner loops: worth a thread at far fewer grid points
-    _run(kernel, ranges, int(scratch_bytes))
+    _run(kernel, ranges, scratch_bytes)
 
 
 def _run(kernel, ranges, scratch_bytes) -> None:
