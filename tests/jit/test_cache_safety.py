@@ -8,12 +8,13 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 import pytest
 
 from brickwork import config
 from brickwork.errors import BrickworkError
-from brickwork.jit import cache, toolchain
+from brickwork.jit import cache, sweep, toolchain
 from brickwork.jit import compile as jit
 
 from .conftest import new_process
@@ -433,3 +434,20 @@ def test_publishing_over_an_intact_entry_keeps_it(quick_build, root):
     assert cache.publish(KEY, staging, {"label": "second"}) == (lib, meta)
     assert not os.path.exists(staging)
     assert cache.lookup(KEY) == (lib, meta)
+
+
+def test_clear_and_the_stale_cleaner_keep_a_users_files_beside_brickworks(quick_build, root):
+    """A cache directory may be one that holds other things: only the names brickwork gives are removed,
+    in the root and in its folders, however much a user's file looks like them."""
+    quick_build(KEY)
+    mine = ["ab/notes.txt", "locks/notes.txt", "by-source/notes.txt", ".build-mine/keep.txt", "pch-mine/f",
+            "toolchain-mine.json", "README", "zz/data"]
+    for name in mine:
+        (root / name).parent.mkdir(exist_ok=True)
+        (root / name).write_text("mine")
+    old = time.time() + 2 * cache.STALE_SECONDS
+    assert sweep.clean_stale(str(root), now=old) == [str(root / "locks" / f"{KEY}.lock")]
+    assert cache.clear() == 1
+    assert cache.lookup(KEY) is None
+    kept = sorted(os.path.relpath(os.path.join(d, f), root) for d, _, files in os.walk(root) for f in files)
+    assert kept == sorted(mine)

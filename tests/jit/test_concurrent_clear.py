@@ -17,6 +17,7 @@ from .test_cache import PROGRAM, SRC
 
 KEY = "ab" + "c" * 38
 A, B, C = ("a1" + "0" * 38), ("b1" + "0" * 38), ("c1" + "0" * 38)
+PCH_X, PCH_Y = f"pch-{'e' * 24}.building", f"pch-{'f' * 24}.building"  # header builds: running, abandoned
 
 
 def _names(root) -> set:
@@ -37,14 +38,14 @@ def test_clear_and_the_stale_cleaner_leave_what_running_builds_use(quick_build, 
     (claims / f"{C}.claim").write_text(f"{socket.gethostname()} 999999999")
     (root / f".build-{C}-dead").mkdir()
     (root / "locks" / f"{C}.lock").write_text("")
-    (root / "pch-x.building").mkdir()
-    (root / "pch-y.building").mkdir()
-    held_pch = cache.hold(str(root / "pch-x.building"))
+    (root / PCH_X).mkdir()
+    (root / PCH_Y).mkdir()
+    held_pch = cache.hold(str(root / PCH_X))
     try:
         with cache.key_lock(A), cache.work_dir() as batch:
             staging = cache.staging_dir(A)
             in_use = {"locks", f"locks/{A}.lock", os.path.basename(staging), os.path.basename(batch), "claims",
-                      f"claims/{B}.claim", f".build-{B}-running", "pch-x.building"}
+                      f"claims/{B}.claim", f".build-{B}-running", PCH_X}
             old = time.time() + 2 * cache.STALE_SECONDS  # everything counts as an hour old
             removed = {os.path.relpath(p, root) for p in sweep.clean_stale(str(root), now=old)}
             assert removed == {f".build-{C}-dead", f"locks/{C}.lock", f"locks/{KEY}.lock"}

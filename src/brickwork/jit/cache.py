@@ -21,6 +21,7 @@ import hashlib
 import itertools
 import json
 import os
+import re
 import stat
 import time
 
@@ -382,7 +383,7 @@ def environment_error(e: OSError, doing: str) -> BuildEnvironmentError:
 
 
 def _is_shard(name: str) -> bool:
-    return len(name) == 2 and all(c in "0123456789abcdef" for c in name)
+    return len(name) == 2 and _is_hex(name)
 
 
 def entries() -> list[dict]:
@@ -416,10 +417,29 @@ def entries() -> list[dict]:
     return out
 
 
-def _is_ours(name: str) -> bool:
-    """Whether a name in the root is something brickwork creates (``clear`` removes only these)."""
-    return (_is_shard(name) or name in ("locks", "claims", "by-source") or name.startswith((".build-", ".tmp-"))
-            or name.startswith(("openmp-", "toolchain-", "pch-")))
+_RANDOM = r"[a-z0-9_]{8}"  # the random part of tempfile's names
+#: The names brickwork gives what it makes, in the root ("") and in its folders: ``clear`` and the stale
+#: cleaner remove nothing else, since the cache directory may be one that holds a user's own files.
+_NAMES = {
+    "": re.compile(rf"[0-9a-f]{{2}}|locks|claims|by-source|\.tmp-{_RANDOM}"
+                   rf"|\.build-(?:[0-9a-f]+-[a-z0-9_]+|(?:pins-)?{_RANDOM})"
+                   rf"|pch-[0-9a-f]{{24}}(?:\.building|\.damaged-{_RANDOM})?|toolchain-[0-9a-f]{{24}}\.json"),
+    "locks": re.compile(r"[0-9a-f]+\.lock"),
+    "claims": re.compile(r"[0-9a-f]+\.claim"),
+    "by-source": re.compile(rf"[0-9a-f]{{64}}|\.tmp-{_RANDOM}"),
+}
+
+
+def _is_ours(name: str, folder: str = "") -> bool:
+    """Whether ``name``, in the root or in its folder ``folder``, is something brickwork creates."""
+    if _is_shard(folder):  # an entry: its key, which starts with the shard's name
+        return len(name) == 40 and name.startswith(folder) and _is_hex(name)
+    pattern = _NAMES.get(folder)
+    return pattern is not None and pattern.fullmatch(name) is not None
+
+
+def _is_hex(name: str) -> bool:
+    return all(c in "0123456789abcdef" for c in name)
 
 
 def clear() -> int:

@@ -100,6 +100,8 @@ def _remove_locks(root: str, older_than: float | None = None) -> list[str]:
     except OSError:
         return removed
     for name in names:
+        if not cache._is_ours(name, "locks"):
+            continue
         path = os.path.join(lock_dir, name)
         try:
             st = os.lstat(path)
@@ -134,8 +136,21 @@ def _remove_claims(root: str) -> None:
         return
     for name in names:
         path = os.path.join(claim_dir, name)
-        if cache._claim_is_stale(path):
+        if cache._is_ours(name, "claims") and cache._claim_is_stale(path):
             _remove_tree(path)
+
+
+def _remove_ours_in(path: str, folder: str) -> None:
+    """Remove what brickwork made in the root's folder ``folder`` (entries of a shard, source notes), then
+    the folder if that emptied it: a user's own file in it stays."""
+    try:
+        names = os.listdir(path)
+    except OSError:
+        return
+    for name in names:
+        if cache._is_ours(name, folder):
+            _remove_tree(os.path.join(path, name))
+    _remove_if_empty(path)
 
 
 def _remove_if_empty(path: str) -> None:
@@ -155,7 +170,7 @@ def clean_stale(root: str, now: float | None = None, held: str = "") -> list[str
     except OSError:
         return removed
     for name in names:
-        if not name.startswith(".build-"):
+        if not (name.startswith(".build-") and cache._is_ours(name)):
             continue
         path = os.path.join(root, name)
         try:
@@ -209,6 +224,8 @@ def clear() -> int:
             continue
         elif name.startswith("pch-") and name.endswith(".building") and _locked(path):
             continue
+        elif cache._is_shard(name) or name == "by-source":
+            _remove_ours_in(path, name)
         else:
             _remove_tree(path)
     cache._verified.clear()
