@@ -132,6 +132,7 @@ def test_chosen_fields_only(tmp_path):
     ({"time": float("nan")}, TypeError, "time must be a finite number, got nan"),
     ({"time": "0.1"}, TypeError, "time must be a finite number"),
     ({"cycle": 1.5}, TypeError, "cycle must be an integer, got 1.5"),
+    ({"cycle": 2**70}, ValueError, "cycle must fit a 64-bit integer, got 1180591620717411303424"),
     ({"path_stem": 5}, TypeError, "path_stem must be a path"),
     ({"path_stem": ""}, ValueError, "names no file"),
 ])

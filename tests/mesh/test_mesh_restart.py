@@ -4,8 +4,10 @@ refused, naming why, before anything changes."""
 
 from __future__ import annotations
 
+import io
 import os
 import stat
+import zipfile
 
 import numpy as np
 import pytest
@@ -88,6 +90,27 @@ def test_files_that_are_not_mesh_restarts_are_refused(tmp_path):
     with pytest.raises(RestartError, match="array 'T' is float64 of shape .* but this mesh needs float64 of shape"):
         mesh.load_restart(tmp_path / "cut.npz")
     np.testing.assert_array_equal(mesh.data("phi"), before)
+
+
+def test_a_restart_is_checked_for_sizes_before_any_array_is_read(tmp_path):
+    """A compressed member (a few kB that would unpack into gigabytes) and an array header declaring more
+    than its member holds are refused before numpy allocates anything."""
+    good = tmp_path / "good.npz"
+    _mesh(1).save_restart(good)
+    deflated = tmp_path / "deflated.npz"
+    with zipfile.ZipFile(good) as src, zipfile.ZipFile(deflated, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            dst.writestr(info.filename, src.read(info))
+    with pytest.raises(RestartError, match="is not a brickwork restart file .its member '.*' is compressed"):
+        _mesh(1).load_restart(deflated)
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (2**40,)})
+    huge = tmp_path / "huge.npz"
+    with zipfile.ZipFile(huge, "w") as dst:
+        dst.writestr("T.npy", header.getvalue() + bytes(8))
+    with pytest.raises(RestartError, match=r"is corrupt: its member 'T.npy' declares an array of shape "
+                                           r"\(1099511627776,\) \(float64\) but holds \d+ bytes"):
+        _mesh(1).load_restart(huge)
 
 
 @pytest.mark.parametrize("args, error, words", [

@@ -79,6 +79,7 @@ def load(path: str) -> tuple[dict, dict]:
         raise RestartError(f"restart file {path!r} is corrupt or not a brickwork restart file (not an .npz "
                            f"archive; restart files are written by output.restart_dt)")
     try:
+        _check_sizes(path, not_restart)  # before anything is read: what a member declares is what it holds
         data = np.load(path, allow_pickle=False)
         if not isinstance(data, np.lib.npyio.NpzFile):  # pragma: no cover - the magic bytes say zip
             raise RestartError(f"{not_restart} (not an .npz archive)")
@@ -89,7 +90,7 @@ def load(path: str) -> tuple[dict, dict]:
             arrays = {name: data[name] for name in data.files if name != "__meta__"}
     except RestartError:
         raise
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError, json.JSONDecodeError) as e:
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError, json.JSONDecodeError, RecursionError) as e:
         raise RestartError(f"restart file {path!r} is corrupt or not a brickwork restart file: {e}") from None
     if not isinstance(meta, dict):
         raise RestartError(f"{not_restart} (its metadata is not a table)")
@@ -98,3 +99,23 @@ def load(path: str) -> tuple[dict, dict]:
     if _digest(arrays, meta if meta["format"] == FORMAT else None) != meta.get("sha256"):
         raise RestartError(f"restart file {path!r} is corrupt: its checksum does not match its contents")
     return arrays, meta
+
+
+def _check_sizes(path: str, not_restart: str) -> None:
+    """``RestartError`` unless every member of the archive is stored as it is (restart files are never
+    compressed, so a small file cannot unpack into gigabytes) and holds exactly the bytes its array
+    header declares (a header claiming a huge shape would otherwise be allocated before any check)."""
+    with zipfile.ZipFile(path) as zf:
+        for info in zf.infolist():
+            if info.compress_type != zipfile.ZIP_STORED:
+                raise RestartError(f"{not_restart} (its member {info.filename!r} is compressed; restart files "
+                                   f"store their arrays as they are)")
+            with zf.open(info) as f:
+                version = np.lib.format.read_magic(f)
+                read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                    np.lib.format.read_array_header_2_0
+                shape, _, dtype = read_header(f)
+                declared = f.tell() + dtype.itemsize * int(np.prod(shape, dtype=object))
+            if declared != info.file_size:
+                raise RestartError(f"restart file {path!r} is corrupt: its member {info.filename!r} declares an "
+                                   f"array of shape {shape} ({dtype}) but holds {info.file_size} bytes")

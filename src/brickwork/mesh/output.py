@@ -123,6 +123,8 @@ def _checked_number(value, what: str, kind):
     if not ok or isinstance(value, bool) or (kind is float and not np.isfinite(value)):
         need = "an integer" if kind is int else "a finite number"
         raise TypeError(f"write_output: {what} must be {need}, got {value!r}")
+    if kind is int and not -2**63 <= value < 2**63:  # what the HDF5 attribute holds
+        raise ValueError(f"write_output: {what} must fit a 64-bit integer, got {value}")
     return kind(value)
 
 
