@@ -67,7 +67,7 @@ class DeterministicMode(enum.IntEnum):
     GPU_TO_GPU = 2  #: the same results on every device as well
 
 
-def _env_int(name: str, default: int | None, minimum: int = 1) -> int | None:
+def _env_int(name: str, default: int | None, minimum: int = 1, maximum: int = 2**31 - 1) -> int | None:
     value = os.environ.get(name)
     if value is None or value == "":
         return default
@@ -77,6 +77,8 @@ def _env_int(name: str, default: int | None, minimum: int = 1) -> int | None:
         raise SettingError(f"environment variable {name}={value!r} is not an integer") from None
     if number < minimum:
         raise SettingError(f"environment variable {name}={value!r} must be at least {minimum}")
+    if number > maximum:  # counts reach the compiled code as 32-bit integers
+        raise SettingError(f"environment variable {name}={value!r} must be at most {maximum}")
     return number
 
 

@@ -153,6 +153,18 @@ def test_a_toml_file_that_is_not_utf8(capsys, tmp_path):
                              f"files must be UTF-8")
 
 
+def test_a_byte_order_mark_is_read_past_and_an_endless_input_is_refused(capsys, tmp_path):
+    from brickwork.apps.hydro import config as hydro_config
+
+    marked = tmp_path / "marked.toml"
+    marked.write_bytes(b"\xef\xbb\xbf" + b'[problem]\nname = "sod"\n')  # as some editors save UTF-8
+    assert hydro_config.load(str(marked))["problem"]["name"] == "sod"
+    code, _, err = brickwork(capsys, "run", "/dev/zero", "--quiet")
+    assert code == 2
+    assert one_line(err) == ("brickwork: error: input file '/dev/zero' is larger than 1 MiB; an input file is a "
+                             "short TOML text")
+
+
 @pytest.mark.parametrize("where, message", [
     ("{file}", "brickwork: error: output.dir='{file}' is a file, not a directory"),
     ("{file}/sub", "brickwork: error: output.dir='{file}/sub' cannot be created: '{file}' is a file, not a directory"),

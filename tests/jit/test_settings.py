@@ -37,6 +37,7 @@ print(json.dumps(result))
     ("BRICKWORK_VERIFY_FP", "2", "must be one of 1, true, yes, on (on) or 0, false, no, off (off)"),
     ("BRICKWORK_NUM_THREADS", "0", "must be at least 1"),
     ("BRICKWORK_NUM_THREADS", "x", "is not an integer"),
+    ("BRICKWORK_NUM_THREADS", "99999999999999999999", "must be at most 2147483647"),
     ("BRICKWORK_MODE", "fast", "must be one of release, debug"),
     ("BRICKWORK_CACHE_LOCK", "nfs", "must be one of auto, flock, claim"),
 ])

@@ -4,6 +4,7 @@ refused, naming why, before anything changes."""
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import stat
@@ -119,6 +120,9 @@ def test_a_restart_is_checked_for_sizes_before_any_array_is_read(tmp_path):
     (("x.npz", [1, 2]), TypeError, "meta must be a dict"),
     (("x.npz", {"t": float("nan")}), TypeError, "meta must hold JSON values only"),
     (("x.npz", {"a": np.zeros(2)}), TypeError, "meta must hold JSON values only"),
+    (("x.npz", {"a": {1: 2}}), TypeError, "meta must hold JSON values only .*: key 1 is not a string"),
+    (("x.npz", {"deep": functools.reduce(lambda inner, _: [inner], range(100_000), [])}), TypeError,
+     "meta must hold JSON values only"),
 ])
 def test_bad_arguments_are_refused_before_anything_is_written(tmp_path, monkeypatch, args, error, words):
     monkeypatch.chdir(tmp_path)

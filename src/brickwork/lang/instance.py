@@ -112,13 +112,14 @@ class Instance:
             raise self.error
 
     def loaded_from(self, path: str, meta: dict) -> None:
-
+        # the metadata first: should it be damaged, the instance stays unloaded (a loaded one would run
+        # without its write list, and so without the read-only checks that rely on it)
+        tid_dims = int(meta.get("tid_dims", 1))
+        writes = tuple(meta.get("writes", ()))
+        writes_fields = tuple((int(i), tuple(p)) for i, p in meta.get("writes_fields", ()))
+        access = (tuple(meta.get("reads", ())), writes, tuple(tuple(p) for p in meta.get("read_then_written", ())))
         self.fn = self.target_object().load(path, meta)
-        self.tid_dims = int(meta.get("tid_dims", 1))
-        self.writes = tuple(meta.get("writes", ()))
-        self.writes_fields = tuple((int(i), tuple(path)) for i, path in meta.get("writes_fields", ()))
-        self.access = (tuple(meta.get("reads", ())), self.writes,
-                       tuple(tuple(p) for p in meta.get("read_then_written", ())))
+        self.tid_dims, self.writes, self.writes_fields, self.access = tid_dims, writes, writes_fields, access
         if self in _pending:
             _pending.remove(self)
 

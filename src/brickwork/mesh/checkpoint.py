@@ -32,8 +32,9 @@ def save_restart(mesh, path, meta=None) -> str:
     if not isinstance(user, dict):
         raise TypeError(f"save_restart: meta must be a dict (of JSON values), got {type(user).__name__}")
     try:
+        _check_keys(user)
         user = json.loads(json.dumps(user, allow_nan=False))
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, RecursionError) as e:
         raise TypeError(f"save_restart: meta must hold JSON values only (str, finite numbers, bools, None, "
                         f"lists, dicts with str keys): {e}") from None
     check_same(mesh._halo_comm, "save_restart", {"path": path, "meta": user},
@@ -97,3 +98,16 @@ def _check(path: str, name: str, array, shape: tuple, dtype) -> None:
     if array.dtype != dtype or array.shape != shape:
         raise RestartError(f"restart file {path!r}: array {name!r} is {array.dtype} of shape {array.shape}, but "
                            f"this mesh needs {np.dtype(dtype)} of shape {shape}")
+
+
+def _check_keys(value) -> None:
+    """``TypeError`` for a dict key that is not a string: JSON would turn ``{1: 2}`` into ``{"1": 2}``, and the
+    metadata loaded would not be the metadata saved."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise TypeError(f"key {k!r} is not a string")
+            _check_keys(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _check_keys(v)

@@ -375,11 +375,20 @@ def _tiling_hint(axis: int, n: int, b: int, nghost: int) -> str:
     return f"no block size from {nghost} to {b} divides it: try mesh.nx{axis} = {multiple}"
 
 
+#: The largest input file read (a TOML input file is a few hundred bytes).
+MAX_INPUT_BYTES = 1 << 20
+
+
 def load(path: str, overrides: list[str] | tuple = ()) -> Config:
     """Read and check a TOML input file (``ConfigError`` for a missing file or invalid TOML too)."""
     try:
         with open(path, "rb") as f:
-            raw = tomllib.load(f)
+            data = f.read(MAX_INPUT_BYTES + 1)  # bounded: /dev/zero or a huge file is not an input file
+        if len(data) > MAX_INPUT_BYTES:
+            raise ConfigError(f"input file {path!r} is larger than {MAX_INPUT_BYTES // 2**20} MiB; an input file is "
+                              f"a short TOML text")
+        # an editor's UTF-8 byte order mark is not part of the TOML text
+        raw = tomllib.loads(data.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"input file {path!r} does not exist") from None
     except IsADirectoryError:
