@@ -246,10 +246,17 @@ class Mesh:
                 raise ValueError(
                     f"{name} has {len(values)} entries; give {self.ndim} (or 3) for a {self.ndim}-D mesh"
                 )
-            target[: len(values)] = [float(v) for v in values]
+            for d, v in enumerate(values):
+                if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or \
+                        not np.isfinite(v):
+                    raise ValueError(f"{name}[{d}] must be a finite number, got {v!r}")
+                target[d] = float(v)
         for d in range(3):
             if not hi[d] > lo[d]:
                 raise ValueError(f"x{d + 1}max ({hi[d]}) must be greater than x{d + 1}min ({lo[d]})")
+            if not np.isfinite(hi[d] - lo[d]) or (hi[d] - lo[d]) / self.nx[d] < np.finfo(np.float64).tiny:
+                raise ValueError(f"x{d + 1}max - x{d + 1}min ({hi[d]} - {lo[d]}) over {self.nx[d]} cells gives "
+                                 f"no usable cell width")
         return tuple(lo), tuple(hi)
 
     @property
