@@ -365,13 +365,14 @@ class ExpressionTyper(CallRules, ConstructionRules):
         return dims, picks
 
     def _const_index(self, index, size, t, node):
-        """A component index; a constant one is checked, and a negative one counts from the end (v[-1])."""
+        """A component index; a negative one counts from the end (v[-1]). A constant one is checked here, one
+        computed at run time counts from the end at run time (and is checked in debug mode)."""
         if isinstance(index, ir.IRConst):
             value = index.value + size if index.value < 0 else index.value
             if not 0 <= value < size:
                 raise self.error(KernelTypeError, f"index {index.value} is out of range for {type_name(t)}", node)
             return ir.IRConst(value, index.type)
-        return index
+        return ir.IRCall("component_index", [index, ir.IRConst(size, index.type)], index.type, where=self.where(node))
 
     # -- operators ---------------------------------------------------------------------------------
     def expr_BinOp(self, node):

@@ -1212,6 +1212,19 @@ template <class T> BW_INLINE T& oob_sink() {  // out-of-bounds accesses land her
     return sink;
 }
 #endif
+// a vector's or matrix's component index computed at run time: a negative one counts from the end, as a
+// constant one does (and as Warp does); in debug mode one past either end is recorded as a bounds error
+// and reads component 0
+template <class I> BW_INLINE I component_index(I i, I n) { return i < 0 ? I(i + n) : i; }
+template <class I> BW_INLINE I component_index_checked(I i, I n, const char* where) {
+    const I k = component_index(i, n);
+    if (k < 0 || k >= n) {
+        const int64_t index[1] = {int64_t(i)}, shape[1] = {int64_t(n)};
+        record_oob(where, 1, index, shape);
+        return I(0);
+    }
+    return k;
+}
 template <bool U, class T, int D, class... I> BW_INLINE T& at_checked(const array_t<T, D>& a, const char* where, I... i) {
     const int64_t index[D] = {int64_t(i)...};
     for (int d = 0; d < D; ++d)

@@ -1,4 +1,5 @@
-"""check_bounds (debug mode): every array element, atomic and pack-storage access is bounds-checked.
+"""check_bounds (debug mode): every array element, atomic, pack-storage access and run-time component index
+is bounds-checked.
 
 The pass marks the accesses (``checked``); the target renders each as a test of every index
 against its extent that, when one fails, records the access (its "file:line", the index and the
@@ -35,6 +36,8 @@ class _Check(ir.Rewriter):
 
     def r_IRCall(self, e):
         out = self.copy(e)
+        if e.op == "component_index":  # v[i] with i computed at run time
+            return replace(out, op="component_index_checked", checked=True)
         return replace(out, checked=True) if e.op.startswith("atomic_") else out
 
     def r_IRExpect(self, s):

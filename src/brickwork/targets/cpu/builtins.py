@@ -84,6 +84,11 @@ CPU_BUILTINS["bit_cast"] = lambda args, result: f"bw::bit_cast<{result}>({args[0
 CPU_BUILTINS["bit_cast"].with_result_type = True
 # fixed-size local arrays (frontend/fixed_arrays.py): zero elements
 CPU_BUILTINS["fixed_zeros"] = _fixed_zeros
+# a component index computed at run time (frontend/expressions.py); checked in debug mode (check_bounds)
+CPU_BUILTINS["component_index"] = _fmt("bw::component_index({0}, {1})")
+CPU_BUILTINS["component_index_checked"] = lambda args, where: \
+    f"bw::component_index_checked({args[0]}, {args[1]}, {where})"
+CPU_BUILTINS["component_index_checked"].with_where = True
 
 #: Builtins implemented in a header of their own, included only by units that call them (every
 #: kernel compiles brickwork.h, so big families stay out of it).
