@@ -242,3 +242,48 @@ def test_spatial_vector_and_matrix_families():
     wp.launch(spatial, dim=2, inputs=[v, m])
     assert v.numpy().tolist() == (np.arange(12).reshape(2, 6) * 2).tolist()
     assert (m.numpy() == 2).all()
+
+
+@wp.kernel
+def through_an_integer(a: wp.array(dtype=wp.float32), o: wp.array2d(dtype=wp.float32)):
+    i = wp.tid()
+    n = int(a[i])
+    o[i, 0] = 1.0 / float(n)
+    o[i, 1] = wp.atan2(float(n), -1.0)
+    o[i, 2] = 1.0 / wp.float32(wp.int64(a[i]))
+    o[i, 3] = 1.0 / float(wp.float16(wp.int8(a[i])))
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda-emulation"])
+def test_a_float_through_an_integer_has_no_negative_zero(target):
+    """int(-0.5) is 0, and an integer has no sign of zero: g++ (with -fno-trapping-math) had folded
+    float(int(x)) into trunc(x), which gives -0.0 (1 / it: -inf; Warp: +inf)."""
+    from brickwork import config
+
+    a = wp.array(np.array([-0.5, -0.0, 0.5, -1.5], dtype=np.float32))
+    o = wp.zeros((4, 4), dtype=wp.float32)
+    with config.override(target=target):
+        wp.launch(through_an_integer, dim=4, inputs=[a, o])
+    got = o.numpy()
+    np.testing.assert_array_equal(got[:3], np.array([[np.inf, np.pi, np.inf, np.inf]] * 3, dtype=np.float32))
+    np.testing.assert_array_equal(got[3], np.array([-1.0, np.float32(np.arctan2(-1.0, -1.0)), -1.0, -1.0],
+                                                   dtype=np.float32))
+
+
+@wp.kernel
+def integer_constants_from_floats(o: wp.array(dtype=wp.int64), p: wp.array(dtype=wp.int8)):
+    o[0] = wp.int64(1e18)
+    o[1] = wp.int64(16777217.0)
+    o[2] = wp.int64(-2.7)
+    o[3] = wp.int64(wp.nan)
+    p[0] = wp.int8(300.0)
+    p[1] = wp.int8(-1e10)
+
+
+def test_an_integer_made_from_a_float_constant_starts_from_pythons_float():
+    """wp.int64(1e18) went through a float32 (999999984306749440); as Warp, it is exact. Out of range
+    saturates and NaN is 0, as a conversion at run time does."""
+    o, p = wp.zeros(4, dtype=wp.int64), wp.zeros(2, dtype=wp.int8)
+    wp.launch(integer_constants_from_floats, dim=1, inputs=[o, p])
+    assert o.numpy().tolist() == [10**18, 16777217, -2, 0]
+    assert p.numpy().tolist() == [127, -128]

@@ -197,11 +197,17 @@ class ConstructionRules:
         if t.is_float:
             with np.errstate(over="ignore"):
                 return ir.IRConst(t._convert(v), t)  # the nearest value of t (float16: nearest half)
+        info = np.iinfo(t._np)
         if isinstance(v, int):
-            info = np.iinfo(t._np)
             if info.min <= v <= info.max:
                 return ir.IRConst(v, t)
-        return None
+            return None
+        # wp.int64(1e18): from Python's float, not a float32 of it; truncated toward zero, saturated out of
+        # range and NaN to 0, as the conversion at run time (brickwork.h, float_to_int)
+        if v != v:
+            return ir.IRConst(0, t)
+        return ir.IRConst(min(max(int(v), info.min), info.max) if abs(v) != float("inf") else
+                          (info.max if v > 0 else info.min), t)
 
     def construct_transform(self, t, args, node, p=None, q=None):
         """``transform(p, q)`` (either may be a keyword; a missing one: zero translation, identity rotation),

@@ -186,17 +186,23 @@ template <class T, class S> BW_INLINE T float_to_int(S x) {
 template <class T> struct caster {
     template <class S> static BW_INLINE T go(S x) {
         if constexpr (std::is_integral<T>::value && std::is_floating_point<S>::value) return float_to_int<T>(x);
-        else return (T)x;
+        else if constexpr (std::is_floating_point<T>::value && std::is_integral<S>::value) {
+            // an integer has no negative zero, but with -fno-trapping-math g++ folds float(int(x)) into
+            // trunc(x), which keeps x's sign: float(int(-0.5)) was -0.0 (1 / it -inf). The select is a
+            // compare and a blend, and undoes it.
+            const T r = (T)x;
+            return r == T(0) ? T(0) : r;
+        } else return (T)x;
     }
     static BW_INLINE T go(half x) { return go(float(x)); }
     static BW_INLINE T go(bhalf x) { return go(float(x)); }
 };
 template <> struct caster<half> {
-    template <class S> static BW_INLINE half go(S x) { return half((float)x); }
+    template <class S> static BW_INLINE half go(S x) { return half(caster<float>::go(x)); }
     static BW_INLINE half go(half x) { return x; }
 };
 template <> struct caster<bhalf> {
-    template <class S> static BW_INLINE bhalf go(S x) { return bhalf((float)x); }
+    template <class S> static BW_INLINE bhalf go(S x) { return bhalf(caster<float>::go(x)); }
     static BW_INLINE bhalf go(bhalf x) { return x; }
 };
 template <> struct caster<bool> {
