@@ -81,3 +81,17 @@ def test_pack_component_out_of_range_is_rejected():
 
     with pytest.raises(wp.TypeError, match="variable 'dye' is not in this pack"):
         wp.par_for(2, 8, 8, other)
+
+
+def test_a_pack_of_values_kernels_do_not_have_is_refused_naming_the_dtype():
+    pkg = Package("c")
+    pkg.add_field("wave", Metadata("Cell"), dtype=np.complex128)  # fine for storage, outputs and the exchange
+    mesh = Mesh((8,), (4,), nghost=1, packages=[pkg])
+    pack = PackDescriptor(mesh, [VarTag("wave")]).get_pack(mesh.mesh_data())
+
+    def body(b, i):
+        pack[b, VarTag("wave")(), 0, 0, i] = 1.0
+
+    with pytest.raises(TypeError, match="a pack used in a kernel needs values of a kernel scalar type .*; this one "
+                                        "holds complex128"):
+        wp.par_for(2, 4, body)

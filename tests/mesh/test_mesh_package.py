@@ -58,6 +58,7 @@ def test_add_field_dense_and_sparse():
         ({"dtype": object}, TypeError, "dtype object is not supported"),
         ({"dtype": "U3"}, TypeError, "dtype <U3 is not supported"),
         ({"dtype": "nonsense"}, TypeError, "'nonsense' is not a numpy dtype"),
+        ({"dtype": ">f8" if np.little_endian else "<f8"}, TypeError, "is not in this machine's byte order; use float64"),
         ({"metadata": "Cell"}, TypeError, "metadata must be a Metadata"),
         ({"metadata": Metadata("Cell", "Sparse")}, ValueError, "has Metadata.Sparse but no sparse_ids"),
         ({"sparse_ids": [1]}, ValueError, "has sparse_ids but lacks Metadata.Sparse"),

@@ -296,6 +296,9 @@ def test_debug_mode_checks_pack_storage_and_scratch():
         wp.launch(poke, dim=(2, 1, 6, 6), inputs=[value, 0])
         with pytest.raises(wp.BoundsError, match=r"index \(0, 0, 6\) is out of bounds for shape \(1, 6, 6\)"):
             wp.launch(poke, dim=(2, 1, 6, 6), inputs=[value, 1])
+        with pytest.raises(wp.BoundsError, match=r"index \(2, 0, 0\) is out of bounds for shape \(2, 1, 2\) at "
+                                                 r".*test_bad_input_semantics.py:\d+"):  # a block past the pack's
+            wp.launch(poke, dim=(3, 1, 6, 6), inputs=[value, 0])
         la.outer(space, body_writing_at(0))
         with pytest.raises(wp.BoundsError, match=r"is out of bounds for shape \(\d+\) at .*semantics.py"):
             la.outer(space, body_writing_at(40))

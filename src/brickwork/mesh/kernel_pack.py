@@ -91,7 +91,11 @@ def kernel_value(pack, adjoint: bool = False):
     if len(dtypes) != 1:
         raise TypeError(f"a pack used in a kernel needs one value dtype; this one mixes "
                         f"{', '.join(sorted(str(d) for d in dtypes))}")
-    dtype = scalar_from_numpy(dtypes.pop())
+    value_dtype = dtypes.pop()
+    dtype = scalar_from_numpy(value_dtype)
+    if dtype is None:
+        raise TypeError(f"a pack used in a kernel needs values of a kernel scalar type (bool, an integer, float16, "
+                        f"float32 or float64); this one holds {value_dtype}")
     nb, nidx = pack.index_table.shape[:2]
     ptrs = np.zeros((nb, max(nidx, 1), 3, 3), dtype=np.int64)
     fluxes = np.zeros((nb, max(nidx, 1), 3, 3), dtype=np.int64)

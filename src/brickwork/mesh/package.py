@@ -38,6 +38,9 @@ def check_dtype(dtype: object, what: str) -> np.dtype:
         raise TypeError(f"{what}: {dtype!r} is not a numpy dtype") from exc
     if result.kind not in _NUMERIC_KINDS or result.hasobject:
         raise TypeError(f"{what}: dtype {result} is not supported; use a numeric dtype such as float64")
+    if not result.isnative:  # kernels, outputs and the exchange all read values in this machine's order
+        raise TypeError(f"{what}: dtype {result.str!r} is not in this machine's byte order; use "
+                        f"{result.newbyteorder('=').name}")
     return result
 
 

@@ -61,7 +61,7 @@ class _Lower(ir.Rewriter):
         pack, b = self.expr(e.pack), self.expr(e.block)
         flat = self.expr(e.var.offset)
         if e.var.position is not None:
-            flat = op("add", self._table(pack, "bounds", [b, i32(e.var.position), i32(0)]), flat)
+            flat = op("add", self._table(pack, "bounds", [b, i32(e.var.position), i32(0)], e.where), flat)
         if e.flux_dir is not None:
             table, slot = "fluxes", op("sub", self.expr(e.flux_dir), i32(1))
         else:
