@@ -417,10 +417,25 @@ def test_a_mesh_too_large_for_memory_is_refused_before_allocating(capsys, tmp_pa
     # stage copies (5), the primitives (5), and the fluxes of the 5 conserved values in 2 directions
     need = 1024 * 1024 * 68 * 68 * 25 * 8
     assert f"{need / 2**30:.1f}" == "903.1"
-    assert one_line(err) == ("brickwork: error: mesh.nx=[65536, 65536] is too large for this machine: its fields alone "
-                             "need 903.1 GiB of memory (float64, ghost cells and fluxes included), but only 64.0 GiB "
-                             "is available")
+    assert one_line(err) == ("brickwork: error: mesh.nx=[65536, 65536] in mesh.block_nx=[64, 64] is too large for this "
+                             "machine: its fields need 903.1 GiB (float64, ghost cells and fluxes included) and its "
+                             "1048576 blocks about 4.0 GiB more on the host, but only 64.0 GiB is available")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_mesh_of_too_many_tiny_blocks_is_refused_before_allocating(capsys, tmp_path, monkeypatch):
+    """Each block costs host memory besides its fields (its objects and tables, about 4 kB): 2**21 blocks of
+    2 cells passed a check of the fields alone (0.9 GiB) and then took some 8 GiB more."""
+    monkeypatch.setattr(driver, "available_memory", lambda: 4 * 2**30)
+    monkeypatch.setattr(driver, "Hydro", lambda cfg: pytest.fail("the mesh was allocated"))
+    code, _, err = brickwork(capsys, "run", SOD, "mesh.nx=4194304", "mesh.block_nx=2", f"output.dir={tmp_path / 'o'}",
+                             "--quiet")
+    assert code == 2
+    line = one_line(err)
+    assert line.startswith("brickwork: error: mesh.nx=[4194304] in mesh.block_nx=[2] is too large for this machine: ")
+    assert line.endswith("and its 2097152 blocks about 8.0 GiB more on the host, but only 4.0 GiB is available; "
+                         "larger blocks (mesh.block_nx) need less")
+    assert not (tmp_path / "o").exists()
 
 
 def test_the_memory_estimate_matches_the_allocated_fields(tmp_path):

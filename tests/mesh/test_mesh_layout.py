@@ -193,7 +193,7 @@ def test_sparse_and_field_lookup_errors(call, error, message):
         (((12,),), {"xmax": (float("inf"),)}, "xmax\\[0\\] must be a finite number, got inf"),
         (((12,),), {"xmin": ("0",)}, "xmin\\[0\\] must be a finite number, got '0'"),
         (((12,),), {"xmin": (-1e308,), "xmax": (1e308,)}, "x1max - x1min .* gives no usable cell width"),
-        (((12,),), {"xmax": (5e-324,)}, "x1max - x1min .* gives no usable cell width"),
+        (((12,),), {"xmax": (5e-324,)}, "x1max - x1min .* gives no usable cell width"),  # a width of 0
         (((12, 4),), {"xmin": (0.0, 0.0, 0.0, 0.0)}, "xmin has 4 entries; give 2 \\(or 3\\)"),
         (((12,),), {"boundaries": "wrap"}, "unknown condition 'wrap'"),
         (((12,),), {"boundaries": {"x2": "outflow"}}, "direction x2, inactive in a 1-D mesh"),

@@ -254,7 +254,7 @@ class Mesh:
         for d in range(3):
             if not hi[d] > lo[d]:
                 raise ValueError(f"x{d + 1}max ({hi[d]}) must be greater than x{d + 1}min ({lo[d]})")
-            if not np.isfinite(hi[d] - lo[d]) or (hi[d] - lo[d]) / self.nx[d] < np.finfo(np.float64).tiny:
+            if not np.isfinite(hi[d] - lo[d]) or (hi[d] - lo[d]) / self.nx[d] == 0.0:
                 raise ValueError(f"x{d + 1}max - x{d + 1}min ({hi[d]} - {lo[d]}) over {self.nx[d]} cells gives "
                                  f"no usable cell width")
         return tuple(lo), tuple(hi)
