@@ -125,3 +125,22 @@ def test_clamp_between_zeros_of_two_signs_is_warps_in_kernels_and_on_the_host():
     assert [math.copysign(1.0, float(v)) < 0 for v in host] == [False, True, True]
     typed = wp.clamp(wp.float32(-0.0), wp.float32(0.0), wp.float32(0.0))
     assert not math.copysign(1.0, float(typed)) < 0
+
+
+@wp.kernel
+def _abs_of_the_minimum(a: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    x = wp.abs(a[0])
+    out[0] = x
+    out[1] = wp.where(x < a.dtype(0), a.dtype(1), a.dtype(0))
+    out[2] = x // a.dtype(7)
+    out[3] = wp.max(a.dtype(0), x)
+
+
+@pytest.mark.parametrize("T", [wp.int8, wp.int16, wp.int32, wp.int64])
+def test_abs_of_the_most_negative_integer_wraps_and_stays_negative(T):
+    """abs(INT_MIN) wraps to itself, as the documented arithmetic does; it was a plain negation (undefined),
+    after which g++ took the result for non-negative: x < 0 was false and x // 7 positive."""
+    low = int(np.iinfo(T._np).min)
+    out = wp.zeros(4, dtype=T)
+    wp.launch(_abs_of_the_minimum, dim=1, inputs=[wp.array([low], dtype=T), out])
+    assert out.numpy().tolist() == [low, 1, low // 7, 0]

@@ -287,3 +287,17 @@ def test_an_integer_made_from_a_float_constant_starts_from_pythons_float():
     wp.launch(integer_constants_from_floats, dim=1, inputs=[o, p])
     assert o.numpy().tolist() == [10**18, 16777217, -2, 0]
     assert p.numpy().tolist() == [127, -128]
+
+
+@wp.kernel
+def lengths(o: wp.array(dtype=int), t: wp.transform):
+    o[0] = len(t)
+    o[1] = wp.static(len(t))
+    o[2] = len(wp.quat_identity())
+    o[3] = len(wp.mat22())
+
+
+def test_len_of_a_transform_counts_its_seven_components_as_warp_does():
+    o = wp.zeros(4, dtype=int)
+    wp.launch(lengths, dim=1, inputs=[o, wp.transform_identity()])
+    assert o.numpy().tolist() == [7, 7, 4, 2]

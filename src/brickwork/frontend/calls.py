@@ -24,6 +24,7 @@ from ..types.composite import (
     is_composite_type,
     is_matrix_type,
     is_quat_type,
+    is_transform_type,
     is_vector_type,
     matrix,
     quaternion,
@@ -291,7 +292,8 @@ class CallRules:
             (arg,) = self.positional(node)
             if isinstance(arg.type, ArrayType):
                 return ir.IRArrayShape(arg, 0, int32)
-            if is_vector_type(arg.type) or is_matrix_type(arg.type) or is_quat_type(arg.type):
+            if is_vector_type(arg.type) or is_matrix_type(arg.type) or is_quat_type(arg.type) or \
+                    is_transform_type(arg.type):  # a transform: its 7 components, as Warp counts them
                 return ir.IRConst(arg.type._shape[0], int32)
             if isinstance(arg.type, TupleType):
                 return ir.IRConst(len(arg.type.types), int32)

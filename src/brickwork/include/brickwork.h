@@ -504,7 +504,9 @@ BW_INLINE half pow(half a, half b) { return half(BW_MATH(powf)(float(a), float(b
 BW_INLINE bhalf pow(bhalf a, bhalf b) { return bhalf(BW_MATH(powf)(float(a), float(b))); }
 BW_LIFT2(pow)
 
-template <class T> BW_INLINE T abs(T x) { return x < T(0) ? neg(x) : x; }
+// abs of the most negative integer wraps to itself, as the documented arithmetic does (a plain negation
+// would be undefined, and g++ then assumed the result non-negative: x < 0 false, x // 7 positive)
+template <class T> BW_INLINE T abs(T x) { return x < T(0) ? wrapping_neg(x) : x; }
 BW_INLINE float abs(float x) { return BW_MATH(fabsf)(x); }
 BW_INLINE double abs(double x) { return BW_MATH(fabs)(x); }
 BW_INLINE half abs(half x) { return half::from_bits((uint16_t)(x.bits & 0x7fffu)); }
