@@ -376,3 +376,30 @@ def test_one_vector_matrix_quaternion_or_transform_prints_as_warp_prints_it(capf
     capfd.readouterr()
     wp.launch(print_composites, dim=1)
     assert capfd.readouterr().out.split("\n") == ["1 2.5 -3 ", "1 2 ", "3 4 ", "0 0 0 1", "(1 2 3) (0 0 0 1)", ""]
+
+
+@wp.kernel
+def _wide_steps(o: wp.array(dtype=int), a: int, b: int, s: int):
+    n = int(0)
+    for i in range(a, b, s):
+        n += 1
+        o[1] = i
+    o[0] = n
+    m = int(0)
+    for i in range(b, a, -s):
+        m += 1
+        o[3] = i
+    o[2] = m
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda-emulation"])
+def test_a_range_whose_step_carries_past_the_int32_end_stops(target):
+    """The counter of range(-2**31 + 1, 2**31 - 1, 2**30) wrapped around at 2**31 and the loop never ended."""
+    from brickwork import config
+
+    a, b, s = -2**31 + 1, 2**31 - 1, 2**30
+    o = wp.zeros(4, dtype=int)
+    with config.override(target=target):
+        wp.launch(_wide_steps, dim=1, inputs=[o, a, b, s])
+    up, down = range(a, b, s), range(b, a, -s)
+    assert o.numpy().tolist() == [len(up), up[-1], len(down), down[-1]]

@@ -502,7 +502,8 @@ class Typer(ExpressionTyper):
         self.loop_depth += 1
         body = self.block(node.body)
         self.loop_depth -= 1
-        out.append(ir.IRFor(ir.IRLocal(name, t), start, stop, step, body, sign))
+        unit = isinstance(step, ir.IRConst) and abs(step.value) == 1
+        out.append(ir.IRFor(ir.IRLocal(name, t), start, stop, step, body, sign, wide=not unit))
         if values and not _exits_or_assigns(node, node.target.id):  # Python's value after the loop is known
             self.symbols.known[name] = values[-1]
 

@@ -212,6 +212,9 @@ class IRFor(IRStmt):
     # a row of a block whose rows are short (la ``rows="short"``): a few vectors long, where the
     # scalar remainder of wide vectors costs more than their width gains (a CPU target hint)
     short: bool = False
+    # the user's range with a step other than +-1: its counter may step past the type's end before the
+    # loop ends (the compiler's own loops stay within +-2**30, see frontend/limits.py)
+    wide: bool = False
 
 
 @dataclass(eq=False)

@@ -24,6 +24,9 @@ _EAGER_LOGIC = {"logical_and": "&", "logical_or": "|"}
 _WIDENED = {"add": "+", "sub": "-", "mul": "*"}
 
 
+#: Loop counters that count in 64 bits in a ``wide`` loop (``s_IRFor``).
+_NARROW_COUNTERS = ("int8_t", "int16_t", "int32_t", "uint8_t", "uint16_t", "uint32_t")
+
 class CppRenderer:
     """Renders expressions and statements of one function; ``unit`` names the template flag that
     says the innermost array stride is 1."""
@@ -208,8 +211,11 @@ class CppRenderer:
                 op = {"sum": "+", "prod": "*", "min": "min", "max": "max"}[s.reduction.join]
                 clause = f" reduction({op}:{local(s.reduction.acc)})"
             out.append(pad + "#pragma omp simd" + clause)
-        out.append(pad + f"for ({t} {it} = {self.expr(s.start)}; {cond}; {it} += {step}) {{")
-        out.append(pad + f"    {self.expr(s.var)} = {it};")
+        # a user's step other than +-1 can carry the counter past the type's end (range(-2**31 + 1, 2**31 - 1,
+        # 2**30) wrapped and never ended): narrow integer counters then count in 64 bits
+        counter = "int64_t" if s.wide and t in _NARROW_COUNTERS else t
+        out.append(pad + f"for ({counter} {it} = {self.expr(s.start)}; {cond}; {it} += {step}) {{")
+        out.append(pad + f"    {self.expr(s.var)} = {it if counter == t else f'({t}){it}'};")
         out.extend(self.block(s.body, ind + 4))
         out.append(pad + "} }")
 
