@@ -22,7 +22,6 @@ def _info(args) -> int:
 
     if comm.launcher_size() > 1 and comm.world().Get_rank() != 0:
         return 0  # under mpiexec, rank 0 speaks for all
-    from .jit import cache
     from .jit.toolchain import settings
 
     print(f"brickwork {__version__} (python {sys.version.split()[0]})")
@@ -40,7 +39,8 @@ def _info(args) -> int:
     for line in _cuda_lines():
         print(line)
     print(f"mpi:        {_mpi_line()}")
-    print(f"cache:      {cache.cache_root()}")
+    root = vars(config).get("cache_dir")  # unset while its value is invalid (shown on a setting: line)
+    print(f"cache:      {root if root is not None else 'invalid (see setting:)'}")
     return 0
 
 
@@ -81,8 +81,14 @@ def _mpi_line() -> str:
 
 
 def _cache(args) -> int:
+    from . import config
     from .jit import cache
 
+    try:
+        config.cache_dir  # noqa: B018 - an invalid BRICKWORK_CACHE_DIR raises here (the others do not matter)
+    except config.SettingError as e:
+        print(f"brickwork: error: {e}", file=sys.stderr)
+        return 2
     if args.action == "dir":
         print(cache.cache_root())
     elif args.action == "list":

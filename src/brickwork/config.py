@@ -133,10 +133,21 @@ def _env_dump(name: str) -> frozenset:
     return frozenset(stages)
 
 
+#: The longest cache root accepted: room for what brickwork names inside it (a staging folder, a shard, a
+#: 40-digit key, an artifact) under Linux's 4096-byte path limit.
+MAX_CACHE_PATH = 3800
+
+
 def _default_cache_dir() -> str:
-    explicit = os.environ.get(_ENV_PREFIX + "CACHE_DIR")
+    name = _ENV_PREFIX + "CACHE_DIR"
+    explicit = os.environ.get(name)
     if explicit:
-        return os.path.abspath(os.path.expanduser(explicit))
+        path = os.path.abspath(os.path.expanduser(explicit))
+        if len(path.encode()) > MAX_CACHE_PATH or any(len(part.encode()) > 255 for part in path.split(os.sep)):
+            shown = explicit if len(explicit) <= 60 else explicit[:40] + "..." + explicit[-12:]
+            raise SettingError(f"environment variable {name}={shown!r} is too long for a directory path (at most "
+                               f"255 bytes a name, {MAX_CACHE_PATH} in all)")
+        return path
     if sys.platform == "darwin":
         base = os.path.expanduser("~/Library/Caches")
     else:
@@ -147,7 +158,7 @@ def _default_cache_dir() -> str:
 
 
 #: Root of the kernel cache; a version subfolder is added unless BRICKWORK_CACHE_DIR is set.
-cache_dir: str = _default_cache_dir()
+cache_dir: str = _setting("cache_dir", _default_cache_dir)
 #: Threads for CPU kernels (None: OpenMP's default, i.e. OMP_NUM_THREADS or all cores).
 num_threads: int | None = _setting("num_threads", _env_int, _ENV_PREFIX + "NUM_THREADS", None)
 #: Threads used when num_threads is None: OMP_NUM_THREADS, else every core.

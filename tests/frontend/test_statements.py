@@ -380,12 +380,12 @@ def test_one_vector_matrix_quaternion_or_transform_prints_as_warp_prints_it(capf
 
 @wp.kernel
 def _wide_steps(o: wp.array(dtype=int), a: int, b: int, s: int):
-    n = int(0)
+    n = 0
     for i in range(a, b, s):
         n += 1
         o[1] = i
     o[0] = n
-    m = int(0)
+    m = 0
     for i in range(b, a, -s):
         m += 1
         o[3] = i

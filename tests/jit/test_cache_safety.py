@@ -179,6 +179,20 @@ def test_meta_json_that_is_not_an_object_is_rebuilt(quick_build, root):
     assert meta["label"] == "t" and meta["tid_dims"] == 1
 
 
+@pytest.mark.parametrize("name", ["kernel.so", "meta.json"])
+def test_a_directory_in_place_of_an_entry_file_is_rebuilt(quick_build, root, name):
+    """It raised IsADirectoryError naming the file descriptor ('Is a directory: 3')."""
+    quick_build(KEY)
+    (_entry(root) / name).unlink()
+    (_entry(root) / name).mkdir()
+    new_process()
+    assert cache.lookup(KEY) is None
+    before = jit.compiler_calls
+    lib, meta = quick_build(KEY)
+    assert jit.compiler_calls == before + 1 and (_entry(root) / name).is_file()
+    assert cache.lookup(KEY) == (lib, meta)
+
+
 @pytest.mark.parametrize("junk", ["file at entry", "dangling link at entry", "file at shard"])
 def test_a_file_or_dangling_link_in_place_of_an_entry_is_rebuilt(quick_build, root, tmp_path, junk):
     quick_build(KEY)

@@ -111,3 +111,17 @@ def test_version_prints_the_package_version(capsys):
         cli.main(["--version"])
     assert done.value.code == 0
     assert capsys.readouterr().out == f"brickwork {brickwork.__version__}\n"
+
+
+def test_a_cache_directory_path_too_long_is_an_invalid_setting(tmp_path):
+    """It was a raw OSError (ENAMETOOLONG) at the first launch; now a setting error everywhere, shown by info."""
+    long = str(tmp_path / ("x" * 300))
+    out = brickwork(tmp_path, "cache", "dir", BRICKWORK_CACHE_DIR=long)
+    assert out.returncode == 2
+    assert one_line(out.stderr).startswith(f"brickwork: error: environment variable BRICKWORK_CACHE_DIR='{long[:40]}...")
+    assert out.stderr.strip().endswith("is too long for a directory path (at most 255 bytes a name, 3800 in all)")
+    info = brickwork(tmp_path, "info", BRICKWORK_CACHE_DIR=long)
+    assert info.returncode == 0, info.stderr
+    assert "cache:      invalid (see setting:)" in info.stdout.splitlines()
+    assert any(line.startswith("setting:    invalid: environment variable BRICKWORK_CACHE_DIR=")
+               for line in info.stdout.splitlines())

@@ -137,10 +137,11 @@ def _read_entry_file(path: str, entry: str) -> bytes | None:
         if e.errno == errno.ELOOP:
             raise _refuse_entry(path, "it is a symbolic link", entry) from None
         return None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):  # a directory or device where the file should be: corrupt, rebuilt
+        os.close(fd)
+        return None
     with open(fd, "rb") as f:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None
         problem = _ownership_problem(st)
         if problem is not None:
             raise _refuse_entry(path, problem, entry)
