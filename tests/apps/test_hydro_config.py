@@ -147,6 +147,14 @@ def test_examples_are_valid(name):
     assert cfg["problem"]["name"] in name
 
 
+def test_a_basename_too_long_for_its_files_is_refused_before_the_run():
+    """It failed only after setup, at the first file ('file name too long')."""
+    assert build(overrides=["output.basename=" + "b" * 200])["output"]["basename"] == "b" * 200
+    with pytest.raises(ConfigError, match=r"output.basename: at most 200 characters \(the output files add up to 40 "
+                                          r"more to it, and a file name holds 255\), got 201"):
+        build(overrides=["output.basename=" + "b" * 201])
+
+
 @pytest.mark.parametrize("basename", ["..", ".", ".hidden", "a/b", "../up", "", "a b", "x\\y", "caf\u00e9", "~x"])
 def test_basenames_must_be_plain(basename):
     with pytest.raises(ConfigError, match=r"output.basename: must be a plain file name stem \(ASCII letters, digits, '_', "

@@ -100,6 +100,8 @@ DEVICE_CHOICES = ("cpu", "cuda", "cuda:N")
 
 #: a plain file name stem: no path separator, not hidden, not ``.`` or ``..``
 BASENAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
+#: The longest basename: ``NAME.out.NNNNN.xdmf`` and a temporary file's suffix fit in 255 bytes.
+MAX_BASENAME = 200
 
 KINDS = {"int": "an integer", "float": "a number", "bool": "true or false", "str": "a string",
          "ints": "a list of integers", "floats": "a list of numbers"}
@@ -289,6 +291,9 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>")
     if not BASENAME.fullmatch(out["basename"]):
         raise ConfigError(f"output.basename: must be a plain file name stem (ASCII letters, digits, '_', '-' and '.', "
                           f"not starting with '.'), got {out['basename']!r}")
+    if len(out["basename"]) > MAX_BASENAME:
+        raise ConfigError(f"output.basename: at most {MAX_BASENAME} characters (the output files add up to 40 more "
+                          f"to it, and a file name holds 255), got {len(out['basename'])}")
     if hasattr(problem, "check"):
         problem.check(sections)
     return Config(sections, problem, source)
