@@ -105,6 +105,8 @@ def test_wrong_argument_types_change_nothing():
 
     a = wp.array([1.0, 2.0], dtype=float)
     cases = [([a, 1.5], "argument 'n' must be int32, got float"),
+             ([a, wp.float64(1.0)], "argument 'n' must be int32, got float64"),
+             ([a, wp.int64(2**40)], "argument 'n' = int64\\(1099511627776\\) does not fit in int32"),
              ([wp.zeros(2, dtype=wp.float64), 1], "argument 'a' must be array\\(dtype=float32, ndim=1\\), got "
                                                   "array\\(dtype=float64, ndim=1\\)"),
              ([wp.zeros((2, 2), dtype=float), 1], "got array\\(dtype=float32, ndim=2\\)"),
@@ -114,3 +116,25 @@ def test_wrong_argument_types_change_nothing():
         with pytest.raises(wp.LaunchError, match=message):
             wp.launch(inc, dim=2, inputs=inputs)
     np.testing.assert_array_equal(a.numpy(), [1.0, 2.0])
+
+
+def test_a_typed_scalar_of_the_same_kind_converts_as_in_warp():
+    """wp.int64(5) for an int parameter, wp.float64(0.5) for a float one: converted (Warp accepts them too);
+    integers must fit, and a float for an integer or an integer for a float is refused."""
+
+    @wp.kernel
+    def combine(o: wp.array(dtype=float), n: int, x: float, b: wp.int8):
+        o[0] = float(n) + x + float(b)
+
+    o = wp.zeros(1)
+    wp.launch(combine, dim=1, inputs=[o, wp.int64(5), wp.float64(1.5), wp.int32(-2)])
+    assert o.numpy()[0] == 4.5
+    wp.launch(combine, dim=1, inputs=[o, wp.uint8(7), wp.float16(0.25), wp.uint64(1)])
+    assert o.numpy()[0] == 8.25
+    with pytest.raises(wp.LaunchError, match="argument 'b' = uint8\\(200\\) does not fit in int8"):
+        wp.launch(combine, dim=1, inputs=[o, 1, 1.0, wp.uint8(200)])
+    with pytest.raises(wp.LaunchError, match="argument 'x' must be float32, got int32"):
+        wp.launch(combine, dim=1, inputs=[o, 1, wp.int32(1), 1])
+    assert o.numpy()[0] == 8.25
+    wp.launch(combine, dim=1, inputs=[o, 0, wp.float64(1e300), 0])  # beyond float32: +inf, as a Python float
+    assert o.numpy()[0] == np.inf

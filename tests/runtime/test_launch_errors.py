@@ -49,11 +49,11 @@ BAD = [
     # a numpy array is used in place (as in Warp); one of the wrong dtype is refused like an array
     (0, np.zeros(3, dtype=np.float64), ["argument 'a'", "array(dtype=float32, ndim=1)", "array(dtype=float64"]),
     (1, 1.5, ["argument 'n'", "int32", "float"]),
-    (1, wp.int64(1), ["argument 'n'", "int32", "int64"]),
+    (1, wp.float64(1), ["argument 'n'", "int32", "float64"]),  # (wp.int64(1) converts, as in Warp)
     (1, "3", ["argument 'n'", "int32", "str"]),
     (2, wp.vec3d(1.0, 0.0, 0.0), ["argument 'v'", "vec3f", "vec3d"]),
     (2, 1.0, ["argument 'v'", "expects vec3f but got a single value"]),
-    (3, wp.float64(0.5), ["argument 's'", "float32", "float64"]),
+    (3, wp.int32(1), ["argument 's'", "float32", "int32"]),  # (wp.float64(0.5) converts, as in Warp)
     (4, Other(), ["argument 'p'", "Params", "Other"]),
     (5, wp.zeros(3, dtype=wp.float64), ["argument 'grid'", "ndim=2", "ndim=1"]),
 ]

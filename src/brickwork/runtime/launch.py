@@ -27,7 +27,7 @@ from ..types.generic import describe_value, is_generic, matches, type_of_value
 from ..types.held_arrays import read_only_at
 from ..types.indexed_arrays import IndexedArrayType, indexedarray
 from ..types.layout import pack_format, struct_offsets
-from ..types.scalars import ScalarBase, bfloat16, bfloat16_bits, float16, float32, is_scalar_type
+from ..types.scalars import ScalarBase, bfloat16, bfloat16_bits, bool_, float16, float32, is_scalar_type
 from ..types.structs import StructBase, has_array_fields, is_struct_type, struct_devices
 from . import tape as _tape
 
@@ -417,7 +417,10 @@ def _check_concrete(kernel, name, t, value):
         return
     if is_scalar_type(t):
         if isinstance(value, ScalarBase):
-            if type(value) is not t:
+            # another scalar type of the same kind converts as its Python value would (wp.int64(5) for an int
+            # parameter, wp.float64(0.5) for a float one), as in Warp; an integer out of range is refused below
+            if type(value) is not t and not (t.is_float and type(value).is_float) and \
+                    not (_is_int_type(t) and _is_int_type(type(value))):
                 fail(type_name(type(value)))
         elif isinstance(value, (bool, np.bool_, int, np.integer)):  # an int for a bool: its truth, as Warp
             pass
@@ -538,6 +541,8 @@ def _floats_rounded(args, arg_types):
     when there is none."""
     out, changed = list(args), False
     for k, (t, value) in enumerate(zip(arg_types, args)):
+        if isinstance(value, ScalarBase) and type(value).is_float:  # wp.float64(1e10): as the Python float
+            value = value.value
         if t in _NARROW_FLOATS and isinstance(value, (float, int, np.number)) and math.isfinite(value):
             with np.errstate(over="ignore"):
                 rounded = float(_NARROW_FLOATS[t](value))
@@ -740,3 +745,7 @@ def is_capturing() -> bool:
 
 
 _ = is_generic
+
+
+def _is_int_type(t) -> bool:
+    return is_scalar_type(t) and not t.is_float and t is not bool_
