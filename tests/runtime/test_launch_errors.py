@@ -116,6 +116,19 @@ def test_numpy_integers_are_dims(dim):
     assert args[0].numpy().tolist() == [4.0, 4.0, 4.0]
 
 
+@wp.kernel
+def _count_points(o: wp.array(dtype=int)):
+    i, j = wp.tid()
+    wp.atomic_add(o, 0, 1 + i + j)
+
+
+@pytest.mark.parametrize("dim", [(), []])
+def test_an_empty_dim_is_one_point_as_in_warp(dim):
+    o = wp.zeros(1, dtype=int)
+    wp.launch(_count_points, dim=dim, inputs=[o])
+    assert o.numpy().tolist() == [1]
+
+
 def test_a_0d_numpy_array_is_a_scalar_value():
     args = good_args()
     args[3] = np.array(0.5)  # 0-d: its value, as np.float64(0.5) would be

@@ -296,8 +296,10 @@ def _dims(dim, inst, kernel):
         dims = [operator.index(d) for d in dim]
     except (TypeError, ValueError):
         raise LaunchError(f"launch of '{kernel.key}': dim must be an int or a tuple of ints, got {dim!r}") from None
-    if not 1 <= len(dims) <= 4:
+    if len(dims) > 4:
         raise LaunchError(f"launch of '{kernel.key}': dim has 1 to 4 entries, got {len(dims)}")
+    if not dims:  # dim=(): the extent of a 0-d grid, one point, as in Warp
+        dims = [1]
     total = 1
     for d in dims:
         total *= d
