@@ -24,6 +24,7 @@ from ..builtins.adjoints import EXPANSIONS
 from ..errors import KernelNotDifferentiableError
 from ..types.scalars import bool_, int32
 from .adjoint_values import carries_adjoint
+from .adjoint_view_stores import ViewStores, is_forwarded_name
 from .build import Locals
 from .inline_local_functions import InlineLocalFunctions
 
@@ -78,6 +79,11 @@ def normal_form(fn: ir.IRFunction) -> NormalForm:
     body = _Exits(flat.locals, label=fn.label).function_body(fn.body)
     out_fn.body = flat.block(body, {})
     return NormalForm(out_fn, flat.loops)
+
+
+_PACK_SUBSCRIPT = ("a pack subscript (pack[b, var, k, j, i] or pack.flux[...], as par_for and par_for_outer bodies "
+                   "write them) has no adjoint; write the body with la.outer and la.make_pack_view / "
+                   "la.make_flux_pack_view views, which differentiate")
 
 
 def _not_differentiable(label: str, what: str) -> KernelNotDifferentiableError:
@@ -246,6 +252,7 @@ class _Flattener:
         # expansion's value is a DAG (a node used twice is one object); each node gets one atom, not one
         # per use (svd3's and quat_from_matrix's backward kernels were many times their size).
         self.shared: list | None = None
+        self.views = ViewStores(self.label)  # mesh-field reads after stores in the same launch
 
     # -- names -----------------------------------------------------------------------------------
     def version(self, name: str, t) -> ir.IRLocal:
@@ -290,7 +297,10 @@ class _Flattener:
             for p in s.params:
                 self.keep(p)
             # the visits of an inner loop are independent: what one assigns is private to it
-            out.append(replace(s, body=self.block(s.body, dict(env))))
+            visit = dict(env)
+            self.views.enter_loop(s.body, True, visit)
+            out.append(replace(s, body=self.block(s.body, visit)))
+            self.views.leave_loop()
         elif isinstance(s, ir.IRLAScratch):
             self.keep(s.storage)
             out.append(s)
@@ -315,7 +325,10 @@ class _Flattener:
             raise _not_differentiable(self.label, "a team scratch pad allocated inside par_for_inner has no adjoint "
                                       "(allocate it in the par_for_outer body)")
         self.keep(s.var)
-        out.append(ir.IRTeamLoop(member, s.var, lo, hi, self.block(s.body, dict(env))))
+        visit = dict(env)
+        self.views.enter_loop(s.body, True, visit)
+        out.append(ir.IRTeamLoop(member, s.var, lo, hi, self.block(s.body, visit)))
+        self.views.leave_loop()
 
     def assign(self, target, value, env, out, updates=False):
         if isinstance(target, ir.IRLocal):
@@ -344,7 +357,11 @@ class _Flattener:
             base = self.scratch_elem(root, env, out) if isinstance(root, ir.IRLAScratchElem) else self.view_elem(
                 root, env, out)
             out.append(ir.IRAssign(self.rebuild(path, base, env, out), atom))
+            if isinstance(root, ir.IRLAViewElem):
+                self.views.stored(root, base, atom, not path, env)
             return
+        if isinstance(root, ir.IRPackElem):
+            raise _not_differentiable(self.label, _PACK_SUBSCRIPT)
         raise _not_differentiable(self.label, f"stores into {type(root).__name__[2:]} have no adjoint yet")
 
     def rebuild(self, path, base, env, out):
@@ -362,7 +379,8 @@ class _Flattener:
         env_a, env_b = dict(env), dict(env)
         body = self.block(s.body, env_a)
         orelse = self.block(s.orelse, env_b)
-        for name in sorted(set(env_a) | set(env_b)):
+        ViewStores.merge_branches(env, env_a, env_b)
+        for name in sorted(n for n in set(env_a) | set(env_b) if not is_forwarded_name(n)):
             a, b = env_a.get(name), env_b.get(name)
             if a is b:
                 continue
@@ -401,7 +419,9 @@ class _Flattener:
         test = stmts.pop() if stmts and _is_break_test(stmts[-1]) else None
         if isinstance(s, ir.IRFor):
             body_env[s.var.name] = var
+        self.views.enter_loop(s.body, False, body_env)
         body = self.block(stmts, body_env)
+        self.views.leave_loop()
         for name, header in carried:
             final = body_env.get(name)
             if final is not None and final is not header:
@@ -495,7 +515,9 @@ class _Flattener:
         if isinstance(e, ir.IRLAScratchElem):
             return self.scratch_elem(e, env, out)
         if isinstance(e, ir.IRLAViewElem):
-            return self.view_elem(e, env, out)
+            elem = self.view_elem(e, env, out)
+            forwarded = self.views.read(e, elem, env)  # the value the body stored there, or None: a load
+            return elem if forwarded is None else forwarded
         if isinstance(e, ir.IRLAGetKJI):
             return ir.IRLAGetKJI(self.atom(e.index, env, out), e.type)
         if isinstance(e, ir.IRSelect):  # a conditional expression: only the taken side runs
@@ -512,6 +534,8 @@ class _Flattener:
                         self.shared.pop()
             out.append(ir.IRIf(cond, yes, no))
             return result
+        if isinstance(e, ir.IRPackElem):
+            raise _not_differentiable(self.label, _PACK_SUBSCRIPT)
         raise _not_differentiable(self.label, f"{type(e).__name__[2:]} expressions have no adjoint yet")
 
     def print_part(self, part, env, out):
