@@ -186,7 +186,37 @@ def _inner_for(typer, _fn, node, out):
     typer.loop_depth += 1
     body = typer.block(node.body)
     typer.loop_depth -= 1
-    out.append(ir.IRLAInner(rng.halo, inner, params, body))
+    out.append(ir.IRLAInner(rng.halo, inner, params, _visit_exits(typer, body, node)))
+
+
+_VISIT = "_la_visit"  # the region of one visit of an inner loop, which its `continue` leaves
+
+
+def _visit_exits(typer, body: list, node) -> list:
+    """An inner loop's body with its own ``continue`` (not a nested loop's) ending the visit; its own ``break``
+    is refused: visits are independent and run in any order, on any thread, so none can end the others."""
+    found = []
+
+    def rewrite(stmts):
+        out = []
+        for s in stmts:
+            if isinstance(s, ir.IRContinue):
+                found.append(s)
+                out.append(ir.IRExitRegion(_VISIT))
+                continue
+            if isinstance(s, ir.IRBreak):
+                raise typer.error(KernelSyntaxError, "break in a la.inner loop: its visits are independent and run in "
+                                  "any order (on a GPU, on many threads), so no visit can end the others; use "
+                                  "continue to end this visit, or a condition", node)
+            if isinstance(s, ir.IRIf):
+                s = ir.IRIf(s.cond, rewrite(s.body), rewrite(s.orelse))
+            elif isinstance(s, ir.IRRegion):
+                s = ir.IRRegion(s.name, rewrite(s.body))
+            out.append(s)  # loops keep their own break and continue
+        return out
+
+    body = rewrite(body)
+    return [ir.IRRegion(_VISIT, body)] if found else body
 
 
 def _local_body(typer, arg_node, what: str, node) -> LocalFunction:

@@ -13,8 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .. import ir
+from ..errors import TargetUnsupportedError
 from ..types.arrays import ArrayType
+from ..types.fixed_arrays import is_fixed_array_type
 from ..types.scalars import int32, int64, uint32
+from ..types.structs import has_array_fields
 from ..types.type_sizes import type_size_in_bytes
 from .build import Locals, i32, op
 
@@ -88,10 +91,81 @@ def single_thread(stmt) -> ir.IRIf:
 
 
 def has_side_effect(s) -> bool:
-    """A statement that writes memory or prints (team-level statements do it once, not per thread)."""
+    """A statement that writes memory or prints (team-level statements do it once, not per thread). What a
+    thread keeps to itself is not: its locals, and its fixed-size local arrays (``wp.zeros(shape=3)`` in a
+    kernel), stored, updated atomically or filled by a function."""
     if isinstance(s, ir.IRAssign):
-        return not isinstance(_assigned_root(s.target), ir.IRLocal)
+        root = _assigned_root(s.target)
+        return not (isinstance(root, ir.IRLocal) or isinstance(root, ir.IRArrayElem) and _is_local_array(root.array))
+    if isinstance(s, ir.IRExprStmt) and isinstance(s.expr, ir.IRCall) and s.expr.op.startswith("atomic_"):
+        return not _is_local_array(s.expr.args[0])
+    if isinstance(s, ir.IRExprStmt) and isinstance(s.expr, ir.IRFuncCall):
+        return not _writes_only_local_arrays(s.expr)
     return isinstance(s, (ir.IRExprStmt, ir.IRPrint, ir.IRExpect, ir.IRAtomicAdd))
+
+
+def _is_local_array(e) -> bool:
+    """A fixed-size local array of the thread (or a view into one)."""
+    while isinstance(e, ir.IRSubarray):
+        e = e.array
+    return isinstance(e, ir.IRLocal) and is_fixed_array_type(e.type)
+
+
+def _writes_only_local_arrays(call: ir.IRFuncCall) -> bool:
+    """A function call whose only effect can be on the fixed-size local arrays passed to it: no other array,
+    no struct holding one, and nothing it prints, draws at random or adds atomically elsewhere."""
+    for a in call.args:
+        if isinstance(a.type, ArrayType) and not _is_local_array(a) or has_array_fields(a.type):
+            return False
+    return not any(isinstance(n, (ir.IRPrint, ir.IRAtomicAdd)) or isinstance(n, ir.IRFuncCall) and
+                   not _writes_only_local_arrays(n) for n in ir.walk(call.func.body))
+
+
+def check_team_body(stmts, label: str, inner) -> None:
+    """``check_team_value`` for every statement of a team's outer body, nested ones too, but not those of
+    its ``inner`` loops (``IRTeamLoop``, ``IRLAInner``: one visit per thread)."""
+    for s in stmts:
+        if isinstance(s, inner):
+            continue
+        check_team_value(s, label)
+        for field in ("body", "orelse"):
+            nested = getattr(s, field, None)
+            if isinstance(nested, list):
+                check_team_body(nested, label, inner)
+
+
+def check_team_value(s, label: str) -> None:
+    """``TargetUnsupportedError`` for a statement of a team's outer body whose value or condition writes
+    memory (``slot = wp.atomic_add(...)``, ``if bump(counter):``): every thread of the block runs the outer
+    body, and a value each thread needs cannot come from one thread's write (the CPU runs it once per team)."""
+    if isinstance(s, ir.IRAssign):
+        parts = [s.value]
+    elif isinstance(s, ir.IRIf):
+        parts = [s.cond]
+    elif isinstance(s, ir.IRFor):
+        parts = [s.start, s.stop, s.step]
+    elif isinstance(s, ir.IRWhile):
+        parts = [s.cond]
+    else:
+        return
+    for n in (n for part in parts for n in ir.walk(part)):
+        writes = isinstance(n, ir.IRCall) and n.op.startswith("atomic_") and not _is_local_array(n.args[0]) or \
+            isinstance(n, ir.IRFuncCall) and _function_writes_memory(n)
+        if writes:
+            where = f" at {n.where}" if getattr(n, "where", "") else ""
+            what = f"wp.{n.op}" if isinstance(n, ir.IRCall) else f"{n.func.name}() (it writes memory)"
+            raise TargetUnsupportedError(
+                f"{label}: the result of {what}{where} is used in the outer body of a team (outside la.inner and "
+                f"par_for_inner). On a GPU every thread of the team's block runs the outer body, so it would run "
+                f"once per thread (the CPU runs it once per team): use it inside la.inner / par_for_inner under a "
+                f"condition that one visit meets, or compute it in a launch of its own")
+
+
+def _function_writes_memory(call: ir.IRFuncCall) -> bool:
+    return not _writes_only_local_arrays(call) and any(
+        isinstance(n, ir.IRAtomicAdd) or isinstance(n, ir.IRCall) and n.op.startswith("atomic_")
+        or isinstance(n, ir.IRAssign) and not isinstance(_assigned_root(n.target), ir.IRLocal)
+        or isinstance(n, ir.IRFuncCall) and _function_writes_memory(n) for n in ir.walk(call.func.body))
 
 
 def _assigned_root(target):

@@ -24,7 +24,17 @@ from ..types.layout import size_align
 from ..types.opaque import TEAM_MEMBER
 from ..types.scalars import int32
 from .build import Locals, i32, op
-from .gpu_grid import TEAM_BLOCK, TidToCoords, has_side_effect, launch_coords, single_thread, strided, thread, wide
+from .gpu_grid import (
+    TEAM_BLOCK,
+    TidToCoords,
+    check_team_body,
+    has_side_effect,
+    launch_coords,
+    single_thread,
+    strided,
+    thread,
+    wide,
+)
 from .lower_reductions import _Lower as _CpuReductions
 from .lower_teams import _Lower as _CpuTeams
 
@@ -34,6 +44,7 @@ def lower_teams_gpu(fn: ir.IRFunction, shared_limit: int) -> ir.IRFunction:
         return _CpuTeams().function(fn)
     out = replace(fn, locals=dict(fn.locals), buffers=dict(fn.buffers))
     pre: list = []
+    check_team_body(fn.body, fn.label or fn.name, ir.IRTeamLoop)
     coords = launch_coords(Locals(out), ir.IRGpuIndex("block", 0), fn.tid_dims, pre)
     lowering = _Teams(coords, shared_limit)
     out.body = pre + lowering.stmts(fn.body)

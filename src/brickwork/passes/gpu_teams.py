@@ -28,7 +28,17 @@ from .build import i32, op
 from .build import la_geom as _geom
 from .build import la_mflat as _mflat
 from .expand_loop_abstraction import _CpuRows
-from .gpu_grid import TEAM_BLOCK, TidToCoords, has_side_effect, i64, launch_coords, single_thread, strided, wide
+from .gpu_grid import (
+    TEAM_BLOCK,
+    TidToCoords,
+    check_team_body,
+    has_side_effect,
+    i64,
+    launch_coords,
+    single_thread,
+    strided,
+    wide,
+)
 
 
 class HostOnlyBackendError(TargetUnsupportedError, LaunchError):
@@ -56,6 +66,7 @@ class GpuTeams(_CpuRows):
         if cfg.loop == "boiv":
             return super().r_IRLAOuter(s)  # a slice is a cell: one thread (map_gpu_threads)
         self.team_slice = True
+        check_team_body(s.body, self.fn.label or self.fn.name, ir.IRLAInner)
         arena = self.arena_size(s)
         body = super().r_IRLAOuter(s)
         pre: list = []
