@@ -1,8 +1,8 @@
 """What a team's outer body (outside ``la.inner`` / ``par_for_inner``) does once per team on the CPU, on the
 GPU mapping (the emulation target) too: a fixed-size local array it fills is the thread's own, so every
 thread fills it (it was filled on thread 0 only and read as zeros elsewhere); a value an atomic or a
-memory-writing function gives cannot be shared by the block's threads, so it is refused on GPU targets
-(it ran on every thread). ``continue`` in an inner loop ends the visit on every tag pair; ``break`` is
+memory-writing function gives is taken by thread 0 and shared (it ran on every thread); in a condition or
+loop bound it is refused on GPU targets. ``continue`` in an inner loop ends the visit on every tag pair; ``break`` is
 refused (it failed in the C++ compiler)."""
 
 from __future__ import annotations
@@ -73,20 +73,48 @@ def test_a_local_array_filled_in_a_par_for_outer_team_is_every_threads(target):
     assert out.numpy().tolist() == [10, 11, 12, 13, 10, 11, 12, 13]
 
 
-def test_an_atomics_result_in_the_outer_body_is_refused_on_gpu_targets():
+@pytest.mark.parametrize("target", TARGETS)
+def test_an_atomics_result_in_the_outer_body_is_taken_once_per_team(target):
+    """``slot = wp.atomic_add(...)`` in the outer body: once per team on the CPU; on the GPU mapping thread 0
+    takes it and shares the value through a shared slot (it ran once per thread: 256 increments for 2)."""
+    counter = wp.zeros(1, dtype=wp.int32)
+    out = wp.zeros(SHAPE, dtype=wp.float64)
+
+    @wp.func
+    def bump(c: wp.array(dtype=wp.int32), k: int) -> int:
+        c[0] = c[0] + k
+        return c[0]
+
+    def body(rng, b):
+        slot = wp.atomic_add(counter, 0, 1)
+        total = bump(counter, 10)
+        for k, j, i in la.inner(rng):
+            out[b, k, j, i] = wp.float64(slot * 100 + total)
+
+    with config.override(target=target):
+        la.outer(_space(), body)
+    assert counter.numpy().tolist() == [2 * 11]
+    got = sorted({float(v) for v in _interior(out.numpy()).reshape(NB, -1)[:, 0]})
+    per_block = [set(np.unique(_interior(out.numpy())[blk])) for blk in range(NB)]
+    assert all(len(values) == 1 for values in per_block)  # every thread of a team saw the same value
+    assert len(got) == NB and all(v % 100 > 0 for v in got)
+
+
+def test_an_atomic_in_a_condition_of_the_outer_body_is_refused_on_gpu_targets():
     counter = wp.zeros(1, dtype=wp.int32)
     out = wp.zeros(SHAPE, dtype=wp.float64)
 
     def body(rng, b):
-        slot = wp.atomic_add(counter, 0, 1)  # once per team on the CPU, once per thread on a GPU
-        for k, j, i in la.inner(rng):
-            out[b, k, j, i] = wp.float64(slot)
+        if wp.atomic_add(counter, 0, 1) == 0:
+            for k, j, i in la.inner(rng):
+                out[b, k, j, i] = wp.float64(1.0)
 
     la.outer(_space(), body)
     assert counter.numpy().tolist() == [NB]
     with config.override(target="cuda-emulation"), pytest.raises(
-            wp.TargetUnsupportedError, match=r"the result of wp.atomic_add at .*test_team_outer_body.py:\d+ is used in "
-                                             r"the outer body of a team .*once per thread"):
+            wp.TargetUnsupportedError, match=r"wp.atomic_add at .*test_team_outer_body.py:\d+ is called in a "
+                                             r"condition or loop bound of a team's outer body .*assign its value to a "
+                                             r"local first"):
         la.outer(_space(), body)
     assert counter.numpy().tolist() == [NB]
 
@@ -128,3 +156,23 @@ def test_break_in_an_inner_loop_is_refused():
                                                    "continue to end this visit"):
         la.outer(_space(), body)
     assert not out.numpy().any()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_an_atomics_result_in_a_par_for_outer_team_is_taken_once(target):
+    counter = wp.zeros(1, dtype=wp.int32)
+    out = wp.zeros((3, 8), dtype=wp.int32)
+
+    def team(member, b):
+        slot = wp.atomic_add(counter, 0, 1)
+
+        def inner(i):
+            out[b, i] = slot
+
+        wp.par_for_inner(member, 0, 7, inner)
+
+    with config.override(target=target):
+        wp.par_for_outer("slots", 0, 0, (0, 2), team)
+    assert counter.numpy().tolist() == [3]
+    rows = out.numpy()
+    assert sorted(rows[:, 0].tolist()) == [0, 1, 2] and (rows == rows[:, :1]).all()

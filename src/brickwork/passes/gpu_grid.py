@@ -135,12 +135,10 @@ def check_team_body(stmts, label: str, inner) -> None:
 
 
 def check_team_value(s, label: str) -> None:
-    """``TargetUnsupportedError`` for a statement of a team's outer body whose value or condition writes
-    memory (``slot = wp.atomic_add(...)``, ``if bump(counter):``): every thread of the block runs the outer
-    body, and a value each thread needs cannot come from one thread's write (the CPU runs it once per team)."""
-    if isinstance(s, ir.IRAssign):
-        parts = [s.value]
-    elif isinstance(s, ir.IRIf):
+    """``TargetUnsupportedError`` for a condition or loop bound of a team's outer body that writes memory
+    (``if bump(counter):``): every thread of the block evaluates it. An assignment of such a value to a
+    local is computed once and shared (``broadcast``)."""
+    if isinstance(s, ir.IRIf):
         parts = [s.cond]
     elif isinstance(s, ir.IRFor):
         parts = [s.start, s.stop, s.step]
@@ -148,17 +146,35 @@ def check_team_value(s, label: str) -> None:
         parts = [s.cond]
     else:
         return
-    for n in (n for part in parts for n in ir.walk(part)):
-        writes = isinstance(n, ir.IRCall) and n.op.startswith("atomic_") and not _is_local_array(n.args[0]) or \
-            isinstance(n, ir.IRFuncCall) and _function_writes_memory(n)
-        if writes:
+    for part in parts:
+        n = memory_write_in(part)
+        if n is not None:
             where = f" at {n.where}" if getattr(n, "where", "") else ""
             what = f"wp.{n.op}" if isinstance(n, ir.IRCall) else f"{n.func.name}() (it writes memory)"
             raise TargetUnsupportedError(
-                f"{label}: the result of {what}{where} is used in the outer body of a team (outside la.inner and "
-                f"par_for_inner). On a GPU every thread of the team's block runs the outer body, so it would run "
-                f"once per thread (the CPU runs it once per team): use it inside la.inner / par_for_inner under a "
-                f"condition that one visit meets, or compute it in a launch of its own")
+                f"{label}: {what}{where} is called in a condition or loop bound of a team's outer body (outside "
+                f"la.inner and par_for_inner). On a GPU every thread of the team's block evaluates it, so it would "
+                f"run once per thread (the CPU runs it once per team): assign its value to a local first (the team "
+                f"then computes it once and shares it)")
+
+
+def memory_write_in(e):
+    """The atomic (not into a local array) or memory-writing function call in expression ``e``, or None."""
+    for n in ir.walk(e):
+        if isinstance(n, ir.IRCall) and n.op.startswith("atomic_") and not _is_local_array(n.args[0]) or \
+                isinstance(n, ir.IRFuncCall) and _function_writes_memory(n):
+            return n
+    return None
+
+
+def broadcast(s: ir.IRAssign, name: str) -> list:
+    """``s`` (a local, or a part of one, assigned a value that writes memory: ``slot = wp.atomic_add(...)``)
+    for every thread of the block from one evaluation: thread 0 evaluates it into the static shared slot
+    ``name``, every thread reads it after a barrier, and a second barrier keeps the slot until all have."""
+    t = s.value.type
+    slot = ir.IRArrayElem(ir.IRSharedBuffer(name, 1, ArrayType(t, 1)), [i32(0)], t)
+    return [single_thread(ir.IRAssign(slot, s.value)), ir.IRGpuBarrier(), ir.IRAssign(s.target, slot),
+            ir.IRGpuBarrier()]
 
 
 def _function_writes_memory(call: ir.IRFuncCall) -> bool:
