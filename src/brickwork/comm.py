@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import traceback
 
 #: Environment variables in which MPI launchers give the number of ranks they started.
@@ -115,6 +116,10 @@ def is_parallel(comm) -> bool:
     return comm is not SERIAL and not isinstance(comm, SerialComm)
 
 
+#: Seconds between printing an uncaught exception and aborting every rank (``install_abort_hook``).
+ABORT_GRACE_SECONDS = 0.5
+
+
 def install_abort_hook(comm=None) -> None:
     """Make an uncaught exception on one rank end every rank (traceback printed, then MPI_Abort on
     ``comm``; None: ``MPI.COMM_WORLD``, imported only when an exception comes)."""
@@ -129,6 +134,9 @@ def install_abort_hook(comm=None) -> None:
         sys.stderr.write("".join(f"[rank {rank}] {line}\n" for line in text.rstrip("\n").split("\n")))
         sys.stderr.flush()
         sys.stdout.flush()
+        # the launcher forwards this rank's output through a pipe and stops reading it when the abort ends
+        # the ranks: on a busy machine the message was lost (an empty stderr); give it a moment to pass
+        time.sleep(ABORT_GRACE_SECONDS)
         (comm or _initialised_world() or _Killer()).Abort(1)
 
     sys.excepthook = hook
