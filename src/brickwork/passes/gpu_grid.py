@@ -113,7 +113,7 @@ def _is_local_array(e) -> bool:
 
 def _writes_only_local_arrays(call: ir.IRFuncCall) -> bool:
     """A function call whose only effect can be on the fixed-size local arrays passed to it: no other array,
-    no struct holding one, and nothing it prints, draws at random or adds atomically elsewhere."""
+    no struct holding one, and nothing it prints or adds into an adjoint (nor a call that does)."""
     for a in call.args:
         if isinstance(a.type, ArrayType) and not _is_local_array(a) or has_array_fields(a.type):
             return False
