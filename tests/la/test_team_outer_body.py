@@ -176,3 +176,27 @@ def test_an_atomics_result_in_a_par_for_outer_team_is_taken_once(target):
     assert counter.numpy().tolist() == [3]
     rows = out.numpy()
     assert sorted(rows[:, 0].tolist()) == [0, 1, 2] and (rows == rows[:, :1]).all()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_break_and_a_continue_of_a_loop_around_a_barrier(target):
+    """The same for every thread, as the barrier requires: the emulation refused both ("break of a loop that
+    encloses a block barrier") though CUDA compiles them."""
+    u = wp.array(np.ones(SHAPE))
+    out = wp.zeros(SHAPE, dtype=wp.float64)
+
+    def body(rng, b):
+        for it in range(10):
+            if it == 1:
+                continue  # skips the second pass
+            if it == 4:
+                break  # after passes 0, 2 and 3
+            for k, j, i in la.inner(rng):
+                out[b, k, j, i] = out[b, k, j, i] + u[b, k, j, i] * wp.float64(it + 1)
+            rng.team_barrier()
+
+    with config.override(target=target):
+        la.outer(_space(), body)
+    want = np.zeros(SHAPE)
+    _interior(want)[...] = 1.0 + 3.0 + 4.0
+    np.testing.assert_array_equal(out.numpy(), want)

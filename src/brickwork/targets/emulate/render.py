@@ -36,6 +36,7 @@ class EmulationRenderer(CppRenderer):
         self.phase = None  # label of the running phase's "next thread", None at block level
         self.phase_loops = 0  # loops entered inside the running phase (break/continue stay inside)
         self.block_regions: dict = {}  # region name -> (label, id) of regions that enclose barriers
+        self.block_loops: list = []  # (break id, continue id) of the block-level loops (they enclose barriers)
 
     # -- expressions -------------------------------------------------------------------------------
     def e_IRLocal(self, e):
@@ -120,7 +121,7 @@ class EmulationRenderer(CppRenderer):
             out.append(pad + "}")
         elif isinstance(s, ir.IRWhile):
             out.append(pad + f"while (bw::truth({self.expr(s.cond)})) {{")
-            out.extend(self.body(s.body, ind + 4))
+            out.extend(self.loop_body(s.body, ind + 4))
             out.append(pad + "}")
         elif isinstance(s, ir.IRFor):
             t = c_type(s.var.type)
@@ -132,7 +133,7 @@ class EmulationRenderer(CppRenderer):
             out.append(pad + f"for ({t} _it{n} = {self.expr(s.start)}; {cond}; _it{n} += _step{n}) {{")
             var = self.expr(s.var).replace("[_t]", "[_u]")
             out.append(pad + f"    for (int32_t _u = 0; _u < BW_BLOCK; ++_u) {var} = _it{n};")
-            out.extend(self.body(s.body, ind + 4))
+            out.extend(self.loop_body(s.body, ind + 4))
             out.append(pad + "} }")
         elif isinstance(s, ir.IRRegion):
             self.loops += 1
@@ -145,6 +146,27 @@ class EmulationRenderer(CppRenderer):
             self.block_regions[s.name] = saved
         else:
             raise EmulationError(f"a block barrier inside {type(s).__name__}, which threads need not take alike")
+
+    def loop_body(self, stmts, ind: int) -> list[str]:
+        """The body of a block-level loop. A thread that breaks or continues in one of its phases is switched
+        off (``_off[_t]`` = the loop's break or continue id) for the rest of the iteration; after the
+        iteration, the ones that continued go on, and if the threads broke (all of them: the break is the
+        same for every thread, as the barriers require) the loop ends."""
+        self.loops += 2
+        brk, cont = self.loops - 1, self.loops
+        self.block_loops.append((brk, cont))
+        try:
+            lines = self.body(stmts, ind)
+        finally:
+            self.block_loops.pop()
+        pad = " " * ind
+        lines += [pad + "{ bool _any = false, _all = true;",
+                  pad + f"  for (int32_t _u = 0; _u < BW_BLOCK; ++_u) {{ if (_off[_u] == {cont}) _off[_u] = 0; "
+                        f"if (_off[_u] == {brk}) _any = true; else if (_off[_u] == 0) _all = false; }}",
+                  pad + "  if (_any) { if (!_all) bwemu::divergent_break();",
+                  pad + f"    for (int32_t _u = 0; _u < BW_BLOCK; ++_u) if (_off[_u] == {brk}) _off[_u] = 0;",
+                  pad + "    break; } }"]
+        return lines
 
     # -- inside a phase ------------------------------------------------------------------------------
     def s_IRGpuBarrier(self, s, ind, out):
@@ -186,13 +208,19 @@ class EmulationRenderer(CppRenderer):
             self.phase_loops -= 1
 
     def s_IRBreak(self, s, ind, out):
-        self.loop_jump(s)
-        super().s_IRBreak(s, ind, out)
+        if not self.block_loop_jump(0, ind, out):
+            super().s_IRBreak(s, ind, out)
 
     def s_IRContinue(self, s, ind, out):
-        self.loop_jump(s)
-        super().s_IRContinue(s, ind, out)
+        if not self.block_loop_jump(1, ind, out):
+            super().s_IRContinue(s, ind, out)
 
-    def loop_jump(self, s):
-        if self.phase is not None and self.phase_loops == 0:
-            raise EmulationError(f"{type(s).__name__[2:].lower()} of a loop that encloses a block barrier")
+    def block_loop_jump(self, which: int, ind, out) -> bool:
+        """A break (``which`` 0) or continue (1) of the innermost block-level loop, from a phase: this thread is
+        switched off for the rest of the iteration (``loop_body``). False: a loop of the phase's own."""
+        if self.phase is None or self.phase_loops > 0:
+            return False
+        if not self.block_loops:
+            raise EmulationError("break or continue outside a loop")
+        out.append(" " * ind + f"{{ _off[_t] = {self.block_loops[-1][which]}; goto {self.phase}; }}")
+        return True

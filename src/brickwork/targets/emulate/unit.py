@@ -78,6 +78,14 @@ inline grid3 launch_block(bool tiled, const tiles& t, int64_t blk, int64_t nblk,
     return grid3{{(int32_t)(blk % gx), (int32_t)(blk / gx % gy), (int32_t)(blk / (gx * gy))},
                  {t.block[0], t.block[1], t.block[2]}, {(int32_t)gx, (int32_t)gy, (int32_t)t.grid[2]}};
 }
+// a break out of a loop that encloses a block barrier taken by some threads of the block and not others: on a
+// GPU the others would wait at a barrier the leavers never reach (undefined); here the process stops
+[[noreturn]] inline void divergent_break() {
+    std::fprintf(stderr, "brickwork (cuda-emulation): a break out of a loop that encloses a block barrier was taken "
+                         "by some threads of a block and not by others (undefined on a GPU)\n");
+    std::fflush(stderr);
+    __builtin_abort();
+}
 template <class T> inline bw::array_t<T, 1> view(T* data, int64_t count) {
     bw::array_t<T, 1> a;
     a.data = data;
