@@ -206,8 +206,7 @@ class ConstructionRules:
         # range and NaN to 0, as the conversion at run time (brickwork.h, float_to_int)
         if v != v:
             return ir.IRConst(0, t)
-        return ir.IRConst(min(max(int(v), info.min), info.max) if abs(v) != float("inf") else
-                          (info.max if v > 0 else info.min), t)
+        return ir.IRConst(info.max if v >= info.max else info.min if v <= info.min else int(v), t)
 
     def construct_transform(self, t, args, node, p=None, q=None):
         """``transform(p, q)`` (either may be a keyword; a missing one: zero translation, identity rotation),

@@ -298,9 +298,8 @@ class _Flattener:
                 self.keep(p)
             # the visits of an inner loop are independent: what one assigns is private to it
             visit = dict(env)
-            self.views.enter_loop(s.body, True, visit)
-            out.append(replace(s, body=self.block(s.body, visit)))
-            self.views.leave_loop()
+            with self.views.loop(s.body, True, visit):
+                out.append(replace(s, body=self.block(s.body, visit)))
         elif isinstance(s, ir.IRLAScratch):
             self.keep(s.storage)
             out.append(s)
@@ -326,9 +325,8 @@ class _Flattener:
                                       "(allocate it in the par_for_outer body)")
         self.keep(s.var)
         visit = dict(env)
-        self.views.enter_loop(s.body, True, visit)
-        out.append(ir.IRTeamLoop(member, s.var, lo, hi, self.block(s.body, visit)))
-        self.views.leave_loop()
+        with self.views.loop(s.body, True, visit):
+            out.append(ir.IRTeamLoop(member, s.var, lo, hi, self.block(s.body, visit)))
 
     def assign(self, target, value, env, out, updates=False):
         if isinstance(target, ir.IRLocal):
@@ -419,9 +417,8 @@ class _Flattener:
         test = stmts.pop() if stmts and _is_break_test(stmts[-1]) else None
         if isinstance(s, ir.IRFor):
             body_env[s.var.name] = var
-        self.views.enter_loop(s.body, False, body_env)
-        body = self.block(stmts, body_env)
-        self.views.leave_loop()
+        with self.views.loop(s.body, False, body_env):
+            body = self.block(stmts, body_env)
         for name, header in carried:
             final = body_env.get(name)
             if final is not None and final is not header:

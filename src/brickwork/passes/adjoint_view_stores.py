@@ -19,6 +19,8 @@ time counts as every component of it.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from .. import ir
 from ..errors import KernelNotDifferentiableError
 from ..ir.printer import expr as _text
@@ -68,18 +70,21 @@ class ViewStores:
             f"or store and read in two la.outer launches")
 
     # -- loops ---------------------------------------------------------------------------------------------
-    def enter_loop(self, body, parallel: bool, body_env: dict) -> None:
-        """Before a loop's body (whose env is ``body_env``): ``parallel`` for the independent visits of an
-        inner loop (``la.inner``, ``par_for_inner``), False for a loop whose iterations follow one another."""
+    @contextmanager
+    def loop(self, body, parallel: bool, body_env: dict):
+        """``with views.loop(...):`` around the flattening of a loop's body (whose env is ``body_env``):
+        ``parallel`` for the independent visits of an inner loop (``la.inner``, ``par_for_inner``), False for
+        a loop whose iterations follow one another."""
         stored: dict = {}
         for e in _stores(body):
             stored.setdefault(_var_key(e), set()).add(_point(e))
-        self.loops.append((parallel, stored))
         for name in [n for n in body_env if n.startswith(_PREFIX) and n[len(_PREFIX):].split("@")[0] in stored]:
             del body_env[name]  # stored again in the body: known at its start in the first iteration only
-
-    def leave_loop(self) -> None:
-        self.loops.pop()
+        self.loops.append((parallel, stored))
+        try:
+            yield
+        finally:
+            self.loops.pop()
 
     # -- stores and reads ----------------------------------------------------------------------------------
     def stored(self, original: ir.IRLAViewElem, elem: ir.IRLAViewElem, value, whole: bool, env: dict) -> None:

@@ -167,6 +167,22 @@ def memory_write_in(e):
     return None
 
 
+class OncePerTeam:
+    """The statements of a team's outer body on a GPU, where every thread of the block runs it: what writes
+    memory or prints runs on thread 0 (``single_thread``), and a value such a write gives is taken by thread 0
+    and shared (``broadcast``, one static shared slot per value)."""
+
+    def __init__(self):
+        self.slots = 0  # shared slots made so far: their names
+
+    def __call__(self, s, out):
+        """``out``, the lowered statement ``s``, as the block runs it."""
+        if isinstance(out, ir.IRAssign) and not has_side_effect(out) and memory_write_in(out.value) is not None:
+            self.slots += 1
+            return broadcast(out, f"_gpu_bcast{self.slots}")
+        return single_thread(out) if has_side_effect(s) else out
+
+
 def broadcast(s: ir.IRAssign, name: str) -> list:
     """``s`` (a local, or a part of one, assigned a value that writes memory: ``slot = wp.atomic_add(...)``)
     for every thread of the block from one evaluation: thread 0 evaluates it into the static shared slot

@@ -26,12 +26,10 @@ from ..types.scalars import int32
 from .build import Locals, i32, op
 from .gpu_grid import (
     TEAM_BLOCK,
+    OncePerTeam,
     TidToCoords,
-    broadcast,
     check_team_body,
-    has_side_effect,
     launch_coords,
-    memory_write_in,
     single_thread,
     strided,
     thread,
@@ -61,7 +59,7 @@ class _Teams(TidToCoords):
         self.shared_limit = shared_limit
         self.in_loop = 0
         self.arena = None
-        self.broadcasts = 0  # values of the team body shared by thread 0 (``broadcast``), for their slots' names
+        self.team_statement = OncePerTeam()  # the team body's statements outside par_for_inner
 
     def r_IRTeamBegin(self, e):
         size = wide(self.expr(e.arena_bytes))
@@ -81,11 +79,7 @@ class _Teams(TidToCoords):
 
     def once(self, s):
         out = self.copy(s)
-        if self.in_loop == 0 and isinstance(out, ir.IRAssign) and not has_side_effect(out) and \
-                memory_write_in(out.value) is not None:
-            self.broadcasts += 1  # a value every thread needs, computed once: thread 0 shares it
-            return broadcast(out, f"_gpu_bcast{self.broadcasts}")
-        return single_thread(out) if self.in_loop == 0 and has_side_effect(s) else out
+        return self.team_statement(s, out) if self.in_loop == 0 else out
 
     r_IRAssign = r_IRExprStmt = r_IRPrint = r_IRExpect = once
 

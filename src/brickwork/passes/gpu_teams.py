@@ -30,14 +30,11 @@ from .build import la_mflat as _mflat
 from .expand_loop_abstraction import _CpuRows
 from .gpu_grid import (
     TEAM_BLOCK,
+    OncePerTeam,
     TidToCoords,
-    broadcast,
     check_team_body,
-    has_side_effect,
     i64,
     launch_coords,
-    memory_write_in,
-    single_thread,
     strided,
     wide,
 )
@@ -53,7 +50,7 @@ class GpuTeams(_CpuRows):
         self.shared_limit = shared_limit
         self.in_cells = 0  # > 0 while expanding the body of an inner loop (per cell, per thread)
         self.team_slice = False  # the outer body being expanded runs as a thread block
-        self.broadcasts = 0  # values of the outer body shared by thread 0 (``broadcast``), for their slots' names
+        self.team_statement = OncePerTeam()  # the slice body's statements outside the inner loops
 
     def row_plan(self, s):
         return None  # rows of a slice are shared among threads, never fused per thread
@@ -123,13 +120,7 @@ class GpuTeams(_CpuRows):
             self.in_cells -= 1
 
     def once(self, s, out):
-        if self.team_slice and self.in_cells == 0:
-            if isinstance(out, ir.IRAssign) and not has_side_effect(out) and memory_write_in(out.value) is not None:
-                self.broadcasts += 1  # a value every thread needs, computed once: thread 0 shares it
-                return broadcast(out, f"_gpu_bcast{self.broadcasts}")
-            if has_side_effect(s):
-                return single_thread(out)
-        return out
+        return self.team_statement(s, out) if self.team_slice and self.in_cells == 0 else out
 
     def r_IRAssign(self, s):
         return self.once(s, super().r_IRAssign(s))

@@ -159,6 +159,12 @@ def available_memory() -> int | None:
         return None
 
 
+def _block_count(cfg: Config) -> int:
+    """How many blocks the mesh of the run ``cfg`` describes."""
+    m = cfg["mesh"]
+    return math.prod(n // b for n, b in zip(m["nx"], m["block_nx"]))
+
+
 def field_bytes(cfg: Config) -> int:
     """Bytes of the mesh fields of the run ``cfg`` describes (ghost cells and flux arrays included),
     computed from the field declarations without allocating anything."""
@@ -166,7 +172,7 @@ def field_bytes(cfg: Config) -> int:
     nx, block, ng = m["nx"], m["block_nx"], m["nghost"]
     ndim = len(nx)
     dtype = np.dtype(cfg["hydro"]["dtype"])
-    nblocks = math.prod(n // b for n, b in zip(nx, block))
+    nblocks = _block_count(cfg)
     cells = math.prod(b + 2 * ng for b in block)  # memory extents of one block
     slots = sum(spec.nslots + (ndim * spec.ncomp if spec.has("WithFluxes") else 0)
                 for spec in hydro_package(dtype).fields.values())
@@ -177,7 +183,7 @@ def _check_ranks(cfg: Config) -> None:
     """``ConfigError`` when the run has more MPI ranks than blocks (every rank needs a block)."""
     nranks = comm.world().Get_size()
     m = cfg["mesh"]
-    nblocks = math.prod(n // b for n, b in zip(m["nx"], m["block_nx"]))
+    nblocks = _block_count(cfg)
     if nranks > nblocks:
         raise ConfigError(f"mesh.nx={m['nx']} in mesh.block_nx={m['block_nx']} makes {nblocks} blocks, fewer than the "
                           f"{nranks} MPI ranks: every rank needs at least one block; use smaller blocks or fewer ranks")
@@ -206,7 +212,7 @@ def _check_memory(cfg: Config, device=None) -> None:
     the host's, or for the fields on a CUDA device the device's."""
     m = cfg["mesh"]
     fields = field_bytes(cfg)
-    nblocks = math.prod(n // b for n, b in zip(m["nx"], m["block_nx"]))
+    nblocks = _block_count(cfg)
     blocks = nblocks * BLOCK_HOST_BYTES
     on_device = device is not None and device.ordinal is not None
     what = f"mesh.nx={m['nx']} in mesh.block_nx={m['block_nx']} is too large for this machine"

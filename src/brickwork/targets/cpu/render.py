@@ -27,6 +27,7 @@ _WIDENED = {"add": "+", "sub": "-", "mul": "*"}
 #: Loop counters that count in 64 bits in a ``wide`` loop (``s_IRFor``).
 _NARROW_COUNTERS = ("int8_t", "int16_t", "int32_t", "uint8_t", "uint16_t", "uint32_t")
 
+
 class CppRenderer:
     """Renders expressions and statements of one function; ``unit`` names the template flag that
     says the innermost array stride is 1."""
