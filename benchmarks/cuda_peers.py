@@ -93,13 +93,16 @@ class DeviceRunner:
 
 @functools.cache
 def _host_library() -> ctypes.CDLL:
-    out = Path(tempfile.mkdtemp(prefix="brickwork-cuda-peers-")) / "host_entries.so"
-    argv = [*shlex.split(cnative.compiler()), "-O2", "-std=c++20", "-pthread", "-shared", "-fPIC",
-            str(HERE / "host_entries.cpp"), "-o", str(out)]
-    proc = subprocess.run(argv, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"building the CUDA references for the CPU failed: {' '.join(argv)}\n{proc.stderr}")
-    lib = ctypes.CDLL(str(out))
+    # The library is loaded and then its folder removed: a loaded library needs no file, and each
+    # process would otherwise leave a folder behind in the temporary directory.
+    with tempfile.TemporaryDirectory(prefix="brickwork-cuda-peers-") as folder:
+        out = Path(folder) / "host_entries.so"
+        argv = [*shlex.split(cnative.compiler()), "-O2", "-std=c++20", "-pthread", "-shared", "-fPIC",
+                str(HERE / "host_entries.cpp"), "-o", str(out)]
+        proc = subprocess.run(argv, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"building the CUDA references for the CPU failed: {' '.join(argv)}\n{proc.stderr}")
+        lib = ctypes.CDLL(str(out))
     lib.bw_shim_launch.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_longlong), ctypes.c_char_p]
     lib.bw_shim_launch.restype = ctypes.c_int
     return lib

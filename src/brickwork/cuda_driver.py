@@ -124,10 +124,17 @@ class Driver:
         self._enter(ordinal)
         self._check(self.lib.cuMemFree_v2(ctypes.c_uint64(ptr)), "free device memory")
 
-    def copy_to_device(self, ordinal: int, dst: int, src_host: int, nbytes: int) -> None:
+    def copy_to_device(self, ordinal: int, dst: int, src_host: int, nbytes: int, stream: int | None = None) -> None:
+        """Host to device; on ``stream`` when given: ordered with its work, and the host does not wait for
+        the device (the driver has read the pageable source when the call returns, so it may be reused)."""
         self._enter(ordinal)
-        self._check(self.lib.cuMemcpyHtoD_v2(ctypes.c_uint64(dst), ctypes.c_void_p(src_host), ctypes.c_size_t(nbytes)),
-                    "copy to the device")
+        if stream is None:
+            self._check(self.lib.cuMemcpyHtoD_v2(ctypes.c_uint64(dst), ctypes.c_void_p(src_host),
+                                                 ctypes.c_size_t(nbytes)), "copy to the device")
+        else:
+            self._check(self.lib.cuMemcpyHtoDAsync_v2(ctypes.c_uint64(dst), ctypes.c_void_p(src_host),
+                                                      ctypes.c_size_t(nbytes), ctypes.c_void_p(stream or None)),
+                        "copy to the device")
 
     def copy_to_host(self, ordinal: int, dst_host: int, src: int, nbytes: int) -> None:
         self._enter(ordinal)

@@ -65,9 +65,9 @@ def fake():
     class Counting(FakeDriver):
         uploaded = 0
 
-        def copy_to_device(self, ordinal, dst, src_host, nbytes):
+        def copy_to_device(self, ordinal, dst, src_host, nbytes, stream=None):
             self.uploaded += nbytes
-            super().copy_to_device(ordinal, dst, src_host, nbytes)
+            super().copy_to_device(ordinal, dst, src_host, nbytes, stream)
 
     drv = Counting()
     cuda_driver.use(drv)

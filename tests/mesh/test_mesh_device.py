@@ -129,9 +129,9 @@ class CountingDriver(FakeDriver):
         self.to_host += nbytes
         super().copy_to_host(ordinal, dst_host, src, nbytes)
 
-    def copy_to_device(self, ordinal, dst, src_host, nbytes):
+    def copy_to_device(self, ordinal, dst, src_host, nbytes, stream=None):
         self.to_device += nbytes
-        super().copy_to_device(ordinal, dst, src_host, nbytes)
+        super().copy_to_device(ordinal, dst, src_host, nbytes, stream)
 
 
 @pytest.fixture

@@ -61,7 +61,8 @@ class FakeDriver:
                 return buf, ptr - base
         raise AssertionError(f"fake driver: {n} bytes at {ptr:#x} are not allocated")
 
-    def copy_to_device(self, ordinal, dst, src_host, nbytes):
+    def copy_to_device(self, ordinal, dst, src_host, nbytes, stream=None):
+        self.stream_log.append(("upload", stream))
         buf, off = self._find(dst, nbytes)
         buf[off:off + nbytes] = ctypes.string_at(src_host, nbytes)
 

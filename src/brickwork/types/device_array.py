@@ -109,7 +109,10 @@ class DeviceArray(array):
         if data.nbytes != self._nbytes():
             raise ValueError(f"cannot copy {data.nbytes} bytes into a device array of {self._nbytes()} bytes")
         if data.nbytes:
-            self._alloc.driver.copy_to_device(self._alloc.ordinal, self.ptr, data.ctypes.data, data.nbytes)
+            # On the legacy default stream, asynchronously: ordered after every launch made before it (as the
+            # synchronous copy is) but the host does not wait for the device; the driver has read ``data``
+            # (pageable memory) when the call returns.
+            self._alloc.driver.copy_to_device(self._alloc.ordinal, self.ptr, data.ctypes.data, data.nbytes, 0)
 
     # -- the host side sees copies ------------------------------------------------------------
     def numpy(self) -> np.ndarray:
