@@ -425,7 +425,7 @@ def uses_break_outside(a: wp.array(dtype=float)):
     i = wp.tid()
     if i > 0:
         wp.expect_eq(1, 1)
-    a[i] = wp.tid_not_here if False else 1.0  # E:attr_in_ifexp
+    a[i] = wp.tid_not_here if i > 100 else 1.0  # E:attr_in_ifexp
 
 
 UNSUPPORTED = [

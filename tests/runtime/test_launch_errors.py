@@ -51,7 +51,7 @@ BAD = [
     (1, 1.5, ["argument 'n'", "int32", "float"]),
     (1, wp.float64(1), ["argument 'n'", "int32", "float64"]),  # (wp.int64(1) converts, as in Warp)
     (1, "3", ["argument 'n'", "int32", "str"]),
-    (2, wp.vec3d(1.0, 0.0, 0.0), ["argument 'v'", "vec3f", "vec3d"]),
+    (2, wp.vec4f(1.0, 0.0, 0.0, 0.0), ["argument 'v'", "vec3f", "vec4f"]),  # (wp.vec3d converts, as in Warp)
     (2, 1.0, ["argument 'v'", "expects vec3f but got a single value"]),
     (3, wp.int32(1), ["argument 's'", "float32", "int32"]),  # (wp.float64(0.5) converts, as in Warp)
     (4, Other(), ["argument 'p'", "Params", "Other"]),

@@ -491,6 +491,10 @@ class ExpressionTyper(CallRules, ConstructionRules):
         return result
 
     def expr_IfExp(self, node):
+        test = self.expr(node.test)
+        if isinstance(test, Static) and isinstance(test.value, (bool, int, float)):
+            # a compile-time condition: only the branch taken is typed (the other may not type-check)
+            return self.expr(node.body if test.value else node.orelse)
         cond = self.condition(node.test)
         with self.no_hoisting("a branch of a conditional expression"):  # only the branch taken runs
             a, b = self.value(node.body), self.value(node.orelse)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import sys
 import typing
 from collections.abc import Callable
 
@@ -129,7 +130,10 @@ class FunctionOverload:
             context.deepest = [context.names[k] for k in context.stack]
         try:
             label = f"{self.source.name}[{', '.join(type_name(t) for t in arg_types)}]"
-            digest = hashlib.sha1((self.source.qualname + label + self.source.digest).encode()).hexdigest()[:10]
+            # the fingerprint covers the values the body captures: two definitions of one text made by a
+            # factory (closures over other constants) get different names in one translation unit
+            digest = hashlib.sha1((self.source.qualname + label + function_fingerprint(self.source)).encode()
+                                  ).hexdigest()[:10]
             from ..targets.cpu.cnames import ascii_label  # with the compiler: only on a cache miss
 
             name = f"f_{ascii_label(self.source.name)}_{digest}"
@@ -219,9 +223,13 @@ class Function:
         overload = FunctionOverload(pyfunc, self, inline=inline)
         _refuse_refness_only(self, overload)
         self.inline = inline
-        # A redefinition with the same signature (re-run notebook cell) replaces the old one.
-        self.overloads = [o for o in self.overloads if o.signature != overload.signature]
-        self.overloads.append(overload)
+        # A redefinition with the same signature (re-run notebook cell) replaces the old one in its place:
+        # calls try the overloads in the order they were first defined, as Warp does.
+        same = [i for i, o in enumerate(self.overloads) if o.signature == overload.signature]
+        if same:
+            self.overloads[same[0]] = overload
+        else:
+            self.overloads.append(overload)
         self.__doc__ = pyfunc.__doc__
         self.__wrapped__ = pyfunc  # inspect.signature() shows the latest definition's parameters
 
@@ -247,16 +255,17 @@ class Function:
         kwarg_types = dict(kwarg_types or {})
         candidates = [o for o in self.overloads if o.takes_types(list(arg_types), kwarg_types)]
         concrete = [o for o in candidates if not o.generic]
-        return (concrete or candidates or [None])[-1]
+        return (concrete or candidates or [None])[0]
 
     def select(self, arg_types) -> FunctionOverload:
-        """The overload for ``arg_types``: concrete matches beat generic ones; Mismatch if none."""
+        """The overload for ``arg_types``: the first concrete match, else the first generic one (in the order
+        the overloads were defined, as Warp); Mismatch if none."""
         candidates = [o for o in self.overloads if o.accepts(arg_types)]
         concrete = [o for o in candidates if not o.generic]
         if concrete:
-            return concrete[-1]
+            return concrete[0]
         if candidates:
-            return candidates[-1]
+            return candidates[0]
         got = ", ".join(type_name(t) for t in arg_types)
         options = "; ".join("(" + ", ".join(type_name(t) for t in o.signature) + ")" for o in self.overloads)
         raise Mismatch(f"no overload accepts arguments ({got}); overloads: {options}")
@@ -268,9 +277,9 @@ class Function:
         return [o.source for o in self.overloads]
 
     def __call__(self, *args, **kwargs):
-        """Call from Python: the last overload whose parameters take the arguments' kernel types (Python ints
+        """Call from Python: the first overload whose parameters take the arguments' kernel types (Python ints
         are int32, floats float32), with defaults and keywords bound as Python binds them."""
-        for overload in reversed(self.overloads):
+        for overload in self.overloads:
             values = overload.bind_python(args, kwargs)
             if values is not None and all(_python_value_matches(t, v) for (_, t), v in zip(overload.params, values)):
                 return overload.call_python(values)
@@ -310,10 +319,15 @@ def func(f=None, *, module=None, inline: bool | None = None, **options):
         raise TypeError(f"inline must be a bool or None, got {type(inline).__name__}: {inline!r}")
     if f is None:  # @func(...): a decorator with these options (@func() is @func)
         return functools.partial(func, module=module, inline=inline, **options) if inline is not None else func
-    key = (f.__module__, f.__qualname__)
-    function = _REGISTRY.get(key)
-    if function is None:
-        function = _REGISTRY[key] = Function(f.__name__, f.__qualname__, f.__module__)
+    # A definition overloads the function of its name in the scope it is made in (as in Warp): at module
+    # level the module's, in a function body that call's own, so that each call of a factory makes a
+    # function of its own (closures over other values are other functions).
+    scope = sys._getframe(1).f_locals
+    function = scope.get(f.__name__)
+    if not (isinstance(function, Function) and function.qualname == f.__qualname__
+            and function.module == f.__module__):
+        function = Function(f.__name__, f.__qualname__, f.__module__)
+    _REGISTRY[(f.__module__, f.__qualname__)] = function
     function.add_overload(f, inline=inline)
     return function
 
@@ -341,14 +355,14 @@ def _refuse_refness_only(f: Function, new: FunctionOverload) -> None:
 
 
 def _call(typer, f: Function, node):
-    """``f(a, b, c=...)``: positional and keyword arguments bound to the parameters of the last
+    """``f(a, b, c=...)``: positional and keyword arguments bound to the parameters of the first
     overload that takes them (defaults fill the rest, typed as their parameters), then typed."""
     positional = [function_argument(typer, a) for a in node.args]
     keywords = {k.arg: function_argument(typer, k.value) for k in node.keywords}
     if not keywords and all(len(positional) == len(o.params) for o in f.overloads):
         return _stored_back(typer, f, typer.call_function(f, positional, node), node, positional)
     problems = []
-    for overload in reversed(f.overloads):
+    for overload in f.overloads:
         args = _bind(typer, overload, positional, keywords, problems)
         if args is not None and overload.accepts([a.type for a in args]):
             return _stored_back(typer, f, typer.call_function(f, args, node), node, args, overload)
@@ -443,7 +457,10 @@ def _fingerprint(f: Function, seen: set) -> str:
 
 def _operator(typer, f: Function, args, node):
     """``a + b`` (``a += b``) where the kernel sees a ``@func`` named ``add``: its call when an overload takes
-    the operand types, else None (the builtin operator)."""
+    the operand types, else None (the builtin operator). In the body of that function itself the operator is
+    the builtin: ``def neg(x): return -x`` means the builtin negation, not a call of itself (recursion)."""
+    if any(o.source is typer.source for o in f.overloads):
+        return None
     try:
         f.select([a.type for a in args])
     except Mismatch:

@@ -10,7 +10,7 @@ from ..frontend.intrinsics import INTRINSICS
 from ..frontend.limits import KERNEL_RETURN
 from ..frontend.source import FunctionSource
 from ..types.arrays import ArrayType, type_name
-from ..types.generic import is_generic, matches
+from ..types.generic import is_generic, is_kernel_type, matches
 from ..types.references import RefType
 from ..types.scalars import python_annotation_type
 from .instance import Instance, _pending
@@ -114,6 +114,9 @@ class Kernel:
             raise KernelTypeError(f"{where}: kernel '{self.key}' has {len(self.params)} parameters, got "
                                   f"{len(arg_types)} types")
         for (name, ann), t in zip(self.params, arg_types):
+            if not (is_generic(t) or is_kernel_type(t)):
+                raise KernelTypeError(f"{where}: parameter '{name}' of kernel '{self.key}' needs a kernel type "
+                                      f"(wp.float32, wp.vec3, wp.array(dtype=...), a struct...), got {t!r}")
             if is_generic(t):
                 raise KernelTypeError(f"{where}: parameter '{name}' of kernel '{self.key}' needs a concrete type, "
                                       f"got the generic {type_name(t)}")
@@ -234,7 +237,7 @@ def overload(target, types=None):
         return k
     if not isinstance(target, Kernel):
         raise TypeError(f"overload() needs a kernel, got {type(target).__name__}")
-    k = target
+    k = _same_name_kernel_for(target, types)
     if isinstance(types, dict):
         unknown = [n for n in types if n not in dict(k.params)]
         if unknown:
@@ -251,6 +254,21 @@ def overload(target, types=None):
     else:
         arg_types = tuple(python_annotation_type(t) for t in types)
     return declare(k, arg_types, "overload")
+
+
+def _same_name_kernel_for(k: Kernel, types) -> Kernel:
+    """The kernel of ``k``'s name that ``overload(k, types)`` declares: ``k``, or another of the same name and
+    module whose parameters fit the types' count (a list) or names (a dict naming every generic parameter),
+    as a launch picks one."""
+    def fits(kernel):
+        if not isinstance(types, dict):
+            return len(types) == len(kernel.params)
+        generic = {n for n, ann in kernel.params if is_generic(ann)}
+        return generic <= set(types) <= {n for n, _ in kernel.params}
+
+    if not isinstance(types, (dict, list, tuple)) or fits(k):
+        return k
+    return next((other for other in sibling_kernels(k) if fits(other)), k)
 
 
 def declare(k: Kernel, arg_types: tuple, where: str) -> "InstanceKernel":

@@ -436,7 +436,7 @@ def _check_concrete(kernel, name, t, value):
             raise LaunchArgumentError(f"launch of '{kernel.key}': argument '{name}' expects {type_name(t)} but got "
                                       f"a single value")
         if isinstance(value, CompositeBase):
-            if type(value) is not t:
+            if type(value) is not t and not _composite_converts(type(value), t):
                 fail(type_name(type(value)))
         elif isinstance(value, (list, tuple)):
             try:
@@ -448,6 +448,13 @@ def _check_concrete(kernel, name, t, value):
         return
     if is_struct_type(t) and type(value) is not t:
         fail(describe_value(value))
+
+
+def _composite_converts(src, dst) -> bool:
+    """Whether a launch converts a value of composite type ``src`` for a parameter of type ``dst``, as Warp does:
+    the same kind and shape (vec3f for vec3h or vec3d), elements of the same kind or integers to floats."""
+    floats_to_integers = src._dtype.is_float and not dst._dtype.is_float
+    return src._kind == dst._kind and src._shape == dst._shape and not floats_to_integers
 
 
 def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, key: str = ""):
@@ -480,8 +487,18 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, ke
             f"    return _S.pack(d0, d1, d2, d3, par, nt, {unit}, 0{''.join(', ' + e for e in exprs)})\n")
     namespace["_S"] = struct.Struct("".join(fmt))
     namespace["_bf16"] = _bfloat16_bits
+    namespace["_cv"] = _composite_values
     exec(code, namespace)  # noqa: S102 - generated from types only, no user text
     return _guarded(namespace["pack"], arg_types, names)
+
+
+def _composite_values(t, value) -> list:
+    """The element values a launch packs for a parameter of composite type ``t`` from ``value`` (of another
+    type): converted by ``t`` (floats round as numpy rounds them), but an integer composite's own values as
+    they are, so that packing refuses one that does not fit (a vec3l for a vec3i) instead of wrapping it."""
+    if isinstance(value, CompositeBase) and not t._dtype.is_float:
+        return value.flat_values()
+    return t(value).flat_values()
 
 
 def _bfloat16_bits(value) -> int:
@@ -508,7 +525,7 @@ def _value_expr(i, t, s) -> str:
             return f"a[{i}].value"
         return f"a[{i}]"
     if is_composite_type(t):
-        return f"*a[{i}].flat_values()" if s is t else f"*_T{i}(a[{i}]).flat_values()"
+        return f"*a[{i}].flat_values()" if s is t else f"*_cv(_T{i}, a[{i}])"
     return f"a[{i}]._to_bytes()"
 
 
@@ -529,7 +546,7 @@ def _guarded(pack, arg_types, names):
                     if is_scalar_type(t):
                         struct.pack("<" + t._fmt, getattr(value, "value", value))
                     elif is_composite_type(t):
-                        struct.pack("<" + pack_format(t), *(value if type(value) is t else t(value)).flat_values())
+                        struct.pack("<" + pack_format(t), *_composite_values(t, value))
                 except (struct.error, OverflowError):
                     raise LaunchError(f"launch: argument '{name}' = {value!r} does not fit in "
                                       f"{type_name(t)}") from None
