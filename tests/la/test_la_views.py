@@ -177,3 +177,35 @@ def test_sparse_flux_pack_view(lt, it):
             for d in (1, 2):
                 for sidx in range(spack.get_size(b, dye)):
                     assert spack.flux(b, d, dye(sidx), *p) == sv[(b, *p)] * d + sidx
+
+
+def test_a_flat_variable_index_from_the_host_names_the_variable():
+    """``make_var_view(rng, pack, n)`` and ``pack_view[n, idx]`` with ``n`` a Python int (``pack.get_index(...)``
+    captured, or a literal) name the flat variable ``n``, as an int32 does; one beyond the pack is refused."""
+    mesh = make_mesh(2, (4, 4, 1), 1, seed=3)
+    md = mesh.mesh_data()
+    pack = PackDescriptor(mesh, [rho, mom]).get_pack(md)
+    first_mom = pack.get_index(0, mom(0))  # a Python int: 1
+    space = la.IndexSpace(la.bovi, la.logical_flat, nblocks=pack.get_nblocks(), md=md)
+
+    def body(rng, b):
+        vv = la.make_var_view(rng, pack, first_mom)
+        pv = la.make_pack_view(rng, pack)
+        for idx in la.inner(rng):
+            pv[0, idx] = vv[2, idx] + pv[2, idx]
+
+    expected = mesh.data("mom")[:, 2] + mesh.data("mom")[:, 1]  # (block, k, j, i)
+    la.outer(space, body)
+    inner = (slice(None), 0, slice(1, -1), slice(1, -1))
+    np.testing.assert_array_equal(mesh.data("rho")[:, 0][inner], expected[inner])
+
+    before = mesh.data("rho").copy()
+
+    def beyond(rng, b):
+        pv = la.make_pack_view(rng, pack)
+        for idx in la.inner(rng):
+            pv[4, idx] = 1.0
+
+    with pytest.raises(wp.KernelTypeError, match=r"flat variable index 4 is out of range \[0, 4\)"):
+        la.outer(space, beyond)
+    np.testing.assert_array_equal(mesh.data("rho"), before)

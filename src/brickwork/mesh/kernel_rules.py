@@ -9,6 +9,8 @@ counts, value dtype; see ``kernel_pack``). Typing keeps the pack's identity: an 
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import ir
 from ..errors import KernelTypeError
 from ..frontend.calls import RuntimeComponent
@@ -52,6 +54,13 @@ def var_position(typer, pack, ref, node) -> tuple[int, ir.IRExpr]:
 
 def pack_var(typer, pack, spec, node) -> ir.PackVar:
     """The variable a pack index names: a tag (``rho``, ``rho(c)``) or a runtime flat index."""
+    if isinstance(spec, Static) and isinstance(spec.value, (int, np.integer)) and not isinstance(spec.value, bool):
+        # a flat variable index known when the kernel is compiled (pack.get_index(...) captured): checked now
+        total = sum(pack.type._bw_pack["sizes"])
+        if not 0 <= int(spec.value) < total:
+            raise typer.error(KernelTypeError, f"flat variable index {int(spec.value)} is out of range [0, {total}) "
+                              f"of this pack", node)
+        return ir.PackVar(None, ir.IRConst(int(spec.value), int32))
     if isinstance(spec, Static):
         position, component = var_position(typer, pack, spec.value, node)
         return ir.PackVar(position, component)
