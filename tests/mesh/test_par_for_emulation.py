@@ -80,3 +80,34 @@ def test_team_scratch_beyond_the_request_is_an_error():
             wp.par_for_outer(16, 0, 2, body)
         wp.par_for_outer(4 * n, 0, 2, body)  # enough requested: the same body runs
     np.testing.assert_array_equal(out.numpy(), np.arange(n)[None, :] + np.arange(2)[:, None])
+
+
+@pytest.mark.parametrize("limit", [0, 1 << 20], ids=["global-arena", "shared-arena"])
+def test_pads_fill_exactly_the_bytes_of_their_sizes(limit):
+    """Pads are placed at their element's alignment: a team that requests the sum of its pads' bytes (two
+    pads of 3 float64 and one of 5 int32: 68 bytes) has room for them all, as on the CPU."""
+    out = wp.zeros((2, 3), dtype=wp.float64)
+
+    def body(member, b):
+        p = wp.ScratchPad1D(member, wp.float64, 3)
+        q = wp.ScratchPad1D(member, wp.float64, 3)
+        r = wp.ScratchPad1D(member, wp.int32, 5)
+
+        def fill(i):
+            p[i] = wp.float64(i)
+            q[i] = wp.float64(10 * i)
+            r[i] = 100 * (b + 1)
+
+        wp.par_for_inner(member, 0, 2, fill)
+        member.team_barrier()
+
+        def read(i):
+            out[b, i] = p[i] + q[i] + wp.float64(r[i])
+
+        wp.par_for_inner(member, 0, 2, read)
+
+    for target in ("cpu", "cuda-emulation"):
+        out.zero_()
+        with config.override(target=target, gpu_shared_limit=limit):
+            wp.par_for_outer(2 * 3 * 8 + 5 * 4, 0, 2, body)  # two teams, b = 0, 1
+        np.testing.assert_array_equal(out.numpy(), [[100, 111, 122], [200, 211, 222]])

@@ -1454,10 +1454,12 @@ BW_INLINE team team_begin(int64_t bytes) {
     if (bytes > a.capacity || a.buffer == nullptr) grow_arena(bytes > 4096 ? bytes : 4096);
     return team{a.buffer, 0, a.capacity};
 }
-template <class T, int D, class... N> BW_INLINE array_t<T, D> team_alloc(team& m, N... n) {
+// Each piece starts at a multiple of Align bytes: a cache line on the CPU (whose arena grows); the GPU
+// mapping asks for the element's own alignment, so pads of the bytes a team requests fit in it.
+template <class T, int D, int64_t Align = 64, class... N> BW_INLINE array_t<T, D> team_alloc(team& m, N... n) {
     int64_t dims[D] = {(int64_t)n...};
     int64_t bytes = arena_count(dims) * (int64_t)sizeof(T);
-    int64_t offset = (m.used + 63) & ~(int64_t)63;
+    int64_t offset = (m.used + Align - 1) & ~(Align - 1);
     if (offset + bytes > m.capacity) {  // outgrown: continue in a bigger buffer
         m.base = grow_arena(2 * (offset + bytes));
         m.capacity = thread_arena().capacity;

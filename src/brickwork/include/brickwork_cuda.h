@@ -100,9 +100,11 @@ __forceinline__ team gpu_arena(const gpu_block& b, int64_t bytes, int64_t shared
                                        : b.global + (int64_t)blockIdx.x * ((bytes + 63) & ~(int64_t)63);
     return team{base, 0, bytes};
 }
+// A piece starts at its element's alignment (no more): pads of one type fill exactly the bytes a team
+// requests (two pads of 3 float64: 48 bytes), as the host's arena size assumes.
 template <class T, int D, class... N> __forceinline__ array_t<T, D> team_alloc(team& m, N... n) {
     int64_t dims[D] = {(int64_t)n...};
-    int64_t offset = (m.used + 63) & ~(int64_t)63;
+    int64_t offset = (m.used + (int64_t)alignof(T) - 1) & ~((int64_t)alignof(T) - 1);
     int64_t end = offset + arena_count(dims) * (int64_t)sizeof(T);
     if (end > m.capacity) {  // a block cannot grow its arena (the CPU's can): the launch stops here
         if (threadIdx.x == 0)

@@ -51,14 +51,15 @@ template <class T, int D, class... N> inline bw::array_t<T, D> scratch(bw::team&
     const int64_t dims[] = {(int64_t)n...};
     int64_t count = 1;
     for (int64_t x : dims) count *= x > 0 ? x : 0;
-    int64_t end = ((m.used + 63) & ~(int64_t)63) + count * (int64_t)sizeof(T);
+    constexpr int64_t align = (int64_t)alignof(T);  // as the CUDA mapping places pieces (brickwork_cuda.h)
+    int64_t end = ((m.used + align - 1) & ~(align - 1)) + count * (int64_t)sizeof(T);
     if (end > m.capacity) {
         #pragma omp critical(bwemu_overflow)
         if (!g_overflow.set) g_overflow = overflow_state{1, (long long)end, (long long)m.capacity};
         bw::team spill = bw::team_begin(count * (int64_t)sizeof(T));
-        return bw::team_alloc<T, D>(spill, n...);
+        return bw::team_alloc<T, D, align>(spill, n...);
     }
-    return bw::team_alloc<T, D>(m, n...);
+    return bw::team_alloc<T, D, align>(m, n...);
 }
 // A block of a launch in tiles (targets/cuda/geometry.py): its index, its shape and the grid's; the
 // block's threads are numbered x fastest, as CUDA numbers them.
