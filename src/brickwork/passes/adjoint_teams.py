@@ -39,7 +39,7 @@ class TeamAdjoints:
 
     def forward_team(self, s: ir.IRAssign, out):
         """The team and its scratch pads in the replay. The team's arena holds each pad and its adjoint
-        pad: twice the bytes the launch asks for, plus 64 per pad (each pad starts 64-byte aligned). An
+        pad: twice the bytes the launch asks for, plus 64 per pad (a pad starts at most 64-byte aligned). An
         adjoint pad has the pad's shape and starts at zero (zeroed by the team's threads; the barrier
         between the replay and the reverse sweep orders that before any addition)."""
         value = s.value
