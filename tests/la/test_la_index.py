@@ -96,6 +96,19 @@ def test_index3_and_memory_offset_arithmetic(a, b, n, fa, fb):
     assert (neg.dk, neg.dj, neg.di, neg.flat) == (-a[0], -a[1], -a[2], -fa)
     assert int(P) == fa and n - P == n - fa and type(n - P) is int and P + n == fa + n and n + P == fa + n
     assert [0, 1, 2, 3][la.MemoryOffset(0, 0, 1, 1)] == 1  # usable as an index (implicit int)
+    # numpy integers too, and comparisons compare the flat offset with an int
+    assert P + np.int32(n) == fa + n and P - np.int64(n) == fa - n and np.int64(n) + P == fa + n
+    assert type(P + np.int32(n)) is int
+    assert P == fa and (P < fa + 1) and (P >= fa) and not (P > fa) and P != fa + 1
+    assert (P == Q) == ((*a, fa) == (*b, fb)) and hash(P) == hash(fa)
+
+
+@pytest.mark.parametrize("factor", [2.5, np.float64(2.0), True, "2"], ids=repr)
+def test_index_values_scale_by_integers_only(factor):
+    for value in (la.Index3(1, 2, 3), la.MemoryOffset(1, 2, 3, 40)):
+        with pytest.raises(TypeError, match="can be multiplied by an integer only"):
+            value * factor
+    assert la.Index3(1, 2, 3) * np.int64(2) == la.Index3(2, 4, 6)
 
 
 @settings(max_examples=60, **SETTINGS)

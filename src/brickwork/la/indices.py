@@ -7,6 +7,7 @@ In kernel code an ``Index3`` is a ``vec3i`` (k, j, i) and a ``MemoryOffset`` a `
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 from ..types.composite import vector
@@ -55,6 +56,13 @@ class Indexer3D:
                          self.is_ + lo[2], self.ie + hi[2])
 
 
+def _integer_factor(n, what: str) -> int:
+    """``n`` as a Python int for scaling an index value (offsets are whole cells)."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise TypeError(f"{what} can be multiplied by an integer only, got {type(n).__name__} {n!r}")
+    return int(n)
+
+
 @dataclass(frozen=True)
 class Index3:
     """A (k, j, i) triple with componentwise arithmetic."""
@@ -64,15 +72,20 @@ class Index3:
     i: int
 
     def __add__(self, o):
+        if not isinstance(o, Index3):
+            return NotImplemented
         return Index3(self.k + o.k, self.j + o.j, self.i + o.i)
 
     def __sub__(self, o):
+        if not isinstance(o, Index3):
+            return NotImplemented
         return Index3(self.k - o.k, self.j - o.j, self.i - o.i)
 
     def __neg__(self):
         return Index3(-self.k, -self.j, -self.i)
 
     def __mul__(self, n: int):
+        n = _integer_factor(n, "an Index3")
         return Index3(n * self.k, n * self.j, n * self.i)
 
     __rmul__ = __mul__
@@ -83,9 +96,10 @@ class Index3:
         raise TypeError(f"an Index3 cannot be combined with a value of type {getattr(t, '__name__', t)}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class MemoryOffset:
-    """An offset (dk, dj, di) with its flat memory offset; behaves as the int ``flat``."""
+    """An offset (dk, dj, di) with its flat memory offset; behaves as the int ``flat`` (with Python and numpy
+    integers: arithmetic gives an int, comparisons compare ``flat``)."""
 
     dk: int
     dj: int
@@ -93,26 +107,58 @@ class MemoryOffset:
     flat: int
 
     def __add__(self, o):
-        if isinstance(o, int):
-            return self.flat + o
-        return MemoryOffset(self.dk + o.dk, self.dj + o.dj, self.di + o.di, self.flat + o.flat)
+        if isinstance(o, MemoryOffset):
+            return MemoryOffset(self.dk + o.dk, self.dj + o.dj, self.di + o.di, self.flat + o.flat)
+        if isinstance(o, numbers.Integral):
+            return self.flat + int(o)
+        return NotImplemented
 
     def __radd__(self, o):
-        return self.flat + o
+        return self.flat + int(o) if isinstance(o, numbers.Integral) else NotImplemented
 
     def __sub__(self, o):
-        if isinstance(o, int):
-            return self.flat - o
-        return MemoryOffset(self.dk - o.dk, self.dj - o.dj, self.di - o.di, self.flat - o.flat)
+        if isinstance(o, MemoryOffset):
+            return MemoryOffset(self.dk - o.dk, self.dj - o.dj, self.di - o.di, self.flat - o.flat)
+        if isinstance(o, numbers.Integral):
+            return self.flat - int(o)
+        return NotImplemented
 
-    def __rsub__(self, o):
-        return o - self.flat  # int - MemoryOffset is a plain int (semantics §3)
+    def __rsub__(self, o):  # int - MemoryOffset is a plain int (semantics §3)
+        return int(o) - self.flat if isinstance(o, numbers.Integral) else NotImplemented
 
     def __neg__(self):
         return MemoryOffset(-self.dk, -self.dj, -self.di, -self.flat)
 
     def __mul__(self, n: int):
+        n = _integer_factor(n, "a MemoryOffset")
         return MemoryOffset(n * self.dk, n * self.dj, n * self.di, n * self.flat)
+
+    def _key(self, o):
+        """What ``self`` compares with ``o``: the whole offset with another one, ``flat`` with an integer."""
+        if isinstance(o, MemoryOffset):
+            return (self.dk, self.dj, self.di, self.flat), (o.dk, o.dj, o.di, o.flat)
+        if isinstance(o, numbers.Integral):
+            return self.flat, int(o)
+        return None
+
+    def __eq__(self, o):
+        pair = self._key(o)
+        return NotImplemented if pair is None else pair[0] == pair[1]
+
+    def __hash__(self):
+        return hash(self.flat)  # equal offsets (and an offset equal to an int) have one flat
+
+    def __lt__(self, o):
+        return self.flat < int(o) if isinstance(o, (MemoryOffset, numbers.Integral)) else NotImplemented
+
+    def __le__(self, o):
+        return self.flat <= int(o) if isinstance(o, (MemoryOffset, numbers.Integral)) else NotImplemented
+
+    def __gt__(self, o):
+        return self.flat > int(o) if isinstance(o, (MemoryOffset, numbers.Integral)) else NotImplemented
+
+    def __ge__(self, o):
+        return self.flat >= int(o) if isinstance(o, (MemoryOffset, numbers.Integral)) else NotImplemented
 
     __rmul__ = __mul__
 
