@@ -8,16 +8,22 @@ blocks' lower corners ``/blocks/xmin`` ``(nblocks, 3)`` and cell widths ``/block
 block (``3DCoRectMesh``: origin and spacing, z y x order) whose cell-centred attributes are
 hyperslabs of the block axis of those datasets. 1-D and 2-D meshes are written as 3-D grids one
 cell thick.
+
+XDMF has no unsigned 64-bit type: readers (VTK's, Xdmf3) read ``NumberType="UInt"`` as 32 bits whatever
+its ``Precision``, clipping larger values to 4294967295. A uint64 dataset (kept exact in the HDF5 file) is
+therefore described as ``Int`` of 8 bytes, which readers read exactly below 2**63 (larger values clip to
+2**63 - 1); no XDMF description keeps every uint64 value.
 """
 
 from __future__ import annotations
 
 import os
+import unicodedata
 from xml.sax.saxutils import escape
 
 import numpy as np
 
-from .files import staged, writing
+from .files import OutputError, staged, writing
 
 
 def _require_h5py():
@@ -34,9 +40,11 @@ def write(path_stem: str, variables: dict, block_xmin: np.ndarray, block_dx: np.
     arrays of cell values, ``nodes`` names to ``(nblocks, nk + 1, nj + 1, ni + 1)`` arrays of node values
     (``/nodes/<name>``). Returns both paths. Both files are written under temporary names and renamed
     once both are complete, so a crash never leaves a half-written output under the final name; a
-    failed write (e.g. a full disk) removes the temporary files and raises ``OutputError``."""
+    failed write (e.g. a full disk) removes the temporary files and raises ``OutputError``. A file name the
+    XDMF file cannot refer to raises ``OutputNameError`` (``check_file_name``) before anything is written."""
     h5py = _require_h5py()
     nodes = nodes or {}
+    check_file_name(path_stem)
     h5_path, xdmf_path = path_stem + ".h5", path_stem + ".xdmf"
     text = xdmf(os.path.basename(h5_path), variables, block_xmin, block_dx, time, nodes)
     with staged(h5_path, xdmf_path) as (h5_tmp, xdmf_tmp):
@@ -54,14 +62,40 @@ def write(path_stem: str, variables: dict, block_xmin: np.ndarray, block_dx: np.
     return h5_path, xdmf_path
 
 
+class OutputNameError(OutputError, ValueError):
+    """An output whose file name its XDMF file cannot refer to. An ``OutputError`` too, so that a mesh's
+    collective ``write_output`` reports it on every MPI rank as it does a file that cannot be written."""
+
+
+def check_file_name(path_stem: str) -> None:
+    """``OutputNameError`` (a ``ValueError``) when the XDMF file cannot name ``path_stem.h5``: a ':' in the file
+    name (XDMF readers split ``file.h5:/cells/rho`` at the first ':', and read another file, or garbage, without
+    an error) or a control character (not allowed in XML 1.0). The directory part is never written in the XDMF."""
+    name = os.path.basename(path_stem)
+    if ":" in name:
+        raise OutputNameError(f"output file name {name!r} contains ':', which XDMF readers take as the end of the "
+                              f"HDF5 file name; choose a name without ':'", path_stem)
+    if any(unicodedata.category(c) == "Cc" for c in name):
+        raise OutputNameError(f"output file name {name!r} contains a control character, which an XDMF (XML) file "
+                              f"cannot hold; choose a name without one", path_stem)
+
+
 def number(x) -> str:
     """``x`` as XML text: the shortest decimal that reads back as the same double (``0.03125``,
     ``1e-05``), never a numpy repr such as ``np.float64(0.0)``."""
     return repr(float(x))
 
 
+def _attribute(text: str) -> str:
+    """``text`` escaped for a double-quoted XML attribute value (``escape`` alone leaves ``"`` as it is)."""
+    return escape(text, {'"': "&quot;"})
+
+
 def _number_type(dtype: np.dtype) -> tuple[str, int]:
+    """The XDMF ``NumberType`` and ``Precision`` of ``dtype``; uint64 as Int 8 (see the module's docstring)."""
     dtype = np.dtype(dtype)
+    if dtype.kind == "u" and dtype.itemsize == 8:
+        return "Int", 8
     kind = {"f": "Float", "i": "Int", "u": "UInt"}[dtype.kind]
     return kind, dtype.itemsize
 
@@ -91,7 +125,7 @@ def xdmf(h5_name: str, variables: dict, block_xmin, block_dx, time: float, nodes
                                                   ("Node", "nodes", nodes, (nk + 1, nj + 1, ni + 1))):
             for name, data in values.items():
                 kind, size = _number_type(data.dtype)
-                lines += [f'        <Attribute Name="{escape(name)}" AttributeType="Scalar" Center="{center}">',
+                lines += [f'        <Attribute Name="{_attribute(name)}" AttributeType="Scalar" Center="{center}">',
                           f'          <DataItem ItemType="HyperSlab" Dimensions="{k} {j} {i}" Type="HyperSlab">',
                           f'            <DataItem Dimensions="3 4" NumberType="Int" Format="XML">{b} 0 0 0 1 1 1 1 '
                           f'1 {k} {j} {i}</DataItem>',

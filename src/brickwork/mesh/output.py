@@ -90,6 +90,10 @@ def _checked_stem(path_stem) -> str:
     stem = checked_path(path_stem, "write_output", "path_stem", hint)
     if os.path.basename(stem) in (".", ".."):
         raise ValueError(f"write_output: path_stem {stem!r} names no file{hint}")
+    try:  # on every rank, before anything is gathered (hdf5.write checks again on rank 0)
+        hdf5.check_file_name(stem)
+    except hdf5.OutputNameError as e:
+        raise ValueError(f"write_output: {e.args[0]}") from None
     return stem
 
 

@@ -107,6 +107,9 @@ class SparsePool:
 def _check_name(name: object) -> str:
     if not isinstance(name, str) or not name or any(c.isspace() for c in name):
         raise ValueError(f"field name must be a non-empty string without spaces, got {name!r}")
+    # outputs write the name into XML (XDMF), which cannot hold control characters
+    if any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in name):  # Unicode's control characters (Cc)
+        raise ValueError(f"field name must not contain control characters, got {name!r}")
     return name
 
 

@@ -83,7 +83,9 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     sig = tuple([a._sig if type(a) is array or type(a) is indexedarray else type(a) for a in args])
     entry = kernel.launch_table.get(sig)
     if entry is None or entry[0].mode != config.mode or entry[0].target != config.target:
-        if any(type(a) is np.ndarray or a is None for a in args):  # host values: never in a table
+        # host values: never in a table. A subclass (np.memmap) is tested only after the plain check fails, so
+        # that the plain ndarray path does no more work than before
+        if any(type(a) is np.ndarray or a is None for a in args) or any(isinstance(a, np.ndarray) for a in args):
             args = _host_arguments(kernel, args)
             sig = _signature(args)
             entry = kernel.launch_table.get(sig)
@@ -158,6 +160,8 @@ def _host_arguments(kernel, args) -> list:
     params = getattr(kernel, "params", ())
     out = []
     for i, a in enumerate(args):
+        if type(a) is not np.ndarray and isinstance(a, np.ndarray):  # a subclass: a plain view (or refused)
+            a = _plain_ndarray(kernel, params, i, a)
         if type(a) is np.ndarray:
             t = params[i][1] if i < len(params) else None
             if a.ndim == 0 and (is_scalar_type(t) or is_generic(t)):
@@ -186,6 +190,16 @@ def _host_arguments(kernel, args) -> list:
                 a = indexedarray(a)
         out.append(a)
     return out
+
+
+def _plain_ndarray(kernel, params, i: int, a: np.ndarray) -> np.ndarray:
+    """Argument ``i``, an instance of an ndarray subclass, as a plain ndarray over the same memory (an
+    ``np.memmap``: the kernel's writes reach the file); a masked array is refused, its mask would be ignored."""
+    if isinstance(a, np.ma.MaskedArray):
+        name = params[i][0] if i < len(params) else str(i)
+        raise LaunchError(f"launch of '{kernel.key}': argument '{name}' is a numpy.ma.MaskedArray, whose mask a "
+                          f"kernel would ignore; pass its data (a.data, or a.filled(value)) instead")
+    return a.view(np.ndarray)
 
 
 class Launch:
