@@ -304,3 +304,77 @@ def test_ranks_restarting_from_different_files_is_a_restart_error(tmp_path):
     assert done.returncode == 2
     assert done.stderr.startswith("brickwork: error: the restarted state differs between the MPI ranks: time is ")
     assert f"on rank 1; every rank must read the same restart file (rank 0 read {a!r})\n" in done.stderr
+
+
+def test_ranks_restarting_from_files_of_one_time_and_cycle_but_other_states_is_a_restart_error(tmp_path):
+    """Node-local disks, simulated by a folder per rank: the same path names Sod restarts of the same time and
+    cycle but different initial conditions. Before, the ranks compared time and cycle only and ran on from a mix
+    of the two states (status 0)."""
+    for folder, x0 in (("a", 0.5), ("b", 0.3)):
+        (tmp_path / folder).mkdir()
+        done = mpirun(1, *SOD, "output.dir=\"o\"", f"problem.x0={x0}", "output.restart_dt=0", "output.hdf5_dt=-1",
+                      "time.nlim=3", cwd=tmp_path / folder)
+        assert done.returncode == 0, done.stderr
+    restart = ["--restart", "o/sod.rst.00000.npz", "output.dir=\"o2\"", "output.restart_dt=-1", "output.hdf5_dt=-1"]
+    done = mpmd(["-wdir", str(tmp_path / "a"), *SOD, *restart], ["-wdir", str(tmp_path / "b"), *SOD, *restart])
+    assert done.returncode == 2, done.stderr[-4000:]
+    assert done.stderr.count("\n") == 1  # one line, said by rank 0
+    assert done.stderr.startswith("brickwork: error: the restarted state differs between the MPI ranks: file content "
+                                  "is '")
+    assert done.stderr.endswith("on rank 1; every rank must read the same restart file (rank 0 read "
+                                "'o/sod.rst.00000.npz')\n")
+    assert not (tmp_path / "a" / "o2").exists()
+    # the same file copied to both folders runs
+    (tmp_path / "b" / "o" / "sod.rst.00000.npz").write_bytes((tmp_path / "a" / "o" / "sod.rst.00000.npz").read_bytes())
+    done = mpmd(["-wdir", str(tmp_path / "a"), *SOD, *restart], ["-wdir", str(tmp_path / "b"), *SOD, *restart])
+    assert done.returncode == 0, done.stderr[-4000:]
+
+
+def _restart_folders(tmp_path, values: dict) -> list:
+    """A folder per name, holding ``r.npz`` saved with q = the value (none for None); the ``-wdir`` programs."""
+    programs = []
+    for name, value in values.items():
+        (tmp_path / name).mkdir()
+        if value is not None:
+            python(1, "restart_ranks.py", "save", str(value), cwd=tmp_path / name)
+        programs.append(["-wdir", str(tmp_path / name), sys.executable, str(SCRIPTS / "restart_ranks.py"), "load"])
+    return programs
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"a": 5.0, "b": None}, "restart file 'r.npz' does not exist (on rank 1 of 2)"),
+    ({"a": None, "b": 5.0}, "restart file 'r.npz' does not exist (on rank 0 of 2)"),
+    ({"a": 5.0, "b": 7.0}, "restart file 'r.npz' differs between the MPI ranks: rank 1 read other content"),
+])
+def test_load_restart_that_fails_or_differs_on_one_rank_raises_on_every_rank_and_loads_nothing(tmp_path, values,
+                                                                                               message):
+    """Before, only the rank that met the failure raised (the other loaded: half the mesh restored for a program
+    that catches RestartError), and different files under one path were loaded, ghosts mixing two states."""
+    done = mpmd(*_restart_folders(tmp_path, values))
+    assert done.returncode == 0, done.stderr[-4000:]
+    lines = sorted(done.stdout.splitlines())
+    assert [line.split(":")[0] for line in lines] == [f"rank {r} unchanged after RestartError" for r in (0, 1)]
+    assert all(message in line for line in lines), lines
+
+
+def test_load_restart_of_the_same_content_in_two_folders_loads_on_every_rank(tmp_path):
+    done = mpmd(*_restart_folders(tmp_path, {"a": 5.0, "b": 5.0}))
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert sorted(done.stdout.splitlines()) == [f"rank {r} loaded {{'q': 5.0}} q=[5.0]" for r in (0, 1)]
+
+
+@pytest.mark.parametrize("nranks", [1, 2])
+def test_gather_blocks_gives_a_copy_on_one_rank_as_on_several(nranks):
+    """Before, one rank got the field's own array back, so a gathered snapshot changed with the run."""
+    assert python(nranks, "gather_copy.py").stdout == "gathered [1.0]\n"
+
+
+def test_the_demo_under_mpiexec_prints_once(tmp_path):
+    """Before, every rank printed the demo's banner and last line."""
+    done = mpirun(3, BRICKWORK, "demo", "mesh.nx=[32,32]", "mesh.block_nx=[16,16]", "time.tlim=0.02",
+                  f'output.dir="{tmp_path}/o"', "output.progress=false")
+    assert done.returncode == 0, done.stderr[-4000:]
+    lines = done.stdout.splitlines()
+    assert len(lines) == 3, lines  # the banner, the run's summary, the snapshot
+    assert lines[0].startswith("brickwork demo: Kelvin-Helmholtz instability, 32x32 cells in 16x16 blocks")
+    assert lines[2].startswith(f"density snapshot: {tmp_path}/o/kelvin_helmholtz.00001.png")

@@ -5,11 +5,13 @@ storage, ghosts included, for every block in global id order, which sparse insta
 which block, the mesh's geometry and fields, and the caller's own metadata (JSON: a time, a cycle, ...).
 A mesh built the same way (the same cells, blocks, ghosts, domain and fields; any number of MPI ranks,
 any device) loads it and continues bit for bit. Both calls are collective on several ranks: rank 0
-writes; every rank reads the file.
+writes; every rank reads the file, and the ranks agree before anything changes (a rank that cannot use
+it, or that read other content under the same path, is a ``RestartError`` on every rank).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import numpy as np
@@ -54,21 +56,16 @@ def load_restart(mesh, path) -> dict:
     path = checked_path(path, "load_restart")
     check_same(mesh._halo_comm, "load_restart", {"path": path},
                hint="every rank loads the same restart file (loading is collective)")
-    arrays, meta = restart.load(path)
-    if meta.get("kind") != "brickwork-mesh" or not isinstance(meta.get("mesh"), dict):
-        raise RestartError(f"restart file {path!r} is not a mesh restart (Mesh.save_restart writes those)")
-    theirs, mine = meta["mesh"], _described(mesh)
-    for key in MATCHING:
-        if theirs.get(key) != mine[key]:
-            raise RestartError(f"restart file {path!r} was written by a mesh with {key} {theirs.get(key)!r}, "
-                               f"but this mesh has {mine[key]!r}: build the mesh as the run that saved it did")
-    nblocks = len(mesh.block_list)
-    for name, field in mesh.fields.items():  # every array checked before anything changes
-        spec = field.spec
-        want = (nblocks, spec.nslots, *field.extents)
-        _check(path, name, arrays.get(name), want, spec.dtype)
-        if spec.is_sparse:
-            _check(path, _ALLOCATED + name, arrays.get(_ALLOCATED + name), (nblocks,), np.dtype(bool))
+    read, failure = None, None
+    try:
+        read = _read_checked(mesh, path)
+    except RestartError as e:
+        if mesh.nranks == 1:
+            raise
+        failure = str(e)
+    if mesh.nranks > 1:  # before anything changes: every rank goes on, or none does
+        _agree(mesh, path, failure, None if read is None else content_digest(read[1]))
+    arrays, meta = read
     for name, field in mesh.fields.items():
         values = mesh.local_part(arrays[name])
         if field.spec.is_sparse:
@@ -84,6 +81,51 @@ def load_restart(mesh, path) -> dict:
         mesh.data(name)[...] = values
     user = meta.get("user", {})
     return user if isinstance(user, dict) else {}
+
+
+def content_digest(meta: dict) -> str:
+    """A SHA-256 that tells restart files of different content apart, from the metadata ``restart.load``
+    returned: its ``sha256`` entry, checked on loading, covers the arrays (and the metadata too, in the
+    second format), so hashing the whole metadata with it covers everything without reading the arrays again."""
+    return hashlib.sha256(json.dumps(meta, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _read_checked(mesh, path: str) -> tuple[dict, dict]:
+    """The arrays and metadata of the restart file ``path``, checked against ``mesh`` (``RestartError``)."""
+    arrays, meta = restart.load(path)
+    if meta.get("kind") != "brickwork-mesh" or not isinstance(meta.get("mesh"), dict):
+        raise RestartError(f"restart file {path!r} is not a mesh restart (Mesh.save_restart writes those)")
+    theirs, mine = meta["mesh"], _described(mesh)
+    for key in MATCHING:
+        if theirs.get(key) != mine[key]:
+            raise RestartError(f"restart file {path!r} was written by a mesh with {key} {theirs.get(key)!r}, "
+                               f"but this mesh has {mine[key]!r}: build the mesh as the run that saved it did")
+    nblocks = len(mesh.block_list)
+    for name, field in mesh.fields.items():  # every array checked before anything changes
+        spec = field.spec
+        want = (nblocks, spec.nslots, *field.extents)
+        _check(path, name, arrays.get(name), want, spec.dtype)
+        if spec.is_sparse:
+            _check(path, _ALLOCATED + name, arrays.get(_ALLOCATED + name), (nblocks,), np.dtype(bool))
+    return arrays, meta
+
+
+def _agree(mesh, path: str, failure: str | None, digest: str | None) -> None:
+    """``RestartError`` on every rank (collective) when some rank could not read or use the file, or when
+    the ranks read files of different content under one path (node-local disks): loading on some ranks
+    only would leave the mesh half restored, and ghosts mixing two states."""
+    everyone = mesh._halo_comm.allgather((failure, digest))
+    failed = [rank for rank, (message, _) in enumerate(everyone) if message is not None]
+    if failed:
+        message = everyone[failed[0]][0]
+        if len(failed) < len(everyone):  # the ranks that read it would not know where to look
+            message += f" (on rank{'s' if len(failed) > 1 else ''} {', '.join(map(str, failed))} of {len(everyone)})"
+        raise RestartError(message)
+    for rank, (_, theirs) in enumerate(everyone[1:], start=1):
+        if theirs != everyone[0][1]:
+            raise RestartError(f"restart file {path!r} differs between the MPI ranks: rank {rank} read other "
+                               f"content (SHA-256 {theirs[:12]}...) than rank 0 ({everyone[0][1][:12]}...); every "
+                               f"rank must read the same restart file (copy it to each node's disk)")
 
 
 def _described(mesh) -> dict:

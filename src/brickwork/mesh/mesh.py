@@ -348,13 +348,14 @@ class Mesh:
     # -- blocks across ranks --------------------------------------------------------------------
     def gather_blocks(self, local: np.ndarray, root: int = 0) -> np.ndarray | None:
         """``local`` (first axis: this rank's blocks in ``mesh.blocks`` order) assembled over every
-        block in global id order on rank ``root``; None on the other ranks. Collective."""
+        block in global id order on rank ``root``, as a new array (on one rank too); None on the other
+        ranks. Collective."""
         local = np.asarray(local)
         if len(local) != len(self.blocks):
             raise ValueError(f"gather_blocks: the first axis has {len(local)} entries, not one per local block "
                              f"({len(self.blocks)})")
-        if self.nranks == 1:
-            return local
+        if self.nranks == 1:  # a copy, as on several ranks: what a caller keeps must not change with the field
+            return local.copy()
         parts = self._halo_comm.gather(([b.gid for b in self.blocks], local), root=root)
         if parts is None:
             return None
@@ -404,7 +405,8 @@ class Mesh:
         """Set every field from a restart file of ``save_restart`` and return the ``meta`` it was saved with.
         The mesh must be built as the one that saved it (cells, blocks, ghosts, domain, fields); the number
         of ranks and the device may differ. ``RestartError`` naming what does not fit, before anything
-        changes. Collective on several MPI ranks."""
+        changes. Collective on several MPI ranks: when any rank cannot use the file, or the ranks read files
+        of different content under ``path``, every rank raises ``RestartError`` and none loads."""
         from .checkpoint import load_restart
 
         return load_restart(self, path)

@@ -17,6 +17,7 @@ import math
 
 from brickwork.io import restart
 from brickwork.io.restart import RestartError
+from brickwork.mesh.checkpoint import content_digest
 
 from .schedule import KINDS, TOLERANCE, Schedule
 from .solver import CONSERVED, Hydro
@@ -40,9 +41,10 @@ def metadata(sim: Hydro, schedule: Schedule) -> dict:
             "dtype": h["dtype"], "config": sim.cfg.to_dict()}
 
 
-def load(sim: Hydro, path: str, schedule: Schedule) -> None:
+def load(sim: Hydro, path: str, schedule: Schedule) -> str:
     """Set ``sim``'s state, time and cycle from the restart file ``path`` and continue ``schedule``;
-    ``RestartError`` (and nothing changed) when the file does not fit this run."""
+    ``RestartError`` (and nothing changed) when the file does not fit this run. Returns a digest of the
+    file's content (``content_digest``), for the MPI ranks to check that they read the same file."""
     arrays, meta = restart.load(path)
     check = Checker(path)
     settings = [(name, check.entry(meta, key)) for key, name in MATCHING.items()]
@@ -67,6 +69,7 @@ def load(sim: Hydro, path: str, schedule: Schedule) -> None:
         sim.mesh.data(name)[...] = sim.mesh.local_part(arrays[name])  # the file holds every block in global order
     sim.time, sim.cycle = time, cycle
     schedule.load_meta(stored, time)
+    return content_digest(meta)
 
 
 def _check_end(sim: Hydro, path: str, time: float, cycle: int) -> None:

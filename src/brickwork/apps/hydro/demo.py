@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+from brickwork import comm
+
 from . import config, driver
 
 DEMO_TOML = """
@@ -35,6 +37,8 @@ def main(overrides=(), log=print) -> driver.RunResult:
     """Run the demo (``overrides`` as on the command line, e.g. ``mesh.nx=[64,64]``)."""
     cfg = driver.on_every_rank(lambda: config.build(config.tomllib.loads(DEMO_TOML), list(overrides),
                                                     source="the demo"))
+    if comm.world().Get_rank() != 0:  # under mpiexec rank 0 speaks for the run, as in `brickwork run`
+        log = _silent
     log(f"brickwork demo: Kelvin-Helmholtz instability, {'x'.join(map(str, cfg['mesh']['nx']))} cells in "
         f"{'x'.join(map(str, cfg['mesh']['block_nx']))} blocks, PLM + HLLC + SSP-RK2, to t = {cfg['time']['tlim']}")
     start = time.perf_counter()
@@ -43,3 +47,7 @@ def main(overrides=(), log=print) -> driver.RunResult:
     snapshot = result.last_png or "none (output.png_dt = -1)"
     log(f"{cfg['output']['png_variable']} snapshot: {snapshot}  ({time.perf_counter() - start:.1f} s in all)")
     return result
+
+
+def _silent(*args) -> None:
+    """The log of the ranks other than 0."""

@@ -346,10 +346,12 @@ def _check_before_run(cfg: Config) -> list[str]:
     return _output_dirs_to_create(cfg["output"]["dir"])
 
 
-def _check_same_restart(comm, sim: Hydro, path: str) -> None:
-    """``RestartError`` on every rank when the ranks read restart files of different states (collective)."""
+def _check_same_restart(comm, sim: Hydro, path: str, digest: str) -> None:
+    """``RestartError`` on every rank when the ranks read restart files of different states (collective).
+    Time and cycle first, as the plainest difference to read; the content ``digest`` catches the rest (two
+    files of the same time and cycle, say of different initial conditions, on node-local disks)."""
     try:
-        check_same(comm, "the restarted state", {"time": sim.time, "cycle": sim.cycle},
+        check_same(comm, "the restarted state", {"time": sim.time, "cycle": sim.cycle, "file content": digest},
                    hint=f"every rank must read the same restart file (rank 0 read {path!r})")
     except ValueError as e:
         raise restart.RestartError(str(e)) from None
@@ -410,15 +412,17 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
     root = sim.mesh.rank == 0
     schedule = Schedule(cfg)
 
+    digest = []
+
     def start():
         if restart_file is not None:
-            checkpoint.load(sim, restart_file, schedule)
+            digest.append(checkpoint.load(sim, restart_file, schedule))
         else:
             sim.set_initial()
 
     agree(comm, start)
     if restart_file is not None:
-        _check_same_restart(comm, sim, restart_file)
+        _check_same_restart(comm, sim, restart_file, digest[0])
     if not root:
         new_dirs, log = [], None  # rank 0 makes the directories and speaks for the run
     history = None
