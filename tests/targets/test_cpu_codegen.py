@@ -64,7 +64,8 @@ def test_1d_kernel_structure():
     src = generated(saxpy)
     run = run_function(src)
     assert "#pragma omp parallel for simd" in run
-    assert "if(h.parallel)" in run and "num_threads(h.nthreads)" in run
+    # the condition names the parallel construct: a bare if() would also switch off the simd of a serial launch
+    assert "if(parallel: h.parallel)" in run and "num_threads(h.nthreads)" in run
     headers = loop_headers(run)
     assert len(headers) == 1
     assert not any("/" in h or "%" in h for h in headers)  # no division or modulo per element

@@ -159,7 +159,7 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
     args = ", ".join([n for n, _ in params] + [f"t{d}" for d in range(dims)])
     # firstprivate: each thread works on its own copies of the arguments (loop-invariant locals).
     private = f" firstprivate({', '.join(n for n, _ in params)})" if params else ""
-    omp = f"if(h.parallel) num_threads(h.nthreads){private}"
+    omp = f"if(parallel: h.parallel) num_threads(h.nthreads){private}"
     if split is not None:
         lines += _interior_box(r, split, dims)
         if gather is not None:
