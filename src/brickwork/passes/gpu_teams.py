@@ -23,11 +23,11 @@ from ..errors import LaunchError, TargetUnsupportedError
 from ..ir.printer import expr as show
 from ..types.layout import size_align
 from ..types.opaque import TEAM_MEMBER
-from ..types.scalars import int32, uint64
+from ..types.scalars import int32
 from .build import i32, op
 from .build import la_geom as _geom
 from .build import la_mflat as _mflat
-from .expand_loop_abstraction import _CpuRows
+from .expand_loop_abstraction import _CpuRows, quotient_estimate, reciprocal
 from .gpu_grid import (
     TEAM_BLOCK,
     OncePerTeam,
@@ -161,15 +161,12 @@ class GpuTeams(_CpuRows):
         return self.tmp(op("add", q, ks), out), self.tmp(op("add", jj, js), out), self.tmp(op("add", ii, is_), out)
 
     def reciprocal(self, d, out):
-        """``floor((2^32 - 1) / d)`` (uint64) of an int32 divisor ``d`` >= 1 (1 where it is not: an empty box)."""
-        return self.tmp(op("div", ir.IRConst(2**32 - 1, uint64), ir.IRCast(op("max", d, i32(1)), uint64)), out)
+        return self.tmp(reciprocal(d), out)
 
     def divmod_by(self, n, d, m, out):
-        """``(n // d, n % d)`` of int32 ``0 <= n < 2^31``, ``d >= 1`` with ``m = reciprocal(d)``: the estimate
-        ``n * m >> 32`` is the quotient or one less (``n * (2^32 - d * m) / (d * 2^32) < 1/2``), one
-        correction makes it exact."""
-        estimate = ir.IRCast(op("rshift", op("mul", ir.IRCast(n, uint64), m), ir.IRConst(32, uint64)), int32)
-        q = self.tmp(estimate, out)
+        """``(n // d, n % d)`` of int32 ``0 <= n < 2^31``, ``d >= 1`` with ``m = reciprocal(d)``, in locals
+        (``divmod_exact``'s steps)."""
+        q = self.tmp(quotient_estimate(n, m), out)
         r = self.tmp(op("sub", n, op("mul", q, d)), out)
         over = op("ge", r, d)
         return (self.tmp(ir.IRSelect(over, op("add", q, i32(1)), q, int32), out),
@@ -179,7 +176,7 @@ class GpuTeams(_CpuRows):
         if not self.team_slice:
             return super().memory_span(s, m0, m1, out)
         m = self.locals.new("_la_m", int32)
-        out.append(strided(m, m0, m1, self.visit(s, self.lazy_kji(m), memory_index=m)))
+        out.append(strided(m, m0, m1, self.visit(s, self.span_kji(m, out), memory_index=m)))
 
     def rows(self, s, first, last, ext, out):
         if not self.team_slice:
