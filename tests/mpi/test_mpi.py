@@ -378,3 +378,16 @@ def test_the_demo_under_mpiexec_prints_once(tmp_path):
     assert len(lines) == 3, lines  # the banner, the run's summary, the snapshot
     assert lines[0].startswith("brickwork demo: Kelvin-Helmholtz instability, 32x32 cells in 16x16 blocks")
     assert lines[2].startswith(f"density snapshot: {tmp_path}/o/kelvin_helmholtz.00001.png")
+
+
+def test_reductions_over_subsets_and_reordered_blocks_are_identical_on_every_rank_count():
+    """Mesh data of the odd blocks, of the blocks in reverse order, and a pack over fewer blocks than the
+    space: one process folds in global block order and names the global block, as several ranks do
+    (before, one process gave the position in the list, and folded the reversed blocks backwards)."""
+    outputs = [python(n, "reduce_block_order.py").stdout for n in (1, 2, 4)]
+    lines = outputs[0].splitlines()
+    assert len(lines) == 9
+    assert "odd la.MinLoc(float64) (-5.0, (1, 0, 1, 1))" in lines  # gid 1, the first odd block
+    assert "reversed la.MinLoc(float64) (-5.0, (0, 0, 1, 1))" in lines  # gid 0: the tie goes to the first
+    assert "fewer la.MinLoc(float64) (-5.0, (1, 0, 1, 1))" in lines
+    assert outputs[1] == outputs[0] and outputs[2] == outputs[0]

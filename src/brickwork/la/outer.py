@@ -4,16 +4,19 @@ kernel-only functions a body calls (``inner``, scratch, views)."""
 
 from __future__ import annotations
 
+import ast
+
 from ..device import get_device
 from ..errors import LaunchError
 from ..frontend.limits import INDEX_LIMIT
 from ..lang.body import body_kernel
+from ..mesh import SparsePack
 from ..runtime import tape as _tape
 from ..runtime.launch import launch
 from ..types.arrays import array, empty, full, type_name
 from . import tags
 from .indices import Indexer3D
-from .reducers import FirstZero, MaxLoc, MinLoc, NonzeroProd, Sum, ZeroCount, combine_kernels
+from .reducers import FirstZero, MaxLoc, MinLoc, NonzeroProd, Reducer, Sum, ZeroCount, combine_kernels
 from .space import IndexSpace, check_inside
 
 #: A space whose logical rows have fewer cells than this compiles its row loops as short ones (CPU:
@@ -38,6 +41,7 @@ def _config(space: IndexSpace, reduce: bool = False) -> dict:
 def _prepare(space, body, what: str, reduce: bool):
     if not isinstance(space, IndexSpace):
         raise LaunchError(f"la.{what} needs an la.IndexSpace, got {type(space).__name__}")
+    space.check()  # the constructor's checks: the space may have been changed since (space.ninner = 0)
     if space.M.ks != 0 or space.M.js != 0 or space.M.is_ != 0:
         raise LaunchError(f"la.{what}: the memory box must start at 0 in every direction")
     if space.M.size > INDEX_LIMIT:  # flat indices and cells then stay within +-2**30 (no int32 overflow)
@@ -47,7 +51,7 @@ def _prepare(space, body, what: str, reduce: bool):
     check_inside(space.L, space.M, f"la.{what}", "make space.L a box inside space.M")
     kernel = body_kernel(body, "la", 0, _config(space, reduce))
     L = space.L
-    for h in kernel.halos:  # PROPOSED (semantics §13, §14): a halo range must stay inside M
+    for h in _halos_now(kernel):  # PROPOSED (semantics §13, §14): a halo range must stay inside M
         grown = L.grown(h.reduced(space.get_ndim()))
         nk, nj, ni = space.M.shape
         if grown.ks < 0 or grown.js < 0 or grown.is_ < 0 or grown.ke >= nk or grown.je >= nj or grown.ie >= ni:
@@ -85,8 +89,11 @@ def _prepared(space, body, what: str, reduce: bool) -> tuple:
     memo = getattr(space, "_prepared", None)  # None: not an IndexSpace, which _prepare reports
     if memo is not None:
         hit = memo.get((body, reduce))
-        if hit is not None and hit[0] == _space_state(space):  # tuple equality tries identity first
-            _, kernel, dims, geometry, hint = hit
+        # tuple equality tries identity first; the halos the body names are read again, since a
+        # rebound global (H = la.halo.make(...)) takes the same body over the same space out of the
+        # checked box
+        if hit is not None and hit[0] == _space_state(space) and (not hit[1] or hit[2] == _read_halos(hit[1])):
+            _, _, _, kernel, dims, geometry, hint = hit
             kernel.work_per_item = hint  # the kernel (one per body) may serve spaces of other sizes
             return kernel, dims, geometry
     kernel, dims = _prepare(space, body, what, reduce)
@@ -96,14 +103,56 @@ def _prepared(space, body, what: str, reduce: bool) -> tuple:
         return kernel, dims, geometry
     if len(memo) >= _PREPARED_PER_SPACE:
         memo.clear()
-    memo[(body, reduce)] = (_space_state(space), kernel, dims, geometry, kernel.work_per_item)
+    readers = _halo_readers(kernel)
+    memo[(body, reduce)] = (_space_state(space), readers, _read_halos(readers), kernel, dims, geometry,
+                            kernel.work_per_item)
     return kernel, dims, geometry
 
 
+def _halos_now(kernel) -> list:
+    """The halos the body passes to ``add_halo``, read now: a body's names are read at every launch,
+    and a halo held by a global or a closure variable can be rebound between launches (the
+    kernel's ``halos`` are those of its first launch)."""
+    return [h for h in _read_halos(_halo_readers(kernel)) if hasattr(h, "offsets")]
+
+
+def _read_halos(readers) -> tuple:
+    """What each ``add_halo`` argument of ``_halo_readers`` names now (None where it names nothing)."""
+    found = []
+    for read, chain in readers:
+        value = read()
+        for attr in chain:
+            value = getattr(value, attr, None)
+        found.append(value)
+    return tuple(found)
+
+
+def _halo_readers(kernel) -> list:
+    """``(reader of the root name, attribute chain)`` of every ``add_halo`` argument of a body kernel
+    that is a name or a chain of attributes of one, as ``lang.body._halos_used`` finds them (found
+    once per kernel; a local variable is not seen)."""
+    readers = kernel.__dict__.get("_la_halo_readers")
+    if readers is not None:
+        return readers
+    source = kernel.source
+    readers = kernel.__dict__["_la_halo_readers"] = []
+    for node in ast.walk(source.tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_halo" \
+                and node.args:
+            chain, cur = [], node.args[0]
+            while isinstance(cur, ast.Attribute):
+                chain.append(cur.attr)
+                cur = cur.value
+            if isinstance(cur, ast.Name):
+                readers.append((source.reader(cur.id), tuple(reversed(chain))))
+    return readers
+
+
 def _space_state(space) -> tuple:
-    """What of a space ``_prepare``, the work hint and the geometry depend on."""
+    """What of a space ``_prepare``, the work hint and the geometry depend on (with the types of the
+    counts: ``space.nblocks = 2.0`` or ``True`` equals 2 or 1 but is refused by the check)."""
     return (space.L, space.M, space.nblocks, space.loop_tag, space.inner_tag, space.backend, space.ninner,
-            space.reducer, space.memory_layout)
+            space.reducer, space.memory_layout, type(space.nblocks), type(space.ninner))
 
 
 def _record_fold_adjoint(kernel, dims, args, out, partials_adjoint) -> None:
@@ -164,16 +213,11 @@ def _record_extremum_adjoint(space: IndexSpace, body, out) -> None:
 def _record_cell_adjoint(space: IndexSpace, body, out, cell, factor) -> None:
     """Record, as the gradient of ``out[0]`` times ``factor``, the gradient of the value the body folds at
     ``cell`` (b, k, j, i) alone: the backward launch of a Sum over a space of that one cell per block,
-    whose other blocks' partials get no adjoint. On a mesh spread over ranks (``b`` a global block id)
-    only the rank holding the cell records it."""
+    whose other blocks' partials get no adjoint. On a space over a mesh (``b`` a global block id)
+    only the rank holding the cell records it, at the slot that computes that block."""
     b, k, j, i = cell
     if b < 0:  # no cell won (every value NaN): nothing flows back
         return
-    if space.md is not None and space.md.mesh.nranks > 1:
-        local = [n for n, blk in enumerate(space.md.blocks) if blk.gid == b]
-        if not local:
-            return
-        b = local[0]
     dtype = space.reducer.dtype
     one_cell = space.with_reducer(Sum(dtype))
     one_cell.L = Indexer3D(k, k, j, j, i, i)
@@ -183,13 +227,20 @@ def _record_cell_adjoint(space: IndexSpace, body, out, cell, factor) -> None:
     for d in dims:
         nslices *= d
     partials = empty(nslices, dtype=dtype)  # one slice per block: the cell's block is slice b
+    packs = []
+    args = kernel.arguments(one_cell.runtime_geometry(), partials, check=_pack_collector(one_cell, packs))
+    gids = _slot_gids(one_cell, packs)
+    if gids is not None:
+        if b not in gids:  # another rank's block
+            return
+        b = gids.index(b)
 
     def partials_adjoint(g):
         adj = full(nslices, 0, dtype=dtype)
         adj.numpy()[b] = g * factor
         return adj
 
-    _record_fold_adjoint(kernel, dims, kernel.arguments(one_cell.runtime_geometry(), partials), out, partials_adjoint)
+    _record_fold_adjoint(kernel, dims, args, out, partials_adjoint)
 
 
 def _work_hint(kernel, space, dims) -> None:
@@ -206,12 +257,13 @@ def outer_reduce(space: IndexSpace, body, out=None):
     Returns the result as a host value (``(value, (b, k, j, i))`` for MinLoc/MaxLoc), or, with
     ``out=array``, writes it to ``out[0]`` on the device and returns None. Deterministic: each
     block folds its slices' partials in slice order, then the block partials are folded in block
-    order. On a space over a mesh spread over several ranks the call is collective: every rank
-    calls it, every rank gets the same result (the block partials of all ranks folded in global
-    block order, so 1, 2 or 4 ranks give the same bits), and ``b`` of MinLoc/MaxLoc is the block's
-    global id.
+    order. On a space over a mesh (``md=``) the blocks are folded in global block order and ``b`` of
+    MinLoc/MaxLoc is the block's global id, whatever the order of the blocks in the mesh data; on a
+    mesh spread over several ranks the call is collective: every rank calls it and gets the same
+    result (the block partials of all ranks folded in global block order, so 1, 2 or 4 ranks give
+    the same bits).
     """
-    if not isinstance(space, IndexSpace) or space.reducer is None:
+    if not isinstance(space, IndexSpace) or not isinstance(space.reducer, Reducer):
         raise LaunchError("la.outer_reduce needs a reduction space: space.with_reducer(la.Sum(wp.float64)) or "
                           "la.ReductionIndexSpace(...)")
     reducer = space.reducer
@@ -240,7 +292,9 @@ def outer_reduce(space: IndexSpace, body, out=None):
         return found
 
     partials = buffer("partials", nslices)
-    args = kernel.arguments(geometry, partials, check=space.check_pack)
+    packs = []
+    args = kernel.arguments(geometry, partials, check=_pack_collector(space, packs))
+    gids = _slot_gids(space, packs)  # before anything runs: it refuses a space of more blocks than known
     if differentiated and reducer.join == "prod":
         _record_prod_adjoint(space, body, kernel, dims, args, out, nslices)
     elif differentiated:  # the result's gradient reaches every slice's values: d sum / d partial = 1
@@ -251,9 +305,8 @@ def outer_reduce(space: IndexSpace, body, out=None):
     per_block = buffer("blocks", space.nblocks)
     launch(combine_blocks, dim=space.nblocks, inputs=[partials, per_block, nslices // space.nblocks],
            record_tape=False)
-    mesh = space.md.mesh if space.md is not None else None
-    if mesh is not None and mesh.nranks > 1:
-        per_block = _gather_block_partials(space, per_block, buffer)
+    if gids is not None:
+        per_block = _gather_block_partials(space, per_block, gids, buffer)
     target = out if out is not None else buffer("result", 1)
     launch(combine_partials, dim=1, inputs=[per_block, target, per_block.shape[0]], record_tape=False)
     if out is not None:
@@ -264,17 +317,50 @@ def outer_reduce(space: IndexSpace, body, out=None):
     return value.item()
 
 
-def _gather_block_partials(space: IndexSpace, per_block, buffer):
-    """Every rank's block partials in global block order (an allgather on the mesh's communicator)."""
+def _pack_collector(space: IndexSpace, packs: list):
+    """A ``check`` for ``kernel.arguments``: the space's pack check, keeping the packs the body captures
+    in ``packs`` (they say which block each slot of the grid computes: ``_slot_gids``)."""
+
+    def check(key, name, value):
+        space.check_pack(key, name, value)
+        if type(value) is SparsePack:
+            packs.append(value)
+
+    return check
+
+
+def _slot_gids(space: IndexSpace, packs: list) -> list | None:
+    """The global id of the block each block slot ``b`` of a space over a mesh computes: block ``b`` of
+    the first captured pack over the space's mesh (a pack may cover fewer blocks than the space's
+    mesh data, or other ones), else of the space's mesh data. None for a space without a mesh
+    (``IndexSpace.box``), whose ``b`` stays the slot."""
+    md = space.md
+    if md is None:
+        return None
+    blocks = next((p.md.blocks for p in packs if p.md.mesh is md.mesh), md.blocks)
+    if len(blocks) < space.nblocks:  # only without a pack: check_pack refuses a pack of too few blocks
+        raise LaunchError(f"la.outer_reduce: the index space visits {space.nblocks} blocks but its mesh data holds "
+                          f"{len(blocks)}, so the partials of the others belong to no block (make the space with "
+                          f"nblocks=pack.get_nblocks())")
+    return [blk.gid for blk in blocks[:space.nblocks]]
+
+
+def _gather_block_partials(space: IndexSpace, per_block, gids: list, buffer):
+    """The block partials of every rank of the space's mesh (an allgather on its communicator when
+    there are several) in global block order, a location's ``b`` made its block's global id: what
+    one rank folds is then what several fold, whatever the order of the blocks in the mesh data."""
     import numpy as np
 
-    md = space.md
-    gids = np.array([blk.gid for blk in md.blocks], dtype=np.int64)
+    mesh = space.md.mesh
+    if mesh.nranks == 1 and all(a < b for a, b in zip(gids, gids[1:])) and \
+            (not space.reducer.with_location or gids == list(range(len(gids)))):
+        return per_block  # in global order, slot b is block b: nothing to do (mesh.mesh_data())
+    gids = np.array(gids, dtype=np.int64)
     values = per_block.numpy().copy()
     if space.reducer.with_location:
         found = values["b"] >= 0
-        values["b"][found] = gids[values["b"][found]]  # pack index -> global block id
-    parts = md.mesh._halo_comm.allgather((gids, values))
+        values["b"][found] = gids[values["b"][found]]  # slot -> global block id
+    parts = mesh._halo_comm.allgather((gids, values)) if mesh.nranks > 1 else [(gids, values)]
     all_gids = np.concatenate([g for g, _ in parts])
     all_values = np.concatenate([v for _, v in parts])
     gathered = buffer("gathered", len(all_gids))

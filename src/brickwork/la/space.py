@@ -60,19 +60,13 @@ class IndexSpace:
                  te=None, memory_te=None, halo: int = 0, backend=None, _boxes=None):
         self.loop_tag = tags.check(loop_tag, "loop", "the loop tag")
         self.inner_tag = tags.check(inner_tag, "inner", "the inner tag")
-        if loop_tag is tags.boiv and inner_tag is tags.memory:
-            raise TypeError("la.IndexSpace(la.boiv, la.memory) is not supported: a single-cell inner range has no "
-                            "contiguous memory span (use logical_flat or logical_coords)")
+        self._check_pair(loop_tag, inner_tag)
         # the default: raw on the host target, team on a device target or a current CUDA device (raw is
         # host-only, semantics §12)
         default = tags.raw if config.target == "cpu" and get_device().ordinal is None else tags.team
         self.backend = tags.check(backend or default, "backend", "the backend")
         self.ninner = self._check_ninner(ninner)
-        if nblocks is None:
-            raise TypeError("IndexSpace needs nblocks (take it from the pack: pack.get_nblocks())")
-        nblocks = check_count(nblocks, "nblocks", "IndexSpace")
-        if nblocks < 1:
-            raise ValueError(f"IndexSpace: nblocks must be at least 1, got {nblocks}")
+        nblocks = self._check_nblocks(nblocks)
         self.scratch: list = []
         #: The MeshData the space was built on (None for ``box``): a reduction over a mesh spread
         #: over several ranks combines every rank's partials.
@@ -86,8 +80,48 @@ class IndexSpace:
             self.L, self.M = self._boxes_from_mesh(md, domain, te, memory_te, check_count(halo, "halo", "IndexSpace"))
         self.nblocks = nblocks
         self._prepared: dict = {}  # la.outer's checked launch geometry per body (see outer._prepared)
-        if self.L.size <= 0:
-            raise ValueError(f"IndexSpace: the logical box {self.L} is empty")
+        self._check_boxes(self.L, self.M)
+
+    def check(self) -> None:
+        """Check the space again as the constructor does, with its ``TypeError``/``ValueError``: a space
+        can be changed after it was built (``space.ninner = 0``, ``space.inner_tag = la.memory``), so
+        ``la.outer`` calls this before it launches over a space that changed since its last launch.
+        (Whether ``L`` lies inside ``M`` is checked by ``la.outer`` itself, naming the launch.)"""
+        tags.check(self.loop_tag, "loop", "the loop tag")
+        tags.check(self.inner_tag, "inner", "the inner tag")
+        self._check_pair(self.loop_tag, self.inner_tag)
+        tags.check(self.backend, "backend", "the backend")
+        self._check_ninner(self.ninner)
+        self._check_nblocks(self.nblocks)
+        self._check_boxes(self.L, self.M)
+        from .reducers import Reducer
+
+        if self.reducer is not None and not isinstance(self.reducer, Reducer):
+            raise TypeError(f"IndexSpace: the reducer must be an la reducer such as la.Sum(wp.float64), got "
+                            f"{self.reducer!r}")
+
+    @staticmethod
+    def _check_pair(loop_tag, inner_tag) -> None:
+        if loop_tag is tags.boiv and inner_tag is tags.memory:
+            raise TypeError("la.IndexSpace(la.boiv, la.memory) is not supported: a single-cell inner range has no "
+                            "contiguous memory span (use logical_flat or logical_coords)")
+
+    @staticmethod
+    def _check_nblocks(nblocks) -> int:
+        if nblocks is None:
+            raise TypeError("IndexSpace needs nblocks (take it from the pack: pack.get_nblocks())")
+        nblocks = check_count(nblocks, "nblocks", "IndexSpace")
+        if nblocks < 1:
+            raise ValueError(f"IndexSpace: nblocks must be at least 1, got {nblocks}")
+        return nblocks
+
+    @staticmethod
+    def _check_boxes(L, M) -> None:
+        for name, box in (("L", L), ("M", M)):
+            if not isinstance(box, Indexer3D):
+                raise TypeError(f"IndexSpace: the box {name} must be an la.Indexer3D, got {box!r}")
+        if L.size <= 0:
+            raise ValueError(f"IndexSpace: the logical box {L} is empty")
 
     @staticmethod
     def _check_ninner(ninner):
