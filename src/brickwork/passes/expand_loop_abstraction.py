@@ -34,24 +34,6 @@ WHOLE_ROW_CHUNKS = ("i_pencil", "ij_slab", "kji_cube")
 
 
 
-def reciprocal(d) -> ir.IRExpr:
-    """``floor((2^32 - 1) / d)`` (uint64) of an int32 divisor ``d`` >= 1 (1 where it is not: an empty box)."""
-    return op("div", ir.IRConst(2**32 - 1, uint64), ir.IRCast(op("max", d, i32(1)), uint64))
-
-
-def quotient_estimate(n, m) -> ir.IRExpr:
-    """``n * m >> 32`` of int32 ``0 <= n < 2^31`` and ``m = reciprocal(d)``: ``n // d`` or one less
-    (``n * (2^32 - d * m) / (d * 2^32) < 1/2``), so one correction makes it exact."""
-    return ir.IRCast(op("rshift", op("mul", ir.IRCast(n, uint64), m), ir.IRConst(32, uint64)), int32)
-
-
-def divmod_exact(n, d, m) -> tuple:
-    """``(n // d, n % d)`` as expressions, from ``quotient_estimate`` and one correction."""
-    q = quotient_estimate(n, m)
-    r = op("sub", n, op("mul", q, d))
-    over = op("ge", r, d)
-    return ir.IRSelect(over, op("add", q, i32(1)), q, int32), ir.IRSelect(over, op("sub", r, d), r, int32)
-
 @dataclass(frozen=True)
 class ExpandLoopAbstraction:
     """``mapping``: "cpu_rows" (this module) or "gpu_teams" (``gpu_teams.py``: a slice per thread
@@ -122,15 +104,38 @@ class _CpuRows(RingRows, ir.Rewriter):
         j = op("div", r, _geom("NI"))
         return k, j, op("sub", r, op("mul", j, _geom("NI")))
 
-    def span_kji(self, m, before):
-        """(k, j, i) of memory index ``m`` (0 <= m < 2^31) in a loop over a span, as expressions (computed
-        only where the body uses them): multiplied by the memory box's reciprocals, computed in ``before``.
-        An integer division does not vectorize; a multiplication does (and is cheaper on a GPU)."""
-        ni = _geom("NI")
-        plane = self.tmp(op("mul", _geom("NJ"), ni), before)
-        k, r = divmod_exact(m, plane, self.tmp(reciprocal(plane), before))
-        j, i = divmod_exact(r, ni, self.tmp(reciprocal(ni), before))
-        return k, j, i
+    def decode_fast(self, f, box, before, out):
+        """``decode`` of a non-negative flat index ``f`` below 2^31 in a loop: the reciprocals of the box's
+        plane and row are computed in ``before`` (once per loop), the cell in ``out``. An integer division
+        does not vectorize and costs a GPU some twenty instructions; a multiplication does neither."""
+        ks, js, is_, nj, ni = box
+        plane = self.tmp(op("mul", nj, ni), before)
+        q, r = self.divmod_by(f, plane, self.reciprocal(plane, before), out)
+        jj, ii = self.divmod_by(r, ni, self.reciprocal(ni, before), out)
+        return self.tmp(op("add", q, ks), out), self.tmp(op("add", jj, js), out), self.tmp(op("add", ii, is_), out)
+
+    def reciprocal(self, d, out):
+        """``floor((2^32 - 1) / d)`` (uint64) of an int32 divisor ``d`` >= 1 (1 where it is not: an empty box)."""
+        return self.tmp(op("div", ir.IRConst(2**32 - 1, uint64), ir.IRCast(op("max", d, i32(1)), uint64)), out)
+
+    def divmod_by(self, n, d, m, out):
+        """``(n // d, n % d)`` of int32 ``0 <= n < 2^31``, ``d >= 1`` with ``m = reciprocal(d)``: the estimate
+        ``n * m >> 32`` is the quotient or one less (``n * (2^32 - d * m) / (d * 2^32) < 1/2``), one
+        correction makes it exact."""
+        estimate = ir.IRCast(op("rshift", op("mul", ir.IRCast(n, uint64), m), ir.IRConst(32, uint64)), int32)
+        q = self.tmp(estimate, out)
+        r = self.tmp(op("sub", n, op("mul", q, d)), out)
+        over = op("ge", r, d)
+        return (self.tmp(ir.IRSelect(over, op("add", q, i32(1)), q, int32), out),
+                self.tmp(ir.IRSelect(over, op("sub", r, d), r, int32), out))
+
+    def span_kji(self, s, m, before, out):
+        """(k, j, i) of memory index ``m`` in a loop over a span: decoded into locals at the top of the
+        loop's body ``out`` (``decode_fast``) when the body reads its cell (``get_kji``, a location a
+        reduction folds), else ``lazy_kji``'s expressions, which nothing evaluates."""
+        if not any(isinstance(n, (ir.IRLAGetKJI, ir.IRLAFold)) for n in ir.walk(s.body)):
+            return self.lazy_kji(m)
+        return self.decode_fast(m, (i32(0), i32(0), i32(0), _geom("NJ"), _geom("NI")), before, out)
 
     @staticmethod
     def l_box():
@@ -327,7 +332,9 @@ class _CpuRows(RingRows, ir.Rewriter):
     def memory_span(self, s, m0, m1, out):
         """Visit every memory cell of [m0, m1] (contiguous: one simd loop)."""
         m = self.locals.new("_la_m", int32)
-        body = self.visit(s, self.span_kji(m, out), memory_index=m)
+        body: list = []
+        kji = self.span_kji(s, m, out, body)
+        body += self.visit(s, kji, memory_index=m)
         out.append(self.loop(m, m0, m1, body, simd=s.simd))
 
     def bvoi_memory(self, s, offsets, out):

@@ -27,7 +27,7 @@ from ..types.scalars import int32
 from .build import i32, op
 from .build import la_geom as _geom
 from .build import la_mflat as _mflat
-from .expand_loop_abstraction import _CpuRows, quotient_estimate, reciprocal
+from .expand_loop_abstraction import _CpuRows
 from .gpu_grid import (
     TEAM_BLOCK,
     OncePerTeam,
@@ -151,32 +151,13 @@ class GpuTeams(_CpuRows):
         body += self.visit(s, kji)
         out.append(strided(c, i32(0), op("sub", n, i32(1)), body))
 
-    def decode_fast(self, f, box, before, out):
-        """``decode`` of a non-negative flat index ``f`` below 2^31 in a loop: the reciprocals of the box's
-        plane and row are computed in ``before`` (once per slice), the cell in ``out``."""
-        ks, js, is_, nj, ni = box
-        plane = self.tmp(op("mul", nj, ni), before)
-        q, r = self.divmod_by(f, plane, self.reciprocal(plane, before), out)
-        jj, ii = self.divmod_by(r, ni, self.reciprocal(ni, before), out)
-        return self.tmp(op("add", q, ks), out), self.tmp(op("add", jj, js), out), self.tmp(op("add", ii, is_), out)
-
-    def reciprocal(self, d, out):
-        return self.tmp(reciprocal(d), out)
-
-    def divmod_by(self, n, d, m, out):
-        """``(n // d, n % d)`` of int32 ``0 <= n < 2^31``, ``d >= 1`` with ``m = reciprocal(d)``, in locals
-        (``divmod_exact``'s steps)."""
-        q = self.tmp(quotient_estimate(n, m), out)
-        r = self.tmp(op("sub", n, op("mul", q, d)), out)
-        over = op("ge", r, d)
-        return (self.tmp(ir.IRSelect(over, op("add", q, i32(1)), q, int32), out),
-                self.tmp(ir.IRSelect(over, op("sub", r, d), r, int32), out))
-
     def memory_span(self, s, m0, m1, out):
         if not self.team_slice:
             return super().memory_span(s, m0, m1, out)
         m = self.locals.new("_la_m", int32)
-        out.append(strided(m, m0, m1, self.visit(s, self.span_kji(m, out), memory_index=m)))
+        body: list = []
+        kji = self.span_kji(s, m, out, body)
+        out.append(strided(m, m0, m1, body + self.visit(s, kji, memory_index=m)))
 
     def rows(self, s, first, last, ext, out):
         if not self.team_slice:
