@@ -3,6 +3,7 @@ element, host-side builtins, arrays built from struct values."""
 
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -175,6 +176,31 @@ def test_launch_takes_numpy_arrays_in_place_and_none_as_a_null_array():
     assert x.tolist() == [2.0, 2.0, 2.0] and out[0] == 0  # written in place; None is an empty array
     with pytest.raises(wp.LaunchError, match="must be"):
         wp.launch(bump_all, dim=3, inputs=[np.zeros(3), None, out])  # float64 data for a float32 array
+
+
+@wp.kernel
+def add_rows(a: wp.array2d(dtype=Any), b: wp.array2d(dtype=Any)):
+    i, j = wp.tid()
+    a[i, j] = a[i, j] + b[i, j]
+
+
+def test_numpy_arguments_of_every_layout_are_used_in_place():
+    """Plain ndarrays (the launch wraps them without from_numpy's conversions) of generic parameters:
+    strided and transposed views, several dtypes, an empty array; a read-only one a kernel writes is refused."""
+    for dt in (np.float32, np.float64, np.int16, np.uint8):
+        base = np.arange(24, dtype=dt).reshape(4, 6)
+        a, b = base[:, ::2], np.ones((6, 4), dtype=dt).T[:, :3]  # strided rows, a transposed view
+        expected = a + b
+        wp.launch(add_rows, dim=a.shape, inputs=[a, b])
+        np.testing.assert_array_equal(base[:, ::2], expected)
+        np.testing.assert_array_equal(base[:, 1::2], np.arange(24, dtype=dt).reshape(4, 6)[:, 1::2])
+    empty = np.zeros((0, 3), dtype=np.float32)
+    wp.launch(add_rows, dim=(0, 3), inputs=[empty, empty])
+    frozen = np.ones((2, 2), dtype=np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(wp.LaunchError, match="read-only"):
+        wp.launch(add_rows, dim=(2, 2), inputs=[frozen, np.ones((2, 2), dtype=np.float32)])
+    assert frozen.tolist() == [[1.0, 1.0], [1.0, 1.0]]
 
 
 def test_recorded_launch_runs_later_with_changed_parameters():

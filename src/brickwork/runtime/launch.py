@@ -21,13 +21,13 @@ from ..lang.determinism import runs_serially
 from ..lang.instance import _pending, build_instances
 from ..lang.kernel import sibling_kernels
 from ..types import recording
-from ..types.arrays import ArrayType, array, empty, from_numpy, type_name
+from ..types.arrays import ArrayType, array, empty, from_numpy, type_name, wrap_numpy
 from ..types.composite import CompositeBase, is_composite_type
 from ..types.generic import describe_value, is_generic, matches, type_of_value
 from ..types.held_arrays import read_only_at
 from ..types.indexed_arrays import IndexedArrayType, indexedarray
 from ..types.layout import pack_format, struct_offsets
-from ..types.scalars import ScalarBase, bfloat16, bfloat16_bits, bool_, float16, float32, is_scalar_type
+from ..types.scalars import NUMPY_SCALARS, ScalarBase, bfloat16, bfloat16_bits, bool_, float16, float32, is_scalar_type
 from ..types.structs import StructBase, has_array_fields, is_struct_type, struct_devices
 from . import tape as _tape
 
@@ -158,13 +158,18 @@ def _host_arguments(kernel, args) -> list:
     """numpy arrays as brickwork arrays over the same memory; ``None`` as an empty array of the
     parameter's declared array type (Warp's null array: shape 0)."""
     params = getattr(kernel, "params", ())
+    on_cpu = get_device(None).ordinal is None
     out = []
     for i, a in enumerate(args):
         if type(a) is not np.ndarray and isinstance(a, np.ndarray):  # a subclass: a plain view (or refused)
             a = _plain_ndarray(kernel, params, i, a)
         if type(a) is np.ndarray:
             t = params[i][1] if i < len(params) else None
-            if a.ndim == 0 and (is_scalar_type(t) or is_generic(t)):
+            scalar = NUMPY_SCALARS.get(a.dtype)
+            if on_cpu and scalar is not None and a.ndim and isinstance(t, ArrayType) and (
+                    t.dtype is scalar or is_generic(t)):
+                a = wrap_numpy(a, scalar)  # the common case, without from_numpy's inference and conversions
+            elif a.ndim == 0 and (is_scalar_type(t) or is_generic(t)):
                 a = a[()]  # a 0-d array is a value (a numpy scalar), not an array
             elif is_composite_type(t) and not is_generic(t) and a.size == int(np.prod(t._shape)):
                 a = t(a)  # a vector or matrix value given as numpy data, as Warp accepts

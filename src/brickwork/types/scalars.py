@@ -199,6 +199,8 @@ half, float_, double = float16, float32, float64
 _install_arithmetic(ScalarBase, float32=float32, int32=int32, bool_=bool_)
 
 _BY_NUMPY = {np.dtype(t._np): t for t in SCALAR_TYPES if t is not bfloat16}  # uint16 data is uint16
+#: numpy dtype -> the scalar type of its elements (a dict lookup: ``scalar_from_numpy`` without the conversion)
+NUMPY_SCALARS = _BY_NUMPY
 
 
 def dtype_from_numpy(dtype) -> type[ScalarBase]:
