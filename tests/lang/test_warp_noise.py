@@ -56,7 +56,7 @@ def _run_all(points, target="cpu", seed=11):
 @pytest.mark.parametrize("target", TARGETS)
 def test_values_are_warps(target):
     o, c = _run_all(POINTS, target)
-    np.testing.assert_allclose(o, WARP_NOISE, atol=2e-6)
+    np.testing.assert_array_equal(o, WARP_NOISE.astype(np.float32))  # the bits: corners blended in Warp's order
     np.testing.assert_allclose(c, WARP_CURL, atol=2e-6)
 
 

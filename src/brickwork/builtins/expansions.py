@@ -209,8 +209,9 @@ def _x_quat_rpy(E, args):
     def m3(a, b, d):
         return E.mul(E.mul(a, b), d)
 
-    comps = [E.sub(m3(sr, cp, cy), m3(cr, sp, sy)), E.add(m3(cr, sp, cy), m3(sr, cp, sy)),
-             E.sub(m3(cr, cp, sy), m3(sr, sp, cy)), E.add(m3(cr, cp, cy), m3(sr, sp, sy))]
+    # the products in Warp's order (cy * sr * cp, ...), for Warp's bits
+    comps = [E.sub(m3(cy, sr, cp), m3(sy, cr, sp)), E.add(m3(cy, cr, sp), m3(sy, sr, cp)),
+             E.sub(m3(sy, cr, cp), m3(cy, sr, sp)), E.add(m3(cy, cr, cp), m3(sy, sr, sp))]
     return E.make(quaternion(E.type(roll)), comps)
 
 

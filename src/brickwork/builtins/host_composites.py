@@ -34,7 +34,7 @@ def quat_from_axis_angle(axis, angle):
 def _rotate(q, p, sign):
     """p (2 w^2 - 1) + sign 2 w (v x p) + 2 v (v . p): Warp's formula, exact rotation for unit q."""
     v, w = q[:3], q[3]
-    return p * (2 * w * w - 1) + sign * 2 * w * np.cross(v, p) + 2 * v * np.dot(v, p)
+    return (p * (2 * w * w - 1) + v * (2 * np.dot(v, p))) + np.cross(v, p) * (sign * 2 * w)  # Warp's order
 
 
 def quat_rotate(q, p):
@@ -153,11 +153,15 @@ def quat_between_vectors(a, b):
 
 def quat_rpy(roll, pitch, yaw):
     dtype = float32  # the host passes plain numbers (Python floats are float32, as in kernels)
-    cy, sy = np.cos(float(yaw) / 2), np.sin(float(yaw) / 2)
-    cr, sr = np.cos(float(roll) / 2), np.sin(float(roll) / 2)
-    cp, sp = np.cos(float(pitch) / 2), np.sin(float(pitch) / 2)
-    return quaternion(dtype)(sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy,
-                             cr * cp * cy + sr * sp * sy)
+
+    def cos_sin(angle):  # of the float32 half angle, each rounded to float32 as a kernel's cosf/sinf
+        half = float(np.float32(angle) * np.float32(0.5))
+        return np.float32(np.cos(half)), np.float32(np.sin(half))
+
+    (cy, sy), (cr, sr), (cp, sp) = cos_sin(yaw), cos_sin(roll), cos_sin(pitch)
+    # float32 products in Warp's order, as in kernels
+    return quaternion(dtype)(cy * sr * cp - sy * cr * sp, cy * cr * sp + sy * sr * cp, sy * cr * cp - cy * sr * sp,
+                             cy * cr * cp + sy * sr * sp)
 
 
 def quat_to_rpy(q):

@@ -702,8 +702,8 @@ template <class T> BW_INLINE vec<3, T> quat_rotate_signed(const quat<T>& q, cons
     const T a = T(T(2) * w * w - T(1));
     const T b = T(sign * T(2) * w);
     const T d = T(T(2) * dot(v, p));
-    vec<3, T> r;
-    for (int i = 0; i < 3; ++i) r.c[i] = T(T(p.c[i] * a + c.c[i] * b) + v.c[i] * d);
+    vec<3, T> r;  // summed in Warp's order, for Warp's bits: (p a + v d) + (v x p) 2w
+    for (int i = 0; i < 3; ++i) r.c[i] = T(T(p.c[i] * a + v.c[i] * d) + c.c[i] * b);
     return r;
 }
 template <class T> BW_INLINE vec<3, T> quat_rotate(const quat<T>& q, const vec<3, T>& p) {
@@ -898,8 +898,9 @@ template <class T> BW_INLINE quat<T> quat_from_matrix(const mat<4, 4, T>& m) {  
 template <class T> BW_INLINE quat<T> quat_rpy(T roll, T pitch, T yaw) {
     const T cy = cos(T(yaw * T(0.5))), sy = sin(T(yaw * T(0.5))), cr = cos(T(roll * T(0.5))), sr = sin(T(roll * T(0.5)));
     const T cp = cos(T(pitch * T(0.5))), sp = sin(T(pitch * T(0.5)));
-    return quat<T>{{T(sr * cp * cy - cr * sp * sy), T(cr * sp * cy + sr * cp * sy), T(cr * cp * sy - sr * sp * cy),
-                    T(cr * cp * cy + sr * sp * sy)}};
+    // the products in Warp's order, for Warp's bits
+    return quat<T>{{T(cy * sr * cp - sy * cr * sp), T(cy * cr * sp + sy * sr * cp), T(sy * cr * cp - cy * sr * sp),
+                    T(cy * cr * cp + sy * sr * sp)}};
 }
 template <class T> BW_INLINE vec<3, T> quat_to_rpy(const quat<T>& q) {
     const T x = q.c[0], y = q.c[1], z = q.c[2], w = q.c[3];

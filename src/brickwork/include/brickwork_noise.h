@@ -62,7 +62,7 @@ BW_INLINE float eval(uint32_t s, const float* p, const int32_t* period, float* g
         for (int i = 0; i < N; ++i) grad[i] = 0.0f;
     if (hess)
         for (int i = 0; i < N * N; ++i) hess[i] = 0.0f;
-    float value = 0.0f;
+    float vals[1 << N];  // the corner values, corner bit i = the upper corner along axis i
     for (int corner = 0; corner < (1 << N); ++corner) {
         int32_t c[N];
         float off[N], g[N], w[N], wd[N], wdd[N];
@@ -81,7 +81,7 @@ BW_INLINE float eval(uint32_t s, const float* p, const int32_t* period, float* g
             v += g[i] * off[i];
             weight *= w[i];
         }
-        value += weight * v;
+        vals[corner] = v;
         if (!grad && !hess) continue;
         // Products of the weights with axis j (and k) replaced by derivatives.
         for (int j = 0; j < N; ++j) {
@@ -99,7 +99,11 @@ BW_INLINE float eval(uint32_t s, const float* p, const int32_t* period, float* g
             }
         }
     }
-    return value;
+    // The value blends the corners axis by axis, x first, as Warp does ((v1 - v0) * fade + v0): the weighted
+    // sum of the corners in exact arithmetic, and Warp's bits in floating point.
+    for (int i = 0, n = 1 << N; i < N; ++i, n >>= 1)
+        for (int c = 0; c < n / 2; ++c) vals[c] = (vals[2 * c + 1] - vals[2 * c]) * w1[i] + vals[2 * c];
+    return vals[0];
 }
 
 template <int N> BW_INLINE vec<N, float> as_vec(const float* a) {
