@@ -256,3 +256,26 @@ def test_get_kji_of_host_index_values():
                 want = (0, 1, 0) if it is la.logical_coords else M.add(sl.start, (0, 1, 0))
                 got = out.numpy()[(0, *p)]
                 assert got == want[0] * 100 + want[1] * 10 + want[2], (lt, it, p)
+
+
+def test_a_host_offset_beyond_int32_is_refused_not_wrapped():
+    """A captured MemoryOffset (or Index3) whose parts do not fit int32 would wrap in kernel code (2**32 + 1
+    acting as +1): typing refuses it, naming the line, and nothing runs."""
+    pkg = Package("p")
+    pkg.add_field("rho", Metadata("Cell"))
+    mesh = Mesh(nx=(8,), block_nx=(8,), nghost=1, packages=[pkg])
+    mesh.data("rho")[...] = np.arange(10.0)
+    md = mesh.mesh_data()
+    pack = wp.mesh.PackDescriptor(mesh, [wp.mesh.VarTag("rho")]).get_pack(md)
+    space = la.IndexSpace(la.bovi, la.logical_flat, md=md, nblocks=1)
+    far = la.MemoryOffset(0, 0, 1, 2**32 + 1)
+
+    def body(rng, b):
+        pv = la.make_pack_view(rng, pack)
+        for idx in la.inner(rng):
+            pv[0, idx] = pv[0, idx + far]  # E:far
+
+    with pytest.raises(wp.KernelTypeError, match=r"4294967297 is beyond int32") as info:
+        la.outer(space, body)
+    assert "E:far" in str(info.value)
+    assert mesh.data("rho").ravel().tolist() == list(np.arange(10.0))

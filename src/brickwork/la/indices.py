@@ -92,8 +92,19 @@ class Index3:
 
     def value_for(self, t):
         if t is VEC3I:
-            return VEC3I(self.k, self.j, self.i)
+            return VEC3I(*_int32_parts(self, (self.k, self.j, self.i)))
         raise TypeError(f"an Index3 cannot be combined with a value of type {getattr(t, '__name__', t)}")
+
+
+def _int32_parts(value, parts: tuple) -> tuple:
+    """``parts`` of a host index value for kernel code, which holds them as int32: one that does not fit
+    would wrap silently (an offset of 2**32 + 1 acting as +1), so it is refused (a TypeError, which typing
+    reports with the kernel's file and line)."""
+    for part in parts:
+        if not -2**31 <= part < 2**31:
+            raise TypeError(f"{value!r} does not fit in kernel code: {part} is beyond int32 (offsets and indices "
+                            f"there are int32)")
+    return parts
 
 
 @dataclass(frozen=True, eq=False)
@@ -169,9 +180,9 @@ class MemoryOffset:
 
     def value_for(self, t):
         if t is int32:
-            return int32(self.flat)
+            return int32(*_int32_parts(self, (self.flat,)))
         if t is VEC4I:
-            return VEC4I(self.dk, self.dj, self.di, self.flat)
+            return VEC4I(*_int32_parts(self, (self.dk, self.dj, self.di, self.flat)))
         if t is VEC3I:
-            return VEC3I(self.dk, self.dj, self.di)
+            return VEC3I(*_int32_parts(self, (self.dk, self.dj, self.di)))
         raise TypeError(f"a MemoryOffset cannot be combined with a value of type {getattr(t, '__name__', t)}")
