@@ -78,3 +78,21 @@ def test_masked_array_is_refused_and_unchanged():
     assert ma.data.tolist() == [0.0, 1.0, 2.0, 3.0] and ma.mask.tolist() == [False, True, False, False]
     wp.launch(add_one, 4, [ma.data])  # its data, as the message says
     assert ma.data.tolist() == [1.0, 2.0, 3.0, 4.0]
+
+
+@wp.kernel
+def times(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    out[i] = x[i] * y[i]
+
+
+def test_a_memmap_input_under_a_tape_differentiates(tmp_path):
+    """The backward launch takes the memmap as the forward did (it was refused as 'got numpy.memmap')."""
+    y = np.memmap(tmp_path / "y.dat", dtype=np.float64, mode="w+", shape=(3,))
+    y[:] = [0.5, 1.5, 2.5]
+    x = wp.array([1.0, 1.0, 1.0], dtype=wp.float64, requires_grad=True)
+    out = wp.zeros(3, dtype=wp.float64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(times, 3, inputs=[x, y, out])
+    tape.backward(grads={out: wp.array([1.0, 1.0, 1.0], dtype=wp.float64)})
+    assert out.numpy().tolist() == [0.5, 1.5, 2.5] and x.grad.numpy().tolist() == [0.5, 1.5, 2.5]

@@ -29,7 +29,7 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
     sig = _signature(args)
     entry = kernel.launch_table.get((device.name, sig))
     if entry is None or entry[0].mode != config.mode:
-        if any(type(a) is np.ndarray or a is None for a in args):
+        if any(isinstance(a, np.ndarray) or a is None for a in args):  # np.memmap too
             args = host._host_arguments(kernel, args)  # numpy arrays are host memory: refused by _prepare
             sig = _signature(args)
         from ..targets.cuda import device_target

@@ -298,7 +298,7 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
     from .launch import _host_arguments, _prepare, _signature, launch_dims, run_packed
 
     args = list(inputs) + list(outputs)
-    if any(type(a) is np.ndarray or a is None for a in args):  # numpy data, None for a null array: as launch
+    if any(isinstance(a, np.ndarray) or a is None for a in args):  # numpy data (np.memmap too), None: as launch
         args = _host_arguments(kernel, args)
     adjs = list(adj_inputs or ()) + list(adj_outputs or ())
     if adjs and len(adjs) != len(args):
