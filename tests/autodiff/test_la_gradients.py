@@ -173,6 +173,46 @@ def test_outer_reduce_sum_is_a_loss(loop, inner, target):
     np.testing.assert_allclose(v.grad.numpy(), un * un * mask, rtol=1e-13)
 
 
+@wp.kernel
+def store_scaled(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    out[0] = wp.float64(100.0) * x[0]
+
+
+@pytest.mark.parametrize("reducer", ["Sum", "Min", "Max", "Prod"])
+def test_a_reduction_into_out_overwrites_it_for_the_gradient_too(reducer):
+    """out[0] written by a kernel, then overwritten by a reduction (twice): the kernel's input gets no
+    gradient, the second reduction's values get out's, the first reduction's none; the tape zeroes out.grad."""
+    rng = np.random.default_rng(9)
+    un = rng.random(SHAPE) + 0.5
+    u = wp.array(un, dtype=wp.float64, requires_grad=True)
+    x = wp.array([3.0], dtype=wp.float64, requires_grad=True)
+    loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    space = _space("bvoi", "logical_flat", la.halo.none, "cpu").with_reducer(getattr(la, reducer)(wp.float64))
+
+    def squares(rng_, b):
+        la.inner_reduce(rng_, lambda k, j, i: u[b, k, j, i] * u[b, k, j, i])
+
+    def cubes(rng_, b):
+        la.inner_reduce(rng_, lambda k, j, i: u[b, k, j, i] * u[b, k, j, i] * u[b, k, j, i])
+
+    tape = wp.Tape()
+    with tape:
+        wp.launch(store_scaled, 1, inputs=[x, loss])
+        la.outer_reduce(space, squares, out=loss)  # overwritten next: gets nothing back
+        la.outer_reduce(space, cubes, out=loss)
+    tape.backward(loss)
+    mask = _logical_mask()
+    cells = un[mask.astype(bool)]
+    reduce = {"Sum": np.sum, "Min": np.min, "Max": np.max, "Prod": np.prod}[reducer]
+    np.testing.assert_allclose(loss.numpy()[0], reduce(cells ** 3), rtol=1e-12)
+    assert x.grad.numpy()[0] == 0.0
+    if reducer == "Sum":
+        np.testing.assert_allclose(u.grad.numpy(), 3.0 * un ** 2 * mask, rtol=1e-13)
+    assert loss in tape.gradients
+    tape.zero()
+    assert loss.grad.numpy()[0] == 0.0 and not u.grad.numpy().any()
+
+
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("reducer, pick", [("Min", np.argmin), ("Max", np.argmax)])
 @pytest.mark.parametrize("loop, inner", [("bvoi", "logical_flat"), ("bovi", "memory"), ("boiv", "logical_coords")])

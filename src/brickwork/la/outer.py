@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 
+import numpy as np
+
 from ..device import get_device
 from ..errors import LaunchError
 from ..frontend.limits import INDEX_LIMIT
@@ -171,6 +173,21 @@ def _record_fold_adjoint(kernel, dims, args, out, partials_adjoint) -> None:
     tape.record_launch(kernel, dims, args, (), saved=saved, adjoints=adjoints)
 
 
+def _record_overwrite(out) -> None:
+    """Record, for the backward pass, that the reduction overwrote ``out[0]``: once its own backward has
+    taken ``out``'s gradient, ``out.grad[0]`` is cleared, so what wrote ``out[0]`` before gets no gradient
+    for a value it no longer holds (as for a store). ``out`` is then also among the tape's gradients
+    (``tape.zero()`` clears it)."""
+    def clear():
+        grad = out.grad
+        host = grad.numpy()  # on the CPU the array's own memory; on a device a copy, put back
+        host[0] = np.zeros((), host.dtype)
+        if grad.device.ordinal is not None:
+            grad.assign(host)
+
+    _tape.recording[-1].record_func(clear, [out])
+
+
 def _record_sum_adjoint(kernel, dims, args, out, nslices) -> None:
     """Record the backward launch of a Sum kernel: every slice's partial gets ``out``'s gradient (d sum
     / d partial = 1)."""
@@ -274,6 +291,8 @@ def outer_reduce(space: IndexSpace, body, out=None):
             raise LaunchError(f"la.outer_reduce: out must be a 1-D array of {type_name(vt)} (the space's reducer "
                               f"{reducer!r}), got {got}")
     differentiated = out is not None and out.requires_grad and _tape.recording
+    if differentiated:  # recorded first, so that its backward runs after the reduction's own
+        _record_overwrite(out)
     if differentiated and reducer.join in ("min", "max"):
         _record_extremum_adjoint(space, body, out)
         differentiated = False
@@ -349,8 +368,6 @@ def _gather_block_partials(space: IndexSpace, per_block, gids: list, buffer):
     """The block partials of every rank of the space's mesh (an allgather on its communicator when
     there are several) in global block order, a location's ``b`` made its block's global id: what
     one rank folds is then what several fold, whatever the order of the blocks in the mesh data."""
-    import numpy as np
-
     mesh = space.md.mesh
     if mesh.nranks == 1 and all(a < b for a, b in zip(gids, gids[1:])) and \
             (not space.reducer.with_location or gids == list(range(len(gids)))):
