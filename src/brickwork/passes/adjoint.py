@@ -123,6 +123,7 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
     def __init__(self, fn: ir.IRFunction, loops: dict, rows: RowOffsets, team_threads: bool = False,
                  assume_grads: bool = False):
         self.fn = fn
+        self.replaying_custom = 0  # inside a @func_replay'd function's own body (see r_custom / forward_assign)
         self.assume_grads = assume_grads
         self.assumed: dict = {}  # adjoint array parameters whose test ``has_grad`` left out -> the parameter
         # a slice of a hierarchical tag is a team of threads (GPU targets): the outer body's locals are
@@ -308,7 +309,13 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
         """The user's gradient function in place of the call's reverse sweep (or, for a function with
         only a replay, its own body replayed and reversed)."""
         if s.original is not None:
-            out.extend(self.forward(s.original, record=True))
+            # the user's @func_replay stands for the function's forward values (an atomic's slot it saved,
+            # say): the body's own replay here only feeds the reverse sweep, so its atomics are not refused
+            self.replaying_custom += 1
+            try:
+                out.extend(self.forward(s.original, record=True))
+            finally:
+                self.replaying_custom -= 1
             if isinstance(s.result, ir.IRLocal) and carries_adjoint(s.result.type):
                 self.accumulate(s.original_result, self.adj_of(s.result), out)
                 out.append(ir.IRAssign(self.adj_of(s.result), zero(s.result.type)))

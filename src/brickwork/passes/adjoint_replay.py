@@ -15,7 +15,7 @@ from .. import ir
 from ..types.arrays import ArrayType
 from ..types.scalars import int32
 from ..types.structs import has_array_fields, is_struct_type
-from .adjoint_normal_form import IRCustomAdjoint, LoopInfo, _path
+from .adjoint_normal_form import IRCustomAdjoint, LoopInfo, _not_differentiable, _path
 from .adjoint_values import rebase
 from .build import i32
 
@@ -98,6 +98,17 @@ class ForwardReplay:
             return
         if isinstance(value, ir.IRCall) and value.op.startswith("atomic_"):
             arr, idx, _ = ir.atomic_parts(value)
+            if not (self.fixed.holds(arr) or self.is_team_scratch(arr) or self.replaying_custom) and \
+                    _used_beyond_stores(self.fn.body, target):
+                # Reading the element back gives the value after every thread's update, not the one this
+                # thread's atomic returned: its gradient (and an index taken from it) would be silently wrong.
+                at = f" at {value.where}" if value.where else ""
+                raise _not_differentiable(
+                    self.label, f"it uses the value {value.op} returns{at}, which its backward pass cannot recover "
+                    f"(the array then holds the value after every thread's update, not the one this thread saw); "
+                    f"take that value in a launch outside the Tape (or of a kernel with enable_backward=False), or "
+                    f"compute it without the atomic")
+            # (only stored as it is, the value's replay does not change the gradient: kept, as Warp does)
             out.append(ir.IRAssign(target, ir.IRArrayElem(arr, list(idx), target.type)))
             return
         out.append(s)
@@ -175,3 +186,16 @@ class ForwardReplay:
 
 def _stores_scratch(s) -> bool:
     return isinstance(s, ir.IRAssign) and isinstance(_path(s.target)[1], ir.IRLAScratchElem)
+
+
+def _used_beyond_stores(body, local) -> bool:
+    """Whether ``local`` is read anywhere other than as the whole value stored into an array element or view
+    (``out[i] = old``): in arithmetic, an index, a condition, a call."""
+    if not isinstance(local, ir.IRLocal):
+        return True
+    reads = sum(isinstance(n, ir.IRLocal) and n.name == local.name for n in ir.walk(body))
+    plain = sum(isinstance(n, ir.IRAssign) and isinstance(n.value, ir.IRLocal) and n.value.name == local.name
+                and isinstance(_path(n.target)[1], (ir.IRArrayElem, ir.IRLAViewElem)) for n in ir.walk(body))
+    targets = sum(isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRLocal) and n.target.name == local.name
+                  for n in ir.walk(body))
+    return reads - targets - plain > 0
