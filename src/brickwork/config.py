@@ -107,12 +107,32 @@ def _env_choice(name: str, choices: tuple, default: str) -> str:
     return word
 
 
+#: The most threads a launch uses: four per core, at least 64. A larger count (``BRICKWORK_NUM_THREADS``,
+#: ``OMP_NUM_THREADS`` or ``num_threads`` assigned at run time) is clamped to it: OpenMP runtimes crash or
+#: stop the process when asked for tens of thousands of threads, and more threads than this only slow a
+#: CPU-bound kernel down.
+MAX_THREADS: int = max(4 * (os.cpu_count() or 1), 64)
+
+
+def _env_threads(name: str) -> int | None:
+    """``BRICKWORK_NUM_THREADS``: an integer setting (an error below 1 or above 2**31 - 1), clamped to
+    ``MAX_THREADS``."""
+    number = _env_int(name, None)
+    return None if number is None else min(number, MAX_THREADS)
+
+
 def _omp_num_threads() -> int | None:
     """Threads of the outermost level from ``OMP_NUM_THREADS`` as OpenMP reads it: a list of positive
-    counts per nesting level ("4,2" -> 4); empty, 0 or anything else that is not a positive count
-    is ignored, as OpenMP runtimes ignore it (never an error at import)."""
+    counts per nesting level ("4,2" -> 4), clamped to ``MAX_THREADS``; empty, 0 or anything else that
+    is not a positive count is ignored, as OpenMP runtimes ignore it (never an error at import)."""
     first = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
-    return int(first) if first.isdigit() and int(first) > 0 else None
+    if not first.isascii() or not first.isdigit():  # "²" is a digit to isdigit, not to int
+        return None
+    digits = first.lstrip("0")
+    if not digits:  # 0: unset
+        return None
+    # more digits than int() parses (sys.get_int_max_str_digits) is a count far above the bound anyway
+    return min(int(digits), MAX_THREADS) if len(digits) < 20 else MAX_THREADS
 
 
 _DUMP_STAGES = ("ir", "passes", "source")
@@ -160,9 +180,9 @@ def _default_cache_dir() -> str:
 #: Root of the kernel cache; a version subfolder is added unless BRICKWORK_CACHE_DIR is set.
 cache_dir: str = _setting("cache_dir", _default_cache_dir)
 #: Threads for CPU kernels (None: OpenMP's default, i.e. OMP_NUM_THREADS or all cores).
-num_threads: int | None = _setting("num_threads", _env_int, _ENV_PREFIX + "NUM_THREADS", None)
-#: Threads used when num_threads is None: OMP_NUM_THREADS, else every core.
-default_threads: int = _omp_num_threads() or os.cpu_count() or 1
+num_threads: int | None = _setting("num_threads", _env_threads, _ENV_PREFIX + "NUM_THREADS")
+#: Threads used when num_threads is None: OMP_NUM_THREADS, else every core (at most MAX_THREADS).
+default_threads: int = _omp_num_threads() or min(os.cpu_count() or 1, MAX_THREADS)
 LOG_LEVELS = ("debug", "info", "warning")
 #: Logging level name for the ``brickwork`` logger ("warning", "info", "debug").
 log_level: str = _setting("log_level", _env_choice, _ENV_PREFIX + "LOG", LOG_LEVELS, "warning")

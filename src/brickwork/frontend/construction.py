@@ -30,6 +30,15 @@ def _scalar_of(t):
     return t if is_scalar_type(t) else getattr(t, "_dtype", float32)
 
 
+def _beyond_floats(v: int) -> bool:
+    """Whether the integer ``v`` rounds beyond float64's range (``float(v)`` raises OverflowError)."""
+    try:
+        float(v)
+    except OverflowError:
+        return True
+    return False
+
+
 class ConstructionRules:
     """Typing of calls that build values of kernel types (a base of ``ExpressionTyper``)."""
 
@@ -114,7 +123,7 @@ class ConstructionRules:
         if node.keywords:
             self._check_own_keywords(t, node)
         if is_scalar_type(t) and len(node.args) == 1:
-            exact = self._typed_constant(self._literal(self.expr(node.args[0])), t)
+            exact = self._typed_constant(self._literal(self.expr(node.args[0])), t, node)
             if exact is not None:  # wp.float64(0.3): the float64 nearest 0.3, not a float32 widened
                 return exact
         if is_composite_type(t) and not is_transform_type(t):
@@ -142,7 +151,7 @@ class ConstructionRules:
         args = []
         for a in node.args:
             value = self._literal(self.expr(a))
-            args.append(self._typed_constant(value, dtype) or self.to_value(value, a))
+            args.append(self._typed_constant(value, dtype, a) or self.to_value(value, a))
         scalars = [x for x in args if is_scalar_type(x.type)]
         if len(scalars) == len(args) and any(x.type is not dtype for x in scalars):
             kind = "vector" if is_vector_type(t) else "matrix" if is_matrix_type(t) else "quaternion"
@@ -182,19 +191,22 @@ class ConstructionRules:
         is a concrete scalar, else as a literal would be."""
         t = python_annotation_type(annotation)
         if is_scalar_type(t):
-            typed = self._typed_constant(Static(value), t)
+            typed = self._typed_constant(Static(value), t, self.source.tree)
             if typed is not None:
                 return typed
         return self.to_value(Static(value), self.source.tree)
 
-    @staticmethod
-    def _typed_constant(value, t):
-        """A Python number converted to scalar type ``t`` at compile time (None if not one)."""
+    def _typed_constant(self, value, t, node):
+        """A Python number converted to scalar type ``t`` at compile time (None if not one); an integer
+        beyond every float's range (``wp.float64(10**400)``) is an error at ``node``."""
         if not isinstance(value, Static) or isinstance(value.value, bool) or \
                 not isinstance(value.value, (int, float)) or t is bool_:
             return None
         v = value.value
         if t.is_float:
+            if isinstance(v, int) and v.bit_length() >= 1024 and _beyond_floats(v):
+                raise self.error(KernelTypeError, f"{type_name(t)}() of an integer of {v.bit_length()} bits: it is "
+                                 f"too large for any float (float64 holds at most about 1.8e308)", node)
             with np.errstate(over="ignore"):
                 return ir.IRConst(t._convert(v), t)  # the nearest value of t (float16: nearest half)
         info = np.iinfo(t._np)

@@ -16,6 +16,7 @@ import logging
 import os
 import re
 import shutil
+import struct
 import subprocess
 import time
 from collections.abc import Callable
@@ -118,7 +119,57 @@ def _compile_in(folder: str, source: str, s, label: str, alone: bool = True) -> 
     out_path = os.path.join(folder, cache.LIBRARY)
     t0 = time.perf_counter()
     added = _run_compiler(s, src_path, out_path, label, folder, alone)
-    return out_path, time.perf_counter() - t0, added
+    seconds = time.perf_counter() - t0
+    if not os.path.isfile(src_path):  # the staging directory went: not the compiler's fault
+        raise cache.CacheChangedError(label, folder)
+    problem = _not_a_library(out_path)
+    if problem is not None:
+        # a command that exits 0 without making a library is no compiler: said here, before the cache
+        # publishes the entry (and the loader fails on it with a bare OSError); the caller removes the folder
+        raise CompilerUnavailableError(
+            f"cannot compile {label}: the C++ compiler {s.cxx} exited with status 0 but {problem}; it does not "
+            f"work as a C++ compiler (point BRICKWORK_CXX or CXX at g++ or clang++)")
+    return out_path, seconds, added
+
+
+_ELF_MAGIC = b"\x7fELF"
+#: Mach-O magic numbers (32 and 64 bit, both byte orders) and the file types of a loadable library
+_MACHO_MAGIC = {b"\xfe\xed\xfa\xce": ">", b"\xfe\xed\xfa\xcf": ">", b"\xce\xfa\xed\xfe": "<",
+                b"\xcf\xfa\xed\xfe": "<"}
+_MACHO_LIBRARY_TYPES = (6, 8)  # MH_DYLIB, MH_BUNDLE
+
+
+def _not_a_library(path: str) -> str | None:
+    """What is wrong with the compiler's output ``path`` as a shared library, or None when its header says it
+    is one (ELF of type ET_DYN whose header tables lie inside the file; a Mach-O dylib or bundle)."""
+    try:
+        if os.path.islink(path) or not os.path.isfile(path):
+            return f"wrote no shared library at {path}"
+        size = os.path.getsize(path)
+        with open(path, "rb") as f:
+            head = f.read(64)
+    except OSError as e:
+        return f"its output {path} cannot be read ({e.strerror})"
+    shown = f"{path} is not a shared library ({size} bytes starting {head[:8]!r})"
+    if head.startswith(_ELF_MAGIC) and len(head) >= 52 and head[4] in (1, 2) and head[5] in (1, 2):
+        order = "<" if head[5] == 1 else ">"
+        if head[4] == 1:  # 32-bit: offsets of 4 bytes
+            e_type, phoff, shoff = struct.unpack_from(order + "H10xII", head, 16)
+            phentsize, phnum, shentsize, shnum = struct.unpack_from(order + "HHHH", head, 42)
+        elif len(head) >= 64:
+            e_type, phoff, shoff = struct.unpack_from(order + "H14xQQ", head, 16)
+            phentsize, phnum, shentsize, shnum = struct.unpack_from(order + "HHHH", head, 54)
+        else:
+            return shown
+        if e_type != 3:  # ET_DYN
+            return f"{path} is an ELF file of type {e_type}, not a shared library"
+        if phnum == 0 or phoff + phentsize * phnum > size or shoff + shentsize * shnum > size:
+            return f"{path} is a truncated or damaged shared library ({size} bytes)"
+        return None
+    order = _MACHO_MAGIC.get(head[:4])
+    if order is not None and len(head) >= 16:
+        return None if struct.unpack_from(order + "I", head, 12)[0] in _MACHO_LIBRARY_TYPES else shown
+    return shown
 
 
 def _run(cmd: list, label: str) -> subprocess.CompletedProcess:

@@ -49,7 +49,12 @@ class Kernel:
                 raise KernelTypeError(f"parameter '{name}' of kernel '{self.key}' is annotated {ann[name]!r}: "
                                       f"wp.ref[T] is not allowed in kernel signatures (it is for @func parameters; "
                                       f"pass an array and its index instead)", self.source.location(self.source.tree))
-            self.params.append((name, python_annotation_type(ann[name])))
+            t = python_annotation_type(ann[name])
+            if not (is_generic(t) or is_kernel_type(t)):  # a plain class, a lambda, a tuple: no launch can pass it
+                raise KernelTypeError(f"parameter '{name}' of kernel '{self.key}' is annotated {_shown(ann[name])}, "
+                                      f"which is not a kernel type (wp.float32, wp.vec3, wp.array(dtype=...), a "
+                                      f"@wp.struct, typing.Any...)", self.source.location(self._param_node(name)))
+            self.params.append((name, t))
         # reported when the kernel is first instantiated, as Warp does at launch
         if ann.get("return", None) not in (None, type(None)):
             self.return_error = KernelTypeError(f"kernel '{self.key}' is annotated to return "
@@ -63,6 +68,14 @@ class Kernel:
         self.overloads: dict = {}
         self.launch_table: dict = {}  # launch signature -> (Instance, packer)
         self.module._kernels[self.key] = self  # last: a kernel refused above is not its module's
+
+    def _param_node(self, name: str):
+        """The AST node of parameter ``name`` (for its line), else the function's."""
+        args = self.source.tree.args
+        for node in args.posonlyargs + args.args + args.kwonlyargs:
+            if node.arg == name:
+                return node
+        return self.source.tree
 
     #: The error of a return annotation other than None, raised on first instantiation (loop bodies: none).
     return_error = None
@@ -208,6 +221,15 @@ def _generic_kernel_for(stub) -> Kernel:
                             f"parameters is defined before it")
 
 
+def _shown(annotation) -> str:
+    """An annotation as an error message names it: a class or function by its qualified name."""
+    if isinstance(annotation, type):
+        return f"class '{annotation.__qualname__}'"
+    if hasattr(annotation, "__code__"):  # a function or a lambda
+        return f"function '{annotation.__qualname__}'"
+    return repr(annotation)
+
+
 def overload(target, types=None):
     """Declare a concrete instance of a generic kernel (or function).
 
@@ -237,6 +259,9 @@ def overload(target, types=None):
         return k
     if not isinstance(target, Kernel):
         raise TypeError(f"overload() needs a kernel, got {type(target).__name__}")
+    if not isinstance(types, (list, tuple, dict)):
+        raise TypeError(f"overload({target.key}, types) takes a list of the parameters' types or a dict naming "
+                        f"the generic parameters' types, got {type(types).__name__}")
     k = _same_name_kernel_for(target, types)
     if isinstance(types, dict):
         unknown = [n for n in types if n not in dict(k.params)]

@@ -8,6 +8,7 @@ costs one tuple, one dict lookup, one ``struct.pack`` and one ctypes call.
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 import struct
 
@@ -101,11 +102,15 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
         d0, d1, d2, d3, total = dims
     if _tape.recording and record_tape:
         _tape.recording[-1].record_launch(kernel, dim, inputs, outputs or (), device)
-    nthreads = config.num_threads or config.default_threads
     work = total * kernel.work_per_item  # loop bodies: each grid point is a whole slice or team
-    # a deterministic module's kernels run on one thread, so their float atomics add in a fixed order
-    buf = pack(args, d0, d1, d2, d3, work >= config.parallel_threshold and nthreads > 1 and not runs_serially(kernel),
-               nthreads)
+    # a deterministic module's kernels run on one thread, so their float atomics add in a fixed order.
+    # A serial launch packs 1 (its count is never read); a count assigned at run time above MAX_THREADS
+    # (the environment's are clamped at import) is clamped here, off the small launches' path
+    if work >= config.parallel_threshold and (nthreads := config.num_threads or config.default_threads) > 1 \
+            and not runs_serially(kernel):
+        buf = pack(args, d0, d1, d2, d3, True, nthreads if nthreads <= config.MAX_THREADS else config.MAX_THREADS)
+    else:
+        buf = pack(args, d0, d1, d2, d3, False, 1)
     if _capture is not None:
         _capture.record(inst, buf, args)
         return None
@@ -142,11 +147,13 @@ def run_packed(inst, pack, args, dims, kernel) -> None:
     """Pack the arguments and call the instance (or record the call while a graph is captured).
     ``launch`` spells the same steps inline: a function call is a measurable part of its fast path."""
     d0, d1, d2, d3, total = dims
-    nthreads = config.num_threads or config.default_threads
     work = total * kernel.work_per_item  # loop bodies: each grid point is a whole slice or team
-    # a deterministic module's kernels run on one thread, so their float atomics add in a fixed order
-    buf = pack(args, d0, d1, d2, d3, work >= config.parallel_threshold and nthreads > 1 and not runs_serially(kernel),
-               nthreads)
+    # as in launch: a serial launch packs 1, a parallel one at most MAX_THREADS
+    if work >= config.parallel_threshold and (nthreads := config.num_threads or config.default_threads) > 1 \
+            and not runs_serially(kernel):
+        buf = pack(args, d0, d1, d2, d3, True, nthreads if nthreads <= config.MAX_THREADS else config.MAX_THREADS)
+    else:
+        buf = pack(args, d0, d1, d2, d3, False, 1)
     if _capture is not None:
         _capture.record(inst, buf, args)
         return
@@ -166,18 +173,26 @@ def _host_arguments(kernel, args) -> list:
         if type(a) is np.ndarray:
             t = params[i][1] if i < len(params) else None
             scalar = NUMPY_SCALARS.get(a.dtype)
-            if on_cpu and scalar is not None and a.ndim and isinstance(t, ArrayType) and (
-                    t.dtype is scalar or is_generic(t)):
-                a = wrap_numpy(a, scalar)  # the common case, without from_numpy's inference and conversions
-            elif a.ndim == 0 and (is_scalar_type(t) or is_generic(t)):
-                a = a[()]  # a 0-d array is a value (a numpy scalar), not an array
-            elif is_composite_type(t) and not is_generic(t) and a.size == int(np.prod(t._shape)):
-                a = t(a)  # a vector or matrix value given as numpy data, as Warp accepts
-            elif (isinstance(t, ArrayType) and not is_generic(t) and is_composite_type(t.dtype)
-                  and a.dtype == np.dtype(t.dtype._dtype._np)):
-                a = from_numpy(a, dtype=t.dtype)  # the same memory, seen as vectors or matrices
-            else:
-                a = from_numpy(a)
+            try:  # costs nothing unless it raises
+                if on_cpu and scalar is not None and a.ndim and isinstance(t, ArrayType) and (
+                        t.dtype is scalar or is_generic(t)):
+                    a = wrap_numpy(a, scalar)  # the common case, without from_numpy's inference and conversions
+                elif a.ndim == 0 and (is_scalar_type(t) or is_generic(t)):
+                    a = a[()]  # a 0-d array is a value (a numpy scalar), not an array
+                elif is_composite_type(t) and not is_generic(t) and a.size == int(np.prod(t._shape)):
+                    if a.dtype.kind not in "biuf":  # complex (its imaginary part would go), strings, objects
+                        raise LaunchError(f"launch of '{kernel.key}': argument '{params[i][0]}' must be "
+                                          f"{type_name(t)}: its numpy data is of dtype {a.dtype}, not real numbers")
+                    a = t(a)  # a vector or matrix value given as numpy data, as Warp accepts
+                elif (isinstance(t, ArrayType) and not is_generic(t) and is_composite_type(t.dtype)
+                      and a.dtype == np.dtype(t.dtype._dtype._np)):
+                    a = from_numpy(a, dtype=t.dtype)  # the same memory, seen as vectors or matrices
+                else:
+                    a = from_numpy(a)
+            except ValueError as e:  # e.g. strides that are no whole elements (a field of a structured array)
+                name = params[i][0] if i < len(params) else str(i)
+                # still a ValueError, as it was before it named the argument
+                raise LaunchArgumentError(f"launch of '{kernel.key}': argument '{name}': {e}") from None
         elif a is None:
             t = params[i][1] if i < len(params) else None
             name = params[i][0] if i < len(params) else str(i)
@@ -459,8 +474,8 @@ def _check_concrete(kernel, name, t, value):
                 fail(type_name(type(value)))
         elif isinstance(value, (list, tuple)):
             try:
-                t(value)
-            except (ValueError, TypeError) as e:
+                _composite_values(t, value)
+            except _ComponentError as e:
                 raise LaunchError(f"launch of '{kernel.key}': argument '{name}' must be {type_name(t)}: {e}") from None
         else:
             fail(describe_value(value))
@@ -511,13 +526,45 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, ke
     return _guarded(namespace["pack"], arg_types, names)
 
 
+class _ComponentError(LaunchError):
+    """A value given for a vector or matrix parameter that does not convert (re-raised naming the argument)."""
+
+
 def _composite_values(t, value) -> list:
     """The element values a launch packs for a parameter of composite type ``t`` from ``value`` (of another
     type): converted by ``t`` (floats round as numpy rounds them), but an integer composite's own values as
-    they are, so that packing refuses one that does not fit (a vec3l for a vec3i) instead of wrapping it."""
+    they are, so that packing refuses one that does not fit (a vec3l for a vec3i) instead of wrapping it. A
+    list or tuple must hold real numbers: numpy would read "1" as 1.0 and drop the imaginary part of 1+5j."""
     if isinstance(value, CompositeBase) and not t._dtype.is_float:
         return value.flat_values()
-    return t(value).flat_values()
+    if type(value) is list or type(value) is tuple:
+        bad = _not_real(value)
+        if bad is not _REAL:
+            raise _ComponentError(f"component {bad!r} is a {type(bad).__name__}, not a real number")
+    try:
+        return t(value).flat_values()
+    except (ValueError, TypeError) as e:
+        raise _ComponentError(str(e)) from None
+
+
+_REAL = object()  # what ``_not_real`` returns when every component is a real number
+
+
+def _not_real(value):
+    """The first component of a (nested) list or tuple that is not a real number, or ``_REAL``."""
+    for x in value:
+        if type(x) is float or type(x) is int:  # the common case first
+            continue
+        if isinstance(x, (list, tuple)):
+            bad = _not_real(x)
+            if bad is not _REAL:
+                return bad
+        elif isinstance(x, np.ndarray):
+            if x.dtype.kind not in "biuf":
+                return x
+        elif not isinstance(x, (numbers.Real, np.bool_, ScalarBase, CompositeBase)):
+            return x
+    return _REAL
 
 
 def _bfloat16_bits(value) -> int:
@@ -556,7 +603,7 @@ def _guarded(pack, arg_types, names):
     def packer(a, d0, d1, d2, d3, par, nt):
         try:
             return pack(a, d0, d1, d2, d3, par, nt)
-        except (struct.error, OverflowError):
+        except (struct.error, OverflowError, _ComponentError):
             rounded = _floats_rounded(a, arg_types)
             if rounded is not None:
                 return pack(rounded, d0, d1, d2, d3, par, nt)
@@ -567,11 +614,20 @@ def _guarded(pack, arg_types, names):
                     elif is_composite_type(t):
                         struct.pack("<" + pack_format(t), *_composite_values(t, value))
                 except (struct.error, OverflowError):
-                    raise LaunchError(f"launch: argument '{name}' = {value!r} does not fit in "
+                    raise LaunchError(f"launch: argument '{name}' = {_shown(value)} does not fit in "
                                       f"{type_name(t)}") from None
+                except _ComponentError as e:  # a list launched before with numbers, now with a string
+                    raise LaunchError(f"launch: argument '{name}' must be {type_name(t)}: {e}") from None
             raise
 
     return pack if not any(is_scalar_type(t) or is_composite_type(t) for t in arg_types) else packer
+
+
+def _shown(value) -> str:
+    """``repr(value)``, but a huge integer by its size (its digits could fill a screen, or be too many to print)."""
+    if isinstance(value, int) and value.bit_length() > 128:
+        return f"an integer of {value.bit_length()} bits"
+    return repr(value)
 
 
 def _floats_rounded(args, arg_types):
@@ -581,6 +637,8 @@ def _floats_rounded(args, arg_types):
     for k, (t, value) in enumerate(zip(arg_types, args)):
         if isinstance(value, ScalarBase) and type(value).is_float:  # wp.float64(1e10): as the Python float
             value = value.value
+        if isinstance(value, int) and value.bit_length() > 1024:  # no float of it (10**400): left to the caller
+            continue
         if t in _NARROW_FLOATS and isinstance(value, (float, int, np.number)) and math.isfinite(value):
             with np.errstate(over="ignore"):
                 rounded = float(_NARROW_FLOATS[t](value))

@@ -186,7 +186,11 @@ def _coerce(value, t, where):
             check_integer(value, f"struct field {where} ({type_name(t)})")
         if isinstance(value, ScalarBase):  # a typed value keeps the field's type; a Python number stays one
             return t(value.value)
-        return t._convert(value)
+        try:
+            return t._convert(value)
+        except OverflowError:  # 10**400 for a float field: no float holds it (Python's message names nothing)
+            shown = f"an integer of {value.bit_length()} bits" if isinstance(value, int) else f"{value!r:.60}"
+            raise OverflowError(f"struct field {where} ({type_name(t)}): {shown} is too large for any float") from None
     if is_composite_type(t):
         if value is None:
             return t()
