@@ -391,3 +391,16 @@ def test_reductions_over_subsets_and_reordered_blocks_are_identical_on_every_ran
     assert "reversed la.MinLoc(float64) (-5.0, (0, 0, 1, 1))" in lines  # gid 0: the tie goes to the first
     assert "fewer la.MinLoc(float64) (-5.0, (1, 0, 1, 1))" in lines
     assert outputs[1] == outputs[0] and outputs[2] == outputs[0]
+
+
+def test_any_error_of_rank_0s_writer_reaches_every_rank(tmp_path):
+    """Before, only an OutputError was passed on: a UnicodeEncodeError from h5py on rank 0 left rank 1 waiting
+    in a broadcast for ever (write_output and save_restart alike). Rank 0 raises its own error, the others an
+    OutputError with its message."""
+    done = python(2, "rank0_raises.py", str(tmp_path), timeout=120)
+    reason = "UnicodeEncodeError: 'utf-8' codec can't encode character '\\ud800' in position 3: surrogates not allowed"
+    assert sorted(done.stdout.splitlines()) == sorted([
+        f"rank 0: {reason}", f"rank 0: {reason}",
+        f"rank 1: OutputError: rank 0 could not write the output: {reason}",
+        f"rank 1: OutputError: rank 0 could not write the restart file: {reason}"])
+    assert os.listdir(tmp_path) == []

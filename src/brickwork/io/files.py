@@ -88,8 +88,9 @@ def staged(*paths: str, suffix: str = ".tmp"):
     directory (``temporary_name``). On any error every temporary file is removed, and an ``OSError``
     becomes an ``OutputError`` naming the output being written: the one whose temporary file the
     error names (see ``writing``), else the first. The renames are all or nothing: a name taken by a
-    directory is refused before any file is renamed, and should a rename fail nonetheless, the files
-    already renamed are removed (an HDF5 file never stays without its XDMF file)."""
+    directory is refused before any file is renamed, and should a rename fail nonetheless, the
+    previous files are put back under every name (``_rename_all``): a failed write leaves the
+    previous output whole, never an XDMF file without its HDF5 file."""
     tmps: list[str] = []
     try:
         for p in paths:
@@ -128,16 +129,64 @@ def _check_replaceable(path: str, named: str) -> None:
 
 
 def _rename_all(tmps: list[str], paths: tuple[str, ...]) -> None:
-    """Rename each of ``tmps`` to its path in ``paths``, all or none: an ``OSError`` naming the temporary
-    file of the output that cannot be made, after removing the outputs renamed before it."""
+    """Rename each of ``tmps`` to its path in ``paths``, all or none: should one fail, an ``OSError`` naming
+    its temporary file, after putting back the previous files under every name (the old output stays
+    whole: an XDMF file never points to an HDF5 file that is gone or new)."""
     for tmp, path in zip(tmps, paths):
         _check_replaceable(path, tmp)  # os.replace would fail after the others, or replace a device
+    kept: list[tuple[str, str | None, bool]] = []  # (path, its previous file's other name, moved away?)
     done: list[str] = []
-    for tmp, path in zip(tmps, paths):
+    try:
+        for tmp, path in zip(tmps, paths):
+            try:
+                kept.append((path, *_keep_previous(path)))
+            except OSError as e:
+                e.filename = tmp
+                raise
+        for tmp, path in zip(tmps, paths):
+            try:
+                os.replace(tmp, path)
+            except OSError as e:
+                e.filename = tmp
+                raise
+            done.append(path)
+    except BaseException:
+        for path, old, moved in kept:
+            if old is not None and (moved or path in done):
+                try:
+                    os.replace(old, path)  # the previous file back under its name
+                except OSError:
+                    pass  # it stays under its other name rather than be removed
+            elif old is not None:
+                discard(old)  # a second link: the previous file never left its name
+            elif path in done:
+                discard(path)  # there was none: the new file goes
+        raise
+    for _, old, _ in kept:
+        if old is not None:
+            discard(old)
+
+
+def _keep_previous(path: str) -> tuple[str | None, bool]:
+    """Keep the file (or symbolic link) at ``path``, if any, under a second random name beside it, for the
+    renames to put back: a hard link, which leaves the file under its name meanwhile, or, where the file
+    system has none, the file moved there. Returns that name (None: nothing at ``path``) and whether the
+    file was moved."""
+    if not os.path.lexists(path):
+        return None, False
+    for _ in range(100):
+        old = f"{path}.{secrets.token_hex(4)}.old"
         try:
-            os.replace(tmp, path)
-        except OSError as e:
-            discard(*done)
-            e.filename = tmp
-            raise
-        done.append(path)
+            os.link(path, old, follow_symlinks=False)
+            return old, False
+        except FileExistsError:  # taken: draw another name
+            continue
+        except OSError:  # no hard links here (or not of this file): move it aside instead
+            break
+    old = temporary_name(path, ".old")
+    try:
+        os.replace(path, old)
+    except OSError:
+        discard(old)
+        raise
+    return old, True

@@ -60,6 +60,8 @@ def save(path: str, arrays: dict, meta: dict) -> str:
 
 def load(path: str) -> tuple[dict, dict]:
     """``(arrays, meta)`` of a restart file; ``RestartError`` if it is missing or damaged."""
+    if isinstance(path, str) and "\0" in path:  # os.path.exists says False: no file can have such a name
+        raise RestartError(f"restart file {path!r} contains a NUL character, which no file name can hold")
     if not os.path.exists(path):
         raise RestartError(f"restart file {path!r} does not exist")
     if os.path.isdir(path):

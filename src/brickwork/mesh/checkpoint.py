@@ -79,8 +79,7 @@ def load_restart(mesh, path) -> dict:
             if field.data is None:  # allocated on none of this rank's blocks
                 continue
         mesh.data(name)[...] = values
-    user = meta.get("user", {})
-    return user if isinstance(user, dict) else {}
+    return meta.get("user", {})
 
 
 def content_digest(meta: dict) -> str:
@@ -95,6 +94,9 @@ def _read_checked(mesh, path: str) -> tuple[dict, dict]:
     arrays, meta = restart.load(path)
     if meta.get("kind") != "brickwork-mesh" or not isinstance(meta.get("mesh"), dict):
         raise RestartError(f"restart file {path!r} is not a mesh restart (Mesh.save_restart writes those)")
+    if not isinstance(meta.get("user", {}), dict):  # save_restart always stores a dict
+        raise RestartError(f"restart file {path!r} is not a mesh restart as Mesh.save_restart writes it: its "
+                           f"'user' entry (the meta saved with it) is {type(meta['user']).__name__}, not a dict")
     theirs, mine = meta["mesh"], _described(mesh)
     for key in MATCHING:
         if theirs.get(key) != mine[key]:

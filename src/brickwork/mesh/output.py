@@ -7,7 +7,8 @@ component (``velocity_1``, ``velocity_2``, ...; ``stress_1_2`` for a matrix; ``_
 complex field; float16 written as float32, bool as uint8), in the format of
 ``io.hdf5`` (one dataset ``/cells/<name>`` of shape ``(nblocks, nk, nj, ni)`` per variable, one grid per
 block in the XDMF file). On several MPI ranks the call is collective: rank 0 gathers the blocks and
-writes both files, and every rank returns their paths, or raises the ``OutputError`` rank 0 met.
+writes both files, and every rank returns their paths, or raises the error rank 0 met (the other
+ranks as an ``OutputError``).
 """
 
 from __future__ import annotations
@@ -52,16 +53,21 @@ def write_output(mesh, path_stem, fields=None, time: float = 0.0, cycle: int = 0
 
 
 def on_rank_0(mesh, write, what: str) -> None:
-    """``write()`` on rank 0 of the mesh's ranks (collective): an ``OutputError`` there is raised on every
-    rank, so that none goes on alone."""
+    """``write()`` on rank 0 of the mesh's ranks (collective): whatever it raises there is raised on every
+    rank, so that none goes on alone (rank 0 raises its own exception, the others an ``OutputError``
+    with its message)."""
     failure = None
     if mesh.rank == 0:
         try:
             write()
-        except OutputError as e:
+        except Exception as e:  # not only OutputError: the other ranks would wait in bcast for ever
             failure = e
     if mesh.nranks > 1:  # every rank learns whether rank 0 wrote
-        told = mesh._halo_comm.bcast(None if failure is None else (str(failure), failure.path), root=0)
+        told = None
+        if failure is not None:
+            message = str(failure) if isinstance(failure, OutputError) else f"{type(failure).__name__}: {failure}"
+            told = (message, getattr(failure, "path", None))
+        told = mesh._halo_comm.bcast(told, root=0)
         if told is not None and failure is None:
             failure = OutputError(f"rank 0 could not write {what}: {told[0]}", told[1])
     if failure is not None:
@@ -82,6 +88,8 @@ def checked_path(value, what: str, name: str = "path", hint: str = "") -> str:
     text = os.fspath(value)
     if not text or text.endswith(os.sep):
         raise ValueError(f"{what}: {name} {text!r} names no file{hint}")
+    if isinstance(text, str) and "\0" in text:  # the operating system would refuse it part-way (a raw ValueError)
+        raise ValueError(f"{what}: {name} {text!r} contains a NUL character, which no file name can hold")
     return text
 
 
@@ -103,7 +111,15 @@ def _checked_fields(mesh, fields) -> list[str]:
         names = [n for n, f in mesh.fields.items() if f.spec.topological_type in _WRITTEN]
         if not names:
             raise ValueError("write_output: the mesh has no cell- or node-centred field to write")
-        return names
+    else:
+        names = _named_fields(mesh, fields)
+    for name in names:
+        _check_readable_dtype(name, mesh.field(name).spec.dtype)
+    return names
+
+
+def _named_fields(mesh, fields) -> list[str]:
+    """The fields ``fields`` names (one name or several), checked."""
     names = [fields] if isinstance(fields, str) else list(fields) if isinstance(fields, (list, tuple)) else None
     if names is None or not names or not all(isinstance(n, str) for n in names):
         raise TypeError(f"write_output: fields must be a field name or a non-empty list of them, got {fields!r}")
@@ -119,6 +135,17 @@ def _checked_fields(mesh, fields) -> list[str]:
             raise ValueError(f"write_output: field {name!r} is a {spec.topological_type.name} field; only cell- "
                              f"and node-centred fields can be written (XDMF readers take no other centring)")
     return names
+
+
+def _check_readable_dtype(name: str, dtype) -> None:
+    """``ValueError`` for a field of long doubles (float128, complex256): XDMF knows floats of 4 and 8 bytes
+    only (readers fail on ``Precision="16"``), and no type they read holds every long double."""
+    dtype = np.dtype(dtype)
+    if (dtype.kind == "f" and dtype.itemsize > 8) or (dtype.kind == "c" and dtype.itemsize > 16):
+        wide = "float64" if dtype.kind == "f" else "complex128"
+        raise ValueError(f"write_output: field {name!r} is {dtype.name}, which XDMF readers cannot read (they take "
+                         f"floats of 4 and 8 bytes, and {wide} would round it); copy it into a {wide} field and "
+                         f"write that, or leave it out (fields=...)")
 
 
 def _checked_number(value, what: str, kind):

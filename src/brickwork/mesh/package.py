@@ -110,6 +110,11 @@ def _check_name(name: object) -> str:
     # outputs write the name into XML (XDMF), which cannot hold control characters
     if any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in name):  # Unicode's control characters (Cc)
         raise ValueError(f"field name must not contain control characters, got {name!r}")
+    try:  # HDF5 and XDMF store names as UTF-8; a lone surrogate (such as U+D800) has no UTF-8 form
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"field name must be valid Unicode text (it is written as UTF-8), got {name!r}, which "
+                         f"holds a lone surrogate") from None
     return name
 
 

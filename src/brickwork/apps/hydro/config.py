@@ -189,6 +189,8 @@ def parse_override_value(text: str, key: Key, name: str):
         value = tomllib.loads(f"v = {source}")["v"]
     except tomllib.TOMLDecodeError:  # not a TOML value: a word, as a string in an input file would be
         raise ConfigError(f"{name}: expected {KINDS[key.kind]}, got the string {text!r}") from None
+    except RecursionError:  # the parser recurses once per level of brackets
+        raise ConfigError(f"{name}: expected {KINDS[key.kind]}, got lists nested too deeply to read") from None
     return coerce(name, key, value)
 
 
@@ -238,7 +240,11 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>")
                               + f"; known sections: {', '.join(SCHEMA)}")
         if not isinstance(values, dict):
             raise ConfigError(f"[{section}]{where} must be a table of keys, got {_type_name(values)}")
-    raw = copy.deepcopy(raw)
+    try:
+        raw = copy.deepcopy(raw)
+    except RecursionError:  # no setting holds more than a list of numbers
+        raise ConfigError(f"{source}: values nested too deeply to read (no setting holds more than a list of "
+                          f"numbers)") from None
     # overrides first decide the problem, then are applied on top of the file
     parsed_overrides = []
     for item in overrides:
@@ -286,6 +292,8 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>")
         raise ConfigError(f"hydro.device: {device!r} is not one of {', '.join(map(repr, DEVICE_CHOICES))} (N: the "
                           f"number of the GPU, from 0)" + _suggest(device, ("cpu", "cuda")))
     out = sections["output"]
+    if "\0" in out["dir"]:  # os.makedirs would fail with a raw ValueError
+        raise ConfigError(f"output.dir: {out['dir']!r} contains a NUL character, which no directory name can hold")
     if out["basename"] is None:
         out["basename"] = name
     if not BASENAME.fullmatch(out["basename"]):
@@ -386,6 +394,8 @@ MAX_INPUT_BYTES = 1 << 20
 
 def load(path: str, overrides: list[str] | tuple = ()) -> Config:
     """Read and check a TOML input file (``ConfigError`` for a missing file or invalid TOML too)."""
+    if isinstance(path, str) and "\0" in path:  # open() would fail with a raw ValueError
+        raise ConfigError(f"input file {path!r} contains a NUL character, which no file name can hold")
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_INPUT_BYTES + 1)  # bounded: /dev/zero or a huge file is not an input file
@@ -400,6 +410,9 @@ def load(path: str, overrides: list[str] | tuple = ()) -> Config:
         raise ConfigError(f"input file {path!r} is a directory") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    except RecursionError:  # the parser recurses once per level of nested arrays or inline tables
+        raise ConfigError(f"{path}: invalid input: arrays or tables nested too deeply to read (no setting holds "
+                          f"more than a list of numbers)") from None
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path}: not a UTF-8 text file (byte 0x{e.object[e.start]:02x} at offset {e.start}); "
                           f"TOML input files must be UTF-8") from None
