@@ -151,3 +151,29 @@ def test_views_match_pack_access(lt, it):
     """Item 20: pack, variable and flux views (their table loads hoisted per block) on a 2-D mesh."""
     with config.override(**EMULATION):
         views.test_views_match_pack_access.hypothesis.inner_test(lt, it, 2, (4, 3, 1), 2, la.team, "N-1")
+
+
+def test_per_point_scratch_taken_in_a_loop_is_refused_on_gpu_targets():
+    """A slice's arena counts each get_per_point_scratch call once (it cannot grow on a GPU): a call a loop
+    repeats is a TargetUnsupportedError when the body is compiled, not a trap at run time; the CPU runs it."""
+    u = wp.array(np.arange(2 * 4 * 4 * 4, dtype=np.float64).reshape(2, 4, 4, 4))
+    out = wp.zeros((2, 4, 4, 4), dtype=wp.float64)
+    space = la.IndexSpace.box(la.bvoi, la.logical_flat, 2, 4, 4, 4, 0, backend=la.team)
+
+    def body(rng, b):
+        for it in range(3):
+            s = la.get_per_point_scratch(wp.float64, rng)
+            for idx in la.inner(rng):
+                k, j, i = rng.get_kji(idx)
+                s[idx] = u[b, k, j, i] * wp.float64(it + 1)
+            rng.team_barrier()
+            for k, j, i in la.inner(rng):
+                out[b, k, j, i] = out[b, k, j, i] + s[k, j, i]
+            rng.team_barrier()
+
+    with config.override(**EMULATION):
+        with pytest.raises(wp.TargetUnsupportedError, match="get_per_point_scratch is called in a loop"):
+            la.outer(space, body)
+    assert not out.numpy().any()
+    la.outer(space, body)
+    np.testing.assert_array_equal(out.numpy(), 6.0 * u.numpy())

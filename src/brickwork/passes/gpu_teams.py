@@ -83,6 +83,14 @@ class GpuTeams(_CpuRows):
         the slice's cells -- a row or a k plane for a ``bovi`` slice of ``i_pencil`` or ``ij_slab``
         chunks (every one spans as many addresses as the first), else the whole logical box (a
         slice's span is never longer) -- 64-byte aligned as allocated."""
+        for loop in (n for n in ir.walk(s.body) if isinstance(n, (ir.IRFor, ir.IRWhile))):
+            if any(isinstance(n, ir.IRLAScratch) for n in ir.walk(loop.body)):
+                # every call takes a new buffer from the block's arena, which cannot grow on a GPU: its size
+                # counts each call once, so a call repeated by a loop would run past it (a trap at run time)
+                raise TargetUnsupportedError(
+                    f"{self.fn.label or self.fn.name}: la.get_per_point_scratch is called in a loop of the outer "
+                    f"body; on a GPU target the slice's scratch is sized once per call in the code, so take "
+                    f"the buffer once before the loop and reuse it in every iteration")
         total = None
         for sc in (n for n in ir.walk(s.body) if isinstance(n, ir.IRLAScratch)):
             count = math.prod(sc.dims) if sc.dims else 1
