@@ -54,3 +54,37 @@ def test_an_atomic_result_only_stored_still_differentiates():
     tape.backward()
     assert o.numpy().tolist() == [1.0, 5.0]
     np.testing.assert_array_equal(x.grad.numpy(), [0.0, 1.0])  # where x won the min (x[1] = 2 < 5), as Warp
+
+
+@wp.kernel
+def set_scaled(z: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    y[i] = z[i] * wp.float64(3.0)
+
+
+@wp.kernel
+def exchange_square(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    wp.atomic_exch(y, i, x[i] * x[i])
+
+
+@wp.kernel
+def sum_squares(y: wp.array(dtype=wp.float64), loss: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, y[i] * y[i])
+
+
+def test_atomic_exch_overwrites_for_the_gradient_as_a_store_does():
+    """y = 3 z, then atomic_exch(y, i, x^2): loss = sum y^2 depends on x only; z's value was overwritten."""
+    x = wp.array([1.0, 2.0], dtype=wp.float64, requires_grad=True)
+    z = wp.array([5.0, 7.0], dtype=wp.float64, requires_grad=True)
+    y = wp.zeros(2, dtype=wp.float64, requires_grad=True)
+    loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(set_scaled, 2, inputs=[z, y])
+        wp.launch(exchange_square, 2, inputs=[x, y])
+        wp.launch(sum_squares, 2, inputs=[y, loss])
+    tape.backward(loss)
+    np.testing.assert_array_equal(x.grad.numpy(), 4.0 * x.numpy() ** 3)  # d (x^2)^2 / dx
+    np.testing.assert_array_equal(z.grad.numpy(), [0.0, 0.0])

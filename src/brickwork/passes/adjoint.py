@@ -535,7 +535,11 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
         g = self.locals.new("_ad_g", value.type)
         read = [ir.IRAssign(g, ir.IRArrayElem(adj_arr, idx, value.type))]
         out.append(ir.IRAssign(g, zero(value.type)))
-        if call.op in ("atomic_add", "atomic_sub", "atomic_exch"):
+        if call.op == "atomic_exch":  # a store: the element's adjoint moves to the value (what was there gets none)
+            clear = self.unless_kept(arr, [ir.IRAssign(ir.IRArrayElem(adj_arr, idx, value.type), zero(value.type))])
+            out.extend(self.if_grad(adj_arr, [*read, *clear]))
+            self.accumulate(value, g, out)
+        elif call.op in ("atomic_add", "atomic_sub"):
             out.extend(self.if_grad(adj_arr, read))
             self.accumulate(value, g if call.op != "atomic_sub" else ir.IRCall("neg", [g], g.type), out)
         elif call.op in ("atomic_min", "atomic_max"):  # the value that won receives the adjoint (as Warp)
