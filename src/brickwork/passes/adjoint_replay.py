@@ -98,8 +98,9 @@ class ForwardReplay:
             return
         if isinstance(value, ir.IRCall) and value.op.startswith("atomic_"):
             arr, idx, _ = ir.atomic_parts(value)
-            if not (self.fixed.holds(arr) or self.is_team_scratch(arr) or self.replaying_custom) and \
-                    _used_beyond_stores(self.fn.body, target):
+            # (atomic_cas passes no gradient and its result is mostly a lock's state: kept as Warp has it)
+            replayed = self.fixed.holds(arr) or self.is_team_scratch(arr) or self.replaying_custom
+            if value.op != "atomic_cas" and not replayed and _used_beyond_stores(self.fn.body, target):
                 # Reading the element back gives the value after every thread's update, not the one this
                 # thread's atomic returned: its gradient (and an index taken from it) would be silently wrong.
                 at = f" at {value.where}" if value.where else ""
