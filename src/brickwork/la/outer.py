@@ -4,14 +4,12 @@ kernel-only functions a body calls (``inner``, scratch, views)."""
 
 from __future__ import annotations
 
-import ast
-
 import numpy as np
 
 from ..device import get_device
 from ..errors import LaunchError
 from ..frontend.limits import INDEX_LIMIT
-from ..lang.body import body_kernel
+from ..lang.body import body_kernel, halo_arguments
 from ..mesh import SparsePack
 from ..runtime import tape as _tape
 from ..runtime.launch import launch
@@ -130,23 +128,13 @@ def _read_halos(readers) -> tuple:
 
 
 def _halo_readers(kernel) -> list:
-    """``(reader of the root name, attribute chain)`` of every ``add_halo`` argument of a body kernel
-    that is a name or a chain of attributes of one, as ``lang.body._halos_used`` finds them (found
-    once per kernel; a local variable is not seen)."""
+    """``(reader of the root name, attribute chain)`` of every ``add_halo`` argument of a body kernel that
+    ``lang.body.halo_arguments`` finds (found once per kernel)."""
     readers = kernel.__dict__.get("_la_halo_readers")
-    if readers is not None:
-        return readers
-    source = kernel.source
-    readers = kernel.__dict__["_la_halo_readers"] = []
-    for node in ast.walk(source.tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_halo" \
-                and node.args:
-            chain, cur = [], node.args[0]
-            while isinstance(cur, ast.Attribute):
-                chain.append(cur.attr)
-                cur = cur.value
-            if isinstance(cur, ast.Name):
-                readers.append((source.reader(cur.id), tuple(reversed(chain))))
+    if readers is None:
+        source = kernel.source
+        readers = kernel.__dict__["_la_halo_readers"] = [(source.reader(name), chain)
+                                                         for name, chain in halo_arguments(source)]
     return readers
 
 

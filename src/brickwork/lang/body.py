@@ -177,8 +177,9 @@ def body_kernel(pyfunc, mode: str, nindices: int, la_config: dict | None = None)
     return found
 
 
-def _halos_used(source) -> list:
-    """The halos an outer body passes to ``add_halo`` (resolved like the builder resolves names)."""
+def halo_arguments(source) -> list[tuple[str, tuple]]:
+    """``(root name, attribute chain)`` of every ``add_halo`` argument of an outer body that is a name or a
+    chain of attributes of one (``la.halo.minus_i``: ``("la", ("halo", "minus_i"))``); a local is not seen."""
     import ast
 
     found = []
@@ -189,11 +190,18 @@ def _halos_used(source) -> list:
             while isinstance(cur, ast.Attribute):
                 chain.append(cur.attr)
                 cur = cur.value
-            if not isinstance(cur, ast.Name):
-                continue
-            value = source.lookup(cur.id)
-            for attr in reversed(chain):
-                value = getattr(value, attr, MISSING) if value is not MISSING else MISSING
-            if hasattr(value, "offsets"):
-                found.append(value)
+            if isinstance(cur, ast.Name):
+                found.append((cur.id, tuple(reversed(chain))))
+    return found
+
+
+def _halos_used(source) -> list:
+    """The halos an outer body passes to ``add_halo`` (resolved like the builder resolves names)."""
+    found = []
+    for name, chain in halo_arguments(source):
+        value = source.lookup(name)
+        for attr in chain:
+            value = getattr(value, attr, MISSING) if value is not MISSING else MISSING
+        if hasattr(value, "offsets"):
+            found.append(value)
     return found
