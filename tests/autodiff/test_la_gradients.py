@@ -359,3 +359,58 @@ def test_outer_reduce_minloc_maxloc_value_gradient_reaches_the_winning_cell(loop
     du[first], dw[first] = 2.0 * np.cos(un[first]) * wn[first], 2.0 * np.sin(un[first])
     np.testing.assert_allclose(u.grad.numpy(), du, rtol=1e-13)
     np.testing.assert_allclose(w.grad.numpy(), dw, rtol=1e-13)
+
+
+def test_scratch_slots_no_producer_wrote_give_no_nan_gradients():
+    """bvoi + la.memory: the consumer's memory spans cross ghost cells whose per-point scratch no producer
+    wrote. The backward pass's replay zeroes its scratch first, so slots left with NaN by an earlier team
+    in the thread's arena cannot turn 0 * NaN into NaN gradients: every gradient is finite and equals the
+    formula's. (scratch/probe_ad2/r2h_poison.py, outside the repository, reproduced the NaN; this test's
+    arena happens not to hold NaN at those slots without the fix.)"""
+    f64 = wp.float64
+    nb, nx, ny, nz, ng = 2, 5, 4, 3, 1
+    shape = (nb, nz + 2 * ng, ny + 2 * ng, nx + 2 * ng)
+    inside = (slice(None), slice(ng, -ng), slice(ng, -ng), slice(ng, -ng))
+    space = la.IndexSpace.box(la.bvoi, la.memory, nb, nx, ny, nz, ng, ninner=7)
+    d = space.get_delta(wp.X1DIR)
+    un = 0.5 + np.random.default_rng(0).random(shape)
+    u = wp.array(un, dtype=f64, requires_grad=True)
+    out = wp.zeros(shape, dtype=f64, requires_grad=True)
+
+    def body(rng, b):
+        hr = rng.add_halo(la.halo.pm_i)
+        s = la.get_per_point_scratch(f64, hr)
+        t = la.get_per_point_scratch(f64, hr)
+        for idx in la.inner(hr):
+            k, j, i = rng.get_kji(idx)
+            s[idx] = u[b, k, j, i] * u[b, k, j, i]
+            t[idx] = u[b, k, j, i] + f64(1.0)
+        rng.team_barrier()
+        for idx in la.inner(rng):
+            k, j, i = rng.get_kji(idx)
+            out[b, k, j, i] = s[idx - d] * t[idx + d] + s[idx] * u[b, k, j, i]
+
+    def poison(member, team):
+        pad = wp.ScratchPad1D(member.team_scratch(0), wp.float64, 2048)
+
+        def fill(i):
+            pad[i] = f64(0.0) / f64(0.0)
+
+        wp.par_for_inner(member, 0, 2047, fill)
+
+    weights = np.zeros(shape)
+    weights[inside] = 1.0
+    with config.override(num_threads=1):  # one thread: the arenas the teams and slices use are the same
+        wp.par_for_outer("poison", 8 * 2048, 0, 16, poison)
+        tape = wp.Tape()
+        with tape:
+            la.outer(space, body)
+        wp.par_for_outer("poison", 8 * 2048, 0, 16, poison)
+        tape.backward(grads={out: wp.array(weights, dtype=f64)})
+    g = u.grad.numpy()
+    assert np.isfinite(g).all()
+    expect = 3.0 * un ** 2 * weights  # d/du of the sum over the interior of u[i-1]^2 (u[i+1] + 1) + u^3
+    for i in range(ng, ng + nx):
+        expect[..., i - 1] += (2.0 * un[..., i - 1] * (un[..., i + 1] + 1.0)) * weights[..., i]
+        expect[..., i + 1] += un[..., i - 1] ** 2 * weights[..., i]
+    np.testing.assert_allclose(g, expect, rtol=1e-13)

@@ -61,7 +61,10 @@ class ForwardReplay:
             elif isinstance(s, ir.IRLAScratch):
                 adj = self.locals.new(f"_adj_{s.storage.name}_", s.storage.type)
                 self.adj_scratch[s.storage.name] = adj
-                out += [s, ir.IRLAScratch(adj, s.halo, s.dims), ir.IRLAScratchZero(adj)]
+                # the primal buffer is zeroed too: slots the replay does not refill (the ghost cells a memory
+                # span crosses, which no producer wrote) then read 0, not garbage that 0 * NaN would turn into
+                # NaN gradients
+                out += [s, ir.IRLAScratchZero(s.storage), ir.IRLAScratch(adj, s.halo, s.dims), ir.IRLAScratchZero(adj)]
             elif isinstance(s, (ir.IRLAScratchZero, ir.IRTeamBarrier)):
                 out.append(s)
             else:
