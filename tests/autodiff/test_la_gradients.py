@@ -365,8 +365,7 @@ def test_scratch_slots_no_producer_wrote_give_no_nan_gradients():
     """bvoi + la.memory: the consumer's memory spans cross ghost cells whose per-point scratch no producer
     wrote. The backward pass's replay zeroes its scratch first, so slots left with NaN by an earlier team
     in the thread's arena cannot turn 0 * NaN into NaN gradients: every gradient is finite and equals the
-    formula's. (scratch/probe_ad2/r2h_poison.py, outside the repository, reproduced the NaN; this test's
-    arena happens not to hold NaN at those slots without the fix.)"""
+    formula's (whether the arena holds NaN at those slots without the zeroing depends on the teams before)."""
     f64 = wp.float64
     nb, nx, ny, nz, ng = 2, 5, 4, 3, 1
     shape = (nb, nz + 2 * ng, ny + 2 * ng, nx + 2 * ng)
