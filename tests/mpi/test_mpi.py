@@ -404,3 +404,13 @@ def test_any_error_of_rank_0s_writer_reaches_every_rank(tmp_path):
         f"rank 1: OutputError: rank 0 could not write the output: {reason}",
         f"rank 1: OutputError: rank 0 could not write the restart file: {reason}"])
     assert os.listdir(tmp_path) == []
+
+
+def test_debug_mode_refuses_ranks_filling_the_ghosts_of_other_fields():
+    """In release mode rank 0's fill_ghosts("a") and rank 1's fill_ghosts("b") (fields of one shape) swapped
+    the fields' data silently; debug mode compares the fields first: a ValueError on both ranks, no ghost
+    changed."""
+    out = python(2, "fill_mismatch.py").stdout
+    for rank in (0, 1):
+        assert f"rank {rank}: fill_ghosts differs between the MPI ranks: fields is ['a'] on rank 0 but ['b'] on " \
+               f"rank 1" in out and out.count("unchanged True") == 2

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import comm as _comm
+from .. import config as _config
 from ..device import get_device
 from ..errors import KernelNotDifferentiableError
 from ..runtime import tape as _tape
@@ -605,6 +606,10 @@ class Mesh:
             fields = self._all_ghost_fields
         else:
             fields = self._ghost_fields(names)
+        if self.nranks > 1 and _config.mode == "debug":  # one allgather per call: debug mode only
+            # ranks that name other fields of the same shapes would swap their data without an error
+            check_same(self._halo_comm, "fill_ghosts", {"fields": [f.name for f in fields]},
+                       hint="every rank calls mesh.fill_ghosts with the same fields (the exchange is collective)")
         live = self._live(fields)
         exchange = self._exchange_of(fields, live)  # plans (and so validates) every field before the first copy
         if _tape.recording:  # differentiated: the transposed copies, checked before any copy is made
