@@ -209,3 +209,27 @@ def test_a_flat_variable_index_from_the_host_names_the_variable():
     with pytest.raises(wp.KernelTypeError, match=r"flat variable index 4 is out of range \[0, 4\)"):
         la.outer(space, beyond)
     np.testing.assert_array_equal(mesh.data("rho"), before)
+
+
+def test_flux_access_through_a_pack_without_fluxes_is_refused_before_it_runs():
+    """A pack built without with_fluxes has empty flux tables: a body reaching its fluxes (a flux view, or
+    pack.flux[...] in par_for) crashed the process (null pointers); it is a LaunchError naming the pack."""
+    mesh = make_mesh(2, (4, 4, 1), 1, seed=4)
+    md = mesh.mesh_data()
+    pack = PackDescriptor(mesh, [rho]).get_pack(md)  # no with_fluxes
+    space = la.IndexSpace(la.bvoi, la.logical_flat, nblocks=pack.get_nblocks(), md=md, te=TE.F1)
+    before = mesh.field("rho").flux.copy()
+
+    def flux_view(rng, b):
+        fv = la.make_flux_pack_view(rng, pack, 1)
+        for idx in la.inner(rng):
+            fv[rho(), idx] = 1.0
+
+    def subscript(b, k, j, i):
+        pack.flux[b, 1, rho(), k, j, i] = 1.0
+
+    with pytest.raises(wp.LaunchError, match="pack 'pack' has no fluxes .* with_fluxes=True"):
+        la.outer(space, flux_view)
+    with pytest.raises(wp.LaunchError, match="pack 'pack' has no fluxes"):
+        wp.par_for(pack.get_nblocks(), (0, 0), (1, 4), (1, 4), subscript)
+    np.testing.assert_array_equal(mesh.field("rho").flux, before)

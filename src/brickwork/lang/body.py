@@ -98,6 +98,7 @@ class BodyKernel(Kernel):
         self.static_names = [n for n, v in free_name_values(self.source) if _is_static_value(v)]
         self._static_readers = [self.source.reader(n) for n in self.static_names]
         self._capture_readers = [(n, self.source.reader(n)) for n in self.capture_names]
+        self._flux_packs = flux_pack_names(self.source)
         self._statics = self._static_snapshot()
         self.rebuilds = 0
         self._changed: set = set()  # the static names whose value changed, for the recompilation warning
@@ -154,6 +155,11 @@ class BodyKernel(Kernel):
                                   f"(it is {type(value).__name__})")
             if check is not None:
                 check(self.key, name, value)
+            if name in self._flux_packs and getattr(getattr(value, "descriptor", None), "with_fluxes", True) is False:
+                # its flux tables are empty: the kernel would read and write through null pointers
+                raise LaunchError(f"loop body '{self.key}': pack '{name}' has no fluxes but the body reads or "
+                                  f"writes them (flux views, {name}.flux[...]): build its PackDescriptor with "
+                                  f"with_fluxes=True")
             values.append(_kernel_value(value))
         # Plain ints for the int32 hidden parameters (Python ints infer as int32 and pack fastest).
         if self.mode == "la":
@@ -192,6 +198,25 @@ def halo_arguments(source) -> list[tuple[str, tuple]]:
                 cur = cur.value
             if isinstance(cur, ast.Name):
                 found.append((cur.id, tuple(reversed(chain))))
+    return found
+
+
+_FLUX_VIEWS = ("make_flux_pack_view", "make_flux_view", "make_sparse_flux_pack_view")
+
+
+def flux_pack_names(source) -> set:
+    """The names of the packs whose fluxes a body reaches: the pack argument of a flux view
+    (``la.make_flux_pack_view(rng, pack, d)``, ...) or ``pack.flux[...]`` / ``pack.flux(...)``."""
+    import ast
+
+    found = set()
+    for node in ast.walk(source.tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)) and len(node.args) > 1:
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+            if called in _FLUX_VIEWS and isinstance(node.args[1], ast.Name):
+                found.add(node.args[1].id)
+        if isinstance(node, ast.Attribute) and node.attr == "flux" and isinstance(node.value, ast.Name):
+            found.add(node.value.id)
     return found
 
 
