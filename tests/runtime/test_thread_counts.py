@@ -91,3 +91,16 @@ def test_a_huge_count_assigned_at_run_time_is_clamped_at_the_launch(count, thres
     with config.override(num_threads=count, parallel_threshold=threshold):
         wp.launch(_twice_plus_one, dim=1000, inputs=[a])
     np.testing.assert_array_equal(a, np.arange(1000) * 2.0 + 1.0)
+
+
+@pytest.mark.parametrize("count", [2.5, "4", True])
+def test_a_thread_count_assigned_at_run_time_that_is_no_integer_is_a_setting_error(count):
+    """Before, 2.5 reached the packed launch (a raw struct.error) and "4" a comparison (a raw TypeError)."""
+    a = np.zeros(100000, dtype=np.float64)
+    with config.override(num_threads=count, parallel_threshold=1):
+        with pytest.raises(config.SettingError, match="num_threads must be a positive integer"):
+            wp.launch(_twice_plus_one, dim=a.size, inputs=[a])
+    assert not a.any()
+    with config.override(num_threads=np.int64(2), parallel_threshold=1):  # a numpy integer is a whole number
+        wp.launch(_twice_plus_one, dim=a.size, inputs=[a])
+    assert (a == 1.0).all()

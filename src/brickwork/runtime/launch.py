@@ -106,9 +106,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     # a deterministic module's kernels run on one thread, so their float atomics add in a fixed order.
     # A serial launch packs 1 (its count is never read); a count assigned at run time above MAX_THREADS
     # (the environment's are clamped at import) is clamped here, off the small launches' path
-    if work >= config.parallel_threshold and (nthreads := config.num_threads or config.default_threads) > 1 \
-            and not runs_serially(kernel):
-        buf = pack(args, d0, d1, d2, d3, True, nthreads if nthreads <= config.MAX_THREADS else config.MAX_THREADS)
+    if work >= config.parallel_threshold and (nthreads := _thread_count()) > 1 and not runs_serially(kernel):
+        buf = pack(args, d0, d1, d2, d3, True, nthreads)
     else:
         buf = pack(args, d0, d1, d2, d3, False, 1)
     if _capture is not None:
@@ -149,9 +148,8 @@ def run_packed(inst, pack, args, dims, kernel) -> None:
     d0, d1, d2, d3, total = dims
     work = total * kernel.work_per_item  # loop bodies: each grid point is a whole slice or team
     # as in launch: a serial launch packs 1, a parallel one at most MAX_THREADS
-    if work >= config.parallel_threshold and (nthreads := config.num_threads or config.default_threads) > 1 \
-            and not runs_serially(kernel):
-        buf = pack(args, d0, d1, d2, d3, True, nthreads if nthreads <= config.MAX_THREADS else config.MAX_THREADS)
+    if work >= config.parallel_threshold and (nthreads := _thread_count()) > 1 and not runs_serially(kernel):
+        buf = pack(args, d0, d1, d2, d3, True, nthreads)
     else:
         buf = pack(args, d0, d1, d2, d3, False, 1)
     if _capture is not None:
@@ -159,6 +157,19 @@ def run_packed(inst, pack, args, dims, kernel) -> None:
         return
     if inst.fn(buf):  # declined: see launch
         inst.run_with_general_strides(buf)
+
+
+def _thread_count() -> int:
+    """The threads of a parallel launch: ``config.num_threads`` (else ``default_threads``), at most
+    ``config.MAX_THREADS``; a value assigned at run time that is not a whole number is a ``SettingError``
+    (the environment variables are checked when brickwork is imported)."""
+    n = config.num_threads or config.default_threads
+    if type(n) is not int:
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+            raise config.SettingError(f"brickwork.config.num_threads must be a positive integer or None, got "
+                                      f"{n!r}")
+        n = int(n)
+    return n if n <= config.MAX_THREADS else config.MAX_THREADS
 
 
 def _host_arguments(kernel, args) -> list:
