@@ -349,7 +349,7 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
     packer = table.get(table_key)
     if packer is None or back.fn is None:
         back.ensure_loaded()
-        from .launch import make_packer
+        from .packing import make_packer
 
         adjoint = [has_adjoint_param(t) or has_adjoint_value(t) for t in inst.arg_types]
         names = tuple(n for n, _ in k.params) + tuple(f"adj_{n}" for (n, _), a in zip(k.params, adjoint) if a)

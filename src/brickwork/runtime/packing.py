@@ -1,0 +1,184 @@
+"""The launch's packer: a function generated once per launch signature that packs the header and the
+arguments into the bytes a kernel entry takes, and the conversions of a value of another type on the
+way (composites of another scalar type, floats beyond a narrow type's range, values that do not fit)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import struct
+
+import numpy as np
+
+from ..errors import LaunchError
+from ..types.arrays import ArrayType, type_name
+from ..types.composite import CompositeBase, is_composite_type
+from ..types.layout import pack_format, struct_offsets
+from ..types.scalars import ScalarBase, bfloat16, bfloat16_bits, float16, float32, is_scalar_type
+from ..types.structs import has_array_fields, struct_devices
+
+_HEADER = "4q4i"
+_NARROW_FLOATS = {float16: np.float16, float32: np.float32}  # scalar types whose packing can overflow
+
+
+def composite_converts(src, dst) -> bool:
+    """Whether a launch converts a value of composite type ``src`` for a parameter of type ``dst``, as Warp does:
+    the same kind and shape (vec3f for vec3h or vec3d), elements of the same kind or integers to floats."""
+    floats_to_integers = src._dtype.is_float and not dst._dtype.is_float
+    return src._kind == dst._kind and src._shape == dst._shape and not floats_to_integers
+
+
+def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, key: str = ""):
+    """Generate ``pack(args, d0, d1, d2, d3, parallel, nthreads) -> bytes`` for one signature; with
+    ``device``, a struct argument holding arrays is refused unless they all live there (the error
+    names kernel ``key``)."""
+    offsets, size, _ = struct_offsets(list(arg_types))
+    fmt, pos, exprs, unit_terms, checks = ["<", _HEADER], 0, [], [], []
+    namespace = {"_sb": _struct_devices_differ, "_dev": device, "_key": key, "_ok": struct_devices({device})}
+    for i, (t, s, off) in enumerate(zip(arg_types, sig, offsets)):
+        if off > pos:
+            fmt.append(f"{off - pos}x")
+        pos = off + struct.calcsize("<" + pack_format(t))
+        fmt.append(pack_format(t))
+        if device is not None and has_array_fields(t):  # packing it tells where its arrays live
+            name = names[i] if i < len(names) else f"argument {i}"
+            checks.append(f"    s{i} = a[{i}]._to_bytes()\n"
+                          f"    if a[{i}]._devices is not _ok: _sb(a[{i}], _dev, _key, {name!r})\n")
+            exprs.append(f"s{i}")
+        else:
+            exprs.append(_value_expr(i, t, s))
+        namespace[f"_T{i}"] = t
+        if isinstance(t, ArrayType):
+            unit_terms.append(f"a[{i}]._unit_inner")
+    size = max(size, 1)
+    if size > pos:
+        fmt.append(f"{size - pos}x")
+    unit = " and ".join(unit_terms) or "True"
+    code = (f"def pack(a, d0, d1, d2, d3, par, nt):\n{''.join(checks)}"
+            f"    return _S.pack(d0, d1, d2, d3, par, nt, {unit}, 0{''.join(', ' + e for e in exprs)})\n")
+    namespace["_S"] = struct.Struct("".join(fmt))
+    namespace["_bf16"] = _bfloat16_bits
+    namespace["_cv"] = composite_values
+    exec(code, namespace)  # noqa: S102 - generated from types only, no user text
+    return _guarded(namespace["pack"], arg_types, names)
+
+
+class ComponentError(LaunchError):
+    """A value given for a vector or matrix parameter that does not convert (re-raised naming the argument)."""
+
+
+def composite_values(t, value) -> list:
+    """The element values a launch packs for a parameter of composite type ``t`` from ``value`` (of another
+    type): converted by ``t`` (floats round as numpy rounds them), but an integer composite's own values as
+    they are, so that packing refuses one that does not fit (a vec3l for a vec3i) instead of wrapping it. A
+    list or tuple must hold real numbers: numpy would read "1" as 1.0 and drop the imaginary part of 1+5j."""
+    if isinstance(value, CompositeBase) and not t._dtype.is_float:
+        return value.flat_values()
+    if type(value) is list or type(value) is tuple:
+        bad = _not_real(value)
+        if bad is not _REAL:
+            raise ComponentError(f"component {bad!r} is a {type(bad).__name__}, not a real number")
+    try:
+        return t(value).flat_values()
+    except (ValueError, TypeError) as e:
+        raise ComponentError(str(e)) from None
+
+
+_REAL = object()  # what ``_not_real`` returns when every component is a real number
+
+
+def _not_real(value):
+    """The first component of a (nested) list or tuple that is not a real number, or ``_REAL``."""
+    for x in value:
+        if type(x) is float or type(x) is int:  # the common case first
+            continue
+        if isinstance(x, (list, tuple)):
+            bad = _not_real(x)
+            if bad is not _REAL:
+                return bad
+        elif isinstance(x, np.ndarray):
+            if x.dtype.kind not in "biuf":
+                return x
+        elif not isinstance(x, (numbers.Real, np.bool_, ScalarBase, CompositeBase)):
+            return x
+    return _REAL
+
+
+def _bfloat16_bits(value) -> int:
+    """A bfloat16 scalar (or a number) as the bit pattern the packed buffer holds."""
+    return int(bfloat16_bits(float(value.value if isinstance(value, ScalarBase) else value)))
+
+
+def _struct_devices_differ(value, device, key: str, name: str) -> None:
+    """A struct argument (just packed) whose arrays are not all on ``device``: refused, unless it holds
+    none (an address of another device's memory would crash the kernel)."""
+    if value._devices:
+        where = ", ".join(sorted(str(d) for d in value._devices if d != device))
+        raise LaunchError(f"launch of '{key}' on {device}: argument '{name}' holds arrays on {where}; arrays in a "
+                          f"struct must be on the launch device (copy them with a.to('{device}'))")
+
+
+def _value_expr(i, t, s) -> str:
+    if isinstance(t, ArrayType):
+        return f"a[{i}]._packed"
+    if t is bfloat16:  # stored as its bits
+        return f"_bf16(a[{i}])"
+    if is_scalar_type(t):
+        if s is t:
+            return f"a[{i}].value"
+        return f"a[{i}]"
+    if is_composite_type(t):
+        return f"*a[{i}].flat_values()" if s is t else f"*_cv(_T{i}, a[{i}])"
+    return f"a[{i}]._to_bytes()"
+
+
+def _guarded(pack, arg_types, names):
+    """Handle a value out of range for its C type: a float beyond float16's or float32's finite range
+    becomes +-inf (IEEE rounding, as numpy and Warp convert it); an integer (300 for an int8) raises a
+    LaunchError naming the argument. The fast path pays nothing: only a failed pack comes here."""
+
+    def packer(a, d0, d1, d2, d3, par, nt):
+        try:
+            return pack(a, d0, d1, d2, d3, par, nt)
+        except (struct.error, OverflowError, ComponentError):
+            rounded = _floats_rounded(a, arg_types)
+            if rounded is not None:
+                return pack(rounded, d0, d1, d2, d3, par, nt)
+            for name, t, value in zip(names, arg_types, a):
+                try:
+                    if is_scalar_type(t):
+                        struct.pack("<" + t._fmt, getattr(value, "value", value))
+                    elif is_composite_type(t):
+                        struct.pack("<" + pack_format(t), *composite_values(t, value))
+                except (struct.error, OverflowError):
+                    raise LaunchError(f"launch: argument '{name}' = {_shown(value)} does not fit in "
+                                      f"{type_name(t)}") from None
+                except ComponentError as e:  # a list launched before with numbers, now with a string
+                    raise LaunchError(f"launch: argument '{name}' must be {type_name(t)}: {e}") from None
+            raise
+
+    return pack if not any(is_scalar_type(t) or is_composite_type(t) for t in arg_types) else packer
+
+
+def _shown(value) -> str:
+    """``repr(value)``, but a huge integer by its size (its digits could fill a screen, or be too many to print)."""
+    if isinstance(value, int) and value.bit_length() > 128:
+        return f"an integer of {value.bit_length()} bits"
+    return repr(value)
+
+
+def _floats_rounded(args, arg_types):
+    """``args`` with each float16/float32 scalar beyond its type's finite range rounded to +-inf, or None
+    when there is none."""
+    out, changed = list(args), False
+    for k, (t, value) in enumerate(zip(arg_types, args)):
+        if isinstance(value, ScalarBase) and type(value).is_float:  # wp.float64(1e10): as the Python float
+            value = value.value
+        if isinstance(value, int) and value.bit_length() > 1024:  # no float of it (10**400): left to the caller
+            continue
+        if t in _NARROW_FLOATS and isinstance(value, (float, int, np.number)) and math.isfinite(value):
+            with np.errstate(over="ignore"):
+                rounded = float(_NARROW_FLOATS[t](value))
+            if math.isinf(rounded):
+                out[k], changed = rounded, True
+    return out if changed else None
