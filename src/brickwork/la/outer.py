@@ -110,9 +110,8 @@ def _prepared(space, body, what: str, reduce: bool) -> tuple:
 
 
 def _halos_now(kernel) -> list:
-    """The halos the body passes to ``add_halo``, read now: a body's names are read at every launch,
-    and a halo held by a global or a closure variable can be rebound between launches (the
-    kernel's ``halos`` are those of its first launch)."""
+    """The halos the body passes to ``add_halo``, read now: a halo held by a global or a closure variable
+    can be rebound between launches of the same body."""
     return [h for h in _read_halos(_halo_readers(kernel)) if hasattr(h, "offsets")]
 
 

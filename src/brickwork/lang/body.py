@@ -15,7 +15,7 @@ import weakref
 from ..errors import KernelSyntaxError, LaunchError
 from ..frontend.fingerprint import free_name_values
 from ..frontend.intrinsics import INTRINSICS
-from ..frontend.source import MISSING, FunctionSource
+from ..frontend.source import FunctionSource
 from ..types.arrays import ArrayType, array
 from ..types.composite import CompositeBase
 from ..types.scalars import ScalarBase, int32, int64
@@ -73,7 +73,6 @@ class BodyKernel(Kernel):
             self.instances = {}
             self.launch_table = {}
             self.form = "la outer " + ",".join(f"{k}={v}" for k, v in sorted(la_config.items()))
-            self.halos = _halos_used(self.source)
             return
         expected = nindices + (1 if mode == "outer" else 0)
         if len(names) != expected:
@@ -217,16 +216,4 @@ def flux_pack_names(source) -> set:
                 found.add(node.args[1].id)
         if isinstance(node, ast.Attribute) and node.attr == "flux" and isinstance(node.value, ast.Name):
             found.add(node.value.id)
-    return found
-
-
-def _halos_used(source) -> list:
-    """The halos an outer body passes to ``add_halo`` (resolved like the builder resolves names)."""
-    found = []
-    for name, chain in halo_arguments(source):
-        value = source.lookup(name)
-        for attr in chain:
-            value = getattr(value, attr, MISSING) if value is not MISSING else MISSING
-        if hasattr(value, "offsets"):
-            found.append(value)
     return found

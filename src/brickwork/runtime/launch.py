@@ -80,9 +80,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     sig = tuple([a._sig if type(a) is array or type(a) is indexedarray else type(a) for a in args])
     entry = kernel.launch_table.get(sig)
     if entry is None or entry[0].mode != config.mode or entry[0].target != config.target:
-        # host values: never in a table. A subclass (np.memmap) is tested only after the plain check fails, so
-        # that the plain ndarray path does no more work than before
-        if any(type(a) is np.ndarray or a is None for a in args) or any(isinstance(a, np.ndarray) for a in args):
+        if any(a is None or isinstance(a, np.ndarray) for a in args):  # host values (np.memmap too): never in a table
             args = _host_arguments(kernel, args)
             sig = _signature(args)
             entry = kernel.launch_table.get(sig)
