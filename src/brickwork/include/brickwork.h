@@ -391,12 +391,17 @@ template <int N, class T> BW_INLINE T dot(const vec<N, T>& a, const vec<N, T>& b
 template <class T> BW_INLINE T dot(const quat<T>& a, const quat<T>& b) {
     return dot(*reinterpret_cast<const vec<4, T>*>(&a), *reinterpret_cast<const vec<4, T>*>(&b));
 }
+// c + a * b rounded once for float and double (a fused multiply-add, as Warp's matrix products and ddot
+// compute in every build), twice for the half types
+template <class T> BW_INLINE T muladd(T a, T b, T c) { return T(c + a * b); }
+template <> BW_INLINE float muladd(float a, float b, float c) { return BW_MATH(fmaf)(a, b, c); }
+template <> BW_INLINE double muladd(double a, double b, double c) { return BW_MATH(fma)(a, b, c); }
 template <int R, int K, int C, class T> BW_INLINE mat<R, C, T> mul(const mat<R, K, T>& a, const mat<K, C, T>& b) {
     mat<R, C, T> r;
     for (int i = 0; i < R; ++i)
         for (int j = 0; j < C; ++j) {
-            T s = T(a.r[i].c[0] * b.r[0].c[j]);
-            for (int k = 1; k < K; ++k) s = T(s + a.r[i].c[k] * b.r[k].c[j]);
+            T s = T(0);
+            for (int k = 0; k < K; ++k) s = muladd(a.r[i].c[k], b.r[k].c[j], s);
             r.r[i].c[j] = s;
         }
     return r;
@@ -417,9 +422,10 @@ template <int R, int C, class T> BW_INLINE vec<C, T> mul(const vec<R, T>& v, con
 }
 template <class T> BW_INLINE quat<T> mul(const quat<T>& a, const quat<T>& b) {  // Hamilton product, w last
     const T *p = a.c, *q = b.c;
-    return quat<T>{{T(p[3] * q[0] + p[0] * q[3] + p[1] * q[2] - p[2] * q[1]),
-                    T(p[3] * q[1] - p[0] * q[2] + p[1] * q[3] + p[2] * q[0]),
-                    T(p[3] * q[2] + p[0] * q[1] - p[1] * q[0] + p[2] * q[3]),
+    // Warp's order of the terms, so that products agree bit for bit
+    return quat<T>{{T(p[3] * q[0] + q[3] * p[0] + p[1] * q[2] - q[1] * p[2]),
+                    T(p[3] * q[1] + q[3] * p[1] + p[2] * q[0] - q[2] * p[0]),
+                    T(p[3] * q[2] + q[3] * p[2] + p[0] * q[1] - q[0] * p[1]),
                     T(p[3] * q[3] - p[0] * q[0] - p[1] * q[1] - p[2] * q[2])}};
 }
 template <class A, class B> BW_INLINE auto matmul(const A& a, const B& b) { return mul(a, b); }
@@ -467,8 +473,9 @@ BW_MATH1B(log10) BW_MATH1B(sin) BW_MATH1B(cos) BW_MATH1B(tan)
 BW_MATH1B(atan) BW_MATH1B(sinh) BW_MATH1B(cosh) BW_MATH1B(tanh) BW_MATH1B(floor) BW_MATH1B(ceil)
 BW_MATH1B(round) BW_MATH1B(trunc) BW_MATH1(rint, BW_MATH(nearbyintf)(x), BW_MATH(nearbyint)(x))
 BW_MATH1(frac, x - BW_MATH(truncf)(x), x - BW_MATH(trunc)(x))
-BW_MATH1(degrees, x * 57.29577951308232f, x * 57.29577951308232)
-BW_MATH1(radians, x * 0.017453292519943295f, x * 0.017453292519943295)
+// float: the product in double, rounded once (as Warp)
+BW_MATH1(degrees, float(double(x) * 57.29577951308232), x * 57.29577951308232)
+BW_MATH1(radians, float(double(x) * 0.017453292519943295), x * 0.017453292519943295)
 BW_MATH1B(erf) BW_MATH1B(erfc)
 // erfinv: Newton steps on erf from a rational first guess, in double; erfinv(+-1) = +-inf, outside: NaN.
 BW_INLINE double erfinv_d(double y) {
@@ -588,8 +595,8 @@ template <class V> BW_INLINE V normalize(const V& v) {
 }
 // a zero quaternion normalizes to the identity rotation, as in Warp (a zero vector stays zero)
 template <class T> BW_INLINE quat<T> normalize(const quat<T>& q) {
-    T l = length(q);
-    return l > T(0) ? div(q, l) : quat<T>{{T(0), T(0), T(0), T(1)}};
+    T l = length(q);  // times the reciprocal, as Warp (not a division per component)
+    return l > T(0) ? mul(q, T(T(1) / l)) : quat<T>{{T(0), T(0), T(0), T(1)}};
 }
 template <class T> BW_INLINE vec<3, T> cross(const vec<3, T>& a, const vec<3, T>& b) {
     return vec<3, T>{{T(a.c[1] * b.c[2] - a.c[2] * b.c[1]), T(a.c[2] * b.c[0] - a.c[0] * b.c[2]),
@@ -612,7 +619,7 @@ template <int N, class T> BW_INLINE T trace(const mat<N, N, T>& a) {
 }
 template <int R, int C, class T> BW_INLINE T ddot(const mat<R, C, T>& a, const mat<R, C, T>& b) {
     T s = T(0);
-    for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) s = T(s + a.r[i].c[j] * b.r[i].c[j]);
+    for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) s = muladd(a.r[i].c[j], b.r[i].c[j], s);
     return s;
 }
 template <int N, class T> BW_INLINE mat<N, N, T> diag(const vec<N, T>& v) {

@@ -67,7 +67,7 @@ namespace bw_cuda_math {
 using ::acos; using ::acosf; using ::asin; using ::asinf; using ::atan; using ::atanf; using ::atan2; using ::atan2f;
 using ::cbrt; using ::cbrtf; using ::ceil; using ::ceilf; using ::copysign; using ::copysignf; using ::cos;
 using ::cosf; using ::cosh; using ::coshf; using ::erf; using ::erff; using ::erfc; using ::erfcf; using ::exp;
-using ::expf; using ::exp2; using ::exp2f; using ::fabs; using ::fabsf; using ::floor; using ::floorf; using ::fmod;
+using ::expf; using ::exp2; using ::exp2f; using ::fabs; using ::fabsf; using ::floor; using ::floorf; using ::fma; using ::fmaf; using ::fmod;
 using ::fmodf; using ::hypot; using ::log; using ::logf; using ::log2; using ::log2f; using ::log10; using ::log10f;
 using ::nan; using ::nanf; using ::nearbyint; using ::nearbyintf; using ::pow; using ::powf; using ::round;
 using ::roundf; using ::sin; using ::sinf; using ::sinh; using ::sinhf; using ::sqrt; using ::sqrtf; using ::tan;

@@ -204,7 +204,7 @@ class CppRenderer:
         n = self.loops
         stop, step, it = f"_stop{n}", f"_step{n}", f"_it{n}"
         cond = {1: f"{it} < {stop}", -1: f"{it} > {stop}"}.get(
-            s.step_sign, f"({step} > 0 ? {it} < {stop} : {it} > {stop})")
+            s.step_sign, f"({step} > 0 ? {it} < {stop} : {step} < 0 && {it} > {stop})")  # a step of 0: no iteration, as Warp
         out.append(pad + f"{{ const {t} {stop} = {self.expr(s.stop)}; const {t} {step} = {self.expr(s.step)};")
         if s.simd:
             clause = ""

@@ -128,7 +128,7 @@ class EmulationRenderer(CppRenderer):
             self.loops += 1
             n = self.loops
             cond = {1: f"_it{n} < _stop{n}", -1: f"_it{n} > _stop{n}"}.get(
-                s.step_sign, f"(_step{n} > 0 ? _it{n} < _stop{n} : _it{n} > _stop{n})")
+                s.step_sign, f"(_step{n} > 0 ? _it{n} < _stop{n} : _step{n} < 0 && _it{n} > _stop{n})")
             out.append(pad + f"{{ const {t} _stop{n} = {self.expr(s.stop)}; const {t} _step{n} = {self.expr(s.step)};")
             out.append(pad + f"for ({t} _it{n} = {self.expr(s.start)}; {cond}; _it{n} += _step{n}) {{")
             var = self.expr(s.var).replace("[_t]", "[_u]")
