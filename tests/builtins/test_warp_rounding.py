@@ -68,7 +68,7 @@ def test_float32_degrees_and_radians_round_once():
 def count_steps(start: wp.array(dtype=int), stop: wp.array(dtype=int), step: wp.array(dtype=int),
                 n: wp.array(dtype=int)):
     i = wp.tid()
-    c = int(0)
+    c = 0
     for _ in range(start[i], stop[i], step[i]):
         c += 1
         if c > 100:  # a guard: the loop must not run at all

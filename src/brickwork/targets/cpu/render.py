@@ -203,8 +203,9 @@ class CppRenderer:
         self.loops += 1
         n = self.loops
         stop, step, it = f"_stop{n}", f"_step{n}", f"_it{n}"
+        # a step of 0 known at run time only: no iteration, as in Warp
         cond = {1: f"{it} < {stop}", -1: f"{it} > {stop}"}.get(
-            s.step_sign, f"({step} > 0 ? {it} < {stop} : {step} < 0 && {it} > {stop})")  # a step of 0: no iteration, as Warp
+            s.step_sign, f"({step} > 0 ? {it} < {stop} : {step} < 0 && {it} > {stop})")
         out.append(pad + f"{{ const {t} {stop} = {self.expr(s.stop)}; const {t} {step} = {self.expr(s.step)};")
         if s.simd:
             clause = ""
