@@ -52,6 +52,25 @@ def test_from_lists_infers_dtype_and_shape():
         wp.array(np.zeros((4, 2), np.float32), dtype=wp.vec3)
 
 
+def test_data_exporting_typed_memory_keeps_its_type():
+    """A memoryview, an array.array or an object with numpy's array interface is typed data, as a numpy
+    array: its int64 or float64 values are kept (the float32/int32 rule would wrap 2**40 + 1 to 1)."""
+    import array as pyarray
+
+    class Exported:  # any object exporting its memory through numpy's interface
+        def __init__(self, a):
+            self.keep, self.__array_interface__ = a, a.__array_interface__
+
+    big = np.array([2**40 + 1, 7], dtype=np.int64)
+    for data in (memoryview(big), Exported(big), pyarray.array("q", big.tolist())):
+        a = wp.array(data)
+        assert a.dtype is wp.int64 and a.numpy().tolist() == [2**40 + 1, 7]
+    f = wp.array(memoryview(np.array([1 + 1e-12])))
+    assert f.dtype is wp.float64 and f.numpy()[0] == 1 + 1e-12
+    assert wp.array(pyarray.array("f", [0.5])).dtype is wp.float32
+    assert wp.array(range(3)).dtype is wp.int32  # Python ints, as a list
+
+
 def test_allocation_functions():
     assert wp.zeros(5).numpy().tolist() == [0.0] * 5
     assert wp.zeros((2, 3), dtype=wp.int64).numpy().shape == (2, 3)

@@ -9,8 +9,9 @@ from .scalars import ScalarBase, bool_, float32, int32, scalar_from_numpy
 
 
 def infer_dtype(data) -> type:
-    """The dtype of an array made from ``data`` without one: a numpy array's own, the type of typed values, and
-    for Python numbers float32, int32 or bool (as in annotations)."""
+    """The dtype of an array made from ``data`` without one: a numpy array's own (also of data that exports typed
+    memory: a memoryview, an array.array, an object with numpy's interfaces), the type of typed values, and for
+    Python numbers float32, int32 or bool (as in annotations)."""
     if isinstance(data, np.ndarray):
         t = scalar_from_numpy(data.dtype)
         if t is None and not data.dtype.isnative:
@@ -24,6 +25,8 @@ def infer_dtype(data) -> type:
         first = first[0]
     if isinstance(first, (ScalarBase, CompositeBase)):  # [vec3(..), ..] is an array of vec3
         return type(first)
+    if _exports_typed_memory(data):  # a memoryview, array.array, a numpy-like object: its own dtype, as a numpy array
+        return infer_dtype(np.asarray(data))
     flat = np.asarray(data)
     if flat.dtype == np.float64:
         return float32  # Python floats become float32, as in annotations
@@ -35,6 +38,21 @@ def infer_dtype(data) -> type:
     if t is None:
         raise TypeError(f"cannot infer an array dtype from data of numpy dtype {flat.dtype}")
     return t
+
+
+def _exports_typed_memory(data) -> bool:
+    """Whether ``data`` (not a list or tuple) exports memory of a type: the buffer protocol (memoryview,
+    array.array, bytes) or numpy's interfaces. Such data keeps its type; the float32/int32 rule is for
+    Python numbers, whose type says nothing of a precision."""
+    if isinstance(data, (list, tuple, str)):
+        return False
+    if any(hasattr(data, a) for a in ("__array_interface__", "__array_struct__", "__array__")):
+        return True
+    try:
+        memoryview(data)
+    except TypeError:
+        return False
+    return True
 
 
 def fill_dtype(value):
