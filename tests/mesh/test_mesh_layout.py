@@ -209,6 +209,35 @@ def test_mesh_errors_name_the_offending_value(args, kwargs, message):
         Mesh(*args, **kwargs)
 
 
+def test_a_mesh_too_large_for_the_machine_is_refused_before_anything_is_allocated(monkeypatch):
+    """The fields' bytes (ghost cells and fluxes included) and the blocks' descriptions are weighed against the
+    memory available first: a MeshSizeError naming the sizes, not a raw MemoryError minutes later."""
+    import tracemalloc
+
+    from brickwork.mesh import MeshSizeError, footprint
+
+    pkg = Package("p")
+    pkg.add_field("T", Metadata("Cell", "FillGhost"))
+    pkg.add_field("U", Metadata("Cell", "WithFluxes"), shape=(3,), dtype=np.float32)
+    # what Field allocates: 1 slot of float64 and 3 of float32 plus 2 x 3 float32 flux slots, on 4 blocks
+    # of 12 x 12 cells with ghosts (in 1-D: 8 + 12 + 12 bytes a cell)
+    small = Mesh((16, 16), (8, 8), packages=[pkg])
+    assert footprint.field_bytes(small._specs.values(), small.cellbounds, 4) == 4 * 144 * (8 + 12 + 24)
+    with pytest.raises(MeshSizeError, match=r"Mesh\(nx=\(2199023255552,\), block_nx=\(2199023255552,\)\) is too "
+                       r"large for this machine: its fields need 65536.0 GiB .* but only .* is available"):
+        Mesh((2**41,), (2**41,), packages=[pkg])
+    monkeypatch.setattr(footprint, "available_memory", lambda: 2**30)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=r"its 16777216 blocks about 64.0 GiB more on the host.*1.0 GiB is "
+                           r"available; larger blocks need less"):
+            Mesh((2**12, 2**12), (1, 1), nghost=0, packages=[pkg])
+        assert tracemalloc.get_traced_memory()[1] < 2**26  # nothing of the sort was built
+    finally:
+        tracemalloc.stop()
+    assert Mesh((64, 64), (16, 16), packages=[pkg]).fields["T"].data.shape[0] == 16  # a mesh that fits
+
+
 def test_package_conflicts_and_types():
     a, b = Package("a"), Package("b")
     a.add_field("rho", Metadata())

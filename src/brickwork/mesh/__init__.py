@@ -6,7 +6,8 @@ Modules, one job each:
   (``TE``), ``TopologicalType``, ``X1DIR..X3DIR``.
 * ``metadata``: ``Metadata`` flags; ``package``: ``Package`` and field declarations.
 * ``mesh``: ``Mesh``, ``MeshBlock`` (layout, neighbours); ``coordinates``: block coordinates;
-  ``fields``: the storage layout (one array per field); ``meshdata``: ``MeshData``.
+  ``fields``: the storage layout (one array per field); ``meshdata``: ``MeshData``; ``footprint``: the
+  memory a mesh will take, checked before anything is allocated.
 * ``pack``: ``VarTag``, ``PackDescriptor``, ``SparsePack``.
 * ``storage``: field storage on a device; ``copies``: box-copy kernels.
 * ``boundary``: boundary conditions; ``exchange``: ghost exchange plans; ``messages``: across ranks.
@@ -17,6 +18,7 @@ See ``docs/mesh.md`` for the user guide.
 from .boundary import BoundaryCondition
 from .coordinates import UniformCoordinates
 from .fields import Field
+from .footprint import MeshSizeError
 from .indexing import (
     TE,
     X1DIR,
@@ -48,6 +50,7 @@ __all__ = [
     "Mesh",
     "MeshBlock",
     "MeshData",
+    "MeshSizeError",
     "Metadata",
     "MetadataFlag",
     "NeighborBlock",

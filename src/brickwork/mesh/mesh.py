@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
+import math
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from ..device import get_device
 from ..errors import KernelNotDifferentiableError
 from ..runtime import tape as _tape
 from ..same_on_ranks import check_same
-from . import storage
+from . import footprint, storage
 from .boundary import BoundaryCondition, SideBoundary, periodic_directions, resolve_boundaries
 from .coordinates import UniformCoordinates
 from .decomposition import assign_ranks
@@ -217,6 +218,7 @@ class Mesh:
         self._halo_comm = self.comm.Dup() if self.nranks > 1 else self.comm
         check_same(self._halo_comm, "the mesh", self._description(),
                    hint="every rank must build the same Mesh (building one is collective)")
+        self._check_memory()
         self._build_blocks()
         self.fields = {
             name: Field(spec, self.cellbounds, len(self.blocks), self.device,
@@ -299,6 +301,19 @@ class Mesh:
         return {"nx": self.nx[: self.ndim], "block_nx": self.block_nx[: self.ndim], "nghost": self.nghost,
                 "xmin": self.xmin, "xmax": self.xmax, "boundaries": sides, "fields": fields,
                 "sparse fields": pools, "exchange": self._exchange}
+
+    def _check_memory(self) -> None:
+        """``MeshSizeError`` on every rank (collective) when some rank lacks the memory for its blocks' fields and
+        every block's description, before anything is allocated."""
+        nblocks = math.prod(self.nblocks_per_dim)
+        local = -(-nblocks // self.nranks)  # the most blocks a rank gets
+        nx, bnx = self.nx[: self.ndim], self.block_nx[: self.ndim]
+        fields = footprint.field_bytes(self._specs.values(), self.cellbounds, local)
+        why = footprint.too_large(f"Mesh(nx={nx}, block_nx={bnx})", fields, nblocks, self.device.ordinal is not None)
+        if self.nranks > 1:
+            why = next((w for w in self._halo_comm.allgather(why) if w is not None), None)
+        if why is not None:
+            raise footprint.MeshSizeError(why)
 
     def _build_blocks(self) -> None:
         nb1, nb2, nb3 = self.nblocks_per_dim
