@@ -1,6 +1,8 @@
 """Array shapes: every dimension in [0, 2**31 - 1] (kernels index with 32-bit ints), refused before any
 allocation."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -29,3 +31,11 @@ def test_the_largest_dimension_is_accepted_and_negative_ones_are_refused():
         wp.zeros((3, -1))
     with pytest.raises(ValueError, match="Array shapes must be non-negative, got -2 in dimension 0"):
         wp.array(dtype=float, shape=(-2,))
+
+
+@pytest.mark.parametrize("make", [wp.zeros, wp.empty, lambda s: wp.full(s, 1)])
+@pytest.mark.parametrize("shape", [3.5, 2.0, (2, None), (2, "x")])
+def test_a_shape_that_is_no_int_or_tuple_of_ints_is_named(make, shape):
+    with pytest.raises(TypeError, match=r"an array shape is an int or a tuple of ints, got " + re.escape(repr(shape))):
+        make(shape)
+    assert make((2, 2.0)).shape == (2, 2) and make("3").shape == (3,)  # what int() takes, as in Warp

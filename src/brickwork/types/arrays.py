@@ -619,7 +619,14 @@ _MAX_DIM = 2**31 - 1  # kernels index arrays with 32-bit ints (wp.tid(), shape[i
 
 
 def _shape_tuple(shape) -> tuple:
-    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    """``shape`` (an int or a sequence of them; Warp converts each with ``int()``) as a tuple of ints, checked."""
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    else:
+        try:
+            shape = tuple(int(s) for s in shape)
+        except (TypeError, ValueError):  # not a sequence (3.5), or an item int() refuses (None, 'x')
+            raise TypeError(f"an array shape is an int or a tuple of ints, got {shape!r}") from None
     check_array_shape(shape)
     return shape
 
