@@ -110,6 +110,14 @@ def xdmf(h5_name: str, variables: dict, block_xmin, block_dx, time: float, nodes
     lines = ['<?xml version="1.0" ?>', '<Xdmf Version="3.0">', "  <Domain>",
              '    <Grid Name="mesh" GridType="Collection" CollectionType="Spatial">',
              f'      <Time Value="{number(time)}"/>']
+    # what each variable's attribute says but the block, worked out once (a mesh may have thousands of blocks)
+    attributes = [(center, _attribute(name), dims, counts,
+                   '            <DataItem Dimensions="{} {}" NumberType="{}" Precision="{}" Format="HDF">{}:/{}/{}'
+                   '</DataItem>'.format(nblocks, dims, *_number_type(data.dtype), escape(h5_name), group, escape(name)))
+                  for center, group, values, dims, counts in (
+                      ("Cell", "cells", variables, f"{nk} {nj} {ni}", f"1 {nk} {nj} {ni}"),
+                      ("Node", "nodes", nodes, f"{nk + 1} {nj + 1} {ni + 1}", f"1 {nk + 1} {nj + 1} {ni + 1}"))
+                  for name, data in values.items()]
     for b in range(nblocks):
         x0 = block_xmin[b]
         dx = block_dx[b]
@@ -121,18 +129,14 @@ def xdmf(h5_name: str, variables: dict, block_xmin, block_dx, time: float, nodes
                   f'          <DataItem Dimensions="3" NumberType="Float" Precision="8" Format="XML">'
                   f'{number(dx[2])} {number(dx[1])} {number(dx[0])}</DataItem>',
                   "        </Geometry>"]
-        for center, group, values, (k, j, i) in (("Cell", "cells", variables, (nk, nj, ni)),
-                                                  ("Node", "nodes", nodes, (nk + 1, nj + 1, ni + 1))):
-            for name, data in values.items():
-                kind, size = _number_type(data.dtype)
-                lines += [f'        <Attribute Name="{_attribute(name)}" AttributeType="Scalar" Center="{center}">',
-                          f'          <DataItem ItemType="HyperSlab" Dimensions="{k} {j} {i}" Type="HyperSlab">',
-                          f'            <DataItem Dimensions="3 4" NumberType="Int" Format="XML">{b} 0 0 0 1 1 1 1 '
-                          f'1 {k} {j} {i}</DataItem>',
-                          f'            <DataItem Dimensions="{nblocks} {k} {j} {i}" NumberType="{kind}" '
-                          f'Precision="{size}" Format="HDF">{escape(h5_name)}:/{group}/{escape(name)}</DataItem>',
-                          "          </DataItem>",
-                          "        </Attribute>"]
+        for center, name, dims, counts, dataset in attributes:
+            lines += [f'        <Attribute Name="{name}" AttributeType="Scalar" Center="{center}">',
+                      f'          <DataItem ItemType="HyperSlab" Dimensions="{dims}" Type="HyperSlab">',
+                      f'            <DataItem Dimensions="3 4" NumberType="Int" Format="XML">{b} 0 0 0 1 1 1 1 '
+                      f'{counts}</DataItem>',
+                      dataset,
+                      "          </DataItem>",
+                      "        </Attribute>"]
         lines.append("      </Grid>")
     lines += ["    </Grid>", "  </Domain>", "</Xdmf>", ""]
     return "\n".join(lines)
