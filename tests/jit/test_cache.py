@@ -1,6 +1,8 @@
 """The kernel cache: warm re-runs never compile, corrupt entries rebuild, locking, permissions."""
 
+import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -45,9 +47,10 @@ PROGRAM = textwrap.dedent('''
 ''')
 
 
-def _run(tmp_path, order, cache_dir, extra_env=None):
+def _run(tmp_path, order, cache_dir, extra_env=None, program=PROGRAM):
+    """Run ``program`` (which asserts its results) in a new process; its compiler runs and its log."""
     script = tmp_path / "prog.py"
-    script.write_text(PROGRAM)
+    script.write_text(program)
     env = dict(os.environ, BRICKWORK_CACHE_DIR=str(cache_dir), PYTHONPATH=SRC, **(extra_env or {}))
     out = subprocess.run([sys.executable, str(script), order], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
@@ -159,3 +162,84 @@ def test_cli_info_and_cache(tmp_path):
     assert "scale[float16]" in listing and "4 entries" in listing
     assert "removed 4 entries" in cli("cache", "clear")
     assert "0 entries" in cli("cache", "list")
+
+
+#: Two kernels with one argument layout (a float32 array) and one of two arrays, each checking its result.
+THREE_KERNELS = textwrap.dedent('''
+    import brickwork as wp
+    from brickwork.jit import compile as jit
+
+    @wp.kernel
+    def add_one(x: wp.array(dtype=wp.float32)):
+        i = wp.tid()
+        x[i] = x[i] + 1.0
+
+    @wp.kernel
+    def times_ten(x: wp.array(dtype=wp.float32)):
+        i = wp.tid()
+        x[i] = x[i] * 10.0
+
+    @wp.kernel
+    def add_to(x: wp.array(dtype=wp.float32), y: wp.array(dtype=wp.float32)):
+        i = wp.tid()
+        y[i] = y[i] + x[i]
+
+    x = wp.array([1.0, 2.0], dtype=wp.float32)
+    wp.launch(add_one, dim=2, inputs=[x])
+    assert x.numpy().tolist() == [2.0, 3.0], ("add_one", x.numpy())
+    wp.launch(times_ten, dim=2, inputs=[x])
+    assert x.numpy().tolist() == [20.0, 30.0], ("times_ten", x.numpy())
+    y = wp.array([1.0, 1.0], dtype=wp.float32)
+    wp.launch(add_to, dim=2, inputs=[x, y])
+    assert y.numpy().tolist() == [21.0, 31.0], ("add_to", y.numpy())
+    print("compiler_calls", jit.compiler_calls)
+''')
+
+
+@pytest.fixture(scope="module")
+def three_built(tmp_path_factory):
+    """A cache holding the entries of THREE_KERNELS (built once; each test takes a copy)."""
+    work = tmp_path_factory.mktemp("three")
+    calls, _ = _run(work, "", work / "cache", program=THREE_KERNELS)
+    assert calls == 3
+    return work / "cache"
+
+
+def _entries_by_kernel(cache_dir) -> dict:
+    """The entry directory of each kernel of the cache (from the label in its meta.json)."""
+    found = {}
+    for meta in cache_dir.glob("*/*/meta.json"):
+        found[json.loads(meta.read_text())["label"].partition("[")[0]] = meta.parent
+    return found
+
+
+@pytest.mark.parametrize("other", ["times_ten", "add_to"])
+def test_entries_swapped_between_keys_are_rebuilt(tmp_path, three_built, other):
+    """Swapped with an entry of the same argument layout, add_one's entry ran times_ten (x10) and
+    times_ten's ran +1, silently; swapped with add_to's (two arrays), the launch raised IndexError."""
+    cache_dir = tmp_path / "cache"
+    shutil.copytree(three_built, cache_dir)
+    entries = _entries_by_kernel(cache_dir)
+    a, b = entries["add_one"], entries[other]
+    a.rename(tmp_path / "aside")
+    b.rename(a)
+    (tmp_path / "aside").rename(b)
+    calls, _ = _run(tmp_path, "", cache_dir, program=THREE_KERNELS)
+    assert calls == 2  # both moved entries, rebuilt under their own keys
+    assert _entries_by_kernel(cache_dir) == entries
+    assert _run(tmp_path, "", cache_dir, program=THREE_KERNELS)[0] == 0
+
+
+@pytest.mark.parametrize("change", [{"writes": [5]}, {"symbols": []}, {"reads": None}, {"tid_dims": -1}])
+def test_an_edited_meta_json_is_rebuilt(tmp_path, three_built, change):
+    """Well-formed but damaged values were used: IndexError in the launch (writes), AttributeError
+    (symbols), TypeError (reads), a LaunchError about -1 indices (tid_dims)."""
+    cache_dir = tmp_path / "cache"
+    shutil.copytree(three_built, cache_dir)
+    path = _entries_by_kernel(cache_dir)["add_one"] / "meta.json"
+    original = json.loads(path.read_text())
+    path.write_text(json.dumps(dict(original, **change)))
+    calls, _ = _run(tmp_path, "", cache_dir, program=THREE_KERNELS)
+    assert calls == 1
+    rebuilt = json.loads(path.read_text())
+    assert {name: rebuilt.get(name) for name in change} == {name: original.get(name) for name in change}

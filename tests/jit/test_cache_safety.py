@@ -166,17 +166,31 @@ def test_checks_cost_a_stat_per_directory_once_per_process(quick_build, root, mo
 # -- 4. entries that could never recover ------------------------------------------------------
 
 
-def test_meta_json_that_is_not_an_object_is_rebuilt(quick_build, root):
+OTHER = "cd" + "e" * 38
+
+
+@pytest.mark.parametrize("damage", ["not an object", "an edited field", "another key's", "nested too deeply"])
+def test_a_damaged_or_foreign_meta_json_is_rebuilt(quick_build, root, damage):
+    """Not the metadata this key's build wrote: another key's (with a library of the same bytes, so its
+    sha256 matches) or a field edited since, which loaders would trust."""
     quick_build(KEY)
-    (_entry(root) / "meta.json").write_text("[]")
+    meta = _entry(root) / "meta.json"
+    if damage == "not an object":
+        meta.write_text("[]")
+    elif damage == "an edited field":
+        meta.write_text(json.dumps(dict(json.loads(meta.read_text()), tid_dims=-1)))
+    elif damage == "another key's":
+        quick_build(OTHER)  # the same source: a copy of KEY's library
+        shutil.copyfile(_entry(root, OTHER) / "meta.json", meta)
+    else:
+        meta.write_text("[" * 100_000 + "]" * 100_000)
     assert cache.lookup(KEY) is None
-    assert cache.entries() == []
-    assert cache.explain_miss("t", {"target": "cpu"}) == "no cached entry of this instance"
+    assert [row["key"] for row in cache.entries()] == ([OTHER] if damage == "another key's" else [])
     before = jit.compiler_calls
     lib, meta = quick_build(KEY)
     assert jit.compiler_calls == before + 1
     assert cache.lookup(KEY) == (lib, meta)
-    assert meta["label"] == "t" and meta["tid_dims"] == 1
+    assert meta["label"] == "t" and meta["tid_dims"] == 1 and meta["key"] == KEY
 
 
 @pytest.mark.parametrize("name", ["kernel.so", "meta.json"])

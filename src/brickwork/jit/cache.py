@@ -5,7 +5,7 @@ file lock is held, so many processes (pytest-xdist workers, MPI ranks) compile e
 an MPI launcher (or with ``BRICKWORK_CACHE_LOCK=claim``) the builder is chosen by an exclusively
 created claim file instead (``claimed_build``), since ``flock`` is unreliable on some parallel file
 systems; the other ranks wait for the published entry and load it.
-Entries carry a checksum of their library; a corrupt entry is rebuilt.
+Entries record their key and checksums of their library and metadata; a corrupt or moved entry is rebuilt.
 
 Reading the cache (its location, the safety checks of every load, lookup) is ``store``'s job; its
 names are available here too. Removing what is no longer needed (stale leftovers, ``brickwork cache
@@ -31,6 +31,7 @@ from .store import (  # noqa: F401  (re-exported: the cache's reading side)
     CUBIN,
     LIBRARY,
     META,
+    META_DIGEST,
     SOURCE,
     UnsafeCacheError,
     _check_dir,
@@ -42,6 +43,8 @@ from .store import (  # noqa: F401  (re-exported: the cache's reading side)
     check_dir,
     entry_dir,
     lookup,
+    meta_digest,
+    parse_meta,
 )
 
 #: Staging directories and lock files older than this (seconds) and not in use are removed.
@@ -326,8 +329,17 @@ def _replace_with_dir(path: str) -> None:
         raise _refuse_entry(path, "it is not a directory", path)
 
 
+def _sealed(key: str, meta: dict) -> dict:
+    """``meta`` as a later lookup reads it back (JSON values: lists, string keys), with the key it is
+    published under and the digest of the whole (``store.parse_meta`` checks both)."""
+    meta = json.loads(json.dumps(dict(meta, key=key)))
+    meta[META_DIGEST] = meta_digest(meta)
+    return meta
+
+
 def publish(key: str, staging: str, meta: dict) -> tuple[str, dict]:
-    """Move a finished build into place atomically; returns the library path and metadata.
+    """Move a finished build into place atomically; returns the library path and metadata (as a later
+    ``lookup`` reads it: with the key and the digests that tie the entry to it, ``_sealed``).
 
     An intact entry already in place (a process using the other lock kind published it meanwhile)
     is kept, and this build is discarded: a library another process may be loading never vanishes.
@@ -338,7 +350,7 @@ def publish(key: str, staging: str, meta: dict) -> tuple[str, dict]:
         os.chmod(p, stat.S_IMODE(os.lstat(p).st_mode) & ~_WRITABLE_BY_OTHERS)
     artifact = meta.get("artifact", LIBRARY)
     with open(os.path.join(staging, artifact), "rb") as f:
-        meta = dict(meta, sha256=hashlib.sha256(f.read()).hexdigest())
+        meta = _sealed(key, dict(meta, sha256=hashlib.sha256(f.read()).hexdigest()))
     fd = os.open(os.path.join(staging, META), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     with open(fd, "w") as f:
         json.dump(meta, f, indent=1)
@@ -387,7 +399,8 @@ def _is_shard(name: str) -> bool:
 
 
 def entries() -> list[dict]:
-    """Every complete entry: key, label and size in bytes (symbolic links are skipped)."""
+    """Every complete entry: key, label and size in bytes (symbolic links, and entries whose metadata is
+    damaged or names another key, are skipped)."""
     root = cache_root()
     out = []
     try:
@@ -406,12 +419,12 @@ def entries() -> list[dict]:
                 if not stat.S_ISDIR(os.lstat(entry).st_mode):
                     continue
                 fd = os.open(os.path.join(entry, META), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-                with open(fd) as f:
-                    meta = json.load(f) if stat.S_ISREG(os.fstat(fd).st_mode) else None
+                with open(fd, "rb") as f:
+                    meta = parse_meta(f.read(), key) if stat.S_ISREG(os.fstat(fd).st_mode) else None
                 size = sum(os.lstat(os.path.join(entry, n)).st_size for n in os.listdir(entry))
-            except (OSError, ValueError):
+            except OSError:
                 continue
-            if isinstance(meta, dict):
+            if meta is not None:
                 out.append({"key": key, "label": str(meta.get("label", "?")), "bytes": size,
                             "key_parts": meta.get("key_parts")})
     return out

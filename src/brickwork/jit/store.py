@@ -7,8 +7,13 @@ The cache holds code that will run, so every load checks who could have written 
 shard (``<key[:2]>``) and the entry directory must be real directories owned by you that neither
 your group nor others can write, and ``meta.json`` and ``kernel.so`` must be regular files (opened
 without following symbolic links) with the same owner and mode. Each directory is checked once per
-process. Anything else is refused with ``UnsafeCacheError``. The sha256 in ``meta.json`` only
-detects corruption: whoever can write an entry can write a matching hash.
+process. Anything else is refused with ``UnsafeCacheError``.
+
+An entry is intact when its ``meta.json`` names the key it is looked up under (``key``: an entry moved to
+another key's directory would run the other kernel), its content matches the digest it records
+(``meta_sha256``: the loaders trust every field of it) and its library the ``sha256`` it records; anything
+else is a corrupt entry, rebuilt. These digests only detect damage: whoever can write an entry can write
+matching ones.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ SOURCE = "kernel.cpp"
 CUBIN = "kernel.cubin"  # the CUDA target's artifact; meta.json's "artifact" names it (default: LIBRARY)
 ARTIFACTS = (LIBRARY, CUBIN)
 META = "meta.json"
+#: The field of ``meta.json`` that holds the digest of all its other fields (``meta_digest``).
+META_DIGEST = "meta_sha256"
 
 
 class UnsafeCacheError(BrickworkError):
@@ -165,6 +172,25 @@ def lookup(key: str) -> tuple[str, dict] | None:
     return None if found is None else (found[0], found[2])
 
 
+def meta_digest(meta: dict) -> str:
+    """The digest of an entry's metadata as JSON, every field but ``META_DIGEST`` (keys sorted, so the
+    layout of the file does not matter)."""
+    body = {name: value for name, value in meta.items() if name != META_DIGEST}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+def parse_meta(raw: bytes, key: str) -> dict | None:
+    """The metadata in ``raw`` (a ``meta.json``) of the entry of ``key``, or None if it is damaged: not a
+    JSON object, not matching its digest, naming another key (a moved entry) or an unknown artifact."""
+    try:
+        meta = json.loads(raw)
+        if not isinstance(meta, dict) or meta.get("key") != key or meta.get("artifact", LIBRARY) not in ARTIFACTS:
+            return None
+        return meta if meta.get(META_DIGEST) == meta_digest(meta) else None
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply to read
+        return None
+
+
 def read_entry(key: str) -> tuple[str, bytes, dict] | None:
     """``lookup`` with the library's bytes: ``(path, bytes, meta)`` of an intact entry, else None."""
     root = cache_root()
@@ -175,13 +201,8 @@ def read_entry(key: str) -> tuple[str, bytes, dict] | None:
     if not _check_dir(shard, shard) or not _check_dir(path, path):
         return None
     raw = _read_entry_file(os.path.join(path, META), path)
-    if raw is None:
-        return None
-    try:
-        meta = json.loads(raw)
-    except ValueError:
-        return None
-    if not isinstance(meta, dict) or meta.get("artifact", LIBRARY) not in ARTIFACTS:
+    meta = None if raw is None else parse_meta(raw, key)
+    if meta is None:
         return None
     lib = os.path.join(path, meta.get("artifact", LIBRARY))
     code = _read_entry_file(lib, path)
