@@ -21,6 +21,7 @@ _NOT_INITIALIZED, _NO_DEVICE = 3, 100
 _FUNC_MAX_DYNAMIC_SHARED = 8  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 _NOT_READY = 600  # CUDA_ERROR_NOT_READY: a stream or event query whose work is still running
 _EVENT_DISABLE_TIMING = 2
+_POINTER_DEVICE_ORDINAL = 9  # CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
 _ARGV1, _ARGV2 = ctypes.c_void_p * 1, ctypes.c_void_p * 2  # cuLaunchKernel's kernelParams
 
 
@@ -119,6 +120,13 @@ class Driver:
         self._check(self.lib.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(max(nbytes, 1))),
                     f"allocate {nbytes} bytes on device {ordinal}")
         return p.value
+
+    def pointer_device(self, ptr: int) -> int:
+        """The ordinal of the device whose memory holds address ``ptr`` (``CudaError`` when none does)."""
+        v = ctypes.c_int()
+        self._check(self.lib.cuPointerGetAttribute(ctypes.byref(v), _POINTER_DEVICE_ORDINAL, ctypes.c_uint64(ptr)),
+                    f"find the device of address {ptr:#x} (is it device memory?)")
+        return v.value
 
     def free(self, ordinal: int, ptr: int) -> None:
         self._enter(ordinal)

@@ -11,6 +11,7 @@ class FakeDriver:
         self.devices = devices
         self.cc = capability
         self.memory: dict = {}  # base address -> bytearray
+        self.owners: dict = {}  # base address -> the ordinal of the device it was allocated on
         self.next = 0x7F0000000000
         self.launches: list = []  # (ordinal, function, grid, block, params)
         self.launch_memory: list = []  # (dynamic shared bytes, global arena pointer) of each launch
@@ -48,8 +49,15 @@ class FakeDriver:
     def alloc(self, ordinal, nbytes):
         ptr = self.next
         self.memory[ptr] = bytearray(max(nbytes, 1))
+        self.owners[ptr] = ordinal
         self.next += (max(nbytes, 1) + 255) // 256 * 256 + 256
         return ptr
+
+    def pointer_device(self, ptr):
+        for base, buf in self.memory.items():
+            if base <= ptr < base + len(buf):
+                return self.owners.get(base, 0)
+        raise AssertionError(f"fake driver: {ptr:#x} is no device memory")
 
     def free(self, ordinal, ptr):
         self.freed.append(ptr)

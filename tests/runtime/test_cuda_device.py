@@ -175,11 +175,24 @@ def test_cuda_array_interface_is_readable_by_torch_or_cupy():
         d = torch.from_dlpack(a)  # DLPack: the same memory
         d[0] = 42.0
         assert a.numpy()[0] == 42.0
+        t2 = torch.arange(6, dtype=torch.float32, device="cuda").reshape(2, 3)
+        for w in (wp.array(t2), wp.from_dlpack(t2)):  # and the other way: brickwork views torch's memory
+            assert w.ptr == t2.data_ptr() and w.shape == (2, 3)
+            np.testing.assert_array_equal(w.numpy(), np.arange(6).reshape(2, 3))
+        wp.launch(_double, dim=6, inputs=[wp.array(t2.view(-1))], device=DEV)
+        wp.synchronize()
+        np.testing.assert_array_equal(t2.cpu().numpy(), 2 * np.arange(6).reshape(2, 3))
         return
     except ImportError:
         pass
     cupy = pytest.importorskip("cupy", reason="neither torch nor cupy is installed")
     np.testing.assert_array_equal(cupy.asarray(a).get(), np.arange(10))
+    c = cupy.arange(4, dtype=cupy.float32)
+    w = wp.array(c)  # brickwork views CuPy's memory
+    assert w.ptr == c.data.ptr
+    wp.launch(_double, dim=4, inputs=[w], device=DEV)
+    wp.synchronize()
+    np.testing.assert_array_equal(c.get(), [0.0, 2.0, 4.0, 6.0])
 
 
 @wp.kernel

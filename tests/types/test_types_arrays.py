@@ -221,8 +221,9 @@ def test_from_dlpack_refuses_what_it_cannot_import():
         def __dlpack_device__(self):
             return 2, 0
 
-    with pytest.raises(ValueError, match="memory of CUDA device 0; brickwork imports host tensors only"):
-        wp.from_dlpack(OnTheGpu())
+    with pytest.raises(TypeError, match="needs an object with __dlpack__ .* got OnTheGpu \\(it has __dlpack_device__ "
+                                        "only\\)"):
+        wp.from_dlpack(OnTheGpu())  # a CUDA tensor is imported (tests/runtime/test_cuda_import.py)
 
     class Elsewhere:
         def __dlpack_device__(self):

@@ -90,6 +90,17 @@ def dense_strides(shape: tuple, itemsize: int) -> tuple:
     return tuple(reversed(strides))
 
 
+def _foreign_device_memory(data) -> bool:
+    """Whether ``data`` is another library's CUDA memory (``__cuda_array_interface__``), which a device array
+    views wherever ``device`` says it is."""
+    if data is None or isinstance(data, (array, np.ndarray, list, tuple)) or \
+            not hasattr(type(data), "__cuda_array_interface__"):
+        return False
+    from .device_import import has_cuda_interface
+
+    return has_cuda_interface(data)
+
+
 def _scalar_of(dtype):
     """The scalar type of a scalar or composite dtype (None for structs)."""
     return dtype if is_scalar_type(dtype) else getattr(dtype, "_dtype", None)
@@ -109,7 +120,7 @@ class array:  # noqa: N801 - Warp's spelling
     def __new__(cls, data=None, dtype=typing.Any, shape=None, ndim=None, device=None, copy=True, **kwargs):
         if data is None and shape is None:
             return ArrayType(dtype, 1 if ndim is None else ndim)
-        if cls is array and get_device(device).ordinal is not None:
+        if cls is array and (get_device(device).ordinal is not None or _foreign_device_memory(data)):
             from .device_array import DeviceArray  # CUDA memory
 
             return object.__new__(DeviceArray)

@@ -65,6 +65,9 @@ class DeviceArray(array):
 
         if kwargs.get("ptr") is not None:
             raise ValueError(f"array(ptr=...) views CPU memory only, not memory on {get_device(device)}")
+        if not isinstance(data, (array, np.ndarray)) and hasattr(data, "__cuda_array_interface__"):
+            self._view_foreign(data, dtype, shape, device, kwargs)
+            return
         # The CPU's rules turn data, dtype and shape into host memory; that is then uploaded.
         host = array(data, dtype=Any if dtype is None else dtype, shape=shape, ndim=ndim, device="cpu", copy=True)
         self._allocate(host.dtype, host.shape, get_device(device))
@@ -74,6 +77,19 @@ class DeviceArray(array):
         self._upload(np.ascontiguousarray(host._np))
         hold_from(self, host)  # an array of structs: the arrays its elements point to
         _grad_option(self, kwargs)  # requires_grad=True: a zero gradient on the same device
+
+    def _view_foreign(self, data, dtype, shape, device, kwargs) -> None:
+        """Become a view of another library's CUDA memory (no copy, whatever ``copy`` says: as in Warp)."""
+        from typing import Any
+
+        from .device_import import from_cuda_interface
+        from .scalars import python_annotation_type
+
+        src = from_cuda_interface(data, None if dtype in (None, Any) else python_annotation_type(dtype), device)
+        if shape is not None and tuple(np.atleast_1d(shape)) != src.shape:
+            raise ValueError(f"shape {shape} does not fit the {type(data).__name__} of shape {src.shape}")
+        self._allocate(src.dtype, src.shape, src.device, src._alloc)
+        _grad_option(self, kwargs)
 
     @classmethod
     def empty(cls, shape: tuple, dtype, device) -> "DeviceArray":

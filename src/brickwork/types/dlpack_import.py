@@ -9,6 +9,7 @@ itself. The producer's deleter runs when the last view of its memory is gone.
 from __future__ import annotations
 
 import ctypes
+import math
 
 import numpy as np
 
@@ -114,14 +115,40 @@ def import_host(source, dtype) -> tuple[np.ndarray, object]:
 
 
 def from_dlpack(source, dtype=None) -> arrays.array:
-    """A host array sharing the memory of ``source`` (no copy): an object with ``__dlpack__`` (a numpy
-    array, a host tensor of another library) or a DLPack capsule (``to_dlpack``). ``dtype``: read
-    the elements as this type (``wp.vec3`` over trailing dimensions of 3), as ``from_numpy`` does."""
+    """An array sharing the memory of ``source`` (no copy): an object with ``__dlpack__`` (a numpy array, a
+    tensor of another library on the host or a CUDA device) or a DLPack capsule (``to_dlpack``). ``dtype``:
+    read the elements as this type (``wp.vec3`` over trailing dimensions of 3), as ``from_numpy`` does."""
     device_type, device_id = source_device(source)
     if device_type == KDL_CUDA:
-        raise ValueError(f"wp.from_dlpack: the tensor is in the memory of CUDA device {device_id}; brickwork imports "
-                         f"host tensors only: copy it to the host first, or into a wp.array on the device")
+        return _import_cuda(source, dtype, device_id)
     if device_type != KDL_CPU:
         raise TypeError(f"Unsupported source device for DLPack: device_type={device_type}, device_id={device_id}")
     view, dtype = import_host(source, dtype)
     return arrays.from_numpy(view, dtype=dtype)
+
+
+def _import_cuda(source, dtype, device_id: int):
+    """A device array viewing a CUDA tensor's memory (``source`` a capsule, or an object asked for one on the
+    legacy default stream, where brickwork's work runs: the producer orders its own work before it)."""
+    from .device_import import view
+
+    if type(source).__name__ != "PyCapsule" and not hasattr(source, "__dlpack__"):
+        raise TypeError(f"wp.from_dlpack needs an object with __dlpack__ or a DLPack capsule, got "
+                        f"{type(source).__name__} (it has __dlpack_device__ only)")
+    cap = source if type(source).__name__ == "PyCapsule" else source.__dlpack__(stream=1)
+    scalar = element_type(cap, dtype)
+    managed = _managed(cap)
+    t = managed.contents.dl_tensor
+    shape = tuple(int(t.shape[d]) for d in range(t.ndim))
+    if t.strides and math.prod(shape) > 1 and any(
+            int(t.strides[d]) != s for d, s in enumerate(contiguous_strides(shape)) if shape[d] > 1):
+        strides = tuple(int(t.strides[d]) for d in range(t.ndim))
+        raise ValueError(f"wp.from_dlpack: the CUDA tensor of shape {shape} is strided (strides {strides}); "
+                         f"brickwork's device arrays are contiguous: copy it first (PyTorch's .contiguous(), CuPy's "
+                         f"ascontiguousarray)")
+    comp = np.dtype(scalars.dtype_to_numpy(scalar))
+    out = view(int(t.data or 0) + int(t.byte_offset), shape, comp, scalar if dtype is None else dtype,
+               device_id, None, "wp.from_dlpack: the CUDA tensor")
+    out._alloc.owner = _Producer(managed)  # only now: a refused import leaves the deleter to the capsule
+    _capsule_set_name(id(cap), b"used_dltensor")  # ours now: the array's owner calls the deleter
+    return out

@@ -1,0 +1,102 @@
+"""Device memory another library owns, as a brickwork array without a copy: objects with
+``__cuda_array_interface__`` (CuPy, PyTorch, Numba; versions 2 and 3) and DLPack capsules of CUDA tensors.
+
+The memory must be C-contiguous, as brickwork's device arrays are (a strided view is refused with advice to
+copy it first). The array keeps the producer (its object, or the capsule's deleter) alive while any array
+views the memory, and never frees the memory itself. brickwork launches and copies run on the legacy default
+stream, so work the producer queued on another stream it names (the interface's ``stream``) is waited for
+before the array is made.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import cuda_driver
+from ..device import get_device
+from .arrays import element_layout, type_name
+from .device_array import DeviceArray
+from .dlpack_export import contiguous_strides
+from .scalars import is_scalar_type, scalar_from_numpy
+
+_DEFAULT_STREAMS = (None, 0, 1, 2)  # no stream, the legacy default stream (0 read as 1), per-thread default
+
+
+class Borrowed:
+    """Device memory another library owns (an ``Allocation`` that is never freed): ``owner`` keeps it alive."""
+
+    __slots__ = ("driver", "ordinal", "ptr", "nbytes", "owner")
+
+    def __init__(self, ordinal: int, ptr: int, nbytes: int, owner):
+        self.driver = cuda_driver.driver()
+        self.ordinal, self.ptr, self.nbytes, self.owner = ordinal, ptr, nbytes, owner
+
+
+def has_cuda_interface(data) -> bool:
+    """Whether ``data`` exports device memory through ``__cuda_array_interface__`` (a PyTorch tensor on the
+    CPU raises AttributeError for it, so has none)."""
+    try:
+        return getattr(data, "__cuda_array_interface__", None) is not None
+    except Exception:  # noqa: BLE001 - a producer whose property fails exports nothing usable
+        return False
+
+
+def from_cuda_interface(data, dtype=None, device=None) -> DeviceArray:
+    """A device array viewing the memory ``data.__cuda_array_interface__`` describes (no copy)."""
+    desc = data.__cuda_array_interface__
+    what = f"the __cuda_array_interface__ of {type(data).__name__}"
+    if not isinstance(desc, dict) or not {"shape", "typestr", "data"} <= desc.keys():
+        raise ValueError(f"{what} is not a dict with 'shape', 'typestr' and 'data'")
+    if desc.get("version", 0) < 2:
+        raise ValueError(f"{what} has version {desc.get('version', 0)}; brickwork reads versions 2 and 3")
+    if desc.get("mask") is not None:
+        raise ValueError(f"{what} has a mask; masked arrays cannot be imported")
+    comp = np.dtype(desc["typestr"])
+    shape = tuple(int(n) for n in desc["shape"])
+    ptr = int(desc["data"][0] or 0)
+    strides = desc.get("strides")
+    if strides is not None and math.prod(shape) > 1:
+        steps = [s * comp.itemsize for s in contiguous_strides(shape)]
+        if any(int(s) != t for s, t, n in zip(strides, steps, shape) if n > 1):
+            raise ValueError(f"{what} describes a strided view (strides {tuple(strides)} bytes for shape {shape}); "
+                             f"brickwork's device arrays are contiguous: copy it first (CuPy's ascontiguousarray, "
+                             f"PyTorch's .contiguous())")
+    ordinal = _memory_device(ptr, device, what)
+    stream = desc.get("stream")
+    if stream not in _DEFAULT_STREAMS:  # the producer's work on its stream is done before ours reads the memory
+        cuda_driver.driver().stream_synchronize(ordinal, int(stream))
+    return view(ptr, shape, comp, dtype, ordinal, data, what)
+
+
+def _memory_device(ptr: int, device, what: str) -> int:
+    """The ordinal of the device holding ``ptr``; ``ValueError`` when ``device`` names another one."""
+    asked = None if device is None else get_device(device)
+    if asked is not None and asked.ordinal is None:
+        raise ValueError(f"{what} describes CUDA memory; an array of it is on a CUDA device, not {asked}")
+    if not ptr:  # an empty array: no memory to ask about
+        return 0 if asked is None else asked.ordinal
+    ordinal = cuda_driver.driver().pointer_device(ptr)
+    if asked is not None and asked.ordinal != ordinal:
+        raise ValueError(f"{what} is memory of cuda:{ordinal}, not of {asked}: pass device='cuda:{ordinal}' "
+                         f"(or copy it to {asked} first)")
+    return ordinal
+
+
+def view(ptr: int, shape: tuple, comp: np.dtype, dtype, ordinal: int, owner, what: str) -> DeviceArray:
+    """A device array of ``dtype`` (None: the scalar type of ``comp``) over ``shape`` elements of ``comp``
+    (vector and matrix types take the trailing dimensions) at ``ptr`` on device ``ordinal``; ``owner`` is
+    kept alive with it."""
+    scalar = scalar_from_numpy(comp) if comp.isnative else None
+    if scalar is None:
+        raise TypeError(f"{what} has elements of type {comp.str}, which brickwork has no scalar type for")
+    dtype = scalar if dtype is None else dtype
+    want, trailing = element_layout(dtype)
+    if np.dtype(want) != comp or (not is_scalar_type(dtype) and shape[len(shape) - len(trailing):] != trailing):
+        raise TypeError(f"{what} holds {comp.name} data of shape {shape}, which is no array of {type_name(dtype)}")
+    shape = shape[:len(shape) - len(trailing)]
+    out = object.__new__(DeviceArray)
+    nbytes = comp.itemsize * math.prod(shape) * math.prod(trailing)
+    out._allocate(dtype, shape, get_device(f"cuda:{ordinal}"), Borrowed(ordinal, ptr, nbytes, owner))
+    return out
