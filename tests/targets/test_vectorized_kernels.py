@@ -69,3 +69,39 @@ def test_la_recon_flux_benchmark_loops_are_vector_loops(monkeypatch, tmp_path):
     # epilogues are narrower)
     assert len([w for _, _, w in loops if w == widest]) >= simd_loops, loops
     assert "m_ptrs" not in text.split("#pragma omp simd", 1)[1].split("}", 1)[0]
+
+
+def test_a_logical_coords_stencil_is_a_vector_loop(monkeypatch, tmp_path):
+    """A body's Index3 and ``idx +- delta`` reach the pack's addressing as k, j, i sums: a vector local in the
+    simd loop kept g++ from vectorizing it (2.5x the time of the same stencil on logical_flat)."""
+    import numpy as np
+
+    from brickwork import la
+    from brickwork.mesh import IndexDomain, Mesh, Metadata, Package, PackDescriptor, VarTag
+
+    u, lap = VarTag("u"), VarTag("lap")
+    pkg = Package("p")
+    pkg.add_field("u", Metadata("Cell", "FillGhost"))
+    pkg.add_field("lap", Metadata("Cell"))
+    mesh = Mesh(nx=(32, 32), block_nx=(16, 16), nghost=1, packages=[pkg])
+    mesh.data("u")[...] = np.random.default_rng(1).random(mesh.data("u").shape)
+    md = mesh.mesh_data()
+    pack = PackDescriptor(mesh, [u, lap]).get_pack(md)
+    space = la.IndexSpace(la.bvoi, la.logical_coords, ninner=la.ij_slab, domain=IndexDomain.interior, nblocks=4,
+                          md=md)
+    d1, d2 = space.get_delta(wp.X1DIR), space.get_delta(wp.X2DIR)
+
+    def lap5(rng, b):
+        pv = la.make_pack_view(rng, pack)
+        for idx in la.inner(rng):
+            pv[lap(), idx] = (pv[u(), idx - d1] + pv[u(), idx + d1] + pv[u(), idx - d2] + pv[u(), idx + d2]
+                              - wp.float64(4.0) * pv[u(), idx])
+
+    sources = capture_cpu_sources(monkeypatch, tmp_path)
+    la.outer(space, lap5)
+    (text,) = sources
+    statement = next(n for n, line in enumerate(text.splitlines(), 1) if "0x1.0000000000000p+2" in line)
+    assert any(line == statement for _, line, _ in vectorized_loops(text)), text
+    v = mesh.data("u")[:, 0, 0]
+    expected = v[:, 1:-1, :-2] + v[:, 1:-1, 2:] + v[:, :-2, 1:-1] + v[:, 2:, 1:-1] - 4.0 * v[:, 1:-1, 1:-1]
+    np.testing.assert_array_equal(mesh.data("lap")[:, 0, 0, 1:-1, 1:-1], expected)
