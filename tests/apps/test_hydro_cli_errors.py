@@ -7,6 +7,7 @@ import math
 import os
 import re
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -405,6 +406,7 @@ def test_a_full_disk_while_writing_the_history(capsys, tmp_path, monkeypatch):
     assert code == 1
     assert one_line(err) == f"brickwork: the run failed: cannot write {str(tmp_path / 'sod.hst')!r}: no space left " \
                             f"on device"
+    assert (tmp_path / "sod.hst").read_bytes() == b""  # cut back: not half a header
 
 
 # -- a mesh too large for the machine --------------------------------------------------------------------------------
@@ -454,11 +456,15 @@ def test_the_memory_estimate_matches_the_allocated_fields(tmp_path):
 
 
 # -- a time step that collapses --------------------------------------------------------------------------------------
-@pytest.mark.parametrize("overrides, dt", [
-    (["problem.rho_r=1e-300"], 1.336e-151),                       # sound speed 3.7e149 on the right
-    (["mesh.xmax=1e-320", "problem.x0=5e-321"], 4.249e-322),      # subnormal cells
-])
-def test_a_collapsing_time_step_stops_the_run(capsys, tmp_path, overrides, dt):
+@pytest.mark.parametrize("overrides, dt, hint", [
+    (["problem.rho_r=1e-300"], 1.336e-151, "cells are 0.125 wide and signals travel at up to about 3.74e+149"),
+    (["hydro.gamma=1e308"], 5.000e-156, "cells are 0.125 wide and signals travel at up to about 1e+154"),
+    (["mesh.xmax=1e-320", "problem.x0=5e-321"], 4.249e-322,      # subnormal cells
+     "cells are 1.25e-321 wide and signals travel at up to about 1.17"),
+], ids=["tiny-density", "huge-gamma", "tiny-cells"])
+def test_a_collapsing_time_step_stops_the_run(capsys, tmp_path, overrides, dt, hint):
+    """The message gives the cell width and the signal speed, which tell a huge hydro.gamma (it used to say
+    only "look for a tiny density, cell or domain") from tiny cells."""
     code, _, err = brickwork(capsys, "run", SOD, "mesh.nx=[8]", "mesh.block_nx=[8]", *overrides,
                              f"output.dir={tmp_path / 'out'}", "--quiet")
     assert code == 1
@@ -467,8 +473,23 @@ def test_a_collapsing_time_step_stops_the_run(capsys, tmp_path, overrides, dt):
                            f"below 1e-12 * time.tlim: reaching time.tlim=0.2 would take ")
     cycles = 0.2 / dt
     assert (f"about {cycles:.2e} cycles" if math.isfinite(cycles) else "more than 1e308 cycles") in line
+    assert f"cycles. The {hint}: look for a tiny cell or domain, or for what makes a signal fast (a tiny density, " \
+           f"a huge pressure, velocity or hydro.gamma) in the input, or set time.nlim" in line
     assert line.endswith("The run stops; the last good output is kept (none was written).")
     assert not (tmp_path / "out").exists()  # no history file growing without bound
+
+
+def test_an_initial_state_that_overflows_is_reported_without_a_numpy_warning(capsys, tmp_path):
+    """u_l = 1e200 overflows the kinetic energy: the state check names the cell (a RuntimeWarning of numpy
+    used to be printed before it)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        code, _, err = brickwork(capsys, "run", SOD, "mesh.nx=[8]", "mesh.block_nx=[8]", "problem.u_l=1e200",
+                                 f"output.dir={tmp_path / 'out'}", "--quiet")
+    assert code == 1
+    assert one_line(err).startswith("brickwork: the run failed: cycle 0 (t=0): non-finite or non-physical state in "
+                                    "block 0 cell (k=0, j=0, i=2) at x=0.0625: density=1, velocity=(1e+200, 0, 0), "
+                                    "pressure=nan.")
 
 
 def test_a_collapse_later_in_the_run_keeps_the_last_output(capsys, tmp_path, monkeypatch):

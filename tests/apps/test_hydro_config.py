@@ -46,6 +46,13 @@ def test_defaults_come_from_the_problem_then_the_schema():
     (SOD, ["cfl=0.3"], r"the key must be section.key"),
     (SOD, ["hydro.cfl"], r"expected section.key=value"),
     ({"problem": {"name": "sood"}}, [], r"unknown problem 'sood'.*did you mean 'sod'"),
+    # a key above every [section] is a key, not a section (it used to be called "unknown section [cfl]")
+    ({"cfl": 0.3, "problem": {"name": "sod"}}, [],
+     r"^key 'cfl' in in.toml is outside any section: every key belongs under its \[section\] \(put it under "
+     r"\[hydro\]\)$"),
+    ({"rho_l": 2.0, "problem": {"name": "sod"}}, [], r"^key 'rho_l' in in.toml .*\(put it under \[problem\]\)$"),
+    ({"colour": "red", "problem": {"name": "sod"}}, [],
+     r"^key 'colour' in in.toml is outside any section: .*; sections: problem, mesh, hydro, time, output$"),
     ({"mesh": {"nx": [64]}}, [], r"problem.name is missing"),
 ])
 def test_unknown_keys_are_named_with_close_matches(raw, overrides, message):

@@ -2,14 +2,18 @@
 metadata of a restart file is covered by its checksum and checked entry by entry, a restart past
 the run's end is refused, and an unusable history file is refused before anything is written."""
 
+import contextlib
 import json
 import math
 import os
+import signal
 
 import numpy as np
 import pytest
 
 from brickwork import cli
+from brickwork.apps.hydro.schedule import TOLERANCE, Schedule
+from brickwork.io import history as history_io
 from brickwork.io import restart as restart_io
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
@@ -273,12 +277,19 @@ def restarted(tmp_path, rst):
     return out
 
 
+ROW = " 0.0 1e-3 0.5 0.0 0.0 0.0 1.3\n"  # a history row after its cycle (8 columns in all)
+
+
 @pytest.mark.parametrize("content, message", [
-    ("# header\n0 0.0 1e-3\n1 1e-3 oops\n", "line 3 is not a row of numbers ('1 1e-3 oops')"),
-    ("# header\nnan 0.0\n", "line 2 is not a row of numbers ('nan 0.0')"),
-    ("# header\n1.5 0.0\n", "line 2 is not a row of numbers ('1.5 0.0')"),
-    (b"\xff\xfe binary\n", "it is not a text file"),
-])
+    (f"# header\n0{ROW}1 1e-3 oops\n", "line 3 is not a row of 8 numbers ('1 1e-3 oops'); move the file away"),
+    (f"# header\nnan{ROW}", f"line 2 is not a row of 8 numbers ('nan{ROW.rstrip()}'); move the file away"),
+    (f"# header\n1.5{ROW}", f"line 2 is not a row of 8 numbers ('1.5{ROW.rstrip()}'); move the file away"),
+    # a row of another length: continued, the file would be one that history.read refuses
+    (f"# header\n0{ROW}1 0.1\n2{ROW}", "line 3 is not a row of 8 numbers ('1 0.1'); move the file away"),
+    (f"# header\n0{ROW}1{ROW.rstrip()} 7\n", "line 3 is not a row of 8 numbers ('1 0.0 1e-3 0.5 0.0 0.0 0.0 1.3 7'); "
+                                            "move the file away"),
+    (b"\xff\xfe binary\n", "it is not a text file; move it away"),
+], ids=["word", "nan", "fraction", "short", "long", "binary"])
 def test_a_history_file_that_cannot_be_continued(capsys, restarted, content, message):
     history = restarted / "sod.hst"
     history.write_bytes(content if isinstance(content, bytes) else content.encode())
@@ -286,8 +297,8 @@ def test_a_history_file_that_cannot_be_continued(capsys, restarted, content, mes
     code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, "time.tlim=0.06", f"output.dir={restarted}", *NO_FILES,
                              "--restart", restarted / "sod.rst.00000.npz", "--quiet")
     assert code == 1
-    assert one_line(err).startswith(f"brickwork: the run failed: cannot continue the history file {str(history)!r} "
-                                    f"after the restart: {message}")
+    assert one_line(err) == f"brickwork: the run failed: cannot continue the history file {str(history)!r} after " \
+                            f"the restart: {message} or set output.history = false"
     assert history.read_bytes() == before and sorted(os.listdir(restarted)) == ["sod.hst", "sod.rst.00000.npz"]
 
 
@@ -311,3 +322,63 @@ def test_a_history_file_that_is_a_directory_or_a_link(capsys, restarted, restart
                             f"output.dir)"
     assert victim.read_text() == "precious\n" and os.path.islink(restarted / "sod.hst")
     assert sorted(os.listdir(restarted)) == ["sod.hst", "sod.rst.00000.npz"]
+
+
+def test_a_line_cut_short_at_the_end_of_a_history_file_is_dropped(capsys, restarted, rst):
+    """Part of a line without its newline (a run killed while writing it) is no row: the restarted run drops
+    it, and the file it writes reads back whole."""
+    cycle = restart_io.load(str(rst))[1]["cycle"]
+    history = restarted / "sod.hst"
+    history.write_text(f"# [1]=cycle\n0{ROW}1{ROW}2 0.1")
+    code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, "time.tlim=0.06", f"output.dir={restarted}", *NO_FILES,
+                             "--restart", restarted / "sod.rst.00000.npz", "--quiet")
+    assert code == 0, err
+    columns, rows = history_io.read(str(history))
+    assert len(columns) == 8 and rows[:2, 0].tolist() == [0, 1] and rows[2, 0] == cycle + 1  # then the restarted run's
+
+
+def test_a_cadence_too_fine_to_add_up_ends(capsys, tmp_path, rst):
+    """schedule.every.restart = 1e-300 (as the run's output.restart_dt) and a due time past the file's: 1e-300
+    added to 0.06 leaves 0.06, so the run used to add it for ever once the due time was reached. It writes the
+    restart file due at 0.06 and ends."""
+    meta = restart_io.load(str(rst))[1]
+
+    def tiny(meta):
+        meta["schedule"]["every"]["restart"] = 1e-300
+        meta["schedule"]["next"]["restart"] = 0.06
+
+    path = craft(tmp_path, rst, tiny)
+    out = tmp_path / "out"
+    with deadline(60):
+        code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, "time.tlim=0.06", f"output.dir={out}", *NO_FILES,
+                                 "output.restart_dt=1e-300", "--restart", path, "--quiet")
+    assert code == 0, err
+    assert sorted(p.name for p in out.glob("*.npz")) == [f"sod.rst.{meta['schedule']['count']['restart']:05d}.npz"]
+    assert output_times(out, "*.npz") == [pytest.approx(0.06, abs=1e-14)]
+
+
+def test_a_schedule_whose_cadence_is_below_the_spacing_of_doubles_moves_on():
+    schedule = Schedule({"output": {"hdf5_dt": 1e-300, "png_dt": 5e-18, "restart_dt": -1.0}})
+    schedule.next.update(hdf5=0.2, png=0.1)
+    with deadline(10):
+        assert schedule.advance("hdf5", 0.2, 7) == 0
+        assert schedule.advance("png", 0.1, 7) == 0
+    # the next due time is the first state past the current one: every state is written
+    for kind, t in (("hdf5", 0.2), ("png", 0.1)):
+        assert 0 < schedule.next[kind] - t * (1 + TOLERANCE) < 1e-16
+    assert schedule.count["hdf5"] == 1 and schedule.last_cycle["hdf5"] == 7
+
+
+@contextlib.contextmanager
+def deadline(seconds: int):
+    """Fail (``TimeoutError``) rather than hang when the block runs longer than ``seconds``."""
+    def expire(signum, frame):
+        raise TimeoutError(f"still running after {seconds} s: an endless loop")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

@@ -2,10 +2,12 @@
 
 ``save(path, arrays, meta)`` writes every array bit for bit plus ``meta`` (JSON) and a SHA-256 of
 the arrays and the metadata, through a temporary file and an atomic rename. ``load(path)`` returns
-``(arrays, meta)`` or raises ``RestartError`` saying what is wrong: a missing file, a file that is
-not a restart file (a ``.npy`` array, any other file), a truncated or corrupt one (checksum
-mismatch). Files of the first format (``brickwork-restart-1``, whose checksum covers the arrays
-only) are still read; what the metadata says is for the application to check either way.
+``(arrays, meta)`` or raises ``RestartError`` saying what is wrong: a missing file, one that is
+not a regular file (a named pipe or a device: refused at once, never waited on), a file that is
+not a restart file (a ``.npy`` array, any other file), a truncated or corrupt one (a member
+claiming more bytes than the file holds, a checksum mismatch). Files of the first format
+(``brickwork-restart-1``, whose checksum covers the arrays only) are still read; what the
+metadata says is for the application to check either way.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import zipfile
 
 import numpy as np
@@ -62,14 +65,43 @@ def load(path: str) -> tuple[dict, dict]:
     """``(arrays, meta)`` of a restart file; ``RestartError`` if it is missing or damaged."""
     if isinstance(path, str) and "\0" in path:  # os.path.exists says False: no file can have such a name
         raise RestartError(f"restart file {path!r} contains a NUL character, which no file name can hold")
+    with _open(path) as f:
+        arrays, meta = _read(f, path)
+    not_restart = f"restart file {path!r} is not a brickwork restart file"
+    if not isinstance(meta, dict):
+        raise RestartError(f"{not_restart} (its metadata is not a table)")
+    if meta.get("format") not in (FORMAT, FORMAT_1):
+        raise RestartError(f"{not_restart} (format {meta.get('format')!r})")
+    if _digest(arrays, meta if meta["format"] == FORMAT else None) != meta.get("sha256"):
+        raise RestartError(f"restart file {path!r} is corrupt: its checksum does not match its contents")
+    return arrays, meta
+
+
+def _open(path: str):
+    """``path`` opened for reading in binary; ``RestartError`` unless it is a regular file (after
+    symbolic links). Opened without blocking, so that a named pipe without a writer is refused at
+    once rather than waited on, and checked on the open file, so that it cannot change in between."""
     if not os.path.exists(path):
         raise RestartError(f"restart file {path!r} does not exist")
     if os.path.isdir(path):
         raise RestartError(f"restart file {path!r} is a directory")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise RestartError(f"restart file {path!r} cannot be read: {e.strerror or e}") from None
+    f = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # a pipe, a device, a socket: no restart file
+        f.close()
+        raise RestartError(f"restart file {path!r} is not a regular file (a restart file is an .npz archive "
+                           f"written by output.restart_dt)")
+    return f
+
+
+def _read(f, path: str) -> tuple[dict, object]:
+    """The arrays and the decoded metadata of the open restart file ``f`` (named ``path``)."""
     not_restart = f"restart file {path!r} is not a brickwork restart file"
     try:
-        with open(path, "rb") as f:
-            magic = f.read(6)
+        magic = f.read(6)
     except OSError as e:
         raise RestartError(f"restart file {path!r} cannot be read: {e.strerror or e}") from None
     if not magic:
@@ -81,8 +113,10 @@ def load(path: str) -> tuple[dict, dict]:
         raise RestartError(f"restart file {path!r} is corrupt or not a brickwork restart file (not an .npz "
                            f"archive; restart files are written by output.restart_dt)")
     try:
-        _check_sizes(path, not_restart)  # before anything is read: what a member declares is what it holds
-        data = np.load(path, allow_pickle=False)
+        f.seek(0)
+        _check_sizes(f, path, not_restart)  # before anything is read: what a member declares is what it holds
+        f.seek(0)
+        data = np.load(f, allow_pickle=False)
         if not isinstance(data, np.lib.npyio.NpzFile):  # pragma: no cover - the magic bytes say zip
             raise RestartError(f"{not_restart} (not an .npz archive)")
         with data:
@@ -94,30 +128,30 @@ def load(path: str) -> tuple[dict, dict]:
         raise
     except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError, json.JSONDecodeError, RecursionError) as e:
         raise RestartError(f"restart file {path!r} is corrupt or not a brickwork restart file: {e}") from None
-    if not isinstance(meta, dict):
-        raise RestartError(f"{not_restart} (its metadata is not a table)")
-    if meta.get("format") not in (FORMAT, FORMAT_1):
-        raise RestartError(f"{not_restart} (format {meta.get('format')!r})")
-    if _digest(arrays, meta if meta["format"] == FORMAT else None) != meta.get("sha256"):
-        raise RestartError(f"restart file {path!r} is corrupt: its checksum does not match its contents")
     return arrays, meta
 
 
-def _check_sizes(path: str, not_restart: str) -> None:
-    """``RestartError`` unless every member of the archive is stored as it is (restart files are never
-    compressed, so a small file cannot unpack into gigabytes) and holds exactly the bytes its array
-    header declares (a header claiming a huge shape would otherwise be allocated before any check)."""
-    with zipfile.ZipFile(path) as zf:
+def _check_sizes(f, path: str, not_restart: str) -> None:
+    """``RestartError`` unless every member of the archive ``f`` is stored as it is (restart files are
+    never compressed, so a small file cannot unpack into gigabytes), fits in the file, and holds
+    exactly the bytes its array header declares (a header claiming a huge shape would otherwise be
+    allocated before any check)."""
+    size = os.fstat(f.fileno()).st_size
+    with zipfile.ZipFile(f) as zf:
         for info in zf.infolist():
             if info.compress_type != zipfile.ZIP_STORED:
                 raise RestartError(f"{not_restart} (its member {info.filename!r} is compressed; restart files "
                                    f"store their arrays as they are)")
-            with zf.open(info) as f:
-                version = np.lib.format.read_magic(f)
+            # stored as it is, a member lies in the file after its local header: a larger claim is a lie
+            if info.header_offset + info.file_size > size:
+                raise RestartError(f"restart file {path!r} is corrupt: its member {info.filename!r} declares "
+                                   f"{info.file_size} bytes, but the file holds only {size}")
+            with zf.open(info) as member:
+                version = np.lib.format.read_magic(member)
                 read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
                     np.lib.format.read_array_header_2_0
-                shape, _, dtype = read_header(f)
-                declared = f.tell() + dtype.itemsize * int(np.prod(shape, dtype=object))
+                shape, _, dtype = read_header(member)
+                declared = member.tell() + dtype.itemsize * int(np.prod(shape, dtype=object))
             if declared != info.file_size:
                 raise RestartError(f"restart file {path!r} is corrupt: its member {info.filename!r} declares an "
                                    f"array of shape {shape} ({dtype}) but holds {info.file_size} bytes")

@@ -222,6 +222,15 @@ def _problem_module(name):
     return PROBLEMS[name]
 
 
+def _home(key: str) -> str:
+    """A hint naming the sections that have ``key`` (``(put it under [hydro])``), or nothing."""
+    from .problems import PROBLEMS
+
+    homes = [f"[{section}]" for section, keys in SCHEMA.items()
+             if key in keys or (section == "problem" and any(key in p.PARAMS for p in PROBLEMS.values()))]
+    return f" (put it under {' or '.join(homes)})" if homes else f"; sections: {', '.join(SCHEMA)}"
+
+
 def _check_section_keys(section: str, values: dict, schema: dict, where: str) -> None:
     for key in values:
         if key not in schema:
@@ -235,6 +244,9 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>")
     if not isinstance(raw, dict):
         raise ConfigError(f"{source}: the input must be a TOML document of tables")
     for section, values in raw.items():
+        if section not in SCHEMA and not isinstance(values, dict):  # ``cfl = 0.3`` above every [section]
+            raise ConfigError(f"key {section!r}{where} is outside any section: every key belongs under its "
+                              f"[section]" + _home(section))
         if section not in SCHEMA:
             raise ConfigError(f"unknown section [{section}]{where}" + _suggest(section, SCHEMA)
                               + f"; known sections: {', '.join(SCHEMA)}")

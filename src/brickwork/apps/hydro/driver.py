@@ -290,6 +290,17 @@ def _cycles(remaining: float, dt: float) -> str:
     return f"about {n:.2e}" if math.isfinite(n) else "more than 1e308"
 
 
+def _collapse_hint(cfg: Config, dt: float) -> str:
+    """Where to look for the cause of a collapsed time step ``dt``: tiny cells, or a huge signal speed
+    (the CFL step is about cfl * cell width / speed, so the two numbers tell which)."""
+    m = cfg["mesh"]
+    width = min((hi - lo) / n for lo, hi, n in zip(m["xmin"], m["xmax"], m["nx"]))
+    speed = cfg["hydro"]["cfl"] * width / dt
+    return (f"The cells are {width:.3g} wide and signals travel at up to about {speed:.3g}: look for a tiny cell or "
+            f"domain, or for what makes a signal fast (a tiny density, a huge pressure, velocity or hydro.gamma) in "
+            f"the input")
+
+
 def _kept(last_good: list[str]) -> str:
     return f"The run stops; the last good output is kept ({', '.join(last_good) if last_good else 'none was written'})."
 
@@ -446,8 +457,8 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
                 raise SimulationError(
                     f"cycle {sim.cycle} (t={sim.time:.6g}): the time step collapsed to dt={dt:.3e}, below "
                     f"{DT_FLOOR:g} * time.tlim: reaching time.tlim={tlim:g} would take {_cycles(tlim - sim.time, dt)} "
-                    f"cycles. Look for a tiny density, cell or domain in the "
-                    f"input, or set time.nlim to run a fixed number of cycles. {_kept(last_good)}")
+                    f"cycles. {_collapse_hint(cfg, dt)}, or set time.nlim to run a fixed number of cycles. "
+                    f"{_kept(last_good)}")
             if not started:  # the first state passed its checks: the run starts, its files appear
 
                 def open_outputs():

@@ -62,6 +62,9 @@ class Schedule:
             if (t - self.next[kind]) / every > 1000:
                 self.next[kind] = first_multiple_past(t, every)
             while self.next[kind] <= t * (1.0 + TOLERANCE):
+                if self.next[kind] + every == self.next[kind]:  # below the spacing of doubles: no sum moves it
+                    self.next[kind] = first_multiple_past(t, every)
+                    break
                 self.next[kind] += every
         return n
 

@@ -96,6 +96,16 @@ class Hydro:
         m = self.cfg["mesh"]
         self._host = (None, {})
         fields = {name: storage.host(self.mesh.data(name)) for name in CONSERVED}
+        with np.errstate(over="ignore", invalid="ignore"):  # huge inputs overflow: check() names the cell
+            self._set_initial_blocks(fields, problem, params, m)
+        for name in CONSERVED:  # one copy per field to a device (nothing to do on the CPU)
+            if fields[name] is not self.mesh.data(name):
+                self.mesh.data(name).assign(fields[name])
+        self.time = 0.0
+        self.cycle = 0
+
+    def _set_initial_blocks(self, fields: dict, problem, params, m) -> None:
+        """Fill ``fields`` (host arrays) with the problem's initial state, block by block."""
         for block in self.mesh.blocks:
             c = block.coords
             x1 = c.x_center(1)[None, None, :]
@@ -105,16 +115,12 @@ class Hydro:
                                   problem.initial(x1, x2, x3, params, self.gamma, xmin=tuple(m["xmin"]),
                                                   xmax=tuple(m["xmax"])))
             self._set_primitive_block(fields, block.lid, rho, v1, v2, v3, p)
-        for name in CONSERVED:  # one copy per field to a device (nothing to do on the CPU)
-            if fields[name] is not self.mesh.data(name):
-                self.mesh.data(name).assign(fields[name])
-        self.time = 0.0
-        self.cycle = 0
 
     def set_primitive_block(self, lid, rho, v1, v2, v3, p) -> None:
         """Set block ``lid``'s conserved variables from primitive arrays of its full (k, j, i) shape."""
         fields = {name: storage.host(self.mesh.data(name)) for name in CONSERVED}
-        self._set_primitive_block(fields, lid, rho, v1, v2, v3, p)
+        with np.errstate(over="ignore", invalid="ignore"):  # as in set_initial: check() names the cell
+            self._set_primitive_block(fields, lid, rho, v1, v2, v3, p)
         for name in CONSERVED:
             if fields[name] is not self.mesh.data(name):
                 self.mesh.data(name).assign(fields[name])
