@@ -4,7 +4,7 @@ Every import counts, including those inside functions, so a function-level impor
 cycle. The layers, lowest first (a module may import only from lower layers or its own
 subpackage):
 
-    _version < errors, config, comm, same_on_ranks < cuda_driver < device < types < builtins, ir, jit < frontend, passes < targets
+    _version < errors < config, comm, same_on_ranks < cuda_driver < device < types < builtins, ir, jit < frontend, passes < targets
     < pipeline < lang < runtime < utils, autograd < io < mesh < la < apps < the facade (brickwork/__init__.py) < cli
 """
 
@@ -19,7 +19,8 @@ import brickwork
 PACKAGE = Path(brickwork.__file__).parent
 LAYERS = [
     ("_version",),
-    ("errors", "config", "comm", "same_on_ranks"),
+    ("errors",),  # the base of every error brickwork raises, which any module may raise
+    ("config", "comm", "same_on_ranks"),
     ("cuda_driver",),
     ("device",),
     ("types",),
@@ -133,3 +134,29 @@ def test_the_builtin_table_holds_typing_rules_only():
     for name, entries in BUILTINS.items():
         for entry in entries:
             assert set(vars(entry)) == {"name", "rule", "doc"}, name
+
+
+#: exceptions that never reach a user: the compiler raises and catches them (or, for IRVerifyError, an
+#: internal assertion that the IR is well formed)
+INTERNAL_EXCEPTIONS = {"brickwork.builtins.registry.Mismatch", "brickwork.builtins.registry.Unsupported",
+                       "brickwork.frontend.recursion.RecursiveCall", "brickwork.frontend.static_expr._RuntimeName",
+                       "brickwork.ir.verify.IRVerifyError", "brickwork.lang.grad_rules._NotDifferentiable"}
+
+
+def test_every_error_a_user_can_meet_is_a_brickwork_error():
+    """``except brickwork.BrickworkError`` catches whatever brickwork raises on purpose (the hydro application's,
+    the outputs' and restarts' errors included), besides the Python type each also is."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    from brickwork.errors import BrickworkError
+
+    outside = []
+    for info in pkgutil.walk_packages(brickwork.__path__, "brickwork."):
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if inspect.isclass(obj) and issubclass(obj, Exception) and obj.__module__ == module.__name__ \
+                    and not issubclass(obj, BrickworkError) and f"{module.__name__}.{name}" not in INTERNAL_EXCEPTIONS:
+                outside.append(f"{module.__name__}.{name}")
+    assert not outside, outside

@@ -151,6 +151,9 @@ def _hydro_errors(fn):
     except (ConfigError, RestartError) as e:
         say(f"brickwork: error: {e}")
         return 2
+    except (SimulationError, OutputError) as e:  # before BrickworkError, which they are too
+        say(f"brickwork: the run failed: {e}")
+        return 1
     except (BrickworkError, SettingError) as e:
         code = _setup_error(e)
         if code is None:
@@ -159,9 +162,6 @@ def _hydro_errors(fn):
             comm.abort(comm.world(), f"brickwork: error: {e}", code)
         say(f"brickwork: error: {e}")
         return code
-    except (SimulationError, OutputError) as e:
-        say(f"brickwork: the run failed: {e}")
-        return 1
     except MemoryError:
         return _alone(several, "brickwork: the run failed: out of memory (try a smaller mesh.nx)", 1)
     except KeyboardInterrupt:

@@ -17,13 +17,14 @@ import os
 import re
 import sys
 
+from .errors import BrickworkError
+
 _ENV_PREFIX = "BRICKWORK_"
 
 
-class SettingError(ValueError):
+class SettingError(BrickworkError, ValueError):
     """An environment variable of brickwork holds a value it does not accept; the message names the
-    variable, the value and what is accepted. (A ``ValueError`` only: ``errors`` is of this module's
-    layer, which imports nothing of brickwork.)"""
+    variable, the value and what is accepted."""
 
 
 #: Settings whose variable holds an invalid value: attribute name -> the message of its ``SettingError``.

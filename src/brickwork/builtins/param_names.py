@@ -1,6 +1,7 @@
 """Warp's parameter names of the builtins brickwork has, so that builtins take keyword arguments as in Warp
 (``wp.pow(x=2.0, y=4.0)``, ``wp.randf(state, low=0.0, high=1.0)``). Data from Warp 1.19's builtin signatures."""
 
+from ..errors import BrickworkError
 from ..types.scalars import float32, uint32
 
 _BY_SIGNATURE = {
@@ -113,7 +114,7 @@ PARAM_ALIASES = {"curlnoise": {"xyz": "xy", "xyzt": "xy"}, "noise": {"xy": "x", 
 PARAM_DEFAULTS = {"curlnoise": {"octaves": (1, uint32), "lacunarity": (2.0, float32), "gain": (0.5, float32)}}
 
 
-class BindError(TypeError):
+class BindError(BrickworkError, TypeError):
     """A builtin call's keywords do not bind to its parameters (the message says why)."""
 
 

@@ -17,8 +17,10 @@ import secrets
 import stat
 from contextlib import contextmanager
 
+from ..errors import BrickworkError
 
-class OutputError(RuntimeError):
+
+class OutputError(BrickworkError, RuntimeError):
     """An output file could not be written (the message names the file and why)."""
 
     def __init__(self, message: str, path: str | None = None, errno_: int | None = None):

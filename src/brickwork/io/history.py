@@ -11,10 +11,11 @@ import os
 import re
 import stat
 
+from ..errors import BrickworkError
 from .files import OutputError, output_error, reason
 
 
-class HistoryError(ValueError):
+class HistoryError(BrickworkError, ValueError):
     """A file that ``read`` cannot take as a history file (the message names the file and the line)."""
 
 

@@ -20,6 +20,7 @@ import zipfile
 
 import numpy as np
 
+from ..errors import BrickworkError
 from .files import staged
 
 FORMAT = "brickwork-restart-2"
@@ -27,7 +28,7 @@ FORMAT = "brickwork-restart-2"
 FORMAT_1 = "brickwork-restart-1"
 
 
-class RestartError(RuntimeError):
+class RestartError(BrickworkError, RuntimeError):
     """A restart file that cannot be used (the message says why)."""
 
 

@@ -11,10 +11,11 @@ import weakref
 
 import numpy as np
 
+from ..errors import BrickworkError
 from .arrays import dense_strides
 
 
-class NegativeStridesError(ValueError, NotImplementedError):
+class NegativeStridesError(BrickworkError, ValueError, NotImplementedError):
     """Allocating with a negative stride: Warp raises NotImplementedError, brickwork's earlier releases ValueError."""
 
 

@@ -9,10 +9,11 @@ import numbers
 
 import numpy as np
 
+from ..errors import BrickworkError
 from .scalars import ScalarBase, bfloat16, bfloat16_bits, check_integer, is_scalar_type
 
 
-class ElementValueError(TypeError, ValueError):
+class ElementValueError(BrickworkError, TypeError, ValueError):
     """A value an array's elements cannot hold: a ``TypeError``, and a ``ValueError`` as Warp's ``fill_`` raises."""
 
 

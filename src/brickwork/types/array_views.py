@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import BrickworkError
 from .arrays import array, element_layout, type_name
 from .composite import is_composite_type
 from .scalars import is_scalar_type, python_annotation_type
@@ -101,7 +102,7 @@ def capacity(a: array) -> int:
     return _element_bytes(a.dtype) + sum((n - 1) * abs(s) for n, s in zip(a.shape, a.strides))
 
 
-class ReshapeError(ValueError, RuntimeError):
+class ReshapeError(BrickworkError, ValueError, RuntimeError):
     """A reshape to another number of elements: a ``RuntimeError`` as Warp raises, and a ``ValueError`` as
     numpy's (and brickwork's CUDA arrays' before)."""
 

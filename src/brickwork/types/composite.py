@@ -12,6 +12,7 @@ import weakref
 
 import numpy as np
 
+from ..errors import BrickworkError
 from .composite_access import check_assigned, check_constructor, check_key, col_index, from_ptr, row_index
 from .scalars import (
     SCALAR_TYPES,
@@ -226,7 +227,7 @@ class CompositeBase:
         return self._data.ravel().tolist()
 
 
-class NoOverloadError(TypeError, RuntimeError):
+class NoOverloadError(BrickworkError, TypeError, RuntimeError):
     """A host operator on composite values of types it does not combine (a TypeError, and a RuntimeError as
     Warp raises)."""
 

@@ -11,10 +11,11 @@ import operator
 
 import numpy as np
 
+from ..errors import BrickworkError
 from .scalar_arithmetic import install as _install_arithmetic
 
 
-class NotAnIntegerError(TypeError, ValueError):
+class NotAnIntegerError(BrickworkError, TypeError, ValueError):
     """A value that is not an integer given for an integer type (a float is not truncated, as in Warp): a
     ``TypeError`` as Warp's constructors raise, and a ``ValueError`` as its ``fill_``/``full`` do."""
 

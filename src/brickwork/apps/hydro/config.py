@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ...errors import BrickworkError
+
 try:
     import tomllib
 except ImportError:  # Python 3.10: the same parser as the tomli package
@@ -26,7 +28,7 @@ except ImportError:  # Python 3.10: the same parser as the tomli package
         raise ImportError("brickwork.apps.hydro reads TOML: it needs Python 3.11, or 'pip install tomli'") from e
 
 
-class ConfigError(ValueError):
+class ConfigError(BrickworkError, ValueError):
     """A mistake in an input file or an override (the message says which key and why)."""
 
 

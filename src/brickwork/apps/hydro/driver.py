@@ -41,6 +41,7 @@ from brickwork.io.history import History
 from brickwork.mesh.output import block_geometry
 from brickwork.same_on_ranks import check_same
 
+from ...errors import BrickworkError
 from . import checkpoint
 from .config import Config, ConfigError
 from .progress import Progress
@@ -53,7 +54,7 @@ DT_FLOOR = 1e-12
 HISTORY_COLUMNS = ["cycle", "time", "dt", "mass", "momentum_1", "momentum_2", "momentum_3", "energy"]
 
 
-class SimulationError(RuntimeError):
+class SimulationError(BrickworkError, RuntimeError):
     """The run cannot go on (a bad state appeared, the time step collapsed, an output could not be
     written); the message says why, at which cycle, and names the last good output."""
 

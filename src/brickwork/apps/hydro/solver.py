@@ -21,6 +21,7 @@ import brickwork as wp
 from brickwork.mesh import Mesh, Metadata, Package, storage
 from brickwork.mesh.output import assemble_blocks
 
+from ...errors import BrickworkError
 from .config import Config
 from .kernels import HydroKernels
 from .totals import BlockSums
@@ -31,7 +32,7 @@ STAGES = {"rk2": ((0.0, 1.0), (0.5, 0.5)), "rk3": ((0.0, 1.0), (0.75, 0.25), (1.
 DTYPES = {"float32": wp.float32, "float64": wp.float64}
 
 
-class BadStateError(RuntimeError):
+class BadStateError(BrickworkError, RuntimeError):
     """A cell holds a non-finite or non-physical state (the message names the cell)."""
 
 

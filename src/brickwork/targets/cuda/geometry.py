@@ -19,6 +19,8 @@ from __future__ import annotations
 import ast
 from typing import NamedTuple
 
+from ...errors import BrickworkError
+
 
 def _div(a: int, b: int) -> int:
     """C's integer division (truncated toward zero)."""
@@ -33,7 +35,7 @@ _INT_OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda 
 _CASTS = ("int64", "int32", "uint64", "uint32")
 
 
-class ArenaExpressionError(ValueError):
+class ArenaExpressionError(BrickworkError, ValueError):
     """The recorded arena size is not an integer expression of the parameters (a compiler bug)."""
 
 

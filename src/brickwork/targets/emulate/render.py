@@ -17,11 +17,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ... import ir
+from ...errors import BrickworkError
 from ..cpu.cnames import c_type
 from ..cpu.render import CppRenderer, local
 
 
-class EmulationError(RuntimeError):
+class EmulationError(BrickworkError, RuntimeError):
     """The GPU-mapped IR breaks a rule of block execution (a compiler bug, never a user error)."""
 
 

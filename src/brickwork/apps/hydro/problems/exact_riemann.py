@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 
+from ....errors import BrickworkError
+
 
 def _f_and_df(p, rho, pk, ck, gamma):
     if p > pk:  # shock
@@ -29,7 +31,7 @@ def _f_and_df(p, rho, pk, ck, gamma):
     return f, df
 
 
-class VacuumError(ValueError):
+class VacuumError(BrickworkError, ValueError):
     """The two states move apart so fast that a vacuum forms between them: there is no star state."""
 
 
