@@ -34,14 +34,16 @@ import numpy as np
 from brickwork import comm
 from brickwork.config import SettingError
 from brickwork.device import get_device
-from brickwork.errors import DeviceUnavailableError
+from brickwork.errors import BrickworkError, DeviceUnavailableError
 from brickwork.io import hdf5, png, restart
 from brickwork.io.files import OutputError, reason
 from brickwork.io.history import History
+from brickwork.mesh import footprint
+from brickwork.mesh.footprint import BLOCK_HOST_BYTES, available_memory, gib
+from brickwork.mesh.indexing import IndexShape
 from brickwork.mesh.output import block_geometry
 from brickwork.same_on_ranks import check_same
 
-from ...errors import BrickworkError
 from . import checkpoint
 from .config import Config, ConfigError
 from .progress import Progress
@@ -144,22 +146,6 @@ def _check_writers(cfg: Config) -> None:
                       f"or set {off}")
 
 
-def available_memory() -> int | None:
-    """Bytes of memory a new run can use: ``MemAvailable`` on Linux, else the physical memory; None
-    when neither is known."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
 def _block_count(cfg: Config) -> int:
     """How many blocks the mesh of the run ``cfg`` describes."""
     m = cfg["mesh"]
@@ -170,14 +156,10 @@ def field_bytes(cfg: Config) -> int:
     """Bytes of the mesh fields of the run ``cfg`` describes (ghost cells and flux arrays included),
     computed from the field declarations without allocating anything."""
     m = cfg["mesh"]
-    nx, block, ng = m["nx"], m["block_nx"], m["nghost"]
-    ndim = len(nx)
-    dtype = np.dtype(cfg["hydro"]["dtype"])
-    nblocks = _block_count(cfg)
-    cells = math.prod(b + 2 * ng for b in block)  # memory extents of one block
-    slots = sum(spec.nslots + (ndim * spec.ncomp if spec.has("WithFluxes") else 0)
-                for spec in hydro_package(dtype).fields.values())
-    return nblocks * cells * slots * dtype.itemsize
+    active = [*m["block_nx"], 0, 0][:3]  # a 1-D or 2-D mesh's blocks have no extent in the other directions
+    shape = IndexShape(active[2], active[1], active[0], m["nghost"])
+    specs = hydro_package(np.dtype(cfg["hydro"]["dtype"])).fields.values()
+    return footprint.field_bytes(specs, shape, _block_count(cfg))
 
 
 def _check_ranks(cfg: Config) -> None:
@@ -190,10 +172,6 @@ def _check_ranks(cfg: Config) -> None:
                           f"{nranks} MPI ranks: every rank needs at least one block; use smaller blocks or fewer ranks")
 
 
-def _gib(nbytes: float) -> str:
-    return f"{nbytes / 2**30:.1f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.1f} MiB"
-
-
 def _check_device(cfg: Config):
     """The device of ``hydro.device``; ``ConfigError`` when this machine has no such device."""
     name = cfg["hydro"]["device"]
@@ -201,11 +179,6 @@ def _check_device(cfg: Config):
         return get_device(name)
     except DeviceUnavailableError as e:
         raise ConfigError(f"hydro.device={name!r}: {e}; run on the CPU with hydro.device = \"cpu\"") from None
-
-
-#: Host memory a block takes besides its fields (its Python objects, tables and views: 3.7 kB measured for
-#: a 1-D run of 16384 blocks of 2 cells), so that a run of many tiny blocks is refused before it starts too.
-BLOCK_HOST_BYTES = 4096
 
 
 def _check_memory(cfg: Config, device=None) -> None:
@@ -222,14 +195,14 @@ def _check_memory(cfg: Config, device=None) -> None:
 
         have = cuda_driver.driver().total_memory(device.ordinal)
         if fields > have:
-            raise ConfigError(f"{what}: its fields alone need {_gib(fields)} of memory ({cfg['hydro']['dtype']}, "
-                              f"ghost cells and fluxes included), but the device {device} has only {_gib(have)}")
+            raise ConfigError(f"{what}: its fields alone need {gib(fields)} of memory ({cfg['hydro']['dtype']}, "
+                              f"ghost cells and fluxes included), but the device {device} has only {gib(have)}")
     have = available_memory()
     need = blocks + (0 if on_device else fields)
     if have is not None and need > have:
-        raise ConfigError(f"{what}: its fields need {_gib(fields)} ({cfg['hydro']['dtype']}, ghost cells and fluxes "
+        raise ConfigError(f"{what}: its fields need {gib(fields)} ({cfg['hydro']['dtype']}, ghost cells and fluxes "
                           f"included){' on the device' if on_device else ''} and its {nblocks} blocks about "
-                          f"{_gib(blocks)} more on the host, but only {_gib(have)} is available"
+                          f"{gib(blocks)} more on the host, but only {gib(have)} is available"
                           + ("; larger blocks (mesh.block_nx) need less" if blocks > fields else ""))
 
 
