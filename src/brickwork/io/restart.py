@@ -43,7 +43,7 @@ def _digest(arrays: dict, meta: dict | None = None) -> str:
         h.update(name.encode())
         h.update(str(a.dtype).encode())
         h.update(str(a.shape).encode())
-        h.update(a.tobytes())
+        h.update(a.reshape(-1).view(np.uint8))  # the bytes where they are (tobytes copied 270 MB at 4096 blocks)
     return h.hexdigest()
 
 
