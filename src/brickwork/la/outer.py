@@ -12,7 +12,7 @@ from ..frontend.limits import INDEX_LIMIT
 from ..lang.body import body_kernel, halo_arguments
 from ..mesh import SparsePack
 from ..runtime import tape as _tape
-from ..runtime.launch import launch
+from ..runtime.launch import RepeatedLaunch, launch
 from ..types.arrays import array, empty, full, type_name
 from . import tags
 from .indices import Indexer3D
@@ -72,8 +72,8 @@ def _prepare(space, body, what: str, reduce: bool):
 
 def outer(space: IndexSpace, body) -> None:
     """Run ``body(idx_range, b)`` once per slice of ``space``; the body is JIT-compiled."""
-    kernel, dims, geometry = _prepared(space, body, "outer", False)
-    launch(kernel, dim=dims, inputs=kernel.arguments(geometry, check=space.check_pack))
+    kernel, _, _, launcher = _prepared(space, body, "outer", False)
+    launcher(kernel.captured(check=space.check_pack))  # launch(kernel, dims, captured values + geometry)
 
 
 #: At most this many bodies per space keep their checked launch geometry (a space made once and
@@ -82,10 +82,10 @@ _PREPARED_PER_SPACE = 16
 
 
 def _prepared(space, body, what: str, reduce: bool) -> tuple:
-    """The body kernel, grid and geometry of ``outer`` (``outer_reduce``: ``reduce``) over ``space``,
-    with the kernel's work hint set: checked and computed once per space and body, and again
-    whenever the space's boxes, blocks or tags have changed (``space.L = ...``). Captured values are
-    read at every launch (``kernel.arguments``)."""
+    """The body kernel, grid, geometry and ``RepeatedLaunch`` of ``outer`` (``outer_reduce``: ``reduce``)
+    over ``space``, with the kernel's work hint set: checked and computed once per space and body, and
+    again whenever the space's boxes, blocks or tags have changed (``space.L = ...``). Captured values
+    are read at every launch (``kernel.captured``)."""
     memo = getattr(space, "_prepared", None)  # None: not an IndexSpace, which _prepare reports
     if memo is not None:
         hit = memo.get((body, reduce))
@@ -93,20 +93,20 @@ def _prepared(space, body, what: str, reduce: bool) -> tuple:
         # rebound global (H = la.halo.make(...)) takes the same body over the same space out of the
         # checked box
         if hit is not None and hit[0] == _space_state(space) and (not hit[1] or hit[2] == _read_halos(hit[1])):
-            _, _, _, kernel, dims, geometry, hint = hit
-            kernel.work_per_item = hint  # the kernel (one per body) may serve spaces of other sizes
-            return kernel, dims, geometry
+            _, _, _, hint, prepared = hit
+            prepared[0].work_per_item = hint  # the kernel (one per body) may serve spaces of other sizes
+            return prepared
     kernel, dims = _prepare(space, body, what, reduce)
     _work_hint(kernel, space, dims)
-    geometry = space.runtime_geometry()
+    geometry = [int(x) for x in space.runtime_geometry()]  # plain ints, as kernel.arguments passes them
+    prepared = (kernel, dims, geometry, RepeatedLaunch(kernel, dims, geometry))
     if memo is None:
-        return kernel, dims, geometry
+        return prepared
     if len(memo) >= _PREPARED_PER_SPACE:
         memo.clear()
     readers = _halo_readers(kernel)
-    memo[(body, reduce)] = (_space_state(space), readers, _read_halos(readers), kernel, dims, geometry,
-                            kernel.work_per_item)
-    return kernel, dims, geometry
+    memo[(body, reduce)] = (_space_state(space), readers, _read_halos(readers), kernel.work_per_item, prepared)
+    return prepared
 
 
 def _halos_now(kernel) -> list:
@@ -283,7 +283,7 @@ def outer_reduce(space: IndexSpace, body, out=None):
     if differentiated and reducer.join in ("min", "max"):
         _record_extremum_adjoint(space, body, out)
         differentiated = False
-    kernel, dims, geometry = _prepared(space, body, "outer_reduce", True)
+    kernel, dims, geometry, _ = _prepared(space, body, "outer_reduce", True)
     nslices = 1
     for d in dims:
         nslices *= d

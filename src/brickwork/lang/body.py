@@ -9,6 +9,7 @@ part of the instance key. A body kernel is generic over the types of its capture
 
 from __future__ import annotations
 
+import operator
 import typing
 import weakref
 
@@ -40,8 +41,33 @@ def _is_static_value(value) -> bool:
         getattr(value, "__dataclass_params__", None), "frozen", False)
 
 
-def _kernel_value(value):
-    return value.kernel_value() if hasattr(value, "kernel_value") else value
+_NO_METHOD = object()  # what getattr(value, "kernel_value", _NO_METHOD) gives for a value without one
+
+
+def _reading(source, names: list) -> tuple:
+    """``(order, read)``: ``read()`` returns, as a tuple in the order ``order`` (``names``' module globals,
+    then their closure cells), what each name holds now, as ``source.reader`` reads it. The globals are
+    read with one ``itemgetter`` call and the cells directly, not with a Python call per name: this runs
+    at every launch, to see a value changed since the last one."""
+    func = source.func
+    code, closure = func.__code__, func.__closure__
+    cell_names = [n for n in names if n in code.co_freevars] if closure else []
+    global_names = [n for n in names if n not in cell_names]
+    order = global_names + cell_names
+    readers = [source.reader(n) for n in order]
+    cells = [closure[code.co_freevars.index(n)] for n in cell_names]
+    namespace = func.__globals__
+    get = operator.itemgetter(*global_names) if global_names else None
+    one = len(global_names) == 1  # itemgetter of one name returns the value, not a tuple
+
+    def read() -> tuple:
+        try:
+            found = () if get is None else (get(namespace),) if one else get(namespace)
+            return found + tuple([c.cell_contents for c in cells]) if cells else found
+        except (KeyError, ValueError):  # a global deleted (then a builtin, or missing) or an empty cell
+            return tuple([r() for r in readers])
+
+    return order, read
 
 
 class BodyKernel(Kernel):
@@ -95,10 +121,10 @@ class BodyKernel(Kernel):
 
     def _init_statics(self) -> None:
         self.static_names = [n for n, v in free_name_values(self.source) if _is_static_value(v)]
-        self._static_readers = [self.source.reader(n) for n in self.static_names]
+        self._static_order, self._read_statics = _reading(self.source, self.static_names)
         self._capture_readers = [(n, self.source.reader(n)) for n in self.capture_names]
         self._flux_packs = flux_pack_names(self.source)
-        self._statics = self._static_snapshot()
+        self._statics = self._read_statics()
         self.rebuilds = 0
         self._changed: set = set()  # the static names whose value changed, for the recompilation warning
 
@@ -114,17 +140,14 @@ class BodyKernel(Kernel):
         bindings += [(name, "index", d) for d, name in enumerate(self.index_names)]
         return {"bindings": bindings, "simd_innermost": self.mode == "for"}
 
-    def _static_snapshot(self) -> tuple:
-        return tuple([read() for read in self._static_readers])
-
     def _check_statics(self) -> None:
         """Compile-time values the body reads (Python numbers, offsets, tags) are part of its
         instances; when one changes between launches the instances are rebuilt for the new value."""
-        now = self._static_snapshot()
+        now = self._read_statics()
         if now == self._statics:
             return
         # compared as the tuples are: identity first, then equality (a NaN constant is unchanged)
-        self._changed.update(n for n, old, new in zip(self.static_names, self._statics, now)
+        self._changed.update(n for n, old, new in zip(self._static_order, self._statics, now)
                              if old is not new and old != new)
         self._statics = now
         self.instances = {}
@@ -139,9 +162,20 @@ class BodyKernel(Kernel):
                 self.key, self.rebuilds, ", ".join(n for n in self.static_names if n in self._changed))
 
     def arguments(self, lows, scratch_bytes=None, check=None) -> list:  # la: (geometry, partials or None)
-        """Launch arguments: the captured values as they are now, then the hidden ones. ``check(key,
-        name, value)`` sees each captured value that is not an array (the loop abstraction checks
-        its packs against the index space: ``la.outer``)."""
+        """Launch arguments: the captured values as they are now (``captured``), then the hidden ones."""
+        values = self.captured(check)
+        # Plain ints for the int32 hidden parameters (Python ints infer as int32 and pack fastest).
+        if self.mode == "la":
+            return values + [int(x) for x in lows] + ([scratch_bytes] if scratch_bytes is not None else [])
+        values += [int(lo) for lo in lows]
+        if self.mode == "outer":
+            values.append(int64(scratch_bytes or 0))  # an int would be inferred as int32
+        return values
+
+    def captured(self, check=None) -> list:
+        """The captured values as they are now, as kernel values, once the compile-time values are checked
+        (``_check_statics``). ``check(key, name, value)`` sees each captured value that is not an array
+        (the loop abstraction checks its packs against the index space: ``la.outer``)."""
         self._check_statics()
         values = []
         for name, read in self._capture_readers:
@@ -149,7 +183,8 @@ class BodyKernel(Kernel):
             if type(value) is array:
                 values.append(value)
                 continue
-            if not is_runtime_value(value):
+            to_kernel = getattr(value, "kernel_value", _NO_METHOD)  # is_runtime_value and _kernel_value, inline
+            if to_kernel is _NO_METHOD and not isinstance(value, (array, ScalarBase, CompositeBase, StructBase)):
                 raise LaunchError(f"loop body '{self.key}': '{name}' no longer holds an array or typed value "
                                   f"(it is {type(value).__name__})")
             if check is not None:
@@ -159,13 +194,7 @@ class BodyKernel(Kernel):
                 raise LaunchError(f"loop body '{self.key}': pack '{name}' has no fluxes but the body reads or "
                                   f"writes them (flux views, {name}.flux[...]): build its PackDescriptor with "
                                   f"with_fluxes=True")
-            values.append(_kernel_value(value))
-        # Plain ints for the int32 hidden parameters (Python ints infer as int32 and pack fastest).
-        if self.mode == "la":
-            return values + [int(x) for x in lows] + ([scratch_bytes] if scratch_bytes is not None else [])
-        values += [int(lo) for lo in lows]
-        if self.mode == "outer":
-            values.append(int64(scratch_bytes or 0))  # an int would be inferred as int32
+            values.append(value if to_kernel is _NO_METHOD else to_kernel())
         return values
 
 

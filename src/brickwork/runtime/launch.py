@@ -153,6 +153,46 @@ def run_packed(inst, pack, args, dims, kernel) -> None:
         inst.run_with_general_strides(buf)
 
 
+class RepeatedLaunch:
+    """``launch(kernel, dim, inputs=values + tail)``, for launches repeated with one kernel, grid and list
+    ``tail`` of trailing arguments (a loop body's geometry, fixed per index space): the tail's part of the
+    signature and the grid's extents are found once. Anything but the common case (the CPU, no tape
+    recording, an instance in the launch table for the current mode and target) goes through ``launch``
+    and all its checks; the instance found is the one ``launch`` would find (the same signature)."""
+
+    __slots__ = ("kernel", "dim", "tail", "tail_sig", "last")
+
+    def __init__(self, kernel, dim, tail: list):
+        self.kernel, self.dim, self.tail = kernel, dim, list(tail)
+        self.tail_sig = _signature(self.tail)
+        self.last = (None, None)  # the last instance run and its extents (launch_dims), replaced as one
+
+    def __call__(self, values: list) -> None:
+        args = values + self.tail
+        kernel = self.kernel
+        # _signature and _stale spelled inline, as in launch: each call is a measurable part of the path
+        sig = tuple([a._sig if type(a) is array or type(a) is indexedarray else type(a) for a in values])
+        entry = kernel.launch_table.get(sig + self.tail_sig)  # looked up afresh: the table may have been reset
+        if entry is None or _tape.recording or _devices._current is not _devices.CPU or \
+                entry[0].mode != config.mode or entry[0].target != config.target:
+            return launch(kernel, self.dim, inputs=args)
+        inst, pack = entry
+        last = self.last
+        if last[0] is inst:
+            dims = last[1]
+        else:  # the extents depend on the grid and the instance's tid() arity only
+            dims = launch_dims(self.dim, inst, kernel)
+            if dims is None:
+                return None
+            self.last = (inst, dims)
+        run_packed(inst, pack, args, dims, kernel)
+        if config.verify_fp and _capture is None:  # as launch, which stops once it has recorded into a graph
+            from .verify_fp import check_launch
+
+            check_launch(kernel, inst, args)
+        return None
+
+
 def _thread_count() -> int:
     """The threads of a parallel launch: ``config.num_threads`` (else ``default_threads``), at most
     ``config.MAX_THREADS``; a value assigned at run time that is not a whole number is a ``SettingError``
@@ -327,10 +367,11 @@ def _zero_argument(t):
 
 
 def _dims(dim, inst, kernel):
-    try:
-        dim = (operator.index(dim),)  # an int, or an integer that is no Python int (numpy's: np.prod(shape))
-    except TypeError:
-        pass  # a sequence of extents
+    if type(dim) is not tuple:  # a tuple is never an integer: no exception to raise and catch (its cost)
+        try:
+            dim = (operator.index(dim),)  # an int, or an integer that is no Python int (numpy's: np.prod(shape))
+        except TypeError:
+            pass  # a sequence of extents
     try:
         dims = [operator.index(d) for d in dim]
     except (TypeError, ValueError):

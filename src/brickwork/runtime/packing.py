@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import numbers
 import struct
+import textwrap
 
 import numpy as np
 
@@ -54,13 +55,22 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, ke
     if size > pos:
         fmt.append(f"{size - pos}x")
     unit = " and ".join(unit_terms) or "True"
-    code = (f"def pack(a, d0, d1, d2, d3, par, nt):\n{''.join(checks)}"
+    body = (f"{''.join(checks)}"
             f"    return _S.pack(d0, d1, d2, d3, par, nt, {unit}, 0{''.join(', ' + e for e in exprs)})\n")
+    code = f"def raw(a, d0, d1, d2, d3, par, nt):\n{body}"
+    guarded = any(is_scalar_type(t) or is_composite_type(t) for t in arg_types)
+    if guarded:  # the try in the packer itself: a wrapping function would cost every launch a call
+        code += (f"def pack(a, d0, d1, d2, d3, par, nt):\n    try:\n{textwrap.indent(body, '    ')}"
+                 f"    except _E as e:\n        return _out_of_range(e, a, d0, d1, d2, d3, par, nt)\n")
     namespace["_S"] = struct.Struct("".join(fmt))
     namespace["_bf16"] = _bfloat16_bits
     namespace["_cv"] = composite_values
+    namespace["_E"] = (struct.error, OverflowError, ComponentError)
     exec(code, namespace)  # noqa: S102 - generated from types only, no user text
-    return _guarded(namespace["pack"], arg_types, names)
+    if not guarded:
+        return namespace["raw"]
+    namespace["_out_of_range"] = _out_of_range(namespace["raw"], arg_types, names)
+    return namespace["pack"]
 
 
 class ComponentError(LaunchError):
@@ -132,32 +142,29 @@ def _value_expr(i, t, s) -> str:
     return f"a[{i}]._to_bytes()"
 
 
-def _guarded(pack, arg_types, names):
-    """Handle a value out of range for its C type: a float beyond float16's or float32's finite range
-    becomes +-inf (IEEE rounding, as numpy and Warp convert it); an integer (300 for an int8) raises a
-    LaunchError naming the argument. The fast path pays nothing: only a failed pack comes here."""
+def _out_of_range(pack, arg_types, names):
+    """What a packer does once packing raised ``err`` (``pack``: the packer without this handling): a float
+    beyond float16's or float32's finite range becomes +-inf (IEEE rounding, as numpy and Warp convert it);
+    an integer (300 for an int8) raises a LaunchError naming the argument. Only a failed pack comes here."""
 
-    def packer(a, d0, d1, d2, d3, par, nt):
-        try:
-            return pack(a, d0, d1, d2, d3, par, nt)
-        except (struct.error, OverflowError, ComponentError):
-            rounded = _floats_rounded(a, arg_types)
-            if rounded is not None:
-                return pack(rounded, d0, d1, d2, d3, par, nt)
-            for name, t, value in zip(names, arg_types, a):
-                try:
-                    if is_scalar_type(t):
-                        struct.pack("<" + t._fmt, getattr(value, "value", value))
-                    elif is_composite_type(t):
-                        struct.pack("<" + pack_format(t), *composite_values(t, value))
-                except (struct.error, OverflowError):
-                    raise LaunchError(f"launch: argument '{name}' = {_shown(value)} does not fit in "
-                                      f"{type_name(t)}") from None
-                except ComponentError as e:  # a list launched before with numbers, now with a string
-                    raise LaunchError(f"launch: argument '{name}' must be {type_name(t)}: {e}") from None
-            raise
+    def handle(err, a, d0, d1, d2, d3, par, nt):
+        rounded = _floats_rounded(a, arg_types)
+        if rounded is not None:
+            return pack(rounded, d0, d1, d2, d3, par, nt)
+        for name, t, value in zip(names, arg_types, a):
+            try:
+                if is_scalar_type(t):
+                    struct.pack("<" + t._fmt, getattr(value, "value", value))
+                elif is_composite_type(t):
+                    struct.pack("<" + pack_format(t), *composite_values(t, value))
+            except (struct.error, OverflowError):
+                raise LaunchError(f"launch: argument '{name}' = {_shown(value)} does not fit in "
+                                  f"{type_name(t)}") from None
+            except ComponentError as e:  # a list launched before with numbers, now with a string
+                raise LaunchError(f"launch: argument '{name}' must be {type_name(t)}: {e}") from None
+        raise err
 
-    return pack if not any(is_scalar_type(t) or is_composite_type(t) for t in arg_types) else packer
+    return handle
 
 
 def _shown(value) -> str:
