@@ -196,10 +196,86 @@ class PackDescriptor:
         return pack
 
 
-def _check_value(value: object, dtype: np.dtype, what: str) -> None:
+def _check_value(value: object, dtype: np.dtype, what) -> None:
+    """TypeError unless ``value`` casts to ``dtype``; ``what`` (a text, or a function giving it, called
+    only on error) names the destination."""
     arr = np.asarray(value)
     if arr.dtype.kind not in "biufc" or not np.can_cast(arr.dtype, dtype, casting="same_kind"):
+        what = what() if callable(what) else what
         raise TypeError(f"cannot store {arr.dtype} values in {what} (dtype {dtype})")
+
+
+class _Columns:
+    """Per-field facts of a descriptor over some blocks, in descriptor order (one entry per field
+    spec: a dense field, or each instance of a sparse pool), computed once per pack."""
+
+    def __init__(self, descriptor: PackDescriptor, mesh, lids: np.ndarray):
+        specs = [(v, spec) for v, group in enumerate(descriptor._specs) for spec in group]
+        self.fields = [_field_of(mesh, spec) for _, spec in specs]
+        self.var = np.array([v for v, _ in specs], dtype=np.int64)
+        self.ncomp = np.array([spec.ncomp for _, spec in specs], dtype=np.int64)
+        # alloc[b, s]: field s is allocated on pack block b
+        self.alloc = np.zeros((len(lids), len(specs)), dtype=bool)
+        for s, fld in enumerate(self.fields):
+            self.alloc[:, s] = fld.allocated[lids]
+        sizes = self.alloc * self.ncomp  # flat indices of each field on each block
+        self.ends = np.cumsum(sizes, axis=1)
+        self.starts = self.ends - sizes
+
+
+def _field_of(mesh, spec: FieldSpec):
+    fld = mesh.fields.get(spec.name)
+    if fld is None:
+        raise KeyError(f"field {spec.name!r} of the descriptor is not on this mesh")
+    return fld
+
+
+def _first_use_ids(cols: _Columns, wanted: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """Storage ids of the ``wanted`` fields: (id per column or -1, first column of each id).
+
+    Ids count distinct fields in the order a block-major scan first meets them allocated (the
+    first block, then descriptor order): packs built before keep the same array order."""
+    first: dict[str, int] = {}  # a field listed twice (pool and instance) shares one id
+    for s, fld in enumerate(cols.fields):
+        first.setdefault(fld.name, s)
+    used = [s for s in first.values() if wanted[s] and cols.alloc[:, s].any()]
+    first_block = {s: int(cols.alloc[:, s].argmax()) for s in used}
+    order = sorted(used, key=lambda s: (first_block[s], s))
+    id_of = {cols.fields[s].name: i for i, s in enumerate(order)}
+    ids = np.array([id_of.get(f.name, -1) for f in cols.fields], dtype=np.int64)
+    return ids, order
+
+
+def _bounds(cols: _Columns, nvars: int) -> np.ndarray:
+    """(nblocks, nvars, 2) first/last flat index of each variable; (-1, -2) where absent."""
+    nb = cols.alloc.shape[0]
+    bounds = np.empty((nb, nvars, 2), dtype=np.int32)
+    bounds[..., 0], bounds[..., 1] = -1, -2
+    if nvars:
+        first = np.searchsorted(cols.var, np.arange(nvars), side="left")  # first column of each var
+        last = np.searchsorted(cols.var, np.arange(nvars), side="right") - 1
+        lower, upper = cols.starts[:, first], cols.ends[:, last] - 1
+        present = upper >= lower
+        bounds[..., 0] = np.where(present, lower, -1)
+        bounds[..., 1] = np.where(present, upper, -2)
+    return bounds
+
+
+def _tables(cols: _Columns, lids: np.ndarray, aid: np.ndarray, fid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The index and flux tables: one row ``(id, lid, component, ncomp)`` per flat index."""
+    nb = len(lids)
+    width = int(cols.ends[:, -1].max()) if cols.ends.size else 0
+    index_table = np.full((nb, width, 4), -1, dtype=np.int32)
+    flux_table = np.full((nb, width, 4), -1, dtype=np.int32)
+    col = np.repeat(np.arange(len(cols.ncomp)), cols.ncomp)  # field column of each component
+    comp = np.arange(len(col)) - np.repeat(np.cumsum(cols.ncomp) - cols.ncomp, cols.ncomp)
+    b, c = np.nonzero(cols.alloc[:, col])  # (block, component) pairs present, block-major
+    s = col[c]
+    pos = cols.starts[b, s] + comp[c]
+    index_table[b, pos] = np.stack([aid[s], lids[b], comp[c], cols.ncomp[s]], axis=1)
+    f = fid[s] >= 0
+    flux_table[b[f], pos[f]] = np.stack([fid[s[f]], lids[b[f]], comp[c[f]], cols.ncomp[s[f]]], axis=1)
+    return index_table, flux_table
 
 
 class SparsePack:
@@ -211,56 +287,18 @@ class SparsePack:
         self.md = md
         self.ndim = mesh.ndim
         self.block_lids = np.array(md.lids, dtype=np.int64)
-        self.arrays: list[np.ndarray] = []
-        self.flux_arrays: list[np.ndarray] = []
-        self._fields: list = []  # Field per array id
-        self._flux_fields: list = []  # Field per flux array id
-        array_id: dict[str, int] = {}
-        flux_id: dict[str, int] = {}
-        nb, nv = len(self.block_lids), len(descriptor.vars)
-        self.bounds = np.empty((nb, nv, 2), dtype=np.int32)
-        self.bounds[..., 0], self.bounds[..., 1] = -1, -2
-        rows: list[list[tuple]] = []
-        flux_rows: list[list[tuple]] = []
-        self._names: list[list[tuple[str, int]]] = []  # (variable, component) per flat index
-        for b, lid in enumerate(self.block_lids):
-            row, frow, names = [], [], []
-            for v, specs in enumerate(descriptor._specs):
-                start = len(row)
-                for spec in specs:
-                    fld = mesh.fields.get(spec.name)
-                    if fld is None:
-                        raise KeyError(f"field {spec.name!r} of the descriptor is not on this mesh")
-                    if not fld.allocated[lid]:
-                        continue
-                    if spec.name not in array_id:
-                        array_id[spec.name] = len(self.arrays)
-                        self.arrays.append(fld.data)
-                        self._fields.append(fld)
-                    fid = -1
-                    if descriptor.with_fluxes and fld.has_fluxes:
-                        if spec.name not in flux_id:
-                            flux_id[spec.name] = len(self.flux_arrays)
-                            self.flux_arrays.append(fld.flux)
-                            self._flux_fields.append(fld)
-                        fid = flux_id[spec.name]
-                    nc = spec.ncomp
-                    for c in range(nc):
-                        row.append((array_id[spec.name], int(lid), c, nc))
-                        frow.append((fid, int(lid), c, nc) if fid >= 0 else (-1, -1, -1, -1))
-                        names.append((descriptor.vars[v].name, len(row) - 1 - start))
-                if len(row) > start:
-                    self.bounds[b, v] = (start, len(row) - 1)
-            rows.append(row)
-            flux_rows.append(frow)
-            self._names.append(names)
-        self.max_vars = max((len(r) for r in rows), default=0)
-        self.index_table = np.full((nb, self.max_vars, 4), -1, dtype=np.int32)
-        self.flux_table = np.full((nb, self.max_vars, 4), -1, dtype=np.int32)
-        for b in range(nb):
-            if rows[b]:
-                self.index_table[b, : len(rows[b])] = rows[b]
-                self.flux_table[b, : len(rows[b])] = flux_rows[b]
+        # numpy over (blocks, fields): Python work here is per field, never per block
+        cols = _Columns(descriptor, mesh, self.block_lids)
+        aid, order = _first_use_ids(cols, np.ones(len(cols.fields), dtype=bool))
+        with_flux = [descriptor.with_fluxes and fld.has_fluxes for fld in cols.fields]
+        fid, flux_order = _first_use_ids(cols, np.array(with_flux, dtype=bool))
+        self._fields: list = [cols.fields[s] for s in order]  # Field per array id
+        self._flux_fields: list = [cols.fields[s] for s in flux_order]  # Field per flux array id
+        self.arrays: list[np.ndarray] = [fld.data for fld in self._fields]
+        self.flux_arrays: list[np.ndarray] = [fld.flux for fld in self._flux_fields]
+        self.bounds = _bounds(cols, len(descriptor.vars))
+        self.index_table, self.flux_table = _tables(cols, self.block_lids, aid, fid)
+        self.max_vars = self.index_table.shape[1]
 
     def __repr__(self) -> str:
         return f"SparsePack(nblocks={self.get_nblocks()}, vars={[t.name for t in self.descriptor.vars]})"
@@ -346,18 +384,25 @@ class SparsePack:
             raise IndexError(f"flat variable index {idx} out of range on pack block {b} (valid 0..{n - 1})")
         return idx
 
+    def _var_name(self, b: int, flat: int) -> str:
+        """Name of the descriptor variable holding flat index ``flat`` on pack block ``b``."""
+        lower, upper = self.bounds[b, :, 0], self.bounds[b, :, 1]
+        v = int(np.flatnonzero((lower <= flat) & (flat <= upper))[0])
+        return self.descriptor.vars[v].name
+
     def _locate(
         self, b: object, te: TopologicalElement | None, var: object
-    ) -> tuple[np.ndarray, int, int, str]:
+    ) -> tuple[np.ndarray, int, int, tuple[int, int]]:
+        """(storage, lid, slot, (pack block, flat index)) of an element; the variable's name is
+        looked up only for an error (host access is a hot path)."""
         bi = self._block(b)
         flat = self._flat(bi, var)
         aid, lid, slot, stride = (int(x) for x in self.index_table[bi, flat])
         fld = self._fields[aid]
         elements = fld.spec.elements
-        name = self._names[bi][flat][0]
         if te is None:
             if len(elements) > 1:
-                valid = ", ".join(e.name for e in elements)
+                valid, name = ", ".join(e.name for e in elements), self._var_name(bi, flat)
                 raise IndexError(
                     f"variable {name!r} is a {fld.spec.topological_type.name} field: give an element "
                     f"({valid}), e.g. pack[b, TE.{elements[0].name}, var(c), k, j, i]"
@@ -366,9 +411,9 @@ class SparsePack:
         else:
             if te not in elements:
                 valid = ", ".join(x.name for x in elements)
-                raise IndexError(f"variable {name!r} has no element {te.name} (it has {valid})")
+                raise IndexError(f"variable {self._var_name(bi, flat)!r} has no element {te.name} (it has {valid})")
             e = elements.index(te)
-        return self.arrays[aid], lid, slot + e * stride, name
+        return self.arrays[aid], lid, slot + e * stride, (bi, flat)
 
     @staticmethod
     def _split(key: object) -> tuple[object, TopologicalElement | None, object, tuple]:
@@ -387,8 +432,8 @@ class SparsePack:
 
     def __setitem__(self, key, value) -> None:
         b, te, var, kji = self._split(key)
-        arr, lid, slot, name = self._locate(b, te, var)
-        _check_value(value, arr.dtype, f"variable {name!r}")
+        arr, lid, slot, where = self._locate(b, te, var)
+        _check_value(value, arr.dtype, lambda: f"variable {self._var_name(*where)!r}")
         arr[(lid, slot, *kji)] = value
 
     @property
@@ -413,7 +458,7 @@ class SparsePack:
         flat = self._flat(bi, var)
         fid, lid, slot, stride = (int(x) for x in self.flux_table[bi, flat])
         if fid < 0:
-            name = self._names[bi][flat][0]
+            name = self._var_name(bi, flat)
             raise ValueError(f"variable {name!r} has no flux arrays (declare it with Metadata.WithFluxes)")
         return self.flux_arrays[fid], (lid, slot + (direction - 1) * stride)
 
