@@ -5,12 +5,14 @@ contiguous device array cannot be."""
 
 import ctypes
 import gc
+import struct
 import weakref
 
 import numpy as np
 import pytest
 
 import brickwork as wp
+from brickwork.jit import nvrtc
 
 from .cuda_fake import FakeDriver, installed
 
@@ -128,3 +130,31 @@ def test_a_refused_cuda_capsule_is_left_to_its_own_deleter(fake):
     assert get_name(cap) == b"dltensor"  # not consumed: the capsule still owns its deleter
     assert wp.from_dlpack(cap).shape == (2, 3)
     assert get_name(cap) == b"used_dltensor"
+
+
+@wp.kernel
+def _axpy(a: float, x: wp.array(dtype=float), y: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    y[i] = y[i] + wp.vec3(a * x[i])
+
+
+needs_nvrtc = pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed")
+
+
+@needs_nvrtc
+def test_a_launch_takes_foreign_cuda_arrays_as_views(fake):
+    """CuPy/PyTorch arrays passed to wp.launch on their device run without a copy (as in Warp), typed by their
+    parameters; one that cannot be the parameter's array is a LaunchError naming it."""
+    x = Foreign(fake, np.arange(4, dtype=np.float32))
+    y = Foreign(fake, np.zeros((4, 3), np.float32))
+    wp.launch(_axpy, dim=4, inputs=[2.0, x, y], device="cuda:0")
+    wp.launch(_axpy, dim=4, inputs=[3.0, x, y], device="cuda:0")  # the instance is found again
+    assert len(fake.modules) == 1 and len(fake.launches) == 2
+    params = fake.launches[1][4]
+    xp, xn, _ = struct.unpack_from("<Qqq", params, 56)
+    yp, yn, _ = struct.unpack_from("<Qqq", params, 80)
+    assert (xp, xn, yp, yn) == (x.ptr, 4, y.ptr, 4)  # their own memory: 4 floats, 4 vec3
+    with pytest.raises(wp.LaunchError, match=r"argument 'y': the __cuda_array_interface__ of Foreign holds float32 "
+                                             r"data of shape \(4,\), which is no array of vec3f"):
+        wp.launch(_axpy, dim=4, inputs=[2.0, x, x], device="cuda:0")
+    assert len(fake.launches) == 2

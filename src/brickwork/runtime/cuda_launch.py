@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import config, cuda_driver
 from ..errors import CaptureError, LaunchError
-from ..types.arrays import array
+from ..types.arrays import ArrayType, array
 from ..types.indexed_arrays import indexedarray
 from . import launch as host  # the CPU launch's checks and packers (it imports this module lazily)
 from . import streams
@@ -32,6 +32,11 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
         if any(isinstance(a, np.ndarray) or a is None for a in args):  # np.memmap too
             args = host._host_arguments(kernel, args)  # numpy arrays are host memory: refused by _prepare
             sig = _signature(args)
+        if any(_foreign(a) for a in args):  # CuPy, PyTorch, Numba arrays: views of their memory, each launch
+            args = _device_views(kernel, args, device)
+            sig = _signature(args)
+            entry = kernel.launch_table.get((device.name, sig))
+    if entry is None or entry[0].mode != config.mode:
         from ..targets.cuda import device_target
 
         entry = host._prepare(kernel, sig, args, device, device_target(device), (device.name, sig))
@@ -57,6 +62,32 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
     if config.verify_cuda:
         _verify_cuda(kernel, device, handle)
     return None
+
+
+def _foreign(a) -> bool:
+    """Another library's CUDA array (``__cuda_array_interface__``), not one of brickwork's."""
+    return not isinstance(a, (array, indexedarray, np.ndarray)) and hasattr(type(a), "__cuda_array_interface__")
+
+
+def _device_views(kernel, args, device) -> list:
+    """``args`` with each foreign CUDA array replaced by a device array viewing its memory, typed by its
+    parameter (``wp.vec3`` over a trailing dimension of 3), as Warp passes such arrays without a copy."""
+    from ..types.device_import import from_cuda_interface
+    from ..types.generic import is_generic
+
+    params = getattr(kernel, "params", ())
+    out = []
+    for i, a in enumerate(args):
+        if _foreign(a):
+            t = params[i][1] if i < len(params) else None
+            dtype = t.dtype if isinstance(t, ArrayType) and not is_generic(t) else None
+            try:
+                a = from_cuda_interface(a, dtype, device)
+            except (TypeError, ValueError) as e:
+                name = params[i][0] if i < len(params) else str(i)
+                raise LaunchError(f"launch of '{kernel.key}': argument '{name}': {e}") from None
+        out.append(a)
+    return out
 
 
 def _verify_cuda(kernel, device, stream: int) -> None:
