@@ -109,23 +109,25 @@ def _counting(out):
     return body
 
 
-def test_a_launch_under_a_tape_is_recorded_after_unrecorded_ones():
+def _launched_twice():
+    """A space, an output and a body counting visits into it, launched twice (its repeated path is warm)."""
     space = _space()
     out = wp.zeros((1, 4, 4, 4), dtype=wp.float64)
     body = _counting(out)
     la.outer(space, body)
     la.outer(space, body)
+    return space, out, body
+
+
+def test_a_launch_under_a_tape_is_recorded_after_unrecorded_ones():
+    space, out, body = _launched_twice()
     with wp.Tape() as tape:
         la.outer(space, body)
     assert len(tape.launches) == 1 and (_inside(out) == 3.0).all()
 
 
 def test_a_launch_during_a_graph_capture_is_recorded_not_run():
-    space = _space()
-    out = wp.zeros((1, 4, 4, 4), dtype=wp.float64)
-    body = _counting(out)
-    la.outer(space, body)
-    la.outer(space, body)
+    space, out, body = _launched_twice()
     with wp.ScopedCapture() as capture:
         la.outer(space, body)
     assert (_inside(out) == 2.0).all()
