@@ -158,3 +158,11 @@ def test_a_launch_takes_foreign_cuda_arrays_as_views(fake):
                                              r"data of shape \(4,\), which is no array of vec3f"):
         wp.launch(_axpy, dim=4, inputs=[2.0, x, x], device="cuda:0")
     assert len(fake.launches) == 2
+
+
+def test_a_cpu_launch_of_foreign_cuda_memory_says_where_it_is(fake):
+    x = Foreign(fake, np.zeros(4, np.float32))
+    with pytest.raises(wp.LaunchError, match=r"launch of '_axpy' on the CPU: argument 'x' is CUDA memory .*; launch "
+                                             r"on its device \(device='cuda:0', \.\.\.\) or copy it to the host"):
+        wp.launch(_axpy, dim=4, inputs=[2.0, x, wp.zeros(4, dtype=wp.vec3)])
+    assert x.read().tolist() == [0.0] * 4 and fake.launches == []

@@ -492,6 +492,10 @@ def _check_concrete(kernel, name, t, value):
         raise LaunchError(f"launch of '{kernel.key}': argument '{name}' must be {type_name(t)}, got {got}")
 
     if isinstance(t, ArrayType):
+        if not isinstance(value, (array, indexedarray)) and hasattr(type(value), "__cuda_array_interface__"):
+            raise LaunchError(f"launch of '{kernel.key}' on the CPU: argument '{name}' is CUDA memory "
+                              f"({describe_value(value)}); launch on its device (device='cuda:0', ...) or copy it "
+                              f"to the host")
         if not isinstance(value, (array, indexedarray)):
             fail(describe_value(value))
         if value._key is not t:
