@@ -1,14 +1,42 @@
 """SparsePack tables over many blocks: every flat index read through ``index_table``/``flux_table``
-against the fields' own arrays, with bounds recomputed from the allocation with numpy."""
+against the fields' own arrays, with bounds recomputed from the allocation with numpy; the kernel
+tables (``kernel_value``) read through their raw addresses, and on a (fake) CUDA device compared
+with the CPU's."""
 
 from __future__ import annotations
+
+import ctypes
+import os
+import sys
 
 import numpy as np
 import pytest
 
-from brickwork.mesh import Mesh, Metadata, Package, PackDescriptor
+from brickwork.mesh import Mesh, Metadata, Package, PackDescriptor, storage
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
+from runtime.cuda_fake import FakeDriver, installed  # noqa: E402
 
 VARS = ["rho", "tr", "mom", "B", "sp"]  # dense, sparse vector pool, vector, face, sparse scalar pool
+
+
+def fill_distinct(mesh):
+    """Every value and flux of every field distinct."""
+    offset = 0.0
+    for fld in mesh.fields.values():
+        for arr in (fld.data, fld.flux):
+            if arr is not None:
+                arr[...] = offset + np.arange(arr.size).reshape(arr.shape)
+                offset += arr.size
+
+
+def allocate_randomly(mesh, pools, seed):
+    """Each instance of the ``pools`` (base name -> sparse ids) on about half the blocks."""
+    rng = np.random.default_rng(seed)
+    for base, ids in pools.items():
+        for sid in ids:
+            for lid in np.flatnonzero(rng.random(mesh.nblocks) < 0.5):
+                mesh.allocate_sparse(int(lid), base, sid)
 
 
 @pytest.fixture(scope="module")
@@ -22,17 +50,31 @@ def mesh():
     pkg.add_field("sp", Metadata("Cell", "Sparse"), sparse_ids=[0, 3])
     mesh = Mesh((128, 64), (4, 4), nghost=1, packages=[pkg])
     assert mesh.nblocks == 512
-    rng = np.random.default_rng(7)
-    for base, ids in (("tr", (1, 4, 9)), ("sp", (0, 3))):
-        for sid in ids:
-            for lid in np.flatnonzero(rng.random(mesh.nblocks) < 0.5):
-                mesh.allocate_sparse(int(lid), base, sid)
-    offset = 0.0
-    for fld in mesh.fields.values():
-        for arr in (fld.data, fld.flux):
-            if arr is not None:
-                arr[...] = offset + np.arange(arr.size).reshape(arr.shape)
-                offset += arr.size
+    allocate_randomly(mesh, {"tr": (1, 4, 9), "sp": (0, 3)}, seed=7)
+    fill_distinct(mesh)
+    return mesh
+
+
+VARS_3D = ["ten", "E", "phi", "rho", "Bv", "tr"]  # tensor, edge vector, node vector, dense, face vector, pool
+
+
+def package_3d():
+    pkg = Package("p")
+    pkg.add_field("ten", Metadata("Cell", "WithFluxes"), shape=(2, 3))
+    pkg.add_field("E", Metadata("Edge"), shape=(2,))
+    pkg.add_field("phi", Metadata("Node"), shape=(2,))
+    pkg.add_field("rho", Metadata("Cell", "WithFluxes"))
+    pkg.add_field("Bv", Metadata("Face"), shape=(2,))
+    pkg.add_field("tr", Metadata("Cell", "Sparse", "WithFluxes"), shape=(2,), sparse_ids=[2, 5])
+    return pkg
+
+
+@pytest.fixture(scope="module")
+def mesh3d():
+    """A 3-D mesh of 64 blocks with every topology, distinct values and a partly allocated pool."""
+    mesh = Mesh((8, 8, 8), (2, 2, 2), nghost=1, packages=[package_3d()])
+    allocate_randomly(mesh, {"tr": (2, 5)}, seed=3)
+    fill_distinct(mesh)
     return mesh
 
 
@@ -42,10 +84,10 @@ def instances(mesh, name):
     return [mesh.field(name)] if pool is None else [mesh.field(s.name) for s in pool.instances]
 
 
-def expected_bounds(mesh, lids):
+def expected_bounds(mesh, lids, names=VARS):
     """(nblocks, nvars, 2) bounds from the allocation: cumulative component counts per block."""
     sizes = np.stack(
-        [sum(f.allocated[lids] * f.spec.ncomp for f in instances(mesh, v)) for v in VARS], axis=1
+        [sum(f.allocated[lids] * f.spec.ncomp for f in instances(mesh, v)) for v in names], axis=1
     )
     upper = np.cumsum(sizes, axis=1) - 1
     lower = upper - sizes + 1
@@ -106,3 +148,87 @@ def test_storage_ids_follow_first_use_and_are_shared():
         np.testing.assert_array_equal(pack.flux_table[b], pack.index_table[b])
     assert pack.bounds.tolist() == [[[0, 0], [1, 1], [2, 2]], [[0, 0], [1, 2], [3, 3]],
                                     [[0, 0], [-1, -2], [-1, -2]]]
+
+
+# -- the kernel tables ---------------------------------------------------------------------------------
+def tables(value) -> dict:
+    """The kernel argument's address and shape tables as host numpy arrays."""
+    return {n: getattr(value, n).numpy() for n in ("ptrs", "ptr_shapes", "fluxes", "flux_shapes")}
+
+
+def slab_at(row, shape, arrays) -> np.ndarray:
+    """The (nk, nj, ni) values a kernel reaches from a table row (address, k stride, j stride), read
+    through the raw address once the slab is seen to lie inside one of the host ``arrays``."""
+    (address, ks, js), item = row, arrays[0].dtype.itemsize
+    nk, nj, ni = shape
+    end = address + ((nk - 1) * ks + (nj - 1) * js + ni) * item
+    assert any(a.ctypes.data <= address and end <= a.ctypes.data + a.nbytes for a in arrays)
+    buffer = (ctypes.c_char * (end - address)).from_address(int(address))
+    return np.ndarray(tuple(shape), arrays[0].dtype, buffer=buffer, strides=(ks * item, js * item, item))
+
+
+def check_kernel_tables(mesh, names, lids):
+    """Every (block, variable, element or direction, k, j, i) of a pack's kernel tables reads the
+    field's own value; rows and elements the pack lacks are zero."""
+    pack = PackDescriptor(mesh, names, with_fluxes=True).get_pack(mesh.mesh_data(lids.tolist()))
+    t = tables(pack.kernel_value())
+    bounds = expected_bounds(mesh, lids, names)
+    assert t["ptrs"].shape == (len(lids), pack.get_max_number_of_vars(), 3, 3)
+    for b, lid in enumerate(lids):
+        for v, name in enumerate(names):
+            lo, hi = bounds[b, v]
+            present = [f for f in instances(mesh, name) if f.allocated[lid]]
+            if not present:
+                continue
+            idx = slice(lo, hi + 1)
+            # per element (direction): the values of its flat indices, (ncomp, nk, nj, ni)
+            slabs = [np.concatenate([f.element(te)[lid] for f in present]) for te in present[0].spec.elements]
+            directions = range(1, mesh.ndim + 1) if present[0].has_fluxes else ()
+            fluxes = [np.concatenate([f.flux_array(d)[lid] for f in present]) for d in directions]
+            for ptrs, shapes, parts, arrays in ((t["ptrs"], t["ptr_shapes"], slabs, pack.arrays),
+                                                (t["fluxes"], t["flux_shapes"], fluxes, pack.flux_arrays)):
+                for e, want in enumerate(parts):
+                    got = [slab_at(r, s, arrays) for r, s in zip(ptrs[b, idx, e], shapes[b, idx, e])]
+                    np.testing.assert_array_equal(np.stack(got), want)
+                assert not ptrs[b, idx, len(parts):].any() and not shapes[b, idx, len(parts):].any()
+        n = bounds[b, :, 1].max() + 1
+        assert not any(table[b, n:].any() for table in t.values())
+
+
+@pytest.mark.parametrize("order", ["reversed", "shuffled"])
+def test_kernel_tables_address_every_element_of_a_many_block_pack(mesh, order):
+    lids = np.arange(mesh.nblocks)[::-1] if order == "reversed" else np.random.default_rng(5).permutation(mesh.nblocks)
+    check_kernel_tables(mesh, VARS, lids)
+
+
+def test_kernel_tables_address_every_topology_of_a_3d_pack(mesh3d):
+    lids = np.random.default_rng(2).permutation(mesh3d.nblocks)[:40]  # a subset, shuffled
+    check_kernel_tables(mesh3d, VARS_3D, lids)
+
+
+def rebased(pack, value) -> dict:
+    """The kernel tables with each address made an offset into its storage array (host or device)."""
+    t = tables(value)
+    for key, table, arrays in (("ptrs", pack.index_table, pack.arrays), ("fluxes", pack.flux_table, pack.flux_arrays)):
+        bases = np.array([storage.address(a) for a in arrays] + [0], dtype=np.int64)[table[..., 0]]
+        addresses = t[key][..., 0]
+        addresses -= np.where(addresses != 0, bases[..., None], 0)
+    return t
+
+
+def test_device_kernel_tables_match_the_cpu_ones():
+    """On a (fake) CUDA device the tables hold device addresses: at the same offsets as on the CPU."""
+    lids = np.random.default_rng(4).permutation(64)
+    packs = []
+    for device in ("cpu", "cuda:0"):
+        with installed(FakeDriver()):
+            mesh = Mesh((8, 8, 8), (2, 2, 2), nghost=1, packages=[package_3d()], device=device)
+            allocate_randomly(mesh, {"tr": (2, 5)}, seed=3)
+            pack = PackDescriptor(mesh, VARS_3D, with_fluxes=True).get_pack(mesh.mesh_data(lids.tolist()))
+            value = pack.kernel_value()
+            assert value.ptrs.device == device
+            packs.append(rebased(pack, value))
+    cpu, dev = packs
+    assert cpu["ptrs"][..., 0].any() and cpu["fluxes"][..., 0].any()
+    for key in cpu:
+        np.testing.assert_array_equal(dev[key], cpu[key])

@@ -63,10 +63,50 @@ def _layout(specs) -> str:
     return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
-def _slab_row(data, lid: int, slot: int) -> tuple[int, int, int]:
-    """(address, k stride, j stride) of the (nk, nj, ni) slab ``data[lid, slot]`` (host or device storage)."""
-    strides, item = data.strides, data.dtype.itemsize
-    return _storage.address(data) + lid * strides[0] + slot * strides[1], strides[2] // item, strides[3] // item
+# columns of _storage_facts' rows
+_ADDRESS, _LID_STRIDE, _SLOT_STRIDE, _K_STRIDE, _J_STRIDE, _NSLOTS, _EXTENTS = 0, 1, 2, 3, 4, 5, (6, 7, 8)
+
+
+def _storage_facts(storages) -> np.ndarray:
+    """int64 rows (address, lid and slot byte strides, k and j element strides, nslots, nk, nj, ni),
+    one per storage array (host or device)."""
+    facts = np.zeros((len(storages), 9), dtype=np.int64)
+    for a, data in enumerate(storages):
+        strides, item = data.strides, data.dtype.itemsize
+        facts[a] = (_storage.address(data), strides[0], strides[1], strides[2] // item, strides[3] // item,
+                    *data.shape[1:5])
+    return facts
+
+
+def _slab_tables(table: np.ndarray, storages) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, shapes), int64 ``(nb, max(nidx, 1), 3, 3)``: for each row ``(id, lid, slot, stride)`` of an
+    index or flux table and each e in 0..2, the (address, k stride, j stride) and the (nk, nj, ni) of the
+    slab ``storages[id][lid, slot + e * stride]``; zero where the row is unused, e > 0 has stride 0, or
+    the slot is past the storage's (a cell field's components have no elements 1 and 2)."""
+    nb, nidx = table.shape[:2]
+    rows, shapes = (np.zeros((nb, max(nidx, 1), 3, 3), dtype=np.int64) for _ in range(2))
+    used = np.flatnonzero(table[..., 0].ravel() >= 0)  # flat (block, index) positions of used rows
+    if not used.size:  # e.g. the flux table of a pack without fluxes
+        return rows, shapes
+    ids, lid, slot, stride = table.reshape(-1, 4)[used].astype(np.int64).T
+    facts = _storage_facts(storages)
+    base = facts[:, _ADDRESS][ids] + lid * facts[:, _LID_STRIDE][ids]  # of the block's slot 0
+    nslots, slot_stride = facts[:, _NSLOTS][ids], facts[:, _SLOT_STRIDE][ids]
+    flat_rows, flat_shapes = rows.reshape(-1, 3, 3), shapes.reshape(-1, 3, 3)  # views: the tables are fresh
+    for e in range(3):
+        s = slot + e * stride
+        ok = (s < nslots) & (stride > 0) if e else s < nslots
+        if not ok.any():  # elements 1 and 2 exist only for face and edge fields
+            continue
+        sel = slice(None) if ok.all() else np.flatnonzero(ok)  # element 0 is nearly always all there
+        at, of = used[sel], ids[sel]
+        flat_rows[at, e, 0] = base[sel] + s[sel] * slot_stride[sel]
+        # column by column: 1-D gathers and scatters are several times faster than 2-D ones here
+        for c, col in enumerate((_K_STRIDE, _J_STRIDE), 1):
+            flat_rows[at, e, c] = facts[:, col][of]
+        for c, col in enumerate(_EXTENTS):
+            flat_shapes[at, e, c] = facts[:, col][of]
+    return rows, shapes
 
 
 def kernel_value(pack, adjoint: bool = False):
@@ -96,29 +136,9 @@ def kernel_value(pack, adjoint: bool = False):
     if dtype is None:
         raise TypeError(f"a pack used in a kernel needs values of a kernel scalar type (bool, an integer, float16, "
                         f"float32 or float64); this one holds {value_dtype}")
-    nb, nidx = pack.index_table.shape[:2]
-    ptrs = np.zeros((nb, max(nidx, 1), 3, 3), dtype=np.int64)
-    fluxes = np.zeros((nb, max(nidx, 1), 3, 3), dtype=np.int64)
-    ptr_shapes = np.zeros((nb, max(nidx, 1), 3, 3), dtype=np.int64)
-    flux_shapes = np.zeros((nb, max(nidx, 1), 3, 3), dtype=np.int64)
-    for b in range(nb):
-        for idx in range(nidx):
-            array_id, lid, slot, stride = (int(x) for x in pack.index_table[b, idx])
-            if array_id >= 0:
-                storage = arrays[array_id]
-                for e in range(3):
-                    s = slot + e * stride
-                    if (e == 0 or stride > 0) and s < storage.shape[1]:
-                        ptrs[b, idx, e] = _slab_row(storage, lid, s)
-                        ptr_shapes[b, idx, e] = storage.shape[2:5]
-            flux_id, flid, fslot, dstride = (int(x) for x in pack.flux_table[b, idx])
-            if flux_id >= 0:
-                storage = flux_arrays[flux_id]
-                for d in range(3):
-                    s = fslot + d * dstride
-                    if (d == 0 or dstride > 0) and s < storage.shape[1]:
-                        fluxes[b, idx, d] = _slab_row(storage, flid, s)
-                        flux_shapes[b, idx, d] = storage.shape[2:5]
+    # numpy over blocks x flat indices: Python work here is per storage array, never per block
+    ptrs, ptr_shapes = _slab_tables(pack.index_table, arrays)
+    fluxes, flux_shapes = _slab_tables(pack.flux_table, flux_arrays)
     names = tuple(v.name for v in pack.descriptor.vars)
     sizes = tuple(int(specs[0].ncomp) for specs in pack.descriptor._specs)
     layouts = tuple(_layout(specs) for specs in pack.descriptor._specs)
@@ -131,7 +151,7 @@ def kernel_value(pack, adjoint: bool = False):
     value.ptrs = table(ptrs, int64)
     value.fluxes = table(fluxes, int64)
     value.bounds = table(pack.bounds, int32)
-    value.nblocks = nb
+    value.nblocks = pack.index_table.shape[0]
     value.ptr_shapes = table(ptr_shapes, int64)
     value.flux_shapes = table(flux_shapes, int64)
     setattr(pack, attr, value)
