@@ -4,7 +4,7 @@ A rule is ``rule(E, args, r, g) -> contributions``: ``args`` are the call's argu
 its result, ``g`` the adjoint of the result; it returns one contribution per argument (``None``:
 nothing flows to that argument), of the argument's type. Rules build values only through ``E``,
 the builder the adjoint pass hands in (``E.<builtin>(...)`` calls a builtin of this table, with
-``E.type``, ``E.const``, ``E.zero``, ``E.comp``, ``E.make``, ``E.sel``), so a rule never sees the
+``E.type``, ``E.const``, ``E.zero``, ``E.comp``, ``E.make``, ``E.sel``, ``E.cast``), so a rule never sees the
 IR and every target differentiates the same way. Builtins in ``NOT_DIFFERENTIABLE`` are piecewise
 constant or integer-valued: nothing flows back. A builtin in neither table has no adjoint yet; the
 adjoint pass reports it when a backward kernel needs it.
@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from ..types.composite import is_matrix_type, is_quat_type, is_transform_type, is_vector_type, matrix
-from ..types.scalars import is_scalar_type
+from ..types.scalars import bfloat16, float16, float32, is_scalar_type
 
 ADJOINTS: dict = {}
 
@@ -286,9 +286,18 @@ def _arcsine_slope(sign):
 ADJOINTS["asin"] = _scalar_unary(_arcsine_slope(1.0))
 ADJOINTS["acos"] = _scalar_unary(_arcsine_slope(-1.0))
 ADJOINTS["atan"] = _scalar_unary(lambda E, x, r: E.div(one_like(E, x), E.add(one_like(E, x), E.mul(x, x))))
-ADJOINTS["erf"] = _scalar_unary(lambda E, x, r: E.mul(c(E, 2.0 / math.sqrt(math.pi), x), E.exp(E.neg(E.mul(x, x)))))
-ADJOINTS["erfc"] = _scalar_unary(
-    lambda E, x, r: E.mul(c(E, -2.0 / math.sqrt(math.pi), x), E.exp(E.neg(E.mul(x, x)))))
+def _gaussian_slope(scale: float):
+    """``scale * exp(-x^2)``, the slope of erf (scale 2/sqrt(pi)) and erfc (its negative); the half types
+    compute it in float32 and round once, as Warp does (in float16 it was 1-4 ulp off)."""
+    def slope(E, x, r):
+        t = E.type(x)
+        wide = E.cast(x, float32) if t in (float16, bfloat16) else x
+        return E.cast(E.mul(c(E, scale, wide), E.exp(E.neg(E.mul(wide, wide)))), t)
+    return slope
+
+
+ADJOINTS["erf"] = _scalar_unary(_gaussian_slope(2.0 / math.sqrt(math.pi)))
+ADJOINTS["erfc"] = _scalar_unary(_gaussian_slope(-2.0 / math.sqrt(math.pi)))
 ADJOINTS["erfinv"] = _scalar_unary(lambda E, x, r: E.mul(c(E, math.sqrt(math.pi) / 2.0, x), E.exp(E.mul(r, r))))
 ADJOINTS["erfcinv"] = _scalar_unary(
     lambda E, x, r: E.mul(c(E, -math.sqrt(math.pi) / 2.0, x), E.exp(E.mul(r, r))))
@@ -407,7 +416,8 @@ def _smoothstep(E, args, r, g):
     ds = E.sel(inside, E.mul(c(E, 6.0, x), E.mul(t, E.sub(one, t))), zero)  # ds/dt
     gx = E.div(E.mul(g, ds), w)
     # t = (x - e0) / (e1 - e0): dt/de0 = (x - e1) / w^2, dt/de1 = -(x - e0) / w^2
-    return E.mul(gx, E.div(E.sub(x, e1), w)), E.neg(E.mul(gx, t)), gx
+    # the edge's term is 0 outside the ramp even where x - e1 is infinite (0 * inf would be NaN)
+    return E.sel(inside, E.mul(gx, E.div(E.sub(x, e1), w)), zero), E.neg(E.mul(gx, t)), gx
 
 
 @adjoint("select")

@@ -71,6 +71,10 @@ class _Builder:
     def sel(cond, if_true, if_false):
         return ir.IRSelect(cond, if_true, if_false, if_true.type)
 
+    @staticmethod
+    def cast(v, t):
+        return v if v.type is t else ir.IRCast(v, t)
+
 
 E = _Builder()
 
