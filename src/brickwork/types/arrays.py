@@ -17,6 +17,7 @@ import numpy as np
 from ..device import get_device
 from . import recording
 from .array_arithmetic import install_arithmetic
+from .array_shapes import check_array_shape, given_shape, shape_tuple
 from .composite import CompositeBase, is_composite_type
 from .dtype_inference import fill_dtype, infer_dtype
 from .recording import record, run_or_record
@@ -91,10 +92,8 @@ def dense_strides(shape: tuple, itemsize: int) -> tuple:
 
 
 def _foreign_device_memory(data) -> bool:
-    """Whether ``data`` is another library's CUDA memory (``__cuda_array_interface__``), which a device array
-    views wherever ``device`` says it is."""
-    if data is None or isinstance(data, (array, np.ndarray, list, tuple)) or \
-            not hasattr(type(data), "__cuda_array_interface__"):
+    """Whether ``data`` is another library's CUDA memory, which a device array views (``device_import``)."""
+    if isinstance(data, (array, np.ndarray)) or not hasattr(type(data), "__cuda_array_interface__"):
         return False
     from .device_import import has_cuda_interface
 
@@ -143,10 +142,10 @@ class array:  # noqa: N801 - Warp's spelling
 
             if data is not None or shape is None:
                 raise ValueError("array(ptr=...) takes a shape and no data (it views memory at that address)")
-            arr = wrap_pointer(ptr, _shape_tuple(shape), strides, np.dtype(comp), trailing,
+            arr = wrap_pointer(ptr, shape_tuple(shape), strides, np.dtype(comp), trailing,
                                kwargs.get("capacity"), kwargs.get("deleter"))
         elif data is None:
-            shape = _shape_tuple(shape)
+            shape = shape_tuple(shape)
             if strides is None:
                 arr = np.zeros(tuple(shape) + trailing, dtype=comp)
             else:
@@ -626,46 +625,10 @@ class _ArrayNd:
 array1d, array2d, array3d, array4d = (_ArrayNd(n) for n in (1, 2, 3, 4))
 
 
-_MAX_DIM = 2**31 - 1  # kernels index arrays with 32-bit ints (wp.tid(), shape[i]), as Warp's
-
-
-def _shape_tuple(shape) -> tuple:
-    """``shape`` (an int or a sequence of them; Warp converts each with ``int()``) as a tuple of ints, checked."""
-    if isinstance(shape, (int, np.integer)):
-        shape = (int(shape),)
-    else:
-        try:
-            shape = tuple(int(s) for s in shape)
-        except (TypeError, ValueError):  # not a sequence (3.5), or an item int() refuses (None, 'x')
-            raise TypeError(f"an array shape is an int or a tuple of ints, got {shape!r}") from None
-    check_array_shape(shape)
-    return shape
-
-
-def check_array_shape(shape: tuple) -> None:
-    """Refuse, before anything is allocated, a shape with a negative dimension or one over 2**31 - 1 (Warp's
-    limits and messages)."""
-    for i, n in enumerate(shape):
-        if n < 0:
-            raise ValueError(f"Array shapes must be non-negative, got {n} in dimension {i}")
-        if n > _MAX_DIM:
-            raise ValueError("Array shapes must not exceed the maximum representable value of a signed 32-bit "
-                             f"integer, got {n} in dimension {i}.")
-
-
-def _given_shape(shape, n, what: str):
-    """The shape of an allocation: ``shape`` (an int or a tuple), or Warp's older ``n=`` for 1-D."""
-    if shape is None and n is None:
-        raise TypeError(f"{what}() needs a shape (or n= for a 1-D array)")
-    if shape is not None and n is not None:
-        raise TypeError(f"{what}() takes a shape or n=, not both")
-    return shape if shape is not None else n
-
-
 def empty(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
     """An uninitialized array (``shape`` an int or a tuple; ``n=`` is Warp's 1-D spelling; ``strides=``
     in bytes lays the elements out apart, allocating only the bytes that reaches)."""
-    shape = _shape_tuple(_given_shape(shape, n, "empty"))
+    shape = shape_tuple(given_shape(shape, n, "empty"))
     dtype = python_annotation_type(dtype)
     comp, trailing = element_layout(dtype)
     dev = _device(device)
@@ -700,7 +663,7 @@ def _grad_option(a: array, kwargs: dict, like: array | None = None) -> array:
 
 def zeros(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
     """An array of zeros (``requires_grad=True``: with a gradient array)."""
-    a = empty(_given_shape(shape, n, "zeros"), dtype, device, strides=kwargs.get("strides"))
+    a = empty(given_shape(shape, n, "zeros"), dtype, device, strides=kwargs.get("strides"))
     a._zero_now()
     record(a._zero_now)
     return _grad_option(a, kwargs)
@@ -708,7 +671,7 @@ def zeros(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
 
 def ones(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
     """An array of ones."""
-    return full(_given_shape(shape, n, "ones"), 1, dtype, device, **kwargs)
+    return full(given_shape(shape, n, "ones"), 1, dtype, device, **kwargs)
 
 
 def full(shape, value=0, dtype=None, device=None, **kwargs) -> array:
