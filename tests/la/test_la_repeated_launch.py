@@ -155,11 +155,7 @@ def test_verify_fp_turned_on_between_launches_checks_the_next_one(capfd):
 
 
 def test_a_changed_mode_is_seen_by_the_next_launch():
-    space = _space()
-    out = wp.zeros((1, 4, 4, 4), dtype=wp.float64)
-    body = _counting(out)
-    la.outer(space, body)
-    la.outer(space, body)
+    space, out, body = _launched_twice()
     with wp.config.override(mode="debug"):
         la.outer(space, body)
         assert [inst.mode for inst, _ in _launch_table(space, body).values()] == ["debug"]
