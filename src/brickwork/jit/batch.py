@@ -31,12 +31,6 @@ def exported_symbols(source: str, exports: re.Pattern = CPU_EXPORT) -> list[str]
     return exports.findall(source)
 
 
-def symbol(meta: dict, name: str) -> str:
-    """The name in an entry's artifact of the exported symbol ``name`` (renamed where the instance was
-    compiled in a batch with others: ``combine``)."""
-    return meta.get("symbols", {}).get(name, name)
-
-
 def combine(sources: list[str], exports: re.Pattern = CPU_EXPORT) -> tuple[str, list[dict]]:
     """One translation unit holding every unit of ``sources``, and for each unit the map of its
     exported symbols (those ``exports`` finds) to their names in the combined unit."""

@@ -218,3 +218,10 @@ def read_note(name: str) -> str | None:
         return None
     raw = _read_entry_file(os.path.join(root, name), os.path.join(root, name))
     return None if raw is None else raw.decode("utf-8", "replace")
+
+
+def symbol(meta: dict, name: str) -> str:
+    """The name in an entry's artifact of the exported symbol ``name`` (renamed where the instance was
+    compiled in a batch with others: ``batch.combine``). Here, not in ``batch``, so that loading a cached
+    entry does not import the batching code."""
+    return meta.get("symbols", {}).get(name, name)

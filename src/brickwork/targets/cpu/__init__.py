@@ -9,7 +9,7 @@ from __future__ import annotations
 import ctypes
 
 from ...errors import BoundsError
-from ...jit.batch import symbol
+from ...jit.store import symbol
 from ...jit.toolchain import identity
 from ..base import Target
 

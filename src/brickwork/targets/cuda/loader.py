@@ -7,7 +7,7 @@ import struct
 
 from ... import cuda_driver
 from ...errors import BoundsError, DeviceUnavailableError
-from ...jit.batch import symbol
+from ...jit.store import symbol
 from . import BOUNDS_SYMBOL, ENTRY_SYMBOL
 from .geometry import LaunchPlan
 

@@ -13,7 +13,7 @@ import ctypes
 
 from ... import config
 from ...errors import LaunchError
-from ...jit.batch import symbol
+from ...jit.store import symbol
 from ..cpu import CpuTarget
 
 NAME = "cuda-emulation"
