@@ -140,6 +140,18 @@ def fake():
         yield drv
 
 
+def test_a_mesh_whose_fields_exceed_the_device_memory_is_refused_before_allocating(fake):
+    """The fields of a device mesh are weighed against the device's memory (the fake one has 16 GiB):
+    256 blocks of 4100^2 cells of float64 need 32 GiB there; nothing is allocated."""
+    from brickwork.mesh import MeshSizeError
+
+    with pytest.raises(MeshSizeError, match=r"Mesh\(nx=\(65536, 65536\), block_nx=\(4096, 4096\)\) is too large "
+                                            r"for cuda:0: its fields alone need 32.1 GiB \(ghost cells and fluxes "
+                                            r"included\), but the device has 16.0 GiB"):
+        Mesh((2**16, 2**16), (2**12, 2**12), nghost=2, packages=[package()], device="cuda:0")
+    assert fake.memory == {}
+
+
 def test_fields_live_on_the_mesh_device(fake):
     mesh = Mesh((8, 8), (4, 4), nghost=2, packages=[package("WithFluxes", shape=(2,))], device="cuda:0")
     assert mesh.device == "cuda:0"

@@ -57,9 +57,18 @@ def gib(nbytes: float) -> str:
     return f"{nbytes / 2**30:.1f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.1f} MiB"
 
 
-def too_large(what: str, fields: int, nblocks: int, on_device: bool = False) -> str | None:
-    """Why ``fields`` bytes (on the host unless ``on_device``) and ``nblocks`` block descriptions do not fit in
-    the host memory available (a sentence starting with ``what``), or None when they do."""
+def too_large(what: str, fields: int, nblocks: int, device=None) -> str | None:
+    """Why ``fields`` bytes (on the host, or on ``device`` when it is a CUDA device) and ``nblocks`` block
+    descriptions (on the host) do not fit in the memory there (a sentence starting with ``what``), or None
+    when they do."""
+    on_device = device is not None and device.ordinal is not None
+    if on_device:
+        from .. import cuda_driver
+
+        total = cuda_driver.driver().total_memory(device.ordinal)
+        if fields > total:
+            return (f"{what} is too large for {device}: its fields alone need {gib(fields)} (ghost cells and "
+                    f"fluxes included), but the device has {gib(total)}")
     have = available_memory()
     blocks = nblocks * BLOCK_HOST_BYTES
     need = blocks + (0 if on_device else fields)

@@ -303,13 +303,13 @@ class Mesh:
                 "sparse fields": pools, "exchange": self._exchange}
 
     def _check_memory(self) -> None:
-        """``MeshSizeError`` on every rank (collective) when some rank lacks the memory for its blocks' fields and
-        every block's description, before anything is allocated."""
+        """``MeshSizeError`` on every rank (collective) when some rank lacks the memory for its blocks' fields (on
+        its device) and every block's description, before anything is allocated."""
         nblocks = math.prod(self.nblocks_per_dim)
         local = -(-nblocks // self.nranks)  # the most blocks a rank gets
         nx, bnx = self.nx[: self.ndim], self.block_nx[: self.ndim]
         fields = footprint.field_bytes(self._specs.values(), self.cellbounds, local)
-        why = footprint.too_large(f"Mesh(nx={nx}, block_nx={bnx})", fields, nblocks, self.device.ordinal is not None)
+        why = footprint.too_large(f"Mesh(nx={nx}, block_nx={bnx})", fields, nblocks, self.device)
         if self.nranks > 1:
             why = next((w for w in self._halo_comm.allgather(why) if w is not None), None)
         if why is not None:
