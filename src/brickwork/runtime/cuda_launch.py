@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import config, cuda_driver
 from ..errors import CaptureError, LaunchError
-from ..types.arrays import ArrayType, array
+from ..types.arrays import ArrayType, array, is_foreign_cuda_array
 from ..types.indexed_arrays import indexedarray
 from . import launch as host  # the CPU launch's checks and packers (it imports this module lazily)
 from . import streams
@@ -32,7 +32,7 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
         if any(isinstance(a, np.ndarray) or a is None for a in args):  # np.memmap too
             args = host._host_arguments(kernel, args)  # numpy arrays are host memory: refused by _prepare
             sig = _signature(args)
-        if any(_foreign(a) for a in args):  # CuPy, PyTorch, Numba arrays: views of their memory, each launch
+        if any(is_foreign_cuda_array(a) for a in args):  # CuPy, PyTorch, Numba: views of their memory, each launch
             args = _device_views(kernel, args, device)
             sig = _signature(args)
             entry = kernel.launch_table.get((device.name, sig))
@@ -64,11 +64,6 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
     return None
 
 
-def _foreign(a) -> bool:
-    """Another library's CUDA array (``__cuda_array_interface__``), not one of brickwork's."""
-    return not isinstance(a, (array, indexedarray, np.ndarray)) and hasattr(type(a), "__cuda_array_interface__")
-
-
 def _device_views(kernel, args, device) -> list:
     """``args`` with each foreign CUDA array replaced by a device array viewing its memory, typed by its
     parameter (``wp.vec3`` over a trailing dimension of 3), as Warp passes such arrays without a copy."""
@@ -78,7 +73,7 @@ def _device_views(kernel, args, device) -> list:
     params = getattr(kernel, "params", ())
     out = []
     for i, a in enumerate(args):
-        if _foreign(a):
+        if is_foreign_cuda_array(a):
             t = params[i][1] if i < len(params) else None
             dtype = t.dtype if isinstance(t, ArrayType) and not is_generic(t) else None
             try:

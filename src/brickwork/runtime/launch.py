@@ -20,7 +20,7 @@ from ..lang.determinism import runs_serially
 from ..lang.instance import _pending, build_instances
 from ..lang.kernel import sibling_kernels
 from ..types import recording
-from ..types.arrays import ArrayType, array, empty, from_numpy, type_name, wrap_numpy
+from ..types.arrays import ArrayType, array, empty, from_numpy, is_foreign_cuda_array, type_name, wrap_numpy
 from ..types.composite import CompositeBase, is_composite_type
 from ..types.generic import describe_value, is_generic, matches, type_of_value
 from ..types.held_arrays import read_only_at
@@ -492,7 +492,7 @@ def _check_concrete(kernel, name, t, value):
         raise LaunchError(f"launch of '{kernel.key}': argument '{name}' must be {type_name(t)}, got {got}")
 
     if isinstance(t, ArrayType):
-        if not isinstance(value, (array, indexedarray)) and hasattr(type(value), "__cuda_array_interface__"):
+        if is_foreign_cuda_array(value):
             raise LaunchError(f"launch of '{kernel.key}' on the CPU: argument '{name}' is CUDA memory "
                               f"({describe_value(value)}); launch on its device (device='cuda:0', ...) or copy it "
                               f"to the host")

@@ -91,13 +91,16 @@ def dense_strides(shape: tuple, itemsize: int) -> tuple:
     return tuple(reversed(strides))
 
 
-def _foreign_device_memory(data) -> bool:
-    """Whether ``data`` is another library's CUDA memory, which a device array views (``device_import``)."""
+def is_foreign_cuda_array(data) -> bool:
+    """Whether ``data`` is another library's CUDA array (``__cuda_array_interface__``: CuPy, PyTorch, Numba), which
+    a device array views (``device_import``). A PyTorch tensor on the CPU raises AttributeError for the
+    interface, so has none; the type is asked first, so that other values cost one lookup."""
     if isinstance(data, (array, np.ndarray)) or not hasattr(type(data), "__cuda_array_interface__"):
         return False
-    from .device_import import has_cuda_interface
-
-    return has_cuda_interface(data)
+    try:
+        return getattr(data, "__cuda_array_interface__", None) is not None
+    except Exception:  # noqa: BLE001 - a producer whose property fails exports nothing usable
+        return False
 
 
 def _scalar_of(dtype):
@@ -119,7 +122,7 @@ class array:  # noqa: N801 - Warp's spelling
     def __new__(cls, data=None, dtype=typing.Any, shape=None, ndim=None, device=None, copy=True, **kwargs):
         if data is None and shape is None:
             return ArrayType(dtype, 1 if ndim is None else ndim)
-        if cls is array and (get_device(device).ordinal is not None or _foreign_device_memory(data)):
+        if cls is array and (get_device(device).ordinal is not None or is_foreign_cuda_array(data)):
             from .device_array import DeviceArray  # CUDA memory
 
             return object.__new__(DeviceArray)

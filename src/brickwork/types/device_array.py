@@ -16,7 +16,16 @@ import numpy as np
 from .. import cuda_driver
 from ..device import get_device
 from . import recording
-from .arrays import ArrayType, _grad_option, _to_plain, array, check_same_dtype, element_layout, type_name
+from .arrays import (
+    ArrayType,
+    _grad_option,
+    _to_plain,
+    array,
+    check_same_dtype,
+    element_layout,
+    is_foreign_cuda_array,
+    type_name,
+)
 from .held_arrays import hold_from
 from .recording import run_or_record
 
@@ -65,7 +74,7 @@ class DeviceArray(array):
 
         if kwargs.get("ptr") is not None:
             raise ValueError(f"array(ptr=...) views CPU memory only, not memory on {get_device(device)}")
-        if not isinstance(data, (array, np.ndarray)) and hasattr(data, "__cuda_array_interface__"):
+        if is_foreign_cuda_array(data):
             self._view_foreign(data, dtype, shape, device, kwargs)
             return
         # The CPU's rules turn data, dtype and shape into host memory; that is then uploaded.

@@ -34,15 +34,6 @@ class Borrowed:
         self.ordinal, self.ptr, self.nbytes, self.owner = ordinal, ptr, nbytes, owner
 
 
-def has_cuda_interface(data) -> bool:
-    """Whether ``data`` exports device memory through ``__cuda_array_interface__`` (a PyTorch tensor on the
-    CPU raises AttributeError for it, so has none)."""
-    try:
-        return getattr(data, "__cuda_array_interface__", None) is not None
-    except Exception:  # noqa: BLE001 - a producer whose property fails exports nothing usable
-        return False
-
-
 def from_cuda_interface(data, dtype=None, device=None) -> DeviceArray:
     """A device array viewing the memory ``data.__cuda_array_interface__`` describes (no copy)."""
     desc = data.__cuda_array_interface__
@@ -57,17 +48,21 @@ def from_cuda_interface(data, dtype=None, device=None) -> DeviceArray:
     shape = tuple(int(n) for n in desc["shape"])
     ptr = int(desc["data"][0] or 0)
     strides = desc.get("strides")
-    if strides is not None and math.prod(shape) > 1:
-        steps = [s * comp.itemsize for s in contiguous_strides(shape)]
-        if any(int(s) != t for s, t, n in zip(strides, steps, shape) if n > 1):
-            raise ValueError(f"{what} describes a strided view (strides {tuple(strides)} bytes for shape {shape}); "
-                             f"brickwork's device arrays are contiguous: copy it first (CuPy's ascontiguousarray, "
-                             f"PyTorch's .contiguous())")
+    if strides is not None and not is_contiguous(shape, [s / comp.itemsize for s in strides]):  # bytes
+        raise ValueError(f"{what} describes a strided view (strides {tuple(strides)} bytes for shape {shape}); "
+                         f"brickwork's device arrays are contiguous: copy it first (CuPy's ascontiguousarray, "
+                         f"PyTorch's .contiguous())")
     ordinal = _memory_device(ptr, device, what)
     stream = desc.get("stream")
     if stream not in _DEFAULT_STREAMS:  # the producer's work on its stream is done before ours reads the memory
         cuda_driver.driver().stream_synchronize(ordinal, int(stream))
     return view(ptr, shape, comp, dtype, ordinal, data, what)
+
+
+def is_contiguous(shape: tuple, steps) -> bool:
+    """Whether element strides ``steps`` lay ``shape`` out row-major without gaps, as a device array is (the
+    stride of an extent of 1 does not matter)."""
+    return all(s == t for s, t, n in zip(steps, contiguous_strides(shape), shape) if n > 1)
 
 
 def _memory_device(ptr: int, device, what: str) -> int:

@@ -9,7 +9,6 @@ itself. The producer's deleter runs when the last view of its memory is gone.
 from __future__ import annotations
 
 import ctypes
-import math
 
 import numpy as np
 
@@ -130,7 +129,7 @@ def from_dlpack(source, dtype=None) -> arrays.array:
 def _import_cuda(source, dtype, device_id: int):
     """A device array viewing a CUDA tensor's memory (``source`` a capsule, or an object asked for one on the
     legacy default stream, where brickwork's work runs: the producer orders its own work before it)."""
-    from .device_import import view
+    from .device_import import is_contiguous, view
 
     if type(source).__name__ != "PyCapsule" and not hasattr(source, "__dlpack__"):
         raise TypeError(f"wp.from_dlpack needs an object with __dlpack__ or a DLPack capsule, got "
@@ -140,9 +139,8 @@ def _import_cuda(source, dtype, device_id: int):
     managed = _managed(cap)
     t = managed.contents.dl_tensor
     shape = tuple(int(t.shape[d]) for d in range(t.ndim))
-    if t.strides and math.prod(shape) > 1 and any(
-            int(t.strides[d]) != s for d, s in enumerate(contiguous_strides(shape)) if shape[d] > 1):
-        strides = tuple(int(t.strides[d]) for d in range(t.ndim))
+    strides = tuple(int(t.strides[d]) for d in range(t.ndim)) if t.strides else None
+    if strides is not None and not is_contiguous(shape, strides):
         raise ValueError(f"wp.from_dlpack: the CUDA tensor of shape {shape} is strided (strides {strides}); "
                          f"brickwork's device arrays are contiguous: copy it first (PyTorch's .contiguous(), CuPy's "
                          f"ascontiguousarray)")
