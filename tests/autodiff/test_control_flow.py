@@ -408,3 +408,30 @@ def test_atomic_min_max_of_composites_send_each_component_to_its_winner():
     tape.backward(grads={res: wp.array([[[1.0, 2.0], [3.0, 4.0]]], dtype=wp.mat22d)})
     np.testing.assert_array_equal(res.numpy(), [[[1.0, 4.0], [-1.0, 0.0]]])
     np.testing.assert_array_equal(m.grad.numpy(), [[[1.0, 0.0], [0.0, 4.0]], [[0.0, 2.0], [3.0, 0.0]]])
+
+
+@wp.kernel
+def random_weights(x: wp.array(dtype=wp.float64), n: int, out: wp.array(dtype=wp.float64)):
+    """A loop drawing random numbers, one of them by a statement whose value is dropped."""
+    i = wp.tid()
+    state = wp.rand_init(7, i)
+    acc = wp.float64(0.0)
+    for _ in range(n):
+        wp.randf(state)  # skips a draw
+        acc += wp.float64(wp.randf(state)) * x[i] * x[i]
+    out[i] = acc
+
+
+def test_random_draws_in_a_loop_are_replayed_by_the_backward_kernel():
+    """The reverse sweep replays each iteration from the state saved for it: before, it advanced the state the
+    forward loop had left (other draws, a wrong gradient)."""
+    xn = np.linspace(0.5, 1.5, 6)
+    x = wp.array(xn, dtype=wp.float64, requires_grad=True)
+    out = wp.zeros(6, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(random_weights, 6, inputs=[x, 5, out])
+    tape.backward(grads={out: wp.ones(6, dtype=wp.float64)})
+    g = x.grad.numpy()
+    weights = out.numpy() / xn**2  # the sum of the draws of each thread
+    np.testing.assert_allclose(g, 2 * xn * weights, rtol=1e-12)

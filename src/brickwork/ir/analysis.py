@@ -67,13 +67,31 @@ def _holds_arrays(t) -> bool:
     return isinstance(t, ArrayType) or is_struct_type(t)
 
 
+#: builtins that write some of their arguments where those are local variables (passed by reference): the
+#: positions of those arguments. ``hash_grid_query_next(query, index)`` advances ``query`` and stores into
+#: ``index``; the random builtins advance their state (an rvalue state is advanced and dropped).
+REFERENCE_ARGUMENTS = {"hash_grid_query_next": (0, 1), **{name: (0,) for name in (
+    "randi", "randu", "randf", "randn", "poisson", "sample_cdf", "sample_unit_square", "sample_unit_cube",
+    "sample_unit_ring", "sample_unit_disk", "sample_triangle", "sample_unit_sphere_surface", "sample_unit_sphere",
+    "sample_unit_hemisphere_surface", "sample_unit_hemisphere")}}
+
+
+def reference_locals(call: ir.IRCall) -> list:
+    """The local variables a call of a ``REFERENCE_ARGUMENTS`` builtin writes (none for other calls)."""
+    return [call.args[i] for i in REFERENCE_ARGUMENTS.get(call.op, ()) if isinstance(call.args[i], ir.IRLocal)]
+
+
 def assignment_counts(stmts) -> dict:
-    """Local name -> how many statements assign it (assignments and ``for`` loop variables)."""
+    """Local name -> how many statements or calls assign it (assignments, ``for`` loop variables and the
+    locals a builtin of ``REFERENCE_ARGUMENTS`` writes)."""
     counts: dict = {}
     for n in walk(stmts):
         target = n.target if isinstance(n, ir.IRAssign) else n.var if isinstance(n, ir.IRFor) else None
         if isinstance(target, ir.IRLocal):
             counts[target.name] = counts.get(target.name, 0) + 1
+        elif isinstance(n, ir.IRCall) and n.op in REFERENCE_ARGUMENTS:
+            for local in reference_locals(n):
+                counts[local.name] = counts.get(local.name, 0) + 1
     return counts
 
 
@@ -98,8 +116,10 @@ def _root_path(e):
     return (e.name, tuple(reversed(path))) if isinstance(e, ir.IRLocal) else None
 
 
-#: builtins with an effect: they write memory or advance a random state (passed by reference)
-EFFECT_PREFIXES = ("atomic_", "rand", "sample_", "poisson")
+#: builtins with an effect: they write memory, advance a random state or a query (passed by reference)
+EFFECT_PREFIXES = ("atomic_", "rand", "sample_", "poisson", "hash_grid_query_next")
+#: builtins that read memory through an id (a hash grid's tables): not to be evaluated where the program would not
+_READS_THROUGH_IDS = ("hash_grid_",)
 
 
 def atomic_parts(call: ir.IRCall) -> tuple:
@@ -151,7 +171,8 @@ def cannot_fault(e) -> bool:
     too: for moving a value the program computes anyway, not for speculating work it may skip."""
     for n in walk(e):
         if isinstance(n, ir.IRCall):
-            if n.op.startswith(EFFECT_PREFIXES) or any(isinstance(a.type, ArrayType) for a in n.args):
+            if n.op.startswith(EFFECT_PREFIXES) or n.op.startswith(_READS_THROUGH_IDS) or any(
+                    isinstance(a.type, ArrayType) for a in n.args):
                 return False
             if n.op in _DIVISIONS and not getattr(_scalar(n.type), "is_float", False):
                 return False

@@ -39,7 +39,7 @@ from ..types.structs import has_array_fields, is_struct_type
 from .adjoint_fixed_arrays import FixedStorage
 from .adjoint_loop_abstraction import LoopAbstractionAdjoints
 from .adjoint_normal_form import IRCustomAdjoint, LoopInfo, _not_differentiable, _path, normal_form
-from .adjoint_replay import ForwardReplay
+from .adjoint_replay import ForwardReplay, writes_locals
 from .adjoint_rows import RowOffsets, row_offsets
 from .adjoint_teams import TeamAdjoints, assigned_outside_visits
 from .adjoint_values import E, bind_shared, carries_adjoint, flat_component, part_of, rebase, summable_parts, zero
@@ -253,7 +253,7 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
             if isinstance(s, ir.IRAssign):
                 self.reverse_assign(s, out)
             elif isinstance(s, ir.IRExprStmt):
-                if not self.fixed.stores(s):
+                if not self.fixed.stores(s) and not writes_locals(s.expr):  # a random draw dropped: no adjoint
                     self.reverse_atomic(s.expr, out)
             elif isinstance(s, ir.IRIf):
                 body, orelse = self.reverse(s.body), self.reverse(s.orelse)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from .. import ir
 from ..builtins.adjoints import EXPANSIONS
 from ..errors import KernelNotDifferentiableError
+from ..ir.analysis import REFERENCE_ARGUMENTS, reference_locals
 from ..types.scalars import bool_, int32
 from .adjoint_values import carries_adjoint
 from .adjoint_view_stores import ViewStores, is_forwarded_name
@@ -469,6 +470,13 @@ class _Flattener:
             return self.atom(e, env, out)
         if isinstance(e, ir.IRCall):
             args = [self.atom(a, env, out) for a in e.args]
+            for i in REFERENCE_ARGUMENTS.get(e.op, ()):
+                if isinstance(e.args[i], ir.IRLocal):
+                    # the call writes this local: it advances a fresh version, copied from the current one, so
+                    # that a replay from the saved versions (a loop's headers) draws the same values again
+                    new = self.version(e.args[i].name, e.args[i].type)
+                    out.append(ir.IRAssign(new, args[i]))
+                    env[e.args[i].name] = args[i] = new
             expand = EXPANSIONS.get(e.op)
             if expand is not None:  # differentiated through its definition in simpler builtins
                 from .adjoint import E
@@ -662,6 +670,8 @@ def _assigned(stmts) -> set:
                 names.add(root.name)
         elif isinstance(n, ir.IRFor):
             names.add(n.var.name)
+        elif isinstance(n, ir.IRCall):
+            names.update(local.name for local in reference_locals(n))
     return names
 
 
@@ -670,7 +680,8 @@ def _is_break_test(s) -> bool:
 
 
 def _has_effect(e) -> bool:
-    return isinstance(e, ir.IRCall) and e.op.startswith("atomic_")
+    """Whether a call made as a statement must stay: an atomic, or a builtin that writes a local."""
+    return isinstance(e, ir.IRCall) and (e.op.startswith("atomic_") or e.op in REFERENCE_ARGUMENTS)
 
 
 _ = int32

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .. import ir
+from ..ir.analysis import REFERENCE_ARGUMENTS
 from ..types.arrays import ArrayType
 from ..types.scalars import int32
 from ..types.structs import has_array_fields, is_struct_type
@@ -32,7 +33,9 @@ class ForwardReplay:
             if isinstance(s, ir.IRAssign):
                 self.forward_assign(s, out)
             elif isinstance(s, ir.IRExprStmt):
-                if self.fixed.stores(s):  # an atomic into a fixed-size local array: its values are gone
+                if self.fixed.stores(s) or writes_locals(s.expr):
+                    # an atomic into a fixed-size local array (its values are gone), or a call that advances a
+                    # local (a random state's draw whose value is dropped: the replay draws it again)
                     out.append(s)
                 # other atomics: the forward launch applied them
             elif isinstance(s, ir.IRIf):
@@ -203,3 +206,8 @@ def _used_beyond_stores(body, local) -> bool:
     targets = sum(isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRLocal) and n.target.name == local.name
                   for n in ir.walk(body))
     return reads - targets - plain > 0
+
+
+def writes_locals(e) -> bool:
+    """Whether ``e`` is a call of a builtin that writes local variables (``ir.analysis.REFERENCE_ARGUMENTS``)."""
+    return isinstance(e, ir.IRCall) and e.op in REFERENCE_ARGUMENTS
