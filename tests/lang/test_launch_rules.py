@@ -1,5 +1,7 @@
 """Launch rules: devices, dims against tid(), same-name kernels by argument count, value ranges."""
 
+import typing
+
 import numpy as np
 import pytest
 
@@ -138,3 +140,19 @@ def test_a_typed_scalar_of_the_same_kind_converts_as_in_warp():
     assert o.numpy()[0] == 8.25
     wp.launch(combine, dim=1, inputs=[o, 0, wp.float64(1e300), 0])  # beyond float32: +inf, as a Python float
     assert o.numpy()[0] == np.inf
+
+
+@wp.kernel
+def _generic_with_concrete(grid: wp.uint64, s: wp.float64, v: typing.Any, out: wp.array(dtype=wp.float64)):
+    out[0] = wp.float64(grid) + s + wp.float64(v)
+
+
+def test_a_generic_kernel_converts_python_numbers_for_its_concrete_parameters():
+    """As a kernel without generic parameters does: a Python int for a uint64 id (``grid.id``), a float for a
+    float64. Before, the generic path inferred int32 and float32 from the values and refused them."""
+    out = wp.zeros(1, dtype=wp.float64)
+    wp.launch(_generic_with_concrete, 1, inputs=[2**40, 0.5, 1, out])
+    assert out.numpy()[0] == 2**40 + 1.5
+    with pytest.raises(wp.LaunchError, match="argument 'grid' = 1.5 does not fit in uint64"):
+        wp.launch(_generic_with_concrete, 1, inputs=[1.5, 0.5, 1, out])
+    assert out.numpy()[0] == 2**40 + 1.5

@@ -25,7 +25,7 @@ from ..types.composite import CompositeBase, is_composite_type
 from ..types.generic import describe_value, is_generic, matches, type_of_value
 from ..types.held_arrays import read_only_at
 from ..types.indexed_arrays import IndexedArrayType, indexedarray
-from ..types.scalars import NUMPY_SCALARS, ScalarBase, bool_, is_scalar_type
+from ..types.scalars import NUMPY_SCALARS, ScalarBase, bool_, is_scalar_type, python_annotation_type
 from ..types.structs import StructBase, is_struct_type
 from . import tape as _tape
 from .packing import ComponentError, composite_converts, composite_values, make_packer
@@ -436,6 +436,11 @@ def _prepare(kernel, sig, args, device, target=None, table_key=None) -> tuple:
     if kernel.is_generic:
         types = []
         for (name, ann), value in zip(params, args):
+            if not is_generic(ann) and not isinstance(value, (array, indexedarray)):
+                # a concrete parameter takes its annotation's type (a Python int for a uint64 grid id, as in
+                # a kernel with no generic parameter); the packer checks and converts the value
+                types.append(python_annotation_type(ann))
+                continue
             t = type_of_value(value)
             if t is None:
                 raise LaunchError(f"launch of '{kernel.key}': cannot infer a type for argument '{name}' from "
