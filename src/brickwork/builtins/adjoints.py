@@ -31,7 +31,7 @@ NOT_DIFFERENTIABLE = frozenset(
     "bit_xor bit_count lshift rshift invert isfinite isinf isnan argmin argmax nonzero floordiv rand_init randi "
     "randf randn randu sample_triangle sample_unit_cube sample_unit_disk sample_unit_hemisphere "
     "sample_unit_hemisphere_surface sample_unit_ring sample_unit_sphere sample_unit_sphere_surface "
-    "sample_unit_square intersect_tri_tri".split())
+    "sample_unit_square intersect_tri_tri hash_grid_query hash_grid_query_next hash_grid_point_id".split())
 
 
 def adjoint(*names):

@@ -304,6 +304,23 @@ BUILTIN_DOCS.update({
     "intersect_tri_tri": ("v0, v1, v2, u0, u1, u2",
                           "``1`` (``int32``) when the triangles ``(v0, v1, v2)`` and ``(u0, u1, u2)`` (six "
                           "``vec3f`` or six ``vec3d``) intersect or touch, else ``0``."),
+    "hash_grid_query": ("id, point, max_dist, group",
+                        "A query (``HashGridQuery[T]``) of the points of the ``HashGrid`` with id ``id`` (``uint64``) "
+                        "in the cells that the box from ``point - max_dist`` to ``point + max_dist`` overlaps "
+                        "(``point`` a ``vec3`` of the grid's scalar type ``T``, ``max_dist`` a ``T``): candidates, "
+                        "each once, some farther than ``max_dist``; test the distance yourself. With the ``int32`` "
+                        "``group``, only the points built with that group id (all points on a grid built without "
+                        "groups). Iterate it with ``for index in hash_grid_query(...)`` or advance it with "
+                        "``hash_grid_query_next``."),
+    "hash_grid_query_next": ("query, index",
+                             "Advance ``query`` (a local variable holding a ``HashGridQuery``) to its next candidate, "
+                             "write the candidate's index (into the points the grid was built from) to the ``int32`` "
+                             "local variable ``index`` and give ``True``; ``False`` once no candidate is left "
+                             "(``index`` is then unchanged)."),
+    "hash_grid_point_id": ("id, index",
+                           "The index of the point at position ``index`` (``int32``) of the grid's cell order: "
+                           "``for tid in range(n)``, ``hash_grid_point_id(grid, tid)`` visits every point once, "
+                           "neighbours together; ``-1`` outside ``[0, n)`` or before the grid is built."),
     "sample_cdf": ("state, cdf", "An index drawn with the probabilities of the ascending cumulative distribution "
                                  "``cdf`` (a 1-D ``float32`` array ending at 1): ``lower_bound(cdf, randf(state))``."),
     "lower_bound": ("arr, value", "The first index ``i`` of the ascending 1-D array ``arr`` with ``arr[i] >= "

@@ -184,6 +184,7 @@ NAMES = (
     "rand_init randi randu randf randn sample_unit_square sample_unit_cube sample_unit_ring sample_unit_disk "
     "sample_triangle sample_unit_sphere_surface sample_unit_sphere sample_unit_hemisphere_surface "
     "sample_unit_hemisphere noise pnoise curlnoise closest_point_edge_edge intersect_tri_tri "
+    "hash_grid_query hash_grid_query_next hash_grid_point_id "
     "step nonzero smoothstep add sub mul div mod floordiv neg pos bit_and bit_or bit_xor lshift rshift invert unot "
     "select where atomic_add atomic_sub atomic_min atomic_max atomic_and atomic_or atomic_xor atomic_exch atomic_cas "
     "len "

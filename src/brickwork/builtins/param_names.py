@@ -100,6 +100,9 @@ _BY_SIGNATURE[('state', 'xy', 'octaves', 'lacunarity', 'gain')] = "curlnoise"
 _BY_SIGNATURE[('state', 'x')] = "noise"
 _BY_SIGNATURE[('state', 'lam')] = "poisson"
 _BY_SIGNATURE[('state', 'x', 'px', 'py', 'pz', 'pt')] = "pnoise"
+_BY_SIGNATURE[('id', 'point', 'max_dist', 'group')] = "hash_grid_query"
+_BY_SIGNATURE[('query', 'index')] = "hash_grid_query_next"
+_BY_SIGNATURE[('id', 'index')] = "hash_grid_point_id"
 
 #: builtin name -> parameter names in order
 PARAM_NAMES = {name: params for params, names in _BY_SIGNATURE.items() for name in names.split()}

@@ -25,6 +25,7 @@ from . import (
     array_pointers,  # noqa: F401 - registers a.ptr and array(ptr=...)
     bit_casts,  # noqa: F401 - registers wp.cast
     fixed_arrays,  # noqa: F401 - registers zeros(shape=..., dtype=...) in kernels
+    hash_grid,  # noqa: F401 - registers hash-grid queries (hash_grid_query_next, for index in query)
     nested,  # noqa: F401 - registers the typing rules of nested parallelism
     static_expr,  # noqa: F401 - registers wp.static
 )
@@ -454,6 +455,12 @@ class Typer(ExpressionTyper):
             rule = None if callee is None else INTRINSICS.rule(callee, "for_iter")
             if rule is not None:
                 rule(self, callee, node, out)
+                return
+        elif isinstance(it, (ast.Name, ast.Attribute, ast.Subscript)):  # a value that iterates (a query)
+            value = self.expr(it)
+            rule = None if isinstance(value, Static) else INTRINSICS.type_rule(value.type, "for_iter")
+            if rule is not None:
+                rule(self, value, node, out)
                 return
         backwards = self._is_python_builtin(it, "reversed")
         if backwards:

@@ -98,3 +98,5 @@ CPU_HEADERS.update({name: "brickwork_distributions.h" for name in ("poisson", "s
 CPU_HEADERS.update({name: "brickwork_noise.h" for name in ("noise", "pnoise", "curlnoise", "noise_grad", "pnoise_grad",
                                                           "curlnoise_vjp")})
 CPU_HEADERS.update({name: "brickwork_geometry.h" for name in ("closest_point_edge_edge", "intersect_tri_tri")})
+CPU_HEADERS.update({name: "brickwork_hash_grid.h" for name in ("hash_grid_query", "hash_grid_query_next",
+                                                              "hash_grid_point_id")})

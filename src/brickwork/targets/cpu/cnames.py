@@ -10,6 +10,7 @@ import numpy as np
 from ...types.arrays import ArrayType
 from ...types.composite import is_matrix_type, is_quat_type, is_transform_type, is_vector_type
 from ...types.fixed_arrays import FixedArrayType
+from ...types.hash_grid_query import is_hash_grid_query_type
 from ...types.indexed_arrays import IndexedArrayType
 from ...types.keys import type_key
 from ...types.opaque import TEAM_MEMBER, TupleType
@@ -63,6 +64,8 @@ def c_type(t) -> str:
         return generated_name(t)
     if t is TEAM_MEMBER:
         return "bw::team"
+    if is_hash_grid_query_type(t):
+        return f"bw::hash_grid_query_t<{c_type(t._dtype)}>"
     if t is None:
         return "void"
     raise TypeError(f"no C++ type for {t!r}")

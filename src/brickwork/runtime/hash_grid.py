@@ -1,0 +1,251 @@
+"""``wp.HashGrid``: points bucketed in a grid of cells for neighbour queries in kernels, as in Warp.
+
+``build(points, radius)`` sorts the points by cell (cells are cubes of edge ``radius``; the virtual cell
+``(x, y, z)`` of the unbounded grid is stored in the physical cell ``(x mod dim_x, y mod dim_y, z mod
+dim_z)``), and by group within a cell when ``groups`` are given. Kernels receive the grid as its ``id``
+(a ``uint64``: the address of a 64-byte descriptor on the grid's device, which stays the same across
+builds) and query it with ``hash_grid_query`` / ``hash_grid_query_next`` (``include/brickwork_hash_grid.h``,
+which computes cell coordinates exactly as ``_cell_coordinates`` below does).
+
+The build runs on the host with numpy (stable sorts, so a build is deterministic: the same points give
+the same order, and kernels that sum over neighbours give the same bits run to run); on a CUDA device the
+points are copied to the host and the tables back. During a graph capture a build is recorded, not run,
+and runs at each replay with the arrays' data of that moment.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..device import get_device
+from ..errors import BrickworkError, CaptureError
+from ..types import recording
+from ..types.arrays import array, type_name
+from ..types.composite import vector
+from ..types.scalars import float16, float32, float64, int32, python_annotation_type, uint8, uint32
+
+#: Warp's limit: cell indices are int32.
+MAX_CELLS = 2**31 - 1
+
+#: The descriptor the kernels read (``bw::hash_grid_data``).
+DESCRIPTOR = np.dtype([("dim", "<i4", 3), ("num_points", "<i4"), ("inv_f", "<f4"), ("has_groups", "<i4"),
+                       ("inv_d", "<f8"), ("point_ids", "<u8"), ("cell_starts", "<u8"), ("cell_ends", "<u8"),
+                       ("groups", "<u8")])
+assert DESCRIPTOR.itemsize == 64
+_KERNEL_TYPES = {np.dtype(np.int32): int32, np.dtype(np.uint32): uint32}
+
+
+class HashGridError(BrickworkError, ValueError, RuntimeError):
+    """A hash grid's size, a build's cell width, or arrays on the wrong device or of the wrong length (the
+    message says which). A ``ValueError`` and a ``RuntimeError``, as Warp raises either."""
+
+
+class HashGridTypeError(BrickworkError, TypeError):
+    """A hash grid given the wrong type: its dimensions, its scalar type, or points of another type."""
+
+
+class HashGridCaptureError(CaptureError, NotImplementedError):
+    """``reserve`` during a graph capture (reserve before the capture)."""
+
+
+class HashGrid:
+    """A grid of ``dim_x * dim_y * dim_z`` cells holding points of scalar type ``dtype`` (float16, float32 or
+    float64; vec3h, vec3f or vec3d points) on ``device``, for neighbour queries in kernels: pass ``grid.id``
+    to a ``uint64`` parameter and call ``wp.hash_grid_query(id, point, radius)`` there.
+
+    The grid is unbounded: a point falls in the cell ``floor(p / radius)`` wrapped into the grid, so cells
+    far apart share storage and queries return candidates to be tested by distance."""
+
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        self.id = 0  # a grid whose __init__ failed has no descriptor
+        return self
+
+    def __init__(self, dim_x: int, dim_y: int, dim_z: int, device=None, dtype=None):
+        dtype = float32 if dtype is None else python_annotation_type(dtype)
+        if dtype not in (float16, float32, float64):
+            raise HashGridTypeError(f"HashGrid: dtype must be float16, float32 or float64, got "
+                                    f"{type_name(dtype)}")
+        try:
+            dims = tuple(operator.index(d) for d in (dim_x, dim_y, dim_z))
+        except TypeError:
+            raise HashGridTypeError(f"HashGrid dimensions must be integers, got "
+                                    f"{', '.join(type(d).__name__ for d in (dim_x, dim_y, dim_z))}") from None
+        if min(dims) <= 0:
+            raise HashGridError(f"HashGrid dimensions must be positive, got {dims}")
+        cells = dims[0] * dims[1] * dims[2]
+        if cells > MAX_CELLS:
+            raise HashGridError(f"Hash grid cell count exceeds supported limit: {dims[0]} * {dims[1]} * {dims[2]} = "
+                                f"{cells} > {MAX_CELLS}")
+        self.device = get_device(device)
+        self.dtype = dtype
+        self.dims = dims
+        self.groups = None  # the groups of the last build
+        self.reserved = False  # whether the tables are allocated (by a build or reserve)
+        self._point_type = vector(3, dtype)
+        self._tables: dict = {}  # name -> the array the descriptor points to (kept alive here)
+        self._capacity = 0  # points the tables hold
+        self._occupied = np.zeros(0, np.int64)  # CPU: the cells the last build filled (cleared by the next)
+        self._descriptor = np.zeros(1, DESCRIPTOR)
+        self._descriptor["dim"] = dims
+        if self.device.is_cpu:  # the kernels read the host descriptor itself
+            self._device_descriptor = None
+            self.id = int(self._descriptor.ctypes.data)
+        else:
+            self._device_descriptor = array(self._descriptor.view(np.uint8), dtype=uint8, device=self.device)
+            self.id = int(self._device_descriptor.ptr)
+
+    @property
+    def num_points(self) -> int:
+        """The number of points of the last build."""
+        return int(self._descriptor["num_points"][0])
+
+    # -- building ----------------------------------------------------------------------------------
+    def build(self, points, radius: float, groups=None) -> None:
+        """Bucket ``points`` (an array of vec3 of the grid's scalar type, any shape and strides) in cells of
+        edge ``radius``; with ``groups`` (int32, one per point), queries can be limited to one group. Query
+        with a radius close to ``radius`` for the fewest candidates. Call it again whenever the points move."""
+        self._check_points(points)
+        try:
+            if isinstance(radius, (str, bytes)):
+                raise TypeError
+            width = float(radius)
+        except (TypeError, ValueError):
+            raise HashGridTypeError(f"HashGrid.build: radius must be a number, got {type(radius).__name__}") from None
+        if not width > 0.0 or not np.isfinite(width):
+            raise HashGridError(f"Hash grid cell width must be positive and finite, got {radius}")
+        if groups is not None:
+            self._check_groups(groups, points)
+        recording.run_or_record(self._build, points, width, groups)
+
+    def reserve(self, num_points: int, with_groups: bool = False) -> None:
+        """Allocate the tables for builds of up to ``num_points`` points now (with ``with_groups``, grouped
+        builds too), so that builds captured in a graph allocate nothing. Not during a capture."""
+        if recording.recorder is not None:
+            raise HashGridCaptureError("HashGrid.reserve() cannot be called during graph capture; reserve before "
+                                       "capture")
+        n = operator.index(num_points)
+        if n < 0:
+            raise HashGridError(f"HashGrid.reserve: num_points must not be negative, got {n}")
+        self._allocate(n, bool(with_groups))
+        self.reserved = True
+
+    def _check_points(self, points) -> None:
+        if not isinstance(points, array):
+            raise HashGridTypeError(f"Hash grid points should be a brickwork array of {type_name(self._point_type)}, "
+                                    f"got {type(points).__name__}")
+        if points.dtype is not self._point_type:
+            raise HashGridTypeError(f"Hash grid points should have type {type_name(self._point_type)} (the grid's "
+                                    f"dtype is {type_name(self.dtype)}), got {type_name(points.dtype)}")
+        if points.device != self.device:
+            raise HashGridError(f"points must live on the same device as this HashGrid ({self.device}), got "
+                                f"points on {points.device}")
+        if points.size > MAX_CELLS:
+            raise HashGridError(f"HashGrid.build: at most {MAX_CELLS} points, got {points.size}")
+
+    def _check_groups(self, groups, points) -> None:
+        if not isinstance(groups, array) or groups.dtype is not int32:
+            raise HashGridError(f"groups should be an array of type wp.int32, got "
+                                f"{type_name(groups.dtype) if isinstance(groups, array) else type(groups).__name__}")
+        if groups.device != self.device:
+            raise HashGridError(f"groups must live on the same device as this HashGrid ({self.device}), got groups "
+                                f"on {groups.device}")
+        if groups.size != points.size:
+            raise HashGridError(f"groups must have the same length as points ({points.size}), got {groups.size}")
+
+    def _allocate(self, n: int, with_groups: bool) -> None:
+        """Tables for ``n`` points (kept when big enough) and the cell ranges; the descriptor's pointers."""
+        cells = self.dims[0] * self.dims[1] * self.dims[2]
+        if "cell_starts" not in self._tables:
+            for name in ("cell_starts", "cell_ends"):
+                self._tables[name] = self._device_zeros(cells, np.int32)
+        if n > self._capacity or "point_ids" not in self._tables:
+            self._capacity = max(n, self._capacity)
+            self._tables["point_ids"] = self._device_zeros(self._capacity, np.int32)
+            self._tables.pop("groups", None)
+        if with_groups and "groups" not in self._tables:
+            self._tables["groups"] = self._device_zeros(self._capacity, np.uint32)
+        for name in ("point_ids", "cell_starts", "cell_ends", "groups"):
+            table = self._tables.get(name)
+            self._descriptor[name] = 0 if table is None else _address(table)
+
+    def _device_zeros(self, n: int, dtype) -> object:
+        if self.device.is_cpu:
+            return np.zeros(max(n, 1), dtype)  # host memory the kernels read directly
+        return array(np.zeros(max(n, 1), dtype), dtype=_KERNEL_TYPES[np.dtype(dtype)], device=self.device)
+
+    def _build(self, points, width: float, groups) -> None:
+        coords = np.asarray(points.numpy()).reshape(-1, 3)
+        calc = np.float64 if self.dtype is float64 else np.float32
+        inv = calc(1.0) / calc(width)
+        cells = _cell_indices(_cell_coordinates(coords.astype(calc), inv), self.dims)
+        keys = cells << np.int64(32)
+        if groups is not None:
+            group_bits = np.asarray(groups.numpy()).reshape(-1).astype(np.int32).view(np.uint32)
+            keys |= group_bits.astype(np.int64)
+        order = np.argsort(keys, kind="stable")
+        n = len(order)
+        self._allocate(n, groups is not None)
+        sorted_cells = cells[order]
+        first = np.flatnonzero(np.diff(sorted_cells)) + 1
+        run_starts = np.concatenate(([0], first)) if n else np.zeros(0, np.int64)
+        run_ends = np.concatenate((first, [n])) if n else np.zeros(0, np.int64)
+        occupied = sorted_cells[run_starts]
+        self._descriptor["num_points"] = n
+        self._descriptor["inv_f"] = np.float32(inv)
+        self._descriptor["inv_d"] = np.float64(inv)
+        self._descriptor["has_groups"] = int(groups is not None)
+        if groups is None:
+            self._descriptor["groups"] = 0
+        tables = self._tables
+        if self.device.is_cpu:  # in place: clear only the cells the last build filled
+            tables["cell_starts"][self._occupied] = 0
+            tables["cell_ends"][self._occupied] = 0
+            tables["cell_starts"][occupied] = run_starts
+            tables["cell_ends"][occupied] = run_ends
+            tables["point_ids"][:n] = order
+            if groups is not None:
+                tables["groups"][:n] = group_bits[order]
+            self._occupied = occupied
+        else:
+            total = self.dims[0] * self.dims[1] * self.dims[2]
+            for name, values in (("cell_starts", run_starts), ("cell_ends", run_ends)):
+                host = np.zeros(total, np.int32)
+                host[occupied] = values
+                tables[name].assign(host)
+            for name, values, dtype in (("point_ids", order, np.int32),
+                                        ("groups", None if groups is None else group_bits[order], np.uint32)):
+                if values is not None:  # the whole table: device arrays have no views to upload a part to
+                    host = np.zeros(tables[name].shape[0], dtype)
+                    host[:n] = values
+                    tables[name].assign(host)
+            self._device_descriptor.assign(self._descriptor.view(np.uint8))
+        self.groups = groups
+        self.reserved = True
+
+    def __del__(self):
+        # the tables and the descriptor are arrays: dropping them frees the memory (a kernel still holding the
+        # id afterwards reads freed memory, as in Warp)
+        self.__dict__.pop("_tables", None)
+        self.__dict__.pop("_device_descriptor", None)
+
+
+def _address(table) -> int:
+    return int(table.ctypes.data) if isinstance(table, np.ndarray) else int(table.ptr)
+
+
+def _cell_coordinates(coords: np.ndarray, inv) -> np.ndarray:
+    """The cell coordinates (int64) of points, as the kernels compute them: ``floor(x * inv)`` in the points'
+    calculation type, NaN to 0, clamped to the int32 range."""
+    scaled = coords * inv
+    cells = np.clip(np.floor(scaled).astype(np.float64), -2.0**31, 2.0**31 - 1)
+    cells[np.isnan(scaled)] = 0
+    return cells.astype(np.int64)
+
+
+def _cell_indices(coords: np.ndarray, dims: tuple) -> np.ndarray:
+    """Physical cell indices (x fastest) of cell coordinates wrapped into the grid."""
+    x, y, z = (np.mod(coords[:, a], dims[a]) for a in range(3))
+    return (z * dims[1] + y) * dims[0] + x
