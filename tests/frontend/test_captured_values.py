@@ -99,3 +99,42 @@ def test_unknown_field_of_a_captured_struct_is_an_error():
 
     with pytest.raises(AttributeError, match=r"`missing` is not an attribute of 'wp.static\(PARAMS\)' \(.*Outer"):
         wp.launch(bad, 1, inputs=[wp.zeros(1, dtype=float)])
+
+
+SCHEME = "upwind"
+WEIGHTS = (1.0, 2.0, 3.0)
+ORDER = 3
+
+
+@wp.kernel
+def _constants(out: wp.array(dtype=float)):
+    s = float(0.0)
+    if SCHEME == "upwind":  # decided at compile time: the other branch is not compiled
+        s += 10.0
+    if SCHEME != "upwind" or ORDER in (1, 2):
+        s += 100.0
+    if "wind" in SCHEME and ORDER not in (2, 4):
+        s += 1000.0
+    for c in range(len(WEIGHTS)):  # a captured tuple's length, and its items by the (unrolled) loop's index
+        s += WEIGHTS[c]
+    for c in range(3):
+        s += 2.0 * WEIGHTS[c]
+    out[0] = s
+
+
+def test_captured_strings_and_tuples_are_compile_time_constants():
+    """As docs/loop_abstraction.md says of free variables: a captured string compares (==, !=, in) and a
+    captured tuple has a length and items a loop's index reads. Before, both were 'not a value usable in a
+    kernel', and W[c] with the loop variable c 'must be known at compile time'."""
+    out = wp.zeros(1)
+    wp.launch(_constants, 1, inputs=[out])
+    assert out.numpy()[0] == 10.0 + 1000.0 + 6.0 + 12.0
+
+    @wp.kernel
+    def unordered(out: wp.array(dtype=float)):
+        if SCHEME < 3:
+            out[0] = 1.0
+
+    with pytest.raises(wp.KernelTypeError, match="'SCHEME < 3' compares constants Python cannot compare"):
+        wp.launch(unordered, 1, inputs=[out])
+    assert out.numpy()[0] == 1028.0

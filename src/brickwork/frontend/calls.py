@@ -289,6 +289,8 @@ class CallRules:
         if name in ("print", "printf", "expect_eq", "expect_neq", "expect_near"):
             raise self.error(KernelSyntaxError, f"{name}() is a statement and has no value", node)
         if name == "len":
+            if len(node.args) == 1 and not node.keywords and isinstance(self.try_static(node.args[0]), tuple):
+                return Static(len(self.try_static(node.args[0])))  # a captured tuple: a compile-time length
             (arg,) = self.positional(node)
             if isinstance(arg.type, ArrayType):
                 return ir.IRArrayShape(arg, 0, int32)

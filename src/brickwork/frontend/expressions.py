@@ -66,7 +66,8 @@ _SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mo
            "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "neg": "unary -",
            "pos": "unary +", "invert": "~", "logical_not": "not"}
 _PY_CMP = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,
-           ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
+           ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+           ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
 _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 _COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
 
@@ -445,10 +446,35 @@ class ExpressionTyper(CallRules, ConstructionRules):
             values.append(v.value)
         return values
 
+    def _static_constants(self, nodes):
+        """The Python values of ``nodes`` if every one is a compile-time number, string or tuple, else None."""
+        values = []
+        for n in nodes:
+            if isinstance(n, ast.Tuple):  # a tuple written in the kernel: (2, 3)
+                items = self._static_constants(n.elts)
+                if items is None:
+                    return None
+                values.append(tuple(items))
+                continue
+            v = self.expr(n)
+            if not (isinstance(v, Static) and isinstance(v.value, (bool, int, float, str, tuple))):
+                return None
+            values.append(v.value)
+        return values
+
     def expr_Compare(self, node):
-        static = self._static_numbers([node.left, *node.comparators])
+        static = self._static_constants([node.left, *node.comparators])
         if static is not None and all(type(op) in _PY_CMP for op in node.ops):
-            return Static(all(_PY_CMP[type(op)](a, b) for op, a, b in zip(node.ops, static, static[1:])))
+            # compile-time constants (a captured MODE == "upwind", N in (2, 3)): decided here, as Python would
+            try:
+                return Static(all(_PY_CMP[type(op)](a, b) for op, a, b in zip(node.ops, static, static[1:])))
+            except TypeError as e:
+                raise self.error(KernelTypeError, f"'{ast.unparse(node)}' compares constants Python cannot "
+                                 f"compare: {e}", node) from None
+        if static is not None:
+            shown = ", ".join(repr(v) for v in static)
+            raise self.error(KernelTypeError, f"'{ast.unparse(node)}': compile-time constants ({shown}) compare "
+                             f"with <, <=, >, >=, ==, !=, in and not in only", node)
         left = self.value(node.left)
         result = None
         for op_node, right_node in zip(node.ops, node.comparators):

@@ -540,8 +540,9 @@ class Typer(ExpressionTyper):
         for n in ast.walk(ast.Module(body=node.body, type_ignores=[])):
             if isinstance(n, ast.Call) and n.args and self.try_static(n.func) is static and reads_var(n.args[0]):
                 return True
-            if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and reads_var(n.slice) \
-                    and isinstance(self.symbols.type_of(self.symbols.unique(n.value.id)), TupleType):
+            if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and reads_var(n.slice) and (
+                    isinstance(self.symbols.type_of(self.symbols.unique(n.value.id)), TupleType)
+                    or isinstance(self.try_static(n.value), tuple)):  # a kernel's tuple, or one it captures
                 return True
         return False
 
