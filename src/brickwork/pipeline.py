@@ -21,7 +21,7 @@ import sys
 import types as pytypes
 
 from . import config
-from .errors import KernelUnsupportedSyntaxError
+from .errors import KernelError, KernelUnsupportedSyntaxError
 from .jit import store
 from .targets import current_target, keys, target_named  # noqa: F401  (part of the pipeline's API)
 from .targets.base import Target
@@ -98,6 +98,10 @@ def generate(kernel, arg_types, label: str, target: Target | None = None, mode: 
     (``Instance.run_with_general_strides``)."""
     try:
         return _generate(kernel, arg_types, label, target or current_target(), mode)
+    except KernelError as e:
+        # a user's error: its message gives the kernel's file, line and source line; the compiler's dozen frames
+        # between here and the expression at fault would only bury it
+        raise e.with_traceback(None)
     except RecursionError:  # an expression the frontend could not split (frontend/shallow.py)
         source = kernel.source
         where = source.location(source.deepest if source.deepest is not None else source.tree)

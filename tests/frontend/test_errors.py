@@ -486,3 +486,19 @@ def test_a_broken_kernel_does_not_break_a_valid_one():
     a = wp.zeros(3)
     wp.launch(fine, dim=3, inputs=[a])
     assert a.numpy().tolist() == [1.0, 1.0, 1.0]
+
+
+def test_a_kernel_error_is_not_buried_under_the_compiler_s_frames():
+    """The message names the kernel's file and line; the traceback stops at the pipeline, not at the frontend
+    expression that found the problem (a dozen frames of typer.py and expressions.py before)."""
+    import traceback
+
+    @wp.kernel
+    def undefined(out: wp.array(dtype=float)):
+        out[0] = not_defined_anywhere + 1.0  # noqa: F821 - the error under test
+
+    with pytest.raises(wp.KernelError) as info:
+        wp.launch(undefined, 1, inputs=[wp.zeros(1)])
+    files = [frame.filename for frame in traceback.extract_tb(info.value.__traceback__)]
+    assert not [f for f in files if "brickwork/frontend/" in f], files
+    assert "test_errors.py" in str(info.value) and "not_defined_anywhere + 1.0" in str(info.value)
