@@ -5,7 +5,7 @@ cycle. The layers, lowest first (a module may import only from lower layers or i
 subpackage):
 
     _version < errors < config, comm, same_on_ranks < cuda_driver < device < types < builtins, ir, jit < frontend, passes < targets
-    < pipeline < lang < runtime < utils, autograd < io < mesh < la < apps < the facade (brickwork/__init__.py) < cli
+    < pipeline < lang < runtime < utils, autograd, optim < io < mesh < la < apps < the facade (brickwork/__init__.py) < cli
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ LAYERS = [
     ("pipeline",),
     ("lang",),
     ("runtime",),
-    ("utils", "autograd"),
+    ("utils", "autograd", "optim"),
     ("io",),  # files of arrays and block geometry: below the mesh, whose outputs it writes
     ("mesh",),
     ("la",),

@@ -174,7 +174,7 @@ _install_host_builtins()  # wp.rand_init(42), wp.randf(state), ... from Python: 
 
 #: Subpackages imported on first access (``brickwork.la``, ``wp.mesh``), so that ``import brickwork``
 #: loads the kernel language only.
-_LAZY_SUBPACKAGES = ("mesh", "la", "io", "apps")
+_LAZY_SUBPACKAGES = ("mesh", "la", "io", "apps", "optim")
 #: Functions whose modules are imported on first access (their ctypes set-up costs start-up time).
 _LAZY_FUNCTIONS = {"from_dlpack": "types.dlpack_import", "to_dlpack": "types.dlpack_export"}
 

@@ -1,8 +1,9 @@
 """Alias package for `make compat`: ``import warp`` gives brickwork, so Warp's test files run against it.
 
 Every name of ``brickwork`` is a name of this package, and ``warp.types``/``warp.config``/``warp.utils``/
-``warp.autograd`` are brickwork's modules. ``warp.tests`` holds the harness's own ``unittest_utils`` and,
-through ``__path__``, the test files fetched from the warp-lang wheel. Names under ``warp._src``,
+``warp.autograd``/``warp.optim`` are brickwork's modules (``warp.optim.linear``, Warp's linear solvers, is a
+placeholder). ``warp.tests`` holds the harness's own ``unittest_utils`` and, through ``__path__``, the test
+files fetched from the warp-lang wheel. Names under ``warp._src``,
 ``warp.fem`` and ``warp.sparse`` (Warp's internals and libraries, which brickwork does not mirror) import
 as placeholders: a test that uses one raises ``WarpInternalUsed`` and is counted as excluded, with the
 name, by the runner.
@@ -21,6 +22,9 @@ _sys.modules[__name__ + ".utils"] = _bw.utils
 import brickwork.autograd as autograd  # noqa: E402 - Warp's gradient checks are brickwork's own
 
 _sys.modules[__name__ + ".autograd"] = autograd
+import brickwork.optim as optim  # noqa: E402 - warp.optim: brickwork's Adam and SGD
+
+_sys.modules[__name__ + ".optim"] = optim
 
 from . import _internal  # noqa: E402
 

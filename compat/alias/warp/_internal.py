@@ -45,7 +45,10 @@ class PlaceholderModule(types.ModuleType):
 
 # Modules that exist for real in the alias package (they carry data tests iterate over at import).
 _REAL = {"_src", "_src.types", "_src.autograd", "_src.codegen"}
-_PLACEHOLDER_ROOTS = ("_src", "sparse", "render", "sim", "optim", "jax_experimental")
+_PLACEHOLDER_ROOTS = ("_src", "sparse", "render", "sim", "jax_experimental")
+# Placeholder submodules of modules that are brickwork's own (warp.optim is brickwork.optim; its linear
+# solvers are not mirrored).
+_PLACEHOLDER_MODULES = {"optim.linear"}
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -57,7 +60,8 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if not fullname.startswith(prefix):
             return None
         rest = fullname[len(prefix):]
-        if rest in _REAL or rest.split(".")[0] not in _PLACEHOLDER_ROOTS:
+        if rest in _REAL or (rest.split(".")[0] not in _PLACEHOLDER_ROOTS and
+                             not any(rest == m or rest.startswith(m + ".") for m in _PLACEHOLDER_MODULES)):
             return None
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
