@@ -106,6 +106,19 @@ def test_a_failed_start_creates_no_directory(capsys, tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+def test_an_unstable_cfl_is_an_input_error_before_anything_is_made(capsys, tmp_path):
+    """Before, `hydro.cfl=0.9` in 2-D ran to the end with status 0 and wrote unstable states (pressure from 1.24
+    to 4.57 where the flow holds 2.49 to 2.51)."""
+    code, out, err = brickwork(capsys, "run", KH, "mesh.nx=[64,64]", "mesh.block_nx=[16,16]", "hydro.cfl=0.9",
+                               f"output.dir={tmp_path / 'o'}", "--quiet")
+    assert code == 2 and out == ""
+    assert one_line(err) == ("brickwork: error: hydro.cfl=0.9 is above 1/2, the stability limit of "
+                             "hydro.integrator='rk2' in 2-D: the unsplit scheme adds the Courant numbers of the 2 "
+                             "directions, so a larger cfl makes the run unstable (and its outputs wrong); set "
+                             "hydro.cfl <= 1/2 (the examples use 0.4)")
+    assert os.listdir(tmp_path) == []
+
+
 def test_a_failed_start_keeps_what_was_there(capsys, tmp_path):
     old = tmp_path / "old"
     old.mkdir()

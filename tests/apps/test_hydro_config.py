@@ -126,6 +126,38 @@ def test_a_user_given_domain_matches_the_dimensions_defaults_need_not():
     assert build(overrides=["hydro.cfl=1"])["hydro"]["cfl"] == 1.0
 
 
+@pytest.mark.parametrize("problem, nx, integrator, cfl, bound, example", [
+    ("kelvin_helmholtz", "[64,64]", "rk2", "0.9", "1/2", "0.4"),  # ran to the end, its outputs wrong
+    ("kelvin_helmholtz", "[64,64]", "rk3", "0.51", "1/2", "0.4"),
+    ("blast", "[16,16,16]", "rk2", "0.34", "1/3", "0.3"),
+])
+def test_a_cfl_above_the_stability_limit_of_the_dimension_is_refused(problem, nx, integrator, cfl, bound, example):
+    """Before, hydro.cfl was checked against 1 only: a 2-D run at 0.9 went unstable without any cell turning
+    non-finite, so nothing stopped it, and it wrote wrong outputs with exit status 0."""
+    overrides = [f"mesh.nx={nx}", f"hydro.integrator={integrator}", f"hydro.cfl={cfl}"]
+    message = (f"hydro.cfl={cfl} is above {bound}, the stability limit of hydro.integrator='{integrator}' in "
+               f"{len(nx.split(','))}-D: the unsplit scheme adds the Courant numbers of the {len(nx.split(','))} "
+               f"directions, so a larger cfl makes the run unstable (and its outputs wrong); set hydro.cfl <= "
+               f"{bound} (the examples use {example})")
+    with pytest.raises(ConfigError, match=f"^{re.escape(message)}$"):
+        build({"problem": {"name": problem}}, overrides)
+
+
+@pytest.mark.parametrize("problem, nx, cfl", [
+    ("sod", "[64]", "1"), ("kelvin_helmholtz", "[64,64]", "0.5"), ("blast", "[16,16,16]", "0.3333333333333333"),
+])
+def test_a_cfl_at_the_stability_limit_is_taken(problem, nx, cfl):
+    for integrator in ("rk2", "rk3"):
+        overrides = [f"mesh.nx={nx}", f"hydro.cfl={cfl}", f"hydro.integrator={integrator}"]
+        assert build({"problem": {"name": problem}}, overrides)["hydro"]["cfl"] == float(cfl)
+
+
+def test_the_default_cfl_is_within_the_limit_in_every_dimension():
+    """The default was 0.4 in every dimension: past 1/3 in 3-D."""
+    cases = (("sod", "[64]"), ("kelvin_helmholtz", "[64,64]"), ("blast", "[16,16,16]"))
+    assert [build({"problem": {"name": p}}, [f"mesh.nx={nx}"])["hydro"]["cfl"] for p, nx in cases] == [0.4, 0.4, 0.3]
+
+
 def test_dimension_of_the_problem():
     with pytest.raises(ConfigError, match=r"'kelvin_helmholtz' runs in 2-D, but mesh.nx=\[64\] has 1"):
         build({"problem": {"name": "kelvin_helmholtz"}}, ["mesh.nx=[64]"])

@@ -134,6 +134,24 @@ def test_an_unstable_run_stops_with_a_clear_error(run_hydro):
         run_hydro({"problem": {"name": "sod", "rho_r": 1e-20, "p_r": 1e-20}, "time": {"nlim": 200}})
 
 
+def test_a_run_that_writes_nothing_makes_no_directory(tmp_path, monkeypatch):
+    """docs/getting_started.md's run "without files" (every output off) left an empty sod_output/ in the
+    working directory; output.dir is not even looked at then (a file of that name is no error)."""
+    monkeypatch.chdir(tmp_path)
+    off = ["output.hdf5_dt=-1", "output.png_dt=-1", "output.restart_dt=-1", "output.history=false",
+           "output.progress=false", "mesh.nx=[64]", "mesh.block_nx=[32]", "time.tlim=0.01"]
+    sod = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "sod.toml")
+    result = hydro.run(hydro.load_config(sod, off))
+    assert result.time == 0.01 and result.cycle > 0 and result.outputs == []
+    assert os.listdir(tmp_path) == []
+    (tmp_path / "sod_output").write_text("a file, not a directory\n")
+    assert hydro.run(hydro.load_config(sod, off)).time == 0.01
+    assert os.listdir(tmp_path) == ["sod_output"] and (tmp_path / "sod_output").is_file()
+    # any file written makes the directory: here the history file alone
+    hydro.run(hydro.load_config(sod, off + ["output.history=true", "output.dir=hst_only"]))
+    assert sorted(os.listdir(tmp_path / "hst_only")) == ["sod.hst"]
+
+
 def test_xdmf_numbers_are_plain_and_round_trip(tmp_path):
     """Origins, spacings and the time come from numpy float64 arrays; the XDMF must hold plain decimals
     (not ``np.float64(0.1)``) that read back as exactly the same doubles."""

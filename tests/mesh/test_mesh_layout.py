@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import brickwork as wp
 from brickwork.mesh import (
     TE,
     BoundaryCondition,
@@ -37,6 +38,19 @@ def test_block_lattice_and_locations():
     assert (b7.lx1, b7.lx2, b7.lx3) == (1, 0, 1)
     assert all(b.rank == 0 and b.lid == b.gid and b.is_local for b in mesh.block_list)
     assert mesh.cellbounds == IndexShape(2, 4, 4, 1)
+
+
+def test_the_documented_defaults():
+    """docs/mesh.md's table of what each argument left out gives."""
+    mesh = Mesh((8, 4))
+    assert mesh.block_nx == (8, 4, 1) and mesh.nblocks == mesh.nblocks_global == 1 and mesh.nghost == 2
+    assert mesh.xmin == (0.0, 0.0, 0.0) and mesh.xmax == (1.0, 1.0, 1.0) and mesh.fields == {}
+    assert {side.name: mesh.boundary_kind(side).value for side in mesh.boundaries} == {
+        "inner_x1": "periodic", "outer_x1": "periodic", "inner_x2": "periodic", "outer_x2": "periodic"}
+    walls = Mesh((8, 4), boundaries={"x2": "reflecting"})  # a side the dict leaves out is outflow
+    assert [walls.boundary_kind(side).value for side in walls.boundaries] == ["outflow", "outflow", "reflecting",
+                                                                              "reflecting"]
+    assert mesh.nranks == 1 and mesh.device == wp.get_device() and mesh._strategy() == "lattice"
 
 
 def test_one_and_two_dimensional_meshes():
@@ -283,6 +297,8 @@ def test_local_and_global_blocks_are_distinct():
     assert [b.gid for b in mesh.blocks] == [2, 3] and [b.lid for b in mesh.blocks] == [0, 1]
     assert mesh.block_list[1].rank == 0 and mesh.block_list[1].lid is None
     assert mesh.data("q").shape == (2, 1, 1, 1, 6)  # storage for the local blocks only
+    assert (mesh.nblocks, mesh.nblocks_global) == (2, 4)  # nblocks: this rank's (docs/mesh.md said 4 before)
+    assert repr(mesh) == "Mesh(nx=(16,), block_nx=(4,), nghost=1, nblocks_global=4)"
     nbr = mesh.blocks[0].neighbor(-1)
     assert (nbr.gid, nbr.rank, nbr.lid) == (1, 0, None)
     with pytest.raises(ValueError, match="block 1 is owned by rank 0"):

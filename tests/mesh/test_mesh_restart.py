@@ -61,7 +61,8 @@ def test_every_field_comes_back_bit_for_bit(tmp_path, ndim):
 
 @pytest.mark.parametrize("make, words", [
     (lambda: _mesh(2, nx=(16, 6)), "was written by a mesh with nx [8, 6], but this mesh has [16, 6]"),
-    (lambda: _mesh(2, extra=True), "was written by a mesh with fields"),
+    (lambda: _mesh(2, extra=True), "was written by a mesh with other fields: 'more' is in this mesh but not in the "
+                                   "file: build the mesh as the run that saved it did"),
     (lambda: _mesh(1), "was written by a mesh with nx [8, 6], but this mesh has [16]"),
 ])
 def test_a_restart_of_another_mesh_is_refused_and_nothing_changes(tmp_path, make, words):
@@ -73,6 +74,42 @@ def test_a_restart_of_another_mesh_is_refused_and_nothing_changes(tmp_path, make
     with pytest.raises(RestartError, match=words.replace("[", r"\[").replace("]", r"\]")):
         b.load_restart(tmp_path / "s.npz")
     np.testing.assert_array_equal(b.data("T"), before)
+
+
+def _fields_mesh(T=np.float64, T_flags=("Cell", "FillGhost"), v_shape=(3,), drop=False, more=0, package="p"):
+    pkg = Package(package)
+    pkg.add_field("T", Metadata(*T_flags), dtype=T)
+    pkg.add_field("v", Metadata("Cell"), shape=v_shape)
+    if not drop:
+        pkg.add_field("u", Metadata("Cell"))
+    pkg.add_field("dye", Metadata("Cell", "Sparse"), sparse_ids=[1, 4])
+    for i in range(more):
+        pkg.add_field(f"x{i}", Metadata("Cell"))
+    return Mesh((16, 8), (8, 4), nghost=1, packages=[pkg])
+
+
+@pytest.mark.parametrize("kwargs, differences", [
+    ({"T": np.float32}, "fields: 'T' has dtype float64 in the file but float32 here"),
+    ({"T_flags": ("Cell",)}, "fields: 'T' has metadata Metadata(Cell, Derived, FillGhost) in the file but "
+                             "Metadata(Cell, Derived) here"),
+    ({"v_shape": (2,)}, "fields: 'v' has shape (3,) in the file but (2,) here"),
+    ({"drop": True, "more": 2, "T": np.float32}, "fields: 'x0', 'x1' are in this mesh but not in the file; 'u' is in "
+                                                  "the file but not in this mesh; 'T' has dtype float64 in the file "
+                                                  "but float32 here"),
+    ({"more": 7}, "fields: 'x0', 'x1', 'x2', 'x3' and 3 more are in this mesh but not in the file"),
+    ({"package": "q"}, "sparse fields: 'dye' has package 'p' in the file but 'q' here"),
+])
+def test_a_field_mismatch_names_the_fields_and_what_differs(tmp_path, kwargs, differences):
+    """Before, the message held both meshes' whole field descriptions (every field's metadata, shape and dtype,
+    twice: hundreds of characters for two fields)."""
+    path = _fields_mesh().save_restart(tmp_path / "s.npz")
+    mesh = _fields_mesh(**kwargs)
+    mesh.data("T")[...] = 7.0
+    with pytest.raises(RestartError) as info:
+        mesh.load_restart(path)
+    assert str(info.value) == (f"restart file {path!r} was written by a mesh with other {differences}: build the "
+                               f"mesh as the run that saved it did")
+    assert (mesh.data("T") == 7.0).all()
 
 
 def test_files_that_are_not_mesh_restarts_are_refused(tmp_path):
@@ -128,6 +165,36 @@ def test_bad_arguments_are_refused_before_anything_is_written(tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     with pytest.raises(error, match=words):
         _mesh(1).save_restart(*args)
+    assert not list(tmp_path.iterdir())
+
+
+def test_numpy_scalars_in_meta_are_saved_as_python_values(tmp_path):
+    """Before, np.float64 (a float) was taken but np.int64 raised 'Object of type int64 is not JSON serializable',
+    and np.bool_ and np.float32 too."""
+    meta = {"time": np.float64(0.5), "cycle": np.int64(3), "dt": np.float32(0.25), "done": np.bool_(True),
+            "name": np.str_("run"), "sizes": (np.uint8(7), [np.int32(-2)]), "nested": {"flag": np.bool_(False)}}
+    path = _mesh(1).save_restart(tmp_path / "s.npz", meta)
+    state = _mesh(1).load_restart(path)
+    assert state == {"time": 0.5, "cycle": 3, "dt": 0.25, "done": True, "name": "run", "sizes": [7, [-2]],
+                     "nested": {"flag": False}}
+    assert [type(state[k]) for k in ("time", "cycle", "dt", "done", "name")] == [float, int, float, bool, str]
+    assert type(state["sizes"][0]) is int and type(state["nested"]["flag"]) is bool
+
+
+@pytest.mark.parametrize("meta, words", [
+    ({"a": np.zeros(2)}, "meta['a'] is a numpy.ndarray of shape (2,), not a JSON value"),
+    ({"x": [1, {"y": 2j}]}, "meta['x'][1]['y'] is a complex, not a JSON value"),
+    ({"t": np.float64("nan")}, "meta['t'] is nan, which JSON cannot hold"),
+    ({"t": [np.float32("-inf")]}, "meta['t'][0] is -inf, which JSON cannot hold"),
+    ({"s": {1, 2}}, "meta['s'] is a set, not a JSON value"),
+    ({"o": object()}, "meta['o'] is an object, not a JSON value"),
+])
+def test_meta_that_is_no_json_names_the_entry_and_writes_nothing(tmp_path, monkeypatch, meta, words):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(TypeError) as info:
+        _mesh(1).save_restart("x.npz", meta)
+    assert str(info.value) == ("save_restart: meta must hold JSON values only (str, finite numbers, bools, None, "
+                               "lists, dicts with str keys; numpy scalars as the Python values they hold): " + words)
     assert not list(tmp_path.iterdir())
 
 

@@ -363,6 +363,48 @@ def test_load_restart_of_the_same_content_in_two_folders_loads_on_every_rank(tmp
     assert sorted(done.stdout.splitlines()) == [f"rank {r} loaded {{'q': 5.0}} q=[5.0]" for r in (0, 1)]
 
 
+def test_hydro_to_global_gives_the_whole_mesh_on_every_rank_count():
+    """Before, ``result.hydro.to_global(result.hydro.primitive("density"))`` (docs/hydro.md, getting_started.md)
+    raised ValueError on several ranks: it took arrays of every block only. Now every rank gets the one-process
+    array, bit for bit (``root=r``: rank r alone), and a wrong first axis is a ValueError on every rank."""
+    (one,) = python(1, "hydro_to_global.py").stdout.splitlines()
+    density, pressure = one.split(" ")[3], one.split(" ")[5]
+    assert one.endswith("| to_global: the first axis has 0 entries; give one per block of the mesh (9, in global "
+                        "id order)")
+    for nranks in (2, 4):
+        lines = sorted(python(nranks, "hydro_to_global.py").stdout.splitlines())
+        assert [line.split(" ")[:4] for line in lines] == [["rank", f"{r}:", "density", density] for r in
+                                                           range(nranks)]
+        assert [line.split(" ")[5] for line in lines] == ["none"] * (nranks - 1) + [pressure]
+        assert all(" | to_global: the first axis has 0 entries; give one per block of this rank (" in line and
+                   line.endswith(", in mesh.blocks order, as primitive() returns) or one per block of the mesh (9, "
+                                 "in global id order)") for line in lines)
+
+
+DOCS = Path(__file__).parents[2] / "docs"
+
+
+def doc_block(page: str, marker: str) -> str:
+    """The Python block of ``docs/page`` that holds ``marker``."""
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", (DOCS / page).read_text(), flags=re.S) if marker in b]
+    return block
+
+
+@pytest.mark.parametrize("page, marker, nranks", [
+    ("getting_started.md", "sim.to_global(", 2),  # to_global raised ValueError on several ranks
+    *[("mesh.md", "mesh.nblocks_global == 8", n) for n in (2, 4, 8)],  # up to one block per rank
+])
+def test_documented_examples_run_unchanged_on_several_ranks(tmp_path, page, marker, nranks):
+    """docs/mpi.md: the same program runs on one process or many. getting_started.md's hydro run gives every rank
+    the whole density (and writes no file); mesh.md's worked example asserted ``mesh.nblocks == 8``, which counts
+    this rank's blocks only (4 under mpiexec -n 2), and used pack blocks of one process's layout."""
+    (tmp_path / "example.py").write_text(doc_block(page, marker))
+    (tmp_path / "examples").symlink_to(EXAMPLES)  # the docs name examples/sod.toml from the repository root
+    done = mpirun(nranks, sys.executable, "example.py", cwd=tmp_path)
+    assert done.returncode == 0, f"{page} on {nranks} ranks:\n{done.stdout}\n{done.stderr[-4000:]}"
+    assert sorted(os.listdir(tmp_path)) == ["example.py", "examples"]
+
+
 @pytest.mark.parametrize("nranks", [1, 2])
 def test_gather_blocks_gives_a_copy_on_one_rank_as_on_several(nranks):
     """Before, one rank got the field's own array back, so a gathered snapshot changed with the run."""

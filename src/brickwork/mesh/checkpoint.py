@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 
 import numpy as np
 
@@ -34,11 +36,10 @@ def save_restart(mesh, path, meta=None) -> str:
     if not isinstance(user, dict):
         raise TypeError(f"save_restart: meta must be a dict (of JSON values), got {type(user).__name__}")
     try:
-        _check_keys(user)
-        user = json.loads(json.dumps(user, allow_nan=False))
+        user = plain_json(user, "meta")  # a new dict of plain values: what load_restart will return
     except (TypeError, ValueError, RecursionError) as e:
         raise TypeError(f"save_restart: meta must hold JSON values only (str, finite numbers, bools, None, "
-                        f"lists, dicts with str keys): {e}") from None
+                        f"lists, dicts with str keys; numpy scalars as the Python values they hold): {e}") from None
     check_same(mesh._halo_comm, "save_restart", {"path": path, "meta": user},
                hint="every rank calls mesh.save_restart with the same arguments (saving is collective)")
     arrays = {}
@@ -100,8 +101,12 @@ def _read_checked(mesh, path: str) -> tuple[dict, dict]:
     theirs, mine = meta["mesh"], _described(mesh)
     for key in MATCHING:
         if theirs.get(key) != mine[key]:
-            raise RestartError(f"restart file {path!r} was written by a mesh with {key} {theirs.get(key)!r}, "
-                               f"but this mesh has {mine[key]!r}: build the mesh as the run that saved it did")
+            if key in _PROPERTIES and isinstance(theirs.get(key), dict):  # name the fields, not all of them
+                what = f"other {key}: {_field_differences(key, theirs[key], mine[key])}"
+            else:
+                what = f"{key} {theirs.get(key)!r}, but this mesh has {mine[key]!r}"
+            raise RestartError(f"restart file {path!r} was written by a mesh with {what}: build the mesh as the run "
+                               f"that saved it did")
     nblocks = len(mesh.block_list)
     for name, field in mesh.fields.items():  # every array checked before anything changes
         spec = field.spec
@@ -130,6 +135,62 @@ def _agree(mesh, path: str, failure: str | None, digest: str | None) -> None:
                                f"rank must read the same restart file (copy it to each node's disk)")
 
 
+#: What ``Mesh._description`` records of each field and sparse pool, in order (a pool as its repr).
+_PROPERTIES = {"fields": ("metadata", "shape", "dtype"),
+               "sparse fields": ("base_name", "metadata", "shape", "dtype", "package", "sparse_ids")}
+_POOL = re.compile(r"SparsePool\(base_name=(.*), metadata=(.*), shape=(.*), dtype=(.*), package=(.*), "
+                   r"sparse_ids=(.*)\)")
+#: The most differences a mismatch names (a mesh may have hundreds of fields)
+_SHOWN = 4
+
+
+def _field_differences(key: str, theirs: dict, mine: dict) -> str:
+    """The fields (or sparse pools) of ``theirs`` (the file's) and ``mine`` (the mesh's) that differ, by name,
+    in one line: those missing on either side, then each differing property."""
+    only_here = [n for n in mine if n not in theirs]
+    only_there = [n for n in theirs if n not in mine]
+    parts = []
+    if only_here:
+        parts.append(f"{_names(only_here)} {'is' if len(only_here) == 1 else 'are'} in this mesh but not in the file")
+    if only_there:
+        parts.append(f"{_names(only_there)} {'is' if len(only_there) == 1 else 'are'} in the file but not in this mesh")
+    for name in (n for n in mine if n in theirs and theirs[n] != mine[n]):
+        a, b = _properties(key, theirs[name]), _properties(key, mine[name])
+        if a is None or b is None or a == b:  # not in the form this mesh writes: the whole entry
+            parts.append(f"{name!r} is {theirs[name]!r} in the file but {mine[name]!r} here")
+            continue
+        parts += [f"{name!r} has {label} {x} in the file but {y} here"
+                  for label, x, y in zip(_PROPERTIES[key], a, b) if x != y]
+    more = f"; and {len(parts) - _SHOWN} more differences" if len(parts) > _SHOWN else ""
+    return "; ".join(parts[:_SHOWN]) + more
+
+
+def _properties(key: str, entry) -> tuple | None:
+    """The properties of a field's (or pool's) ``entry`` in the description, as they read best (tuples for
+    shapes, ``Metadata(Cell, FillGhost)``, ``float64``); None for an entry of another form."""
+    if key == "fields":
+        values = tuple(entry) if isinstance(entry, list) and len(entry) == 3 else None
+    else:
+        match = _POOL.fullmatch(entry) if isinstance(entry, str) else None
+        values = match.groups() if match else None
+    if values is None:
+        return None
+    return tuple(_plain_property(v) for v in values)
+
+
+def _plain_property(value) -> str:
+    if isinstance(value, list):  # a shape, as JSON gives it back
+        return str(tuple(value))
+    text = str(value).replace("Metadata.", "")
+    dtype = re.fullmatch(r"dtype\('(.*)'\)", text)
+    return dtype.group(1) if dtype else text
+
+
+def _names(names: list) -> str:
+    shown = ", ".join(map(repr, names[:_SHOWN]))
+    return shown + (f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else "")
+
+
 def _described(mesh) -> dict:
     """The matching entries of the mesh's description, as JSON gives them back (tuples as lists)."""
     description = mesh._description()
@@ -144,14 +205,37 @@ def _check(path: str, name: str, array, shape: tuple, dtype) -> None:
                            f"this mesh needs {np.dtype(dtype)} of shape {shape}")
 
 
-def _check_keys(value) -> None:
-    """``TypeError`` for a dict key that is not a string: JSON would turn ``{1: 2}`` into ``{"1": 2}``, and the
-    metadata loaded would not be the metadata saved."""
+def plain_json(value, where: str):
+    """``value`` with numpy scalars (``np.int64``, ``np.float32``, ``np.bool_``, ``np.str_``) as the Python
+    values they hold, and tuples as lists, so that the metadata loaded is the metadata saved; ``TypeError``
+    naming the entry (``meta['a'][2]``) for anything else that is no JSON value, ``ValueError`` for a NaN
+    or an infinity. Dict keys must be strings: JSON would turn ``{1: 2}`` into ``{"1": 2}``."""
+    if value is None or isinstance(value, bool):  # before int: a bool is an int
+        return value
+    if isinstance(value, np.bool_):  # not a bool (nor an int): json cannot write it
+        return bool(value)
+    if isinstance(value, str):
+        return str(value)  # np.str_ too
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        number = float(value)  # exact: every float16/32 is a double; float128 rounds, as any JSON number would
+        if not math.isfinite(number):
+            raise ValueError(f"{where} is {number!r}, which JSON cannot hold")
+        return number
     if isinstance(value, dict):
-        for k, v in value.items():
+        for k in value:
             if not isinstance(k, str):
-                raise TypeError(f"key {k!r} is not a string")
-            _check_keys(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            _check_keys(v)
+                raise TypeError(f"key {k!r} is not a string (in {where})")
+        return {k: plain_json(v, f"{where}[{k!r}]") for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain_json(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    raise TypeError(f"{where} is {_kind(value)}, not a JSON value")
+
+
+def _kind(value) -> str:
+    """``a numpy.ndarray of shape (2,)``, ``a complex``: what ``value`` is, in words."""
+    kind = type(value)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    article = "an" if name[0] in "aeiou" else "a"
+    return f"{article} {name}" + (f" of shape {value.shape}" if isinstance(value, np.ndarray) else "")

@@ -5,9 +5,10 @@ boundaries="periodic", packages=[pkg])`` builds ``(nx1/bx1) * (nx2/bx2)`` blocks
 given in x1, x2, x3 order (x1 is the fastest array index ``i``); ``len(nx)`` is the dimension.
 
 Blocks exist in two lists: ``mesh.block_list`` is the *global* list (every block, indexed by its
-global id ``gid``, with its owning ``rank``), ``mesh.blocks`` the *local* blocks of this process in
-gid order (``block.lid`` is the position on the storage's block axis). Global ids run over the
-lattice with x1 fastest: ``gid = lx1 + nb1 * (lx2 + nb2 * lx3)``, whatever the number of ranks.
+global id ``gid``, with its owning ``rank``; ``mesh.nblocks_global`` of them), ``mesh.blocks`` the
+*local* blocks of this process in gid order (``mesh.nblocks`` of them; ``block.lid`` is the position
+on the storage's block axis). Global ids run over the lattice with x1 fastest:
+``gid = lx1 + nb1 * (lx2 + nb2 * lx3)``, whatever the number of ranks.
 
 Under MPI (``comm``: see ``brickwork.comm``; by default ``MPI.COMM_WORLD`` when the program runs on
 several ranks) the blocks are shared among the ranks along a Morton curve (``decomposition``) and
@@ -235,7 +236,7 @@ class Mesh:
     def __repr__(self) -> str:
         nx = self.nx[: self.ndim]
         bnx = self.block_nx[: self.ndim]
-        return f"Mesh(nx={nx}, block_nx={bnx}, nghost={self.nghost}, nblocks={len(self.block_list)})"
+        return f"Mesh(nx={nx}, block_nx={bnx}, nghost={self.nghost}, nblocks_global={self.nblocks_global})"
 
     # -- geometry -------------------------------------------------------------------------------
     def _extents(self, xmin, xmax) -> tuple[tuple[float, ...], tuple[float, ...]]:
@@ -358,8 +359,13 @@ class Mesh:
 
     @property
     def nblocks(self) -> int:
-        """Number of local blocks (the storage's block axis)."""
+        """Number of this rank's blocks (the storage's block axis); every block in one process."""
         return len(self.blocks)
+
+    @property
+    def nblocks_global(self) -> int:
+        """Number of blocks of the whole mesh, on every rank (``len(mesh.block_list)``)."""
+        return len(self.block_list)
 
     # -- blocks across ranks --------------------------------------------------------------------
     def gather_blocks(self, local: np.ndarray, root: int = 0) -> np.ndarray | None:

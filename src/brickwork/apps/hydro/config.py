@@ -64,8 +64,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "hydro": {
         "gamma": Key("float", 5.0 / 3.0, "ratio of specific heats", minimum=1.0, open_min=True),
-        # at most 1, the CFL condition: a step must not carry a wave across more than one cell
-        "cfl": Key("float", 0.4, "Courant number (0 < cfl <= 1)", minimum=0.0, open_min=True, maximum=1.0),
+        # at most 1, the CFL condition: a step must not carry a wave across more than one cell; in 2-D and
+        # 3-D at most 1/ndim, and the default depends on the dimension (``_check_cfl``)
+        "cfl": Key("float", None, "Courant number (0 < cfl <= 1/ndim: 1, 1/2, 1/3; default 0.4, in 3-D 0.3)",
+                   minimum=0.0, open_min=True, maximum=1.0),
         "reconstruction": Key("str", "plm", "face states", choices=("plm", "weno5")),
         "limiter": Key("str", "mc", "PLM slope limiter", choices=("minmod", "van_leer", "mc")),
         "riemann": Key("str", "hllc", "Riemann solver", choices=("hlle", "hllc")),
@@ -301,6 +303,7 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>")
         sections[section] = values
     sections["problem"]["name"] = name
     _check_mesh(sections, problem, where, set(raw.get("mesh", {})))
+    _check_cfl(sections)
     device = sections["hydro"]["device"]
     if not DEVICE.fullmatch(device):
         raise ConfigError(f"hydro.device: {device!r} is not one of {', '.join(map(repr, DEVICE_CHOICES))} (N: the "
@@ -381,6 +384,32 @@ def _check_mesh(sections: dict, problem, where: str, given: set) -> None:
     for d in range(ndim):
         if mesh[f"bc_x{d + 1}"] is None:
             mesh[f"bc_x{d + 1}"] = "periodic"
+
+
+#: The largest stable ``hydro.cfl`` of each integrator times the number of dimensions. The time step is
+#: ``cfl * min over directions of dx_d / (abs(v_d) + c)``, and the unsplit update adds the Courant numbers
+#: of the directions, so the sum, up to ``ndim * cfl``, must stay below the forward-Euler limit 1 times the
+#: integrator's SSP coefficient, which is 1 for both SSP-RK2 and SSP-RK3 (Shu & Osher).
+CFL_LIMIT = {"rk2": 1.0, "rk3": 1.0}
+#: ``hydro.cfl`` when the input gives none, by dimension (what the examples use; 0.4 is past 1/3 in 3-D)
+CFL_DEFAULT = {1: 0.4, 2: 0.4, 3: 0.3}
+
+
+def _check_cfl(sections: dict) -> None:
+    """Complete ``hydro.cfl`` (``CFL_DEFAULT``), then ``ConfigError`` if it is above the stability limit of
+    the integrator in the mesh's dimension (1/2 in 2-D, 1/3 in 3-D): such a run goes unstable without any
+    cell turning non-finite or non-physical, so nothing would stop it (the schema's maximum, 1, covers 1-D)."""
+    ndim = len(sections["mesh"]["nx"])
+    hydro = sections["hydro"]
+    if hydro["cfl"] is None:
+        hydro["cfl"] = CFL_DEFAULT[ndim]
+    cfl, integrator = hydro["cfl"], hydro["integrator"]
+    if cfl > CFL_LIMIT[integrator] / ndim:
+        bound = "1" if ndim == 1 else f"1/{ndim}"
+        raise ConfigError(f"hydro.cfl={cfl!r} is above {bound}, the stability limit of hydro.integrator={integrator!r} "
+                          f"in {ndim}-D: the unsplit scheme adds the Courant numbers of the {ndim} directions, so a "
+                          f"larger cfl makes the run unstable (and its outputs wrong); set hydro.cfl <= {bound} "
+                          f"(the examples use {CFL_DEFAULT[ndim]})")
 
 
 #: ``_tiling_hint`` tries the divisors up to this (a few hundredths of a second)

@@ -321,14 +321,21 @@ def _check_same_input(world, cfg: Config) -> None:
         raise ConfigError(str(e)) from None
 
 
+def writes_files(cfg: Config) -> bool:
+    """Whether the run ``cfg`` writes any file: a history file, or an output whose schedule is not -1."""
+    out = cfg["output"]
+    return out["history"] or any(out[f"{kind}_dt"] >= 0 for kind in KINDS)
+
+
 def _check_before_run(cfg: Config) -> list[str]:
     """Check what can be checked before the run (collective: the ranks' inputs are compared); the
-    output directories to create (``_output_dirs_to_create``)."""
+    output directories to create (``_output_dirs_to_create``; none for a run that writes no file, which
+    leaves ``output.dir`` alone)."""
     _check_same_input(comm.world(), cfg)
     _check_writers(cfg)
     _check_memory(cfg, _check_device(cfg))
     _check_ranks(cfg)
-    return _output_dirs_to_create(cfg["output"]["dir"])
+    return _output_dirs_to_create(cfg["output"]["dir"]) if writes_files(cfg) else []
 
 
 def _check_same_restart(comm, sim: Hydro, path: str, digest: str) -> None:
@@ -387,8 +394,8 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
 
     Everything that can be checked before the run is checked first (writers, memory, output
     directory, the restart file, the initial state); the output directory is created only once the
-    first state has passed its check, and directories this run created are removed again if the
-    run fails while they are still empty."""
+    first state has passed its check, and only when the run writes a file (``writes_files``);
+    directories this run created are removed again if the run fails while they are still empty."""
     new_dirs = on_every_rank(lambda: _check_before_run(cfg))  # a mistake one rank finds ends them all
     out = cfg["output"]
     stem = os.path.join(out["dir"], out["basename"])
@@ -437,7 +444,7 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
 
                 def open_outputs():
                     nonlocal history
-                    if root:
+                    if root and writes_files(cfg):  # a run that writes nothing makes no directory either
                         _make_output_dir(out["dir"], new_dirs)
                         if out["history"]:
                             history = History(stem + ".hst", HISTORY_COLUMNS,

@@ -155,11 +155,30 @@ class Hydro:
         """``(nblocks, nk, nj, ni)`` view of a field's interior cells (on a device: of a host copy)."""
         return self.host_data(name)[(slice(None), comp) + self._interior]
 
-    def to_global(self, per_block: np.ndarray) -> np.ndarray:
-        """Assemble ``(nblocks, nk, nj, ni)`` block arrays of *every* block (global id order: in one
-        process the local blocks, on several ranks what ``mesh.gather_blocks`` returns) into one
-        ``(nx3, nx2, nx1)`` array."""
-        return assemble_blocks(self.mesh, per_block)
+    def to_global(self, per_block: np.ndarray, root: int | None = None) -> np.ndarray | None:
+        """The ``(nx3, nx2, nx1)`` array over the whole mesh of ``(nblocks, nk, nj, ni)`` per-block values.
+
+        ``per_block`` holds this rank's blocks in ``mesh.blocks`` order (what ``primitive`` and
+        ``interior`` return): on several MPI ranks the call is collective and gives the array to every
+        rank (``root=None``) or to rank ``root`` alone (None on the others). In one process that is
+        every block, and nothing is communicated. An array of *every* block in global id order (what
+        ``mesh.gather_blocks`` gives its root) is assembled where it is, without communication."""
+        mesh = self.mesh
+        # checked on each rank before any message: no rank waits for one that raised
+        if root is not None and (not isinstance(root, (int, np.integer)) or isinstance(root, bool)
+                                 or not 0 <= root < mesh.nranks):
+            raise ValueError(f"to_global: root must be None (every rank) or a rank of the mesh (0 to "
+                             f"{mesh.nranks - 1}), got {root!r}")
+        n = len(per_block)
+        if n == mesh.nblocks_global:  # every block: one process, or an array gathered already
+            return assemble_blocks(mesh, per_block)
+        if n != mesh.nblocks:
+            mine = f"one per block of this rank ({mesh.nblocks}, in mesh.blocks order, as primitive() returns) or "
+            raise ValueError(f"to_global: the first axis has {n} entries; give {mine if mesh.nranks > 1 else ''}one "
+                             f"per block of the mesh ({mesh.nblocks_global}, in global id order)")
+        gathered = mesh.gather_blocks(per_block, root=0 if root is None else root)
+        whole = None if gathered is None else assemble_blocks(mesh, gathered)
+        return mesh.comm.bcast(whole, root=0) if root is None else whole
 
     def primitive(self, name: str) -> np.ndarray:
         """Per-block interior values of ``density, velocity_1..3, pressure, energy, speed`` (float64),
