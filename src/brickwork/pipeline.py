@@ -101,7 +101,7 @@ def generate(kernel, arg_types, label: str, target: Target | None = None, mode: 
     except KernelError as e:
         # a user's error: its message gives the kernel's file, line and source line; the compiler's dozen frames
         # between here and the expression at fault would only bury it
-        raise e.with_traceback(None)
+        raise e.with_traceback(None)  # noqa: B904 - the same exception re-raised: its own cause is kept
     except RecursionError:  # an expression the frontend could not split (frontend/shallow.py)
         source = kernel.source
         where = source.location(source.deepest if source.deepest is not None else source.tree)

@@ -108,7 +108,7 @@ ORDER = 3
 
 @wp.kernel
 def _constants(out: wp.array(dtype=float)):
-    s = float(0.0)
+    s = 0.0
     if SCHEME == "upwind":  # decided at compile time: the other branch is not compiled
         s += 10.0
     if SCHEME != "upwind" or ORDER in (1, 2):

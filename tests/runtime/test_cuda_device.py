@@ -230,7 +230,7 @@ def _hash_grid_sums(grid: wp.uint64, points: wp.array(dtype=wp.vec3d), h: wp.flo
     i = wp.tid()
     p = points[i]
     s = wp.float64(0.0)
-    n = int(0)
+    n = 0
     for j in wp.hash_grid_query(grid, p, h):
         d = wp.length(p - points[j])
         if d <= h:
