@@ -24,7 +24,8 @@ MODULES = [
     "deterministic.test_deterministic_backward", "deterministic.test_deterministic_counter",
     "deterministic.test_deterministic_options", "deterministic.test_deterministic_scatter",
     # round 10
-    "geometry.test_hash_grid",
+    "geometry.test_hash_grid", "test_adam", "test_sgd",
+    "geometry.test_bvh", "geometry.test_mesh",
 ]
 
 # Whole files of warp.tests not run, grouped by reason (docs/compat.md lists them).
@@ -43,9 +44,9 @@ EXCLUDED_FILES = {
         "cuda/*", "tile/*", "test_graph", "test_cuda_profiler", "test_block_dim_dispatch", "test_sanitize",
         "deterministic/test_deterministic_graph_capture",
     ],
-    "Warp libraries beyond the kernel language (fem, sparse, mesh/volume/BVH queries, optimizers, rendering)": [
-        "fem/*", "geometry/* (but geometry/test_hash_grid)", "interop/*", "test_adam", "test_fsai", "test_sparse",
-        "test_examples", "test_apic*", "test_sgd", "test_linear_solvers", "test_coloring", "test_render_opengl",
+    "Warp libraries beyond the kernel language (fem, sparse, mesh/volume/BVH queries, linear solvers, rendering)": [
+        "fem/*", "geometry/* (but geometry/test_hash_grid, test_bvh, test_mesh)", "interop/*", "test_fsai",
+        "test_sparse", "test_examples", "test_apic*", "test_linear_solvers", "test_coloring", "test_render_opengl",
         "test_fabricarray",
     ],
 }

@@ -72,6 +72,7 @@ from .lang.grad import grad
 from .lang.kernel import Kernel, kernel, overload
 from .lang.modules import Module, get_module, get_module_options, set_module_options
 from .lang.native import func_native
+from .runtime.bvh import Bvh, is_cubql_available
 from .runtime.cuda_archs import clear_kernel_cache, get_cuda_supported_archs, get_cuda_toolkit_version
 from .runtime.hash_grid import HashGrid
 from .runtime.host_builtins import install_host_builtins as _install_host_builtins
@@ -88,6 +89,7 @@ from .runtime.launch import (
     launch,
 )
 from .runtime.map import map  # noqa: A004 - Warp's name: wp.map
+from .runtime.mesh import Mesh
 from .runtime.parallel import par_for, par_for_outer
 from .runtime.streams import (
     Event,
@@ -124,6 +126,7 @@ from .types.arrays import (
 from .types.composite import family_namespace as _family_namespace
 from .types.composite import matrix, quaternion, transformation, vector
 from .types.fixed_arrays import fixedarray
+from .types.geometry_queries import BvhQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay
 from .types.hash_grid_query import HashGridQuery
 from .types.indexed_arrays import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d
 from .types.references import ref

@@ -321,6 +321,53 @@ BUILTIN_DOCS.update({
                            "The index of the point at position ``index`` (``int32``) of the grid's cell order: "
                            "``for tid in range(n)``, ``hash_grid_point_id(grid, tid)`` visits every point once, "
                            "neighbours together; ``-1`` outside ``[0, n)`` or before the grid is built."),
+    "bvh_query_aabb": ("id, low, high, root",
+                       "A query (``BvhQuery``) of the boxes of the ``Bvh`` with id ``id`` that overlap the box "
+                       "``low``..``high`` (``vec3f``); from node ``root`` when given. Iterate it with ``for i in "
+                       "query`` or ``bvh_query_next``."),
+    "bvh_query_ray": ("id, start, dir, root",
+                      "A query (``BvhQuery``) of the boxes met by the half-line ``start + t dir``, ``t >= 0``."),
+    "bvh_query_sphere": ("id, center, radius, root",
+                         "A query (``BvhQuery``) of the boxes within ``radius`` of ``center``."),
+    "bvh_query_next": ("query, index, max_dist",
+                       "Advance the local ``query`` to its next box, write the box's index to the ``int32`` local "
+                       "``index`` and give ``True``; ``False`` when none is left. Ray queries take only boxes "
+                       "entered at ``t <= max_dist``."),
+    "mesh_query_aabb": ("id, low, high",
+                        "A query (``MeshQueryAABB``) of the triangles of the ``Mesh`` ``id`` whose bounds overlap "
+                        "the box ``low``..``high``."),
+    "mesh_query_aabb_next": ("query, index",
+                             "Advance the local ``query`` and write the next triangle's index to ``index``."),
+    "mesh_query_point": ("id, point, max_dist",
+                         "The closest point of the mesh within ``max_dist`` (a ``MeshQueryPoint``: result, sign, "
+                         "face, u, v); the sign (-1 inside) by the parity of three ray casts (majority)."),
+    "mesh_query_point_no_sign": ("id, point, max_dist", "The closest point within ``max_dist``, sign 0."),
+    "mesh_query_furthest_point_no_sign": ("id, point, min_dist",
+                                          "The furthest point of the mesh (a vertex), if at least ``min_dist`` "
+                                          "away."),
+    "mesh_query_point_sign_normal": ("id, point, max_dist, epsilon",
+                                     "The closest point; the sign by the normal of the closest triangle (of "
+                                     "those tied at an edge or vertex, the one whose plane the point is farthest "
+                                     "from)."),
+    "mesh_query_point_sign_winding_number": ("id, point, max_dist, accuracy, threshold",
+                                             "The closest point; inside (-1) where the exact winding number "
+                                             "exceeds ``threshold`` (``accuracy`` is accepted and unused)."),
+    "mesh_query_point_sign_parity": ("id, point, max_dist, n_sample, perturbation_scale",
+                                     "The closest point; the sign by the parity of ray casts (as "
+                                     "``mesh_query_point``)."),
+    "mesh_query_ray": ("id, start, dir, max_t, root",
+                       "The closest hit within ``t <= max_t`` (a ``MeshQueryRay``: result, sign, face, t, u, v, "
+                       "normal); a miss is all zero."),
+    "mesh_query_ray_anyhit": ("id, start, dir, max_t, root", "Whether the ray hits the mesh within ``max_t``."),
+    "mesh_query_ray_count_intersections": ("id, start, dir, root",
+                                           "How many triangles the half-line crosses (``int32``)."),
+    "mesh_eval_position": ("id, face, bary_u, bary_v",
+                           "``u p0 + v p1 + (1 - u - v) p2`` of triangle ``face``."),
+    "mesh_eval_velocity": ("id, face, bary_u, bary_v",
+                           "The velocities weighed as ``mesh_eval_position`` (zero without velocities)."),
+    "mesh_get_point": ("id, index", "The point ``points[indices[index]]`` of the mesh (``vec3f``)."),
+    "mesh_get_velocity": ("id, index", "The velocity ``velocities[indices[index]]`` of the mesh (zero without)."),
+    "mesh_get_index": ("id, index", "The vertex index ``indices[index]`` of the mesh (``int32``)."),
     "sample_cdf": ("state, cdf", "An index drawn with the probabilities of the ascending cumulative distribution "
                                  "``cdf`` (a 1-D ``float32`` array ending at 1): ``lower_bound(cdf, randf(state))``."),
     "lower_bound": ("arr, value", "The first index ``i`` of the ascending 1-D array ``arr`` with ``arr[i] >= "

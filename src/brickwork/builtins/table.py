@@ -2,6 +2,7 @@
 
 from . import (  # noqa: F401  (registration side effects)
     atomics,
+    bvh,
     decompositions,
     fast_math,
     geometry,

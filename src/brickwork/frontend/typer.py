@@ -24,6 +24,7 @@ from . import (
     addresses,  # noqa: F401 - registers wp.address_of
     array_pointers,  # noqa: F401 - registers a.ptr and array(ptr=...)
     bit_casts,  # noqa: F401 - registers wp.cast
+    bvh,  # noqa: F401 - registers BVH and mesh box queries (bvh_query_next, for index in query)
     fixed_arrays,  # noqa: F401 - registers zeros(shape=..., dtype=...) in kernels
     hash_grid,  # noqa: F401 - registers hash-grid queries (hash_grid_query_next, for index in query)
     nested,  # noqa: F401 - registers the typing rules of nested parallelism

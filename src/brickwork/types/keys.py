@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .arrays import ArrayType
 from .composite import is_matrix_type, is_quat_type, is_transform_type, is_vector_type
+from .geometry_queries import is_geometry_query_type
 from .hash_grid_query import is_hash_grid_query_type
 from .indexed_arrays import IndexedArrayType
 from .opaque import OpaqueType, TupleType
@@ -30,6 +31,8 @@ def type_key(t) -> str:
         return "tuple(" + ",".join(type_key(x) for x in t.types) + ")"
     if is_hash_grid_query_type(t):
         return f"hash_grid_query:{t._dtype.__name__}"
+    if is_geometry_query_type(t):
+        return f"geometry_query:{t.__name__}"
     if isinstance(t, OpaqueType):
         return f"opaque {t.__name__}"
     if t is None:

@@ -7,6 +7,8 @@ call, so a builtin without an implementation here is reported before any C++ is 
 
 from __future__ import annotations
 
+from ...builtins.bvh import NAMES as BVH_NAMES
+from ...builtins.bvh import STRUCT_RESULTS as BVH_STRUCT_RESULTS
 from ...builtins.decompositions import OUTPUT_ARGUMENTS, PACKED
 from ...builtins.table import BUILTINS
 
@@ -100,3 +102,15 @@ CPU_HEADERS.update({name: "brickwork_noise.h" for name in ("noise", "pnoise", "c
 CPU_HEADERS.update({name: "brickwork_geometry.h" for name in ("closest_point_edge_edge", "intersect_tri_tri")})
 CPU_HEADERS.update({name: "brickwork_hash_grid.h" for name in ("hash_grid_query", "hash_grid_query_next",
                                                               "hash_grid_point_id")})
+CPU_HEADERS.update({name: "brickwork_bvh.h" for name in BVH_NAMES})
+
+
+def _struct_result(name: str):
+    def spell(args, result: str):
+        return f"bw::{name}<{result}>({', '.join(args)})"
+
+    spell.with_result_type = True  # the C++ template fills the struct the unit declares
+    return spell
+
+
+CPU_BUILTINS.update({name: _struct_result(name) for name in BVH_STRUCT_RESULTS})

@@ -10,6 +10,7 @@ import numpy as np
 from ...types.arrays import ArrayType
 from ...types.composite import is_matrix_type, is_quat_type, is_transform_type, is_vector_type
 from ...types.fixed_arrays import FixedArrayType
+from ...types.geometry_queries import is_geometry_query_type
 from ...types.hash_grid_query import is_hash_grid_query_type
 from ...types.indexed_arrays import IndexedArrayType
 from ...types.keys import type_key
@@ -66,6 +67,8 @@ def c_type(t) -> str:
         return "bw::team"
     if is_hash_grid_query_type(t):
         return f"bw::hash_grid_query_t<{c_type(t._dtype)}>"
+    if is_geometry_query_type(t):
+        return "bw::bvh_query_t"
     if t is None:
         return "void"
     raise TypeError(f"no C++ type for {t!r}")

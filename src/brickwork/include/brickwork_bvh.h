@@ -1,0 +1,659 @@
+// brickwork runtime: bounding volume hierarchies (wp.Bvh) and triangle meshes (wp.Mesh) queried in kernels.
+// A separate header, included only by generated units that call one of these builtins.
+//
+// The host (runtime/bvh.py, runtime/mesh.py) builds the tree with numpy and owns its memory; a tree's id
+// is the address of its descriptor (bvh_data, or mesh_data for a mesh, which starts with its tree). The
+// traversals keep an explicit stack of node indices (a median-split tree over at most 2^31 items is at
+// most 32 levels deep; the stack holds one node per level plus one).
+//
+// Meshes: triangle f has vertices points[indices[3f + k]]; barycentric (u, v) weigh the first and the
+// second vertex, 1 - u - v the third (mesh_eval_position). Everything is float32, as in Warp.
+#pragma once
+#include "brickwork.h"
+
+namespace bw {
+
+struct bvh_node_half {  // a node's lower (or upper) corner and one int: children, or a leaf's item range
+    float x, y, z;
+    int32_t i;
+};
+
+// The layout runtime/bvh.py writes (72 bytes): a node's lower.i is its left child, or for a leaf the
+// negative -(first + 1) of its range of primitive_indices; upper.i its right child, or the range's end.
+struct bvh_data {
+    const bvh_node_half* node_lowers;
+    const bvh_node_half* node_uppers;
+    const int32_t* node_parents;
+    const int32_t* node_counts;  // unused (null)
+    const int32_t* primitive_indices;
+    int32_t max_depth;
+    int32_t max_nodes;
+    int32_t num_nodes;
+    int32_t num_items;
+    const float* item_lowers;  // 3 floats per item
+    const float* item_uppers;
+};
+
+// The layout runtime/mesh.py writes (104 bytes).
+struct mesh_data {
+    bvh_data bvh;  // over the triangles' bounds
+    const float* points;      // 3 floats per point
+    const float* velocities;  // 3 floats per point, or null
+    const int32_t* indices;   // 3 per triangle
+    int32_t num_points;
+    int32_t num_tris;
+};
+
+enum { BVH_QUERY_AABB = 0, BVH_QUERY_RAY = 1, BVH_QUERY_SPHERE = 2, BVH_STACK = 66 };
+
+struct bvh_query_t {
+    const bvh_data* bvh;
+    int32_t kind;
+    float a[3];  // aabb: lower; ray: start; sphere: center
+    float b[3];  // aabb: upper; ray: direction
+    float r[3];  // ray: 1 / direction
+    float radius;
+    int32_t count;     // nodes on the stack
+    int32_t cur, end;  // positions of primitive_indices left in the leaf being visited
+    int32_t stack[BVH_STACK];
+};
+
+namespace bvh_detail {
+
+BW_INLINE float fmin_(float a, float b) { return a < b ? a : b; }
+BW_INLINE float fmax_(float a, float b) { return a > b ? a : b; }
+BW_INLINE float sqrt_(float a) { return BW_MATH(sqrtf)(a); }
+BW_INLINE float abs_(float a) { return BW_MATH(fabsf)(a); }
+
+BW_INLINE bool overlap(const float* lo, const float* hi, const float* qlo, const float* qhi) {
+    return !(lo[0] > qhi[0] || lo[1] > qhi[1] || lo[2] > qhi[2] || hi[0] < qlo[0] || hi[1] < qlo[1] ||
+             hi[2] < qlo[2]);
+}
+
+// Whether the half-line start + t dir (t >= 0) meets the box, entering it at t <= max_t (the entry is
+// negative when it starts inside).
+BW_INLINE bool ray_box(const float* start, const float* rcp, const float* lo, const float* hi, float max_t) {
+    float tmin = -inf<float>(), tmax = inf<float>();
+    for (int k = 0; k < 3; ++k) {
+        const float t1 = (lo[k] - start[k]) * rcp[k], t2 = (hi[k] - start[k]) * rcp[k];
+        tmin = fmax_(tmin, fmin_(t1, t2));
+        tmax = fmin_(tmax, fmax_(t1, t2));
+    }
+    return tmax >= 0.0f && tmax >= tmin && tmin <= max_t;
+}
+
+BW_INLINE float box_distance_sq(const float* p, const float* lo, const float* hi) {
+    float d = 0.0f;
+    for (int k = 0; k < 3; ++k) {
+        const float e = p[k] < lo[k] ? lo[k] - p[k] : p[k] > hi[k] ? p[k] - hi[k] : 0.0f;
+        d += e * e;
+    }
+    return d;
+}
+
+BW_INLINE float box_far_distance_sq(const float* p, const float* lo, const float* hi) {
+    float d = 0.0f;
+    for (int k = 0; k < 3; ++k) {
+        const float e = fmax_(abs_(p[k] - lo[k]), abs_(p[k] - hi[k]));
+        d += e * e;
+    }
+    return d;
+}
+
+BW_INLINE void node_box(const bvh_data* b, int32_t node, float* lo, float* hi) {
+    const bvh_node_half& l = b->node_lowers[node];
+    const bvh_node_half& u = b->node_uppers[node];
+    lo[0] = l.x; lo[1] = l.y; lo[2] = l.z;
+    hi[0] = u.x; hi[1] = u.y; hi[2] = u.z;
+}
+
+BW_INLINE bool accepts(const bvh_query_t& q, const float* lo, const float* hi, float max_dist) {
+    switch (q.kind) {
+        case BVH_QUERY_AABB: return overlap(lo, hi, q.a, q.b);
+        case BVH_QUERY_RAY: return ray_box(q.a, q.r, lo, hi, max_dist);
+        default: return box_distance_sq(q.a, lo, hi) <= q.radius * q.radius;
+    }
+}
+
+BW_INLINE bvh_query_t start(const bvh_data* b, int32_t kind, const float* a, const float* bb, float radius,
+                            int32_t root) {
+    bvh_query_t q;
+    q.bvh = b;
+    q.kind = kind;
+    q.radius = radius;
+    for (int k = 0; k < 3; ++k) {
+        q.a[k] = a[k];
+        q.b[k] = bb[k];
+        q.r[k] = 1.0f / bb[k];
+    }
+    q.cur = q.end = 0;
+    q.count = 0;
+    if (b != nullptr && b->num_nodes > 0) q.stack[q.count++] = root >= 0 && root < b->num_nodes ? root : 0;
+    return q;
+}
+
+BW_INLINE void v3(const vec<3, float>& v, float* out) { out[0] = v.c[0]; out[1] = v.c[1]; out[2] = v.c[2]; }
+
+}  // namespace bvh_detail
+
+BW_INLINE bvh_query_t bvh_query_aabb(uint64_t id, const vec<3, float>& lower, const vec<3, float>& upper,
+                                  int32_t root = -1) {
+    float a[3], b[3];
+    bvh_detail::v3(lower, a);
+    bvh_detail::v3(upper, b);
+    return bvh_detail::start((const bvh_data*)(uintptr_t)id, BVH_QUERY_AABB, a, b, 0.0f, root);
+}
+
+BW_INLINE bvh_query_t bvh_query_ray(uint64_t id, const vec<3, float>& start, const vec<3, float>& dir,
+                                 int32_t root = -1) {
+    float a[3], b[3];
+    bvh_detail::v3(start, a);
+    bvh_detail::v3(dir, b);
+    return bvh_detail::start((const bvh_data*)(uintptr_t)id, BVH_QUERY_RAY, a, b, 0.0f, root);
+}
+
+BW_INLINE bvh_query_t bvh_query_sphere(uint64_t id, const vec<3, float>& center, float radius,
+                                    int32_t root = -1) {
+    float a[3], b[3] = {1.0f, 1.0f, 1.0f};
+    bvh_detail::v3(center, a);
+    return bvh_detail::start((const bvh_data*)(uintptr_t)id, BVH_QUERY_SPHERE, a, b, radius, root);
+}
+
+// The next item whose bounds the query meets (for a ray: entered at t <= max_dist).
+BW_INLINE bool bvh_query_next(bvh_query_t& q, int32_t& index, float max_dist) {
+    const bvh_data* b = q.bvh;
+    float lo[3], hi[3];
+    for (;;) {
+        while (q.cur < q.end) {
+            const int32_t item = b->primitive_indices[q.cur++];
+            const float* il = b->item_lowers + 3 * (int64_t)item;
+            const float* iu = b->item_uppers + 3 * (int64_t)item;
+            if (bvh_detail::accepts(q, il, iu, max_dist)) {
+                index = item;
+                return true;
+            }
+        }
+        if (q.count == 0) return false;
+        const int32_t node = q.stack[--q.count];
+        bvh_detail::node_box(b, node, lo, hi);
+        if (!bvh_detail::accepts(q, lo, hi, max_dist)) continue;
+        const int32_t left = b->node_lowers[node].i, right = b->node_uppers[node].i;
+        if (left < 0) {
+            q.cur = -(left + 1);
+            q.end = right;
+        } else if (q.count + 2 <= BVH_STACK) {
+            q.stack[q.count++] = right;
+            q.stack[q.count++] = left;
+        }
+    }
+}
+
+BW_INLINE bool bvh_query_next(bvh_query_t& q, int32_t& index) { return bvh_query_next(q, index, inf<float>()); }
+
+// -- meshes -----------------------------------------------------------------------------------------------
+
+namespace mesh_detail {
+
+using bvh_detail::abs_;
+using bvh_detail::sqrt_;
+
+BW_INLINE const mesh_data* get(uint64_t id) { return (const mesh_data*)(uintptr_t)id; }
+
+BW_INLINE void vertex(const mesh_data* m, int32_t face, int k, float* p) {
+    const int32_t i = m->indices[3 * (int64_t)face + k];
+    for (int a = 0; a < 3; ++a) p[a] = m->points[3 * (int64_t)i + a];
+}
+
+BW_INLINE void triangle(const mesh_data* m, int32_t face, float* p0, float* p1, float* p2) {
+    vertex(m, face, 0, p0);
+    vertex(m, face, 1, p1);
+    vertex(m, face, 2, p2);
+}
+
+BW_INLINE float dot(const float* a, const float* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+BW_INLINE void sub(const float* a, const float* b, float* out) {
+    for (int k = 0; k < 3; ++k) out[k] = a[k] - b[k];
+}
+BW_INLINE void cross(const float* a, const float* b, float* out) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+// The point of triangle (a, b, c) closest to p, as weights (wa, wb): the point is wa a + wb b + (1-wa-wb) c.
+// By the region of the triangle's plane the projection of p falls in (vertex, edge or face).
+BW_INLINE void closest_on_triangle(const float* p, const float* a, const float* b, const float* c, float& wa,
+                                   float& wb) {
+    float ab[3], ac[3], ap[3], bp[3], cp[3];
+    sub(b, a, ab);
+    sub(c, a, ac);
+    sub(p, a, ap);
+    const float d1 = dot(ab, ap), d2 = dot(ac, ap);
+    if (d1 <= 0.0f && d2 <= 0.0f) { wa = 1.0f; wb = 0.0f; return; }  // vertex a
+    sub(p, b, bp);
+    const float d3 = dot(ab, bp), d4 = dot(ac, bp);
+    if (d3 >= 0.0f && d4 <= d3) { wa = 0.0f; wb = 1.0f; return; }  // vertex b
+    const float vc = d1 * d4 - d3 * d2;
+    if (vc <= 0.0f && d1 >= 0.0f && d3 <= 0.0f) {  // edge ab
+        const float t = d1 / (d1 - d3);
+        wa = 1.0f - t; wb = t; return;
+    }
+    sub(p, c, cp);
+    const float d5 = dot(ab, cp), d6 = dot(ac, cp);
+    if (d6 >= 0.0f && d5 <= d6) { wa = 0.0f; wb = 0.0f; return; }  // vertex c
+    const float vb = d5 * d2 - d1 * d6;
+    if (vb <= 0.0f && d2 >= 0.0f && d6 <= 0.0f) {  // edge ac
+        const float t = d2 / (d2 - d6);
+        wa = 1.0f - t; wb = 0.0f; return;
+    }
+    const float va = d3 * d6 - d5 * d4;
+    if (va <= 0.0f && (d4 - d3) >= 0.0f && (d5 - d6) >= 0.0f) {  // edge bc
+        const float t = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        wa = 0.0f; wb = 1.0f - t; return;
+    }
+    const float denom = 1.0f / (va + vb + vc);  // inside the face
+    const float v = vb * denom, w = vc * denom;
+    wa = 1.0f - v - w; wb = v;
+}
+
+BW_INLINE void at(const float* a, const float* b, const float* c, float wa, float wb, float* out) {
+    const float wc = 1.0f - wa - wb;
+    for (int k = 0; k < 3; ++k) out[k] = wa * a[k] + wb * b[k] + wc * c[k];
+}
+
+BW_INLINE void face_normal(const float* a, const float* b, const float* c, float* n) {
+    float ab[3], ac[3];
+    sub(b, a, ab);
+    sub(c, a, ac);
+    cross(ab, ac, n);
+    const float l = sqrt_(dot(n, n));
+    if (l > 0.0f) for (int k = 0; k < 3; ++k) n[k] /= l;
+}
+
+// Moeller-Trumbore: whether start + t dir crosses triangle (a, b, c) at some t in [0, max_t] (t, wa, wb,
+// and the unnormalized normal's dot with dir for the side).
+BW_INLINE bool ray_triangle(const float* start, const float* dir, const float* a, const float* b, const float* c,
+                            float max_t, float& t, float& wa, float& wb) {
+    float e1[3], e2[3], s[3], pv[3], qv[3];
+    sub(b, a, e1);
+    sub(c, a, e2);
+    cross(dir, e2, pv);
+    const float det = dot(e1, pv);
+    if (det == 0.0f) return false;
+    const float inv = 1.0f / det;
+    sub(start, a, s);
+    const float bu = dot(s, pv) * inv;  // the weight of b
+    if (bu < 0.0f || bu > 1.0f) return false;
+    cross(s, e1, qv);
+    const float bv = dot(dir, qv) * inv;  // the weight of c
+    if (bv < 0.0f || bu + bv > 1.0f) return false;
+    t = dot(e2, qv) * inv;
+    if (t < 0.0f || t > max_t) return false;
+    wa = 1.0f - bu - bv;
+    wb = bu;
+    return true;
+}
+
+// The closest triangle within max_dist (furthest when far): face, weights and squared distance; false if none.
+BW_INLINE bool closest(const mesh_data* m, const float* p, float max_dist, bool far, int32_t& face, float& wa,
+                       float& wb, float& best) {
+    const bvh_data* b = &m->bvh;
+    face = -1;
+    wa = wb = 0.0f;
+    if (b->num_nodes == 0) return false;
+    best = far ? max_dist * max_dist : max_dist * max_dist;
+    if (far && max_dist < 0.0f) best = -1.0f;
+    int32_t stack[BVH_STACK];
+    int32_t count = 0;
+    stack[count++] = 0;
+    float lo[3], hi[3], ta[3], tb[3], tc[3], q[3];
+    while (count > 0) {
+        const int32_t node = stack[--count];
+        bvh_detail::node_box(b, node, lo, hi);
+        const float bound = far ? bvh_detail::box_far_distance_sq(p, lo, hi) : bvh_detail::box_distance_sq(p, lo, hi);
+        if (far ? bound < best : bound > best) continue;
+        const int32_t left = b->node_lowers[node].i, right = b->node_uppers[node].i;
+        if (left < 0) {
+            for (int32_t k = -(left + 1); k < right; ++k) {
+                const int32_t f = b->primitive_indices[k];
+                triangle(m, f, ta, tb, tc);
+                float u, v;
+                if (far) {  // the furthest point of a triangle is one of its vertices
+                    const float* vs[3] = {ta, tb, tc};
+                    int best_k = 0;
+                    float dk[3];
+                    for (int j = 0; j < 3; ++j) {
+                        float d[3];
+                        sub(p, vs[j], d);
+                        dk[j] = dot(d, d);
+                        if (dk[j] > dk[best_k]) best_k = j;
+                    }
+                    u = best_k == 0 ? 1.0f : 0.0f;
+                    v = best_k == 1 ? 1.0f : 0.0f;
+                    if (dk[best_k] > best || (face < 0 && dk[best_k] >= best)) {
+                        best = dk[best_k]; face = f; wa = u; wb = v;
+                    }
+                } else {
+                    closest_on_triangle(p, ta, tb, tc, u, v);
+                    at(ta, tb, tc, u, v, q);
+                    float d[3];
+                    sub(p, q, d);
+                    const float dd = dot(d, d);
+                    if (dd < best || (face < 0 && dd <= best)) {
+                        best = dd; face = f; wa = u; wb = v;
+                    }
+                }
+            }
+        } else if (count + 2 <= BVH_STACK) {  // the nearer (farther) child first
+            float l2[3], h2[3], l3[3], h3[3];
+            bvh_detail::node_box(b, left, l2, h2);
+            bvh_detail::node_box(b, right, l3, h3);
+            float dl = bvh_detail::box_distance_sq(p, l2, h2), dr = bvh_detail::box_distance_sq(p, l3, h3);
+            if (far) {
+                dl = -bvh_detail::box_far_distance_sq(p, l2, h2);
+                dr = -bvh_detail::box_far_distance_sq(p, l3, h3);
+            }
+            if (dl <= dr) { stack[count++] = right; stack[count++] = left; }
+            else { stack[count++] = left; stack[count++] = right; }
+        }
+    }
+    return face >= 0;
+}
+
+// The closest hit of the ray within max_t: face, t, weights; false if none.
+BW_INLINE bool ray_closest(const mesh_data* m, const float* start, const float* dir, float max_t, int32_t& face,
+                           float& t, float& wa, float& wb, int32_t root) {
+    const bvh_data* b = &m->bvh;
+    face = -1;
+    t = max_t;
+    if (b->num_nodes == 0) return false;
+    float rcp[3] = {1.0f / dir[0], 1.0f / dir[1], 1.0f / dir[2]};
+    int32_t stack[BVH_STACK];
+    int32_t count = 0;
+    stack[count++] = root >= 0 && root < b->num_nodes ? root : 0;
+    float lo[3], hi[3], ta[3], tb[3], tc[3];
+    while (count > 0) {
+        const int32_t node = stack[--count];
+        bvh_detail::node_box(b, node, lo, hi);
+        if (!bvh_detail::ray_box(start, rcp, lo, hi, t)) continue;
+        const int32_t left = b->node_lowers[node].i, right = b->node_uppers[node].i;
+        if (left < 0) {
+            for (int32_t k = -(left + 1); k < right; ++k) {
+                const int32_t f = b->primitive_indices[k];
+                triangle(m, f, ta, tb, tc);
+                float th, u, v;
+                if (ray_triangle(start, dir, ta, tb, tc, t, th, u, v) && (face < 0 || th < t)) {
+                    t = th; face = f; wa = u; wb = v;
+                }
+            }
+        } else if (count + 2 <= BVH_STACK) {
+            stack[count++] = right;
+            stack[count++] = left;
+        }
+    }
+    return face >= 0;
+}
+
+// Crossings of the ray with the mesh within max_t (each triangle counted once).
+BW_INLINE int32_t ray_count(const mesh_data* m, const float* start, const float* dir, float max_t, bool any,
+                            int32_t root = -1) {
+    const bvh_data* b = &m->bvh;
+    if (b->num_nodes == 0) return 0;
+    float rcp[3] = {1.0f / dir[0], 1.0f / dir[1], 1.0f / dir[2]};
+    int32_t stack[BVH_STACK];
+    int32_t count = 0, hits = 0;
+    stack[count++] = root >= 0 && root < b->num_nodes ? root : 0;
+    float lo[3], hi[3], ta[3], tb[3], tc[3];
+    while (count > 0) {
+        const int32_t node = stack[--count];
+        bvh_detail::node_box(b, node, lo, hi);
+        if (!bvh_detail::ray_box(start, rcp, lo, hi, max_t)) continue;
+        const int32_t left = b->node_lowers[node].i, right = b->node_uppers[node].i;
+        if (left < 0) {
+            for (int32_t k = -(left + 1); k < right; ++k) {
+                triangle(m, b->primitive_indices[k], ta, tb, tc);
+                float th, u, v;
+                if (ray_triangle(start, dir, ta, tb, tc, max_t, th, u, v)) {
+                    if (any) return 1;
+                    ++hits;
+                }
+            }
+        } else if (count + 2 <= BVH_STACK) {
+            stack[count++] = right;
+            stack[count++] = left;
+        }
+    }
+    return hits;
+}
+
+// The sign by the parity of crossings along three fixed directions (majority vote): -1 inside, 1 outside. The
+// directions are skewed so that rays from points of axis-aligned or symmetric meshes do not run along edges.
+BW_INLINE float parity_sign(const mesh_data* m, const float* p) {
+    const float dirs[3][3] = {{0.4180542f, 0.6370302f, 0.6476290f},
+                              {-0.7790492f, 0.2363887f, -0.5806916f},
+                              {0.1945790f, -0.9304976f, 0.3103438f}};
+    int inside = 0;
+    for (int k = 0; k < 3; ++k) inside += ray_count(m, p, dirs[k], inf<float>(), false) & 1;
+    return inside >= 2 ? -1.0f : 1.0f;
+}
+
+// The generalized winding number of the mesh at p: the sum of its triangles' signed solid angles / 4 pi.
+BW_INLINE float winding_number(const mesh_data* m, const float* p) {
+    double total = 0.0;
+    float ta[3], tb[3], tc[3], a[3], b[3], c[3], bc[3];
+    for (int32_t f = 0; f < m->num_tris; ++f) {
+        triangle(m, f, ta, tb, tc);
+        sub(ta, p, a);
+        sub(tb, p, b);
+        sub(tc, p, c);
+        const float la = sqrt_(dot(a, a)), lb = sqrt_(dot(b, b)), lc = sqrt_(dot(c, c));
+        cross(b, c, bc);
+        const double num = dot(a, bc);
+        const double den = (double)la * lb * lc + dot(a, b) * (double)lc + dot(b, c) * (double)la + dot(c, a) * (double)lb;
+        total += 2.0 * BW_MATH(atan2)(num, den);
+    }
+    return (float)(total / (4.0 * 3.14159265358979323846));
+}
+
+// The sign from the closest triangle's normal; where triangles tie at the closest point (an edge or a vertex),
+// the one whose plane p is farthest from (|n . (p - q)| largest) decides.
+BW_INLINE float normal_sign(const mesh_data* m, const float* p, int32_t face, float wa, float wb, float best) {
+    float ta[3], tb[3], tc[3], q[3], n[3], d[3];
+    triangle(m, face, ta, tb, tc);
+    at(ta, tb, tc, wa, wb, q);
+    sub(p, q, d);
+    face_normal(ta, tb, tc, n);
+    float side = dot(d, n), weight = abs_(side);
+    const float slack = best * 1e-6f + 1e-12f;
+    const bvh_data* b = &m->bvh;
+    int32_t stack[BVH_STACK];
+    int32_t count = 0;
+    stack[count++] = 0;
+    float lo[3], hi[3];
+    while (count > 0) {
+        const int32_t node = stack[--count];
+        bvh_detail::node_box(b, node, lo, hi);
+        if (bvh_detail::box_distance_sq(p, lo, hi) > best + slack) continue;
+        const int32_t left = b->node_lowers[node].i, right = b->node_uppers[node].i;
+        if (left < 0) {
+            for (int32_t k = -(left + 1); k < right; ++k) {
+                const int32_t f = b->primitive_indices[k];
+                triangle(m, f, ta, tb, tc);
+                float u, v;
+                closest_on_triangle(p, ta, tb, tc, u, v);
+                at(ta, tb, tc, u, v, q);
+                sub(p, q, d);
+                if (dot(d, d) > best + slack) continue;
+                face_normal(ta, tb, tc, n);
+                const float s = dot(d, n);
+                if (abs_(s) > weight) { weight = abs_(s); side = s; }
+            }
+        } else if (count + 2 <= BVH_STACK) {
+            stack[count++] = right;
+            stack[count++] = left;
+        }
+    }
+    return side < 0.0f ? -1.0f : 1.0f;
+}
+
+template <class R> BW_INLINE R point_result(bool found, float sign, int32_t face, float u, float v) {
+    R r{};
+    r.m_result = found;
+    r.m_sign = sign;
+    r.m_face = face;
+    r.m_u = u;
+    r.m_v = v;
+    return r;
+}
+
+enum { SIGN_NONE, SIGN_NORMAL, SIGN_PARITY, SIGN_WINDING };
+
+template <class R>
+BW_INLINE R query_point(uint64_t id, const vec<3, float>& point, float max_dist, int how, float accuracy = 2.0f,
+                        float threshold = 0.5f) {
+    const mesh_data* m = get(id);
+    float p[3];
+    bvh_detail::v3(point, p);
+    int32_t face;
+    float u, v, best;
+    if (m == nullptr || !closest(m, p, max_dist, false, face, u, v, best)) return point_result<R>(false, 0.0f, 0, 0.0f, 0.0f);
+    float sign = 0.0f;
+    if (how == SIGN_NORMAL) sign = normal_sign(m, p, face, u, v, best);
+    else if (how == SIGN_PARITY) sign = parity_sign(m, p);
+    else if (how == SIGN_WINDING) sign = winding_number(m, p) > threshold ? -1.0f : 1.0f;
+    (void)accuracy;
+    return point_result<R>(true, sign, face, u, v);
+}
+
+}  // namespace mesh_detail
+
+template <class R> BW_INLINE R mesh_query_point_no_sign(uint64_t id, const vec<3, float>& point, float max_dist) {
+    return mesh_detail::query_point<R>(id, point, max_dist, mesh_detail::SIGN_NONE);
+}
+
+template <class R>
+BW_INLINE R mesh_query_furthest_point_no_sign(uint64_t id, const vec<3, float>& point, float min_dist) {
+    const mesh_data* m = mesh_detail::get(id);
+    float p[3];
+    bvh_detail::v3(point, p);
+    int32_t face;
+    float u, v, best;
+    if (m == nullptr || !mesh_detail::closest(m, p, min_dist, true, face, u, v, best))
+        return mesh_detail::point_result<R>(false, 0.0f, 0, 0.0f, 0.0f);
+    return mesh_detail::point_result<R>(true, 0.0f, face, u, v);
+}
+
+template <class R> BW_INLINE R mesh_query_point_sign_normal(uint64_t id, const vec<3, float>& point, float max_dist,
+                                         float epsilon = 1e-3f) {
+    (void)epsilon;
+    return mesh_detail::query_point<R>(id, point, max_dist, mesh_detail::SIGN_NORMAL);
+}
+
+template <class R> BW_INLINE R mesh_query_point_sign_parity(uint64_t id, const vec<3, float>& point, float max_dist,
+                                         int32_t n_sample = 1, float perturbation_scale = 0.1f) {
+    (void)n_sample;
+    (void)perturbation_scale;
+    return mesh_detail::query_point<R>(id, point, max_dist, mesh_detail::SIGN_PARITY);
+}
+
+template <class R> BW_INLINE R mesh_query_point(uint64_t id, const vec<3, float>& point, float max_dist) {
+    return mesh_detail::query_point<R>(id, point, max_dist, mesh_detail::SIGN_PARITY);
+}
+
+template <class R>
+BW_INLINE R mesh_query_point_sign_winding_number(uint64_t id, const vec<3, float>& point, float max_dist,
+                                                 float accuracy = 2.0f, float threshold = 0.5f) {
+    return mesh_detail::query_point<R>(id, point, max_dist, mesh_detail::SIGN_WINDING, accuracy, threshold);
+}
+
+template <class R>
+BW_INLINE R mesh_query_ray(uint64_t id, const vec<3, float>& start, const vec<3, float>& dir, float max_t,
+                           int32_t root = -1) {
+    const mesh_data* m = mesh_detail::get(id);
+    float s[3], d[3];
+    bvh_detail::v3(start, s);
+    bvh_detail::v3(dir, d);
+    R r{};  // a miss: all zero, as in Warp
+    int32_t face;
+    float t, u, v;
+    if (m == nullptr || !mesh_detail::ray_closest(m, s, d, max_t, face, t, u, v, root)) return r;
+    float ta[3], tb[3], tc[3], n[3], e1[3], e2[3], area[3];
+    mesh_detail::triangle(m, face, ta, tb, tc);
+    mesh_detail::face_normal(ta, tb, tc, n);
+    mesh_detail::sub(tb, ta, e1);
+    mesh_detail::sub(tc, ta, e2);
+    mesh_detail::cross(e1, e2, area);
+    r.m_result = true;
+    r.m_sign = -mesh_detail::dot(d, area);  // > 0: the ray meets the front of the face (the Moeller-Trumbore det)
+    r.m_face = face;
+    r.m_t = t;
+    r.m_u = u;
+    r.m_v = v;
+    for (int k = 0; k < 3; ++k) r.m_normal.c[k] = n[k];
+    return r;
+}
+
+BW_INLINE bool mesh_query_ray_anyhit(uint64_t id, const vec<3, float>& start, const vec<3, float>& dir, float max_t,
+                                     int32_t root = -1) {
+    const mesh_data* m = mesh_detail::get(id);
+    float s[3], d[3];
+    bvh_detail::v3(start, s);
+    bvh_detail::v3(dir, d);
+    return m != nullptr && mesh_detail::ray_count(m, s, d, max_t, true, root) > 0;
+}
+
+BW_INLINE int32_t mesh_query_ray_count_intersections(uint64_t id, const vec<3, float>& start,
+                                                     const vec<3, float>& dir, int32_t root = -1) {
+    const mesh_data* m = mesh_detail::get(id);
+    float s[3], d[3];
+    bvh_detail::v3(start, s);
+    bvh_detail::v3(dir, d);
+    return m == nullptr ? 0 : mesh_detail::ray_count(m, s, d, inf<float>(), false, root);
+}
+
+BW_INLINE bvh_query_t mesh_query_aabb(uint64_t id, const vec<3, float>& lower, const vec<3, float>& upper) {
+    const mesh_data* m = mesh_detail::get(id);
+    return bvh_query_aabb(m == nullptr ? 0 : (uint64_t)(uintptr_t)&m->bvh, lower, upper);
+}
+
+BW_INLINE bool mesh_query_aabb_next(bvh_query_t& q, int32_t& index) { return bvh_query_next(q, index); }
+
+BW_INLINE vec<3, float> mesh_eval_position(uint64_t id, int32_t face, float u, float v) {
+    const mesh_data* m = mesh_detail::get(id);
+    float a[3], b[3], c[3], p[3];
+    mesh_detail::triangle(m, face, a, b, c);
+    mesh_detail::at(a, b, c, u, v, p);
+    return vec<3, float>{{p[0], p[1], p[2]}};
+}
+
+BW_INLINE vec<3, float> mesh_eval_velocity(uint64_t id, int32_t face, float u, float v) {
+    const mesh_data* m = mesh_detail::get(id);
+    if (m->velocities == nullptr) return vec<3, float>{{0.0f, 0.0f, 0.0f}};
+    float a[3], b[3], c[3], p[3];
+    for (int k = 0; k < 3; ++k) {
+        const int32_t i = m->indices[3 * (int64_t)face + k];
+        float* out = k == 0 ? a : k == 1 ? b : c;
+        for (int j = 0; j < 3; ++j) out[j] = m->velocities[3 * (int64_t)i + j];
+    }
+    mesh_detail::at(a, b, c, u, v, p);
+    return vec<3, float>{{p[0], p[1], p[2]}};
+}
+
+BW_INLINE vec<3, float> mesh_get_point(uint64_t id, int32_t index) {
+    const mesh_data* m = mesh_detail::get(id);
+    float p[3];
+    mesh_detail::vertex(m, index / 3, index % 3, p);
+    return vec<3, float>{{p[0], p[1], p[2]}};
+}
+
+BW_INLINE vec<3, float> mesh_get_velocity(uint64_t id, int32_t index) {
+    const mesh_data* m = mesh_detail::get(id);
+    if (m->velocities == nullptr) return vec<3, float>{{0.0f, 0.0f, 0.0f}};
+    const int32_t i = m->indices[index];
+    return vec<3, float>{{m->velocities[3 * (int64_t)i], m->velocities[3 * (int64_t)i + 1],
+                          m->velocities[3 * (int64_t)i + 2]}};
+}
+
+BW_INLINE int32_t mesh_get_index(uint64_t id, int32_t index) { return mesh_detail::get(id)->indices[index]; }
+
+}  // namespace bw

@@ -1,0 +1,272 @@
+"""``wp.Bvh``: a bounding volume hierarchy over boxes for queries in kernels, as in Warp.
+
+The tree is built on the host with numpy, level by level (no recursion per node): every node of a level
+with more than ``leaf_size`` items is split at the median of its items' centres along the longest axis of
+their extent (a stable sort, so a build is deterministic), and the nodes are numbered level by level, root
+0. Node bounds are computed bottom-up (``refit``: the leaves' in one reduction, then each level's from its
+children). Kernels receive the tree as its ``id`` (a ``uint64``: the address of the 72-byte descriptor on
+the tree's device, ``bw::bvh_data`` in ``include/brickwork_bvh.h``), and traverse it with an explicit stack.
+
+Every constructor name Warp has ("sah", "median", "lbvh", None) builds this median-split tree: the queries
+give the same items whichever tree answers them; only Warp's speed trade-offs differ.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..device import get_device
+from ..errors import BrickworkError
+from ..types import recording
+from ..types.arrays import array, type_name
+from ..types.composite import vector
+from ..types.scalars import float32, uint8
+
+#: The descriptor the kernels read (``bw::bvh_data``); the first fields have the order of Warp's host header.
+DESCRIPTOR = np.dtype([("node_lowers", "<u8"), ("node_uppers", "<u8"), ("node_parents", "<u8"),
+                       ("node_counts", "<u8"), ("primitive_indices", "<u8"), ("max_depth", "<i4"),
+                       ("max_nodes", "<i4"), ("num_nodes", "<i4"), ("num_items", "<i4"), ("item_lowers", "<u8"),
+                       ("item_uppers", "<u8")])
+assert DESCRIPTOR.itemsize == 72
+CONSTRUCTORS = ("sah", "median", "lbvh")
+MAX_ITEMS = 2**31 - 1
+
+
+class BvhError(BrickworkError, RuntimeError, ValueError):
+    """Bounds of different lengths or types, on another device, or a bad ``leaf_size`` / ``constructor``
+    (the message says which). A ``RuntimeError`` and a ``ValueError``, as Warp raises either."""
+
+
+class Tree:
+    """A median-split tree over ``n`` items: the item order, each node's children (or item range) and parent,
+    and the nodes of each level (for the bottom-up bounds)."""
+
+    def __init__(self, centers: np.ndarray, leaf_size: int):
+        n = len(centers)
+        self.order = np.arange(n, dtype=np.int64)
+        lo_i, hi_i, parents, levels = [], [], [], []
+        seg_start, seg_end = np.array([0], np.int64), np.array([n], np.int64)
+        seg_parent = np.array([-1], np.int64)
+        next_id = 0
+        while len(seg_start):
+            ids = np.arange(next_id, next_id + len(seg_start))
+            next_id += len(seg_start)
+            parents.append(seg_parent)
+            size = seg_end - seg_start
+            split = size > leaf_size
+            a = np.where(split, 0, -(seg_start + 1))  # children filled in below
+            b = np.where(split, 0, seg_end)
+            levels.append((ids, split))
+            s, e = seg_start[split], seg_end[split]
+            if len(s):
+                sizes = e - s
+                offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+                seg_of = np.repeat(np.arange(len(s)), sizes)
+                positions = np.repeat(s, sizes) + (np.arange(sizes.sum()) - np.repeat(offsets, sizes))
+                items = self.order[positions]
+                c = centers[items]
+                lo = np.minimum.reduceat(c, offsets, axis=0)
+                hi = np.maximum.reduceat(c, offsets, axis=0)
+                axis = np.argmax(hi - lo, axis=1)
+                key = c[np.arange(len(c)), axis[seg_of]]
+                self.order[positions] = items[np.lexsort((key, seg_of))]
+                mid = s + sizes // 2
+                first_child = next_id + 2 * np.arange(len(s))
+                a[split] = first_child
+                b[split] = first_child + 1
+                seg_start = np.stack([s, mid], 1).reshape(-1)
+                seg_end = np.stack([mid, e], 1).reshape(-1)
+                seg_parent = np.repeat(ids[split], 2)
+            else:
+                seg_start = seg_end = seg_parent = np.zeros(0, np.int64)
+            lo_i.append(a)
+            hi_i.append(b)
+        self.num_nodes = next_id
+        self.lo_i = np.concatenate(lo_i).astype(np.int32)
+        self.hi_i = np.concatenate(hi_i).astype(np.int32)
+        self.parents = np.concatenate(parents).astype(np.int32)
+        self.levels = levels
+        self.max_depth = len(levels) - 1
+        leaf = self.lo_i < 0
+        self.leaves = np.flatnonzero(leaf)
+        self.leaf_starts = -(self.lo_i[leaf].astype(np.int64) + 1)
+
+    def bounds(self, lowers: np.ndarray, uppers: np.ndarray) -> tuple:
+        """Node lowers and uppers (float32, (num_nodes, 3)) of items with these bounds."""
+        node_lo = np.zeros((self.num_nodes, 3), np.float32)
+        node_hi = np.zeros((self.num_nodes, 3), np.float32)
+        if self.num_nodes == 0:
+            return node_lo, node_hi
+        node_lo[self.leaves] = np.minimum.reduceat(lowers[self.order], self.leaf_starts, axis=0)
+        node_hi[self.leaves] = np.maximum.reduceat(uppers[self.order], self.leaf_starts, axis=0)
+        for ids, split in reversed(self.levels):  # children before their parents
+            inner = ids[split]
+            if len(inner):
+                left, right = self.lo_i[inner], self.hi_i[inner]
+                node_lo[inner] = np.minimum(node_lo[left], node_lo[right])
+                node_hi[inner] = np.maximum(node_hi[left], node_hi[right])
+        return node_lo, node_hi
+
+
+def _halves(bounds: np.ndarray, ints: np.ndarray) -> np.ndarray:
+    """Nodes as ``bw::bvh_node_half``: three floats and an int32, 16 bytes each."""
+    out = np.zeros((len(ints), 4), np.float32)
+    out[:, :3] = bounds
+    out.view(np.int32)[:, 3] = ints
+    return out
+
+
+def check_leaf_size(leaf_size, where: str) -> int:
+    try:
+        value = operator.index(leaf_size)
+    except TypeError:
+        raise BvhError(f"{where} must be an integer, got {type(leaf_size).__name__}") from None
+    if value < 1:
+        raise BvhError(f"{where} must be greater than or equal to 1, current value: {value}")
+    return value
+
+
+def check_constructor(constructor) -> str | None:
+    name = getattr(constructor, "value", constructor)
+    if name is not None and name not in CONSTRUCTORS:
+        raise BvhError(f"Unknown BVH constructor {constructor!r}: use one of {', '.join(map(repr, CONSTRUCTORS))} "
+                       f"or None")
+    return name
+
+
+class TreeStorage:
+    """The tables a tree's descriptor points to, on the host (CPU) or uploaded to the device."""
+
+    def __init__(self, device, descriptor: np.ndarray):
+        self.device = device
+        self.descriptor = descriptor  # a structured array whose first record is a bvh_data
+        self.tables: dict = {}
+        self.device_descriptor = None
+        if not device.is_cpu:
+            self.device_descriptor = array(descriptor.view(np.uint8), dtype=uint8, device=device)
+
+    @property
+    def address(self) -> int:
+        if self.device_descriptor is None:
+            return int(self.descriptor.ctypes.data)
+        return int(self.device_descriptor.ptr)
+
+    def put(self, name: str, host: np.ndarray, field: str | None = None) -> None:
+        """Store ``host`` (its bytes) as table ``name`` and point descriptor ``field`` at it."""
+        host = np.ascontiguousarray(host)
+        if self.device.is_cpu:
+            table = host
+            address = int(table.ctypes.data) if table.size else 0
+        else:
+            raw = host.reshape(-1).view(np.uint8)
+            old = self.tables.get(name)
+            if old is not None and old.shape[0] == max(raw.size, 1):
+                old.assign(raw if raw.size else np.zeros(1, np.uint8))
+                table = old
+            else:
+                table = array(raw if raw.size else np.zeros(1, np.uint8), dtype=uint8, device=self.device)
+            address = int(table.ptr) if raw.size else 0
+        self.tables[name] = table
+        self.descriptor[field or name] = address
+
+    def upload(self) -> None:
+        if self.device_descriptor is not None:
+            self.device_descriptor.assign(self.descriptor.view(np.uint8))
+
+
+def write_tree(storage: TreeStorage, tree: Tree, lowers: np.ndarray, uppers: np.ndarray, *,
+               structure: bool) -> None:
+    """Point the descriptor's ``bvh_data`` (its first record field, or the record itself) at the tree's
+    tables: all of them after a build (``structure``), the bounds only after a refit."""
+    d = storage.descriptor
+    node_lo, node_hi = tree.bounds(lowers, uppers)
+    storage.put("node_lowers", _halves(node_lo, tree.lo_i))
+    storage.put("node_uppers", _halves(node_hi, tree.hi_i))
+    storage.put("item_lowers", lowers.astype(np.float32))
+    storage.put("item_uppers", uppers.astype(np.float32))
+    if structure:
+        storage.put("node_parents", tree.parents)
+        storage.put("primitive_indices", tree.order.astype(np.int32))
+        d["node_counts"] = 0
+        d["max_depth"] = tree.max_depth
+        d["max_nodes"] = tree.num_nodes
+        d["num_nodes"] = tree.num_nodes
+        d["num_items"] = len(lowers)
+    storage.upload()
+
+
+class Bvh:
+    """A bounding volume hierarchy over the boxes ``lowers[i]`` to ``uppers[i]`` (arrays of vec3f on one
+    device) for queries in kernels: pass ``bvh.id`` to a ``uint64`` parameter and call
+    ``wp.bvh_query_aabb(id, lower, upper)``, ``wp.bvh_query_ray(id, start, dir)`` or
+    ``wp.bvh_query_sphere(id, center, radius)`` there. Keeps ``lowers`` and ``uppers``: after they change,
+    ``refit()`` updates the bounds (same tree) and ``rebuild()`` builds a new tree."""
+
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        self.id = 0  # a tree whose __init__ failed has none
+        return self
+
+    def __init__(self, lowers, uppers, constructor=None, groups=None, leaf_size: int = 1):
+        vec3 = vector(3, float32)
+        for name, value in (("lowers", lowers), ("uppers", uppers)):
+            if not isinstance(value, array) or value.dtype is not vec3 or not value.is_contiguous:
+                got = type_name(value.dtype) if isinstance(value, array) else type(value).__name__
+                raise BvhError(f"{name} should be a contiguous array of type wp.vec3, got {got}")
+        if lowers.size != uppers.size:
+            raise BvhError(f"The same number of lower and upper bounds must be provided, got {lowers.size} and "
+                           f"{uppers.size}")
+        if lowers.device != uppers.device:
+            raise BvhError(f"Lower and upper bounds must live on the same device, got {lowers.device} and "
+                           f"{uppers.device}")
+        if groups is not None:
+            raise BvhError("grouped BVHs (groups=...) are not supported by brickwork")
+        if lowers.size > MAX_ITEMS:
+            raise BvhError(f"Bvh: at most {MAX_ITEMS} boxes, got {lowers.size}")
+        self.leaf_size = check_leaf_size(leaf_size, "leaf_size")
+        self.constructor = check_constructor(constructor)
+        self.device = get_device(lowers.device)
+        self.lowers = lowers
+        self.uppers = uppers
+        self.groups = None
+        self._storage = TreeStorage(self.device, np.zeros(1, DESCRIPTOR))
+        self._tree = None
+        self._build()
+        self.id = self._storage.address
+
+    def _read(self) -> tuple:
+        lo = np.asarray(self.lowers.numpy(), np.float32).reshape(-1, 3)
+        hi = np.asarray(self.uppers.numpy(), np.float32).reshape(-1, 3)
+        return lo, hi
+
+    def _build(self) -> None:
+        lo, hi = self._read()
+        self._tree = Tree((lo.astype(np.float64) + hi) * 0.5, self.leaf_size)
+        write_tree(self._storage, self._tree, lo, hi, structure=True)
+
+    def _refit(self) -> None:
+        lo, hi = self._read()
+        write_tree(self._storage, self._tree, lo, hi, structure=False)
+
+    def refit(self) -> None:
+        """Recompute the node bounds from the current ``lowers`` and ``uppers`` (the tree is kept: quick, but
+        queries slow down if the boxes moved far). In a graph capture it runs at each replay."""
+        recording.run_or_record(self._refit)
+
+    def rebuild(self, constructor=None) -> None:
+        """Build a new tree from the current ``lowers`` and ``uppers`` (``id`` stays the same)."""
+        name = check_constructor(constructor)
+        if name is not None:
+            self.constructor = name
+        recording.run_or_record(self._build)
+
+    def __del__(self):
+        self.__dict__.pop("_storage", None)
+
+
+def is_cubql_available() -> bool:
+    """Whether Warp's experimental cuBQL constructor is available: never in brickwork (``constructor="cubql"``
+    is refused)."""
+    return False

@@ -1,0 +1,150 @@
+"""``wp.Mesh``: a triangle mesh for closest-point, ray and box queries in kernels, as in Warp.
+
+The mesh keeps the user's ``points`` (and ``velocities``) and ``indices`` arrays: kernels read them
+directly, so moving the points moves the mesh; ``refit()`` then updates the tree over the triangles'
+bounds (``runtime/bvh.py``). Kernels receive the mesh as its ``id`` (the address of a 104-byte descriptor,
+``bw::mesh_data`` in ``include/brickwork_bvh.h``: the tree's descriptor, then the arrays' addresses).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..device import get_device
+from ..types import recording
+from ..types.arrays import array, type_name
+from ..types.composite import vector
+from ..types.scalars import float32, int32
+from .bvh import DESCRIPTOR as BVH_DESCRIPTOR
+from .bvh import BvhError, Tree, TreeStorage, check_constructor, check_leaf_size, write_tree
+
+#: ``bw::mesh_data``: the tree's fields, then the mesh's.
+DESCRIPTOR = np.dtype(BVH_DESCRIPTOR.descr + [("points", "<u8"), ("velocities", "<u8"), ("indices", "<u8"),
+                                              ("num_points", "<i4"), ("num_tris", "<i4")])
+assert DESCRIPTOR.itemsize == 104
+
+
+class MeshError(BvhError):
+    """Mesh arrays of the wrong type, shape or device (the message says which); a ``RuntimeError`` and a
+    ``ValueError``, as Warp raises either."""
+
+
+def _check_vec3(value, what: str) -> None:
+    if not isinstance(value, array) or value.dtype is not vector(3, float32) or not value.is_contiguous:
+        got = type_name(value.dtype) if isinstance(value, array) else type(value).__name__
+        raise MeshError(f"Mesh {what} should be a contiguous array of type wp.vec3, got {got}")
+
+
+class Mesh:
+    """Triangles ``(points[indices[3f]], points[indices[3f + 1]], points[indices[3f + 2]])`` for queries in
+    kernels: pass ``mesh.id`` to a ``uint64`` parameter and call ``wp.mesh_query_point(id, p, max_dist)``,
+    ``wp.mesh_query_ray(id, start, dir, max_t)``, ``wp.mesh_query_aabb(id, lower, upper)`` and the others
+    there. ``points`` (vec3f) and ``indices`` (int32, three per triangle) must be contiguous and on one
+    device; ``velocities`` (vec3f, one per point) are read by ``mesh_eval_velocity``."""
+
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        self.id = 0
+        self._points = self._velocities = None  # a mesh whose __init__ failed has none
+        return self
+
+    def __init__(self, points, indices, velocities=None, support_winding_number: bool = False,
+                 bvh_constructor=None, bvh_leaf_size=None, groups=None):
+        _check_vec3(points, "points")
+        if velocities is not None:
+            _check_vec3(velocities, "velocities")
+        if not isinstance(indices, array) or indices.dtype is not int32 or not indices.is_contiguous:
+            got = type_name(indices.dtype) if isinstance(indices, array) else type(indices).__name__
+            raise MeshError(f"Mesh indices should be a contiguous array of type wp.int32, got {got}")
+        if indices.ndim != 1:
+            raise MeshError(f"Mesh indices should be a flattened 1d array of indices, got {indices.ndim} dimensions")
+        if indices.size % 3:
+            raise MeshError(f"Mesh indices should hold three per triangle, got {indices.size}")
+        if points.device != indices.device or velocities is not None and velocities.device != points.device:
+            raise MeshError("Mesh points and indices must live on the same device")
+        if velocities is not None and velocities.size != points.size:
+            raise MeshError(f"Mesh velocities should have one per point ({points.size}), got {velocities.size}")
+        if groups is not None:
+            raise MeshError("grouped meshes (groups=...) are not supported by brickwork")
+        idx = np.asarray(indices.numpy()).reshape(-1)
+        if idx.size and (idx.min() < 0 or idx.max() >= points.size):
+            raise MeshError(f"Mesh indices must lie in [0, {points.size}), got values from {idx.min()} to "
+                            f"{idx.max()}")
+        self.bvh_leaf_size = check_leaf_size(1 if bvh_leaf_size is None else bvh_leaf_size, "bvh_leaf_size")
+        self.bvh_constructor = check_constructor(bvh_constructor)
+        self.device = get_device(points.device)
+        self._points = points
+        self._velocities = velocities
+        self.indices = indices
+        self.groups = None
+        self.support_winding_number = bool(support_winding_number)
+        self._storage = TreeStorage(self.device, np.zeros(1, DESCRIPTOR))
+        self._tris = idx.astype(np.int64).reshape(-1, 3)
+        self._tree = None
+        self._write_arrays()
+        self._build()
+        self.id = self._storage.address
+
+    def _write_arrays(self) -> None:
+        d = self._storage.descriptor
+        d["points"] = self._points.ptr if self._points.size else 0
+        d["velocities"] = 0 if self._velocities is None else self._velocities.ptr
+        d["indices"] = self.indices.ptr if self.indices.size else 0
+        d["num_points"] = self._points.size
+        d["num_tris"] = len(self._tris)
+
+    def _bounds(self) -> tuple:
+        p = np.asarray(self._points.numpy(), np.float32).reshape(-1, 3)
+        corners = p[self._tris]  # (tris, 3, 3)
+        return corners.min(axis=1), corners.max(axis=1)
+
+    def _build(self) -> None:
+        lo, hi = self._bounds()
+        self._tree = Tree((lo.astype(np.float64) + hi) * 0.5, self.bvh_leaf_size)
+        write_tree(self._storage, self._tree, lo, hi, structure=True)
+
+    def _refit(self) -> None:
+        lo, hi = self._bounds()
+        write_tree(self._storage, self._tree, lo, hi, structure=False)
+
+    def refit(self) -> None:
+        """Update the tree's bounds after the points moved (the triangles' connectivity is kept)."""
+        recording.run_or_record(self._refit)
+
+    @property
+    def points(self):
+        """The mesh's points (vec3f): the array the kernels read. Setting another array of the same length
+        (on the mesh's device) refits the mesh to it."""
+        return self._points
+
+    @points.setter
+    def points(self, points_new) -> None:
+        _check_vec3(points_new, "points")
+        if points_new.device != self.device:
+            raise MeshError(f"The new points must live on the mesh's device ({self.device}), got "
+                            f"{points_new.device}")
+        if points_new.size != self._points.size:
+            raise MeshError(f"The new points must have the same length as the old ones ({self._points.size}), "
+                            f"got {points_new.size}")
+        self._points = points_new
+        self._write_arrays()
+        self._refit()
+
+    @property
+    def velocities(self):
+        """The mesh's velocities (vec3f, one per point), or None."""
+        return self._velocities
+
+    @velocities.setter
+    def velocities(self, velocities_new) -> None:
+        if velocities_new is not None:
+            _check_vec3(velocities_new, "velocities")
+            if velocities_new.device != self.device or velocities_new.size != self._points.size:
+                raise MeshError(f"The new velocities must have one per point ({self._points.size}) on the mesh's "
+                                f"device ({self.device})")
+        self._velocities = velocities_new
+        self._write_arrays()
+        self._storage.upload()
+
+    def __del__(self):
+        self.__dict__.pop("_storage", None)
