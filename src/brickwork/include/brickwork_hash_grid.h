@@ -96,7 +96,10 @@ BW_INLINE hash_grid_query_t<T> hash_grid_query(uint64_t id, const vec<3, T>& poi
     return hash_grid_query_start(id, point, max_dist, group, true);
 }
 
-template <class T> BW_INLINE bool hash_grid_query_next(hash_grid_query_t<T>& q, int32_t& index) {
+// The next non-empty cell's range of sorted positions, then its first point; false when no cell is left.
+// Out of line of the common case (the next point of the same cell), whose few instructions then keep the
+// query in registers.
+template <class T> bool hash_grid_query_next_cell(hash_grid_query_t<T>& q, int32_t& index) {
     const hash_grid_data* g = q.grid;
     while (q.cur == q.end) {
         if (q.at[2] >= q.n[2]) return false;  // every cell visited (or none to visit)
@@ -134,6 +137,14 @@ template <class T> BW_INLINE bool hash_grid_query_next(hash_grid_query_t<T>& q, 
     }
     index = g->point_ids[q.cur++];
     return true;
+}
+
+template <class T> BW_INLINE bool hash_grid_query_next(hash_grid_query_t<T>& q, int32_t& index) {
+    if (q.cur < q.end) {
+        index = q.grid->point_ids[q.cur++];
+        return true;
+    }
+    return hash_grid_query_next_cell(q, index);
 }
 
 BW_INLINE int32_t hash_grid_point_id(uint64_t id, int32_t index) {

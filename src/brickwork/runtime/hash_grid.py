@@ -181,11 +181,10 @@ class HashGrid:
         calc = np.float64 if self.dtype is float64 else np.float32
         inv = calc(1.0) / calc(width)
         cells = _cell_indices(_cell_coordinates(coords.astype(calc), inv), self.dims)
-        keys = cells << np.int64(32)
+        group_bits = None
         if groups is not None:
             group_bits = np.asarray(groups.numpy()).reshape(-1).astype(np.int32).view(np.uint32)
-            keys |= group_bits.astype(np.int64)
-        order = np.argsort(keys, kind="stable")
+        order = _stable_order(cells, group_bits)
         n = len(order)
         self._allocate(n, groups is not None)
         sorted_cells = cells[order]
@@ -230,6 +229,22 @@ class HashGrid:
         # id afterwards reads freed memory, as in Warp)
         self.__dict__.pop("_tables", None)
         self.__dict__.pop("_device_descriptor", None)
+
+
+def _stable_order(cells: np.ndarray, group_bits) -> np.ndarray:
+    """The points' order by cell, then by group bits, then by index: a least-significant-digit radix sort in
+    16-bit digits (numpy's stable sort of 16-bit keys is a radix sort; of 64-bit keys a merge sort, 20x
+    slower for 200k points). Digits that are 0 for every point are skipped."""
+    digits = [] if group_bits is None else [group_bits.astype(np.uint32)]
+    digits.append(cells.astype(np.uint32))  # cells < 2**31
+    order = np.arange(len(cells), dtype=np.int64)
+    for key in digits:  # least significant first
+        for shift in (0, 16):
+            digit = (key >> np.uint32(shift)).astype(np.uint16)
+            if not digit.any():
+                continue
+            order = order[np.argsort(digit[order], kind="stable")]
+    return order
 
 
 def _address(table) -> int:
