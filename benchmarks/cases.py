@@ -242,3 +242,8 @@ CASES += la_cases()
 from app_cases import app_cases  # noqa: E402
 
 CASES += app_cases()
+
+# The neighbour-search cases with wp.HashGrid (hash_grid_cases.py, same import pattern).
+from hash_grid_cases import hash_grid_cases  # noqa: E402
+
+CASES += hash_grid_cases()

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-SOURCES = tuple(Path(__file__).resolve().parent / "c" / name for name in ("kernels.cpp", "la_kernels.cpp"))
+SOURCES = tuple(Path(__file__).resolve().parent / "c" / name for name in ("kernels.cpp", "la_kernels.cpp",
+                                                                           "hash_grid.cpp"))
 FLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC")
 # The hydro step keeps bench_hydro.py's flags: -fno-math-errno lets g++ vectorize sqrt (brickwork
 # builds its kernels with it too).
@@ -28,6 +29,7 @@ HYDRO_FLAGS = ("-O3", "-march=native", "-fopenmp", "-fno-math-errno", "-shared",
 _f32p = ctypes.POINTER(ctypes.c_float)
 _f64p = ctypes.POINTER(ctypes.c_double)
 _f16p = ctypes.POINTER(ctypes.c_uint16)  # _Float16 storage, passed as its bits
+_i32p = ctypes.POINTER(ctypes.c_int32)
 _i64 = ctypes.c_int64
 
 # name -> (argtypes); every kernel returns void.
@@ -39,6 +41,8 @@ SIGNATURES = {
     "saxpy_f32": [_f32p, _f32p, ctypes.c_float, _i64],
     "laplacian3d_f32": [_f32p, _f32p, _i64, _i64, _i64],
     "la_recon_flux_f64": [_f64p, _f64p, _i64, _i64, _i64, _i64, _i64, _i64],
+    "hash_grid_build_f32": [_f32p, _i64, ctypes.c_float, _i32p, _i32p, _i32p, _i32p, _i32p, _i32p, ctypes.c_int32],
+    "hash_grid_density_f32": [_f32p, _i64, ctypes.c_float, ctypes.c_float, _i32p, _i32p, _i32p, _i32p, _f32p],
 }
 
 
@@ -103,8 +107,8 @@ class CLibrary:
 
 
 def build(threads: int | None = None) -> CLibrary:
-    """Compile ``c/kernels.cpp`` and ``c/la_kernels.cpp``, load the library and set its thread count
-    (default: :func:`thread_count`)."""
+    """Compile ``c/kernels.cpp``, ``c/la_kernels.cpp`` and ``c/hash_grid.cpp``, load the library and set its
+    thread count (default: :func:`thread_count`)."""
     tmpdir = tempfile.mkdtemp(prefix="brickwork-bench-c-")
     output = os.path.join(tmpdir, "libbenchkernels.so")
     argv = shlex.split(compiler()) + list(FLAGS) + [str(s) for s in SOURCES] + ["-o", output]
@@ -128,9 +132,9 @@ def build(threads: int | None = None) -> CLibrary:
 
 
 def ptr(array: np.ndarray):
-    """A ctypes pointer to the data of a C-contiguous float16, float32 or float64 array."""
+    """A ctypes pointer to the data of a C-contiguous float16, float32, float64 or int32 array."""
     if not array.flags.c_contiguous:
         raise ValueError("C kernels need C-contiguous arrays")
     ctype = {np.dtype(np.float16): ctypes.c_uint16, np.dtype(np.float32): ctypes.c_float,
-             np.dtype(np.float64): ctypes.c_double}[array.dtype]
+             np.dtype(np.float64): ctypes.c_double, np.dtype(np.int32): ctypes.c_int32}[array.dtype]
     return array.ctypes.data_as(ctypes.POINTER(ctype))

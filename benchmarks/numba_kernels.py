@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import numpy as np
+
 
 def make_kernels(numba) -> SimpleNamespace:
     """Define and return the Numba benchmark kernels."""
@@ -82,9 +84,68 @@ def make_kernels(numba) -> SimpleNamespace:
         return total
 
     @njit(parallel=True)
+    def hash_grid_build(xyz, inv, dims, point_ids, cell_starts, cell_ends, cells, counts):
+        """Stable counting sort of the points (n, 3) into the cells floor(p * inv) wrapped into the grid
+        (x fastest), as c/hash_grid.cpp: one chunk of the points per row of ``counts`` (chunks, cells)."""
+        n, chunks = xyz.shape[0], counts.shape[0]
+        dx, dy, dz = dims[0], dims[1], dims[2]
+        ncells = dx * dy * dz
+        for t in prange(chunks):
+            counts[t, :] = 0
+            for i in range(n * t // chunks, n * (t + 1) // chunks):
+                x = np.int64(np.floor(xyz[i, 0] * inv)) % dx
+                y = np.int64(np.floor(xyz[i, 1] * inv)) % dy
+                z = np.int64(np.floor(xyz[i, 2] * inv)) % dz
+                c = (z * dy + y) * dx + x
+                cells[i] = c
+                counts[t, c] += 1
+        start = 0
+        for c in range(ncells):
+            cell_starts[c] = start
+            for t in range(chunks):
+                count = counts[t, c]
+                counts[t, c] = start
+                start += count
+            cell_ends[c] = start
+        for t in prange(chunks):
+            for i in range(n * t // chunks, n * (t + 1) // chunks):
+                c = cells[i]
+                point_ids[counts[t, c]] = i
+                counts[t, c] += 1
+
+    @njit(parallel=True)
+    def hash_grid_density(xyz, h, inv, dims, point_ids, cell_starts, cell_ends, rho):
+        """rho[i] = sum of (h² - r²)³ over the points within h, in the cell order, over the 27 cells
+        around each point's own (wrapped into the grid), as c/hash_grid.cpp."""
+        dx, dy, dz = dims[0], dims[1], dims[2]
+        h2 = h * h
+        for s in prange(xyz.shape[0]):
+            i = point_ids[s]
+            px, py, pz = xyz[i, 0], xyz[i, 1], xyz[i, 2]
+            cx = np.int64(np.floor(px * inv))
+            cy = np.int64(np.floor(py * inv))
+            cz = np.int64(np.floor(pz * inv))
+            acc = np.float32(0.0)
+            for oz in range(-1, 2):
+                z = (cz + oz) % dz
+                for oy in range(-1, 2):
+                    y = (cy + oy) % dy
+                    for ox in range(-1, 2):
+                        c = (z * dy + y) * dx + (cx + ox) % dx
+                        for k in range(cell_starts[c], cell_ends[c]):
+                            j = point_ids[k]
+                            ex, ey, ez = px - xyz[j, 0], py - xyz[j, 1], pz - xyz[j, 2]
+                            r2 = ex * ex + ey * ey + ez * ez
+                            if r2 < h2:
+                                w = h2 - r2
+                                acc += w * w * w
+            rho[i] = acc
+
+    @njit(parallel=True)
     def touch(x):
         for i in prange(x.size):
             x[i] = x[i] + 1.0
 
     return SimpleNamespace(scale=scale, saxpy=saxpy, laplacian3d=laplacian3d, recon_flux=recon_flux,
-                           sum_interior=sum_interior, touch=touch)
+                           sum_interior=sum_interior, hash_grid_build=hash_grid_build,
+                           hash_grid_density=hash_grid_density, touch=touch)

@@ -97,6 +97,12 @@ def jit_table(metrics_by_peer: dict[str, list], primary: str) -> list[str]:
 _LOAD = ("On the shared 2-core machine of RESULTS.md the second OpenMP thread is often descheduled "
          "(medians sit on 4 ms scheduler ticks), so a single-threaded loop can beat every two-thread "
          "peer: C loses by the same ratio; a machine-load artefact, not a brickwork cost.")
+_HASH_GRID_SELECT = ("LLVM (Numba's and Warp's compiler) makes the distance test a select, g++ (brickwork's and "
+                     "the C's) a branch, mispredicted for about one candidate in six; brickwork's query loop also "
+                     "costs more per candidate than a loop over a cell's range (see the line vs C).")
+_HASH_GRID_BUILD = ("brickwork builds on the host with numpy, single-threaded: most of it is a stable argsort of "
+                    "64-bit keys (timsort; numpy's radix sort is for types of 16 bits or less), where the C "
+                    "and Numba count and scatter and Warp radix-sorts.")
 LOSS_REASONS: dict[tuple[str, str], str] = {
     ("scale_f", "numpy"): _LOAD,
     ("saxpy_f32", "C"): "The same vector loop as C; read it against the spread of the two timings.",
@@ -132,6 +138,15 @@ LOSS_REASONS: dict[tuple[str, str], str] = {
     "(brickwork.h `half`), while g++ compiles `_Float16` to hardware F16C/AVX512-FP16 conversions.",
     ("sum_f64", "C"): "brickwork folds a row's cells into 8 lanes kept across the slice's rows, the C folds "
     "each row with an OpenMP simd reduction.",
+    ("hash_grid_density_f32", "C"): "Every candidate goes through `hash_grid_query_next` "
+    "(brickwork_hash_grid.h), whose loop g++ compiles with the query's state moved between registers on each "
+    "candidate, where the C loops over a cell's range of the same tables directly; both compile the distance "
+    "test to a branch.",
+    ("hash_grid_density_f32", "numba"): _HASH_GRID_SELECT,
+    ("hash_grid_density_f32", "warp"): _HASH_GRID_SELECT + " Warp runs its launch on one thread.",
+    ("hash_grid_build_f32", "C"): _HASH_GRID_BUILD,
+    ("hash_grid_build_f32", "numba"): _HASH_GRID_BUILD,
+    ("hash_grid_build_f32", "warp"): _HASH_GRID_BUILD,
 }
 
 

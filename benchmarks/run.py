@@ -112,6 +112,11 @@ def setup_peers(peers: list[Peer]) -> tuple[dict, list[str]]:
         else:
             continue
         print(f"note: {notes[-1]}", file=sys.stderr)
+    # Numba's OpenMP threading layer, when it starts, sets the calling thread's OpenMP thread count to all
+    # cores: give the C library its count again (the C kernels take it from that thread's setting).
+    for ctx in contexts.values():
+        if isinstance(ctx, cnative.CLibrary):
+            ctx.bench_set_threads(ctx.threads)
     return contexts, notes
 
 
