@@ -25,7 +25,8 @@ MODULES = [
     "deterministic.test_deterministic_options", "deterministic.test_deterministic_scatter",
     # round 10
     "geometry.test_hash_grid", "test_adam", "test_sgd",
-    "geometry.test_bvh", "geometry.test_mesh",
+    "geometry.test_bvh", "geometry.test_mesh", "geometry.test_mesh_query_point", "geometry.test_mesh_query_ray",
+    "geometry.test_mesh_query_aabb",
 ]
 
 # Whole files of warp.tests not run, grouped by reason (docs/compat.md lists them).

@@ -126,7 +126,7 @@ from .types.arrays import (
 from .types.composite import family_namespace as _family_namespace
 from .types.composite import matrix, quaternion, transformation, vector
 from .types.fixed_arrays import fixedarray
-from .types.geometry_queries import BvhQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay
+from .types.geometry_queries import BvhQuery, MeshQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay
 from .types.hash_grid_query import HashGridQuery
 from .types.indexed_arrays import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d
 from .types.references import ref

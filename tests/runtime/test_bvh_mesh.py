@@ -500,7 +500,7 @@ def test_kernel_errors_name_the_argument():
         i = 0
         wp.bvh_query_next(query, i)
 
-    assert "bvh_query_next(): the query must come from bvh_query_aabb/ray/sphere(), got MeshQueryAABB" in \
+    assert "bvh_query_next(): the query must come from bvh_query_aabb/ray/sphere(), got MeshQuery" in \
         _kernel_error(wrong_query, [0])
 
     @wp.kernel
@@ -508,3 +508,48 @@ def test_kernel_errors_name_the_argument():
         wp.mesh_query_point(mesh, wp.vec3d(0.0), 1.0)
 
     assert "a mesh id (uint64), a vec3f point and a float32 distance" in _kernel_error(float_point, [0])
+
+
+@wp.kernel
+def _sphere_or_box_hits(mesh: wp.uint64, center: wp.vec3, radius: float, use_sphere: int, hits: wp.array(dtype=int)):
+    """One query variable of either kind (wp.MeshQuery), advanced by mesh_query_next."""
+    if use_sphere == 1:
+        query = wp.mesh_query_sphere(mesh, center, radius)
+    else:
+        query = wp.mesh_query_aabb(mesh, center - wp.vec3(radius), center + wp.vec3(radius))
+    face = 0
+    while wp.mesh_query_next(query, face):
+        hits[face] += 1
+
+
+@wp.func
+def _count_all(query: wp.MeshQuery, hits: wp.array(dtype=int)):
+    for face in query:
+        hits[face] += 10
+
+
+@wp.kernel
+def _sphere_hits_in_a_function(mesh: wp.uint64, center: wp.vec3, radius: float, hits: wp.array(dtype=int)):
+    _count_all(wp.mesh_query_sphere(mesh, center, radius), hits)
+
+
+def test_sphere_queries_of_a_mesh_visit_the_triangles_whose_bounds_meet_the_sphere():
+    rng = np.random.default_rng(41)
+    corners = rng.uniform(-2, 2, (60, 3, 3)).astype(np.float32) * np.float32(0.3) + rng.uniform(-2, 2, (60, 1, 3)).astype(np.float32)
+    points = wp.array(corners.reshape(-1, 3), dtype=wp.vec3)
+    mesh = wp.Mesh(points=points, indices=wp.array(np.arange(180, dtype=np.int32), dtype=wp.int32))
+    lo, hi = corners.min(axis=1), corners.max(axis=1)
+    for center, radius in ((np.zeros(3, np.float32), 1.0), (np.array([1, -1, 0.5], np.float32), 0.7)):
+        nearest = np.clip(center, lo, hi)  # the point of each box nearest the center
+        expected = (np.linalg.norm(nearest - center, axis=1) <= radius).astype(int)
+        hits = wp.zeros(60, dtype=int)
+        wp.launch(_sphere_or_box_hits, 1, inputs=[mesh.id, wp.vec3(*center), radius, 1, hits])
+        np.testing.assert_array_equal(hits.numpy(), expected)
+        box = ((lo <= center + radius) & (hi >= center - radius)).all(axis=1).astype(int)
+        hits = wp.zeros(60, dtype=int)
+        wp.launch(_sphere_or_box_hits, 1, inputs=[mesh.id, wp.vec3(*center), radius, 0, hits])
+        np.testing.assert_array_equal(hits.numpy(), box)
+        hits = wp.zeros(60, dtype=int)
+        wp.launch(_sphere_hits_in_a_function, 1, inputs=[mesh.id, wp.vec3(*center), radius, hits])
+        np.testing.assert_array_equal(hits.numpy(), 10 * expected)
+    assert wp.MeshQueryAABB is wp.MeshQuery

@@ -7,7 +7,7 @@ structs (``include/brickwork_bvh.h``)."""
 from __future__ import annotations
 
 from ..types.composite import vector
-from ..types.geometry_queries import BvhQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay
+from ..types.geometry_queries import BvhQuery, MeshQuery, MeshQueryPoint, MeshQueryRay
 from ..types.scalars import bool_, float32, int32, uint64
 from .registry import builtin, names, need
 
@@ -44,14 +44,25 @@ def _bvh_query_next(query, index, max_dist=None):
 @builtin("mesh_query_aabb")
 def _mesh_query_aabb(id, low, high):
     _need(id is uint64 and low is vec3 and high is vec3, "a mesh id (uint64) and two vec3f corners", id, low, high)
-    return MeshQueryAABB
+    return MeshQuery
 
 
-@builtin("mesh_query_aabb_next")
-def _mesh_query_aabb_next(query, index):
-    _need(query is MeshQueryAABB and index is int32,
-          "a query from mesh_query_aabb() and an int32 variable to receive the index", query, index)
+@builtin("mesh_query_sphere")
+def _mesh_query_sphere(id, center, radius):
+    _need(id is uint64 and center is vec3 and radius is float32, "a mesh id (uint64), a vec3f center and a "
+          "float32 radius", id, center, radius)
+    return MeshQuery
+
+
+def _mesh_query_next(query, index):
+    _need(query is MeshQuery and index is int32,
+          "a query from mesh_query_aabb() or mesh_query_sphere() and an int32 variable to receive the index",
+          query, index)
     return bool_
+
+
+builtin("mesh_query_next")(_mesh_query_next)
+builtin("mesh_query_aabb_next")(_mesh_query_next)  # Warp's older name
 
 
 def _point_query(name, *extra):
@@ -134,5 +145,6 @@ STRUCT_RESULTS = ("mesh_query_point", "mesh_query_point_no_sign", "mesh_query_fu
                   "mesh_query_point_sign_parity", "mesh_query_ray")
 #: every builtin of this family (all in include/brickwork_bvh.h)
 NAMES = ("bvh_query_aabb", "bvh_query_ray", "bvh_query_sphere", "bvh_query_next", "mesh_query_aabb",
-         "mesh_query_aabb_next", *STRUCT_RESULTS, "mesh_query_ray_anyhit", "mesh_query_ray_count_intersections",
+         "mesh_query_sphere", "mesh_query_next", "mesh_query_aabb_next", *STRUCT_RESULTS, "mesh_query_ray_anyhit",
+         "mesh_query_ray_count_intersections",
          "mesh_eval_position", "mesh_eval_velocity", "mesh_get_point", "mesh_get_velocity", "mesh_get_index")

@@ -334,10 +334,16 @@ BUILTIN_DOCS.update({
                        "``index`` and give ``True``; ``False`` when none is left. Ray queries take only boxes "
                        "entered at ``t <= max_dist``."),
     "mesh_query_aabb": ("id, low, high",
-                        "A query (``MeshQueryAABB``) of the triangles of the ``Mesh`` ``id`` whose bounds overlap "
+                        "A query (``MeshQuery``) of the triangles of the ``Mesh`` ``id`` whose bounds overlap "
                         "the box ``low``..``high``."),
-    "mesh_query_aabb_next": ("query, index",
-                             "Advance the local ``query`` and write the next triangle's index to ``index``."),
+    "mesh_query_sphere": ("id, center, radius",
+                          "A query (``MeshQuery``) of the triangles of the ``Mesh`` ``id`` whose bounds overlap "
+                          "the sphere of ``radius`` (``float32``) around ``center``."),
+    "mesh_query_next": ("query, index",
+                        "Advance the local ``query`` (of ``mesh_query_aabb`` or ``mesh_query_sphere``), write the "
+                        "next triangle's index to the local ``index`` and give ``True``; ``False`` when none is "
+                        "left."),
+    "mesh_query_aabb_next": ("query, index", "``mesh_query_next`` by Warp's older name."),
     "mesh_query_point": ("id, point, max_dist",
                          "The closest point of the mesh within ``max_dist`` (a ``MeshQueryPoint``: result, sign, "
                          "face, u, v); the sign (-1 inside) by the parity of three ray casts (majority)."),

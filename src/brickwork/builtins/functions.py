@@ -186,6 +186,7 @@ NAMES = (
     "sample_unit_hemisphere noise pnoise curlnoise closest_point_edge_edge intersect_tri_tri "
     "hash_grid_query hash_grid_query_next hash_grid_point_id "
     "bvh_query_aabb bvh_query_ray bvh_query_sphere bvh_query_next mesh_query_aabb mesh_query_aabb_next "
+    "mesh_query_sphere mesh_query_next "
     "mesh_query_point mesh_query_point_no_sign mesh_query_furthest_point_no_sign mesh_query_point_sign_normal "
     "mesh_query_point_sign_winding_number mesh_query_point_sign_parity mesh_query_ray mesh_query_ray_anyhit "
     "mesh_query_ray_count_intersections mesh_eval_position mesh_eval_velocity mesh_get_point mesh_get_velocity "

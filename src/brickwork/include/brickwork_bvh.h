@@ -616,6 +616,12 @@ BW_INLINE bvh_query_t mesh_query_aabb(uint64_t id, const vec<3, float>& lower, c
     return bvh_query_aabb(m == nullptr ? 0 : (uint64_t)(uintptr_t)&m->bvh, lower, upper);
 }
 
+BW_INLINE bvh_query_t mesh_query_sphere(uint64_t id, const vec<3, float>& center, float radius) {
+    const mesh_data* m = mesh_detail::get(id);
+    return bvh_query_sphere(m == nullptr ? 0 : (uint64_t)(uintptr_t)&m->bvh, center, radius);
+}
+
+BW_INLINE bool mesh_query_next(bvh_query_t& q, int32_t& index) { return bvh_query_next(q, index); }
 BW_INLINE bool mesh_query_aabb_next(bvh_query_t& q, int32_t& index) { return bvh_query_next(q, index); }
 
 BW_INLINE vec<3, float> mesh_eval_position(uint64_t id, int32_t face, float u, float v) {

@@ -70,8 +70,8 @@ def _holds_arrays(t) -> bool:
 #: builtins that write some of their arguments where those are local variables (passed by reference): the
 #: positions of those arguments. ``hash_grid_query_next(query, index)`` advances ``query`` and stores into
 #: ``index``; the random builtins advance their state (an rvalue state is advanced and dropped).
-REFERENCE_ARGUMENTS = {"hash_grid_query_next": (0, 1), "bvh_query_next": (0, 1), "mesh_query_aabb_next": (0, 1),
-                       **{name: (0,) for name in (
+REFERENCE_ARGUMENTS = {"hash_grid_query_next": (0, 1), "bvh_query_next": (0, 1), "mesh_query_next": (0, 1),
+                       "mesh_query_aabb_next": (0, 1), **{name: (0,) for name in (
     "randi", "randu", "randf", "randn", "poisson", "sample_cdf", "sample_unit_square", "sample_unit_cube",
     "sample_unit_ring", "sample_unit_disk", "sample_triangle", "sample_unit_sphere_surface", "sample_unit_sphere",
     "sample_unit_hemisphere_surface", "sample_unit_hemisphere")}}
@@ -119,7 +119,7 @@ def _root_path(e):
 
 #: builtins with an effect: they write memory, advance a random state or a query (passed by reference)
 EFFECT_PREFIXES = ("atomic_", "rand", "sample_", "poisson", "hash_grid_query_next", "bvh_query_next",
-                   "mesh_query_aabb_next")
+                   "mesh_query_next", "mesh_query_aabb_next")
 #: builtins that read memory through an id (a hash grid's tables): not to be evaluated where the program would not
 _READS_THROUGH_IDS = ("hash_grid_", "bvh_", "mesh_")
 

@@ -1,6 +1,7 @@
 """Kernel types of BVH and mesh queries: ``wp.BvhQuery`` (``bvh_query_aabb``, ``bvh_query_ray`` and
 ``bvh_query_sphere`` all make one; the kind is stored in it, so one variable may hold either kind and a
-``@func`` parameter annotated ``wp.BvhQuery`` takes any), ``wp.MeshQueryAABB`` (``mesh_query_aabb``), and
+``@func`` parameter annotated ``wp.BvhQuery`` takes any), ``wp.MeshQuery`` (``mesh_query_aabb``,
+``mesh_query_sphere``; also named ``wp.MeshQueryAABB``), and
 the results of point and ray queries of a mesh, ``wp.MeshQueryPoint`` and ``wp.MeshQueryRay``: structs
 with Warp's fields. Queries live in kernels only: no host value, not kernel parameters."""
 
@@ -19,20 +20,25 @@ class BvhQuery:
         raise TypeError("a BvhQuery exists in kernels only: wp.bvh_query_aabb(id, lower, upper) makes one there")
 
 
-class MeshQueryAABB:
-    """The state of a query of the triangles of a :class:`Mesh` whose bounds overlap a box; advance it with
-    ``wp.mesh_query_aabb_next(query, index)`` or iterate it with ``for index in query``."""
+class MeshQuery:
+    """The state of a query of the triangles of a :class:`Mesh` whose bounds overlap a box
+    (``mesh_query_aabb``) or a sphere (``mesh_query_sphere``): the kind is stored in it, so one variable may
+    hold either; advance it with ``wp.mesh_query_next(query, index)`` or iterate it with ``for index in
+    query``. ``wp.MeshQueryAABB`` is another name of it (Warp's older one)."""
 
     def __init__(self, *args, **kwargs):
-        raise TypeError("a MeshQueryAABB exists in kernels only: wp.mesh_query_aabb(id, lower, upper) makes one "
-                        "there")
+        raise TypeError("a MeshQuery exists in kernels only: wp.mesh_query_aabb(id, lower, upper) or "
+                        "wp.mesh_query_sphere(id, center, radius) makes one there")
 
 
-QUERY_TYPES = (BvhQuery, MeshQueryAABB)
+MeshQueryAABB = MeshQuery
+
+
+QUERY_TYPES = (BvhQuery, MeshQuery)
 
 
 def is_geometry_query_type(t) -> bool:
-    return t is BvhQuery or t is MeshQueryAABB
+    return t is BvhQuery or t is MeshQuery
 
 
 @struct
