@@ -553,3 +553,22 @@ def test_sphere_queries_of_a_mesh_visit_the_triangles_whose_bounds_meet_the_sphe
         wp.launch(_sphere_hits_in_a_function, 1, inputs=[mesh.id, wp.vec3(*center), radius, hits])
         np.testing.assert_array_equal(hits.numpy(), 10 * expected)
     assert wp.MeshQueryAABB is wp.MeshQuery
+
+
+def test_leaf_bounds_cover_every_item_of_the_leaf():
+    """Found by the property test (seed 87934541, 56 boxes, leaves of 3): leaf bounds were reduced over the
+    leaves' item ranges in node order, whose starts do not ascend, so some leaves were bounded by their first
+    item alone and a box overlapping the query was missed."""
+    rng = np.random.default_rng(87934541)
+    lo, hi = _boxes(rng, 56, spread=2.0)
+    bvh = _bvh(lo, hi, leaf_size=3)
+    qlo = rng.random(3) * 2
+    qhi = qlo + rng.random(3)
+    np.testing.assert_array_equal(_hits(bvh, 56, 0, qlo, qhi), _np_overlap(lo, hi, qlo, qhi))
+    for n, leaf in ((57, 2), (200, 5), (1000, 4)):
+        lo, hi = _boxes(rng, n)
+        bvh = _bvh(lo, hi, leaf_size=leaf)
+        everything = _hits(bvh, n, 0, (-1.0, -1.0, -1.0), (7.0, 7.0, 7.0))
+        np.testing.assert_array_equal(everything, np.ones(n))
+        for q in rng.random((5, 3)) * 5:
+            np.testing.assert_array_equal(_hits(bvh, n, 0, q, q + 0.5), _np_overlap(lo, hi, q, q + 0.5))

@@ -99,8 +99,12 @@ class Tree:
         node_hi = np.zeros((self.num_nodes, 3), np.float32)
         if self.num_nodes == 0:
             return node_lo, node_hi
-        node_lo[self.leaves] = np.minimum.reduceat(lowers[self.order], self.leaf_starts, axis=0)
-        node_hi[self.leaves] = np.maximum.reduceat(uppers[self.order], self.leaf_starts, axis=0)
+        # reduceat reduces a[start_i:start_{i+1}]: only over starts in ascending order (the leaves partition the
+        # items; in node order their starts are not ascending, and a start above the next reduced one item)
+        by_start = np.argsort(self.leaf_starts, kind="stable")
+        leaves, starts = self.leaves[by_start], self.leaf_starts[by_start]
+        node_lo[leaves] = np.minimum.reduceat(lowers[self.order], starts, axis=0)
+        node_hi[leaves] = np.maximum.reduceat(uppers[self.order], starts, axis=0)
         for ids, split in reversed(self.levels):  # children before their parents
             inner = ids[split]
             if len(inner):
