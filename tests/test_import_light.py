@@ -76,7 +76,7 @@ def test_an_unknown_attribute_is_still_an_attribute_error():
 #: front end, passes and target renderers, and the standard modules only a build needs.
 NOT_ON_THE_WARM_PATH = (
     "brickwork.frontend.typer", "brickwork.ir", "brickwork.passes", "brickwork.targets.cpu.unit",
-    "brickwork.jit.pch", "brickwork.pipeline", "brickwork.jit.cache", "brickwork.jit.compile", "logging", "subprocess", "tempfile", "shutil", "socket", "concurrent.futures", "fcntl",
+    "brickwork.jit.pch", "brickwork.jit.compiler_probe", "brickwork.pipeline", "brickwork.jit.cache", "brickwork.jit.compile", "logging", "subprocess", "tempfile", "shutil", "socket", "concurrent.futures", "fcntl",
 )
 
 

@@ -163,6 +163,35 @@ def test_checks_cost_a_stat_per_directory_once_per_process(quick_build, root, mo
     assert calls == []  # root, shard and entry were checked by the first lookup
 
 
+@pytest.mark.parametrize("size", [0, 1, 3 * 2**20 + 1])
+def test_an_entry_file_is_read_whole_and_its_descriptor_closed(root, size):
+    """The loader reads a library or meta.json through its descriptor (no file object), to the end."""
+    from brickwork.jit import store
+
+    root.mkdir()
+    path = root / "file"
+    data = os.urandom(size)
+    path.write_bytes(data)
+    fds = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    assert store._read_entry_file(str(path), str(root)) == data
+    if fds is not None:
+        assert len(os.listdir("/proc/self/fd")) == fds
+
+
+def test_an_entry_file_others_can_write_is_refused_and_its_descriptor_closed(root):
+    from brickwork.jit import store
+
+    root.mkdir()
+    path = root / "file"
+    path.write_bytes(b"x")
+    path.chmod(0o666)
+    fds = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    with pytest.raises(store.UnsafeCacheError, match="writable by group or others"):
+        store._read_entry_file(str(path), str(root))
+    if fds is not None:
+        assert len(os.listdir("/proc/self/fd")) == fds
+
+
 # -- 4. entries that could never recover ------------------------------------------------------
 
 

@@ -11,7 +11,7 @@ import pytest
 
 import brickwork as wp
 from brickwork import config
-from brickwork.jit import cache, pch, toolchain
+from brickwork.jit import cache, compiler_probe, pch, toolchain
 
 from .conftest import new_process
 
@@ -51,9 +51,9 @@ def _launch(kernel, values):
 
 
 def test_only_gnu_compilers_use_the_precompiled_header():
-    assert toolchain.is_gnu(GCC_MACROS)
-    assert not toolchain.is_gnu(CLANG_MACROS)
-    assert not toolchain.is_gnu(["#define __x86_64__ 1"])
+    assert compiler_probe.is_gnu(GCC_MACROS)
+    assert not compiler_probe.is_gnu(CLANG_MACROS)
+    assert not compiler_probe.is_gnu(["#define __x86_64__ 1"])
 
 
 def test_units_read_the_precompiled_header_once_it_is_built(root):

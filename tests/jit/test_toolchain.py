@@ -1,16 +1,18 @@
 """The compiler identity in every cache key: the CPU -march=native resolves to, and OpenMP on/off."""
 
 import errno
+import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 import numpy as np
 import pytest
 
 import brickwork as wp
-from brickwork.jit import cache, toolchain
+from brickwork.jit import cache, compiler_probe, toolchain
 from brickwork.jit import compile as jit
 
 from .conftest import CPU_A, CPU_B, TRIVIAL, new_process
@@ -67,7 +69,7 @@ GCC12_AVX512 = ["#define __GNUC__ 12", "#define __AVX512F__ 1", "#define __x86_6
     (["#define __AVX512F__ 1"], ()),
 ])
 def test_tuning_flags_follow_the_compiler_and_the_cpu(macros, flags):
-    assert toolchain.tuning_flags(sorted(macros)) == flags
+    assert compiler_probe.tuning_flags(sorted(macros)) == flags
 
 
 def test_a_note_without_tuning_flags_is_asked_again(fake_cxx, root):
@@ -87,15 +89,15 @@ def test_a_note_without_tuning_flags_is_asked_again(fake_cxx, root):
 
 def test_real_gcc_on_avx512_compiles_with_full_width_vectors(root, monkeypatch):
     cxx = shutil.which("g++")
-    macros = toolchain.predefined_macros(cxx, "-march=native") if cxx else None
-    if not macros or toolchain.tuning_flags(macros) == ():
+    macros = compiler_probe.predefined_macros(cxx, "-march=native") if cxx else None
+    if not macros or compiler_probe.tuning_flags(macros) == ():
         pytest.skip("needs g++ 8 or later")
     monkeypatch.setattr(toolchain.config, "cxx", cxx)
     monkeypatch.setattr(toolchain.config, "extra_cflags", "")
     cmd = toolchain.settings().command("s.cpp", "o.so", "inc")
     assert ("-mprefer-vector-width=512" in cmd) == any(m.split()[1] == "__AVX512F__" for m in macros)
     assert cmd[cmd.index("--param") + 1] == "sccvn-max-alias-queries-per-access=100"
-    assert "|".join(toolchain.tuning_flags(macros)) in toolchain.identity().replace(" ", "|")
+    assert "|".join(compiler_probe.tuning_flags(macros)) in toolchain.identity().replace(" ", "|")
 
 
 def test_without_the_compilers_answer_the_cpu_itself_is_keyed(fake_cxx, root, monkeypatch):
@@ -148,12 +150,39 @@ def test_real_compiler_warm_identity_runs_nothing(root, monkeypatch):
     assert toolchain.identity() == cold
 
 
+def test_a_process_whose_kernels_are_cached_does_not_load_the_compiler_probes(tmp_path):
+    """``compiler_probe`` runs the compiler and reads its failures: a warm process, which does neither, does
+    not pay for loading it (every module the first launch loads is part of the warm load's time)."""
+    if shutil.which("g++") is None and shutil.which("clang++") is None:
+        pytest.skip("no C++ compiler")
+    script = tmp_path / "script.py"
+    script.write_text(
+        "import json, sys\n"
+        "import brickwork as wp\n\n"
+        "@wp.kernel\n"
+        "def add_one(x: wp.array(dtype=float)):\n"
+        "    i = wp.tid()\n"
+        "    x[i] = x[i] + 1.0\n\n"
+        "x = wp.zeros(3, dtype=wp.float32)\n"
+        "wp.launch(add_one, dim=3, inputs=[x])\n"
+        "print(json.dumps({'x': x.numpy().tolist(), 'probes': 'brickwork.jit.compiler_probe' in sys.modules}))\n")
+    env = {k: v for k, v in os.environ.items() if k != "BRICKWORK_LOG"}
+    env["BRICKWORK_CACHE_DIR"] = str(tmp_path / "cache")
+
+    def run() -> dict:
+        out = subprocess.run([sys.executable, str(script)], env=env, check=True, capture_output=True, text=True)
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    assert run() == {"x": [1.0, 1.0, 1.0], "probes": True}  # cold: the compiler was asked
+    assert run() == {"x": [1.0, 1.0, 1.0], "probes": False}
+
+
 # -- 3. OpenMP: failures of the machine are not remembered, and on/off is in the key ------------
 
 
 def test_openmp_probe_that_failed_for_lack_of_disk_is_retried(fake_cxx, root, monkeypatch):
     monkeypatch.setenv("FAKE_OMP", "enospc")
-    assert toolchain.probe_openmp(str(fake_cxx.path)) is None
+    assert compiler_probe.probe_openmp(str(fake_cxx.path)) is None
     first = toolchain.identity()
     assert _fields(first)["openmp"] == "off"
     assert toolchain.settings().openmp is False  # the build agrees with its key
@@ -175,14 +204,14 @@ def test_openmp_probe_that_cannot_make_its_temporary_directory_is_retried(fake_c
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "/tmp")
 
     monkeypatch.setattr(tempfile, "TemporaryDirectory", full)
-    assert toolchain.probe_openmp(str(fake_cxx.path)) is None
+    assert compiler_probe.probe_openmp(str(fake_cxx.path)) is None
     assert _fields(toolchain.identity())["openmp"] == "off"
     assert fake_cxx.notes(root) == []
 
 
 def test_a_compiler_without_openmp_is_remembered_and_keyed(fake_cxx, root, tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_OMP", "0")
-    assert toolchain.probe_openmp(str(fake_cxx.path)) is False
+    assert compiler_probe.probe_openmp(str(fake_cxx.path)) is False
     without = toolchain.identity()
     assert _fields(without)["openmp"] == "off"
     assert len(fake_cxx.notes(root)) == 1
@@ -203,7 +232,7 @@ def test_a_compiler_without_openmp_is_remembered_and_keyed(fake_cxx, root, tmp_p
 def test_openmp_failure_whose_control_build_fails_too_is_the_machines(fake_cxx, monkeypatch):
     monkeypatch.setenv("FAKE_OMP", "0")
     monkeypatch.setenv("FAKE_CONTROL_FAIL", "1")
-    assert toolchain.probe_openmp(str(fake_cxx.path)) is None
+    assert compiler_probe.probe_openmp(str(fake_cxx.path)) is None
 
 
 @pytest.mark.parametrize("stderr, cause", [
@@ -216,7 +245,7 @@ def test_openmp_failure_whose_control_build_fails_too_is_the_machines(fake_cxx, 
                                                                    "program cc1plus"),
 ])
 def test_environment_cause(stderr, cause):
-    assert toolchain.environment_cause(1, stderr) == cause
+    assert compiler_probe.environment_cause(1, stderr) == cause
 
 
 # -- AVX512-FP16 code the assembler rejects ---------------------------------------------------------
@@ -232,7 +261,7 @@ VMOVSH = "/tmp/ccTk.s: Assembler messages:\n/tmp/ccTk.s:70: Error: unsupported m
     ("x.cpp:1:1: error: 'vmovsh' was not declared in this scope", ()),  # the code's own error
 ])
 def test_assembler_fallback(stderr, flags):
-    assert toolchain.assembler_fallback(stderr) == flags
+    assert compiler_probe.assembler_fallback(stderr) == flags
 
 
 def _assembler_rejecting_fp16(monkeypatch, marker: str = ""):

@@ -254,7 +254,7 @@ def test_and_whose_second_operand_reads_memory_short_circuits(monkeypatch):
 
 
 def test_units_carry_no_target_pragma():
-    """The vector width is a compiler flag (``toolchain.tuning_flags``): a ``#pragma GCC target`` in
+    """The vector width is a compiler flag (``compiler_probe.tuning_flags``): a ``#pragma GCC target`` in
     the unit made g++ re-process every header function under new target options."""
     text = generated(saxpy)
     assert "#pragma GCC target" not in text

@@ -26,16 +26,26 @@ from .source import FunctionSource
 def name_chains(nodes) -> list[list[str]]:
     """Every name and dotted name (``wp.vec3`` as ``["wp", "vec3"]``) read under the AST ``nodes``, sorted."""
     chains: dict = {}
-    for top in nodes:
-        for node in ast.walk(top):
-            parts = []
-            cur = node
-            while isinstance(cur, ast.Attribute):
-                parts.append(cur.attr)
-                cur = cur.value
-            if isinstance(cur, ast.Name) and (parts or isinstance(node, ast.Name)):
-                chain = [cur.id, *reversed(parts)]
-                chains[".".join(chain)] = chain
+    # every node under ``nodes``, as ast.walk visits them, without its generators: a cached kernel's key is
+    # the first thing its first launch computes, and the walk is most of the fingerprint of a small kernel
+    stack = list(nodes)
+    AST, Attribute, Name = ast.AST, ast.Attribute, ast.Name
+    while stack:
+        node = stack.pop()
+        parts = []
+        cur = node
+        while isinstance(cur, Attribute):
+            parts.append(cur.attr)
+            cur = cur.value
+        if isinstance(cur, Name) and (parts or isinstance(node, Name)):
+            chain = [cur.id, *reversed(parts)]
+            chains[".".join(chain)] = chain
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, AST):
+                stack.append(value)
+            elif isinstance(value, list):
+                stack.extend(item for item in value if isinstance(item, AST))
     return [chains[k] for k in sorted(chains)]
 
 

@@ -24,7 +24,8 @@ from collections.abc import Callable
 from .. import comm, config
 from ..errors import ToolchainError
 from . import batch, cache, pch, same_source
-from .toolchain import CompilerUnavailableError, assembler_fallback, environment_cause, settings
+from .compiler_probe import assembler_fallback, environment_cause
+from .toolchain import CompilerUnavailableError, settings
 from .toolchain import include_dir as package_include_dir
 
 log = logging.getLogger("brickwork")
@@ -185,7 +186,7 @@ def _run_compiler(s, src_path: str, out_path: str, label: str, staging: str, alo
     A failure that a second run with other inputs cures is retried once: a damaged precompiled folder
     (junk in its headers) fails every unit, so the unit is compiled against the package's headers (if
     it compiles so, the folder was at fault: it is set aside, to be built again); an AVX512-FP16
-    instruction the assembler rejects is avoided with the flags ``toolchain.assembler_fallback`` gives
+    instruction the assembler rejects is avoided with the flags ``compiler_probe.assembler_fallback`` gives
     (for one instance's unit: ``alone``; a batch then builds each instance alone, so the others keep
     the extension). A failure raises ``BuildEnvironmentError`` (the machine's fault),
     ``CompilerUnavailableError`` (a command that is no compiler) or ``ToolchainError`` (brickwork's:

@@ -19,7 +19,6 @@ matching ones.
 from __future__ import annotations
 
 import contextlib
-import errno
 import hashlib
 import json
 import os
@@ -141,18 +140,30 @@ def _read_entry_file(path: str, entry: str) -> bytes | None:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
+        import errno  # here, not at the top: the warm path never fails to open, and errno is an import
+
         if e.errno == errno.ELOOP:
             raise _refuse_entry(path, "it is a symbolic link", entry) from None
         return None
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):  # a directory or device where the file should be: corrupt, rebuilt
-        os.close(fd)
-        return None
-    with open(fd, "rb") as f:
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # a directory or device where the file should be: corrupt, rebuilt
+            return None
         problem = _ownership_problem(st)
         if problem is not None:
             raise _refuse_entry(path, problem, entry)
-        return f.read()
+        return _read_to_end(fd, st.st_size)
+    finally:
+        os.close(fd)
+
+
+def _read_to_end(fd: int, size: int) -> bytes:
+    """Everything left in ``fd``, expected to be ``size`` bytes. Plain reads of the descriptor: a file object
+    around it would cost three more system calls and its buffer, on every load of the warm path."""
+    chunks = []
+    while chunk := os.read(fd, size + 1):  # size + 1: a file that grew since the fstat is read to its end too
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def entry_dir(key: str) -> str:

@@ -1,8 +1,9 @@
 """The C++ toolchain: which compiler, which flags, whether OpenMP works, what ``-march=native`` means.
 
 Detected once per compiler and CPU, and remembered in the cache root (see ``_facts``). The warm
-path (``identity``) runs no compiler and imports no ``subprocess``, ``shutil`` or ``tempfile``:
-those load inside the functions that run the compiler.
+path (``identity``) runs no compiler and imports no ``subprocess``, ``shutil`` or ``tempfile``,
+nor the probes that run the compiler and read its failures (``compiler_probe``): every launch's
+first key loads this module, and so pays for everything it holds.
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ class CompilerSettings:
         self.opt_level = opt_level or CompilerSettings.opt_level
         self.std = std or CompilerSettings.std
         self.arch = arch or CompilerSettings.arch
-        self.target = target  # what ``arch`` resolves to on this machine (see ``resolve_target``)
-        self.tuning = tuple(tuning)  # flags for this compiler on this CPU (see ``tuning_flags``)
+        self.target = target  # what ``arch`` resolves to on this machine (see ``compiler_probe.resolve_target``)
+        self.tuning = tuple(tuning)  # flags for this compiler on this CPU (see ``compiler_probe.tuning_flags``)
 
     def command(self, source: str, output: str, include_dir: str) -> list[str]:
         # -ffp-contract=off: no fused multiply-add, so results equal numpy's bit for bit.
@@ -88,56 +89,10 @@ def _which(name: str) -> str | None:
         return name if os.path.isfile(name) and os.access(name, os.X_OK) else None
     for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
         path = os.path.join(folder or os.curdir, name)
-        if os.path.isfile(path) and os.access(path, os.X_OK):
+        # access first: it answers a missing file with False, where isfile's stat raises (and catches) an error,
+        # and the folders before the compiler's own are misses, on every process's first key
+        if os.access(path, os.X_OK) and os.path.isfile(path):
             return path
-    return None
-
-
-def _version(cxx: str) -> str:
-    import subprocess
-
-    try:
-        out = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=30)
-    except OSError as e:
-        raise CompilerUnavailableError(f"cannot run the C++ compiler {cxx}: {e}. {_INSTALL_HINT}") from None
-    return out.stdout.splitlines()[0].strip() if out.stdout else "unknown"
-
-
-# -- failures that are the machine's, not the code's ------------------------------------------
-
-_ENVIRONMENT_MESSAGES = (
-    "no space left on device", "disk quota exceeded", "read-only file system", "cannot create temporary file",
-    "permission denied", "input/output error", "too many open files", "out of memory", "cannot allocate memory",
-    "virtual memory exhausted", "killed signal", "resource temporarily unavailable",
-)
-
-
-def assembler_fallback(stderr: str) -> tuple[str, ...]:
-    """Flags with which a unit the assembler rejected may build: ``-mno-avx512fp16`` when it rejected an
-    AVX512-FP16 instruction, else ().
-
-    g++ 12 with AVX512-FP16 (``-march=native`` on Sapphire Rapids and later) stores a selected
-    ``_Float16`` with a zero-masked ``vmovsh``, an encoding that does not exist, which binutils rejects
-    ("Error: unsupported masking for `vmovsh'"). Without the extension g++ converts each half through
-    float (about 3x slower for a float16 loop), so only such a unit is built without it (``jit.compile``);
-    float32 and float64 code uses no FP16 instruction either way."""
-    for line in stderr.splitlines():
-        if "Error:" in line and line.count("`") == 1:
-            name = line.rpartition("`")[2].partition("'")[0]
-            if name == "vmovw" or (name.startswith("v") and name.endswith(("sh", "ph"))):
-                return ("-mno-avx512fp16",)
-    return ()
-
-
-def environment_cause(returncode: int, stderr: str) -> str | None:
-    """Why a compiler run failed when the cause is the machine (disk full, read-only file system,
-    no memory, killed), as the compiler's own line; None when the compiler rejected the code."""
-    for line in stderr.splitlines():
-        low = line.lower()
-        if any(m in low for m in _ENVIRONMENT_MESSAGES):
-            return line.strip()
-    if returncode < 0:
-        return f"the compiler was killed by signal {-returncode}"
     return None
 
 
@@ -197,99 +152,6 @@ def _darwin_brand() -> str:
     return "|".join(out)
 
 
-def predefined_macros(cxx: str, arch: str) -> list[str] | None:
-    """The ``#define`` lines ``cxx arch`` (``-march=native``) predefines, sorted; None if the compiler
-    cannot tell."""
-    import subprocess
-
-    try:
-        out = subprocess.run([cxx, arch, "-dM", "-E", "-x", "c++", os.devnull], capture_output=True, text=True,
-                             timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    macros = sorted(line.strip() for line in out.stdout.splitlines() if line.startswith("#define "))
-    return macros if out.returncode == 0 and macros else None
-
-
-def resolve_target(macros: list[str]) -> str:
-    """What ``-march=native`` compiles for here: the hash of the macros the compiler predefines with
-    it (``__AVX512F__``, ``__ARM_FEATURE_SVE``, ``__tune_znver4__``, ...), which name every
-    instruction-set extension it may use, prefixed by the tuned-for CPU when the compiler says it.
-    Works the same for gcc and clang."""
-    tune = [m.split()[1][len("__tune_"):-2] for m in macros if m.split()[1].startswith("__tune_")]
-    digest = hashlib.sha256("\n".join(macros).encode()).hexdigest()[:16]
-    return f"{tune[0]}/{digest}" if tune else digest
-
-
-def _macro_values(macros: list[str]) -> dict:
-    return {m.split()[1]: (m.split() + [""])[2] for m in macros}
-
-
-def is_gnu(macros: list[str]) -> bool:
-    """Whether the compiler is g++ (clang++ also defines ``__GNUC__``, and ``__clang__``). g++ reads a
-    precompiled ``brickwork.h.gch`` in place of the header (``jit.pch``); clang++ does not."""
-    values = _macro_values(macros)
-    return "__clang__" not in values and values.get("__GNUC__", "").isdigit()
-
-
-def tuning_flags(macros: list[str]) -> tuple[str, ...]:
-    """Flags for g++ (not clang) on this CPU, read from its predefined macros.
-
-    - ``-mprefer-vector-width=512`` with AVX-512: g++ tunes these CPUs to 256-bit vectors, and the
-      kernels' loops are compute-heavy (Riemann solvers, reconstructions): the full width ran the
-      hydro flux kernels 1.2x faster (in-process A/B). The same arithmetic per lane; only simd
-      reductions combine their partial sums in another order. A flag, not ``#pragma GCC target``
-      in the unit: the pragma made g++ re-process every function of the headers under new target
-      options, 0.13 s of every compile, for the same machine code.
-    - ``--param sccvn-max-alias-queries-per-access=100`` (default 1000): in straight-line code of
-      thousands of loads and stores (the adjoint of a 3x3 SVD inlined into a kernel) value numbering
-      walks the alias chains of every access; capped, such a kernel compiles twice as fast (15 s to
-      7 s). Loops of ordinary kernels make far fewer queries, and compile to the same instructions.
-    """
-    values = _macro_values(macros)
-    if not is_gnu(macros) or int(values["__GNUC__"]) < 8:
-        return ()  # both flags exist from g++ 8 on
-    flags = ("--param", "sccvn-max-alias-queries-per-access=100")
-    return ("-mprefer-vector-width=512", *flags) if "__AVX512F__" in values else flags
-
-
-# -- OpenMP ---------------------------------------------------------------------------------------
-
-_OPENMP_PROBE = "#include <omp.h>\nextern \"C\" int probe() { return omp_get_max_threads(); }\n"
-_CONTROL_PROBE = "extern \"C\" int probe() { return 1; }\n"
-
-
-def probe_openmp(cxx: str) -> bool | None:
-    """Whether ``cxx -fopenmp`` builds a shared library: True, False (the compiler lacks OpenMP),
-    or None when the probe itself could not run (temporary directory full or unwritable, compiler
-    killed): such a failure says nothing about the compiler and must not be remembered.
-
-    A failed OpenMP build counts as "no OpenMP" only if the same build without ``-fopenmp``
-    succeeds in the same place."""
-    import subprocess
-    import tempfile
-
-    def attempt(tmp: str, name: str, text: str, flags: list) -> tuple[int, str]:
-        src = os.path.join(tmp, name + ".cpp")
-        with open(src, "w") as f:
-            f.write(text)
-        proc = subprocess.run([cxx, *flags, "-shared", "-fPIC", src, "-o", os.path.join(tmp, name + ".so")],
-                              capture_output=True, text=True, timeout=120)
-        return proc.returncode, proc.stderr
-
-    try:
-        with tempfile.TemporaryDirectory(prefix="brickwork-probe-") as tmp:
-            rc, err = attempt(tmp, "openmp", _OPENMP_PROBE, ["-fopenmp"])
-            if rc == 0:
-                return True
-            if environment_cause(rc, err) is not None:
-                return None
-            rc, err = attempt(tmp, "control", _CONTROL_PROBE, [])
-            return False if rc == 0 else None
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
 # -- the facts, once per compiler, CPU and cache ------------------------------------------------
 
 
@@ -330,14 +192,16 @@ def _facts(cxx: str, stamp: str, arch: str, cache_root: str) -> ToolchainFacts:
             return ToolchainFacts(openmp=data["openmp"], target=data["target"], tuning=tuple(tuning), pch=data["pch"])
     import concurrent.futures
 
+    from . import compiler_probe as probe
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # the two compiler runs overlap
-        asked = pool.submit(predefined_macros, cxx, arch)
-        openmp = probe_openmp(cxx)
+        asked = pool.submit(probe.predefined_macros, cxx, arch)
+        openmp = probe.probe_openmp(cxx)
         macros = asked.result()
     if macros is None:
         # Without the compiler's answer, the CPU itself goes into the key: never a wrong binary.
         return ToolchainFacts(openmp=bool(openmp), target="cpu-" + hashlib.sha256(cpu.encode()).hexdigest()[:16])
-    target, tuning, pch = resolve_target(macros), tuning_flags(macros), is_gnu(macros)
+    target, tuning, pch = probe.resolve_target(macros), probe.tuning_flags(macros), probe.is_gnu(macros)
     if openmp is not None:
         from . import cache
 
@@ -354,9 +218,11 @@ def _compiler_facts(cache_root: str) -> tuple[str, os.stat_result, ToolchainFact
 
 @functools.cache
 def _settings(cxx_override, extra, cache_root) -> CompilerSettings:
+    from .compiler_probe import compiler_version
+
     cxx = _find_compiler()
     _, _, facts = _compiler_facts(cache_root)
-    return CompilerSettings(cxx=cxx, version=_version(cxx), openmp=facts.openmp, target=facts.target,
+    return CompilerSettings(cxx=cxx, version=compiler_version(cxx), openmp=facts.openmp, target=facts.target,
                             tuning=facts.tuning, extra=tuple(extra.split()), pch=facts.pch)
 
 
@@ -396,20 +262,30 @@ GENERATOR_FOLDERS = ("include", "frontend", "builtins", "ir", "passes", "targets
 
 @functools.cache
 def generator_digest() -> str:
-    """Hash of the runtime headers and of the code generator's modules (part of every cache key).
+    """Hash of the runtime headers and of the code generator's modules (part of every cache key):
+    ``tree_digest`` of this package, once per process."""
+    return tree_digest(os.path.dirname(include_dir()))
 
-    Every ``.h`` and ``.py`` file of ``GENERATOR_FOLDERS`` counts by name, size and modification
-    time: one stat per file on the warm path (no file is read), and any edit or upgrade still
-    rebuilds the entries it could change.
+
+def tree_digest(package: str, folders: tuple = GENERATOR_FOLDERS) -> str:
+    """Hash of the names and stamps of every ``.h`` and ``.py`` file of ``folders`` under ``package``.
+
+    A file counts by name, size and modification time (ns): one stat per file on the warm path (no file
+    is read), and any edit or upgrade still rebuilds the entries it could change. Every file is stat'ed:
+    an edit in place changes the file alone, not its folder, so no stamp of a folder can stand for it.
+    Each folder is opened once and its files stat'ed relative to it (the kernel walks one name per stat,
+    not the whole path).
     """
-    package = os.path.dirname(include_dir())
     stat = os.stat
     stamps = []
-    for sub in GENERATOR_FOLDERS:
-        folder = f"{package}/{sub}/"
-        for name in os.listdir(folder):
-            if name.endswith((".py", ".h")):
-                st = stat(folder + name)
-                stamps.append(f"{sub}/{name}:{st.st_size}:{st.st_mtime_ns}")
+    for sub in folders:
+        folder = os.open(f"{package}/{sub}", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            for name in os.listdir(folder):
+                if name.endswith((".py", ".h")):
+                    st = stat(name, dir_fd=folder)
+                    stamps.append(f"{sub}/{name}:{st.st_size}:{st.st_mtime_ns}")
+        finally:
+            os.close(folder)
     stamps.sort()
     return hashlib.sha256(";".join(stamps).encode()).hexdigest()
