@@ -360,13 +360,13 @@ BW_INLINE bool closest(const mesh_data* m, const float* p, float max_dist, bool 
     return face >= 0;
 }
 
-// The closest hit of the ray within max_t: face, t, weights; false if none.
-BW_INLINE bool ray_closest(const mesh_data* m, const float* start, const float* dir, float max_t, int32_t& face,
-                           float& t, float& wa, float& wb, int32_t root) {
+// Every triangle the ray meets within `limit`, which `hit` may shrink (it is read again for each box and
+// triangle): hit(face, t, u, v) returns true to stop the walk.
+template <class Hit>
+BW_INLINE void ray_triangles(const mesh_data* m, const float* start, const float* dir, float& limit, int32_t root,
+                             Hit hit) {
     const bvh_data* b = &m->bvh;
-    face = -1;
-    t = max_t;
-    if (b->num_nodes == 0) return false;
+    if (b->num_nodes == 0) return;
     float rcp[3] = {1.0f / dir[0], 1.0f / dir[1], 1.0f / dir[2]};
     int32_t stack[BVH_STACK];
     int32_t count = 0;
@@ -375,54 +375,44 @@ BW_INLINE bool ray_closest(const mesh_data* m, const float* start, const float* 
     while (count > 0) {
         const int32_t node = stack[--count];
         bvh_detail::node_box(b, node, lo, hi);
-        if (!bvh_detail::ray_box(start, rcp, lo, hi, t)) continue;
+        if (!bvh_detail::ray_box(start, rcp, lo, hi, limit)) continue;
         const int32_t left = b->node_lowers[node].i, right = b->node_uppers[node].i;
         if (left < 0) {
             for (int32_t k = -(left + 1); k < right; ++k) {
                 const int32_t f = b->primitive_indices[k];
                 triangle(m, f, ta, tb, tc);
                 float th, u, v;
-                if (ray_triangle(start, dir, ta, tb, tc, t, th, u, v) && (face < 0 || th < t)) {
-                    t = th; face = f; wa = u; wb = v;
-                }
+                if (ray_triangle(start, dir, ta, tb, tc, limit, th, u, v) && hit(f, th, u, v)) return;
             }
         } else if (count + 2 <= BVH_STACK) {
             stack[count++] = right;
             stack[count++] = left;
         }
     }
+}
+
+// The closest hit of the ray within max_t: face, t, weights; false if none.
+BW_INLINE bool ray_closest(const mesh_data* m, const float* start, const float* dir, float max_t, int32_t& face,
+                           float& t, float& wa, float& wb, int32_t root) {
+    face = -1;
+    t = max_t;
+    ray_triangles(m, start, dir, t, root, [&](int32_t f, float th, float u, float v) {
+        if (face < 0 || th < t) {
+            t = th; face = f; wa = u; wb = v;
+        }
+        return false;
+    });
     return face >= 0;
 }
 
-// Crossings of the ray with the mesh within max_t (each triangle counted once).
+// Crossings of the ray with the mesh within max_t (each triangle counted once); with `any`, 1 at the first.
 BW_INLINE int32_t ray_count(const mesh_data* m, const float* start, const float* dir, float max_t, bool any,
                             int32_t root = -1) {
-    const bvh_data* b = &m->bvh;
-    if (b->num_nodes == 0) return 0;
-    float rcp[3] = {1.0f / dir[0], 1.0f / dir[1], 1.0f / dir[2]};
-    int32_t stack[BVH_STACK];
-    int32_t count = 0, hits = 0;
-    stack[count++] = root >= 0 && root < b->num_nodes ? root : 0;
-    float lo[3], hi[3], ta[3], tb[3], tc[3];
-    while (count > 0) {
-        const int32_t node = stack[--count];
-        bvh_detail::node_box(b, node, lo, hi);
-        if (!bvh_detail::ray_box(start, rcp, lo, hi, max_t)) continue;
-        const int32_t left = b->node_lowers[node].i, right = b->node_uppers[node].i;
-        if (left < 0) {
-            for (int32_t k = -(left + 1); k < right; ++k) {
-                triangle(m, b->primitive_indices[k], ta, tb, tc);
-                float th, u, v;
-                if (ray_triangle(start, dir, ta, tb, tc, max_t, th, u, v)) {
-                    if (any) return 1;
-                    ++hits;
-                }
-            }
-        } else if (count + 2 <= BVH_STACK) {
-            stack[count++] = right;
-            stack[count++] = left;
-        }
-    }
+    int32_t hits = 0;
+    ray_triangles(m, start, dir, max_t, root, [&](int32_t, float, float, float) {
+        ++hits;
+        return any;
+    });
     return hits;
 }
 
