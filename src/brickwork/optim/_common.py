@@ -7,6 +7,7 @@ buffers and step count as they were.
 
 from __future__ import annotations
 
+import abc
 import math
 
 from ..errors import BrickworkError
@@ -105,7 +106,7 @@ def _check_launchable(owner: str, what: str, a: array) -> None:
                                   f"view of shape {a.shape}); pass a contiguous copy")
 
 
-class Optimizer:
+class Optimizer(abc.ABC):
     """Parameter arrays, one state buffer per parameter for each name in ``_STATE``, and a step count."""
 
     _NAME = "Optimizer"
@@ -167,8 +168,9 @@ class Optimizer:
         self.t = 0
 
     # -- checks of a step ------------------------------------------------------------------------------------
+    @abc.abstractmethod
     def _check_hyperparameters(self) -> None:
-        raise NotImplementedError
+        """Refuse hyperparameters out of their domain (each optimizer has its own)."""
 
     @classmethod
     def _check_gradient(cls, g, p, where: str = "") -> None:
