@@ -72,9 +72,7 @@ from .lang.grad import grad
 from .lang.kernel import Kernel, kernel, overload
 from .lang.modules import Module, get_module, get_module_options, set_module_options
 from .lang.native import func_native
-from .runtime.bvh import Bvh, is_cubql_available
 from .runtime.cuda_archs import clear_kernel_cache, get_cuda_supported_archs, get_cuda_toolkit_version
-from .runtime.hash_grid import HashGrid
 from .runtime.host_builtins import install_host_builtins as _install_host_builtins
 from .runtime.launch import (
     Graph,
@@ -89,7 +87,6 @@ from .runtime.launch import (
     launch,
 )
 from .runtime.map import map  # noqa: A004 - Warp's name: wp.map
-from .runtime.mesh import Mesh
 from .runtime.parallel import par_for, par_for_outer
 from .runtime.streams import (
     Event,
@@ -126,8 +123,6 @@ from .types.arrays import (
 from .types.composite import family_namespace as _family_namespace
 from .types.composite import matrix, quaternion, transformation, vector
 from .types.fixed_arrays import fixedarray
-from .types.geometry_queries import BvhQuery, MeshQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay
-from .types.hash_grid_query import HashGridQuery
 from .types.indexed_arrays import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d
 from .types.references import ref
 from .types.scalars import (
@@ -178,8 +173,13 @@ _install_host_builtins()  # wp.rand_init(42), wp.randf(state), ... from Python: 
 #: Subpackages imported on first access (``brickwork.la``, ``wp.mesh``), so that ``import brickwork``
 #: loads the kernel language only.
 _LAZY_SUBPACKAGES = ("mesh", "la", "io", "apps", "optim")
-#: Functions whose modules are imported on first access (their ctypes set-up costs start-up time).
-_LAZY_FUNCTIONS = {"from_dlpack": "types.dlpack_import", "to_dlpack": "types.dlpack_export"}
+#: Names whose modules are imported on first access (ctypes set-up, struct types: start-up time).
+_LAZY_FUNCTIONS = {"from_dlpack": "types.dlpack_import", "to_dlpack": "types.dlpack_export",
+                   # geometry: its classes and query types load when a program names them (or a kernel's builtins)
+                   "HashGrid": "runtime.hash_grid", "Bvh": "runtime.bvh", "is_cubql_available": "runtime.bvh",
+                   "Mesh": "runtime.mesh", "HashGridQuery": "types.hash_grid_query",
+                   **{name: "types.geometry_queries" for name in ("BvhQuery", "MeshQuery", "MeshQueryAABB",
+                                                                  "MeshQueryPoint", "MeshQueryRay")}}
 
 
 def __getattr__(name: str):

@@ -30,3 +30,7 @@ from . import _internal  # noqa: E402
 
 _internal.install(__name__)
 from . import _src  # noqa: E402, F401
+
+
+def __getattr__(name):  # brickwork's names loaded on first use (wp.from_dlpack, wp.HashGrid, wp.Mesh, ...)
+    return getattr(_bw, name)
