@@ -72,6 +72,7 @@ from .lang.grad import grad
 from .lang.kernel import Kernel, kernel, overload
 from .lang.modules import Module, get_module, get_module_options, set_module_options
 from .lang.native import func_native
+from .lang.tiles import TILE_FUNCTIONS as _TILE_FUNCTIONS
 from .runtime.cuda_archs import clear_kernel_cache, get_cuda_supported_archs, get_cuda_toolkit_version
 from .runtime.host_builtins import install_host_builtins as _install_host_builtins
 from .runtime.launch import (
@@ -85,6 +86,7 @@ from .runtime.launch import (
     capture_while,
     is_capturing,
     launch,
+    launch_tiled,
 )
 from .runtime.map import map  # noqa: A004 - Warp's name: wp.map
 from .runtime.parallel import par_for, par_for_outer
@@ -166,6 +168,7 @@ LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR = 10, 20, 30, 40
 
 globals().update(_family_namespace())
 globals().update(_BUILTIN_FUNCTIONS)
+globals().update(_TILE_FUNCTIONS)
 globals().update(_CONSTANTS)
 _install_host_builtins()  # wp.rand_init(42), wp.randf(state), ... from Python: the kernels' values
 

@@ -421,6 +421,12 @@ class ExpressionTyper(CallRules, ConstructionRules):
             found = rule(self, user, args, node)
             if found is not None:
                 return found
+        for a in args:  # an extension's values (tiles): elementwise rules of their own
+            value_rule = INTRINSICS.type_rule(a.type, "value_operator")
+            if value_rule is not None:
+                found = value_rule(self, op, args, node)
+                if found is not None:
+                    return found
         try:
             _, result = resolve(op, [a.type for a in args])
         except Mismatch as e:

@@ -29,6 +29,7 @@ from . import (
     hash_grid,  # noqa: F401 - registers hash-grid queries (hash_grid_query_next, for index in query)
     nested,  # noqa: F401 - registers the typing rules of nested parallelism
     static_expr,  # noqa: F401 - registers wp.static
+    tiles,  # noqa: F401 - registers the tile functions (wp.tile_load, ...) and tile arithmetic
 )
 from .array_truth import truth_value
 from .asserts import assert_statement

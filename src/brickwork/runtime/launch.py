@@ -120,6 +120,17 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     return None
 
 
+def launch_tiled(kernel, dim, inputs=(), outputs=(), block_dim: int = 256, **kwargs):
+    """Run ``kernel`` over the tiles of ``dim`` (an int or a tuple of up to 4 ints), one block per point, as Warp's
+    ``launch_tiled``. ``block_dim`` is the number of threads Warp gives a block on a GPU; here a block is one thread
+    (``wp.block_dim()`` is 1 in the kernel, as on Warp's CPU), so it is checked and has no other effect.
+    ``wp.tid()`` gives a point's tile indices, and a trailing index unpacked beyond them (the thread in its
+    block) is 0. Other arguments are ``launch``'s."""
+    if isinstance(block_dim, bool) or not isinstance(block_dim, (int, np.integer)) or block_dim <= 0:
+        raise LaunchError(f"launch_tiled of '{kernel.key}': block_dim must be a positive int, got {block_dim!r}")
+    return launch(kernel, dim, inputs, outputs, **kwargs)
+
+
 def launch_dims(dim, inst, kernel):
     """``(d0, d1, d2, d3, total)`` of a launch, or None when there is nothing to run."""
     if type(dim) is int and inst.tid_dims == 1:

@@ -1,0 +1,314 @@
+"""Typing rules of tiles: construction, loads and stores, element access, arithmetic and ``tile_map``.
+
+A block of a ``launch_tiled`` grid is one thread here (``wp.block_dim()`` is 1, as on Warp's CPU), so a
+tile is that thread's own small array and each operation is a loop over its elements (``tile_build``).
+Reductions, scans and sorting are in ``tile_reductions``; shapes and linear algebra in ``tile_shapes``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import ir
+from ..builtins.functions import BuiltinFunction
+from ..errors import KernelTypeError
+from ..lang.tiles import TILE_FUNCTIONS
+from ..types.arrays import ArrayType, type_name
+from ..types.composite import is_composite_type, matrix, vector
+from ..types.scalars import bool_, int32, is_scalar_type
+from ..types.tiles import is_tile_type
+from .intrinsics import INTRINSICS
+from .tile_build import TileCall, atom, constant, element, fill, loop_nest, new_tile, zero_value
+
+T = TILE_FUNCTIONS
+
+
+def rule(name: str, params: list, required: int = 0):
+    """Register ``body(call)`` as the typing rule of tile function ``name`` with Warp's parameter names."""
+
+    def register(body):
+        INTRINSICS.register(T[name], call=lambda typer, f, node: body(TileCall(typer, node, name, params, required)))
+        return body
+
+    return register
+
+
+# -- construction ----------------------------------------------------------------------------------
+
+
+def _filled(call: TileCall, value_of_dtype):
+    call.storage()
+    shape, dtype = call.shape(), call.dtype()
+    value = value_of_dtype(dtype)
+    return fill(call.typer, shape, lambda idx: value, dtype)
+
+
+rule("tile_zeros", ["shape", "dtype", "storage"], 1)(lambda call: _filled(call, zero_value))
+rule("tile_empty", ["shape", "dtype", "storage"], 1)(lambda call: _filled(call, zero_value))
+rule("tile_ones", ["shape", "dtype", "storage"], 1)(lambda call: _filled(call, lambda d: constant(1, d, call)))
+
+
+@rule("tile_full", ["shape", "value", "dtype", "storage"], 2)
+def _tile_full(call: TileCall):
+    call.storage()
+    node = call.nodes["value"]
+    static = call.typer.try_static(node)
+    number = isinstance(static, (int, float)) and not isinstance(static, bool)
+    default = (float if isinstance(static, float) else int32) if number else call.value("value").type
+    shape, dtype = call.shape(), call.dtype(default=default)
+    if number:
+        value = constant(static, dtype, call)
+    else:
+        value = atom(call.typer, call.value("value"))
+        if value.type is not dtype:
+            if not (is_scalar_type(value.type) and is_scalar_type(dtype)):
+                raise call.error(f"value of type {type_name(value.type)} does not fill a tile of {type_name(dtype)}")
+            value = atom(call.typer, ir.IRCast(value, dtype))
+    return fill(call.typer, shape, lambda idx: value, dtype)
+
+
+@rule("tile_arange", ["start", "stop", "step", "dtype", "storage"], 1)
+def _tile_arange(call: TileCall):
+    call.storage()
+    args = [call.static(p) for p in ("start", "stop", "step") if call.has(p)]
+    for a in args:
+        if isinstance(a, bool) or not isinstance(a, (int, float)):
+            raise call.error(f"start, stop and step must be compile-time numbers, got {a!r}")
+    start, stop, step = {1: lambda: (0, args[0], 1), 2: lambda: (args[0], args[1], 1),
+                         3: lambda: tuple(args)}[len(args)]()
+    if step == 0:
+        raise call.error("step must not be zero")
+    n = math.ceil((stop - start) / step)
+    if n <= 0:
+        raise call.error(f"the range ({start}, {stop}, {step}) is empty: a tile needs at least one element")
+    dtype = call.dtype(default=float if any(isinstance(a, float) for a in args) else int32)
+    if not is_scalar_type(dtype):
+        raise call.error(f"dtype must be a scalar type, got {type_name(dtype)}")
+
+    def value_of(idx):
+        i = ir.IRCast(idx[0], dtype)
+        return ir.IRCall("add", [constant(start, dtype, call), ir.IRCall("mul", [i, constant(step, dtype, call)],
+                                                                          dtype)], dtype)
+
+    return fill(call.typer, (n,), value_of, dtype)
+
+
+@rule("tile", ["x", "preserve_type", "storage"], 1)
+def _tile(call: TileCall):
+    call.storage()
+    x = atom(call.typer, call.value("x"))
+    t = x.type
+    if call.static("preserve_type", False) or not is_composite_type(t):
+        return fill(call.typer, (1,), lambda idx: x, t)
+    shape = tuple(t._shape)
+    return fill(call.typer, (*shape, 1), lambda idx: ir.IRComponent(x, idx[:-1], t._dtype), t._dtype)
+
+
+@rule("untile", ["a"], 1)
+def _untile(call: TileCall):
+    a = call.tile("a")
+    shape = a.type.shape
+    if shape[-1] != 1:
+        raise call.error(f"needs a tile whose last extent is the block's 1 thread (made by wp.tile), got shape "
+                         f"{shape}")
+    zero = ir.IRConst(0, int32)
+    if len(shape) == 1:
+        return element(a, [zero])
+    lead = shape[:-1]
+    if len(lead) > 2 or not is_scalar_type(a.type.dtype):
+        raise call.error(f"cannot make a vector or matrix of a tile of shape {shape} and dtype "
+                         f"{type_name(a.type.dtype)}")
+    result = vector(lead[0], a.type.dtype) if len(lead) == 1 else matrix(lead, a.type.dtype)
+    comps = [element(a, [ir.IRConst(k, int32), zero]) for k in range(lead[0])] if len(lead) == 1 else \
+        [element(a, [ir.IRConst(r, int32), ir.IRConst(c, int32), zero]) for r in range(lead[0]) for c in range(lead[1])]
+    return ir.IRConstruct(comps, result)
+
+
+# -- arrays ----------------------------------------------------------------------------------------
+
+
+def _array(call: TileCall, param: str = "a"):
+    a = call.value(param)
+    if not isinstance(a.type, ArrayType) or is_tile_type(a.type):
+        raise call.error(f"'{param}' must be an array, got a value of type {type_name(a.type)}")
+    return atom(call.typer, a)
+
+
+def _inside(a, at: list):
+    """The condition that index ``at`` lies within array ``a``."""
+    cond = None
+    for d, i in enumerate(at):
+        part = ir.IRCall("logical_and", [ir.IRCall("ge", [i, ir.IRConst(0, int32)], bool_),
+                                         ir.IRCall("lt", [i, ir.IRArrayShape(a, d, int32)], bool_)], bool_)
+        cond = part if cond is None else ir.IRCall("logical_and", [cond, part], bool_)
+    return cond
+
+
+def _at(offsets: list, idx: list) -> list:
+    return [ir.IRCall("add", [o, i], int32) for o, i in zip(offsets, idx)]
+
+
+def _tile_shape_for(call: TileCall, a, shape: tuple):
+    if len(shape) != a.type.ndim:
+        raise call.error(f"a tile of {len(shape)} dimensions from an array of {a.type.ndim}: shape {shape} needs "
+                         f"one extent per array dimension")
+
+
+@rule("tile_load", ["a", "shape", "offset", "storage", "bounds_check", "aligned"], 2)
+def _tile_load(call: TileCall):
+    call.storage()
+    a = _array(call)
+    shape = call.shape()
+    _tile_shape_for(call, a, shape)
+    offsets = [atom(call.typer, o) for o in call.indices("offset", len(shape))]
+    checked = bool(call.static("bounds_check", True))
+    where = call.typer.where(call.node)
+    out = new_tile(call.typer, a.type.dtype, shape)
+
+    def body(idx):
+        at = _at(offsets, idx)
+        load = ir.IRAssign(element(out, idx), ir.IRArrayElem(a, at, a.type.dtype, where=where))
+        if not checked:
+            return [load]
+        return [ir.IRIf(_inside(a, at), [load], [ir.IRAssign(element(out, idx), zero_value(a.type.dtype))])]
+
+    call.typer.pending.extend(loop_nest(call.typer, shape, body))
+    return out
+
+
+def _store_like(call: TileCall, atomic: bool):
+    a = _array(call)
+    t = call.tile("t")
+    if t.type.dtype is not a.type.dtype:
+        raise call.error(f"the tile's dtype {type_name(t.type.dtype)} must be the array's "
+                         f"{type_name(a.type.dtype)}")
+    shape = t.type.shape
+    _tile_shape_for(call, a, shape)
+    offsets = [atom(call.typer, o) for o in call.indices("offset", len(shape))]
+    checked = bool(call.static("bounds_check", True))
+    where = call.typer.where(call.node)
+    old = new_tile(call.typer, a.type.dtype, shape) if atomic else None
+
+    def body(idx):
+        at = _at(offsets, idx)
+        if atomic:
+            add = ir.IRCall("atomic_add", [a, *at, element(t, idx)], a.type.dtype, where=where)
+            stmt = ir.IRAssign(element(old, idx), add)
+            other = [ir.IRAssign(element(old, idx), zero_value(a.type.dtype))]
+        else:
+            stmt = ir.IRAssign(ir.IRArrayElem(a, at, a.type.dtype, where=where), element(t, idx))
+            other = []
+        return [ir.IRIf(_inside(a, at), [stmt], other)] if checked else [stmt]
+
+    call.typer.pending.extend(loop_nest(call.typer, shape, body))
+    return old
+
+
+@rule("tile_store", ["a", "t", "offset", "bounds_check", "aligned"], 2)
+def _tile_store(call: TileCall):
+    _store_like(call, atomic=False)
+    return ir.IRConst(0, int32)  # a statement: its value is not used
+
+
+@rule("tile_atomic_add", ["a", "t", "offset", "bounds_check"], 2)
+def _tile_atomic_add(call: TileCall):
+    return _store_like(call, atomic=True)
+
+
+# -- elements --------------------------------------------------------------------------------------
+
+
+@rule("tile_extract", ["a", "i", "j", "k", "l"], 2)
+def _tile_extract(call: TileCall):
+    a = call.tile("a")
+    given = [p for p in ("i", "j", "k", "l") if call.has(p)]
+    ndim = a.type.ndim
+    if len(given) != ndim:
+        raise call.error(f"a tile of {ndim} dimensions takes {ndim} indices, got {len(given)}")
+    return element(a, [call.index(call.nodes[p], p) for p in given])
+
+
+@rule("tile_astype", ["t", "dtype"], 2)
+def _tile_astype(call: TileCall):
+    t = call.tile("t")
+    dtype = call.dtype()
+    if not (is_scalar_type(dtype) and is_scalar_type(t.type.dtype)):
+        raise call.error(f"converts scalar tiles to a scalar type, got {type_name(t.type.dtype)} to "
+                         f"{type_name(dtype)}")
+    return fill(call.typer, t.type.shape, lambda idx: ir.IRCast(element(t, idx), dtype), dtype)
+
+
+def apply(typer, f, args: list, node) -> ir.IRExpr:
+    """``f(*args)`` for a builtin or ``@func`` passed by name (tile_map, tile_reduce)."""
+    from ..lang.function import Function
+
+    if isinstance(f, BuiltinFunction):
+        return typer.builtin_call(f.name, args, node)
+    if isinstance(f, Function):
+        return typer.call_function(f, args, node)
+    raise typer.error(KernelTypeError, f"expects a builtin or a @func, got {f!r}", node)
+
+
+def function_argument(call: TileCall, param: str):
+    from .expressions import Static
+
+    v = call.typer.expr(call.nodes[param])
+    if not isinstance(v, Static):
+        raise call.error(f"'{param}' must be a builtin or a @func, got a value of type {type_name(v.type)}")
+    return v.value
+
+
+def _map(typer, node, f, operands: list, what: str):
+    tiles = [o for o in operands if is_tile_type(o.type)]
+    shape = tiles[0].type.shape
+    for o in tiles[1:]:
+        if o.type.shape != shape:
+            raise typer.error(KernelTypeError, f"{what}: tiles of shapes {shape} and {o.type.shape} (apply "
+                              f"tile_broadcast first)", node)
+    return fill(typer, shape, lambda idx: f([element(o, idx) if is_tile_type(o.type) else o for o in operands]))
+
+
+def _tile_map_rule(typer, obj, node):
+    if not node.args or node.keywords:
+        raise typer.error(KernelTypeError, "tile_map(op, a, *args) takes a function and tiles, by position", node)
+    call = TileCall(typer, node, "tile_map", ["op"] + [f"arg{k}" for k in range(1, len(node.args))], 2)
+    f = function_argument(call, "op")
+    operands = [atom(typer, typer.value(n)) for n in node.args[1:]]
+    if not any(is_tile_type(o.type) for o in operands):
+        raise call.error("needs at least one tile")
+    return _map(typer, node, lambda vals: apply(typer, f, vals, node), operands, "tile_map")
+
+
+INTRINSICS.register(T["tile_map"], call=_tile_map_rule)
+
+
+@rule("block_dim", [], 0)
+def _block_dim(call: TileCall):
+    return ir.IRConst(1, int32)  # a block is one thread here
+
+
+# -- operators ---------------------------------------------------------------------------------------
+
+_TILE_OPERATORS = frozenset({"add", "sub", "mul", "div", "neg", "pos"})
+
+
+def _operator(typer, op: str, args: list, node):
+    """``a + b``, ``a * 2.0``, ``-a`` with tiles: elementwise (a non-tile operand applies to every element)."""
+    if op not in _TILE_OPERATORS:
+        return None
+    refused = typer.hoisting_refused()
+    if refused is not None:
+        raise typer.error(KernelTypeError, f"a tile operation cannot be in {refused}; assign it to a variable "
+                          f"first", node)
+    operands = [atom(typer, a) for a in args]
+
+    def element_op(vals):
+        try:
+            return typer.operator_call(op, vals, node)
+        except KernelTypeError as e:
+            raise typer.error(KernelTypeError, f"tile operands: {e.message}", node) from None
+
+    return _map(typer, node, element_op, operands, f"'{op}' of tiles")
+
+
+INTRINSICS.register_type(is_tile_type, value_operator=_operator)
