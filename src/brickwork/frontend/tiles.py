@@ -312,3 +312,6 @@ def _operator(typer, op: str, args: list, node):
 
 
 INTRINSICS.register_type(is_tile_type, value_operator=_operator)
+
+
+from . import tile_reductions, tile_shapes  # noqa: E402, F401 - register the other families' rules
