@@ -148,7 +148,12 @@ def loop_nest(typer, shape: tuple, body_of) -> list:
 
 
 def new_tile(typer, dtype, shape: tuple) -> ir.IRLocal:
-    return typer.new_temp(TileType(dtype, shape))
+    """A new tile local, assigned as a whole (zeros) before its elements are written: each assignment of a
+    whole tile starts a new value of the local for the passes (the adjoint's normal form versions them)."""
+    t = TileType(dtype, shape)
+    tile = typer.new_temp(t)
+    typer.pending.append(ir.IRAssign(tile, ir.IRCall("fixed_zeros", [], t)))
+    return tile
 
 
 def fill(typer, shape: tuple, value_of, dtype=None) -> ir.IRLocal:
