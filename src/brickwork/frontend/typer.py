@@ -20,6 +20,7 @@ from ..types.function_values import FunctionValueType
 from ..types.opaque import TupleType
 from ..types.references import RefType
 from ..types.scalars import int32, is_scalar_type, python_annotation_type
+from ..types.tiles import is_tile_type
 from . import (
     addresses,  # noqa: F401 - registers wp.address_of
     array_pointers,  # noqa: F401 - registers a.ptr and array(ptr=...)
@@ -358,8 +359,10 @@ class Typer(ExpressionTyper):
             lvalue = self.expr(target)
             # atomically where the element type has atomics; 8/16-bit integers: read, add, store (as Warp)
             # (and &=, |=, ^= on 32- and 64-bit integers and their vectors and matrices)
-            if isinstance(lvalue, ir.IRArrayElem) and (op in ("add", "sub") and has_atomic_add(lvalue.type) or
-                                                       op in _ATOMIC_BITS and has_atomic_bits(lvalue.type)):
+            # (a tile's elements are its thread's own: read, combine, store)
+            if isinstance(lvalue, ir.IRArrayElem) and not is_tile_type(lvalue.array.type) and (
+                    op in ("add", "sub") and has_atomic_add(lvalue.type) or
+                    op in _ATOMIC_BITS and has_atomic_bits(lvalue.type)):
                 value = self.value(node.value)
                 atomic = _ATOMIC_BITS.get(op, f"atomic_{op}")
                 if value.type is not lvalue.type:

@@ -110,6 +110,13 @@ _DOCS = {
                         "thread here): ``tile_from_thread(shape, value, thread_idx)``.",
     "tile_randi": "A tile of random int32 values from a random state: ``tile_randi(shape, rng[, min, max])``.",
     "tile_randf": "A tile of random float32 values in [0, 1) (or [min, max)) from a random state.",
+    "tile_scatter_add": "Add a value into one element of a tile when ``has_value``: ``tile_scatter_add(a, i[, j, ...], "
+                        "value, has_value, atomic=True)``.",
+    "tile_scatter_masked": "Write a value into one element of a tile when ``has_value``: ``tile_scatter_masked(a, "
+                           "i[, j, ...], value, has_value)``.",
+    "tile_add_inplace": "Add a value into one element of a tile: ``tile_add_inplace(a, i[, j, ...], value)`` "
+                        "(``a[i] += value``).",
+    "tile_sub_inplace": "Subtract a value from one element of a tile (``a[i] -= value``).",
     "block_dim": "The number of threads of a block of a tiled launch: 1 (a block is one thread here).",
     "tile_sort": "Sort a 1-D tile of keys in place, carrying a tile of values along: ``tile_sort(keys, values)``.",
 }

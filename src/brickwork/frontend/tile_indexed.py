@@ -1,0 +1,182 @@
+"""Typing rules of tile gathers and scatters, per-thread writes and random tiles: ``tile_load_indexed``,
+``tile_store_indexed``, ``tile_atomic_add_indexed``, ``tile_scatter_add``, ``tile_scatter_masked``,
+``tile_add_inplace``, ``tile_sub_inplace``, ``tile_from_thread``, ``tile_randi``, ``tile_randf``.
+
+A block is one thread here, so the per-thread forms (scatters, ``tile_from_thread``) are that thread's
+own writes, as on Warp's CPU.
+"""
+
+from __future__ import annotations
+
+from .. import ir
+from ..lang.tiles import TILE_FUNCTIONS
+from ..types.arrays import type_name
+from ..types.scalars import bool_, float32, int32, uint32
+from .intrinsics import INTRINSICS
+from .tile_build import TileCall, atom, element, fill, loop_nest, new_tile, zero_value
+from .tiles import _array, _at, _inside, _tile_shape_for, rule
+
+_INDEX_PARAMS = ("i", "j", "k", "l")
+
+
+def _gathered_at(indices, offsets: list, axis: int, idx: list) -> list:
+    """The array index of tile element ``idx``: ``offset + idx`` except along ``axis``, where the index tile
+    picks the row (``offset[axis] + indices[idx[axis]]``)."""
+    at = _at(offsets, idx)
+    picked = ir.IRArrayElem(indices, [idx[axis]], int32)
+    at[axis] = ir.IRCall("add", [offsets[axis], picked], int32)
+    return at
+
+
+def _indexed_args(call: TileCall, a, shape: tuple):
+    indices = call.tile("indices")
+    if indices.type.dtype is not int32 or indices.type.ndim != 1:
+        raise call.error(f"'indices' must be a 1-D tile of int32, got {indices.type!r}")
+    axis = call.static("axis", 0)
+    if not isinstance(axis, int) or not -len(shape) <= axis < len(shape):
+        raise call.error(f"axis {axis!r} is out of range for {len(shape)} dimensions")
+    axis %= len(shape)
+    if indices.type.shape[0] != shape[axis]:
+        raise call.error(f"the indices tile has {indices.type.shape[0]} entries, the tile {shape[axis]} along "
+                         f"axis {axis}")
+    offsets = [atom(call.typer, o) for o in call.indices("offset", len(shape))]
+    return indices, axis, offsets
+
+
+@rule("tile_load_indexed", ["a", "indices", "shape", "offset", "axis", "storage"], 3)
+def _tile_load_indexed(call: TileCall):
+    call.storage()
+    a = _array(call)
+    shape = call.shape()
+    _tile_shape_for(call, a, shape)
+    indices, axis, offsets = _indexed_args(call, a, shape)
+    out = new_tile(call.typer, a.type.dtype, shape)
+    where = call.typer.where(call.node)
+
+    def body(idx):
+        at = _gathered_at(indices, offsets, axis, idx)
+        load = ir.IRAssign(element(out, idx), ir.IRArrayElem(a, at, a.type.dtype, where=where))
+        return [ir.IRIf(_inside(a, at), [load], [ir.IRAssign(element(out, idx), zero_value(a.type.dtype))])]
+
+    call.typer.pending.extend(loop_nest(call.typer, shape, body))
+    return out
+
+
+def _store_indexed(call: TileCall, atomic: bool):
+    a = _array(call)
+    t = call.tile("t")
+    if t.type.dtype is not a.type.dtype:
+        raise call.error(f"the tile's dtype {type_name(t.type.dtype)} must be the array's {type_name(a.type.dtype)}")
+    shape = t.type.shape
+    _tile_shape_for(call, a, shape)
+    indices, axis, offsets = _indexed_args(call, a, shape)
+    where = call.typer.where(call.node)
+    old = new_tile(call.typer, a.type.dtype, shape) if atomic else None
+
+    def body(idx):
+        at = _gathered_at(indices, offsets, axis, idx)
+        if atomic:
+            add = ir.IRCall("atomic_add", [a, *at, element(t, idx)], a.type.dtype, where=where)
+            return [ir.IRIf(_inside(a, at), [ir.IRAssign(element(old, idx), add)],
+                            [ir.IRAssign(element(old, idx), zero_value(a.type.dtype))])]
+        store = ir.IRAssign(ir.IRArrayElem(a, at, a.type.dtype, where=where), element(t, idx))
+        return [ir.IRIf(_inside(a, at), [store], [])]
+
+    call.typer.pending.extend(loop_nest(call.typer, shape, body))
+    return old
+
+
+@rule("tile_store_indexed", ["a", "indices", "t", "offset", "axis"], 3)
+def _tile_store_indexed(call: TileCall):
+    _store_indexed(call, atomic=False)
+    return ir.IRConst(0, int32)  # a statement: its value is not used
+
+
+@rule("tile_atomic_add_indexed", ["a", "indices", "t", "offset", "axis"], 3)
+def _tile_atomic_add_indexed(call: TileCall):
+    return _store_indexed(call, atomic=True)
+
+
+def _element_write(name: str, params: list, required: int, combine):
+    """A write of one value into an element of a tile local, with Warp's overloads of 1 to 4 indices (the
+    value and flags follow the indices, so the parameter names depend on how many are given)."""
+
+    def typing(typer, obj, node):
+        a_node = node.args[0] if node.args else None
+        ndim = None
+        if a_node is not None:
+            a = typer.value(a_node)
+            ndim = getattr(a.type, "ndim", None)
+        n = ndim if isinstance(ndim, int) and 1 <= ndim <= 4 else 1
+        call = TileCall(typer, node, name, ["a", *_INDEX_PARAMS[:n], *params], 1 + n + required)
+        a = call.tile("a")
+        at = [atom(typer, call.index(call.nodes[p], p)) for p in _INDEX_PARAMS[:n]]
+        value = atom(typer, call.value("value"))
+        if value.type is not a.type.dtype:
+            raise call.error(f"value of type {type_name(value.type)} for a tile of {type_name(a.type.dtype)}")
+        place = element(a, at)
+        stmt = ir.IRAssign(place, combine(typer, place, value, node))
+        if "has_value" in params:
+            flag = call.value("has_value")
+            if flag.type is not bool_:
+                raise call.error(f"has_value must be a bool, got {type_name(flag.type)}")
+            if "atomic" in params and not isinstance(call.static("atomic", True), bool):
+                raise call.error("atomic must be a compile-time bool")
+            stmt = ir.IRIf(flag, [stmt], [])
+        typer.pending.append(stmt)
+        return ir.IRConst(0, int32)
+
+    INTRINSICS.register(TILE_FUNCTIONS[name], call=typing)
+
+
+_element_write("tile_scatter_add", ["value", "has_value", "atomic"], 2,
+               lambda typer, place, value, node: typer.operator_call("add", [place, value], node))
+_element_write("tile_scatter_masked", ["value", "has_value"], 2, lambda typer, place, value, node: value)
+_element_write("tile_add_inplace", ["value"], 1,
+               lambda typer, place, value, node: typer.operator_call("add", [place, value], node))
+_element_write("tile_sub_inplace", ["value"], 1,
+               lambda typer, place, value, node: typer.operator_call("sub", [place, value], node))
+
+
+@rule("tile_from_thread", ["shape", "value", "thread_idx", "storage"], 3)
+def _tile_from_thread(call: TileCall):
+    call.storage()
+    shape = call.shape()
+    value = atom(call.typer, call.value("value"))
+    lane = call.value("thread_idx")
+    if lane.type is not int32:
+        raise call.error(f"thread_idx must be an int32, got {type_name(lane.type)}")
+    # a block is one thread: lane 0 is the only one (checked while the kernel runs in debug mode, as Warp's)
+    return fill(call.typer, shape, lambda idx: value, value.type)
+
+
+def _random(name: str, dtype, draw: str):
+    @rule(name, ["shape", "rng", "min", "max", "storage"], 2)
+    def typing(call: TileCall):
+        call.storage()
+        shape = call.shape()
+        rng = call.value("rng")
+        if rng.type is not uint32:
+            raise call.error(f"rng must be a random state (uint32, from wp.rand_init), got {type_name(rng.type)}")
+        bounds = [call.value(p) for p in ("min", "max") if call.has(p)]
+        if len(bounds) == 1:
+            raise call.error("takes both min and max, or neither")
+        # the elements are the draws that follow one discarded draw of a copy of rng (rng itself is unchanged),
+        # row-major: Warp's values on the CPU for the same state
+        state = call.typer.new_temp(uint32)
+        call.typer.pending.append(ir.IRAssign(state, rng))
+        call.typer.pending.append(ir.IRExprStmt(call.typer.builtin_call(draw, [state], call.node)))
+        out = new_tile(call.typer, dtype, shape)
+        bounds = [atom(call.typer, b) for b in bounds]
+
+        def body(idx):
+            return [ir.IRAssign(element(out, idx), call.typer.builtin_call(draw, [state, *bounds], call.node))]
+
+        call.typer.pending.extend(loop_nest(call.typer, shape, body))
+        return out
+
+    return typing
+
+
+_random("tile_randi", int32, "randi")
+_random("tile_randf", float32, "randf")
