@@ -27,6 +27,17 @@ MODULES = [
     "geometry.test_hash_grid", "test_adam", "test_sgd",
     "geometry.test_bvh", "geometry.test_mesh", "geometry.test_mesh_query_point", "geometry.test_mesh_query_ray",
     "geometry.test_mesh_query_aabb",
+    # round 11: tiles (Warp runs them on the CPU too, a block being one thread there)
+    "tile.test_tile", "tile.test_tile_atomic_bitwise", "tile.test_tile_block_dim_mismatch",
+    "tile.test_tile_cholesky", "tile.test_tile_cholesky_no_mathdx", "tile.test_tile_composite_row",
+    "tile.test_tile_construction", "tile.test_tile_empty", "tile.test_tile_fft", "tile.test_tile_fft_no_mathdx",
+    "tile.test_tile_func_arg", "tile.test_tile_fused_ops", "tile.test_tile_large_offsets", "tile.test_tile_load",
+    "tile.test_tile_load_assign", "tile.test_tile_load_extract", "tile.test_tile_load_indexed",
+    "tile.test_tile_load_vectorized", "tile.test_tile_low_precision_stack", "tile.test_tile_matmul",
+    "tile.test_tile_matmul_no_mathdx", "tile.test_tile_matmul_strides", "tile.test_tile_oob", "tile.test_tile_print",
+    "tile.test_tile_reduce", "tile.test_tile_shared_memory", "tile.test_tile_solve",
+    "tile.test_tile_solve_no_mathdx", "tile.test_tile_sort", "tile.test_tile_stack", "tile.test_tile_struct",
+    "tile.test_tile_view",
 ]
 
 # Whole files of warp.tests not run, grouped by reason (docs/compat.md lists them).
@@ -41,8 +52,8 @@ EXCLUDED_FILES = {
     "C++ snippets written against Warp's own runtime header (wp:: types; brickwork's take bw:: C++)": [
         "test_snippet",
     ],
-    "CUDA-only features (streams, graphs, peer access, mempools, tiles, cooperative blocks)": [
-        "cuda/*", "tile/*", "test_graph", "test_cuda_profiler", "test_block_dim_dispatch", "test_sanitize",
+    "CUDA-only features (streams, graphs, peer access, mempools, cooperative blocks)": [
+        "cuda/*", "tile/test_tile_mlp (no CPU tests)", "test_graph", "test_cuda_profiler", "test_block_dim_dispatch", "test_sanitize",
         "deterministic/test_deterministic_graph_capture",
     ],
     "Warp libraries beyond the kernel language (fem, sparse, mesh/volume/BVH queries, linear solvers, rendering)": [

@@ -18,6 +18,7 @@ from ..frontend.source import FunctionSource
 from ..frontend.static_value import Static
 from ..types.arrays import ArrayType, type_name
 from ..types.fixed_arrays import view_type
+from ..types.tiles import is_tile_type
 from ..types.function_values import FunctionValueType, accepts_function_values
 from ..types.generic import is_generic, matches, type_of_value
 from ..types.opaque import TupleType
@@ -111,7 +112,8 @@ class FunctionOverload:
         """The IR of this overload for concrete ``arg_types`` (typed once per context)."""
         from .references import reference_params, with_reference_results  # the compiler's side: lazy
         # a fixed-size local array argument binds as a view of its elements (writes reach the caller's)
-        arg_types = [view_type(t) if isinstance(p, ArrayType) or p is typing.Any else t
+        # (a tile binds as a tile: its operations need its shape)
+        arg_types = [view_type(t) if (isinstance(p, ArrayType) or p is typing.Any) and not is_tile_type(t) else t
                      for (_, p), t in zip(self.params, arg_types)]
         key = (id(self), tuple(arg_types))
         found = context.functions.get(key)
