@@ -59,6 +59,13 @@ class TileCall:
         except KernelError:
             raise self.error(f"'{param}' must be known at compile time, got '{ast.unparse(node)}'") from None
 
+    def static_or_none(self, node):
+        """The compile-time value of argument ``node``, or None when it is a runtime value."""
+        try:
+            return self.typer.static_value(node)
+        except KernelError:
+            return None
+
     def value(self, param: str) -> ir.IRExpr:
         return self.typer.value(self.nodes[param])
 

@@ -8,14 +8,17 @@ Reductions, scans and sorting are in ``tile_reductions``; shapes and linear alge
 from __future__ import annotations
 
 import math
+from fractions import Fraction
+
+import numpy as np
 
 from .. import ir
 from ..builtins.functions import BuiltinFunction
-from ..errors import KernelTypeError
+from ..errors import KernelTypeError, KernelValueError
 from ..lang.tiles import TILE_FUNCTIONS
 from ..types.arrays import ArrayType, type_name
 from ..types.composite import is_composite_type, matrix, vector
-from ..types.scalars import bool_, int32, is_scalar_type
+from ..types.scalars import bool_, int32, is_scalar_type, python_annotation_type
 from ..types.tiles import is_tile_type
 from .intrinsics import INTRINSICS
 from .tile_build import TileCall, atom, constant, element, fill, loop_nest, new_tile, zero_value
@@ -67,30 +70,76 @@ def _tile_full(call: TileCall):
     return fill(call.typer, shape, lambda idx: value, dtype)
 
 
-@rule("tile_arange", ["start", "stop", "step", "dtype", "storage"], 1)
-def _tile_arange(call: TileCall):
+_ARANGE_NAMES = {1: ("stop",), 2: ("start", "stop"), 3: ("start", "stop", "step")}
+
+
+def _tile_arange_rule(typer, obj, node):
+    """``tile_arange(stop)``, ``(start, stop)``, ``(start, stop, step)``: compile-time bounds, rounded to the
+    output type first (so the count is the one the filled values give), then counted exactly."""
+    if len(node.args) > 3:
+        raise typer.error(KernelTypeError, f"tile_arange() accepts at most 3 positional arguments, got "
+                          f"{len(node.args)}", node)
+    call = TileCall(typer, node, "tile_arange", ["arg0", "arg1", "arg2", "dtype", "storage"], 1)
     call.storage()
-    args = [call.static(p) for p in ("start", "stop", "step") if call.has(p)]
-    for a in args:
-        if isinstance(a, bool) or not isinstance(a, (int, float)):
-            raise call.error(f"start, stop and step must be compile-time numbers, got {a!r}")
-    start, stop, step = {1: lambda: (0, args[0], 1), 2: lambda: (args[0], args[1], 1),
-                         3: lambda: tuple(args)}[len(args)]()
-    if step == 0:
-        raise call.error("step must not be zero")
-    n = math.ceil((stop - start) / step)
-    if n <= 0:
-        raise call.error(f"the range ({start}, {stop}, {step}) is empty: a tile needs at least one element")
-    dtype = call.dtype(default=float if any(isinstance(a, float) for a in args) else int32)
-    if not is_scalar_type(dtype):
-        raise call.error(f"dtype must be a scalar type, got {type_name(dtype)}")
+    names = _ARANGE_NAMES[len(node.args)] if node.args else ()
+    values = []
+    for name, arg in zip(names, node.args):
+        v = typer.try_static(arg)
+        if isinstance(v, ir.IRExpr) or v is None:
+            v = call.static_or_none(arg)
+        v = getattr(v, "value", v) if not isinstance(v, (int, float)) else v  # a typed constant: wp.float32(3.0)
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise typer.error(KernelTypeError, f"tile_arange() arguments must be compile time constants, but {name} "
+                              f"is not", node)
+        values.append((name, v))
+    default = float if any(isinstance(v, float) for _, v in values) else int32
+    dtype = python_annotation_type(call.static("dtype", None) or default)
+    if not is_scalar_type(dtype) or dtype is bool_:
+        raise typer.error(KernelTypeError, f"tile_arange() requires a numeric scalar dtype, got {type_name(dtype)}",
+                          node)
+    bound = dict(start=Fraction(0), step=Fraction(1))
+    for name, v in values:
+        bound[name] = _arange_bound(typer, node, name, v, dtype)
+    if bound["step"] == 0:
+        raise typer.error(KernelValueError, "tile_arange() step cannot be zero", node)
+    count = math.ceil((bound["stop"] - bound["start"]) / bound["step"])
+    if count <= 0:
+        raise typer.error(KernelValueError, f"tile_arange() needs a non-empty range, got {len(values)} bounds giving "
+                          f"zero-length", node)
+    if count > 2**31 - 1:
+        raise typer.error(KernelValueError, "tile_arange() spans more elements than can be counted", node)
+    first, step = (ir.IRConst(int(b) if dtype.is_int else float(b), dtype) for b in (bound["start"], bound["step"]))
 
     def value_of(idx):
-        i = ir.IRCast(idx[0], dtype)
-        return ir.IRCall("add", [constant(start, dtype, call), ir.IRCall("mul", [i, constant(step, dtype, call)],
-                                                                          dtype)], dtype)
+        return ir.IRCall("add", [first, ir.IRCall("mul", [ir.IRCast(idx[0], dtype), step], dtype)], dtype)
 
-    return fill(call.typer, (n,), value_of, dtype)
+    return fill(typer, (count,), value_of, dtype)
+
+
+def _arange_bound(typer, node, name: str, v, dtype) -> Fraction:
+    """A bound as the exact value the output type holds (a float rounded to it; an integer checked)."""
+    if isinstance(v, int) and not -2**63 <= v < 2**64:
+        raise typer.error(KernelValueError, f"tile_arange() {name}={v} is too wide to use as an integer bound; "
+                          f"spell it as a float ({float(v)!r}) for a floating-point range", node)
+    if dtype.is_int:
+        if isinstance(v, float) and not math.isfinite(v):
+            raise typer.error(KernelValueError, f"tile_arange() {name}={v!r} is out of range for {type_name(dtype)}",
+                              node)
+        if isinstance(v, float) and not v.is_integer():
+            raise typer.error(KernelValueError, f"tile_arange() {name}={v!r} has a fractional part", node)
+        info = np.iinfo(dtype._np)
+        if not info.min <= int(v) <= info.max:
+            raise typer.error(KernelValueError, f"tile_arange() {name}={v!r} is out of range for "
+                              f"{type_name(dtype)}", node)
+        return Fraction(int(v))
+    with np.errstate(over="ignore"):
+        rounded = np.array(v, dtype=np.float64).astype(dtype._np)
+    if not np.isfinite(rounded):
+        raise typer.error(KernelValueError, f"tile_arange() {name}={v!r} is out of range for {type_name(dtype)}", node)
+    return Fraction(float(rounded))
+
+
+INTRINSICS.register(T["tile_arange"], call=_tile_arange_rule)
 
 
 @rule("tile", ["x", "preserve_type", "storage"], 1)

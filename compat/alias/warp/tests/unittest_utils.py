@@ -165,7 +165,9 @@ def sanitize_identifier(s) -> str:
     return s if s.isidentifier() else re.sub(r"\W|^(?=\d)", "_", s)
 
 
-def _make_test(func, device, check_output, device_check=None, **kwargs):
+def _make_test(func, device, check_output, device_check=None, enable_cpu_blocks=False, **kwargs):
+    # enable_cpu_blocks: Warp's opt-in CPU blocks of block_dim lanes; brickwork's CPU block is one thread, so the
+    # test runs as it is (what depends on the lanes fails, honestly)
     def test(self):
         if device_check is not None:
             device_check(self, device)
