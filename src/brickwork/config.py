@@ -296,6 +296,9 @@ deterministic_max_records: int = 0
 #: ints and others as scalars of their type (``wp.sin(wp.float64(1.0))`` is a ``wp.float64``), as Warp
 #: does; True: every result is a Python number (Warp's behaviour before 1.x made results typed).
 legacy_scalar_return_types: bool = False
+#: Warp's opt-in CPU blocks (``block_dim`` lanes per block of a tiled launch on the CPU). A block on brickwork's
+#: CPU is one thread, as in Warp by default: ``launch_tiled`` refuses a launch while this is True.
+enable_cpu_blocks: bool = False
 #: Warp compatibility: accepted and ignored.
 quiet: bool = True
 verbose: bool = False

@@ -282,3 +282,12 @@ def test_tile_functions_belong_in_kernels():
         wp.tile_load(wp.zeros(4), shape=4)
     with pytest.raises(TypeError, match="a tile has 1 to 4 dimensions"):
         wp.tile[float, 1, 2, 3, 4, 5]
+
+
+def test_cpu_blocks_of_several_lanes_are_refused():
+    a = wp.zeros((TM, TN), dtype=float)
+    b = wp.full((TM, TN), 3.0, dtype=float)
+    with wp.config.override(enable_cpu_blocks=True):
+        with pytest.raises(wp.LaunchError, match="enable_cpu_blocks is True, but a block runs as one thread"):
+            wp.launch_tiled(copy_scale_kernel, dim=[1, 1], inputs=[a, b], block_dim=8)
+    np.testing.assert_array_equal(b.numpy(), 3.0)

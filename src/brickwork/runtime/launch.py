@@ -128,6 +128,9 @@ def launch_tiled(kernel, dim, inputs=(), outputs=(), block_dim: int = 256, **kwa
     block) is 0. Other arguments are ``launch``'s."""
     if isinstance(block_dim, bool) or not isinstance(block_dim, (int, np.integer)) or block_dim <= 0:
         raise LaunchError(f"launch_tiled of '{kernel.key}': block_dim must be a positive int, got {block_dim!r}")
+    if config.enable_cpu_blocks:
+        raise LaunchError(f"launch_tiled of '{kernel.key}': wp.config.enable_cpu_blocks is True, but a block runs as "
+                          f"one thread here (Warp's CPU blocks of block_dim lanes are not supported); set it to False")
     return launch(kernel, dim, inputs, outputs, **kwargs)
 
 
