@@ -209,6 +209,26 @@ def test_tiles_pass_to_and_return_from_functions():
     assert repr(wp.tile[float, 2, 3]) == "tile(dtype=float32, shape=(2, 3))"
 
 
+@wp.kernel
+def fft_kernel(x: wp.array2d(dtype=wp.vec2d), y: wp.array2d(dtype=wp.vec2d)):
+    t = wp.tile_load(x, shape=(3, 12))
+    wp.tile_fft(t)
+    wp.tile_store(x, t)
+    wp.tile_ifft(t)
+    wp.tile_store(y, t)
+
+
+def test_fft_along_the_last_dimension_is_numpys_unnormalized():
+    rng = np.random.default_rng(3)
+    z = rng.standard_normal((3, 12)) + 1j * rng.standard_normal((3, 12))  # 12: not a power of two
+    x = wp.array(np.stack([z.real, z.imag], -1), dtype=wp.vec2d)
+    y = wp.zeros((3, 12), dtype=wp.vec2d)
+    wp.launch_tiled(fft_kernel, dim=1, inputs=[x, y], block_dim=8)
+    f, g = x.numpy(), y.numpy()
+    np.testing.assert_allclose(f[..., 0] + 1j * f[..., 1], np.fft.fft(z, axis=-1), atol=1e-12)
+    np.testing.assert_allclose(g[..., 0] + 1j * g[..., 1], 12 * z, atol=1e-12)  # no 1/N either way
+
+
 # -- errors ----------------------------------------------------------------------------------------
 
 
@@ -275,6 +295,20 @@ def test_block_dim_must_be_a_positive_int_and_nothing_runs():
         with pytest.raises(wp.LaunchError, match="block_dim must be a positive int"):
             wp.launch_tiled(copy_scale_kernel, dim=[1, 1], inputs=[a, b], block_dim=bad)
     np.testing.assert_array_equal(b.numpy(), 3.0)
+
+
+def test_fft_needs_complex_tiles_of_two_dimensions():
+    def real_tile(a: wp.array(dtype=float)):
+        t = wp.tile_zeros(shape=(2, 4), dtype=float)
+        wp.tile_fft(t)
+
+    _kernel_error(real_tile, r"tile_fft\(\): needs a tile of vec2f or vec2d")
+
+    def one_dimension(a: wp.array(dtype=float)):
+        t = wp.tile_zeros(shape=4, dtype=wp.vec2f)
+        wp.tile_fft(t)
+
+    _kernel_error(one_dimension, r"at least 2 dimensions")
 
 
 def test_tile_functions_belong_in_kernels():

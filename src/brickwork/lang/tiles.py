@@ -117,6 +117,9 @@ _DOCS = {
     "tile_add_inplace": "Add a value into one element of a tile: ``tile_add_inplace(a, i[, j, ...], value)`` "
                         "(``a[i] += value``).",
     "tile_sub_inplace": "Subtract a value from one element of a tile (``a[i] -= value``).",
+    "tile_fft": "The discrete Fourier transform along the last dimension of a tile of complex numbers (vec2f or "
+                "vec2d: real, imaginary), in place and unnormalized, as numpy.fft.fft.",
+    "tile_ifft": "The inverse transform of ``tile_fft`` (exponent +2 pi i k n / N), in place and unnormalized.",
     "block_dim": "The number of threads of a block of a tiled launch: 1 (a block is one thread here).",
     "tile_sort": "Sort a 1-D tile of keys in place, carrying a tile of values along: ``tile_sort(keys, values)``.",
 }
