@@ -72,7 +72,7 @@ from .lang.grad import grad
 from .lang.kernel import Kernel, kernel, overload
 from .lang.modules import Module, get_module, get_module_options, set_module_options
 from .lang.native import func_native
-from .lang.tiles import TILE_FUNCTIONS as _TILE_FUNCTIONS
+from .builtins.tiles import TILE_FUNCTIONS as _TILE_FUNCTIONS
 from .runtime.cuda_archs import clear_kernel_cache, get_cuda_supported_archs, get_cuda_toolkit_version
 from .runtime.host_builtins import install_host_builtins as _install_host_builtins
 from .runtime.launch import (

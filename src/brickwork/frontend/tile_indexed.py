@@ -9,7 +9,7 @@ own writes, as on Warp's CPU.
 from __future__ import annotations
 
 from .. import ir
-from ..lang.tiles import TILE_FUNCTIONS
+from ..builtins.tiles import TILE_FUNCTIONS
 from ..types.arrays import type_name
 from ..types.scalars import bool_, float32, int32, uint32
 from .intrinsics import INTRINSICS

@@ -14,8 +14,8 @@ import numpy as np
 
 from .. import ir
 from ..builtins.functions import BuiltinFunction
+from ..builtins.tiles import TILE_FUNCTIONS
 from ..errors import KernelTypeError, KernelValueError
-from ..lang.tiles import TILE_FUNCTIONS
 from ..types.arrays import ArrayType, type_name
 from ..types.composite import is_composite_type, matrix, vector
 from ..types.scalars import bool_, int32, is_scalar_type, python_annotation_type
@@ -289,11 +289,9 @@ def _tile_astype(call: TileCall):
 
 def apply(typer, f, args: list, node) -> ir.IRExpr:
     """``f(*args)`` for a builtin or ``@func`` passed by name (tile_map, tile_reduce)."""
-    from ..lang.function import Function
-
     if isinstance(f, BuiltinFunction):
         return typer.builtin_call(f.name, args, node)
-    if isinstance(f, Function):
+    if callable(getattr(f, "instantiate", None)):  # a @func (lang.function.Function, a layer above)
         return typer.call_function(f, args, node)
     raise typer.error(KernelTypeError, f"expects a builtin or a @func, got {f!r}", node)
 

@@ -84,10 +84,10 @@ _DOCS = {
     "tile_argmax": "The row-major index of a tile's greatest element (first if tied), as an int32 tile of shape (1,).",
     "tile_reduce": "A tile's elements folded with a binary function, as a tile of shape (1,); ``axis=k`` folds "
                    "along dimension k.",
-    "tile_scan_inclusive": "Inclusive prefix sums of a 1-D tile.",
-    "tile_scan_exclusive": "Exclusive prefix sums of a 1-D tile.",
-    "tile_scan_max_inclusive": "Running maxima of a 1-D tile.",
-    "tile_scan_min_inclusive": "Running minima of a 1-D tile.",
+    "tile_scan_inclusive": "Inclusive prefix sums of a tile's elements in row-major order (a tile of its shape).",
+    "tile_scan_exclusive": "Exclusive prefix sums of a tile's elements in row-major order (the first is 0).",
+    "tile_scan_max_inclusive": "Running maxima of a tile's elements in row-major order.",
+    "tile_scan_min_inclusive": "Running minima of a tile's elements in row-major order.",
     "tile_matmul": "The matrix product of two 2-D tiles (``tile_matmul(a, b)``), or ``out += a @ b`` with an "
                    "output tile (``tile_matmul(a, b, out, alpha=1.0, beta=1.0)``: out = alpha a b + beta out).",
     "tile_dot": "The sum of the elementwise products of two tiles of one shape, as a tile of shape (1,).",
@@ -105,7 +105,8 @@ _DOCS = {
     "tile_load_indexed": "A tile read from an array whose indices along ``axis`` are given by a tile of int32: "
                          "``tile_load_indexed(a, indices, shape, offset=0, axis=0)``.",
     "tile_store_indexed": "Write a tile into an array at indices along ``axis`` given by a tile of int32.",
-    "tile_atomic_add_indexed": "Add a tile into an array atomically at indices along ``axis`` given by a tile of int32.",
+    "tile_atomic_add_indexed": "Add a tile into an array atomically at indices along ``axis`` given by a tile of "
+                               "int32.",
     "tile_from_thread": "A tile of ``shape`` filled with the value of thread ``thread_idx`` of the block (the one "
                         "thread here): ``tile_from_thread(shape, value, thread_idx)``.",
     "tile_randi": "A tile of random int32 values from a random state: ``tile_randi(shape, rng[, min, max])``.",
@@ -121,7 +122,9 @@ _DOCS = {
                 "vec2d: real, imaginary), in place and unnormalized, as numpy.fft.fft.",
     "tile_ifft": "The inverse transform of ``tile_fft`` (exponent +2 pi i k n / N), in place and unnormalized.",
     "block_dim": "The number of threads of a block of a tiled launch: 1 (a block is one thread here).",
-    "tile_sort": "Sort a 1-D tile of keys in place, carrying a tile of values along: ``tile_sort(keys, values)``.",
+    "tile_sort": "Sort a tile of keys in place (row-major order, stable), carrying a tile of values along: "
+                 "``tile_sort(keys, values)``.",
 }
 
-TILE_FUNCTIONS = {name: (_TileConstructor if name == "tile" else TileFunction)(name, doc) for name, doc in _DOCS.items()}
+TILE_FUNCTIONS = {name: (_TileConstructor if name == "tile" else TileFunction)(name, doc)
+                  for name, doc in _DOCS.items()}
