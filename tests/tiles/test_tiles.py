@@ -229,12 +229,37 @@ def test_fft_along_the_last_dimension_is_numpys_unnormalized():
     np.testing.assert_allclose(g[..., 0] + 1j * g[..., 1], 12 * z, atol=1e-12)  # no 1/N either way
 
 
+@wp.kernel
+def stack_kernel(out: wp.array(dtype=int), top: wp.array(dtype=wp.vec2)):
+    s = wp.tile_stack(capacity=4, dtype=int)
+    for q in range(6):
+        out[q] = wp.tile_stack_push(s, q * 10, q != 2)  # q = 2 offers nothing; q = 5 finds the stack full
+    out[6] = wp.tile_stack_count(s)
+    v, slot = wp.tile_stack_pop(s)
+    out[7] = v
+    out[8] = slot
+    wp.tile_stack_clear(s)
+    empty, none = wp.tile_stack_pop(s)
+    out[9] = none + empty
+    vs = wp.tile_stack(capacity=2, dtype=wp.vec2)
+    wp.tile_stack_push(vs, wp.vec2(1.0, 2.0), True)
+    t, t_slot = wp.tile_stack_pop(vs)
+    top[t_slot] = t
+
+
+def test_tile_stacks_push_pop_count_and_clear():
+    out, top = wp.zeros(10, dtype=int), wp.zeros(1, dtype=wp.vec2)
+    wp.launch_tiled(stack_kernel, dim=1, inputs=[out, top], block_dim=8)
+    np.testing.assert_array_equal(out.numpy(), [0, 1, -1, 2, 3, -1, 4, 40, 3, -1])
+    np.testing.assert_array_equal(top.numpy(), [[1, 2]])
+
+
 # -- errors ----------------------------------------------------------------------------------------
 
 
-def _kernel_error(fn, match):
+def _kernel_error(fn, match, cls=wp.KernelTypeError):
     k = wp.kernel(fn)
-    with pytest.raises(wp.KernelTypeError, match=match) as info:
+    with pytest.raises(cls, match=match) as info:
         wp.launch_tiled(k, dim=1, inputs=[wp.zeros(8, dtype=float)], block_dim=8)
     assert fn.__name__ in str(info.value) or "test_tiles.py" in str(info.value)
 
@@ -309,6 +334,19 @@ def test_fft_needs_complex_tiles_of_two_dimensions():
         wp.tile_fft(t)
 
     _kernel_error(one_dimension, r"at least 2 dimensions")
+
+
+def test_tile_stack_errors_name_the_problem():
+    def zero_capacity(a: wp.array(dtype=float)):
+        wp.tile_stack(capacity=0, dtype=int)
+
+    _kernel_error(zero_capacity, r"tile_stack\(\): capacity must be a positive integer, got 0", wp.KernelValueError)
+
+    def wrong_value(a: wp.array(dtype=float)):
+        s = wp.tile_stack(capacity=2, dtype=int)
+        wp.tile_stack_push(s, 1.0, True)
+
+    _kernel_error(wrong_value, r"the value's type float32 does not match the stack's dtype int32")
 
 
 def test_tile_functions_belong_in_kernels():

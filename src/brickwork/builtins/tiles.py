@@ -121,6 +121,14 @@ _DOCS = {
     "tile_fft": "The discrete Fourier transform along the last dimension of a tile of complex numbers (vec2f or "
                 "vec2d: real, imaginary), in place and unnormalized, as numpy.fft.fft.",
     "tile_ifft": "The inverse transform of ``tile_fft`` (exponent +2 pi i k n / N), in place and unnormalized.",
+    "tile_stack": "An empty stack of at most ``capacity`` values of ``dtype`` in a kernel: ``tile_stack(capacity, "
+                  "dtype)``.",
+    "tile_stack_push": "Push a value onto a tile stack when ``has_value``: ``tile_stack_push(s, value, has_value)``; "
+                       "returns its slot, or -1 when the stack is full (the value is dropped) or nothing was pushed.",
+    "tile_stack_pop": "Pop the top value of a tile stack: ``value, slot = tile_stack_pop(s)``; slot is -1 (and the "
+                      "value zero) when the stack is empty.",
+    "tile_stack_count": "The number of values on a tile stack.",
+    "tile_stack_clear": "Empty a tile stack.",
     "block_dim": "The number of threads of a block of a tiled launch: 1 (a block is one thread here).",
     "tile_sort": "Sort a tile of keys in place (row-major order, stable), carrying a tile of values along: "
                  "``tile_sort(keys, values)``.",

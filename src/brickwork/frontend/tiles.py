@@ -361,4 +361,4 @@ def _operator(typer, op: str, args: list, node):
 INTRINSICS.register_type(is_tile_type, value_operator=_operator)
 
 
-from . import tile_fft, tile_indexed, tile_reductions, tile_shapes  # noqa: E402, F401 - register the other families' rules
+from . import tile_fft, tile_indexed, tile_reductions, tile_shapes, tile_stacks  # noqa: E402, F401 - register the other families' rules

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from .arrays import ArrayType
 from .composite import is_matrix_type, is_quat_type, is_transform_type, is_vector_type
+from .fixed_arrays import FixedArrayType
 from .geometry_queries import is_geometry_query_type
 from .hash_grid_query import is_hash_grid_query_type
 from .indexed_arrays import IndexedArrayType
 from .opaque import OpaqueType, TupleType
 from .scalars import is_scalar_type
 from .structs import is_struct_type
+from .tile_stacks import is_tile_stack_type
+from .tiles import TileType
 
 
 def type_key(t) -> str:
@@ -20,6 +23,11 @@ def type_key(t) -> str:
         return f"{t._kind}{t._length}:{t._dtype.__name__}"
     if is_matrix_type(t):
         return f"matrix{t._shape[0]}x{t._shape[1]}:{t._dtype.__name__}"
+    if isinstance(t, FixedArrayType):  # the shape is part of the type (tiles are not fixed-size arrays)
+        kind = "tile" if isinstance(t, TileType) else "fixedarray"
+        return f"{kind}{'x'.join(map(str, t.shape))}:{type_key(t.dtype)}"
+    if is_tile_stack_type(t):
+        return f"tile_stack{t.capacity}:{type_key(t.dtype)}"
     if isinstance(t, IndexedArrayType):
         return f"indexedarray{t.ndim}:{type_key(t.dtype)}"
     if isinstance(t, ArrayType):

@@ -11,6 +11,7 @@ from ...builtins.bvh import NAMES as BVH_NAMES
 from ...builtins.bvh import STRUCT_RESULTS as BVH_STRUCT_RESULTS
 from ...builtins.decompositions import OUTPUT_ARGUMENTS, PACKED
 from ...builtins.table import BUILTINS
+from ...builtins.tile_stacks import NAMES as TILE_STACK_NAMES
 
 
 def _fmt(template: str):
@@ -86,6 +87,7 @@ CPU_BUILTINS["bit_cast"] = lambda args, result: f"bw::bit_cast<{result}>({args[0
 CPU_BUILTINS["bit_cast"].with_result_type = True
 # fixed-size local arrays (frontend/fixed_arrays.py): zero elements
 CPU_BUILTINS["fixed_zeros"] = _fixed_zeros
+CPU_BUILTINS["tile_stack_new"] = _fixed_zeros  # an empty tile stack (frontend/tile_stacks.py)
 # a component index computed at run time (frontend/expressions.py); checked in debug mode (check_bounds)
 CPU_BUILTINS["component_index"] = _fmt("bw::component_index({0}, {1})")
 CPU_BUILTINS["component_index_checked"] = lambda args, where: \
@@ -103,6 +105,7 @@ CPU_HEADERS.update({name: "brickwork_geometry.h" for name in ("closest_point_edg
 CPU_HEADERS.update({name: "brickwork_hash_grid.h" for name in ("hash_grid_query", "hash_grid_query_next",
                                                               "hash_grid_point_id")})
 CPU_HEADERS.update({name: "brickwork_bvh.h" for name in BVH_NAMES})
+CPU_HEADERS.update({name: "brickwork_tile_stack.h" for name in (*TILE_STACK_NAMES, "tile_stack_new")})
 
 
 def _struct_result(name: str):

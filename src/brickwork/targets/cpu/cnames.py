@@ -17,6 +17,7 @@ from ...types.keys import type_key
 from ...types.opaque import TEAM_MEMBER, TupleType
 from ...types.scalars import bfloat16_bits, is_scalar_type
 from ...types.structs import is_struct_type
+from ...types.tile_stacks import is_tile_stack_type
 
 _SCALAR_C = {
     "bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
@@ -67,6 +68,8 @@ def c_type(t) -> str:
         return "bw::team"
     if is_hash_grid_query_type(t):
         return f"bw::hash_grid_query_t<{c_type(t._dtype)}>"
+    if is_tile_stack_type(t):
+        return f"bw::tile_stack_t<{c_type(t.dtype)}, {t.capacity}>"
     if is_geometry_query_type(t):
         return "bw::bvh_query_t"
     if t is None:
