@@ -14,6 +14,7 @@ from .builtins.bit_casts import cast
 from .builtins.constants import CONSTANTS as _CONSTANTS
 from .builtins.functions import FUNCTIONS as _BUILTIN_FUNCTIONS
 from .builtins.static import static
+from .builtins.tiles import TILE_FUNCTIONS as _TILE_FUNCTIONS
 from .config import DeterministicMode
 from .device import (
     Device,
@@ -72,7 +73,6 @@ from .lang.grad import grad
 from .lang.kernel import Kernel, kernel, overload
 from .lang.modules import Module, get_module, get_module_options, set_module_options
 from .lang.native import func_native
-from .builtins.tiles import TILE_FUNCTIONS as _TILE_FUNCTIONS
 from .runtime.cuda_archs import clear_kernel_cache, get_cuda_supported_archs, get_cuda_toolkit_version
 from .runtime.host_builtins import install_host_builtins as _install_host_builtins
 from .runtime.launch import (

@@ -18,12 +18,12 @@ from ..frontend.source import FunctionSource
 from ..frontend.static_value import Static
 from ..types.arrays import ArrayType, type_name
 from ..types.fixed_arrays import view_type
-from ..types.tiles import is_tile_type
 from ..types.function_values import FunctionValueType, accepts_function_values
 from ..types.generic import is_generic, matches, type_of_value
 from ..types.opaque import TupleType
 from ..types.references import RefType
 from ..types.scalars import python_annotation_type
+from ..types.tiles import is_tile_type
 
 
 class FunctionOverload:
