@@ -20,8 +20,9 @@ This module holds the entry point, the builder's state, the adjoints' storage an
 plain statements; the builder's other parts have a module each: ``adjoint_replay`` (the forward
 replay), ``adjoint_teams`` (teams of threads: ``par_for_outer`` teams and their scratch, a GPU slice's
 values summed over its threads), ``adjoint_loop_abstraction`` (slices, visits, folds),
-``adjoint_rows`` (the row analysis behind ``scatter_radius``) and ``adjoint_values`` (zeros, the
-rules' builder ``E``, which types carry an adjoint).
+``adjoint_rows`` (the row analysis behind ``scatter_radius``), ``adjoint_tiles`` (adjoints through the
+elements of tiles, and which tiles a loop saves) and ``adjoint_values`` (zeros, the rules' builder ``E``,
+which types carry an adjoint).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from .adjoint_normal_form import IRCustomAdjoint, LoopInfo, _not_differentiable,
 from .adjoint_replay import ForwardReplay, writes_locals
 from .adjoint_rows import RowOffsets, row_offsets
 from .adjoint_teams import TeamAdjoints, assigned_outside_visits
+from .adjoint_tiles import TileAdjoints, tile_with_adjoint
 from .adjoint_values import E, bind_shared, carries_adjoint, flat_component, part_of, rebase, summable_parts, zero
 from .adjoint_wrap import periodic_interior
 from .build import Locals, i32, op
@@ -115,7 +117,7 @@ def _atomic_won(current, value) -> ir.IRExpr:
     return ir.IRCall("logical_or", [won, both_nan], bool_)
 
 
-class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
+class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoints):
     """Builds the backward kernel of one normal form: its state, the adjoints' storage and the reverse
     sweep; the replay, teams and the loop abstraction are its parts in ``adjoint_replay``,
     ``adjoint_teams`` and ``adjoint_loop_abstraction``."""
@@ -151,7 +153,9 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
         self.team_scratch: set = set()  # locals holding a team scratch pad (their adjoint pads: adj_arrays)
         self.adj_values: dict = {}  # scalar or composite param name -> its adjoint value parameter
         self.replay_prints = True  # whether the replay being built prints (not in a reversed iteration's)
-        self.fixed = FixedStorage()  # fixed-size local arrays: replayed, no adjoint through their elements
+        # fixed-size local arrays and tiles: replayed; no adjoint through the arrays' elements, only the tiles'
+        self.fixed = FixedStorage()
+        self.tile_copies: dict = {}  # id(loop) -> (tile, copy) of the tiles it copies at its start
         for name, t in fn.params:
             if has_adjoint_param(t) or has_adjoint_value(t):
                 p = ir.IRLocal(adjoint_param_name(name), t)
@@ -366,11 +370,15 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
         self.replay_prints = saved
         body += self.reverse(s.body)
         loop = ir.IRFor(it, ir.IRCall("sub", [n, i32(1)], int32, no_wrap=True), i32(-1), i32(-1), body, step_sign=-1)
-        return [ir.IRAssign(n, ir.IRPop(int32)), loop]
+        restore = [ir.IRAssign(tile, copy) for tile, copy in self.tile_start_copies(s)]
+        return [ir.IRAssign(n, ir.IRPop(int32)), *restore, loop]
 
     def reverse_assign(self, s, out):
         target, value = s.target, s.value
-        if self.fixed.stores(s):  # no adjoint flows through a fixed-size local array's elements (as Warp)
+        if self.fixed.stores(s):  # no adjoint flows through a fixed-size local array's elements (as Warp)...
+            path, root = _path(target)
+            if isinstance(root, ir.IRArrayElem) and tile_with_adjoint(root.array):  # ...but through a tile's
+                self.reverse_tile_store(root, path, value, out)
             return
         if not isinstance(target, ir.IRLocal):
             path, root = _path(target)
@@ -402,6 +410,9 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
             return
         if isinstance(value, ir.IRCall) and value.op.startswith("atomic_"):
             self.reverse_atomic(value, out)
+            return
+        if tile_with_adjoint(target):
+            self.reverse_tile_assign(target, value, out)
             return
         if not carries_adjoint(target.type):
             return
@@ -466,6 +477,8 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints):
                     self.accumulate(a, flat_component(g, k), out)
         elif isinstance(value, ir.IRArrayElem) and self.is_team_scratch(value.array):
             self.add_to_team_scratch(value, g, out)
+        elif isinstance(value, ir.IRArrayElem) and tile_with_adjoint(value.array):
+            self.add_to_tile(value, g, out)
         elif isinstance(value, ir.IRArrayElem) and self.fixed.holds(value.array):
             pass  # an element of a fixed-size local array is a constant to the adjoint (as in Warp)
         elif isinstance(value, ir.IRArrayElem):

@@ -1,4 +1,4 @@
-"""adjoint_fixed_arrays: fixed-size local arrays (``wp.zeros`` in a kernel) in a backward kernel.
+"""adjoint_fixed_arrays: fixed-size local arrays (``wp.zeros`` in a kernel) and tiles in a backward kernel.
 
 Their elements live in the thread's frame, so the forward launch's values are gone when the backward
 kernel runs: the replay stores (and applies atomics) into them again. As in Warp 1.19, no adjoint flows
@@ -8,14 +8,18 @@ skips their stores, reads and atomics.
 A loop that writes them is replayed once per iteration by the reverse sweep, after the whole forward
 replay (and the later iterations) changed them: a recorded loop saves the fixed-size arrays at the top of
 every iteration with its carried values, and the reversed iteration restores them before replaying it,
-so the values the iteration reads are the ones it read in the forward launch (``loop_state``).
+so the values the iteration reads are the ones it read in the forward launch (``loop_state``). Tiles are
+stored the same way, but adjoints flow through their elements and a loop saves only the tiles that need it
+(``adjoint_tiles``).
 """
 
 from __future__ import annotations
 
 from .. import ir
 from ..types.fixed_arrays import FixedArrayType
+from ..types.tiles import TileType
 from .adjoint_normal_form import _path
+from .adjoint_tiles import tile_loop_saves, tiles_read_by
 
 
 class FixedStorage:
@@ -24,17 +28,32 @@ class FixedStorage:
     def __init__(self):
         self.names: set = set()
         self.saved: dict = {}  # id(loop) -> the fixed-size array locals it saves (loop_state)
+        self.tile_saves: dict | None = None  # id(loop) -> the tiles it saves (tiles_saved)
 
     def loop_state(self, fn: ir.IRFunction, loop) -> list:
         """The fixed-size local arrays a recorded loop saves at the top of every iteration: every one of
-        the function's when the loop may write one (a store or atomic into a local array, a view of one
-        included, or an assignment of a whole one), else none. Kernels without them save nothing more."""
+        the function's but tiles (``tiles_saved``) when the loop may write one (a store or atomic into a
+        local array, a view of one included, or an assignment of a whole one), else none; then the tiles
+        it must save. Kernels without them save nothing more."""
         found = self.saved.get(id(loop))
         if found is None:
-            arrays = [ir.IRLocal(n, t) for n, t in fn.locals.items() if isinstance(t, FixedArrayType)]
+            arrays = [ir.IRLocal(n, t) for n, t in fn.locals.items()
+                      if isinstance(t, FixedArrayType) and not isinstance(t, TileType)]
             params = {n for n, _ in fn.params}
             found = arrays if arrays and any(_may_write_local_array(s, params) for s in ir.walk(loop.body)) else []
+            found = found + self.tiles_saved(fn, loop)[0]
             self.saved[id(loop)] = found
+        return found
+
+    def tiles_saved(self, fn: ir.IRFunction, loop) -> tuple:
+        """(the tiles a recorded loop saves per iteration, those it copies at its start): worked out once per
+        function (``adjoint_tiles.tile_loop_saves``)."""
+        if self.tile_saves is None:
+            has_tiles = any(isinstance(t, TileType) for t in fn.locals.values())
+            self.tile_saves = tile_loop_saves(fn.body, fn.locals) if has_tiles else {}
+        found = self.tile_saves.get(id(loop))
+        if found is None:  # a loop the analysis did not meet (a copy of one): every tile it reads
+            found = (tiles_read_by(loop, fn.locals), [])
         return found
 
     def holds(self, arr) -> bool:

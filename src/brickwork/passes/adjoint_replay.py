@@ -183,7 +183,8 @@ class ForwardReplay:
         # the fixed-size local arrays it writes: the reversed iteration replays from their values here
         body += [ir.IRPush(a) for a in self.fixed.loop_state(self.fn, s)]
         body += self.forward(s.body, record=False)
-        return [ir.IRAssign(count, i32(0)), self.clone_loop(s, body), ir.IRPush(count)]
+        copies = [ir.IRAssign(copy, tile) for tile, copy in self.tile_start_copies(s)]
+        return [*copies, ir.IRAssign(count, i32(0)), self.clone_loop(s, body), ir.IRPush(count)]
 
     def clone_loop(self, s, body):
         if isinstance(s, ir.IRFor):
