@@ -258,3 +258,31 @@ def test_hash_grid_queries_on_the_device_match_the_cpu_bit_for_bit():
     np.testing.assert_array_equal(results[DEV][0], results["cpu"][0])
     d = np.linalg.norm(xyz[:200, None] - xyz[None], axis=-1)
     np.testing.assert_array_equal(results["cpu"][1][:200], (d <= 0.25).sum(axis=1))
+
+
+@wp.kernel
+def _tiled_matmul_softmax(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), c: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    acc = wp.tile_zeros(shape=(8, 8), dtype=float)
+    for k in range(a.shape[1] // 8):
+        ta = wp.tile_load(a, shape=(8, 8), offset=(i * 8, k * 8))
+        tb = wp.tile_load(b, shape=(8, 8), offset=(k * 8, j * 8))
+        wp.tile_matmul(ta, tb, acc)
+    e = wp.tile_map(wp.exp, acc * 0.01)
+    s = wp.tile_sum(e)
+    wp.tile_store(c, e / s[0], offset=(i * 8, j * 8))
+
+
+def test_tiled_kernels_on_the_device_match_the_cpu():
+    """A tile is one thread's on a GPU too: the same loops, so the device computes the CPU's values (to the
+    rounding of exp and of the fused multiply-adds NVRTC may form)."""
+    rng = np.random.default_rng(5)
+    a, b = rng.random((32, 24), dtype=np.float32), rng.random((24, 40), dtype=np.float32)
+    results = {}
+    for device in ("cpu", DEV):
+        c = wp.zeros((32, 40), dtype=float, device=device)
+        wp.launch_tiled(_tiled_matmul_softmax, dim=[4, 5], inputs=[wp.array(a, device=device),
+                                                                   wp.array(b, device=device), c],
+                        block_dim=64, device=device)
+        results[device] = c.numpy()
+    np.testing.assert_allclose(results[DEV], results["cpu"], rtol=1e-5)
