@@ -254,6 +254,41 @@ def test_tile_stacks_push_pop_count_and_clear():
     np.testing.assert_array_equal(top.numpy(), [[1, 2]])
 
 
+@wp.func
+def bump_in_place(t: wp.tile[float, 2, 3]):
+    t += wp.tile_ones(shape=(2, 3), dtype=float) * 5.0
+
+
+@wp.func
+def add_into(a: wp.tile[float, 2, 3], b: wp.tile[float, 2, 3]):
+    a += b
+    return a
+
+
+@wp.kernel
+def in_place_kernel(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float), z: wp.array2d(dtype=float)):
+    t = wp.tile_load(x, shape=(2, 3))
+    bump_in_place(t)
+    wp.tile_store(y, t)
+    u = wp.tile_load(x, shape=(2, 3))
+    r = add_into(u, t)
+    wp.tile_store(z, u + r)
+
+
+def test_a_funcs_changes_to_a_tile_argument_reach_the_caller():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    x = wp.array(a, requires_grad=True)
+    y, z = wp.zeros((2, 3), dtype=float, requires_grad=True), wp.zeros((2, 3), dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch_tiled(in_place_kernel, dim=1, inputs=[x, y, z], block_dim=8)
+    np.testing.assert_array_equal(y.numpy(), a + 5)
+    np.testing.assert_array_equal(z.numpy(), 2 * (a + (a + 5)))  # u became u + t, and r is u
+    z.grad = wp.ones_like(z)
+    with pytest.raises(wp.KernelNotDifferentiableError, match="changes a tile argument in place"):
+        tape.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), 0)
+
+
 # -- errors ----------------------------------------------------------------------------------------
 
 

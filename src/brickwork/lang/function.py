@@ -110,7 +110,7 @@ class FunctionOverload:
 
     def instantiate(self, arg_types: list, context):
         """The IR of this overload for concrete ``arg_types`` (typed once per context)."""
-        from .references import reference_params, with_reference_results  # the compiler's side: lazy
+        from .references import reference_params, with_reference_results, written_tiles  # compiler's side: lazy
         # a fixed-size local array argument binds as a view of its elements (writes reach the caller's)
         # (a tile binds as a tile: its operations need its shape)
         arg_types = [view_type(t) if (isinstance(p, ArrayType) or p is typing.Any) and not is_tile_type(t) else t
@@ -146,6 +146,8 @@ class FunctionOverload:
             # wp.ref[T] parameters: their final values are returned too (not by a gradient function: the
             # backward kernel binds its parameters to the forward call's arguments, wp.adjoint[p] are its results)
             references = reference_params(self) if self.custom_of != "grad" else []
+            # a tile the function writes reaches the caller's tile, as in Warp (copy-in/copy-out, as wp.ref)
+            references += [n for n in written_tiles(fn_ir) if n not in references] if self.custom_of is None else []
             if references:
                 fn_ir = with_reference_results(fn_ir, references)
             # a custom gradient or replay takes the hint of the function it belongs to, as in Warp

@@ -22,6 +22,7 @@ from ..ir.walk import Rewriter
 from ..types.arrays import type_name
 from ..types.opaque import TupleType
 from ..types.references import RefType
+from ..types.tiles import is_tile_type
 
 _PLACES = "local variable, array element, struct field, or wp.ref[T] parameter"
 
@@ -29,6 +30,20 @@ _PLACES = "local variable, array element, struct field, or wp.ref[T] parameter"
 def reference_params(overload) -> list:
     """The names of the parameters of a ``FunctionOverload`` annotated ``wp.ref[T]``."""
     return [name for name, t in overload.params if isinstance(t, RefType)]
+
+
+def written_tiles(fn: ir.IRFunction) -> list:
+    """The tile parameters of ``fn`` that its body assigns or stores into, in parameter order."""
+    tiles = {n for n, t in fn.params if is_tile_type(t)}
+    written = set()
+    for n in ir.walk(fn.body) if tiles else ():
+        if isinstance(n, ir.IRAssign):
+            target = n.target
+            while isinstance(target, (ir.IRComponent, ir.IRField, ir.IRTupleGet, ir.IRArrayElem)):
+                target = target.array if isinstance(target, ir.IRArrayElem) else target.base
+            if isinstance(target, ir.IRLocal) and target.name in tiles:
+                written.add(target.name)
+    return [n for n, _ in fn.params if n in written]
 
 
 class _ReturnReferences(Rewriter):
