@@ -289,6 +289,54 @@ def test_a_funcs_changes_to_a_tile_argument_reach_the_caller():
     np.testing.assert_array_equal(x.grad.numpy(), 0)
 
 
+@wp.kernel
+def parts_kernel(x: wp.array2d(dtype=float), row: wp.array(dtype=float), out: wp.array2d(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(x, shape=(4, 6))
+    wp.tile_store(row, t[i + 1])  # a runtime row index
+    b = t[1:3, ::2]
+    t[0:2, 3:6] = b
+    t[3] = 9.0
+    t[2, -1] = -1.0
+    wp.tile_store(out, t)
+
+
+def test_rows_and_blocks_of_a_tile_by_subscript():
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    row, out = wp.zeros(6, dtype=float), wp.zeros((4, 6), dtype=float)
+    wp.launch_tiled(parts_kernel, dim=1, inputs=[wp.array(a), row, out], block_dim=8)
+    expect = a.copy()
+    expect[0:2, 3:6] = a[1:3, ::2]
+    expect[3] = 9
+    expect[2, -1] = -1
+    np.testing.assert_array_equal(row.numpy(), a[1])
+    np.testing.assert_array_equal(out.numpy(), expect)
+
+
+@wp.func
+def push_two(s: wp.tile_stack(capacity=4, dtype=int), v: int):
+    wp.tile_stack_push(s, v, True)
+    wp.tile_stack_push(s, v + 1, True)
+
+
+@wp.kernel
+def stack_func_kernel(out: wp.array(dtype=int)):
+    s = wp.tile_stack(capacity=4, dtype=int)
+    push_two(s, 7)
+    out[0] = wp.tile_stack_count(s)
+    v, slot = wp.tile_stack_pop(s)
+    out[1] = v
+
+
+def test_a_stack_passed_to_a_func_keeps_what_it_pushes():
+    out = wp.zeros(2, dtype=int)
+    wp.launch_tiled(stack_func_kernel, dim=1, inputs=[out], block_dim=8)
+    np.testing.assert_array_equal(out.numpy(), [2, 8])
+    assert repr(wp.tile_stack(capacity=4, dtype=int)) == "tile_stack(dtype=int32, capacity=4)"
+    with pytest.raises(ValueError, match="capacity must be a positive integer"):
+        wp.tile_stack(capacity=0, dtype=int)
+
+
 # -- errors ----------------------------------------------------------------------------------------
 
 
@@ -382,6 +430,22 @@ def test_tile_stack_errors_name_the_problem():
         wp.tile_stack_push(s, 1.0, True)
 
     _kernel_error(wrong_value, r"the value's type float32 does not match the stack's dtype int32")
+
+
+def test_a_part_assignment_needs_the_parts_shape_and_dtype():
+    def wrong_shape(a: wp.array(dtype=float)):
+        t = wp.tile_zeros(shape=(4, 6), dtype=float)
+        t[0:2, :] = wp.tile_zeros(shape=(3, 6), dtype=float)
+
+    _kernel_error(wrong_shape, r"cannot assign a tile\(dtype=float32, shape=\(3, 6\)\) to 't\[0:2, :\]', a part of "
+                               r"shape \(2, 6\)")
+
+    def runtime_slice(a: wp.array(dtype=float)):
+        n = wp.tid()
+        t = wp.tile_zeros(shape=(4, 6), dtype=float)
+        wp.tile_store(a, t[0:n, 0])
+
+    _kernel_error(runtime_slice, "a tile slice's stop must be a compile-time int")
 
 
 def test_tile_functions_belong_in_kernels():

@@ -8,6 +8,7 @@ tiles' elements (``frontend/tiles.py`` and its family modules); called from ordi
 from __future__ import annotations
 
 from ..types.scalars import python_annotation_type
+from ..types.tile_stacks import TileStackType
 from ..types.tiles import TileType
 
 
@@ -49,6 +50,20 @@ class _TileConstructor(TileFunction):
         if len(shape) == 1 and isinstance(shape[0], tuple):
             shape = list(shape[0])
         return TileType(python_annotation_type(dtype), shape)
+
+
+class _TileStackConstructor(TileFunction):
+    """``wp.tile_stack(capacity, dtype)``: an empty stack in kernels; from Python, the stack's type (for
+    annotations of ``@func`` parameters)."""
+
+    __slots__ = ()
+
+    def __call__(self, capacity=None, dtype=None):
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity <= 0:
+            raise ValueError(f"tile_stack(): capacity must be a positive integer, got {capacity!r}")
+        if dtype is None:
+            raise TypeError("tile_stack(): needs a dtype")
+        return TileStackType(dtype, capacity)
 
 
 _DOCS = {
@@ -134,5 +149,5 @@ _DOCS = {
                  "``tile_sort(keys, values)``.",
 }
 
-TILE_FUNCTIONS = {name: (_TileConstructor if name == "tile" else TileFunction)(name, doc)
-                  for name, doc in _DOCS.items()}
+_CLASSES = {"tile": _TileConstructor, "tile_stack": _TileStackConstructor}
+TILE_FUNCTIONS = {name: _CLASSES.get(name, TileFunction)(name, doc) for name, doc in _DOCS.items()}

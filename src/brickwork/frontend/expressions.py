@@ -238,6 +238,9 @@ class ExpressionTyper(CallRules, ConstructionRules):
             base = self.to_value(base, node.value)  # a captured vector: indexed as a value (v[i] in a loop)
         index_nodes = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if any(isinstance(i, ast.Slice) for i in index_nodes):
+            rule = None if isinstance(base, Static) else INTRINSICS.type_rule(base.type, "value_subscript")
+            if rule is not None:  # an extension's parts (a tile's rows and blocks)
+                return rule(self, base, index_nodes, node)
             if not isinstance(base, Static) and isinstance(base.type, ArrayType):
                 return array_slice(self, base, index_nodes, node)  # a view, as in Warp
             if isinstance(base, Static) or not is_composite_type(base.type):
@@ -269,8 +272,9 @@ class ExpressionTyper(CallRules, ConstructionRules):
             except Exception as e:
                 raise self.error(KernelTypeError, f"cannot index {static_label(obj)}: {e}", node) from None
         rule = INTRINSICS.type_rule(base.type, "value_subscript")
-        if rule is not None:
-            return rule(self, base, index_nodes, node)
+        found = rule(self, base, index_nodes, node) if rule is not None else None
+        if found is not None:  # None: the rule leaves this subscript to the core (a tile's element)
+            return found
         indices = [self.value(i) for i in index_nodes]
         for i in indices:
             if not getattr(i.type, "is_int", False):

@@ -47,6 +47,7 @@ from .slice_assign import (
     is_transform_part,
 )
 from .symbols import SymbolTable, conflict
+from .tile_subscripts import assign_tile_part, is_tile_part
 
 #: Every index of a loop body or an index space lies within this range: ``par_for`` ranges and index
 #: spaces are checked at launch (``runtime/parallel.py``, ``la/outer.py``), so index arithmetic
@@ -314,6 +315,9 @@ class Typer(ExpressionTyper):
                 name = self.symbols.rebind(target.id)
             self.symbols.known.pop(name, None)  # its value is no longer the one an unrolled loop gave it
             out.append(ir.IRAssign(self.declare(name, value.type, node), value))
+            return
+        if is_tile_part(self, target):
+            assign_tile_part(self, target, value, node, out)
             return
         if is_slice_target(target) and is_composite_slice(self, target):
             assign_slice(self, target, value, node, out)

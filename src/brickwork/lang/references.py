@@ -18,10 +18,12 @@ from .. import ir
 from ..errors import KernelTypeError
 from ..frontend.places import bound_constant, names_a_place
 from ..frontend.static_value import Static
+from ..ir.analysis import reference_locals
 from ..ir.walk import Rewriter
 from ..types.arrays import type_name
 from ..types.opaque import TupleType
 from ..types.references import RefType
+from ..types.tile_stacks import is_tile_stack_type
 from ..types.tiles import is_tile_type
 
 _PLACES = "local variable, array element, struct field, or wp.ref[T] parameter"
@@ -33,10 +35,13 @@ def reference_params(overload) -> list:
 
 
 def written_tiles(fn: ir.IRFunction) -> list:
-    """The tile parameters of ``fn`` that its body assigns or stores into, in parameter order."""
-    tiles = {n for n, t in fn.params if is_tile_type(t)}
+    """The tile and tile-stack parameters of ``fn`` that its body assigns, stores into or pushes to, in
+    parameter order."""
+    tiles = {n for n, t in fn.params if is_tile_type(t) or is_tile_stack_type(t)}
     written = set()
     for n in ir.walk(fn.body) if tiles else ():
+        if isinstance(n, ir.IRCall):  # a builtin that updates a local passed to it (a stack's push)
+            written.update(a.name for a in reference_locals(n) if a.name in tiles)
         if isinstance(n, ir.IRAssign):
             target = n.target
             while isinstance(target, (ir.IRComponent, ir.IRField, ir.IRTupleGet, ir.IRArrayElem)):
