@@ -451,7 +451,7 @@ def test_a_part_assignment_needs_the_parts_shape_and_dtype():
 def test_tile_functions_belong_in_kernels():
     with pytest.raises(RuntimeError, match=r"tile_load\(\) can only be called inside a @kernel"):
         wp.tile_load(wp.zeros(4), shape=4)
-    with pytest.raises(TypeError, match="a tile has 1 to 4 dimensions"):
+    with pytest.raises(TypeError, match="tile shape must have 1 to 4 dimensions"):
         wp.tile[float, 1, 2, 3, 4, 5]
 
 

@@ -12,9 +12,10 @@ from .. import ir
 from ..builtins.tiles import TILE_FUNCTIONS
 from ..types.arrays import type_name
 from ..types.scalars import bool_, float32, int32, uint32
+from ..types.tiles import is_tile_type
 from .intrinsics import INTRINSICS
 from .tile_build import TileCall, atom, element, fill, loop_nest, new_tile, zero_value
-from .tiles import _array, _at, _inside, _tile_shape_for, rule
+from .tiles import _array, _at, _inside, _tile_shape_for, rule, store_tile
 
 _INDEX_PARAMS = ("i", "j", "k", "l")
 
@@ -63,27 +64,11 @@ def _tile_load_indexed(call: TileCall):
 
 
 def _store_indexed(call: TileCall, atomic: bool):
-    a = _array(call)
-    t = call.tile("t")
-    if t.type.dtype is not a.type.dtype:
-        raise call.error(f"the tile's dtype {type_name(t.type.dtype)} must be the array's {type_name(a.type.dtype)}")
-    shape = t.type.shape
-    _tile_shape_for(call, a, shape)
-    indices, axis, offsets = _indexed_args(call, a, shape)
-    where = call.typer.where(call.node)
-    old = new_tile(call.typer, a.type.dtype, shape) if atomic else None
-
-    def body(idx):
-        at = _gathered_at(indices, offsets, axis, idx)
-        if atomic:
-            add = ir.IRCall("atomic_add", [a, *at, element(t, idx)], a.type.dtype, where=where)
-            return [ir.IRIf(_inside(a, at), [ir.IRAssign(element(old, idx), add)],
-                            [ir.IRAssign(element(old, idx), zero_value(a.type.dtype))])]
-        store = ir.IRAssign(ir.IRArrayElem(a, at, a.type.dtype, where=where), element(t, idx))
-        return [ir.IRIf(_inside(a, at), [store], [])]
-
-    call.typer.pending.extend(loop_nest(call.typer, shape, body))
-    return old
+    a = call.value("a")
+    t = call.value("t")
+    shape = t.type.shape if is_tile_type(t.type) else ()
+    indices, axis, offsets = _indexed_args(call, a, shape) if shape else (None, 0, [])
+    return store_tile(call, atomic, lambda idx: _gathered_at(indices, offsets, axis, idx))
 
 
 @rule("tile_store_indexed", ["a", "indices", "t", "offset", "axis"], 3)

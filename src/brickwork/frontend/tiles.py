@@ -225,7 +225,10 @@ def _tile_load(call: TileCall):
     return out
 
 
-def _store_like(call: TileCall, atomic: bool):
+def store_tile(call: TileCall, atomic: bool, index_of=None, checked: bool = True):
+    """``tile_store``/``tile_atomic_add`` of argument ``t`` into array ``a``: element ``idx`` goes to
+    ``index_of(idx)`` (default: ``offset + idx``), skipped outside the array when ``checked``; an atomic add
+    returns the tile of the values it replaced (zero where skipped)."""
     a = _array(call)
     t = call.tile("t")
     if t.type.dtype is not a.type.dtype:
@@ -233,13 +236,15 @@ def _store_like(call: TileCall, atomic: bool):
                          f"{type_name(a.type.dtype)}")
     shape = t.type.shape
     _tile_shape_for(call, a, shape)
-    offsets = [atom(call.typer, o) for o in call.indices("offset", len(shape))]
-    checked = bool(call.static("bounds_check", True))
+    if index_of is None:
+        offsets = [atom(call.typer, o) for o in call.indices("offset", len(shape))]
+        index_of = lambda idx: _at(offsets, idx)  # noqa: E731 - the default mapping
+        checked = bool(call.static("bounds_check", True))
     where = call.typer.where(call.node)
     old = new_tile(call.typer, a.type.dtype, shape) if atomic else None
 
     def body(idx):
-        at = _at(offsets, idx)
+        at = index_of(idx)
         if atomic:
             add = ir.IRCall("atomic_add", [a, *at, element(t, idx)], a.type.dtype, where=where)
             stmt = ir.IRAssign(element(old, idx), add)
@@ -255,13 +260,13 @@ def _store_like(call: TileCall, atomic: bool):
 
 @rule("tile_store", ["a", "t", "offset", "bounds_check", "aligned"], 2)
 def _tile_store(call: TileCall):
-    _store_like(call, atomic=False)
+    store_tile(call, atomic=False)
     return ir.IRConst(0, int32)  # a statement: its value is not used
 
 
 @rule("tile_atomic_add", ["a", "t", "offset", "bounds_check"], 2)
 def _tile_atomic_add(call: TileCall):
-    return _store_like(call, atomic=True)
+    return store_tile(call, atomic=True)
 
 
 # -- elements --------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ class FixedArrayType(ArrayType):
 
     __slots__ = ("shape",)
     _cache: dict = {}  # its own: keyed by shape, never the array type of the same dtype and ndim
+    _kind = "fixedarray"  # in messages (a subclass has its own cache and name: types/tiles.py)
 
     def __new__(cls, dtype, shape):
         dtype = python_annotation_type(dtype)
@@ -33,9 +34,9 @@ class FixedArrayType(ArrayType):
         if found is not None:
             return found
         if not 1 <= len(shape) <= 4:
-            raise TypeError(f"fixedarray shape must have 1 to 4 dimensions, got {shape!r}")
+            raise TypeError(f"{cls._kind} shape must have 1 to 4 dimensions, got {shape!r}")
         if not all(isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in shape):
-            raise TypeError(f"fixedarray shape must be positive integers, got {shape!r}")
+            raise TypeError(f"{cls._kind} shape must be positive integers, got {shape!r}")
         self = object.__new__(cls)
         self.dtype, self.ndim, self.shape = dtype, len(shape), shape
         cls._cache[key] = self

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from .arrays import type_name
 from .fixed_arrays import FixedArrayType
-from .scalars import python_annotation_type
 
 
 class TileType(FixedArrayType):
@@ -20,22 +19,7 @@ class TileType(FixedArrayType):
 
     __slots__ = ()
     _cache: dict = {}  # its own: a tile is never the fixed-size array of the same dtype and shape
-
-    def __new__(cls, dtype, shape):
-        dtype = python_annotation_type(dtype)
-        shape = tuple(shape)
-        key = (dtype, shape)
-        found = cls._cache.get(key)
-        if found is not None:
-            return found
-        if not 1 <= len(shape) <= 4:
-            raise TypeError(f"a tile has 1 to 4 dimensions, got shape {shape!r}")
-        if not all(isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in shape):
-            raise TypeError(f"a tile's shape must be positive integers, got {shape!r}")
-        self = object.__new__(cls)
-        self.dtype, self.ndim, self.shape = dtype, len(shape), shape
-        cls._cache[key] = self
-        return self
+    _kind = "tile"
 
     def __repr__(self):
         return f"tile(dtype={type_name(self.dtype)}, shape={self.shape})"
