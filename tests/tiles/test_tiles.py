@@ -363,6 +363,14 @@ def test_tiles_of_different_shapes_do_not_add():
     _kernel_error(mismatched, r"tiles of shapes \(4,\) and \(3,\)")
 
 
+def test_products_of_vectors_or_matrices_need_a_scalar_side():
+    def vec_by_vec(a: wp.array(dtype=float)):
+        t = wp.tile_zeros(shape=4, dtype=wp.vec3)
+        u = t * wp.vec3(1.0, 2.0, 3.0)
+
+    _kernel_error(vec_by_vec, r"Cannot multiply tile<vec3f, \(4,\)> by vec3f: at least one operand must be a scalar")
+
+
 def test_store_needs_the_arrays_dtype_and_rank():
     def wrong_dtype(a: wp.array(dtype=float)):
         wp.tile_store(a, wp.tile_zeros(shape=4, dtype=int))

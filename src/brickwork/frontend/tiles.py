@@ -352,6 +352,11 @@ def _operator(typer, op: str, args: list, node):
     if refused is not None:
         raise typer.error(KernelTypeError, f"a tile operation cannot be in {refused}; assign it to a variable "
                           f"first", node)
+    if op in ("mul", "div") and not any(is_scalar_type(_element_type(a.type)) for a in args):
+        verb = "multiply" if op == "mul" else "divide"
+        raise typer.error(KernelTypeError, f"Cannot {verb} {_operand_name(args[0].type)} by "
+                          f"{_operand_name(args[1].type)}: at least one operand must be a scalar type (or a tile "
+                          f"of scalars)", node)
     operands = [atom(typer, a) for a in args]
 
     def element_op(vals):
@@ -361,6 +366,14 @@ def _operator(typer, op: str, args: list, node):
             raise typer.error(KernelTypeError, f"tile operands: {e.message}", node) from None
 
     return _map(typer, node, element_op, operands, f"'{op}' of tiles")
+
+
+def _element_type(t):
+    return t.dtype if is_tile_type(t) else t
+
+
+def _operand_name(t) -> str:
+    return f"tile<{type_name(t.dtype)}, {t.shape}>" if is_tile_type(t) else type_name(t)
 
 
 INTRINSICS.register_type(is_tile_type, value_operator=_operator)
