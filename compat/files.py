@@ -53,8 +53,8 @@ EXCLUDED_FILES = {
         "test_snippet",
     ],
     "CUDA-only features (streams, graphs, peer access, mempools, cooperative blocks)": [
-        "cuda/*", "tile/test_tile_mlp (no CPU tests)", "test_graph", "test_cuda_profiler", "test_block_dim_dispatch", "test_sanitize",
-        "deterministic/test_deterministic_graph_capture",
+        "cuda/*", "tile/test_tile_mlp (no CPU tests)", "test_graph", "test_cuda_profiler", "test_block_dim_dispatch",
+        "test_sanitize", "deterministic/test_deterministic_graph_capture",
     ],
     "Warp libraries beyond the kernel language (fem, sparse, mesh/volume/BVH queries, linear solvers, rendering)": [
         "fem/*", "geometry/* (but geometry/test_hash_grid, test_bvh, test_mesh)", "interop/*", "test_fsai",
