@@ -14,8 +14,8 @@ from ..types.arrays import type_name
 from ..types.scalars import bool_, float32, int32, uint32
 from ..types.tiles import is_tile_type
 from .intrinsics import INTRINSICS
-from .tile_build import TileCall, atom, element, fill, loop_nest, new_tile, zero_value
-from .tiles import _array, _at, _inside, _tile_shape_for, rule, store_tile
+from .tile_build import TileCall, atom, element, fill, loop_nest, new_tile
+from .tiles import _array, _at, _tile_shape_for, load_tile, rule, store_tile
 
 _INDEX_PARAMS = ("i", "j", "k", "l")
 
@@ -51,16 +51,7 @@ def _tile_load_indexed(call: TileCall):
     shape = call.shape()
     _tile_shape_for(call, a, shape)
     indices, axis, offsets = _indexed_args(call, a, shape)
-    out = new_tile(call.typer, a.type.dtype, shape)
-    where = call.typer.where(call.node)
-
-    def body(idx):
-        at = _gathered_at(indices, offsets, axis, idx)
-        load = ir.IRAssign(element(out, idx), ir.IRArrayElem(a, at, a.type.dtype, where=where))
-        return [ir.IRIf(_inside(a, at), [load], [ir.IRAssign(element(out, idx), zero_value(a.type.dtype))])]
-
-    call.typer.pending.extend(loop_nest(call.typer, shape, body))
-    return out
+    return load_tile(call, a, shape, lambda idx: _gathered_at(indices, offsets, axis, idx))
 
 
 def _store_indexed(call: TileCall, atomic: bool):

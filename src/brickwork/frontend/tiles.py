@@ -203,19 +203,14 @@ def _tile_shape_for(call: TileCall, a, shape: tuple):
                          f"one extent per array dimension")
 
 
-@rule("tile_load", ["a", "shape", "offset", "storage", "bounds_check", "aligned"], 2)
-def _tile_load(call: TileCall):
-    call.storage()
-    a = _array(call)
-    shape = call.shape()
-    _tile_shape_for(call, a, shape)
-    offsets = [atom(call.typer, o) for o in call.indices("offset", len(shape))]
-    checked = bool(call.static("bounds_check", True))
+def load_tile(call: TileCall, a, shape: tuple, index_of, checked: bool = True):
+    """A new tile of ``shape`` whose element ``idx`` is ``a[index_of(idx)]`` (zero outside the array when
+    ``checked``)."""
     where = call.typer.where(call.node)
     out = new_tile(call.typer, a.type.dtype, shape)
 
     def body(idx):
-        at = _at(offsets, idx)
+        at = index_of(idx)
         load = ir.IRAssign(element(out, idx), ir.IRArrayElem(a, at, a.type.dtype, where=where))
         if not checked:
             return [load]
@@ -223,6 +218,16 @@ def _tile_load(call: TileCall):
 
     call.typer.pending.extend(loop_nest(call.typer, shape, body))
     return out
+
+
+@rule("tile_load", ["a", "shape", "offset", "storage", "bounds_check", "aligned"], 2)
+def _tile_load(call: TileCall):
+    call.storage()
+    a = _array(call)
+    shape = call.shape()
+    _tile_shape_for(call, a, shape)
+    offsets = [atom(call.typer, o) for o in call.indices("offset", len(shape))]
+    return load_tile(call, a, shape, lambda idx: _at(offsets, idx), bool(call.static("bounds_check", True)))
 
 
 def store_tile(call: TileCall, atomic: bool, index_of=None, checked: bool = True):
