@@ -456,6 +456,14 @@ def test_a_part_assignment_needs_the_parts_shape_and_dtype():
     _kernel_error(runtime_slice, "a tile slice's stop must be a compile-time int")
 
 
+def test_a_per_thread_write_needs_a_tile():
+    def not_a_tile(a: wp.array(dtype=float)):
+        wp.tile_scatter_add(a, 1, 2.0, True)
+
+    _kernel_error(not_a_tile, r"tile_scatter_add\(\): 'a' must be a variable holding a tile \(the element is "
+                              r"written in place\), got a value of type array\(dtype=float32, ndim=1\)")
+
+
 def test_tile_functions_belong_in_kernels():
     with pytest.raises(RuntimeError, match=r"tile_load\(\) can only be called inside a @kernel"):
         wp.tile_load(wp.zeros(4), shape=4)

@@ -9,6 +9,7 @@ replays them as such.
 from __future__ import annotations
 
 import ast
+import math
 
 from .. import ir
 from ..errors import KernelError, KernelTypeError
@@ -183,10 +184,7 @@ def zero_value(dtype) -> ir.IRExpr:
     if is_scalar_type(dtype):
         return ir.IRConst(False if dtype is bool_ else 0, dtype)
     if is_composite_type(dtype):
-        n = 1
-        for d in dtype._shape:
-            n *= d
-        return ir.IRConstruct([ir.IRConst(0, dtype._dtype)] * n, dtype)
+        return ir.IRConstruct([ir.IRConst(0, dtype._dtype)] * math.prod(dtype._shape), dtype)
     return ir.IRConstruct([None] * len(dtype._fields), dtype)  # a struct: its fields' zeros
 
 
@@ -199,9 +197,7 @@ def constant(value, dtype, call: TileCall) -> ir.IRExpr:
             raise call.error(f"{value!r} is not a value of {type_name(dtype)}")
         return ir.IRConst(int(value) if dtype.is_int else float(value), dtype)
     if is_composite_type(dtype):
-        n = 1
-        for d in dtype._shape:
-            n *= d
         comp = dtype._dtype
-        return ir.IRConstruct([ir.IRConst(int(value) if comp.is_int else float(value), comp)] * n, dtype)
+        return ir.IRConstruct([ir.IRConst(int(value) if comp.is_int else float(value), comp)]
+                              * math.prod(dtype._shape), dtype)
     raise call.error(f"cannot fill a tile of {type_name(dtype)} with a number")

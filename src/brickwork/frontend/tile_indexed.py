@@ -15,7 +15,7 @@ from ..types.scalars import bool_, float32, int32, uint32
 from ..types.tiles import is_tile_type
 from .intrinsics import INTRINSICS
 from .tile_build import TileCall, atom, element, fill, loop_nest, new_tile
-from .tiles import _array, _at, _tile_shape_for, load_tile, rule, store_tile
+from .tiles import _array, _at, _tile_shape_for, array_and_tile, load_tile, rule, store_tile
 
 _INDEX_PARAMS = ("i", "j", "k", "l")
 
@@ -55,11 +55,9 @@ def _tile_load_indexed(call: TileCall):
 
 
 def _store_indexed(call: TileCall, atomic: bool):
-    a = call.value("a")
-    t = call.value("t")
-    shape = t.type.shape if is_tile_type(t.type) else ()
-    indices, axis, offsets = _indexed_args(call, a, shape) if shape else (None, 0, [])
-    return store_tile(call, atomic, lambda idx: _gathered_at(indices, offsets, axis, idx))
+    a, t = array_and_tile(call)
+    indices, axis, offsets = _indexed_args(call, a, t.type.shape)
+    return store_tile(call, a, t, atomic, lambda idx: _gathered_at(indices, offsets, axis, idx))
 
 
 @rule("tile_store_indexed", ["a", "indices", "t", "offset", "axis"], 3)
@@ -78,14 +76,12 @@ def _element_write(name: str, params: list, required: int, combine):
     value and flags follow the indices, so the parameter names depend on how many are given)."""
 
     def typing(typer, obj, node):
-        a_node = node.args[0] if node.args else None
-        ndim = None
-        if a_node is not None:
-            a = typer.value(a_node)
-            ndim = getattr(a.type, "ndim", None)
-        n = ndim if isinstance(ndim, int) and 1 <= ndim <= 4 else 1
+        a = typer.value(node.args[0]) if node.args else None  # typed once: it decides the parameter names
+        n = a.type.ndim if a is not None and is_tile_type(a.type) else 1
         call = TileCall(typer, node, name, ["a", *_INDEX_PARAMS[:n], *params], 1 + n + required)
-        a = call.tile("a")
+        if not (isinstance(a, ir.IRLocal) and is_tile_type(a.type)):
+            raise call.error("'a' must be a variable holding a tile (the element is written in place), got "
+                             + ("nothing" if a is None else f"a value of type {type_name(a.type)}"))
         at = [atom(typer, call.index(call.nodes[p], p)) for p in _INDEX_PARAMS[:n]]
         value = atom(typer, call.value("value"))
         if value.type is not a.type.dtype:

@@ -93,7 +93,7 @@ def _read_part(typer, base, index_nodes, node):
 
 def is_tile_part(typer, target) -> bool:
     """Whether an assignment target is a part of a tile (a slice, or fewer indices than dimensions)."""
-    if not isinstance(target, ast.Subscript):
+    if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):  # a tile is a variable
         return False
     base = typer.expr(target.value)
     nodes = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]

@@ -84,9 +84,7 @@ def _tile_arange_rule(typer, obj, node):
     names = _ARANGE_NAMES[len(node.args)] if node.args else ()
     values = []
     for name, arg in zip(names, node.args):
-        v = typer.try_static(arg)
-        if isinstance(v, ir.IRExpr) or v is None:
-            v = call.static_or_none(arg)
+        v = call.static_or_none(arg)
         v = getattr(v, "value", v) if not isinstance(v, (int, float)) else v  # a typed constant: wp.float32(3.0)
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise typer.error(KernelTypeError, f"tile_arange() arguments must be compile time constants, but {name} "
@@ -230,21 +228,22 @@ def _tile_load(call: TileCall):
     return load_tile(call, a, shape, lambda idx: _at(offsets, idx), bool(call.static("bounds_check", True)))
 
 
-def store_tile(call: TileCall, atomic: bool, index_of=None, checked: bool = True):
-    """``tile_store``/``tile_atomic_add`` of argument ``t`` into array ``a``: element ``idx`` goes to
-    ``index_of(idx)`` (default: ``offset + idx``), skipped outside the array when ``checked``; an atomic add
-    returns the tile of the values it replaced (zero where skipped)."""
+def array_and_tile(call: TileCall):
+    """The array ``a`` and the tile ``t`` of a store, checked to agree in dtype and rank."""
     a = _array(call)
     t = call.tile("t")
     if t.type.dtype is not a.type.dtype:
         raise call.error(f"the tile's dtype {type_name(t.type.dtype)} must be the array's "
                          f"{type_name(a.type.dtype)}")
+    _tile_shape_for(call, a, t.type.shape)
+    return a, t
+
+
+def store_tile(call: TileCall, a, t, atomic: bool, index_of, checked: bool = True):
+    """Store (or atomically add) tile ``t`` into array ``a``: element ``idx`` goes to ``index_of(idx)``, skipped
+    outside the array when ``checked``; an atomic add returns the tile of the values it replaced (zero where
+    skipped)."""
     shape = t.type.shape
-    _tile_shape_for(call, a, shape)
-    if index_of is None:
-        offsets = [atom(call.typer, o) for o in call.indices("offset", len(shape))]
-        index_of = lambda idx: _at(offsets, idx)  # noqa: E731 - the default mapping
-        checked = bool(call.static("bounds_check", True))
     where = call.typer.where(call.node)
     old = new_tile(call.typer, a.type.dtype, shape) if atomic else None
 
@@ -263,15 +262,21 @@ def store_tile(call: TileCall, atomic: bool, index_of=None, checked: bool = True
     return old
 
 
+def _store_at_offset(call: TileCall, atomic: bool):
+    a, t = array_and_tile(call)
+    offsets = [atom(call.typer, o) for o in call.indices("offset", t.type.ndim)]
+    return store_tile(call, a, t, atomic, lambda idx: _at(offsets, idx), bool(call.static("bounds_check", True)))
+
+
 @rule("tile_store", ["a", "t", "offset", "bounds_check", "aligned"], 2)
 def _tile_store(call: TileCall):
-    store_tile(call, atomic=False)
+    _store_at_offset(call, atomic=False)
     return ir.IRConst(0, int32)  # a statement: its value is not used
 
 
 @rule("tile_atomic_add", ["a", "t", "offset", "bounds_check"], 2)
 def _tile_atomic_add(call: TileCall):
-    return store_tile(call, atomic=True)
+    return _store_at_offset(call, atomic=True)
 
 
 # -- elements --------------------------------------------------------------------------------------
