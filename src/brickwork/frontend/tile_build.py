@@ -142,8 +142,9 @@ def atom(typer, value: ir.IRExpr) -> ir.IRExpr:
     return tmp
 
 
-def element(tile: ir.IRExpr, idx: list) -> ir.IRArrayElem:
-    return ir.IRArrayElem(tile, list(idx), tile.type.dtype)
+def element(tile: ir.IRExpr, idx: list, where: str = "") -> ir.IRArrayElem:
+    """An element of a tile; ``where`` ("file:line") names indices a user wrote in debug mode's report."""
+    return ir.IRArrayElem(tile, list(idx), tile.type.dtype, where)
 
 
 def loop_nest(typer, shape: tuple, body_of) -> list:

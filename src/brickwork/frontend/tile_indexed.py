@@ -86,7 +86,7 @@ def _element_write(name: str, params: list, required: int, combine):
         value = atom(typer, call.value("value"))
         if value.type is not a.type.dtype:
             raise call.error(f"value of type {type_name(value.type)} for a tile of {type_name(a.type.dtype)}")
-        place = element(a, at)
+        place = element(a, at, typer.where(node))
         stmt = ir.IRAssign(place, combine(typer, place, value, node))
         if "has_value" in params:
             flag = call.value("has_value")
@@ -118,7 +118,10 @@ def _tile_from_thread(call: TileCall):
     lane = call.value("thread_idx")
     if lane.type is not int32:
         raise call.error(f"thread_idx must be an int32, got {type_name(lane.type)}")
-    # a block is one thread: lane 0 is the only one (checked while the kernel runs in debug mode, as Warp's)
+    # a block is one thread: lane 0 is the only one, checked in debug mode (where a lane of 1 or more is a
+    # BoundsError naming this line; -1 counts from the end, as a component index does)
+    call.typer.pending.append(ir.IRAssign(call.typer.new_temp(int32), ir.IRCall(
+        "component_index", [lane, ir.IRConst(1, int32)], int32, where=call.typer.where(call.node))))
     return fill(call.typer, shape, lambda idx: value, value.type)
 
 

@@ -289,7 +289,7 @@ def _tile_extract(call: TileCall):
     ndim = a.type.ndim
     if len(given) != ndim:
         raise call.error(f"a tile of {ndim} dimensions takes {ndim} indices, got {len(given)}")
-    return element(a, [call.index(call.nodes[p], p) for p in given])
+    return element(a, [call.index(call.nodes[p], p) for p in given], call.typer.where(call.node))
 
 
 @rule("tile_astype", ["t", "dtype"], 2)

@@ -11,6 +11,7 @@ import time
 
 from .. import config
 from ..types.arrays import ArrayType, type_name
+from .modules import kernel_mode
 
 
 def _log():
@@ -32,9 +33,11 @@ class Instance:
         self.target = target if target is not None else config.target
         self.variant = variant
         self.label = kernel.instance_label(arg_types) + (" (adjoint)" if "adjoint" in variant.split("+") else "")
-        # "release" or "debug" (bounds checks), then ":adjoint" for a backward kernel and/or ":strided"
-        # (joined by "+") for the version that takes any innermost stride: part of the key
-        self.mode = config.mode + (f":{variant}" if variant else "")
+        # "release" or "debug" (bounds checks: the module's mode option, else config.mode), then ":adjoint"
+        # for a backward kernel and/or ":strided" (joined by "+") for the version that takes any innermost
+        # stride: part of the key
+        self.mode = kernel_mode(kernel) + (f":{variant}" if variant else "")
+        self.config_mode = config.mode  # launches built under another config.mode look their instance up again
         self.fn = None  # the loaded entry point
         self.tid_dims = 1
         self.writes: tuple = ()  # positions of the array parameters the kernel may write

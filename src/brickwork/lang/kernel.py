@@ -14,7 +14,7 @@ from ..types.generic import is_generic, is_kernel_type, matches
 from ..types.references import RefType
 from ..types.scalars import python_annotation_type
 from .instance import Instance, _pending
-from .modules import Module, check_kernel_module_options, get_module
+from .modules import Module, check_kernel_module_options, get_module, kernel_mode
 from .unique_modules import unique_kernel
 
 
@@ -103,7 +103,8 @@ class Kernel:
         """The instance for ``arg_types`` on ``target`` (None: the default, CPU, target)."""
         if self.return_error is not None:
             raise self.return_error
-        key = arg_types if config.mode == "release" else (arg_types, config.mode)
+        mode = kernel_mode(self)
+        key = arg_types if mode == "release" else (arg_types, mode)
         if target is not None:
             key = (key, target)
         elif config.target != "cpu":
@@ -339,7 +340,7 @@ class InstanceKernel:
     def get_instance(self, arg_types, target=None) -> Instance:
         if target is not None:  # another target (CUDA): the kernel's instance for it
             return self.kernel.get_instance(self.instance.arg_types, target)
-        if self.instance.mode != config.mode or self.instance.target != config.target:
+        if self.instance.mode != kernel_mode(self.kernel) or self.instance.target != config.target:
             # the mode or target changed since overload(): that mode's and target's instance
             return self.kernel.get_instance(self.instance.arg_types)
         return self.instance

@@ -2,9 +2,10 @@
 ``wp.set_module_options``.
 
 brickwork compiles and caches each kernel instance on its own, so a module is only a name with a
-dictionary of options: they are stored and returned as Warp returns them, and they do not change
-generated code (``mode`` is ``brickwork.config.mode``, per process; there is no unrolling limit or
-fast math to choose). One option acts at launch: ``deterministic`` (brickwork.lang.determinism).
+dictionary of options: they are stored and returned as Warp returns them, and most do not change
+generated code (there is no unrolling limit or fast math to choose). Two act: ``mode`` ("release" or
+"debug"; None, the default, follows ``brickwork.config.mode``) chooses how the module's kernels are
+built (``kernel_mode``), and ``deterministic`` acts at launch (brickwork.lang.determinism).
 """
 
 from __future__ import annotations
@@ -100,11 +101,28 @@ def _caller_module(module, depth: int = 2) -> str:
     return module if isinstance(module, str) else getattr(module, "__name__", getattr(module, "name", str(module)))
 
 
+def kernel_mode(kernel) -> str:
+    """How ``kernel`` is built: its module's ``mode`` option when set, else ``config.mode``."""
+    module = getattr(kernel, "module", None)
+    mode = module.options.get("mode") if module is not None else None
+    return config.mode if mode is None else mode
+
+
+def check_mode(mode, where: str) -> None:
+    if mode is not None and mode not in config.MODES:
+        raise ValueError(f"{where}: the 'mode' option must be None, 'release' or 'debug', got {mode!r}")
+
+
 def set_module_options(options: dict, module=None) -> None:
-    """Set options of ``module`` (default: the caller's module); stored, see the module docstring."""
+    """Set options of ``module`` (default: the caller's module); see the module docstring."""
     if not isinstance(options, dict):
         raise TypeError(f"set_module_options takes a dict, got {type(options).__name__}")
-    get_module(_caller_module(module)).options.update(options)
+    found = get_module(_caller_module(module))
+    check_mode(options.get("mode"), "set_module_options")
+    if options.get("mode", found.options.get("mode")) != found.options.get("mode"):
+        for kernel in found._kernels.values():  # launches look up the instance of the new mode
+            kernel.launch_table.clear()
+    found.options.update(options)
 
 
 def get_module_options(module=None) -> dict:
@@ -206,6 +224,7 @@ def check_kernel_module_options(key: str, module, module_options) -> dict:
     if unknown:
         raise ValueError(f"@kernel for {key!r}: unknown module_options: {', '.join(map(repr, unknown))}. Valid "
                          f"options are: {', '.join(map(repr, sorted(OPTION_NAMES)))}")
+    check_mode(module_options.get("mode"), f"@kernel for {key!r}")
     if "deterministic" in module_options:
         check_deterministic(module_options["deterministic"])
     if "deterministic_max_records" in module_options:

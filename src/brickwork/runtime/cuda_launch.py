@@ -28,7 +28,7 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
         raise CaptureError("graph capture records CPU launches only; launch CUDA kernels outside capture")
     sig = _signature(args)
     entry = kernel.launch_table.get((device.name, sig))
-    if entry is None or entry[0].mode != config.mode:
+    if entry is None or entry[0].config_mode != config.mode:
         if any(isinstance(a, np.ndarray) or a is None for a in args):  # np.memmap too
             args = host._host_arguments(kernel, args)  # numpy arrays are host memory: refused by _prepare
             sig = _signature(args)
@@ -36,7 +36,7 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
             args = _device_views(kernel, args, device)
             sig = _signature(args)
             entry = kernel.launch_table.get((device.name, sig))
-    if entry is None or entry[0].mode != config.mode:
+    if entry is None or entry[0].config_mode != config.mode:
         from ..targets.cuda import device_target
 
         entry = host._prepare(kernel, sig, args, device, device_target(device), (device.name, sig))

@@ -39,7 +39,7 @@ def _signature(args) -> tuple:
 
 def _stale(inst) -> bool:
     """An instance built for another mode or target than the current one (``config``)."""
-    return inst.mode != config.mode or inst.target != config.target
+    return inst.config_mode != config.mode or inst.target != config.target
 
 
 def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None, device=None, stream=None,
@@ -79,7 +79,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     # _signature and _stale spelled inline: a function call is a measurable part of the fast path
     sig = tuple([a._sig if type(a) is array or type(a) is indexedarray else type(a) for a in args])
     entry = kernel.launch_table.get(sig)
-    if entry is None or entry[0].mode != config.mode or entry[0].target != config.target:
+    if entry is None or entry[0].config_mode != config.mode or entry[0].target != config.target:
         if any(a is None or isinstance(a, np.ndarray) for a in args):  # host values (np.memmap too): never in a table
             args = _host_arguments(kernel, args)
             sig = _signature(args)
@@ -188,7 +188,7 @@ class RepeatedLaunch:
         sig = tuple([a._sig if type(a) is array or type(a) is indexedarray else type(a) for a in values])
         entry = kernel.launch_table.get(sig + self.tail_sig)  # looked up afresh: the table may have been reset
         if entry is None or _tape.recording or _devices._current is not _devices.CPU or \
-                entry[0].mode != config.mode or entry[0].target != config.target:
+                entry[0].config_mode != config.mode or entry[0].target != config.target:
             return launch(kernel, self.dim, inputs=args)
         inst, pack = entry
         last = self.last
