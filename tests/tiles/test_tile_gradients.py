@@ -309,3 +309,100 @@ def test_tile_axpy_updates_in_place():
     np.testing.assert_allclose(c, y * y, rtol=1e-5)
     np.testing.assert_allclose(da, 2 * y * g * 4 * a, rtol=1e-5)
     np.testing.assert_allclose(db, 2 * y * g, rtol=1e-5)
+
+
+@wp.func
+def scaled_and_product(a: wp.tile[float, N], b: wp.tile[float, N]):
+    return a * 2.0, b * a
+
+
+@wp.func
+def grow(a: wp.tile[float, N], b: wp.tile[float, N]):
+    a += b * b  # reaches the caller's tile
+    return a * 3.0
+
+
+@wp.kernel
+def tile_tuple_kernel(a: wp.array(dtype=float), b: wp.array(dtype=float), c: wp.array(dtype=float),
+                      d: wp.array(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(a, shape=N, offset=i * N)
+    y = wp.tile_load(b, shape=N, offset=i * N)
+    s, p = scaled_and_product(x, y)
+    r = grow(x, y)  # x becomes x + y^2, r is 3 (x + y^2)
+    wp.tile_store(c, s * p + r, offset=i * N)
+    wp.tile_store(d, x, offset=i * N)
+
+
+def test_tuples_of_tiles_and_a_funcs_in_place_change_carry_gradients():
+    a, b, g, h = _rand(2 * N, 37), _rand(2 * N, 38), _rand(2 * N, 39), _rand(2 * N, 40)
+    (da, db), (c, d) = _backward(tile_tuple_kernel, [2], [a, b], [], [g, h])
+    np.testing.assert_allclose(c, 2 * a * a * b + 3 * (a + b * b), rtol=1e-5)
+    np.testing.assert_allclose(d, a + b * b, rtol=1e-6)
+    np.testing.assert_allclose(da, g * (4 * a * b + 3) + h, rtol=1e-5)
+    np.testing.assert_allclose(db, g * (2 * a * a + 6 * b) + h * 2 * b, rtol=1e-5)
+
+
+@wp.func
+def pick_pair(a: wp.tile[float, N], b: wp.tile[float, N], flag: int):
+    if flag > 0:
+        return a * 2.0, b
+    return b, a * a
+
+
+@wp.kernel
+def tile_tuple_branch_kernel(a: wp.array(dtype=float), b: wp.array(dtype=float), c: wp.array(dtype=float), flag: int):
+    i = wp.tid()
+    x = wp.tile_load(a, shape=N, offset=i * N)
+    y = wp.tile_load(b, shape=N, offset=i * N)
+    for k in range(2):  # the second pass takes the first one's pair
+        x, y = pick_pair(x, y, flag - k)
+    wp.tile_store(c, x * y, offset=i * N)
+
+
+@pytest.mark.parametrize("flag", [0, 1])
+def test_tuples_of_tiles_returned_from_branches_in_a_loop(flag):
+    a, b, g = _rand(2 * N, 41), _rand(2 * N, 42), _rand(2 * N, 43)
+    ins = [wp.array(v, requires_grad=True) for v in (a, b)]
+    out = wp.zeros(2 * N, dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch_tiled(tile_tuple_branch_kernel, dim=[2], inputs=[*ins, out, flag], block_dim=32)
+    out.grad = wp.array(g)
+    tape.backward()
+    (da, db), c = (v.grad.numpy() for v in ins), out.numpy()
+    if flag:  # (2a, b) then (b, 4a^2): c = 4 a^2 b
+        np.testing.assert_allclose(c, 4 * a * a * b, rtol=1e-5)
+        np.testing.assert_allclose(da, 8 * a * b * g, rtol=1e-5)
+        np.testing.assert_allclose(db, 4 * a * a * g, rtol=1e-5)
+    else:  # (b, a^2) then (a^2, b^2): c = a^2 b^2
+        np.testing.assert_allclose(c, a * a * b * b, rtol=1e-5)
+        np.testing.assert_allclose(da, 2 * a * b * b * g, rtol=1e-5)
+        np.testing.assert_allclose(db, 2 * a * a * b * g, rtol=1e-5)
+
+
+@wp.func
+def doubled_pair(a: wp.tile[float, N]):
+    return a * 2.0, a
+
+
+@wp.kernel
+def tile_tuple_after_loop_kernel(a: wp.array(dtype=float), c: wp.array(dtype=float)):
+    x = wp.tile_load(a, shape=N)
+    p = doubled_pair(x)
+    for _k in range(2):
+        p = doubled_pair(x)
+    s, q = p  # the tuple the loop assigned, read after it
+    wp.tile_store(c, s * q)
+
+
+def test_a_tuple_of_tiles_read_after_the_loop_that_assigned_it_is_refused(target):
+    a = wp.array(np.ones(N, dtype=np.float32), requires_grad=True)
+    c = wp.zeros(N, dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch_tiled(tile_tuple_after_loop_kernel, dim=1, inputs=[a, c], block_dim=1)
+    np.testing.assert_array_equal(c.numpy(), 2.0)
+    c.grad = wp.ones_like(c)
+    with pytest.raises(wp.KernelNotDifferentiableError, match=r"tile_tuple_after_loop_kernel \(adjoint\).*a tile "
+                                                             r"taken, after a loop, from a tuple of tiles"):
+        tape.backward()
+    np.testing.assert_array_equal(a.grad.numpy(), 0)

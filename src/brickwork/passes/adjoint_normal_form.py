@@ -23,7 +23,9 @@ from .. import ir
 from ..builtins.adjoints import EXPANSIONS
 from ..errors import KernelNotDifferentiableError
 from ..ir.analysis import REFERENCE_ARGUMENTS, reference_locals
+from ..types.opaque import TupleType
 from ..types.scalars import bool_, int32
+from ..types.tiles import TileType
 from .adjoint_values import carries_adjoint
 from .adjoint_view_stores import ViewStores, is_forwarded_name
 from .build import Locals
@@ -254,6 +256,10 @@ class _Flattener:
         # per use (svd3's and quat_from_matrix's backward kernels were many times their size).
         self.shared: list | None = None
         self.views = ViewStores(self.label)  # mesh-field reads after stores in the same launch
+        # version name -> its parts, for a tuple holding tiles built from known parts (a @func's results, a
+        # tile argument it changed in place): reading part k is that part's local, through which the tile's
+        # adjoint flows (the tuple itself carries none)
+        self.tuple_parts: dict = {}
 
     # -- names -----------------------------------------------------------------------------------
     def version(self, name: str, t) -> ir.IRLocal:
@@ -335,6 +341,10 @@ class _Flattener:
             new = self.version(target.name, target.type)
             out.append(ir.IRAssign(new, v))
             env[target.name] = new
+            if isinstance(v, ir.IRConstruct) and holds_tiles(v.type):
+                self.tuple_parts[new.name] = list(v.args)
+            elif isinstance(v, ir.IRLocal) and v.name in self.tuple_parts:
+                self.tuple_parts[new.name] = self.tuple_parts[v.name]
             return
         path, root = _path(target)
         if isinstance(root, ir.IRLocal):
@@ -390,7 +400,19 @@ class _Flattener:
             if b is not None:
                 orelse.append(ir.IRAssign(merged, b))
             env[name] = merged
+            self.merge_tuple_parts(merged, (a, body), (b, orelse))
         out.append(ir.IRIf(cond, body, orelse))
+
+    def merge_tuple_parts(self, merged: ir.IRLocal, *sides) -> None:
+        """The parts of a tuple of tiles that the branches (``(value, statements)`` each; a value of None: not
+        assigned on that side, where the merged tuple is never read) built from parts: merged part by part."""
+        parts = [self.tuple_parts.get(v.name) if v is not None else () for v, _ in sides]
+        if any(p is None for p in parts) or not any(parts):
+            return
+        merged_parts = [self.version(f"{merged.name}{k}_", pt.type) for k, pt in enumerate(next(p for p in parts if p))]
+        for side, (_, stmts) in zip(parts, sides):
+            stmts.extend(ir.IRAssign(m, pt) for m, pt in zip(merged_parts, side))
+        self.tuple_parts[merged.name] = merged_parts
 
     def loop(self, s, env, out):
         if any(isinstance(n, ir.IRTeamScratch) for n in ir.walk(s.body)):
@@ -510,7 +532,9 @@ class _Flattener:
         if isinstance(e, ir.IRField):
             return ir.IRField(self.atom(e.base, env, out), e.name, e.type)
         if isinstance(e, ir.IRTupleGet):
-            return ir.IRTupleGet(self.atom(e.base, env, out), e.index, e.type)
+            base = self.atom(e.base, env, out)
+            parts = self.tuple_parts.get(base.name) if isinstance(base, ir.IRLocal) else None
+            return ir.IRTupleGet(base, e.index, e.type) if parts is None else parts[e.index]
         if isinstance(e, ir.IRTid):
             return e
         if isinstance(e, ir.IRTeamBegin):
@@ -650,6 +674,11 @@ class _Renamer(ir.Rewriter):
 
     def r_IRLocal(self, e):
         return self.rename.get(e.name, ir.IRLocal(e.name, e.type))
+
+
+def holds_tiles(t) -> bool:
+    """Whether ``t`` is a tuple with a tile among its items."""
+    return isinstance(t, TupleType) and any(isinstance(et, TileType) for et in t.types)
 
 
 def _path(target):

@@ -57,10 +57,10 @@ class TileAdjoints:
         adj = self.adj_of(target)
         if isinstance(value, ir.IRLocal) and value.type is target.type:
             out.extend(self.add_tiles(self.adj_of(value), adj))
-        elif isinstance(value, ir.IRTupleGet):  # the write-back of a tile a @func changed in place
-            raise _not_differentiable(self.label, "a @func that changes a tile argument in place (the caller's tile "
-                                      "takes its final value) cannot be differentiated yet; return the changed tile "
-                                      "and assign it instead")
+        elif isinstance(value, ir.IRTupleGet):  # a tuple the normal form could not split (normal_form.tuple_parts)
+            raise _not_differentiable(self.label, "a tile taken, after a loop, from a tuple of tiles the loop "
+                                      "assigned (a @func's results, or a tile argument it changed in place) has no "
+                                      "adjoint yet; take the tiles out of the tuple inside the loop's body")
         elif not (isinstance(value, ir.IRCall) and value.op == "fixed_zeros"):
             raise _not_differentiable(self.label, f"a tile assigned from {type(value).__name__[2:]} has no adjoint "
                                       "yet (tiles differentiate through tile operations, copies and @func calls)")
