@@ -332,7 +332,7 @@ def reduce_vectors_along_an_axis(x: wp.array2d(dtype=float)):
     (scan_of_doubles, r"tile_scan_inclusive\(\): 'a' must be a tile of float32, int32 or uint32, got .*float64"),
     (sort_of_double_keys, r"tile_sort\(\): 'keys' must be a tile of float32, .* or uint64, got a tile of float64"),
     (sort_of_two_shapes, r"tile_sort\(\): 'keys' and 'values' must have the same shape, got \(4,\) and \(5,\)"),
-    (reduce_changing_type, r"tile_reduce\(\): 'op' must return the tile's element type float32, got int32"),
+    (reduce_changing_type, r"tile_reduce\(\): 'op' must return the tile element type float32, got int32"),
     (reduce_with_a_number, r"tile_reduce\(\): 'op' must be a builtin or a @func, got 3"),
     (reduce_vectors_along_an_axis, r"tile_reduce\(\): with 'axis', 'a' must be a tile of a numeric scalar"),
 ])

@@ -245,10 +245,7 @@ _ERRORS = [
     ("wp.tile_reshape(m, shape=(0, 4))", r"'shape' must have 1 to 4 positive extents, got \(0, 4\)"),
     ("wp.tile_squeeze(m, axis=0)", r"tile_squeeze\(\): cannot squeeze axis 0 of a tile of shape \(4, 8\): its "
                                    r"extent is 4, not 1"),
-    ("wp.tile_squeeze(m, axis=2)", r"tile_squeeze\(\): axis 2 is out of range for a tile of 2 dimensions"),
     ("wp.tile_squeeze(wp.tile_load(v, shape=1))", r"leaves no dimension"),
-    ("wp.tile_view(m, offset=(3, 0), shape=(2, 8))", r"tile_view\(\): a view of shape \(2, 8\) at offset 3 of "
-                                                     r"extent 2 does not fit axis 0 of a tile of shape \(4, 8\)"),
     ("wp.tile_view(m, offset=(1, 2, 3))", r"'offset' needs 1 to 2 entries for a tile of 2 dimensions, got 3"),
     ("wp.tile_view(m, offset=(0, 0), shape=8)", r"'shape' must have one extent per dimension of the tile \(2\)"),
     ("wp.tile_view(m, offset=(1, 2))", r"names one element \(use tile_extract\)"),
@@ -260,8 +257,7 @@ _ERRORS = [
                                                    r" and 'b' \(8, 4\), got \(4, 8\)"),
     ("wp.tile_matmul(m, wp.tile_load(v, shape=8))", r"tile_matmul\(\): 'b' must be a 2-D tile, got shape \(8,\)"),
     ("wp.tile_matmul(wp.tile_load(iv, shape=(2, 2)), wp.tile_load(iv, shape=(2, 2)))",
-     r"tile_matmul\(\): 'a' must be a tile of float16, float32, float64, got a tile of int32"),
-    ("wp.tile_matmul(m, wp.tile_transpose(m), precision='high')", r"precision must be 'default' or 'tf32'"),
+     r"tile_matmul\(\): 'a' must be a tile of float16, bfloat16, float32, float64, got a tile of int32"),
     ("wp.tile_axpy(2.0, m, wp.tile_transpose(m))", r"tile_axpy\(\): 'src' and 'dest' must have one shape and dtype"),
     ("wp.tile_axpy(wp.float64(2.0), m, m)", r"tile_axpy\(\): 'alpha' must be a float32 \(the tiles' scalar type\), "
                                             r"got a value of type float64"),

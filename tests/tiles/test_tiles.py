@@ -295,7 +295,7 @@ def parts_kernel(x: wp.array2d(dtype=float), row: wp.array(dtype=float), out: wp
     wp.tile_store(row, t[i + 1])  # a runtime row index
     b = t[1:3, ::2]
     t[0:2, 3:6] = b
-    t[3] = 9.0
+    t[3] = wp.tile_full(shape=6, value=9.0, dtype=float)  # a part takes a tile (as in Warp)
     t[2, -1] = -1.0
     wp.tile_store(out, t)
 
@@ -444,15 +444,15 @@ def test_a_part_assignment_needs_the_parts_shape_and_dtype():
         t = wp.tile_zeros(shape=(4, 6), dtype=float)
         t[0:2, :] = wp.tile_zeros(shape=(3, 6), dtype=float)
 
-    _kernel_error(wrong_shape, r"cannot assign a tile\(dtype=float32, shape=\(3, 6\)\) to 't\[0:2, :\]', a part of "
-                               r"shape \(2, 6\)")
+    _kernel_error(wrong_shape, r"shape mismatch: cannot assign a tile\(dtype=float32, shape=\(3, 6\)\) to "
+                               r"'t\[0:2, :\]', a part of shape \(2, 6\)", wp.KernelValueError)
 
     def runtime_slice(a: wp.array(dtype=float)):
         n = wp.tid()
         t = wp.tile_zeros(shape=(4, 6), dtype=float)
         wp.tile_store(a, t[0:n, 0])
 
-    _kernel_error(runtime_slice, "a tile slice's stop must be a compile-time int")
+    _kernel_error(runtime_slice, "a tile slice's stop must be a compile-time constant int", wp.KernelValueError)
 
 
 def test_a_per_thread_write_needs_a_tile():

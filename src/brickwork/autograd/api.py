@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..runtime.tape import Tape, _backward_enabled
+from ..pipeline import backward_enabled
+from ..runtime.tape import Tape
 from .check import compare, mismatch_message, summary_lines, verdict
 from .jacobians import _limit, jacobian_ad, jacobian_finite_differences
 from .metadata import components
@@ -110,7 +111,7 @@ def gradcheck_tape(tape: Tape, *, eps=1e-4, atol=1e-3, rtol=1e-2, raise_exceptio
         if callable(entry):
             continue
         kernel, dim, inputs, outputs, device = entry[:5]
-        if not _backward_enabled(kernel) or kernel.key in (blacklist_kernels or ()):
+        if not backward_enabled(kernel) or kernel.key in (blacklist_kernels or ()):
             continue
         if whitelist_kernels is not None and kernel.key not in whitelist_kernels:
             continue

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..lang.kernel import Kernel
-from ..runtime.tape import _backward_enabled
+from ..pipeline import backward_enabled
 from ..types.arrays import array
 
 BACKWARD_DISABLED = "Kernel must have backward pass enabled to compute Jacobians"
@@ -77,7 +77,7 @@ def components(a: array) -> int:
 
 def check_backward(kernel) -> None:
     """Raise ValueError when ``kernel`` (by its own or its module's option) has no backward pass."""
-    if not _backward_enabled(kernel):
+    if not backward_enabled(kernel):
         raise ValueError(f"{BACKWARD_DISABLED} (kernel '{kernel.key}' is built with enable_backward=False)")
 
 

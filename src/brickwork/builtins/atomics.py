@@ -70,6 +70,7 @@ def _atomic_cas_rule(arr, *rest):
 _ADD_TYPES = (int32, uint32, int64, uint64, float16, bfloat16, float32, float64)
 _MINMAX_TYPES = (int32, uint32, int64, uint64, bfloat16, float32, float64)
 _ADD_TEXT = "[u]int32, [u]int64, float16, bfloat16, float32, or float64"
+ATOMIC_ADD_TEXT = _ADD_TEXT  # the types has_atomic_add accepts, in words (for messages elsewhere)
 _CAS_TYPES = (int32, uint32, int64, uint64, float32, float64)  # one 32- or 64-bit word
 _CAS_TEXT = "[u]int32, [u]int64, float32 or float64"
 _MINMAX_TEXT = "[u]int32, [u]int64, bfloat16, float32, or float64"

@@ -15,6 +15,9 @@ Rule kinds and their signatures (``typer`` is the ``Typer`` typing the function)
 - ``attribute(typer, obj, attr, node)`` and ``subscript(typer, obj, index_nodes, node)`` on a
   compile-time value;
 - ``value_attribute`` / ``value_subscript`` on a runtime value whose type satisfies a predicate;
+  ``value_operator(typer, op, args, node)`` on operands of such a type, and
+  ``element_update(typer, op, place, value, node)``: ``c[i] op= value`` of an element of such a container
+  (the combined value, or None for the operator's own);
 - ``adapt(obj, t)``: a compile-time value that takes the type ``t`` of what it meets;
 - ``fingerprint(obj) -> str``: what of a compile-time value the cache key must cover;
 - ``binding(typer, name, option, out)``: a hidden parameter binding of loop-body kernels;

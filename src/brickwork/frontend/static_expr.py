@@ -16,6 +16,7 @@ from ..builtins.static import static
 from ..errors import KernelTypeError
 from ..types.arrays import ArrayType, array
 from ..types.composite import CompositeBase
+from ..types.fixed_arrays import FixedArrayType
 from ..types.opaque import TupleType
 from ..types.scalars import ScalarBase, python_annotation_type
 from ..types.structs import is_struct_type
@@ -38,7 +39,9 @@ class _KnownByType:
     def __len__(self):
         if isinstance(self._type, TupleType):
             return len(self._type.types)
-        shape = getattr(self._type, "_shape", None)
+        # a vector's or matrix's _shape; a tile's or fixed-size array's shape (len is its first extent, as Warp's)
+        shape = getattr(self._type, "_shape", None) or (self._type.shape if isinstance(self._type, FixedArrayType)
+                                                        else None)
         if not shape:
             raise _RuntimeName(self._name)
         return shape[0]

@@ -201,4 +201,8 @@ def constant(value, dtype, call: TileCall) -> ir.IRExpr:
         comp = dtype._dtype
         return ir.IRConstruct([ir.IRConst(int(value) if comp.is_int else float(value), comp)]
                               * math.prod(dtype._shape), dtype)
+    if is_struct_type(dtype):
+        raise call.error(f"a tile of the Warp struct {type_name(dtype)} cannot be filled with the number "
+                         f"{value!r} (a Warp struct dtype has no such value); use tile_full() with a "
+                         f"{type_name(dtype)} value")
     raise call.error(f"cannot fill a tile of {type_name(dtype)} with a number")

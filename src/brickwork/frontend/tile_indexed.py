@@ -15,6 +15,7 @@ from ..types.scalars import bool_, float32, int32, uint32
 from ..types.tiles import is_tile_type
 from .intrinsics import INTRINSICS
 from .tile_build import TileCall, atom, element, fill, loop_nest, new_tile
+from .tile_structs import element_update
 from .tiles import _array, _at, _tile_shape_for, array_and_tile, load_tile, rule, store_tile
 
 _INDEX_PARAMS = ("i", "j", "k", "l")
@@ -101,8 +102,9 @@ def _element_write(name: str, params: list, required: int, combine):
     INTRINSICS.register(TILE_FUNCTIONS[name], call=typing)
 
 
-_element_write("tile_scatter_add", ["value", "has_value", "atomic"], 2,
-               lambda typer, place, value, node: typer.operator_call("add", [place, value], node))
+_element_write("tile_scatter_add", ["value", "has_value", "atomic"], 2,  # a struct's fields: as Warp, one by one
+               lambda typer, place, value, node: element_update(typer, "add", place, value, node)
+               or typer.operator_call("add", [place, value], node))
 _element_write("tile_scatter_masked", ["value", "has_value"], 2, lambda typer, place, value, node: value)
 _element_write("tile_add_inplace", ["value"], 1,
                lambda typer, place, value, node: typer.operator_call("add", [place, value], node))

@@ -17,7 +17,9 @@ from ..errors import KernelError
 from ..types.arrays import type_name
 from ..types.composite import is_composite_type, is_matrix_type, is_vector_type
 from ..types.scalars import bool_, float32, int32, int64, is_scalar_type, uint32, uint64
+from ..types.structs import is_struct_type
 from .tile_build import TileCall, element, loop_nest, new_tile, zero_value
+from .tile_structs import fieldwise
 from .tiles import apply, function_argument, rule
 
 # Warp's dtypes of scans and of sort keys
@@ -119,6 +121,9 @@ def _scalar_tile(call: TileCall, param: str = "a", dtypes=None) -> ir.IRLocal:
     if dtypes is not None and dtype not in dtypes:
         names = ", ".join(type_name(t) for t in dtypes[:-1]) + " or " + type_name(dtypes[-1])
         raise call.error(f"'{param}' must be a tile of {names}, got a tile of {type_name(dtype)}")
+    if is_struct_type(dtype):
+        raise call.error(f"'{param}' must be a tile of a numeric scalar type: it does not support Warp struct "
+                         f"tile elements ({type_name(dtype)}), which have no order")
     if not is_scalar_type(dtype) or dtype is bool_:
         raise call.error(f"'{param}' must be a tile of a numeric scalar type, got a tile of {type_name(dtype)}")
     return a
@@ -136,9 +141,11 @@ def _binary(call: TileCall, name: str):
 def _tile_sum(call: TileCall):
     a = call.tile("a")
     dtype = a.type.dtype
-    if not (is_scalar_type(dtype) or is_composite_type(dtype)) or dtype is bool_:
-        raise call.error(f"'a' must be a tile of numbers, vectors or matrices, got a tile of {type_name(dtype)}")
-    step = _binary(call, "add")  # componentwise for vectors and matrices
+    if not (is_scalar_type(dtype) or is_composite_type(dtype) or is_struct_type(dtype)) or dtype is bool_:
+        raise call.error(f"'a' must be a tile of numbers, vectors, matrices or structs, got a tile of "
+                         f"{type_name(dtype)}")
+    # componentwise for vectors and matrices; field by field for structs, as Warp (tile_structs)
+    step = (lambda acc, x: fieldwise("add", acc, x)) if is_struct_type(dtype) else _binary(call, "add")
     axis = _axis(call, a.type.ndim)
     if axis is not None:
         return _fold_axis(call, a, axis, step)
@@ -190,13 +197,16 @@ def _tile_reduce(call: TileCall):
     if axis is not None and (not is_scalar_type(dtype) or dtype is bool_):
         raise call.error(f"with 'axis', 'a' must be a tile of a numeric scalar type (as in Warp), got a tile of "
                          f"{type_name(dtype)}")
+    if isinstance(f, BuiltinFunction) and is_struct_type(dtype):  # no builtin takes structs
+        raise call.error(f"'op' {f.name} has no overload accepting the Warp struct tile element type "
+                         f"{type_name(dtype)} (pass a @func taking two and returning one)")
 
     def step(acc, x):
         # a builtin's type errors name tile_reduce; a @func's keep their own place in its body
         result = _typed(call, lambda: apply(call.typer, f, [acc, x], call.node)) if isinstance(f, BuiltinFunction) \
             else apply(call.typer, f, [acc, x], call.node)
         if result.type is not dtype:
-            raise call.error(f"'op' must return the tile's element type {type_name(dtype)}, got "
+            raise call.error(f"'op' must return the tile element type {type_name(dtype)}, got "
                              f"{type_name(result.type)}")
         return result
 

@@ -1,12 +1,13 @@
 """Typing rules of tile shapes and linear algebra (``tile_transpose``, ``tile_broadcast``, ``tile_view``,
 ``tile_matmul``, ``tile_cholesky``, ...): loops over the tiles' elements (``tile_build``).
 
-Warp's views (``tile_view``, ``tile_reshape``, ``tile_transpose``, ...) alias their source tile; here each is a
-copy, so writing through a view does not change its source. The in-place functions (``tile_assign``,
-``tile_axpy``, ``tile_matmul`` with ``out``, the ``*_inplace`` solvers) write the elements of their tile
-argument's local. The factorization and solves follow Warp's scalar (CPU) algorithms operation for operation,
-so they round as Warp does: a non-SPD input gives NaNs rather than an error, a zero pivot leaves its row
-undivided.
+Warp's views (``tile_view``, ``tile_reshape``, ``tile_transpose``, ...) alias their source tile; here a
+``tile_view`` (or subscript) bound to a name shares the tile's elements (``tile_aliases``), while the others
+are copies, so writing into a reshaped or transposed tile does not change its source. The in-place functions
+(``tile_assign``, ``tile_axpy``, ``tile_matmul`` with ``out``, the ``*_inplace`` solvers) write the elements
+of their tile argument's local. The factorization and solves follow Warp's scalar (CPU) algorithms operation
+for operation, so they round as Warp does: a non-SPD input gives NaNs rather than an error, a zero pivot
+leaves its row undivided.
 """
 
 from __future__ import annotations
@@ -15,15 +16,19 @@ import ast
 
 from .. import ir
 from ..builtins.tiles import TILE_FUNCTIONS
+from ..errors import KernelValueError
 from ..types.arrays import type_name
 from ..types.composite import is_composite_type
-from ..types.scalars import bool_, float16, float32, float64, int32, is_scalar_type
+from ..types.scalars import bfloat16, bool_, float16, float32, float64, int32, is_scalar_type
 from ..types.structs import is_struct_type
 from ..types.tiles import is_tile_type
 from .intrinsics import INTRINSICS
+from .tile_aliases import resolve
 from .tile_build import TileCall, atom, checked_shape, constant, element, fill, loop_nest, new_tile, zero_value
+from .tile_subscripts import tile_view_picks
+from .tile_views import is_contiguous, part_shape, read
 
-_MATMUL_TYPES = (float16, float32, float64)
+_OPERAND_TYPES = (float16, bfloat16, float32, float64)  # of tile_matmul's tiles (out: not bfloat16)
 _SOLVER_TYPES = (float32, float64)
 
 
@@ -141,6 +146,10 @@ def _tile_transpose(call: TileCall):
 @rule("tile_broadcast", ["a", "shape"], 2)
 def _tile_broadcast(call: TileCall):
     a = call.tile("a")
+    wanted = call.static("shape")
+    if isinstance(wanted, (tuple, list)) and not 1 <= len(wanted) <= 4:  # Warp's words: a ValueError
+        raise call.typer.error(KernelValueError, f"tile_broadcast() output must have between one and four "
+                               f"dimensions, got {len(wanted)} (shape {tuple(wanted)})", call.node)
     src, shape = a.type.shape, call.shape()
     lead = len(shape) - len(src)  # numpy aligns the shapes from the right
     if lead < 0 or any(s not in (1, shape[lead + d]) for d, s in enumerate(src)):
@@ -186,9 +195,25 @@ def _unravel(linear: ir.IRExpr, shape: tuple) -> list:
     return idx[::-1]
 
 
+def _contiguous_tile(call: TileCall, param: str) -> ir.IRLocal:
+    """A tile argument that Warp reshapes in place: a tile, or a view whose elements lie in row-major order
+    without gaps (a strided or reversed view is refused, as in Warp)."""
+    resolved = resolve(call.typer, call.nodes[param])
+    if resolved is None:
+        return call.tile(param)
+    if resolved[0] != "view":
+        return atom(call.typer, resolved[1])
+    _, root, picks = resolved
+    if not is_contiguous(picks, root.type.shape):
+        raise call.error(f"requires a contiguous tile: the view '{ast.unparse(call.nodes[param])}' of shape "
+                         f"{part_shape(picks)} skips or reverses elements of its tile of shape {root.type.shape} "
+                         f"(copy it into a new tile first, e.g. with wp.tile_assign)", KernelValueError)
+    return read(call.typer, root, picks)
+
+
 @rule("tile_reshape", ["t", "shape"], 2)
 def _tile_reshape(call: TileCall):
-    t = call.tile("t")
+    t = _contiguous_tile(call, "t")
     src = t.type.shape
     shape = _reshaped(call, src, call.static("shape"))
     if shape == src:
@@ -209,8 +234,9 @@ def _axes(call: TileCall, ndim: int) -> tuple:
     if not all(isinstance(a, int) and not isinstance(a, bool) for a in axes):
         raise call.error(f"'axis' must be a compile-time int or tuple of ints, got {axis!r}")
     for a in axes:
-        if not -ndim <= a < ndim:
-            raise call.error(f"axis {a} is out of range for a tile of {ndim} dimensions")
+        if not -ndim <= a < ndim:  # Warp's words: a ValueError
+            raise call.typer.error(KernelValueError, f"{call.name}() axis {a} is out of bounds for tile with {ndim} "
+                                   f"dimensions (valid axes are {-ndim} to {ndim - 1})", call.node)
     return tuple(a % ndim for a in axes)
 
 
@@ -236,18 +262,6 @@ def _tile_squeeze(call: TileCall):
     return fill(call.typer, tuple(src[d] for d in kept), value_of)
 
 
-def _offsets(call: TileCall, ndim: int, most: int) -> list:
-    """tile_view's offset: 1 to ``most`` int32 entries (an int or a tuple)."""
-    node = call.nodes["offset"]
-    items = node.elts if isinstance(node, ast.Tuple) else None
-    if items is None:
-        static = call.typer.try_static(node) if not isinstance(node, ast.Call) else None
-        items = list(static) if isinstance(static, tuple) else [node]
-    if not 1 <= len(items) <= most:
-        raise call.error(f"'offset' needs 1 to {most} entries for a tile of {ndim} dimensions, got {len(items)}")
-    return [call.index(item, "offset") for item in items]
-
-
 def _inside(at: list, offsets: list, extents: tuple) -> ir.IRExpr | None:
     """The condition that the entries of ``at`` at runtime ``offsets`` lie in ``[0, extent)`` (None: every
     offset is a constant, checked when the kernel compiles)."""
@@ -270,41 +284,10 @@ def _check_constant_offsets(call: TileCall, offsets: list, extents: tuple, src: 
 
 @rule("tile_view", ["t", "offset", "shape"], 2)
 def _tile_view(call: TileCall):
+    """A part of a tile, read as a new tile; bound to a name it is a view sharing the tile's elements
+    (``tile_aliases``)."""
     t = call.tile("t")
-    src = t.type.shape
-    offsets = [atom(call.typer, o) for o in _offsets(call, len(src), len(src))]
-    if call.static("shape") is None:
-        # Warp: the offset's entries pick (and drop) the leading dimensions, the rest are kept whole
-        shape, picked = src[len(offsets):], len(offsets)
-        if not shape:
-            raise call.error(f"an offset of {picked} entries into a tile of shape {src} names one element "
-                             f"(use tile_extract)")
-        _check_constant_offsets(call, offsets, (1,) * picked, src, "the view")
-        offsets += [_i(0)] * len(shape)
-        return _part(call.typer, t, shape, offsets, lambda idx: offsets[:picked] + idx)
-    shape = call.shape()
-    if len(shape) != len(src):
-        raise call.error(f"'shape' must have one extent per dimension of the tile ({len(src)}), got {shape}")
-    offsets += [_i(0)] * (len(src) - len(offsets))
-    _check_constant_offsets(call, offsets, shape, src, f"a view of shape {shape}")
-    return _part(call.typer, t, shape, offsets, lambda idx: _at(offsets, idx))
-
-
-def _part(typer, t, shape: tuple, offsets: list, at_of) -> ir.IRLocal:
-    """A new tile of ``shape`` whose element ``idx`` is ``t``'s at ``at_of(idx)``; where a runtime offset
-    puts that outside ``t``, zero (Warp leaves it undefined; a local must not be read out of bounds)."""
-    out = new_tile(typer, t.type.dtype, shape)
-
-    def body(idx):
-        at = at_of(list(idx))
-        copy = ir.IRAssign(element(out, idx), element(t, at))
-        cond = _inside(at, offsets, t.type.shape)
-        if cond is None:
-            return [copy]
-        return [ir.IRIf(cond, [copy], [ir.IRAssign(element(out, idx), zero_value(t.type.dtype))])]
-
-    typer.pending.extend(loop_nest(typer, shape, body))
-    return out
+    return read(call.typer, t, tile_view_picks(call, t.type.shape))
 
 
 def _at(offsets: list, idx: list) -> list:
@@ -355,17 +338,48 @@ def _gemm(typer, a, b, acc) -> None:
     typer.pending.append(_for(typer, _i(0), _i(m), lambda i: [_for(typer, _i(0), _i(kk), lambda k: row(i, k))]))
 
 
+def _is_complex(t) -> bool:
+    """A tile of 2-vectors of a float type: Warp's complex tiles (vec2h, vec2f, vec2d)."""
+    d = t.type.dtype
+    return is_composite_type(d) and tuple(d._shape) == (2,) and d._dtype in (float16, float32, float64)
+
+
 def _matmul_operands(call: TileCall, a, b) -> None:
+    if _is_complex(a) or _is_complex(b):
+        raise call.error("does not support complex tiles (vec2h, vec2f, vec2d): complex matrix multiplication is "
+                         "not implemented; use tiles of float16, bfloat16, float32 or float64")
     for p, t in (("a", a), ("b", b)):
         if t.type.ndim != 2:
             raise call.error(f"'{p}' must be a 2-D tile, got shape {t.type.shape}")
-        _float_dtype(call, p, t, _MATMUL_TYPES)
+        _float_dtype(call, p, t, _OPERAND_TYPES)
     if a.type.shape[1] != b.type.shape[0]:
         raise call.error(f"the shapes of 'a' {a.type.shape} and 'b' {b.type.shape} do not chain: a's columns must "
                          f"be b's rows")
-    precision = call.static("precision", "default")
-    if precision not in ("default", "tf32"):  # tf32 changes nothing on the CPU, as in Warp
-        raise call.error(f"precision must be 'default' or 'tf32', got {precision!r}")
+
+
+def _matmul_precision(call: TileCall, *tiles) -> None:
+    """Warp's ``precision``: the literal "default" or "tf32" (tf32 changes nothing on the CPU, as in Warp, but
+    needs float32 tiles there too)."""
+    node = call.nodes.get("precision")
+    precision = "default" if node is None else call.static_or_none(node)
+    if precision not in ("default", "tf32"):
+        got = "a non-literal argument" if precision is None else repr(precision)
+        raise call.error(f"precision must be the string literal 'default' or 'tf32', got {got}", KernelValueError)
+    if precision == "tf32" and any(t.type.dtype is not float32 for t in tiles):
+        raise call.error("precision='tf32' requires float32 tiles for a, b, and out, got "
+                         f"{', '.join(type_name(t.type.dtype) for t in tiles)}")
+
+
+def _matmul_accumulators(call: TileCall, a, b, out_dtype) -> None:
+    """Refuse bfloat16 accumulators, as Warp does (a bfloat16 sum loses most of the products): the products
+    accumulate in out's dtype, and the backward pass accumulates the gradients of 'a' and 'b' in theirs."""
+    if out_dtype is bfloat16:
+        raise call.error("does not support a bfloat16 'out' tile (the products accumulate in out's dtype); allowed "
+                         "'out' dtypes are float16, float32 and float64")
+    if call.typer.context.backward and bfloat16 in (a.type.dtype, b.type.dtype):
+        raise call.error("does not support bfloat16 'a' or 'b' tiles when the backward pass is enabled (their "
+                         "gradients accumulate in their dtype); convert them with tile_astype, or build the kernel "
+                         "with enable_backward=False")
 
 
 def _tile_matmul_rule(typer, f, node):
@@ -379,10 +393,15 @@ def _tile_matmul_rule(typer, f, node):
     a, b = call.tile("a"), call.tile("b")
     _matmul_operands(call, a, b)
     if not out_form:
+        _matmul_precision(call, a, b)
+        _matmul_accumulators(call, a, b, a.type.dtype)
         return _matmul_new(call, a, b, third)
     out = atom(typer, third) if third is not None else call.tile("out")
     if not is_tile_type(out.type):
         raise call.error(f"'out' must be a tile, got a value of type {type_name(out.type)}")
+    _float_dtype(call, "out", out, _OPERAND_TYPES)
+    _matmul_precision(call, a, b, out)
+    _matmul_accumulators(call, a, b, out.type.dtype)
     _matmul_into(call, a, b, out)
     return ir.IRConst(0, int32)
 
@@ -404,7 +423,6 @@ def _matmul_into(call: TileCall, a, b, out) -> None:
     if out.type.shape != want:
         raise call.error(f"'out' must have shape {want} for 'a' {a.type.shape} and 'b' {b.type.shape}, got "
                          f"{out.type.shape}")
-    _float_dtype(call, "out", out, _MATMUL_TYPES)
     t = out.type.dtype
     alpha, beta = _scalar(call, "alpha", t, 1.0), _scalar(call, "beta", t, 1.0)
     acc = new_tile(call.typer, t, want)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..builtins.tiles import TILE_FUNCTIONS
-from ..errors import KernelValueError
+from ..errors import KernelUnsupportedTypeError, KernelValueError
 from ..types.arrays import type_name
 from ..types.tile_stacks import TileStackType, is_tile_stack_type
 from .intrinsics import INTRINSICS
@@ -16,7 +16,10 @@ from .tile_build import TileCall
 def _new(typer, obj, node):
     call = TileCall(typer, node, "tile_stack", ["capacity", "dtype"], 2)
     capacity = call.static("capacity")
-    if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity <= 0:
+    if isinstance(capacity, bool) or not isinstance(capacity, int):  # no overload of Warp's takes it
+        raise call.error(f"capacity must be a positive integer, got {capacity!r} of type "
+                         f"{type(capacity).__name__}", KernelUnsupportedTypeError)
+    if capacity <= 0:
         raise call.error(f"capacity must be a positive integer, got {capacity!r}", KernelValueError)
     t = TileStackType(call.dtype(), capacity)
     return ir.IRCall("tile_stack_new", [], t)

@@ -8,20 +8,23 @@ Reductions, scans and sorting are in ``tile_reductions``; shapes and linear alge
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 
 from .. import ir
+from ..builtins.atomics import ATOMIC_ADD_TEXT, has_atomic_add
 from ..builtins.functions import BuiltinFunction
 from ..builtins.tiles import TILE_FUNCTIONS
-from ..errors import KernelTypeError, KernelValueError
+from ..errors import KernelTypeError, KernelUnsupportedTypeError, KernelValueError
 from ..types.arrays import ArrayType, type_name
 from ..types.composite import is_composite_type, matrix, vector
 from ..types.scalars import bool_, int32, is_scalar_type, python_annotation_type
+from ..types.structs import is_struct_type
 from ..types.tiles import is_tile_type
+from ..types.type_sizes import type_size_in_bytes
 from .intrinsics import INTRINSICS
 from .tile_build import TileCall, atom, constant, element, fill, loop_nest, new_tile, zero_value
+from .tile_structs import element_update, struct_operator
 
 T = TILE_FUNCTIONS
 
@@ -39,9 +42,26 @@ def rule(name: str, params: list, required: int = 0):
 # -- construction ----------------------------------------------------------------------------------
 
 
+# Warp's CPU gives the shared tiles of a block one arena of this many bytes (a tile here is a local array
+# wherever it is stored, but a kernel brickwork runs should not be one Warp aborts)
+SHARED_ARENA_BYTES = 256 * 1024
+
+
+def _shared_fits(call: TileCall, shape: tuple, dtype) -> None:
+    """Refuse a tile asked for in shared storage that is larger than Warp's CPU shared arena by itself."""
+    if call.static("storage", "register") != "shared":
+        return
+    size = math.prod(shape) * type_size_in_bytes(dtype)
+    if size > SHARED_ARENA_BYTES:
+        raise call.error(f"a shared tile of shape {shape} and dtype {type_name(dtype)} takes {size} bytes, which "
+                         f"exceeds the 256 KiB arena Warp's CPU gives a block's shared tiles; use "
+                         f"storage='register' or a smaller tile", KernelValueError)
+
+
 def _filled(call: TileCall, value_of_dtype):
     call.storage()
     shape, dtype = call.shape(), call.dtype()
+    _shared_fits(call, shape, dtype)
     value = value_of_dtype(dtype)
     return fill(call.typer, shape, lambda idx: value, dtype)
 
@@ -59,6 +79,7 @@ def _tile_full(call: TileCall):
     number = isinstance(static, (int, float)) and not isinstance(static, bool)
     default = (float if isinstance(static, float) else int32) if number else call.value("value").type
     shape, dtype = call.shape(), call.dtype(default=default)
+    _shared_fits(call, shape, dtype)
     if number:
         value = constant(static, dtype, call)
     else:
@@ -75,7 +96,8 @@ _ARANGE_NAMES = {1: ("stop",), 2: ("start", "stop"), 3: ("start", "stop", "step"
 
 def _tile_arange_rule(typer, obj, node):
     """``tile_arange(stop)``, ``(start, stop)``, ``(start, stop, step)``: compile-time bounds, rounded to the
-    output type first (so the count is the one the filled values give), then counted exactly."""
+    output type first (so the count is the one the filled values give), then counted as Warp does: exactly for
+    an integer type, as the output type rounds the quotient for a float type."""
     if len(node.args) > 3:
         raise typer.error(KernelTypeError, f"tile_arange() accepts at most 3 positional arguments, got "
                           f"{len(node.args)}", node)
@@ -95,18 +117,30 @@ def _tile_arange_rule(typer, obj, node):
     if not is_scalar_type(dtype) or dtype is bool_:
         raise typer.error(KernelTypeError, f"tile_arange() requires a numeric scalar dtype, got {type_name(dtype)}",
                           node)
-    bound = dict(start=Fraction(0), step=Fraction(1))
+    bound = dict(start=0, step=1)
     for name, v in values:
         bound[name] = _arange_bound(typer, node, name, v, dtype)
-    if bound["step"] == 0:
+    start, stop, step = bound["start"], bound["stop"], bound["step"]
+    if step == 0:
         raise typer.error(KernelValueError, "tile_arange() step cannot be zero", node)
-    count = math.ceil((bound["stop"] - bound["start"]) / bound["step"])
-    if count <= 0:
-        raise typer.error(KernelValueError, f"tile_arange() needs a non-empty range, got {len(values)} bounds giving "
-                          f"zero-length", node)
+    if (start >= stop) if step > 0 else (start <= stop):
+        raise typer.error(KernelValueError, f"tile_arange() needs a non-empty range, but start={start}, "
+                          f"stop={stop}, step={step} give zero-length", node)
+    if dtype.is_int:
+        count = -((stop - start) // -step)  # exact ceiling division: no float64 quotient rounds the count
+    else:
+        # the quotient as the output type holds it, as Warp counts: (0.0, 0.3, 0.1) in float32 divides to a hair
+        # above 3, which rounds to 3 (a count of 4 would put an element at the stop)
+        with np.errstate(over="ignore"):
+            quotient = dtype._convert((stop - start) / step)
+        if not math.isfinite(quotient):
+            raise typer.error(KernelValueError, f"tile_arange() start={start}, stop={stop}, step={step} spans more "
+                              f"elements than can be counted (the step is too small for the range)", node)
+        count = max(1, math.ceil(quotient))  # a non-empty range holds its start, whatever the quotient rounds to
     if count > 2**31 - 1:
         raise typer.error(KernelValueError, "tile_arange() spans more elements than can be counted", node)
-    first, step = (ir.IRConst(int(b) if dtype.is_int else float(b), dtype) for b in (bound["start"], bound["step"]))
+    _shared_fits(call, (count,), dtype)
+    first, step = (ir.IRConst(b, dtype) for b in (start, step))
 
     def value_of(idx):
         return ir.IRCall("add", [first, ir.IRCall("mul", [ir.IRCast(idx[0], dtype), step], dtype)], dtype)
@@ -114,8 +148,8 @@ def _tile_arange_rule(typer, obj, node):
     return fill(typer, (count,), value_of, dtype)
 
 
-def _arange_bound(typer, node, name: str, v, dtype) -> Fraction:
-    """A bound as the exact value the output type holds (a float rounded to it; an integer checked)."""
+def _arange_bound(typer, node, name: str, v, dtype) -> int | float:
+    """A bound as the exact value the output type holds (a number rounded to it once; an integer checked)."""
     if isinstance(v, int) and not -2**63 <= v < 2**64:
         raise typer.error(KernelValueError, f"tile_arange() {name}={v} is too wide to use as an integer bound; "
                           f"spell it as a float ({float(v)!r}) for a floating-point range", node)
@@ -129,12 +163,13 @@ def _arange_bound(typer, node, name: str, v, dtype) -> Fraction:
         if not info.min <= int(v) <= info.max:
             raise typer.error(KernelValueError, f"tile_arange() {name}={v!r} is out of range for "
                               f"{type_name(dtype)}", node)
-        return Fraction(int(v))
+        return int(v)
+    exact = (np.int64(v) if v < 0 else np.uint64(v)) if isinstance(v, int) else v  # rounded once, not via a float64
     with np.errstate(over="ignore"):
-        rounded = np.array(v, dtype=np.float64).astype(dtype._np)
-    if not np.isfinite(rounded):
+        rounded = dtype._convert(exact)
+    if not math.isfinite(rounded):
         raise typer.error(KernelValueError, f"tile_arange() {name}={v!r} is out of range for {type_name(dtype)}", node)
-    return Fraction(float(rounded))
+    return rounded
 
 
 INTRINSICS.register(T["tile_arange"], call=_tile_arange_rule)
@@ -224,6 +259,7 @@ def _tile_load(call: TileCall):
     a = _array(call)
     shape = call.shape()
     _tile_shape_for(call, a, shape)
+    _shared_fits(call, shape, a.type.dtype)
     offsets = [atom(call.typer, o) for o in call.indices("offset", len(shape))]
     return load_tile(call, a, shape, lambda idx: _at(offsets, idx), bool(call.static("bounds_check", True)))
 
@@ -243,6 +279,10 @@ def store_tile(call: TileCall, a, t, atomic: bool, index_of, checked: bool = Tru
     """Store (or atomically add) tile ``t`` into array ``a``: element ``idx`` goes to ``index_of(idx)``, skipped
     outside the array when ``checked``; an atomic add returns the tile of the values it replaced (zero where
     skipped)."""
+    dtype = t.type.dtype
+    if atomic and not (is_struct_type(dtype) or has_atomic_add(dtype)):  # structs: their adding fields add
+        raise call.error(f"only supports tiles with {ATOMIC_ADD_TEXT} as the underlying scalar type, but got "
+                         f"{type_name(dtype)}", KernelUnsupportedTypeError)
     shape = t.type.shape
     where = call.typer.where(call.node)
     old = new_tile(call.typer, a.type.dtype, shape) if atomic else None
@@ -355,18 +395,24 @@ _TILE_OPERATORS = frozenset({"add", "sub", "mul", "div", "neg", "pos"})
 
 
 def _operator(typer, op: str, args: list, node):
-    """``a + b``, ``a * 2.0``, ``-a`` with tiles: elementwise (a non-tile operand applies to every element)."""
-    if op not in _TILE_OPERATORS:
+    """``a + b``, ``a * 2.0``, ``-a`` with tiles: elementwise (a non-tile operand applies to every element);
+    tiles of structs add and subtract field by field (``tile_structs``)."""
+    struct_op = struct_operator(typer, op, args, node)
+    if op not in _TILE_OPERATORS and struct_op is None:
         return None
     refused = typer.hoisting_refused()
     if refused is not None:
         raise typer.error(KernelTypeError, f"a tile operation cannot be in {refused}; assign it to a variable "
                           f"first", node)
+    if struct_op is not None:
+        return _map(typer, node, struct_op, [atom(typer, a) for a in args], f"'{op}' of tiles")
     if op in ("mul", "div") and not any(is_scalar_type(_element_type(a.type)) for a in args):
         verb = "multiply" if op == "mul" else "divide"
+        # Warp's two wordings: of two tiles, of a tile and a vector or matrix value
+        need = ("at least one element type must be scalar" if all(is_tile_type(a.type) for a in args) else
+                "at least one operand must be a scalar type (or a tile of scalars)")
         raise typer.error(KernelTypeError, f"Cannot {verb} {_operand_name(args[0].type)} by "
-                          f"{_operand_name(args[1].type)}: at least one operand must be a scalar type (or a tile "
-                          f"of scalars)", node)
+                          f"{_operand_name(args[1].type)}: {need}", node)
     operands = [atom(typer, a) for a in args]
 
     def element_op(vals):
@@ -386,7 +432,7 @@ def _operand_name(t) -> str:
     return f"tile<{type_name(t.dtype)}, {t.shape}>" if is_tile_type(t) else type_name(t)
 
 
-INTRINSICS.register_type(is_tile_type, value_operator=_operator)
+INTRINSICS.register_type(is_tile_type, value_operator=_operator, element_update=element_update)
 
 
 from . import tile_fft, tile_indexed, tile_reductions, tile_shapes, tile_stacks  # noqa: E402, F401 - register the other families' rules

@@ -47,6 +47,7 @@ from .slice_assign import (
     is_transform_part,
 )
 from .symbols import SymbolTable, conflict
+from .tile_aliases import bind_view, sync_views
 from .tile_subscripts import assign_tile_part, is_tile_part
 
 #: Every index of a loop body or an index space lies within this range: ``par_for`` ranges and index
@@ -67,12 +68,15 @@ class InstantiationContext:
     """State shared by all functions typed for one kernel instance: function instances
     (deduplicated, in dependency order) and the call stack (to reject recursion)."""
 
-    def __init__(self):
+    def __init__(self, backward: bool = True):
         self.functions: dict = {}  # (overload id, arg types) -> IRFunction
         self.order: list = []  # IRFunction in dependency order (callees first)
         self.stack: list = []
         self.names: dict = {}  # key of the stack -> the function's name
         self.deepest: list = []  # the names of the deepest chain of calls typed (errors name it)
+        # whether the kernel has a backward pass (its enable_backward option): a few operations refuse
+        # dtypes whose gradients they could not accumulate well (tile_matmul's bfloat16 operands)
+        self.backward = backward
 
 
 class InlineScope:
@@ -190,8 +194,8 @@ class Typer(ExpressionTyper):
             saved, self.pending = self.pending, []
             produced: list = []
             method(stmt, produced)
-            out.extend(self.pending)
-            out.extend(produced)
+            # a tile view named here is read from its tile first, and stored back when written
+            out.extend(sync_views(self, stmt, self.pending + produced))
             self.pending = saved
         return out
 
@@ -249,6 +253,8 @@ class Typer(ExpressionTyper):
                 self.assign(t, tmp, node, out)
             return
         if isinstance(target, ast.Name) and not isinstance(node.value, ast.Tuple):
+            if bind_view(self, target, node.value, node, out):  # a name for a part of a tile (row = t[i])
+                return
             value = self.expr(node.value)
             if isinstance(value, Static) and not value.is_number():
                 known = self.symbols.type_of(self.symbols.unique(target.id))
@@ -402,7 +408,13 @@ class Typer(ExpressionTyper):
             self.assign(target, self.binary(op, current, self.value(node.value), node), node, out)
             return
         lvalue = self._evaluate_once(lvalue, out)
-        value = self.binary(op, lvalue, self.value(node.value), node)
+        rhs = self.value(node.value)
+        # a container of an extension (a tile) may combine its elements in its own way (structs: by field)
+        rule = INTRINSICS.type_rule(lvalue.array.type, "element_update") \
+            if isinstance(lvalue, ir.IRArrayElem) else None
+        value = rule(self, op, lvalue, rhs, node) if rule is not None else None
+        if value is None:
+            value = self.binary(op, lvalue, rhs, node)
         if value.type != lvalue.type:
             raise self.error(KernelTypeError, f"'{ast.unparse(target)} {_SYMBOL[op]}=' gives a value of type "
                              f"{type_name(value.type)} for a place of type {type_name(lvalue.type)}", node)

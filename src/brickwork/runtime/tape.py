@@ -14,6 +14,7 @@ from .. import config
 from ..device import CPU, get_device
 from ..errors import LaunchError
 from ..lang.determinism import check_backward
+from ..pipeline import backward_enabled
 from ..types import array_reads
 from ..types.arrays import ArrayType, array, copy_observers, empty, type_name, zeros
 from ..types.held_arrays import point_at_gradients
@@ -317,7 +318,7 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
             entry = _prepare(kernel, sig, args, on, device_target(on), table_key)
     inst = entry[0]
     k = getattr(inst, "kernel", kernel)
-    if not _backward_enabled(k):
+    if not backward_enabled(k):
         raise LaunchError(f"backward launch of '{kernel.key}': the kernel was compiled with enable_backward=False "
                           f"(enable it with @wp.kernel(enable_backward=True) or wp.set_module_options)")
     check_backward(kernel)  # a deterministic kernel that uses an atomic's result cannot be replayed
@@ -412,14 +413,6 @@ def _null_array(t: ArrayType) -> array:
     if found is None:
         found = _NULL[t] = empty((0,) * t.ndim, dtype=t.dtype, device="cpu")  # never read: no memory needed
     return found
-
-
-def _backward_enabled(kernel) -> bool:
-    flag = kernel.options.get("enable_backward") if hasattr(kernel, "options") else None
-    if flag is None:
-        module = getattr(kernel, "module", None)
-        flag = module.options.get("enable_backward", True) if module is not None else True
-    return bool(flag)
 
 
 def _unit_seed(dtype):

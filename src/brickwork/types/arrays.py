@@ -59,6 +59,18 @@ class ArrayType:
         return (ArrayType, (self.dtype, self.ndim))
 
 
+def subscript_dtype_ndim(params, what: str) -> tuple:
+    """``(dtype, ndim)`` of an annotation subscript ``what[T]`` or ``what[T, N]``, N an int or ``Literal[N]``
+    (Warp's two spellings)."""
+    if not isinstance(params, tuple):
+        return params, 1
+    if len(params) != 2:
+        raise TypeError(f"{what}[...] takes a dtype and optionally an ndim, got {len(params)} items")
+    dtype, n = params
+    args = typing.get_args(n)
+    return dtype, (args[0] if typing.get_origin(n) is typing.Literal and len(args) == 1 else n)
+
+
 def type_name(t) -> str:
     """A short readable name of a kernel-language type, for messages and logs."""
     if t is typing.Any:
@@ -580,8 +592,8 @@ class array:  # noqa: N801 - Warp's spelling
                         f"{self.device}): its memory may be on a device or pointed to by structs; pickle a.numpy() "
                         f"and make it again with wp.array(data, dtype={type_name(self.dtype)})")
 
-    def __class_getitem__(cls, dtype):
-        return ArrayType(dtype, 1)
+    def __class_getitem__(cls, params):
+        return ArrayType(*subscript_dtype_ndim(params, "array"))
 
 
 install_arithmetic(array)

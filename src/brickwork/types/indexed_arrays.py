@@ -21,7 +21,7 @@ import numpy as np
 
 from . import recording
 from .array_arithmetic import install_arithmetic
-from .arrays import ArrayType, array, check_same_dtype, empty, type_name
+from .arrays import ArrayType, array, check_same_dtype, empty, subscript_dtype_ndim, type_name
 from .recording import run_or_record
 from .scalars import int32, python_annotation_type
 
@@ -52,11 +52,7 @@ def packed_size(t: ArrayType) -> int:
 def _annotation(dtype, ndim):
     """``indexedarray[T]``, ``indexedarray[T, Literal[N]]``: the dtype and ndim of a subscript."""
     if isinstance(dtype, tuple):
-        if len(dtype) != 2:
-            raise TypeError(f"indexedarray[...] takes a dtype and optionally an ndim, got {len(dtype)} items")
-        dtype, n = dtype
-        args = typing.get_args(n)
-        ndim = args[0] if typing.get_origin(n) is typing.Literal and len(args) == 1 else n
+        dtype, ndim = subscript_dtype_ndim(dtype, "indexedarray")
     return IndexedArrayType(python_annotation_type(dtype), ndim)
 
 

@@ -9,6 +9,7 @@ is instantiated twice: with unit innermost array strides (vectorizable) and gene
 from __future__ import annotations
 
 from ... import ir
+from ...frontend.tile_structs import accumulates
 from ...types.arrays import ArrayType
 from ...types.opaque import TupleType
 from ...types.structs import is_struct_type
@@ -86,11 +87,22 @@ def _struct_decl(t) -> list[str]:
     name = generated_name(t)
     if isinstance(t, ir.TupleType):
         fields = [f"    {c_type(ft)} f{i};" for i, ft in enumerate(t.types)]
-    elif is_struct_type(t):
-        fields = [f"    {c_type(ft)} {c_name('m', n)};" for n, ft in t._fields]
-    else:
+        return [f"struct {name} {{", *fields, "};", ""]
+    if not is_struct_type(t):
         return []
-    return [f"struct {name} {{", *fields, "};", ""]
+    fields = [f"    {c_type(ft)} {c_name('m', n)};" for n, ft in t._fields]
+    return [f"struct {name} {{", *fields, "};", "", *_struct_atomic_add(t)]
+
+
+def _struct_atomic_add(t) -> list[str]:
+    """``bw::atomic_add`` of a struct (``tile_atomic_add`` of a tile of structs), as Warp's: each field that
+    accumulates (``tile_structs.accumulates``) atomically, the others left as they are; the old value. It
+    lives in namespace bw, beside the other types' overloads, so the qualified calls find it."""
+    name = generated_name(t)
+    adds = [f"    old.{m} = atomic_add(&p->{m}, v.{m});"
+            for m, ft in ((c_name("m", n), ft) for n, ft in t._fields) if accumulates(ft)]
+    return ["}  // namespace", "namespace bw {", f"BW_INLINE {name} atomic_add({name}* p, {name} v) {{",
+            f"    {name} old = *p;", *adds, "    return old;", "}", "}  // namespace bw", "namespace {", ""]
 
 
 def _locals(fn: ir.IRFunction, indent: int) -> list[str]:
