@@ -53,20 +53,12 @@ def type_instance(kernel, arg_types, label: str) -> tuple:
     """The target-neutral IR (``IRFunction``) of a kernel for concrete argument types, and the
     functions it calls."""
     c = _compiler()
-    context = c.InstantiationContext(backward=backward_enabled(kernel))
+    # a Kernel answers for its options and its module's (lang.modules.backward_enabled); a loop body has a backward
+    context = c.InstantiationContext(backward=getattr(kernel, "backward_enabled", True))
     params = dict(zip((n for n, _ in kernel.params), arg_types))
     fn = c.Typer(kernel.source, params, is_kernel=True, context=context, name="kernel", label=label,
                  **kernel.builder_options()).build()
     return fn, list(context.order)
-
-
-def backward_enabled(kernel) -> bool:
-    """Whether ``kernel`` has a backward pass: its enable_backward option, else its module's (default True)."""
-    flag = getattr(kernel, "options", {}).get("enable_backward")
-    if flag is None:
-        module = getattr(kernel, "module", None)
-        flag = module.options.get("enable_backward", True) if module is not None else True
-    return bool(flag)
 
 
 def type_function(source, param_types: dict, context, name: str, label: str):

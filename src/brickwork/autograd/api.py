@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..pipeline import backward_enabled
+from ..lang.modules import backward_enabled
 from ..runtime.tape import Tape
 from .check import compare, mismatch_message, summary_lines, verdict
 from .jacobians import _limit, jacobian_ad, jacobian_finite_differences

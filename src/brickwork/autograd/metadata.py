@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..lang.kernel import Kernel
-from ..pipeline import backward_enabled
+from ..lang.modules import backward_enabled
 from ..types.arrays import array
 
 BACKWARD_DISABLED = "Kernel must have backward pass enabled to compute Jacobians"

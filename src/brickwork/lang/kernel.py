@@ -14,7 +14,7 @@ from ..types.generic import is_generic, is_kernel_type, matches
 from ..types.references import RefType
 from ..types.scalars import python_annotation_type
 from .instance import Instance, _pending
-from .modules import Module, check_kernel_module_options, get_module, kernel_mode
+from .modules import Module, backward_enabled, check_kernel_module_options, get_module, kernel_mode
 from .unique_modules import unique_kernel
 
 
@@ -116,6 +116,11 @@ class Kernel:
             if self.is_generic and overloads is not None and arg_types not in overloads:
                 overloads[arg_types] = InstanceKernel(self, inst)  # as Warp's, a launch adds an overload
         return inst
+
+    @property
+    def backward_enabled(self) -> bool:
+        """Whether the kernel has a backward pass (its ``enable_backward`` option, else its module's)."""
+        return backward_enabled(self)
 
     def concrete_types(self) -> tuple:
         if self.is_generic:

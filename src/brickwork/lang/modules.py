@@ -108,6 +108,15 @@ def kernel_mode(kernel) -> str:
     return config.mode if mode is None else mode
 
 
+def backward_enabled(kernel) -> bool:
+    """Whether ``kernel`` has a backward pass: its enable_backward option, else its module's (default True)."""
+    flag = getattr(kernel, "options", {}).get("enable_backward")
+    if flag is None:
+        module = getattr(kernel, "module", None)
+        flag = module.options.get("enable_backward", True) if module is not None else True
+    return bool(flag)
+
+
 def check_mode(mode, where: str) -> None:
     if mode is not None and mode not in config.MODES:
         raise ValueError(f"{where}: the 'mode' option must be None, 'release' or 'debug', got {mode!r}")

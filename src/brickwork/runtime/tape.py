@@ -14,7 +14,7 @@ from .. import config
 from ..device import CPU, get_device
 from ..errors import LaunchError
 from ..lang.determinism import check_backward
-from ..pipeline import backward_enabled
+from ..lang.modules import backward_enabled
 from ..types import array_reads
 from ..types.arrays import ArrayType, array, copy_observers, empty, type_name, zeros
 from ..types.held_arrays import point_at_gradients

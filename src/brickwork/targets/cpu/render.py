@@ -73,7 +73,9 @@ class CppRenderer:
         if e.op.startswith("atomic_"):
             arr, idx, operands = ir.atomic_parts(e)
             elem = self.element(arr, idx, e.where if e.checked else None)
-            return f"bw::{e.op}(&{elem}, {', '.join(self.expr(v) for v in operands)})"
+            # a struct's field-wise add is generated beside the struct (unit.struct_atomic_add)
+            fn = "struct_atomic_add" if e.op == "atomic_add" and is_struct_type(e.type) else f"bw::{e.op}"
+            return f"{fn}(&{elem}, {', '.join(self.expr(v) for v in operands)})"
         if getattr(e.impl, "with_result_type", False):
             return e.impl(args, c_type(e.type))
         if getattr(e.impl, "with_where", False):

@@ -25,8 +25,7 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str, ge
     scan = UnitScan([*callees, kernel])
     r = CppRenderer()
     out = [f"// brickwork kernel instance {label}", '#include "brickwork.h"', *scan.includes, "namespace {", ""]
-    for t in scan.types:
-        out.extend(_struct_decl(t))
+    out.extend(struct_declarations(scan))
     for fn in callees:
         out.extend(_function(r, fn))
     out.extend(_kernel(r, kernel))
@@ -45,12 +44,15 @@ class UnitScan:
     - ``includes``: the ``#include`` lines of builtin families kept out of brickwork.h that they call;
     - ``types``: the struct and tuple types they reach, dependencies first (C++ declaration order);
     - ``slices_arrays``: whether one takes a slice of an array (a view of any innermost stride);
-    - ``checked``: whether an access is bounds-checked (debug mode)."""
+    - ``checked``: whether an access is bounds-checked (debug mode);
+    - ``atomic_structs``: the struct types an ``atomic_add`` updates, with the structs nested in them,
+      dependencies first (each gets a ``struct_atomic_add``)."""
 
-    __slots__ = ("includes", "types", "slices_arrays", "checked")
+    __slots__ = ("includes", "types", "slices_arrays", "checked", "atomic_structs")
 
     def __init__(self, functions: list):
         headers: set = set()
+        atomic: set = set()
         self.types: list = []
         self.slices_arrays = self.checked = False
         note, seen = self._note, set()
@@ -70,9 +72,14 @@ class UnitScan:
                         headers.add(CPU_HEADERS[node.op])
                     elif node.op == "array_slice":
                         self.slices_arrays = True
+                    elif node.op == "atomic_add" and is_struct_type(node.type):
+                        atomic.add(node.type)
                 if not self.checked and getattr(node, "checked", False):
                     self.checked = True
         self.includes = [f'#include "{h}"' for h in sorted(headers)]
+        for t in list(atomic):  # a nested struct's fields are added by its own function
+            atomic.update(_nested_structs(t))
+        self.atomic_structs = [t for t in self.types if t in atomic]
 
     def _note(self, t) -> None:
         if (is_struct_type(t) or isinstance(t, TupleType)) and t not in self.types:
@@ -83,6 +90,17 @@ class UnitScan:
             self._note(t.dtype)
 
 
+def struct_declarations(scan: "UnitScan") -> list[str]:
+    """The structs and tuples a unit reaches, then the atomic adds of those it updates atomically (the CPU,
+    CUDA and emulation units alike)."""
+    out = []
+    for t in scan.types:
+        out.extend(_struct_decl(t))
+    for t in scan.atomic_structs:
+        out.extend(struct_atomic_add(t))
+    return out
+
+
 def _struct_decl(t) -> list[str]:
     name = generated_name(t)
     if isinstance(t, ir.TupleType):
@@ -91,18 +109,27 @@ def _struct_decl(t) -> list[str]:
     if not is_struct_type(t):
         return []
     fields = [f"    {c_type(ft)} {c_name('m', n)};" for n, ft in t._fields]
-    return [f"struct {name} {{", *fields, "};", "", *_struct_atomic_add(t)]
+    return [f"struct {name} {{", *fields, "};", ""]
 
 
-def _struct_atomic_add(t) -> list[str]:
-    """``bw::atomic_add`` of a struct (``tile_atomic_add`` of a tile of structs), as Warp's: each field that
-    accumulates (``tile_structs.accumulates``) atomically, the others left as they are; the old value. It
-    lives in namespace bw, beside the other types' overloads, so the qualified calls find it."""
+def struct_atomic_add(t) -> list[str]:
+    """``struct_atomic_add`` of a struct (``tile_atomic_add`` of a tile of structs; the renderers call it for
+    an ``atomic_add`` of a struct element), as Warp's: each field that accumulates (``tile_structs.accumulates``)
+    atomically, a nested struct's field by field, the others left as they are; the old value. An overload
+    beside the struct (not in namespace bw, which a batch of units would then shadow)."""
     name = generated_name(t)
-    adds = [f"    old.{m} = atomic_add(&p->{m}, v.{m});"
+    adds = [f"    old.{m} = {'struct_atomic_add' if is_struct_type(ft) else 'bw::atomic_add'}(&p->{m}, v.{m});"
             for m, ft in ((c_name("m", n), ft) for n, ft in t._fields) if accumulates(ft)]
-    return ["}  // namespace", "namespace bw {", f"BW_INLINE {name} atomic_add({name}* p, {name} v) {{",
-            f"    {name} old = *p;", *adds, "    return old;", "}", "}  // namespace bw", "namespace {", ""]
+    return [f"BW_INLINE {name} struct_atomic_add({name}* p, {name} v) {{", f"    {name} old = *p;", *adds,
+            "    return old;", "}", ""]
+
+
+def _nested_structs(t) -> list:
+    found = []
+    for _, ft in t._fields:
+        if is_struct_type(ft):
+            found += [ft, *_nested_structs(ft)]
+    return found
 
 
 def _locals(fn: ir.IRFunction, indent: int) -> list[str]:

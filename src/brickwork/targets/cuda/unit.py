@@ -19,7 +19,7 @@ from __future__ import annotations
 from ... import ir
 from ..cpu.cnames import c_type
 from ..cpu.render import local
-from ..cpu.unit import UnitScan, _locals, _struct_decl
+from ..cpu.unit import UnitScan, _locals, struct_declarations
 from . import ENTRY_SYMBOL
 from .render import CudaRenderer, shared_name
 
@@ -33,8 +33,7 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) ->
     scan = UnitScan([*callees, kernel])
     out = [f"// brickwork CUDA kernel instance {label}", '#include "brickwork_cuda.h"', *scan.includes,
            "namespace {", ""]
-    for t in scan.types:
-        out.extend(_struct_decl(t))
+    out.extend(struct_declarations(scan))
     for fn in callees:
         out.extend(_function(r, fn))
     shared = shared_buffers(kernel)

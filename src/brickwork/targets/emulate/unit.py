@@ -13,7 +13,7 @@ from ... import ir
 from ...types.type_sizes import type_size_in_bytes
 from ..cpu.cnames import c_type
 from ..cpu.render import CppRenderer, local
-from ..cpu.unit import UnitScan, _entry, _function, _struct_decl
+from ..cpu.unit import UnitScan, _entry, _function, struct_declarations
 from ..cuda.geometry import POINT_TILES_CPP
 from .render import EmulationRenderer
 
@@ -108,8 +108,7 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str, ge
     scan = UnitScan([*callees, kernel])
     out = [f"// brickwork kernel instance {label} (cuda-emulation)", '#include "brickwork.h"', "#include <cstdio>",
            "#include <cstdlib>", *scan.includes, "namespace {", PRELUDE]
-    for t in scan.types:
-        out.extend(_struct_decl(t))
+    out.extend(struct_declarations(scan))
     cpu = CppRenderer()
     for fn in callees:
         out.extend(_function(cpu, fn))
