@@ -27,6 +27,7 @@ from .targets import current_target, keys, target_named  # noqa: F401  (part of 
 from .targets.base import Target
 from .targets.cpu import CPU
 from .targets.keys import cache_key  # noqa: F401  (part of the pipeline's API)
+from .types.tiles import TileType
 
 #: The target instances compile for unless ``config.target`` names another.
 DEFAULT_TARGET: Target = CPU
@@ -145,6 +146,8 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
         meta["writes_fields"] = sorted([position[n], list(path)] for n, path in field_writes)
     if fn.gpu_launch is not None:
         meta["gpu_launch"] = dict(fn.gpu_launch)
+    if any(isinstance(t, TileType) for f in (fn, *callees) for t in (*f.locals.values(), *dict(f.params).values())):
+        meta["tiles"] = True  # a block is one thread: refused under Warp's CPU blocks (runtime/launch._prepare)
     return text, meta
 
 

@@ -477,3 +477,25 @@ def test_cpu_blocks_of_several_lanes_are_refused():
         with pytest.raises(wp.LaunchError, match="enable_cpu_blocks is True, but a block runs as one thread"):
             wp.launch_tiled(copy_scale_kernel, dim=[1, 1], inputs=[a, b], block_dim=8)
     np.testing.assert_array_equal(b.numpy(), 3.0)
+
+
+@wp.kernel
+def lane_of_a_tile_kernel(out: wp.array(dtype=int)):
+    block, lane = wp.tid()
+    values = wp.tile(wp.int32(42))
+    out[block * 8 + lane] = values[lane]
+
+
+@wp.kernel
+def no_tile_kernel(out: wp.array(dtype=int)):
+    out[wp.tid()] = 7
+
+
+def test_cpu_blocks_are_refused_for_a_plain_launch_of_a_tile_kernel():
+    out = wp.zeros(16, dtype=int)
+    with wp.config.override(enable_cpu_blocks=True):
+        with pytest.raises(wp.LaunchError, match=r"launch of 'lane_of_a_tile_kernel': wp.config.enable_cpu_blocks "
+                                                 r"is True, but a block runs as one thread"):
+            wp.launch(lane_of_a_tile_kernel, dim=(2, 8), inputs=[out], block_dim=8)
+        wp.launch(no_tile_kernel, dim=16, inputs=[out])  # a kernel without tiles runs as ever
+    np.testing.assert_array_equal(out.numpy(), 7)

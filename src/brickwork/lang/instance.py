@@ -40,6 +40,7 @@ class Instance:
         self.config_mode = config.mode  # launches built under another config.mode look their instance up again
         self.fn = None  # the loaded entry point
         self.tid_dims = 1
+        self.uses_tiles = False  # whether it computes with tiles (its blocks are one thread)
         self.writes: tuple = ()  # positions of the array parameters the kernel may write
         self.writes_fields: tuple = ()  # (position, field path) of arrays in struct parameters it may write
         # positions of the array parameters it reads, writes, and writes after reading ((position, "file:line"));
@@ -123,6 +124,7 @@ class Instance:
         access = (tuple(meta.get("reads", ())), writes, tuple(tuple(p) for p in meta.get("read_then_written", ())))
         self.fn = self.target_object().load(path, meta)
         self.tid_dims, self.writes, self.writes_fields, self.access = tid_dims, writes, writes_fields, access
+        self.uses_tiles = bool(meta.get("tiles"))
         if self in _pending:
             _pending.remove(self)
 

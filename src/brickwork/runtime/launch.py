@@ -129,9 +129,12 @@ def launch_tiled(kernel, dim, inputs=(), outputs=(), block_dim: int = 256, **kwa
     if isinstance(block_dim, bool) or not isinstance(block_dim, (int, np.integer)) or block_dim <= 0:
         raise LaunchError(f"launch_tiled of '{kernel.key}': block_dim must be a positive int, got {block_dim!r}")
     if config.enable_cpu_blocks:
-        raise LaunchError(f"launch_tiled of '{kernel.key}': wp.config.enable_cpu_blocks is True, but a block runs as "
-                          f"one thread here (Warp's CPU blocks of block_dim lanes are not supported); set it to False")
+        raise LaunchError(_CPU_BLOCKS.format(how="launch_tiled", key=kernel.key))
     return launch(kernel, dim, inputs, outputs, **kwargs)
+
+
+_CPU_BLOCKS = ("{how} of '{key}': wp.config.enable_cpu_blocks is True, but a block runs as one thread here (Warp's "
+               "CPU blocks of block_dim lanes are not supported); set it to False")
 
 
 def launch_dims(dim, inst, kernel):
@@ -471,6 +474,8 @@ def _prepare(kernel, sig, args, device, target=None, table_key=None) -> tuple:
             _check_concrete(kernel, name, t, value)
         inst = kernel.get_instance(types, target)
     inst.ensure_loaded()
+    if inst.uses_tiles and config.enable_cpu_blocks:  # launch_tiled checks each launch; launch when it prepares one
+        raise LaunchError(_CPU_BLOCKS.format(how="launch", key=kernel.key))
     for i in inst.writes:
         if isinstance(args[i], (array, indexedarray)) and args[i].readonly:
             raise LaunchError(f"launch of '{kernel.key}': argument '{params[i][0]}' is a read-only array (it views "
