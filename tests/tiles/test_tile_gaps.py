@@ -246,10 +246,16 @@ def test_a_shared_tile_larger_than_warps_cpu_arena_is_refused():
         t = wp.tile_load(a, shape=(2, ARENA), storage="shared")
         a[0, 0] = t[0, 0]
 
-    for fn, shape, a in ((oversized, rf"\({OVER},\)", wp.full(1, 2.0, dtype=float)),
-                         (loaded, rf"\(2, {ARENA}\)", wp.full((1, 1), 2.0, dtype=float))):
+    def gathered(a: wp.array2d(dtype=float), idx: wp.array(dtype=int)):
+        i = wp.tile_load(idx, shape=2)
+        t = wp.tile_load_indexed(a, indices=i, shape=(2, ARENA), axis=0, storage="shared")
+        a[0, 0] = t[0, 0]
+
+    for fn, shape, a in ((oversized, rf"\({OVER},\)", [wp.full(1, 2.0, dtype=float)]),
+                         (loaded, rf"\(2, {ARENA}\)", [wp.full((1, 1), 2.0, dtype=float)]),
+                         (gathered, rf"\(2, {ARENA}\)", [wp.full((1, 1), 2.0, dtype=float), wp.zeros(2, dtype=int)])):
         _refused(fn, rf"a shared tile of shape {shape} and dtype float32 takes \d+ bytes, which exceeds the 256 KiB "
-                 r"arena", wp.KernelValueError, [a])
+                 r"arena", wp.KernelValueError, a)
 
 
 # -- annotations and wp.static -------------------------------------------------------------------------------

@@ -163,7 +163,7 @@ def _writes(stmts: list, name: str) -> bool:
 def sync_views(typer, stmt, stmts: list) -> list:
     """``stmts`` (one source statement's IR) with each view it names read from its tile before, and stored
     back after when the statement writes it."""
-    bound = typer.ext.pop("tile_views_bound", set())
+    bound = typer.ext.pop("tile_views_bound", ())
     views = typer.ext.get("tile_views")
     if not views:
         return stmts

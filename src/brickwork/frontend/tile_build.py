@@ -12,12 +12,17 @@ import ast
 import math
 
 from .. import ir
-from ..errors import KernelError, KernelTypeError
+from ..errors import KernelError, KernelTypeError, KernelValueError
 from ..types.arrays import type_name
 from ..types.composite import is_composite_type
 from ..types.scalars import bool_, int32, is_scalar_type, python_annotation_type
 from ..types.structs import is_struct_type
 from ..types.tiles import TileType, is_tile_type
+from ..types.type_sizes import type_size_in_bytes
+
+# Warp's CPU gives the shared tiles of a block one arena of this many bytes (a tile here is a local array
+# wherever it is stored, but a kernel brickwork runs should not be one Warp aborts)
+SHARED_ARENA_BYTES = 256 * 1024
 
 
 class TileCall:
@@ -87,12 +92,20 @@ class TileCall:
             raise self.error(f"'{param}' must be a scalar, vector, matrix or struct type, got {type_name(dtype)}")
         return dtype
 
-    def storage(self) -> None:
-        """Warp's ``storage`` argument: where a GPU keeps the tile ("register" or "shared"); a tile here lives
-        in its thread's frame either way, so it is checked and has no other effect."""
+    def storage(self, shape: tuple | None = None, dtype=None) -> None:
+        """Warp's ``storage`` argument: where a GPU keeps the tile ("register" or "shared"). A tile here lives
+        in its thread's frame either way, so it is checked, and a shared tile of ``shape`` and ``dtype`` (when
+        given) that is larger than Warp's CPU arena by itself is refused (Warp aborts on it)."""
         storage = self.static("storage", "register")
         if storage not in ("register", "shared"):
             raise self.error(f"storage must be 'register' or 'shared', got {storage!r}")
+        if storage != "shared" or shape is None:
+            return
+        size = math.prod(shape) * type_size_in_bytes(dtype)
+        if size > SHARED_ARENA_BYTES:
+            raise self.error(f"a shared tile of shape {shape} and dtype {type_name(dtype)} takes {size} bytes, which "
+                             f"exceeds the 256 KiB arena Warp's CPU gives a block's shared tiles; use "
+                             f"storage='register' or a smaller tile", KernelValueError)
 
     def indices(self, param: str, ndim: int, default=0) -> list:
         """An offset or index argument of ``ndim`` int32 entries: an int or a tuple (constants or values)."""

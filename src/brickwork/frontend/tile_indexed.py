@@ -47,10 +47,10 @@ def _indexed_args(call: TileCall, a, shape: tuple):
 
 @rule("tile_load_indexed", ["a", "indices", "shape", "offset", "axis", "storage"], 3)
 def _tile_load_indexed(call: TileCall):
-    call.storage()
     a = _array(call)
     shape = call.shape()
     _tile_shape_for(call, a, shape)
+    call.storage(shape, a.type.dtype)
     indices, axis, offsets = _indexed_args(call, a, shape)
     return load_tile(call, a, shape, lambda idx: _gathered_at(indices, offsets, axis, idx))
 
@@ -114,9 +114,9 @@ _element_write("tile_sub_inplace", ["value"], 1,
 
 @rule("tile_from_thread", ["shape", "value", "thread_idx", "storage"], 3)
 def _tile_from_thread(call: TileCall):
-    call.storage()
     shape = call.shape()
     value = atom(call.typer, call.value("value"))
+    call.storage(shape, value.type)
     lane = call.value("thread_idx")
     if lane.type is not int32:
         raise call.error(f"thread_idx must be an int32, got {type_name(lane.type)}")
@@ -130,8 +130,8 @@ def _tile_from_thread(call: TileCall):
 def _random(name: str, dtype, draw: str):
     @rule(name, ["shape", "rng", "min", "max", "storage"], 2)
     def typing(call: TileCall):
-        call.storage()
         shape = call.shape()
+        call.storage(shape, dtype)
         rng = call.value("rng")
         if rng.type is not uint32:
             raise call.error(f"rng must be a random state (uint32, from wp.rand_init), got {type_name(rng.type)}")

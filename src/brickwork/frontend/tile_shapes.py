@@ -26,7 +26,7 @@ from .intrinsics import INTRINSICS
 from .tile_aliases import resolve
 from .tile_build import TileCall, atom, checked_shape, constant, element, fill, loop_nest, new_tile, zero_value
 from .tile_subscripts import tile_view_picks
-from .tile_views import is_contiguous, part_shape, read
+from .tile_views import is_contiguous, part_shape, read, span, write
 
 _OPERAND_TYPES = (float16, bfloat16, float32, float64)  # of tile_matmul's tiles (out: not bfloat16)
 _SOLVER_TYPES = (float32, float64)
@@ -262,19 +262,6 @@ def _tile_squeeze(call: TileCall):
     return fill(call.typer, tuple(src[d] for d in kept), value_of)
 
 
-def _inside(at: list, offsets: list, extents: tuple) -> ir.IRExpr | None:
-    """The condition that the entries of ``at`` at runtime ``offsets`` lie in ``[0, extent)`` (None: every
-    offset is a constant, checked when the kernel compiles)."""
-    cond = None
-    for i, o, n in zip(at, offsets, extents):
-        if isinstance(o, ir.IRConst):
-            continue
-        part = ir.IRCall("logical_and", [ir.IRCall("ge", [i, _i(0)], bool_), ir.IRCall("lt", [i, _i(n)], bool_)],
-                         bool_)
-        cond = part if cond is None else ir.IRCall("logical_and", [cond, part], bool_)
-    return cond
-
-
 def _check_constant_offsets(call: TileCall, offsets: list, extents: tuple, src: tuple, what: str) -> None:
     for d, (o, n) in enumerate(zip(offsets, extents)):
         if isinstance(o, ir.IRConst) and not (0 <= o.value and o.value + n <= src[d]):
@@ -288,10 +275,6 @@ def _tile_view(call: TileCall):
     (``tile_aliases``)."""
     t = call.tile("t")
     return read(call.typer, t, tile_view_picks(call, t.type.shape))
-
-
-def _at(offsets: list, idx: list) -> list:
-    return [i if isinstance(o, ir.IRConst) and o.value == 0 else _iadd(o, i) for o, i in zip(offsets, idx)]
 
 
 @rule("tile_assign", ["dst", "src", "offset"], 2)
@@ -308,13 +291,9 @@ def _tile_assign(call: TileCall):
     if isinstance(src, ir.IRLocal) and isinstance(dst, ir.IRLocal) and src.name == dst.name:
         src = _copy(call.typer, src)  # a shift within one tile reads the elements it overwrites (numpy's order)
 
-    def body(idx):
-        at = _at(offsets, idx)
-        store = ir.IRAssign(element(dst, at), _cast(element(src, idx), to))
-        cond = _inside(at, offsets, dst.type.shape)  # runtime offsets: elements past dst's edge are not written
-        return [store] if cond is None else [ir.IRIf(cond, [store], [])]
-
-    call.typer.pending.extend(loop_nest(call.typer, src.type.shape, body))
+    # the part of dst at offsets; runtime offsets: elements past dst's edge are not written
+    picks = [span(o, n) for o, n in zip(offsets, src.type.shape)]
+    call.typer.pending.extend(write(call.typer, dst, picks, lambda idx: _cast(element(src, idx), to)))
     return ir.IRConst(0, int32)  # a statement: its value is not used
 
 

@@ -21,7 +21,6 @@ from ..types.composite import is_composite_type, matrix, vector
 from ..types.scalars import bool_, int32, is_scalar_type, python_annotation_type
 from ..types.structs import is_struct_type
 from ..types.tiles import is_tile_type
-from ..types.type_sizes import type_size_in_bytes
 from .intrinsics import INTRINSICS
 from .tile_build import TileCall, atom, constant, element, fill, loop_nest, new_tile, zero_value
 from .tile_structs import element_update, struct_operator
@@ -42,26 +41,9 @@ def rule(name: str, params: list, required: int = 0):
 # -- construction ----------------------------------------------------------------------------------
 
 
-# Warp's CPU gives the shared tiles of a block one arena of this many bytes (a tile here is a local array
-# wherever it is stored, but a kernel brickwork runs should not be one Warp aborts)
-SHARED_ARENA_BYTES = 256 * 1024
-
-
-def _shared_fits(call: TileCall, shape: tuple, dtype) -> None:
-    """Refuse a tile asked for in shared storage that is larger than Warp's CPU shared arena by itself."""
-    if call.static("storage", "register") != "shared":
-        return
-    size = math.prod(shape) * type_size_in_bytes(dtype)
-    if size > SHARED_ARENA_BYTES:
-        raise call.error(f"a shared tile of shape {shape} and dtype {type_name(dtype)} takes {size} bytes, which "
-                         f"exceeds the 256 KiB arena Warp's CPU gives a block's shared tiles; use "
-                         f"storage='register' or a smaller tile", KernelValueError)
-
-
 def _filled(call: TileCall, value_of_dtype):
-    call.storage()
     shape, dtype = call.shape(), call.dtype()
-    _shared_fits(call, shape, dtype)
+    call.storage(shape, dtype)
     value = value_of_dtype(dtype)
     return fill(call.typer, shape, lambda idx: value, dtype)
 
@@ -73,13 +55,12 @@ rule("tile_ones", ["shape", "dtype", "storage"], 1)(lambda call: _filled(call, l
 
 @rule("tile_full", ["shape", "value", "dtype", "storage"], 2)
 def _tile_full(call: TileCall):
-    call.storage()
     node = call.nodes["value"]
     static = call.typer.try_static(node)
     number = isinstance(static, (int, float)) and not isinstance(static, bool)
     default = (float if isinstance(static, float) else int32) if number else call.value("value").type
     shape, dtype = call.shape(), call.dtype(default=default)
-    _shared_fits(call, shape, dtype)
+    call.storage(shape, dtype)
     if number:
         value = constant(static, dtype, call)
     else:
@@ -102,7 +83,6 @@ def _tile_arange_rule(typer, obj, node):
         raise typer.error(KernelTypeError, f"tile_arange() accepts at most 3 positional arguments, got "
                           f"{len(node.args)}", node)
     call = TileCall(typer, node, "tile_arange", ["arg0", "arg1", "arg2", "dtype", "storage"], 1)
-    call.storage()
     names = _ARANGE_NAMES[len(node.args)] if node.args else ()
     values = []
     for name, arg in zip(names, node.args):
@@ -139,7 +119,7 @@ def _tile_arange_rule(typer, obj, node):
         count = max(1, math.ceil(quotient))  # a non-empty range holds its start, whatever the quotient rounds to
     if count > 2**31 - 1:
         raise typer.error(KernelValueError, "tile_arange() spans more elements than can be counted", node)
-    _shared_fits(call, (count,), dtype)
+    call.storage((count,), dtype)
     first, step = (ir.IRConst(b, dtype) for b in (start, step))
 
     def value_of(idx):
@@ -255,11 +235,10 @@ def load_tile(call: TileCall, a, shape: tuple, index_of, checked: bool = True):
 
 @rule("tile_load", ["a", "shape", "offset", "storage", "bounds_check", "aligned"], 2)
 def _tile_load(call: TileCall):
-    call.storage()
     a = _array(call)
     shape = call.shape()
     _tile_shape_for(call, a, shape)
-    _shared_fits(call, shape, a.type.dtype)
+    call.storage(shape, a.type.dtype)
     offsets = [atom(call.typer, o) for o in call.indices("offset", len(shape))]
     return load_tile(call, a, shape, lambda idx: _at(offsets, idx), bool(call.static("bounds_check", True)))
 
