@@ -1102,6 +1102,37 @@ template <bool U, class T> BW_INLINE T& at(const array_t<T, 4>& a, int64_t i, in
                       (int32_t)k * (int32_t)a.strides[2] + (int32_t)l];
     return a.data[i * a.strides[0] + j * a.strides[1] + k * a.strides[2] + l * a.strides[3]];
 }
+// at(a, i + ci, j + cj, ...) with the indices' constant terms apart (the CUDA renderer's form for
+// stencils): the variable part's offset is the same expression for every neighbour, so it is computed
+// once and each neighbour adds a uniform constant offset. Unsigned 32-bit arithmetic wraps, so the
+// sum is the element's offset modulo 2**32 even where the variable part alone (the centre of a
+// stencil outside the array) would overflow int32; it fits int32 whenever the element is in bounds.
+template <bool U, class T> BW_INLINE T& at_split(const array_t<T, 2>& a, int64_t i, int64_t j, int32_t ci, int32_t cj) {
+    if (U) {
+        const uint32_t s0 = (uint32_t)a.strides[0];
+        return a.data[(int32_t)(((uint32_t)i * s0 + (uint32_t)j) + ((uint32_t)ci * s0 + (uint32_t)cj))];
+    }
+    return at<false>(a, i + ci, j + cj);
+}
+template <bool U, class T>
+BW_INLINE T& at_split(const array_t<T, 3>& a, int64_t i, int64_t j, int64_t k, int32_t ci, int32_t cj, int32_t ck) {
+    if (U) {
+        const uint32_t s0 = (uint32_t)a.strides[0], s1 = (uint32_t)a.strides[1];
+        return a.data[(int32_t)(((uint32_t)i * s0 + (uint32_t)j * s1 + (uint32_t)k) +
+                                ((uint32_t)ci * s0 + (uint32_t)cj * s1 + (uint32_t)ck))];
+    }
+    return at<false>(a, i + ci, j + cj, k + ck);
+}
+template <bool U, class T>
+BW_INLINE T& at_split(const array_t<T, 4>& a, int64_t i, int64_t j, int64_t k, int64_t l, int32_t ci, int32_t cj,
+                      int32_t ck, int32_t cl) {
+    if (U) {
+        const uint32_t s0 = (uint32_t)a.strides[0], s1 = (uint32_t)a.strides[1], s2 = (uint32_t)a.strides[2];
+        return a.data[(int32_t)(((uint32_t)i * s0 + (uint32_t)j * s1 + (uint32_t)k * s2 + (uint32_t)l) +
+                                ((uint32_t)ci * s0 + (uint32_t)cj * s1 + (uint32_t)ck * s2 + (uint32_t)cl))];
+    }
+    return at<false>(a, i + ci, j + cj, k + ck, l + cl);
+}
 #endif
 
 // a[i] of an array with more dimensions: the view of the remaining ones (same memory)

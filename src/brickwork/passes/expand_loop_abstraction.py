@@ -19,7 +19,7 @@ from .. import ir
 from ..types.arrays import ArrayType
 from ..types.composite import vector
 from ..types.opaque import TEAM_MEMBER
-from ..types.scalars import int32, int64, uint64
+from ..types.scalars import int32, int64, uint32, uint64
 from . import ring_rows, row_fusion
 from .build import Locals, i32, op
 from .build import la_geom as _geom
@@ -115,14 +115,18 @@ class _CpuRows(RingRows, ir.Rewriter):
         return self.tmp(op("add", q, ks), out), self.tmp(op("add", jj, js), out), self.tmp(op("add", ii, is_), out)
 
     def reciprocal(self, d, out):
-        """``floor((2^32 - 1) / d)`` (uint64) of an int32 divisor ``d`` >= 1 (1 where it is not: an empty box)."""
-        return self.tmp(op("div", ir.IRConst(2**32 - 1, uint64), ir.IRCast(op("max", d, i32(1)), uint64)), out)
+        """``floor((2^32 - 1) / d)`` (uint32) of an int32 divisor ``d`` >= 1 (1 where it is not: an empty box)."""
+        return self.tmp(ir.IRCast(op("div", ir.IRConst(2**32 - 1, uint64), ir.IRCast(op("max", d, i32(1)), uint64)),
+                                  uint32), out)
 
     def divmod_by(self, n, d, m, out):
         """``(n // d, n % d)`` of int32 ``0 <= n < 2^31``, ``d >= 1`` with ``m = reciprocal(d)``: the estimate
         ``n * m >> 32`` is the quotient or one less (``n * (2^32 - d * m) / (d * 2^32) < 1/2``), one
         correction makes it exact."""
-        estimate = ir.IRCast(op("rshift", op("mul", ir.IRCast(n, uint64), m), ir.IRConst(32, uint64)), int32)
+        # both factors zero-extended from 32 bits: the high half of one 32 x 32-bit product (a GPU's
+        # IMAD.HI, a vector pmuludq), not a 64-bit multiplication of a sign-extended index
+        wide = op("mul", ir.IRCast(ir.IRCast(n, uint32), uint64), ir.IRCast(m, uint64))
+        estimate = ir.IRCast(op("rshift", wide, ir.IRConst(32, uint64)), int32)
         q = self.tmp(estimate, out)
         r = self.tmp(op("sub", n, op("mul", q, d)), out)
         over = op("ge", r, d)

@@ -75,11 +75,11 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     v_k = bw::add(v__la_t1, int32_t(0));
     v_j = bw::add(v__la_t2, int32_t(0));
     v_i = bw::add(v__la_t3, int32_t(-1));
-    bw::at<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i)) = 0x1.0000000000000p+1;
+    bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = 0x1.0000000000000p+1;
     v_k = bw::add(v__la_t1, int32_t(0));
     v_j = bw::add(v__la_t2, int32_t(0));
     v_i = bw::add(v__la_t3, int32_t(0));
-    bw::at<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i)) = 0x1.0000000000000p+1;
+    bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = 0x1.0000000000000p+1;
 }
 
 struct Args {

@@ -85,13 +85,13 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     v_k = (v__tmp1).f0;
     v_j = (v__tmp1).f1;
     v_i = (v__tmp1).f2;
-    bw::at<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i)) = 0x1.0000000000000p+1;
+    bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = 0x1.0000000000000p+1;
     v_idx = bw::make<bw::vec<4, int32_t>>(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t1), bw::sub(bw::add(v__la_t2, int32_t(0)), v__la_t2), bw::sub(bw::add(v__la_t3, int32_t(0)), v__la_t3), bw::sub(bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_t1, int32_t(0)), v__la_NJ), bw::add(v__la_t2, int32_t(0))), v__la_NI), bw::add(v__la_t3, int32_t(0))), v__la_t4));
     v__tmp1 = tuple_b54d0e11bf{bw::add(v__la_t1, int32_t(0)), bw::add(v__la_t2, int32_t(0)), bw::add(v__la_t3, int32_t(0))};
     v_k = (v__tmp1).f0;
     v_j = (v__tmp1).f1;
     v_i = (v__tmp1).f2;
-    bw::at<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i)) = 0x1.0000000000000p+1;
+    bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = 0x1.0000000000000p+1;
 }
 
 struct Args {

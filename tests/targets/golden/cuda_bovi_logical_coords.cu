@@ -92,7 +92,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
         v_k = v__la_t22;
         v_j = v__la_t23;
         v_i = v__la_t24;
-        bw::at<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i)) = 0x1.0000000000000p+1;
+        bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = 0x1.0000000000000p+1;
     } }
     v__la_t25 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t3), v__la_t6), bw::sub(bw::add(v__la_js, int32_t(0)), v__la_t4)), v__la_t7), bw::sub(bw::add(v__la_is, int32_t(0)), v__la_t5));
     v__la_t26 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t3), v__la_t6), bw::sub(bw::add(v__la_je, int32_t(0)), v__la_t4)), v__la_t7), bw::sub(bw::add(v__la_ie, int32_t(0)), v__la_t5));
@@ -117,7 +117,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
         v_k = v__la_t40;
         v_j = v__la_t41;
         v_i = v__la_t42;
-        bw::at<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i)) = 0x1.0000000000000p+1;
+        bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = 0x1.0000000000000p+1;
     } }
     v__la_t43 = bw::max(v__la_t9, v__la_t26);
 }

@@ -92,7 +92,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
         v_k = (v__tmp1).f0;
         v_j = (v__tmp1).f1;
         v_i = (v__tmp1).f2;
-        bw::at<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i)) = 0x1.0000000000000p+1;
+        bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = 0x1.0000000000000p+1;
     } }
     v__la_t20 = bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_t1, int32_t(0)), v__la_NJ), bw::add(v__la_js, int32_t(0))), v__la_NI), bw::add(v__la_is, int32_t(0)));
     v__la_t21 = bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_t1, int32_t(0)), v__la_NJ), bw::add(v__la_je, int32_t(0))), v__la_NI), bw::add(v__la_ie, int32_t(0)));
@@ -119,7 +119,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
         v_k = (v__tmp1).f0;
         v_j = (v__tmp1).f1;
         v_i = (v__tmp1).f2;
-        bw::at<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i)) = 0x1.0000000000000p+1;
+        bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = 0x1.0000000000000p+1;
     } }
     v__la_t38 = bw::max(v__la_t4, v__la_t21);
 }

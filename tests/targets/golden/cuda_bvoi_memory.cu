@@ -96,7 +96,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
             v_k = (v__tmp1).f0;
             v_j = (v__tmp1).f1;
             v_i = (v__tmp1).f2;
-            bw::at<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i)) = 0x1.0000000000000p+1;
+            bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = 0x1.0000000000000p+1;
         } }
     } }
 }

@@ -89,8 +89,8 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
         v_k__inl1 = v__arg_inl1_1;
         v_j__inl1 = v__arg_inl1_2;
         v_i__inl1 = v__arg_inl1_3;
-        if (bw::truth(bw::lt(bw::at<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k__inl1), (int64_t)(v_j__inl1), (int64_t)(v_i__inl1)), (v__la_acc).m_value))) {
-            v__la_acc = S_ValueLoc_float64_76cd281b23{bw::at<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k__inl1), (int64_t)(v_j__inl1), (int64_t)(v_i__inl1)), v_b, v__la_t22, v__la_t23, v__la_t24};
+        if (bw::truth(bw::lt(bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k__inl1), (int64_t)(v_j__inl1), (int64_t)(v_i__inl1), 0, 0, 0, 0), (v__la_acc).m_value))) {
+            v__la_acc = S_ValueLoc_float64_76cd281b23{bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k__inl1), (int64_t)(v_j__inl1), (int64_t)(v_i__inl1), 0, 0, 0, 0), v_b, v__la_t22, v__la_t23, v__la_t24};
         }
         goto _inl1_3;
         _inl1_3: ;

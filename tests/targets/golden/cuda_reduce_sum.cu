@@ -81,7 +81,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
         v_k__inl1 = v__arg_inl1_1;
         v_j__inl1 = v__arg_inl1_2;
         v_i__inl1 = v__arg_inl1_3;
-        v__la_acc = bw::add(v__la_acc, bw::at<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k__inl1), (int64_t)(v_j__inl1), (int64_t)(v_i__inl1)));
+        v__la_acc = bw::add(v__la_acc, bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k__inl1), (int64_t)(v_j__inl1), (int64_t)(v_i__inl1), 0, 0, 0, 0));
         goto _inl1_3;
         _inl1_3: ;
     } }

@@ -175,10 +175,10 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
         v_k = v__la_t65;
         v_j = v__la_t66;
         v_i = v__la_t67;
-        bw::at<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i)) = bw::at<UNIT>(v__la_scratch1, (int64_t)(bw::sub(bw::add(bw::mul(bw::add(bw::mul(v_k, v__la_NJ), v_j), v__la_NI), bw::sub(v_i, int32_t(1))), v__la_t3)));
+        bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = bw::at<UNIT>(v__la_scratch1, (int64_t)(bw::sub(bw::add(bw::mul(bw::add(bw::mul(v_k, v__la_NJ), v_j), v__la_NI), bw::sub(v_i, int32_t(1))), v__la_t3)));
     } }
     if (bw::truth(bw::eq(((int32_t)threadIdx.x), int32_t(0)))) {
-        bw::at<UNIT>(v_field, (int64_t)(v_b), (int64_t)(int32_t(0)), (int64_t)(int32_t(0)), (int64_t)(int32_t(0))) = 0x1.0000000000000p+0;
+        bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(int32_t(0)), (int64_t)(int32_t(0)), (int64_t)(int32_t(0)), 0, 0, 0, 0) = 0x1.0000000000000p+0;
     }
 }
 

