@@ -115,3 +115,46 @@ def test_a_file_that_cannot_be_read(tmp_path):
         history.read(str(tmp_path / "gone.hst"))
     with pytest.raises(HistoryError, match=f"^cannot read the history file {str(tmp_path)!r}: is a directory$"):
         history.read(str(tmp_path))
+
+
+def _history_with_rows(path, cycles) -> bytes:
+    h = History(str(path), COLUMNS)
+    for c in cycles:
+        h.write([c, 0.25 * c, 0.25, 1.0])
+    h.close()
+    return path.read_bytes()
+
+
+def test_a_restart_keeps_the_lines_up_to_its_cycle_and_the_file_mode(tmp_path):
+    path = tmp_path / "run.hst"
+    _history_with_rows(path, [0, 1, 2, 3])
+    os.chmod(path, 0o640)
+    h = History(str(path), COLUMNS, restart_cycle=1)
+    h.write([2, 0.6, 0.1, 1.0])
+    h.close()
+    columns, rows = history.read(str(path))
+    np.testing.assert_array_equal(rows[:, 0], [0, 1, 2])
+    assert rows[2, 1] == 0.6 and os.stat(path).st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.hst"]  # no temporary file left
+
+
+@pytest.mark.parametrize("room", [0, 20])
+def test_a_failed_rewrite_after_a_restart_leaves_the_history_as_it_was(tmp_path, monkeypatch, room):
+    """The restart's rewrite used to truncate the file first: a full disk then lost the whole history."""
+    path = tmp_path / "run.hst"
+    before = _history_with_rows(path, [0, 1, 2, 3])
+    real_write = os.write
+
+    def full_disk(fd, data):
+        nonlocal room
+        if room == 0:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        n = real_write(fd, bytes(data[:room]))
+        room -= n
+        return n
+
+    monkeypatch.setattr(history.os, "write", full_disk)
+    with pytest.raises(OutputError, match=f"^cannot write {str(path)!r}: no space left on device$"):
+        History(str(path), COLUMNS, restart_cycle=1)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.hst"]

@@ -1,15 +1,18 @@
 """History files: one line of numbers per step (cycle, time, dt and conserved totals), with a
-commented header naming the columns; appending after a restart drops lines past the restart.
-The file is never written through a symbolic link, and never ends in part of a line: a failed
-write cuts it back. ``read`` returns the columns and rows, or ``HistoryError`` naming the line."""
+commented header naming the columns; appending after a restart drops lines past the restart (the
+file is replaced whole, so a failed rewrite leaves it as it was). The file is never written through a
+symbolic link, and never ends in part of a line: a failed write cuts it back. ``read`` returns the
+columns and rows, or ``HistoryError`` naming the line."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import math
 import os
 import re
 import stat
+import tempfile
 
 from ..errors import BrickworkError
 from .files import OutputError, output_error, reason
@@ -23,7 +26,8 @@ class History:
     """``History(path, columns)``: ``write(values)`` appends one line, straight to the file. A failed
     write (a full disk) raises ``OutputError`` naming the file and cuts the file back to what it held
     before, so it never ends in part of a line. After a restart (``restart_cycle``) the lines of the
-    existing file up to that cycle are kept; a file that is not a history file of these columns (a
+    existing file up to that cycle are kept (written to a new file that then replaces it, with its
+    permissions: a failed rewrite changes nothing); a file that is not a history file of these columns (a
     line that is not a row of numbers, a directory, a pipe) or a symbolic link is refused with
     ``OutputError`` before anything is written."""
 
@@ -35,9 +39,17 @@ class History:
         self._file = None
         self._size = 0  # bytes of whole lines in the file
         try:
+            if restart_cycle is not None and os.path.lexists(path):
+                # the kept lines go to a new file that replaces the old one whole: a failed write (a full
+                # disk) leaves the history as it was, not cut back to nothing
+                self._size = _replace(path, (_header(self.columns) + "".join(kept)).encode())
+                mode = "ab"
+            else:
+                mode = "wb"
             # unbuffered: a line is in the file or, after a failed write, cut off again (never half kept)
-            self._file = open(path, "wb", buffering=0, opener=_no_follow)
-            self._append(_header(self.columns) + "".join(kept))
+            self._file = open(path, mode, buffering=0, opener=_no_follow)
+            if mode == "wb":
+                self._append(_header(self.columns))
         except OSError as e:
             if self._file is not None:
                 self._cut_back()
@@ -92,6 +104,35 @@ class History:
             except OSError:
                 pass
             self._file = None
+
+
+def _replace(path: str, data: bytes) -> int:
+    """Replace the file ``path`` by one holding ``data`` (same permissions), written to a temporary file
+    beside it first; on failure the temporary file is removed and ``path`` is unchanged. Returns the size."""
+    folder, name = os.path.split(path)
+    fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder or ".")
+    try:
+        try:
+            os.fchmod(fd, stat.S_IMODE(os.lstat(path).st_mode))
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)  # replaces a link made since the check, never writes through it
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    return len(data)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        if not n:
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        view = view[n:]
 
 
 def _header(columns: list[str]) -> str:
