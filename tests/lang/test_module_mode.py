@@ -3,6 +3,7 @@ kernels with bounds checks whatever ``config.mode`` says, takes effect on the ne
 debug reports name the file and line of a tile index the user wrote."""
 
 import inspect
+from typing import Any
 
 import numpy as np
 import pytest
@@ -98,3 +99,21 @@ def test_debug_mode_checks_the_lane_of_tile_from_thread():
     np.testing.assert_array_equal(out.numpy(), [2.5, 2.5, 2.5])
     with pytest.raises(wp.BoundsError, match=r"index \(1\) is out of bounds for shape \(1\) at .*test_module_mode"):
         wp.launch_tiled(from_lane, dim=[1], inputs=[out, 1], block_dim=1)
+
+
+def test_an_overload_and_a_kernels_own_module_object_follow_a_mode_change():
+    """``wp.overload``'s instance kept the launch table of its first mode, and ``module=kernel.module`` of a
+    unique kernel set the options of another, new module."""
+
+    @wp.kernel(module="unique")
+    def put(a: wp.array(dtype=Any), i: int):
+        a[i] = a.dtype(1)
+
+    declared = wp.overload(put, [wp.array(dtype=wp.float32), int])
+    a = wp.zeros(4, dtype=wp.float32)
+    wp.launch(declared, dim=1, inputs=[a, 1])  # built in release
+    wp.set_module_options({"mode": "debug"}, module=put.module)
+    assert wp.get_module_options(put.module)["mode"] == "debug"
+    with pytest.raises(wp.BoundsError, match=r"kernel 'put\[float32\]': index \(10\) is out of bounds for shape \(4\)"):
+        wp.launch(declared, dim=1, inputs=[a, 10])
+    np.testing.assert_array_equal(a.numpy(), [0, 1, 0, 0])  # nothing written by the refused launch

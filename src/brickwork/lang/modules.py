@@ -126,17 +126,20 @@ def set_module_options(options: dict, module=None) -> None:
     """Set options of ``module`` (default: the caller's module); see the module docstring."""
     if not isinstance(options, dict):
         raise TypeError(f"set_module_options takes a dict, got {type(options).__name__}")
-    found = get_module(_caller_module(module))
+    # a kernel's own module object (kernel.module, a unique module's included) as it is
+    found = module if isinstance(module, Module) else get_module(_caller_module(module))
     check_mode(options.get("mode"), "set_module_options")
     if options.get("mode", found.options.get("mode")) != found.options.get("mode"):
         for kernel in found._kernels.values():  # launches look up the instance of the new mode
             kernel.launch_table.clear()
+            for declared in getattr(kernel, "overloads", {}).values():  # wp.overload's instances too
+                declared.launch_table.clear()
     found.options.update(options)
 
 
 def get_module_options(module=None) -> dict:
     """The options of ``module`` (default: the caller's module)."""
-    return dict(get_module(_caller_module(module)).options)
+    return dict((module if isinstance(module, Module) else get_module(_caller_module(module))).options)
 
 
 def _has_kernel_content(namespace) -> bool:
