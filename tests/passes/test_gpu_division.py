@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 from brickwork import ir
 from brickwork.passes.build import Locals
 from brickwork.passes.gpu_teams import GpuTeams
-from brickwork.types.scalars import int32, uint64
+from brickwork.types.scalars import int32, uint32, uint64
 
-_WIDTH = {int32: 32, uint64: 64}
+_WIDTH = {int32: 32, uint32: 32, uint64: 64}
 
 
 def _wrap(value: int, t) -> int:

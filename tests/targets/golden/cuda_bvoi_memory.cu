@@ -38,12 +38,12 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__la_t18{};
     int32_t v__la_m19{};
     int32_t v__la_t20{};
-    uint64_t v__la_t21{};
+    uint32_t v__la_t21{};
     int32_t v__la_t22{};
     int32_t v__la_t23{};
     int32_t v__la_t24{};
     int32_t v__la_t25{};
-    uint64_t v__la_t26{};
+    uint32_t v__la_t26{};
     int32_t v__la_t27{};
     int32_t v__la_t28{};
     int32_t v__la_t29{};
@@ -75,16 +75,16 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
         v__la_t17 = bw::add(bw::mul(bw::add(bw::mul(v__la_t8, v__la_NJ), v__la_t9), v__la_NI), v__la_t10);
         v__la_t18 = bw::add(bw::mul(bw::add(bw::mul(v__la_t14, v__la_NJ), v__la_t15), v__la_NI), v__la_t16);
         v__la_t20 = bw::mul(v__la_NJ, v__la_NI);
-        v__la_t21 = bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t20, int32_t(1))));
-        v__la_t26 = bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_NI, int32_t(1))));
+        v__la_t21 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t20, int32_t(1)))));
+        v__la_t26 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_NI, int32_t(1)))));
         { const int32_t _stop2 = bw::add(v__la_t18, int32_t(1)); const int32_t _step2 = ((int32_t)blockDim.x);
         for (int32_t _it2 = bw::add(v__la_t17, ((int32_t)threadIdx.x)); _it2 < _stop2; _it2 += _step2) {
             v__la_m19 = _it2;
-            v__la_t22 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(v__la_m19), v__la_t21), uint64_t(32ULL)));
+            v__la_t22 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_m19)), bw::cast<uint64_t>(v__la_t21)), uint64_t(32ULL)));
             v__la_t23 = bw::sub(v__la_m19, bw::mul(v__la_t22, v__la_t20));
             v__la_t24 = (bw::truth(bw::ge(v__la_t23, v__la_t20)) ? bw::add(v__la_t22, int32_t(1)) : v__la_t22);
             v__la_t25 = (bw::truth(bw::ge(v__la_t23, v__la_t20)) ? bw::sub(v__la_t23, v__la_t20) : v__la_t23);
-            v__la_t27 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(v__la_t25), v__la_t26), uint64_t(32ULL)));
+            v__la_t27 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_t25)), bw::cast<uint64_t>(v__la_t26)), uint64_t(32ULL)));
             v__la_t28 = bw::sub(v__la_t25, bw::mul(v__la_t27, v__la_NI));
             v__la_t29 = (bw::truth(bw::ge(v__la_t28, v__la_NI)) ? bw::add(v__la_t27, int32_t(1)) : v__la_t27);
             v__la_t30 = (bw::truth(bw::ge(v__la_t28, v__la_NI)) ? bw::sub(v__la_t28, v__la_NI) : v__la_t28);

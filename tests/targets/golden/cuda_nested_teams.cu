@@ -29,7 +29,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     for (int32_t _it2 = bw::add(int32_t(0), ((int32_t)threadIdx.x)); _it2 < _stop2; _it2 += _step2) {
         v__arg_inl2_1 = _it2;
         v_i__inl2 = v__arg_inl2_1;
-        bw::at_split<UNIT>(v_field, (int64_t)(int32_t(0)), (int64_t)(int32_t(0)), (int64_t)(v_j), (int64_t)(v_i__inl2), 0, 0, 0, 0) = bw::at<UNIT>(v_pad, (int64_t)(v_i__inl2));
+        bw::at_split<UNIT>(v_field, int64_t(0), int64_t(0), (int64_t)(v_j), (int64_t)(v_i__inl2), 0, 0, 0, 0) = bw::at<UNIT>(v_pad, (int64_t)(v_i__inl2));
     } }
 }
 

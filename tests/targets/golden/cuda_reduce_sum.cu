@@ -25,12 +25,12 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__la_t9{};
     int32_t v__la_f10{};
     int32_t v__la_t11{};
-    uint64_t v__la_t12{};
+    uint32_t v__la_t12{};
     int32_t v__la_t13{};
     int32_t v__la_t14{};
     int32_t v__la_t15{};
     int32_t v__la_t16{};
-    uint64_t v__la_t17{};
+    uint32_t v__la_t17{};
     int32_t v__la_t18{};
     int32_t v__la_t19{};
     int32_t v__la_t20{};
@@ -59,16 +59,16 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     v__la_t8 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t3), v__la_t6), bw::sub(bw::add(v__la_js, int32_t(0)), v__la_t4)), v__la_t7), bw::sub(bw::add(v__la_is, int32_t(0)), v__la_t5));
     v__la_t9 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t3), v__la_t6), bw::sub(bw::add(v__la_je, int32_t(0)), v__la_t4)), v__la_t7), bw::sub(bw::add(v__la_ie, int32_t(0)), v__la_t5));
     v__la_t11 = bw::mul(v__la_t6, v__la_t7);
-    v__la_t12 = bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t11, int32_t(1))));
-    v__la_t17 = bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t7, int32_t(1))));
+    v__la_t12 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t11, int32_t(1)))));
+    v__la_t17 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t7, int32_t(1)))));
     { const int32_t _stop2 = bw::add(v__la_t9, int32_t(1)); const int32_t _step2 = ((int32_t)blockDim.x);
     for (int32_t _it2 = bw::add(v__la_t8, ((int32_t)threadIdx.x)); _it2 < _stop2; _it2 += _step2) {
         v__la_f10 = _it2;
-        v__la_t13 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(v__la_f10), v__la_t12), uint64_t(32ULL)));
+        v__la_t13 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_f10)), bw::cast<uint64_t>(v__la_t12)), uint64_t(32ULL)));
         v__la_t14 = bw::sub(v__la_f10, bw::mul(v__la_t13, v__la_t11));
         v__la_t15 = (bw::truth(bw::ge(v__la_t14, v__la_t11)) ? bw::add(v__la_t13, int32_t(1)) : v__la_t13);
         v__la_t16 = (bw::truth(bw::ge(v__la_t14, v__la_t11)) ? bw::sub(v__la_t14, v__la_t11) : v__la_t14);
-        v__la_t18 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(v__la_t16), v__la_t17), uint64_t(32ULL)));
+        v__la_t18 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_t16)), bw::cast<uint64_t>(v__la_t17)), uint64_t(32ULL)));
         v__la_t19 = bw::sub(v__la_t16, bw::mul(v__la_t18, v__la_t7));
         v__la_t20 = (bw::truth(bw::ge(v__la_t19, v__la_t7)) ? bw::add(v__la_t18, int32_t(1)) : v__la_t18);
         v__la_t21 = (bw::truth(bw::ge(v__la_t19, v__la_t7)) ? bw::sub(v__la_t19, v__la_t7) : v__la_t19);

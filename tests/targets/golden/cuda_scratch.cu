@@ -27,12 +27,12 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__la_t11{};
     int32_t v__la_f12{};
     int32_t v__la_t13{};
-    uint64_t v__la_t14{};
+    uint32_t v__la_t14{};
     int32_t v__la_t15{};
     int32_t v__la_t16{};
     int32_t v__la_t17{};
     int32_t v__la_t18{};
-    uint64_t v__la_t19{};
+    uint32_t v__la_t19{};
     int32_t v__la_t20{};
     int32_t v__la_t21{};
     int32_t v__la_t22{};
@@ -45,12 +45,12 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__la_t29{};
     int32_t v__la_f30{};
     int32_t v__la_t31{};
-    uint64_t v__la_t32{};
+    uint32_t v__la_t32{};
     int32_t v__la_t33{};
     int32_t v__la_t34{};
     int32_t v__la_t35{};
     int32_t v__la_t36{};
-    uint64_t v__la_t37{};
+    uint32_t v__la_t37{};
     int32_t v__la_t38{};
     int32_t v__la_t39{};
     int32_t v__la_t40{};
@@ -68,12 +68,12 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__la_t52{};
     int32_t v__la_f53{};
     int32_t v__la_t54{};
-    uint64_t v__la_t55{};
+    uint32_t v__la_t55{};
     int32_t v__la_t56{};
     int32_t v__la_t57{};
     int32_t v__la_t58{};
     int32_t v__la_t59{};
-    uint64_t v__la_t60{};
+    uint32_t v__la_t60{};
     int32_t v__la_t61{};
     int32_t v__la_t62{};
     int32_t v__la_t63{};
@@ -104,16 +104,16 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     v__la_t10 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t5), v__la_t8), bw::sub(bw::add(v__la_js, int32_t(0)), v__la_t6)), v__la_t9), bw::sub(bw::add(v__la_is, int32_t(-1)), v__la_t7));
     v__la_t11 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t5), v__la_t8), bw::sub(bw::add(v__la_je, int32_t(0)), v__la_t6)), v__la_t9), bw::sub(bw::add(v__la_ie, int32_t(-1)), v__la_t7));
     v__la_t13 = bw::mul(v__la_t8, v__la_t9);
-    v__la_t14 = bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t13, int32_t(1))));
-    v__la_t19 = bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t9, int32_t(1))));
+    v__la_t14 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t13, int32_t(1)))));
+    v__la_t19 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t9, int32_t(1)))));
     { const int32_t _stop1 = bw::add(v__la_t11, int32_t(1)); const int32_t _step1 = ((int32_t)blockDim.x);
     for (int32_t _it1 = bw::add(v__la_t10, ((int32_t)threadIdx.x)); _it1 < _stop1; _it1 += _step1) {
         v__la_f12 = _it1;
-        v__la_t15 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(v__la_f12), v__la_t14), uint64_t(32ULL)));
+        v__la_t15 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_f12)), bw::cast<uint64_t>(v__la_t14)), uint64_t(32ULL)));
         v__la_t16 = bw::sub(v__la_f12, bw::mul(v__la_t15, v__la_t13));
         v__la_t17 = (bw::truth(bw::ge(v__la_t16, v__la_t13)) ? bw::add(v__la_t15, int32_t(1)) : v__la_t15);
         v__la_t18 = (bw::truth(bw::ge(v__la_t16, v__la_t13)) ? bw::sub(v__la_t16, v__la_t13) : v__la_t16);
-        v__la_t20 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(v__la_t18), v__la_t19), uint64_t(32ULL)));
+        v__la_t20 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_t18)), bw::cast<uint64_t>(v__la_t19)), uint64_t(32ULL)));
         v__la_t21 = bw::sub(v__la_t18, bw::mul(v__la_t20, v__la_t9));
         v__la_t22 = (bw::truth(bw::ge(v__la_t21, v__la_t9)) ? bw::add(v__la_t20, int32_t(1)) : v__la_t20);
         v__la_t23 = (bw::truth(bw::ge(v__la_t21, v__la_t9)) ? bw::sub(v__la_t21, v__la_t9) : v__la_t21);
@@ -127,16 +127,16 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     v__la_t28 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t5), v__la_t8), bw::sub(bw::add(v__la_je, int32_t(0)), v__la_t6)), v__la_t9), bw::sub(bw::add(v__la_ie, int32_t(0)), v__la_t7));
     v__la_t29 = bw::max(v__la_t27, bw::add(v__la_t11, int32_t(1)));
     v__la_t31 = bw::mul(v__la_t8, v__la_t9);
-    v__la_t32 = bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t31, int32_t(1))));
-    v__la_t37 = bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t9, int32_t(1))));
+    v__la_t32 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t31, int32_t(1)))));
+    v__la_t37 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t9, int32_t(1)))));
     { const int32_t _stop2 = bw::add(v__la_t28, int32_t(1)); const int32_t _step2 = ((int32_t)blockDim.x);
     for (int32_t _it2 = bw::add(v__la_t29, ((int32_t)threadIdx.x)); _it2 < _stop2; _it2 += _step2) {
         v__la_f30 = _it2;
-        v__la_t33 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(v__la_f30), v__la_t32), uint64_t(32ULL)));
+        v__la_t33 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_f30)), bw::cast<uint64_t>(v__la_t32)), uint64_t(32ULL)));
         v__la_t34 = bw::sub(v__la_f30, bw::mul(v__la_t33, v__la_t31));
         v__la_t35 = (bw::truth(bw::ge(v__la_t34, v__la_t31)) ? bw::add(v__la_t33, int32_t(1)) : v__la_t33);
         v__la_t36 = (bw::truth(bw::ge(v__la_t34, v__la_t31)) ? bw::sub(v__la_t34, v__la_t31) : v__la_t34);
-        v__la_t38 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(v__la_t36), v__la_t37), uint64_t(32ULL)));
+        v__la_t38 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_t36)), bw::cast<uint64_t>(v__la_t37)), uint64_t(32ULL)));
         v__la_t39 = bw::sub(v__la_t36, bw::mul(v__la_t38, v__la_t9));
         v__la_t40 = (bw::truth(bw::ge(v__la_t39, v__la_t9)) ? bw::add(v__la_t38, int32_t(1)) : v__la_t38);
         v__la_t41 = (bw::truth(bw::ge(v__la_t39, v__la_t9)) ? bw::sub(v__la_t39, v__la_t9) : v__la_t39);
@@ -156,16 +156,16 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     v__la_t51 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t46), v__la_t49), bw::sub(bw::add(v__la_js, int32_t(0)), v__la_t47)), v__la_t50), bw::sub(bw::add(v__la_is, int32_t(0)), v__la_t48));
     v__la_t52 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t46), v__la_t49), bw::sub(bw::add(v__la_je, int32_t(0)), v__la_t47)), v__la_t50), bw::sub(bw::add(v__la_ie, int32_t(0)), v__la_t48));
     v__la_t54 = bw::mul(v__la_t49, v__la_t50);
-    v__la_t55 = bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t54, int32_t(1))));
-    v__la_t60 = bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t50, int32_t(1))));
+    v__la_t55 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t54, int32_t(1)))));
+    v__la_t60 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t50, int32_t(1)))));
     { const int32_t _stop3 = bw::add(v__la_t52, int32_t(1)); const int32_t _step3 = ((int32_t)blockDim.x);
     for (int32_t _it3 = bw::add(v__la_t51, ((int32_t)threadIdx.x)); _it3 < _stop3; _it3 += _step3) {
         v__la_f53 = _it3;
-        v__la_t56 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(v__la_f53), v__la_t55), uint64_t(32ULL)));
+        v__la_t56 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_f53)), bw::cast<uint64_t>(v__la_t55)), uint64_t(32ULL)));
         v__la_t57 = bw::sub(v__la_f53, bw::mul(v__la_t56, v__la_t54));
         v__la_t58 = (bw::truth(bw::ge(v__la_t57, v__la_t54)) ? bw::add(v__la_t56, int32_t(1)) : v__la_t56);
         v__la_t59 = (bw::truth(bw::ge(v__la_t57, v__la_t54)) ? bw::sub(v__la_t57, v__la_t54) : v__la_t57);
-        v__la_t61 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(v__la_t59), v__la_t60), uint64_t(32ULL)));
+        v__la_t61 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_t59)), bw::cast<uint64_t>(v__la_t60)), uint64_t(32ULL)));
         v__la_t62 = bw::sub(v__la_t59, bw::mul(v__la_t61, v__la_t50));
         v__la_t63 = (bw::truth(bw::ge(v__la_t62, v__la_t50)) ? bw::add(v__la_t61, int32_t(1)) : v__la_t61);
         v__la_t64 = (bw::truth(bw::ge(v__la_t62, v__la_t50)) ? bw::sub(v__la_t62, v__la_t50) : v__la_t62);
@@ -178,7 +178,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
         bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = bw::at<UNIT>(v__la_scratch1, (int64_t)(bw::sub(bw::add(bw::mul(bw::add(bw::mul(v_k, v__la_NJ), v_j), v__la_NI), bw::sub(v_i, int32_t(1))), v__la_t3)));
     } }
     if (bw::truth(bw::eq(((int32_t)threadIdx.x), int32_t(0)))) {
-        bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(int32_t(0)), (int64_t)(int32_t(0)), (int64_t)(int32_t(0)), 0, 0, 0, 0) = 0x1.0000000000000p+0;
+        bw::at_split<UNIT>(v_field, (int64_t)(v_b), int64_t(0), int64_t(0), int64_t(0), 0, 0, 0, 0) = 0x1.0000000000000p+0;
     }
 }
 

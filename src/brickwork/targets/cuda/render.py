@@ -49,7 +49,7 @@ class CudaRenderer(CppRenderer):
         if checked_at is not None or unit == "false" or type(arr.type) is not ArrayType or not 2 <= len(indices) <= 4:
             return super().element(arr, indices, checked_at)
         parts = [constant_term(i) for i in indices]
-        variable = ", ".join(f"(int64_t)({self.expr(v)})" for v, _ in parts)
+        variable = ", ".join("int64_t(0)" if v is None else f"(int64_t)({self.expr(v)})" for v, _ in parts)
         constants = ", ".join(str(c) for _, c in parts)
         return f"bw::at_split<{unit}>({self.expr(arr)}, {variable}, {constants})"
 
@@ -83,7 +83,9 @@ class CudaRenderer(CppRenderer):
 
 def constant_term(index) -> tuple:
     """``(variable part, constant)`` of an integer index ``x + c``, ``x - c`` or ``c + x`` with a
-    constant ``c`` that fits int32; ``(index, 0)`` otherwise."""
+    constant ``c`` that fits int32, ``(None, c)`` of a constant index; ``(index, 0)`` otherwise."""
+    if isinstance(index, ir.IRConst) and type(index.value) is int and -2**31 < index.value < 2**31:
+        return None, index.value
     if isinstance(index, ir.IRCall) and index.op in ("add", "sub") and len(index.args) == 2 \
             and index.type in (int32, int64):
         a, b = index.args
