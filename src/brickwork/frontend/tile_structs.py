@@ -55,6 +55,9 @@ def _refusal(typer, op: str, dtype, node, what: str):
     if op in _BITWISE and isinstance(node, ast.AugAssign):
         problem = "bitwise inplace operators do not support Warp struct tile elements"
         return typer.error(KernelTypeError, f"'{symbol}=' of {of}: {problem}", node)
+    if op in _BITWISE:  # Warp's words
+        return typer.error(KernelTypeError, f"'{symbol}' of {of}: bitwise operators do not support Warp struct "
+                           f"tile elements", node)
     if op in ("neg", "pos"):
         return typer.error(KernelTypeError, f"'{symbol}' of {of}: unary operators do not support Warp struct tile "
                            f"elements", node)

@@ -370,7 +370,7 @@ def _block_dim(call: TileCall):
 
 # -- operators ---------------------------------------------------------------------------------------
 
-_TILE_OPERATORS = frozenset({"add", "sub", "mul", "div", "neg", "pos"})
+_TILE_OPERATORS = frozenset({"add", "sub", "mul", "div", "neg", "pos", "bit_and", "bit_or", "bit_xor"})
 
 
 def _operator(typer, op: str, args: list, node):
