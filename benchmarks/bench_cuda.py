@@ -20,6 +20,8 @@ at most Warp's. The hand-written references are checked against numpy and the C+
 the CPU by tests/benchmarks/test_cuda_peers.py. Without a GPU the script says so and exits with 0;
 ``--dry-run-on-cpu`` runs every row on tiny problems on the CPU, the references through
 ``cuda/host_shim.h`` (a check of the script itself, which the tests run; its times mean nothing).
+On a GPU, after the table, the recon+flux and hydro rows are broken down by kernel: the device time of
+each kernel brickwork and the hand-written code launch in a step (``cuda_kernel_times.py``).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ sys.path.insert(0, str(HERE.parent / "src"))
 sys.path.insert(0, str(HERE))
 
 import cuda_peers  # noqa: E402
+from cuda_kernel_times import HandTimes, KernelTimes, breakdown  # noqa: E402
 
 import brickwork as wp  # noqa: E402
 
@@ -66,6 +69,7 @@ class Table:
     def __init__(self):
         self.rows: list[tuple] = []
         self.failed: list[str] = []
+        self.notes: list[str] = []  # per-kernel breakdowns, printed after the table
 
     def add(self, case: str, code: str, seconds: float, rate: str = "", vs: str = "", verdict: str = ""):
         self.rows.append((case, code, f"{seconds * 1e3:.3f}", rate, vs, verdict))
@@ -81,6 +85,30 @@ class Table:
             print("| " + " | ".join(row) + " |")
         for line in self.failed:
             print(f"CHECK FAILED {line}")
+        if self.notes:
+            print()
+            print("\n".join(self.notes))
+
+
+BREAKDOWN_STEPS = 5
+
+
+def breakdowns(t: Table, title: str, runner, ours, hand) -> None:
+    """On a GPU: ``t.notes`` gets the device time of each kernel of ``ours()`` and ``hand()`` (one step
+    each, run ``BREAKDOWN_STEPS`` times, after the timed rows: the events cost a little)."""
+    if isinstance(runner, cuda_peers.HostRunner):
+        return  # the dry run: no device events
+    try:  # a breakdown that fails is reported; the rows measured before it still print
+        with KernelTimes() as times:
+            for _ in range(BREAKDOWN_STEPS):
+                ours()
+        t.notes += breakdown(f"{title}: brickwork", times.totals(), BREAKDOWN_STEPS, times.host_waits)
+        with HandTimes(runner) as theirs:
+            for _ in range(BREAKDOWN_STEPS):
+                hand()
+        t.notes += breakdown(f"{title}: hand CUDA", theirs.totals(), BREAKDOWN_STEPS)
+    except Exception as e:  # noqa: BLE001 - reported, not hidden
+        t.notes.append(f"{title}: the per-kernel breakdown failed: {type(e).__name__}: {e}")
 
 
 def _verdict(ratio: float, target: float) -> str:
@@ -149,7 +177,8 @@ def recon_rows(t: Table, runner, dev: str, cells: int, block: int, reps: int) ->
     pq, pf = runner.alloc(q.nbytes), runner.alloc(q.nbytes)
     runner.upload(pq, q)
     runner.upload(pf, np.zeros_like(q))
-    hand = _timed(cuda_peers.recon_flux(runner, pq, pf, nb, m, la_cases.NGHOST, m**3), reps, runner.sync)
+    hand_run = cuda_peers.recon_flux(runner, pq, pf, nb, m, la_cases.NGHOST, m**3)
+    hand = _timed(hand_run, reps, runner.sync)
     theirs = runner.download(pf, np.empty_like(q))
     t.check("recon hand", np.allclose(theirs[faces], want[faces], rtol=1e-12, atol=1e-12), "hand CUDA vs numpy")
     case = f"la recon+flux {cells}^3/{block}^3 f64"
@@ -162,6 +191,8 @@ def recon_rows(t: Table, runner, dev: str, cells: int, block: int, reps: int) ->
         t.check(f"recon {lt}+{it}", np.allclose(got[faces], want[faces], rtol=1e-12, atol=1e-12), "vs numpy")
         t.add(case, f"brickwork {lt}+{it}", ours, f"{2 * q.nbytes / ours / 1e9:.0f} GB/s",
               f"{hand / ours:.2f}x of hand", _verdict(hand / ours, 0.8))
+        with wp.ScopedDevice(dev):
+            breakdowns(t, f"{case} {lt}+{it}", runner, run, hand_run)
 
 
 def hydro_rows(t: Table, runner, dev: str, n: int, block: int, reps: int) -> None:
@@ -176,6 +207,7 @@ def hydro_rows(t: Table, runner, dev: str, n: int, block: int, reps: int) -> Non
     t.add(case, "hand CUDA", hand, f"{n * n / hand / 1e6:.0f} M zone-cycles/s")
     t.add(case, "brickwork", ours, f"{n * n / ours / 1e6:.0f} M zone-cycles/s", f"{hand / ours:.2f}x of hand",
           _verdict(hand / ours, 0.8))
+    breakdowns(t, case, runner, lambda: sim.step(sim.check()), kh.step)
     # agreement: a few steps from the same start on a smaller grid
     small = min(n, 256)
     kh, sim = cuda_peers.HandKH(runner, small), bench_hydro.make_hydro(small, min(block, 64), "auto", device)
