@@ -76,7 +76,7 @@ step mesh-and-hydro-on-cuda 150 "$PY" -m pytest -rfEs -p no:cacheprovider -m cud
     tests/mesh/test_mesh_device.py tests/apps/test_hydro_device.py
 [ "$RAN" = 1 ] && row "  ghost exchange; hydro Sod/KH cuda vs cpu" "" "$(summary "$LOG/mesh-and-hydro-on-cuda.log")"
 step cuda-benchmarks 180 "$PY" benchmarks/bench_cuda.py
-[ "$RAN" = 1 ] && while IFS= read -r line; do row "  $line" "" ""; done < <(grep -E "^\| |CHECK FAILED|no CUDA" "$LOG/cuda-benchmarks.log")
+[ "$RAN" = 1 ] && while IFS= read -r line; do row "  $line" "" ""; done < <(grep -E "^\| |CHECK FAILED|no CUDA|per step|breakdown failed|host waited" "$LOG/cuda-benchmarks.log")
 step nvrtc-and-host-tests 150 "$PY" -m pytest -rfE -p no:cacheprovider -n "$JOBS" \
     tests/targets/test_cuda_nvrtc.py tests/runtime/test_cuda_runtime.py tests/runtime/test_cuda_streams.py \
     tests/targets/test_cuda_loop_abstraction.py tests/targets/test_cuda_adjoint.py tests/targets/test_cuda_batch.py \
