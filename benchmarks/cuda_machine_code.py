@@ -3,7 +3,8 @@ counted without a GPU.
 
     python benchmarks/cuda_machine_code.py [--arch sm_90] [--markdown FILE]
 
-Needs NVRTC (the ``cuda`` extra) and NVIDIA's disassembler: ``pip install nvidia-cuda-nvdisasm``.
+Needs NVRTC (the ``cuda`` extra), the ``dev`` extra (it reuses the tests' record of the instances a run builds,
+``tests/gpu_compile.py``) and NVIDIA's disassembler: ``pip install nvidia-cuda-nvdisasm``.
 
 A machine without a GPU cannot time a kernel, but it can read what the GPU would run: NVRTC compiles
 each kernel of ``bench_cuda.py``'s rows to a cubin, ``nvdisasm`` lists its instructions, and the
@@ -32,6 +33,7 @@ from types import SimpleNamespace
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests"))  # gpu_compile.recording
 
 import numpy as np  # noqa: E402
 
@@ -157,8 +159,8 @@ def brickwork_units(arch: str) -> list[tuple[str, str]]:
 
     import brickwork as wp
     from brickwork import config, pipeline
-    from brickwork.lang.instance import Instance
     from brickwork.targets.cuda import CudaTarget
+    from gpu_compile import recording  # the tests' record of the instances the emulation builds
 
     target = CudaTarget(arch)
     ks = lang_kernels.make_kernels(wp)
@@ -166,38 +168,28 @@ def brickwork_units(arch: str) -> list[tuple[str, str]]:
                                          target=target)[0]),
              ("laplacian", pipeline.generate(ks.laplacian3d_f32, [wp.array3d(dtype=wp.float32)] * 2, "laplacian",
                                              target=target)[0])]
-    created: list = []
-    init = Instance.__init__
 
-    def recording(self, *args, **kwargs):
-        init(self, *args, **kwargs)
-        if self.target == "cuda-emulation":
-            created.append((row, self))
+    def recon_flux(lt, it):
+        q = np.random.default_rng(0).random((8, 20, 20, 20))
+        la_cases.la_recon_flux(SimpleNamespace(wp=wp), q, 32, 16, lt, it)[0]()
 
-    Instance.__init__ = recording
-    try:
-        with config.override(target="cuda-emulation"):
-            for lt, it in (("bovi", "logical_flat"), ("bvoi", "memory")):
-                row = f"recon+flux {lt}+{it}"
-                q = np.random.default_rng(0).random((8, 20, 20, 20))
-                run, _ = la_cases.la_recon_flux(SimpleNamespace(wp=wp), q, 32, 16, lt, it)
-                run()
-            row = "hydro step"
-            sim = bench_hydro.make_hydro(128, 64, "auto", "cpu")
-            sim.step(sim.check())
-    finally:
-        Instance.__init__ = init
-    seen = set()
-    for row, inst in created:
-        if inst.fn is None or (row, inst.kernel.key) in seen:
-            continue
-        seen.add((row, inst.kernel.key))
-        text, _ = pipeline.generate(inst.kernel, inst.arg_types, inst.label, target, inst.mode)
-        units.append((f"{row}: {inst.kernel.key}", text))
+    def hydro_step():
+        sim = bench_hydro.make_hydro(128, 64, "auto", "cpu")
+        sim.step(sim.check())
+
+    rows = [(f"recon+flux {lt}+{it}", lambda lt=lt, it=it: recon_flux(lt, it))
+            for lt, it in (("bovi", "logical_flat"), ("bvoi", "memory"))] + [("hydro step", hydro_step)]
+    for row, run in rows:
+        with config.override(target="cuda-emulation"), recording() as created:
+            run()
+        seen = set()
+        for inst in created:
+            if inst.fn is None or inst.kernel.key in seen:
+                continue
+            seen.add(inst.kernel.key)
+            text, _ = pipeline.generate(inst.kernel, inst.arg_types, inst.label, target, inst.mode)
+            units.append((f"{row}: {inst.kernel.key}", text))
     return units
-
-
-HAND_ROWS = {"laplacian3d_f32": "laplacian", "recon_flux_f64": "recon+flux (hand)"}
 
 
 def main(argv=None) -> int:

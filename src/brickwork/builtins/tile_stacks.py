@@ -26,12 +26,7 @@ def _pop(stack):
 
 
 @builtin("tile_stack_count")
-def _count(stack):
-    need(is_tile_stack_type(stack), f"needs a tile stack, got {names(stack)}")
-    return int32
-
-
 @builtin("tile_stack_clear")
-def _clear(stack):
+def _count_or_clear(stack):
     need(is_tile_stack_type(stack), f"needs a tile stack, got {names(stack)}")
     return int32

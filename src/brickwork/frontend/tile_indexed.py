@@ -16,7 +16,7 @@ from ..types.tiles import is_tile_type
 from .intrinsics import INTRINSICS
 from .tile_build import TileCall, atom, element, fill, loop_nest, new_tile
 from .tile_structs import element_update
-from .tiles import _array, _at, _tile_shape_for, array_and_tile, load_tile, rule, store_tile
+from .tiles import _at, array_and_tile, load_source, load_tile, rule, store_tile
 
 _INDEX_PARAMS = ("i", "j", "k", "l")
 
@@ -47,10 +47,7 @@ def _indexed_args(call: TileCall, a, shape: tuple):
 
 @rule("tile_load_indexed", ["a", "indices", "shape", "offset", "axis", "storage"], 3)
 def _tile_load_indexed(call: TileCall):
-    a = _array(call)
-    shape = call.shape()
-    _tile_shape_for(call, a, shape)
-    call.storage(shape, a.type.dtype)
+    a, shape = load_source(call)
     indices, axis, offsets = _indexed_args(call, a, shape)
     return load_tile(call, a, shape, lambda idx: _gathered_at(indices, offsets, axis, idx))
 

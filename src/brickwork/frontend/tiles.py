@@ -233,12 +233,18 @@ def load_tile(call: TileCall, a, shape: tuple, index_of, checked: bool = True):
     return out
 
 
-@rule("tile_load", ["a", "shape", "offset", "storage", "bounds_check", "aligned"], 2)
-def _tile_load(call: TileCall):
+def load_source(call: TileCall) -> tuple:
+    """``(a, shape)`` of a load: the array and the tile's shape, checked to agree, its storage checked."""
     a = _array(call)
     shape = call.shape()
     _tile_shape_for(call, a, shape)
     call.storage(shape, a.type.dtype)
+    return a, shape
+
+
+@rule("tile_load", ["a", "shape", "offset", "storage", "bounds_check", "aligned"], 2)
+def _tile_load(call: TileCall):
+    a, shape = load_source(call)
     offsets = [atom(call.typer, o) for o in call.indices("offset", len(shape))]
     return load_tile(call, a, shape, lambda idx: _at(offsets, idx), bool(call.static("bounds_check", True)))
 

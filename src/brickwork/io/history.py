@@ -70,12 +70,7 @@ class History:
 
     def _append(self, text: str) -> None:
         data = text.encode()
-        view = memoryview(data)
-        while view:
-            n = self._file.write(view)  # a raw file may write part of it
-            if not n:  # nothing written and no error: give up rather than try for ever
-                raise OSError(errno.EIO, os.strerror(errno.EIO))
-            view = view[n:]
+        _write_all(self._file.write, data)
         self._size += len(data)
 
     def _cut_back(self) -> None:
@@ -114,7 +109,7 @@ def _replace(path: str, data: bytes) -> int:
     try:
         try:
             os.fchmod(fd, stat.S_IMODE(os.lstat(path).st_mode))
-            _write_all(fd, data)
+            _write_all(lambda view: os.write(fd, view), data)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -126,11 +121,13 @@ def _replace(path: str, data: bytes) -> int:
     return len(data)
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def _write_all(write, data: bytes) -> None:
+    """All of ``data`` through ``write`` (a raw file's write, or ``os.write`` of a descriptor), which may
+    write part of what it is given."""
     view = memoryview(data)
     while view:
-        n = os.write(fd, view)
-        if not n:
+        n = write(view)
+        if not n:  # nothing written and no error: give up rather than try for ever
             raise OSError(errno.EIO, os.strerror(errno.EIO))
         view = view[n:]
 

@@ -101,6 +101,12 @@ def _caller_module(module, depth: int = 2) -> str:
     return module if isinstance(module, str) else getattr(module, "__name__", getattr(module, "name", str(module)))
 
 
+def _module_object(module) -> Module:
+    """The module ``set_module_options``/``get_module_options`` mean: a kernel's own module object
+    (``kernel.module``, a unique module's included) as it is, else by name (default: their caller's)."""
+    return module if isinstance(module, Module) else get_module(_caller_module(module, depth=3))
+
+
 def kernel_mode(kernel) -> str:
     """How ``kernel`` is built: its module's ``mode`` option when set, else ``config.mode``."""
     module = getattr(kernel, "module", None)
@@ -126,8 +132,7 @@ def set_module_options(options: dict, module=None) -> None:
     """Set options of ``module`` (default: the caller's module); see the module docstring."""
     if not isinstance(options, dict):
         raise TypeError(f"set_module_options takes a dict, got {type(options).__name__}")
-    # a kernel's own module object (kernel.module, a unique module's included) as it is
-    found = module if isinstance(module, Module) else get_module(_caller_module(module))
+    found = _module_object(module)
     check_mode(options.get("mode"), "set_module_options")
     if options.get("mode", found.options.get("mode")) != found.options.get("mode"):
         for kernel in found._kernels.values():  # launches look up the instance of the new mode
@@ -139,7 +144,7 @@ def set_module_options(options: dict, module=None) -> None:
 
 def get_module_options(module=None) -> dict:
     """The options of ``module`` (default: the caller's module)."""
-    return dict((module if isinstance(module, Module) else get_module(_caller_module(module))).options)
+    return dict(_module_object(module).options)
 
 
 def _has_kernel_content(namespace) -> bool:

@@ -84,14 +84,18 @@ class CudaRenderer(CppRenderer):
 def constant_term(index) -> tuple:
     """``(variable part, constant)`` of an integer index ``x + c``, ``x - c`` or ``c + x`` with a
     constant ``c`` that fits int32, ``(None, c)`` of a constant index; ``(index, 0)`` otherwise."""
-    if isinstance(index, ir.IRConst) and type(index.value) is int and -2**31 < index.value < 2**31:
+    if _int_constant(index):
         return None, index.value
-    if isinstance(index, ir.IRCall) and index.op in ("add", "sub") and len(index.args) == 2 \
-            and index.type in (int32, int64):
+    if isinstance(index, ir.IRCall) and index.op in ("add", "sub") and index.type in (int32, int64):
         a, b = index.args
-        for var, const, sign in ((a, b, 1 if index.op == "add" else -1), (b, a, 1 if index.op == "add" else 0)):
-            if sign and isinstance(const, ir.IRConst) and type(const.value) is int and var.type in (int32, int64):
-                c = sign * const.value
-                if -2**31 < c < 2**31:
-                    return var, c
+        if _int_constant(b) and a.type in (int32, int64):  # x + c, x - c
+            c = b.value if index.op == "add" else -b.value
+            if -2**31 < c < 2**31:
+                return a, c
+        if index.op == "add" and _int_constant(a) and b.type in (int32, int64):  # c + x
+            return b, a.value
     return index, 0
+
+
+def _int_constant(e) -> bool:
+    return isinstance(e, ir.IRConst) and type(e.value) is int and -2**31 < e.value < 2**31
