@@ -12,9 +12,9 @@
   point, reading the candidates through the sorted ids as a query does. All visit the candidates in the
   same order here (brickwork's sums equal Warp's bit for bit), but the C contracts multiply-adds (g++'s
   default; brickwork builds with -ffp-contract=off), so the check is float32-tolerant.
-- ``hash_grid_build_f32``: ``grid.build(points, h)`` alone, same points and grid (brickwork sorts with
-  numpy on the host; Warp's CPU build; the C and Numba stable counting sorts, parallel over chunks of the
-  points). The check: every point once, and each cell's points contiguous (the sorted ids and the sorted
+- ``hash_grid_build_f32``: ``grid.build(points, h)`` alone, same points and grid (brickwork's compiled
+  build and the C and Numba stable counting sorts, each parallel over chunks of the points; Warp's CPU
+  build). The check: every point once, and each cell's points contiguous (the sorted ids and the sorted
   lengths of the runs of equal cells along the grid's order equal the C's).
 
 There is no numpy version: a vectorized neighbour sum needs ragged cell-pair blocks (or a k-d tree from

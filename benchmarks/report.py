@@ -98,12 +98,10 @@ _LOAD = ("On the shared 2-core machine of RESULTS.md the second OpenMP thread is
          "(medians sit on 4 ms scheduler ticks), so a single-threaded loop can beat every two-thread "
          "peer: C loses by the same ratio; a machine-load artefact, not a brickwork cost.")
 _HASH_GRID_SELECT = ("LLVM (Numba's and Warp's compiler) makes the distance test a select, g++ (brickwork's and "
-                     "the C's) a branch, mispredicted for about one candidate in six; brickwork's query loop also "
-                     "costs more per candidate than a loop over a cell's range (see the line vs C).")
-_HASH_GRID_BUILD = ("brickwork builds on the host with numpy, single-threaded: a radix sort in 16-bit digits "
-                    "(numpy's stable sort of 16-bit keys) and a dozen whole-array passes (cell coordinates, "
-                    "wrap, run starts), where the C and Numba count and scatter in compiled loops and Warp "
-                    "radix-sorts in C++.")
+                     "the C's) a branch, mispredicted for about one candidate in six.")
+_HASH_GRID_BUILD = ("brickwork builds with compiled kernels as the C does (cells, then a stable counting sort "
+                    "over one chunk of the points per thread), in four launches: the cells are a pass of their "
+                    "own, and each chunk zeroes its row of counts over every cell of the grid.")
 LOSS_REASONS: dict[tuple[str, str], str] = {
     ("scale_f", "numpy"): _LOAD,
     ("saxpy_f32", "C"): "The same vector loop as C; read it against the spread of the two timings.",
@@ -139,10 +137,10 @@ LOSS_REASONS: dict[tuple[str, str], str] = {
     "(brickwork.h `half`), while g++ compiles `_Float16` to hardware F16C/AVX512-FP16 conversions.",
     ("sum_f64", "C"): "brickwork folds a row's cells into 8 lanes kept across the slice's rows, the C folds "
     "each row with an OpenMP simd reduction.",
-    ("hash_grid_density_f32", "C"): "Every candidate goes through `hash_grid_query_next` "
-    "(brickwork_hash_grid.h: a test of the cell's remaining range, then a load of the point id; the cell "
-    "advance is out of line), where the C loops over a cell's range of the same tables directly; both compile "
-    "the distance test to a branch.",
+    ("hash_grid_density_f32", "C"): "The same loops as the C's (a loop over each cell's range of sorted "
+    "positions), but the cell ranges come from the query (brickwork_hash_grid.h: the box around the point, its "
+    "next cell out of line) where the C's three loops over the 27 neighbour cells are inline; both compile the "
+    "distance test to a branch.",
     ("hash_grid_density_f32", "numba"): _HASH_GRID_SELECT,
     ("hash_grid_density_f32", "warp"): _HASH_GRID_SELECT + " Warp runs its launch on one thread.",
     ("hash_grid_build_f32", "C"): _HASH_GRID_BUILD,

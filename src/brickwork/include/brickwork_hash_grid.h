@@ -96,10 +96,10 @@ BW_INLINE hash_grid_query_t<T> hash_grid_query(uint64_t id, const vec<3, T>& poi
     return hash_grid_query_start(id, point, max_dist, group, true);
 }
 
-// The next non-empty cell's range of sorted positions, then its first point; false when no cell is left.
-// Out of line of the common case (the next point of the same cell), whose few instructions then keep the
-// query in registers.
-template <class T> bool hash_grid_query_next_cell(hash_grid_query_t<T>& q, int32_t& index) {
+// On to the next non-empty cell's range of sorted positions (q.cur < q.end after it); false when no cell is
+// left. Out of line of the common case (the next point of the same cell), whose few instructions then keep
+// the query in registers.
+template <class T> bool hash_grid_query_advance(hash_grid_query_t<T>& q) {
     const hash_grid_data* g = q.grid;
     while (q.cur == q.end) {
         if (q.at[2] >= q.n[2]) return false;  // every cell visited (or none to visit)
@@ -135,16 +135,28 @@ template <class T> bool hash_grid_query_next_cell(hash_grid_query_t<T>& q, int32
             }
         }
     }
-    index = g->point_ids[q.cur++];
     return true;
 }
 
 template <class T> BW_INLINE bool hash_grid_query_next(hash_grid_query_t<T>& q, int32_t& index) {
-    if (q.cur < q.end) {
+    if (q.cur < q.end || hash_grid_query_advance(q)) {
         index = q.grid->point_ids[q.cur++];
         return true;
     }
-    return hash_grid_query_next_cell(q, index);
+    return false;
+}
+
+// The candidates left in the current cell, else the next non-empty cell's, as a range [lo, hi) of sorted
+// positions and the table mapping them to points; the query moves past them. A `for index in query` loop
+// whose body leaves only through its end runs as a loop over these ranges (targets/cpu/render.py), with
+// the range's bounds in registers instead of the query's fields in memory.
+template <class T>
+BW_INLINE bool hash_grid_query_range(hash_grid_query_t<T>& q, int32_t& lo, int32_t& hi, const int32_t*& ids) {
+    if (q.cur == q.end && !hash_grid_query_advance(q)) return false;
+    lo = q.cur;
+    hi = q.cur = q.end;
+    ids = q.grid->point_ids;
+    return true;
 }
 
 BW_INLINE int32_t hash_grid_point_id(uint64_t id, int32_t index) {

@@ -9,7 +9,7 @@ from ..types.arrays import ArrayType
 from ..types.scalars import is_scalar_type
 from ..types.structs import is_struct_type
 from . import nodes as ir
-from .walk import walk
+from .walk import children, walk
 
 
 def written_params(fn: ir.IRFunction) -> frozenset:
@@ -209,4 +209,30 @@ def speculatable(e) -> bool:
     if isinstance(e, ir.IRCall) and is_scalar_type(e.type) and all(is_scalar_type(a.type) for a in e.args):
         float_div = e.op == "div" and getattr(e.type, "is_float", False)
         return (e.op in SPECULATABLE_OPS or float_div) and all(speculatable(a) for a in e.args)
+    return False
+
+
+def range_query_loop(s: ir.IRWhile):
+    """``(query, index)`` of a ``while hash_grid_query_next(query, index): body`` loop that a target may run as
+    a loop over each cell's range of candidates: the body does not use the query and leaves the loop only by
+    its end (a ``break`` would leave only the loop over a range); else None."""
+    cond = s.cond
+    if not (isinstance(cond, ir.IRCall) and cond.op == "hash_grid_query_next"
+            and all(isinstance(a, ir.IRLocal) for a in cond.args)):
+        return None
+    query, index = cond.args
+    if any(isinstance(n, ir.IRLocal) and n.name == query.name for n in walk(s.body)) or _breaks(s.body):
+        return None
+    return query, index
+
+
+def _breaks(stmts) -> bool:
+    """Whether a ``break`` in ``stmts`` (not in a loop nested there) leaves the loop that holds them."""
+    for st in stmts:
+        if isinstance(st, ir.IRBreak):
+            return True
+        if isinstance(st, (ir.IRFor, ir.IRWhile)):
+            continue
+        if _breaks([c for c in children(st) if isinstance(c, ir.IRStmt)]):
+            return True
     return False

@@ -7,9 +7,10 @@ dim_z)``), and by group within a cell when ``groups`` are given. Kernels receive
 builds) and query it with ``hash_grid_query`` / ``hash_grid_query_next`` (``include/brickwork_hash_grid.h``,
 which computes cell coordinates exactly as ``_cell_coordinates`` below does).
 
-The build runs on the host with numpy (stable sorts, so a build is deterministic: the same points give
-the same order, and kernels that sum over neighbours give the same bits run to run); on a CUDA device the
-points are copied to the host and the tables back. During a graph capture a build is recorded, not run,
+A CPU grid builds with compiled kernels (``hash_grid_build.py``: a counting sort, in parallel); a CUDA
+grid's points are copied to the host, sorted with numpy (``_build_on_host``) and the tables copied back.
+Both sorts are stable, so a build is deterministic: the same points give the same order, and kernels that
+sum over neighbours give the same bits run to run. During a graph capture a build is recorded, not run,
 and runs at each replay with the arrays' data of that moment.
 """
 
@@ -24,7 +25,8 @@ from ..errors import BrickworkError, CaptureError
 from ..types import recording
 from ..types.arrays import array, type_name
 from ..types.composite import vector
-from ..types.scalars import float16, float32, float64, int32, python_annotation_type, uint8, uint32
+from ..types.scalars import float16, float32, float64, int32, python_annotation_type, uint8
+from .hash_grid_build import Scratch, build_tables
 
 #: Warp's limit: cell indices are int32.
 MAX_CELLS = 2**31 - 1
@@ -34,7 +36,6 @@ DESCRIPTOR = np.dtype([("dim", "<i4", 3), ("num_points", "<i4"), ("inv_f", "<f4"
                        ("inv_d", "<f8"), ("point_ids", "<u8"), ("cell_starts", "<u8"), ("cell_ends", "<u8"),
                        ("groups", "<u8")])
 assert DESCRIPTOR.itemsize == 64
-_KERNEL_TYPES = {np.dtype(np.int32): int32, np.dtype(np.uint32): uint32}
 
 
 class HashGridError(BrickworkError, ValueError, RuntimeError):
@@ -87,7 +88,7 @@ class HashGrid:
         self._point_type = vector(3, dtype)
         self._tables: dict = {}  # name -> the array the descriptor points to (kept alive here)
         self._capacity = 0  # points the tables hold
-        self._occupied = np.zeros(0, np.int64)  # CPU: the cells the last build filled (cleared by the next)
+        self._scratch = Scratch()  # CPU: the work arrays of the builds
         self._descriptor = np.zeros(1, DESCRIPTOR)
         self._descriptor["dim"] = dims
         if self.device.is_cpu:  # the kernels read the host descriptor itself
@@ -160,69 +161,64 @@ class HashGrid:
         cells = self.dims[0] * self.dims[1] * self.dims[2]
         if "cell_starts" not in self._tables:
             for name in ("cell_starts", "cell_ends"):
-                self._tables[name] = self._device_zeros(cells, np.int32)
+                self._tables[name] = self._zeros(cells)
         if n > self._capacity or "point_ids" not in self._tables:
             self._capacity = max(n, self._capacity)
-            self._tables["point_ids"] = self._device_zeros(self._capacity, np.int32)
+            self._tables["point_ids"] = self._zeros(self._capacity)
             self._tables.pop("groups", None)
         if with_groups and "groups" not in self._tables:
-            self._tables["groups"] = self._device_zeros(self._capacity, np.uint32)
+            self._tables["groups"] = self._zeros(self._capacity)
         for name in ("point_ids", "cell_starts", "cell_ends", "groups"):
             table = self._tables.get(name)
-            self._descriptor[name] = 0 if table is None else _address(table)
+            self._descriptor[name] = 0 if table is None else table.ptr
 
-    def _device_zeros(self, n: int, dtype) -> object:
-        if self.device.is_cpu:
-            return np.zeros(max(n, 1), dtype)  # host memory the kernels read directly
-        return array(np.zeros(max(n, 1), dtype), dtype=_KERNEL_TYPES[np.dtype(dtype)], device=self.device)
+    def _zeros(self, n: int) -> array:
+        # int32 tables (the groups' bits are read as uint32); at least one element, so each has an address
+        return array(np.zeros(max(n, 1), np.int32), dtype=int32, device=self.device)
 
     def _build(self, points, width: float, groups) -> None:
-        coords = np.asarray(points.numpy()).reshape(-1, 3)
         calc = np.float64 if self.dtype is float64 else np.float32
         inv = calc(1.0) / calc(width)
-        cells = _cell_indices(_cell_coordinates(coords.astype(calc), inv), self.dims)
-        group_bits = None
-        if groups is not None:
-            group_bits = np.asarray(groups.numpy()).reshape(-1).astype(np.int32).view(np.uint32)
-        order = _stable_order(cells, group_bits)
-        n = len(order)
+        n = points.size
         self._allocate(n, groups is not None)
-        sorted_cells = cells[order]
-        first = np.flatnonzero(np.diff(sorted_cells)) + 1
-        run_starts = np.concatenate(([0], first)) if n else np.zeros(0, np.int64)
-        run_ends = np.concatenate((first, [n])) if n else np.zeros(0, np.int64)
-        occupied = sorted_cells[run_starts]
         self._descriptor["num_points"] = n
         self._descriptor["inv_f"] = np.float32(inv)
         self._descriptor["inv_d"] = np.float64(inv)
         self._descriptor["has_groups"] = int(groups is not None)
         if groups is None:
             self._descriptor["groups"] = 0
-        tables = self._tables
-        if self.device.is_cpu:  # in place: clear only the cells the last build filled
-            tables["cell_starts"][self._occupied] = 0
-            tables["cell_ends"][self._occupied] = 0
-            tables["cell_starts"][occupied] = run_starts
-            tables["cell_ends"][occupied] = run_ends
-            tables["point_ids"][:n] = order
-            if groups is not None:
-                tables["groups"][:n] = group_bits[order]
-            self._occupied = occupied
+        if self.device.is_cpu:  # compiled kernels, in place
+            build_tables(_one_dimensional(points), inv, self.dims, None if groups is None else _one_dimensional(groups),
+                         self._tables, self._scratch)
         else:
-            total = self.dims[0] * self.dims[1] * self.dims[2]
-            for name, values in (("cell_starts", run_starts), ("cell_ends", run_ends)):
-                host = np.zeros(total, np.int32)
-                host[occupied] = values
-                tables[name].assign(host)
-            for name, values, dtype in (("point_ids", order, np.int32),
-                                        ("groups", None if groups is None else group_bits[order], np.uint32)):
-                if values is not None:  # the whole table: device arrays have no views to upload a part to
-                    host = np.zeros(tables[name].shape[0], dtype)
-                    host[:n] = values
-                    tables[name].assign(host)
+            self._build_on_host(points, inv, groups)
             self._device_descriptor.assign(self._descriptor.view(np.uint8))
         self.groups = groups
         self.reserved = True
+
+    def _build_on_host(self, points, inv, groups) -> None:
+        """A device grid's build: the points copied to the host, sorted with numpy, the tables uploaded."""
+        coords = np.asarray(points.numpy()).reshape(-1, 3)
+        cells = _cell_indices(_cell_coordinates(coords.astype(type(inv)), inv), self.dims)
+        group_values = None if groups is None else np.asarray(groups.numpy()).reshape(-1).astype(np.int32)
+        order = _stable_order(cells, None if groups is None else group_values.view(np.uint32))
+        n = len(order)
+        sorted_cells = cells[order]
+        first = np.flatnonzero(np.diff(sorted_cells)) + 1
+        run_starts = np.concatenate(([0], first)) if n else np.zeros(0, np.int64)
+        run_ends = np.concatenate((first, [n])) if n else np.zeros(0, np.int64)
+        occupied = sorted_cells[run_starts]
+        tables = self._tables
+        total = self.dims[0] * self.dims[1] * self.dims[2]
+        for name, values in (("cell_starts", run_starts), ("cell_ends", run_ends)):
+            host = np.zeros(total, np.int32)
+            host[occupied] = values
+            tables[name].assign(host)
+        for name, values in (("point_ids", order), ("groups", None if groups is None else group_values[order])):
+            if values is not None:  # the whole table: device arrays have no views to upload a part to
+                host = np.zeros(tables[name].shape[0], np.int32)
+                host[:n] = values
+                tables[name].assign(host)
 
     def __del__(self):
         # the tables and the descriptor are arrays: dropping them frees the memory (a kernel still holding the
@@ -247,8 +243,9 @@ def _stable_order(cells: np.ndarray, group_bits) -> np.ndarray:
     return order
 
 
-def _address(table) -> int:
-    return int(table.ctypes.data) if isinstance(table, np.ndarray) else int(table.ptr)
+def _one_dimensional(a: array) -> array:
+    """``a`` as a 1-D array of its elements in row-major order (a view where the strides allow one)."""
+    return a if a.ndim == 1 else a.contiguous().flatten()
 
 
 def _cell_coordinates(coords: np.ndarray, inv) -> np.ndarray:

@@ -5,6 +5,7 @@ statements). The translation unit around it (structs, functions, OpenMP loops, e
 from __future__ import annotations
 
 from ... import ir
+from ...ir.analysis import range_query_loop
 from ...ir.inner_stride import any_stride_locals, has_any_stride
 from ...types.arrays import ArrayType
 from ...types.composite import is_composite_type, is_matrix_type
@@ -225,6 +226,19 @@ class CppRenderer:
 
     def s_IRWhile(self, s, ind, out):
         pad = " " * ind
+        ranges = range_query_loop(s)
+        if ranges is not None:  # a loop over each cell's range: its bounds stay in registers
+            query, index = (self.expr(a) for a in ranges)
+            self.loops += 1
+            lo, hi, ids, k = (f"_{name}{self.loops}" for name in ("lo", "hi", "ids", "k"))
+            out.append(pad + f"{{ int32_t {lo}, {hi}; const int32_t* {ids};")
+            out.append(pad + f"while (bw::hash_grid_query_range({query}, {lo}, {hi}, {ids})) {{")
+            out.append(pad + f"    for (int32_t {k} = {lo}; {k} < {hi}; ++{k}) {{")
+            out.append(pad + f"        {index} = {ids}[{k}];")
+            out.extend(self.block(s.body, ind + 8))
+            out.append(pad + "    }")
+            out.append(pad + "} }")
+            return
         out.append(pad + f"while (bw::truth({self.expr(s.cond)})) {{")
         out.extend(self.block(s.body, ind + 4))
         out.append(pad + "}")

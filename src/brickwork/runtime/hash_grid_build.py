@@ -1,0 +1,158 @@
+"""The build of a CPU hash grid in compiled kernels: the points' cells, then a stable counting sort.
+
+The sort splits the positions into one contiguous chunk per thread. Each chunk counts its keys in its
+own row of ``counts`` (no atomics), one thread turns the counts into where each chunk's points of a key
+go (after the earlier chunks' points of that key) and into each cell's range, and each chunk scatters
+its positions in order. The result is the order of a stable sort whatever the number of chunks, so a
+build is deterministic. With groups, the sort is least-significant key first: the group bits' low and
+high 16-bit digits, then the cell (``runtime/hash_grid.py``'s numpy build sorts the same way, and is
+kept for device grids).
+
+The cells are computed as the queries compute them (``include/brickwork_hash_grid.h``): ``x * (1 /
+width)`` in float for float16 and float32 points and in double for float64 ones, floored, NaN to 0,
+clamped to the int32 range, wrapped into the grid.
+"""
+
+from __future__ import annotations
+
+import typing
+
+from ..builtins.functions import FUNCTIONS as _FUNCTIONS
+from ..lang.function import func
+from ..lang.kernel import kernel
+from ..types.arrays import array, array2d, empty
+from ..types.composite import vector
+from ..types.scalars import int32, int64, uint32
+from .launch import _thread_count, launch
+
+_tid, _floor = _FUNCTIONS["tid"], _FUNCTIONS["floor"]
+_vec3i = vector(3, int32)
+#: Keys of a counting pass: 16-bit digits of the group bits, or cells (< 2^31)
+DIGIT, CELL = 0xFFFF, 0x7FFFFFFF
+
+
+@func
+def _axis(x: typing.Any, inv: typing.Any, n: int32):
+    # brickwork's float-to-int conversion saturates and takes NaN to 0: the header's clamp
+    c = int32(_floor(type(inv)(x) * inv))
+    if c >= int32(0) and c < n:  # points inside the grid's extent need no division
+        return c
+    r = c % n  # C's remainder: the sign of c
+    if r < int32(0):
+        r = r + n
+    return r
+
+
+@kernel(enable_backward=False)
+def _cells(points: array(dtype=typing.Any), inv: typing.Any, dims: _vec3i, cells: array(dtype=int32)):
+    i = _tid()
+    p = points[i]
+    x = _axis(p[0], inv, dims[0])
+    y = _axis(p[1], inv, dims[1])
+    z = _axis(p[2], inv, dims[2])
+    cells[i] = (z * dims[1] + y) * dims[0] + x
+
+
+@func
+def _key(keys: array(dtype=int32), order: array(dtype=int32), i: int32, shift: int32, mask: int32):
+    item = i
+    if order.shape[0] > 0:
+        item = order[i]
+    return item, int32(uint32(keys[item]) >> uint32(shift)) & mask
+
+
+@func
+def _chunk(n: int32, t: int32, chunks: int32):
+    return int32(int64(n) * int64(t) // int64(chunks))
+
+
+@kernel(enable_backward=False)
+def _count(keys: array(dtype=int32), order: array(dtype=int32), n: int32, shift: int32, mask: int32,
+           counts: array2d(dtype=int32)):
+    t = _tid()
+    chunks = counts.shape[0]
+    for c in range(counts.shape[1]):
+        counts[t, c] = int32(0)
+    for i in range(_chunk(n, t, chunks), _chunk(n, t + 1, chunks)):
+        item, k = _key(keys, order, i, shift, mask)
+        counts[t, k] = counts[t, k] + int32(1)
+
+
+@kernel(enable_backward=False)
+def _offsets(counts: array2d(dtype=int32), starts: array(dtype=int32), ends: array(dtype=int32)):
+    # one thread: each key's range of positions, the chunks' places in it; empty cells' ranges are (0, 0)
+    at = int32(0)
+    for k in range(counts.shape[1]):
+        first = at
+        for u in range(counts.shape[0]):
+            count = counts[u, k]
+            counts[u, k] = at
+            at = at + count
+        if starts.shape[0] > 0:
+            if at == first:
+                starts[k] = int32(0)
+                ends[k] = int32(0)
+            else:
+                starts[k] = first
+                ends[k] = at
+
+
+@kernel(enable_backward=False)
+def _scatter(keys: array(dtype=int32), order: array(dtype=int32), n: int32, shift: int32, mask: int32,
+             counts: array2d(dtype=int32), out: array(dtype=int32)):
+    t = _tid()
+    for i in range(_chunk(n, t, counts.shape[0]), _chunk(n, t + 1, counts.shape[0])):
+        item, k = _key(keys, order, i, shift, mask)
+        at = counts[t, k]
+        counts[t, k] = at + int32(1)
+        out[at] = item
+
+
+@kernel(enable_backward=False)
+def _gather(values: array(dtype=int32), order: array(dtype=int32), out: array(dtype=int32)):
+    i = _tid()
+    out[i] = values[order[i]]
+
+
+class Scratch:
+    """The work arrays of a grid's builds (int32, on the CPU), kept between builds of the same size."""
+
+    def __init__(self):
+        self.arrays: dict = {}
+
+    def get(self, name: str, shape: tuple) -> array:
+        a = self.arrays.get(name)
+        if a is None or a.shape != shape:
+            a = self.arrays[name] = empty(shape, dtype=int32, device="cpu")
+        return a
+
+
+def build_tables(points: array, inv, dims: tuple, groups, tables: dict, scratch: Scratch) -> None:
+    """Sort ``points`` (a 1-D array on the CPU) by the cell of width ``1 / inv`` (``inv`` of the points'
+    calculation type: float32, or float64 for float64 points) and, within a cell, by ``groups`` (int32, one
+    per point, or None) into ``tables``: ``point_ids`` (sorted position -> point), ``cell_starts`` and
+    ``cell_ends`` (one per cell), with groups ``groups`` (sorted position -> group); int32 arrays."""
+    n = points.shape[0]
+    chunks = max(1, min(_thread_count(), n))
+    cells = scratch.get("cells", (n,))
+    identity = scratch.get("identity", (0,))  # no order yet: position i holds point i
+    starts, ends, ids = tables["cell_starts"], tables["cell_ends"], tables["point_ids"]
+    _launch(_cells, n, points, inv, _vec3i(*dims), cells)
+    passes = [(cells, CELL, 0, starts.shape[0])]  # (keys, mask, shift, buckets): the last sort last
+    if groups is not None:
+        passes = [(groups, DIGIT, 0, DIGIT + 1), (groups, DIGIT, 16, DIGIT + 1)] + passes
+    order = identity
+    for step, (keys, mask, shift, buckets) in enumerate(passes):
+        last = step == len(passes) - 1
+        counts = scratch.get(f"counts{buckets}", (chunks, buckets))
+        out = ids if last else scratch.get(f"order{step}", (n,))
+        _launch(_count, chunks, keys, order, n, shift, mask, counts)
+        _launch(_offsets, 1, counts, *((starts, ends) if last else (identity, identity)))
+        _launch(_scatter, chunks, keys, order, n, shift, mask, counts, out)
+        order = out
+    if groups is not None:
+        _launch(_gather, n, groups, ids, tables["groups"])
+
+
+def _launch(k, dim: int, *inputs) -> None:
+    launch(k, dim, inputs=list(inputs), device="cpu", record_tape=False)  # the build is no step of a tape
