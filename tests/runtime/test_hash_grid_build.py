@@ -2,6 +2,9 @@
 use, for any thread count, and the queries' loop over cell ranges (targets/cpu/render.py) against the
 one-candidate-at-a-time loop it replaces."""
 
+import os
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -10,6 +13,7 @@ from hypothesis import strategies as st
 import brickwork as wp
 from brickwork import config, pipeline
 from brickwork.runtime import hash_grid as hg
+from brickwork.runtime import hash_grid_build
 
 POINT_TYPES = {wp.float16: wp.vec3h, wp.float32: wp.vec3, wp.float64: wp.vec3d}
 
@@ -35,9 +39,10 @@ coordinates = st.one_of(st.floats(-4.0, 4.0), st.sampled_from([np.nan, np.inf, -
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 300), dims=st.tuples(*[st.integers(1, 9)] * 3),
        width=st.floats(0.05, 2.0), dtype=st.sampled_from(list(POINT_TYPES)), grouped=st.booleans(),
-       threads=st.integers(1, 5), special=st.lists(coordinates, max_size=6))
+       threads=st.integers(1, 5), special=st.lists(coordinates, max_size=6), by_cell=st.booleans())
 def test_the_compiled_build_sorts_as_numpy_does_for_any_thread_count(seed, n, dims, width, dtype, grouped,
-                                                                     threads, special):
+                                                                     threads, special, by_cell):
+    """Both sorts (by whole cells, by 16-bit digits of the cells) on each grid."""
     rng = np.random.default_rng(seed)
     xyz = rng.uniform(-4, 4, (n, 3))
     if n:
@@ -49,7 +54,7 @@ def test_the_compiled_build_sorts_as_numpy_does_for_any_thread_count(seed, n, di
     groups = rng.choice([-2**31, -70000, -1, 0, 1, 3, 65535, 65536, 2**31 - 1], n).astype(np.int32) if grouped \
         else None
     grid = wp.HashGrid(*dims, dtype=dtype)
-    with config.override(num_threads=threads):
+    with config.override(num_threads=threads), mock.patch.object(hash_grid_build, "dense", lambda *_: by_cell):
         grid.build(wp.array(xyz, dtype=POINT_TYPES[dtype]), width,
                    groups=None if groups is None else wp.array(groups, dtype=wp.int32))
     order, starts, ends, sorted_groups = _numpy_tables(xyz, width, dims, dtype, groups)
@@ -62,12 +67,54 @@ def test_the_compiled_build_sorts_as_numpy_does_for_any_thread_count(seed, n, di
     assert grid.num_points == n
 
 
-def test_a_rebuild_with_fewer_points_and_other_cells_leaves_no_old_range():
-    grid = wp.HashGrid(4, 4, 4)
-    grid.build(wp.array(np.random.default_rng(3).uniform(0, 4, (500, 3)), dtype=wp.vec3), 1.0)
-    grid.build(wp.array([[0.5, 0.5, 0.5], [3.5, 3.5, 3.5]], dtype=wp.vec3), 1.0)
-    ends = grid._tables["cell_ends"].numpy()
-    assert sorted(np.flatnonzero(ends).tolist()) == [0, 63] and ends.max() == 2
+def test_rebuilds_leave_only_their_own_ranges_whichever_sort_each_takes():
+    rng = np.random.default_rng(3)
+    dims = (80, 60, 40)
+    grid = wp.HashGrid(*dims)
+    assert not hash_grid_build.dense(80 * 60 * 40, 500) and hash_grid_build.dense(80 * 60 * 40, 50000)
+    for n, by_cell in ((500, False), (30, False), (800, True), (200, False), (0, False), (50000, None)):
+        xyz = rng.uniform(0, 12, (n, 3))
+        if by_cell is None:  # the size chooses
+            grid.build(wp.array(xyz, dtype=wp.vec3), 0.5)
+        else:
+            with mock.patch.object(hash_grid_build, "dense", lambda *_, by_cell=by_cell: by_cell):
+                grid.build(wp.array(xyz, dtype=wp.vec3), 0.5)
+        order, starts, ends, _ = _numpy_tables(xyz, 0.5, dims, wp.float32, None)
+        np.testing.assert_array_equal(grid._tables["point_ids"].numpy()[:n], order)
+        np.testing.assert_array_equal(grid._tables["cell_starts"].numpy(), starts)
+        np.testing.assert_array_equal(grid._tables["cell_ends"].numpy(), ends)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="reads the resident memory from /proc")
+def test_a_large_grid_with_few_points_touches_the_memory_of_its_points_only():
+    """2^30 cells (8 GiB of cell tables): a build maps the pages of the cells it fills, and no build writes
+    every cell."""
+    grid = wp.HashGrid(1024, 1024, 1024)
+    points = wp.array(np.random.default_rng(7).uniform(0, 100, (1000, 3)), dtype=wp.vec3)
+    before = _resident_bytes()
+    for _ in range(3):
+        grid.build(points, 0.1)
+    assert _resident_bytes() - before < 100e6  # 8 KiB per filled cell (a 4 KiB page in each table), not 2 MiB
+    counts = wp.zeros(1000, dtype=int)
+    wp.launch(count_near, 1000, inputs=[grid.id, points, 0.1, counts])
+    xyz = points.numpy()
+    near = (np.linalg.norm(xyz[:, None] - xyz[None], axis=-1) <= 0.1).sum(axis=1)
+    assert (np.abs(counts.numpy() - near) <= 1).all()
+
+
+def _resident_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@wp.kernel
+def count_near(grid: wp.uint64, points: wp.array(dtype=wp.vec3), radius: float, counts: wp.array(dtype=int)):
+    i = wp.tid()
+    n = 0
+    for j in wp.hash_grid_query(grid, points[i], radius):
+        if wp.length(points[i] - points[j]) <= radius:
+            n += 1
+    counts[i] = n
 
 
 def test_a_build_while_a_tape_records_adds_nothing_to_the_tape():

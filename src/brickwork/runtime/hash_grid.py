@@ -16,6 +16,7 @@ and runs at each replay with the arrays' data of that moment.
 
 from __future__ import annotations
 
+import mmap
 import operator
 
 import numpy as np
@@ -174,7 +175,12 @@ class HashGrid:
 
     def _zeros(self, n: int) -> array:
         # int32 tables (the groups' bits are read as uint32); at least one element, so each has an address
-        return array(np.zeros(max(n, 1), np.int32), dtype=int32, device=self.device)
+        n = max(n, 1)
+        if not self.device.is_cpu:
+            return array(np.zeros(n, np.int32), dtype=int32, device=self.device)
+        # an anonymous mapping: the system maps a zero page where a build first writes, in pages of 4 KiB (numpy
+        # asks for 2 MiB pages for large arrays), so a large grid's cells cost memory only where points are
+        return array(np.frombuffer(mmap.mmap(-1, 4 * n), np.int32), dtype=int32, copy=False)
 
     def _build(self, points, width: float, groups) -> None:
         calc = np.float64 if self.dtype is float64 else np.float32

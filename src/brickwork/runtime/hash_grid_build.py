@@ -114,11 +114,34 @@ def _gather(values: array(dtype=int32), order: array(dtype=int32), out: array(dt
     out[i] = values[order[i]]
 
 
+@kernel(enable_backward=False)
+def _clear(cells: array(dtype=int32), starts: array(dtype=int32), ends: array(dtype=int32)):
+    s = _tid()
+    starts[cells[s]] = int32(0)
+    ends[cells[s]] = int32(0)
+
+
+@kernel(enable_backward=False)
+def _ranges(cells: array(dtype=int32), ids: array(dtype=int32), n: int32, sorted_cells: array(dtype=int32),
+            starts: array(dtype=int32), ends: array(dtype=int32)):
+    # each cell's range from the sorted positions: its first and last position write it, no other
+    s = _tid()
+    c = cells[ids[s]]
+    sorted_cells[s] = c
+    if s == 0 or cells[ids[s - 1]] != c:
+        starts[c] = s
+    if s == n - 1 or cells[ids[s + 1]] != c:
+        ends[c] = s + 1
+
+
 class Scratch:
-    """The work arrays of a grid's builds (int32, on the CPU), kept between builds of the same size."""
+    """The work arrays of a grid's builds (int32, on the CPU), kept between builds of the same size, and what
+    the last build left in the cell tables: every cell (a dense build) or the cells of ``sorted_cells``."""
 
     def __init__(self):
         self.arrays: dict = {}
+        self.dense = False  # the tables hold a dense build's ranges (a fresh grid's tables are all 0)
+        self.filled = 0  # else: the first ``filled`` entries of arrays["sorted_cells"] are the cells set
 
     def get(self, name: str, shape: tuple) -> array:
         a = self.arrays.get(name)
@@ -127,32 +150,49 @@ class Scratch:
         return a
 
 
+def dense(cells: int, n: int) -> bool:
+    """Whether a build of ``n`` points sorts by whole cells (one pass that counts per cell and writes every
+    cell's range), else by 16-bit digits of the cells (two passes of 65536 counters, then only the occupied
+    cells' ranges: a large grid with few points costs the points, not the cells)."""
+    return cells <= max(2 * (DIGIT + 1), 4 * n)
+
+
 def build_tables(points: array, inv, dims: tuple, groups, tables: dict, scratch: Scratch) -> None:
     """Sort ``points`` (a 1-D array on the CPU) by the cell of width ``1 / inv`` (``inv`` of the points'
     calculation type: float32, or float64 for float64 points) and, within a cell, by ``groups`` (int32, one
     per point, or None) into ``tables``: ``point_ids`` (sorted position -> point), ``cell_starts`` and
-    ``cell_ends`` (one per cell), with groups ``groups`` (sorted position -> group); int32 arrays."""
+    ``cell_ends`` (one per cell; (0, 0) for an empty one), with groups ``groups`` (sorted position -> group);
+    int32 arrays."""
     n = points.shape[0]
-    chunks = max(1, min(_thread_count(), n))
-    cells = scratch.get("cells", (n,))
-    identity = scratch.get("identity", (0,))  # no order yet: position i holds point i
     starts, ends, ids = tables["cell_starts"], tables["cell_ends"], tables["point_ids"]
+    ncells = dims[0] * dims[1] * dims[2]
+    by_cell = dense(ncells, n)
+    identity = scratch.get("identity", (0,))  # no order yet: position i holds point i
+    if not by_cell:  # clear what the last build set, before its record is reused
+        if scratch.dense:
+            starts.zero_()
+            ends.zero_()
+        else:
+            _launch(_clear, scratch.filled, scratch.arrays.get("sorted_cells", identity), starts, ends)
+    cells = scratch.get("cells", (n,))
     _launch(_cells, n, points, inv, _vec3i(*dims), cells)
-    passes = [(cells, CELL, 0, starts.shape[0])]  # (keys, mask, shift, buckets): the last sort last
-    if groups is not None:
-        passes = [(groups, DIGIT, 0, DIGIT + 1), (groups, DIGIT, 16, DIGIT + 1)] + passes
+    digits = [] if groups is None else [(groups, DIGIT, 0), (groups, DIGIT, 16)]  # least significant first
+    digits += [(cells, CELL, 0)] if by_cell else [(cells, DIGIT, 0), (cells, DIGIT, 16)]
+    chunks = max(1, min(_thread_count(), n))
     order = identity
-    for step, (keys, mask, shift, buckets) in enumerate(passes):
-        last = step == len(passes) - 1
-        counts = scratch.get(f"counts{buckets}", (chunks, buckets))
+    for step, (keys, mask, shift) in enumerate(digits):
+        last = step == len(digits) - 1
+        counts = scratch.get(f"counts{mask}", (chunks, ncells if mask == CELL else DIGIT + 1))
         out = ids if last else scratch.get(f"order{step}", (n,))
         _launch(_count, chunks, keys, order, n, shift, mask, counts)
-        _launch(_offsets, 1, counts, *((starts, ends) if last else (identity, identity)))
+        _launch(_offsets, 1, counts, *((starts, ends) if mask == CELL else (identity, identity)))
         _launch(_scatter, chunks, keys, order, n, shift, mask, counts, out)
         order = out
+    if not by_cell:
+        _launch(_ranges, n, cells, ids, n, scratch.get("sorted_cells", (n,)), starts, ends)
+        scratch.filled = n
+    scratch.dense = by_cell
     if groups is not None:
         _launch(_gather, n, groups, ids, tables["groups"])
-
-
 def _launch(k, dim: int, *inputs) -> None:
     launch(k, dim, inputs=list(inputs), device="cpu", record_tape=False)  # the build is no step of a tape
