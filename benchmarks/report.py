@@ -108,6 +108,7 @@ LOSS_REASONS: dict[tuple[str, str], str] = {
     ("scale_f32", "C"): "The same vector loop as C; read it against the spread of the two timings.",
     ("scale_f64", "C"): "The same vector loop as C; read it against the spread of the two timings.",
     ("saxpy_f32", "numba"): "The same vector loop as Numba; read it against the spread of the two timings.",
+    ("scale_f32", "numba"): "The same vector loop as Numba; read it against the spread of the two timings.",
     ("laplacian3d_f32", "C"): "The plain kernel (Warp's idiom: a launch over all 256³ points, a boundary "
     "test) loops over the interior box only, the same loop nest as C's, with one row address shared by the "
     "neighbours as C's pointers share it; C also contracts `... - 6 c` into a fused multiply-add, which brickwork "
