@@ -22,7 +22,8 @@ from ..errors import BrickworkError
 from ..types import recording
 from ..types.arrays import array, type_name
 from ..types.composite import vector
-from ..types.scalars import float32, uint8
+from ..types.scalars import float32, int32, uint8
+from . import bvh_refit
 
 #: The descriptor the kernels read (``bw::bvh_data``); the first fields have the order of Warp's host header.
 DESCRIPTOR = np.dtype([("node_lowers", "<u8"), ("node_uppers", "<u8"), ("node_parents", "<u8"),
@@ -93,11 +94,21 @@ class Tree:
         self.leaves = np.flatnonzero(leaf)
         self.leaf_starts = -(self.lo_i[leaf].astype(np.int64) + 1)
 
+    def kernel_tables(self) -> dict:
+        """The tree as int32 arrays for the refit kernels (``bvh_refit.py``), made once."""
+        tables = self.__dict__.get("_kernel_tables")
+        if tables is None:
+            tables = self._kernel_tables = {
+                name: array(np.ascontiguousarray(values, np.int32), dtype=int32, device="cpu")
+                for name, values in (("first", self.lo_i), ("last", self.hi_i), ("order", self.order),
+                                     ("leaves", self.leaves), ("inner", np.flatnonzero(self.lo_i >= 0)[::-1]))}
+        return tables
+
     def bounds(self, lowers: np.ndarray, uppers: np.ndarray) -> tuple:
         """Node lowers and uppers (float32, (num_nodes, 3)) of items with these bounds."""
         node_lo = np.zeros((self.num_nodes, 3), np.float32)
         node_hi = np.zeros((self.num_nodes, 3), np.float32)
-        if self.num_nodes == 0:
+        if len(lowers) == 0:  # a tree of no boxes: its root is an empty leaf
             return node_lo, node_hi
         # reduceat reduces a[start_i:start_{i+1}]: only over starts in ascending order (the leaves partition the
         # items; in node order their starts are not ascending, and a start above the next reduced one item)
@@ -185,6 +196,13 @@ def write_tree(storage: TreeStorage, tree: Tree, lowers: np.ndarray, uppers: np.
     """Point the descriptor's ``bvh_data`` (its first record field, or the record itself) at the tree's
     tables: all of them after a build (``structure``), the bounds only after a refit."""
     d = storage.descriptor
+    if not structure and storage.device.is_cpu and len(lowers):  # in place, with compiled kernels
+        tables = storage.tables
+        np.copyto(tables["item_lowers"], lowers)
+        np.copyto(tables["item_uppers"], uppers)
+        bvh_refit.refit(tree, *(array(tables[name], dtype=float32, copy=False)
+                                for name in ("item_lowers", "item_uppers", "node_lowers", "node_uppers")))
+        return
     node_lo, node_hi = tree.bounds(lowers, uppers)
     storage.put("node_lowers", _halves(node_lo, tree.lo_i))
     storage.put("node_uppers", _halves(node_hi, tree.hi_i))
