@@ -13,6 +13,7 @@ give the same items whichever tree answers them; only Warp's speed trade-offs di
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -94,15 +95,12 @@ class Tree:
         self.leaves = np.flatnonzero(leaf)
         self.leaf_starts = -(self.lo_i[leaf].astype(np.int64) + 1)
 
+    @functools.cached_property
     def kernel_tables(self) -> dict:
-        """The tree as int32 arrays for the refit kernels (``bvh_refit.py``), made once."""
-        tables = self.__dict__.get("_kernel_tables")
-        if tables is None:
-            tables = self._kernel_tables = {
-                name: array(np.ascontiguousarray(values, np.int32), dtype=int32, device="cpu")
+        """The tree as int32 arrays for the refit kernels (``bvh_refit.py``)."""
+        return {name: array(np.ascontiguousarray(values, np.int32), dtype=int32, device="cpu")
                 for name, values in (("first", self.lo_i), ("last", self.hi_i), ("order", self.order),
                                      ("leaves", self.leaves), ("inner", np.flatnonzero(self.lo_i >= 0)[::-1]))}
-        return tables
 
     def bounds(self, lowers: np.ndarray, uppers: np.ndarray) -> tuple:
         """Node lowers and uppers (float32, (num_nodes, 3)) of items with these bounds."""

@@ -13,7 +13,7 @@ from ..lang.function import func
 from ..lang.kernel import kernel
 from ..types.arrays import array, array2d
 from ..types.scalars import float32, int32
-from .launch import launch
+from .launch import launch_on_cpu
 
 _tid = _FUNCTIONS["tid"]
 
@@ -64,11 +64,7 @@ def _inner(inner: array(dtype=int32), first: array(dtype=int32), last: array(dty
 def refit(tree, lowers: array, uppers: array, node_lowers: array, node_uppers: array) -> None:
     """Write the bounds of ``tree``'s nodes over the item boxes ``lowers``/``uppers`` ((n, 3) float32 CPU
     arrays) into the first three columns of ``node_lowers``/``node_uppers`` ((nodes, 4) float32)."""
-    t = tree.kernel_tables()
-    inputs = [t["first"], t["last"]]
-    _launch(_leaves, t["leaves"].shape[0], t["leaves"], *inputs, t["order"], lowers, uppers, node_lowers, node_uppers)
-    _launch(_inner, 1, t["inner"], *inputs, node_lowers, node_uppers)
-
-
-def _launch(k, dim: int, *inputs) -> None:
-    launch(k, dim, inputs=list(inputs), device="cpu", record_tape=False)  # a refit is no step of a tape
+    t = tree.kernel_tables
+    tree_tables, nodes = (t["first"], t["last"]), (node_lowers, node_uppers)
+    launch_on_cpu(_leaves, t["leaves"].shape[0], t["leaves"], *tree_tables, t["order"], lowers, uppers, *nodes)
+    launch_on_cpu(_inner, 1, t["inner"], *tree_tables, *nodes)

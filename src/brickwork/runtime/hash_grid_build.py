@@ -23,7 +23,7 @@ from ..lang.kernel import kernel
 from ..types.arrays import array, array2d, empty
 from ..types.composite import vector
 from ..types.scalars import int32, int64, uint32
-from .launch import _thread_count, launch
+from .launch import _thread_count, launch_on_cpu
 
 _tid, _floor = _FUNCTIONS["tid"], _FUNCTIONS["floor"]
 _vec3i = vector(3, int32)
@@ -173,9 +173,9 @@ def build_tables(points: array, inv, dims: tuple, groups, tables: dict, scratch:
             starts.zero_()
             ends.zero_()
         else:
-            _launch(_clear, scratch.filled, scratch.arrays.get("sorted_cells", identity), starts, ends)
+            launch_on_cpu(_clear, scratch.filled, scratch.arrays.get("sorted_cells", identity), starts, ends)
     cells = scratch.get("cells", (n,))
-    _launch(_cells, n, points, inv, _vec3i(*dims), cells)
+    launch_on_cpu(_cells, n, points, inv, _vec3i(*dims), cells)
     digits = [] if groups is None else [(groups, DIGIT, 0), (groups, DIGIT, 16)]  # least significant first
     digits += [(cells, CELL, 0)] if by_cell else [(cells, DIGIT, 0), (cells, DIGIT, 16)]
     chunks = max(1, min(_thread_count(), n))
@@ -184,15 +184,13 @@ def build_tables(points: array, inv, dims: tuple, groups, tables: dict, scratch:
         last = step == len(digits) - 1
         counts = scratch.get(f"counts{mask}", (chunks, ncells if mask == CELL else DIGIT + 1))
         out = ids if last else scratch.get(f"order{step}", (n,))
-        _launch(_count, chunks, keys, order, n, shift, mask, counts)
-        _launch(_offsets, 1, counts, *((starts, ends) if mask == CELL else (identity, identity)))
-        _launch(_scatter, chunks, keys, order, n, shift, mask, counts, out)
+        launch_on_cpu(_count, chunks, keys, order, n, shift, mask, counts)
+        launch_on_cpu(_offsets, 1, counts, *((starts, ends) if mask == CELL else (identity, identity)))
+        launch_on_cpu(_scatter, chunks, keys, order, n, shift, mask, counts, out)
         order = out
     if not by_cell:
-        _launch(_ranges, n, cells, ids, n, scratch.get("sorted_cells", (n,)), starts, ends)
+        launch_on_cpu(_ranges, n, cells, ids, n, scratch.get("sorted_cells", (n,)), starts, ends)
         scratch.filled = n
     scratch.dense = by_cell
     if groups is not None:
-        _launch(_gather, n, groups, ids, tables["groups"])
-def _launch(k, dim: int, *inputs) -> None:
-    launch(k, dim, inputs=list(inputs), device="cpu", record_tape=False)  # the build is no step of a tape
+        launch_on_cpu(_gather, n, groups, ids, tables["groups"])

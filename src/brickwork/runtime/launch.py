@@ -120,6 +120,12 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     return None
 
 
+def launch_on_cpu(kernel, dim, *inputs) -> None:
+    """A launch of one of brickwork's own kernels on the CPU (a hash grid's build, a tree's refit): part of an
+    object's update, never a step of a tape."""
+    launch(kernel, dim, inputs=list(inputs), device="cpu", record_tape=False)
+
+
 def launch_tiled(kernel, dim, inputs=(), outputs=(), block_dim: int = 256, **kwargs):
     """Run ``kernel`` over the tiles of ``dim`` (an int or a tuple of up to 4 ints), one block per point, as Warp's
     ``launch_tiled``. ``block_dim`` is the number of threads Warp gives a block on a GPU; here a block is one thread
