@@ -131,16 +131,6 @@ def test_the_tree_is_a_median_split_with_consistent_parents_bounds_and_leaves():
     np.testing.assert_array_equal(again.order, tree.order)
 
 
-def test_a_large_build_is_vectorized():
-    import time
-
-    rng = np.random.default_rng(5)
-    lo, hi = _boxes(rng, 200_000)
-    t = time.perf_counter()
-    Tree((lo.astype(np.float64) + hi) * 0.5, 1)
-    assert time.perf_counter() - t < 20.0
-
-
 def test_refit_follows_moved_boxes_and_rebuild_keeps_the_id():
     rng = np.random.default_rng(6)
     lo, hi = _boxes(rng, 200)

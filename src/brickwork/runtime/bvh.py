@@ -1,11 +1,13 @@
 """``wp.Bvh``: a bounding volume hierarchy over boxes for queries in kernels, as in Warp.
 
-The tree is built on the host with numpy, level by level (no recursion per node): every node of a level
-with more than ``leaf_size`` items is split at the median of its items' centres along the longest axis of
-their extent (a stable sort, so a build is deterministic), and the nodes are numbered level by level, root
-0. Node bounds are computed bottom-up (``refit``: the leaves' in one reduction, then each level's from its
-children). Kernels receive the tree as its ``id`` (a ``uint64``: the address of the 72-byte descriptor on
-the tree's device, ``bw::bvh_data`` in ``include/brickwork_bvh.h``), and traverse it with an explicit stack.
+Every node with more than ``leaf_size`` items is split at the median of its items' centres along the longest
+axis of their extent, and the nodes are numbered level by level, root 0. The tree's shape depends only on the
+number of items and is computed with numpy; the item order (which items each node holds) is computed by
+compiled kernels on the CPU (``bvh_build``), deterministically: ties go by item index. Node bounds are
+computed bottom-up (``refit``: the leaves', then each level's from its children; compiled, in place, for a
+CPU tree: ``bvh_refit``). Kernels receive the tree as its ``id`` (a ``uint64``: the address of the 72-byte
+descriptor on the tree's device, ``bw::bvh_data`` in ``include/brickwork_bvh.h``), and traverse it with an
+explicit stack.
 
 Every constructor name Warp has ("sah", "median", "lbvh", None) builds this median-split tree: the queries
 give the same items whichever tree answers them; only Warp's speed trade-offs differ.
@@ -24,7 +26,7 @@ from ..types import recording
 from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import float32, int32, uint8
-from . import bvh_refit
+from . import bvh_build, bvh_refit
 
 #: The descriptor the kernels read (``bw::bvh_data``); the first fields have the order of Warp's host header.
 DESCRIPTOR = np.dtype([("node_lowers", "<u8"), ("node_uppers", "<u8"), ("node_parents", "<u8"),
@@ -46,9 +48,10 @@ class Tree:
     and the nodes of each level (for the bottom-up bounds)."""
 
     def __init__(self, centers: np.ndarray, leaf_size: int):
+        # the shape (each level's item ranges) depends only on n and leaf_size; the centres decide which items
+        # each node holds (bvh_build)
         n = len(centers)
-        self.order = np.arange(n, dtype=np.int64)
-        lo_i, hi_i, parents, levels = [], [], [], []
+        lo_i, hi_i, parents, levels, splits = [], [], [], [], []
         seg_start, seg_end = np.array([0], np.int64), np.array([n], np.int64)
         seg_parent = np.array([-1], np.int64)
         next_id = 0
@@ -56,25 +59,14 @@ class Tree:
             ids = np.arange(next_id, next_id + len(seg_start))
             next_id += len(seg_start)
             parents.append(seg_parent)
-            size = seg_end - seg_start
-            split = size > leaf_size
-            a = np.where(split, 0, -(seg_start + 1))  # children filled in below
+            split = seg_end - seg_start > leaf_size
+            a = np.where(split, 0, -(seg_start + 1))  # a leaf: its item range; a split node: its children
             b = np.where(split, 0, seg_end)
             levels.append((ids, split))
             s, e = seg_start[split], seg_end[split]
             if len(s):
-                sizes = e - s
-                offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-                seg_of = np.repeat(np.arange(len(s)), sizes)
-                positions = np.repeat(s, sizes) + (np.arange(sizes.sum()) - np.repeat(offsets, sizes))
-                items = self.order[positions]
-                c = centers[items]
-                lo = np.minimum.reduceat(c, offsets, axis=0)
-                hi = np.maximum.reduceat(c, offsets, axis=0)
-                axis = np.argmax(hi - lo, axis=1)
-                key = c[np.arange(len(c)), axis[seg_of]]
-                self.order[positions] = items[np.lexsort((key, seg_of))]
-                mid = s + sizes // 2
+                splits.append((s, e))
+                mid = s + (e - s) // 2
                 first_child = next_id + 2 * np.arange(len(s))
                 a[split] = first_child
                 b[split] = first_child + 1
@@ -85,6 +77,7 @@ class Tree:
                 seg_start = seg_end = seg_parent = np.zeros(0, np.int64)
             lo_i.append(a)
             hi_i.append(b)
+        self.order = bvh_build.item_order(centers, splits, leaf_size)
         self.num_nodes = next_id
         self.lo_i = np.concatenate(lo_i).astype(np.int32)
         self.hi_i = np.concatenate(hi_i).astype(np.int32)
@@ -194,18 +187,22 @@ def write_tree(storage: TreeStorage, tree: Tree, lowers: np.ndarray, uppers: np.
     """Point the descriptor's ``bvh_data`` (its first record field, or the record itself) at the tree's
     tables: all of them after a build (``structure``), the bounds only after a refit."""
     d = storage.descriptor
-    if not structure and storage.device.is_cpu and len(lowers):  # in place, with compiled kernels
-        tables = storage.tables
-        np.copyto(tables["item_lowers"], lowers)
-        np.copyto(tables["item_uppers"], uppers)
-        bvh_refit.refit(tree, *(array(tables[name], dtype=float32, copy=False)
+    compiled = storage.device.is_cpu and len(lowers) > 0  # bounds in place, with compiled kernels
+    if structure or not compiled:
+        if compiled:
+            node_lo = node_hi = np.zeros((tree.num_nodes, 3), np.float32)  # the refit below fills them
+        else:
+            node_lo, node_hi = tree.bounds(lowers, uppers)
+        storage.put("node_lowers", _halves(node_lo, tree.lo_i))
+        storage.put("node_uppers", _halves(node_hi, tree.hi_i))
+        storage.put("item_lowers", lowers.astype(np.float32))
+        storage.put("item_uppers", uppers.astype(np.float32))
+    else:
+        np.copyto(storage.tables["item_lowers"], lowers)
+        np.copyto(storage.tables["item_uppers"], uppers)
+    if compiled:
+        bvh_refit.refit(tree, *(array(storage.tables[name], dtype=float32, copy=False)
                                 for name in ("item_lowers", "item_uppers", "node_lowers", "node_uppers")))
-        return
-    node_lo, node_hi = tree.bounds(lowers, uppers)
-    storage.put("node_lowers", _halves(node_lo, tree.lo_i))
-    storage.put("node_uppers", _halves(node_hi, tree.hi_i))
-    storage.put("item_lowers", lowers.astype(np.float32))
-    storage.put("item_uppers", uppers.astype(np.float32))
     if structure:
         storage.put("node_parents", tree.parents)
         storage.put("primitive_indices", tree.order.astype(np.int32))

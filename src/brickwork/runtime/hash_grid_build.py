@@ -1,12 +1,7 @@
-"""The build of a CPU hash grid in compiled kernels: the points' cells, then a stable counting sort.
-
-The sort splits the positions into one contiguous chunk per thread. Each chunk counts its keys in its
-own row of ``counts`` (no atomics), one thread turns the counts into where each chunk's points of a key
-go (after the earlier chunks' points of that key) and into each cell's range, and each chunk scatters
-its positions in order. The result is the order of a stable sort whatever the number of chunks, so a
-build is deterministic. With groups, the sort is least-significant key first: the group bits' low and
-high 16-bit digits, then the cell (``runtime/hash_grid.py``'s numpy build sorts the same way, and is
-kept for device grids).
+"""The build of a CPU hash grid in compiled kernels: the points' cells, then a stable counting sort of the
+points by cell (``counting_sort.py``), so a build is deterministic whatever the number of threads. With
+groups, the sort is least-significant key first: the group bits' low and high 16-bit digits, then the cell
+(``runtime/hash_grid.py``'s numpy build sorts the same way, and is kept for device grids).
 
 The cells are computed as the queries compute them (``include/brickwork_hash_grid.h``): ``x * (1 /
 width)`` in float for float16 and float32 points and in double for float64 ones, floored, NaN to 0,
@@ -20,15 +15,15 @@ import typing
 from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..lang.function import func
 from ..lang.kernel import kernel
-from ..types.arrays import array, array2d, empty
+from ..types.arrays import array, empty
 from ..types.composite import vector
-from ..types.scalars import int32, int64, uint32
-from .launch import _thread_count, launch_on_cpu
+from ..types.scalars import int32
+from . import counting_sort
+from .counting_sort import DIGIT, WHOLE
+from .launch import launch_on_cpu
 
 _tid, _floor = _FUNCTIONS["tid"], _FUNCTIONS["floor"]
 _vec3i = vector(3, int32)
-#: Keys of a counting pass: 16-bit digits of the group bits, or cells (< 2^31)
-DIGIT, CELL = 0xFFFF, 0x7FFFFFFF
 
 
 @func
@@ -51,61 +46,6 @@ def _cells(points: array(dtype=typing.Any), inv: typing.Any, dims: _vec3i, cells
     y = _axis(p[1], inv, dims[1])
     z = _axis(p[2], inv, dims[2])
     cells[i] = (z * dims[1] + y) * dims[0] + x
-
-
-@func
-def _key(keys: array(dtype=int32), order: array(dtype=int32), i: int32, shift: int32, mask: int32):
-    item = i
-    if order.shape[0] > 0:
-        item = order[i]
-    return item, int32(uint32(keys[item]) >> uint32(shift)) & mask
-
-
-@func
-def _chunk(n: int32, t: int32, chunks: int32):
-    return int32(int64(n) * int64(t) // int64(chunks))
-
-
-@kernel(enable_backward=False)
-def _count(keys: array(dtype=int32), order: array(dtype=int32), n: int32, shift: int32, mask: int32,
-           counts: array2d(dtype=int32)):
-    t = _tid()
-    chunks = counts.shape[0]
-    for c in range(counts.shape[1]):
-        counts[t, c] = int32(0)
-    for i in range(_chunk(n, t, chunks), _chunk(n, t + 1, chunks)):
-        item, k = _key(keys, order, i, shift, mask)
-        counts[t, k] = counts[t, k] + int32(1)
-
-
-@kernel(enable_backward=False)
-def _offsets(counts: array2d(dtype=int32), starts: array(dtype=int32), ends: array(dtype=int32)):
-    # one thread: each key's range of positions, the chunks' places in it; empty cells' ranges are (0, 0)
-    at = int32(0)
-    for k in range(counts.shape[1]):
-        first = at
-        for u in range(counts.shape[0]):
-            count = counts[u, k]
-            counts[u, k] = at
-            at = at + count
-        if starts.shape[0] > 0:
-            if at == first:
-                starts[k] = int32(0)
-                ends[k] = int32(0)
-            else:
-                starts[k] = first
-                ends[k] = at
-
-
-@kernel(enable_backward=False)
-def _scatter(keys: array(dtype=int32), order: array(dtype=int32), n: int32, shift: int32, mask: int32,
-             counts: array2d(dtype=int32), out: array(dtype=int32)):
-    t = _tid()
-    for i in range(_chunk(n, t, counts.shape[0]), _chunk(n, t + 1, counts.shape[0])):
-        item, k = _key(keys, order, i, shift, mask)
-        at = counts[t, k]
-        counts[t, k] = at + int32(1)
-        out[at] = item
 
 
 @kernel(enable_backward=False)
@@ -167,27 +107,17 @@ def build_tables(points: array, inv, dims: tuple, groups, tables: dict, scratch:
     starts, ends, ids = tables["cell_starts"], tables["cell_ends"], tables["point_ids"]
     ncells = dims[0] * dims[1] * dims[2]
     by_cell = dense(ncells, n)
-    identity = scratch.get("identity", (0,))  # no order yet: position i holds point i
     if not by_cell:  # clear what the last build set, before its record is reused
         if scratch.dense:
             starts.zero_()
             ends.zero_()
-        else:
-            launch_on_cpu(_clear, scratch.filled, scratch.arrays.get("sorted_cells", identity), starts, ends)
+        elif scratch.filled:
+            launch_on_cpu(_clear, scratch.filled, scratch.arrays["sorted_cells"], starts, ends)
     cells = scratch.get("cells", (n,))
     launch_on_cpu(_cells, n, points, inv, _vec3i(*dims), cells)
     digits = [] if groups is None else [(groups, DIGIT, 0), (groups, DIGIT, 16)]  # least significant first
-    digits += [(cells, CELL, 0)] if by_cell else [(cells, DIGIT, 0), (cells, DIGIT, 16)]
-    chunks = max(1, min(_thread_count(), n))
-    order = identity
-    for step, (keys, mask, shift) in enumerate(digits):
-        last = step == len(digits) - 1
-        counts = scratch.get(f"counts{mask}", (chunks, ncells if mask == CELL else DIGIT + 1))
-        out = ids if last else scratch.get(f"order{step}", (n,))
-        launch_on_cpu(_count, chunks, keys, order, n, shift, mask, counts)
-        launch_on_cpu(_offsets, 1, counts, *((starts, ends) if mask == CELL else (identity, identity)))
-        launch_on_cpu(_scatter, chunks, keys, order, n, shift, mask, counts, out)
-        order = out
+    digits += [(cells, WHOLE, 0)] if by_cell else [(cells, DIGIT, 0), (cells, DIGIT, 16)]
+    counting_sort.sort(digits, n, ids, scratch.get, (starts, ends, ncells) if by_cell else None)
     if not by_cell:
         launch_on_cpu(_ranges, n, cells, ids, n, scratch.get("sorted_cells", (n,)), starts, ends)
         scratch.filled = n
