@@ -13,6 +13,8 @@ from brickwork import config
 from brickwork.runtime.bvh import DESCRIPTOR, BvhError, Tree
 from brickwork.runtime.mesh import MeshError
 
+from .test_mesh_query_forms import point_triangle_distance
+
 
 @wp.kernel
 def boxes_hit(bvh: wp.uint64, kind: int, a: wp.vec3, b: wp.vec3, radius: float, max_dist: float,
@@ -523,15 +525,17 @@ def _sphere_hits_in_a_function(mesh: wp.uint64, center: wp.vec3, radius: float, 
     _count_all(wp.mesh_query_sphere(mesh, center, radius), hits)
 
 
-def test_sphere_queries_of_a_mesh_visit_the_triangles_whose_bounds_meet_the_sphere():
+def test_sphere_queries_of_a_mesh_visit_the_triangles_within_the_radius_through_either_kind_of_query():
     rng = np.random.default_rng(41)
     corners = rng.uniform(-2, 2, (60, 3, 3)).astype(np.float32) * np.float32(0.3) + rng.uniform(-2, 2, (60, 1, 3)).astype(np.float32)
     points = wp.array(corners.reshape(-1, 3), dtype=wp.vec3)
     mesh = wp.Mesh(points=points, indices=wp.array(np.arange(180, dtype=np.int32), dtype=wp.int32))
     lo, hi = corners.min(axis=1), corners.max(axis=1)
     for center, radius in ((np.zeros(3, np.float32), 1.0), (np.array([1, -1, 0.5], np.float32), 0.7)):
-        nearest = np.clip(center, lo, hi)  # the point of each box nearest the center
-        expected = (np.linalg.norm(nearest - center, axis=1) <= radius).astype(int)
+        distance = point_triangle_distance(center, corners[:, 0], corners[:, 1], corners[:, 2])
+        assert not np.any(np.abs(distance - radius) < 1e-4)  # no triangle at the surface: exact expectations
+        expected = (distance <= radius).astype(int)
+        assert 0 < expected.sum() < (np.linalg.norm(np.clip(center, lo, hi) - center, axis=1) <= radius).sum()
         hits = wp.zeros(60, dtype=int)
         wp.launch(_sphere_or_box_hits, 1, inputs=[mesh.id, wp.vec3(*center), radius, 1, hits])
         np.testing.assert_array_equal(hits.numpy(), expected)

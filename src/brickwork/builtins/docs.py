@@ -337,8 +337,8 @@ BUILTIN_DOCS.update({
                         "A query (``MeshQuery``) of the triangles of the ``Mesh`` ``id`` whose bounds overlap "
                         "the box ``low``..``high``."),
     "mesh_query_sphere": ("id, center, radius",
-                          "A query (``MeshQuery``) of the triangles of the ``Mesh`` ``id`` whose bounds overlap "
-                          "the sphere of ``radius`` (``float32``) around ``center``."),
+                          "A query (``MeshQuery``) of the triangles of the ``Mesh`` ``id`` whose closest point "
+                          "is within ``radius`` (``float32``; a negative one is 0) of ``center``."),
     "mesh_query_next": ("query, index",
                         "Advance the local ``query`` (of ``mesh_query_aabb`` or ``mesh_query_sphere``), write the "
                         "next triangle's index to the local ``index`` and give ``True``; ``False`` when none is "
@@ -346,7 +346,9 @@ BUILTIN_DOCS.update({
     "mesh_query_aabb_next": ("query, index", "``mesh_query_next`` by Warp's older name."),
     "mesh_query_point": ("id, point, max_dist",
                          "The closest point of the mesh within ``max_dist`` (a ``MeshQueryPoint``: result, sign, "
-                         "face, u, v); the sign (-1 inside) by the parity of three ray casts (majority)."),
+                         "face, u, v); the sign (-1 inside) by the parity of three ray casts (majority). Warp's "
+                         "older form ``(id, point, max_dist, inside, face, u, v)`` writes the results into those "
+                         "variables and gives ``result``; so do the other point queries and ``mesh_query_ray``."),
     "mesh_query_point_no_sign": ("id, point, max_dist", "The closest point within ``max_dist``, sign 0."),
     "mesh_query_furthest_point_no_sign": ("id, point, min_dist",
                                           "The furthest point of the mesh (a vertex), if at least ``min_dist`` "

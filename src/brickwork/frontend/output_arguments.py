@@ -39,21 +39,27 @@ def output_argument_call(typer, node: ast.Call, out: list) -> bool:
         raise typer.error(KernelTypeError, f"{name}() takes {inputs} input and {len(parts)} output arguments, got "
                           f"{len(node.args)} arguments", node)
     for i, (target, t) in enumerate(zip(targets, parts)):
-        if not isinstance(target, ast.Name):
-            raise typer.error(KernelTypeError, f"output argument {i + 1} of {name}() must be a local variable, got "
-                              f"'{ast.unparse(target)}'", node)
-        held = typer.symbols.type_of(typer.symbols.unique(target.id))
-        if held is None:
-            raise typer.error(KernelTypeError, f"output argument '{target.id}' of {name}() must be a variable that "
-                              f"already holds a {type_name(t)} (for example {target.id} = {type_name(t)}())", node)
-        if held is not t:
-            raise typer.error(KernelTypeError, f"output argument '{target.id}' of {name}() holds a "
-                              f"{type_name(held)}; {name}() stores a {type_name(t)} there", node)
+        check_output_target(typer, name, i, target, t, node)
     tmp = typer.new_temp(result.type)
     out.append(ir.IRAssign(tmp, result))
     for i, (target, t) in enumerate(zip(targets, parts)):
         typer.assign(target, ir.IRTupleGet(tmp, i, t), node, out)
     return True
+
+
+def check_output_target(typer, name: str, i: int, target, t, node) -> None:
+    """Refuse output argument ``i`` (an ast node) of builtin ``name`` unless it is a local variable that already
+    holds a value of type ``t``."""
+    if not isinstance(target, ast.Name):
+        raise typer.error(KernelTypeError, f"output argument {i + 1} of {name}() must be a local variable, got "
+                          f"'{ast.unparse(target)}'", node)
+    held = typer.symbols.type_of(typer.symbols.unique(target.id))
+    if held is None:
+        raise typer.error(KernelTypeError, f"output argument '{target.id}' of {name}() must be a variable that "
+                          f"already holds a {type_name(t)} (for example {target.id} = {type_name(t)}())", node)
+    if held is not t:
+        raise typer.error(KernelTypeError, f"output argument '{target.id}' of {name}() holds a "
+                          f"{type_name(held)}; {name}() stores a {type_name(t)} there", node)
 
 
 def _output_builtin(typer, node: ast.Call):

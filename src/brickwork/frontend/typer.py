@@ -28,6 +28,7 @@ from . import (
     bvh,  # noqa: F401 - registers BVH and mesh box queries (bvh_query_next, for index in query)
     fixed_arrays,  # noqa: F401 - registers zeros(shape=..., dtype=...) in kernels
     hash_grid,  # noqa: F401 - registers hash-grid queries (hash_grid_query_next, for index in query)
+    mesh_query_outputs,  # noqa: F401 - registers Warp's older mesh queries with output arguments
     nested,  # noqa: F401 - registers the typing rules of nested parallelism
     static_expr,  # noqa: F401 - registers wp.static
     tiles,  # noqa: F401 - registers the tile functions (wp.tile_load, ...) and tile arithmetic

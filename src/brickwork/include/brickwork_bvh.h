@@ -44,7 +44,9 @@ struct mesh_data {
     int32_t num_tris;
 };
 
-enum { BVH_QUERY_AABB = 0, BVH_QUERY_RAY = 1, BVH_QUERY_SPHERE = 2, BVH_STACK = 66 };
+// A mesh's sphere query (BVH_QUERY_MESH_SPHERE) keeps, of the triangles whose bounds meet the sphere, those
+// whose closest point is within the radius.
+enum { BVH_QUERY_AABB = 0, BVH_QUERY_RAY = 1, BVH_QUERY_SPHERE = 2, BVH_QUERY_MESH_SPHERE = 3, BVH_STACK = 66 };
 
 struct bvh_query_t {
     const bvh_data* bvh;
@@ -71,10 +73,15 @@ BW_INLINE bool overlap(const float* lo, const float* hi, const float* qlo, const
 }
 
 // Whether the half-line start + t dir (t >= 0) meets the box, entering it at t <= max_t (the entry is
-// negative when it starts inside).
+// negative when it starts inside). A ray parallel to a slab (1 / dir infinite) meets the box only if it
+// starts within that slab, its faces included: (face - start) * rcp would be 0 * inf, NaN, on a face.
 BW_INLINE bool ray_box(const float* start, const float* rcp, const float* lo, const float* hi, float max_t) {
     float tmin = -inf<float>(), tmax = inf<float>();
     for (int k = 0; k < 3; ++k) {
+        if (!(abs_(rcp[k]) < inf<float>())) {
+            if (start[k] < lo[k] || start[k] > hi[k]) return false;
+            continue;
+        }
         const float t1 = (lo[k] - start[k]) * rcp[k], t2 = (hi[k] - start[k]) * rcp[k];
         tmin = fmax_(tmin, fmin_(t1, t2));
         tmax = fmin_(tmax, fmax_(t1, t2));
@@ -159,6 +166,10 @@ BW_INLINE bvh_query_t bvh_query_sphere(uint64_t id, const vec<3, float>& center,
     return bvh_detail::start((const bvh_data*)(uintptr_t)id, BVH_QUERY_SPHERE, a, b, radius, root);
 }
 
+namespace mesh_detail {
+BW_INLINE bool sphere_meets_face(const bvh_query_t& q, int32_t face);  // below, with the other triangle tests
+}
+
 // The next item whose bounds the query meets (for a ray: entered at t <= max_dist).
 BW_INLINE bool bvh_query_next(bvh_query_t& q, int32_t& index, float max_dist) {
     const bvh_data* b = q.bvh;
@@ -168,7 +179,8 @@ BW_INLINE bool bvh_query_next(bvh_query_t& q, int32_t& index, float max_dist) {
             const int32_t item = b->primitive_indices[q.cur++];
             const float* il = b->item_lowers + 3 * (int64_t)item;
             const float* iu = b->item_uppers + 3 * (int64_t)item;
-            if (bvh_detail::accepts(q, il, iu, max_dist)) {
+            if (bvh_detail::accepts(q, il, iu, max_dist) &&
+                (q.kind != BVH_QUERY_MESH_SPHERE || mesh_detail::sphere_meets_face(q, item))) {
                 index = item;
                 return true;
             }
@@ -259,6 +271,46 @@ BW_INLINE void closest_on_triangle(const float* p, const float* a, const float* 
 BW_INLINE void at(const float* a, const float* b, const float* c, float wa, float wb, float* out) {
     const float wc = 1.0f - wa - wb;
     for (int k = 0; k < 3; ++k) out[k] = wa * a[k] + wb * b[k] + wc * c[k];
+}
+
+// The squared distance from p to triangle (a, b, c); for a triangle of no area, to its longest edge (the
+// closest point by region needs a plane).
+BW_INLINE float triangle_distance_sq(const float* p, const float* a, const float* b, const float* c) {
+    float ab[3], ac[3], n[3], q[3], d[3];
+    sub(b, a, ab);
+    sub(c, a, ac);
+    cross(ab, ac, n);
+    if (dot(n, n) == 0.0f) {
+        const float* ends[3][2] = {{a, b}, {b, c}, {c, a}};
+        int longest = 0;
+        float length = -1.0f;
+        for (int k = 0; k < 3; ++k) {
+            float e[3];
+            sub(ends[k][1], ends[k][0], e);
+            if (dot(e, e) > length) { length = dot(e, e); longest = k; }
+        }
+        const float* s = ends[longest][0];
+        float e[3], sp[3];
+        sub(ends[longest][1], s, e);
+        sub(p, s, sp);
+        float t = length > 0.0f ? dot(sp, e) / length : 0.0f;
+        t = t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
+        for (int k = 0; k < 3; ++k) q[k] = s[k] + t * e[k];
+    } else {
+        float u, v;
+        closest_on_triangle(p, a, b, c, u, v);
+        at(a, b, c, u, v, q);
+    }
+    sub(p, q, d);
+    return dot(d, d);
+}
+
+// Whether the triangle `face` of the mesh whose tree the query walks (a mesh_data starts with its bvh_data)
+// is within the query's radius of its centre.
+BW_INLINE bool sphere_meets_face(const bvh_query_t& q, int32_t face) {
+    float a[3], b[3], c[3];
+    triangle((const mesh_data*)q.bvh, face, a, b, c);
+    return triangle_distance_sq(q.a, a, b, c) <= q.radius * q.radius;
 }
 
 BW_INLINE void face_normal(const float* a, const float* b, const float* c, float* n) {
@@ -606,9 +658,14 @@ BW_INLINE bvh_query_t mesh_query_aabb(uint64_t id, const vec<3, float>& lower, c
     return bvh_query_aabb(m == nullptr ? 0 : (uint64_t)(uintptr_t)&m->bvh, lower, upper);
 }
 
+// The triangles whose closest point is within radius of center (tangent ones included; a negative radius
+// is 0), as Warp's.
 BW_INLINE bvh_query_t mesh_query_sphere(uint64_t id, const vec<3, float>& center, float radius) {
     const mesh_data* m = mesh_detail::get(id);
-    return bvh_query_sphere(m == nullptr ? 0 : (uint64_t)(uintptr_t)&m->bvh, center, radius);
+    float a[3], b[3] = {1.0f, 1.0f, 1.0f};
+    bvh_detail::v3(center, a);
+    return bvh_detail::start(m == nullptr ? nullptr : &m->bvh, BVH_QUERY_MESH_SPHERE, a, b,
+                             radius > 0.0f ? radius : 0.0f, -1);
 }
 
 BW_INLINE bool mesh_query_next(bvh_query_t& q, int32_t& index) { return bvh_query_next(q, index); }
