@@ -193,10 +193,14 @@ def test_errors_of_the_older_forms_name_the_argument_and_the_line(tmp_path, body
     assert words in _error(tmp_path, body)
 
 
+def corners_of(seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return (rng.uniform(-1, 1, (50, 3, 3)) * 0.6 + rng.uniform(0, 3, (50, 1, 3))).astype(np.float32)
+
+
 @pytest.mark.compiles_for_cuda
 def test_the_gpu_mapping_answers_as_the_cpu_does():
-    rng = np.random.default_rng(5)
-    corners = (rng.uniform(-1, 1, (50, 3, 3)) * 0.6 + rng.uniform(0, 3, (50, 1, 3))).astype(np.float32)
+    corners = corners_of(5)
     mesh = _mesh(corners)
     results = []
     for target in ("cpu", "cuda-emulation"):
@@ -208,3 +212,54 @@ def test_the_gpu_mapping_answers_as_the_cpu_does():
     assert results[0][0].sum() > 0
     np.testing.assert_array_equal(results[0][0], results[1][0])
     np.testing.assert_array_equal(results[0][1], results[1][1])
+    arrays = []
+    corners_np = corners_of(5)
+    for target in ("cpu", "cuda-emulation"):
+        corners, sizes, hits = wp.zeros(150, dtype=wp.vec3), wp.zeros(3, dtype=int), wp.zeros(50, dtype=int)
+        moved = _mesh(corners_np)  # _arrays_and_tree writes points[0]: a mesh of its own per target
+        with config.override(target=target):
+            wp.launch(_arrays_and_tree, 150, [moved.id, corners, sizes, hits])
+        arrays.append((corners.numpy(), sizes.numpy(), hits.numpy()))
+    for a, b in zip(*arrays):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(arrays[0][1], [150, 0, 150])
+    np.testing.assert_array_equal(arrays[0][0][1:], corners_np.reshape(-1, 3)[1:])
+
+
+@wp.kernel
+def _arrays_and_tree(mesh: wp.uint64, corners: wp.array(dtype=wp.vec3), sizes: wp.array(dtype=int),
+                     hits: wp.array(dtype=int)):
+    t = wp.tid()
+    m = wp.mesh_get(mesh)
+    corners[t] = m.points[m.indices[t]]
+    if t == 0:
+        sizes[0], sizes[1], sizes[2] = m.points.shape[0], m.velocities.shape[0], m.indices.shape[0]
+        m.points[0] = wp.vec3(-1.0, -1.0, -1.0)  # the mesh's own array
+        for face in wp.bvh_query_sphere(wp.mesh_get_bvh(mesh), wp.vec3(2.0, 2.0, 0.2), 0.3):
+            hits[face] += 1
+
+
+def test_mesh_get_gives_the_mesh_arrays_and_mesh_get_bvh_its_tree():
+    points = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [2, 2, 0], [3, 2, 0], [2, 3, 0]], np.float32)
+    indices = np.array([0, 1, 2, 3, 4, 5], np.int32)
+    mesh = wp.Mesh(points=wp.array(points, dtype=wp.vec3), indices=wp.array(indices, dtype=wp.int32))
+    corners, sizes, hits = wp.zeros(6, dtype=wp.vec3), wp.zeros(3, dtype=int), wp.zeros(2, dtype=int)
+    wp.launch(_arrays_and_tree, 6, [mesh.id, corners, sizes, hits])
+    np.testing.assert_array_equal(corners.numpy()[1:], points[indices][1:])
+    np.testing.assert_array_equal(sizes.numpy(), [6, 0, 6])
+    np.testing.assert_array_equal(hits.numpy(), [0, 1])  # the box of face 1 only
+    np.testing.assert_array_equal(mesh.points.numpy()[0], [-1, -1, -1])
+    with_velocities = wp.Mesh(points=wp.array(points, dtype=wp.vec3), indices=wp.array(indices, dtype=wp.int32),
+                              velocities=wp.array(points * 2, dtype=wp.vec3))
+    wp.launch(_arrays_and_tree, 6, [with_velocities.id, corners, sizes, hits])
+    np.testing.assert_array_equal(sizes.numpy(), [6, 6, 6])
+
+
+def test_mesh_get_of_a_float_names_the_id(tmp_path):
+    module, path = kernel_module(tmp_path, "@wp.kernel\ndef k(x: float, out: wp.array(dtype=wp.vec3)):\n"
+                                 "    out[0] = wp.mesh_get(x).points[0]\n")
+    out = wp.zeros(1, dtype=wp.vec3)
+    with pytest.raises(KernelTypeError, match=r"mesh_get\(\): needs a mesh id \(uint64\), got float32") as e:
+        wp.launch(module.k, 1, [1.0, out])
+    assert f'File "{path}", line 5' in str(e.value)
+    np.testing.assert_array_equal(out.numpy(), 0)

@@ -7,7 +7,7 @@ structs (``include/brickwork_bvh.h``)."""
 from __future__ import annotations
 
 from ..types.composite import vector
-from ..types.geometry_queries import BvhQuery, MeshQuery, MeshQueryPoint, MeshQueryRay
+from ..types.geometry_queries import BvhQuery, Mesh, MeshQuery, MeshQueryPoint, MeshQueryRay
 from ..types.scalars import bool_, float32, int32, uint64
 from .registry import builtin, names, need
 
@@ -139,12 +139,25 @@ _getter("mesh_get_point", vec3)
 _getter("mesh_get_velocity", vec3)
 _getter("mesh_get_index", int32)
 
+@builtin("mesh_get")
+def _mesh_get(id):
+    _need(id is uint64, "a mesh id (uint64)", id)
+    return Mesh
+
+
+@builtin("mesh_get_bvh")
+def _mesh_get_bvh(id):
+    _need(id is uint64, "a mesh id (uint64)", id)
+    return uint64
+
+
 #: builtins returning a struct: the C++ function is a template over the struct's generated type
-STRUCT_RESULTS = ("mesh_query_point", "mesh_query_point_no_sign", "mesh_query_furthest_point_no_sign",
+STRUCT_RESULTS = ("mesh_get", "mesh_query_point", "mesh_query_point_no_sign", "mesh_query_furthest_point_no_sign",
                   "mesh_query_point_sign_normal", "mesh_query_point_sign_winding_number",
                   "mesh_query_point_sign_parity", "mesh_query_ray")
 #: every builtin of this family (all in include/brickwork_bvh.h)
 NAMES = ("bvh_query_aabb", "bvh_query_ray", "bvh_query_sphere", "bvh_query_next", "mesh_query_aabb",
          "mesh_query_sphere", "mesh_query_next", "mesh_query_aabb_next", *STRUCT_RESULTS, "mesh_query_ray_anyhit",
          "mesh_query_ray_count_intersections",
-         "mesh_eval_position", "mesh_eval_velocity", "mesh_get_point", "mesh_get_velocity", "mesh_get_index")
+         "mesh_eval_position", "mesh_eval_velocity", "mesh_get_point", "mesh_get_velocity", "mesh_get_index",
+         "mesh_get_bvh")

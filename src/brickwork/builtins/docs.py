@@ -344,6 +344,12 @@ BUILTIN_DOCS.update({
                         "next triangle's index to the local ``index`` and give ``True``; ``False`` when none is "
                         "left."),
     "mesh_query_aabb_next": ("query, index", "``mesh_query_next`` by Warp's older name."),
+    "mesh_get": ("id",
+                 "The arrays of the ``Mesh`` ``id`` (a struct): ``points`` and ``velocities`` (``vec3f``; "
+                 "``velocities`` empty when the mesh has none) and ``indices`` (``int32``, three per triangle)."),
+    "mesh_get_bvh": ("id",
+                     "The id (``uint64``) of the mesh's tree over its triangles' bounds, for the ``bvh_query_*`` "
+                     "builtins: the indices they give are faces."),
     "mesh_query_point": ("id, point, max_dist",
                          "The closest point of the mesh within ``max_dist`` (a ``MeshQueryPoint``: result, sign, "
                          "face, u, v); the sign (-1 inside) by the parity of three ray casts (majority). Warp's "

@@ -671,6 +671,29 @@ BW_INLINE bvh_query_t mesh_query_sphere(uint64_t id, const vec<3, float>& center
 BW_INLINE bool mesh_query_next(bvh_query_t& q, int32_t& index) { return bvh_query_next(q, index); }
 BW_INLINE bool mesh_query_aabb_next(bvh_query_t& q, int32_t& index) { return bvh_query_next(q, index); }
 
+// The mesh's arrays (R: the unit's struct of points, velocities and indices), which kernels may also write.
+template <class R> BW_INLINE R mesh_get(uint64_t id) {
+    const mesh_data* m = mesh_detail::get(id);
+    R r{};
+    if (m == nullptr) return r;
+    r.m_points.data = (decltype(r.m_points.data))m->points;
+    r.m_points.shape[0] = m->num_points;
+    r.m_points.strides[0] = 1;
+    if (m->velocities != nullptr) {
+        r.m_velocities.data = (decltype(r.m_velocities.data))m->velocities;
+        r.m_velocities.shape[0] = m->num_points;
+    }
+    r.m_velocities.strides[0] = 1;
+    r.m_indices.data = (decltype(r.m_indices.data))m->indices;
+    r.m_indices.shape[0] = 3 * (int64_t)m->num_tris;
+    r.m_indices.strides[0] = 1;
+    return r;
+}
+
+// The id of the mesh's tree over its triangles' bounds, for the bvh_query_* builtins: a mesh_data starts
+// with its bvh_data, so it is the mesh's own address.
+BW_INLINE uint64_t mesh_get_bvh(uint64_t id) { return id; }
+
 BW_INLINE vec<3, float> mesh_eval_position(uint64_t id, int32_t face, float u, float v) {
     const mesh_data* m = mesh_detail::get(id);
     float a[3], b[3], c[3], p[3];

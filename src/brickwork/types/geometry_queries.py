@@ -7,6 +7,7 @@ with Warp's fields. Queries live in kernels only: no host value, not kernel para
 
 from __future__ import annotations
 
+from .arrays import array
 from .composite import vector
 from .scalars import bool_, float32, int32
 from .structs import struct
@@ -67,3 +68,13 @@ class MeshQueryRay:
     u: float32
     v: float32
     normal: vector(3, float32)
+
+
+@struct
+class Mesh:
+    """A mesh's arrays in a kernel (``wp.mesh_get(id)``), as in Warp: ``points`` and ``velocities``
+    (vec3f; ``velocities`` empty when the mesh has none) and ``indices`` (int32, three per triangle)."""
+
+    points: array(dtype=vector(3, float32))
+    velocities: array(dtype=vector(3, float32))
+    indices: array(dtype=int32)
