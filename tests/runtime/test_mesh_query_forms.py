@@ -263,3 +263,56 @@ def test_mesh_get_of_a_float_names_the_id(tmp_path):
         wp.launch(module.k, 1, [1.0, out])
     assert f'File "{path}", line 5' in str(e.value)
     np.testing.assert_array_equal(out.numpy(), 0)
+
+
+@wp.kernel
+def _capsule_hits(bvh: wp.uint64, p0: wp.vec3, p1: wp.vec3, radius: float, hits: wp.array(dtype=int)):
+    query = wp.bvh_query_capsule(bvh, p0, p1 - p0, radius)
+    item = 0
+    while wp.bvh_query_next(query, item, 1.0):
+        hits[item] += 1
+
+
+def _grown_box_meets_segment(p0, p1, radius, lo, hi) -> np.ndarray:
+    """Each box grown by radius along every axis against the segment p0..p1 (slabs in float64)."""
+    lo, hi = lo - max(radius, 0.0), hi + max(radius, 0.0)
+    d = p1 - p0
+    tmin, tmax = np.zeros(len(lo)), np.ones(len(lo))
+    ok = np.ones(len(lo), bool)
+    for k in range(3):
+        if d[k] == 0:
+            ok &= (p0[k] >= lo[:, k]) & (p0[k] <= hi[:, k])
+            continue
+        t1, t2 = (lo[:, k] - p0[k]) / d[k], (hi[:, k] - p0[k]) / d[k]
+        tmin, tmax = np.maximum(tmin, np.minimum(t1, t2)), np.minimum(tmax, np.maximum(t1, t2))
+    return (ok & (tmin <= tmax)).astype(int)
+
+
+def test_a_capsule_query_finds_the_boxes_its_grown_sweep_meets_each_once():
+    rng = np.random.default_rng(11)
+    lo = rng.uniform(0, 10, (300, 3)).astype(np.float32)
+    hi = lo + rng.uniform(0, 1, (300, 3)).astype(np.float32)
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3), leaf_size=2)
+    for p0, p1, radius in (((0, 0, 0), (10, 10, 10), 1.0), ((1, 5, 2), (9, 4.5, 8), 0.5),
+                           ((5, 0, 5), (5, 10, 5), 0.7), ((2, 2, 2), (8, 3, 2), -1.0)):
+        p0, p1 = np.array(p0, np.float64), np.array(p1, np.float64)
+        hits = wp.zeros(300, dtype=int)
+        wp.launch(_capsule_hits, 1, [bvh.id, wp.vec3(*p0), wp.vec3(*p1), radius, hits])
+        want = _grown_box_meets_segment(p0, p1, radius, lo.astype(np.float64), hi.astype(np.float64))
+        assert want.sum() > 0
+        np.testing.assert_array_equal(hits.numpy(), want, err_msg=f"{p0} {p1} {radius}")
+
+
+@pytest.mark.compiles_for_cuda
+def test_the_gpu_mapping_sweeps_capsules_as_the_cpu_does():
+    rng = np.random.default_rng(12)
+    lo = rng.uniform(0, 10, (100, 3)).astype(np.float32)
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(lo + 0.5, dtype=wp.vec3))
+    found = []
+    for target in ("cpu", "cuda-emulation"):
+        hits = wp.zeros(100, dtype=int)
+        with config.override(target=target):
+            wp.launch(_capsule_hits, 1, [bvh.id, wp.vec3(0.0), wp.vec3(10.0, 9.0, 8.0), 1.0, hits])
+        found.append(hits.numpy())
+    assert found[0].sum() > 0
+    np.testing.assert_array_equal(found[0], found[1])

@@ -33,10 +33,18 @@ _bvh_query("bvh_query_ray", None, "vec3")
 _bvh_query("bvh_query_sphere", None, "float32")
 
 
+@builtin("bvh_query_capsule")
+def _bvh_query_capsule(id, start, dir, radius, root=None):
+    _need(id is uint64 and start is vec3 and dir is vec3 and radius is float32 and root in (None, int32),
+          "a BVH id (uint64), a vec3f start and direction, a float32 radius and optionally an int32 root node",
+          id, start, dir, radius, root)
+    return BvhQuery
+
+
 @builtin("bvh_query_next")
 def _bvh_query_next(query, index, max_dist=None):
     _need(query is BvhQuery and index is int32 and max_dist in (None, float32),
-          "a query from bvh_query_aabb/ray/sphere(), an int32 variable to receive the index and optionally a "
+          "a query from bvh_query_aabb/ray/sphere/capsule(), an int32 variable to receive the index and optionally a "
           "float32 max_dist", query, index, max_dist)
     return bool_
 
@@ -156,8 +164,8 @@ STRUCT_RESULTS = ("mesh_get", "mesh_query_point", "mesh_query_point_no_sign", "m
                   "mesh_query_point_sign_normal", "mesh_query_point_sign_winding_number",
                   "mesh_query_point_sign_parity", "mesh_query_ray")
 #: every builtin of this family (all in include/brickwork_bvh.h)
-NAMES = ("bvh_query_aabb", "bvh_query_ray", "bvh_query_sphere", "bvh_query_next", "mesh_query_aabb",
-         "mesh_query_sphere", "mesh_query_next", "mesh_query_aabb_next", *STRUCT_RESULTS, "mesh_query_ray_anyhit",
+NAMES = ("bvh_query_aabb", "bvh_query_ray", "bvh_query_sphere", "bvh_query_capsule", "bvh_query_next",
+         "mesh_query_aabb", "mesh_query_sphere", "mesh_query_next", "mesh_query_aabb_next", *STRUCT_RESULTS, "mesh_query_ray_anyhit",
          "mesh_query_ray_count_intersections",
          "mesh_eval_position", "mesh_eval_velocity", "mesh_get_point", "mesh_get_velocity", "mesh_get_index",
          "mesh_get_bvh")

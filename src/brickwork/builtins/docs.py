@@ -329,10 +329,15 @@ BUILTIN_DOCS.update({
                       "A query (``BvhQuery``) of the boxes met by the half-line ``start + t dir``, ``t >= 0``."),
     "bvh_query_sphere": ("id, center, radius, root",
                          "A query (``BvhQuery``) of the boxes within ``radius`` of ``center``."),
+    "bvh_query_capsule": ("id, start, dir, radius, root",
+                          "A query (``BvhQuery``) of the boxes met by the capsule swept along ``start + t dir`` "
+                          "(``t >= 0``; ``bvh_query_next``'s ``max_dist`` of 1 ends it at ``start + dir``) with "
+                          "``radius`` (a negative one is 0), as Warp's: each box grown by ``radius`` along every "
+                          "axis meets the half-line, so a box near the capsule's ends may be found too."),
     "bvh_query_next": ("query, index, max_dist",
                        "Advance the local ``query`` to its next box, write the box's index to the ``int32`` local "
-                       "``index`` and give ``True``; ``False`` when none is left. Ray queries take only boxes "
-                       "entered at ``t <= max_dist``."),
+                       "``index`` and give ``True``; ``False`` when none is left. Ray and capsule queries take only "
+                       "boxes entered at ``t <= max_dist``."),
     "mesh_query_aabb": ("id, low, high",
                         "A query (``MeshQuery``) of the triangles of the ``Mesh`` ``id`` whose bounds overlap "
                         "the box ``low``..``high``."),

@@ -31,10 +31,11 @@ _NEXT_OF = {BvhQuery: "bvh_query_next", MeshQuery: "mesh_query_next"}
 _for_new_query, _for_query_value = loop_rules(_NEXT_OF.__getitem__)
 
 INTRINSICS.register(FUNCTIONS["bvh_query_next"], call=next_call_rule(
-    "bvh_query_next", lambda t: t is BvhQuery, "bvh_query_aabb/ray/sphere()", _max_dist))
+    "bvh_query_next", lambda t: t is BvhQuery, "bvh_query_aabb/ray/sphere/capsule()", _max_dist))
 for _name in ("mesh_query_next", "mesh_query_aabb_next"):
     INTRINSICS.register(FUNCTIONS[_name], call=next_call_rule(_name, lambda t: t is MeshQuery,
                                                               "mesh_query_aabb/sphere()"))
-for _name in ("bvh_query_aabb", "bvh_query_ray", "bvh_query_sphere", "mesh_query_aabb", "mesh_query_sphere"):
+for _name in ("bvh_query_aabb", "bvh_query_ray", "bvh_query_sphere", "bvh_query_capsule", "mesh_query_aabb",
+              "mesh_query_sphere"):
     INTRINSICS.register(FUNCTIONS[_name], for_iter=_for_new_query)
 INTRINSICS.register_type(is_geometry_query_type, for_iter=_for_query_value)

@@ -46,7 +46,9 @@ struct mesh_data {
 
 // A mesh's sphere query (BVH_QUERY_MESH_SPHERE) keeps, of the triangles whose bounds meet the sphere, those
 // whose closest point is within the radius.
-enum { BVH_QUERY_AABB = 0, BVH_QUERY_RAY = 1, BVH_QUERY_SPHERE = 2, BVH_QUERY_MESH_SPHERE = 3, BVH_STACK = 66 };
+// A capsule query (BVH_QUERY_CAPSULE) is a ray query against boxes grown by its radius along every axis.
+enum { BVH_QUERY_AABB = 0, BVH_QUERY_RAY = 1, BVH_QUERY_SPHERE = 2, BVH_QUERY_MESH_SPHERE = 3, BVH_QUERY_CAPSULE = 4,
+       BVH_STACK = 66 };
 
 struct bvh_query_t {
     const bvh_data* bvh;
@@ -118,6 +120,11 @@ BW_INLINE bool accepts(const bvh_query_t& q, const float* lo, const float* hi, f
     switch (q.kind) {
         case BVH_QUERY_AABB: return overlap(lo, hi, q.a, q.b);
         case BVH_QUERY_RAY: return ray_box(q.a, q.r, lo, hi, max_dist);
+        case BVH_QUERY_CAPSULE: {
+            const float r = q.radius;
+            const float glo[3] = {lo[0] - r, lo[1] - r, lo[2] - r}, ghi[3] = {hi[0] + r, hi[1] + r, hi[2] + r};
+            return ray_box(q.a, q.r, glo, ghi, max_dist);
+        }
         default: return box_distance_sq(q.a, lo, hi) <= q.radius * q.radius;
     }
 }
@@ -170,7 +177,16 @@ namespace mesh_detail {
 BW_INLINE bool sphere_meets_face(const bvh_query_t& q, int32_t face);  // below, with the other triangle tests
 }
 
-// The next item whose bounds the query meets (for a ray: entered at t <= max_dist).
+BW_INLINE bvh_query_t bvh_query_capsule(uint64_t id, const vec<3, float>& start, const vec<3, float>& dir,
+                                     float radius, int32_t root = -1) {
+    float a[3], b[3];
+    bvh_detail::v3(start, a);
+    bvh_detail::v3(dir, b);
+    return bvh_detail::start((const bvh_data*)(uintptr_t)id, BVH_QUERY_CAPSULE, a, b, radius > 0.0f ? radius : 0.0f,
+                             root);
+}
+
+// The next item whose bounds the query meets (for a ray or a capsule: entered at t <= max_dist).
 BW_INLINE bool bvh_query_next(bvh_query_t& q, int32_t& index, float max_dist) {
     const bvh_data* b = q.bvh;
     float lo[3], hi[3];
