@@ -165,7 +165,7 @@ STRUCT_RESULTS = ("mesh_get", "mesh_query_point", "mesh_query_point_no_sign", "m
                   "mesh_query_point_sign_parity", "mesh_query_ray")
 #: every builtin of this family (all in include/brickwork_bvh.h)
 NAMES = ("bvh_query_aabb", "bvh_query_ray", "bvh_query_sphere", "bvh_query_capsule", "bvh_query_next",
-         "mesh_query_aabb", "mesh_query_sphere", "mesh_query_next", "mesh_query_aabb_next", *STRUCT_RESULTS, "mesh_query_ray_anyhit",
-         "mesh_query_ray_count_intersections",
+         "mesh_query_aabb", "mesh_query_sphere", "mesh_query_next", "mesh_query_aabb_next", *STRUCT_RESULTS,
+         "mesh_query_ray_anyhit", "mesh_query_ray_count_intersections",
          "mesh_eval_position", "mesh_eval_velocity", "mesh_get_point", "mesh_get_velocity", "mesh_get_index",
          "mesh_get_bvh")
