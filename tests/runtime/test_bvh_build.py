@@ -11,25 +11,40 @@ from brickwork.runtime import bvh_build
 from brickwork.runtime.bvh import Tree
 
 
-def _numpy_order(centers: np.ndarray, leaf_size: int) -> np.ndarray:
-    """Each node of more than leaf_size items sorted by (centre, item) along the longest axis of its centres'
-    extent (numpy's argmax: the first NaN, else the first largest), its lower half the first child."""
+def _numpy_order(centers: np.ndarray, leaf_size: int, groups: np.ndarray | None = None) -> np.ndarray:
+    """Each node of more than leaf_size items of one group sorted by (centre, item) along the longest axis of
+    its centres' extent (numpy's argmax: the first NaN, else the first largest), its lower half the first
+    child; a node of several groups sorted by (group, centre's x, item) and split between two halves of its
+    groups."""
     c = bvh_build.centers32(centers)
-    order = np.arange(len(c))
-    nodes = [(0, len(c))]
+    n = len(c)
+    ids = np.unique(np.zeros(n, np.int32) if groups is None else groups)
+    rank = np.searchsorted(ids, np.zeros(n, np.int32) if groups is None else groups)
+    order = np.lexsort((np.arange(n), rank))
+    nodes = [(0, n, 0, len(ids))]
     while nodes:
         children = []
-        for s, e in nodes:
-            if e - s <= leaf_size:
-                continue
+        for s, e, ga, gb in nodes:
             items = order[s:e]
-            with np.errstate(invalid="ignore", over="ignore"):
-                extent = c[items].max(axis=0) - c[items].min(axis=0)
-            order[s:e] = items[np.lexsort((items, c[items, int(np.argmax(extent))]))]
-            mid = s + (e - s) // 2
-            children += [(s, mid), (mid, e)]
+            if gb - ga > 1:
+                order[s:e] = items[np.lexsort((items, c[items, 0], rank[items]))]
+                gm = ga + (gb - ga) // 2
+                mid = s + int((rank[items] < gm).sum())
+                children += [(s, mid, ga, gm), (mid, e, gm, gb)]
+            elif e - s > leaf_size:
+                with np.errstate(invalid="ignore", over="ignore"):
+                    extent = c[items].max(axis=0) - c[items].min(axis=0)
+                order[s:e] = items[np.lexsort((items, c[items, int(np.argmax(extent))]))]
+                mid = s + (e - s) // 2
+                children += [(s, mid, ga, gb), (mid, e, ga, gb)]
         nodes = children
     return order
+
+
+def _subtree_items(tree: Tree, node: int) -> list:
+    if tree.lo_i[node] < 0:
+        return sorted(tree.order[-(tree.lo_i[node] + 1):tree.hi_i[node]])
+    return sorted(_subtree_items(tree, tree.lo_i[node]) + _subtree_items(tree, tree.hi_i[node]))
 
 
 special = st.sampled_from([np.nan, np.inf, -np.inf, -0.0, 0.0, 3e38, -3e38, 1e-45])
@@ -76,3 +91,21 @@ def test_a_rebuild_queries_the_moved_boxes():
     np.testing.assert_array_equal(bvh._tree.order, _numpy_order((moved + moved + 1) * 0.5, 1))
     node_lo = bvh._storage.tables["node_lowers"]
     np.testing.assert_array_equal(node_lo[0, :3], moved.min(axis=0))  # the root's bounds after the build
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 200), leaf_size=st.integers(1, 4),
+       threads=st.integers(1, 3), group_ids=st.lists(st.integers(-2**31, 2**31 - 1), min_size=1, max_size=9))
+def test_a_grouped_tree_is_numpys_and_each_group_is_the_subtree_of_its_root(seed, n, leaf_size, threads,
+                                                                            group_ids):
+    rng = np.random.default_rng(seed)
+    centers = np.round(rng.uniform(-5, 5, (n, 3)), 1)
+    groups = rng.choice(np.array(group_ids, np.int32), n).astype(np.int32)
+    with config.override(num_threads=threads, parallel_threshold=1):
+        tree = Tree(centers, leaf_size, groups)
+    np.testing.assert_array_equal(tree.order, _numpy_order(centers, leaf_size, groups))
+    np.testing.assert_array_equal(tree.group_ids, np.unique(groups))
+    for group, root in zip(tree.group_ids, tree.group_roots):
+        assert _subtree_items(tree, root) == list(np.flatnonzero(groups == group))
+    sizes = tree.hi_i[tree.leaves] - tree.leaf_starts
+    assert sizes.sum() == n and (n == 0 or sizes.max() <= leaf_size)

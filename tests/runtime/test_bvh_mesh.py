@@ -492,7 +492,7 @@ def test_kernel_errors_name_the_argument():
         i = 0
         wp.bvh_query_next(query, i)
 
-    assert "bvh_query_next(): the query must come from bvh_query_aabb/ray/sphere(), got MeshQuery" in \
+    assert "bvh_query_next(): the query must come from bvh_query_aabb/ray/sphere/capsule(), got MeshQuery" in \
         _kernel_error(wrong_query, [0])
 
     @wp.kernel

@@ -147,6 +147,19 @@ _getter("mesh_get_point", vec3)
 _getter("mesh_get_velocity", vec3)
 _getter("mesh_get_index", int32)
 
+def _group_root(name, what):
+    @builtin(name)
+    def rule(id, group):
+        _need(id is uint64 and group is int32, f"{what} id (uint64) and an int32 group", id, group)
+        return int32
+
+    return rule
+
+
+_group_root("bvh_get_group_root", "a BVH")
+_group_root("mesh_get_group_root", "a mesh")
+
+
 @builtin("mesh_get")
 def _mesh_get(id):
     _need(id is uint64, "a mesh id (uint64)", id)
@@ -168,4 +181,4 @@ NAMES = ("bvh_query_aabb", "bvh_query_ray", "bvh_query_sphere", "bvh_query_capsu
          "mesh_query_aabb", "mesh_query_sphere", "mesh_query_next", "mesh_query_aabb_next", *STRUCT_RESULTS,
          "mesh_query_ray_anyhit", "mesh_query_ray_count_intersections",
          "mesh_eval_position", "mesh_eval_velocity", "mesh_get_point", "mesh_get_velocity", "mesh_get_index",
-         "mesh_get_bvh")
+         "mesh_get_bvh", "bvh_get_group_root", "mesh_get_group_root")

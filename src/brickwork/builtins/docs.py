@@ -334,6 +334,10 @@ BUILTIN_DOCS.update({
                           "(``t >= 0``; ``bvh_query_next``'s ``max_dist`` of 1 ends it at ``start + dir``) with "
                           "``radius`` (a negative one is 0), as Warp's: each box grown by ``radius`` along every "
                           "axis meets the half-line, so a box near the capsule's ends may be found too."),
+    "bvh_get_group_root": ("id, group",
+                           "The root node of group ``group``'s subtree in a ``Bvh`` built with ``groups``, for a "
+                           "query's ``root``; ``-1`` (the whole tree) for a group the tree does not have."),
+    "mesh_get_group_root": ("id, group", "``bvh_get_group_root`` of a ``Mesh`` built with ``groups``."),
     "bvh_query_next": ("query, index, max_dist",
                        "Advance the local ``query`` to its next box, write the box's index to the ``int32`` local "
                        "``index`` and give ``True``; ``False`` when none is left. Ray and capsule queries take only "

@@ -192,6 +192,7 @@ NAMES = (
     "mesh_query_point_sign_winding_number mesh_query_point_sign_parity mesh_query_ray mesh_query_ray_anyhit "
     "mesh_query_ray_count_intersections mesh_eval_position mesh_eval_velocity mesh_get_point mesh_get_velocity "
     "mesh_get_index mesh_get mesh_get_bvh "
+    "bvh_get_group_root mesh_get_group_root "
     "step nonzero smoothstep add sub mul div mod floordiv neg pos bit_and bit_or bit_xor lshift rshift invert unot "
     "select where atomic_add atomic_sub atomic_min atomic_max atomic_and atomic_or atomic_xor atomic_exch atomic_cas "
     "len "

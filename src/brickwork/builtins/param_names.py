@@ -106,6 +106,7 @@ _BY_SIGNATURE[('id', 'index')] = "hash_grid_point_id mesh_get_point mesh_get_vel
 _BY_SIGNATURE[('id', 'low', 'high', 'root')] = "bvh_query_aabb"
 _BY_SIGNATURE[('id', 'start', 'dir', 'root')] = "bvh_query_ray mesh_query_ray_count_intersections"
 _BY_SIGNATURE[('id', 'center', 'radius', 'root')] = "bvh_query_sphere"
+_BY_SIGNATURE[('id', 'group')] = "bvh_get_group_root mesh_get_group_root"
 _BY_SIGNATURE[('id', 'start', 'dir', 'radius', 'root')] = "bvh_query_capsule"
 _BY_SIGNATURE[('query', 'index', 'max_dist')] = "bvh_query_next"
 _BY_SIGNATURE[('query', 'index')] = "hash_grid_query_next mesh_query_aabb_next mesh_query_next"

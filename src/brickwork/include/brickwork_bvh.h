@@ -18,7 +18,7 @@ struct bvh_node_half {  // a node's lower (or upper) corner and one int: childre
     int32_t i;
 };
 
-// The layout runtime/bvh.py writes (72 bytes): a node's lower.i is its left child, or for a leaf the
+// The layout runtime/bvh.py writes (96 bytes): a node's lower.i is its left child, or for a leaf the
 // negative -(first + 1) of its range of primitive_indices; upper.i its right child, or the range's end.
 struct bvh_data {
     const bvh_node_half* node_lowers;
@@ -32,9 +32,13 @@ struct bvh_data {
     int32_t num_items;
     const float* item_lowers;  // 3 floats per item
     const float* item_uppers;
+    const int32_t* group_ids;    // a grouped tree's groups, ascending (num_groups of them; 0 if not grouped)
+    const int32_t* group_roots;  // the root node of each group's subtree
+    int32_t num_groups;
+    int32_t unused;
 };
 
-// The layout runtime/mesh.py writes (104 bytes).
+// The layout runtime/mesh.py writes (128 bytes).
 struct mesh_data {
     bvh_data bvh;  // over the triangles' bounds
     const float* points;      // 3 floats per point
@@ -184,6 +188,20 @@ BW_INLINE bvh_query_t bvh_query_capsule(uint64_t id, const vec<3, float>& start,
     bvh_detail::v3(dir, b);
     return bvh_detail::start((const bvh_data*)(uintptr_t)id, BVH_QUERY_CAPSULE, a, b, radius > 0.0f ? radius : 0.0f,
                              root);
+}
+
+// The root node of a group's subtree in a grouped tree (for a query's root), or -1 (the whole tree) for a
+// group it does not have.
+BW_INLINE int32_t bvh_get_group_root(uint64_t id, int32_t group) {
+    const bvh_data* b = (const bvh_data*)(uintptr_t)id;
+    if (b == nullptr) return -1;
+    int32_t lo = 0, hi = b->num_groups;  // the first id >= group in [lo, hi)
+    while (lo < hi) {
+        const int32_t m = lo + (hi - lo) / 2;
+        if (b->group_ids[m] < group) lo = m + 1;
+        else hi = m;
+    }
+    return lo < b->num_groups && b->group_ids[lo] == group ? b->group_roots[lo] : -1;
 }
 
 // The next item whose bounds the query meets (for a ray or a capsule: entered at t <= max_dist).
@@ -705,6 +723,8 @@ template <class R> BW_INLINE R mesh_get(uint64_t id) {
     r.m_indices.strides[0] = 1;
     return r;
 }
+
+BW_INLINE int32_t mesh_get_group_root(uint64_t id, int32_t group) { return bvh_get_group_root(id, group); }
 
 // The id of the mesh's tree over its triangles' bounds, for the bvh_query_* builtins: a mesh_data starts
 // with its bvh_data, so it is the mesh's own address.

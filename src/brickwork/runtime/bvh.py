@@ -5,7 +5,7 @@ axis of their extent, and the nodes are numbered level by level, root 0. The tre
 number of items and is computed with numpy; the item order (which items each node holds) is computed by
 compiled kernels on the CPU (``bvh_build``), deterministically: ties go by item index. Node bounds are
 computed bottom-up (``refit``: the leaves', then each level's from its children; compiled, in place, for a
-CPU tree: ``bvh_refit``). Kernels receive the tree as its ``id`` (a ``uint64``: the address of the 72-byte
+CPU tree: ``bvh_refit``). Kernels receive the tree as its ``id`` (a ``uint64``: the address of the 96-byte
 descriptor on the tree's device, ``bw::bvh_data`` in ``include/brickwork_bvh.h``), and traverse it with an
 explicit stack.
 
@@ -28,12 +28,14 @@ from ..types.composite import vector
 from ..types.scalars import float32, int32, uint8
 from . import bvh_build, bvh_refit
 
-#: The descriptor the kernels read (``bw::bvh_data``); the first fields have the order of Warp's host header.
+#: The descriptor the kernels read (``bw::bvh_data``); the first fields have the order of Warp's host header, then
+#: the groups' sorted ids and subtree roots (``bvh_get_group_root``).
 DESCRIPTOR = np.dtype([("node_lowers", "<u8"), ("node_uppers", "<u8"), ("node_parents", "<u8"),
                        ("node_counts", "<u8"), ("primitive_indices", "<u8"), ("max_depth", "<i4"),
                        ("max_nodes", "<i4"), ("num_nodes", "<i4"), ("num_items", "<i4"), ("item_lowers", "<u8"),
-                       ("item_uppers", "<u8")])
-assert DESCRIPTOR.itemsize == 72
+                       ("item_uppers", "<u8"), ("group_ids", "<u8"), ("group_roots", "<u8"), ("num_groups", "<i4"),
+                       ("unused", "<i4")])
+assert DESCRIPTOR.itemsize == 96
 CONSTRUCTORS = ("sah", "median", "lbvh")
 MAX_ITEMS = 2**31 - 1
 
@@ -45,39 +47,61 @@ class BvhError(BrickworkError, RuntimeError, ValueError):
 
 class Tree:
     """A median-split tree over ``n`` items: the item order, each node's children (or item range) and parent,
-    and the nodes of each level (for the bottom-up bounds)."""
+    and the nodes of each level (for the bottom-up bounds). With ``groups`` (an int32 per item), the items of
+    each group form a subtree: the nodes above them split the groups in halves (by group id), and
+    ``group_ids``/``group_roots`` (sorted ids, int32) give each group's subtree root."""
 
-    def __init__(self, centers: np.ndarray, leaf_size: int):
-        # the shape (each level's item ranges) depends only on n and leaf_size; the centres decide which items
-        # each node holds (bvh_build)
+    def __init__(self, centers: np.ndarray, leaf_size: int, groups: np.ndarray | None = None):
+        # the shape (each level's item ranges) depends only on n, leaf_size and the groups' sizes; the centres
+        # decide which items each node holds (bvh_build)
         n = len(centers)
+        if groups is None:
+            self.group_ids, rank = np.zeros(1, np.int32), None
+        else:
+            self.group_ids, rank = np.unique(np.asarray(groups, np.int32), return_inverse=True)
+        # each group's range of the items sorted by group (a node of several groups splits at a boundary)
+        ends = np.cumsum(np.bincount(rank, minlength=len(self.group_ids))) if rank is not None else np.array([n])
+        group_start = np.concatenate(([0], ends[:-1])).astype(np.int64)
+        roots = np.zeros(len(self.group_ids), np.int32)
         lo_i, hi_i, parents, levels, splits = [], [], [], [], []
         seg_start, seg_end = np.array([0], np.int64), np.array([n], np.int64)
-        seg_parent = np.array([-1], np.int64)
+        seg_ga, seg_gb = np.array([0], np.int64), np.array([len(self.group_ids)], np.int64)  # groups [ga, gb)
+        seg_parent, fresh = np.array([-1], np.int64), np.array([True])  # fresh: the top of a group's subtree
         next_id = 0
         while len(seg_start):
             ids = np.arange(next_id, next_id + len(seg_start))
             next_id += len(seg_start)
             parents.append(seg_parent)
-            split = seg_end - seg_start > leaf_size
+            by_group = seg_gb - seg_ga > 1
+            top = fresh & ~by_group & (seg_gb > seg_ga)  # (an empty grouped tree has no group)
+            roots[seg_ga[top]] = ids[top]
+            split = by_group | (seg_end - seg_start > leaf_size)
             a = np.where(split, 0, -(seg_start + 1))  # a leaf: its item range; a split node: its children
             b = np.where(split, 0, seg_end)
             levels.append((ids, split))
-            s, e = seg_start[split], seg_end[split]
+            s, e, ga, gb, g = seg_start[split], seg_end[split], seg_ga[split], seg_gb[split], by_group[split]
             if len(s):
-                splits.append((s, e))
-                mid = s + (e - s) // 2
+                gm = ga + (gb - ga) // 2
+                mid = np.where(g, group_start[np.minimum(gm, len(group_start) - 1)], s + (e - s) // 2)
                 first_child = next_id + 2 * np.arange(len(s))
                 a[split] = first_child
                 b[split] = first_child + 1
                 seg_start = np.stack([s, mid], 1).reshape(-1)
                 seg_end = np.stack([mid, e], 1).reshape(-1)
+                seg_ga = np.stack([ga, np.where(g, gm, ga)], 1).reshape(-1)
+                seg_gb = np.stack([np.where(g, gm, gb), gb], 1).reshape(-1)
                 seg_parent = np.repeat(ids[split], 2)
+                fresh = np.repeat(g, 2)
+                leaf = (seg_gb - seg_ga <= 1) & (seg_end - seg_start <= leaf_size)
+                splits.append((s, mid, e, g, leaf[0::2] + 2 * leaf[1::2]))
             else:
-                seg_start = seg_end = seg_parent = np.zeros(0, np.int64)
+                seg_start = seg_end = seg_ga = seg_gb = seg_parent = np.zeros(0, np.int64)
+                fresh = np.zeros(0, bool)
             lo_i.append(a)
             hi_i.append(b)
-        self.order = bvh_build.item_order(centers, splits, leaf_size)
+        self.group_roots = roots
+        self.grouped = groups is not None
+        self.order = bvh_build.item_order(centers, splits, rank)
         self.num_nodes = next_id
         self.lo_i = np.concatenate(lo_i).astype(np.int32)
         self.hi_i = np.concatenate(hi_i).astype(np.int32)
@@ -132,6 +156,20 @@ def check_leaf_size(leaf_size, where: str) -> int:
     if value < 1:
         raise BvhError(f"{where} must be greater than or equal to 1, current value: {value}")
     return value
+
+
+def check_groups(groups, items: int, device, what: str, error=BvhError):
+    """``groups`` (an int32 array, one per item of a tree over ``items`` items), or None; Warp's errors (of
+    class ``error``) for a wrong array."""
+    if groups is None:
+        return None
+    if not isinstance(groups, array) or groups.dtype is not int32 or not groups.is_contiguous or groups.ndim != 1:
+        raise error("groups should be a contiguous array of type wp.int32")
+    if groups.device != device:
+        raise error(f"groups must live on the same device as {what}")
+    if groups.size != items:
+        raise error(f"groups must have the same length as {what}, got {groups.size} for {items}")
+    return groups
 
 
 def check_constructor(constructor) -> str | None:
@@ -206,6 +244,9 @@ def write_tree(storage: TreeStorage, tree: Tree, lowers: np.ndarray, uppers: np.
     if structure:
         storage.put("node_parents", tree.parents)
         storage.put("primitive_indices", tree.order.astype(np.int32))
+        storage.put("group_ids", tree.group_ids)
+        storage.put("group_roots", tree.group_roots)
+        d["num_groups"] = len(tree.group_ids) if tree.grouped else 0
         d["node_counts"] = 0
         d["max_depth"] = tree.max_depth
         d["max_nodes"] = tree.num_nodes
@@ -238,8 +279,9 @@ class Bvh:
         if lowers.device != uppers.device:
             raise BvhError(f"Lower and upper bounds must live on the same device, got {lowers.device} and "
                            f"{uppers.device}")
-        if groups is not None:
-            raise BvhError("grouped BVHs (groups=...) are not supported by brickwork")
+        if groups is not None and getattr(constructor, "value", constructor) == "cubql":
+            raise BvhError("Grouped BVHs are not supported by the cuBQL constructor")
+        self.groups = check_groups(groups, lowers.size, lowers.device, "lowers/uppers")
         if lowers.size > MAX_ITEMS:
             raise BvhError(f"Bvh: at most {MAX_ITEMS} boxes, got {lowers.size}")
         self.leaf_size = check_leaf_size(leaf_size, "leaf_size")
@@ -247,7 +289,6 @@ class Bvh:
         self.device = get_device(lowers.device)
         self.lowers = lowers
         self.uppers = uppers
-        self.groups = None
         self._storage = TreeStorage(self.device, np.zeros(1, DESCRIPTOR))
         self._tree = None
         self._build()
@@ -260,7 +301,8 @@ class Bvh:
 
     def _build(self) -> None:
         lo, hi = self._read()
-        self._tree = Tree((lo.astype(np.float64) + hi) * 0.5, self.leaf_size)
+        groups = None if self.groups is None else self.groups.numpy()
+        self._tree = Tree((lo.astype(np.float64) + hi) * 0.5, self.leaf_size, groups)
         write_tree(self._storage, self._tree, lo, hi, structure=True)
 
     def _refit(self) -> None:

@@ -2,7 +2,7 @@
 
 The mesh keeps the user's ``points`` (and ``velocities``) and ``indices`` arrays: kernels read them
 directly, so moving the points moves the mesh; ``refit()`` then updates the tree over the triangles'
-bounds (``runtime/bvh.py``). Kernels receive the mesh as its ``id`` (the address of a 104-byte descriptor,
+bounds (``runtime/bvh.py``). Kernels receive the mesh as its ``id`` (the address of a 128-byte descriptor,
 ``bw::mesh_data`` in ``include/brickwork_bvh.h``: the tree's descriptor, then the arrays' addresses).
 """
 
@@ -16,12 +16,12 @@ from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import float32, int32
 from .bvh import DESCRIPTOR as BVH_DESCRIPTOR
-from .bvh import BvhError, Tree, TreeStorage, check_constructor, check_leaf_size, write_tree
+from .bvh import BvhError, Tree, TreeStorage, check_constructor, check_groups, check_leaf_size, write_tree
 
 #: ``bw::mesh_data``: the tree's fields, then the mesh's.
 DESCRIPTOR = np.dtype(BVH_DESCRIPTOR.descr + [("points", "<u8"), ("velocities", "<u8"), ("indices", "<u8"),
                                               ("num_points", "<i4"), ("num_tris", "<i4")])
-assert DESCRIPTOR.itemsize == 104
+assert DESCRIPTOR.itemsize == 128
 
 
 class MeshError(BvhError):
@@ -64,8 +64,9 @@ class Mesh:
             raise MeshError("Mesh points and indices must live on the same device")
         if velocities is not None and velocities.size != points.size:
             raise MeshError(f"Mesh velocities should have one per point ({points.size}), got {velocities.size}")
-        if groups is not None:
-            raise MeshError("grouped meshes (groups=...) are not supported by brickwork")
+        if groups is not None and getattr(bvh_constructor, "value", bvh_constructor) == "cubql":
+            raise MeshError("Grouped meshes are not supported by the cuBQL constructor")
+        groups = check_groups(groups, indices.size // 3, points.device, "indices / 3", MeshError)
         idx = np.asarray(indices.numpy()).reshape(-1)
         if idx.size and (idx.min() < 0 or idx.max() >= points.size):
             raise MeshError(f"Mesh indices must lie in [0, {points.size}), got values from {idx.min()} to "
@@ -76,7 +77,7 @@ class Mesh:
         self._points = points
         self._velocities = velocities
         self.indices = indices
-        self.groups = None
+        self.groups = groups
         self.support_winding_number = bool(support_winding_number)
         self._storage = TreeStorage(self.device, np.zeros(1, DESCRIPTOR))
         self._tris = idx.astype(np.int64).reshape(-1, 3)
@@ -100,7 +101,8 @@ class Mesh:
 
     def _build(self) -> None:
         lo, hi = self._bounds()
-        self._tree = Tree((lo.astype(np.float64) + hi) * 0.5, self.bvh_leaf_size)
+        groups = None if self.groups is None else self.groups.numpy()
+        self._tree = Tree((lo.astype(np.float64) + hi) * 0.5, self.bvh_leaf_size, groups)
         write_tree(self._storage, self._tree, lo, hi, structure=True)
 
     def _refit(self) -> None:
