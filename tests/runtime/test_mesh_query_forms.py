@@ -316,3 +316,27 @@ def test_the_gpu_mapping_sweeps_capsules_as_the_cpu_does():
         found.append(hits.numpy())
     assert found[0].sum() > 0
     np.testing.assert_array_equal(found[0], found[1])
+
+
+@wp.kernel
+def _signs(mesh: wp.uint64, points: wp.array(dtype=wp.vec3), signs: wp.array2d(dtype=float)):
+    i = wp.tid()
+    signs[0, i] = wp.mesh_query_point(mesh, points[i], 1.0e6).sign
+    signs[1, i] = wp.mesh_query_point_sign_parity(mesh, points[i], 1.0e6).sign
+
+
+def test_mesh_query_point_signs_by_the_faces_the_axis_rays_meet_first_and_parity_by_crossings():
+    """A unit cube wound outwards, then inwards: Warp 1.19's vote finds the inside of the first only."""
+    corners = np.array([[x, y, z] for z in (0, 1) for y in (0, 1) for x in (0, 1)], np.float32)
+    outward = np.array([[0, 2, 1], [1, 2, 3], [4, 5, 6], [5, 7, 6], [0, 1, 4], [1, 5, 4], [2, 6, 3], [3, 6, 7],
+                        [0, 4, 2], [2, 4, 6], [1, 3, 5], [3, 7, 5]], np.int32)
+    rng = np.random.default_rng(8)
+    points = rng.uniform(-0.5, 1.5, (300, 3)).astype(np.float32)
+    inside = np.where((np.abs(points - 0.5) < 0.5).all(axis=1), -1.0, 1.0)
+    assert 0 < (inside < 0).sum() < 300
+    for faces, want in ((outward, inside), (outward[:, ::-1].copy(), np.ones(300))):
+        mesh = wp.Mesh(points=wp.array(corners, dtype=wp.vec3), indices=wp.array(faces.reshape(-1), dtype=wp.int32))
+        signs = wp.zeros((2, 300), dtype=float)
+        wp.launch(_signs, 300, [mesh.id, wp.array(points, dtype=wp.vec3), signs])
+        np.testing.assert_array_equal(signs.numpy()[0], want)
+        np.testing.assert_array_equal(signs.numpy()[1], inside)  # parity ignores the winding

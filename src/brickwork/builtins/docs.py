@@ -361,7 +361,8 @@ BUILTIN_DOCS.update({
                      "builtins: the indices they give are faces."),
     "mesh_query_point": ("id, point, max_dist",
                          "The closest point of the mesh within ``max_dist`` (a ``MeshQueryPoint``: result, sign, "
-                         "face, u, v); the sign (-1 inside) by the parity of three ray casts (majority). Warp's "
+                         "face, u, v); the sign (-1 inside) by a vote of rays along +x, +y, +z (inside when the "
+                         "closest hit is a face's back), as Warp 1.19's. Warp's "
                          "older form ``(id, point, max_dist, inside, face, u, v)`` writes the results into those "
                          "variables and gives ``result``; so do the other point queries and ``mesh_query_ray``."),
     "mesh_query_point_no_sign": ("id, point, max_dist", "The closest point within ``max_dist``, sign 0."),
@@ -376,8 +377,8 @@ BUILTIN_DOCS.update({
                                              "The closest point; inside (-1) where the exact winding number "
                                              "exceeds ``threshold`` (``accuracy`` is accepted and unused)."),
     "mesh_query_point_sign_parity": ("id, point, max_dist, n_sample, perturbation_scale",
-                                     "The closest point; the sign by the parity of ray casts (as "
-                                     "``mesh_query_point``)."),
+                                     "The closest point; the sign by the parity of the crossings of three "
+                                     "skewed rays (majority vote)."),
     "mesh_query_ray": ("id, start, dir, max_t, root",
                        "The closest hit within ``t <= max_t`` (a ``MeshQueryRay``: result, sign, face, t, u, v, "
                        "normal); a miss is all zero."),

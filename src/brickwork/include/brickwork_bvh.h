@@ -513,6 +513,25 @@ BW_INLINE float parity_sign(const mesh_data* m, const float* p) {
     return inside >= 2 ? -1.0f : 1.0f;
 }
 
+// mesh_query_point's sign, as Warp 1.19 takes it: rays along +x, +y and +z from p each vote inside when
+// their closest hit is the back of a face (its winding normal along the ray), outside when they miss or hit a
+// front; -1 (inside) on two votes. A mesh wound inwards is so "outside" everywhere, where parity would not be.
+BW_INLINE float orientation_sign(const mesh_data* m, const float* p) {
+    int inside = 0;
+    for (int k = 0; k < 3; ++k) {
+        const float d[3] = {k == 0 ? 1.0f : 0.0f, k == 1 ? 1.0f : 0.0f, k == 2 ? 1.0f : 0.0f};
+        int32_t face;
+        float t, u, v, a[3], b[3], c[3], ab[3], ac[3], n[3];
+        if (!ray_closest(m, p, d, inf<float>(), face, t, u, v, -1)) continue;
+        triangle(m, face, a, b, c);
+        sub(b, a, ab);
+        sub(c, a, ac);
+        cross(ab, ac, n);
+        inside += dot(n, d) > 0.0f;
+    }
+    return inside >= 2 ? -1.0f : 1.0f;
+}
+
 // The generalized winding number of the mesh at p: the sum of its triangles' signed solid angles / 4 pi.
 BW_INLINE float winding_number(const mesh_data* m, const float* p) {
     double total = 0.0;
@@ -582,7 +601,7 @@ template <class R> BW_INLINE R point_result(bool found, float sign, int32_t face
     return r;
 }
 
-enum { SIGN_NONE, SIGN_NORMAL, SIGN_PARITY, SIGN_WINDING };
+enum { SIGN_NONE, SIGN_NORMAL, SIGN_PARITY, SIGN_WINDING, SIGN_ORIENTATION };
 
 template <class R>
 BW_INLINE R query_point(uint64_t id, const vec<3, float>& point, float max_dist, int how, float accuracy = 2.0f,
@@ -596,6 +615,7 @@ BW_INLINE R query_point(uint64_t id, const vec<3, float>& point, float max_dist,
     float sign = 0.0f;
     if (how == SIGN_NORMAL) sign = normal_sign(m, p, face, u, v, best);
     else if (how == SIGN_PARITY) sign = parity_sign(m, p);
+    else if (how == SIGN_ORIENTATION) sign = orientation_sign(m, p);
     else if (how == SIGN_WINDING) sign = winding_number(m, p) > threshold ? -1.0f : 1.0f;
     (void)accuracy;
     return point_result<R>(true, sign, face, u, v);
@@ -633,7 +653,7 @@ template <class R> BW_INLINE R mesh_query_point_sign_parity(uint64_t id, const v
 }
 
 template <class R> BW_INLINE R mesh_query_point(uint64_t id, const vec<3, float>& point, float max_dist) {
-    return mesh_detail::query_point<R>(id, point, max_dist, mesh_detail::SIGN_PARITY);
+    return mesh_detail::query_point<R>(id, point, max_dist, mesh_detail::SIGN_ORIENTATION);
 }
 
 template <class R>
