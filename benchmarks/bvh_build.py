@@ -1,0 +1,78 @@
+"""Building, rebuilding and refitting a ``wp.Bvh`` on the CPU: brickwork beside Warp, in one run.
+
+    python benchmarks/bvh_build.py [--n 100000] [--reps 15] [--warp-python PATH]
+
+Each kernel language runs in a process of its own (``--warp-python``: the interpreter of an environment with
+warp-lang; without it, or without warp there, only brickwork runs) over the same boxes: ``n`` random unit-cube
+corners with sides up to 0.01, float32. A process builds the tree once (the first build also loads the kernels),
+then times ``rebuild()`` and ``refit()`` ``reps`` times each; the table gives the medians and brickwork's speed
+against Warp's. Warp's CPU trees are built by its SAH constructor ("lbvh" falls back to it on the CPU); brickwork
+builds a median-split tree whichever constructor is named.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+_CHILD = """
+import json, sys, time
+import numpy as np
+name, n, reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+if name == "brickwork":
+    sys.path.insert(0, sys.argv[4])
+import importlib
+wp = importlib.import_module(name)
+if name == "warp":
+    wp.config.quiet = True
+    wp.init()
+rng = np.random.default_rng(0)
+lo = rng.random((n, 3), dtype=np.float32)
+hi = lo + rng.random((n, 3), dtype=np.float32) * np.float32(0.01)
+lowers = wp.array(lo, dtype=wp.vec3, device="cpu")
+uppers = wp.array(hi, dtype=wp.vec3, device="cpu")
+bvh = wp.Bvh(lowers, uppers)
+def median(f):
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
+print(json.dumps({"rebuild": median(bvh.rebuild), "refit": median(bvh.refit)}))
+"""
+
+
+def measure(python: str, name: str, n: int, reps: int) -> dict | None:
+    src = str(Path(__file__).resolve().parent.parent / "src")
+    done = subprocess.run([python, "-c", _CHILD, name, str(n), str(reps), src], capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"bvh_build: {name} did not run ({done.stderr.strip().splitlines()[-1:]})", file=sys.stderr)
+        return None
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--reps", type=int, default=15)
+    parser.add_argument("--warp-python", help="an interpreter with warp-lang installed")
+    args = parser.parse_args(argv)
+    mine = measure(sys.executable, "brickwork", args.n, args.reps)
+    theirs = measure(args.warp_python, "warp", args.n, args.reps) if args.warp_python else None
+    if mine is None:
+        return 1
+    print(f"wp.Bvh on the CPU, {args.n} boxes (median of {args.reps}; `python benchmarks/bvh_build.py`)\n")
+    print("| step | brickwork ms | Warp ms | brickwork speed vs Warp |\n|---|---|---|---|")
+    for step in ("rebuild", "refit"):
+        warp = f"{theirs[step] * 1e3:.2f}" if theirs else "-"
+        ratio = f"{theirs[step] / mine[step]:.2f}x" if theirs else "-"
+        print(f"| {step} | {mine[step] * 1e3:.2f} | {warp} | {ratio} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
