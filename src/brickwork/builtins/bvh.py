@@ -33,12 +33,20 @@ _bvh_query("bvh_query_ray", None, "vec3")
 _bvh_query("bvh_query_sphere", None, "float32")
 
 
-@builtin("bvh_query_capsule")
-def _bvh_query_capsule(id, start, dir, radius, root=None):
-    _need(id is uint64 and start is vec3 and dir is vec3 and radius is float32 and root in (None, int32),
-          "a BVH id (uint64), a vec3f start and direction, a float32 radius and optionally an int32 root node",
-          id, start, dir, radius, root)
-    return BvhQuery
+def _ray_query(name, owner: str, last: str, result):
+    """A query along ``start + t dir``: ``(id, start, dir, <last: float32>[, root])``."""
+
+    @builtin(name)
+    def rule(id, start, dir, x, root=None):
+        _need(id is uint64 and start is vec3 and dir is vec3 and x is float32 and root in (None, int32),
+              f"{owner} id (uint64), a vec3f start and direction, a float32 {last} and optionally an int32 root",
+              id, start, dir, x, root)
+        return result
+
+    return rule
+
+
+_ray_query("bvh_query_capsule", "a BVH", "radius", BvhQuery)
 
 
 @builtin("bvh_query_next")
@@ -97,20 +105,8 @@ _point_query("mesh_query_point_sign_winding_number", float32, float32)
 _point_query("mesh_query_point_sign_parity", int32, float32)
 
 
-@builtin("mesh_query_ray")
-def _mesh_query_ray(id, start, dir, max_t, root=None):
-    _need(id is uint64 and start is vec3 and dir is vec3 and max_t is float32 and root in (None, int32),
-          "a mesh id (uint64), a vec3f start and direction, a float32 max_t and optionally an int32 root",
-          id, start, dir, max_t, root)
-    return MeshQueryRay
-
-
-@builtin("mesh_query_ray_anyhit")
-def _mesh_query_ray_anyhit(id, start, dir, max_t, root=None):
-    _need(id is uint64 and start is vec3 and dir is vec3 and max_t is float32 and root in (None, int32),
-          "a mesh id (uint64), a vec3f start and direction, a float32 max_t and optionally an int32 root",
-          id, start, dir, max_t, root)
-    return bool_
+_ray_query("mesh_query_ray", "a mesh", "max_t", MeshQueryRay)
+_ray_query("mesh_query_ray_anyhit", "a mesh", "max_t", bool_)
 
 
 @builtin("mesh_query_ray_count_intersections")
