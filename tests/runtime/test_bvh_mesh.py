@@ -164,6 +164,26 @@ def test_a_captured_refit_runs_at_each_replay():
     assert _hits(bvh, 1, 0, (5, 5, 5), (5.5, 5.5, 5.5))[0] == 1
 
 
+def test_trees_made_during_a_capture_are_built_then_and_a_captured_rebuild_runs_at_each_replay():
+    """Found by trying it: the compiled build's launches were recorded into the graph instead of run, and the
+    tree's item table was left uninitialized (a query then crashed)."""
+    rng = np.random.default_rng(13)
+    lo, hi = _boxes(rng, 40)
+    lowers, uppers = wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3)
+    with wp.ScopedCapture() as capture:
+        bvh = wp.Bvh(lowers, uppers, leaf_size=2)
+        mesh = wp.Mesh(points=wp.array(lo, dtype=wp.vec3), indices=wp.array(np.arange(39, dtype=np.int32),
+                                                                           dtype=wp.int32))
+        bvh.rebuild()
+    assert len(capture.graph.calls) == 1  # the rebuild only
+    np.testing.assert_array_equal(_hits(bvh, 40, 0, (-100, -100, -100), (100, 100, 100)), 1)
+    assert sorted(mesh._tree.order) == list(range(13))
+    lowers.assign(lo + 50)
+    uppers.assign(hi + 50)
+    wp.capture_launch(capture.graph)
+    np.testing.assert_array_equal(_hits(bvh, 40, 0, (49, 49, 49), (100, 100, 100)), 1)
+
+
 # -- meshes -------------------------------------------------------------------------------------------
 def sphere_mesh(n=10):
     """A closed UV sphere of radius 1 (outward-facing triangles)."""
