@@ -65,38 +65,50 @@ class Tree:
         roots = np.zeros(len(self.group_ids), np.int32)
         lo_i, hi_i, parents, levels, splits = [], [], [], [], []
         seg_start, seg_end = np.array([0], np.int64), np.array([n], np.int64)
-        seg_ga, seg_gb = np.array([0], np.int64), np.array([len(self.group_ids)], np.int64)  # groups [ga, gb)
-        seg_parent, fresh = np.array([-1], np.int64), np.array([True])  # fresh: the top of a group's subtree
+        seg_parent = np.array([-1], np.int64)
+        # the groups [ga, gb) of each node, while some node holds several (below, each holds one)
+        grouping = len(self.group_ids) > 1
+        seg_ga, seg_gb = np.array([0], np.int64), np.array([len(self.group_ids)], np.int64)
+        fresh = np.array([True])  # the top of a group's subtree
         next_id = 0
         while len(seg_start):
             ids = np.arange(next_id, next_id + len(seg_start))
             next_id += len(seg_start)
             parents.append(seg_parent)
-            by_group = seg_gb - seg_ga > 1
-            top = fresh & ~by_group & (seg_gb > seg_ga)  # (an empty grouped tree has no group)
-            roots[seg_ga[top]] = ids[top]
-            split = by_group | (seg_end - seg_start > leaf_size)
+            split = seg_end - seg_start > leaf_size
+            if grouping:
+                by_group = seg_gb - seg_ga > 1
+                top = fresh & ~by_group
+                roots[seg_ga[top]] = ids[top]
+                split |= by_group
             a = np.where(split, 0, -(seg_start + 1))  # a leaf: its item range; a split node: its children
             b = np.where(split, 0, seg_end)
             levels.append((ids, split))
-            s, e, ga, gb, g = seg_start[split], seg_end[split], seg_ga[split], seg_gb[split], by_group[split]
+            s, e = seg_start[split], seg_end[split]
             if len(s):
-                gm = ga + (gb - ga) // 2
-                mid = np.where(g, group_start[np.minimum(gm, len(group_start) - 1)], s + (e - s) // 2)
+                mid = s + (e - s) // 2
+                g = np.zeros(len(s), bool)
+                if grouping:
+                    ga, gb, g = seg_ga[split], seg_gb[split], by_group[split]
+                    gm = ga + (gb - ga) // 2
+                    mid = np.where(g, group_start[np.minimum(gm, len(group_start) - 1)], mid)
                 first_child = next_id + 2 * np.arange(len(s))
                 a[split] = first_child
                 b[split] = first_child + 1
                 seg_start = np.stack([s, mid], 1).reshape(-1)
                 seg_end = np.stack([mid, e], 1).reshape(-1)
-                seg_ga = np.stack([ga, np.where(g, gm, ga)], 1).reshape(-1)
-                seg_gb = np.stack([np.where(g, gm, gb), gb], 1).reshape(-1)
                 seg_parent = np.repeat(ids[split], 2)
-                fresh = np.repeat(g, 2)
-                leaf = (seg_gb - seg_ga <= 1) & (seg_end - seg_start <= leaf_size)
+                leaf = seg_end - seg_start <= leaf_size
+                if grouping:
+                    seg_ga = np.stack([ga, np.where(g, gm, ga)], 1).reshape(-1)
+                    seg_gb = np.stack([np.where(g, gm, gb), gb], 1).reshape(-1)
+                    fresh = np.repeat(g, 2)
+                    leaf &= seg_gb - seg_ga <= 1
+                    if not fresh.any():  # no group split at this level: each node below holds one group
+                        grouping = False
                 splits.append((s, mid, e, g, leaf[0::2] + 2 * leaf[1::2]))
             else:
-                seg_start = seg_end = seg_ga = seg_gb = seg_parent = np.zeros(0, np.int64)
-                fresh = np.zeros(0, bool)
+                seg_start = seg_end = seg_parent = np.zeros(0, np.int64)
             lo_i.append(a)
             hi_i.append(b)
         self.group_roots = roots
