@@ -17,7 +17,6 @@ import ast
 from .. import ir
 from ..builtins import FUNCTIONS
 from ..errors import KernelTypeError
-from ..types.geometry_queries import MeshQueryPoint, MeshQueryRay
 from ..types.scalars import bool_
 from .intrinsics import INTRINSICS
 from .output_arguments import check_output_target
@@ -43,8 +42,7 @@ def _rule(typer, f, node) -> ir.IRExpr:
     struct_call = ast.copy_location(ast.Call(func=node.func, args=node.args[:inputs] + node.args[inputs + len(fields):],
                                              keywords=node.keywords), node)
     result = typer.call_builtin_function(f.name, struct_call)
-    result_type = MeshQueryRay if f.name == "mesh_query_ray" else MeshQueryPoint
-    field_types = dict(result_type._fields)
+    field_types = dict(result.type._fields)  # a MeshQueryPoint or a MeshQueryRay
     for i, (field, target) in enumerate(zip(fields, targets)):
         check_output_target(typer, f.name, inputs + i, target, field_types[field], node)
     query = typer.new_temp(result.type)

@@ -49,26 +49,26 @@ class Tree:
     """A median-split tree over ``n`` items: the item order, each node's children (or item range) and parent,
     and the nodes of each level (for the bottom-up bounds). With ``groups`` (an int32 per item), the items of
     each group form a subtree: the nodes above them split the groups in halves (by group id), and
-    ``group_ids``/``group_roots`` (sorted ids, int32) give each group's subtree root."""
+    ``group_ids``/``group_roots`` (sorted ids, int32; empty without groups) give each group's subtree root."""
 
     def __init__(self, centers: np.ndarray, leaf_size: int, groups: np.ndarray | None = None):
         # the shape (each level's item ranges) depends only on n, leaf_size and the groups' sizes; the centres
         # decide which items each node holds (bvh_build)
         n = len(centers)
-        if groups is None:
-            self.group_ids, rank = np.zeros(1, np.int32), None
+        if groups is None:  # one group, with no tables (bvh_get_group_root then gives -1)
+            group_ids, rank = np.zeros(1, np.int32), None
         else:
-            self.group_ids, rank = np.unique(np.asarray(groups, np.int32), return_inverse=True)
+            group_ids, rank = np.unique(np.asarray(groups, np.int32), return_inverse=True)
         # each group's range of the items sorted by group (a node of several groups splits at a boundary)
-        ends = np.cumsum(np.bincount(rank, minlength=len(self.group_ids))) if rank is not None else np.array([n])
+        ends = np.cumsum(np.bincount(rank, minlength=len(group_ids))) if rank is not None else np.array([n])
         group_start = np.concatenate(([0], ends[:-1])).astype(np.int64)
-        roots = np.zeros(len(self.group_ids), np.int32)
+        roots = np.zeros(len(group_ids), np.int32)
         lo_i, hi_i, parents, levels, splits = [], [], [], [], []
         seg_start, seg_end = np.array([0], np.int64), np.array([n], np.int64)
         seg_parent = np.array([-1], np.int64)
         # the groups [ga, gb) of each node, while some node holds several (below, each holds one)
-        grouping = len(self.group_ids) > 1
-        seg_ga, seg_gb = np.array([0], np.int64), np.array([len(self.group_ids)], np.int64)
+        grouping = len(group_ids) > 1
+        seg_ga, seg_gb = np.array([0], np.int64), np.array([len(group_ids)], np.int64)
         fresh = np.array([True])  # the top of a group's subtree
         next_id = 0
         while len(seg_start):
@@ -91,7 +91,7 @@ class Tree:
                 if grouping:
                     ga, gb, g = seg_ga[split], seg_gb[split], by_group[split]
                     gm = ga + (gb - ga) // 2
-                    mid = np.where(g, group_start[np.minimum(gm, len(group_start) - 1)], mid)
+                    mid = np.where(g, group_start[gm], mid)
                 first_child = next_id + 2 * np.arange(len(s))
                 a[split] = first_child
                 b[split] = first_child + 1
@@ -111,8 +111,7 @@ class Tree:
                 seg_start = seg_end = seg_parent = np.zeros(0, np.int64)
             lo_i.append(a)
             hi_i.append(b)
-        self.group_roots = roots
-        self.grouped = groups is not None
+        self.group_ids, self.group_roots = (group_ids, roots) if groups is not None else (group_ids[:0], roots[:0])
         self.order = bvh_build.item_order(centers, splits, rank)
         self.num_nodes = next_id
         self.lo_i = np.concatenate(lo_i).astype(np.int32)
@@ -170,11 +169,14 @@ def check_leaf_size(leaf_size, where: str) -> int:
     return value
 
 
-def check_groups(groups, items: int, device, what: str, error=BvhError):
+def check_groups(groups, constructor, items: int, device, what: str, error=BvhError):
     """``groups`` (an int32 array, one per item of a tree over ``items`` items), or None; Warp's errors (of
-    class ``error``) for a wrong array."""
+    class ``error``) for a wrong array or a cuBQL tree."""
     if groups is None:
         return None
+    if getattr(constructor, "value", constructor) == "cubql":
+        raise error(f"Grouped {'meshes' if error is not BvhError else 'BVHs'} are not supported by the cuBQL "
+                    f"constructor")
     if not isinstance(groups, array) or groups.dtype is not int32 or not groups.is_contiguous or groups.ndim != 1:
         raise error("groups should be a contiguous array of type wp.int32")
     if groups.device != device:
@@ -232,6 +234,15 @@ class TreeStorage:
             self.device_descriptor.assign(self.descriptor.view(np.uint8))
 
 
+def build_tree(storage: TreeStorage, lowers: np.ndarray, uppers: np.ndarray, leaf_size: int, groups) -> Tree:
+    """A new tree over the boxes ``lowers``/``uppers`` ((n, 3) float32), with ``groups`` (an int32 array or
+    None), written to ``storage``."""
+    centers = (lowers.astype(np.float64) + uppers) * 0.5
+    tree = Tree(centers, leaf_size, None if groups is None else groups.numpy())
+    write_tree(storage, tree, lowers, uppers, structure=True)
+    return tree
+
+
 def write_tree(storage: TreeStorage, tree: Tree, lowers: np.ndarray, uppers: np.ndarray, *,
                structure: bool) -> None:
     """Point the descriptor's ``bvh_data`` (its first record field, or the record itself) at the tree's
@@ -258,7 +269,7 @@ def write_tree(storage: TreeStorage, tree: Tree, lowers: np.ndarray, uppers: np.
         storage.put("primitive_indices", tree.order.astype(np.int32))
         storage.put("group_ids", tree.group_ids)
         storage.put("group_roots", tree.group_roots)
-        d["num_groups"] = len(tree.group_ids) if tree.grouped else 0
+        d["num_groups"] = len(tree.group_ids)
         d["node_counts"] = 0
         d["max_depth"] = tree.max_depth
         d["max_nodes"] = tree.num_nodes
@@ -291,9 +302,7 @@ class Bvh:
         if lowers.device != uppers.device:
             raise BvhError(f"Lower and upper bounds must live on the same device, got {lowers.device} and "
                            f"{uppers.device}")
-        if groups is not None and getattr(constructor, "value", constructor) == "cubql":
-            raise BvhError("Grouped BVHs are not supported by the cuBQL constructor")
-        self.groups = check_groups(groups, lowers.size, lowers.device, "lowers/uppers")
+        self.groups = check_groups(groups, constructor, lowers.size, lowers.device, "lowers/uppers")
         if lowers.size > MAX_ITEMS:
             raise BvhError(f"Bvh: at most {MAX_ITEMS} boxes, got {lowers.size}")
         self.leaf_size = check_leaf_size(leaf_size, "leaf_size")
@@ -313,9 +322,7 @@ class Bvh:
 
     def _build(self) -> None:
         lo, hi = self._read()
-        groups = None if self.groups is None else self.groups.numpy()
-        self._tree = Tree((lo.astype(np.float64) + hi) * 0.5, self.leaf_size, groups)
-        write_tree(self._storage, self._tree, lo, hi, structure=True)
+        self._tree = build_tree(self._storage, lo, hi, self.leaf_size, self.groups)
 
     def _refit(self) -> None:
         lo, hi = self._read()

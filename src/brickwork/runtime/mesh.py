@@ -16,7 +16,7 @@ from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import float32, int32
 from .bvh import DESCRIPTOR as BVH_DESCRIPTOR
-from .bvh import BvhError, Tree, TreeStorage, check_constructor, check_groups, check_leaf_size, write_tree
+from .bvh import BvhError, TreeStorage, build_tree, check_constructor, check_groups, check_leaf_size, write_tree
 
 #: ``bw::mesh_data``: the tree's fields, then the mesh's.
 DESCRIPTOR = np.dtype(BVH_DESCRIPTOR.descr + [("points", "<u8"), ("velocities", "<u8"), ("indices", "<u8"),
@@ -64,9 +64,7 @@ class Mesh:
             raise MeshError("Mesh points and indices must live on the same device")
         if velocities is not None and velocities.size != points.size:
             raise MeshError(f"Mesh velocities should have one per point ({points.size}), got {velocities.size}")
-        if groups is not None and getattr(bvh_constructor, "value", bvh_constructor) == "cubql":
-            raise MeshError("Grouped meshes are not supported by the cuBQL constructor")
-        groups = check_groups(groups, indices.size // 3, points.device, "indices / 3", MeshError)
+        groups = check_groups(groups, bvh_constructor, indices.size // 3, points.device, "indices / 3", MeshError)
         idx = np.asarray(indices.numpy()).reshape(-1)
         if idx.size and (idx.min() < 0 or idx.max() >= points.size):
             raise MeshError(f"Mesh indices must lie in [0, {points.size}), got values from {idx.min()} to "
@@ -101,9 +99,7 @@ class Mesh:
 
     def _build(self) -> None:
         lo, hi = self._bounds()
-        groups = None if self.groups is None else self.groups.numpy()
-        self._tree = Tree((lo.astype(np.float64) + hi) * 0.5, self.bvh_leaf_size, groups)
-        write_tree(self._storage, self._tree, lo, hi, structure=True)
+        self._tree = build_tree(self._storage, lo, hi, self.bvh_leaf_size, self.groups)
 
     def _refit(self) -> None:
         lo, hi = self._bounds()
