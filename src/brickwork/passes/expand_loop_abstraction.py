@@ -376,14 +376,17 @@ class _CpuRows(RingRows, ir.Rewriter):
         for h in offsets:
             s_kji = [op("add", a, i32(d)) for a, d in zip(self.slice.start, h)]
             e_kji = [op("add", a, i32(d)) for a, d in zip(self.slice.end, h)]
-            first = self.tmp(self.flat_in(s_kji, ext), out)
+            first = unmerged = self.tmp(self.flat_in(s_kji, ext), out)
             last = self.tmp(self.flat_in(e_kji, ext), out)
             if prev is not None:  # merge: never visit a cell twice
                 first = self.tmp(op("max", first, op("add", prev, i32(1))), out)
             if memory:
                 self.memory_span(s, first, last, out)
             else:
-                self.rows(s, first, last, ext, out)
+                # a pencil's slice is one row, and so is each of its spans: its first cell is known
+                cell = None if self.cfg.chunk != "i_pencil" else \
+                    (s_kji[0], s_kji[1], op("add", s_kji[2], op("sub", first, unmerged)))
+                self.rows(s, first, last, ext, out, cell)
             prev = last if prev is None else self.tmp(op("max", prev, last), out)
 
     @staticmethod
@@ -394,14 +397,15 @@ class _CpuRows(RingRows, ir.Rewriter):
         k, j, i = kji
         return op("add", op("mul", op("add", op("mul", op("sub", k, ks), nj), op("sub", j, js)), ni), op("sub", i, is_))
 
-    def rows(self, s, first, last, ext, out):
-        """Visit logical flat span [first, last] of box ``ext`` row by row: the first cell decoded
-        once, then (k, j) step to the next row of the box (no division per row)."""
+    def rows(self, s, first, last, ext, out, cell=None):
+        """Visit logical flat span [first, last] of box ``ext`` row by row: the first cell (``cell``
+        where the caller knows it) decoded once, then (k, j) step to the next row of the box (no
+        division per row)."""
         ks, js, is_, nj, ni = ext
         f = self.locals.new("_la_f", int32)
         out.append(ir.IRAssign(f, first))
         k, j, i0 = (self.locals.new(f"_la_r{c}", int32) for c in "kji")
-        for var, value in zip((k, j, i0), self.decode(f, ext, out)):
+        for var, value in zip((k, j, i0), cell or self.decode(f, ext, out)):
             out.append(ir.IRAssign(var, value))
         body: list = []
         col = op("sub", i0, is_)

@@ -167,9 +167,14 @@ class GpuTeams(_CpuRows):
         kji = self.span_kji(s, m, out, body)
         out.append(strided(m, m0, m1, body + self.visit(s, kji, memory_index=m)))
 
-    def rows(self, s, first, last, ext, out):
+    def rows(self, s, first, last, ext, out, cell=None):
         if not self.team_slice:
-            return super().rows(s, first, last, ext, out)
+            return super().rows(s, first, last, ext, out, cell)
+        if cell is not None:  # one row from a known cell: the threads share its i, nothing to decode
+            k, j, i0 = (self.tmp(c, out) for c in cell)
+            iv = self.locals.new("_la_i", int32)
+            out.append(strided(iv, i0, op("add", i0, op("sub", last, first)), self.visit(s, (k, j, iv))))
+            return
         f = self.locals.new("_la_f", int32)
         body: list = []
         kji = self.decode_fast(f, ext, out, body)
