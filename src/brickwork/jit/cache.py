@@ -26,6 +26,7 @@ import stat
 import time
 
 from ..errors import ToolchainError
+from . import json_text
 from .store import (  # noqa: F401  (re-exported: the cache's reading side)
     _WRITABLE_BY_OTHERS,
     CUBIN,
@@ -43,7 +44,6 @@ from .store import (  # noqa: F401  (re-exported: the cache's reading side)
     check_dir,
     entry_dir,
     lookup,
-    meta_digest,
     parse_meta,
 )
 
@@ -329,12 +329,12 @@ def _replace_with_dir(path: str) -> None:
         raise _refuse_entry(path, "it is not a directory", path)
 
 
-def _sealed(key: str, meta: dict) -> dict:
-    """``meta`` as a later lookup reads it back (JSON values: lists, string keys), with the key it is
-    published under and the digest of the whole (``store.parse_meta`` checks both)."""
-    meta = json.loads(json.dumps(dict(meta, key=key)))
-    meta[META_DIGEST] = meta_digest(meta)
-    return meta
+def _sealed(key: str, meta: dict) -> tuple[str, dict]:
+    """The text of ``meta.json`` for ``meta`` published under ``key``, sealed with the digest of its bytes
+    (``store.parse_meta`` checks both), and the metadata as a later lookup reads it back (JSON values:
+    lists, string keys)."""
+    text = json_text.seal(json.dumps(dict(meta, key=key, **{META_DIGEST: json_text.UNSEALED}), indent=1), META_DIGEST)
+    return text, json_text.loads(text)
 
 
 def publish(key: str, staging: str, meta: dict) -> tuple[str, dict]:
@@ -350,10 +350,10 @@ def publish(key: str, staging: str, meta: dict) -> tuple[str, dict]:
         os.chmod(p, stat.S_IMODE(os.lstat(p).st_mode) & ~_WRITABLE_BY_OTHERS)
     artifact = meta.get("artifact", LIBRARY)
     with open(os.path.join(staging, artifact), "rb") as f:
-        meta = _sealed(key, dict(meta, sha256=hashlib.sha256(f.read()).hexdigest()))
+        text, meta = _sealed(key, dict(meta, sha256=hashlib.sha256(f.read()).hexdigest()))
     fd = os.open(os.path.join(staging, META), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    with open(fd, "w") as f:
-        json.dump(meta, f, indent=1)
+    with open(fd, "w", encoding="utf-8") as f:
+        f.write(text)
     root = cache_root()
     ensure_root(root)
     shard = os.path.join(root, key[:2])

@@ -10,29 +10,29 @@ without following symbolic links) with the same owner and mode. Each directory i
 process. Anything else is refused with ``UnsafeCacheError``.
 
 An entry is intact when its ``meta.json`` names the key it is looked up under (``key``: an entry moved to
-another key's directory would run the other kernel), its content matches the digest it records
-(``meta_sha256``: the loaders trust every field of it) and its library the ``sha256`` it records; anything
-else is a corrupt entry, rebuilt. These digests only detect damage: whoever can write an entry can write
-matching ones.
+another key's directory would run the other kernel), its text is the one the digest it records seals
+(``meta_sha256``, over the file's exact bytes: the loaders trust every field of it) and its library
+matches the ``sha256`` it records; anything else is a corrupt entry, rebuilt. These digests only detect
+damage: whoever can write an entry can write matching ones.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import stat
 
 from .. import config
 from ..errors import BrickworkError
+from .json_text import loads, sealed_digest
 
 LIBRARY = "kernel.so"
 SOURCE = "kernel.cpp"
 CUBIN = "kernel.cubin"  # the CUDA target's artifact; meta.json's "artifact" names it (default: LIBRARY)
 ARTIFACTS = (LIBRARY, CUBIN)
 META = "meta.json"
-#: The field of ``meta.json`` that holds the digest of all its other fields (``meta_digest``).
+#: The field of ``meta.json`` that holds the digest of the file's text (``json_text.seal``).
 META_DIGEST = "meta_sha256"
 
 
@@ -183,21 +183,16 @@ def lookup(key: str) -> tuple[str, dict] | None:
     return None if found is None else (found[0], found[2])
 
 
-def meta_digest(meta: dict) -> str:
-    """The digest of an entry's metadata as JSON, every field but ``META_DIGEST`` (keys sorted, so the
-    layout of the file does not matter)."""
-    body = {name: value for name, value in meta.items() if name != META_DIGEST}
-    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
-
-
 def parse_meta(raw: bytes, key: str) -> dict | None:
     """The metadata in ``raw`` (a ``meta.json``) of the entry of ``key``, or None if it is damaged: not a
-    JSON object, not matching its digest, naming another key (a moved entry) or an unknown artifact."""
+    JSON object, not the exact text its digest seals (``json_text.seal``), naming another key (a moved
+    entry) or an unknown artifact."""
     try:
-        meta = json.loads(raw)
+        meta = loads(raw)
         if not isinstance(meta, dict) or meta.get("key") != key or meta.get("artifact", LIBRARY) not in ARTIFACTS:
             return None
-        return meta if meta.get(META_DIGEST) == meta_digest(meta) else None
+        digest = meta.get(META_DIGEST)
+        return meta if isinstance(digest, str) and sealed_digest(raw, META_DIGEST, digest) else None
     except (ValueError, RecursionError):  # RecursionError: nested too deeply to read
         return None
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
 
 from .. import config
 from ..errors import ToolchainError
+from . import json_text
 
 _INSTALL_HINT = ("brickwork compiles kernels with a C++17 compiler found at run time. Install one "
                  "(Debian/Ubuntu: 'apt install g++'; Fedora: 'dnf install gcc-c++'; macOS: 'xcode-select "
@@ -182,7 +182,7 @@ def _facts(cxx: str, stamp: str, arch: str, cache_root: str) -> ToolchainFacts:
     text = store.read_note(name)
     if text is not None:
         try:
-            data = json.loads(text)
+            data = json_text.loads(text)
         except ValueError:
             data = None
         tuning = data.get("tuning") if isinstance(data, dict) else None
@@ -203,6 +203,8 @@ def _facts(cxx: str, stamp: str, arch: str, cache_root: str) -> ToolchainFacts:
         return ToolchainFacts(openmp=bool(openmp), target="cpu-" + hashlib.sha256(cpu.encode()).hexdigest()[:16])
     target, tuning, pch = probe.resolve_target(macros), probe.tuning_flags(macros), probe.is_gnu(macros)
     if openmp is not None:
+        import json
+
         from . import cache
 
         cache.write_note(name, json.dumps({"openmp": openmp, "target": target, "tuning": list(tuning), "pch": pch,
