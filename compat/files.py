@@ -38,6 +38,8 @@ MODULES = [
     "tile.test_tile_reduce", "tile.test_tile_shared_memory", "tile.test_tile_solve",
     "tile.test_tile_solve_no_mathdx", "tile.test_tile_sort", "tile.test_tile_stack", "tile.test_tile_struct",
     "tile.test_tile_view",
+    # round 14: Fabric arrays
+    "test_fabricarray",
 ]
 
 # Whole files of warp.tests not run, grouped by reason (docs/compat.md lists them).
@@ -59,7 +61,6 @@ EXCLUDED_FILES = {
     "Warp libraries beyond the kernel language (fem, sparse, mesh/volume/BVH queries, linear solvers, rendering)": [
         "fem/*", "geometry/* (but geometry/test_hash_grid, test_bvh, test_mesh)", "interop/*", "test_fsai",
         "test_sparse", "test_examples", "test_apic*", "test_linear_solvers", "test_coloring", "test_render_opengl",
-        "test_fabricarray",
     ],
 }
 

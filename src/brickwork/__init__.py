@@ -124,6 +124,7 @@ from .types.arrays import (
 )
 from .types.composite import family_namespace as _family_namespace
 from .types.composite import matrix, quaternion, transformation, vector
+from .types.fabric_arrays import fabricarray, fabricarrayarray, indexedfabricarray, indexedfabricarrayarray
 from .types.fixed_arrays import fixedarray
 from .types.indexed_arrays import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d
 from .types.references import ref

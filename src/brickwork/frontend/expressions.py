@@ -42,6 +42,7 @@ from ..types.composite import (
     matrix,
     vector,
 )
+from ..types.fabric_arrays import FABRIC_TYPES
 from ..types.fixed_arrays import view_type
 from ..types.opaque import TupleType
 from ..types.promotion import comparison_type
@@ -287,7 +288,9 @@ class ExpressionTyper(CallRules, ConstructionRules):
         if isinstance(t, ArrayType):
             indices = _from_the_end(base, indices)
             if len(indices) < t.ndim:  # a2d[i]: the sub-array (a view), as in Warp
-                view = type(view_type(t))  # a fixed-size array's view is a plain array of its elements
+                # a fixed-size array's view is a plain array of its elements; a fabric array of arrays' element
+                # is an array
+                view = ArrayType if isinstance(t, FABRIC_TYPES) else type(view_type(t))
                 return ir.IRSubarray(base, indices, view(t.dtype, t.ndim - len(indices)), self.where(node))
             if len(indices) != t.ndim:
                 raise self.error(KernelTypeError, f"Incorrect number of indices specified for array indexing: an "

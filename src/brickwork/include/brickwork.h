@@ -1355,6 +1355,88 @@ BW_INLINE T& at_checked(const indexedarray_t<T, D>& a, const char* where, I... i
     return at<U>(a, int64_t(i)...);
 }
 
+// ---- fabric arrays (types/fabric_arrays.py) -------------------------------------------------
+// One logical 1-D array over buckets of memory: bucket b holds elements [start, end) at data. D = 2: an
+// array of arrays, each element a pointer to its own values (lengths: each one's count).
+struct fabric_bucket {
+    int64_t start, end;
+    void* data;
+    const uint64_t* lengths;
+};
+template <class T, int D> struct fabricarray_t {
+    const fabric_bucket* buckets;
+    int64_t nbuckets;
+    int64_t shape[D];  // the number of elements (shape[1] = 0: the inner arrays' lengths vary)
+};
+template <class T, int D> struct indexedfabricarray_t {
+    fabricarray_t<T, D> fa;
+    const int32_t* indices;
+    int64_t shape[D];
+};
+// the bucket of element i: the first whose end is past i (binary search; empty buckets are skipped)
+template <class T, int D> BW_INLINE const fabric_bucket& fabric_bucket_of(const fabricarray_t<T, D>& a, int64_t i) {
+    int64_t lo = 0, hi = a.nbuckets - 1;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (a.buckets[mid].end <= i) lo = mid + 1;
+        else hi = mid;
+    }
+    return a.buckets[lo];
+}
+template <bool U, class T> BW_INLINE T& at(const fabricarray_t<T, 1>& a, int64_t i) {
+    const fabric_bucket& b = fabric_bucket_of(a, i);
+    return static_cast<T*>(b.data)[i - b.start];
+}
+template <class T> BW_INLINE array_t<T, 1> subarray(const fabricarray_t<T, 2>& a, int64_t i) {
+    const fabric_bucket& b = fabric_bucket_of(a, i);
+    array_t<T, 1> r;
+    r.data = static_cast<T**>(b.data)[i - b.start];
+    r.shape[0] = int64_t(b.lengths[i - b.start]);
+    r.strides[0] = 1;
+    return r;
+}
+template <bool U, class T> BW_INLINE T& at(const fabricarray_t<T, 2>& a, int64_t i, int64_t j) {
+    return subarray(a, i).data[j];
+}
+template <bool U, class T> BW_INLINE T& at(const indexedfabricarray_t<T, 1>& a, int64_t i) {
+    return at<U>(a.fa, int64_t(a.indices[i]));
+}
+template <class T> BW_INLINE array_t<T, 1> subarray(const indexedfabricarray_t<T, 2>& a, int64_t i) {
+    return subarray(a.fa, int64_t(a.indices[i]));
+}
+template <bool U, class T> BW_INLINE T& at(const indexedfabricarray_t<T, 2>& a, int64_t i, int64_t j) {
+    return subarray(a, i).data[j];
+}
+template <class T, int D> BW_INLINE bool array_truth(const fabricarray_t<T, D>& a) { return a.shape[0] > 0; }
+template <class T, int D> BW_INLINE bool array_truth(const indexedfabricarray_t<T, D>& a) { return a.shape[0] > 0; }
+// debug mode: the element's index checked against the size (and an inner array's length)
+template <bool U, class A, class... I> BW_INLINE auto& fabric_at_checked(const A& a, const char* where, int64_t i,
+                                                                         I... j) {
+    using T = std::remove_reference_t<decltype(at<U>(a, i, int64_t(j)...))>;
+    int64_t index[2] = {i, 0}, shape[2] = {a.shape[0], 0};
+    if (i < 0 || i >= a.shape[0]) {
+        record_oob(where, 1 + int(sizeof...(I)), index, shape);
+        return oob_sink<T>();
+    }
+    if constexpr (sizeof...(I) == 1) {
+        index[1] = int64_t(j...);
+        shape[1] = subarray(a, i).shape[0];
+        if (index[1] < 0 || index[1] >= shape[1]) {
+            record_oob(where, 2, index, shape);
+            return oob_sink<T>();
+        }
+    }
+    return at<U>(a, i, int64_t(j)...);
+}
+template <bool U, class T, int D, class... I>
+BW_INLINE T& at_checked(const fabricarray_t<T, D>& a, const char* where, I... i) {
+    return fabric_at_checked<U>(a, where, int64_t(i)...);
+}
+template <bool U, class T, int D, class... I>
+BW_INLINE T& at_checked(const indexedfabricarray_t<T, D>& a, const char* where, I... i) {
+    return fabric_at_checked<U>(a, where, int64_t(i)...);
+}
+
 // a checked view of an array or an indexed array (debug mode)
 template <class A, class... I> BW_INLINE auto subarray_checked(const A& a, const char* where, I... i) {
     constexpr int n = int(sizeof...(I));

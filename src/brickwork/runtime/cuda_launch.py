@@ -11,14 +11,13 @@ import numpy as np
 
 from .. import config, cuda_driver
 from ..errors import CaptureError, LaunchError
-from ..types.arrays import ArrayType, array, is_foreign_cuda_array
-from ..types.indexed_arrays import indexedarray
+from ..types.arrays import SIGNED, ArrayType, is_foreign_cuda_array
 from . import launch as host  # the CPU launch's checks and packers (it imports this module lazily)
 from . import streams
 
 
 def _signature(args) -> tuple:
-    return tuple([a._sig if isinstance(a, (array, indexedarray)) else type(a) for a in args])
+    return tuple([a._sig if type(a) in SIGNED else type(a) for a in args])
 
 
 def launch_cuda(kernel, dim, args, device, stream=None) -> None:

@@ -20,11 +20,21 @@ from ..lang.determinism import runs_serially
 from ..lang.instance import _pending, build_instances
 from ..lang.kernel import sibling_kernels
 from ..types import recording
-from ..types.arrays import ArrayType, array, empty, from_numpy, is_foreign_cuda_array, type_name, wrap_numpy
+from ..types.arrays import (
+    SIGNED,
+    ArrayType,
+    array,
+    cross_family,
+    empty,
+    from_numpy,
+    is_foreign_cuda_array,
+    type_name,
+    wrap_numpy,
+)
 from ..types.composite import CompositeBase, is_composite_type
 from ..types.generic import describe_value, is_generic, matches, type_of_value
 from ..types.held_arrays import read_only_at
-from ..types.indexed_arrays import IndexedArrayType, indexedarray
+from ..types.indexed_arrays import ARRAY_KINDS, IndexedArrayType, indexedarray
 from ..types.scalars import NUMPY_SCALARS, ScalarBase, bool_, is_scalar_type, python_annotation_type
 from ..types.structs import StructBase, is_struct_type
 from . import tape as _tape
@@ -34,7 +44,7 @@ _MAX_EXTENT = 2**31 - 1
 
 
 def _signature(args) -> tuple:
-    return tuple([a._sig if type(a) is array or type(a) is indexedarray else type(a) for a in args])
+    return tuple([a._sig if type(a) in SIGNED else type(a) for a in args])
 
 
 def _stale(inst) -> bool:
@@ -77,7 +87,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
                 _tape.recording[-1].record_launch(kernel, dim, inputs, outputs or (), dev)
             return None
     # _signature and _stale spelled inline: a function call is a measurable part of the fast path
-    sig = tuple([a._sig if type(a) is array or type(a) is indexedarray else type(a) for a in args])
+    sig = tuple([a._sig if type(a) in SIGNED else type(a) for a in args])
     entry = kernel.launch_table.get(sig)
     if entry is None or entry[0].config_mode != config.mode or entry[0].target != config.target:
         if any(a is None or isinstance(a, np.ndarray) for a in args):  # host values (np.memmap too): never in a table
@@ -200,7 +210,7 @@ class RepeatedLaunch:
         args = values + self.tail
         kernel = self.kernel
         # _signature and _stale spelled inline, as in launch: each call is a measurable part of the path
-        sig = tuple([a._sig if type(a) is array or type(a) is indexedarray else type(a) for a in values])
+        sig = tuple([a._sig if type(a) in SIGNED else type(a) for a in values])
         entry = kernel.launch_table.get(sig + self.tail_sig)  # looked up afresh: the table may have been reset
         if entry is None or _tape.recording or _devices._current is not _devices.CPU or \
                 entry[0].config_mode != config.mode or entry[0].target != config.target:
@@ -459,13 +469,17 @@ def _prepare(kernel, sig, args, device, target=None, table_key=None) -> tuple:
         raise LaunchError(f"launch of '{kernel.key}': expected {len(params)} arguments ({names}), "
                           f"got {len(args)}")
     for (name, _), a in zip(params, args):
-        if isinstance(a, (array, indexedarray)) and a.device != on:
+        kinds = cross_family(a) if isinstance(a, ARRAY_KINDS) else None
+        if kinds:
+            raise LaunchError(f"launch of '{kernel.key}': argument '{name}' is a {type(a).__name__}, which derives "
+                              f"from more than one native array family ({kinds}); derive from one only")
+        if isinstance(a, ARRAY_KINDS) and a.device != on:
             raise LaunchError(f"launch of '{kernel.key}' on {on}: argument '{name}' is an array on {a.device}; "
                               f"arrays must be on the launch device (copy it with a.to('{on}'))")
     if kernel.is_generic:
         types = []
         for (name, ann), value in zip(params, args):
-            if not is_generic(ann) and not isinstance(value, (array, indexedarray)):
+            if not is_generic(ann) and not isinstance(value, ARRAY_KINDS):
                 # a concrete parameter takes its annotation's type (a Python int for a uint64 grid id, as in
                 # a kernel with no generic parameter); the packer checks and converts the value
                 types.append(python_annotation_type(ann))
@@ -489,7 +503,7 @@ def _prepare(kernel, sig, args, device, target=None, table_key=None) -> tuple:
     if inst.uses_tiles and config.enable_cpu_blocks:  # launch_tiled checks each launch; launch when it prepares one
         raise LaunchError(_CPU_BLOCKS.format(how="launch", key=kernel.key))
     for i in inst.writes:
-        if isinstance(args[i], (array, indexedarray)) and args[i].readonly:
+        if isinstance(args[i], ARRAY_KINDS) and args[i].readonly:
             raise LaunchError(f"launch of '{kernel.key}': argument '{params[i][0]}' is a read-only array (it views "
                               f"read-only memory) but the kernel writes it; pass a writable copy (wp.clone(a))")
     pack = make_packer(inst.arg_types, sig, tuple(n for n, _ in params), on, kernel.key)
@@ -532,7 +546,7 @@ def _check_concrete(kernel, name, t, value):
             raise LaunchError(f"launch of '{kernel.key}' on the CPU: argument '{name}' is CUDA memory "
                               f"({describe_value(value)}); launch on its device (device='cuda:0', ...) or copy it "
                               f"to the host")
-        if not isinstance(value, (array, indexedarray)):
+        if not isinstance(value, ARRAY_KINDS):
             fail(describe_value(value))
         if value._key is not t:
             fail(type_name(value._key))

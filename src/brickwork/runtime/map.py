@@ -28,7 +28,7 @@ from .launch import launch
 
 _KERNELS: dict = {}  # (function, input descriptors, output count) -> Kernel
 
-_ARRAYS = (array, indexedarray)  # what map takes and fills: arrays and indexed arrays
+_ARRAYS = (array, indexedarray)  # what map takes and fills: arrays and indexed arrays (not fabric arrays)
 
 
 def _function_name(fn) -> str:

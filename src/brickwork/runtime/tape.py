@@ -17,6 +17,7 @@ from ..lang.determinism import check_backward
 from ..lang.modules import backward_enabled
 from ..types import array_reads
 from ..types.arrays import ArrayType, array, copy_observers, empty, type_name, zeros
+from ..types.fabric_arrays import FABRIC_TYPES, empty_fabric
 from ..types.held_arrays import point_at_gradients
 from ..types.kernel_params import KEEP_BITS, KEEP_PARAM, has_adjoint_param, has_adjoint_value, is_pack_type
 from ..types.scalars import bool_, is_scalar_type, uint64
@@ -411,7 +412,10 @@ def _null_array(t: ArrayType) -> array:
     """An empty array of type ``t``: the backward kernel skips adjoints into it."""
     found = _NULL.get(t)
     if found is None:
-        found = _NULL[t] = empty((0,) * t.ndim, dtype=t.dtype, device="cpu")  # never read: no memory needed
+        if isinstance(t, FABRIC_TYPES):  # their own layout: a plain array's bytes would read as a size
+            found = _NULL[t] = empty_fabric(t)
+        else:
+            found = _NULL[t] = empty((0,) * t.ndim, dtype=t.dtype, device="cpu")  # never read: no memory needed
     return found
 
 

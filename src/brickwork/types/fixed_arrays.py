@@ -53,10 +53,13 @@ class FixedArrayType(ArrayType):
         return (FixedArrayType, (self.dtype, self.shape))
 
 
-def fixedarray(dtype=float, shape=1) -> FixedArrayType:
+class fixedarray:  # noqa: N801 - Warp's spelling
     """The type of a fixed-size array local to a kernel (``wp.zeros`` in a kernel makes one), e.g. a
-    ``@func``'s return annotation ``-> wp.fixedarray(shape=(2, 3), dtype=int)``."""
-    return FixedArrayType(dtype, shape if isinstance(shape, (tuple, list)) else (shape,))
+    ``@func``'s return annotation ``-> wp.fixedarray(shape=(2, 3), dtype=int)``. A class (that calling
+    gives the type), so that code deriving from it, as from Warp's, still loads."""
+
+    def __new__(cls, dtype=float, shape=1) -> FixedArrayType:
+        return FixedArrayType(dtype, shape if isinstance(shape, (tuple, list)) else (shape,))
 
 
 def is_fixed_array_type(t) -> bool:

@@ -9,6 +9,7 @@ import numpy as np
 
 from .arrays import ArrayType, array, type_name
 from .composite import CompositeBase, is_composite_type, is_matrix_type, is_quat_type, is_vector_type
+from .fabric_arrays import FABRIC_ARRAYS, FabricArrayType, IndexedFabricArrayType
 from .function_values import FunctionValueType, accepts_function_values
 from .indexed_arrays import IndexedArrayType, indexedarray
 from .opaque import TupleType
@@ -45,6 +46,15 @@ def is_generic(annotation) -> bool:
     return False
 
 
+def array_family(t) -> type:
+    """The kind of array type ``t`` is (plain, indexed, fabric, indexed fabric; a fixed-size array is seen
+    as the plain array it is passed as): a parameter takes arrays of its own kind only."""
+    for family in (IndexedArrayType, FabricArrayType, IndexedFabricArrayType):
+        if isinstance(t, family):
+            return family
+    return ArrayType
+
+
 def matches(annotation, concrete) -> bool:
     """True when a value of type ``concrete`` may be bound to a parameter annotated ``annotation``."""
     annotation = python_annotation_type(annotation)
@@ -57,9 +67,8 @@ def matches(annotation, concrete) -> bool:
     if isinstance(annotation, GenericPlaceholder):
         return annotation.accepts(concrete)
     if isinstance(annotation, ArrayType):
-        return isinstance(concrete, ArrayType) and concrete.ndim == annotation.ndim and isinstance(
-            concrete, IndexedArrayType) == isinstance(annotation, IndexedArrayType) and matches(
-            annotation.dtype, concrete.dtype)
+        return isinstance(concrete, ArrayType) and concrete.ndim == annotation.ndim and array_family(
+            concrete) is array_family(annotation) and matches(annotation.dtype, concrete.dtype)
     items = _tuple_items(annotation)
     if items is not None:
         if not isinstance(concrete, TupleType):
@@ -99,7 +108,7 @@ def is_kernel_type(t) -> bool:
 
 def type_of_value(value):
     """The kernel-language type of a Python value passed to a generic parameter, or None."""
-    if isinstance(value, (array, indexedarray)):
+    if isinstance(value, (array, indexedarray, *FABRIC_ARRAYS)):
         return value._key
     if isinstance(value, (ScalarBase, CompositeBase, StructBase)):
         return type(value)

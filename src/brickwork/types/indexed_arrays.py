@@ -21,7 +21,17 @@ import numpy as np
 
 from . import recording
 from .array_arithmetic import install_arithmetic
-from .arrays import ArrayType, array, check_same_dtype, empty, subscript_dtype_ndim, type_name
+from .arrays import (
+    ArrayType,
+    GatheredView,
+    array,
+    check_same_dtype,
+    empty,
+    signed_class,
+    subscript_dtype_ndim,
+    type_name,
+)
+from .fabric_arrays import fabric_packed_size, fabricarray, indexedfabricarray
 from .recording import run_or_record
 from .scalars import int32, python_annotation_type
 
@@ -45,7 +55,10 @@ def is_indexed_array_type(t) -> bool:
 
 def packed_size(t: ArrayType) -> int:
     """Bytes of a kernel argument of array type ``t``: pointer, shape, strides (and the index pointers of
-    an indexed array)."""
+    an indexed array; a fabric array's own layout: fabric_arrays.py)."""
+    fabric = fabric_packed_size(t)
+    if fabric is not None:
+        return fabric
     return 8 * (1 + (3 if isinstance(t, IndexedArrayType) else 2) * t.ndim)
 
 
@@ -61,7 +74,8 @@ class _IndexedArrayMeta(type):
         return _annotation(params, 1)
 
 
-class indexedarray(metaclass=_IndexedArrayMeta):  # noqa: N801 - Warp's spelling
+@signed_class
+class indexedarray(GatheredView, metaclass=_IndexedArrayMeta):  # noqa: N801 - Warp's spelling
     """An array viewed through optional per-dimension ``int32`` index arrays.
 
     ``indexedarray(data, indices, dtype=Any, ndim=None)``: ``indices`` is a list of up to ``data.ndim``
@@ -69,8 +83,7 @@ class indexedarray(metaclass=_IndexedArrayMeta):  # noqa: N801 - Warp's spelling
     array stands for ``[array]``. Without data it is the annotation type ``indexedarray(dtype=T, ndim=N)``.
     """
 
-    __slots__ = ("data", "indices", "dtype", "ndim", "shape", "device", "_key", "_sig", "_packed", "_unit_inner",
-                 "__weakref__")
+    # no __slots__: an application's class may derive from array too (refused as an argument, not as a class)
 
     def __new__(cls, data=None, indices=None, dtype=typing.Any, ndim=None):
         if data is None:
@@ -105,20 +118,6 @@ class indexedarray(metaclass=_IndexedArrayMeta):  # noqa: N801 - Warp's spelling
     @property
     def size(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64))
-
-    @property
-    def is_contiguous(self) -> bool:
-        """Always False: the elements are wherever the index arrays point (as Warp)."""
-        return False
-
-    @property
-    def requires_grad(self) -> bool:
-        """Always False: indexed arrays have no gradients (as Warp)."""
-        return False
-
-    @property
-    def grad(self):
-        return None
 
     @property
     def readonly(self) -> bool:
@@ -263,6 +262,9 @@ def _check_indices(data: array, indices) -> list:
 
 
 install_arithmetic(indexedarray)
+
+#: Every kind of array value a kernel parameter takes (and their subclasses)
+ARRAY_KINDS = (array, indexedarray, fabricarray, indexedfabricarray)
 
 
 class _IndexedArrayNd:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import builtins
 
-from .arrays import ArrayType, array
+from .arrays import ArrayType
 from .composite import is_composite_type, is_matrix_type, is_quat_type, is_transform_type, is_vector_type
 from .generic import is_generic, matches
 from .scalars import bool_, is_scalar_type, python_annotation_type
@@ -69,9 +69,9 @@ def type_is_array(t) -> bool:
     """An array type: ``wp.array``, ``wp.indexedarray`` or ``wp.fixedarray`` itself, or an annotation such as
     ``array(dtype=..., ndim=...)`` (indexed and fixed-size ones too)."""
     from .fixed_arrays import fixedarray
-    from .indexed_arrays import indexedarray
+    from .indexed_arrays import ARRAY_KINDS
 
-    return t is array or t is indexedarray or t is fixedarray or isinstance(t, ArrayType)
+    return t in ARRAY_KINDS or t is fixedarray or isinstance(t, ArrayType)
 
 
 def type_is_tile(t) -> bool:
@@ -102,10 +102,10 @@ is_tile = _value_check(type_is_tile)
 
 
 def is_array(x) -> bool:
-    """Whether ``x`` is an array or an indexed array (a value, not an array type)."""
-    from .indexed_arrays import indexedarray
+    """Whether ``x`` is an array, an indexed array or a (indexed) fabric array (a value, not an array type)."""
+    from .indexed_arrays import ARRAY_KINDS
 
-    return isinstance(x, (array, indexedarray))
+    return isinstance(x, ARRAY_KINDS)
 
 
 def types_equal(a, b, match_generic: bool = False) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .arrays import ArrayType
 from .composite import is_matrix_type, is_quat_type, is_transform_type, is_vector_type
+from .fabric_arrays import FabricArrayType, IndexedFabricArrayType
 from .fixed_arrays import FixedArrayType
 from .geometry_queries import is_geometry_query_type
 from .hash_grid_query import is_hash_grid_query_type
@@ -30,6 +31,10 @@ def type_key(t) -> str:
         return f"tile_stack{t.capacity}:{type_key(t.dtype)}"
     if isinstance(t, IndexedArrayType):
         return f"indexedarray{t.ndim}:{type_key(t.dtype)}"
+    if isinstance(t, FabricArrayType):
+        return f"fabricarray{t.ndim}:{type_key(t.dtype)}"
+    if isinstance(t, IndexedFabricArrayType):
+        return f"indexedfabricarray{t.ndim}:{type_key(t.dtype)}"
     if isinstance(t, ArrayType):
         return f"array{t.ndim}:{type_key(t.dtype)}"
     if is_struct_type(t):

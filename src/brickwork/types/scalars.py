@@ -128,6 +128,7 @@ def _make(name: str, np_type, fmt: str, kind: str):
         # value is an object array, as in Warp)
         ("__numpy_dtype__" if _DTYPE_PROTOCOL else "dtype"): np.dtype(np_type),
         "_size": np.dtype(np_type).itemsize,
+        "_length_": 1,  # one component (Warp's attribute, which code describing a type reads)
         "_fmt": fmt,
         "is_float": kind == "float",
         "is_int": kind in ("int", "uint"),

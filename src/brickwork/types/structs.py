@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import re
 import struct as _struct
 
 import numpy as np
@@ -10,6 +11,7 @@ import numpy as np
 from ..errors import StructDefinitionError
 from .arrays import ArrayType, array, element_layout, type_name
 from .composite import CompositeBase, held_by, is_composite_type
+from .fabric_arrays import FabricArrayType, IndexedFabricArrayType
 from .fixed_arrays import FixedArrayType
 from .indexed_arrays import IndexedArrayType, packed_size
 from .layout import pack_format, struct_offsets
@@ -70,6 +72,33 @@ class StructBase:
             elif isinstance(value, StructBase):
                 value = value._copy()
             out._store(name, value)
+        return out
+
+    def to(self, device) -> "StructBase":
+        """A copy whose arrays are on ``device``: an array already there is shared, others are copied (an
+        indexed array's selection becomes a plain array there); a fabric array cannot move, since brickwork
+        does not own its storage, and must already be there (ValueError)."""
+        from ..device import get_device
+        from .fabric_arrays import FABRIC_TYPES, FabricArrayType
+        from .indexed_arrays import indexedarray
+
+        device = get_device(device)
+        out = type(self)()
+        for name, t in self._fields:
+            value = getattr(self, name)
+            if isinstance(value, StructBase):
+                value = value.to(device)
+            elif value is not None and isinstance(t, FABRIC_TYPES):
+                if value.device is not None and value.device != device:
+                    kind = "Fabric array" if isinstance(t, FabricArrayType) else "indexed Fabric array"
+                    raise ValueError(f"Cannot move struct field '{name}' containing a Warp {kind} from device "
+                                     f"{value.device} to {device}")
+            elif isinstance(value, indexedarray):
+                if value.device != device:
+                    value = indexedarray(value.contiguous().to(device))
+            elif value is not None and isinstance(t, ArrayType):
+                value = value.to(device)
+            setattr(out, name, value)
         return out
 
     def __repr__(self):
@@ -213,12 +242,14 @@ def _coerce(value, t, where):
 def _array_field_mismatch(where: str, t, value) -> str:
     """What is wrong with ``value`` for the array field ``where`` of type ``t``, in Warp's words."""
     field = where.rsplit(".", 1)[-1]
-    kind = "indexed array" if isinstance(t, IndexedArrayType) else "array"
+    kinds = {IndexedArrayType: "indexed array", FabricArrayType: "Fabric array",
+             IndexedFabricArrayType: "indexed Fabric array"}
+    kind = kinds.get(type(t), "array")
     got = getattr(value, "_key", None)
     if not isinstance(got, ArrayType):
         return f"Struct field '{field}' expects a Warp {kind}, got {type(value).__name__}"
     if type(got) is not type(t):
-        return f"Struct field '{field}' expects a Warp {kind}, got {'array' if kind != 'array' else 'indexedarray'}"
+        return f"Struct field '{field}' expects a Warp {kind}, got {type(value).__name__}"
     if got.dtype is not t.dtype:
         return f"Struct field '{field}' expects dtype {type_name(t.dtype)}, got {type_name(got.dtype)}"
     return f"Struct field '{field}' expects an array with {t.ndim} dimension(s), got {got.ndim} dimension(s)"
@@ -275,6 +306,8 @@ def struct(cls):
     made = type(cls.__name__, (StructBase,), attrs)
     if "cls" not in made._field_types:
         made.cls = made  # Warp's name for the class of a struct's instances (here the struct itself)
+    if "key" not in made._field_types:  # Warp's name for a struct: its qualified name as one identifier
+        made.key = re.sub("[^0-9a-zA-Z_]+", "", cls.__qualname__.replace(".", "__"))
     return made
 
 

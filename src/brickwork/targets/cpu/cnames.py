@@ -9,6 +9,7 @@ import numpy as np
 
 from ...types.arrays import ArrayType
 from ...types.composite import is_matrix_type, is_quat_type, is_transform_type, is_vector_type
+from ...types.fabric_arrays import FabricArrayType, IndexedFabricArrayType
 from ...types.fixed_arrays import FixedArrayType
 from ...types.geometry_queries import is_geometry_query_type
 from ...types.hash_grid_query import is_hash_grid_query_type
@@ -60,6 +61,10 @@ def c_type(t) -> str:
         return f"bw::fixedarray_t<{c_type(t.dtype)}, {', '.join(str(n) for n in t.shape)}>"
     if isinstance(t, IndexedArrayType):
         return f"bw::indexedarray_t<{c_type(t.dtype)}, {t.ndim}>"
+    if isinstance(t, FabricArrayType):
+        return f"bw::fabricarray_t<{c_type(t.dtype)}, {t.ndim}>"
+    if isinstance(t, IndexedFabricArrayType):
+        return f"bw::indexedfabricarray_t<{c_type(t.dtype)}, {t.ndim}>"
     if isinstance(t, ArrayType):
         return f"bw::array_t<{c_type(t.dtype)}, {t.ndim}>"
     if is_struct_type(t) or isinstance(t, TupleType):
