@@ -11,7 +11,8 @@ import numpy as np
 
 from .. import config, cuda_driver
 from ..errors import CaptureError, LaunchError
-from ..types.arrays import SIGNED, ArrayType, is_foreign_cuda_array
+from ..types.array_kinds import SIGNED
+from ..types.arrays import ArrayType, is_foreign_cuda_array
 from . import launch as host  # the CPU launch's checks and packers (it imports this module lazily)
 from . import streams
 

@@ -20,17 +20,8 @@ from ..lang.determinism import runs_serially
 from ..lang.instance import _pending, build_instances
 from ..lang.kernel import sibling_kernels
 from ..types import recording
-from ..types.arrays import (
-    SIGNED,
-    ArrayType,
-    array,
-    cross_family,
-    empty,
-    from_numpy,
-    is_foreign_cuda_array,
-    type_name,
-    wrap_numpy,
-)
+from ..types.array_kinds import SIGNED, cross_family
+from ..types.arrays import ArrayType, array, empty, from_numpy, is_foreign_cuda_array, type_name, wrap_numpy
 from ..types.composite import CompositeBase, is_composite_type
 from ..types.generic import describe_value, is_generic, matches, type_of_value
 from ..types.held_arrays import read_only_at

@@ -17,6 +17,7 @@ import numpy as np
 from ..device import get_device
 from . import recording
 from .array_arithmetic import install_arithmetic
+from .array_kinds import signed_class
 from .array_shapes import check_array_shape, given_shape, shape_tuple
 from .composite import CompositeBase, is_composite_type
 from .dtype_inference import fill_dtype, infer_dtype
@@ -118,53 +119,6 @@ def is_foreign_cuda_array(data) -> bool:
 def _scalar_of(dtype):
     """The scalar type of a scalar or composite dtype (None for structs)."""
     return dtype if is_scalar_type(dtype) else getattr(dtype, "_dtype", None)
-
-
-class GatheredView:
-    """What a view whose elements are gathered (an indexed or a Fabric array) answers, as Warp's do."""
-
-    @property
-    def is_contiguous(self) -> bool:
-        """Always False: the elements are wherever the indices or buckets put them."""
-        return False
-
-    @property
-    def requires_grad(self) -> bool:
-        """Always False: such views have no gradients."""
-        return False
-
-    @property
-    def grad(self):
-        return None
-
-
-#: The classes whose instances carry their kernel type in ``_sig``: each kind of array and every subclass
-#: of one (``signed_class``). A launch's signature takes ``_sig`` of these and the class of anything else
-#: (runtime/launch.py): two arrays of one subclass but different dtypes must not share an instance.
-SIGNED: set = set()
-_FAMILIES: list = []  # the kinds of arrays (the classes signed_class decorates)
-
-
-def cross_family(value) -> str | None:
-    """The kinds of array ``value``'s class derives from, when more than one (else None)."""
-    kinds = [f.__name__ for f in _FAMILIES if isinstance(value, f)]
-    return " and ".join(kinds) if len(kinds) > 1 else None
-
-
-def signed_class(cls):
-    """Register ``cls``, and every subclass defined later, in ``SIGNED``. A class derived from two kinds
-    (``class A(wp.array, wp.indexedarray)``) is not registered: its instances are refused as arguments
-    (``cross_family``)."""
-    SIGNED.add(cls)
-    _FAMILIES.append(cls)
-
-    def __init_subclass__(sub, **kwargs):  # noqa: N807 - the hook's own name
-        super(cls, sub).__init_subclass__(**kwargs)
-        if len([f for f in _FAMILIES if issubclass(sub, f)]) == 1:
-            SIGNED.add(sub)
-
-    cls.__init_subclass__ = classmethod(__init_subclass__)
-    return cls
 
 
 @signed_class

@@ -28,7 +28,8 @@ import typing
 
 import numpy as np
 
-from .arrays import ArrayType, GatheredView, array, signed_class, subscript_dtype_ndim, type_name
+from .array_kinds import GatheredView, signed_class
+from .arrays import ArrayType, array, subscript_dtype_ndim, type_name
 from .composite import matrix, quaternion, vector
 from .scalars import (
     bool_,
@@ -54,30 +55,33 @@ _BASE_TYPES = {"b": bool_, "i1": int8, "i2": int16, "i4": int32, "i8": int64, "u
 _BUCKET = np.dtype([("start", "<i8"), ("end", "<i8"), ("data", "<u8"), ("lengths", "<u8")])
 
 
-class FabricArrayType(ArrayType):
+class _FabricType(ArrayType):
+    """What the two fabric array types share: their repr and pickling (each has its own cache)."""
+
+    __slots__ = ()
+    _name = ""
+
+    def __repr__(self):
+        return f"{self._name}(dtype={type_name(self.dtype)}, ndim={self.ndim})"
+
+    def __reduce__(self):
+        return (type(self), (self.dtype, self.ndim))
+
+
+class FabricArrayType(_FabricType):
     """The type of a fabric array: element dtype, ``ndim`` 1 (values) or 2 (arrays of values)."""
 
     __slots__ = ()
     _cache: dict = {}
-
-    def __repr__(self):
-        return f"fabricarray(dtype={type_name(self.dtype)}, ndim={self.ndim})"
-
-    def __reduce__(self):
-        return (FabricArrayType, (self.dtype, self.ndim))
+    _name = "fabricarray"
 
 
-class IndexedFabricArrayType(ArrayType):
+class IndexedFabricArrayType(_FabricType):
     """The type of an indexed fabric array: element dtype, ``ndim`` 1 or 2."""
 
     __slots__ = ()
     _cache: dict = {}
-
-    def __repr__(self):
-        return f"indexedfabricarray(dtype={type_name(self.dtype)}, ndim={self.ndim})"
-
-    def __reduce__(self):
-        return (IndexedFabricArrayType, (self.dtype, self.ndim))
+    _name = "indexedfabricarray"
 
 
 FABRIC_TYPES = (FabricArrayType, IndexedFabricArrayType)
@@ -367,15 +371,10 @@ class indexedfabricarray(GatheredView, metaclass=_Subscript):  # noqa: N801 - Wa
             raise TypeError(f"indexedfabricarray: fa must be a fabricarray, got {type(fa).__name__}")
         if not isinstance(indices, array):
             raise TypeError(f"indexedfabricarray: indices must be a 1-D int32 array, got {type(indices).__name__}")
-        if indices.dtype is not int32:
-            raise ValueError(f"Index array must use int32, got dtype {type_name(indices.dtype)}")  # Warp's text
-        if indices.ndim != 1:
-            raise ValueError(f"Index array must be one-dimensional, got {indices.ndim}")  # Warp's text
-        if fa.device is not None and indices.device != fa.device:
-            raise ValueError(f"Index array device ({indices.device}) does not match data array device ({fa.device})")
-        values = np.asarray(indices.numpy())
-        if values.size and (values.min() < 0 or values.max() >= fa.size):
-            bad = values[(values < 0) | (values >= fa.size)][0]
+        from .indexed_arrays import check_index_array  # indexed_arrays imports this module
+
+        bad = check_index_array(indices, fa.device, fa.size)
+        if bad is not None:
             raise IndexError(f"indexedfabricarray: index {bad} is outside the fabric array of {fa.size} elements")
         self.fa, self.indices = fa, indices if indices.is_contiguous else indices.contiguous()
         self.dtype, self.ndim, self.device = fa.dtype, fa.ndim, fa.device

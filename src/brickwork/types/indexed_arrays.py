@@ -21,16 +21,8 @@ import numpy as np
 
 from . import recording
 from .array_arithmetic import install_arithmetic
-from .arrays import (
-    ArrayType,
-    GatheredView,
-    array,
-    check_same_dtype,
-    empty,
-    signed_class,
-    subscript_dtype_ndim,
-    type_name,
-)
+from .array_kinds import GatheredView, signed_class
+from .arrays import ArrayType, array, check_same_dtype, empty, subscript_dtype_ndim, type_name
 from .fabric_arrays import fabric_packed_size, fabricarray, indexedfabricarray
 from .recording import run_or_record
 from .scalars import int32, python_annotation_type
@@ -227,6 +219,21 @@ class indexedarray(GatheredView, metaclass=_IndexedArrayMeta):  # noqa: N801 - W
         return f"indexedarray(shape={self.shape}, dtype={type_name(self.dtype)}, device={self.device})"
 
 
+def check_index_array(ix: array, device, extent: int):
+    """Warp's checks of an index array (int32, 1-D, on ``device``; ValueError with Warp's texts); the first
+    index outside ``[0, extent)``, or None when every one is inside."""
+    if ix.dtype is not int32:
+        raise ValueError(f"Index array must use int32, got dtype {type_name(ix.dtype)}")  # Warp's text
+    if ix.ndim != 1:
+        raise ValueError(f"Index array must be one-dimensional, got {ix.ndim}")  # Warp's text
+    if device is not None and ix.device != device:
+        raise ValueError(f"Index array device ({ix.device}) does not match data array device ({device})")
+    values = np.asarray(ix.numpy())
+    if values.size and (values.min() < 0 or values.max() >= extent):
+        return values[(values < 0) | (values >= extent)][0]
+    return None
+
+
 def _check_indices(data: array, indices) -> list:
     """The index arrays (contiguous, padded with None to four entries), after checking each one."""
     if indices is None:
@@ -246,15 +253,8 @@ def _check_indices(data: array, indices) -> list:
             continue
         if not isinstance(ix, array):
             raise TypeError(f"indexedarray: index {d} must be a 1-D int32 array or None, got {type(ix).__name__}")
-        if ix.dtype is not int32:
-            raise ValueError(f"Index array must use int32, got dtype {type_name(ix.dtype)}")  # Warp's text
-        if ix.ndim != 1:
-            raise ValueError(f"Index array must be one-dimensional, got {ix.ndim}")  # Warp's text
-        if ix.device != data.device:
-            raise ValueError(f"Index array device ({ix.device}) does not match data array device ({data.device})")
-        values = np.asarray(ix.numpy())
-        if values.size and (values.min() < 0 or values.max() >= data.shape[d]):
-            bad = values[(values < 0) | (values >= data.shape[d])][0]
+        bad = check_index_array(ix, data.device, data.shape[d])
+        if bad is not None:
             raise IndexError(f"indexedarray: index array {d} holds {bad}, outside dimension {d} of the data "
                              f"array (extent {data.shape[d]})")
         out.append(ix if ix.is_contiguous else ix.contiguous())
