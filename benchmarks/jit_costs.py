@@ -54,7 +54,8 @@ def _probe(kl, mode: str, cache_dir: str | None = None) -> dict:
 SPECS = {
     "import": ("`import` of the package (fresh process)", "ms", 150.0),
     "cold": ("cold compile of one small kernel (fresh cache)", "ms", 400.0),
-    "warm": ("warm load of a cached instance (new process)", "ms", 3.0),
+    "warm": ("warm load of a cached instance (new process, after `init()`)", "ms", 3.0),
+    "init": ("`init()` in a new process (brickwork: compiler identity, generator digest)", "ms", 10.0),
     "launch": ("launch overhead, one-array kernel, dim=1", "µs", 3.0),
     "generic": ("launch overhead, generic one-array kernel, dim=1", "µs", 5.0),
     "replay": ("captured replay, per recorded launch", "µs", 2.0),
@@ -83,8 +84,9 @@ def import_time(kl, runs: int) -> list[Metric]:
 
 
 def compile_and_load(kl, cold_runs: int, warm_runs: int) -> list[Metric]:
-    """First launch minus second launch in a new process: with a fresh cache, then a populated one."""
-    cold, warm = [], []
+    """First launch minus second launch in a new process: with a fresh cache, then a populated one;
+    and the peer's ``init()`` before them, in the warm runs (n/a for a peer without one)."""
+    cold, warm, init = [], [], []
     for i in range(max(cold_runs, 1)):
         cache_dir = tempfile.mkdtemp(prefix=f"bench-{kl.name}-cache-")
         try:
@@ -94,9 +96,12 @@ def compile_and_load(kl, cold_runs: int, warm_runs: int) -> list[Metric]:
                 for _ in range(warm_runs):
                     out = _probe(kl, "first-launch", cache_dir)
                     warm.append(out["first_s"] - out["second_s"])
+                    init.append(out.get("init_s"))
         finally:
             shutil.rmtree(cache_dir, ignore_errors=True)
-    return [_metric("cold", cold, 1e3), _metric("warm", warm, 1e3)]
+    init_row = (_metric("init", init, 1e3) if init and None not in init
+                else Metric(*SPECS["init"], error="n/a: no init() in this peer"))
+    return [_metric("cold", cold, 1e3), _metric("warm", warm, 1e3), init_row]
 
 
 def launch_overhead(kl, launches: int, rounds: int) -> list[Metric]:
@@ -185,7 +190,7 @@ def measure_all(kl, quick: bool) -> list[Metric]:
     """Every JIT-cost metric for the kernel-language peer ``kl``; a failed step gives error rows."""
     steps = [
         (("import",), lambda: import_time(kl, 2 if quick else 5)),
-        (("cold", "warm"), lambda: compile_and_load(kl, 1 if quick else 3, 2 if quick else 5)),
+        (("cold", "warm", "init"), lambda: compile_and_load(kl, 1 if quick else 3, 2 if quick else 5)),
         (("launch",), lambda: launch_overhead(kl, 2000 if quick else 20000, 3 if quick else 5)),
         (("generic", "replay"), lambda: generic_and_replay(kl, 2000 if quick else 20000, 3 if quick else 5)),
         (("la_outer",), lambda: la_outer_overhead(kl, 1000 if quick else 5000, 3 if quick else 5)),
@@ -229,7 +234,7 @@ def measure_numba(nbp, quick: bool) -> list[Metric]:
     launches, rounds = (2000, 3) if quick else (20000, 5)
     steps = [
         (("import",), lambda: import_time(nbp, 2 if quick else 5)),
-        (("cold", "warm"), lambda: compile_and_load(nbp, 1 if quick else 3, 2 if quick else 5)),
+        (("cold", "warm", "init"), lambda: compile_and_load(nbp, 1 if quick else 3, 2 if quick else 5)),
         (("launch", "generic"), lambda: numba_launch(nbp, launches, rounds)),
         (("replay",), lambda: [Metric(*SPECS["replay"], error="n/a: Numba has no launch capture")]),
         (("la_outer",), lambda: [Metric(*SPECS["la_outer"], error="n/a: no loop abstraction in Numba")]),

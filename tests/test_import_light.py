@@ -126,3 +126,61 @@ def test_a_cached_launch_reads_its_json_without_the_json_package(tmp_path, monke
     cold = _fresh(code, tmp_path)  # a build writes JSON: it loads the package
     warm = _fresh(code, tmp_path)
     assert "json" in cold and warm == [2.0]
+
+
+def test_init_does_the_process_set_up_that_a_cached_launch_then_skips(tmp_path, monkeypatch):
+    """``wp.init()`` computes what every cache key shares (compiler identity, generator digest) once; the
+    first launch of a cached kernel after it computes neither again, and still imports no compiler."""
+    code = """
+        import json, sys
+        import numpy as np
+        import brickwork as wp
+        wp.init()
+        from brickwork.jit import toolchain
+        after_init = [toolchain._identity.cache_info().misses, toolchain.generator_digest.cache_info().misses]
+
+        @wp.kernel
+        def add_three(x: wp.array(dtype=float)):
+            i = wp.tid()
+            x[i] = x[i] + 3.0
+
+        x = wp.array(np.zeros(2, dtype=np.float32))
+        wp.launch(add_three, dim=2, inputs=[x])
+        after_launch = [toolchain._identity.cache_info().misses, toolchain.generator_digest.cache_info().misses]
+        print(json.dumps({"x": x.numpy().tolist(), "init": after_init, "launch": after_launch,
+                          "modules": sorted(sys.modules)}))
+    """
+    monkeypatch.setenv("BRICKWORK_CACHE_DIR", str(tmp_path / "cache"))
+    _fresh(code, tmp_path)  # builds and fills the cache
+    warm = _fresh(code, tmp_path)
+    assert warm["x"] == [3.0, 3.0]
+    assert warm["init"] == warm["launch"] == [1, 1]
+    loaded = [m for m in warm["modules"] if any(m == h or m.startswith(h + ".") for h in NOT_ON_THE_WARM_PATH)]
+    assert loaded == []
+
+
+def test_init_leaves_a_missing_compiler_to_the_first_launch(tmp_path, monkeypatch):
+    code = """
+        import json
+        import numpy as np
+        import brickwork as wp
+        wp.init()  # no compiler: nothing to report yet
+
+        @wp.kernel
+        def add_four(x: wp.array(dtype=float)):
+            i = wp.tid()
+            x[i] = x[i] + 4.0
+
+        x = wp.array(np.zeros(2, dtype=np.float32))
+        try:
+            wp.launch(add_four, dim=2, inputs=[x])
+            error = None
+        except Exception as e:
+            error = [type(e).__name__, str(e)]
+        print(json.dumps({"x": x.numpy().tolist(), "error": error}))
+    """
+    monkeypatch.setenv("BRICKWORK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("BRICKWORK_CXX", str(tmp_path / "no-such-compiler"))
+    out = _fresh(code, tmp_path)
+    assert out["x"] == [0.0, 0.0]
+    assert out["error"][0] == "CompilerUnavailableError" and "no-such-compiler" in out["error"][1]

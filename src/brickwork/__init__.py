@@ -212,7 +212,17 @@ def constant(x):
 
 
 def init():
-    """Initialise brickwork (nothing to do; kept for Warp compatibility)."""
+    """Do the process's one-time set-up now instead of at the first launch (optional, as in Warp):
+    identify the C++ compiler and stamp the code generator, both part of every cache key. A missing
+    compiler or an unusable kernel cache is reported by the first launch that needs them, not here."""
+    from .jit.store import UnsafeCacheError
+    from .jit.toolchain import ToolchainError
+    from .targets import current_target, keys
+
+    try:
+        keys.prepare(current_target())
+    except (ToolchainError, UnsafeCacheError, OSError):
+        pass
 
 
 def is_cpu_available() -> bool:

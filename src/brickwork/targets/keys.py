@@ -26,6 +26,16 @@ def key_parts(kernel, arg_types, mode: str, target) -> dict:
     }
 
 
+def prepare(target) -> None:
+    """Work out now what every cache key of ``target`` shares: the compiler's identity and the code
+    generator's digest, each computed once per process (``wp.init`` calls this, so a program's first
+    launch only fingerprints its kernel and loads the entry)."""
+    from ..jit import store  # noqa: F401  (the lookup's module, imported here rather than by the first launch)
+
+    target.identity()
+    generator_digest()
+
+
 def cache_key(parts: dict) -> str:
     """The 40-hex-digit key (entry directory name) of ``key_parts``."""
     return hashlib.sha256("|".join(parts.values()).encode()).hexdigest()[:40]
