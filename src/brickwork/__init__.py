@@ -216,7 +216,6 @@ def init():
     identify the C++ compiler and stamp the code generator, both part of every cache key. A missing
     compiler or an unusable kernel cache is reported by the first launch that needs them, not here."""
     from .jit.store import UnsafeCacheError
-    from .jit.toolchain import ToolchainError
     from .targets import current_target, keys
 
     try:
