@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import hashlib
 import linecache
 import textwrap
@@ -19,7 +20,7 @@ _PRINTING = frozenset({"print", "printf", "expect_eq", "expect_neq", "expect_nea
 class FunctionSource:
     """The parsed definition of one Python function used as a kernel or function."""
 
-    def __init__(self, func):
+    def __init__(self, func, transformers=()):
         self.func = func
         self.name = func.__name__
         self.qualname = getattr(func, "__qualname__", self.name)
@@ -39,6 +40,8 @@ class FunctionSource:
         except RecursionError:  # Python's own parser gives up on expressions thousands of levels deep
             raise KernelSyntaxError(f"cannot parse {self.name} ({self.filename}:{first}): an expression is nested "
                                     f"too deeply for Python's parser; split it into several statements") from None
+        if transformers:
+            module = _transformed(module, transformers, self.name)
         node = module.body[0]
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             raise KernelSyntaxError(f"{self.name} is not defined with 'def'")
@@ -49,7 +52,9 @@ class FunctionSource:
         self.tree: ast.FunctionDef = node
         # as in Warp, parameters before '/' and after '*' are parameters like the others (passed by position too)
         self.param_names = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
-        self.digest = hashlib.sha256(self.text.encode()).hexdigest()
+        # a transformed tree is not its text: the key covers the tree the body is typed from
+        seen = self.text + (ast.dump(module, include_attributes=True) if transformers else "")
+        self.digest = hashlib.sha256(seen.encode()).hexdigest()
 
     def _init_lambda(self, code) -> None:
         """A lambda: found in its file's syntax tree and seen as ``def <lambda>(args): <expr>``."""
@@ -176,6 +181,37 @@ class FunctionSource:
             except ValueError:
                 pass
         return out
+
+
+def _transformed(module: ast.Module, transformers, name: str) -> ast.Module:
+    """``module`` rewritten by each ``ast.NodeTransformer`` in turn (Warp's ``code_transformers``), every node
+    object appearing once: a node a transformer put at two places is copied, so that each place keeps its own
+    ``wp.static`` value and type."""
+    for transformer in transformers:
+        module = transformer.visit(module)
+    if not isinstance(module, ast.Module) or not module.body:
+        raise KernelSyntaxError(f"a code transformer of {name} did not return a module holding its definition")
+    seen: set = set()
+
+    def unshare(node):
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                for i, item in enumerate(value):
+                    if isinstance(item, ast.AST):
+                        value[i] = fresh(item)
+            elif isinstance(value, ast.AST):
+                setattr(node, field, fresh(value))
+
+    def fresh(node):
+        if id(node) in seen:
+            node = copy.deepcopy(node)
+        seen.add(id(node))
+        unshare(node)
+        return node
+
+    seen.add(id(module))
+    unshare(module)
+    return ast.fix_missing_locations(module)
 
 
 def _check_signature(node, qualname: str, location) -> None:

@@ -2,10 +2,11 @@
 
 An expression whose names are all globals, closure variables or Python builtins is evaluated when
 the decorator runs: its side effects happen once, and later changes to the names it reads (even to
-the name ``wp.static`` is called by) do not change the kernel. An expression that reads a name of
-the function itself (a parameter, a local, a loop variable) or that fails here is evaluated while
-the function is typed, where the compile-time names of the body are known and an error is reported
-at its place in the kernel.
+the name ``wp.static`` is called by) do not change the kernel. As in Warp, a global or closure
+variable wins over a local of the same name outside the loops that bind it. An expression that reads
+a parameter or the variable of a loop it is in, or that fails here (it reads a local), is evaluated
+while the function is typed, where the compile-time names of the body are known and an error is
+reported at its place in the kernel.
 """
 
 from __future__ import annotations
@@ -19,21 +20,28 @@ from .source import MISSING
 
 def evaluate_eagerly(source) -> dict:
     """Call node -> value of each ``wp.static(...)`` of ``source`` that can be evaluated now."""
-    own = _own_names(source.tree)
     found: dict = {}
-    stack = [source.tree]
-    while stack:
-        node = stack.pop()
+
+    def visit(node, loop_vars: frozenset) -> None:
         if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and _is_static(source, node.func):
             names = {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
-            if not names & own:
+            if not names & loop_vars:
                 try:
                     code = compile(ast.Expression(body=node.args[0]), "<wp.static>", "eval")
                     found[node] = eval(code, {"__builtins__": builtins}, _Names(source))  # noqa: S307
-                    continue  # the statics nested in it were part of its evaluation
+                    return  # the statics nested in it were part of its evaluation
                 except Exception:  # noqa: BLE001 - evaluated (and reported) while typing instead
                     pass
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))  # in source order: side effects as written
+        if isinstance(node, ast.For):
+            # the loop's own variables are known only where the loop is unrolled: statics reading them wait
+            inner = loop_vars | {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+            for child in ast.iter_child_nodes(node):
+                visit(child, inner if child is not node.iter else loop_vars)
+            return
+        for child in ast.iter_child_nodes(node):  # in source order: side effects as written
+            visit(child, loop_vars)
+
+    visit(source.tree, _parameters(source.tree))
     return found
 
 
@@ -42,15 +50,9 @@ def _is_static(source, func) -> bool:
     return source.resolve_dotted(func) is static
 
 
-def _own_names(tree) -> set:
-    """Names the function binds itself: parameters, assigned names, loop targets, nested definitions."""
-    names = {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-            names.add(n.id)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n is not tree:
-            names.add(n.name)
-    return names
+def _parameters(tree) -> frozenset:
+    """The function's parameter names (never a global's value, even where a global has the name)."""
+    return frozenset(a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg))
 
 
 class _Names(dict):

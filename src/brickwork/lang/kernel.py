@@ -21,11 +21,13 @@ from .unique_modules import unique_kernel
 class Kernel:
     """A kernel: a Python function compiled per tuple of concrete parameter types."""
 
-    def __init__(self, func, key: str | None = None, module=None, options=None, module_options=None, **unused):
+    def __init__(self, func, key: str | None = None, module=None, options=None, module_options=None,
+                 code_transformers=None, **unused):
         pyfunc = func  # Warp's keyword is ``func``: wp.Kernel(func=f, key=..., module=...)
         self.func = pyfunc
         self.options = dict(options or {})
-        self.source = FunctionSource(pyfunc)
+        # Warp's code_transformers: ast.NodeTransformers applied in turn to the parsed definition
+        self.source = FunctionSource(pyfunc, tuple(code_transformers or ()))
         self.source.evaluate_statics()
         self.key = key or pyfunc.__name__
         if module == "unique":  # Warp's module of its own for this kernel (its options are the kernel's)
