@@ -225,6 +225,11 @@ def global_array(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
     a[i] = GLOBAL_DATA[i]  # E:global_array
 
 
+@wp.kernel
+def global_array_value(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
+    a[0] = wp.lower_bound(GLOBAL_DATA, 2.0)  # E:global_array_value
+
+
 GLOBAL_DATA = wp.zeros(4)
 
 CASES = [
@@ -262,8 +267,12 @@ CASES = [
     (vector_index_range, wp.KernelTypeError, "vector_index_range", ["index 3 is out of range for vec3f"]),
     (vector_index_count, wp.KernelTypeError, "vector_index_count", ["vec3f takes one index, got 2"]),
     (matrix_index_count, wp.KernelTypeError, "matrix_index_count", ["mat22f takes 1 or 2 indices, got 3"]),
-    (global_array, wp.KernelTypeError, "global_array", ["'GLOBAL_DATA' is an array defined outside the kernel",
-                                                         "as arguments"]),
+    (global_array, wp.KernelTypeError, "global_array", [
+        "Invalid external reference type: <class 'brickwork.types.arrays.array'>: 'GLOBAL_DATA' is an array "
+        "defined outside the kernel", "as arguments"]),
+    (global_array_value, wp.KernelTypeError, "global_array_value", [
+        "Invalid external reference type: <class 'brickwork.types.arrays.array'>: array array(",
+        "is not a value usable in a kernel"]),
 ]
 
 

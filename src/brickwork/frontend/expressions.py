@@ -119,7 +119,10 @@ class ExpressionTyper(CallRules, ConstructionRules):
             return ir.IRConstruct(comps, type(v))
         if is_struct_type(type(v)):  # a struct built on the host (by wp.static): its fields as constants
             return ir.IRConstruct([self._struct_field_constant(getattr(v, n), t, node) for n, t in v._fields], type(v))
-        raise self.error(KernelTypeError, f"{value.describe()} is not a value usable in a kernel", node)
+        # a name of the host: Warp's words first ("Invalid external reference type: <class ...>"), then ours
+        named = isinstance(node, (ast.Name, ast.Attribute))
+        warp_words = f"Invalid external reference type: {type(v)}: " if named else ""
+        raise self.error(KernelTypeError, f"{warp_words}{value.describe()} is not a value usable in a kernel", node)
 
     def _struct_field_constant(self, v, t, node) -> ir.IRExpr:
         if is_scalar_type(t):
@@ -258,8 +261,9 @@ class ExpressionTyper(CallRules, ConstructionRules):
                 name = ast.unparse(node.value)
                 hint = (f" (a loop body may capture a brickwork array: {name}_wp = wp.array({name}, copy=False) "
                         f"shares its memory)" if isinstance(obj, np.ndarray) else "")
-                raise self.error(KernelTypeError, f"'{name}' is {'a numpy' if hint else 'an'} array defined "
-                                 f"outside the kernel; pass arrays to kernels as arguments{hint}", node)
+                raise self.error(KernelTypeError, f"Invalid external reference type: {type(obj)}: '{name}' is "
+                                 f"{'a numpy' if hint else 'an'} array defined outside the kernel; pass arrays to "
+                                 f"kernels as arguments{hint}", node)
             if isinstance(obj, ShapeOf):
                 dim = self.static_value(node.slice)
                 if not isinstance(dim, int) or not 0 <= dim < 4:
