@@ -162,6 +162,19 @@ def _mesh_get(id):
     return Mesh
 
 
+@builtin("mesh_get_grads")
+def _mesh_get_grads(id):
+    """Internal: the Mesh struct over the gradients of the mesh's points and velocities, where the backward
+    pass of ``mesh_get`` sends the adjoints of what a kernel read through it (``GRADIENT_STRUCTS``)."""
+    _need(id is uint64, "a mesh id (uint64)", id)
+    return Mesh
+
+
+#: builtins that return a struct of arrays -> the internal builtin giving the struct of those arrays' gradients
+#: (the adjoint pass reads and writes the gradients of the arrays through it, as through a struct parameter's)
+GRADIENT_STRUCTS = {"mesh_get": "mesh_get_grads"}
+
+
 @builtin("mesh_get_bvh")
 def _mesh_get_bvh(id):
     _need(id is uint64, "a mesh id (uint64)", id)
@@ -169,12 +182,15 @@ def _mesh_get_bvh(id):
 
 
 #: builtins returning a struct: the C++ function is a template over the struct's generated type
-STRUCT_RESULTS = ("mesh_get", "mesh_query_point", "mesh_query_point_no_sign", "mesh_query_furthest_point_no_sign",
+STRUCT_RESULTS = ("mesh_get", "mesh_get_grads", "mesh_query_point", "mesh_query_point_no_sign",
+                  "mesh_query_furthest_point_no_sign",
                   "mesh_query_point_sign_normal", "mesh_query_point_sign_winding_number",
                   "mesh_query_point_sign_parity", "mesh_query_ray")
-#: every builtin of this family (all in include/brickwork_bvh.h)
+#: the builtins of a mesh's arrays (in include/brickwork_mesh_arrays.h)
+ARRAY_NAMES = ("mesh_get", "mesh_get_grads", "mesh_get_bvh", "mesh_eval_position", "mesh_eval_velocity",
+               "mesh_get_point", "mesh_get_velocity", "mesh_get_index")
+#: every builtin of this family (in include/brickwork_bvh.h, but those of ARRAY_NAMES)
 NAMES = ("bvh_query_aabb", "bvh_query_ray", "bvh_query_sphere", "bvh_query_capsule", "bvh_query_next",
          "mesh_query_aabb", "mesh_query_sphere", "mesh_query_next", "mesh_query_aabb_next", *STRUCT_RESULTS,
-         "mesh_query_ray_anyhit", "mesh_query_ray_count_intersections",
-         "mesh_eval_position", "mesh_eval_velocity", "mesh_get_point", "mesh_get_velocity", "mesh_get_index",
-         "mesh_get_bvh", "bvh_get_group_root", "mesh_get_group_root")
+         "mesh_query_ray_anyhit", "mesh_query_ray_count_intersections", *ARRAY_NAMES[2:],
+         "bvh_get_group_root", "mesh_get_group_root")

@@ -38,7 +38,7 @@ struct bvh_data {
     int32_t unused;
 };
 
-// The layout runtime/mesh.py writes (128 bytes).
+// The layout runtime/mesh.py writes (144 bytes).
 struct mesh_data {
     bvh_data bvh;  // over the triangles' bounds
     const float* points;      // 3 floats per point
@@ -46,6 +46,8 @@ struct mesh_data {
     const int32_t* indices;   // 3 per triangle
     int32_t num_points;
     int32_t num_tris;
+    float* points_grad;      // the gradients of points and velocities (mesh_get's backward pass), or null
+    float* velocities_grad;
 };
 
 // A mesh's sphere query (BVH_QUERY_MESH_SPHERE) keeps, of the triangles whose bounds meet the sphere, those
@@ -725,67 +727,6 @@ BW_INLINE bvh_query_t mesh_query_sphere(uint64_t id, const vec<3, float>& center
 BW_INLINE bool mesh_query_next(bvh_query_t& q, int32_t& index) { return bvh_query_next(q, index); }
 BW_INLINE bool mesh_query_aabb_next(bvh_query_t& q, int32_t& index) { return bvh_query_next(q, index); }
 
-// The mesh's arrays (R: the unit's struct of points, velocities and indices), which kernels may also write.
-template <class R> BW_INLINE R mesh_get(uint64_t id) {
-    const mesh_data* m = mesh_detail::get(id);
-    R r{};
-    if (m == nullptr) return r;
-    r.m_points.data = (decltype(r.m_points.data))m->points;
-    r.m_points.shape[0] = m->num_points;
-    r.m_points.strides[0] = 1;
-    if (m->velocities != nullptr) {
-        r.m_velocities.data = (decltype(r.m_velocities.data))m->velocities;
-        r.m_velocities.shape[0] = m->num_points;
-    }
-    r.m_velocities.strides[0] = 1;
-    r.m_indices.data = (decltype(r.m_indices.data))m->indices;
-    r.m_indices.shape[0] = 3 * (int64_t)m->num_tris;
-    r.m_indices.strides[0] = 1;
-    return r;
-}
-
 BW_INLINE int32_t mesh_get_group_root(uint64_t id, int32_t group) { return bvh_get_group_root(id, group); }
-
-// The id of the mesh's tree over its triangles' bounds, for the bvh_query_* builtins: a mesh_data starts
-// with its bvh_data, so it is the mesh's own address.
-BW_INLINE uint64_t mesh_get_bvh(uint64_t id) { return id; }
-
-BW_INLINE vec<3, float> mesh_eval_position(uint64_t id, int32_t face, float u, float v) {
-    const mesh_data* m = mesh_detail::get(id);
-    float a[3], b[3], c[3], p[3];
-    mesh_detail::triangle(m, face, a, b, c);
-    mesh_detail::at(a, b, c, u, v, p);
-    return vec<3, float>{{p[0], p[1], p[2]}};
-}
-
-BW_INLINE vec<3, float> mesh_eval_velocity(uint64_t id, int32_t face, float u, float v) {
-    const mesh_data* m = mesh_detail::get(id);
-    if (m->velocities == nullptr) return vec<3, float>{{0.0f, 0.0f, 0.0f}};
-    float a[3], b[3], c[3], p[3];
-    for (int k = 0; k < 3; ++k) {
-        const int32_t i = m->indices[3 * (int64_t)face + k];
-        float* out = k == 0 ? a : k == 1 ? b : c;
-        for (int j = 0; j < 3; ++j) out[j] = m->velocities[3 * (int64_t)i + j];
-    }
-    mesh_detail::at(a, b, c, u, v, p);
-    return vec<3, float>{{p[0], p[1], p[2]}};
-}
-
-BW_INLINE vec<3, float> mesh_get_point(uint64_t id, int32_t index) {
-    const mesh_data* m = mesh_detail::get(id);
-    float p[3];
-    mesh_detail::vertex(m, index / 3, index % 3, p);
-    return vec<3, float>{{p[0], p[1], p[2]}};
-}
-
-BW_INLINE vec<3, float> mesh_get_velocity(uint64_t id, int32_t index) {
-    const mesh_data* m = mesh_detail::get(id);
-    if (m->velocities == nullptr) return vec<3, float>{{0.0f, 0.0f, 0.0f}};
-    const int32_t i = m->indices[index];
-    return vec<3, float>{{m->velocities[3 * (int64_t)i], m->velocities[3 * (int64_t)i + 1],
-                          m->velocities[3 * (int64_t)i + 2]}};
-}
-
-BW_INLINE int32_t mesh_get_index(uint64_t id, int32_t index) { return mesh_detail::get(id)->indices[index]; }
 
 }  // namespace bw

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .. import ir
+from ..builtins.bvh import GRADIENT_STRUCTS
 from ..ir.analysis import REFERENCE_ARGUMENTS
 from ..types.arrays import ArrayType
 from ..types.scalars import int32
@@ -168,6 +169,8 @@ class ForwardReplay:
                 else:
                     args.append(a)
             return ir.IRConstruct(args, value.type)
+        if isinstance(value, ir.IRCall) and value.op in GRADIENT_STRUCTS:  # wp.mesh_get(id): the mesh's gradients
+            return ir.IRCall(GRADIENT_STRUCTS[value.op], list(value.args), value.type)
         path, root = _path(value)
         if isinstance(root, ir.IRLocal) and root.name in self.grad_structs:
             return rebase(path, self.grad_structs[root.name])

@@ -2,8 +2,9 @@
 
 The mesh keeps the user's ``points`` (and ``velocities``) and ``indices`` arrays: kernels read them
 directly, so moving the points moves the mesh; ``refit()`` then updates the tree over the triangles'
-bounds (``runtime/bvh.py``). Kernels receive the mesh as its ``id`` (the address of a 128-byte descriptor,
-``bw::mesh_data`` in ``include/brickwork_bvh.h``: the tree's descriptor, then the arrays' addresses).
+bounds (``runtime/bvh.py``). Kernels receive the mesh as its ``id`` (the address of a 144-byte descriptor,
+``bw::mesh_data`` in ``include/brickwork_bvh.h``: the tree's descriptor, then the arrays' addresses, then
+those of the points' and velocities' gradients, where the backward pass of ``wp.mesh_get`` accumulates).
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from .bvh import BvhError, TreeStorage, build_tree, check_constructor, check_gro
 
 #: ``bw::mesh_data``: the tree's fields, then the mesh's.
 DESCRIPTOR = np.dtype(BVH_DESCRIPTOR.descr + [("points", "<u8"), ("velocities", "<u8"), ("indices", "<u8"),
-                                              ("num_points", "<i4"), ("num_tris", "<i4")])
-assert DESCRIPTOR.itemsize == 128
+                                              ("num_points", "<i4"), ("num_tris", "<i4"),
+                                              ("points_grad", "<u8"), ("velocities_grad", "<u8")])
+assert DESCRIPTOR.itemsize == 144
 
 
 class MeshError(BvhError):
@@ -33,6 +35,11 @@ def _check_vec3(value, what: str) -> None:
     if not isinstance(value, array) or value.dtype is not vector(3, float32) or not value.is_contiguous:
         got = type_name(value.dtype) if isinstance(value, array) else type(value).__name__
         raise MeshError(f"Mesh {what} should be a contiguous array of type wp.vec3, got {got}")
+
+
+def _grad_address(a: array) -> int:
+    g = a.grad
+    return int(g.ptr) if g is not None and g.size and g.is_contiguous else 0
 
 
 class Mesh:
@@ -91,6 +98,9 @@ class Mesh:
         d["indices"] = self.indices.ptr if self.indices.size else 0
         d["num_points"] = self._points.size
         d["num_tris"] = len(self._tris)
+        # as Warp's mesh keeps its arrays' gradients: those the arrays have now (none: no gradient flows)
+        d["points_grad"] = _grad_address(self._points)
+        d["velocities_grad"] = 0 if self._velocities is None else _grad_address(self._velocities)
 
     def _bounds(self) -> tuple:
         p = np.asarray(self._points.numpy(), np.float32).reshape(-1, 3)

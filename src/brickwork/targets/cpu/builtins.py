@@ -7,6 +7,7 @@ call, so a builtin without an implementation here is reported before any C++ is 
 
 from __future__ import annotations
 
+from ...builtins.bvh import ARRAY_NAMES as MESH_ARRAY_NAMES
 from ...builtins.bvh import NAMES as BVH_NAMES
 from ...builtins.bvh import STRUCT_RESULTS as BVH_STRUCT_RESULTS
 from ...builtins.decompositions import OUTPUT_ARGUMENTS, PACKED
@@ -105,6 +106,7 @@ CPU_HEADERS.update({name: "brickwork_geometry.h" for name in ("closest_point_edg
 CPU_HEADERS.update({name: "brickwork_hash_grid.h" for name in ("hash_grid_query", "hash_grid_query_next",
                                                               "hash_grid_point_id")})
 CPU_HEADERS.update({name: "brickwork_bvh.h" for name in BVH_NAMES})
+CPU_HEADERS.update({name: "brickwork_mesh_arrays.h" for name in MESH_ARRAY_NAMES})
 CPU_HEADERS.update({name: "brickwork_tile_stack.h" for name in (*TILE_STACK_NAMES, "tile_stack_new")})
 
 
