@@ -68,3 +68,16 @@ def test_str_of_a_scalar_is_its_value_and_repr_names_its_type():
     assert [str(wp.float32(2.5)), str(wp.int32(-7)), str(wp.uint8(-1)), str(wp.bool(1))] == ["2.5", "-7", "255", "True"]
     assert f"{wp.float64(3.0)}" == "3.0" and str([wp.int64(4)]) == "[int64(4)]"
     assert repr(wp.float32(2.5)) == "float32(2.5)" and repr(wp.uint8(-1)) == "uint8(255)"
+
+
+def test_float_scalar_text_is_short_and_keeps_integers():
+    """A float's text has the shortest digits of its type's precision; one made from an integer shows that
+    integer (as Warp's, whose scalars keep the Python value given)."""
+    assert [str(wp.float32(0.1)), str(wp.float16(0.1)), str(wp.float64(0.1))] == ["0.1", "0.1", "0.1"]
+    assert str(wp.float32(123456789.0)) == "123456790.0" and repr(wp.float32(1e20)) == "float32(1e+20)"
+    assert wp.float32(0.1).value == float(np.float32(0.1))  # the value itself is the float32 one
+    assert [repr(t(-1)) for t in (wp.float16, wp.float32, wp.float64)] == ["float16(-1)", "float32(-1)",
+                                                                           "float64(-1)"]
+    assert [str(wp.float32(np.int64(5))), str(wp.float32(-1.0)), str(wp.float32(True)), str(wp.float32(2.5))] == [
+        "5", "-1.0", "1.0", "2.5"]
+    assert str(wp.float32(2**40)) == "1099511627776" and str(wp.float32(float("nan"))) == "nan"

@@ -7,6 +7,7 @@ Each scalar type is a class (``float32``); calling it makes a typed host value
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -49,6 +50,8 @@ class ScalarBase:
             check_integer(x, f"{type(self).__name__}()")
         if isinstance(x, ScalarBase):
             x = x.value
+        elif self.is_float:  # Warp shows a float made from an integer as that integer: float32(-1) prints -1
+            self._from_int = isinstance(x, (int, np.integer)) and not isinstance(x, bool)
         self.value = self._convert(x)
 
     @classmethod
@@ -68,10 +71,17 @@ class ScalarBase:
         return x
 
     def __repr__(self):
-        return f"{type(self).__name__}({self.value!r})"
+        return f"{type(self).__name__}({self})"
 
     def __str__(self):  # print(wp.float32(2.5)) shows 2.5, as Warp and numpy's scalars print
-        return str(self.value)
+        v = self.value
+        if not self.is_float:
+            return str(v)
+        if getattr(self, "_from_int", False) and math.isfinite(v) and v == int(v):
+            return str(int(v))
+        # the shortest digits that give the value back at this type's precision (float32(0.1) shows 0.1), in
+        # Python's notation (numpy's str turns float32 values past 1e8 to exponents)
+        return repr(float(str(self._np(v)))) if self._np in (np.float16, np.float32) else repr(v)
 
     def __float__(self):
         return float(self.value)
@@ -122,7 +132,7 @@ _DTYPE_PROTOCOL = tuple(int(p) for p in np.__version__.split(".")[:2]) >= (2, 4)
 
 def _make(name: str, np_type, fmt: str, kind: str):
     attrs = {
-        "__slots__": (),
+        "__slots__": ("_from_int",) if kind == "float" else (),
         "_np": np_type,
         # np.dtype(wp.float32) is float32, as with Warp's types (the type's, not its values': np.asarray of a
         # value is an object array, as in Warp)
@@ -179,7 +189,7 @@ class bfloat16(ScalarBase):  # noqa: N801 - Warp's spelling
     """The bfloat16 scalar type: float32's exponent range with 8 significant bits. numpy has no bfloat16,
     so arrays store the bit patterns as uint16 (``a.numpy()`` gives those; ``bfloat16_values`` decodes)."""
 
-    __slots__ = ()
+    __slots__ = ("_from_int",)
     _np = np.uint16  # no numpy dtype: np.dtype(wp.bfloat16) is object, as in Warp
     _size = 2
     _fmt = "H"
