@@ -139,3 +139,31 @@ def test_a_retained_gradient_survives_the_tape():
     tape.backward(loss)
     np.testing.assert_array_equal(x.grad.numpy(), 2.0)
     np.testing.assert_array_equal(y.grad.numpy(), 1.0)
+
+
+@wp.kernel
+def update_through_inline_slices(components: wp.array(dtype=wp.vec3), source: wp.array(dtype=float), start: int,
+                                 stop: int, step: int):
+    i = wp.tid()
+    components[start:stop:step][i].x = source[i]  # a store: the slot's old value had no effect
+    components[start:stop:step][i][1] += source[i]  # an update: the slot's adjoint passes through
+
+
+@pytest.mark.parametrize("start, stop, step, selected", [(0, 4, 2, [0, 2]), (3, -5, -2, [3, 1])])
+def test_component_updates_through_an_inline_slice(start, stop, step, selected):
+    """``a[lo:hi:step][i].x += v`` differentiates as ``a[i].x += v`` does (as in Warp): the slice made twice in
+    place is one place, whose update needs nothing it overwrites."""
+    components = wp.full(4, wp.vec3(7.0), dtype=wp.vec3, requires_grad=True)
+    source = wp.array([3.0, 5.0], dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(update_through_inline_slices, dim=2, inputs=[components, source, start, stop, step])
+    expected = np.full((4, 3), 7.0)
+    expected[selected, 0] = [3.0, 5.0]
+    expected[selected, 1] = [10.0, 12.0]
+    np.testing.assert_array_equal(components.numpy(), expected)
+    tape.backward(grads={components: wp.full(4, wp.vec3(1.0), dtype=wp.vec3)})
+    grad = np.ones((4, 3))
+    grad[selected, 0] = 0.0
+    np.testing.assert_array_equal(components.grad.numpy(), grad)
+    np.testing.assert_array_equal(source.grad.numpy(), [2.0, 2.0])  # once through the store, once the update
+    np.testing.assert_array_equal(components.numpy(), expected)  # the backward pass changes no value

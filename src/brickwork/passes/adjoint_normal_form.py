@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from .. import ir
 from ..builtins.adjoints import EXPANSIONS
 from ..errors import KernelNotDifferentiableError
-from ..ir.analysis import REFERENCE_ARGUMENTS, reference_locals
+from ..ir.analysis import EFFECT_PREFIXES, REFERENCE_ARGUMENTS, reference_locals
 from ..types.opaque import TupleType
 from ..types.scalars import bool_, int32
 from ..types.tiles import TileType
@@ -128,6 +128,9 @@ def _same_place(a, b) -> bool:
             _same_place(x, y) for x, y in zip(a.indices, b.indices))
     if isinstance(a, ir.IRField):
         return a.name == b.name and _same_place(a.base, b.base)
+    if isinstance(a, ir.IRCall):  # a view made in place (``a[lo:hi:step][i].x += v``): the same pure call
+        return (a.op == b.op and not a.op.startswith(EFFECT_PREFIXES) and len(a.args) == len(b.args)
+                and all(_same_place(x, y) for x, y in zip(a.args, b.args)))
     return False
 
 
