@@ -62,6 +62,35 @@ def test_matrix_slices_and_their_gradients():
     np.testing.assert_array_equal(y.grad.numpy()[0], weights[2:, 1:])
 
 
+@wp.kernel
+def overlapping_slices(x: wp.array(dtype=wp.vec2), y: wp.array(dtype=mat23), z: wp.array(dtype=wp.mat44)):
+    i = wp.tid()
+    m = z[i]
+    m[0, :2] = x[i]
+    m[:2, 1:] = y[i]  # overwrites m[0, 1], where x[i][1] went
+    m[:2, 3] += x[i][:2]
+    m[1:-1, :2] += y[i][::-1, :-1]
+    m[2:, 3] -= x[i][0:]
+    m[3:, -1:] -= y[i][:1, :1]
+    z[i] = m
+
+
+def test_a_slice_store_cuts_the_gradient_of_what_it_overwrites():
+    """Warp's test_mat_slicing_assign_backward kernel: x[1] reaches the result through m[1, 3] (+1) and m[3, 3]
+    (-1) only, its first store being overwritten, so its gradient is 0 (Warp 1.19 gives 1, the overwritten
+    store's too)."""
+    x = wp.ones(1, dtype=wp.vec2, requires_grad=True)
+    y = wp.ones(1, dtype=mat23, requires_grad=True)
+    z = wp.zeros(1, dtype=wp.mat44, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(overlapping_slices, 1, inputs=[x, y, z])
+    np.testing.assert_array_equal(z.numpy()[0], [[1, 1, 1, 2], [1, 2, 1, 2], [1, 1, 0, -1], [0, 0, 0, -2]])
+    z.grad = wp.ones_like(z)
+    tape.backward()
+    np.testing.assert_array_equal(x.grad.numpy()[0], [1.0 + 1.0 - 1.0, 1.0 - 1.0])
+    np.testing.assert_array_equal(y.grad.numpy()[0], [[1.0, 2.0, 1.0], [2.0, 2.0, 1.0]])
+
+
 def test_quaternion_and_transform_slices_backward():
     @wp.kernel
     def k(x: wp.array(dtype=wp.vec2), q: wp.array(dtype=wp.quat), t: wp.array(dtype=wp.transform)):
