@@ -344,6 +344,32 @@ def test_copy_adjoint_consumes_the_overwritten_gradient():
     np.testing.assert_array_equal(x.grad.numpy(), [2.0, 0.0, 0.0, 8.0])
 
 
+def test_copies_between_parts_of_one_array():
+    """Columns of one array (their bytes interleave, their elements do not overlap): the exact gradient, the
+    source column getting both columns' and the overwritten one none (Warp 1.19 copies the gradient bytes:
+    1 and 1). A copy whose source and destination share elements passes the destination's gradient to the
+    source by overwriting it, with a warning (as Warp)."""
+    base = wp.array(np.array([[1.0, 5.0], [2.0, 6.0], [3.0, 7.0]]), dtype=float, requires_grad=True)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.copy(base[:, 1], base[:, 0])
+        wp.launch(square_sum, 3, inputs=[base[:, 1], loss])
+    np.testing.assert_array_equal(base.numpy(), [[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])
+    tape.backward(loss)
+    np.testing.assert_array_equal(base.grad.numpy(), [[2.0, 0.0], [4.0, 0.0], [6.0, 0.0]])
+    y = wp.array([1.0, 2.0, 3.0, 4.0], dtype=float, requires_grad=True)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.copy(y, y, dest_offset=1, src_offset=0, count=3)
+        wp.launch(square_sum, 4, inputs=[y, loss])
+    np.testing.assert_array_equal(y.numpy(), [1.0, 1.0, 2.0, 3.0])
+    with pytest.warns(UserWarning, match="overlapping copy .* cannot yet be fully tracked"):
+        tape.backward(loss)
+    np.testing.assert_array_equal(y.grad.numpy(), [2.0, 4.0, 6.0, 6.0])  # y.grad[0:3] = y.grad[1:4] (exact: 4 4 6 0)
+
+
 def test_tapes_do_not_nest():
     outer = wp.Tape()
     with outer:
