@@ -2,8 +2,10 @@
 keywords bind as in Python, arguments no overload takes raise Warp's error; ``@func(...)`` with options;
 signatures for ``inspect`` and static type checkers."""
 
+import gc
 import inspect
 import typing
+import weakref
 
 import numpy as np
 import pytest
@@ -79,3 +81,20 @@ def test_func_with_options_is_a_kernel_function():
 def test_signatures():
     assert list(inspect.signature(with_options).parameters) == ["x", "offsets"]
     assert len(typing.get_overloads(wp.func)) == 2
+
+
+@wp.func
+def array_length(x: wp.array(dtype=typing.Any)):
+    return x.shape[0]
+
+
+def test_a_generic_function_called_from_python_keeps_no_argument_alive():
+    """Warp's test_eager_generic_func_does_not_retain_array: the array a Python call passes is freed with its
+    last reference, and calls with other arrays of the type give their own lengths."""
+    arr = wp.empty(2, dtype=wp.int32)
+    ref = weakref.ref(arr)
+    assert array_length(arr) == 2
+    del arr
+    gc.collect()
+    assert ref() is None
+    assert array_length(wp.empty(3, dtype=wp.int32)) == 3 and array_length(wp.empty(4, dtype=wp.float32)) == 4
