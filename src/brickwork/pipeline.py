@@ -124,6 +124,12 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
     from .ir.array_access import param_access
 
     access = param_access(typed)  # for wp.config.verify_autograd_array_access (runtime/array_access.py)
+    from .ir.launch_bounds import tid_bounds
+
+    # what dim must satisfy for the accesses every launch point makes (checked by the launch's packer)
+    # (debug builds check every access as it runs, and report the index it reached)
+    plain = kernel.form == "kernel" and "adjoint" not in variants and base_mode != "debug"
+    bounds = tid_bounds(typed) if plain else []
     if "adjoint" in variants:
         # plain (non-atomic) adjoint scatters only where the target runs rows in phases (the CPU)
         typed, typed_callees, writes = _compiler().adjoint_kernel(typed, phased_rows=target.name == "cpu"), [], set()
@@ -142,6 +148,8 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
     meta = {"tid_dims": fn.tid_dims, "writes": written, "mode": base_mode, "variant": variant,
             "reads": sorted(position[n] for n in access.reads if n in position),
             "read_then_written": [[position[n], where] for n, where in access.read_then_written if n in position]}
+    if bounds:
+        meta["tid_bounds"] = bounds
     if field_writes:  # arrays inside struct arguments it writes: checked for read-only memory at launch
         meta["writes_fields"] = sorted([position[n], list(path)] for n, path in field_writes)
     if fn.gpu_launch is not None:

@@ -46,6 +46,9 @@ class Instance:
         # positions of the array parameters it reads, writes, and writes after reading ((position, "file:line"));
         # wp.config.verify_autograd_array_access checks them at taped launches (runtime/array_access.py)
         self.access: tuple = ((), (), ())
+        # (param position, axis, tid component or -1, offset, "file:line") of the accesses every launch point
+        # makes: the launch refuses a dim that would take one out of bounds (ir/launch_bounds.py)
+        self.tid_bounds: tuple = ()
         self.error: Exception | None = None
         self._key: str | None = None
         self._packers: dict = {}
@@ -125,6 +128,7 @@ class Instance:
         self.fn = self.target_object().load(path, meta)
         self.tid_dims, self.writes, self.writes_fields, self.access = tid_dims, writes, writes_fields, access
         self.uses_tiles = bool(meta.get("tiles"))
+        self.tid_bounds = tuple(tuple(b) for b in meta.get("tid_bounds", ()))
         if self in _pending:
             _pending.remove(self)
 

@@ -29,13 +29,18 @@ def composite_converts(src, dst) -> bool:
     return src._kind == dst._kind and src._shape == dst._shape and not floats_to_integers
 
 
-def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, key: str = ""):
+def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, key: str = "", bounds: tuple = ()):
     """Generate ``pack(args, d0, d1, d2, d3, parallel, nthreads) -> bytes`` for one signature; with
     ``device``, a struct argument holding arrays is refused unless they all live there (the error
-    names kernel ``key``)."""
+    names kernel ``key``). ``bounds``: the instance's ``tid_bounds``, each tested before packing (a
+    ``LaunchError`` for a dim that takes an access every launch point makes out of its array)."""
     offsets, size, _ = struct_offsets(list(arg_types))
     fmt, pos, exprs, unit_terms, checks = ["<", _HEADER], 0, [], [], []
-    namespace = {"_sb": _struct_devices_differ, "_dev": device, "_key": key, "_ok": struct_devices({device})}
+    namespace = {"_sb": _struct_devices_differ, "_dev": device, "_key": key, "_ok": struct_devices({device}),
+                 "_oob": _out_of_bounds(key, names, bounds)}
+    for n, (i, axis, component, offset, _) in enumerate(bounds):
+        reach = f"d{component} + {offset}" if component >= 0 else f"{offset}"
+        checks.append(f"    if {reach} > a[{i}].shape[{axis}]: _oob(a, (d0, d1, d2, d3), {n})\n")
     for i, (t, s, off) in enumerate(zip(arg_types, sig, offsets)):
         if off > pos:
             fmt.append(f"{off - pos}x")
@@ -71,6 +76,26 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, ke
         return namespace["raw"]
     namespace["_out_of_range"] = _out_of_range(namespace["raw"], arg_types, names)
     return namespace["pack"]
+
+
+def _out_of_bounds(key: str, names: tuple, bounds: tuple):
+    """What a packer calls when the launch fails check ``n`` of ``bounds``: raise a ``LaunchError`` saying which
+    access would leave which array, and how far."""
+
+    def fail(a, dims, n):
+        i, axis, component, offset, where = bounds[n]
+        name = names[i] if i < len(names) else f"argument {i}"
+        shape = tuple(a[i].shape)
+        if component < 0:
+            reach = f"index {offset - 1} on its axis {axis}"
+        else:
+            reach = (f"index {dims[component] + offset - 1} on its axis {axis} (tid() component {component} runs "
+                     f"to {dims[component] - 1}{f' plus {offset}' if offset else ''})")
+        raise LaunchError(f"launch of '{key}': the access of '{name}' at {where} runs at every launch point, and this "
+                          f"launch takes it to {reach}, but '{name}' has shape {shape}; launch over the array's "
+                          f"shape, or test the index before the access")
+
+    return fail
 
 
 class ComponentError(LaunchError):
