@@ -40,3 +40,14 @@ def test_load_module_refuses_modules_without_kernels_functions_or_structs(module
     finally:
         if name == "empty_mod":
             del sys.modules[name]
+
+
+def test_load_module_takes_brickworks_library_modules():
+    """``wp.load_module(wp.utils)`` (Warp code precompiling warp.utils) builds what they hold: here nothing, as
+    their algorithms run without kernels, and that is not an error."""
+    import brickwork.utils
+
+    wp.load_module(brickwork.utils)
+    wp.load_module("brickwork.utils", recursive=True)
+    wp.load_module(wp.optim)
+    assert wp.utils.array_sum(wp.array([1.0, 2.0], dtype=float)) == 3.0

@@ -147,6 +147,11 @@ def get_module_options(module=None) -> dict:
     return dict(_module_object(module).options)
 
 
+def _is_library(namespace) -> bool:
+    """Whether a Python module is part of brickwork itself."""
+    return getattr(namespace, "__name__", "").split(".")[0] == "brickwork"
+
+
 def _has_kernel_content(namespace) -> bool:
     """Whether a Python module defines a kernel, a function or a struct (what Warp calls its content)."""
     from .function import Function
@@ -183,7 +188,10 @@ def load_module(module=None, device=None, recursive: bool = False, block_dim=Non
         return
     name = _caller_module(module)
     names = [m for m in list(sys.modules) if m == name or (recursive and m.startswith(name + "."))]
-    if not any(_has_kernel_content(sys.modules[m]) for m in names if sys.modules[m] is not None):
+    found = [sys.modules[m] for m in names if sys.modules[m] is not None]
+    # brickwork's own library modules (wp.utils, wp.optim) stand for Warp's: loading them builds what they
+    # hold, which may be nothing (their algorithms run without kernels), as Warp code may ask
+    if not any(_has_kernel_content(m) or _is_library(m) for m in found):
         raise RuntimeError(f"Module '{name}' does not contain any Warp kernels, functions, or structs")
     batch = instances_to_build(set(names), device_target(device))
     if batch:
