@@ -183,7 +183,8 @@ _LAZY_FUNCTIONS = {"from_dlpack": "types.dlpack_import", "to_dlpack": "types.dlp
                    "HashGrid": "runtime.hash_grid", "Bvh": "runtime.bvh", "is_cubql_available": "runtime.bvh",
                    "Mesh": "runtime.mesh", "HashGridQuery": "types.hash_grid_query",
                    **{name: "types.geometry_queries" for name in ("BvhQuery", "MeshQuery", "MeshQueryAABB",
-                                                                  "MeshQueryPoint", "MeshQueryRay")}}
+                                                                  "MeshQueryPoint", "MeshQueryRay", "BvhQueryTiled",
+                                                                  "MeshQueryAABBTiled")}}
 
 
 def __getattr__(name: str):

@@ -39,7 +39,8 @@ NOT_DIFFERENTIABLE = frozenset(
     "mesh_query_point_sign_winding_number mesh_query_point_sign_parity mesh_query_ray mesh_query_ray_anyhit "
     "mesh_query_ray_count_intersections mesh_eval_position mesh_eval_velocity mesh_get_point mesh_get_velocity "
     "mesh_get_index mesh_get mesh_get_grads mesh_get_bvh "
-    "bvh_get_group_root mesh_get_group_root tile_stack_push tile_stack_pop tile_stack_count tile_stack_clear".split())
+    "bvh_get_group_root mesh_get_group_root tile_bvh_query_aabb tile_bvh_query_ray tile_mesh_query_aabb "
+    "tile_query_next tile_query_valid tile_stack_push tile_stack_pop tile_stack_count tile_stack_clear".split())
 
 
 def adjoint(*names):

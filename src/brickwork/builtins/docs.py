@@ -392,6 +392,29 @@ BUILTIN_DOCS.update({
     "mesh_get_point": ("id, index", "The point ``points[indices[index]]`` of the mesh (``vec3f``)."),
     "mesh_get_velocity": ("id, index", "The velocity ``velocities[indices[index]]`` of the mesh (zero without)."),
     "mesh_get_index": ("id, index", "The vertex index ``indices[index]`` of the mesh (``int32``)."),
+    "tile_bvh_query_aabb": ("id, low, high",
+                            "A tiled query (``BvhQueryTiled``) of the boxes of the ``Bvh`` ``id`` that overlap the "
+                            "box ``low``..``high``: ``while tile_query_valid(query)``, ``tile_bvh_query_next(query)`` "
+                            "gives each thread of the block its next box (a block is one thread here)."),
+    "tile_bvh_query_ray": ("id, start, dir",
+                           "A tiled query (``BvhQueryTiled``) of the boxes met by the half-line ``start + t dir``, "
+                           "``t >= 0`` (no maximum distance)."),
+    "tile_mesh_query_aabb": ("id, low, high",
+                             "A tiled query (``MeshQueryAABBTiled``) of the triangles of the ``Mesh`` ``id`` whose "
+                             "bounds overlap the box ``low``..``high``."),
+    "tile_bvh_query_next": ("query",
+                            "Advance the local tiled ``query`` and give each thread's next index as an ``int32`` "
+                            "tile of shape ``(block_dim,)``, here ``(1,)`` (``untile`` gives the index); ``-1`` when "
+                            "no index is left."),
+    "tile_mesh_query_aabb_next": ("query", "``tile_bvh_query_next`` of a ``tile_mesh_query_aabb`` query: faces."),
+    "tile_query_valid": ("query",
+                         "Whether to go on with a tiled query: ``True`` at the start and after a step that gave an "
+                         "index, ``False`` after one that gave none."),
+    "bvh_query_aabb_tiled": ("id, low, high", "``tile_bvh_query_aabb`` by Warp's older name."),
+    "bvh_query_ray_tiled": ("id, start, dir", "``tile_bvh_query_ray`` by Warp's older name."),
+    "mesh_query_aabb_tiled": ("id, low, high", "``tile_mesh_query_aabb`` by Warp's older name."),
+    "bvh_query_next_tiled": ("query", "``tile_bvh_query_next`` by Warp's older name."),
+    "mesh_query_aabb_next_tiled": ("query", "``tile_mesh_query_aabb_next`` by Warp's older name."),
     "sample_cdf": ("state, cdf", "An index drawn with the probabilities of the ascending cumulative distribution "
                                  "``cdf`` (a 1-D ``float32`` array ending at 1): ``lower_bound(cdf, randf(state))``."),
     "lower_bound": ("arr, value", "The first index ``i`` of the ascending 1-D array ``arr`` with ``arr[i] >= "

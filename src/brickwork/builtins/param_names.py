@@ -111,7 +111,11 @@ _BY_SIGNATURE[('id', 'start', 'dir', 'radius', 'root')] = "bvh_query_capsule"
 _BY_SIGNATURE[('query', 'index', 'max_dist')] = "bvh_query_next"
 _BY_SIGNATURE[('query', 'index')] = "hash_grid_query_next mesh_query_aabb_next mesh_query_next"
 _BY_SIGNATURE[('id', 'center', 'radius')] = "mesh_query_sphere"
-_BY_SIGNATURE[('id', 'low', 'high')] = "mesh_query_aabb"
+_BY_SIGNATURE[('id', 'low', 'high')] = ("mesh_query_aabb tile_bvh_query_aabb tile_mesh_query_aabb bvh_query_aabb_tiled "
+                                         "mesh_query_aabb_tiled")
+_BY_SIGNATURE[('id', 'start', 'dir')] = "tile_bvh_query_ray bvh_query_ray_tiled"
+_BY_SIGNATURE[('query',)] = ("tile_query_valid tile_bvh_query_next tile_mesh_query_aabb_next bvh_query_next_tiled "
+                             "mesh_query_aabb_next_tiled")
 _BY_SIGNATURE[('id', 'point', 'max_dist')] = "mesh_query_point mesh_query_point_no_sign"
 _BY_SIGNATURE[('id', 'point', 'min_dist')] = "mesh_query_furthest_point_no_sign"
 _BY_SIGNATURE[('id', 'point', 'max_dist', 'epsilon')] = "mesh_query_point_sign_normal"

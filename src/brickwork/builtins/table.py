@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (registration side effects)
     noise,
     operators,
     random,
+    tile_queries,
     tile_stacks,
 )
 from .registry import BUILTINS, Mismatch, resolve

@@ -420,4 +420,11 @@ def _operand_name(t) -> str:
 INTRINSICS.register_type(is_tile_type, value_operator=_operator, element_update=element_update)
 
 
-from . import tile_fft, tile_indexed, tile_reductions, tile_shapes, tile_stacks  # noqa: E402, F401 - register the other families' rules
+from . import (  # noqa: E402, F401 - register the other families' rules
+    tile_fft,
+    tile_indexed,
+    tile_queries,
+    tile_reductions,
+    tile_shapes,
+    tile_stacks,
+)

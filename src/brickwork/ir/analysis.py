@@ -72,7 +72,7 @@ def _holds_arrays(t) -> bool:
 #: ``index``; the random builtins advance their state (an rvalue state is advanced and dropped).
 REFERENCE_ARGUMENTS = {"hash_grid_query_next": (0, 1), "bvh_query_next": (0, 1), "mesh_query_next": (0, 1),
                        "mesh_query_aabb_next": (0, 1), "tile_stack_push": (0,), "tile_stack_pop": (0,),
-                       "tile_stack_clear": (0,), **{name: (0,) for name in (
+                       "tile_stack_clear": (0,), "tile_query_next": (0,), **{name: (0,) for name in (
     "randi", "randu", "randf", "randn", "poisson", "sample_cdf", "sample_unit_square", "sample_unit_cube",
     "sample_unit_ring", "sample_unit_disk", "sample_triangle", "sample_unit_sphere_surface", "sample_unit_sphere",
     "sample_unit_hemisphere_surface", "sample_unit_hemisphere")}}

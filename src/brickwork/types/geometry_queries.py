@@ -1,7 +1,8 @@
 """Kernel types of BVH and mesh queries: ``wp.BvhQuery`` (``bvh_query_aabb``, ``bvh_query_ray`` and
 ``bvh_query_sphere`` all make one; the kind is stored in it, so one variable may hold either kind and a
 ``@func`` parameter annotated ``wp.BvhQuery`` takes any), ``wp.MeshQuery`` (``mesh_query_aabb``,
-``mesh_query_sphere``; also named ``wp.MeshQueryAABB``), and
+``mesh_query_sphere``; also named ``wp.MeshQueryAABB``), their tiled kinds ``wp.BvhQueryTiled`` and
+``wp.MeshQueryAABBTiled`` (``tile_bvh_query_*``, ``tile_mesh_query_aabb``), and
 the results of point and ray queries of a mesh, ``wp.MeshQueryPoint`` and ``wp.MeshQueryRay``: structs
 with Warp's fields. Queries live in kernels only: no host value, not kernel parameters."""
 
@@ -35,11 +36,37 @@ class MeshQuery:
 MeshQueryAABB = MeshQuery
 
 
+class BvhQueryTiled:
+    """The state of a tiled query of a :class:`Bvh` (``wp.tile_bvh_query_aabb``, ``wp.tile_bvh_query_ray``):
+    ``wp.tile_bvh_query_next(query)`` gives each thread of the block its next index as a tile (here a block is
+    one thread: a tile of shape (1,)), -1 when none is left; ``wp.tile_query_valid(query)`` says whether to go
+    on."""
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("a BvhQueryTiled exists in kernels only: wp.tile_bvh_query_aabb(id, lower, upper) makes one "
+                        "there")
+
+
+class MeshQueryAABBTiled:
+    """The state of a tiled query of the triangles of a :class:`Mesh` whose bounds overlap a box
+    (``wp.tile_mesh_query_aabb``), advanced by ``wp.tile_mesh_query_aabb_next``."""
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("a MeshQueryAABBTiled exists in kernels only: wp.tile_mesh_query_aabb(id, lower, upper) "
+                        "makes one there")
+
+
 QUERY_TYPES = (BvhQuery, MeshQuery)
+TILED_QUERY_TYPES = (BvhQueryTiled, MeshQueryAABBTiled)
 
 
 def is_geometry_query_type(t) -> bool:
+    """A query iterated one index at a time (``bvh_query_next``, ``for i in query``)."""
     return t is BvhQuery or t is MeshQuery
+
+
+def is_tiled_query_type(t) -> bool:
+    return t is BvhQueryTiled or t is MeshQueryAABBTiled
 
 
 @struct

@@ -6,7 +6,7 @@ from .arrays import ArrayType
 from .composite import is_matrix_type, is_quat_type, is_transform_type, is_vector_type
 from .fabric_arrays import FabricArrayType, IndexedFabricArrayType
 from .fixed_arrays import FixedArrayType
-from .geometry_queries import is_geometry_query_type
+from .geometry_queries import is_geometry_query_type, is_tiled_query_type
 from .hash_grid_query import is_hash_grid_query_type
 from .indexed_arrays import IndexedArrayType
 from .opaque import OpaqueType, TupleType
@@ -44,7 +44,7 @@ def type_key(t) -> str:
         return "tuple(" + ",".join(type_key(x) for x in t.types) + ")"
     if is_hash_grid_query_type(t):
         return f"hash_grid_query:{t._dtype.__name__}"
-    if is_geometry_query_type(t):
+    if is_geometry_query_type(t) or is_tiled_query_type(t):
         return f"geometry_query:{t.__name__}"
     if isinstance(t, OpaqueType):
         return f"opaque {t.__name__}"

@@ -12,6 +12,7 @@ from ...builtins.bvh import NAMES as BVH_NAMES
 from ...builtins.bvh import STRUCT_RESULTS as BVH_STRUCT_RESULTS
 from ...builtins.decompositions import OUTPUT_ARGUMENTS, PACKED
 from ...builtins.table import BUILTINS
+from ...builtins.tile_queries import NAMES as TILE_QUERY_NAMES
 from ...builtins.tile_stacks import NAMES as TILE_STACK_NAMES
 
 
@@ -107,6 +108,7 @@ CPU_HEADERS.update({name: "brickwork_hash_grid.h" for name in ("hash_grid_query"
                                                               "hash_grid_point_id")})
 CPU_HEADERS.update({name: "brickwork_bvh.h" for name in BVH_NAMES})
 CPU_HEADERS.update({name: "brickwork_mesh_arrays.h" for name in MESH_ARRAY_NAMES})
+CPU_HEADERS.update({name: "brickwork_tile_queries.h" for name in TILE_QUERY_NAMES})
 CPU_HEADERS.update({name: "brickwork_tile_stack.h" for name in (*TILE_STACK_NAMES, "tile_stack_new")})
 
 

@@ -11,7 +11,7 @@ from ...types.arrays import ArrayType
 from ...types.composite import is_matrix_type, is_quat_type, is_transform_type, is_vector_type
 from ...types.fabric_arrays import FabricArrayType, IndexedFabricArrayType
 from ...types.fixed_arrays import FixedArrayType
-from ...types.geometry_queries import is_geometry_query_type
+from ...types.geometry_queries import is_geometry_query_type, is_tiled_query_type
 from ...types.hash_grid_query import is_hash_grid_query_type
 from ...types.indexed_arrays import IndexedArrayType
 from ...types.keys import type_key
@@ -77,6 +77,8 @@ def c_type(t) -> str:
         return f"bw::tile_stack_t<{c_type(t.dtype)}, {t.capacity}>"
     if is_geometry_query_type(t):
         return "bw::bvh_query_t"
+    if is_tiled_query_type(t):
+        return "bw::bvh_query_tiled_t"
     if t is None:
         return "void"
     raise TypeError(f"no C++ type for {t!r}")
