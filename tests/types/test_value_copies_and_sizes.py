@@ -110,3 +110,45 @@ def test_from_dlpack_names_complex_types():
         with pytest.raises(RuntimeError, match=f"Unsupported DLPack data type: {name}: complex types are not "
                                                f"supported"):
             wp.from_dlpack(np.arange(4, dtype=dtype))
+
+
+@wp.struct
+class _Inner:
+    a: wp.int8
+    v: wp.vec3
+
+
+@wp.struct
+class _Record:
+    inner: _Inner
+    h: wp.float16
+    d: wp.float64
+    data: wp.array(dtype=float)
+
+
+def test_cptr_points_at_the_elements():
+    """``a.cptr()`` as Warp's: a ctypes pointer to a contiguous CPU array's elements, struct fields by name at
+    their offsets (so the record size is the struct's), writes reaching the array."""
+    a = wp.array([1.0, 2.0, 3.0], dtype=float)
+    p = a.cptr()
+    assert isinstance(p, ctypes.POINTER(ctypes.c_float)) and p[2] == 3.0
+    p[1] = 7.0
+    assert a.numpy().tolist() == [1.0, 7.0, 3.0]
+    assert list(wp.array([[1, 2], [3, 4]], dtype=wp.vec2).cptr()[1]) == [3.0, 4.0]
+    records = wp.zeros(3, dtype=_Record)
+    host = records.numpy()
+    host["inner"]["a"] = [1, 2, 3]
+    host["inner"]["v"][1] = [4.0, 5.0, 6.0]
+    host["h"] = [1.5, 2.0, 3.0]
+    host["d"] = [7.0, 8.0, 9.0]
+    r = records.cptr()
+    assert ctypes.sizeof(r._type_) == wp.types.type_size_in_bytes(_Record)
+    assert r[1].inner.a == 2 and r[1].inner.v == wp.vec3(4.0, 5.0, 6.0) and r[2].d == 9.0
+    assert r[0].h == np.float16(1.5).view(np.uint16)  # float16 as its bits, as Warp's
+    assert wp.zeros(0, dtype=float).cptr() is None
+
+
+@pytest.mark.parametrize("make", [lambda: wp.zeros(6, dtype=float)[::2], lambda: wp.zeros((2, 3), dtype=float).transpose()])
+def test_cptr_refuses_arrays_that_are_not_contiguous(make):
+    with pytest.raises(RuntimeError, match="only supported for contiguous CPU arrays"):
+        make().cptr()

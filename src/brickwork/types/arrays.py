@@ -344,6 +344,12 @@ class array:  # noqa: N801 - Warp's spelling
 
         return mirror(self._packed, self)
 
+    def cptr(self):
+        """A ctypes pointer to the first element (contiguous CPU arrays; ``None`` without memory), as Warp's."""
+        from .ctype_mirror import element_pointer
+
+        return element_pointer(self)
+
     def numpy(self) -> np.ndarray:
         """The data as a numpy array (zero-copy on the CPU); vectors add trailing dimensions."""
         return self._np
