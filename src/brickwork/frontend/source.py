@@ -191,26 +191,23 @@ def _transformed(module: ast.Module, transformers, name: str) -> ast.Module:
         module = transformer.visit(module)
     if not isinstance(module, ast.Module) or not module.body:
         raise KernelSyntaxError(f"a code transformer of {name} did not return a module holding its definition")
-    seen: set = set()
-
-    def unshare(node):
+    seen = {id(module)}
+    stack = [module]  # a stack, not recursion: expressions may be deep
+    while stack:
+        node = stack.pop()
         for field, value in ast.iter_fields(node):
-            if isinstance(value, list):
-                for i, item in enumerate(value):
-                    if isinstance(item, ast.AST):
-                        value[i] = fresh(item)
-            elif isinstance(value, ast.AST):
-                setattr(node, field, fresh(value))
-
-    def fresh(node):
-        if id(node) in seen:
-            node = copy.deepcopy(node)
-        seen.add(id(node))
-        unshare(node)
-        return node
-
-    seen.add(id(module))
-    unshare(module)
+            items = value if isinstance(value, list) else [value]
+            for i, item in enumerate(items):
+                if not isinstance(item, ast.AST):
+                    continue
+                if id(item) in seen:
+                    item = copy.deepcopy(item)
+                    if isinstance(value, list):
+                        value[i] = item
+                    else:
+                        setattr(node, field, item)
+                seen.add(id(item))
+                stack.append(item)
     return ast.fix_missing_locations(module)
 
 

@@ -21,27 +21,24 @@ from .source import MISSING
 def evaluate_eagerly(source) -> dict:
     """Call node -> value of each ``wp.static(...)`` of ``source`` that can be evaluated now."""
     found: dict = {}
-
-    def visit(node, loop_vars: frozenset) -> None:
+    stack = [(source.tree, _parameters(source.tree))]  # a stack, not recursion: expressions may be deep
+    while stack:
+        node, loop_vars = stack.pop()
         if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and _is_static(source, node.func):
             names = {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
             if not names & loop_vars:
                 try:
                     code = compile(ast.Expression(body=node.args[0]), "<wp.static>", "eval")
                     found[node] = eval(code, {"__builtins__": builtins}, _Names(source))  # noqa: S307
-                    return  # the statics nested in it were part of its evaluation
+                    continue  # the statics nested in it were part of its evaluation
                 except Exception:  # noqa: BLE001 - evaluated (and reported) while typing instead
                     pass
+        inner = loop_vars
         if isinstance(node, ast.For):
             # the loop's own variables are known only where the loop is unrolled: statics reading them wait
             inner = loop_vars | {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-            for child in ast.iter_child_nodes(node):
-                visit(child, inner if child is not node.iter else loop_vars)
-            return
-        for child in ast.iter_child_nodes(node):  # in source order: side effects as written
-            visit(child, loop_vars)
-
-    visit(source.tree, _parameters(source.tree))
+        children = [(c, loop_vars if c is getattr(node, "iter", None) else inner) for c in ast.iter_child_nodes(node)]
+        stack.extend(reversed(children))  # in source order: side effects as written
     return found
 
 
