@@ -181,3 +181,15 @@ def test_a_launch_is_refused_exactly_when_it_would_leave_the_array(n, dim):
     else:
         wp.launch(fill_index, dim=dim, inputs=[x])
         assert x.numpy().tolist() == [float(i) for i in range(dim)] + [-1.0] * (n - dim)
+
+
+def test_a_refused_launch_is_not_recorded_on_a_tape():
+    x = wp.zeros(3, dtype=wp.float32, requires_grad=True)
+    with wp.Tape() as tape:
+        with pytest.raises(wp.LaunchError):
+            wp.launch(fill_index, dim=5, inputs=[x])
+        with pytest.raises(wp.LaunchError):  # a value the packer refuses: not taped either
+            wp.launch(shift_left, dim=2, inputs=[x, 7])
+    assert len(tape.launches) == 0
+    tape.backward()  # nothing to replay
+    assert x.grad.numpy().tolist() == [0.0, 0.0, 0.0]

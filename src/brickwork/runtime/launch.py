@@ -95,8 +95,6 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
         if dims is None:  # nothing runs, so a tape has nothing to record
             return None
         d0, d1, d2, d3, total = dims
-    if _tape.recording and record_tape:
-        _tape.recording[-1].record_launch(kernel, dim, inputs, outputs or (), device)
     work = total * kernel.work_per_item  # loop bodies: each grid point is a whole slice or team
     # a deterministic module's kernels run on one thread, so their float atomics add in a fixed order.
     # A serial launch packs 1 (its count is never read); a count assigned at run time above MAX_THREADS
@@ -105,6 +103,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
         buf = pack(args, d0, d1, d2, d3, True, nthreads)
     else:
         buf = pack(args, d0, d1, d2, d3, False, 1)
+    if _tape.recording and record_tape:  # after packing: a launch the packer refused never ran, nor is taped
+        _tape.recording[-1].record_launch(kernel, dim, inputs, outputs or (), device)
     if _capture is not None:
         _capture.record(inst, buf, args)
         return None
