@@ -83,7 +83,7 @@ def test_a_large_tree_on_two_threads_is_the_one_thread_tree_and_numpys():
 def test_a_rebuild_queries_the_moved_boxes():
     lo = np.array([[0, 0, 0], [5, 5, 5], [9, 9, 9], [2, 7, 1]], np.float32)
     lowers, uppers = wp.array(lo, dtype=wp.vec3), wp.array(lo + 1, dtype=wp.vec3)
-    bvh = wp.Bvh(lowers, uppers)
+    bvh = wp.Bvh(lowers, uppers, constructor="median")
     moved = lo[[3, 2, 1, 0]].copy()
     lowers.assign(moved)
     uppers.assign(moved + 1)

@@ -445,11 +445,11 @@ def test_a_device_tree_uploads_the_host_tables_and_points_its_descriptor_at_them
 
     rng = np.random.default_rng(10)
     lo, hi = _boxes(rng, 40)
-    host = _bvh(lo, hi, leaf_size=2)
+    host = _bvh(lo, hi, leaf_size=2, constructor="sah")
     expected = host._storage.descriptor[0]
     with installed(FakeDriver()) as fake:
         bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3, device="cuda:0"), wp.array(hi, dtype=wp.vec3, device="cuda:0"),
-                     leaf_size=2)
+                     leaf_size=2, constructor="sah")
 
         def device_bytes(ptr, n):
             base = max(b for b in fake.memory if b <= ptr)

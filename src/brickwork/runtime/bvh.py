@@ -1,16 +1,14 @@
 """``wp.Bvh``: a bounding volume hierarchy over boxes for queries in kernels, as in Warp.
 
-Every node with more than ``leaf_size`` items is split at the median of its items' centres along the longest
-axis of their extent, and the nodes are numbered level by level, root 0. The tree's shape depends only on the
-number of items and is computed with numpy; the item order (which items each node holds) is computed by
-compiled kernels on the CPU (``bvh_build``), deterministically: ties go by item index. Node bounds are
-computed bottom-up (``refit``: the leaves', then each level's from its children; compiled, in place, for a
-CPU tree: ``bvh_refit``). Kernels receive the tree as its ``id`` (a ``uint64``: the address of the 96-byte
-descriptor on the tree's device, ``bw::bvh_data`` in ``include/brickwork_bvh.h``), and traverse it with an
-explicit stack.
-
-Every constructor name Warp has ("sah", "median", "lbvh", None) builds this median-split tree: the queries
-give the same items whichever tree answers them; only Warp's speed trade-offs differ.
+Every node with more than ``leaf_size`` items is split in two: for ``constructor="sah"`` (Warp's CPU default)
+where the surface-area heuristic puts it (``bvh_sah``: binned, over all three axes, within a depth budget),
+for "median" and "lbvh" (the default on a CUDA device) at the median of its items' centres along the longest
+axis of their extent. Nodes are numbered level by level, root 0. The item order (which items each node
+holds) is computed by compiled kernels on the CPU (``bvh_build``, ``bvh_sah``), deterministically: ties go by
+item index (for a SAH tree of many items, by the items' Morton order). Node bounds are computed bottom-up
+(``refit``: the leaves', then each level's from its children; compiled, in place, for a CPU tree:
+``bvh_refit``). Kernels receive the tree as its ``id`` (a ``uint64``: the address of the 96-byte descriptor on
+the tree's device, ``bw::bvh_data`` in ``include/brickwork_bvh.h``), and traverse it with an explicit stack.
 """
 
 from __future__ import annotations
@@ -26,7 +24,7 @@ from ..types import recording
 from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import float32, int32, uint8
-from . import bvh_build, bvh_refit
+from . import bvh_build, bvh_refit, bvh_sah
 
 #: The descriptor the kernels read (``bw::bvh_data``); the first fields have the order of Warp's host header, then
 #: the groups' sorted ids and subtree roots (``bvh_get_group_root``).
@@ -46,58 +44,78 @@ class BvhError(BrickworkError, RuntimeError, ValueError):
 
 
 class Tree:
-    """A median-split tree over ``n`` items: the item order, each node's children (or item range) and parent,
-    and the nodes of each level (for the bottom-up bounds). With ``groups`` (an int32 per item), the items of
-    each group form a subtree: the nodes above them split the groups in halves (by group id), and
-    ``group_ids``/``group_roots`` (sorted ids, int32; empty without groups) give each group's subtree root."""
+    """A tree over ``n`` items with centres ``centers``: the item order, each node's children (or item range) and
+    parent, and the nodes of each level (for the bottom-up bounds). Each node of more than ``leaf_size`` items
+    splits them in two: at the median along the longest axis of their centres' extent, or, given the items'
+    ``bounds`` (lowers and uppers, float32 (n, 3)), where the surface-area heuristic puts it (``bvh_sah``),
+    within ``bvh_sah.MAX_DEPTH`` levels below the root. With ``groups`` (an int32 per item), the items of each
+    group form a subtree: the nodes above them split the groups in halves (by group id), and
+    ``group_ids``/``group_roots`` (sorted ids, int32; empty without groups) give each group's subtree root.
+    Nodes are numbered level by level, root 0, the two children of a node next to each other."""
 
-    def __init__(self, centers: np.ndarray, leaf_size: int, groups: np.ndarray | None = None):
-        # the shape (each level's item ranges) depends only on n, leaf_size and the groups' sizes; the centres
-        # decide which items each node holds (bvh_build)
+    def __init__(self, centers: np.ndarray, leaf_size: int, groups: np.ndarray | None = None,
+                 bounds: tuple | None = None):
         n = len(centers)
         if groups is None:  # one group, with no tables (bvh_get_group_root then gives -1)
             group_ids, rank = np.zeros(1, np.int32), None
         else:
             group_ids, rank = np.unique(np.asarray(groups, np.int32), return_inverse=True)
+        sah = bounds is not None
+        lists = bvh_build.ItemLists(centers, rank, renumber=sah and n >= bvh_sah.RENUMBER_MIN)
+        scratch = None
         # each group's range of the items sorted by group (a node of several groups splits at a boundary)
         ends = np.cumsum(np.bincount(rank, minlength=len(group_ids))) if rank is not None else np.array([n])
         group_start = np.concatenate(([0], ends[:-1])).astype(np.int64)
         roots = np.zeros(len(group_ids), np.int32)
-        lo_i, hi_i, parents, levels, splits = [], [], [], [], []
+        lo_i, hi_i, parents, levels = [], [], [], []
         seg_start, seg_end = np.array([0], np.int64), np.array([n], np.int64)
         seg_parent = np.array([-1], np.int64)
+        seg_depth = np.zeros(1, np.int64)  # levels below the root of the node's group (of the tree)
         # the groups [ga, gb) of each node, while some node holds several (below, each holds one)
         grouping = len(group_ids) > 1
         seg_ga, seg_gb = np.array([0], np.int64), np.array([len(group_ids)], np.int64)
         fresh = np.array([True])  # the top of a group's subtree
-        next_id = 0
+        next_id = max_depth = 0
         while len(seg_start):
             ids = np.arange(next_id, next_id + len(seg_start))
             next_id += len(seg_start)
             parents.append(seg_parent)
             split = seg_end - seg_start > leaf_size
+            # Warp's max_depth: a group's nodes count from the group's root, the nodes above from the root
+            depth = seg_depth
             if grouping:
                 by_group = seg_gb - seg_ga > 1
                 top = fresh & ~by_group
                 roots[seg_ga[top]] = ids[top]
                 split |= by_group
+                depth = np.where(by_group | top, len(levels), seg_depth)
+            max_depth = max(max_depth, int(depth.max()))
             a = np.where(split, 0, -(seg_start + 1))  # a leaf: its item range; a split node: its children
             b = np.where(split, 0, seg_end)
             levels.append((ids, split))
-            s, e = seg_start[split], seg_end[split]
+            s, e, d = seg_start[split], seg_end[split], seg_depth[split]
             if len(s):
                 mid = s + (e - s) // 2
+                axes = np.full(len(s), -1, np.int32)
                 g = np.zeros(len(s), bool)
                 if grouping:
                     ga, gb, g = seg_ga[split], seg_gb[split], by_group[split]
                     gm = ga + (gb - ga) // 2
                     mid = np.where(g, group_start[gm], mid)
+                inner = ~g & (e - s > 2)  # the nodes within a group; two items split one way only
+                if sah and inner.any():  # the SAH's split
+                    _, keys, src = lists.lists()
+                    scratch = scratch or bvh_sah.Scratch(*(b if lists.perm is None else b[lists.perm] for b in bounds))
+                    # a child may hold what median splits finish within the levels left to the subtree
+                    budgets = leaf_size * 2 ** np.maximum(bvh_sah.MAX_DEPTH - 1 - d[inner], 0)
+                    mid[inner], axes[inner] = bvh_sah.choose(scratch, keys, src, s[inner], e[inner], budgets)
                 first_child = next_id + 2 * np.arange(len(s))
                 a[split] = first_child
                 b[split] = first_child + 1
                 seg_start = np.stack([s, mid], 1).reshape(-1)
                 seg_end = np.stack([mid, e], 1).reshape(-1)
                 seg_parent = np.repeat(ids[split], 2)
+                seg_depth = np.where(np.repeat(g, 2), 0, np.repeat(d, 2) + 1)
                 leaf = seg_end - seg_start <= leaf_size
                 if grouping:
                     seg_ga = np.stack([ga, np.where(g, gm, ga)], 1).reshape(-1)
@@ -106,19 +124,19 @@ class Tree:
                     leaf &= seg_gb - seg_ga <= 1
                     if not fresh.any():  # no group split at this level: each node below holds one group
                         grouping = False
-                splits.append((s, mid, e, g, leaf[0::2] + 2 * leaf[1::2]))
+                lists.split(s, mid, e, g, leaf[0::2] + 2 * leaf[1::2], axes)
             else:
                 seg_start = seg_end = seg_parent = np.zeros(0, np.int64)
             lo_i.append(a)
             hi_i.append(b)
         self.group_ids, self.group_roots = (group_ids, roots) if groups is not None else (group_ids[:0], roots[:0])
-        self.order = bvh_build.item_order(centers, splits, rank)
+        self.order = lists.order
         self.num_nodes = next_id
         self.lo_i = np.concatenate(lo_i).astype(np.int32)
         self.hi_i = np.concatenate(hi_i).astype(np.int32)
         self.parents = np.concatenate(parents).astype(np.int32)
         self.levels = levels
-        self.max_depth = len(levels) - 1
+        self.max_depth = max_depth
         leaf = self.lo_i < 0
         self.leaves = np.flatnonzero(leaf)
         self.leaf_starts = -(self.lo_i[leaf].astype(np.int64) + 1)
@@ -186,11 +204,15 @@ def check_groups(groups, constructor, items: int, device, what: str, error=BvhEr
     return groups
 
 
-def check_constructor(constructor) -> str | None:
+def check_constructor(constructor, device=None) -> str | None:
+    """The constructor's name (``constructor`` a name, a ``BvhConstructor`` or None); with ``device``, None
+    is Warp's default for that device: "sah" on the CPU, "lbvh" on a CUDA device."""
     name = getattr(constructor, "value", constructor)
     if name is not None and name not in CONSTRUCTORS:
         raise BvhError(f"Unknown BVH constructor {constructor!r}: use one of {', '.join(map(repr, CONSTRUCTORS))} "
                        f"or None")
+    if name is None and device is not None:
+        return "sah" if device.is_cpu else "lbvh"
     return name
 
 
@@ -234,11 +256,15 @@ class TreeStorage:
             self.device_descriptor.assign(self.descriptor.view(np.uint8))
 
 
-def build_tree(storage: TreeStorage, lowers: np.ndarray, uppers: np.ndarray, leaf_size: int, groups) -> Tree:
+def build_tree(storage: TreeStorage, lowers: np.ndarray, uppers: np.ndarray, leaf_size: int, groups,
+               constructor: str = "median") -> Tree:
     """A new tree over the boxes ``lowers``/``uppers`` ((n, 3) float32), with ``groups`` (an int32 array or
-    None), written to ``storage``."""
-    centers = (lowers.astype(np.float64) + uppers) * 0.5
-    tree = Tree(centers, leaf_size, None if groups is None else groups.numpy())
+    None), written to ``storage``: a SAH tree for ``constructor`` "sah", else the median split ("median",
+    "lbvh")."""
+    with np.errstate(invalid="ignore", over="ignore"):  # -inf + inf: a NaN centre
+        centers = (lowers.astype(np.float64) + uppers) * 0.5
+    tree = Tree(centers, leaf_size, None if groups is None else groups.numpy(),
+                (lowers, uppers) if constructor == "sah" else None)
     write_tree(storage, tree, lowers, uppers, structure=True)
     return tree
 
@@ -306,8 +332,8 @@ class Bvh:
         if lowers.size > MAX_ITEMS:
             raise BvhError(f"Bvh: at most {MAX_ITEMS} boxes, got {lowers.size}")
         self.leaf_size = check_leaf_size(leaf_size, "leaf_size")
-        self.constructor = check_constructor(constructor)
         self.device = get_device(lowers.device)
+        self.constructor = check_constructor(constructor, self.device)
         self.lowers = lowers
         self.uppers = uppers
         self._storage = TreeStorage(self.device, np.zeros(1, DESCRIPTOR))
@@ -322,7 +348,7 @@ class Bvh:
 
     def _build(self) -> None:
         lo, hi = self._read()
-        self._tree = build_tree(self._storage, lo, hi, self.leaf_size, self.groups)
+        self._tree = build_tree(self._storage, lo, hi, self.leaf_size, self.groups, self.constructor)
 
     def _refit(self) -> None:
         lo, hi = self._read()
@@ -334,7 +360,8 @@ class Bvh:
         recording.run_or_record(self._refit)
 
     def rebuild(self, constructor=None) -> None:
-        """Build a new tree from the current ``lowers`` and ``uppers`` (``id`` stays the same)."""
+        """Build a new tree from the current ``lowers`` and ``uppers`` (``id`` stays the same), by
+        ``constructor``, or by the tree's constructor if None."""
         name = check_constructor(constructor)
         if name is not None:
             self.constructor = name

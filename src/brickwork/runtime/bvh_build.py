@@ -1,16 +1,17 @@
-"""The item order of a median-split tree (``bvh.Tree``), in compiled CPU kernels.
+"""The item order of a tree (``bvh.Tree``), in compiled CPU kernels.
 
-A tree's shape depends only on its number of items and ``leaf_size`` (``bvh.Tree`` computes it); what the
-items' centres decide is which items each node holds. Each node of more than ``leaf_size`` items splits its
-items at the median of their centres along the longest axis of their extent: the lower half (in the order
-of (centre, item), so ties go by item index and NaN centres sort last) goes to the first child. A node whose
-items are of several groups (a grouped tree) splits them at a group boundary instead.
+Each node of more than ``leaf_size`` items splits them in two. A median-split tree's shape depends only on its
+number of items and ``leaf_size``; what the items' centres decide is which items each node holds: the lower
+half of its items along the longest axis of their extent (in the order of (centre, item), so ties go by item
+index and NaN centres sort last) goes to the first child. A SAH tree (``bvh_sah``) chooses each node's axis
+and boundary from the same sorted lists. A node whose items are of several groups (a grouped tree) splits
+them at a group boundary instead.
 
-The items are sorted once along each axis (``counting_sort``, by two 16-bit digits of the centre's
-float32 bits mapped to an unsigned order, then by group). A node's three sorted lists then give its extent in O(1) (the
-first and last item of each) and its median on the chosen axis; the other two lists are split stably into
-the children's. So each level of the tree costs O(items), one thread per node, and a node becoming a leaf
-takes its items in the order of its parent's axis.
+The items are sorted once along each axis (``counting_sort``, by two 16-bit digits of the centre's float32
+bits mapped to an unsigned order, then by group). A node's three sorted lists then give its extent in O(1)
+(the first and last item of each) and its median on the chosen axis; the other two lists are split stably
+into the children's. So each level of the tree costs O(items), one thread per node, and a node becoming a
+leaf takes its items in the order of its parent's axis.
 """
 
 from __future__ import annotations
@@ -38,17 +39,20 @@ def _above(keys: array2d(dtype=int32), axis: int32, item: int32, last_key: uint3
 
 @kernel(enable_backward=False)
 def _split(starts: array(dtype=int32), mids: array(dtype=int32), ends: array(dtype=int32),
-           by_group: array(dtype=int32), leaves: array(dtype=int32), centers: array2d(dtype=float32),
-           keys: array2d(dtype=int32), src: array2d(dtype=int32), dst: array2d(dtype=int32),
-           order: array(dtype=int32)):
+           by_group: array(dtype=int32), leaves: array(dtype=int32), axes: array(dtype=int32),
+           centers: array2d(dtype=float32), keys: array2d(dtype=int32), src: array2d(dtype=int32),
+           dst: array2d(dtype=int32), order: array(dtype=int32)):
     # one node: src[a, s:e] are its items sorted along axis a; dst receives its children's. A node of several
-    # groups splits at a group boundary (mid), where every list already splits: the items sort by group first
+    # groups splits at a group boundary (mid), where every list already splits: the items sort by group first.
+    # axes[g] >= 0: the axis the split was chosen on (SAH); else the longest one's median (mid)
     g = _tid()
     s = starts[g]
     mid = mids[g]
     e = ends[g]
-    axis = int32(0)
-    if by_group[g] == 0:  # numpy's argmax of the extents: the first NaN, else the first largest
+    axis = axes[g]
+    if axis < 0:
+        axis = int32(0)
+    if by_group[g] == 0 and axes[g] < 0:  # numpy's argmax of the extents: the first NaN, else the first largest
         best = centers[src[0, e - 1], 0] - centers[src[0, s], 0]
         for a in range(1, 3):
             extent = centers[src[a, e - 1], a] - centers[src[a, s], a]
@@ -94,35 +98,108 @@ def centers32(centers: np.ndarray) -> np.ndarray:
     return c + np.float32(0)  # -0 + 0 is +0: equal centres, equal bits
 
 
-def item_order(centers: np.ndarray, splits: list, rank: np.ndarray | None = None) -> np.ndarray:
-    """The tree's item order (int64, item at each position). ``splits`` holds each level's nodes that split
-    (in node order; a level's ranges are disjoint): their item ranges' starts, the children's boundary, the
-    ends, whether the node splits its groups, and which children are leaves (bit 0 the first, bit 1 the
-    second). ``rank``: each item's group (0, 1, ... in the order of the group ids), or None for one group."""
-    n = len(centers)
-    if not splits:  # the root is a leaf
-        return np.arange(n, dtype=np.int64)
-    c = centers32(centers)
-    keys = sort_keys(c).view(np.int32)
-    work: dict = {}
+def work_arrays():
+    """``counting_sort.sort``'s ``work``: int32 CPU arrays by name, made once per shape."""
+    made: dict = {}
 
     def get(name, shape):
-        a = work.get(name)
+        a = made.get(name)
         if a is None or a.shape != shape:
-            a = work[name] = empty(shape, dtype=int32, device="cpu")
+            a = made[name] = empty(shape, dtype=int32, device="cpu")
         return a
 
-    by_group = []
-    if rank is not None and rank.max(initial=0) > 0:  # the group is the most significant key
-        rank = np.ascontiguousarray(rank, np.int32)
-        by_group = [(rank, DIGIT, 0)] + ([(rank, DIGIT, 16)] if rank.max() > DIGIT else [])
-    src, dst = np.empty((3, n), np.int32), np.empty((3, n), np.int32)
+    return get
+
+
+def morton_order(c: np.ndarray, work=None) -> np.ndarray:
+    """The items (int32) in the Morton order of their centres ``c`` ((n, 3) float32) in a 1024^3 grid over
+    the finite centres' extent (NaN and infinite centres in the outer cells), stable. ``work``: as
+    ``counting_sort.sort``'s."""
+    n = len(c)
+    finite = np.isfinite(c)
+    code = np.zeros(n, np.uint32)
     for a in range(3):
-        counting_sort.sort([(keys[a], DIGIT, 0), (keys[a], DIGIT, 16)] + by_group, n, src[a], get)
-    order = np.empty(n, np.int32)
-    for level in splits:
-        starts, mids, ends, groups, leaves = (np.ascontiguousarray(x, np.int32) for x in level)
-        _split.work_per_item = n / len(starts)  # a level's nodes share its n items: parallel as n items are
-        launch_on_cpu(_split, len(starts), starts, mids, ends, groups, leaves, c, keys, src, dst, order)
-        src, dst = dst, src
-    return order.astype(np.int64)
+        x = c[:, a]
+        low = x[finite[:, a]].min(initial=0.0)
+        high = x[finite[:, a]].max(initial=0.0)
+        with np.errstate(invalid="ignore", over="ignore"):
+            scaled = (x.astype(np.float64) - low) * (1023.0 / (float(high) - low) if high > low else 0.0)
+        cell = np.nan_to_num(np.clip(scaled, 0, 1023), nan=1023).astype(np.uint32)
+        cell = (cell | (cell << 16)) & np.uint32(0x030000FF)  # the cell's 10 bits, every third bit
+        cell = (cell | (cell << 8)) & np.uint32(0x0300F00F)
+        cell = (cell | (cell << 4)) & np.uint32(0x030C30C3)
+        cell = (cell | (cell << 2)) & np.uint32(0x09249249)
+        code |= cell << np.uint32(a)
+    code = code.view(np.int32)
+    perm = np.empty(n, np.int32)
+    counting_sort.sort([(code, DIGIT, 0), (code, DIGIT, 16)], n, perm, work or work_arrays())
+    return perm
+
+
+class ItemLists:
+    """The items of a tree's nodes, sorted along each axis, split level by level (``split``) as the tree is
+    shaped (``bvh.Tree``); ``order`` is the tree's item order (int64, the item at each position) once every
+    level has split. ``rank``: each item's group (0, 1, ... in the order of the group ids), or None for one
+    group. The lists are sorted on the first split: a tree whose root is a leaf sorts nothing. With ``renumber``,
+    the lists hold the items' numbers in Morton order (``morton_order``; ``perm``: the item of each number),
+    so that the items of a node, near each other, are near each other in memory (a build over items in a
+    random order reads them from all over memory at every level); ties between equal centres then go by
+    that number."""
+
+    def __init__(self, centers: np.ndarray, rank: np.ndarray | None = None, renumber: bool = False):
+        self.n = len(centers)
+        self.centers = centers
+        self.rank = rank
+        self.renumber = renumber
+        self.perm = None  # renumbered: the item each number stands for (int32)
+        self.src = None  # (3, n) int32: the items of each node along each axis, at the node's positions
+        self._order = None
+
+    def _sort(self) -> None:
+        n = self.n
+        self.c = centers32(self.centers)
+        get = work_arrays()
+        if self.renumber:
+            self.perm = morton_order(self.c, get)
+            self.c = np.ascontiguousarray(self.c[self.perm])
+            if self.rank is not None:
+                self.rank = self.rank[self.perm]
+        self.keys = sort_keys(self.c).view(np.int32)
+        by_group = []
+        rank = self.rank
+        if rank is not None and rank.max(initial=0) > 0:  # the group is the most significant key
+            rank = np.ascontiguousarray(rank, np.int32)
+            by_group = [(rank, DIGIT, 0)] + ([(rank, DIGIT, 16)] if rank.max() > DIGIT else [])
+        self.src, self.dst = np.empty((3, n), np.int32), np.empty((3, n), np.int32)
+        for a in range(3):
+            counting_sort.sort([(self.keys[a], DIGIT, 0), (self.keys[a], DIGIT, 16)] + by_group, n, self.src[a],
+                               get)
+        self._order = np.empty(n, np.int32)
+
+    def lists(self) -> tuple:
+        """The centres (float32, (n, 3)), their keys ((3, n), ``sort_keys`` as int32) and the sorted lists."""
+        if self.src is None:
+            self._sort()
+        return self.c, self.keys, self.src
+
+    def split(self, starts, mids, ends, groups, leaves, axes=None) -> None:
+        """Split one level's nodes (in node order; a level's ranges are disjoint): their item ranges' starts, the
+        children's boundary, the ends, whether the node splits its groups, which children are leaves (bit 0 the
+        first, bit 1 the second) and the axis each split is on (-1: the median along the longest axis of the
+        centres' extent, with ``mids`` that median)."""
+        self.lists()
+        starts, mids, ends, groups, leaves = (np.ascontiguousarray(x, np.int32)
+                                              for x in (starts, mids, ends, groups, leaves))
+        axes = np.full(len(starts), -1, np.int32) if axes is None else np.ascontiguousarray(axes, np.int32)
+        _split.work_per_item = self.n / len(starts)  # a level's nodes share its n items: parallel as n items are
+        launch_on_cpu(_split, len(starts), starts, mids, ends, groups, leaves, axes, self.c, self.keys, self.src,
+                      self.dst, self._order)
+        self.src, self.dst = self.dst, self.src
+
+    @property
+    def order(self) -> np.ndarray:
+        if self._order is None:  # the root is a leaf
+            return np.arange(self.n, dtype=np.int64)
+        if self.perm is not None:
+            return self.perm[self._order].astype(np.int64)
+        return self._order.astype(np.int64)

@@ -77,8 +77,8 @@ class Mesh:
             raise MeshError(f"Mesh indices must lie in [0, {points.size}), got values from {idx.min()} to "
                             f"{idx.max()}")
         self.bvh_leaf_size = check_leaf_size(1 if bvh_leaf_size is None else bvh_leaf_size, "bvh_leaf_size")
-        self.bvh_constructor = check_constructor(bvh_constructor)
         self.device = get_device(points.device)
+        self.bvh_constructor = check_constructor(bvh_constructor, self.device)
         self._points = points
         self._velocities = velocities
         self.indices = indices
@@ -109,7 +109,7 @@ class Mesh:
 
     def _build(self) -> None:
         lo, hi = self._bounds()
-        self._tree = build_tree(self._storage, lo, hi, self.bvh_leaf_size, self.groups)
+        self._tree = build_tree(self._storage, lo, hi, self.bvh_leaf_size, self.groups, self.bvh_constructor)
 
     def _refit(self) -> None:
         lo, hi = self._bounds()
