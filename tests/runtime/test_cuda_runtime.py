@@ -236,6 +236,17 @@ def test_a_launch_packs_the_cpu_buffer_and_runs_one_thread_per_point(fake):
 
 
 @needs_nvrtc
+def test_a_cuda_launch_past_an_array_it_always_accesses_is_refused_before_it_runs(fake):
+    x = wp.array(np.arange(10, dtype=np.float32), device="cuda:0")
+    y = wp.zeros(10, device="cuda:0")
+    with pytest.raises(wp.LaunchError, match=r"'x' .*index 10 .*shape \(10,\)"):
+        wp.launch(saxpy, dim=11, inputs=[2.0, x, y], device="cuda:0")
+    assert fake.launches == []
+    wp.launch(saxpy, dim=10, inputs=[2.0, x, y], device="cuda:0")
+    assert len(fake.launches) == 1
+
+
+@needs_nvrtc
 def test_the_current_device_is_the_launch_device_and_2d_launches_count_all_points(fake):
     out = wp.zeros((3, 300), dtype=wp.float64, device="cuda:0")
     with wp.ScopedDevice("cuda:0"):
