@@ -16,7 +16,10 @@ class Placeholder:
     """Stands for one name of a Warp-internal module; any use raises WarpInternalUsed naming it."""
 
     def __init__(self, qualname: str):
-        self._qualname = qualname
+        object.__setattr__(self, "_qualname", qualname)
+
+    def __setattr__(self, name, value):  # patching a Warp internal (mock.patch.object) is using it
+        raise WarpInternalUsed(f"{self._qualname}.{name}")
 
     def __getattr__(self, name):
         if name.startswith("__"):
