@@ -6,8 +6,8 @@ Each kernel language runs in a process of its own (``--warp-python``: the interp
 warp-lang; without it, or without warp there, only brickwork runs) over the same boxes: ``n`` random unit-cube
 corners with sides up to 0.01, float32. A process builds the tree once (the first build also loads the kernels),
 then times ``rebuild()`` and ``refit()`` ``reps`` times each; the table gives the medians and brickwork's speed
-against Warp's. Warp's CPU trees are built by its SAH constructor ("lbvh" falls back to it on the CPU); brickwork
-builds a median-split tree whichever constructor is named.
+against Warp's. Both build their default CPU tree, a SAH tree (brickwork's bins along three axes, Warp's along
+one); ``benchmarks/bvh_sah.py`` compares SAH and median builds.
 """
 
 from __future__ import annotations

@@ -443,3 +443,21 @@ def test_the_median_reference_still_holds_for_the_median_constructor():
     lo, hi = _data("clustered", np.random.default_rng(12), 500)
     bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3), constructor="median", leaf_size=2)
     np.testing.assert_array_equal(bvh._tree.order, _numpy_order(_centers(lo, hi).astype(np.float64), 2))
+
+
+@pytest.mark.compiles_for_cuda
+def test_the_gpu_mapping_traverses_a_deep_grouped_sah_tree_as_the_cpu_does():
+    lo, hi = _geometric(3000, -80.0)
+    ids = np.arange(3000, dtype=np.int32) % 3  # three deep subtrees under two levels of groups
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3), groups=wp.array(ids, dtype=wp.int32),
+                 constructor="sah")
+    assert _depth(bvh._tree) > 25
+    found = []
+    for target in ("cpu", "cuda-emulation"):
+        with config.override(target=target):
+            found.append([_hits(bvh, 3000, 0, (-1, -1, -1), (2, 2, 2)), _hits(bvh, 3000, 1, (-1, 0.5, 0.5), (1, 0, 0)),
+                          _hits(bvh, 3000, 2, (0.5, 0.5, 0.5), radius=0.7)])
+    np.testing.assert_array_equal(found[0][0], 1)
+    np.testing.assert_array_equal(found[0][1], 1)
+    np.testing.assert_array_equal(found[0][2], _np_sphere(lo, hi, (0.5, 0.5, 0.5), 0.7))
+    np.testing.assert_array_equal(np.array(found[0]), np.array(found[1]))

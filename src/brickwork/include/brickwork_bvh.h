@@ -1,10 +1,10 @@
 // brickwork runtime: bounding volume hierarchies (wp.Bvh) and triangle meshes (wp.Mesh) queried in kernels.
 // A separate header, included only by generated units that call one of these builtins.
 //
-// The host (runtime/bvh.py, runtime/mesh.py) builds the tree with numpy and owns its memory; a tree's id
+// The host (runtime/bvh.py, runtime/mesh.py) builds the tree on the CPU and owns its memory; a tree's id
 // is the address of its descriptor (bvh_data, or mesh_data for a mesh, which starts with its tree). The
-// traversals keep an explicit stack of node indices (a median-split tree over at most 2^31 items is at
-// most 32 levels deep; the stack holds one node per level plus one).
+// traversals keep an explicit stack of node indices, one per level plus one: a median-split tree over at
+// most 2^31 items is at most 32 levels deep, a SAH tree at most 31 levels of groups above 31 of a group's.
 //
 // Meshes: triangle f has vertices points[indices[3f + k]]; barycentric (u, v) weigh the first and the
 // second vertex, 1 - u - v the third (mesh_eval_position). Everything is float32, as in Warp.

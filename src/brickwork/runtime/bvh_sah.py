@@ -78,22 +78,30 @@ def _bin(boxes: array2d(dtype=float32), src: array2d(dtype=int32), axis: int32, 
 @func
 def _run_end(boxes: array2d(dtype=float32), src: array2d(dtype=int32), axis: int32, p: int32, e: int32,
              current: int32, low: float32, scale: float32):
-    # the first position after p (or e) whose bin is above current, the bin at p: a doubling step, then a
-    # bisection, so a run costs the log of its length (not a bin per item)
+    # the first position after p (or e) whose bin is above current, the bin at p, and that position's bin: a
+    # doubling step, then a bisection, so a run costs the log of its length (not a bin per item)
     below = p  # bin <= current here
     above = p + 1
     step = int32(1)
-    while above < e and _bin(boxes, src, axis, above, low, scale) <= current:
+    b = int32(BINS)  # the bin at above (none at e)
+    if above < e:
+        b = _bin(boxes, src, axis, above, low, scale)
+    while b <= current:
         below = above
         step = step + _min(step, e - above)  # twice the step, up to e (without overflowing int32)
         above = p + step
+        b = int32(BINS)
+        if above < e:
+            b = _bin(boxes, src, axis, above, low, scale)
     while above - below > 1:
         m = below + (above - below) // 2
-        if _bin(boxes, src, axis, m, low, scale) <= current:
+        bm = _bin(boxes, src, axis, m, low, scale)
+        if bm <= current:
             below = m
         else:
             above = m
-    return above
+            b = bm
+    return above, b
 
 
 @kernel(enable_backward=False)
@@ -125,7 +133,7 @@ def _choose(starts: array(dtype=int32), ends: array(dtype=int32), budgets: array
             lo = before_lo
             hi = before_hi
             while run < e:
-                end = _run_end(boxes, src, a, run, e, current, low, scale)
+                end, next_bin = _run_end(boxes, src, a, run, e, current, low, scale)
                 item = src[a, run]
                 lo = _lower(boxes, item)
                 hi = _upper(boxes, item)
@@ -144,7 +152,7 @@ def _choose(starts: array(dtype=int32), ends: array(dtype=int32), budgets: array
                 if end < e:
                     prefix[end] = _area(before_lo, before_hi)
                     run_prev[end] = run
-                    current = _bin(boxes, src, a, end, low, scale)
+                    current = next_bin
                     run = end
                 else:
                     break

@@ -1,0 +1,133 @@
+"""SAH trees against median trees on the CPU: build times, and ray casts on a skewed mesh; brickwork beside Warp.
+
+    python benchmarks/bvh_sah.py [--n 100000 1000000] [--tris 200000] [--rays 200000] [--reps 5]
+                                 [--warp-python PATH]
+
+Each kernel language runs in a process of its own, a script written to a temporary file (``--warp-python``:
+the interpreter of an environment with warp-lang; without it only brickwork runs). Builds:
+``wp.Bvh(...).rebuild(constructor)`` over ``n`` random unit-cube boxes with sides up to 0.01 (float32), and
+``wp.Mesh(...)`` of a skewed mesh (``--tris`` triangles: two triangles of a 20 x 20 ground, the rest tiny
+triangles in a few clusters above it, so triangle sizes differ by three orders of magnitude). Queries:
+``wp.mesh_query_ray`` from ``--rays`` points above the mesh, straight down or slanted, one thread each. Times
+are medians of ``reps`` runs after a first one (which loads the kernels). Meshes are built with
+``bvh_leaf_size=4`` (Warp's default; brickwork's is 1). brickwork runs on ``BRICKWORK_NUM_THREADS`` threads
+(Warp's CPU builds and launches on one). Not a timed test: numbers depend on the machine and its load
+(``uptime`` before a run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+_CHILD = """
+import json, sys, time
+import numpy as np
+name, sizes = sys.argv[1], json.loads(sys.argv[2])
+tris, rays, reps = (int(x) for x in sys.argv[3:6])
+if name == "brickwork":
+    sys.path.insert(0, sys.argv[6])
+import importlib
+wp = importlib.import_module(name)
+if name == "warp":
+    wp.config.quiet = True
+    wp.init()
+
+def median(f):
+    f()
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
+
+out = {}
+for n in sizes:
+    rng = np.random.default_rng(0)
+    lo = rng.random((n, 3), dtype=np.float32)
+    hi = lo + rng.random((n, 3), dtype=np.float32) * np.float32(0.01)
+    lowers = wp.array(lo, dtype=wp.vec3, device="cpu")
+    uppers = wp.array(hi, dtype=wp.vec3, device="cpu")
+    for constructor in ("sah", "median"):
+        bvh = wp.Bvh(lowers, uppers, constructor=constructor)
+        out[f"bvh {n} {constructor}"] = median(lambda: bvh.rebuild(constructor))
+
+rng = np.random.default_rng(1)
+pts = [[-10, -10, 0], [10, -10, 0], [10, 10, 0], [-10, 10, 0]]
+faces = [[0, 1, 2], [0, 2, 3]]
+small = tris - 2
+centre = rng.uniform(-8, 8, (8, 2))[rng.integers(0, 8, small)] + rng.normal(size=(small, 2)) * 0.5
+base = np.concatenate([centre, rng.uniform(0.2, 3.0, (small, 1))], 1)
+corners = base[:, None, :] + rng.normal(size=(small, 3, 3)) * 0.01
+pts = np.concatenate([np.array(pts, np.float64), corners.reshape(-1, 3)]).astype(np.float32)
+faces = np.concatenate([np.array(faces), 4 + np.arange(3 * small).reshape(-1, 3)]).astype(np.int32)
+points = wp.array(pts, dtype=wp.vec3, device="cpu")
+indices = wp.array(faces.reshape(-1), dtype=wp.int32, device="cpu")
+starts = np.concatenate([rng.uniform(-9, 9, (rays, 2)), np.full((rays, 1), 5.0)], 1).astype(np.float32)
+dirs = np.tile(np.array([0.0, 0.0, -1.0], np.float32), (rays, 1))
+dirs[1::2, :2] = rng.normal(size=(len(dirs[1::2]), 2)) * 0.5
+starts, dirs = wp.array(starts, dtype=wp.vec3, device="cpu"), wp.array(dirs, dtype=wp.vec3, device="cpu")
+hit = wp.zeros(rays, dtype=wp.float32, device="cpu")
+
+@wp.kernel
+def cast(mesh: wp.uint64, starts: wp.array(dtype=wp.vec3), dirs: wp.array(dtype=wp.vec3), hit: wp.array(dtype=float)):
+    i = wp.tid()
+    q = wp.mesh_query_ray(mesh, starts[i], dirs[i], 100.0)
+    if q.result:
+        hit[i] = q.t
+
+for constructor in ("sah", "median"):
+    make = lambda: wp.Mesh(points, indices, bvh_constructor=constructor, bvh_leaf_size=4)
+    out[f"mesh build {constructor}"] = median(make)
+    mesh = make()
+    out[f"rays {constructor}"] = median(lambda: (wp.launch(cast, rays, [mesh.id, starts, dirs, hit], device="cpu"),
+                                                 wp.synchronize()))
+    out[f"hits {constructor}"] = float(np.count_nonzero(hit.numpy()))
+print(json.dumps(out))
+"""
+
+
+def measure(python: str, name: str, args) -> dict | None:
+    src = str(Path(__file__).resolve().parent.parent / "src")
+    with tempfile.TemporaryDirectory() as tmp:  # a file: kernels are read from their source
+        child = Path(tmp) / "bvh_sah_child.py"
+        child.write_text(_CHILD)
+        done = subprocess.run([python, str(child), name, json.dumps(args.n), str(args.tris), str(args.rays),
+                               str(args.reps), src], capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"bvh_sah: {name} did not run ({done.stderr.strip().splitlines()[-1:]})", file=sys.stderr)
+        return None
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--tris", type=int, default=200_000)
+    parser.add_argument("--rays", type=int, default=200_000)
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--warp-python", help="an interpreter with warp-lang installed")
+    args = parser.parse_args(argv)
+    mine = measure(sys.executable, "brickwork", args)
+    theirs = measure(args.warp_python, "warp", args) if args.warp_python else None
+    if mine is None:
+        return 1
+    print(f"SAH and median trees on the CPU (median of {args.reps}; `python benchmarks/bvh_sah.py`)\n")
+    print("| step | brickwork SAH ms | brickwork median ms | Warp SAH ms | Warp median ms |\n|---|---|---|---|---|")
+    steps = [(f"`Bvh.rebuild`, {n} boxes", f"bvh {n}") for n in args.n]
+    steps += [(f"`Mesh(...)`, {args.tris} triangles", "mesh build"), (f"{args.rays} `mesh_query_ray`", "rays")]
+    for label, key in steps:
+        cells = [f"{r[f'{key} {c}'] * 1e3:.1f}" if r else "-" for r in (mine, theirs) for c in ("sah", "median")]
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    print(f"\nrays that hit: brickwork {mine['hits sah']:.0f} (SAH), {mine['hits median']:.0f} (median)" +
+          (f"; Warp {theirs['hits sah']:.0f}, {theirs['hits median']:.0f}" if theirs else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
