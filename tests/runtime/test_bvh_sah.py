@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import brickwork as wp
 from brickwork import config
 from brickwork.runtime import bvh_build, bvh_sah
-from brickwork.runtime.bvh import Tree
+from brickwork.runtime.bvh import BvhError, Tree
 
 from .test_bvh_build import _numpy_order
 from .test_bvh_mesh import _hits, _np_ray, _np_sphere, closest_on_triangles, moller_trumbore, ray_queries
@@ -414,7 +414,11 @@ def test_the_cpu_default_is_sah_and_rebuild_keeps_the_constructor_or_takes_a_new
     np.testing.assert_array_equal(bvh._tree.order, median_order)
     bvh.refit()
     np.testing.assert_array_equal(bvh._tree.order, median_order)
-    bvh.rebuild(wp.BvhConstructor.SAH if hasattr(wp, "BvhConstructor") else "sah")
+    with pytest.raises(BvhError, match="Unknown BVH constructor 'fast'"):
+        bvh.rebuild("fast")
+    assert bvh.constructor == "median"  # nothing changed
+    np.testing.assert_array_equal(bvh._tree.order, median_order)
+    bvh.rebuild("sah")
     np.testing.assert_array_equal(bvh._tree.order, sah_order)
     lbvh = wp.Bvh(lowers, uppers, constructor="lbvh")  # the median tree, as "median"
     np.testing.assert_array_equal(lbvh._tree.order, median_order)
