@@ -1,4 +1,4 @@
-"""SAH trees against median trees on the CPU: build times, and ray casts on a skewed mesh; brickwork beside Warp.
+"""SAH trees against median trees on the CPU: build times, and ray casts on a skewed mesh, brickwork beside Warp.
 
     python benchmarks/bvh_sah.py [--n 100000 1000000] [--tris 200000] [--rays 200000] [--reps 5]
                                  [--warp-python PATH]
@@ -6,9 +6,10 @@
 Each kernel language runs in a process of its own, a script written to a temporary file (``--warp-python``:
 the interpreter of an environment with warp-lang; without it only brickwork runs). Builds:
 ``wp.Bvh(...).rebuild(constructor)`` over ``n`` random unit-cube boxes with sides up to 0.01 (float32), and
-``wp.Mesh(...)`` of a skewed mesh (``--tris`` triangles: two triangles of a 20 x 20 ground, the rest tiny
-triangles in a few clusters above it, so triangle sizes differ by three orders of magnitude). Queries:
-``wp.mesh_query_ray`` from ``--rays`` points above the mesh, straight down or slanted, one thread each. Times
+``wp.Mesh(...)`` of a "teapot in a stadium" (``--tris`` triangles: a 200 x 200 ground and 1000 wall panels
+around a ball of radius 1 holding the rest, triangles about 0.02 across: sizes differ by four orders of
+magnitude, and the median split mixes the stadium's triangles into the ball's nodes). Queries:
+``wp.mesh_query_ray`` from ``--rays`` random points in the stadium in random directions, one thread each. Times
 are medians of ``reps`` runs after a first one (which loads the kernels). Meshes are built with
 ``bvh_leaf_size=4`` (Warp's default; brickwork's is 1). brickwork runs on ``BRICKWORK_NUM_THREADS`` threads
 (Warp's CPU builds and launches on one). Not a timed test: numbers depend on the machine and its load
@@ -58,26 +59,33 @@ for n in sizes:
         out[f"bvh {n} {constructor}"] = median(lambda: bvh.rebuild(constructor))
 
 rng = np.random.default_rng(1)
-pts = [[-10, -10, 0], [10, -10, 0], [10, 10, 0], [-10, 10, 0]]
-faces = [[0, 1, 2], [0, 2, 3]]
-small = tris - 2
-centre = rng.uniform(-8, 8, (8, 2))[rng.integers(0, 8, small)] + rng.normal(size=(small, 2)) * 0.5
-base = np.concatenate([centre, rng.uniform(0.2, 3.0, (small, 1))], 1)
-corners = base[:, None, :] + rng.normal(size=(small, 3, 3)) * 0.01
-pts = np.concatenate([np.array(pts, np.float64), corners.reshape(-1, 3)]).astype(np.float32)
-faces = np.concatenate([np.array(faces), 4 + np.arange(3 * small).reshape(-1, 3)]).astype(np.int32)
+# a "teapot in a stadium": a 200 x 200 ground and a ring of 1000 wall panels 30 high at radius 100, around a
+# ball of radius 1 (5 above the ground) holding the other triangles, each about 0.02 across
+ring = np.linspace(0, 2 * np.pi, 1001)
+walls = np.stack([100 * np.cos(ring[:-1]), 100 * np.sin(ring[:-1]), 100 * np.cos(ring[1:]),
+                  100 * np.sin(ring[1:])], 1)
+pts = [[-100, -100, 0], [100, -100, 0], [100, 100, 0], [-100, 100, 0]]
+pts += [[x0, y0, z] for x0, y0, x1, y1 in walls for z in (0, 30)] + [[x1, y1, 0] for x0, y0, x1, y1 in walls]
+pts = np.array(pts, np.float64)
+panels = np.arange(1000)
+faces = [[0, 1, 2], [0, 2, 3]] + [[4 + 2 * k, 4 + 2000 + k, 5 + 2 * k] for k in panels]
+small = tris - len(faces)
+centre = rng.normal(size=(small, 3))
+centre *= rng.random((small, 1)) ** (1 / 3) / np.linalg.norm(centre, axis=1, keepdims=True)
+corners = centre[:, None, :] + [0, 0, 5] + rng.normal(size=(small, 3, 3)) * 0.01
+faces = np.concatenate([np.array(faces), len(pts) + np.arange(3 * small).reshape(-1, 3)]).astype(np.int32)
+pts = np.concatenate([pts, corners.reshape(-1, 3)]).astype(np.float32)
 points = wp.array(pts, dtype=wp.vec3, device="cpu")
 indices = wp.array(faces.reshape(-1), dtype=wp.int32, device="cpu")
-starts = np.concatenate([rng.uniform(-9, 9, (rays, 2)), np.full((rays, 1), 5.0)], 1).astype(np.float32)
-dirs = np.tile(np.array([0.0, 0.0, -1.0], np.float32), (rays, 1))
-dirs[1::2, :2] = rng.normal(size=(len(dirs[1::2]), 2)) * 0.5
+starts = np.concatenate([rng.uniform(-60, 60, (rays, 2)), rng.uniform(1, 20, (rays, 1))], 1).astype(np.float32)
+dirs = rng.normal(size=(rays, 3)).astype(np.float32)
 starts, dirs = wp.array(starts, dtype=wp.vec3, device="cpu"), wp.array(dirs, dtype=wp.vec3, device="cpu")
 hit = wp.zeros(rays, dtype=wp.float32, device="cpu")
 
 @wp.kernel
 def cast(mesh: wp.uint64, starts: wp.array(dtype=wp.vec3), dirs: wp.array(dtype=wp.vec3), hit: wp.array(dtype=float)):
     i = wp.tid()
-    q = wp.mesh_query_ray(mesh, starts[i], dirs[i], 100.0)
+    q = wp.mesh_query_ray(mesh, starts[i], dirs[i], 1000.0)
     if q.result:
         hit[i] = q.t
 

@@ -17,4 +17,4 @@ def test_a_small_run_prints_sah_and_median_times_and_the_same_hits_for_both(caps
                                                "500 `mesh_query_ray`"]
     assert all(float(a) > 0 and float(b) > 0 for _, a, b in rows)
     hits = re.search(r"rays that hit: brickwork (\d+) \(SAH\), (\d+) \(median\)", out)
-    assert hits and hits[1] == hits[2] and int(hits[1]) > 400
+    assert hits and hits[1] == hits[2] and 150 < int(hits[1]) < 400  # about half: those going up escape

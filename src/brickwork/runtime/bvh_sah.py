@@ -2,8 +2,9 @@
 
 A node's items are sorted along each axis (``bvh_build.ItemLists``). Along each axis whose centres have a
 finite, nonzero extent, the centres fall into ``BINS`` equal bins of that extent; as the list is sorted, each
-bin is a run of it, so one pass over the list finds the runs and their bounds (no table of bins per node).
-Each boundary between runs is a candidate split: the lower runs to the first child. Its cost is the
+bin is a run of it, found by bisection, and one pass over the list gives the runs' bounds (no table of bins
+per node). Each boundary between runs is a candidate split: the lower runs to the first child. In a node of at
+most ``BINS`` items, each boundary between two items of the list is one. Its cost is the
 surface-area heuristic, area(first) * items(first) + area(second) * items(second); the node splits at the
 cheapest candidate of the three axes (ties: the first axis, then the first boundary) whose larger side fits
 the node's depth budget (``budget``: at most that many items, so that median splits below can still finish
@@ -104,6 +105,31 @@ def _run_end(boxes: array2d(dtype=float32), src: array2d(dtype=int32), axis: int
     return above, b
 
 
+@func
+def _sweep(boxes: array2d(dtype=float32), src: array2d(dtype=int32), a: int32, s: int32, e: int32, budget: int32,
+           prefix: array(dtype=float64), best: float64, best_axis: int32, best_mid: int32):
+    # a node of at most BINS items: every boundary between two items of the sorted list is a candidate (no
+    # bins); the area before each position, then the candidates from the last back, as for runs
+    lo = _lower(boxes, src[a, s])
+    hi = _upper(boxes, src[a, s])
+    for p in range(s + 1, e):
+        prefix[p] = _area(lo, hi)
+        lo = _min(lo, _lower(boxes, src[a, p]))
+        hi = _max(hi, _upper(boxes, src[a, p]))
+    lo = _lower(boxes, src[a, e - 1])
+    hi = _upper(boxes, src[a, e - 1])
+    for p in range(e - 1, s, -1):
+        cost = prefix[p] * float64(p - s) + _area(lo, hi) * float64(e - p)
+        if cost <= best and p - s <= budget and e - p <= budget:
+            if cost < best or a == best_axis:  # a tie: the first axis, its first boundary
+                best = cost
+                best_axis = a
+                best_mid = p
+        lo = _min(lo, _lower(boxes, src[a, p - 1]))
+        hi = _max(hi, _upper(boxes, src[a, p - 1]))
+    return best, best_axis, best_mid
+
+
 @kernel(enable_backward=False)
 def _choose(starts: array(dtype=int32), ends: array(dtype=int32), budgets: array(dtype=int32),
             boxes: array2d(dtype=float32), keys: array2d(dtype=int32), src: array2d(dtype=int32),
@@ -124,7 +150,9 @@ def _choose(starts: array(dtype=int32), ends: array(dtype=int32), budgets: array
         low = _center(boxes, src[a, s], a)
         extent = _center(boxes, src[a, e - 1], a) - low
         scale = float32(BINS) / extent
-        if nan == 0 and extent > float32(0.0) and _isfinite(extent) and _isfinite(scale):
+        if nan == 0 and extent > float32(0.0) and _isfinite(extent) and _isfinite(scale) and e - s <= BINS:
+            best, best_axis, best_mid = _sweep(boxes, src, a, s, e, budget, prefix, best, best_axis, best_mid)
+        elif nan == 0 and extent > float32(0.0) and _isfinite(extent) and _isfinite(scale):
             # runs of one bin: each one's bounds (lo, hi) and, at its start, the area of all runs before it
             run = s
             current = int32(0)
