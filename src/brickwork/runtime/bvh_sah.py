@@ -106,6 +106,14 @@ def _run_end(boxes: array2d(dtype=float32), src: array2d(dtype=int32), axis: int
 
 
 @func
+def _takes(cost: float64, left: int32, right: int32, budget: int32, a: int32, best: float64, best_axis: int32):
+    # whether the candidate (sides of left and right items) replaces the best so far: both sides within the
+    # depth budget, and cheaper, or as cheap on the best's own axis (the sweeps run from the last boundary to
+    # the first, so a tie keeps the first axis and, on it, the first boundary)
+    return cost <= best and left <= budget and right <= budget and (cost < best or a == best_axis)
+
+
+@func
 def _sweep(boxes: array2d(dtype=float32), src: array2d(dtype=int32), a: int32, s: int32, e: int32, budget: int32,
            prefix: array(dtype=float64), best: float64, best_axis: int32, best_mid: int32):
     # a node of at most BINS items: every boundary between two items of the sorted list is a candidate (no
@@ -120,11 +128,10 @@ def _sweep(boxes: array2d(dtype=float32), src: array2d(dtype=int32), a: int32, s
     hi = _upper(boxes, src[a, e - 1])
     for p in range(e - 1, s, -1):
         cost = prefix[p] * float64(p - s) + _area(lo, hi) * float64(e - p)
-        if cost <= best and p - s <= budget and e - p <= budget:
-            if cost < best or a == best_axis:  # a tie: the first axis, its first boundary
-                best = cost
-                best_axis = a
-                best_mid = p
+        if _takes(cost, p - s, e - p, budget, a, best, best_axis):
+            best = cost
+            best_axis = a
+            best_mid = p
         lo = _min(lo, _lower(boxes, src[a, p - 1]))
         hi = _max(hi, _upper(boxes, src[a, p - 1]))
     return best, best_axis, best_mid
@@ -189,11 +196,10 @@ def _choose(starts: array(dtype=int32), ends: array(dtype=int32), budgets: array
             after_hi = hi
             while run > s:
                 cost = prefix[run] * float64(run - s) + _area(after_lo, after_hi) * float64(e - run)
-                if cost <= best and run - s <= budget and e - run <= budget:
-                    if cost < best or a == best_axis:  # a tie: the first axis, its first boundary
-                        best = cost
-                        best_axis = a
-                        best_mid = run
+                if _takes(cost, run - s, e - run, budget, a, best, best_axis):
+                    best = cost
+                    best_axis = a
+                    best_mid = run
                 run = run_prev[run]
                 after_lo = _min(after_lo, run_lo[run])
                 after_hi = _max(after_hi, run_hi[run])
