@@ -13,10 +13,9 @@ one); ``benchmarks/bvh_sah.py`` compares SAH and median builds.
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
 import sys
-from pathlib import Path
+
+from child_script import SRC, run_json
 
 _CHILD = """
 import json, sys, time
@@ -47,12 +46,7 @@ print(json.dumps({"rebuild": median(bvh.rebuild), "refit": median(bvh.refit)}))
 
 
 def measure(python: str, name: str, n: int, reps: int) -> dict | None:
-    src = str(Path(__file__).resolve().parent.parent / "src")
-    done = subprocess.run([python, "-c", _CHILD, name, str(n), str(reps), src], capture_output=True, text=True)
-    if done.returncode != 0:
-        print(f"bvh_build: {name} did not run ({done.stderr.strip().splitlines()[-1:]})", file=sys.stderr)
-        return None
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_json(python, _CHILD, [name, n, reps, SRC], f"bvh_build: {name}")
 
 
 def main(argv=None) -> int:

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
+
+from child_script import SRC, run_json
 
 _CHILD = """
 import json, sys, time
@@ -101,16 +100,8 @@ print(json.dumps(out))
 
 
 def measure(python: str, name: str, args) -> dict | None:
-    src = str(Path(__file__).resolve().parent.parent / "src")
-    with tempfile.TemporaryDirectory() as tmp:  # a file: kernels are read from their source
-        child = Path(tmp) / "bvh_sah_child.py"
-        child.write_text(_CHILD)
-        done = subprocess.run([python, str(child), name, json.dumps(args.n), str(args.tris), str(args.rays),
-                               str(args.reps), src], capture_output=True, text=True)
-    if done.returncode != 0:
-        print(f"bvh_sah: {name} did not run ({done.stderr.strip().splitlines()[-1:]})", file=sys.stderr)
-        return None
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_json(python, _CHILD, [name, json.dumps(args.n), args.tris, args.rays, args.reps, SRC],
+                    f"bvh_sah: {name}")
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,26 @@
+"""Running one benchmark side in an interpreter of its own (brickwork's, or one with warp-lang installed)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+#: brickwork's source tree, for a child that imports brickwork from another interpreter's path
+SRC = str(Path(__file__).resolve().parent.parent / "src")
+
+
+def run_json(python: str, code: str, argv: list, label: str) -> dict | None:
+    """Run ``code`` under ``python`` with ``argv`` as a script in a temporary file (kernels are compiled from
+    their source, which ``python -c`` has none of); the JSON of its last line of output, or None after printing
+    the last line of its error, prefixed with ``label``, when it fails."""
+    with tempfile.TemporaryDirectory() as tmp:
+        child = Path(tmp) / "bench_child.py"
+        child.write_text(code)
+        done = subprocess.run([python, str(child), *map(str, argv)], capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"{label} did not run ({done.stderr.strip().splitlines()[-1:]})", file=sys.stderr)
+        return None
+    return json.loads(done.stdout.strip().splitlines()[-1])
