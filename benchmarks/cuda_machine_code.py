@@ -1,7 +1,7 @@
 """The sm_90 machine code of the CUDA benchmark kernels, brickwork's beside the hand-written references,
 counted without a GPU.
 
-    python benchmarks/cuda_machine_code.py [--arch sm_90] [--markdown FILE]
+    python benchmarks/cuda_machine_code.py [--arch sm_90] [--markdown FILE] [--dump DIR]
 
 Needs NVRTC (the ``cuda`` extra), the ``dev`` extra (it reuses the tests' record of the instances a run builds,
 ``tests/gpu_compile.py``) and NVIDIA's disassembler: ``pip install nvidia-cuda-nvdisasm``.
@@ -196,6 +196,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--arch", default="sm_90")
     parser.add_argument("--markdown", help="also write the table to this file")
+    parser.add_argument("--dump", help="also write each unit's CUDA source and machine code into this folder")
     args = parser.parse_args(argv)
     from brickwork.jit import nvrtc
     from brickwork.targets.cuda import build
@@ -204,8 +205,19 @@ def main(argv=None) -> int:
         raise SystemExit("cuda_machine_code: NVRTC is not installed (pip install 'brickwork[cuda]')")
     tool = nvdisasm()
     rows = []
-    for row, source in brickwork_units(args.arch):
+    dump = Path(args.dump) if args.dump else None
+    if dump:
+        dump.mkdir(parents=True, exist_ok=True)
+    for n, (row, source) in enumerate(brickwork_units(args.arch)):
         cubin = nvrtc.compile_cubin(unit_path(source), "unit.cu", args.arch, build.include_dirs(), build.options())
+        if dump:
+            stem = f"{n:02d}_" + re.sub(r"\W+", "_", row).strip("_")
+            (dump / f"{stem}.cu").write_text(unit_path(source))
+            with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+                f.write(cubin)
+                f.flush()
+                (dump / f"{stem}.sass").write_text(
+                    subprocess.run([tool, "-c", f.name], capture_output=True, text=True, check=True).stdout)
         rows += [("brickwork", row, code) for code in disassemble(cubin, tool)]
     for path in (HERE / "cuda" / "kernels.cu", HERE / "cuda" / "hydro_kh.cu"):
         cubin = nvrtc.compile_cubin(path.read_text(), path.name, args.arch, [])
