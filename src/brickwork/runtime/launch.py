@@ -121,16 +121,22 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     return None
 
 
-def launch_on_cpu(kernel, dim, *inputs) -> None:
-    """A launch of one of brickwork's own kernels on the CPU (a hash grid's build, a tree's build or refit): part
-    of an object's update, never a step of a tape, and run now even while a graph is captured (an update that a
-    graph repeats is recorded as a whole, ``recording.run_or_record``; a tree built during a capture is built)."""
+def launch_now(kernel, dim, device, *inputs) -> None:
+    """A launch of one of brickwork's own kernels on ``device`` (a hash grid's build, a tree's build or refit):
+    part of an object's update, never a step of a tape, and run now even while a graph is captured (an update
+    that a graph repeats is recorded as a whole, ``recording.run_or_record``; a tree built during a capture is
+    built)."""
     global _capture
     outer, _capture = _capture, None
     try:
-        launch(kernel, dim, inputs=list(inputs), device="cpu", record_tape=False)
+        launch(kernel, dim, inputs=list(inputs), device=device, record_tape=False)
     finally:
         _capture = outer
+
+
+def launch_on_cpu(kernel, dim, *inputs) -> None:
+    """``launch_now`` on the CPU."""
+    launch_now(kernel, dim, "cpu", *inputs)
 
 
 def launch_tiled(kernel, dim, inputs=(), outputs=(), block_dim: int = 256, **kwargs):
