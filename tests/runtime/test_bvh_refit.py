@@ -1,11 +1,15 @@
-"""The compiled refit of CPU trees (runtime/bvh_refit.py) against the numpy bounds that device trees use
-(``Tree.bounds``): NaN boxes, ties, leaf sizes, moved boxes; the node tables' child columns untouched."""
+"""The compiled refit of trees (runtime/bvh_refit.py) against the numpy bounds of a build (``Tree.bounds``):
+NaN boxes, ties, leaf sizes, moved boxes; the node tables' child columns untouched. The refit a device tree runs
+(one launch per level) on the CPU, on the emulation target and, launches recorded, with a fake CUDA driver."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import brickwork as wp
+from brickwork import config
+from brickwork.jit import nvrtc
 
 
 def _tables(bvh):
@@ -64,3 +68,98 @@ def test_queries_after_a_refit_find_the_moved_boxes_and_a_tree_of_no_boxes_finds
     none = wp.zeros(1, dtype=int)
     wp.launch(overlaps, 1, inputs=[empty.id, wp.vec3(-1e9, -1e9, -1e9), wp.vec3(1e9, 1e9, 1e9), none])
     assert empty._storage.descriptor["num_items"] == 0 and none.numpy()[0] == 0
+
+
+# -- the refit a device tree runs on its device: one launch per level ------------------------------------------
+def _level_refit(tree, lo, hi, device="cpu"):
+    """``refit_by_levels`` of ``tree`` over boxes ``lo``/``hi`` on ``device``: the node bounds it writes."""
+    from brickwork.runtime import bvh_refit
+
+    dev = wp.get_device(device)
+    items = [wp.zeros((len(lo), 3), dtype=wp.float32, device=dev) for _ in range(2)]
+    bvh_refit.box_items(wp.array(lo, dtype=wp.vec3, device=dev), wp.array(hi, dtype=wp.vec3, device=dev), *items,
+                        dev)
+    nodes = [wp.full((tree.num_nodes, 4), 7.0, dtype=wp.float32, device=dev) for _ in range(2)]
+    bvh_refit.refit_by_levels(tree.tables_on(dev), *items, *nodes, dev)
+    np.testing.assert_array_equal(items[0].numpy(), lo)
+    np.testing.assert_array_equal(items[1].numpy(), hi)
+    np.testing.assert_array_equal(nodes[0].numpy()[:, 3], 7.0)  # the child columns are not written
+    return nodes[0].numpy()[:, :3], nodes[1].numpy()[:, :3]
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), leaf_size=st.integers(1, 4),
+       constructor=st.sampled_from(["median", "sah"]), grouped=st.booleans(), nans=st.integers(0, 3))
+def test_the_refit_by_levels_gives_the_bounds_of_the_build(seed, n, leaf_size, constructor, grouped, nans):
+    rng = np.random.default_rng(seed)
+    lo = np.round(rng.uniform(-5, 5, (n, 3))).astype(np.float32)  # ties
+    hi = lo + rng.uniform(0, 1, (n, 3)).astype(np.float32)
+    lo.reshape(-1)[rng.integers(0, 3 * n, nans)] = np.nan
+    groups = wp.array(rng.integers(0, 4, n).astype(np.int32)) if grouped else None
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3), constructor=constructor, groups=groups,
+                 leaf_size=leaf_size)
+    want = bvh._tree.bounds(lo, hi)
+    got = _level_refit(bvh._tree, lo, hi)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    levels = bvh._tree.tables_on(wp.get_device("cpu"))["levels"]
+    inner = np.concatenate([level.numpy() for level in levels]) if levels else np.zeros(0, np.int32)
+    np.testing.assert_array_equal(np.sort(inner), np.flatnonzero(bvh._tree.lo_i >= 0))  # each inner node once
+
+
+@pytest.mark.compiles_for_cuda
+def test_the_gpu_mapping_of_the_refit_and_of_a_meshs_triangle_boxes_runs_as_the_cpu_does():
+    from brickwork.runtime import bvh_refit
+
+    rng = np.random.default_rng(3)
+    lo = rng.uniform(-5, 5, (500, 3)).astype(np.float32)
+    hi = lo + 0.5
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3), leaf_size=2)
+    with config.override(target="cuda-emulation"):
+        got = _level_refit(bvh._tree, lo, hi)
+    want = bvh._tree.bounds(lo, hi)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    pts = rng.uniform(-1, 1, (40, 3)).astype(np.float32)
+    pts[5, 1] = np.nan
+    tris = rng.integers(0, 40, (60, 3)).astype(np.int32)
+    boxes = [wp.zeros((60, 3), dtype=wp.float32) for _ in range(2)]
+    with config.override(target="cuda-emulation"):
+        bvh_refit.triangle_items(wp.array(pts, dtype=wp.vec3), wp.array(tris.reshape(-1)), *boxes,
+                                 wp.get_device("cpu"))
+    np.testing.assert_array_equal(boxes[0].numpy(), pts[tris].min(axis=1))  # NaN where a corner is NaN
+    np.testing.assert_array_equal(boxes[1].numpy(), pts[tris].max(axis=1))
+
+
+@pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed (the launches compile for CUDA)")
+def test_a_device_trees_refit_runs_on_the_device_without_a_copy_through_the_host():
+    from .cuda_fake import FakeDriver, installed
+
+    rng = np.random.default_rng(4)
+    lo = rng.uniform(-5, 5, (300, 3)).astype(np.float32)
+    pts = rng.uniform(-1, 1, (30, 3)).astype(np.float32)
+    tris = rng.integers(0, 30, (20, 3)).astype(np.int32)
+    with installed(FakeDriver()) as fake:
+        reads = []
+        host_read = fake.copy_to_host
+        fake.copy_to_host = lambda *a: (reads.append(a), host_read(*a))
+        lowers = wp.array(lo, dtype=wp.vec3, device="cuda:0")
+        bvh = wp.Bvh(lowers, wp.array(lo + 1, dtype=wp.vec3, device="cuda:0"), leaf_size=2)
+        mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3, device="cuda:0"),
+                       wp.array(tris.reshape(-1), dtype=wp.int32, device="cuda:0"))
+        levels = len(bvh._tree.tables_on(bvh.device)["levels"])
+        mesh_levels = len(mesh._tree.tables_on(mesh.device)["levels"])
+        del reads[:], fake.launches[:], fake.stream_log[:]
+        bvh.refit()
+        assert len(fake.launches) == 2 + levels  # the item boxes, the leaves, one launch per level
+        mesh.refit()
+        assert len(fake.launches) == 2 + levels + 2 + mesh_levels
+        assert reads == [] and not [e for e in fake.stream_log if e[0] == "upload"]  # nothing through the host
+        ids = [bvh.id, mesh.id]
+        mesh.points = wp.array(pts + 1, dtype=wp.vec3, device="cuda:0")  # its descriptor uploaded, then a refit
+        assert len(fake.launches) == 2 + levels + 2 * (2 + mesh_levels)
+        assert [bvh.id, mesh.id] == ids
+        descriptor = fake.memory[max(b for b in fake.memory if b <= mesh.id)]
+        offset = mesh.id - max(b for b in fake.memory if b <= mesh.id)
+        stored = np.frombuffer(bytes(descriptor[offset:offset + 144]), mesh._storage.descriptor.dtype)[0]
+        assert stored["points"] == mesh.points.ptr

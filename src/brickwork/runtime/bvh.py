@@ -6,9 +6,10 @@ for "median" and "lbvh" (the default on a CUDA device) at the median of its item
 axis of their extent. Nodes are numbered level by level, root 0. The item order (which items each node
 holds) is computed by compiled kernels on the CPU (``bvh_build``, ``bvh_sah``), deterministically: ties go by
 item index (for a SAH tree of many items, by the items' Morton order). Node bounds are computed bottom-up
-(``refit``: the leaves', then each level's from its children; compiled, in place, for a CPU tree:
-``bvh_refit``). Kernels receive the tree as its ``id`` (a ``uint64``: the address of the 96-byte descriptor on
-the tree's device, ``bw::bvh_data`` in ``include/brickwork_bvh.h``), and traverse it with an explicit stack.
+(``refit``: the leaves', then each level's from its children; compiled, in place, on the tree's device:
+``bvh_refit``; a device tree's build runs on the host and uploads its tables). Kernels receive the tree as its
+``id`` (a ``uint64``: the address of the 96-byte descriptor on the tree's device, ``bw::bvh_data`` in
+``include/brickwork_bvh.h``), and traverse it with an explicit stack.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 
 from ..device import get_device
 from ..errors import BrickworkError
-from ..types import recording
+from ..types import device_import, recording
 from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import float32, int32, uint8
@@ -148,6 +149,23 @@ class Tree:
                 for name, values in (("first", self.lo_i), ("last", self.hi_i), ("order", self.order),
                                      ("leaves", self.leaves), ("inner", np.flatnonzero(self.lo_i >= 0)[::-1]))}
 
+    def tables_on(self, device) -> dict:
+        """The tree as int32 arrays on ``device`` for ``bvh_refit.refit_by_levels`` (uploaded once per tree):
+        ``first``, ``last``, ``order`` and ``leaves`` as in ``kernel_tables``, and ``levels``, each level's inner
+        nodes, deepest level first."""
+        cache = self.__dict__.setdefault("_tables_on", {})
+        found = cache.get(device.name)
+        if found is None:
+            def put(values):
+                return array(np.ascontiguousarray(values, np.int32), dtype=int32, device=device)
+
+            found = {name: put(values) for name, values in (("first", self.lo_i), ("last", self.hi_i),
+                                                            ("order", self.order), ("leaves", self.leaves))}
+            inner = [ids[split] for ids, split in reversed(self.levels)]
+            found["levels"] = [put(nodes) for nodes in inner if len(nodes)]
+            cache[device.name] = found
+        return found
+
     def bounds(self, lowers: np.ndarray, uppers: np.ndarray) -> tuple:
         """Node lowers and uppers (float32, (num_nodes, 3)) of items with these bounds."""
         node_lo = np.zeros((self.num_nodes, 3), np.float32)
@@ -255,6 +273,16 @@ class TreeStorage:
         if self.device_descriptor is not None:
             self.device_descriptor.assign(self.descriptor.view(np.uint8))
 
+    def float_table(self, name: str, columns: int) -> array:
+        """Table ``name`` (of float32 rows of ``columns``) as a (rows, columns) float32 array on the storage's
+        device: a view, no copy."""
+        table = self.tables[name]
+        if self.device.is_cpu:
+            return array(table, dtype=float32, copy=False)
+        rows = table.shape[0] // (4 * columns)
+        return device_import.view(table.ptr, (rows, columns), np.dtype(np.float32), float32, self.device.ordinal,
+                                  table, f"the tree's {name}")
+
 
 def build_tree(storage: TreeStorage, lowers: np.ndarray, uppers: np.ndarray, leaf_size: int, groups,
                constructor: str = "median") -> Tree:
@@ -304,6 +332,15 @@ def write_tree(storage: TreeStorage, tree: Tree, lowers: np.ndarray, uppers: np.
     storage.upload()
 
 
+def refit_on_device(storage: TreeStorage, tree: Tree, write_items) -> None:
+    """New bounds of a device tree's nodes, computed on its device: ``write_items(lowers, uppers)`` writes the
+    items' boxes into the (n, 3) float32 item tables (launches on the device), then ``bvh_refit`` the nodes'."""
+    items = storage.float_table("item_lowers", 3), storage.float_table("item_uppers", 3)
+    nodes = storage.float_table("node_lowers", 4), storage.float_table("node_uppers", 4)
+    write_items(*items)
+    bvh_refit.refit_by_levels(tree.tables_on(storage.device), *items, *nodes, storage.device)
+
+
 class Bvh:
     """A bounding volume hierarchy over the boxes ``lowers[i]`` to ``uppers[i]`` (arrays of vec3f on one
     device) for queries in kernels: pass ``bvh.id`` to a ``uint64`` parameter and call
@@ -351,6 +388,10 @@ class Bvh:
         self._tree = build_tree(self._storage, lo, hi, self.leaf_size, self.groups, self.constructor)
 
     def _refit(self) -> None:
+        if not self.device.is_cpu and self.lowers.size:  # on the device: no copy through the host
+            refit_on_device(self._storage, self._tree,
+                            lambda lo, hi: bvh_refit.box_items(self.lowers, self.uppers, lo, hi, self.device))
+            return
         lo, hi = self._read()
         write_tree(self._storage, self._tree, lo, hi, structure=False)
 

@@ -1,9 +1,13 @@
-"""The refit of a CPU tree (``wp.Bvh``, ``wp.Mesh``) in compiled kernels: new node bounds in place.
+"""The refit of a tree (``wp.Bvh``, ``wp.Mesh``) in compiled kernels: new node bounds in place, on the tree's
+device.
 
-The leaves' bounds in parallel (each the bounds of its items), then the inner nodes' in one pass of
-descending node id (a tree numbers its nodes level by level, so children come after their parents). Bounds
-combine as numpy's ``minimum``/``maximum`` do, which the host refit of device trees uses (``bvh.Tree.bounds``):
-a NaN in any box of a node makes that node's bound NaN.
+The leaves' bounds in parallel (each the bounds of its items), then the inner nodes'. On the CPU one thread
+takes the inner nodes in one pass of descending node id (a tree numbers its nodes level by level, so children
+come after their parents); on a GPU, where one thread would walk a million nodes alone, each level is a launch
+over its nodes, deepest first (``refit_by_levels``). A device tree's item boxes are also written there, from
+the user's boxes or a mesh's points and triangles, so a refit never copies through the host. Bounds combine as
+numpy's ``minimum``/``maximum`` do, which the tree's build uses (``bvh.Tree.bounds``): a NaN in any box of a
+node makes that node's bound NaN.
 """
 
 from __future__ import annotations
@@ -12,8 +16,11 @@ from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..lang.function import func
 from ..lang.kernel import kernel
 from ..types.arrays import array, array2d
+from ..types.composite import vector
 from ..types.scalars import float32, int32
-from .launch import launch_on_cpu
+from .launch import launch_now, launch_on_cpu
+
+_vec3 = vector(3, float32)
 
 _tid = _FUNCTIONS["tid"]
 
@@ -48,17 +55,52 @@ def _leaves(leaves: array(dtype=int32), first: array(dtype=int32), last: array(d
         node_uppers[node, c] = hi
 
 
+@func
+def _join(node: int32, first: array(dtype=int32), last: array(dtype=int32), node_lowers: array2d(dtype=float32),
+          node_uppers: array2d(dtype=float32)):
+    # an inner node's bounds from its two children's
+    a = first[node]
+    b = last[node]
+    for c in range(3):
+        node_lowers[node, c] = _lower(node_lowers[a, c], node_lowers[b, c])
+        node_uppers[node, c] = _upper(node_uppers[a, c], node_uppers[b, c])
+
+
 @kernel(enable_backward=False)
 def _inner(inner: array(dtype=int32), first: array(dtype=int32), last: array(dtype=int32),
            node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32)):
     # one thread, over the inner nodes in descending id order: children before their parents
     for k in range(inner.shape[0]):
-        node = inner[k]
-        a = first[node]
-        b = last[node]
-        for c in range(3):
-            node_lowers[node, c] = _lower(node_lowers[a, c], node_lowers[b, c])
-            node_uppers[node, c] = _upper(node_uppers[a, c], node_uppers[b, c])
+        _join(inner[k], first, last, node_lowers, node_uppers)
+
+
+@kernel(enable_backward=False)
+def _level(nodes: array(dtype=int32), first: array(dtype=int32), last: array(dtype=int32),
+           node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32)):
+    # one thread per inner node of one level (their children's bounds are final)
+    _join(nodes[_tid()], first, last, node_lowers, node_uppers)
+
+
+@kernel(enable_backward=False)
+def _boxes(lowers: array(dtype=_vec3), uppers: array(dtype=_vec3), item_lowers: array2d(dtype=float32),
+           item_uppers: array2d(dtype=float32)):
+    i = _tid()
+    for c in range(3):
+        item_lowers[i, c] = lowers[i][c]
+        item_uppers[i, c] = uppers[i][c]
+
+
+@kernel(enable_backward=False)
+def _triangles(points: array(dtype=_vec3), indices: array(dtype=int32), item_lowers: array2d(dtype=float32),
+               item_uppers: array2d(dtype=float32)):
+    # a triangle's box, its corners folded in order as numpy's min/max over them (``Mesh._bounds``)
+    f = _tid()
+    p = points[indices[3 * f]]
+    q = points[indices[3 * f + 1]]
+    r = points[indices[3 * f + 2]]
+    for c in range(3):
+        item_lowers[f, c] = _lower(_lower(p[c], q[c]), r[c])
+        item_uppers[f, c] = _upper(_upper(p[c], q[c]), r[c])
 
 
 def refit(tree, lowers: array, uppers: array, node_lowers: array, node_uppers: array) -> None:
@@ -68,3 +110,24 @@ def refit(tree, lowers: array, uppers: array, node_lowers: array, node_uppers: a
     tree_tables, nodes = (t["first"], t["last"]), (node_lowers, node_uppers)
     launch_on_cpu(_leaves, t["leaves"].shape[0], t["leaves"], *tree_tables, t["order"], lowers, uppers, *nodes)
     launch_on_cpu(_inner, 1, t["inner"], *tree_tables, *nodes)
+
+
+def refit_by_levels(tables: dict, lowers: array, uppers: array, node_lowers: array, node_uppers: array,
+                    device) -> None:
+    """``refit`` on ``device`` with one launch per level of inner nodes (``Tree.tables_on``'s ``levels``, deepest
+    first): the form a GPU runs in parallel."""
+    tree_tables, nodes = (tables["first"], tables["last"]), (node_lowers, node_uppers)
+    launch_now(_leaves, tables["leaves"].shape[0], device, tables["leaves"], *tree_tables, tables["order"], lowers,
+               uppers, *nodes)
+    for level in tables["levels"]:
+        launch_now(_level, level.shape[0], device, level, *tree_tables, *nodes)
+
+
+def box_items(lowers: array, uppers: array, item_lowers: array, item_uppers: array, device) -> None:
+    """The item boxes of a tree over boxes: ``lowers``/``uppers`` (vec3f) into the (n, 3) float32 tables."""
+    launch_now(_boxes, lowers.shape[0], device, lowers, uppers, item_lowers, item_uppers)
+
+
+def triangle_items(points: array, indices: array, item_lowers: array, item_uppers: array, device) -> None:
+    """The item boxes of a mesh's tree: each triangle's bounds, from ``points`` (vec3f) and ``indices`` (int32)."""
+    launch_now(_triangles, indices.shape[0] // 3, device, points, indices, item_lowers, item_uppers)

@@ -16,8 +16,18 @@ from ..types import recording
 from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import float32, int32
+from . import bvh_refit
 from .bvh import DESCRIPTOR as BVH_DESCRIPTOR
-from .bvh import BvhError, TreeStorage, build_tree, check_constructor, check_groups, check_leaf_size, write_tree
+from .bvh import (
+    BvhError,
+    TreeStorage,
+    build_tree,
+    check_constructor,
+    check_groups,
+    check_leaf_size,
+    refit_on_device,
+    write_tree,
+)
 
 #: ``bw::mesh_data``: the tree's fields, then the mesh's.
 DESCRIPTOR = np.dtype(BVH_DESCRIPTOR.descr + [("points", "<u8"), ("velocities", "<u8"), ("indices", "<u8"),
@@ -112,6 +122,10 @@ class Mesh:
         self._tree = build_tree(self._storage, lo, hi, self.bvh_leaf_size, self.groups, self.bvh_constructor)
 
     def _refit(self) -> None:
+        if not self.device.is_cpu and len(self._tris):  # on the device: no copy through the host
+            refit_on_device(self._storage, self._tree, lambda lo, hi: bvh_refit.triangle_items(
+                self._points, self.indices, lo, hi, self.device))
+            return
         lo, hi = self._bounds()
         write_tree(self._storage, self._tree, lo, hi, structure=False)
 
@@ -136,6 +150,7 @@ class Mesh:
                             f"got {points_new.size}")
         self._points = points_new
         self._write_arrays()
+        self._storage.upload()  # the descriptor's new points address (a device refit changes no descriptor)
         self._refit()
 
     @property
