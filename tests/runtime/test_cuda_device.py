@@ -286,3 +286,28 @@ def test_tiled_kernels_on_the_device_match_the_cpu():
                         block_dim=64, device=device)
         results[device] = c.numpy()
     np.testing.assert_allclose(results[DEV], results["cpu"], rtol=1e-5)
+
+
+def test_a_device_trees_refit_on_the_gpu_gives_the_cpu_trees_bounds():
+    rng = np.random.default_rng(12)
+    lo = rng.uniform(-5, 5, (20000, 3)).astype(np.float32)
+    moved = lo + rng.uniform(-1, 1, lo.shape).astype(np.float32)
+    moved[7, 1] = np.nan
+    pts = rng.uniform(-1, 1, (500, 3)).astype(np.float32)
+    tris = rng.integers(0, 500, (900, 3)).astype(np.int32).reshape(-1)
+
+    def host(table):
+        return np.frombuffer((table if isinstance(table, np.ndarray) else table.numpy()).tobytes(), np.float32)
+
+    trees = {}
+    for device in ("cpu", DEV):
+        lowers = wp.array(lo, dtype=wp.vec3, device=device)
+        bvh = wp.Bvh(lowers, wp.array(lo + 1, dtype=wp.vec3, device=device), leaf_size=2, constructor="median")
+        lowers.assign(moved)
+        bvh.refit()
+        mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3, device=device), wp.array(tris, dtype=wp.int32, device=device))
+        mesh.points = wp.array(pts * 2, dtype=wp.vec3, device=device)
+        trees[device] = [host(tree._storage.tables[name]) for tree in (bvh, mesh)
+                         for name in ("node_lowers", "node_uppers", "item_lowers")]
+    for cpu, gpu in zip(trees["cpu"], trees[DEV]):
+        np.testing.assert_array_equal(gpu, cpu)
