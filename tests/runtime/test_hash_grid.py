@@ -436,36 +436,3 @@ def test_kernel_errors_name_the_argument_and_the_line():
             pass
 
     assert "variable 'i' has type float32" in _kernel_error(float_loop_variable, [grid.id])
-
-
-def test_a_device_grid_uploads_the_tables_of_the_host_build_and_points_its_descriptor_at_them():
-    """With the fake driver (device memory is host memory at fake addresses): what a CUDA grid's kernels would
-    read is what a CPU grid's read."""
-    from brickwork.runtime.hash_grid import DESCRIPTOR
-
-    from .cuda_fake import FakeDriver, installed
-
-    rng = np.random.default_rng(29)
-    xyz = rng.uniform(-1, 1, (50, 3))
-    groups = rng.integers(-3, 3, 50).astype(np.int32)
-    host = wp.HashGrid(3, 4, 5)
-    host.build(wp.array(xyz, dtype=wp.vec3), 0.3, groups=wp.array(groups, dtype=wp.int32))
-    expected = host._descriptor[0]
-    with installed(FakeDriver()) as fake:
-        grid = wp.HashGrid(3, 4, 5, device="cuda:0")
-        grid.build(wp.array(xyz, dtype=wp.vec3, device="cuda:0"), 0.3,
-                   groups=wp.array(groups, dtype=wp.int32, device="cuda:0"))
-
-        def device_bytes(ptr, n):
-            base = max(b for b in fake.memory if b <= ptr)
-            return bytes(fake.memory[base][ptr - base:ptr - base + n])
-
-        descriptor = np.frombuffer(device_bytes(grid.id, 64), DESCRIPTOR)[0]
-        for name in ("dim", "num_points", "inv_f", "inv_d", "has_groups"):
-            np.testing.assert_array_equal(descriptor[name], expected[name])
-        for name, n in (("point_ids", 50), ("cell_starts", 60), ("cell_ends", 60), ("groups", 50)):
-            on_device = np.frombuffer(device_bytes(int(descriptor[name]), 4 * n), np.int32)
-            np.testing.assert_array_equal(on_device, host._tables[name].numpy()[:n])
-        with pytest.raises(HashGridError, match=r"points must live on the same device as this HashGrid \(cuda:0\), "
-                                                r"got points on cpu"):
-            grid.build(wp.array(xyz, dtype=wp.vec3), 0.3)

@@ -1,5 +1,5 @@
-"""The compiled build of a CPU hash grid (runtime/hash_grid_build.py) against the numpy sort that device grids
-use, for any thread count, and the queries' loop over cell ranges (targets/cpu/render.py) against the
+"""The compiled build of a CPU hash grid (runtime/hash_grid_build.py) against a numpy sort, for any thread
+count, and the queries' loop over cell ranges (targets/cpu/render.py) against the
 one-candidate-at-a-time loop it replaces."""
 
 import os
@@ -12,25 +12,15 @@ from hypothesis import strategies as st
 
 import brickwork as wp
 from brickwork import config, pipeline
-from brickwork.runtime import hash_grid as hg
 from brickwork.runtime import hash_grid_build
+
+from . import hash_grid_reference as reference
 
 POINT_TYPES = {wp.float16: wp.vec3h, wp.float32: wp.vec3, wp.float64: wp.vec3d}
 
 
 def _numpy_tables(xyz: np.ndarray, width: float, dims: tuple, dtype, groups):
-    """point_ids, cell_starts, cell_ends (empty cells 0, 0) and sorted groups, as the device build makes them."""
-    calc = np.float64 if dtype is wp.float64 else np.float32
-    inv = calc(1.0) / calc(width)
-    cells = hg._cell_indices(hg._cell_coordinates(xyz.astype(calc), inv), dims)
-    order = hg._stable_order(cells, None if groups is None else groups.view(np.uint32))
-    starts = np.zeros(dims[0] * dims[1] * dims[2], np.int32)
-    ends = np.zeros_like(starts)
-    for position, cell in enumerate(cells[order]):
-        if ends[cell] == 0:
-            starts[cell] = position
-        ends[cell] = position + 1
-    return order, starts, ends, None if groups is None else groups[order]
+    return reference.tables(xyz, width, dims, dtype is wp.float64, groups)
 
 
 coordinates = st.one_of(st.floats(-4.0, 4.0), st.sampled_from([np.nan, np.inf, -np.inf, 3e9, -3e9, 65000.0]))

@@ -5,13 +5,13 @@
 dim_z)``), and by group within a cell when ``groups`` are given. Kernels receive the grid as its ``id``
 (a ``uint64``: the address of a 64-byte descriptor on the grid's device, which stays the same across
 builds) and query it with ``hash_grid_query`` / ``hash_grid_query_next`` (``include/brickwork_hash_grid.h``,
-which computes cell coordinates exactly as ``_cell_coordinates`` below does).
+which computes cell coordinates exactly as the build's ``_axis`` does, ``hash_grid_build.py``).
 
-A CPU grid builds with compiled kernels (``hash_grid_build.py``: a counting sort, in parallel); a CUDA
-grid's points are copied to the host, sorted with numpy (``_build_on_host``) and the tables copied back.
-Both sorts are stable, so a build is deterministic: the same points give the same order, and kernels that
-sum over neighbours give the same bits run to run. During a graph capture a build is recorded, not run,
-and runs at each replay with the arrays' data of that moment.
+A grid builds with compiled kernels launched on its device (``hash_grid_build.py``: a counting sort, in
+parallel; a CUDA grid's points and tables never go through the host, only the 64-byte descriptor is
+uploaded when it changes). The sort is stable, so a build is deterministic: the same points give the same
+order on any device, and kernels that sum over neighbours give the same bits run to run. During a graph
+capture a build is recorded, not run, and runs at each replay with the arrays' data of that moment.
 """
 
 from __future__ import annotations
@@ -24,10 +24,11 @@ import numpy as np
 from ..device import get_device
 from ..errors import BrickworkError, CaptureError
 from ..types import recording
-from ..types.arrays import array, type_name
+from ..types.arrays import array, empty, type_name
 from ..types.composite import vector
 from ..types.scalars import float16, float32, float64, int32, python_annotation_type, uint8
-from .hash_grid_build import Scratch, build_tables
+from . import hash_grid_build
+from .hash_grid_build import Scratch, build_tables, launcher, zero_tables
 
 #: Warp's limit: cell indices are int32.
 MAX_CELLS = 2**31 - 1
@@ -89,7 +90,8 @@ class HashGrid:
         self._point_type = vector(3, dtype)
         self._tables: dict = {}  # name -> the array the descriptor points to (kept alive here)
         self._capacity = 0  # points the tables hold
-        self._scratch = Scratch()  # CPU: the work arrays of the builds
+        self._scratch = Scratch(self.device)  # the work arrays of the builds
+        self._launch = launcher(self.device)
         self._descriptor = np.zeros(1, DESCRIPTOR)
         self._descriptor["dim"] = dims
         if self.device.is_cpu:  # the kernels read the host descriptor itself
@@ -97,6 +99,7 @@ class HashGrid:
             self.id = int(self._descriptor.ctypes.data)
         else:
             self._device_descriptor = array(self._descriptor.view(np.uint8), dtype=uint8, device=self.device)
+            self._uploaded = self._descriptor.tobytes()  # what the device's descriptor holds
             self.id = int(self._device_descriptor.ptr)
 
     @property
@@ -176,8 +179,10 @@ class HashGrid:
     def _zeros(self, n: int) -> array:
         # int32 tables (the groups' bits are read as uint32); at least one element, so each has an address
         n = max(n, 1)
-        if not self.device.is_cpu:
-            return array(np.zeros(n, np.int32), dtype=int32, device=self.device)
+        if not self.device.is_cpu:  # zeroed by a kernel: nothing uploaded
+            table = empty(n, dtype=int32, device=self.device)
+            zero_tables(self._launch, table)
+            return table
         # an anonymous mapping: the system maps a zero page where a build first writes, in pages of 4 KiB (numpy
         # asks for 2 MiB pages for large arrays), so a large grid's cells cost memory only where points are
         return array(np.frombuffer(mmap.mmap(-1, 4 * n), np.int32), dtype=int32, copy=False)
@@ -193,38 +198,18 @@ class HashGrid:
         self._descriptor["has_groups"] = int(groups is not None)
         if groups is None:
             self._descriptor["groups"] = 0
-        if self.device.is_cpu:  # compiled kernels, in place
-            build_tables(_one_dimensional(points), inv, self.dims, None if groups is None else _one_dimensional(groups),
-                         self._tables, self._scratch)
+        points = _one_dimensional(points)
+        groups_1d = None if groups is None else _one_dimensional(groups)
+        if hash_grid_build.on_device(self.device):  # many chunks, 8-bit digits, a parallel scan
+            hash_grid_build.build_on_device(points, inv, self.dims, groups_1d, self._tables, self._scratch,
+                                            self._launch)
         else:
-            self._build_on_host(points, inv, groups)
+            build_tables(points, inv, self.dims, groups_1d, self._tables, self._scratch)
+        if self._device_descriptor is not None and self._descriptor.tobytes() != self._uploaded:
             self._device_descriptor.assign(self._descriptor.view(np.uint8))
+            self._uploaded = self._descriptor.tobytes()
         self.groups = groups
         self.reserved = True
-
-    def _build_on_host(self, points, inv, groups) -> None:
-        """A device grid's build: the points copied to the host, sorted with numpy, the tables uploaded."""
-        coords = np.asarray(points.numpy()).reshape(-1, 3)
-        cells = _cell_indices(_cell_coordinates(coords.astype(type(inv)), inv), self.dims)
-        group_values = None if groups is None else np.asarray(groups.numpy()).reshape(-1).astype(np.int32)
-        order = _stable_order(cells, None if groups is None else group_values.view(np.uint32))
-        n = len(order)
-        sorted_cells = cells[order]
-        first = np.flatnonzero(np.diff(sorted_cells)) + 1
-        run_starts = np.concatenate(([0], first)) if n else np.zeros(0, np.int64)
-        run_ends = np.concatenate((first, [n])) if n else np.zeros(0, np.int64)
-        occupied = sorted_cells[run_starts]
-        tables = self._tables
-        total = self.dims[0] * self.dims[1] * self.dims[2]
-        for name, values in (("cell_starts", run_starts), ("cell_ends", run_ends)):
-            host = np.zeros(total, np.int32)
-            host[occupied] = values
-            tables[name].assign(host)
-        for name, values in (("point_ids", order), ("groups", None if groups is None else group_values[order])):
-            if values is not None:  # the whole table: device arrays have no views to upload a part to
-                host = np.zeros(tables[name].shape[0], np.int32)
-                host[:n] = values
-                tables[name].assign(host)
 
     def __del__(self):
         # the tables and the descriptor are arrays: dropping them frees the memory (a kernel still holding the
@@ -233,37 +218,7 @@ class HashGrid:
         self.__dict__.pop("_device_descriptor", None)
 
 
-def _stable_order(cells: np.ndarray, group_bits) -> np.ndarray:
-    """The points' order by cell, then by group bits, then by index: a least-significant-digit radix sort in
-    16-bit digits (numpy's stable sort of 16-bit keys is a radix sort; of 64-bit keys a merge sort, 20x
-    slower for 200k points). Digits that are 0 for every point are skipped."""
-    digits = [] if group_bits is None else [group_bits.astype(np.uint32)]
-    digits.append(cells.astype(np.uint32))  # cells < 2**31
-    order = np.arange(len(cells), dtype=np.int64)
-    for key in digits:  # least significant first
-        for shift in (0, 16):
-            digit = (key >> np.uint32(shift)).astype(np.uint16)
-            if not digit.any():
-                continue
-            order = order[np.argsort(digit[order], kind="stable")]
-    return order
-
-
 def _one_dimensional(a: array) -> array:
     """``a`` as a 1-D array of its elements in row-major order (a view where the strides allow one)."""
     return a if a.ndim == 1 else a.contiguous().flatten()
 
-
-def _cell_coordinates(coords: np.ndarray, inv) -> np.ndarray:
-    """The cell coordinates (int64) of points, as the kernels compute them: ``floor(x * inv)`` in the points'
-    calculation type, NaN to 0, clamped to the int32 range."""
-    scaled = coords * inv
-    cells = np.clip(np.floor(scaled).astype(np.float64), -2.0**31, 2.0**31 - 1)
-    cells[np.isnan(scaled)] = 0
-    return cells.astype(np.int64)
-
-
-def _cell_indices(coords: np.ndarray, dims: tuple) -> np.ndarray:
-    """Physical cell indices (x fastest) of cell coordinates wrapped into the grid."""
-    x, y, z = (np.mod(coords[:, a], dims[a]) for a in range(3))
-    return (z * dims[1] + y) * dims[0] + x

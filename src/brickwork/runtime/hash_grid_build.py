@@ -1,7 +1,8 @@
-"""The build of a CPU hash grid in compiled kernels: the points' cells, then a stable counting sort of the
-points by cell (``counting_sort.py``), so a build is deterministic whatever the number of threads. With
-groups, the sort is least-significant key first: the group bits' low and high 16-bit digits, then the cell
-(``runtime/hash_grid.py``'s numpy build sorts the same way, and is kept for device grids).
+"""The build of a hash grid in compiled kernels: the points' cells, then a stable counting sort of the
+points by cell, so a build is deterministic whatever the number of threads. With groups, the sort is
+least-significant key first: the group bits' digits, then the cell's. A CPU grid sorts with
+``counting_sort.py`` (16-bit digits, or whole cells); a CUDA grid with ``device_sort.py`` (8-bit digits,
+thousands of chunks, a parallel scan), every kernel launched on the grid's device. Both orders are the same.
 
 The cells are computed as the queries compute them (``include/brickwork_hash_grid.h``): ``x * (1 /
 width)`` in float for float16 and float32 points and in double for float64 ones, floored, NaN to 0,
@@ -18,9 +19,9 @@ from ..lang.kernel import kernel
 from ..types.arrays import array, empty
 from ..types.composite import vector
 from ..types.scalars import int32
-from . import counting_sort
+from . import counting_sort, device_sort
 from .counting_sort import DIGIT, WHOLE
-from .launch import launch_on_cpu
+from .launch import launch, launch_on_cpu
 
 _tid, _floor = _FUNCTIONS["tid"], _FUNCTIONS["floor"]
 _vec3i = vector(3, int32)
@@ -55,6 +56,11 @@ def _gather(values: array(dtype=int32), order: array(dtype=int32), out: array(dt
 
 
 @kernel(enable_backward=False)
+def _zero(values: array(dtype=int32)):
+    values[_tid()] = int32(0)
+
+
+@kernel(enable_backward=False)
 def _clear(cells: array(dtype=int32), starts: array(dtype=int32), ends: array(dtype=int32)):
     s = _tid()
     starts[cells[s]] = int32(0)
@@ -75,10 +81,12 @@ def _ranges(cells: array(dtype=int32), ids: array(dtype=int32), n: int32, sorted
 
 
 class Scratch:
-    """The work arrays of a grid's builds (int32, on the CPU), kept between builds of the same size, and what
-    the last build left in the cell tables: every cell (a dense build) or the cells of ``sorted_cells``."""
+    """The work arrays of a grid's builds (int32, on the grid's device), kept between builds of the same size,
+    and what the last build left in the cell tables: every cell (a dense build) or the cells of
+    ``sorted_cells``."""
 
-    def __init__(self):
+    def __init__(self, device="cpu"):
+        self.device = device
         self.arrays: dict = {}
         self.dense = False  # the tables hold a dense build's ranges (a fresh grid's tables are all 0)
         self.filled = 0  # else: the first ``filled`` entries of arrays["sorted_cells"] are the cells set
@@ -86,7 +94,7 @@ class Scratch:
     def get(self, name: str, shape: tuple) -> array:
         a = self.arrays.get(name)
         if a is None or a.shape != shape:
-            a = self.arrays[name] = empty(shape, dtype=int32, device="cpu")
+            a = self.arrays[name] = empty(shape, dtype=int32, device=self.device)
         return a
 
 
@@ -124,3 +132,51 @@ def build_tables(points: array, inv, dims: tuple, groups, tables: dict, scratch:
     scratch.dense = by_cell
     if groups is not None:
         launch_on_cpu(_gather, n, groups, ids, tables["groups"])
+
+
+def on_device(device) -> bool:
+    """Whether a grid on ``device`` builds with the device's sort (``build_on_device``): a CUDA grid."""
+    return not device.is_cpu
+
+
+def launcher(device):
+    """``launch(kernel, dim, *inputs)`` of brickwork's own kernels on ``device``: part of a grid's update,
+    never a step of a tape."""
+    if device.is_cpu:
+        return launch_on_cpu
+
+    def on(kernel, dim, *inputs):
+        launch(kernel, dim, inputs=list(inputs), device=device, record_tape=False)
+
+    return on
+
+
+def zero_tables(launch_on, *tables) -> None:
+    """Set int32 ``tables`` to 0 with a kernel (device memory: no zeros uploaded from the host)."""
+    for table in tables:
+        launch_on(_zero, table.shape[0], table)
+
+
+def build_on_device(points, inv, dims: tuple, groups, tables: dict, scratch: Scratch, launch_on, plan=None) -> None:
+    """``build_tables``'s sort with ``device_sort`` (``plan``: ``device_sort.GPU`` unless given), every kernel
+    run by ``launch_on`` on the device of the arrays (the CPU too, to test it): the points' cells, the stable
+    sort of the positions by 8-bit digits of the group bits then of the cells, the ranges of the occupied cells
+    (the last build's cleared first) and the sorted groups. Same tables as ``build_tables``."""
+    plan = plan or device_sort.GPU
+    n = points.shape[0]
+    starts, ends, ids = tables["cell_starts"], tables["cell_ends"], tables["point_ids"]
+    ncells = dims[0] * dims[1] * dims[2]
+    if scratch.dense:  # a CPU build's tables
+        zero_tables(launch_on, starts, ends)
+    elif scratch.filled:
+        launch_on(_clear, scratch.filled, scratch.arrays["sorted_cells"], starts, ends)
+    scratch.dense, scratch.filled = False, 0
+    cells = scratch.get("cells", (n,))
+    launch_on(_cells, n, points, inv, _vec3i(*dims), cells)
+    passes = [] if groups is None else [(groups, shift) for shift in plan.digits(2**32)]
+    passes += [(cells, shift) for shift in plan.digits(ncells)]
+    device_sort.sort(passes, n, ids, scratch.get, launch_on, plan)
+    launch_on(_ranges, n, cells, ids, n, scratch.get("sorted_cells", (n,)), starts, ends)
+    scratch.filled = n
+    if groups is not None:
+        launch_on(_gather, n, groups, ids, tables["groups"])
