@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import brickwork as wp
-from brickwork import config
+from brickwork import config, cuda_driver
 from brickwork.jit import nvrtc
 from brickwork.runtime import device_sort, hash_grid_build
 from brickwork.runtime.device_sort import Plan
@@ -255,3 +255,33 @@ def test_a_device_build_captured_in_a_graph_launches_at_each_replay():
 def _device_bytes(fake, ptr, n):
     base = max(b for b in fake.memory if b <= ptr)
     return bytes(fake.memory[base][ptr - base:ptr - base + n])
+
+
+# -- on a real GPU (marker cuda_device: skipped without one) ---------------------------------------------------------
+def on_a_gpu(test):
+    """Marker ``cuda_device``, skipped without a GPU or NVRTC."""
+    no_gpu = pytest.mark.skipif(not cuda_driver.available(), reason="no CUDA device (driver and GPU) on this machine")
+    return pytest.mark.cuda_device(no_gpu(needs_nvrtc(test)))
+
+
+@pytest.mark.parametrize("kind", ["random", "clustered", "tied", "special"])
+@pytest.mark.parametrize("dims", [(64, 64, 64), (300, 300, 300)])
+@on_a_gpu
+def test_on_a_gpu_the_device_build_gives_the_cpu_builds_tables(kind, dims):
+    """200k points (3125 chunks), with and without groups, then rebuilds smaller, larger and empty; 2^18 and
+    27 million cells (3 and 4 digit passes)."""
+    rng = np.random.default_rng(len(kind) + dims[0])
+    grids = {device: wp.HashGrid(*dims, device=device) for device in ("cpu", "cuda:0")}
+    for n, grouped in ((200_000, False), (200_000, True), (1000, True), (300_000, False), (0, False)):
+        xyz = _inputs(kind, n, rng)
+        groups = rng.integers(-2**31, 2**31, n).astype(np.int32) if grouped else None
+        tables = {}
+        for device, grid in grids.items():
+            grid.build(wp.array(xyz, dtype=wp.vec3, device=device), 0.1,
+                       groups=None if groups is None else wp.array(groups, dtype=wp.int32, device=device))
+            tables[device] = {name: table.numpy() for name, table in grid._tables.items()}
+        for name in ("point_ids", "groups") if grouped else ("point_ids",):
+            np.testing.assert_array_equal(tables["cuda:0"][name][:n], tables["cpu"][name][:n])
+        for name in ("cell_starts", "cell_ends"):
+            np.testing.assert_array_equal(tables["cuda:0"][name], tables["cpu"][name])
+    _check_tables(grids["cuda:0"], np.zeros((0, 3)), 0.1, None)
