@@ -5,7 +5,8 @@ The positions are split into one contiguous chunk per thread. Each chunk counts 
 ``counts`` (no atomics), one thread turns the counts into where each chunk's positions of a key go (after the
 earlier chunks' positions of that key), and each chunk scatters its positions in order. The result is the
 order of a stable sort whatever the number of chunks, so a sort is deterministic. Wider keys sort as 16-bit
-digits, least significant first.
+digits, least significant first. ``device_sort.py`` is the same sort shaped for a GPU (it reuses ``_key`` and
+``_chunk``).
 """
 
 from __future__ import annotations

@@ -117,6 +117,7 @@ def sort(passes, n: int, out, work, launch, plan: Plan = GPU) -> None:
     significant first: ``(keys, shift)`` sorts by the ``plan.bits``-bit digit ``(keys[i] >> shift)`` of the int32
     ``keys`` (as uint32). ``work(name, shape)`` gives int32 work arrays on the arrays' device, ``launch(kernel,
     dim, *args)`` launches there."""
+    assert passes, "a sort has one pass at least"
     if n == 0:
         return
     chunks = plan.chunks(n)
