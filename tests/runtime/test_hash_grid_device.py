@@ -49,20 +49,23 @@ def _check_tables(grid, xyz, width, groups, dtype=wp.float32):
 # -- the sort ----------------------------------------------------------------------------------------------------
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 200), items=st.integers(1, 9), segment=st.integers(2, 9),
-       bits=st.sampled_from([4, 8]), shifts=st.lists(st.integers(0, 28), min_size=1, max_size=3),
-       spread=st.sampled_from([2, 300, 2**31]))
-def test_the_device_sort_is_the_stable_sort_by_its_digits(seed, n, items, segment, bits, shifts, spread):
-    """Any plan: keys with ties (spread 2), few and many distinct values, negative ones (their uint32 bits)."""
+       bits=st.sampled_from([4, 8]), passes=st.lists(st.tuples(st.integers(0, 1), st.integers(0, 28)), min_size=1,
+                                                     max_size=3),
+       two_words=st.booleans(), spread=st.sampled_from([2, 300, 2**31]))
+def test_the_device_sort_is_the_stable_sort_by_its_digits(seed, n, items, segment, bits, passes, two_words, spread):
+    """Any plan: keys with ties (spread 2), few and many distinct values, negative ones (their uint32 bits); the
+    words come out sorted with the positions."""
     rng = np.random.default_rng(seed)
-    keys = [rng.integers(-spread, spread, n, dtype=np.int64).astype(np.int32) for _ in shifts]
+    words = [rng.integers(-spread, spread, n, dtype=np.int64).astype(np.int32) for _ in range(1 + two_words)]
+    passes = [(w % len(words), shift) for w, shift in passes]
     plan = Plan(bits=bits, items=items, segment=segment)
-    work = hash_grid_build.Scratch().get
-    out = wp.full(n + 2, -7, dtype=wp.int32)  # a table larger than the sort: the rest is left alone
-    device_sort.sort([(wp.array(k, dtype=wp.int32), s) for k, s in zip(keys, shifts)], n, out, work,
-                     hash_grid_build.launcher(wp.get_device("cpu")), plan)
-    digits = [(k.view(np.uint32) >> np.uint32(s)) & np.uint32((1 << bits) - 1) for k, s in zip(keys, shifts)]
+    outs = [wp.full(n + 2, -7, dtype=wp.int32) for _ in range(1 + len(words))]  # larger: the rest left alone
+    device_sort.sort([wp.array(w, dtype=wp.int32) for w in words], passes, n, outs[0], outs[1:],
+                     hash_grid_build.Scratch().get, hash_grid_build.launcher(wp.get_device("cpu")), plan)
+    digits = [(words[w].view(np.uint32) >> np.uint32(s)) & np.uint32((1 << bits) - 1) for w, s in passes]
     expected = np.lexsort([np.arange(n), *digits]) if n else np.zeros(0, np.int64)
-    np.testing.assert_array_equal(out.numpy(), np.concatenate([expected, [-7, -7]]))
+    for out, values in zip(outs, [np.arange(n), *words]):
+        np.testing.assert_array_equal(out.numpy(), np.concatenate([values[expected], [-7, -7]]))
 
 
 @pytest.mark.parametrize(("bound", "shifts"), [(0, [0]), (1, [0]), (256, [0]), (257, [0, 8]), (2**24, [0, 8, 16]),
@@ -201,13 +204,13 @@ def test_a_device_build_launches_its_kernels_on_the_device_and_copies_nothing_to
         grid.build(points, 0.05, groups=groups)
         assert fake.downloads == [] and fake.uploads == [64]  # the descriptor only
         # 60000 cells: 2 digit passes; the groups' bits: 4; each pass counts in 79 chunks, scans their 20224
-        # counters in 3 levels (5 launches), scatters; before: the 4 tables zeroed, after: the ranges and the
-        # sorted groups
+        # counters in 3 levels (5 launches), scatters (the last pass into the tables); before: the 4 tables
+        # zeroed, after: the ranges
         scan = [("_segment_sums", 316), ("_segment_sums", 5), ("_segment_scan", 1), ("_segment_scan", 5),
                 ("_segment_scan", 316)]
         one_pass = [("_count", 79), *scan, ("_scatter", 79)]
         zeros = [("_zero", 60000), ("_zero", 60000), ("_zero", 5000), ("_zero", 5000)]
-        assert launched == [*zeros, ("_cells", 5000), *one_pass * 6, ("_ranges", 5000), ("_gather", 5000)]
+        assert launched == [*zeros, ("_cells", 5000), *one_pass * 6, ("_sorted_ranges", 5000)]
         assert len(fake.launches) == len(launched)
         # one thread per point (per chunk, per segment), or 4 for short bodies (passes/gpu_grid.py)
         assert all(grid_dim in (-(-d // 256), -(-d // 1024)) for (_, d), (_, _, grid_dim, _, _) in
@@ -224,7 +227,7 @@ def test_a_device_build_launches_its_kernels_on_the_device_and_copies_nothing_to
         more = wp.zeros(8000, dtype=wp.vec3, device="cuda:0")  # uploads its zeros
         grid.build(more, 0.1)  # larger, no groups: the new point_ids zeroed, the last cells cleared, 2 passes
         assert launched[:3] == [("_zero", 9000), ("_clear", 5000), ("_cells", 8000)]
-        assert len(launched) == 3 + 2 * 7 + 1 and launched[-1] == ("_ranges", 8000)
+        assert len(launched) == 3 + 2 * 7 + 1 and launched[-1] == ("_sorted_ranges", 8000)
         assert fake.downloads == [] and fake.uploads == [8000 * 12, 64]  # the zeros, the new descriptor
         descriptor = np.frombuffer(_device_bytes(fake, grid.id, 64), DESCRIPTOR)[0]
         assert grid.id == grid_id and descriptor["num_points"] == 8000 and descriptor["has_groups"] == 0

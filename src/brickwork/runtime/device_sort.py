@@ -9,6 +9,11 @@ the scan of that flat table is, for each key and chunk, the number of positions 
 of the key in earlier chunks: where the chunk's first position of the key goes. Each chunk then scatters its
 positions in order, so the result is a stable sort whatever the number of chunks (deterministic).
 
+The keys (one or two int32 words per position) move with the positions, as in a radix sort of key-value
+pairs: a pass reads its digits and positions in its chunk's order, one contiguous run per thread, rather than
+a position and then its key elsewhere (two dependent loads of scattered memory on a GPU), and the sort ends
+with the sorted words too.
+
 The scan splits the table into segments of ``Plan.segment`` entries: one thread sums each segment, the sums
 are scanned the same way (recursively, down to a single segment scanned by one thread), and one thread per
 segment writes its exclusive scan from its segment's base.
@@ -19,10 +24,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..builtins.functions import FUNCTIONS as _FUNCTIONS
+from ..lang.function import func
 from ..lang.kernel import kernel
 from ..types.arrays import array
-from ..types.scalars import int32
-from .counting_sort import _chunk, _key
+from ..types.scalars import int32, uint32
+from .counting_sort import _chunk
 
 _tid = _FUNCTIONS["tid"]
 
@@ -53,28 +59,40 @@ class Plan:
 GPU = Plan()
 
 
+@func
+def _digit(word: int32, shift: int32, mask: int32):
+    return int32(uint32(word) >> uint32(shift)) & mask
+
+
 @kernel(enable_backward=False)
-def _count(keys: array(dtype=int32), order: array(dtype=int32), n: int32, shift: int32, mask: int32,
-           chunks: int32, counts: array(dtype=int32)):
+def _count(keys: array(dtype=int32), n: int32, shift: int32, mask: int32, chunks: int32,
+           counts: array(dtype=int32)):
     t = _tid()
     for k in range(mask + int32(1)):
         counts[k * chunks + t] = int32(0)
     for i in range(_chunk(n, t, chunks), _chunk(n, t + 1, chunks)):
-        item, k = _key(keys, order, i, shift, mask)
-        at = k * chunks + t
+        at = _digit(keys[i], shift, mask) * chunks + t
         counts[at] = counts[at] + int32(1)
 
 
 @kernel(enable_backward=False)
-def _scatter(keys: array(dtype=int32), order: array(dtype=int32), n: int32, shift: int32, mask: int32,
-             chunks: int32, counts: array(dtype=int32), out: array(dtype=int32)):
+def _scatter(keys: array(dtype=int32), other: array(dtype=int32), ids: array(dtype=int32), n: int32, shift: int32,
+             mask: int32, chunks: int32, counts: array(dtype=int32), keys_out: array(dtype=int32),
+             other_out: array(dtype=int32), ids_out: array(dtype=int32)):
+    # the positions with their words: no ids yet is position i itself, no other word is none
     t = _tid()
     for i in range(_chunk(n, t, chunks), _chunk(n, t + 1, chunks)):
-        item, k = _key(keys, order, i, shift, mask)
-        at = k * chunks + t
+        word = keys[i]
+        at = _digit(word, shift, mask) * chunks + t
         place = counts[at]
         counts[at] = place + int32(1)
-        out[place] = item
+        keys_out[place] = word
+        if other.shape[0] > 0:
+            other_out[place] = other[i]
+        if ids.shape[0] > 0:
+            ids_out[place] = ids[i]
+        else:
+            ids_out[place] = i
 
 
 @kernel(enable_backward=False)
@@ -112,12 +130,13 @@ def exclusive_scan(values, n: int, work, launch, segment: int, level: int = 0) -
     launch(_segment_scan, m, values, n, segment, sums)
 
 
-def sort(passes, n: int, out, work, launch, plan: Plan = GPU) -> None:
-    """Write into ``out`` (int32, ``n``) the positions ``0..n-1`` in the stable order of the ``passes``, least
-    significant first: ``(keys, shift)`` sorts by the ``plan.bits``-bit digit ``(keys[i] >> shift)`` of the int32
-    ``keys`` (as uint32). ``work(name, shape)`` gives int32 work arrays on the arrays' device, ``launch(kernel,
-    dim, *args)`` launches there."""
-    assert passes, "a sort has one pass at least"
+def sort(words: list, passes: list, n: int, ids_out, words_out: list, work, launch, plan: Plan = GPU) -> None:
+    """Write into ``ids_out`` (int32, ``n`` or more) the positions ``0..n-1`` in the stable order of the
+    ``passes``, least significant first, and into ``words_out`` the ``words`` in that order: ``words`` are one or
+    two int32 arrays of ``n``, ``(w, shift)`` sorts by the ``plan.bits``-bit digit ``words[w] >> shift`` (as
+    uint32). ``work(name, shape)`` gives int32 work arrays on the arrays' device, ``launch(kernel, dim, *args)``
+    launches there."""
+    assert passes and 1 <= len(words) <= 2 and len(words_out) == len(words), "one pass and one or two words"
     if n == 0:
         return
     chunks = plan.chunks(n)
@@ -125,10 +144,17 @@ def sort(passes, n: int, out, work, launch, plan: Plan = GPU) -> None:
     size = (mask + 1) * chunks
     assert size < 2**31, "the count table's indices are int32"
     counts = work("counts", (size,))
-    order = work("none", (0,))  # no order yet: position i holds item i
-    for step, (keys, shift) in enumerate(passes):
-        target = out if step == len(passes) - 1 else work(f"order{step % 2}", (n,))
-        launch(_count, chunks, keys, order, n, shift, mask, chunks, counts)
+    none = work("none", (0,))
+    current, ids = list(words), none  # no ids yet: position i holds item i
+    for step, (w, shift) in enumerate(passes):
+        if step == len(passes) - 1:
+            target, target_ids = list(words_out), ids_out
+        else:
+            target = [work(f"word{j}_{step % 2}", (n,)) for j in range(len(words))]
+            target_ids = work(f"ids{step % 2}", (n,))
+        other = 1 - w if len(words) == 2 else None
+        launch(_count, chunks, current[w], n, shift, mask, chunks, counts)
         exclusive_scan(counts, size, work, launch, plan.segment)
-        launch(_scatter, chunks, keys, order, n, shift, mask, chunks, counts, target)
-        order = target
+        launch(_scatter, chunks, current[w], none if other is None else current[other], ids, n, shift, mask, chunks,
+               counts, target[w], none if other is None else target[other], target_ids)
+        current, ids = target, target_ids

@@ -80,6 +80,16 @@ def _ranges(cells: array(dtype=int32), ids: array(dtype=int32), n: int32, sorted
         ends[c] = s + 1
 
 
+@kernel(enable_backward=False)
+def _sorted_ranges(sorted_cells: array(dtype=int32), n: int32, starts: array(dtype=int32), ends: array(dtype=int32)):
+    s = _tid()
+    c = sorted_cells[s]
+    if s == 0 or sorted_cells[s - 1] != c:
+        starts[c] = s
+    if s == n - 1 or sorted_cells[s + 1] != c:
+        ends[c] = s + 1
+
+
 class Scratch:
     """The work arrays of a grid's builds (int32, on the grid's device), kept between builds of the same size,
     and what the last build left in the cell tables: every cell (a dense build) or the cells of
@@ -160,8 +170,9 @@ def zero_tables(launch_on, *tables) -> None:
 def build_on_device(points, inv, dims: tuple, groups, tables: dict, scratch: Scratch, launch_on, plan=None) -> None:
     """``build_tables``'s sort with ``device_sort`` (``plan``: ``device_sort.GPU`` unless given), every kernel
     run by ``launch_on`` on the device of the arrays (the CPU too, to test it): the points' cells, the stable
-    sort of the positions by 8-bit digits of the group bits then of the cells, the ranges of the occupied cells
-    (the last build's cleared first) and the sorted groups. Same tables as ``build_tables``."""
+    sort of the positions with their cells (and groups) by 8-bit digits of the group bits then of the cells,
+    which leaves the sorted groups in their table, then the ranges of the occupied cells (the last build's
+    cleared first). Same tables as ``build_tables``."""
     plan = plan or device_sort.GPU
     n = points.shape[0]
     starts, ends, ids = tables["cell_starts"], tables["cell_ends"], tables["point_ids"]
@@ -173,10 +184,13 @@ def build_on_device(points, inv, dims: tuple, groups, tables: dict, scratch: Scr
     scratch.dense, scratch.filled = False, 0
     cells = scratch.get("cells", (n,))
     launch_on(_cells, n, points, inv, _vec3i(*dims), cells)
-    passes = [] if groups is None else [(groups, shift) for shift in plan.digits(2**32)]
-    passes += [(cells, shift) for shift in plan.digits(ncells)]
-    device_sort.sort(passes, n, ids, scratch.get, launch_on, plan)
-    launch_on(_ranges, n, cells, ids, n, scratch.get("sorted_cells", (n,)), starts, ends)
+    sorted_cells = scratch.get("sorted_cells", (n,))
+    words, words_out = [cells], [sorted_cells]
+    passes = [(0, shift) for shift in plan.digits(ncells)]
+    if groups is not None:  # sorted first: the less significant key
+        words.append(groups)
+        words_out.append(tables["groups"])
+        passes = [(1, shift) for shift in plan.digits(2**32)] + passes
+    device_sort.sort(words, passes, n, ids, words_out, scratch.get, launch_on, plan)
+    launch_on(_sorted_ranges, n, sorted_cells, n, starts, ends)
     scratch.filled = n
-    if groups is not None:
-        launch_on(_gather, n, groups, ids, tables["groups"])
