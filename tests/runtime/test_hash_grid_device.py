@@ -111,14 +111,16 @@ def _inputs(kind: str, n: int, rng):
 @pytest.mark.compiles_for_cuda
 @pytest.mark.parametrize("target", ["cpu", "cuda-emulation"])
 @pytest.mark.parametrize("kind", ["random", "clustered", "tied", "special"])
-def test_the_device_build_gives_the_numpy_tables_on_each_target(target, kind):
-    """Every kernel of the device build runs here on ``target`` (the emulation's instances compile for sm_90)."""
+@pytest.mark.parametrize("plan", [SMALL, device_sort.GPU], ids=["small", "gpu"])
+def test_the_device_build_gives_the_numpy_tables_on_each_target(target, kind, plan):
+    """Every kernel of the device build runs here on ``target`` (the emulation's instances compile for sm_90),
+    with the GPU's plan and a small one (many chunks and scan levels for 300 points)."""
     rng = np.random.default_rng(len(kind))
     xyz = _inputs(kind, 300, rng)
     groups = rng.choice([-2**31, -1, 0, 2, 255, 256, 65536, 2**31 - 1], 300).astype(np.int32)
     grid = wp.HashGrid(5, 4, 3)
     grid.build(wp.array(xyz[::-1], dtype=wp.vec3), 0.4)  # the CPU's sort by whole cells: the device's zeroes all
-    with config.override(target=target), _on_device(SMALL):
+    with config.override(target=target), _on_device(plan):
         for g in (None, groups, None):  # grouped, then not: the old cells are cleared
             grid.build(wp.array(xyz, dtype=wp.vec3), 0.4, groups=None if g is None else wp.array(g, dtype=wp.int32))
             _check_tables(grid, xyz, 0.4, g)
