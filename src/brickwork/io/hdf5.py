@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from typing import NamedTuple
 from xml.sax.saxutils import escape
 
 import numpy as np
@@ -34,6 +35,12 @@ def _require_h5py():
     return h5py
 
 
+class Variable(NamedTuple):
+    """A dataset of an output, described before its values exist: dtype and shape ``(nblocks, nk, nj, ni)``."""
+    dtype: np.dtype
+    shape: tuple
+
+
 def write(path_stem: str, variables: dict, block_xmin: np.ndarray, block_dx: np.ndarray, time: float,
           cycle: int, nodes: dict | None = None) -> tuple[str, str]:
     """Write ``path_stem.h5`` and ``path_stem.xdmf``; ``variables`` maps names to ``(nblocks, nk, nj, ni)``
@@ -42,8 +49,48 @@ def write(path_stem: str, variables: dict, block_xmin: np.ndarray, block_dx: np.
     once both are complete, so a crash never leaves a half-written output under the final name; a
     failed write (e.g. a full disk) removes the temporary files and raises ``OutputError``. A file name the
     XDMF file cannot refer to raises ``OutputNameError`` (``check_file_name``) before anything is written."""
-    h5py = _require_h5py()
     nodes = nodes or {}
+    arrays = [np.ascontiguousarray(a) for a in (*variables.values(), *nodes.values())]
+
+    def fill(datasets):
+        for dataset, data in zip(datasets, arrays):
+            dataset[...] = data
+
+    return _write(path_stem, _described(variables), _described(nodes), block_xmin, block_dx, time, cycle, fill)
+
+
+def write_blocks(path_stem: str, variables: dict, block_xmin: np.ndarray, block_dx: np.ndarray, time: float,
+                 cycle: int, nodes: dict, blocks) -> tuple[str, str]:
+    """``write`` a block at a time: ``variables`` and ``nodes`` map names to ``Variable`` (dtype and shape),
+    and ``blocks`` is an iterator giving every block ``(nk, nj, ni)`` of the first cell variable in order,
+    then of the next, ..., then of the node variables: each is written as it comes, so that no more than
+    one block need exist at a time (a mesh's rank 0 receives them from the ranks that hold them)."""
+    h5py = _require_h5py()
+
+    def fill(datasets):
+        for dataset in datasets:
+            nblocks, *shape = dataset.shape
+            space, memory = dataset.id.get_space(), h5py.h5s.create_simple(tuple(shape))
+            for gid in range(nblocks):
+                block = next(blocks)
+                if block.dtype != dataset.dtype or block.shape != tuple(shape) or not block.flags.c_contiguous:
+                    raise ValueError(f"hdf5.write_blocks: block {gid} of {dataset.name} is {block.dtype} of shape "
+                                     f"{block.shape}, not {dataset.dtype} of shape {tuple(shape)} (C-ordered)")
+                space.select_hyperslab((gid, *(0 for _ in shape)), (1, *shape))
+                dataset.id.write(memory, space, block)  # dataset[gid] = block, without h5py's selection per call
+
+    return _write(path_stem, variables, nodes, block_xmin, block_dx, time, cycle, fill)
+
+
+def _described(arrays: dict) -> dict:
+    return {name: Variable(np.asarray(a).dtype, np.shape(a)) for name, a in arrays.items()}
+
+
+def _write(path_stem: str, variables: dict, nodes: dict, block_xmin, block_dx, time: float, cycle: int,
+           fill) -> tuple[str, str]:
+    """Write an output of the datasets ``variables`` and ``nodes`` describe (``Variable``), which
+    ``fill(datasets)`` fills (h5py datasets: the cell variables', then the node variables')."""
+    h5py = _require_h5py()
     check_file_name(path_stem)
     h5_path, xdmf_path = path_stem + ".h5", path_stem + ".xdmf"
     text = xdmf(os.path.basename(h5_path), variables, block_xmin, block_dx, time, nodes)
@@ -53,10 +100,8 @@ def write(path_stem: str, variables: dict, block_xmin: np.ndarray, block_dx: np.
             f.attrs["cycle"] = int(cycle)
             f.create_dataset("blocks/xmin", data=np.asarray(block_xmin, dtype=np.float64))
             f.create_dataset("blocks/dx", data=np.asarray(block_dx, dtype=np.float64))
-            for name, data in variables.items():
-                f.create_dataset(f"cells/{name}", data=np.ascontiguousarray(data))
-            for name, data in nodes.items():
-                f.create_dataset(f"nodes/{name}", data=np.ascontiguousarray(data))
+            fill([f.create_dataset(f"{group}/{name}", shape=v.shape, dtype=v.dtype)
+                  for group, described in (("cells", variables), ("nodes", nodes)) for name, v in described.items()])
         with writing(xdmf_tmp), open(xdmf_tmp, "w", encoding="utf-8") as f:
             f.write(text)
     return h5_path, xdmf_path
@@ -101,7 +146,8 @@ def _number_type(dtype: np.dtype) -> tuple[str, int]:
 
 
 def xdmf(h5_name: str, variables: dict, block_xmin, block_dx, time: float, nodes: dict | None = None) -> str:
-    """The XDMF (version 3) text describing an output written by ``write``."""
+    """The XDMF (version 3) text describing an output written by ``write``: ``variables`` and ``nodes`` map
+    names to arrays or ``Variable`` (their dtypes and shapes are what it needs)."""
     nodes = nodes or {}
     if variables:
         nblocks, nk, nj, ni = next(iter(variables.values())).shape

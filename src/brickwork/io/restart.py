@@ -6,8 +6,12 @@ the arrays and the metadata, through a temporary file and an atomic rename. ``lo
 not a regular file (a named pipe or a device: refused at once, never waited on), a file that is
 not a restart file (a ``.npy`` array, any other file), a truncated or corrupt one (a member
 claiming more bytes than the file holds, a checksum mismatch). Files of the first format
-(``brickwork-restart-1``, whose checksum covers the arrays only) are still read; what the
-metadata says is for the application to check either way.
+(``brickwork-restart-1``, whose checksum covers the arrays only) are still read, and so are those of
+the third (``io.block_restart``: a digest per block, read a block at a time by the mesh's ranks);
+what the metadata says is for the application to check either way.
+
+``open_restart``, ``check_magic`` and ``members`` are the steps of a read that holds no array: the
+open file, its first bytes, and where each array of the archive lies (``Member``).
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ import hashlib
 import json
 import os
 import stat
+import struct
 import zipfile
+from typing import NamedTuple
 
 import numpy as np
 
@@ -64,18 +70,36 @@ def save(path: str, arrays: dict, meta: dict) -> str:
 
 def load(path: str) -> tuple[dict, dict]:
     """``(arrays, meta)`` of a restart file; ``RestartError`` if it is missing or damaged."""
-    if isinstance(path, str) and "\0" in path:  # os.path.exists says False: no file can have such a name
-        raise RestartError(f"restart file {path!r} contains a NUL character, which no file name can hold")
-    with _open(path) as f:
+    from . import block_restart
+
+    with open_restart(path) as f:
         arrays, meta = _read(f, path)
+    check_format(path, meta, (FORMAT, FORMAT_1, block_restart.FORMAT))
+    if meta["format"] == block_restart.FORMAT:
+        block_restart.check_whole(path, arrays, meta)  # takes its table of digests out of arrays
+    elif _digest(arrays, meta if meta["format"] == FORMAT else None) != meta.get("sha256"):
+        raise corrupt(path)
+    return arrays, meta
+
+
+def check_format(path: str, meta, formats: tuple) -> None:
+    """``RestartError`` unless ``meta`` is a table naming one of ``formats``."""
     not_restart = f"restart file {path!r} is not a brickwork restart file"
     if not isinstance(meta, dict):
         raise RestartError(f"{not_restart} (its metadata is not a table)")
-    if meta.get("format") not in (FORMAT, FORMAT_1):
+    if meta.get("format") not in formats:
         raise RestartError(f"{not_restart} (format {meta.get('format')!r})")
-    if _digest(arrays, meta if meta["format"] == FORMAT else None) != meta.get("sha256"):
-        raise RestartError(f"restart file {path!r} is corrupt: its checksum does not match its contents")
-    return arrays, meta
+
+
+def corrupt(path: str) -> RestartError:
+    return RestartError(f"restart file {path!r} is corrupt: its checksum does not match its contents")
+
+
+def open_restart(path: str):
+    """``path`` opened for reading in binary (see ``_open``); ``RestartError`` if it cannot be."""
+    if isinstance(path, str) and "\0" in path:  # os.path.exists says False: no file can have such a name
+        raise RestartError(f"restart file {path!r} contains a NUL character, which no file name can hold")
+    return _open(path)
 
 
 def _open(path: str):
@@ -98,8 +122,8 @@ def _open(path: str):
     return f
 
 
-def _read(f, path: str) -> tuple[dict, object]:
-    """The arrays and the decoded metadata of the open restart file ``f`` (named ``path``)."""
+def check_magic(f, path: str) -> None:
+    """``RestartError`` unless the open file ``f`` starts as an ``.npz`` archive does."""
     not_restart = f"restart file {path!r} is not a brickwork restart file"
     try:
         magic = f.read(6)
@@ -113,9 +137,19 @@ def _read(f, path: str) -> tuple[dict, object]:
     if not magic.startswith(b"PK"):
         raise RestartError(f"restart file {path!r} is corrupt or not a brickwork restart file (not an .npz "
                            f"archive; restart files are written by output.restart_dt)")
+
+
+#: what reading a damaged archive raises (turned into a ``RestartError``)
+DAMAGED = (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError, json.JSONDecodeError, RecursionError,
+           struct.error)
+
+
+def _read(f, path: str) -> tuple[dict, object]:
+    """The arrays and the decoded metadata of the open restart file ``f`` (named ``path``)."""
+    not_restart = f"restart file {path!r} is not a brickwork restart file"
+    check_magic(f, path)
     try:
-        f.seek(0)
-        _check_sizes(f, path, not_restart)  # before anything is read: what a member declares is what it holds
+        members(f, path)  # before anything is read: what a member declares is what it holds
         f.seek(0)
         data = np.load(f, allow_pickle=False)
         if not isinstance(data, np.lib.npyio.NpzFile):  # pragma: no cover - the magic bytes say zip
@@ -127,17 +161,30 @@ def _read(f, path: str) -> tuple[dict, object]:
             arrays = {name: data[name] for name in data.files if name != "__meta__"}
     except RestartError:
         raise
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError, json.JSONDecodeError, RecursionError) as e:
+    except DAMAGED as e:
         raise RestartError(f"restart file {path!r} is corrupt or not a brickwork restart file: {e}") from None
     return arrays, meta
 
 
-def _check_sizes(f, path: str, not_restart: str) -> None:
-    """``RestartError`` unless every member of the archive ``f`` is stored as it is (restart files are
-    never compressed, so a small file cannot unpack into gigabytes), fits in the file, and holds
-    exactly the bytes its array header declares (a header claiming a huge shape would otherwise be
-    allocated before any check)."""
+class Member(NamedTuple):
+    """An array of a restart archive: its dtype and shape, whether it is stored in Fortran order, and where
+    its values start in the file (after the zip member's local header and the array's header)."""
+    dtype: np.dtype
+    shape: tuple
+    fortran: bool
+    offset: int
+
+
+def members(f, path: str) -> dict:
+    """``{name: Member}`` of the archive ``f`` (names as ``np.load`` gives them: without ``.npy``);
+    ``RestartError`` unless every member is stored as it is (restart files are never compressed, so a
+    small file cannot unpack into gigabytes), fits in the file, and holds exactly the bytes its array
+    header declares (a header claiming a huge shape would otherwise be allocated before any check).
+    Other damage raises one of ``DAMAGED``."""
+    not_restart = f"restart file {path!r} is not a brickwork restart file"
     size = os.fstat(f.fileno()).st_size
+    f.seek(0)
+    found = {}
     with zipfile.ZipFile(f) as zf:
         for info in zf.infolist():
             if info.compress_type != zipfile.ZIP_STORED:
@@ -151,8 +198,18 @@ def _check_sizes(f, path: str, not_restart: str) -> None:
                 version = np.lib.format.read_magic(member)
                 read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
                     np.lib.format.read_array_header_2_0
-                shape, _, dtype = read_header(member)
-                declared = member.tell() + dtype.itemsize * int(np.prod(shape, dtype=object))
+                shape, fortran, dtype = read_header(member)
+                header = member.tell()
+                declared = header + dtype.itemsize * int(np.prod(shape, dtype=object))
             if declared != info.file_size:
                 raise RestartError(f"restart file {path!r} is corrupt: its member {info.filename!r} declares an "
                                    f"array of shape {shape} ({dtype}) but holds {info.file_size} bytes")
+            f.seek(info.header_offset + 26)  # the local header's name and extra field lengths
+            name_length, extra_length = struct.unpack("<HH", f.read(4))
+            start = info.header_offset + 30 + name_length + extra_length
+            if start + info.file_size > size:
+                raise RestartError(f"restart file {path!r} is corrupt: its member {info.filename!r} declares "
+                                   f"{info.file_size} bytes, but the file holds only {size}")
+            name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+            found[name] = Member(dtype, tuple(shape), fortran, start + header)
+    return found

@@ -1,12 +1,18 @@
 """``Mesh.save_restart`` and ``Mesh.load_restart``: the whole state of a mesh's fields in one restart file.
 
-The file (``io.restart``: one ``.npz`` with its metadata and a SHA-256 over both) holds every field's
-storage, ghosts included, for every block in global id order, which sparse instances are allocated on
-which block, the mesh's geometry and fields, and the caller's own metadata (JSON: a time, a cycle, ...).
-A mesh built the same way (the same cells, blocks, ghosts, domain and fields; any number of MPI ranks,
-any device) loads it and continues bit for bit. Both calls are collective on several ranks: rank 0
-writes; every rank reads the file, and the ranks agree before anything changes (a rank that cannot use
-it, or that read other content under the same path, is a ``RestartError`` on every rank).
+The file (``io.block_restart``: an ``.npz`` with a SHA-256 of every block of every array, and one over the
+metadata and those digests) holds every field's storage, ghosts included, for every block in global id
+order, which sparse instances are allocated on which block, the mesh's geometry and fields, and the
+caller's own metadata (JSON: a time, a cycle, ...). A mesh built the same way (the same cells, blocks,
+ghosts, domain and fields; any number of MPI ranks, any device) loads it and continues bit for bit.
+
+Both calls are collective on several ranks, and no rank holds the whole mesh: saving, rank 0 writes
+the file receiving one block at a time (``streams.write_on_rank_0``); loading, every rank reads the
+metadata and the table of digests, then its own blocks only, each checked against its digest: first
+to check them (a block at a time), then, once the ranks agree, into the fields. A rank that cannot use
+the file, or that read other content under the same path, is a ``RestartError`` on every rank, and
+nothing changes. Files of the earlier formats (one checksum over the whole file) load too: every rank
+streams through the whole file to check it, then reads its own blocks.
 """
 
 from __future__ import annotations
@@ -18,10 +24,11 @@ import re
 
 import numpy as np
 
-from ..io import restart
+from ..io import block_restart
 from ..io.restart import RestartError
 from ..same_on_ranks import check_same
-from .output import checked_path, host_storage, on_rank_0
+from .output import checked_path, host_storage
+from .streams import write_on_rank_0
 
 #: The entries of the mesh's description a restart must match (not its boundaries or exchange strategy,
 #: which change how it continues, not what it holds).
@@ -42,13 +49,18 @@ def save_restart(mesh, path, meta=None) -> str:
                         f"lists, dicts with str keys; numpy scalars as the Python values they hold): {e}") from None
     check_same(mesh._halo_comm, "save_restart", {"path": path, "meta": user},
                hint="every rank calls mesh.save_restart with the same arguments (saving is collective)")
-    arrays = {}
+    layout, parts = [], []
     for name, field in mesh.fields.items():
-        arrays[name] = mesh.gather_blocks(host_storage(mesh, field))
-        if field.spec.is_sparse:
-            arrays[_ALLOCATED + name] = mesh.gather_blocks(field.allocated.copy())
+        spec = field.spec
+        layout.append((name, spec.dtype, (spec.nslots, *field.extents)))
+        parts.append(lambda field=field: host_storage(mesh, field))  # a device field's copy: one at a time
+        if spec.is_sparse:
+            layout.append((_ALLOCATED + name, np.dtype(bool), ()))
+            parts.append(lambda field=field: field.allocated.copy())
     meta = {"kind": "brickwork-mesh", "mesh": _described(mesh), "user": user}
-    on_rank_0(mesh, lambda: restart.save(path, arrays, meta), "the restart file")
+    nblocks = len(mesh.block_list)
+    write_on_rank_0(mesh, parts, lambda blocks: block_restart.save(path, layout, nblocks, meta, blocks),
+                    "the restart file")
     return path
 
 
@@ -57,42 +69,53 @@ def load_restart(mesh, path) -> dict:
     path = checked_path(path, "load_restart")
     check_same(mesh._halo_comm, "load_restart", {"path": path},
                hint="every rank loads the same restart file (loading is collective)")
-    read, failure = None, None
+    source, failure, flags = None, None, {}
     try:
-        read = _read_checked(mesh, path)
-    except RestartError as e:
-        if mesh.nranks == 1:
-            raise
-        failure = str(e)
-    if mesh.nranks > 1:  # before anything changes: every rank goes on, or none does
-        _agree(mesh, path, failure, None if read is None else content_digest(read[1]))
-    arrays, meta = read
+        try:
+            source = block_restart.BlockFile(path)
+            flags = _check_blocks(mesh, source)
+        except RestartError as e:
+            if mesh.nranks == 1:
+                raise
+            failure = str(e)
+        if mesh.nranks > 1:  # before anything changes: every rank goes on, or none does
+            _agree(mesh, path, failure, None if failure else content_digest(source.meta))
+        _fill(mesh, source, flags)
+        return source.meta.get("user", {})
+    finally:
+        if source is not None:
+            source.close()
+
+
+def _fill(mesh, source, flags: dict) -> None:
+    """Set the sparse allocation (``flags``: this rank's, read by ``_check_blocks``) and every field's
+    storage on this rank's blocks from ``source``, a block at a time (each checked again: a file changed
+    in place meanwhile is a ``RestartError`` on this rank)."""
     for name, field in mesh.fields.items():
-        values = mesh.local_part(arrays[name])
-        if field.spec.is_sparse:
-            flags = mesh.local_part(arrays[_ALLOCATED + name])
-            spec = field.spec
+        spec = field.spec
+        if spec.is_sparse:
             for block in mesh.blocks:
-                if flags[block.lid]:
+                if flags[name][block.lid]:
                     mesh.allocate_sparse(block, spec.base_name, spec.sparse_id)
                 else:
                     mesh.deallocate_sparse(block, spec.base_name, spec.sparse_id)
             if field.data is None:  # allocated on none of this rank's blocks
                 continue
-        mesh.data(name)[...] = values
-    return meta.get("user", {})
+        data = mesh.data(name)
+        direct = isinstance(data, np.ndarray) and data.flags.c_contiguous
+        buffer = None if direct else np.empty(data.shape[1:], dtype=data.dtype)
+        for block in mesh.blocks:
+            if direct:  # straight into the storage (a block of a C-ordered array is C-ordered)
+                source.read(name, block.gid, data[block.lid])
+            else:
+                data[block.lid] = source.read(name, block.gid, buffer)
 
 
-def content_digest(meta: dict) -> str:
-    """A SHA-256 that tells restart files of different content apart, from the metadata ``restart.load``
-    returned: its ``sha256`` entry, checked on loading, covers the arrays (and the metadata too, in the
-    second format), so hashing the whole metadata with it covers everything without reading the arrays again."""
-    return hashlib.sha256(json.dumps(meta, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-
-
-def _read_checked(mesh, path: str) -> tuple[dict, dict]:
-    """The arrays and metadata of the restart file ``path``, checked against ``mesh`` (``RestartError``)."""
-    arrays, meta = restart.load(path)
+def _check_blocks(mesh, source) -> dict:
+    """Check the restart file ``source`` against ``mesh`` (``RestartError``): what it describes, each array's
+    dtype and shape, and the digest of every block of this rank (read one at a time and dropped). Returns
+    this rank's sparse allocation flags ``{instance name: [flag per local block]}``."""
+    path, meta = source.path, source.meta
     if meta.get("kind") != "brickwork-mesh" or not isinstance(meta.get("mesh"), dict):
         raise RestartError(f"restart file {path!r} is not a mesh restart (Mesh.save_restart writes those)")
     if not isinstance(meta.get("user", {}), dict):  # save_restart always stores a dict
@@ -108,13 +131,36 @@ def _read_checked(mesh, path: str) -> tuple[dict, dict]:
             raise RestartError(f"restart file {path!r} was written by a mesh with {what}: build the mesh as the run "
                                f"that saved it did")
     nblocks = len(mesh.block_list)
+    wanted = []
     for name, field in mesh.fields.items():  # every array checked before anything changes
         spec = field.spec
-        want = (nblocks, spec.nslots, *field.extents)
-        _check(path, name, arrays.get(name), want, spec.dtype)
+        wanted.append((name, (nblocks, spec.nslots, *field.extents), spec.dtype))
         if spec.is_sparse:
-            _check(path, _ALLOCATED + name, arrays.get(_ALLOCATED + name), (nblocks,), np.dtype(bool))
-    return arrays, meta
+            wanted.append((_ALLOCATED + name, (nblocks,), np.dtype(bool)))
+    for name, shape, dtype in wanted:
+        _check(path, name, source.arrays.get(name), shape, dtype)
+    flags = {}
+    for name, shape, dtype in wanted:
+        flag = name.startswith(_ALLOCATED)
+        if not flag and source.format != block_restart.FORMAT:
+            continue  # an earlier format is checked whole on opening: only its flags are wanted here
+        buffer = np.empty(shape[1:], dtype=dtype)
+        values = []
+        for block in mesh.blocks:
+            source.read(name, block.gid, buffer)  # checked against its digest, then dropped
+            if flag:
+                values.append(bool(buffer))
+        if flag:
+            flags[name[len(_ALLOCATED):]] = values
+    return flags
+
+
+def content_digest(meta: dict) -> str:
+    """A SHA-256 that tells restart files of different content apart, from the metadata ``restart.load`` (or a
+    ``block_restart.BlockFile``) read: its ``sha256`` entry, checked on loading, covers the arrays (their
+    blocks' digests in the third format; the metadata too, from the second on), so hashing the whole metadata
+    with it covers everything without reading the arrays again."""
+    return hashlib.sha256(json.dumps(meta, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def _agree(mesh, path: str, failure: str | None, digest: str | None) -> None:
@@ -197,11 +243,12 @@ def _described(mesh) -> dict:
     return json.loads(json.dumps({key: description[key] for key in MATCHING}))
 
 
-def _check(path: str, name: str, array, shape: tuple, dtype) -> None:
-    if array is None:
+def _check(path: str, name: str, found: tuple | None, shape: tuple, dtype) -> None:
+    """``RestartError`` unless the file's array ``name`` (``found``: its dtype and shape) is ``dtype`` of ``shape``."""
+    if found is None:
         raise RestartError(f"restart file {path!r}: array {name!r} is missing")
-    if array.dtype != dtype or array.shape != shape:
-        raise RestartError(f"restart file {path!r}: array {name!r} is {array.dtype} of shape {array.shape}, but "
+    if found[0] != dtype or found[1] != shape:
+        raise RestartError(f"restart file {path!r}: array {name!r} is {found[0]} of shape {found[1]}, but "
                            f"this mesh needs {np.dtype(dtype)} of shape {shape}")
 
 

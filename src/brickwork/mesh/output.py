@@ -6,9 +6,10 @@ bounds, as XDMF node values), a field of several components as one variable per
 component (``velocity_1``, ``velocity_2``, ...; ``stress_1_2`` for a matrix; ``_re`` and ``_im`` parts of a
 complex field; float16 written as float32, bool as uint8), in the format of
 ``io.hdf5`` (one dataset ``/cells/<name>`` of shape ``(nblocks, nk, nj, ni)`` per variable, one grid per
-block in the XDMF file). On several MPI ranks the call is collective: rank 0 gathers the blocks and
-writes both files, and every rank returns their paths, or raises the error rank 0 met (the other
-ranks as an ``OutputError``).
+block in the XDMF file). On several MPI ranks the call is collective: rank 0 writes both files,
+receiving the blocks one at a time, variable by variable (``streams.write_on_rank_0``: no rank holds
+more than its own blocks and one field's values for the output), and every rank returns their paths,
+or raises the error rank 0 met (the other ranks as an ``OutputError``).
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ import os
 import numpy as np
 
 from ..io import hdf5
-from ..io.files import OutputError
 from ..same_on_ranks import check_same
 from .indexing import TE, IndexDomain
 from .metadata import TopologicalType
+from .streams import write_on_rank_0
 
 #: The centrings written (as XDMF's Cell and Node attributes).
 _WRITTEN = (TopologicalType.Cell, TopologicalType.Node)
@@ -35,11 +36,15 @@ def write_output(mesh, path_stem, fields=None, time: float = 0.0, cycle: int = 0
     time, cycle = _checked_number(time, "time", float), _checked_number(cycle, "cycle", int)
     check_same(mesh._halo_comm, "write_output", {"path_stem": stem, "fields": names, "time": time, "cycle": cycle},
                hint="every rank calls mesh.write_output with the same arguments (writing is collective)")
-    hdf5._require_h5py()  # before any gathering: the same on every rank
+    hdf5._require_h5py()  # before any block is sent: the same on every rank
     cells, nodes, owner = {}, {}, {}
+    parts = {"cells": [], "nodes": []}
+    values = _FieldValues(mesh)
+    nblocks = len(mesh.block_list)
     for name in names:
         node = mesh.field(name).spec.topological_type == TopologicalType.Node
-        for label, values in _components(mesh, name):
+        shape = (nblocks, *_block_shape(mesh, node))
+        for label, dtype, take in _variables(mesh, name):
             if "/" in label or label == ".":  # HDF5 reads '/' as a group separator
                 raise ValueError(f"write_output: field {name!r} cannot name an HDF5 dataset ('/' separates groups); "
                                  f"leave it out (fields=...)")
@@ -47,31 +52,12 @@ def write_output(mesh, path_stem, fields=None, time: float = 0.0, cycle: int = 0
                 raise ValueError(f"write_output: fields {owner[label]!r} and {name!r} would both be written as "
                                  f"{label!r}; write them to separate outputs (fields=...)")
             owner[label] = name
-            (nodes if node else cells)[label] = mesh.gather_blocks(values)
-    on_rank_0(mesh, lambda: hdf5.write(stem, cells, *block_geometry(mesh), time, cycle, nodes), "the output")
+            (nodes if node else cells)[label] = hdf5.Variable(dtype, shape)
+            parts["nodes" if node else "cells"].append(lambda name=name, take=take: take(values(name)))
+    write_on_rank_0(mesh, parts["cells"] + parts["nodes"],
+                    lambda blocks: hdf5.write_blocks(stem, cells, *block_geometry(mesh), time, cycle, nodes, blocks),
+                    "the output")
     return stem + ".h5", stem + ".xdmf"
-
-
-def on_rank_0(mesh, write, what: str) -> None:
-    """``write()`` on rank 0 of the mesh's ranks (collective): whatever it raises there is raised on every
-    rank, so that none goes on alone (rank 0 raises its own exception, the others an ``OutputError``
-    with its message)."""
-    failure = None
-    if mesh.rank == 0:
-        try:
-            write()
-        except Exception as e:  # not only OutputError: the other ranks would wait in bcast for ever
-            failure = e
-    if mesh.nranks > 1:  # every rank learns whether rank 0 wrote
-        told = None
-        if failure is not None:
-            message = str(failure) if isinstance(failure, OutputError) else f"{type(failure).__name__}: {failure}"
-            told = (message, getattr(failure, "path", None))
-        told = mesh._halo_comm.bcast(told, root=0)
-        if told is not None and failure is None:
-            failure = OutputError(f"rank 0 could not write {what}: {told[0]}", told[1])
-    if failure is not None:
-        raise failure
 
 
 def block_geometry(mesh) -> tuple[np.ndarray, np.ndarray]:
@@ -219,30 +205,52 @@ def global_array(mesh, name: str, root: int = 0):
     return whole.reshape(*spec.shape, *whole.shape[1:])
 
 
-def _components(mesh, name: str):
-    """``(variable name, (local blocks, nk, nj, ni) values)`` for each component of field ``name``
-    (``interior_values``), a node field's repeated along the directions a 1-D or 2-D mesh does not have (its
-    XDMF grid is one cell, two nodes, thick there)."""
+class _FieldValues:
+    """``values(name)``: field ``name``'s values on this rank's blocks as ``write_output`` writes them
+    (``interior_values``; a node field's repeated along the directions a 1-D or 2-D mesh does not have: its
+    XDMF grid is one cell, two nodes, thick there), kept for the next call (a field's components are taken
+    in turn) and dropped when another field is asked for: one field at a time."""
+
+    def __init__(self, mesh):
+        self.mesh, self.name, self.data = mesh, None, None
+
+    def __call__(self, name: str) -> np.ndarray:
+        if name != self.name:
+            self.name, self.data = None, None  # the previous field's values go first
+            data = interior_values(self.mesh, name)
+            if self.mesh.field(name).spec.topological_type == TopologicalType.Node:
+                for axis in range(3 - self.mesh.ndim):  # k (and j): the inactive directions
+                    data = np.repeat(data, 2, axis=2 + axis)
+            self.name, self.data = name, data
+        return self.data
+
+
+def _block_shape(mesh, node: bool) -> tuple:
+    """``(nk, nj, ni)`` of a block of a cell variable (``node``: of a node variable, one more node per
+    active direction and two along the others) as ``write_output`` writes it."""
+    return tuple(mesh.block_nx[d] + 1 if d < mesh.ndim else 2 for d in (2, 1, 0)) if node else \
+        tuple(mesh.block_nx[d] for d in (2, 1, 0))
+
+
+def _variables(mesh, name: str) -> list:
+    """``(variable name, dtype, take)`` for each variable of field ``name``: a component (``velocity_1``,
+    ``stress_1_2``), or a part of one (``_re`` and ``_im`` of a complex component), in a type XDMF readers
+    take (float16 as float32, bool as uint8); ``take(values)`` gives its ``(local blocks, nk, nj, ni)`` from
+    the field's values (``_FieldValues``)."""
     spec = mesh.field(name).spec
-    data = interior_values(mesh, name)
-    if spec.topological_type == TopologicalType.Node:
-        for axis in range(3 - mesh.ndim):  # k (and j): the inactive directions
-            data = np.repeat(data, 2, axis=2 + axis)
+    dtype = np.dtype(spec.dtype)
     labels = [""] if not spec.shape else \
         ["".join(f"_{i}" for i in label) for label in itertools.product(*(range(1, n + 1) for n in spec.shape))]
     out = []
     for slot, label in enumerate(labels):
-        out += [(name + label + part, values) for part, values in _readable(data[:, slot])]
+        if dtype == np.float16:
+            out.append((name + label, np.dtype(np.float32), lambda v, s=slot: v[:, s].astype(np.float32)))
+        elif dtype == np.bool_:
+            out.append((name + label, np.dtype(np.uint8), lambda v, s=slot: v[:, s].astype(np.uint8)))
+        elif dtype.kind == "c":
+            part = np.dtype(f"f{dtype.itemsize // 2}")
+            out += [(name + label + "_re", part, lambda v, s=slot: np.ascontiguousarray(v[:, s].real)),
+                    (name + label + "_im", part, lambda v, s=slot: np.ascontiguousarray(v[:, s].imag))]
+        else:
+            out.append((name + label, dtype, lambda v, s=slot: v[:, s]))
     return out
-
-
-def _readable(values: np.ndarray) -> list:
-    """``values`` in types XDMF readers take: float16 as float32, bool as uint8, a complex field as its real
-    and imaginary parts (``_re``, ``_im``)."""
-    if values.dtype == np.float16:
-        return [("", values.astype(np.float32))]
-    if values.dtype == np.bool_:
-        return [("", values.astype(np.uint8))]
-    if values.dtype.kind == "c":
-        return [("_re", np.ascontiguousarray(values.real)), ("_im", np.ascontiguousarray(values.imag))]
-    return [("", values)]

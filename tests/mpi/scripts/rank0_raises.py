@@ -1,22 +1,26 @@
 """Run under mpiexec: rank 0's writer raises something other than an ``OutputError`` (here the
 UnicodeEncodeError h5py raised for a name with a lone surrogate) in ``write_output`` and in
-``save_restart``; every rank catches what it gets, and rank 0 prints what they got. Before, only an
-OutputError reached the other ranks, which waited for rank 0 for ever."""
+``save_restart``, after taking a few of the blocks the other ranks send it (the rest must still be received);
+every rank catches what it gets, and rank 0 prints what they got. Before, only an OutputError reached the
+other ranks, which waited for rank 0 for ever."""
 
 import sys
 
 import numpy as np
 
 from brickwork import comm as C
-from brickwork.io import hdf5, restart
+from brickwork.io import block_restart, hdf5
 from brickwork.mesh import Mesh, Metadata, Package
 
 
 def fail(*args, **kwargs):
+    blocks = args[-1]  # the blocks, in order, as the ranks send them
+    for _ in range(3):
+        next(blocks)
     raise UnicodeEncodeError("utf-8", "bad\ud800", 3, 4, "surrogates not allowed")
 
 
-hdf5.write = restart.save = fail  # only rank 0 writes
+hdf5.write_blocks = block_restart.save = fail  # only rank 0 writes
 pkg = Package("p")
 pkg.add_field("q", Metadata("Cell"), dtype=np.float64)
 mesh = Mesh((8, 8), (4, 4), nghost=1, packages=[pkg])
