@@ -456,3 +456,105 @@ def test_debug_mode_refuses_ranks_filling_the_ghosts_of_other_fields():
     for rank in (0, 1):
         assert f"rank {rank}: fill_ghosts differs between the MPI ranks: fields is ['a'] on rank 0 but ['b'] on " \
                f"rank 1" in out and out.count("unchanged True") == 2
+
+
+# -- restart files read a block at a time -----------------------------------------------------------------------------
+def _own_reads(done) -> dict:
+    """``{rank: (own blocks, bytes read, bytes of its blocks, bytes of every block)}`` from restart_blocks.py load."""
+    found = re.findall(r"rank (\d+) read own blocks \[([\d, ]+)\] \((\S+)\): (\d+) bytes; blocks of (\d+) bytes of (\d+)",
+                       done.stdout)
+    return {int(r): ([int(g) for g in gids.split(", ")], fmt, int(read), int(own), int(whole))
+            for r, gids, fmt, read, own, whole in found}
+
+
+@pytest.mark.parametrize("saved", [1, 2, 4])
+def test_a_restart_round_trip_is_bit_for_bit_on_every_rank_count(tmp_path, saved):
+    """Saved on 1, 2 or 4 ranks (rank 0 receiving the blocks a run at a time), loaded on 1, 2 and 4: every
+    block of every field (ghosts, a face field, a node field, a sparse instance and its allocation) comes back
+    bit for bit (checked by the script), each rank reading its own blocks and nothing else of them; the
+    file's content does not depend on the number of ranks that wrote it."""
+    path = tmp_path / f"s{saved}.npz"
+    python(saved, "restart_blocks.py", "save", str(path))
+    for nranks in (1, 2, 4):
+        reads = _own_reads(python(nranks, "restart_blocks.py", "load", str(path)))
+        assert sorted(reads) == list(range(nranks))
+        assert sorted(g for own, *_ in reads.values() for g in own) == list(range(16))
+        assert {fmt for _, fmt, *_ in reads.values()} == {"brickwork-restart-3"}
+    one = tmp_path / "s1.npz"
+    if saved != 1:
+        python(1, "restart_blocks.py", "save", str(one))
+    with np.load(path) as a, np.load(one) as b:
+        assert sorted(a.files) == sorted(b.files) == ["__digests__", "__meta__", "allocated:sp_3", "f", "n", "q",
+                                                      "sp_3"]
+        for name in a.files:
+            np.testing.assert_array_equal(a[name], b[name])
+
+
+def test_each_rank_reads_only_its_own_blocks(tmp_path):
+    """On 4 ranks each reads the metadata, the table of digests and its own 4 blocks of the 16 (twice: once to
+    check them before anything changes, once into the fields): counted by the process's read calls
+    (/proc/self/io), not by what the code says it did."""
+    path = tmp_path / "s.npz"
+    python(2, "restart_blocks.py", "save", str(path))
+    reads = _own_reads(python(4, "restart_blocks.py", "load", str(path)))
+    size = path.stat().st_size
+    for rank, (own, fmt, read, own_bytes, whole) in reads.items():
+        assert len(own) == 4 and own_bytes * 4 == whole
+        assert 2 * own_bytes <= read <= 2 * own_bytes + 64 * 1024, (rank, read, own_bytes)
+        assert read < 0.6 * size
+
+
+def test_a_restart_of_the_second_format_loads_on_any_rank_count(tmp_path):
+    """A file as save_restart wrote it before (one checksum over the whole file): each rank streams through the
+    whole file to check it, then reads its own blocks."""
+    path = tmp_path / "old.npz"
+    python(1, "restart_blocks.py", "old", str(path))
+    for nranks in (1, 2, 4):
+        reads = _own_reads(python(nranks, "restart_blocks.py", "load", str(path)))
+        assert sorted(reads) == list(range(nranks))
+        assert {fmt for _, fmt, *_ in reads.values()} == {"brickwork-restart-2"}
+
+
+def _owner_of_each_block(nranks: int) -> list:
+    """The rank of each of restart_blocks.py's 16 blocks (4 x 4) on ``nranks`` ranks, as the mesh assigns them."""
+    from brickwork.mesh.decomposition import assign_ranks
+
+    return assign_ranks([(lx1, lx2, 0) for lx2 in range(4) for lx1 in range(4)], nranks)
+
+
+def _refusals(done) -> list:
+    lines = sorted(done.stdout.splitlines())
+    assert [line.split(":")[0] for line in lines] == [f"rank {r} unchanged after RestartError" for r in range(4)], lines
+    return [line.split(": ", 1)[1] for line in lines]
+
+
+def test_a_block_corrupted_on_one_rank_is_a_restart_error_on_every_rank_and_nothing_changes(tmp_path):
+    """A byte flipped in a block that rank 2 alone reads: rank 2 finds its digest wrong, and every rank raises
+    (naming rank 2) before anything changes."""
+    from brickwork.io import block_restart, restart
+
+    path = tmp_path / "s.npz"
+    python(4, "restart_blocks.py", "save", str(path))
+    gid = _owner_of_each_block(4).index(2) + 1  # the second block of rank 2
+    with block_restart.BlockFile(str(path)) as source:
+        dtype, shape = source.arrays["n"]
+        at = restart.members(source._f, str(path))["n"].offset + gid * dtype.itemsize * int(np.prod(shape[1:])) + 17
+    raw = bytearray(path.read_bytes())
+    raw[at] ^= 0x10
+    path.write_bytes(bytes(raw))
+    messages = _refusals(python(4, "restart_blocks.py", "refuse", str(path)))
+    want = f"restart file {str(path)!r} is corrupt: block {gid} of its array 'n' does not match its checksum (on rank 2 " \
+           f"of 4)"
+    assert messages == [want] * 4
+
+
+@pytest.mark.parametrize("keep", [0.5, 0.999])
+def test_a_truncated_restart_is_a_restart_error_on_every_rank_and_nothing_changes(tmp_path, keep):
+    path = tmp_path / "s.npz"
+    python(4, "restart_blocks.py", "save", str(path))
+    raw = path.read_bytes()
+    path.write_bytes(raw[:int(len(raw) * keep)])
+    messages = _refusals(python(4, "restart_blocks.py", "refuse", str(path)))
+    assert len(set(messages)) == 1
+    assert messages[0].startswith(f"restart file {str(path)!r} is corrupt or not a brickwork restart file: ")
+    assert "(on rank" not in messages[0]  # every rank found it

@@ -114,7 +114,7 @@ def _open(path: str):
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as e:
         raise RestartError(f"restart file {path!r} cannot be read: {e.strerror or e}") from None
-    f = os.fdopen(fd, "rb")
+    f = os.fdopen(fd, "rb", buffering=0)  # unbuffered: a block read reads that block, no more
     if not stat.S_ISREG(os.fstat(fd).st_mode):  # a pipe, a device, a socket: no restart file
         f.close()
         raise RestartError(f"restart file {path!r} is not a regular file (a restart file is an .npz archive "
