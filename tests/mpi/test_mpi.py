@@ -133,14 +133,21 @@ def test_a_failure_on_one_rank_alone_ends_every_rank(how, message):
     assert "unreachable" not in done.stdout
 
 
-def test_outputs_written_on_4_ranks_equal_one_process(tmp_path):
-    """Mesh.write_output is collective: rank 0 gathers the blocks and writes; every rank gets the paths."""
+@pytest.mark.parametrize("nranks", [2, 4])
+def test_outputs_written_on_several_ranks_equal_one_process(tmp_path, nranks):
+    """Mesh.write_output is collective: rank 0 receives the blocks variable by variable and writes; every rank
+    gets the paths."""
     python(1, "write_output.py", str(tmp_path / "one"))
-    done = python(4, "write_output.py", str(tmp_path / "four"))
-    assert done.stdout.count(f"wrote ('{tmp_path / 'four'}.h5', '{tmp_path / 'four'}.xdmf')") == 4
+    done = python(nranks, "write_output.py", str(tmp_path / "four"))
+    assert done.stdout.count(f"wrote ('{tmp_path / 'four'}.h5', '{tmp_path / 'four'}.xdmf')") == nranks
     with h5py.File(tmp_path / "one.h5") as one, h5py.File(tmp_path / "four.h5") as four:
         assert sorted(one["cells"]) == sorted(four["cells"]) == ["q", "sp_2", "v_1", "v_2", "v_3"]
-        for name in ("cells/q", "cells/sp_2", "cells/v_3", "blocks/xmin", "blocks/dx"):
+        names = []
+        one.visit(lambda name: names.append(name) if isinstance(one[name], h5py.Dataset) else None)
+        assert sorted(names) == ["blocks/dx", "blocks/xmin", "cells/q", "cells/sp_2", "cells/v_1", "cells/v_2",
+                                 "cells/v_3"]
+        for name in names:  # every dataset: the same dtype, shape and values
+            assert four[name].dtype == one[name].dtype
             np.testing.assert_array_equal(four[name][:], one[name][:])
         assert four.attrs["time"] == 1.5 and four.attrs["cycle"] == 12
         sp = four["cells/sp_2"][:]
@@ -558,3 +565,14 @@ def test_a_truncated_restart_is_a_restart_error_on_every_rank_and_nothing_change
     assert len(set(messages)) == 1
     assert messages[0].startswith(f"restart file {str(path)!r} is corrupt or not a brickwork restart file: ")
     assert "(on rank" not in messages[0]  # every rank found it
+
+
+def test_no_rank_holds_the_whole_mesh_to_save_write_or_load(tmp_path):
+    """The peak of what Python and numpy allocate during save_restart, write_output and load_restart on 4 ranks,
+    against the bytes of the whole mesh's fields: before, rank 0 gathered every field (more than the whole mesh
+    to save and to write), and every rank read the whole file to load."""
+    done = python(4, "restart_blocks.py", "memory", str(tmp_path / "m.npz"))
+    found = re.findall(r"rank (\d) peaks save (\d+) write_output (\d+) load (\d+) of fields of (\d+) bytes", done.stdout)
+    assert sorted(int(r) for r, *_ in found) == [0, 1, 2, 3]
+    for rank, *peaks, whole in found:
+        assert all(int(p) < 0.35 * int(whole) for p in peaks), (rank, peaks, whole)

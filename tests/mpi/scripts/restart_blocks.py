@@ -7,11 +7,15 @@ field, an int64 node field, a sparse instance allocated on the blocks of even id
 ``load PATH``: sets every field to -1, loads the file and checks its own blocks bit for bit; counts what
 it reads (``BlockFile.read``: which blocks of which array, and the bytes the process read from files),
 checks that it read its own blocks only and prints ``rank R read own blocks ...``.
+``memory PATH``: the peak of the memory Python and numpy allocate (``tracemalloc``) in ``save_restart``,
+``write_output`` (to ``PATH.out``) and ``load_restart``, beside the bytes of the whole mesh's fields; prints
+``rank R peaks ...``.
 ``refuse PATH``: sets every field to -1, expects a ``RestartError`` and checks that nothing changed; prints
 ``rank R unchanged after RestartError: MESSAGE``.
 """
 
 import sys
+import tracemalloc
 
 import numpy as np
 
@@ -53,7 +57,7 @@ def say(line: str) -> None:
     sys.stdout.flush()
 
 
-if mode in ("save", "old"):
+if mode in ("save", "old", "memory"):
     for block in mesh.blocks:
         for name in DENSE:
             mesh.data(name)[block.lid] = expected(name, block.gid)
@@ -62,6 +66,19 @@ if mode in ("save", "old"):
             mesh.data("sp_3")[block.lid] = -block.gid - 1.0
     if mode == "save":
         mesh.save_restart(path, {"cycle": 9})
+    elif mode == "memory":
+        whole = sum(mesh.data(name)[:1].nbytes for name in (*DENSE, "sp_3")) * mesh.nblocks_global
+        peaks = []
+        import h5py  # noqa: F401 - imported before the peaks are measured (write_output imports it)
+
+        tracemalloc.start()
+        for call in (lambda: mesh.save_restart(path, {"cycle": 9}), lambda: mesh.write_output(path + ".out"),
+                     lambda: mesh.load_restart(path)):
+            tracemalloc.reset_peak()
+            base = tracemalloc.get_traced_memory()[0]
+            call()
+            peaks.append(tracemalloc.get_traced_memory()[1] - base)
+        say(f"rank {mesh.rank} peaks save {peaks[0]} write_output {peaks[1]} load {peaks[2]} of fields of {whole} bytes")
     else:  # the second format, as save_restart wrote it: every array whole, in global block order
         assert mesh.nranks == 1
         arrays = {name: mesh.data(name).copy() for name in DENSE}
