@@ -23,7 +23,7 @@ from .cuda_fake import FakeDriver, installed
 
 needs_nvrtc = pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed")
 POINT_TYPES = {wp.float16: wp.vec3h, wp.float32: wp.vec3, wp.float64: wp.vec3d}
-SMALL = Plan(items=3, segment=4)  # 100 points: 34 chunks, a count table of 8704 scanned in 4 levels
+SMALL = Plan(items=3, segment=4)  # 300 points: 100 chunks, a count table of 25600 entries scanned in 8 levels
 
 
 @contextlib.contextmanager
