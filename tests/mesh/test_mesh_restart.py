@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import io
+import json
 import os
 import stat
 import zipfile
@@ -13,7 +14,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from brickwork.io import restart
+from brickwork.io import block_restart, restart
 from brickwork.io.files import OutputError
 from brickwork.io.restart import RestartError
 from brickwork.mesh import Mesh, Metadata, Package
@@ -212,3 +213,64 @@ def test_a_restart_never_replaces_a_pipe_or_a_device(tmp_path):
                                           r"or socket\)"):
         _mesh(1).save_restart(fifo)
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and os.listdir(tmp_path) == ["pipe.npz"]
+
+
+def test_the_file_holds_every_block_in_global_order_with_a_digest_per_block(tmp_path):
+    """The third format: the arrays are the fields' storage of every block (here one process: the mesh's own),
+    beside a table of each block's SHA-256 and the metadata."""
+    a = _mesh(2)
+    _fill(a)
+    with np.load(a.save_restart(tmp_path / "s.npz", {"cycle": 3})) as z:
+        assert sorted(z.files) == ["B", "T", "__digests__", "__meta__", "allocated:dye_1", "allocated:dye_4", "dye_1",
+                                   "dye_4", "phi"]
+        for name in ("T", "B", "phi", "dye_4"):
+            np.testing.assert_array_equal(z[name], a.data(name))
+        assert z["allocated:dye_4"].tolist() == [k == 1 for k in range(a.nblocks)]
+        assert not z["dye_1"].any()  # allocated nowhere: zeros
+        assert z["__digests__"].shape == (7, a.nblocks, 32)  # one row per array
+        meta = json.loads(str(z["__meta__"]))
+    assert meta["format"] == "brickwork-restart-3" and meta["user"] == {"cycle": 3} and meta["blocks"] == a.nblocks
+
+
+def test_a_corrupted_block_is_refused_and_nothing_changes(tmp_path):
+    a = _mesh(2)
+    _fill(a)
+    path = a.save_restart(tmp_path / "s.npz")
+    with block_restart.BlockFile(path) as source:
+        offset = restart.members(source._f, path)["phi"].offset
+        block_bytes = a.data("phi")[0].nbytes
+    raw = bytearray((tmp_path / "s.npz").read_bytes())
+    raw[offset + 2 * block_bytes + 3] ^= 0x01  # in block 2 of phi
+    (tmp_path / "s.npz").write_bytes(bytes(raw))
+    b = _mesh(2)
+    b.data("T")[...] = 5.0
+    b.allocate_sparse(0, "dye", 1)
+    with pytest.raises(RestartError) as info:
+        b.load_restart(path)
+    assert str(info.value) == f"restart file {path!r} is corrupt: block 2 of its array 'phi' does not match its checksum"
+    assert (b.data("T") == 5.0).all() and b.is_allocated(0, "dye", 1) and not b.is_allocated(1, "dye", 4)
+
+
+def test_a_restart_of_the_second_format_still_loads_bit_for_bit(tmp_path):
+    """As save_restart wrote it before: every array whole in one .npz with one checksum over the arrays and the
+    metadata (each rank streams through it to check it, then reads its own blocks); damaged, it is refused."""
+    a = _mesh(3)
+    _fill(a)
+    arrays, meta = restart.load(a.save_restart(tmp_path / "new.npz", {"time": 1.5}))
+    old = restart.save(str(tmp_path / "old.npz"), arrays,
+                       {k: v for k, v in meta.items() if k in ("kind", "mesh", "user")})
+    assert restart.load(old)[1]["format"] == "brickwork-restart-2"
+    b = _mesh(3)
+    assert b.load_restart(old) == {"time": 1.5}
+    for name in ("T", "B", "phi", "dye_4"):
+        np.testing.assert_array_equal(b.data(name), a.data(name))
+    assert [b.is_allocated(k, "dye", 4) for k in range(b.nblocks)] == [k == 1 for k in range(b.nblocks)]
+    with block_restart.BlockFile(old) as source:
+        offset = restart.members(source._f, old)["T"].offset
+    raw = bytearray((tmp_path / "old.npz").read_bytes())
+    raw[offset + 100] ^= 0x08
+    (tmp_path / "old.npz").write_bytes(bytes(raw))
+    c = _mesh(3)
+    with pytest.raises(RestartError, match="is corrupt: its checksum does not match its contents"):
+        c.load_restart(old)
+    assert not c.data("T").any()

@@ -194,22 +194,25 @@ def members(f, path: str) -> dict:
             if info.header_offset + info.file_size > size:
                 raise RestartError(f"restart file {path!r} is corrupt: its member {info.filename!r} declares "
                                    f"{info.file_size} bytes, but the file holds only {size}")
-            with zf.open(info) as member:
-                version = np.lib.format.read_magic(member)
-                read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
-                    np.lib.format.read_array_header_2_0
-                shape, fortran, dtype = read_header(member)
-                header = member.tell()
-                declared = header + dtype.itemsize * int(np.prod(shape, dtype=object))
-            if declared != info.file_size:
-                raise RestartError(f"restart file {path!r} is corrupt: its member {info.filename!r} declares an "
-                                   f"array of shape {shape} ({dtype}) but holds {info.file_size} bytes")
-            f.seek(info.header_offset + 26)  # the local header's name and extra field lengths
-            name_length, extra_length = struct.unpack("<HH", f.read(4))
+            f.seek(info.header_offset)  # the member's local header: its name and extra field lengths
+            local = f.read(30)
+            if len(local) < 30 or local[:4] != b"PK\x03\x04":
+                raise RestartError(f"restart file {path!r} is corrupt: its member {info.filename!r} has no header")
+            name_length, extra_length = struct.unpack("<HH", local[26:30])
             start = info.header_offset + 30 + name_length + extra_length
             if start + info.file_size > size:
                 raise RestartError(f"restart file {path!r} is corrupt: its member {info.filename!r} declares "
                                    f"{info.file_size} bytes, but the file holds only {size}")
+            f.seek(start)  # the array's header, read from the file itself (no more than it is)
+            version = np.lib.format.read_magic(f)
+            read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                np.lib.format.read_array_header_2_0
+            shape, fortran, dtype = read_header(f)
+            header = f.tell() - start
+            declared = header + dtype.itemsize * int(np.prod(shape, dtype=object))
+            if declared != info.file_size:
+                raise RestartError(f"restart file {path!r} is corrupt: its member {info.filename!r} declares an "
+                                   f"array of shape {shape} ({dtype}) but holds {info.file_size} bytes")
             name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
             found[name] = Member(dtype, tuple(shape), fortran, start + header)
     return found

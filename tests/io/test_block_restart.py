@@ -1,0 +1,146 @@
+"""``io.block_restart``: restart files written from blocks given one at a time and read a block at a time,
+each block checked against its own SHA-256, the metadata and the table of digests against one more; and
+files of the second format read through the same reader (their whole-file checksum streamed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+
+import numpy as np
+import pytest
+
+from brickwork.io import block_restart, restart
+from brickwork.io.restart import RestartError
+
+NBLOCKS = 5
+ARRAYS = {
+    "T": np.arange(NBLOCKS * 2 * 3 * 4, dtype=np.float64).reshape(NBLOCKS, 2, 3, 4) * 0.5,
+    "f": -np.arange(NBLOCKS * 7, dtype=np.float32).reshape(NBLOCKS, 7),
+    "allocated:s": np.array([True, False, False, True, True]),
+    "i": np.arange(NBLOCKS, dtype=np.int64) * 10**12,
+}
+
+
+def _save(path, arrays=ARRAYS, meta=None):
+    layout = [(name, a.dtype, a.shape[1:]) for name, a in arrays.items()]
+    blocks = (a[gid] for a in arrays.values() for gid in range(NBLOCKS))
+    return block_restart.save(str(path), layout, NBLOCKS, meta or {"time": 0.5}, blocks)
+
+
+def _rewrite(path, edit):
+    """The archive ``path`` rewritten with ``edit(members)`` applied to ``{member name: bytes}``."""
+    with zipfile.ZipFile(path) as z:
+        members = {info.filename: z.read(info) for info in z.infolist()}
+    edit(members)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
+        for name, raw in members.items():
+            z.writestr(name, raw)
+
+
+def _flip(path, member: str, at: int):
+    """Flip one bit ``at`` bytes into the values of ``member`` (after its array header)."""
+    with block_restart.BlockFile(str(path)) as source:
+        offset = restart.members(source._f, str(path))[member].offset
+    raw = bytearray(path.read_bytes())
+    raw[offset + at] ^= 0x04
+    path.write_bytes(bytes(raw))
+
+
+def test_every_block_reads_back_bit_for_bit(tmp_path):
+    path = _save(tmp_path / "r.npz")
+    with block_restart.BlockFile(path) as source:
+        assert source.format == "brickwork-restart-3" and source.meta["time"] == 0.5
+        assert source.arrays == {name: (a.dtype, a.shape) for name, a in ARRAYS.items()}
+        for name, a in ARRAYS.items():
+            for gid in reversed(range(NBLOCKS)):  # any order
+                block = source.read(name, gid)
+                assert block.dtype == a.dtype and block.shape == a.shape[1:]
+                np.testing.assert_array_equal(block, a[gid])
+        assert source.bytes_read == sum(a.nbytes for a in ARRAYS.values())
+    with np.load(path) as z:  # an .npz like any other
+        assert sorted(z.files) == sorted([*ARRAYS, "__digests__", "__meta__"])
+        np.testing.assert_array_equal(z["T"], ARRAYS["T"])
+    arrays, meta = restart.load(path)  # read whole: every block's digest checked
+    assert sorted(arrays) == sorted(ARRAYS) and meta["blocks"] == NBLOCKS and meta["arrays"] == list(ARRAYS)
+    for name, a in ARRAYS.items():
+        np.testing.assert_array_equal(arrays[name], a)
+
+
+def test_a_corrupted_block_is_refused_when_read_and_the_others_still_read(tmp_path):
+    path = _save(tmp_path / "r.npz")
+    _flip(tmp_path / "r.npz", "T", 3 * 24 * 8 + 5)  # in block 3
+    with block_restart.BlockFile(path) as source:  # the metadata and the table are whole
+        np.testing.assert_array_equal(source.read("T", 2), ARRAYS["T"][2])
+        with pytest.raises(RestartError) as info:
+            source.read("T", 3)
+        np.testing.assert_array_equal(source.read("f", 3), ARRAYS["f"][3])
+    assert str(info.value) == f"restart file {path!r} is corrupt: block 3 of its array 'T' does not match its checksum"
+    with pytest.raises(RestartError, match="is corrupt"):  # read whole (the zip's CRC-32 may say it first)
+        restart.load(path)
+
+
+@pytest.mark.parametrize("edit", ["meta", "table", "extra", "missing"])
+def test_an_edited_file_is_refused_on_opening(tmp_path, edit):
+    """The metadata or the table of digests changed (each block then still matches its digest), an array the
+    checksum does not cover added, or one it lists removed."""
+    path = tmp_path / "r.npz"
+    _save(path)
+
+    def change(members):
+        if edit == "meta":
+            meta = json.loads(str(np.load(path)["__meta__"]))
+            meta["time"] = 0.75
+            members["__meta__.npy"] = _npy(np.array(json.dumps(meta)))
+        elif edit == "table":
+            table = np.load(path)["__digests__"].copy()
+            table[0, 0, 0] ^= 1
+            members["__digests__.npy"] = _npy(table)
+        elif edit == "extra":
+            members["x.npy"] = _npy(np.zeros(NBLOCKS))
+        else:
+            del members["f.npy"]
+
+    _rewrite(path, change)
+    with pytest.raises(RestartError, match="is corrupt: its checksum does not match its contents"):
+        block_restart.BlockFile(str(path))
+    with pytest.raises(RestartError, match="is corrupt: its checksum does not match its contents"):
+        restart.load(str(path))
+
+
+def _npy(value: np.ndarray) -> bytes:
+    import io
+
+    out = io.BytesIO()
+    np.lib.format.write_array(out, value, allow_pickle=False)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("keep", [0.3, 0.9, 0.9999])
+def test_a_truncated_file_is_refused_on_opening(tmp_path, keep):
+    path = tmp_path / "r.npz"
+    _save(path)
+    raw = path.read_bytes()
+    path.write_bytes(raw[:int(len(raw) * keep)])
+    with pytest.raises(RestartError, match=r"is corrupt or not a brickwork restart file"):
+        block_restart.BlockFile(str(path))
+
+
+def test_a_block_of_the_wrong_shape_writes_nothing(tmp_path):
+    layout = [("T", np.float64, (2, 3))]
+    blocks = iter([np.zeros((2, 3)), np.zeros((3, 2))])
+    with pytest.raises(ValueError, match=r"block 1 of 'T' is float64 of shape \(3, 2\), not float64 of shape \(2, 3\)"):
+        block_restart.save(str(tmp_path / "r.npz"), layout, 2, {}, blocks)
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_file_of_the_second_format_is_read_by_blocks_after_its_checksum(tmp_path):
+    path = restart.save(str(tmp_path / "r2.npz"), ARRAYS, {"time": 0.5})
+    with block_restart.BlockFile(path) as source:
+        assert source.format == "brickwork-restart-2"
+        np.testing.assert_array_equal(source.read("T", 4), ARRAYS["T"][4])
+        assert bool(source.read("allocated:s", 3))
+    _flip(tmp_path / "r2.npz", "f", 9)
+    with pytest.raises(RestartError, match="is corrupt: its checksum does not match its contents"):
+        block_restart.BlockFile(path)
