@@ -257,3 +257,19 @@ def test_exchange_on_a_cuda_device_matches_np_pad(kind, ndim):
 def test_an_unknown_mesh_device_is_refused():
     with pytest.raises(ValueError, match="unknown device 'gpu'"):
         Mesh((8,), (4,), packages=[package()], device="gpu")
+
+
+def test_a_restart_of_a_device_mesh_copies_each_field_once_each_way(fake, tmp_path, monkeypatch):
+    """Saving copies each field to the host once (rank 0 writes it a block at a time); loading reads the blocks
+    into one host array per field and uploads it once, not once per block."""
+    a = Mesh((8, 8), (4, 4), nghost=2, packages=[package(shape=(2,))], device="cuda:0")
+    values = np.random.default_rng(5).normal(size=a.data("q").shape)
+    a.data("q").assign(values)
+    path = a.save_restart(tmp_path / "dev.npz", {"cycle": 2})
+    b = Mesh((8, 8), (4, 4), nghost=2, packages=[package(shape=(2,))], device="cuda:0")
+    uploads = []
+    assign = storage.DeviceStorage.assign
+    monkeypatch.setattr(storage.DeviceStorage, "assign", lambda self, v: (uploads.append(self.shape), assign(self, v)))
+    assert b.load_restart(path) == {"cycle": 2}
+    assert uploads == [b.data("q").shape]
+    np.testing.assert_array_equal(np.asarray(b.data("q")), values)

@@ -27,6 +27,7 @@ import numpy as np
 from ..io import block_restart
 from ..io.restart import RestartError
 from ..same_on_ranks import check_same
+from . import storage
 from .output import checked_path, host_storage
 from .streams import write_on_rank_0
 
@@ -89,8 +90,9 @@ def load_restart(mesh, path) -> dict:
 
 def _fill(mesh, source, flags: dict) -> None:
     """Set the sparse allocation (``flags``: this rank's, read by ``_check_blocks``) and every field's
-    storage on this rank's blocks from ``source``, a block at a time (each checked again: a file changed
-    in place meanwhile is a ``RestartError`` on this rank)."""
+    storage on this rank's blocks from ``source``, a block at a time (a device field: into one host copy,
+    uploaded once). Each block is checked again: a file changed in place meanwhile is a ``RestartError``
+    on this rank."""
     for name, field in mesh.fields.items():
         spec = field.spec
         if spec.is_sparse:
@@ -103,12 +105,13 @@ def _fill(mesh, source, flags: dict) -> None:
                 continue
         data = mesh.data(name)
         direct = isinstance(data, np.ndarray) and data.flags.c_contiguous
-        buffer = None if direct else np.empty(data.shape[1:], dtype=data.dtype)
-        for block in mesh.blocks:
-            if direct:  # straight into the storage (a block of a C-ordered array is C-ordered)
-                source.read(name, block.gid, data[block.lid])
-            else:
-                data[block.lid] = source.read(name, block.gid, buffer)
+        host = data if direct else np.empty(data.shape, dtype=data.dtype)  # a device field: one upload
+        for block in mesh.blocks:  # straight into the storage (a block of a C-ordered array is C-ordered)
+            source.read(name, block.gid, host[block.lid])
+        if isinstance(data, storage.DeviceStorage):
+            data.assign(host)
+        elif not direct:
+            data[...] = host
 
 
 def _check_blocks(mesh, source) -> dict:
