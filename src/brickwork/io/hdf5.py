@@ -7,7 +7,8 @@ blocks' lower corners ``/blocks/xmin`` ``(nblocks, 3)`` and cell widths ``/block
 ``time`` and ``cycle`` on the root. The XDMF file is a spatial collection of one uniform grid per
 block (``3DCoRectMesh``: origin and spacing, z y x order) whose cell-centred attributes are
 hyperslabs of the block axis of those datasets. 1-D and 2-D meshes are written as 3-D grids one
-cell thick.
+cell thick. ``write`` takes whole arrays; ``write_blocks`` the same output from blocks given one at
+a time (a distributed mesh's rank 0 receives them so, never holding the whole mesh).
 
 XDMF has no unsigned 64-bit type: readers (VTK's, Xdmf3) read ``NumberType="UInt"`` as 32 bits whatever
 its ``Precision``, clipping larger values to 4294967295. A uint64 dataset (kept exact in the HDF5 file) is
