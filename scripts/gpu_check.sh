@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CUDA checks for a machine with an NVIDIA GPU, in under 10 minutes: prints `brickwork info`, runs the
 # CUDA-device tests (marker cuda_device), the NVRTC-compile and host-side CUDA tests, the mesh and
-# hydro on the device against the CPU, the CUDA benchmark rows (benchmarks/bench_cuda.py), and
+# hydro on the device against the CPU, the CUDA benchmark rows (benchmarks/bench_cuda.py), the
+# device hash grid build's plans (benchmarks/hash_grid_gpu_build.py --quick), and
 # prints one summary table. Run from anywhere:
 #     bash scripts/gpu_check.sh                       # logs in gpu_check_logs/
 #     GPU_CHECK_LOG=/tmp/logs GPU_CHECK_BUDGET=540 bash scripts/gpu_check.sh
@@ -70,13 +71,15 @@ step info 60 "$PY" -m brickwork.cli info
 [ "$RAN" = 1 ] && cat "$LOG/info.log"
 summary() { grep -E "[0-9]+ (passed|failed|skipped|error)" "$1" | tail -n 1; }
 step cuda-device-tests 200 "$PY" -m pytest -rfEs -p no:cacheprovider -m cuda_device \
-    tests/runtime/test_cuda_device.py tests/runtime/test_cuda_device_la.py
+    tests/runtime/test_cuda_device.py tests/runtime/test_cuda_device_la.py tests/runtime/test_hash_grid_device.py
 [ "$RAN" = 1 ] && row "  cuda_device tests" "" "$(summary "$LOG/cuda-device-tests.log")"
 step mesh-and-hydro-on-cuda 150 "$PY" -m pytest -rfEs -p no:cacheprovider -m cuda_device \
     tests/mesh/test_mesh_device.py tests/apps/test_hydro_device.py
 [ "$RAN" = 1 ] && row "  ghost exchange; hydro Sod/KH cuda vs cpu" "" "$(summary "$LOG/mesh-and-hydro-on-cuda.log")"
 step cuda-benchmarks 180 "$PY" benchmarks/bench_cuda.py
 [ "$RAN" = 1 ] && while IFS= read -r line; do row "  $line" "" ""; done < <(grep -E "^\| |CHECK FAILED|no CUDA|per step|breakdown failed|host waited" "$LOG/cuda-benchmarks.log")
+step hash-grid-gpu-build 90 "$PY" benchmarks/hash_grid_gpu_build.py --quick
+[ "$RAN" = 1 ] && while IFS= read -r line; do row "  $line" "" ""; done < <(grep -E "^\| " "$LOG/hash-grid-gpu-build.log")
 step nvrtc-and-host-tests 150 "$PY" -m pytest -rfE -p no:cacheprovider -n "$JOBS" \
     tests/targets/test_cuda_nvrtc.py tests/runtime/test_cuda_runtime.py tests/runtime/test_cuda_streams.py \
     tests/targets/test_cuda_loop_abstraction.py tests/targets/test_cuda_adjoint.py tests/targets/test_cuda_batch.py \

@@ -241,8 +241,8 @@ def _hash_grid_sums(grid: wp.uint64, points: wp.array(dtype=wp.vec3d), h: wp.flo
 
 
 def test_hash_grid_queries_on_the_device_match_the_cpu_bit_for_bit():
-    """The device grid holds the host build's tables, so each query visits the same candidates in the same
-    order: float64 sums equal the CPU's."""
+    """The device grid's build (on the device) gives the CPU build's tables, so each query visits the same
+    candidates in the same order: float64 sums equal the CPU's."""
     rng = np.random.default_rng(31)
     xyz = rng.uniform(-3, 3, (20000, 3))
     results = {}
