@@ -218,7 +218,8 @@ def main(argv=None) -> int:
                 f.flush()
                 (dump / f"{stem}.sass").write_text(
                     subprocess.run([tool, "-c", f.name], capture_output=True, text=True, check=True).stdout)
-        rows += [("brickwork", row, code) for code in disassemble(cubin, tool)]
+        codes = disassemble(cubin, tool)  # a kernel with a scratch arena has a second entry (global arena)
+        rows += [("brickwork", row if len(codes) == 1 else f"{row} ({code.name})", code) for code in codes]
     for path in (HERE / "cuda" / "kernels.cu", HERE / "cuda" / "hydro_kh.cu"):
         cubin = nvrtc.compile_cubin(path.read_text(), path.name, args.arch, [])
         rows += [("hand CUDA", f"{path.name}: {code.name}", code) for code in disassemble(cubin, tool)]

@@ -104,7 +104,7 @@ def test_scratch_halo_producer_consumer(lt, it, geo, halo, kind):
 # on blocks (not boiv's thread per cell): scratch in the block's arena, in shared memory when it fits
 @pytest.mark.parametrize("lt,it", gpu_compile.checked(M.TAG_PAIRS, M.TAG_IDS, lambda lt, it: lt is not la.boiv,
                                                       gpu_compile.where("__syncthreads();", "bw::gpu_arena(bw_blk,",
-                                                                        "extern __shared__")))
+                                                                        "extern __shared__", "bw_entry_global(")))
 def test_scratch_index_forms_alias_and_zero(lt, it):
     """Items 13 and 16: every index form of a scratch reaches the same slot; zero() clears for every thread."""
     geo = M.Geo(2, (1, 3, 1, 2, 1, 4), (5, 4, 6), via_box=True)

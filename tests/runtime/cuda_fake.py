@@ -21,6 +21,7 @@ class FakeDriver:
         self.next_handle = 0x5000
         self.modules: list = []  # cubins loaded
         self.function_names: list = []  # the kernel names looked up in them
+        self.module_functions: dict = {}  # module -> the names looked up in it, in order
         self.globals: dict = {}  # name -> (ptr, size)
         self.synchronized: list = []
         self.freed: list = []
@@ -89,8 +90,17 @@ class FakeDriver:
         return len(self.modules)
 
     def function(self, ordinal, module, name):
+        """A handle of its own for each name in a module (the first name found: ``1000 * module + 1``), so
+        that a launch records which entry it ran."""
         self.function_names.append(name)
-        return 1000 * module + 1
+        names = self.module_functions.setdefault(module, [])
+        if name not in names:
+            names.append(name)
+        return 1000 * module + 1 + names.index(name)
+
+    def function_name(self, handle):
+        """The name ``function`` gave ``handle`` (a launch's function)."""
+        return self.module_functions[handle // 1000][handle % 1000 - 1]
 
     def global_address(self, ordinal, module, name):
         if name not in self.globals:

@@ -380,3 +380,50 @@ def test_a_taped_cuda_launch_runs_its_backward_kernel_on_the_device(fake):
     assert struct.unpack_from("<4q", params) == (4, 1, 1, 1)
     pointers = {struct.unpack_from("<Q", params, off)[0] for off in range(48, len(params) - 7, 8)}
     assert {x.ptr, y.ptr, x.grad.ptr, y.grad.ptr} <= pointers
+
+
+def team_pad(u, out, scratch: int) -> None:
+    """A par_for_outer team per row of ``u``: a pad of ``scratch`` bytes (the arena's size, an argument of the
+    kernel) holding the row, copied out after a barrier."""
+    n = u.shape[1]
+
+    def body(member, j):
+        pad = wp.ScratchPad1D(member, wp.float64, n)
+
+        def produce(i):
+            pad[i] = u[j, i]
+
+        wp.par_for_inner(member, 0, n - 1, produce)
+        member.team_barrier()
+
+        def consume(i):
+            out[j, i] = pad[i]
+
+        wp.par_for_inner(member, 0, n - 1, consume)
+
+    wp.par_for_outer(scratch, 0, u.shape[0], body)
+
+
+@needs_nvrtc
+def test_a_team_launch_runs_the_entry_of_the_memory_its_arena_fits(fake):
+    """A kernel with a scratch arena has two entries: one whose arena is the dynamic shared memory (its
+    accesses shared-memory instructions), launched while the arena fits the shared-memory limit, and one
+    given the global buffer, launched where it does not; the buffer is allocated and passed to that one only."""
+    u = wp.zeros((6, 100), dtype=wp.float64, device="cuda:0")
+    out = wp.zeros((6, 100), dtype=wp.float64, device="cuda:0")
+    limit = wp.config.gpu_shared_limit
+    with wp.ScopedDevice("cuda:0"):
+        team_pad(u, out, 8 * 100)
+        before = set(fake.memory)
+        team_pad(u, out, limit)  # the limit itself still fits
+        team_pad(u, out, limit + 1)
+        team_pad(u, out, 800)
+    assert [fake.function_name(launch[1]) for launch in fake.launches] == \
+        ["bw_entry", "bw_entry", "bw_entry_global", "bw_entry"]
+    # each call's body is a kernel of its own (one cubin, loaded for each), whose global entry is looked up
+    # by the first launch that runs it
+    assert fake.function_names == ["bw_entry", "bw_entry", "bw_entry", "bw_entry_global", "bw_entry"]
+    [buffer] = set(fake.memory) - before  # 6 blocks' arenas, each rounded up to 64 bytes
+    assert len(fake.memory[buffer]) == 6 * ((limit + 1 + 63) // 64 * 64)
+    assert fake.launch_memory == [(800, 0), (limit, 0), (0, buffer), (800, 0)]
+    assert [launch[2:4] for launch in fake.launches] == [(6, 128)] * 4

@@ -10,17 +10,20 @@ import pytest
 from brickwork import config, pipeline
 from brickwork.errors import ToolchainError
 from brickwork.jit import nvrtc
+from brickwork.lang.body import body_kernel
 from brickwork.targets.cuda import CudaTarget, build
 from brickwork.targets.cuda.loader import CudaEntry
+from brickwork.types.generic import type_of_value
 
 pytestmark = pytest.mark.skipif(not nvrtc.is_available(),
                                 reason="NVRTC is not installed (pip install 'brickwork[cuda]' or the dev extra)")
 
 HERE = Path(__file__).resolve().parent
-for folder in (HERE, HERE.parent):
+for folder in (HERE, HERE.parent, HERE.parent / "passes"):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 import cuda_corpus  # noqa: E402
+import test_gpu_mapping_golden as mapping  # noqa: E402
 
 from gpu_compile import cubin_arch  # noqa: E402
 from runtime.cuda_fake import FakeDriver  # noqa: E402
@@ -66,6 +69,28 @@ def test_small_instances_share_nvrtc_runs_and_keep_their_own_entry_points(monkey
     drv = FakeDriver()
     CudaEntry(path, meta)._function(drv, 0)
     assert drv.function_names == [meta["symbols"]["bw_entry"]]
+
+
+def test_a_batch_renames_both_entries_of_a_kernel_with_an_arena(monkeypatch):
+    """A par_for_outer team's kernel has an entry per arena memory (shared, global): in a batch each is
+    renamed, and the entry's launch looks up the renamed global one where the arena does not fit."""
+    monkeypatch.setattr(config, "compile_jobs", 1)  # one group: every job in one NVRTC run
+    kernel = body_kernel(mapping.teams_body, "outer", 1)
+    text, meta = pipeline.generate(kernel, [type_of_value(v) for v in kernel.arguments([0], 0)], "teams",
+                                   target=TARGET)
+    jobs = _fresh_jobs()[:2]
+    jobs.append((uuid.uuid4().hex[:32] + "0" * 8, f"{text}// batch test {uuid.uuid4().hex} teams\n", "teams", meta))
+    path, meta = TARGET.compile_many(jobs)[2]
+    shared_entry, global_entry = meta["symbols"]["bw_entry"], meta["symbols"]["bw_entry_global"]
+    assert meta["batch"] == 3 and shared_entry.startswith("bw_entry_b") and global_entry.startswith("bw_entry_global_b")
+    with open(path, "rb") as f:
+        cubin = f.read()
+    assert shared_entry.encode() in cubin and global_entry.encode() in cubin
+    drv = FakeDriver()
+    entry = CudaEntry(path, meta)
+    module, _ = entry._function(drv, 0)
+    entry._global_entry(drv, 0, module)
+    assert drv.function_names == [shared_entry, global_entry]
 
 
 def test_a_unit_nvrtc_rejects_fails_alone_and_the_others_of_its_batch_build():

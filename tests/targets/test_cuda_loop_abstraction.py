@@ -28,7 +28,7 @@ from brickwork.jit import nvrtc
 from brickwork.la.outer import _prepare
 from brickwork.lang.body import body_kernel
 from brickwork.targets.cuda import CudaTarget
-from brickwork.targets.cuda.geometry import ArenaExpressionError, LaunchPlan, arena_function
+from brickwork.targets.cuda.geometry import ArenaExpressionError, LaunchPlan, arena_always_fits, arena_function
 from brickwork.types.generic import type_of_value
 
 pytestmark = pytest.mark.skipif(not nvrtc.is_available(),
@@ -92,6 +92,12 @@ def la_source(body, space, reduce=False):
     return pipeline.generate(kernel, types, "outer", target=TARGET)
 
 
+def entries(text: str) -> list[list[str]]:
+    """The lines of each ``__global__`` function, in order."""
+    parts = text.split('extern "C" __global__ ')[1:]
+    return [('extern "C" __global__ ' + part).rstrip("\n").splitlines()[:-1] for part in parts]
+
+
 def body_lines(text: str) -> list[str]:
     """The lines of ``body<UNIT>``, stripped."""
     start = text.index("__device__ __forceinline__ void body(")
@@ -119,15 +125,26 @@ def test_scratch_barrier_and_block_level_store_golden():
     text, meta = la_source(mapping.scratch_body, la.IndexSpace.box(la.bovi, la.logical_flat, **mapping.SPACE))
     check_golden("cuda_scratch", text)
     lines = body_lines(text)
-    arena = next(i for i, s in enumerate(lines) if "bw::gpu_arena(bw_blk," in s and s.endswith(", 49152);"))
+    arena = next(i for i, s in enumerate(lines) if "bw::gpu_arena(bw_blk," in s)
     scratch = next(i for i, s in enumerate(lines) if "bw::team_alloc<double, 1>(" in s)
     barrier = lines.index("__syncthreads();")
     producer = next(i for i, s in enumerate(lines) if s.startswith("for (") and "threadIdx.x" in s)
     consumer = next(i for i, s in enumerate(lines) if s.startswith("for (") and "threadIdx.x" in s and i > barrier)
     assert arena < scratch < producer < barrier < consumer and lines.count("__syncthreads();") == 1
     assert lines[-4:] == ["if (bw::truth(bw::eq(((int32_t)threadIdx.x), int32_t(0)))) {", lines[-3], "}", "}"]  # store on thread 0
-    assert "extern __shared__ __align__(64) unsigned char bw_arena_shared[];" in text
-    assert "const bw::gpu_block blk{bw_arena_shared, bw_arena_global};" in text
+    assert lines[0].endswith(", const int32_t n0, const int32_t n1, const ARENA bw_blk) {")
+    assert text.count("template <bool UNIT, class ARENA>") == 1
+    # an arena whose size depends on the arguments: an entry with it in shared memory (both stride variants),
+    # one with it in the global buffer (general strides only: the rarer launch compiles once)
+    shared_entry, global_entry = entries(text)
+    assert shared_entry[0] == 'extern "C" __global__ void __launch_bounds__(128) bw_entry(const Packed p, char* bw_arena_global) {'
+    assert "extern __shared__ __align__(64) unsigned char bw_arena_shared[];  // the arena: it fits" in shared_entry[1]
+    assert shared_entry[2].count("bw::gpu_shared_arena{bw_arena_shared})") == 2
+    assert re.fullmatch(r"    if \(p\.h\.unit_inner\) body<true>\(.*\); else body<false>\(.*\);", shared_entry[2])
+    assert global_entry[0] == ('extern "C" __global__ void __launch_bounds__(128) bw_entry_global(const Packed p, '
+                               'char* bw_arena_global) {')
+    assert re.fullmatch(r"    body<false>\(.*, bw::gpu_global_arena\{bw_arena_global\}\);", global_entry[1])
+    assert "shared" not in global_entry[1]
     assert meta["gpu_launch"]["arena"] is not None and meta["gpu_launch"]["shared_limit"] == 49152
 
 
@@ -154,8 +171,8 @@ def test_nested_teams_golden():
     text, meta = pipeline.generate(kernel, types, "teams", target=TARGET)
     check_golden("cuda_nested_teams", text)
     lines = body_lines(text)
-    assert lines.count("__syncthreads();") == 1 and "v_member = bw::gpu_arena(bw_blk, v__bw_scratch, 49152);" \
-        in text
+    assert lines.count("__syncthreads();") == 1 and "v_member = bw::gpu_arena(bw_blk, v__bw_scratch);" in text
+    assert [e[0].split("(const")[0].split()[-1] for e in entries(text)] == ["bw_entry", "bw_entry_global"]
     assert meta["gpu_launch"] == {"grid": "slices", "block": 128, "shared_bytes": 0, "arena": "_bw_scratch",
                                   "shared_limit": 49152}
 
@@ -186,6 +203,13 @@ def test_launch_plans_for_points_slices_shared_and_global_arenas():
     assert plan.geometry((2, 3), (1025,), params) == (6, 128, 0, 1088)  # 64-byte blocks
 
 
+def test_only_an_arena_that_may_outgrow_shared_memory_gets_a_global_entry():
+    assert arena_always_fits(None, 0)  # no arena: one entry
+    assert arena_always_fits("add[nw](mul[nw](int64(3), int64(8)), 64)", 88)
+    assert not arena_always_fits("add[nw](mul[nw](int64(3), int64(8)), 64)", 87)
+    assert not arena_always_fits("_bw_scratch", 1 << 30)  # a size given by the launch
+
+
 @pytest.fixture
 def fake():
     with installed(FakeDriver()) as drv:
@@ -202,13 +226,14 @@ def test_a_loop_abstraction_launch_runs_a_block_per_slice_with_its_arena(fake, l
         mask = wp.zeros(geo.shape[1:], dtype=wp.int32)
         offsets = wp.zeros((4, 3), dtype=wp.int32)
         la.outer(space, la_emulation.stencil_body(f, out, offsets, mask, M.DIAG))
-    [(_, _, grid, block, _)] = fake.launches
+    [(_, function, grid, block, _)] = fake.launches
     [(shared, arena)] = fake.launch_memory
     # the scratch: 2 int32 per memory cell from (ks-1, js-1, is-1) to (ke, je, ie) (the DIAG halo), + 64
     first, end = (0 * 4 + 0) * 6 + 0, (3 * 4 + 2) * 6 + 4
     nbytes = (end - first + 1) * 2 * 4 + 64
     assert (grid, block) == (3, 128)  # bvoi: a block per mesh block
-    if limit:
-        assert (shared, arena) == (nbytes, 0)
-    else:  # every block's arena, rounded up to 64 bytes, in one global buffer
+    if limit:  # the entry whose arena is the dynamic shared memory, no global buffer
+        assert (shared, arena) == (nbytes, 0) and fake.function_name(function) == "bw_entry"
+    else:  # every block's arena, rounded up to 64 bytes, in one global buffer, for the other entry
         assert shared == 0 and len(fake.memory[arena]) == 3 * ((nbytes + 63) // 64 * 64)
+        assert fake.function_name(function) == "bw_entry_global"

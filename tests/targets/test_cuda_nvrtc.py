@@ -9,6 +9,7 @@ parallel, into the session's kernel cache.
 
 import importlib
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -99,6 +100,7 @@ def test_corpus_instance_compiles_to_sm90_cubin(builds, name):
     assert per_thread == 1 or (per_thread == POINTS_PER_THREAD and meta["tid_dims"] == 1)
     assert launch == {"grid": "points", "block": 256, "shared_bytes": 0, "arena": None, **tiles}
     assert 'extern "C" __global__ void __launch_bounds__(256) bw_entry(const Packed p, char* bw_arena_global)' in text
+    assert text.count("__global__") == 1  # no arena: one entry
     # the bounds guard of the last block; of the last thread's points
     assert "        return;" in text if per_thread == 1 else "                break;" in text
     assert "#pragma" not in text
@@ -133,9 +135,8 @@ SAXPY_CUDA = '''\
 namespace {
 
 template <bool UNIT>
-__device__ __forceinline__ void body(float v_a, bw::array_t<float, 1> v_x, bw::array_t<float, 1> v_y, const int32_t n0, bw::gpu_block bw_blk) {
+__device__ __forceinline__ void body(float v_a, bw::array_t<float, 1> v_x, bw::array_t<float, 1> v_y, const int32_t n0) {
     (void)n0;
-    (void)bw_blk;
     int32_t v_i{};
     int64_t v__gpu_p1{};
     int32_t v_i_p0_4{};
@@ -205,10 +206,32 @@ struct Packed {  // the CPU entry's buffer: header, then the arguments
 
 }  // namespace
 extern "C" __global__ void __launch_bounds__(256) bw_entry(const Packed p, char* bw_arena_global) {
-    const bw::gpu_block blk{nullptr, bw_arena_global};
-    if (p.h.unit_inner) body<true>(p.a.v_a, p.a.v_x, p.a.v_y, (int32_t)p.h.dim[0], blk); else body<false>(p.a.v_a, p.a.v_x, p.a.v_y, (int32_t)p.h.dim[0], blk);
+    if (p.h.unit_inner) body<true>(p.a.v_a, p.a.v_x, p.a.v_y, (int32_t)p.h.dim[0]); else body<false>(p.a.v_a, p.a.v_x, p.a.v_y, (int32_t)p.h.dim[0]);
 }
 '''
+
+
+def test_the_cuda_cache_key_covers_the_runtime_header(tmp_path, monkeypatch):
+    """A cubin built against another brickwork_cuda.h (before the arena had two entries, say) is never loaded:
+    the header's content, and the CUDA target's modules, are in the target's identity, which every CUDA
+    cache key holds (``targets/keys.py``)."""
+    from brickwork.jit import toolchain
+    from brickwork.targets import cuda, keys
+
+    digest = cuda._cuda_digest()
+    assert f"generator {digest}" in TARGET.identity()
+    parts = keys.key_parts(saxpy, [wp.float32, wp.array(dtype=float), wp.array(dtype=float)], "release", TARGET)
+    assert parts["compiler and flags"] == TARGET.identity()
+    folder = tmp_path / "include"
+    shutil.copytree(toolchain.include_dir(), folder)
+    header = folder / "brickwork_cuda.h"
+    header.write_text(header.read_text().replace("gpu_global_arena", "gpu_block"))
+    monkeypatch.setattr(toolchain, "include_dir", lambda: str(folder))
+    cuda._cuda_digest.cache_clear()
+    try:
+        assert cuda._cuda_digest() != digest
+    finally:
+        cuda._cuda_digest.cache_clear()
 
 
 def test_saxpy_source_is_the_golden_text():
@@ -248,7 +271,7 @@ def test_a_3d_launch_runs_in_tiles_or_splits_the_thread_index_row_major(builds):
     positions = [text.index(s) for s in order]
     assert positions == sorted(positions)
     assert "bw::mod(" not in text  # the kernel has no % of its own
-    assert "body<true>(p.a.v_a, (int32_t)p.h.dim[0], (int32_t)p.h.dim[1], (int32_t)p.h.dim[2], blk)" in text
+    assert "body<true>(p.a.v_a, (int32_t)p.h.dim[0], (int32_t)p.h.dim[1], (int32_t)p.h.dim[2])" in text
 
 
 def test_functions_are_device_functions_and_float16_is_half(builds):

@@ -88,17 +88,23 @@ __forceinline__ int popcountll(unsigned long long x) { return __popcll(x); }
 // A loop-abstraction slice or a par_for_outer team is one thread block; its scratch comes from the
 // block's arena: the dynamic shared memory of the launch when the arena fits the shared-memory
 // limit, else the block's part of a global buffer the host allocates (gridDim.x arenas, each
-// rounded up to 64 bytes). Every thread of the block allocates the same pieces in the same order,
-// so each thread's team_alloc returns the same addresses.
+// rounded up to 64 bytes). A kernel with an arena has an entry for each (unit.py) and the host
+// launches the one that fits, so that the body, compiled once for each kind of arena, addresses
+// its scratch with shared-memory instructions (LDS/STS) in the first: a base chosen at run time
+// would make every scratch access a generic one. Every thread of the block allocates the same
+// pieces in the same order, so each thread's team_alloc returns the same addresses.
 namespace bw {
-struct gpu_block {
-    unsigned char* shared;  // dynamic shared memory (null when the kernel has no arena)
-    char* global;           // the launch's global scratch buffer (null when the arena is shared)
+struct gpu_shared_arena {  // the arena fits: the launch's dynamic shared memory
+    unsigned char* shared;
 };
-__forceinline__ team gpu_arena(const gpu_block& b, int64_t bytes, int64_t shared_limit) {
-    char* base = bytes <= shared_limit ? reinterpret_cast<char*>(b.shared)
-                                       : b.global + (int64_t)blockIdx.x * ((bytes + 63) & ~(int64_t)63);
-    return team{base, 0, bytes};
+struct gpu_global_arena {  // it does not: the launch's global scratch buffer
+    char* global;
+};
+__forceinline__ team gpu_arena(const gpu_shared_arena& b, int64_t bytes) {
+    return team{reinterpret_cast<char*>(b.shared), 0, bytes};
+}
+__forceinline__ team gpu_arena(const gpu_global_arena& b, int64_t bytes) {
+    return team{b.global + (int64_t)blockIdx.x * ((bytes + 63) & ~(int64_t)63), 0, bytes};
 }
 // A piece starts at its element's alignment (no more): pads of one type fill exactly the bytes a team
 // requests (two pads of 3 float64: 48 bytes), as the host's arena size assumes.

@@ -3,12 +3,11 @@
 namespace {
 
 template <bool UNIT>
-__device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__la_ks, int32_t v__la_ke, int32_t v__la_js, int32_t v__la_je, int32_t v__la_is, int32_t v__la_ie, int32_t v__la_NK, int32_t v__la_NJ, int32_t v__la_NI, int32_t v__la_ninner, int32_t v__la_nouter, const int32_t n0, const int32_t n1, const int32_t n2, const int32_t n3, bw::gpu_block bw_blk) {
+__device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__la_ks, int32_t v__la_ke, int32_t v__la_js, int32_t v__la_je, int32_t v__la_is, int32_t v__la_ie, int32_t v__la_NK, int32_t v__la_NJ, int32_t v__la_NI, int32_t v__la_ninner, int32_t v__la_nouter, const int32_t n0, const int32_t n1, const int32_t n2, const int32_t n3) {
     (void)n0;
     (void)n1;
     (void)n2;
     (void)n3;
-    (void)bw_blk;
     int32_t v_b{};
     int32_t v_k{};
     int32_t v_j{};
@@ -104,6 +103,5 @@ struct Packed {  // the CPU entry's buffer: header, then the arguments
 
 }  // namespace
 extern "C" __global__ void __launch_bounds__(256) bw_entry(const Packed p, char* bw_arena_global) {
-    const bw::gpu_block blk{nullptr, bw_arena_global};
-    if (p.h.unit_inner) body<true>(p.a.v_field, p.a.v__la_ks, p.a.v__la_ke, p.a.v__la_js, p.a.v__la_je, p.a.v__la_is, p.a.v__la_ie, p.a.v__la_NK, p.a.v__la_NJ, p.a.v__la_NI, p.a.v__la_ninner, p.a.v__la_nouter, (int32_t)p.h.dim[0], (int32_t)p.h.dim[1], (int32_t)p.h.dim[2], (int32_t)p.h.dim[3], blk); else body<false>(p.a.v_field, p.a.v__la_ks, p.a.v__la_ke, p.a.v__la_js, p.a.v__la_je, p.a.v__la_is, p.a.v__la_ie, p.a.v__la_NK, p.a.v__la_NJ, p.a.v__la_NI, p.a.v__la_ninner, p.a.v__la_nouter, (int32_t)p.h.dim[0], (int32_t)p.h.dim[1], (int32_t)p.h.dim[2], (int32_t)p.h.dim[3], blk);
+    if (p.h.unit_inner) body<true>(p.a.v_field, p.a.v__la_ks, p.a.v__la_ke, p.a.v__la_js, p.a.v__la_je, p.a.v__la_is, p.a.v__la_ie, p.a.v__la_NK, p.a.v__la_NJ, p.a.v__la_NI, p.a.v__la_ninner, p.a.v__la_nouter, (int32_t)p.h.dim[0], (int32_t)p.h.dim[1], (int32_t)p.h.dim[2], (int32_t)p.h.dim[3]); else body<false>(p.a.v_field, p.a.v__la_ks, p.a.v__la_ke, p.a.v__la_js, p.a.v__la_je, p.a.v__la_is, p.a.v__la_ie, p.a.v__la_NK, p.a.v__la_NJ, p.a.v__la_NI, p.a.v__la_ninner, p.a.v__la_nouter, (int32_t)p.h.dim[0], (int32_t)p.h.dim[1], (int32_t)p.h.dim[2], (int32_t)p.h.dim[3]);
 }

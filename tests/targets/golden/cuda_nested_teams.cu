@@ -2,10 +2,9 @@
 #include "brickwork_cuda.h"
 namespace {
 
-template <bool UNIT>
-__device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__bw_lo0, int64_t v__bw_scratch, const int32_t n0, bw::gpu_block bw_blk) {
+template <bool UNIT, class ARENA>
+__device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__bw_lo0, int64_t v__bw_scratch, const int32_t n0, const ARENA bw_blk) {
     (void)n0;
-    (void)bw_blk;
     bw::team v_member{};
     int32_t v_j{};
     bw::array_t<double, 1> v_pad{};
@@ -15,7 +14,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__arg_inl2_1{};
     int32_t v__gpu_c1{};
     v__gpu_c1 = ((int32_t)blockIdx.x);
-    v_member = bw::gpu_arena(bw_blk, v__bw_scratch, 49152);
+    v_member = bw::gpu_arena(bw_blk, v__bw_scratch);
     v_j = bw::add(v__gpu_c1, v__bw_lo0);
     v_pad = bw::team_alloc<double, 1>(v_member, int32_t(4));
     { const int32_t _stop1 = bw::add(int32_t(3), int32_t(1)); const int32_t _step1 = ((int32_t)blockDim.x);
@@ -46,7 +45,9 @@ struct Packed {  // the CPU entry's buffer: header, then the arguments
 
 }  // namespace
 extern "C" __global__ void __launch_bounds__(128) bw_entry(const Packed p, char* bw_arena_global) {
-    extern __shared__ __align__(64) unsigned char bw_arena_shared[];  // the arena, if it fits
-    const bw::gpu_block blk{bw_arena_shared, bw_arena_global};
-    if (p.h.unit_inner) body<true>(p.a.v_field, p.a.v__bw_lo0, p.a.v__bw_scratch, (int32_t)p.h.dim[0], blk); else body<false>(p.a.v_field, p.a.v__bw_lo0, p.a.v__bw_scratch, (int32_t)p.h.dim[0], blk);
+    extern __shared__ __align__(64) unsigned char bw_arena_shared[];  // the arena: it fits
+    if (p.h.unit_inner) body<true>(p.a.v_field, p.a.v__bw_lo0, p.a.v__bw_scratch, (int32_t)p.h.dim[0], bw::gpu_shared_arena{bw_arena_shared}); else body<false>(p.a.v_field, p.a.v__bw_lo0, p.a.v__bw_scratch, (int32_t)p.h.dim[0], bw::gpu_shared_arena{bw_arena_shared});
+}
+extern "C" __global__ void __launch_bounds__(128) bw_entry_global(const Packed p, char* bw_arena_global) {
+    body<false>(p.a.v_field, p.a.v__bw_lo0, p.a.v__bw_scratch, (int32_t)p.h.dim[0], bw::gpu_global_arena{bw_arena_global});
 }

@@ -11,10 +11,9 @@ struct S_ValueLoc_float64_76cd281b23 {
 };
 
 template <bool UNIT>
-__device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__la_ks, int32_t v__la_ke, int32_t v__la_js, int32_t v__la_je, int32_t v__la_is, int32_t v__la_ie, int32_t v__la_NK, int32_t v__la_NJ, int32_t v__la_NI, int32_t v__la_ninner, int32_t v__la_nouter, bw::array_t<S_ValueLoc_float64_76cd281b23, 1> v__la_partials, const int32_t n0, const int32_t n1, bw::gpu_block bw_blk, S_ValueLoc_float64_76cd281b23* sh__gpu_red) {
+__device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__la_ks, int32_t v__la_ke, int32_t v__la_js, int32_t v__la_je, int32_t v__la_is, int32_t v__la_ie, int32_t v__la_NK, int32_t v__la_NJ, int32_t v__la_NI, int32_t v__la_ninner, int32_t v__la_nouter, bw::array_t<S_ValueLoc_float64_76cd281b23, 1> v__la_partials, const int32_t n0, const int32_t n1, S_ValueLoc_float64_76cd281b23* sh__gpu_red) {
     (void)n0;
     (void)n1;
-    (void)bw_blk;
     int32_t v_b{};
     int32_t v_k__inl1{};
     int32_t v_j__inl1{};
@@ -169,6 +168,5 @@ struct Packed {  // the CPU entry's buffer: header, then the arguments
 }  // namespace
 extern "C" __global__ void __launch_bounds__(128) bw_entry(const Packed p, char* bw_arena_global) {
     __shared__ __align__(16) unsigned char sh__gpu_red_bytes[128 * sizeof(S_ValueLoc_float64_76cd281b23)];
-    const bw::gpu_block blk{nullptr, bw_arena_global};
-    if (p.h.unit_inner) body<true>(p.a.v_field, p.a.v__la_ks, p.a.v__la_ke, p.a.v__la_js, p.a.v__la_je, p.a.v__la_is, p.a.v__la_ie, p.a.v__la_NK, p.a.v__la_NJ, p.a.v__la_NI, p.a.v__la_ninner, p.a.v__la_nouter, p.a.v__la_partials, (int32_t)p.h.dim[0], (int32_t)p.h.dim[1], blk, reinterpret_cast<S_ValueLoc_float64_76cd281b23*>(sh__gpu_red_bytes)); else body<false>(p.a.v_field, p.a.v__la_ks, p.a.v__la_ke, p.a.v__la_js, p.a.v__la_je, p.a.v__la_is, p.a.v__la_ie, p.a.v__la_NK, p.a.v__la_NJ, p.a.v__la_NI, p.a.v__la_ninner, p.a.v__la_nouter, p.a.v__la_partials, (int32_t)p.h.dim[0], (int32_t)p.h.dim[1], blk, reinterpret_cast<S_ValueLoc_float64_76cd281b23*>(sh__gpu_red_bytes));
+    if (p.h.unit_inner) body<true>(p.a.v_field, p.a.v__la_ks, p.a.v__la_ke, p.a.v__la_js, p.a.v__la_je, p.a.v__la_is, p.a.v__la_ie, p.a.v__la_NK, p.a.v__la_NJ, p.a.v__la_NI, p.a.v__la_ninner, p.a.v__la_nouter, p.a.v__la_partials, (int32_t)p.h.dim[0], (int32_t)p.h.dim[1], reinterpret_cast<S_ValueLoc_float64_76cd281b23*>(sh__gpu_red_bytes)); else body<false>(p.a.v_field, p.a.v__la_ks, p.a.v__la_ke, p.a.v__la_js, p.a.v__la_je, p.a.v__la_is, p.a.v__la_ie, p.a.v__la_NK, p.a.v__la_NJ, p.a.v__la_NI, p.a.v__la_ninner, p.a.v__la_nouter, p.a.v__la_partials, (int32_t)p.h.dim[0], (int32_t)p.h.dim[1], reinterpret_cast<S_ValueLoc_float64_76cd281b23*>(sh__gpu_red_bytes));
 }

@@ -2,11 +2,10 @@
 #include "brickwork_cuda.h"
 namespace {
 
-template <bool UNIT>
-__device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__la_ks, int32_t v__la_ke, int32_t v__la_js, int32_t v__la_je, int32_t v__la_is, int32_t v__la_ie, int32_t v__la_NK, int32_t v__la_NJ, int32_t v__la_NI, int32_t v__la_ninner, int32_t v__la_nouter, const int32_t n0, const int32_t n1, bw::gpu_block bw_blk) {
+template <bool UNIT, class ARENA>
+__device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__la_ks, int32_t v__la_ke, int32_t v__la_js, int32_t v__la_je, int32_t v__la_is, int32_t v__la_ie, int32_t v__la_NK, int32_t v__la_NJ, int32_t v__la_NI, int32_t v__la_ninner, int32_t v__la_nouter, const int32_t n0, const int32_t n1, const ARENA bw_blk) {
     (void)n0;
     (void)n1;
-    (void)bw_blk;
     int32_t v_b{};
     bw::array_t<double, 1> v__la_scratch1{};
     int32_t v_idx{};
@@ -92,7 +91,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     v_b = v__gpu_c68;
     v__la_t1 = bw::add(v__la_ks, v__gpu_c69);
     v__la_t2 = bw::add(bw::mul(bw::add(bw::mul(v__la_t1, v__la_NJ), v__la_js), v__la_NI), v__la_is);
-    v__la_team = bw::gpu_arena(bw_blk, bw::add(bw::mul(bw::cast<int64_t>(bw::add(bw::sub(bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_ks, int32_t(0)), v__la_NJ), bw::add(v__la_je, int32_t(0))), v__la_NI), bw::add(v__la_ie, int32_t(0))), bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_ks, int32_t(0)), v__la_NJ), bw::add(v__la_js, int32_t(0))), v__la_NI), bw::add(v__la_is, int32_t(-1)))), int32_t(1))), int64_t(8LL)), int64_t(64LL)), 49152);
+    v__la_team = bw::gpu_arena(bw_blk, bw::add(bw::mul(bw::cast<int64_t>(bw::add(bw::sub(bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_ks, int32_t(0)), v__la_NJ), bw::add(v__la_je, int32_t(0))), v__la_NI), bw::add(v__la_ie, int32_t(0))), bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_ks, int32_t(0)), v__la_NJ), bw::add(v__la_js, int32_t(0))), v__la_NI), bw::add(v__la_is, int32_t(-1)))), int32_t(1))), int64_t(8LL)), int64_t(64LL)));
     v__la_t3 = bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_t1, int32_t(0)), v__la_NJ), bw::add(v__la_js, int32_t(0))), v__la_NI), bw::add(v__la_is, int32_t(-1)));
     v__la_t4 = bw::add(bw::sub(bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_t1, int32_t(0)), v__la_NJ), bw::add(v__la_je, int32_t(0))), v__la_NI), bw::add(v__la_ie, int32_t(0))), v__la_t3), int32_t(1));
     v__la_scratch1 = bw::team_alloc<double, 1>(v__la_team, bw::mul(v__la_t4, int32_t(1)));
@@ -204,7 +203,9 @@ struct Packed {  // the CPU entry's buffer: header, then the arguments
 
 }  // namespace
 extern "C" __global__ void __launch_bounds__(128) bw_entry(const Packed p, char* bw_arena_global) {
-    extern __shared__ __align__(64) unsigned char bw_arena_shared[];  // the arena, if it fits
-    const bw::gpu_block blk{bw_arena_shared, bw_arena_global};
-    if (p.h.unit_inner) body<true>(p.a.v_field, p.a.v__la_ks, p.a.v__la_ke, p.a.v__la_js, p.a.v__la_je, p.a.v__la_is, p.a.v__la_ie, p.a.v__la_NK, p.a.v__la_NJ, p.a.v__la_NI, p.a.v__la_ninner, p.a.v__la_nouter, (int32_t)p.h.dim[0], (int32_t)p.h.dim[1], blk); else body<false>(p.a.v_field, p.a.v__la_ks, p.a.v__la_ke, p.a.v__la_js, p.a.v__la_je, p.a.v__la_is, p.a.v__la_ie, p.a.v__la_NK, p.a.v__la_NJ, p.a.v__la_NI, p.a.v__la_ninner, p.a.v__la_nouter, (int32_t)p.h.dim[0], (int32_t)p.h.dim[1], blk);
+    extern __shared__ __align__(64) unsigned char bw_arena_shared[];  // the arena: it fits
+    if (p.h.unit_inner) body<true>(p.a.v_field, p.a.v__la_ks, p.a.v__la_ke, p.a.v__la_js, p.a.v__la_je, p.a.v__la_is, p.a.v__la_ie, p.a.v__la_NK, p.a.v__la_NJ, p.a.v__la_NI, p.a.v__la_ninner, p.a.v__la_nouter, (int32_t)p.h.dim[0], (int32_t)p.h.dim[1], bw::gpu_shared_arena{bw_arena_shared}); else body<false>(p.a.v_field, p.a.v__la_ks, p.a.v__la_ke, p.a.v__la_js, p.a.v__la_je, p.a.v__la_is, p.a.v__la_ie, p.a.v__la_NK, p.a.v__la_NJ, p.a.v__la_NI, p.a.v__la_ninner, p.a.v__la_nouter, (int32_t)p.h.dim[0], (int32_t)p.h.dim[1], bw::gpu_shared_arena{bw_arena_shared});
+}
+extern "C" __global__ void __launch_bounds__(128) bw_entry_global(const Packed p, char* bw_arena_global) {
+    body<false>(p.a.v_field, p.a.v__la_ks, p.a.v__la_ke, p.a.v__la_js, p.a.v__la_je, p.a.v__la_is, p.a.v__la_ie, p.a.v__la_NK, p.a.v__la_NJ, p.a.v__la_NI, p.a.v__la_ninner, p.a.v__la_nouter, (int32_t)p.h.dim[0], (int32_t)p.h.dim[1], bw::gpu_global_arena{bw_arena_global});
 }

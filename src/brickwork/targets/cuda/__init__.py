@@ -17,7 +17,8 @@ from ...errors import ToolchainError
 from ..base import Target
 from .arch import DEFAULT_ARCH, NVRTC_OPTIONS
 
-ENTRY_SYMBOL = "bw_entry"  # the __global__ entry of every instance (see unit.py)
+ENTRY_SYMBOL = "bw_entry"  # the __global__ entry of every instance (see unit.py); its arena, if any, is shared
+GLOBAL_ENTRY_SYMBOL = "bw_entry_global"  # a kernel with an arena: the entry whose arena is in global memory
 BOUNDS_SYMBOL = "bw_bounds_record"  # debug mode: the device global holding the first out-of-bounds access
 
 

@@ -70,6 +70,17 @@ def arena_function(text: str, names: list[str]):
     return build(tree)
 
 
+def arena_always_fits(text: str | None, shared_limit: int) -> bool:
+    """Whether every launch's arena of the recorded size ``text`` fits in shared memory: no arena, or
+    one of a constant size within ``shared_limit`` (such a kernel needs no global-arena entry)."""
+    if text is None:
+        return True
+    try:
+        return arena_function(text, [])(()) <= shared_limit
+    except ArenaExpressionError:  # a size that depends on the arguments
+        return False
+
+
 #: Threads of a tile along the launch's last dimension (a warp: one coalesced row segment).
 TILE_X = 32
 #: The largest grid along y and z (CUDA's limit); a launch that would need more is not tiled.

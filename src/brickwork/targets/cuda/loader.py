@@ -8,7 +8,7 @@ import struct
 from ... import cuda_driver
 from ...errors import BoundsError, DeviceUnavailableError
 from ...jit.store import symbol
-from . import BOUNDS_SYMBOL, ENTRY_SYMBOL
+from . import BOUNDS_SYMBOL, ENTRY_SYMBOL, GLOBAL_ENTRY_SYMBOL
 from .geometry import LaunchPlan
 
 #: ``bw::bounds_error`` of brickwork.h on the device: set, where (a device pointer), n, index[4], shape[4]
@@ -18,13 +18,19 @@ _DEFAULT_DYNAMIC_SHARED = 48 * 1024
 
 
 class CudaEntry:
-    """The entry point of one cubin; ``launch(buf, dims, device, args, params)`` runs it on ``device``."""
+    """The entry point of one cubin; ``launch(buf, dims, device, args, params)`` runs it on ``device``.
+
+    A kernel with a scratch arena has two (``unit.py``): ``bw_entry``, whose arena is the launch's dynamic
+    shared memory, and ``bw_entry_global``, whose arena is the global buffer; each launch runs the one its
+    arena's size calls for (``LaunchPlan.geometry``), and passes the global buffer only to the second.
+    """
 
     def __init__(self, path: str, meta: dict):
         with open(path, "rb") as f:
             self.cubin = f.read()
         self.label = meta.get("label", "kernel")
         self.symbol = symbol(meta, ENTRY_SYMBOL)  # renamed in a batch-built cubin
+        self.global_symbol = symbol(meta, GLOBAL_ENTRY_SYMBOL)
         self.plan = LaunchPlan(meta.get("gpu_launch", {}))
         self.block, self.per_block = self.plan.block, self.plan.per_block
         self.ndims = int(meta.get("tid_dims", 1))
@@ -32,6 +38,7 @@ class CudaEntry:
         self.one_row_of_points = self.ndims == 1 and self.plan.per_point and self.plan.arena_text is None
         self.checked = meta.get("mode") == "debug"
         self._loaded: dict = {}  # device ordinal -> (module, function)
+        self._global_entries: dict = {}  # device ordinal -> the function whose arena is the global buffer
         self._shared_allowed: dict = {}  # device ordinal -> dynamic shared bytes the function may use
         self._arenas: dict = {}  # (device ordinal, stream) -> (pointer, bytes) of the global scratch buffer
 
@@ -59,11 +66,18 @@ class CudaEntry:
             if g.shared > self._shared_allowed.get(ordinal, _DEFAULT_DYNAMIC_SHARED):
                 drv.allow_dynamic_shared(ordinal, function, g.shared)
                 self._shared_allowed[ordinal] = g.shared
-            arena = self._global_arena(drv, ordinal, stream, g.grid * g.global_arena) if g.global_arena else 0
+            arena = 0
+            if g.global_arena:  # the arena does not fit in shared memory: the other entry, and the buffer
+                function = self._global_entries.get(ordinal) or self._global_entry(drv, ordinal, module)
+                arena = self._global_arena(drv, ordinal, stream, g.grid * g.global_arena)
             grid, block, shared = g.grid, g.block, g.shared
         drv.launch(ordinal, function, grid, block, buf, shared=shared, arena=arena, stream=stream)
         if self.checked:
             self._raise_out_of_bounds(drv, ordinal, module)
+
+    def _global_entry(self, drv, ordinal: int, module: int) -> int:
+        function = self._global_entries[ordinal] = drv.function(ordinal, module, self.global_symbol)
+        return function
 
     def _global_arena(self, drv, ordinal: int, stream: int, nbytes: int) -> int:
         """The global scratch buffer of launches on (device, stream), at least ``nbytes`` (grown, never

@@ -9,7 +9,7 @@ mapping (``ir/nodes.py``, section "GPU mapping"):
 | ``IRLaunchExtent(d)`` | ``n<d>``: the host launch's ``dim[d]``, a parameter of ``body`` |
 | ``IRGpuBarrier`` | ``__syncthreads()`` |
 | ``IRSharedBuffer`` | a 1-D array over ``sh_<name>``, a static ``__shared__`` buffer of the entry |
-| ``IRGpuArena`` | ``bw::gpu_arena``: dynamic shared memory, or the block's part of the global buffer |
+| ``IRGpuArena`` | ``bw::gpu_arena(bw_blk, bytes)``: the entry's arena (shared or global memory: ``unit.py``) |
 """
 
 from __future__ import annotations
@@ -74,7 +74,8 @@ class CudaRenderer(CppRenderer):
         return f"bw::shared_array({shared_name(e.name)}, {e.count})"
 
     def e_IRGpuArena(self, e):
-        return f"bw::gpu_arena(bw_blk, {self.expr(e.size)}, {e.shared_limit})"
+        # bw_blk's type says which memory the arena is in (unit.py): the host launches the entry whose arena fits
+        return f"bw::gpu_arena(bw_blk, {self.expr(e.size)})"
 
     def e_IRTeamBegin(self, e):
         # the GPU mapping replaces every team's arena by the block's (IRGpuArena)
