@@ -7,7 +7,7 @@ caller's own metadata (JSON: a time, a cycle, ...). A mesh built the same way (t
 ghosts, domain and fields; any number of MPI ranks, any device) loads it and continues bit for bit.
 
 Both calls are collective on several ranks, and no rank holds the whole mesh: saving, rank 0 writes
-the file receiving one block at a time (``streams.write_on_rank_0``); loading, every rank reads the
+the file receiving the blocks a few at a time (``streams.write_on_rank_0``); loading, every rank reads the
 metadata and the table of digests, then its own blocks only, each checked against its digest: first
 to check them (a block at a time), then, once the ranks agree, into the fields. A rank that cannot use
 the file, or that read other content under the same path, is a ``RestartError`` on every rank, and

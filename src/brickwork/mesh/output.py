@@ -7,7 +7,7 @@ component (``velocity_1``, ``velocity_2``, ...; ``stress_1_2`` for a matrix; ``_
 complex field; float16 written as float32, bool as uint8), in the format of
 ``io.hdf5`` (one dataset ``/cells/<name>`` of shape ``(nblocks, nk, nj, ni)`` per variable, one grid per
 block in the XDMF file). On several MPI ranks the call is collective: rank 0 writes both files,
-receiving the blocks one at a time, variable by variable (``streams.write_on_rank_0``: no rank holds
+receiving the blocks a few at a time, variable by variable (``streams.write_on_rank_0``: no rank holds
 more than its own blocks and one field's values for the output), and every rank returns their paths,
 or raises the error rank 0 met (the other ranks as an ``OutputError``).
 """
