@@ -422,8 +422,10 @@ def test_the_cpu_default_is_sah_and_rebuild_keeps_the_constructor_or_takes_a_new
     np.testing.assert_array_equal(bvh._tree.order, median_order)
     bvh.rebuild("sah")
     np.testing.assert_array_equal(bvh._tree.order, sah_order)
-    lbvh = wp.Bvh(lowers, uppers, constructor="lbvh")  # the median tree, as "median"
-    np.testing.assert_array_equal(lbvh._tree.order, median_order)
+    lbvh = wp.Bvh(lowers, uppers, constructor="lbvh")  # the linear BVH (tests/runtime/test_bvh_lbvh.py)
+    assert not np.array_equal(lbvh._tree.order, median_order)
+    bvh.rebuild("lbvh")
+    np.testing.assert_array_equal(bvh._tree.order, lbvh._tree.order)
     mesh = wp.Mesh(wp.array(np.zeros((3, 3), np.float32), dtype=wp.vec3), wp.array([0, 1, 2], dtype=wp.int32))
     assert mesh.bvh_constructor == "sah"
 

@@ -2,14 +2,17 @@
 
 Every node with more than ``leaf_size`` items is split in two: for ``constructor="sah"`` (Warp's CPU default)
 where the surface-area heuristic puts it (``bvh_sah``: binned, over all three axes, within a depth budget),
-for "median" and "lbvh" (the default on a CUDA device) at the median of its items' centres along the longest
-axis of their extent. Nodes are numbered level by level, root 0. The item order (which items each node
-holds) is computed by compiled kernels on the CPU (``bvh_build``, ``bvh_sah``), deterministically: ties go by
-item index (for a SAH tree of many items, by the items' Morton order). Node bounds are computed bottom-up
-(``refit``: the leaves', then each level's from its children; compiled, in place, on the tree's device:
-``bvh_refit``; a device tree's build runs on the host and uploads its tables). Kernels receive the tree as its
-``id`` (a ``uint64``: the address of the 96-byte descriptor on the tree's device, ``bw::bvh_data`` in
-``include/brickwork_bvh.h``), and traverse it with an explicit stack.
+for "median" at the median of its items' centres along the longest axis of their extent. "lbvh" (the default
+on a CUDA device) builds a linear BVH: Karras's radix tree over the items' sorted Morton codes (``bvh_lbvh``),
+by kernels launched on the tree's device (a CUDA tree's build copies only its 65 level ends to the host); a
+grouped "lbvh" tree is the median tree. Nodes are numbered level by level, root 0. The item order (which items
+each node holds) is computed by compiled kernels on the CPU (``bvh_build``, ``bvh_sah``) or on the device
+(``bvh_lbvh``), deterministically: ties go by item index (for a SAH tree of many items, by the items' Morton
+order). Node bounds are computed bottom-up (``refit``: the leaves', then each level's from its children;
+compiled, in place, on the tree's device: ``bvh_refit``; a device "sah"/"median" tree's build runs on the host
+and uploads its tables). Kernels receive the tree as its ``id`` (a ``uint64``: the address of the 96-byte
+descriptor on the tree's device, ``bw::bvh_data`` in ``include/brickwork_bvh.h``), and traverse it with an
+explicit stack.
 """
 
 from __future__ import annotations
@@ -22,10 +25,12 @@ import numpy as np
 from ..device import get_device
 from ..errors import BrickworkError
 from ..types import device_import, recording
-from ..types.arrays import array, type_name
+from ..types.arrays import array, empty, type_name
 from ..types.composite import vector
 from ..types.scalars import float32, int32, uint8
-from . import bvh_build, bvh_refit, bvh_sah
+from . import bvh_build, bvh_lbvh, bvh_refit, bvh_sah
+from .hash_grid_build import launcher
+from .launch import launch_on_cpu
 
 #: The descriptor the kernels read (``bw::bvh_data``); the first fields have the order of Warp's host header, then
 #: the groups' sorted ids and subtree roots (``bvh_get_group_root``).
@@ -141,6 +146,24 @@ class Tree:
         leaf = self.lo_i < 0
         self.leaves = np.flatnonzero(leaf)
         self.leaf_starts = -(self.lo_i[leaf].astype(np.int64) + 1)
+
+    @classmethod
+    def from_levels(cls, first: np.ndarray, last: np.ndarray, parents: np.ndarray, order: np.ndarray,
+                    max_depth: int, ranges: list) -> Tree:
+        """A tree without groups whose nodes are numbered level by level, each level the ids ``ranges[d]``
+        (``(first, end)``, root first): an lbvh tree (``bvh_lbvh``)."""
+        tree = cls.__new__(cls)
+        tree.group_ids = tree.group_roots = np.zeros(0, np.int32)
+        tree.order = np.asarray(order, np.int32)
+        tree.num_nodes = len(first)
+        tree.lo_i, tree.hi_i = np.asarray(first, np.int32), np.asarray(last, np.int32)
+        tree.parents = np.asarray(parents, np.int32)
+        tree.levels = [(np.arange(a, b), tree.lo_i[a:b] >= 0) for a, b in ranges]
+        tree.max_depth = max_depth
+        leaf = tree.lo_i < 0
+        tree.leaves = np.flatnonzero(leaf)
+        tree.leaf_starts = -(tree.lo_i[leaf].astype(np.int64) + 1)
+        return tree
 
     @functools.cached_property
     def kernel_tables(self) -> dict:
@@ -269,6 +292,24 @@ class TreeStorage:
         self.tables[name] = table
         self.descriptor[field or name] = address
 
+    def reserve(self, name: str, nbytes: int, field: str | None = None) -> None:
+        """Table ``name`` of ``nbytes`` bytes on the device (the last one if of that size: no copy, contents
+        left as they are), descriptor ``field`` pointing at it; a table built there (``build_on_device``)."""
+        old = self.tables.get(name)
+        if old is None or old.shape[0] != max(nbytes, 1):
+            old = empty((max(nbytes, 1),), dtype=uint8, device=self.device)
+        self.tables[name] = old
+        self.descriptor[field or name] = int(old.ptr) if nbytes else 0
+
+    def view(self, name: str, shape: tuple, dtype=float32) -> array:
+        """Table ``name`` as an array of ``shape`` of ``dtype`` (float32 or int32) on the storage's device: a view,
+        no copy."""
+        table = self.tables[name]
+        comp = np.dtype(np.float32 if dtype is float32 else np.int32)
+        if self.device.is_cpu:
+            return array(table.view(comp).reshape(shape), dtype=dtype, copy=False)
+        return device_import.view(table.ptr, shape, comp, dtype, self.device.ordinal, table, f"the tree's {name}")
+
     def upload(self) -> None:
         if self.device_descriptor is not None:
             self.device_descriptor.assign(self.descriptor.view(np.uint8))
@@ -287,8 +328,12 @@ class TreeStorage:
 def build_tree(storage: TreeStorage, lowers: np.ndarray, uppers: np.ndarray, leaf_size: int, groups,
                constructor: str = "median") -> Tree:
     """A new tree over the boxes ``lowers``/``uppers`` ((n, 3) float32), with ``groups`` (an int32 array or
-    None), written to ``storage``: a SAH tree for ``constructor`` "sah", else the median split ("median",
-    "lbvh")."""
+    None), written to ``storage``: a SAH tree for ``constructor`` "sah", else the median split ("median", and
+    "lbvh" with groups or no items), or for "lbvh" the linear BVH (``linear_tree``)."""
+    if constructor == "lbvh" and groups is None and 1 <= len(lowers) < bvh_lbvh.MAX_ITEMS:
+        tree = linear_tree(lowers, uppers, leaf_size)
+        write_tree(storage, tree, lowers, uppers, structure=True)
+        return tree
     with np.errstate(invalid="ignore", over="ignore"):  # -inf + inf: a NaN centre
         centers = (lowers.astype(np.float64) + uppers) * 0.5
     tree = Tree(centers, leaf_size, None if groups is None else groups.numpy(),
@@ -332,13 +377,84 @@ def write_tree(storage: TreeStorage, tree: Tree, lowers: np.ndarray, uppers: np.
     storage.upload()
 
 
+def linear_tree(lowers: np.ndarray, uppers: np.ndarray, leaf_size: int) -> Tree:
+    """The lbvh tree over the boxes ``lowers``/``uppers`` ((n, 3) float32, n >= 1), by ``bvh_lbvh``'s kernels on
+    the CPU."""
+    n = len(lowers)
+    scratch = bvh_lbvh.Scratch("cpu")
+    order = empty((n,), dtype=int32, device="cpu")
+    items = (array(np.ascontiguousarray(b, np.float32), dtype=float32, copy=False) for b in (lowers, uppers))
+    ends = bvh_lbvh.structure(*items, n, leaf_size, order, scratch, launch_on_cpu)
+    num_nodes, max_depth, ranges = bvh_lbvh.levels(ends)
+    first, last, parents = (empty((num_nodes,), dtype=int32, device="cpu") for _ in range(3))
+    none = empty((0, 4), dtype=int32, device="cpu")
+    bvh_lbvh.nodes(scratch, num_nodes, leaf_size, first, last, parents, none, none, launch_on_cpu)
+    return Tree.from_levels(first.numpy(), last.numpy(), parents.numpy(), order.numpy(), max_depth, ranges)
+
+
+class DeviceTree:
+    """An lbvh tree built on its (CUDA) device: its tables stay there (``tables_on``, for the refit)."""
+
+    group_ids = group_roots = np.zeros(0, np.int32)
+
+    def __init__(self, tables: dict, num_nodes: int, max_depth: int):
+        self.tables, self.num_nodes, self.max_depth = tables, num_nodes, max_depth
+
+    def tables_on(self, device) -> dict:
+        """``first``, ``last``, ``order`` (int32 device arrays), ``num_nodes`` and ``ranges`` (each level's ids
+        with inner nodes, deepest first; also as ``levels``: one refit launch each) for
+        ``bvh_refit.refit_by_ranges``."""
+        return self.tables
+
+
+def build_on_device(storage: TreeStorage, n: int, write_items, leaf_size: int) -> DeviceTree:
+    """An lbvh tree over ``n`` >= 1 items built on the storage's device (``bvh_lbvh``), into its tables (those of
+    the last build reused where their sizes allow): ``write_items(lowers, uppers)`` writes the items' boxes
+    into the (n, 3) float32 item tables there, then the tree is built and refit there. Only the level ends come
+    to the host (``bvh_lbvh.structure``); the descriptor goes up."""
+    device = storage.device
+    on = launcher(device)
+    scratch = storage.__dict__.setdefault("scratch", bvh_lbvh.Scratch(device))
+    for name in ("item_lowers", "item_uppers"):
+        storage.reserve(name, 12 * n)
+    items = storage.view("item_lowers", (n, 3)), storage.view("item_uppers", (n, 3))
+    write_items(*items)
+    storage.reserve("primitive_indices", 4 * n)
+    order = storage.view("primitive_indices", (n,), int32)
+    num_nodes, max_depth, ranges = bvh_lbvh.levels(bvh_lbvh.structure(*items, n, leaf_size, order, scratch, on))
+    for name, size in (("node_lowers", 16), ("node_uppers", 16), ("node_parents", 4)):
+        storage.reserve(name, size * num_nodes)
+    first, last = scratch.get("first", (num_nodes,)), scratch.get("last", (num_nodes,))
+    words = [storage.view(name, (num_nodes, 4), int32) for name in ("node_lowers", "node_uppers")]
+    bvh_lbvh.nodes(scratch, num_nodes, leaf_size, first, last, storage.view("node_parents", (num_nodes,), int32),
+                   *words, on)
+    inner = ranges[-2::-1]  # the deepest level holds only leaves
+    tree = DeviceTree({"first": first, "last": last, "order": order, "num_nodes": num_nodes, "ranges": inner,
+                       "levels": inner}, num_nodes, max_depth)
+    bvh_refit.refit_by_ranges(tree.tables, *items, *(storage.view(name, (num_nodes, 4)) for name in
+                                                     ("node_lowers", "node_uppers")), device)
+    d = storage.descriptor
+    d["group_ids"] = d["group_roots"] = d["num_groups"] = d["node_counts"] = 0
+    d["max_depth"], d["max_nodes"], d["num_nodes"], d["num_items"] = max_depth, num_nodes, num_nodes, n
+    storage.upload()
+    return tree
+
+
+def on_device(device, constructor: str, groups, n: int) -> bool:
+    """Whether a tree builds on its device (``build_on_device``): an lbvh tree without groups over some items on
+    a CUDA device."""
+    return not device.is_cpu and constructor == "lbvh" and groups is None and 1 <= n < bvh_lbvh.MAX_ITEMS
+
+
 def refit_on_device(storage: TreeStorage, tree: Tree, write_items) -> None:
     """New bounds of a device tree's nodes, computed on its device: ``write_items(lowers, uppers)`` writes the
     items' boxes into the (n, 3) float32 item tables (launches on the device), then ``bvh_refit`` the nodes'."""
     items = storage.float_table("item_lowers", 3), storage.float_table("item_uppers", 3)
     nodes = storage.float_table("node_lowers", 4), storage.float_table("node_uppers", 4)
     write_items(*items)
-    bvh_refit.refit_by_levels(tree.tables_on(storage.device), *items, *nodes, storage.device)
+    tables = tree.tables_on(storage.device)
+    by = bvh_refit.refit_by_ranges if "ranges" in tables else bvh_refit.refit_by_levels
+    by(tables, *items, *nodes, storage.device)
 
 
 class Bvh:
@@ -384,6 +500,10 @@ class Bvh:
         return lo, hi
 
     def _build(self) -> None:
+        if on_device(self.device, self.constructor, self.groups, self.lowers.size):  # no copy through the host
+            self._tree = build_on_device(self._storage, self.lowers.size, lambda lo, hi: bvh_refit.box_items(
+                self.lowers, self.uppers, lo, hi, self.device), self.leaf_size)
+            return
         lo, hi = self._read()
         self._tree = build_tree(self._storage, lo, hi, self.leaf_size, self.groups, self.constructor)
 

@@ -131,3 +131,42 @@ def box_items(lowers: array, uppers: array, item_lowers: array, item_uppers: arr
 def triangle_items(points: array, indices: array, item_lowers: array, item_uppers: array, device) -> None:
     """The item boxes of a mesh's tree: each triangle's bounds, from ``points`` (vec3f) and ``indices`` (int32)."""
     launch_now(_triangles, indices.shape[0] // 3, device, points, indices, item_lowers, item_uppers)
+
+
+@kernel(enable_backward=False)
+def _leaf_nodes(first: array(dtype=int32), last: array(dtype=int32), order: array(dtype=int32),
+                lowers: array2d(dtype=float32), uppers: array2d(dtype=float32), node_lowers: array2d(dtype=float32),
+                node_uppers: array2d(dtype=float32)):
+    # one thread per node; the leaves' bounds (as ``_leaves``), the inner nodes left to their level
+    node = _tid()
+    if first[node] < 0:
+        start = -(first[node] + 1)
+        for c in range(3):
+            lo = lowers[order[start], c]
+            hi = uppers[order[start], c]
+            for s in range(start + 1, last[node]):
+                lo = _lower(lo, lowers[order[s], c])
+                hi = _upper(hi, uppers[order[s], c])
+            node_lowers[node, c] = lo
+            node_uppers[node, c] = hi
+
+
+@kernel(enable_backward=False)
+def _level_range(base: int32, first: array(dtype=int32), last: array(dtype=int32),
+                 node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32)):
+    # one thread per node of a level (a range of ids from ``base``): the inner ones join their children
+    node = base + _tid()
+    if first[node] >= 0:
+        _join(node, first, last, node_lowers, node_uppers)
+
+
+def refit_by_ranges(tables: dict, lowers: array, uppers: array, node_lowers: array, node_uppers: array,
+                    device) -> None:
+    """``refit_by_levels`` for a tree whose levels are ranges of node ids (an lbvh tree built on its device,
+    ``bvh_lbvh``): ``tables`` holds ``first``, ``last``, ``order``, ``num_nodes`` and ``ranges``, the
+    ``(first, end)`` ids of each level that has inner nodes, deepest first. A launch over all nodes for the
+    leaves, then one per level."""
+    tree_tables, nodes = (tables["first"], tables["last"]), (node_lowers, node_uppers)
+    launch_now(_leaf_nodes, tables["num_nodes"], device, *tree_tables, tables["order"], lowers, uppers, *nodes)
+    for a, b in tables["ranges"]:
+        launch_now(_level_range, b - a, device, a, *tree_tables, *nodes)

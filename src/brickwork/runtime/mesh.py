@@ -21,10 +21,12 @@ from .bvh import DESCRIPTOR as BVH_DESCRIPTOR
 from .bvh import (
     BvhError,
     TreeStorage,
+    build_on_device,
     build_tree,
     check_constructor,
     check_groups,
     check_leaf_size,
+    on_device,
     refit_on_device,
     write_tree,
 )
@@ -118,6 +120,10 @@ class Mesh:
         return corners.min(axis=1), corners.max(axis=1)
 
     def _build(self) -> None:
+        if on_device(self.device, self.bvh_constructor, self.groups, len(self._tris)):  # no copy through the host
+            self._tree = build_on_device(self._storage, len(self._tris), lambda lo, hi: bvh_refit.triangle_items(
+                self._points, self.indices, lo, hi, self.device), self.bvh_leaf_size)
+            return
         lo, hi = self._bounds()
         self._tree = build_tree(self._storage, lo, hi, self.bvh_leaf_size, self.groups, self.bvh_constructor)
 
