@@ -305,9 +305,63 @@ def test_a_device_trees_refit_on_the_gpu_gives_the_cpu_trees_bounds():
         bvh = wp.Bvh(lowers, wp.array(lo + 1, dtype=wp.vec3, device=device), leaf_size=2, constructor="median")
         lowers.assign(moved)
         bvh.refit()
-        mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3, device=device), wp.array(tris, dtype=wp.int32, device=device))
+        mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3, device=device), wp.array(tris, dtype=wp.int32, device=device),
+                       bvh_constructor="median")
         mesh.points = wp.array(pts * 2, dtype=wp.vec3, device=device)
         trees[device] = [host(tree._storage.tables[name]) for tree in (bvh, mesh)
                          for name in ("node_lowers", "node_uppers", "item_lowers")]
     for cpu, gpu in zip(trees["cpu"], trees[DEV]):
+        np.testing.assert_array_equal(gpu, cpu)
+
+
+@wp.kernel
+def _box_hits(bvh: wp.uint64, lowers: wp.array(dtype=wp.vec3), uppers: wp.array(dtype=wp.vec3),
+              counts: wp.array(dtype=int), sums: wp.array(dtype=int)):
+    i = wp.tid()
+    for j in wp.bvh_query_aabb(bvh, lowers[i], uppers[i]):
+        counts[i] += 1
+        sums[i] += j
+
+
+@wp.kernel
+def _ray_faces(mesh: wp.uint64, starts: wp.array(dtype=wp.vec3), dirs: wp.array(dtype=wp.vec3),
+               faces: wp.array(dtype=int)):
+    i = wp.tid()
+    q = wp.mesh_query_ray(mesh, starts[i], dirs[i], 100.0)
+    faces[i] = wp.where(q.result, q.face, -1)
+
+
+def test_an_lbvh_built_on_the_gpu_is_the_cpus_and_answers_its_queries():
+    rng = np.random.default_rng(13)
+    lo = np.concatenate([rng.normal(size=(150000, 3)), np.zeros((5000, 3))]).astype(np.float32)  # many ties
+    lo[11, 2] = np.nan
+    moved = lo + rng.uniform(-0.1, 0.1, lo.shape).astype(np.float32)
+    pts = rng.uniform(-1, 1, (5000, 3)).astype(np.float32)
+    tris = rng.integers(0, 5000, (9000, 3)).astype(np.int32).reshape(-1)
+    q_lo = rng.normal(size=(2000, 3)).astype(np.float32)
+    starts = rng.uniform(-3, 3, (2000, 3)).astype(np.float32)
+    dirs = rng.normal(size=(2000, 3)).astype(np.float32)
+    results = {}
+    for device in ("cpu", DEV):
+        lowers = wp.array(lo, dtype=wp.vec3, device=device)
+        bvh = wp.Bvh(lowers, wp.array(lo + 0.05, dtype=wp.vec3, device=device), leaf_size=4, constructor="lbvh")
+        table = bvh._storage.tables["item_lowers"]
+        got = [np.frombuffer(bvh._storage.tables[name].tobytes() if device == "cpu" else
+                             bvh._storage.tables[name].numpy().tobytes(), np.int32)
+               for name in ("node_lowers", "node_uppers", "node_parents", "primitive_indices")]
+        got.append(np.array([bvh._tree.max_depth]))
+        lowers.assign(moved)
+        bvh.rebuild()
+        assert bvh._storage.tables["item_lowers"] is table or device == "cpu"  # the same size: reused
+        counts, sums = wp.zeros(2000, dtype=int, device=device), wp.zeros(2000, dtype=int, device=device)
+        wp.launch(_box_hits, 2000, [bvh.id, wp.array(q_lo, dtype=wp.vec3, device=device),
+                                     wp.array(q_lo + 0.3, dtype=wp.vec3, device=device), counts, sums], device=device)
+        mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3, device=device), wp.array(tris, dtype=wp.int32, device=device),
+                       bvh_constructor="lbvh")
+        faces = wp.zeros(2000, dtype=int, device=device)
+        wp.launch(_ray_faces, 2000, [mesh.id, wp.array(starts, dtype=wp.vec3, device=device),
+                                      wp.array(dirs, dtype=wp.vec3, device=device), faces], device=device)
+        results[device] = got + [counts.numpy(), sums.numpy(), faces.numpy()]
+    assert results["cpu"][-3].sum() > 0
+    for cpu, gpu in zip(results["cpu"], results[DEV]):
         np.testing.assert_array_equal(gpu, cpu)
