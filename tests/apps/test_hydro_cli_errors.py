@@ -391,9 +391,9 @@ def test_the_last_good_output_includes_those_of_the_failed_state(capsys, tmp_pat
     """The final state's HDF5 output is written, then its restart file fails: that HDF5 output is the last
     good one (it used to name the first state's)."""
     pytest.importorskip("h5py")
-    from brickwork.io import restart
+    from brickwork.io import block_restart  # the hydro run writes its restart files a block at a time
 
-    fill_the_disk_at(monkeypatch, restart, 1)
+    fill_the_disk_at(monkeypatch, block_restart, 1)
     code, _, err = run_hdf5_outputs(capsys, tmp_path, tlim=0.02, restart_dt=0)
     assert code == 1
     assert one_line(err).endswith(f"cannot write {str(tmp_path / 'sod.rst.00000.npz')!r}: no space left on device. "
@@ -402,9 +402,9 @@ def test_the_last_good_output_includes_those_of_the_failed_state(capsys, tmp_pat
 
 
 def test_a_full_disk_while_writing_a_restart_file(capsys, tmp_path, monkeypatch):
-    from brickwork.io import restart
+    from brickwork.io import block_restart  # the hydro run writes its restart files a block at a time
 
-    fill_the_disk_at(monkeypatch, restart, 1)
+    fill_the_disk_at(monkeypatch, block_restart, 1)
     code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, "time.tlim=0.02", f"output.dir={tmp_path}",
                              "output.hdf5_dt=-1", "output.png_dt=-1", "output.restart_dt=0", "--quiet")
     assert code == 1

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import math
 
-from brickwork.io import restart
+import numpy as np
+
+from brickwork.io import block_restart
 from brickwork.io.restart import RestartError
 from brickwork.mesh.checkpoint import content_digest
 
@@ -45,7 +47,12 @@ def load(sim: Hydro, path: str, schedule: Schedule) -> str:
     """Set ``sim``'s state, time and cycle from the restart file ``path`` and continue ``schedule``;
     ``RestartError`` (and nothing changed) when the file does not fit this run. Returns a digest of the
     file's content (``content_digest``), for the MPI ranks to check that they read the same file."""
-    arrays, meta = restart.load(path)
+    with block_restart.BlockFile(path) as source:  # this rank's blocks only, each checked against its digest
+        return _load(sim, source, schedule)
+
+
+def _load(sim: Hydro, source, schedule: Schedule) -> str:
+    path, meta = source.path, source.meta
     check = Checker(path)
     settings = [(name, check.entry(meta, key)) for key, name in MATCHING.items()]
     config = check.table(meta, "config")
@@ -64,9 +71,14 @@ def load(sim: Hydro, path: str, schedule: Schedule) -> str:
     stored = check.schedule(meta, time, cycle)
     nblocks = len(sim.mesh.block_list)
     for name in CONSERVED:
-        _check_array(path, name, arrays.get(name), (nblocks, *sim.mesh.data(name).shape[1:]), sim.np_dtype)
+        _check_array(path, name, source.arrays.get(name), (nblocks, *sim.mesh.data(name).shape[1:]), sim.np_dtype)
+    values = {}
+    for name in CONSERVED:  # every block read (and checked) before anything changes
+        host = values[name] = np.empty(sim.mesh.data(name).shape, sim.np_dtype)
+        for block in sim.mesh.blocks:  # the file holds every block in global order
+            source.read(name, block.gid, host[block.lid])
     for name in CONSERVED:
-        sim.mesh.data(name)[...] = sim.mesh.local_part(arrays[name])  # the file holds every block in global order
+        sim.mesh.data(name)[...] = values[name]
     sim.time, sim.cycle = time, cycle
     schedule.load_meta(stored, time)
     return content_digest(meta)
@@ -83,14 +95,15 @@ def _check_end(sim: Hydro, path: str, time: float, cycle: int) -> None:
                            f"nothing to run; set time.nlim to a later cycle or -1")
 
 
-def _check_array(path: str, name: str, array, shape: tuple, dtype) -> None:
-    if array is None:
+def _check_array(path: str, name: str, found: tuple | None, shape: tuple, dtype) -> None:
+    """``found``: the file's ``(dtype, shape)`` of array ``name`` (``BlockFile.arrays``), None if it has none."""
+    if found is None:
         raise RestartError(f"restart file {path!r}: array {name!r} is missing")
-    if array.dtype != dtype:
-        raise RestartError(f"restart file {path!r}: array {name!r} has dtype {array.dtype}, but this run's fields "
+    if found[0] != dtype:
+        raise RestartError(f"restart file {path!r}: array {name!r} has dtype {found[0]}, but this run's fields "
                            f"are {dtype} (hydro.dtype)")
-    if array.shape != shape:
-        raise RestartError(f"restart file {path!r}: array {name!r} has shape {array.shape}, but this run needs "
+    if tuple(found[1]) != shape:
+        raise RestartError(f"restart file {path!r}: array {name!r} has shape {tuple(found[1])}, but this run needs "
                            f"{shape}")
 
 

@@ -11,10 +11,12 @@ the state, time, cycle and the schedules (``checkpoint``), so a restarted run re
 the uninterrupted one bit for bit; a changed cadence starts at the restart time.
 
 On a mesh spread over several MPI ranks (``mpiexec -n 4 brickwork run ...``) every rank runs this
-loop in step: the checks, time steps and totals are collective, rank 0 gathers each output and
-writes it (one HDF5 file in global block order, the same bits as a one-process run), and only rank 0
-prints. An error that one rank meets while setting up or writing is shared, so every rank stops
-with the same message; anything unexpected ends all ranks (``brickwork.comm``).
+loop in step: the checks, time steps and totals are collective, rank 0 writes each output receiving
+the blocks a few at a time (``mesh.streams``: one HDF5 file in global block order, the same bits as a
+one-process run; restart files a block at a time, each rank reading only its own blocks on a restart;
+a PNG is gathered whole), and only rank 0 prints. An error that one rank meets while setting up or
+writing is shared, so every rank stops with the same message; anything unexpected ends all ranks
+(``brickwork.comm``).
 
 The run ends at ``time.tlim`` or after ``time.nlim`` cycles (-1: no limit). Without a cycle limit,
 a CFL time step below ``DT_FLOOR * tlim`` stops the run with ``SimulationError`` instead of
@@ -35,20 +37,21 @@ from brickwork import comm
 from brickwork.config import SettingError
 from brickwork.device import get_device
 from brickwork.errors import BrickworkError, DeviceUnavailableError
-from brickwork.io import hdf5, png, restart
+from brickwork.io import block_restart, hdf5, png, restart
 from brickwork.io.files import OutputError, reason
 from brickwork.io.history import History
 from brickwork.mesh import footprint
 from brickwork.mesh.footprint import BLOCK_HOST_BYTES, available_memory, gib
 from brickwork.mesh.indexing import IndexShape
 from brickwork.mesh.output import block_geometry
+from brickwork.mesh.streams import write_on_rank_0
 from brickwork.same_on_ranks import check_same
 
 from . import checkpoint
 from .config import Config, ConfigError
 from .progress import Progress
 from .schedule import KINDS, Schedule
-from .solver import BadStateError, Hydro, hydro_package
+from .solver import CONSERVED, BadStateError, Hydro, hydro_package
 
 #: without ``time.nlim``, the run stops with ``SimulationError`` when the CFL time step falls below
 #: ``DT_FLOOR * time.tlim``: reaching ``tlim`` would take more than 1e12 cycles
@@ -78,23 +81,48 @@ class RunResult:
         return next((p for p in reversed(self.outputs) if p.endswith(".png")), None)
 
 
-def _hdf5_variables(sim: Hydro) -> dict | None:
-    """The variables of an HDF5 output over every block (gathered on rank 0: collective; None on
-    the other ranks)."""
+def _hdf5_variables(sim: Hydro) -> dict:
+    """The variables of an HDF5 output: name -> a function giving this rank's blocks ``(blocks, nk, nj, ni)``
+    of it (called in order, one at a time: a variable exists for one part of the output only)."""
     dtype = sim.np_dtype
-    variables = {"density": sim.interior("density")}
+    variables = {"density": lambda: sim.interior("density")}
     for c in range(3):
-        variables[f"momentum_{c + 1}"] = sim.interior("momentum", c)
-    variables["energy"] = sim.interior("energy")
+        variables[f"momentum_{c + 1}"] = lambda c=c: sim.interior("momentum", c)
+    variables["energy"] = lambda: sim.interior("energy")
     for name in ("pressure", "velocity_1", "velocity_2", "velocity_3"):
-        variables[name] = sim.primitive(name).astype(dtype)
-    gathered = {name: sim.mesh.gather_blocks(values) for name, values in variables.items()}
-    return gathered if sim.mesh.rank == 0 else None
+        variables[name] = lambda name=name: sim.primitive(name).astype(dtype)
+    return variables
 
 
-def _write_hdf5(sim: Hydro, stem: str, variables: dict) -> list[str]:
-    xmin, dx = block_geometry(sim.mesh)
-    return list(hdf5.write(stem, variables, xmin, dx, sim.time, sim.cycle))
+def _write_hdf5(sim: Hydro, stem: str, files: list, wanted: bool) -> None:
+    """The HDF5 output ``stem`` (collective): rank 0 writes the blocks as they arrive (``write_on_rank_0``),
+    unless not ``wanted`` (an earlier output failed: nothing more is written, but every rank takes part, and
+    rank 0 drops what it receives); the files written are added to ``files``."""
+    mesh = sim.mesh
+    shape = (len(mesh.block_list), *sim.interior("density").shape[1:])
+    parts = _hdf5_variables(sim)
+    described = {name: hdf5.Variable(sim.np_dtype, shape) for name in parts}
+    xmin, dx = block_geometry(mesh)
+
+    def write(blocks):
+        if wanted:
+            files.extend(hdf5.write_blocks(stem, described, xmin, dx, sim.time, sim.cycle, {}, blocks))
+
+    write_on_rank_0(mesh, list(parts.values()), write, "the output")
+
+
+def _write_restart(sim: Hydro, schedule: Schedule, path: str, files: list, wanted: bool) -> None:
+    """The restart file ``path`` of the conserved variables, ghosts included (collective; as ``_write_hdf5``)."""
+    mesh = sim.mesh
+    names = list(CONSERVED)
+    layout = [(name, sim.np_dtype, mesh.data(name).shape[1:]) for name in names]
+    meta = checkpoint.metadata(sim, schedule)
+
+    def write(blocks):
+        if wanted:
+            files.append(block_restart.save(path, layout, len(mesh.block_list), meta, blocks))
+
+    write_on_rank_0(mesh, [lambda name=name: sim.host_data(name) for name in names], write, "the restart file")
 
 
 def _png_values(sim: Hydro):
@@ -350,7 +378,7 @@ def _check_same_restart(comm, sim: Hydro, path: str, digest: str) -> None:
 
 
 def _write_state(sim: Hydro, schedule: Schedule, history, stem: str, dt: float, finished: bool):
-    """Write the outputs due for the current state (rank 0 writes what every rank gathers); the
+    """Write the outputs due for the current state (rank 0 writes what every rank sends); the
     files written and the error message of a failed write (None when none failed), the same on
     every rank. The outputs due after a failed one are not written."""
     root = sim.mesh.rank == 0
@@ -366,24 +394,18 @@ def _write_state(sim: Hydro, schedule: Schedule, history, stem: str, dt: float, 
         if not schedule.due(kind, sim.time, sim.cycle, finished):
             continue
         n = schedule.advance(kind, sim.time, sim.cycle)
-        # Gathering is collective: every rank takes part even after rank 0 failed a write.
-        if kind == "hdf5":
-            data = _hdf5_variables(sim)
-        elif kind == "png":
-            data = _png_values(sim)
-        else:
-            data = {name: sim.mesh.gather_blocks(values) for name, values in sim.state().items()}
-        if not root or error is not None:
-            continue
+        # Collective: every rank takes part even after rank 0 failed a write (nothing more is written then).
         try:
             if kind == "hdf5":
-                files += _write_hdf5(sim, f"{stem}.out.{n:05d}", data)
-            elif kind == "png":
-                files.append(_write_png(sim, f"{stem}.{n:05d}.png", data))
+                _write_hdf5(sim, f"{stem}.out.{n:05d}", files, error is None)
+            elif kind == "restart":
+                _write_restart(sim, schedule, f"{stem}.rst.{n:05d}.npz", files, error is None)
             else:
-                files.append(restart.save(f"{stem}.rst.{n:05d}.npz", data, checkpoint.metadata(sim, schedule)))
+                data = _png_values(sim)  # a picture of the whole mesh: gathered
+                if root and error is None:
+                    files.append(_write_png(sim, f"{stem}.{n:05d}.png", data))
         except OutputError as e:
-            error = str(e)
+            error = error or str(e)
     if sim.mesh.nranks > 1:
         files, error = sim.mesh.comm.bcast((files, error), root=0)
     return files, error
