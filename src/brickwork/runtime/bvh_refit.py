@@ -39,11 +39,11 @@ def _upper(a: float32, b: float32):
     return a if a != a else m
 
 
-@kernel(enable_backward=False)
-def _leaves(leaves: array(dtype=int32), first: array(dtype=int32), last: array(dtype=int32),
-            order: array(dtype=int32), lowers: array2d(dtype=float32), uppers: array2d(dtype=float32),
-            node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32)):
-    node = leaves[_tid()]
+@func
+def _leaf(node: int32, first: array(dtype=int32), last: array(dtype=int32), order: array(dtype=int32),
+          lowers: array2d(dtype=float32), uppers: array2d(dtype=float32), node_lowers: array2d(dtype=float32),
+          node_uppers: array2d(dtype=float32)):
+    # a leaf's bounds from its items' boxes
     start = -(first[node] + 1)  # a leaf's item range: first = -(start + 1), last = end
     for c in range(3):
         lo = lowers[order[start], c]
@@ -53,6 +53,13 @@ def _leaves(leaves: array(dtype=int32), first: array(dtype=int32), last: array(d
             hi = _upper(hi, uppers[order[s], c])
         node_lowers[node, c] = lo
         node_uppers[node, c] = hi
+
+
+@kernel(enable_backward=False)
+def _leaves(leaves: array(dtype=int32), first: array(dtype=int32), last: array(dtype=int32),
+            order: array(dtype=int32), lowers: array2d(dtype=float32), uppers: array2d(dtype=float32),
+            node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32)):
+    _leaf(leaves[_tid()], first, last, order, lowers, uppers, node_lowers, node_uppers)
 
 
 @func
@@ -140,15 +147,7 @@ def _leaf_nodes(first: array(dtype=int32), last: array(dtype=int32), order: arra
     # one thread per node; the leaves' bounds (as ``_leaves``), the inner nodes left to their level
     node = _tid()
     if first[node] < 0:
-        start = -(first[node] + 1)
-        for c in range(3):
-            lo = lowers[order[start], c]
-            hi = uppers[order[start], c]
-            for s in range(start + 1, last[node]):
-                lo = _lower(lo, lowers[order[s], c])
-                hi = _upper(hi, uppers[order[s], c])
-            node_lowers[node, c] = lo
-            node_uppers[node, c] = hi
+        _leaf(node, first, last, order, lowers, uppers, node_lowers, node_uppers)
 
 
 @kernel(enable_backward=False)
