@@ -97,7 +97,7 @@ def _kernel_body(r: CudaRenderer, fn: ir.IRFunction, shared: dict, arena: bool) 
 
 def _entry(fn: ir.IRFunction, launch: dict, shared: dict, name: str, arena: str | None) -> list[str]:
     """The ``__global__`` function ``name``: its static shared buffers and its arena (``arena``: "shared",
-    "global" or None), then the body for unit or general innermost strides."""
+    "global" or None), then the body for unit or general innermost strides (the global arena's: general)."""
     lines = [f'extern "C" __global__ void __launch_bounds__({launch["block"]}) '
              f"{name}(const Packed p, char* bw_arena_global) {{"]
     if arena == "shared":
