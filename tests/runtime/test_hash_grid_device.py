@@ -17,6 +17,7 @@ from brickwork.jit import nvrtc
 from brickwork.runtime import device_sort, hash_grid_build
 from brickwork.runtime.device_sort import Plan
 from brickwork.runtime.hash_grid import DESCRIPTOR, HashGridError
+from brickwork.runtime.launch import launcher
 
 from . import hash_grid_reference as reference
 from .cuda_fake import FakeDriver, installed
@@ -61,7 +62,7 @@ def test_the_device_sort_is_the_stable_sort_by_its_digits(seed, n, items, segmen
     plan = Plan(bits=bits, items=items, segment=segment)
     outs = [wp.full(n + 2, -7, dtype=wp.int32) for _ in range(1 + len(words))]  # larger: the rest left alone
     device_sort.sort([wp.array(w, dtype=wp.int32) for w in words], passes, n, outs[0], outs[1:],
-                     hash_grid_build.Scratch().get, hash_grid_build.launcher(wp.get_device("cpu")), plan)
+                     hash_grid_build.Scratch().get, launcher(wp.get_device("cpu")), plan)
     digits = [(words[w].view(np.uint32) >> np.uint32(s)) & np.uint32((1 << bits) - 1) for w, s in passes]
     expected = np.lexsort([np.arange(n), *digits]) if n else np.zeros(0, np.int64)
     for out, values in zip(outs, [np.arange(n), *words]):
@@ -86,7 +87,7 @@ def test_a_plan_has_about_items_per_chunk_up_to_its_chunk_limit():
 def test_the_scan_gives_exclusive_prefix_sums_at_every_depth(n, segment):
     values = np.random.default_rng(n).integers(0, 50, n + 3).astype(np.int32)
     a = wp.array(values, dtype=wp.int32)
-    device_sort.exclusive_scan(a, n, hash_grid_build.Scratch().get, hash_grid_build.launcher(wp.get_device("cpu")),
+    device_sort.exclusive_scan(a, n, hash_grid_build.Scratch().get, launcher(wp.get_device("cpu")),
                                segment)
     expected = np.concatenate([np.cumsum(values[:n]) - values[:n], values[n:]])  # entries past n untouched
     np.testing.assert_array_equal(a.numpy(), expected)

@@ -18,6 +18,7 @@ explicit stack.
 from __future__ import annotations
 
 import functools
+import math
 import operator
 
 import numpy as np
@@ -29,8 +30,7 @@ from ..types.arrays import array, empty, type_name
 from ..types.composite import vector
 from ..types.scalars import float32, int32, uint8
 from . import bvh_build, bvh_lbvh, bvh_refit, bvh_sah
-from .hash_grid_build import launcher
-from .launch import launch_on_cpu
+from .launch import launch_on_cpu, launcher
 
 #: The descriptor the kernels read (``bw::bvh_data``); the first fields have the order of Warp's host header, then
 #: the groups' sorted ids and subtree roots (``bvh_get_group_root``).
@@ -302,27 +302,19 @@ class TreeStorage:
         self.descriptor[field or name] = int(old.ptr) if nbytes else 0
 
     def view(self, name: str, shape: tuple, dtype=float32) -> array:
-        """Table ``name`` as an array of ``shape`` of ``dtype`` (float32 or int32) on the storage's device: a view,
-        no copy."""
+        """Table ``name`` as an array of ``shape`` (its first extent -1: as many rows as the table holds) of
+        ``dtype`` (float32 or int32) on the storage's device: a view, no copy."""
         table = self.tables[name]
         comp = np.dtype(np.float32 if dtype is float32 else np.int32)
         if self.device.is_cpu:
             return array(table.view(comp).reshape(shape), dtype=dtype, copy=False)
+        if shape[0] == -1:  # a device table is bytes
+            shape = (table.shape[0] // (comp.itemsize * math.prod(shape[1:])), *shape[1:])
         return device_import.view(table.ptr, shape, comp, dtype, self.device.ordinal, table, f"the tree's {name}")
 
     def upload(self) -> None:
         if self.device_descriptor is not None:
             self.device_descriptor.assign(self.descriptor.view(np.uint8))
-
-    def float_table(self, name: str, columns: int) -> array:
-        """Table ``name`` (of float32 rows of ``columns``) as a (rows, columns) float32 array on the storage's
-        device: a view, no copy."""
-        table = self.tables[name]
-        if self.device.is_cpu:
-            return array(table, dtype=float32, copy=False)
-        rows = table.shape[0] // (4 * columns)
-        return device_import.view(table.ptr, (rows, columns), np.dtype(np.float32), float32, self.device.ordinal,
-                                  table, f"the tree's {name}")
 
 
 def build_tree(storage: TreeStorage, lowers: np.ndarray, uppers: np.ndarray, leaf_size: int, groups,
@@ -449,8 +441,8 @@ def on_device(device, constructor: str, groups, n: int) -> bool:
 def refit_on_device(storage: TreeStorage, tree: Tree, write_items) -> None:
     """New bounds of a device tree's nodes, computed on its device: ``write_items(lowers, uppers)`` writes the
     items' boxes into the (n, 3) float32 item tables (launches on the device), then ``bvh_refit`` the nodes'."""
-    items = storage.float_table("item_lowers", 3), storage.float_table("item_uppers", 3)
-    nodes = storage.float_table("node_lowers", 4), storage.float_table("node_uppers", 4)
+    items = storage.view("item_lowers", (-1, 3)), storage.view("item_uppers", (-1, 3))
+    nodes = storage.view("node_lowers", (-1, 4)), storage.view("node_uppers", (-1, 4))
     write_items(*items)
     tables = tree.tables_on(storage.device)
     by = bvh_refit.refit_by_ranges if "ranges" in tables else bvh_refit.refit_by_levels

@@ -28,7 +28,8 @@ from ..types.arrays import array, empty, type_name
 from ..types.composite import vector
 from ..types.scalars import float16, float32, float64, int32, python_annotation_type, uint8
 from . import hash_grid_build
-from .hash_grid_build import Scratch, build_tables, launcher, zero_tables
+from .hash_grid_build import Scratch, build_tables, zero_tables
+from .launch import launcher
 
 #: Warp's limit: cell indices are int32.
 MAX_CELLS = 2**31 - 1

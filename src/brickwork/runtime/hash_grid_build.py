@@ -21,7 +21,7 @@ from ..types.composite import vector
 from ..types.scalars import int32
 from . import counting_sort, device_sort
 from .counting_sort import DIGIT, WHOLE
-from .launch import launch, launch_on_cpu
+from .launch import launch_on_cpu
 
 _tid, _floor = _FUNCTIONS["tid"], _FUNCTIONS["floor"]
 _vec3i = vector(3, int32)
@@ -147,18 +147,6 @@ def build_tables(points: array, inv, dims: tuple, groups, tables: dict, scratch:
 def on_device(device) -> bool:
     """Whether a grid on ``device`` builds with the device's sort (``build_on_device``): a CUDA grid."""
     return not device.is_cpu
-
-
-def launcher(device):
-    """``launch(kernel, dim, *inputs)`` of brickwork's own kernels on ``device``: part of a grid's update,
-    never a step of a tape."""
-    if device.is_cpu:
-        return launch_on_cpu
-
-    def on(kernel, dim, *inputs):
-        launch(kernel, dim, inputs=list(inputs), device=device, record_tape=False)
-
-    return on
 
 
 def zero_tables(launch_on, *tables) -> None:

@@ -139,6 +139,14 @@ def launch_on_cpu(kernel, dim, *inputs) -> None:
     launch_now(kernel, dim, "cpu", *inputs)
 
 
+def launcher(device):
+    """``launch_now`` on ``device`` as ``f(kernel, dim, *inputs)``: what the builds of trees and grids on any
+    device take (``launch_on_cpu`` itself for the CPU)."""
+    if device.is_cpu:
+        return launch_on_cpu
+    return lambda kernel, dim, *inputs: launch_now(kernel, dim, device, *inputs)
+
+
 def launch_tiled(kernel, dim, inputs=(), outputs=(), block_dim: int = 256, **kwargs):
     """Run ``kernel`` over the tiles of ``dim`` (an int or a tuple of up to 4 ints), one block per point, as Warp's
     ``launch_tiled``. ``block_dim`` is the number of threads Warp gives a block on a GPU; here a block is one thread
