@@ -28,6 +28,14 @@ def pytest_unconfigure(config):
         shutil.rmtree(_OWNED, ignore_errors=True)
 
 
+def pytest_sessionstart(session):
+    # every cuda-emulation instance is noted from the start: a test marked compiles_for_cuda may launch one
+    # that an earlier test of its worker built (gpu_compile.recording)
+    import gpu_compile
+
+    gpu_compile.track()
+
+
 @pytest.fixture(autouse=True)
 def _compiles_for_cuda(request):
     """Tests marked ``compiles_for_cuda``: their GPU-mapped instances also compile for CUDA (gpu_compile.py)."""
@@ -40,9 +48,9 @@ def _compiles_for_cuda(request):
     if not gpu_compile.available():
         yield
         return
-    with gpu_compile.recording() as created:
+    with gpu_compile.recording() as used:
         yield
-    texts = gpu_compile.compile_for_cuda(created)
+    texts = gpu_compile.compile_for_cuda(used)
     check = marker.kwargs.get("check")
     if check is not None:
         check(texts)

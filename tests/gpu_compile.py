@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import struct
+import weakref
 
 import pytest
 
@@ -26,24 +27,76 @@ def available() -> bool:
     return nvrtc.is_available()
 
 
-@contextlib.contextmanager
-def recording():
-    """The cuda-emulation instances created inside the block (a list filled as they are)."""
+_emulated: "weakref.WeakSet" = weakref.WeakSet()  # every cuda-emulation instance of this process
+_recorders: list = []  # the lists of the recordings open now
+
+
+def track() -> None:
+    """Note every cuda-emulation instance from now on (called once, when the session starts, so that
+    ``recording`` knows the instances earlier tests built and the tests it records may reuse)."""
     from brickwork.lang.instance import Instance
 
-    created: list = []
     init = Instance.__init__
+    if getattr(init, "tracking", False):
+        return
 
-    def recording_init(self, *args, **kwargs):
+    def tracking_init(self, *args, **kwargs):
         init(self, *args, **kwargs)
         if self.target == "cuda-emulation":
-            created.append(self)
+            _emulated.add(self)
+            for created in _recorders:
+                created.append(self)
 
-    Instance.__init__ = recording_init
+    tracking_init.tracking = True
+    Instance.__init__ = tracking_init
+
+
+@contextlib.contextmanager
+def recording():
+    """The cuda-emulation instances the block uses (a list filled as it runs): those it creates, and
+    those that earlier tests of this process built and it launches or loads again.
+
+    Which instances a test creates depends on what ran before it in its worker (an instance is built
+    once per process): so each instance that exists when the block starts has its entry point wrapped
+    for the block's length, to note a launch."""
+    track()
+    used: list = []
+    seen: set = set()
+
+    def note(inst):
+        if id(inst) not in seen:
+            seen.add(id(inst))
+            used.append(inst)
+
+    originals, unloaded = {}, []  # id(wrapper) -> (wrapper, entry point); the instances not loaded yet
+    for inst in list(_emulated):
+        fn = inst.fn
+        if fn is None:
+            unloaded.append(inst)
+            continue
+
+        def launched(*args, _inst=inst, _fn=fn):
+            note(_inst)
+            return _fn(*args)
+
+        inst.fn = launched
+        originals[id(launched)] = (launched, fn)
+    created: list = []
+    _recorders.append(created)
     try:
-        yield created
+        yield used
     finally:
-        Instance.__init__ = init
+        _recorders.remove(created)
+        # every wrapper goes, also one an instance took from another (its general-strides version's)
+        for inst in list(_emulated):
+            wrapper, fn = originals.get(id(inst.fn), (None, None))
+            if wrapper is not None and wrapper is inst.fn:
+                inst.fn = fn
+        for inst in created:
+            note(inst)
+        for inst in unloaded:  # loaded in the block
+            if inst.fn is not None:
+                note(inst)
 
 
 def cubin_arch(data: bytes) -> int:

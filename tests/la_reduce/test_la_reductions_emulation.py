@@ -3,8 +3,6 @@ block, each thread folds its cells, the block combines the threads' values by a 
 the host folds the slice partials in order. Checked against numpy; MinLoc/MaxLoc ties and run-to-run
 bit equality checked exactly."""
 
-import types
-
 import numpy as np
 import pytest
 import test_la_reductions as cpu_tests
@@ -23,14 +21,8 @@ NB, NX, NY, NZ, NG = cpu_tests.NB, cpu_tests.NX, cpu_tests.NY, cpu_tests.NZ, cpu
 @pytest.mark.parametrize("lt, it", gpu_compile.checked(
     cpu_tests.TAG_PAIRS, [f"{a.name}-{b.name}" for a, b in cpu_tests.TAG_PAIRS], lambda lt, it: lt is not la.boiv,
     gpu_compile.contains("sh__gpu_red_bytes[128 * sizeof(")))
-def test_every_reducer_matches_numpy(lt, it, monkeypatch):
+def test_every_reducer_matches_numpy(lt, it):
     """Sum, Min, Max, Prod, MinLoc, MaxLoc for every tag pair (ghosts hold NaN/huge: never folded)."""
-    # Fresh copies of the fold bodies: their instances are built here, whichever tests of this worker used the
-    # module's own before, so the check of their CUDA sources (compiles_for_cuda) always has them to read.
-    for name in ("fold_idx", "fold_kji"):
-        f = getattr(cpu_tests, name)
-        monkeypatch.setattr(cpu_tests, name, types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__,
-                                                                f.__closure__))
     with config.override(**EMULATION):
         cpu_tests.test_every_reducer_matches_numpy(lt, it, la.team)
 
