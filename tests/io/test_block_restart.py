@@ -4,6 +4,7 @@ files of the second format read through the same reader (their whole-file checks
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import zipfile
@@ -144,3 +145,59 @@ def test_a_file_of_the_second_format_is_read_by_blocks_after_its_checksum(tmp_pa
     _flip(tmp_path / "r2.npz", "f", 9)
     with pytest.raises(RestartError, match="is corrupt: its checksum does not match its contents"):
         block_restart.BlockFile(path)
+
+
+def _forge(path, arrays, nblocks, meta=None):
+    """A third-format file whose metadata says ``nblocks`` blocks, digests and top checksum made consistent (as
+    anyone can: the checksums find damage, they are no signature) over ``arrays`` of any number of rows."""
+    names = list(arrays)
+    table = np.zeros((len(names), nblocks, 32), np.uint8)
+    for i, name in enumerate(names):
+        for gid in range(min(nblocks, len(arrays[name]))):
+            table[i, gid] = np.frombuffer(hashlib.sha256(arrays[name][gid].tobytes()).digest(), np.uint8)
+    meta = dict(meta or {"time": 0.5}, format=block_restart.FORMAT, blocks=nblocks, arrays=names)
+    meta["sha256"] = block_restart._top_digest(meta, table)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
+        for name, a in arrays.items():
+            z.writestr(name + ".npy", _npy(a))
+        z.writestr("__digests__.npy", _npy(table))
+        z.writestr("__meta__.npy", _npy(np.array(json.dumps(meta))))
+    return str(path)
+
+
+@pytest.mark.parametrize("nblocks", [NBLOCKS - 2, NBLOCKS + 1, 0])
+def test_metadata_that_lies_about_the_number_of_blocks_is_refused_on_opening(tmp_path, nblocks):
+    """Every block that has a digest matches it, and the checksum over metadata and digests matches: the arrays'
+    rows must still be the metadata's blocks (fewer: a block read past the table raised IndexError; more: the
+    file's blocks without a digest were read unchecked)."""
+    path = _forge(tmp_path / "r.npz", ARRAYS, nblocks)
+    with pytest.raises(RestartError) as info:
+        block_restart.BlockFile(path)
+    assert str(info.value) == (f"restart file {path!r} is corrupt: its array 'T' has {NBLOCKS} rows, but its "
+                               f"metadata says {nblocks} blocks")
+    with pytest.raises(RestartError, match="is corrupt"):
+        restart.load(path)
+    with block_restart.BlockFile(_forge(tmp_path / "ok.npz", ARRAYS, NBLOCKS)) as source:  # the forgery itself reads
+        np.testing.assert_array_equal(source.read("T", NBLOCKS - 1), ARRAYS["T"][NBLOCKS - 1])
+
+
+@pytest.mark.parametrize("fmt", [2, 3])
+@pytest.mark.parametrize("gid", [-1, NBLOCKS, 2**40, 1.0, True])
+def test_a_block_outside_the_array_is_an_index_error_and_reads_nothing(tmp_path, fmt, gid):
+    """Not a read of other bytes of the file (the second format has no digest per block to catch it)."""
+    path = _save(tmp_path / "r.npz") if fmt == 3 else restart.save(str(tmp_path / "r.npz"), ARRAYS, {})
+    with block_restart.BlockFile(path) as source:
+        with pytest.raises(IndexError, match=rf"block {gid!r} of array 'f', which has blocks 0 to {NBLOCKS - 1}"):
+            source.read("f", gid)
+        assert source.bytes_read == 0
+        np.testing.assert_array_equal(source.read("f", np.int64(NBLOCKS - 1)), ARRAYS["f"][-1])
+
+
+@pytest.mark.parametrize("out", [np.empty(7, np.float64), np.empty(6, np.float32), np.empty((7, 2), np.float32)[:, 0]])
+def test_an_out_array_that_cannot_hold_the_block_is_refused(tmp_path, out):
+    before = out.copy()
+    with block_restart.BlockFile(_save(tmp_path / "r.npz")) as source:
+        with pytest.raises(ValueError, match=r"out is .* not a C-contiguous float32 of shape \(7,\) \(a block of 'f'\)"):
+            source.read("f", 1, out)
+        assert source.bytes_read == 0
+    np.testing.assert_array_equal(out, before)

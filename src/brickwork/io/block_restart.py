@@ -160,6 +160,9 @@ class BlockFile:
             if m.fortran or m.dtype.hasobject or not m.shape:  # never written so: not readable by rows
                 raise RestartError(f"restart file {path!r} is corrupt or not a brickwork restart file: its array "
                                    f"{name!r} is not stored as rows of C-ordered values")
+            if self.format == FORMAT and m.shape[0] != self.nblocks:  # a block without a digest, or a digest of none
+                raise RestartError(f"restart file {path!r} is corrupt: its array {name!r} has {m.shape[0]} rows, but "
+                                   f"its metadata says {self.nblocks} blocks")
         if self.format != FORMAT:
             self._stream_checksum(sorted(names))
         self.arrays = {name: (found[name].dtype, found[name].shape) for name in names}
@@ -209,8 +212,13 @@ class BlockFile:
         given); ``RestartError`` when its digest does not match (the third format: the earlier ones were
         checked whole on opening)."""
         dtype, shape = self.arrays[name]
+        if isinstance(gid, bool) or not isinstance(gid, (int, np.integer)) or not 0 <= gid < shape[0]:
+            raise IndexError(f"BlockFile.read: block {gid!r} of array {name!r}, which has blocks 0 to {shape[0] - 1}")
         if out is None:
             out = np.empty(shape[1:], dtype=dtype)
+        elif out.dtype != dtype or out.shape != shape[1:] or not out.flags.c_contiguous:
+            raise ValueError(f"BlockFile.read: out is {out.dtype} of shape {out.shape}, not a C-contiguous "
+                             f"{dtype} of shape {shape[1:]} (a block of {name!r})")
         size = out.nbytes
         self._read_into(self._members[name].offset + gid * size, out)
         self.bytes_read += size
