@@ -30,6 +30,7 @@ LAYERS = [
     ("pipeline",),
     ("lang",),
     ("runtime",),
+    ("sparse",),  # block sparse matrices: kernels and device sorts of runtime, below optim (its solvers)
     ("utils", "autograd", "optim"),
     ("io",),  # files of arrays and block geometry: below the mesh, whose outputs it writes
     ("mesh",),

@@ -1,0 +1,37 @@
+"""Block sparse row (BSR) matrices, as Warp's ``warp.sparse``: construction from triplets, sums, products,
+transposes and diagonals, every numeric step a kernel on the matrix's device.
+
+Import it explicitly (``import brickwork.sparse``), as Warp's. See docs/sparse.md.
+"""
+
+from .diag import bsr_diag, bsr_get_diag, bsr_identity, bsr_set_diag, bsr_set_identity
+from .indexing import bsr_block_index, bsr_row_index
+from .matrix import (
+    BSR_STATUS_ROW_CAPACITY_EXCEEDED,
+    BSR_STATUS_SUCCESS,
+    BsrMatrix,
+    bsr_matrix_t,
+    bsr_set_zero,
+    bsr_zeros,
+)
+from .mv import bsr_mv
+from .triplets import bsr_from_triplets, bsr_set_from_triplets
+
+__all__ = [
+    "BSR_STATUS_ROW_CAPACITY_EXCEEDED",
+    "BSR_STATUS_SUCCESS",
+    "BsrMatrix",
+    "bsr_block_index",
+    "bsr_diag",
+    "bsr_get_diag",
+    "bsr_identity",
+    "bsr_row_index",
+    "bsr_set_diag",
+    "bsr_set_identity",
+    "bsr_from_triplets",
+    "bsr_matrix_t",
+    "bsr_mv",
+    "bsr_set_from_triplets",
+    "bsr_set_zero",
+    "bsr_zeros",
+]

@@ -1,0 +1,128 @@
+"""``bsr_mv``: ``y = alpha * A @ x + beta * y`` (or with ``A``'s transpose), on ``A``'s device.
+
+The kernels read blocks as 3-D scalar arrays and the vectors as flat scalar arrays, so one kernel serves every
+block shape (a 3x1 block meets a scalar of ``x``, a 1x3 block a vec3) and every scalar type.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..types.arrays import array
+from ._types import check_array, scalar_of, type_size, vec_of
+from ._wp import wp
+from .matrix import block_row, row_end, unpack
+
+
+@wp.kernel
+def _mv(offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int), padded: int, columns: wp.array(dtype=int),
+        values: wp.array3d(dtype=Any), x: wp.array(dtype=Any), y: wp.array(dtype=Any), alpha: Any, beta: Any,
+        read_x: int, read_y: int):
+    r, i = wp.tid()
+    rows = values.shape[1]
+    cols = values.shape[2]
+    total = y.dtype(0)
+    if read_x != 0:
+        for b in range(offsets[r], row_end(offsets, row_counts, padded, r)):
+            c = columns[b]
+            for j in range(cols):
+                total += values[b, i, j] * x[c * cols + j]
+    total = alpha * total
+    if read_y != 0:
+        total += beta * y[r * rows + i]
+    y[r * rows + i] = total
+
+
+@wp.kernel
+def _mv_transpose(nrow: int, offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int), padded: int,
+                  columns: wp.array(dtype=int), values: wp.array3d(dtype=Any), x: wp.array(dtype=Any),
+                  y: wp.array(dtype=Any), alpha: Any):
+    b, j = wp.tid()
+    r = block_row(offsets, row_counts, padded, nrow, b)
+    if r < 0:
+        return
+    rows = values.shape[1]
+    cols = values.shape[2]
+    total = y.dtype(0)
+    for i in range(rows):
+        total += values[b, i, j] * x[r * rows + i]
+    wp.atomic_add(y, columns[b] * cols + j, alpha * total)
+
+
+@wp.kernel
+def _scale(y: wp.array(dtype=Any), beta: Any):
+    i = wp.tid()
+    y[i] = beta * y[i]
+
+
+def scalar_view(a: array, scalar, count: int, name: str) -> array:
+    """``a`` (1-D or 2-D, of ``scalar`` or vectors of it) as a flat array of ``count`` scalars sharing its memory
+    (and its gradient's), else ``ValueError`` naming the argument."""
+    n = a.size * type_size(a.dtype)
+    if n != count:
+        raise ValueError(f"Incompatible '{name}' vector for bsr_mv: {count} scalars expected, got {n}")
+    if scalar_of(a.dtype) is not scalar:
+        raise ValueError(f"Incompatible '{name}' vector for bsr_mv: scalar type "
+                         f"{scalar_of(a.dtype).__name__}, the matrix's {scalar.__name__}")
+    if a.ndim == 1 and a.dtype is scalar:
+        return a
+    if a.ndim > 2:
+        raise ValueError(f"Incompatible '{name}' vector for bsr_mv: 1 or 2 dimensions expected, got {a.ndim}")
+    if not a.is_contiguous:
+        raise ValueError(f"Incompatible '{name}' vector for bsr_mv: the array must be contiguous")
+    flat = a if a.dtype is scalar else a.view(scalar)
+    return flat.flatten()
+
+
+def bsr_mv(A, x: array, y: array | None = None, alpha=1.0, beta=0.0, transpose: bool = False,
+           work_buffer: array | None = None, tile_size: int = 0) -> array:
+    """``y = alpha * A @ x + beta * y`` (``A.T`` with ``transpose``) and return ``y``.
+
+    ``x`` and ``y`` hold scalars or vectors of the block's column (row) count; without ``y`` a new one is made
+    (vectors of the block rows, scalars for 1-row blocks). ``alpha == 0`` reads no ``x``, ``beta == 0`` no ``y``.
+    ``x`` and ``y`` may be one array (``work_buffer``, or a temporary, keeps ``x``). The transposed product adds
+    with atomics: its float sums are not deterministic. ``tile_size`` is accepted for Warp's signature.
+    """
+    A, scale = unpack(A, "bsr_mv", "A")
+    check_array(x, "x", "bsr_mv")
+    scalar = A.scalar_type
+    br, bc = A.block_shape
+    nrow, ncol = (A.ncol, A.nrow) if transpose else (A.nrow, A.ncol)
+    rows_per_block, cols_per_block = (bc, br) if transpose else (br, bc)
+    if y is None:
+        y = wp.empty(nrow, dtype=vec_of(scalar, rows_per_block), device=A.device, requires_grad=x.requires_grad)
+        beta = 0.0
+    else:
+        check_array(y, "y", "bsr_mv")
+    if x.device != A.device or y.device != A.device:
+        raise ValueError(f"bsr_mv: A, x and y must be on one device, got {A.device}, {x.device} and {y.device}")
+    x_flat = scalar_view(x, scalar, ncol * cols_per_block, "x")
+    y_flat = scalar_view(y, scalar, nrow * rows_per_block, "y")
+    alpha = alpha * scale
+    if x.ptr == y.ptr and x.size:  # aliased: the product reads the old y
+        if work_buffer is None:
+            work_buffer = wp.empty_like(y)
+        elif work_buffer.size < y.size:
+            raise ValueError(f"bsr_mv: 'work_buffer' holds {work_buffer.size} entries, y needs {y.size}")
+        elif work_buffer.dtype is not y.dtype:
+            raise ValueError("bsr_mv: 'work_buffer' must have the dtype of y")
+        wp.copy(dest=work_buffer, src=y, count=y.size)
+        x_flat = scalar_view(work_buffer[:y.shape[0]] if work_buffer.ndim == 1 else work_buffer, scalar,
+                             ncol * cols_per_block, "work_buffer")
+    a, b = scalar(float(alpha)), scalar(float(beta))
+    padded = int(A.row_counts is not None)
+    counts = A.row_counts
+    if transpose:
+        if float(beta) == 0.0:
+            y_flat.zero_()
+        elif float(beta) != 1.0:
+            wp.launch(_scale, y_flat.shape[0], inputs=[y_flat, b], device=A.device)
+        if float(alpha) != 0.0 and A.nnz:
+            wp.launch(_mv_transpose, (A.nnz, bc), inputs=[A.nrow, A.offsets, counts, padded, A.columns,
+                                                          A.scalar_values, x_flat, y_flat, a], device=A.device)
+        return y
+    if nrow:
+        wp.launch(_mv, (nrow, br), inputs=[A.offsets, counts, padded, A.columns, A.scalar_values, x_flat, y_flat,
+                                           a, b, int(float(alpha) != 0.0), int(float(beta) != 0.0)],
+                  device=A.device)
+    return y

@@ -1,0 +1,126 @@
+"""Compact BSR topology from lists of (row, column) keys, built on the keys' device.
+
+Every operation that creates blocks (triplets, sums, products, transposes, compression) lists its
+contributions as keys ``(row, col)`` (``row == nrow`` marks a discarded one), then :func:`build`:
+
+1. sorts the contributions by row then column (``runtime.device_sort``, stable: contributions to one block
+   keep their input order, so sums are deterministic);
+2. marks the first contribution of each block and scans the marks into block indices;
+3. reads the block count back to the host (one int, to size ``columns`` and ``values``, as Warp does);
+4. writes each block's column and its range of sorted contributions, then the row offsets by binary search.
+
+The caller then computes each block's value from its range (``Plan.order[starts[b]:starts[b + 1]]`` are the
+contribution indices of block ``b``).
+"""
+
+from __future__ import annotations
+
+from ..runtime import device_sort
+from ..types.arrays import array
+from ._wp import wp
+from .indexing import first_at_least
+
+
+@wp.kernel(enable_backward=False)
+def _heads(rows: wp.array(dtype=int), cols: wp.array(dtype=int), n: int, nrow: int, heads: wp.array(dtype=int)):
+    i = wp.tid()
+    if i == n:
+        heads[i] = 0
+        return
+    head = 0
+    if rows[i] < nrow:
+        head = 1
+        if i > 0:
+            if rows[i - 1] == rows[i] and cols[i - 1] == cols[i]:
+                head = 0
+    heads[i] = head
+
+
+@wp.kernel(enable_backward=False)
+def _blocks(rows: wp.array(dtype=int), cols: wp.array(dtype=int), index: wp.array(dtype=int), n: int, nrow: int,
+            starts: wp.array(dtype=int), columns: wp.array(dtype=int), block_rows: wp.array(dtype=int)):
+    # index: the exclusive scan of the heads (n + 1 entries: index[n] is the block count)
+    i = wp.tid()
+    if rows[i] >= nrow:
+        return
+    b = index[i]
+    if index[i + 1] > b:  # the head of block b
+        starts[b] = i
+        columns[b] = cols[i]
+        block_rows[b] = rows[i]
+    last = i == n - 1
+    if not last:
+        last = rows[i + 1] >= nrow
+    if last:  # the end of the last block's range
+        starts[index[n]] = i + 1
+
+
+@wp.kernel(enable_backward=False)
+def _offsets(block_rows: wp.array(dtype=int), nnz: int, offsets: wp.array(dtype=int)):
+    r = wp.tid()
+    offsets[r] = first_at_least(block_rows, 0, nnz, r)
+
+
+@wp.kernel(enable_backward=False)
+def _fill(a: wp.array(dtype=int), value: int):
+    a[wp.tid()] = value
+
+
+class Work:
+    """int32 work arrays of one device, kept by name while their shape does not change (``work_arrays``)."""
+
+    def __init__(self, device):
+        self.device = device
+        self.arrays: dict = {}
+
+    def get(self, name: str, shape: tuple) -> array:
+        a = self.arrays.get(name)
+        if a is None or a.shape != tuple(shape) or a.device != self.device:
+            a = self.arrays[name] = wp.empty(shape, dtype=int, device=self.device)
+        return a
+
+
+class Plan:
+    """A built topology's contribution order (``order``), each block's contribution range (``starts``, nnz + 1
+    entries) and the block count ``nnz``."""
+
+    def __init__(self, order: array, starts: array, nnz: int):
+        self.order, self.starts, self.nnz = order, starts, nnz
+
+
+def launcher(device):
+    def run(kernel, dim, *inputs):
+        wp.launch(kernel, dim, inputs=list(inputs), device=device, record_tape=False)
+
+    return run
+
+
+def build(rows: array, cols: array, n: int, nrow: int, ncol: int, work: Work):
+    """Sort the ``n`` keys ``(rows[i], cols[i])`` (``rows[i] == nrow``: discarded; ``cols`` in ``[0, ncol)``),
+    and return ``(plan, offsets, columns)``: the compact topology's ``nrow + 1`` offsets and ``nnz`` columns
+    (fresh arrays) and the contribution ranges."""
+    device = work.device
+    run = launcher(device)
+    offsets = wp.empty(nrow + 1, dtype=int, device=device)
+    order = work.get("order", (n,))
+    if n == 0:
+        run(_fill, nrow + 1, offsets, 0)
+        starts = work.get("starts", (1,))
+        run(_fill, 1, starts, 0)
+        return Plan(order, starts, 0), offsets, wp.empty(0, dtype=int, device=device)
+    plan = device_sort.GPU
+    sorted_rows, sorted_cols = work.get("sorted_rows", (n,)), work.get("sorted_cols", (n,))
+    passes = [(1, s) for s in plan.digits(ncol)] + [(0, s) for s in plan.digits(nrow + 1)]
+    device_sort.sort([rows, cols], passes, n, order, [sorted_rows, sorted_cols], work.get, run, plan)
+    index = work.get("index", (n + 1,))
+    run(_heads, n + 1, sorted_rows, sorted_cols, n, nrow, index)
+    device_sort.exclusive_scan(index, n + 1, work.get, run, plan.segment)
+    nnz = int(index[n:].numpy()[0])  # the one readback: sizes the matrix's arrays
+    starts = work.get("starts", (nnz + 1,))
+    columns = wp.empty(nnz, dtype=int, device=device)
+    block_rows = work.get("block_rows", (max(nnz, 1),))
+    if nnz == 0:
+        run(_fill, 1, starts, 0)
+    run(_blocks, n, sorted_rows, sorted_cols, index, n, nrow, starts, columns, block_rows)
+    run(_offsets, nrow + 1, block_rows, nnz, offsets)
+    return Plan(order, starts, nnz), offsets, columns
