@@ -455,6 +455,28 @@ def test_any_error_of_rank_0s_writer_reaches_every_rank(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize(("nranks", "failing"), [(2, 0), (2, 1), (3, 2)])
+def test_a_rank_that_cannot_make_its_blocks_is_an_error_on_every_rank_not_a_hang(tmp_path, nranks, failing):
+    """A field's host copy raising on one rank (the second field: the first was sent) in save_restart and
+    write_output: every rank learns it before that field's blocks are sent. Before, the other ranks waited in a
+    send or a receive for ever. The failing rank raises its own error; rank 0 an OutputError naming that rank
+    (or, failing itself, its own), the others rank 0's as an OutputError; nothing is written."""
+    done = python(nranks, "part_raises.py", str(tmp_path), str(failing), timeout=120)
+    cause = "MemoryError: no memory for the host copy"
+    expected = []
+    for rank in range(nranks):
+        for what in ("restart file", "output"):
+            if rank == failing:
+                expected.append(f"rank {rank}: {cause}")
+            elif rank == 0:
+                expected.append(f"rank 0: OutputError: rank {failing} could not make its blocks: {cause}")
+            else:
+                told = cause if failing == 0 else f"rank {failing} could not make its blocks: {cause}"
+                expected.append(f"rank {rank}: OutputError: rank 0 could not write the {what}: {told}")
+    assert sorted(done.stdout.splitlines()) == sorted(expected)
+    assert os.listdir(tmp_path) == []
+
+
 def test_debug_mode_refuses_ranks_filling_the_ghosts_of_other_fields():
     """In release mode rank 0's fill_ghosts("a") and rank 1's fill_ghosts("b") (fields of one shape) swapped
     the fields' data silently; debug mode compares the fields first: a ValueError on both ranks, no ghost

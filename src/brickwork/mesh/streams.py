@@ -10,7 +10,10 @@ output exists for one part only.
 
 The call is collective whatever happens on rank 0: should its writer fail part-way, rank 0 still
 receives (and drops) every block still to come, so no rank waits for ever; then every rank raises
-the writer's error: rank 0 its own exception, the others an ``OutputError`` with its message.
+the writer's error: rank 0 its own exception, the others an ``OutputError`` with its message. Should a
+rank fail to make its blocks of a part (a device copy, an allocation), every rank learns it before any
+block of that part is sent (``_made``: one ``allgather`` per part) and stops there: that rank raises its
+own exception, rank 0's writer fails with an ``OutputError`` naming it, and the others raise that.
 """
 
 from __future__ import annotations
@@ -30,18 +33,26 @@ def write_on_rank_0(mesh, parts: list, write, what: str) -> None:
     order (each part's blocks by global id; a block is only valid until the next is taken). ``parts``
     are functions returning this rank's ``(local blocks, ...)`` array of a part, called in order on every
     rank. Collective; what ``write`` raises is raised on every rank (``raise_everywhere``)."""
-    failure = None
+    failure, own = None, []  # own: this rank's exception making a part
     if mesh.rank == 0:
-        blocks = _received(mesh, parts)
+        blocks = _received(mesh, parts, own)
         try:
             write(blocks)
         except Exception as e:  # not only OutputError: the other ranks would wait for ever
             failure = e
-        for _ in blocks:  # what write did not take (it failed): received and dropped
-            pass
+        try:
+            for _ in blocks:  # what write did not take (it failed): received and dropped
+                pass
+        except Exception as e:  # a part some rank could not make, met while dropping
+            failure = failure or e
     else:
-        _send(mesh, parts)
-    raise_everywhere(mesh, failure, what)
+        _send(mesh, parts, own)
+    try:
+        raise_everywhere(mesh, failure, what)
+    except Exception:
+        if own:  # the cause, rather than rank 0's report of it
+            raise own[0] from None
+        raise
 
 
 def raise_everywhere(mesh, failure: Exception | None, what: str) -> None:
@@ -77,11 +88,31 @@ def _runs(mesh, block_bytes: int) -> list:
     return runs
 
 
-def _received(mesh, parts: list):
+def _made(mesh, make, own: list) -> np.ndarray | None:
+    """This rank's array of a part (``make()``), once every rank has made its own (collective); None on every
+    rank when some rank could not: rank 0 then raises an ``OutputError`` naming the first such rank, which keeps
+    its exception in ``own``."""
+    try:
+        local, failure = np.ascontiguousarray(make()), None
+    except Exception as e:
+        local, failure = None, f"{type(e).__name__}: {e}"
+        own.append(e)
+    failures = mesh._halo_comm.allgather(failure) if mesh.nranks > 1 else [failure]
+    failed = [rank for rank, message in enumerate(failures) if message is not None]
+    if not failed:
+        return local
+    if own and mesh.rank == 0:
+        raise own[0]
+    if mesh.rank == 0:
+        raise OutputError(f"rank {failed[0]} could not make its blocks: {failures[failed[0]]}")
+    return None
+
+
+def _received(mesh, parts: list, own: list):
     """Rank 0's iterator over every block of every part in order: its own from ``parts``, the others' as they
     arrive, the next run of another rank received while the current one is being taken."""
     for make in parts:
-        local = np.ascontiguousarray(make())
+        local = _made(mesh, make, own)
         part = _Part(mesh, local.shape[1:], local.dtype, _runs(mesh, local[:1].nbytes))
         for i, (rank, first, count) in enumerate(part.runs):
             if rank == mesh.rank:
@@ -127,11 +158,14 @@ class _Part:
         return self.buffers[which]
 
 
-def _send(mesh, parts: list) -> None:
-    """This rank's runs of blocks of every part, to rank 0, in order (synchronous sends: one at a time)."""
+def _send(mesh, parts: list, own: list) -> None:
+    """This rank's runs of blocks of every part, to rank 0, in order (synchronous sends: one at a time); none
+    from the first part some rank could not make on."""
     comm = mesh._halo_comm
     for make in parts:
-        local = np.ascontiguousarray(make())
+        local = _made(mesh, make, own)
+        if local is None:
+            return
         for rank, first, count in _runs(mesh, local[:1].nbytes):
             if rank == mesh.rank:
                 lid = mesh.block_list[first].lid
