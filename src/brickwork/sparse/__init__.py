@@ -4,6 +4,8 @@ transposes and diagonals, every numeric step a kernel on the matrix's device.
 Import it explicitly (``import brickwork.sparse``), as Warp's. See docs/sparse.md.
 """
 
+from .assign import bsr_assign, bsr_copy, bsr_set_transpose, bsr_transposed
+from .axpy import bsr_axpy, bsr_axpy_work_arrays, bsr_scale
 from .diag import bsr_diag, bsr_get_diag, bsr_identity, bsr_set_diag, bsr_set_identity
 from .indexing import bsr_block_index, bsr_row_index
 from .matrix import (
@@ -14,6 +16,7 @@ from .matrix import (
     bsr_set_zero,
     bsr_zeros,
 )
+from .mm import bsr_mm, bsr_mm_work_arrays
 from .mv import bsr_mv
 from .triplets import bsr_from_triplets, bsr_set_from_triplets
 
@@ -21,6 +24,15 @@ __all__ = [
     "BSR_STATUS_ROW_CAPACITY_EXCEEDED",
     "BSR_STATUS_SUCCESS",
     "BsrMatrix",
+    "bsr_assign",
+    "bsr_axpy",
+    "bsr_axpy_work_arrays",
+    "bsr_mm",
+    "bsr_mm_work_arrays",
+    "bsr_scale",
+    "bsr_copy",
+    "bsr_set_transpose",
+    "bsr_transposed",
     "bsr_block_index",
     "bsr_diag",
     "bsr_get_diag",

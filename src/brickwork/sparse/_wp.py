@@ -18,6 +18,6 @@ from ..types.scalars import float16, float32, float64, int32
 wp = SimpleNamespace(
     kernel=kernel, func=func, launch=launch, array=array, array3d=array3d, empty=empty, empty_like=empty_like,
     zeros=zeros, copy=copy, get_device=get_device, matrix=matrix, vector=vector, int32=int32, float16=float16,
-    float32=float32, float64=float64,
+    float32=float32, float64=float64, vec2i=vector(length=2, dtype=int32),
     **{name: FUNCTIONS[name] for name in ("tid", "where", "min", "max", "atomic_add")},
 )

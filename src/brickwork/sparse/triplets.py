@@ -8,6 +8,7 @@ from ..types.arrays import array, type_name
 from . import topology as topo
 from ._types import block_type, check_array, dim, scalar_of, shape_of
 from ._wp import wp
+from .layouts import compact_like, install
 from .matrix import BsrMatrix, bsr_set_zero, bsr_zeros
 
 _TOPOLOGIES = ("compact", "masked", "padded")
@@ -118,37 +119,28 @@ def bsr_set_from_triplets(dest: BsrMatrix, rows: array, columns: array, values: 
         from .mapped import prepare_mapping
 
         mapping = prepare_mapping(build_mapping, dest, topology, prune_numerical_zeros)
-    n = rows.shape[0]
-    if topology == "masked":
-        from .layouts import add_to_existing
-
-        dest.values.zero_()
-        if values is not None and n:
-            add_to_existing(dest, rows, columns, values, count)
+    if topology != "compact":  # computed compact, then written into dest's blocks or row capacity
+        if topology == "masked":
+            dest.values.zero_()
+            if values is None:
+                return None
+        result = compact_like(dest, dest.nrow, dest.ncol)
+        bsr_set_from_triplets(result, rows, columns, values, count, prune_numerical_zeros)
+        install(dest, result, topology, values is not None)
         return None
-    work = topo.Work(dest.device)
+    n = rows.shape[0]
     if n == 0:
-        if topology == "padded":
-            from .layouts import empty_padded_rows
-
-            empty_padded_rows(dest)
-        else:
-            bsr_set_zero(dest)
+        bsr_set_zero(dest)
         if mapping is not None:
             mapping.bind(dest, 0, None, None)
         return mapping
+    work = topo.Work(dest.device)
     key_rows, key_cols = work.get("key_rows", (n,)), work.get("key_cols", (n,))
     prune = int(bool(prune_numerical_zeros) and values is not None)
-    wp.launch(_triplet_keys, n, inputs=[rows, columns, values if values is not None else
-                                        wp.empty(0, dtype=dest.values.dtype, device=dest.device),
-                                        prune, count, dest.nrow, dest.ncol, key_rows, key_cols],
-              device=dest.device, record_tape=False)
+    empty = wp.empty(0, dtype=dest.values.dtype, device=dest.device)
+    wp.launch(_triplet_keys, n, inputs=[rows, columns, empty if values is None else values, prune, count, dest.nrow,
+                                        dest.ncol, key_rows, key_cols], device=dest.device, record_tape=False)
     plan, offsets, cols = topo.build(key_rows, key_cols, n, dest.nrow, dest.ncol, work)
-    if topology == "padded":
-        from .layouts import scatter_padded
-
-        scatter_padded(dest, plan, offsets, cols, values, sum_contributions)
-        return None
     set_compact(dest, plan, offsets, cols)
     if values is not None and plan.nnz:
         wp.launch(sum_contributions, plan.nnz, inputs=[plan.order, plan.starts, values, dest.values],

@@ -1,0 +1,185 @@
+"""Copies and transposes: ``bsr_assign``, ``bsr_copy`` (other scalar type or block shape), ``bsr_set_transpose``,
+``bsr_transposed``.
+
+Each source block is one contribution to each destination block it overlaps (several when blocks are split,
+one of several when they are merged), so the result's topology is built by ``topology.build`` and each value
+gathers the scalars its contributions cover.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..types.arrays import type_name
+from . import topology as topo
+from ._types import block_of, shape_of
+from ._wp import wp
+from .indexing import block_row
+from .layouts import check_topology, compact_like, install
+from .matrix import BsrMatrix, bsr_zeros, scalar_view3d, unpack
+from .triplets import set_compact
+
+
+@wp.kernel(enable_backward=False)
+def _split_keys(nrow: int, offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int), padded: int,
+                columns: wp.array(dtype=int), src_sub: wp.vec2i, dest_sub: wp.vec2i, transpose: int, key_nrow: int,
+                key_rows: wp.array(dtype=int), key_cols: wp.array(dtype=int)):
+    s, k = wp.tid()
+    at = s * src_sub[0] * src_sub[1] + k
+    r = block_row(offsets, row_counts, padded, nrow, s)
+    if r < 0:
+        key_rows[at] = key_nrow
+        key_cols[at] = 0
+        return
+    row = (r * src_sub[0] + k // src_sub[1]) // dest_sub[0]
+    col = (columns[s] * src_sub[1] + k % src_sub[1]) // dest_sub[1]
+    if transpose != 0:
+        key_rows[at] = col
+        key_cols[at] = row
+    else:
+        key_rows[at] = row
+        key_cols[at] = col
+
+
+@wp.kernel
+def _gather(nrow: int, offsets: wp.array(dtype=int), columns: wp.array(dtype=int), order: wp.array(dtype=int),
+            starts: wp.array(dtype=int), per_block: int, src_nrow: int, src_offsets: wp.array(dtype=int),
+            src_row_counts: wp.array(dtype=int), src_padded: int, src_columns: wp.array(dtype=int),
+            src: wp.array3d(dtype=Any), scale: Any, transpose: int, dest: wp.array3d(dtype=Any)):
+    b, i, j = wp.tid()
+    r = block_row(offsets, src_row_counts, 0, nrow, b)
+    # the scalar's position in the matrix (of the transposed source when transposing)
+    gr = r * dest.shape[1] + i
+    gc = columns[b] * dest.shape[2] + j
+    if transpose != 0:
+        t = gr
+        gr = gc
+        gc = t
+    total = dest.dtype(0.0)
+    for k in range(starts[b], starts[b + 1]):
+        s = order[k] // per_block
+        sr = block_row(src_offsets, src_row_counts, src_padded, src_nrow, s)
+        li = gr - sr * src.shape[1]
+        lj = gc - src_columns[s] * src.shape[2]
+        if li >= 0 and li < src.shape[1] and lj >= 0 and lj < src.shape[2]:
+            total += dest.dtype(src[s, li, lj])
+    dest[b, i, j] = scale * total
+
+
+def _subdivisions(src_shape, dest_shape):
+    """How many destination blocks a source block holds, and source blocks a destination block, along each axis."""
+    src_sub, dest_sub = [1, 1], [1, 1]
+    for axis, what in ((0, "rows"), (1, "columns")):
+        s, d = src_shape[axis], dest_shape[axis]
+        if s >= d:
+            src_sub[axis] = s // d
+        else:
+            dest_sub[axis] = d // s
+        if src_sub[axis] * d != s * dest_sub[axis]:
+            raise ValueError(f"Incompatible dest and src block shapes; block {what} must evenly divide one another "
+                             f"(got {d} and {s})")
+    return src_sub, dest_sub
+
+
+def _rebuilt(src: BsrMatrix, scale, dest_like: BsrMatrix, transpose: bool, structure_only: bool) -> BsrMatrix:
+    """``scale * src`` (transposed) as a compact matrix of ``dest_like``'s block type."""
+    shape = shape_of(dest_like.values.dtype)
+    src_shape = src.block_shape[::-1] if transpose else src.block_shape
+    src_sub, dest_sub = _subdivisions(src_shape, shape)
+    nrow_src, ncol_src = (src.ncol, src.nrow) if transpose else (src.nrow, src.ncol)
+    nrow, ncol = nrow_src * src_sub[0] // dest_sub[0], ncol_src * src_sub[1] // dest_sub[1]
+    if nrow * dest_sub[0] != nrow_src * src_sub[0] or ncol * dest_sub[1] != ncol_src * src_sub[1]:
+        raise ValueError(f"The block shape {shape} does not evenly divide the source matrix of size {src.shape}")
+    out = compact_like(dest_like, nrow, ncol)
+    work = topo.Work(src.device)
+    # a transposed source's blocks split along its own axes: its sub-block counts in its own order
+    own_sub = src_sub[::-1] if transpose else src_sub
+    own_dest = dest_sub[::-1] if transpose else dest_sub
+    per_block = own_sub[0] * own_sub[1]
+    n = src.nnz * per_block
+    key_rows, key_cols = work.get("key_rows", (n,)), work.get("key_cols", (n,))
+    if n:
+        wp.launch(_split_keys, (src.nnz, per_block),
+                  inputs=[src.nrow, src.offsets, src.row_counts, int(src.row_counts is not None), src.columns,
+                          wp.vec2i(*own_sub), wp.vec2i(*own_dest), int(transpose), nrow, key_rows, key_cols],
+                  device=src.device, record_tape=False)
+    plan, offsets, columns = topo.build(key_rows, key_cols, n, nrow, ncol, work)
+    set_compact(out, plan, offsets, columns)
+    if not structure_only and plan.nnz:
+        scalar = out.scalar_type
+        wp.launch(_gather, (plan.nnz, *shape),
+                  inputs=[nrow, offsets, columns, plan.order, plan.starts, per_block, src.nrow, src.offsets,
+                          src.row_counts, int(src.row_counts is not None), src.columns, src.scalar_values,
+                          scalar(float(scale)), int(transpose), scalar_view3d(out.values)], device=src.device)
+    return out
+
+
+def _check_dest(dest, src, func: str):
+    if not isinstance(dest, BsrMatrix):
+        raise ValueError(f"{func}: 'dest' must be a BsrMatrix, got {type(dest).__name__}")
+    if dest.device != src.device:
+        raise ValueError(f"{func}: source and destination matrices must be on one device, got {src.device} and "
+                         f"{dest.device}")
+
+
+def bsr_assign(dest: BsrMatrix, src, structure_only: bool = False, topology=None) -> None:
+    """Copy ``src`` (a matrix or scaled expression) into ``dest``, converting to ``dest``'s scalar type and block
+    shape (block sizes must divide one another); ``dest`` takes ``src``'s size. ``structure_only``: the topology
+    only, values unset. ``topology``: see ``bsr_set_from_triplets``."""
+    src, scale = unpack(src, "bsr_assign", "src")
+    _check_dest(dest, src, "bsr_assign")
+    topology = check_topology(topology)
+    result = _rebuilt(src, scale, dest, False, structure_only)
+    install(dest, result, topology, not structure_only)
+
+
+def bsr_copy(A, scalar_type=None, block_shape=None, structure_only: bool = False, topology="compact") -> BsrMatrix:
+    """A copy of ``A`` (a matrix or scaled expression), with another scalar type or block shape when given;
+    ``topology="padded"`` keeps ``A``'s row capacity."""
+    src, scale = unpack(A, "bsr_copy", "A")
+    topology = check_topology(topology, ("compact", "padded"))
+    scalar_type = src.scalar_type if scalar_type is None else scalar_type
+    block_shape = src.block_shape if block_shape is None else tuple(block_shape)
+    dtype = block_of(scalar_type, block_shape)
+    if topology == "padded" and src.row_counts is not None and block_shape == src.block_shape:
+        dest = bsr_zeros(src.nrow, src.ncol, dtype, device=src.device)
+        dest.offsets = wp.empty_like(src.offsets)
+        wp.copy(dest=dest.offsets, src=src.offsets)
+        dest.nnz = src.nnz
+        dest.columns = wp.empty(src.nnz, dtype=int, device=src.device)
+        dest.values = wp.empty(src.nnz, dtype=dtype, device=src.device, requires_grad=src.requires_grad)
+        dest.row_counts = wp.zeros(src.nrow, dtype=int, device=src.device)
+        bsr_assign(dest, A, structure_only, "padded")
+        return dest
+    dest = bsr_zeros(0, 0, dtype, device=src.device)
+    if src.requires_grad:
+        dest.values = wp.empty(0, dtype=dtype, device=src.device, requires_grad=True)
+    result = _rebuilt(src, scale, dest, False, structure_only)
+    install(dest, result, "compact")
+    return dest
+
+
+def bsr_set_transpose(dest: BsrMatrix, src, topology=None) -> None:
+    """``dest`` = the transpose of ``src`` (a matrix or scaled expression); ``dest``'s blocks must be ``src``'s
+    transposed, of the same scalar type."""
+    src, scale = unpack(src, "bsr_set_transpose", "src")
+    _check_dest(dest, src, "bsr_set_transpose")
+    topology = check_topology(topology)
+    if dest.scalar_type is not src.scalar_type:
+        raise ValueError(f"bsr_set_transpose: 'dest' has scalar type {type_name(dest.scalar_type)}, 'src' "
+                         f"{type_name(src.scalar_type)}")
+    if dest.block_shape != src.block_shape[::-1]:
+        raise ValueError(f"bsr_set_transpose: 'dest' has blocks {dest.block_shape}, the transposed blocks of 'src' "
+                         f"are {src.block_shape[::-1]}")
+    result = _rebuilt(src, scale, dest, True, False)
+    install(dest, result, topology)
+
+
+def bsr_transposed(A) -> BsrMatrix:
+    """A new matrix, the transpose of ``A`` (a matrix or scaled expression)."""
+    src, _ = unpack(A, "bsr_transposed", "A")
+    dest = bsr_zeros(src.ncol, src.nrow, block_of(src.scalar_type, src.block_shape[::-1]), device=src.device)
+    if src.requires_grad:
+        dest.values = wp.empty(0, dtype=dest.values.dtype, device=src.device, requires_grad=True)
+    bsr_set_transpose(dest, A)
+    return dest
