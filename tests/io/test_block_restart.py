@@ -4,6 +4,7 @@ files of the second format read through the same reader (their whole-file checks
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -201,3 +202,30 @@ def test_an_out_array_that_cannot_hold_the_block_is_refused(tmp_path, out):
             source.read("f", 1, out)
         assert source.bytes_read == 0
     np.testing.assert_array_equal(out, before)
+
+
+class _FailingFile:
+    """An open file whose reads fail as a disk's or a network file system's do."""
+
+    def __init__(self, f):
+        self.f = f
+
+    def seek(self, offset):
+        return self.f.seek(offset)
+
+    def readinto(self, view):
+        raise OSError(errno.EIO, "Input/output error")
+
+    def close(self):
+        self.f.close()
+
+
+def test_an_io_error_reading_a_block_is_a_restart_error_naming_the_file(tmp_path):
+    """Before, the OSError came out as it was (no file named), and a mesh's ranks passed on RestartErrors only."""
+    out = np.full(7, 5.0, np.float32)
+    with block_restart.BlockFile(_save(tmp_path / "r.npz")) as source:
+        source._f = _FailingFile(source._f)
+        with pytest.raises(RestartError) as info:
+            source.read("f", 1, out)
+    assert str(info.value) == f"restart file {str(tmp_path / 'r.npz')!r} cannot be read: input/output error"
+    assert (out == 5.0).all()

@@ -477,6 +477,29 @@ def test_a_rank_that_cannot_make_its_blocks_is_an_error_on_every_rank_not_a_hang
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize("when", ["io", "memory", "fill"])
+def test_a_rank_that_cannot_read_its_blocks_is_an_error_on_every_rank(tmp_path, when):
+    """load_restart on 2 ranks, reading a block failing on rank 1: an I/O error or a MemoryError while the blocks
+    are checked (before, rank 0 waited for rank 1 in the ranks' agreement for ever: only a RestartError was
+    passed on), or a RestartError while they are read into the fields (the file changed in place; before, rank 0
+    returned, loaded, and went on alone). Every rank raises: rank 1 its own error, rank 0 a RestartError naming
+    rank 1; nothing changes while checking, and a failed fill says the fields are partly loaded."""
+    done = python(2, "load_raises.py", str(tmp_path / "r.npz"), "1", when, timeout=120)
+    path = str(tmp_path / "r.npz")
+    if when == "io":
+        cause = f"RestartError: restart file {path!r} cannot be read: input/output error"
+        expected = [f"rank {r}: {cause} (on rank 1 of 2) (fields unchanged: True)" for r in (0, 1)]
+    elif when == "memory":
+        expected = ["rank 0: RestartError: MemoryError: no memory for the block (on rank 1 of 2) (fields unchanged: "
+                    "True)", "rank 1: MemoryError: no memory for the block (fields unchanged: True)"]
+    else:
+        cause = (f"RestartError: restart file {path!r} is corrupt: block 2 of its array 'q' does not match its "
+                 f"checksum (on rank 1 of 2, while reading the blocks into the fields: the mesh's fields are partly "
+                 f"loaded)")
+        expected = [f"rank 0: {cause} (fields unchanged: False)", f"rank 1: {cause} (fields unchanged: True)"]
+    assert done.stdout.splitlines() == expected
+
+
 def test_debug_mode_refuses_ranks_filling_the_ghosts_of_other_fields():
     """In release mode rank 0's fill_ghosts("a") and rank 1's fill_ghosts("b") (fields of one shape) swapped
     the fields' data silently; debug mode compares the fields first: a ValueError on both ranks, no ghost

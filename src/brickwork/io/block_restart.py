@@ -20,7 +20,7 @@ import zipfile
 import numpy as np
 
 from . import restart
-from .files import staged
+from .files import reason, staged
 from .restart import DAMAGED, RestartError, _canonical, check_format, check_magic, corrupt, members, open_restart
 
 FORMAT = "brickwork-restart-3"
@@ -179,12 +179,15 @@ class BlockFile:
 
     def _read_into(self, offset: int, out: np.ndarray) -> None:
         view = memoryview(out.reshape(-1).view(np.uint8))
-        self._f.seek(offset)
-        while len(view):  # readinto may return fewer bytes (a pipe never: the file is a regular one)
-            n = self._f.readinto(view)
-            if not n:
-                raise RestartError(f"restart file {self.path!r} is corrupt: it ends inside an array (truncated?)")
-            view = view[n:]
+        try:
+            self._f.seek(offset)
+            while len(view):  # readinto may return fewer bytes (a pipe never: the file is a regular one)
+                n = self._f.readinto(view)
+                if not n:
+                    raise RestartError(f"restart file {self.path!r} is corrupt: it ends inside an array (truncated?)")
+                view = view[n:]
+        except OSError as e:  # an I/O error of the disk or a network file system, met reading a block
+            raise RestartError(f"restart file {self.path!r} cannot be read: {reason(e)}") from None
 
     def _stream_checksum(self, names: list) -> None:
         """Check the whole-file checksum of the first two formats (``restart._digest``) a chunk at a time."""

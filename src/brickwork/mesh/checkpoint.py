@@ -75,13 +75,20 @@ def load_restart(mesh, path) -> dict:
         try:
             source = block_restart.BlockFile(path)
             flags = _check_blocks(mesh, source)
-        except RestartError as e:
+        except Exception as e:  # not only RestartError: the other ranks would wait in _agree for ever
             if mesh.nranks == 1:
                 raise
-            failure = str(e)
+            failure = e
         if mesh.nranks > 1:  # before anything changes: every rank goes on, or none does
             _agree(mesh, path, failure, None if failure else content_digest(source.meta))
-        _fill(mesh, source, flags)
+        try:
+            _fill(mesh, source, flags)
+        except Exception as e:
+            if mesh.nranks == 1:
+                raise
+            failure = e
+        if mesh.nranks > 1:  # a rank whose fill failed (the file changed meanwhile): none goes on alone
+            _agree_filled(mesh, path, failure)
         return source.meta.get("user", {})
     finally:
         if source is not None:
@@ -166,22 +173,46 @@ def content_digest(meta: dict) -> str:
     return hashlib.sha256(json.dumps(meta, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def _agree(mesh, path: str, failure: str | None, digest: str | None) -> None:
-    """``RestartError`` on every rank (collective) when some rank could not read or use the file, or when
-    the ranks read files of different content under one path (node-local disks): loading on some ranks
-    only would leave the mesh half restored, and ghosts mixing two states."""
-    everyone = mesh._halo_comm.allgather((failure, digest))
+def _message(failure: Exception) -> str:
+    """What other ranks are told of ``failure``: a ``RestartError``'s message, else the exception's type too."""
+    return str(failure) if isinstance(failure, RestartError) else f"{type(failure).__name__}: {failure}"
+
+
+def _raise_agreed(failure: Exception | None, message: str) -> None:
+    """Raise this rank's own ``failure`` unless it is a ``RestartError`` (its cause), else ``RestartError(message)``."""
+    if failure is not None and not isinstance(failure, RestartError):
+        raise failure
+    raise RestartError(message)
+
+
+def _agree(mesh, path: str, failure: Exception | None, digest: str | None) -> None:
+    """``RestartError`` on every rank (collective) when some rank could not read or use the file (this rank's
+    own exception where it is another), or when the ranks read files of different content under one path
+    (node-local disks): loading on some ranks only would leave the mesh half restored, and ghosts mixing two
+    states."""
+    everyone = mesh._halo_comm.allgather((None if failure is None else _message(failure), digest))
     failed = [rank for rank, (message, _) in enumerate(everyone) if message is not None]
     if failed:
         message = everyone[failed[0]][0]
         if len(failed) < len(everyone):  # the ranks that read it would not know where to look
             message += f" (on rank{'s' if len(failed) > 1 else ''} {', '.join(map(str, failed))} of {len(everyone)})"
-        raise RestartError(message)
+        _raise_agreed(failure, message)
     for rank, (_, theirs) in enumerate(everyone[1:], start=1):
         if theirs != everyone[0][1]:
             raise RestartError(f"restart file {path!r} differs between the MPI ranks: rank {rank} read other "
                                f"content (SHA-256 {theirs[:12]}...) than rank 0 ({everyone[0][1][:12]}...); every "
                                f"rank must read the same restart file (copy it to each node's disk)")
+
+
+def _agree_filled(mesh, path: str, failure: Exception | None) -> None:
+    """``RestartError`` on every rank (collective) when some rank could not read its blocks into the fields after
+    the ranks agreed on the file (it changed in place meanwhile): the fields are then partly loaded."""
+    everyone = mesh._halo_comm.allgather(None if failure is None else _message(failure))
+    failed = [rank for rank, message in enumerate(everyone) if message is not None]
+    if failed:
+        _raise_agreed(failure, f"{everyone[failed[0]]} (on rank{'s' if len(failed) > 1 else ''} "
+                               f"{', '.join(map(str, failed))} of {len(everyone)}, while reading the blocks into the "
+                               f"fields: the mesh's fields are partly loaded)")
 
 
 #: What ``Mesh._description`` records of each field and sparse pool, in order (a pool as its repr).
