@@ -257,3 +257,18 @@ def test_a_device_lbvh_builds_on_the_device_copying_only_the_level_ends_to_the_h
         del reads[:]
         mesh = wp.Mesh(points, indices, bvh_constructor="lbvh")
         assert len(reads) == 2 and reads[1][-1] == 4 * (bvh_lbvh.DROPPED + 1)  # the indices checked, the ends
+
+
+@pytest.mark.parametrize("leaf_size", [2**31 - 1, 2**31, 2**40])
+def test_a_leaf_size_beyond_int32_is_one_leaf_of_every_item(leaf_size):
+    """The kernels take leaf_size as an int32: 2^31 and more raised LaunchError (Warp 1.19's CPU build
+    segfaults); any leaf size of at least the item count gives one leaf, as for the other constructors."""
+    lo, hi = _data("uniform", np.random.default_rng(2), 40)
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3), constructor="lbvh", leaf_size=leaf_size)
+    assert bvh._tree.num_nodes == 1 and (bvh._tree.lo_i[0], bvh._tree.hi_i[0]) == (-1, 40)
+    qlo, qhi = lo[7] - 0.01, lo[7] + 0.01
+    np.testing.assert_array_equal(_hits(bvh, 40, 0, qlo, qhi), _np_overlap(lo, hi, qlo, qhi))
+    pts, tris = skewed_mesh()
+    mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(tris.reshape(-1), dtype=wp.int32), bvh_constructor="lbvh",
+                   bvh_leaf_size=leaf_size)
+    assert mesh._tree.num_nodes == 1 and mesh._tree.hi_i[0] == len(tris)

@@ -256,6 +256,11 @@ def _nodes(ids: array(dtype=int32), node_of: array(dtype=int32), start: array(dt
         upper_words[s, 3] = b
 
 
+def _int32_leaf_size(leaf_size: int) -> int:
+    """``leaf_size`` as the kernels' int32: a leaf size of 2^31 or more holds every item, as 2^31 - 1 does."""
+    return min(leaf_size, 2**31 - 1)
+
+
 class Scratch:
     """The work arrays of a tree's builds on ``device``, kept between builds of the same sizes."""
 
@@ -280,6 +285,7 @@ def structure(lowers: array, uppers: array, n: int, leaf_size: int, order: array
     each level's ids (65 int32, the only copy to the host; 0 past the deepest level). ``nodes`` then writes
     the nodes' tables."""
     plan = plan or device_sort.GPU
+    leaf_size = _int32_leaf_size(leaf_size)
     m = 2 * n - 1  # Karras's candidates: the inner nodes, then a leaf per sorted position
     get = scratch.get
     chunks = max(1, min(-(-n // BOUNDS_ITEMS), BOUNDS_CHUNKS))
@@ -327,5 +333,6 @@ def nodes(scratch: Scratch, num_nodes: int, leaf_size: int, first: array, last: 
     ``bvh_node_half`` pair into ``lower_words``/``upper_words`` (int32 (num_nodes, 4) views of the node tables;
     (0, 4) for none)."""
     get = scratch.arrays.__getitem__
+    leaf_size = _int32_leaf_size(leaf_size)
     launch_on(_nodes, num_nodes, get("ids"), get("node_of"), get("start"), get("end"), get("parent"), get("left"),
               get("right"), leaf_size, first, last, parents, lower_words, upper_words)
