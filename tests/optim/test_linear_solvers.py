@@ -403,3 +403,47 @@ def test_cg_converges_within_n_iterations(n, seed, spread):
     (niter, err, atol), x = solve("cg", A, b, tol=1e-8, maxiter=4 * n, check_every=1)
     assert err <= atol and niter <= n + 2
     np.testing.assert_allclose(A @ x, b, atol=1e-6 * np.linalg.norm(b) + 1e-12)
+
+
+# -- BSR matrices (brickwork.sparse) ---------------------------------------------------------------------------------
+def block_spd_system(nb, bs, seed):
+    """A block-tridiagonal SPD BSR matrix (SPD diagonal blocks, small coupling) and its dense copy."""
+    from brickwork.sparse import bsr_from_triplets
+
+    rng = np.random.default_rng(seed)
+    rows, cols, vals = [], [], []
+    for i in range(nb):
+        C = rng.uniform(-1, 1, (bs, bs))
+        rows.append(i), cols.append(i), vals.append(C @ C.T + bs * np.eye(bs))
+        if i + 1 < nb:
+            off = 0.05 * rng.uniform(-1, 1, (bs, bs))
+            rows += [i, i + 1]
+            cols += [i + 1, i]
+            vals += [off, off.T]
+    dense = np.zeros((nb * bs, nb * bs))
+    for r, c, v in zip(rows, cols, vals):
+        dense[r * bs:(r + 1) * bs, c * bs:(c + 1) * bs] = v
+    A = bsr_from_triplets(nb, nb, wp.array(rows, dtype=wp.int32), wp.array(cols, dtype=wp.int32),
+                          wp.array(np.stack(vals), dtype=wp.float64))
+    return A, dense, rng.standard_normal(nb * bs)
+
+
+@pytest.mark.parametrize("name", list(SOLVERS))
+def test_bsr_matrices_with_scalar_and_vector_right_hand_sides(name):
+    from brickwork.optim.linear import aslinearoperator
+
+    A, dense, b = block_spd_system(6, 3, 3)
+    op = aslinearoperator(A)
+    assert op.shape == (18, 18) and op.dtype is wp.mat33d and op.scalar_type is wp.float64
+    M = preconditioner(A, "diag")
+    assert M.dtype is wp.vec3d and M.shape == (6,)  # the inverse diagonal of each diagonal block, as a vector
+    z = wp.zeros(18, dtype=wp.float64)
+    M.matvec(wp.array(b, dtype=wp.float64), z, z, alpha=1.0, beta=0.0)
+    np.testing.assert_allclose(z.numpy(), b / np.diag(dense), rtol=1e-15)
+    for vector in (False, True):
+        for Mp in (None, M):
+            bw = wp.array(b.reshape(-1, 3), dtype=wp.vec3d) if vector else wp.array(b, dtype=wp.float64)
+            x = wp.zeros_like(bw)
+            niter, err, atol = SOLVERS[name](A, bw, x, M=Mp, tol=1e-10)
+            assert err <= atol and niter <= 18
+            np.testing.assert_allclose(x.numpy().ravel(), np.linalg.solve(dense, b), rtol=1e-8, atol=1e-9)

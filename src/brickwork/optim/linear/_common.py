@@ -85,6 +85,18 @@ def check_count(owner: str, name: str, value, low: int, allow_none: bool = False
     return int(value)
 
 
+def check_maxiter(owner: str, maxiter) -> int | None:
+    """Warp's reading of ``maxiter``: None or 0 is the default (returned as None), another number is truncated
+    by ``int()`` (0.5 gives 0: one cycle runs, as in Warp). Negative or non-finite values are refused."""
+    if maxiter is None:
+        return None
+    if isinstance(maxiter, bool) or not isinstance(maxiter, numbers.Real):
+        raise LinearSolverTypeError(f"{owner}: maxiter must be a number or None, got {type(maxiter).__name__}")
+    if not math.isfinite(maxiter) or maxiter < 0:
+        raise LinearSolverValueError(f"{owner}: maxiter must be >= 0 (0 or None: the system's size), got {maxiter!r}")
+    return None if maxiter == 0 else int(maxiter)
+
+
 def check_vector(owner: str, name: str, v) -> None:
     """``v`` is a 1-D array of float16/32/64 scalars or vectors of them."""
     if not isinstance(v, array):

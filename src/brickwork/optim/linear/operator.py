@@ -155,6 +155,22 @@ def diag_mv_scalar(d: array(dtype=Float), x: array(dtype=Float), y: array(dtype=
     z[i] = s
 
 
+@kernel(enable_backward=False)
+def diag_mv_components(d: array(dtype=Any), x: array(dtype=Float), y: array(dtype=Float), z: array(dtype=Float),
+                       alpha: Float, beta: Float):
+    """A diagonal of vectors applied to scalar arrays: degree of freedom ``i`` is component ``i % len`` of
+    ``d[i // len]``."""
+    i = _tid()
+    length = d.dtype.length
+    zero = type(alpha)(0.0)
+    s = zero
+    if alpha != zero:
+        s += alpha * (d[i // length][i % length] * x[i])
+    if beta != zero:
+        s += beta * y[i]
+    z[i] = s
+
+
 def _bsr_types():
     """``brickwork.sparse`` when it is there (it is optional here: dense and custom operators need none)."""
     try:
@@ -200,6 +216,10 @@ def _diag_matvec(d: array):
     step = diag_mv_scalar if scalar is d.dtype else diag_mv
 
     def matvec(x, y, z, alpha, beta):
+        if step is diag_mv and x.dtype is scalar:  # vector entries, scalar vectors (as a BSR matrix takes)
+            launch(diag_mv_components, dim=x.shape[0], inputs=[d, x, y, z, scalar(alpha), scalar(beta)],
+                   device=d.device, record_tape=False)
+            return
         launch(step, dim=d.shape[0], inputs=[d, x, y, z, scalar(alpha), scalar(beta)], device=d.device,
                record_tape=False)
 

@@ -25,6 +25,7 @@ from ._common import (
     LinearSolverTypeError,
     LinearSolverValueError,
     check_count,
+    check_maxiter,
     check_tolerance,
     check_vector,
     describe,
@@ -110,7 +111,7 @@ class LinearSolverState:
         check_tolerance(owner, "tol", tol)
         check_tolerance(owner, "atol", atol)
         check_every = check_count(owner, "check_every", check_every, 0)
-        maxiter = check_count(owner, "maxiter", maxiter, 0, allow_none=True)
+        maxiter = check_maxiter(owner, maxiter)
         if callback is not None and not callable(callback) and not isinstance(callback, Kernel):
             raise LinearSolverTypeError(f"{owner}: callback must be callable, a kernel or None, got "
                                         f"{type(callback).__name__}")
@@ -123,7 +124,7 @@ class LinearSolverState:
         self._scalar_type = A.scalar_type
         self._batch_count = A.batch_count
         self._dofs_per_entry = dofs_per_entry(b.dtype)
-        if not maxiter:
+        if maxiter is None:
             maxiter = scalar_dof_count(b) // self._batch_count
         self._maxiter = int(maxiter)
         self._offsets = self._entry_offsets(A, b)
