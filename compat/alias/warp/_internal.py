@@ -1,4 +1,4 @@
-"""Placeholders for Warp's internal modules (warp._src.*, warp.sparse, ...) under the alias package."""
+"""Placeholders for Warp's internal modules (warp._src.*, warp.render, ...) under the alias package."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ class PlaceholderModule(types.ModuleType):
 
 # Modules that exist for real in the alias package (they carry data tests iterate over at import).
 _REAL = {"_src", "_src.types", "_src.autograd", "_src.codegen"}
-_PLACEHOLDER_ROOTS = ("_src", "sparse", "render", "sim", "jax_experimental")
+_PLACEHOLDER_ROOTS = ("_src", "render", "sim", "jax_experimental")
 # Placeholder submodules of modules that are brickwork's own (warp.optim is brickwork.optim; its linear
 # solvers are not mirrored).
 _PLACEHOLDER_MODULES = {"optim.linear"}

@@ -6,8 +6,10 @@ Import it explicitly (``import brickwork.sparse``), as Warp's. See docs/sparse.m
 
 from .assign import bsr_assign, bsr_copy, bsr_set_transpose, bsr_transposed
 from .axpy import bsr_axpy, bsr_axpy_work_arrays, bsr_scale
+from .compress import bsr_compress
 from .diag import bsr_diag, bsr_get_diag, bsr_identity, bsr_set_diag, bsr_set_identity
 from .indexing import bsr_block_index, bsr_row_index
+from .mapped import BsrTripletMap, bsr_set_from_mapped_values
 from .matrix import (
     BSR_STATUS_ROW_CAPACITY_EXCEEDED,
     BSR_STATUS_SUCCESS,
@@ -24,6 +26,9 @@ __all__ = [
     "BSR_STATUS_ROW_CAPACITY_EXCEEDED",
     "BSR_STATUS_SUCCESS",
     "BsrMatrix",
+    "BsrTripletMap",
+    "bsr_compress",
+    "bsr_set_from_mapped_values",
     "bsr_assign",
     "bsr_axpy",
     "bsr_axpy_work_arrays",

@@ -15,7 +15,8 @@ def block_type(dtype, name: str = "block_type"):
     dtype = python_annotation_type(dtype) if dtype in (int, float, bool) else dtype
     if is_matrix_type(dtype) or is_scalar_type(dtype):
         return dtype
-    raise ValueError(f"BsrMatrix block type must be either a matrix or a scalar type ('{name}'); got {dtype!r}")
+    raise ValueError(f"BsrMatrix block type must be either warp matrix or scalar ('{name}'); got "
+                     f"{getattr(dtype, '__name__', dtype)}")
 
 
 def scalar_of(dtype):

@@ -56,14 +56,21 @@ def _gather(nrow: int, offsets: wp.array(dtype=int), columns: wp.array(dtype=int
         gr = gc
         gc = t
     total = dest.dtype(0.0)
+    found = 0
     for k in range(starts[b], starts[b + 1]):
         s = order[k] // per_block
         sr = block_row(src_offsets, src_row_counts, src_padded, src_nrow, s)
         li = gr - sr * src.shape[1]
         lj = gc - src_columns[s] * src.shape[2]
         if li >= 0 and li < src.shape[1] and lj >= 0 and lj < src.shape[2]:
-            total += dest.dtype(src[s, li, lj])
-    dest[b, i, j] = scale * total
+            if found == 0:  # copied, not added to 0: a -0.0 stays -0.0 (bit-exact copies, as Warp's)
+                total = dest.dtype(src[s, li, lj])
+                found = 1
+            else:
+                total += dest.dtype(src[s, li, lj])
+    if scale != dest.dtype(1.0):
+        total = scale * total
+    dest[b, i, j] = total
 
 
 def _subdivisions(src_shape, dest_shape):
@@ -89,7 +96,8 @@ def _rebuilt(src: BsrMatrix, scale, dest_like: BsrMatrix, transpose: bool, struc
     nrow_src, ncol_src = (src.ncol, src.nrow) if transpose else (src.nrow, src.ncol)
     nrow, ncol = nrow_src * src_sub[0] // dest_sub[0], ncol_src * src_sub[1] // dest_sub[1]
     if nrow * dest_sub[0] != nrow_src * src_sub[0] or ncol * dest_sub[1] != ncol_src * src_sub[1]:
-        raise ValueError(f"The block shape {shape} does not evenly divide the source matrix of size {src.shape}")
+        raise ValueError(f"The requested block shape {shape} does not evenly divide the source matrix of total size "
+                         f"{src.shape}")
     out = compact_like(dest_like, nrow, ncol)
     work = topo.Work(src.device)
     # a transposed source's blocks split along its own axes: its sub-block counts in its own order
@@ -169,8 +177,8 @@ def bsr_set_transpose(dest: BsrMatrix, src, topology=None) -> None:
         raise ValueError(f"bsr_set_transpose: 'dest' has scalar type {type_name(dest.scalar_type)}, 'src' "
                          f"{type_name(src.scalar_type)}")
     if dest.block_shape != src.block_shape[::-1]:
-        raise ValueError(f"bsr_set_transpose: 'dest' has blocks {dest.block_shape}, the transposed blocks of 'src' "
-                         f"are {src.block_shape[::-1]}")
+        raise ValueError(f"bsr_set_transpose: 'dest': Destination block shape must be {src.block_shape[::-1]}, got "
+                         f"{dest.block_shape}")
     result = _rebuilt(src, scale, dest, True, False)
     install(dest, result, topology)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from ..types.arrays import array
 from ._types import block_type, check_array, dim, scalar_of, shape_of
 from ._wp import wp
@@ -99,6 +101,11 @@ class BsrMatrix:
         if nnz is None:
             nnz = self.nnz_sync() if nnz_capacity is None else nnz_capacity
         ensure_fits(self, nnz, nnz_capacity)
+
+    def copy_nnz_async(self) -> None:
+        """Deprecated in Warp: ``nnz_sync`` reads the count when needed (this does nothing else)."""
+        warnings.warn("The `copy_nnz_async` method is deprecated and will be removed in a future version; call "
+                      "`nnz_sync` to update the host-side block count.", DeprecationWarning, stacklevel=2)
 
     def status_sync(self) -> int:
         """The sticky status of padded operations (``BSR_STATUS_SUCCESS`` when none failed)."""
@@ -316,7 +323,16 @@ def bsr_set_zero(bsr: BsrMatrix, rows_of_blocks: int | None = None, cols_of_bloc
             raise ValueError("Cannot resize a matrix with topology='masked'")
         bsr.values.zero_()
         return
-    if nrow != bsr.nrow or bsr.offsets.shape[0] < nrow + 1:
+    if topology == "padded" and row_capacity is None:  # the capacity of the rows kept (added rows: none)
+        old = bsr.offsets
+        bsr.offsets = wp.empty(max(nrow + 1, old.shape[0]), dtype=int, device=bsr.device)
+        wp.launch(_kept_capacity, 1, inputs=[old, bsr.nrow, nrow, bsr.offsets], device=bsr.device,
+                  record_tape=False)
+        bsr.nrow, bsr.ncol = nrow, ncol
+        bsr.row_counts = wp.zeros(nrow, dtype=int, device=bsr.device)
+        ensure_fits(bsr, bsr.nnz_sync(), nnz_capacity)
+        return
+    if bsr.offsets.shape[0] < nrow + 1:
         bsr.offsets = wp.empty(nrow + 1, dtype=int, device=bsr.device)
     bsr.nrow, bsr.ncol = nrow, ncol
     set_zero_topology(bsr, topology, row_capacity, nnz_capacity)
@@ -339,7 +355,8 @@ def set_zero_topology(bsr: BsrMatrix, topology: str, row_capacity, nnz_capacity)
             raise ValueError(f"row_capacity must have shape ({bsr.nrow},), got {row_capacity.shape}")
         wp.launch(_capacity_offsets, 1, inputs=[row_capacity, bsr.nrow, bsr.offsets], device=device,
                   record_tape=False)
-        total = bsr.nrow and int(bsr.offsets[bsr.nrow:].numpy()[0])
+        # the total capacity: nnz_capacity when given (no readback, as Warp), else read
+        total = nnz_capacity if nnz_capacity is not None else int(bsr.offsets[bsr.nrow:bsr.nrow + 1].numpy()[0])
     else:
         cap = dim(row_capacity, "row_capacity")
         wp.launch(_uniform_offsets, bsr.nrow + 1, inputs=[cap, bsr.offsets], device=device, record_tape=False)
@@ -366,6 +383,17 @@ def _capacity_offsets(caps: wp.array(dtype=int), nrow: int, offsets: wp.array(dt
     for r in range(nrow):
         offsets[r] = at
         at += caps[r]
+    offsets[nrow] = at
+
+
+@wp.kernel(enable_backward=False)
+def _kept_capacity(old: wp.array(dtype=int), old_nrow: int, nrow: int, offsets: wp.array(dtype=int)):
+    # one thread: row r keeps old[r + 1] - old[r] slots (r < old_nrow), added rows none
+    at = 0
+    for r in range(nrow):
+        offsets[r] = at
+        if r < old_nrow:
+            at += old[r + 1] - old[r]
     offsets[nrow] = at
 
 

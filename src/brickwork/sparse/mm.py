@@ -142,14 +142,27 @@ def bsr_mm(x, y, z: BsrMatrix | None = None, alpha=1.0, beta=0.0, work_arrays=No
     result = compact_like(z, z.nrow, z.ncol)
     plan, offsets, columns = topo.build(key_rows, key_cols, n, z.nrow, z.ncol, work)
     set_compact(result, plan, offsets, columns)
-    if plan.nnz:
+    result.nnz_sync()  # the exact count, as Warp's product reads it
+    if max_new_nnz is not None and result.nnz > max_new_nnz + nz:  # Warp's bound: the blocks past it dropped
+        # (printed to stdout, as Warp's native message)
+        print(f"Warp UserWarning: bsr_mm: the number of blocks ({result.nnz}) exceeded max_new_nnz "
+              f"({max_new_nnz}) plus the blocks of z ({nz}); the product is truncated", flush=True)
+        result.nnz = int(max_new_nnz) + nz
+        run(_clamp, z.nrow + 1, result.offsets, result.nnz)
+    if result.nnz:
         scalar = z.scalar_type
-        wp.launch(_products, (plan.nnz, *z.block_shape),
+        wp.launch(_products, (result.nnz, *z.block_shape),
                   inputs=[plan.order, plan.starts, npairs, pair_x, pair_y, x.scalar_values, y.scalar_values,
                           scalar(alpha), z.scalar_values if nz else result.scalar_values, scalar(beta),
                           scalar_view3d(result.values)], device=device)
     install(z, result, topology)
     return z
+
+
+@wp.kernel(enable_backward=False)
+def _clamp(offsets: wp.array(dtype=int), limit: int):
+    r = wp.tid()
+    offsets[r] = wp.min(offsets[r], limit)
 
 
 @wp.kernel(enable_backward=False)

@@ -6,11 +6,12 @@ contributions as keys ``(row, col)`` (``row == nrow`` marks a discarded one), th
 1. sorts the contributions by row then column (``runtime.device_sort``, stable: contributions to one block
    keep their input order, so sums are deterministic);
 2. marks the first contribution of each block and scans the marks into block indices;
-3. reads the block count back to the host (one int, to size ``columns`` and ``values``, as Warp does);
-4. writes each block's column and its range of sorted contributions, then the row offsets by binary search.
+3. writes each block's column and its range of sorted contributions, then the row offsets by binary search.
 
-The caller then computes each block's value from its range (``Plan.order[starts[b]:starts[b + 1]]`` are the
-contribution indices of block ``b``).
+Nothing is read back to the host: as in Warp, the host's ``nnz`` is the contribution count, an upper bound
+of the block count (``BsrMatrix.nnz_sync`` reads the exact one), and the arrays are sized by it. The caller
+then computes each block's value from its range (``Plan.order[starts[b]:starts[b + 1]]`` are the contribution
+indices of block ``b``; the ranges of the slots past the last block are empty).
 """
 
 from __future__ import annotations
@@ -56,9 +57,18 @@ def _blocks(rows: wp.array(dtype=int), cols: wp.array(dtype=int), index: wp.arra
 
 
 @wp.kernel(enable_backward=False)
-def _offsets(block_rows: wp.array(dtype=int), nnz: int, offsets: wp.array(dtype=int)):
+def _offsets(block_rows: wp.array(dtype=int), index: wp.array(dtype=int), n: int, offsets: wp.array(dtype=int)):
     r = wp.tid()
-    offsets[r] = first_at_least(block_rows, 0, nnz, r)
+    offsets[r] = first_at_least(block_rows, 0, index[n], r)
+
+
+@wp.kernel(enable_backward=False)
+def _empty_tail(index: wp.array(dtype=int), n: int, starts: wp.array(dtype=int)):
+    # slots past the last block: empty ranges at the end of the used contributions
+    b = wp.tid()
+    nnz = index[n]
+    if b > nnz:
+        starts[b] = starts[nnz]
 
 
 @wp.kernel(enable_backward=False)
@@ -81,8 +91,8 @@ class Work:
 
 
 class Plan:
-    """A built topology's contribution order (``order``), each block's contribution range (``starts``, nnz + 1
-    entries) and the block count ``nnz``."""
+    """A built topology's contribution order (``order``), each block slot's contribution range (``starts``,
+    nnz + 1 entries) and the slot count ``nnz`` (the contribution count: an upper bound of the blocks)."""
 
     def __init__(self, order: array, starts: array, nnz: int):
         self.order, self.starts, self.nnz = order, starts, nnz
@@ -115,12 +125,11 @@ def build(rows: array, cols: array, n: int, nrow: int, ncol: int, work: Work):
     index = work.get("index", (n + 1,))
     run(_heads, n + 1, sorted_rows, sorted_cols, n, nrow, index)
     device_sort.exclusive_scan(index, n + 1, work.get, run, plan.segment)
-    nnz = int(index[n:].numpy()[0])  # the one readback: sizes the matrix's arrays
-    starts = work.get("starts", (nnz + 1,))
-    columns = wp.empty(nnz, dtype=int, device=device)
-    block_rows = work.get("block_rows", (max(nnz, 1),))
-    if nnz == 0:
-        run(_fill, 1, starts, 0)
+    starts = work.get("starts", (n + 1,))
+    columns = wp.empty(n, dtype=int, device=device)
+    block_rows = work.get("block_rows", (n,))
+    run(_fill, 1, starts, 0)  # no kept contribution: every range empty
     run(_blocks, n, sorted_rows, sorted_cols, index, n, nrow, starts, columns, block_rows)
-    run(_offsets, nrow + 1, block_rows, nnz, offsets)
-    return Plan(order, starts, nnz), offsets, columns
+    run(_empty_tail, n + 1, index, n, starts)
+    run(_offsets, nrow + 1, block_rows, index, n, offsets)
+    return Plan(order, starts, n), offsets, columns

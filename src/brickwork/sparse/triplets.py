@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..types.arrays import array, type_name
+from ..types.composite import is_matrix_type
 from . import topology as topo
 from ._types import block_type, check_array, dim, scalar_of, shape_of
 from ._wp import wp
@@ -41,14 +42,20 @@ def sum_contributions(order: wp.array(dtype=int), starts: wp.array(dtype=int), s
                       dest: wp.array(dtype=Any)):
     """``dest[b]`` = the sum of the sources of block ``b``'s contributions, in their input order."""
     b = wp.tid()
+    begin = starts[b]
+    end = starts[b + 1]
     total = dest.dtype(0)
-    for k in range(starts[b], starts[b + 1]):
+    if end > begin:  # the first term itself: a lone -0.0 stays -0.0, as in Warp
+        total = src[order[begin]]
+    for k in range(begin + 1, end):
         total += src[order[k]]
     dest[b] = total
 
 
 def block_values(values: array, dtype, func: str = "bsr_set_from_triplets") -> array:
     """``values`` as a 1-D array of ``dtype`` blocks: itself, or a view of a contiguous 3-D scalar array."""
+    if not values.is_contiguous:
+        raise ValueError(f"{func}: 'values' must be contiguous")
     if values.ndim == 1:
         if values.dtype is not dtype:
             raise ValueError(f"{func}: 'values' has type {type_name(values.dtype)}, the matrix's blocks "
@@ -62,10 +69,9 @@ def block_values(values: array, dtype, func: str = "bsr_set_from_triplets") -> a
     if values.dtype is not scalar_of(dtype):
         raise ValueError(f"{func}: 'values' has scalar type {values.dtype.__name__}, the matrix "
                          f"{scalar_of(dtype).__name__}")
-    if not values.is_contiguous:
-        raise ValueError(f"{func}: 'values' must be contiguous")
-    if shape_of(dtype) == (1, 1):
-        return values.reshape((values.shape[0],))
+    if not is_matrix_type(dtype) or shape_of(dtype) == (1, 1):  # scalars, or 1x1 matrices of one scalar's size
+        flat = values.reshape((values.shape[0],))
+        return flat if flat.dtype is dtype else flat.view(dtype)
     return values.view(dtype)
 
 
@@ -84,7 +90,7 @@ def _check(dest, rows, columns, values, count, topology):
         raise ValueError(f"{func}: 'rows' and 'columns' must be 1-D arrays of one length, got shapes {rows.shape} "
                          f"and {columns.shape}")
     if rows.dtype is not wp.int32 or columns.dtype is not wp.int32:
-        raise TypeError(f"{func}: 'rows' and 'columns' must be int32 arrays")
+        raise TypeError(f"{func}: 'rows' and 'columns': Rows and columns arrays must be of type int32")
     if count is not None:
         check_array(count, "count", func, dest.device)
         if count.shape != (1,):
