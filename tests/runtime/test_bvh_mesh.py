@@ -586,3 +586,25 @@ def test_leaf_bounds_cover_every_item_of_the_leaf():
         np.testing.assert_array_equal(everything, np.ones(n))
         for q in rng.random((5, 3)) * 5:
             np.testing.assert_array_equal(_hits(bvh, n, 0, q, q + 0.5), _np_overlap(lo, hi, q, q + 0.5))
+
+
+@wp.kernel
+def _faces_in_box(mesh: wp.uint64, lower: wp.vec3, upper: wp.vec3, hits: wp.array(dtype=int)):
+    for f in wp.mesh_query_aabb(mesh, lower, upper):
+        hits[f] += 1
+
+
+def test_the_indices_of_a_mesh_cannot_be_replaced_under_its_kernels():
+    """The descriptor holds the indices' address: replacing ``mesh.indices`` freed the array the queries then read
+    (as in Warp, whose native mesh keeps the old address). Now a MeshError; the mesh keeps its array and answers
+    as before."""
+    pts = wp.array(np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], np.float32), dtype=wp.vec3)
+    indices = wp.array(np.array([0, 1, 2, 0, 1, 3], np.int32), dtype=wp.int32)
+    mesh = wp.Mesh(pts, indices)
+    with pytest.raises(MeshError, match=r"^Mesh.indices cannot be replaced \(the mesh's tree is built over its "
+                                        r"triangles\): build a new wp.Mesh for other triangles$"):
+        mesh.indices = wp.array(np.array([0, 1, 2], np.int32), dtype=wp.int32)
+    assert mesh.indices is indices and mesh._storage.descriptor["indices"][0] == indices.ptr
+    hits = wp.zeros(2, dtype=int)
+    wp.launch(_faces_in_box, 1, [mesh.id, wp.vec3(-1, -1, 0.5), wp.vec3(2, 2, 2), hits])
+    np.testing.assert_array_equal(hits.numpy(), [0, 1])

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 import brickwork as wp
 from brickwork import config
 from brickwork.jit import nvrtc
+from brickwork.runtime.bvh import BvhError
 
 
 def _tables(bvh):
@@ -163,3 +164,52 @@ def test_a_device_trees_refit_runs_on_the_device_without_a_copy_through_the_host
         offset = mesh.id - max(b for b in fake.memory if b <= mesh.id)
         stored = np.frombuffer(bytes(descriptor[offset:offset + 144]), mesh._storage.descriptor.dtype)[0]
         assert stored["points"] == mesh.points.ptr
+
+
+@pytest.mark.parametrize("constructor", ["sah", "median", "lbvh"])
+@pytest.mark.parametrize("new_n", [1, 5, 20])
+def test_a_refit_over_replaced_bounds_of_another_length_is_refused_and_changes_nothing(constructor, new_n):
+    """``lowers``/``uppers`` are plain attributes: replaced by arrays of another length, a refit broadcast one
+    box over every item (1), raised numpy's broadcast error (5, 20), and on a device would write past the item
+    tables. Now a BvhError naming both counts, the tree as it was; a rebuild takes the new boxes."""
+    rng = np.random.default_rng(new_n)
+    lo = rng.random((10, 3)).astype(np.float32)
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(lo + 0.1, dtype=wp.vec3), constructor=constructor)
+    before = [table.copy() for table in _tables(bvh)]
+    new = rng.random((new_n, 3)).astype(np.float32)
+    bvh.lowers, bvh.uppers = wp.array(new, dtype=wp.vec3), wp.array(new + 0.1, dtype=wp.vec3)
+    with pytest.raises(BvhError) as info:
+        bvh.refit()
+    assert str(info.value) == (f"Bvh.refit: lowers and uppers hold {new_n} boxes, but the tree was built over 10; "
+                               f"call rebuild() after changing the number of boxes")
+    for table, old in zip(_tables(bvh), before):
+        np.testing.assert_array_equal(table, old)
+    bvh.rebuild()
+    want_lo, _ = bvh._tree.bounds(new, new + 0.1)
+    np.testing.assert_array_equal(_tables(bvh)[0][:, :3], want_lo)
+
+
+@pytest.mark.parametrize(("replace", "words"), [
+    (lambda bvh: setattr(bvh, "uppers", wp.zeros(3, dtype=wp.vec3)), "The same number of lower and upper bounds"),
+    (lambda bvh: setattr(bvh, "lowers", wp.zeros(4, dtype=wp.vec3d)), "lowers should be a contiguous array of type "
+                                                                       "wp.vec3, got vec3d"),
+    (lambda bvh: setattr(bvh, "lowers", None), "lowers should be a contiguous array of type wp.vec3, got NoneType")])
+@pytest.mark.parametrize("what", ["refit", "rebuild"])
+def test_replaced_bounds_that_are_no_bounds_are_refused_by_refit_and_rebuild(replace, words, what):
+    lo = np.random.default_rng(0).random((4, 3)).astype(np.float32)
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(lo + 1, dtype=wp.vec3))
+    before = [table.copy() for table in _tables(bvh)]
+    replace(bvh)
+    with pytest.raises(ValueError, match=f"^Bvh.{what}: {words}"):
+        getattr(bvh, what)()
+    for table, old in zip(_tables(bvh), before):
+        np.testing.assert_array_equal(table, old)
+
+
+def test_a_grouped_rebuild_over_boxes_of_another_length_is_refused():
+    lo = np.zeros((6, 3), np.float32)
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(lo, dtype=wp.vec3), groups=wp.array(np.arange(6) % 2,
+                                                                                              dtype=wp.int32))
+    bvh.lowers = bvh.uppers = wp.zeros(4, dtype=wp.vec3)
+    with pytest.raises(ValueError, match=r"^Bvh.rebuild: lowers and uppers hold 4 boxes, but groups has 6 entries"):
+        bvh.rebuild()

@@ -210,6 +210,21 @@ class Tree:
         return node_lo, node_hi
 
 
+def _check_bounds(lowers, uppers, where: str = "") -> None:
+    """``BvhError`` unless ``lowers`` and ``uppers`` are contiguous vec3f arrays of one length on one device."""
+    vec3 = vector(3, float32)
+    for name, value in (("lowers", lowers), ("uppers", uppers)):
+        if not isinstance(value, array) or value.dtype is not vec3 or not value.is_contiguous:
+            got = type_name(value.dtype) if isinstance(value, array) else type(value).__name__
+            raise BvhError(f"{where}{name} should be a contiguous array of type wp.vec3, got {got}")
+    if lowers.size != uppers.size:
+        raise BvhError(f"{where}The same number of lower and upper bounds must be provided, got {lowers.size} and "
+                       f"{uppers.size}")
+    if lowers.device != uppers.device:
+        raise BvhError(f"{where}Lower and upper bounds must live on the same device, got {lowers.device} and "
+                       f"{uppers.device}")
+
+
 def _halves(bounds: np.ndarray, ints: np.ndarray) -> np.ndarray:
     """Nodes as ``bw::bvh_node_half``: three floats and an int32, 16 bytes each."""
     out = np.zeros((len(ints), 4), np.float32)
@@ -462,17 +477,7 @@ class Bvh:
         return self
 
     def __init__(self, lowers, uppers, constructor=None, groups=None, leaf_size: int = 1):
-        vec3 = vector(3, float32)
-        for name, value in (("lowers", lowers), ("uppers", uppers)):
-            if not isinstance(value, array) or value.dtype is not vec3 or not value.is_contiguous:
-                got = type_name(value.dtype) if isinstance(value, array) else type(value).__name__
-                raise BvhError(f"{name} should be a contiguous array of type wp.vec3, got {got}")
-        if lowers.size != uppers.size:
-            raise BvhError(f"The same number of lower and upper bounds must be provided, got {lowers.size} and "
-                           f"{uppers.size}")
-        if lowers.device != uppers.device:
-            raise BvhError(f"Lower and upper bounds must live on the same device, got {lowers.device} and "
-                           f"{uppers.device}")
+        _check_bounds(lowers, uppers)
         self.groups = check_groups(groups, constructor, lowers.size, lowers.device, "lowers/uppers")
         if lowers.size > MAX_ITEMS:
             raise BvhError(f"Bvh: at most {MAX_ITEMS} boxes, got {lowers.size}")
@@ -485,6 +490,22 @@ class Bvh:
         self._tree = None
         self._build()
         self.id = self._storage.address
+
+    def _check_current(self, what: str) -> None:
+        """``BvhError`` unless ``lowers`` and ``uppers`` (attributes a program may have replaced) are bounds on the
+        tree's device, as many as the tree's items for a refit (a device refit writes one item per box into the
+        tree's tables: more would write past them)."""
+        _check_bounds(self.lowers, self.uppers, f"Bvh.{what}: ")
+        if self.lowers.device != self.device:
+            raise BvhError(f"Bvh.{what}: lowers and uppers must live on the tree's device ({self.device}), got "
+                           f"{self.lowers.device}")
+        if self.groups is not None and self.groups.size != self.lowers.size:
+            raise BvhError(f"Bvh.{what}: lowers and uppers hold {self.lowers.size} boxes, but groups has "
+                           f"{self.groups.size} entries (the groups given when the tree was made)")
+        built = int(self._storage.descriptor["num_items"][0])
+        if what == "refit" and self.lowers.size != built:
+            raise BvhError(f"Bvh.refit: lowers and uppers hold {self.lowers.size} boxes, but the tree was built over "
+                           f"{built}; call rebuild() after changing the number of boxes")
 
     def _read(self) -> tuple:
         lo = np.asarray(self.lowers.numpy(), np.float32).reshape(-1, 3)
@@ -510,11 +531,13 @@ class Bvh:
     def refit(self) -> None:
         """Recompute the node bounds from the current ``lowers`` and ``uppers`` (the tree is kept: quick, but
         queries slow down if the boxes moved far). In a graph capture it runs at each replay."""
+        self._check_current("refit")
         recording.run_or_record(self._refit)
 
     def rebuild(self, constructor=None) -> None:
         """Build a new tree from the current ``lowers`` and ``uppers`` (``id`` stays the same), by
         ``constructor``, or by the tree's constructor if None."""
+        self._check_current("rebuild")
         name = check_constructor(constructor)
         if name is not None:
             self.constructor = name

@@ -64,7 +64,7 @@ class Mesh:
     def __new__(cls, *args, **kwargs):
         self = super().__new__(cls)
         self.id = 0
-        self._points = self._velocities = None  # a mesh whose __init__ failed has none
+        self._points = self._velocities = self._indices = None  # a mesh whose __init__ failed has none
         return self
 
     def __init__(self, points, indices, velocities=None, support_winding_number: bool = False,
@@ -93,7 +93,7 @@ class Mesh:
         self.bvh_constructor = check_constructor(bvh_constructor, self.device)
         self._points = points
         self._velocities = velocities
-        self.indices = indices
+        self._indices = indices
         self.groups = groups
         self.support_winding_number = bool(support_winding_number)
         self._storage = TreeStorage(self.device, np.zeros(1, DESCRIPTOR))
@@ -158,6 +158,18 @@ class Mesh:
         self._write_arrays()
         self._storage.upload()  # the descriptor's new points address (a device refit changes no descriptor)
         self._refit()
+
+    @property
+    def indices(self):
+        """The mesh's triangles (int32, three point indices each): the array the kernels read. Not replaceable (a
+        new connectivity is a new tree: build a new Mesh)."""
+        return self._indices
+
+    @indices.setter
+    def indices(self, value) -> None:
+        # the descriptor holds the array's address: a replaced array would be freed under the kernels' reads
+        raise MeshError("Mesh.indices cannot be replaced (the mesh's tree is built over its triangles): build a new "
+                        "wp.Mesh for other triangles")
 
     @property
     def velocities(self):
