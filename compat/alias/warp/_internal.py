@@ -49,9 +49,9 @@ class PlaceholderModule(types.ModuleType):
 # Modules that exist for real in the alias package (they carry data tests iterate over at import).
 _REAL = {"_src", "_src.types", "_src.autograd", "_src.codegen"}
 _PLACEHOLDER_ROOTS = ("_src", "render", "sim", "jax_experimental")
-# Placeholder submodules of modules that are brickwork's own (warp.optim is brickwork.optim; its linear
-# solvers are not mirrored).
-_PLACEHOLDER_MODULES = {"optim.linear"}
+# Placeholder submodules of modules that are brickwork's own (none now: warp.optim.linear is
+# brickwork.optim.linear).
+_PLACEHOLDER_MODULES: set = set()
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
