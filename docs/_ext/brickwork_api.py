@@ -21,14 +21,16 @@ from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
 #: The packages whose public names the reference covers, in the order of the reference.
-PACKAGES = ["brickwork", "brickwork.utils", "brickwork.autograd", "brickwork.la", "brickwork.mesh",
-            "brickwork.apps.hydro"]
+PACKAGES = ["brickwork", "brickwork.utils", "brickwork.autograd", "brickwork.sparse", "brickwork.la",
+            "brickwork.mesh", "brickwork.apps.hydro"]
 
 #: Text for public values that cannot carry a docstring of their own (plain numbers, typing forms).
 DATA_DOCS = {
     "X1DIR": "The direction index of x1 (1); ``X2DIR`` (2) and ``X3DIR`` (3) name the other two, as in Parthenon.",
     "X2DIR": "The direction index of x2 (2).",
     "X3DIR": "The direction index of x3 (3).",
+    "BSR_STATUS_SUCCESS": "The status of a sparse operation that succeeded (0): ``BsrMatrix.status_sync()``.",
+    "BSR_STATUS_ROW_CAPACITY_EXCEEDED": "The status of a padded sparse operation whose rows lacked capacity (1).",
     "LOG_DEBUG": "Warp's name of the debug log level: the ``logging`` module's number (10).",
     "LOG_INFO": "Warp's name of the info log level: the ``logging`` module's number (20).",
     "LOG_WARNING": "Warp's name of the warning log level: the ``logging`` module's number (30).",
