@@ -141,3 +141,29 @@ def test_identity_set_diag_and_errors():
     with pytest.raises(ValueError, match="rows_of_blocks"):
         sp.bsr_diag(1.0)
     assert dense(C).tolist() == np.diag([1.0, 2.0]).tolist()
+
+
+@pytest.mark.compiles_for_cuda
+@pytest.mark.parametrize("scalar", [wp.float16, wp.float64])
+def test_other_scalars_on_the_emulation_target(scalar):
+    rng = np.random.default_rng(14)
+    with config.override(target="cuda-emulation"):
+        A, ref = random_bsr(rng, 5, 4, (3, 3), scalar)
+        x, xd = _vec(rng, 5, 3, scalar)
+        y, yd = _vec(rng, 4, 3, scalar)
+        sp.bsr_mv(A, x, y, alpha=2.0, beta=0.5, transpose=True)
+        np.testing.assert_allclose(y.numpy().reshape(-1), 2 * ref.T @ xd + 0.5 * yd, atol=TOL[scalar] * 50)
+        np.testing.assert_allclose(dense(A @ sp.bsr_transposed(A)), ref @ ref.T, atol=TOL[scalar] * 100)
+
+
+def test_gradients_flow_through_triplets_and_mv():
+    vals = wp.array([1.0, 2.0, 3.0], dtype=float, requires_grad=True)
+    x = wp.array([1.0, 2.0], dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        A = sp.bsr_from_triplets(2, 2, wp.array([0, 1, 1], dtype=int), wp.array([1, 0, 1], dtype=int), vals)
+        y = sp.bsr_mv(A, x)
+    assert y.numpy().tolist() == [2.0, 8.0]
+    y.grad.fill_(1.0)
+    tape.backward()
+    assert x.grad.numpy().tolist() == [2.0, 4.0]        # the column sums of [[0, 1], [2, 3]]
+    assert vals.grad.numpy().tolist() == [2.0, 1.0, 2.0]  # the x entry each value multiplies
