@@ -2,6 +2,8 @@
 determinism, graph capture, gradients through queries, the CUDA mapping (emulation + NVRTC) and every
 error a user can cause (type, message naming the problem, nothing changed)."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -436,3 +438,20 @@ def test_kernel_errors_name_the_argument_and_the_line():
             pass
 
     assert "variable 'i' has type float32" in _kernel_error(float_loop_variable, [grid.id])
+
+
+@pytest.mark.parametrize("width", [1e-45, 1e-300, 1e300])
+def test_a_width_beyond_float32_builds_without_warnings_and_queries_find_every_neighbour(width):
+    """1 / width overflows (or the width rounds to 0 or infinity) in float32, as in Warp, which builds such
+    grids: numpy warned "overflow encountered in scalar divide" (an error under -W error) before the build."""
+    rng = np.random.default_rng(0)
+    points = rng.uniform(-3, 3, (40, 3)).astype(np.float32)
+    points[:5] = 0.0  # 0 * inf: NaN, cell 0
+    grid = wp.HashGrid(4, 4, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        grid.build(wp.array(points, dtype=wp.vec3), width)
+    assert grid.num_points == 40
+    queries = points[:8]
+    for cand, near in zip(_collect(grid, queries, 1.0), _within(points, queries, np.float32(1.0))):
+        assert len(cand) == len(set(cand.tolist())) and near <= set(cand.tolist())

@@ -190,7 +190,8 @@ class HashGrid:
 
     def _build(self, points, width: float, groups) -> None:
         calc = np.float64 if self.dtype is float64 else np.float32
-        inv = calc(1.0) / calc(width)
+        with np.errstate(over="ignore", divide="ignore"):  # a width below the type's range: infinite cells per unit
+            inv = calc(1.0) / calc(width)
         n = points.size
         self._allocate(n, groups is not None)
         self._descriptor["num_points"] = n
