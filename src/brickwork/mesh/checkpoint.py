@@ -10,8 +10,10 @@ Both calls are collective on several ranks, and no rank holds the whole mesh: sa
 the file receiving the blocks a few at a time (``streams.write_on_rank_0``); loading, every rank reads the
 metadata and the table of digests, then its own blocks only, each checked against its digest: first
 to check them (a block at a time), then, once the ranks agree, into the fields. A rank that cannot use
-the file, or that read other content under the same path, is a ``RestartError`` on every rank, and
-nothing changes. Files of the earlier formats (one checksum over the whole file) load too: every rank
+the file (whatever it met), or that read other content under the same path, is a ``RestartError`` on
+every rank (that rank raises its own exception where it is another), and nothing changes; a rank whose
+blocks then fail to read into the fields (the file changed in place) is a ``RestartError`` on every rank
+too, the fields partly loaded. Files of the earlier formats (one checksum over the whole file) load too: every rank
 streams through the whole file to check it, then reads its own blocks.
 """
 
@@ -99,7 +101,7 @@ def _fill(mesh, source, flags: dict) -> None:
     """Set the sparse allocation (``flags``: this rank's, read by ``_check_blocks``) and every field's
     storage on this rank's blocks from ``source``, a block at a time (a device field: into one host copy,
     uploaded once). Each block is checked again: a file changed in place meanwhile is a ``RestartError``
-    on this rank."""
+    (on every rank: ``_agree_filled``)."""
     for name, field in mesh.fields.items():
         spec = field.spec
         if spec.is_sparse:
