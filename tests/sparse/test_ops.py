@@ -44,6 +44,14 @@ def test_merging_blocks_and_incompatible_shapes():
         sp.bsr_copy(sp.bsr_copy(A, block_shape=(2, 2)), block_shape=(3, 2))
     with pytest.raises(ValueError, match="does not evenly divide"):
         sp.bsr_copy(A, block_shape=(4, 1))
+    with pytest.raises(ValueError, match="'scalar_type' must be a scalar type"):
+        sp.bsr_copy(A, scalar_type=wp.vec3)
+    with pytest.raises(ValueError, match="'block_shape' must be two positive ints"):
+        sp.bsr_copy(A, block_shape=(0, 2))
+    with pytest.raises(ValueError, match="'dest': Destination block shape must be"):
+        sp.bsr_set_transpose(sp.bsr_zeros(4, 6, wp.mat22d), sp.bsr_copy(A, block_shape=(2, 1)))
+    with pytest.raises(ValueError, match="'src' cannot be interpreted"):
+        sp.bsr_assign(sp.bsr_zeros(1, 1, float), np.eye(2))
 
 
 def test_masked_and_padded_assign():

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numbers
 
-from ..device import get_device
 from ..types.arrays import array
 from ..types.composite import is_matrix_type, matrix, vector
 from ..types.scalars import is_scalar_type, python_annotation_type
@@ -49,10 +48,6 @@ def dim(value, name: str) -> int:
     return int(value)
 
 
-def device_of(device):
-    return get_device(device)
-
-
 def check_array(value, name: str, func: str, device=None) -> array:
     """``value`` must be a 1-D brickwork array (on ``device`` when given)."""
     if not isinstance(value, array):
@@ -60,11 +55,6 @@ def check_array(value, name: str, func: str, device=None) -> array:
     if device is not None and value.device != device:
         raise ValueError(f"{func}: '{name}' is on {value.device}, the matrix on {device}")
     return value
-
-
-def scalar_value(scalar, value):
-    """``value`` (a Python number or a scalar) as a ``scalar`` kernel argument."""
-    return scalar(float(value)) if scalar_of(scalar).__name__.startswith("float") else scalar(value)
 
 
 def type_size(dtype) -> int:

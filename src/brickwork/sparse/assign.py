@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..types.arrays import type_name
+from ..types.scalars import is_scalar_type, python_annotation_type
 from . import topology as topo
 from ._types import block_of, shape_of
 from ._wp import wp
@@ -146,8 +147,12 @@ def bsr_copy(A, scalar_type=None, block_shape=None, structure_only: bool = False
     ``topology="padded"`` keeps ``A``'s row capacity."""
     src, scale = unpack(A, "bsr_copy", "A")
     topology = check_topology(topology, ("compact", "padded"))
-    scalar_type = src.scalar_type if scalar_type is None else scalar_type
+    scalar_type = src.scalar_type if scalar_type is None else python_annotation_type(scalar_type)
+    if not is_scalar_type(scalar_type):
+        raise ValueError(f"bsr_copy: 'scalar_type' must be a scalar type, got {scalar_type!r}")
     block_shape = src.block_shape if block_shape is None else tuple(block_shape)
+    if len(block_shape) != 2 or not all(isinstance(n, int) and n > 0 for n in block_shape):
+        raise ValueError(f"bsr_copy: 'block_shape' must be two positive ints, got {block_shape!r}")
     dtype = block_of(scalar_type, block_shape)
     if topology == "padded" and src.row_counts is not None and block_shape == src.block_shape:
         dest = bsr_zeros(src.nrow, src.ncol, dtype, device=src.device)
