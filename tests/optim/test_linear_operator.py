@@ -133,7 +133,7 @@ def test_preconditioner_errors():
     before = A.numpy().copy()
     with pytest.raises(ValueError, match="Unsupported preconditioner type 'jacobi'"):
         preconditioner(A, "jacobi")
-    with pytest.raises(LinearSolverValueError, match="'fsai'.*not here"):
+    with pytest.raises(LinearSolverValueError, match="'fsai': Warp's FSAI preconditioner is not in brickwork"):
         preconditioner(A, "fsai")
     with pytest.raises(LinearSolverValueError, match="ptype must be a string"):
         preconditioner(A, None)

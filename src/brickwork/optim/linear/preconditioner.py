@@ -1,5 +1,5 @@
 """``preconditioner(A, ptype)``: Jacobi (inverse diagonal) preconditioners, as Warp's ``"diag"``,
-``"diag_abs"`` and ``"id"``.
+``"diag_abs"`` and ``"id"``, and the block-Jacobi ones of BSR matrices (block_jacobi.py).
 
 A zero diagonal coefficient gives 1 (the preconditioner leaves that degree of freedom alone), as in Warp.
 """
@@ -16,11 +16,12 @@ from ...types.arrays import array, array2d, empty
 from ...types.composite import is_matrix_type, vector
 from ...types.scalars import Float
 from ._common import SCALARS, LinearSolverValueError
+from .block_jacobi import block_jacobi
 from .operator import LinearOperator, _bsr_types, aslinearoperator
 
 _tid, _abs, _where, _get_diag = (_FUNCTIONS[n] for n in ("tid", "abs", "where", "get_diag"))
 
-_WARP_ONLY = ("block_jacobi_direct", "block_jacobi_sequential", "block_jacobi_tile", "fsai")
+_BLOCK_JACOBI = ("block_jacobi_direct", "block_jacobi_sequential", "block_jacobi_tile")
 
 
 @func
@@ -56,19 +57,26 @@ def preconditioner(A, ptype: str = "diag") -> LinearOperator | None:
     """A preconditioner for ``A`` (a dense 2-D array or a BSR matrix of ``brickwork.sparse``).
 
     ``ptype``: ``"diag"`` (Jacobi: the inverse of the diagonal), ``"diag_abs"`` (the inverse of the
-    diagonal's absolute values) or ``"id"`` (no preconditioner: returns ``None``). Warp's block-Jacobi and
-    FSAI preconditioners are not available.
+    diagonal's absolute values), ``"id"`` (no preconditioner: returns ``None``), or for a BSR matrix with
+    square blocks ``"block_jacobi_direct"``, ``"block_jacobi_sequential"`` or ``"block_jacobi_tile"``
+    (the inverse of each diagonal block: block_jacobi.py; 1x1 blocks give ``"diag"``). Warp's FSAI
+    preconditioner is not available.
     """
     if not isinstance(ptype, str):
         raise LinearSolverValueError(f"preconditioner: ptype must be a string, got {type(ptype).__name__}")
     if ptype == "id":
         return None
-    if ptype in _WARP_ONLY:
-        raise LinearSolverValueError(f"Unsupported preconditioner type '{ptype}': brickwork has 'diag', 'diag_abs' "
-                                     f"and 'id' only (Warp's block-Jacobi and FSAI preconditioners are not here)")
+    if ptype == "fsai":
+        raise LinearSolverValueError("Unsupported preconditioner type 'fsai': Warp's FSAI preconditioner is not in "
+                                     "brickwork (use 'diag' or a block-Jacobi type)")
+    if ptype in _BLOCK_JACOBI:
+        found = block_jacobi(A, ptype, _bsr_types())
+        if found is not None:
+            return found
+        ptype = "diag"  # 1x1 blocks: block-Jacobi is scalar Jacobi
     if ptype not in ("diag", "diag_abs"):
-        raise LinearSolverValueError(f"Unsupported preconditioner type '{ptype}' (expected 'diag', 'diag_abs' or "
-                                     f"'id')")
+        raise LinearSolverValueError(f"Unsupported preconditioner type '{ptype}' (expected 'diag', 'diag_abs', 'id', "
+                                     f"'block_jacobi_direct', 'block_jacobi_sequential' or 'block_jacobi_tile')")
     use_abs = 1 if ptype == "diag_abs" else 0
     if isinstance(A, array) and A.ndim == 2:
         if A.dtype not in SCALARS:
