@@ -459,20 +459,16 @@ def test_any_error_of_rank_0s_writer_reaches_every_rank(tmp_path):
 def test_a_rank_that_cannot_make_its_blocks_is_an_error_on_every_rank_not_a_hang(tmp_path, nranks, failing):
     """A field's host copy raising on one rank (the second field: the first was sent) in save_restart and
     write_output: every rank learns it before that field's blocks are sent. Before, the other ranks waited in a
-    send or a receive for ever. The failing rank raises its own error; rank 0 an OutputError naming that rank
-    (or, failing itself, its own), the others rank 0's as an OutputError; nothing is written."""
+    send or a receive for ever. Every rank raises an OutputError (rank 0's names the failing rank, the others
+    are rank 0's report), the failing rank's caused by its own error; nothing is written."""
     done = python(nranks, "part_raises.py", str(tmp_path), str(failing), timeout=120)
-    cause = "MemoryError: no memory for the host copy"
+    cause = f"rank {failing} could not make its blocks: MemoryError: no memory for the host copy"
     expected = []
     for rank in range(nranks):
+        by = " (caused by MemoryError)" if rank == failing else ""
         for what in ("restart file", "output"):
-            if rank == failing:
-                expected.append(f"rank {rank}: {cause}")
-            elif rank == 0:
-                expected.append(f"rank 0: OutputError: rank {failing} could not make its blocks: {cause}")
-            else:
-                told = cause if failing == 0 else f"rank {failing} could not make its blocks: {cause}"
-                expected.append(f"rank {rank}: OutputError: rank 0 could not write the {what}: {told}")
+            told = cause if rank == 0 else f"rank 0 could not write the {what}: {cause}"
+            expected.append(f"rank {rank}: OutputError: {told}{by}")
     assert sorted(done.stdout.splitlines()) == sorted(expected)
     assert os.listdir(tmp_path) == []
 
@@ -482,16 +478,17 @@ def test_a_rank_that_cannot_read_its_blocks_is_an_error_on_every_rank(tmp_path, 
     """load_restart on 2 ranks, reading a block failing on rank 1: an I/O error or a MemoryError while the blocks
     are checked (before, rank 0 waited for rank 1 in the ranks' agreement for ever: only a RestartError was
     passed on), or a RestartError while they are read into the fields (the file changed in place; before, rank 0
-    returned, loaded, and went on alone). Every rank raises: rank 1 its own error, rank 0 a RestartError naming
-    rank 1; nothing changes while checking, and a failed fill says the fields are partly loaded."""
+    returned, loaded, and went on alone). Every rank raises a RestartError naming rank 1 (there caused by its own
+    error); nothing changes while checking, and a failed fill says the fields are partly loaded."""
     done = python(2, "load_raises.py", str(tmp_path / "r.npz"), "1", when, timeout=120)
     path = str(tmp_path / "r.npz")
     if when == "io":
         cause = f"RestartError: restart file {path!r} cannot be read: input/output error"
         expected = [f"rank {r}: {cause} (on rank 1 of 2) (fields unchanged: True)" for r in (0, 1)]
     elif when == "memory":
-        expected = ["rank 0: RestartError: MemoryError: no memory for the block (on rank 1 of 2) (fields unchanged: "
-                    "True)", "rank 1: MemoryError: no memory for the block (fields unchanged: True)"]
+        cause = "RestartError: MemoryError: no memory for the block (on rank 1 of 2)"
+        expected = [f"rank 0: {cause} (fields unchanged: True)",
+                    f"rank 1: {cause} (caused by MemoryError) (fields unchanged: True)"]
     else:
         cause = (f"RestartError: restart file {path!r} is corrupt: block 2 of its array 'q' does not match its "
                  f"checksum (on rank 1 of 2, while reading the blocks into the fields: the mesh's fields are partly "

@@ -10,8 +10,8 @@ Both calls are collective on several ranks, and no rank holds the whole mesh: sa
 the file receiving the blocks a few at a time (``streams.write_on_rank_0``); loading, every rank reads the
 metadata and the table of digests, then its own blocks only, each checked against its digest: first
 to check them (a block at a time), then, once the ranks agree, into the fields. A rank that cannot use
-the file (whatever it met), or that read other content under the same path, is a ``RestartError`` on
-every rank (that rank raises its own exception where it is another), and nothing changes; a rank whose
+the file (whatever it met: its own exception is the cause there), or that read other content under the
+same path, is a ``RestartError`` on every rank, and nothing changes; a rank whose
 blocks then fail to read into the fields (the file changed in place) is a ``RestartError`` on every rank
 too, the fields partly loaded. Files of the earlier formats (one checksum over the whole file) load too: every rank
 streams through the whole file to check it, then reads its own blocks.
@@ -181,15 +181,15 @@ def _message(failure: Exception) -> str:
 
 
 def _raise_agreed(failure: Exception | None, message: str) -> None:
-    """Raise this rank's own ``failure`` unless it is a ``RestartError`` (its cause), else ``RestartError(message)``."""
-    if failure is not None and not isinstance(failure, RestartError):
-        raise failure
-    raise RestartError(message)
+    """``RestartError(message)`` on every rank (one type: ``except RestartError`` works alike on each), caused
+    by this rank's own ``failure`` where it is another exception."""
+    cause = None if isinstance(failure, RestartError) else failure
+    raise RestartError(message) from cause
 
 
 def _agree(mesh, path: str, failure: Exception | None, digest: str | None) -> None:
-    """``RestartError`` on every rank (collective) when some rank could not read or use the file (this rank's
-    own exception where it is another), or when the ranks read files of different content under one path
+    """``RestartError`` on every rank (collective) when some rank could not read or use the file (caused by that
+    rank's own exception where it is another), or when the ranks read files of different content under one path
     (node-local disks): loading on some ranks only would leave the mesh half restored, and ghosts mixing two
     states."""
     everyone = mesh._halo_comm.allgather((None if failure is None else _message(failure), digest))

@@ -12,8 +12,9 @@ The call is collective whatever happens on rank 0: should its writer fail part-w
 receives (and drops) every block still to come, so no rank waits for ever; then every rank raises
 the writer's error: rank 0 its own exception, the others an ``OutputError`` with its message. Should a
 rank fail to make its blocks of a part (a device copy, an allocation), every rank learns it before any
-block of that part is sent (``_made``: one ``allgather`` per part) and stops there: that rank raises its
-own exception, rank 0's writer fails with an ``OutputError`` naming it, and the others raise that.
+block of that part is sent (``_made``: one ``allgather`` per part) and stops there: rank 0's writer fails
+with an ``OutputError`` naming that rank, which every rank raises as above (one type on every rank, so that a
+program's ``except OutputError`` goes on alike everywhere; the failing rank's own exception is its cause).
 """
 
 from __future__ import annotations
@@ -49,9 +50,9 @@ def write_on_rank_0(mesh, parts: list, write, what: str) -> None:
         _send(mesh, parts, own)
     try:
         raise_everywhere(mesh, failure, what)
-    except Exception:
-        if own:  # the cause, rather than rank 0's report of it
-            raise own[0] from None
+    except OutputError as e:
+        if own:  # the cause, where it happened
+            raise e from own[0]
         raise
 
 
@@ -90,8 +91,8 @@ def _runs(mesh, block_bytes: int) -> list:
 
 def _made(mesh, make, own: list) -> np.ndarray | None:
     """This rank's array of a part (``make()``), once every rank has made its own (collective); None on every
-    rank when some rank could not: rank 0 then raises an ``OutputError`` naming the first such rank, which keeps
-    its exception in ``own``."""
+    rank when some rank could not: rank 0 then raises an ``OutputError`` naming the first such rank (one rank:
+    its exception itself), which keeps its exception in ``own``."""
     try:
         local, failure = np.ascontiguousarray(make()), None
     except Exception as e:
@@ -101,7 +102,7 @@ def _made(mesh, make, own: list) -> np.ndarray | None:
     failed = [rank for rank, message in enumerate(failures) if message is not None]
     if not failed:
         return local
-    if own and mesh.rank == 0:
+    if mesh.nranks == 1:
         raise own[0]
     if mesh.rank == 0:
         raise OutputError(f"rank {failed[0]} could not make its blocks: {failures[failed[0]]}")

@@ -58,7 +58,8 @@ try:
     mesh.load_restart(path)
     got = f"rank {mesh.rank}: loaded"
 except Exception as e:  # noqa: BLE001 - what each rank gets is what is checked
-    got = f"rank {mesh.rank}: {type(e).__name__}: {e}"
+    cause = f" (caused by {type(e.__cause__).__name__})" if e.__cause__ is not None else ""
+    got = f"rank {mesh.rank}: {type(e).__name__}: {e}{cause}"
 got += f" (fields unchanged: {bool((mesh.data('q') == -1.0).all())})"
 every = C.world().gather(got, root=0)
 if mesh.rank == 0:

@@ -1,6 +1,6 @@
 """Run under mpiexec: making a part of the blocks (a field's host copy) raises on one rank (``argv[2]``), as a
 device copy or an allocation may on one rank only, in ``save_restart`` and in ``write_output``. Every rank
-catches what it gets, and rank 0 prints what they got. Before, the other ranks waited for that rank's blocks
+catches what it gets (and its cause), and rank 0 prints what they got. Before, the other ranks waited for that rank's blocks
 (or rank 0 for them) for ever."""
 
 import sys
@@ -37,7 +37,8 @@ for call in (lambda: mesh.save_restart(sys.argv[1] + "/r.npz"), lambda: mesh.wri
         call()
         got.append(f"rank {mesh.rank}: returned")
     except Exception as e:  # noqa: BLE001 - what each rank gets is what is checked
-        got.append(f"rank {mesh.rank}: {type(e).__name__}: {e}")
+        cause = f" (caused by {type(e.__cause__).__name__})" if e.__cause__ is not None else ""
+        got.append(f"rank {mesh.rank}: {type(e).__name__}: {e}{cause}")
 every = C.world().gather(got, root=0)  # rank 0 prints all: lines of several ranks would interleave
 if mesh.rank == 0:
     print("\n".join(line for lines in every for line in lines), flush=True)
