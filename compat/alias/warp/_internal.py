@@ -40,6 +40,12 @@ class Placeholder:
 
 
 class PlaceholderModule(types.ModuleType):
+    def __setattr__(self, name, value):  # patching a name of a Warp-internal module (mock.patch) is using it
+        if name.startswith("__") or isinstance(value, types.ModuleType):  # the import system's, submodules
+            super().__setattr__(name, value)
+            return
+        raise WarpInternalUsed(f"{self.__name__}.{name}")
+
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
