@@ -229,3 +229,42 @@ def test_an_io_error_reading_a_block_is_a_restart_error_naming_the_file(tmp_path
             source.read("f", 1, out)
     assert str(info.value) == f"restart file {str(tmp_path / 'r.npz')!r} cannot be read: input/output error"
     assert (out == 5.0).all()
+
+
+def _patch_member_headers(path, member: str, local_at: int, central_at: int, value: bytes):
+    """Overwrite bytes of ``member``'s local header (at ``local_at``) and central directory entry (``central_at``)."""
+    raw = bytearray(path.read_bytes())
+    name = member.encode()
+    for signature, at in ((b"PK\x03\x04", local_at), (b"PK\x01\x02", central_at)):
+        start = 0
+        while (start := raw.find(signature, start)) >= 0:
+            length = 30 if signature == b"PK\x03\x04" else 46
+            if raw[start + length:start + length + len(name)] == name:
+                raw[start + at:start + at + len(value)] = value
+            start += 4
+    path.write_bytes(bytes(raw))
+
+
+@pytest.mark.parametrize("damage", ["header", "version", "encrypted"])
+def test_damage_that_escaped_as_other_exceptions_is_a_restart_error(tmp_path, damage):
+    """An array header numpy cannot parse (it tokenizes it as a Python 2 header: tokenize.TokenError), a zip entry
+    of a version zipfile cannot read (NotImplementedError), a member flagged encrypted (zipfile's RuntimeError
+    asking for a password): found by fuzzing the file's bytes; each escaped BlockFile or restart.load as it was."""
+    path = tmp_path / "r.npz"
+    _save(path)
+    if damage == "header":
+        def change(members):
+            members["f.npy"] = (b"\x93NUMPY\x01\x00" + (118).to_bytes(2, "little")
+                                + b"{'descr': '<f4', 'fortran_order': False, 'shape': (5, 7,".ljust(117) + b"\n"
+                                + ARRAYS["f"].tobytes())
+        _rewrite(path, change)
+        words = r"is corrupt or not a brickwork restart file: \('EOF in multi-line statement'"
+    elif damage == "version":
+        _patch_member_headers(path, "T.npy", 4, 6, bytes([64, 0]))  # version needed to extract: 6.4
+        words = r"is corrupt or not a brickwork restart file: zip file version 6.4"
+    else:
+        _patch_member_headers(path, "T.npy", 6, 8, bytes([1]))  # general purpose flag bit 0
+        words = r"is not a brickwork restart file \(its member 'T.npy' is encrypted; restart files store their arrays"
+    for read in (block_restart.BlockFile, restart.load):
+        with pytest.raises(RestartError, match=rf"^restart file {str(path)!r} {words}"):
+            read(str(path))

@@ -21,6 +21,7 @@ import json
 import os
 import stat
 import struct
+import tokenize
 import zipfile
 from typing import NamedTuple
 
@@ -139,9 +140,11 @@ def check_magic(f, path: str) -> None:
                            f"archive; restart files are written by output.restart_dt)")
 
 
-#: what reading a damaged archive raises (turned into a ``RestartError``)
+#: what reading a damaged archive raises (turned into a ``RestartError``): a zip version zipfile cannot read
+#: (``NotImplementedError``), an array header numpy cannot parse as a literal, which it tokenizes as a Python 2
+#: header would be (``TokenError``, ``SyntaxError``)
 DAMAGED = (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError, json.JSONDecodeError, RecursionError,
-           struct.error)
+           struct.error, tokenize.TokenError, SyntaxError, NotImplementedError)
 
 
 def _read(f, path: str) -> tuple[dict, object]:
@@ -189,6 +192,9 @@ def members(f, path: str) -> dict:
         for info in zf.infolist():
             if info.compress_type != zipfile.ZIP_STORED:
                 raise RestartError(f"{not_restart} (its member {info.filename!r} is compressed; restart files "
+                                   f"store their arrays as they are)")
+            if info.flag_bits & 0x1:  # zipfile asks for a password (a RuntimeError) rather than read it
+                raise RestartError(f"{not_restart} (its member {info.filename!r} is encrypted; restart files "
                                    f"store their arrays as they are)")
             # stored as it is, a member lies in the file after its local header: a larger claim is a lie
             if info.header_offset + info.file_size > size:
