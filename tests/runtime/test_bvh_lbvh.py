@@ -4,6 +4,8 @@ depth) on uniform, clustered, tied and degenerate data, queries against brute fo
 cuda-emulation target, and with the fake CUDA driver a device build that launches its kernels there and copies
 only the level ends to the host."""
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -12,8 +14,9 @@ from hypothesis import strategies as st
 import brickwork as wp
 from brickwork import config
 from brickwork.jit import nvrtc
-from brickwork.runtime import bvh_lbvh
+from brickwork.runtime import bvh_lbvh, device_sort
 from brickwork.runtime.bvh import linear_tree
+from brickwork.runtime.device_sort import Plan
 
 from .test_bvh_mesh import _hits, _np_ray, _np_sphere, closest_on_triangles, moller_trumbore, ray_queries
 from .test_bvh_sah import _closest, _data, _np_overlap, _tris_in_box, skewed_mesh
@@ -272,3 +275,19 @@ def test_a_leaf_size_beyond_int32_is_one_leaf_of_every_item(leaf_size):
     mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(tris.reshape(-1), dtype=wp.int32), bvh_constructor="lbvh",
                    bvh_leaf_size=leaf_size)
     assert mesh._tree.num_nodes == 1 and mesh._tree.hi_i[0] == len(tris)
+
+
+@pytest.mark.parametrize("plan", [Plan(items=3, segment=4), Plan(bits=4, items=3, segment=2), Plan(bits=16, items=1000,
+                                                                                                     segment=3)])
+@pytest.mark.parametrize("kind", ["uniform", "clustered", "ties"])
+def test_any_sort_plan_builds_the_same_tree(plan, kind):
+    """Many chunks and scan levels (3 items a chunk), 4- and 16-bit digits: the tree of the GPU's plan. The depth
+    key (up to 64) was sorted by one digit: with 4-bit digits only its low 4 bits, levels interleaved."""
+    lo, hi = _data(kind, np.random.default_rng(5), 700)
+    want = linear_tree(lo, hi, 2)
+    with mock.patch.object(device_sort, "GPU", plan):
+        got = linear_tree(lo, hi, 2)
+    for name in ("order", "lo_i", "hi_i", "parents"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+    assert got.max_depth == want.max_depth
+    check_structure(got, lo, hi, 2)

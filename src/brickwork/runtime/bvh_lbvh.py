@@ -304,7 +304,7 @@ def structure(lowers: array, uppers: array, n: int, leaf_size: int, order: array
     depth = get("depth", (m,))
     launch_on(_depths, m, start, end, parent, leaf_size, depth)
     # level by level (depth, then by first item): siblings next to each other, children after their parents
-    passes = [(0, shift) for shift in plan.digits(n)] + [(1, 0)]
+    passes = [(0, shift) for shift in plan.digits(n)] + [(1, shift) for shift in plan.digits(DROPPED + 1)]
     ids, sorted_depth = get("ids", (m,)), get("sorted_depth", (m,))
     device_sort.sort([start, depth], passes, m, ids, [get("sorted_start", (m,)), sorted_depth],
                      scratch.work("nodes_"), launch_on, plan)
