@@ -213,3 +213,18 @@ def test_a_grouped_rebuild_over_boxes_of_another_length_is_refused():
     bvh.lowers = bvh.uppers = wp.zeros(4, dtype=wp.vec3)
     with pytest.raises(ValueError, match=r"^Bvh.rebuild: lowers and uppers hold 4 boxes, but groups has 6 entries"):
         bvh.rebuild()
+
+
+def test_a_captured_refit_over_bounds_replaced_after_the_capture_is_refused_at_the_replay():
+    """The replay reads the attributes of that moment: a different number of boxes is refused there too (a device
+    refit would write past the item tables), the tree unchanged."""
+    lo = np.random.default_rng(1).random((6, 3)).astype(np.float32)
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(lo + 1, dtype=wp.vec3))
+    with wp.ScopedCapture() as capture:
+        bvh.refit()
+    before = [table.copy() for table in _tables(bvh)]
+    bvh.lowers = bvh.uppers = wp.zeros(9, dtype=wp.vec3)
+    with pytest.raises(BvhError, match=r"^Bvh.refit: lowers and uppers hold 9 boxes, but the tree was built over 6"):
+        wp.capture_launch(capture.graph)
+    for table, old in zip(_tables(bvh), before):
+        np.testing.assert_array_equal(table, old)

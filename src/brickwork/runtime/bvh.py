@@ -521,6 +521,7 @@ class Bvh:
         self._tree = build_tree(self._storage, lo, hi, self.leaf_size, self.groups, self.constructor)
 
     def _refit(self) -> None:
+        self._check_current("refit")  # again at a graph's replay: the arrays may have been replaced since
         if not self.device.is_cpu and self.lowers.size:  # on the device: no copy through the host
             refit_on_device(self._storage, self._tree,
                             lambda lo, hi: bvh_refit.box_items(self.lowers, self.uppers, lo, hi, self.device))
