@@ -76,6 +76,8 @@ def test_operands_that_do_not_agree(solve):
         (lambda: solve(A, b, x, atol=float("nan")), LinearSolverValueError, "atol must be None or a finite number"),
         (lambda: solve(A, b, x, callback=3), LinearSolverTypeError, "callback must be callable"),
         (lambda: solve(np.eye(N), b, x), LinearSolverValueError, "Unable to create LinearOperator"),
+        (lambda: solve(A, b, b), LinearSolverValueError, "x must not be b's memory"),
+        (lambda: solve(A, b, b[:]), LinearSolverValueError, "x must not be b's memory"),
     ]
     for call, error, text in cases:
         raises_unchanged(call, error, text, [A, b, x])

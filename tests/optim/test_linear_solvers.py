@@ -139,16 +139,29 @@ def test_a_converged_start_takes_no_iteration_and_a_zero_rhs_converges():
         assert niter == 0 and err <= atol and len(calls) == 1 and calls[0] == (0, err, atol)
         np.testing.assert_array_equal(x, x0)
         (niter, err, atol), x = solve(name, A, np.zeros(8))
-        assert niter == 0 and err == 0.0 and atol == pytest.approx(1e-16 ** 2.25)  # the smallest atol
+        assert niter == 0 and err == 0.0 and atol == pytest.approx(1e-12, rel=1e-12, abs=0.0)  # the default atol
+
+
+@pytest.mark.parametrize("name", list(SOLVERS))
+def test_empty_systems_and_strided_views(name):
+    empty = wp.zeros(0, dtype=wp.float64)
+    assert SOLVERS[name](wp.zeros((0, 0), dtype=wp.float64), empty, wp.zeros(0, dtype=wp.float64)) == (0, 0.0, 1e-12)
+    A = np.diag(np.arange(1.0, 6.0)) + 0.1
+    b = wp.array(np.repeat(np.arange(1.0, 6.0), 2), dtype=wp.float64)
+    x = wp.zeros(10, dtype=wp.float64)
+    _, err, atol = SOLVERS[name](wp.array(A, dtype=wp.float64), b[::2], x[1::2], tol=1e-12)
+    assert err <= atol
+    np.testing.assert_allclose(x.numpy()[1::2], np.linalg.solve(A, np.arange(1.0, 6.0)), rtol=1e-10)
+    assert not x.numpy()[::2].any()  # the other elements of the array are left alone
 
 
 def test_tol_and_atol_combine_as_warps():
     A, b = conditioned_system("spd", 10, 2)
     bn = np.linalg.norm(b)
     for kw, expected in (({}, 1e-12 * bn), ({"tol": 1e-3}, max(1e-3 * bn, 1e-3)), ({"atol": 0.5}, max(0.5 * bn, 0.5)),
-                         ({"tol": 1e-4, "atol": 1e-2}, max(1e-4 * bn, 1e-2)), ({"tol": 0.0, "atol": 0.0}, 1e-36)):
+                         ({"tol": 1e-4, "atol": 1e-2}, max(1e-4 * bn, 1e-2)), ({"tol": 0.0, "atol": 0.0}, 1e-16 ** 2.25)):
         (_, _, atol), _ = solve("cg", A, b, **kw)
-        assert atol == pytest.approx(expected, rel=1e-12)
+        assert atol == pytest.approx(expected, rel=1e-12, abs=0.0)
 
 
 def test_default_maxiter_is_the_system_size():

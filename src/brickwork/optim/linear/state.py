@@ -60,6 +60,8 @@ def check_operands(owner: str, A: LinearOperator, b: array, x: array, M: LinearO
     if scalar_type(b.dtype) is not A.scalar_type:
         raise LinearSolverTypeError(f"{owner}: b's scalar type must be A's {describe(A.scalar_type)}, got "
                                     f"{describe(b.dtype)}")
+    if x is b or (x.size and x.ptr == b.ptr):
+        raise LinearSolverValueError(f"{owner}: x must not be b's memory (x is overwritten with the solution)")
     n = operator_rows(A)
     for name, v in (("b", b), ("x", x)):
         if scalar_dof_count(v) != n:
