@@ -391,9 +391,16 @@ def test_the_gpu_mapping_solves_as_the_cpu(dtype):
                                  **({"is_left_preconditioner": True} if name == "gmres" else {}), **kw)
                 out.append((name, res if not isinstance(res[0], wp.array) else
                             tuple(float(r.numpy()[0]) for r in res), x))
+        (res, x) = solve("gmres", A, b, dtype, M="diag", tol=tol, maxiter=200, restart=8)  # right-preconditioned
+        out.append(("gmres right", res, x))
         batched = aslinearoperator(wp.array(np.kron(np.eye(2), S), dtype=dtype), batch_offsets=batch_offsets([20, 20]))
         x = wp.zeros(40, dtype=dtype)
         out.append(("batched", cg(batched, wp.array(np.tile(c, 2), dtype=dtype), x, tol=tol), x.numpy()))
+        vec2 = wp.types.vector(length=2, dtype=dtype)  # a diagonal of vectors, with vector and scalar vectors
+        diag = aslinearoperator(wp.array(np.arange(1.0, 9.0).reshape(4, 2), dtype=vec2))
+        for rhs in (wp.array(np.ones((4, 2)), dtype=vec2), wp.array(np.ones(8), dtype=dtype)):
+            x = wp.zeros_like(rhs)
+            out.append(("diagonal", bicgstab(diag, rhs, x, tol=tol), x.numpy().ravel()))
         return out
 
     on_cpu = run_all()
