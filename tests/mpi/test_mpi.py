@@ -473,6 +473,20 @@ def test_a_rank_that_cannot_make_its_blocks_is_an_error_on_every_rank_not_a_hang
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize(("nranks", "failing", "kind"), [(2, 1, "memory"), (3, 0, "memory"), (2, 1, "config")])
+def test_the_hydro_drivers_agreement_passes_on_any_exception(nranks, failing, kind):
+    """The hydro driver's ``agree`` (around its start, restart load included, and its outputs): a MemoryError on
+    one rank is a SimulationError naming it on every rank (that rank's caused by its MemoryError); before, only
+    brickwork's errors were passed on and the other ranks waited for ever. A brickwork error keeps its type."""
+    done = python(nranks, "agree_raises.py", str(failing), kind, timeout=120)
+    if kind == "memory":
+        told = f"SimulationError: MemoryError: no memory for the restart's blocks (on rank {failing} of {nranks})"
+        expected = [f"rank {r}: {told}" + (" (caused by MemoryError)" if r == failing else "") for r in range(nranks)]
+    else:
+        expected = [f"rank {r}: ConfigError: bad key (on rank {failing} of {nranks})" for r in range(nranks)]
+    assert done.stdout.splitlines() == expected
+
+
 @pytest.mark.parametrize("when", ["io", "memory", "fill"])
 def test_a_rank_that_cannot_read_its_blocks_is_an_error_on_every_rank(tmp_path, when):
     """load_restart on 2 ranks, reading a block failing on rank 1: an I/O error or a MemoryError while the blocks

@@ -307,26 +307,38 @@ def _kept(last_good: list[str]) -> str:
     return f"The run stops; the last good output is kept ({', '.join(last_good) if last_good else 'none was written'})."
 
 
+_SHARED_ERRORS = (ConfigError, OutputError, restart.RestartError, SimulationError, SettingError)
+
+
 def agree(comm, fn, name_ranks: bool = True) -> None:
-    """Run ``fn()`` on every rank; if it raises a brickwork error on any rank, raise the first such
-    rank's error on all of them (collective), so no rank goes on alone and waits for ever. Where
-    some ranks met no error, the message names the ranks that did (``name_ranks``: unless ``fn``
-    does its work on rank 0 alone)."""
+    """Run ``fn()`` on every rank; if it raises on any rank, raise on all of them (collective), so no
+    rank goes on alone and waits for ever: the first failing rank's brickwork error (its type and
+    message), or, for another exception (a MemoryError, an OSError), a SimulationError naming it (the
+    rank that met it raises that SimulationError from its own error). Where some ranks met no error,
+    the message names the ranks that did (``name_ranks``: unless ``fn`` does its work on rank 0 alone)."""
     error = None
     try:
         fn()
-    except (ConfigError, OutputError, restart.RestartError, SimulationError, SettingError) as e:
+    except Exception as e:  # noqa: BLE001 - any: a rank leaving alone would leave the others waiting
         if comm.Get_size() == 1:
             raise
         error = e
     if comm.Get_size() == 1:
         return
-    errors = comm.allgather(None if error is None else (type(error), str(error)))
+    if error is None:
+        told = None
+    elif isinstance(error, _SHARED_ERRORS):
+        told = (type(error), str(error))
+    else:
+        told = (SimulationError, f"{type(error).__name__}: {error}")
+    errors = comm.allgather(told)
     failed = [rank for rank, e in enumerate(errors) if e is not None]
     if failed:
         kind, message = errors[failed[0]]
         if name_ranks and len(failed) < len(errors):  # the others would not know where to look
             message += f" (on rank{'s' if len(failed) > 1 else ''} {', '.join(map(str, failed))} of {len(errors)})"
+        if error is not None and not isinstance(error, _SHARED_ERRORS):
+            raise kind(message) from error
         raise kind(message)
 
 
