@@ -360,6 +360,18 @@ def test_batched_vector_entries():
         np.testing.assert_allclose(x.numpy(), [[1.0, 2.0], [3.0, 4.0], [7.0, 8.0]], rtol=1e-7, atol=1e-7)
 
 
+def test_batch_offsets_past_the_end_are_clamped():
+    from brickwork.optim.linear import aslinearoperator
+
+    diag = wp.array([2.0, 4.0, 8.0], dtype=wp.float64)
+    A = aslinearoperator(diag, batch_offsets=wp.array([0, 2, 1000], dtype=wp.int32))
+    for name in SOLVERS:
+        x = wp.zeros(3, dtype=wp.float64)
+        _, err, atol = SOLVERS[name](A, wp.array([2.0, 4.0, 8.0], dtype=wp.float64), x, tol=1e-12, maxiter=10)
+        assert err <= atol
+        np.testing.assert_allclose(x.numpy(), 1.0, rtol=1e-12)
+
+
 def test_batched_gmres_right_preconditioned_inactive_tail():
     from brickwork.optim.linear import aslinearoperator
 

@@ -22,7 +22,7 @@ from ...types.arrays import array, array2d, array3d
 from ...types.composite import vector
 from ...types.scalars import Float, int32
 
-_tid, _dot, _sqrt, _max, _where = (_FUNCTIONS[n] for n in ("tid", "dot", "sqrt", "max", "where"))
+_tid, _dot, _sqrt, _max, _min, _where = (_FUNCTIONS[n] for n in ("tid", "dot", "sqrt", "max", "min", "where"))
 
 
 @func
@@ -115,7 +115,9 @@ def update_condition(maxiter: int, cycle_size: int, cur_iter: array(dtype=int32)
 
 
 @kernel(enable_backward=False)
-def entry_offsets(batch_offsets: array(dtype=int32), dofs_per_entry: int, out: array(dtype=int32)):
-    """Scalar degree-of-freedom offsets to entry offsets (vector entries hold ``dofs_per_entry`` each)."""
+def entry_offsets(batch_offsets: array(dtype=int32), dofs_per_entry: int, count: int, out: array(dtype=int32)):
+    """Scalar degree-of-freedom offsets to entry offsets (vector entries hold ``dofs_per_entry`` each), clamped
+    to ``[0, count]`` so that offsets past the vectors' end never index outside them (read on the device:
+    the host never waits for the offsets)."""
     i = _tid()
-    out[i] = batch_offsets[i] // dofs_per_entry
+    out[i] = _min(_max(batch_offsets[i] // dofs_per_entry, 0), count)

@@ -139,8 +139,9 @@ class LinearSolverState:
         if A.batch_offsets is None:
             offsets.assign(array([0, b.shape[0]], dtype=int32))
         else:
-            launch(kernels.entry_offsets, dim=offsets.shape[0], inputs=[A.batch_offsets, self._dofs_per_entry, offsets],
-                   device=self._device, record_tape=False)
+            launch(kernels.entry_offsets, dim=offsets.shape[0],
+                   inputs=[A.batch_offsets, self._dofs_per_entry, b.shape[0], offsets], device=self._device,
+                   record_tape=False)
         return offsets
 
     def _max_entries(self) -> int:
