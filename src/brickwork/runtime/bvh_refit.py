@@ -17,7 +17,7 @@ from ..lang.function import func
 from ..lang.kernel import kernel
 from ..types.arrays import array, array2d
 from ..types.composite import vector
-from ..types.scalars import float32, int32
+from ..types.scalars import float32, int32, int64
 from .launch import launch_now, launch_on_cpu
 
 _vec3 = vector(3, float32)
@@ -102,9 +102,10 @@ def _triangles(points: array(dtype=_vec3), indices: array(dtype=int32), item_low
                item_uppers: array2d(dtype=float32)):
     # a triangle's box, its corners folded in order as numpy's min/max over them (``Mesh._bounds``)
     f = _tid()
-    p = points[indices[3 * f]]
-    q = points[indices[3 * f + 1]]
-    r = points[indices[3 * f + 2]]
+    at = int64(3) * int64(f)  # 64-bit: 3 * f overflows int32 past 715 million triangles
+    p = points[indices[at]]
+    q = points[indices[at + int64(1)]]
+    r = points[indices[at + int64(2)]]
     for c in range(3):
         item_lowers[f, c] = _lower(_lower(p[c], q[c]), r[c])
         item_uppers[f, c] = _upper(_upper(p[c], q[c]), r[c])
