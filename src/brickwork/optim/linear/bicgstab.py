@@ -11,23 +11,10 @@ from ...runtime.launch import launch
 from ...types.arrays import array, empty, empty_like, zeros_like
 from ...types.scalars import int32
 from ._common import LinearSolverValueError
-from .kernels import entry_batch
+from .kernels import entry_batch, guarded_step
 from .state import LinearSolverState
 
 _tid, _where = _FUNCTIONS["tid"], _FUNCTIONS["where"]
-
-
-@kernel(enable_backward=False)
-def bicgstab_half_step(tol: array(dtype=Any), resid: array(dtype=Any), rho: array(dtype=Any),
-                       r0v: array(dtype=Any), x: array(dtype=Any), r: array(dtype=Any), y: array(dtype=Any),
-                       v: array(dtype=Any), offsets: array(dtype=int32)):
-    """``x += alpha y``, ``r -= alpha v`` with ``alpha = rho / (r0 . v)``."""
-    i = _tid()
-    bid = entry_batch(i, offsets)
-    if bid >= 0:
-        alpha = _where(resid[bid] > tol[bid], rho[bid] / r0v[bid], rho.dtype(0.0))
-        x[i] = x[i] + alpha * y[i]
-        r[i] = r[i] - alpha * v[i]
 
 
 @kernel(enable_backward=False)
@@ -111,7 +98,7 @@ class BiCGSTAB(LinearSolverState):
                 M.matvec(p, y, y, alpha=1.0, beta=0.0)
             A.matvec(y, v, v, alpha=1.0, beta=0.0)
             dot.compute(r0, v, 2)
-            self._launch(bicgstab_half_step, atol_sq, r_norm_sq, rho, r0v, x, r, y, v)
+            self._launch(guarded_step, atol_sq, r_norm_sq, rho, r0v, x, r, y, v)
             dot.compute(r, r, 0)
             if M is not None:
                 M.matvec(r, z, z, alpha=1.0, beta=0.0)

@@ -17,23 +17,10 @@ from ...runtime.launch import launch
 from ...types.arrays import array, empty, empty_like
 from ...types.scalars import int32
 from ._common import LinearSolverTypeError, LinearSolverValueError
-from .kernels import entry_batch
+from .kernels import entry_batch, guarded_step
 from .state import LinearSolverState
 
 _tid, _where = _FUNCTIONS["tid"], _FUNCTIONS["where"]
-
-
-@kernel(enable_backward=False)
-def cg_step(tol: array(dtype=Any), resid: array(dtype=Any), rz: array(dtype=Any), p_ap: array(dtype=Any),
-            x: array(dtype=Any), r: array(dtype=Any), p: array(dtype=Any), ap: array(dtype=Any),
-            offsets: array(dtype=int32)):
-    """``x += alpha p``, ``r -= alpha Ap`` with ``alpha = rz / (p . Ap)``."""
-    i = _tid()
-    bid = entry_batch(i, offsets)
-    if bid >= 0:
-        alpha = _where(resid[bid] > tol[bid], rz[bid] / p_ap[bid], rz.dtype(0.0))
-        x[i] = x[i] + alpha * p[i]
-        r[i] = r[i] - alpha * ap[i]
 
 
 @kernel(enable_backward=False)
@@ -162,7 +149,7 @@ class CG(_Restartable):
             rz_old.assign(rz_new)
             A.matvec(p, Ap, Ap, alpha=1.0, beta=0.0)
             dot.compute(p, Ap, 2)
-            self._launch(cg_step, atol_sq, r_norm_sq, rz_old, p_Ap, x, r, p, Ap)
+            self._launch(guarded_step, atol_sq, r_norm_sq, rz_old, p_Ap, x, r, p, Ap)
             if update_direction:
                 update_rr_rz()
                 self._launch(cg_direction, atol_sq, r_norm_sq, rz_old, rz_new, z, p)
@@ -223,7 +210,7 @@ class CR(_Restartable):
                 M.matvec(Ap, y, y, alpha=1.0, beta=0.0)
             dot.compute(Ap, y, 2)
             if M is None:
-                self._launch(cg_step, atol_sq, r_norm_sq, zAz_old, y_Ap, x, r, p, Ap)
+                self._launch(guarded_step, atol_sq, r_norm_sq, zAz_old, y_Ap, x, r, p, Ap)
             else:
                 self._launch(cr_step, atol_sq, r_norm_sq, zAz_old, y_Ap, x, r, z, p, Ap, y)
             if update_direction:

@@ -121,3 +121,17 @@ def entry_offsets(batch_offsets: array(dtype=int32), dofs_per_entry: int, count:
     the host never waits for the offsets)."""
     i = _tid()
     out[i] = _min(_max(batch_offsets[i] // dofs_per_entry, 0), count)
+
+
+@kernel(enable_backward=False)
+def guarded_step(tol: array(dtype=Any), resid: array(dtype=Any), num: array(dtype=Any), den: array(dtype=Any),
+                 x: array(dtype=Any), r: array(dtype=Any), p: array(dtype=Any), ap: array(dtype=Any),
+                 offsets: array(dtype=int32)):
+    """``x += alpha p``, ``r -= alpha Ap`` with ``alpha = num / den`` per batch (CG's ``rz / (p . Ap)``,
+    BiCGSTAB's ``rho / (r0 . v)``), 0 in a batch that has converged (``resid <= tol``)."""
+    i = _tid()
+    bid = entry_batch(i, offsets)
+    if bid >= 0:
+        alpha = _where(resid[bid] > tol[bid], num[bid] / den[bid], num.dtype(0.0))
+        x[i] = x[i] + alpha * p[i]
+        r[i] = r[i] - alpha * ap[i]
