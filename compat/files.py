@@ -40,8 +40,8 @@ MODULES = [
     "tile.test_tile_view",
     # round 14: Fabric arrays
     "test_fabricarray",
-    # iterative linear solvers (warp.optim.linear)
-    "test_linear_solvers",
+    # iterative linear solvers (warp.optim.linear) and the FSAI preconditioner
+    "test_linear_solvers", "test_fsai",
     # block sparse matrices (brickwork.sparse)
     "test_sparse",
 ]
@@ -62,8 +62,8 @@ EXCLUDED_FILES = {
         "cuda/*", "tile/test_tile_mlp (no CPU tests)", "test_graph", "test_cuda_profiler", "test_block_dim_dispatch",
         "test_sanitize", "deterministic/test_deterministic_graph_capture",
     ],
-    "Warp libraries beyond the kernel language (fem, mesh/volume/BVH queries, the FSAI preconditioner, rendering)": [
-        "fem/*", "geometry/* (but geometry/test_hash_grid, test_bvh, test_mesh)", "interop/*", "test_fsai",
+    "Warp libraries beyond the kernel language (fem, mesh/volume/BVH queries, rendering)": [
+        "fem/*", "geometry/* (but geometry/test_hash_grid, test_bvh, test_mesh)", "interop/*",
         "test_examples", "test_apic*", "test_coloring", "test_render_opengl",
     ],
 }

@@ -133,8 +133,8 @@ def test_preconditioner_errors():
     before = A.numpy().copy()
     with pytest.raises(ValueError, match="Unsupported preconditioner type 'jacobi'"):
         preconditioner(A, "jacobi")
-    with pytest.raises(LinearSolverValueError, match="'fsai': Warp's FSAI preconditioner is not in brickwork"):
-        preconditioner(A, "fsai")
+    with pytest.raises(LinearSolverValueError, match="FSAI requires a square BSR matrix with square blocks, got array"):
+        preconditioner(A, "fsai")  # FSAI takes BSR matrices only (tests/optim/test_linear_fsai.py)
     with pytest.raises(LinearSolverValueError, match="ptype must be a string"):
         preconditioner(A, None)
     with pytest.raises(LinearSolverValueError, match="must be square"):

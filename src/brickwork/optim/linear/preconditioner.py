@@ -17,6 +17,7 @@ from ...types.composite import is_matrix_type, vector
 from ...types.scalars import Float
 from ._common import SCALARS, LinearSolverValueError
 from .block_jacobi import block_jacobi
+from .fsai import FSAI
 from .operator import LinearOperator, _bsr_types, aslinearoperator
 
 _tid, _abs, _where, _get_diag = (_FUNCTIONS[n] for n in ("tid", "abs", "where", "get_diag"))
@@ -59,16 +60,15 @@ def preconditioner(A, ptype: str = "diag") -> LinearOperator | None:
     ``ptype``: ``"diag"`` (Jacobi: the inverse of the diagonal), ``"diag_abs"`` (the inverse of the
     diagonal's absolute values), ``"id"`` (no preconditioner: returns ``None``), or for a BSR matrix with
     square blocks ``"block_jacobi_direct"``, ``"block_jacobi_sequential"`` or ``"block_jacobi_tile"``
-    (the inverse of each diagonal block: block_jacobi.py; 1x1 blocks give ``"diag"``). Warp's FSAI
-    preconditioner is not available.
+    (the inverse of each diagonal block: block_jacobi.py; 1x1 blocks give ``"diag"``), or ``"fsai"`` for an SPD
+    BSR matrix (``FSAI(A)`` with its default options: fsai.py).
     """
     if not isinstance(ptype, str):
         raise LinearSolverValueError(f"preconditioner: ptype must be a string, got {type(ptype).__name__}")
     if ptype == "id":
         return None
     if ptype == "fsai":
-        raise LinearSolverValueError("Unsupported preconditioner type 'fsai': Warp's FSAI preconditioner is not in "
-                                     "brickwork (use 'diag' or a block-Jacobi type)")
+        return FSAI(A)  # the default options; construct FSAI directly to choose them
     if ptype in _BLOCK_JACOBI:
         found = block_jacobi(A, ptype, _bsr_types())
         if found is not None:
@@ -76,7 +76,8 @@ def preconditioner(A, ptype: str = "diag") -> LinearOperator | None:
         ptype = "diag"  # 1x1 blocks: block-Jacobi is scalar Jacobi
     if ptype not in ("diag", "diag_abs"):
         raise LinearSolverValueError(f"Unsupported preconditioner type '{ptype}' (expected 'diag', 'diag_abs', 'id', "
-                                     f"'block_jacobi_direct', 'block_jacobi_sequential' or 'block_jacobi_tile')")
+                                     f"'block_jacobi_direct', 'block_jacobi_sequential', 'block_jacobi_tile' or "
+                                     f"'fsai')")
     use_abs = 1 if ptype == "diag_abs" else 0
     if isinstance(A, array) and A.ndim == 2:
         if A.dtype not in SCALARS:
