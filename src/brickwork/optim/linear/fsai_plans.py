@@ -157,8 +157,11 @@ class RefitPlan:
     def prepare(self, A) -> None:
         """Check ``A``'s metadata, reset the status, compare the topology and scale the rows."""
         if (A.shape, A.dtype, A.device, A.row_counts is not None) != self.signature:
-            raise LinearSolverValueError("FSAI update requires the original shape, dtype, device and topology "
-                                         f"(got shape {A.shape}, dtype {A.dtype.__name__}, device {A.device})")
+            shape, dtype, device, _ = self.signature
+            raise LinearSolverValueError(f"FSAI update requires the original shape, dtype, device and topology: "
+                                         f"shape {shape}, dtype {dtype.__name__}, device {device} and "
+                                         f"{'padded' if self.signature[3] else 'compact'} rows, got shape {A.shape}, "
+                                         f"dtype {A.dtype.__name__}, device {A.device}")
         if (A.offsets.shape[0] < self.nrow + 1 or A.columns.shape[0] < self.nnz
                 or A.values.shape[0] < self.nnz):
             raise LinearSolverValueError("FSAI update requires storage covering every block of the original matrix")
