@@ -113,6 +113,20 @@ def test_adaptive_supports_follow_the_greedy_definition(width, step, tolerance):
     check_local_solves(pre, a)
 
 
+def test_rows_in_chunks_give_the_same_factor(monkeypatch):
+    """Rows run in chunks when their work space exceeds the budget: the factor and refit do not change."""
+    from brickwork.optim.linear import fsai_plans
+
+    a = random_spd(30, 0.3, seed=9)
+    whole = FSAI(matrix(a), max_row_size=6, max_step_size=2, reuse_pattern=True)
+    monkeypatch.setattr(fsai_plans, "WORK_BUDGET", 7 * (36 + 24 + 4))  # 7 rows a chunk: 5 chunks, the last short
+    assert fsai_plans.chunk_rows(30, 6, 2) == 7
+    chunked = FSAI(matrix(a), max_row_size=6, max_step_size=2, reuse_pattern=True)
+    np.testing.assert_array_equal(dense(chunked.G), dense(whole.G))
+    b = matrix(a + np.eye(30))
+    np.testing.assert_array_equal(dense(chunked.update(b).G), dense(whole.update(b).G))
+
+
 def test_pivot_guard_truncates_the_row():
     a = np.array([[1.0, 1 - 1e-14, 0], [1 - 1e-14, 1.0, 0], [0, 0, 2.0]])
     assert FSAI(matrix(a), max_row_size=1).truncated_rows == 0

@@ -113,8 +113,8 @@ def sort_columns(t_offsets: array(dtype=int), t_rows: array(dtype=int), gather: 
 def refit_rows(row0: int, offsets: array(dtype=int), row_counts: array(dtype=int), columns: array(dtype=int),
                blocks: array3d(dtype=Any), scale: array(dtype=Any), g_offsets: array(dtype=int),
                g_counts: array(dtype=int), g_columns: array(dtype=int), rank: array(dtype=int), floor: Any,
-               regularize: int, width: int, member: array(dtype=int), chol: array(dtype=Any), z: array(dtype=Any),
-               out: array(dtype=Any), status: array(dtype=int)):
+               regularize: int, width: int, stride: int, member: array(dtype=int), chol: array(dtype=Any),
+               z: array(dtype=Any), out: array(dtype=Any), status: array(dtype=int)):
     """Recompute row ``row0 + tid`` of ``G`` on its support for the matrix's current values (the local
     Cholesky factor in growth order, then ``(D A D)[S, S] z = e_0``), into ``out`` at the row's entries.
 
@@ -128,20 +128,19 @@ def refit_rows(row0: int, offsets: array(dtype=int), row_counts: array(dtype=int
     size = row_stop(g_offsets, g_counts, i) - start
     zero = blocks.dtype(0.0)
     one = blocks.dtype(1.0)
-    m0 = t * width
-    l0 = t * width * width
+    # work arrays: slot k of thread t at k * stride + t
     for p in range(size):
-        member[m0 + rank[start + p]] = start + p  # the entry grown at position rank
+        member[rank[start + p] * stride + t] = start + p  # the entry grown at position rank
     valid = True
     raised = False
     for k in range(size):
-        r = g_columns[member[m0 + k]]
+        r = g_columns[member[k * stride + t]]
         for m in range(k + 1):
             a = one  # the equilibrated diagonal is exactly one, as in the selection
             if m != k:
-                a = scaled_entry(offsets, row_counts, columns, blocks, scale, r, g_columns[member[m0 + m]])
+                a = scaled_entry(offsets, row_counts, columns, blocks, scale, r, g_columns[member[m * stride + t]])
             for q in range(m):
-                a -= chol[l0 + k * width + q] * chol[l0 + m * width + q]
+                a -= chol[(k * width + q) * stride + t] * chol[(m * width + q) * stride + t]
             if m == k:
                 if not _isfinite(a):
                     valid = False
@@ -153,25 +152,25 @@ def refit_rows(row0: int, offsets: array(dtype=int), row_counts: array(dtype=int
                     else:
                         valid = False
                         a = one
-                chol[l0 + k * width + k] = _sqrt(a)
+                chol[(k * width + k) * stride + t] = _sqrt(a)
             else:
-                chol[l0 + k * width + m] = a / chol[l0 + m * width + m]
+                chol[(k * width + m) * stride + t] = a / chol[(m * width + m) * stride + t]
     for k in range(size):  # L y = e_0
         a = zero
         if k == 0:
             a = one
         for q in range(k):
-            a -= chol[l0 + k * width + q] * z[m0 + q]
-        z[m0 + k] = a / chol[l0 + k * width + k]
+            a -= chol[(k * width + q) * stride + t] * z[q * stride + t]
+        z[k * stride + t] = a / chol[(k * width + k) * stride + t]
     for back in range(size):  # L^T z = y
         k = size - 1 - back
-        a = z[m0 + k]
+        a = z[k * stride + t]
         for q in range(k + 1, size):
-            a -= chol[l0 + q * width + k] * z[m0 + q]
-        z[m0 + k] = a / chol[l0 + k * width + k]
-    norm = _sqrt(z[m0])
+            a -= chol[(q * width + k) * stride + t] * z[q * stride + t]
+        z[k * stride + t] = a / chol[(k * width + k) * stride + t]
+    norm = _sqrt(z[t])
     for p in range(size):
-        value = out.dtype(z[m0 + rank[start + p]] / norm * scale[g_columns[start + p]])
+        value = out.dtype(z[rank[start + p] * stride + t] / norm * scale[g_columns[start + p]])
         out[start + p] = value
         if not _isfinite(value):
             valid = False

@@ -67,7 +67,7 @@ def select(A, scale, tolerance, floor, width, step, cols_out, vals_out, status, 
     for row0 in range(0, n, rows):
         _launch(select_rows, min(rows, n - row0),
                 [row0, A.offsets, counts_of(A), A.columns, A.scalar_values, scale, dtype(tolerance), dtype(floor),
-                 width, step, support, chol, z, v, w, cand, score, cols_out, vals_out, status, ready], device)
+                 width, step, rows, support, chol, z, v, w, cand, score, cols_out, vals_out, status, ready], device)
 
 
 def refit(A, scale, g_offsets, g_counts, g_columns, rank, floor, regularize, width, out, status) -> None:
@@ -80,7 +80,7 @@ def refit(A, scale, g_offsets, g_counts, g_columns, rank, floor, regularize, wid
     for row0 in range(0, n, rows):
         _launch(refit_rows, min(rows, n - row0),
                 [row0, A.offsets, counts_of(A), A.columns, A.scalar_values, scale, g_offsets, g_counts, g_columns,
-                 rank, dtype(floor), int(regularize), width, member, chol, z, out, status], device)
+                 rank, dtype(floor), int(regularize), width, rows, member, chol, z, out, status], device)
 
 
 def sort_selection(n, width, columns, values, rank, counts, device) -> None:

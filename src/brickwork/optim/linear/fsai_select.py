@@ -11,7 +11,7 @@ bordering the Cholesky factor of ``(D A D)[S, S]``. Growth stops at ``width`` en
 left, when a pivot is not above ``floor`` (the row is truncated before that candidate and counted), or when
 the relative improvement ``1 - z_old[0] / z[0]`` is at most ``tolerance`` (zero: never). The row of ``G`` is
 ``z / sqrt(z[0])`` scaled back by ``D``. The per-thread work arrays (the support, the factor, ``z`` ...) are
-slices of device arrays sized for a chunk of rows, so the width is a runtime value.
+interleaved device arrays sized for a chunk of ``stride`` rows, so the width is a runtime value.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def scaled_entry(offsets: array(dtype=int), row_counts: array(dtype=int), column
 @kernel(enable_backward=False)
 def select_rows(row0: int, offsets: array(dtype=int), row_counts: array(dtype=int), columns: array(dtype=int),
                 blocks: array3d(dtype=Any), scale: array(dtype=Any), tolerance: Any, floor: Any, width: int,
-                step: int, support: array(dtype=int), chol: array(dtype=Any), z: array(dtype=Any),
+                step: int, stride: int, support: array(dtype=int), chol: array(dtype=Any), z: array(dtype=Any),
                 v: array(dtype=Any), w: array(dtype=Any), cand: array(dtype=int), score: array(dtype=Any),
                 cols_out: array(dtype=int), vals_out: array(dtype=Any), status: array(dtype=int),
                 ready: array(dtype=int)):
@@ -89,97 +89,96 @@ def select_rows(row0: int, offsets: array(dtype=int), row_counts: array(dtype=in
     bs = blocks.shape[1]
     zero = blocks.dtype(0.0)
     one = blocks.dtype(1.0)
-    p0 = t * width  # this thread's slices of the work arrays
-    l0 = t * width * width
-    c0 = t * step
-    support[p0] = i
-    chol[l0] = one
-    z[p0] = one
-    v[p0] = one
+    # work arrays: slot k of thread t at k * stride + t (neighbouring threads touch neighbouring words)
+    support[t] = i
+    chol[t] = one
+    z[t] = one
+    v[t] = one
     size = 1
     while size < width:
         for q in range(step):
-            cand[c0 + q] = -1
-            score[c0 + q] = zero
+            cand[q * stride + t] = -1
+            score[q * stride + t] = zero
         # the frontier: every stored column of the support's rows (repeats are skipped; scores are exact)
         for p in range(size):
-            row = support[p0 + p]
+            row = support[p * stride + t]
             brow = row // bs
             for e in range(offsets[brow], row_stop(offsets, row_counts, brow)):
                 for k in range(bs):
                     c = columns[e] * bs + k
                     seen = c >= i
                     for q in range(size):
-                        if support[p0 + q] == c:
+                        if support[q * stride + t] == c:
                             seen = True
                     for q in range(step):
-                        if cand[c0 + q] == c:
+                        if cand[q * stride + t] == c:
                             seen = True
                     if not seen:
                         residual = zero
                         for q in range(size):
                             residual += scaled_entry(offsets, row_counts, columns, blocks, scale, c,
-                                                     support[p0 + q]) * z[p0 + q]
+                                                     support[q * stride + t]) * z[q * stride + t]
                         s = _abs(residual)
                         for rank in range(step):
-                            if s > score[c0 + rank] or (s == score[c0 + rank] and c < cand[c0 + rank]):
+                            here = rank * stride + t
+                            if s > score[here] or (s == score[here] and c < cand[here]):
                                 for back in range(step - 1 - rank):  # shift the worse ones down a rank
                                     dest = step - 1 - back
-                                    cand[c0 + dest] = cand[c0 + dest - 1]
-                                    score[c0 + dest] = score[c0 + dest - 1]
-                                cand[c0 + rank] = c
-                                score[c0 + rank] = s
+                                    cand[dest * stride + t] = cand[(dest - 1) * stride + t]
+                                    score[dest * stride + t] = score[(dest - 1) * stride + t]
+                                cand[rank * stride + t] = c
+                                score[rank * stride + t] = s
                                 break
-        if cand[c0] < 0:
+        if cand[t] < 0:
             break
-        old_z0 = z[p0]
+        old_z0 = z[t]
         stopped = False
         for rank in range(step):
-            best = cand[c0 + rank]
+            best = cand[rank * stride + t]
             if best < 0 or size == width:
                 break
             # border the Cholesky factor with the candidate: L w = (D A D)[S, best], pivot 1 - |w|^2
             pivot = one
             for p in range(size):
-                a = scaled_entry(offsets, row_counts, columns, blocks, scale, best, support[p0 + p])
+                a = scaled_entry(offsets, row_counts, columns, blocks, scale, best, support[p * stride + t])
                 for q in range(p):
-                    a -= chol[l0 + p * width + q] * w[p0 + q]
-                w[p0 + p] = a / chol[l0 + p * width + p]
-                pivot -= w[p0 + p] * w[p0 + p]
+                    a -= chol[(p * width + q) * stride + t] * w[q * stride + t]
+                w[p * stride + t] = a / chol[(p * width + p) * stride + t]
+                pivot -= w[p * stride + t] * w[p * stride + t]
             if pivot <= floor or not _isfinite(pivot):
                 _atomic_add(status, 1, 1)
                 stopped = True
                 break
-            support[p0 + size] = best
+            support[size * stride + t] = best
             for p in range(size):
-                chol[l0 + size * width + p] = w[p0 + p]
+                chol[(size * width + p) * stride + t] = w[p * stride + t]
             diag = _sqrt(pivot)
-            chol[l0 + size * width + size] = diag
+            chol[(size * width + size) * stride + t] = diag
             # the forward solve L v = e_0 keeps its entries when L is bordered: one more entry
             rhs = zero
             for p in range(size):
-                rhs -= w[p0 + p] * v[p0 + p]
-            v[p0 + size] = rhs / diag
+                rhs -= w[p * stride + t] * v[p * stride + t]
+            v[size * stride + t] = rhs / diag
             size += 1
         for back in range(size):  # L^T z = v
             p = size - 1 - back
-            a = v[p0 + p]
+            a = v[p * stride + t]
             for q in range(p + 1, size):
-                a -= chol[l0 + q * width + p] * z[p0 + q]
-            z[p0 + p] = a / chol[l0 + p * width + p]
+                a -= chol[(q * width + p) * stride + t] * z[q * stride + t]
+            z[p * stride + t] = a / chol[(p * width + p) * stride + t]
         if stopped:
             break
-        if tolerance > zero and one - old_z0 / z[p0] <= tolerance:
+        if tolerance > zero and one - old_z0 / z[t] <= tolerance:
             break
-    norm = _sqrt(z[p0])
+    norm = _sqrt(z[t])
     valid = True
     for p in range(width):
         e = i * width + p
         cols_out[e] = -1
         vals_out[e] = zero
         if p < size:
-            value = z[p0 + p] / norm * scale[support[p0 + p]]
-            cols_out[e] = support[p0 + p]
+            value = z[p * stride + t] / norm * scale[support[p * stride + t]]
+            cols_out[e] = support[p * stride + t]
             vals_out[e] = value
             if not _isfinite(value):
                 valid = False
