@@ -394,27 +394,31 @@ def test_empty_matrix():
 
 
 @pytest.mark.compiles_for_cuda
-def test_the_gpu_mapping_builds_the_cpu_factor():
+@pytest.mark.parametrize("dtype,storage", [(wp.float64, wp.float64), (wp.float64, wp.float32),
+                                           (wp.float32, wp.float32), (wp.float16, wp.float16)])
+def test_the_gpu_mapping_builds_the_cpu_factor(dtype, storage):
     a = random_spd(15, 0.3, seed=5)
 
     def run():
-        pre = FSAI(matrix(a, block=3), max_row_size=6, max_step_size=2, reuse_pattern=True)
+        options = {"max_row_size": 6, "max_step_size": 2, "reuse_pattern": True, "factor_dtype": storage}
+        pre = FSAI(matrix(a, dtype, 3), **options)
         out = [dense(pre.G)]
-        pre.update(matrix(a + np.eye(15), block=3))
+        pre.update(matrix(a + np.eye(15), dtype, 3))
         out.append(dense(pre.GT))
-        x = wp.array(np.linspace(-1.0, 1.0, 15), dtype=wp.float64)
+        x = wp.array(np.linspace(-1.0, 1.0, 15), dtype=dtype)
         z = wp.zeros_like(x)
         pre.matvec(x, z, z, 1.0, 0.0)
-        out.append(z.numpy())
-        deferred = FSAI(matrix(a, block=3), max_row_size=6, max_step_size=2, reuse_pattern=True, defer_pattern=True)
+        out.append(z.numpy().astype(np.float64))
+        deferred = FSAI(matrix(a, dtype, 3), defer_pattern=True, **options)
         out.append(dense(deferred.update().G))
         return out
 
     on_cpu = run()
     with config.override(target="cuda-emulation"):
         emulated = run()
+    tol = {wp.float64: 1e-13, wp.float32: 1e-6, wp.float16: 1e-3}[dtype]  # same operations (bits here; FMA may differ)
     for b, c in zip(on_cpu, emulated):
-        np.testing.assert_allclose(c, b, rtol=1e-13, atol=1e-15)
+        np.testing.assert_allclose(c, b, rtol=tol, atol=tol)
 
 
 def test_errors():

@@ -37,9 +37,15 @@ def _launch(kernel, dim, inputs, device):
         launch(kernel, dim=dim, inputs=inputs, device=device, record_tape=False)
 
 
+_NO_COUNTS: dict = {}
+
+
 def no_counts(device) -> array:
-    """The empty ``row_counts`` the kernels take for compact rows."""
-    return empty(0, dtype=int, device=device)
+    """The empty ``row_counts`` the kernels take for compact rows (one per device, never written)."""
+    found = _NO_COUNTS.get(device)
+    if found is None:
+        found = _NO_COUNTS[device] = empty(0, dtype=int, device=device)
+    return found
 
 
 def counts_of(A) -> array:
