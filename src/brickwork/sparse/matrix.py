@@ -179,6 +179,21 @@ class BsrMatrix:
                 f"nnz={self.nnz}, device={self.device})")
 
 
+_NO_COUNTS: dict = {}
+
+
+def counts_arg(A) -> array:
+    """``A.row_counts`` for a launch, or an empty int array of ``A``'s device when its rows are compact: a ``None``
+    argument would make every launch build that empty array again (the launch's slow path)."""
+    if A.row_counts is not None:
+        return A.row_counts
+    device = A.device
+    empty = _NO_COUNTS.get(device)
+    if empty is None:
+        empty = _NO_COUNTS[device] = wp.empty(0, dtype=int, device=device)
+    return empty
+
+
 def scalar_view3d(values: array) -> array:
     """A 1-D array of blocks as a 3-D array of their scalars (its gradient likewise), sharing memory."""
     r, c = shape_of(values.dtype)

@@ -11,26 +11,57 @@ from typing import Any
 from ..types.arrays import array
 from ._types import check_array, scalar_of, type_size, vec_of
 from ._wp import wp
-from .matrix import block_row, row_end, unpack
+from .matrix import block_row, counts_arg, row_end, unpack
 
 
 @wp.kernel
-def _mv(offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int), padded: int, columns: wp.array(dtype=int),
-        values: wp.array3d(dtype=Any), x: wp.array(dtype=Any), y: wp.array(dtype=Any), alpha: Any, beta: Any,
-        read_x: int, read_y: int):
-    r, i = wp.tid()
-    rows = values.shape[1]
-    cols = values.shape[2]
+def _mv_scalar(offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int), padded: int,
+               columns: wp.array(dtype=int), values: wp.array(dtype=Any), x: wp.array(dtype=Any),
+               y: wp.array(dtype=Any), alpha: Any, beta: Any, read_x: int, read_y: int):
+    # CSR: one thread per row
+    r = wp.tid()
     total = y.dtype(0)
     if read_x != 0:
         for b in range(offsets[r], row_end(offsets, row_counts, padded, r)):
-            c = columns[b]
-            for j in range(cols):
-                total += values[b, i, j] * x[c * cols + j]
+            total += values[b] * x[columns[b]]
     total = alpha * total
     if read_y != 0:
-        total += beta * y[r * rows + i]
-    y[r * rows + i] = total
+        total += beta * y[r]
+    y[r] = total
+
+
+_BLOCK_KERNELS: dict = {}
+
+
+def block_kernel(rows: int, cols: int):
+    """The product kernel of ``rows`` x ``cols`` blocks: one thread per block row, the block shape a constant of
+    the generated code (its loops unrolled). Each coefficient of the row adds its terms in the order of the
+    scalar kernel (block by block, then column by column)."""
+    found = _BLOCK_KERNELS.get((rows, cols))
+    if found is not None:
+        return found
+
+    @wp.kernel
+    def _mv_block(offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int), padded: int,
+                  columns: wp.array(dtype=int), values: wp.array3d(dtype=Any), x: wp.array(dtype=Any),
+                  y: wp.array(dtype=Any), alpha: Any, beta: Any, read_x: int, read_y: int):
+        r = wp.tid()
+        total = wp.vector(length=rows, dtype=y.dtype)
+        if read_x != 0:
+            for b in range(offsets[r], row_end(offsets, row_counts, padded, r)):
+                c = columns[b] * cols
+                for j in range(cols):
+                    xj = x[c + j]
+                    for i in range(rows):
+                        total[i] += values[b, i, j] * xj
+        for i in range(rows):
+            t = alpha * total[i]
+            if read_y != 0:
+                t += beta * y[r * rows + i]
+            y[r * rows + i] = t
+
+    _BLOCK_KERNELS[(rows, cols)] = _mv_block
+    return _mv_block
 
 
 @wp.kernel
@@ -58,6 +89,8 @@ def _scale(y: wp.array(dtype=Any), beta: Any):
 def scalar_view(a: array, scalar, count: int, name: str) -> array:
     """``a`` (1-D or 2-D, of ``scalar`` or vectors of it) as a flat array of ``count`` scalars sharing its memory
     (and its gradient's), else ``ValueError`` naming the argument."""
+    if a.ndim == 1 and a.dtype is scalar and a.shape[0] == count:  # the common case, without the checks' cost
+        return a
     n = a.size * type_size(a.dtype)
     if n != count:
         raise ValueError(f"Incompatible '{name}' vector for bsr_mv: {count} scalars expected, got {n}")
@@ -111,7 +144,7 @@ def bsr_mv(A, x: array, y: array | None = None, alpha=1.0, beta=0.0, transpose: 
                              ncol * cols_per_block, "work_buffer")
     a, b = scalar(float(alpha)), scalar(float(beta))
     padded = int(A.row_counts is not None)
-    counts = A.row_counts
+    counts = counts_arg(A)
     if transpose:
         if float(beta) == 0.0:
             y_flat.zero_()
@@ -122,7 +155,10 @@ def bsr_mv(A, x: array, y: array | None = None, alpha=1.0, beta=0.0, transpose: 
                                                           A.scalar_values, x_flat, y_flat, a], device=A.device)
         return y
     if nrow:
-        wp.launch(_mv, (nrow, br), inputs=[A.offsets, counts, padded, A.columns, A.scalar_values, x_flat, y_flat,
-                                           a, b, int(float(alpha) != 0.0), int(float(beta) != 0.0)],
-                  device=A.device)
+        if A.values.dtype is scalar:
+            kernel, values = _mv_scalar, A.values
+        else:
+            kernel, values = block_kernel(br, bc), A.scalar_values
+        wp.launch(kernel, nrow, inputs=[A.offsets, counts, padded, A.columns, values, x_flat, y_flat, a, b,
+                                        int(float(alpha) != 0.0), int(float(beta) != 0.0)], device=A.device)
     return y
