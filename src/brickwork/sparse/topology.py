@@ -3,12 +3,14 @@
 Every operation that creates blocks (triplets, sums, products, transposes, compression) lists its
 contributions as keys ``(row, col)`` (``row == nrow`` marks a discarded one), then :func:`build`:
 
-1. sorts the contributions by row then column (``runtime.device_sort``, stable: contributions to one block
-   keep their input order, so sums are deterministic);
+1. sorts the contributions by row then column, stably (contributions to one block keep their input order, so
+   sums are deterministic): on a GPU with the radix passes of ``runtime.device_sort``, on the CPU by row and
+   then within each row (``row_sort``; the radix passes when a row is very long), in the same order;
 2. marks the first contribution of each block and scans the marks into block indices;
-3. writes each block's column and its range of sorted contributions, then the row offsets by binary search.
+3. writes each block's column and its range of sorted contributions, then the row offsets (a binary search per
+   row on a GPU, a pass over the blocks on the CPU).
 
-Nothing is read back to the host: as in Warp, the host's ``nnz`` is the contribution count, an upper bound
+Nothing is read back from a GPU: as in Warp, the host's ``nnz`` is the contribution count, an upper bound
 of the block count (``BsrMatrix.nnz_sync`` reads the exact one), and the arrays are sized by it. The caller
 then computes each block's value from its range (``Plan.order[starts[b]:starts[b + 1]]`` are the contribution
 indices of block ``b``; the ranges of the slots past the last block are empty).
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 from ..runtime import device_sort
 from ..types.arrays import array
+from . import row_sort
 from ._wp import wp
 from .indexing import first_at_least
 
@@ -57,9 +60,30 @@ def _blocks(rows: wp.array(dtype=int), cols: wp.array(dtype=int), index: wp.arra
 
 
 @wp.kernel(enable_backward=False)
-def _offsets(block_rows: wp.array(dtype=int), index: wp.array(dtype=int), n: int, offsets: wp.array(dtype=int)):
+def _offsets_search(block_rows: wp.array(dtype=int), index: wp.array(dtype=int), n: int,
+                    offsets: wp.array(dtype=int)):
+    # a GPU's: one thread per row, a binary search (a thread per slot could meet a long run of empty rows)
     r = wp.tid()
     offsets[r] = first_at_least(block_rows, 0, index[n], r)
+
+
+@wp.kernel(enable_backward=False)
+def _offsets(block_rows: wp.array(dtype=int), index: wp.array(dtype=int), n: int, nrow: int,
+             offsets: wp.array(dtype=int)):
+    # slot b (0..nnz) writes the offsets of the rows after the previous block's row, up to its own (every row
+    # after the last block's at slot nnz): each row once
+    b = wp.tid()
+    nnz = index[n]
+    if b > nnz:
+        return
+    first = 0
+    if b > 0:
+        first = block_rows[b - 1] + 1
+    last = nrow
+    if b < nnz:
+        last = block_rows[b]
+    for r in range(first, last + 1):
+        offsets[r] = b
 
 
 @wp.kernel(enable_backward=False)
@@ -120,8 +144,9 @@ def build(rows: array, cols: array, n: int, nrow: int, ncol: int, work: Work):
         return Plan(order, starts, 0), offsets, wp.empty(0, dtype=int, device=device)
     plan = device_sort.GPU
     sorted_rows, sorted_cols = work.get("sorted_rows", (n,)), work.get("sorted_cols", (n,))
-    passes = [(1, s) for s in plan.digits(ncol)] + [(0, s) for s in plan.digits(nrow + 1)]
-    device_sort.sort([rows, cols], passes, n, order, [sorted_rows, sorted_cols], work.get, run, plan)
+    if not (device.is_cpu and row_sort.sort(rows, cols, n, nrow, order, sorted_rows, sorted_cols, work.get)):
+        passes = [(1, s) for s in plan.digits(ncol)] + [(0, s) for s in plan.digits(nrow + 1)]
+        device_sort.sort([rows, cols], passes, n, order, [sorted_rows, sorted_cols], work.get, run, plan)
     index = work.get("index", (n + 1,))
     run(_heads, n + 1, sorted_rows, sorted_cols, n, nrow, index)
     device_sort.exclusive_scan(index, n + 1, work.get, run, plan.segment)
@@ -131,5 +156,8 @@ def build(rows: array, cols: array, n: int, nrow: int, ncol: int, work: Work):
     run(_fill, 1, starts, 0)  # no kept contribution: every range empty
     run(_blocks, n, sorted_rows, sorted_cols, index, n, nrow, starts, columns, block_rows)
     run(_empty_tail, n + 1, index, n, starts)
-    run(_offsets, nrow + 1, block_rows, index, n, offsets)
+    if device.is_cpu:  # a pass over the slots, rather than a binary search per row
+        run(_offsets, n + 1, block_rows, index, n, nrow, offsets)
+    else:
+        run(_offsets_search, nrow + 1, block_rows, index, n, offsets)
     return Plan(order, starts, n), offsets, columns

@@ -1,0 +1,92 @@
+"""The CPU's topology sort (by row, then each row by column: sparse/row_sort.py) against the GPU's radix passes
+(forced by a row limit of 0): the same layout and bit for bit the same sums, for triplets, products, sums and
+transposes; rows longer than the limit sorted by the radix passes; rows without blocks before, between and after
+the others; every triplet dropped."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+import brickwork.sparse as sp
+from brickwork.sparse import row_sort
+
+from .util import dense
+
+
+def _layout(A):
+    nnz = A.nnz_sync()
+    return A.offsets.numpy().tolist(), A.columns.numpy()[:nnz].tolist(), A.values.numpy()[:nnz].copy()
+
+
+def _both(monkeypatch, make):
+    """``make()``'s matrix with the row sort and with the radix passes."""
+    ours = _layout(make())
+    with monkeypatch.context() as m:
+        m.setattr(row_sort, "MAX_ROW", 0)
+        radix = _layout(make())
+    return ours, radix
+
+
+def _same(a, b):
+    assert a[0] == b[0] and a[1] == b[1]
+    np.testing.assert_array_equal(a[2], b[2])
+
+
+def _shuffled_triplets(rng, nrow, ncol, n, dtype=np.float32):
+    rows = rng.integers(-1, nrow + 1, n).astype(np.int32)  # some outside the matrix
+    cols = rng.integers(0, ncol, n).astype(np.int32)
+    vals = rng.uniform(-1, 1, n).astype(dtype) * 10.0 ** rng.integers(-4, 5, n)  # sums that depend on order
+    return wp.array(rows, dtype=int), wp.array(cols, dtype=int), wp.array(vals.astype(dtype), dtype=wp.float32)
+
+
+@pytest.mark.parametrize("nrow, ncol, n", [(50, 40, 3000), (7, 70000, 500), (3, 3, 1)])
+def test_triplets_give_the_radix_sorts_layout_and_bits(monkeypatch, nrow, ncol, n):
+    rng = np.random.default_rng(nrow)
+    rows, cols, vals = _shuffled_triplets(rng, nrow, ncol, n)
+    ours, radix = _both(monkeypatch, lambda: sp.bsr_from_triplets(nrow, ncol, rows, cols, vals))
+    _same(ours, radix)
+    r, c, v = rows.numpy(), cols.numpy(), vals.numpy()
+    keep = (r >= 0) & (r < nrow) & (v != 0)
+    assert ours[0][-1] == len(set(zip(r[keep], c[keep], strict=True)))
+
+
+def test_products_sums_and_transposes_give_the_radix_sorts_bits(monkeypatch):
+    rng = np.random.default_rng(5)
+    A = sp.bsr_from_triplets(30, 30, *_shuffled_triplets(rng, 30, 30, 400))
+    B = sp.bsr_from_triplets(30, 30, *_shuffled_triplets(rng, 30, 30, 400))
+    for make in (lambda: A @ B, lambda: A + B, lambda: sp.bsr_transposed(A), lambda: 2.0 * A @ B - A):
+        _same(*_both(monkeypatch, make))
+
+
+def test_long_rows_are_sorted_by_the_radix_passes(monkeypatch):
+    n = 2 * row_sort.MAX_ROW
+    rng = np.random.default_rng(2)
+    cols = rng.permutation(np.arange(n)).astype(np.int32)
+    rows = np.zeros(n, dtype=np.int32)
+    rows[::7] = 2
+    vals = rng.uniform(1, 2, n)
+    calls = []
+    original = row_sort.sort
+    monkeypatch.setattr(row_sort, "sort", lambda *a: calls.append(original(*a)) or calls[-1])
+    A = sp.bsr_from_triplets(3, n, wp.array(rows, dtype=int), wp.array(cols, dtype=int),
+                             wp.array(vals, dtype=wp.float64))
+    assert calls == [False]  # row 0 has more than MAX_ROW contributions
+    ref = np.zeros((3, n))
+    ref[rows, cols] = vals
+    np.testing.assert_array_equal(dense(A), ref)
+    assert A.offsets.numpy().tolist() == [0, int((rows == 0).sum()), int((rows == 0).sum()), n]
+
+
+def test_empty_rows_and_dropped_triplets():
+    A = sp.bsr_from_triplets(6, 4, wp.array([3, 1, 3, 1], dtype=int), wp.array([2, 0, 1, 0], dtype=int),
+                             wp.array([1.0, 2.0, 3.0, 4.0], dtype=wp.float64))
+    assert A.offsets.numpy().tolist() == [0, 0, 1, 1, 3, 3, 3]
+    assert A.columns.numpy()[:3].tolist() == [0, 1, 2] and A.values.numpy()[:3].tolist() == [6.0, 3.0, 1.0]
+    B = sp.bsr_from_triplets(4, 4, wp.array([-1, 4, 9], dtype=int), wp.array([0, 0, 0], dtype=int),
+                             wp.array([1.0, 2.0, 3.0], dtype=wp.float64))
+    assert B.offsets.numpy().tolist() == [0, 0, 0, 0, 0] and B.nnz_sync() == 0
+    C = sp.bsr_from_triplets(0, 4, wp.array([0], dtype=int), wp.array([0], dtype=int),
+                             wp.array([1.0], dtype=wp.float64))
+    assert C.offsets.numpy().tolist() == [0] and C.nnz_sync() == 0
