@@ -1,7 +1,8 @@
 """The CPU's topology sort (by row, then each row by column: sparse/row_sort.py) against the GPU's radix passes
 (forced by a row limit of 0): the same layout and bit for bit the same sums, for triplets, products, sums and
 transposes; rows longer than the limit sorted by the radix passes; rows without blocks before, between and after
-the others; every triplet dropped."""
+the others; every triplet dropped; each slot's row (uncompress_rows, one pass per row); gradients through
+a transpose (its copy kernel for blocks of one shape)."""
 
 from __future__ import annotations
 
@@ -90,3 +91,34 @@ def test_empty_rows_and_dropped_triplets():
     C = sp.bsr_from_triplets(0, 4, wp.array([0], dtype=int), wp.array([0], dtype=int),
                              wp.array([1.0], dtype=wp.float64))
     assert C.offsets.numpy().tolist() == [0] and C.nnz_sync() == 0
+
+
+def test_slot_rows_of_padded_and_compact_matrices():
+    P = sp.bsr_zeros(3, 3, wp.float64, row_capacity=3)
+    sp.bsr_set_from_triplets(P, wp.array([0, 2, 2, 0], dtype=int), wp.array([1, 0, 2, 1], dtype=int),
+                             wp.array([1.0, 2.0, 3.0, 4.0], dtype=wp.float64), topology="padded")
+    assert P.uncompress_rows().numpy().tolist() == [0, -1, -1, -1, -1, -1, 2, 2, -1]
+    A = sp.bsr_from_triplets(4, 4, wp.array([3, 1, 3, 3], dtype=int), wp.array([0, 1, 0, 2], dtype=int),
+                             wp.array([1.0, 2.0, 3.0, 4.0], dtype=wp.float64))
+    assert A.nnz == 4 and A.uncompress_rows().numpy().tolist() == [1, 3, 3, -1]  # the last slot is unused
+    out = wp.full(6, 7, dtype=int)
+    A.uncompress_rows(out)
+    assert out.numpy().tolist() == [1, 3, 3, -1, 7, 7]
+
+
+def test_gradients_flow_through_a_scaled_transpose():
+    vals = wp.array(np.arange(12.0).reshape(3, 2, 2), dtype=wp.mat22d, requires_grad=True)
+    xs = np.arange(4.0).reshape(2, 2)
+    x = wp.array(xs, dtype=wp.vec2d, requires_grad=True)
+    with wp.Tape() as tape:
+        A = sp.bsr_from_triplets(2, 2, wp.array([0, 0, 1], dtype=int), wp.array([0, 1, 1], dtype=int), vals)
+        y = sp.bsr_mv(sp.bsr_transposed(2.0 * A), x)
+    dense_a = np.array([[0, 1, 4, 5], [2, 3, 6, 7], [0, 0, 8, 9], [0, 0, 10, 11]], dtype=float)
+    assert y.numpy().reshape(-1).tolist() == (2 * dense_a.T @ xs.reshape(-1)).tolist()
+    ybar = np.array([[1.0, 2.0], [3.0, 4.0]])
+    y.grad.assign(ybar)
+    tape.backward()
+    assert x.grad.numpy().reshape(-1).tolist() == (2 * dense_a @ ybar.reshape(-1)).tolist()
+    # y = 2 A^T x: the gradient of block (r, c) is 2 outer(x_r, ybar_c)
+    want = [2 * np.outer(xs[0], ybar[0]), 2 * np.outer(xs[0], ybar[1]), 2 * np.outer(xs[1], ybar[1])]
+    np.testing.assert_array_equal(vals.grad.numpy(), np.array(want))

@@ -22,12 +22,11 @@ from .triplets import set_compact
 
 
 @wp.kernel(enable_backward=False)
-def _split_keys(nrow: int, offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int), padded: int,
-                columns: wp.array(dtype=int), src_sub: wp.vec2i, dest_sub: wp.vec2i, transpose: int, key_nrow: int,
-                key_rows: wp.array(dtype=int), key_cols: wp.array(dtype=int)):
+def _split_keys(slot_rows: wp.array(dtype=int), columns: wp.array(dtype=int), src_sub: wp.vec2i, dest_sub: wp.vec2i,
+                transpose: int, key_nrow: int, key_rows: wp.array(dtype=int), key_cols: wp.array(dtype=int)):
     s, k = wp.tid()
     at = s * src_sub[0] * src_sub[1] + k
-    r = block_row(offsets, row_counts, padded, nrow, s)
+    r = slot_rows[s]
     if r < 0:
         key_rows[at] = key_nrow
         key_cols[at] = 0
@@ -74,6 +73,27 @@ def _gather(nrow: int, offsets: wp.array(dtype=int), columns: wp.array(dtype=int
     dest[b, i, j] = total
 
 
+@wp.kernel
+def _copy_blocks(order: wp.array(dtype=int), starts: wp.array(dtype=int), src: wp.array3d(dtype=Any), scale: Any,
+                 transpose: int, dest: wp.array3d(dtype=Any)):
+    # _gather when each source block is one destination block (same or transposed shape): no searches. A block's
+    # contributions (one, unless the source repeats a block) are copied, then added, as _gather does
+    b, i, j = wp.tid()
+    total = dest.dtype(0.0)
+    for k in range(starts[b], starts[b + 1]):
+        s = order[k]
+        v = src[s, i, j]
+        if transpose != 0:
+            v = src[s, j, i]
+        if k == starts[b]:
+            total = dest.dtype(v)
+        else:
+            total += dest.dtype(v)
+    if scale != dest.dtype(1.0):
+        total = scale * total
+    dest[b, i, j] = total
+
+
 def _subdivisions(src_shape, dest_shape):
     """How many destination blocks a source block holds, and source blocks a destination block, along each axis."""
     src_sub, dest_sub = [1, 1], [1, 1]
@@ -108,14 +128,19 @@ def _rebuilt(src: BsrMatrix, scale, dest_like: BsrMatrix, transpose: bool, struc
     n = src.nnz * per_block
     key_rows, key_cols = work.get("key_rows", (n,)), work.get("key_cols", (n,))
     if n:
+        slot_rows = src.uncompress_rows(work.get("slot_rows", (src.nnz,)))
         wp.launch(_split_keys, (src.nnz, per_block),
-                  inputs=[src.nrow, src.offsets, src.row_counts, int(src.row_counts is not None), src.columns,
-                          wp.vec2i(*own_sub), wp.vec2i(*own_dest), int(transpose), nrow, key_rows, key_cols],
-                  device=src.device, record_tape=False)
+                  inputs=[slot_rows, src.columns, wp.vec2i(*own_sub), wp.vec2i(*own_dest), int(transpose), nrow,
+                          key_rows, key_cols], device=src.device, record_tape=False)
     plan, offsets, columns = topo.build(key_rows, key_cols, n, nrow, ncol, work)
     set_compact(out, plan, offsets, columns)
     if not structure_only and plan.nnz:
         scalar = out.scalar_type
+        if per_block == 1 and own_dest == [1, 1]:
+            wp.launch(_copy_blocks, (plan.nnz, *shape), inputs=[plan.order, plan.starts, src.scalar_values,
+                                                                 scalar(float(scale)), int(transpose),
+                                                                 scalar_view3d(out.values)], device=src.device)
+            return out
         wp.launch(_gather, (plan.nnz, *shape),
                   inputs=[nrow, offsets, columns, plan.order, plan.starts, per_block, src.nrow, src.offsets,
                           src.row_counts, int(src.row_counts is not None), src.columns, src.scalar_values,

@@ -85,8 +85,8 @@ class BsrMatrix:
             if out.shape[0] < self.nnz:
                 raise ValueError(f"uncompress_rows: 'out' holds {out.shape[0]} entries, fewer than nnz={self.nnz}")
         if self.nnz:
-            wp.launch(_block_rows, self.nnz, inputs=[self.nrow, self.offsets, self.row_counts,
-                                                     int(self.row_counts is not None), out],
+            wp.launch(_block_rows, self.nrow + 1, inputs=[self.nrow, self.offsets, counts_arg(self),
+                                                          int(self.row_counts is not None), self.nnz, out],
                       device=self.device, record_tape=False)
         return out
 
@@ -413,9 +413,23 @@ def _kept_capacity(old: wp.array(dtype=int), old_nrow: int, nrow: int, offsets: 
 
 
 @wp.kernel(enable_backward=False)
-def _block_rows(nrow: int, offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int), padded: int,
+def _block_rows(nrow: int, offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int), padded: int, nnz: int,
                 out: wp.array(dtype=int)):
-    b = wp.tid()
-    out[b] = block_row(offsets, row_counts, padded, nrow, b)
+    # one thread per row writes its slots (a pass over the slots, not a search per slot); thread nrow writes -1
+    # to the slots of no row: past offsets[nrow], and before offsets[0]
+    r = wp.tid()
+    if r == nrow:
+        for b in range(wp.max(offsets[nrow], 0), nnz):
+            out[b] = -1
+        for b in range(0, wp.min(offsets[0], nnz)):
+            out[b] = -1
+        return
+    begin = wp.max(offsets[r], 0)
+    end = wp.min(offsets[r + 1], nnz)
+    active = wp.min(row_end(offsets, row_counts, padded, r), end)
+    for b in range(begin, active):
+        out[b] = r
+    for b in range(wp.max(active, begin), end):
+        out[b] = -1
 
 
