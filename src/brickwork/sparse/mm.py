@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..runtime import device_sort
+from . import mm_cpu
 from . import topology as topo
 from ._types import block_of
 from ._wp import wp
@@ -124,6 +125,11 @@ def bsr_mm(x, y, z: BsrMatrix | None = None, alpha=1.0, beta=0.0, work_arrays=No
         return bsr_scale(z, beta)
     device = z.device
     work = (work_arrays or bsr_mm_work_arrays())._get(device)
+    if max_new_nnz is None and mm_cpu.applies(x, y, z):  # the CPU's row-by-row product: the same sums
+        result = compact_like(z, z.nrow, z.ncol)
+        mm_cpu.product(x, y, z, alpha, beta, beta != 0.0 or topology != "compact", result, work)
+        install(z, result, topology)
+        return z
     run = topo.launcher(device)
     firsts = work.get("firsts", (x.nnz + 1,))
     run(_count_pairs, x.nnz, x.nrow, x.offsets, x.row_counts, int(x.row_counts is not None), x.columns,
