@@ -51,7 +51,10 @@ def dim(value, name: str) -> int:
 def check_array(value, name: str, func: str, device=None) -> array:
     """``value`` must be a 1-D brickwork array (on ``device`` when given)."""
     if not isinstance(value, array):
-        raise TypeError(f"{func}: '{name}' must be an array, got {type(value).__name__}")
+        hint = ""
+        if type(value).__module__.split(".")[0] == "numpy" or isinstance(value, (list, tuple)):
+            hint = f" (convert it with wp.array({name}, dtype=...), on the matrix's device)"
+        raise TypeError(f"{func}: '{name}' must be an array, got {type(value).__name__}{hint}")
     if device is not None and value.device != device:
         raise ValueError(f"{func}: '{name}' is on {value.device}, the matrix on {device}")
     return value

@@ -264,7 +264,10 @@ def unpack(m, func: str = "sparse", name: str = "A"):
         return m, 1.0
     if isinstance(m, BsrScaled):
         return m.mat, m.scale
-    raise ValueError(f"{func}: '{name}' cannot be interpreted as a BsrMatrix (got {type(m).__name__})")
+    hint = ""
+    if type(m).__module__.split(".")[0] == "numpy":  # A @ x with a numpy x: a product with an array was meant
+        hint = "; a numpy array must be a brickwork array (wp.array(...)) to multiply a matrix"
+    raise ValueError(f"{func}: '{name}' cannot be interpreted as a BsrMatrix (got {type(m).__name__}){hint}")
 
 
 def status_message(status: int) -> str:
