@@ -135,18 +135,24 @@ def build(rows: array, cols: array, n: int, nrow: int, ncol: int, work: Work):
     (fresh arrays) and the contribution ranges."""
     device = work.device
     run = launcher(device)
-    offsets = wp.empty(nrow + 1, dtype=int, device=device)
     order = work.get("order", (n,))
     if n == 0:
+        offsets = wp.empty(nrow + 1, dtype=int, device=device)
         run(_fill, nrow + 1, offsets, 0)
         starts = work.get("starts", (1,))
         run(_fill, 1, starts, 0)
         return Plan(order, starts, 0), offsets, wp.empty(0, dtype=int, device=device)
     plan = device_sort.GPU
+    if device.is_cpu:
+        built = row_sort.build(rows, cols, n, nrow, order, work.get,
+                               lambda a, count: device_sort.exclusive_scan(a, count, work.get, run, plan.segment))
+        if built is not None:
+            starts, offsets, columns = built
+            return Plan(order, starts, n), offsets, columns
+    offsets = wp.empty(nrow + 1, dtype=int, device=device)
     sorted_rows, sorted_cols = work.get("sorted_rows", (n,)), work.get("sorted_cols", (n,))
-    if not (device.is_cpu and row_sort.sort(rows, cols, n, nrow, order, sorted_rows, sorted_cols, work.get)):
-        passes = [(1, s) for s in plan.digits(ncol)] + [(0, s) for s in plan.digits(nrow + 1)]
-        device_sort.sort([rows, cols], passes, n, order, [sorted_rows, sorted_cols], work.get, run, plan)
+    passes = [(1, s) for s in plan.digits(ncol)] + [(0, s) for s in plan.digits(nrow + 1)]
+    device_sort.sort([rows, cols], passes, n, order, [sorted_rows, sorted_cols], work.get, run, plan)
     index = work.get("index", (n + 1,))
     run(_heads, n + 1, sorted_rows, sorted_cols, n, nrow, index)
     device_sort.exclusive_scan(index, n + 1, work.get, run, plan.segment)
