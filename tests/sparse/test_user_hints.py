@@ -30,8 +30,8 @@ def test_int64_indices_name_their_type_and_the_fix():
     B = sp.bsr_from_triplets(2, 2, wp.array([0], dtype=int), wp.array([1], dtype=int),
                              wp.array([5.0], dtype=wp.float64))
     rows = wp.array([0, 1], dtype=wp.int64)
-    with pytest.raises(TypeError, match=r"Rows and columns arrays must be of type int32, got int64 and int32 \(make "
-                                        r"them with dtype=wp.int32, or convert them: "
-                                        r"wp.array\(rows.numpy\(\), dtype=wp.int32\)\)"):
+    with pytest.raises(TypeError, match=r"'rows' and 'columns' are int64 and int32 arrays; make them with "
+                                        r"dtype=wp.int32, or convert them: wp.array\(rows.numpy\(\), "
+                                        r"dtype=wp.int32\). Rows and columns arrays must be of type int32$"):
         sp.bsr_set_from_triplets(B, rows, wp.array([0, 1], dtype=int), wp.array([1.0, 2.0], dtype=wp.float64))
     assert B.nnz_sync() == 1 and B.columns.numpy()[:1].tolist() == [1] and B.values.numpy()[:1].tolist() == [5.0]

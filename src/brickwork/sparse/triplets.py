@@ -90,9 +90,10 @@ def _check(dest, rows, columns, values, count, topology):
         raise ValueError(f"{func}: 'rows' and 'columns' must be 1-D arrays of one length, got shapes {rows.shape} "
                          f"and {columns.shape}")
     if rows.dtype is not wp.int32 or columns.dtype is not wp.int32:
-        raise TypeError(f"{func}: 'rows' and 'columns': Rows and columns arrays must be of type int32, got "
-                        f"{type_name(rows.dtype)} and {type_name(columns.dtype)} (make them with dtype=wp.int32, "
-                        f"or convert them: wp.array(rows.numpy(), dtype=wp.int32))")
+        # Warp's text last: its tests match the message's end
+        raise TypeError(f"{func}: 'rows' and 'columns' are {type_name(rows.dtype)} and {type_name(columns.dtype)} "
+                        f"arrays; make them with dtype=wp.int32, or convert them: wp.array(rows.numpy(), "
+                        f"dtype=wp.int32). Rows and columns arrays must be of type int32")
     if count is not None:
         check_array(count, "count", func, dest.device)
         if count.shape != (1,):
