@@ -122,3 +122,20 @@ def test_gradients_flow_through_a_scaled_transpose():
     # y = 2 A^T x: the gradient of block (r, c) is 2 outer(x_r, ybar_c)
     want = [2 * np.outer(xs[0], ybar[0]), 2 * np.outer(xs[0], ybar[1]), 2 * np.outer(xs[1], ybar[1])]
     np.testing.assert_array_equal(vals.grad.numpy(), np.array(want))
+
+
+@pytest.mark.compiles_for_cuda
+def test_the_emulation_target_runs_the_gpus_algorithms(monkeypatch):
+    from brickwork import config
+    from brickwork.sparse import mm_cpu
+
+    calls = []
+    monkeypatch.setattr(row_sort, "build", lambda *a: calls.append("row sort"))
+    monkeypatch.setattr(mm_cpu, "product", lambda *a: calls.append("row product"))
+    rng = np.random.default_rng(9)
+    rows, cols, vals = _shuffled_triplets(rng, 6, 6, 40)
+    with config.override(target="cuda-emulation"):
+        A = sp.bsr_from_triplets(6, 6, rows, cols, vals)
+        C = A @ sp.bsr_transposed(A)
+    assert calls == []
+    np.testing.assert_allclose(dense(C), dense(A) @ dense(A).T, rtol=1e-5, atol=1e-3)

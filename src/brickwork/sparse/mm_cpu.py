@@ -21,6 +21,7 @@ from ..types.type_sizes import type_size_in_bytes
 from ._wp import wp
 from .indexing import row_end
 from .matrix import BsrMatrix, counts_arg, scalar_view3d
+from .topology import native_cpu
 
 #: the most bytes of markers and accumulators (one row of ``ncol`` each per thread) this path takes
 MAX_SCRATCH = 1 << 28
@@ -131,7 +132,7 @@ def rows_kernel(rows: int, cols: int, inner: int):
 
 def applies(x: BsrMatrix, y: BsrMatrix, z: BsrMatrix) -> bool:
     """Whether the row-by-row product takes this one: CPU matrices without gradients, scratch within bounds."""
-    if not z.device.is_cpu or x.requires_grad or y.requires_grad or z.requires_grad:
+    if not native_cpu(z.device) or x.requires_grad or y.requires_grad or z.requires_grad:
         return False
     chunks = max(1, min(_thread_count(), x.nrow))
     return chunks * y.ncol * (4 + type_size_in_bytes(z.values.dtype)) <= MAX_SCRATCH

@@ -18,6 +18,7 @@ indices of block ``b``; the ranges of the slots past the last block are empty).
 
 from __future__ import annotations
 
+from .. import config
 from ..runtime import device_sort
 from ..types.arrays import array
 from . import row_sort
@@ -114,6 +115,12 @@ class Work:
         return a
 
 
+def native_cpu(device) -> bool:
+    """Whether the CPU's own algorithms run on ``device``: the CPU, unless the target is cuda-emulation, which runs
+    the GPU's (so that tests on the CPU cover them)."""
+    return device.is_cpu and config.target == "cpu"
+
+
 class Plan:
     """A built topology's contribution order (``order``), each block slot's contribution range (``starts``,
     nnz + 1 entries) and the slot count ``nnz`` (the contribution count: an upper bound of the blocks)."""
@@ -143,7 +150,7 @@ def build(rows: array, cols: array, n: int, nrow: int, ncol: int, work: Work):
         run(_fill, 1, starts, 0)
         return Plan(order, starts, 0), offsets, wp.empty(0, dtype=int, device=device)
     plan = device_sort.GPU
-    if device.is_cpu:
+    if native_cpu(device):
         built = row_sort.build(rows, cols, n, nrow, order, work.get,
                                lambda a, count: device_sort.exclusive_scan(a, count, work.get, run, plan.segment))
         if built is not None:
@@ -162,7 +169,7 @@ def build(rows: array, cols: array, n: int, nrow: int, ncol: int, work: Work):
     run(_fill, 1, starts, 0)  # no kept contribution: every range empty
     run(_blocks, n, sorted_rows, sorted_cols, index, n, nrow, starts, columns, block_rows)
     run(_empty_tail, n + 1, index, n, starts)
-    if device.is_cpu:  # a pass over the slots, rather than a binary search per row
+    if native_cpu(device):  # a pass over the slots, rather than a binary search per row
         run(_offsets, n + 1, block_rows, index, n, nrow, offsets)
     else:
         run(_offsets_search, nrow + 1, block_rows, index, n, offsets)
