@@ -41,6 +41,23 @@ def _split_keys(slot_rows: wp.array(dtype=int), columns: wp.array(dtype=int), sr
         key_cols[at] = col
 
 
+@wp.kernel(enable_backward=False)
+def _same_shape_keys(slot_rows: wp.array(dtype=int), columns: wp.array(dtype=int), transpose: int, key_nrow: int,
+                     key_rows: wp.array(dtype=int), key_cols: wp.array(dtype=int)):
+    # _split_keys when each source block is one destination block: no divisions
+    s = wp.tid()
+    r = slot_rows[s]
+    if r < 0:
+        key_rows[s] = key_nrow
+        key_cols[s] = 0
+    elif transpose != 0:
+        key_rows[s] = columns[s]
+        key_cols[s] = r
+    else:
+        key_rows[s] = r
+        key_cols[s] = columns[s]
+
+
 @wp.kernel
 def _gather(nrow: int, offsets: wp.array(dtype=int), columns: wp.array(dtype=int), order: wp.array(dtype=int),
             starts: wp.array(dtype=int), per_block: int, src_nrow: int, src_offsets: wp.array(dtype=int),
@@ -129,9 +146,13 @@ def _rebuilt(src: BsrMatrix, scale, dest_like: BsrMatrix, transpose: bool, struc
     key_rows, key_cols = work.get("key_rows", (n,)), work.get("key_cols", (n,))
     if n:
         slot_rows = src.uncompress_rows(work.get("slot_rows", (src.nnz,)))
-        wp.launch(_split_keys, (src.nnz, per_block),
-                  inputs=[slot_rows, src.columns, wp.vec2i(*own_sub), wp.vec2i(*own_dest), int(transpose), nrow,
-                          key_rows, key_cols], device=src.device, record_tape=False)
+        if per_block == 1 and own_dest == [1, 1]:
+            wp.launch(_same_shape_keys, n, inputs=[slot_rows, src.columns, int(transpose), nrow, key_rows, key_cols],
+                      device=src.device, record_tape=False)
+        else:
+            wp.launch(_split_keys, (src.nnz, per_block),
+                      inputs=[slot_rows, src.columns, wp.vec2i(*own_sub), wp.vec2i(*own_dest), int(transpose), nrow,
+                              key_rows, key_cols], device=src.device, record_tape=False)
     plan, offsets, columns = topo.build(key_rows, key_cols, n, nrow, ncol, work)
     set_compact(out, plan, offsets, columns)
     if not structure_only and plan.nnz:
