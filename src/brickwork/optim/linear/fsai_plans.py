@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...runtime.launch import launch
+from ...runtime import device_sort
+from ...runtime.launch import launch, launcher
 from ...types.array_copy import clone, copy
 from ...types.arrays import array, empty, full, zeros
 from ._common import LinearSolverValueError
@@ -95,9 +96,13 @@ def sort_selection(n, width, columns, values, rank, counts, device) -> None:
 
 
 def scan(counts: array, offsets: array) -> None:
-    from ...utils import array_scan  # the facade's utils import this package's layers
-
-    array_scan(counts, offsets)
+    """``offsets`` = the inclusive prefix sums of ``counts`` (n + 1 int32, ``counts[0]`` = 0), on their device:
+    ``counts[1:]`` copied down one place, then scanned exclusively (no host round trip)."""
+    n, device = counts.shape[0] - 1, counts.device
+    if n > 0:
+        copy(offsets, counts, dest_offset=0, src_offset=1, count=n)
+    device_sort.exclusive_scan(offsets, n + 1, lambda name, shape: empty(shape, dtype=int, device=device),
+                               launcher(device), device_sort.GPU.segment)
 
 
 def pack(n, width, columns, values, rank, storage, device):
