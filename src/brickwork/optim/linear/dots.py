@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ... import config
 from ...runtime.launch import launch
 from ...types.arrays import array, empty
 from . import kernels
@@ -27,6 +28,8 @@ class Dots:
                  rows: int = 0):
         self.device, self.offsets, self.batch_count = device, offsets, batch_count
         self.parts_per_batch = part_count(device, max_length)
+        # consecutive runs on the CPU target; strided parts on a GPU and on cuda-emulation (the GPU's reads)
+        self._contiguous = int(device.is_cpu and config.target == "cpu")
         self.values = empty((columns, batch_count), dtype=scalar, device=device)
         self._parts = empty((batch_count, self.parts_per_batch), dtype=scalar, device=device)
         # GMRES's dots of w against up to ``rows`` basis vectors at once
@@ -38,7 +41,7 @@ class Dots:
 
     def compute(self, a: array, b: array, col: int = 0) -> array:
         launch(kernels.dot_parts, dim=(self.batch_count, self.parts_per_batch),
-               inputs=[a, b, self.offsets, self._parts], device=self.device, record_tape=False)
+               inputs=[a, b, self.offsets, self._parts, self._contiguous], device=self.device, record_tape=False)
         out = self.values[col]
         launch(kernels.fold_parts, dim=self.batch_count, inputs=[self._parts, out], device=self.device,
                record_tape=False)
@@ -48,6 +51,6 @@ class Dots:
         """``H[batch, k, j] = w . V[k]`` for ``k < count`` (per batch)."""
         parts = self._row_parts[:count]
         launch(kernels.dot_rows_parts, dim=(count, self.batch_count, self.parts_per_batch),
-               inputs=[w, V, self.offsets, parts], device=self.device, record_tape=False)
+               inputs=[w, V, self.offsets, parts, self._contiguous], device=self.device, record_tape=False)
         launch(kernels.fold_rows_into_column, dim=(count, self.batch_count), inputs=[parts, H, j],
                device=self.device, record_tape=False)

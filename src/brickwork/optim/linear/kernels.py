@@ -5,10 +5,10 @@ Subproblems ("batches") are given to every kernel as ``offsets``, an int32 array
 offsets: entry ``i`` belongs to batch ``b`` where ``offsets[b] <= i < offsets[b + 1]``; entries outside
 ``[offsets[0], offsets[B])`` belong to none and are never changed. A single system is ``[0, n]``.
 
-Inner products are deterministic: each batch's entries are split into a fixed number of strided parts
-(thread ``t`` sums entries ``start + t, start + t + P, ...`` in order), and one thread per batch adds the
-parts in order. ``P`` is fixed when a solver's buffers are allocated, so a solve gives the same bits
-every time it runs on a device.
+Inner products are deterministic: each batch's entries are split into a fixed number ``P`` of parts
+(on a GPU strided, thread ``t`` summing entries ``start + t, start + t + P, ...`` in order; on the CPU
+consecutive runs), and one thread per batch adds the parts in order. ``P`` is fixed when a solver's
+buffers are allocated, so a solve gives the same bits every time it runs on a device.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from ...types.composite import vector
 from ...types.scalars import Float, int32
 
 _tid, _dot, _sqrt, _max, _min, _where = (_FUNCTIONS[n] for n in ("tid", "dot", "sqrt", "max", "min", "where"))
+_vec3i = vector(length=3, dtype=int32)
 
 
 @func
@@ -53,23 +54,39 @@ def element_dot(a: vector(length=Any, dtype=Float), b: vector(length=Any, dtype=
     return _dot(a, b)
 
 
+@func
+def part_range(start: int, end: int, t: int, count: int, contiguous: int):
+    """Part ``t`` of ``count`` of the entries ``[start, end)`` as ``(first, stop, step)``: every ``count``-th entry
+    from ``start + t`` (neighbouring GPU threads read neighbouring entries), or with ``contiguous`` the ``t``-th
+    of ``count`` consecutive runs (a CPU thread streams through its own run; strided parts would each read a
+    quarter or more of every cache line, the whole vector several times over)."""
+    if contiguous != 0:
+        chunk = (end - start + count - 1) // count
+        first = _min(start + t * chunk, end)
+        return _vec3i(first, _min(first + chunk, end), 1)
+    return _vec3i(start + t, end, count)
+
+
 @kernel(enable_backward=False)
-def dot_parts(a: array(dtype=Any), b: array(dtype=Any), offsets: array(dtype=int32), parts: array2d(dtype=Any)):
-    """``parts[batch, t]``: the sum of ``dot(a[i], b[i])`` over the batch's entries ``start + t + k * P``."""
+def dot_parts(a: array(dtype=Any), b: array(dtype=Any), offsets: array(dtype=int32), parts: array2d(dtype=Any),
+              contiguous: int):
+    """``parts[batch, t]``: the sum of ``dot(a[i], b[i])`` over part ``t`` of the batch's entries (``part_range``)."""
     bid, t = _tid()
     s = parts.dtype(0.0)
-    for i in range(offsets[bid] + t, offsets[bid + 1], parts.shape[1]):
+    r = part_range(offsets[bid], offsets[bid + 1], t, parts.shape[1], contiguous)
+    for i in range(r[0], r[1], r[2]):
         s += element_dot(a[i], b[i])
     parts[bid, t] = s
 
 
 @kernel(enable_backward=False)
 def dot_rows_parts(w: array(dtype=Any), V: array2d(dtype=Any), offsets: array(dtype=int32),
-                   parts: array3d(dtype=Any)):
+                   parts: array3d(dtype=Any), contiguous: int):
     """``parts[row, batch, t]``: as ``dot_parts`` for ``w`` against each row of ``V``."""
     row, bid, t = _tid()
     s = parts.dtype(0.0)
-    for i in range(offsets[bid] + t, offsets[bid + 1], parts.shape[2]):
+    r = part_range(offsets[bid], offsets[bid + 1], t, parts.shape[2], contiguous)
+    for i in range(r[0], r[1], r[2]):
         s += element_dot(w[i], V[row, i])
     parts[row, bid, t] = s
 
