@@ -17,7 +17,34 @@ BSR_STATUS_ROW_CAPACITY_EXCEEDED = 1
 _TOPOLOGIES = ("compact", "padded", "masked")
 
 
-class BsrMatrix:
+class _Operators:
+    """The operators of a matrix and of a scaled matrix, as Warp's: a sum copies its left operand (``A + B`` is
+    ``bsr_axpy(B, bsr_copy(A))``), ``@`` makes a new matrix (``bsr_mm``) or vector (``bsr_mv``)."""
+
+    def __add__(self, y):
+        return _ops().bsr_axpy(y, _ops().bsr_copy(self))
+
+    def __radd__(self, x):
+        return _ops().bsr_axpy(x, _ops().bsr_copy(self))
+
+    def __sub__(self, y):
+        return _ops().bsr_axpy(y, _ops().bsr_copy(self), alpha=-1.0)
+
+    def __rsub__(self, x):
+        return _ops().bsr_axpy(x, _ops().bsr_copy(self), beta=-1.0)
+
+    def __matmul__(self, y):
+        if isinstance(y, array):
+            return _ops().bsr_mv(self, y)
+        return _ops().bsr_mm(self, y)
+
+    def __rmatmul__(self, x):
+        if isinstance(x, array):
+            return _ops().bsr_mv(self, x, transpose=True)
+        return _ops().bsr_mm(x, self)
+
+
+class BsrMatrix(_Operators):
     """A block sparse row matrix: ``nrow`` x ``ncol`` blocks, the blocks of row ``r`` at
     ``offsets[r]:offsets[r + 1]`` (or ``offsets[r] + row_counts[r]`` when ``row_counts`` is set: padded rows)
     of ``columns`` (their block columns, ascending) and ``values`` (the blocks). ``nnz`` is the host's upper
@@ -123,21 +150,9 @@ class BsrMatrix:
             self._status = wp.zeros(1, dtype=int, device=self.device)
         return self._status
 
-    # operators, as Warp's: sums copy the left operand, products make new matrices or vectors
-    def __add__(self, y):
-        return _ops().bsr_axpy(y, _ops().bsr_copy(self))
-
+    # operators, as Warp's (sums and products: _Operators); in place, they change this matrix
     def __iadd__(self, y):
         return _ops().bsr_axpy(y, self)
-
-    def __radd__(self, x):
-        return _ops().bsr_axpy(x, _ops().bsr_copy(self))
-
-    def __sub__(self, y):
-        return _ops().bsr_axpy(y, _ops().bsr_copy(self), alpha=-1.0)
-
-    def __rsub__(self, x):
-        return _ops().bsr_axpy(x, _ops().bsr_copy(self), beta=-1.0)
 
     def __isub__(self, y):
         return _ops().bsr_axpy(y, self, alpha=-1.0)
@@ -157,15 +172,6 @@ class BsrMatrix:
     def __neg__(self):
         return BsrScaled(self, -1.0)
 
-    def __matmul__(self, y):
-        if isinstance(y, array):
-            return _ops().bsr_mv(self, y)
-        return _ops().bsr_mm(self, y)
-
-    def __rmatmul__(self, x):
-        if isinstance(x, array):
-            return _ops().bsr_mv(self, x, transpose=True)
-        return _ops().bsr_mm(x, self)
 
     def __imatmul__(self, y):
         return _ops().bsr_mm(self, y, self)
@@ -206,7 +212,7 @@ def _ops():
     return sparse
 
 
-class BsrScaled:
+class BsrScaled(_Operators):
     """``scale * mat``, evaluated when an operation reads it (``alpha * A`` in ``bsr_mv(alpha * A, x)``)."""
 
     def __init__(self, mat, scale):
@@ -220,17 +226,6 @@ class BsrScaled:
             raise AttributeError(name)
         return getattr(self.mat, name)
 
-    def __add__(self, y):
-        return _ops().bsr_axpy(y, _ops().bsr_copy(self))
-
-    def __radd__(self, x):
-        return _ops().bsr_axpy(x, _ops().bsr_copy(self))
-
-    def __sub__(self, y):
-        return _ops().bsr_axpy(y, _ops().bsr_copy(self), alpha=-1.0)
-
-    def __rsub__(self, x):
-        return _ops().bsr_axpy(x, _ops().bsr_copy(self), beta=-1.0)
 
     def __mul__(self, y):
         return BsrScaled(self.mat, self.scale * y)
@@ -244,15 +239,6 @@ class BsrScaled:
     def __neg__(self):
         return BsrScaled(self.mat, -self.scale)
 
-    def __matmul__(self, y):
-        if isinstance(y, array):
-            return _ops().bsr_mv(self, y)
-        return _ops().bsr_mm(self, y)
-
-    def __rmatmul__(self, x):
-        if isinstance(x, array):
-            return _ops().bsr_mv(self, x, transpose=True)
-        return _ops().bsr_mm(x, self)
 
     def transpose(self):
         return BsrScaled(_ops().bsr_transposed(self.mat), self.scale)
