@@ -22,6 +22,7 @@ import os
 import stat
 import struct
 import tokenize
+import warnings
 import zipfile
 from typing import NamedTuple
 
@@ -213,7 +214,12 @@ def members(f, path: str) -> dict:
             version = np.lib.format.read_magic(f)
             read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
                 np.lib.format.read_array_header_2_0
-            shape, fortran, dtype = read_header(f)
+            # a damaged header's backslash escapes make Python's parser warn: the header is read or refused here,
+            # and the program gets no warning
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                warnings.simplefilter("ignore", SyntaxWarning)
+                shape, fortran, dtype = read_header(f)
             header = f.tell() - start
             declared = header + dtype.itemsize * int(np.prod(shape, dtype=object))
             if declared != info.file_size:
