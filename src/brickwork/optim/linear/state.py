@@ -86,7 +86,8 @@ class LinearSolverState:
     """Buffers of a solver for ``A``, ``b``, ``x`` (and ``M``), allocated once; calling the state solves,
     with the construction's operands or with replacements of the same shape, dtype, device and batch
     layout (``state(A=..., b=..., x=..., M=...)``). Built by ``CG``, ``CR``, ``BiCGSTAB`` and ``GMRES``
-    (or ``cg(..., run=False)`` and the others).
+    (or ``cg(..., run=False)`` and the others), which each define ``_allocate()`` (their buffers, once) and
+    ``_run(A, b, x, M)`` (one solve); this base is not constructible.
 
     Args:
         A: the system's matrix (dense 2-D array, BSR matrix or ``LinearOperator``).
@@ -153,12 +154,6 @@ class LinearSolverState:
     def _dots(self, columns: int, rows: int = 0) -> Dots:
         return Dots(self._device, self._scalar_type, self._offsets, self._batch_count, self._max_entries(), columns,
                     rows)
-
-    def _allocate(self) -> None:
-        raise NotImplementedError
-
-    def _run(self, A: LinearOperator, b: array, x: array, M: LinearOperator | None):
-        raise NotImplementedError
 
     # -- a solve ---------------------------------------------------------------------------------------------
     def _check_compatible(self, A: LinearOperator, b: array, x: array, M: LinearOperator | None) -> None:
