@@ -54,16 +54,8 @@ def add_slot_keys(m: BsrMatrix, at: int, key_nrow: int, key_rows, key_cols) -> N
                   device=m.device, record_tape=False)
 
 
-class bsr_axpy_work_arrays:  # noqa: N801 - Warp's name
+class bsr_axpy_work_arrays(topo.WorkArrays):  # noqa: N801 - Warp's name
     """Work arrays that repeated ``bsr_axpy`` calls of one size reuse."""
-
-    def __init__(self):
-        self._work = None
-
-    def _get(self, device) -> topo.Work:
-        if self._work is None or self._work.device != device:
-            self._work = topo.Work(device)
-        return self._work
 
 
 def bsr_scale(x, alpha) -> BsrMatrix:

@@ -70,16 +70,8 @@ def _products(order: wp.array(dtype=int), starts: wp.array(dtype=int), npairs: i
     out[b, i, j] = total
 
 
-class bsr_mm_work_arrays:  # noqa: N801 - Warp's name
+class bsr_mm_work_arrays(topo.WorkArrays):  # noqa: N801 - Warp's name
     """Work arrays that repeated ``bsr_mm`` calls reuse (``reuse_topology`` recomputes the topology here)."""
-
-    def __init__(self):
-        self._work = None
-
-    def _get(self, device) -> topo.Work:
-        if self._work is None or self._work.device != device:
-            self._work = topo.Work(device)
-        return self._work
 
 
 def _check(x: BsrMatrix, y: BsrMatrix, z: BsrMatrix) -> None:

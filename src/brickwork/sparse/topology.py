@@ -115,6 +115,19 @@ class Work:
         return a
 
 
+class WorkArrays:
+    """The base of Warp's ``*_work_arrays`` classes: a ``Work`` of the last device asked for, which repeated
+    calls of one operation reuse."""
+
+    def __init__(self):
+        self._work = None
+
+    def _get(self, device) -> Work:
+        if self._work is None or self._work.device != device:
+            self._work = Work(device)
+        return self._work
+
+
 def native_cpu(device) -> bool:
     """Whether the CPU's own algorithms run on ``device``: the CPU, unless the target is cuda-emulation, which runs
     the GPU's (so that tests on the CPU cover them)."""
