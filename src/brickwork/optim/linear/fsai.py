@@ -69,24 +69,25 @@ class FSAI(LinearOperator):
     ``warp.optim.linear.FSAI``: a ``LinearOperator`` applying ``G^T G``, for the ``M`` of ``cg`` or ``cr``.
 
     Args:
-        A: square BSR matrix with square blocks of float16, float32 or float64, both triangles stored (columns
-            ascending in each row); blocks count as their scalar entries. Symmetry and definiteness are not
-            checked globally.
-        max_row_size: most entries of a row of ``G`` (with its diagonal), 1 to 64; 1 is Jacobi.
-        kap_tolerance: growth stops when the relative improvement of the row's local Kaporin measure is at most
-            this, in [0, 1); 0 never stops early.
-        pivot_floor: smallest pivot accepted in the local factorizations of the equilibrated matrix, in (0, 1);
-            ``None``: 1e-3 (float16), 1e-6 (float32), 1e-12 (float64). Selection truncates a row before a
-            rejected pivot (counted in ``truncated_rows``).
-        factor_dtype: storage of ``G``: the matrix's scalar type, or float32 for a float64 matrix (products still
-            sum in the matrix's type).
-        reuse_pattern: keep a plan for :meth:`update` (needs compact storage).
-        max_step_size: candidates added per growth step, 1 to 64.
-        regularize_refit: an update refits every row it can: a low pivot is raised to ``pivot_floor`` (counted),
-            a failed row becomes its scaled diagonal (counted); only a topology change rejects it.
-        validate_topology: an update compares ``A``'s offsets and columns with the construction's.
-        defer_pattern: build from ``A``'s topology alone; the supports are chosen at the first accepted
-            :meth:`update`, the preconditioner being the identity until then (needs ``reuse_pattern``).
+
+    - A: square BSR matrix with square blocks of float16, float32 or float64, both triangles stored (columns
+      ascending in each row); blocks count as their scalar entries. Symmetry and definiteness are not
+      checked globally.
+    - max_row_size: most entries of a row of ``G`` (with its diagonal), 1 to 64; 1 is Jacobi.
+    - kap_tolerance: growth stops when the relative improvement of the row's local Kaporin measure is at most
+      this, in [0, 1); 0 never stops early.
+    - pivot_floor: smallest pivot accepted in the local factorizations of the equilibrated matrix, in (0, 1);
+      ``None``: 1e-3 (float16), 1e-6 (float32), 1e-12 (float64). Selection truncates a row before a
+      rejected pivot (counted in ``truncated_rows``).
+    - factor_dtype: storage of ``G``: the matrix's scalar type, or float32 for a float64 matrix (products still
+      sum in the matrix's type).
+    - reuse_pattern: keep a plan for :meth:`update` (needs compact storage).
+    - max_step_size: candidates added per growth step, 1 to 64.
+    - regularize_refit: an update refits every row it can: a low pivot is raised to ``pivot_floor`` (counted),
+      a failed row becomes its scaled diagonal (counted); only a topology change rejects it.
+    - validate_topology: an update compares ``A``'s offsets and columns with the construction's.
+    - defer_pattern: build from ``A``'s topology alone; the supports are chosen at the first accepted
+      :meth:`update`, the preconditioner being the identity until then (needs ``reuse_pattern``).
 
     Attributes: ``G`` and ``GT`` (BSR factors; read-only), ``truncated_rows``, ``update_status`` (device ints:
     topology mismatches, invalid diagonals, failed rows, regularized rows of the last update), ``pattern_ready``

@@ -29,16 +29,17 @@ class LinearOperator:
     """A linear operator for the iterative solvers, as ``warp.optim.linear.LinearOperator``.
 
     Args:
-        shape: ``(rows, columns)`` in scalar degrees of freedom (``(n,)`` for a diagonal from a 1-D array).
-        dtype: the type of the operator's elements (a scalar type, or a BSR matrix's block type).
-        device: where ``matvec`` runs, and where the solvers allocate their buffers.
-        matvec: ``matvec(x, y, z, alpha, beta)`` stores ``alpha * (A @ x) + beta * y`` in ``z``; the
-            solvers pass ``alpha`` and ``beta`` by keyword.
-        batch_offsets: optional int32 array of ``B + 1`` offsets in scalar degrees of freedom splitting
-            the vectors into ``B`` independent systems solved together; degrees of freedom from
-            ``batch_offsets[-1]`` on are left alone.
-        max_batch_length: optional bound on a batch's length (needs ``batch_offsets``); sizes the
-            partial sums of the inner products.
+
+    - shape: ``(rows, columns)`` in scalar degrees of freedom (``(n,)`` for a diagonal from a 1-D array).
+    - dtype: the type of the operator's elements (a scalar type, or a BSR matrix's block type).
+    - device: where ``matvec`` runs, and where the solvers allocate their buffers.
+    - matvec: ``matvec(x, y, z, alpha, beta)`` stores ``alpha * (A @ x) + beta * y`` in ``z``; the
+      solvers pass ``alpha`` and ``beta`` by keyword.
+    - batch_offsets: optional int32 array of ``B + 1`` offsets in scalar degrees of freedom splitting
+      the vectors into ``B`` independent systems solved together; degrees of freedom from
+      ``batch_offsets[-1]`` on are left alone.
+    - max_batch_length: optional bound on a batch's length (needs ``batch_offsets``); sizes the
+      partial sums of the inner products.
     """
 
     def __init__(self, shape: tuple[int, ...], dtype: type, device, matvec: Callable,

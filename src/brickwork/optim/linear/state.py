@@ -90,17 +90,18 @@ class LinearSolverState:
     ``_run(A, b, x, M)`` (one solve); this base is not constructible.
 
     Args:
-        A: the system's matrix (dense 2-D array, BSR matrix or ``LinearOperator``).
-        b: the right-hand side; x: the initial guess, overwritten with the solution.
-        tol: tolerance relative to ``|b|``; atol: absolute tolerance. The solve stops when
-            ``|r| <= max(atol, tol * |b|)`` (each defaults to the other, both to eps**0.75).
-        maxiter: the most iterations (0 or None: the system's size).
-        M: an optional preconditioner.
-        callback: ``callback(iteration, residual, tolerance)`` at each check (with ``check_every == 0``: a
-            kernel launched with ``(iteration, residual_sq, tolerance_sq)`` arrays after each cycle).
-        check_every: iterations between two reads of the residual (0: none, see the module).
-        use_cuda_graph: accepted for Warp's code; brickwork launches every iteration (CUDA launches are
-            not captured into graphs).
+
+    - A: the system's matrix (dense 2-D array, BSR matrix or ``LinearOperator``).
+    - b: the right-hand side; x: the initial guess, overwritten with the solution.
+    - tol: tolerance relative to ``|b|``; atol: absolute tolerance. The solve stops when
+      ``|r| <= max(atol, tol * |b|)`` (each defaults to the other, both to eps**0.75).
+    - maxiter: the most iterations (0 or None: the system's size).
+    - M: an optional preconditioner.
+    - callback: ``callback(iteration, residual, tolerance)`` at each check (with ``check_every == 0``: a
+      kernel launched with ``(iteration, residual_sq, tolerance_sq)`` arrays after each cycle).
+    - check_every: iterations between two reads of the residual (0: none, see the module).
+    - use_cuda_graph: accepted for Warp's code; brickwork launches every iteration (CUDA launches are
+      not captured into graphs).
     """
 
     _NAME = "LinearSolverState"
