@@ -44,6 +44,9 @@ MODULES = [
     "test_linear_solvers", "test_fsai",
     # block sparse matrices (brickwork.sparse)
     "test_sparse",
+    # geometry processing (brickwork.geometry): isosurfaces, Delaunay flips, swept volumes; grouped trees
+    "geometry.test_marching_cubes", "geometry.test_surface_nets", "geometry.test_sparse_marching_cubes",
+    "geometry.test_delaunay", "geometry.test_swept_volume", "geometry.test_grouped_bvh",
 ]
 
 # Whole files of warp.tests not run, grouped by reason (docs/compat.md lists them).
@@ -63,7 +66,7 @@ EXCLUDED_FILES = {
         "test_sanitize", "deterministic/test_deterministic_graph_capture",
     ],
     "Warp libraries beyond the kernel language (fem, mesh/volume/BVH queries, rendering)": [
-        "fem/*", "geometry/* (but geometry/test_hash_grid, test_bvh, test_mesh)", "interop/*",
+        "fem/*", "geometry/test_volume* (wp.Volume)", "interop/*",
         "test_examples", "test_apic*", "test_coloring", "test_render_opengl",
     ],
 }

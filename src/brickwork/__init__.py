@@ -176,7 +176,7 @@ _install_host_builtins()  # wp.rand_init(42), wp.randf(state), ... from Python: 
 
 #: Subpackages imported on first access (``brickwork.la``, ``wp.mesh``), so that ``import brickwork``
 #: loads the kernel language only.
-_LAZY_SUBPACKAGES = ("mesh", "la", "io", "apps", "optim", "sparse")
+_LAZY_SUBPACKAGES = ("mesh", "la", "io", "apps", "optim", "sparse", "geometry")
 #: Names whose modules are imported on first access (ctypes set-up, struct types: start-up time).
 _LAZY_FUNCTIONS = {"from_dlpack": "types.dlpack_import", "to_dlpack": "types.dlpack_export",
                    # geometry: its classes and query types load when a program names them (or a kernel's builtins)

@@ -1,8 +1,8 @@
 """Alias package for `make compat`: ``import warp`` gives brickwork, so Warp's test files run against it.
 
 Every name of ``brickwork`` is a name of this package, and ``warp.types``/``warp.config``/``warp.utils``/
-``warp.autograd``/``warp.optim``/``warp.sparse`` are brickwork's modules (``warp.optim.linear`` too: Warp's
-linear solvers). ``warp.tests`` holds the harness's own ``unittest_utils`` and, through ``__path__``,
+``warp.autograd``/``warp.optim``/``warp.sparse``/``warp.geometry`` are brickwork's modules (``warp.optim.linear``
+too: Warp's linear solvers). ``warp.tests`` holds the harness's own ``unittest_utils`` and, through ``__path__``,
 the test files fetched from the warp-lang wheel. Names under ``warp._src`` and ``warp.fem`` (Warp's internals
 and libraries, which brickwork does not mirror) import as placeholders: a test that uses one raises
 ``WarpInternalUsed`` and is counted as excluded, with the name, by the runner.
@@ -28,6 +28,9 @@ _sys.modules[__name__ + ".optim.linear"] = optim.linear  # Warp's linear solvers
 import brickwork.sparse as sparse  # noqa: E402 - warp.sparse: brickwork's BSR matrices
 
 _sys.modules[__name__ + ".sparse"] = sparse
+import brickwork.geometry as geometry  # noqa: E402 - warp.geometry: brickwork's isosurfaces, adjacency, swept volumes
+
+_sys.modules[__name__ + ".geometry"] = geometry
 
 from . import _internal  # noqa: E402
 
