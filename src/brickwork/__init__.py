@@ -195,6 +195,12 @@ def __getattr__(name: str):
     if name in _LAZY_FUNCTIONS:  # bound here on first use: later lookups do not come back
         value = globals()[name] = getattr(importlib.import_module(f"{__name__}.{_LAZY_FUNCTIONS[name]}"), name)
         return value
+    if name == "MarchingCubes":  # Warp's deprecated name: the class itself, a warning at each use (not bound)
+        import warnings
+
+        warnings.warn("wp.MarchingCubes is deprecated and will be removed in a future version of Warp. "
+                      "Use wp.geometry.IsoSurfaceMarchingCubes instead.", DeprecationWarning, stacklevel=2)
+        return importlib.import_module(f"{__name__}.geometry.marching_cubes").IsoSurfaceMarchingCubes
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
