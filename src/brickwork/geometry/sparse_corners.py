@@ -14,8 +14,8 @@ from __future__ import annotations
 from ..runtime import device_sort
 from ..runtime.launch import launcher
 from ._wp import wp
-from .lipschitz_octree import scan_counts
 from .marching_cubes_tables import device_tables
+from .octree import scan_counts
 
 _LOW_WORD = 0xFFFFFFFF
 
