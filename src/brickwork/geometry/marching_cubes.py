@@ -147,12 +147,12 @@ def _check_bounds(name: str, value):
 
 
 def _check_field(field) -> None:
-    shape = getattr(field, "shape", None)
-    if shape is None or not hasattr(field, "device"):
+    if not isinstance(field, wp.array):  # numpy's arrays have a shape and a device too
         raise TypeError(f"Expected a float32 array for 'field', but got {type(field).__name__}.")
     validate_field(field)
-    if 3 * shape[0] * shape[1] * shape[2] > _MAX_EDGES:
-        raise ValueError(f"A field of shape {tuple(shape)} has too many grid edges for int32 vertex indices.")
+    nx, ny, nz = field.shape
+    if 3 * nx * ny * nz > _MAX_EDGES:
+        raise ValueError(f"A field of shape {(nx, ny, nz)} has too many grid edges for int32 vertex indices.")
 
 
 class _Unset:
