@@ -347,3 +347,18 @@ def test_a_field_of_another_shape_is_refused_and_nothing_changes():
     assert iso.verts is verts and iso.indices is indices
     np.testing.assert_array_equal(verts.numpy(), snapshot[0])
     np.testing.assert_array_equal(indices.numpy(), snapshot[1])
+
+
+def test_a_numpy_field_and_bad_bounds_are_refused():
+    with pytest.raises(TypeError, match=r"Expected a float32 array for 'field', but got ndarray"):
+        Nets.extract(np.ones((4, 4, 4), np.float32))
+    iso = Nets(4, 4, 4)
+    with pytest.raises(TypeError, match=r"Expected a float32 array for 'field', but got ndarray"):
+        iso.surface(np.ones((4, 4, 4), np.float32), 0.0)
+    assert iso.verts is None and iso.indices is None
+    field = field_array(np.ones((4, 4, 4)))
+    for bound in ((1.0, 2.0), (1.0, 2.0, 3.0, 4.0), "abc", 3.0):
+        with pytest.raises(ValueError, match=r"Expected 'lower' to be a vec3 or a sequence of 3 numbers"):
+            Nets.extract(field, lower=bound)
+        with pytest.raises(ValueError, match=r"Expected 'upper' to be a vec3 or a sequence of 3 numbers"):
+            Nets(4, 4, 4, upper=bound)
