@@ -224,7 +224,7 @@ def lipschitz_octree(field, origin, root_width: float, max_depth: int, threshold
       wp.array[wp.float32]`` returning its values on the points' device (a single-point ``@wp.func`` is
       refused: wrap it in a kernel).
     - origin: the minimum corner of the root cell; root_width: its side (positive).
-    - max_depth: the number of subdivisions (0 or more): leaves have width ``root_width / 2**max_depth``.
+    - max_depth: the number of subdivisions (0 to 30): leaves have width ``root_width / 2**max_depth``.
     - threshold: the isovalue; lipschitz_bound: a bound (0 or more) on the field's Lipschitz constant.
     - device: the device to run on (the current one by default).
 
@@ -235,6 +235,8 @@ def lipschitz_octree(field, origin, root_width: float, max_depth: int, threshold
     depth = _integer("max_depth", max_depth)
     if depth < 0:
         raise ValueError(f"max_depth must be non-negative, got {max_depth}.")
+    if depth > 30:
+        raise ValueError(f"max_depth must be at most 30 (cell subscripts are int32), got {max_depth}.")
     width = _real("root_width", root_width)
     if not width > 0.0:
         raise ValueError(f"root_width must be positive, got {root_width}.")

@@ -22,7 +22,7 @@ from ._wp import wp
 from .iso_surface import resolve_domain_bounds
 from .octree import build_octree, check_lipschitz_bound, cull_to_grid, make_evaluator
 from .octree import lipschitz_octree as _lipschitz_octree
-from .sparse_corners import dedupe_corners
+from .sparse_corners import check_stride, dedupe_corners
 from .sparse_extract import empty_mesh, extract
 from .sparse_extract import sparse_marching_cubes_from_cells as _from_cells
 
@@ -79,6 +79,7 @@ def sparse_marching_cubes(field, nx: int, ny: int, nz: int, *, lower=None, upper
     ncells = tuple(n - 1 for n in counts)
     depth = (max(ncells) - 1).bit_length()
     resolution = 1 << depth
+    check_stride(resolution + 1)  # before any evaluation: the corners' codes must fit
     evaluate = make_evaluator(field, device)
     stats = {"leaf_cells": 0, "unique_corners": 0, "field_evaluations": 0, "resolution": resolution,
              "requested_ncells": ncells, "culled_cells": 0}
