@@ -400,8 +400,10 @@ def test_bounds_that_are_not_three_numbers_are_refused(bound):
 
 
 def test_the_deprecated_bound_names_warn_and_forward():
-    with pytest.warns(DeprecationWarning, match="argument `domain_bounds_lower_corner` is deprecated .* Use `lower`"):
+    with pytest.warns(DeprecationWarning, match="argument `domain_bounds_lower_corner` is deprecated .* Use `lower`") \
+            as record:
         iso = MC(8, 8, 8, domain_bounds_lower_corner=(-1.0, -2.0, -3.0))
+    assert record[0].filename == __file__  # the warning names the caller's line, as Warp's
     assert iso.lower == (-1.0, -2.0, -3.0) and iso.upper is None
     with pytest.warns(DeprecationWarning, match="argument `domain_bounds_upper_corner` is deprecated .* Use `upper`"):
         iso = MC(8, 8, 8, lower=(0.0, 0.0, 0.0), domain_bounds_upper_corner=None)  # an explicit None warns too
@@ -418,8 +420,10 @@ def test_the_deprecated_bound_names_warn_and_forward():
 
 def test_the_deprecated_names_of_the_class_and_of_extract():
     field = wp.array(sphere_sdf(7, 2.0))
-    with pytest.warns(DeprecationWarning, match="wp.MarchingCubes is deprecated .* Use wp.geometry.IsoSurfaceMar"):
+    with pytest.warns(DeprecationWarning, match="wp.MarchingCubes is deprecated .* Use wp.geometry.IsoSurfaceMar") \
+            as record:
         alias = wp.MarchingCubes
+    assert record[0].filename == __file__
     assert alias is MC and issubclass(MC, brickwork.geometry.IsoSurfaceBase)
     with pytest.warns(DeprecationWarning, match=r"extract_surface_marching_cubes\(\) is deprecated"):
         verts, indices = MC.extract_surface_marching_cubes(field, 0.0, (1.0, 1.0, 1.0), None)
