@@ -45,6 +45,13 @@ def explicit_cells():
     return cells, values, (0.5, -1.0, 2.0), 0.25, 0.1
 
 
+def far_cells():
+    """``explicit_cells`` and a copy of them thousands of cells away: corner codes past 32 bits."""
+    cells, values, origin, width, threshold = explicit_cells()
+    far = np.concatenate([cells, cells + np.array([3000, -2000, 1000], np.int32)])
+    return far, np.concatenate([values, values[::-1]]), origin, width, threshold
+
+
 def evaluator(wp, name):
     """A batched evaluator of ``FIELDS[name]`` for the library ``wp`` (Warp or brickwork)."""
 
@@ -67,10 +74,9 @@ def main():
                                                             "resolution", "culled_cells")])
     cells, width = wp.geometry.lipschitz_octree(evaluator(wp, "sphere"), *OCTREE, device="cpu")
     out["octree/cells"], out["octree/width"] = cells.numpy(), np.array(width)
-    cells, values, origin, cell_width, threshold = explicit_cells()
-    verts, indices = wp.geometry.sparse_marching_cubes_from_cells(cells, values, origin, cell_width, threshold,
-                                                                  device="cpu")
-    out["cells/verts"], out["cells/indices"] = verts.numpy(), indices.numpy()
+    for case, make in (("cells", explicit_cells), ("far", far_cells)):
+        verts, indices = wp.geometry.sparse_marching_cubes_from_cells(*make(), device="cpu")
+        out[f"{case}/verts"], out[f"{case}/indices"] = verts.numpy(), indices.numpy()
     np.savez_compressed(Path(__file__).with_name("sparse_marching_cubes_warp.npz"), **out)
 
 
