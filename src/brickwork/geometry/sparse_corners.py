@@ -18,6 +18,8 @@ from .marching_cubes_tables import device_tables
 from .octree import scan_counts
 
 _LOW_WORD = 0xFFFFFFFF
+#: the CPU's sorts: a few long chunks (the GPU's plan clears and scans a table of 256 counters per 64 items)
+CPU_PLAN = device_sort.Plan(bits=8, items=1 << 15, max_chunks=64)
 
 
 @wp.kernel(enable_backward=False)
@@ -99,15 +101,16 @@ def dedupe_corners(cells, low: tuple, stride: int, origin, width, device):
     hi = wp.empty(m, dtype=wp.int32, device=device)
     run(_corner_codes, m, cells, tables.corner_offsets, wp.vec3i(*low), wp.int64(stride), lo, hi)
     bound = stride**3  # codes are below it
-    passes = [(0, shift) for shift in device_sort.GPU.digits(min(bound, 2**32))]
+    plan = CPU_PLAN if device.is_cpu else device_sort.GPU
+    passes = [(0, shift) for shift in plan.digits(min(bound, 2**32))]
     words, sorted_words = [lo], [wp.empty(m, dtype=wp.int32, device=device)]
     if bound > 2**32:
-        passes += [(1, shift) for shift in device_sort.GPU.digits(((bound - 1) >> 32) + 1)]
+        passes += [(1, shift) for shift in plan.digits(((bound - 1) >> 32) + 1)]
         words.append(hi)
         sorted_words.append(wp.empty(m, dtype=wp.int32, device=device))
     ids = wp.empty(m, dtype=wp.int32, device=device)
-    device_sort.sort(words, passes, m, ids, sorted_words, lambda name, shape: wp.empty(shape, dtype=wp.int32,
-                                                                                       device=device), run)
+    device_sort.sort(words, passes, m, ids, sorted_words,
+                     lambda name, shape: wp.empty(shape, dtype=wp.int32, device=device), run, plan)
     none = wp.empty(0, dtype=wp.int32, device=device)
     starts = wp.zeros(m + 1, dtype=wp.int32, device=device)
     run(_run_starts, m, sorted_words[0], sorted_words[1] if len(sorted_words) > 1 else none, starts)
