@@ -185,6 +185,25 @@ def test_adjacency_matches_the_dictionary_reference_on_random_meshes(num_tris, n
     np.testing.assert_array_equal(indices.numpy(), tris)  # read only
 
 
+def test_adjacency_sorts_vertex_indices_past_16_bits():
+    # a grid's triangles with its vertices renumbered at random below 2^20: two digits per key on the CPU
+    _, tris = jittered_grid(12, 9, 0.2, seed=8)
+    rng = np.random.default_rng(8)
+    renumbered = rng.choice(2**20, size=tris.max() + 1, replace=False).astype(np.int32)[tris]
+    indices = wp.array(renumbered, dtype=wp.int32)
+    for count in (None, 2**20):
+        nbr, edge = geo.tri_tri_adjacency(indices, vertex_count=count)
+        want_nbr, want_edge = reference_adjacency(renumbered)
+        np.testing.assert_array_equal(nbr.numpy(), want_nbr)
+        np.testing.assert_array_equal(edge.numpy(), want_edge)
+    # a captured build sorts with the GPU's sort (8-bit digits, recorded launches): the same pairs
+    with wp.ScopedCapture() as capture:
+        nbr, edge = geo.tri_tri_adjacency(indices, vertex_count=2**20)
+    wp.capture_launch(capture.graph)
+    np.testing.assert_array_equal(nbr.numpy(), want_nbr)
+    np.testing.assert_array_equal(edge.numpy(), want_edge)
+
+
 def test_adjacency_of_a_manifold_mesh_is_symmetric():
     _, tris = jittered_grid(6, 5, 0.2, seed=3)
     nbr, edge = (a.numpy() for a in geo.tri_tri_adjacency(wp.array(tris, dtype=wp.int32)))

@@ -1,11 +1,13 @@
 """Triangle-triangle adjacency of an indexed triangle mesh, as Warp 1.19's ``warp.geometry.tri_tri_adjacency``.
 
 Each half-edge (local edge ``j`` of triangle ``t``: the edge opposite corner ``j``, id ``3 t + j``) gets the key
-``(lo, hi)`` of its two vertex indices in order. A stable device sort by that key (``runtime.device_sort``: by
-``hi`` then by ``lo``, ties in half-edge order) puts the half-edges of one undirected edge next to each other,
-in increasing id; the first of each run of equal keys pairs them two by two: the first with the second, the
-third with the fourth, and so on. A manifold edge is a run of two; a boundary edge (or the last of an odd run
-of a non-manifold edge) stays unpaired (``-1``). The pairing depends only on the input, never on thread timing.
+``(lo, hi)`` of its two vertex indices in order. A stable sort by that key (by ``hi``, then by ``lo``, ties in
+half-edge order) puts the half-edges of one undirected edge next to each other, in increasing id; the first of
+each run of equal keys pairs them two by two: the first with the second, the third with the fourth, and so on.
+A manifold edge is a run of two; a boundary edge (or the last of an odd run of a non-manifold edge) stays
+unpaired (``-1``). The pairing depends only on the input, never on thread timing.
+The sort is ``runtime.counting_sort`` on the CPU (a chunk per thread), and ``runtime.device_sort`` on a GPU and
+while a graph is captured (its launches are recorded, where the CPU's sort runs at once).
 
 A half-edge with an endpoint outside ``[0, vertex_count)`` is sorted into a bucket of its own past the valid
 keys and never paired, so a wrong index cannot write outside the arrays.
@@ -13,8 +15,9 @@ keys and never paired, so a wrong index cannot write outside the arrays.
 
 from __future__ import annotations
 
-from ..runtime import device_sort
+from ..runtime import counting_sort, device_sort
 from ..runtime.launch import is_capturing
+from ..sparse.topology import native_cpu
 from ..types.arrays import type_name
 from ._wp import wp
 
@@ -51,6 +54,14 @@ def _half_edge_keys(tri: wp.array2d(dtype=int32), vertex_count: int32, lo: wp.ar
             b = 0
         lo[3 * t + j] = a
         hi[3 * t + j] = b
+
+
+@wp.kernel(enable_backward=False)
+def _gather(order: wp.array(dtype=int32), lo: wp.array(dtype=int32), hi: wp.array(dtype=int32),
+            sorted_lo: wp.array(dtype=int32), sorted_hi: wp.array(dtype=int32)):
+    p = wp.tid()
+    sorted_lo[p] = lo[order[p]]
+    sorted_hi[p] = hi[order[p]]
 
 
 @wp.kernel(enable_backward=False)
@@ -201,8 +212,15 @@ def pair_half_edges(indices, vertex_count: int, neighbors, edges=None) -> None:
     work = _work(device)
     lo, hi = work("lo", (n,)), work("hi", (n,))
     run(_half_edge_keys, indices.shape[0], indices, int32(vertex_count), lo, hi)
-    plan = device_sort.GPU
-    passes = [(1, s) for s in plan.digits(vertex_count)] + [(0, s) for s in plan.digits(vertex_count + 1)]
     order, sorted_lo, sorted_hi = work("order", (n,)), work("sorted_lo", (n,)), work("sorted_hi", (n,))
-    device_sort.sort([lo, hi], passes, n, order, [sorted_lo, sorted_hi], work, run, plan)
+    if native_cpu(device) and not is_capturing():
+        # the CPU's sort: 16-bit digits
+        digits = [0] if vertex_count < 2**16 else [0, 16]
+        passes = [(hi, counting_sort.DIGIT, s) for s in digits] + [(lo, counting_sort.DIGIT, s) for s in digits]
+        counting_sort.sort(passes, n, order, work)
+        run(_gather, n, order, lo, hi, sorted_lo, sorted_hi)
+    else:
+        plan = device_sort.GPU
+        passes = [(1, s) for s in plan.digits(vertex_count)] + [(0, s) for s in plan.digits(vertex_count + 1)]
+        device_sort.sort([lo, hi], passes, n, order, [sorted_lo, sorted_hi], work, run, plan)
     run(_pair_runs, n, sorted_lo, sorted_hi, order, int32(n), int32(vertex_count), neighbors, edges, with_edges)
