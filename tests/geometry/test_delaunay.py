@@ -6,6 +6,8 @@ graph capture and the user's errors."""
 from __future__ import annotations
 
 import itertools
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -15,6 +17,9 @@ from hypothesis import strategies as st
 import brickwork as wp
 import brickwork.geometry as geo
 from brickwork import config
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
+from runtime.cuda_fake import FakeDriver, installed  # noqa: E402
 
 # -- numpy references --------------------------------------------------------------------------------------------
 
@@ -451,3 +456,15 @@ def test_a_captured_flip_with_a_wrong_index_flips_nothing():
         total = geo.delaunay_edge_flip(positions, indices)
     wp.capture_launch(capture.graph)
     assert int(total.numpy()[0]) == 0 and (indices.numpy() == tris).all()
+
+
+def test_flip_refuses_arrays_on_another_device():
+    points, tris = jittered_grid(2, 2, 0.2, seed=1)
+    positions, indices = wp.array(points, dtype=wp.vec2), wp.array(tris, dtype=wp.int32)
+    with installed(FakeDriver()):
+        elsewhere = wp.array(points, dtype=wp.vec2, device="cuda:0")
+        with pytest.raises(ValueError, match="positions and indices must be on the same device, got cuda:0 and cpu"):
+            geo.delaunay_edge_flip(elsewhere, indices)
+        with pytest.raises(ValueError, match="ref_positions and indices must be on the same device"):
+            geo.delaunay_edge_flip(positions, indices, ref_positions=elsewhere)
+    assert (indices.numpy() == tris).all()
