@@ -377,6 +377,9 @@ def test_fields_that_are_not_batched_evaluators_are_refused():
             call(func)
         with pytest.raises(TypeError, match="`field` must be a callable .* but got <class 'int'>"):
             call(42)
+        with pytest.raises(TypeError, match="`field` is the kernel '.*_sphere_kernel.*', which cannot be called: "
+                                            "pass a function of the points that launches it"):
+            call(_sphere_kernel)
     wrong = {
         "must return a warp.array of float32 distance values, but returned <class 'numpy.ndarray'>":
             lambda p: np.zeros(p.shape[0], np.float32),

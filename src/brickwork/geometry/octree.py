@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..lang.function import Function
+from ..lang.kernel import Kernel
 from ..runtime import device_sort
 from ..runtime.launch import launcher
 from ._wp import wp
@@ -43,11 +44,16 @@ def make_evaluator(field, device):
     """``field`` as ``evaluate(points) -> values``, checking what it returns at each call.
 
     A single-point ``@wp.func`` is refused (with how to batch it) rather than wrapped in a hidden per-call
-    launch; anything not callable is refused. Values must be a float32 array of one value per point on the
-    points' device: a silent copy would hide a transfer at every level of the octree.
+    launch; a kernel (which the caller launches) and anything not callable are refused. Values must be a float32
+    array of one value per point on the points' device: a silent copy would hide a transfer at every level of
+    the octree.
     """
     if isinstance(field, Function):
         raise TypeError(_BATCHING_HINT)
+    if isinstance(field, Kernel):
+        raise TypeError(f"`field` is the kernel '{field.key}', which cannot be called: pass a function of the points "
+                        "that launches it, evaluate(points: wp.array[wp.vec3]) -> wp.array[wp.float32], returning "
+                        "the values it wrote.")
     if not callable(field):
         raise TypeError("`field` must be a callable mapping a warp.array[wp.vec3] batch of query points to a "
                         f"warp.array[wp.float32] of distances, but got {type(field)}.")
