@@ -313,3 +313,77 @@ def test_every_user_error_is_refused_by_name_and_changes_nothing():
         geo.swept_volume_bounds([empty], poses)
     np.testing.assert_array_equal(mesh.points.numpy(), kept_points)
     np.testing.assert_array_equal(poses, kept_poses)
+
+
+def mesh_volume(verts, indices):
+    """The enclosed volume of a closed triangle mesh (divergence theorem), and its bounds."""
+    v = verts.numpy().astype(np.float64)
+    t = v[indices.numpy().reshape(-1, 3)]
+    return np.einsum("ij,ij->i", t[:, 0], np.cross(t[:, 1], t[:, 2])).sum() / 6.0, v.min(axis=0), v.max(axis=0)
+
+
+def hull_area(points):
+    """The area of the convex hull of 2-D ``points`` (monotone chain, then the shoelace formula)."""
+    pts = sorted(map(tuple, points))
+
+    def half(seq):
+        chain = []
+        for p in seq:
+            while len(chain) > 1 and ((chain[-1][0] - chain[-2][0]) * (p[1] - chain[-2][1])
+                                      - (chain[-1][1] - chain[-2][1]) * (p[0] - chain[-2][0])) <= 0:
+                chain.pop()
+            chain.append(p)
+        return chain[:-1]
+
+    hull = np.array(half(pts) + half(pts[::-1]))
+    x, y = hull[:, 0], hull[:, 1]
+    return 0.5 * abs(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1)))
+
+
+def test_the_swept_mesh_of_a_sphere_is_a_capsule_of_the_right_volume_and_bounds():
+    radius = 0.5
+    mesh = sphere_mesh(2, radius)
+    pts = mesh.points.numpy()
+    sphere_volume = mesh_volume(mesh.points, mesh.indices)[0]  # the polygon's, a little below 4/3 pi r^3
+    verts, indices = geo.swept_volume_mesh([mesh], along_x(-1.0, 1.0, 21), voxel_size=0.05, sign_mode=Mode.NORMAL)
+    assert verts.dtype == wp.vec3 and indices.dtype == wp.int32 and indices.shape[0] % 3 == 0
+    volume, lo, hi = mesh_volume(verts, indices)
+    # a convex solid moved along a segment sweeps its volume plus its shadow across the segment times its length
+    capsule = hull_area(pts[:, 1:].astype(np.float64)) * 2.0 + sphere_volume
+    assert volume == pytest.approx(capsule, rel=0.015)  # marching cubes cuts chords of the curve
+    np.testing.assert_allclose(lo, [-1.0 - radius, pts[:, 1].min(), pts[:, 2].min()], atol=0.03)
+    np.testing.assert_allclose(hi, [1.0 + radius, pts[:, 1].max(), pts[:, 2].max()], atol=0.03)
+
+
+def test_a_positive_threshold_encloses_every_posed_vertex_and_dilates_the_surface():
+    mesh = box_mesh(0.4)
+    poses = translations([[[x, 0.5 * x, 0.0] for x in np.linspace(0.0, 1.0, 6)]])
+    voxel = 0.05
+    level = 0.5 * math.sqrt(3.0) * voxel  # half a cell's diagonal: the sampled surface holds every pose
+    verts, indices = geo.swept_volume_mesh([mesh], poses, voxel_size=voxel, threshold=level)
+    posed = (mesh.points.numpy()[None] + poses[0, :, None, :3]).reshape(-1, 3)
+    # each posed vertex lies inside the extracted surface: a signed query of that surface says so
+    surface = wp.Mesh(verts, indices, support_winding_number=True)
+    inside = sdf_points([surface], translations([[[0.0, 0.0, 0.0]]]), posed.astype(np.float32), Mode.WINDING_NUMBER)
+    assert inside.max() < 0.0
+    _, lo, hi = mesh_volume(verts, indices)
+    np.testing.assert_allclose(lo, posed.min(axis=0) - level, atol=0.02)
+    np.testing.assert_allclose(hi, posed.max(axis=0) + level, atol=0.02)
+
+
+def test_an_unsigned_field_gives_the_outer_and_inner_offset_surfaces():
+    radius, level = 0.5, 0.2
+    verts, _ = geo.swept_volume_mesh([sphere_mesh(2, radius)], translations([[[0.0, 0.0, 0.0]]]), voxel_size=0.05,
+                                     threshold=level, sign_mode=Mode.NO_SIGN)
+    r = np.linalg.norm(verts.numpy(), axis=1)
+    assert np.all((np.abs(r - (radius + level)) < 0.04) | (np.abs(r - (radius - level)) < 0.04))
+    assert (np.abs(r - (radius - level)) < 0.04).any() and (np.abs(r - (radius + level)) < 0.04).any()
+
+
+def test_a_given_domain_bounds_the_extracted_mesh():
+    mesh = box_mesh(0.5)
+    verts, indices = geo.swept_volume_mesh([mesh], along_x(0.0, 1.0, 5), resolution=(12, 8, 8),
+                                           lower=(-0.8, -0.8, -0.2), upper=(1.8, 0.8, 0.8), sign_mode=Mode.PARITY)
+    _, lo, hi = mesh_volume(verts, indices)
+    np.testing.assert_allclose(lo, [-0.5, -0.5, -0.2], atol=1e-5)  # the box is cut at the domain's z = -0.2
+    np.testing.assert_allclose(hi, [1.5, 0.5, 0.5], atol=0.05)
