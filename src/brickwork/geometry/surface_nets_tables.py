@@ -94,12 +94,3 @@ def device_tables(device: str):
     return (wp.array(packed_rows(), dtype=wp.int32, device=device),
             wp.array(faces, dtype=wp.int32, device=device))
 
-
-# The same tables in the layout of Warp's private module (count then twelve groups per configuration, flat; one
-# face per configuration), for code written against it (Warp's tests read them from
-# warp._src.geometry.surface_nets).
-_SN_CORNER_OFFSETS = CORNER_OFFSETS
-_SN_EDGE_TO_CORNERS = EDGE_CORNERS
-_SN_AMBIGUOUS_FACE = tuple(AMBIGUOUS_FACES.get(config, 0) for config in range(256))
-_SN_EDGE_GROUP_TABLE = tuple(v for config, digits in enumerate(EDGE_GROUPS)
-                             for v in (group_count(config), *map(int, digits)))
