@@ -366,6 +366,18 @@ def test_bad_grids_and_bounds_are_refused():
         geometry.sparse_marching_cubes(sphere, 2**22, 2, 2)
     with pytest.raises(ValueError, match="origin must be a point of 3 coordinates, got 2"):
         geometry.lipschitz_octree(sphere, (0, 0), 1.0, 2)
+    with pytest.raises(ValueError, match="lower must be a point of 3 coordinates, got 2"):
+        geometry.sparse_marching_cubes(sphere, 9, 9, 9, lower=(0.0, 0.0))
+    with pytest.raises(TypeError, match="upper must be a point of 3 coordinates, got 'abc'"):
+        geometry.sparse_marching_cubes(sphere, 9, 9, 9, upper="abc")
+    with pytest.raises(TypeError, match="threshold must be a real number, got str"):
+        geometry.sparse_marching_cubes(sphere, 9, 9, 9, threshold="0.1")
+    with pytest.raises(TypeError, match="max_depth must be an integer, got float"):
+        geometry.lipschitz_octree(sphere, (0, 0, 0), 1.0, 2.0)
+    # brickwork's and numpy's numbers and vectors are numbers and points
+    verts, _ = geometry.sparse_marching_cubes(sphere, np.int64(9), 9, 9, lower=wp.vec3(-1.0, -1.0, -1.0),
+                                              upper=np.ones(3), threshold=wp.float32(0.0))
+    assert verts.shape[0] > 0
 
 
 def test_fields_that_are_not_batched_evaluators_are_refused():
@@ -407,6 +419,8 @@ def test_bad_cells_and_corner_values_are_refused_and_left_as_they_were():
     with pytest.raises(ValueError, match=r"cells must be an \(N, 3\) array of integer cell subscripts, got shape "
                                          r"\(1, 4\)"):
         geometry.sparse_marching_cubes_from_cells(np.zeros((1, 4), np.int32), values)
+    with pytest.raises(TypeError, match="cell_width must be a real number, got NoneType"):
+        geometry.sparse_marching_cubes_from_cells(cells, values, cell_width=None)
     with pytest.raises(ValueError, match="outside the int32 range"):
         geometry.sparse_marching_cubes_from_cells(np.array([[0, 0, 2**31]]), values)
     far = wp.array(np.array([[0, 0, 0], [2**30, 0, 0]], np.int32), dtype=wp.vec3i)

@@ -189,10 +189,14 @@ def cull_to_grid(cells, ncells: tuple, device):
     return kept, n - total
 
 
-def _real(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}.")
-    return float(value)
+def real_number(name: str, value) -> float:
+    """``value`` as a float (a Python, numpy or brickwork number), or a TypeError naming ``name``."""
+    if not isinstance(value, (bool, str, bytes)):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            pass
+    raise TypeError(f"{name} must be a real number, got {type(value).__name__}.")
 
 
 def _integer(name: str, value) -> int:
@@ -202,7 +206,7 @@ def _integer(name: str, value) -> int:
 
 
 def check_lipschitz_bound(lipschitz_bound) -> float:
-    bound = _real("lipschitz_bound", lipschitz_bound)
+    bound = real_number("lipschitz_bound", lipschitz_bound)
     if not bound >= 0.0:
         raise ValueError(f"lipschitz_bound must be non-negative, got {lipschitz_bound}.")
     return bound
@@ -212,8 +216,8 @@ def as_point(name: str, value) -> tuple:
     """``value`` as three floats (a ``vec3``, a tuple or an array of 3), or a TypeError naming ``name``."""
     try:
         point = tuple(float(x) for x in value)
-    except TypeError:
-        raise TypeError(f"{name} must be a point of 3 coordinates, got {type(value).__name__}.") from None
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a point of 3 coordinates, got {value!r}.") from None
     if len(point) != 3:
         raise ValueError(f"{name} must be a point of 3 coordinates, got {len(point)}.")
     return point
@@ -243,12 +247,12 @@ def lipschitz_octree(field, origin, root_width: float, max_depth: int, threshold
         raise ValueError(f"max_depth must be non-negative, got {max_depth}.")
     if depth > 30:
         raise ValueError(f"max_depth must be at most 30 (cell subscripts are int32), got {max_depth}.")
-    width = _real("root_width", root_width)
+    width = real_number("root_width", root_width)
     if not width > 0.0:
         raise ValueError(f"root_width must be positive, got {root_width}.")
     bound = check_lipschitz_bound(lipschitz_bound)
     origin = as_point("origin", origin)
-    isovalue = _real("threshold", threshold)
+    isovalue = real_number("threshold", threshold)
     device = wp.get_device(device)
     evaluate = make_evaluator(field, device)
     root = np.full(3, width, dtype=np.float32)

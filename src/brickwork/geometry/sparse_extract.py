@@ -17,7 +17,7 @@ import numpy as np
 from ..runtime.launch import launcher
 from ._wp import wp
 from .marching_cubes_tables import device_tables
-from .octree import as_point, scan_counts
+from .octree import as_point, real_number, scan_counts
 from .sparse_corners import check_stride, dedupe_corners, gather_corner_values
 
 __all__ = ["sparse_marching_cubes_from_cells"]
@@ -183,11 +183,11 @@ def sparse_marching_cubes_from_cells(cells, corner_values, origin=(0.0, 0.0, 0.0
     ``corner_values``.
     """
     device = wp.get_device(device)
-    width = float(cell_width)
+    width = real_number("cell_width", cell_width)
     if not width > 0.0:
         raise ValueError(f"cell_width must be positive, got {cell_width}.")
     origin = as_point("origin", origin)
-    isovalue = float(threshold)
+    isovalue = real_number("threshold", threshold)
     cells = _as_cells(cells, device)
     n = cells.shape[0]
     values = _as_corner_values(corner_values, n, device)

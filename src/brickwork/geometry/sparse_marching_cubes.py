@@ -20,7 +20,7 @@ import numpy as np
 
 from ._wp import wp
 from .iso_surface import resolve_domain_bounds
-from .octree import build_octree, check_lipschitz_bound, cull_to_grid, make_evaluator
+from .octree import as_point, build_octree, check_lipschitz_bound, cull_to_grid, make_evaluator, real_number
 from .octree import lipschitz_octree as _lipschitz_octree
 from .sparse_corners import check_stride, dedupe_corners
 from .sparse_extract import empty_mesh, extract
@@ -73,8 +73,9 @@ def sparse_marching_cubes(field, nx: int, ny: int, nz: int, *, lower=None, upper
     if min(counts) < 2:
         raise ValueError(f"nx, ny, nz must each be at least 2, got {counts}.")
     bound = check_lipschitz_bound(lipschitz_bound)
-    isovalue = float(threshold)
+    isovalue = real_number("threshold", threshold)
     device = wp.get_device(device)
+    lower, upper = (None if p is None else as_point(name, p) for name, p in (("lower", lower), ("upper", upper)))
     low, delta = resolve_domain_bounds(counts, lower, upper)
     ncells = tuple(n - 1 for n in counts)
     depth = (max(ncells) - 1).bit_length()
