@@ -308,6 +308,10 @@ def test_every_user_error_is_refused_by_name_and_changes_nothing():
         geo.swept_volume_mesh([mesh], poses, voxel_size=0.1, sign_mode=Mode.NO_SIGN)
     with pytest.raises(TypeError, match="'threshold'"):
         geo.swept_volume_mesh([mesh], poses, voxel_size=0.1, threshold="0")
+    flat = wp.Mesh(wp.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], dtype=wp.vec3), wp.array([0, 1, 2], dtype=wp.int32))
+    with pytest.raises(ValueError, match="flat along z"):
+        geo.swept_volume_field([flat], poses, resolution=(4, 4, 4), sign_mode=Mode.NO_SIGN)
+    assert geo.swept_volume_field([flat], poses, voxel_size=0.5, sign_mode=Mode.NO_SIGN)[0].shape == (7, 7, 5)
     empty = wp.Mesh(wp.zeros(0, dtype=wp.vec3), wp.zeros(0, dtype=wp.int32))
     with pytest.raises(ValueError, match="every mesh is empty"):
         geo.swept_volume_bounds([empty], poses)
