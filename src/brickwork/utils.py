@@ -16,7 +16,7 @@ import numpy as np
 from .device import synchronize
 from .lang.function_from_python import create_warp_function
 from .types.arrays import array, element_layout, type_name
-from .types.composite import is_composite_type, is_vector_type, transformation
+from .types.composite import is_composite_type, is_vector_type, transformation, vector
 from .types.scalars import float32, float64, int32, int64, is_scalar_type, uint32, uint64
 
 _REAL = (float32, float64)
@@ -31,6 +31,24 @@ __all__ = [
 
 
 # -- helpers ------------------------------------------------------------------------------------------------
+
+
+def _launcher(device):
+    """``launch(kernel, dim, *inputs)`` on ``device`` (not recorded by a tape, as none of these functions is)."""
+    from .runtime.launch import launch
+
+    def run(kernel, dim, *inputs):
+        launch(kernel, dim, inputs=list(inputs), device=device, record_tape=False)
+
+    return run
+
+
+def _gpu_algorithm(device) -> bool:
+    """Whether ``device`` runs the GPU algorithms: a CUDA device, or the CPU under the cuda-emulation target
+    (so that tests on the CPU cover them); the CPU target takes the sequential or chunked ones."""
+    from . import config
+
+    return not device.is_cpu or config.target != "cpu"
 
 
 def _check_array(func: str, name: str, a) -> None:
@@ -116,24 +134,31 @@ def _reduce(func: str, arrays: list[array], combine, out, count, axis, result_dt
             raise RuntimeError(f"out array should have type {type_name(result_dtype)}")
         if tuple(out.shape) != out_shape:
             raise RuntimeError(f"out array should have shape {out_shape}")
-    datas = [_host(x).astype(np.float64) for x in arrays]
+    from .runtime import device_flat, device_reduce
+
     if axis is None:
-        n = a.size if count is None else min(count, a.size)
-        terms = combine([_flat(d, a)[:n] for d in datas])
-        total = terms.sum(axis=0) if n else np.zeros(trailing)
-        total = total.reshape(trailing).astype(comp)
-        if out is None:
-            return total[()] if not trailing else total
-        _store(out, total.reshape((1,) + trailing))
-        return out
-    n = a.shape[axis] if count is None else min(count, a.shape[axis])
-    taken = [np.take(d, np.arange(n), axis=axis) for d in datas]
-    total = combine(taken).sum(axis=axis, keepdims=True).astype(comp)
-    total = total.reshape(out_shape + trailing)
+        outer, length, inner = 1, a.size, 1
+    else:
+        outer, length = int(np.prod(a.shape[:axis], dtype=np.int64)), a.shape[axis]
+        inner = int(np.prod(a.shape[axis + 1:], dtype=np.int64))
+    n = length if count is None else min(count, length)
+    per = int(np.prod(element_layout(a.dtype)[1], dtype=np.int64))  # components of an element
+    k = per if len(arrays) == 2 else 1  # an inner product sums over an element's components
+    if k == 1:
+        inner *= per
+    result = out
     if out is None:
-        return array(total, dtype=result_dtype, device=a.device)
-    _store(out, total)
-    return out
+        shape = (1,) if axis is None else out_shape
+        result = array(shape=shape, dtype=result_dtype, device=a.device)
+    target = device_flat.Output(result, as_scalars=True)
+    data = [device_flat.scalars(x) for x in arrays]
+    other = data[1] if len(data) == 2 else array(shape=(0,), dtype=data[0].dtype, device=a.device)
+    device_reduce.reduce(data[0], other, target.target, outer, length, n, inner, k, _launcher(a.device))
+    target.finish()
+    if out is None and axis is None:
+        total = result.numpy().reshape(trailing).astype(comp)  # the one result, to the host as Warp does
+        return total[()] if not trailing else total
+    return result
 
 
 # -- reductions ---------------------------------------------------------------------------------------------
@@ -197,17 +222,26 @@ def array_scan(in_array: array, out_array: array, inclusive: bool = True) -> Non
         raise RuntimeError(f"Unsupported data type: {type_name(dtype)}")
     if in_array.size == 0:
         return
-    comp = element_layout(dtype)[0]
-    wide = np.float64 if comp.kind == "f" else np.int64  # accumulate wide, round (or wrap) once
-    data = _flat(_host(in_array), in_array).astype(wide)
-    sums = np.cumsum(data, axis=0)
-    if comp.kind == "f":
-        sums += 0.0  # sums start from +0.0, as Warp's: a -0.0 prefix is +0.0
-    if not inclusive:
-        sums = np.concatenate([np.zeros_like(sums[:1]), sums[:-1]])
-    target = _host(out_array)
-    with np.errstate(over="ignore"):
-        _store(out_array, sums.astype(comp).reshape(target.shape))
+    from .runtime import device_flat, device_scan
+
+    wide = _wide(dtype)
+    device = in_array.device
+    n = in_array.size
+    # one sequential pass on the CPU; segments of 256 elements per thread, scanned recursively, on a GPU
+    segment = 256 if _gpu_algorithm(device) else max(n, 2)
+    source = device_flat.elements(in_array)
+    target = device_flat.Output(out_array)
+    zero = wide(0) if is_scalar_type(wide) else wide()
+    device_scan.scan(source, target.target, n, zero, lambda name, shape: array(shape=shape, dtype=wide, device=device),
+                     _launcher(device), segment, inclusive=bool(inclusive))
+    target.finish()
+
+
+def _wide(dtype):
+    """The type a scan of ``dtype`` accumulates in: int64 or float64 (vectors of them for vectors)."""
+    scalar = _scalar_type(dtype)
+    wide = float64 if scalar in _REAL else int64
+    return wide if is_scalar_type(dtype) else vector(length=dtype._shape[0], dtype=wide)
 
 
 # -- sorts ----------------------------------------------------------------------------------------------------

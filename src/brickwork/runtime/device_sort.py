@@ -14,9 +14,8 @@ pairs: a pass reads its digits and positions in its chunk's order, one contiguou
 a position and then its key elsewhere (two dependent loads of scattered memory on a GPU), and the sort ends
 with the sorted words too.
 
-The scan splits the table into segments of ``Plan.segment`` entries: one thread sums each segment, the sums
-are scanned the same way (recursively, down to a single segment scanned by one thread), and one thread per
-segment writes its exclusive scan from its segment's base.
+The scan is ``device_scan``'s, ``Plan.segment`` entries per thread (``exclusive_scan`` is re-exported here for
+the callers that scan their own counts).
 """
 
 from __future__ import annotations
@@ -29,8 +28,10 @@ from ..lang.kernel import kernel
 from ..types.arrays import array
 from ..types.scalars import int32, uint32
 from .counting_sort import _chunk
+from .device_scan import exclusive_scan
 
 _tid = _FUNCTIONS["tid"]
+__all__ = ["GPU", "Plan", "exclusive_scan", "sort"]
 
 
 @dataclass(frozen=True)
@@ -93,41 +94,6 @@ def _scatter(keys: array(dtype=int32), other: array(dtype=int32), ids: array(dty
             ids_out[place] = ids[i]
         else:
             ids_out[place] = i
-
-
-@kernel(enable_backward=False)
-def _segment_sums(values: array(dtype=int32), n: int32, segment: int32, sums: array(dtype=int32)):
-    s = _tid()
-    total = int32(0)
-    for i in range(s * segment, min(s * segment + segment, n)):
-        total = total + values[i]
-    sums[s] = total
-
-
-@kernel(enable_backward=False)
-def _segment_scan(values: array(dtype=int32), n: int32, segment: int32, bases: array(dtype=int32)):
-    # the exclusive scan of one segment, in place, from its base (0 without bases: a single segment)
-    s = _tid()
-    at = int32(0)
-    if bases.shape[0] > 0:
-        at = bases[s]
-    for i in range(s * segment, min(s * segment + segment, n)):
-        count = values[i]
-        values[i] = at
-        at = at + count
-
-
-def exclusive_scan(values, n: int, work, launch, segment: int, level: int = 0) -> None:
-    """Replace the first ``n`` entries of ``values`` (int32, summing below 2^31) by their exclusive prefix
-    sums: segment sums, their scan (recursively), then each segment's scan from its base (``segment`` >= 2)."""
-    if n <= segment:
-        launch(_segment_scan, 1, values, n, segment, work("none", (0,)))
-        return
-    m = -(-n // segment)
-    sums = work(f"sums{level}", (m,))
-    launch(_segment_sums, m, values, n, segment, sums)
-    exclusive_scan(sums, m, work, launch, segment, level + 1)
-    launch(_segment_scan, m, values, n, segment, sums)
 
 
 def sort(words: list, passes: list, n: int, ids_out, words_out: list, work, launch, plan: Plan = GPU) -> None:

@@ -1,0 +1,63 @@
+"""Sums and inner products of arrays on their device, in a fixed order of summation (the same bits on every
+run, on every device): ``brickwork.utils.array_sum`` and ``array_inner``.
+
+The data are contiguous 1-D arrays of scalars seen as ``(outer, length, inner, k)``: the sum runs over the
+first ``count`` of ``length`` and, for an inner product, over the ``k`` components of an element (a sum has
+``k == 1``). Each thread sums one chunk of ``CHUNK`` positions of one ``(outer, inner)`` row in float64, then
+one thread per row adds its chunks' partial sums in order and rounds the total once to the output's dtype.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..builtins.functions import FUNCTIONS as _FUNCTIONS
+from ..lang.kernel import kernel
+from ..types.arrays import array, empty
+from ..types.scalars import float64, int32
+
+_tid = _FUNCTIONS["tid"]
+_min = _FUNCTIONS["min"]
+
+#: Positions summed by one thread: the chunks of a row depend on its length only (deterministic).
+CHUNK = 1024
+
+
+@kernel(enable_backward=False)
+def _partials(a: array(dtype=Any), b: array(dtype=Any), length: int32, count: int32, inner: int32, k: int32,
+              chunks: int32, partials: array(dtype=float64)):
+    t = _tid()
+    c = t % chunks
+    row = t // chunks
+    o = row // inner
+    j = row % inner
+    total = float64(0.0)
+    for p in range(c * CHUNK, _min(c * CHUNK + CHUNK, count)):
+        at = ((o * length + p) * inner + j) * k
+        for q in range(k):
+            term = float64(a[at + q])
+            if b.shape[0] > 0:
+                term = term * float64(b[at + q])
+            total = total + term
+    partials[t] = total
+
+
+@kernel(enable_backward=False)
+def _totals(partials: array(dtype=float64), chunks: int32, out: array(dtype=Any)):
+    row = _tid()
+    total = float64(0.0)
+    for c in range(chunks):
+        total = total + partials[row * chunks + c]
+    out[row] = out.dtype(total)
+
+
+def reduce(a, b, out, outer: int, length: int, count: int, inner: int, k: int, launch) -> None:
+    """Write into ``out`` (1-D, ``outer * inner`` scalars) the sums over the first ``count`` positions of
+    ``length`` of ``a`` (times ``b``, an array like ``a`` or empty, summed over ``k`` components too)."""
+    rows = outer * inner
+    if rows == 0:
+        return
+    chunks = max(1, -(-count // CHUNK))
+    partials = empty((rows * chunks,), dtype=float64, device=out.device)
+    launch(_partials, rows * chunks, a, b, length, count, inner, k, chunks, partials)
+    launch(_totals, rows, partials, chunks, out)
