@@ -391,3 +391,16 @@ def test_a_given_domain_bounds_the_extracted_mesh():
     _, lo, hi = mesh_volume(verts, indices)
     np.testing.assert_allclose(lo, [-0.5, -0.5, -0.2], atol=1e-5)  # the box is cut at the domain's z = -0.2
     np.testing.assert_allclose(hi, [1.5, 0.5, 0.5], atol=0.05)
+
+
+def test_poses_as_lists_of_transforms_and_meshes_as_a_tuple_on_a_named_device():
+    poses = [[wp.transform(wp.vec3(0.0, 0.0, 0.0), wp.quat_identity()),
+              wp.transform(wp.vec3(1.0, 0.0, 0.0), wp.quat_identity())]]
+    lower, upper = geo.swept_volume_bounds((box_mesh(),), poses, device="cpu")
+    np.testing.assert_allclose(lower, [-0.5] * 3) and np.testing.assert_allclose(upper, [1.5, 0.5, 0.5])
+    field, lo, hi = geo.swept_volume_field((box_mesh(),), poses, resolution=(np.int64(4), 4, 4), device="cpu",
+                                           sign_mode=Mode.PARITY)
+    assert field.shape == (4, 4, 4) and field.device == wp.get_device("cpu")
+    p = nodes(field, lo, hi)
+    np.testing.assert_allclose(field.numpy().ravel(), np.minimum(box_sdf(p, np.zeros(3), 0.5),
+                                                                 box_sdf(p, np.array([1.0, 0, 0]), 0.5)), atol=2e-5)
