@@ -14,9 +14,9 @@ from .iso_surface import IsoSurfaceBase
 _LAZY = {
     "IsoSurfaceMarchingCubes": "marching_cubes",
     "IsoSurfaceNets": "surface_nets",
-    "lipschitz_octree": "sparse_marching_cubes",
-    "sparse_marching_cubes": "sparse_marching_cubes",
-    "sparse_marching_cubes_from_cells": "sparse_marching_cubes",
+    "lipschitz_octree": "sparse_surface",
+    "sparse_marching_cubes": "sparse_surface",
+    "sparse_marching_cubes_from_cells": "sparse_surface",
     "delaunay_edge_flip": "delaunay",
     "tri_tri_adjacency": "delaunay",
     "find_triangle_neighbor_edge_index": "delaunay",

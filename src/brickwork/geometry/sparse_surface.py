@@ -5,40 +5,29 @@ The Lipschitz octree (:mod:`.octree`) finds the finest cells the level set may c
 at each of their distinct corners (:mod:`.sparse_corners`), and marching cubes runs on those cells
 (:mod:`.sparse_extract`). With the same grid, the surface is the dense :class:`IsoSurfaceMarchingCubes`' one.
 
-``brickwork.geometry`` loads this module for three names: ``sparse_marching_cubes``, ``lipschitz_octree`` and
-``sparse_marching_cubes_from_cells``. Importing it binds the package's attribute ``sparse_marching_cubes`` to
-the module (a submodule of the same name); the package then puts the function there when that name was asked
-for, and this module's ``__getattr__`` does it when one of the other two was (they are looked up here, after
-the import has finished).
+``brickwork.geometry`` loads this module for its three names (a module named like one of them would, once
+imported, take that name's place on the package).
 """
 
 from __future__ import annotations
-
-import sys
 
 import numpy as np
 
 from ._wp import wp
 from .iso_surface import resolve_domain_bounds
-from .octree import as_point, build_octree, check_lipschitz_bound, cull_to_grid, make_evaluator, real_number
-from .octree import lipschitz_octree as _lipschitz_octree
+from .octree import (
+    as_point,
+    build_octree,
+    check_lipschitz_bound,
+    cull_to_grid,
+    lipschitz_octree,
+    make_evaluator,
+    real_number,
+)
 from .sparse_corners import check_stride, dedupe_corners
-from .sparse_extract import empty_mesh, extract
-from .sparse_extract import sparse_marching_cubes_from_cells as _from_cells
+from .sparse_extract import empty_mesh, extract, sparse_marching_cubes_from_cells
 
-__all__ = ["sparse_marching_cubes"]  # and the two names of __getattr__
-
-_LOOKED_UP_HERE = {"lipschitz_octree": _lipschitz_octree, "sparse_marching_cubes_from_cells": _from_cells}
-
-
-def __getattr__(name):
-    value = _LOOKED_UP_HERE.get(name)
-    if value is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    package = sys.modules[__package__]
-    if getattr(package, "sparse_marching_cubes", None) is sys.modules[__name__]:
-        package.sparse_marching_cubes = sparse_marching_cubes
-    return value
+__all__ = ["lipschitz_octree", "sparse_marching_cubes", "sparse_marching_cubes_from_cells"]
 
 
 # -- implicit functions ----------------------------------------------------------------------------------------
