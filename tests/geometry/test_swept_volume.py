@@ -404,3 +404,27 @@ def test_poses_as_lists_of_transforms_and_meshes_as_a_tuple_on_a_named_device():
     p = nodes(field, lo, hi)
     np.testing.assert_allclose(field.numpy().ravel(), np.minimum(box_sdf(p, np.zeros(3), 0.5),
                                                                  box_sdf(p, np.array([1.0, 0, 0]), 0.5)), atol=2e-5)
+
+
+def test_the_kernel_function_differentiates_to_the_point_and_the_poses_in_a_user_kernel():
+    # as in Warp, a user kernel calling swept_volume_sdf has an adjoint: the distance's gradient through the closest
+    # point of the nearest pose (the array-level field runs forward only)
+    poses = along_x(0.0, 1.0, 3)
+    rng = np.random.default_rng(5)
+    points = rng.uniform(-1.5, 2.5, (40, 3)).astype(np.float32)
+    q = np.abs(points - [0.5, 0.0, 0.0]) - [1.0, 0.5, 0.5]
+    points = points[np.all(q > 0.05, axis=1) | (np.linalg.norm(np.maximum(q, 0), axis=1) > 0.1)]  # outside, clear of the surface
+    p = wp.array(points, dtype=wp.vec3, requires_grad=True)
+    t = wp.array(poses, dtype=wp.transform, requires_grad=True)
+    out = wp.zeros(len(points), dtype=float, requires_grad=True)
+    mesh = box_mesh()  # kept alive while its id is in use
+    tape = wp.Tape()
+    with tape:
+        wp.launch(sdf_at, len(points), [wp.array([mesh.id], dtype=wp.uint64), t, p, 100.0, int(Mode.NORMAL), out])
+    tape.backward(grads={out: wp.ones(len(points), dtype=float)})
+    ref = lambda x: np.min([box_sdf(x, c, 0.5) for c in poses[0, :, :3]], axis=0)  # noqa: E731
+    eps = 1e-4
+    numeric = np.stack([(ref(points + eps * e) - ref(points - eps * e)) / (2 * eps) for e in np.eye(3)], axis=1)
+    np.testing.assert_allclose(p.grad.numpy(), numeric, atol=2e-3)
+    # moving a pose by dx moves its part of the union by dx: the translations' gradients sum to minus the points'
+    np.testing.assert_allclose(t.grad.numpy()[0, :, :3].sum(axis=0), -p.grad.numpy().sum(axis=0), atol=1e-3)
