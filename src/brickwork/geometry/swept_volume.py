@@ -48,7 +48,8 @@ def swept_volume_sdf(point: wp.vec3, mesh_ids: wp.array(dtype=wp.uint64), transf
 
     ``max_dist`` bounds each closest-point search; a point with no surface within it gets ``max_dist``, whether it
     lies outside or deep inside, so pass a bound that spans the region of interest. ``sign_mode`` is a
-    :class:`SweptVolumeSignMode` value. Callable from user kernels; not differentiable."""
+    :class:`SweptVolumeSignMode` value. Callable from user kernels; there, as in Warp, a ``wp.Tape`` carries
+    the distance's gradient (through the closest point of the nearest pose) to the point and the poses."""
     best = max_dist
     for m in range(mesh_ids.shape[0]):
         mesh = mesh_ids[m]
