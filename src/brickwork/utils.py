@@ -305,12 +305,27 @@ def radix_sort_pairs(keys: array, values: array, count: int, begin_bit: int = 0,
         raise RuntimeError("Keys and values array storage must be large enough to contain 2*count elements")
     if count == 0:
         return
-    key_data, value_data = _flat(_host(keys), keys), _flat(_host(values), values)
-    order = _stable_order(key_data[:count], int(begin_bit), int(end))
-    # both are read before either is written: keys and values may be one array
-    sorted_keys, sorted_values = key_data[:count][order], value_data[:count][order]
-    _store_prefix(keys, sorted_keys)
-    _store_prefix(values, sorted_values)
+    from .runtime import device_pairs
+
+    raw_keys, raw_values = _raw(keys, count), _raw(values, count)
+    device_pairs.sort_pairs(raw_keys, raw_values, count, _key_kind(keys.dtype), int(begin_bit), int(end), keys.device,
+                            _launcher(keys.device), _gpu_algorithm(keys.device))
+
+
+def _raw(a: array, count: int) -> array:
+    """The first ``count`` elements of contiguous ``a`` (4 or 8 bytes each) as their raw bits, uint32 or uint64:
+    a view."""
+    comp, trailing = element_layout(a.dtype)
+    size = comp.itemsize * int(np.prod(trailing, dtype=np.int64))
+    return a.flatten()[:count].view(uint32 if size == 4 else uint64)
+
+
+def _key_kind(dtype) -> int:
+    from .runtime import device_pairs
+
+    if dtype in _REAL:
+        return device_pairs.FLOAT
+    return device_pairs.SIGNED if dtype in (int32, int64) else device_pairs.UNSIGNED
 
 
 def segmented_sort_pairs(keys: array, values: array, count: int, segment_start_indices: array,
@@ -350,36 +365,46 @@ def segmented_sort_pairs(keys: array, values: array, count: int, segment_start_i
             raise RuntimeError(f"{name} must be one-dimensional, got shape {s.shape}")
     for name, a in [("keys", keys), ("values", values)] + segments:
         _require_contiguous(func, name, a)
+    from .runtime import device_pairs
+
+    device, launch = keys.device, _launcher(keys.device)
+    starts = segment_start_indices
+    if segment_end_indices is None:
+        ends = array(shape=(0,), dtype=int32, device=device)  # the next start ends a segment
+    else:
+        ends = segment_end_indices
+        if len(starts) != len(ends):
+            raise RuntimeError(f"segment_start_indices and segment_end_indices must have the same size "
+                               f"({len(starts)} vs {len(ends)})")
+    bad = device_pairs.first_bad_segment(starts, ends, count, device, launch)
+    if bad >= 0:
+        # the two numbers of the message, read on a refusal only
+        last_of, at = (ends, bad) if segment_end_indices is not None else (starts, bad + 1)
+        first, last = int(starts[bad:bad + 1].numpy()[0]), int(last_of[at:at + 1].numpy()[0])
+        raise ValueError(f"Invalid segment range at index {bad}: [{first}, {last}) for count {count}")
+    segments = len(starts) if segment_end_indices is not None else len(starts) - 1
+    if count == 0 or segments <= 0:
+        return
+    raw_keys, raw_values = _raw(keys, count), _raw(values, count)
+    if not device_pairs.segmented_sort_pairs(raw_keys, raw_values, count, _key_kind(keys.dtype), starts, ends,
+                                             device, launch, _gpu_algorithm(device)):
+        _sort_overlapping_segments(keys, values, count, segment_start_indices, segment_end_indices)
+
+
+def _sort_overlapping_segments(keys, values, count, segment_start_indices, segment_end_indices) -> None:
+    """Overlapping segments (which Warp leaves undefined) sort one after the other in the order given, on the
+    host: one sort by (segment, key) cannot."""
     starts = _host(segment_start_indices).astype(np.int64)
     if segment_end_indices is None:
         starts, ends = starts[:-1], starts[1:]
     else:
         ends = _host(segment_end_indices).astype(np.int64)
-        if len(starts) != len(ends):
-            raise RuntimeError(f"segment_start_indices and segment_end_indices must have the same size "
-                               f"({len(starts)} vs {len(ends)})")
-    bad = np.flatnonzero(~((starts >= 0) & (starts <= ends) & (ends <= count)))
-    if len(bad):
-        i = int(bad[0])
-        raise ValueError(f"Invalid segment range at index {i}: [{starts[i]}, {ends[i]}) for count {count}")
-    if count == 0 or not len(starts):
-        return
     key_data = _flat(_host(keys), keys)[:count].copy()
     value_data = _flat(_host(values), values)[:count].copy()
-    by_start = np.argsort(starts, kind="stable")
-    first, last = starts[by_start], ends[by_start]
-    if np.all(last[:-1] <= first[1:]):  # disjoint segments: one sort by (segment, key) sorts them all
-        lengths = last - first
-        segment = np.repeat(np.arange(len(first)), lengths)
-        at = np.repeat(first - (np.cumsum(lengths) - lengths), lengths) + np.arange(int(lengths.sum()))
-        order = np.lexsort((_sortable_bits(key_data[at]), segment))  # stable, as each segment's own sort
-        key_data[at] = key_data[at][order]
-        value_data[at] = value_data[at][order]
-    else:  # overlapping segments: sorted one after the other, in the order given
-        for s, e in zip(starts, ends):
-            order = _stable_order(key_data[s:e])
-            key_data[s:e] = key_data[s:e][order]
-            value_data[s:e] = value_data[s:e][order]
+    for s, e in zip(starts, ends):
+        order = _stable_order(key_data[s:e])
+        key_data[s:e] = key_data[s:e][order]
+        value_data[s:e] = value_data[s:e][order]
     _store_prefix(keys, key_data)
     _store_prefix(values, value_data)
 

@@ -1,0 +1,198 @@
+"""Stable sorts of key-value pairs on the arrays' device: ``brickwork.utils.radix_sort_pairs`` and
+``segmented_sort_pairs``.
+
+A kernel maps each key (its raw bits: 4-byte keys as uint32, 8-byte as uint64) to an order-preserving unsigned
+pattern (signed integers: the sign bit flipped; floats: all bits flipped when negative, the sign bit otherwise,
+so ``-0.0 < 0.0`` and NaN after infinity), keeps bits ``[begin, end)`` of it and splits it into one or two int32
+words. The positions are sorted by those words with ``device_sort`` (8-bit digits, parallel scans; a GPU's and
+the cuda-emulation target's) or ``counting_sort`` (16-bit digits, a chunk per CPU thread; the CPU's), both
+stable, and keys and values are then gathered in that order (through scratch arrays: keys and values may be
+one array).
+
+Segments sort as one sort by ``(label, key)``: each position in a segment is labelled with the segment's start,
+each other position with itself. Disjoint segments are contiguous runs of one label ordered by their starts,
+so the sort keeps each segment in its range and leaves the other positions in place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..builtins.functions import FUNCTIONS as _FUNCTIONS
+from ..lang.kernel import kernel
+from ..types.arrays import array, empty
+from ..types.scalars import int32, uint32, uint64
+from . import counting_sort, device_sort
+
+_tid = _FUNCTIONS["tid"]
+_atomic_add = _FUNCTIONS["atomic_add"]
+_atomic_min = _FUNCTIONS["atomic_min"]
+
+#: How the raw bits of a key order: as unsigned integers, signed integers, IEEE floats.
+UNSIGNED, SIGNED, FLOAT = 0, 1, 2
+
+
+@kernel(enable_backward=False)
+def _words32(keys: array(dtype=uint32), kind: int32, begin: int32, mask: uint32, low: array(dtype=int32)):
+    i = _tid()
+    u = keys[i]
+    sign = uint32(0x80000000)
+    if kind == SIGNED:
+        u = u ^ sign
+    elif kind == FLOAT:
+        if (u & sign) != uint32(0):
+            u = ~u
+        else:
+            u = u ^ sign
+    low[i] = int32((u >> uint32(begin)) & mask)
+
+
+@kernel(enable_backward=False)
+def _words64(keys: array(dtype=uint64), kind: int32, begin: int32, mask: uint64, low: array(dtype=int32),
+             high: array(dtype=int32)):
+    i = _tid()
+    u = keys[i]
+    sign = uint64(0x8000000000000000)
+    if kind == SIGNED:
+        u = u ^ sign
+    elif kind == FLOAT:
+        if (u & sign) != uint64(0):
+            u = ~u
+        else:
+            u = u ^ sign
+    u = (u >> uint64(begin)) & mask
+    low[i] = int32(uint32(u & uint64(0xFFFFFFFF)))
+    high[i] = int32(uint32(u >> uint64(32)))
+
+
+@kernel(enable_backward=False)
+def _gather(source: array(dtype=Any), ids: array(dtype=int32), out: array(dtype=Any)):
+    i = _tid()
+    out[i] = source[ids[i]]
+
+
+@kernel(enable_backward=False)
+def _put(source: array(dtype=Any), out: array(dtype=Any)):
+    i = _tid()
+    out[i] = source[i]
+
+
+@kernel(enable_backward=False)
+def _check_segments(starts: array(dtype=int32), ends: array(dtype=int32), count: int32, bad: array(dtype=int32)):
+    # the first range that is not 0 <= start <= end <= count (ends empty: the next start ends a segment)
+    s = _tid()
+    first = starts[s]
+    last = int32(0)
+    if ends.shape[0] > 0:
+        last = ends[s]
+    else:
+        last = starts[s + 1]
+    if first < 0 or first > last or last > count:
+        _atomic_min(bad, 0, s)
+
+
+@kernel(enable_backward=False)
+def _cover(starts: array(dtype=int32), ends: array(dtype=int32), covers: array(dtype=int32),
+           labels: array(dtype=int32)):
+    s = _tid()
+    first = starts[s]
+    last = int32(0)
+    if ends.shape[0] > 0:
+        last = ends[s]
+    else:
+        last = starts[s + 1]
+    for p in range(first, last):
+        _atomic_add(covers, p, 1)
+        labels[p] = first
+
+
+@kernel(enable_backward=False)
+def _uncovered(covers: array(dtype=int32), labels: array(dtype=int32), overlap: array(dtype=int32)):
+    # a position no segment holds is a segment of its own; one that two hold means segments overlap
+    p = _tid()
+    if covers[p] == 0:
+        labels[p] = p
+    elif covers[p] > 1:
+        overlap[0] = 1
+
+
+def _int32_work(device):
+    return lambda name, shape: empty(shape, dtype=int32, device=device)
+
+
+def _order(words: list, passes: list, n: int, device, launch, gpu: bool):
+    """The positions ``0..n-1`` in the stable order of the ``passes`` (``(word, shift)``, least significant
+    first) over int32 ``words``, as an int32 array on ``device``."""
+    ids = empty((n,), dtype=int32, device=device)
+    work = _int32_work(device)
+    if gpu:
+        plan = device_sort.GPU
+        sorted_words = [work(f"sorted{w}", (n,)) for w in range(len(words))]
+        device_sort.sort(words, [(w, shift) for w, shift in passes], n, ids, sorted_words, work, launch, plan)
+    else:
+        counting_sort.sort([(words[w], counting_sort.DIGIT, shift) for w, shift in passes], n, ids, work)
+    return ids
+
+
+def _digits(width: int, step: int) -> list:
+    return list(range(0, width, step))
+
+
+def _apply(keys, values, ids, n: int, device, launch) -> None:
+    """Gather the first ``n`` keys and values in the order ``ids`` and write them back in place."""
+    sorted_keys = empty((n,), dtype=keys.dtype, device=device)
+    sorted_values = empty((n,), dtype=values.dtype, device=device)
+    launch(_gather, n, keys, ids, sorted_keys)
+    launch(_gather, n, values, ids, sorted_values)
+    launch(_put, n, sorted_keys, keys)
+    launch(_put, n, sorted_values, values)
+
+
+def sort_pairs(keys, values, n: int, kind: int, begin: int, end: int, device, launch, gpu: bool) -> None:
+    """Sort the ``n`` raw keys (uint32 or uint64, 1-D, contiguous) stably by bits ``[begin, end)`` of their
+    order-preserving pattern, moving ``values`` (1-D, int32 or int64 raw bits) along."""
+    width = end - begin
+    if n < 2 or width == 0:
+        return  # every order is the sorted one
+    step = device_sort.GPU.bits if gpu else 16
+    low = empty((n,), dtype=int32, device=device)
+    if keys.dtype is uint32:
+        launch(_words32, n, keys, kind, begin, uint32((1 << width) - 1), low)
+        words, passes = [low], [(0, s) for s in _digits(width, step)]
+    else:
+        high = empty((n,), dtype=int32, device=device)
+        launch(_words64, n, keys, kind, begin, uint64((1 << width) - 1), low, high)
+        words = [low, high]
+        passes = [(0, s) for s in _digits(min(width, 32), step)] + [(1, s) for s in _digits(width - 32, step)]
+    _apply(keys, values, _order(words, passes, n, device, launch, gpu), n, device, launch)
+
+
+def first_bad_segment(starts, ends, count: int, device, launch) -> int:
+    """The index of the first segment whose range is not ``0 <= start <= end <= count`` (``ends`` empty: the
+    next start ends each segment), or -1; one int32 is read back."""
+    segments = starts.shape[0] if ends.shape[0] else starts.shape[0] - 1
+    if segments <= 0:
+        return -1
+    bad = array([segments], dtype=int32, device=device)
+    launch(_check_segments, segments, starts, ends, count, bad)
+    first = int(bad.numpy()[0])
+    return -1 if first == segments else first
+
+
+def segmented_sort_pairs(keys, values, n: int, kind: int, starts, ends, device, launch, gpu: bool) -> bool:
+    """Sort each segment of the first ``n`` int32-word keys (uint32 raw bits) with its values (valid ranges);
+    False (nothing changed) when segments overlap, which one sort cannot do: one int32 is read back."""
+    segments = starts.shape[0] if ends.shape[0] else starts.shape[0] - 1
+    covers = array(shape=(n,), dtype=int32, device=device)
+    labels = empty((n,), dtype=int32, device=device)
+    overlap = array(shape=(1,), dtype=int32, device=device)
+    launch(_cover, segments, starts, ends, covers, labels)
+    launch(_uncovered, n, covers, labels, overlap)
+    if int(overlap.numpy()[0]):
+        return False
+    step = device_sort.GPU.bits if gpu else 16
+    word = empty((n,), dtype=int32, device=device)
+    launch(_words32, n, keys, kind, 0, uint32(0xFFFFFFFF), word)
+    passes = [(1, s) for s in _digits(32, step)] + [(0, s) for s in _digits(max(n - 1, 1).bit_length(), step)]
+    _apply(keys, values, _order([labels, word], passes, n, device, launch, gpu), n, device, launch)
+    return True
