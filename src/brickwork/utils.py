@@ -1,9 +1,12 @@
-"""Host-side array algorithms, as Warp's ``warp.utils``: reductions, scans, sorts, run-length encoding and
-casts of whole arrays, plus ``ScopedTimer`` and ``transform_expand``.
+"""Whole-array algorithms called from Python, as Warp's ``warp.utils``: reductions, scans, sorts, run-length
+encoding and casts, plus ``ScopedTimer`` and ``transform_expand``.
 
-Each function validates its arguments first (with Warp's messages, raising before anything is written)
-and then works on the arrays' data with numpy: zero-copy views for CPU arrays, a copy to the host and
-back for CUDA arrays. Strided views are read and written in place.
+Each function validates its arguments first (with Warp's messages, raising before anything is written) and then
+launches kernels on the arrays' device (``runtime/device_scan``, ``device_reduce``, ``device_pairs``,
+``device_runs``): no array goes through the host; a single number is read back where Warp reads one (a sum's
+result, a run count, a segment check). The CPU target takes the CPU's algorithms (one sequential scan pass, a
+counting sort per thread chunk); a CUDA device and the cuda-emulation target the GPU's. Strided views are read
+in place or through a contiguous copy on their device, and written in place or through one.
 """
 
 from __future__ import annotations
@@ -71,14 +74,6 @@ def _same_device(what: str, a: array, b: array) -> None:
 def _host(a: array) -> np.ndarray:
     """The data of ``a`` (elements then component axes): a view on the CPU, a copy of device memory."""
     return np.asarray(a.numpy())
-
-
-def _store(a: array, data: np.ndarray) -> None:
-    """Write ``data`` (of ``a``'s full numpy shape) into ``a``, views included."""
-    if a.device.ordinal is None:
-        a.numpy()[...] = data
-    else:
-        a.assign(data)
 
 
 def _flat(data: np.ndarray, a: array) -> np.ndarray:
@@ -449,14 +444,20 @@ def runlength_encode(values: array, run_values: array, run_lengths: array, run_c
         raise RuntimeError(f"Unsupported data type: {type_name(values.dtype)}")
     if value_count > values.size:
         raise RuntimeError(f"value_count ({value_count}) exceeds the number of values ({values.size})")
-    data = _flat(_host(values), values)[:value_count]
-    starts = np.flatnonzero(np.concatenate([[True], data[1:] != data[:-1]])) if len(data) else np.zeros(0, int)
-    lengths = np.diff(np.append(starts, len(data)))
-    _store_prefix(run_values, data[starts])
-    _store_prefix(run_lengths, lengths.astype(np.int32))
+    from .runtime import device_flat, device_runs
+
+    device = values.device
+    value_count = int(value_count)
+    outputs = [device_flat.Output(run_values), device_flat.Output(run_lengths)]
+    counted = device_flat.Output(run_count) if run_count is not None else None
+    none = array(shape=(0,), dtype=int32, device=device)
+    segment = 256 if _gpu_algorithm(device) else max(value_count + 1, 2)
+    runs = device_runs.encode(device_flat.elements(values), value_count, outputs[0].target, outputs[1].target,
+                              none if counted is None else counted.target, device, _launcher(device), segment)
+    for output in outputs + ([counted] if counted else []):
+        output.finish()
     if run_count is None:
-        return len(starts)
-    _store_prefix(run_count, np.array([len(starts)], dtype=np.int32))
+        return int(runs.numpy()[0])  # the run count, read back as Warp does
     return run_count
 
 
@@ -495,16 +496,16 @@ def array_cast(in_array: array, out_array: array, count: int | None = None) -> N
                            f"({out_array.size})")
     if n == 0:
         return
-    source = _flat(_host(in_array), in_array)[:n].reshape(-1)
-    with np.errstate(invalid="ignore", over="ignore"):
-        converted = source.astype(out_comp)
-    if in_per == out_per:
-        _store_prefix(out_array, converted.reshape((n,) + out_trailing))
-        return
-    target = _flat(_host(out_array), out_array).reshape(-1).copy()
-    target[:scalars] = converted
-    whole = -(-scalars // out_per)  # the output elements the components reach
-    _store_prefix(out_array, target[: whole * out_per].reshape((whole,) + out_trailing))
+    from .runtime import device_flat, device_runs
+
+    launch = _launcher(in_array.device)
+    if _scalar_type(in_array.dtype) is None:  # structs (of one dtype): copied element by element
+        target = device_flat.Output(out_array)
+        device_runs.copy(device_flat.elements(in_array), target.target, n, launch)
+    else:
+        target = device_flat.Output(out_array, as_scalars=True)
+        device_runs.convert(device_flat.scalars(in_array), target.target, scalars, launch)
+    target.finish()
 
 
 # -- transforms and timing ------------------------------------------------------------------------------------

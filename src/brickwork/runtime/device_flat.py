@@ -30,12 +30,13 @@ def scalars(a: array) -> array:
 
 class Output:
     """Where a device algorithm writes ``a``: ``target`` (1-D elements, or scalars with ``as_scalars``) is ``a``
-    itself or a view of it, or a contiguous scratch array that ``finish()`` copies into ``a``."""
+    itself or a view of it, or a contiguous copy of ``a`` (so that what is not written stays) that ``finish()``
+    copies back into ``a``."""
 
     def __init__(self, a: array, as_scalars: bool = False):
         self.a = a
         direct = a.is_contiguous or (a.ndim == 1 and not as_scalars)
-        self.scratch = None if direct else empty(a.shape, dtype=a.dtype, device=a.device)
+        self.scratch = None if direct else a.contiguous()
         source = a if direct else self.scratch
         self.target = scalars(source) if as_scalars else elements(source)
 
