@@ -18,7 +18,7 @@ import numpy as np
 
 from .device import synchronize
 from .lang.function_from_python import create_warp_function
-from .types.arrays import array, element_layout, type_name
+from .types.arrays import array, element_layout, empty, type_name
 from .types.composite import is_composite_type, is_vector_type, transformation, vector
 from .types.scalars import float32, float64, int32, int64, is_scalar_type, uint32, uint64
 
@@ -144,7 +144,7 @@ def _reduce(func: str, arrays: list[array], combine, out, count, axis, result_dt
     result = out
     if out is None:
         shape = (1,) if axis is None else out_shape
-        result = array(shape=shape, dtype=result_dtype, device=a.device)
+        result = empty(shape, dtype=result_dtype, device=a.device)  # every element is written
     target = device_flat.Output(result, as_scalars=True)
     data = [device_flat.scalars(x) for x in arrays]
     other = data[1] if len(data) == 2 else array(shape=(0,), dtype=data[0].dtype, device=a.device)
@@ -227,7 +227,7 @@ def array_scan(in_array: array, out_array: array, inclusive: bool = True) -> Non
     source = device_flat.elements(in_array)
     target = device_flat.Output(out_array)
     zero = wide(0) if is_scalar_type(wide) else wide()
-    device_scan.scan(source, target.target, n, zero, lambda name, shape: array(shape=shape, dtype=wide, device=device),
+    device_scan.scan(source, target.target, n, zero, lambda name, shape: empty(shape, dtype=wide, device=device),
                      _launcher(device), segment, inclusive=bool(inclusive))
     target.finish()
 
@@ -300,19 +300,11 @@ def radix_sort_pairs(keys: array, values: array, count: int, begin_bit: int = 0,
         raise RuntimeError("Keys and values array storage must be large enough to contain 2*count elements")
     if count == 0:
         return
-    from .runtime import device_pairs
+    from .runtime import device_flat, device_pairs
 
-    raw_keys, raw_values = _raw(keys, count), _raw(values, count)
+    raw_keys, raw_values = device_flat.bits(keys), device_flat.bits(values)  # the first count are sorted
     device_pairs.sort_pairs(raw_keys, raw_values, count, _key_kind(keys.dtype), int(begin_bit), int(end), keys.device,
                             _launcher(keys.device), _gpu_algorithm(keys.device))
-
-
-def _raw(a: array, count: int) -> array:
-    """The first ``count`` elements of contiguous ``a`` (4 or 8 bytes each) as their raw bits, uint32 or uint64:
-    a view."""
-    comp, trailing = element_layout(a.dtype)
-    size = comp.itemsize * int(np.prod(trailing, dtype=np.int64))
-    return a.flatten()[:count].view(uint32 if size == 4 else uint64)
 
 
 def _key_kind(dtype) -> int:
@@ -360,7 +352,7 @@ def segmented_sort_pairs(keys: array, values: array, count: int, segment_start_i
             raise RuntimeError(f"{name} must be one-dimensional, got shape {s.shape}")
     for name, a in [("keys", keys), ("values", values)] + segments:
         _require_contiguous(func, name, a)
-    from .runtime import device_pairs
+    from .runtime import device_flat, device_pairs
 
     device, launch = keys.device, _launcher(keys.device)
     starts = segment_start_indices
@@ -371,16 +363,13 @@ def segmented_sort_pairs(keys: array, values: array, count: int, segment_start_i
         if len(starts) != len(ends):
             raise RuntimeError(f"segment_start_indices and segment_end_indices must have the same size "
                                f"({len(starts)} vs {len(ends)})")
-    bad = device_pairs.first_bad_segment(starts, ends, count, device, launch)
+    bad, first, last = device_pairs.first_bad_segment(starts, ends, count, device, launch)
     if bad >= 0:
-        # the two numbers of the message, read on a refusal only
-        last_of, at = (ends, bad) if segment_end_indices is not None else (starts, bad + 1)
-        first, last = int(starts[bad:bad + 1].numpy()[0]), int(last_of[at:at + 1].numpy()[0])
         raise ValueError(f"Invalid segment range at index {bad}: [{first}, {last}) for count {count}")
     segments = len(starts) if segment_end_indices is not None else len(starts) - 1
     if count == 0 or segments <= 0:
         return
-    raw_keys, raw_values = _raw(keys, count), _raw(values, count)
+    raw_keys, raw_values = device_flat.bits(keys), device_flat.bits(values)  # the first count are sorted
     if not device_pairs.segmented_sort_pairs(raw_keys, raw_values, count, _key_kind(keys.dtype), starts, ends,
                                              device, launch, _gpu_algorithm(device)):
         _sort_overlapping_segments(keys, values, count, segment_start_indices, segment_end_indices)
@@ -450,14 +439,14 @@ def runlength_encode(values: array, run_values: array, run_lengths: array, run_c
     value_count = int(value_count)
     outputs = [device_flat.Output(run_values), device_flat.Output(run_lengths)]
     counted = device_flat.Output(run_count) if run_count is not None else None
-    none = array(shape=(0,), dtype=int32, device=device)
+    count_target = empty((1,), dtype=int32, device=device) if counted is None else counted.target
     segment = 256 if _gpu_algorithm(device) else max(value_count + 1, 2)
-    runs = device_runs.encode(device_flat.elements(values), value_count, outputs[0].target, outputs[1].target,
-                              none if counted is None else counted.target, device, _launcher(device), segment)
+    device_runs.encode(device_flat.elements(values), value_count, outputs[0].target, outputs[1].target,
+                       count_target, device, _launcher(device), segment)
     for output in outputs + ([counted] if counted else []):
         output.finish()
     if run_count is None:
-        return int(runs.numpy()[0])  # the run count, read back as Warp does
+        return int(count_target.numpy()[0])  # the run count, read back as Warp does
     return run_count
 
 

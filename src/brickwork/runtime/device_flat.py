@@ -1,11 +1,28 @@
 """Arrays of any shape and strides seen as the 1-D arrays the device algorithms (scans, reductions, sorts) work
 on, without leaving the arrays' device: a view where the strides allow one, else a contiguous copy on the device
-(and, for an output, a copy back into the original once written)."""
+(and, for an output, a copy back into the original once written). CUDA arrays are contiguous; their views of
+other element types are made on the device memory (numpy views of a CPU array's data)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..types.arrays import array, element_layout, empty
 from ..types.composite import is_composite_type
+from ..types.scalars import uint32, uint64
+
+
+def _reinterpret(a: array, dtype, size: int) -> array:
+    """Contiguous ``a``'s memory as a 1-D array of ``size`` elements of ``dtype`` (zero-copy)."""
+    if size == 0:
+        return empty((0,), dtype=dtype, device=a.device)
+    if a.device.is_cpu:
+        flat = a.flatten()
+        return flat.view(dtype).reshape((size,)) if flat.dtype is not dtype else flat
+    from ..types.device_import import view
+
+    comp = np.dtype(element_layout(dtype)[0])
+    return view(a.ptr, (size,) + element_layout(dtype)[1], comp, dtype, a.device.ordinal, a, "a device view")
 
 
 def elements(a: array) -> array:
@@ -22,10 +39,16 @@ def scalars(a: array) -> array:
     per = 1
     for extent in element_layout(a.dtype)[1]:
         per *= extent
-    if a.size == 0:
-        return empty((0,), dtype=scalar, device=a.device)
-    flat = a.contiguous().flatten()
-    return flat if scalar is a.dtype else flat.view(scalar).reshape((a.size * per,))
+    return _reinterpret(a.contiguous(), scalar, a.size * per)
+
+
+def bits(a: array) -> array:
+    """The raw bits of contiguous ``a``'s elements (4 or 8 bytes each) as a 1-D uint32 or uint64 array."""
+    comp, trailing = element_layout(a.dtype)
+    size = comp.itemsize
+    for extent in trailing:
+        size *= extent
+    return _reinterpret(a, uint32 if size == 4 else uint64, a.size)
 
 
 class Output:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..builtins.functions import FUNCTIONS as _FUNCTIONS
+from ..lang.function import func
 from ..lang.kernel import kernel
 from ..types.arrays import array, empty
 from ..types.scalars import int32, uint32, uint64
@@ -77,18 +78,36 @@ def _put(source: array(dtype=Any), out: array(dtype=Any)):
     out[i] = source[i]
 
 
+@func
+def _segment_end(starts: array(dtype=int32), ends: array(dtype=int32), s: int32):
+    # without ends, the next start ends a segment
+    if ends.shape[0] > 0:
+        return ends[s]
+    return starts[s + 1]
+
+
 @kernel(enable_backward=False)
 def _check_segments(starts: array(dtype=int32), ends: array(dtype=int32), count: int32, bad: array(dtype=int32)):
-    # the first range that is not 0 <= start <= end <= count (ends empty: the next start ends a segment)
+    # the first range that is not 0 <= start <= end <= count
     s = _tid()
     first = starts[s]
-    last = int32(0)
-    if ends.shape[0] > 0:
-        last = ends[s]
-    else:
-        last = starts[s + 1]
+    last = _segment_end(starts, ends, s)
     if first < 0 or first > last or last > count:
         _atomic_min(bad, 0, s)
+
+
+@kernel(enable_backward=False)
+def _describe(starts: array(dtype=int32), ends: array(dtype=int32), segments: int32, bad: array(dtype=int32)):
+    # the first bad segment's range, next to its index (nothing when none is bad)
+    s = bad[0]
+    if s < segments:
+        bad[1] = starts[s]
+        bad[2] = _segment_end(starts, ends, s)
+
+
+@kernel(enable_backward=False)
+def _fill(a: array(dtype=int32), value: int32):
+    a[_tid()] = value
 
 
 @kernel(enable_backward=False)
@@ -96,12 +115,7 @@ def _cover(starts: array(dtype=int32), ends: array(dtype=int32), covers: array(d
            labels: array(dtype=int32)):
     s = _tid()
     first = starts[s]
-    last = int32(0)
-    if ends.shape[0] > 0:
-        last = ends[s]
-    else:
-        last = starts[s + 1]
-    for p in range(first, last):
+    for p in range(first, _segment_end(starts, ends, s)):
         _atomic_add(covers, p, 1)
         labels[p] = first
 
@@ -167,25 +181,27 @@ def sort_pairs(keys, values, n: int, kind: int, begin: int, end: int, device, la
     _apply(keys, values, _order(words, passes, n, device, launch, gpu), n, device, launch)
 
 
-def first_bad_segment(starts, ends, count: int, device, launch) -> int:
-    """The index of the first segment whose range is not ``0 <= start <= end <= count`` (``ends`` empty: the
-    next start ends each segment), or -1; one int32 is read back."""
+def first_bad_segment(starts, ends, count: int, device, launch) -> tuple:
+    """``(index, start, end)`` of the first segment whose range is not ``0 <= start <= end <= count`` (``ends``
+    empty: the next start ends each segment), or ``(-1, 0, 0)``; three int32 are read back."""
     segments = starts.shape[0] if ends.shape[0] else starts.shape[0] - 1
     if segments <= 0:
-        return -1
-    bad = array([segments], dtype=int32, device=device)
+        return -1, 0, 0
+    bad = empty((3,), dtype=int32, device=device)
+    launch(_fill, 3, bad, segments)
     launch(_check_segments, segments, starts, ends, count, bad)
-    first = int(bad.numpy()[0])
-    return -1 if first == segments else first
+    launch(_describe, 1, starts, ends, segments, bad)
+    index, first, last = (int(x) for x in bad.numpy())
+    return (-1, 0, 0) if index == segments else (index, first, last)
 
 
 def segmented_sort_pairs(keys, values, n: int, kind: int, starts, ends, device, launch, gpu: bool) -> bool:
     """Sort each segment of the first ``n`` int32-word keys (uint32 raw bits) with its values (valid ranges);
     False (nothing changed) when segments overlap, which one sort cannot do: one int32 is read back."""
     segments = starts.shape[0] if ends.shape[0] else starts.shape[0] - 1
-    covers = array(shape=(n,), dtype=int32, device=device)
-    labels = empty((n,), dtype=int32, device=device)
-    overlap = array(shape=(1,), dtype=int32, device=device)
+    covers, labels, overlap = (empty((size,), dtype=int32, device=device) for size in (n, n, 1))
+    launch(_fill, n, covers, 0)
+    launch(_fill, 1, overlap, 0)
     launch(_cover, segments, starts, ends, covers, labels)
     launch(_uncovered, n, covers, labels, overlap)
     if int(overlap.numpy()[0]):

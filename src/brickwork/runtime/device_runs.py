@@ -51,7 +51,7 @@ def _lengths(index: array(dtype=int32), n: int32, starts: array(dtype=int32), ru
     r = _tid()
     if r < index[n]:
         run_lengths[r] = starts[r + 1] - starts[r]
-    if r == 0 and run_count.shape[0] > 0:
+    if r == 0:
         run_count[0] = index[n]
 
 
@@ -67,20 +67,17 @@ def _copy(source: array(dtype=Any), out: array(dtype=Any)):
     out[i] = source[i]
 
 
-def encode(values, n: int, run_values, run_lengths, run_count, device, launch, segment: int):
-    """Write the runs of the first ``n`` of ``values`` (1-D int32 arrays) and, when ``run_count`` is not empty,
-    their count into ``run_count[0]``; returns the 1-entry array that holds the count."""
+def encode(values, n: int, run_values, run_lengths, run_count, device, launch, segment: int) -> None:
+    """Write the runs of the first ``n`` of ``values`` (1-D int32 arrays) and their count into ``run_count[0]``
+    (``segment``: the scan's elements per thread)."""
     index = empty((n + 1,), dtype=int32, device=device)
     launch(_heads, n + 1, values, n, index)
     device_scan.scan(index, index, n + 1, int32(0), lambda name, shape: empty(shape, dtype=int32, device=device),
                      launch, segment)
+    starts = empty((n + 1,), dtype=int32, device=device)
     if n:
-        starts = empty((n + 1,), dtype=int32, device=device)
         launch(_starts, n, values, n, index, run_values, starts)
-        launch(_lengths, n, index, n, starts, run_lengths, run_count)
-    elif run_count.shape[0] > 0:
-        launch(_lengths, 1, index, n, index, run_lengths, run_count)  # no run: only the count (0) is written
-    return index[n:]
+    launch(_lengths, max(n, 1), index, n, starts, run_lengths, run_count)  # n == 0: only the count (0)
 
 
 def convert(source, out, n: int, launch) -> None:
