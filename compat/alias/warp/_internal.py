@@ -30,6 +30,8 @@ class Placeholder:
         raise WarpInternalUsed(self._qualname)
 
     __call__ = __iter__ = __len__ = __getitem__ = __setitem__ = __delitem__ = __enter__ = _refuse
+    # numpy.asarray() of an internal table, int() or float() of an internal constant
+    __array__ = __int__ = __float__ = __index__ = _refuse
 
     @property
     def __signature__(self):  # inspect.signature() of a Warp library function uses Warp's implementation
