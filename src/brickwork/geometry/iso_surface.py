@@ -12,7 +12,9 @@ vec3, float32 = wp.vec3, wp.float32
 
 def validate_field(field) -> None:
     """Refuse a field that is not a 3-D float32 array of at least two nodes on every axis (one cell)."""
-    shape = tuple(getattr(field, "shape", ()))
+    if not isinstance(field, wp.array):  # numpy's arrays have a shape, a dtype and a device too
+        raise TypeError(f"Expected a float32 array for 'field', but got {type(field).__name__}.")
+    shape = tuple(field.shape)
     if len(shape) != 3:
         raise ValueError(f"Expected a 3D array for 'field', but got an array with shape {shape}.")
     if any(n < 2 for n in shape):
@@ -22,6 +24,17 @@ def validate_field(field) -> None:
         )
     if field.dtype != float32:
         raise TypeError(f"Expected a dtype of wp.float32 for 'field', but got {field.dtype}.")
+
+
+def check_bounds(name: str, value) -> None:
+    """Refuse a bound that is neither None nor three numbers (before anything is stored or run)."""
+    if value is None:
+        return
+    try:
+        vec3(*value)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"Expected '{name}' to be a vec3 or a sequence of 3 numbers, but got {value!r} "
+                         f"({error}).") from None
 
 
 def resolve_domain_bounds(shape, lower, upper) -> tuple[vec3, vec3]:

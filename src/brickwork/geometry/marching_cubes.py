@@ -22,7 +22,7 @@ import warnings
 from ..utils import array_scan
 from . import marching_cubes_tables as tables
 from ._wp import wp
-from .iso_surface import IsoSurfaceBase, resolve_domain_bounds, validate_field
+from .iso_surface import IsoSurfaceBase, check_bounds, resolve_domain_bounds, validate_field
 
 vec3 = wp.vec3
 
@@ -135,20 +135,7 @@ def _scan_total(counts, device):
     return ends, int(ends[-1:].numpy()[0])
 
 
-def _check_bounds(name: str, value):
-    """Refuse a bound that is neither None nor three numbers (before anything is stored or run)."""
-    if value is None:
-        return
-    try:
-        vec3(*value)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"Expected '{name}' to be a vec3 or a sequence of 3 numbers, but got {value!r} "
-                         f"({error}).") from None
-
-
 def _check_field(field) -> None:
-    if not isinstance(field, wp.array):  # numpy's arrays have a shape and a device too
-        raise TypeError(f"Expected a float32 array for 'field', but got {type(field).__name__}.")
     validate_field(field)
     nx, ny, nz = field.shape
     if 3 * nx * ny * nz > _MAX_EDGES:
@@ -218,8 +205,8 @@ class IsoSurfaceMarchingCubes(IsoSurfaceBase):
                  domain_bounds_upper_corner=_UNSET):
         lower = _legacy_bound("lower", lower, "domain_bounds_lower_corner", domain_bounds_lower_corner)
         upper = _legacy_bound("upper", upper, "domain_bounds_upper_corner", domain_bounds_upper_corner)
-        _check_bounds("lower", lower)
-        _check_bounds("upper", upper)
+        check_bounds("lower", lower)
+        check_bounds("upper", upper)
         super().__init__(nx, ny, nz, lower=lower, upper=upper)
 
     @property
@@ -231,7 +218,7 @@ class IsoSurfaceMarchingCubes(IsoSurfaceBase):
     @domain_bounds_lower_corner.setter
     def domain_bounds_lower_corner(self, value):
         _warn_bound_attribute("domain_bounds_lower_corner", "lower")
-        _check_bounds("domain_bounds_lower_corner", value)
+        check_bounds("domain_bounds_lower_corner", value)
         self.lower = value
 
     @property
@@ -243,7 +230,7 @@ class IsoSurfaceMarchingCubes(IsoSurfaceBase):
     @domain_bounds_upper_corner.setter
     def domain_bounds_upper_corner(self, value):
         _warn_bound_attribute("domain_bounds_upper_corner", "upper")
-        _check_bounds("domain_bounds_upper_corner", value)
+        check_bounds("domain_bounds_upper_corner", value)
         self.upper = value
 
     def surface(self, field, threshold: float) -> None:
@@ -264,8 +251,8 @@ class IsoSurfaceMarchingCubes(IsoSurfaceBase):
         or has an axis of fewer than two nodes is a ValueError, one of another dtype a TypeError.
         """
         _check_field(field)
-        _check_bounds("lower", lower)
-        _check_bounds("upper", upper)
+        check_bounds("lower", lower)
+        check_bounds("upper", upper)
         lower, delta = resolve_domain_bounds(field.shape, lower, upper)
         threshold = float(threshold)
         device = field.device

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from ..utils import array_scan
 from ._wp import wp
-from .iso_surface import IsoSurfaceBase, resolve_domain_bounds, validate_field
-from .marching_cubes import _check_bounds  # the extractors' shared check of lower/upper
+from .iso_surface import IsoSurfaceBase, check_bounds, resolve_domain_bounds, validate_field
 from .surface_nets_tables import device_tables
 
 TOPOLOGIES = ("triangle", "quad")
@@ -338,8 +337,8 @@ class IsoSurfaceNets(IsoSurfaceBase):
 
     def __init__(self, nx: int, ny: int, nz: int, *, lower=None, upper=None, topology: str = "triangle"):
         validate_topology(topology)
-        _check_bounds("lower", lower)
-        _check_bounds("upper", upper)
+        check_bounds("lower", lower)
+        check_bounds("upper", upper)
         super().__init__(nx, ny, nz, lower=lower, upper=upper)
         self.topology = topology
 
@@ -360,11 +359,9 @@ class IsoSurfaceNets(IsoSurfaceBase):
         bound that is not three numbers and an unknown ``topology`` raise ``ValueError``; a field that is not
         a brickwork float32 array ``TypeError``.
         """
-        if not isinstance(field, wp.array):  # a numpy array has a shape and a dtype too
-            raise TypeError(f"Expected a float32 array for 'field', but got {type(field).__name__}.")
         validate_field(field)
         validate_topology(topology)
-        _check_bounds("lower", lower)
-        _check_bounds("upper", upper)
+        check_bounds("lower", lower)
+        check_bounds("upper", upper)
         low, spacing = resolve_domain_bounds(field.shape, lower, upper)
         return surface_nets(field, float(threshold), low, spacing, topology)
