@@ -42,6 +42,9 @@ def _partials(a: array(dtype=Any), b: array(dtype=Any), length: int32, count: in
     partials[t] = total
 
 
+_partials.work_per_item = CHUNK  # a thread sums a chunk: the CPU runs a launch in parallel as CHUNK items would
+
+
 @kernel(enable_backward=False)
 def _totals(partials: array(dtype=float64), chunks: int32, out: array(dtype=Any)):
     row = _tid()
