@@ -162,7 +162,7 @@ def test_a_device_trees_refit_runs_on_the_device_without_a_copy_through_the_host
         assert [bvh.id, mesh.id] == ids
         descriptor = fake.memory[max(b for b in fake.memory if b <= mesh.id)]
         offset = mesh.id - max(b for b in fake.memory if b <= mesh.id)
-        stored = np.frombuffer(bytes(descriptor[offset:offset + 144]), mesh._storage.descriptor.dtype)[0]
+        stored = np.frombuffer(bytes(descriptor[offset:offset + 152]), mesh._storage.descriptor.dtype)[0]
         assert stored["points"] == mesh.points.ptr
 
 

@@ -119,7 +119,7 @@ def test_setting_the_points_moves_the_gradient_to_the_new_points():
     moved = points * 1.5
     new = wp.array(moved, dtype=wp.vec3, requires_grad=True)
     mesh.points = new
-    assert DESCRIPTOR.itemsize == 144 and mesh._storage.descriptor["points_grad"][0] == new.grad.ptr
+    assert DESCRIPTOR.itemsize == 152 and mesh._storage.descriptor["points_grad"][0] == new.grad.ptr
     _area_launch(mesh, w_np)
     np.testing.assert_array_equal(old.grad.numpy(), 0.0)
     np.testing.assert_allclose(new.grad.numpy(), _area_gradients(moved, tris, w_np), rtol=1e-4, atol=1e-5)

@@ -374,8 +374,12 @@ BUILTIN_DOCS.update({
                                      "those tied at an edge or vertex, the one whose plane the point is farthest "
                                      "from)."),
     "mesh_query_point_sign_winding_number": ("id, point, max_dist, accuracy, threshold",
-                                             "The closest point; inside (-1) where the exact winding number "
-                                             "exceeds ``threshold`` (``accuracy`` is accepted and unused)."),
+                                             "The closest point; inside (-1) where the winding number exceeds "
+                                             "``threshold``. On a mesh built with "
+                                             "``support_winding_number=True`` the fast winding number: a tree "
+                                             "node's second-order expansion is taken where the point is farther "
+                                             "than ``accuracy`` (2.0) times its radius; without it, as "
+                                             "``mesh_query_point`` (rays), as in Warp."),
     "mesh_query_point_sign_parity": ("id, point, max_dist, n_sample, perturbation_scale",
                                      "The closest point; the sign by the parity of the crossings of three "
                                      "skewed rays (majority vote)."),

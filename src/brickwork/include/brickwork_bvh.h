@@ -38,7 +38,7 @@ struct bvh_data {
     int32_t unused;
 };
 
-// The layout runtime/mesh.py writes (144 bytes).
+// The layout runtime/mesh.py writes (152 bytes).
 struct mesh_data {
     bvh_data bvh;  // over the triangles' bounds
     const float* points;      // 3 floats per point
@@ -48,6 +48,7 @@ struct mesh_data {
     int32_t num_tris;
     float* points_grad;      // the gradients of points and velocities (mesh_get's backward pass), or null
     float* velocities_grad;
+    const float* winding;    // per node, the moments of runtime/mesh_winding.py (WINDING_RECORD floats), or null
 };
 
 // A mesh's sphere query (BVH_QUERY_MESH_SPHERE) keeps, of the triangles whose bounds meet the sphere, those
@@ -534,22 +535,94 @@ BW_INLINE float orientation_sign(const mesh_data* m, const float* p) {
     return inside >= 2 ? -1.0f : 1.0f;
 }
 
-// The generalized winding number of the mesh at p: the sum of its triangles' signed solid angles / 4 pi.
-BW_INLINE float winding_number(const mesh_data* m, const float* p) {
-    double total = 0.0;
-    float ta[3], tb[3], tc[3], a[3], b[3], c[3], bc[3];
-    for (int32_t f = 0; f < m->num_tris; ++f) {
-        triangle(m, f, ta, tb, tc);
-        sub(ta, p, a);
-        sub(tb, p, b);
-        sub(tc, p, c);
-        const float la = sqrt_(dot(a, a)), lb = sqrt_(dot(b, b)), lc = sqrt_(dot(c, c));
-        cross(b, c, bc);
-        const double num = dot(a, bc);
-        const double den = (double)la * lb * lc + dot(a, b) * (double)lc + dot(b, c) * (double)la + dot(c, a) * (double)lb;
-        total += 2.0 * BW_MATH(atan2)(num, den);
+// The signed solid angle of triangle (ta, tb, tc) seen from p (positive where p sees its back), by Van
+// Oosterom and Strackee's formula over the unit vectors towards the corners (no overflow far away); 0 from a
+// corner.
+BW_INLINE float solid_angle(const float* p, const float* ta, const float* tb, const float* tc) {
+    float a[3], b[3], c[3], bc[3];
+    sub(ta, p, a);
+    sub(tb, p, b);
+    sub(tc, p, c);
+    const float la = sqrt_(dot(a, a)), lb = sqrt_(dot(b, b)), lc = sqrt_(dot(c, c));
+    if (la == 0.0f || lb == 0.0f || lc == 0.0f) return 0.0f;
+    for (int k = 0; k < 3; ++k) {
+        a[k] /= la;
+        b[k] /= lb;
+        c[k] /= lc;
     }
-    return (float)(total / (4.0 * 3.14159265358979323846));
+    cross(b, c, bc);
+    const float num = dot(a, bc);
+    if (num == 0.0f) return 0.0f;
+    return 2.0f * BW_MATH(atan2f)(num, 1.0f + dot(a, b) + dot(b, c) + dot(c, a));
+}
+
+enum { WINDING_RECORD = 36 };  // runtime/mesh_winding.py's node record: c, r2, N, area, N_ij, N_ijk (symmetric jk)
+
+// The solid angle of a node's triangles seen from p by their moments' expansion about the node's centre c
+// (orders 0 to 2 of the Taylor series of (x - p) / |x - p|^3 in x - c), if p is farther from c than sqrt(scale)
+// times the node's radius and the result is finite; false: the caller descends.
+BW_INLINE bool far_solid_angle(const float* w, const float* p, float scale, float& omega) {
+    float u[3];
+    sub(w, p, u);  // r = c - p
+    const float rr = dot(u, u);
+    if (!(rr > w[3] * scale)) return false;
+    const float inv2 = 1.0f / rr, inv = sqrt_(inv2);
+    for (int k = 0; k < 3; ++k) u[k] *= inv;  // unit: no 7th powers of |r| to overflow
+    const float* n = w + 4;
+    const float* nij = w + 8;
+    const float* s0 = w + 17;  // N_ijk of i = x (xx, yy, zz, xy, xz, yz); y and z follow
+    const float* s1 = s0 + 6;
+    const float* s2 = s0 + 12;
+    float unu = 0.0f;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) unu += u[i] * nij[3 * i + j] * u[j];
+    // the contractions of N_ijk the third derivatives need: sum_i N_iik, sum_j N_ijj and N_ijk u_i u_j u_k
+    const float a[3] = {s0[0] + s1[3] + s2[4], s0[3] + s1[1] + s2[5], s0[4] + s1[5] + s2[2]};
+    const float b[3] = {s0[0] + s0[1] + s0[2], s1[0] + s1[1] + s1[2], s2[0] + s2[1] + s2[2]};
+    const float* ss[3] = {s0, s1, s2};
+    float cubic = 0.0f;
+    for (int i = 0; i < 3; ++i) {
+        const float* s = ss[i];
+        cubic += u[i] * (s[0] * u[0] * u[0] + s[1] * u[1] * u[1] + s[2] * u[2] * u[2] +
+                         2.0f * (s[3] * u[0] * u[1] + s[4] * u[0] * u[2] + s[5] * u[1] * u[2]));
+    }
+    const float o0 = dot(n, u) * inv2;
+    const float o1 = inv2 * inv * (nij[0] + nij[4] + nij[8] - 3.0f * unu);
+    const float o2 = inv2 * inv2 * (7.5f * cubic - 1.5f * (2.0f * dot(a, u) + dot(b, u)));
+    omega = o0 + o1 + o2;
+    return isfinite(omega);
+}
+
+// The winding number of a mesh with node moments at p (Barill et al.'s fast winding number, as Warp's): the
+// tree walked from the root, a node's expansion taken where p is farther than `accuracy` times its radius
+// from its centre, the leaves' triangles summed exactly. A larger accuracy descends further (more exact).
+BW_INLINE float fast_winding_number(const mesh_data* m, const float* p, float accuracy) {
+    const bvh_data* b = &m->bvh;
+    const float scale = accuracy * accuracy;
+    int32_t stack[BVH_STACK];
+    int32_t count = 0;
+    if (b->num_nodes > 0) stack[count++] = 0;
+    double total = 0.0;  // one add per node or triangle: double keeps the sum of thousands to float precision
+    float ta[3], tb[3], tc[3];
+    while (count > 0) {
+        const int32_t node = stack[--count];
+        const int32_t left = b->node_lowers[node].i, right = b->node_uppers[node].i;
+        if (left < 0) {
+            for (int32_t k = -(left + 1); k < right; ++k) {
+                triangle(m, b->primitive_indices[k], ta, tb, tc);
+                total += solid_angle(p, ta, tb, tc);
+            }
+            continue;
+        }
+        float omega;
+        if (far_solid_angle(m->winding + WINDING_RECORD * (int64_t)node, p, scale, omega)) {
+            total += omega;
+        } else if (count + 2 <= BVH_STACK) {
+            stack[count++] = right;
+            stack[count++] = left;
+        }
+    }
+    return (float)(total * (1.0 / (4.0 * 3.14159265358979323846)));
 }
 
 // The sign from the closest triangle's normal; where triangles tie at the closest point (an edge or a vertex),
@@ -618,8 +691,8 @@ BW_INLINE R query_point(uint64_t id, const vec<3, float>& point, float max_dist,
     if (how == SIGN_NORMAL) sign = normal_sign(m, p, face, u, v, best);
     else if (how == SIGN_PARITY) sign = parity_sign(m, p);
     else if (how == SIGN_ORIENTATION) sign = orientation_sign(m, p);
-    else if (how == SIGN_WINDING) sign = winding_number(m, p) > threshold ? -1.0f : 1.0f;
-    (void)accuracy;
+    else if (how == SIGN_WINDING && m->winding == nullptr) sign = orientation_sign(m, p);  // as Warp: by rays
+    else if (how == SIGN_WINDING) sign = fast_winding_number(m, p, accuracy) > threshold ? -1.0f : 1.0f;
     return point_result<R>(true, sign, face, u, v);
 }
 

@@ -2,9 +2,11 @@
 
 The mesh keeps the user's ``points`` (and ``velocities``) and ``indices`` arrays: kernels read them
 directly, so moving the points moves the mesh; ``refit()`` then updates the tree over the triangles'
-bounds (``runtime/bvh.py``). Kernels receive the mesh as its ``id`` (the address of a 144-byte descriptor,
+bounds (``runtime/bvh.py``). Kernels receive the mesh as its ``id`` (the address of a 152-byte descriptor,
 ``bw::mesh_data`` in ``include/brickwork_bvh.h``: the tree's descriptor, then the arrays' addresses, then
-those of the points' and velocities' gradients, where the backward pass of ``wp.mesh_get`` accumulates).
+those of the points' and velocities' gradients, where the backward pass of ``wp.mesh_get`` accumulates, then
+that of the nodes' winding-number moments of a mesh built with ``support_winding_number=True``,
+``mesh_winding.py``, or null).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from ..types import recording
 from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import float32, int32
-from . import bvh_refit
+from . import bvh_refit, mesh_winding
 from .bvh import DESCRIPTOR as BVH_DESCRIPTOR
 from .bvh import (
     BvhError,
@@ -34,8 +36,9 @@ from .bvh import (
 #: ``bw::mesh_data``: the tree's fields, then the mesh's.
 DESCRIPTOR = np.dtype(BVH_DESCRIPTOR.descr + [("points", "<u8"), ("velocities", "<u8"), ("indices", "<u8"),
                                               ("num_points", "<i4"), ("num_tris", "<i4"),
-                                              ("points_grad", "<u8"), ("velocities_grad", "<u8")])
-assert DESCRIPTOR.itemsize == 144
+                                              ("points_grad", "<u8"), ("velocities_grad", "<u8"),
+                                              ("winding", "<u8")])
+assert DESCRIPTOR.itemsize == 152
 
 
 class MeshError(BvhError):
@@ -123,20 +126,31 @@ class Mesh:
         if on_device(self.device, self.bvh_constructor, self.groups, len(self._tris)):  # no copy through the host
             self._tree = build_on_device(self._storage, len(self._tris), lambda lo, hi: bvh_refit.triangle_items(
                 self._points, self.indices, lo, hi, self.device), self.bvh_leaf_size)
-            return
-        lo, hi = self._bounds()
-        self._tree = build_tree(self._storage, lo, hi, self.bvh_leaf_size, self.groups, self.bvh_constructor)
+        else:
+            lo, hi = self._bounds()
+            self._tree = build_tree(self._storage, lo, hi, self.bvh_leaf_size, self.groups, self.bvh_constructor)
+        if self.support_winding_number and len(self._tris):
+            mesh_winding.allocate(self._storage, self._tree.num_nodes)
+            self._storage.upload()  # the table's address
+            self._winding()
+
+    def _winding(self) -> None:
+        # the nodes' moments from the points and the refit node bounds (a mesh without them: sign by rays, as Warp)
+        if self._storage.descriptor["winding"][0]:
+            mesh_winding.compute(self._storage, self._tree, self._points, self.indices)
 
     def _refit(self) -> None:
         if not self.device.is_cpu and len(self._tris):  # on the device: no copy through the host
             refit_on_device(self._storage, self._tree, lambda lo, hi: bvh_refit.triangle_items(
                 self._points, self.indices, lo, hi, self.device))
-            return
-        lo, hi = self._bounds()
-        write_tree(self._storage, self._tree, lo, hi, structure=False)
+        else:
+            lo, hi = self._bounds()
+            write_tree(self._storage, self._tree, lo, hi, structure=False)
+        self._winding()
 
     def refit(self) -> None:
-        """Update the tree's bounds after the points moved (the triangles' connectivity is kept)."""
+        """Update the tree's bounds after the points moved (the triangles' connectivity is kept), and with
+        ``support_winding_number`` the nodes' winding-number moments."""
         recording.run_or_record(self._refit)
 
     @property
