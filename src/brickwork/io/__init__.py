@@ -1,5 +1,5 @@
 """Outputs of brickwork applications: HDF5 + XDMF (``hdf5``), PNG snapshots (``png``), history
-files (``history``) and restart files (``restart``). Each module is independent of the physics:
-it takes arrays and the geometry of the blocks. Every writer goes through ``files.staged`` or
-reports through ``files.output_error``: a file that cannot be written (a full disk) raises
-``files.OutputError`` naming it, and no temporary file is left behind."""
+files (``history``), restart files (``restart``) and surfaces as VTK PolyData (``surface.write_vtp``).
+Each module is independent of the physics: it takes arrays and the geometry of the blocks. Every writer
+goes through ``files.staged`` or reports through ``files.output_error``: a file that cannot be written
+(a full disk) raises ``files.OutputError`` naming it, and no temporary file is left behind."""
