@@ -26,27 +26,16 @@ from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..lang.function import func
 from ..lang.kernel import kernel
 from ..types.arrays import array, array2d
-from ..types.composite import vector
+from ..types.composite import matrix, vector
 from ..types.scalars import float32, int32, int64
 from .launch import launch_now
 
-_vec3 = vector(3, float32)
-_tid, _cross, _length = _FUNCTIONS["tid"], _FUNCTIONS["cross"], _FUNCTIONS["length"]
+_vec3, _mat33 = vector(3, float32), matrix((3, 3), float32)
+_tid, _cross, _length, _dot, _outer = (_FUNCTIONS[name] for name in ("tid", "cross", "length", "dot", "outer"))
 
 #: Floats per node (``bw::mesh_detail::WINDING_RECORD`` in the header).
 RECORD = 36
 _C, _R2, _N, _AREA, _NIJ, _NIJK = 0, 3, 4, 7, 8, 17
-
-
-@func
-def _pair_j(s: int32):
-    # the first index of symmetric pair s: xx, yy, zz, xy, xz, yz
-    return s if s < 3 else (0 if s < 5 else 1)
-
-
-@func
-def _pair_k(s: int32):
-    return s if s < 3 else (1 if s == 3 else 2)
 
 
 @func
@@ -55,62 +44,103 @@ def _corner(points: array(dtype=_vec3), indices: array(dtype=int32), f: int32, k
 
 
 @func
-def _finish(node: int32, w: array2d(dtype=float32), node_lowers: array2d(dtype=float32),
-            node_uppers: array2d(dtype=float32)):
-    # the centre (area-weighted sum / area, held in c; the box's centre without area) and r2
-    area = w[node, _AREA]
-    r2 = float32(0.0)
+def _get3(w: array2d(dtype=float32), node: int32, at: int32):
+    return _vec3(w[node, at], w[node, at + 1], w[node, at + 2])
+
+
+@func
+def _put3(w: array2d(dtype=float32), node: int32, at: int32, v: _vec3):
     for c in range(3):
-        lo = node_lowers[node, c]
-        hi = node_uppers[node, c]
-        x = w[node, _C + c] / area if area > float32(0.0) else (lo + hi) * float32(0.5)
-        w[node, _C + c] = x
-        e = max(x - lo, hi - x)
-        r2 += e * e
-    w[node, _R2] = r2
+        w[node, at + c] = v[c]
+
+
+@func
+def _get_sym(w: array2d(dtype=float32), node: int32, at: int32):
+    # a symmetric matrix stored as xx, yy, zz, xy, xz, yz
+    return _mat33(w[node, at], w[node, at + 3], w[node, at + 4], w[node, at + 3], w[node, at + 1], w[node, at + 5],
+                  w[node, at + 4], w[node, at + 5], w[node, at + 2])
+
+
+@func
+def _put_sym(w: array2d(dtype=float32), node: int32, at: int32, m: _mat33):
+    for c in range(3):
+        w[node, at + c] = m[c, c]
+    w[node, at + 3] = m[0, 1]
+    w[node, at + 4] = m[0, 2]
+    w[node, at + 5] = m[1, 2]
+
+
+@func
+def _finish(node: int32, area: float32, weighted: _vec3, n: _vec3, w: array2d(dtype=float32),
+            node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32)):
+    # the node's centre (the area-weighted centroid; its box's centre without area), r2, N and the area
+    lo = _vec3(node_lowers[node, 0], node_lowers[node, 1], node_lowers[node, 2])
+    hi = _vec3(node_uppers[node, 0], node_uppers[node, 1], node_uppers[node, 2])
+    c = weighted / area if area > float32(0.0) else (lo + hi) * float32(0.5)
+    e = _vec3(max(c[0] - lo[0], hi[0] - c[0]), max(c[1] - lo[1], hi[1] - c[1]), max(c[2] - lo[2], hi[2] - c[2]))
+    _put3(w, node, _C, c)
+    w[node, _R2] = _dot(e, e)
+    _put3(w, node, _N, n)
+    w[node, _AREA] = area
+    w[node, RECORD - 1] = float32(0.0)
+    return c
+
+
+@func
+def _store_moments(w: array2d(dtype=float32), node: int32, nij: _mat33, t0: _mat33, t1: _mat33, t2: _mat33):
+    for i in range(3):
+        _put3(w, node, _NIJ + 3 * i, nij[i])
+    _put_sym(w, node, _NIJK, t0)
+    _put_sym(w, node, _NIJK + 6, t1)
+    _put_sym(w, node, _NIJK + 12, t2)
 
 
 @func
 def _leaf(node: int32, first: array(dtype=int32), last: array(dtype=int32), order: array(dtype=int32),
           points: array(dtype=_vec3), indices: array(dtype=int32), w: array2d(dtype=float32),
           node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32)):
+    # sums in locals: `w[...] += x` would be an atomic add (as in Warp)
     start = -(first[node] + 1)
     end = last[node]
-    for k in range(RECORD):
-        w[node, k] = float32(0.0)
+    area = float32(0.0)
+    weighted = _vec3()
+    n = _vec3()
     for s in range(start, end):  # the area, area-weighted centroids and normals
         f = order[s]
         a = _corner(points, indices, f, 0)
         b = _corner(points, indices, f, 1)
         c3 = _corner(points, indices, f, 2)
-        n = _cross(b - a, c3 - a) * float32(0.5)
-        area = _length(n)
-        p = (a + b + c3) / float32(3.0)
-        w[node, _AREA] += area
-        for c in range(3):
-            w[node, _C + c] += area * p[c]
-            w[node, _N + c] += n[c]
-    _finish(node, w, node_lowers, node_uppers)
+        nt = _cross(b - a, c3 - a) * float32(0.5)
+        at = _length(nt)
+        area += at
+        weighted += at * ((a + b + c3) / float32(3.0))
+        n += nt
+    c = _finish(node, area, weighted, n, w, node_lowers, node_uppers)
+    nij = _mat33()
+    t0 = _mat33()
+    t1 = _mat33()
+    t2 = _mat33()
     for s in range(start, end):  # the triangles' moments about the node's centre
         f = order[s]
         a = _corner(points, indices, f, 0)
         b = _corner(points, indices, f, 1)
         c3 = _corner(points, indices, f, 2)
-        n = _cross(b - a, c3 - a) * float32(0.5)
+        nt = _cross(b - a, c3 - a) * float32(0.5)
         p = (a + b + c3) / float32(3.0)
-        d = p - _vec3(w[node, _C], w[node, _C + 1], w[node, _C + 2])
-        ea = a - p
-        eb = b - p
-        ec = c3 - p
-        for i in range(3):
-            for j in range(3):
-                w[node, _NIJ + 3 * i + j] += n[i] * d[j]
-        for q in range(6):
-            j = _pair_j(q)
-            k = _pair_k(q)
-            m = (ea[j] * ea[k] + eb[j] * eb[k] + ec[j] * ec[k]) / float32(12.0) + d[j] * d[k]
-            for i in range(3):
-                w[node, _NIJK + 6 * i + q] += n[i] * m
+        d = p - c
+        m = (_outer(a - p, a - p) + _outer(b - p, b - p) + _outer(c3 - p, c3 - p)) / float32(12.0) + _outer(d, d)
+        nij += _outer(nt, d)
+        t0 += nt[0] * m
+        t1 += nt[1] * m
+        t2 += nt[2] * m
+    _store_moments(w, node, nij, t0, t1, t2)
+
+
+@func
+def _moved(w: array2d(dtype=float32), ch: int32, i: int32, d: _vec3, nij: _mat33):
+    # a child's N_ijk for one i (a symmetric matrix in jk) moved by d: + N_ij d_k + N_ik d_j + N_i d_j d_k
+    row = nij[i]
+    return (_get_sym(w, ch, _NIJK + 6 * i) + _outer(row, d) + _outer(d, row) + w[ch, _N + i] * _outer(d, d))
 
 
 @func
@@ -119,28 +149,23 @@ def _join(node: int32, first: array(dtype=int32), last: array(dtype=int32), w: a
     # an inner node's moments from its two children's, moved to its centre
     a = first[node]
     b = last[node]
-    for k in range(RECORD):
-        w[node, k] = float32(0.0)
+    area = w[a, _AREA] + w[b, _AREA]
+    weighted = w[a, _AREA] * _get3(w, a, _C) + w[b, _AREA] * _get3(w, b, _C)
+    c = _finish(node, area, weighted, _get3(w, a, _N) + _get3(w, b, _N), w, node_lowers, node_uppers)
+    nij = _mat33()
+    t0 = _mat33()
+    t1 = _mat33()
+    t2 = _mat33()
     for h in range(2):
         ch = a if h == 0 else b
-        area = w[ch, _AREA]
-        w[node, _AREA] += area
-        for c in range(3):
-            w[node, _C + c] += area * w[ch, _C + c]
-            w[node, _N + c] += w[ch, _N + c]
-    _finish(node, w, node_lowers, node_uppers)
-    for h in range(2):
-        ch = a if h == 0 else b
-        d = _vec3(w[ch, _C] - w[node, _C], w[ch, _C + 1] - w[node, _C + 1], w[ch, _C + 2] - w[node, _C + 2])
-        for i in range(3):
-            ni = w[ch, _N + i]
-            for j in range(3):
-                w[node, _NIJ + 3 * i + j] += w[ch, _NIJ + 3 * i + j] + ni * d[j]
-            for q in range(6):
-                j = _pair_j(q)
-                k = _pair_k(q)
-                w[node, _NIJK + 6 * i + q] += (w[ch, _NIJK + 6 * i + q] + w[ch, _NIJ + 3 * i + j] * d[k]
-                                               + w[ch, _NIJ + 3 * i + k] * d[j] + ni * d[j] * d[k])
+        d = _get3(w, ch, _C) - c
+        cij = _mat33(w[ch, _NIJ], w[ch, _NIJ + 1], w[ch, _NIJ + 2], w[ch, _NIJ + 3], w[ch, _NIJ + 4],
+                     w[ch, _NIJ + 5], w[ch, _NIJ + 6], w[ch, _NIJ + 7], w[ch, _NIJ + 8])
+        nij += cij + _outer(_get3(w, ch, _N), d)
+        t0 += _moved(w, ch, 0, d, cij)
+        t1 += _moved(w, ch, 1, d, cij)
+        t2 += _moved(w, ch, 2, d, cij)
+    _store_moments(w, node, nij, t0, t1, t2)
 
 
 @kernel(enable_backward=False)
