@@ -62,7 +62,10 @@ class Mesh:
     kernels: pass ``mesh.id`` to a ``uint64`` parameter and call ``wp.mesh_query_point(id, p, max_dist)``,
     ``wp.mesh_query_ray(id, start, dir, max_t)``, ``wp.mesh_query_aabb(id, lower, upper)`` and the others
     there. ``points`` (vec3f) and ``indices`` (int32, three per triangle) must be contiguous and on one
-    device; ``velocities`` (vec3f, one per point) are read by ``mesh_eval_velocity``."""
+    device; ``velocities`` (vec3f, one per point) are read by ``mesh_eval_velocity``. With
+    ``support_winding_number=True`` the tree's nodes also hold the moments of their triangles for the fast
+    winding number of ``mesh_query_point_sign_winding_number`` (``mesh_winding.py``); without it that query
+    signs as ``mesh_query_point``, as in Warp."""
 
     def __new__(cls, *args, **kwargs):
         self = super().__new__(cls)
