@@ -256,6 +256,34 @@ def test_degenerate_triangles_and_one_triangle_meshes():
 
 
 @wp.kernel
+def _older_form(mesh: wp.uint64, qs: wp.array(dtype=wp.vec3), thresholds: wp.array(dtype=float), accuracy: float,
+                out: wp.array(dtype=float)):
+    i = wp.tid()
+    sign = 0.0
+    face = 0
+    u = 0.0
+    v = 0.0
+    found = wp.mesh_query_point_sign_winding_number(mesh, qs[i], 1.0e6, sign, face, u, v, accuracy, thresholds[i])
+    out[i] = sign * float(found)
+
+
+def test_the_older_form_takes_accuracy_and_threshold_as_the_struct_form():
+    pts, tris = torus_mesh()
+    mesh = _mesh(pts, tris, support_winding_number=True)
+    qs = np.random.default_rng(12).uniform(-1.5, 1.5, (200, 3)).astype(np.float32)
+    want = exact_winding(pts, tris, qs)
+    for accuracy, tol in ((0.0, 0.0), (1e4, 2e-6)):
+        for shift in (-1, 1):
+            out = wp.zeros(len(qs), dtype=float)
+            thresholds = (want + shift * max(tol, 0.01)).astype(np.float32)
+            wp.launch(_older_form, len(qs), [mesh.id, wp.array(qs, dtype=wp.vec3), wp.array(thresholds, dtype=float),
+                                             accuracy, out])
+            np.testing.assert_array_equal(out.numpy(), _signs(mesh, qs, thresholds, accuracy))
+            if tol:
+                np.testing.assert_array_equal(out.numpy(), float(shift))  # below the winding number: inside
+
+
+@wp.kernel
 def _distance_loss(mesh: wp.uint64, qs: wp.array(dtype=wp.vec3), loss: wp.array(dtype=float),
                    closest: wp.array(dtype=wp.vec3), signs: wp.array(dtype=float)):
     i = wp.tid()
