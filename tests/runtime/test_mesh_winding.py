@@ -205,6 +205,21 @@ def test_a_refit_and_new_points_update_the_moments():
     assert_winding_near(mesh, qs, want, 5e-3)
 
 
+def test_a_captured_refit_updates_the_moments_at_each_replay():
+    pts, tris = torus_mesh()
+    points = wp.array(pts, dtype=wp.vec3)
+    mesh = wp.Mesh(points, wp.array(tris.reshape(-1), dtype=wp.int32), support_winding_number=True)
+    before = mesh._storage.tables["winding"].copy()
+    with wp.ScopedCapture() as capture:
+        mesh.refit()
+    qs = np.random.default_rng(14).uniform(-2, 2, (200, 3)).astype(np.float32)
+    moved = (pts + np.float32([0.5, 0.0, 0.0])).astype(np.float32)
+    points.assign(moved)
+    np.testing.assert_array_equal(mesh._storage.tables["winding"], before)  # recorded, not run
+    wp.capture_launch(capture.graph)
+    assert_winding_near(mesh, qs, exact_winding(moved, tris, qs), 5e-3)
+
+
 def test_without_support_winding_number_the_sign_is_mesh_query_points_as_in_warp():
     """Warp 1.19 without the flag: the winding-number sign falls back to the closest hits of three axis rays.
     On a cube wound inwards that is "outside" everywhere, as the winding number (-1 inside) also says; on a
