@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from ..runtime import counting_sort, device_sort
 from ..runtime.launch import is_capturing
+from ..runtime.warp_names import wp
 from ..sparse.topology import native_cpu
 from ..types.arrays import type_name
-from ._wp import wp
 
 int32 = wp.int32
 

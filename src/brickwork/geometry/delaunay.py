@@ -19,8 +19,8 @@ from __future__ import annotations
 import math
 
 from ..runtime.launch import capture_while, is_capturing
+from ..runtime.warp_names import wp
 from ..types.arrays import type_name
-from ._wp import wp
 from .adjacency import check_indices, pair_half_edges, tri_tri_adjacency
 
 __all__ = ["delaunay_edge_flip", "find_triangle_neighbor_edge_index", "in_circle", "signed_area",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from ._wp import wp
+from ..runtime.warp_names import wp
 
 vec3, float32 = wp.vec3, wp.float32
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import warnings
 
+from ..runtime.warp_names import wp
 from ..utils import array_scan
 from . import marching_cubes_tables as tables
-from ._wp import wp
 from .iso_surface import IsoSurfaceBase, check_bounds, resolve_domain_bounds, validate_field
 
 vec3 = wp.vec3

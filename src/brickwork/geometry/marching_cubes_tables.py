@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._wp import wp
+from ..runtime.warp_names import wp
 
 #: (dx, dy, dz) of corner c from the cell's lowest node; corner c is bit c of the case code
 CORNER_OFFSETS = ((0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1))

@@ -19,7 +19,7 @@ from ..lang.function import Function
 from ..lang.kernel import Kernel
 from ..runtime import device_sort
 from ..runtime.launch import launcher
-from ._wp import wp
+from ..runtime.warp_names import wp
 
 __all__ = ["lipschitz_octree"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..runtime import device_sort
 from ..runtime.launch import launcher
-from ._wp import wp
+from ..runtime.warp_names import wp
 from .marching_cubes_tables import device_tables
 from .octree import scan_counts
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..runtime.launch import launcher
-from ._wp import wp
+from ..runtime.warp_names import wp
 from .marching_cubes_tables import device_tables
 from .octree import as_point, real_number, scan_counts
 from .sparse_corners import check_stride, dedupe_corners, gather_corner_values

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._wp import wp
+from ..runtime.warp_names import wp
 from .iso_surface import resolve_domain_bounds
 from .octree import (
     as_point,

@@ -11,8 +11,8 @@ and count, place the vertices, emit the faces, with prefix sums (``array_scan``)
 
 from __future__ import annotations
 
+from ..runtime.warp_names import wp
 from ..utils import array_scan
-from ._wp import wp
 from .iso_surface import IsoSurfaceBase, check_bounds, resolve_domain_bounds, validate_field
 from .surface_nets_tables import device_tables
 

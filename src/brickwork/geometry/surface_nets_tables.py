@@ -13,7 +13,7 @@ from functools import cache
 
 import numpy as np
 
-from ._wp import wp
+from ..runtime.warp_names import wp
 
 # (x, y, z) offset of each corner from the cell's origin node
 CORNER_OFFSETS = ((0, 0, 0), (1, 0, 0), (1, 0, 1), (0, 0, 1), (0, 1, 0), (1, 1, 0), (1, 1, 1), (0, 1, 1))

@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 
 from ..runtime.mesh import Mesh
-from ._wp import wp
+from ..runtime.warp_names import wp
 
 __all__ = ["SweptVolumeSignMode", "swept_volume_bounds", "swept_volume_field", "swept_volume_mesh",
            "swept_volume_sdf"]

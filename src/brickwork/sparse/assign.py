@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..runtime.warp_names import wp
 from ..types.arrays import type_name
 from ..types.scalars import is_scalar_type, python_annotation_type
 from . import topology as topo
 from ._types import block_of, shape_of
-from ._wp import wp
 from .indexing import block_row
 from .layouts import check_topology, compact_like, install
 from .matrix import BsrMatrix, bsr_zeros, scalar_view3d, unpack

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..runtime.warp_names import wp
 from . import topology as topo
-from ._wp import wp
 from .indexing import block_row
 from .layouts import check_topology, compact_like, install
 from .matrix import BsrMatrix, bsr_zeros, scalar_view3d, unpack

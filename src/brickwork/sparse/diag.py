@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..runtime.warp_names import wp
 from ..types.arrays import array, type_name
 from ._types import block_type as as_block_type
 from ._types import check_array, dim, shape_of
-from ._wp import wp
 from .indexing import bsr_block_index
 from .matrix import BsrMatrix, bsr_zeros, ensure_fits, scalar_view3d, unpack
 

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from ._wp import wp
+from ..runtime.warp_names import wp
 
 
 @wp.func

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._wp import wp
+from ..runtime.warp_names import wp
 from .indexing import block_row, bsr_block_index
 from .matrix import BSR_STATUS_ROW_CAPACITY_EXCEEDED, BsrMatrix, scalar_view3d
 

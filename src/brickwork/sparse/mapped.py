@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..runtime.warp_names import wp
 from ..types.arrays import array
 from ._types import check_array
-from ._wp import wp
 from .matrix import BsrMatrix
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import warnings
 
+from ..runtime.warp_names import wp
 from ..types.arrays import array
 from ._types import block_type, check_array, dim, scalar_of, shape_of
-from ._wp import wp
 from .indexing import block_row, row_end  # noqa: F401 (row_end: the sibling modules' import)
 
 BSR_STATUS_SUCCESS = 0

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..runtime import device_sort
+from ..runtime.warp_names import wp
 from . import mm_cpu
 from . import topology as topo
 from ._types import block_of
-from ._wp import wp
 from .axpy import add_slot_keys, bsr_scale
 from .indexing import block_row, row_end
 from .layouts import check_topology, compact_like, install

@@ -17,8 +17,8 @@ from typing import Any
 
 from ..runtime import device_sort
 from ..runtime.launch import _thread_count
+from ..runtime.warp_names import wp
 from ..types.type_sizes import type_size_in_bytes
-from ._wp import wp
 from .indexing import row_end
 from .matrix import BsrMatrix, counts_arg, scalar_view3d
 from .topology import native_cpu

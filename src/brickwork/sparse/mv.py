@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..runtime.warp_names import wp
 from ..types.arrays import array
 from ._types import check_array, scalar_of, type_size, vec_of
-from ._wp import wp
 from .matrix import block_row, counts_arg, row_end, unpack
 
 

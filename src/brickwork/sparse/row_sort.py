@@ -14,8 +14,8 @@ A row of many contributions makes the insertion sort slow (its cost grows with t
 from __future__ import annotations
 
 from ..runtime import counting_sort
+from ..runtime.warp_names import wp
 from ..types.arrays import array
-from ._wp import wp
 
 #: the longest row that the insertion sort takes (its cost per row grows with the square of the length)
 MAX_ROW = 512

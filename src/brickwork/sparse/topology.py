@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from .. import config
 from ..runtime import device_sort
+from ..runtime.warp_names import wp
 from ..types.arrays import array
 from . import row_sort
-from ._wp import wp
 from .indexing import first_at_least
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..runtime.warp_names import wp
 from ..types.arrays import array, type_name
 from ..types.composite import is_matrix_type
 from . import topology as topo
 from ._types import block_type, check_array, dim, scalar_of, shape_of
-from ._wp import wp
 from .layouts import compact_like, install
 from .matrix import BsrMatrix, bsr_set_zero, bsr_zeros
 

@@ -1,6 +1,6 @@
 """The kernel language spelled as Warp's (``wp.vec3``, ``wp.tid()``, ``wp.mesh_query_point``, ``wp.launch``) for
-the geometry kernels and their launches, taken from the layers below this package rather than from the
-``brickwork`` facade, which sits above it."""
+the kernels of the packages above the runtime (``sparse``, ``geometry``), which may not import the ``brickwork``
+facade that sits above them: ``from ..runtime.warp_names import wp``."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from ..builtins.functions import FUNCTIONS
 from ..device import ScopedDevice, get_device, synchronize
 from ..lang.function import func
 from ..lang.kernel import kernel
-from ..runtime.launch import launch
-from ..runtime.tape import Tape
 from ..types import scalars
 from ..types.array_copy import clone, copy
 from ..types.arrays import array, array2d, array3d, empty, empty_like, full, zeros, zeros_like
 from ..types.composite import family_namespace, matrix, vector
 from ..types.structs import struct
+from .launch import launch
+from .tape import Tape
 
 wp = SimpleNamespace(
     kernel=kernel, func=func, launch=launch, struct=struct, Tape=Tape, array=array, array2d=array2d, array3d=array3d,
