@@ -67,6 +67,18 @@ def rows_kernel(rows: int, cols: int, inner: int):
     if found is not None:
         return found
 
+    @wp.func
+    def _open(mark: wp.array(dtype=int), at: int, r: int, columns: wp.array(dtype=int), slot: int, c: int,
+              acc: wp.array3d(dtype=Any), zero: Any):
+        """1 if column ``c`` is new in row ``r``: recorded at ``columns[slot]``, its sum set to zero; else 0."""
+        if _mark(mark, at, r) == 0:
+            return 0
+        columns[slot] = c
+        for i in range(rows):
+            for j in range(cols):
+                acc[at, i, j] = zero
+        return 1
+
     @wp.kernel(enable_backward=False)
     def _rows(chunks: int, nrow: int, ncol: int, x_offsets: wp.array(dtype=int), x_counts: wp.array(dtype=int),
               x_padded: int, x_columns: wp.array(dtype=int), y_offsets: wp.array(dtype=int),
@@ -86,12 +98,7 @@ def rows_kernel(rows: int, cols: int, inner: int):
                 for yb in range(y_offsets[k], row_end(y_offsets, y_counts, y_padded, k)):
                     c = y_columns[yb]
                     at = base + c
-                    if _mark(mark, at, r) != 0:
-                        columns[first + w] = c
-                        w += 1
-                        for i in range(rows):
-                            for j in range(cols):
-                                acc[at, i, j] = zero
+                    w += _open(mark, at, r, columns, first + w, c, acc, zero)
                     for i in range(rows):
                         for j in range(cols):
                             product = zero
@@ -102,12 +109,7 @@ def rows_kernel(rows: int, cols: int, inner: int):
                 for zb in range(z_offsets[r], row_end(z_offsets, z_counts, z_padded, r)):
                     c = z_columns[zb]
                     at = base + c
-                    if _mark(mark, at, r) != 0:
-                        columns[first + w] = c
-                        w += 1
-                        for i in range(rows):
-                            for j in range(cols):
-                                acc[at, i, j] = zero
+                    w += _open(mark, at, r, columns, first + w, c, acc, zero)
                     for i in range(rows):
                         for j in range(cols):
                             acc[at, i, j] = acc[at, i, j] + beta * z[zb, i, j]
