@@ -20,19 +20,10 @@ import argparse
 import json
 import sys
 
-from child_script import SRC, run_json
+from child_script import PEER_PRELUDE, SRC, run_json
 
-_CHILD = """
-import json, sys, time
-import numpy as np
+_CHILD = PEER_PRELUDE + """
 name, levels, n, reps, device = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-if name == "brickwork":
-    sys.path.insert(0, sys.argv[6])
-import importlib
-wp = importlib.import_module(name)
-if name == "warp":
-    wp.config.quiet = True
-    wp.init()
 
 def median(f):
     f()

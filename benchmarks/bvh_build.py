@@ -15,19 +15,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from child_script import SRC, run_json
+from child_script import PEER_PRELUDE, SRC, run_json
 
-_CHILD = """
-import json, sys, time
-import numpy as np
+_CHILD = PEER_PRELUDE + """
 name, n, reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-if name == "brickwork":
-    sys.path.insert(0, sys.argv[4])
-import importlib
-wp = importlib.import_module(name)
-if name == "warp":
-    wp.config.quiet = True
-    wp.init()
 rng = np.random.default_rng(0)
 lo = rng.random((n, 3), dtype=np.float32)
 hi = lo + rng.random((n, 3), dtype=np.float32) * np.float32(0.01)

@@ -22,20 +22,11 @@ import argparse
 import json
 import sys
 
-from child_script import SRC, run_json
+from child_script import PEER_PRELUDE, SRC, run_json
 
-_CHILD = """
-import json, sys, time
-import numpy as np
+_CHILD = PEER_PRELUDE + """
 name, sizes = sys.argv[1], json.loads(sys.argv[2])
 tris, rays, reps = (int(x) for x in sys.argv[3:6])
-if name == "brickwork":
-    sys.path.insert(0, sys.argv[6])
-import importlib
-wp = importlib.import_module(name)
-if name == "warp":
-    wp.config.quiet = True
-    wp.init()
 
 def median(f):
     f()

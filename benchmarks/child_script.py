@@ -12,6 +12,21 @@ from pathlib import Path
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
 
+#: The start of a child script that measures one side: imports the package named by its first argument as ``wp``
+#: (``brickwork`` from the source tree given as its last argument, ``SRC``; ``warp`` initialised quietly), and
+#: ``json``, ``sys``, ``time`` and numpy as ``np``. ``PEER_PRELUDE + body`` is the script.
+PEER_PRELUDE = """import importlib, json, sys, time
+import numpy as np
+name = sys.argv[1]
+if name == "brickwork":
+    sys.path.insert(0, sys.argv[-1])
+wp = importlib.import_module(name)
+if name == "warp":
+    wp.config.quiet = True
+    wp.init()
+"""
+
+
 def run_json(python: str, code: str, argv: list, label: str) -> dict | None:
     """Run ``code`` under ``python`` with ``argv`` as a script in a temporary file (kernels are compiled from
     their source, which ``python -c`` has none of); the JSON of its last line of output, or None after printing
