@@ -105,3 +105,33 @@ def test_backward_of_a_launch_with_a_null_array():
     tape.backward(grads={y: wp.ones(2, dtype=float)})
     assert y.numpy().tolist() == [5.0, 14.0]
     assert x.grad.numpy().tolist() == [5.0, 7.0] and w.grad.numpy().tolist() == [1.0, 2.0]
+
+
+def test_a_null_array_argument_is_made_once_per_type_and_device():
+    # None stands for an empty array of the parameter's type: launches after the first reuse it (the launch
+    # path then allocates nothing), and a 2-D parameter gets its own 2-D one
+    from brickwork.runtime import launch as launching
+
+    for _ in range(3):
+        assert run(None, None) == [0, 1, 0, 1, 8, 0, 0, 1]
+        assert run(wp.zeros(3, dtype=float), None)[:3] == [1, 0, 0]
+    stand_ins = {t: a for (t, _), a in launching._NULL_ARRAYS.items() if t in (truths.params[0][1],
+                                                                              truths.params[1][1])}
+    assert sorted(a.shape for a in stand_ins.values()) == [(0,), (0, 0)]
+    assert all(a.size == 0 and a.ptr is None for a in stand_ins.values())
+    before = dict(launching._NULL_ARRAYS)
+    run(None, None)
+    assert all(launching._NULL_ARRAYS[k] is v for k, v in before.items())
+
+
+def test_a_null_array_under_a_tape_is_the_launchs_own():
+    # the tape's read/write checks follow array objects: a shared stand-in would tie unrelated launches
+    from brickwork.runtime import launch as launching
+
+    x = wp.array([1.0, 2.0], dtype=float, requires_grad=True)
+    y = wp.zeros(2, dtype=float, requires_grad=True)
+    before = dict(launching._NULL_ARRAYS)
+    with wp.Tape():
+        wp.launch(scaled, dim=2, inputs=[x, None, y])
+    assert launching._NULL_ARRAYS == before
+    assert y.numpy().tolist() == [3.0, 6.0]

@@ -284,6 +284,10 @@ def _host_arguments(kernel, args) -> list:
                 raise LaunchArgumentError(f"launch of '{kernel.key}': argument '{name}': {e}") from None
         elif a is None:
             t = params[i][1] if i < len(params) else None
+            a = None if _tape.recording else _NULL_ARRAYS.get((t, _devices._current))  # checked when made
+            if a is not None:
+                out.append(a)
+                continue
             name = params[i][0] if i < len(params) else str(i)
             if is_struct_type(t):
                 raise LaunchArgumentError(f"launch of '{kernel.key}': argument '{name}' expects {type_name(t)} but "
@@ -294,11 +298,28 @@ def _host_arguments(kernel, args) -> list:
             if not isinstance(t, ArrayType) or is_generic(t):
                 raise LaunchError(f"launch of '{kernel.key}': argument '{name}' is None, which stands only for an "
                                   f"array parameter of a known dtype (got {type_name(t) if t else 'no parameter'})")
-            a = empty((0,) * t.ndim, dtype=t.dtype)
-            if isinstance(t, IndexedArrayType):
-                a = indexedarray(a)
+            a = _null_array(t)
         out.append(a)
     return out
+
+
+_NULL_ARRAYS: dict = {}  # (array type, default device) -> the empty array that a None argument stands for
+
+
+def _null_array(t):
+    """The empty array (Warp's null array) of array type ``t`` on the default device that a ``None`` argument
+    becomes: one per type and device, kept, so that a launch with ``None`` costs no allocation. Shape 0, it holds
+    nothing a kernel could change; while a tape records, each launch gets its own, as the tape's checks of reads
+    and writes follow array objects."""
+    key = (t, _devices._current)
+    a = _NULL_ARRAYS.get(key)
+    if a is None or _tape.recording:
+        a = empty((0,) * t.ndim, dtype=t.dtype)
+        if isinstance(t, IndexedArrayType):
+            a = indexedarray(a)
+        if not _tape.recording:
+            _NULL_ARRAYS[key] = a
+    return a
 
 
 def _plain_ndarray(kernel, params, i: int, a: np.ndarray) -> np.ndarray:
