@@ -39,6 +39,24 @@ def test_saxpy_matches_numpy():
     np.testing.assert_array_equal(x.numpy(), xh)
 
 
+def test_a_captured_graph_replays_its_launches_and_writes_on_the_device():
+    n = 4097
+    x, y = wp.full(n, 1.0, device=DEV), wp.zeros(n, device=DEV)
+    s = wp.Stream(DEV)
+    with wp.ScopedCapture(device=DEV) as capture:
+        y.fill_(0.5)
+        wp.launch(saxpy, dim=n, inputs=[2.0, x, y], device=DEV)
+        wp.launch(saxpy, dim=n, inputs=[1.0, y, x], device=DEV)
+    wp.synchronize()
+    np.testing.assert_array_equal(y.numpy(), 0.0)  # nothing ran during the capture
+    wp.capture_launch(capture.graph)
+    wp.capture_launch(capture.graph, stream=s)
+    s.synchronize()
+    # each replay: y = 0.5 + 2 x, then x = y + x
+    np.testing.assert_array_equal(y.numpy(), np.float32(0.5 + 2 * 4.5))
+    np.testing.assert_array_equal(x.numpy(), np.float32(4.5 + 9.5))
+
+
 def test_every_point_of_a_3d_and_4d_launch_runs_once():
     a = wp.zeros((5, 7, 300), dtype=float, device=DEV)
     wp.launch(cuda_corpus.launch_3d, dim=a.shape, inputs=[a], device=DEV)

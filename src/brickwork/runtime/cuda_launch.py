@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import config, cuda_driver
-from ..errors import CaptureError, LaunchError
+from ..errors import LaunchError
 from ..types.array_kinds import SIGNED
 from ..types.arrays import ArrayType, is_foreign_cuda_array
 from . import launch as host  # the CPU launch's checks and packers (it imports this module lazily)
@@ -24,8 +24,6 @@ def _signature(args) -> tuple:
 def launch_cuda(kernel, dim, args, device, stream=None) -> None:
     """Run ``kernel`` over ``dim`` threads on the CUDA ``device``, on ``stream`` (None: the device's current
     stream, ``wp.get_stream``); arrays must be on that device."""
-    if host._capture is not None:
-        raise CaptureError("graph capture records CPU launches only; launch CUDA kernels outside capture")
     sig = _signature(args)
     entry = kernel.launch_table.get((device.name, sig))
     if entry is None or entry[0].config_mode != config.mode:
@@ -58,6 +56,12 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
         raise LaunchError(f"launch of '{kernel.key}' on {device}: the stream belongs to {stream.device}")
     else:
         handle = stream.cuda_stream
+    if host._capture is not None:
+        node = _CapturedLaunch(inst.fn, pack(args, d0, d1, d2, d3, 0, 0), (d0, d1, d2, d3), device, args,
+                               inst.kernel.params)
+        host._capture.calls.append((None, node))
+        host._capture._keep_alive.append(tuple(args))
+        return None
     inst.fn.launch(pack(args, d0, d1, d2, d3, 0, 0), (d0, d1, d2, d3), device, args, inst.kernel.params, handle)
     if config.verify_cuda:
         _verify_cuda(kernel, device, handle)
@@ -91,3 +95,23 @@ def _verify_cuda(kernel, device, stream: int) -> None:
         cuda_driver.driver().stream_synchronize(device.ordinal, stream)
     except cuda_driver.CudaError as e:
         raise LaunchError(f"launch of '{kernel.key}' on {device} failed: {e}") from e
+
+
+class _CapturedLaunch:
+    """A graph node: a CUDA launch made while a graph was captured, with its packed arguments, run at each
+    replay on the stream the graph is launched on (``capture_launch(graph, stream)``), or else the device's
+    current stream. The graph is brickwork's own, replayed node by node from the host: one ``cuLaunchKernel``
+    per launch, not a CUDA graph object."""
+
+    __slots__ = ("entry", "buf", "dims", "device", "args", "params")
+
+    def __init__(self, entry, buf, dims, device, args, params):
+        self.entry, self.buf, self.dims, self.device = entry, buf, dims, device
+        self.args, self.params = tuple(args), params
+
+    def run(self) -> None:
+        stream = host._replay_stream
+        if stream is None or stream.device != self.device:
+            stream = streams._current.get(self.device.ordinal)
+        self.entry.launch(self.buf, self.dims, self.device, self.args, self.params,
+                          0 if stream is None else stream.cuda_stream)

@@ -612,6 +612,7 @@ def _check_concrete(kernel, name, t, value):
 
 # -- graph capture ---------------------------------------------------------------------------------
 _capture = None
+_replay_stream = None  # the stream given to the capture_launch running now (its CUDA launches go there)
 
 
 class Graph:
@@ -681,16 +682,22 @@ def capture_end(device=None, stream=None) -> Graph:
 
 def capture_launch(graph: Graph, stream=None) -> None:
     """Replay every launch of ``graph`` in order with its recorded arguments (and its ``capture_if`` /
-    ``capture_while`` nodes, which read their condition now, and its array writes from the host). Launched
-    while another graph is captured, it is recorded into that one instead."""
+    ``capture_while`` nodes, which read their condition now, and its array writes from the host). Its CUDA
+    launches go to ``stream`` where it is a stream of their device, else to the device's current stream.
+    Launched while another graph is captured, it is recorded into that one instead."""
+    global _replay_stream
     if _capture is not None:
         _capture.calls.append((None, _Replay(graph)))
         return
-    for inst, buf in graph.calls:
-        if inst is None:  # a conditional node, a host call or a graph
-            buf.run()
-        elif inst.fn(buf):  # declined: see launch
-            inst.run_with_general_strides(buf)
+    outer, _replay_stream = _replay_stream, stream if stream is not None else _replay_stream
+    try:
+        for inst, buf in graph.calls:
+            if inst is None:  # a conditional node, a host call, a graph or a CUDA launch
+                buf.run()
+            elif inst.fn(buf):  # declined: see launch
+                inst.run_with_general_strides(buf)
+    finally:
+        _replay_stream = outer
 
 
 # -- conditional graph nodes (Warp's capture_if / capture_while) ----------------------------------------------

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import cuda_driver
 from ..device import get_device
+from ..errors import CaptureError
 from . import recording
 from .arrays import (
     ArrayType,
@@ -142,6 +143,9 @@ class DeviceArray(array):
     # -- the host side sees copies ------------------------------------------------------------
     def numpy(self) -> np.ndarray:
         """A host copy of the data (vectors add trailing dimensions)."""
+        if recording.recorder is not None:  # the captured launches run only at replay: a read now is stale
+            raise CaptureError(f"reading a {self.device} array on the host while a graph is captured: the launches "
+                               f"recorded so far run only at wp.capture_launch; read it after the capture ends")
         out = np.empty(self.shape + self._trailing, dtype=self._comp)
         if out.nbytes:
             self._alloc.driver.copy_to_host(self._alloc.ordinal, out.ctypes.data, self.ptr, out.nbytes)

@@ -100,8 +100,8 @@ class LinearSolverState:
     - callback: ``callback(iteration, residual, tolerance)`` at each check (with ``check_every == 0``: a
       kernel launched with ``(iteration, residual_sq, tolerance_sq)`` arrays after each cycle).
     - check_every: iterations between two reads of the residual (0: none, see the module).
-    - use_cuda_graph: accepted for Warp's code; brickwork launches every iteration (CUDA launches are
-      not captured into graphs).
+    - use_cuda_graph: accepted for Warp's code; brickwork launches every iteration (a captured graph of
+      CUDA launches is replayed launch by launch, which would save nothing).
     """
 
     _NAME = "LinearSolverState"
