@@ -18,7 +18,7 @@ KINDS = {
     "quaternion": [wp.quat, wp.quath],
     "transformation": [wp.transform, wp.transformd],
     "struct": [Foo],
-    "array": [wp.array, wp.array(dtype=float)],
+    "array": [wp.array, wp.indexedarray],  # the classes: an annotation is an empty array in Warp (is_array)
 }
 PREDICATES = ("int", "float", "vector", "matrix", "quaternion", "transformation", "struct", "array")
 
@@ -35,7 +35,8 @@ def test_each_type_satisfies_its_own_predicate_only(kind):
 
 def test_value_predicates_ask_about_instances():
     values = {"int": [123, wp.int16(3)], "float": [1.5, wp.float16(1.5)], "vector": [wp.vec3(1, 2, 3)],
-              "matrix": [wp.mat22()], "quaternion": [wp.quat()], "struct": [Foo()], "array": [wp.zeros(2)]}
+              "matrix": [wp.mat22()], "quaternion": [wp.quat()], "struct": [Foo()],
+              "array": [wp.zeros(2), wp.array(dtype=float)]}
     for kind, xs in values.items():
         for x in xs:
             for p in ("int", "float", "vector", "matrix", "quaternion", "struct", "array"):

@@ -54,13 +54,25 @@ def test_composite_repr_shows_element_types_python_numbers_do_not_denote():
 
 
 def test_array_and_tile_predicates():
-    for t in (wp.array, wp.indexedarray, wp.fixedarray, wp.array(dtype=int), wp.indexedarray(dtype=float),
-              wp.fixedarray(dtype=int, shape=(2,))):
-        assert wp.types.type_is_array(t) and not wp.types.is_array(t)
-    assert wp.types.is_array(wp.zeros(2)) and not wp.types.type_is_array(int)
-    # brickwork has no tiles: nothing is one
+    """As Warp's (checked under Warp 1.19): ``type_is_*`` answers for the classes themselves, ``is_*`` for
+    values and for annotations, which in Warp are empty instances (``wp.array(dtype=int)``,
+    ``wp.tile(dtype=float, shape=(2, 2))``)."""
+    T = wp.types
+    for t in (wp.array, wp.indexedarray, wp.fixedarray, wp.fabricarray):
+        assert T.type_is_array(t) and not T.is_array(t)
+    for t in (wp.array(dtype=int), wp.array[float], wp.indexedarray(dtype=float),
+              wp.fixedarray(dtype=int, shape=(2,)), wp.array2d[wp.vec3]):
+        assert T.is_array(t) and not T.type_is_array(t)
+    assert T.is_array(wp.zeros(2)) and not T.type_is_array(int) and not T.is_array(int)
+    assert T.type_is_tile(wp.tile) and not T.is_tile(wp.tile)
+    for t in (wp.tile(dtype=float, shape=(2, 2)), wp.tile(dtype=wp.float16, shape=(3,)), wp.tile[float, 4, 8]):
+        assert T.is_tile(t) and not T.type_is_tile(t) and not T.is_array(t) and not T.is_value(t)
+    assert wp.tile(dtype=wp.vec3, shape=(2, 2)) == wp.tile[wp.vec3, 2, 2]
+    assert wp.tile(dtype=float, shape=4) == wp.tile[float, 4]
     for x in (wp.vec3, wp.array, float, wp.vec3(), wp.zeros(2), 1.0):
-        assert not wp.types.type_is_tile(x) and not wp.types.is_tile(x)
+        assert not T.type_is_tile(x) and not T.is_tile(x)
+    with pytest.raises(RuntimeError, match="can only be called inside a @kernel"):  # a thread's value: kernels only
+        wp.tile(1.0)
 
 
 def test_str_of_a_scalar_is_its_value_and_repr_names_its_type():

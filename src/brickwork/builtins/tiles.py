@@ -38,9 +38,17 @@ class TileFunction:
 
 
 class _TileConstructor(TileFunction):
-    """``wp.tile(x)`` in kernels; ``wp.tile[dtype, *shape]`` names a tile type."""
+    """``wp.tile(x)`` in kernels; ``wp.tile[dtype, *shape]`` (or, as Warp's annotations, ``wp.tile(dtype=...,
+    shape=...)`` from Python) names a tile type."""
 
     __slots__ = ()
+    names_tile_types = True  # what wp.types.type_is_tile asks
+
+    def __call__(self, *args, **kwargs):
+        if args or set(kwargs) != {"dtype", "shape"}:  # wp.tile(x) of a thread's value: kernels only
+            return super().__call__(*args, **kwargs)
+        shape = kwargs["shape"]
+        return self[(kwargs["dtype"], *(shape if isinstance(shape, (tuple, list)) else (shape,)))]
 
     def __getitem__(self, key):
         key = key if isinstance(key, tuple) else (key,)

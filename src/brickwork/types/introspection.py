@@ -66,18 +66,19 @@ def type_is_struct(t) -> bool:
 
 
 def type_is_array(t) -> bool:
-    """An array type: ``wp.array``, ``wp.indexedarray`` or ``wp.fixedarray`` itself, or an annotation such as
-    ``array(dtype=..., ndim=...)`` (indexed and fixed-size ones too)."""
+    """One of the array classes: ``wp.array``, ``wp.indexedarray``, ``wp.fabricarray``, ``wp.fixedarray`` ...
+    An annotation such as ``wp.array(dtype=float)`` is not (in Warp it is an empty array): ``is_array``
+    answers for it."""
     from .fixed_arrays import fixedarray
     from .indexed_arrays import ARRAY_KINDS
 
-    return t in ARRAY_KINDS or t is fixedarray or isinstance(t, ArrayType)
+    return t in ARRAY_KINDS or t is fixedarray
 
 
 def type_is_tile(t) -> bool:
-    """Whether ``t`` is a tile type: never in brickwork, which has no tiles (Warp's block-cooperative CUDA
-    values); it answers False as Warp does for every non-tile type, so code that asks works unchanged."""
-    return False
+    """Whether ``t`` is ``wp.tile`` itself (as in Warp, where a tile annotation such as ``wp.tile[float, 4]`` is
+    an instance of it, for which ``is_tile`` answers)."""
+    return getattr(t, "names_tile_types", False) is True  # wp.tile (builtins/tiles.py, a layer above)
 
 
 def _value_check(type_check):
@@ -98,14 +99,24 @@ is_transformation = _value_check(type_is_transformation)
 is_composite = _value_check(type_is_composite)
 is_value = _value_check(type_is_value)
 is_struct = _value_check(type_is_struct)
-is_tile = _value_check(type_is_tile)
+
+
+def is_tile(x) -> bool:
+    """Whether ``x`` is a tile annotation (``wp.tile[float, 4]``, ``wp.tile(dtype=float, shape=(4,))``): what
+    Warp's tile instances are on the host."""
+    from .tiles import TileType
+
+    return isinstance(x, TileType)
 
 
 def is_array(x) -> bool:
-    """Whether ``x`` is an array, an indexed array or a (indexed) fabric array (a value, not an array type)."""
+    """Whether ``x`` is an array, an indexed array or a (indexed) fabric array, or an array annotation
+    (``wp.array(dtype=float)``, ``wp.array[float]``, ``wp.fixedarray(dtype=int)``): Warp's annotations are
+    empty arrays. A tile annotation is not one (``is_tile``)."""
     from .indexed_arrays import ARRAY_KINDS
+    from .tiles import TileType
 
-    return isinstance(x, ARRAY_KINDS)
+    return isinstance(x, ARRAY_KINDS) or (isinstance(x, ArrayType) and not isinstance(x, TileType))
 
 
 def types_equal(a, b, match_generic: bool = False) -> bool:
