@@ -240,3 +240,34 @@ def test_struct_scalar_fields_keep_the_type_they_are_given():
     s.v = [4.0, 5.0, 6.0]
     s.v = None  # zero again
     assert list(s.v) == [0.0, 0.0, 0.0]
+
+
+def test_numpy_dtype_is_the_dict_form_of_the_struct_layout():
+    """``S.numpy_dtype()`` is a dict (names, formats, offsets, itemsize; a nested struct's format is its own
+    dict), as Warp's; numpy takes it as a dtype, and it is the dtype of an array of S on the host."""
+
+    @wp.struct
+    class Inner:
+        i: wp.int8
+        q: wp.uint16
+
+    @wp.struct
+    class Outer:
+        a: float
+        v: wp.vec3
+        m: wp.mat22d
+        inner: Inner
+        arr: wp.array(dtype=float)
+
+    d = Outer.numpy_dtype()
+    assert isinstance(d, dict) and d["names"] == ["a", "v", "m", "inner", "arr"]
+    assert d["offsets"][:4] == [0, 4, 16, 48] and d["itemsize"] == np.dtype(d).itemsize
+    assert d["formats"][:3] == [np.dtype("<f4"), np.dtype(("<f4", (3,))), np.dtype(("<f8", (2, 2)))]
+    assert d["formats"][3] == {"names": ["i", "q"], "formats": [np.dtype("i1"), np.dtype("<u2")],
+                               "offsets": [0, 2], "itemsize": 4}
+    host = wp.zeros(2, dtype=Outer).numpy()
+    assert host.dtype == np.dtype(d) and np.zeros(2, dtype=d).dtype == host.dtype
+    s = Outer()
+    s.a, s.v, s.inner.q = 2.5, wp.vec3(1.0, 2.0, 3.0), 7
+    rec = s.numpy_value()
+    assert rec["a"] == 2.5 and rec["v"].tolist() == [1.0, 2.0, 3.0] and rec["inner"]["q"] == 7

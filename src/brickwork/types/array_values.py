@@ -41,8 +41,8 @@ def element_value(dtype, value, what: str):
     """``value`` as numpy stores it in one element of ``dtype`` (``what`` names the operation in messages)."""
     if getattr(dtype, "_bw_struct", False):
         if type(value) is dtype:
-            return np.frombuffer(value._to_bytes(), dtype=dtype.numpy_dtype())[0]
-        if isinstance(value, np.void) and value.dtype == dtype.numpy_dtype():  # a record of a.numpy()
+            return np.frombuffer(value._to_bytes(), dtype=dtype._numpy_dtype())[0]
+        if isinstance(value, np.void) and value.dtype == dtype._numpy_dtype():  # a record of a.numpy()
             return value
         raise ElementValueError(f"{what}: an array of {_name(dtype)} takes {_name(dtype)} values, got "
                                 f"{_described(value)}")

@@ -56,7 +56,7 @@ def element_ctype(t) -> type:
         return type_ctype(t)
     found = _STRUCT_CTYPES.get(t)
     if found is None:
-        dtype = t.numpy_dtype()
+        dtype = t._numpy_dtype()
         fields, end = [], 0
         for (name, ft), offset in zip(t._fields, t._offsets):
             if offset > end:

@@ -156,28 +156,30 @@ class StructBase:
 
     def numpy_value(self):
         """This value as one record of ``numpy_dtype()`` (for ``np.full``/``ndarray.fill`` of struct data)."""
-        return np.frombuffer(self._to_bytes(), dtype=self.numpy_dtype())[0].copy()
+        return np.frombuffer(self._to_bytes(), dtype=self._numpy_dtype())[0].copy()
 
     @classmethod
-    def numpy_dtype(cls) -> np.dtype:
-        """The numpy structured dtype of this struct's C layout (what ``a.numpy()`` of an array of it has)."""
-        return cls._numpy_dtype()
-
-    @classmethod
-    def _numpy_dtype(cls) -> np.dtype:
-        names, formats = [], []
-        for name, t in cls._fields:
-            names.append(name)
+    def numpy_dtype(cls) -> dict:
+        """This struct's C layout as numpy's dict form of a structured dtype (``names``, ``formats``,
+        ``offsets``, ``itemsize``; a nested struct's format is its own dict), as Warp's: ``np.dtype(d)`` is the
+        dtype of ``a.numpy()`` of an array of it, and ``np.zeros(n, dtype=d)`` takes it as it is. An array
+        field is its descriptor's bytes."""
+        formats = []
+        for _, t in cls._fields:
             if is_scalar_type(t):
                 formats.append(np.dtype(t._np))
             elif is_composite_type(t):
                 formats.append(np.dtype((t._dtype._np, t._shape)))
             elif getattr(t, "_bw_struct", False):
-                formats.append(t._numpy_dtype())
+                formats.append(t.numpy_dtype())
             else:
                 formats.append(np.dtype((np.uint8, packed_size(t))))
-        return np.dtype({"names": names, "formats": formats, "offsets": list(cls._offsets),
-                         "itemsize": cls._size})
+        return {"names": [name for name, _ in cls._fields], "formats": formats, "offsets": list(cls._offsets),
+                "itemsize": cls._size}
+
+    @classmethod
+    def _numpy_dtype(cls) -> np.dtype:
+        return np.dtype(cls.numpy_dtype())
 
 
 def _array_field(t: ArrayType, packed: bytes, device):
