@@ -181,7 +181,7 @@ _LAZY_SUBPACKAGES = ("mesh", "la", "io", "apps", "optim", "sparse", "geometry")
 _LAZY_FUNCTIONS = {"from_dlpack": "types.dlpack_import", "to_dlpack": "types.dlpack_export",
                    # geometry: its classes and query types load when a program names them (or a kernel's builtins)
                    "HashGrid": "runtime.hash_grid", "Bvh": "runtime.bvh", "is_cubql_available": "runtime.bvh",
-                   "Mesh": "runtime.mesh", "HashGridQuery": "types.hash_grid_query",
+                   "Mesh": "runtime.mesh", "HashGridQuery": "types.hash_grid_query", "Volume": "runtime.volume",
                    **{name: "types.geometry_queries" for name in ("BvhQuery", "MeshQuery", "MeshQueryAABB",
                                                                   "MeshQueryPoint", "MeshQueryRay", "BvhQueryTiled",
                                                                   "MeshQueryAABBTiled")}}

@@ -449,3 +449,7 @@ BUILTIN_DOCS.update({
                                  "3x3 block, rotation as ``quat_from_matrix`` of the block with unit columns, "
                                  "position from the last column."),
 })
+
+from .volume_docs import VOLUME_DOCS  # noqa: E402 - the volume family's entries live beside its builtins
+
+BUILTIN_DOCS.update(VOLUME_DOCS)

@@ -14,6 +14,7 @@ from . import (  # noqa: F401  (registration side effects)
     random,
     tile_queries,
     tile_stacks,
+    volume,
 )
 from .registry import BUILTINS, Mismatch, resolve
 

@@ -32,6 +32,7 @@ from . import (
     nested,  # noqa: F401 - registers the typing rules of nested parallelism
     static_expr,  # noqa: F401 - registers wp.static
     tiles,  # noqa: F401 - registers the tile functions (wp.tile_load, ...) and tile arithmetic
+    volume,  # noqa: F401 - registers the volume builtins taking dtype= or a gradient output argument
 )
 from .array_truth import truth_value
 from .asserts import assert_statement

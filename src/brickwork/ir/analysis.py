@@ -120,9 +120,9 @@ def _root_path(e):
 
 #: builtins with an effect: they write memory, advance a random state or a query (passed by reference)
 EFFECT_PREFIXES = ("atomic_", "rand", "sample_", "poisson", "hash_grid_query_next", "bvh_query_next",
-                   "mesh_query_next", "mesh_query_aabb_next")
+                   "mesh_query_next", "mesh_query_aabb_next", "volume_store")
 #: builtins that read memory through an id (a hash grid's tables): not to be evaluated where the program would not
-_READS_THROUGH_IDS = ("hash_grid_", "bvh_", "mesh_")
+_READS_THROUGH_IDS = ("hash_grid_", "bvh_", "mesh_", "volume_")
 
 
 def atomic_parts(call: ir.IRCall) -> tuple:

@@ -14,6 +14,8 @@ from ...builtins.decompositions import OUTPUT_ARGUMENTS, PACKED
 from ...builtins.table import BUILTINS
 from ...builtins.tile_queries import NAMES as TILE_QUERY_NAMES
 from ...builtins.tile_stacks import NAMES as TILE_STACK_NAMES
+from ...builtins.volume import INTERNAL as VOLUME_INTERNAL
+from ...builtins.volume import NAMES as VOLUME_NAMES
 
 
 def _fmt(template: str):
@@ -110,6 +112,7 @@ CPU_HEADERS.update({name: "brickwork_bvh.h" for name in BVH_NAMES})
 CPU_HEADERS.update({name: "brickwork_mesh_arrays.h" for name in MESH_ARRAY_NAMES})
 CPU_HEADERS.update({name: "brickwork_tile_queries.h" for name in TILE_QUERY_NAMES})
 CPU_HEADERS.update({name: "brickwork_tile_stack.h" for name in (*TILE_STACK_NAMES, "tile_stack_new")})
+CPU_HEADERS.update({name: "brickwork_volume.h" for name in (*VOLUME_NAMES, *VOLUME_INTERNAL)})
 
 
 def _struct_result(name: str):

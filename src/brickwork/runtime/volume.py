@@ -1,0 +1,227 @@
+"""``wp.Volume``: a sparse volume stored as a NanoVDB grid, read and written by kernels, as in Warp.
+
+A volume owns one grid buffer (a uint8 array) on its device; ``volume.id`` is the buffer's address, which
+kernels take as a ``uint64`` and pass to the ``volume_*`` builtins (``include/brickwork_volume.h`` walks the
+tree). Grids are built on the host with numpy (``runtime/nanovdb/build.py``) and copied to the device once;
+a volume on a CUDA device keeps the host copy of its header and topology for the introspection methods
+(kernels may change voxel values, never the topology).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+
+from ..device import get_device
+from ..errors import BrickworkError
+from ..types.arrays import array, type_name
+from ..types.composite import vector
+from ..types.scalars import float32, float64, int32, int64, uint8, uint32
+from .nanovdb import layout as L
+
+_VEC = {(3, float32): vector(3, float32), (3, float64): vector(3, float64), (4, float32): vector(4, float32),
+        (4, float64): vector(4, float64)}
+#: grid type code -> the kernel value type (index grids: None)
+_KERNEL_TYPES = {L.GRID_TYPE_FLOAT: float32, L.GRID_TYPE_DOUBLE: float64, L.GRID_TYPE_INT32: int32,
+                 L.GRID_TYPE_INT64: int64, L.GRID_TYPE_UINT32: uint32, L.GRID_TYPE_VEC3F: _VEC[3, float32],
+                 L.GRID_TYPE_VEC3D: _VEC[3, float64], L.GRID_TYPE_VEC4F: _VEC[4, float32],
+                 L.GRID_TYPE_VEC4D: _VEC[4, float64]}
+
+
+class VolumeError(BrickworkError, RuntimeError):
+    """A grid buffer that is not a valid NanoVDB grid, or a volume used in a way it does not allow (the
+    message says which). A ``RuntimeError``, as Warp raises."""
+
+
+class GridInfo(NamedTuple):
+    """The grid header's fields, as Warp's ``Volume.GridInfo``."""
+
+    name: str
+    size_in_bytes: int
+    grid_index: int
+    grid_count: int
+    type_str: str
+    translation: np.ndarray
+    transform_matrix: np.ndarray
+
+
+def _u(buf: np.ndarray, off: int, dtype: str):
+    return np.frombuffer(buf, dtype=dtype, count=1, offset=off)[0]
+
+
+class Volume:
+    """A sparse grid of voxels holding values of one type (int32, int64, uint32, float32, float64, vec3f,
+    vec3d, vec4f, vec4d), or an index grid numbering its active voxels for values kept in arrays.
+
+    Pass ``volume.id`` to a ``wp.uint64`` kernel parameter and call ``wp.volume_sample_f(id, uvw,
+    wp.Volume.LINEAR)`` and the other ``volume_*`` builtins there. Points are in index space (voxel
+    coordinates); ``volume_world_to_index`` maps world positions through the grid's transform."""
+
+    CLOSEST = 0  #: nearest voxel (rounding half away from zero)
+    LINEAR = 1  #: trilinear interpolation of the 8 voxels around the point
+
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        self.id = 0  # a volume whose __init__ failed has no buffer
+        self._buffer = None
+        return self
+
+    def __init__(self, data: array, copy: bool = True):
+        """A volume over the grid in ``data`` (a uint8 array holding a NanoVDB grid, on any device); with
+        ``copy`` the volume holds a copy of it, otherwise it uses ``data``'s memory."""
+        if not isinstance(data, array) or data.dtype is not uint8 or data.ndim != 1:
+            raise VolumeError(f"Volume needs a one-dimensional uint8 array holding a NanoVDB grid, got "
+                              f"{type_name(data) if isinstance(data, array) else type(data).__name__}")
+        host = data.numpy() if data.device.is_cpu else data.numpy().copy()
+        _check_grid(host)
+        self.device = data.device
+        self._host = host.copy() if copy or not data.device.is_cpu else host
+        if copy:
+            data = array(self._host, dtype=uint8, device=self.device) if not data.device.is_cpu else \
+                array(self._host, dtype=uint8, device=self.device, copy=False)
+        self._buffer = data
+        self.id = int(data.ptr)
+        self._next = None  # (bytes, offset) of the grids after this one in the buffer it was loaded from
+
+    # -- the buffer --------------------------------------------------------------------------------
+    def array(self) -> array:
+        """The grid buffer (uint8) on the volume's device."""
+        return self._buffer
+
+    @property
+    def _type_code(self) -> int:
+        return int(_u(self._host, L.GRID_OFF_GRID_TYPE, "<u4"))
+
+    @property
+    def dtype(self):
+        """The kernel type of the values (None for an index grid)."""
+        return _KERNEL_TYPES.get(self._type_code)
+
+    @property
+    def is_index(self) -> bool:
+        """Whether the grid is an index grid (values kept in arrays, ``volume_sample_index``)."""
+        return self._type_code in L.INDEX_GRID_TYPES
+
+    def get_voxel_size(self) -> tuple[float, float, float]:
+        """The voxel size stored in the grid header (the index->world map's scale)."""
+        return tuple(float(x) for x in np.frombuffer(self._host, "<f8", 3, L.GRID_OFF_VOXEL_SIZE))
+
+    def get_grid_info(self) -> GridInfo:
+        """The grid's name, size, position in its file, type name and index->world map."""
+        h = self._host
+        raw = bytes(h[L.GRID_OFF_GRID_NAME:L.GRID_OFF_GRID_NAME + L.GRID_NAME_SIZE])
+        name = raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+        vt = L.VALUE_TYPES.get(self._type_code)
+        matrix = np.frombuffer(h, "<f4", 9, L.GRID_OFF_MAP + L.MAP_OFF_MATF).reshape(3, 3).copy()
+        translation = np.frombuffer(h, "<f4", 3, L.GRID_OFF_MAP + L.MAP_OFF_VECF).copy()
+        return GridInfo(name, int(_u(h, L.GRID_OFF_GRID_SIZE, "<u8")), int(_u(h, L.GRID_OFF_GRID_INDEX, "<u4")),
+                        int(_u(h, L.GRID_OFF_GRID_COUNT, "<u4")), vt.name if vt else "?", translation,
+                        matrix.reshape(9))
+
+    def get_voxel_count(self) -> int:
+        """The number of voxels the grid indexes: an OnIndex grid's active voxels, otherwise 512 per leaf
+        (as ``volume_voxel_count`` in kernels and Warp)."""
+        tree = L.GRID_SIZE
+        if self._type_code == L.GRID_TYPE_ONINDEX:
+            return int(_u(self._host, tree + L.TREE_OFF_VOXEL_COUNT, "<u8"))
+        return int(_u(self._host, tree + L.TREE_OFF_NODE_COUNT_LEAF, "<u4")) * 512
+
+    def get_tile_count(self) -> int:
+        """The number of leaves (8^3 tiles) of the grid."""
+        return int(_u(self._host, L.GRID_SIZE + L.TREE_OFF_NODE_COUNT_LEAF, "<u4"))
+
+    # -- construction ------------------------------------------------------------------------------
+    @classmethod
+    def load_from_nvdb(cls, file_or_buffer, device=None) -> Volume:
+        """The first grid of a NanoVDB file (a path's open binary stream, or its bytes) or of a raw grid
+        buffer, on ``device``; ``load_next_grid`` gives the next ones."""
+        data = file_or_buffer.read() if hasattr(file_or_buffer, "read") else bytes(file_or_buffer)
+        buf = np.frombuffer(data, dtype=np.uint8)
+        if buf.size >= 8 and int(_u(buf, 0, "<u8")) in L.MAGICS_GRID and _looks_like_grid(buf):
+            grids = [buf]
+        else:
+            try:
+                from .nanovdb.file import read_nvdb
+            except ImportError:  # the file reader is another module's
+                raise VolumeError("NanoVDB signature not found") from None
+            grids = read_nvdb(data)
+        return cls._from_grids(list(grids), 0, device)
+
+    @classmethod
+    def _from_grids(cls, grids: list, at: int, device) -> Volume:
+        host = np.ascontiguousarray(grids[at], dtype=np.uint8)
+        volume = cls(array(host, dtype=uint8, device=get_device(device)))
+        volume._next = (grids, at + 1)
+        return volume
+
+    def load_next_grid(self) -> Volume | None:
+        """The next grid of the file or buffer this volume was loaded from (None after the last)."""
+        if self._next is None or self._next[1] >= len(self._next[0]):
+            return None
+        return Volume._from_grids(self._next[0], self._next[1], self.device)
+
+    @classmethod
+    def load_from_numpy(cls, ndarray: np.ndarray, min_world=(0.0, 0.0, 0.0), voxel_size=1.0, bg_value=0.0,
+                        device=None) -> Volume:
+        """A volume holding the dense array ``ndarray`` (index (i, j, k) at world position ``min_world +
+        (i, j, k) * voxel_size``), padded with ``bg_value`` to whole 8^3 tiles: a 4-D array with 3 values per
+        voxel makes a vec3f volume, an int ``bg_value`` an int32 volume, otherwise float32."""
+        vs = normalize_voxel_size(voxel_size)
+        a = np.asarray(ndarray)
+        vector_valued = hasattr(bg_value, "__len__")
+        if vector_valued:
+            code, dtype, tail = L.GRID_TYPE_VEC3F, np.float32, (3,)
+        elif isinstance(bg_value, int):
+            code, dtype, tail = L.GRID_TYPE_INT32, np.int32, ()
+        else:
+            code, dtype, tail = L.GRID_TYPE_FLOAT, np.float32, ()
+        if a.ndim != 3 + len(tail) or a.shape[3:] != tail:
+            raise ValueError(f"load_from_numpy needs a {'4-D (nx, ny, nz, 3)' if tail else '3-D'} array for "
+                             f"this bg_value, got shape {a.shape}")
+        shape = tuple(int(math.ceil(n / 8) * 8) for n in a.shape[:3])
+        padded = np.empty(shape + tail, dtype=dtype)
+        padded[...] = np.asarray(bg_value, dtype=dtype)
+        padded[:a.shape[0], :a.shape[1], :a.shape[2]] = a
+        ijk = np.stack(np.meshgrid(*(np.arange(n) for n in shape), indexing="ij"), axis=-1).reshape(-1, 3)
+        from .nanovdb.build import build_grid
+
+        grid = build_grid(ijk, padded.reshape((-1,) + tail), grid_type=code, background=bg_value,
+                          transform=np.diag(vs), translation=tuple(float(x) for x in min_world))
+        return cls(array(grid, dtype=uint8, device=get_device(device)))
+
+    def __repr__(self) -> str:
+        t = self.dtype
+        return f"Volume({'index' if self.is_index else type_name(t)}, {self.get_voxel_count()} voxels, {self.device})"
+
+
+def normalize_voxel_size(voxel_size) -> tuple[float, float, float]:
+    """``voxel_size`` as three positive finite floats (a number or three of them), with Warp's errors."""
+    if isinstance(voxel_size, (numbers.Real, np.floating, np.integer)) and not isinstance(voxel_size, bool):
+        values = (float(voxel_size),) * 3
+    elif isinstance(voxel_size, (list, tuple, np.ndarray)) or (hasattr(voxel_size, "__len__")
+                                                                and not isinstance(voxel_size, (str, bytes))):
+        if len(voxel_size) != 3:
+            raise ValueError(f"voxel_size must be a scalar or a 3-element sequence, got length {len(voxel_size)}")
+        values = tuple(float(v) for v in voxel_size)
+    else:
+        raise TypeError(f"voxel_size must be a scalar or a 3-element sequence, got {type(voxel_size).__name__}")
+    if not all(math.isfinite(v) and v > 0 for v in values):
+        raise ValueError(f"All voxel_size components must be finite and positive, got {voxel_size}")
+    return values
+
+
+def _looks_like_grid(buf: np.ndarray) -> bool:
+    return buf.size >= L.GRID_SIZE + L.TREE_SIZE and int(_u(buf, L.GRID_OFF_GRID_SIZE, "<u8")) <= buf.size
+
+
+def _check_grid(buf: np.ndarray) -> None:
+    if buf.size < L.GRID_SIZE + L.TREE_SIZE or int(_u(buf, 0, "<u8")) not in L.MAGICS_GRID:
+        raise VolumeError("Invalid NanoVDB grid structure: the buffer does not start with a NanoVDB grid")
+    size = int(_u(buf, L.GRID_OFF_GRID_SIZE, "<u8"))
+    if size > buf.size:
+        raise VolumeError(f"Invalid NanoVDB grid structure: the grid says it has {size} bytes, the buffer "
+                          f"holds {buf.size}")
+
