@@ -299,9 +299,9 @@ legacy_scalar_return_types: bool = False
 #: Warp's opt-in CPU blocks (``block_dim`` lanes per block of a tiled launch on the CPU). A block on brickwork's
 #: CPU is one thread, as in Warp by default: ``launch_tiled`` refuses a launch while this is True.
 enable_cpu_blocks: bool = False
-#: Warp's flag: warnings that brickwork writes in Warp's form (``Warp UserWarning: message`` on stderr, as graph
-#: coloring's) also name the file and line that caused them, and show that line. Warnings given through Python's
-#: ``warnings`` with their default display (deprecations, ...) name them always.
+#: Warp's flag: warnings that brickwork writes in Warp's form (``Warp UserWarning: message`` on stderr,
+#: runtime/warp_warnings.py) also name the file and line that caused them, and show that line. Warnings given
+#: through Python's ``warnings`` with their default display (deprecations, ...) name them always.
 verbose_warnings: bool = False
 #: Warp compatibility: accepted and ignored.
 quiet: bool = True

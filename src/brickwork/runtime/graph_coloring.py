@@ -23,7 +23,6 @@ CPU kernels that take the steps of Warp's native algorithms in the same order, s
 from __future__ import annotations
 
 import enum
-import linecache
 import math
 import operator
 import sys
@@ -31,13 +30,13 @@ import warnings
 
 import numpy as np
 
-from .. import config
 from ..lang.function import func
 from ..lang.kernel import kernel
 from ..types.arrays import array, array2d, empty, full, type_name, zeros
 from ..types.scalars import float32, int32
 from .graph_coloring_sort import degree_order
 from .launch import launch_on_cpu
+from .warp_warnings import location as _location
 
 _INF = math.inf
 _NAN = math.nan
@@ -430,11 +429,3 @@ def warn(message: str) -> None:
     with warnings.catch_warnings():
         warnings.showwarning = show
         warnings.warn(message, UserWarning, stacklevel=3)
-
-
-def _location(filename: str, lineno: int, line: str | None) -> str:
-    """`` (file:line)`` and the source line on the next line, under ``config.verbose_warnings``; else nothing."""
-    if not config.verbose_warnings:
-        return ""
-    line = linecache.getline(filename, lineno) if line is None else line
-    return f" ({filename}:{lineno})" + (f"\n  {line.strip()}" if line and line.strip() else "")
