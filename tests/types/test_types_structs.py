@@ -271,3 +271,27 @@ def test_numpy_dtype_is_the_dict_form_of_the_struct_layout():
     s.a, s.v, s.inner.q = 2.5, wp.vec3(1.0, 2.0, 3.0), 7
     rec = s.numpy_value()
     assert rec["a"] == 2.5 and rec["v"].tolist() == [1.0, 2.0, 3.0] and rec["inner"]["q"] == 7
+
+
+def test_vars_lists_the_fields_with_their_types_as_warps():
+    """``S.vars``: field name -> an object with ``label`` and ``type`` (in order; Python's float is float32), as
+    Warp's ``Struct.vars``; a field named ``vars`` keeps its name for the field."""
+
+    @wp.struct
+    class S:
+        a: float
+        v: wp.vec3
+        arr: wp.array(dtype=float)
+
+    assert list(S.vars) == ["a", "v", "arr"]
+    assert [(f.label, f.type) for f in S.vars.values()] == [("a", wp.float32), ("v", wp.vec3),
+                                                            ("arr", wp.array(dtype=float))]
+    assert wp.types.is_array(S.vars["arr"].type) and S.vars["arr"].type.dtype is wp.float32
+
+    @wp.struct
+    class HasVars:
+        vars: int
+
+    h = HasVars()
+    h.vars = 3
+    assert h.vars == 3 and HasVars._field_types == {"vars": wp.int32}

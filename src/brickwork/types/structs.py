@@ -310,7 +310,22 @@ def struct(cls):
         made.cls = made  # Warp's name for the class of a struct's instances (here the struct itself)
     if "key" not in made._field_types:  # Warp's name for a struct: its qualified name as one identifier
         made.key = re.sub("[^0-9a-zA-Z_]+", "", cls.__qualname__.replace(".", "__"))
+    if "vars" not in made._field_types:  # Warp's fields of a struct: name -> an object with .label and .type
+        made.vars = {name: StructField(name, t) for name, t in fields}
     return made
+
+
+class StructField:
+    """One field of a struct as Warp's ``Struct.vars`` gives it: its ``label`` (name) and ``type``."""
+
+    __slots__ = ("label", "type")
+
+    def __init__(self, label: str, type):
+        self.label = label
+        self.type = type
+
+    def __repr__(self):
+        return f"StructField({self.label!r}, {type_name(self.type)})"
 
 
 def is_struct_type(t) -> bool:
