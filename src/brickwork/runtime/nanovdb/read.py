@@ -360,13 +360,14 @@ def active_values(buffer, info: GridInfo | None = None) -> np.ndarray:
 
 
 def split_grids(buffer) -> list[np.ndarray]:
-    """The grids of a buffer that holds several back to back (grid_count in the first header)."""
+    """The grids of a buffer that holds one or more back to back (as ``Volume.array()`` holds a file's).
+
+    Each grid's ``grid_size`` leads to the next; bytes after the last that do not start a grid are
+    refused. The headers' grid_index/grid_count are not relied on (a grid copied out of a file keeps them).
+    """
     b = as_bytes(buffer)
-    first = parse_grid(b)
     out, start = [], 0
-    for _ in range(max(first.grid_count, 1)):
-        if start >= b.size:
-            _fail(f"grid_count {first.grid_count} but the buffer ends after {len(out)} grid(s)")
+    while start < b.size:
         info = parse_grid(b[start:])
         out.append(b[start : start + info.grid_size])
         start += info.grid_size
