@@ -47,6 +47,8 @@ MODULES = [
     # geometry processing (brickwork.geometry): isosurfaces, Delaunay flips, swept volumes; grouped trees
     "geometry.test_marching_cubes", "geometry.test_surface_nets", "geometry.test_sparse_marching_cubes",
     "geometry.test_delaunay", "geometry.test_swept_volume", "geometry.test_grouped_bvh",
+    # graph coloring (wp.utils.graph_coloring_*)
+    "test_coloring",
 ]
 
 # Whole files of warp.tests not run, grouped by reason (docs/compat.md lists them).
@@ -67,7 +69,7 @@ EXCLUDED_FILES = {
     ],
     "Warp libraries beyond the kernel language (fem, mesh/volume/BVH queries, rendering)": [
         "fem/*", "geometry/test_volume* (wp.Volume)", "interop/*",
-        "test_examples", "test_apic*", "test_coloring", "test_render_opengl",
+        "test_examples", "test_apic*", "test_render_opengl",
     ],
 }
 

@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import unittest  # noqa: F401 - Warp's module imports it, and test files take it from the star import
 
 import numpy as np
 
