@@ -47,6 +47,8 @@ MODULES = [
     # geometry processing (brickwork.geometry): isosurfaces, Delaunay flips, swept volumes; grouped trees
     "geometry.test_marching_cubes", "geometry.test_surface_nets", "geometry.test_sparse_marching_cubes",
     "geometry.test_delaunay", "geometry.test_swept_volume", "geometry.test_grouped_bvh",
+    # sparse volumes (wp.Volume)
+    "geometry.test_volume", "geometry.test_volume_write", "geometry.test_volume_validation",
     # graph coloring (wp.utils.graph_coloring_*)
     "test_coloring",
 ]
@@ -68,7 +70,7 @@ EXCLUDED_FILES = {
         "test_sanitize", "deterministic/test_deterministic_graph_capture",
     ],
     "Warp libraries beyond the kernel language (fem, mesh/volume/BVH queries, rendering)": [
-        "fem/*", "geometry/test_volume* (wp.Volume)", "interop/*",
+        "fem/*", "interop/*",
         "test_examples", "test_apic*", "test_render_opengl",
     ],
 }

@@ -133,6 +133,37 @@ class Volume:
         """The number of leaves (8^3 tiles) of the grid."""
         return int(_u(self._host, L.GRID_SIZE + L.TREE_OFF_NODE_COUNT_LEAF, "<u4"))
 
+    def _leaves(self) -> tuple[np.ndarray, np.ndarray]:
+        """(origins (n, 3) int32, value masks (n, 8) uint64) of the grid's leaves, in the grid's order."""
+        h, tree = self._host, L.GRID_SIZE
+        count = int(_u(h, tree + L.TREE_OFF_NODE_COUNT_LEAF, "<u4"))
+        first = tree + int(_u(h, tree + L.TREE_OFF_NODE_OFFSET_LEAF, "<u8"))
+        size = L.INDEX_LEAF_SIZE if self._type_code == L.GRID_TYPE_ONINDEX else _leaf_size(self._type_code)
+        rows = np.lib.stride_tricks.as_strided(h[first:], shape=(count, 16 + 64), strides=(size, 1)) if count else \
+            np.zeros((0, 80), np.uint8)
+        rows = np.ascontiguousarray(rows)
+        origins = rows[:, :12].view("<i4").reshape(count, 3) & ~7
+        masks = rows[:, 16:80].view("<u8").reshape(count, 8)
+        return origins.astype(np.int32), masks
+
+    def get_tiles(self, out: array | None = None) -> array:
+        """The origins (voxel coordinates, multiples of 8) of the grid's leaves, an (n, 3) int32 array on the
+        volume's device (or written into ``out``)."""
+        origins, _ = self._leaves()
+        return _deliver(origins, out, self.device, "tile")
+
+    def get_voxels(self, out: array | None = None) -> array:
+        """The coordinates of the voxels the grid indexes (``get_voxel_count`` of them: an OnIndex grid's active
+        voxels, every voxel of every leaf otherwise), an (n, 3) int32 array on the volume's device, leaf by
+        leaf, x-major within a leaf, as Warp."""
+        origins, masks = self._leaves()
+        if self._type_code != L.GRID_TYPE_ONINDEX:
+            masks = np.full_like(masks, np.uint64(2**64 - 1))
+        bits = np.unpackbits(masks.view(np.uint8).reshape(-1, 64), axis=1, bitorder="little").astype(bool)
+        leaf, n = np.nonzero(bits)
+        offsets = np.stack([(n >> 6) & 7, (n >> 3) & 7, n & 7], axis=1)
+        return _deliver((origins[leaf] + offsets).astype(np.int32), out, self.device, "voxel")
+
     # -- construction ------------------------------------------------------------------------------
     @classmethod
     def load_from_nvdb(cls, file_or_buffer, device=None) -> Volume:
@@ -192,6 +223,56 @@ class Volume:
                           transform=np.diag(vs), translation=tuple(float(x) for x in min_world))
         return cls(array(grid, dtype=uint8, device=get_device(device)))
 
+    @classmethod
+    def allocate(cls, min, max, voxel_size, bg_value=0.0, translation=(0.0, 0.0, 0.0), points_in_world_space=False,
+                 device=None) -> Volume:
+        """A volume of the 8^3 tiles covering the box ``min``..``max`` (inclusive; index space, or world space
+        with ``points_in_world_space``), every voxel holding ``bg_value`` (which sets the value type; None: an
+        index grid)."""
+        vs = normalize_voxel_size(voxel_size)
+        lo, hi = np.asarray(min, np.float64), np.asarray(max, np.float64)
+        if points_in_world_space:
+            lo = np.around((lo - np.asarray(translation, np.float64)) / vs)
+            hi = np.around((hi - np.asarray(translation, np.float64)) / vs)
+        t0, t1 = lo.astype(np.int32) // 8, hi.astype(np.int32) // 8
+        axes = [np.arange(a, b + 1, dtype=np.int32) for a, b in zip(t0, t1)]
+        tiles = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3) * 8
+        return cls._build(tiles, None, bg_value, np.diag(vs), translation, device, tiles=True)
+
+    @classmethod
+    def allocate_by_tiles(cls, tile_points, voxel_size=None, bg_value=0.0, translation=(0.0, 0.0, 0.0), device=None,
+                          transform=None) -> Volume:
+        """A volume of the 8^3 tiles holding ``tile_points`` (int32 (n, 3) or vec3i: index space; float32 or
+        vec3f: world space), every voxel holding ``bg_value`` (None: an index grid of the tiles' voxels)."""
+        m = _transform(voxel_size, transform)
+        ijk = _index_points(tile_points, m, translation, "tile_points")
+        return cls._build(ijk, None, bg_value, m, translation, device, tiles=True)
+
+    @classmethod
+    def allocate_by_voxels(cls, voxel_points, voxel_size=None, translation=(0.0, 0.0, 0.0), device=None,
+                           transform=None) -> Volume:
+        """An index grid (OnIndex) whose active voxels are ``voxel_points`` (index or world space, as
+        ``allocate_by_tiles``): values live in arrays of ``get_voxel_count()`` elements."""
+        m = _transform(voxel_size, transform)
+        ijk = _index_points(voxel_points, m, translation, "voxel_points")
+        from .nanovdb.build import build_index_grid
+
+        grid = build_index_grid(ijk, transform=m, translation=tuple(float(x) for x in translation))
+        return cls(array(grid, dtype=uint8, device=get_device(device)))
+
+    @classmethod
+    def _build(cls, ijk, values, bg_value, m, translation, device, tiles) -> Volume:
+        from .nanovdb.build import build_grid, build_index_grid
+
+        translation = tuple(float(x) for x in translation)
+        if bg_value is None:
+            grid = build_index_grid(ijk, transform=m, translation=translation, tiles=tiles)
+        else:
+            code, background = _grid_type_of(bg_value)
+            grid = build_grid(ijk, values, grid_type=code, background=background, transform=m,
+                              translation=translation, tiles=tiles)
+        return cls(array(grid, dtype=uint8, device=get_device(device)))
+
     def __repr__(self) -> str:
         t = self.dtype
         return f"Volume({'index' if self.is_index else type_name(t)}, {self.get_voxel_count()} voxels, {self.device})"
@@ -211,6 +292,69 @@ def normalize_voxel_size(voxel_size) -> tuple[float, float, float]:
     if not all(math.isfinite(v) and v > 0 for v in values):
         raise ValueError(f"All voxel_size components must be finite and positive, got {voxel_size}")
     return values
+
+
+def _transform(voxel_size, transform) -> np.ndarray:
+    if transform is None:
+        if voxel_size is None:
+            raise ValueError("Either 'voxel_size' or 'transform' must be provided")
+        return np.diag(normalize_voxel_size(voxel_size))
+    if voxel_size is not None:
+        raise ValueError("Only one of 'voxel_size' or 'transform' must be provided")
+    m = np.asarray(transform, dtype=np.float64).reshape(3, 3)
+    return m
+
+
+def _index_points(points, m, translation, what: str) -> np.ndarray:
+    """Index-space integer coordinates of ``points`` (integers: index space; floats: world space)."""
+    p = points.numpy() if isinstance(points, array) else np.asarray(points)
+    p = p.reshape(-1, 3)
+    if np.issubdtype(p.dtype, np.integer):
+        return p.astype(np.int64)
+    if not np.issubdtype(p.dtype, np.floating):
+        raise TypeError(f"{what} must hold int32 (index space) or float32 (world space) coordinates, got {p.dtype}")
+    local = (p.astype(np.float64) - np.asarray(translation, np.float64)) @ np.linalg.inv(m).T
+    return np.floor(local + 0.5).astype(np.int64)
+
+
+def _grid_type_of(bg_value) -> tuple[int, object]:
+    """The grid type a background value makes (Warp's rules) and the background as numbers."""
+    for code, kt in _KERNEL_TYPES.items():  # a brickwork scalar or vector value: its own type
+        if type(bg_value) is kt:
+            return code, [float(x) for x in bg_value] if hasattr(bg_value, "__len__") else bg_value.value \
+                if hasattr(bg_value, "value") else float(bg_value)
+    if isinstance(bg_value, (bool, np.bool_)):
+        raise TypeError(f"unsupported volume background {bg_value!r}")
+    if isinstance(bg_value, (int, np.integer)):
+        return L.GRID_TYPE_INT32, int(bg_value)
+    if isinstance(bg_value, (float, np.floating)):
+        return L.GRID_TYPE_FLOAT, float(bg_value)
+    if hasattr(bg_value, "__len__") and len(bg_value) in (3, 4):
+        vals = [float(x) for x in bg_value]
+        return (L.GRID_TYPE_VEC3F if len(vals) == 3 else L.GRID_TYPE_VEC4F), vals
+    raise TypeError(f"unsupported volume background {bg_value!r}: a number, 3 or 4 numbers, a brickwork scalar or "
+                    f"vector, or None (an index grid)")
+
+
+def _leaf_size(code: int) -> int:
+    """Bytes of one leaf of a value grid: header (bbox, flags, mask: 80), min/max of the value type, average and
+    standard deviation, then 512 values, aligned to 32 bytes."""
+    vt = L.VALUE_TYPES[code]
+    stats = 80 + 2 * vt.stat_bytes
+    stats = -(-stats // vt.stat2_bytes) * vt.stat2_bytes + 2 * vt.stat2_bytes
+    table = -(-stats // max(vt.align, 4)) * max(vt.align, 4)
+    return -(-(table + 512 * vt.value_bytes) // 32) * 32
+
+
+def _deliver(rows: np.ndarray, out, device, what: str) -> array:
+    if out is None:
+        return array(rows.reshape(-1, 3), dtype=int32, device=device)
+    if not isinstance(out, array) or out.dtype is not int32 or out.ndim != 2 or out.shape[0] < rows.shape[0] or \
+            out.shape[1] != 3 or out.device != device:
+        raise VolumeError(f"'out' array must an array with at least {rows.shape[0]} rows on device {device}")
+    out.assign(array(rows.reshape(-1, 3), dtype=int32, device=device)) if out.shape[0] == rows.shape[0] else \
+        out[:rows.shape[0]].assign(array(rows.reshape(-1, 3), dtype=int32, device=device))
+    return out
 
 
 def _looks_like_grid(buf: np.ndarray) -> bool:
