@@ -1,6 +1,7 @@
 """Fetch Warp's own test files for `make compat`: download the warp-lang wheel with pip, extract its tests.
 
-Only ``warp/tests/**.py`` and the golden arrays ``warp/tests/assets/*.npy`` are taken from the wheel
+Only ``warp/tests/**.py``, the golden arrays ``warp/tests/assets/*.npy`` and the volumes the volume tests
+read, ``warp/tests/assets/*.nvdb``, are taken from the wheel
 (into the scratch directory given on the command line); nothing of Warp's library is extracted or
 imported, and nothing is written into the repository. The wheel is kept in the scratch directory, so
 a second run does not download it again.
@@ -46,8 +47,9 @@ def extract_tests(wheel: Path, tests_dir: Path) -> int:
         for name in zf.namelist():
             if not name.startswith(TESTS_PREFIX) or name in OWN_MODULES:
                 continue
-            # the test sources, and the golden arrays some of them compare with (assets/*.npy)
-            if not (name.endswith(".py") or (name.startswith(TESTS_PREFIX + "assets/") and name.endswith(".npy"))):
+            # the test sources, and the data some of them read (assets/*.npy golden arrays, *.nvdb volumes)
+            if not (name.endswith(".py") or (name.startswith(TESTS_PREFIX + "assets/")
+                                             and name.endswith((".npy", ".nvdb")))):
                 continue
             target = tests_dir / name[len(TESTS_PREFIX):]
             target.parent.mkdir(parents=True, exist_ok=True)
