@@ -186,6 +186,25 @@ def test_malformed_file_refused(name):
     assert bytes(data) == before
 
 
+@pytest.mark.parametrize("codec", ["none", "zip"])
+def test_read_without_validation_reads_headers_only(codec):
+    # a grid validate_grid refuses (its root past the grid) still reads with validate=False, for a
+    # caller that validates the grids itself (wp.Volume reports problems in Warp's order)
+    grids = _grids()
+    bad = grids[0].copy()
+    struct.pack_into("<Q", bad, L.GRID_SIZE + L.TREE_OFF_NODE_OFFSET_ROOT, 10**9)
+    out = io.BytesIO()
+    write_nvdb(out, grids[1:2], codec=codec)
+    raw = bad.tobytes() + grids[2].tobytes()
+    with pytest.raises(ValueError, match="invalid NanoVDB grid: the root"):
+        read_nvdb(raw)
+    back = read_nvdb(raw, validate=False)
+    assert [np.array_equal(g.buffer, w) for g, w in zip(back, [bad, grids[2]], strict=True)] == [True, True]
+    assert back[0].info.root_offset == L.GRID_SIZE + 10**9 and back[1].info.grid_type == L.GRID_TYPE_ONINDEX
+    (velocity,) = read_nvdb(out.getvalue(), validate=False)
+    assert velocity.name == "velocity" and np.array_equal(velocity.buffer, grids[1])
+
+
 def test_write_refuses_bad_input(tmp_path):
     with pytest.raises(ValueError, match="codec 'lz4' is not one of"):
         write_nvdb(tmp_path / "x.nvdb", _grids()[0], codec="lz4")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import layout as L
-from .read import GridInfo, as_bytes, split_grids, validate_grid
+from .read import GridInfo, as_bytes, parse_grid, split_grids, validate_grid
 
 CODECS = {"none": 0, "zip": 1, "blosc": 2}
 FILE_HEADER = struct.Struct("<QIHH")
@@ -81,18 +81,22 @@ def _is_file_header(data: np.ndarray, pos: int) -> bool:
     return magic == L.MAGIC_NUMBER and version >> 21 == L.VERSION_MAJOR and count > 0 and codec in CODECS.values()
 
 
-def read_nvdb(file_or_buffer) -> list[FileGrid]:
+def read_nvdb(file_or_buffer, *, validate: bool = True) -> list[FileGrid]:
     """The grids of a .nvdb file (path, file object or bytes), each validated; or of raw grid buffers.
 
     Raises ValueError naming what is malformed (magic, version, codec, sizes, truncation, and any
     grid :func:`~brickwork.runtime.nanovdb.read.validate_grid` refuses); RuntimeError when a blosc
-    file is read without the ``blosc`` module.
+    file is read without the ``blosc`` module. With ``validate=False`` each grid's header alone is
+    read (:func:`~brickwork.runtime.nanovdb.read.parse_grid`), for a caller that validates the grids
+    itself (``wp.Volume`` checks every grid before it reports the first problem, as Warp, and takes
+    grid types this package does not walk).
     """
     data = _read_all(file_or_buffer)
+    check = validate_grid if validate else parse_grid
     if data.size >= 8 and struct.unpack_from("<Q", data, 0)[0] in L.MAGICS_GRID and not _is_file_header(data, 0):
         grids = []
         for buf in split_grids(data):
-            info = validate_grid(buf)
+            info = check(buf)
             grids.append(FileGrid(np.array(buf), info, info.name, "none"))
         return grids
     grids, pos = [], 0
@@ -102,11 +106,11 @@ def read_nvdb(file_or_buffer) -> list[FileGrid]:
                 magic = hex(struct.unpack_from("<Q", data, pos)[0]) if data.size - pos >= 8 else "missing"
                 _fail(f"no file header: magic {magic} is not NanoVDB's, or the version is not {L.VERSION_MAJOR}.x")
             break  # trailing bytes after the last segment
-        pos = _read_segment(data, pos, grids)
+        pos = _read_segment(data, pos, grids, validate)
     return grids
 
 
-def _read_segment(data: np.ndarray, pos: int, grids: list) -> int:
+def _read_segment(data: np.ndarray, pos: int, grids: list, validate: bool = True) -> int:
     _, version, count, codec = FILE_HEADER.unpack_from(data, pos)
     if L.split_version(version)[0] != L.VERSION_MAJOR:
         _fail(f"version {'.'.join(map(str, L.split_version(version)))}: major {L.VERSION_MAJOR} is supported")
@@ -133,7 +137,8 @@ def _read_segment(data: np.ndarray, pos: int, grids: list) -> int:
             pos += grid_size
         else:
             raw, pos = _decompress(data, pos, grid_size, codec_name, i)
-        grids.append(FileGrid(raw, validate_grid(raw, require_aligned_size=True), name, codec_name))
+        info = validate_grid(raw, require_aligned_size=True) if validate else parse_grid(raw)
+        grids.append(FileGrid(raw, info, name, codec_name))
     return pos
 
 
