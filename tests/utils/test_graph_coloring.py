@@ -157,6 +157,32 @@ def test_cloth_with_bending_edges_colors_and_balances_as_warp(algorithm):
     assert invalid_edges(edges, colors.numpy()) == 0
 
 
+# a random graph of 150 nodes and 1500 draws of edges (numpy's default_rng(3)), balanced into one color more
+# than the coloring used (an empty group: moves from every group, the largest often blocked), from Warp 1.19:
+# color count, sha256 prefix, sizes, ratio, balanced sha256 prefix and sizes
+WARP_DENSE = {
+    "MCS": (9, "fe69f00abd7c3492", [26, 22, 18, 21, 17, 18, 15, 9, 4, 0], 1.1428571939468384, "d0e8a931562a8eb2",
+            [14, 15, 16, 16, 16, 16, 15, 14, 14, 14]),
+    "GREEDY": (9, "2b3b352155bba1ff", [21, 20, 21, 21, 21, 16, 18, 10, 2, 0], 1.1428571939468384,
+               "6ffe344161eb5401", [15, 15, 15, 15, 16, 16, 16, 14, 14, 14]),
+}
+
+
+@pytest.mark.parametrize("algorithm", ["MCS", "GREEDY"])
+def test_dense_graph_balanced_into_an_extra_color_as_warp(algorithm):
+    edges = np.random.default_rng(3).integers(0, 150, size=(1500, 2)).astype(np.int32)
+    edges = edges[edges[:, 0] != edges[:, 1]]
+    count, colored, sizes, ratio, balanced, balanced_sizes = WARP_DENSE[algorithm]
+    colors = wp.empty(150, dtype=wp.int32, device="cpu")
+    assert graph_coloring_assign(cpu(edges), colors, GraphColoringAlgorithm[algorithm]) == count
+    assert digest(colors.numpy()) == colored
+    assert np.bincount(colors.numpy(), minlength=count + 1).tolist() == sizes
+    assert graph_coloring_balance(cpu(edges), colors, count + 1, 1.0) == ratio
+    assert np.bincount(colors.numpy(), minlength=count + 1).tolist() == balanced_sizes
+    assert digest(colors.numpy()) == balanced
+    assert invalid_edges(edges, colors.numpy()) == 0
+
+
 def test_default_algorithm_is_mcs_and_algorithm_takes_integers():
     n, edges = GRAPHS["cloth6"]
     a, b, c = (wp.empty(n, dtype=wp.int32, device="cpu") for _ in range(3))
