@@ -6,6 +6,7 @@ import hashlib
 import io
 import json
 import struct
+import sys
 import zlib
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 from brickwork.runtime.nanovdb import layout as L
 from brickwork.runtime.nanovdb.build import build_grid, build_index_grid
 from brickwork.runtime.nanovdb.file import FILE_HEADER, FILE_METADATA, name_key, read_nvdb, write_nvdb
+from brickwork.runtime.nanovdb.read import UnsupportedGridError
 
 EXPECTED = json.loads((Path(__file__).parent / "nanovdb_warp_expectations.json").read_text())["warp_assets"]
 WARP = Path("/tmp/warpenv/lib/python3.11/site-packages/warp")
@@ -231,3 +233,41 @@ def test_warp_assets(rel):
         again = read_nvdb(out.getvalue())
         assert [g.name for g in again] == [g.name for g in grids]
         assert all(np.array_equal(a.buffer, g.buffer) for a, g in zip(again, grids, strict=True))
+
+
+def test_invalid_later_grid_outranks_unsupported_earlier():
+    grids = _grids()
+    first, second = grids[0].copy(), grids[1].copy()
+    struct.pack_into("<I", first, L.GRID_OFF_FLAGS, L.GRID_FLAGS_HAS_BBOX)  # sound, but not breadth first
+    with pytest.raises(UnsupportedGridError, match="IsBreadthFirst"):
+        read_nvdb(_warp_style([first, grids[1]], 0))
+    struct.pack_into("<Q", second, L.GRID_SIZE + L.TREE_OFF_NODE_OFFSET_ROOT, second.size)
+    with pytest.raises(ValueError, match="the root") as err:
+        read_nvdb(_warp_style([first, second], 0))
+    assert not isinstance(err.value, UnsupportedGridError)
+    # validate=False reads the headers only (wp.Volume validates the grids itself)
+    assert [g.info.grid_type for g in read_nvdb(_warp_style([first, second], 0), validate=False)] == [1, 7]
+
+
+class FakeBlosc:
+    """Stands in for the blosc module (zlib underneath): the blosc code path's chunking, not blosc itself."""
+
+    @staticmethod
+    def compress(data):
+        return b"B" + zlib.compress(bytes(data))
+
+    @staticmethod
+    def decompress(data):
+        assert data[:1] == b"B"
+        return zlib.decompress(data[1:])
+
+
+def test_blosc_path_with_a_stand_in(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "blosc", FakeBlosc)
+    grids = _grids()
+    write_nvdb(tmp_path / "b.nvdb", grids, codec="blosc")
+    data = (tmp_path / "b.nvdb").read_bytes()
+    assert FILE_HEADER.unpack_from(data, 0)[3] == 2
+    back = read_nvdb(data)
+    assert [g.codec for g in back] == ["blosc"] * 3
+    assert all(np.array_equal(g.buffer, w) for g, w in zip(back, grids, strict=True))

@@ -68,8 +68,8 @@ def test_root_key():
 
 
 def test_unsupported_type_names_code():
-    with pytest.raises(ValueError, match="grid_type 15 is not supported"):
-        L.node_layout(L.GRID_TYPE_FP16)
+    with pytest.raises(ValueError, match="grid_type 9 is not supported"):
+        L.node_layout(L.GRID_TYPE_HALF)
 
 
 def test_constants_for_cpp():

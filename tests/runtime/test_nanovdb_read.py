@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from brickwork.runtime.nanovdb import layout as L
 from brickwork.runtime.nanovdb.build import build_grid, build_index_grid
 from brickwork.runtime.nanovdb.read import (
+    UnsupportedGridError,
     active_values,
     active_voxels,
     leaf_origins,
@@ -188,9 +189,6 @@ def _case(name):
     if name == "grid_type":
         _mutate(buf, "<I", L.GRID_OFF_GRID_TYPE, 0)
         return buf, "grid_type 0 is not supported"
-    if name == "breadth_first":
-        _mutate(buf, "<I", L.GRID_OFF_FLAGS, L.GRID_FLAGS_HAS_BBOX)
-        return buf, "IsBreadthFirst"
     if name == "name":
         buf[L.GRID_OFF_GRID_NAME : L.GRID_OFF_GRID_NAME + 256] = ord("A")
         return buf, "grid_name is not NUL-terminated"
@@ -259,7 +257,7 @@ def _case(name):
 
 
 CASES = (
-    "truncated magic version grid_size_small grid_size_past grid_type breadth_first name root_offset tile_count "
+    "truncated magic version grid_size_small grid_size_past grid_type name root_offset tile_count "
     "leaf_offset lower_offset upper_offset leaf_misaligned lower_misaligned upper_misaligned leaf_count lower_count "
     "upper_count overlap root_child_outside root_child_inside_node upper_child_outside upper_child_inside_node "
     "lower_child_outside lower_child_inside_node mask_count duplicate_child empty_child_level blind_offset blind_count "
@@ -286,3 +284,96 @@ def test_not_a_buffer():
         parse_grid(5)
     with pytest.raises(ValueError, match="must be contiguous"):
         parse_grid(np.zeros(2000, np.uint8)[::2])
+
+
+# -- quantized (Fp4/Fp8/Fp16/FpN) grids: read and validated, made here from a float grid ---------
+def quantize(float_grid: np.ndarray, grid_type: int, bits_per_leaf) -> tuple[np.ndarray, list]:
+    """The float grid with its leaves re-encoded as Fp* (NanoVDB's layout); also each leaf's float32 decode."""
+    info = validate_grid(float_grid)
+    fl = L.node_layout(L.GRID_TYPE_FLOAT)
+    head = bytearray(float_grid[: info.leaf_offset].tobytes())  # root, upper and lower nodes: as a float grid's
+    leaves, decoded = [], []
+    for i in range(info.leaf_count):
+        old = float_grid[info.leaf_offset + i * fl.leaf_size :][: fl.leaf_size]
+        values = np.frombuffer(old[fl.leaf_off_table :].tobytes(), "<f4")
+        bits = bits_per_leaf[i]
+        lo, hi = np.float32(values.min()), np.float32(values.max())
+        quantum = np.float32((hi - lo) / np.float32(2**bits - 1)) if hi > lo else np.float32(1.0)
+        codes = np.clip(np.rint((values - lo) / quantum), 0, 2**bits - 1).astype(np.int64)
+        stream = ((codes[:, None] >> np.arange(bits)) & 1).astype(np.uint8).reshape(-1)
+        leaf = bytearray(L.fp_leaf_size(bits))
+        leaf[:80] = old[:80].tobytes()
+        if grid_type == L.GRID_TYPE_FPN:
+            leaf[15] = (leaf[15] & 0x1F) | ((bits.bit_length() - 1) << 5)
+        struct.pack_into("<ff", leaf, L.FP_LEAF_OFF_MINIMUM, lo, quantum)
+        leaf[L.FP_LEAF_OFF_TABLE :] = np.packbits(stream, bitorder="little").tobytes()
+        leaves.append(bytes(leaf))
+        decoded.append(codes.astype(np.float32) * quantum + lo)
+    starts = info.leaf_offset + np.r_[0, np.cumsum([len(x) for x in leaves])]
+    out = np.frombuffer(bytes(head) + b"".join(leaves), np.uint8).copy()
+    for n in range(info.lower_count):  # lower nodes point at the moved leaves
+        node = info.lower_offset + n * fl.lower_size
+        words = np.frombuffer(out[node + L.LOWER_OFF_CHILD_MASK :][: L.LOWER_MASK_BYTES].tobytes(), "<u8")
+        for w in np.flatnonzero(words):
+            for b in range(64):
+                if int(words[w]) >> b & 1:
+                    entry = node + fl.lower_off_table + (w * 64 + b) * 8
+                    old = node + struct.unpack_from("<q", out, entry)[0]
+                    struct.pack_into("<q", out, entry, int(starts[(old - info.leaf_offset) // fl.leaf_size]) - node)
+    struct.pack_into("<Q", out, L.GRID_OFF_GRID_SIZE, out.size)
+    struct.pack_into("<I", out, L.GRID_OFF_GRID_TYPE, grid_type)
+    struct.pack_into("<q", out, L.GRID_OFF_BLIND_METADATA_OFFSET, out.size)
+    return out, decoded
+
+
+def _float_grid():
+    c = np.concatenate([points(30, -100, 100, 3), points(10, 5000, 5100, 4)])
+    return build_grid(c, np.linspace(-3, 7, 40), grid_type="float", background=0.0, transform=np.eye(3))
+
+
+@pytest.mark.parametrize(
+    ("grid_type", "bits"), [(L.GRID_TYPE_FP4, 4), (L.GRID_TYPE_FP8, 8), (L.GRID_TYPE_FP16, 16), (L.GRID_TYPE_FPN, None)]
+)
+def test_quantized_grids(grid_type, bits):
+    grid = _float_grid()
+    n = parse_grid(grid).leaf_count
+    per_leaf = [bits] * n if bits else [(1, 2, 4, 8, 16)[i % 5] for i in range(n)]
+    fp, decoded = quantize(grid, grid_type, per_leaf)
+    info = validate_grid(fp)
+    assert info.type_name == L.VALUE_TYPES[grid_type].name and info.leaf_count == n
+    assert (active_voxels(fp) == active_voxels(grid)).all() and (leaf_origins(fp) == leaf_origins(grid)).all()
+    vox = active_voxels(grid)
+    origins = leaf_origins(grid)
+    leaf = np.array([int(np.flatnonzero((origins == (v & ~7)).all(1))[0]) for v in vox])
+    bit = ((vox[:, 0] & 7) << 6) | ((vox[:, 1] & 7) << 3) | (vox[:, 2] & 7)
+    want = np.array([decoded[i][b] for i, b in zip(leaf, bit)], np.float32)
+    assert np.array_equal(active_values(fp), want)
+    if bits == 16:  # 16-bit codes: within half a quantum of the float values
+        assert np.allclose(active_values(fp), active_values(grid), atol=1e-3)
+
+
+def test_fpn_leaf_errors():
+    grid = _float_grid()
+    n = parse_grid(grid).leaf_count
+    fp, _ = quantize(grid, L.GRID_TYPE_FPN, [2] * n)
+    info = parse_grid(fp)
+    bad = fp.copy()
+    bad[info.leaf_offset + 15] = (7 << 5) | (bad[info.leaf_offset + 15] & 0x1F)
+    with pytest.raises(ValueError, match="FpN leaf 0 declares 128-bit codes"):
+        validate_grid(bad)
+    truncated = fp[: fp.size - 64].copy()
+    struct.pack_into("<Q", truncated, L.GRID_OFF_GRID_SIZE, truncated.size)
+    struct.pack_into("<q", truncated, L.GRID_OFF_BLIND_METADATA_OFFSET, truncated.size)
+    with pytest.raises(ValueError, match=f"FpN leaf {n - 1} .* extends past grid_size"):
+        validate_grid(truncated)
+
+
+def test_unsupported_layout_after_structure():
+    buf = _valid()
+    struct.pack_into("<I", buf, L.GRID_OFF_FLAGS, L.GRID_FLAGS_HAS_BBOX)  # not breadth first, otherwise sound
+    with pytest.raises(UnsupportedGridError, match="IsBreadthFirst"):
+        validate_grid(buf)
+    struct.pack_into("<Q", buf, T + L.TREE_OFF_NODE_OFFSET_ROOT, buf.size)  # and malformed: that comes first
+    with pytest.raises(ValueError, match="the root") as err:
+        validate_grid(buf)
+    assert not isinstance(err.value, UnsupportedGridError)

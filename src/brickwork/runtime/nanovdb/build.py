@@ -315,6 +315,8 @@ def build_grid(
     vt = L.value_type(code)
     if vt.is_index:
         raise ValueError(f"grid_type {vt.name} is an index grid: use build_index_grid")
+    if vt.quantized_bits is not None:
+        raise ValueError(f"grid_type {vt.name} (quantized leaves) can be read and validated but not built")
     c = _coords(coords)
     m, t = _matrix(transform, translation)
     bg = _background_bytes(vt, background)

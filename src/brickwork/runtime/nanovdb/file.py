@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import layout as L
-from .read import GridInfo, as_bytes, parse_grid, split_grids, validate_grid
+from .read import FormatError, GridInfo, UnsupportedGridError, as_bytes, parse_grid, split_grids, validate_grid
 
 CODECS = {"none": 0, "zip": 1, "blosc": 2}
 FILE_HEADER = struct.Struct("<QIHH")
@@ -60,7 +60,7 @@ def _blosc():
 
 
 def _fail(problem: str):
-    raise ValueError(f"invalid NanoVDB file: {problem}")
+    raise FormatError(f"invalid NanoVDB file: {problem}")
 
 
 def _read_all(file_or_buffer) -> np.ndarray:
@@ -84,7 +84,7 @@ def _is_file_header(data: np.ndarray, pos: int) -> bool:
 def read_nvdb(file_or_buffer, *, validate: bool = True) -> list[FileGrid]:
     """The grids of a .nvdb file (path, file object or bytes), each validated; or of raw grid buffers.
 
-    Raises ValueError naming what is malformed (magic, version, codec, sizes, truncation, and any
+    Raises FormatError (a ValueError) naming what is malformed (magic, version, codec, sizes, truncation, and any
     grid :func:`~brickwork.runtime.nanovdb.read.validate_grid` refuses); RuntimeError when a blosc
     file is read without the ``blosc`` module. With ``validate=False`` each grid's header alone is
     read (:func:`~brickwork.runtime.nanovdb.read.parse_grid`), for a caller that validates the grids
@@ -92,25 +92,37 @@ def read_nvdb(file_or_buffer, *, validate: bool = True) -> list[FileGrid]:
     grid types this package does not walk).
     """
     data = _read_all(file_or_buffer)
-    check = validate_grid if validate else parse_grid
+    unsupported = []  # a malformed later grid is reported before an unsupported earlier one, as Warp does
     if data.size >= 8 and struct.unpack_from("<Q", data, 0)[0] in L.MAGICS_GRID and not _is_file_header(data, 0):
         grids = []
         for buf in split_grids(data):
-            info = check(buf)
+            info = _check(buf, validate, unsupported, aligned=False)
             grids.append(FileGrid(np.array(buf), info, info.name, "none"))
-        return grids
-    grids, pos = [], 0
-    while pos < data.size:
-        if not _is_file_header(data, pos):
-            if not grids:
-                magic = hex(struct.unpack_from("<Q", data, pos)[0]) if data.size - pos >= 8 else "missing"
-                _fail(f"no file header: magic {magic} is not NanoVDB's, or the version is not {L.VERSION_MAJOR}.x")
-            break  # trailing bytes after the last segment
-        pos = _read_segment(data, pos, grids, validate)
+    else:
+        grids, pos = [], 0
+        while pos < data.size:
+            if not _is_file_header(data, pos):
+                if not grids:
+                    magic = hex(struct.unpack_from("<Q", data, pos)[0]) if data.size - pos >= 8 else "missing"
+                    _fail(f"no file header: magic {magic} is not NanoVDB's, or the version is not {L.VERSION_MAJOR}.x")
+                break  # trailing bytes after the last segment
+            pos = _read_segment(data, pos, grids, validate, unsupported)
+    if unsupported:
+        raise unsupported[0]
     return grids
 
 
-def _read_segment(data: np.ndarray, pos: int, grids: list, validate: bool = True) -> int:
+def _check(raw: np.ndarray, validate: bool, unsupported: list, aligned: bool) -> GridInfo:
+    if not validate:
+        return parse_grid(raw)
+    try:
+        return validate_grid(raw, require_aligned_size=aligned)
+    except UnsupportedGridError as err:
+        unsupported.append(err)
+        return parse_grid(raw)
+
+
+def _read_segment(data: np.ndarray, pos: int, grids: list, validate: bool, unsupported: list) -> int:
     _, version, count, codec = FILE_HEADER.unpack_from(data, pos)
     if L.split_version(version)[0] != L.VERSION_MAJOR:
         _fail(f"version {'.'.join(map(str, L.split_version(version)))}: major {L.VERSION_MAJOR} is supported")
@@ -137,7 +149,7 @@ def _read_segment(data: np.ndarray, pos: int, grids: list, validate: bool = True
             pos += grid_size
         else:
             raw, pos = _decompress(data, pos, grid_size, codec_name, i)
-        info = validate_grid(raw, require_aligned_size=True) if validate else parse_grid(raw)
+        info = _check(raw, validate, unsupported, aligned=True)
         grids.append(FileGrid(raw, info, name, codec_name))
     return pos
 

@@ -214,6 +214,7 @@ class ValueType:
     stat2_bytes: int
     table_bytes: int
     is_index: bool = False
+    quantized_bits: int | None = None  # Fp4/Fp8/Fp16 leaves: bits per code; FpN: 0 (per leaf, in its flags)
 
 
 VALUE_TYPES = {
@@ -230,6 +231,11 @@ VALUE_TYPES = {
         ValueType("Vec4d", GRID_TYPE_VEC4D, "float64", 4, 32, 32, 8, 8, 32),
         ValueType("Index", GRID_TYPE_INDEX, "", 0, 0, 8, 8, 8, 8, is_index=True),
         ValueType("OnIndex", GRID_TYPE_ONINDEX, "", 0, 0, 8, 8, 8, 8, is_index=True),
+        # quantized float leaves (read and validated, not built): code * quantum + minimum
+        ValueType("Fp4", GRID_TYPE_FP4, "float32", 1, 0, 4, 4, 4, 8, quantized_bits=4),
+        ValueType("Fp8", GRID_TYPE_FP8, "float32", 1, 0, 4, 4, 4, 8, quantized_bits=8),
+        ValueType("Fp16", GRID_TYPE_FP16, "float32", 1, 0, 4, 4, 4, 8, quantized_bits=16),
+        ValueType("FpN", GRID_TYPE_FPN, "float32", 1, 0, 4, 4, 4, 8, quantized_bits=0),
     )
 }
 GRID_TYPE_BY_NAME = {t.name: t.code for t in VALUE_TYPES.values()}
@@ -238,6 +244,16 @@ INDEX_GRID_TYPES = (GRID_TYPE_INDEX, GRID_TYPE_ONINDEX)
 INDEX_LEAF_OFF_OFFSET = 80
 INDEX_LEAF_OFF_PREFIX = 88
 INDEX_LEAF_SIZE = 96
+# a quantized (Fp*) leaf: float minimum and quantum, four uint16 stats, then the packed codes
+FP_LEAF_OFF_MINIMUM = 80
+FP_LEAF_OFF_QUANTUM = 84
+FP_LEAF_OFF_TABLE = 96
+FPN_MAX_LOG2_BITS = 4  # an FpN leaf's codes have 1 << (flags >> 5) bits: 1, 2, 4, 8 or 16
+
+
+def fp_leaf_size(bits: int) -> int:
+    """Bytes of a quantized leaf whose 512 codes have `bits` bits each."""
+    return FP_LEAF_OFF_TABLE + LEAF_TABLE_COUNT * bits // 8
 
 
 def _align(n: int, a: int) -> int:
@@ -297,12 +313,14 @@ def node_layout(grid_type: int) -> NodeLayout:
     lo = _stats(LOWER_BASE_SIZE, vt)
     if vt.is_index:  # no stats in index leaves: the offset and prefix sums follow the mask
         lf = (LEAF_BASE_SIZE,) * 5 + (INDEX_LEAF_SIZE,)
+    elif vt.quantized_bits is not None:  # uint16 stats after minimum and quantum; FpN's size is per leaf
+        lf = (88, 90, 92, 94, FP_LEAF_OFF_TABLE, fp_leaf_size(vt.quantized_bits))
     else:
         s = _stats(LEAF_BASE_SIZE, vt)
         lf = s + (s[4] + LEAF_TABLE_COUNT * vt.value_bytes,)
     return NodeLayout(
         *r,
-        vt.value_bytes * 8,
+        vt.value_bytes * 8,  # 0 for quantized leaves, as PNanoVDB's table has it
         vt.table_bytes,
         tile_value,
         _align(tile_value + vt.stat_bytes, NODE_ALIGN),

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...errors import BrickworkError
 from . import layout as L
 
 
@@ -85,8 +86,16 @@ def as_bytes(buffer) -> np.ndarray:
     return arr
 
 
+class FormatError(BrickworkError, ValueError):
+    """A malformed NanoVDB grid or file (the message names the field)."""
+
+
+class UnsupportedGridError(FormatError):
+    """A well-formed grid of a layout brickwork does not read (nodes not breadth first)."""
+
+
 def _fail(problem: str):
-    raise ValueError(f"invalid NanoVDB grid: {problem}")
+    raise FormatError(f"invalid NanoVDB grid: {problem}")
 
 
 def _name(raw: bytes, what: str) -> str:
@@ -174,28 +183,29 @@ def _set_bits(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return row[k], word[k] * 64 + bit
 
 
-def _check_children(what, b, level, child_level, mask_off, table_count, table_off, stride):
+def _check_children(what, b, level, child_starts, mask_off, table_count, table_off, stride):
     """Every child-mask bit's table entry names a node of the child array; returns the child indices."""
     parents, count, size = level
-    child_start, child_count, child_size = child_level
     masks = _column(b, parents, count, size, mask_off, "<u8", table_count // 64)
     node, slot = _set_bits(masks)
-    if node.size and not child_count:
+    if node.size and child_starts.size < 2:
         _fail(f"{what} nodes have child bits but the child level's node count is 0")
     entries = parents + node * size + table_off + slot * stride
     every_byte = np.ndarray((b.size - 7,), "<i8", b, 0, (1,))  # an int64 starting at each byte
     offsets = every_byte[entries] if node.size else np.zeros(0, np.int64)
-    return _child_index(what, offsets + parents + node * size, child_start, child_count, child_size)
+    return _child_index(what, offsets + parents + node * size, child_starts)
 
 
-def _child_index(what, absolute, start, count, size):
-    rel = absolute - start
-    bad = (rel < 0) | (rel >= count * size)
-    if bad.any():
-        _fail(f"a {what} child offset points outside the child node array (byte {int(absolute[bad][0])})")
-    if (rel % size).any():
-        _fail(f"a {what} child offset is misaligned: byte {int(absolute[(rel % size) != 0][0])} is inside a node")
-    index = rel // size
+def _child_index(what, absolute, starts):
+    """Indices of the nodes that start at bytes `absolute`; `starts` lists the node starts, then the end."""
+    count = starts.size - 1
+    outside = (absolute < starts[0]) | (absolute >= starts[-1])
+    if outside.any():
+        _fail(f"a {what} child offset points outside the child node array (byte {int(absolute[outside][0])})")
+    index = np.searchsorted(starts, absolute, side="right") - 1
+    inside = starts[index] != absolute
+    if inside.any():
+        _fail(f"a {what} child offset is misaligned: byte {int(absolute[inside][0])} is inside a node")
     if index.size != count:
         _fail(f"{what} children: {index.size} referenced but the tree holds {count} nodes (the masks disagree)")
     if np.unique(index).size != index.size:
@@ -203,18 +213,49 @@ def _child_index(what, absolute, start, count, size):
     return index
 
 
+def _fpn_leaf_starts(b: np.ndarray, start: int, count: int, size: int) -> np.ndarray:
+    """Starts of FpN leaves (each 96 bytes + 64 per code bit, the bits in its flags), then their end."""
+    if start + count * L.fp_leaf_size(1) > size:
+        _fail(f"{count} FpN leaves from byte {start} cannot fit before grid_size {size}")
+    starts = np.empty(count + 1, np.int64)
+    pos = start
+    flags = b[start + L.LEAF_OFF_BBOX_DIF_AND_FLAGS + 3 :]  # the flags byte of the leaf at `start`, onwards
+    for i in range(count):
+        starts[i] = pos
+        if pos + L.FP_LEAF_OFF_TABLE > size:
+            _fail(f"FpN leaf {i} at byte {pos} extends past grid_size {size}")
+        log2 = int(flags[pos - start]) >> 5
+        if log2 > L.FPN_MAX_LOG2_BITS:
+            _fail(f"FpN leaf {i} declares {1 << log2}-bit codes (at most {1 << L.FPN_MAX_LOG2_BITS})")
+        pos += L.fp_leaf_size(1 << log2)
+        if pos > size:
+            _fail(f"FpN leaf {i} ({1 << log2}-bit codes) at byte {int(starts[i])} extends past grid_size {size}")
+    starts[count] = pos
+    return starts
+
+
+def leaf_starts(buffer, info: GridInfo | None = None) -> np.ndarray:
+    """Byte offsets of the leaves in the grid (FpN leaves vary in size), then the end of the last."""
+    b = as_bytes(buffer)
+    info = info or parse_grid(b)
+    nl = L.node_layout(info.grid_type)
+    if L.value_type(info.grid_type).quantized_bits == 0:
+        return _fpn_leaf_starts(b, info.leaf_offset, info.leaf_count, info.grid_size)
+    return info.leaf_offset + np.arange(info.leaf_count + 1, dtype=np.int64) * nl.leaf_size
+
+
 def validate_grid(buffer, *, require_aligned_size: bool = False) -> GridInfo:
     """Check everything a kernel will trust in the grid at the start of `buffer`; its :class:`GridInfo`.
 
-    Raises ValueError naming the first problem (truncation, magic, version, type, sizes, offsets,
-    child references, counts against masks, index ranges, blind data). The buffer is not changed.
+    Raises :class:`FormatError` (a ValueError) naming the first problem (truncation, magic, version,
+    type, sizes, offsets, child references, counts against masks, index ranges, blind data); a
+    structurally sound grid whose nodes are not breadth first raises :class:`UnsupportedGridError`
+    (a FormatError) after every other check. The buffer is not changed.
     """
     b = as_bytes(buffer)
     info = parse_grid(b)
     if info.grid_type not in L.VALUE_TYPES:
         _fail(f"grid_type {info.grid_type} is not supported ({', '.join(t.name for t in L.VALUE_TYPES.values())})")
-    if not info.flags & L.GRID_FLAGS_IS_BREADTH_FIRST:
-        _fail("flags lack IsBreadthFirst: only breadth-first node arrays are supported (unsupported tree layout)")
     if require_aligned_size and info.grid_size % L.NODE_ALIGN:
         _fail(f"grid_size {info.grid_size} is not a multiple of {L.NODE_ALIGN}")
     nl = L.node_layout(info.grid_type)
@@ -226,21 +267,27 @@ def validate_grid(buffer, *, require_aligned_size: bool = False) -> GridInfo:
     if tiles_end > size:
         _fail(f"the root's {info.root_tile_count} tiles extend past grid_size {size}")
     end = tiles_end
+    starts = {}
     levels = (
         ("upper", info.upper_offset, info.upper_count, nl.upper_size),
         ("lower", info.lower_offset, info.lower_count, nl.lower_size),
         ("leaf", info.leaf_offset, info.leaf_count, nl.leaf_size),
     )
     for what, start, count, node_size in levels:
+        starts[what] = np.zeros(1, np.int64)
         if not count:
             continue  # an empty level's offset is never followed
         if start % L.NODE_ALIGN:
             _fail(f"the {what} node array (byte {start}) is not {L.NODE_ALIGN}-byte aligned")
         if start < end:
             _fail(f"the {what} node array (byte {start}) overlaps the nodes before it (which end at byte {end})")
-        end = start + count * node_size
-        if end > size:
-            _fail(f"{count} {what} nodes of {node_size} bytes from byte {start} extend past grid_size {size}")
+        if what == "leaf" and L.value_type(info.grid_type).quantized_bits == 0:
+            starts[what] = _fpn_leaf_starts(b, start, count, size)
+        else:
+            if start + count * node_size > size:
+                _fail(f"{count} {what} nodes of {node_size} bytes from byte {start} extend past grid_size {size}")
+            starts[what] = start + np.arange(count + 1, dtype=np.int64) * node_size
+        end = int(starts[what][-1])
     blind = _check_blind_data(b, info, end)
 
     tiles = info.root_offset + nl.root_size
@@ -248,18 +295,23 @@ def validate_grid(buffer, *, require_aligned_size: bool = False) -> GridInfo:
     linked = child != 0
     if linked.any() and not info.upper_count:
         _fail("root tiles have children but upper_count is 0")
-    _child_index("root", child[linked] + info.root_offset, info.upper_offset, info.upper_count, nl.upper_size)
+    _child_index("root", child[linked] + info.root_offset, starts["upper"])
     upper = (info.upper_offset, info.upper_count, nl.upper_size)
     lower = (info.lower_offset, info.lower_count, nl.lower_size)
-    leaf = (info.leaf_offset, info.leaf_count, nl.leaf_size)
     _check_children(
-        "upper", b, upper, lower, L.UPPER_OFF_CHILD_MASK, L.UPPER_TABLE_COUNT, nl.upper_off_table, nl.table_stride
-    )
+        "upper", b, upper, starts["lower"], L.UPPER_OFF_CHILD_MASK, L.UPPER_TABLE_COUNT, nl.upper_off_table,
+        nl.table_stride,
+    )  # fmt: skip
     _check_children(
-        "lower", b, lower, leaf, L.LOWER_OFF_CHILD_MASK, L.LOWER_TABLE_COUNT, nl.lower_off_table, nl.table_stride
-    )
+        "lower", b, lower, starts["leaf"], L.LOWER_OFF_CHILD_MASK, L.LOWER_TABLE_COUNT, nl.lower_off_table,
+        nl.table_stride,
+    )  # fmt: skip
     if info.grid_type in L.INDEX_GRID_TYPES:
         _check_index_leaves(b, info, nl)
+    if not info.flags & L.GRID_FLAGS_IS_BREADTH_FIRST:
+        raise UnsupportedGridError(
+            "unsupported NanoVDB grid: flags lack IsBreadthFirst (only breadth-first node arrays are supported)"
+        )
     return _replace_blind(info, blind)
 
 
@@ -308,26 +360,33 @@ def _check_index_leaves(b: np.ndarray, info: GridInfo, nl: L.NodeLayout) -> None
         _fail(f"index leaves address values up to {max(last)} past the grid's value count {info.value_count}")
 
 
+def _leaf_column(b: np.ndarray, info: GridInfo, off: int, dtype: str, width: int = 1) -> np.ndarray:
+    """`width` values of `dtype` at byte `off` of every leaf (FpN leaves located one by one)."""
+    if L.value_type(info.grid_type).quantized_bits != 0:
+        return _column(b, info.leaf_offset, info.leaf_count, L.node_layout(info.grid_type).leaf_size, off, dtype, width)
+    starts = leaf_starts(b, info)[:-1]
+    itemsize = np.dtype(dtype).itemsize
+    idx = starts[:, None] + off + np.arange(width * itemsize)
+    return b[idx].reshape(-1).view(dtype).reshape(starts.size, width)
+
+
 def leaf_origins(buffer, info: GridInfo | None = None) -> np.ndarray:
     """(leaf_count, 3) int32 origins of the leaves (their first voxel), in the grid's order."""
     b = as_bytes(buffer)
     info = info or parse_grid(b)
-    nl = L.node_layout(info.grid_type)
-    return _column(b, info.leaf_offset, info.leaf_count, nl.leaf_size, L.LEAF_OFF_BBOX_MIN, "<i4", 3) & ~7
+    return _leaf_column(b, info, L.LEAF_OFF_BBOX_MIN, "<i4", 3) & ~7
 
 
 def _active(b, info):
-    nl = L.node_layout(info.grid_type)
-    masks = _column(b, info.leaf_offset, info.leaf_count, nl.leaf_size, L.LEAF_OFF_VALUE_MASK, "<u8", 8)
-    leaf, bit = _set_bits(masks)
-    return nl, leaf, bit
+    leaf, bit = _set_bits(_leaf_column(b, info, L.LEAF_OFF_VALUE_MASK, "<u8", 8))
+    return leaf, bit
 
 
 def active_voxels(buffer, info: GridInfo | None = None) -> np.ndarray:
     """(n, 3) int32 index coordinates of the active voxels: leaves in order, voxels by bit (x-major)."""
     b = as_bytes(buffer)
     info = info or parse_grid(b)
-    _, leaf, bit = _active(b, info)
+    leaf, bit = _active(b, info)
     offset = np.stack([bit >> 6, (bit >> 3) & 7, bit & 7], 1).astype(np.int32)
     return leaf_origins(b, info)[leaf] + offset
 
@@ -335,28 +394,42 @@ def active_voxels(buffer, info: GridInfo | None = None) -> np.ndarray:
 def active_values(buffer, info: GridInfo | None = None) -> np.ndarray:
     """The active voxels' values in :func:`active_voxels`' order: (n,) or (n, k) of the grid's dtype.
 
-    For an index grid, each voxel's index into the external value array (uint64).
+    For an index grid, each voxel's index into the external value array (uint64); for a quantized
+    (Fp4/8/16/N) grid, code * quantum + minimum in float32 as PNanoVDB decodes it.
     """
     b = as_bytes(buffer)
     info = info or parse_grid(b)
-    vt = L.value_type(info.grid_type)
-    nl, leaf, bit = _active(b, info)
-    start = info.leaf_offset + leaf * nl.leaf_size
+    vt, nl = L.value_type(info.grid_type), L.node_layout(info.grid_type)
+    leaf, bit = _active(b, info)
     if vt.is_index:
-        first = _column(b, info.leaf_offset, info.leaf_count, nl.leaf_size, L.INDEX_LEAF_OFF_OFFSET, "<u8")[:, 0]
+        first = _leaf_column(b, info, L.INDEX_LEAF_OFF_OFFSET, "<u8")[:, 0]
         if info.grid_type == L.GRID_TYPE_INDEX:
             return first[leaf] + bit.astype(np.uint64)
         rank = np.arange(leaf.size) - np.searchsorted(leaf, leaf)  # position among the leaf's active voxels
         return first[leaf] + rank.astype(np.uint64)
+    if vt.quantized_bits is not None:
+        return _fp_values(b, info, leaf, bit)
     dtype = np.dtype(vt.dtype).newbyteorder("<")
-    addr = start + nl.leaf_off_table + bit * vt.value_bytes
+    addr = info.leaf_offset + leaf * nl.leaf_size + nl.leaf_off_table + bit * vt.value_bytes
     idx = addr[:, None] + np.arange(vt.value_bytes)
-    out = (
-        b[idx].reshape(-1).view(dtype).reshape(leaf.size, vt.components)
-        if leaf.size
-        else np.zeros((0, vt.components), dtype)
-    )
+    out = b[idx].reshape(-1).view(dtype).reshape(leaf.size, vt.components)
     return out[:, 0].copy() if vt.components == 1 else out.copy()
+
+
+def _fp_values(b: np.ndarray, info: GridInfo, leaf: np.ndarray, bit: np.ndarray) -> np.ndarray:
+    vt = L.value_type(info.grid_type)
+    starts = leaf_starts(b, info)[:-1]
+    minimum = _leaf_column(b, info, L.FP_LEAF_OFF_MINIMUM, "<f4")[:, 0]
+    quantum = _leaf_column(b, info, L.FP_LEAF_OFF_QUANTUM, "<f4")[:, 0]
+    if vt.quantized_bits:
+        bits = np.full(starts.size, vt.quantized_bits, np.int64)
+    else:
+        bits = 1 << (_leaf_column(b, info, L.LEAF_OFF_BBOX_DIF_AND_FLAGS + 3, "u1")[:, 0].astype(np.int64) >> 5)
+    nb = bits[leaf]
+    first = bit * nb  # the code's first bit in the leaf's little-endian bit stream
+    word = np.ndarray((b.size - 3,), "<u4", b, 0, (1,))[starts[leaf] + L.FP_LEAF_OFF_TABLE + (first >> 5) * 4]
+    code = (word.astype(np.int64) >> (first & 31)) & ((1 << nb) - 1)
+    return (code.astype(np.float32) * quantum[leaf] + minimum[leaf]).astype(np.float32)
 
 
 def split_grids(buffer) -> list[np.ndarray]:
