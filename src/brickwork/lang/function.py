@@ -18,7 +18,7 @@ from ..frontend.source import FunctionSource
 from ..frontend.static_value import Static
 from ..types.arrays import ArrayType, type_name
 from ..types.fixed_arrays import view_type
-from ..types.function_values import FunctionValueType, accepts_function_values
+from ..types.function_values import FunctionValueType, StringValueType, accepts_function_values
 from ..types.generic import is_generic, matches, type_of_value
 from ..types.opaque import TupleType
 from ..types.references import RefType
@@ -102,7 +102,8 @@ class FunctionOverload:
                 continue
             t = given[name]
             if accepts_function_values(annotation):
-                if not (isinstance(t, FunctionValueType) or is_function_target(t) or accepts_function_values(t)):
+                if isinstance(t, StringValueType) or not (isinstance(t, FunctionValueType) or is_function_target(t)
+                                                          or accepts_function_values(t)):
                     return False
             elif not matches(annotation, python_annotation_type(t)):
                 return False
@@ -404,6 +405,7 @@ def _bind(typer, overload, positional, keywords, problems):
         elif name in overload.defaults:
             default = overload.defaults[name]
             args.append(_FunctionArgument(default) if is_function_target(default)
+                        else _StringArgument(default) if isinstance(default, str) and annotation is str
                         else typer.default_value(default, annotation))
         else:
             problems.append(f"missing argument '{name}'")
@@ -421,6 +423,16 @@ class _FunctionArgument:
 
     def __init__(self, target):
         self.type = FunctionValueType(target)
+
+
+class _StringArgument:
+    """A string literal passed to a ``str`` parameter: typed as itself, with no runtime value (the instance
+    names it: ``wp.printf(fmt, ...)`` in the body reads it as a literal)."""
+
+    __slots__ = ("type",)
+
+    def __init__(self, text: str):
+        self.type = StringValueType(text)
 
 
 def is_function_target(value) -> bool:
@@ -444,6 +456,8 @@ def function_argument(typer, node):
                               f"function '{f.name}' (it is typed by special rules; pass a @func that calls it)",
                               node)
         return _FunctionArgument(f)
+    if isinstance(value, Static) and isinstance(value.value, str):  # for a parameter annotated str
+        return _StringArgument(value.value)
     return typer.to_value(value, node)
 
 

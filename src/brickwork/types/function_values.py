@@ -2,6 +2,8 @@
 
 The function is known at compile time, so it is its own type: a ``@func`` taking one is instantiated once
 per function passed (as for any other argument type), and the parameter names the function in its body.
+A string passed to a parameter annotated ``str`` (as Warp takes a format for ``wp.printf``) is bound the
+same way: ``StringValueType``, one per string.
 """
 
 from __future__ import annotations
@@ -32,6 +34,28 @@ class FunctionValueType:
 
     def __repr__(self):
         return self.__name__
+
+
+class StringValueType(FunctionValueType):
+    """The type of a string literal bound to a ``@func`` parameter annotated ``str``: like a function value, a
+    compile-time name of the instance's body (``target`` is the string), with no runtime argument."""
+
+    __slots__ = ()
+    _strings: dict = {}  # the string -> its type (equal strings: one type, so one instance of the function)
+
+    def __new__(cls, target: str):
+        found = cls._strings.get(target)
+        if found is None:
+            found = cls._strings[target] = object.__new__(cls)
+            found.target = target
+        return found
+
+    def __reduce__(self):
+        return StringValueType, (self.target,)
+
+    @property
+    def __name__(self):
+        return f"str[{self.target!r}]"
 
 
 def accepts_function_values(annotation) -> bool:

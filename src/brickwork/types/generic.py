@@ -10,7 +10,7 @@ import numpy as np
 from .arrays import ArrayType, array, type_name
 from .composite import CompositeBase, is_composite_type, is_matrix_type, is_quat_type, is_vector_type
 from .fabric_arrays import FABRIC_ARRAYS, FabricArrayType, IndexedFabricArrayType
-from .function_values import FunctionValueType, accepts_function_values
+from .function_values import FunctionValueType, StringValueType, accepts_function_values
 from .indexed_arrays import IndexedArrayType, indexedarray
 from .opaque import TupleType
 from .references import RefType
@@ -60,6 +60,8 @@ def matches(annotation, concrete) -> bool:
     annotation = python_annotation_type(annotation)
     if annotation is concrete or annotation is typing.Any:
         return True
+    if isinstance(concrete, StringValueType) or annotation is str:  # a string literal, for a str parameter
+        return isinstance(concrete, StringValueType) and annotation is str
     if isinstance(concrete, FunctionValueType) or accepts_function_values(annotation):
         return isinstance(concrete, FunctionValueType) and accepts_function_values(annotation)
     if isinstance(annotation, RefType):  # wp.ref[T] takes a place holding a T
