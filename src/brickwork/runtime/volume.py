@@ -11,29 +11,35 @@ from __future__ import annotations
 
 import math
 import numbers
+import weakref
 from typing import NamedTuple
 
 import numpy as np
 
 from ..device import get_device
-from ..errors import BrickworkError
 from ..types.arrays import array, type_name
 from ..types.composite import vector
-from ..types.scalars import float32, float64, int32, int64, uint8, uint32
+from ..types.scalars import bool_, float16, float32, float64, int16, int32, int64, uint8, uint16, uint32
+from ..types.type_sizes import type_size_in_bytes
+from . import volume_load
 from .nanovdb import layout as L
+from .volume_load import FeatureArrayInfo, VolumeError
+
+#: id -> the live volume over that buffer (Warp refuses a second volume aliasing a grid)
+_LIVE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 _VEC = {(3, float32): vector(3, float32), (3, float64): vector(3, float64), (4, float32): vector(4, float32),
         (4, float64): vector(4, float64)}
+#: NanoVDB type name -> the element type of a feature array of that type (Warp's table)
+_NVDB_DTYPES = {"float": float32, "double": float64, "int16": int16, "int32": int32, "int64": int64,
+                "Vec3f": _VEC[3, float32], "Vec3d": _VEC[3, float64], "Half": float16, "uint32": uint32,
+                "Vec4f": _VEC[4, float32], "Vec4d": _VEC[4, float64], "Vec3u8": vector(3, uint8),
+                "Vec3u16": vector(3, uint16), "uint8": uint8, "bool": bool_}
 #: grid type code -> the kernel value type (index grids: None)
 _KERNEL_TYPES = {L.GRID_TYPE_FLOAT: float32, L.GRID_TYPE_DOUBLE: float64, L.GRID_TYPE_INT32: int32,
                  L.GRID_TYPE_INT64: int64, L.GRID_TYPE_UINT32: uint32, L.GRID_TYPE_VEC3F: _VEC[3, float32],
                  L.GRID_TYPE_VEC3D: _VEC[3, float64], L.GRID_TYPE_VEC4F: _VEC[4, float32],
                  L.GRID_TYPE_VEC4D: _VEC[4, float64]}
-
-
-class VolumeError(BrickworkError, RuntimeError):
-    """A grid buffer that is not a valid NanoVDB grid, or a volume used in a way it does not allow (the
-    message says which). A ``RuntimeError``, as Warp raises."""
 
 
 class GridInfo(NamedTuple):
@@ -48,10 +54,6 @@ class GridInfo(NamedTuple):
     transform_matrix: np.ndarray
 
 
-def _u(buf: np.ndarray, off: int, dtype: str):
-    return np.frombuffer(buf, dtype=dtype, count=1, offset=off)[0]
-
-
 class Volume:
     """A sparse grid of voxels holding values of one type (int32, int64, uint32, float32, float64, vec3f,
     vec3d, vec4f, vec4d), or an index grid numbering its active voxels for values kept in arrays.
@@ -63,6 +65,9 @@ class Volume:
     CLOSEST = 0  #: nearest voxel (rounding half away from zero)
     LINEAR = 1  #: trilinear interpolation of the 8 voxels around the point
 
+    GridInfo = GridInfo
+    FeatureArrayInfo = FeatureArrayInfo
+
     def __new__(cls, *args, **kwargs):
         self = super().__new__(cls)
         self.id = 0  # a volume whose __init__ failed has no buffer
@@ -70,13 +75,15 @@ class Volume:
         return self
 
     def __init__(self, data: array, copy: bool = True):
-        """A volume over the grid in ``data`` (a uint8 array holding a NanoVDB grid, on any device); with
-        ``copy`` the volume holds a copy of it, otherwise it uses ``data``'s memory."""
+        """A volume over the grid in ``data`` (a uint8 array holding a NanoVDB grid, or a file's grids back to
+        back, on any device); with ``copy`` the volume holds a copy of it, otherwise it uses ``data``'s memory.
+        The grid is checked first (``RuntimeError`` naming the problem; nothing is kept)."""
         if not isinstance(data, array) or data.dtype is not uint8 or data.ndim != 1:
             raise VolumeError(f"Volume needs a one-dimensional uint8 array holding a NanoVDB grid, got "
                               f"{type_name(data) if isinstance(data, array) else type(data).__name__}")
         host = data.numpy() if data.device.is_cpu else data.numpy().copy()
-        _check_grid(host)
+        # the header as checked: later changes to an aliased buffer do not reach the metadata (as Warp)
+        self._info = volume_load.check_volume_buffer(host)
         self.device = data.device
         self._host = host.copy() if copy or not data.device.is_cpu else host
         if copy:
@@ -84,7 +91,13 @@ class Volume:
                 array(self._host, dtype=uint8, device=self.device, copy=False)
         self._buffer = data
         self.id = int(data.ptr)
-        self._next = None  # (bytes, offset) of the grids after this one in the buffer it was loaded from
+        _LIVE[self.id] = self
+
+    def __del__(self):
+        """Releases the grid buffer (kernels must not use the id afterwards)."""
+        if getattr(self, "id", 0) and _LIVE.get(self.id) is self:
+            del _LIVE[self.id]
+        self._buffer = None
 
     # -- the buffer --------------------------------------------------------------------------------
     def array(self) -> array:
@@ -93,12 +106,13 @@ class Volume:
 
     @property
     def _type_code(self) -> int:
-        return int(_u(self._host, L.GRID_OFF_GRID_TYPE, "<u4"))
+        return self._info.grid_type
 
     @property
     def dtype(self):
-        """The kernel type of the values (None for an index grid)."""
-        return _KERNEL_TYPES.get(self._type_code)
+        """The type of the values (None for an index grid, or a NanoVDB type brickwork has no type for)."""
+        code = self._type_code
+        return _NVDB_DTYPES.get(volume_load.TYPE_NAMES[code] if 0 <= code < len(volume_load.TYPE_NAMES) else "?")
 
     @property
     def is_index(self) -> bool:
@@ -111,40 +125,63 @@ class Volume:
 
     def get_grid_info(self) -> GridInfo:
         """The grid's name, size, position in its file, type name and index->world map."""
-        h = self._host
-        raw = bytes(h[L.GRID_OFF_GRID_NAME:L.GRID_OFF_GRID_NAME + L.GRID_NAME_SIZE])
-        name = raw.split(b"\0", 1)[0].decode("utf-8", "replace")
-        vt = L.VALUE_TYPES.get(self._type_code)
+        h, info = self._host, self._info
         matrix = np.frombuffer(h, "<f4", 9, L.GRID_OFF_MAP + L.MAP_OFF_MATF).reshape(3, 3).copy()
         translation = np.frombuffer(h, "<f4", 3, L.GRID_OFF_MAP + L.MAP_OFF_VECF).copy()
-        return GridInfo(name, int(_u(h, L.GRID_OFF_GRID_SIZE, "<u8")), int(_u(h, L.GRID_OFF_GRID_INDEX, "<u4")),
-                        int(_u(h, L.GRID_OFF_GRID_COUNT, "<u4")), vt.name if vt else "?", translation,
-                        matrix.reshape(9))
+        code = info.grid_type
+        return GridInfo(info.name, info.grid_size, info.grid_index, info.grid_count,
+                        volume_load.TYPE_NAMES[code] if 0 <= code < len(volume_load.TYPE_NAMES) else "?",
+                        translation, matrix.reshape(9))
+
+    # -- feature arrays (NanoVDB blind data) -------------------------------------------------------
+    def get_feature_array_count(self) -> int:
+        """The number of feature arrays (NanoVDB blind data) stored with the grid."""
+        return len(self._info.blind_data)
+
+    def get_feature_array_info(self, feature_index: int) -> FeatureArrayInfo:
+        """Name, address, value size and count, and NanoVDB type name of feature array ``feature_index``
+        (as the grid held them when the volume was made)."""
+        return volume_load.feature_info(self._info, int(self._buffer.ptr), feature_index)
+
+    def feature_array(self, feature_index: int, dtype=None) -> array:
+        """Feature array ``feature_index`` as an array on the volume's device, viewing the grid's memory (it
+        keeps the volume alive). ``dtype``: the element type (by default from the array's NanoVDB type,
+        bytes when unknown); a byte type views any array as bytes, and bytes can be viewed as any type
+        whose size divides them."""
+        info = self.get_feature_array_info(feature_index)
+        dtype = _NVDB_DTYPES.get(info.type_str, uint8) if dtype is None else dtype
+        count, size, want = info.value_count, info.value_size, type_size_in_bytes(dtype)
+        if want == 1:
+            count, size = count * size, 1
+        elif size == 1 and count % want == 0:
+            count, size = count // want, want
+        if want != size:
+            raise VolumeError(f"Cannot cast feature data of size {size} to array dtype {type_name(dtype)}")
+        return array(ptr=info.ptr, dtype=dtype, shape=count, device=self.device,
+                     deleter=lambda ptr, capacity, keep=self: None)  # the view holds the volume
 
     def get_voxel_count(self) -> int:
         """The number of voxels the grid indexes: an OnIndex grid's active voxels, otherwise 512 per leaf
         (as ``volume_voxel_count`` in kernels and Warp)."""
-        tree = L.GRID_SIZE
         if self._type_code == L.GRID_TYPE_ONINDEX:
-            return int(_u(self._host, tree + L.TREE_OFF_VOXEL_COUNT, "<u8"))
-        return int(_u(self._host, tree + L.TREE_OFF_NODE_COUNT_LEAF, "<u4")) * 512
+            return self._info.active_voxel_count
+        return self._info.leaf_count * 512
 
     def get_tile_count(self) -> int:
         """The number of leaves (8^3 tiles) of the grid."""
-        return int(_u(self._host, L.GRID_SIZE + L.TREE_OFF_NODE_COUNT_LEAF, "<u4"))
+        return self._info.leaf_count
 
     def _leaves(self) -> tuple[np.ndarray, np.ndarray]:
-        """(origins (n, 3) int32, value masks (n, 8) uint64) of the grid's leaves, in the grid's order."""
-        h, tree = self._host, L.GRID_SIZE
-        count = int(_u(h, tree + L.TREE_OFF_NODE_COUNT_LEAF, "<u4"))
-        first = tree + int(_u(h, tree + L.TREE_OFF_NODE_OFFSET_LEAF, "<u8"))
-        size = L.INDEX_LEAF_SIZE if self._type_code == L.GRID_TYPE_ONINDEX else _leaf_size(self._type_code)
-        rows = np.lib.stride_tricks.as_strided(h[first:], shape=(count, 16 + 64), strides=(size, 1)) if count else \
-            np.zeros((0, 80), np.uint8)
-        rows = np.ascontiguousarray(rows)
-        origins = rows[:, :12].view("<i4").reshape(count, 3) & ~7
-        masks = rows[:, 16:80].view("<u8").reshape(count, 8)
-        return origins.astype(np.int32), masks
+        """(origins (n, 3) int32, value masks (n, 8) uint64) of the grid's leaves, in the grid's order (none for
+        a grid type kernels do not read)."""
+        from .nanovdb.read import leaf_origins, leaf_starts
+
+        info = self._info
+        if self._type_code not in L.VALUE_TYPES or not info.leaf_count:
+            return np.zeros((0, 3), np.int32), np.zeros((0, 8), np.uint64)
+        starts = leaf_starts(self._host, info)[:info.leaf_count] + L.LEAF_OFF_VALUE_MASK
+        masks = self._host[starts[:, None] + np.arange(64)].view("<u8").reshape(-1, 8)
+        return leaf_origins(self._host, info).astype(np.int32), masks
 
     def get_tiles(self, out: array | None = None) -> array:
         """The origins (voxel coordinates, multiples of 8) of the grid's leaves, an (n, 3) int32 array on the
@@ -167,32 +204,46 @@ class Volume:
     # -- construction ------------------------------------------------------------------------------
     @classmethod
     def load_from_nvdb(cls, file_or_buffer, device=None) -> Volume:
-        """The first grid of a NanoVDB file (a path's open binary stream, or its bytes) or of a raw grid
-        buffer, on ``device``; ``load_next_grid`` gives the next ones."""
-        data = file_or_buffer.read() if hasattr(file_or_buffer, "read") else bytes(file_or_buffer)
-        buf = np.frombuffer(data, dtype=np.uint8)
-        if buf.size >= 8 and int(_u(buf, 0, "<u8")) in L.MAGICS_GRID and _looks_like_grid(buf):
-            grids = [buf]
-        else:
-            try:
-                from .nanovdb.file import read_nvdb
-            except ImportError:  # the file reader is another module's
-                raise VolumeError("NanoVDB signature not found") from None
-            grids = read_nvdb(data)
-        return cls._from_grids(list(grids), 0, device)
+        """A volume over the grids of a NanoVDB file (an open binary stream, or its bytes; or raw grid buffers
+        back to back) on ``device``: the first grid, whose buffer holds the others, which ``load_next_grid``
+        gives. Every grid is checked first (``RuntimeError``: "Invalid NanoVDB grid structure" or
+        "Unsupported NanoVDB tree layout", then the problem)."""
+        grids = volume_load.read_grids(file_or_buffer)
+        host = np.concatenate(grids) if len(grids) > 1 else np.ascontiguousarray(grids[0])
+        return cls(array(host, dtype=uint8, device=get_device(device)))
+
+    def save_to_nvdb(self, path, codec: str = "none"):
+        """Write the volume's grids (this one and those after it in its buffer) to the .nvdb file ``path``;
+        ``codec``: "none", "zip" or "blosc" (needs the ``blosc`` module). Returns ``path``."""
+        volume_load.save(self._host if self.device.is_cpu else self._buffer.numpy(), self._info, path, codec)
+        return path
 
     @classmethod
-    def _from_grids(cls, grids: list, at: int, device) -> Volume:
-        host = np.ascontiguousarray(grids[at], dtype=np.uint8)
-        volume = cls(array(host, dtype=uint8, device=get_device(device)))
-        volume._next = (grids, at + 1)
-        return volume
+    def load_from_address(cls, grid_ptr: int, buffer_size: int = 0, device=None) -> Volume:
+        """A volume aliasing the grid buffer at address ``grid_ptr`` on ``device`` (uncompressed, no file
+        header), ``buffer_size`` bytes (0: the grid's own size). The memory must outlive the volume."""
+        if not grid_ptr:
+            raise VolumeError("Invalid grid buffer pointer")
+        if int(grid_ptr) in _LIVE:
+            raise VolumeError("A Warp Volume has already been created for this grid, aliasing it is not possible.")
+        device = get_device(device)
+        size = int(buffer_size) or volume_load.header_size_at(int(grid_ptr), device)
+        return cls(array(ptr=int(grid_ptr), dtype=uint8, shape=size, device=device), copy=False)
 
     def load_next_grid(self) -> Volume | None:
-        """The next grid of the file or buffer this volume was loaded from (None after the last)."""
-        if self._next is None or self._next[1] >= len(self._next[0]):
+        """A volume over the next grid of this volume's buffer (aliasing it, and keeping this volume alive),
+        or None after the last grid."""
+        info, buf = self._info, self._buffer
+        if info.grid_index + 1 >= info.grid_count or buf.shape[0] <= info.grid_size:
             return None
-        return Volume._from_grids(self._next[0], self._next[1], self.device)
+        ptr = int(buf.ptr) + info.grid_size
+        if ptr in _LIVE:
+            raise VolumeError("A Warp Volume has already been created for this grid, aliasing it is not possible.")
+        rest = array(ptr=ptr, dtype=uint8, shape=buf.shape[0] - info.grid_size, device=self.device,
+                     deleter=lambda p, c, keep=self: None)
+        volume = Volume(rest, copy=False)
+        volume._previous_grid = self
+        return volume
 
     @classmethod
     def load_from_numpy(cls, ndarray: np.ndarray, min_world=(0.0, 0.0, 0.0), voxel_size=1.0, bg_value=0.0,
@@ -336,16 +387,6 @@ def _grid_type_of(bg_value) -> tuple[int, object]:
                     f"vector, or None (an index grid)")
 
 
-def _leaf_size(code: int) -> int:
-    """Bytes of one leaf of a value grid: header (bbox, flags, mask: 80), min/max of the value type, average and
-    standard deviation, then 512 values, aligned to 32 bytes."""
-    vt = L.VALUE_TYPES[code]
-    stats = 80 + 2 * vt.stat_bytes
-    stats = -(-stats // vt.stat2_bytes) * vt.stat2_bytes + 2 * vt.stat2_bytes
-    table = -(-stats // max(vt.align, 4)) * max(vt.align, 4)
-    return -(-(table + 512 * vt.value_bytes) // 32) * 32
-
-
 def _deliver(rows: np.ndarray, out, device, what: str) -> array:
     if out is None:
         return array(rows.reshape(-1, 3), dtype=int32, device=device)
@@ -355,17 +396,3 @@ def _deliver(rows: np.ndarray, out, device, what: str) -> array:
     out.assign(array(rows.reshape(-1, 3), dtype=int32, device=device)) if out.shape[0] == rows.shape[0] else \
         out[:rows.shape[0]].assign(array(rows.reshape(-1, 3), dtype=int32, device=device))
     return out
-
-
-def _looks_like_grid(buf: np.ndarray) -> bool:
-    return buf.size >= L.GRID_SIZE + L.TREE_SIZE and int(_u(buf, L.GRID_OFF_GRID_SIZE, "<u8")) <= buf.size
-
-
-def _check_grid(buf: np.ndarray) -> None:
-    if buf.size < L.GRID_SIZE + L.TREE_SIZE or int(_u(buf, 0, "<u8")) not in L.MAGICS_GRID:
-        raise VolumeError("Invalid NanoVDB grid structure: the buffer does not start with a NanoVDB grid")
-    size = int(_u(buf, L.GRID_OFF_GRID_SIZE, "<u8"))
-    if size > buf.size:
-        raise VolumeError(f"Invalid NanoVDB grid structure: the grid says it has {size} bytes, the buffer "
-                          f"holds {buf.size}")
-
