@@ -32,6 +32,7 @@ LAYERS = [
     ("runtime",),
     ("sparse",),  # block sparse matrices: kernels and device sorts of runtime, below optim (its solvers)
     ("utils", "autograd", "optim"),
+    ("interop",),  # PyTorch interop: arrays and DLPack (types), devices, streams (runtime); nothing above uses it
     ("geometry",),  # isosurfaces, adjacency, swept volumes: kernels of runtime, scans of utils, Tape of autograd
     ("io",),  # files of arrays and block geometry: below the mesh, whose outputs it writes
     ("mesh",),

@@ -7,8 +7,6 @@ buffer is the CPU's (header, then the arguments); the CUDA entry takes it as its
 
 from __future__ import annotations
 
-import numpy as np
-
 from .. import config, cuda_driver
 from ..errors import LaunchError
 from ..types.array_kinds import SIGNED
@@ -27,7 +25,7 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
     sig = _signature(args)
     entry = kernel.launch_table.get((device.name, sig))
     if entry is None or entry[0].config_mode != config.mode:
-        if any(isinstance(a, np.ndarray) or a is None for a in args):  # np.memmap too
+        if any(host._host_value(a) for a in args):  # np.memmap too
             args = host._host_arguments(kernel, args)  # numpy arrays are host memory: refused by _prepare
             sig = _signature(args)
         if any(is_foreign_cuda_array(a) for a in args):  # CuPy, PyTorch, Numba: views of their memory, each launch

@@ -81,7 +81,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     sig = tuple([a._sig if type(a) in SIGNED else type(a) for a in args])
     entry = kernel.launch_table.get(sig)
     if entry is None or entry[0].config_mode != config.mode or entry[0].target != config.target:
-        if any(a is None or isinstance(a, np.ndarray) for a in args):  # host values (np.memmap too): never in a table
+        if any(_host_value(a) for a in args):  # host values (np.memmap too): never in a table
             args = _host_arguments(kernel, args)
             sig = _signature(args)
             entry = kernel.launch_table.get(sig)
@@ -257,6 +257,8 @@ def _host_arguments(kernel, args) -> list:
     on_cpu = get_device(None).ordinal is None
     out = []
     for i, a in enumerate(args):
+        if a is not None and type(a) not in SIGNED and not isinstance(a, np.ndarray):
+            a = _foreign_host_array(a, params[i][1] if i < len(params) else None)
         if type(a) is not np.ndarray and isinstance(a, np.ndarray):  # a subclass: a plain view (or refused)
             a = _plain_ndarray(kernel, params, i, a)
         if type(a) is np.ndarray:
@@ -301,6 +303,26 @@ def _host_arguments(kernel, args) -> list:
             a = _null_array(t)
         out.append(a)
     return out
+
+
+def _host_value(a) -> bool:
+    """Whether launch argument ``a`` may be a host value that ``_host_arguments`` converts: None, a numpy array,
+    an object with ``__array__`` (another library's CPU tensor), a ``from_torch(return_ctype=True)`` descriptor."""
+    return a is None or isinstance(a, np.ndarray) or type(a) not in SIGNED and (
+        hasattr(type(a), "__array__") or hasattr(a, "_bw_value"))
+
+
+def _foreign_host_array(a, t):
+    """A ``from_torch(..., return_ctype=True)`` descriptor as its array; for an array parameter (type ``t``),
+    another library's CPU tensor as a numpy view of its memory (PyTorch's ``__array__`` copies nothing), which
+    the numpy rules then take, as Warp reads such tensors through ``__array__``."""
+    value = getattr(a, "_bw_value", None)
+    if isinstance(value, ARRAY_KINDS):
+        return value
+    if isinstance(t, ArrayType) and hasattr(type(a), "__array__") and not isinstance(a, (CompositeBase, *ARRAY_KINDS)) \
+            and not is_foreign_cuda_array(a):  # CUDA memory: views on its device (cuda_launch), refused on the CPU
+        return np.asarray(a)
+    return a
 
 
 _NULL_ARRAYS: dict = {}  # (array type, default device) -> the empty array that a None argument stands for

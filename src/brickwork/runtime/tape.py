@@ -297,10 +297,10 @@ def adjoint_of(a):
 def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device=None) -> None:
     """Run the backward kernel of ``kernel`` with the primal arguments ``inputs + outputs`` and the
     adjoints ``adj_inputs + adj_outputs`` (None, or a non-array value, means no gradient)."""
-    from .launch import _host_arguments, _prepare, _signature, launch_dims, run_packed
+    from .launch import _host_arguments, _host_value, _prepare, _signature, launch_dims, run_packed
 
     args = list(inputs) + list(outputs)
-    if any(isinstance(a, np.ndarray) or a is None for a in args):  # numpy data (np.memmap too), None: as launch
+    if any(_host_value(a) for a in args):  # numpy data (np.memmap too), None, CPU tensors: as launch
         args = _host_arguments(kernel, args)
     adjs = list(adj_inputs or ()) + list(adj_outputs or ())
     if adjs and len(adjs) != len(args):

@@ -64,6 +64,7 @@ class _Borrowed:
     def __init__(self, ptr: int, shape: tuple, strides: tuple, comp: np.dtype, deleter, capacity: int):
         self.__array_interface__ = {"data": (ptr, False), "shape": shape, "strides": strides,
                                     "typestr": comp.str, "version": 3}
+        self.capacity = capacity  # the bytes the caller says are there: the capacity of the array at ptr
         if deleter is not None:
             weakref.finalize(self, deleter, ptr, capacity)
 

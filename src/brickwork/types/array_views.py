@@ -96,9 +96,15 @@ def transpose(a: array, axes=None) -> array:
 
 
 def capacity(a: array) -> int:
-    """Bytes from the first to the end of the last element the array reaches (0 when it has none)."""
+    """Bytes from the first to the end of the last element the array reaches (0 when it has none); an array
+    made with ``array(ptr=..., capacity=...)`` has the capacity it was given, as in Warp."""
     if a.size == 0:
         return 0
+    base = getattr(a._np, "base", None)  # a view of memory at an address: _Borrowed (array_memory.py)
+    given = getattr(base, "capacity", None) if type(base).__name__ == "_Borrowed" else None
+    if given is not None and base.__array_interface__["data"][0] == a.ptr and \
+            a._np.shape == base.__array_interface__["shape"]:  # the array itself, not a view that starts there
+        return given
     return _element_bytes(a.dtype) + sum((n - 1) * abs(s) for n, s in zip(a.shape, a.strides))
 
 

@@ -46,6 +46,8 @@ def check_assigned(value, key, new):
         return
     if _is_number(new):
         return  # a scalar fills the selection, as numpy does
+    if not isinstance(new, (np.ndarray, list, tuple)) and hasattr(type(new), "__array__") and not hasattr(new, "_kind"):
+        new = np.asarray(new)  # another library's tensor (PyTorch's): its numbers, as Warp reads it
     items = list(new) if not isinstance(new, np.ndarray) else new.ravel().tolist()
     flat = []
     for item in items:
