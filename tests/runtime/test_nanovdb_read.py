@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from brickwork.runtime.nanovdb import layout as L
 from brickwork.runtime.nanovdb.build import build_grid, build_index_grid
 from brickwork.runtime.nanovdb.read import (
+    FormatError,
     UnsupportedGridError,
     active_values,
     active_voxels,
@@ -377,3 +378,47 @@ def test_unsupported_layout_after_structure():
     with pytest.raises(ValueError, match="the root") as err:
         validate_grid(buf)
     assert not isinstance(err.value, UnsupportedGridError)
+
+
+def test_random_corruption_raises_only_format_error():
+    """Overwrite structural words of valid grids at random: validation passes or raises FormatError, nothing else."""
+    rng = np.random.default_rng(11)
+    grids = [_valid("float"), _valid("onindex"), _valid("index")]
+    spots = []
+    for g in grids:
+        info = parse_grid(g)
+        nl = L.node_layout(info.grid_type)
+        s = list(range(0, L.GRID_SIZE + L.TREE_SIZE, 4))
+        s += list(
+            range(info.root_offset, info.root_offset + nl.root_size + info.root_tile_count * nl.root_tile_size, 4)
+        )
+        for k in range(info.lower_count):
+            node = info.lower_offset + k * nl.lower_size
+            s += [node + L.LOWER_OFF_CHILD_MASK + 8 * w for w in range(64)]
+            s += [node + nl.lower_off_table + 8 * t for t in range(0, 4096, 31)]
+        s += [info.leaf_offset + k * nl.leaf_size + o for k in range(info.leaf_count) for o in range(0, 96, 8)]
+        spots.append([p for p in s if p + 8 <= g.size])
+    refused = 0
+    for it in range(400):
+        g = grids[it % 3].copy()
+        pos = int(rng.choice(spots[it % 3]))
+        old = struct.unpack_from("<Q", g, pos)[0]
+        new = [
+            0,
+            1,
+            32,
+            2**31,
+            2**63 - 1,
+            2**64 - 1,
+            int(rng.integers(0, 2**62)),
+            (old + 32) % 2**64,
+            (old - 32) % 2**64,
+        ]
+        struct.pack_into("<Q", g, pos, new[int(rng.integers(len(new)))])
+        try:
+            validate_grid(g)
+            active_voxels(g)
+            active_values(g)
+        except FormatError:
+            refused += 1
+    assert 50 < refused < 400

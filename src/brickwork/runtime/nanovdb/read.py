@@ -186,6 +186,8 @@ def _set_bits(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _check_children(what, b, level, child_starts, mask_off, table_count, table_off, stride):
     """Every child-mask bit's table entry names a node of the child array; returns the child indices."""
     parents, count, size = level
+    if not count:  # an empty level's offset may be anything: it is never followed
+        return np.zeros(0, np.int64)
     masks = _column(b, parents, count, size, mask_off, "<u8", table_count // 64)
     node, slot = _set_bits(masks)
     if node.size and child_starts.size < 2:
