@@ -262,7 +262,7 @@ def _write_grid(
         _put(nodes, 0, np.c_[bmin, bmax], "<i4")
         _put(nodes, child_mask, _masks(table_count // 64, count, parent, slot), "<u8")
         table = nodes[:, off_table:].reshape(count, table_count, nl.table_stride)
-        if bg is not None:
+        if bg is not None and any(bg):
             table[:, :, : len(bg)] = np.frombuffer(bg, np.uint8)
         child_off = child0 + np.arange(parent.size, dtype=np.int64) * csize - (start + parent * size)
         table[parent, slot, :8] = child_off.astype("<i8").view(np.uint8).reshape(-1, 8)
@@ -279,10 +279,14 @@ def _write_grid(
             _put(nodes, L.INDEX_LEAF_OFF_OFFSET, onindex_counts[0], "<u8")
             _put(nodes, L.INDEX_LEAF_OFF_PREFIX, onindex_counts[1](masks), "<u8")
         else:
-            table = nodes[:, nl.leaf_off_table :].reshape(n_leaf, L.LEAF_TABLE_COUNT, vt.value_bytes)
-            table[:] = np.frombuffer(bg, np.uint8)
+            # typed views of the leaves' value tables: whole values move, not bytes
+            dtype = np.dtype(vt.dtype).newbyteorder("<")
+            shape, strides = (n_leaf, L.LEAF_TABLE_COUNT, vt.components), (nl.leaf_size, vt.value_bytes, dtype.itemsize)
+            table = np.ndarray(shape, dtype, buf, leaf + nl.leaf_off_table, strides)
+            if any(bg):  # the buffer starts zeroed
+                table[:] = np.frombuffer(bg, dtype)
             if values is not None:
-                table[topo.leaf_of_voxel, topo.voxel_offset] = values.view(np.uint8).reshape(voxel_count, -1)
+                table[topo.leaf_of_voxel, topo.voxel_offset] = values
     return buf
 
 
