@@ -74,6 +74,21 @@ out["numpy_float"] = record(
 )
 dense_v = np.stack([dense, -dense, dense * 2], -1)
 out["numpy_vec3f"] = record(wp.Volume.load_from_numpy(dense_v, voxel_size=2.0, bg_value=(0.0, 0.0, 1.0), device="cpu"))
+# rebuildable volumes: node arrays laid out for the capacities (leaf, lower, upper)
+few = wp.array(np.array([[0, 0, 0], [100, 5, 9], [5000, 0, 0]], np.int32), dtype=wp.int32, device="cpu")
+caps = {"max_tiles": 10, "max_lower_nodes": 6, "max_upper_nodes": 4}
+rebuildable = wp.Volume.allocate_by_tiles(few, voxel_size=0.5, bg_value=1.5, device="cpu", **caps)
+out["capacity_tiles"] = record(rebuildable)
+rebuildable.rebuild(wp.array(np.zeros((1, 3), np.int32), dtype=wp.int32, device="cpu"))
+out["capacity_rebuilt"] = record(rebuildable)
+out["capacity_exceeded"] = record(
+    wp.Volume.allocate_by_tiles(few, voxel_size=0.5, bg_value=1.5, device="cpu", **{**caps, "max_tiles": 2})
+)
+out["capacity_voxels"] = record(
+    wp.Volume.allocate_by_voxels(
+        few, voxel_size=0.5, device="cpu", max_active_voxels=20, max_leaf_nodes=10, max_lower_nodes=6, max_upper_nodes=4
+    )
+)
 assets = {}
 root = os.path.dirname(wp.__file__)
 for rel in (

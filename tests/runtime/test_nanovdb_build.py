@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from brickwork.runtime.nanovdb import layout as L
-from brickwork.runtime.nanovdb.build import build_grid, build_index_grid
+from brickwork.runtime.nanovdb.build import build_grid, build_index_grid, count_nodes
 
 EXPECTED = json.loads((Path(__file__).parent / "nanovdb_warp_expectations.json").read_text())["cases"]
 
@@ -104,6 +104,24 @@ def test_load_from_numpy_equivalent_matches_warp():
     vals[:10, :7, :13] = dense_v
     buf = build_grid(ijk, vals.reshape(-1, 3), grid_type="Vec3f", background=(0, 0, 1), transform=np.diag([2.0] * 3))
     check(buf, "numpy_vec3f")
+
+
+FEW = np.array([[0, 0, 0], [100, 5, 9], [5000, 0, 0]], np.int32)
+
+
+def test_capacity_matches_warps_rebuildable_volumes():
+    kw = {"grid_type": "float", "background": 1.5, "transform": np.diag([0.5] * 3), "tiles": True}
+    check(build_grid(FEW, capacity=(10, 6, 4), **kw), "capacity_tiles")
+    check(build_grid(FEW[:1] * 0, capacity=(10, 6, 4), **kw), "capacity_rebuilt")
+    check(build_grid(FEW[:0], capacity=(2, 6, 4), **kw), "capacity_exceeded")  # Warp's empty fallback
+    check(build_index_grid(FEW, transform=np.diag([0.5] * 3), capacity=(10, 6, 4)), "capacity_voxels")
+    assert count_nodes(FEW, tiles=True) == (3, 2, 2, 1536) and count_nodes(FEW) == (3, 2, 2, 3)
+    with pytest.raises(ValueError, match="capacity: 3 leaf nodes needed, 2 reserved"):
+        build_grid(FEW, capacity=(2, 6, 4), **kw)
+    with pytest.raises(ValueError, match="capacity: 2 upper nodes needed, 1 reserved"):
+        build_index_grid(FEW, transform=np.eye(3), capacity=(10, 6, 1))
+    with pytest.raises(ValueError, match="capacity must be three node counts"):
+        build_grid(FEW, capacity=(10, 6), **kw)
 
 
 def test_one_voxel_fields():

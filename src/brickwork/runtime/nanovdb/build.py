@@ -20,6 +20,7 @@ from . import layout as L
 _OFFSET = 1 << 31  # Warp and NanoVDB order upper nodes by coordinate + 2^31 (signed order)
 _INVALID_MIN = (2**31 - 1,) * 3
 _INVALID_MAX = (-(2**31),) * 3
+_DBL_MAX = float(np.finfo(np.float64).max)
 
 
 def _grid_type_code(grid_type) -> int:
@@ -181,17 +182,31 @@ class _Topology:
             self.root_min, self.root_max = np.array(_INVALID_MIN), np.array(_INVALID_MAX)
 
 
+def _capacity(topo: _Topology, capacity) -> tuple[int, int, int]:
+    counts = (topo.leaf_keys.size, topo.lower_keys.size, topo.upper_keys.size)
+    if capacity is None:
+        return counts
+    cap = tuple(int(x) for x in capacity)
+    if len(cap) != 3 or min(cap) < 0:
+        raise ValueError(f"capacity must be three node counts (leaf, lower, upper) >= 0, got {capacity!r}")
+    for level, need, have in zip(("leaf", "lower", "upper"), counts, cap, strict=True):
+        if need > have:
+            raise ValueError(f"capacity: {need} {level} nodes needed, {have} reserved")
+    return cap
+
+
 def _write_grid(
-    topo: _Topology, code: int, bg: bytes | None, values: np.ndarray | None, m, t, name: str, onindex_counts
+    topo: _Topology, code: int, bg: bytes | None, values, m, t, name: str, onindex_counts, capacity=None
 ) -> np.ndarray:
     vt, nl = L.value_type(code), L.node_layout(code)
     n_upper, n_lower, n_leaf = topo.upper_keys.size, topo.lower_keys.size, topo.leaf_keys.size
+    cap_leaf, cap_lower, cap_upper = _capacity(topo, capacity)
     tree = L.GRID_SIZE
     root = tree + L.TREE_SIZE
-    upper = root + nl.root_size + n_upper * nl.root_tile_size
-    lower = upper + n_upper * nl.upper_size
-    leaf = lower + n_lower * nl.lower_size
-    total = leaf + n_leaf * nl.leaf_size
+    upper = root + nl.root_size + cap_upper * nl.root_tile_size  # room for the reserved nodes, as Warp's
+    lower = upper + cap_upper * nl.upper_size  # rebuildable grids: the counts say how many are used
+    leaf = lower + cap_lower * nl.lower_size
+    total = leaf + cap_leaf * nl.leaf_size
     buf = np.empty(total, np.uint8)
     buf.fill(0)  # touches every page once, in order (np.zeros defers that to scattered first writes)
     raw = memoryview(buf).cast("B")
@@ -220,7 +235,7 @@ def _write_grid(
         corners = [_apply(m, t, (x, y, z)) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
         world = [min(p[i] for p in corners) for i in range(3)] + [max(p[i] for p in corners) for i in range(3)]
     else:
-        world = [0.0] * 6
+        world = [_DBL_MAX] * 3 + [-_DBL_MAX] * 3  # NanoVDB's empty box
     one, zero = _apply(m, t, (1.0, 1.0, 1.0)), _apply(m, t, (0.0, 0.0, 0.0))
     struct.pack_into(
         "<6d3dIIqI",
@@ -245,7 +260,7 @@ def _write_grid(
         raw[root + nl.root_off_background : root + nl.root_off_background + len(bg)] = bg
 
     if n_upper:
-        tiles = buf[root + nl.root_size : upper].reshape(n_upper, nl.root_tile_size)
+        tiles = buf[root + nl.root_size :][: n_upper * nl.root_tile_size].reshape(n_upper, nl.root_tile_size)
         o = topo.upper_origin & 0xFFFFFFFF  # PNanoVDB's key: the coordinates as uint32, no offset
         _put(tiles, L.ROOT_TILE_OFF_KEY, (o[:, 2] >> 12) | ((o[:, 1] >> 12) << 21) | ((o[:, 0] >> 12) << 42), "<u8")
         _put(tiles, L.ROOT_TILE_OFF_CHILD, upper - root + np.arange(n_upper) * nl.upper_size, "<i8")
@@ -258,7 +273,7 @@ def _write_grid(
     for start, size, count, table_count, child_mask, off_table, bmin, bmax, parent, slot, child0, csize in levels:
         if not count:
             continue
-        nodes = buf[start:child0].reshape(count, size)
+        nodes = buf[start : start + count * size].reshape(count, size)
         _put(nodes, 0, np.c_[bmin, bmax], "<i4")
         _put(nodes, child_mask, _masks(table_count // 64, count, parent, slot), "<u8")
         table = nodes[:, off_table:].reshape(count, table_count, nl.table_stride)
@@ -268,7 +283,7 @@ def _write_grid(
         table[parent, slot, :8] = child_off.astype("<i8").view(np.uint8).reshape(-1, 8)
 
     if n_leaf:
-        nodes = buf[leaf:].reshape(n_leaf, nl.leaf_size)
+        nodes = buf[leaf : leaf + n_leaf * nl.leaf_size].reshape(n_leaf, nl.leaf_size)
         dif = topo.leaf_max - topo.leaf_min
         flags = dif[:, 0] | (dif[:, 1] << 8) | (dif[:, 2] << 16) | (L.LEAF_FLAG_HAS_BBOX << 24)
         _put(nodes, L.LEAF_OFF_BBOX_MIN, topo.leaf_min, "<i4")
@@ -300,6 +315,7 @@ def build_grid(
     translation=(0.0, 0.0, 0.0),
     name: str = "",
     tiles: bool = False,
+    capacity=None,
 ) -> np.ndarray:
     """A NanoVDB value grid (uint8 buffer) whose active voxels are `coords`, holding `values`.
 
@@ -312,6 +328,9 @@ def build_grid(
     - transform, translation: the index->world map, world = transform @ ijk + translation
       (float64; Warp rounds both to float32 first).
     - name: the grid's name (under 256 bytes).
+    - capacity: (leaf, lower, upper) node counts to reserve room for (Warp's rebuildable volumes:
+      the node arrays are laid out for the capacity, the tree's counts say how many are used);
+      ValueError naming the level if the voxels need more. See :func:`count_nodes`.
 
     Raises ValueError naming the bad argument.
     """
@@ -330,11 +349,11 @@ def build_grid(
     topo = _Topology(c, tiles)
     if vals is not None:
         vals = vals[topo.source]
-    return _write_grid(topo, code, bg, vals, m, t, name, None)
+    return _write_grid(topo, code, bg, vals, m, t, name, None, capacity)
 
 
 def build_index_grid(
-    coords, *, transform, translation=(0.0, 0.0, 0.0), name: str = "", tiles: bool = False
+    coords, *, transform, translation=(0.0, 0.0, 0.0), name: str = "", tiles: bool = False, capacity=None
 ) -> np.ndarray:
     """A NanoVDB index grid: each active voxel holds the position of its value in an external array.
 
@@ -342,7 +361,8 @@ def build_index_grid(
     of whole leaves: leaf n's voxels take values 1 + 512 n ... in bit order, 0 being the background.
     Otherwise (Warp's ``allocate_by_voxels``) it is an ``OnIndex`` grid: the active voxels are
     numbered 1, 2, ... in the grid's order (leaves breadth first, voxels x-major within a leaf).
-    The value count (stored at byte 656 of the grid) is the voxel count + 1.
+    The value count (stored at byte 656 of the grid) is the voxel count + 1. `capacity` as for
+    :func:`build_grid`.
     """
     c = _coords(coords)
     m, t = _matrix(transform, translation)
@@ -356,7 +376,13 @@ def build_index_grid(
         first = 1 + np.r_[np.uint64(0), np.cumsum(per_leaf)[:-1]].astype(np.uint64)
         counts = (first, _prefix_sums)
         code = L.GRID_TYPE_ONINDEX
-    return _write_grid(topo, code, None, None, m, t, name, counts)
+    return _write_grid(topo, code, None, None, m, t, name, counts, capacity)
+
+
+def count_nodes(coords, *, tiles: bool = False) -> tuple[int, int, int, int]:
+    """(leaf, lower, upper, active voxel) counts of the grid `coords` would make (for capacities)."""
+    topo = _Topology(_coords(coords), tiles)
+    return topo.leaf_keys.size, topo.lower_keys.size, topo.upper_keys.size, topo.voxel_keys.size
 
 
 def _popcount(words: np.ndarray) -> np.ndarray:
