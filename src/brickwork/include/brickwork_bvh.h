@@ -269,40 +269,50 @@ BW_INLINE void cross(const float* a, const float* b, float* out) {
     out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
+// The regions of a triangle's plane closest_on_triangle tells apart (which feature holds the closest point).
+enum { REGION_FACE, REGION_A, REGION_B, REGION_C, REGION_AB, REGION_AC, REGION_BC };
+
 // The point of triangle (a, b, c) closest to p, as weights (wa, wb): the point is wa a + wb b + (1-wa-wb) c.
-// By the region of the triangle's plane the projection of p falls in (vertex, edge or face).
+// By the region of the triangle's plane the projection of p falls in (vertex, edge or face), also returned.
 BW_INLINE void closest_on_triangle(const float* p, const float* a, const float* b, const float* c, float& wa,
-                                   float& wb) {
+                                   float& wb, int& region) {
     float ab[3], ac[3], ap[3], bp[3], cp[3];
     sub(b, a, ab);
     sub(c, a, ac);
     sub(p, a, ap);
     const float d1 = dot(ab, ap), d2 = dot(ac, ap);
-    if (d1 <= 0.0f && d2 <= 0.0f) { wa = 1.0f; wb = 0.0f; return; }  // vertex a
+    if (d1 <= 0.0f && d2 <= 0.0f) { wa = 1.0f; wb = 0.0f; region = REGION_A; return; }
     sub(p, b, bp);
     const float d3 = dot(ab, bp), d4 = dot(ac, bp);
-    if (d3 >= 0.0f && d4 <= d3) { wa = 0.0f; wb = 1.0f; return; }  // vertex b
+    if (d3 >= 0.0f && d4 <= d3) { wa = 0.0f; wb = 1.0f; region = REGION_B; return; }
     const float vc = d1 * d4 - d3 * d2;
     if (vc <= 0.0f && d1 >= 0.0f && d3 <= 0.0f) {  // edge ab
         const float t = d1 / (d1 - d3);
-        wa = 1.0f - t; wb = t; return;
+        wa = 1.0f - t; wb = t; region = REGION_AB; return;
     }
     sub(p, c, cp);
     const float d5 = dot(ab, cp), d6 = dot(ac, cp);
-    if (d6 >= 0.0f && d5 <= d6) { wa = 0.0f; wb = 0.0f; return; }  // vertex c
+    if (d6 >= 0.0f && d5 <= d6) { wa = 0.0f; wb = 0.0f; region = REGION_C; return; }
     const float vb = d5 * d2 - d1 * d6;
     if (vb <= 0.0f && d2 >= 0.0f && d6 <= 0.0f) {  // edge ac
         const float t = d2 / (d2 - d6);
-        wa = 1.0f - t; wb = 0.0f; return;
+        wa = 1.0f - t; wb = 0.0f; region = REGION_AC; return;
     }
     const float va = d3 * d6 - d5 * d4;
     if (va <= 0.0f && (d4 - d3) >= 0.0f && (d5 - d6) >= 0.0f) {  // edge bc
         const float t = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        wa = 0.0f; wb = 1.0f - t; return;
+        wa = 0.0f; wb = 1.0f - t; region = REGION_BC; return;
     }
     const float denom = 1.0f / (va + vb + vc);  // inside the face
     const float v = vb * denom, w = vc * denom;
     wa = 1.0f - v - w; wb = v;
+    region = REGION_FACE;
+}
+
+BW_INLINE void closest_on_triangle(const float* p, const float* a, const float* b, const float* c, float& wa,
+                                   float& wb) {
+    int region;
+    closest_on_triangle(p, a, b, c, wa, wb, region);
 }
 
 BW_INLINE void at(const float* a, const float* b, const float* c, float wa, float wb, float* out) {
@@ -625,16 +635,36 @@ BW_INLINE float fast_winding_number(const mesh_data* m, const float* p, float ac
     return (float)(total * (1.0 / (4.0 * 3.14159265358979323846)));
 }
 
-// The sign from the closest triangle's normal; where triangles tie at the closest point (an edge or a vertex),
-// the one whose plane p is farthest from (|n . (p - q)| largest) decides.
-BW_INLINE float normal_sign(const mesh_data* m, const float* p, int32_t face, float wa, float wb, float best) {
-    float ta[3], tb[3], tc[3], q[3], n[3], d[3];
+BW_INLINE bool same_point(const float* a, const float* b) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
+
+// The sign of p by the feature (face, edge or vertex) that holds its closest point q, d = p - q; -1 inside.
+// The feature is the region closest_on_triangle took (not a distance tolerance, which takes a point near a
+// sharp corner for one at it); its faces are those with a corner at the very same position (so faces that
+// do not share vertex indices work too), found by walking the boxes that hold the feature's first corner.
+// - A face: the side of its plane.
+// - An edge of two faces: the solid near it is the two faces' half-spaces' intersection (a convex edge: the
+//   other face's far corner lies below the first's plane) or their union; so outside where d is above
+//   either plane (convex) or above both. The sum of the two normals (the pseudonormal) is nearly
+//   perpendicular to d at a sharp edge, where a closest point a rounding off (on the edge instead of the
+//   face beside it) flips its sign; the two planes' sides are far from rounding there.
+// - A vertex (or an edge of one face or of more than two): the angle-weighted pseudonormal (Baerentzen and
+//   Aanaes 2005), the sum of its faces' unit normals, each weighted by the face's angle at the vertex.
+BW_INLINE float normal_sign(const mesh_data* m, const float* p, int32_t face) {
+    float ta[3], tb[3], tc[3], q[3], d[3], n[3];
     triangle(m, face, ta, tb, tc);
+    float wa, wb;
+    int region;
+    closest_on_triangle(p, ta, tb, tc, wa, wb, region);
     at(ta, tb, tc, wa, wb, q);
     sub(p, q, d);
     face_normal(ta, tb, tc, n);
-    float side = dot(d, n), weight = abs_(side);
-    const float slack = best * 1e-6f + 1e-12f;
+    if (region == REGION_FACE) return dot(d, n) < 0.0f ? -1.0f : 1.0f;
+    const float* ends[7][2] = {{ta, ta}, {ta, ta}, {tb, tb}, {tc, tc}, {ta, tb}, {ta, tc}, {tb, tc}};
+    float v0[3], v1[3];  // the feature's corners (a vertex: v0 alone)
+    for (int k = 0; k < 3; ++k) { v0[k] = ends[region][0][k]; v1[k] = ends[region][1][k]; }
+    const bool edge = region >= REGION_AB;
+    float sum[3] = {0.0f, 0.0f, 0.0f}, normals[2][3], far_corner[2][3];
+    int faces = 0;  // of an edge
     const bvh_data* b = &m->bvh;
     int32_t stack[BVH_STACK];
     int32_t count = 0;
@@ -643,27 +673,50 @@ BW_INLINE float normal_sign(const mesh_data* m, const float* p, int32_t face, fl
     while (count > 0) {
         const int32_t node = stack[--count];
         bvh_detail::node_box(b, node, lo, hi);
-        if (bvh_detail::box_distance_sq(p, lo, hi) > best + slack) continue;
+        if (bvh_detail::box_distance_sq(v0, lo, hi) > 0.0f) continue;  // a face with the corner holds it
         const int32_t left = b->node_lowers[node].i, right = b->node_uppers[node].i;
-        if (left < 0) {
-            for (int32_t k = -(left + 1); k < right; ++k) {
-                const int32_t f = b->primitive_indices[k];
-                triangle(m, f, ta, tb, tc);
-                float u, v;
-                closest_on_triangle(p, ta, tb, tc, u, v);
-                at(ta, tb, tc, u, v, q);
-                sub(p, q, d);
-                if (dot(d, d) > best + slack) continue;
-                face_normal(ta, tb, tc, n);
-                const float s = dot(d, n);
-                if (abs_(s) > weight) { weight = abs_(s); side = s; }
+        if (left >= 0) {
+            if (count + 2 <= BVH_STACK) { stack[count++] = right; stack[count++] = left; }
+            continue;
+        }
+        for (int32_t k = -(left + 1); k < right; ++k) {
+            float c[3][3], fn[3];
+            triangle(m, b->primitive_indices[k], c[0], c[1], c[2]);
+            for (int j = 0; j < 3; ++j) {
+                if (!same_point(c[j], v0)) continue;
+                const float* next = c[(j + 1) % 3];
+                const float* prev = c[(j + 2) % 3];
+                face_normal(c[0], c[1], c[2], fn);
+                float weight = 1.0f;
+                if (edge) {  // the face holds the edge: its other end is one of the two other corners
+                    const bool at_next = same_point(next, v1);
+                    if (!at_next && !same_point(prev, v1)) break;
+                    if (faces < 2) for (int a = 0; a < 3; ++a) {
+                        normals[faces][a] = fn[a];
+                        far_corner[faces][a] = (at_next ? prev : next)[a];
+                    }
+                    ++faces;
+                } else {  // the face's angle at the vertex
+                    float e1[3], e2[3], x[3];
+                    sub(next, c[j], e1);
+                    sub(prev, c[j], e2);
+                    cross(e1, e2, x);
+                    weight = BW_MATH(atan2f)(sqrt_(dot(x, x)), dot(e1, e2));
+                }
+                for (int a = 0; a < 3; ++a) sum[a] += weight * fn[a];
+                break;
             }
-        } else if (count + 2 <= BVH_STACK) {
-            stack[count++] = right;
-            stack[count++] = left;
         }
     }
-    return side < 0.0f ? -1.0f : 1.0f;
+    if (faces == 2) {
+        float up[3];
+        sub(far_corner[1], v0, up);
+        const bool convex = dot(normals[0], up) < 0.0f;
+        const bool above0 = dot(d, normals[0]) >= 0.0f, above1 = dot(d, normals[1]) >= 0.0f;
+        return (convex ? above0 || above1 : above0 && above1) ? 1.0f : -1.0f;
+    }
+    if (dot(sum, sum) > 0.0f) for (int k = 0; k < 3; ++k) n[k] = sum[k];
+    return dot(d, n) < 0.0f ? -1.0f : 1.0f;
 }
 
 template <class R> BW_INLINE R point_result(bool found, float sign, int32_t face, float u, float v) {
@@ -688,7 +741,7 @@ BW_INLINE R query_point(uint64_t id, const vec<3, float>& point, float max_dist,
     float u, v, best;
     if (m == nullptr || !closest(m, p, max_dist, false, face, u, v, best)) return point_result<R>(false, 0.0f, 0, 0.0f, 0.0f);
     float sign = 0.0f;
-    if (how == SIGN_NORMAL) sign = normal_sign(m, p, face, u, v, best);
+    if (how == SIGN_NORMAL) sign = normal_sign(m, p, face);
     else if (how == SIGN_PARITY) sign = parity_sign(m, p);
     else if (how == SIGN_ORIENTATION) sign = orientation_sign(m, p);
     else if (how == SIGN_WINDING && m->winding == nullptr) sign = orientation_sign(m, p);  // as Warp: by rays
@@ -714,6 +767,7 @@ BW_INLINE R mesh_query_furthest_point_no_sign(uint64_t id, const vec<3, float>& 
     return mesh_detail::point_result<R>(true, 0.0f, face, u, v);
 }
 
+// epsilon is Warp's tolerance for ties at edges and vertices; normal_sign takes the feature exactly.
 template <class R> BW_INLINE R mesh_query_point_sign_normal(uint64_t id, const vec<3, float>& point, float max_dist,
                                          float epsilon = 1e-3f) {
     (void)epsilon;
