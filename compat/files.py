@@ -1,5 +1,7 @@
 """Which of Warp's test modules `make compat` runs (the kernel language), and the files it leaves out, with why."""
 
+import importlib.util
+
 # Module names under warp.tests (the test files of Warp's kernel language; CPU-runnable).
 MODULES = [
     "test_generics", "test_math", "test_vec", "matrix.test_mat", "test_quat", "test_struct", "test_atomic",
@@ -51,10 +53,16 @@ MODULES = [
     "geometry.test_volume", "geometry.test_volume_write", "geometry.test_volume_validation",
     # graph coloring (wp.utils.graph_coloring_*)
     "test_coloring",
-    # PyTorch and DLPack interop (wp.from_torch, wp.to_torch, ...), run with torch installed: without it Warp's
-    # file registers no torch tests, and the table counts the ones Warp has as failed
-    "interop.test_torch", "interop.test_dlpack",
+    # PyTorch and DLPack interop (wp.from_torch, wp.to_torch, ...): below, where torch is installed
 ]
+
+# Warp registers the torch tests of these files only where torch imports, and warp_test_counts.json has Warp's
+# counts with torch: they run where torch is installed, and are left out where it is not (rather than counted
+# as failed). find_spec looks for torch without importing it.
+TORCH_MODULES = ["interop.test_torch", "interop.test_dlpack"]
+HAVE_TORCH = importlib.util.find_spec("torch") is not None
+if HAVE_TORCH:
+    MODULES += TORCH_MODULES
 
 # Whole files of warp.tests not run, grouped by reason (docs/compat.md lists them).
 EXCLUDED_FILES = {
@@ -76,6 +84,8 @@ EXCLUDED_FILES = {
         "fem/*", "interop/test_jax", "interop/test_paddle",
         "test_examples", "test_apic*", "test_render_opengl",
     ],
+    **({} if HAVE_TORCH else {"PyTorch interop, where torch is not installed": ["interop/test_torch",
+                                                                               "interop/test_dlpack"]}),
 }
 
 PER_FILE_TIMEOUT_S = 1800
