@@ -279,3 +279,14 @@ def test_empty_tensors_and_arrays():
     assert tuple(wp.to_torch(wp.zeros((1, 0), dtype=wp.vec2)).shape) == (1, 0, 2)
     a = wp.from_torch(torch.zeros(0, 3), dtype=wp.vec3)
     assert a.shape == (0,) and a.size == 0
+
+
+def test_launch_names_a_tensor_it_cannot_read():
+    t = torch.zeros(2, requires_grad=True)  # torch gives no numpy view of it
+    with pytest.raises(wp.errors.LaunchArgumentError, match=r"launch of '.*_add_one': argument 'a': its Tensor "
+                                                            r"gives no host array \(Can't call numpy\(\) on Tensor "
+                                                            r"that requires grad.*wp.from_torch\(t\) views"):
+        wp.launch(_add_one, dim=2, inputs=[t])
+    assert t.tolist() == [0.0, 0.0]
+    wp.launch(_add_one, dim=2, inputs=[wp.from_torch(t)])
+    assert t.tolist() == [1.0, 1.0]

@@ -258,7 +258,7 @@ def _host_arguments(kernel, args) -> list:
     out = []
     for i, a in enumerate(args):
         if a is not None and type(a) not in SIGNED and not isinstance(a, np.ndarray):
-            a = _foreign_host_array(a, params[i][1] if i < len(params) else None)
+            a = _foreign_host_array(kernel, params, i, a)
         if type(a) is not np.ndarray and isinstance(a, np.ndarray):  # a subclass: a plain view (or refused)
             a = _plain_ndarray(kernel, params, i, a)
         if type(a) is np.ndarray:
@@ -312,16 +312,22 @@ def _host_value(a) -> bool:
         hasattr(type(a), "__array__") or hasattr(a, "_bw_value"))
 
 
-def _foreign_host_array(a, t):
-    """A ``from_torch(..., return_ctype=True)`` descriptor as its array; for an array parameter (type ``t``),
-    another library's CPU tensor as a numpy view of its memory (PyTorch's ``__array__`` copies nothing), which
-    the numpy rules then take, as Warp reads such tensors through ``__array__``."""
+def _foreign_host_array(kernel, params, i: int, a):
+    """A ``from_torch(..., return_ctype=True)`` descriptor as its array; for an array parameter, another
+    library's CPU tensor as a numpy view of its memory (PyTorch's ``__array__`` copies nothing), which the numpy
+    rules then take, as Warp reads such tensors through ``__array__``."""
     value = getattr(a, "_bw_value", None)
     if isinstance(value, ARRAY_KINDS):
         return value
+    t = params[i][1] if i < len(params) else None
     if isinstance(t, ArrayType) and hasattr(type(a), "__array__") and not isinstance(a, (CompositeBase, *ARRAY_KINDS)) \
             and not is_foreign_cuda_array(a):  # CUDA memory: views on its device (cuda_launch), refused on the CPU
-        return np.asarray(a)
+        try:
+            return np.asarray(a)
+        except (TypeError, ValueError, RuntimeError) as e:  # a tensor that requires grad, one on a GPU
+            raise LaunchArgumentError(f"launch of '{kernel.key}': argument '{params[i][0]}': its "
+                                      f"{type(a).__name__} gives no host array ({e}); wp.from_torch(t) views a "
+                                      f"tensor with its gradient") from None
     return a
 
 
