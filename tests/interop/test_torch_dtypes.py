@@ -4,6 +4,7 @@
 import pytest
 
 import brickwork as wp
+from brickwork.types.scalars import is_scalar_type
 
 torch = pytest.importorskip("torch")
 
@@ -84,3 +85,29 @@ def test_vector_types_view_tensors_of_their_scalar_only():
     assert wp.from_torch(torch.zeros((2, 3), dtype=torch.int32), dtype=wp.vec3ui).dtype is wp.vec3ui
     with pytest.raises(RuntimeError, match="Cannot convert Torch type torch.float64 to Warp type vec3f"):
         wp.from_torch(torch.zeros((2, 3), dtype=torch.float64), dtype=wp.vec3)
+
+
+def test_every_torch_dtype_maps_or_is_refused():
+    dtypes = {getattr(torch, n) for n in dir(torch) if isinstance(getattr(torch, n, None), torch.dtype)}
+    mapped = {t: wp.dtype_from_torch(t) for t in dtypes if t in dict(PAIRS) or t in (torch.uint16, torch.uint32,
+                                                                                       torch.uint64)}
+    assert len(mapped) == 13
+    for t in dtypes - set(mapped):
+        with pytest.raises(TypeError, match="to a Warp type"):
+            wp.dtype_from_torch(t)
+    for t, ours in mapped.items():  # back to the same size (the unsigned ones as signed)
+        assert wp.dtype_to_torch(ours).itemsize == t.itemsize
+
+
+def test_every_public_brickwork_type_maps_or_is_refused():
+    scalars = {v for v in vars(wp).values() if is_scalar_type(v)}
+    assert len(scalars) == 14  # bool, int8-64, uint8-64, float16, bfloat16, float32, float64; handle (a uint64)
+    assert wp.dtype_to_torch(wp.handle) is torch.int64
+    scalars.discard(wp.handle)
+    composites = [getattr(wp, n) for n in ("vec2", "vec3h", "vec4d", "mat22", "mat33d", "quat", "transform",
+                                            "spatial_vector", "spatial_matrix")]
+    for t in scalars:
+        assert wp.dtype_from_torch(wp.dtype_to_torch(t)) in (t, getattr(wp, f"int{t._size * 8}", None))
+    for t in composites:
+        with pytest.raises(TypeError, match="trailing dimensions"):
+            wp.dtype_to_torch(t)
