@@ -23,6 +23,10 @@ from ..types.scalars import bfloat16, float16, float32, is_scalar_type
 
 ADJOINTS: dict = {}
 
+# Builtins whose rules give an array argument an :class:`ArrayAdjoint` (run even when no other argument
+# carries an adjoint).
+ARRAY_ADJOINT_OPS: set = set()
+
 # Builtins differentiated through their definition (``expansions``): name -> ``expand(E, args)``.
 EXPANSIONS: dict = {}
 
@@ -41,6 +45,16 @@ NOT_DIFFERENTIABLE = frozenset(
     "mesh_get_index mesh_get mesh_get_grads mesh_get_bvh "
     "bvh_get_group_root mesh_get_group_root tile_bvh_query_aabb tile_bvh_query_ray tile_mesh_query_aabb "
     "tile_query_next tile_query_valid tile_stack_push tile_stack_pop tile_stack_count tile_stack_clear".split())
+
+
+class ArrayAdjoint:
+    """A rule's contribution to an array argument (``volume_sample_index``'s ``voxel_data``):
+    ``build(E, adj_array)`` gives the builtin call that adds the contribution into the array's gradient
+    array (with atomic adds: other threads add into the same elements). The adjoint pass emits it where
+    the argument has a gradient array; nothing flows where it has none."""
+
+    def __init__(self, build):
+        self.build = build
 
 
 def adjoint(*names):

@@ -35,7 +35,8 @@ NAMES = ("volume_sample", "volume_sample_f", "volume_sample_v", "volume_sample_i
 INTERNAL = ("volume_sample_typed", "volume_lookup_typed", "volume_sample_grad_pair", "volume_sample_grad_only",
             "volume_sample_vjp", "volume_sample_hess_vjp", "volume_sample_grad_index_pair",
             "volume_sample_grad_index_only", "volume_sample_index_vjp", "volume_sample_index_hess_vjp",
-            "volume_sample_index_bg_vjp", "volume_index_to_world_dir_t", "volume_world_to_index_dir_t")
+            "volume_sample_index_bg_vjp", "volume_sample_index_bg_hess_vjp", "volume_sample_index_data_vjp",
+            "volume_sample_index_data_hess_vjp", "volume_index_to_world_dir_t", "volume_world_to_index_dir_t")
 
 
 def value_type_check(t, what: str = "volume type") -> None:
@@ -203,12 +204,12 @@ def _sample_grad_index_only(id_, uvw, mode, data, background):
     return grad_type(_indexed(id_, uvw, mode, data, background))
 
 
-def _index_adjoint(name: str, of_background: bool):
+def _index_adjoint(name: str, of_background: bool, result=None):
     @builtin(name)
     def rule(id_, uvw, mode, data, background, g):
         t = _indexed(id_, uvw, mode, data, background)
         need(g is t, f"needs the value's adjoint ({names(t)}), got {names(g)}")
-        return t if of_background else VEC3F
+        return result or (t if of_background else VEC3F)
 
     return rule
 
@@ -217,11 +218,22 @@ _index_adjoint("volume_sample_index_vjp", False)  # the adjoint of the point
 _index_adjoint("volume_sample_index_bg_vjp", True)  # the adjoint of the background
 
 
-@builtin("volume_sample_index_hess_vjp")
-def _sample_index_hess_vjp(id_, uvw, mode, data, background, gg):
-    t = _indexed(id_, uvw, mode, data, background)
-    need(gg is grad_type(t), f"needs the gradient's adjoint ({names(grad_type(t))}), got {names(gg)}")
-    return VEC3F
+_index_adjoint("volume_sample_index_data_vjp", False, int32)  # adds into voxel_data's gradient array
+
+
+def _index_hess_adjoint(name: str, result):
+    @builtin(name)
+    def rule(id_, uvw, mode, data, background, gg):
+        t = _indexed(id_, uvw, mode, data, background)
+        need(gg is grad_type(t), f"needs the gradient's adjoint ({names(grad_type(t))}), got {names(gg)}")
+        return result or t
+
+    return rule
+
+
+_index_hess_adjoint("volume_sample_index_hess_vjp", VEC3F)  # the adjoint of the point
+_index_hess_adjoint("volume_sample_index_bg_hess_vjp", None)  # of the background
+_index_hess_adjoint("volume_sample_index_data_hess_vjp", int32)  # adds into voxel_data's gradient array
 
 
 # -- index <-> world -------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Adjoint rules of the volume builtins (``volume``): sampling differentiated with respect to the point
-(and, for index grids, the background), the maps with respect to the point, as Warp 1.19. Gradients do
-not flow to a grid's stored values, nor (here, unlike Warp) to an index grid's ``voxel_data`` array.
+and, for index grids, the background and the ``voxel_data`` array (added into its gradient array), the maps
+with respect to the point, as Warp 1.19. Gradients do not flow to a grid's stored values.
 
 The pair forms (value and gradient written to an output argument) are differentiated through their
 definition: the value and the gradient as two calls, each with its rule.
@@ -9,7 +9,7 @@ definition: the value and the gradient as two calls, each with its rule.
 from __future__ import annotations
 
 from ..types.opaque import TupleType
-from .adjoints import adjoint, expansion
+from .adjoints import ARRAY_ADJOINT_OPS, ArrayAdjoint, adjoint, expansion
 
 
 @adjoint("volume_sample_f", "volume_sample_v")
@@ -35,12 +35,17 @@ def _grad_pair(E, args):
 
 @adjoint("volume_sample_index")
 def _sample_index(E, args, r, g):
-    return None, E.volume_sample_index_vjp(*args, g), None, None, E.volume_sample_index_bg_vjp(*args, g)
+    data = ArrayAdjoint(lambda E, adj: E.volume_sample_index_data_vjp(*args[:3], adj, args[4], g))
+    return None, E.volume_sample_index_vjp(*args, g), None, data, E.volume_sample_index_bg_vjp(*args, g)
 
 
 @adjoint("volume_sample_grad_index_only")
 def _grad_index_only(E, args, r, g):
-    return None, E.volume_sample_index_hess_vjp(*args, g), None, None, None
+    data = ArrayAdjoint(lambda E, adj: E.volume_sample_index_data_hess_vjp(*args[:3], adj, args[4], g))
+    return None, E.volume_sample_index_hess_vjp(*args, g), None, data, E.volume_sample_index_bg_hess_vjp(*args, g)
+
+
+ARRAY_ADJOINT_OPS.update(("volume_sample_index", "volume_sample_grad_index_only"))
 
 
 @expansion("volume_sample_grad_index_pair")

@@ -25,6 +25,22 @@ from ..types.scalars import float32, python_annotation_type
 from .intrinsics import INTRINSICS
 from .output_arguments import check_output_target
 
+#: scalar suffixes of Warp's short type names (mat43f, vec3d)
+_SUFFIX = {"float16": "h", "float32": "f", "float64": "d", "int8": "b", "uint8": "ub", "int16": "s", "uint16": "us",
+           "int32": "i", "uint32": "ui", "int64": "l", "uint64": "ul"}
+
+
+def _short_name(t) -> str:
+    """A vector or matrix type named as Warp's messages name it (``mat43f`` for any 4 x 3 float32 matrix,
+    predefined or not)."""
+    shape, scalar = getattr(t, "_shape", None), getattr(t, "_dtype", None)
+    suffix = _SUFFIX.get(type_name(scalar)) if scalar is not None else None
+    if suffix and shape is not None and len(shape) == 2 and max(shape) <= 4:
+        return f"mat{shape[0]}{shape[1]}{suffix}"
+    if suffix and shape is not None and len(shape) == 1 and shape[0] <= 4:
+        return f"vec{shape[0]}{suffix}"
+    return type_name(t)
+
 
 def _zero(t) -> ir.IRExpr:
     if is_vector_type(t):
@@ -87,7 +103,7 @@ def _with_gradient(name: str, internal: str, form: str, inputs: int, dtype_keywo
         held = typer.symbols.type_of(typer.symbols.unique(target.id)) if hasattr(target, "id") else None
         if held is not None and held is not grad_t:  # Warp's words for a gradient of the wrong shape
             raise typer.error(KernelUnsupportedTypeError, f"{name}(): Incompatible gradient type, expected "
-                              f"{type_name(grad_t)}, got {type_name(held)}", node)
+                              f"{_short_name(grad_t)}, got {_short_name(held)}", node)
         check_output_target(typer, name, inputs, target, grad_t, node)
         tmp = typer.new_temp(TupleType((value_t, grad_t)))
         typer.pending.append(ir.IRAssign(tmp, pair))

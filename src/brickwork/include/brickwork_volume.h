@@ -422,31 +422,84 @@ BW_INLINE vec<3, float> volume_sample_index_hess_vjp(uint64_t id, const vec<3, f
                                                      const typename volume_detail::grad_of<T>::type& gg) {
     return volume_detail::sample_vjp<T>(volume_detail::index_reader_of<T>(id, data, background), uvw, mode, T{}, &gg);
 }
-// The adjoint of the background: the weights of the corners without a voxel times g.
+namespace volume_detail {
+// The adjoints of an index grid's voxel_data and background for the value's adjoint g and the gradient's
+// adjoint gg (null: none): each corner's share goes to its voxel's element of adj_data (atomically: other
+// threads add into the same elements; null: not wanted) or, for a corner without a voxel, to the
+// background's adjoint, which is returned. CLOSEST: the value's adjoint to the one voxel (its gradient is 0).
+template <class T>
+BW_INLINE T index_vjp(const index_reader<T>& r, const vec<3, float>& uvw, int32_t mode, const array_t<T, 1>* adj_data,
+                      const T* g, const typename grad_of<T>::type* gg) {
+    using S = typename parts<T>::S;
+    constexpr int N = parts<T>::n;
+    T bg{};
+    if (!r.valid()) return bg;
+    if (mode == CLOSEST) {
+        if (!g) return bg;
+        const int64_t n = r.index(round_coord(uvw.c[0]), round_coord(uvw.c[1]), round_coord(uvw.c[2]));
+        if (n < 0) return *g;
+        if (adj_data) atomic_add(&adj_data->data[n * adj_data->strides[0]], *g);
+        return bg;
+    }
+    if (mode != LINEAR) return bg;
+    const cell q = cell_of(uvw);
+    S* out = comps(bg);
+    const S* gc = g ? comps(*g) : nullptr;
+    const S* G = reinterpret_cast<const S*>(gg);
+    for (int o = 0; o < 8; ++o) {
+        const int ox = o >> 2, oy = (o >> 1) & 1, oz = o & 1;
+        const S w = S(q.w[0][ox] * q.w[1][oy] * q.w[2][oz]);
+        const S dw[3] = {S(float(2 * ox - 1) * q.w[1][oy] * q.w[2][oz]), S(float(2 * oy - 1) * q.w[0][ox] * q.w[2][oz]),
+                         S(float(2 * oz - 1) * q.w[0][ox] * q.w[1][oy])};
+        T share{};
+        S* sc = comps(share);
+        for (int c = 0; c < N; ++c) {
+            S v = gc ? w * gc[c] : S(0);
+            if (G) v = v + dw[0] * G[3 * c] + dw[1] * G[3 * c + 1] + dw[2] * G[3 * c + 2];
+            sc[c] = v;
+        }
+        const int64_t n = r.index(q.c[0] + ox, q.c[1] + oy, q.c[2] + oz);
+        if (n < 0) {
+            for (int c = 0; c < N; ++c) out[c] = out[c] + sc[c];
+        } else if (adj_data) {
+            atomic_add(&adj_data->data[n * adj_data->strides[0]], share);
+        }
+    }
+    return bg;
+}
+}  // namespace volume_detail
+
+// The adjoint of the background for the value's adjoint g (the weights of the corners without a voxel
+// times g), and for the gradient's adjoint gg.
 template <class T>
 BW_INLINE T volume_sample_index_bg_vjp(uint64_t id, const vec<3, float>& uvw, int32_t mode,
                                        const array_t<T, 1>& data, const T& background, const T& g) {
-    using S = typename volume_detail::parts<T>::S;
-    constexpr int N = volume_detail::parts<T>::n;
-    const volume_detail::index_reader<T> r = volume_detail::index_reader_of<T>(id, data, background);
-    T out{};
-    if (!r.valid()) return out;
-    S* o = volume_detail::comps(out);
-    const S* gc = volume_detail::comps(g);
-    if (mode == volume_detail::CLOSEST) {
-        const int32_t i = volume_detail::round_coord(uvw.c[0]), j = volume_detail::round_coord(uvw.c[1]),
-                      k = volume_detail::round_coord(uvw.c[2]);
-        return r.index(i, j, k) < 0 ? g : out;
-    }
-    if (mode != volume_detail::LINEAR) return out;
-    const volume_detail::cell q = volume_detail::cell_of(uvw);
-    for (int c8 = 0; c8 < 8; ++c8) {
-        const int ox = c8 >> 2, oy = (c8 >> 1) & 1, oz = c8 & 1;
-        if (r.index(q.c[0] + ox, q.c[1] + oy, q.c[2] + oz) >= 0) continue;
-        const S w = S(q.w[0][ox] * q.w[1][oy] * q.w[2][oz]);
-        for (int c = 0; c < N; ++c) o[c] = o[c] + w * gc[c];
-    }
-    return out;
+    return volume_detail::index_vjp<T>(volume_detail::index_reader_of<T>(id, data, background), uvw, mode, nullptr,
+                                       &g, nullptr);
+}
+template <class T>
+BW_INLINE T volume_sample_index_bg_hess_vjp(uint64_t id, const vec<3, float>& uvw, int32_t mode,
+                                            const array_t<T, 1>& data, const T& background,
+                                            const typename volume_detail::grad_of<T>::type& gg) {
+    return volume_detail::index_vjp<T>(volume_detail::index_reader_of<T>(id, data, background), uvw, mode, nullptr,
+                                       nullptr, &gg);
+}
+// The adjoint of voxel_data, added into its gradient array adj_data (the adjoint pass passes that array in
+// voxel_data's place). Statements: they return 0.
+template <class T>
+BW_INLINE int32_t volume_sample_index_data_vjp(uint64_t id, const vec<3, float>& uvw, int32_t mode,
+                                               const array_t<T, 1>& adj_data, const T& background, const T& g) {
+    volume_detail::index_vjp<T>(volume_detail::index_reader_of<T>(id, adj_data, background), uvw, mode, &adj_data, &g,
+                                nullptr);
+    return 0;
+}
+template <class T>
+BW_INLINE int32_t volume_sample_index_data_hess_vjp(uint64_t id, const vec<3, float>& uvw, int32_t mode,
+                                                    const array_t<T, 1>& adj_data, const T& background,
+                                                    const typename volume_detail::grad_of<T>::type& gg) {
+    volume_detail::index_vjp<T>(volume_detail::index_reader_of<T>(id, adj_data, background), uvw, mode, &adj_data,
+                                nullptr, &gg);
+    return 0;
 }
 
 // ---- index <-> world ------------------------------------------------------------------------------

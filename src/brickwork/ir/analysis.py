@@ -120,7 +120,7 @@ def _root_path(e):
 
 #: builtins with an effect: they write memory, advance a random state or a query (passed by reference)
 EFFECT_PREFIXES = ("atomic_", "rand", "sample_", "poisson", "hash_grid_query_next", "bvh_query_next",
-                   "mesh_query_next", "mesh_query_aabb_next", "volume_store")
+                   "mesh_query_next", "mesh_query_aabb_next", "volume_store", "volume_sample_index_data")
 #: builtins that read memory through an id (a hash grid's tables): not to be evaluated where the program would not
 _READS_THROUGH_IDS = ("hash_grid_", "bvh_", "mesh_", "volume_")
 

@@ -8,7 +8,7 @@ import ast
 
 from .. import ir
 from ..builtins import BuiltinFunction
-from ..builtins.adjoints import ADJOINTS, EXPANSIONS, NOT_DIFFERENTIABLE
+from ..builtins.adjoints import ADJOINTS, EXPANSIONS, NOT_DIFFERENTIABLE, ArrayAdjoint
 from ..errors import KernelTypeError
 from ..frontend.expressions import Static
 from ..passes.adjoint_values import E, zero
@@ -135,7 +135,7 @@ def _backprop(e, g, grads) -> None:
         if rule is None:
             raise _NotDifferentiable(f"the builtin {e.op}() has no adjoint rule")
         for arg, contribution in zip(e.args, rule(E, e.args, e, g)):
-            if contribution is not None:
+            if contribution is not None and not isinstance(contribution, ArrayAdjoint):  # arrays: no parameter
                 _backprop(arg, contribution, grads)
     elif isinstance(e, ir.IRCast):
         if is_scalar_type(e.arg.type) and e.arg.type.is_float:

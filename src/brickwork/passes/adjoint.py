@@ -31,7 +31,7 @@ import math
 from dataclasses import replace
 
 from .. import ir
-from ..builtins.adjoints import ADJOINTS, NOT_DIFFERENTIABLE
+from ..builtins.adjoints import ADJOINTS, ARRAY_ADJOINT_OPS, NOT_DIFFERENTIABLE, ArrayAdjoint
 from ..types.arrays import ArrayType, type_name
 from ..types.kernel_params import KEEP_BITS, KEEP_PARAM, has_adjoint_param, has_adjoint_value, is_pack_type
 from ..types.opaque import TupleType
@@ -517,16 +517,25 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoint
     def reverse_call(self, call, result, g, out):
         if call.op in NOT_DIFFERENTIABLE:
             return
-        if not any(carries_adjoint(a.type) for a in call.args):
-            return
         rule = ADJOINTS.get(call.op)
+        into_arrays = rule is not None and call.op in ARRAY_ADJOINT_OPS
+        if not any(carries_adjoint(a.type) for a in call.args) and not into_arrays:
+            return
         if rule is None:
             raise _not_differentiable(self.label, f"the builtin '{call.op}' has no adjoint rule yet")
-        contributions = rule(E, call.args, result, g)
+        contributions = list(rule(E, call.args, result, g))
+        for k, (arg, c) in enumerate(zip(call.args, contributions)):
+            if isinstance(c, ArrayAdjoint):  # added into the array argument's gradient array, where it has one
+                contributions[k] = None
+                if isinstance(getattr(arg, "type", None), ArrayType) and hasattr(arg, "name"):
+                    adj_arr = self.adj_array(arg)
+                    out.extend(self.if_grad(adj_arr, [ir.IRExprStmt(c.build(E, adj_arr))]))
+        if into_arrays and not any(carries_adjoint(a.type) for a in call.args):
+            return
         # a rule answering None for every argument that carries a gradient has no rule for these types:
         # refusing beats dropping the gradient silently
-        if len(contributions) != len(call.args) or all(
-                c is None for a, c in zip(call.args, contributions) if carries_adjoint(a.type)):
+        if len(contributions) != len(call.args) or (not into_arrays and all(
+                c is None for a, c in zip(call.args, contributions) if carries_adjoint(a.type))):
             raise _not_differentiable(self.label, f"the builtin '{call.op}' has no adjoint rule for "
                                       f"({', '.join(type_name(a.type) for a in call.args)})")
         wanted = [c if isinstance(a, ir.IRLocal) and carries_adjoint(a.type) else None
