@@ -160,3 +160,14 @@ def test_autograd_function_matches_torch_autograd():
 def test_autograd_function_passes_gradcheck():
     x = torch.tensor([0.3, -1.2, 2.5], dtype=torch.float64, requires_grad=True)
     assert torch.autograd.gradcheck(_Sin.apply, (x,), eps=1e-6, atol=1e-6)
+
+
+def test_a_refused_tensor_keeps_its_grad():
+    t = torch.zeros(2, 2, 2, 2, 2, requires_grad=True)
+    with pytest.raises(ValueError, match="1 to 4 dimensions"):
+        wp.from_torch(t)
+    assert t.grad is None
+    u = torch.zeros(3, 4, requires_grad=True)
+    with pytest.raises(RuntimeError, match="inner shape"):
+        wp.from_torch(u, dtype=wp.vec3)
+    assert u.grad is None

@@ -63,8 +63,8 @@ class _Keep:
         self.tensor = None
 
 
-def _layout(t, dtype) -> tuple[tuple, tuple, int]:
-    """(shape, byte strides, component size) of ``t`` read as ``dtype`` elements: a vector or matrix type takes
+def _layout(t, dtype) -> tuple[tuple, tuple]:
+    """(shape, byte strides) of ``t`` read as ``dtype`` elements: a vector or matrix type takes
     the trailing dimensions, which must have its shape and be contiguous (Warp's checks and words)."""
     comp, trailing = element_layout(dtype)
     size = comp.itemsize
@@ -81,7 +81,7 @@ def _layout(t, dtype) -> tuple[tuple, tuple, int]:
         shape, strides = shape[:len(shape) - n], strides[:len(strides) - n]
     if not shape:  # a 0-d tensor, or one element of a vector or matrix type: an array of one
         shape, strides = (1,), (size * math.prod(trailing),)
-    return shape, strides, size
+    return shape, strides
 
 
 def _view(t, dtype, shape: tuple, strides: tuple, device) -> array:
@@ -122,7 +122,8 @@ def from_torch(t, dtype=None, requires_grad=None, grad=None, return_ctype=False,
         raise TypeError(f"wp.from_torch needs a torch.Tensor, got {type(t).__name__}")
     dtype = view_dtype(t.dtype, dtype)
     device = device_from_torch(t.device)
-    shape, strides, _ = _layout(t, dtype)
+    shape, strides = _layout(t, dtype)
+    a = _view(t, dtype, shape, strides, device)  # first: a tensor refused here keeps its .grad
     requires_grad = t.requires_grad if requires_grad is None else bool(requires_grad)
     if grad is not None:
         if isinstance(grad, torch.Tensor):
@@ -136,7 +137,6 @@ def from_torch(t, dtype=None, requires_grad=None, grad=None, return_ctype=False,
         else:  # allocated by brickwork with the tensor's strides, and given to the tensor
             grad = zeros(shape, dtype, device, strides=strides if device.ordinal is None else None)
             t.grad = to_torch(grad, requires_grad=False)
-    a = _view(t, dtype, shape, strides, device)
     if grad is not None:
         a.grad = grad  # ValueError naming both shapes or dtypes when they differ
     if retain_grad:
