@@ -157,8 +157,7 @@ class Volume:
             count, size = count // want, want
         if want != size:
             raise VolumeError(f"Cannot cast feature data of size {size} to array dtype {type_name(dtype)}")
-        return array(ptr=info.ptr, dtype=dtype, shape=count, device=self.device,
-                     deleter=lambda ptr, capacity, keep=self: None)  # the view holds the volume
+        return volume_load.view(self._buffer, info.ptr - int(self._buffer.ptr), count, dtype, self)
 
     def get_voxel_count(self) -> int:
         """The number of voxels the grid indexes: an OnIndex grid's active voxels, otherwise 512 per leaf
@@ -227,6 +226,10 @@ class Volume:
         if int(grid_ptr) in _LIVE:
             raise VolumeError("A Warp Volume has already been created for this grid, aliasing it is not possible.")
         device = get_device(device)
+        if not device.is_cpu:
+            raise VolumeError(f"load_from_address on {device}: brickwork arrays view CUDA memory only through their "
+                              f"own allocations; make the volume from the array holding the grid, Volume(array, "
+                              f"copy=False)")
         size = int(buffer_size) or volume_load.header_size_at(int(grid_ptr), device)
         return cls(array(ptr=int(grid_ptr), dtype=uint8, shape=size, device=device), copy=False)
 
@@ -239,9 +242,7 @@ class Volume:
         ptr = int(buf.ptr) + info.grid_size
         if ptr in _LIVE:
             raise VolumeError("A Warp Volume has already been created for this grid, aliasing it is not possible.")
-        rest = array(ptr=ptr, dtype=uint8, shape=buf.shape[0] - info.grid_size, device=self.device,
-                     deleter=lambda p, c, keep=self: None)
-        volume = Volume(rest, copy=False)
+        volume = Volume(volume_load.view(buf, info.grid_size, buf.shape[0] - info.grid_size, uint8, self), copy=False)
         volume._previous_grid = self
         return volume
 

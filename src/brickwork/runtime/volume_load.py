@@ -109,6 +109,22 @@ def feature_info(info: GridInfo, base_ptr: int, index: int) -> FeatureArrayInfo:
     return FeatureArrayInfo(b.name, base_ptr + b.offset, b.value_size, b.value_count, type_str)
 
 
+def view(buf, offset: int, count: int, dtype, keep):
+    """``count`` elements of ``dtype`` at byte ``offset`` of the volume buffer ``buf``, viewing its memory
+    (nothing copied) and keeping ``keep`` (the volume) alive: on the CPU an array over the address, on a CUDA
+    device a view of ``buf``'s own allocation (CUDA arrays view no other device addresses)."""
+    from ..types.arrays import array
+
+    if buf.device.is_cpu:
+        return array(ptr=int(buf.ptr) + offset, dtype=dtype, shape=count, device=buf.device,
+                     deleter=lambda ptr, capacity, keep=keep: None)
+    from ..types.device_array import DeviceArray
+
+    out = object.__new__(DeviceArray)
+    out._allocate(dtype, (count,), buf.device, buf._alloc, buf._offset + offset)  # the allocation stays alive
+    return out
+
+
 def header_size_at(ptr: int, device) -> int:
     """The grid size recorded in the header of the grid at address ``ptr`` on ``device``."""
     from ..types.arrays import array
