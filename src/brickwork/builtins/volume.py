@@ -272,5 +272,3 @@ _frontend_only("volume_sample_grad_f", "volume_sample_grad_f(id, uvw, sampling_m
 _frontend_only("volume_sample_grad_index",
                "volume_sample_grad_index(id, uvw, sampling_mode, voxel_data, background, grad)")
 
-
-from . import volume_adjoints  # noqa: E402, F401 - registers the adjoint rules (they call the builtins above)

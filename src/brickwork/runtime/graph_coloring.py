@@ -24,7 +24,6 @@ CPU kernels that take the steps of Warp's native algorithms in the same order, s
 
 from __future__ import annotations
 
-import enum
 import math
 import operator
 
@@ -34,6 +33,7 @@ from ..lang.function import func
 from ..lang.kernel import kernel
 from ..types.arrays import array, array2d, empty, full, type_name, zeros
 from ..types.scalars import float32, int32
+from .graph_coloring_algorithm import GraphColoringAlgorithm
 from .graph_coloring_sort import degree_order
 from .launch import launch_on_cpu
 
@@ -41,16 +41,6 @@ _INF = math.inf
 _NAN = math.nan
 #: Targets per group whose scans balancing remembers (all of them up to this many colors)
 SCAN_TARGETS = 64
-
-
-class GraphColoringAlgorithm(enum.IntEnum):
-    """The node order of ``graph_coloring_assign``'s greedy coloring."""
-
-    MCS = 0
-    """Maximum cardinality search: each next node is the one with the most colored neighbours."""
-
-    GREEDY = 1
-    """Decreasing degree."""
 
 
 # -- the graph ----------------------------------------------------------------------------------------------
