@@ -12,12 +12,14 @@ import textwrap
 
 import pytest
 
-#: Loaded on first use: the mesh and its layers, the compiler (typing, IR, passes, target, JIT),
+#: Loaded on first use: the mesh and its layers, the compiler (typing, IR, passes, target, JIT), the adjoint
+#: rules, the graph coloring kernels, the PyTorch interop,
 #: and standard modules only the compiler or logging need.
 HEAVY = (
     "brickwork.mesh", "brickwork.la", "brickwork.io", "brickwork.apps", "brickwork.cli",
     "brickwork.pipeline", "brickwork.frontend.typer", "brickwork.frontend.expressions", "brickwork.ir",
     "brickwork.passes", "brickwork.targets", "brickwork.jit", "brickwork.builtins.table",
+    "brickwork.builtins.adjoints", "brickwork.runtime.graph_coloring", "brickwork.interop",
     "logging", "subprocess", "tempfile", "concurrent.futures",
 )
 
