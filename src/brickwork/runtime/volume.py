@@ -21,7 +21,7 @@ from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import bool_, float16, float32, float64, int16, int32, int64, uint8, uint16, uint32
 from ..types.type_sizes import type_size_in_bytes
-from . import volume_load
+from . import volume_load, volume_rebuild
 from .nanovdb import layout as L
 from .volume_load import FeatureArrayInfo, VolumeError
 
@@ -72,6 +72,7 @@ class Volume:
         self = super().__new__(cls)
         self.id = 0  # a volume whose __init__ failed has no buffer
         self._buffer = None
+        self._rebuild_info = volume_rebuild.NOT_REBUILDABLE
         return self
 
     def __init__(self, data: array, copy: bool = True):
@@ -91,6 +92,7 @@ class Volume:
                 array(self._host, dtype=uint8, device=self.device, copy=False)
         self._buffer = data
         self.id = int(data.ptr)
+        self._rebuild_info = volume_rebuild.NOT_REBUILDABLE
         _LIVE[self.id] = self
 
     def __del__(self):
@@ -162,12 +164,16 @@ class Volume:
     def get_voxel_count(self) -> int:
         """The number of voxels the grid indexes: an OnIndex grid's active voxels, otherwise 512 per leaf
         (as ``volume_voxel_count`` in kernels and Warp)."""
+        if self._rebuild_info.kind is not None:  # a rebuildable volume: the capacity (arrays sized for it)
+            return self._rebuild_info.max_voxel_count
         if self._type_code == L.GRID_TYPE_ONINDEX:
             return self._info.active_voxel_count
         return self._info.leaf_count * 512
 
     def get_tile_count(self) -> int:
-        """The number of leaves (8^3 tiles) of the grid."""
+        """The number of leaves (8^3 tiles) of the grid (a rebuildable volume's reserved count)."""
+        if self._rebuild_info.kind is not None:
+            return self._rebuild_info.max_leaf_node_count
         return self._info.leaf_count
 
     def _leaves(self) -> tuple[np.ndarray, np.ndarray]:
@@ -293,37 +299,114 @@ class Volume:
 
     @classmethod
     def allocate_by_tiles(cls, tile_points, voxel_size=None, bg_value=0.0, translation=(0.0, 0.0, 0.0), device=None,
-                          transform=None) -> Volume:
+                          transform=None, rebuildable: bool = False, max_tiles=None, max_lower_nodes=None,
+                          max_upper_nodes=None, status=None, point_mask=None) -> Volume:
         """A volume of the 8^3 tiles holding ``tile_points`` (int32 (n, 3) or vec3i: index space; float32 or
-        vec3f: world space), every voxel holding ``bg_value`` (None: an index grid of the tiles' voxels)."""
+        vec3f: world space), every voxel holding ``bg_value`` (None: an index grid of the tiles' voxels).
+        ``point_mask``: int32 per point, zero skips it. ``rebuildable`` (or any ``max_*`` count, by default the
+        points, then the level below) reserves room for ``rebuild`` with other tiles; ``status`` (one uint32)
+        receives the ``REBUILD_*`` flags of the build."""
         m = _transform(voxel_size, transform)
         ijk = _index_points(tile_points, m, translation, "tile_points")
-        return cls._build(ijk, None, bg_value, m, translation, device, tiles=True)
+        ijk = volume_rebuild.apply_mask(ijk, point_mask, len(ijk))
+        plan = None
+        if rebuildable or any(x is not None for x in (max_tiles, max_lower_nodes, max_upper_nodes)):
+            plan = volume_rebuild.tile_capacity(len(_rows(tile_points)), max_tiles, max_lower_nodes, max_upper_nodes)
+        grid_type = None if bg_value is None else _grid_type_of(bg_value)
+        return cls._allocate(ijk, True, grid_type, m, translation, device, plan, status)
 
     @classmethod
     def allocate_by_voxels(cls, voxel_points, voxel_size=None, translation=(0.0, 0.0, 0.0), device=None,
-                           transform=None) -> Volume:
+                           transform=None, rebuildable: bool = False, max_active_voxels=None, max_leaf_nodes=None,
+                           max_lower_nodes=None, max_upper_nodes=None, status=None, point_mask=None) -> Volume:
         """An index grid (OnIndex) whose active voxels are ``voxel_points`` (index or world space, as
-        ``allocate_by_tiles``): values live in arrays of ``get_voxel_count()`` elements."""
+        ``allocate_by_tiles``): values live in arrays of ``get_voxel_count()`` elements. ``point_mask``,
+        ``rebuildable``, the ``max_*`` counts and ``status`` as ``allocate_by_tiles``'s."""
         m = _transform(voxel_size, transform)
         ijk = _index_points(voxel_points, m, translation, "voxel_points")
-        from .nanovdb.build import build_index_grid
+        ijk = volume_rebuild.apply_mask(ijk, point_mask, len(ijk))
+        plan = None
+        if rebuildable or any(x is not None for x in (max_active_voxels, max_leaf_nodes, max_lower_nodes,
+                                                      max_upper_nodes)):
+            plan = volume_rebuild.voxel_capacity(len(_rows(voxel_points)), max_active_voxels, max_leaf_nodes,
+                                                 max_lower_nodes, max_upper_nodes)
+        return cls._allocate(ijk, False, None, m, translation, device, plan, status)
 
-        grid = build_index_grid(ijk, transform=m, translation=tuple(float(x) for x in translation))
-        return cls(array(grid, dtype=uint8, device=get_device(device)))
+    @classmethod
+    def _allocate(cls, ijk, tiles, grid_type, m, translation, device, plan, status) -> Volume:
+        device = get_device(device)
+        status = volume_rebuild.check_status(status, device)
+        flags = 0
+        if plan is not None:
+            ijk, flags = volume_rebuild.fit(ijk, plan)
+        grid = volume_rebuild.build(ijk, tiles, grid_type, m, translation, plan)
+        volume = cls(array(grid, dtype=uint8, device=device))
+        if plan is not None:
+            volume._rebuild_info = plan
+            volume._rebuild_spec = (tiles, grid_type, m, tuple(float(x) for x in translation))
+            volume_rebuild.write_status(status, flags)
+        return volume
 
     @classmethod
     def _build(cls, ijk, values, bg_value, m, translation, device, tiles) -> Volume:
-        from .nanovdb.build import build_grid, build_index_grid
+        grid_type = None if bg_value is None else _grid_type_of(bg_value)
+        return cls._allocate(ijk, tiles, grid_type, m, translation, device, None, None)
 
-        translation = tuple(float(x) for x in translation)
-        if bg_value is None:
-            grid = build_index_grid(ijk, transform=m, translation=translation, tiles=tiles)
+    # -- rebuildable volumes ---------------------------------------------------------------------------
+    REBUILD_SUCCESS = volume_rebuild.SUCCESS  #: the topology fit in the reserved capacity
+    REBUILD_LEAF_CAPACITY_EXCEEDED = volume_rebuild.LEAF_CAPACITY_EXCEEDED  #: more leaves than reserved
+    REBUILD_LOWER_CAPACITY_EXCEEDED = volume_rebuild.LOWER_CAPACITY_EXCEEDED  #: more lower nodes than reserved
+    REBUILD_UPPER_CAPACITY_EXCEEDED = volume_rebuild.UPPER_CAPACITY_EXCEEDED  #: more upper nodes than reserved
+    REBUILD_VOXEL_CAPACITY_EXCEEDED = volume_rebuild.VOXEL_CAPACITY_EXCEEDED  #: more active voxels than reserved
+    REBUILD_INVALID_INPUT = volume_rebuild.INVALID_INPUT  #: a rebuild with invalid arguments
+    RebuildInfo = volume_rebuild.RebuildInfo
+    ActiveStats = volume_rebuild.ActiveStats
+
+    @property
+    def is_rebuildable(self) -> bool:
+        """Whether the volume was allocated with room for ``rebuild``."""
+        return self._rebuild_info.kind is not None
+
+    def get_rebuild_info(self) -> volume_rebuild.RebuildInfo:
+        """The kind of points ``rebuild`` takes ("tiles", "voxels"; None: not rebuildable) and the reserved
+        voxel and node counts (zeros when not rebuildable)."""
+        return self._rebuild_info
+
+    def get_active_stats(self) -> volume_rebuild.ActiveStats:
+        """The voxels the grid indexes now and its leaf, lower and upper node counts (for a rebuildable
+        volume the topology in use, not the capacity)."""
+        info = self._info
+        voxels = info.active_voxel_count if self._type_code == L.GRID_TYPE_ONINDEX else info.leaf_count * 512
+        return volume_rebuild.ActiveStats(voxels, info.leaf_count, info.lower_count, info.upper_count)
+
+    def rebuild(self, points, status=None, point_mask=None):
+        """Replace the volume's topology in place with the tiles or voxels of ``points`` (the kind it was
+        allocated with; integers: index space, floats: world space), keeping its transform, background,
+        value type, capacity and id. Voxel values start at the background again. ``status`` (one uint32)
+        receives the ``REBUILD_*`` flags: a topology larger than the capacity changes nothing. Returns
+        ``status``."""
+        info = self._rebuild_info
+        if info.kind is None:
+            raise VolumeError("Volume is not rebuildable")
+        status = volume_rebuild.check_status(status, self.device)
+        tiles, grid_type, m, translation = self._rebuild_spec
+        ijk = _index_points(points, m, translation, "tile_points" if tiles else "voxel_points")
+        ijk, flags = volume_rebuild.fit(volume_rebuild.apply_mask(ijk, point_mask, len(ijk)), info)
+        if flags:  # past the capacity: the volume keeps its topology (as Warp's)
+            volume_rebuild.write_status(status, flags)
+            return status
+        grid = volume_rebuild.build(ijk, tiles, grid_type, m, translation, info)
+        if grid.size != self._buffer.shape[0]:  # the capacity layout keeps the size; never write past it
+            raise VolumeError(f"rebuild made a grid of {grid.size} bytes for a buffer of {self._buffer.shape[0]}")
+        new_info = volume_load.check_volume_buffer(grid)
+        if self.device.is_cpu:
+            self._host[:] = grid  # the buffer's memory: the id stays valid
         else:
-            code, background = _grid_type_of(bg_value)
-            grid = build_grid(ijk, values, grid_type=code, background=background, transform=m,
-                              translation=translation, tiles=tiles)
-        return cls(array(grid, dtype=uint8, device=get_device(device)))
+            self._buffer.assign(array(grid, dtype=uint8, device="cpu"))
+            self._host = grid.copy()
+        self._info = new_info
+        volume_rebuild.write_status(status, flags)
+        return status
 
     def __repr__(self) -> str:
         t = self.dtype
@@ -357,10 +440,14 @@ def _transform(voxel_size, transform) -> np.ndarray:
     return m
 
 
+def _rows(points) -> np.ndarray:
+    p = points.numpy() if isinstance(points, array) else np.asarray(points)
+    return p.reshape(-1, 3)
+
+
 def _index_points(points, m, translation, what: str) -> np.ndarray:
     """Index-space integer coordinates of ``points`` (integers: index space; floats: world space)."""
-    p = points.numpy() if isinstance(points, array) else np.asarray(points)
-    p = p.reshape(-1, 3)
+    p = _rows(points)
     if np.issubdtype(p.dtype, np.integer):
         return p.astype(np.int64)
     if not np.issubdtype(p.dtype, np.floating):
