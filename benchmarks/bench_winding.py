@@ -22,19 +22,9 @@ import sys
 
 from child_script import PEER_PRELUDE, SRC, run_json
 
-_CHILD = PEER_PRELUDE + """
-name, levels, n, reps, device = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-
-def median(f):
-    f()
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        f()
-        wp.synchronize()
-        times.append(time.perf_counter() - t)
-    return float(np.median(times))
-
+#: ``icosphere(level)``: points (float32) and triangles (int32) of the subdivided icosahedron on the unit
+#: sphere, for the children of this script and of bench_mesh_closest.py.
+ICOSPHERE = """
 def icosphere(level):
     t = (1 + 5 ** 0.5) / 2
     pts = [[-1, t, 0], [1, t, 0], [-1, -t, 0], [1, -t, 0], [0, -1, t], [0, 1, t], [0, -1, -t], [0, 1, -t],
@@ -57,6 +47,20 @@ def icosphere(level):
             out += [[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]
         faces = out
     return np.array(pts, np.float32), np.array(faces, np.int32)
+"""
+
+_CHILD = PEER_PRELUDE + ICOSPHERE + """
+name, levels, n, reps, device = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+
+def median(f):
+    f()
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        f()
+        wp.synchronize()
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
 
 @wp.kernel
 def classify(mesh: wp.uint64, qs: wp.array(dtype=wp.vec3), inside: wp.array(dtype=wp.int32)):

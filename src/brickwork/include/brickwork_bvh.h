@@ -107,6 +107,17 @@ BW_INLINE float box_distance_sq(const float* p, const float* lo, const float* hi
     return d;
 }
 
+// The same by min/max, no branches (the same values, but NaN for a NaN point, which box_distance_sq takes as
+// inside: the closest-point walk, which finds nothing for it either way, is 10 % faster so).
+BW_INLINE float box_distance_sq_clamped(const float* p, const float* lo, const float* hi) {
+    float d = 0.0f;
+    for (int k = 0; k < 3; ++k) {
+        const float e = fmin_(hi[k], fmax_(lo[k], p[k])) - p[k];
+        d += e * e;
+    }
+    return d;
+}
+
 BW_INLINE float box_far_distance_sq(const float* p, const float* lo, const float* hi) {
     float d = 0.0f;
     for (int k = 0; k < 3; ++k) {
@@ -393,31 +404,43 @@ BW_INLINE bool ray_triangle(const float* start, const float* dir, const float* a
     return true;
 }
 
-// The closest triangle within max_dist (furthest when far): face, weights and squared distance; false if none.
-BW_INLINE bool closest(const mesh_data* m, const float* p, float max_dist, bool far, int32_t& face, float& wa,
-                       float& wb, float& best) {
+// The squared distance from p to the box of `node` (for the furthest walk, minus the squared distance to its
+// farthest corner: smaller is visited first and pruned less, as for the closest walk).
+template <bool Far> BW_INLINE float walk_key(const bvh_data* b, int32_t node, const float* p) {
+    const bvh_node_half& l = b->node_lowers[node];
+    const bvh_node_half& u = b->node_uppers[node];
+    const float lo[3] = {l.x, l.y, l.z}, hi[3] = {u.x, u.y, u.z};
+    return Far ? -bvh_detail::box_far_distance_sq(p, lo, hi) : bvh_detail::box_distance_sq_clamped(p, lo, hi);
+}
+
+// The closest triangle within max_dist (furthest at least max_dist away when Far): face, weights and squared
+// distance; false if none. The nearer child is walked first (the left one on a tie). A child is pushed with
+// its box's key, and pruned when pushed or, as `best` shrank meanwhile, when popped: no box is read twice.
+template <bool Far>
+BW_INLINE bool closest_walk(const mesh_data* m, const float* p, float max_dist, int32_t& face, float& wa, float& wb,
+                            float& best) {
     const bvh_data* b = &m->bvh;
     face = -1;
     wa = wb = 0.0f;
     if (b->num_nodes == 0) return false;
-    best = far ? max_dist * max_dist : max_dist * max_dist;
-    if (far && max_dist < 0.0f) best = -1.0f;
+    best = max_dist * max_dist;
+    if (Far && max_dist < 0.0f) best = -1.0f;
     int32_t stack[BVH_STACK];
-    int32_t count = 0;
-    stack[count++] = 0;
-    float lo[3], hi[3], ta[3], tb[3], tc[3], q[3];
+    float keys[BVH_STACK];  // each node's key, computed once, when it was pushed; a node whose key is above the
+    stack[0] = 0;           // current bound (best, or -best when Far) is pruned (a NaN key never is)
+    keys[0] = walk_key<Far>(b, 0, p);
+    int32_t count = 1;
+    float ta[3], tb[3], tc[3], q[3];
     while (count > 0) {
-        const int32_t node = stack[--count];
-        bvh_detail::node_box(b, node, lo, hi);
-        const float bound = far ? bvh_detail::box_far_distance_sq(p, lo, hi) : bvh_detail::box_distance_sq(p, lo, hi);
-        if (far ? bound < best : bound > best) continue;
+        --count;
+        const int32_t node = stack[count];
+        if (keys[count] > (Far ? -best : best)) continue;
         const int32_t left = b->node_lowers[node].i, right = b->node_uppers[node].i;
         if (left < 0) {
             for (int32_t k = -(left + 1); k < right; ++k) {
                 const int32_t f = b->primitive_indices[k];
                 triangle(m, f, ta, tb, tc);
-                float u, v;
-                if (far) {  // the furthest point of a triangle is one of its vertices
+                if (Far) {  // the furthest point of a triangle is one of its vertices
                     const float* vs[3] = {ta, tb, tc};
                     int best_k = 0;
                     float dk[3];
@@ -427,15 +450,13 @@ BW_INLINE bool closest(const mesh_data* m, const float* p, float max_dist, bool 
                         dk[j] = dot(d, d);
                         if (dk[j] > dk[best_k]) best_k = j;
                     }
-                    u = best_k == 0 ? 1.0f : 0.0f;
-                    v = best_k == 1 ? 1.0f : 0.0f;
                     if (dk[best_k] > best || (face < 0 && dk[best_k] >= best)) {
-                        best = dk[best_k]; face = f; wa = u; wb = v;
+                        best = dk[best_k]; face = f; wa = best_k == 0 ? 1.0f : 0.0f; wb = best_k == 1 ? 1.0f : 0.0f;
                     }
                 } else {
+                    float u, v, d[3];
                     closest_on_triangle(p, ta, tb, tc, u, v);
                     at(ta, tb, tc, u, v, q);
-                    float d[3];
                     sub(p, q, d);
                     const float dd = dot(d, d);
                     if (dd < best || (face < 0 && dd <= best)) {
@@ -443,20 +464,23 @@ BW_INLINE bool closest(const mesh_data* m, const float* p, float max_dist, bool 
                     }
                 }
             }
-        } else if (count + 2 <= BVH_STACK) {  // the nearer (farther) child first
-            float l2[3], h2[3], l3[3], h3[3];
-            bvh_detail::node_box(b, left, l2, h2);
-            bvh_detail::node_box(b, right, l3, h3);
-            float dl = bvh_detail::box_distance_sq(p, l2, h2), dr = bvh_detail::box_distance_sq(p, l3, h3);
-            if (far) {
-                dl = -bvh_detail::box_far_distance_sq(p, l2, h2);
-                dr = -bvh_detail::box_far_distance_sq(p, l3, h3);
-            }
-            if (dl <= dr) { stack[count++] = right; stack[count++] = left; }
-            else { stack[count++] = left; stack[count++] = right; }
+        } else if (count + 2 <= BVH_STACK) {
+            const float dl = walk_key<Far>(b, left, p), dr = walk_key<Far>(b, right, p);
+            const float cut = Far ? -best : best;
+            const bool left_first = dl <= dr;
+            const int32_t first = left_first ? left : right, second = left_first ? right : left;
+            const float kf = left_first ? dl : dr, ks = left_first ? dr : dl;
+            if (!(ks > cut)) { stack[count] = second; keys[count++] = ks; }  // popped after the nearer one
+            if (!(kf > cut)) { stack[count] = first; keys[count++] = kf; }
         }
     }
     return face >= 0;
+}
+
+BW_INLINE bool closest(const mesh_data* m, const float* p, float max_dist, bool far, int32_t& face, float& wa,
+                       float& wb, float& best) {
+    return far ? closest_walk<true>(m, p, max_dist, face, wa, wb, best)
+               : closest_walk<false>(m, p, max_dist, face, wa, wb, best);
 }
 
 // Every triangle the ray meets within `limit`, which `hit` may shrink (it is read again for each box and
