@@ -56,3 +56,17 @@ def test_a_buffer_that_is_not_a_grid_is_refused():
         wp.Volume(wp.zeros(1000, dtype=wp.uint8))
     with pytest.raises(RuntimeError, match="uint8"):
         wp.Volume(wp.zeros(10, dtype=float))
+
+
+def test_tiles_and_voxels_go_into_an_out_array_of_either_form():
+    v = wp.Volume.allocate_by_voxels(wp.array(np.array([[0, 0, 0], [9, 0, 0]], np.int32)), voxel_size=1.0)
+    rows = wp.full((3, 3), -9, dtype=wp.int32)
+    assert v.get_voxels(out=rows) is rows
+    np.testing.assert_array_equal(rows.numpy(), [[0, 0, 0], [9, 0, 0], [-9, -9, -9]])  # the rest left alone
+    vecs = wp.zeros(2, dtype=wp.vec3i)
+    np.testing.assert_array_equal(v.get_tiles(out=vecs).numpy(), [[0, 0, 0], [8, 0, 0]])
+    with pytest.raises(RuntimeError, match="'out' array must an array with at least 2 rows on device cpu"):
+        v.get_voxels(out=wp.zeros((1, 3), dtype=wp.int32))
+    with pytest.raises(RuntimeError, match="'out' must be a contiguous 1D array with type vec3i or a 2D array"):
+        v.get_voxels(out=wp.zeros((2, 3), dtype=float))
+    np.testing.assert_array_equal(rows.numpy()[2], [-9, -9, -9])

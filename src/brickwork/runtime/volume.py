@@ -30,6 +30,7 @@ _LIVE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 _VEC = {(3, float32): vector(3, float32), (3, float64): vector(3, float64), (4, float32): vector(4, float32),
         (4, float64): vector(4, float64)}
+_VEC3I = vector(3, int32)
 #: NanoVDB type name -> the element type of a feature array of that type (Warp's table)
 _NVDB_DTYPES = {"float": float32, "double": float64, "int16": int16, "int32": int32, "int64": int64,
                 "Vec3f": _VEC[3, float32], "Vec3d": _VEC[3, float64], "Half": float16, "uint32": uint32,
@@ -476,11 +477,19 @@ def _grid_type_of(bg_value) -> tuple[int, object]:
 
 
 def _deliver(rows: np.ndarray, out, device, what: str) -> array:
+    """``rows`` ((n, 3) coordinates) as a new (n, 3) int32 array on ``device``, or written into the first n rows
+    of ``out`` (an (m, 3) int32 or (m,) vec3i array on ``device``, m >= n; the other rows left as they are)."""
+    rows = np.ascontiguousarray(rows.reshape(-1, 3), dtype=np.int32)
     if out is None:
-        return array(rows.reshape(-1, 3), dtype=int32, device=device)
-    if not isinstance(out, array) or out.dtype is not int32 or out.ndim != 2 or out.shape[0] < rows.shape[0] or \
-            out.shape[1] != 3 or out.device != device:
-        raise VolumeError(f"'out' array must an array with at least {rows.shape[0]} rows on device {device}")
-    out.assign(array(rows.reshape(-1, 3), dtype=int32, device=device)) if out.shape[0] == rows.shape[0] else \
-        out[:rows.shape[0]].assign(array(rows.reshape(-1, 3), dtype=int32, device=device))
+        return array(rows, dtype=int32, device=device)
+    n = rows.shape[0]
+    if not isinstance(out, array) or out.device != device or out.shape[0] < n:
+        raise VolumeError(f"'out' array must an array with at least {n} rows on device {device}")  # Warp's words
+    if not ((out.ndim == 2 and out.dtype is int32 and out.shape[1] == 3) or (out.ndim == 1 and out.dtype is _VEC3I)) \
+            or not out.is_contiguous:
+        raise VolumeError(f"'out' must be a contiguous 1D array with type vec3i or a 2D array of type int32 with shape "
+                          f"(N, 3), got {type_name(out.dtype)} of shape {out.shape}")
+    host = out.numpy().reshape(-1, 3).copy()
+    host[:n] = rows
+    out.assign(array(host.reshape(out.numpy().shape), dtype=out.dtype, device="cpu"))
     return out
