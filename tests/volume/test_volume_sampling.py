@@ -175,3 +175,33 @@ def test_the_gpu_mapping_samples_as_the_cpu_does():
         emulated = _run(volume, pts)
     for a, b in zip(on_cpu, emulated):
         np.testing.assert_array_equal(a, b)
+
+
+@wp.kernel
+def _rotated(vid: wp.uint64, world: wp.array(dtype=wp.vec3), ijk: wp.array(dtype=wp.vec3), near: wp.array(dtype=float),
+             back: wp.array(dtype=wp.vec3), dirs: wp.array(dtype=wp.vec3)):
+    t = wp.tid()
+    near[t] = wp.volume_sample_f(vid, wp.volume_world_to_index(vid, world[t]), wp.Volume.CLOSEST)
+    back[t] = wp.volume_index_to_world(vid, ijk[t])
+    dirs[t] = wp.volume_world_to_index_dir(vid, wp.volume_index_to_world_dir(vid, ijk[t]))
+
+
+def test_a_rotated_anisotropic_transform_maps_points_as_numpy_does():
+    from brickwork.runtime.nanovdb.build import build_grid
+
+    c, s = np.cos(0.7), np.sin(0.7)
+    m = np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]]) @ np.diag([0.25, 0.5, 2.0])
+    t = np.array([1.0, -2.0, 0.5])
+    ijk = np.array([[0, 0, 0], [3, 1, 2], [-5, 7, 9], [20, -3, 1]])
+    grid = build_grid(ijk, [1.0, 2.0, 3.0, 4.0], grid_type="float", background=-1.0, transform=m, translation=t)
+    v = wp.Volume(wp.array(grid, dtype=wp.uint8))
+    world = ijk @ m.T + t + 0.01  # near each voxel's centre in world space
+    n = len(ijk)
+    near, back, dirs = wp.zeros(n, dtype=float), wp.zeros(n, dtype=wp.vec3), wp.zeros(n, dtype=wp.vec3)
+    wp.launch(_rotated, dim=n, inputs=[v.id, wp.array(world, dtype=wp.vec3), wp.array(ijk, dtype=wp.vec3), near,
+                                       back, dirs])
+    np.testing.assert_array_equal(near.numpy(), [1.0, 2.0, 3.0, 4.0])
+    np.testing.assert_allclose(back.numpy(), ijk @ m.T + t, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dirs.numpy(), ijk, atol=1e-4)
+    # Warp's voxel size: the world vector of a voxel's diagonal, M (1, 1, 1)
+    assert v.get_voxel_size() == pytest.approx(m @ np.ones(3))
