@@ -123,7 +123,8 @@ class Volume:
         return self._type_code in L.INDEX_GRID_TYPES
 
     def get_voxel_size(self) -> tuple[float, float, float]:
-        """The voxel size stored in the grid header (the index->world map's scale)."""
+        """The voxel size stored in the grid header: the world vector of a voxel's diagonal, the index->world
+        matrix times (1, 1, 1) (as Warp)."""
         return tuple(float(x) for x in np.frombuffer(self._host, "<f8", 3, L.GRID_OFF_VOXEL_SIZE))
 
     def get_grid_info(self) -> GridInfo:
