@@ -177,3 +177,16 @@ def test_del_of_a_volume_never_initialised_is_harmless():
     v = wp.Volume.__new__(wp.Volume)
     v.__del__()
     assert v.id == 0
+
+
+def test_a_volume_without_a_grid_refuses_with_runtime_errors():
+    v = wp.Volume.__new__(wp.Volume)
+    with pytest.raises(RuntimeError, match="Invalid feature array: the volume holds no grid"):
+        v.get_feature_array_info(0)
+    for call in (v.get_grid_info, v.get_tiles, v.get_voxel_count, v.get_active_stats):
+        with pytest.raises(RuntimeError, match="Invalid Volume: it holds no grid"):
+            call()
+    assert wp.Volume._decode_nvdb_name(b"abc\0def") == "abc"
+    with pytest.raises(RuntimeError, match="Invalid NanoVDB name"):
+        wp.Volume._decode_nvdb_name(b"A" * 256)
+    assert repr(v) == "Volume(no grid)"

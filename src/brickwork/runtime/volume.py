@@ -72,9 +72,29 @@ class Volume:
     def __new__(cls, *args, **kwargs):
         self = super().__new__(cls)
         self.id = 0  # a volume whose __init__ failed has no buffer
-        self._buffer = None
+        self._buffer = self._host = None
+        self._grid_info = None
         self._rebuild_info = volume_rebuild.NOT_REBUILDABLE
         return self
+
+    @property
+    def _info(self):
+        """The header of the grid as checked when the volume was made (RuntimeError for a volume without one)."""
+        if self._grid_info is None:
+            raise VolumeError("Invalid Volume: it holds no grid (its construction failed or it was never initialised)")
+        return self._grid_info
+
+    @staticmethod
+    def _decode_nvdb_name(raw) -> str:
+        """A fixed-size NanoVDB name field (its bytes, or a CPU address of its 256 bytes) up to its NUL."""
+        if isinstance(raw, int):
+            import ctypes
+
+            raw = ctypes.string_at(raw, L.GRID_NAME_SIZE)
+        end = bytes(raw).find(b"\0")
+        if end < 0:
+            raise VolumeError("Invalid NanoVDB name: no NUL terminator")
+        return bytes(raw)[:end].decode("ascii")
 
     def __init__(self, data: array, copy: bool = True):
         """A volume over the grid in ``data`` (a uint8 array holding a NanoVDB grid, or a file's grids back to
@@ -85,7 +105,7 @@ class Volume:
                               f"{type_name(data) if isinstance(data, array) else type(data).__name__}")
         host = data.numpy() if data.device.is_cpu else data.numpy().copy()
         # the header as checked: later changes to an aliased buffer do not reach the metadata (as Warp)
-        self._info = volume_load.check_volume_buffer(host)
+        self._grid_info = volume_load.check_volume_buffer(host)
         self.device = data.device
         self._host = host.copy() if copy or not data.device.is_cpu else host
         if copy:
@@ -129,7 +149,7 @@ class Volume:
 
     def get_grid_info(self) -> GridInfo:
         """The grid's name, size, position in its file, type name and index->world map."""
-        h, info = self._host, self._info
+        info, h = self._info, self._host
         matrix = np.frombuffer(h, "<f4", 9, L.GRID_OFF_MAP + L.MAP_OFF_MATF).reshape(3, 3).copy()
         translation = np.frombuffer(h, "<f4", 3, L.GRID_OFF_MAP + L.MAP_OFF_VECF).copy()
         code = info.grid_type
@@ -145,6 +165,8 @@ class Volume:
     def get_feature_array_info(self, feature_index: int) -> FeatureArrayInfo:
         """Name, address, value size and count, and NanoVDB type name of feature array ``feature_index``
         (as the grid held them when the volume was made)."""
+        if self._grid_info is None or self._buffer is None:
+            raise VolumeError("Invalid feature array: the volume holds no grid")
         return volume_load.feature_info(self._info, int(self._buffer.ptr), feature_index)
 
     def feature_array(self, feature_index: int, dtype=None) -> array:
@@ -406,11 +428,13 @@ class Volume:
         else:
             self._buffer.assign(array(grid, dtype=uint8, device="cpu"))
             self._host = grid.copy()
-        self._info = new_info
+        self._grid_info = new_info
         volume_rebuild.write_status(status, flags)
         return status
 
     def __repr__(self) -> str:
+        if self._grid_info is None:
+            return "Volume(no grid)"
         t = self.dtype
         return f"Volume({'index' if self.is_index else type_name(t)}, {self.get_voxel_count()} voxels, {self.device})"
 
