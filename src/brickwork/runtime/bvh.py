@@ -110,7 +110,7 @@ class Tree:
                     mid = np.where(g, group_start[gm], mid)
                 inner = ~g & (e - s > 2)  # the nodes within a group; two items split one way only
                 if sah and inner.any():  # the SAH's split
-                    _, keys, src = lists.lists()
+                    keys, src = lists.kernel_lists()
                     scratch = scratch or bvh_sah.Scratch(*(b if lists.perm is None else b[lists.perm] for b in bounds))
                     # a child may hold what median splits finish within the levels left to the subtree
                     budgets = leaf_size * 2 ** np.maximum(bvh_sah.MAX_DEPTH - 1 - d[inner], 0)

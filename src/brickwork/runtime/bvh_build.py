@@ -21,7 +21,7 @@ import numpy as np
 from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..lang.function import func
 from ..lang.kernel import kernel
-from ..types.arrays import array, array2d, empty
+from ..types.arrays import array, array2d, empty, wrap_numpy
 from ..types.scalars import float32, int32, uint32
 from . import counting_sort
 from .counting_sort import DIGIT
@@ -175,6 +175,14 @@ class ItemLists:
             counting_sort.sort([(self.keys[a], DIGIT, 0), (self.keys[a], DIGIT, 16)] + by_group, n, self.src[a],
                                get)
         self._order = np.empty(n, np.int32)
+        # the tables every level's launches take, as arrays once: a numpy argument is wrapped anew at each launch
+        # (microseconds apiece, most of a small tree's build); src and dst swap with their numpy arrays
+        self.wrapped = {"c": wrap_numpy(self.c, float32), "keys": wrap_numpy(self.keys, int32),
+                        "order": wrap_numpy(self._order, int32)}
+        self.wrapped_src, self.wrapped_dst = wrap_numpy(self.src, int32), wrap_numpy(self.dst, int32)
+        # a level's split nodes (at most n / 2): starts, mids, ends, groups, leaves, axes, each level in the front
+        self.level = np.empty((6, max(n // 2, 1)), np.int32)
+        self.wrapped_level = [wrap_numpy(row, int32) for row in self.level]
 
     def lists(self) -> tuple:
         """The centres (float32, (n, 3)), their keys ((3, n), ``sort_keys`` as int32) and the sorted lists."""
@@ -182,19 +190,26 @@ class ItemLists:
             self._sort()
         return self.c, self.keys, self.src
 
+    def kernel_lists(self) -> tuple:
+        """The keys and the sorted lists of ``lists``, as arrays (views of the same memory) for launches."""
+        self.lists()
+        return self.wrapped["keys"], self.wrapped_src
+
     def split(self, starts, mids, ends, groups, leaves, axes=None) -> None:
         """Split one level's nodes (in node order; a level's ranges are disjoint): their item ranges' starts, the
         children's boundary, the ends, whether the node splits its groups, which children are leaves (bit 0 the
         first, bit 1 the second) and the axis each split is on (-1: the median along the longest axis of the
         centres' extent, with ``mids`` that median)."""
         self.lists()
-        starts, mids, ends, groups, leaves = (np.ascontiguousarray(x, np.int32)
-                                              for x in (starts, mids, ends, groups, leaves))
-        axes = np.full(len(starts), -1, np.int32) if axes is None else np.ascontiguousarray(axes, np.int32)
-        _split.work_per_item = self.n / len(starts)  # a level's nodes share its n items: parallel as n items are
-        launch_on_cpu(_split, len(starts), starts, mids, ends, groups, leaves, axes, self.c, self.keys, self.src,
-                      self.dst, self._order)
+        count = len(starts)
+        for row, values in zip(self.level, (starts, mids, ends, groups, leaves, -1 if axes is None else axes)):
+            row[:count] = values
+        _split.work_per_item = self.n / count  # a level's nodes share its n items: parallel as n items are
+        w = self.wrapped
+        launch_on_cpu(_split, count, *self.wrapped_level, w["c"], w["keys"], self.wrapped_src, self.wrapped_dst,
+                      w["order"])
         self.src, self.dst = self.dst, self.src
+        self.wrapped_src, self.wrapped_dst = self.wrapped_dst, self.wrapped_src
 
     @property
     def order(self) -> np.ndarray:

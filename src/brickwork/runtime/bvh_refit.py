@@ -24,6 +24,10 @@ _vec3 = vector(3, float32)
 
 _tid = _FUNCTIONS["tid"]
 
+#: On the CPU a tree of at most this many leaves is refit in one launch (one thread: leaves, then inner nodes); a
+#: larger one's leaves first, in parallel.
+ONE_LAUNCH = 4096
+
 
 # Two selects each, which g++ compiles to a min (max) and a blend: which of two box bounds is lower is a coin
 # toss, and one condition `a < b or a != a` became branches mispredicted half the time (5x slower)
@@ -82,6 +86,17 @@ def _inner(inner: array(dtype=int32), first: array(dtype=int32), last: array(dty
 
 
 @kernel(enable_backward=False)
+def _whole(leaves: array(dtype=int32), inner: array(dtype=int32), first: array(dtype=int32),
+           last: array(dtype=int32), order: array(dtype=int32), lowers: array2d(dtype=float32),
+           uppers: array2d(dtype=float32), node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32)):
+    # one thread: the leaves, then the inner nodes (a small tree's refit in one launch)
+    for k in range(leaves.shape[0]):
+        _leaf(leaves[k], first, last, order, lowers, uppers, node_lowers, node_uppers)
+    for k in range(inner.shape[0]):
+        _join(inner[k], first, last, node_lowers, node_uppers)
+
+
+@kernel(enable_backward=False)
 def _level(nodes: array(dtype=int32), first: array(dtype=int32), last: array(dtype=int32),
            node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32)):
     # one thread per inner node of one level (their children's bounds are final)
@@ -116,6 +131,9 @@ def refit(tree, lowers: array, uppers: array, node_lowers: array, node_uppers: a
     arrays) into the first three columns of ``node_lowers``/``node_uppers`` ((nodes, 4) float32)."""
     t = tree.kernel_tables
     tree_tables, nodes = (t["first"], t["last"]), (node_lowers, node_uppers)
+    if t["leaves"].shape[0] <= ONE_LAUNCH:
+        launch_on_cpu(_whole, 1, t["leaves"], t["inner"], *tree_tables, t["order"], lowers, uppers, *nodes)
+        return
     launch_on_cpu(_leaves, t["leaves"].shape[0], t["leaves"], *tree_tables, t["order"], lowers, uppers, *nodes)
     launch_on_cpu(_inner, 1, t["inner"], *tree_tables, *nodes)
 

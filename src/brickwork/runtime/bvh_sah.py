@@ -22,7 +22,7 @@ import numpy as np
 from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..lang.function import func
 from ..lang.kernel import kernel
-from ..types.arrays import array, array2d, empty
+from ..types.arrays import array, array2d, empty, wrap_numpy
 from ..types.composite import vector
 from ..types.scalars import float32, float64, int32, uint32
 from .launch import launch_on_cpu
@@ -220,19 +220,26 @@ class Scratch:
         self.run_hi = empty(n, dtype=_vec3, device="cpu")
         self.run_prev = np.empty(n, np.int32)
         self.prefix = np.empty(n, np.float64)
+        # as arrays once for every level's launch (a numpy argument is wrapped anew at each launch)
+        self.tables = (wrap_numpy(self.boxes, float32), self.run_lo, self.run_hi, wrap_numpy(self.run_prev, int32),
+                       wrap_numpy(self.prefix, float64))
+        # a level's nodes (at most n / 2): starts, ends and budgets, then the mids and axes chosen
+        self.level = np.empty((5, max(n // 2, 1)), np.int32)
+        self.wrapped_level = [wrap_numpy(row, int32) for row in self.level]
 
 
-def choose(scratch: Scratch, keys: np.ndarray, src: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+def choose(scratch: Scratch, keys: array, src: array, starts: np.ndarray, ends: np.ndarray,
            budgets: np.ndarray) -> tuple:
     """Each node's split (``starts``/``ends``: its range of the lists ``src``; ``budgets``: the most items a
     child may hold): the boundary (int64) and the axis it was chosen on (int32; -1: the median split)."""
     count = len(starts)
-    mids, axes = np.empty(count, np.int32), np.empty(count, np.int32)
     if count == 0:
-        return mids.astype(np.int64), axes
-    starts, ends = np.ascontiguousarray(starts, np.int32), np.ascontiguousarray(ends, np.int32)
-    budgets = np.ascontiguousarray(np.minimum(budgets, 2**31 - 1), np.int32)
-    _choose.work_per_item = 3 * len(keys[0]) / count  # three passes over a level's items
-    launch_on_cpu(_choose, count, starts, ends, budgets, scratch.boxes, keys, src, scratch.run_lo, scratch.run_hi,
-                  scratch.run_prev, scratch.prefix, mids, axes)
-    return mids.astype(np.int64), axes
+        return np.empty(0, np.int64), np.empty(0, np.int32)
+    level = scratch.level
+    level[0, :count], level[1, :count] = starts, ends
+    level[2, :count] = np.minimum(budgets, 2**31 - 1)
+    _choose.work_per_item = 3 * keys.shape[1] / count  # three passes over a level's items
+    boxes, run_lo, run_hi, run_prev, prefix = scratch.tables
+    launch_on_cpu(_choose, count, *scratch.wrapped_level[:3], boxes, keys, src, run_lo, run_hi, run_prev, prefix,
+                  *scratch.wrapped_level[3:])
+    return level[3, :count].astype(np.int64), level[4, :count].copy()

@@ -121,9 +121,18 @@ class Mesh:
         d["velocities_grad"] = 0 if self._velocities is None else _grad_address(self._velocities)
 
     def _bounds(self) -> tuple:
-        p = np.asarray(self._points.numpy(), np.float32).reshape(-1, 3)
-        corners = p[self._tris]  # (tris, 3, 3)
-        return corners.min(axis=1), corners.max(axis=1)
+        if not self.device.is_cpu or not len(self._tris):
+            p = np.asarray(self._points.numpy(), np.float32).reshape(-1, 3)
+            corners = p[self._tris]  # (tris, 3, 3)
+            return corners.min(axis=1), corners.max(axis=1)
+        # on the CPU by a kernel: numpy's min and max over the corners, bit for bit, without the (tris, 3, 3) copy
+        lo, hi = np.empty((len(self._tris), 3), np.float32), np.empty((len(self._tris), 3), np.float32)
+        self._triangle_boxes(lo, hi)
+        return lo, hi
+
+    def _triangle_boxes(self, lo: np.ndarray, hi: np.ndarray) -> None:
+        boxes = (array(lo, dtype=float32, copy=False), array(hi, dtype=float32, copy=False))
+        bvh_refit.triangle_items(self._points, self.indices, *boxes, self.device)
 
     def _build(self) -> None:
         if on_device(self.device, self.bvh_constructor, self.groups, len(self._tris)):  # no copy through the host
@@ -146,6 +155,11 @@ class Mesh:
         if not self.device.is_cpu and len(self._tris):  # on the device: no copy through the host
             refit_on_device(self._storage, self._tree, lambda lo, hi: bvh_refit.triangle_items(
                 self._points, self.indices, lo, hi, self.device))
+        elif len(self._tris):  # the CPU: the boxes into the tree's item tables, then its refit, in place
+            tables = self._storage.tables
+            self._triangle_boxes(tables["item_lowers"], tables["item_uppers"])
+            bvh_refit.refit(self._tree, *(array(tables[name], dtype=float32, copy=False)
+                                          for name in ("item_lowers", "item_uppers", "node_lowers", "node_uppers")))
         else:
             lo, hi = self._bounds()
             write_tree(self._storage, self._tree, lo, hi, structure=False)

@@ -35,6 +35,10 @@ _tid, _cross, _length, _dot, _outer = (_FUNCTIONS[name] for name in ("tid", "cro
 
 #: Floats per node (``bw::mesh_detail::WINDING_RECORD`` in the header).
 RECORD = 36
+#: On the CPU a tree of at most this many leaves takes one launch (one thread: leaves, then inner nodes); a
+#: larger one computes its leaves in parallel first (a launch costs tens of microseconds, a leaf's moments less
+#: than one).
+ONE_LAUNCH = 4096
 _C, _R2, _N, _AREA, _NIJ, _NIJK = 0, 3, 4, 7, 8, 17
 
 
@@ -194,6 +198,17 @@ def _inner(inner: array(dtype=int32), first: array(dtype=int32), last: array(dty
 
 
 @kernel(enable_backward=False)
+def _whole(leaves: array(dtype=int32), inner: array(dtype=int32), first: array(dtype=int32),
+           last: array(dtype=int32), order: array(dtype=int32), points: array(dtype=_vec3), indices: array(dtype=int32),
+           w: array2d(dtype=float32), node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32)):
+    # one thread: the leaves, then the inner nodes (a small tree's moments in one launch)
+    for k in range(leaves.shape[0]):
+        _leaf(leaves[k], first, last, order, points, indices, w, node_lowers, node_uppers)
+    for k in range(inner.shape[0]):
+        _join(inner[k], first, last, w, node_lowers, node_uppers)
+
+
+@kernel(enable_backward=False)
 def _level(nodes: array(dtype=int32), first: array(dtype=int32), last: array(dtype=int32),
            w: array2d(dtype=float32), node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32)):
     _join(nodes[_tid()], first, last, w, node_lowers, node_uppers)
@@ -219,7 +234,8 @@ def allocate(storage, num_nodes: int) -> None:
 
 def compute(storage, tree, points: array, indices: array, tables: dict | None = None) -> None:
     """Every node's record from the mesh's current ``points`` and the node bounds in ``storage`` (refit first),
-    by launches on the storage's device: on the CPU one pass over the inner nodes, elsewhere one launch per
+    by launches on the storage's device: on the CPU one pass over the inner nodes (after the leaves, in the same
+    launch for a tree of at most ``ONE_LAUNCH`` leaves), elsewhere one launch per
     level of ``tables`` (``tree.tables_on(device)``: its ``levels`` of node ids, or the ``ranges`` of a tree
     built on its device). ``tables`` given, the per-level form runs on any device (the GPU's mapping, tested
     on the CPU)."""
@@ -229,6 +245,9 @@ def compute(storage, tree, points: array, indices: array, tables: dict | None = 
     mesh = (points, indices, w, *boxes)
     if tables is None and device.is_cpu:
         t = tree.kernel_tables
+        if t["leaves"].shape[0] <= ONE_LAUNCH:
+            launch_now(_whole, 1, device, t["leaves"], t["inner"], t["first"], t["last"], t["order"], *mesh)
+            return
         launch_now(_leaves, t["leaves"].shape[0], device, t["leaves"], t["first"], t["last"], t["order"], *mesh)
         launch_now(_inner, 1, device, t["inner"], t["first"], t["last"], w, *boxes)
         return
