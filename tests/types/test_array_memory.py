@@ -93,6 +93,19 @@ def test_deleter_runs_when_the_last_view_goes():
     assert freed == [(src.ctypes.data, 16)]
 
 
+def test_deleter_attribute_names_the_callers_function_on_the_array_made_over_the_pointer():
+    # Warp's array.deleter: the function given with ptr=, None on views (and here on memory brickwork manages)
+    src = np.zeros(4, dtype=np.float32)
+
+    def free(p, n):
+        pass
+
+    a = wp.array(ptr=src.ctypes.data, shape=(4,), dtype=float, deleter=free)
+    assert a.deleter is free and a[1:].deleter is None and a[:2].deleter is None
+    assert wp.array(ptr=src.ctypes.data, shape=(4,), dtype=float).deleter is None
+    assert wp.zeros(3).deleter is None and wp.array(src).deleter is None
+
+
 @pytest.mark.parametrize("kwargs, error, message", [
     ({"data": [1.0], "ptr": 1024, "shape": (1,)}, ValueError, "takes a shape and no data"),
     ({"ptr": -1, "shape": (1,)}, TypeError, "ptr must be a memory address"),

@@ -65,6 +65,7 @@ class _Borrowed:
         self.__array_interface__ = {"data": (ptr, False), "shape": shape, "strides": strides,
                                     "typestr": comp.str, "version": 3}
         self.capacity = capacity  # the bytes the caller says are there: the capacity of the array at ptr
+        self.deleter = deleter
         if deleter is not None:
             weakref.finalize(self, deleter, ptr, capacity)
 

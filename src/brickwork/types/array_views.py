@@ -100,12 +100,20 @@ def capacity(a: array) -> int:
     made with ``array(ptr=..., capacity=...)`` has the capacity it was given, as in Warp."""
     if a.size == 0:
         return 0
-    base = getattr(a._np, "base", None)  # a view of memory at an address: _Borrowed (array_memory.py)
-    given = getattr(base, "capacity", None) if type(base).__name__ == "_Borrowed" else None
-    if given is not None and base.__array_interface__["data"][0] == a.ptr and \
-            a._np.shape == base.__array_interface__["shape"]:  # the array itself, not a view that starts there
-        return given
+    held = borrowed(a)
+    if held is not None and held.capacity is not None:
+        return held.capacity
     return _element_bytes(a.dtype) + sum((n - 1) * abs(s) for n, s in zip(a.shape, a.strides))
+
+
+def borrowed(a: array):
+    """The memory at an address (``_Borrowed``, array_memory.py) that ``a`` was made over by ``array(ptr=...)``:
+    ``a`` itself, not a view of it that starts there; None for any other array."""
+    base = getattr(a._np, "base", None)
+    if type(base).__name__ == "_Borrowed" and base.__array_interface__["data"][0] == a.ptr and \
+            a._np.shape == base.__array_interface__["shape"]:
+        return base
+    return None
 
 
 class ReshapeError(BrickworkError, ValueError, RuntimeError):

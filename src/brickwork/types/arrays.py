@@ -571,6 +571,16 @@ class array:  # noqa: N801 - Warp's spelling
 
         return capacity(self)
 
+    @property
+    def deleter(self):
+        """The ``deleter`` given to ``wp.array(ptr=..., deleter=...)``, called with the pointer and capacity when
+        the last view of that memory goes; None for its views and for arrays whose memory brickwork manages
+        (Warp's own arrays name their allocator's function here)."""
+        from .array_views import borrowed
+
+        held = borrowed(self)
+        return None if held is None else held.deleter
+
     def flatten(self) -> "array":
         """A 1-D view of the elements (RuntimeError when the strides allow none: ``array_views.reshape``)."""
         from .array_views import reshape

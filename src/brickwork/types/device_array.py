@@ -69,6 +69,7 @@ class DeviceArray(array):
     """A contiguous array in the memory of one CUDA device."""
 
     __slots__ = ("_alloc", "_offset", "_comp", "_trailing")
+    deleter = None  # device memory brickwork allocated, or a view of another library's (array(ptr=...) is host only)
 
     def __init__(self, data=None, dtype=None, shape=None, ndim=None, device=None, copy=True, **kwargs):
         from typing import Any
