@@ -53,6 +53,8 @@ MODULES = [
     "geometry.test_volume", "geometry.test_volume_write", "geometry.test_volume_validation",
     # graph coloring (wp.utils.graph_coloring_*)
     "test_coloring",
+    # textures (wp.Texture1D/2D/3D): Warp runs them on every device, the CPU included
+    "cuda.test_texture",
     # PyTorch and DLPack interop (wp.from_torch, wp.to_torch, ...): below, where torch is installed
 ]
 

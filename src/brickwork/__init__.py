@@ -186,6 +186,9 @@ _LAZY_FUNCTIONS = {"from_dlpack": "types.dlpack_import", "to_dlpack": "types.dlp
                    # geometry: its classes and query types load when a program names them (or a kernel's builtins)
                    "HashGrid": "runtime.hash_grid", "Bvh": "runtime.bvh", "is_cubql_available": "runtime.bvh",
                    "Mesh": "runtime.mesh", "HashGridQuery": "types.hash_grid_query", "Volume": "runtime.volume",
+                   **{name: "runtime.texture" for name in ("Texture", "Texture1D", "Texture2D", "Texture3D",
+                                                           "TextureFilterMode", "TextureAddressMode",
+                                                           "TextureResourceFlags")},
                    **{name: "types.geometry_queries" for name in ("BvhQuery", "MeshQuery", "MeshQueryAABB",
                                                                   "MeshQueryPoint", "MeshQueryRay", "BvhQueryTiled",
                                                                   "MeshQueryAABBTiled")}}

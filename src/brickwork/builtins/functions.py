@@ -186,6 +186,7 @@ NAMES = (
     "sample_triangle sample_unit_sphere_surface sample_unit_sphere sample_unit_hemisphere_surface "
     "sample_unit_hemisphere noise pnoise curlnoise closest_point_edge_edge intersect_tri_tri "
     "hash_grid_query hash_grid_query_next hash_grid_point_id "
+    "texture_sample "
     f"{' '.join(VOLUME_NAMES)} "
     "bvh_query_aabb bvh_query_ray bvh_query_sphere bvh_query_capsule "
     "bvh_query_next mesh_query_aabb mesh_query_aabb_next "

@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (registration side effects)
     noise,
     operators,
     random,
+    texture,
     tile_queries,
     tile_stacks,
     volume,

@@ -31,6 +31,7 @@ from . import (
     mesh_query_outputs,  # noqa: F401 - registers Warp's older mesh queries with output arguments
     nested,  # noqa: F401 - registers the typing rules of nested parallelism
     static_expr,  # noqa: F401 - registers wp.static
+    texture,  # noqa: F401 - registers texture_sample (dtype=, the coordinate forms)
     tiles,  # noqa: F401 - registers the tile functions (wp.tile_load, ...) and tile arithmetic
     volume,  # noqa: F401 - registers the volume builtins taking dtype= or a gradient output argument
 )

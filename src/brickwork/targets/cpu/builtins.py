@@ -12,6 +12,7 @@ from ...builtins.bvh import NAMES as BVH_NAMES
 from ...builtins.bvh import STRUCT_RESULTS as BVH_STRUCT_RESULTS
 from ...builtins.decompositions import OUTPUT_ARGUMENTS, PACKED
 from ...builtins.table import BUILTINS
+from ...builtins.texture import INTERNAL as TEXTURE_INTERNAL
 from ...builtins.tile_queries import NAMES as TILE_QUERY_NAMES
 from ...builtins.tile_stacks import NAMES as TILE_STACK_NAMES
 from ...builtins.volume import INTERNAL as VOLUME_INTERNAL
@@ -113,6 +114,7 @@ CPU_HEADERS.update({name: "brickwork_mesh_arrays.h" for name in MESH_ARRAY_NAMES
 CPU_HEADERS.update({name: "brickwork_tile_queries.h" for name in TILE_QUERY_NAMES})
 CPU_HEADERS.update({name: "brickwork_tile_stack.h" for name in (*TILE_STACK_NAMES, "tile_stack_new")})
 CPU_HEADERS.update({name: "brickwork_volume.h" for name in (*VOLUME_NAMES, *VOLUME_INTERNAL)})
+CPU_HEADERS.update({name: "brickwork_texture.h" for name in TEXTURE_INTERNAL})
 
 
 def _struct_result(name: str):
