@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CUDA checks for a machine with an NVIDIA GPU, in under 10 minutes: prints `brickwork info`, runs the
-# CUDA-device tests (marker cuda_device; sparse matrices and solvers, geometry, winding numbers and utils
+# CUDA-device tests (marker cuda_device; sparse matrices and solvers, geometry, winding numbers, utils, volumes
 # among them), the NVRTC-compile and host-side CUDA tests, the mesh and hydro on the device against the CPU, the CUDA benchmark rows (benchmarks/bench_cuda.py), the
 # device hash grid build's plans (benchmarks/hash_grid_gpu_build.py --quick), and
 # prints one summary table. Run from anywhere:
@@ -72,7 +72,8 @@ step info 60 "$PY" -m brickwork.cli info
 summary() { grep -E "[0-9]+ (passed|failed|skipped|error)" "$1" | tail -n 1; }
 step cuda-device-tests 200 "$PY" -m pytest -rfEs -p no:cacheprovider -m cuda_device \
     tests/runtime/test_cuda_device.py tests/runtime/test_cuda_device_la.py tests/runtime/test_hash_grid_device.py \
-    tests/sparse/test_sparse_cuda_device.py tests/geometry/test_geometry_cuda_device.py
+    tests/sparse/test_sparse_cuda_device.py tests/geometry/test_geometry_cuda_device.py \
+    tests/volume/test_volume_cuda_device.py
 [ "$RAN" = 1 ] && row "  cuda_device tests" "" "$(summary "$LOG/cuda-device-tests.log")"
 step mesh-and-hydro-on-cuda 150 "$PY" -m pytest -rfEs -p no:cacheprovider -m cuda_device \
     tests/mesh/test_mesh_device.py tests/apps/test_hydro_device.py
@@ -85,6 +86,7 @@ step nvrtc-and-host-tests 150 "$PY" -m pytest -rfE -p no:cacheprovider -n "$JOBS
     tests/targets/test_cuda_nvrtc.py tests/runtime/test_cuda_runtime.py tests/runtime/test_cuda_streams.py \
     tests/targets/test_cuda_loop_abstraction.py tests/targets/test_cuda_adjoint.py tests/targets/test_cuda_batch.py \
     tests/runtime/test_cuda_load_module.py tests/targets/test_unicode_names.py tests/runtime/test_cuda_driver_calls.py \
+    tests/runtime/test_cuda_capture.py tests/volume/test_volume_device.py \
     tests/benchmarks/test_cuda_peers.py
 [ "$RAN" = 1 ] && row "  NVRTC and host-side tests" "" "$(summary "$LOG/nvrtc-and-host-tests.log")"
 
