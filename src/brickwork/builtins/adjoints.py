@@ -650,4 +650,4 @@ def is_differentiable_type(t) -> bool:
 
 
 # Registers the expansions and the decompositions' rules (those modules import the helpers above).
-from . import decomposition_adjoints, expansions, geometry_adjoints, volume_adjoints  # noqa: E402,F401
+from . import decomposition_adjoints, expansions, geometry_adjoints, texture_adjoints, volume_adjoints  # noqa: E402,F401

@@ -12,6 +12,7 @@ CPU and on CUDA devices alike: the values are Warp's CPU sampler's.
 
 from __future__ import annotations
 
+import ctypes
 import enum
 
 import numpy as np
@@ -131,7 +132,7 @@ class Texture:
                       for a, m in enumerate((address_mode_u, address_mode_v, address_mode_w)))
         if data is not None:
             if isinstance(data, np.ndarray):
-                data = array(data, device="cpu")
+                data = array(np.ascontiguousarray(data), device="cpu")
             if not isinstance(data, array):
                 raise TextureError("Data must be a Warp array or NumPy array")
             dw, dh, dd, dc, dt = T.shape_of(data, ndim)
@@ -193,8 +194,7 @@ class Texture:
             self._store(name, int(fields[name]))
         if data is not None:
             if mipmapped:
-                values = np.ascontiguousarray(data.numpy())
-                for level, level_data in enumerate(T.mip_chain(values.reshape(self._get_shape()), ndim, shapes)):
+                for level, level_data in enumerate(self._generate_mipmap_chain(data.numpy())):
                     self._write_level(level, level_data)
             else:
                 self.copy_from(data)
@@ -219,6 +219,19 @@ class Texture:
 
     def _write_level(self, level: int, values: np.ndarray) -> None:
         self._level_view(level).assign(np.ascontiguousarray(values).reshape(-1).view(np.uint8))
+
+    def _generate_mipmap_chain(self, data: np.ndarray) -> list:
+        """Every level's texels (numpy, the texture's dtype) from the base level's ``data`` (Warp's name)."""
+        base = np.ascontiguousarray(data).reshape(self._get_shape())
+        return T.mip_chain(base, self._ndim, self._mip_shapes)
+
+    def __ctype__(self):
+        """The struct kernels receive, as a ``ctypes.Structure`` with Warp's field names and its metadata's bits
+        as properties (``num_channels``, ``filter_mode``, ``address_mode_u``, ...)."""
+        if not self.tex:
+            raise TextureStateError("Texture was created with data=None but never initialized.")
+        ctype = _CTYPES[self._ndim]
+        return ctype.from_buffer_copy(self._to_bytes())
 
     def _read_level(self, level: int) -> np.ndarray:
         return self._level_view(level).numpy().view(self._dtype._np).reshape(self._get_shape())
@@ -359,6 +372,26 @@ class Texture:
     def cuda_surface(self) -> int:
         """Not available: brickwork textures have no CUDA surface objects (RuntimeError)."""
         self._cuda_only("cuda_surface")
+
+
+def _bits(shift: int, mask: int):
+    return property(lambda self: (self.metadata >> shift) & mask)
+
+
+def _ctype(name: str, axes: tuple):
+    fields = [("tex", ctypes.c_uint64), *((a, ctypes.c_int32) for a in axes), ("metadata", ctypes.c_uint32)]
+    attrs = {"_fields_": fields}
+    for key, shift, mask in (("num_channels", 0, 7), ("dtype", 3, 7), ("filter_mode", 6, 1),
+                             ("mip_filter_mode", 7, 1), ("num_mip_levels", 8, 0x1F),
+                             ("use_normalized_coords", 13, 1), ("address_mode_u", 14, 3),
+                             ("address_mode_v", 16, 3), ("address_mode_w", 18, 3)):
+        attrs[key] = _bits(shift, mask)
+    return type(name, (ctypes.Structure,), attrs)
+
+
+#: The ctypes form of each texture struct (``__ctype__``), with Warp's names.
+_CTYPES = {1: _ctype("texture1d_t", ("width",)), 2: _ctype("texture2d_t", ("width", "height")),
+           3: _ctype("texture3d_t", ("width", "height", "depth"))}
 
 
 def _descriptor(name: str, axes: tuple):
