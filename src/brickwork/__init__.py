@@ -183,6 +183,9 @@ _LAZY_FUNCTIONS = {"from_dlpack": "types.dlpack_import", "to_dlpack": "types.dlp
                    **{name: "interop.torch" for name in ("from_torch", "to_torch", "device_from_torch",
                                                          "device_to_torch", "dtype_from_torch", "dtype_to_torch",
                                                          "stream_from_torch", "stream_to_torch")},
+                   # JAX interop: jax itself is imported by these functions only
+                   **{name: "interop.jax" for name in ("from_jax", "to_jax", "device_from_jax", "device_to_jax",
+                                                       "dtype_from_jax", "dtype_to_jax")},
                    # geometry: its classes and query types load when a program names them (or a kernel's builtins)
                    "HashGrid": "runtime.hash_grid", "Bvh": "runtime.bvh", "is_cubql_available": "runtime.bvh",
                    "Mesh": "runtime.mesh", "HashGridQuery": "types.hash_grid_query", "Volume": "runtime.volume",
