@@ -50,9 +50,7 @@ BW_INLINE float half_bits_to_float(uint32_t h) {
     } else {
         bits = sign | (uint32_t(exponent + 112) << 23) | (mantissa << 13);
     }
-    float f;
-    __builtin_memcpy(&f, &bits, 4);
-    return f;
+    return bit_cast<float>(bits);
 }
 
 BW_INLINE float decode(const texture_data* t, int level, int64_t index) {
