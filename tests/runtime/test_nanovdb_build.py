@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from brickwork.runtime.nanovdb import layout as L
-from brickwork.runtime.nanovdb.build import build_grid, build_index_grid, count_nodes
+from brickwork.runtime.nanovdb.build import build_dense_grid, build_grid, build_index_grid, count_nodes
+from brickwork.runtime.nanovdb.read import active_values, active_voxels, validate_grid
 
 EXPECTED = json.loads((Path(__file__).parent / "nanovdb_warp_expectations.json").read_text())["cases"]
 
@@ -104,6 +105,41 @@ def test_load_from_numpy_equivalent_matches_warp():
     vals[:10, :7, :13] = dense_v
     buf = build_grid(ijk, vals.reshape(-1, 3), grid_type="Vec3f", background=(0, 0, 1), transform=np.diag([2.0] * 3))
     check(buf, "numpy_vec3f")
+
+
+def test_dense_builder_makes_warps_numpy_grids():
+    # build_dense_grid (load_from_numpy's) copies the block tile by tile: the same bytes as the per-voxel build
+    dense = _dense()
+    padded, _ = _padded_voxels(dense.shape)
+    vals = np.full(padded, -1.0, np.float32)
+    vals[:10, :7, :13] = dense
+    block = vals.copy()
+    check(build_dense_grid(vals, grid_type="float", background=-1.0, transform=np.diag([0.5] * 3),
+                           translation=(-1.0, 0.0, 2.0)), "numpy_float")
+    assert np.array_equal(vals, block)  # the input is not changed
+    vals = np.zeros((*padded, 3), np.float32)
+    vals[..., 2] = 1.0
+    vals[:10, :7, :13] = np.stack([dense, -dense, dense * 2], -1)
+    check(build_dense_grid(vals, grid_type="Vec3f", background=(0, 0, 1), transform=np.diag([2.0] * 3)),
+          "numpy_vec3f")
+
+
+@pytest.mark.parametrize("shape", [(8, 8, 12), (8, 8), (16, 8, 8, 2)])
+def test_dense_builder_needs_whole_tiles(shape):
+    with pytest.raises(ValueError, match="multiples of 8 for a float grid"):
+        build_dense_grid(np.zeros(shape, np.float32), grid_type="float", background=0.0, transform=np.eye(3))
+
+
+def test_upper_nodes_far_apart():
+    # upper nodes spread over the whole int32 range are numbered by rank, not by their place in a box
+    far = np.array([[2**31 - 1, -7, 2**30], [-(2**31), 0, 5], [5, -(2**31), 2**31 - 1], [0, 0, 0], [-(2**31), 0, 6]])
+    buf = build_grid(far, np.arange(5, dtype=np.float32), grid_type="float", background=-1.0, transform=np.eye(3))
+    info = validate_grid(buf)
+    assert (info.leaf_count, info.lower_count, info.upper_count) == (4, 4, 4)
+    got = {tuple(v): float(x) for v, x in zip(active_voxels(buf, info).tolist(), active_values(buf, info))}
+    assert got == {tuple(v): float(i) for i, v in enumerate(far.tolist())}
+    uppers = [tuple(v) for v in (active_voxels(buf, info) >> 12).tolist()]  # in signed coordinate order
+    assert uppers == sorted(uppers)
 
 
 FEW = np.array([[0, 0, 0], [100, 5, 9], [5000, 0, 0]], np.int32)

@@ -298,11 +298,10 @@ class Volume:
         padded = np.empty(shape + tail, dtype=dtype)
         padded[...] = np.asarray(bg_value, dtype=dtype)
         padded[:a.shape[0], :a.shape[1], :a.shape[2]] = a
-        ijk = np.stack(np.meshgrid(*(np.arange(n) for n in shape), indexing="ij"), axis=-1).reshape(-1, 3)
-        from .nanovdb.build import build_grid
+        from .nanovdb.build import build_dense_grid
 
-        grid = build_grid(ijk, padded.reshape((-1,) + tail), grid_type=code, background=bg_value,
-                          transform=np.diag(vs), translation=tuple(float(x) for x in min_world))
+        grid = build_dense_grid(padded, grid_type=code, background=bg_value, transform=np.diag(vs),
+                                translation=tuple(float(x) for x in min_world))
         return cls(array(grid, dtype=uint8, device=get_device(device)))
 
     @classmethod

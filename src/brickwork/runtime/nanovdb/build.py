@@ -125,36 +125,72 @@ def _reduce_bbox(lo: np.ndarray, hi: np.ndarray, starts: np.ndarray):
 
 
 class _Topology:
-    """The sorted, merged voxels of a grid and its nodes: keys, origins, parents, bounding boxes."""
+    """The sorted, merged voxels of a grid and its nodes: keys, origins, parents, bounding boxes.
+
+    With ``tiles`` every leaf is whole (``full``): the per-voxel tables (``voxel_keys``, ``leaf_of_voxel``,
+    ``voxel_offset``, ``source``) are left out, as each leaf holds its 512 voxels in order.
+    """
 
     def __init__(self, c: np.ndarray, tiles: bool):
-        u = (c + _OFFSET) >> 12
-        ukey = (u[:, 0] << 42) | (u[:, 1] << 21) | u[:, 2]
-        self.upper_keys, uid = np.unique(ukey, return_inverse=True)
-        uoff = (((c[:, 0] & 4095) >> 7) << 10) | (((c[:, 1] & 4095) >> 7) << 5) | ((c[:, 2] & 4095) >> 7)
-        loff = (((c[:, 0] & 127) >> 3) << 8) | (((c[:, 1] & 127) >> 3) << 4) | ((c[:, 2] & 127) >> 3)
-        voff = ((c[:, 0] & 7) << 6) | ((c[:, 1] & 7) << 3) | (c[:, 2] & 7)
-        vkey = (uid.reshape(-1).astype(np.int64) << 36) | (uoff << 21) | (loff << 9) | voff
+        # the key of a voxel: its upper node's number (below), then its offsets in the upper node (15 bits),
+        # the lower node (12) and the leaf (9); the offsets from the coordinates as int32 columns (c fits)
+        x, y, z = (np.ascontiguousarray(c[:, a], dtype=np.int32) for a in range(3))
+        u = [(a >> 12) + (1 << 19) for a in (x, y, z)]  # (c + 2^31) >> 12: the upper node's coordinates
+        # each voxel's upper node as a number in the nodes' order: its place in a box of the upper nodes'
+        # coordinates when that box is small (no sort), else its rank among the distinct nodes
+        lo = np.array([a.min() for a in u], np.int64) if x.size else np.zeros(3, np.int64)
+        span = np.array([a.max() for a in u], np.int64) - lo + 1 if x.size else np.ones(3, np.int64)
+        if int(np.prod(span)) < 1 << 27:
+            uid = ((u[0] - lo[0]) * span[1] + (u[1] - lo[1])) * span[2] + (u[2] - lo[2])
+            key_of_uid = None
+        else:
+            u = [a.astype(np.int64) for a in u]
+            key_of_uid, uid = np.unique((u[0] << 42) | (u[1] << 21) | u[2], return_inverse=True)
+        vkey = uid.reshape(-1).astype(np.int64)
+        for a in (x, y, z):  # the upper node's 32^3 children
+            vkey <<= 5
+            vkey |= (a >> 7) & 31
+        vkey <<= 21
+        rest = np.zeros(x.size, np.int32)
+        for a in (x, y, z):  # the lower node's 16^3 children
+            rest <<= 4
+            rest |= (a >> 3) & 15
+        for a in (x, y, z):  # the leaf's 8^3 voxels
+            rest <<= 3
+            rest |= a & 7
+        vkey |= rest
+        self.full = tiles
+        self.source = None
         if tiles:
-            leaf_keys = np.unique(vkey >> 9)
-            vkey = ((leaf_keys << 9)[:, None] | np.arange(512, dtype=np.int64)).reshape(-1)
-            self.source = None
+            self.leaf_keys = np.unique(vkey >> 9)
+            self.voxel_count = 512 * self.leaf_keys.size
         else:
             order = np.argsort(vkey, kind="stable")
             sk = vkey[order]
             last = np.r_[sk[1:] != sk[:-1], True] if sk.size else np.zeros(0, bool)
             vkey, self.source = sk[last], order[last]  # a repeated voxel keeps its last value
-        self.voxel_keys = vkey
-        self.leaf_starts = _group_starts(vkey >> 9)
-        self.leaf_keys = vkey[self.leaf_starts] >> 9
-        self.leaf_of_voxel = np.cumsum(np.r_[True, (vkey >> 9)[1:] != (vkey >> 9)[:-1]]) - 1 if vkey.size else vkey
+            self.voxel_keys = vkey
+            self.voxel_count = vkey.size
+            self.leaf_starts = _group_starts(vkey >> 9)
+            self.leaf_keys = vkey[self.leaf_starts] >> 9
+            self.leaf_of_voxel = (np.cumsum(np.r_[True, (vkey >> 9)[1:] != (vkey >> 9)[:-1]]) - 1 if vkey.size
+                                  else vkey)
         self.lower_starts = _group_starts(self.leaf_keys >> 12)
         self.lower_keys = self.leaf_keys[self.lower_starts] >> 12
         self.upper_starts = _group_starts(self.lower_keys >> 15)
         self.lower_of_leaf = np.repeat(
             np.arange(self.lower_starts.size), np.diff(np.r_[self.lower_starts, self.leaf_keys.size])
         )
-        self.upper_of_lower = self.lower_keys >> 15
+        self.upper_of_lower = np.repeat(
+            np.arange(self.upper_starts.size), np.diff(np.r_[self.upper_starts, self.lower_keys.size])
+        )
+        uid = self.lower_keys[self.upper_starts] >> 15  # the distinct upper nodes' numbers, in order
+        if key_of_uid is None:
+            plane = span[1] * span[2]
+            ux, uy, uz = uid // plane + lo[0], (uid // span[2]) % span[1] + lo[1], uid % span[2] + lo[2]
+            self.upper_keys = (ux << 42) | (uy << 21) | uz
+        else:
+            self.upper_keys = key_of_uid[uid]
 
         uk = self.upper_keys
         mask21 = (1 << 21) - 1
@@ -167,12 +203,19 @@ class _Topology:
         self.leaf_origin = self.lower_origin[self.lower_of_leaf] + (
             np.stack([(le >> 8) & 15, (le >> 4) & 15, le & 15], 1) << 3
         )
-        vo = vkey & 511
-        self.voxel_offset = vo
-        self.ijk = self.leaf_origin[self.leaf_of_voxel] + np.stack([(vo >> 6) & 7, (vo >> 3) & 7, vo & 7], 1)
-
-        if vkey.size:
-            self.leaf_min, self.leaf_max = _reduce_bbox(self.ijk, self.ijk, self.leaf_starts)
+        if self.voxel_count:
+            if tiles:  # a whole leaf's box
+                self.leaf_min, self.leaf_max = self.leaf_origin, self.leaf_origin + 7
+            else:
+                vo = vkey & 511
+                self.voxel_offset = vo
+                # within a leaf the voxels are sorted by offset, x first: x's extremes are the first and last
+                # voxel's; y and z are reduced as small integers
+                ends = np.r_[self.leaf_starts[1:], vo.size] - 1
+                yz = np.stack([(vo >> 3) & 7, vo & 7], 1).astype(np.int8)
+                ymin, ymax = _reduce_bbox(yz, yz, self.leaf_starts)
+                self.leaf_min = self.leaf_origin + np.c_[vo[self.leaf_starts] >> 6, ymin]
+                self.leaf_max = self.leaf_origin + np.c_[vo[ends] >> 6, ymax]
             self.lower_min, self.lower_max = _reduce_bbox(self.leaf_min, self.leaf_max, self.lower_starts)
             self.upper_min, self.upper_max = _reduce_bbox(self.lower_min, self.lower_max, self.upper_starts)
             self.root_min, self.root_max = self.upper_min.min(0), self.upper_max.max(0)
@@ -210,7 +253,7 @@ def _write_grid(
     buf = np.empty(total, np.uint8)
     buf.fill(0)  # touches every page once, in order (np.zeros defers that to scattered first writes)
     raw = memoryview(buf).cast("B")
-    voxel_count = int(topo.voxel_keys.size)
+    voxel_count = int(topo.voxel_count)
 
     encoded = name.encode("utf-8")
     if len(encoded) >= L.GRID_NAME_SIZE or b"\0" in encoded:
@@ -288,7 +331,10 @@ def _write_grid(
         flags = dif[:, 0] | (dif[:, 1] << 8) | (dif[:, 2] << 16) | (L.LEAF_FLAG_HAS_BBOX << 24)
         _put(nodes, L.LEAF_OFF_BBOX_MIN, topo.leaf_min, "<i4")
         _put(nodes, L.LEAF_OFF_BBOX_DIF_AND_FLAGS, flags, "<u4")
-        masks = _masks(8, n_leaf, topo.leaf_of_voxel, topo.voxel_offset)
+        if topo.full:
+            masks = np.full((n_leaf, 8), np.uint64(2**64 - 1))
+        else:
+            masks = _masks(8, n_leaf, topo.leaf_of_voxel, topo.voxel_offset)
         _put(nodes, L.LEAF_OFF_VALUE_MASK, masks, "<u8")
         if vt.is_index:
             _put(nodes, L.INDEX_LEAF_OFF_OFFSET, onindex_counts[0], "<u8")
@@ -298,10 +344,13 @@ def _write_grid(
             dtype = np.dtype(vt.dtype).newbyteorder("<")
             shape, strides = (n_leaf, L.LEAF_TABLE_COUNT, vt.components), (nl.leaf_size, vt.value_bytes, dtype.itemsize)
             table = np.ndarray(shape, dtype, buf, leaf + nl.leaf_off_table, strides)
-            if any(bg):  # the buffer starts zeroed
-                table[:] = np.frombuffer(bg, dtype)
-            if values is not None:
-                table[topo.leaf_of_voxel, topo.voxel_offset] = values
+            if topo.full and values is not None:  # (n_leaf, 512, components): every voxel's value
+                table[:] = values
+            else:
+                if any(bg):  # the buffer starts zeroed
+                    table[:] = np.frombuffer(bg, dtype)
+                if values is not None:
+                    table[topo.leaf_of_voxel, topo.voxel_offset] = values
     return buf
 
 
@@ -352,6 +401,31 @@ def build_grid(
     return _write_grid(topo, code, bg, vals, m, t, name, None, capacity)
 
 
+def build_dense_grid(values, *, grid_type, background, transform, translation=(0.0, 0.0, 0.0)) -> np.ndarray:
+    """The grid :func:`build_grid` makes of every voxel of a dense block, faster: `values` is (X, Y, Z) or
+    (X, Y, Z, k) with X, Y, Z multiples of 8, voxel (i, j, k) at index (i, j, k). The leaves are the
+    block's 8^3 tiles, whole, their values copied tile by tile (no per-voxel sort).
+    """
+    code = _grid_type_code(grid_type)
+    vt = L.value_type(code)
+    v = np.asarray(values)
+    shape = v.shape[:3]
+    if v.ndim < 3 or any(n % 8 for n in shape) or v.size != np.prod(shape) * vt.components:
+        raise ValueError(f"values must be an (X, Y, Z{', ' + str(vt.components) if vt.components > 1 else ''}) "
+                         f"block with X, Y, Z multiples of 8 for a {vt.name} grid, got shape {v.shape}")
+    m, t = _matrix(transform, translation)
+    bg = _background_bytes(vt, background)
+    nt = [n // 8 for n in shape]
+    origins = np.stack(np.meshgrid(*(np.arange(n, dtype=np.int64) * 8 for n in nt), indexing="ij"), -1)
+    topo = _Topology(origins.reshape(-1, 3), True)
+    # the block's tiles as rows of 512 voxels (x-major within a tile, as a leaf's table), in the leaves' order
+    blocks = v.reshape(nt[0], 8, nt[1], 8, nt[2], 8, vt.components).transpose(0, 2, 4, 1, 3, 5, 6)
+    blocks = blocks.reshape(-1, 512, vt.components)
+    o = topo.leaf_origin >> 3
+    leaf_values = blocks[(o[:, 0] * nt[1] + o[:, 1]) * nt[2] + o[:, 2]] if topo.leaf_keys.size else None
+    return _write_grid(topo, code, bg, leaf_values, m, t, "", None)
+
+
 def build_index_grid(
     coords, *, transform, translation=(0.0, 0.0, 0.0), name: str = "", tiles: bool = False, capacity=None
 ) -> np.ndarray:
@@ -372,7 +446,7 @@ def build_index_grid(
         counts = (1 + 512 * np.arange(n_leaf, dtype=np.uint64), lambda masks: np.zeros(n_leaf, np.uint64))
         code = L.GRID_TYPE_INDEX
     else:
-        per_leaf = np.diff(np.r_[topo.leaf_starts, topo.voxel_keys.size]).astype(np.uint64)
+        per_leaf = np.diff(np.r_[topo.leaf_starts, topo.voxel_count]).astype(np.uint64)
         first = 1 + np.r_[np.uint64(0), np.cumsum(per_leaf)[:-1]].astype(np.uint64)
         counts = (first, _prefix_sums)
         code = L.GRID_TYPE_ONINDEX
@@ -382,7 +456,7 @@ def build_index_grid(
 def count_nodes(coords, *, tiles: bool = False) -> tuple[int, int, int, int]:
     """(leaf, lower, upper, active voxel) counts of the grid `coords` would make (for capacities)."""
     topo = _Topology(_coords(coords), tiles)
-    return topo.leaf_keys.size, topo.lower_keys.size, topo.upper_keys.size, topo.voxel_keys.size
+    return topo.leaf_keys.size, topo.lower_keys.size, topo.upper_keys.size, topo.voxel_count
 
 
 def _popcount(words: np.ndarray) -> np.ndarray:
