@@ -186,6 +186,8 @@ _LAZY_FUNCTIONS = {"from_dlpack": "types.dlpack_import", "to_dlpack": "types.dlp
                    # JAX interop: jax itself is imported by these functions only
                    **{name: "interop.jax" for name in ("from_jax", "to_jax", "device_from_jax", "device_to_jax",
                                                        "dtype_from_jax", "dtype_to_jax")},
+                   **{name: "interop.jax_ops" for name in ("jax_kernel", "jax_callable", "JaxCallableGraphMode",
+                                                           "JaxModulePreloadMode", "clear_jax_callable_graph_cache")},
                    # geometry: its classes and query types load when a program names them (or a kernel's builtins)
                    "HashGrid": "runtime.hash_grid", "Bvh": "runtime.bvh", "is_cubql_available": "runtime.bvh",
                    "Mesh": "runtime.mesh", "HashGridQuery": "types.hash_grid_query", "Volume": "runtime.volume",

@@ -119,6 +119,11 @@ class Kernel:
                 overloads[arg_types] = InstanceKernel(self, inst)  # as Warp's, a launch adds an overload
         return inst
 
+    def add_overload(self, arg_types):
+        """Warp's ``kernel.add_overload(types)``: the concrete instance of this generic kernel for ``arg_types``,
+        as ``wp.overload(kernel, types)`` gives it (launch it, or wrap it with ``wp.jax_kernel``)."""
+        return overload(self, list(arg_types))
+
     @property
     def backward_enabled(self) -> bool:
         """Whether the kernel has a backward pass (its ``enable_backward`` option, else its module's)."""
