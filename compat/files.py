@@ -65,6 +65,10 @@ TORCH_MODULES = ["interop.test_torch", "interop.test_dlpack"]
 HAVE_TORCH = importlib.util.find_spec("torch") is not None
 if HAVE_TORCH:
     MODULES += TORCH_MODULES
+# interop.test_jax likewise registers its tests only where jax imports (Warp's count is with jax 0.10.2)
+HAVE_JAX = importlib.util.find_spec("jax") is not None
+if HAVE_JAX:
+    MODULES += ["interop.test_jax"]
 
 # Whole files of warp.tests not run, grouped by reason (docs/compat.md lists them).
 EXCLUDED_FILES = {
@@ -83,11 +87,12 @@ EXCLUDED_FILES = {
         "test_sanitize", "deterministic/test_deterministic_graph_capture",
     ],
     "Warp libraries beyond the kernel language (fem, mesh/volume/BVH queries, rendering)": [
-        "fem/*", "interop/test_jax", "interop/test_paddle",
+        "fem/*", "interop/test_paddle",
         "test_examples", "test_apic*", "test_render_opengl",
     ],
     **({} if HAVE_TORCH else {"PyTorch interop, where torch is not installed": ["interop/test_torch",
                                                                                "interop/test_dlpack"]}),
+    **({} if HAVE_JAX else {"JAX interop, where jax is not installed": ["interop/test_jax"]}),
 }
 
 PER_FILE_TIMEOUT_S = 1800
