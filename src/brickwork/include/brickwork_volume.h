@@ -263,8 +263,27 @@ template <class T> struct index_reader {
         accessor acc;
         return read(acc, i, j, k);
     }
+    // The 2x2x2 values from c as leaf_reader's; corners sharing a leaf take their indices from one walk.
     BW_INLINE void corners(const int32_t* c, T* v) const {
         accessor acc;
+        if ((c[0] & 7) != 7 && (c[1] & 7) != 7 && (c[2] & 7) != 7) {
+            uint32_t level;
+            const uint8_t* a = value_address(g, L, acc, c[0], c[1], c[2], level);
+            if (level != 0) {
+                for (int o = 0; o < 8; ++o) v[o] = background;
+                return;
+            }
+            const uint32_t n0 = (uint32_t(c[0] & 7) << 6) | (uint32_t(c[1] & 7) << 3) | uint32_t(c[2] & 7);
+            const uint8_t* leaf = a - L.leaf_table - ((L.value_bits * n0) >> 3);
+            for (int o = 0; o < 8; ++o) {
+                const int32_t i = c[0] + (o >> 2), j = c[1] + ((o >> 1) & 1), k = c[2] + (o & 1);
+                const uint32_t n = (uint32_t(i & 7) << 6) | (uint32_t(j & 7) << 3) | uint32_t(k & 7);
+                const int64_t x = int64_t(voxel_index(g, type, L, leaf + L.leaf_table + ((L.value_bits * n) >> 3),
+                                                      i, j, k)) - 1;
+                v[o] = x >= 0 ? data.data[x * data.strides[0]] : background;
+            }
+            return;
+        }
         for (int o = 0; o < 8; ++o) v[o] = read(acc, c[0] + (o >> 2), c[1] + ((o >> 1) & 1), c[2] + (o & 1));
     }
 };
