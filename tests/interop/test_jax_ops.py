@@ -130,9 +130,16 @@ def test_launch_dims_smaller_than_the_input():
 
 def test_in_out_arguments():
     f = jax.jit(wp.jax_kernel(_in_out, num_outputs=2, in_out_argnames=["b"]))
-    b, c = f(jnp.ones(5, dtype=jnp.float32), jnp.arange(5, dtype=jnp.float32))
+    b_in = jnp.arange(5, dtype=jnp.float32)
+    b, c = f(jnp.ones(5, dtype=jnp.float32), b_in)
     np.testing.assert_array_equal(np.asarray(b), np.arange(1, 6))
     np.testing.assert_array_equal(np.asarray(c), np.full(5, 2.0))
+    np.testing.assert_array_equal(np.asarray(b_in), np.arange(5))  # not donated: XLA updated a copy
+
+
+def test_empty_arrays():
+    (y,) = jax.jit(wp.jax_kernel(_triple))(jnp.ones(0, dtype=jnp.float32))
+    assert y.shape == (0,)
 
 
 @pytest.mark.parametrize("vmap_method", ["broadcast_all", "sequential"])

@@ -363,6 +363,7 @@ def jax_kernel(kernel, num_outputs=1, vmap_method="broadcast_all", launch_dims=N
       ``has_side_effect`` as in Warp.
 
     The wrapper is cached: the same arguments give the same object."""
+    import_jax("wp.jax_kernel")
     block_dim = _block_dim(block_dim)
     if enable_backward:
         from .jax_grad import differentiable_kernel
@@ -392,6 +393,7 @@ def jax_callable(func, num_outputs: int = 1, graph_mode=JaxCallableGraphMode.JAX
     ``graph_mode``: ``NONE`` and ``JAX`` run on the CPU, the ``WARP`` modes (CUDA graphs) are an error there;
     ``stage_in_argnames``, ``stage_out_argnames`` and ``graph_cache_max`` are kept for them. The wrapper is
     cached: the same arguments give the same object."""
+    import_jax("wp.jax_callable")
     graph_mode = JaxCallableGraphMode(graph_mode)
     key = (func, num_outputs, graph_mode, vmap_method, _hashable(output_dims),
            tuple(in_out_argnames) if in_out_argnames else None,
