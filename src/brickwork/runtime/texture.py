@@ -18,8 +18,9 @@ import enum
 import numpy as np
 
 from ..device import get_device
+from ..types.array_copy import copy
 from ..types.arrays import array, type_name
-from ..types.scalars import int32, uint32, uint64
+from ..types.scalars import int32, uint8, uint32, uint64
 from ..types.structs import struct
 from . import texture_data as T
 from .texture_data import TextureError, TextureStateError
@@ -184,7 +185,7 @@ class Texture:
         code = T.DTYPE_CODES[dtype]
         head = T.descriptor_bytes(self._buffer.ptr, ndim, shapes, self._level_offsets, num_channels, code,
                                   filter_mode, mip_filter_mode, self._normalized_coords, modes)
-        self._buffer[:head.size].assign(head)
+        self._write_bytes(0, head)
         fields = {"tex": self._buffer.ptr, "width": base[0], "height": base[1], "depth": base[2],
                   "metadata": _metadata(num_channels=num_channels, dtype=code, filter_mode=filter_mode,
                                         mip_filter_mode=mip_filter_mode, num_mip_levels=len(shapes),
@@ -212,13 +213,16 @@ class Texture:
         shape = (self._width, self._height, self._depth)[: self._ndim][::-1]
         return shape if self._num_channels == 1 else (*shape, self._num_channels)
 
-    def _level_view(self, level: int):
+    def _level_bytes(self, level: int) -> int:
         w, h, d = self._mip_shapes[level]
-        n = w * h * d * self._num_channels * np.dtype(self._dtype._np).itemsize
-        return self._buffer[self._level_offsets[level]: self._level_offsets[level] + n]
+        return w * h * d * self._num_channels * np.dtype(self._dtype._np).itemsize
+
+    def _write_bytes(self, offset: int, data: np.ndarray) -> None:
+        # copies by offset: a CUDA array has no sliced views
+        copy(self._buffer, array(data, dtype=uint8, device="cpu"), dest_offset=offset, count=data.size)
 
     def _write_level(self, level: int, values: np.ndarray) -> None:
-        self._level_view(level).assign(np.ascontiguousarray(values).reshape(-1).view(np.uint8))
+        self._write_bytes(self._level_offsets[level], np.ascontiguousarray(values).reshape(-1).view(np.uint8))
 
     def _generate_mipmap_chain(self, data: np.ndarray) -> list:
         """Every level's texels (numpy, the texture's dtype) from the base level's ``data`` (Warp's name)."""
@@ -234,7 +238,12 @@ class Texture:
         return ctype.from_buffer_copy(self._to_bytes())
 
     def _read_level(self, level: int) -> np.ndarray:
-        return self._level_view(level).numpy().view(self._dtype._np).reshape(self._get_shape())
+        n = self._level_bytes(level)
+        out = array(np.zeros(n, dtype=np.uint8), device="cpu")
+        copy(out, self._buffer, src_offset=self._level_offsets[level], count=n)
+        w, h, d = self._mip_shapes[level]
+        shape = (w, h, d)[: self._ndim][::-1] + ((self._num_channels,) if self._num_channels > 1 else ())
+        return out.numpy().view(self._dtype._np).reshape(shape)
 
     def _check_copy(self, other, direction: str) -> np.ndarray | None:
         """The other side of a copy as an array (None for a texture), after Warp's checks."""
