@@ -70,3 +70,21 @@ def test_tiles_and_voxels_go_into_an_out_array_of_either_form():
     with pytest.raises(RuntimeError, match="'out' must be a contiguous 1D array with type vec3i or a 2D array"):
         v.get_voxels(out=wp.zeros((2, 3), dtype=float))
     np.testing.assert_array_equal(rows.numpy()[2], [-9, -9, -9])
+
+
+def test_built_volumes_keep_the_header_a_full_check_reads():
+    # the builders' volumes read their header only (their trees are trusted): the same GridInfo as Volume(array)
+    from brickwork.runtime import volume_load
+
+    pts = wp.array(np.array([[0, 0, 0], [100, -5, 9], [-5000, 0, 3]], np.int32), dtype=wp.vec3i)
+    volumes = [wp.Volume.load_from_numpy(np.ones((9, 3, 17), np.float32), bg_value=2.0),
+               wp.Volume.allocate_by_tiles(pts, voxel_size=0.5, bg_value=wp.vec3(1.0, 2.0, 3.0)),
+               wp.Volume.allocate_by_voxels(pts, voxel_size=2.0, rebuildable=True),
+               wp.Volume.allocate((0, 0, 0), (20, 3, 4), voxel_size=1.0, bg_value=None)]
+    def same(a, b):
+        return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+    for v in volumes:
+        assert same(v.get_grid_info(), wp.Volume(v.array()).get_grid_info())
+        full = volume_load.check_volume_buffer(v.array().numpy())
+        assert same(list(vars(v._info).values()), list(vars(full).values()))

@@ -23,6 +23,7 @@ from ..types.scalars import bool_, float16, float32, float64, int16, int32, int6
 from ..types.type_sizes import type_size_in_bytes
 from . import volume_load, volume_rebuild
 from .nanovdb import layout as L
+from .nanovdb.read import parse_grid
 from .volume_load import FeatureArrayInfo, VolumeError
 
 #: id -> the live volume over that buffer (Warp refuses a second volume aliasing a grid)
@@ -111,10 +112,25 @@ class Volume:
         if copy:
             data = array(self._host, dtype=uint8, device=self.device) if not data.device.is_cpu else \
                 array(self._host, dtype=uint8, device=self.device, copy=False)
+        self._hold(data)
+
+    def _hold(self, data: array) -> None:
         self._buffer = data
         self.id = int(data.ptr)
         self._rebuild_info = volume_rebuild.NOT_REBUILDABLE
         _LIVE[self.id] = self
+
+    @classmethod
+    def _from_built(cls, grid: np.ndarray, device) -> Volume:
+        """A volume over a grid the builder just made: its header is read, its tree trusted (the builder's
+        tests check it), and on the CPU its memory is the volume's (no copy)."""
+        volume = cls.__new__(cls)
+        volume._grid_info = parse_grid(grid)
+        volume.device = device
+        volume._host = grid
+        volume._hold(array(grid, dtype=uint8, device=device, copy=False) if device.is_cpu else
+                     array(grid, dtype=uint8, device=device))
+        return volume
 
     def __del__(self):
         """Releases the grid buffer (kernels must not use the id afterwards)."""
@@ -302,7 +318,7 @@ class Volume:
 
         grid = build_dense_grid(padded, grid_type=code, background=bg_value, transform=np.diag(vs),
                                 translation=tuple(float(x) for x in min_world))
-        return cls(array(grid, dtype=uint8, device=get_device(device)))
+        return cls._from_built(grid, get_device(device))
 
     @classmethod
     def allocate(cls, min, max, voxel_size, bg_value=0.0, translation=(0.0, 0.0, 0.0), points_in_world_space=False,
@@ -363,7 +379,7 @@ class Volume:
         if plan is not None:
             ijk, flags = volume_rebuild.fit(ijk, plan)
         grid = volume_rebuild.build(ijk, tiles, grid_type, m, translation, plan)
-        volume = cls(array(grid, dtype=uint8, device=device))
+        volume = cls._from_built(grid, device)
         if plan is not None:
             volume._rebuild_info = plan
             volume._rebuild_spec = (tiles, grid_type, m, tuple(float(x) for x in translation))

@@ -110,7 +110,7 @@ def parse_grid(buffer) -> GridInfo:
     b = as_bytes(buffer)
     if b.size < L.GRID_SIZE + L.TREE_SIZE:
         _fail(f"buffer of {b.size} bytes is shorter than the grid and tree headers ({L.GRID_SIZE + L.TREE_SIZE})")
-    raw = b.tobytes()[: L.GRID_SIZE + L.TREE_SIZE]
+    raw = b[: L.GRID_SIZE + L.TREE_SIZE].tobytes()  # the headers only, not the whole buffer
     magic, checksum, version, flags, index, count, size = struct.unpack_from("<QQIIIIQ", raw, 0)
     if magic not in L.MAGICS_GRID:
         _fail(f"magic 0x{magic:016x} is not a grid's (NanoVDB0 or NanoVDB1)")
