@@ -450,6 +450,8 @@ BUILTIN_DOCS.update({
                                  "position from the last column."),
 })
 
+from .texture_docs import TEXTURE_DOCS  # noqa: E402 - the texture builtin's entry lives beside it
 from .volume_docs import VOLUME_DOCS  # noqa: E402 - the volume family's entries live beside its builtins
 
 BUILTIN_DOCS.update(VOLUME_DOCS)
+BUILTIN_DOCS.update(TEXTURE_DOCS)
