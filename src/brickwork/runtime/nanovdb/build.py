@@ -254,7 +254,16 @@ def _write_grid(
     leaf = lower + cap_lower * nl.lower_size
     total = leaf + cap_leaf * nl.leaf_size
     buf = np.empty(total, np.uint8)
-    buf.fill(0)  # touches every page once, in order (np.zeros defers that to scattered first writes)
+    # every byte zeroed but the used leaves', which start as a leaf of background values: each page is
+    # touched once, in order (np.zeros defers that to scattered first writes)
+    leaves_end = leaf + n_leaf * nl.leaf_size
+    buf[:leaf].fill(0)
+    buf[leaves_end:].fill(0)
+    blank = np.zeros(nl.leaf_size, np.uint8)
+    if bg is not None and any(bg) and not (topo.full and values is not None):
+        blank[nl.leaf_off_table : nl.leaf_off_table + L.LEAF_TABLE_COUNT * len(bg)] = np.tile(
+            np.frombuffer(bg, np.uint8), L.LEAF_TABLE_COUNT)
+    buf[leaf:leaves_end].reshape(n_leaf, nl.leaf_size)[:] = blank
     raw = memoryview(buf).cast("B")
     voxel_count = int(topo.voxel_count)
 
@@ -349,11 +358,8 @@ def _write_grid(
             table = np.ndarray(shape, dtype, buf, leaf + nl.leaf_off_table, strides)
             if topo.full and values is not None:  # (n_leaf, 512, components): every voxel's value
                 table[:] = values
-            else:
-                if any(bg):  # the buffer starts zeroed
-                    table[:] = np.frombuffer(bg, dtype)
-                if values is not None:
-                    table[topo.leaf_of_voxel, topo.voxel_offset] = values
+            elif values is not None:  # over the background
+                table[topo.leaf_of_voxel, topo.voxel_offset] = values
     return buf
 
 
