@@ -110,8 +110,10 @@ def test_the_lod_gradient_is_the_difference_of_the_blended_levels():
 
 
 def _run_all(tex2, tex3, c2, lods, c3):
-    return [*_grads(_g2, tex2, [(c2, wp.vec2), (lods, float)], len(c2))[1], *_grads(_g3, tex3, [(c3, wp.vec3)],
-                                                                                       len(c3))]
+    """The values and gradients of both kernels."""
+    v2, g2 = _grads(_g2, tex2, [(c2, wp.vec2), (lods, float)], len(c2))
+    v3, g3 = _grads(_g3, tex3, [(c3, wp.vec3)], len(c3))
+    return [v2, *g2, v3, *g3]
 
 
 @pytest.mark.compiles_for_cuda
