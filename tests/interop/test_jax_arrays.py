@@ -144,8 +144,8 @@ def _host_array(values: np.ndarray, align: int, offset: int) -> wp.array:
                     device="cpu", deleter=lambda ptr, nbytes, keep=raw: None)
 
 
-def test_to_jax_views_64_byte_aligned_memory():
-    a = _host_array(np.arange(4, dtype=np.float32), 64, 0)
+def test_to_jax_views_the_memory():
+    a = wp.array(np.arange(4, dtype=np.float32))  # brickwork's host arrays are 64-byte aligned, as JAX needs
     j = wp.to_jax(a)
     assert j.dtype == jnp.float32 and j.shape == (4,) and j.unsafe_buffer_pointer() == a.ptr
     a.numpy()[0] = 7.0
@@ -155,6 +155,7 @@ def test_to_jax_views_64_byte_aligned_memory():
 
 def test_to_jax_copies_memory_jax_cannot_view():
     a = _host_array(np.arange(4, dtype=np.float32), 64, 16)  # JAX's CPU buffers are 64-byte aligned
+    assert wp.to_jax(_host_array(np.ones(2, np.float32), 64, 0)).unsafe_buffer_pointer() % 64 == 0
     j = wp.to_jax(a)
     assert j.unsafe_buffer_pointer() != a.ptr
     a.numpy()[0] = 7.0
@@ -173,7 +174,7 @@ def test_to_jax_vectors_matrices_and_transposes():
     v = wp.array(np.arange(6, dtype=np.float32).reshape(2, 3), dtype=wp.vec3)
     assert wp.to_jax(v).shape == (2, 3)
     m = wp.zeros(3, dtype=wp.mat22)
-    assert wp.to_jax(m).shape == (3, 2, 2)
+    assert wp.to_jax(m).shape == (3, 2, 2) and wp.to_jax(m).unsafe_buffer_pointer() == m.ptr
     t = wp.array(np.arange(6, dtype=np.float32).reshape(2, 3)).transpose()  # a permutation: JAX takes it
     np.testing.assert_array_equal(np.asarray(wp.to_jax(t)), np.arange(6).reshape(2, 3).T)
 

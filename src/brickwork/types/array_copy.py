@@ -18,7 +18,9 @@ def clone(a: array, **kwargs) -> array:
     if a.device.ordinal is not None:
         out = _grad_option(a.clone(), kwargs, a)
     else:
-        out = _grad_option(array._wrap(np.ascontiguousarray(a._np).copy(), a.dtype, a.device), kwargs, a)
+        from .array_memory import host_copy  # aligned as new arrays are (array_memory.ALIGNMENT)
+
+        out = _grad_option(array._wrap(host_copy(a._np, a._np.dtype), a.dtype, a.device), kwargs, a)
     from .held_arrays import hold_from
 
     hold_from(out, a)

@@ -57,6 +57,31 @@ def allocate_strided(shape: tuple, strides, comp: np.dtype, trailing: tuple) -> 
     return np.lib.stride_tricks.as_strided(buffer, shape=shape + trailing, strides=full, writeable=True)
 
 
+#: Bytes to which new host arrays are aligned: Warp's host allocations are, and JAX's CPU (``wp.to_jax``) views
+#: memory so aligned without copying it; numpy alone aligns to 16
+ALIGNMENT = 64
+
+
+def host_buffer(shape: tuple, comp: np.dtype, zero: bool) -> np.ndarray:
+    """A C-contiguous numpy array of ``shape`` scalars of ``comp`` starting on an ``ALIGNMENT``-byte boundary
+    (zeroed when ``zero``: numpy's zeros come from calloc, cheap for large arrays)."""
+    comp = np.dtype(comp)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * comp.itemsize
+    if nbytes == 0:  # no memory to align (and numpy's own strides of empty shapes)
+        return np.empty(shape, comp)
+    raw = (np.zeros if zero else np.empty)(nbytes + ALIGNMENT, np.uint8)
+    start = -raw.ctypes.data % ALIGNMENT
+    return raw[start:start + nbytes].view(comp).reshape(shape)
+
+
+def host_copy(data, comp: np.dtype) -> np.ndarray:
+    """``data`` (a numpy array or nested sequences) copied into a new ``host_buffer`` of ``comp`` scalars."""
+    plain = np.asarray(data, dtype=comp)
+    out = host_buffer(plain.shape, comp, zero=False)
+    out[...] = plain
+    return out
+
+
 class _Borrowed:
     """Memory at an address the caller owns, seen by numpy through ``__array_interface__``; numpy keeps
     this object alive as long as any view of the memory, and its finalizer runs the caller's deleter."""

@@ -163,11 +163,11 @@ class array:  # noqa: N801 - Warp's spelling
                                kwargs.get("capacity"), kwargs.get("deleter"))
         elif data is None:
             shape = shape_tuple(shape)
-            if strides is None:
-                arr = np.zeros(tuple(shape) + trailing, dtype=comp)
-            else:
-                from .array_memory import allocate_strided
+            from .array_memory import allocate_strided, host_buffer
 
+            if strides is None:
+                arr = host_buffer(tuple(shape) + trailing, comp, zero=True)
+            else:
                 arr = allocate_strided(shape, strides, np.dtype(comp), trailing)
                 arr[...] = 0
         else:
@@ -185,7 +185,9 @@ class array:  # noqa: N801 - Warp's spelling
             elif _scalar_of(dtype) is bfloat16 and not (isinstance(data, np.ndarray) and data.dtype == comp):
                 arr = bfloat16_bits(_to_plain(data))  # numbers to bit patterns; uint16 data are the bits
             elif copy or not isinstance(data, np.ndarray) or data.dtype != comp:
-                arr = np.array(_to_plain(data), dtype=comp, copy=True)
+                from .array_memory import host_copy
+
+                arr = host_copy(_to_plain(data), comp)
             else:
                 arr = data
             if trailing and arr.shape[arr.ndim - len(trailing):] != trailing:
@@ -673,11 +675,11 @@ def empty(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
         if strides is not None and tuple(strides) != a.strides:
             raise ValueError(f"strides {tuple(strides)} on {dev}: CUDA arrays are contiguous (strides {a.strides})")
         return _grad_option(a, kwargs)
-    if strides is None:
-        data = np.empty(shape + trailing, dtype=comp)
-    else:
-        from .array_memory import allocate_strided
+    from .array_memory import allocate_strided, host_buffer
 
+    if strides is None:
+        data = host_buffer(shape + trailing, comp, zero=False)
+    else:
         data = allocate_strided(shape, strides, np.dtype(comp), trailing)
     return _grad_option(array._wrap(data, dtype, dev), kwargs)
 
