@@ -153,6 +153,15 @@ def test_to_jax_views_the_memory():
     assert list(j.devices()) == [jax.devices("cpu")[0]]
 
 
+def test_to_jax_of_an_array_over_read_only_memory():
+    x = jnp.arange(4, dtype=jnp.float32)
+    a = wp.array(np.asarray(x), dtype=wp.float32, copy=False)  # numpy's view of a JAX array is read-only
+    assert a.ptr == x.unsafe_buffer_pointer()
+    j = wp.to_jax(a)  # numpy would refuse to export read-only memory through DLPack; brickwork does not
+    assert j.unsafe_buffer_pointer() == a.ptr
+    np.testing.assert_array_equal(np.asarray(j), [0, 1, 2, 3])
+
+
 def test_to_jax_copies_memory_jax_cannot_view():
     a = _host_array(np.arange(4, dtype=np.float32), 64, 16)  # JAX's CPU buffers are 64-byte aligned
     assert wp.to_jax(_host_array(np.ones(2, np.float32), 64, 0)).unsafe_buffer_pointer() % 64 == 0

@@ -366,11 +366,12 @@ class array:  # noqa: N801 - Warp's spelling
         return self._np if dtype is None else self._np.astype(dtype)
 
     def __dlpack__(self, stream=None, **kwargs):
-        if _scalar_of(self.dtype) is bfloat16:  # numpy has no DLPack code for it: a capsule of brickwork's
-            from . import dlpack_export
+        bfloat = _scalar_of(self.dtype) is bfloat16
+        if bfloat or not (self._np.flags.writeable or self._np.dtype.fields):  # brickwork's capsule: numpy has none for
+            from . import dlpack_export  # bfloat16, and refuses read-only memory (an array over a JAX array's)
 
             comp = self._np.dtype
-            return dlpack_export.capsule(self, self._np.ctypes.data, self._np.shape, comp, True, 0, device_type=1,
+            return dlpack_export.capsule(self, self._np.ctypes.data, self._np.shape, comp, bfloat, 0, device_type=1,
                                          strides=tuple(s // comp.itemsize for s in self._np.strides))
         return self._np.__dlpack__(**kwargs) if kwargs else self._np.__dlpack__()
 
