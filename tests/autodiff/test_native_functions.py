@@ -388,3 +388,57 @@ def test_custom_gradient_cannot_give_the_gradient_of_float_references():
     with pytest.raises(wp.KernelNotDifferentiableError, match=r"has a custom gradient \(@func_grad\) and stores "
                                                                 r"into wp.ref parameters \(dst\)"):
         tape.backward(grads={y: wp.ones_like(y)})
+
+
+@wp.func_native("return a * not_declared_anywhere;")
+def broken_native(a: float) -> float:
+    ...
+
+
+@wp.kernel
+def uses_broken_native(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = broken_native(x[i])
+
+
+def test_a_snippet_the_compiler_rejects_is_named_as_the_likely_cause():
+    # the user's C++ is the likely culprit: the error names the func_native and where it is defined, and does not
+    # call it an internal error of brickwork
+    x = wp.array([1.0], dtype=float)
+    with pytest.raises(wp.ToolchainError) as info:
+        wp.launch(uses_broken_native, 1, inputs=[x])
+    message = str(info.value)
+    line = broken_native.func.__code__.co_firstlineno
+    assert f"holds the C++ of wp.func_native function broken_native ({__file__}:{line})" in message
+    assert not message.startswith("internal error") and "not_declared_anywhere" in message
+    assert x.numpy().tolist() == [1.0]
+
+
+def test_the_marks_of_native_snippets_are_found_in_a_unit():
+    from brickwork.jit.rejected import NATIVE_MARK, native_origins, rejected_code_error
+
+    source = f"int a;\n  {NATIVE_MARK}f (x.py:3)\n{{}}\n{NATIVE_MARK}g (y.py:9)\n{NATIVE_MARK}f (x.py:3)\n"
+    assert native_origins(source) == ["f (x.py:3)", "g (y.py:9)"]
+    assert "functions f (x.py:3), g (y.py:9): the messages below most likely point into one of them" in str(
+        rejected_code_error("NVRTC", "k", source, "/tmp/k.cu", "error"))
+    plain = str(rejected_code_error("NVRTC", "k", "int a;", "/tmp/k.cu", "error"))
+    assert plain.startswith("internal error: NVRTC rejected the code generated for k. This is a brickwork bug")
+
+
+def test_nvrtc_rejecting_a_snippet_names_it_too():
+    from brickwork import pipeline
+    from brickwork.jit import nvrtc
+    from brickwork.targets.cuda import CudaTarget
+
+    if not nvrtc.is_available():
+        pytest.skip("NVRTC is not installed")
+    with pytest.raises(wp.ToolchainError):  # builds (and keeps) the CPU instance whose types NVRTC gets
+        wp.launch(uses_broken_native, 1, inputs=[wp.zeros(1, dtype=float)])
+    [inst] = [i for i in uses_broken_native.instances.values()]
+    target = CudaTarget("sm_90")
+    key = pipeline.cache_key(pipeline.key_parts(inst.kernel, inst.arg_types, inst.mode, target))
+    text, meta = pipeline.generate(inst.kernel, inst.arg_types, inst.label, target, inst.mode)
+    [error] = target.compile_many([(key, text, inst.label, meta)])
+    assert isinstance(error, wp.ToolchainError)
+    assert str(error).startswith("NVRTC rejected the code generated for uses_broken_native, which holds the C++ of "
+                                 "wp.func_native function broken_native (")

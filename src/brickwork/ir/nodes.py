@@ -341,6 +341,7 @@ class IRNative(IRStmt):
 
     text: str
     names: list
+    origin: str = ""  # the Python function that gave the text, "name (file:line)", named in the C++ above it
 
 
 @dataclass(eq=False)

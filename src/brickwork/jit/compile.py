@@ -25,6 +25,7 @@ from .. import comm, config
 from ..errors import ToolchainError
 from . import batch, cache, pch, same_source
 from .compiler_probe import assembler_fallback, environment_cause
+from .rejected import rejected_code_error
 from .toolchain import CompilerUnavailableError, settings
 from .toolchain import include_dir as package_include_dir
 
@@ -224,10 +225,9 @@ def _run_compiler(s, src_path: str, out_path: str, label: str, staging: str, alo
             f"message; it does not work as a C++ compiler (point BRICKWORK_CXX or CXX at g++ or clang++)")
     extra = (f" (BRICKWORK_CFLAGS adds {' '.join(s.extra)!r} to the command: unset it first to see whether it is "
              f"the cause)") if s.extra else ""
-    raise ToolchainError(
-        f"internal error: the C++ compiler rejected the code generated for {label}. This is a "
-        f"brickwork bug; please report it with the source kept at {src_path} (for an hour){extra}.\n"
-        f"{proc.stderr[-4000:]}")
+    with open(src_path, encoding="utf-8", errors="replace") as f:
+        source = f.read()
+    raise rejected_code_error("the C++ compiler", label, source, src_path, proc.stderr, extra)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -42,6 +42,9 @@ class NativeFunction:
         self.__doc__ = pyfunc.__doc__
         self.__module__ = pyfunc.__module__
         self.snippet, self.adj_snippet, self.replay_snippet = snippet, adj_snippet, replay_snippet
+        code = getattr(pyfunc, "__code__", None)
+        where = f"{code.co_filename}:{code.co_firstlineno}" if code is not None else "unknown file"
+        self.origin = f"{pyfunc.__qualname__} ({where})"  # named above its C++, for the compiler's errors
         hints = inspect.get_annotations(pyfunc, eval_str=True)
         self.params = []
         for name, p in inspect.signature(pyfunc).parameters.items():
@@ -100,17 +103,18 @@ class NativeFunction:
         from .. import ir  # the compiler's side: lazy (import brickwork stays light)
         names = [n for n, _ in self.params]
         if not self.references:
-            return ir.IRFunction(c_name, list(self.value_params), {}, [ir.IRNative(snippet, names)],
+            return ir.IRFunction(c_name, list(self.value_params), {}, [ir.IRNative(snippet, names, self.origin)],
                                  self.return_type, label=label)
         # The snippet runs in a lambda (its return ends the snippet, not the function), then the function
         # returns its result and the final values of the reference parameters (as a @func with wp.ref does).
         own, result = self.return_type, self._results_type()
         values = [ir.IRLocal(n, t) for n, t in self.value_params if n in self.references]
         if own is None:
-            body = [ir.IRNative(f"[&]() {{\n{snippet}\n}}();", names)]
+            body = [ir.IRNative(f"[&]() {{\n{snippet}\n}}();", names, self.origin)]
             local_types = {}
         else:
-            body = [ir.IRNative(f"native_result_ = [&]() {{\n{snippet}\n}}();", [*names, "native_result_"])]
+            body = [ir.IRNative(f"native_result_ = [&]() {{\n{snippet}\n}}();", [*names, "native_result_"],
+                                 self.origin)]
             local_types = {"native_result_": own}
             values.insert(0, ir.IRLocal("native_result_", own))
         body.append(ir.IRReturn(ir.IRConstruct(values, result)))
@@ -150,7 +154,7 @@ class NativeFunction:
         elif self.return_type is not None:
             params.append(("adj_ret", self.return_type))
             names.append("adj_ret")
-        body.append(ir.IRNative(self.adj_snippet, names + list(adj_locals)))
+        body.append(ir.IRNative(self.adj_snippet, names + list(adj_locals), self.origin))
         results = [ir.IRLocal(n, t) for n, t in adj_locals.items() if n[len("adj_"):] in dict(self.params)]
         if len(results) == 1:
             ret, value = results[0].type, results[0]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ... import ir
 from ...ir.analysis import range_query_loop
 from ...ir.inner_stride import any_stride_locals, has_any_stride
+from ...jit.rejected import NATIVE_MARK
 from ...types.arrays import ArrayType
 from ...types.composite import is_composite_type, is_matrix_type
 from ...types.scalars import int32, int64, is_scalar_type
@@ -308,6 +309,8 @@ class CppRenderer:
     def s_IRNative(self, s, ind, out):
         # the snippet names the function's parameters as written: each is bound to its local by reference
         pad = " " * ind
+        if s.origin:  # what jit.compile's errors name when the compiler rejects the unit (native_origins)
+            out.append(pad + f"{NATIVE_MARK}{s.origin.replace(chr(10), ' ')}")
         out.append(pad + "{")
         for name in s.names:
             out.append(pad + f"    auto& {name} = {local(name)}; (void){name};")

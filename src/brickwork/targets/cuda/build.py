@@ -18,6 +18,7 @@ import time
 from ...errors import ToolchainError
 from ...jit import batch, cache, nvrtc, same_source
 from ...jit import compile as jit_compile
+from ...jit.rejected import rejected_code_error
 from ...jit.toolchain import include_dir
 from .arch import NVRTC_OPTIONS, PCH_OPTIONS, PCH_SINCE
 
@@ -121,10 +122,7 @@ def make_cubin(arch: str):
                     cubin = _nvrtc(source, f"{label}.cu", arch)
                 except nvrtc.NvrtcCompileError as e:
                     keep = True
-                    raise ToolchainError(
-                        f"internal error: NVRTC rejected the CUDA code generated for {label}. This is a brickwork "
-                        f"bug; please report it with the source kept at {src_path} (for an hour).\n{e.log[-4000:]}"
-                    ) from None
+                    raise rejected_code_error("NVRTC", label, source, src_path, e.log) from None
                 with open(os.path.join(staging, cache.CUBIN), "wb") as f:
                     f.write(cubin)
                 built = {"compile_seconds": time.perf_counter() - t0}
