@@ -254,16 +254,23 @@ def _write_grid(
     leaf = lower + cap_lower * nl.lower_size
     total = leaf + cap_leaf * nl.leaf_size
     buf = np.empty(total, np.uint8)
-    # every byte zeroed but the used leaves', which start as a leaf of background values: each page is
-    # touched once, in order (np.zeros defers that to scattered first writes)
-    leaves_end = leaf + n_leaf * nl.leaf_size
-    buf[:leaf].fill(0)
-    buf[leaves_end:].fill(0)
-    blank = np.zeros(nl.leaf_size, np.uint8)
-    if bg is not None and any(bg) and not (topo.full and values is not None):
-        blank[nl.leaf_off_table : nl.leaf_off_table + L.LEAF_TABLE_COUNT * len(bg)] = np.tile(
-            np.frombuffer(bg, np.uint8), L.LEAF_TABLE_COUNT)
-    buf[leaf:leaves_end].reshape(n_leaf, nl.leaf_size)[:] = blank
+    # every byte zeroed but the used nodes', which start as a copy of one node of background values: each
+    # page is touched once, in order (np.zeros defers that to scattered first writes)
+    buf[:upper].fill(0)
+    fill_bg = bg is not None and any(bg)
+    for start, size, used, cap, off_table, count, stride, with_bg in (
+        (upper, nl.upper_size, n_upper, cap_upper, nl.upper_off_table, L.UPPER_TABLE_COUNT, nl.table_stride, fill_bg),
+        (lower, nl.lower_size, n_lower, cap_lower, nl.lower_off_table, L.LOWER_TABLE_COUNT, nl.table_stride, fill_bg),
+        (leaf, nl.leaf_size, n_leaf, cap_leaf, nl.leaf_off_table, L.LEAF_TABLE_COUNT, vt.value_bytes,
+         fill_bg and not (topo.full and values is not None)),  # a dense block's values replace them all
+    ):
+        nodes = buf[start : start + cap * size].reshape(cap, size)
+        blank = np.zeros(size, np.uint8)
+        if with_bg:
+            blank[off_table : off_table + count * stride].reshape(count, stride)[:, : len(bg)] = np.frombuffer(
+                bg, np.uint8)
+        nodes[:used] = blank
+        nodes[used:] = 0
     raw = memoryview(buf).cast("B")
     voxel_count = int(topo.voxel_count)
 
@@ -332,8 +339,6 @@ def _write_grid(
         _put(nodes, 0, np.c_[bmin, bmax], "<i4")
         _put(nodes, child_mask, _masks(table_count // 64, count, parent, slot), "<u8")
         table = nodes[:, off_table:].reshape(count, table_count, nl.table_stride)
-        if bg is not None and any(bg):
-            table[:, :, : len(bg)] = np.frombuffer(bg, np.uint8)
         child_off = child0 + np.arange(parent.size, dtype=np.int64) * csize - (start + parent * size)
         table[parent, slot, :8] = child_off.astype("<i8").view(np.uint8).reshape(-1, 8)
 
