@@ -83,7 +83,8 @@ EXCLUDED_FILES = {
         "test_snippet",
     ],
     "CUDA-only features (streams, graphs, peer access, mempools, cooperative blocks)": [
-        "cuda/* (but cuda/test_texture)", "tile/test_tile_mlp (no CPU tests)", "test_graph", "test_cuda_profiler", "test_block_dim_dispatch",
+        "cuda/* (but cuda/test_texture)", "tile/test_tile_mlp (no CPU tests)", "test_graph", "test_cuda_profiler",
+        "test_block_dim_dispatch",
         "test_sanitize", "deterministic/test_deterministic_graph_capture",
     ],
     "Warp libraries beyond the kernel language (fem, Paddle, examples, saved captures, rendering)": [
