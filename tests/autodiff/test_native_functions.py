@@ -440,5 +440,5 @@ def test_nvrtc_rejecting_a_snippet_names_it_too():
     text, meta = pipeline.generate(inst.kernel, inst.arg_types, inst.label, target, inst.mode)
     [error] = target.compile_many([(key, text, inst.label, meta)])
     assert isinstance(error, wp.ToolchainError)
-    assert str(error).startswith("NVRTC rejected the code generated for uses_broken_native, which holds the C++ of "
+    assert str(error).startswith("NVRTC rejected the CUDA code generated for uses_broken_native, which holds the C++ of "
                                  "wp.func_native function broken_native (")

@@ -122,7 +122,7 @@ def make_cubin(arch: str):
                     cubin = _nvrtc(source, f"{label}.cu", arch)
                 except nvrtc.NvrtcCompileError as e:
                     keep = True
-                    raise rejected_code_error("NVRTC", label, source, src_path, e.log) from None
+                    raise rejected_code_error("NVRTC", label, source, src_path, e.log, code="CUDA code") from None
                 with open(os.path.join(staging, cache.CUBIN), "wb") as f:
                     f.write(cubin)
                 built = {"compile_seconds": time.perf_counter() - t0}
