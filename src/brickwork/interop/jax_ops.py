@@ -249,8 +249,8 @@ class _Op:
     #: whether ``vmap``'s batch multiplies given launch dimensions
     batch_launch_dims = True
 
-    def run(self, values: list, dims) -> None:
-        raise NotImplementedError
+    # Each kind of operation defines ``run(values, dims)``: JaxKernel launches its kernel over ``dims``,
+    # JaxCallable calls its Python function with the arrays.
 
 
 class JaxKernel(_Op):
