@@ -18,6 +18,7 @@ from ..types import scalars
 from ..types.arrays import array, element_layout, type_name
 from ..types.dlpack_import import from_dlpack
 from ..types.scalars import python_annotation_type
+from .optional import import_library
 
 __all__ = ["device_from_jax", "device_to_jax", "dtype_from_jax", "dtype_to_jax", "from_jax", "to_jax"]
 
@@ -25,17 +26,8 @@ _TO: dict = {}  # brickwork scalar type -> jax.numpy scalar type
 _FROM: dict = {}  # numpy dtype of a jax type -> brickwork scalar type
 
 
-def import_jax(what: str):
-    """The jax module, or an ``ImportError`` saying that ``what`` needs JAX (not a brickwork dependency)."""
-    try:
-        import jax
-    except ImportError as e:
-        raise ImportError(f"{what} needs JAX, which is not installed (pip install jax): {e}") from e
-    return jax
-
-
 def _tables() -> None:
-    jnp = import_jax("the JAX dtype conversion").numpy
+    jnp = import_library("jax", "the JAX dtype conversion").numpy
     pairs = [(scalars.float16, jnp.float16), (scalars.bfloat16, jnp.bfloat16), (scalars.float32, jnp.float32),
              (scalars.float64, jnp.float64), (scalars.int8, jnp.int8), (scalars.int16, jnp.int16),
              (scalars.int32, jnp.int32), (scalars.int64, jnp.int64), (scalars.uint8, jnp.uint8),
@@ -85,7 +77,7 @@ def dtype_from_jax(jax_dtype):
 def device_to_jax(warp_device):
     """The ``jax.Device`` of a brickwork device (or device name) in this process: JAX's first CPU device for
     ``"cpu"``, the local GPU of the same ordinal for ``"cuda:N"``. ``RuntimeError`` when JAX has none."""
-    jax = import_jax("wp.device_to_jax")
+    jax = import_library("jax", "wp.device_to_jax")
     device = get_device(warp_device)
     backend = "cpu" if device.ordinal is None else "cuda"
     try:
@@ -112,7 +104,7 @@ def device_from_jax(jax_device):
     if platform == "cpu":
         return get_device("cpu")
     if platform == "gpu":
-        jax = import_jax("wp.device_from_jax")
+        jax = import_library("jax", "wp.device_from_jax")
         if jax_device.process_index != jax.process_index() or jax_device.local_hardware_id is None:
             raise RuntimeError(f"Jax device '{jax_device}' belongs to process {jax_device.process_index} and is not "
                                f"addressable from process {jax.process_index()}")
@@ -159,7 +151,7 @@ def to_jax(warp_array):
     and matrix elements become trailing dimensions. JAX arrays are dense: a strided view (a column, a step
     slice) is a ``ValueError`` with advice to copy it first. Writes to the brickwork array afterwards change
     the JAX array's values (as in Warp); copy the JAX array where it must keep them."""
-    jax = import_jax("wp.to_jax")
+    jax = import_library("jax", "wp.to_jax")
     if not isinstance(warp_array, array):
         raise TypeError(f"wp.to_jax needs a brickwork array, got {type(warp_array).__name__} (jnp.asarray copies "
                         f"other arrays)")

@@ -13,8 +13,8 @@ import inspect
 import threading
 
 from ..runtime.launch import launch
-from .jax import import_jax
 from .jax_ops import JaxKernel, _hashable, _Op
+from .optional import import_library
 
 _MISSING = object()
 _CACHE: dict = {}
@@ -96,7 +96,7 @@ def differentiable_kernel(kernel, num_outputs, vmap_method, launch_dims, output_
 
 
 def _build(kernel, num_outputs, vmap_method, launch_dims, module_preload_mode, has_side_effect, block_dim):
-    jax = import_jax("wp.jax_kernel")
+    jax = import_library("jax", "wp.jax_kernel")
     forward = JaxKernel(kernel, num_outputs, vmap_method, launch_dims, None, None, module_preload_mode,
                         has_side_effect, block_dim)
     forward.batch_launch_dims = False

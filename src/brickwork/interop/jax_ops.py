@@ -25,7 +25,8 @@ from ..types.arrays import ArrayType, element_layout, type_name
 from ..types.generic import is_generic
 from ..types.scalars import is_scalar_type, python_annotation_type
 from . import jax_ffi
-from .jax import dtype_to_jax, import_jax
+from .jax import dtype_to_jax
+from .optional import import_library
 
 __all__ = ["JaxCallableGraphMode", "JaxModulePreloadMode", "clear_jax_callable_graph_cache", "jax_callable",
            "jax_kernel"]
@@ -91,7 +92,7 @@ class _Arg:
     def out_type(self, dims, meta: dict):
         """The ``jax.ShapeDtypeStruct`` of a result of ``dims`` (array dimensions, element dimensions optional),
         with ``meta``'s manual axes (``_varying``)."""
-        jax = import_jax("wp.jax_kernel")
+        jax = import_library("jax", "wp.jax_kernel")
         dims = (dims,) if isinstance(dims, int) else tuple(dims)
         if self.dtype_shape and len(dims) == self.warp_ndim:
             dims = dims + self.dtype_shape
@@ -179,7 +180,7 @@ class _Op:
         jax_ffi.register(self.name, self._handle)
 
     def _trace(self, args, output_dims, launch_dims, vmap_method, what: str):
-        jax = import_jax(what)
+        jax = import_library("jax", what)
         if len(args) != self.num_inputs:
             names = ", ".join(a.name for a in self.inputs)
             raise ValueError(f"Expected {self.num_inputs} input{'s' if self.num_inputs != 1 else ''} ({names}), "
@@ -363,7 +364,7 @@ def jax_kernel(kernel, num_outputs=1, vmap_method="broadcast_all", launch_dims=N
       ``has_side_effect`` as in Warp.
 
     The wrapper is cached: the same arguments give the same object."""
-    import_jax("wp.jax_kernel")
+    import_library("jax", "wp.jax_kernel")
     block_dim = _block_dim(block_dim)
     if enable_backward:
         from .jax_grad import differentiable_kernel
@@ -393,7 +394,7 @@ def jax_callable(func, num_outputs: int = 1, graph_mode=JaxCallableGraphMode.JAX
     ``graph_mode``: ``NONE`` and ``JAX`` run on the CPU, the ``WARP`` modes (CUDA graphs) are an error there;
     ``stage_in_argnames``, ``stage_out_argnames`` and ``graph_cache_max`` are kept for them. The wrapper is
     cached: the same arguments give the same object."""
-    import_jax("wp.jax_callable")
+    import_library("jax", "wp.jax_callable")
     graph_mode = JaxCallableGraphMode(graph_mode)
     key = (func, num_outputs, graph_mode, vmap_method, _hashable(output_dims),
            tuple(in_out_argnames) if in_out_argnames else None,

@@ -17,7 +17,8 @@ from ..runtime.streams import Stream, get_stream
 from ..types.arrays import _scalar_of, array, element_layout, type_name, zeros
 from ..types.dlpack_import import from_dlpack
 from ..types.scalars import bfloat16
-from .torch_dtypes import dtype_from_torch, dtype_to_torch, import_torch, view_dtype
+from .optional import import_library
+from .torch_dtypes import dtype_from_torch, dtype_to_torch, view_dtype
 
 __all__ = ["device_from_torch", "device_to_torch", "dtype_from_torch", "dtype_to_torch", "from_torch", "to_torch",
            "stream_from_torch", "stream_to_torch"]
@@ -32,7 +33,7 @@ def device_from_torch(torch_device):
         if kind not in ("cpu", "cuda") or (index and not index.isdigit()) or (kind == "cpu" and index not in ("", "0")):
             raise RuntimeError(f"Unsupported Torch device {torch_device}: brickwork has 'cpu' and 'cuda:N' devices")
         return get_device("cpu" if kind == "cpu" else torch_device)
-    torch = import_torch("wp.device_from_torch")
+    torch = import_library("torch", "wp.device_from_torch")
     if not isinstance(torch_device, torch.device):
         raise ValueError(f"Argument must be a torch.device object or a string, got {type(torch_device).__name__}")
     if torch_device.type == "cpu":
@@ -117,7 +118,7 @@ def from_torch(t, dtype=None, requires_grad=None, grad=None, return_ctype=False,
 
     A tensor on the CPU is viewed with its strides (slices, ``expand``); one on a CUDA device must be
     contiguous (brickwork's device arrays are)."""
-    torch = import_torch("wp.from_torch")
+    torch = import_library("torch", "wp.from_torch")
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"wp.from_torch needs a torch.Tensor, got {type(t).__name__}")
     dtype = view_dtype(t.dtype, dtype)
@@ -168,7 +169,7 @@ def to_torch(a, requires_grad=None):
     trailing dimensions; strides are kept. ``requires_grad`` (None: the array's): the tensor requires grad, and
     when the array has a gradient the tensor's ``.grad`` views it. Clone the tensor if torch must keep values that
     brickwork may overwrite later (a tape's ``zero()`` clears gradients in place)."""
-    torch = import_torch("wp.to_torch")
+    torch = import_library("torch", "wp.to_torch")
     if not isinstance(a, array):
         raise TypeError(f"wp.to_torch needs a brickwork array, got {type(a).__name__}")
     if requires_grad is None:
@@ -195,7 +196,7 @@ def to_torch(a, requires_grad=None):
 def stream_from_torch(stream_or_device=None) -> Stream:
     """The brickwork stream of a ``torch.cuda.Stream``, or of torch's current stream on a device (a torch device
     or name; None: torch's current device). The torch stream is kept alive with it."""
-    torch = import_torch("wp.stream_from_torch")
+    torch = import_library("torch", "wp.stream_from_torch")
     if isinstance(stream_or_device, torch.cuda.Stream):
         stream = stream_or_device
     else:
@@ -211,7 +212,7 @@ def stream_from_torch(stream_or_device=None) -> Stream:
 def stream_to_torch(stream_or_device=None):
     """The ``torch.cuda.ExternalStream`` of a brickwork stream, or of the current stream of a CUDA device (None:
     the current device). The brickwork stream is kept alive with it."""
-    torch = import_torch("wp.stream_to_torch")
+    torch = import_library("torch", "wp.stream_to_torch")
     stream = stream_or_device if isinstance(stream_or_device, Stream) else get_stream(stream_or_device)
     out = torch.cuda.ExternalStream(stream.cuda_stream, device=device_to_torch(stream.device))
     out._warp_stream = stream

@@ -8,23 +8,15 @@ from __future__ import annotations
 from ..types import scalars
 from ..types.arrays import type_name
 from ..types.scalars import python_annotation_type
+from .optional import import_library
 
 _FROM: dict = {}  # torch.dtype -> brickwork scalar type
 _TO: dict = {}  # brickwork scalar type -> torch.dtype
 _VIEWS: dict = {}  # torch.dtype -> the brickwork scalar types that may view its memory
 
 
-def import_torch(what: str):
-    """The torch module, or an ``ImportError`` saying that ``what`` needs PyTorch (not a brickwork dependency)."""
-    try:
-        import torch
-    except ImportError as e:
-        raise ImportError(f"{what} needs PyTorch, which is not installed (pip install torch): {e}") from e
-    return torch
-
-
 def _tables() -> None:
-    torch = import_torch("the torch dtype conversion")
+    torch = import_library("torch", "the torch dtype conversion")
 
     pairs = [(torch.float16, scalars.float16), (torch.bfloat16, scalars.bfloat16), (torch.float32, scalars.float32),
              (torch.float64, scalars.float64), (torch.int8, scalars.int8), (torch.int16, scalars.int16),
