@@ -56,6 +56,41 @@ def mixed_literal(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
     a[i] = a[i] * 2  # E:mixed_literal
 
 
+COUNT = 3
+
+
+@wp.kernel
+def int64_literal(a: wp.array(dtype=wp.int64)):
+    i = wp.tid()
+    a[i] = a[i] * 2  # E:int64_literal
+
+
+@wp.kernel
+def augmented_literal(a: wp.array(dtype=wp.int64)):
+    s = a[0]
+    s += 1  # E:augmented_literal
+    a[0] = s
+
+
+@wp.kernel
+def atomic_literal(a: wp.array(dtype=wp.int64)):
+    i = wp.tid()
+    a[i] += 1  # E:atomic_literal
+
+
+@wp.kernel
+def captured_int(a: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    a[i] = a[i] * COUNT  # E:captured_int
+
+
+@wp.kernel
+def float64_int_literal(a: wp.array(dtype=wp.float64)):
+    x = a[0]
+    x *= 2  # E:float64_int_literal
+    a[0] = x
+
+
 @wp.kernel
 def store_f64(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
     i = wp.tid()
@@ -235,7 +270,20 @@ GLOBAL_DATA = wp.zeros(4)
 CASES = [
     # kernel, exception, marker, message fragments
     (mixed_arith, wp.KernelTypeError, "mixed_arith", ["'+' (add)", "float32 and float64"]),
-    (mixed_literal, wp.KernelTypeError, "mixed_literal", ["'*' (mul)", "float32 and int32"]),
+    (mixed_literal, wp.KernelTypeError, "mixed_literal", [
+        "'*' (mul)", "float32 and int32", "2 is a Python int, which kernels take as int32: write 2.0"]),
+    (int64_literal, wp.KernelTypeError, "int64_literal", [
+        "'*' (mul)", "int64 and int32", "2 is a Python int, which kernels take as int32: write wp.int64(2)"]),
+    (augmented_literal, wp.KernelTypeError, "augmented_literal", [
+        "'+' (add)", "int64 and int32", "1 is a Python int, which kernels take as int32: write wp.int64(1)"]),
+    (atomic_literal, wp.KernelTypeError, "atomic_literal", [
+        "atomic_add: cannot add a value of type int32 to an array of int64",
+        "1 is a Python int, which kernels take as int32: write wp.int64(1)"]),
+    (captured_int, wp.KernelTypeError, "captured_int", [
+        "float32 and int32", "'COUNT' is a Python int captured by the kernel, which kernels take as int32: "
+        "write wp.float32(COUNT)"]),
+    (float64_int_literal, wp.KernelTypeError, "float64_int_literal", [
+        "float64 and int32", "2 is a Python int, which kernels take as int32: write wp.float64(2)"]),
     (store_f64, wp.KernelTypeError, "store_f64", ["store", "float64", "array of float32"]),
     (var_type, wp.KernelTypeError, "var_type", ["variable 'x'", "float32", "float64", "keeps its first type"]),
     (unknown_name, wp.KernelNameError, "unknown_name", ["name 'undefined_thing' is not defined"]),
@@ -511,3 +559,27 @@ def test_a_kernel_error_is_not_buried_under_the_compiler_s_frames():
     files = [frame.filename for frame in traceback.extract_tb(info.value.__traceback__)]
     assert not [f for f in files if "brickwork/frontend/" in f], files
     assert "test_errors.py" in str(info.value) and "not_defined_anywhere + 1.0" in str(info.value)
+
+
+@wp.kernel
+def python_numbers_as_the_hints_write_them(a: wp.array(dtype=wp.int64), x: wp.array(dtype=wp.float32),
+                                           y: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    s = a[i] * wp.int64(2)
+    s += wp.int64(1)
+    a[i] = s
+    a[i] += wp.int64(1)
+    x[i] = x[i] * 2.0 * wp.float32(COUNT)
+    z = y[i]
+    z *= wp.float64(2)
+    y[i] = z
+
+
+def test_the_spellings_the_number_hints_suggest_compile_and_compute():
+    a = wp.array(np.array([1, -4, 2**40], dtype=np.int64))
+    x = wp.array(np.array([0.5, -1.0, 3.0], dtype=np.float32))
+    y = wp.array(np.array([0.25, 1e300, -2.0]))
+    wp.launch(python_numbers_as_the_hints_write_them, dim=3, inputs=[a, x, y])
+    assert a.numpy().tolist() == [4, -6, 2**41 + 2]
+    assert x.numpy().tolist() == [3.0, -6.0, 18.0]
+    assert y.numpy().tolist() == [0.5, 2e300, -4.0]

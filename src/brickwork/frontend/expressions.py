@@ -403,7 +403,7 @@ class ExpressionTyper(CallRules, ConstructionRules):
         try:
             return self.binary(op, a, b, node)
         except KernelTypeError as e:
-            hint = _python_float_hint([(node.left, left, b), (node.right, right, a)])
+            hint = _python_number_hint([(node.left, left, b), (node.right, right, a)])
             if not hint:
                 raise
             raise type(e)(e.message + hint, e.location) from None
@@ -625,17 +625,28 @@ TID = _TID
 __all__ = ["ExpressionTyper", "Static", "typing"]
 
 
-def _python_float_hint(operands) -> str:
-    """What to add to an operator's type error when an operand is a Python float (``2.0``, or a name the
-    kernel captured) and the other is of another float type: kernels take Python floats as float32."""
+def _python_number_hint(operands) -> str:
+    """What to add to an operator's type error when an operand is a Python number (``2.0``, ``2``, or a name
+    the kernel captured) and the other is of another type: kernels take Python floats as float32 and Python
+    ints as int32, so ``x * 2`` of a float32 ``x`` or ``n + 1`` of an int64 ``n`` needs the number written in
+    the other operand's type."""
     for src, value, other in operands:
-        if not (isinstance(value, Static) and type(value.value) is float):
+        number = value.value if isinstance(value, Static) else None
+        if type(number) not in (int, float):  # bool is no number here
             continue
         scalar = other.type if is_scalar_type(other.type) else getattr(other.type, "dtype", None)
-        if scalar is None or scalar is float32 or not getattr(scalar, "is_float", False):
+        taken_type = float32 if type(number) is float else int32
+        if scalar is None or not is_scalar_type(scalar) or scalar is bool_ or scalar is taken_type:
             continue
+        if type(number) is float and not getattr(scalar, "is_float", False):
+            continue  # an integer operand and a float: the float is not the one to change
         text, name = ast.unparse(src), type_name(scalar)
-        what = f"'{text}' is a Python float captured by the kernel" if isinstance(src, ast.Name) else \
-            f"{text} is a Python float"
-        return f"; {what}, which kernels take as float32: write wp.{name}({text})"
+        kind = "float" if type(number) is float else "int"
+        what = f"'{text}' is a Python {kind} captured by the kernel" if isinstance(src, ast.Name) else \
+            f"{text} is a Python {kind}"
+        if scalar is float32 and isinstance(src, ast.Constant):
+            fix = f"{number}.0" if type(number) is int else text
+        else:
+            fix = f"wp.{name}({text})"
+        return f"; {what}, which kernels take as {type_name(taken_type)}: write {fix}"
     return ""

@@ -37,7 +37,7 @@ from . import (
 )
 from .array_truth import truth_value
 from .asserts import assert_statement
-from .expressions import _SYMBOL, TID, ExpressionTyper, LocalFunction, Static
+from .expressions import _SYMBOL, TID, ExpressionTyper, LocalFunction, Static, _python_number_hint
 from .intrinsics import INTRINSICS
 from .limits import INDEX_LIMIT, KERNEL_RETURN
 from .output_arguments import output_argument_call
@@ -363,6 +363,23 @@ class Typer(ExpressionTyper):
         finally:
             self.slot_subscript = None
 
+    def _number_hint(self, value_node, other) -> str:
+        """The hint of ``_python_number_hint`` for the right side of an augmented assignment: only a literal
+        or a name is looked at again (typing them twice has no effect)."""
+        if not isinstance(value_node, (ast.Constant, ast.Name)):
+            return ""
+        return _python_number_hint([(value_node, self.expr(value_node), other)])
+
+    def _augmented(self, op, current, node):
+        """``current op value`` of ``x op= value``, whose type error says how to write a Python number."""
+        try:
+            return self.binary(op, current, self.value(node.value), node)
+        except KernelTypeError as e:
+            hint = self._number_hint(node.value, current)
+            if not hint:
+                raise
+            raise type(e)(e.message + hint, e.location) from None
+
     def stmt_AugAssign(self, node, out):
         op = _AUG_OPS.get(type(node.op))
         if op is None:
@@ -381,7 +398,8 @@ class Typer(ExpressionTyper):
                 if value.type is not lvalue.type:
                     verb = "add" if op in ("add", "sub") else "combine"
                     raise self.error(KernelTypeError, f"{atomic}: cannot {verb} a value of type "
-                                     f"{type_name(value.type)} to an array of {type_name(lvalue.type)}", node)
+                                     f"{type_name(value.type)} to an array of {type_name(lvalue.type)}"
+                                     f"{self._number_hint(node.value, lvalue)}", node)
                 call = self.builtin_call(atomic, [lvalue.array, *lvalue.indices, value], node,
                                          label=f"'{ast.unparse(node.target)} {_SYMBOL[op]}=' ({atomic})")
                 out.append(ir.IRExprStmt(call))
@@ -389,7 +407,7 @@ class Typer(ExpressionTyper):
         if isinstance(target, ast.Name):
             self._check_rebind(target.id, self.symbols.unique(target.id), node)
             current = self.value(target)
-            value = self.binary(op, current, self.value(node.value), node)
+            value = self._augmented(op, current, node)
             if value.type is not current.type and self._is_reference_param(target.id):
                 # a user-defined operator may give another type; the caller's place keeps its own (as Warp says)
                 raise self.error(KernelTypeError, f"augmented assignment to ref parameter '{target.id}' "
