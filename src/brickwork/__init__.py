@@ -73,11 +73,8 @@ from .lang.grad import grad
 from .lang.kernel import Kernel, kernel, overload
 from .lang.modules import Module, get_module, get_module_options, set_module_options
 from .lang.native import func_native
-from .runtime.cuda_archs import clear_kernel_cache, get_cuda_supported_archs, get_cuda_toolkit_version
-from .runtime.host_builtins import install_host_builtins as _install_host_builtins
-from .runtime.launch import (
+from .runtime.capture import (
     Graph,
-    Launch,
     ScopedCapture,
     capture_begin,
     capture_end,
@@ -85,9 +82,10 @@ from .runtime.launch import (
     capture_launch,
     capture_while,
     is_capturing,
-    launch,
-    launch_tiled,
 )
+from .runtime.cuda_archs import clear_kernel_cache, get_cuda_supported_archs, get_cuda_toolkit_version
+from .runtime.host_builtins import install_host_builtins as _install_host_builtins
+from .runtime.launch import Launch, launch, launch_tiled
 from .runtime.map import map  # noqa: A004 - Warp's name: wp.map
 from .runtime.parallel import par_for, par_for_outer
 from .runtime.streams import (

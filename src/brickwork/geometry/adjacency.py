@@ -16,7 +16,7 @@ keys and never paired, so a wrong index cannot write outside the arrays.
 from __future__ import annotations
 
 from ..runtime import counting_sort, device_sort
-from ..runtime.launch import is_capturing
+from ..runtime.capture import is_capturing
 from ..runtime.warp_names import wp
 from ..sparse.topology import native_cpu
 from ..types.arrays import type_name

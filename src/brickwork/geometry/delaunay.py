@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from ..runtime.launch import capture_while, is_capturing
+from ..runtime.capture import capture_while, is_capturing
 from ..runtime.warp_names import wp
 from ..types.arrays import type_name
 from .adjacency import check_indices, pair_half_edges, tri_tri_adjacency

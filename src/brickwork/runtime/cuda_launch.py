@@ -11,8 +11,8 @@ from .. import config, cuda_driver
 from ..errors import LaunchError
 from ..types.array_kinds import SIGNED
 from ..types.arrays import ArrayType, is_foreign_cuda_array
+from . import capture, streams
 from . import launch as host  # the CPU launch's checks and packers (it imports this module lazily)
-from . import streams
 
 
 def _signature(args) -> tuple:
@@ -108,7 +108,7 @@ class _CapturedLaunch:
         self.args, self.params = tuple(args), params
 
     def run(self) -> None:
-        stream = host._replay_stream
+        stream = capture._replay_stream
         if stream is None or stream.device != self.device:
             stream = streams._current.get(self.device.ordinal)
         self.entry.launch(self.buf, self.dims, self.device, self.args, self.params,

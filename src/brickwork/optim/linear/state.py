@@ -16,7 +16,8 @@ import math
 from collections.abc import Callable
 
 from ...lang.kernel import Kernel
-from ...runtime.launch import capture_while, is_capturing, launch
+from ...runtime.capture import capture_while, is_capturing
+from ...runtime.launch import launch
 from ...types.arrays import array, empty
 from ...types.scalars import int32
 from . import kernels

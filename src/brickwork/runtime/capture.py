@@ -1,0 +1,216 @@
+"""Graph capture: ``capture_begin`` ... ``capture_end`` record launches into a ``Graph`` that
+``capture_launch`` replays, with the conditional nodes ``capture_if`` / ``capture_while``.
+
+The graph being captured is ``launch._capture``: the launch fast path reads it on every launch, so it
+stays a global of that module (one global lookup); this module sets and reads it there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import CaptureError
+from ..lang.instance import _pending, build_instances
+from ..types import recording
+from ..types.arrays import array
+from ..types.generic import describe_value
+from ..types.scalars import is_scalar_type
+from ..types.structs import StructBase
+from . import launch as _launch
+
+_replay_stream = None  # the stream given to the capture_launch running now (its CUDA launches go there)
+
+
+class Graph:
+    """Launches recorded between ``capture_begin`` and ``capture_end``, replayed by ``capture_launch``."""
+
+    def __init__(self):
+        self.calls: list = []  # (instance, packed arguments)
+        self._keep_alive: list = []
+
+    def record(self, inst, buf, args):
+        self.calls.append((inst, buf))
+        self._keep_alive.append(tuple(a for a in args if isinstance(a, (array, StructBase))))
+
+    def __len__(self):
+        return len(self.calls)
+
+
+class _HostCall:
+    """A graph node: an array write from the host (``fill_``, ``zero_``, ``assign``, ``wp.copy``, item
+    assignment) made during the capture, run at each replay (types/recording.py)."""
+
+    __slots__ = ("fn", "args")
+
+    def __init__(self, fn, args):
+        self.fn, self.args = fn, args
+
+    def run(self) -> None:
+        self.fn(*self.args)
+
+
+class _Replay:
+    """A graph node: a captured graph launched during the capture of another (replayed with it)."""
+
+    __slots__ = ("graph",)
+
+    def __init__(self, graph):
+        self.graph = graph
+
+    def run(self) -> None:
+        capture_launch(self.graph)
+
+
+def _record_host_call(fn, args) -> None:
+    _launch._capture.calls.append((None, _HostCall(fn, args)))
+
+
+def capture_begin(device=None, stream=None, force_module_load=None, external=False):
+    """Start recording launches (they are recorded, not run, until ``capture_end``)."""
+    if _launch._capture is not None:
+        raise CaptureError("capture_begin() while a capture is already active")
+    if _pending:  # build declared instances now: nothing compiles while recording
+        build_instances(list(_pending))
+    _launch._capture = Graph()
+    recording.recorder = _record_host_call
+
+
+def capture_end(device=None, stream=None) -> Graph:
+    """Stop recording and return the graph."""
+    graph = _launch._capture
+    if graph is None:
+        raise CaptureError("capture_end() without capture_begin()")
+    _launch._capture = None
+    recording.recorder = None
+    return graph
+
+
+def capture_launch(graph: Graph, stream=None) -> None:
+    """Replay every launch of ``graph`` in order with its recorded arguments (and its ``capture_if`` /
+    ``capture_while`` nodes, which read their condition now, and its array writes from the host). Its CUDA
+    launches go to ``stream`` where it is a stream of their device, else to the device's current stream.
+    Launched while another graph is captured, it is recorded into that one instead."""
+    global _replay_stream
+    if _launch._capture is not None:
+        _launch._capture.calls.append((None, _Replay(graph)))
+        return
+    outer, _replay_stream = _replay_stream, stream if stream is not None else _replay_stream
+    try:
+        for inst, buf in graph.calls:
+            if inst is None:  # a conditional node, a host call, a graph or a CUDA launch
+                buf.run()
+            elif inst.fn(buf):  # declined: see launch
+                inst.run_with_general_strides(buf)
+    finally:
+        _replay_stream = outer
+
+
+# -- conditional graph nodes (Warp's capture_if / capture_while) ----------------------------------------------
+class _Conditional:
+    """A graph node: ``body`` replayed when ``condition[0]`` is nonzero, else ``otherwise`` (``capture_if``),
+    or ``body`` replayed as long as it is (``capture_while``)."""
+
+    __slots__ = ("condition", "body", "otherwise", "loop")
+
+    def __init__(self, condition, body, otherwise, loop: bool):
+        self.condition, self.body, self.otherwise, self.loop = condition, body, otherwise, loop
+
+    def run(self) -> None:
+        if self.loop:
+            while _condition_value(self.condition):
+                capture_launch(self.body)
+            return
+        chosen = self.body if _condition_value(self.condition) else self.otherwise
+        if chosen is not None:
+            capture_launch(chosen)
+
+
+def _condition_value(condition) -> bool:
+    return bool(condition.numpy().flat[0])
+
+
+def _check_branch(where: str, condition, bodies: dict) -> None:
+    scalar = getattr(condition, "dtype", None)
+    if (not isinstance(condition, array) or condition.size < 1 or not is_scalar_type(scalar)
+            or not (scalar.is_int or scalar._np is np.bool_)):
+        raise TypeError(f"{where}: condition must be a wp.array of integers (its first element is the condition), "
+                        f"got {describe_value(condition)}")
+    for name, body in bodies.items():
+        if body is not None and not callable(body) and not isinstance(body, Graph):
+            raise TypeError(f"{where}: {name} must be a function or a captured Graph, got {type(body).__name__}")
+
+
+def _recorded(body, kwargs):
+    """A branch body as a graph: a Graph as it is, a function's launches recorded into a new one."""
+    if body is None or isinstance(body, Graph):
+        return body
+    outer, _launch._capture = _launch._capture, Graph()
+    try:
+        body(**kwargs)
+    finally:
+        sub, _launch._capture = _launch._capture, outer
+    return sub
+
+
+def _run_now(body, kwargs) -> None:
+    if isinstance(body, Graph):
+        capture_launch(body)
+    elif body is not None:
+        body(**kwargs)
+
+
+def _add_conditional(node: _Conditional) -> None:
+    graph = _launch._capture
+    graph.calls.append((None, node))
+    graph._keep_alive.append((node.condition,))
+
+
+def capture_if(condition, on_true=None, on_false=None, stream=None, **kwargs) -> None:
+    """Run ``on_true`` when ``condition[0]`` is nonzero, else ``on_false`` (functions called with
+    ``kwargs``, or captured Graphs). While capturing, both are recorded and the choice is made each
+    time the graph is replayed, from the condition's value then."""
+    _check_branch("capture_if", condition, {"on_true": on_true, "on_false": on_false})
+    if _launch._capture is None:
+        _run_now(on_true if _condition_value(condition) else on_false, kwargs)
+        return
+    _add_conditional(_Conditional(condition, _recorded(on_true, kwargs), _recorded(on_false, kwargs), loop=False))
+
+
+def capture_while(condition, while_body, stream=None, **kwargs) -> None:
+    """Run ``while_body`` (a function called with ``kwargs``, or a captured Graph) as long as
+    ``condition[0]`` is nonzero; the body updates the condition. While capturing, the body is recorded
+    once and the loop runs each time the graph is replayed."""
+    if while_body is None:
+        raise TypeError("capture_while: while_body must be a function or a captured Graph, got None")
+    _check_branch("capture_while", condition, {"while_body": while_body})
+    if _launch._capture is None:
+        while _condition_value(condition):
+            _run_now(while_body, kwargs)
+        return
+    _add_conditional(_Conditional(condition, _recorded(while_body, kwargs), None, loop=True))
+
+
+class ScopedCapture:
+    """``with wp.ScopedCapture() as capture:`` records the block's launches (``capture_begin``); at the
+    end of the block ``capture.graph`` holds them for ``wp.capture_launch(capture.graph)``. An exception
+    in the block ends the capture (``graph`` stays None) and propagates."""
+
+    def __init__(self, device=None, stream=None, force_module_load=None, external=False, **kwargs):
+        self.device, self.stream = device, stream
+        self.force_module_load, self.external = force_module_load, external
+        self.graph: Graph | None = None
+
+    def __enter__(self):
+        capture_begin(self.device, self.stream, self.force_module_load, self.external)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        graph = capture_end(self.device, self.stream)
+        if exc_type is None:
+            self.graph = graph
+        return None
+
+
+def is_capturing() -> bool:
+    """Whether launches are being recorded into a graph (between ``capture_begin`` and ``capture_end``)."""
+    return _launch._capture is not None
