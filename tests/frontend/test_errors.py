@@ -159,6 +159,30 @@ def calls_math_builtin(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float
 
 
 @wp.kernel
+def calls_numpy_ufunc(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    a[i] = np.clip(a[i], 0.0, 1.0)  # E:calls_numpy_ufunc
+
+
+@wp.kernel
+def calls_numpy_function(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    a[i] = np.sin(a[i])  # E:calls_numpy_function
+
+
+@wp.kernel
+def calls_numpy_type(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    b[i] = np.float64(a[i])  # E:calls_numpy_type
+
+
+@wp.kernel
+def calls_numpy_without_builtin(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    a[i] = np.sinc(a[i])  # E:calls_numpy_without_builtin
+
+
+@wp.kernel
 def calls_library_host_function(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
     h = halo.make([(-1, 0, 0), (0, 0, 0)])  # E:calls_library_host_function
     a[0] = float(len(h.offsets))
@@ -299,6 +323,14 @@ CASES = [
      ["vec2d and float32", "0.5 is a Python float, which kernels take as float32: write wp.float64(0.5)"]),
     (calls_math_builtin, wp.KernelTypeError, "calls_math_builtin",
      ["'math.gamma' is a host function with no kernel version", "call it outside the kernel"]),
+    (calls_numpy_ufunc, wp.KernelTypeError, "calls_numpy_ufunc",
+     ["'numpy.clip' is a numpy function, which kernels cannot call: use wp.clamp"]),
+    (calls_numpy_function, wp.KernelTypeError, "calls_numpy_function",
+     ["'numpy.sin' is a numpy function, which kernels cannot call: use wp.sin"]),
+    (calls_numpy_type, wp.KernelTypeError, "calls_numpy_type",
+     ["'numpy.float64' is a numpy type, which kernels cannot call: use wp.float64"]),
+    (calls_numpy_without_builtin, wp.KernelTypeError, "calls_numpy_without_builtin",
+     ["'numpy.sinc' is a numpy function, which kernels cannot call"]),
     (calls_library_host_function, wp.KernelTypeError, "calls_library_host_function",
      ["'brickwork.la.halo.make' is a host function with no kernel version", "use its result inside"]),
     (returns_value, wp.KernelTypeError, "returns_value", ["kernels cannot return a value"]),
@@ -583,3 +615,9 @@ def test_the_spellings_the_number_hints_suggest_compile_and_compute():
     assert a.numpy().tolist() == [4, -6, 2**41 + 2]
     assert x.numpy().tolist() == [3.0, -6.0, 18.0]
     assert y.numpy().tolist() == [0.5, 2e300, -4.0]
+
+
+def test_the_numpy_hint_for_a_function_without_a_builtin_names_none():
+    with pytest.raises(wp.KernelTypeError) as info:
+        wp.launch(calls_numpy_without_builtin, dim=4, inputs=_arguments(calls_numpy_without_builtin))
+    assert str(info.value).endswith("which kernels cannot call"), str(info.value)

@@ -234,6 +234,10 @@ class CallRules:
             # a library's host function (brickwork's own, math.gamma): decorating it is not the user's fix
             raise self.error(KernelTypeError, f"'{module + '.' if module else ''}{label}' is a host function with no "
                              f"kernel version; call it outside the kernel and use its result inside", node)
+        if module == "numpy" or module.startswith("numpy."):
+            what = "type" if isinstance(f, type) else "function"
+            raise self.error(KernelTypeError, f"'{module}.{label}' is a numpy {what}, which kernels cannot call"
+                             f"{_numpy_alternative(label)}", node)
         if isinstance(f, pytypes.FunctionType):
             raise self.error(KernelTypeError, f"'{label}' is a Python function, not a kernel function; "
                              f"decorate it with @func to call it from a kernel", node)
@@ -375,3 +379,22 @@ _PY_BUILTINS = {py.abs: "abs", py.min: "min", py.max: "max", py.len: "len", py.r
                 py.int: "int", py.float: "float", py.bool: "bool", py.print: "print", math.sqrt: "sqrt",
                 math.floor: "floor", math.ceil: "ceil", math.sin: "sin", math.cos: "cos", math.exp: "exp",
                 math.log: "log"}
+
+
+#: numpy's names of functions whose kernel builtin has another name (np.fmod and wp.mod both keep the
+#: dividend's sign; np.mod and np.remainder do not, so they have no entry).
+_NUMPY_SPELLINGS = {"absolute": "abs", "clip": "clamp", "minimum": "min", "maximum": "max", "arcsin": "asin",
+                    "arccos": "acos", "arctan": "atan", "arctan2": "atan2", "power": "pow", "fmod": "mod",
+                    "norm": "length"}
+
+
+def _numpy_alternative(name: str) -> str:
+    """``": use wp.clamp"`` for a numpy function (``np.clip``) or type (``np.float32``) that kernels spell
+    with brickwork's builtin or type; ``""`` where there is none."""
+    from ..builtins import FUNCTIONS
+    from ..types.scalars import SCALAR_TYPES
+
+    spelled = _NUMPY_SPELLINGS.get(name, name)
+    if spelled in FUNCTIONS or spelled in {t.__name__ for t in SCALAR_TYPES}:
+        return f": use wp.{spelled}"
+    return ""
