@@ -69,6 +69,24 @@ def test_a_mode_other_than_release_or_debug_is_refused_and_changes_nothing(bad):
         wp.kernel(lambda: None, key="k", module="unique", module_options={"mode": bad})
 
 
+@pytest.mark.parametrize("bad", ["dbg", "Debug", 1])
+def test_a_config_mode_other_than_release_or_debug_is_refused_at_the_launch_and_changes_nothing(bad):
+    """``wp.config.mode = "Debug"`` (assigned at run time) built release kernels without a word: a launch
+    refuses it, on the first launch and after one in release."""
+    shift = _shifter("bw_test_module_mode_config_bad")
+    a, b = wp.array(np.arange(4.0, dtype=np.float32)), wp.zeros(4, dtype=float)
+    wp.launch(shift, dim=3, inputs=[a, b])
+    np.testing.assert_array_equal(b.numpy(), [1, 2, 3, 0])
+    b.zero_()
+    for kernel in (shift, _shifter("bw_test_module_mode_config_bad_first")):
+        with config.override(mode=bad), pytest.raises(
+                config.SettingError, match=rf"brickwork.config.mode must be 'release' or 'debug', got {bad!r}"):
+            wp.launch(kernel, dim=3, inputs=[a, b])
+        np.testing.assert_array_equal(b.numpy(), [0, 0, 0, 0])
+    wp.launch(shift, dim=3, inputs=[a, b])  # config.mode is back to release
+    np.testing.assert_array_equal(b.numpy(), [1, 2, 3, 0])
+
+
 @wp.kernel(module="unique", module_options={"mode": "debug"})
 def tile_indices(out: wp.array(dtype=int), i: int, j: int):
     t = wp.tile_arange(6, dtype=int)

@@ -111,6 +111,8 @@ def kernel_mode(kernel) -> str:
     """How ``kernel`` is built: its module's ``mode`` option when set, else ``config.mode``."""
     module = getattr(kernel, "module", None)
     mode = module.options.get("mode") if module is not None else None
+    if mode is None and config.mode not in config.MODES:  # assigned at run time (the variable is checked at import)
+        raise config.SettingError(f"brickwork.config.mode must be 'release' or 'debug', got {config.mode!r}")
     return config.mode if mode is None else mode
 
 
