@@ -14,6 +14,7 @@ from ..runtime.warp_names import wp
 from ..types.arrays import type_name
 from ..types.scalars import is_scalar_type, python_annotation_type
 from . import topology as topo
+from . import transpose_cpu
 from ._types import block_of, shape_of
 from .indexing import block_row
 from .layouts import check_topology, compact_like, install
@@ -136,28 +137,30 @@ def _rebuilt(src: BsrMatrix, scale, dest_like: BsrMatrix, transpose: bool, struc
     if nrow * dest_sub[0] != nrow_src * src_sub[0] or ncol * dest_sub[1] != ncol_src * src_sub[1]:
         raise ValueError(f"The requested block shape {shape} does not evenly divide the source matrix of total size "
                          f"{src.shape}")
-    out = compact_like(dest_like, nrow, ncol)
+    out = compact_like(dest_like, 0, 0)  # its offsets are built below (not filled for nothing: a parallel launch)
+    out.nrow, out.ncol = nrow, ncol
     work = topo.Work(src.device)
     # a transposed source's blocks split along its own axes: its sub-block counts in its own order
     own_sub = src_sub[::-1] if transpose else src_sub
     own_dest = dest_sub[::-1] if transpose else dest_sub
     per_block = own_sub[0] * own_sub[1]
     n = src.nnz * per_block
-    key_rows, key_cols = work.get("key_rows", (n,)), work.get("key_cols", (n,))
-    if n:
-        slot_rows = src.uncompress_rows(work.get("slot_rows", (src.nnz,)))
-        if per_block == 1 and own_dest == [1, 1]:
-            wp.launch(_same_shape_keys, n, inputs=[slot_rows, src.columns, int(transpose), nrow, key_rows, key_cols],
-                      device=src.device, record_tape=False)
-        else:
-            wp.launch(_split_keys, (src.nnz, per_block),
-                      inputs=[slot_rows, src.columns, wp.vec2i(*own_sub), wp.vec2i(*own_dest), int(transpose), nrow,
-                              key_rows, key_cols], device=src.device, record_tape=False)
-    plan, offsets, columns = topo.build(key_rows, key_cols, n, nrow, ncol, work)
+    same_shape = per_block == 1 and own_dest == [1, 1]
+    offsets = None
+    if transpose and same_shape and n and topo.native_cpu(src.device):  # a counting sort, when the rows allow it
+        offsets = transpose_cpu.column_offsets(src, work)
+    if offsets is None:
+        plan, offsets, columns = _sorted_topology(src, transpose, same_shape, own_sub, own_dest, n, nrow, ncol, work)
+    elif structure_only or src.requires_grad or out.requires_grad or src.values.dtype is not src.scalar_type:
+        plan, columns = transpose_cpu.plan(src, offsets, work)  # for the copy kernel (which a tape records)
+    else:  # scalars: blocks and values in one pass
+        set_compact(out, topo.Plan(None, None, n), offsets, None)
+        out.columns = transpose_cpu.scatter(src, out.scalar_type(float(scale)), offsets, out, work)
+        return out
     set_compact(out, plan, offsets, columns)
     if not structure_only and plan.nnz:
         scalar = out.scalar_type
-        if per_block == 1 and own_dest == [1, 1]:
+        if same_shape:
             wp.launch(_copy_blocks, (plan.nnz, *shape), inputs=[plan.order, plan.starts, src.scalar_values,
                                                                  scalar(float(scale)), int(transpose),
                                                                  scalar_view3d(out.values)], device=src.device)
@@ -167,6 +170,23 @@ def _rebuilt(src: BsrMatrix, scale, dest_like: BsrMatrix, transpose: bool, struc
                           src.row_counts, int(src.row_counts is not None), src.columns, src.scalar_values,
                           scalar(float(scale)), int(transpose), scalar_view3d(out.values)], device=src.device)
     return out
+
+
+def _sorted_topology(src: BsrMatrix, transpose: bool, same_shape: bool, own_sub, own_dest, n: int, nrow: int,
+                     ncol: int, work):
+    """The keys of ``src``'s ``n`` (sub-)blocks in the result, sorted by ``topology.build``."""
+    key_rows, key_cols = work.get("key_rows", (n,)), work.get("key_cols", (n,))
+    per_block = own_sub[0] * own_sub[1]
+    if n:
+        slot_rows = src.uncompress_rows(work.get("slot_rows", (src.nnz,)))
+        if same_shape:
+            wp.launch(_same_shape_keys, n, inputs=[slot_rows, src.columns, int(transpose), nrow, key_rows, key_cols],
+                      device=src.device, record_tape=False)
+        else:
+            wp.launch(_split_keys, (src.nnz, per_block),
+                      inputs=[slot_rows, src.columns, wp.vec2i(*own_sub), wp.vec2i(*own_dest), int(transpose), nrow,
+                              key_rows, key_cols], device=src.device, record_tape=False)
+    return topo.build(key_rows, key_cols, n, nrow, ncol, work)
 
 
 def _check_dest(dest, src, func: str):
@@ -237,7 +257,7 @@ def bsr_set_transpose(dest: BsrMatrix, src, topology=None) -> None:
 def bsr_transposed(A) -> BsrMatrix:
     """A new matrix, the transpose of ``A`` (a matrix or scaled expression)."""
     src, _ = unpack(A, "bsr_transposed", "A")
-    dest = bsr_zeros(src.ncol, src.nrow, block_of(src.scalar_type, src.block_shape[::-1]), device=src.device)
+    dest = bsr_zeros(0, 0, block_of(src.scalar_type, src.block_shape[::-1]), device=src.device)  # takes the size
     if src.requires_grad:
         dest.values = wp.empty(0, dtype=dest.values.dtype, device=src.device, requires_grad=True)
     bsr_set_transpose(dest, A)
