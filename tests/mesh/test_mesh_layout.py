@@ -262,6 +262,18 @@ def test_package_conflicts_and_types():
         Mesh((8,), packages=["a"])
     with pytest.raises(TypeError, match="expected a BoundaryCondition, a name or a function"):
         Mesh((8,), boundaries=3.5)
+    for not_a_list in ("a", 3):  # a string is not a list of one-letter packages
+        with pytest.raises(TypeError, match=f"packages must be a list of Package objects, got {not_a_list!r}"):
+            Mesh((8,), packages=not_a_list)
+
+
+def test_one_package_without_a_list():
+    """``Mesh(..., packages=pkg)``, a package not in a list, said "'Package' object is not iterable"."""
+    pkg = Package("heat")
+    pkg.add_field("u", Metadata("Cell", "FillGhost"))
+    mesh = Mesh((8, 4), (4, 4), nghost=1, packages=pkg)
+    assert mesh.packages == [pkg] and list(mesh.fields) == ["u"]
+    assert mesh.data("u").shape == (2, 1, 1, 6, 6)
 
 
 class FakeComm:

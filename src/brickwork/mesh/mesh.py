@@ -213,6 +213,10 @@ class Mesh:
         self.rank = self.comm.Get_rank()
         self.nranks = self.comm.Get_size()
         self._exchange = exchange
+        if isinstance(packages, Package):  # Mesh(..., packages=pkg): one package
+            packages = [packages]
+        elif isinstance(packages, (str, bytes)) or not hasattr(packages, "__iter__"):
+            raise TypeError(f"packages must be a list of Package objects, got {packages!r}")
         self.packages = list(packages)
         self._specs, self._pools = self._collect_fields(self.packages)
         # Ghost messages travel on a communicator of their own, apart from the program's messages.
