@@ -58,6 +58,7 @@ class FunctionSource:
 
     def _init_lambda(self, code) -> None:
         """A lambda: found in its file's syntax tree and seen as ``def <lambda>(args): <expr>``."""
+        linecache.checkcache(self.filename)
         lines = linecache.getlines(self.filename)
         try:
             module = ast.parse("".join(lines))
@@ -232,6 +233,9 @@ def _source_lines(code):
     The block ends before the first non-blank line indented no deeper than the definition; the
     (slower) tokenizer-based ``inspect`` is the fallback when that block does not parse.
     """
+    # the file as it is now: linecache keeps the text it read first, so a module reloaded after an edit
+    # (importlib.reload, IPython's autoreload) would compile its new kernels from the old text, as inspect does not
+    linecache.checkcache(code.co_filename)
     lines = linecache.getlines(code.co_filename)
     if not lines:
         raise KernelSyntaxError(f"cannot find the source of {code.co_name} (defined in {code.co_filename}); "
