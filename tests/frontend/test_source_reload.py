@@ -17,33 +17,38 @@ SOURCE = '''import brickwork as wp
 def fill(a: wp.array(dtype=float)):
     a[wp.tid()] = VALUE
 
+'''
 
-scale = lambda x: x * FACTOR  # noqa: E731 - a lambda, as wp.map takes it
+LAMBDA = '''scale = lambda x: x * FACTOR  # noqa: E731 - a lambda, as wp.map takes it
 '''
 
 
-def _write(path, value, factor):
-    path.write_text(SOURCE.replace("VALUE", value).replace("FACTOR", factor))
+def _write(path, text):
+    path.write_text(text)
     stat = path.stat()  # a new modification time even on a coarse clock: linecache compares size and time
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
 
 
 def test_a_reloaded_module_compiles_its_new_kernel_text(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
-    path = tmp_path / "bw_reloaded_kernels.py"
-    _write(path, "1.0", "2.0")
+    path, lambda_path = tmp_path / "bw_reloaded_kernels.py", tmp_path / "bw_reloaded_lambda.py"
+    _write(path, SOURCE.replace("VALUE", "1.0"))
+    _write(lambda_path, LAMBDA.replace("FACTOR", "2.0"))
     try:
         module = importlib.import_module("bw_reloaded_kernels")
+        lambdas = importlib.import_module("bw_reloaded_lambda")
         a = wp.zeros(3, dtype=float)
         wp.launch(module.fill, dim=3, inputs=[a])
         assert a.numpy().tolist() == [1.0, 1.0, 1.0]
-        assert wp.map(module.scale, wp.array(np.array([1.0, 2.0], dtype=np.float32))).numpy().tolist() == [2.0, 4.0]
+        assert wp.map(lambdas.scale, wp.array(np.array([1.0, 2.0], dtype=np.float32))).numpy().tolist() == [2.0, 4.0]
 
-        _write(path, "-7.5", "10.0")
-        module = importlib.reload(module)
+        _write(path, SOURCE.replace("VALUE", "-7.5"))
+        _write(lambda_path, LAMBDA.replace("FACTOR", "10.0"))
+        module, lambdas = importlib.reload(module), importlib.reload(lambdas)
         wp.launch(module.fill, dim=3, inputs=[a])
         assert a.numpy().tolist() == [-7.5, -7.5, -7.5]
-        scaled = wp.map(module.scale, wp.array(np.array([1.0, 2.0], dtype=np.float32)))
+        scaled = wp.map(lambdas.scale, wp.array(np.array([1.0, 2.0], dtype=np.float32)))
         assert scaled.numpy().tolist() == [10.0, 20.0]
     finally:
         sys.modules.pop("bw_reloaded_kernels", None)
+        sys.modules.pop("bw_reloaded_lambda", None)

@@ -22,6 +22,7 @@ from .modules import Module, get_module
 def _lambda_node(pyfunc) -> ast.Lambda:
     """The ``lambda`` expression that made ``pyfunc``: on its first line, with its parameter names."""
     code = pyfunc.__code__
+    linecache.checkcache(code.co_filename)  # the file as it is now (a module reloaded after an edit)
     lines = linecache.getlines(code.co_filename)
     if not lines:
         raise ValueError(f"cannot find the source of {pyfunc!r}: functions must be defined in a file")
