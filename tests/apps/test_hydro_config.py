@@ -177,6 +177,29 @@ def test_files(tmp_path):
     assert load_config(str(ok), ["hydro.cfl=0.2"])["hydro"]["cfl"] == 0.2
 
 
+def test_the_python_api_names_a_call_of_the_wrong_shape(tmp_path):
+    """From Python, overrides as one string (read letter by letter: "override 'm'"), as a dict, a dict for
+    load_config, or a path for hydro.run are TypeErrors that say what to pass; nothing is written."""
+    from brickwork.apps import hydro
+
+    ok = tmp_path / "ok.toml"
+    ok.write_text('[problem]\nname = "sod"\n[output]\ndir = "out"\n')
+    for overrides in ("mesh.nx=[512]", {"mesh.nx": [512]}, 3):
+        with pytest.raises(TypeError, match=r"overrides must be a list of 'section.key=value' strings "
+                                            r"\(\['mesh.nx=\[512\]'\]\), got a (str|dict|int): "):
+            load_config(str(ok), overrides)
+    with pytest.raises(TypeError, match=r"got an item \('mesh.nx', 512\)"):
+        build_config(SOD, [("mesh.nx", 512)])
+    with pytest.raises(TypeError, match=r"load_config takes the path of a TOML input file; for a dict of sections "
+                                        r"use hydro.build_config\(raw, overrides\)"):
+        load_config({"problem": {"name": "sod"}})
+    with pytest.raises(TypeError, match=r"hydro.run takes a Config \(hydro.load_config\(path, overrides\) or "
+                                        r"hydro.build_config\(raw, overrides\)\), got str '.*ok.toml'"):
+        hydro.run(str(ok))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ok.toml"]
+    assert load_config(str(ok), ("mesh.nx=[512]",))["mesh"]["nx"] == [512]  # a tuple is a list here
+
+
 @pytest.mark.parametrize("name", ["sod", "kelvin_helmholtz", "blast2d", "blast3d", "linear_wave"])
 def test_examples_are_valid(name):
     import os

@@ -262,8 +262,14 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>")
         raise ConfigError(f"{source}: values nested too deeply to read (no setting holds more than a list of "
                           f"numbers)") from None
     # overrides first decide the problem, then are applied on top of the file
+    if isinstance(overrides, (str, bytes, dict)) or not hasattr(overrides, "__iter__"):
+        # a string would be read letter by letter ("override 'm': expected section.key=value")
+        raise TypeError(f"overrides must be a list of 'section.key=value' strings (['mesh.nx=[512]']), got "
+                        f"a {type(overrides).__name__}: {overrides!r}")
     parsed_overrides = []
     for item in overrides:
+        if not isinstance(item, str):
+            raise TypeError(f"overrides must be a list of 'section.key=value' strings, got an item {item!r}")
         if "=" not in item:
             raise ConfigError(f"override {item!r}: expected section.key=value (e.g. hydro.cfl=0.3)")
         name, text = item.split("=", 1)
@@ -437,6 +443,9 @@ MAX_INPUT_BYTES = 1 << 20
 
 def load(path: str, overrides: list[str] | tuple = ()) -> Config:
     """Read and check a TOML input file (``ConfigError`` for a missing file or invalid TOML too)."""
+    if isinstance(path, dict):
+        raise TypeError("load_config takes the path of a TOML input file; for a dict of sections use "
+                        "hydro.build_config(raw, overrides)")
     if isinstance(path, str) and "\0" in path:  # open() would fail with a raw ValueError
         raise ConfigError(f"input file {path!r} contains a NUL character, which no file name can hold")
     try:

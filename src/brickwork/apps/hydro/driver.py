@@ -430,6 +430,9 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
     directory, the restart file, the initial state); the output directory is created only once the
     first state has passed its check, and only when the run writes a file (``writes_files``);
     directories this run created are removed again if the run fails while they are still empty."""
+    if not isinstance(cfg, Config):  # hydro.run("sod.toml") said "'str' object has no attribute 'to_dict'"
+        raise TypeError(f"hydro.run takes a Config (hydro.load_config(path, overrides) or hydro.build_config(raw, "
+                        f"overrides)), got {type(cfg).__name__} {cfg!r}")
     new_dirs = on_every_rank(lambda: _check_before_run(cfg))  # a mistake one rank finds ends them all
     out = cfg["output"]
     stem = os.path.join(out["dir"], out["basename"])
