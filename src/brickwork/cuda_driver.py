@@ -300,7 +300,7 @@ def _load_library():
     try:
         lib = ctypes.CDLL("libcuda.so.1")
     except OSError as e:
-        raise DeviceUnavailableError(f"no CUDA driver on this machine (libcuda.so.1: {e})") from None
+        raise DeviceUnavailableError(f"no CUDA driver on this machine ({e})") from None  # e names the file
     for name in ("cuLaunchKernel",):
         getattr(lib, name).argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint,
                                        ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, ctypes.c_void_p,

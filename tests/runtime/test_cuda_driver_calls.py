@@ -81,3 +81,14 @@ def test_a_failed_launch_raises_with_the_driver_s_error_name(lib):
     lib.fail_launch = 1
     with pytest.raises(cuda_driver.CudaError, match=r"launch a kernel: CUDA_ERROR_INVALID_VALUE \(CUresult 1\)"):
         cuda_driver.Driver(lib).launch_struct(0, 1, (1, 1, 1), (1, 1, 1), b"\0" * 8)
+
+
+def test_a_missing_driver_library_is_named_once(monkeypatch):
+    def missing(name):
+        raise OSError(f"{name}: cannot open shared object file: No such file or directory")  # ctypes' words
+
+    monkeypatch.setattr(ctypes, "CDLL", missing)
+    with pytest.raises(cuda_driver.DeviceUnavailableError) as info:
+        cuda_driver._load_library()
+    assert str(info.value) == ("no CUDA driver on this machine (libcuda.so.1: cannot open shared object file: No "
+                               "such file or directory)")
