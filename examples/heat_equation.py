@@ -22,11 +22,25 @@ import brickwork as wp
 from brickwork import la
 from brickwork.mesh import IndexDomain, Mesh, Metadata, Package, PackDescriptor, VarTag
 
+
+def count(minimum: int):
+    """An argparse type: an integer of at least ``minimum`` (a negative --steps ran no step, then failed the check)."""
+
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    parse.__name__ = "int"  # argparse's word for a value that is no integer: "invalid int value: 'x'"
+    return parse
+
+
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-parser.add_argument("--n", type=int, default=128, help="cells per direction")
-parser.add_argument("--block", type=int, default=32, help="cells per block and direction")
-parser.add_argument("--steps", type=int, default=200)
-parser.add_argument("--every", type=int, default=50, help="steps between outputs (0: none)")
+parser.add_argument("--n", type=count(1), default=128, help="cells per direction")
+parser.add_argument("--block", type=count(1), default=32, help="cells per block and direction")
+parser.add_argument("--steps", type=count(0), default=200)
+parser.add_argument("--every", type=count(0), default=50, help="steps between outputs (0: none)")
 parser.add_argument("--out", default="heat_output", help="directory of the outputs")
 parser.add_argument("--restart", help="a restart file to start from (of --save-restart, same --n and --block)")
 parser.add_argument("--save-restart", help="write a restart file at the end")

@@ -66,3 +66,17 @@ def test_a_run_split_by_a_restart_equals_the_run_in_one_piece(tmp_path):
     with h5py.File(tmp_path / "straight" / "heat.00002.h5") as a, h5py.File(tmp_path / "split" / "heat.00002.h5") as b:
         np.testing.assert_array_equal(b["cells/u"][:], a["cells/u"][:])
         assert b.attrs["cycle"] == a.attrs["cycle"] == 20
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--steps", "-3"], "argument --steps: must be at least 0, got -3"),
+    (["--n", "0"], "argument --n: must be at least 1, got 0"),
+    (["--every", "-1"], "argument --every: must be at least 0, got -1"),
+    (["--block", "x"], "argument --block: invalid int value: 'x'"),
+])
+def test_a_count_out_of_range_is_a_usage_error_before_anything_runs(tmp_path, args, message):
+    """--steps -3 ran no step and then failed the example's own check with an AssertionError."""
+    done = subprocess.run([sys.executable, str(EXAMPLE), *args, "--out", str(tmp_path / "o")], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert not (tmp_path / "o").exists()
