@@ -102,24 +102,9 @@ from .runtime.streams import (
     wait_stream,
 )
 from .runtime.tape import Tape
+from .types.array_constructors import empty, empty_like, from_numpy, full, full_like, ones, ones_like, zeros, zeros_like
 from .types.array_copy import clone, copy
-from .types.arrays import (
-    ArrayType,
-    array,
-    array1d,
-    array2d,
-    array3d,
-    array4d,
-    empty,
-    empty_like,
-    from_numpy,
-    full,
-    full_like,
-    ones,
-    ones_like,
-    zeros,
-    zeros_like,
-)
+from .types.arrays import ArrayType, array, array1d, array2d, array3d, array4d
 from .types.composite import family_namespace as _family_namespace
 from .types.composite import matrix, quaternion, transformation, vector
 from .types.fabric_arrays import fabricarray, fabricarrayarray, indexedfabricarray, indexedfabricarrayarray

@@ -21,7 +21,8 @@ import numpy as np
 from .device import synchronize
 from .lang.function_from_python import create_warp_function
 from .runtime.graph_coloring_algorithm import GraphColoringAlgorithm
-from .types.arrays import array, element_layout, empty, type_name
+from .types.array_constructors import empty
+from .types.arrays import array, element_layout, type_name
 from .types.composite import is_composite_type, is_vector_type, transformation, vector
 from .types.scalars import float32, float64, int32, int64, is_scalar_type, uint32, uint64
 

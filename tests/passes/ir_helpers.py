@@ -30,7 +30,7 @@ def typed_la_body(body, space, reduce=False) -> ir.IRFunction:
 
 
 def kernel_partials(space):
-    from brickwork.types.arrays import empty
+    from brickwork.types.array_constructors import empty
 
     return empty(1, dtype=space.reducer.value_type)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..errors import KernelError, KernelTypeError, KernelUnsupportedTypeError
-from ..types.arrays import zeros
+from ..types.array_constructors import zeros
 from ..types.composite import is_composite_type
 from ..types.fixed_arrays import FixedArrayType
 from ..types.scalars import is_scalar_type, python_annotation_type

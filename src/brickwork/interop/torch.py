@@ -14,7 +14,8 @@ import math
 
 from ..device import get_device
 from ..runtime.streams import Stream, get_stream
-from ..types.arrays import _scalar_of, array, element_layout, type_name, zeros
+from ..types.array_constructors import zeros
+from ..types.arrays import _scalar_of, array, element_layout, type_name
 from ..types.dlpack_import import from_dlpack
 from ..types.scalars import bfloat16
 from .optional import import_library

@@ -13,7 +13,8 @@ from ..lang.body import body_kernel, halo_arguments
 from ..mesh import SparsePack
 from ..runtime import tape as _tape
 from ..runtime.launch import RepeatedLaunch, launch
-from ..types.arrays import array, empty, full, type_name
+from ..types.array_constructors import empty, full
+from ..types.arrays import array, type_name
 from . import tags
 from .indices import Indexer3D
 from .reducers import FirstZero, MaxLoc, MinLoc, NonzeroProd, Reducer, Sum, ZeroCount, combine_kernels

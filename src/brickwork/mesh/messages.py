@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..types.arrays import zeros
+from ..types.array_constructors import zeros
 from ..types.scalars import uint8
 from . import storage
 from .copies import Box, Copy, CopyProgram, ZeroFill

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..types.arrays import zeros as zero_array
+from ..types.array_constructors import zeros as zero_array
 from ..types.scalars import uint8
 
 

@@ -11,7 +11,8 @@ import abc
 import math
 
 from ..errors import BrickworkError
-from ..types.arrays import array, type_name, zeros
+from ..types.array_constructors import zeros
+from ..types.arrays import array, type_name
 from ..types.composite import (
     is_matrix_type,
     is_quat_type,

@@ -26,7 +26,8 @@ import numpy as np
 from ..device import get_device
 from ..errors import BrickworkError
 from ..types import device_import, recording
-from ..types.arrays import array, empty, type_name
+from ..types.array_constructors import empty
+from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import float32, int32, uint8
 from . import bvh_build, bvh_lbvh, bvh_refit, bvh_sah

@@ -21,7 +21,8 @@ import numpy as np
 from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..lang.function import func
 from ..lang.kernel import kernel
-from ..types.arrays import array, array2d, empty, wrap_numpy
+from ..types.array_constructors import empty, wrap_numpy
+from ..types.arrays import array, array2d
 from ..types.scalars import float32, int32, uint32
 from . import counting_sort
 from .counting_sort import DIGIT

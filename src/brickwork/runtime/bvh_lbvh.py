@@ -26,7 +26,8 @@ import numpy as np
 from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..lang.function import func
 from ..lang.kernel import kernel
-from ..types.arrays import array, array2d, empty
+from ..types.array_constructors import empty
+from ..types.arrays import array, array2d
 from ..types.scalars import float32, int32
 from . import device_sort
 from .counting_sort import _chunk

@@ -22,7 +22,8 @@ import numpy as np
 from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..lang.function import func
 from ..lang.kernel import kernel
-from ..types.arrays import array, array2d, empty, wrap_numpy
+from ..types.array_constructors import empty, wrap_numpy
+from ..types.arrays import array, array2d
 from ..types.composite import vector
 from ..types.scalars import float32, float64, int32, uint32
 from .launch import launch_on_cpu

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..types.arrays import array, element_layout, empty
+from ..types.array_constructors import empty
+from ..types.arrays import array, element_layout
 from ..types.composite import is_composite_type
 from ..types.scalars import uint32, uint64
 

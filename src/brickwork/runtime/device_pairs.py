@@ -21,7 +21,8 @@ from typing import Any
 from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..lang.function import func
 from ..lang.kernel import kernel
-from ..types.arrays import array, empty
+from ..types.array_constructors import empty
+from ..types.arrays import array
 from ..types.scalars import int32, uint32, uint64
 from . import counting_sort, device_sort
 

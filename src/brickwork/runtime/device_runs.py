@@ -13,7 +13,8 @@ from typing import Any
 
 from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..lang.kernel import kernel
-from ..types.arrays import array, empty
+from ..types.array_constructors import empty
+from ..types.arrays import array
 from ..types.scalars import int32
 from . import device_scan
 

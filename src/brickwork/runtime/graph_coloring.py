@@ -31,7 +31,8 @@ import numpy as np
 
 from ..lang.function import func
 from ..lang.kernel import kernel
-from ..types.arrays import array, array2d, empty, full, type_name, zeros
+from ..types.array_constructors import empty, full, zeros
+from ..types.arrays import array, array2d, type_name
 from ..types.scalars import float32, int32
 from .graph_coloring_algorithm import GraphColoringAlgorithm
 from .graph_coloring_sort import degree_order

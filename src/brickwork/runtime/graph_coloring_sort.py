@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from ..lang.function import func
 from ..lang.kernel import kernel
-from ..types.arrays import array, empty
+from ..types.array_constructors import empty
+from ..types.arrays import array
 from ..types.scalars import int32
 from .launch import launch_on_cpu
 

@@ -24,7 +24,8 @@ import numpy as np
 from ..device import get_device
 from ..errors import BrickworkError, CaptureError
 from ..types import recording
-from ..types.arrays import array, empty, type_name
+from ..types.array_constructors import empty
+from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import float16, float32, float64, int32, python_annotation_type, uint8
 from . import hash_grid_build

@@ -16,7 +16,8 @@ import typing
 from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..lang.function import func
 from ..lang.kernel import kernel
-from ..types.arrays import array, empty
+from ..types.array_constructors import empty
+from ..types.arrays import array
 from ..types.composite import vector
 from ..types.scalars import int32
 from . import counting_sort, device_sort

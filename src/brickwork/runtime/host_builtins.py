@@ -75,7 +75,8 @@ def _argument_type(x):
 
 
 def _run(name: str, args: tuple, types: list, result):
-    from ..types.arrays import array, empty
+    from ..types.array_constructors import empty
+    from ..types.arrays import array
     from .launch import launch
 
     inputs = [array([t._convert(a) if hasattr(t, "_convert") and not isinstance(a, t) else a], dtype=t,

@@ -18,8 +18,9 @@ from ..device import get_device
 from ..errors import LaunchArgumentError, LaunchError
 from ..lang.determinism import runs_serially
 from ..lang.kernel import sibling_kernels
+from ..types.array_constructors import empty, from_numpy, wrap_numpy
 from ..types.array_kinds import SIGNED, cross_family
-from ..types.arrays import ArrayType, array, empty, from_numpy, is_foreign_cuda_array, type_name, wrap_numpy
+from ..types.arrays import ArrayType, array, is_foreign_cuda_array, type_name
 from ..types.composite import CompositeBase, is_composite_type
 from ..types.generic import describe_value, is_generic, matches, type_of_value
 from ..types.held_arrays import read_only_at

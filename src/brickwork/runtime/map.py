@@ -20,7 +20,8 @@ from ..lang.function import Function
 from ..lang.function_from_python import create_warp_function
 from ..lang.kernel import Kernel, kernel
 from ..types import array_arithmetic as _array_arithmetic
-from ..types.arrays import ArrayType, array, empty, type_name
+from ..types.array_constructors import empty
+from ..types.arrays import ArrayType, array, type_name
 from ..types.generic import type_of_value
 from ..types.indexed_arrays import indexedarray
 from ..types.opaque import TupleType

@@ -16,7 +16,8 @@ from ..errors import LaunchError
 from ..lang.determinism import check_backward
 from ..lang.modules import backward_enabled
 from ..types import array_reads
-from ..types.arrays import ArrayType, array, copy_observers, empty, type_name, zeros
+from ..types.array_constructors import empty, zeros
+from ..types.arrays import ArrayType, array, copy_observers, type_name
 from ..types.fabric_arrays import FABRIC_TYPES, empty_fabric
 from ..types.held_arrays import point_at_gradients
 from ..types.kernel_params import KEEP_BITS, KEEP_PARAM, has_adjoint_param, has_adjoint_value, is_pack_type

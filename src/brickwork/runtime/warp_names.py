@@ -12,8 +12,9 @@ from ..device import ScopedDevice, get_device, synchronize
 from ..lang.function import func
 from ..lang.kernel import kernel
 from ..types import scalars
+from ..types.array_constructors import empty, empty_like, full, zeros, zeros_like
 from ..types.array_copy import clone, copy
-from ..types.arrays import array, array2d, array3d, empty, empty_like, full, zeros, zeros_like
+from ..types.arrays import array, array2d, array3d
 from ..types.composite import family_namespace, matrix, vector
 from ..types.structs import struct
 from .launch import launch

@@ -18,10 +18,10 @@ from ..device import get_device
 from . import recording
 from .array_arithmetic import install_arithmetic
 from .array_kinds import signed_class
-from .array_shapes import check_array_shape, given_shape, shape_tuple
+from .array_shapes import check_array_shape, shape_tuple
 from .composite import CompositeBase, is_composite_type
-from .dtype_inference import fill_dtype, infer_dtype
-from .recording import record, run_or_record
+from .dtype_inference import infer_dtype
+from .recording import run_or_record
 from .scalars import (
     ScalarBase,
     bfloat16,
@@ -290,6 +290,8 @@ class array:  # noqa: N801 - Warp's spelling
     def requires_grad(self, value: bool) -> None:
         value = bool(value)
         if value and self._grad is None:  # laid out as the array (strides=), as Warp
+            from .array_constructors import zeros  # it imports this module
+
             strides = None if self.is_contiguous or min(self.strides) < 0 else self.strides
             self._grad = zeros(self.shape, self.dtype, self.device, strides=strides)
         self._requires_grad = value
@@ -661,30 +663,6 @@ class _ArrayNd:
 array1d, array2d, array3d, array4d = (_ArrayNd(n) for n in (1, 2, 3, 4))
 
 
-def empty(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
-    """An uninitialized array (``shape`` an int or a tuple; ``n=`` is Warp's 1-D spelling; ``strides=``
-    in bytes lays the elements out apart, allocating only the bytes that reaches)."""
-    shape = shape_tuple(given_shape(shape, n, "empty"))
-    dtype = python_annotation_type(dtype)
-    comp, trailing = element_layout(dtype)
-    dev = _device(device)
-    strides = kwargs.get("strides")
-    if dev.ordinal is not None:
-        from .device_array import DeviceArray  # CUDA memory
-
-        a = DeviceArray.empty(shape, dtype, dev)
-        if strides is not None and tuple(strides) != a.strides:
-            raise ValueError(f"strides {tuple(strides)} on {dev}: CUDA arrays are contiguous (strides {a.strides})")
-        return _grad_option(a, kwargs)
-    from .array_memory import allocate_strided, host_buffer
-
-    if strides is None:
-        data = host_buffer(shape + trailing, comp, zero=False)
-    else:
-        data = allocate_strided(shape, strides, np.dtype(comp), trailing)
-    return _grad_option(array._wrap(data, dtype, dev), kwargs)
-
-
 def _grad_option(a: array, kwargs: dict, like: array | None = None) -> array:
     """``requires_grad=True`` gives ``a`` a zero gradient array (``None``: as ``like``, when given)."""
     flag = kwargs.get("requires_grad")
@@ -695,54 +673,6 @@ def _grad_option(a: array, kwargs: dict, like: array | None = None) -> array:
     if kwargs.get("retain_grad"):
         a.retain_grad = True
     return a
-
-
-def zeros(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
-    """An array of zeros (``requires_grad=True``: with a gradient array)."""
-    a = empty(given_shape(shape, n, "zeros"), dtype, device, strides=kwargs.get("strides"))
-    a._zero_now()
-    record(a._zero_now)
-    return _grad_option(a, kwargs)
-
-
-def ones(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
-    """An array of ones."""
-    return full(given_shape(shape, n, "ones"), 1, dtype, device, **kwargs)
-
-
-def full(shape, value=0, dtype=None, device=None, **kwargs) -> array:
-    """An array with every element set to ``value`` (0 by default, as Warp); dtype inferred from value when
-    omitted."""
-    if dtype is None:
-        typed = isinstance(value, (ScalarBase, CompositeBase)) or getattr(type(value), "_bw_struct", False)
-        dtype = type(value) if typed else fill_dtype(value)
-    from .array_values import element_value
-
-    a = empty(shape, dtype, device, strides=kwargs.get("strides"))
-    converted = element_value(a.dtype, value, "fill_")
-    a._fill_now(converted, value)
-    record(a._fill_now, converted, value)
-    return _grad_option(a, kwargs)
-
-
-def zeros_like(a: array, **kwargs) -> array:
-    """A zero-filled array of ``a``'s shape, dtype and device (``requires_grad`` as ``a`` unless given)."""
-    return _grad_option(zeros(a.shape, a.dtype, a.device), kwargs, a)
-
-
-def ones_like(a: array, **kwargs) -> array:
-    """An array of ones of ``a``'s shape, dtype and device."""
-    return _grad_option(ones(a.shape, a.dtype, a.device), kwargs, a)
-
-
-def empty_like(a: array, **kwargs) -> array:
-    """An uninitialized array of ``a``'s shape, dtype and device."""
-    return _grad_option(empty(a.shape, a.dtype, a.device), kwargs, a)
-
-
-def full_like(a: array, value, **kwargs) -> array:
-    """An array of ``a``'s shape, dtype and device with every element set to ``value``."""
-    return _grad_option(full(a.shape, value, a.dtype, a.device), kwargs, a)
 
 
 #: Called as ``observe(dest, src)`` after an array is copied into another (``assign``, ``clone``,
@@ -767,24 +697,6 @@ def check_same_dtype(dest: array, src: array, what: str) -> None:
                             f"assign src.numpy())")
 
 
-def from_numpy(arr, dtype=None, shape=None, device=None, **kwargs) -> array:
-    """Wrap a numpy array (zero-copy when its dtype matches); vectors take trailing dimensions."""
-    arr = np.asarray(arr)
-    if dtype is None:
-        dtype = infer_dtype(arr)
-    return array(arr, dtype=dtype, shape=shape, device=device, copy=False, **kwargs)
-
-
-def wrap_numpy(arr: np.ndarray, dtype) -> array:
-    """A CPU array over the memory of the plain ndarray ``arr`` whose numpy dtype is the scalar ``dtype``'s:
-    ``from_numpy`` without its inference and conversions, for numpy launch arguments (wrapped anew at every
-    launch, so a few microseconds each count)."""
-    self = object.__new__(array)
-    self.device = get_device("cpu")
-    self._init_from_numpy(arr, dtype, owner=None)
-    return self
-
-
 class ReadOnly:
     """The launch-signature entry of a read-only array of type ``key``."""
 
@@ -798,7 +710,3 @@ class ReadOnly:
 
     def __hash__(self):
         return hash((ReadOnly, self.key))
-
-
-def _device(device):
-    return get_device(device)

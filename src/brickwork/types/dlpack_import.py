@@ -12,7 +12,7 @@ import ctypes
 
 import numpy as np
 
-from . import arrays, scalars
+from . import array_constructors, arrays, scalars
 from .dlpack_export import _NAME, KDL_CUDA, DLManagedTensor, _capsule_pointer, _capsule_valid, contiguous_strides
 
 KDL_CPU = 1
@@ -123,7 +123,7 @@ def from_dlpack(source, dtype=None) -> arrays.array:
     if device_type != KDL_CPU:
         raise TypeError(f"Unsupported source device for DLPack: device_type={device_type}, device_id={device_id}")
     view, dtype = import_host(source, dtype)
-    return arrays.from_numpy(view, dtype=dtype)
+    return array_constructors.from_numpy(view, dtype=dtype)
 
 
 def _import_cuda(source, dtype, device_id: int):

@@ -269,7 +269,7 @@ class fabricarray(GatheredView, metaclass=_Subscript):  # noqa: N801 - Warp's sp
     # -- host access ----------------------------------------------------------------------------
     def _element_np(self) -> tuple:
         """The numpy dtype and component shape of one element."""
-        from .arrays import empty
+        from .array_constructors import empty
 
         probe = empty((0,), self.dtype, "cpu").numpy()
         return probe.dtype, probe.shape[1:]
@@ -479,8 +479,8 @@ def _values_of(dst, src) -> np.ndarray:
 
 def _filled(dtype, n: int, value) -> np.ndarray:
     """``n`` host values of ``dtype``, each ``value`` converted as ``array.fill_`` converts it."""
+    from .array_constructors import empty
     from .array_values import element_value
-    from .arrays import empty
 
     filled = empty((n,), dtype, "cpu")
     filled._fill_now(element_value(dtype, value, "fill_"), value)

@@ -21,8 +21,9 @@ import numpy as np
 
 from . import recording
 from .array_arithmetic import install_arithmetic
+from .array_constructors import empty
 from .array_kinds import GatheredView, signed_class
-from .arrays import ArrayType, array, check_same_dtype, empty, subscript_dtype_ndim, type_name
+from .arrays import ArrayType, array, check_same_dtype, subscript_dtype_ndim, type_name
 from .fabric_arrays import fabric_packed_size, fabricarray, indexedfabricarray
 from .recording import run_or_record
 from .scalars import int32, python_annotation_type

@@ -8,7 +8,8 @@ from typing import Any
 from ...builtins.functions import FUNCTIONS as _FUNCTIONS
 from ...lang.kernel import kernel
 from ...runtime.launch import launch
-from ...types.arrays import array, empty, empty_like, zeros_like
+from ...types.array_constructors import empty, empty_like, zeros_like
+from ...types.arrays import array
 from ...types.scalars import int32
 from ._common import LinearSolverValueError
 from .kernels import entry_batch, guarded_step

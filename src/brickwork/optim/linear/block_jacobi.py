@@ -17,7 +17,8 @@ from ...builtins.functions import FUNCTIONS as _FUNCTIONS
 from ...lang.function import func
 from ...lang.kernel import kernel
 from ...runtime.launch import launch
-from ...types.arrays import array, empty
+from ...types.array_constructors import empty
+from ...types.arrays import array
 from ...types.scalars import Float, float16, float32, float64
 from ._common import LinearSolverValueError
 from .operator import LinearOperator

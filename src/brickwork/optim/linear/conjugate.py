@@ -14,7 +14,8 @@ from typing import Any
 from ...builtins.functions import FUNCTIONS as _FUNCTIONS
 from ...lang.kernel import kernel
 from ...runtime.launch import launch
-from ...types.arrays import array, empty, empty_like
+from ...types.array_constructors import empty, empty_like
+from ...types.arrays import array
 from ...types.scalars import int32
 from ._common import LinearSolverTypeError, LinearSolverValueError
 from .kernels import entry_batch, guarded_step

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ... import config
 from ...runtime.launch import launch
-from ...types.arrays import array, empty
+from ...types.array_constructors import empty
+from ...types.arrays import array
 from . import kernels
 
 #: Parts per batch of an inner product: enough threads to fill a GPU (one block's worth per batch), a few

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numbers
 
 from ...runtime.launch import launch
-from ...types.arrays import array, empty, zeros
+from ...types.array_constructors import empty, zeros
+from ...types.arrays import array
 from ...types.scalars import float16, float32, float64
 from ._common import LinearSolverTypeError, LinearSolverValueError
 from .fsai_factor import factor_mv, gather_values

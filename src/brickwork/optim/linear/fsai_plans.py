@@ -12,8 +12,9 @@ import numpy as np
 
 from ...runtime import device_sort
 from ...runtime.launch import launch, launcher
+from ...types.array_constructors import empty, full, zeros
 from ...types.array_copy import clone, copy
-from ...types.arrays import array, empty, full, zeros
+from ...types.arrays import array
 from ._common import LinearSolverValueError
 from .fsai_factor import (
     check_factor,

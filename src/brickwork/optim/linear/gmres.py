@@ -14,7 +14,8 @@ from typing import Any
 from ...builtins.functions import FUNCTIONS as _FUNCTIONS
 from ...lang.kernel import kernel
 from ...runtime.launch import launch
-from ...types.arrays import array, array2d, array3d, empty, empty_like, zeros
+from ...types.array_constructors import empty, empty_like, zeros
+from ...types.arrays import array, array2d, array3d
 from ...types.scalars import float64, int32
 from ._common import dtype_epsilon
 from .conjugate import check_restart

@@ -12,7 +12,8 @@ from ...builtins.functions import FUNCTIONS as _FUNCTIONS
 from ...lang.function import func
 from ...lang.kernel import kernel
 from ...runtime.launch import launch
-from ...types.arrays import array, array2d, empty
+from ...types.array_constructors import empty
+from ...types.arrays import array, array2d
 from ...types.composite import is_matrix_type, vector
 from ...types.scalars import Float
 from ._common import SCALARS, LinearSolverValueError

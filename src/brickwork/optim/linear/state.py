@@ -18,7 +18,8 @@ from collections.abc import Callable
 from ...lang.kernel import Kernel
 from ...runtime.capture import capture_while, is_capturing
 from ...runtime.launch import launch
-from ...types.arrays import array, empty
+from ...types.array_constructors import empty
+from ...types.arrays import array
 from ...types.scalars import int32
 from . import kernels
 from ._common import (
