@@ -52,3 +52,23 @@ def test_a_reloaded_module_compiles_its_new_kernel_text(tmp_path, monkeypatch):
     finally:
         sys.modules.pop("bw_reloaded_kernels", None)
         sys.modules.pop("bw_reloaded_lambda", None)
+
+
+def test_a_notebook_cell_not_on_disk_still_compiles(tmp_path):
+    """IPython registers each cell's text in linecache under a file name that is not on disk (modification time
+    None); checking the cache for edited files must leave those entries alone."""
+    import linecache
+
+    cell = ("import brickwork as wp\n\n\n@wp.kernel\ndef cell_fill(a: wp.array(dtype=float)):\n"
+            "    a[wp.tid()] = 4.0\n\n\nscale = lambda x: x + 1.5  # noqa: E731\n")
+    name = str(tmp_path / "ipykernel_0" / "1234.py")  # a directory that does not exist
+    linecache.cache[name] = (len(cell), None, cell.splitlines(True), name)
+    try:
+        scope = {"__name__": "__main__"}
+        exec(compile(cell, name, "exec"), scope)  # noqa: S102 - the cell, as IPython runs it
+        a = wp.zeros(2, dtype=float)
+        wp.launch(scope["cell_fill"], dim=2, inputs=[a])
+        assert a.numpy().tolist() == [4.0, 4.0]
+        assert wp.map(scope["scale"], a).numpy().tolist() == [5.5, 5.5]
+    finally:
+        linecache.cache.pop(name, None)
