@@ -8,11 +8,12 @@ by kernels launched on the tree's device (a CUDA tree's build copies only its 65
 grouped "lbvh" tree is the median tree. Nodes are numbered level by level, root 0. The item order (which items
 each node holds) is computed by compiled kernels on the CPU (``bvh_build``, ``bvh_sah``) or on the device
 (``bvh_lbvh``), deterministically: ties go by item index (for a SAH tree of many items, by the items' Morton
-order). Node bounds are computed bottom-up (``refit``: the leaves', then each level's from its children;
-compiled, in place, on the tree's device: ``bvh_refit``; a device "sah"/"median" tree's build runs on the host
-and uploads its tables). Kernels receive the tree as its ``id`` (a ``uint64``: the address of the 96-byte
-descriptor on the tree's device, ``bw::bvh_data`` in ``include/brickwork_bvh.h``), and traverse it with an
-explicit stack.
+order); a tree without groups takes one launch on one thread (``bvh_whole``) unless it is large and several
+threads share each level's nodes. Node bounds are computed bottom-up (``refit``: the leaves', then each
+level's from its children; compiled, in place, on the tree's device: ``bvh_refit``; a device "sah"/"median"
+tree's build runs on the host and uploads its tables). Kernels receive the tree as its ``id`` (a ``uint64``:
+the address of the 96-byte descriptor on the tree's device, ``bw::bvh_data`` in ``include/brickwork_bvh.h``),
+and traverse it with an explicit stack.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ from ..types.array_constructors import empty
 from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import float32, int32, uint8
-from . import bvh_build, bvh_lbvh, bvh_refit, bvh_sah
-from .launch import launch_on_cpu, launcher
+from . import bvh_build, bvh_lbvh, bvh_refit, bvh_sah, bvh_whole
+from .launch import _thread_count, launch_on_cpu, launcher
 
 #: The descriptor the kernels read (``bw::bvh_data``); the first fields have the order of Warp's host header, then
 #: the groups' sorted ids and subtree roots (``bvh_get_group_root``).
@@ -344,10 +345,22 @@ def build_tree(storage: TreeStorage, lowers: np.ndarray, uppers: np.ndarray, lea
         return tree
     with np.errstate(invalid="ignore", over="ignore"):  # -inf + inf: a NaN centre
         centers = (lowers.astype(np.float64) + uppers) * 0.5
-    tree = Tree(centers, leaf_size, None if groups is None else groups.numpy(),
-                (lowers, uppers) if constructor == "sah" else None)
+    tree = shape_tree(centers, leaf_size, None if groups is None else groups.numpy(),
+                      (lowers, uppers) if constructor == "sah" else None)
     write_tree(storage, tree, lowers, uppers, structure=True)
     return tree
+
+
+def shape_tree(centers: np.ndarray, leaf_size: int, groups: np.ndarray | None, bounds: tuple | None) -> Tree:
+    """``Tree(centers, leaf_size, groups, bounds)``; a tree of one group is shaped in one launch on one thread
+    (``bvh_whole``, the same tree), unless it has more than ``bvh_build.PARALLEL_MIN`` items and several threads
+    to build it level by level."""
+    n = len(centers)
+    if groups is not None or n <= leaf_size or n > bvh_build.PARALLEL_MIN and _thread_count() > 1:
+        return Tree(centers, leaf_size, groups, bounds)
+    lists = bvh_build.ItemLists(centers, renumber=bounds is not None and n >= bvh_sah.RENUMBER_MIN)
+    first, last, parents, order, ranges = bvh_whole.shape(lists, leaf_size, bounds)
+    return Tree.from_levels(first, last, parents, order, len(ranges) - 1, ranges)
 
 
 def write_tree(storage: TreeStorage, tree: Tree, lowers: np.ndarray, uppers: np.ndarray, *,

@@ -7,11 +7,13 @@ index and NaN centres sort last) goes to the first child. A SAH tree (``bvh_sah`
 and boundary from the same sorted lists. A node whose items are of several groups (a grouped tree) splits
 them at a group boundary instead.
 
-The items are sorted once along each axis (``counting_sort``, by two 16-bit digits of the centre's float32
-bits mapped to an unsigned order, then by group). A node's three sorted lists then give its extent in O(1)
-(the first and last item of each) and its median on the chosen axis; the other two lists are split stably
-into the children's. So each level of the tree costs O(items), one thread per node, and a node becoming a
-leaf takes its items in the order of its parent's axis.
+The items are sorted once along each axis by the centre's float32 bits mapped to an unsigned order: the three
+axes in one launch by four 8-bit digits (``_sort_axes``), or with groups by ``counting_sort`` (two 16-bit
+digits, then the group). A node's three sorted lists then give its extent in O(1) (the first and last item
+of each) and its median on the chosen axis; the other two lists are split stably into the children's
+(``split_node``). So each level of the tree costs O(items), one thread per node, and a node becoming a leaf
+takes its items in the order of its parent's axis. A tree of one group may instead be shaped in one launch
+(``bvh_whole``), with the same functions.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ from .counting_sort import DIGIT
 from .launch import launch_on_cpu
 
 _tid, _isnan = _FUNCTIONS["tid"], _FUNCTIONS["isnan"]
+#: A tree of at most this many items is built (and refit) by launches on one thread whatever the number of
+#: threads: below it a parallel launch saves less than it risks, a wait at its barrier for a thread the
+#: operating system has descheduled (milliseconds on a busy machine, for a build of a millisecond or two)
+PARALLEL_MIN = 1 << 17
 
 
 @func
@@ -38,22 +44,17 @@ def _above(keys: array2d(dtype=int32), axis: int32, item: int32, last_key: uint3
     return int32(k > last_key or (k == last_key and item > last_item))
 
 
-@kernel(enable_backward=False)
-def _split(starts: array(dtype=int32), mids: array(dtype=int32), ends: array(dtype=int32),
-           by_group: array(dtype=int32), leaves: array(dtype=int32), axes: array(dtype=int32),
-           centers: array2d(dtype=float32), keys: array2d(dtype=int32), src: array2d(dtype=int32),
-           dst: array2d(dtype=int32), order: array(dtype=int32)):
+@func
+def split_node(s: int32, mid: int32, e: int32, by_group: int32, leaves: int32, chosen: int32,
+               centers: array2d(dtype=float32), keys: array2d(dtype=int32), src: array2d(dtype=int32),
+               dst: array2d(dtype=int32), order: array(dtype=int32)):
     # one node: src[a, s:e] are its items sorted along axis a; dst receives its children's. A node of several
     # groups splits at a group boundary (mid), where every list already splits: the items sort by group first.
-    # axes[g] >= 0: the axis the split was chosen on (SAH); else the longest one's median (mid)
-    g = _tid()
-    s = starts[g]
-    mid = mids[g]
-    e = ends[g]
-    axis = axes[g]
+    # chosen >= 0: the axis the split was chosen on (SAH); else the longest one's median (mid)
+    axis = chosen
     if axis < 0:
         axis = int32(0)
-    if by_group[g] == 0 and axes[g] < 0:  # numpy's argmax of the extents: the first NaN, else the first largest
+    if by_group == 0 and chosen < 0:  # numpy's argmax of the extents: the first NaN, else the first largest
         best = centers[src[0, e - 1], 0] - centers[src[0, s], 0]
         for a in range(1, 3):
             extent = centers[src[a, e - 1], a] - centers[src[a, s], a]
@@ -63,7 +64,7 @@ def _split(starts: array(dtype=int32), mids: array(dtype=int32), ends: array(dty
     last_item = src[axis, mid - 1]  # the first child's last item
     last_key = uint32(keys[axis, last_item])
     for a in range(3):
-        if a == axis or by_group[g] != 0:
+        if a == axis or by_group != 0:
             for p in range(s, e):
                 dst[a, p] = src[a, p]
         else:  # a stable split; selects, not a branch taken at random. The children's items by key, not by
@@ -76,12 +77,57 @@ def _split(starts: array(dtype=int32), mids: array(dtype=int32), ends: array(dty
                 dst[a, upper if up != 0 else lower] = item
                 lower = lower + 1 - up
                 upper = upper + up
-    if leaves[g] & 1 != 0:  # a child that is a leaf takes its items in the order of the node's axis
+    if leaves & 1 != 0:  # a child that is a leaf takes its items in the order of the node's axis
         for p in range(s, mid):
             order[p] = src[axis, p]
-    if leaves[g] & 2 != 0:
+    if leaves & 2 != 0:
         for p in range(mid, e):
             order[p] = src[axis, p]
+
+
+@kernel(enable_backward=False)
+def _split(starts: array(dtype=int32), mids: array(dtype=int32), ends: array(dtype=int32),
+           by_group: array(dtype=int32), leaves: array(dtype=int32), axes: array(dtype=int32),
+           centers: array2d(dtype=float32), keys: array2d(dtype=int32), src: array2d(dtype=int32),
+           dst: array2d(dtype=int32), order: array(dtype=int32)):
+    g = _tid()
+    split_node(starts[g], mids[g], ends[g], by_group[g], leaves[g], axes[g], centers, keys, src, dst, order)
+
+
+@func
+def _digit_pass(keys: array2d(dtype=int32), a: int32, shift: uint32, src: array2d(dtype=int32), first: int32,
+                dst: array2d(dtype=int32), counts: array2d(dtype=int32)):
+    # a stable counting pass of list a by one 8-bit digit of the keys: src[a] (the items in order if first)
+    # into dst[a]
+    n = keys.shape[1]
+    for b in range(256):
+        counts[a, b] = int32(0)
+    for i in range(n):
+        item = i if first != 0 else src[a, i]
+        k = int32(uint32(keys[a, item]) >> shift) & 255
+        counts[a, k] = counts[a, k] + 1
+    at = int32(0)
+    for b in range(256):
+        count = counts[a, b]
+        counts[a, b] = at
+        at = at + count
+    for i in range(n):
+        item = i if first != 0 else src[a, i]
+        k = int32(uint32(keys[a, item]) >> shift) & 255
+        dst[a, counts[a, k]] = item
+        counts[a, k] = counts[a, k] + 1
+
+
+@kernel(enable_backward=False)
+def _sort_axes(keys: array2d(dtype=int32), lists: array2d(dtype=int32), spare: array2d(dtype=int32),
+               counts: array2d(dtype=int32)):
+    # one thread per axis: its items in the order of (key, item), four passes of 8-bit digits (256 counts, not
+    # counting_sort's 65536: a small tree's sort is its items, not its counts)
+    a = _tid()
+    _digit_pass(keys, a, uint32(0), lists, 1, spare, counts)
+    _digit_pass(keys, a, uint32(8), spare, 0, lists, counts)
+    _digit_pass(keys, a, uint32(16), lists, 0, spare, counts)
+    _digit_pass(keys, a, uint32(24), spare, 0, lists, counts)
 
 
 def sort_keys(centers: np.ndarray) -> np.ndarray:
@@ -155,6 +201,7 @@ class ItemLists:
         self.perm = None  # renumbered: the item each number stands for (int32)
         self.src = None  # (3, n) int32: the items of each node along each axis, at the node's positions
         self._order = None
+        self.level = None  # split's tables, made at its first call
 
     def _sort(self) -> None:
         n = self.n
@@ -172,18 +219,20 @@ class ItemLists:
             rank = np.ascontiguousarray(rank, np.int32)
             by_group = [(rank, DIGIT, 0)] + ([(rank, DIGIT, 16)] if rank.max() > DIGIT else [])
         self.src, self.dst = np.empty((3, n), np.int32), np.empty((3, n), np.int32)
-        for a in range(3):
-            counting_sort.sort([(self.keys[a], DIGIT, 0), (self.keys[a], DIGIT, 16)] + by_group, n, self.src[a],
-                               get)
-        self._order = np.empty(n, np.int32)
-        # the tables every level's launches take, as arrays once: a numpy argument is wrapped anew at each launch
+        # the tables every launch takes, as arrays once: a numpy argument is wrapped anew at each launch
         # (microseconds apiece, most of a small tree's build); src and dst swap with their numpy arrays
+        self._order = np.empty(n, np.int32)
         self.wrapped = {"c": wrap_numpy(self.c, float32), "keys": wrap_numpy(self.keys, int32),
                         "order": wrap_numpy(self._order, int32)}
         self.wrapped_src, self.wrapped_dst = wrap_numpy(self.src, int32), wrap_numpy(self.dst, int32)
-        # a level's split nodes (at most n / 2): starts, mids, ends, groups, leaves, axes, each level in the front
-        self.level = np.empty((6, max(n // 2, 1)), np.int32)
-        self.wrapped_level = [wrap_numpy(row, int32) for row in self.level]
+        if by_group:
+            for a in range(3):
+                counting_sort.sort([(self.keys[a], DIGIT, 0), (self.keys[a], DIGIT, 16)] + by_group, n,
+                                   self.src[a], get)
+        else:  # the three lists in one launch, dst as the spare
+            _sort_axes.work_per_item = 8 * n if n > PARALLEL_MIN else 0  # four passes of reads and writes
+            launch_on_cpu(_sort_axes, 3, self.wrapped["keys"], self.wrapped_src, self.wrapped_dst,
+                          wrap_numpy(np.empty((3, 256), np.int32), int32))
 
     def lists(self) -> tuple:
         """The centres (float32, (n, 3)), their keys ((3, n), ``sort_keys`` as int32) and the sorted lists."""
@@ -202,6 +251,9 @@ class ItemLists:
         first, bit 1 the second) and the axis each split is on (-1: the median along the longest axis of the
         centres' extent, with ``mids`` that median)."""
         self.lists()
+        if self.level is None:  # a level's split nodes (at most n / 2): starts, mids, ends, groups, leaves, axes
+            self.level = np.empty((6, max(self.n // 2, 1)), np.int32)
+            self.wrapped_level = [wrap_numpy(row, int32) for row in self.level]
         count = len(starts)
         for row, values in zip(self.level, (starts, mids, ends, groups, leaves, -1 if axes is None else axes)):
             row[:count] = values

@@ -138,15 +138,11 @@ def _sweep(boxes: array2d(dtype=float32), src: array2d(dtype=int32), a: int32, s
     return best, best_axis, best_mid
 
 
-@kernel(enable_backward=False)
-def _choose(starts: array(dtype=int32), ends: array(dtype=int32), budgets: array(dtype=int32),
-            boxes: array2d(dtype=float32), keys: array2d(dtype=int32), src: array2d(dtype=int32),
-            run_lo: array(dtype=_vec3), run_hi: array(dtype=_vec3), run_prev: array(dtype=int32),
-            prefix: array(dtype=float64), mids: array(dtype=int32), axes: array(dtype=int32)):
-    g = _tid()
-    s = starts[g]
-    e = ends[g]
-    budget = budgets[g]
+@func
+def choose_node(s: int32, e: int32, budget: int32, boxes: array2d(dtype=float32), keys: array2d(dtype=int32),
+                src: array2d(dtype=int32), run_lo: array(dtype=_vec3), run_hi: array(dtype=_vec3),
+                run_prev: array(dtype=int32), prefix: array(dtype=float64)):
+    # the split of the node of list positions [s, e): its boundary and the axis it was chosen on (-1: none)
     best = float64(_NO_COST)
     best_axis = int32(-1)
     best_mid = s + (e - s) // 2
@@ -204,8 +200,18 @@ def _choose(starts: array(dtype=int32), ends: array(dtype=int32), budgets: array
                 run = run_prev[run]
                 after_lo = _min(after_lo, run_lo[run])
                 after_hi = _max(after_hi, run_hi[run])
-    mids[g] = best_mid
-    axes[g] = best_axis
+    return best_mid, best_axis
+
+
+@kernel(enable_backward=False)
+def _choose(starts: array(dtype=int32), ends: array(dtype=int32), budgets: array(dtype=int32),
+            boxes: array2d(dtype=float32), keys: array2d(dtype=int32), src: array2d(dtype=int32),
+            run_lo: array(dtype=_vec3), run_hi: array(dtype=_vec3), run_prev: array(dtype=int32),
+            prefix: array(dtype=float64), mids: array(dtype=int32), axes: array(dtype=int32)):
+    g = _tid()
+    mid, axis = choose_node(starts[g], ends[g], budgets[g], boxes, keys, src, run_lo, run_hi, run_prev, prefix)
+    mids[g] = mid
+    axes[g] = axis
 
 
 class Scratch:
@@ -224,9 +230,15 @@ class Scratch:
         # as arrays once for every level's launch (a numpy argument is wrapped anew at each launch)
         self.tables = (wrap_numpy(self.boxes, float32), self.run_lo, self.run_hi, wrap_numpy(self.run_prev, int32),
                        wrap_numpy(self.prefix, float64))
-        # a level's nodes (at most n / 2): starts, ends and budgets, then the mids and axes chosen
-        self.level = np.empty((5, max(n // 2, 1)), np.int32)
-        self.wrapped_level = [wrap_numpy(row, int32) for row in self.level]
+        self.level = None  # choose's tables, made at its first call
+
+
+def _level_tables(scratch: Scratch) -> np.ndarray:
+    """A level's nodes (at most n / 2): starts, ends and budgets, then the mids and axes chosen."""
+    if scratch.level is None:
+        scratch.level = np.empty((5, max(len(scratch.boxes) // 2, 1)), np.int32)
+        scratch.wrapped_level = [wrap_numpy(row, int32) for row in scratch.level]
+    return scratch.level
 
 
 def choose(scratch: Scratch, keys: array, src: array, starts: np.ndarray, ends: np.ndarray,
@@ -236,7 +248,7 @@ def choose(scratch: Scratch, keys: array, src: array, starts: np.ndarray, ends: 
     count = len(starts)
     if count == 0:
         return np.empty(0, np.int64), np.empty(0, np.int32)
-    level = scratch.level
+    level = _level_tables(scratch)
     level[0, :count], level[1, :count] = starts, ends
     level[2, :count] = np.minimum(budgets, 2**31 - 1)
     _choose.work_per_item = 3 * keys.shape[1] / count  # three passes over a level's items

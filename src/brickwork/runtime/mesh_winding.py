@@ -28,6 +28,7 @@ from ..lang.kernel import kernel
 from ..types.arrays import array, array2d
 from ..types.composite import matrix, vector
 from ..types.scalars import float32, int32, int64
+from .bvh_build import PARALLEL_MIN
 from .launch import launch_now
 
 _vec3, _mat33 = vector(3, float32), matrix((3, 3), float32)
@@ -37,8 +38,8 @@ _tid, _cross, _length, _dot, _outer = (_FUNCTIONS[name] for name in ("tid", "cro
 RECORD = 36
 #: On the CPU a tree of at most this many leaves takes one launch (one thread: leaves, then inner nodes); a
 #: larger one computes its leaves in parallel first (a launch costs tens of microseconds, a leaf's moments less
-#: than one).
-ONE_LAUNCH = 4096
+#: than one, and a parallel launch risks a wait for a descheduled thread: ``bvh_build.PARALLEL_MIN``).
+ONE_LAUNCH = PARALLEL_MIN
 _C, _R2, _N, _AREA, _NIJ, _NIJK = 0, 3, 4, 7, 8, 17
 
 
