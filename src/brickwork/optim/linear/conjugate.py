@@ -17,6 +17,7 @@ from ...runtime.launch import launch
 from ...types.array_constructors import empty, empty_like
 from ...types.arrays import array
 from ...types.scalars import int32
+from . import cg_fused
 from ._common import LinearSolverTypeError, LinearSolverValueError
 from .kernels import entry_batch, guarded_step
 from .state import LinearSolverState
@@ -126,12 +127,24 @@ class CG(_Restartable):
         self._r, self._z, self._p, self._Ap = (empty_like(b) for _ in range(4))
         self._residuals = empty((2, self._batch_count), dtype=self._scalar_type, device=device)
         self._dot = self._dots(3)  # r.r, r.z, p.Ap
+        self._fused = None  # the buffers of cg_fused.py, made when a solve takes that iteration
+
+    def _fused_cg(self, A, M):
+        """The fused iteration (cg_fused.py) and its matrix and diagonal, when it applies to ``A`` and ``M``."""
+        found = cg_fused.sources(A, M)
+        if found is None:
+            return None
+        if self._fused is None:
+            parts = empty((3, self._dot.parts_per_batch), dtype=self._scalar_type, device=self._device)
+            self._fused = cg_fused.FusedCG(parts, self._b.shape[0])
+        return (self._fused, *found)
 
     def _run(self, A, b, x, M):
         dot, r, p, Ap = self._dot, self._r, self._p, self._Ap
         z = r if M is None else self._z
         r_norm_sq, rz_new, p_Ap = dot.col(0), (dot.col(0) if M is None else dot.col(1)), dot.col(2)
         rz_old, atol_sq = self._residuals[0], self._residuals[1]
+        fused = self._fused_cg(A, M)
         Ap.zero_()
         self._z.zero_()
         self._init_tolerance(b, dot, atol_sq)
@@ -145,6 +158,14 @@ class CG(_Restartable):
 
         update_rr_rz()
         p.assign(z)
+
+        def fused_iteration(update_direction=True):
+            run, matrix, d = fused
+            run.product_dot(matrix, p, Ap)
+            run.step_dots(atol_sq, r_norm_sq, rz_new, x, r, p, Ap, d, z)
+            if update_direction:  # else the restart computes r, z and their products again
+                run.fold(r_norm_sq, rz_new, rz_old, d is not None)
+                self._launch(cg_direction, atol_sq, r_norm_sq, rz_old, rz_new, z, p)
 
         def do_iteration(update_direction=True):
             rz_old.assign(rz_new)
@@ -160,7 +181,7 @@ class CG(_Restartable):
             update_rr_rz()
             p.assign(z)
 
-        cycle, size = self._cycle(do_iteration, restart_tail)
+        cycle, size = self._cycle(do_iteration if fused is None else fused_iteration, restart_tail)
         return self._loop(cycle, r_norm_sq, atol_sq, size)
 
 

@@ -196,10 +196,14 @@ def aslinearoperator(A, batch_offsets: array | None = None, max_batch_length: in
             if scalar_type(A.dtype) not in SCALARS or not (A.dtype in SCALARS or is_vector_type(A.dtype)):
                 raise LinearSolverTypeError(f"aslinearoperator: a diagonal must hold float16, float32 or float64 "
                                             f"scalars or vectors, got {A.dtype.__name__}")
-            return LinearOperator(A.shape, A.dtype, A.device, _diag_matvec(A), batch_offsets, max_batch_length)
+            op = LinearOperator(A.shape, A.dtype, A.device, _diag_matvec(A), batch_offsets, max_batch_length)
+            op._diagonal = A  # what a solver may apply in its own kernels (cg_fused.py)
+            return op
     sparse = _bsr_types()
     if sparse is not None and isinstance(A, sparse.BsrMatrix):
-        return LinearOperator(A.shape, A.dtype, A.device, _bsr_matvec(A, sparse), batch_offsets, max_batch_length)
+        op = LinearOperator(A.shape, A.dtype, A.device, _bsr_matvec(A, sparse), batch_offsets, max_batch_length)
+        op._bsr_matrix = A
+        return op
     raise LinearSolverValueError(f"Unable to create LinearOperator from {A!r}: aslinearoperator takes a 1-D or 2-D "
                                  f"array, a BsrMatrix or a LinearOperator")
 
