@@ -36,6 +36,32 @@ def test_a_parameter_annotated_with_no_kernel_type_is_refused_at_definition(anno
     assert (e.location.filename, e.location.lineno) == (__file__, _line_of("# the parameter refused"))
 
 
+@pytest.mark.parametrize(("annotation", "message"), [
+    (np.float32, "is annotated class 'numpy.float32', which is not a kernel type (wp.float32, wp.vec3, "
+                 "wp.array(dtype=...), a @wp.struct, typing.Any...): write wp.float32"),
+    (np.ndarray, "is annotated class 'numpy.ndarray', which is not a kernel type (wp.float32, wp.vec3, "
+                 "wp.array(dtype=...), a @wp.struct, typing.Any...): write wp.array(dtype=...) (numpy arrays are "
+                 "passed to such parameters in place)"),
+    (wp.array(dtype=np.float32), "is an array of numpy's float32, which is not a brickwork dtype: write "
+                                 "dtype=wp.float32"),
+    (wp.array2d(dtype=np.dtype("float64")), "is an array of numpy's float64, which is not a brickwork dtype: "
+                                            "write dtype=wp.float64"),
+    (wp.array(dtype="int32"), "is an array of the string 'int32', which is not a brickwork dtype: write "
+                              "dtype=wp.int32"),
+    (wp.array(dtype=np.complex64), "is an array of numpy's complex64, which is not a brickwork dtype"),
+])
+def test_a_numpy_type_in_a_kernel_signature_is_refused_naming_brickworks(annotation, message):
+    """``wp.array(dtype=np.float32)`` was accepted, and every launch then said "argument 'b' must be
+    array(dtype=float32, ndim=1), got array(dtype=float32, ndim=1)"."""
+    def bad(a: wp.array(dtype=float), b: annotation):  # the numpy parameter
+        pass
+
+    with pytest.raises(KernelTypeError) as info:
+        wp.kernel(bad)
+    assert info.value.message == f"parameter 'b' of kernel 'bad' {message}"
+    assert info.value.location.lineno == _line_of("# the numpy parameter")
+
+
 def test_a_float_constructor_of_an_integer_beyond_every_float_is_a_kernel_type_error():
     @wp.kernel
     def huge(a: wp.array(dtype=wp.float64)):

@@ -55,7 +55,13 @@ class Kernel:
             if not (is_generic(t) or is_kernel_type(t)):  # a plain class, a lambda, a tuple: no launch can pass it
                 raise KernelTypeError(f"parameter '{name}' of kernel '{self.key}' is annotated {_shown(ann[name])}, "
                                       f"which is not a kernel type (wp.float32, wp.vec3, wp.array(dtype=...), a "
-                                      f"@wp.struct, typing.Any...)", self.source.location(self._param_node(name)))
+                                      f"@wp.struct, typing.Any...){_brickwork_spelling(ann[name])}",
+                                      self.source.location(self._param_node(name)))
+            foreign = _foreign_dtype(t.dtype) if isinstance(t, ArrayType) else None
+            if foreign is not None:  # no array has it: the launch said "must be array(dtype=float32), got float32"
+                raise KernelTypeError(f"parameter '{name}' of kernel '{self.key}' is an array of {foreign}, which is "
+                                      f"not a brickwork dtype{_brickwork_spelling(t.dtype, 'dtype=')}",
+                                      self.source.location(self._param_node(name)))
             self.params.append((name, t))
         # reported when the kernel is first instantiated, as Warp does at launch
         if ann.get("return", None) not in (None, type(None)):
@@ -235,12 +241,37 @@ def _generic_kernel_for(stub) -> Kernel:
 
 
 def _shown(annotation) -> str:
-    """An annotation as an error message names it: a class or function by its qualified name."""
+    """An annotation as an error message names it: a class or function by its qualified name (a numpy class
+    with its module: ``numpy.float32``, not a bare ``float32`` that reads as brickwork's)."""
     if isinstance(annotation, type):
-        return f"class '{annotation.__qualname__}'"
+        module = annotation.__module__
+        return f"class '{module + '.' if module.split('.')[0] == 'numpy' else ''}{annotation.__qualname__}'"
     if hasattr(annotation, "__code__"):  # a function or a lambda
         return f"function '{annotation.__qualname__}'"
     return repr(annotation)
+
+
+def _foreign_dtype(dtype) -> str | None:
+    """How an error names an array annotation's dtype that is numpy's (``np.float32``, ``np.dtype("f4")``) or a
+    string (``"float32"``): no brickwork array has such a dtype. None for anything else."""
+    if isinstance(dtype, str):
+        return f"the string {dtype!r}"
+    module = (dtype if isinstance(dtype, type) else type(dtype)).__module__ or ""
+    if module.split(".")[0] == "numpy":
+        return f"numpy's {getattr(dtype, '__name__', None) or dtype}"
+    return None
+
+
+def _brickwork_spelling(value, prefix: str = "") -> str:
+    """``": write wp.float32"`` for numpy's float32 (the class or a dtype) or the string "float32"; else ``""``."""
+    from ..types.scalars import SCALAR_TYPES
+
+    name = value if isinstance(value, str) else str(getattr(value, "__name__", None) or value)
+    if name == "ndarray" and _foreign_dtype(value) is not None:
+        return ": write wp.array(dtype=...) (numpy arrays are passed to such parameters in place)"
+    if _foreign_dtype(value) is None or name not in {t.__name__ for t in SCALAR_TYPES}:
+        return ""
+    return f": write {prefix}wp.{name}"
 
 
 def overload(target, types=None):
