@@ -92,6 +92,24 @@ def float64_int_literal(a: wp.array(dtype=wp.float64)):
 
 
 @wp.kernel
+def builtin_int_literal(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    a[i] = wp.max(a[i], 0)  # E:builtin_int_literal
+
+
+@wp.kernel
+def builtin_float_literal(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    b[i] = wp.clamp(b[i], 0.0, wp.float64(1.0))  # E:builtin_float_literal
+
+
+@wp.kernel
+def builtin_argument_count(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    a[i] = wp.sin(a[i], a[i])  # E:builtin_argument_count
+
+
+@wp.kernel
 def store_f64(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
     i = wp.tid()
     a[i] = b[i]  # E:store_f64
@@ -296,6 +314,13 @@ CASES = [
     (mixed_arith, wp.KernelTypeError, "mixed_arith", ["'+' (add)", "float32 and float64"]),
     (mixed_literal, wp.KernelTypeError, "mixed_literal", [
         "'*' (mul)", "float32 and int32", "2 is a Python int, which kernels take as int32: write 2.0"]),
+    (builtin_int_literal, wp.KernelTypeError, "builtin_int_literal", [
+        "max(): operand types must match, got float32 and int32",
+        "0 is a Python int, which kernels take as int32: write 0.0"]),
+    (builtin_float_literal, wp.KernelTypeError, "builtin_float_literal", [
+        "clamp(): ", "0.0 is a Python float, which kernels take as float32: write wp.float64(0.0)"]),
+    (builtin_argument_count, wp.KernelTypeError, "builtin_argument_count", [
+        "sin(): does not take 2 arguments (Couldn't find function overload for 'sin'"]),
     (int64_literal, wp.KernelTypeError, "int64_literal", [
         "'*' (mul)", "int64 and int32", "2 is a Python int, which kernels take as int32: write wp.int64(2)"]),
     (augmented_literal, wp.KernelTypeError, "augmented_literal", [

@@ -50,7 +50,7 @@ def resolve(name: str, arg_types: list) -> tuple[Builtin, object]:
     entries = BUILTINS.get(name)
     if not entries:
         raise Mismatch(f"unknown builtin {name!r}")
-    reasons = []
+    reasons, counts = [], 0
     for entry in entries:
         try:
             return entry, entry.rule(*arg_types)
@@ -59,7 +59,10 @@ def resolve(name: str, arg_types: list) -> tuple[Builtin, object]:
         except Mismatch as e:
             reasons.append(str(e))
         except TypeError:  # wrong number of arguments for this rule
-            reasons.append(f"takes a different number of arguments than {len(arg_types)}")
+            counts += 1
+    if not reasons:  # no rule takes this many: say so (a rule of another count says nothing about the types)
+        n = len(arg_types)
+        raise Mismatch(f"does not take {n} argument{'' if n == 1 else 's'}")
     raise Mismatch(reasons[0] if len(reasons) == 1 else "; ".join(dict.fromkeys(reasons)))
 
 

@@ -319,7 +319,36 @@ class CallRules:
         if name == "unot":  # Warp's name of `not`
             name = "logical_not"
         args = self.builtin_arguments(name, node)
-        return self.builtin_call(name, args, node)
+        try:
+            return self.builtin_call(name, args, node)
+        except KernelTypeError as e:
+            hint = self._number_argument_hint(name, node, args)
+            if not hint:
+                raise
+            raise type(e)(e.message + hint, e.location) from None
+
+    def _number_argument_hint(self, name, node, args) -> str:
+        """How to write a Python number argument (``wp.max(x, 0)`` of a float32 ``x``: ``write 0.0``) when the
+        call resolves with that number in another argument's scalar type; ``""`` where none does (an index
+        that is rightly an int32, say), or where arguments go by keyword."""
+        from .expressions import _python_number_hint  # expressions imports this module
+
+        if node.keywords or len(node.args) != len(args):
+            return ""
+        types = [a.type for a in args]
+        for position, src in enumerate(node.args):
+            if not isinstance(src, (ast.Constant, ast.Name)):
+                continue
+            for other in args:
+                scalar = other.type if is_scalar_type(other.type) else getattr(other.type, "_dtype", None)
+                if other is args[position] or not is_scalar_type(scalar) or scalar is types[position]:
+                    continue
+                try:
+                    resolve(name, types[:position] + [scalar] + types[position + 1:])
+                except (Mismatch, Unsupported):
+                    continue
+                return _python_number_hint([(src, self.expr(src), other)])
+        return ""
 
     def builtin_arguments(self, name, node) -> list:
         """The arguments of a builtin call in order; keywords by Warp's parameter names (wp.pow(x=2.0, y=4.0))."""
