@@ -20,7 +20,7 @@ class Device:
     @property
     def arch(self) -> str | None:
         """The CUDA architecture (``"sm_90"``) of a CUDA device; None for the CPU."""
-        if self.ordinal is None:
+        if self.is_cpu:
             return None
         major, minor = cuda_driver.driver().capability(self.ordinal)
         return f"sm_{major}{minor}"
@@ -28,7 +28,7 @@ class Device:
     @property
     def sm_count(self) -> int:
         """The number of streaming multiprocessors of a CUDA device; 0 for the CPU."""
-        if self.ordinal is None:
+        if self.is_cpu:
             return 0
         return cuda_driver.driver().sm_count(self.ordinal)
 
@@ -36,16 +36,18 @@ class Device:
     def max_shared_memory_per_block(self) -> int:
         """The bytes of shared memory a thread block of a CUDA device may use (without opting in to more); 0
         for the CPU."""
-        if self.ordinal is None:
+        if self.is_cpu:
             return 0
         return cuda_driver.driver().max_shared_memory_per_block(self.ordinal)
 
     @property
     def is_cpu(self) -> bool:
+        """Whether this is the CPU."""
         return self.name == "cpu"
 
     @property
     def is_cuda(self) -> bool:
+        """Whether this is a CUDA device (its ordinal is the driver's device number)."""
         return self.name.startswith("cuda")
 
     def __str__(self):
@@ -89,7 +91,7 @@ def _cuda_device(name: str) -> Device:
     if name[:5] == "cuda:" and number.isdigit() and number.isascii():  # every launch names one: no regex
         ordinal = int(number)
     elif name == "cuda":  # the current CUDA device, else the first
-        return _current if _current.ordinal is not None else _cuda_device("cuda:0")
+        return _current if _current.is_cuda else _cuda_device("cuda:0")
     else:
         raise ValueError(f"unknown device {name!r} (expected 'cpu' or 'cuda:N')")
     dev = _cuda.get(ordinal)
@@ -119,7 +121,7 @@ def get_cuda_device(ordinal: int | None = None) -> Device:
     else ``cuda:0``. Without a CUDA device: ``RuntimeError`` (``DeviceUnavailableError``) with the reason."""
     if ordinal is None:
         current = get_device()
-        return current if current.ordinal is not None else get_device("cuda:0")
+        return current if current.is_cuda else get_device("cuda:0")
     if isinstance(ordinal, bool) or not isinstance(ordinal, int):
         raise TypeError(f"get_cuda_device: ordinal must be an int or None, got {type(ordinal).__name__}")
     return get_device(f"cuda:{ordinal}")
@@ -229,7 +231,7 @@ def is_peer_access_enabled(target_device, peer_device) -> bool:
 # runs unchanged); turning it on, or asking for a pool's figures, is an error that says so.
 def _no_pool(device, doing: str) -> None:
     dev = _known_device(device)
-    if dev.ordinal is None:
+    if dev.is_cpu:
         raise ValueError(f"Memory pools are only supported on CUDA devices (cannot {doing} on {dev})")
     raise ValueError(f"cannot {doing} on {dev}: brickwork allocates CUDA memory with cuMemAlloc and keeps no "
                      f"memory pool (wp.is_mempool_supported({str(dev)!r}) is False)")
@@ -239,7 +241,7 @@ def _no_peer_access(target_device, peer_device, what: str, enable) -> None:
     devs = (_known_device(target_device), _known_device(peer_device))
     if not enable:
         return
-    if any(d.ordinal is None for d in devs):
+    if any(d.is_cpu for d in devs):
         raise ValueError(f"{what} is only supported between CUDA devices (got {devs[0]} and {devs[1]})")
     raise ValueError(f"cannot enable {what.lower()} from {devs[1]} to {devs[0]}: brickwork does not enable CUDA "
                      f"peer access (copies between devices go through the host)")
@@ -352,5 +354,5 @@ def synchronize(device=None) -> None:
 def synchronize_device(device=None) -> None:
     """Wait for outstanding work on one device (the current one when ``device`` is None)."""
     dev = get_device(device)
-    if dev.ordinal is not None:
+    if dev.is_cuda:
         cuda_driver.driver().synchronize(dev.ordinal)

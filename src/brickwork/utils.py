@@ -93,7 +93,7 @@ def _store_prefix(a: array, values: np.ndarray) -> None:
     data = _host(a)
     index = np.unravel_index(np.arange(len(values)), a.shape)
     data[index] = values
-    if a.device.ordinal is not None:
+    if a.device.is_cuda:
         a.assign(data)
 
 

@@ -79,14 +79,14 @@ def device_to_jax(warp_device):
     ``"cpu"``, the local GPU of the same ordinal for ``"cuda:N"``. ``RuntimeError`` when JAX has none."""
     jax = import_library("jax", "wp.device_to_jax")
     device = get_device(warp_device)
-    backend = "cpu" if device.ordinal is None else "cuda"
+    backend = "cpu" if device.is_cpu else "cuda"
     try:
         candidates = jax.local_devices(backend=backend)
     except RuntimeError:  # JAX has no such backend here (a CPU-only jaxlib)
         candidates = []
-    if device.ordinal is None and candidates:
+    if device.is_cpu and candidates:
         return candidates[0]
-    for candidate in candidates if device.ordinal is not None else ():
+    for candidate in candidates if device.is_cuda else ():
         if candidate.local_hardware_id == device.ordinal:
             return candidate
     raise RuntimeError(f"Jax device corresponding to '{warp_device}' is not available (JAX's {backend} devices "

@@ -88,7 +88,7 @@ def _layout(t, dtype) -> tuple[tuple, tuple]:
 
 def _view(t, dtype, shape: tuple, strides: tuple, device) -> array:
     """An array of ``dtype`` over ``t``'s memory (no copy) that keeps ``t`` alive."""
-    if device.ordinal is not None:  # device arrays are contiguous: DLPack's import checks and refuses the rest
+    if device.is_cuda:  # device arrays are contiguous: DLPack's import checks and refuses the rest
         source = t.detach()
         if source.dim() != len(shape) + len(element_layout(dtype)[1]):
             source = source.unsqueeze(0)  # a 0-d tensor or a single vector: an array of one
@@ -137,7 +137,7 @@ def from_torch(t, dtype=None, requires_grad=None, grad=None, return_ctype=False,
         if t.grad is not None:
             grad = from_torch(t.grad, dtype=dtype, requires_grad=False)
         else:  # allocated by brickwork with the tensor's strides, and given to the tensor
-            grad = zeros(shape, dtype, device, strides=strides if device.ordinal is None else None)
+            grad = zeros(shape, dtype, device, strides=strides if device.is_cpu else None)
             t.grad = to_torch(grad, requires_grad=False)
     if grad is not None:
         a.grad = grad  # ValueError naming both shapes or dtypes when they differ
@@ -181,7 +181,7 @@ def to_torch(a, requires_grad=None):
     if any(s < 0 for s in a.strides):  # torch has no negative strides (its DLPack import aborts the process)
         raise ValueError(f"wp.to_torch: the array has negative strides {a.strides} (a reversed view), which torch "
                          f"tensors cannot have: copy it first (a.contiguous())")
-    if a.device.ordinal is None and _scalar_of(a.dtype) is not bfloat16:
+    if a.device.is_cpu and _scalar_of(a.dtype) is not bfloat16:
         t = torch.from_numpy(a.numpy())  # numpy holds the memory (and keeps it alive); strides as they are
     else:  # CUDA arrays, and bfloat16, which numpy has no type for: DLPack (``__dlpack__``)
         t = torch.from_dlpack(a)

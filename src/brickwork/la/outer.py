@@ -170,7 +170,7 @@ def _record_overwrite(out) -> None:
         grad = out.grad
         host = grad.numpy()  # on the CPU the array's own memory; on a device a copy, put back
         host[0] = np.zeros((), host.dtype)
-        if grad.device.ordinal is not None:
+        if grad.device.is_cuda:
             grad.assign(host)
 
     _tape.recording[-1].record_func(clear, [out])

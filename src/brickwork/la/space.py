@@ -63,7 +63,7 @@ class IndexSpace:
         self._check_pair(loop_tag, inner_tag)
         # the default: raw on the host target, team on a device target or a current CUDA device (raw is
         # host-only, semantics §12)
-        default = tags.raw if config.target == "cpu" and get_device().ordinal is None else tags.team
+        default = tags.raw if config.target == "cpu" and get_device().is_cpu else tags.team
         self.backend = tags.check(backend or default, "backend", "the backend")
         self.ninner = self._check_ninner(ninner)
         nblocks = self._check_nblocks(nblocks)

@@ -243,7 +243,7 @@ def _widened(counts, dstr, sstr, dst: int, src: int, itemsize: int):
 def gpu_items(device) -> bool:
     """Whether copies on ``device`` use the GPU's work items (one element each): on a CUDA device, and
     under the emulation target, which runs the GPU mapping on the CPU."""
-    return device.ordinal is not None or config.target != "cpu"
+    return device.is_cuda or config.target != "cpu"
 
 
 class CopyProgram:

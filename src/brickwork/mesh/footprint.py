@@ -61,7 +61,7 @@ def too_large(what: str, fields: int, nblocks: int, device=None) -> str | None:
     """Why ``fields`` bytes (on the host, or on ``device`` when it is a CUDA device) and ``nblocks`` block
     descriptions (on the host) do not fit in the memory there (a sentence starting with ``what``), or None
     when they do."""
-    on_device = device is not None and device.ordinal is not None
+    on_device = device is not None and device.is_cuda
     if on_device:
         from .. import cuda_driver
 

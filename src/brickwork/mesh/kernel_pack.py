@@ -118,7 +118,7 @@ def kernel_value(pack, adjoint: bool = False):
     if cached is not None:
         return cached
     arrays, flux_arrays = pack.arrays, pack.flux_arrays
-    if adjoint and pack.md.mesh.device.ordinal is not None:
+    if adjoint and pack.md.mesh.device.is_cuda:
         raise KernelNotDifferentiableError(f"a backward launch over a pack of a mesh on {pack.md.mesh.device}: a mesh "
                                            f"on a CUDA device has no gradients yet (the fields' gradients and the "
                                            f"adjoint pack tables are host-only); differentiate a mesh on the CPU "
@@ -145,7 +145,7 @@ def kernel_value(pack, adjoint: bool = False):
     device = pack.md.mesh.device
 
     def table(values: np.ndarray, dtype):  # on the CPU the table shares the numpy memory
-        return array(np.ascontiguousarray(values), dtype=dtype, device=device, copy=device.ordinal is not None)
+        return array(np.ascontiguousarray(values), dtype=dtype, device=device, copy=device.is_cuda)
 
     value = kernel_pack_type(dtype, names, sizes, layouts)()
     value.ptrs = table(ptrs, int64)

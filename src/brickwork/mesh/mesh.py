@@ -651,7 +651,7 @@ class Mesh:
     def _record_adjoint(self, fields: list[Field], live: tuple[bool, ...]) -> None:
         """Record the exchange's adjoint on the current tape: its transposed copies on the gradients (on
         several ranks also its transposed messages: each ghost's gradient goes back to the owner's cell)."""
-        if self.device.ordinal is not None:
+        if self.device.is_cuda:
             raise KernelNotDifferentiableError(
                 f"fill_ghosts under a wp.Tape: a mesh on {self.device} has no gradients yet (the fields' gradients, "
                 f"the adjoint pack tables and the transposed ghost exchange are host-only); differentiate a mesh on "

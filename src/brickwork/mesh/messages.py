@@ -68,7 +68,7 @@ class _Buffer:
             self.ranges[rank] = (start, offset)
         self.device = device
         self.data = zeros(max(offset, ALIGN), dtype=uint8, device=device)
-        self.host = self.data.numpy() if device.ordinal is None else np.zeros(max(offset, ALIGN), dtype=np.uint8)
+        self.host = self.data.numpy() if device.is_cpu else np.zeros(max(offset, ALIGN), dtype=np.uint8)
         self.layout = layout
 
     def copies(self, into_buffer: bool) -> list[Copy]:
@@ -88,11 +88,11 @@ class _Buffer:
         return self.host[start:stop]
 
     def to_host(self) -> None:
-        if self.device.ordinal is not None:
+        if self.device.is_cuda:
             self.host[...] = self.data.numpy()
 
     def to_device(self) -> None:
-        if self.device.ordinal is not None:
+        if self.device.is_cuda:
             self.data.assign(self.host)
 
 
@@ -116,7 +116,7 @@ class MessageExchange:
                 self.stand_ins.append(data)
             datas.append(data)
         self._clear = None  # zeroes the stand-ins on a device
-        if self.stand_ins and device.ordinal is not None:
+        if self.stand_ins and device.is_cuda:
             self._clear = ZeroFill(self.stand_ins, device)
         nsweeps = max((len(p.sweeps) for p in plans), default=0)
         self.sweeps = []

@@ -86,7 +86,7 @@ class DeviceStorage:
 
 def zeros(shape: tuple, dtype, device):
     """Zero-filled field storage on ``device`` (a ``brickwork.device.Device``)."""
-    if device.ordinal is None:
+    if device.is_cpu:
         return np.zeros(shape, dtype=dtype)
     return DeviceStorage(shape, dtype, device)
 

@@ -71,7 +71,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
         device = stream.device  # a launch on a stream runs on the stream's device
     if device is not None and device != "cpu" or _devices._current is not _devices.CPU:
         dev = get_device(device)  # raises for unknown or unavailable devices
-        if dev.ordinal is not None:
+        if dev.is_cuda:
             if runs_serially(kernel):  # one-thread order is the CPU's; GPU atomics keep no order
                 raise LaunchError(f"launch of '{kernel.key}' on {dev}: its module asks for deterministic atomics "
                                   f"(option 'deterministic'), which brickwork gives on the CPU only")
@@ -256,7 +256,7 @@ def _host_arguments(kernel, args) -> list:
     """numpy arrays as brickwork arrays over the same memory; ``None`` as an empty array of the
     parameter's declared array type (Warp's null array: shape 0)."""
     params = getattr(kernel, "params", ())
-    on_cpu = get_device(None).ordinal is None
+    on_cpu = get_device(None).is_cpu
     out = []
     for i, a in enumerate(args):
         if a is not None and type(a) not in SIGNED and not isinstance(a, np.ndarray):

@@ -20,7 +20,7 @@ _default: dict = {}  # device ordinal -> its default Stream (the legacy default 
 
 def _cuda(device, what: str) -> Device:
     dev = get_device(device)
-    if dev.ordinal is None:
+    if dev.is_cpu:
         raise RuntimeError(f"{what}: {dev} has no streams; streams and events belong to CUDA devices ('cuda:N')")
     return dev
 

@@ -232,7 +232,7 @@ def _record_copy(dest, src, region=None) -> None:
 
         after_copy(dest, src)
         recording[-1]._accessed += [dest, src]
-    if not recording or src.grad is None or dest.grad is None or src.grad.device.ordinal is not None:
+    if not recording or src.grad is None or dest.grad is None or src.grad.device.is_cuda:
         return
     src_grad, dest_grad = src.grad, dest.grad
     overlapping = np.shares_memory(src._np, dest._np)
@@ -309,10 +309,10 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
     adjs = adjs or [None] * len(args)
     sig = _signature(args)
     on = get_device(device) if device is not None else CPU
-    table_key = sig if on.ordinal is None else (on.name, sig)  # a CUDA device's entries: as cuda_launch keys them
+    table_key = sig if on.is_cpu else (on.name, sig)  # a CUDA device's entries: as cuda_launch keys them
     entry = kernel.launch_table.get(table_key)
     if entry is None:
-        if on.ordinal is None:
+        if on.is_cpu:
             entry = _prepare(kernel, sig, args, device)
         else:
             from ..targets.cuda import device_target
@@ -363,7 +363,7 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
     if dims is None:
         return
     values = args + grads + [uint64(keep_mask(inst.arg_types, args, adjs))]
-    if on.ordinal is None:
+    if on.is_cpu:
         run_packed(back, packer, values, dims, kernel)
         return
     from . import streams  # a CUDA device: the backward kernel on the device's current stream

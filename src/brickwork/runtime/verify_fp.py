@@ -23,7 +23,7 @@ def check_launch(kernel, inst, args) -> None:
     lines = []
     for i in inst.access[1]:  # the arrays it stores to or updates atomically
         a = args[i] if i < len(args) else None
-        if not isinstance(a, array) or a.device.ordinal is not None or a.size == 0:
+        if not isinstance(a, array) or a.device.is_cuda or a.size == 0:
             continue
         found = _non_finite(a)
         if found is not None:

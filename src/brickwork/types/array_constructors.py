@@ -22,7 +22,7 @@ def empty(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
     comp, trailing = element_layout(dtype)
     dev = get_device(device)
     strides = kwargs.get("strides")
-    if dev.ordinal is not None:
+    if dev.is_cuda:
         from .device_array import DeviceArray  # CUDA memory
 
         a = DeviceArray.empty(shape, dtype, dev)

@@ -15,7 +15,7 @@ def clone(a: array, **kwargs) -> array:
     starts at zero)."""
     if not isinstance(a, array):  # an indexed array: a contiguous copy of its elements, without gradient
         return _grad_option(a.contiguous(), kwargs)
-    if a.device.ordinal is not None:
+    if a.device.is_cuda:
         out = _grad_option(a.clone(), kwargs, a)
     else:
         from .array_memory import host_copy  # aligned as new arrays are (array_memory.ALIGNMENT)
@@ -70,7 +70,7 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     element ``dest_offset`` of ``dest``, elements counted in row-major order, so the shapes may
     differ as long as the elements fit."""
     check_copy(dest, src, dest_offset, src_offset, count)
-    if stream is not None and dest.device.ordinal is not None and stream.device != dest.device:
+    if stream is not None and dest.device.is_cuda and stream.device != dest.device:
         raise ValueError(f"wp.copy: the stream belongs to {stream.device}, the destination to {dest.device}")
     run_or_record(_copy_now, dest, src, dest_offset, src_offset, count, stream)
     whole = not (dest_offset or src_offset or count) and tuple(dest.shape) == tuple(src.shape)
@@ -79,7 +79,7 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
 
 
 def _copy_now(dest: array, src: array, dest_offset: int, src_offset: int, count: int, stream) -> None:
-    on_device = dest.device.ordinal is not None
+    on_device = dest.device.is_cuda
     if not (dest_offset or src_offset or count) and tuple(dest.shape) == tuple(src.shape):
         if stream is not None and on_device:
             dest._assign_now(src, stream)

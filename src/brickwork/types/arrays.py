@@ -136,7 +136,7 @@ class array:  # noqa: N801 - Warp's spelling
     def __new__(cls, data=None, dtype=typing.Any, shape=None, ndim=None, device=None, copy=True, **kwargs):
         if data is None and shape is None:
             return ArrayType(dtype, 1 if ndim is None else ndim)
-        if cls is array and (get_device(device).ordinal is not None or is_foreign_cuda_array(data)):
+        if cls is array and (get_device(device).is_cuda or is_foreign_cuda_array(data)):
             from .device_array import DeviceArray  # CUDA memory
 
             return object.__new__(DeviceArray)

@@ -68,7 +68,7 @@ def is_contiguous(shape: tuple, steps) -> bool:
 def _memory_device(ptr: int, device, what: str) -> int:
     """The ordinal of the device holding ``ptr``; ``ValueError`` when ``device`` names another one."""
     asked = None if device is None else get_device(device)
-    if asked is not None and asked.ordinal is None:
+    if asked is not None and asked.is_cpu:
         raise ValueError(f"{what} describes CUDA memory; an array of it is on a CUDA device, not {asked}")
     if not ptr:  # an empty array: no memory to ask about
         return 0 if asked is None else asked.ordinal

@@ -148,7 +148,7 @@ class indexedarray(GatheredView, metaclass=_IndexedArrayMeta):  # noqa: N801 - W
     def _scatter_now(self, values: np.ndarray) -> None:
         if self.size == 0:
             return
-        if self.data.device.ordinal is None:
+        if self.data.device.is_cpu:
             self.data.numpy()[self._selection()] = values
             return
         whole = np.array(self.data.numpy())  # a device base: update a host copy and write it back

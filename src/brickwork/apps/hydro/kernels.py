@@ -84,7 +84,7 @@ class HydroKernels:
         # thread block on a GPU, where one slab per team left 64 blocks of 128 threads for a 2048^2 mesh
         # (6 % of an H200's warps, 3 ms a flux pass): there (and on the emulation target, which runs the
         # GPU mapping) a slice is one row of cells.
-        on_gpu = mesh.device.ordinal is not None or config.target == "cuda-emulation"
+        on_gpu = mesh.device.is_cuda or config.target == "cuda-emulation"
         slab, cube = (la.i_pencil, la.i_pencil) if on_gpu else (la.ij_slab, la.kji_cube)
         self.cells = la.IndexSpace(lt, la.logical_flat, ninner=slab, domain=IndexDomain.interior, md=md,
                                    nblocks=nb)

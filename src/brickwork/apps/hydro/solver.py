@@ -88,7 +88,7 @@ class Hydro:
         a ring of rows with scratch for a window of rows, not the block: KH 2-D, 512^2 in 64^2 blocks,
         1.2x the split passes' zone-cycles; 3-D blast, 2 threads: 16^3 and 32^3 blocks 1.3x, 64^3 1.07x).
         On a GPU it splits: a block's scratch does not fit a thread block's shared memory."""
-        return self.device.ordinal is None and wp.config.target == "cpu"
+        return self.device.is_cpu and wp.config.target == "cpu"
 
     # -- state ---------------------------------------------------------------------------------------
     def set_initial(self) -> None:
