@@ -110,6 +110,12 @@ def builtin_argument_count(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.f
 
 
 @wp.kernel
+def array_called(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    a[i] = a(i)  # E:array_called
+
+
+@wp.kernel
 def store_f64(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
     i = wp.tid()
     a[i] = b[i]  # E:store_f64
@@ -321,6 +327,8 @@ CASES = [
         "clamp(): ", "0.0 is a Python float, which kernels take as float32: write wp.float64(0.0)"]),
     (builtin_argument_count, wp.KernelTypeError, "builtin_argument_count", [
         "sin(): does not take 2 arguments (Couldn't find function overload for 'sin'"]),
+    (array_called, wp.KernelTypeError, "array_called",
+     ["'a' is an array, not a function: index it with square brackets, a[i]"]),
     (int64_literal, wp.KernelTypeError, "int64_literal", [
         "'*' (mul)", "int64 and int32", "2 is a Python int, which kernels take as int32: write wp.int64(2)"]),
     (augmented_literal, wp.KernelTypeError, "augmented_literal", [

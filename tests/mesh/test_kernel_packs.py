@@ -83,6 +83,24 @@ def test_pack_component_out_of_range_is_rejected():
         wp.par_for(2, 8, 8, other)
 
 
+def test_a_pack_called_as_in_parthenon_says_to_index_it_with_square_brackets():
+    """``pack(b, var, k, j, i)``, Parthenon's spelling, said "a value of type PackView_<hash> is not callable"."""
+    mesh = make_mesh()
+    pack = PackDescriptor(mesh, [density, momentum]).get_pack(mesh.mesh_data())
+    before = mesh.data("momentum").copy()
+
+    def body(b, j, i):
+        pack[b, momentum(0), 0, j, i] = pack(b, density(), 0, j, i)  # the call
+
+    with pytest.raises(wp.KernelTypeError) as info:
+        wp.par_for(2, 8, 8, body)
+    assert info.value.message == (
+        "'pack' is a pack, not a function: index it with square brackets, pack[b, density(), 0, j, i] (Parthenon's "
+        "pack(b, var, k, j, i) is pack[b, var, k, j, i] here: Python cannot assign to a call)")
+    assert info.value.location.lineno == body.__code__.co_firstlineno + 1
+    np.testing.assert_array_equal(mesh.data("momentum"), before)
+
+
 def test_a_pack_of_values_kernels_do_not_have_is_refused_naming_the_dtype():
     pkg = Package("c")
     pkg.add_field("wave", Metadata("Cell"), dtype=np.complex128)  # fine for storage, outputs and the exchange

@@ -32,6 +32,7 @@ from ..types.composite import (
     vector,
 )
 from ..types.function_values import FunctionValueType
+from ..types.kernel_params import is_pack_type
 from ..types.opaque import TupleType
 from ..types.scalars import bool_, float32, int32, is_scalar_type, python_annotation_type
 from ..types.structs import is_struct_type
@@ -88,7 +89,7 @@ class CallRules:
     def expr_Call(self, node):
         func = self.callee(node)
         if not isinstance(func, Static):
-            raise self.error(KernelTypeError, f"a value of type {type_name(func.type)} is not callable", node)
+            raise self.error(KernelTypeError, _not_callable(node, func.type), node)
         return self.call(func.value, expand_starred(self, node))
 
     def call_statement(self, node):
@@ -408,6 +409,19 @@ _PY_BUILTINS = {py.abs: "abs", py.min: "min", py.max: "max", py.len: "len", py.r
                 py.int: "int", py.float: "float", py.bool: "bool", py.print: "print", math.sqrt: "sqrt",
                 math.floor: "floor", math.ceil: "ceil", math.sin: "sin", math.cos: "cos", math.exp: "exp",
                 math.log: "log"}
+
+
+def _not_callable(node: ast.Call, t) -> str:
+    """Why call ``node`` of a value of type ``t`` is refused; an array or a pack called as Parthenon and
+    Kokkos index theirs (``pack(b, var, k, j, i)``) is told to take square brackets."""
+    if not (isinstance(t, ArrayType) or is_pack_type(t)):
+        return f"a value of type {type_name(t)} is not callable"
+    text = ast.unparse(node.func)
+    indexed = f"{text}[{', '.join(ast.unparse(a) for a in node.args)}]"
+    if is_pack_type(t):
+        return f"'{text}' is a pack, not a function: index it with square brackets, {indexed} (Parthenon's " \
+               f"pack(b, var, k, j, i) is pack[b, var, k, j, i] here: Python cannot assign to a call)"
+    return f"'{text}' is an array, not a function: index it with square brackets, {indexed}"
 
 
 #: numpy's names of functions whose kernel builtin has another name (np.fmod and wp.mod both keep the
