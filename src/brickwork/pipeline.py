@@ -124,12 +124,15 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
     from .ir.array_access import param_access
 
     access = param_access(typed)  # for wp.config.verify_autograd_array_access (runtime/array_access.py)
+    from .ir.id_params import id_params
     from .ir.launch_bounds import tid_bounds
 
     # what dim must satisfy for the accesses every launch point makes (checked by the launch's packer)
     # (debug builds check every access as it runs, and report the index it reached)
     plain = kernel.form == "kernel" and "adjoint" not in variants and base_mode != "debug"
     bounds = tid_bounds(typed) if plain else []
+    # the uint64 parameters passed to mesh/BVH/hash grid/volume queries: their ids checked at launch
+    ids = id_params(typed) if kernel.form == "kernel" and "adjoint" not in variants else []
     if "adjoint" in variants:
         # plain (non-atomic) adjoint scatters only where the target runs rows in phases (the CPU)
         typed, typed_callees, writes = _compiler().adjoint_kernel(typed, phased_rows=target.name == "cpu"), [], set()
@@ -150,6 +153,8 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
             "read_then_written": [[position[n], where] for n, where in access.read_then_written if n in position]}
     if bounds:
         meta["tid_bounds"] = bounds
+    if ids:
+        meta["id_params"] = ids
     if field_writes:  # arrays inside struct arguments it writes: checked for read-only memory at launch
         meta["writes_fields"] = sorted([position[n], list(path)] for n, path in field_writes)
     if fn.gpu_launch is not None:

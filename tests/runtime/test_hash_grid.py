@@ -179,8 +179,8 @@ def test_float16_counts_equal_brute_force_and_point_ids_are_a_permutation():
 
 
 def test_point_ids_of_a_grid_never_built_are_minus_one():
-    ids = wp.zeros(3, dtype=int)
-    wp.launch(point_ids, 3, inputs=[wp.HashGrid(4, 4, 4).id, ids])
+    ids, grid = wp.zeros(3, dtype=int), wp.HashGrid(4, 4, 4)  # kept alive: the id of a freed grid is refused
+    wp.launch(point_ids, 3, inputs=[grid.id, ids])
     np.testing.assert_array_equal(ids.numpy(), [-1, -1, -1])
     assert _collect(wp.HashGrid(4, 4, 4), np.zeros((1, 3), np.float32), 1.0)[0].size == 0
 

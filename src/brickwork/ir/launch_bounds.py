@@ -13,12 +13,17 @@ may not run (the right of ``and``/``or``, the branches of ``a if c else b``). An
 local assigned once, from ``tid()``, or a non-negative constant, or such a local plus a non-negative
 constant. Anything else is left unchecked, as before: the analysis never refuses a launch that is in
 bounds.
+
+An array field of a struct parameter (``s.points[i]``, nested ``s.mesh.points[i]``) counts too, unless the
+kernel assigns a field of that parameter: an unset field (None) has no elements, so the launch refuses a
+kernel that would read one at every point (it crashed on the null address).
 """
 
 from __future__ import annotations
 
 from ..types.arrays import ArrayType
 from ..types.indexed_arrays import IndexedArrayType
+from ..types.structs import is_struct_type
 from . import nodes as ir
 from .walk import children, walk
 
@@ -29,12 +34,19 @@ _LAZY_OPS = ("logical_and", "logical_or", "select", "where")
 def tid_bounds(fn: ir.IRFunction) -> list:
     """``[param position, axis, tid component or -1, offset, "file:line"]`` for each unconditional access of
     an array parameter of kernel ``fn``: the launch needs ``d[component] + offset <= shape[axis]`` (with
-    component -1, a constant index: ``offset <= shape[axis]``). Deduplicated, in program order."""
-    arrays = {name: i for i, (name, t) in enumerate(fn.params) if type(t) in (ArrayType, IndexedArrayType)}
+    component -1, a constant index: ``offset <= shape[axis]``); an access of an array field of a struct
+    parameter adds its field path (``[..., "file:line", ["mesh", "points"]]``). Deduplicated, in program
+    order."""
+    arrays = {name: i for i, (name, t) in enumerate(fn.params)
+              if type(t) in (ArrayType, IndexedArrayType) or is_struct_type(t)}
     assigned: dict = {}
     for node in walk(fn.body):
         if isinstance(node, ir.IRAssign) and isinstance(node.target, ir.IRLocal):
             assigned[node.target.name] = assigned.get(node.target.name, 0) + 1
+        elif isinstance(node, ir.IRAssign) and isinstance(node.target, ir.IRField):  # a struct's field set
+            root = _field_path(node.target)[0]
+            if root is not None:
+                assigned[root.name] = assigned.get(root.name, 0) + 2
         elif isinstance(node, ir.IRFor):  # a loop variable is assigned at every iteration
             assigned[node.var.name] = assigned.get(node.var.name, 0) + 2
     arrays = {name: i for name, i in arrays.items() if name not in assigned}  # a parameter rebound: not its array
@@ -42,10 +54,20 @@ def tid_bounds(fn: ir.IRFunction) -> list:
     _Scan(arrays, assigned, found).statements(fn.body)
     out, seen = [], set()
     for entry in found:
-        if tuple(entry[:4]) not in seen:
-            seen.add(tuple(entry[:4]))
+        key = (*entry[:4], *(tuple(p) for p in entry[5:6]))
+        if key not in seen:
+            seen.add(key)
             out.append(entry)
     return out
+
+
+def _field_path(e) -> tuple:
+    """(the parameter local, [field names]) of ``s.a.b``; (None, []) for anything not rooted at a local."""
+    path: list = []
+    while isinstance(e, ir.IRField):
+        path.insert(0, e.name)
+        e = e.base
+    return (e, path) if isinstance(e, ir.IRLocal) else (None, [])
 
 
 class _Scan:
@@ -97,14 +119,18 @@ class _Scan:
                         self.expression(c)
 
     def access(self, array, indices: list, where: str) -> None:
-        if not isinstance(array, ir.IRLocal) or array.name not in self.arrays or not where:
+        if type(array.type) not in (ArrayType, IndexedArrayType):
+            return
+        root, path = _field_path(array)
+        if root is None or root.name not in self.arrays or not where or bool(path) != is_struct_type(root.type):
             return
         if len(indices) != getattr(array.type, "ndim", -1):
             return
         for axis, index in enumerate(indices):
             term = self.index_term(index)
             if term is not None:
-                self.found.append([self.arrays[array.name], axis, term[0], term[1], where])
+                entry = [self.arrays[root.name], axis, term[0], term[1], where]
+                self.found.append([*entry, path] if path else entry)
 
     def index_term(self, index):
         """(tid component or -1, offset) when ``index`` is ``tid + c``, ``c + tid``, ``tid`` or ``c`` (c >= 0)."""

@@ -46,8 +46,10 @@ class Instance:
         # positions of the array parameters it reads, writes, and writes after reading ((position, "file:line"));
         # wp.config.verify_autograd_array_access checks them at taped launches (runtime/array_access.py)
         self.access: tuple = ((), (), ())
-        # (param position, axis, tid component or -1, offset, "file:line") of the accesses every launch point
-        # makes: the launch refuses a dim that would take one out of bounds (ir/launch_bounds.py)
+        # the launch's checks (runtime/packing.py): (param position, axis, tid component or -1, offset,
+        # "file:line") of the accesses every launch point makes: the launch refuses a dim that would take one out
+        # of bounds (ir/launch_bounds.py); then (param position, kind, builtin) of the uint64 parameters passed to
+        # mesh/BVH/hash grid/volume queries: the launch refuses an id of no live object of the kind (ir/id_params.py)
         self.tid_bounds: tuple = ()
         self.error: Exception | None = None
         self._key: str | None = None
@@ -128,7 +130,8 @@ class Instance:
         self.fn = self.target_object().load(path, meta)
         self.tid_dims, self.writes, self.writes_fields, self.access = tid_dims, writes, writes_fields, access
         self.uses_tiles = bool(meta.get("tiles"))
-        self.tid_bounds = tuple(tuple(b) for b in meta.get("tid_bounds", ()))
+        # the packer's checks: the extents dim must respect, then the id parameters (param, kind, builtin)
+        self.tid_bounds = tuple(tuple(b) for b in (*meta.get("tid_bounds", ()), *meta.get("id_params", ())))
         if self in _pending:
             _pending.remove(self)
 

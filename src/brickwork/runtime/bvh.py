@@ -31,7 +31,7 @@ from ..types.array_constructors import empty
 from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import float32, int32, uint8
-from . import bvh_build, bvh_lbvh, bvh_refit, bvh_sah, bvh_whole
+from . import bvh_build, bvh_lbvh, bvh_refit, bvh_sah, bvh_whole, live_ids
 from .launch import _thread_count, launch_on_cpu, launcher
 
 #: The descriptor the kernels read (``bw::bvh_data``); the first fields have the order of Warp's host header, then
@@ -504,6 +504,7 @@ class Bvh:
         self._tree = None
         self._build()
         self.id = self._storage.address
+        live_ids.register("bvh", self)  # launches passing the id to a BVH query check it is live
 
     def _check_current(self, what: str) -> None:
         """``BvhError`` unless ``lowers`` and ``uppers`` (attributes a program may have replaced) are bounds on the

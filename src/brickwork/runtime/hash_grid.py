@@ -28,7 +28,7 @@ from ..types.array_constructors import empty
 from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import float16, float32, float64, int32, python_annotation_type, uint8
-from . import hash_grid_build
+from . import hash_grid_build, live_ids
 from .hash_grid_build import Scratch, build_tables, zero_tables
 from .launch import launcher
 
@@ -103,6 +103,7 @@ class HashGrid:
             self._device_descriptor = array(self._descriptor.view(np.uint8), dtype=uint8, device=self.device)
             self._uploaded = self._descriptor.tobytes()  # what the device's descriptor holds
             self.id = int(self._device_descriptor.ptr)
+        live_ids.register("hash_grid", self)  # launches passing the id to a hash grid query check it is live
 
     @property
     def num_points(self) -> int:

@@ -18,7 +18,7 @@ from ..types import recording
 from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import float32, int32
-from . import bvh_refit, mesh_winding
+from . import bvh_refit, live_ids, mesh_winding
 from .bvh import DESCRIPTOR as BVH_DESCRIPTOR
 from .bvh import (
     BvhError,
@@ -108,6 +108,7 @@ class Mesh:
         self._write_arrays()
         self._build()
         self.id = self._storage.address
+        live_ids.register("mesh", self)  # launches passing the id to a mesh query check it is live
 
     def _write_arrays(self) -> None:
         d = self._storage.descriptor

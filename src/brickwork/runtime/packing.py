@@ -17,6 +17,7 @@ from ..types.composite import CompositeBase, is_composite_type
 from ..types.layout import pack_format, struct_offsets
 from ..types.scalars import ScalarBase, bfloat16, bfloat16_bits, float16, float32, is_scalar_type
 from ..types.structs import has_array_fields, struct_devices
+from . import live_ids
 
 _HEADER = "4q4i"
 _NARROW_FLOATS = {float16: np.float16, float32: np.float32}  # scalar types whose packing can overflow
@@ -33,14 +34,26 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, ke
     """Generate ``pack(args, d0, d1, d2, d3, parallel, nthreads) -> bytes`` for one signature; with
     ``device``, a struct argument holding arrays is refused unless they all live there (the error
     names kernel ``key``). ``bounds``: the instance's ``tid_bounds``, each tested before packing (a
-    ``LaunchError`` for a dim that takes an access every launch point makes out of its array)."""
+    ``LaunchError`` for a dim that takes an access every launch point makes out of its array, or for an id
+    parameter holding no live object of its kind on ``device``: ``runtime/live_ids``)."""
     offsets, size, _ = struct_offsets(list(arg_types))
     fmt, pos, exprs, unit_terms, checks = ["<", _HEADER], 0, [], [], []
     namespace = {"_sb": _struct_devices_differ, "_dev": device, "_key": key, "_ok": struct_devices({device}),
-                 "_oob": _out_of_bounds(key, names, bounds)}
-    for n, (i, axis, component, offset, _) in enumerate(bounds):
+                 "_oob": _out_of_bounds(key, names, bounds), "_bad_id": _bad_id(key, names, bounds, device)}
+    for n, (i, axis, component, *_) in enumerate(bounds):
+        if isinstance(axis, str):  # an id parameter (param, kind, builtin): one dict lookup
+            value = f"a[{i}].value" if sig[i] is arg_types[i] else f"a[{i}]"
+            namespace[f"_L{n}"] = live_ids.LIVE[axis]
+            checks.append(f"    if _L{n}.get({value}, _N)[0] is not _dev: _bad_id(a, {n})\n")
+            continue
+        offset = bounds[n][3]
         reach = f"d{component} + {offset}" if component >= 0 else f"{offset}"
+        if len(bounds[n]) > 5:  # an array field of a struct argument: None (unset) has no elements
+            namespace[f"_P{n}"] = tuple(bounds[n][5])
+            checks.append(f"    if {reach} > _fs(a[{i}], _P{n}, {axis}): _oob(a, (d0, d1, d2, d3), {n})\n")
+            continue
         checks.append(f"    if {reach} > a[{i}].shape[{axis}]: _oob(a, (d0, d1, d2, d3), {n})\n")
+    namespace["_N"], namespace["_fs"] = (None,), field_extent
     for i, (t, s, off) in enumerate(zip(arg_types, sig, offsets)):
         if off > pos:
             fmt.append(f"{off - pos}x")
@@ -83,9 +96,15 @@ def _out_of_bounds(key: str, names: tuple, bounds: tuple):
     access would leave which array, and how far."""
 
     def fail(a, dims, n):
-        i, axis, component, offset, where = bounds[n]
+        i, axis, component, offset, where = bounds[n][:5]
         name = names[i] if i < len(names) else f"argument {i}"
-        shape = tuple(a[i].shape)
+        path = bounds[n][5] if len(bounds[n]) > 5 else ()
+        held = field_array(a[i], path)
+        name = ".".join((name, *path))
+        if held is None:
+            raise LaunchError(f"launch of '{key}': the access of '{name}' at {where} runs at every launch point, but "
+                              f"'{name}' is None (the field was never set): set it to an array before the launch")
+        shape = tuple(held.shape)
         if component < 0:
             reach = f"index {offset - 1} on its axis {axis}"
         else:
@@ -96,6 +115,38 @@ def _out_of_bounds(key: str, names: tuple, bounds: tuple):
                           f"shape, or test the index before the access")
 
     return fail
+
+
+def _bad_id(key: str, names: tuple, checks: tuple, device):
+    """What a packer calls when the id parameter of check ``n`` holds no live object of its kind on the launch's
+    device: raise a ``LaunchError`` naming the argument, its value, the builtin it goes to, and why."""
+
+    def fail(a, n):
+        i, kind, op = checks[n]
+        name = names[i] if i < len(names) else f"argument {i}"
+        value = getattr(a[i], "value", a[i])
+        try:
+            value = int(value)
+        except (TypeError, ValueError):  # the packer will name a value of the wrong type
+            return
+        raise LaunchError(f"launch of '{key}': argument '{name}' = {value} is passed to {op}() as the id of a "
+                          f"{live_ids.CLASS_NAMES[kind]}, but {live_ids.describe(kind, value, device)}")
+
+    return fail
+
+
+def field_array(value, path):
+    """The array at field ``path`` of struct ``value`` (``value`` itself for an empty path); None when a field
+    on the way is unset."""
+    for name in path:
+        value = getattr(value, name, None) if value is not None else None
+    return value
+
+
+def field_extent(value, path, axis: int) -> int:
+    """``shape[axis]`` of the array at field ``path`` of struct ``value``, 0 when it is unset (None)."""
+    held = field_array(value, path)
+    return 0 if held is None else held.shape[axis]
 
 
 class ComponentError(LaunchError):

@@ -21,7 +21,7 @@ from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import bool_, float16, float32, float64, int16, int32, int64, uint8, uint16, uint32
 from ..types.type_sizes import type_size_in_bytes
-from . import volume_load, volume_rebuild
+from . import live_ids, volume_load, volume_rebuild
 from .nanovdb import layout as L
 from .nanovdb.read import parse_grid
 from .volume_load import FeatureArrayInfo, VolumeError
@@ -119,6 +119,7 @@ class Volume:
         self.id = int(data.ptr)
         self._rebuild_info = volume_rebuild.NOT_REBUILDABLE
         _LIVE[self.id] = self
+        live_ids.register("volume", self)  # launches passing the id to a volume builtin check it is live
 
     @classmethod
     def _from_built(cls, grid: np.ndarray, device) -> Volume:

@@ -1,0 +1,180 @@
+"""Ids of meshes, BVHs, hash grids and volumes checked at launch (runtime/live_ids.py, ir/id_params.py): a
+``uint64`` parameter passed to a query builtin must hold the id of a live object of the kind on the launch's
+device. A made-up id, an id of a freed object, of another kind or 0 is a LaunchError naming the argument,
+its value, the builtin and the reason, before the kernel runs (it read freed memory or crashed the process);
+nothing is written. Live ids launch as before, with the values numpy gives."""
+
+import gc
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+from brickwork.errors import LaunchError
+from brickwork.runtime import live_ids
+
+
+@wp.kernel
+def closest_u(mesh: wp.uint64, points: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    i = wp.tid()
+    q = wp.mesh_query_point(mesh, points[i], 10.0)
+    out[i] = wp.where(q.result, q.u + 2.0 * q.v, -1.0)
+
+
+@wp.func
+def face_count(mesh: wp.uint64, p: wp.vec3) -> float:
+    q = wp.mesh_query_aabb(mesh, p - wp.vec3(5.0), p + wp.vec3(5.0))
+    face = 0
+    n = 0.0
+    while wp.mesh_query_aabb_next(q, face):
+        n += 1.0
+    return n
+
+
+@wp.kernel
+def faces_near(mesh: wp.uint64, points: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = face_count(mesh, points[i])  # the id reaches the query through a wp.func
+
+
+@wp.kernel
+def boxes_hit(tree: wp.uint64, out: wp.array(dtype=int)):
+    i = wp.tid()
+    q = wp.bvh_query_aabb(tree, wp.vec3(-0.5), wp.vec3(0.5))
+    box = 0
+    n = 0
+    while wp.bvh_query_next(q, box):
+        n += 1
+    out[i] = n
+
+
+@wp.kernel
+def neighbours(grid: wp.uint64, points: wp.array(dtype=wp.vec3), out: wp.array(dtype=int)):
+    i = wp.tid()
+    n = 0
+    for _j in wp.hash_grid_query(grid, points[i], 0.5):
+        n += 1
+    out[i] = n
+
+
+@wp.kernel
+def sample(volume: wp.uint64, out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.volume_lookup_f(volume, i, 0, 0)
+
+
+@wp.kernel
+def keep_number(value: wp.uint64, out: wp.array(dtype=wp.uint64)):
+    out[wp.tid()] = value  # a uint64 no query reads: any value
+
+
+def _triangle():
+    points = wp.array(np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], np.float32), dtype=wp.vec3)
+    return wp.Mesh(points=points, indices=wp.array(np.array([0, 1, 2], np.int32), dtype=int))
+
+
+def _queries():
+    return wp.array(np.array([[0.25, 0.25, 1.0], [2.0, 0.0, 0.0]], np.float32), dtype=wp.vec3)
+
+
+def _refused(kernel, inputs, out, *words):
+    before = out.numpy().copy()
+    with pytest.raises(LaunchError) as info:
+        wp.launch(kernel, dim=out.shape[0], inputs=[*inputs, out])
+    for w in words:
+        assert w in str(info.value)
+    np.testing.assert_array_equal(out.numpy(), before)  # the kernel did not run
+    return str(info.value)
+
+
+def test_live_mesh_launches_and_computes():
+    mesh, points, out = _triangle(), _queries(), wp.zeros(2, dtype=float)
+    wp.launch(closest_u, dim=2, inputs=[mesh.id, points, out])
+    # the closest points (0.25, 0.25, 0) and (1, 0, 0): barycentric (u, v) of the corners 0, 1
+    u = out.numpy()
+    np.testing.assert_allclose(u, [0.5 + 2 * 0.25, 0.0 + 2 * 1.0], atol=1e-6)
+    wp.launch(closest_u, dim=2, inputs=[wp.uint64(mesh.id), points, out])  # a wp.uint64 holding it too
+    np.testing.assert_array_equal(out.numpy(), u)
+
+
+def test_made_up_mesh_id_is_refused():
+    out = wp.full(2, 7.0, dtype=float)
+    msg = _refused(closest_u, [12345, _queries()], out, "launch of 'closest_u'", "argument 'mesh' = 12345",
+                   "mesh_query_point()", "no live wp.Mesh has it")
+    assert "freed" in msg
+
+
+def test_freed_mesh_id_is_refused():
+    mesh, out = _triangle(), wp.full(2, 7.0, dtype=float)
+    dangling = mesh.id
+    del mesh
+    gc.collect()
+    _refused(closest_u, [dangling, _queries()], out, f"argument 'mesh' = {dangling}", "no live wp.Mesh")
+
+
+def test_zero_id_is_refused():
+    _refused(closest_u, [0, _queries()], wp.full(2, 7.0, dtype=float), "0 is no wp.Mesh's id")
+
+
+def test_id_of_another_kind_is_refused():
+    tree = wp.Bvh(wp.array(np.zeros((1, 3), np.float32), dtype=wp.vec3),
+                  wp.array(np.ones((1, 3), np.float32), dtype=wp.vec3))
+    _refused(closest_u, [tree.id, _queries()], wp.full(2, 7.0, dtype=float),
+             "it is the id of a wp.Bvh, not of a wp.Mesh")
+
+
+def test_id_through_a_func_is_checked():
+    mesh, points, out = _triangle(), _queries(), wp.zeros(2, dtype=float)
+    wp.launch(faces_near, dim=2, inputs=[mesh.id, points, out])
+    np.testing.assert_array_equal(out.numpy(), [1.0, 1.0])
+    dangling = mesh.id
+    del mesh
+    gc.collect()
+    _refused(faces_near, [dangling, points], out, "mesh_query_aabb()", "no live wp.Mesh")
+
+
+def test_bvh_ids():
+    lowers = wp.array(np.array([[0, 0, 0], [2, 2, 2]], np.float32), dtype=wp.vec3)
+    uppers = wp.array(np.array([[1, 1, 1], [3, 3, 3]], np.float32), dtype=wp.vec3)
+    tree, out = wp.Bvh(lowers, uppers), wp.zeros(1, dtype=int)
+    wp.launch(boxes_hit, dim=1, inputs=[tree.id, out])
+    assert out.numpy()[0] == 1  # [-0.5, 0.5]^3 overlaps the first box only
+    dangling = tree.id
+    del tree
+    gc.collect()
+    _refused(boxes_hit, [dangling], out, "bvh_query_aabb()", "no live wp.Bvh")
+
+
+def test_hash_grid_ids():
+    points = wp.array(np.array([[0, 0, 0], [0.1, 0, 0], [3, 3, 3]], np.float32), dtype=wp.vec3)
+    grid, out = wp.HashGrid(4, 4, 4), wp.zeros(3, dtype=int)
+    grid.build(points, 1.0)
+    wp.launch(neighbours, dim=3, inputs=[grid.id, points, out])
+    assert out.numpy()[0] >= 2  # candidates: at least both near points
+    dangling = grid.id
+    del grid
+    gc.collect()
+    _refused(neighbours, [dangling, points], out, "hash_grid_query()", "no live wp.HashGrid")
+
+
+def test_volume_ids():
+    volume = wp.Volume.load_from_numpy(np.arange(8, dtype=np.float32).reshape(2, 2, 2), bg_value=-1.0)
+    out = wp.zeros(2, dtype=float)
+    wp.launch(sample, dim=2, inputs=[volume.id, out])
+    np.testing.assert_array_equal(out.numpy(), [0.0, 4.0])  # values [i, 0, 0]
+    _refused(sample, [volume.id + 8], out, "volume_lookup_f()", "no live wp.Volume")
+
+
+def test_other_uint64_parameters_take_any_value():
+    out = wp.zeros(1, dtype=wp.uint64)
+    wp.launch(keep_number, dim=1, inputs=[12345, out])
+    assert out.numpy()[0] == 12345
+
+
+def test_registration_ends_with_the_object():
+    mesh = _triangle()
+    key = mesh.id
+    assert key in live_ids.LIVE["mesh"]
+    del mesh
+    gc.collect()
+    assert key not in live_ids.LIVE["mesh"]
