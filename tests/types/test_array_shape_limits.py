@@ -34,8 +34,17 @@ def test_the_largest_dimension_is_accepted_and_negative_ones_are_refused():
 
 
 @pytest.mark.parametrize("make", [wp.zeros, wp.empty, lambda s: wp.full(s, 1)])
-@pytest.mark.parametrize("shape", [3.5, 2.0, (2, None), (2, "x")])
+@pytest.mark.parametrize("shape", [3.5, 2.0, (2, None), (2, "x"), (2, 2.5), (np.float32(0.5),), "3", "34", ("3",),
+                                   b"3"])
 def test_a_shape_that_is_no_int_or_tuple_of_ints_is_named(make, shape):
+    # Warp converts each entry with int(): (2, 2.5) would make 2 columns, "34" a (3, 4) array
     with pytest.raises(TypeError, match=r"an array shape is an int or a tuple of ints, got " + re.escape(repr(shape))):
         make(shape)
-    assert make((2, 2.0)).shape == (2, 2) and make("3").shape == (3,)  # what int() takes, as in Warp
+    assert make((2, 2.0)).shape == (2, 2) and make((np.int64(3), np.float64(1.0), True)).shape == (3, 1, 1)
+
+
+def test_a_refused_shape_leaves_the_buffer_it_would_view_alone():
+    data = np.arange(4, dtype=np.float32)
+    with pytest.raises(TypeError, match="an array shape is an int or a tuple of ints"):
+        wp.array(ptr=data.ctypes.data, shape=(1.5,), dtype=wp.float32, device="cpu")
+    np.testing.assert_array_equal(data, np.arange(4))

@@ -1,7 +1,9 @@
-"""Array shapes as allocations take them: an int or a tuple of ints (Warp converts each with ``int()``), or
+"""Array shapes as allocations take them: an int or a tuple of ints (whole-number floats too), or
 Warp's older ``n=`` for 1-D; every dimension in [0, 2**31 - 1], checked before anything is allocated."""
 
 from __future__ import annotations
+
+import operator
 
 import numpy as np
 
@@ -9,16 +11,30 @@ MAX_DIM = 2**31 - 1  # kernels index arrays with 32-bit ints (wp.tid(), shape[i]
 
 
 def shape_tuple(shape) -> tuple:
-    """``shape`` (an int or a sequence of them; Warp converts each with ``int()``) as a tuple of ints, checked."""
+    """``shape`` (an int or a sequence of them) as a tuple of ints, checked. Warp converts each entry with
+    ``int()``; a float entry is taken only when it is a whole number (``2.5`` would silently become 2) and a
+    string not at all (``"3"``, or the digits of ``"34"`` one by one)."""
     if isinstance(shape, (int, np.integer)):
-        shape = (int(shape),)
-    else:
-        try:
-            shape = tuple(int(s) for s in shape)
-        except (TypeError, ValueError):  # not a sequence (3.5), or an item int() refuses (None, 'x')
-            raise TypeError(f"an array shape is an int or a tuple of ints, got {shape!r}") from None
-    check_array_shape(shape)
-    return shape
+        return shape_tuple((shape,))
+    try:
+        if isinstance(shape, (str, bytes)):
+            raise TypeError
+        dims = tuple(_extent(s) for s in shape)
+    except (TypeError, ValueError):  # not a sequence (3.5), or an entry that is not a whole number (None, 'x')
+        raise TypeError(f"an array shape is an int or a tuple of ints, got {shape!r}") from None
+    check_array_shape(dims)
+    return dims
+
+
+def _extent(s) -> int:
+    """One entry of a shape as an int: an integer (``__index__``), or a float holding a whole number."""
+    if isinstance(s, (str, bytes)):
+        raise TypeError(s)
+    if isinstance(s, (float, np.floating)):
+        if not float(s).is_integer():
+            raise ValueError(s)
+        return int(s)
+    return operator.index(s)
 
 
 def check_array_shape(shape: tuple) -> None:
