@@ -11,7 +11,9 @@ warp-lang is installed, Warp's CUDA backend, in one run; every row's values are 
   a device mesh, two tag pairs) against ``cuda/kernels.cu``'s one-thread-per-face kernel;
 * the hydro step (2-D Kelvin-Helmholtz 2048^2 in 256^2 blocks, PLM/MC + HLLC + SSP-RK2, float64;
   ``[hydro] device = "cuda"``) against ``cuda/hydro_kh.cu``, a port of benchmarks/c/hydro_kh.cpp;
-* launch overhead: a one-thread launch, brickwork and Warp.
+* launch overhead: a one-thread launch, brickwork and Warp; the replay of a captured graph of 100 such
+  launches, per launch: as a CUDA graph (brickwork, Warp) and launch by launch (brickwork's replay of a
+  graph with anything but CUDA launches).
 
 Times are medians of ``--reps`` batches of 5 calls, each batch ending with a synchronize (what a
 user waits for). The targets are the CUDA issue's: saxpy >= 80 % of the peak, the Laplacian at
@@ -239,6 +241,55 @@ def overhead_rows(t: Table, warp, dev: str, reps: int) -> None:
           _verdict(theirs / ours, 1.0))
 
 
+def replay_rows(t: Table, warp, dev: str, reps: int, launches: int = 100) -> None:
+    """A captured graph of ``launches`` one-thread launches replayed: seconds per launch, as a CUDA graph
+    and launch by launch; each replay adds ``launches`` to x[0], checked."""
+
+    @wp.kernel
+    def add_one(x: wp.array(dtype=float)):
+        x[wp.tid()] = x[wp.tid()] + 1.0
+
+    per_launch = {}
+    for how in ("CUDA graph", "launch by launch"):
+        x = wp.zeros(1, device=dev)
+        with wp.ScopedCapture(device=dev) as capture:
+            for _ in range(launches):
+                wp.launch(add_one, dim=1, inputs=[x], device=dev)
+        graph = capture.graph
+        if how == "launch by launch":
+            graph._cuda_graph = False  # the replay a graph with host writes or CPU launches keeps
+        replays = [0]
+
+        def replay(graph=graph, replays=replays):
+            wp.capture_launch(graph)
+            replays[0] += 1
+
+        per_launch[how] = _timed(replay, reps, wp.synchronize) / launches
+        got = float(x.numpy()[0])
+        t.check(f"graph replay ({how})", got == launches * replays[0], f"x[0] = {got}, expected "
+                f"{launches * replays[0]}")
+    ours = per_launch["CUDA graph"]
+    by_launch = per_launch["launch by launch"]
+    t.add(f"graph replay, {launches} launches, per launch", "brickwork", ours, f"{ours * 1e6:.2f} us",
+          f"{by_launch / ours:.1f}x faster than launch by launch")
+    t.add(f"graph replay, {launches} launches, per launch", "brickwork launch by launch", by_launch,
+          f"{by_launch * 1e6:.2f} us")
+    if warp is None or dev == "cpu":
+        return
+
+    @warp.kernel
+    def wadd_one(x: warp.array(dtype=float)):
+        x[warp.tid()] = x[warp.tid()] + 1.0
+
+    w1 = warp.zeros(1, dtype=float, device=dev)
+    with warp.ScopedCapture(device=dev) as wcapture:
+        for _ in range(launches):
+            warp.launch(wadd_one, dim=1, inputs=[w1], device=dev)
+    theirs = _timed(lambda: warp.capture_launch(wcapture.graph), reps, warp.synchronize) / launches
+    t.add(f"graph replay, {launches} launches, per launch", "Warp", theirs, f"{theirs * 1e6:.2f} us",
+          f"{theirs / ours:.2f}x of Warp", _verdict(theirs / ours, 1.0))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small problems (a smoke run on a GPU)")
@@ -268,6 +319,7 @@ def main(argv=None) -> int:
     recon_rows(t, runner, dev, recon_cells, recon_block, args.reps)
     hydro_rows(t, runner, dev, kh_n, kh_block, args.reps)
     overhead_rows(t, warp, dev, args.reps)
+    replay_rows(t, warp, dev, args.reps)
     runner.close()
     if mode == "dry":
         where = "the CPU (dry run: the references through cuda/host_shim.h)"

@@ -1,7 +1,8 @@
 """The CUDA driver API (libcuda.so.1, installed with the GPU driver) through ctypes.
 
 Only what brickwork uses: devices, primary contexts, memory and copies, modules from cubins, kernel
-launches (a by-value parameter block and a scratch pointer), streams, events and synchronisation.
+launches (a by-value parameter block and a scratch pointer), streams, events, synchronisation, and CUDA
+graphs made by stream capture.
 ``driver()`` returns the process's ``Driver`` or raises ``DeviceUnavailableError`` (no library, or
 ``cuInit`` fails: no GPU). Tests put a fake in its place with ``use(fake)``; everything above this
 module talks to a ``Driver`` only.
@@ -20,8 +21,13 @@ _ATTR_MEMORY_CLOCK_KHZ, _ATTR_MEMORY_BUS_BITS = 36, 37
 _NOT_INITIALIZED, _NO_DEVICE = 3, 100
 _FUNC_MAX_DYNAMIC_SHARED = 8  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 _NOT_READY = 600  # CUDA_ERROR_NOT_READY: a stream or event query whose work is still running
+_CAPTURE_INVALIDATED = 901  # CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
 _EVENT_DISABLE_TIMING = 2
 _POINTER_DEVICE_ORDINAL = 9  # CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
+_STREAM_NON_BLOCKING = 1  # CU_STREAM_NON_BLOCKING: no implicit order with the legacy default stream
+# CU_STREAM_CAPTURE_MODE_THREAD_LOCAL: during a capture, this thread may make no potentially unsafe call (one
+# that the graph would not repeat, such as cuMemAlloc); other threads' calls are not checked
+_CAPTURE_MODE_THREAD_LOCAL = 1
 _ARGV1, _ARGV2 = ctypes.c_void_p * 1, ctypes.c_void_p * 2  # cuLaunchKernel's kernelParams
 
 
@@ -216,11 +222,12 @@ class Driver:
                     f"allow {nbytes} bytes of dynamic shared memory")
 
     # -- streams and events ------------------------------------------------------------------------
-    def stream_create(self, ordinal: int) -> int:
-        """A new blocking stream (ordered with the legacy default stream)."""
+    def stream_create(self, ordinal: int, non_blocking: bool = False) -> int:
+        """A new stream: blocking (ordered with the legacy default stream), or not."""
         self._enter(ordinal)
         h = ctypes.c_void_p()
-        self._check(self.lib.cuStreamCreate(ctypes.byref(h), 0), "create a stream")
+        flags = ctypes.c_uint(_STREAM_NON_BLOCKING if non_blocking else 0)
+        self._check(self.lib.cuStreamCreate(ctypes.byref(h), flags), "create a stream")
         return h.value
 
     def stream_destroy(self, ordinal: int, stream: int) -> None:
@@ -279,6 +286,49 @@ class Driver:
     def synchronize(self, ordinal: int) -> None:
         self._enter(ordinal)
         self._check(self.lib.cuCtxSynchronize(), f"synchronise device {ordinal}")
+
+    # -- CUDA graphs: work captured from a stream, instantiated, launched as one -------------------------
+    def capture_begin(self, ordinal: int, stream: int) -> None:
+        """Start capturing ``stream`` (not the legacy default stream): its work is recorded into a graph, not run."""
+        self._enter(ordinal)
+        self._check(self.lib.cuStreamBeginCapture_v2(ctypes.c_void_p(stream), ctypes.c_int(_CAPTURE_MODE_THREAD_LOCAL)),
+                    "begin a stream capture (cuStreamBeginCapture_v2)")
+
+    def capture_end(self, ordinal: int, stream: int) -> int:
+        """End the capture of ``stream``: the ``CUgraph`` of its work (``graph_destroy`` frees it)."""
+        self._enter(ordinal)
+        graph = ctypes.c_void_p()
+        self._check(self.lib.cuStreamEndCapture(ctypes.c_void_p(stream), ctypes.byref(graph)),
+                    "end a stream capture (cuStreamEndCapture)")
+        if not graph.value:  # an invalidated capture: the driver returns no graph
+            raise CudaError("CUDA driver: cannot end a stream capture (cuStreamEndCapture): it returned no graph",
+                            _CAPTURE_INVALIDATED)
+        return graph.value
+
+    def graph_instantiate(self, ordinal: int, graph: int) -> int:
+        """The executable ``CUgraphExec`` of ``graph`` (``graph_exec_destroy`` frees it; the graph may go)."""
+        self._enter(ordinal)
+        exe = ctypes.c_void_p()
+        self._check(self.lib.cuGraphInstantiateWithFlags(ctypes.byref(exe), ctypes.c_void_p(graph),
+                                                         ctypes.c_ulonglong(0)),
+                    "instantiate a CUDA graph (cuGraphInstantiateWithFlags)")
+        return exe.value
+
+    def graph_launch(self, ordinal: int, exe: int, stream: int) -> None:
+        """Launch an executable graph on ``stream`` (0: the legacy default stream), after the stream's earlier
+        work and the graph's earlier launches."""
+        self._enter(ordinal)
+        self._check(self.lib.cuGraphLaunch(ctypes.c_void_p(exe), ctypes.c_void_p(stream or None)),
+                    "launch a CUDA graph (cuGraphLaunch)")
+
+    def graph_exec_destroy(self, ordinal: int, exe: int) -> None:
+        self._enter(ordinal)
+        self._check(self.lib.cuGraphExecDestroy(ctypes.c_void_p(exe)),
+                    "destroy an executable CUDA graph (cuGraphExecDestroy)")
+
+    def graph_destroy(self, ordinal: int, graph: int) -> None:
+        self._enter(ordinal)
+        self._check(self.lib.cuGraphDestroy(ctypes.c_void_p(graph)), "destroy a CUDA graph (cuGraphDestroy)")
 
 
 def _unconverted(lib, name: str):

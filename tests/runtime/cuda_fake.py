@@ -25,6 +25,14 @@ class FakeDriver:
         self.globals: dict = {}  # name -> (ptr, size)
         self.synchronized: list = []
         self.freed: list = []
+        # CUDA graphs: a stream capture records the stream's launches. graph_log holds the calls in order:
+        # ("create_stream", s, non_blocking), ("begin", s), ("captured", s), ("end", s, graph),
+        # ("instantiate", graph, exe), ("launch", exe, s), ("destroy_graph", graph), ("destroy_exec", exe), ...
+        self.graph_log: list = []
+        self.capturing: dict = {}  # stream -> the launches captured on it
+        self.graphs: dict = {}  # live graph -> its launches
+        self.execs: dict = {}  # live executable graph -> its launches
+        self.fail: dict = {}  # method name -> the CUDA error code it returns (raised as the real Driver does)
 
     def version(self):
         return 12090
@@ -108,22 +116,72 @@ class FakeDriver:
         return self.globals[name]
 
     def launch(self, ordinal, function, grid, block, params, shared=0, arena=0, stream=0):
+        self._maybe_fail("launch", "launch a kernel")
+        if stream in self.capturing:  # recorded into the capture's graph, run when it is launched
+            self.capturing[stream].append(((ordinal, function, grid, block, bytes(params)), (shared, arena)))
+            self.graph_log.append(("captured", stream))
+            return
         self.launches.append((ordinal, function, grid, block, bytes(params)))
         self.launch_memory.append((shared, arena))
         self.stream_log.append(("launch", stream))
+
+    # CUDA graphs, as the driver makes them: capture a stream, instantiate, launch, destroy
+    def _maybe_fail(self, method, doing):
+        code = self.fail.get(method)
+        if code:
+            from brickwork import cuda_driver
+
+            raise cuda_driver.CudaError(f"CUDA driver: cannot {doing}: CUDA_ERROR_FAKE (CUresult {code})", code)
+
+    def capture_begin(self, ordinal, stream):
+        assert stream != 0 and stream not in self.capturing, "the legacy stream, or one capturing, cannot begin"
+        self.capturing[stream] = []
+        self.graph_log.append(("begin", stream))
+
+    def capture_end(self, ordinal, stream):
+        launches = self.capturing.pop(stream)
+        self._maybe_fail("capture_end", "end a stream capture (cuStreamEndCapture)")
+        g = self._handle()
+        self.graphs[g] = launches
+        self.graph_log.append(("end", stream, g))
+        return g
+
+    def graph_instantiate(self, ordinal, graph):
+        self._maybe_fail("graph_instantiate", "instantiate a CUDA graph (cuGraphInstantiateWithFlags)")
+        e = self._handle()
+        self.execs[e] = list(self.graphs[graph])
+        self.graph_log.append(("instantiate", graph, e))
+        return e
+
+    def graph_launch(self, ordinal, exe, stream):
+        self.graph_log.append(("launch", exe, stream))
+        self.stream_log.append(("graph", stream))
+        for launch, memory in self.execs[exe]:
+            self.launches.append(launch)
+            self.launch_memory.append(memory)
+
+    def graph_destroy(self, ordinal, graph):
+        del self.graphs[graph]
+        self.graph_log.append(("destroy_graph", graph))
+
+    def graph_exec_destroy(self, ordinal, exe):
+        del self.execs[exe]
+        self.graph_log.append(("destroy_exec", exe))
 
     # streams and events: handles counted up, every call recorded in stream_log
     def _handle(self):
         self.next_handle += 1
         return self.next_handle
 
-    def stream_create(self, ordinal):
+    def stream_create(self, ordinal, non_blocking=False):
         h = self._handle()
         self.stream_log.append(("create", h))
+        self.graph_log.append(("create_stream", h, non_blocking))
         return h
 
     def stream_destroy(self, ordinal, stream):
         self.stream_log.append(("destroy", stream))
+        self.graph_log.append(("destroy_stream", stream))
 
     def stream_synchronize(self, ordinal, stream):
         self.stream_log.append(("sync", stream))

@@ -2,6 +2,8 @@
 capture is checked and packed then, and runs at each replay with the same arguments, in order with the
 captured host writes, on the stream the graph is launched on. Values on a GPU: scripts/gpu_check.sh."""
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -57,7 +59,8 @@ def test_a_graph_runs_on_the_stream_it_is_launched_on(fake):
     wp.capture_launch(capture.graph, stream=s)
     with wp.ScopedStream(s, sync_enter=False):
         wp.capture_launch(capture.graph)
-    assert [st for kind, st, *_ in fake.stream_log if kind == "launch"] == [0, s.cuda_stream, s.cuda_stream]
+    # a graph of CUDA launches only is one CUDA graph, launched on the stream
+    assert [st for kind, st, *_ in fake.stream_log if kind == "graph"] == [0, s.cuda_stream, s.cuda_stream]
 
 
 def test_host_writes_and_nested_graphs_replay_in_order_with_the_launches(fake):
@@ -73,7 +76,10 @@ def test_host_writes_and_nested_graphs_replay_in_order_with_the_launches(fake):
     fake.stream_log.clear()
     wp.capture_launch(outer.graph)
     assert np.all(x.numpy() == 5.0)
-    assert fake.stream_log == [("upload", 0), ("launch", 0), ("launch", 0)]  # the fill, the inner graph, ...
+    # the fill, the inner graph (CUDA launches only: a CUDA graph), the launch; the outer graph, with a host write
+    # and a nested graph, is replayed node by node
+    assert [e for e in fake.stream_log if e[0] in ("upload", "graph", "launch")] == [
+        ("upload", 0), ("graph", 0), ("launch", 0)]
     assert [int.from_bytes(params[:8], "little") for _, params in launched(fake)] == [4, 2]  # ... their extents
 
 
@@ -97,3 +103,104 @@ def test_reading_device_data_during_a_capture_is_refused(fake):
             y.numpy()
     assert len(capture.graph) == 1
     assert y.numpy().tolist() == [2.0] * 4  # after the capture (the fake driver runs no kernel)
+
+
+# -- CUDA graph objects: a graph of CUDA launches on one device replays as one cuGraphLaunch --------------------
+def capture_three(x, y, device="cuda:0"):
+    with wp.ScopedCapture(device=device) as capture:
+        wp.launch(axpy, dim=8, inputs=[2.0, x, y], device=device)
+        wp.launch(axpy, dim=3, inputs=[3.0, y, x], device=device)
+        wp.launch(axpy, dim=5, inputs=[4.0, x, y], device=device)
+    return capture.graph
+
+
+def test_a_graph_of_cuda_launches_is_made_into_a_cuda_graph_once_at_its_first_replay(fake):
+    x, y = wp.zeros(8, device="cuda:0"), wp.zeros(8, device="cuda:0")
+    for a, src, dst, n in ((2.0, x, y, 8), (3.0, y, x, 3), (4.0, x, y, 5)):  # the same launches, run directly
+        wp.launch(axpy, dim=n, inputs=[a, src, dst], device="cuda:0")
+    direct = list(fake.launches)
+    fake.launches.clear()
+    graph = capture_three(x, y)
+    assert fake.graph_log == [] and fake.launches == []  # nothing made or run at the capture
+    wp.capture_launch(graph)
+    [(_, stream, non_blocking), *_] = fake.graph_log
+    [template] = [g for kind, *rest in fake.graph_log if kind == "end" for g in rest[1:]]
+    [exe] = [e for kind, g, *rest in fake.graph_log if kind == "instantiate" for e in rest]
+    assert non_blocking and fake.graph_log == [  # a private stream, captured, instantiated, freed, then launched
+        ("create_stream", stream, True), ("begin", stream), *[("captured", stream)] * 3, ("end", stream, template),
+        ("instantiate", template, exe), ("destroy_graph", template), ("destroy_stream", stream), ("launch", exe, 0)]
+    wp.capture_launch(graph)
+    assert fake.graph_log[-2:] == [("launch", exe, 0), ("launch", exe, 0)]  # instantiated once
+    assert fake.launches == direct * 2  # the captured launches, with the arguments packed at capture
+
+
+def test_a_cuda_graph_replays_on_each_stream_it_is_given(fake):
+    x, y = wp.zeros(8, device="cuda:0"), wp.zeros(8, device="cuda:0")
+    graph = capture_three(x, y)
+    s1, s2, other = wp.Stream("cuda:0"), wp.Stream("cuda:0"), wp.Stream("cuda:1")
+    wp.capture_launch(graph, stream=s1)
+    wp.capture_launch(graph, stream=s2)
+    wp.capture_launch(graph, stream=other)  # another device's stream: the graph's device's current stream
+    with wp.ScopedStream(s2, sync_enter=False):
+        wp.capture_launch(graph)
+    wp.capture_launch(graph)
+    assert [s for kind, _, s in (e for e in fake.graph_log if e[0] == "launch")] == [
+        s1.cuda_stream, s2.cuda_stream, 0, s2.cuda_stream, 0]
+    assert len([e for e in fake.graph_log if e[0] == "instantiate"]) == 1
+
+
+def test_the_cuda_graph_is_destroyed_when_its_graph_goes_away(fake):
+    x, y = wp.zeros(8, device="cuda:0"), wp.zeros(8, device="cuda:0")
+    graph = capture_three(x, y)
+    wp.capture_launch(graph)
+    [exe] = list(fake.execs)
+    assert fake.graphs == {}  # the template went at once: the executable graph does not need it
+    del graph
+    gc.collect()
+    assert fake.execs == {} and fake.graph_log[-1] == ("destroy_exec", exe)
+
+
+def test_a_driver_error_while_instantiating_names_the_call_and_leaves_nothing_allocated(fake):
+    x, y = wp.zeros(8, device="cuda:0"), wp.full(8, 1.0, device="cuda:0")
+    graph = capture_three(x, y)
+    fake.fail["graph_instantiate"] = 1
+    with pytest.raises(wp.CaptureError, match=r"cannot make a CUDA graph of the 3 launches captured on cuda:0: "
+                       r"CUDA driver: cannot instantiate a CUDA graph \(cuGraphInstantiateWithFlags\)"):
+        wp.capture_launch(graph)
+    assert fake.launches == [] and fake.graphs == {} and fake.execs == {} and fake.capturing == {}
+    assert [e[0] for e in fake.graph_log][-2:] == ["destroy_graph", "destroy_stream"]
+    assert x.numpy().tolist() == [0.0] * 8 and y.numpy().tolist() == [1.0] * 8
+    del fake.fail["graph_instantiate"]
+    wp.capture_launch(graph)  # made now
+    assert len(fake.launches) == 3
+
+
+def test_a_launch_refused_during_the_stream_capture_ends_the_capture(fake):
+    x, y = wp.zeros(8, device="cuda:0"), wp.zeros(8, device="cuda:0")
+    graph = capture_three(x, y)
+    fake.fail["launch"] = 1
+    with pytest.raises(wp.CaptureError, match=r"CUDA graph of the 3 launches .*cannot launch a kernel"):
+        wp.capture_launch(graph)
+    assert fake.capturing == {} and fake.graphs == {} and fake.execs == {}
+    assert [e[0] for e in fake.graph_log] == ["create_stream", "begin", "end", "destroy_graph", "destroy_stream"]
+
+
+def test_graphs_a_cuda_graph_cannot_hold_keep_the_launch_by_launch_replay(fake):
+    x, y = wp.zeros(8, device="cuda:0"), wp.zeros(8, device="cuda:0")
+    on_1 = wp.zeros(8, device="cuda:1")
+    host_x, host_y = wp.zeros(8, device="cpu"), wp.zeros(8, device="cpu")
+    with wp.ScopedCapture() as two_devices:
+        wp.launch(axpy, dim=8, inputs=[2.0, x, y], device="cuda:0")
+        wp.launch(axpy, dim=8, inputs=[2.0, on_1, on_1], device="cuda:1")
+    with wp.ScopedCapture() as with_cpu:
+        wp.launch(axpy, dim=8, inputs=[2.0, x, y], device="cuda:0")
+        wp.launch(axpy, dim=8, inputs=[1.0, host_x, host_y], device="cpu")
+    with wp.ScopedCapture() as with_host_write:
+        wp.launch(axpy, dim=8, inputs=[2.0, x, y], device="cuda:0")
+        y.zero_()
+    host_x.fill_(1.0)
+    for graph in (two_devices.graph, with_cpu.graph, with_host_write.graph):
+        wp.capture_launch(graph)
+    assert fake.graph_log == []  # no CUDA graph made
+    assert [st for kind, st, *_ in fake.stream_log if kind in ("launch", "graph")] == [0, 0, 0, 0]
+    assert host_y.numpy().tolist() == [1.0] * 8  # the CPU launch ran

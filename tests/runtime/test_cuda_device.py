@@ -57,6 +57,49 @@ def test_a_captured_graph_replays_its_launches_and_writes_on_the_device():
     np.testing.assert_array_equal(x.numpy(), np.float32(4.5 + 9.5))
 
 
+@wp.kernel
+def scale_add(s: float, c: float, x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = s * x[i] + c
+
+
+def test_a_graph_of_launches_only_replays_as_a_cuda_graph_with_the_values_of_launch_by_launch():
+    n = 3001
+    rng = np.random.default_rng(7)
+    xh, yh = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    x, y = wp.array(xh, device=DEV), wp.array(yh, device=DEV)
+    s = wp.Stream(DEV)
+    with wp.ScopedCapture(device=DEV) as capture:
+        for k in range(10):  # 20 launches, each reading what the one before wrote
+            wp.launch(saxpy, dim=n, inputs=[0.5, x, y], device=DEV)
+            wp.launch(scale_add, dim=n - k, inputs=[0.25, float(k), x], device=DEV)
+    wp.synchronize()
+    np.testing.assert_array_equal(x.numpy(), xh)  # nothing ran during the capture
+
+    def replay_on_host(xh, yh):
+        xh, yh = xh.copy(), yh.copy()
+        for k in range(10):
+            yh = np.float32(0.5) * xh + yh
+            xh[:n - k] = np.float32(0.25) * xh[:n - k] + np.float32(k)
+        return xh, yh
+
+    for how in ("current stream", "stream", "scoped stream"):
+        if how == "current stream":
+            wp.capture_launch(capture.graph)
+        elif how == "stream":
+            wp.capture_launch(capture.graph, stream=s)
+        else:
+            with wp.ScopedStream(s):
+                wp.capture_launch(capture.graph)
+        wp.synchronize()
+        xh, yh = replay_on_host(xh, yh)
+        np.testing.assert_allclose(x.numpy(), xh, rtol=1e-5)
+        np.testing.assert_allclose(y.numpy(), yh, rtol=1e-5)
+    from brickwork.runtime.cuda_graph import CudaGraph
+
+    assert isinstance(capture.graph._cuda_graph, CudaGraph)  # one cuGraphLaunch per replay, not 20 launches
+
+
 def test_every_point_of_a_3d_and_4d_launch_runs_once():
     a = wp.zeros((5, 7, 300), dtype=float, device=DEV)
     wp.launch(cuda_corpus.launch_3d, dim=a.shape, inputs=[a], device=DEV)

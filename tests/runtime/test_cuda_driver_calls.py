@@ -48,6 +48,48 @@ class FakeLibcuda:
         return self.fail_launch
 
 
+class GraphLibcuda(FakeLibcuda):
+    """The stream-capture and graph calls, each recorded with the ctypes types of its arguments: a handle must
+    be a c_void_p (a Python int would be passed as a 32-bit int), flags and modes their C integer types."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+        self.fail = {}  # function name -> CUresult
+        self.null_graph = False
+
+    def _record(self, name, *args):
+        self.calls.append((name, *[(type(a).__name__, getattr(a, "value", a)) for a in args]))
+        return self.fail.get(name, 0)
+
+    def cuStreamCreate(self, ref, flags):
+        ref._obj.value = 0x5100
+        return self._record("cuStreamCreate", flags)
+
+    def cuStreamDestroy_v2(self, stream):
+        return self._record("cuStreamDestroy_v2", stream)
+
+    def cuStreamBeginCapture_v2(self, stream, mode):
+        return self._record("cuStreamBeginCapture_v2", stream, mode)
+
+    def cuStreamEndCapture(self, stream, ref):
+        ref._obj.value = None if self.null_graph else 0x6100
+        return self._record("cuStreamEndCapture", stream)
+
+    def cuGraphInstantiateWithFlags(self, ref, graph, flags):
+        ref._obj.value = 0x7100
+        return self._record("cuGraphInstantiateWithFlags", graph, flags)
+
+    def cuGraphLaunch(self, exe, stream):
+        return self._record("cuGraphLaunch", exe, stream)
+
+    def cuGraphExecDestroy(self, exe):
+        return self._record("cuGraphExecDestroy", exe)
+
+    def cuGraphDestroy(self, graph):
+        return self._record("cuGraphDestroy", graph)
+
+
 @pytest.fixture
 def lib():
     return FakeLibcuda()
@@ -92,3 +134,62 @@ def test_a_missing_driver_library_is_named_once(monkeypatch):
         cuda_driver._load_library()
     assert str(info.value) == ("no CUDA driver on this machine (libcuda.so.1: cannot open shared object file: No "
                                "such file or directory)")
+
+
+def test_a_cuda_graph_is_captured_instantiated_launched_and_destroyed_with_the_drivers_types():
+    lib = GraphLibcuda()
+    drv = cuda_driver.Driver(lib)
+    stream = drv.stream_create(0, non_blocking=True)
+    drv.capture_begin(0, stream)
+    graph = drv.capture_end(0, stream)
+    exe = drv.graph_instantiate(0, graph)
+    drv.graph_launch(0, exe, 0xAB)
+    drv.graph_launch(0, exe, 0)  # the legacy default stream: NULL
+    drv.graph_destroy(0, graph)
+    drv.graph_exec_destroy(0, exe)
+    drv.stream_destroy(0, stream)
+    assert (stream, graph, exe) == (0x5100, 0x6100, 0x7100)
+    handle = ("c_void_p",)
+    assert lib.calls == [
+        ("cuStreamCreate", ("c_uint", 1)),  # CU_STREAM_NON_BLOCKING
+        ("cuStreamBeginCapture_v2", (*handle, 0x5100), ("c_int", 1)),  # CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+        ("cuStreamEndCapture", (*handle, 0x5100)),
+        ("cuGraphInstantiateWithFlags", (*handle, 0x6100), (ctypes.c_ulonglong.__name__, 0)),  # 64 bits
+        ("cuGraphLaunch", (*handle, 0x7100), (*handle, 0xAB)),
+        ("cuGraphLaunch", (*handle, 0x7100), (*handle, None)),
+        ("cuGraphDestroy", (*handle, 0x6100)),
+        ("cuGraphExecDestroy", (*handle, 0x7100)),
+        ("cuStreamDestroy_v2", (*handle, 0x5100)),
+    ]
+    assert cuda_driver.Driver(lib).stream_create(0) == 0x5100 and lib.calls[-1] == ("cuStreamCreate", ("c_uint", 0))
+
+
+@pytest.mark.parametrize("call, doing", [
+    ("cuStreamBeginCapture_v2", "begin a stream capture"),
+    ("cuStreamEndCapture", "end a stream capture"),
+    ("cuGraphInstantiateWithFlags", "instantiate a CUDA graph"),
+    ("cuGraphLaunch", "launch a CUDA graph"),
+    ("cuGraphExecDestroy", "destroy an executable CUDA graph"),
+    ("cuGraphDestroy", "destroy a CUDA graph"),
+])
+def test_a_failed_graph_call_is_named_with_the_driver_s_error(call, doing):
+    lib = GraphLibcuda()
+    lib.fail[call] = 1
+    drv = cuda_driver.Driver(lib)
+    steps = {"cuStreamBeginCapture_v2": lambda: drv.capture_begin(0, 5),
+             "cuStreamEndCapture": lambda: drv.capture_end(0, 5),
+             "cuGraphInstantiateWithFlags": lambda: drv.graph_instantiate(0, 6),
+             "cuGraphLaunch": lambda: drv.graph_launch(0, 7, 0),
+             "cuGraphExecDestroy": lambda: drv.graph_exec_destroy(0, 7),
+             "cuGraphDestroy": lambda: drv.graph_destroy(0, 6)}
+    with pytest.raises(cuda_driver.CudaError, match=rf"^CUDA driver: cannot {doing} \({call}\): "
+                       r"CUDA_ERROR_INVALID_VALUE \(CUresult 1\)$"):
+        steps[call]()
+
+
+def test_an_invalidated_capture_that_returns_no_graph_is_an_error():
+    lib = GraphLibcuda()
+    lib.null_graph = True
+    with pytest.raises(cuda_driver.CudaError,
+                       match=r"end a stream capture \(cuStreamEndCapture\): it returned no graph"):
+        cuda_driver.Driver(lib).capture_end(0, 5)

@@ -27,6 +27,8 @@ class Graph:
     def __init__(self):
         self.calls: list = []  # (instance, packed arguments)
         self._keep_alive: list = []
+        self.cuda_launches = 0  # nodes that are CUDA launches (counted by runtime/cuda_launch.py)
+        self._cuda_graph = None  # their CUDA graph (runtime/cuda_graph.py), made at the first replay; False: none
 
     def record(self, inst, buf, args):
         self.calls.append((inst, buf))
@@ -88,12 +90,23 @@ def capture_end(device=None, stream=None) -> Graph:
 def capture_launch(graph: Graph, stream=None) -> None:
     """Replay every launch of ``graph`` in order with its recorded arguments (and its ``capture_if`` /
     ``capture_while`` nodes, which read their condition now, and its array writes from the host). Its CUDA
-    launches go to ``stream`` where it is a stream of their device, else to the device's current stream.
+    launches go to ``stream`` where it is a stream of their device, else to the device's current stream; a
+    graph of CUDA launches on one device and nothing else runs as one CUDA graph (made at its first replay).
     Launched while another graph is captured, it is recorded into that one instead."""
     global _replay_stream
     if _launch._capture is not None:
         _launch._capture.calls.append((None, _Replay(graph)))
         return
+    if graph.cuda_launches and graph.cuda_launches == len(graph.calls):
+        cuda = graph._cuda_graph
+        if cuda is None:
+            from .cuda_graph import instantiate
+
+            cuda = instantiate(graph)
+            graph._cuda_graph = False if cuda is None else cuda
+        if cuda:
+            cuda.launch(stream if stream is not None else _replay_stream)
+            return
     outer, _replay_stream = _replay_stream, stream if stream is not None else _replay_stream
     try:
         for inst, buf in graph.calls:

@@ -57,8 +57,10 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
     if host._capture is not None:
         node = _CapturedLaunch(inst.fn, pack(args, d0, d1, d2, d3, 0, 0), (d0, d1, d2, d3), device, args,
                                inst.kernel.params)
-        host._capture.calls.append((None, node))
-        host._capture._keep_alive.append(tuple(args))
+        graph = host._capture
+        graph.calls.append((None, node))
+        graph.cuda_launches += 1
+        graph._keep_alive.append(tuple(args))
         return None
     inst.fn.launch(pack(args, d0, d1, d2, d3, 0, 0), (d0, d1, d2, d3), device, args, inst.kernel.params, handle)
     if config.verify_cuda:
@@ -98,8 +100,8 @@ def _verify_cuda(kernel, device, stream: int) -> None:
 class _CapturedLaunch:
     """A graph node: a CUDA launch made while a graph was captured, with its packed arguments, run at each
     replay on the stream the graph is launched on (``capture_launch(graph, stream)``), or else the device's
-    current stream. The graph is brickwork's own, replayed node by node from the host: one ``cuLaunchKernel``
-    per launch, not a CUDA graph object."""
+    current stream: one ``cuLaunchKernel`` where the graph is replayed node by node, a node of its CUDA graph
+    where it has one (runtime/cuda_graph.py)."""
 
     __slots__ = ("entry", "buf", "dims", "device", "args", "params")
 

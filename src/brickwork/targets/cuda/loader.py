@@ -63,9 +63,7 @@ class CudaEntry:
             grid, block, shared, arena = (dims[0] + self.per_block - 1) // self.per_block, self.block, 0, 0
         else:
             g = self.plan.geometry(dims[:self.ndims], args, params)
-            if g.shared > self._shared_allowed.get(ordinal, _DEFAULT_DYNAMIC_SHARED):
-                drv.allow_dynamic_shared(ordinal, function, g.shared)
-                self._shared_allowed[ordinal] = g.shared
+            self._allow_shared(drv, ordinal, function, g.shared)
             arena = 0
             if g.global_arena:  # the arena does not fit in shared memory: the other entry, and the buffer
                 function = self._global_entries.get(ordinal) or self._global_entry(drv, ordinal, module)
@@ -74,6 +72,29 @@ class CudaEntry:
         drv.launch(ordinal, function, grid, block, buf, shared=shared, arena=arena, stream=stream)
         if self.checked:
             self._raise_out_of_bounds(drv, ordinal, module)
+
+    def graph_node(self, device, dims: tuple, args=(), params=()) -> tuple | None:
+        """``(function, grid, block, shared)`` of this launch as a node of a CUDA graph, with the module loaded
+        and its shared memory allowed now: a stream capture records the launch and nothing else may happen
+        during it. None where a graph cannot hold the launch: a debug-mode kernel (it reads its bounds record
+        back after each launch) or one whose scratch arena is a global buffer (one per stream, regrown)."""
+        if self.checked:
+            return None
+        drv = cuda_driver.driver()
+        ordinal = device.ordinal
+        function = (self._loaded.get(ordinal) or self._function(drv, ordinal))[1]
+        if self.one_row_of_points:
+            return function, (dims[0] + self.per_block - 1) // self.per_block, self.block, 0
+        g = self.plan.geometry(dims[:self.ndims], args, params)
+        if g.global_arena:
+            return None
+        self._allow_shared(drv, ordinal, function, g.shared)
+        return function, g.grid, g.block, g.shared
+
+    def _allow_shared(self, drv, ordinal: int, function: int, nbytes: int) -> None:
+        if nbytes > self._shared_allowed.get(ordinal, _DEFAULT_DYNAMIC_SHARED):
+            drv.allow_dynamic_shared(ordinal, function, nbytes)
+            self._shared_allowed[ordinal] = nbytes
 
     def _global_entry(self, drv, ordinal: int, module: int) -> int:
         function = self._global_entries[ordinal] = drv.function(ordinal, module, self.global_symbol)
