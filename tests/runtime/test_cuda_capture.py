@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import brickwork as wp
+from brickwork import cuda_driver
 from brickwork.jit import nvrtc
 from brickwork.runtime import streams
 
@@ -204,3 +205,22 @@ def test_graphs_a_cuda_graph_cannot_hold_keep_the_launch_by_launch_replay(fake):
     assert fake.graph_log == []  # no CUDA graph made
     assert [st for kind, st, *_ in fake.stream_log if kind in ("launch", "graph")] == [0, 0, 0, 0]
     assert host_y.numpy().tolist() == [1.0] * 8  # the CPU launch ran
+
+
+def test_verify_cuda_waits_for_each_cuda_graph_launch_and_names_a_failure(fake):
+    x, y = wp.zeros(8, device="cuda:0"), wp.zeros(8, device="cuda:0")
+    graph = capture_three(x, y)
+    s = wp.Stream("cuda:0")
+    wp.capture_launch(graph, stream=s)
+    assert fake.stream_log[-1] == ("graph", s.cuda_stream)  # asynchronous unless verified
+    with wp.config.override(verify_cuda=True):
+        wp.capture_launch(graph, stream=s)
+        assert fake.stream_log[-2:] == [("graph", s.cuda_stream), ("sync", s.cuda_stream)]
+
+        def failing_sync(ordinal, stream):
+            raise cuda_driver.CudaError("an illegal memory access was encountered", 700)
+
+        fake.stream_synchronize = failing_sync
+        with pytest.raises(wp.LaunchError, match="capture_launch: the CUDA graph of 3 launches on cuda:0 failed: "
+                           "an illegal memory access"):
+            wp.capture_launch(graph)
