@@ -1,6 +1,6 @@
 """The fast winding number of ``wp.Mesh(..., support_winding_number=True)``: brickwork beside Warp.
 
-    python benchmarks/bench_winding.py [--levels 3 5] [--points 100000] [--reps 5] [--device cpu]
+    python benchmarks/bench_winding.py [--levels 3 5] [--points 100000] [--reps 5] [--rounds 3] [--device cpu]
                                        [--warp-python PATH]
 
 Icospheres of radius 1 (``--levels`` subdivisions of the icosahedron: 3 gives the 1280 triangles of Warp's
@@ -8,10 +8,11 @@ swept-volume tests, 5 gives 20480), each built with ``support_winding_number=Tru
 ``refit()`` after the points moved, and ``--points`` calls of ``mesh_query_point_sign_winding_number`` (default
 accuracy 2.0, one thread each) at random points of the cube [-1.5, 1.5]^3. Each kernel language runs in a process
 of its own (``--warp-python``: an interpreter with warp-lang; without it only brickwork runs); times are medians
-of ``--reps`` runs after a first one (which loads the kernels); the ratio is Warp's time / brickwork's (above 1:
-brickwork is faster). Both sides' inside counts are printed (they should agree but for points on the surface).
-brickwork runs on ``BRICKWORK_NUM_THREADS`` threads, Warp's CPU launches on one. Not a timed test: numbers
-depend on the machine and its load.
+of ``--reps`` runs after a first one (which loads the kernels), and then the median over ``--rounds`` rounds,
+each running brickwork's process and then Warp's, so that both sides meet the same load; the ratio is Warp's
+time / brickwork's (above 1: brickwork is faster). Both sides' inside counts are printed (they should agree but
+for points on the surface). brickwork runs on ``BRICKWORK_NUM_THREADS`` threads, Warp's CPU launches on one. Not
+a timed test: numbers depend on the machine and its load.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import argparse
 import json
 import sys
 
+import numpy as np
 from child_script import PEER_PRELUDE, SRC, run_json
 
 #: ``icosphere(level)``: points (float32) and triangles (int32) of the subdivided icosahedron on the unit
@@ -93,19 +95,33 @@ def measure(python: str, name: str, args) -> dict | None:
                     f"bench_winding: {name}")
 
 
+def median_of_rounds(rounds: list) -> dict | None:
+    """Each time's median over the rounds' results (None if a round failed); counts as the first round's."""
+    if not rounds or None in rounds:
+        return None
+    return {key: (float(np.median([r[key] for r in rounds])) if isinstance(value, float) else value)
+            for key, value in rounds[0].items()}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--levels", type=int, nargs="+", default=[3, 5])
     parser.add_argument("--points", type=int, default=100_000)
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--warp-python", help="an interpreter with warp-lang installed")
     args = parser.parse_args(argv)
-    mine = measure(sys.executable, "brickwork", args)
-    theirs = measure(args.warp_python, "warp", args) if args.warp_python else None
+    mine_rounds, theirs_rounds = [], []
+    for _ in range(max(args.rounds, 1)):  # interleaved: a change of the machine's load meets both sides
+        mine_rounds.append(measure(sys.executable, "brickwork", args))
+        if args.warp_python:
+            theirs_rounds.append(measure(args.warp_python, "warp", args))
+    mine, theirs = median_of_rounds(mine_rounds), median_of_rounds(theirs_rounds)
     if mine is None:
         return 1
-    print(f"Fast winding numbers on {args.device} (median of {args.reps}; `python benchmarks/bench_winding.py`)\n")
+    print(f"Fast winding numbers on {args.device} (median of {args.reps}, then of {args.rounds} interleaved rounds; "
+          f"`python benchmarks/bench_winding.py`)\n")
     print("| step | brickwork ms | Warp ms | Warp / brickwork |\n|---|---|---|---|")
     for level in args.levels:
         tris = mine[f"tris {level}"]

@@ -27,7 +27,7 @@ import numpy as np
 from ..device import get_device
 from ..errors import BrickworkError
 from ..types import device_import, recording
-from ..types.array_constructors import empty
+from ..types.array_constructors import empty, wrap_numpy
 from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import float32, int32, uint8
@@ -170,7 +170,7 @@ class Tree:
     @functools.cached_property
     def kernel_tables(self) -> dict:
         """The tree as int32 arrays for the refit kernels (``bvh_refit.py``)."""
-        return {name: array(np.ascontiguousarray(values, np.int32), dtype=int32, device="cpu")
+        return {name: wrap_numpy(np.ascontiguousarray(values, np.int32), int32)
                 for name, values in (("first", self.lo_i), ("last", self.hi_i), ("order", self.order),
                                      ("leaves", self.leaves), ("inner", np.flatnonzero(self.lo_i >= 0)[::-1]))}
 
@@ -324,7 +324,7 @@ class TreeStorage:
         table = self.tables[name]
         comp = np.dtype(np.float32 if dtype is float32 else np.int32)
         if self.device.is_cpu:
-            return array(table.view(comp).reshape(shape), dtype=dtype, copy=False)
+            return wrap_numpy(table.view(comp).reshape(shape), dtype)
         if shape[0] == -1:  # a device table is bytes
             shape = (table.shape[0] // (comp.itemsize * math.prod(shape[1:])), *shape[1:])
         return device_import.view(table.ptr, shape, comp, dtype, self.device.ordinal, table, f"the tree's {name}")
@@ -382,7 +382,7 @@ def write_tree(storage: TreeStorage, tree: Tree, lowers: np.ndarray, uppers: np.
         np.copyto(storage.tables["item_lowers"], lowers)
         np.copyto(storage.tables["item_uppers"], uppers)
     if compiled:
-        bvh_refit.refit(tree, *(array(storage.tables[name], dtype=float32, copy=False)
+        bvh_refit.refit(tree, *(wrap_numpy(storage.tables[name], float32)
                                 for name in ("item_lowers", "item_uppers", "node_lowers", "node_uppers")))
     if structure:
         storage.put("node_parents", tree.parents)

@@ -22,7 +22,7 @@ import numpy as np
 from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..lang.function import func
 from ..lang.kernel import kernel
-from ..types.array_constructors import empty, wrap_numpy
+from ..types.array_constructors import wrap_numpy
 from ..types.arrays import array, array2d
 from ..types.composite import vector
 from ..types.scalars import float32, float64, int32, uint32
@@ -223,8 +223,8 @@ class Scratch:
         self.boxes = np.zeros((n, 8), np.float32)  # a box in 32 bytes: one cache line
         self.boxes[:, :3] = lowers
         self.boxes[:, 3:6] = uppers
-        self.run_lo = empty(n, dtype=_vec3, device="cpu")
-        self.run_hi = empty(n, dtype=_vec3, device="cpu")
+        self.run_lo = wrap_numpy(np.empty((n, 3), np.float32), _vec3)
+        self.run_hi = wrap_numpy(np.empty((n, 3), np.float32), _vec3)
         self.run_prev = np.empty(n, np.int32)
         self.prefix = np.empty(n, np.float64)
         # as arrays once for every level's launch (a numpy argument is wrapped anew at each launch)

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..device import get_device
 from ..types import recording
+from ..types.array_constructors import wrap_numpy
 from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import float32, int32
@@ -132,7 +133,7 @@ class Mesh:
         return lo, hi
 
     def _triangle_boxes(self, lo: np.ndarray, hi: np.ndarray) -> None:
-        boxes = (array(lo, dtype=float32, copy=False), array(hi, dtype=float32, copy=False))
+        boxes = (wrap_numpy(lo, float32), wrap_numpy(hi, float32))
         bvh_refit.triangle_items(self._points, self.indices, *boxes, self.device)
 
     def _build(self) -> None:
@@ -159,7 +160,7 @@ class Mesh:
         elif len(self._tris):  # the CPU: the boxes into the tree's item tables, then its refit, in place
             tables = self._storage.tables
             self._triangle_boxes(tables["item_lowers"], tables["item_uppers"])
-            bvh_refit.refit(self._tree, *(array(tables[name], dtype=float32, copy=False)
+            bvh_refit.refit(self._tree, *(wrap_numpy(tables[name], float32)
                                           for name in ("item_lowers", "item_uppers", "node_lowers", "node_uppers")))
         else:
             lo, hi = self._bounds()
