@@ -1,5 +1,5 @@
-"""CG's fused CPU iteration (optim/linear/cg_fused.py) against the general one it stands for: the same iterates bit
-for bit (solution, iteration count, residual, callbacks), with and without a Jacobi preconditioner, restarts,
+"""CG's and CR's fused CPU iterations (optim/linear/cg_fused.py) against the general ones they stand for: the same
+iterates bit for bit (solution, iteration count, residual, callbacks), with and without a Jacobi preconditioner, restarts,
 the device-side loop, padded matrices, several inner-product parts and threads; and which solves take it."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import brickwork as wp
 import brickwork.sparse as sp
 from brickwork import config
-from brickwork.optim.linear import CG, LinearOperator, aslinearoperator, cg, cg_fused, preconditioner
+from brickwork.optim.linear import CG, CR, LinearOperator, aslinearoperator, cg, cg_fused, cr, preconditioner
 
 NP = {wp.float32: np.float32, wp.float64: np.float64}
 
@@ -32,8 +32,9 @@ def laplacian(n: int, scalar=wp.float64, shift: float = 0.0):
                                 wp.array(vals, dtype=scalar))
 
 
-def _solve(A, b, M, fused: bool, **kwargs):
-    """``cg``'s result, solution bits and callbacks, through the fused iteration (asserted taken) or the general."""
+def _solve(A, b, M, fused: bool, solver=cg, **kwargs):
+    """``solver``'s result, solution bits and callbacks, through the fused iteration (asserted taken) or the
+    general one."""
     taken = []
     real = cg_fused.sources
 
@@ -46,7 +47,7 @@ def _solve(A, b, M, fused: bool, **kwargs):
     x = wp.zeros_like(b)
     cg_fused.sources = spy
     try:
-        result = cg(A, b, x, M=M, callback=lambda *a: calls.append(a), **kwargs)
+        result = solver(A, b, x, M=M, callback=lambda *a: calls.append(a), **kwargs)
     finally:
         cg_fused.sources = real
     assert taken == [fused]
@@ -59,16 +60,17 @@ def _same(fused, general):
     np.testing.assert_array_equal(x1.view(np.uint8), x2.view(np.uint8))
 
 
+@pytest.mark.parametrize("solver", [cg, cr])
 @pytest.mark.parametrize("scalar", [wp.float64, wp.float32])
 @pytest.mark.parametrize("ptype", [None, "diag", "diag_abs"])
 @pytest.mark.parametrize("kwargs", [{"tol": 1e-30, "atol": 1e-30, "maxiter": 25}, {"tol": 1e-5},
                                     {"tol": 1e-6, "restart": 6, "check_every": 4}])
-def test_the_fused_iteration_gives_the_general_ones_bits(scalar, ptype, kwargs):
+def test_the_fused_iteration_gives_the_general_ones_bits(solver, scalar, ptype, kwargs):
     A = laplacian(20, scalar)  # 8000 rows: two parts per inner product
     b = wp.array(np.random.default_rng(1).uniform(-1, 1, 8000).astype(NP[scalar]), dtype=scalar)
     M = None if ptype is None else preconditioner(A, ptype)
-    fused = _solve(A, b, M, True, **kwargs)
-    _same(fused, _solve(A, b, M, False, **kwargs))
+    fused = _solve(A, b, M, True, solver, **kwargs)
+    _same(fused, _solve(A, b, M, False, solver, **kwargs))
     result, x, _ = fused
     assert result[0] > 0 and result[1] > 0
     if "maxiter" not in kwargs:  # converged: |b - A x| near the tolerance (the recursive residual's)
@@ -76,15 +78,16 @@ def test_the_fused_iteration_gives_the_general_ones_bits(scalar, ptype, kwargs):
         assert np.linalg.norm(b.numpy().astype(np.float64) - ax) <= 10 * result[2]
 
 
+@pytest.mark.parametrize("solver", [cg, cr])
 @pytest.mark.parametrize("threads", [1, 2])
-def test_many_parts_on_any_thread_count_and_the_device_loop(threads):
+def test_many_parts_on_any_thread_count_and_the_device_loop(solver, threads):
     A = laplacian(26)  # 17576 rows: four parts, launched in parallel
     b = wp.array(np.random.default_rng(2).uniform(-1, 1, 17576), dtype=wp.float64)
     M = preconditioner(A, "diag")
     with config.override(num_threads=threads):
-        fused = _solve(A, b, M, True, tol=1e-8, maxiter=150)
-        general = _solve(A, b, M, False, tol=1e-8, maxiter=150)
-        on_device = _solve(A, b, M, True, tol=1e-8, maxiter=150, check_every=0)
+        fused = _solve(A, b, M, True, solver, tol=1e-8, maxiter=150)
+        general = _solve(A, b, M, False, solver, tol=1e-8, maxiter=150)
+        on_device = _solve(A, b, M, True, solver, tol=1e-8, maxiter=150, check_every=0)
     _same(fused, general)
     assert fused[0][0] < 150 and fused[0][1] <= fused[0][2]
     iterations, residual_sq, tolerance_sq = on_device[0]
@@ -100,15 +103,17 @@ def test_padded_matrices_and_replaced_operands():
     sp.bsr_assign(P, A, topology="padded")
     assert P.row_counts is not None and P.nnz == 9 * 216
     b = wp.array(np.linspace(-1.0, 1.0, 216), dtype=wp.float64)
-    _same(_solve(P, b, None, True, tol=1e-10), _solve(P, b, None, False, tol=1e-10))
+    for solver in (cg, cr):
+        _same(_solve(P, b, None, True, solver, tol=1e-10), _solve(P, b, None, False, solver, tol=1e-10))
     # one state, solved again with another matrix and without its preconditioner: both fused
-    x = wp.zeros_like(b)
-    state = CG(A, b, x, M=preconditioner(A, "diag"), tol=1e-10)
-    state()
-    first = x.numpy().copy()
-    x.zero_()
-    state(A=sp.bsr_copy(A), M=None)
-    np.testing.assert_allclose(x.numpy(), first, rtol=1e-8)
+    for State in (CG, CR):
+        x = wp.zeros_like(b)
+        state = State(A, b, x, M=preconditioner(A, "diag"), tol=1e-10)
+        state()
+        first = x.numpy().copy()
+        x.zero_()
+        state(A=sp.bsr_copy(A), M=None)
+        np.testing.assert_allclose(x.numpy(), first, rtol=1e-8)
 
 
 @pytest.mark.parametrize("case", ["blocks", "batches", "block_jacobi", "dense", "custom", "emulation"])
@@ -141,9 +146,10 @@ def test_what_takes_the_general_iteration(case):
 
 
 @settings(max_examples=15, deadline=None)
-@given(n=st.integers(2, 7), seed=st.integers(0, 2**16), jacobi=st.booleans(), shift=st.floats(0.0, 5.0))
-def test_any_right_hand_side_iterates_as_the_general_iteration(n, seed, jacobi, shift):
+@given(n=st.integers(2, 7), seed=st.integers(0, 2**16), jacobi=st.booleans(), shift=st.floats(0.0, 5.0),
+       solver=st.sampled_from([cg, cr]))
+def test_any_right_hand_side_iterates_as_the_general_iteration(n, seed, jacobi, shift, solver):
     A = laplacian(n, shift=shift)
     b = wp.array(np.random.default_rng(seed).normal(size=n**3), dtype=wp.float64)
     M = preconditioner(A, "diag") if jacobi else None
-    _same(_solve(A, b, M, True, tol=1e-9), _solve(A, b, M, False, tol=1e-9))
+    _same(_solve(A, b, M, True, solver, tol=1e-9, maxiter=60), _solve(A, b, M, False, solver, tol=1e-9, maxiter=60))

@@ -1,4 +1,5 @@
-"""CG's iteration on the CPU in four launches, for a CSR matrix and no preconditioner or a Jacobi one.
+"""CG's and CR's iterations on the CPU in four and five launches, for a CSR matrix and no preconditioner or a
+Jacobi one.
 
 The general iteration (conjugate.py) runs the product, each inner product (its parts, then their sum), the
 step, the preconditioner and the direction as launches of their own: about ten, and a pass over the vectors
@@ -12,6 +13,9 @@ are computed by the kernel that writes its operand, part by part (the CPU's part
    parts of ``r . z`` and ``r . r``;
 3. ``fold``: one thread keeps the old ``r . z`` and adds up the new ones;
 4. ``cg_direction``: ``p = z + beta p``, as the general iteration.
+
+CR's: ``precondition_dot`` (``y = M Ap`` and the parts of ``Ap . y``), ``cr_step_dots`` (the step and the parts
+of ``r . r``), ``product_dot`` (``Az = A z`` and the parts of ``z . Az``), ``fold``, and its ``cr_direction``.
 
 Each value is computed by the same expression in the same order as the general kernels (the product's terms
 row by row, each part's terms in order from zero, the parts in order, the Jacobi product as ``0 + 1 * (d r)``),
@@ -85,6 +89,53 @@ def step_dots(tol: array(dtype=Any), rr: array(dtype=Any), rz: array(dtype=Any),
 
 
 @kernel(enable_backward=False)
+def precondition_dot(ap: array(dtype=Any), d: array(dtype=Any), y: array(dtype=Any), parts: array2d(dtype=Any),
+                     jacobi: int):
+    """CR, part ``t``: with ``jacobi`` ``y = d Ap`` (as ``diag_mv_scalar``), and ``parts[2, t]``, its part of
+    ``Ap . y`` (``y`` is ``Ap`` without ``jacobi``)."""
+    t = _tid()
+    zero = parts.dtype(0.0)
+    one = parts.dtype(1.0)
+    entries = part_range(0, ap.shape[0], t, parts.shape[1], 1)
+    s = parts.dtype(0.0)
+    for i in range(entries[0], entries[1]):
+        yi = ap[i]
+        if jacobi != 0:
+            yi = zero + one * (d[i] * ap[i])
+            y[i] = yi
+        s += element_dot(ap[i], yi)
+    parts[2, t] = s
+
+
+@kernel(enable_backward=False)
+def cr_step_dots(tol: array(dtype=Any), rr: array(dtype=Any), zaz: array(dtype=Any), parts: array2d(dtype=Any),
+                 x: array(dtype=Any), r: array(dtype=Any), z: array(dtype=Any), p: array(dtype=Any),
+                 ap: array(dtype=Any), y: array(dtype=Any), jacobi: int):
+    """CR, part ``t``: ``alpha = zAz / (Ap . y)`` (``Ap . y`` from ``parts[2]``; 0 once converged, and with
+    ``jacobi`` when ``Ap . y`` is not positive, as ``cr_step``, else as ``guarded_step``), its entries of
+    ``x += alpha p``, ``r -= alpha Ap``, with ``jacobi`` ``z -= alpha y``, and its part of ``r . r``
+    (``parts[0]``)."""
+    t = _tid()
+    y_ap = parts.dtype(0.0)
+    for k in range(parts.shape[1]):
+        y_ap += parts[2, k]
+    go = rr[0] > tol[0]
+    if jacobi != 0:
+        go = go and y_ap > parts.dtype(0.0)
+    alpha = _where(go, zaz[0] / y_ap, zaz.dtype(0.0))
+    entries = part_range(0, x.shape[0], t, parts.shape[1], 1)
+    s = parts.dtype(0.0)
+    for i in range(entries[0], entries[1]):
+        x[i] = x[i] + alpha * p[i]
+        ri = r[i] - alpha * ap[i]
+        r[i] = ri
+        if jacobi != 0:
+            z[i] = z[i] - alpha * y[i]
+        s += element_dot(ri, ri)
+    parts[0, t] = s
+
+
+@kernel(enable_backward=False)
 def fold(parts: array2d(dtype=Any), rr: array(dtype=Any), rz: array(dtype=Any), rz_old: array(dtype=Any),
          jacobi: int):
     """One thread: ``rz_old = rz``, then the new ``r . r`` (and with ``jacobi`` ``r . z``) from their parts, in
@@ -119,8 +170,8 @@ def sources(A, M):
 
 
 class FusedCG:
-    """The fused iteration's launches, with ``parts`` (3 x the inner products' part count) for the parts of
-    ``r . r``, ``r . z`` and ``p . Ap`` (rows 0, 1, 2)."""
+    """The fused iterations' launches, with ``parts`` (3 x the inner products' part count) for the parts of
+    ``r . r``, ``r . z`` (CR: ``z . Az``) and ``p . Ap`` (CR: ``Ap . y``) in rows 0, 1, 2."""
 
     def __init__(self, parts: array, n: int):
         self.parts, self.device = parts, parts.device
@@ -131,14 +182,21 @@ class FusedCG:
         step.work_per_item = self.work_per_item
         launch(step, dim=self.parts.shape[1], inputs=list(inputs), device=self.device, record_tape=False)
 
-    def product_dot(self, matrix, p: array, ap: array) -> None:
+    def product_dot(self, matrix, p: array, ap: array, row: int = 2) -> None:
+        """``Ap = A p`` and the parts of ``p . Ap`` in ``parts[row]``."""
         from ...sparse.matrix import counts_arg
 
         self._run(product_dot, matrix.offsets, counts_arg(matrix), int(matrix.row_counts is not None),
-                  matrix.columns, matrix.values, p, ap, self.parts, 2)
+                  matrix.columns, matrix.values, p, ap, self.parts, row)
 
     def step_dots(self, atol_sq, rr, rz, x, r, p, ap, d, z) -> None:
         self._run(step_dots, atol_sq, rr, rz, self.parts, x, r, p, ap, r if d is None else d, z, int(d is not None))
+
+    def precondition_dot(self, ap, d, y) -> None:
+        self._run(precondition_dot, ap, ap if d is None else d, y, self.parts, int(d is not None))
+
+    def cr_step_dots(self, atol_sq, rr, zaz, x, r, z, p, ap, y, jacobi: bool) -> None:
+        self._run(cr_step_dots, atol_sq, rr, zaz, self.parts, x, r, z, p, ap, y, int(jacobi))
 
     def fold(self, rr, rz, rz_old, jacobi: bool) -> None:
         launch(fold, dim=1, inputs=[self.parts, rr, rz, rz_old, int(jacobi)], device=self.device, record_tape=False)

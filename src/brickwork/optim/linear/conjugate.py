@@ -96,6 +96,16 @@ class _Restartable(LinearSolverState):
             if self._check_every > 0:
                 self._check_every = max(self._check_every, self._restart)
 
+    def _fused_cg(self, A, M):
+        """The fused iteration (cg_fused.py) and its matrix and diagonal, when it applies to ``A`` and ``M``."""
+        found = cg_fused.sources(A, M)
+        if found is None:
+            return None
+        if getattr(self, "_fused", None) is None:  # made when a solve first takes that iteration
+            parts = empty((3, self._dot.parts_per_batch), dtype=self._scalar_type, device=self._device)
+            self._fused = cg_fused.FusedCG(parts, self._b.shape[0])
+        return (self._fused, *found)
+
     def _launch(self, step, *inputs) -> None:
         launch(step, dim=self._b.shape[0], inputs=[*inputs, self._offsets], device=self._device, record_tape=False)
 
@@ -127,17 +137,6 @@ class CG(_Restartable):
         self._r, self._z, self._p, self._Ap = (empty_like(b) for _ in range(4))
         self._residuals = empty((2, self._batch_count), dtype=self._scalar_type, device=device)
         self._dot = self._dots(3)  # r.r, r.z, p.Ap
-        self._fused = None  # the buffers of cg_fused.py, made when a solve takes that iteration
-
-    def _fused_cg(self, A, M):
-        """The fused iteration (cg_fused.py) and its matrix and diagonal, when it applies to ``A`` and ``M``."""
-        found = cg_fused.sources(A, M)
-        if found is None:
-            return None
-        if self._fused is None:
-            parts = empty((3, self._dot.parts_per_batch), dtype=self._scalar_type, device=self._device)
-            self._fused = cg_fused.FusedCG(parts, self._b.shape[0])
-        return (self._fused, *found)
 
     def _run(self, A, b, x, M):
         dot, r, p, Ap = self._dot, self._r, self._p, self._Ap
@@ -205,6 +204,7 @@ class CR(_Restartable):
         y = Ap if M is None else self._y
         r_norm_sq, zAz_new, y_Ap = dot.col(0), dot.col(1), dot.col(2)
         zAz_old, atol_sq = self._residuals[0], self._residuals[1]
+        fused = self._fused_cg(A, M)
         self._init_tolerance(b, dot, atol_sq)
         A.matvec(x, b, r, alpha=-1.0, beta=1.0)
         Ap.zero_()
@@ -226,6 +226,15 @@ class CR(_Restartable):
         p.assign(z)
         Ap.assign(Az)
 
+        def fused_iteration(update_direction=True):
+            run, matrix, d = fused
+            run.precondition_dot(Ap, d, y)
+            run.cr_step_dots(atol_sq, r_norm_sq, zAz_new, x, r, z, p, Ap, y, d is not None)
+            if update_direction:  # else the restart computes r, z and their products again
+                run.product_dot(matrix, z, Az, 1)
+                run.fold(r_norm_sq, zAz_new, zAz_old, True)
+                self._launch(cr_direction, atol_sq, r_norm_sq, zAz_old, zAz_new, z, p, Az, Ap)
+
         def do_iteration(update_direction=True):
             zAz_old.assign(zAz_new)
             if M is not None:
@@ -246,7 +255,7 @@ class CR(_Restartable):
             p.assign(z)
             Ap.assign(Az)
 
-        cycle, size = self._cycle(do_iteration, restart_tail)
+        cycle, size = self._cycle(do_iteration if fused is None else fused_iteration, restart_tail)
         return self._loop(cycle, r_norm_sq, atol_sq, size)
 
 
