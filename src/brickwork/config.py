@@ -281,6 +281,10 @@ verify_fp: bool = _setting("verify_fp", _env_bool, _ENV_PREFIX + "VERIFY_FP", Fa
 verify_cuda: bool = _setting("verify_cuda", _env_bool, _ENV_PREFIX + "VERIFY_CUDA", False)
 for _name in invalid:  # unset: reading it raises its SettingError (``__getattr__``)
     del globals()[_name]
+#: Warp's name for the kernel cache directory (``wp.config.kernel_cache_dir = path``, set before the first
+#: launch): when set, it is used in place of ``cache_dir``, as given after ``~`` expansion (no version folder is
+#: added); None, the default: ``cache_dir``.
+kernel_cache_dir: str | None = None
 #: Warp compatibility: Warp's switch to ignore its kernel cache. brickwork's cache key covers everything
 #: the generated code depends on (source, types, mode, compiler and flags, brickwork's own code), so a
 #: cached kernel is the one a fresh compile would make: the setting is accepted and changes nothing.

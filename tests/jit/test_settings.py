@@ -95,3 +95,36 @@ def test_an_invalid_setting_raises_where_it_is_read_until_assigned(invalid_mode,
 def test_override_still_refuses_a_name_that_is_no_setting():
     with pytest.raises(AttributeError, match="no setting 'modes'"), config.override(modes="debug"):
         pass
+
+
+WARP_CACHE_PROBE = """
+import sys
+import brickwork as wp
+wp.config.kernel_cache_dir = sys.argv[1]  # Warp's setting, before the first launch
+@wp.kernel
+def k(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.5
+a = wp.zeros(2)
+wp.launch(k, dim=2, inputs=[a])
+print(a.numpy().tolist())
+"""
+
+
+def test_warps_kernel_cache_dir_is_where_kernels_are_cached(tmp_path):
+    """``wp.config.kernel_cache_dir`` (Warp's name) was set and ignored: kernels went to the default cache."""
+    script = tmp_path / "probe.py"
+    script.write_text(WARP_CACHE_PROBE)
+    env = dict(os.environ, PYTHONPATH=SRC, BRICKWORK_CACHE_DIR=str(tmp_path / "default"))
+    out = subprocess.run([sys.executable, str(script), str(tmp_path / "warp")], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[2.5, 2.5]"
+    assert len(list(tmp_path.glob("warp/**/kernel.so"))) >= 1
+    assert not list(tmp_path.glob("default/**/kernel.so"))
+
+
+def test_kernel_cache_dir_unset_leaves_cache_dir(monkeypatch, tmp_path):
+    monkeypatch.setattr(config, "cache_dir", str(tmp_path / "mine"))
+    assert config.kernel_cache_dir is None and cache.cache_root() == str(tmp_path / "mine")
+    monkeypatch.setattr(config, "kernel_cache_dir", "~/warp-kernels")
+    assert cache.cache_root() == os.path.expanduser("~/warp-kernels")

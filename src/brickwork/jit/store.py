@@ -41,7 +41,10 @@ class UnsafeCacheError(BrickworkError):
 
 
 def cache_root() -> str:
-    """The cache directory: $BRICKWORK_CACHE_DIR as given, else the user cache dir plus a version."""
+    """The cache directory: Warp's ``config.kernel_cache_dir`` when a program sets it, else ``config.cache_dir``
+    ($BRICKWORK_CACHE_DIR as given, else the user cache dir plus a version)."""
+    if config.kernel_cache_dir:  # Warp code that sets it would otherwise compile into the default cache unawares
+        return os.path.abspath(os.path.expanduser(os.fspath(config.kernel_cache_dir)))
     return config.cache_dir
 
 
