@@ -115,6 +115,15 @@ def generate(kernel, arg_types, label: str, target: Target | None = None, mode: 
             f"assign parts of it to variables", where) from None
 
 
+def _line_in(source, where: str) -> str:
+    """``"file:line"`` of an access in ``source``'s function as ``"+N"`` lines past its first line (the
+    instance's loader makes it ``file:line`` again from the kernel that loads it), else as it is."""
+    filename, _, line = where.rpartition(":")
+    if filename != source.filename or not line.isdigit() or int(line) < source.first_line:
+        return where
+    return f"+{int(line) - source.first_line}"
+
+
 def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple[str, dict]:
     base_mode, _, variant = mode.partition(":")
     variants = variant.split("+")
@@ -151,8 +160,8 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
     meta = {"tid_dims": fn.tid_dims, "writes": written, "mode": base_mode, "variant": variant,
             "reads": sorted(position[n] for n in access.reads if n in position),
             "read_then_written": [[position[n], where] for n, where in access.read_then_written if n in position]}
-    if bounds:
-        meta["tid_bounds"] = bounds
+    if bounds:  # each access's line relative to the kernel's: a cached entry serves the same text anywhere
+        meta["tid_bounds"] = [[*b[:4], _line_in(kernel.source, b[4]), *b[5:]] for b in bounds]
     if ids:
         meta["id_params"] = ids
     if field_writes:  # arrays inside struct arguments it writes: checked for read-only memory at launch

@@ -131,9 +131,18 @@ class Instance:
         self.tid_dims, self.writes, self.writes_fields, self.access = tid_dims, writes, writes_fields, access
         self.uses_tiles = bool(meta.get("tiles"))
         # the packer's checks: the extents dim must respect, then the id parameters (param, kind, builtin)
-        self.tid_bounds = tuple(tuple(b) for b in (*meta.get("tid_bounds", ()), *meta.get("id_params", ())))
+        self.tid_bounds = tuple((*b[:4], self._where(b[4]), *b[5:]) for b in meta.get("tid_bounds", ())) + \
+            tuple(tuple(b) for b in meta.get("id_params", ()))
         if self in _pending:
             _pending.remove(self)
+
+    def _where(self, where: str) -> str:
+        """A ``"+N"`` line of ``meta.json`` (the entry may have been built from the same text in another file,
+        or higher up in this one) as ``file:line`` of this instance's kernel."""
+        source = getattr(self.kernel, "source", None)
+        if not where.startswith("+") or source is None:
+            return where
+        return f"{source.filename}:{source.first_line + int(where[1:])}"
 
     def fail(self, error: Exception) -> None:
         self.error = error
