@@ -15,8 +15,10 @@ from ..types.keys import type_key
 
 
 def key_parts(kernel, arg_types, mode: str, target) -> dict:
-    """What the cache key of ``kernel`` for ``arg_types`` on ``target`` in ``mode`` covers."""
-    return {
+    """What the cache key of ``kernel`` for ``arg_types`` on ``target`` in ``mode`` covers. A debug build also
+    covers where the kernel is: its bounds messages hold file:line in the compiled code, so the same text in
+    another file, or moved in its own, must not reuse its entry."""
+    parts = {
         "mode": mode,
         "brickwork version": __version__, "target": target.name, "compiler and flags": target.identity(),
         "code generator and runtime header": generator_digest(),
@@ -24,6 +26,9 @@ def key_parts(kernel, arg_types, mode: str, target) -> dict:
         "argument types": ",".join(type_key(t) for t in arg_types),
         "kernel form": kernel.form,
     }
+    if mode.startswith("debug"):
+        parts["kernel file and line (debug messages)"] = f"{kernel.source.filename}:{kernel.source.first_line}"
+    return parts
 
 
 def prepare(target) -> None:
