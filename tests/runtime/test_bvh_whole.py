@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import brickwork as wp
 from brickwork import config
-from brickwork.runtime import bvh, bvh_build, bvh_sah, bvh_whole
+from brickwork.runtime import bvh, bvh_build, bvh_refit, bvh_sah, bvh_whole, mesh_winding
 
 special = st.sampled_from([np.nan, np.inf, -np.inf, -0.0, 0.0, 3e38, -3e38, 1e-45])
 
@@ -133,3 +133,29 @@ def _query_boxes(bvh_id, q_lo, q_hi, n: int) -> np.ndarray:
     hits = wp.zeros((len(q_lo), n), dtype=wp.int32)
     wp.launch(_query, len(q_lo), [bvh_id, wp.array(q_lo, dtype=wp.vec3), wp.array(q_hi, dtype=wp.vec3), hits])
     return hits.numpy().astype(bool)
+
+
+def test_over_parallel_min_a_mesh_builds_on_two_threads_to_the_same_tables(monkeypatch):
+    # with PARALLEL_MIN 0 every launch of the build may run on two threads (the three lists' sort, the triangle
+    # boxes, the refit's and the moments' leaves, the tree level by level): the same tables, bit for bit
+    rng = np.random.default_rng(6)
+    pts = rng.normal(size=(300, 3)).astype(np.float32)
+    tris = rng.integers(0, 300, (700, 3)).astype(np.int32)
+
+    def tables():
+        mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(tris.reshape(-1), dtype=wp.int32),
+                       support_winding_number=True)
+        return {name: np.asarray(t).copy() for name, t in mesh._storage.tables.items()}
+
+    serial = tables()
+    with config.override(num_threads=2, parallel_threshold=1):
+        monkeypatch.setattr(bvh_build, "PARALLEL_MIN", 0)
+        monkeypatch.setattr(bvh_refit, "ONE_LAUNCH", 0)
+        monkeypatch.setattr(mesh_winding, "ONE_LAUNCH", 0)
+        parallel = tables()
+        _, keys, lists = bvh_build.ItemLists(pts.astype(np.float64)).lists()  # the sort on three threads
+    assert serial.keys() == parallel.keys()
+    for name in serial:
+        np.testing.assert_array_equal(serial[name].view(np.uint8), parallel[name].view(np.uint8), err_msg=name)
+    for a in range(3):
+        np.testing.assert_array_equal(lists[a], np.argsort(keys[a].view(np.uint32), kind="stable"))

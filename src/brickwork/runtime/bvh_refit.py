@@ -18,7 +18,7 @@ from ..lang.kernel import kernel
 from ..types.arrays import array, array2d
 from ..types.composite import vector
 from ..types.scalars import float32, int32, int64
-from .bvh_build import PARALLEL_MIN
+from . import bvh_build
 from .launch import launch_now, launch_on_cpu
 
 _vec3 = vector(3, float32)
@@ -28,7 +28,7 @@ _tid = _FUNCTIONS["tid"]
 #: On the CPU a tree of at most this many leaves is refit in one launch (one thread: leaves, then inner nodes); a
 #: larger one's leaves first, in parallel (``bvh_build.PARALLEL_MIN``: below it a parallel launch risks more than
 #: it saves)
-ONE_LAUNCH = PARALLEL_MIN
+ONE_LAUNCH = bvh_build.PARALLEL_MIN
 
 
 # Two selects each, which g++ compiles to a min (max) and a blend: which of two box bounds is lower is a coin
@@ -159,7 +159,7 @@ def box_items(lowers: array, uppers: array, item_lowers: array, item_uppers: arr
 def triangle_items(points: array, indices: array, item_lowers: array, item_uppers: array, device) -> None:
     """The item boxes of a mesh's tree: each triangle's bounds, from ``points`` (vec3f) and ``indices`` (int32)."""
     count = indices.shape[0] // 3
-    _triangles.work_per_item = 1 if count > PARALLEL_MIN else 0  # on one thread below PARALLEL_MIN (the CPU's)
+    _triangles.work_per_item = 1 if count > bvh_build.PARALLEL_MIN else 0  # the CPU: one thread below it
     launch_now(_triangles, count, device, points, indices, item_lowers, item_uppers)
 
 
