@@ -178,3 +178,16 @@ def test_registration_ends_with_the_object():
     del mesh
     gc.collect()
     assert key not in live_ids.LIVE["mesh"]
+
+
+def test_an_id_of_another_device_is_refused():
+    from .cuda_fake import FakeDriver, installed
+
+    lowers = np.array([[0, 0, 0], [2, 2, 2]], np.float32)
+    uppers = np.array([[1, 1, 1], [3, 3, 3]], np.float32)
+    out = wp.full(1, 7, dtype=int)
+    with installed(FakeDriver()):
+        tree = wp.Bvh(wp.array(lowers, dtype=wp.vec3, device="cuda:0"), wp.array(uppers, dtype=wp.vec3, device="cuda:0"))
+        # the device tree's id is an address in (fake) device memory: a CPU launch would read it as host memory
+        _refused(boxes_hit, [tree.id], out, "it is the id of a wp.Bvh on cuda:0, but the launch runs on cpu")
+        del tree
