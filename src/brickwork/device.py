@@ -8,11 +8,11 @@ from .errors import DeviceUnavailableError
 
 
 class Device:
-    """A place where arrays live and kernels run (``ordinal``: the CUDA device number, None on the CPU)."""
+    """A place where arrays live and kernels run (``ordinal``: the CUDA device number, -1 on the CPU, as Warp's)."""
 
     __slots__ = ("name", "alias", "ordinal")
 
-    def __init__(self, name: str, ordinal: int | None = None):
+    def __init__(self, name: str, ordinal: int = -1):
         self.name = name
         self.alias = name
         self.ordinal = ordinal
@@ -42,13 +42,13 @@ class Device:
 
     @property
     def is_cpu(self) -> bool:
-        """Whether this is the CPU."""
-        return self.name == "cpu"
+        """Whether this is the CPU (its ordinal is -1)."""
+        return self.ordinal < 0
 
     @property
     def is_cuda(self) -> bool:
         """Whether this is a CUDA device (its ordinal is the driver's device number)."""
-        return self.name.startswith("cuda")
+        return self.ordinal >= 0
 
     def __str__(self):
         return self.name
@@ -65,7 +65,7 @@ class Device:
         return hash(self.name)
 
 
-CPU = Device("cpu")
+CPU = Device("cpu", -1)
 _current = CPU
 _cuda: dict = {}  # ordinal -> Device, for every CUDA device named so far
 

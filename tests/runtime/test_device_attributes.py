@@ -30,6 +30,14 @@ def test_the_cpu_has_no_multiprocessors_and_no_shared_memory():
     assert cpu.sm_count == 0 and cpu.max_shared_memory_per_block == 0
 
 
+def test_the_cpu_ordinal_is_minus_one_as_warps_and_is_cpu_is_cuda_follow_the_ordinal(fake):
+    cpu, gpu = wp.get_device("cpu"), wp.get_device("cuda:0")
+    assert (cpu.ordinal, cpu.is_cpu, cpu.is_cuda, cpu.alias, cpu.arch) == (-1, True, False, "cpu", None)
+    assert (gpu.ordinal, gpu.is_cpu, gpu.is_cuda, gpu.alias) == (0, False, True, "cuda:0")
+    with installed(FakeDriver(devices=2)):
+        assert (wp.get_device("cuda:1").ordinal, wp.get_device("cuda:1").is_cuda) == (1, True)
+
+
 def test_cuda_devices_read_their_attributes_from_the_driver(fake):
     gpu = wp.get_device("cuda:0")
     assert gpu.sm_count == 132 and gpu.max_shared_memory_per_block == 48 * 1024
