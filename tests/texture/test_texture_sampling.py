@@ -153,6 +153,26 @@ def test_textures_as_struct_fields_and_array_elements():
     np.testing.assert_array_equal(out.numpy(), [22.0, 27.0, 302.0, 405.0])
 
 
+def test_elements_of_an_array_of_textures_are_the_textures():
+    a = wp.Texture2D(np.full((2, 3), 2.0, np.float32))
+    b = wp.Texture2D(np.full((5, 4), 7.0, np.float32))
+    arr = wp.array([a, b, wp.Texture2D()], dtype=wp.Texture2D)
+    first, second, empty = arr.list()
+    assert first is a and second is b and arr[1] is b
+    assert empty.id == 0 and empty.device is None  # a null texture, as the record is
+    out = np.zeros((5, 4), np.float32)
+    second.copy_to(out)  # a whole texture: its data and device, not a descriptor alone
+    np.testing.assert_array_equal(out, np.full((5, 4), 7.0))
+
+
+def test_an_element_of_an_array_whose_texture_was_freed_says_so():
+    arr = wp.array([wp.Texture1D(np.ones(4, np.float32))], dtype=wp.Texture1D)  # the texture is gone at once
+    with pytest.raises(RuntimeError, match=r"an element of this array of Texture1D describes a texture that no "
+                                           r"longer exists .*keep a reference to each texture"):
+        arr.list()
+    assert arr.numpy()["width"].tolist() == [4]  # the records themselves are still there
+
+
 @wp.kernel
 def _empty(s: _Holder, out: wp.array(dtype=float)):
     out[0] = wp.texture_sample(s.tex, wp.vec2f(0.5, 0.5), dtype=float) + 1.0

@@ -16,7 +16,7 @@ from ..types.arrays import ArrayType, type_name
 from ..types.composite import CompositeBase, is_composite_type
 from ..types.layout import pack_format, struct_offsets
 from ..types.scalars import ScalarBase, bfloat16, bfloat16_bits, float16, float32, is_scalar_type
-from ..types.structs import has_array_fields, struct_devices
+from ..types.structs import has_array_fields, has_device_fields, struct_devices
 from . import live_ids
 
 _HEADER = "4q4i"
@@ -32,10 +32,10 @@ def composite_converts(src, dst) -> bool:
 
 def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, key: str = "", bounds: tuple = ()):
     """Generate ``pack(args, d0, d1, d2, d3, parallel, nthreads) -> bytes`` for one signature; with
-    ``device``, a struct argument holding arrays is refused unless they all live there (the error
-    names kernel ``key``). ``bounds``: the instance's ``tid_bounds``, each tested before packing (a
-    ``LaunchError`` for a dim that takes an access every launch point makes out of its array, or for an id
-    parameter holding no live object of its kind on ``device``: ``runtime/live_ids``)."""
+    ``device``, a texture argument, or a struct argument holding arrays or textures, is refused unless they
+    all live there (the error names kernel ``key``). ``bounds``: the instance's ``tid_bounds``, each tested
+    before packing (a ``LaunchError`` for a dim that takes an access every launch point makes out of its array,
+    or for an id parameter holding no live object of its kind on ``device``: ``runtime/live_ids``)."""
     offsets, size, _ = struct_offsets(list(arg_types))
     fmt, pos, exprs, unit_terms, checks = ["<", _HEADER], 0, [], [], []
     namespace = {"_sb": _struct_devices_differ, "_dev": device, "_key": key, "_ok": struct_devices({device}),
@@ -59,7 +59,7 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, ke
             fmt.append(f"{off - pos}x")
         pos = off + struct.calcsize("<" + pack_format(t))
         fmt.append(pack_format(t))
-        if device is not None and has_array_fields(t):  # packing it tells where its arrays live
+        if device is not None and has_device_fields(t):  # packing it tells where its arrays and textures live
             name = names[i] if i < len(names) else f"argument {i}"
             checks.append(f"    s{i} = a[{i}]._to_bytes()\n"
                           f"    if a[{i}]._devices is not _ok: _sb(a[{i}], _dev, _key, {name!r})\n")
@@ -196,12 +196,24 @@ def _bfloat16_bits(value) -> int:
 
 
 def _struct_devices_differ(value, device, key: str, name: str) -> None:
-    """A struct argument (just packed) whose arrays are not all on ``device``: refused, unless it holds
-    none (an address of another device's memory would crash the kernel)."""
-    if value._devices:
-        where = ", ".join(sorted(str(d) for d in value._devices if d != device))
-        raise LaunchError(f"launch of '{key}' on {device}: argument '{name}' holds arrays on {where}; arrays in a "
-                          f"struct must be on the launch device (copy them with a.to('{device}'))")
+    """A texture or struct argument (just packed) whose arrays or textures are not all on ``device``: refused,
+    unless it holds none (an address of another device's memory would crash the kernel)."""
+    if not value._devices:
+        return
+    where = ", ".join(sorted(str(d) for d in value._devices if d != device))
+    if getattr(type(value), "_bw_texture", 0):
+        raise LaunchError(f"launch of '{key}' on {device}: argument '{name}' is a {type(value).__name__} on {where}; "
+                          f"a texture must be on the launch device (make it with device='{device}')")
+    held = [w for w, holds in (("arrays", has_array_fields), ("textures", _holds_textures)) if holds(type(value))]
+    fixes = {"arrays": f"copy them with a.to('{device}')", "textures": f"make them with device='{device}'"}
+    raise LaunchError(f"launch of '{key}' on {device}: argument '{name}' holds {' or '.join(held)} on {where}; "
+                      f"{' and '.join(held)} in a struct must be on the launch device "
+                      f"({'; '.join(f'{w}: {fixes[w]}' if len(held) > 1 else fixes[w] for w in held)})")
+
+
+def _holds_textures(t) -> bool:
+    """Whether struct type ``t`` has texture fields, itself or in nested structs."""
+    return any(getattr(ft, "_bw_texture", 0) or has_device_fields(ft) and _holds_textures(ft) for _, ft in t._fields)
 
 
 def _value_expr(i, t, s) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import enum
+import weakref
 
 import numpy as np
 
@@ -21,7 +22,7 @@ from ..device import get_device
 from ..types.array_copy import copy
 from ..types.arrays import array, type_name
 from ..types.scalars import int32, uint8, uint32, uint64
-from ..types.structs import struct
+from ..types.structs import struct, struct_devices
 from . import texture_data as T
 from .texture_data import TextureError, TextureStateError
 
@@ -98,6 +99,8 @@ class Texture:
     and filter with ``CLOSEST`` only, floats sample as they are."""
 
     _ndim = 0
+    device = None  # a null texture's (Texture2D()): it points nowhere
+    _own_devices: frozenset = frozenset()  # {device}: what a launch compares with its device, as a struct's arrays
 
     def __new__(cls, *args, **kwargs):
         self = object.__new__(cls)
@@ -193,6 +196,8 @@ class Texture:
                                         address_v=modes[1], address_w=modes[2])}
         for name, _ in self._fields:  # plain ints, as Warp's properties give them
             self._store(name, int(fields[name]))
+        self._own_devices = struct_devices({device})
+        _LIVE[self._buffer.ptr] = self
         if data is not None:
             if mipmapped:
                 for level, level_data in enumerate(self._generate_mipmap_chain(data.numpy())):
@@ -206,6 +211,27 @@ class Texture:
 
     def _copy(self):
         return self  # a texture's descriptor never changes: a struct field holds the texture (and keeps it alive)
+
+    def _to_bytes(self) -> bytes:
+        data = self.__dict__.get("_bytes")
+        if data is None:  # packed as a struct; where its memory lives is the texture's device, not its fields'
+            data = super()._to_bytes()
+            object.__setattr__(self, "_devices", self._own_devices)
+        return data
+
+    @classmethod
+    def _from_record(cls, record, device=None, held=None):
+        """The texture an element of an array of textures describes (``a.list()``, ``a[i]``): the live texture of
+        that descriptor address, a null texture for a null record."""
+        address = int(record["tex"])
+        if address == 0:
+            return cls()
+        found = _LIVE.get(address)
+        if type(found) is not cls:
+            raise TextureStateError(f"an element of this array of {cls.__name__} describes a texture that no longer "
+                                    f"exists (descriptor address {address:#x}): an array of textures does not keep "
+                                    f"its textures alive, as in Warp; keep a reference to each texture")
+        return found
 
     # -- data --------------------------------------------------------------------------------------
 
@@ -397,6 +423,9 @@ def _ctype(name: str, axes: tuple):
         attrs[key] = _bits(shift, mask)
     return type(name, (ctypes.Structure,), attrs)
 
+
+#: Every texture alive, by its descriptor's address: what an element of an array of textures gives back
+_LIVE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 #: The ctypes form of each texture struct (``__ctype__``), with Warp's names.
 _CTYPES = {1: _ctype("texture1d_t", ("width",)), 2: _ctype("texture2d_t", ("width", "height")),

@@ -34,7 +34,7 @@ class StructBase:
     _size = 0
     _nested = False  # a field is a struct (whose own changes the cached bytes would miss)
     _align = 1
-    _devices: frozenset = frozenset()  # where the arrays it holds (nested structs' too) live, as last packed
+    _devices: frozenset = frozenset()  # where its arrays and textures (nested structs' too) live, as last packed
 
     def __init__(self, *args, **kwargs):
         if len(args) > len(self._fields):
@@ -345,6 +345,13 @@ def has_array_fields(t) -> bool:
     """Whether struct type ``t`` holds arrays, itself or in nested structs: its adjoint in a backward
     kernel is then a struct of the same type that holds their gradients."""
     return is_struct_type(t) and any(isinstance(ft, ArrayType) or has_array_fields(ft) for _, ft in t._fields)
+
+
+def has_device_fields(t) -> bool:
+    """Whether a value of struct type ``t`` points into one device's memory: it is a texture, or holds arrays or
+    textures, itself or in nested structs (a launch checks that they live on its device)."""
+    return is_struct_type(t) and (getattr(t, "_bw_texture", 0) > 0 or any(
+        isinstance(ft, ArrayType) or has_device_fields(ft) for _, ft in t._fields))
 
 
 def gradient_struct(value):
