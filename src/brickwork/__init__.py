@@ -253,20 +253,10 @@ def load_module(module=None, device=None, recursive=False, block_dim=None, max_w
 
 
 def _configure_logging():
-    # logging is imported only when asked for more than warnings (start-up stays cheap). An invalid
+    # BRICKWORK_LOG's level (an assignment of config.log_level applies itself: config._Settings). An invalid
     # BRICKWORK_LOG leaves log_level unset: the first kernel load raises its SettingError (config.check).
-    if "log_level" in config.invalid or config.log_level.upper() not in ("DEBUG", "INFO"):
-        return
-    import logging as _logging
-
-    logger = _logging.getLogger("brickwork")
-    level = getattr(_logging, config.log_level.upper(), None)
-    if isinstance(level, int) and level < _logging.WARNING:
-        logger.setLevel(level)
-        if not logger.handlers:
-            handler = _logging.StreamHandler()
-            handler.setFormatter(_logging.Formatter("brickwork: %(message)s"))
-            logger.addHandler(handler)
+    if "log_level" not in config.invalid:
+        config.apply_log_level(config.log_level)
 
 
 _configure_logging()

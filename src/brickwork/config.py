@@ -16,6 +16,7 @@ import enum
 import os
 import re
 import sys
+import types
 
 from .errors import BrickworkError
 
@@ -310,6 +311,49 @@ verbose_warnings: bool = False
 #: Warp compatibility: accepted and ignored.
 quiet: bool = True
 verbose: bool = False
+
+
+#: Names of ``log_level`` and the ``logging`` numbers they stand for (Warp's ``wp.LOG_DEBUG`` ... ``LOG_ERROR``).
+_LOG_NUMBERS = {"debug": 10, "info": 20, "warning": 30, "error": 40}
+
+
+def apply_log_level(value) -> None:
+    """Set the ``brickwork`` logger to ``value``'s level: a name of ``_LOG_NUMBERS`` in any case, or a ``logging``
+    number (``SettingError`` for anything else). Below warnings, messages go to stderr with a ``brickwork:``
+    prefix (a handler is added once); at warnings and above, a level brickwork lowered is raised again, and
+    ``logging`` is not imported for nothing (start-up stays cheap)."""
+    if isinstance(value, str) and value.strip().lower() in _LOG_NUMBERS:
+        number = _LOG_NUMBERS[value.strip().lower()]
+    elif isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        number = value
+    else:
+        raise SettingError(f"brickwork.config.log_level must be one of {', '.join(_LOG_NUMBERS)} or a logging level "
+                           f"number (wp.LOG_INFO), got {value!r}")
+    if number >= _LOG_NUMBERS["warning"] and "logging" not in sys.modules:
+        return
+    import logging
+
+    logger = logging.getLogger("brickwork")
+    if number >= _LOG_NUMBERS["warning"] and logger.level == logging.NOTSET:
+        return  # never lowered by brickwork: the program's own logging configuration stands
+    logger.setLevel(number)
+    if number < _LOG_NUMBERS["warning"] and not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("brickwork: %(message)s"))
+        logger.addHandler(handler)
+
+
+class _Settings(types.ModuleType):
+    """This module's class: an assigned ``log_level`` takes effect at once, as Warp's does (``apply_log_level``;
+    a value it refuses changes nothing)."""
+
+    def __setattr__(self, name, value):
+        if name == "log_level":
+            apply_log_level(value)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Settings
 
 
 @contextlib.contextmanager

@@ -128,3 +128,41 @@ def test_kernel_cache_dir_unset_leaves_cache_dir(monkeypatch, tmp_path):
     assert config.kernel_cache_dir is None and cache.cache_root() == str(tmp_path / "mine")
     monkeypatch.setattr(config, "kernel_cache_dir", "~/warp-kernels")
     assert cache.cache_root() == os.path.expanduser("~/warp-kernels")
+
+
+LOG_LEVEL_PROBE = """
+import brickwork as wp
+@wp.kernel
+def first(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+@wp.kernel
+def second(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0
+a = wp.zeros(1)
+wp.config.log_level = wp.LOG_INFO  # Warp 1.19's spelling
+wp.launch(first, dim=1, inputs=[a])
+with wp.config.override(log_level="warning"):
+    wp.launch(second, dim=1, inputs=[a])
+try:
+    wp.config.log_level = "verbose"
+except wp.config.SettingError as e:
+    print(e)
+print(wp.config.log_level, a.numpy().tolist())
+"""
+
+
+def test_log_level_assigned_at_run_time_takes_effect(tmp_path):
+    """``wp.config.log_level = wp.LOG_INFO`` (how Warp 1.19 shows its module loads) was applied at import only:
+    assigned later, it showed nothing. Now an assignment applies at once, back and forth; a value that is no
+    level is refused and changes nothing."""
+    script = tmp_path / "probe.py"
+    script.write_text(LOG_LEVEL_PROBE)
+    env = dict(os.environ, PYTHONPATH=SRC, BRICKWORK_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("BRICKWORK_LOG", None)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "brickwork.config.log_level must be one of debug, info, warning, error or a logging level number "
+        "(wp.LOG_INFO), got 'verbose'", "20 [2.0]"]
+    lines = [line for line in out.stderr.splitlines() if line.startswith("brickwork: ")]
+    assert len(lines) == 1 and lines[0].startswith("brickwork: first compiled for cpu in "), out.stderr
