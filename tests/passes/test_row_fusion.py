@@ -74,6 +74,25 @@ def _fused(fn) -> bool:
     return any(name.startswith("_la_row") for name in fn.locals)
 
 
+def _skewed_steps(kloop) -> list:
+    """The simd row loop of each stage in the plane's loop over steps, checking that stage n visits
+    row ``step - n`` (the skew of ``row_fusion_schedule.skewed_rows``) under a guard of its own."""
+    (steps,) = [s for s in kloop.body if isinstance(s, ir.IRFor)]
+    loops = []
+    for n, guard in enumerate(steps.body):
+        assert isinstance(guard, ir.IRIf) and not guard.orelse
+        row = guard.body[0].value  # the stage's row: the step, less n
+        if n == 0:
+            assert isinstance(row, ir.IRLocal) and row.name == steps.var.name
+        else:
+            assert isinstance(row, ir.IRCall) and row.op == "sub" and row.args[0].name == steps.var.name
+            assert row.args[1].value == n
+        (loop,) = [s for s in guard.body if isinstance(s, ir.IRFor)]
+        assert loop.simd
+        loops.append(loop)
+    return loops
+
+
 @pytest.mark.parametrize("inner", ["memory", "logical_coords"])
 def test_golden_fused_rows(inner):
     _, pack, space = _setup("bvoi", inner)
@@ -86,24 +105,24 @@ def test_golden_fused_rows(inner):
     if inner == "memory":  # ij_slab pieces: each stage over its plane's one memory span, no row loop
         spans = [s for s in kloop.body if isinstance(s, ir.IRFor)]
         assert len(spans) == 2 and all(s.simd for s in spans)
-    else:  # one j loop inside, both stages per row
-        (jloop,) = kloop.body[1:]
-        assert len([s for s in jloop.body if isinstance(s, ir.IRFor) and s.simd]) == 2
+    else:  # one loop over the rows inside, both stages per row, the second a row behind the first
+        assert len(_skewed_steps(kloop)) == 2
 
 
 @pytest.mark.parametrize("inner", ["logical_flat", "logical_coords"])
 def test_golden_fused_rows_of_a_bovi_chunk(inner):
-    """A bovi chunk's rows: the j loop and the first and last row's i span are cut where the chunk
-    starts and ends (selects on k and j), both stages run per row."""
+    """A bovi chunk's rows: the rows and the first and last row's i span are cut where the chunk
+    starts and ends (selects on k and j), both stages run per row, the second a row behind."""
     _, pack, space = _setup("bovi", inner, chunk=5)
     out = run(typed_la_body(_recon(pack, space), space), InlineLocalFunctions(), ExpandLoopAbstraction())
     check_golden(f"expand_loop_abstraction.fused_rows_bovi_{inner}", out)
     assert _fused(out)
     (kloop,) = [s for s in out.body if isinstance(s, ir.IRFor)]
-    base, jloop = kloop.body
+    base, first_row, _, steps = kloop.body
     assert isinstance(base, ir.IRAssign) and base.target.name.startswith("_la_row")
-    assert isinstance(jloop.start, ir.IRSelect)  # the chunk's first row in its first plane
-    assert len([s for s in jloop.body if isinstance(s, ir.IRFor) and s.simd]) == 2
+    assert isinstance(first_row.value, ir.IRSelect)  # the chunk's first row in its first plane
+    assert steps.start.name == first_row.target.name
+    assert len(_skewed_steps(kloop)) == 2
     assert not ir.contains(out.body, ir.IRWhile)  # no row-by-row divisions
 
 
@@ -126,6 +145,50 @@ def test_results_equal_numpy_fused_or_not(loop, inner, chunk, nx, block_nx):
     ks, js = (slice(G, n - G) if n > 1 else slice(None) for n in q.shape[1:3])
     want = _recon_numpy(q[:, ks, js, :])
     np.testing.assert_allclose(flux[:, ks, js, G:q.shape[-1] - G + 1], want, rtol=1e-14, atol=1e-14)
+
+
+def _three_stages(pack, space):
+    """Three stages: cells into ``a``, ``b = 2 a`` on the same cells, then face i from ``b[i - 1] - a[i]``."""
+    dx1 = space.get_delta(wp.X1DIR)
+
+    def body(rng, b):
+        hr = rng.add_halo(la.halo.minus_i)
+        a = la.get_per_point_scratch(wp.float64, hr)
+        twice = la.get_per_point_scratch(wp.float64, hr)
+        pv = la.make_pack_view(rng, pack)
+        for idx in la.inner(hr):
+            a[idx] = pv[Q(), idx]
+        rng.team_barrier()
+        for idx in la.inner(hr):
+            twice[idx] = wp.float64(2.0) * a[idx]
+        rng.team_barrier()
+        fv = la.make_flux_pack_view(rng, pack, wp.X1DIR)
+        for idx in la.inner(rng):
+            fv[Q(), idx] = twice[idx - dx1] - a[idx]
+
+    return body
+
+
+@pytest.mark.parametrize(("loop", "chunk"), [("bvoi", la.ij_slab), ("bovi", la.ij_slab), ("bovi", 5)])
+def test_three_stages_run_one_row_apart(loop, chunk):
+    """Stage n of a plane visits row step - n: the middle stage's guard bounds the step on both sides
+    (j0 + 1 <= step <= j1 + 1), the plane ends with the last stage's last row; every face as numpy."""
+    mesh, pack, space = _setup(loop, "logical_flat", chunk=chunk)
+    body = _three_stages(pack, space)
+    fn = run(typed_la_body(body, space), InlineLocalFunctions(), ExpandLoopAbstraction())
+    assert _fused(fn)
+    (kloop,) = [s for s in fn.body if isinstance(s, ir.IRFor)]
+    assert len(_skewed_steps(kloop)) == 3
+    (steps,) = [s for s in kloop.body if isinstance(s, ir.IRFor)]
+    guards = [g.cond for g in steps.body]
+    assert guards[0].op == "le" and guards[1].op == "logical_and" and guards[2].op == "ge"
+    la.outer(space, body)
+    q = mesh.data("fuse_q")[:, 0]
+    flux = mesh.field("fuse_q").flux[:, 0]
+    ni = q.shape[-1]
+    inner = (slice(None), slice(G, -G), slice(G, -G))
+    np.testing.assert_array_equal(flux[(*inner, slice(G, ni - G + 1))],
+                                  2.0 * q[(*inner, slice(G - 1, ni - G))] - q[(*inner, slice(G, ni - G + 1))])
 
 
 def test_a_j_halo_is_not_fused():

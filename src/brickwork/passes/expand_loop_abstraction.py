@@ -25,12 +25,11 @@ from .build import Locals, i32, op
 from .build import la_geom as _geom
 from .build import la_mflat as _mflat
 from .ring_schedule import RingRows
+from .row_fusion_schedule import WHOLE_ROW_CHUNKS, FusedRows
 
 VEC3I = vector(3, int32)
 VEC4I = vector(4, int32)
 MAPPINGS = ("cpu_rows", "gpu_teams")
-#: ``bovi`` chunks of whole rows (``ninner`` is a row's, a plane's or the box's cells)
-WHOLE_ROW_CHUNKS = ("i_pencil", "ij_slab", "kji_cube")
 
 
 
@@ -70,7 +69,7 @@ class _Scratch:
         self.storage, self.size, self.first, self.dims, self.box = storage, size, first, dims, box
 
 
-class _CpuRows(RingRows, ir.Rewriter):
+class _CpuRows(FusedRows, RingRows, ir.Rewriter):
     def __init__(self, fn: ir.IRFunction):
         self.fn = fn
         self.locals = Locals(fn)
@@ -420,58 +419,6 @@ class _CpuRows(RingRows, ir.Rewriter):
         body.append(ir.IRAssign(j, ir.IRSelect(wraps, js, next_j, int32)))
         body.append(ir.IRAssign(i0, is_))
         out.append(ir.IRWhile(op("le", f, last), body))
-
-    def fused_rows(self, plan: row_fusion.RowFusion) -> list:
-        """Stages with i-only halos, fused per row (k, j): each stage over the row's i span, in
-        order, with scratch for one k plane (see ``row_fusion``). The cells each stage visits are those
-        of the unfused loops: with the memory tag and ``ij_slab`` pieces (bvoi) each stage runs over its
-        plane's one span, ghost cells between rows included, stage after stage per plane; a bovi
-        chunk's rows are cut where the chunk starts and ends, and a stage grown by di in [lo, hi]
-        visits [i0 + lo, i1 + hi] of each row, as the merged spans of the unfused loops do."""
-        out: list = []
-        self.row = plan
-        self.row_base = self.locals.new("_la_row", int32)
-        for s in plan.head:
-            out.extend(self.r_IRLAScratch(s) if isinstance(s, ir.IRLAScratch) else self.stmts([s]))
-        kv, jv = self.locals.new("_la_k", int32), self.locals.new("_la_j", int32)
-        start, end = self.slice.start, self.slice.end
-        row: list = []
-        j0, j1, first_i, last_i = start[1], end[1], start[2], end[2]
-        if self.cfg.loop == "bovi" and self.cfg.chunk not in WHOLE_ROW_CHUNKS:
-            # a chunk of logical cells: its first and last rows may be partial, the others are whole
-            g = _geom
-            j0 = ir.IRSelect(op("eq", kv, start[0]), start[1], g("js"), int32)
-            j1 = ir.IRSelect(op("eq", kv, end[0]), end[1], g("je"), int32)
-            first_i = self.tmp(ir.IRSelect(op("eq", kv, start[0]), ir.IRSelect(
-                op("eq", jv, start[1]), start[2], g("is"), int32), g("is"), int32), row)
-            last_i = self.tmp(ir.IRSelect(op("eq", kv, end[0]), ir.IRSelect(
-                op("eq", jv, end[1]), end[2], g("ie"), int32), g("ie"), int32), row)
-        base = ir.IRAssign(self.row_base, op("add", _mflat(kv, i32(0), i32(0)), i32(plan.cmin)))
-        if self.cfg.loop == "bvoi" and self.cfg.chunk == "ij_slab" and all(st.inner == "memory" for st in plan.stages):
-            # Memory spans of whole planes: each stage over its plane's one span, as unfused (the rows'
-            # spans run on to the next row, so their union is that span): no loop per row.
-            plane = [base]
-            for stage, (lo, hi) in zip(plan.stages, plan.spans):
-                m0 = self.tmp(_mflat(kv, start[1], op("add", first_i, i32(lo))), plane)
-                m1 = self.tmp(_mflat(kv, end[1], op("add", last_i, i32(hi))), plane)
-                self.memory_span(stage, m0, m1, plane)
-        else:
-            for stage, (lo, hi) in zip(plan.stages, plan.spans):
-                i0, i1 = op("add", first_i, i32(lo)), op("add", last_i, i32(hi))
-                if stage.inner == "memory":
-                    m0 = self.tmp(_mflat(kv, jv, i0), row)
-                    last = _mflat(kv, jv, i1)
-                    if self.cfg.chunk == "ij_slab":
-                        to_next_row = op("sub", _mflat(kv, op("add", jv, i32(1)), i0), i32(1))
-                        last = ir.IRSelect(op("lt", jv, end[1]), to_next_row, last, int32)
-                    self.memory_span(stage, m0, self.tmp(last, row), row)
-                else:
-                    iv = self.locals.new("_la_i", int32)
-                    row.append(self.row_loop(iv, i0, i1, self.visit(stage, (kv, jv, iv)), stage.simd))
-            plane = [base, self.loop(jv, j0, j1, row)]
-        out.append(self.loop(kv, start[0], end[0], plane))
-        self.row = None
-        return out
 
     # -- per-point scratch ---------------------------------------------------------------------------
     def r_IRLAScratch(self, s: ir.IRLAScratch):

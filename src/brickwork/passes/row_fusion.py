@@ -2,7 +2,8 @@
 
 An outer body of the form ``scratch and values...; inner; barrier; inner; ...`` whose inner ranges all have
 halos along i only (the x1 pattern: reconstruct into scratch, barrier, fluxes from scratch) can run
-per row (k, j): every stage over the row's i span, in order, before the next row. Per-point scratch
+per row (k, j): every stage over the row's i span, in order (each stage a row behind the one before:
+``expand_loop_abstraction.skewed_rows``). Per-point scratch
 then needs one k plane, not the whole block (it stays in L1), and the producer's values are consumed
 while they are hot. ``expand_loop_abstraction`` does that when :func:`plan` says it is legal:
 
