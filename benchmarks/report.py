@@ -120,9 +120,11 @@ LOSS_REASONS: dict[tuple[str, str], str] = {
     ("la_laplacian3d_f32_bvoi_memory", "C"): "The memory tag also computes the ghost cells inside its "
     "contiguous spans (a few % more work).",
     ("la_recon_flux_f64_bovi_logical_flat", "C"): "Both stages run row by row with plane-sized scratch, as "
-    "the C runs them per row, both loops vectorized with 256-bit vectors on these short rows (34 and 33 cells), "
-    "as the C's; the C also contracts multiply-adds, which brickwork does not (its results equal numpy's bit for "
-    "bit). The other tag pair: {la_recon_flux_f64_bvoi_memory} (bvoi + memory).",
+    "the C runs them per row (the flux stage a row behind the reconstruction, where the C's reads the states "
+    "just stored), both loops vectorized with 256-bit vectors on these short rows (34 and 33 cells), as the "
+    "C's; the C also contracts multiply-adds, which brickwork does not (its results equal numpy's bit for bit). "
+    "Its time moves by a few % with where the scratch arena lands relative to the mesh's arrays. The other tag "
+    "pair: {la_recon_flux_f64_bvoi_memory} (bvoi + memory).",
     ("la_recon_flux_f64_bvoi_memory", "C"): "Each stage runs over a whole k plane's one memory span (about 1200 "
     "cells, plane-sized scratch in L1), where the C runs its stages per row of 32-34 cells: the memory tag "
     "computes the ghost cells between rows too (about 10 % more cells than C's) but its loops are long. The "
