@@ -77,10 +77,8 @@ def test_host_writes_and_nested_graphs_replay_in_order_with_the_launches(fake):
     fake.stream_log.clear()
     wp.capture_launch(outer.graph)
     assert np.all(x.numpy() == 5.0)
-    # the fill, the inner graph (CUDA launches only: a CUDA graph), the launch; the outer graph, with a host write
-    # and a nested graph, is replayed node by node
-    assert [e for e in fake.stream_log if e[0] in ("upload", "graph", "launch")] == [
-        ("upload", 0), ("graph", 0), ("launch", 0)]
+    # the fill, the inner graph's launch, the launch: with a host write, the outer graph is replayed node by node
+    assert fake.stream_log == [("upload", 0), ("launch", 0), ("launch", 0)]
     assert [int.from_bytes(params[:8], "little") for _, params in launched(fake)] == [4, 2]  # ... their extents
 
 
@@ -184,6 +182,26 @@ def test_a_launch_refused_during_the_stream_capture_ends_the_capture(fake):
         wp.capture_launch(graph)
     assert fake.capturing == {} and fake.graphs == {} and fake.execs == {}
     assert [e[0] for e in fake.graph_log] == ["create_stream", "begin", "end", "destroy_graph", "destroy_stream"]
+
+
+def test_a_graph_of_cuda_launches_launched_during_a_capture_adds_its_launches(fake):
+    x, y = wp.zeros(8, device="cuda:0"), wp.zeros(8, device="cuda:0")
+    inner = capture_three(x, y)
+    with wp.ScopedCapture(device="cuda:0") as with_host_write:
+        x.fill_(1.0)
+    with wp.ScopedCapture(device="cuda:0") as outer:
+        wp.capture_launch(inner)
+        wp.launch(axpy, dim=2, inputs=[5.0, x, y], device="cuda:0")
+        wp.capture_launch(inner)
+    assert len(outer.graph) == 7 and outer.graph.cuda_launches == 7
+    wp.capture_launch(outer.graph)
+    assert [e[0] for e in fake.graph_log].count("captured") == 7  # one CUDA graph of the seven
+    assert [e for e in fake.stream_log if e[0] in ("graph", "launch")] == [("graph", 0)]
+    assert [int.from_bytes(params[:8], "little") for _, params in launched(fake)] == [8, 3, 5, 2, 8, 3, 5]
+    with wp.ScopedCapture(device="cuda:0") as mixed:
+        wp.capture_launch(with_host_write.graph)  # not launches only: one node, replayed with its write
+        wp.capture_launch(inner)
+    assert len(mixed.graph) == 4 and mixed.graph.cuda_launches == 3
 
 
 def test_graphs_a_cuda_graph_cannot_hold_keep_the_launch_by_launch_replay(fake):

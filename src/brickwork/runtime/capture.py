@@ -92,10 +92,18 @@ def capture_launch(graph: Graph, stream=None) -> None:
     ``capture_while`` nodes, which read their condition now, and its array writes from the host). Its CUDA
     launches go to ``stream`` where it is a stream of their device, else to the device's current stream; a
     graph of CUDA launches on one device and nothing else runs as one CUDA graph (made at its first replay).
-    Launched while another graph is captured, it is recorded into that one instead."""
+    Launched while another graph is captured, it is recorded into that one instead: a graph of CUDA launches
+    only as its launches (they replay the same, and the outer graph may then be a CUDA graph too), any other as
+    one node."""
     global _replay_stream
-    if _launch._capture is not None:
-        _launch._capture.calls.append((None, _Replay(graph)))
+    capturing = _launch._capture
+    if capturing is not None:
+        if graph.cuda_launches and graph.cuda_launches == len(graph.calls):
+            capturing.calls.extend(graph.calls)
+            capturing.cuda_launches += graph.cuda_launches
+            capturing._keep_alive.append((graph,))
+        else:
+            capturing.calls.append((None, _Replay(graph)))
         return
     if graph.cuda_launches and graph.cuda_launches == len(graph.calls):
         cuda = graph._cuda_graph
