@@ -343,13 +343,32 @@ def apply_log_level(value) -> None:
         logger.addHandler(handler)
 
 
+#: Warp's settings (``warp.config``, 1.19 and earlier) that brickwork has no use for: Warp code may assign them
+#: (``wp.config.print_launches = True``), and they are kept without a word.
+WARP_ONLY_SETTINGS = frozenset((
+    "compile_time_trace", "cpu_compiler_flags", "cuda_arch_suffix", "cuda_output", "default_grid_stride",
+    "deterministic_debug", "enable_backward", "enable_graph_capture_module_load_by_default", "enable_mathdx_fft",
+    "enable_mathdx_gemm", "enable_mathdx_solver", "enable_mempool_access_on_graphs", "enable_mempools_at_init",
+    "enable_tiles_in_stack_memory", "enable_vector_component_overwrites", "launch_array_access_mode",
+    "legacy_cpu_linker", "line_directives", "lineinfo", "llvm_cuda", "load_module_max_workers", "max_unroll",
+    "optimization_level", "print_launches", "ptx_target_arch", "track_memory", "use_precompiled_headers", "version"))
+
+
 class _Settings(types.ModuleType):
     """This module's class: an assigned ``log_level`` takes effect at once, as Warp's does (``apply_log_level``;
-    a value it refuses changes nothing)."""
+    a value it refuses changes nothing), and a name that is no setting of brickwork's or Warp's (a typo:
+    ``config.mdoe = "debug"``) is kept with a warning that names the closest setting."""
 
     def __setattr__(self, name, value):
         if name == "log_level":
             apply_log_level(value)
+        elif not (name.startswith("_") or name in vars(self) or name in invalid or name in WARP_ONLY_SETTINGS):
+            import difflib
+            import warnings
+
+            close = difflib.get_close_matches(name, [n for n in vars(self) if not n.startswith("_")], n=1)
+            warnings.warn(f"brickwork.config has no setting {name!r}{f' (did you mean {close[0]!r}?)' if close else ''}"
+                          f"; the value is kept and changes nothing", stacklevel=2)
         super().__setattr__(name, value)
 
 

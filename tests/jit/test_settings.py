@@ -166,3 +166,22 @@ def test_log_level_assigned_at_run_time_takes_effect(tmp_path):
         "(wp.LOG_INFO), got 'verbose'", "20 [2.0]"]
     lines = [line for line in out.stderr.splitlines() if line.startswith("brickwork: ")]
     assert len(lines) == 1 and lines[0].startswith("brickwork: first compiled for cpu in "), out.stderr
+
+
+def test_a_setting_name_that_is_no_settings_warns_naming_the_closest(recwarn):
+    """``wp.config.mdoe = "debug"`` was kept without a word (and release kernels were built); Warp's own
+    settings that brickwork has no use for (``print_launches``) and brickwork's are assigned quietly."""
+    try:
+        with pytest.warns(UserWarning, match=r"brickwork.config has no setting 'mdoe' \(did you mean 'mode'\?\); "
+                                             r"the value is kept and changes nothing"):
+            config.mdoe = "debug"
+        assert config.mdoe == "debug" and config.mode == "release"
+        recwarn.clear()
+        config.print_launches = True
+        with config.override(verbose=True, num_threads=1):
+            pass
+        assert not [w for w in recwarn if "brickwork.config" in str(w.message)]
+    finally:
+        for name in ("mdoe", "print_launches"):
+            if name in vars(config):
+                delattr(config, name)
