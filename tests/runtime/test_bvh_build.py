@@ -1,6 +1,8 @@
 """The compiled item order of a tree (runtime/bvh_build.py) against a numpy median split, node by node, for any
 thread count: ties by item index, NaN centres last, -0 as 0, infinite extents."""
 
+from unittest import mock
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -9,6 +11,12 @@ import brickwork as wp
 from brickwork import config
 from brickwork.runtime import bvh_build
 from brickwork.runtime.bvh import Tree
+
+
+def parallel_builds():
+    """A tree's level-by-level launches may run on several threads for any number of items (by default one
+    thread below ``bvh_build.PARALLEL_MIN``)."""
+    return mock.patch.object(bvh_build, "PARALLEL_MIN", 0)
 
 
 def _numpy_order(centers: np.ndarray, leaf_size: int, groups: np.ndarray | None = None) -> np.ndarray:
@@ -61,7 +69,7 @@ def test_the_compiled_order_is_numpys_median_split_for_any_thread_count(seed, n,
         centers = np.round(centers)  # equal centres, split by item index
     if n:
         centers.reshape(-1)[rng.integers(0, 3 * n, len(specials))] = specials
-    with config.override(num_threads=threads, parallel_threshold=1):  # the parallel path even for few items
+    with config.override(num_threads=threads, parallel_threshold=1), parallel_builds():  # even for few items
         tree = Tree(centers, leaf_size)
     np.testing.assert_array_equal(tree.order, _numpy_order(centers, leaf_size))
     sizes = tree.hi_i[tree.leaves] - tree.leaf_starts
@@ -72,7 +80,7 @@ def test_a_large_tree_on_two_threads_is_the_one_thread_tree_and_numpys():
     rng = np.random.default_rng(7)
     centers = rng.random((20_000, 3)).astype(np.float32)
     centers[::5, 1] = 0.5  # ties along one axis
-    with config.override(num_threads=2):
+    with config.override(num_threads=2), parallel_builds():
         two = Tree(centers, 2).order
     with config.override(num_threads=1):
         one = Tree(centers, 2).order
@@ -101,7 +109,7 @@ def test_a_grouped_tree_is_numpys_and_each_group_is_the_subtree_of_its_root(seed
     rng = np.random.default_rng(seed)
     centers = np.round(rng.uniform(-5, 5, (n, 3)), 1)
     groups = rng.choice(np.array(group_ids, np.int32), n).astype(np.int32)
-    with config.override(num_threads=threads, parallel_threshold=1):
+    with config.override(num_threads=threads, parallel_threshold=1), parallel_builds():
         tree = Tree(centers, leaf_size, groups)
     np.testing.assert_array_equal(tree.order, _numpy_order(centers, leaf_size, groups))
     np.testing.assert_array_equal(tree.group_ids, np.unique(groups))

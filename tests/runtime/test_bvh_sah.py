@@ -15,7 +15,7 @@ from brickwork import config
 from brickwork.runtime import bvh_build, bvh_sah
 from brickwork.runtime.bvh import BvhError, Tree
 
-from .test_bvh_build import _numpy_order
+from .test_bvh_build import _numpy_order, parallel_builds
 from .test_bvh_mesh import _hits, _np_ray, _np_sphere, closest_on_triangles, moller_trumbore, ray_queries
 from .test_mesh_query_forms import _capsule_hits, _grown_box_meets_segment
 
@@ -142,7 +142,7 @@ def test_the_compiled_sah_tree_is_numpys_binned_sah_for_any_thread_count(seed, n
     lo, hi = _data(kind, rng, n)
     if n:
         lo.reshape(-1)[rng.integers(0, 3 * n, len(specials))] = specials
-    with config.override(num_threads=threads, parallel_threshold=1), \
+    with config.override(num_threads=threads, parallel_threshold=1), parallel_builds(), \
             mock.patch.object(bvh_sah, "RENUMBER_MIN", 1 if renumber else 2**31):
         tree = _sah_tree(lo, hi, leaf_size)
     perm = bvh_build.morton_order(_centers(lo, hi)) if renumber and n > leaf_size else None  # a leaf: no lists
@@ -169,7 +169,7 @@ def test_a_grouped_sah_tree_is_numpys_and_each_group_is_the_subtree_of_its_root(
     rng = np.random.default_rng(seed)
     lo, hi = _data("skewed", rng, n)
     groups = rng.choice(np.array(group_ids, np.int32), n).astype(np.int32)
-    with config.override(num_threads=threads, parallel_threshold=1):
+    with config.override(num_threads=threads, parallel_threshold=1), parallel_builds():
         tree = _sah_tree(lo, hi, leaf_size, groups)
     order, ranges, _ = _numpy_sah(lo, hi, leaf_size, groups)
     np.testing.assert_array_equal(tree.order, order)
@@ -196,7 +196,7 @@ def test_a_large_sah_tree_is_the_same_on_one_and_two_threads_and_equals_numpys_w
     assert len(lo) >= bvh_sah.RENUMBER_MIN
     trees = []
     for threads in (1, 2):
-        with config.override(num_threads=threads):
+        with config.override(num_threads=threads), parallel_builds():
             trees.append(_sah_tree(lo, hi, 2))
     np.testing.assert_array_equal(trees[0].order, trees[1].order)
     np.testing.assert_array_equal(trees[0].lo_i, trees[1].lo_i)

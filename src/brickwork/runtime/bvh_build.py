@@ -257,7 +257,8 @@ class ItemLists:
         count = len(starts)
         for row, values in zip(self.level, (starts, mids, ends, groups, leaves, -1 if axes is None else axes)):
             row[:count] = values
-        _split.work_per_item = self.n / count  # a level's nodes share its n items: parallel as n items are
+        # a level's nodes share its n items: parallel as n items are, above PARALLEL_MIN
+        _split.work_per_item = self.n / count if self.n > PARALLEL_MIN else 0
         w = self.wrapped
         launch_on_cpu(_split, count, *self.wrapped_level, w["c"], w["keys"], self.wrapped_src, self.wrapped_dst,
                       w["order"])

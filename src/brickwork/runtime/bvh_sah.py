@@ -26,6 +26,7 @@ from ..types.array_constructors import wrap_numpy
 from ..types.arrays import array, array2d
 from ..types.composite import vector
 from ..types.scalars import float32, float64, int32, uint32
+from . import bvh_build
 from .launch import launch_on_cpu
 
 _tid, _min, _max, _isfinite = (_FUNCTIONS[name] for name in ("tid", "min", "max", "isfinite"))
@@ -251,7 +252,8 @@ def choose(scratch: Scratch, keys: array, src: array, starts: np.ndarray, ends: 
     level = _level_tables(scratch)
     level[0, :count], level[1, :count] = starts, ends
     level[2, :count] = np.minimum(budgets, 2**31 - 1)
-    _choose.work_per_item = 3 * keys.shape[1] / count  # three passes over a level's items
+    n = keys.shape[1]
+    _choose.work_per_item = 3 * n / count if n > bvh_build.PARALLEL_MIN else 0  # three passes over a level's items
     boxes, run_lo, run_hi, run_prev, prefix = scratch.tables
     launch_on_cpu(_choose, count, *scratch.wrapped_level[:3], boxes, keys, src, run_lo, run_hi, run_prev, prefix,
                   *scratch.wrapped_level[3:])
