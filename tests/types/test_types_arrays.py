@@ -441,7 +441,7 @@ def test_struct_arrays_fill_full_and_records():
 def test_fill_of_bfloat16_arrays_stores_the_numbers_bit_patterns():
     a = wp.full((2, 3), 42, dtype=wp.bfloat16)
     assert a.list() == [42.0] * 6
-    assert a.numpy()[0, 0] == 0x4228  # the upper half of float32(42.0)
+    assert a.numpy().view(np.uint16)[0, 0] == 0x4228  # the upper half of float32(42.0)
     a.fill_(wp.bfloat16(-1.5))
     assert a.list() == [-1.5] * 6
     a.zero_()

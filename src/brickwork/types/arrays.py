@@ -19,6 +19,7 @@ from . import recording
 from .array_arithmetic import install_arithmetic
 from .array_kinds import signed_class
 from .array_shapes import check_array_shape, shape_tuple
+from .bfloat16_numpy import as_values, is_ml_bfloat16
 from .composite import CompositeBase, is_composite_type
 from .dtype_inference import infer_dtype
 from .recording import run_or_record
@@ -178,6 +179,8 @@ class array:  # noqa: N801 - Warp's spelling
             source = data
             if isinstance(data, array):
                 data = data._np
+            elif isinstance(data, np.ndarray) and _scalar_of(dtype) is bfloat16 and is_ml_bfloat16(data.dtype):
+                data = data.view(np.uint16)  # ml_dtypes' bfloat16 values: their bits, in the same memory
             if isinstance(data, np.ndarray):
                 check_array_shape(data.shape)  # before the copy: no huge allocation to refuse afterwards
             if isinstance(data, (list, tuple)) and any(getattr(type(x), "_bw_struct", False) for x in data):
@@ -355,7 +358,11 @@ class array:  # noqa: N801 - Warp's spelling
         return element_pointer(self)
 
     def numpy(self) -> np.ndarray:
-        """The data as a numpy array (zero-copy on the CPU); vectors add trailing dimensions."""
+        """The data as a numpy array (zero-copy on the CPU); vectors add trailing dimensions. bfloat16 data is
+        ``ml_dtypes.bfloat16`` where ml_dtypes is installed, else its uint16 bits (numpy has no bfloat16)."""
+        dtype = self.dtype
+        if dtype is bfloat16 or getattr(dtype, "_dtype", None) is bfloat16:
+            return as_values(self._np)
         return self._np
 
     @property
@@ -381,7 +388,7 @@ class array:  # noqa: N801 - Warp's spelling
         return self._np.__dlpack_device__()
 
     def __str__(self):
-        return str(self._np)
+        return str(self.numpy())
 
     def __repr__(self):
         return f"array({self._np.tolist()!r}, dtype={type_name(self.dtype)}, device={self.device})"

@@ -27,8 +27,10 @@ from .arrays import (
     is_foreign_cuda_array,
     type_name,
 )
+from .bfloat16_numpy import as_values
 from .held_arrays import hold_from
 from .recording import run_or_record
+from .scalars import bfloat16
 
 
 class OnDevice:
@@ -143,7 +145,12 @@ class DeviceArray(array):
 
     # -- the host side sees copies ------------------------------------------------------------
     def numpy(self) -> np.ndarray:
-        """A host copy of the data (vectors add trailing dimensions)."""
+        """A host copy of the data (vectors add trailing dimensions; bfloat16 data as ``ml_dtypes.bfloat16``
+        where ml_dtypes is installed, else as its uint16 bits)."""
+        out = self._host_copy()
+        return as_values(out) if _scalar_dtype(self.dtype) is bfloat16 else out
+
+    def _host_copy(self) -> np.ndarray:
         if recording.recorder is not None:  # the captured launches run only at replay: a read now is stale
             raise CaptureError(f"reading a {self.device} array on the host while a graph is captured: the launches "
                                f"recorded so far run only at wp.capture_launch; read it after the capture ends")
@@ -154,7 +161,7 @@ class DeviceArray(array):
 
     @property
     def _np(self) -> np.ndarray:  # the CPU array's code reads _np: on the device that is a host copy
-        return self.numpy()
+        return self._host_copy()
 
     @property
     def __array_interface__(self):
@@ -176,7 +183,6 @@ class DeviceArray(array):
         """A DLPack capsule of the device memory (no copy). Work launched so far is finished first,
         whatever stream the consumer names."""
         from . import dlpack_export
-        from .scalars import bfloat16
 
         self._alloc.driver.synchronize(self._alloc.ordinal)
         return dlpack_export.capsule(self, self.ptr, self.shape + self._trailing, self._comp,
@@ -280,7 +286,7 @@ class DeviceArray(array):
         dev = get_device(device)
         if dev == self.device:
             return self
-        out = array(self.numpy(), dtype=self.dtype, device=dev, copy=False) if dev.ordinal is None else \
+        out = array(self.numpy(), dtype=self.dtype, device=dev, copy=False) if dev.is_cpu else \
             DeviceArray(self.numpy(), dtype=self.dtype, device=dev)
         hold_from(out, self)
         return out

@@ -13,6 +13,7 @@ import operator
 import numpy as np
 
 from ..errors import BrickworkError
+from .bfloat16_numpy import is_ml_bfloat16
 from .scalar_arithmetic import install as _install_arithmetic
 
 
@@ -181,8 +182,11 @@ def bfloat16_bits(x) -> np.ndarray:
 
 
 def bfloat16_values(bits) -> np.ndarray:
-    """float32 values of bfloat16 bit patterns (exact: bfloat16 is the upper half of a float32)."""
-    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+    """float32 values of bfloat16 bit patterns (exact: bfloat16 is the upper half of a float32); also of
+    ``ml_dtypes.bfloat16`` data (what ``numpy()`` of a bfloat16 array gives where ml_dtypes is installed)."""
+    data = np.asarray(bits)
+    data = data.view(np.uint16) if is_ml_bfloat16(data.dtype) else data.astype(np.uint16, copy=False)
+    return (data.astype(np.uint32) << 16).view(np.float32)
 
 
 class bfloat16(ScalarBase):  # noqa: N801 - Warp's spelling
@@ -232,11 +236,12 @@ def dtype_to_numpy(t) -> type:
 
 
 def scalar_from_numpy(dtype) -> type[ScalarBase] | None:
-    """The scalar type matching a numpy dtype, or None."""
+    """The scalar type matching a numpy dtype (``ml_dtypes.bfloat16``'s is bfloat16), or None."""
     try:
-        return _BY_NUMPY.get(np.dtype(dtype))
+        found = _BY_NUMPY.get(np.dtype(dtype))
     except TypeError:
         return None
+    return bfloat16 if found is None and is_ml_bfloat16(np.dtype(dtype)) else found
 
 
 def is_scalar_type(t) -> bool:
