@@ -72,3 +72,33 @@ def test_a_notebook_cell_not_on_disk_still_compiles(tmp_path):
         assert wp.map(scope["scale"], a).numpy().tolist() == [5.5, 5.5]
     finally:
         linecache.cache.pop(name, None)
+
+
+FACTORY = '''import brickwork as wp
+
+
+def make(offset):
+    @wp.kernel
+    def shifted(a: wp.array(dtype=float)):
+        a[wp.tid()] = VALUE + offset
+
+    return shifted
+'''
+
+
+def test_a_file_edited_while_its_module_runs_unreloaded_keeps_the_text_its_code_came_from(tmp_path, monkeypatch):
+    """A kernel made by a factory after its file was edited on disk (a script edited while it runs) is typed from
+    the text the module was loaded with, which matches its code, not from the edited file."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    path = tmp_path / "bw_edited_factory.py"
+    _write(path, FACTORY.replace("VALUE", "1.0"))
+    try:
+        module = importlib.import_module("bw_edited_factory")
+        a = wp.zeros(2, dtype=float)
+        wp.launch(module.make(0.5), dim=2, inputs=[a])
+        assert a.numpy().tolist() == [1.5, 1.5]
+        _write(path, "# an edit that moves every line down\n\n" + FACTORY.replace("VALUE", "100.0"))
+        wp.launch(module.make(0.25), dim=2, inputs=[a])
+        assert a.numpy().tolist() == [1.25, 1.25]
+    finally:
+        sys.modules.pop("bw_edited_factory", None)

@@ -30,7 +30,7 @@ class FunctionSource:
         if code.co_name == "<lambda>":
             self._init_lambda(code)
             return
-        lines, first = _source_lines(code)
+        lines, first = _source_lines(code, getattr(func, "__globals__", {}).get("__spec__"))
         self.first_line = first
         self.text = textwrap.dedent("".join(lines))
         try:
@@ -58,8 +58,7 @@ class FunctionSource:
 
     def _init_lambda(self, code) -> None:
         """A lambda: found in its file's syntax tree and seen as ``def <lambda>(args): <expr>``."""
-        linecache.checkcache(self.filename)
-        lines = linecache.getlines(self.filename)
+        lines = file_lines(self.filename, getattr(self.func, "__globals__", {}).get("__spec__"))
         try:
             module = ast.parse("".join(lines))
         except SyntaxError:
@@ -227,16 +226,29 @@ def _check_signature(node, qualname: str, location) -> None:
         raise KernelSyntaxError(f"{qualname}: {what}", location(node))
 
 
-def _source_lines(code):
+#: file name -> the module spec its text was last read for (``file_lines``)
+_READ_FOR: dict = {}
+
+
+def file_lines(filename: str, spec) -> list:
+    """The lines of ``filename`` as linecache holds them, read again when ``spec``, the module spec of the function
+    being declared, is not the one the file was last read for: the module was reloaded (``importlib.reload``,
+    IPython's autoreload), maybe after an edit, and linecache would give the old text. A file edited while
+    its module runs on unreloaded keeps the text it was first read with, as its code does."""
+    if spec is not None and _READ_FOR.get(filename, spec) is not spec:
+        linecache.checkcache(filename)
+    if spec is not None:
+        _READ_FOR[filename] = spec
+    return linecache.getlines(filename)
+
+
+def _source_lines(code, spec=None):
     """Lines of a function's definition (decorators included) and the number of the first one.
 
     The block ends before the first non-blank line indented no deeper than the definition; the
     (slower) tokenizer-based ``inspect`` is the fallback when that block does not parse.
     """
-    # the file as it is now: linecache keeps the text it read first, so a module reloaded after an edit
-    # (importlib.reload, IPython's autoreload) would compile its new kernels from the old text, as inspect does not
-    linecache.checkcache(code.co_filename)
-    lines = linecache.getlines(code.co_filename)
+    lines = file_lines(code.co_filename, spec)
     if not lines:
         raise KernelSyntaxError(f"cannot find the source of {code.co_name} (defined in {code.co_filename}); "
                                 f"kernels must be defined in a file")

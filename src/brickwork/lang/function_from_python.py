@@ -15,6 +15,7 @@ import linecache
 import textwrap
 import typing
 
+from ..frontend.source import file_lines
 from .function import _REGISTRY, Function, func
 from .modules import Module, get_module
 
@@ -22,8 +23,7 @@ from .modules import Module, get_module
 def _lambda_node(pyfunc) -> ast.Lambda:
     """The ``lambda`` expression that made ``pyfunc``: on its first line, with its parameter names."""
     code = pyfunc.__code__
-    linecache.checkcache(code.co_filename)  # the file as it is now (a module reloaded after an edit)
-    lines = linecache.getlines(code.co_filename)
+    lines = file_lines(code.co_filename, pyfunc.__globals__.get("__spec__"))  # a reloaded module's new text
     if not lines:
         raise ValueError(f"cannot find the source of {pyfunc!r}: functions must be defined in a file")
     params = list(code.co_varnames[:code.co_argcount])
