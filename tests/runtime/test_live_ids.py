@@ -1,8 +1,9 @@
 """Ids of meshes, BVHs, hash grids and volumes checked at launch (runtime/live_ids.py, ir/id_params.py): a
 ``uint64`` parameter passed to a query builtin must hold the id of a live object of the kind on the launch's
-device. A made-up id, an id of a freed object, of another kind or 0 is a LaunchError naming the argument,
+device. A made-up id, an id of a freed object or of another kind is a LaunchError naming the argument,
 its value, the builtin and the reason, before the kernel runs (it read freed memory or crashed the process);
-nothing is written. Live ids launch as before, with the values numpy gives."""
+nothing is written. 0, the null id, passes (an optional object queried in a branch). Live ids launch as
+before, with the values numpy gives."""
 
 import gc
 
@@ -19,6 +20,15 @@ def closest_u(mesh: wp.uint64, points: wp.array(dtype=wp.vec3), out: wp.array(dt
     i = wp.tid()
     q = wp.mesh_query_point(mesh, points[i], 10.0)
     out[i] = wp.where(q.result, q.u + 2.0 * q.v, -1.0)
+
+
+@wp.kernel
+def closest_u_if(mesh: wp.uint64, has_mesh: int, points: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = -2.0
+    if has_mesh != 0:
+        q = wp.mesh_query_point(mesh, points[i], 10.0)
+        out[i] = wp.where(q.result, q.u + 2.0 * q.v, -1.0)
 
 
 @wp.func
@@ -112,8 +122,16 @@ def test_freed_mesh_id_is_refused():
     _refused(closest_u, [dangling, _queries()], out, f"argument 'mesh' = {dangling}", "no live wp.Mesh")
 
 
-def test_zero_id_is_refused():
-    _refused(closest_u, [0, _queries()], wp.full(2, 7.0, dtype=float), "0 is no wp.Mesh's id")
+def test_zero_id_passes_for_a_query_in_a_branch_not_taken():
+    # 0 is the null id: an optional mesh left unset, queried only when a flag says it is there
+    out = wp.full(2, 7.0, dtype=float)
+    wp.launch(closest_u_if, dim=2, inputs=[0, 0, _queries(), out])
+    np.testing.assert_array_equal(out.numpy(), [-2.0, -2.0])
+    mesh = _triangle()
+    wp.launch(closest_u_if, dim=2, inputs=[mesh.id, 1, _queries(), out])
+    expected = wp.zeros(2, dtype=float)
+    wp.launch(closest_u, dim=2, inputs=[mesh.id, _queries(), expected])
+    np.testing.assert_array_equal(out.numpy(), expected.numpy())
 
 
 def test_id_of_another_kind_is_refused():

@@ -5,7 +5,9 @@ so an id of an object already freed, of another kind, from another device or mad
 reads freed memory. Each object registers its id here when it is made, and the registration ends when the
 object is collected; a launch whose ``uint64`` parameter is passed straight to a query builtin looks the
 value up here (one dict lookup, ``runtime/packing``) and refuses an id that no live object of the kind on the
-launch's device holds. Ids inside arrays or struct fields are not checked.
+launch's device holds. 0, the null id, passes (a kernel may query an optional object only in a branch it
+does not take when the id is 0; a query that does run on 0 fails as in Warp). Ids inside arrays or struct
+fields are not checked.
 """
 
 from __future__ import annotations
@@ -40,7 +42,5 @@ def describe(kind: str, value, device) -> str:
         if other == kind:
             return f"it is the id of a {CLASS_NAMES[kind]} on {entry[0]}, but the launch runs on {device}"
         return f"it is the id of a {CLASS_NAMES[other]}, not of a {CLASS_NAMES[kind]}"
-    if not value:
-        return f"0 is no {CLASS_NAMES[kind]}'s id (one never built?)"
     return (f"no live {CLASS_NAMES[kind]} has it (was the object freed? an id is valid only while its object is "
             f"referenced)")

@@ -44,7 +44,8 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, ke
         if isinstance(axis, str):  # an id parameter (param, kind, builtin): one dict lookup
             value = f"a[{i}].value" if sig[i] is arg_types[i] else f"a[{i}]"
             namespace[f"_L{n}"] = live_ids.LIVE[axis]
-            checks.append(f"    if _L{n}.get({value}, _N)[0] is not _dev: _bad_id(a, {n})\n")
+            # 0, the null id, passes: a kernel may leave an optional object unset and query it only in a branch
+            checks.append(f"    if {value} and _L{n}.get({value}, _N)[0] is not _dev: _bad_id(a, {n})\n")
             continue
         offset = bounds[n][3]
         reach = f"d{component} + {offset}" if component >= 0 else f"{offset}"
