@@ -222,3 +222,35 @@ def test_single_values_and_none_for_composite_parameters():
 
     with pytest.raises(RuntimeError, match="argument 'p' expects Params but got None"):
         wp.launch(takes_struct, dim=1, inputs=[None, out])
+
+
+@wp.func
+def not_a_kernel_func(x: float):
+    return x
+
+
+def plain_python(a):
+    return a
+
+
+@pytest.mark.parametrize("obj, fragment", [
+    (not_a_kernel_func, "got the wp.func 'not_a_kernel_func'"),
+    (plain_python, "got the Python function 'plain_python' (not decorated with @wp.kernel)"),
+    (None, "got NoneType None"),
+])
+@pytest.mark.parametrize("how", [{}, {"adjoint": True}, {"record_cmd": True}])
+def test_launching_what_is_not_a_kernel_is_a_type_error(obj, fragment, how):
+    a = wp.full(3, 5.0)
+    with pytest.raises(TypeError, match="the first argument must be a kernel") as info:
+        wp.launch(obj, dim=3, inputs=[a], **how)
+    assert fragment in str(info.value)
+    assert a.numpy().tolist() == [5.0, 5.0, 5.0]
+
+
+def test_misspelled_keyword_is_refused_and_warps_launch_shape_is_taken():
+    args = good_args()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'devce'"):
+        wp.launch(target, dim=3, inputs=args, devce="cpu")
+    assert args[0].numpy().tolist() == [0.0, 0.0, 0.0]
+    wp.launch(target, dim=3, inputs=args, max_blocks=2, block_dim=64)  # Warp's CUDA launch shape: no effect here
+    assert args[0].numpy().tolist() == [4.0, 4.0, 4.0]

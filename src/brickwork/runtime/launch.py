@@ -17,6 +17,7 @@ from .. import device as _devices
 from ..device import get_device
 from ..errors import LaunchArgumentError, LaunchError
 from ..lang.determinism import runs_serially
+from ..lang.function import Function
 from ..lang.kernel import sibling_kernels
 from ..types.array_constructors import empty, from_numpy, wrap_numpy
 from ..types.array_kinds import SIGNED, cross_family
@@ -46,7 +47,7 @@ def _stale(inst) -> bool:
 
 
 def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None, device=None, stream=None,
-           adjoint=False, record_tape=True, record_cmd=False, **unused):
+           adjoint=False, record_tape=True, record_cmd=False, max_blocks=0, block_dim=256):
     """Run ``kernel`` over ``dim`` threads (an int or a tuple of up to 4 ints).
 
     Arguments may also be numpy arrays (used in place, without a copy) and ``None`` for an array
@@ -54,7 +55,11 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     runs it later (``cmd.launch()``), with parameters changed by ``set_param_*``. With
     ``adjoint=True`` the kernel's backward kernel runs instead, accumulating into the arrays of
     ``adj_inputs``/``adj_outputs`` (see ``Tape``); a launch inside ``with Tape()`` is recorded.
+    ``max_blocks`` and ``block_dim`` are Warp's CUDA launch shape, taken and not used (a launch runs one thread
+    per point, and ``wp.launch_tiled`` checks its ``block_dim``).
     """
+    if adjoint or record_cmd:
+        _check_kernel(kernel)
     if adjoint:
         from .tape import launch_adjoint
 
@@ -72,6 +77,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     if device is not None and device != "cpu" or _devices._current is not _devices.CPU:
         dev = get_device(device)  # raises for unknown or unavailable devices
         if dev.is_cuda:
+            _check_kernel(kernel)
             if runs_serially(kernel):  # one-thread order is the CPU's; GPU atomics keep no order
                 raise LaunchError(f"launch of '{kernel.key}' on {dev}: its module asks for deterministic atomics "
                                   f"(option 'deterministic'), which brickwork gives on the CPU only")
@@ -81,7 +87,11 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
             return None
     # _signature and _stale spelled inline: a function call is a measurable part of the fast path
     sig = tuple([a._sig if type(a) in SIGNED else type(a) for a in args])
-    entry = kernel.launch_table.get(sig)
+    try:
+        entry = kernel.launch_table.get(sig)
+    except AttributeError:  # free when nothing is raised: no check on the fast path
+        _check_kernel(kernel)
+        raise
     if entry is None or entry[0].config_mode != config.mode or entry[0].target != config.target:
         if any(_host_value(a) for a in args):  # host values (np.memmap too): never in a table
             args = _host_arguments(kernel, args)
@@ -121,6 +131,19 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
 
         check_launch(kernel, inst, args)
     return None
+
+
+def _check_kernel(kernel) -> None:
+    """Refuse what is not a kernel (a plain function, a ``wp.func``, None) as ``wp.launch``'s first argument."""
+    if not hasattr(kernel, "launch_table"):
+        if isinstance(kernel, Function):
+            what = f"the wp.func '{kernel.key}'"
+        elif callable(kernel) and hasattr(kernel, "__name__"):
+            what = f"the Python function '{kernel.__name__}' (not decorated with @wp.kernel)"
+        else:
+            what = f"{type(kernel).__name__} {kernel!r:.60}"
+        raise TypeError(f"wp.launch: the first argument must be a kernel (a function decorated with @wp.kernel), "
+                        f"got {what}")
 
 
 def launch_now(kernel, dim, device, *inputs) -> None:
