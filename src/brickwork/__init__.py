@@ -253,7 +253,7 @@ def load_module(module=None, device=None, recursive=False, block_dim=None, max_w
 
 
 def _configure_logging():
-    # BRICKWORK_LOG's level (an assignment of config.log_level applies itself: config._Settings). An invalid
+    # BRICKWORK_LOG's level (a log_level assigned later applies at the next kernel load: config.settle). An invalid
     # BRICKWORK_LOG leaves log_level unset: the first kernel load raises its SettingError (config.check).
     if "log_level" not in config.invalid:
         config.apply_log_level(config.log_level)

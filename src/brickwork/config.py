@@ -16,7 +16,6 @@ import enum
 import os
 import re
 import sys
-import types
 
 from .errors import BrickworkError
 
@@ -354,25 +353,35 @@ WARP_ONLY_SETTINGS = frozenset((
     "optimization_level", "print_launches", "ptx_target_arch", "track_memory", "use_precompiled_headers", "version"))
 
 
-class _Settings(types.ModuleType):
-    """This module's class: an assigned ``log_level`` takes effect at once, as Warp's does (``apply_log_level``;
-    a value it refuses changes nothing), and a name that is no setting of brickwork's or Warp's (a typo:
-    ``config.mdoe = "debug"``) is kept with a warning that names the closest setting."""
-
-    def __setattr__(self, name, value):
-        if name == "log_level":
-            apply_log_level(value)
-        elif not (name.startswith("_") or name in vars(self) or name in invalid or name in WARP_ONLY_SETTINGS):
-            import difflib
-            import warnings
-
-            close = difflib.get_close_matches(name, [n for n in vars(self) if not n.startswith("_")], n=1)
-            warnings.warn(f"brickwork.config has no setting {name!r}{f' (did you mean {close[0]!r}?)' if close else ''}"
-                          f"; the value is kept and changes nothing", stacklevel=2)
-        super().__setattr__(name, value)
+_settled = (_INVALID, 0)  # (the log_level applied, how many names the module held) at the last settle()
 
 
-sys.modules[__name__].__class__ = _Settings
+def settle() -> None:
+    """Apply what was assigned since the last kernel load: ``log_level`` (Warp code raises it at run time,
+    ``wp.config.log_level = wp.LOG_INFO``; a value that is no level is a ``SettingError`` here, at every load,
+    until it is corrected) and one warning for each assigned name that is no setting of brickwork's or Warp's
+    (a typo: ``config.mdoe = "debug"``), naming the closest setting. Every kernel load calls it
+    (``jit/store.lookup``); assignments are not hooked, since a module class that hooks them makes every read
+    of a setting several times slower, the launch path's reads too."""
+    global _settled
+    names = vars(sys.modules[__name__])
+    level = names.get("log_level", _INVALID)
+    if (level, len(names)) == _settled:
+        return
+    if level is not _INVALID and level != _settled[0]:
+        apply_log_level(level)
+    for name in [n for n in names if n not in _KNOWN and n not in _warned and n not in WARP_ONLY_SETTINGS]:
+        import difflib
+        import warnings
+
+        _warned.add(name)
+        close = difflib.get_close_matches(name, sorted(n for n in _KNOWN if not n.startswith("_")), n=1)
+        warnings.warn(f"brickwork.config has no setting {name!r}{f' (did you mean {close[0]!r}?)' if close else ''}"
+                      f"; the value is kept and changes nothing", stacklevel=2)
+    _settled = (level, len(names))
+
+
+_warned: set = set()  # names settle() has warned about
 
 
 @contextlib.contextmanager
@@ -393,3 +402,7 @@ def override(**settings):
                 delattr(module, name)
             else:
                 setattr(module, name, value)
+
+
+#: The module's own names and settings (``settle`` warns about others that are assigned).
+_KNOWN = frozenset(vars(sys.modules[__name__])) | frozenset(invalid) | {"_KNOWN"}

@@ -178,10 +178,11 @@ def lookup(key: str) -> tuple[str, dict] | None:
 
     Raises ``UnsafeCacheError`` if the root, the shard, the entry or one of its files could have
     been written by someone else (see the module docstring), and ``config.SettingError`` while a
-    ``BRICKWORK_*`` variable holds an invalid value: every kernel load passes here first, so no kernel
-    runs under a setting that was ignored."""
+    ``BRICKWORK_*`` variable (or an assigned ``log_level``) holds an invalid value: every kernel load passes here
+    first, so no kernel runs under a setting that was ignored."""
     if config.invalid:
         config.check()
+    config.settle()  # a log_level or a misspelt setting assigned since the last load
     found = read_entry(key)
     return None if found is None else (found[0], found[2])
 
