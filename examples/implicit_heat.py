@@ -28,16 +28,32 @@ import brickwork as wp
 import brickwork.sparse as sp
 from brickwork.optim.linear import cg, preconditioner
 
+
+def at_least(minimum, kind=int, exclusive=False):
+    """An argparse type: a number of ``kind`` of at least (``exclusive``: above) ``minimum`` (--n 0 and --steps 0
+    assembled no matrix, then failed)."""
+
+    def parse(text: str):
+        value = kind(text)
+        if not (value > minimum if exclusive else value >= minimum):  # NaN too
+            raise argparse.ArgumentTypeError(f"must be {'above' if exclusive else 'at least'} {minimum}, got {text}")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse's word for a value that is no number: "invalid int value: 'x'"
+    return parse
+
+
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--dim", type=int, default=2, choices=(2, 3))
-parser.add_argument("--n", type=int, default=128, help="interior points per direction")
-parser.add_argument("--steps", type=int, default=10)
-parser.add_argument("--dt", type=float, default=1e-3, help="the first time step")
-parser.add_argument("--growth", type=float, default=1.0, help="dt grows by this factor each step")
-parser.add_argument("--kappa", type=float, default=1.0)
+parser.add_argument("--n", type=at_least(1), default=128, help="interior points per direction")
+parser.add_argument("--steps", type=at_least(1), default=10)
+parser.add_argument("--dt", type=at_least(0.0, float, exclusive=True), default=1e-3, help="the first time step")
+parser.add_argument("--growth", type=at_least(0.0, float, exclusive=True), default=1.0,
+                    help="dt grows by this factor each step")
+parser.add_argument("--kappa", type=at_least(0.0, float), default=1.0)
 parser.add_argument("--fields", type=int, default=1, choices=(1, 2), help="2: two coupled fields, 2x2 blocks")
 parser.add_argument("--exchange", type=float, default=5.0, help="the coupling rate a of --fields 2")
-parser.add_argument("--tol", type=float, default=1e-10, help="CG's relative tolerance")
+parser.add_argument("--tol", type=at_least(0.0, float), default=1e-10, help="CG's relative tolerance")
 parser.add_argument("--device", default="cpu")
 args = parser.parse_args()
 

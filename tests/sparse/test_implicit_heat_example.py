@@ -41,3 +41,16 @@ def test_the_example_follows_the_discrete_solution(args, points, blocks):
     got = float(re.search(r"amplitude (\S+)", text).group(1))
     assert abs(got - amplitude) < 1e-8
 
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--n", "0"], "argument --n: must be at least 1, got 0"),
+    (["--steps", "0"], "argument --steps: must be at least 1, got 0"),
+    (["--dt", "-1"], "argument --dt: must be above 0.0, got -1"),
+    (["--growth", "nan"], "argument --growth: must be above 0.0, got nan"),
+    (["--n", "x"], "argument --n: invalid int value: 'x'"),
+])
+def test_an_argument_out_of_range_is_a_usage_error(args, message):
+    """--n 0 and --steps 0 assembled no matrix and ended in an AttributeError of the example's own report."""
+    done = subprocess.run([sys.executable, str(EXAMPLE), *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and message in done.stderr, done.stderr

@@ -527,3 +527,20 @@ def test_a_taped_partial_copy_hands_back_the_gradient_of_its_part():
     dest.grad.assign(np.arange(10, 16, dtype=np.float32))
     tape.backward()
     assert src.grad.numpy().tolist() == [0, 12, 13, 14]
+
+
+@pytest.mark.parametrize("dtype, hint", [
+    (np.float32, "write dtype=wp.float32"), (np.dtype("int64"), "write dtype=wp.int64"),
+    ("float64", "write dtype=wp.float64"), (np.bool_, "write dtype=wp.bool"),
+])
+def test_a_numpy_dtype_names_brickworks_spelling(dtype, hint):
+    # Warp refuses numpy's types too ('Invalid data type'); the message says what to write instead
+    with pytest.raises(TypeError, match="is not a valid array dtype") as info:
+        wp.zeros(3, dtype=dtype)
+    assert f"(numpy's {np.dtype(dtype).name}: {hint})" in str(info.value)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, "xyz", object])
+def test_other_invalid_dtypes_get_no_spelling(dtype):
+    with pytest.raises(TypeError, match="is not a valid array dtype$"):
+        wp.zeros(3, dtype=dtype)

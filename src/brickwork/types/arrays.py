@@ -93,7 +93,18 @@ def element_layout(dtype) -> tuple[np.dtype, tuple]:
         return np.dtype(dtype._dtype._np), tuple(dtype._shape)
     if getattr(dtype, "_bw_struct", False):
         return dtype._numpy_dtype(), ()
-    raise TypeError(f"{type_name(dtype)} is not a valid array dtype")
+    raise TypeError(f"{type_name(dtype)} is not a valid array dtype{_numpy_spelling(dtype)}")
+
+
+def _numpy_spelling(dtype) -> str:
+    """``" (numpy's float32: write dtype=wp.float32)"`` for numpy's scalar classes, dtypes and their names."""
+    from .scalars import SCALAR_TYPES
+
+    try:
+        name = np.dtype(dtype).name if not isinstance(dtype, str) or dtype.isidentifier() else None
+    except TypeError:
+        return ""
+    return f" (numpy's {name}: write dtype=wp.{name})" if name in {t.__name__ for t in SCALAR_TYPES} else ""
 
 
 def dense_strides(shape: tuple, itemsize: int) -> tuple:
