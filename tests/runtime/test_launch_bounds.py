@@ -193,3 +193,30 @@ def test_a_refused_launch_is_not_recorded_on_a_tape():
     assert len(tape.launches) == 0
     tape.backward()  # nothing to replay
     assert x.grad.numpy().tolist() == [0.0, 0.0, 0.0]
+
+
+@wp.kernel
+def fill_inline_tid(x: wp.array(dtype=wp.float32)):
+    x[wp.tid()] = 3.0  # tid() as the index itself, Warp's common spelling
+
+
+@wp.kernel
+def shift_inline_tid(x: wp.array(dtype=wp.float32), y: wp.array(dtype=wp.float32)):
+    y[wp.tid()] = x[wp.tid() + 1]
+
+
+def test_tid_itself_as_the_index_is_checked():
+    # it was not: the launch wrote past the end (and a None argument, an empty array, crashed the process)
+    x = wp.full(2, 7.0)
+    with pytest.raises(wp.LaunchError, match=r"the access of 'x' at .*:\d+ runs at every launch point.*shape \(2,\)"):
+        wp.launch(fill_inline_tid, dim=3, inputs=[x])
+    assert x.numpy().tolist() == [7.0, 7.0]
+    with pytest.raises(wp.LaunchError, match=r"'x' has shape \(0,\).*None for an array argument is an empty array"):
+        wp.launch(fill_inline_tid, dim=1, inputs=[None])
+    x2, y = wp.full(3, 1.0), wp.full(3, 5.0)
+    with pytest.raises(wp.LaunchError, match=r"the access of 'x' .* index 3 on its axis 0"):
+        wp.launch(shift_inline_tid, dim=3, inputs=[x2, y])
+    assert y.numpy().tolist() == [5.0, 5.0, 5.0]
+    wp.launch(fill_inline_tid, dim=2, inputs=[x])
+    wp.launch(shift_inline_tid, dim=2, inputs=[x2, y])
+    assert x.numpy().tolist() == [3.0, 3.0] and y.numpy().tolist() == [1.0, 1.0, 5.0]

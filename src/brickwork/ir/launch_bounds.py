@@ -10,9 +10,9 @@ refuses the launch, naming the access, before anything is written.
 Only what runs at every point counts: statements of the kernel's top level up to its first ``return`` (or
 a statement holding one), not the inside of branches or loops, and not the parts of an expression that
 may not run (the right of ``and``/``or``, the branches of ``a if c else b``). An index counts when it is a
-local assigned once, from ``tid()``, or a non-negative constant, or such a local plus a non-negative
-constant. Anything else is left unchecked, as before: the analysis never refuses a launch that is in
-bounds.
+local assigned once, from ``tid()``, or ``tid()`` itself (``a[wp.tid()]``), or a non-negative constant, or
+one of those plus a non-negative constant. Anything else is left unchecked, as before: the analysis never
+refuses a launch that is in bounds.
 
 An array field of a struct parameter (``s.points[i]``, nested ``s.mesh.points[i]``) counts too, unless the
 kernel assigns a field of that parameter: an unset field (None) has no elements, so the launch refuses a
@@ -136,16 +136,19 @@ class _Scan:
         """(tid component or -1, offset) when ``index`` is ``tid + c``, ``c + tid``, ``tid`` or ``c`` (c >= 0)."""
         if isinstance(index, ir.IRConst) and _count(index.value) is not None:
             return -1, _count(index.value) + 1
+        if isinstance(index, ir.IRTid):  # a[wp.tid()]: the component itself
+            return index.dim, 0
         if isinstance(index, ir.IRLocal) and index.name in self.tids:
             return self.tids[index.name], 0
         if isinstance(index, ir.IRCall) and index.op == "add" and len(index.args) == 2:
             a, b = index.args
             if isinstance(a, ir.IRConst):
                 a, b = b, a
-            if isinstance(a, ir.IRLocal) and a.name in self.tids and isinstance(b, ir.IRConst):
+            component = a.dim if isinstance(a, ir.IRTid) else self.tids.get(getattr(a, "name", None))
+            if isinstance(a, (ir.IRLocal, ir.IRTid)) and component is not None and isinstance(b, ir.IRConst):
                 c = _count(b.value)
                 if c is not None:
-                    return self.tids[a.name], c
+                    return component, c
         return None
 
 

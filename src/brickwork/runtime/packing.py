@@ -113,7 +113,8 @@ def _out_of_bounds(key: str, names: tuple, bounds: tuple):
                      f"to {dims[component] - 1}{f' plus {offset}' if offset else ''})")
         raise LaunchError(f"launch of '{key}': the access of '{name}' at {where} runs at every launch point, and this "
                           f"launch takes it to {reach}, but '{name}' has shape {shape}; launch over the array's "
-                          f"shape, or test the index before the access")
+                          f"shape, or test the index before the access"
+                          f"{' (None for an array argument is an empty array)' if 0 in shape else ''}")
 
     return fail
 
