@@ -209,3 +209,10 @@ def test_an_id_of_another_device_is_refused():
         # the device tree's id is an address in (fake) device memory: a CPU launch would read it as host memory
         _refused(boxes_hit, [tree.id], out, "it is the id of a wp.Bvh on cuda:0, but the launch runs on cpu")
         del tree
+
+
+def test_the_object_instead_of_its_id_says_to_pass_the_id():
+    mesh, out = _triangle(), wp.full(2, 7.0, dtype=float)
+    with pytest.raises(LaunchError, match=r"argument 'mesh' must be uint64, got .*Mesh: pass its id \(mesh.id\)"):
+        wp.launch(closest_u, dim=2, inputs=[mesh, _queries(), out])
+    assert out.numpy().tolist() == [7.0, 7.0]

@@ -26,7 +26,7 @@ from ..types.composite import CompositeBase, is_composite_type
 from ..types.generic import describe_value, is_generic, matches, type_of_value
 from ..types.held_arrays import read_only_at
 from ..types.indexed_arrays import ARRAY_KINDS, IndexedArrayType, indexedarray
-from ..types.scalars import NUMPY_SCALARS, ScalarBase, bool_, is_scalar_type, python_annotation_type
+from ..types.scalars import NUMPY_SCALARS, ScalarBase, bool_, is_scalar_type, python_annotation_type, uint64
 from ..types.structs import is_struct_type
 from . import tape as _tape
 from .packing import ComponentError, composite_converts, composite_values, make_packer
@@ -641,6 +641,8 @@ def _check_concrete(kernel, name, t, value):
             pass
         elif isinstance(value, (float, np.floating)) and t.is_float:
             pass
+        elif t is uint64 and isinstance(getattr(value, "id", None), int):  # a Mesh, a Bvh, a HashGrid, a Volume
+            fail(f"{describe_value(value)}: pass its id ({type(value).__name__.lower()}.id)")
         else:
             fail(describe_value(value))
         return
