@@ -93,9 +93,10 @@ def test_a_huge_count_assigned_at_run_time_is_clamped_at_the_launch(count, thres
     np.testing.assert_array_equal(a, np.arange(1000) * 2.0 + 1.0)
 
 
-@pytest.mark.parametrize("count", [2.5, "4", True])
+@pytest.mark.parametrize("count", [2.5, "4", True, -2, np.int64(-1)])
 def test_a_thread_count_assigned_at_run_time_that_is_no_integer_is_a_setting_error(count):
-    """Before, 2.5 reached the packed launch (a raw struct.error) and "4" a comparison (a raw TypeError)."""
+    """Before, 2.5 reached the packed launch (a raw struct.error), "4" a comparison (a raw TypeError), and -2
+    ran serially without a word."""
     a = np.zeros(100000, dtype=np.float64)
     with config.override(num_threads=count, parallel_threshold=1):
         with pytest.raises(config.SettingError, match="num_threads must be a positive integer"):

@@ -272,6 +272,8 @@ def _thread_count() -> int:
             raise config.SettingError(f"brickwork.config.num_threads must be a positive integer or None, got "
                                       f"{n!r}")
         n = int(n)
+    if n < 1:  # off the common path: positive counts return below
+        raise config.SettingError(f"brickwork.config.num_threads must be a positive integer or None, got {n!r}")
     return n if n <= config.MAX_THREADS else config.MAX_THREADS
 
 
