@@ -18,12 +18,18 @@ class Device:
         self.ordinal = ordinal
 
     @property
-    def arch(self) -> str | None:
-        """The CUDA architecture (``"sm_90"``) of a CUDA device; None for the CPU."""
+    def arch(self) -> int:
+        """The compute capability of a CUDA device as Warp gives it, ``10 * major + minor`` (90 for an H100); 0
+        for the CPU. ``sm_arch`` is its NVRTC name."""
         if self.is_cpu:
-            return None
+            return 0
         major, minor = cuda_driver.driver().capability(self.ordinal)
-        return f"sm_{major}{minor}"
+        return 10 * major + minor
+
+    @property
+    def sm_arch(self) -> str | None:
+        """The CUDA architecture's name (``"sm_90"``) of a CUDA device; None for the CPU."""
+        return None if self.is_cpu else f"sm_{self.arch}"
 
     @property
     def sm_count(self) -> int:

@@ -32,8 +32,10 @@ def test_the_cpu_has_no_multiprocessors_and_no_shared_memory():
 
 def test_the_cpu_ordinal_is_minus_one_as_warps_and_is_cpu_is_cuda_follow_the_ordinal(fake):
     cpu, gpu = wp.get_device("cpu"), wp.get_device("cuda:0")
-    assert (cpu.ordinal, cpu.is_cpu, cpu.is_cuda, cpu.alias, cpu.arch) == (-1, True, False, "cpu", None)
+    assert (cpu.ordinal, cpu.is_cpu, cpu.is_cuda, cpu.alias, cpu.arch, cpu.sm_arch) == (-1, True, False, "cpu", 0,
+                                                                                      None)
     assert (gpu.ordinal, gpu.is_cpu, gpu.is_cuda, gpu.alias) == (0, False, True, "cuda:0")
+    assert (gpu.arch, gpu.sm_arch) == (90, "sm_90")  # arch: Warp's int, 10 major + minor; sm_arch: NVRTC's name
     with installed(FakeDriver(devices=2)):
         assert (wp.get_device("cuda:1").ordinal, wp.get_device("cuda:1").is_cuda) == (1, True)
 

@@ -79,7 +79,7 @@ def cuda_target(arch: str) -> CudaTarget:
 
 def device_target(device) -> CudaTarget:
     """The target of the CUDA ``device``: its own sm_XX, or ``BRICKWORK_CUDA_ARCH``."""
-    return cuda_target(config.cuda_arch or device.arch)
+    return cuda_target(config.cuda_arch or device.sm_arch)
 
 
 @functools.cache
