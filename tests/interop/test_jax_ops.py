@@ -199,10 +199,19 @@ def test_differentiable_wrapper_rejects_what_warp_does():
         f(x, output_dims=3)
     with pytest.raises(TypeError, match="vmap_method cannot be overridden per-call"):
         f(x, vmap_method="sequential")
-    with pytest.raises(NotImplementedError, match="output_dims is not yet supported"):
-        wp.jax_kernel(_triple, output_dims=3, enable_backward=True)
     with pytest.raises(NotImplementedError, match="in_out_argnames"):
         wp.jax_kernel(_in_out, num_outputs=2, in_out_argnames=["b"], enable_backward=True)
+
+
+@pytest.mark.parametrize("output_dims", [2, (2,), {"y": 2}])
+def test_differentiable_kernel_with_output_dims(output_dims):
+    # Warp 1.19 raises NotImplementedError for this; the outputs take output_dims, the launch launch_dims
+    f = wp.jax_kernel(_triple, launch_dims=2, output_dims=output_dims, enable_backward=True)
+    x = jnp.arange(4, dtype=jnp.float32)
+    (y,) = f(x)
+    np.testing.assert_array_equal(np.asarray(y), [0.0, 3.0])
+    g = jax.grad(lambda x: jnp.sum(f(x)[0] * jnp.array([1.0, 2.0])))(x)
+    np.testing.assert_array_equal(np.asarray(g), [3.0, 6.0, 0.0, 0.0])
 
 
 def test_callables():

@@ -81,21 +81,21 @@ class DifferentiableKernel:
 def differentiable_kernel(kernel, num_outputs, vmap_method, launch_dims, output_dims, in_out_argnames,
                           module_preload_mode, has_side_effect, block_dim) -> DifferentiableKernel:
     """The differentiable wrapper of ``kernel`` (cached by its arguments), with Warp's checks."""
-    if in_out_argnames:
+    if in_out_argnames:  # Warp's exception and words: its code catches them; the reason is in docs/interop.md
         raise NotImplementedError("jax_kernel(): Input-output arguments (in_out_argnames) are not supported when "
                                   "enable_backward=True.")
-    if output_dims is not None:
-        raise NotImplementedError("jax_kernel(): output_dims is not yet supported when enable_backward=True.")
     launch_dims = _hashable(launch_dims)
-    key = (kernel, num_outputs, vmap_method, launch_dims, module_preload_mode, has_side_effect, block_dim)
+    key = (kernel, num_outputs, vmap_method, launch_dims, _hashable(output_dims), module_preload_mode, has_side_effect,
+           block_dim)
     with _LOCK:
         if key not in _CACHE:
-            _CACHE[key] = _build(kernel, num_outputs, vmap_method, launch_dims, module_preload_mode, has_side_effect,
-                                 block_dim)
+            _CACHE[key] = _build(kernel, num_outputs, vmap_method, launch_dims, output_dims, module_preload_mode,
+                                 has_side_effect, block_dim)
         return _CACHE[key]
 
 
-def _build(kernel, num_outputs, vmap_method, launch_dims, module_preload_mode, has_side_effect, block_dim):
+def _build(kernel, num_outputs, vmap_method, launch_dims, output_dims, module_preload_mode, has_side_effect,
+           block_dim):
     jax = import_library("jax", "wp.jax_kernel")
     forward = JaxKernel(kernel, num_outputs, vmap_method, launch_dims, None, None, module_preload_mode,
                         has_side_effect, block_dim)
@@ -103,7 +103,9 @@ def _build(kernel, num_outputs, vmap_method, launch_dims, module_preload_mode, h
     adjoint = _Adjoint(kernel, forward, launch_dims, vmap_method, module_preload_mode, has_side_effect)
     static = tuple(i for i, a in enumerate(forward.inputs) if not a.is_array)
 
-    def run_forward(args):  # the results are shaped as the first input array (Warp's), whatever launch_dims
+    def run_forward(args):  # the results: output_dims, else shaped as the first input array, whatever launch_dims
+        if output_dims is not None:
+            return forward(*args, output_dims=output_dims)
         first = forward.first_array
         if first is None:
             raise RuntimeError("Unable to determine output dimensions: the kernel has no input array")
@@ -132,3 +134,4 @@ def _build(kernel, num_outputs, vmap_method, launch_dims, module_preload_mode, h
                                             for a in forward.inputs])
     jitted = jax.jit(call, static_argnames=tuple(a.name for a in forward.inputs if not a.is_array))
     return DifferentiableKernel(jitted, launch_dims, block_dim)
+
