@@ -153,7 +153,20 @@ class Mesh:
         if self._storage.descriptor["winding"][0]:
             mesh_winding.compute(self._storage, self._tree, self._points, self.indices)
 
+    def _check_indices(self) -> None:
+        # the CPU kernels read points[indices[i]] unchecked: indices edited in place to point past the points would
+        # crash the refit's triangle boxes (and the queries); the constructor checked them once. A view and one
+        # reduction (a negative index is a large unsigned one). A device mesh's refit copies nothing to the host
+        # (an asynchronous launch): not checked there
+        if self.device.is_cpu and self._indices.size:
+            idx = self._indices.numpy()
+            if idx.view(np.uint32).max() >= self._points.size:
+                raise MeshError(f"Mesh.refit: mesh.indices must lie in [0, {self._points.size}), got values from "
+                                f"{idx.min()} to {idx.max()} (changed in place since the mesh was built); nothing "
+                                f"was refit")
+
     def _refit(self) -> None:
+        self._check_indices()
         if not self.device.is_cpu and len(self._tris):  # on the device: no copy through the host
             refit_on_device(self._storage, self._tree, lambda lo, hi: bvh_refit.triangle_items(
                 self._points, self.indices, lo, hi, self.device))
@@ -169,7 +182,8 @@ class Mesh:
 
     def refit(self) -> None:
         """Update the tree's bounds after the points moved (the triangles' connectivity is kept), and with
-        ``support_winding_number`` the nodes' winding-number moments."""
+        ``support_winding_number`` the nodes' winding-number moments. On the CPU, a ``MeshError`` if ``indices``,
+        edited in place, points past the points (nothing is refit)."""
         recording.run_or_record(self._refit)
 
     @property
@@ -187,6 +201,7 @@ class Mesh:
         if points_new.size != self._points.size:
             raise MeshError(f"The new points must have the same length as the old ones ({self._points.size}), "
                             f"got {points_new.size}")
+        self._check_indices()  # before anything changes: the refit below would refuse them after
         self._points = points_new
         self._write_arrays()
         self._storage.upload()  # the descriptor's new points address (a device refit changes no descriptor)
