@@ -7,17 +7,19 @@ A run from Python::
     result = hydro.run(cfg)
 
 Modules: ``config`` (TOML schema, overrides, errors), ``problems`` (sod, kelvin_helmholtz, blast,
-linear_wave, and the exact Riemann solver), ``reconstruction`` (PLM: minmod, van Leer, MC; WENO5),
+linear_wave, and the exact Riemann solver), ``custom_problem`` (problems of your own: ``problem.file``,
+``register_problem``), ``reconstruction`` (PLM: minmod, van Leer, MC; WENO5),
 ``riemann`` (HLLE, HLLC), ``kernels`` (the loop-abstraction kernels), ``solver`` (state and SSP-RK
 stepping), ``driver`` (time loop, outputs), ``schedule`` (when outputs are due), ``checkpoint``
 (restart files: their metadata and its checks), ``progress``, ``demo``. See docs/hydro.md.
 """
 
-from .config import Config, ConfigError
+from .config import Config, ConfigError, Key
 from .config import build as build_config
 from .config import load as load_config
+from .custom_problem import register as register_problem
 from .driver import RunResult, SimulationError, run
 from .solver import BadStateError, Hydro
 
 __all__ = ["Config", "ConfigError", "build_config", "load_config", "run", "RunResult", "SimulationError", "Hydro",
-           "BadStateError"]
+           "BadStateError", "Key", "register_problem"]

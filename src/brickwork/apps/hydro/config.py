@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import difflib
 import math
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -50,7 +51,8 @@ PNG_VARIABLES = ("density", "pressure", "velocity_1", "velocity_2", "velocity_3"
 
 SCHEMA: dict[str, dict[str, Key]] = {
     "problem": {
-        "name": Key("str", None, "sod | kelvin_helmholtz | blast | linear_wave"),
+        "name": Key("str", None, "sod | kelvin_helmholtz | blast | linear_wave, or the NAME of problem.file"),
+        "file": Key("str", None, "a Python file defining a problem of your own (relative: to the input file)"),
     },
     "mesh": {
         "nx": Key("ints", None, "cells per direction, 1 to 3 entries (x1, x2, x3)"),
@@ -217,9 +219,17 @@ class Config:
         return len(self.sections["mesh"]["nx"])
 
 
-def _problem_module(name):
+def _problem_module(name, file_module=None):
     from .problems import PROBLEMS
 
+    if file_module is not None:
+        if name is not None and name != file_module.NAME:
+            raise ConfigError(f"problem.name={name!r} but problem.file defines the problem {file_module.NAME!r}: "
+                              f"leave problem.name out, or make the two agree")
+        if file_module.NAME in PROBLEMS and PROBLEMS[file_module.NAME] is not file_module:
+            raise ConfigError(f"problem.file defines the problem {file_module.NAME!r}, a name taken by another "
+                              f"problem: give it another NAME")
+        return file_module
     if name not in PROBLEMS:
         raise ConfigError(f"problem.name: unknown problem {name!r}; known: {', '.join(sorted(PROBLEMS))}"
                           + _suggest(str(name), PROBLEMS))
@@ -242,8 +252,9 @@ def _check_section_keys(section: str, values: dict, schema: dict, where: str) ->
                               + f"; known keys of [{section}]: {', '.join(sorted(schema))}")
 
 
-def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>") -> Config:
-    """Check ``raw`` (a parsed TOML document) with ``overrides`` (``section.key=value``) applied."""
+def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>", base_dir: str | None = None) -> Config:
+    """Check ``raw`` (a parsed TOML document) with ``overrides`` (``section.key=value``) applied;
+    a relative ``problem.file`` of ``raw`` is taken from ``base_dir`` (None: the working directory)."""
     where = f" in {source}"
     if not isinstance(raw, dict):
         raise ConfigError(f"{source}: the input must be a TOML document of tables")
@@ -280,14 +291,28 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>")
         if section not in SCHEMA:
             raise ConfigError(f"override {item!r}: unknown section '{section}'" + _suggest(section, SCHEMA))
         parsed_overrides.append((section, key, text, item))
+    file_dir = base_dir
     for section, key, text, _ in parsed_overrides:
-        if section == "problem" and key == "name":
-            raw.setdefault("problem", {})["name"] = text.strip().strip("\"'")
+        if section == "problem" and key in ("name", "file"):
+            raw.setdefault("problem", {})[key] = text.strip().strip("\"'")
+            if key == "file":
+                file_dir = None  # a path on the command line is the shell's: from the working directory
     problem_raw = raw.get("problem", {})
-    if "name" not in problem_raw:
-        raise ConfigError(f"problem.name is missing{where} (one of sod, kelvin_helmholtz, blast, linear_wave)")
-    name = coerce("problem.name", SCHEMA["problem"]["name"], problem_raw["name"])
-    problem = _problem_module(name)
+    file_module = None
+    if problem_raw.get("file") is not None:
+        from .custom_problem import load_file
+
+        problem_raw["file"] = coerce("problem.file", SCHEMA["problem"]["file"], problem_raw["file"])
+        file_module = load_file(problem_raw["file"], file_dir)
+        problem_raw["file"] = file_module.__file__  # the path it was read from, whatever the working directory
+    elif "name" not in problem_raw:
+        raise ConfigError(f"problem.name is missing{where} (one of sod, kelvin_helmholtz, blast, linear_wave, "
+                          f"or problem.file naming a problem of your own)")
+    name = problem_raw.get("name")
+    if name is not None:
+        name = coerce("problem.name", SCHEMA["problem"]["name"], name)
+    problem = _problem_module(name, file_module)
+    name = problem.NAME
     schema = {s: dict(keys) for s, keys in SCHEMA.items()}
     schema["problem"].update(problem.PARAMS)
     for section, values in raw.items():
@@ -297,7 +322,7 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>")
             raise ConfigError(f"override {item!r}: unknown key '{section}.{key}'"
                               + _suggest(key, schema[section], f"{section}.")
                               + f"; known keys of [{section}]: {', '.join(sorted(schema[section]))}")
-        if not (section == "problem" and key == "name"):
+        if not (section == "problem" and key in ("name", "file")):
             raw.setdefault(section, {})[key] = parse_override_value(text, schema[section][key], f"{section}.{key}")
     # layer: schema defaults < problem defaults < file and overrides
     sections: dict = {}
@@ -470,4 +495,4 @@ def load(path: str, overrides: list[str] | tuple = ()) -> Config:
                           f"TOML input files must be UTF-8") from None
     except OSError as e:
         raise ConfigError(f"input file {path!r} cannot be read: {e.strerror or e}") from None
-    return build(raw, overrides, source=path)
+    return build(raw, overrides, source=path, base_dir=os.path.dirname(os.path.abspath(path)))

@@ -22,7 +22,7 @@ from brickwork.mesh import Mesh, Metadata, Package, storage
 from brickwork.mesh.output import assemble_blocks
 
 from ...errors import BrickworkError
-from .config import Config
+from .config import Config, ConfigError
 from .kernels import HydroKernels
 from .totals import BlockSums
 
@@ -34,6 +34,27 @@ DTYPES = {"float32": wp.float32, "float64": wp.float64}
 
 class BadStateError(BrickworkError, RuntimeError):
     """A cell holds a non-finite or non-physical state (the message names the cell)."""
+
+
+PRIMITIVE_NAMES = ("density", "v1", "v2", "v3", "pressure")
+
+
+def _block_state(problem, state, shape) -> tuple:
+    """The five primitive arrays ``problem.initial`` returned, broadcast to a block's ``shape``; a
+    ``ConfigError`` naming the problem when it returned something else (a problem of your own)."""
+    what = f"problem {problem.NAME!r}: initial() must return 5 arrays or numbers ({', '.join(PRIMITIVE_NAMES)})"
+    if not isinstance(state, (tuple, list)) or len(state) != 5:
+        got = f"{len(state)} values" if isinstance(state, (tuple, list)) else type(state).__name__
+        raise ConfigError(f"{what}, got {got}")
+    out = []
+    for name, value in zip(PRIMITIVE_NAMES, state):
+        try:
+            out.append(np.broadcast_to(value, shape))
+        except (TypeError, ValueError):
+            got = f"shape {np.shape(value)}" if hasattr(value, "shape") else repr(value)
+            raise ConfigError(f"{what} that broadcast to the block's cells, ghosts included, {shape} (k, j, i) "
+                              f"from x1 (1, 1, ni), x2 (1, nj, 1) and x3 (nk, 1, 1); its {name} is {got}") from None
+    return tuple(out)
 
 
 def hydro_package(dtype) -> Package:
@@ -112,9 +133,8 @@ class Hydro:
             x1 = c.x_center(1)[None, None, :]
             x2 = c.x_center(2)[None, :, None]
             x3 = c.x_center(3)[:, None, None]
-            rho, v1, v2, v3, p = (np.broadcast_to(a, self.mesh.data("density").shape[2:]) for a in
-                                  problem.initial(x1, x2, x3, params, self.gamma, xmin=tuple(m["xmin"]),
-                                                  xmax=tuple(m["xmax"])))
+            state = problem.initial(x1, x2, x3, params, self.gamma, xmin=tuple(m["xmin"]), xmax=tuple(m["xmax"]))
+            rho, v1, v2, v3, p = _block_state(problem, state, self.mesh.data("density").shape[2:])
             self._set_primitive_block(fields, block.lid, rho, v1, v2, v3, p)
 
     def set_primitive_block(self, lid, rho, v1, v2, v3, p) -> None:

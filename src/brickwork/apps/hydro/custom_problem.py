@@ -1,0 +1,110 @@
+"""Problems of your own: a Python file named by ``problem.file``, or a module given to ``register_problem``.
+
+A problem is any module (or object) with the attributes of the shipped ones in ``problems/``:
+``NAME`` (a plain name), ``DIMENSIONS`` (the dimensions it runs in), ``PARAMS`` (its ``[problem]``
+keys, ``Key``s), ``DEFAULTS`` (defaults of the other sections) and
+``initial(x1, x2, x3, params, gamma, xmin, xmax)`` returning ``(density, v1, v2, v3, pressure)``;
+``check(sections)`` and ``exact(x1, t, params, gamma)`` are optional. ``describe_mistakes`` lists
+what such an object gets wrong, so that a problem file with a typo is one clear error, not an
+``AttributeError`` in the middle of a run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import traceback
+
+from .config import BASENAME, SCHEMA, ConfigError, Key
+
+#: what a problem must define, and what it may
+REQUIRED = ("NAME", "DIMENSIONS", "PARAMS", "DEFAULTS", "initial")
+OPTIONAL_FUNCTIONS = ("check", "exact")
+#: keys of ``[problem]`` that the application itself reads
+RESERVED_PARAMS = tuple(SCHEMA["problem"])
+
+
+def describe_mistakes(problem) -> list[str]:
+    """What ``problem`` lacks or gets wrong, one phrase each (empty: it is a usable problem)."""
+    missing = [name for name in REQUIRED if not hasattr(problem, name)]
+    if missing:
+        return [f"it does not define {', '.join(missing)} (a problem defines {', '.join(REQUIRED)})"]
+    mistakes = []
+    name = problem.NAME
+    if not isinstance(name, str) or not BASENAME.fullmatch(name):
+        mistakes.append(f"NAME must be a plain name (letters, digits, '_', '-', '.'; it names the output files), "
+                        f"got {name!r}")
+    dims = problem.DIMENSIONS
+    if (not isinstance(dims, (tuple, list)) or not dims
+            or any(isinstance(d, bool) or d not in (1, 2, 3) for d in dims)):
+        mistakes.append(f"DIMENSIONS must be a tuple of the dimensions it runs in, from (1, 2, 3), got {dims!r}")
+    params = problem.PARAMS
+    if not isinstance(params, dict) or not all(isinstance(k, str) and isinstance(v, Key) for k, v in params.items()):
+        mistakes.append(f"PARAMS must be a dict of key names to brickwork.apps.hydro.Key, got {params!r}")
+    else:
+        taken = sorted(set(params) & set(RESERVED_PARAMS))
+        if taken:
+            mistakes.append(f"PARAMS must not redefine {', '.join(repr(k) for k in taken)} (keys of every problem)")
+    defaults = problem.DEFAULTS
+    if not isinstance(defaults, dict):
+        mistakes.append(f"DEFAULTS must be a dict of sections to dicts of keys, got {defaults!r}")
+    else:
+        for section, values in defaults.items():
+            if section not in SCHEMA or section == "problem" or not isinstance(values, dict):
+                mistakes.append(f"DEFAULTS[{section!r}] must be a dict of keys of one of the sections "
+                                f"{', '.join(s for s in SCHEMA if s != 'problem')}")
+                continue
+            unknown = sorted(k for k in values if k not in SCHEMA[section])
+            if unknown:
+                mistakes.append(f"DEFAULTS[{section!r}] has unknown keys {', '.join(map(repr, unknown))}")
+    for function in ("initial", *OPTIONAL_FUNCTIONS):
+        if hasattr(problem, function) and not callable(getattr(problem, function)):
+            mistakes.append(f"{function} must be a function")
+    return mistakes
+
+
+def load_file(path: str, base_dir: str | None = None):
+    """The problem module the Python file ``path`` defines (relative paths: to ``base_dir``, else the
+    working directory); ``ConfigError`` naming the file and what is wrong with it."""
+    where = f"problem.file={path!r}"
+    if not isinstance(path, str) or not path or "\0" in path:
+        raise ConfigError(f"problem.file: expected the path of a Python file, got {path!r}")
+    full = os.path.abspath(os.path.join(base_dir, path) if base_dir else path)
+    if not os.path.isfile(full):
+        seen = f" (looked for {full!r})" if base_dir and not os.path.isabs(path) else ""
+        what = "is not a file" if os.path.exists(full) else "does not exist"
+        raise ConfigError(f"{where} {what}{seen}; relative paths in an input file are taken from the input file's "
+                          f"directory, on the command line from the working directory")
+    name = "brickwork_problem_" + os.path.splitext(os.path.basename(full))[0].replace("-", "_").replace(".", "_")
+    spec = importlib.util.spec_from_file_location(name, full)
+    if spec is None or spec.loader is None:
+        raise ConfigError(f"{where}: not a Python file (its name must end in .py)")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and pickling look a module up by its name
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:  # noqa: BLE001 - the user's code: name its error and where, in one line
+        del sys.modules[name]
+        frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == full]
+        line = getattr(e, "lineno", None) if isinstance(e, SyntaxError) else (frames[-1].lineno if frames else None)
+        at = f" at line {line}" if line else ""
+        raise ConfigError(f"{where} could not be loaded: {type(e).__name__}{at}: {e}") from e
+    mistakes = describe_mistakes(module)
+    if mistakes:
+        raise ConfigError(f"{where} is not a hydro problem: {'; '.join(mistakes)} (see docs/hydro.md, "
+                          f"'Problems of your own')")
+    return module
+
+
+def register(problem) -> None:
+    """Make ``problem`` (a module or object defining a problem) known as ``problem.name = NAME``; a
+    problem registered under that name before is replaced, a shipped one cannot be."""
+    from .problems import BUILT_IN, PROBLEMS
+
+    mistakes = describe_mistakes(problem)
+    if mistakes:
+        raise TypeError(f"register_problem: {problem!r} is not a hydro problem: {'; '.join(mistakes)}")
+    if problem.NAME in BUILT_IN and BUILT_IN[problem.NAME] is not problem:
+        raise ValueError(f"register_problem: {problem.NAME!r} is a shipped problem; give yours another NAME")
+    PROBLEMS[problem.NAME] = problem
