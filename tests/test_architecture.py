@@ -4,7 +4,7 @@ Every import counts, including those inside functions, so a function-level impor
 cycle. The layers, lowest first (a module may import only from lower layers or its own
 subpackage):
 
-    _version < errors < config, comm, same_on_ranks < cuda_driver < device < types < builtins, ir, jit < frontend, passes < targets
+    _version < errors < config, comm, same_on_ranks < cuda_driver < device < device_access < types < builtins, ir, jit < frontend, passes < targets
     < pipeline < lang < runtime < utils, autograd, optim < io < mesh < la < apps < the facade (brickwork/__init__.py) < cli
 """
 
@@ -23,6 +23,7 @@ LAYERS = [
     ("config", "comm", "same_on_ranks"),
     ("cuda_driver",),
     ("device",),
+    ("device_access",),  # Warp's memory-pool and peer-access queries and switches, over the devices
     ("types",),
     ("builtins", "ir", "jit"),
     ("frontend", "passes"),

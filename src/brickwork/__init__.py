@@ -19,35 +19,38 @@ from .config import DeterministicMode
 from .device import (
     Device,
     ScopedDevice,
-    ScopedMempool,
-    ScopedMempoolAccess,
-    ScopedPeerAccess,
     get_cuda_device,
     get_cuda_device_count,
     get_cuda_devices,
     get_cuda_driver_version,
     get_device,
     get_devices,
-    get_mempool_release_threshold,
-    get_mempool_used_mem_current,
-    get_mempool_used_mem_high,
     get_preferred_device,
     is_cuda_available,
     is_device_available,
+    map_cuda_device,
+    set_device,
+    synchronize,
+    synchronize_device,
+    unmap_cuda_device,
+)
+from .device_access import (
+    ScopedMempool,
+    ScopedMempoolAccess,
+    ScopedPeerAccess,
+    get_mempool_release_threshold,
+    get_mempool_used_mem_current,
+    get_mempool_used_mem_high,
     is_mempool_access_enabled,
     is_mempool_access_supported,
     is_mempool_enabled,
     is_mempool_supported,
     is_peer_access_enabled,
     is_peer_access_supported,
-    set_device,
     set_mempool_access_enabled,
     set_mempool_enabled,
     set_mempool_release_threshold,
     set_peer_access_enabled,
-    synchronize,
-    synchronize_device,
-    unmap_cuda_device,
 )
 from .errors import (
     BoundsError,
@@ -73,6 +76,7 @@ from .lang.grad import grad
 from .lang.kernel import Kernel, kernel, overload
 from .lang.modules import Module, get_module, get_module_options, set_module_options
 from .lang.native import func_native
+from .runtime import device_link as _device_link  # noqa: F401 - hands Device what it asks of the runtime
 from .runtime.capture import (
     Graph,
     ScopedCapture,

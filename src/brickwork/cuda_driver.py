@@ -16,7 +16,12 @@ import threading
 from .errors import DeviceUnavailableError
 
 _ATTR_CC_MAJOR, _ATTR_CC_MINOR, _ATTR_SM_COUNT = 75, 76, 16
-_ATTR_MAX_SHARED_PER_BLOCK = 8  # CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
+# CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: what a kernel may use after cuFuncSetAttribute (Warp's)
+_ATTR_MAX_SHARED_PER_BLOCK = 97
+# the CUdevice_attribute numbers of cuda.h that ``Driver.attribute`` reads by name (Device's Warp properties)
+DEVICE_ATTRIBUTES = {"pci_bus_id": 33, "pci_device_id": 34, "unified_addressing": 41, "pci_domain_id": 50,
+                     "managed_memory": 83, "host_native_atomic_supported": 86, "pageable_memory_access": 88,
+                     "concurrent_managed_access": 89, "direct_managed_mem_access_from_host": 101}
 _ATTR_MEMORY_CLOCK_KHZ, _ATTR_MEMORY_BUS_BITS = 36, 37
 _NOT_INITIALIZED, _NO_DEVICE = 3, 100
 _FUNC_MAX_DYNAMIC_SHARED = 8  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
@@ -98,6 +103,32 @@ class Driver:
         """The memory's theoretical peak in bytes/s: two transfers per clock over the whole bus."""
         clock_hz = self._attribute(ordinal, _ATTR_MEMORY_CLOCK_KHZ) * 1e3
         return 2.0 * clock_hz * self._attribute(ordinal, _ATTR_MEMORY_BUS_BITS) / 8
+
+    def attribute(self, ordinal: int, name: str) -> int:
+        """The device attribute ``name`` (a key of ``DEVICE_ATTRIBUTES``) of device ``ordinal``."""
+        return self._attribute(ordinal, DEVICE_ATTRIBUTES[name])
+
+    def uuid(self, ordinal: int) -> bytes:
+        """The 16 bytes of the device's UUID (cuDeviceGetUuid_v2)."""
+        buf = ctypes.create_string_buffer(16)
+        self._check(self.lib.cuDeviceGetUuid_v2(buf, self._device(ordinal)), "read the device UUID")
+        return buf.raw
+
+    def memory_info(self, ordinal: int) -> tuple[int, int]:
+        """``(free, total)`` bytes of the device's memory (cuMemGetInfo_v2, in its primary context)."""
+        self._enter(ordinal)
+        free, total = ctypes.c_size_t(), ctypes.c_size_t()
+        self._check(self.lib.cuMemGetInfo_v2(ctypes.byref(free), ctypes.byref(total)), "read the free memory")
+        return free.value, total.value
+
+    def context(self, ordinal: int) -> int:
+        """The ``CUcontext`` handle of the device's primary context (retained on first use)."""
+        self._enter(ordinal)
+        return self._contexts[ordinal].value
+
+    def has_context(self, ordinal: int) -> bool:
+        """Whether this process has retained the device's primary context yet (no driver call)."""
+        return ordinal in self._contexts
 
     def total_memory(self, ordinal: int) -> int:
         v = ctypes.c_size_t()

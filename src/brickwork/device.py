@@ -8,14 +8,32 @@ from .errors import DeviceUnavailableError
 
 
 class Device:
-    """A place where arrays live and kernels run (``ordinal``: the CUDA device number, -1 on the CPU, as Warp's)."""
+    """A place where arrays live and kernels run, with Warp's attributes.
 
-    __slots__ = ("name", "alias", "ordinal")
+    ``alias`` is its identifier (``"cpu"``, ``"cuda:N"``: what ``str(device)`` gives and ``get_device`` takes);
+    ``name`` is Warp's label (the processor's name for the CPU, else ``"CPU"``; the driver's name of a GPU);
+    ``ordinal`` is the CUDA device number, -1 on the CPU. A CUDA device reads its properties from the driver;
+    the CPU answers as Warp's CPU device does (False, 0 or None)."""
 
-    def __init__(self, name: str, ordinal: int = -1):
-        self.name = name
-        self.alias = name
+    __slots__ = ("alias", "ordinal", "_name")
+
+    def __init__(self, alias: str, ordinal: int = -1):
+        self.alias = alias
         self.ordinal = ordinal
+        self._name = None
+
+    @property
+    def name(self) -> str:
+        """Warp's label of the device: ``platform.processor()`` (``"CPU"`` where it is empty) for the CPU, the
+        driver's name (``"NVIDIA H100 80GB HBM3"``) for a CUDA device. ``alias`` names it in calls."""
+        if self._name is None:
+            if self.is_cpu:
+                import platform  # its processor() runs `uname -p` once: not at import
+
+                self._name = platform.processor() or "CPU"
+            else:
+                self._name = cuda_driver.driver().name(self.ordinal)
+        return self._name
 
     @property
     def arch(self) -> int:
@@ -40,8 +58,8 @@ class Device:
 
     @property
     def max_shared_memory_per_block(self) -> int:
-        """The bytes of shared memory a thread block of a CUDA device may use (without opting in to more); 0
-        for the CPU."""
+        """The most bytes of shared memory a thread block of a CUDA device may use once a kernel opts in
+        (``CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN``, as Warp's); 0 for the CPU."""
         if self.is_cpu:
             return 0
         return cuda_driver.driver().max_shared_memory_per_block(self.ordinal)
@@ -56,19 +74,227 @@ class Device:
         """Whether this is a CUDA device (its ordinal is the driver's device number)."""
         return self.ordinal >= 0
 
+    def _flag(self, attribute: str) -> bool:
+        return self.is_cuda and cuda_driver.driver().attribute(self.ordinal, attribute) > 0
+
+    @property
+    def is_uva(self) -> bool:
+        """Whether a CUDA device shares one address space with the host (unified addressing); False for the CPU."""
+        return self._flag("unified_addressing")
+
+    @property
+    def is_cpu_memory_access_from_gpu_supported(self) -> bool:
+        """Whether the GPU may read pageable host memory directly (the driver's attribute; brickwork's launches
+        still take only arrays of their own device); False for the CPU."""
+        return self._flag("pageable_memory_access")
+
+    @property
+    def is_gpu_memory_access_from_cpu_supported(self) -> bool:
+        """Whether the host may access managed memory on this GPU without migration (the driver's attribute;
+        brickwork allocates no managed memory); False for the CPU."""
+        return self._flag("direct_managed_mem_access_from_host")
+
+    @property
+    def is_cpu_gpu_atomic_supported(self) -> bool:
+        """Whether the link between host and GPU has native atomics (the driver's attribute); False for the CPU."""
+        return self._flag("host_native_atomic_supported")
+
+    @property
+    def is_managed_memory_supported(self) -> bool:
+        """Whether the GPU can allocate managed memory (the driver's attribute); False for the CPU."""
+        return self._flag("managed_memory")
+
+    @property
+    def is_concurrent_managed_access_supported(self) -> bool:
+        """Whether the GPU accesses managed memory concurrently with the host (the driver's attribute); False for
+        the CPU."""
+        return self._flag("concurrent_managed_access")
+
+    @property
+    def is_mempool_supported(self) -> bool:
+        """False: brickwork allocates with ``cuMemAlloc``, from no stream-ordered memory pool
+        (``wp.is_mempool_supported(device)`` says the same)."""
+        return False
+
+    @property
+    def is_mempool_enabled(self) -> bool:
+        """False: no device allocates from a memory pool in brickwork."""
+        return False
+
+    @property
+    def is_ipc_supported(self) -> bool:
+        """False: brickwork shares no device memory between processes (no IPC handles)."""
+        return False
+
+    @property
+    def is_cubin_supported(self) -> bool:
+        """Whether the NVRTC brickwork loads compiles cubins for this CUDA device's architecture; False for the
+        CPU and without NVRTC."""
+        if self.is_cpu:
+            return False
+        return self.arch in _runtime.cubin_archs()
+
+    @property
+    def is_primary(self) -> bool:
+        """Whether the device runs in its CUDA primary context: True for every CUDA device (brickwork uses no
+        other context), False for the CPU."""
+        return self.is_cuda
+
+    @property
+    def uuid(self) -> str | None:
+        """The CUDA device's UUID as ``nvidia-smi -L`` writes it (``"GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"``);
+        None for the CPU."""
+        if self.is_cpu:
+            return None
+        h = cuda_driver.driver().uuid(self.ordinal).hex()
+        return f"GPU-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+    @property
+    def pci_bus_id(self) -> str | None:
+        """The CUDA device's PCI address as Warp writes it, ``"DOMAIN:BUS:DEVICE"`` in hexadecimal
+        (``"00000000:3B:00"``); None for the CPU."""
+        if self.is_cpu:
+            return None
+        drv = cuda_driver.driver()
+        domain, bus, dev = (drv.attribute(self.ordinal, f"pci_{what}_id") for what in ("domain", "bus", "device"))
+        return f"{domain:08X}:{bus:02X}:{dev:02X}"
+
+    @property
+    def total_memory(self) -> int:
+        """Bytes of memory: the GPU's (``cuMemGetInfo``), or the host's physical memory for the CPU (what Warp
+        reads with psutil; here from ``sysconf``)."""
+        if self.is_cpu:
+            return _host_pages("SC_PHYS_PAGES")
+        return cuda_driver.driver().memory_info(self.ordinal)[1]
+
+    @property
+    def free_memory(self) -> int:
+        """Bytes of memory free now: the GPU's (``cuMemGetInfo``), or the host's free physical memory for the
+        CPU (``sysconf``, as psutil's ``free``)."""
+        if self.is_cpu:
+            return _host_pages("SC_AVPHYS_PAGES")
+        return cuda_driver.driver().memory_info(self.ordinal)[0]
+
+    @property
+    def context(self) -> int | None:
+        """The ``CUcontext`` handle (an int) of a CUDA device's primary context, retained on first use; None
+        for the CPU."""
+        return cuda_driver.driver().context(self.ordinal) if self.is_cuda else None
+
+    @property
+    def has_context(self) -> bool:
+        """Whether a CUDA device's primary context has been retained yet; False for the CPU."""
+        return self.is_cuda and cuda_driver.driver().has_context(self.ordinal)
+
+    def make_current(self) -> None:
+        """Make a CUDA device's primary context current on this thread (nothing for the CPU)."""
+        if self.is_cuda:
+            cuda_driver.driver().context(self.ordinal)
+
+    @property
+    def stream(self):
+        """The current stream of a CUDA device (``wp.get_stream(device)``); assigning sets it, as
+        ``set_stream``. The CPU has none: ``RuntimeError``."""
+        return _runtime.current_stream(self._cuda_only("stream"))
+
+    @stream.setter
+    def stream(self, stream) -> None:
+        self.set_stream(stream)
+
+    def set_stream(self, stream, sync: bool = True) -> None:
+        """Make ``stream`` (one of this CUDA device's) its current stream; ``sync``: after the work queued on
+        the previous one (Warp's default here, unlike ``wp.set_stream``'s)."""
+        _runtime.set_stream(stream, self._cuda_only("set_stream"), sync)
+
+    @property
+    def has_stream(self) -> bool:
+        """Whether the device has a current stream: every CUDA device has (its default stream until one is
+        set), the CPU has none."""
+        return self.is_cuda
+
+    @property
+    def null_stream(self):
+        """A CUDA device's default stream (the legacy default stream, handle 0); None for the CPU."""
+        return _runtime.default_stream(self) if self.is_cuda else None
+
+    @property
+    def is_capturing(self) -> bool:
+        """Whether launches are being recorded into a graph (``wp.capture_begin`` .. ``capture_end``): a capture
+        in brickwork records the launches of every device, so every device answers the same."""
+        return _runtime.capturing()
+
+    def can_access(self, other) -> bool:
+        """Whether kernels on this device may use arrays of ``other`` (a device or its name): only its own, in
+        brickwork (launches refuse arrays of another device; no peer access is enabled)."""
+        return get_device(other) == self
+
+    def get_cuda_output_format(self, preferred_cuda_output: str | None = None) -> str | None:
+        """What brickwork compiles kernels to for this device: ``"cubin"`` for a CUDA device, None for the CPU.
+        ``preferred_cuda_output`` may be None or ``"cubin"``; brickwork does not load PTX (``"ptx"`` is a
+        ``ValueError``)."""
+        if preferred_cuda_output not in (None, "cubin"):
+            raise ValueError(f"get_cuda_output_format: brickwork compiles CUDA kernels to cubins only, not to "
+                             f"{preferred_cuda_output!r} (expected None or 'cubin')")
+        return None if self.is_cpu else "cubin"
+
+    def get_cuda_compile_arch(self) -> int | None:
+        """The architecture CUDA kernels for this device are compiled for, as Warp's int (90: ``sm_90``):
+        ``BRICKWORK_CUDA_ARCH`` where set, else the device's own; None for the CPU."""
+        if self.is_cpu:
+            return None
+        from . import config
+
+        forced = config.cuda_arch  # "sm_90a": the number, without the feature suffix
+        return int(forced[3:].rstrip("abcdefghijklmnopqrstuvwxyz")) if forced else self.arch
+
+    def _cuda_only(self, what: str) -> "Device":
+        if self.is_cpu:
+            raise RuntimeError(f"Device {self} is not a CUDA device: it has no {what} (streams belong to 'cuda:N')")
+        return self
+
+    def __getattr__(self, attribute: str):
+        reason = _NOT_IN_BRICKWORK.get(attribute)
+        if reason is None:
+            raise AttributeError(f"'Device' object has no attribute {attribute!r}")
+        raise AttributeError(f"Device.{attribute} is Warp's and not brickwork's: {reason}")
+
     def __str__(self):
-        return self.name
+        return self.alias
 
     def __repr__(self):
-        return f'Device("{self.name}")'
+        return f"'{self.alias}'"
 
     def __eq__(self, other):
         if isinstance(other, str):
-            return self.name == other
-        return isinstance(other, Device) and other.name == self.name
+            if other == "cuda":  # as Warp: the current CUDA device
+                return self.is_cuda and get_cuda_device() is self
+            return self.alias == other
+        return isinstance(other, Device) and other.alias == self.alias
 
     def __hash__(self):
-        return hash(self.name)
+        return hash(self.alias)
+
+
+# Warp's Device attributes that belong to Warp's runtime, not to a device of brickwork's
+_ALLOCATORS = "brickwork allocates with cuMemAlloc (CUDA) and numpy (CPU), and takes no custom allocators"
+_NOT_IN_BRICKWORK = {
+    "runtime": "brickwork keeps no Runtime object (its devices answer for themselves)",
+    "get_allocator": _ALLOCATORS, "default_allocator": _ALLOCATORS, "pinned_allocator": _ALLOCATORS,
+    "current_allocator": _ALLOCATORS, "mempool_allocator": _ALLOCATORS,
+    "memset": "use array.fill_ or array.zero_", "memtile": "use array.fill_",
+    "captures": "a brickwork capture records every device's launches (see Device.is_capturing)",
+    "context_guard": "brickwork makes a device's primary context current itself on every driver call",
+}
+
+# brickwork.runtime.device_link: the streams, captures and NVRTC architectures Device reports. It sets this when it
+# loads, with brickwork (the runtime imports this module, so this module cannot import it)
+_runtime = None
+
+
+def _host_pages(which: str) -> int:
+    import os
+
+    return os.sysconf(which) * os.sysconf("SC_PAGE_SIZE")
 
 
 CPU = Device("cpu", -1)
@@ -142,12 +368,32 @@ def get_cuda_driver_version() -> tuple[int, int] | None:
     return v // 1000, v % 1000 // 10
 
 
-def unmap_cuda_device(alias: str) -> None:
-    """Warp compatibility: remove a CUDA device mapped under an alias of its own. brickwork names its CUDA
-    devices ``cuda:N`` after the driver's ordinals and maps none under other aliases (it has no
-    ``map_cuda_device``), so every alias raises ``RuntimeError``, as Warp does for an alias it has not mapped."""
+def _check_alias(function: str, alias) -> None:
     if not isinstance(alias, str):
-        raise TypeError(f"unmap_cuda_device: alias must be a str, got {type(alias).__name__}")
+        raise TypeError(f"{function}: alias must be a str, got {type(alias).__name__}")
+
+
+def map_cuda_device(alias: str, context=None) -> Device:
+    """Warp compatibility: give a CUDA context a device alias. brickwork runs each CUDA device in its primary
+    context under the name ``cuda:N`` (fixed by the driver's ordinal): ``map_cuda_device("cuda:N")`` with
+    ``context`` None or that device's primary context (``Device.context``) returns the device; any other alias
+    or context is a ``RuntimeError`` that says so, and changes nothing."""
+    _check_alias("map_cuda_device", alias)
+    dev = get_device(alias) if alias.startswith("cuda:") and is_device_available(alias) else None
+    if dev is not None and (context is None or _context_handle(context) == dev.context):
+        return dev
+    raise RuntimeError(f"map_cuda_device({alias!r}): brickwork maps no CUDA contexts under aliases of their own "
+                       "(each CUDA device runs in its primary context, named 'cuda:N' by the driver's ordinal)")
+
+
+def _context_handle(context) -> int | None:
+    return getattr(context, "value", context)  # a ctypes.c_void_p, or the int Device.context gives
+
+
+def unmap_cuda_device(alias: str) -> None:
+    """Warp compatibility: remove a CUDA device mapped under an alias of its own. brickwork maps none (see
+    ``map_cuda_device``), so every alias raises ``RuntimeError``, as Warp does for an alias it has not mapped."""
+    _check_alias("unmap_cuda_device", alias)
     raise RuntimeError(f"Invalid CUDA device alias {alias!r}: brickwork maps no CUDA devices under aliases "
                        "(its CUDA devices are 'cuda:N', fixed by the driver)")
 
@@ -159,9 +405,9 @@ def set_device(device) -> None:
 
 
 def get_preferred_device() -> Device:
-    """The device launches use when none is named: the CPU (name ``"cuda:N"``, or make it current with
-    ``set_device``/``ScopedDevice``, to run on a GPU)."""
-    return CPU
+    """The preferred compute device, as Warp's: ``cuda:0`` where a CUDA device exists, else the CPU. (The
+    current device, which launches use when none is named, stays the CPU until ``set_device`` changes it.)"""
+    return get_device("cuda:0") if is_cuda_available() else CPU
 
 
 def is_cuda_available() -> bool:
@@ -182,156 +428,6 @@ def is_device_available(device) -> bool:
     except (ValueError, DeviceUnavailableError):
         return False
     return True
-
-
-def _known_device(device) -> Device:
-    """The named device; a name of no device here is a ValueError (as Warp's device queries raise)."""
-    try:
-        return get_device(device)
-    except DeviceUnavailableError as e:
-        raise ValueError(f"Invalid device identifier: {device} ({e})") from None
-    except ValueError:
-        raise ValueError(f"Invalid device identifier: {device}") from None
-
-
-def is_mempool_supported(device) -> bool:
-    """Whether brickwork allocates on ``device`` from a CUDA stream-ordered memory pool: never (the CPU has none;
-    on CUDA devices brickwork allocates with ``cuMemAlloc``)."""
-    _known_device(device)
-    return False
-
-
-def is_mempool_enabled(device) -> bool:
-    """Whether allocations on ``device`` use a CUDA memory pool: never in brickwork (see ``is_mempool_supported``)."""
-    _known_device(device)
-    return False
-
-
-def is_mempool_access_supported(target_device, peer_device) -> bool:
-    """Whether ``peer_device`` may access the memory pool of ``target_device``: no device has one in brickwork."""
-    _known_device(target_device), _known_device(peer_device)
-    return False
-
-
-def is_mempool_access_enabled(target_device, peer_device) -> bool:
-    """Whether ``peer_device`` has access to the memory pool of ``target_device``: never in brickwork."""
-    _known_device(target_device), _known_device(peer_device)
-    return False
-
-
-def is_peer_access_supported(target_device, peer_device) -> bool:
-    """Whether kernels on ``peer_device`` may read memory of ``target_device`` directly: brickwork enables no
-    CUDA peer access, and the CPU has none."""
-    _known_device(target_device), _known_device(peer_device)
-    return False
-
-
-def is_peer_access_enabled(target_device, peer_device) -> bool:
-    """Whether CUDA peer access from ``peer_device`` to ``target_device`` is enabled: never in brickwork."""
-    _known_device(target_device), _known_device(peer_device)
-    return False
-
-
-# Memory pools and peer access, as Warp spells their switches. brickwork allocates CUDA memory with
-# cuMemAlloc and enables no peer access: turning either off is what already holds (Warp code that does it
-# runs unchanged); turning it on, or asking for a pool's figures, is an error that says so.
-def _no_pool(device, doing: str) -> None:
-    dev = _known_device(device)
-    if dev.is_cpu:
-        raise ValueError(f"Memory pools are only supported on CUDA devices (cannot {doing} on {dev})")
-    raise ValueError(f"cannot {doing} on {dev}: brickwork allocates CUDA memory with cuMemAlloc and keeps no "
-                     f"memory pool (wp.is_mempool_supported({str(dev)!r}) is False)")
-
-
-def _no_peer_access(target_device, peer_device, what: str, enable) -> None:
-    devs = (_known_device(target_device), _known_device(peer_device))
-    if not enable:
-        return
-    if any(d.is_cpu for d in devs):
-        raise ValueError(f"{what} is only supported between CUDA devices (got {devs[0]} and {devs[1]})")
-    raise ValueError(f"cannot enable {what.lower()} from {devs[1]} to {devs[0]}: brickwork does not enable CUDA "
-                     f"peer access (copies between devices go through the host)")
-
-
-def set_mempool_enabled(device, enable: bool) -> None:
-    """Turn the CUDA memory pool of ``device`` on or off: off is what brickwork always does (a no-op);
-    on is a ``ValueError`` (no device has a pool in brickwork, see ``is_mempool_supported``)."""
-    if enable:
-        _no_pool(device, "enable a memory pool")
-    _known_device(device)
-
-
-def get_mempool_release_threshold(device) -> int:
-    """The release threshold of ``device``'s memory pool: a ``ValueError``, since no device has one."""
-    _no_pool(device, "read a memory pool's release threshold")
-
-
-def set_mempool_release_threshold(device, threshold) -> None:
-    """Set the release threshold of ``device``'s memory pool: a ``ValueError``, since no device has one."""
-    _no_pool(device, "set a memory pool's release threshold")
-
-
-def get_mempool_used_mem_current(device) -> int:
-    """Bytes in use in ``device``'s memory pool: a ``ValueError``, since no device has one."""
-    _no_pool(device, "read a memory pool's use")
-
-
-def get_mempool_used_mem_high(device) -> int:
-    """The most bytes ever in use in ``device``'s memory pool: a ``ValueError``, since no device has one."""
-    _no_pool(device, "read a memory pool's use")
-
-
-def set_mempool_access_enabled(target_device, peer_device, enable: bool) -> None:
-    """Let ``peer_device`` allocate from ``target_device``'s memory pool: off is a no-op, on a ``ValueError``."""
-    _no_peer_access(target_device, peer_device, "Memory pool access", enable)
-
-
-def set_peer_access_enabled(target_device, peer_device, enable: bool) -> None:
-    """Let kernels on ``peer_device`` read ``target_device``'s memory: off is a no-op, on a ``ValueError``."""
-    _no_peer_access(target_device, peer_device, "Peer access", enable)
-
-
-class _ScopedSwitch:
-    """A ``with`` block around one of the switches above; only off is possible, so nothing is restored."""
-
-    _set = None  # the switch: a staticmethod of the subclass
-
-    def __init__(self, *args):
-        self._args = args
-
-    def __enter__(self):
-        self._set(*self._args)
-        return self
-
-    def __exit__(self, *exc):
-        return None
-
-
-class ScopedMempool(_ScopedSwitch):
-    """``with wp.ScopedMempool(device, enable):`` the pool setting inside the block (only off is possible)."""
-
-    _set = staticmethod(set_mempool_enabled)
-
-    def __init__(self, device, enable: bool):
-        super().__init__(device, enable)
-
-
-class ScopedMempoolAccess(_ScopedSwitch):
-    """``with wp.ScopedMempoolAccess(target, peer, enable):`` pool access inside the block (only off is possible)."""
-
-    _set = staticmethod(set_mempool_access_enabled)
-
-    def __init__(self, target_device, peer_device, enable: bool):
-        super().__init__(target_device, peer_device, enable)
-
-
-class ScopedPeerAccess(_ScopedSwitch):
-    """``with wp.ScopedPeerAccess(target, peer, enable):`` peer access inside the block (only off is possible)."""
-
-    _set = staticmethod(set_peer_access_enabled)
-
-    def __init__(self, target_device, peer_device, enable: bool):
-        super().__init__(target_device, peer_device, enable)
 
 
 class ScopedDevice:

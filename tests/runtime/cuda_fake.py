@@ -55,6 +55,28 @@ class FakeDriver:
     def max_shared_memory_per_block(self, ordinal):
         return 48 * 1024
 
+    # the attributes behind Device's Warp properties: an H100 SXM's answers, device N on PCI bus 0x18 + N
+    ATTRIBUTES = {"unified_addressing": 1, "pageable_memory_access": 0, "direct_managed_mem_access_from_host": 0,
+                  "host_native_atomic_supported": 0, "managed_memory": 1, "concurrent_managed_access": 1,
+                  "pci_domain_id": 0, "pci_device_id": 0}
+    FREE_MEMORY = (1 << 34) - (600 << 20)
+
+    def attribute(self, ordinal, name):
+        return 0x18 + ordinal if name == "pci_bus_id" else self.ATTRIBUTES[name]
+
+    def uuid(self, ordinal):
+        return bytes(range(16 * ordinal, 16 * ordinal + 16))
+
+    def memory_info(self, ordinal):
+        return self.FREE_MEMORY, self.total_memory(ordinal)
+
+    def context(self, ordinal):
+        self.contexts = getattr(self, "contexts", set()) | {ordinal}
+        return 0xC000 + ordinal
+
+    def has_context(self, ordinal):
+        return ordinal in getattr(self, "contexts", ())
+
     def alloc(self, ordinal, nbytes):
         ptr = self.next
         self.memory[ptr] = bytearray(max(nbytes, 1))

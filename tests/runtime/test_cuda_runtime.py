@@ -51,7 +51,8 @@ def test_without_a_gpu_a_cuda_launch_is_refused_and_nothing_runs():
 # -- devices ----------------------------------------------------------------------------------------
 def test_cuda_devices_come_from_the_driver(fake):
     d = wp.get_device("cuda:0")
-    assert (d.name, d.ordinal, d.arch, d.sm_arch, d.is_cuda) == ("cuda:0", 0, 90, "sm_90", True)  # arch: Warp's int
+    assert (d.alias, d.name, d.ordinal, d.arch, d.sm_arch, d.is_cuda) == ("cuda:0", "Fake GPU 0", 0, 90, "sm_90",
+                                                                          True)  # arch: Warp's int
     assert wp.get_device("cuda") is d and devices.get_cuda_device_count() == 1 and wp.is_cuda_available()
     with pytest.raises(DeviceUnavailableError, match="no CUDA device 'cuda:1': this machine has 1"):
         wp.get_device("cuda:1")

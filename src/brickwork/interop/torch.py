@@ -47,7 +47,7 @@ def device_from_torch(torch_device):
 def device_to_torch(warp_device) -> str:
     """The torch device string of a brickwork device (or device name): ``"cpu"`` or ``"cuda:N"`` (brickwork uses
     each CUDA device's primary context, as torch does)."""
-    return get_device(warp_device).name
+    return get_device(warp_device).alias
 
 
 # -- tensors as arrays ----------------------------------------------------------------------------------

@@ -179,7 +179,7 @@ class Tree:
         ``first``, ``last``, ``order`` and ``leaves`` as in ``kernel_tables``, and ``levels``, each level's inner
         nodes, deepest level first."""
         cache = self.__dict__.setdefault("_tables_on", {})
-        found = cache.get(device.name)
+        found = cache.get(device.alias)
         if found is None:
             def put(values):
                 return array(np.ascontiguousarray(values, np.int32), dtype=int32, device=device)
@@ -188,7 +188,7 @@ class Tree:
                                                             ("order", self.order), ("leaves", self.leaves))}
             inner = [ids[split] for ids, split in reversed(self.levels)]
             found["levels"] = [put(nodes) for nodes in inner if len(nodes)]
-            cache[device.name] = found
+            cache[device.alias] = found
         return found
 
     def bounds(self, lowers: np.ndarray, uppers: np.ndarray) -> tuple:

@@ -23,7 +23,7 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
     """Run ``kernel`` over ``dim`` threads on the CUDA ``device``, on ``stream`` (None: the device's current
     stream, ``wp.get_stream``); arrays must be on that device."""
     sig = _signature(args)
-    entry = kernel.launch_table.get((device.name, sig))
+    entry = kernel.launch_table.get((device.alias, sig))
     if entry is None or entry[0].config_mode != config.mode:
         if any(host._host_value(a) for a in args):  # np.memmap too
             args = host._host_arguments(kernel, args)  # numpy arrays are host memory: refused by _prepare
@@ -31,11 +31,11 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
         if any(is_foreign_cuda_array(a) for a in args):  # CuPy, PyTorch, Numba: views of their memory, each launch
             args = _device_views(kernel, args, device)
             sig = _signature(args)
-            entry = kernel.launch_table.get((device.name, sig))
+            entry = kernel.launch_table.get((device.alias, sig))
     if entry is None or entry[0].config_mode != config.mode:
         from ..targets.cuda import device_target
 
-        entry = host._prepare(kernel, sig, args, device, device_target(device), (device.name, sig))
+        entry = host._prepare(kernel, sig, args, device, device_target(device), (device.alias, sig))
     inst, pack = entry
     if type(dim) is int and inst.tid_dims == 1:
         d0, d1, d2, d3, total = dim, 1, 1, 1, dim

@@ -46,7 +46,7 @@ class Stream:
         return found
 
     def __repr__(self):
-        return f"Stream({self.device.name!r}, cuda_stream={self.cuda_stream:#x})"
+        return f"Stream({self.device.alias!r}, cuda_stream={self.cuda_stream:#x})"
 
     def __eq__(self, other):
         return isinstance(other, Stream) and (other.device, other.cuda_stream) == (self.device, self.cuda_stream)
@@ -96,7 +96,7 @@ class Event:
         self.cuda_event = cuda_driver.driver().event_create(self.device.ordinal, enable_timing)
 
     def __repr__(self):
-        return f"Event({self.device.name!r}, enable_timing={self.enable_timing})"
+        return f"Event({self.device.alias!r}, enable_timing={self.enable_timing})"
 
     def __del__(self):
         if getattr(self, "cuda_event", None):

@@ -309,7 +309,7 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
     adjs = adjs or [None] * len(args)
     sig = _signature(args)
     on = get_device(device) if device is not None else CPU
-    table_key = sig if on.is_cpu else (on.name, sig)  # a CUDA device's entries: as cuda_launch keys them
+    table_key = sig if on.is_cpu else (on.alias, sig)  # a CUDA device's entries: as cuda_launch keys them
     entry = kernel.launch_table.get(table_key)
     if entry is None:
         if on.is_cpu:

@@ -46,7 +46,7 @@ class OnDevice:
         return isinstance(other, OnDevice) and other.key is self.key and other.device == self.device
 
     def __hash__(self):
-        return hash((OnDevice, self.key, self.device.name))
+        return hash((OnDevice, self.key, self.device.alias))
 
 
 class Allocation:
