@@ -2,8 +2,11 @@
 ``__dlpack__`` of CUDA arrays, and of host arrays whose element type numpy has no DLPack code for
 (bfloat16).
 
-The capsule keeps the array (and so its allocation) alive until the consumer calls the deleter, or,
-when no consumer takes it, until the capsule itself goes.
+numpy makes the capsule, of an ndarray over the same memory (whose base keeps the array, and so its allocation,
+alive), and the device and element type are then written into its ``DLTensor``: the deleter and the capsule's
+destructor are numpy's C functions. They run no Python code of ours, so a consumer that drops the capsule while an
+exception is in flight (numpy's ``from_dlpack`` refusing a CUDA or bfloat16 tensor) keeps that exception; a
+ctypes callback would turn it into a ``SystemError`` and lose it.
 """
 
 from __future__ import annotations
@@ -39,30 +42,11 @@ class DLManagedTensor(ctypes.Structure):
 _DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor))
 DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", _DELETER)]
 
-_alive: dict = {}  # address of a DLManagedTensor -> what it points into (the array, shape and strides)
-
-
-@_DELETER
-def _delete(managed):
-    _alive.pop(ctypes.addressof(managed.contents), None)
-
-
-_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 # Private function objects (item access makes new ones): others may set argtypes on pythonapi's attributes.
-_capsule_new = ctypes.pythonapi["PyCapsule_New"]
-_capsule_new.restype, _capsule_new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, _DESTRUCTOR]
 _capsule_valid = ctypes.pythonapi["PyCapsule_IsValid"]
 _capsule_valid.restype, _capsule_valid.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]
 _capsule_pointer = ctypes.pythonapi["PyCapsule_GetPointer"]
 _capsule_pointer.restype, _capsule_pointer.argtypes = ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_char_p]
-
-
-@_DESTRUCTOR
-def _unconsumed(capsule):
-    # A consumer renames the capsule "used_dltensor" and calls the deleter itself; otherwise we do.
-    if _capsule_valid(capsule, _NAME):
-        managed = ctypes.cast(_capsule_pointer(capsule, _NAME), ctypes.POINTER(DLManagedTensor))
-        managed.contents.deleter(managed)
 
 
 def contiguous_strides(shape) -> list[int]:
@@ -76,20 +60,23 @@ def contiguous_strides(shape) -> list[int]:
 def capsule(arr, ptr: int, shape: tuple, comp: np.dtype, bfloat: bool, ordinal: int, device_type: int = KDL_CUDA,
             strides: tuple | None = None):
     """A ``dltensor`` capsule of an array of ``shape`` elements of ``comp`` at ``ptr`` (``strides`` in
-    elements; C-contiguous when None) on ``(device_type, ordinal)``."""
-    ndim = len(shape)
-    dims = (ctypes.c_int64 * max(ndim, 1))(*shape)
+    elements; C-contiguous when None) on ``(device_type, ordinal)``; it keeps ``arr`` alive until the consumer
+    calls its deleter, or, when no consumer takes it, until the capsule goes."""
     if strides is None:
         strides = contiguous_strides(shape)
-    steps = (ctypes.c_int64 * max(ndim, 1))(*strides)
-    code = _KDL_BFLOAT if bfloat else _CODES[comp.kind]
-    managed = DLManagedTensor()
-    managed.dl_tensor = DLTensor(ptr, DLDevice(device_type, ordinal), ndim, DLDataType(code, 8 * comp.itemsize, 1),
-                                 dims, steps, 0)
-    managed.deleter = _delete
-    address = ctypes.addressof(managed)
-    _alive[address] = (managed, dims, steps, arr)
-    return _capsule_new(address, _NAME, _unconsumed)
+    size = comp.itemsize
+    empty = 0 in shape
+    low = 0 if empty else sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)  # elements from ptr
+    high = 0 if empty else sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
+    span = (ctypes.c_uint8 * (0 if empty else (high - low + 1) * size)).from_address((ptr or 0) + low * size)
+    span.owner = arr  # the ndarray's base: the capsule holds the array through it (the memory is not read)
+    holder = np.ndarray(shape, dtype=comp, buffer=span, offset=-low * size, strides=[s * size for s in strides])
+    made = holder.__dlpack__()
+    managed = DLManagedTensor.from_address(_capsule_pointer(id(made), _NAME))  # numpy's, in memory it allocated
+    managed.dl_tensor.device = DLDevice(device_type, ordinal)
+    if bfloat:
+        managed.dl_tensor.dtype.code = _KDL_BFLOAT  # numpy wrote uint16, the bfloat16 storage
+    return made
 
 
 def to_dlpack(arr):
