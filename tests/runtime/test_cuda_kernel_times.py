@@ -49,6 +49,32 @@ def test_launches_are_timed_per_kernel_on_their_stream():
         assert "| bump | 1 | 1.5000 | 75% |" in lines and lines[-3].startswith("| all | 1.33333 | 2.0000")
 
 
+@wp.kernel
+def halve(x: wp.array(dtype=float)):
+    x[wp.tid()] = 0.5 * x[wp.tid()]
+
+
+@pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed")
+def test_a_cache_entry_built_under_another_label_is_timed_by_the_launched_kernel_s():
+    # the cache is keyed by content: tests/targets/test_cuda_nvrtc.py builds this module's kernels for sm_90 under
+    # ids of its own ("runtime/test_cuda_kernel_times::twice"), into the session's cache that xdist workers share;
+    # a launch that then finds the entry must still carry its own kernel's label (timings, error messages)
+    from brickwork import pipeline
+    from brickwork.targets.cuda import cuda_target
+
+    target = cuda_target("sm_90")  # the fake driver's device: capability 9.0
+    types = [t for _, t in halve.params]
+    text, meta = pipeline.generate(halve, types, "elsewhere::halve", target=target)
+    [built] = target.compile_many([(pipeline.cache_key(pipeline.key_parts(halve, types, target=target)), text,
+                                    "elsewhere::halve", meta)])
+    assert not isinstance(built, Exception) and built[1]["label"] != "halve"  # (or test_cuda_nvrtc's label)
+    with installed(FakeDriver()):
+        x = wp.zeros(8, device="cuda:0")
+        with KernelTimes() as times:
+            wp.launch(halve, dim=8, inputs=[x], device="cuda:0")
+        assert times.totals() == [("halve", 1, 1.5)]
+
+
 def test_hand_launches_are_timed_by_kernel_name():
     class Runner:
         ordinal = 0

@@ -127,7 +127,9 @@ class Instance:
         writes = tuple(meta.get("writes", ()))
         writes_fields = tuple((int(i), tuple(p)) for i, p in meta.get("writes_fields", ()))
         access = (tuple(meta.get("reads", ())), writes, tuple(tuple(p) for p in meta.get("read_then_written", ())))
-        self.fn = self.target_object().load(path, meta)
+        # the entry is named after this instance: an entry of the (content-keyed) cache records the label it
+        # was built under, which another kernel with the same code, or a tool's build, may have given it
+        self.fn = self.target_object().load(path, dict(meta, label=self.label))
         self.tid_dims, self.writes, self.writes_fields, self.access = tid_dims, writes, writes_fields, access
         self.uses_tiles = bool(meta.get("tiles"))
         # the packer's checks: the extents dim must respect, then the id parameters (param, kind, builtin)
