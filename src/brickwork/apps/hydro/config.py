@@ -95,6 +95,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "png_dt": Key("float", -1.0, "time between PNG snapshots (0: only first and last; -1: none)", minimum=-1.0),
         "png_variable": Key("str", "density", "what the PNG shows", choices=PNG_VARIABLES),
         "restart_dt": Key("float", -1.0, "time between restart files (0: only the last; -1: none)", minimum=-1.0),
+        "hdf5_dn": Key("int", -1, "cycles between HDF5 + XDMF outputs, besides hdf5_dt (-1: none)", minimum=-1),
+        "png_dn": Key("int", -1, "cycles between PNG snapshots, besides png_dt (-1: none)", minimum=-1),
+        "restart_dn": Key("int", -1, "cycles between restart files, besides restart_dt (-1: none)", minimum=-1),
         "history": Key("bool", True, "write conserved totals every step to BASENAME.hst"),
         "progress": Key("bool", True, "show a progress bar on standard error"),
     },
@@ -340,6 +343,10 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>",
         raise ConfigError(f"hydro.device: {device!r} is not one of {', '.join(map(repr, DEVICE_CHOICES))} (N: the "
                           f"number of the GPU, from 0)" + _suggest(device, ("cpu", "cuda")))
     out = sections["output"]
+    for kind in ("hdf5", "png", "restart"):
+        if out[f"{kind}_dn"] == 0:
+            raise ConfigError(f"output.{kind}_dn: 0 is no cadence; set it to n >= 1 (the states whose cycle is a "
+                              f"multiple of n) or -1 (none)")
     if "\0" in out["dir"]:  # os.makedirs would fail with a raw ValueError
         raise ConfigError(f"output.dir: {out['dir']!r} contains a NUL character, which no directory name can hold")
     if out["basename"] is None:

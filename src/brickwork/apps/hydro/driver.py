@@ -6,7 +6,8 @@ advances one step. Outputs therefore only ever hold checked states: when a step 
 state the run stops with ``SimulationError`` and the last good output stays on disk.
 
 Schedules (``output.*_dt``, in simulated time, see ``schedule``): -1 never, 0 the first state and
-the last (restart files: only the last), > 0 every so often plus the last. A restart file records
+the last (restart files: only the last), > 0 every so often plus the last; ``output.*_dn``, in
+cycles, adds the states whose cycle is a multiple of it. A restart file records
 the state, time, cycle and the schedules (``checkpoint``), so a restarted run repeats the rest of
 the uninterrupted one bit for bit; a changed cadence starts at the restart time.
 
@@ -50,7 +51,7 @@ from brickwork.same_on_ranks import check_same
 from . import checkpoint
 from .config import Config, ConfigError
 from .progress import Progress
-from .schedule import KINDS, Schedule
+from .schedule import KINDS, Schedule, scheduled
 from .solver import CONSERVED, BadStateError, Hydro, hydro_package
 
 #: without ``time.nlim``, the run stops with ``SimulationError`` when the CFL time step falls below
@@ -145,19 +146,19 @@ def _write_png(sim: Hydro, path: str, per_block) -> str:
     return png.save(path, values, m["xmin"], m["xmax"], sim.ndim, var, title, reference)
 
 
-#: the outputs that need a package of the ``io`` extra: (schedule key in ``[output]``, module)
-WRITERS = (("hdf5_dt", "h5py"), ("png_dt", "matplotlib"))
+#: the outputs that need a package of the ``io`` extra: (kind of output, module)
+WRITERS = (("hdf5", "h5py"), ("png", "matplotlib"))
 
 
 def _missing_writers(cfg: Config) -> list[tuple[str, str]]:
-    """``(schedule key, module)`` of each scheduled output whose writer cannot be imported."""
+    """``(kind, module)`` of each scheduled output whose writer cannot be imported."""
     missing = []
-    for key, module in WRITERS:
-        if cfg["output"][key] >= 0:
+    for kind, module in WRITERS:
+        if scheduled(cfg["output"], kind):
             try:
                 __import__(module)
             except ImportError:
-                missing.append((key, module))
+                missing.append((kind, module))
     return missing
 
 
@@ -167,11 +168,13 @@ def _check_writers(cfg: Config) -> None:
     missing = _missing_writers(cfg)
     if not missing:
         return
-    keys = " and ".join(f"output.{key} >= 0" for key, _ in missing)
+    out = cfg["output"]
+    on = [f"output.{kind}_dt >= 0" if out[f"{kind}_dt"] >= 0 else f"output.{kind}_dn >= 1" for kind, _ in missing]
+    off = [f"output.{kind}_{unit} = -1" for kind, _ in missing for unit in ("dt", "dn")
+           if unit == "dt" or out[f"{kind}_dn"] >= 1]
     modules = " and ".join(module for _, module in missing)
-    off = " and ".join(f"output.{key} = -1" for key, _ in missing)
-    raise ConfigError(f"{keys} {'need' if len(missing) > 1 else 'needs'} {modules}: pip install 'brickwork[io]', "
-                      f"or set {off}")
+    raise ConfigError(f"{' and '.join(on)} {'need' if len(missing) > 1 else 'needs'} {modules}: pip install "
+                      f"'brickwork[io]', or set {' and '.join(off)}")
 
 
 def _block_count(cfg: Config) -> int:
@@ -364,7 +367,7 @@ def _check_same_input(world, cfg: Config) -> None:
 def writes_files(cfg: Config) -> bool:
     """Whether the run ``cfg`` writes any file: a history file, or an output whose schedule is not -1."""
     out = cfg["output"]
-    return out["history"] or any(out[f"{kind}_dt"] >= 0 for kind in KINDS)
+    return out["history"] or any(scheduled(out, kind) for kind in KINDS)
 
 
 def _check_before_run(cfg: Config) -> list[str]:

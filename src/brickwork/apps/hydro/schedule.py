@@ -5,6 +5,11 @@ first state at or past each multiple of the cadence, plus the last. A restart fi
 schedule; a restarted run with the same cadence continues it exactly (so it writes what the
 uninterrupted run would have), and one with a changed cadence starts the new cadence at the
 restart: its next output is due at the first multiple of the new value past the restart time.
+
+``output.*_dn``, in cycles: -1 (the default) never, ``n >= 1`` every state whose cycle is a multiple
+of ``n`` (restart files: not cycle 0), plus the last. An output is due when either its ``*_dt`` or its
+``*_dn`` says so, and is written once per state. A cycle cadence needs nothing stored: a restarted
+run counts cycles from the file's, so it continues the cadence whether or not ``n`` changed.
 """
 
 from __future__ import annotations
@@ -30,25 +35,34 @@ def first_multiple_past(t: float, every: float) -> float:
     return math.nextafter(limit, math.inf)
 
 
+def scheduled(out: dict, kind: str) -> bool:
+    """Whether the ``[output]`` section ``out`` schedules ``kind`` (by time, by cycle or both)."""
+    return out[f"{kind}_dt"] >= 0 or out.get(f"{kind}_dn", -1) >= 1
+
+
 class Schedule:
     """When each kind of output is due, and how many were written."""
 
     def __init__(self, cfg):
         out = cfg["output"]
         self.every = {"hdf5": out["hdf5_dt"], "png": out["png_dt"], "restart": out["restart_dt"]}
+        #: the cycle cadences, ``output.*_dn`` (-1: none)
+        self.every_cycles = {kind: out.get(f"{kind}_dn", -1) for kind in KINDS}
         self.next = {k: (0.0 if k != "restart" else (dt if dt > 0 else math.inf)) for k, dt in self.every.items()}
         self.count = dict.fromkeys(KINDS, 0)
         self.last_cycle = dict.fromkeys(KINDS, -1)
 
     def due(self, kind: str, t: float, cycle: int, final: bool) -> bool:
-        every = self.every[kind]
-        if every < 0 or self.last_cycle[kind] == cycle:
+        every, cycles = self.every[kind], self.every_cycles[kind]
+        if (every < 0 and cycles < 1) or self.last_cycle[kind] == cycle:
             return False
         if final:
             return True
+        if cycles >= 1 and cycle % cycles == 0 and not (kind == "restart" and cycle == 0):
+            return True
         if every == 0:
             return kind != "restart" and self.count[kind] == 0
-        return t >= self.next[kind] * (1.0 - TOLERANCE)
+        return every > 0 and t >= self.next[kind] * (1.0 - TOLERANCE)
 
     def advance(self, kind: str, t: float, cycle: int) -> int:
         """Mark ``kind`` written at (t, cycle); returns the number of this output."""
