@@ -14,6 +14,7 @@ working C++ compiler (1). A compiler that rejects generated code is a brickwork 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
@@ -238,7 +239,22 @@ def main(argv=None) -> int:
         args = sub.choices[argv[0]].parse_intermixed_args(argv[1:])
     else:
         args = parser.parse_args(argv)
-    return args.run(args)
+    try:
+        code = args.run(args)
+        sys.stdout.flush()  # here, not at exit, where a closed pipe would be an ignored-exception message
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _reader_gone() -> int:
+    """Standard output's reader went away (``brickwork cache list | head -1``): stop without a traceback,
+    as ``cat`` does; 141 is the status a shell gives a command that SIGPIPE ended."""
+    try:  # what is still buffered goes nowhere, instead of failing again when Python flushes at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 141
 
 
 if __name__ == "__main__":

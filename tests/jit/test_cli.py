@@ -125,3 +125,21 @@ def test_a_cache_directory_path_too_long_is_an_invalid_setting(tmp_path):
     assert "cache:      invalid (see setting:)" in info.stdout.splitlines()
     assert any(line.startswith("setting:    invalid: environment variable BRICKWORK_CACHE_DIR=")
                for line in info.stdout.splitlines())
+
+
+@pytest.mark.parametrize("args", [["info"], ["cache", "list"], ["cache", "dir"]])
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, args):
+    """``brickwork cache list | head -1``: the pipe's reader closes it; the command stops with the status a
+    shell gives SIGPIPE, 141, and no traceback (it printed two, one per print in info's fallback)."""
+    env = {**os.environ, "PYTHONPATH": SRC, "BRICKWORK_CACHE_DIR": str(tmp_path / "cache")}
+    (tmp_path / "cache").mkdir()
+    for n in range(3):  # a cache to list
+        entry = tmp_path / "cache" / f"{n:040x}"
+        entry.mkdir()
+        (entry / "meta.json").write_text('{"label": "k"}')
+    done = subprocess.Popen([sys.executable, "-m", "brickwork.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    done.stdout.close()  # before the command writes a byte: every write of it fails
+    err = done.stderr.read().decode()
+    assert done.wait(timeout=600) == 141
+    assert err == ""
