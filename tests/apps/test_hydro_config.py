@@ -54,6 +54,13 @@ def test_defaults_come_from_the_problem_then_the_schema():
     ({"colour": "red", "problem": {"name": "sod"}}, [],
      r"^key 'colour' in in.toml is outside any section: .*; sections: problem, mesh, hydro, time, output$"),
     ({"mesh": {"nx": [64]}}, [], r"problem.name is missing"),
+    # a key of another section names that section (it listed the keys of the wrong one only)
+    (SOD, ["hydro.nghost=3"], r"^override 'hydro.nghost=3': unknown key 'hydro.nghost' \(nghost belongs under "
+                              r"\[mesh\]: mesh.nghost\); known keys of \[hydro\]: cfl, device, "),
+    ({"problem": {"name": "sod"}, "mesh": {"reconstruction": "plm"}}, [],
+     r"^unknown key 'mesh.reconstruction' in in.toml \(reconstruction belongs under \[hydro\]: "
+     r"hydro.reconstruction\); known keys of \[mesh\]: "),
+    (SOD, ["mesh.rho_l=2"], r"unknown key 'mesh.rho_l' \(rho_l belongs under \[problem\]: problem.rho_l\)"),
 ])
 def test_unknown_keys_are_named_with_close_matches(raw, overrides, message):
     with pytest.raises(ConfigError, match=message):
@@ -95,6 +102,9 @@ def test_wrong_types_and_values(raw, overrides, message):
     (["mesh.xmin=[-inf]"], r"mesh.xmin: expected finite numbers, got -inf in \[-inf\]"),
     (["mesh.xmax=inf"], r"mesh.xmax: expected finite numbers, got inf in \[inf\]"),
     (["mesh.xmin=[0.0, 0.0]"], r"mesh.xmin=\[0.0, 0.0\] has 2 entries but mesh.nx=\[256\] has 1"),
+    # a 2-D run from a 1-D input file: the message gives the value to set
+    (["mesh.nx=[256, 16]", "mesh.block_nx=[64, 16]", "mesh.xmin=[0.0]"],
+     r"^mesh.xmin=\[0.0\] needs 2 entries, one per direction of mesh.nx=\[256, 16\] \(e.g. mesh.xmin=\[0.0, 0.0\]\)$"),
     (["mesh.xmax=[1, 1, 1]"], r"mesh.xmax=\[1.0, 1.0, 1.0\] has 3 entries but mesh.nx=\[256\] has 1"),
     (["mesh.xmin=[-1e308]", "mesh.xmax=[1e308]", "problem.x0=0"],
      r"mesh.xmax1 - mesh.xmin1 = 1e\+308 - -1e\+308 is beyond the largest double: the domain is too large"),

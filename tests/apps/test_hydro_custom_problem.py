@@ -148,3 +148,10 @@ def test_an_initial_state_of_the_wrong_form_is_named_and_writes_nothing(tmp_path
     with pytest.raises(ConfigError, match=message):
         hydro.run(cfg)
     assert not os.path.exists(out)
+
+
+def test_a_domain_neither_the_problem_nor_the_input_gives_says_what_to_set(tmp_path):
+    write(tmp_path / "p.py", HEADER.replace("'xmin': [0, 0], ", "") + "def initial(*a, **k):\n    pass\n")
+    with pytest.raises(ConfigError, match=r"^mesh.xmin is missing in in.toml: the lower corner of the domain, one "
+                                          r"entry per direction of mesh.nx \(e.g. xmin = \[0.0, 0.0\]\)$"):
+        hydro.build_config({"problem": {"file": "p.py"}}, [], source="in.toml", base_dir=str(tmp_path))

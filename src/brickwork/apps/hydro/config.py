@@ -248,11 +248,20 @@ def _home(key: str) -> str:
     return f" (put it under {' or '.join(homes)})" if homes else f"; sections: {', '.join(SCHEMA)}"
 
 
+def _unknown_key(section: str, key: str, schema: dict, where: str = "") -> ConfigError:
+    """The error of ``section.key`` unknown to ``schema`` (every section's keys): the close matches in
+    its section, or the section it belongs to (``hydro.nghost``: it is ``mesh.nghost``)."""
+    homes = [f"{other}.{key}" for other, keys in schema.items() if other != section and key in keys]
+    hint = (f" ({key} belongs under [{homes[0].split('.')[0]}]: {' or '.join(homes)})" if homes
+            else _suggest(key, schema[section], f"{section}."))
+    return ConfigError(f"unknown key '{section}.{key}'{where}{hint}; known keys of [{section}]: "
+                       f"{', '.join(sorted(schema[section]))}")
+
+
 def _check_section_keys(section: str, values: dict, schema: dict, where: str) -> None:
     for key in values:
-        if key not in schema:
-            raise ConfigError(f"unknown key '{section}.{key}'{where}" + _suggest(key, schema, f"{section}.")
-                              + f"; known keys of [{section}]: {', '.join(sorted(schema))}")
+        if key not in schema[section]:
+            raise _unknown_key(section, key, schema, where)
 
 
 def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>", base_dir: str | None = None) -> Config:
@@ -319,12 +328,10 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>",
     schema = {s: dict(keys) for s, keys in SCHEMA.items()}
     schema["problem"].update(problem.PARAMS)
     for section, values in raw.items():
-        _check_section_keys(section, values, schema[section], where)
+        _check_section_keys(section, values, schema, where)
     for section, key, text, item in parsed_overrides:
         if key not in schema[section]:
-            raise ConfigError(f"override {item!r}: unknown key '{section}.{key}'"
-                              + _suggest(key, schema[section], f"{section}.")
-                              + f"; known keys of [{section}]: {', '.join(sorted(schema[section]))}")
+            raise ConfigError(f"override {item!r}: {_unknown_key(section, key, schema)}")
         if not (section == "problem" and key in ("name", "file")):
             raw.setdefault(section, {})[key] = parse_override_value(text, schema[section][key], f"{section}.{key}")
     # layer: schema defaults < problem defaults < file and overrides
@@ -400,9 +407,13 @@ def _check_mesh(sections: dict, problem, where: str, given: set) -> None:
     mesh["nghost"] = nghost
     for name in ("xmin", "xmax"):
         if mesh[name] is None:
-            raise ConfigError(f"mesh.{name} is missing{where}")
+            example = [0.0 if name == "xmin" else 1.0] * ndim
+            raise ConfigError(f"mesh.{name} is missing{where}: the {'lower' if name == 'xmin' else 'upper'} corner "
+                              f"of the domain, one entry per direction of mesh.nx (e.g. {name} = {example})")
         if len(mesh[name]) < ndim:
-            raise ConfigError(f"mesh.{name}={mesh[name]} needs {ndim} entries (one per direction of mesh.nx)")
+            padded = list(mesh[name]) + [mesh[name][-1] if mesh[name] else 0.0] * (ndim - len(mesh[name]))
+            raise ConfigError(f"mesh.{name}={mesh[name]} needs {ndim} entries, one per direction of mesh.nx={nx} "
+                              f"(e.g. mesh.{name}={padded})")
         # the problems' defaults have an entry for each of the three directions; what the input gives
         # must match mesh.nx, as block_nx must: an extra entry is a mistake, not a value to drop
         if name in given and len(mesh[name]) != ndim:
