@@ -155,3 +155,85 @@ def test_a_domain_neither_the_problem_nor_the_input_gives_says_what_to_set(tmp_p
     with pytest.raises(ConfigError, match=r"^mesh.xmin is missing in in.toml: the lower corner of the domain, one "
                                           r"entry per direction of mesh.nx \(e.g. xmin = \[0.0, 0.0\]\)$"):
         hydro.build_config({"problem": {"file": "p.py"}}, [], source="in.toml", base_dir=str(tmp_path))
+
+
+WIND = '''
+from brickwork.apps.hydro import Key
+
+NAME = "wind"
+DIMENSIONS = (1,)
+PARAMS = {"rho_in": Key("float", 2.0, "density of the inflow")}
+DEFAULTS = {"mesh": {"nx": [64], "block_nx": [16], "xmin": [0.0], "xmax": [1.0], "bc_x1": "user"},
+            "hydro": {"gamma": 1.4}, "time": {"tlim": 0.05}}
+U, P = 3.0, 1.0
+
+
+def inflow(block, view, side, field, params, gamma):
+    """Supersonic inflow at x1 = 0: the ghost cells hold (rho_in, U, P) as conserved variables."""
+    ng, rho = block.mesh.nghost, params["rho_in"]
+    if field == "density":
+        view[0, :, :, :ng] = rho
+    elif field == "momentum":
+        view[:, :, :, :ng] = 0.0
+        view[0, :, :, :ng] = rho * U
+    else:
+        view[0, :, :, :ng] = P / (gamma - 1.0) + 0.5 * rho * U * U
+
+
+BOUNDARIES = {"inner_x1": inflow, "outer_x1": "outflow"}
+
+
+def initial(x1, x2, x3, p, gamma, xmin, xmax):
+    return 1.0, U, 0.0, 0.0, P  # supersonic too: (U - c) > 0 on both sides of every face
+'''
+
+
+def test_user_boundaries_of_a_problem_file(tmp_path):
+    """A supersonic inflow at x1 = 0 (density problem.rho_in = 2.5, velocity 3) into gas of density 1 moving
+    at 3, leaving through outflow at x1 = 1: every flux through the ends is its upwind state's, so the mass
+    grows by exactly (2.5 * 3 - 1 * 3) t until the inflow front reaches the far end; the ghosts hold the
+    inflow state (the function received params and gamma, which it declares)."""
+    write(tmp_path / "wind.py", WIND)
+    cfg = hydro.build_config({"problem": {"file": "wind.py", "rho_in": 2.5}, "output": {
+        "history": True, "hdf5_dt": -1, "progress": False, "dir": str(tmp_path / "out")}}, [], base_dir=str(tmp_path))
+    assert cfg["mesh"]["bc_x1"] == "user"
+    result = hydro.run(cfg)
+    from brickwork.io import history
+
+    _, rows = history.read(str(tmp_path / "out" / "wind.hst"))
+    assert result.time == 0.05 and rows[-1, 1] == 0.05
+    assert rows[-1, 3] - rows[0, 3] == pytest.approx((2.5 - 1.0) * 3.0 * 0.05, rel=1e-13)
+    density = result.hydro.mesh.data("density")
+    assert np.all(density[0, 0, 0, 0, :2] == 2.5)  # the first block's inner ghosts: the inflow
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda s: s.replace('"outer_x1": "outflow"', '"outer_x1": "wall"'),
+     r"is not a hydro problem: BOUNDARIES\['outer_x1'\] must be a function fn\(block, view, side, field\) or one of "
+     r"'periodic', 'outflow', 'reflecting', got 'wall'"),
+    (lambda s: s.replace('"outer_x1": "outflow"', '"outer_x9": "outflow"'),
+     r"BOUNDARIES has the key 'outer_x9', not a side \(inner_x1, outer_x1, "),
+    (lambda s: s.replace(', "outer_x1": "outflow"', ""),
+     r"^mesh.bc_x1 = 'user' needs the boundary functions of problem 'wind', but its BOUNDARIES has no 'outer_x1' "
+     r"\(a problem of your own defines BOUNDARIES = \{'inner_x1': function, 'outer_x1': 'outflow'\}: see "),
+    (lambda s: s.replace('"outer_x1": "outflow"', '"outer_x1": "periodic"'),
+     r"^mesh.bc_x1 = 'user': problem 'wind' makes one side of x1 periodic and not the other"),
+])
+def test_mistakes_in_user_boundaries(tmp_path, edit, message):
+    write(tmp_path / "wind.py", edit(WIND))
+    with pytest.raises(ConfigError, match=message):
+        hydro.build_config({"problem": {"file": "wind.py"}}, [], base_dir=str(tmp_path))
+
+
+def test_user_boundaries_of_a_shipped_problem_are_refused():
+    with pytest.raises(ConfigError, match=r"^mesh.bc_x1 = 'user' needs the boundary functions of problem 'sod', but "
+                                          r"its BOUNDARIES has no 'inner_x1' or 'outer_x1'"):
+        hydro.build_config({"problem": {"name": "sod"}}, ["mesh.bc_x1=user"])
+
+
+def test_a_problem_file_given_as_the_input_file(tmp_path):
+    write(tmp_path / "wind.py", WIND)
+    with pytest.raises(ConfigError, match=r"input file '.*wind.py' is a Python file; brickwork run takes a TOML "
+                                          r"input file, which names a problem of your own with \[problem\] file = "
+                                          r"'wind.py'$"):
+        hydro.load_config(str(tmp_path / "wind.py"))

@@ -46,7 +46,9 @@ class Key:
     maximum: float | None = None
 
 
-BOUNDARIES = ("periodic", "outflow", "reflecting")
+BOUNDARIES = ("periodic", "outflow", "reflecting", "user")
+#: the sides of each direction, as a problem's ``BOUNDARIES`` names them
+SIDES = {d: (f"inner_x{d}", f"outer_x{d}") for d in (1, 2, 3)}
 PNG_VARIABLES = ("density", "pressure", "velocity_1", "velocity_2", "velocity_3", "energy", "speed")
 
 SCHEMA: dict[str, dict[str, Key]] = {
@@ -344,6 +346,7 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>",
         sections[section] = values
     sections["problem"]["name"] = name
     _check_mesh(sections, problem, where, set(raw.get("mesh", {})))
+    _check_user_boundaries(sections["mesh"], problem)
     _check_cfl(sections)
     device = sections["hydro"]["device"]
     if not DEVICE.fullmatch(device):
@@ -444,6 +447,24 @@ CFL_LIMIT = {"rk2": 1.0, "rk3": 1.0}
 CFL_DEFAULT = {1: 0.4, 2: 0.4, 3: 0.3}
 
 
+def _check_user_boundaries(mesh: dict, problem) -> None:
+    """``bc_xd = "user"`` needs the problem's ``BOUNDARIES`` to give both sides of direction d."""
+    given = getattr(problem, "BOUNDARIES", {})
+    for d in range(1, len(mesh["nx"]) + 1):
+        if mesh[f"bc_x{d}"] != "user":
+            continue
+        missing = [side for side in SIDES[d] if side not in given]
+        if missing:
+            raise ConfigError(f"mesh.bc_x{d} = 'user' needs the boundary functions of problem {problem.NAME!r}, but "
+                              f"its BOUNDARIES has no {' or '.join(map(repr, missing))} (a problem of your own "
+                              f"defines BOUNDARIES = {{'inner_x{d}': function, 'outer_x{d}': 'outflow'}}: see "
+                              f"docs/hydro.md)")
+        if ("periodic" in (given[SIDES[d][0]], given[SIDES[d][1]])
+                and given[SIDES[d][0]] != given[SIDES[d][1]]):
+            raise ConfigError(f"mesh.bc_x{d} = 'user': problem {problem.NAME!r} makes one side of x{d} periodic and "
+                              f"not the other; periodic is a property of both sides (set mesh.bc_x{d} = 'periodic')")
+
+
 def _check_cfl(sections: dict) -> None:
     """Complete ``hydro.cfl`` (``CFL_DEFAULT``), then ``ConfigError`` if it is above the stability limit of
     the integrator in the mesh's dimension (1/2 in 2-D, 1/3 in 3-D): such a run goes unstable without any
@@ -489,6 +510,9 @@ def load(path: str, overrides: list[str] | tuple = ()) -> Config:
     if isinstance(path, dict):
         raise TypeError("load_config takes the path of a TOML input file; for a dict of sections use "
                         "hydro.build_config(raw, overrides)")
+    if isinstance(path, str) and path.endswith(".py"):  # a problem file given where its input file goes
+        raise ConfigError(f"input file {path!r} is a Python file; brickwork run takes a TOML input file, which "
+                          f"names a problem of your own with [problem] file = {os.path.basename(path)!r}")
     if isinstance(path, str) and "\0" in path:  # open() would fail with a raw ValueError
         raise ConfigError(f"input file {path!r} contains a NUL character, which no file name can hold")
     try:

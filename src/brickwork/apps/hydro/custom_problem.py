@@ -4,7 +4,8 @@ A problem is any module (or object) with the attributes of the shipped ones in `
 ``NAME`` (a plain name), ``DIMENSIONS`` (the dimensions it runs in), ``PARAMS`` (its ``[problem]``
 keys, ``Key``s), ``DEFAULTS`` (defaults of the other sections) and
 ``initial(x1, x2, x3, params, gamma, xmin, xmax)`` returning ``(density, v1, v2, v3, pressure)``;
-``check(sections)`` and ``exact(x1, t, params, gamma)`` are optional. ``describe_mistakes`` lists
+``check(sections)``, ``exact(x1, t, params, gamma)`` and ``BOUNDARIES`` (the boundary functions of
+the directions whose ``mesh.bc_xd`` is ``"user"``) are optional. ``describe_mistakes`` lists
 what such an object gets wrong, so that a problem file with a typo is one clear error, not an
 ``AttributeError`` in the middle of a run.
 """
@@ -16,7 +17,7 @@ import os
 import sys
 import traceback
 
-from .config import BASENAME, SCHEMA, ConfigError, Key
+from .config import BASENAME, SCHEMA, SIDES, ConfigError, Key
 
 #: what a problem must define, and what it may
 REQUIRED = ("NAME", "DIMENSIONS", "PARAMS", "DEFAULTS", "initial")
@@ -58,6 +59,18 @@ def describe_mistakes(problem) -> list[str]:
             unknown = sorted(k for k in values if k not in SCHEMA[section])
             if unknown:
                 mistakes.append(f"DEFAULTS[{section!r}] has unknown keys {', '.join(map(repr, unknown))}")
+    sides = getattr(problem, "BOUNDARIES", {})
+    if not isinstance(sides, dict):
+        mistakes.append(f"BOUNDARIES must be a dict of sides ('inner_x1' ... 'outer_x3') to boundary functions or "
+                        f"names, got {sides!r}")
+    else:
+        known = [side for pair in SIDES.values() for side in pair]
+        for side, value in sides.items():
+            if side not in known:
+                mistakes.append(f"BOUNDARIES has the key {side!r}, not a side ({', '.join(known)})")
+            elif not callable(value) and value not in ("periodic", "outflow", "reflecting"):
+                mistakes.append(f"BOUNDARIES[{side!r}] must be a function fn(block, view, side, field) or one of "
+                                f"'periodic', 'outflow', 'reflecting', got {value!r}")
     for function in ("initial", *OPTIONAL_FUNCTIONS):
         if hasattr(problem, function) and not callable(getattr(problem, function)):
             mistakes.append(f"{function} must be a function")

@@ -15,6 +15,9 @@ as per-block sums (``totals``), and the host sees the fields only when an output
 
 from __future__ import annotations
 
+import functools
+import inspect
+
 import numpy as np
 
 import brickwork as wp
@@ -22,7 +25,7 @@ from brickwork.mesh import Mesh, Metadata, Package, storage
 from brickwork.mesh.output import assemble_blocks
 
 from ...errors import BrickworkError
-from .config import Config, ConfigError
+from .config import SIDES, Config, ConfigError
 from .kernels import HydroKernels
 from .totals import BlockSums
 
@@ -57,6 +60,33 @@ def _block_state(problem, state, shape) -> tuple:
     return tuple(out)
 
 
+def boundaries(cfg: Config) -> dict:
+    """The mesh's ``boundaries`` argument: ``mesh.bc_xd`` per direction, the problem's ``BOUNDARIES``
+    entries for both sides of a direction whose ``bc_xd`` is ``"user"``."""
+    m, ndim = cfg["mesh"], cfg.ndim
+    out = {}
+    for d in range(1, ndim + 1):
+        if m[f"bc_x{d}"] == "user":
+            out.update({side: _with_inputs(cfg.problem.BOUNDARIES[side], cfg) for side in SIDES[d]})
+        else:
+            out[f"x{d}"] = m[f"bc_x{d}"]
+    return out
+
+
+def _with_inputs(function, cfg: Config):
+    """A problem's boundary function given the ``params`` (its ``[problem]`` values) and ``gamma`` it
+    declares, by name; a boundary name as it is."""
+    if not callable(function):
+        return function
+    try:
+        declared = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return function
+    given = {name: value for name, value in (("params", cfg["problem"]), ("gamma", cfg["hydro"]["gamma"]))
+             if name in declared}
+    return functools.partial(function, **given) if given else function
+
+
 def hydro_package(dtype) -> Package:
     """The fields of the hydro application, with numpy ``dtype``."""
     pkg = Package("hydro")
@@ -86,8 +116,8 @@ class Hydro:
         #: where the fields live and the kernels run
         self.device = wp.get_device(h["device"])
         self.mesh = Mesh(tuple(m["nx"]), tuple(m["block_nx"]), nghost=m["nghost"], xmin=tuple(m["xmin"]),
-                         xmax=tuple(m["xmax"]), boundaries={f"x{d + 1}": m[f"bc_x{d + 1}"] for d in range(ndim)},
-                         packages=[hydro_package(self.np_dtype)], device=self.device)
+                         xmax=tuple(m["xmax"]), boundaries=boundaries(cfg), packages=[hydro_package(self.np_dtype)],
+                         device=self.device)
         self.ndim = ndim
         with wp.ScopedDevice(self.device):  # the kernels' small arrays (coefficients, partials) live there too
             self.kernels = HydroKernels(self.mesh, self.T, self.gamma, h["reconstruction"], h["limiter"],
