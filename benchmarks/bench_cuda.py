@@ -13,7 +13,8 @@ warp-lang is installed, Warp's CUDA backend, in one run; every row's values are 
   ``[hydro] device = "cuda"``) against ``cuda/hydro_kh.cu``, a port of benchmarks/c/hydro_kh.cpp;
 * launch overhead: a one-thread launch, brickwork and Warp; the replay of a captured graph of 100 such
   launches, per launch: as a CUDA graph (brickwork, Warp) and launch by launch (brickwork's replay of a
-  graph with anything but CUDA launches).
+  graph with anything but CUDA launches and device writes); the same for a graph of 50 fills, launches
+  and device copies, per node (the fills and copies memset and memcpy nodes of the CUDA graph).
 
 Times are medians of ``--reps`` batches of 5 calls, each batch ending with a synchronize (what a
 user waits for). The targets are the CUDA issue's: saxpy >= 80 % of the peak, the Laplacian at
@@ -290,6 +291,50 @@ def replay_rows(t: Table, warp, dev: str, reps: int, launches: int = 100) -> Non
           f"{theirs / ours:.2f}x of Warp", _verdict(theirs / ours, 1.0))
 
 
+def replay_writes_rows(t: Table, warp, dev: str, reps: int, steps: int = 50) -> None:
+    """A captured graph of ``steps`` times a fill, a one-thread launch and a one-element device copy (150
+    nodes) replayed, per node: as one CUDA graph (the fills memset nodes, the copies memcpy nodes) and node
+    by node; step k writes k + 1 into y[k], checked."""
+
+    @wp.kernel
+    def add_one(x: wp.array(dtype=float)):
+        x[wp.tid()] = x[wp.tid()] + 1.0
+
+    def record(lib, kernel, x, y):
+        for k in range(steps):
+            x.fill_(float(k))
+            lib.launch(kernel, dim=1, inputs=[x], device=dev)
+            lib.copy(y, x, dest_offset=k, count=1)
+
+    per_node = {}
+    case = f"graph replay, {steps} x (fill, launch, copy), per node"
+    for how in ("CUDA graph", "node by node"):
+        x, y = wp.zeros(1, device=dev), wp.zeros(steps, device=dev)
+        with wp.ScopedCapture(device=dev) as capture:
+            record(wp, add_one, x, y)
+        if how == "node by node":
+            capture.graph._cuda_graph = False  # the replay a graph with a write from host memory keeps
+        per_node[how] = _timed(lambda graph=capture.graph: wp.capture_launch(graph), reps, wp.synchronize) / (
+            3 * steps)
+        got = y.numpy()
+        t.check(f"{case} ({how})", bool(np.all(got == np.arange(1, steps + 1))), f"y = {got[:4]}...")
+    ours, by_node = per_node["CUDA graph"], per_node["node by node"]
+    t.add(case, "brickwork", ours, f"{ours * 1e6:.2f} us", f"{by_node / ours:.1f}x faster than node by node")
+    t.add(case, "brickwork node by node", by_node, f"{by_node * 1e6:.2f} us")
+    if warp is None or dev == "cpu":
+        return
+
+    @warp.kernel
+    def wadd_one(x: warp.array(dtype=float)):
+        x[warp.tid()] = x[warp.tid()] + 1.0
+
+    wx, wy = warp.zeros(1, dtype=float, device=dev), warp.zeros(steps, dtype=float, device=dev)
+    with warp.ScopedCapture(device=dev) as wcapture:
+        record(warp, wadd_one, wx, wy)
+    theirs = _timed(lambda: warp.capture_launch(wcapture.graph), reps, warp.synchronize) / (3 * steps)
+    t.add(case, "Warp", theirs, f"{theirs * 1e6:.2f} us", f"{theirs / ours:.2f}x of Warp", _verdict(theirs / ours, 1.0))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small problems (a smoke run on a GPU)")
@@ -320,6 +365,7 @@ def main(argv=None) -> int:
     hydro_rows(t, runner, dev, kh_n, kh_block, args.reps)
     overhead_rows(t, warp, dev, args.reps)
     replay_rows(t, warp, dev, args.reps)
+    replay_writes_rows(t, warp, dev, args.reps)
     runner.close()
     if mode == "dry":
         where = "the CPU (dry run: the references through cuda/host_shim.h)"

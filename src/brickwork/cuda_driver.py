@@ -1,6 +1,6 @@
 """The CUDA driver API (libcuda.so.1, installed with the GPU driver) through ctypes.
 
-Only what brickwork uses: devices, primary contexts, memory and copies, modules from cubins, kernel
+Only what brickwork uses: devices, primary contexts, memory, copies and memsets, modules from cubins, kernel
 launches (a by-value parameter block and a scratch pointer), streams, events, synchronisation, and CUDA
 graphs made by stream capture.
 ``driver()`` returns the process's ``Driver`` or raises ``DeviceUnavailableError`` (no library, or
@@ -33,6 +33,9 @@ _STREAM_NON_BLOCKING = 1  # CU_STREAM_NON_BLOCKING: no implicit order with the l
 # CU_STREAM_CAPTURE_MODE_THREAD_LOCAL: during a capture, this thread may make no potentially unsafe call (one
 # that the graph would not repeat, such as cuMemAlloc); other threads' calls are not checked
 _CAPTURE_MODE_THREAD_LOCAL = 1
+# the asynchronous memsets by element width: the function and the C type of its value
+_MEMSETS = {1: ("cuMemsetD8Async", ctypes.c_ubyte), 2: ("cuMemsetD16Async", ctypes.c_ushort),
+            4: ("cuMemsetD32Async", ctypes.c_uint)}
 _ARGV1, _ARGV2 = ctypes.c_void_p * 1, ctypes.c_void_p * 2  # cuLaunchKernel's kernelParams
 
 
@@ -196,6 +199,24 @@ class Driver:
             self._check(self.lib.cuMemcpyDtoDAsync_v2(ctypes.c_uint64(dst), ctypes.c_uint64(src),
                                                       ctypes.c_size_t(nbytes), ctypes.c_void_p(stream or None)),
                         "copy on the device")
+
+    def memset(self, ordinal: int, dst: int, value: int, count: int, width: int, stream: int) -> None:
+        """Set ``count`` elements of ``width`` bytes (1, 2 or 4) at ``dst`` to ``value`` (an unsigned integer of
+        that width) on ``stream``, ordered with its work (``cuMemsetD8Async``/``D16``/``D32``)."""
+        self._enter(ordinal)
+        name, ctype = _MEMSETS[width]
+        self._check(getattr(self.lib, name)(ctypes.c_uint64(dst), ctype(value), ctypes.c_size_t(count),
+                                            ctypes.c_void_p(stream or None)), f"set device memory ({name})")
+
+    def memset_2d32(self, ordinal: int, dst: int, pitch: int, value: int, width: int, height: int,
+                    stream: int) -> None:
+        """Set ``width`` 32-bit words in each of ``height`` rows ``pitch`` bytes apart from ``dst`` to ``value``
+        on ``stream`` (``cuMemsetD2D32Async``): one word of a repeated element of several words."""
+        self._enter(ordinal)
+        self._check(self.lib.cuMemsetD2D32Async(ctypes.c_uint64(dst), ctypes.c_size_t(pitch), ctypes.c_uint(value),
+                                                ctypes.c_size_t(width), ctypes.c_size_t(height),
+                                                ctypes.c_void_p(stream or None)),
+                    "set device memory (cuMemsetD2D32Async)")
 
     # -- modules and launches --------------------------------------------------------------------
     def load_module(self, ordinal: int, image: bytes) -> int:

@@ -121,6 +121,6 @@ def test_the_benchmark_script_runs_every_row_on_the_cpu(capsys):
     out = capsys.readouterr().out
     assert "CHECK FAILED" not in out
     for case in ("saxpy", "laplacian 16^3", "la recon+flux 16^3/8^3", "hydro KH 16^2/8^2", "launch overhead",
-                 "graph replay, 100 launches"):
+                 "graph replay, 100 launches", "graph replay, 50 x (fill, launch, copy)"):
         assert case in out
     assert out.count("| hand CUDA |") == 3 and "brickwork bvoi+memory" in out

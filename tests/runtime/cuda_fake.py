@@ -24,14 +24,16 @@ class FakeDriver:
         self.module_functions: dict = {}  # module -> the names looked up in it, in order
         self.globals: dict = {}  # name -> (ptr, size)
         self.synchronized: list = []
+        self.memory_ops: list = []  # memsets and device copies run: ("memset", dst, value, count, width), ...
         self.freed: list = []
-        # CUDA graphs: a stream capture records the stream's launches. graph_log holds the calls in order:
-        # ("create_stream", s, non_blocking), ("begin", s), ("captured", s), ("end", s, graph),
+        # CUDA graphs: a stream capture records the stream's launches, memsets and copies. graph_log holds the
+        # calls in order: ("create_stream", s, non_blocking), ("begin", s), ("captured", s) (a launch),
+        # ("captured", s, "memset"), ("end", s, graph),
         # ("instantiate", graph, exe), ("launch", exe, s), ("destroy_graph", graph), ("destroy_exec", exe), ...
         self.graph_log: list = []
-        self.capturing: dict = {}  # stream -> the launches captured on it
-        self.graphs: dict = {}  # live graph -> its launches
-        self.execs: dict = {}  # live executable graph -> its launches
+        self.capturing: dict = {}  # stream -> the nodes captured on it
+        self.graphs: dict = {}  # live graph -> its nodes
+        self.execs: dict = {}  # live executable graph -> its nodes
         self.fail: dict = {}  # method name -> the CUDA error code it returns (raised as the real Driver does)
 
     def version(self):
@@ -110,10 +112,49 @@ class FakeDriver:
         ctypes.memmove(dst_host, bytes(buf[off:off + nbytes]), nbytes)
 
     def copy_on_device(self, ordinal, dst, src, nbytes, stream=None):
-        self.stream_log.append(("copy", stream))
         s, so = self._find(src, nbytes)
         d, do = self._find(dst, nbytes)
-        d[do:do + nbytes] = s[so:so + nbytes]
+
+        def copy():
+            d[do:do + nbytes] = s[so:so + nbytes]
+
+        self._memory_op(("copy", dst, src, nbytes), stream, copy)
+
+    # memsets, checked as the driver checks them (asynchronous: on a stream, or into its capture)
+    def memset(self, ordinal, dst, value, count, width, stream):
+        self._maybe_fail("memset", f"set device memory (cuMemsetD{8 * width}Async)")
+        assert width in (1, 2, 4) and dst % width == 0, f"fake driver: a {width}-byte memset at {dst:#x}"
+        assert 0 <= value < 1 << 8 * width, f"fake driver: {value} is no {8 * width}-bit memset value"
+        buf, off = self._find(dst, count * width)
+        word = value.to_bytes(width, "little")
+
+        def write():
+            buf[off:off + count * width] = word * count
+
+        self._memory_op(("memset", dst, value, count, width), stream, write)
+
+    def memset_2d32(self, ordinal, dst, pitch, value, width, height, stream):
+        assert dst % 4 == 0 and pitch >= 4 * width and pitch % 4 == 0, f"fake driver: a 2-D memset {dst:#x}/{pitch}"
+        assert 0 <= value < 1 << 32, f"fake driver: {value} is no 32-bit memset value"
+        buf, off = self._find(dst, (height - 1) * pitch + 4 * width)
+        row = value.to_bytes(4, "little") * width
+
+        def write():
+            for r in range(height):
+                buf[off + r * pitch:off + r * pitch + 4 * width] = row
+
+        self._memory_op(("memset_2d32", dst, pitch, value, width, height), stream, write)
+
+    def _memory_op(self, op, stream, apply):
+        """Apply a copy or memset now (logged in stream_log as its kind and stream, and in memory_ops), or, on a
+        capturing stream, record it into the capture's graph (``("captured", stream, kind)`` in graph_log)."""
+        if stream in self.capturing:
+            self.capturing[stream].append((op, apply))
+            self.graph_log.append(("captured", stream, op[0]))
+            return
+        self.stream_log.append((op[0], stream))
+        self.memory_ops.append(op)
+        apply()
 
     def load_module(self, ordinal, image):
         self.modules.append(image)
@@ -178,9 +219,13 @@ class FakeDriver:
     def graph_launch(self, ordinal, exe, stream):
         self.graph_log.append(("launch", exe, stream))
         self.stream_log.append(("graph", stream))
-        for launch, memory in self.execs[exe]:
-            self.launches.append(launch)
-            self.launch_memory.append(memory)
+        for node, what in self.execs[exe]:
+            if callable(what):  # a memset or a copy
+                self.memory_ops.append(node)
+                what()
+            else:
+                self.launches.append(node)
+                self.launch_memory.append(what)
 
     def graph_destroy(self, ordinal, graph):
         del self.graphs[graph]

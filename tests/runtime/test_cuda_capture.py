@@ -70,7 +70,7 @@ def test_host_writes_and_nested_graphs_replay_in_order_with_the_launches(fake):
     with wp.ScopedCapture(device="cuda:0") as inner:
         wp.launch(axpy, dim=4, inputs=[1.0, x, y], device="cuda:0")
     with wp.ScopedCapture(device="cuda:0") as outer:
-        x.fill_(5.0)  # recorded: not written now
+        x.assign(np.full(4, 5.0, dtype=np.float32))  # from host memory: a host call, recorded, not run now
         wp.capture_launch(inner.graph)
         wp.launch(axpy, dim=2, inputs=[2.0, x, y], device="cuda:0")
     assert np.all(x.numpy() == 0.0) and fake.launches == []
@@ -163,7 +163,7 @@ def test_a_driver_error_while_instantiating_names_the_call_and_leaves_nothing_al
     x, y = wp.zeros(8, device="cuda:0"), wp.full(8, 1.0, device="cuda:0")
     graph = capture_three(x, y)
     fake.fail["graph_instantiate"] = 1
-    with pytest.raises(wp.CaptureError, match=r"cannot make a CUDA graph of the 3 launches captured on cuda:0: "
+    with pytest.raises(wp.CaptureError, match=r"cannot make a CUDA graph of the 3 nodes captured on cuda:0: "
                        r"CUDA driver: cannot instantiate a CUDA graph \(cuGraphInstantiateWithFlags\)"):
         wp.capture_launch(graph)
     assert fake.launches == [] and fake.graphs == {} and fake.execs == {} and fake.capturing == {}
@@ -178,7 +178,7 @@ def test_a_launch_refused_during_the_stream_capture_ends_the_capture(fake):
     x, y = wp.zeros(8, device="cuda:0"), wp.zeros(8, device="cuda:0")
     graph = capture_three(x, y)
     fake.fail["launch"] = 1
-    with pytest.raises(wp.CaptureError, match=r"CUDA graph of the 3 launches .*cannot launch a kernel"):
+    with pytest.raises(wp.CaptureError, match=r"CUDA graph of the 3 nodes .*cannot launch a kernel"):
         wp.capture_launch(graph)
     assert fake.capturing == {} and fake.graphs == {} and fake.execs == {}
     assert [e[0] for e in fake.graph_log] == ["create_stream", "begin", "end", "destroy_graph", "destroy_stream"]
@@ -188,12 +188,12 @@ def test_a_graph_of_cuda_launches_launched_during_a_capture_adds_its_launches(fa
     x, y = wp.zeros(8, device="cuda:0"), wp.zeros(8, device="cuda:0")
     inner = capture_three(x, y)
     with wp.ScopedCapture(device="cuda:0") as with_host_write:
-        x.fill_(1.0)
+        x.assign(np.ones(8, dtype=np.float32))
     with wp.ScopedCapture(device="cuda:0") as outer:
         wp.capture_launch(inner)
         wp.launch(axpy, dim=2, inputs=[5.0, x, y], device="cuda:0")
         wp.capture_launch(inner)
-    assert len(outer.graph) == 7 and outer.graph.cuda_launches == 7
+    assert len(outer.graph) == 7 and outer.graph.cuda_nodes == 7
     wp.capture_launch(outer.graph)
     assert [e[0] for e in fake.graph_log].count("captured") == 7  # one CUDA graph of the seven
     assert [e for e in fake.stream_log if e[0] in ("graph", "launch")] == [("graph", 0)]
@@ -201,7 +201,7 @@ def test_a_graph_of_cuda_launches_launched_during_a_capture_adds_its_launches(fa
     with wp.ScopedCapture(device="cuda:0") as mixed:
         wp.capture_launch(with_host_write.graph)  # not launches only: one node, replayed with its write
         wp.capture_launch(inner)
-    assert len(mixed.graph) == 4 and mixed.graph.cuda_launches == 3
+    assert len(mixed.graph) == 4 and mixed.graph.cuda_nodes == 3
 
 
 def test_graphs_a_cuda_graph_cannot_hold_keep_the_launch_by_launch_replay(fake):
@@ -216,7 +216,7 @@ def test_graphs_a_cuda_graph_cannot_hold_keep_the_launch_by_launch_replay(fake):
         wp.launch(axpy, dim=8, inputs=[1.0, host_x, host_y], device="cpu")
     with wp.ScopedCapture() as with_host_write:
         wp.launch(axpy, dim=8, inputs=[2.0, x, y], device="cuda:0")
-        y.zero_()
+        y.assign(np.zeros(8, dtype=np.float32))  # from host memory
     host_x.fill_(1.0)
     for graph in (two_devices.graph, with_cpu.graph, with_host_write.graph):
         wp.capture_launch(graph)
@@ -239,6 +239,6 @@ def test_verify_cuda_waits_for_each_cuda_graph_launch_and_names_a_failure(fake):
             raise cuda_driver.CudaError("an illegal memory access was encountered", 700)
 
         fake.stream_synchronize = failing_sync
-        with pytest.raises(wp.LaunchError, match="capture_launch: the CUDA graph of 3 launches on cuda:0 failed: "
+        with pytest.raises(wp.LaunchError, match="capture_launch: the CUDA graph of 3 nodes on cuda:0 failed: "
                            "an illegal memory access"):
             wp.capture_launch(graph)

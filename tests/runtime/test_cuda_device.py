@@ -100,6 +100,40 @@ def test_a_graph_of_launches_only_replays_as_a_cuda_graph_with_the_values_of_lau
     assert isinstance(capture.graph._cuda_graph, CudaGraph)  # one cuGraphLaunch per replay, not 20 launches
 
 
+def test_fills_and_device_copies_are_nodes_of_the_cuda_graph_with_the_values_of_the_host():
+    # memsets of 8 bits (zero_), 32 bits (float32), 2-D memsets (float64: two words, vec3: three), and
+    # device-to-device copies, in order with the launches that read and write the same arrays
+    n = 1001
+    rng = np.random.default_rng(3)
+    xh = rng.random(n, dtype=np.float32)
+    x, y = wp.array(xh, device=DEV), wp.zeros(n, device=DEV)
+    d, v = wp.zeros(n, dtype=wp.float64, device=DEV), wp.zeros(n, dtype=wp.vec3, device=DEV)
+    s = wp.Stream(DEV)
+    with wp.ScopedCapture(device=DEV) as capture:
+        y.fill_(0.5)
+        wp.launch(saxpy, dim=n, inputs=[2.0, x, y], device=DEV)
+        wp.copy(x, y, dest_offset=1, src_offset=0, count=n - 1)
+        d.zero_()
+        d.fill_(1.25)
+        v.fill_(wp.vec3(1.0, -2.0, 3.5))
+        y.assign(x)
+    assert capture.graph.cuda_nodes == len(capture.graph) == 7
+    wp.synchronize()
+    np.testing.assert_array_equal(x.numpy(), xh)  # nothing ran during the capture
+    for replay in (lambda: wp.capture_launch(capture.graph), lambda: wp.capture_launch(capture.graph, stream=s)):
+        replay()
+        wp.synchronize()
+        yh = np.float32(2.0) * xh + np.float32(0.5)
+        xh = np.concatenate([xh[:1], yh[:-1]])
+        np.testing.assert_array_equal(x.numpy(), xh)
+        np.testing.assert_array_equal(y.numpy(), xh)
+    np.testing.assert_array_equal(d.numpy(), np.full(n, 1.25))
+    np.testing.assert_array_equal(v.numpy(), np.tile(np.float32([1.0, -2.0, 3.5]), (n, 1)))
+    from brickwork.runtime.cuda_graph import CudaGraph
+
+    assert isinstance(capture.graph._cuda_graph, CudaGraph)  # one cuGraphLaunch: the fills and copies are in it
+
+
 def test_every_point_of_a_3d_and_4d_launch_runs_once():
     a = wp.zeros((5, 7, 300), dtype=float, device=DEV)
     wp.launch(cuda_corpus.launch_3d, dim=a.shape, inputs=[a], device=DEV)

@@ -89,6 +89,21 @@ class GraphLibcuda(FakeLibcuda):
     def cuGraphDestroy(self, graph):
         return self._record("cuGraphDestroy", graph)
 
+    def cuMemsetD8Async(self, dst, value, count, stream):
+        return self._record("cuMemsetD8Async", dst, value, count, stream)
+
+    def cuMemsetD16Async(self, dst, value, count, stream):
+        return self._record("cuMemsetD16Async", dst, value, count, stream)
+
+    def cuMemsetD32Async(self, dst, value, count, stream):
+        return self._record("cuMemsetD32Async", dst, value, count, stream)
+
+    def cuMemsetD2D32Async(self, dst, pitch, value, width, height, stream):
+        return self._record("cuMemsetD2D32Async", dst, pitch, value, width, height, stream)
+
+    def cuMemcpyDtoDAsync_v2(self, dst, src, nbytes, stream):
+        return self._record("cuMemcpyDtoDAsync_v2", dst, src, nbytes, stream)
+
 
 @pytest.fixture
 def lib():
@@ -162,6 +177,41 @@ def test_a_cuda_graph_is_captured_instantiated_launched_and_destroyed_with_the_d
         ("cuStreamDestroy_v2", (*handle, 0x5100)),
     ]
     assert cuda_driver.Driver(lib).stream_create(0) == 0x5100 and lib.calls[-1] == ("cuStreamCreate", ("c_uint", 0))
+
+
+def test_memsets_and_device_copies_pass_the_drivers_c_types_on_their_stream():
+    # a device pointer is 64 bits (c_uint64), counts and pitches size_t, the value the width of the memset, and
+    # the stream a handle (None: the legacy default stream)
+    lib = GraphLibcuda()
+    drv = cuda_driver.Driver(lib)
+    drv.memset(0, 0x7F00_0000_0000, 0xAB, 40, 1, 0x5100)
+    drv.memset(0, 0x7F00_0000_0002, 0x3C00, 20, 2, 0)
+    drv.memset(0, 0x7F00_0000_0004, 0x3FF0_0000, 10, 4, 0x5100)
+    drv.memset_2d32(0, 0x7F00_0000_0008, 12, 0x4000_0000, 1, 1000, 0x5100)
+    drv.copy_on_device(0, 0x7F00_0000_0100, 0x7F00_0000_0200, 96, 0x5100)
+    ptr, size, handle = ctypes.c_uint64.__name__, ctypes.c_size_t.__name__, "c_void_p"
+    assert lib.calls == [
+        ("cuMemsetD8Async", (ptr, 0x7F00_0000_0000), ("c_ubyte", 0xAB), (size, 40), (handle, 0x5100)),
+        ("cuMemsetD16Async", (ptr, 0x7F00_0000_0002), ("c_ushort", 0x3C00), (size, 20), (handle, None)),
+        ("cuMemsetD32Async", (ptr, 0x7F00_0000_0004), ("c_uint", 0x3FF0_0000), (size, 10), (handle, 0x5100)),
+        ("cuMemsetD2D32Async", (ptr, 0x7F00_0000_0008), (size, 12), ("c_uint", 0x4000_0000), (size, 1),
+         (size, 1000), (handle, 0x5100)),
+        ("cuMemcpyDtoDAsync_v2", (ptr, 0x7F00_0000_0100), (ptr, 0x7F00_0000_0200), (size, 96), (handle, 0x5100)),
+    ]
+
+
+@pytest.mark.parametrize("call, width", [("cuMemsetD8Async", 1), ("cuMemsetD16Async", 2), ("cuMemsetD32Async", 4),
+                                         ("cuMemsetD2D32Async", None)])
+def test_a_failed_memset_is_named_with_the_driver_s_error(call, width):
+    lib = GraphLibcuda()
+    lib.fail[call] = 1
+    drv = cuda_driver.Driver(lib)
+    with pytest.raises(cuda_driver.CudaError, match=rf"^CUDA driver: cannot set device memory \({call}\): "
+                       r"CUDA_ERROR_INVALID_VALUE \(CUresult 1\)$"):
+        if width is None:
+            drv.memset_2d32(0, 0x1000, 8, 1, 1, 4, 0)
+        else:
+            drv.memset(0, 0x1000, 1, 4, width, 0)
 
 
 @pytest.mark.parametrize("call, doing", [

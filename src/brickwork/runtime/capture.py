@@ -17,6 +17,7 @@ from ..types.generic import describe_value
 from ..types.scalars import is_scalar_type
 from ..types.structs import StructBase
 from . import launch as _launch
+from . import streams
 
 _replay_stream = None  # the stream given to the capture_launch running now (its CUDA launches go there)
 
@@ -27,7 +28,9 @@ class Graph:
     def __init__(self):
         self.calls: list = []  # (instance, packed arguments)
         self._keep_alive: list = []
-        self.cuda_launches = 0  # nodes that are CUDA launches (counted by runtime/cuda_launch.py)
+        # nodes a CUDA graph can hold: CUDA launches (runtime/cuda_launch.py), memsets and copies on a device
+        # (runtime/cuda_memory_nodes.py)
+        self.cuda_nodes = 0
         self._cuda_graph = None  # their CUDA graph (runtime/cuda_graph.py), made at the first replay; False: none
 
     def record(self, inst, buf, args):
@@ -40,7 +43,8 @@ class Graph:
 
 class _HostCall:
     """A graph node: an array write from the host (``fill_``, ``zero_``, ``assign``, ``wp.copy``, item
-    assignment) made during the capture, run at each replay (types/recording.py)."""
+    assignment) made during the capture, run at each replay (types/recording.py); one within a CUDA device is
+    a ``cuda_memory_nodes.MemoryNode`` instead."""
 
     __slots__ = ("fn", "args")
 
@@ -64,7 +68,26 @@ class _Replay:
 
 
 def _record_host_call(fn, args) -> None:
-    _launch._capture.calls.append((None, _HostCall(fn, args)))
+    """Record a host write: a memset or a copy within one CUDA device as a node a CUDA graph can hold
+    (cuda_memory_nodes.py), any other as a host call."""
+    from .cuda_memory_nodes import memory_node
+
+    graph = _launch._capture
+    node = memory_node(fn, args)
+    if node is None:
+        graph.calls.append((None, _HostCall(fn, args)))
+    else:
+        graph.calls.append((None, node))
+        graph.cuda_nodes += 1
+
+
+def replay_stream_handle(device) -> int:
+    """The handle of the stream a CUDA node on ``device`` runs on in a node-by-node replay: the stream given to
+    ``capture_launch`` where it is one of ``device``, else the device's current stream (0: the legacy one)."""
+    stream = _replay_stream
+    if stream is None or stream.device != device:
+        stream = streams._current.get(device.ordinal)
+    return 0 if stream is None else stream.cuda_stream
 
 
 def capture_begin(device=None, stream=None, force_module_load=None, external=False):
@@ -98,14 +121,14 @@ def capture_launch(graph: Graph, stream=None) -> None:
     global _replay_stream
     capturing = _launch._capture
     if capturing is not None:
-        if graph.cuda_launches and graph.cuda_launches == len(graph.calls):
+        if graph.cuda_nodes and graph.cuda_nodes == len(graph.calls):
             capturing.calls.extend(graph.calls)
-            capturing.cuda_launches += graph.cuda_launches
+            capturing.cuda_nodes += graph.cuda_nodes
             capturing._keep_alive.append((graph,))
         else:
             capturing.calls.append((None, _Replay(graph)))
         return
-    if graph.cuda_launches and graph.cuda_launches == len(graph.calls):
+    if graph.cuda_nodes and graph.cuda_nodes == len(graph.calls):
         cuda = graph._cuda_graph
         if cuda is None:
             from .cuda_graph import instantiate

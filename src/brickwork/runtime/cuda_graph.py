@@ -1,11 +1,13 @@
-"""CUDA graph objects for captured graphs: a ``Graph`` whose nodes are all CUDA launches on one device is
-replayed as one ``cuGraphLaunch`` of a CUDA graph made of them, instead of one ``cuLaunchKernel`` each.
+"""CUDA graph objects for captured graphs: a ``Graph`` whose nodes are all CUDA launches, memsets and copies
+on one device is replayed as one ``cuGraphLaunch`` of a CUDA graph made of them, instead of one driver call
+each.
 
-The CUDA graph is made at the graph's first replay (``capture_launch``), by launching the recorded nodes,
-with their arguments packed at capture, on a private stream under stream capture; it is instantiated once,
-kept with the ``Graph`` and destroyed when the ``Graph`` is collected. A graph with host writes, nested
-graphs, conditional nodes or CPU launches keeps the node-by-node replay (``capture.capture_launch``), as does
-one with a launch a CUDA graph cannot hold (``CudaEntry.graph_node``).
+The CUDA graph is made at the graph's first replay (``capture_launch``), by issuing the recorded nodes (launches
+with their arguments packed at capture, memsets and device-to-device copies: runtime/cuda_memory_nodes.py) on a
+private stream under stream capture; it is instantiated once, kept with the ``Graph`` and destroyed when the
+``Graph`` is collected. A graph with host writes (from host memory), nested graphs, conditional nodes or CPU
+launches keeps the node-by-node replay (``capture.capture_launch``), as does one with a launch a CUDA graph
+cannot hold (``CudaEntry.graph_node``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from . import streams
 
 
 class CudaGraph:
-    """The executable CUDA graph of a captured ``Graph``'s launches on ``device``."""
+    """The executable CUDA graph of a captured ``Graph``'s nodes on ``device`` (``count`` of them)."""
 
     __slots__ = ("driver", "device", "exe", "count")
 
@@ -36,46 +38,44 @@ class CudaGraph:
             try:
                 self.driver.stream_synchronize(self.device.ordinal, handle)
             except cuda_driver.CudaError as e:
-                raise LaunchError(f"capture_launch: the CUDA graph of {self.count} launches on {self.device} "
+                raise LaunchError(f"capture_launch: the CUDA graph of {self.count} nodes on {self.device} "
                                   f"failed: {e}") from e
 
 
 def instantiate(graph) -> CudaGraph | None:
-    """The CUDA graph of ``graph``'s nodes, all CUDA launches (``cuda_launch._CapturedLaunch``), or None when
-    they are on more than one device or one of them cannot be a node of a CUDA graph. A driver error while
-    making it is a ``CaptureError`` that names the failing call; nothing is left allocated then."""
+    """The CUDA graph of ``graph``'s nodes, all CUDA launches (``cuda_launch._CapturedLaunch``), memsets and
+    copies (``cuda_memory_nodes.MemoryNode``), or None when they are on more than one device or one of them
+    cannot be a node of a CUDA graph. A driver error while making it is a ``CaptureError`` that names the
+    failing call; nothing is left allocated then."""
     nodes = [node for _, node in graph.calls]
     device = nodes[0].device
     if any(node.device != device for node in nodes):
         return None
-    plans = []
-    for node in nodes:
-        graph_node = getattr(node.entry, "graph_node", None)
-        plan = graph_node(device, node.dims, node.args, node.params) if graph_node is not None else None
-        if plan is None:
-            return None
-        plans.append((plan, node.buf))
+    steps = [node.graph_step() for node in nodes]
+    if any(step is None for step in steps):
+        return None
     drv = cuda_driver.driver()
     ordinal = device.ordinal
     try:
-        exe = _captured(drv, ordinal, plans)
+        exe = _captured(drv, ordinal, steps)
     except cuda_driver.CudaError as e:
-        raise CaptureError(f"capture_launch: cannot make a CUDA graph of the {len(plans)} launches captured on "
+        raise CaptureError(f"capture_launch: cannot make a CUDA graph of the {len(steps)} nodes captured on "
                            f"{device}: {e}") from e
     # the finalizer holds the driver and the handle, never the Graph (which it would keep alive)
     weakref.finalize(graph, _destroy, drv, ordinal, exe)
-    return CudaGraph(drv, device, exe, len(plans))
+    return CudaGraph(drv, device, exe, len(steps))
 
 
-def _captured(drv, ordinal: int, plans: list) -> int:
-    """The launches of ``plans`` recorded by stream capture on a private stream (not blocking, so that no
-    other stream's work joins the capture), instantiated; the stream and the graph template are destroyed."""
+def _captured(drv, ordinal: int, steps: list) -> int:
+    """The work of ``steps`` (each ``issue(drv, ordinal, stream)``) recorded by stream capture on a private
+    stream (not blocking, so that no other stream's work joins the capture), instantiated; the stream and the
+    graph template are destroyed."""
     stream = drv.stream_create(ordinal, non_blocking=True)
     try:
         drv.capture_begin(ordinal, stream)
         try:
-            for (function, grid, block, shared), buf in plans:
-                drv.launch(ordinal, function, grid, block, buf, shared=shared, stream=stream)
+            for issue in steps:
+                issue(drv, ordinal, stream)
         except BaseException:
             _end_invalidated(drv, ordinal, stream)
             raise

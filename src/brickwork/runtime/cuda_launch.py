@@ -59,7 +59,7 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
                                inst.kernel.params)
         graph = host._capture
         graph.calls.append((None, node))
-        graph.cuda_launches += 1
+        graph.cuda_nodes += 1
         graph._keep_alive.append(tuple(args))
         return None
     inst.fn.launch(pack(args, d0, d1, d2, d3, 0, 0), (d0, d1, d2, d3), device, args, inst.kernel.params, handle)
@@ -110,8 +110,20 @@ class _CapturedLaunch:
         self.args, self.params = tuple(args), params
 
     def run(self) -> None:
-        stream = capture._replay_stream
-        if stream is None or stream.device != self.device:
-            stream = streams._current.get(self.device.ordinal)
         self.entry.launch(self.buf, self.dims, self.device, self.args, self.params,
-                          0 if stream is None else stream.cuda_stream)
+                          capture.replay_stream_handle(self.device))
+
+    def graph_step(self):
+        """How a stream capture records this launch, ``issue(drv, ordinal, stream)``, or None where a CUDA graph
+        cannot hold it (``CudaEntry.graph_node``)."""
+        graph_node = getattr(self.entry, "graph_node", None)
+        plan = graph_node(self.device, self.dims, self.args, self.params) if graph_node is not None else None
+        if plan is None:
+            return None
+        function, grid, block, shared = plan
+        buf = self.buf
+
+        def issue(drv, ordinal: int, stream: int) -> None:
+            drv.launch(ordinal, function, grid, block, buf, shared=shared, stream=stream)
+
+        return issue

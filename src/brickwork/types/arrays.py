@@ -406,10 +406,11 @@ class array:  # noqa: N801 - Warp's spelling
 
     def list(self) -> list:
         """The elements in row-major order as one flat list, each as its kernel type: Python numbers
-        for scalars, vector/matrix values, struct values (as Warp's ``array.list()``)."""
+        for scalars (``wp.bfloat16`` values for bfloat16, as Warp's: Python has no such float), vector/matrix
+        values, struct values (as Warp's ``array.list()``)."""
         flat = self._np.reshape((-1,) + self._np.shape[self.ndim:])
         if is_scalar_type(self.dtype):
-            return bfloat16_values(flat).tolist() if self.dtype is bfloat16 else flat.tolist()
+            return [bfloat16(v) for v in bfloat16_values(flat).tolist()] if self.dtype is bfloat16 else flat.tolist()
         return [self._element(x) for x in flat]
 
     # -- properties -------------------------------------------------------------------------

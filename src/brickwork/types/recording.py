@@ -2,7 +2,8 @@
 
 While a graph is captured (``wp.capture_begin`` ... ``wp.capture_end``), the host operations that write
 array memory -- ``fill_``, ``zero_``, ``assign``, item assignment, ``wp.copy`` -- are recorded as launches
-are, and run at each replay in order with them (Warp records them as memset and memcpy nodes). Their
+are, and run at each replay in order with them; those within one CUDA device are memset and memcpy nodes,
+as in Warp (runtime/cuda_memory_nodes.py). Their
 arguments are checked, and host data (numpy arrays, lists) copied, when the call is made; an array
 read as a source is read at replay.
 """
