@@ -135,11 +135,15 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
     access = param_access(typed)  # for wp.config.verify_autograd_array_access (runtime/array_access.py)
     from .ir.id_params import id_params
     from .ir.launch_bounds import tid_bounds
+    from .ir.range_bounds import range_bounds
 
     # what dim must satisfy for the accesses every launch point makes (checked by the launch's packer)
     # (debug builds check every access as it runs, and report the index it reached)
     plain = kernel.form == "kernel" and "adjoint" not in variants and base_mode != "debug"
     bounds = tid_bounds(typed) if plain else []
+    # the same for a loop body's (par_for, par_for_outer, la.outer) accesses that its ranges bound
+    body = kernel.form != "kernel" and "adjoint" not in variants and base_mode != "debug"
+    ranges = range_bounds(typed) if body else []
     # the uint64 parameters passed to mesh/BVH/hash grid/volume queries: their ids checked at launch
     ids = id_params(typed) if kernel.form == "kernel" and "adjoint" not in variants else []
     if "adjoint" in variants:
@@ -162,6 +166,8 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
             "read_then_written": [[position[n], where] for n, where in access.read_then_written if n in position]}
     if bounds:  # each access's line relative to the kernel's: a cached entry serves the same text anywhere
         meta["tid_bounds"] = [[*b[:4], _line_in(kernel.source, b[4]), *b[5:]] for b in bounds]
+    if ranges:
+        meta["range_bounds"] = [[*b[:4], _line_in(kernel.source, b[4]), *b[5:]] for b in ranges]
     if ids:
         meta["id_params"] = ids
     if field_writes:  # arrays inside struct arguments it writes: checked for read-only memory at launch

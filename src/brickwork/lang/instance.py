@@ -51,6 +51,8 @@ class Instance:
         # of bounds (ir/launch_bounds.py); then (param position, kind, builtin) of the uint64 parameters passed to
         # mesh/BVH/hash grid/volume queries: the launch refuses an id of no live object of the kind (ir/id_params.py)
         self.tid_bounds: tuple = ()
+        # a loop body's (par_for, la.outer) accesses that its ranges bound (ir/range_bounds.py), tested the same way
+        self.range_bounds: tuple = ()
         self.error: Exception | None = None
         self._key: str | None = None
         self._packers: dict = {}
@@ -135,6 +137,7 @@ class Instance:
         # the packer's checks: the extents dim must respect, then the id parameters (param, kind, builtin)
         self.tid_bounds = tuple((*b[:4], self._where(b[4]), *b[5:]) for b in meta.get("tid_bounds", ())) + \
             tuple(tuple(b) for b in meta.get("id_params", ()))
+        self.range_bounds = tuple((*b[:4], self._where(b[4]), *b[5:]) for b in meta.get("range_bounds", ()))
         if self in _pending:
             _pending.remove(self)
 

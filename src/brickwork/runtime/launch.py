@@ -587,7 +587,8 @@ def _prepare(kernel, sig, args, device, target=None, table_key=None) -> tuple:
         if isinstance(args[i], ARRAY_KINDS) and args[i].readonly:
             raise LaunchError(f"launch of '{kernel.key}': argument '{params[i][0]}' is a read-only array (it views "
                               f"read-only memory) but the kernel writes it; pass a writable copy (wp.clone(a))")
-    pack = make_packer(inst.arg_types, sig, tuple(n for n, _ in params), on, kernel.key, inst.tid_bounds)
+    pack = make_packer(inst.arg_types, sig, tuple(n for n, _ in params), on, kernel.key, inst.tid_bounds,
+                       inst.range_bounds)
     if inst.writes_fields:  # a struct's fields can change between launches: checked at each
         pack = _refusing_read_only_fields(pack, kernel.key, params, inst.writes_fields)
     entry = (inst, pack)

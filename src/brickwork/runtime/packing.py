@@ -17,7 +17,7 @@ from ..types.composite import CompositeBase, is_composite_type
 from ..types.layout import pack_format, struct_offsets
 from ..types.scalars import ScalarBase, bfloat16, bfloat16_bits, float16, float32, is_scalar_type
 from ..types.structs import has_array_fields, has_device_fields, struct_devices
-from . import live_ids
+from . import live_ids, range_checks
 
 _HEADER = "4q4i"
 _NARROW_FLOATS = {float16: np.float16, float32: np.float32}  # scalar types whose packing can overflow
@@ -30,12 +30,14 @@ def composite_converts(src, dst) -> bool:
     return src._kind == dst._kind and src._shape == dst._shape and not floats_to_integers
 
 
-def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, key: str = "", bounds: tuple = ()):
+def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, key: str = "", bounds: tuple = (),
+                ranges: tuple = ()):
     """Generate ``pack(args, d0, d1, d2, d3, parallel, nthreads) -> bytes`` for one signature; with
     ``device``, a texture argument, or a struct argument holding arrays or textures, is refused unless they
     all live there (the error names kernel ``key``). ``bounds``: the instance's ``tid_bounds``, each tested
     before packing (a ``LaunchError`` for a dim that takes an access every launch point makes out of its array,
-    or for an id parameter holding no live object of its kind on ``device``: ``runtime/live_ids``)."""
+    or for an id parameter holding no live object of its kind on ``device``: ``runtime/live_ids``). ``ranges``: a
+    loop body instance's ``range_bounds``, tested the same way (``runtime/range_checks``)."""
     offsets, size, _ = struct_offsets(list(arg_types))
     fmt, pos, exprs, unit_terms, checks = ["<", _HEADER], 0, [], [], []
     namespace = {"_sb": _struct_devices_differ, "_dev": device, "_key": key, "_ok": struct_devices({device}),
@@ -55,6 +57,9 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, ke
             continue
         checks.append(f"    if {reach} > a[{i}].shape[{axis}]: _oob(a, (d0, d1, d2, d3), {n})\n")
     namespace["_N"], namespace["_fs"] = (None,), field_extent
+    if ranges:
+        checks += range_checks.check_lines(ranges)
+        namespace["_oor"], namespace["_pe"] = range_checks.out_of_range(key, names, ranges), range_checks.pack_extents
     for i, (t, s, off) in enumerate(zip(arg_types, sig, offsets)):
         if off > pos:
             fmt.append(f"{off - pos}x")
