@@ -22,7 +22,7 @@ from sphinx.util.nodes import nested_parse_with_titles
 
 #: The packages whose public names the reference covers, in the order of the reference.
 PACKAGES = ["brickwork", "brickwork.utils", "brickwork.autograd", "brickwork.sparse", "brickwork.optim.linear",
-            "brickwork.geometry", "brickwork.la", "brickwork.mesh", "brickwork.apps.hydro"]
+            "brickwork.geometry", "brickwork.la", "brickwork.mesh", "brickwork.io", "brickwork.apps.hydro"]
 
 #: Text for public values that cannot carry a docstring of their own (plain numbers, typing forms).
 DATA_DOCS = {

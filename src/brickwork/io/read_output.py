@@ -1,0 +1,101 @@
+"""Reading an HDF5 output back as arrays over the whole mesh: ``read_output("out/sod.out.00002.h5")``.
+
+An output holds each variable per block (``/cells/<var>``: ``(nblocks, nk, nj, ni)``) with each block's
+lower corner and cell widths (``/blocks/xmin``, ``/blocks/dx``, x1 first); ``read_output`` puts the blocks
+where their corners say, as ParaView does with the XDMF file, giving one ``(nk, nj, ni)`` array per cell
+variable over the whole mesh (``(nk + 1, nj + 1, ni + 1)`` per node variable). 1-D and 2-D meshes keep
+their directions of one cell: ``density[0, 0]`` is the line of a 1-D run.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+import numpy as np
+
+
+class Output(NamedTuple):
+    """One output read back: its ``time`` and ``cycle``, ``cells`` and ``nodes`` (name -> array over the
+    whole mesh, ``[k, j, i]``), the domain's lower corner ``xmin`` and the cell widths ``dx`` (x1, x2, x3)."""
+
+    time: float
+    cycle: int
+    cells: dict
+    nodes: dict
+    xmin: tuple
+    dx: tuple
+
+    def x_center(self, direction: int) -> np.ndarray:
+        """The cell centres along ``direction`` (1, 2 or 3), one per index of that axis of ``cells``."""
+        if direction not in (1, 2, 3):
+            raise ValueError(f"x_center: direction must be 1, 2 or 3, got {direction!r}")
+        n = next(iter(self.cells.values())).shape[3 - direction] if self.cells else \
+            next(iter(self.nodes.values())).shape[3 - direction] - 1
+        return self.xmin[direction - 1] + (np.arange(n) + 0.5) * self.dx[direction - 1]
+
+
+def read_output(path: str, names=None) -> Output:
+    """The output ``path`` (its ``.h5`` file, its ``.xdmf`` file or their common stem) as arrays over the
+    whole mesh; ``names`` (a name or a list) reads only those variables. ``FileNotFoundError`` for a
+    missing file, ``KeyError`` naming the variables there are for an unknown one, ``ValueError`` for a
+    file that is not an output of brickwork's (``mesh.write_output``, the hydro application's)."""
+    try:
+        import h5py
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError("read_output needs h5py: pip install 'brickwork[io]'") from e
+    path = os.fspath(path)
+    stem = path[:-5] if path.endswith(".xdmf") else path[:-3] if path.endswith(".h5") else path
+    h5_path = stem + ".h5"
+    if not os.path.isfile(h5_path):
+        raise FileNotFoundError(f"read_output: no output file {h5_path!r}")
+    wanted = [names] if isinstance(names, str) else None if names is None else list(names)
+    with h5py.File(h5_path, "r") as f:
+        if not isinstance(f.get("blocks/xmin"), h5py.Dataset) or not isinstance(f.get("blocks/dx"), h5py.Dataset):
+            raise ValueError(f"read_output: {h5_path!r} is not a brickwork output: it has no /blocks/xmin and "
+                             f"/blocks/dx")
+        groups = {group: sorted(f[group]) if group in f else [] for group in ("cells", "nodes")}
+        if wanted is not None:
+            unknown = [n for n in wanted if n not in groups["cells"] and n not in groups["nodes"]]
+            if unknown:
+                raise KeyError(f"read_output: {h5_path!r} has no variable {', '.join(map(repr, unknown))}; it has "
+                               f"{', '.join(groups['cells'] + groups['nodes'])}")
+        xmin, dx = f["blocks/xmin"][...], f["blocks/dx"][...]
+        place = _placement(h5_path, xmin, dx)
+        read = {group: {n: _assemble(h5_path, f[f"{group}/{n}"][...], place, group == "nodes")
+                        for n in names_ if wanted is None or n in wanted}
+                for group, names_ in groups.items()}
+        return Output(float(f.attrs.get("time", 0.0)), int(f.attrs.get("cycle", 0)), read["cells"], read["nodes"],
+                      tuple(float(v) for v in xmin.min(axis=0)), tuple(float(v) for v in dx[0]))
+
+
+def _placement(path: str, xmin: np.ndarray, dx: np.ndarray) -> np.ndarray:
+    """The (k, j, i) cell index of each block's first cell, from the corners and widths."""
+    if xmin.ndim != 2 or xmin.shape[1] != 3 or dx.shape != xmin.shape or not len(xmin):
+        raise ValueError(f"read_output: {path!r} has /blocks/xmin of shape {xmin.shape} and /blocks/dx of shape "
+                         f"{dx.shape}; a brickwork output has (nblocks, 3) of each")
+    if not np.all(dx == dx[0]) or not np.all(dx[0] > 0):
+        raise ValueError(f"read_output: the blocks of {path!r} have different cell widths; only a uniform mesh "
+                         f"can be put together into one array")
+    index = np.rint((xmin - xmin.min(axis=0)) / dx[0]).astype(np.int64)
+    return index[:, ::-1]  # x1, x2, x3 -> k, j, i
+
+
+def _assemble(path: str, blocks: np.ndarray, place: np.ndarray, nodes: bool) -> np.ndarray:
+    """One array over the whole mesh from per-block arrays ``(nblocks, nk, nj, ni)`` at ``place``."""
+    nblocks, *shape = blocks.shape
+    if nblocks != len(place) or len(shape) != 3:
+        raise ValueError(f"read_output: a variable of {path!r} has shape {blocks.shape}, not (nblocks={len(place)}, "
+                         f"nk, nj, ni)")
+    cells = np.array(shape) - (1 if nodes else 0)
+    total = (place + cells).max(axis=0) + (1 if nodes else 0)
+    out = np.zeros(tuple(total), dtype=blocks.dtype)
+    filled = np.zeros(tuple(total), dtype=np.int32)
+    for block, (k, j, i) in zip(blocks, place):
+        region = (slice(k, k + shape[0]), slice(j, j + shape[1]), slice(i, i + shape[2]))
+        out[region] = block
+        filled[region] += 1
+    if not nodes and not np.all(filled == 1):
+        raise ValueError(f"read_output: the blocks of {path!r} do not tile a box (cells covered "
+                         f"{int(filled.min())} to {int(filled.max())} times)")
+    return out
