@@ -2,6 +2,7 @@
 line) and ``hydro.register_problem``; every mistake in such a file is one ConfigError naming it."""
 
 import os
+import sys
 import textwrap
 import types
 
@@ -237,3 +238,17 @@ def test_a_problem_file_given_as_the_input_file(tmp_path):
                                           r"input file, which names a problem of your own with \[problem\] file = "
                                           r"'wind.py'$"):
         hydro.load_config(str(tmp_path / "wind.py"))
+
+
+def test_a_problem_file_imports_modules_beside_it(tmp_path):
+    write(tmp_path / "shapes.py", "def disc(x1, x2, r):\n    return (x1 - 1.0) ** 2 + (x2 - 0.5) ** 2 < r * r\n")
+    write(tmp_path / "p.py", "import numpy as np\nfrom shapes import disc\n\n" + HEADER.replace("'xmax': [1, 1]",
+          "'xmax': [2, 1], 'nx': [32, 16], 'block_nx': [16, 16]").replace("'nx': [16, 16], ", "") +
+          "def initial(x1, x2, x3, p, gamma, xmin, xmax):\n    return np.where(disc(x1, x2, 0.2), 10.0, 1.0), 1.0, 0.0, 0.0, 1.0\n")
+    before = list(sys.path)
+    cfg = hydro.build_config({"problem": {"file": "p.py"}}, NO_FILES, base_dir=str(tmp_path))
+    assert sys.path == before  # the directory was on the path while the file loaded only
+    x = (np.arange(32) + 0.5) / 16
+    y = (np.arange(16) + 0.5) / 16
+    expected = np.where((x[None, :] - 1.0) ** 2 + (y[:, None] - 0.5) ** 2 < 0.04, 10.0, 1.0)
+    assert np.array_equal(initial_state(cfg)["density"], expected)

@@ -95,6 +95,8 @@ def load_file(path: str, base_dir: str | None = None):
         raise ConfigError(f"{where}: not a Python file (its name must end in .py)")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses and pickling look a module up by its name
+    here = os.path.dirname(full)
+    sys.path.insert(0, here)  # its imports find modules beside it, as a script's do
     try:
         spec.loader.exec_module(module)
     except Exception as e:  # noqa: BLE001 - the user's code: name its error and where, in one line
@@ -103,6 +105,8 @@ def load_file(path: str, base_dir: str | None = None):
         line = getattr(e, "lineno", None) if isinstance(e, SyntaxError) else (frames[-1].lineno if frames else None)
         at = f" at line {line}" if line else ""
         raise ConfigError(f"{where} could not be loaded: {type(e).__name__}{at}: {e}") from e
+    finally:
+        sys.path.remove(here)
     mistakes = describe_mistakes(module)
     if mistakes:
         raise ConfigError(f"{where} is not a hydro problem: {'; '.join(mistakes)} (see docs/hydro.md, "
