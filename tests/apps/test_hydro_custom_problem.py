@@ -140,6 +140,10 @@ def test_a_problem_file_that_is_missing_or_disagrees_with_problem_name(tmp_path)
     ("x1[0, 0, :3], 0.0, 0.0, 0.0, 1.0",
      r"problem 'x': initial\(\) must return 5 arrays .* that broadcast to the block's cells, ghosts included, "
      r"\(1, 20, 20\) \(k, j, i\) .*; its density is shape \(3,\)"),
+    # an error of its own: one line with its file and line (it was a traceback through brickwork's driver)
+    ('p["rho"], 0.0, 0.0, 0.0, 1.0', r"^problem 'x': initial\(\) failed at p.py:6: KeyError: 'rho'; the \[problem\] "
+                                     r"keys are file, name$"),
+    ("1.0 / 0, 0.0, 0.0, 0.0, 1.0", r"^problem 'x': initial\(\) failed at p.py:6: ZeroDivisionError: float division by zero$"),
 ])
 def test_an_initial_state_of_the_wrong_form_is_named_and_writes_nothing(tmp_path, returned, message):
     write(tmp_path / "p.py", HEADER + f"def initial(x1, x2, x3, p, gamma, xmin, xmax):\n    return {returned}\n")

@@ -77,6 +77,16 @@ def describe_mistakes(problem) -> list[str]:
     return mistakes
 
 
+def failure(problem, function: str, error: Exception, params: dict) -> ConfigError:
+    """The one-line error of ``problem.<function>`` raising ``error``: where in the problem's file, and for
+    a ``KeyError`` the ``[problem]`` keys there are (a misspelt key is the common cause)."""
+    source = getattr(problem, "__file__", None)
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if source and f.filename == source]
+    at = f" at {os.path.basename(source)}:{frames[-1].lineno}" if frames else ""
+    hint = f"; the [problem] keys are {', '.join(sorted(params))}" if isinstance(error, KeyError) else ""
+    return ConfigError(f"problem {problem.NAME!r}: {function}() failed{at}: {type(error).__name__}: {error}{hint}")
+
+
 def load_file(path: str, base_dir: str | None = None):
     """The problem module the Python file ``path`` defines (relative paths: to ``base_dir``, else the
     working directory); ``ConfigError`` naming the file and what is wrong with it."""

@@ -26,6 +26,7 @@ from brickwork.mesh.output import assemble_blocks
 
 from ...errors import BrickworkError
 from .config import SIDES, Config, ConfigError
+from .custom_problem import failure
 from .kernels import HydroKernels
 from .totals import BlockSums
 
@@ -163,7 +164,13 @@ class Hydro:
             x1 = c.x_center(1)[None, None, :]
             x2 = c.x_center(2)[None, :, None]
             x3 = c.x_center(3)[:, None, None]
-            state = problem.initial(x1, x2, x3, params, self.gamma, xmin=tuple(m["xmin"]), xmax=tuple(m["xmax"]))
+            try:
+                state = problem.initial(x1, x2, x3, params, self.gamma, xmin=tuple(m["xmin"]),
+                                        xmax=tuple(m["xmax"]))
+            except MemoryError:
+                raise
+            except Exception as e:  # noqa: BLE001 - a problem of your own: one line naming its file and line
+                raise failure(problem, "initial", e, params) from e
             rho, v1, v2, v3, p = _block_state(problem, state, self.mesh.data("density").shape[2:])
             self._set_primitive_block(fields, block.lid, rho, v1, v2, v3, p)
 
