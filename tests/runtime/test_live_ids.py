@@ -216,3 +216,25 @@ def test_the_object_instead_of_its_id_says_to_pass_the_id():
     with pytest.raises(LaunchError, match=r"argument 'mesh' must be uint64, got .*Mesh: pass its id \(mesh.id\)"):
         wp.launch(closest_u, dim=2, inputs=[mesh, _queries(), out])
     assert out.numpy().tolist() == [7.0, 7.0]
+
+
+@wp.kernel
+def mesh_tree(mesh: wp.uint64, out: wp.array(dtype=wp.uint64)):
+    out[0] = wp.mesh_get_bvh(mesh)
+
+
+def test_the_bvh_of_a_live_mesh_passes_as_a_bvh_id():
+    # Warp's mesh_get_bvh gives the mesh's tree as a BVH id, valid while the mesh lives: a kernel may store it
+    # and a later launch pass it to bvh_query_* (it was refused as the id of a wp.Mesh, not of a wp.Bvh)
+    mesh = wp.Mesh(points=wp.array(np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [5, 5, 5], [6, 5, 5], [5, 6, 5]],
+                                            np.float32), dtype=wp.vec3),
+                   indices=wp.array(np.arange(6, dtype=np.int32), dtype=int))
+    held = wp.zeros(1, dtype=wp.uint64)
+    wp.launch(mesh_tree, dim=1, inputs=[mesh.id, held])
+    out = wp.zeros(1, dtype=int)
+    wp.launch(boxes_hit, dim=1, inputs=[int(held.numpy()[0]), out])
+    assert out.numpy()[0] == 1  # [-0.5, 0.5]^3 overlaps the first triangle's box only
+    dangling = mesh.id
+    del mesh
+    gc.collect()
+    _refused(boxes_hit, [dangling], out, "bvh_query_aabb()", "no live wp.Bvh")

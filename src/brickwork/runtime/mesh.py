@@ -110,6 +110,9 @@ class Mesh:
         self._build()
         self.id = self._storage.address
         live_ids.register("mesh", self)  # launches passing the id to a mesh query check it is live
+        # and to a BVH query: mesh_get_bvh(id) is the id itself (the descriptor starts with the tree's), and a
+        # kernel may hand it to another launch's bvh_query_* (Warp's mesh BVH lives as long as the mesh)
+        live_ids.register("bvh", self)
 
     def _write_arrays(self) -> None:
         d = self._storage.descriptor
