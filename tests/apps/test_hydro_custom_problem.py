@@ -256,3 +256,14 @@ def test_a_problem_file_imports_modules_beside_it(tmp_path):
     y = (np.arange(16) + 0.5) / 16
     expected = np.where((x[None, :] - 1.0) ** 2 + (y[:, None] - 0.5) ** 2 < 0.04, 10.0, 1.0)
     assert np.array_equal(initial_state(cfg)["density"], expected)
+
+
+def test_a_boundary_function_that_raises_is_named(tmp_path):
+    write(tmp_path / "wind.py", WIND.replace('params["rho_in"]', 'params["rho_inflow"]'))
+    out = tmp_path / "out"
+    cfg = hydro.build_config({"problem": {"file": "wind.py"}, "output": {"dir": str(out), "progress": False}}, [],
+                             base_dir=str(tmp_path))
+    with pytest.raises(ConfigError, match=r"^problem 'wind': BOUNDARIES\['inner_x1'\] failed at wind.py:\d+: KeyError: "
+                                          r"'rho_inflow'; the \[problem\] keys are file, name, rho_in$"):
+        hydro.run(cfg)
+    assert not os.path.exists(out)

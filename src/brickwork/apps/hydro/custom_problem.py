@@ -84,7 +84,8 @@ def failure(problem, function: str, error: Exception, params: dict) -> ConfigErr
     frames = [f for f in traceback.extract_tb(error.__traceback__) if source and f.filename == source]
     at = f" at {os.path.basename(source)}:{frames[-1].lineno}" if frames else ""
     hint = f"; the [problem] keys are {', '.join(sorted(params))}" if isinstance(error, KeyError) else ""
-    return ConfigError(f"problem {problem.NAME!r}: {function}() failed{at}: {type(error).__name__}: {error}{hint}")
+    call = function if function.endswith("]") else f"{function}()"
+    return ConfigError(f"problem {problem.NAME!r}: {call} failed{at}: {type(error).__name__}: {error}{hint}")
 
 
 def load_file(path: str, base_dir: str | None = None):

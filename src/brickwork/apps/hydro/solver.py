@@ -15,7 +15,6 @@ as per-block sums (``totals``), and the host sees the fields only when an output
 
 from __future__ import annotations
 
-import functools
 import inspect
 
 import numpy as np
@@ -68,24 +67,38 @@ def boundaries(cfg: Config) -> dict:
     out = {}
     for d in range(1, ndim + 1):
         if m[f"bc_x{d}"] == "user":
-            out.update({side: _with_inputs(cfg.problem.BOUNDARIES[side], cfg) for side in SIDES[d]})
+            out.update({side: _with_inputs(cfg.problem.BOUNDARIES[side], cfg, side) for side in SIDES[d]})
         else:
             out[f"x{d}"] = m[f"bc_x{d}"]
     return out
 
 
-def _with_inputs(function, cfg: Config):
-    """A problem's boundary function given the ``params`` (its ``[problem]`` values) and ``gamma`` it
-    declares, by name; a boundary name as it is."""
+def _with_inputs(function, cfg: Config, side: str):
+    """A problem's boundary function as the mesh calls it, ``fn(block, view, side, field)``, given the
+    ``params`` (its ``[problem]`` values) and ``gamma`` it declares, by name, and the ``field`` if it
+    declares that; what it raises is one line naming it (``custom_problem.failure``). A boundary name
+    as it is."""
     if not callable(function):
         return function
     try:
         declared = inspect.signature(function).parameters
     except (TypeError, ValueError):
-        return function
-    given = {name: value for name, value in (("params", cfg["problem"]), ("gamma", cfg["hydro"]["gamma"]))
+        declared = {}
+    params = cfg["problem"]
+    given = {name: value for name, value in (("params", params), ("gamma", cfg["hydro"]["gamma"]), ("field", None))
              if name in declared}
-    return functools.partial(function, **given) if given else function
+
+    def fill(block, view, where, field):
+        if "field" in given:
+            given["field"] = field
+        try:
+            function(block, view, where, **given)
+        except MemoryError:
+            raise
+        except Exception as e:  # noqa: BLE001 - a problem of your own: one line naming its file and line
+            raise failure(cfg.problem, f"BOUNDARIES[{side!r}]", e, params) from e
+
+    return fill
 
 
 def hydro_package(dtype) -> Package:
