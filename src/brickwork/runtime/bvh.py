@@ -1,7 +1,8 @@
 """``wp.Bvh``: a bounding volume hierarchy over boxes for queries in kernels, as in Warp.
 
 Every node with more than ``leaf_size`` items is split in two: for ``constructor="sah"`` (Warp's CPU default)
-where the surface-area heuristic puts it (``bvh_sah``: binned, over all three axes, within a depth budget),
+where the surface-area heuristic puts it (binned within a depth budget: ``bvh_binned`` along the longest axis,
+a grouped tree's ``bvh_sah`` over all three axes),
 for "median" at the median of its items' centres along the longest axis of their extent. "lbvh" (the default
 on a CUDA device) builds a linear BVH: Karras's radix tree over the items' sorted Morton codes (``bvh_lbvh``),
 by kernels launched on the tree's device (a CUDA tree's build copies only its 65 level ends to the host); a
@@ -31,7 +32,7 @@ from ..types.array_constructors import empty, wrap_numpy
 from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import float32, int32, uint8
-from . import bvh_build, bvh_lbvh, bvh_refit, bvh_sah, bvh_whole, live_ids
+from . import bvh_binned, bvh_build, bvh_lbvh, bvh_refit, bvh_sah, bvh_whole, live_ids
 from .launch import _thread_count, launch_on_cpu, launcher
 
 #: The descriptor the kernels read (``bw::bvh_data``); the first fields have the order of Warp's host header, then
@@ -352,10 +353,13 @@ def build_tree(storage: TreeStorage, lowers: np.ndarray, uppers: np.ndarray, lea
 
 
 def shape_tree(centers: np.ndarray, leaf_size: int, groups: np.ndarray | None, bounds: tuple | None) -> Tree:
-    """``Tree(centers, leaf_size, groups, bounds)``; a tree of one group is shaped in one launch on one thread
-    (``bvh_whole``, the same tree), unless it has more than ``bvh_build.PARALLEL_MIN`` items and several threads
-    to build it level by level."""
+    """A SAH tree (``bounds`` given) without groups: ``bvh_binned``'s. Otherwise ``Tree(centers, leaf_size,
+    groups, bounds)``; a tree of one group is shaped in one launch on one thread (``bvh_whole``, the same tree),
+    unless it has more than ``bvh_build.PARALLEL_MIN`` items and several threads to build it level by level."""
     n = len(centers)
+    if groups is None and n > leaf_size and bounds is not None:  # SAH: binned, partitioned in place
+        first, last, parents, order, ranges = bvh_binned.shape(*bounds, leaf_size)
+        return Tree.from_levels(first, last, parents, order, len(ranges) - 1, ranges)
     if groups is not None or n <= leaf_size or n > bvh_build.PARALLEL_MIN and _thread_count() > 1:
         return Tree(centers, leaf_size, groups, bounds)
     lists = bvh_build.ItemLists(centers, renumber=bounds is not None and n >= bvh_sah.RENUMBER_MIN)
