@@ -14,10 +14,12 @@ import numpy as np
 from ..errors import LaunchError
 from ..types.arrays import ArrayType, type_name
 from ..types.composite import CompositeBase, is_composite_type
+from ..types.held_arrays import held_devices
 from ..types.layout import pack_format, struct_offsets
 from ..types.scalars import ScalarBase, bfloat16, bfloat16_bits, float16, float32, is_scalar_type
 from ..types.structs import has_array_fields, has_device_fields, struct_devices
 from . import live_ids, range_checks
+from .held_devices import refuse_elsewhere
 
 _HEADER = "4q4i"
 _NARROW_FLOATS = {float16: np.float16, float32: np.float32}  # scalar types whose packing can overflow
@@ -57,6 +59,7 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, ke
             continue
         checks.append(f"    if {reach} > a[{i}].shape[{axis}]: _oob(a, (d0, d1, d2, d3), {n})\n")
     namespace["_N"], namespace["_fs"] = (None,), field_extent
+    namespace["_hd"], namespace["_he"] = held_devices, refuse_elsewhere
     if ranges:
         checks += range_checks.check_lines(ranges)
         namespace["_oor"], namespace["_pe"] = range_checks.out_of_range(key, names, ranges), range_checks.pack_extents
@@ -72,6 +75,9 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, ke
             exprs.append(f"s{i}")
         else:
             exprs.append(_value_expr(i, t, s))
+        if device is not None and has_device_fields(getattr(t, "dtype", None)):  # an array: what its elements hold
+            name = names[i] if i < len(names) else f"argument {i}"
+            checks.append(f"    if _hd(a[{i}]) - _ok: _he(a[{i}], _dev, _key, {name!r})\n")
         namespace[f"_T{i}"] = t
         if isinstance(t, ArrayType):
             unit_terms.append(f"a[{i}]._unit_inner")

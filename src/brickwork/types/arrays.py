@@ -228,14 +228,14 @@ class array:  # noqa: N801 - Warp's spelling
                                  f"(array(shape=..., strides=...)) or memory at ptr=")
         self._init_from_numpy(arr, dtype, owner=None)
         if data is not None and getattr(dtype, "_bw_struct", False):  # the arrays its elements point to
-            from .held_arrays import arrays_in, hold, hold_from, hold_records
+            from .held_arrays import hold_from, hold_records, hold_values
 
             if isinstance(source, array):
                 hold_from(self, source)
             elif isinstance(source, np.ndarray):
                 hold_records(self, source)
             elif isinstance(source, (list, tuple)):
-                hold(self, [pair for x in source if getattr(type(x), "_bw_struct", False) for pair in arrays_in(x)])
+                hold_values(self, source)
         _grad_option(self, kwargs)
 
     def _init_from_numpy(self, arr: np.ndarray, dtype, owner):
@@ -455,9 +455,9 @@ class array:  # noqa: N801 - Warp's spelling
     def _fill_now(self, converted, value) -> None:
         self._np[...] = converted
         if getattr(type(value), "_bw_struct", False):
-            from .held_arrays import arrays_in, hold
+            from .held_arrays import hold_values
 
-            hold(self, arrays_in(value))
+            hold_values(self, [value])
 
     def zero_(self) -> "array":
         """Set every element to zero."""

@@ -7,6 +7,11 @@ array that owns its memory (views lead to it through ``_owner``): ``wp.array([s,
 item assignment, ``assign``, ``wp.copy``, ``clone`` and ``to`` record them, and ``a[i].field`` gives the
 recorded array itself. Entries whose descriptor no element holds any more are dropped now and then, so that
 reassigning elements over and over does not keep every array ever stored alive.
+
+The same writes record the devices of the arrays and textures the stored elements point to (``held_devices``): a
+launch refuses an array of structs whose elements may point into another device's memory (``runtime/
+held_devices`` looks again, element by element, before it refuses). Raw records written through ``a.numpy()`` are
+not seen.
 """
 
 from __future__ import annotations
@@ -16,16 +21,19 @@ import weakref
 import numpy as np
 
 from .arrays import ArrayType, array, check_same_dtype
+from .structs import struct_devices
 
 
 class _Held(dict):
-    """``{(field type, packed descriptor): array}``, and how many entries the last pruning kept."""
+    """``{(field type, packed descriptor): array}``, how many entries the last pruning kept, and the devices of
+    the arrays and textures stored (``held_devices``)."""
 
-    __slots__ = ("kept",)
+    __slots__ = ("kept", "devices")
 
     def __init__(self):
         super().__init__()
         self.kept = 0
+        self.devices = frozenset()
 
 
 #: ``{(field type, packed descriptor): array}`` of every live array ever recorded: struct records copied as raw
@@ -58,16 +66,36 @@ def arrays_in(value) -> list:
     return found
 
 
-def hold(a: array, pairs) -> None:
-    """Record ``[(field type, array)]`` (``arrays_in``) as stored in ``a``'s memory; a no-op for an array whose
-    elements are not structs or hold no arrays."""
+def held_devices(a) -> frozenset:
+    """The devices of the arrays and textures that elements of ``a`` (an array of structs or textures) were
+    given, as recorded by the writes (a superset where elements were overwritten since); an indexed array's are
+    those of the array it indexes."""
+    if not isinstance(a, array):
+        a = getattr(a, "data", None)
+    table = getattr(_root(a), "_held", None) if isinstance(a, array) else None
+    return table.devices if table is not None else frozenset()
+
+
+def hold_values(a: array, values) -> None:
+    """Record what the struct (or texture) values just written into ``a``'s memory hold: their arrays, and the
+    devices of their arrays and textures (``_devices``, set when they were packed for the write)."""
+    structs = [v for v in values if getattr(type(v), "_bw_struct", False)]
+    hold(a, [pair for v in structs for pair in arrays_in(v)], frozenset().union(*(v._devices for v in structs)))
+
+
+def hold(a: array, pairs, devices: frozenset = frozenset()) -> None:
+    """Record ``[(field type, array)]`` (``arrays_in``) as stored in ``a``'s memory, and ``devices`` (those of
+    textures stored there too); a no-op for an array whose elements are not structs or hold nothing."""
     pairs = list(pairs)
-    if not pairs:
+    devices = frozenset(devices).union(field.device for _, field in pairs)
+    if not pairs and not devices:
         return
     root = _root(a)
     table = getattr(root, "_held", None)
     if table is None:
         table = root._held = _Held()
+    if not devices <= table.devices:
+        table.devices = struct_devices(table.devices | devices)
     for t, field in pairs:
         table[(t, field._packed)] = field
         _recorded[(t, field._packed)] = field
@@ -78,7 +106,7 @@ def hold(a: array, pairs) -> None:
 def hold_from(dest: array, src) -> None:
     """``dest`` now stores copies of ``src``'s elements: record what ``src``'s memory records."""
     if isinstance(src, array) and src is not dest:
-        hold(dest, [(t, field) for (t, _), field in held(src).items()])
+        hold(dest, [(t, field) for (t, _), field in held(src).items()], held_devices(src))
 
 
 def hold_records(a: array, data) -> None:
@@ -164,7 +192,7 @@ def struct_items(a: array, value, what: str):
         return value
     items = list(value) if isinstance(value, (list, tuple)) else [value]
     records = [element_value(a.dtype, v, what) for v in items]  # checks every item before anything is recorded
-    hold(a, [pair for v in items if getattr(type(v), "_bw_struct", False) for pair in arrays_in(v)])
+    hold_values(a, items)
     return records if isinstance(value, (list, tuple)) else records[0]
 
 
