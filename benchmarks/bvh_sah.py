@@ -11,7 +11,7 @@ around a ball of radius 1 holding the rest, triangles about 0.02 across: sizes d
 magnitude, and the median split mixes the stadium's triangles into the ball's nodes). Queries:
 ``wp.mesh_query_ray`` from ``--rays`` random points in the stadium in random directions, one thread each. Times
 are medians of ``reps`` runs after a first one (which loads the kernels). Meshes are built with
-``bvh_leaf_size=4`` (Warp's default; brickwork's is 1). brickwork runs on ``BRICKWORK_NUM_THREADS`` threads
+``bvh_leaf_size=4`` (both's default). brickwork runs on ``BRICKWORK_NUM_THREADS`` threads
 (Warp's CPU builds and launches on one). Not a timed test: numbers depend on the machine and its load
 (``uptime`` before a run).
 """

@@ -95,7 +95,7 @@ class Mesh:
         if idx.size and (idx.min() < 0 or idx.max() >= points.size):
             raise MeshError(f"Mesh indices must lie in [0, {points.size}), got values from {idx.min()} to "
                             f"{idx.max()}")
-        self.bvh_leaf_size = check_leaf_size(1 if bvh_leaf_size is None else bvh_leaf_size, "bvh_leaf_size")
+        self.bvh_leaf_size = check_leaf_size(4 if bvh_leaf_size is None else bvh_leaf_size, "bvh_leaf_size")
         self.device = get_device(points.device)
         self.bvh_constructor = check_constructor(bvh_constructor, self.device)
         self._points = points
