@@ -20,6 +20,7 @@ import inspect
 import numpy as np
 
 import brickwork as wp
+from brickwork import comm
 from brickwork.mesh import Mesh, Metadata, Package, storage
 from brickwork.mesh.output import assemble_blocks
 
@@ -96,7 +97,10 @@ def _with_inputs(function, cfg: Config, side: str):
         except MemoryError:
             raise
         except Exception as e:  # noqa: BLE001 - a problem of your own: one line naming its file and line
-            raise failure(cfg.problem, f"BOUNDARIES[{side!r}]", e, params) from e
+            error = failure(cfg.problem, f"BOUNDARIES[{side!r}]", e, params)
+            if block.mesh.nranks > 1:  # inside a ghost exchange the other ranks wait for this one: end them all
+                comm.abort(block.mesh.comm, f"brickwork: error: {error}", 2)
+            raise error from e
 
     return fill
 

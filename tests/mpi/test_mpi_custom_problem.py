@@ -1,0 +1,60 @@
+"""A problem of your own (``problem.file``) on several MPI ranks: its user boundary gives the one-process
+history bit for bit, and a boundary function that raises on the rank holding that side ends every rank
+with its one line (the other ranks waited in the ghost exchange for ever before)."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_mpi import BRICKWORK, mpirun  # noqa: F401 - skips the module without mpiexec
+
+WIND = '''
+NAME = "wind"
+DIMENSIONS = (1,)
+PARAMS = {}
+DEFAULTS = {"mesh": {"nx": [64], "block_nx": [16], "xmin": [0.0], "xmax": [1.0], "bc_x1": "user"},
+            "hydro": {"gamma": 1.4}, "time": {"tlim": 0.02}}
+
+
+def inflow(block, view, side, field, params):
+    ng = block.mesh.nghost
+    rho = 2.0 * params.get("scale", 1.0) if RAISE is False else params["scale"]
+    if field == "density":
+        view[0, :, :, :ng] = rho
+    elif field == "momentum":
+        view[:, :, :, :ng] = 0.0
+        view[0, :, :, :ng] = rho * 3.0
+    else:
+        view[0, :, :, :ng] = 1.0 / 0.4 + 0.5 * rho * 9.0
+
+
+BOUNDARIES = {"inner_x1": inflow, "outer_x1": "outflow"}
+
+
+def initial(x1, x2, x3, p, gamma, xmin, xmax):
+    return 1.0, 3.0, 0.0, 0.0, 1.0
+'''
+
+
+def write_problem(tmp_path, raises: bool):
+    (tmp_path / "wind.py").write_text(f"RAISE = {raises}\n" + WIND)
+    (tmp_path / "wind.toml").write_text('[problem]\nfile = "wind.py"\n[output]\nhdf5_dt = -1\n')
+    return tmp_path / "wind.toml"
+
+
+def test_user_boundaries_give_the_one_process_history(tmp_path):
+    toml = write_problem(tmp_path, raises=False)
+    one = mpirun(1, BRICKWORK, "run", str(toml), f"output.dir={tmp_path / 'one'}", "--quiet")
+    three = mpirun(3, BRICKWORK, "run", str(toml), f"output.dir={tmp_path / 'three'}", "--quiet")
+    assert one.returncode == 0 and three.returncode == 0, three.stderr[-3000:]
+    assert (tmp_path / "one" / "wind.hst").read_bytes() == (tmp_path / "three" / "wind.hst").read_bytes()
+
+
+@pytest.mark.parametrize("nranks", [2, 3])
+def test_a_boundary_function_that_raises_ends_every_rank(tmp_path, nranks):
+    toml = write_problem(tmp_path, raises=True)
+    done = mpirun(nranks, BRICKWORK, "run", str(toml), f"output.dir={tmp_path / 'o'}", "--quiet", timeout=120)
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert ("brickwork: error: problem 'wind': BOUNDARIES['inner_x1'] failed at wind.py:12: KeyError: 'scale'; "
+            "the [problem] keys are file, name") in done.stderr
+    assert not (tmp_path / "o").exists()
