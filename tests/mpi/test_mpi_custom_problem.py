@@ -5,8 +5,7 @@ with its one line (the other ranks waited in the ghost exchange for ever before)
 from __future__ import annotations
 
 import pytest
-
-from test_mpi import BRICKWORK, mpirun  # noqa: F401 - skips the module without mpiexec
+from test_mpi import BRICKWORK, mpirun  # importing it skips this module without mpiexec
 
 WIND = '''
 NAME = "wind"
