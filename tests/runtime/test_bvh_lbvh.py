@@ -291,3 +291,12 @@ def test_any_sort_plan_builds_the_same_tree(plan, kind):
         np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
     assert got.max_depth == want.max_depth
     check_structure(got, lo, hi, 2)
+
+
+@pytest.mark.parametrize("plan", [bvh_lbvh.CPU_SORT, Plan(bits=11, items=50, max_chunks=64),
+                                  Plan(bits=8, items=7, max_chunks=5)])
+def test_a_cpu_tree_is_the_reference_whatever_its_sorts_chunks_and_digits(plan, monkeypatch):
+    # the CPU's sorts take few chunks of many positions (bvh_lbvh.CPU_SORT); the sort is stable for any plan
+    lo, hi = _data("clustered", np.random.default_rng(12), 3000)
+    monkeypatch.setattr(bvh_lbvh, "CPU_SORT", plan)
+    _compare(linear_tree(lo, hi, 2), lo, hi, 2)

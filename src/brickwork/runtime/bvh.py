@@ -409,7 +409,7 @@ def linear_tree(lowers: np.ndarray, uppers: np.ndarray, leaf_size: int) -> Tree:
     scratch = bvh_lbvh.Scratch("cpu")
     order = empty((n,), dtype=int32, device="cpu")
     items = (array(np.ascontiguousarray(b, np.float32), dtype=float32, copy=False) for b in (lowers, uppers))
-    ends = bvh_lbvh.structure(*items, n, leaf_size, order, scratch, launch_on_cpu)
+    ends = bvh_lbvh.structure(*items, n, leaf_size, order, scratch, launch_on_cpu, bvh_lbvh.CPU_SORT)
     num_nodes, max_depth, ranges = bvh_lbvh.levels(ends)
     first, last, parents = (empty((num_nodes,), dtype=int32, device="cpu") for _ in range(3))
     none = empty((0, 4), dtype=int32, device="cpu")

@@ -40,6 +40,9 @@ DROPPED = 64
 BOUNDS_ITEMS, BOUNDS_CHUNKS = 64, 4096
 #: Fewer items than this (the radix search's int32 positions reach twice the count).
 MAX_ITEMS = 2**30
+#: The sorts' plan on the CPU: few chunks of many positions and 11-bit digits (a GPU's plan, ``device_sort.GPU``,
+#: clears and scans 256 counters per 64 positions at each pass: most of a CPU build's time)
+CPU_SORT = device_sort.Plan(bits=11, items=1 << 15, max_chunks=64)
 
 
 @func
