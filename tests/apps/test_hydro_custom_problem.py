@@ -77,6 +77,14 @@ def test_a_problem_file_on_the_command_line_is_found_from_the_working_directory(
     assert np.array_equal(initial_state(cfg)["density"], bubble_density(10.0))
 
 
+def test_a_problem_file_under_the_home_directory(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "cases").mkdir()
+    write(tmp_path / "cases" / "bubble.py", BUBBLE)
+    cfg = hydro.build_config({"problem": {"file": "~/cases/bubble.py"}}, NO_FILES, base_dir="/elsewhere")
+    assert cfg["problem"]["file"] == str(tmp_path / "cases" / "bubble.py") and cfg.problem.NAME == "bubble"
+
+
 def test_register_problem_from_python(monkeypatch):
     from brickwork.apps.hydro.problems import PROBLEMS
 

@@ -94,9 +94,10 @@ def load_file(path: str, base_dir: str | None = None):
     where = f"problem.file={path!r}"
     if not isinstance(path, str) or not path or "\0" in path:
         raise ConfigError(f"problem.file: expected the path of a Python file, got {path!r}")
-    full = os.path.abspath(os.path.join(base_dir, path) if base_dir else path)
+    given = os.path.expanduser(path)  # ~/cases/bubble.py, as a shell would read it
+    full = os.path.abspath(os.path.join(base_dir, given) if base_dir else given)
     if not os.path.isfile(full):
-        seen = f" (looked for {full!r})" if base_dir and not os.path.isabs(path) else ""
+        seen = f" (looked for {full!r})" if full != os.path.abspath(path) else ""
         what = "is not a file" if os.path.exists(full) else "does not exist"
         raise ConfigError(f"{where} {what}{seen}; relative paths in an input file are taken from the input file's "
                           f"directory, on the command line from the working directory")
