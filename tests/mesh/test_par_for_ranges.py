@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import brickwork as wp
 from brickwork.mesh import TE, IndexDomain, Mesh, Metadata, Package, PackDescriptor, VarTag
+from brickwork.runtime import range_checks
 
 HERE = __file__.rsplit("/", 1)[-1]
 X = wp.zeros(1, dtype=wp.float32)  # the arrays the module-level bodies read and write (rebound by the tests)
@@ -203,6 +204,29 @@ def test_a_flat_variable_index_is_checked_against_the_packs_table():
     wp.par_for(2, 2, 12, 12, sums)
     expected = [[mesh.data(n)[b, 0, 0, :12, :12].sum() for n in ("density", "B")] + [0.0] for b in range(2)]
     np.testing.assert_allclose(total.numpy(), expected, rtol=1e-12)
+
+
+def test_the_cells_of_a_flat_variable_index_are_checked_where_all_variables_have_one_storage():
+    hydro = Package("hydro")
+    for name in ("density", "energy"):
+        hydro.add_field(name, Metadata("Cell", "Independent", "FillGhost"))
+    mesh = Mesh(nx=(16, 8), block_nx=(8, 8), nghost=2, packages=[hydro])
+    mesh.data("density")[...] = 1.0
+    mesh.data("energy")[...] = 2.0
+    pack = PackDescriptor(mesh, [density, VarTag("energy")]).get_pack(mesh.mesh_data())
+    total = wp.zeros((2, 2), dtype=wp.float64)
+
+    def sums(b, v, j, i):
+        wp.atomic_add(total, b, v, pack[b, v, 0, j, i])  # uniform access
+
+    message = _refused(lambda: wp.par_for(2, 2, 12, (1, 12), sums), total)
+    assert f"{HERE}:{_line('# uniform access')}" in message and "cell index i on axis i to 1..12" in message
+    assert "every variable's storage in pack 'pack' has extents (1, 12, 12)" in message
+    wp.par_for(2, 2, 12, (1, 11), sums)
+    np.testing.assert_array_equal(total.numpy(), [[12 * 11, 2 * 12 * 11]] * 2)
+    _, mixed = _pack()  # a face field's storage is larger than a cell field's: no test of the cells
+    assert range_checks.pack_extents(mixed.kernel_value(), -1, 0) == range_checks._UNCHECKED
+    assert range_checks.pack_extents(mixed.kernel_value(), 1, 0) == (1, 13, 13)
 
 
 def _message(call) -> str:

@@ -21,9 +21,9 @@ outer body's top-level inner loops) up to the first one that may leave early (``
 ``continue``), not the inside of branches or other loops, nor the lazy parts of an expression. An index is a
 known loop index (a local bound as above and not assigned since), one plus or minus an integer constant, or a
 non-negative constant; a pack access ``pack[b, var, k, j, i]`` checks its block against the pack's block count,
-a flat variable index against the width of its table, and the cell indices of a named variable against the
-variable's storage (``runtime/range_checks``). Anything else is left
-unchecked: the analysis never refuses a launch that is in bounds.
+a flat variable index against the width of its table, and the cell indices against the storage of the variable
+named (of every variable, for a flat index) where all blocks' storage is the same (``runtime/range_checks``).
+Anything else is left unchecked: the analysis never refuses a launch that is in bounds.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def range_bounds(fn: ir.IRFunction) -> list:
     at a launch of extents ``d`` and arguments ``a``; ``c`` or ``p`` -1 where absent), the least and greatest
     index the access takes; ``extent`` says what they must stay inside: ``["array", axis]``, ``["blocks"]`` (a
     pack's block count), ``["vars"]`` (the width of its table of flat variable indices) or ``["cells", var
-    position, element, axis]`` (a pack variable's storage). ``loop
+    position or -1 for any, element, axis]`` (a pack variable's storage). ``loop
     indices`` is ``[[name, low, high], ...]`` of the body's ranges, for the message. Deduplicated, in program
     order."""
     params = {name: i for i, (name, _) in enumerate(fn.params)}
@@ -240,9 +240,10 @@ class _RangeScan(_Scan):
         self._record(position, ["blocks"], e.block, e.where)
         if e.var.position is None and e.flux_dir is None:  # a flat variable index: a row of the pack's table
             self._record(position, ["vars"], e.var.offset, e.where)
-        if e.kji is not None and e.flux_dir is None and e.var.position is not None and len(e.kji) == 3:
+        if e.kji is not None and e.flux_dir is None and len(e.kji) == 3:  # -1: any variable (a flat index)
+            var = -1 if e.var.position is None else e.var.position
             for axis, index in enumerate(e.kji):
-                self._record(position, ["cells", e.var.position, e.element, axis], index, e.where)
+                self._record(position, ["cells", var, e.element, axis], index, e.where)
 
     def _record(self, position: int, extent: list, index, where: str) -> None:
         term = self._index(index)

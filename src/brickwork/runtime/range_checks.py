@@ -59,9 +59,9 @@ def check_lines(ranges: tuple) -> list:
 
 
 def pack_extents(value, position: int, element: int) -> tuple:
-    """The (nk, nj, ni) storage extents of element ``element`` of variable ``position`` of pack argument
-    ``value`` (``mesh/kernel_pack``), the same in every block that has it; huge (no test) where blocks differ or
-    none has it. Computed once per pack and variable (the tables do not change)."""
+    """The (nk, nj, ni) storage extents of element ``element`` of variable ``position`` (-1: of every variable)
+    of pack argument ``value`` (``mesh/kernel_pack``), the same in every block that has it; huge (no test) where
+    they differ or none has it. Computed once per pack and variable (the tables do not change)."""
     found = value.__dict__.get("_bw_extents")
     if found is None:
         found = {}
@@ -69,7 +69,10 @@ def pack_extents(value, position: int, element: int) -> tuple:
     key = (position, element)
     if key not in found:
         shapes, bounds = value.ptr_shapes.numpy(), value.bounds.numpy()
-        rows = [shapes[b, lo:hi + 1, element] for b, (lo, hi) in enumerate(bounds[:, position]) if lo <= hi]
+        if position < 0:
+            rows = [shapes[:, :, element].reshape(-1, 3)]
+        else:
+            rows = [shapes[b, lo:hi + 1, element] for b, (lo, hi) in enumerate(bounds[:, position]) if lo <= hi]
         rows = np.concatenate(rows) if rows else np.zeros((0, 3), dtype=np.int64)
         rows = rows[(rows > 0).all(axis=1)]  # rows of storage that exists
         same = len(rows) and (rows == rows[0]).all()
@@ -97,7 +100,8 @@ def out_of_range(key: str, names: tuple, ranges: tuple):
             held = f"pack '{name}' has {a[i].ptrs.shape[1]} flat variable indices"
         else:
             where_to = f"its cell index {text} on axis {'kji'[extent[3]]}"
-            held = f"the variable's storage in pack '{name}' has extents {pack_extents(a[i], *extent[1:3])} (k, j, i)"
+            whose = "the variable's" if extent[1] >= 0 else "every variable's"
+            held = f"{whose} storage in pack '{name}' has extents {pack_extents(a[i], *extent[1:3])} (k, j, i)"
         reach = f"{lo}..{hi}" if lo != hi else f"{lo}"
         raise LaunchError(f"launch of '{key}': the access of '{name}' at {where} runs at every point of the "
                           f"range ({spans}), which takes {where_to} to {reach}, but {held}; launch over a range "
