@@ -344,12 +344,22 @@ def build_tree(storage: TreeStorage, lowers: np.ndarray, uppers: np.ndarray, lea
         tree = linear_tree(lowers, uppers, leaf_size)
         write_tree(storage, tree, lowers, uppers, structure=True)
         return tree
-    with np.errstate(invalid="ignore", over="ignore"):  # -inf + inf: a NaN centre
-        centers = (lowers.astype(np.float64) + uppers) * 0.5
-    tree = shape_tree(centers, leaf_size, None if groups is None else groups.numpy(),
-                      (lowers, uppers) if constructor == "sah" else None)
+    if constructor == "sah" and groups is None and len(lowers) > leaf_size:  # binned: no centres to compute here
+        tree = binned_tree(lowers, uppers, leaf_size)
+    else:
+        with np.errstate(invalid="ignore", over="ignore"):  # -inf + inf: a NaN centre
+            centers = (lowers.astype(np.float64) + uppers) * 0.5
+        tree = shape_tree(centers, leaf_size, None if groups is None else groups.numpy(),
+                          (lowers, uppers) if constructor == "sah" else None)
     write_tree(storage, tree, lowers, uppers, structure=True)
     return tree
+
+
+def binned_tree(lowers: np.ndarray, uppers: np.ndarray, leaf_size: int) -> Tree:
+    """The SAH tree without groups over the boxes ``lowers``/``uppers`` ((n, 3) float32, more than ``leaf_size``):
+    ``bvh_binned``'s."""
+    first, last, parents, order, ranges = bvh_binned.shape(lowers, uppers, leaf_size)
+    return Tree.from_levels(first, last, parents, order, len(ranges) - 1, ranges)
 
 
 def shape_tree(centers: np.ndarray, leaf_size: int, groups: np.ndarray | None, bounds: tuple | None) -> Tree:
@@ -358,8 +368,7 @@ def shape_tree(centers: np.ndarray, leaf_size: int, groups: np.ndarray | None, b
     unless it has more than ``bvh_build.PARALLEL_MIN`` items and several threads to build it level by level."""
     n = len(centers)
     if groups is None and n > leaf_size and bounds is not None:  # SAH: binned, partitioned in place
-        first, last, parents, order, ranges = bvh_binned.shape(*bounds, leaf_size)
-        return Tree.from_levels(first, last, parents, order, len(ranges) - 1, ranges)
+        return binned_tree(*bounds, leaf_size)
     if groups is not None or n <= leaf_size or n > bvh_build.PARALLEL_MIN and _thread_count() > 1:
         return Tree(centers, leaf_size, groups, bounds)
     lists = bvh_build.ItemLists(centers, renumber=bounds is not None and n >= bvh_sah.RENUMBER_MIN)
