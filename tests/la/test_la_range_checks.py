@@ -40,6 +40,19 @@ def guarded_body(rng, b):
             OUT[b, k, j, i] = wp.float64(1.0)
 
 
+def halo_body(rng, b):
+    hr = rng.add_halo(la.halo.pm_i)
+    for idx in la.inner(hr):
+        k, j, i = rng.get_kji(idx)
+        OUT[b, k, j, i] = F[b, k, j, i] + wp.float64(1.0)  # halo access
+
+
+def halo_coords_body(rng, b):
+    hr = rng.add_halo(la.halo.minus_j)
+    for k, j, i in la.inner(hr):
+        OUT[b, k, j, i] = F[b, k, j, i] * wp.float64(3.0)  # minus_j access
+
+
 def reduce_body(rng, b):
     la.inner_reduce(rng, lambda k, j, i: F[b, k, j, i + 1])  # reduce access
 
@@ -106,6 +119,26 @@ def test_a_guarded_access_stays_unchecked():
     la.outer(space, guarded_body)
     expected = np.zeros((1, 3, 3, 3))
     expected[0, 1:, 1:, 1:] = 1.0
+    np.testing.assert_array_equal(OUT.numpy(), expected)
+
+
+@pytest.mark.parametrize("loop", LOOPS, ids=lambda t: t.name)
+def test_an_inner_loop_over_a_range_grown_by_a_halo_checks_the_grown_box(loop):
+    _arrays(2, 4, 1, out_shape=(2, 6, 6, 5))  # the box grown by pm_i reaches i = 5
+    space = la.IndexSpace.box(loop, la.logical_flat, 2, 4, 4, 4, 1)
+    message = _refused(lambda: la.outer(space, halo_body))
+    assert f"{HERE}:{_line('# halo access')}" in message and "k in 1..4, j in 1..4, i in 0..5" in message
+    assert "index i on axis 3 to 0..5" in message
+    f, lo, hi = _arrays(2, 4, 1)
+    la.outer(space, halo_body)
+    expected = np.zeros_like(f)
+    expected[:, lo:hi, lo:hi, :] = f[:, lo:hi, lo:hi, :] + 1.0
+    np.testing.assert_array_equal(OUT.numpy(), expected)
+    _arrays(2, 4, 1, out_shape=(2, 6, 6, 6))
+    space = la.IndexSpace.box(loop, la.logical_coords, 2, 4, 4, 4, 1)
+    la.outer(space, halo_coords_body)  # j from 0: in bounds, though the undilated box starts at 1
+    expected = np.zeros_like(f)
+    expected[:, lo:hi, lo - 1:hi, lo:hi] = 3.0 * F.numpy()[:, lo:hi, lo - 1:hi, lo:hi]
     np.testing.assert_array_equal(OUT.numpy(), expected)
 
 

@@ -11,10 +11,10 @@ The loop indices it knows, each with the values it takes over a launch:
 
 * a ``par_for`` / ``par_for_outer`` index: ``tid(c) + lo_c``, from the range's start to its end;
 * an outer body's block ``b`` (``la.outer``, ``la.outer_reduce``): 0 to the space's block count - 1;
-* the cells an ``la.inner`` loop over the undilated range visits with a logical tag (``logical_coords``'
-  ``k, j, i``, or ``rng.get_kji(idx)`` of ``logical_flat``'s ``idx``): over all slices, the logical box,
-  from its start to its end on each axis. Inner loops over a range grown by a halo, and the memory, raw
-  and team tags, are left unchecked.
+* the cells an ``la.inner`` loop visits with a logical tag (``logical_coords``' ``k, j, i``, or
+  ``rng.get_kji(idx)`` of ``logical_flat``'s ``idx``): over all slices, the logical box (grown by the
+  halo's least and greatest offset on each axis, for a range grown by one), from its start to its end on
+  each axis. Inner loops with the memory tag are left unchecked.
 
 Only what runs at every point counts, as for ``tid_bounds``: statements of the body's top level (and of an
 outer body's top-level inner loops) up to the first one that may leave early (``return``, ``break``,
@@ -111,7 +111,7 @@ class _RangeScan(_Scan):
         super().__init__(arrays, assigned, found)
         self.params, self.rebound = params, rebound
         self.bound: dict = {}
-        self.loops: list = []  # [name, low, high] of the launch's loop indices, for messages
+        self.ndim = 0  # of the outer body's space (its halos are reduced to it)
 
     def body(self, stmts: list, bound: dict) -> bool:
         """Scan ``stmts`` with ``bound`` the loop indices known on entry; False once one may leave early."""
@@ -134,7 +134,8 @@ class _RangeScan(_Scan):
                     return False
                 continue
             if isinstance(s, ir.IRLAOuter):  # runs once per slice, with b bound to the block
-                self._loop(s.block.name, _term(), _term(0, -1, -1))
+                self.ndim = s.config.ndim
+                self.bound[s.block.name] = (s.block.name, _term(), _term(0, -1, -1))
                 return self.body(s.body, self.bound)
             if isinstance(s, ir.IRLAInner):
                 self._inner(s)
@@ -163,17 +164,11 @@ class _RangeScan(_Scan):
                 inside[p.name] = found  # get_kji's index, or its (k, j, i)
             elif found is not None:
                 inside[p.name] = (_shown(p.name), *found[1:])
-                self._loop(p.name, *found[1:])
         outer, self.bound = self.bound, inside
         try:
             self._statements(s.body, inline=True)
         finally:
             self.bound = outer
-
-    def _loop(self, name: str, low: list, high: list) -> None:
-        self.bound[name] = (_shown(name), low, high)
-        if not name.startswith("_arg_inl") and not any(entry[0] == _shown(name) for entry in self.loops):
-            self.loops.append([_shown(name), low, high])
 
     def _bind(self, name: str, value) -> None:
         """A par_for index ``tid(c) + _bw_lo<c>``, or a cell coordinate of ``get_kji`` (``_tmp.0``)."""
@@ -182,35 +177,37 @@ class _RangeScan(_Scan):
             lo = value.args[1].name
             if lo == f"_bw_lo{value.args[0].dim}" and lo in self.params and lo not in self.rebound:
                 p = self.params[lo]
-                self._loop(name, _term(-1, p), _term(value.args[0].dim, p, -1))
+                self.bound[name] = (name, _term(-1, p), _term(value.args[0].dim, p, -1))
         elif isinstance(value, ir.IRLAGetKJI) and isinstance(value.index, ir.IRLocal):
             cells = self.bound.get(value.index.name)
             if cells is not None and cells[0] == "<cells>":
-                self.bound[name] = ("<kji>", *cells[1:])
+                self.bound[name] = ("<kji>", cells[1])
         elif isinstance(value, ir.IRTupleGet) and isinstance(value.base, ir.IRLocal):
             kji = self.bound.get(value.base.name)
             if kji is not None and kji[0] == "<kji>" and 0 <= value.index < 3:
-                self._loop(name, *self._axis(value.index))
+                self.bound[name] = (_shown(name), *self._axis(value.index, kji[1]))
 
-    def _axis(self, axis: int) -> tuple:
-        """(low, high) of the logical box's cells on ``axis`` (k, j, i): the geometry's ``_la_ks`` ..."""
+    def _axis(self, axis: int, grow: tuple) -> tuple:
+        """(low, high) of the cells on ``axis`` (k, j, i) of the logical box (the geometry's ``_la_ks`` ...)
+        grown by ``grow[axis]`` (least and greatest offset)."""
         s, e = (f"_la_{'kji'[axis]}s", f"_la_{'kji'[axis]}e")
-        return _term(-1, self.params[s]), _term(-1, self.params[e])
+        return _term(-1, self.params[s], grow[axis][0]), _term(-1, self.params[e], grow[axis][1])
 
     def _inner(self, s) -> None:
-        """An ``la.inner`` loop at the top level of an outer body: its body runs at every cell of the slice."""
+        """An ``la.inner`` loop at the top level of an outer body: its body runs at every cell of the slice, or
+        of the slice grown by a halo (over all slices, the logical box grown by the halo's least and greatest
+        offset on each axis: docs/loop_abstraction.md, what ``la.inner(hr)`` visits)."""
         names = ("_la_ks", "_la_ke", "_la_js", "_la_je", "_la_is", "_la_ie")
-        halo = getattr(s.halo, "is_none", False)
-        if not halo or s.inner not in _LOGICAL or any(n not in self.params for n in names):
+        offsets = s.halo.reduced(self.ndim) if hasattr(s.halo, "reduced") else ()
+        if not offsets or s.inner not in _LOGICAL or any(n not in self.params for n in names):
             return
+        grow = tuple((min(o[axis] for o in offsets), max(o[axis] for o in offsets)) for axis in range(3))
         inside = dict(self.bound)
         if s.inner == "logical_coords" and len(s.params) == 3:
             for axis, p in enumerate(s.params):
-                low, high = self._axis(axis)
-                inside[p.name] = (p.name, low, high)
-                self._loop(p.name, low, high)
+                inside[p.name] = (_shown(p.name), *self._axis(axis, grow))
         elif s.inner == "logical_flat" and len(s.params) == 1:
-            inside[s.params[0].name] = ("<cells>",)
+            inside[s.params[0].name] = ("<cells>", grow)
         else:
             return
         for p in s.params:  # the inner body's own names: not indices outside it
@@ -249,7 +246,15 @@ class _RangeScan(_Scan):
         term = self._index(index)
         if term is not None:
             text, low, high = term
-            self.found.append([position, extent, low, high, where, text, self.loops])
+            self.found.append([position, extent, low, high, where, text, self._loops()])
+
+    def _loops(self) -> list:
+        """``[[name, low, high], ...]`` of the loop indices known here, for the message: the ranges or box."""
+        shown: dict = {}
+        for name, *span in self.bound.values():
+            if not name.startswith(("<", "_arg_inl")):
+                shown.setdefault(name, [name, *span])
+        return list(shown.values())
 
     def _index(self, index):
         """(text, low, high) of ``index``: a loop index, one plus or minus a constant, or a constant >= 0."""
