@@ -43,6 +43,10 @@ MAX_LEVELS = 64
 _MAX_DEPTH = bvh_sah.MAX_DEPTH
 _MAX_COUNT = 2**31 - 1
 _NO_COST = 1.0e300  # above any finite cost (areas below 1e78, counts below 2^31)
+# the rows of the kernel's int table: the item and the bin at each position, each node's first and last (children,
+# or a leaf's item range) and parent; the bins' counts, then the levels' ends (at BINS + level)
+ORDER, BIN_OF, FIRST, LAST, PARENTS, COUNTS = range(6)
+LEVEL_ENDS = COUNTS
 
 
 @func
@@ -85,10 +89,10 @@ def _bin_upper(bins: array2d(dtype=float32), b: int32):
 
 
 @func
-def _choose(s: int32, e: int32, budget: int32, boxes: array2d(dtype=float32), bin_of: array(dtype=int32),
-            bins: array2d(dtype=float32), counts: array(dtype=int32), cost_left: array(dtype=float64)):
-    # the first bin of the second child (bin_of[p] holds each position's bin), or -1: no candidate. boxes[p]: the
-    # box of the item at position p
+def _choose(s: int32, e: int32, budget: int32, boxes: array2d(dtype=float32), ints: array2d(dtype=int32),
+            cost_left: array(dtype=float64)):
+    # the first bin of the second child (ints[BIN_OF, p] holds each position's bin), or -1: no candidate.
+    # boxes[p]: the box of the item at position p; boxes[base + b]: bin b's box
     lx = float32(np.inf)
     ly = float32(np.inf)
     lz = float32(np.inf)
@@ -127,69 +131,69 @@ def _choose(s: int32, e: int32, budget: int32, boxes: array2d(dtype=float32), bi
         return int32(-1)
     count = e - s
     nb = min(count, int32(BINS))
+    base = boxes.shape[0] - BINS
     scale = float32(nb) / best_extent
     if not _isfinite(scale):
         return int32(-1)
     for b in range(nb):
         for c in range(3):
-            bins[b, c] = float32(np.inf)
-            bins[b, 3 + c] = float32(-np.inf)
-        counts[b] = int32(0)
+            boxes[base + b, c] = float32(np.inf)
+            boxes[base + b, 3 + c] = float32(-np.inf)
+        ints[COUNTS, b] = int32(0)
     top = nb - 1
     for p in range(s, e):
         x = (_center(boxes, p, axis) - low) * scale
         b = top
         if x < float32(top):  # NaN compares false: the last bin
             b = max(int32(x), int32(0))
-        bin_of[p] = b
-        counts[b] = counts[b] + 1
-        _grow(bins, b, boxes, p)
+        ints[BIN_OF, p] = b
+        ints[COUNTS, b] = ints[COUNTS, b] + 1
+        _grow(boxes, base + b, boxes, p)
     # from the first bin on: the cost of the items before each boundary
-    lo = _bin_lower(bins, 0)
-    hi = _bin_upper(bins, 0)
-    below = counts[0]
+    lo = _bin_lower(boxes, base + 0)
+    hi = _bin_upper(boxes, base + 0)
+    below = ints[COUNTS, 0]
     for b in range(1, nb):
         cost_left[b] = _half_area(lo, hi) * float64(below)
-        lo = min(lo, _bin_lower(bins, b))
-        hi = max(hi, _bin_upper(bins, b))
-        below = below + counts[b]
+        lo = min(lo, _bin_lower(boxes, base + b))
+        hi = max(hi, _bin_upper(boxes, base + b))
+        below = below + ints[COUNTS, b]
     # from the last bin back: the whole cost at each boundary with items on both sides, within the budget
-    lo = _bin_lower(bins, top)
-    hi = _bin_upper(bins, top)
+    lo = _bin_lower(boxes, base + top)
+    hi = _bin_upper(boxes, base + top)
     above = int32(0)
     best = float64(_NO_COST)
     split = int32(-1)
     for i in range(top):
         b = top - i  # the first bin of the second child
-        above = above + counts[b]
+        above = above + ints[COUNTS, b]
         before = count - above
         if above > 0 and before > 0 and above <= budget and before <= budget:
             cost = cost_left[b] + _half_area(lo, hi) * float64(above)
             if cost <= best:
                 best = cost
                 split = b
-        lo = min(lo, _bin_lower(bins, b - 1))
-        hi = max(hi, _bin_upper(bins, b - 1))
+        lo = min(lo, _bin_lower(boxes, base + b - 1))
+        hi = max(hi, _bin_upper(boxes, base + b - 1))
     return split
 
 
 @func
-def _partition(s: int32, e: int32, split: int32, boxes: array2d(dtype=float32), order: array(dtype=int32),
-               bin_of: array(dtype=int32)):
+def _partition(s: int32, e: int32, split: int32, boxes: array2d(dtype=float32), ints: array2d(dtype=int32)):
     # the positions of bins below split to the front, their items and boxes with them, in place; returns the
     # first position of the rest
     i = s
     j = e - 1
     while i <= j:
-        if bin_of[i] < split:
+        if ints[BIN_OF, i] < split:
             i = i + 1
         else:
-            item = order[i]
-            order[i] = order[j]
-            order[j] = item
-            b = bin_of[i]
-            bin_of[i] = bin_of[j]
-            bin_of[j] = b
+            item = ints[ORDER, i]
+            ints[ORDER, i] = ints[ORDER, j]
+            ints[ORDER, j] = item
+            b = ints[BIN_OF, i]
+            ints[BIN_OF, i] = ints[BIN_OF, j]
+            ints[BIN_OF, j] = b
             for c in range(6):
                 x = boxes[i, c]
                 boxes[i, c] = boxes[j, c]
@@ -199,16 +203,15 @@ def _partition(s: int32, e: int32, split: int32, boxes: array2d(dtype=float32), 
 
 
 @kernel(enable_backward=False)
-def _shape(n: int32, leaf_size: int32, boxes: array2d(dtype=float32),
-           order: array(dtype=int32), bin_of: array(dtype=int32), bins: array2d(dtype=float32),
-           counts: array(dtype=int32), cost_left: array(dtype=float64), first: array(dtype=int32),
-           last: array(dtype=int32), parents: array(dtype=int32), level_ends: array(dtype=int32)):
-    # one thread: the whole tree. level_ends[d]: the end of level d's ids; level_ends[MAX_LEVELS - 1]: the levels
+def _shape(n: int32, leaf_size: int32, boxes: array2d(dtype=float32), ints: array2d(dtype=int32),
+           cost_left: array(dtype=float64)):
+    # one thread: the whole tree. ints[LEVEL_ENDS, BINS + d]: the end of level d's ids; at MAX_LEVELS - 1: the
+    # levels
     for i in range(n):
-        order[i] = i
-    first[0] = 0
-    last[0] = n
-    parents[0] = -1
+        ints[ORDER, i] = i
+    ints[FIRST, 0] = 0
+    ints[LAST, 0] = n
+    ints[PARENTS, 0] = -1
     begin = int32(0)
     end = int32(1)
     level = int32(0)
@@ -220,29 +223,29 @@ def _shape(n: int32, leaf_size: int32, boxes: array2d(dtype=float32),
         budget = int32(min(wide, int64(_MAX_COUNT)))
         count = end
         for node in range(begin, end):
-            s = first[node]
-            e = last[node]
+            s = ints[FIRST, node]
+            e = ints[LAST, node]
             if e - s <= leaf_size:
-                first[node] = -(s + 1)
+                ints[FIRST, node] = -(s + 1)
             else:
-                split = _choose(s, e, budget, boxes, bin_of, bins, counts, cost_left)
+                split = _choose(s, e, budget, boxes, ints, cost_left)
                 mid = s + (e - s) // 2
                 if split >= 0:
-                    mid = _partition(s, e, split, boxes, order, bin_of)
-                first[node] = count
-                last[node] = count + 1
-                first[count] = s
-                last[count] = mid
-                first[count + 1] = mid
-                last[count + 1] = e
-                parents[count] = node
-                parents[count + 1] = node
+                    mid = _partition(s, e, split, boxes, ints)
+                ints[FIRST, node] = count
+                ints[LAST, node] = count + 1
+                ints[FIRST, count] = s
+                ints[LAST, count] = mid
+                ints[FIRST, count + 1] = mid
+                ints[LAST, count + 1] = e
+                ints[PARENTS, count] = node
+                ints[PARENTS, count + 1] = node
                 count = count + 2
-        level_ends[level] = end
+        ints[LEVEL_ENDS, BINS + level] = end
         level = level + 1
         begin = end
         end = count
-    level_ends[MAX_LEVELS - 1] = level
+    ints[LEVEL_ENDS, BINS + MAX_LEVELS - 1] = level
 
 
 def shape(lowers: np.ndarray, uppers: np.ndarray, leaf_size: int) -> tuple:
@@ -250,18 +253,17 @@ def shape(lowers: np.ndarray, uppers: np.ndarray, leaf_size: int) -> tuple:
     them): its ``first``, ``last`` and ``parents`` (int32, by node id), its item order (int32) and the
     ``(first, end)`` ids of each level, root first, as ``bvh.Tree.from_levels`` takes them."""
     n = len(lowers)
-    boxes = np.empty((n, 8), np.float32)  # the boxes by position (moved with their items): 32 bytes each
-    boxes[:, :3], boxes[:, 3:6] = lowers, uppers
-    order, bin_of = np.empty(n, np.int32), np.empty(n, np.int32)
-    links = np.empty((3, 2 * n), np.int32)  # first, last, parents: at most 2n - 1 nodes
-    level_ends = np.zeros(MAX_LEVELS, np.int32)
-    launch_on_cpu(_shape, 1, n, min(leaf_size, _MAX_COUNT), wrap_numpy(boxes, float32),
-                  wrap_numpy(order, int32), wrap_numpy(bin_of, int32),
-                  wrap_numpy(np.empty((BINS, 8), np.float32), float32),
-                  wrap_numpy(np.empty(BINS, np.int32), int32), wrap_numpy(np.empty(BINS + 1, np.float64), float64),
-                  *(wrap_numpy(row, int32) for row in links), wrap_numpy(level_ends, int32))
+    # the boxes by position (moved with their items), 32 bytes each, then the bins' boxes; the int tables in one
+    # array (one launch argument each: a wrapped argument costs microseconds, much of a small tree's build)
+    boxes = np.empty((n + BINS, 8), np.float32)
+    boxes[:n, :3], boxes[:n, 3:6] = lowers, uppers
+    ints = np.empty((6, max(2 * n, BINS + MAX_LEVELS)), np.int32)  # first, last, parents: at most 2n - 1 nodes
+    launch_on_cpu(_shape, 1, n, min(leaf_size, _MAX_COUNT), wrap_numpy(boxes, float32), wrap_numpy(ints, int32),
+                  wrap_numpy(np.empty(BINS + 1, np.float64), float64))
+    level_ends = ints[LEVEL_ENDS, BINS:BINS + MAX_LEVELS]
     levels = int(level_ends[-1])
     ends = level_ends[:levels].tolist()
     num_nodes = ends[-1]
     ranges = list(zip([0] + ends[:-1], ends))
-    return links[0, :num_nodes], links[1, :num_nodes], links[2, :num_nodes], order, ranges
+    # copies: the tree keeps them, not the whole table
+    return (*(ints[row, :num_nodes].copy() for row in (FIRST, LAST, PARENTS)), ints[ORDER, :n].copy(), ranges)
