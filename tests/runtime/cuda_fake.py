@@ -134,6 +134,7 @@ class FakeDriver:
         self._memory_op(("memset", dst, value, count, width), stream, write)
 
     def memset_2d32(self, ordinal, dst, pitch, value, width, height, stream):
+        self._maybe_fail("memset_2d32", "set device memory (cuMemsetD2D32Async)")
         assert dst % 4 == 0 and pitch >= 4 * width and pitch % 4 == 0, f"fake driver: a 2-D memset {dst:#x}/{pitch}"
         assert 0 <= value < 1 << 32, f"fake driver: {value} is no 32-bit memset value"
         buf, off = self._find(dst, (height - 1) * pitch + 4 * width)

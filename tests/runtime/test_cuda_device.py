@@ -134,6 +134,31 @@ def test_fills_and_device_copies_are_nodes_of_the_cuda_graph_with_the_values_of_
     assert isinstance(capture.graph._cuda_graph, CudaGraph)  # one cuGraphLaunch: the fills and copies are in it
 
 
+def test_fills_outside_a_capture_are_memsets_ordered_with_the_launches_of_their_stream():
+    # types/device_fill.py: no upload; a fill on a stream runs after the launch before it and before the one
+    # after it, and numpy() (the legacy stream) sees it
+    n = 4099
+    s = wp.Stream(DEV)
+    x, y = wp.full(n, 1.5, device=DEV), wp.zeros(n, device=DEV)
+    d = wp.full(n, -2.25, dtype=wp.float64, device=DEV)
+    v = wp.full(n, wp.vec3(1.0, -2.0, 3.5), device=DEV)
+    h = wp.full(n, 3.0, dtype=wp.float16, device=DEV)
+    with wp.ScopedStream(s):
+        wp.launch(saxpy, dim=n, inputs=[2.0, x, y], device=DEV)  # y = 3
+        x.fill_(0.25)
+        wp.launch(saxpy, dim=n, inputs=[4.0, x, y], device=DEV)  # y = 4
+        m = wp.full((7, 3), wp.mat22d(1.0, 2.0, 3.0, 4.0), device=DEV)  # eight words: on the host
+    np.testing.assert_array_equal(y.numpy(), np.full(n, 4.0, dtype=np.float32))
+    np.testing.assert_array_equal(x.numpy(), np.full(n, 0.25, dtype=np.float32))
+    np.testing.assert_array_equal(d.numpy(), np.full(n, -2.25))
+    np.testing.assert_array_equal(v.numpy(), np.tile(np.float32([1.0, -2.0, 3.5]), (n, 1)))
+    np.testing.assert_array_equal(h.numpy(), np.full(n, 3.0, dtype=np.float16))
+    np.testing.assert_array_equal(m.numpy(), np.tile(np.float64([[1.0, 2.0], [3.0, 4.0]]), (7, 3, 1, 1)))
+    for a in (x, d, v, h, m):
+        a.zero_()
+        assert not a.numpy().any()
+
+
 def test_every_point_of_a_3d_and_4d_launch_runs_once():
     a = wp.zeros((5, 7, 300), dtype=float, device=DEV)
     wp.launch(cuda_corpus.launch_3d, dim=a.shape, inputs=[a], device=DEV)

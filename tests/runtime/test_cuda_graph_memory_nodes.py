@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import brickwork as wp
 from brickwork.jit import nvrtc
-from brickwork.runtime.cuda_memory_nodes import fill_memsets
+from brickwork.types.device_fill import fill_memsets
 
 from .test_cuda_capture import axpy, fake  # noqa: F401 - the fake driver with two devices (a fixture), a kernel
 
@@ -45,7 +45,9 @@ def test_fills_copies_and_launches_are_one_cuda_graph_replayed_in_order(fake):
     assert len(graph) == graph.cuda_nodes == 6
     assert x.numpy().tolist() == [0.0] * 8 and y.numpy().tolist() == [7.0] * 8  # nothing ran at the capture
     z.zero_()
+    assert fake.memory_ops == [("memset", z.ptr, word(1.5), 4, 4), ("memset", z.ptr, 0, 16, 1)]  # run now: no upload
     fake.stream_log.clear()
+    fake.memory_ops.clear()
     wp.capture_launch(graph)
     assert captured_kinds(fake) == ["memset", "launch", "copy", "memset", "copy", "memset"]
     assert [e[0] for e in fake.stream_log if e[0] in ("graph", "launch", "memset", "copy", "upload")] == ["graph"]
@@ -57,7 +59,7 @@ def test_fills_copies_and_launches_are_one_cuda_graph_replayed_in_order(fake):
         ("memset", z.ptr, word(1.5), 4, 4)]
     assert x.numpy().tolist() == [2.0] * 8 and y.numpy().tolist() == [2.0] * 8 and z.numpy().tolist() == [1.5] * 4
     assert len(fake.launches) == 1
-    y.fill_(-1.0)  # not captured: written now, through the host as before
+    y.fill_(-1.0)  # not captured: a memset now
     wp.capture_launch(graph)
     assert y.numpy().tolist() == [2.0] * 8 and len([e for e in fake.graph_log if e[0] == "instantiate"]) == 1
 

@@ -125,14 +125,17 @@ def test_cuda_arrays_share_memory_through_both_interchange_protocols(fake):
 
 
 def test_host_to_device_copies_run_on_the_legacy_stream_without_a_host_wait(fake):
-    """Uploads (creation, assign, fill, item assignment) are asynchronous on the legacy default stream:
-    ordered after every launch made before them, and the host does not wait for the device."""
+    """Uploads (creation, assign, item assignment) are asynchronous on the legacy default stream: ordered after
+    every launch made before them, and the host does not wait for the device. A fill is a memset on the current
+    stream (types/device_fill.py), ordered after the launches made there."""
     a = wp.array(np.arange(4, dtype=np.float32), device="cuda:0")
-    with wp.ScopedStream(wp.Stream("cuda:0")):
+    s = wp.Stream("cuda:0")
+    with wp.ScopedStream(s):
         a.assign(np.full(4, 2.0, dtype=np.float32))
         a.fill_(3.0)
     a[1] = 5.0
     uploads = [e for e in fake.stream_log if e[0] == "upload"]
-    assert uploads == [("upload", 0)] * 4
+    assert uploads == [("upload", 0)] * 3
+    assert [e for e in fake.stream_log if e[0] == "memset"] == [("memset", s.cuda_stream)]
     assert not [e for e in fake.stream_log if e[0] == "sync"]
     np.testing.assert_array_equal(a.numpy(), [3, 5, 3, 3])

@@ -6,21 +6,17 @@ memory from device memory or from a constant -- ``zero_``, ``fill_`` with a numb
 ``assign``/``wp.copy``/``clone`` between arrays of one device, and the initialisation of ``wp.zeros``/
 ``wp.full`` -- become ``MemoryNode``: at each replay they are issued on the replay stream with the driver's
 asynchronous calls (``cuMemsetD8/16/32Async``, ``cuMemsetD2D32Async``, ``cuMemcpyDtoDAsync``), the same calls a
-stream capture makes into memset and memcpy nodes. Writes from host memory (numpy data, lists, CPU arrays,
+stream capture makes into memset and memcpy nodes (the fills' memsets are those a fill outside a capture
+issues: types/device_fill.py). Writes from host memory (numpy data, lists, CPU arrays,
 item assignment) stay host calls: a memcpy node reads its host buffer asynchronously at each replay, which
 needs page-locked memory living as long as the graph, and brickwork allocates no pinned host memory.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
 from .. import cuda_driver
+from ..types.device_fill import fill_ops, zero_ops
 from . import capture
-
-# an element whose bytes are not one repeated 1-, 2- or 4-byte value is set one 32-bit word at a time
-# (cuMemsetD2D32Async, the element's size as pitch): up to this many words (a float64, an int64, a vec4)
-_MAX_WORDS = 4
 
 
 class MemoryNode:
@@ -58,7 +54,8 @@ def memory_node(fn, args) -> MemoryNode | None:
     if type(a) is not DeviceArray or not a._nbytes():
         return None
     if func is DeviceArray._zero_now:
-        return MemoryNode(a.device, [("memset", (a.ptr, 0, a._nbytes(), 1))], (a,))
+        ops = zero_ops(a)
+        return None if ops is None else MemoryNode(a.device, ops, (a,))
     if func is DeviceArray._fill_now:
         return _fill_node(a, *args[:2])
     if func is DeviceArray._assign_now:
@@ -67,28 +64,8 @@ def memory_node(fn, args) -> MemoryNode | None:
 
 
 def _fill_node(a, converted, value) -> MemoryNode | None:
-    if getattr(a.dtype, "_bw_struct", False):  # a struct's array fields: held arrays to record, a host call
-        return None
-    from ..types.arrays import array
-
-    one = array(np.empty((1,) + a._trailing, dtype=a._comp), dtype=a.dtype, device="cpu", copy=False)
-    one._fill_now(converted, value)  # the element's bytes, converted as the host fill converts them
-    ops = fill_memsets(a.ptr, one._np.tobytes(), a.size)
+    ops = fill_ops(a, converted, value)
     return None if ops is None else MemoryNode(a.device, ops, (a,))
-
-
-def fill_memsets(ptr: int, pattern: bytes, count: int) -> list | None:
-    """The driver calls that write ``count`` copies of the element ``pattern`` from ``ptr``: one memset where
-    the element is one value repeated (a byte, 16 or 32 bits), else one 2-D memset per 32-bit word of it; None
-    for an element of more than ``_MAX_WORDS`` distinct words or of a size that is no multiple of 4."""
-    size = len(pattern)
-    for width in (1, 2, 4):
-        if size % width == 0 and pattern == pattern[:width] * (size // width):
-            return [("memset", (ptr, int.from_bytes(pattern[:width], "little"), count * size // width, width))]
-    if size % 4 or size // 4 > _MAX_WORDS:
-        return None
-    return [("memset_2d32", (ptr + 4 * w, size, int.from_bytes(pattern[4 * w:4 * w + 4], "little"), 1, count))
-            for w in range(size // 4)]
 
 
 def _copy_node(dest, src, dest_offset: int, src_offset: int, count: int) -> MemoryNode | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .. import cuda_driver
 from ..device import Device, get_device
+from ..types import device_fill
 
 _current: dict = {}  # device ordinal -> its current Stream
 _default: dict = {}  # device ordinal -> its default Stream (the legacy default stream)
@@ -135,6 +136,9 @@ def current_handle(device: Device) -> int:
     """The ``CUstream`` of the device's current stream (the launch path's one lookup)."""
     found = _current.get(device.ordinal)
     return 0 if found is None else found.cuda_stream
+
+
+device_fill.current_stream = current_handle  # fills of CUDA arrays are memsets on the current stream
 
 
 class ScopedStream:

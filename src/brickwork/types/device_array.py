@@ -2,9 +2,10 @@
 copies where the CPU array shares memory.
 
 A ``DeviceArray`` owns (or views) one contiguous allocation. ``numpy()``, ``str()``, ``list()`` and
-``np.asarray`` copy to the host; ``fill_``, ``assign`` and item assignment copy back. Other libraries
-share the memory through ``__cuda_array_interface__`` (CuPy, PyTorch, Numba) and DLPack. Launches pass the device
-pointer, shape and strides in the same packed layout as CPU arrays.
+``np.asarray`` copy to the host; ``assign`` and item assignment copy back; ``zero_`` and ``fill_`` are
+memsets on the device's current stream where the element allows (types/device_fill.py), else host fills copied
+back. Other libraries share the memory through ``__cuda_array_interface__`` (CuPy, PyTorch, Numba) and DLPack.
+Launches pass the device pointer, shape and strides in the same packed layout as CPU arrays.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 from .. import cuda_driver
 from ..device import get_device
 from ..errors import CaptureError
-from . import recording
+from . import device_fill, recording
 from .arrays import (
     ArrayType,
     _grad_option,
@@ -215,8 +216,12 @@ class DeviceArray(array):
     def is_contiguous(self) -> bool:
         return True
 
-    # -- writes go through the host -------------------------------------------------------------
+    # -- fills are memsets on the current stream (types/device_fill.py); other writes go through the host ------
     def _fill_now(self, converted, value) -> None:
+        ops = device_fill.fill_ops(self, converted, value) if self.size else []
+        if ops is not None:
+            device_fill.run_fill(self, ops, "fill_")
+            return
         host = array(np.empty(self.shape + self._trailing, dtype=self._comp), dtype=self.dtype, device="cpu",
                      copy=False)
         host._fill_now(converted, value)
@@ -224,7 +229,11 @@ class DeviceArray(array):
         hold_from(self, host)
 
     def _zero_now(self) -> None:
-        self._upload(np.zeros(self.shape + self._trailing, dtype=self._comp))
+        ops = device_fill.zero_ops(self) if self.size else []
+        if ops is None:  # memory another library lent at an odd address
+            self._upload(np.zeros(self.shape + self._trailing, dtype=self._comp))
+            return
+        device_fill.run_fill(self, ops, "zero_")
 
     def assign(self, src, stream=None) -> "DeviceArray":
         """Copy ``src`` (a device or host array, numpy array or nested list of the same shape) into this array.
