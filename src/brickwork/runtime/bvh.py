@@ -161,12 +161,18 @@ class Tree:
         tree.num_nodes = len(first)
         tree.lo_i, tree.hi_i = np.asarray(first, np.int32), np.asarray(last, np.int32)
         tree.parents = np.asarray(parents, np.int32)
-        tree.levels = [(np.arange(a, b), tree.lo_i[a:b] >= 0) for a, b in ranges]
+        tree._ranges = ranges  # its levels when asked (a host refit does not ask)
         tree.max_depth = max_depth
         leaf = tree.lo_i < 0
         tree.leaves = np.flatnonzero(leaf)
         tree.leaf_starts = -(tree.lo_i[leaf].astype(np.int64) + 1)
         return tree
+
+    @functools.cached_property
+    def levels(self) -> list:
+        """Each level's ids and which of them are split, root first (a tree of ``from_levels``: from its ranges;
+        ``__init__`` sets them)."""
+        return [(np.arange(a, b), self.lo_i[a:b] >= 0) for a, b in self._ranges]
 
     @functools.cached_property
     def kernel_tables(self) -> dict:

@@ -92,7 +92,7 @@ class Mesh:
             raise MeshError(f"Mesh velocities should have one per point ({points.size}), got {velocities.size}")
         groups = check_groups(groups, bvh_constructor, indices.size // 3, points.device, "indices / 3", MeshError)
         idx = np.asarray(indices.numpy()).reshape(-1)
-        if idx.size and (idx.min() < 0 or idx.max() >= points.size):
+        if idx.size and idx.view(np.uint32).max() >= points.size:  # one pass: a negative index is a large uint32
             raise MeshError(f"Mesh indices must lie in [0, {points.size}), got values from {idx.min()} to "
                             f"{idx.max()}")
         self.bvh_leaf_size = check_leaf_size(4 if bvh_leaf_size is None else bvh_leaf_size, "bvh_leaf_size")
@@ -104,7 +104,9 @@ class Mesh:
         self.groups = groups
         self.support_winding_number = bool(support_winding_number)
         self._storage = TreeStorage(self.device, np.zeros(1, DESCRIPTOR))
-        self._tris = idx.astype(np.int64).reshape(-1, 3)
+        # the triangles (the host's bounds of a device mesh read them; on the CPU only their count: a view, not a
+        # copy of a million triangles' indices)
+        self._tris = idx.reshape(-1, 3) if self.device.is_cpu else idx.astype(np.int64).reshape(-1, 3)
         self._tree = None
         self._write_arrays()
         self._build()
