@@ -275,3 +275,59 @@ def test_a_boundary_function_that_raises_is_named(tmp_path):
                                           r"'rho_inflow'; the \[problem\] keys are file, name, rho_in$"):
         hydro.run(cfg)
     assert not os.path.exists(out)
+
+
+OUTPUTS = '''
+
+def temperature(density, v1, v2, v3, pressure, params, gamma):
+    return pressure / density
+
+
+OUTPUTS = {"temperature": temperature, "kinetic": lambda rho, v1, v2, v3, p, params, gamma: 0.5 * rho * v1 * v1}
+'''
+
+
+def test_outputs_of_a_problem_are_written_beside_the_shipped_ones(tmp_path):
+    from brickwork.io import read_output
+
+    write(tmp_path / "bubble.py", BUBBLE + OUTPUTS)
+    out = tmp_path / "out"
+    cfg = hydro.build_config({"problem": {"file": "bubble.py", "wind": 0.5}, "time": {"nlim": 3}, "output": {
+        "dir": str(out), "hdf5_dt": 0.0, "history": False, "progress": False}}, [], base_dir=str(tmp_path))
+    hydro.run(cfg)
+    for n in (0, 1):  # the first state and the last
+        back = read_output(out / f"bubble.out.{n:05d}.h5")
+        assert np.array_equal(back.cells["temperature"], back.cells["pressure"] / back.cells["density"])
+        assert np.array_equal(back.cells["kinetic"], 0.5 * back.cells["density"] * back.cells["velocity_1"] ** 2)
+    first = read_output(out / "bubble.out.00000.h5")
+    assert np.array_equal(first.cells["kinetic"][0], 0.125 * bubble_density(10.0))  # 0.5 * rho * 0.5 ** 2
+    assert 'Attribute Name="temperature"' in (out / "bubble.out.00001.xdmf").read_text()
+
+
+@pytest.mark.parametrize("outputs, message", [
+    ("OUTPUTS = {'pressure': print}", r"OUTPUTS has the name 'pressure': an output variable is named with letters, "
+                                      r"digits and '_' \(not first a digit\), and not as one of density, "),
+    ("OUTPUTS = {'a b': print}", r"OUTPUTS has the name 'a b'"),
+    ("OUTPUTS = {'t': 3}", r"OUTPUTS\['t'\] must be a function fn\(density, v1, v2, v3, pressure, params, gamma\)"),
+])
+def test_outputs_of_the_wrong_form(tmp_path, outputs, message):
+    write(tmp_path / "bubble.py", BUBBLE + outputs)
+    with pytest.raises(ConfigError, match=message):
+        hydro.build_config({"problem": {"file": "bubble.py"}}, [], base_dir=str(tmp_path))
+
+
+@pytest.mark.parametrize("body, message", [
+    ("pressure / params['gas']", r"^problem 'bubble': OUTPUTS\['t'\] failed at bubble.py:\d+: KeyError: 'gas'; "
+                                 r"the \[problem\] keys are file, name, rho_bubble, wind$"),
+    ("pressure[:, 0]", r"^problem 'bubble': OUTPUTS\['t'\] must return an array of the blocks' cells \(2, 1, 16, 16\) "
+                       r"\(the shape of its arguments\), got float64 of shape \(2, 16, 16\)$"),
+])
+def test_outputs_that_fail_stop_the_run_before_it_starts(tmp_path, body, message):
+    write(tmp_path / "bubble.py", BUBBLE + f"\n\ndef t(density, v1, v2, v3, pressure, params, gamma):\n    return {body}"
+                                           f"\n\n\nOUTPUTS = {{'t': t}}\n")
+    out = tmp_path / "out"
+    cfg = hydro.build_config({"problem": {"file": "bubble.py"}, "output": {"dir": str(out), "progress": False}}, [],
+                             base_dir=str(tmp_path))
+    with pytest.raises(ConfigError, match=message):
+        hydro.run(cfg)
+    assert not os.path.exists(out)

@@ -4,8 +4,9 @@ A problem is any module (or object) with the attributes of the shipped ones in `
 ``NAME`` (a plain name), ``DIMENSIONS`` (the dimensions it runs in), ``PARAMS`` (its ``[problem]``
 keys, ``Key``s), ``DEFAULTS`` (defaults of the other sections) and
 ``initial(x1, x2, x3, params, gamma, xmin, xmax)`` returning ``(density, v1, v2, v3, pressure)``;
-``check(sections)``, ``exact(x1, t, params, gamma)`` and ``BOUNDARIES`` (the boundary functions of
-the directions whose ``mesh.bc_xd`` is ``"user"``) are optional. ``describe_mistakes`` lists
+``check(sections)``, ``exact(x1, t, params, gamma)``, ``BOUNDARIES`` (the boundary functions of
+the directions whose ``mesh.bc_xd`` is ``"user"``) and ``OUTPUTS`` (variables the HDF5 outputs add,
+computed from the primitive ones) are optional. ``describe_mistakes`` lists
 what such an object gets wrong, so that a problem file with a typo is one clear error, not an
 ``AttributeError`` in the middle of a run.
 """
@@ -14,14 +15,21 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import sys
 import traceback
+
+import numpy as np
 
 from .config import BASENAME, SCHEMA, SIDES, ConfigError, Key
 
 #: what a problem must define, and what it may
 REQUIRED = ("NAME", "DIMENSIONS", "PARAMS", "DEFAULTS", "initial")
 OPTIONAL_FUNCTIONS = ("check", "exact")
+#: the variables every HDF5 output holds, which a problem's ``OUTPUTS`` adds to
+BUILT_IN_OUTPUTS = ("density", "momentum_1", "momentum_2", "momentum_3", "energy", "pressure", "velocity_1",
+                    "velocity_2", "velocity_3")
+OUTPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: keys of ``[problem]`` that the application itself reads
 RESERVED_PARAMS = tuple(SCHEMA["problem"])
 
@@ -71,6 +79,17 @@ def describe_mistakes(problem) -> list[str]:
             elif not callable(value) and value not in ("periodic", "outflow", "reflecting"):
                 mistakes.append(f"BOUNDARIES[{side!r}] must be a function fn(block, view, side, field) or one of "
                                 f"'periodic', 'outflow', 'reflecting', got {value!r}")
+    outputs = getattr(problem, "OUTPUTS", {})
+    if not isinstance(outputs, dict):
+        mistakes.append(f"OUTPUTS must be a dict of variable names to functions, got {outputs!r}")
+    else:
+        for name, function in outputs.items():
+            if not isinstance(name, str) or not OUTPUT_NAME.fullmatch(name) or name in BUILT_IN_OUTPUTS:
+                mistakes.append(f"OUTPUTS has the name {name!r}: an output variable is named with letters, digits "
+                                f"and '_' (not first a digit), and not as one of {', '.join(BUILT_IN_OUTPUTS)}")
+            elif not callable(function):
+                mistakes.append(f"OUTPUTS[{name!r}] must be a function fn(density, v1, v2, v3, pressure, params, "
+                                f"gamma), got {function!r}")
     for function in ("initial", *OPTIONAL_FUNCTIONS):
         if hasattr(problem, function) and not callable(getattr(problem, function)):
             mistakes.append(f"{function} must be a function")
@@ -137,3 +156,30 @@ def register(problem) -> None:
     if problem.NAME in BUILT_IN and BUILT_IN[problem.NAME] is not problem:
         raise ValueError(f"register_problem: {problem.NAME!r} is a shipped problem; give yours another NAME")
     PROBLEMS[problem.NAME] = problem
+
+
+def derived_outputs(sim) -> dict:
+    """The variables ``sim``'s problem adds to its HDF5 outputs: name -> a function giving this rank's
+    blocks ``(nblocks, nk, nj, ni)`` in the run's dtype. Each raises ``failure`` when its function does,
+    or returns something of another shape."""
+    problem, params, gamma = sim.cfg.problem, sim.cfg["problem"], sim.gamma
+    out = {}
+    for name, function in getattr(problem, "OUTPUTS", {}).items():
+
+        def values(name=name, function=function):
+            primitives = [sim.primitive(v) for v in ("density", "velocity_1", "velocity_2", "velocity_3", "pressure")]
+            try:
+                value = np.asarray(function(*primitives, params, gamma))
+            except MemoryError:
+                raise
+            except Exception as e:  # noqa: BLE001 - a problem of your own: one line naming its file and line
+                raise failure(problem, f"OUTPUTS[{name!r}]", e, params) from e
+            try:
+                return np.broadcast_to(value, primitives[0].shape).astype(sim.np_dtype)
+            except (TypeError, ValueError):
+                raise ConfigError(f"problem {problem.NAME!r}: OUTPUTS[{name!r}] must return an array of the "
+                                  f"blocks' cells {primitives[0].shape} (the shape of its arguments), got "
+                                  f"{value.dtype} of shape {value.shape}") from None
+
+        out[name] = values
+    return out

@@ -50,6 +50,7 @@ from brickwork.same_on_ranks import check_same
 
 from . import checkpoint
 from .config import Config, ConfigError
+from .custom_problem import derived_outputs
 from .progress import Progress
 from .schedule import KINDS, Schedule, scheduled
 from .solver import CONSERVED, BadStateError, Hydro, hydro_package
@@ -92,6 +93,7 @@ def _hdf5_variables(sim: Hydro) -> dict:
     variables["energy"] = lambda: sim.interior("energy")
     for name in ("pressure", "velocity_1", "velocity_2", "velocity_3"):
         variables[name] = lambda name=name: sim.primitive(name).astype(dtype)
+    variables.update(derived_outputs(sim))  # a problem's OUTPUTS
     return variables
 
 
@@ -451,6 +453,8 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
             digest.append(checkpoint.load(sim, restart_file, schedule))
         else:
             sim.set_initial()
+        for values in derived_outputs(sim).values():  # a problem's OUTPUTS that fail, failing now, on every rank
+            values()
 
     agree(comm, start)
     if restart_file is not None:
