@@ -129,6 +129,14 @@ def test_guarded_and_looped_accesses_stay_unchecked():
     wp.par_for(8, rebound)
     np.testing.assert_array_equal(x.numpy(), [3.0] * 4)
 
+    def loop_variable(i):
+        for i in range(2):  # noqa: B007 - the loop rebinds the index: after it, i is 1
+            x[i] = 4.0
+        x[i + 2] = 5.0
+
+    wp.par_for(8, loop_variable)
+    np.testing.assert_array_equal(x.numpy(), [4.0, 4.0, 3.0, 5.0])
+
 
 def test_par_for_outer_checks_its_outer_indices():
     n = 6

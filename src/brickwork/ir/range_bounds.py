@@ -54,8 +54,7 @@ def range_bounds(fn: ir.IRFunction) -> list:
     indices`` is ``[[name, low, high], ...]`` of the body's ranges, for the message. Deduplicated, in program
     order."""
     params = {name: i for i, (name, _) in enumerate(fn.params)}
-    assigned = {n.target.name for n in walk(fn.body) if isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRLocal)}
-    assigned |= {n.var.name for n in walk(fn.body) if isinstance(n, ir.IRFor)}
+    assigned = set(_assigned_in(fn.body))
     arrays = {name: i for i, (name, t) in enumerate(fn.params)
               if (type(t) in (ArrayType, IndexedArrayType) or is_pack_type(t)) and name not in assigned}
     scan = _RangeScan(arrays, {}, [], params, assigned)
@@ -90,6 +89,19 @@ def _may_exit(s) -> bool:
             stack.extend(c for c in children(n) if not isinstance(c, list))
             stack.extend(x for c in children(n) if isinstance(c, list) for x in c)
     return False
+
+
+def _assigned_in(s) -> list:
+    """The locals statement ``s`` assigns or binds anywhere inside (a loop's variable, inlined parameters)."""
+    found = []
+    for n in walk(s):
+        if isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRLocal):
+            found.append(n.target.name)
+        elif isinstance(getattr(n, "var", None), ir.IRLocal):  # for, par_for_inner
+            found.append(n.var.name)
+        elif isinstance(n, (ir.IRLAInner, ir.IRInlineBody)):
+            found += [p.name for p in n.params if isinstance(p, ir.IRLocal)]
+    return found
 
 
 def _shown(name: str) -> str:
@@ -146,10 +158,9 @@ class _RangeScan(_Scan):
                 self.expression(s.target)
             elif isinstance(s, ir.IRExprStmt):
                 self.expression(s.expr)
-            # a name assigned anywhere in the statement is no longer the loop index it was
-            for n in walk(s):
-                if isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRLocal):
-                    self.bound.pop(n.target.name, None)
+            # a name assigned anywhere in the statement (or bound by a loop there) is no longer the index it was
+            for name in _assigned_in(s):
+                self.bound.pop(name, None)
             if isinstance(s, ir.IRAssign) and isinstance(s.target, ir.IRLocal):
                 self._bind(s.target.name, s.value)
         return True
@@ -210,8 +221,6 @@ class _RangeScan(_Scan):
             inside[s.params[0].name] = ("<cells>", grow)
         else:
             return
-        for p in s.params:  # the inner body's own names: not indices outside it
-            self.bound.pop(p.name, None)
         self.body(s.body, inside)
 
     def expression(self, e) -> None:
