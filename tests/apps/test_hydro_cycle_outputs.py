@@ -5,11 +5,11 @@ import os
 import sys
 
 import pytest
+from test_hydro_restart import output_times
 
 from brickwork import cli
 from brickwork.apps.hydro import ConfigError, build_config
 from brickwork.apps.hydro.schedule import Schedule
-from brickwork.io import restart as restart_io
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 SOD = os.path.join(ROOT, "examples", "sod.toml")
@@ -18,17 +18,8 @@ TIME_OFF = ["output.hdf5_dt=-1", "output.png_dt=-1", "output.restart_dt=-1"]
 
 
 def cycles_written(directory, pattern):
-    """The cycles of the outputs matching ``pattern``, in order (HDF5 attributes or restart metadata)."""
-    out = []
-    for path in sorted(directory.glob(pattern)):
-        if path.suffix == ".h5":
-            import h5py
-
-            with h5py.File(path, "r") as f:
-                out.append(int(f.attrs["cycle"]))
-        else:
-            out.append(restart_io.load(str(path))[1]["cycle"])
-    return out
+    """The cycles of the outputs matching ``pattern``, in order."""
+    return output_times(directory, pattern, entry="cycle")
 
 
 def run(capsys, *args):

@@ -35,17 +35,18 @@ def one_line(err: str) -> str:
     return err.strip()
 
 
-def output_times(directory, pattern):
-    """The times of the outputs matching ``pattern``, in order (HDF5 attributes or restart metadata)."""
+def output_times(directory, pattern, entry="time"):
+    """The times (or cycles: ``entry="cycle"``) of the outputs matching ``pattern``, in order (HDF5
+    attributes or restart metadata)."""
     times = []
     for path in sorted(directory.glob(pattern)):
         if path.suffix == ".h5":
             import h5py
 
             with h5py.File(path, "r") as f:
-                times.append(float(f.attrs["time"]))
+                times.append(f.attrs[entry].item())
         else:
-            times.append(restart_io.load(str(path))[1]["time"])
+            times.append(restart_io.load(str(path))[1][entry])
     return times
 
 
