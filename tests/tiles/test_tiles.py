@@ -403,13 +403,21 @@ def test_a_tile_operation_in_a_conditional_expression_is_refused():
     _kernel_error(conditional, "a branch of a conditional expression")
 
 
-def test_block_dim_must_be_a_positive_int_and_nothing_runs():
+def test_block_dim_must_be_an_int_and_nothing_runs():
     a = wp.zeros((TM, TN), dtype=float)
     b = wp.full((TM, TN), 3.0, dtype=float)
-    for bad in (0, -4, 2.5, True):
-        with pytest.raises(wp.LaunchError, match="block_dim must be a positive int"):
+    for bad in (2.5, True, "64"):
+        with pytest.raises(wp.LaunchError, match=r"block_dim must be an int \(or None for the default\)"):
             wp.launch_tiled(copy_scale_kernel, dim=[1, 1], inputs=[a, b], block_dim=bad)
     np.testing.assert_array_equal(b.numpy(), 3.0)
+
+
+@pytest.mark.parametrize("default", [None, 0, -4])
+def test_block_dim_none_zero_or_negative_is_the_default_as_in_warp(default):
+    a = wp.full((TM, TN), 2.0, dtype=float)
+    b = wp.zeros((TM, TN), dtype=float)
+    wp.launch_tiled(copy_scale_kernel, dim=[1, 1], inputs=[a, b], block_dim=default)
+    np.testing.assert_array_equal(b.numpy(), -(2.0 * 2.0 + 1.0) / 4.0)
 
 
 def test_fft_needs_complex_tiles_of_two_dimensions():

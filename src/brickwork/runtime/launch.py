@@ -175,11 +175,13 @@ def launcher(device):
 def launch_tiled(kernel, dim, inputs=(), outputs=(), block_dim: int = 256, **kwargs):
     """Run ``kernel`` over the tiles of ``dim`` (an int or a tuple of up to 4 ints), one block per point, as Warp's
     ``launch_tiled``. ``block_dim`` is the number of threads Warp gives a block on a GPU; here a block is one thread
-    (``wp.block_dim()`` is 1 in the kernel, as on Warp's CPU), so it is checked and has no other effect.
+    (``wp.block_dim()`` is 1 in the kernel, as on Warp's CPU), so it is checked and has no other effect; None, 0
+    or a negative int asks for the default, as in Warp.
     ``wp.tid()`` gives a point's tile indices, and a trailing index unpacked beyond them (the thread in its
     block) is 0. Other arguments are ``launch``'s."""
-    if isinstance(block_dim, bool) or not isinstance(block_dim, (int, np.integer)) or block_dim <= 0:
-        raise LaunchError(f"launch_tiled of '{kernel.key}': block_dim must be a positive int, got {block_dim!r}")
+    if block_dim is not None and (isinstance(block_dim, bool) or not isinstance(block_dim, (int, np.integer))):
+        raise LaunchError(f"launch_tiled of '{kernel.key}': block_dim must be an int (or None for the default), "
+                          f"got {block_dim!r}")
     if config.enable_cpu_blocks:
         raise LaunchError(_CPU_BLOCKS.format(how="launch_tiled", key=kernel.key))
     return launch(kernel, dim, inputs, outputs, **kwargs)
