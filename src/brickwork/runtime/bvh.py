@@ -7,10 +7,11 @@ for "median" at the median of its items' centres along the longest axis of their
 on a CUDA device) builds a linear BVH: Karras's radix tree over the items' sorted Morton codes (``bvh_lbvh``),
 by kernels launched on the tree's device (a CUDA tree's build copies only its 65 level ends to the host); a
 grouped "lbvh" tree is the median tree. Nodes are numbered level by level, root 0. The item order (which items
-each node holds) is computed by compiled kernels on the CPU (``bvh_build``, ``bvh_sah``) or on the device
-(``bvh_lbvh``), deterministically: ties go by item index (for a SAH tree of many items, by the items' Morton
-order); a tree without groups takes one launch on one thread (``bvh_whole``) unless it is large and several
-threads share each level's nodes. Node bounds are computed bottom-up (``refit``: the leaves', then each
+each node holds) is computed by compiled kernels on the CPU (``bvh_binned``; ``bvh_build``, ``bvh_sah``) or on
+the device (``bvh_lbvh``), deterministically: a SAH tree without groups in one launch on one thread, partitioned in
+place; for the others ties go by item index (for a grouped SAH tree of many items, by the items' Morton order),
+and a median tree takes one launch on one thread (``bvh_whole``) unless it is large and several threads share
+each level's nodes. Node bounds are computed bottom-up (``refit``: the leaves', then each
 level's from its children; compiled, in place, on the tree's device: ``bvh_refit``; a device "sah"/"median"
 tree's build runs on the host and uploads its tables). Kernels receive the tree as its ``id`` (a ``uint64``:
 the address of the 96-byte descriptor on the tree's device, ``bw::bvh_data`` in ``include/brickwork_bvh.h``),
