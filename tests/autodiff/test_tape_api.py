@@ -102,6 +102,17 @@ def test_backward_launch_errors_change_nothing():
     assert not adj_x.numpy().any()
 
 
+def test_backward_launch_over_more_points_than_the_arrays_is_refused_as_the_forward():
+    x = wp.array([1.0, 2.0], dtype=float)
+    y = wp.zeros(2, dtype=float)
+    adj_x = wp.array([7.0, 7.0], dtype=float)
+    adj_y = wp.array([1.0, 1.0], dtype=float)
+    with pytest.raises(wp.LaunchError, match=r"'x'.*test_tape_api\.py:20.*shape \(2,\)"):
+        wp.launch(scale, 5, inputs=[x, 5.0, y], adj_inputs=[adj_x, 0.0, adj_y], adjoint=True)
+    np.testing.assert_array_equal(adj_x.numpy(), [7.0, 7.0])
+    np.testing.assert_array_equal(adj_y.numpy(), [1.0, 1.0])
+
+
 def test_loss_must_have_one_element_and_a_gradient():
     tape = wp.Tape()
     with pytest.raises(ValueError, match="requires_grad=True"):

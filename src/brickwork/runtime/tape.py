@@ -358,7 +358,9 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
         names = tuple(n for n, _ in k.params) + tuple(f"adj_{n}" for (n, _), a in zip(k.params, adjoint) if a)
         types = tuple(inst.arg_types) + tuple(t for t, a in zip(inst.arg_types, adjoint) if a)
         names, types = names + (KEEP_PARAM,), types + (uint64,)
-        packer = table[table_key] = make_packer(types, tuple(sig) + tuple(types[len(sig):]), names, on, kernel.key)
+        # the forward's launch checks, by the forward parameters' positions, which lead the backward's
+        packer = table[table_key] = make_packer(types, tuple(sig) + tuple(types[len(sig):]), names, on, kernel.key,
+                                                inst.tid_bounds, inst.range_bounds)
     dims = launch_dims(dim, back, kernel)
     if dims is None:
         return
