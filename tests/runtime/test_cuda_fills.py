@@ -11,6 +11,7 @@ import pytest
 import brickwork as wp
 from brickwork.cuda_driver import CudaError
 from brickwork.jit import nvrtc
+from brickwork.types.device_fill import fill_memsets
 
 from .test_cuda_capture import axpy, fake  # noqa: F401 - the fake driver with two devices (a fixture), a kernel
 
@@ -196,3 +197,13 @@ def test_a_failed_zero_is_a_clear_error(fake):
     with pytest.raises(CudaError, match=r"zero_ of an array of float64 of shape \(3,\) on cuda:0"):
         wp.zeros(3, dtype=wp.float64, device="cuda:0")
     assert a.numpy().tolist() == [[3.0, 3.0]] * 2
+
+
+@pytest.mark.parametrize("ptr, pattern, expected", [
+    (0x1002, struct.pack("<f", 1.0), None),  # a 32-bit value 2 bytes past a word
+    (0x1002, b"\x00\x3c" * 2, [("memset", (0x1002, 0x3C00, 6, 2))]),  # 16-bit halves: a 16-bit memset fits
+    (0x1001, b"\x07" * 4, [("memset", (0x1001, 7, 12, 1))]),  # bytes go anywhere
+    (0x1006, struct.pack("<d", 1.0), None),  # 2-D memsets of 32-bit words
+])
+def test_a_memset_starts_only_where_its_width_divides_the_address(ptr, pattern, expected):
+    assert fill_memsets(ptr, pattern, 3) == expected
