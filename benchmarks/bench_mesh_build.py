@@ -22,8 +22,7 @@ import argparse
 import json
 import sys
 
-import numpy as np
-from child_script import PEER_PRELUDE, SRC, run_json
+from child_script import PEER_PRELUDE, SRC, median_of_rounds, run_json
 
 _CHILD = PEER_PRELUDE + """
 name, sizes, constructors, n, reps = (sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3]), int(sys.argv[4]),
@@ -39,15 +38,6 @@ def torus(m):
     c, d = ((i + 1) % (2 * m)) * m + (j + 1) % m, i * m + (j + 1) % m
     faces = np.stack([np.stack([a, b, c], -1), np.stack([a, c, d], -1)], 2).reshape(-1, 3)
     return pts.reshape(-1, 3).astype(np.float32), faces.astype(np.int32)
-
-def median(f, reps):
-    f()
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return float(np.median(times))
 
 @wp.kernel
 def closest(mesh: wp.uint64, qs: wp.array(dtype=wp.vec3), dist: wp.array(dtype=wp.float32)):
@@ -68,9 +58,10 @@ for size in sizes:
         kw = {} if constructor == "default" else {"bvh_constructor": constructor}
         make = lambda: wp.Mesh(points, indices, **kw)
         key = f"{len(faces)} {constructor}"
-        out["build " + key] = median(make, reps_here)
+        out["build " + key] = median_time(make, reps_here)
         mesh = make()
-        out["query " + key] = median(lambda: wp.launch(closest, n, [mesh.id, qs, dist], device="cpu"), reps_here)
+        out["query " + key] = median_time(lambda: wp.launch(closest, n, [mesh.id, qs, dist], device="cpu"),
+                                           reps_here)
         out["dist " + key] = float(dist.numpy().astype(np.float64).sum())
 print(json.dumps(out))
 """
@@ -79,13 +70,6 @@ print(json.dumps(out))
 def measure(python: str, name: str, args) -> dict | None:
     return run_json(python, _CHILD, [name, json.dumps(args.tris), json.dumps(args.constructors), args.points, args.reps,
                                      SRC], f"bench_mesh_build: {name}")
-
-
-def median_of_rounds(rounds: list) -> dict | None:
-    """Each number's median over the rounds' results (None if a round failed)."""
-    if not rounds or None in rounds:
-        return None
-    return {key: float(np.median([r[key] for r in rounds])) for key in rounds[0]}
 
 
 def main(argv=None) -> int:

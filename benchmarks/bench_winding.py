@@ -21,8 +21,7 @@ import argparse
 import json
 import sys
 
-import numpy as np
-from child_script import PEER_PRELUDE, SRC, run_json
+from child_script import PEER_PRELUDE, SRC, median_of_rounds, run_json
 
 #: ``icosphere(level)``: points (float32) and triangles (int32) of the subdivided icosahedron on the unit
 #: sphere, for the children of this script and of bench_mesh_closest.py.
@@ -54,16 +53,6 @@ def icosphere(level):
 _CHILD = PEER_PRELUDE + ICOSPHERE + """
 name, levels, n, reps, device = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 
-def median(f):
-    f()
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        f()
-        wp.synchronize()
-        times.append(time.perf_counter() - t)
-    return float(np.median(times))
-
 @wp.kernel
 def classify(mesh: wp.uint64, qs: wp.array(dtype=wp.vec3), inside: wp.array(dtype=wp.int32)):
     i = wp.tid()
@@ -79,11 +68,11 @@ for level in levels:
     points = wp.array(pts, dtype=wp.vec3, device=device)
     indices = wp.array(faces.reshape(-1), dtype=wp.int32, device=device)
     make = lambda: wp.Mesh(points, indices, support_winding_number=True)
-    out[f"build {level}"] = median(make)
+    out[f"build {level}"] = median_time(make, reps)
     mesh = make()
     points.assign(pts * np.float32(1.01))
-    out[f"refit {level}"] = median(mesh.refit)
-    out[f"query {level}"] = median(lambda: wp.launch(classify, n, [mesh.id, qs, inside], device=device))
+    out[f"refit {level}"] = median_time(mesh.refit, reps)
+    out[f"query {level}"] = median_time(lambda: wp.launch(classify, n, [mesh.id, qs, inside], device=device), reps)
     out[f"inside {level}"] = int(inside.numpy().sum())
     out[f"tris {level}"] = len(faces)
 print(json.dumps(out))
@@ -93,14 +82,6 @@ print(json.dumps(out))
 def measure(python: str, name: str, args) -> dict | None:
     return run_json(python, _CHILD, [name, json.dumps(args.levels), args.points, args.reps, args.device, SRC],
                     f"bench_winding: {name}")
-
-
-def median_of_rounds(rounds: list) -> dict | None:
-    """Each time's median over the rounds' results (None if a round failed); counts as the first round's."""
-    if not rounds or None in rounds:
-        return None
-    return {key: (float(np.median([r[key] for r in rounds])) if isinstance(value, float) else value)
-            for key, value in rounds[0].items()}
 
 
 def main(argv=None) -> int:

@@ -5,9 +5,9 @@
 Each kernel language runs in a process of its own (``--warp-python``: the interpreter of an environment with
 warp-lang; without it, or without warp there, only brickwork runs) over the same boxes: ``n`` random unit-cube
 corners with sides up to 0.01, float32. A process builds the tree once (the first build also loads the kernels),
-then times ``rebuild()`` and ``refit()`` ``reps`` times each; the table gives the medians and brickwork's speed
-against Warp's. Both build their default CPU tree, a SAH tree (brickwork's bins along three axes, Warp's along
-one); ``benchmarks/bvh_sah.py`` compares SAH and median builds.
+then times ``rebuild()`` and ``refit()`` ``reps`` times each, after one untimed call; the table gives the medians
+and brickwork's speed against Warp's. Both build their default CPU tree, a SAH tree binned along each node's
+longest axis; ``benchmarks/bvh_sah.py`` compares SAH and median builds.
 """
 
 from __future__ import annotations
@@ -25,14 +25,7 @@ hi = lo + rng.random((n, 3), dtype=np.float32) * np.float32(0.01)
 lowers = wp.array(lo, dtype=wp.vec3, device="cpu")
 uppers = wp.array(hi, dtype=wp.vec3, device="cpu")
 bvh = wp.Bvh(lowers, uppers)
-def median(f):
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return float(np.median(times))
-print(json.dumps({"rebuild": median(bvh.rebuild), "refit": median(bvh.refit)}))
+print(json.dumps({"rebuild": median_time(bvh.rebuild, reps), "refit": median_time(bvh.refit, reps)}))
 """
 
 

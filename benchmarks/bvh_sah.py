@@ -29,13 +29,7 @@ name, sizes = sys.argv[1], json.loads(sys.argv[2])
 tris, rays, reps = (int(x) for x in sys.argv[3:6])
 
 def median(f):
-    f()
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return float(np.median(times))
+    return median_time(f, reps)
 
 out = {}
 for n in sizes:

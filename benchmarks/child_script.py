@@ -14,7 +14,8 @@ SRC = str(Path(__file__).resolve().parent.parent / "src")
 
 #: The start of a child script that measures one side: imports the package named by its first argument as ``wp``
 #: (``brickwork`` from the source tree given as its last argument, ``SRC``; ``warp`` initialised quietly), and
-#: ``json``, ``sys``, ``time`` and numpy as ``np``. ``PEER_PRELUDE + body`` is the script.
+#: ``json``, ``sys``, ``time`` and numpy as ``np``; defines ``median_time(f, reps)``, the median seconds of ``reps``
+#: calls of ``f`` (each synchronized) after a first one. ``PEER_PRELUDE + body`` is the script.
 PEER_PRELUDE = """import importlib, json, sys, time
 import numpy as np
 name = sys.argv[1]
@@ -24,7 +25,27 @@ wp = importlib.import_module(name)
 if name == "warp":
     wp.config.quiet = True
     wp.init()
+
+def median_time(f, reps):
+    f()
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        f()
+        wp.synchronize()
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
 """
+
+
+def median_of_rounds(rounds: list) -> dict | None:
+    """Each time's median over the rounds' results (None if a round failed); other values as the first round's."""
+    if not rounds or None in rounds:
+        return None
+    import numpy as np
+
+    return {key: (float(np.median([r[key] for r in rounds])) if isinstance(value, float) else value)
+            for key, value in rounds[0].items()}
 
 
 def run_json(python: str, code: str, argv: list, label: str) -> dict | None:
