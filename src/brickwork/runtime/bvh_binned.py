@@ -29,9 +29,8 @@ from ..lang.kernel import kernel
 from ..types.array_constructors import wrap_numpy
 from ..types.arrays import array, array2d
 from ..types.composite import vector
-from ..types.scalars import float32, float64, int32, int64
-from . import bvh_sah
-from .bvh_sah import _center
+from ..types.scalars import float32, float64, int32
+from .bvh_sah import _area, _center, child_budget
 from .launch import launch_on_cpu
 
 _isfinite = _FUNCTIONS["isfinite"]
@@ -40,22 +39,12 @@ _vec3 = vector(3, float32)
 BINS = 32
 #: At most this many levels (a SAH tree has at most ``bvh_sah.MAX_DEPTH`` + 1)
 MAX_LEVELS = 64
-_MAX_DEPTH = bvh_sah.MAX_DEPTH
 _MAX_COUNT = 2**31 - 1
 _NO_COST = 1.0e300  # above any finite cost (areas below 1e78, counts below 2^31)
 # the rows of the kernel's int table: the item and the bin at each position, each node's first and last (children,
 # or a leaf's item range) and parent; the bins' counts, then the levels' ends (at BINS + level)
 ORDER, BIN_OF, FIRST, LAST, PARENTS, COUNTS = range(6)
 LEVEL_ENDS = COUNTS
-
-
-@func
-def _half_area(lo: _vec3, hi: _vec3):
-    # half the surface area, in float64 (float32 products overflow)
-    dx = float64(hi[0]) - float64(lo[0])
-    dy = float64(hi[1]) - float64(lo[1])
-    dz = float64(hi[2]) - float64(lo[2])
-    return dx * dy + dy * dz + dz * dx
 
 
 # Bounds grow by selects, not branches (which of two bounds is lower is a coin toss: a mispredicted branch costs
@@ -154,7 +143,7 @@ def _choose(s: int32, e: int32, budget: int32, boxes: array2d(dtype=float32), in
     hi = _bin_upper(boxes, base + 0)
     below = ints[COUNTS, 0]
     for b in range(1, nb):
-        cost_left[b] = _half_area(lo, hi) * float64(below)
+        cost_left[b] = _area(lo, hi) * float64(below)
         lo = min(lo, _bin_lower(boxes, base + b))
         hi = max(hi, _bin_upper(boxes, base + b))
         below = below + ints[COUNTS, b]
@@ -169,7 +158,7 @@ def _choose(s: int32, e: int32, budget: int32, boxes: array2d(dtype=float32), in
         above = above + ints[COUNTS, b]
         before = count - above
         if above > 0 and before > 0 and above <= budget and before <= budget:
-            cost = cost_left[b] + _half_area(lo, hi) * float64(above)
+            cost = cost_left[b] + _area(lo, hi) * float64(above)
             if cost <= best:
                 best = cost
                 split = b
@@ -216,11 +205,7 @@ def _shape(n: int32, leaf_size: int32, boxes: array2d(dtype=float32), ints: arra
     end = int32(1)
     level = int32(0)
     while begin < end and level < MAX_LEVELS - 1:
-        # a child may hold what halving splits finish within the levels left (bvh.Tree's budgets)
-        wide = int64(leaf_size)
-        for _ in range(_MAX_DEPTH - 1 - level):
-            wide = min(wide * int64(2), int64(_MAX_COUNT))
-        budget = int32(min(wide, int64(_MAX_COUNT)))
+        budget = child_budget(leaf_size, level)
         count = end
         for node in range(begin, end):
             s = ints[FIRST, node]

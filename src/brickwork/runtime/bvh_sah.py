@@ -25,7 +25,7 @@ from ..lang.kernel import kernel
 from ..types.array_constructors import wrap_numpy
 from ..types.arrays import array, array2d
 from ..types.composite import vector
-from ..types.scalars import float32, float64, int32, uint32
+from ..types.scalars import float32, float64, int32, int64, uint32
 from . import bvh_build
 from .launch import launch_on_cpu
 
@@ -66,6 +66,16 @@ def _area(lo: _vec3, hi: _vec3):
     dy = float64(hi[1]) - float64(lo[1])
     dz = float64(hi[2]) - float64(lo[2])
     return dx * dy + dy * dz + dz * dx
+
+
+@func
+def child_budget(leaf_size: int32, level: int32):
+    # the most items a child of a node at ``level`` may hold: what halving splits finish within the levels left
+    # (bvh.Tree's budgets), at most int32's greatest
+    wide = int64(leaf_size)
+    for _ in range(MAX_DEPTH - 1 - level):
+        wide = min(wide * int64(2), int64(2147483647))
+    return int32(min(wide, int64(2147483647)))
 
 
 @func

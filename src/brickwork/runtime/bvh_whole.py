@@ -18,7 +18,7 @@ from ..lang.kernel import kernel
 from ..types.array_constructors import empty, wrap_numpy
 from ..types.arrays import array, array2d
 from ..types.composite import vector
-from ..types.scalars import float32, float64, int32, int64
+from ..types.scalars import float32, float64, int32
 from . import bvh_sah
 from .bvh_build import ItemLists, split_node
 from .bvh_sah import choose_node
@@ -27,8 +27,6 @@ from .launch import launch_on_cpu
 _vec3 = vector(3, float32)
 #: At most this many levels (a median tree of 2^31 items has 32, a SAH tree at most ``bvh_sah.MAX_DEPTH`` + 1)
 MAX_LEVELS = 64
-_MAX_DEPTH = bvh_sah.MAX_DEPTH
-_MAX_COUNT = 2**31 - 1
 
 
 @func
@@ -76,11 +74,7 @@ def _shape(n: int32, leaf_size: int32, sah: int32, boxes: array2d(dtype=float32)
     end = int32(1)
     level = int32(0)
     while begin < end and level < MAX_LEVELS - 1:
-        # a child may hold what median splits finish within the levels left (bvh.Tree's budgets)
-        wide = int64(leaf_size)
-        for _ in range(_MAX_DEPTH - 1 - level):
-            wide = min(wide * int64(2), int64(_MAX_COUNT))
-        budget = int32(min(wide, int64(_MAX_COUNT)))
+        budget = bvh_sah.child_budget(leaf_size, level)
         count = end
         for node in range(begin, end):
             if level % 2 == 0:
