@@ -22,7 +22,7 @@ import argparse
 import json
 import sys
 
-from child_script import PEER_PRELUDE, SRC, median_of_rounds, run_json
+from child_script import PEER_PRELUDE, SRC, interleaved_medians, run_json
 
 _CHILD = PEER_PRELUDE + """
 name, sizes, constructors, n, reps = (sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3]), int(sys.argv[4]),
@@ -82,12 +82,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--warp-python", help="an interpreter with warp-lang installed")
     args = parser.parse_args(argv)
-    mine_rounds, theirs_rounds = [], []
-    for _ in range(max(args.rounds, 1)):  # interleaved: a change of the machine's load meets both sides
-        mine_rounds.append(measure(sys.executable, "brickwork", args))
-        if args.warp_python:
-            theirs_rounds.append(measure(args.warp_python, "warp", args))
-    mine, theirs = median_of_rounds(mine_rounds), median_of_rounds(theirs_rounds)
+    mine, theirs = interleaved_medians(measure, args)
     if mine is None:
         return 1
     print(f"wp.Mesh builds on the CPU (median of {args.reps}, then of {args.rounds} interleaved rounds; "

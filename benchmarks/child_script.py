@@ -38,6 +38,18 @@ def median_time(f, reps):
 """
 
 
+def interleaved_medians(measure, args) -> tuple:
+    """``(brickwork's, Warp's)`` results of ``measure(python, name, args)`` over ``args.rounds`` rounds, each
+    running brickwork's process and then Warp's (``args.warp_python``; Warp's None without it), so that a change
+    of the machine's load meets both sides: each value's median (``median_of_rounds``)."""
+    mine, theirs = [], []
+    for _ in range(max(args.rounds, 1)):
+        mine.append(measure(sys.executable, "brickwork", args))
+        if args.warp_python:
+            theirs.append(measure(args.warp_python, "warp", args))
+    return median_of_rounds(mine), median_of_rounds(theirs)
+
+
 def median_of_rounds(rounds: list) -> dict | None:
     """Each time's median over the rounds' results (None if a round failed); other values as the first round's."""
     if not rounds or None in rounds:
