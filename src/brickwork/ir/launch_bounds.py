@@ -17,6 +17,11 @@ refuses a launch that is in bounds.
 An array field of a struct parameter (``s.points[i]``, nested ``s.mesh.points[i]``) counts too, unless the
 kernel assigns a field of that parameter: an unset field (None) has no elements, so the launch refuses a
 kernel that would read one at every point (it crashed on the null address).
+
+So does an array field of an element of an array-of-structs parameter (``ss[i].points[j]``, or ``s.points[j]``
+after ``s = ss[i]``), when the kernel writes no element of ``ss`` and the element's index counts as above: the
+launch tests, element by element over the ones the launch points reach, that the field is set and that its
+shape reaches the access (an element from ``wp.zeros`` or ``wp.empty`` holds a null array; reading it crashed).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from ..types.arrays import ArrayType
 from ..types.indexed_arrays import IndexedArrayType
 from ..types.structs import is_struct_type
 from . import nodes as ir
+from .analysis import written_params
 from .walk import children, walk
 
 #: ops whose arguments after the first may not be evaluated (short-circuit, or rendered as ``c ? a : b``)
@@ -36,7 +42,10 @@ def tid_bounds(fn: ir.IRFunction) -> list:
     an array parameter of kernel ``fn``: the launch needs ``d[component] + offset <= shape[axis]`` (with
     component -1, a constant index: ``offset <= shape[axis]``); an access of an array field of a struct
     parameter adds its field path (``[..., "file:line", ["mesh", "points"]]``). Deduplicated, in program
-    order."""
+    order. After them, for each unconditional access of an array field of an element of an array-of-structs
+    parameter: ``[param position, "elements", [[component or -1, offset] per axis of the parameter], 0,
+    "file:line", [field names], [[component or -1, offset] per axis of the field]]``: each element the launch
+    reaches must hold the field, with ``shape[axis] >= d[component] + offset`` (``runtime/element_fields``)."""
     arrays = {name: i for i, (name, t) in enumerate(fn.params)
               if type(t) in (ArrayType, IndexedArrayType) or is_struct_type(t)}
     assigned: dict = {}
@@ -50,11 +59,16 @@ def tid_bounds(fn: ir.IRFunction) -> list:
         elif isinstance(node, ir.IRFor):  # a loop variable is assigned at every iteration
             assigned[node.var.name] = assigned.get(node.var.name, 0) + 2
     arrays = {name: i for name, i in arrays.items() if name not in assigned}  # a parameter rebound: not its array
+    # an array of structs whose elements the kernel stores may hold, at an access, what the kernel put there
+    written = written_params(fn)
+    structs = {name: i for name, i in arrays.items()
+               if type(fn.params[i][1]) is ArrayType and is_struct_type(fn.params[i][1].dtype) and name not in written}
     found: list = []
-    _Scan(arrays, assigned, found).statements(fn.body)
+    scan = _Scan(arrays, assigned, found, structs)
+    scan.statements(fn.body)
     out, seen = [], set()
-    for entry in found:
-        key = (*entry[:4], *(tuple(p) for p in entry[5:6]))
+    for entry in found + scan.element_fields:
+        key = repr(entry[:4] + entry[5:])
         if key not in seen:
             seen.add(key)
             out.append(entry)
@@ -71,9 +85,12 @@ def _field_path(e) -> tuple:
 
 
 class _Scan:
-    def __init__(self, arrays: dict, assigned: dict, found: list):
+    def __init__(self, arrays: dict, assigned: dict, found: list, structs: dict | None = None):
         self.arrays, self.assigned, self.found = arrays, assigned, found
         self.tids: dict = {}  # local name -> tid component, for locals assigned once, from tid(), seen so far
+        self.structs = structs or {}  # array-of-structs parameters whose elements the kernel never stores
+        self.elements: dict = {}  # local name -> (param position, index terms), for ``s = ss[i]`` seen so far
+        self.element_fields: list = []  # the "elements" entries of ``tid_bounds``
 
     def statements(self, body: list) -> bool:
         """Scan ``body`` in order; False once a statement may end the kernel early (nothing after it counts)."""
@@ -87,6 +104,10 @@ class _Scan:
                 if (isinstance(s.target, ir.IRLocal) and isinstance(s.value, ir.IRTid)
                         and self.assigned.get(s.target.name) == 1):
                     self.tids[s.target.name] = s.value.dim
+                if isinstance(s.target, ir.IRLocal) and self.assigned.get(s.target.name) == 1:
+                    element = self.element_of(s.value)
+                    if element is not None:
+                        self.elements[s.target.name] = element
                 self.expression(s.value)
                 self.expression(s.target)
             elif isinstance(s, ir.IRExprStmt):
@@ -121,6 +142,8 @@ class _Scan:
     def access(self, array, indices: list, where: str) -> None:
         if type(array.type) not in (ArrayType, IndexedArrayType):
             return
+        if not isinstance(array, ir.IRLocal) and type(array.type) is ArrayType and where:
+            self.element_field(array, indices, where)
         root, path = _field_path(array)
         if root is None or root.name not in self.arrays or not where or bool(path) != is_struct_type(root.type):
             return
@@ -131,6 +154,31 @@ class _Scan:
             if term is not None:
                 entry = [self.arrays[root.name], axis, term[0], term[1], where]
                 self.found.append([*entry, path] if path else entry)
+
+    def element_of(self, e):
+        """(param position, [[component or -1, offset] per axis]) when ``e`` is ``ss[...]`` of an array-of-structs
+        parameter whose every index counts (``index_term``), or a local assigned once from one; else None."""
+        if isinstance(e, ir.IRLocal):
+            return self.elements.get(e.name)
+        if not isinstance(e, ir.IRArrayElem) or not isinstance(e.array, ir.IRLocal) or e.array.name not in self.structs:
+            return None
+        terms = [self.index_term(index) for index in e.indices]
+        if None in terms or len(terms) != e.array.type.ndim:
+            return None
+        return self.structs[e.array.name], [list(t) for t in terms]
+
+    def element_field(self, array, indices: list, where: str) -> None:
+        """Record an access of array field ``ss[...].a.b`` (``array``) of an element of an array of structs."""
+        path: list = []
+        while isinstance(array, ir.IRField):
+            path.insert(0, array.name)
+            array = array.base
+        element = self.element_of(array) if path else None
+        if element is None:
+            return
+        # any access of an axis of 0 elements is out of bounds, whatever its index: a reach of 1 at least
+        reach = [list(self.index_term(index) or (-1, 1)) for index in indices]
+        self.element_fields.append([element[0], "elements", element[1], 0, where, path, reach])
 
     def index_term(self, index):
         """(tid component or -1, offset) when ``index`` is ``tid + c``, ``c + tid``, ``tid`` or ``c`` (c >= 0)."""

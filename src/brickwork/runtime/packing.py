@@ -19,6 +19,7 @@ from ..types.layout import pack_format, struct_offsets
 from ..types.scalars import ScalarBase, bfloat16, bfloat16_bits, float16, float32, is_scalar_type
 from ..types.structs import has_array_fields, has_device_fields, struct_devices
 from . import live_ids, range_checks
+from .element_fields import element_check
 from .held_devices import refuse_elsewhere
 
 _HEADER = "4q4i"
@@ -45,6 +46,10 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, ke
     namespace = {"_sb": _struct_devices_differ, "_dev": device, "_key": key, "_ok": struct_devices({device}),
                  "_oob": _out_of_bounds(key, names, bounds), "_bad_id": _bad_id(key, names, bounds, device)}
     for n, (i, axis, component, *_) in enumerate(bounds):
+        if axis == "elements":  # array fields of the elements of an array of structs: read from their records
+            namespace[f"_F{n}"] = element_check(bounds[n], key, names)
+            checks.append(f"    _F{n}(a[{i}], (d0, d1, d2, d3))\n")
+            continue
         if isinstance(axis, str):  # an id parameter (param, kind, builtin): one dict lookup
             value = f"a[{i}].value" if sig[i] is arg_types[i] else f"a[{i}]"
             namespace[f"_L{n}"] = live_ids.LIVE[axis]
