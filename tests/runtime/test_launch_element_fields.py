@@ -165,3 +165,15 @@ def test_a_guarded_access_and_a_kernel_storing_elements_are_not_refused():
     fill = wp.array(np.array([1.0, 2.0, 3.0], np.float32))
     wp.launch(stores_then_reads, dim=3, inputs=[ss, fill, out])
     np.testing.assert_array_equal(out.numpy(), [1.0, 2.0, 3.0])
+
+
+@pytest.mark.parametrize("strides", [None, (64,)])
+def test_empty_arrays_of_structs_holding_arrays_are_zeroed(strides):
+    junk = wp.full(80, -1.0, dtype=float)  # memory just freed, full of set bytes, is what empty gets next
+    del junk
+    ss = wp.empty(8, dtype=Samples, strides=strides)
+    assert not np.frombuffer(np.ascontiguousarray(ss.numpy()).tobytes(), np.uint8).any()
+    out = wp.full(8, -1.0, dtype=float)
+    with pytest.raises(wp.LaunchError, match=r"'ss\[0\]\.values' is None"):
+        wp.launch(first_values, dim=8, inputs=[ss, out])
+    np.testing.assert_array_equal(out.numpy(), -1.0)

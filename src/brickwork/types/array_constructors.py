@@ -16,26 +16,40 @@ from .scalars import ScalarBase, float32, python_annotation_type
 
 def empty(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
     """An uninitialized array (``shape`` an int or a tuple; ``n=`` is Warp's 1-D spelling; ``strides=``
-    in bytes lays the elements out apart, allocating only the bytes that reaches)."""
+    in bytes lays the elements out apart, allocating only the bytes that reaches); structs holding arrays or
+    textures are zeroed, so that their fields are unset rather than leftover addresses."""
     shape = shape_tuple(given_shape(shape, n, "empty"))
     dtype = python_annotation_type(dtype)
     comp, trailing = element_layout(dtype)
     dev = get_device(device)
     strides = kwargs.get("strides")
+    # structs holding arrays or textures are zeroed: leftover bytes would be addresses a kernel follows (a null
+    # one is named by the launch: runtime/element_fields), and shapes a host read trusts
+    zero = getattr(dtype, "_bw_struct", False) and _holds_addresses(dtype)
     if dev.is_cuda:
         from .device_array import DeviceArray  # CUDA memory
 
         a = DeviceArray.empty(shape, dtype, dev)
         if strides is not None and tuple(strides) != a.strides:
             raise ValueError(f"strides {tuple(strides)} on {dev}: CUDA arrays are contiguous (strides {a.strides})")
+        if zero:
+            a.zero_()
         return _grad_option(a, kwargs)
     from .array_memory import allocate_strided, host_buffer
 
     if strides is None:
-        data = host_buffer(shape + trailing, comp, zero=False)
+        data = host_buffer(shape + trailing, comp, zero=zero)
     else:
         data = allocate_strided(shape, strides, np.dtype(comp), trailing)
+        if zero:
+            data[...] = 0
     return _grad_option(array._wrap(data, dtype, dev), kwargs)
+
+
+def _holds_addresses(struct_type) -> bool:
+    from .structs import has_device_fields  # structs imports indexed arrays, which import this module
+
+    return has_device_fields(struct_type)
 
 
 def zeros(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
