@@ -277,6 +277,24 @@ def test_a_boundary_function_that_raises_is_named(tmp_path):
     assert not os.path.exists(out)
 
 
+
+def test_a_boundary_function_that_raised_is_not_called_again_in_that_ghost_fill(tmp_path):
+    """In a run the error is kept until the ghost fill ends (where the MPI ranks agree on it): the function is
+    not called for the other fields once it raised; called outside a run's fill, it raises at once."""
+    write(tmp_path / "wind.py", WIND.replace('ng, rho = block.mesh.nghost, params["rho_in"]',
+                                             'CALLS.append(field)\n    ng, rho = block.mesh.nghost, params["rho"]')
+          + "\nCALLS = []\n")
+    cfg = hydro.build_config({"problem": {"file": "wind.py"}}, NO_FILES, base_dir=str(tmp_path))
+    with pytest.raises(ConfigError, match=r"^problem 'wind': BOUNDARIES\['inner_x1'\] failed at wind.py:\d+: KeyError: "
+                                          r"'rho'; the \[problem\] keys are file, name, rho_in$"):
+        hydro.run(cfg)
+    assert cfg.problem.CALLS == ["density"]
+    sim = hydro.Hydro(cfg)
+    with pytest.raises(ConfigError, match=r"^problem 'wind': BOUNDARIES\['inner_x1'\] failed at "):
+        sim.mesh.fill_ghosts(["momentum", "energy"])
+    assert cfg.problem.CALLS == ["density", "momentum"]
+
+
 OUTPUTS = '''
 
 def temperature(density, v1, v2, v3, pressure, params, gamma):

@@ -1,6 +1,7 @@
 """A problem of your own (``problem.file``) on several MPI ranks: its user boundary gives the one-process
-history bit for bit, and a boundary function that raises on the rank holding that side ends every rank
-with its one line (the other ranks waited in the ghost exchange for ever before)."""
+history bit for bit, and a boundary function that raises on the ranks holding that side stops every rank
+with one line naming the ranks (the other ranks waited in the ghost exchange for ever before; then the
+failing rank ended them all with MPI_Abort, and its line showed twice)."""
 
 from __future__ import annotations
 
@@ -54,6 +55,20 @@ def test_a_boundary_function_that_raises_ends_every_rank(tmp_path, nranks):
     toml = write_problem(tmp_path, raises=True)
     done = mpirun(nranks, BRICKWORK, "run", str(toml), f"output.dir={tmp_path / 'o'}", "--quiet", timeout=120)
     assert done.returncode == 2, done.stderr[-3000:]
-    assert ("brickwork: error: problem 'wind': BOUNDARIES['inner_x1'] failed at wind.py:12: KeyError: 'scale'; "
-            "the [problem] keys are file, name") in done.stderr
+    assert done.stderr == (f"brickwork: error: problem 'wind': BOUNDARIES['inner_x1'] failed at wind.py:12: KeyError: "
+                           f"'scale'; the [problem] keys are file, name (on rank 0 of {nranks})\n")
+    assert not (tmp_path / "o").exists()
+
+
+def test_boundary_functions_that_raise_differently_on_two_ranks_are_each_said_once(tmp_path):
+    """Rank 0 holds the inner side, rank 3 the outer one: one line, each error once with its rank."""
+    toml = write_problem(tmp_path, raises=True)
+    (tmp_path / "wind.py").write_text((tmp_path / "wind.py").read_text() + "\n\ndef outer(block, view, side, field):\n"
+                                      "    return 1 / 0\n\n\nBOUNDARIES['outer_x1'] = outer\n")
+    done = mpirun(4, BRICKWORK, "run", str(toml), f"output.dir={tmp_path / 'o'}", "--quiet", timeout=120)
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert done.stderr == ("brickwork: error: problem 'wind': BOUNDARIES['inner_x1'] failed at wind.py:12: KeyError: "
+                           "'scale'; the [problem] keys are file, name (on rank 0 of 4); problem 'wind': "
+                           "BOUNDARIES['outer_x1'] failed at wind.py:30: ZeroDivisionError: division by zero (on rank 3 "
+                           "of 4)\n")
     assert not (tmp_path / "o").exists()

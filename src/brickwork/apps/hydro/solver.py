@@ -15,20 +15,18 @@ as per-block sums (``totals``), and the host sees the fields only when an output
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
 import brickwork as wp
-from brickwork import comm
 from brickwork.mesh import Mesh, Metadata, Package, storage
 from brickwork.mesh.output import assemble_blocks
 
 from ...errors import BrickworkError
-from .config import SIDES, Config, ConfigError
+from .config import Config, ConfigError
 from .custom_problem import failure
 from .kernels import HydroKernels
 from .totals import BlockSums
+from .user_boundaries import UserBoundaries
 
 CONSERVED = ("density", "momentum", "energy")
 #: SSP Runge-Kutta stages as (a, b): U = a * U0 + b * (U + dt * L(U)) (Shu & Osher 1988)
@@ -61,50 +59,6 @@ def _block_state(problem, state, shape) -> tuple:
     return tuple(out)
 
 
-def boundaries(cfg: Config) -> dict:
-    """The mesh's ``boundaries`` argument: ``mesh.bc_xd`` per direction, the problem's ``BOUNDARIES``
-    entries for both sides of a direction whose ``bc_xd`` is ``"user"``."""
-    m, ndim = cfg["mesh"], cfg.ndim
-    out = {}
-    for d in range(1, ndim + 1):
-        if m[f"bc_x{d}"] == "user":
-            out.update({side: _with_inputs(cfg.problem.BOUNDARIES[side], cfg, side) for side in SIDES[d]})
-        else:
-            out[f"x{d}"] = m[f"bc_x{d}"]
-    return out
-
-
-def _with_inputs(function, cfg: Config, side: str):
-    """A problem's boundary function as the mesh calls it, ``fn(block, view, side, field)``, given the
-    ``params`` (its ``[problem]`` values) and ``gamma`` it declares, by name, and the ``field`` if it
-    declares that; what it raises is one line naming it (``custom_problem.failure``). A boundary name
-    as it is."""
-    if not callable(function):
-        return function
-    try:
-        declared = inspect.signature(function).parameters
-    except (TypeError, ValueError):
-        declared = {}
-    params = cfg["problem"]
-    given = {name: value for name, value in (("params", params), ("gamma", cfg["hydro"]["gamma"]), ("field", None))
-             if name in declared}
-
-    def fill(block, view, where, field):
-        if "field" in given:
-            given["field"] = field
-        try:
-            function(block, view, where, **given)
-        except MemoryError:
-            raise
-        except Exception as e:  # noqa: BLE001 - a problem of your own: one line naming its file and line
-            error = failure(cfg.problem, f"BOUNDARIES[{side!r}]", e, params)
-            if block.mesh.nranks > 1:  # inside a ghost exchange the other ranks wait for this one: end them all
-                comm.abort(block.mesh.comm, f"brickwork: error: {error}", 2)
-            raise error from e
-
-    return fill
-
-
 def hydro_package(dtype) -> Package:
     """The fields of the hydro application, with numpy ``dtype``."""
     pkg = Package("hydro")
@@ -133,9 +87,11 @@ class Hydro:
         ndim = len(m["nx"])
         #: where the fields live and the kernels run
         self.device = wp.get_device(h["device"])
+        #: the problem's boundary functions, and the ghost fills that run them
+        self.user_boundaries = UserBoundaries(cfg)
         self.mesh = Mesh(tuple(m["nx"]), tuple(m["block_nx"]), nghost=m["nghost"], xmin=tuple(m["xmin"]),
-                         xmax=tuple(m["xmax"]), boundaries=boundaries(cfg), packages=[hydro_package(self.np_dtype)],
-                         device=self.device)
+                         xmax=tuple(m["xmax"]), packages=[hydro_package(self.np_dtype)],
+                         boundaries=self.user_boundaries.mesh_boundaries(), device=self.device)
         self.ndim = ndim
         with wp.ScopedDevice(self.device):  # the kernels' small arrays (coefficients, partials) live there too
             self.kernels = HydroKernels(self.mesh, self.T, self.gamma, h["reconstruction"], h["limiter"],
@@ -313,7 +269,7 @@ class Hydro:
         has non-positive density or pressure.
         """
         with wp.ScopedDevice(self.device):
-            self.mesh.fill_ghosts(CONSERVED)
+            self.user_boundaries.fill_ghosts(self.mesh, CONSERVED)
             if not self.fused:
                 self.kernels.primitives()
             value = self.kernels.min_dt()
@@ -350,7 +306,7 @@ class Hydro:
         with wp.ScopedDevice(self.device):
             for n, (a, b) in enumerate(self.stages):
                 if n:
-                    self.mesh.fill_ghosts(CONSERVED)
+                    self.user_boundaries.fill_ghosts(self.mesh, CONSERVED)
                 if self.fused:
                     k.stage(a, b, dt, first=n == 0)
                 else:
