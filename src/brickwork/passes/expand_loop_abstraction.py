@@ -382,10 +382,12 @@ class _CpuRows(FusedRows, RingRows, ir.Rewriter):
             if memory:
                 self.memory_span(s, first, last, out)
             else:
-                # a pencil's slice is one row, and so is each of its spans: its first cell is known
+                # a pencil's slice is one row, and so is each of its spans: its first cell is known; a
+                # slab's slice is one k plane, and so is each of its spans: its k is known
                 cell = None if self.cfg.chunk != "i_pencil" else \
                     (s_kji[0], s_kji[1], op("add", s_kji[2], op("sub", first, unmerged)))
-                self.rows(s, first, last, ext, out, cell)
+                plane = s_kji[0] if self.cfg.chunk == "ij_slab" else None
+                self.rows(s, first, last, ext, out, cell, plane)
             prev = last if prev is None else self.tmp(op("max", prev, last), out)
 
     @staticmethod
@@ -396,10 +398,11 @@ class _CpuRows(FusedRows, RingRows, ir.Rewriter):
         k, j, i = kji
         return op("add", op("mul", op("add", op("mul", op("sub", k, ks), nj), op("sub", j, js)), ni), op("sub", i, is_))
 
-    def rows(self, s, first, last, ext, out, cell=None):
+    def rows(self, s, first, last, ext, out, cell=None, plane=None):
         """Visit logical flat span [first, last] of box ``ext`` row by row: the first cell (``cell``
         where the caller knows it) decoded once, then (k, j) step to the next row of the box (no
-        division per row)."""
+        division per row). ``plane``: the k of every cell of the span, where the caller knows it (the GPU
+        mapping's threads then decode j and i only)."""
         ks, js, is_, nj, ni = ext
         f = self.locals.new("_la_f", int32)
         out.append(ir.IRAssign(f, first))

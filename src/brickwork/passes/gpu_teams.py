@@ -167,9 +167,9 @@ class GpuTeams(_CpuRows):
         kji = self.span_kji(s, m, out, body)
         out.append(strided(m, m0, m1, body + self.visit(s, kji, memory_index=m)))
 
-    def rows(self, s, first, last, ext, out, cell=None):
+    def rows(self, s, first, last, ext, out, cell=None, plane=None):
         if not self.team_slice:
-            return super().rows(s, first, last, ext, out, cell)
+            return super().rows(s, first, last, ext, out, cell, plane)
         if cell is not None:  # one row from a known cell: the threads share its i, nothing to decode
             k, j, i0 = (self.tmp(c, out) for c in cell)
             iv = self.locals.new("_la_i", int32)
@@ -177,7 +177,15 @@ class GpuTeams(_CpuRows):
             return
         f = self.locals.new("_la_f", int32)
         body: list = []
-        kji = self.decode_fast(f, ext, out, body)
+        if plane is not None:  # one k plane of the box: f runs over offsets in it, which give j and i (one
+            ks, js, is_, nj, ni = ext  # division per cell, not two)
+            k = self.tmp(plane, out)
+            before = self.tmp(op("mul", op("sub", k, ks), op("mul", nj, ni)), out)  # the box's cells before it
+            first, last = op("sub", first, before), op("sub", last, before)
+            jj, ii = self.divmod_by(f, ni, self.reciprocal(ni, out), body)
+            kji = (k, self.tmp(op("add", jj, js), body), self.tmp(op("add", ii, is_), body))
+        else:
+            kji = self.decode_fast(f, ext, out, body)
         body += self.visit(s, kji)
         out.append(strided(f, first, last, body))
 

@@ -24,30 +24,25 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__la_t9{};
     int32_t v__la_f10{};
     int32_t v__la_t11{};
-    uint32_t v__la_t12{};
-    int32_t v__la_t13{};
+    int32_t v__la_t12{};
+    uint32_t v__la_t13{};
     int32_t v__la_t14{};
     int32_t v__la_t15{};
     int32_t v__la_t16{};
-    uint32_t v__la_t17{};
+    int32_t v__la_t17{};
     int32_t v__la_t18{};
     int32_t v__la_t19{};
-    int32_t v__la_t20{};
-    int32_t v__la_t21{};
-    int32_t v__la_t22{};
-    int32_t v__la_t23{};
-    int32_t v__la_t24{};
-    int32_t v__gpu_c25{};
-    int32_t v__gpu_c26{};
-    uint32_t v__gpu_r27{};
-    uint32_t v__gpu_r28{};
+    int32_t v__gpu_c20{};
+    int32_t v__gpu_c21{};
+    uint32_t v__gpu_r22{};
+    uint32_t v__gpu_r23{};
     double v__la_acc{};
-    v__gpu_r27 = bw::cast<uint32_t>(((int32_t)blockIdx.x));
-    v__gpu_r28 = bw::div(v__gpu_r27, bw::cast<uint32_t>(n1));
-    v__gpu_c26 = bw::cast<int32_t>(bw::sub(v__gpu_r27, bw::mul(v__gpu_r28, bw::cast<uint32_t>(n1))));
-    v__gpu_c25 = bw::cast<int32_t>(v__gpu_r28);
-    v_b = v__gpu_c25;
-    v__la_t1 = bw::add(v__la_ks, v__gpu_c26);
+    v__gpu_r22 = bw::cast<uint32_t>(((int32_t)blockIdx.x));
+    v__gpu_r23 = bw::div(v__gpu_r22, bw::cast<uint32_t>(n1));
+    v__gpu_c21 = bw::cast<int32_t>(bw::sub(v__gpu_r22, bw::mul(v__gpu_r23, bw::cast<uint32_t>(n1))));
+    v__gpu_c20 = bw::cast<int32_t>(v__gpu_r23);
+    v_b = v__gpu_c20;
+    v__la_t1 = bw::add(v__la_ks, v__gpu_c21);
     v__la_t2 = bw::add(bw::mul(bw::add(bw::mul(v__la_t1, v__la_NJ), v__la_js), v__la_NI), v__la_is);
     v__la_acc = 0x0.0p+0;
     v__la_t3 = bw::add(v__la_ks, int32_t(0));
@@ -57,26 +52,21 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     v__la_t7 = bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(0))), int32_t(1));
     v__la_t8 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t3), v__la_t6), bw::sub(bw::add(v__la_js, int32_t(0)), v__la_t4)), v__la_t7), bw::sub(bw::add(v__la_is, int32_t(0)), v__la_t5));
     v__la_t9 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t3), v__la_t6), bw::sub(bw::add(v__la_je, int32_t(0)), v__la_t4)), v__la_t7), bw::sub(bw::add(v__la_ie, int32_t(0)), v__la_t5));
-    v__la_t11 = bw::mul(v__la_t6, v__la_t7);
-    v__la_t12 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t11, int32_t(1)))));
-    v__la_t17 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t7, int32_t(1)))));
-    { const int32_t _stop2 = bw::add(v__la_t9, int32_t(1)); const int32_t _step2 = ((int32_t)blockDim.x);
-    for (int32_t _it2 = bw::add(v__la_t8, ((int32_t)threadIdx.x)); _it2 < _stop2; _it2 += _step2) {
+    v__la_t11 = bw::add(v__la_t1, int32_t(0));
+    v__la_t12 = bw::mul(bw::sub(v__la_t11, v__la_t3), bw::mul(v__la_t6, v__la_t7));
+    v__la_t13 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t7, int32_t(1)))));
+    { const int32_t _stop2 = bw::add(bw::sub(v__la_t9, v__la_t12), int32_t(1)); const int32_t _step2 = ((int32_t)blockDim.x);
+    for (int32_t _it2 = bw::add(bw::sub(v__la_t8, v__la_t12), ((int32_t)threadIdx.x)); _it2 < _stop2; _it2 += _step2) {
         v__la_f10 = _it2;
-        v__la_t13 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_f10)), bw::cast<uint64_t>(v__la_t12)), uint64_t(32ULL)));
-        v__la_t14 = bw::sub(v__la_f10, bw::mul(v__la_t13, v__la_t11));
-        v__la_t15 = (bw::truth(bw::ge(v__la_t14, v__la_t11)) ? bw::add(v__la_t13, int32_t(1)) : v__la_t13);
-        v__la_t16 = (bw::truth(bw::ge(v__la_t14, v__la_t11)) ? bw::sub(v__la_t14, v__la_t11) : v__la_t14);
-        v__la_t18 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_t16)), bw::cast<uint64_t>(v__la_t17)), uint64_t(32ULL)));
-        v__la_t19 = bw::sub(v__la_t16, bw::mul(v__la_t18, v__la_t7));
-        v__la_t20 = (bw::truth(bw::ge(v__la_t19, v__la_t7)) ? bw::add(v__la_t18, int32_t(1)) : v__la_t18);
-        v__la_t21 = (bw::truth(bw::ge(v__la_t19, v__la_t7)) ? bw::sub(v__la_t19, v__la_t7) : v__la_t19);
-        v__la_t22 = bw::add(v__la_t15, v__la_t3);
-        v__la_t23 = bw::add(v__la_t20, v__la_t4);
-        v__la_t24 = bw::add(v__la_t21, v__la_t5);
-        v__arg_inl1_1 = v__la_t22;
-        v__arg_inl1_2 = v__la_t23;
-        v__arg_inl1_3 = v__la_t24;
+        v__la_t14 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_f10)), bw::cast<uint64_t>(v__la_t13)), uint64_t(32ULL)));
+        v__la_t15 = bw::sub(v__la_f10, bw::mul(v__la_t14, v__la_t7));
+        v__la_t16 = (bw::truth(bw::ge(v__la_t15, v__la_t7)) ? bw::add(v__la_t14, int32_t(1)) : v__la_t14);
+        v__la_t17 = (bw::truth(bw::ge(v__la_t15, v__la_t7)) ? bw::sub(v__la_t15, v__la_t7) : v__la_t15);
+        v__la_t18 = bw::add(v__la_t16, v__la_t4);
+        v__la_t19 = bw::add(v__la_t17, v__la_t5);
+        v__arg_inl1_1 = v__la_t11;
+        v__arg_inl1_2 = v__la_t18;
+        v__arg_inl1_3 = v__la_t19;
         v_k__inl1 = v__arg_inl1_1;
         v_j__inl1 = v__arg_inl1_2;
         v_i__inl1 = v__arg_inl1_3;
@@ -116,7 +106,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     }
     __syncthreads();
     if (bw::truth(bw::eq(((int32_t)threadIdx.x), int32_t(0)))) {
-        bw::at<UNIT>(v__la_partials, (int64_t)(bw::add(bw::mul(v__gpu_c25, v__la_nouter), v__gpu_c26))) = bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(int32_t(0)));
+        bw::at<UNIT>(v__la_partials, (int64_t)(bw::add(bw::mul(v__gpu_c20, v__la_nouter), v__gpu_c21))) = bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(int32_t(0)));
     }
 }
 
