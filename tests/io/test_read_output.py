@@ -72,3 +72,48 @@ def test_mistakes(tmp_path):
         f["blocks/xmin"][1] = f["blocks/xmin"][2]
     with pytest.raises(ValueError, match=r"the blocks of '.*m.h5' do not tile a box \(cells covered 0 to 2 times\)"):
         read_output(tmp_path / "m.h5")
+
+
+def _edited(tmp_path, edit):
+    """An output of a 12-cell mesh in 3 blocks, changed by ``edit(h5py.File)``."""
+    pkg = Package("p")
+    pkg.add_field("T", Metadata("Cell"))
+    Mesh((12,), (4,), packages=[pkg]).write_output(tmp_path / "m")
+    with h5py.File(tmp_path / "m.h5", "r+") as f:
+        edit(f)
+    return tmp_path / "m.h5"
+
+
+def _set(name, value):
+    def edit(f):
+        f[name][...] = value
+    return edit
+
+
+def _attr(name, value):
+    def edit(f):
+        f.attrs[name] = value
+    return edit
+
+
+@pytest.mark.parametrize("edit, message", [
+    # corners far apart (dx = 1/12): a box of 6e11 cells (4.8 TB) was allocated before the tiling was tested
+    (_set("blocks/xmin", [[0, 0, 0], [5e10, 0, 0], [8 / 12, 0, 0]]),
+     r"the blocks of '.*m\.h5' do not tile a box: 3 blocks of \(1, 1, 4\) cells, placed by their corners in a box "
+     r"of \(1, 1, 600000000004\)"),
+    (_set("blocks/dx", 1e-300), r"the blocks of '.*m\.h5' are 6\.667e\+299 cells apart; they do not tile a box"),
+    (_set("blocks/xmin", [[0, 0, 0], [np.nan, 0, 0], [8, 0, 0]]), r"has a block corner or cell width that is not a "
+                                                                  r"finite number"),
+    (_set("blocks/dx", np.inf), r"not a finite number"),
+    (_attr("time", "soon"), r"has the attribute time = 'soon', which is not a number"),
+    (_attr("time", np.array([1.0, 2.0])), r"has the attribute time = array\(\[1\., 2\.\]\), which is not a number"),
+    (_attr("cycle", 2.5), r"has the attribute cycle = .*2\.5\)?, which is not an integer"),
+])
+def test_hand_edited_outputs_are_refused_naming_the_problem(tmp_path, edit, message):
+    with pytest.raises(ValueError, match=r"^read_output: '.*m\.h5' |^read_output: the blocks of") as e:
+        read_output(_edited(tmp_path, edit))
+    assert e.match(message)
+
+
+def test_an_integral_float_cycle_reads(tmp_path):
+    assert read_output(_edited(tmp_path, _attr("cycle", 7.0))).cycle == 7

@@ -65,8 +65,23 @@ def read_output(path: str, names=None) -> Output:
         read = {group: {n: _assemble(h5_path, f[f"{group}/{n}"][...], place, group == "nodes")
                         for n in names_ if wanted is None or n in wanted}
                 for group, names_ in groups.items()}
-        return Output(float(f.attrs.get("time", 0.0)), int(f.attrs.get("cycle", 0)), read["cells"], read["nodes"],
-                      tuple(float(v) for v in xmin.min(axis=0)), tuple(float(v) for v in dx[0]))
+        time, cycle = _attribute(f, h5_path, "time", 0.0, float), _attribute(f, h5_path, "cycle", 0, int)
+        return Output(time, cycle, read["cells"], read["nodes"], tuple(float(v) for v in xmin.min(axis=0)),
+                      tuple(float(v) for v in dx[0]))
+
+
+def _attribute(f, path: str, name: str, default, kind):
+    """The file's attribute ``name`` as a number of ``kind`` (``default`` when absent); a ValueError naming it
+    for anything else (a string, an array, a cycle of 2.5)."""
+    value = f.attrs.get(name, default)
+    try:
+        number = kind(value.item() if isinstance(value, np.ndarray) and value.size == 1 else value)
+        if kind is int and number != value:
+            raise ValueError
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"read_output: {path!r} has the attribute {name} = {value!r}, which is not "
+                         f"{'an integer' if kind is int else 'a number'}") from None
+    return number
 
 
 def _placement(path: str, xmin: np.ndarray, dx: np.ndarray) -> np.ndarray:
@@ -74,11 +89,18 @@ def _placement(path: str, xmin: np.ndarray, dx: np.ndarray) -> np.ndarray:
     if xmin.ndim != 2 or xmin.shape[1] != 3 or dx.shape != xmin.shape or not len(xmin):
         raise ValueError(f"read_output: {path!r} has /blocks/xmin of shape {xmin.shape} and /blocks/dx of shape "
                          f"{dx.shape}; a brickwork output has (nblocks, 3) of each")
-    if not np.all(dx == dx[0]) or not np.all(dx[0] > 0):
+    if not np.all(np.isfinite(xmin)) or not np.all(np.isfinite(dx)) or not np.all(dx[0] > 0):
+        raise ValueError(f"read_output: {path!r} has a block corner or cell width that is not a finite number "
+                         f"(widths must be positive)")
+    if not np.all(dx == dx[0]):
         raise ValueError(f"read_output: the blocks of {path!r} have different cell widths; only a uniform mesh "
                          f"can be put together into one array")
-    index = np.rint((xmin - xmin.min(axis=0)) / dx[0]).astype(np.int64)
-    return index[:, ::-1]  # x1, x2, x3 -> k, j, i
+    with np.errstate(over="ignore"):
+        index = np.rint((xmin - xmin.min(axis=0)) / dx[0])
+    if not np.all(index < 2.0**40):  # an index no mesh reaches; and int64 holds it
+        raise ValueError(f"read_output: the blocks of {path!r} are {float(index.max()):.4g} cells apart; they do "
+                         f"not tile a box")
+    return index.astype(np.int64)[:, ::-1]  # x1, x2, x3 -> k, j, i
 
 
 def _assemble(path: str, blocks: np.ndarray, place: np.ndarray, nodes: bool) -> np.ndarray:
@@ -88,7 +110,13 @@ def _assemble(path: str, blocks: np.ndarray, place: np.ndarray, nodes: bool) -> 
         raise ValueError(f"read_output: a variable of {path!r} has shape {blocks.shape}, not (nblocks={len(place)}, "
                          f"nk, nj, ni)")
     cells = np.array(shape) - (1 if nodes else 0)
-    total = (place + cells).max(axis=0) + (1 if nodes else 0)
+    box = (place + cells).max(axis=0)
+    # blocks that tile a box fill it exactly: tested before a box the corners make up is allocated
+    if np.prod(box.astype(float)) != len(place) * np.prod(cells.astype(float)):
+        raise ValueError(f"read_output: the blocks of {path!r} do not tile a box: {len(place)} blocks of "
+                         f"{tuple(int(n) for n in cells)} cells, placed by their corners in a box of "
+                         f"{tuple(int(n) for n in box)}")
+    total = box + (1 if nodes else 0)
     out = np.zeros(tuple(total), dtype=blocks.dtype)
     filled = np.zeros(tuple(total), dtype=np.int32)
     for block, (k, j, i) in zip(blocks, place):
