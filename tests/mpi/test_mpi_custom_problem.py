@@ -72,3 +72,60 @@ def test_boundary_functions_that_raise_differently_on_two_ranks_are_each_said_on
                            "BOUNDARIES['outer_x1'] failed at wind.py:30: ZeroDivisionError: division by zero (on rank 3 "
                            "of 4)\n")
     assert not (tmp_path / "o").exists()
+
+
+TUBE = '''
+import numpy as np
+
+NAME = "tube"
+DIMENSIONS = (1,)
+PARAMS = {}
+DEFAULTS = {"mesh": {"nx": [64], "block_nx": [16], "xmin": [0.0], "xmax": [1.0], "bc_x1": "outflow"},
+            "time": {"tlim": 0.1}, "output": {"hdf5_dt": 0.02}}
+
+
+def initial(x1, x2, x3, p, gamma, xmin, xmax):
+    return np.where(x1 < 0.5, 1.0, 0.125), 0.0, 0.0, 0.0, np.where(x1 < 0.5, 1.0, 0.1)
+
+
+def speed(density, v1, v2, v3, pressure, params, gamma):
+    if ((density < 0.9) & (density > 0.5)).any():  # the rarefaction, on the ranks holding it
+        raise ValueError("in the rarefaction")
+    return np.abs(v1)
+
+
+def exact(x1, t, params, gamma):
+    return params["nope"], 0.0, 0.0
+
+
+OUTPUTS = {"speed": speed}
+'''
+
+
+@pytest.mark.parametrize("nranks, ranks", [(1, ""), (2, " (on rank 0 of 2)"), (4, " (on rank 1 of 4)")])
+def test_outputs_that_raise_on_some_ranks_mid_run_stop_every_rank_with_one_line(tmp_path, nranks, ranks):
+    """An OUTPUTS function that raises on the ranks holding the rarefaction, at the second output: the problem's
+    line on every rank, naming those ranks, status 2 as on one process (it was 'the run failed: rank 1 could not
+    make its blocks: ConfigError: ...', status 1); the first output stays."""
+    (tmp_path / "tube.py").write_text(TUBE)
+    (tmp_path / "tube.toml").write_text('[problem]\nfile = "tube.py"\n')
+    done = mpirun(nranks, BRICKWORK, "run", str(tmp_path / "tube.toml"), f"output.dir={tmp_path / 'o'}", "--quiet",
+                  timeout=120)
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert done.stderr == (f"brickwork: error: problem 'tube': OUTPUTS['speed'] failed at tube.py:17: ValueError: in "
+                           f"the rarefaction{ranks}\n")
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["tube.hst", "tube.out.00000.h5",
+                                                                 "tube.out.00000.xdmf"]
+
+
+@pytest.mark.parametrize("nranks", [1, 2])
+def test_an_exact_solution_that_raises_in_a_png_stops_every_rank_with_one_line(tmp_path, nranks):
+    """Rank 0 alone draws the PNG and calls exact(): before, its KeyError was a traceback and MPI_Abort."""
+    (tmp_path / "tube.py").write_text(TUBE)
+    (tmp_path / "tube.toml").write_text('[problem]\nfile = "tube.py"\n[output]\nhdf5_dt = -1\npng_dt = 0\n')
+    done = mpirun(nranks, BRICKWORK, "run", str(tmp_path / "tube.toml"), f"output.dir={tmp_path / 'o'}", "--quiet",
+                  timeout=120)
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert done.stderr == ("brickwork: error: problem 'tube': exact() failed at tube.py:22: KeyError: 'nope'; the "
+                           "[problem] keys are file, name\n")
+    assert not list((tmp_path / "o").glob("*.png"))

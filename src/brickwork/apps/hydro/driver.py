@@ -50,8 +50,9 @@ from brickwork.same_on_ranks import check_same
 
 from . import checkpoint
 from .config import Config, ConfigError
-from .custom_problem import derived_outputs
+from .custom_problem import derived_outputs, failure
 from .progress import Progress
+from .rank_errors import said_once
 from .schedule import KINDS, Schedule, scheduled
 from .solver import CONSERVED, BadStateError, Hydro, hydro_package
 
@@ -104,6 +105,9 @@ def _write_hdf5(sim: Hydro, stem: str, files: list, wanted: bool) -> None:
     mesh = sim.mesh
     shape = (len(mesh.block_list), *sim.interior("density").shape[1:])
     parts = _hdf5_variables(sim)
+    raised: list = []  # the ConfigError a problem's OUTPUTS function raised on this rank
+    for name in getattr(sim.cfg.problem, "OUTPUTS", {}):
+        parts[name] = _noting_failure(parts[name], raised)
     described = {name: hdf5.Variable(sim.np_dtype, shape) for name in parts}
     xmin, dx = block_geometry(mesh)
 
@@ -111,7 +115,31 @@ def _write_hdf5(sim: Hydro, stem: str, files: list, wanted: bool) -> None:
         if wanted:
             files.extend(hdf5.write_blocks(stem, described, xmin, dx, sim.time, sim.cycle, {}, blocks))
 
-    write_on_rank_0(mesh, list(parts.values()), write, "the output")
+    try:
+        write_on_rank_0(mesh, list(parts.values()), write, "the output")
+    except OutputError:
+        # every rank is here (write_on_rank_0 raises on all): an OUTPUTS function that failed on some ranks
+        # is its one line on every rank, naming those ranks, as on one process; any other failure stays
+        agree(mesh.comm, lambda: _raise_first(raised))
+        raise
+
+
+def _noting_failure(make, raised: list):
+    """``make`` that also notes in ``raised`` the ``ConfigError`` it raises."""
+
+    def part():
+        try:
+            return make()
+        except ConfigError as e:
+            raised.append(e)
+            raise
+
+    return part
+
+
+def _raise_first(errors: list) -> None:
+    if errors:
+        raise errors[0]
 
 
 def _write_restart(sim: Hydro, schedule: Schedule, path: str, files: list, wanted: bool) -> None:
@@ -133,6 +161,17 @@ def _png_values(sim: Hydro):
     return sim.mesh.gather_blocks(sim.primitive(sim.cfg["output"]["png_variable"]))
 
 
+def _png_on_rank_0(sim: Hydro, path: str, per_block, files: list, wanted: bool) -> None:
+    """Rank 0 writes the PNG ``path`` (unless not ``wanted``) and adds it to ``files``; what it meets (a
+    failed write, a problem's ``exact()`` that raises) is raised on every rank (collective)."""
+
+    def draw():
+        if sim.mesh.rank == 0 and wanted:
+            files.append(_write_png(sim, path, per_block))
+
+    agree(sim.mesh.comm, draw, name_ranks=False)
+
+
 def _write_png(sim: Hydro, path: str, per_block) -> str:
     cfg = sim.cfg
     var = cfg["output"]["png_variable"]
@@ -142,7 +181,12 @@ def _write_png(sim: Hydro, path: str, per_block) -> str:
     problem = cfg.problem
     if sim.ndim == 1 and hasattr(problem, "exact") and var in ("density", "velocity_1", "pressure"):
         x = np.linspace(m["xmin"][0], m["xmax"][0], 2000)
-        rho, u, p = problem.exact(x, sim.time, cfg["problem"], sim.gamma)
+        try:
+            rho, u, p = problem.exact(x, sim.time, cfg["problem"], sim.gamma)
+        except MemoryError:
+            raise
+        except Exception as e:  # noqa: BLE001 - a problem of your own: one line naming its file and line
+            raise failure(problem, "exact", e, cfg["problem"]) from e
         reference = (x, {"density": rho, "velocity_1": u, "pressure": p}[var], "exact")
     title = f"{cfg['problem']['name']}  t = {sim.time:.4g}  (cycle {sim.cycle})"
     return png.save(path, values, m["xmin"], m["xmax"], sim.ndim, var, title, reference)
@@ -317,10 +361,11 @@ _SHARED_ERRORS = (ConfigError, OutputError, restart.RestartError, SimulationErro
 
 def agree(comm, fn, name_ranks: bool = True) -> None:
     """Run ``fn()`` on every rank; if it raises on any rank, raise on all of them (collective), so no
-    rank goes on alone and waits for ever: the first failing rank's brickwork error (its type and
-    message), or, for another exception (a MemoryError, an OSError), a SimulationError naming it (the
-    rank that met it raises that SimulationError from its own error). Where some ranks met no error,
-    the message names the ranks that did (``name_ranks``: unless ``fn`` does its work on rank 0 alone)."""
+    rank goes on alone and waits for ever: the first failing rank's brickwork error type,
+    or, for another exception (a MemoryError, an OSError), a SimulationError naming it (the rank that met
+    it raises that SimulationError from its own error). The message says each distinct error once, with
+    the ranks that met it where some ranks met none or another (``rank_errors.said_once``; ``name_ranks``:
+    unless ``fn`` does its work on rank 0 alone, which says only its own)."""
     error = None
     try:
         fn()
@@ -339,9 +384,8 @@ def agree(comm, fn, name_ranks: bool = True) -> None:
     errors = comm.allgather(told)
     failed = [rank for rank, e in enumerate(errors) if e is not None]
     if failed:
-        kind, message = errors[failed[0]]
-        if name_ranks and len(failed) < len(errors):  # the others would not know where to look
-            message += f" (on rank{'s' if len(failed) > 1 else ''} {', '.join(map(str, failed))} of {len(errors)})"
+        kind = errors[failed[0]][0]
+        message = said_once([None if e is None else e[1] for e in errors], name_ranks)
         if error is not None and not isinstance(error, _SHARED_ERRORS):
             raise kind(message) from error
         raise kind(message)
@@ -398,7 +442,6 @@ def _write_state(sim: Hydro, schedule: Schedule, history, stem: str, dt: float, 
     """Write the outputs due for the current state (rank 0 writes what every rank sends); the
     files written and the error message of a failed write (None when none failed), the same on
     every rank. The outputs due after a failed one are not written."""
-    root = sim.mesh.rank == 0
     totals = list(sim.totals().values()) if sim.cfg["output"]["history"] else None  # collective
     files: list[str] = []
     error = None
@@ -418,9 +461,7 @@ def _write_state(sim: Hydro, schedule: Schedule, history, stem: str, dt: float, 
             elif kind == "restart":
                 _write_restart(sim, schedule, f"{stem}.rst.{n:05d}.npz", files, error is None)
             else:
-                data = _png_values(sim)  # a picture of the whole mesh: gathered
-                if root and error is None:
-                    files.append(_write_png(sim, f"{stem}.{n:05d}.png", data))
+                _png_on_rank_0(sim, f"{stem}.{n:05d}.png", _png_values(sim), files, error is None)
         except OutputError as e:
             error = error or str(e)
     if sim.mesh.nranks > 1:
