@@ -130,6 +130,7 @@ class CG(_Restartable):
     ``M`` may change, or come and go, between calls."""
 
     _NAME = "CG"
+    _SYMMETRIC = True
 
     def _allocate(self) -> None:
         self._configure_restart()
@@ -190,6 +191,7 @@ class CR(_Restartable):
     ``M`` may change, or come and go, between calls."""
 
     _NAME = "CR"
+    _SYMMETRIC = True
 
     def _allocate(self) -> None:
         self._configure_restart()

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from ...lang.kernel import Kernel
 from ...runtime.capture import capture_while, is_capturing
 from ...runtime.launch import launch
+from ...runtime.tape import recording
 from ...types.array_constructors import empty
 from ...types.arrays import array
 from ...types.scalars import int32
@@ -36,6 +37,7 @@ from ._common import (
     scalar_type,
     tolerances,
 )
+from .adjoint import record_solve
 from .dots import Dots
 from .operator import LinearOperator, aslinearoperator
 
@@ -107,6 +109,7 @@ class LinearSolverState:
     """
 
     _NAME = "LinearSolverState"
+    _SYMMETRIC = False  # CG, CR: A^T = A, so a tape's adjoint solve is the same solve (adjoint.record_solve)
 
     def __init__(self, A, b: array, x: array, tol: float | None = None, atol: float | None = None,
                  maxiter: float | None = 0, M=None, callback: Callable | None = None, check_every: int = 10,
@@ -121,6 +124,7 @@ class LinearSolverState:
         if callback is not None and not callable(callback) and not isinstance(callback, Kernel):
             raise LinearSolverTypeError(f"{owner}: callback must be callable, a kernel or None, got "
                                         f"{type(callback).__name__}")
+        self._A_given = A  # what the caller passed: its arrays may carry gradients (adjoint.record_solve)
         A, M = aslinearoperator(A), aslinearoperator(M)
         check_operands(owner, A, b, x, M)
         self._A, self._M, self._b, self._x = A, M, b, x
@@ -201,7 +205,10 @@ class LinearSolverState:
         b = b if b is not None else self._b
         x = x if x is not None else self._x
         self._check_compatible(A_op, b, x, M_op)
-        return self._run(A_op, b, x, M_op)
+        result = self._run(A_op, b, x, M_op)
+        if recording:  # after the solve: the saved solution is x's new value
+            record_solve(self, recording[-1], A if A is not None else self._A_given, A_op, b, x, M_op)
+        return result
 
     def _init_tolerance(self, b: array, dots: Dots, atol_sq: array) -> None:
         """``atol_sq[batch] = max(atol, tol * |b[batch]|) ** 2``."""

@@ -1,0 +1,100 @@
+"""Gradients through a linear solve recorded by a ``wp.Tape``.
+
+The solver's own iterations are not recorded (their gradient would be that of the iterations, not of the
+solution). Instead a solve of ``A x = b`` made while a tape records, with ``A`` or ``b`` requiring gradients,
+records one step for the backward pass, at the solve's place: given ``dL/dx`` it solves the adjoint system
+``A^T l = dL/dx``, adds ``l`` to ``b.grad`` and ``-outer(l, x)`` to ``A``'s gradient (a dense array's, or a BSR
+matrix's values' at its stored blocks), then clears ``x.grad`` (the solve overwrote ``x``: its first value, the
+guess, has no gradient). ``CG`` and ``CR`` solve symmetric systems, so the adjoint system is the same one,
+solved by the same state with the same preconditioner and batches. ``BiCGSTAB`` and ``GMRES`` would need
+``A``'s transpose: a solve by them under a tape warns that no gradient passes.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from ...builtins.functions import FUNCTIONS as _FUNCTIONS
+from ...lang.kernel import kernel
+from ...runtime.array_access import _user_depth
+from ...runtime.launch import launch
+from ...types.array_constructors import empty_like, zeros_like
+from ...types.arrays import array, array2d
+
+_tid = _FUNCTIONS["tid"]
+
+
+@kernel(enable_backward=False)
+def _copy(src: array(dtype=Any), dst: array(dtype=Any)):
+    i = _tid()
+    dst[i] = src[i]
+
+
+@kernel(enable_backward=False)
+def _add(src: array(dtype=Any), dst: array(dtype=Any)):
+    i = _tid()
+    dst[i] = dst[i] + src[i]
+
+
+@kernel(enable_backward=False)
+def _sub_outer(lam: array(dtype=Any), x: array(dtype=Any), grad: array2d(dtype=Any)):
+    i, j = _tid()
+    grad[i, j] = grad[i, j] - lam[i] * x[j]
+
+
+def _gradient_of(a):
+    return a.grad if isinstance(a, array) else None
+
+
+def record_solve(state, tape, A, A_op, b: array, x: array, M_op) -> None:
+    """Record on ``tape`` the backward step of ``state``'s solve of ``A_op x = b`` (``A`` as the caller gave it),
+    when ``A`` or ``b`` has a gradient; for a solver of non-symmetric systems, warn that none passes."""
+    values = getattr(A, "values", None)  # a BSR matrix: its values carry the gradient
+    matrix_grad = _gradient_of(values if values is not None else A)
+    if matrix_grad is None and b.grad is None:
+        return
+    if not state._SYMMETRIC:
+        names = " and ".join(n for n, g in (("A", matrix_grad), ("b", b.grad)) if g is not None)
+        warnings.warn(f"{state._NAME}: a wp.Tape does not differentiate this solver: tape.backward() passes no "
+                      f"gradient from x to {names} through it. Solve with cg or cr (symmetric A), or solve the "
+                      f"adjoint system A^T l = dL/dx in a function given to tape.record_func (dL/db = l, "
+                      f"dL/dA = -outer(l, x))", UserWarning, stacklevel=_user_depth() + 1)
+        return
+    solution = None
+    if matrix_grad is not None:  # x may be overwritten before the backward pass: keep the solution
+        solution = empty_like(x, requires_grad=False)
+        launch(_copy, dim=x.shape[0], inputs=[x, solution], device=x.device, record_tape=False)
+
+    def backward():
+        if x.grad is None:
+            return
+        lam = zeros_like(x, requires_grad=False)
+        callback, state._callback = state._callback, None  # the caller's callback watches its own solve
+        try:
+            state._run(A_op, x.grad, lam, M_op)  # A symmetric: A^T l = dL/dx
+        finally:
+            state._callback = callback
+        if b.grad is not None:
+            launch(_add, dim=b.shape[0], inputs=[lam, b.grad], device=b.device, record_tape=False)
+        if matrix_grad is not None:
+            _add_matrix_gradient(A, matrix_grad, lam, solution)
+        if not x.retain_grad:
+            x.grad.zero_()
+
+    tape.record_func(backward, [a for a in (b, x, values if values is not None else A) if isinstance(a, array)])
+
+
+def _add_matrix_gradient(A, grad: array, lam: array, x: array) -> None:
+    """``grad -= outer(lam, x)``: over a dense matrix's entries, or over a BSR matrix's stored blocks (the
+    gradient of ``bsr_mv``'s values for an output gradient ``-lam``)."""
+    if isinstance(A, array):
+        launch(_sub_outer, dim=A.shape, inputs=[lam, x, grad], device=A.device, record_tape=False)
+        return
+    from ...runtime.tape import Tape
+    from ...sparse.mv import bsr_mv
+
+    product = zeros_like(lam, requires_grad=True)  # a gradient from the start: bsr_mv views it as scalars
+    with Tape() as tape:
+        bsr_mv(A, x, product, alpha=-1.0)
+    tape.backward(grads={product: lam})  # values.grad += -outer(lam, x) at the stored blocks
