@@ -150,6 +150,26 @@ def test_backward_grads_errors_change_nothing():
         tape.backward(grads={"y": wp.ones(2, dtype=float)})
 
 
+def test_backward_grads_of_the_wrong_shape_for_an_array_with_a_gradient_change_nothing():
+    x = wp.array([1.0, 2.0], dtype=float, requires_grad=True)
+    y, w = (wp.zeros(2, dtype=float, requires_grad=True) for _ in range(2))
+    v = wp.zeros(2, dtype=wp.vec3, requires_grad=True)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(scale, 2, inputs=[x, 2.0, y])
+        wp.launch(square_sum, 2, inputs=[y, loss])
+    for bad, got in [(wp.ones(3, dtype=float), r"\(3,\)"), (np.ones((2, 1)), r"\(2, 1\)")]:
+        with pytest.raises(ValueError, match=rf"Tape.backward\(grads=...\): the gradient of an array of shape "
+                                             rf"\(2,\) must have that shape, got {got}"):
+            tape.backward(loss, grads={w: wp.ones(2, dtype=float), y: bad})
+        assert not loss.grad.numpy().any() and not w.grad.numpy().any() and not x.grad.numpy().any()
+    with pytest.raises(ValueError, match=r"shape \(2,\) must have that shape, got \(2, 2\)"):
+        tape.backward(grads={v: np.ones((2, 2))})
+    tape.backward(grads={v: np.ones((2, 3)), y: np.ones(2, np.float32)})  # numpy of the shape: vectors' too
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
+
+
 @wp.kernel(enable_backward=False)
 def no_backward(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     i = wp.tid()

@@ -152,6 +152,10 @@ class Tape:
             if a.grad is None and not (isinstance(g, array) and g.shape == a.shape and g.dtype is a.dtype):
                 raise ValueError("Tape.backward(grads=...): the gradient of an array without requires_grad must be "
                                  f"an array of its shape {a.shape} and dtype {a.dtype.__name__}, got {g!r}")
+            shape, own = (tuple(g.shape) if isinstance(g, array) else np.shape(g)), tuple(a.shape)
+            if a.grad is not None and shape not in (own, own + tuple(getattr(a.dtype, "_shape_", ()))):
+                raise ValueError(f"Tape.backward(grads=...): the gradient of an array of shape {a.shape} must have "
+                                 f"that shape, got {shape}")  # checked here: nothing is set before every check passed
         if loss is not None:
             self.loss = loss
             loss.grad.fill_(_unit_seed(loss.dtype))
