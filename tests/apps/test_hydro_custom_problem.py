@@ -266,6 +266,40 @@ def test_a_problem_file_imports_modules_beside_it(tmp_path):
     assert np.array_equal(initial_state(cfg)["density"], expected)
 
 
+SHAPED = HEADER + """from shapes import DENSITY
+
+
+def initial(x1, x2, x3, p, gamma, xmin, xmax):
+    return DENSITY + 0 * x1, 0.0, 0.0, 0.0, 1.0
+"""
+
+
+def test_problem_files_in_two_directories_each_import_their_own_helpers(tmp_path, monkeypatch):
+    """Two case directories, each a p.py importing its own shapes.py, loaded in one process (two configs, two
+    runs): each gets its own helper (the second got the first's, cached by its name), an edited helper and
+    problem file are read anew, and sys.modules, sys.path and the directories are as before."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # as for a user: no .pyc appears beside the files
+    for case, density in (("a", 2.0), ("b", 3.0)):
+        (tmp_path / case).mkdir()
+        write(tmp_path / case / "shapes.py", f"DENSITY = {density}\n")
+        write(tmp_path / case / "p.py", SHAPED)
+    modules, path = dict(sys.modules), list(sys.path)
+
+    def density(case):
+        cfg = hydro.build_config({"problem": {"file": "p.py"}}, NO_FILES, base_dir=str(tmp_path / case))
+        return initial_state(cfg)["density"]
+
+    assert np.all(density("a") == 2.0) and np.all(density("b") == 3.0) and np.all(density("a") == 2.0)
+    write(tmp_path / "b" / "shapes.py", "DENSITY = 4.0\n")  # the same size, within the same second
+    assert np.all(density("b") == 4.0)
+    write(tmp_path / "b" / "p.py", SHAPED.replace("DENSITY + 0 * x1", "DENSITY + 1 + 0 * x1"))
+    assert np.all(density("b") == 5.0)
+    assert sys.path == path
+    assert {k: v for k, v in sys.modules.items() if k not in modules} == {}  # nothing of the files stays
+    assert all(sys.modules[k] is v for k, v in modules.items())
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["p.py", "shapes.py"]
+
+
 def test_a_boundary_function_that_raises_is_named(tmp_path):
     write(tmp_path / "wind.py", WIND.replace('params["rho_in"]', 'params["rho_inflow"]'))
     out = tmp_path / "out"

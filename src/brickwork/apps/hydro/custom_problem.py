@@ -125,24 +125,57 @@ def load_file(path: str, base_dir: str | None = None):
     if spec is None or spec.loader is None:
         raise ConfigError(f"{where}: not a Python file (its name must end in .py)")
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses and pickling look a module up by its name
-    here = os.path.dirname(full)
-    sys.path.insert(0, here)  # its imports find modules beside it, as a script's do
     try:
-        spec.loader.exec_module(module)
+        _run_beside_its_helpers(module, spec.loader, full)
     except Exception as e:  # noqa: BLE001 - the user's code: name its error and where, in one line
-        del sys.modules[name]
         frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == full]
         line = getattr(e, "lineno", None) if isinstance(e, SyntaxError) else (frames[-1].lineno if frames else None)
         at = f" at line {line}" if line else ""
         raise ConfigError(f"{where} could not be loaded: {type(e).__name__}{at}: {e}") from e
-    finally:
-        sys.path.remove(here)
     mistakes = describe_mistakes(module)
     if mistakes:
         raise ConfigError(f"{where} is not a hydro problem: {'; '.join(mistakes)} (see docs/hydro.md, "
                           f"'Problems of your own')")
     return module
+
+
+def _run_beside_its_helpers(module, loader, full: str) -> None:
+    """Run the problem file ``full`` into ``module`` as a script runs: its directory first on ``sys.path``, so
+    that it imports the modules beside it, and in ``sys.modules`` under its own name while it runs (dataclasses
+    look a module up by it). Afterwards ``sys.path`` and ``sys.modules`` are as before: the helper modules it
+    imported from its directory are forgotten, so that another problem file's ``shapes.py``, or this one's
+    edited since, is imported anew by the next load instead of this one's being found by its name. The file
+    is compiled from its source each time and no ``.pyc`` is written beside it (a file rewritten within the
+    second, with the same size, would be read from a stale one)."""
+    here = os.path.dirname(full)
+    name = module.__name__
+    before = dict(sys.modules)
+    sys.modules[name] = module
+    sys.path.insert(0, here)
+    writes_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    importlib.invalidate_caches()  # a helper written since the last import of this directory is found
+    try:
+        exec(loader.source_to_code(loader.get_data(full), full), module.__dict__)  # noqa: S102 - the user's file
+    finally:
+        sys.dont_write_bytecode = writes_bytecode
+        sys.path.remove(here)
+        for key in [key for key in sys.modules if key not in before or key == name]:
+            if key == name or _beside(sys.modules.get(key.partition(".")[0]), here):
+                del sys.modules[key]
+        if name in before:
+            sys.modules[name] = before[name]
+
+
+def _beside(module, directory: str) -> bool:
+    """Whether ``module`` is ``directory/NAME.py`` or the package ``directory/NAME/`` (what a script in
+    ``directory`` imports from there; not a package installed in a folder below it)."""
+    source = getattr(module, "__file__", None)
+    if not source:
+        return False
+    source = os.path.abspath(source)
+    top = os.path.dirname(source) if os.path.basename(source) != "__init__.py" else os.path.dirname(
+        os.path.dirname(source))
+    return top == directory
 
 
 def register(problem) -> None:
