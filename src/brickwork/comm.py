@@ -182,11 +182,15 @@ def install_hook_under_launcher() -> None:
 
 
 def abort(comm, message: str, code: int = 1) -> None:
-    """Print ``message`` (prefixed with the rank) and end every rank of ``comm`` with exit ``code``."""
+    """Print ``message`` (prefixed with the rank) and end every rank of ``comm`` with exit ``code``; does
+    not return."""
     sys.stderr.write(f"[rank {comm.Get_rank()}] {message}\n")
     sys.stderr.flush()
     sys.stdout.flush()
     comm.Abort(code)
+    # MPICH's MPI_Abort returns once it has told the launcher, which ends the ranks moments later: this
+    # rank went on meanwhile, and the brickwork command printed its message a second time
+    os._exit(code)
 
 
 def describe() -> dict:

@@ -1,0 +1,26 @@
+"""Run under mpiexec: rank 1 alone meets ``argv[1]`` while rank 0 waits in a barrier: "interrupt", a
+KeyboardInterrupt inside the brickwork command's error handling (``cli._hydro_errors``, as Ctrl-C or
+``kill -INT`` of that rank); "abort", ``comm.abort`` called directly. Anything printed after that call
+returned shows the rank went on."""
+
+import sys
+
+from brickwork import cli
+from brickwork import comm as C
+
+world = C.world()
+what = sys.argv[1]
+
+
+def work():
+    if world.Get_rank() == 1:
+        if what == "interrupt":
+            raise KeyboardInterrupt
+        C.abort(world, "brickwork: error: given up", 5)
+        print("rank 1: abort returned", file=sys.stderr, flush=True)
+    world.Barrier()
+
+
+code = cli._hydro_errors(work)
+print(f"rank {world.Get_rank()}: returned {code}", file=sys.stderr, flush=True)
+sys.exit(code)
