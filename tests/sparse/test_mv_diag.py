@@ -167,3 +167,45 @@ def test_gradients_flow_through_triplets_and_mv():
     tape.backward()
     assert x.grad.numpy().tolist() == [2.0, 4.0]        # the column sums of [[0, 1], [2, 3]]
     assert vals.grad.numpy().tolist() == [2.0, 1.0, 2.0]  # the x entry each value multiplies
+
+
+@wp.kernel
+def _weighted_sum(y: wp.array(dtype=wp.float64), w: wp.array(dtype=wp.float64), loss: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, w[i] * y[i])
+
+
+def test_a_product_with_a_constant_vector_carries_the_matrix_gradient():
+    """``A @ x`` (and ``bsr_mm``'s result times x) with only the matrix requiring gradients: the new ``y`` has a
+    gradient, so the loss reaches the values (the result had none, and every value's gradient stayed 0)."""
+    rng = np.random.default_rng(3)
+    n = 5
+    a = rng.standard_normal((n, n)) * (rng.uniform(size=(n, n)) < 0.5) + np.eye(n)
+    b = rng.standard_normal((n, n)) * (rng.uniform(size=(n, n)) < 0.5) + np.eye(n)
+    w, xn = rng.standard_normal(n), rng.standard_normal(n)
+
+    def matrix(m):
+        r, c = np.nonzero(m)
+        return sp.bsr_from_triplets(n, n, wp.array(r, dtype=int), wp.array(c, dtype=int),
+                                    wp.array(m[r, c], dtype=wp.float64, requires_grad=True))
+
+    def entries(A, g):
+        return g[A.uncompress_rows().numpy(), A.columns.numpy()]
+
+    A, B = matrix(a), matrix(b)
+    x = wp.array(xn, dtype=wp.float64)  # a constant
+    loss = wp.zeros(2, dtype=wp.float64, requires_grad=True)
+    with wp.Tape() as tape:
+        y = A @ x
+        wp.launch(_weighted_sum, n, inputs=[y, wp.array(w, dtype=wp.float64), loss[0:1]])
+    assert y.requires_grad and not x.requires_grad
+    tape.backward(loss[0:1])
+    np.testing.assert_allclose(A.values.grad.numpy(), entries(A, np.outer(w, xn)), atol=1e-12)  # d(w.Ax)/dA
+
+    A, B = matrix(a), matrix(b)
+    with wp.Tape() as tape:
+        z = sp.bsr_mv(sp.bsr_mm(A, B), x)
+        wp.launch(_weighted_sum, n, inputs=[z, wp.array(w, dtype=wp.float64), loss[1:2]])
+    tape.backward(loss[1:2])
+    np.testing.assert_allclose(A.values.grad.numpy(), entries(A, np.outer(w, b @ xn)), atol=1e-12)
+    np.testing.assert_allclose(B.values.grad.numpy(), entries(B, np.outer(a.T @ w, xn)), atol=1e-12)

@@ -123,7 +123,9 @@ def bsr_mv(A, x: array, y: array | None = None, alpha=1.0, beta=0.0, transpose: 
     nrow, ncol = (A.ncol, A.nrow) if transpose else (A.nrow, A.ncol)
     rows_per_block, cols_per_block = (bc, br) if transpose else (br, bc)
     if y is None:
-        y = wp.empty(nrow, dtype=vec_of(scalar, rows_per_block), device=A.device, requires_grad=x.requires_grad)
+        # a gradient when either factor has one: a tape then carries y's gradient back to A's values too
+        y = wp.empty(nrow, dtype=vec_of(scalar, rows_per_block), device=A.device,
+                     requires_grad=x.requires_grad or A.requires_grad)
         beta = 0.0
     else:
         check_array(y, "y", "bsr_mv")
