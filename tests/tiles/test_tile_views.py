@@ -193,6 +193,17 @@ _ERRORS = [
      wp.KernelTypeError),
     ("r = wp.tile_zeros(shape=(6,), dtype=float)\nr = t[0]", r"'r' already holds a value of type "
      r"tile\(dtype=float32, shape=\(6,\)\); a view of a tile needs a name of its own", wp.KernelTypeError),
+    ("r = wp.tile_transpose(t)\nr = wp.tile_broadcast(t, shape=(2, 4, 6))", r"'r' is a view of shape \(6, 4\) of "
+     r"the tile 't' and cannot be rebound to a view of shape \(2, 4, 6\)", wp.KernelTypeError),
+    ("r = wp.tile_broadcast(t[0], shape=(3, 6))\nr = wp.tile_broadcast(t[0:1], shape=(3, 6))", r"'r' is a view of "
+     r"shape \(3, 6\) of the tile 't' and cannot be rebound to a view of shape \(3, 6\) of 't' with other slices",
+     wp.KernelTypeError),
+    ("r = wp.tile_transpose(t[0])", r"tile_transpose\(\): 'a' must be a 2-D tile, got shape \(6,\)",
+     wp.KernelTypeError),
+    ("r = wp.tile_broadcast(t, shape=(4, 5))", r"tile_broadcast\(\): cannot broadcast a tile of shape \(4, 6\) to "
+     r"shape \(4, 5\)", wp.KernelTypeError),
+    ("r = wp.tile_squeeze(t, axis=1)", r"tile_squeeze\(\): cannot squeeze axis 1 of a tile of shape \(4, 6\)",
+     wp.KernelTypeError),
 ]
 
 

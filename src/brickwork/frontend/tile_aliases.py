@@ -20,25 +20,29 @@ from ..errors import KernelTypeError
 from ..ir import walk
 from ..types.scalars import int32
 from ..types.tiles import TileType, is_tile_type
-from .tile_build import TileCall, atom, element
+from .tile_build import atom, element
 from .tile_gathers import gather
-from .tile_subscripts import index_items, picks_of, subscript, tile_view_picks
-from .tile_views import compose, part_shape, read, whole, write
+from .tile_maps import injective, is_transform, read, rewrite_elements, shape_of, structure, then_pick, write
+from .tile_subscripts import index_items, picks_of, subscript
+from .tile_views import whole
 
 _COMPOUND = {ast.If: ("test",), ast.While: ("test",), ast.For: ("iter",), ast.With: ("items",),
              ast.FunctionDef: ()}
 
 
+# the view functions (tile_view, tile_transpose, ...) by their builtin: (typer, call node) -> what
+# ``resolve`` gives, or None for a call on a tile an expression computes (tile_view_rules)
+VIEW_CALLS: dict = {}
+
+
 class View:
-    """A name bound to the part ``picks`` of tile local ``root``, held in tile local ``local``."""
+    """A name bound to the view ``chain`` (``tile_maps``) of tile local ``root``, held in tile local ``local``;
+    ``key``: the view's structure (``_structure``)."""
 
-    __slots__ = ("root", "picks", "local")
+    __slots__ = ("root", "chain", "local", "key")
 
-    def __init__(self, root, picks, local):
-        self.root, self.picks, self.local = root, picks, local
-
-    def structure(self) -> tuple:
-        return tuple((p[0],) + tuple(p[2:]) for p in self.picks)
+    def __init__(self, root, chain, local, key):
+        self.root, self.chain, self.local, self.key = root, chain, local, key
 
 
 def _views(typer) -> dict:
@@ -46,47 +50,44 @@ def _views(typer) -> dict:
 
 
 def resolve(typer, node):
-    """What ``node`` names: ``("tile", local)`` for a tile variable, ``("view", root, picks)`` for a part of
-    one (evaluating its indices), ``("value", v)`` for a gather of one (evaluated), None otherwise (nothing
-    evaluated)."""
+    """What ``node`` names: ``("tile", local)`` for a tile variable, ``("view", root, chain)`` for a view of
+    one (evaluating its indices), ``("value", v)`` for a new tile made of one (evaluated: a gather), None
+    otherwise (nothing evaluated)."""
     if isinstance(node, ast.Name):
         local = typer.expr(node)
         if not (isinstance(local, ir.IRLocal) and is_tile_type(local.type)):
             return None
         view = _views(typer).get(local.name)
-        return ("view", view.root, view.picks) if view is not None else ("tile", local)
+        return ("view", view.root, view.chain) if view is not None else ("tile", local)
     if isinstance(node, ast.Subscript):
         base = resolve(typer, node.value)
         if base is None or base[0] == "value":
             return None if base is None else _finish(typer, base[1], node)
-        root, picks = _root_picks(base)
+        root, chain = _root_chain(base)
         nodes = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         saved, typer.pending = typer.pending, []
         items = index_items(typer, nodes)
-        shape = part_shape(picks)
+        shape = shape_of(chain)
         if any(not isinstance(i, ast.Slice) and is_tile_type(i.type) for i in items):
             saved.extend(typer.pending)
             typer.pending = saved
-            return ("value", gather(typer, read(typer, root, picks), items, node))
+            return ("value", gather(typer, read(typer, root, chain), items, node))
         if len(items) == len(shape) and not any(isinstance(i, ast.Slice) for i in items):
             typer.pending = saved  # an element, typed by the core
             return None
         saved.extend(typer.pending)
         typer.pending = saved
-        return ("view", root, compose(picks, picks_of(typer, shape, items, node)))
-    if isinstance(node, ast.Call) and typer.try_static(node.func) is TILE_FUNCTIONS["tile_view"]:
-        call = TileCall(typer, node, "tile_view", ["t", "offset", "shape"], 2)
-        base = resolve(typer, call.nodes["t"])
-        if base is None or base[0] == "value":
-            return None
-        root, picks = _root_picks(base)
-        return ("view", root, compose(picks, tile_view_picks(call, part_shape(picks))))
+        return ("view", root, then_pick(chain, picks_of(typer, shape, items, node)))
+    if isinstance(node, ast.Call):
+        func = typer.try_static(node.func)
+        make = next((m for f, m in VIEW_CALLS.items() if f is func), None)
+        return make(typer, node) if make is not None else None
     return None
 
 
-def _root_picks(resolved) -> tuple:
+def _root_chain(resolved) -> tuple:
     if resolved[0] == "tile":
-        return resolved[1], whole(resolved[1].type.shape)
+        return resolved[1], [whole(resolved[1].type.shape)]
     return resolved[1], resolved[2]
 
 
@@ -116,29 +117,64 @@ def bind_view(typer, target, value_node, node, out) -> bool:
             typer.assign(target, resolved[1], node, out)
             return True
         return False
-    _, root, picks = resolved
-    shape = part_shape(picks)
+    _, root, chain = resolved
+    shape = shape_of(chain)
     if existing is None:
         if typer.symbols.type_of(name) is not None:
+            if isinstance(value_node, ast.Call) and not _is_tile_view(typer, value_node):
+                typer.assign(target, read(typer, root, chain), node, out)  # t = tile_transpose(t): a copy
+                return True
             raise typer.error(KernelTypeError, f"'{target.id}' already holds a value of type "
                               f"{typer.symbols.type_of(name)!r}; a view of a tile needs a name of its own", node)
-        offsets = [typer.new_temp(int32) for _ in picks]
-        view = View(root, [(p[0], o, *p[2:]) for p, o in zip(picks, offsets)],
-                    typer.declare(name, TileType(root.type.dtype, shape), node))
+        view = View(root, _held(typer, chain, root.type.shape), typer.declare(name, TileType(root.type.dtype, shape),
+                                                                               node), _structure(chain, root))
         views[name] = view
+    elif existing.root.name != root.name or existing.key != _structure(chain, root):
+        raise typer.error(KernelTypeError, f"'{target.id}' is a view of shape {existing.local.type.shape} of the "
+                          f"tile '{existing.root.name}' and cannot be rebound to a view of shape {shape} of "
+                          f"'{root.name}' with other slices (a view keeps its tile and shape; use a new name)", node)
     else:
         view = existing
-        new = View(root, picks, None)
-        if existing.root.name != root.name or existing.structure() != new.structure():
-            raise typer.error(KernelTypeError, f"'{target.id}' is a view of shape {existing.local.type.shape} of the "
-                              f"tile '{existing.root.name}' and cannot be rebound to a view of shape {shape} of "
-                              f"'{root.name}' with other slices (a view keeps its tile and shape; use a new name)",
-                              node)
-    for p, q in zip(view.picks, picks):
-        typer.pending.append(ir.IRAssign(p[1], q[1]))
+    for held, layer in zip(view.chain, chain):
+        if not is_transform(layer):
+            typer.pending.extend(ir.IRAssign(p[1], q[1]) for p, q in zip(held, layer)
+                                 if not isinstance(p[1], ir.IRConst))
     typer.ext.setdefault("tile_views_bound", set()).add(name)
-    out.append(ir.IRAssign(view.local, read(typer, root, view.picks)))
+    out.append(ir.IRAssign(view.local, read(typer, root, view.chain)))
     return True
+
+
+def _is_tile_view(typer, node) -> bool:
+    return typer.try_static(node.func) is TILE_FUNCTIONS["tile_view"]
+
+
+def _whole_pick(p, extent: int) -> bool:
+    """A pick of every position of its axis: its start can only be 0, so it stays a constant in a view."""
+    return p[0] == "range" and isinstance(p[1], ir.IRConst) and p[1].value == 0 and p[2] == extent and p[3] == 1
+
+
+def _extents(chain: list, k: int, root_shape: tuple) -> tuple:
+    return shape_of(chain[:k]) if k else root_shape
+
+
+def _held(typer, chain: list, root_shape: tuple) -> list:
+    """``chain`` with the indices of its picks held in int locals of the view, set where the name is bound (a
+    pick of a whole axis keeps its constant 0)."""
+    out = []
+    for k, layer in enumerate(chain):
+        if is_transform(layer):
+            out.append(layer)
+            continue
+        extents = _extents(chain, k, root_shape)
+        out.append([p if _whole_pick(p, n) else (p[0], typer.new_temp(int32), *p[2:]) for p, n in zip(layer, extents)])
+    return out
+
+
+def _structure(chain: list, root) -> tuple:
+    """What a view is, without its runtime indices (a rebinding must agree on it)."""
+    wholes = tuple(tuple(_whole_pick(p, n) for p, n in zip(layer, _extents(chain, k, root.type.shape)))
+                   for k, layer in enumerate(chain) if not is_transform(layer))
+    return structure(chain), wholes
 
 
 def _mentions(typer, stmt) -> set:
@@ -160,10 +196,33 @@ def _writes(stmts: list, name: str) -> bool:
     return False
 
 
+def note_unnamed_view(typer, tile, root, chain: list, fill: list) -> None:
+    """Tile local ``tile``, filled by statements ``fill``, is the view ``chain`` of ``root`` used without a name:
+    if its statement writes it (an in-place function's target), the writes reach ``root`` (``sync_views``)."""
+    typer.ext.setdefault("tile_views_unnamed", []).append((tile, root, chain, {id(s) for s in fill}))
+
+
+def _through_unnamed(typer, stmts: list) -> list:
+    """``stmts`` with each unnamed view they write (beyond its filling) read and written through its source."""
+    for tile, root, chain, fill in typer.ext.pop("tile_views_unnamed", ()):
+        rest = [s for s in stmts if id(s) not in fill]
+        if not _writes(rest, tile.name):
+            continue  # only read: a copy, as it was when the statement began
+        out = []
+        for s in stmts:
+            out.extend([s] if id(s) in fill else rewrite_elements([s], tile.name, root, chain))
+        stmts = out
+        if _writes([s for s in stmts if id(s) not in fill], tile.name):  # written whole (a @func's argument)
+            stmts = stmts + write(typer, root, chain, lambda idx, t=tile: element(t, idx))
+    return stmts
+
+
 def sync_views(typer, stmt, stmts: list) -> list:
     """``stmts`` (one source statement's IR) with each view it names read from its tile before, and stored
     back after when the statement writes it."""
     bound = typer.ext.pop("tile_views_bound", ())
+    if "tile_views_unnamed" in typer.ext:
+        stmts = _through_unnamed(typer, stmts)
     views = typer.ext.get("tile_views")
     if not views:
         return stmts
@@ -173,12 +232,15 @@ def sync_views(typer, stmt, stmts: list) -> list:
         return stmts
     saved, typer.pending = typer.pending, []
     for v in named:
-        fresh = read(typer, v.root, v.picks)
+        fresh = read(typer, v.root, v.chain)
         typer.pending.append(ir.IRAssign(v.local, fresh))
     before, after = typer.pending, []
     typer.pending = saved
+    for v in named:
+        if not injective(v.chain):  # elements shared (a broadcast): each element update reaches its source now
+            stmts = rewrite_elements(stmts, v.local.name, v.root, v.chain)
     if type(stmt) not in _COMPOUND:  # a compound statement's body statements store their own writes
         for v in named:
             if _writes(stmts, v.local.name):
-                after.extend(write(typer, v.root, v.picks, lambda idx, v=v: element(v.local, idx)))
+                after.extend(write(typer, v.root, v.chain, lambda idx, v=v: element(v.local, idx)))
     return before + stmts + after

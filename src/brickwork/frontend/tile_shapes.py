@@ -1,9 +1,6 @@
-"""Typing rules of tile shapes and linear algebra (``tile_transpose``, ``tile_broadcast``, ``tile_view``,
-``tile_matmul``, ``tile_cholesky``, ...): loops over the tiles' elements (``tile_build``).
-
-Warp's views (``tile_view``, ``tile_reshape``, ``tile_transpose``, ...) alias their source tile; here a
-``tile_view`` (or subscript) bound to a name shares the tile's elements (``tile_aliases``), while the others
-are copies, so writing into a reshaped or transposed tile does not change its source. The in-place functions
+"""Typing rules of tile assignment and linear algebra (``tile_assign``, ``tile_matmul``, ``tile_cholesky``, ...):
+loops over the tiles' elements (``tile_build``). Warp's views (``tile_view``, ``tile_transpose``,
+``tile_broadcast``, ``tile_reshape``, ``tile_squeeze``) are in ``tile_view_rules``. The in-place functions
 (``tile_assign``, ``tile_axpy``, ``tile_matmul`` with ``out``, the ``*_inplace`` solvers) write the elements
 of their tile argument's local. The factorization and solves follow Warp's scalar (CPU) algorithms operation
 for operation, so they round as Warp does: a non-SPD input gives NaNs rather than an error, a zero pivot
@@ -23,10 +20,9 @@ from ..types.scalars import bfloat16, bool_, float16, float32, float64, int32, i
 from ..types.structs import is_struct_type
 from ..types.tiles import is_tile_type
 from .intrinsics import INTRINSICS
-from .tile_aliases import resolve
-from .tile_build import TileCall, atom, checked_shape, constant, element, fill, loop_nest, new_tile, zero_value
-from .tile_subscripts import tile_view_picks
-from .tile_views import is_contiguous, part_shape, read, span, write
+from .tile_build import TileCall, atom, constant, element, fill, loop_nest, new_tile, zero_value
+from .tile_maps import write
+from .tile_views import span
 
 _OPERAND_TYPES = (float16, bfloat16, float32, float64)  # of tile_matmul's tiles (out: not bfloat16)
 _SOLVER_TYPES = (float32, float64)
@@ -136,145 +132,11 @@ def _fill_mode(call: TileCall) -> bool:
 # -- shapes --------------------------------------------------------------------------------------------
 
 
-@rule("tile_transpose", ["a"], 1)
-def _tile_transpose(call: TileCall):
-    a = _tile_of_rank(call, "a", (2,))
-    m, n = a.type.shape
-    return fill(call.typer, (n, m), lambda idx: element(a, [idx[1], idx[0]]))
-
-
-@rule("tile_broadcast", ["a", "shape"], 2)
-def _tile_broadcast(call: TileCall):
-    a = call.tile("a")
-    wanted = call.static("shape")
-    if isinstance(wanted, (tuple, list)) and not 1 <= len(wanted) <= 4:  # Warp's words: a ValueError
-        raise call.typer.error(KernelValueError, f"tile_broadcast() output must have between one and four "
-                               f"dimensions, got {len(wanted)} (shape {tuple(wanted)})", call.node)
-    src, shape = a.type.shape, call.shape()
-    lead = len(shape) - len(src)  # numpy aligns the shapes from the right
-    if lead < 0 or any(s not in (1, shape[lead + d]) for d, s in enumerate(src)):
-        raise call.error(f"cannot broadcast a tile of shape {src} to shape {shape} (each extent must be 1 or "
-                         f"the target's, aligned from the right)")
-    return fill(call.typer, shape,
-                lambda idx: element(a, [_i(0) if s == 1 else idx[lead + d] for d, s in enumerate(src)]))
-
-
-def _reshaped(call: TileCall, src: tuple, shape) -> tuple:
-    """The target shape of tile_reshape, with Warp's one inferred extent (-1)."""
-    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
-    size = 1
-    for s in src:
-        size *= s
-    if sum(1 for s in shape if s == -1) > 1:
-        raise call.error(f"at most one extent of 'shape' may be -1, got {shape}")
-    if -1 in shape and all(isinstance(s, int) and s > 0 for s in shape if s != -1):
-        known = 1
-        for s in shape:
-            known *= 1 if s == -1 else s
-        if size % known:
-            raise call.error(f"cannot reshape a tile of shape {src} ({size} elements) to shape {shape}: {size} is "
-                             f"not a multiple of {known}")
-        shape = tuple(size // known if s == -1 else s for s in shape)
-    shape = checked_shape(call, shape)
-    new_size = 1
-    for s in shape:
-        new_size *= s
-    if new_size != size:
-        raise call.error(f"cannot reshape a tile of shape {src} ({size} elements) to shape {shape} "
-                         f"({new_size} elements)")
-    return shape
-
-
-def _unravel(linear: ir.IRExpr, shape: tuple) -> list:
-    """The row-major index in ``shape`` of element number ``linear``."""
-    idx, rest = [], linear
-    for d in reversed(range(len(shape))):
-        idx.append(ir.IRCall("mod", [rest, _i(shape[d])], int32, no_wrap=True) if d else rest)
-        if d:
-            rest = ir.IRCall("div", [rest, _i(shape[d])], int32, no_wrap=True)
-    return idx[::-1]
-
-
-def _contiguous_tile(call: TileCall, param: str) -> ir.IRLocal:
-    """A tile argument that Warp reshapes in place: a tile, or a view whose elements lie in row-major order
-    without gaps (a strided or reversed view is refused, as in Warp)."""
-    resolved = resolve(call.typer, call.nodes[param])
-    if resolved is None:
-        return call.tile(param)
-    if resolved[0] != "view":
-        return atom(call.typer, resolved[1])
-    _, root, picks = resolved
-    if not is_contiguous(picks, root.type.shape):
-        raise call.error(f"requires a contiguous tile: the view '{ast.unparse(call.nodes[param])}' of shape "
-                         f"{part_shape(picks)} skips or reverses elements of its tile of shape {root.type.shape} "
-                         f"(copy it into a new tile first, e.g. with wp.tile_assign)", KernelValueError)
-    return read(call.typer, root, picks)
-
-
-@rule("tile_reshape", ["t", "shape"], 2)
-def _tile_reshape(call: TileCall):
-    t = _contiguous_tile(call, "t")
-    src = t.type.shape
-    shape = _reshaped(call, src, call.static("shape"))
-    if shape == src:
-        return _copy(call.typer, t)
-
-    def value_of(idx):
-        linear = idx[0]
-        for d in range(1, len(shape)):
-            linear = _iadd(ir.IRCall("mul", [linear, _i(shape[d])], int32, no_wrap=True), idx[d])
-        return element(t, _unravel(linear, src))
-
-    return fill(call.typer, shape, value_of)
-
-
-def _axes(call: TileCall, ndim: int) -> tuple:
-    axis = call.static("axis")
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    if not all(isinstance(a, int) and not isinstance(a, bool) for a in axes):
-        raise call.error(f"'axis' must be a compile-time int or tuple of ints, got {axis!r}")
-    for a in axes:
-        if not -ndim <= a < ndim:  # Warp's words: a ValueError
-            raise call.typer.error(KernelValueError, f"{call.name}() axis {a} is out of bounds for tile with {ndim} "
-                                   f"dimensions (valid axes are {-ndim} to {ndim - 1})", call.node)
-    return tuple(a % ndim for a in axes)
-
-
-@rule("tile_squeeze", ["t", "axis"], 1)
-def _tile_squeeze(call: TileCall):
-    t = call.tile("t")
-    src = t.type.shape
-    if call.static("axis") is None:
-        axes = tuple(d for d, s in enumerate(src) if s == 1)
-    else:
-        axes = _axes(call, len(src))
-        for a in axes:
-            if src[a] != 1:
-                raise call.error(f"cannot squeeze axis {a} of a tile of shape {src}: its extent is {src[a]}, not 1")
-    kept = [d for d in range(len(src)) if d not in axes]
-    if not kept:
-        raise call.error(f"squeezing a tile of shape {src} leaves no dimension (use tile_extract for its element)")
-
-    def value_of(idx):
-        at = dict(zip(kept, idx))
-        return element(t, [at.get(d, _i(0)) for d in range(len(src))])
-
-    return fill(call.typer, tuple(src[d] for d in kept), value_of)
-
-
 def _check_constant_offsets(call: TileCall, offsets: list, extents: tuple, src: tuple, what: str) -> None:
     for d, (o, n) in enumerate(zip(offsets, extents)):
         if isinstance(o, ir.IRConst) and not (0 <= o.value and o.value + n <= src[d]):
             raise call.error(f"{what} at offset {o.value} of extent {n} does not fit axis {d} of a tile of shape "
                              f"{src}")
-
-
-@rule("tile_view", ["t", "offset", "shape"], 2)
-def _tile_view(call: TileCall):
-    """A part of a tile, read as a new tile; bound to a name it is a view sharing the tile's elements
-    (``tile_aliases``)."""
-    t = call.tile("t")
-    return read(call.typer, t, tile_view_picks(call, t.type.shape))
 
 
 @rule("tile_assign", ["dst", "src", "offset"], 2)
@@ -293,7 +155,7 @@ def _tile_assign(call: TileCall):
 
     # the part of dst at offsets; runtime offsets: elements past dst's edge are not written
     picks = [span(o, n) for o, n in zip(offsets, src.type.shape)]
-    call.typer.pending.extend(write(call.typer, dst, picks, lambda idx: _cast(element(src, idx), to)))
+    call.typer.pending.extend(write(call.typer, dst, [picks], lambda idx: _cast(element(src, idx), to)))
     return ir.IRConst(0, int32)  # a statement: its value is not used
 
 

@@ -21,7 +21,8 @@ from ..types.tiles import is_tile_type
 from .intrinsics import INTRINSICS
 from .tile_build import atom, element
 from .tile_gathers import gather
-from .tile_views import at, part_shape, read, span, write
+from .tile_maps import read, write
+from .tile_views import at, part_shape, span
 
 
 def as_slice(typer, n):
@@ -114,7 +115,7 @@ def _read_part(typer, base, index_nodes, node):
     tile = atom(typer, base)
     if any(not isinstance(i, ast.Slice) and is_tile_type(i.type) for i in items):
         return gather(typer, tile, items, node)
-    return read(typer, tile, picks_of(typer, tile.type.shape, items, node))
+    return read(typer, tile, [picks_of(typer, tile.type.shape, items, node)])
 
 
 def subscript(typer, tile, index_nodes, node) -> ir.IRExpr:
@@ -162,7 +163,7 @@ def assign_tile_part(typer, target, value, node, out) -> None:
         raise typer.error(KernelValueError, f"shape mismatch: cannot assign a {value.type!r} to "
                           f"'{ast.unparse(target)}', a part of shape {shape} of a tile of {type_name(dtype)}", node)
     value = atom(typer, value)
-    typer.pending.extend(write(typer, tile, picks, lambda idx: element(value, idx)))
+    typer.pending.extend(write(typer, tile, [picks], lambda idx: element(value, idx)))
     out.extend(typer.pending)
     typer.pending = saved
 

@@ -4,16 +4,15 @@ A part is a list of picks, one per dimension of the tile it is taken from: ``("a
 dimension (the part has one dimension fewer), ``("range", start, count, step)`` keeps ``count`` of its
 positions from ``start`` on. Indices and starts are int32 IR values (a constant, or a local computed once);
 counts and steps are compile-time ints, so a part has a constant shape. A part of a part is one part of the
-first tile (``compose``). Reading a part copies its elements into a new tile; writing stores into the
-tile's own elements. Where a runtime index or start puts an element outside the tile, a read gives zero
-and a write skips it (a local must not be read or written out of bounds; Warp leaves it undefined).
+first tile (``compose``). Parts are layers of a view's chain (``tile_maps``, which reads and writes them):
+where a runtime index or start puts an element outside the tile, a read gives zero and a write skips it (a
+local must not be read or written out of bounds; Warp leaves it undefined).
 """
 
 from __future__ import annotations
 
 from .. import ir
 from ..types.scalars import bool_, int32
-from .tile_build import element, loop_nest, new_tile, zero_value
 
 
 def at(index) -> tuple:
@@ -91,50 +90,3 @@ def inside(picks: list, src_idx: list, extents: tuple):
                                          ir.IRCall("lt", [i, ir.IRConst(n, int32)], bool_)], bool_)
         cond = part if cond is None else ir.IRCall("logical_and", [cond, part], bool_)
     return cond
-
-
-def read(typer, tile, picks: list) -> ir.IRLocal:
-    """A new tile holding the part ``picks`` of ``tile`` (zero where a runtime pick falls outside it)."""
-    shape = part_shape(picks)
-    out = new_tile(typer, tile.type.dtype, shape)
-
-    def body(idx):
-        src = source_index(picks, idx)
-        copy = ir.IRAssign(element(out, idx), element(tile, src))
-        cond = inside(picks, src, tile.type.shape)
-        if cond is None:
-            return [copy]
-        return [ir.IRIf(cond, [copy], [ir.IRAssign(element(out, idx), zero_value(tile.type.dtype))])]
-
-    typer.pending.extend(loop_nest(typer, shape, body))
-    return out
-
-
-def write(typer, tile, picks: list, value_of) -> list:
-    """Loops storing ``value_of(idx)`` into element ``idx`` of the part ``picks`` of ``tile`` (skipped
-    where a runtime pick falls outside it)."""
-
-    def body(idx):
-        src = source_index(picks, idx)
-        store = ir.IRAssign(element(tile, src), value_of(idx))
-        cond = inside(picks, src, tile.type.shape)
-        return [store] if cond is None else [ir.IRIf(cond, [store], [])]
-
-    return loop_nest(typer, part_shape(picks), body)
-
-
-def is_contiguous(picks: list, shape: tuple) -> bool:
-    """Whether the part's elements lie in the tile's row-major order without gaps (Warp reshapes only such
-    a view in place)."""
-    strides, s = [], 1
-    for n in reversed(shape):
-        strides.append(s)
-        s *= n
-    strides.reverse()
-    kept = [(p[2], p[3] * strides[d]) for d, p in enumerate(picks) if p[0] == "range"]
-    dense = 1
-    for count, stride in reversed(kept):
-        if count > 1 and stride != dense:
-            return False
-        dense *= count
-    return True

@@ -427,4 +427,5 @@ from . import (  # noqa: E402, F401 - register the other families' rules
     tile_reductions,
     tile_shapes,
     tile_stacks,
+    tile_view_rules,
 )
