@@ -4,6 +4,7 @@ load_from_address aliasing, feature arrays (NanoVDB blind data)."""
 
 import io
 import struct
+import warnings
 
 import numpy as np
 import pytest
@@ -190,3 +191,27 @@ def test_a_volume_without_a_grid_refuses_with_runtime_errors():
     with pytest.raises(RuntimeError, match="Invalid NanoVDB name"):
         wp.Volume._decode_nvdb_name(b"A" * 256)
     assert repr(v) == "Volume(no grid)"
+
+
+def test_load_from_numpy_warns_when_an_int_background_truncates_float_values():
+    """An int ``bg_value`` makes an int32 volume (Warp's rule): float data with fractions is truncated, so it
+    warns, naming the float background to pass; integral float data and int data load without a word."""
+    data = np.array([0.25, 1.75, -2.5, 3.0]).reshape(2, 2, 1)
+    with pytest.warns(UserWarning, match=r"bg_value=0 \(an int\) makes an int32 volume, so the array's float64 "
+                                         r"values are truncated to integers: pass bg_value=0.0 for a float32"):
+        volume = wp.Volume.load_from_numpy(data, bg_value=0)
+    assert volume.dtype is wp.int32
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert wp.Volume.load_from_numpy(np.trunc(data), bg_value=0).dtype is wp.int32
+        assert wp.Volume.load_from_numpy(data.astype(np.int64), bg_value=-1).dtype is wp.int32
+        floats = wp.Volume.load_from_numpy(data, bg_value=0.0)
+    assert floats.dtype is wp.float32
+
+    @wp.kernel
+    def read(vid: wp.uint64, out: wp.array(dtype=float)):
+        out[0] = wp.volume_lookup_f(vid, 1, 0, 0)
+
+    out = wp.zeros(1, dtype=float)
+    wp.launch(read, 1, inputs=[floats.id, out])
+    assert out.numpy()[0] == -2.5

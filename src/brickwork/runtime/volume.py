@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 import weakref
 from typing import NamedTuple
 
@@ -311,6 +312,10 @@ class Volume:
         if a.ndim != 3 + len(tail) or a.shape[3:] != tail:
             raise ValueError(f"load_from_numpy needs a {'4-D (nx, ny, nz, 3)' if tail else '3-D'} array for "
                              f"this bg_value, got shape {a.shape}")
+        if dtype is np.int32 and a.dtype.kind in "fc" and not np.array_equal(a, np.trunc(a)):
+            warnings.warn(f"Volume.load_from_numpy: bg_value={bg_value!r} (an int) makes an int32 volume, so the "
+                          f"array's {a.dtype} values are truncated to integers: pass bg_value={float(bg_value)!r} "
+                          f"for a float32 volume", UserWarning, stacklevel=2)
         shape = tuple(int(math.ceil(n / 8) * 8) for n in a.shape[:3])
         padded = np.empty(shape + tail, dtype=dtype)
         padded[...] = np.asarray(bg_value, dtype=dtype)
