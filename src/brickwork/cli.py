@@ -9,11 +9,13 @@ failed output write ends the command with one clear line on standard error and a
 status (2 for input and restart errors, 1 for a failed run). So does a mistake in the machine's setup
 (``_setup_error``): an invalid ``BRICKWORK_*`` value (2), an unsafe or unwritable kernel cache, or no
 working C++ compiler (1). A compiler that rejects generated code is a brickwork bug: a traceback.
+Ctrl-C and ``SIGTERM`` stop ``run`` and ``demo`` as interrupts (status 130 and 143), cleaning up.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 
@@ -148,7 +150,8 @@ def _hydro_errors(fn):
             print(line, file=sys.stderr)
 
     try:
-        fn()
+        with _terminate_as_interrupt():
+            fn()
     except (ConfigError, RestartError) as e:
         say(f"brickwork: error: {e}")
         return 2
@@ -165,9 +168,39 @@ def _hydro_errors(fn):
         return code
     except MemoryError:
         return _alone(several, "brickwork: the run failed: out of memory (try a smaller mesh.nx)", 1)
+    except Terminated:
+        return _alone(several, "brickwork: terminated (SIGTERM)", 143)
     except KeyboardInterrupt:
         return _alone(several, "brickwork: interrupted", 130)
     return 0
+
+
+class Terminated(KeyboardInterrupt):
+    """``SIGTERM`` (``kill``, a batch system's time limit) during ``brickwork run`` or ``demo``."""
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """Within it, ``SIGTERM`` raises ``Terminated``, an interrupt: the run cleans up as for Ctrl-C (no
+    temporary output file stays, an empty output directory it made is removed) and ends with one line,
+    status 143; under MPI a rank that receives it alone ends every rank (``_alone``), which the signal's
+    default action did without a word. The handler before is restored after (the command may run inside
+    a program); outside the main thread, where no handler can be set, nothing changes."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminated(signum, frame):
+        raise Terminated
+
+    before = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def _alone(several: bool, line: str, code: int) -> int:
