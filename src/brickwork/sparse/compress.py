@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .layouts import check_topology, compact_like, install
-from .matrix import BsrMatrix
+from .matrix import BsrMatrix, check_storage
 
 
 def bsr_compress(src: BsrMatrix, prune_numerical_zeros: bool = True, inplace: bool = False, topology=None,
@@ -17,6 +17,7 @@ def bsr_compress(src: BsrMatrix, prune_numerical_zeros: bool = True, inplace: bo
 
     if not isinstance(src, BsrMatrix):
         raise ValueError("bsr_compress() requires a concrete BsrMatrix")
+    check_storage(src, "bsr_compress", "src")
     topology = check_topology(topology, ("compact", "padded"))
     if topology == "padded" and src.row_counts is None:
         from .layouts import padded_ready

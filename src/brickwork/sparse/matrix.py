@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 from ..runtime.warp_names import wp
@@ -105,6 +106,7 @@ class BsrMatrix(_Operators):
 
     def uncompress_rows(self, out: array | None = None) -> array:
         """The row of each of the first ``nnz`` block slots (-1 outside the active rows)."""
+        check_storage(self, "uncompress_rows", "A")
         if out is None:
             out = wp.empty(self.nnz, dtype=int, device=self.device)
         else:
@@ -245,15 +247,57 @@ class BsrScaled(_Operators):
 
 
 def unpack(m, func: str = "sparse", name: str = "A"):
-    """``(matrix, scale)`` of a matrix or scaled expression, else ``ValueError`` naming the argument."""
+    """``(matrix, scale)`` of a matrix or scaled expression, else ``ValueError`` naming the argument; a matrix
+    whose arrays cannot hold what its sizes say is refused (``check_storage``)."""
     if isinstance(m, BsrMatrix):
+        check_storage(m, func, name)
         return m, 1.0
     if isinstance(m, BsrScaled):
+        check_storage(m.mat, func, name)
         return m.mat, m.scale
     hint = ""
     if type(m).__module__.split(".")[0] == "numpy":  # A @ x with a numpy x: a product with an array was meant
         hint = "; a numpy array must be a brickwork array (wp.array(...)) to multiply a matrix"
     raise ValueError(f"{func}: '{name}' cannot be interpreted as a BsrMatrix (got {type(m).__name__}){hint}")
+
+
+def check_storage(m: BsrMatrix, func: str, name: str) -> None:
+    """Refuse a matrix whose attributes, set by hand, disagree: ``nrow``, ``ncol`` and ``nnz`` non-negative ints,
+    ``offsets`` (and ``row_counts``) int32 arrays of ``nrow + 1`` (``nrow``) entries at least, ``columns`` and
+    ``values`` of ``nnz`` at least, all on one device. Every operation's kernels index them by these sizes: a
+    shorter array was read past its end (garbage, or a crash). What the arrays hold (offsets in order, columns
+    below ``ncol``) is not read here: debug mode (``BRICKWORK_MODE=debug``) checks each index as it is used."""
+    nrow, nnz, offsets, columns, values = m.nrow, m.nnz, m.offsets, m.columns, m.values
+    if (type(nrow) is int and type(m.ncol) is int and type(nnz) is int and min(nrow, m.ncol, nnz) >= 0
+            and isinstance(offsets, array) and isinstance(columns, array) and isinstance(values, array)
+            and offsets.dtype is wp.int32 and columns.dtype is wp.int32
+            and offsets.ndim == columns.ndim == values.ndim == 1
+            and offsets.shape[0] > nrow and columns.shape[0] >= nnz and values.shape[0] >= nnz
+            and columns.device == offsets.device and values.device == offsets.device and m.row_counts is None):
+        return  # the common case in one expression: a launch of the operation costs microseconds
+    for size in ("nrow", "ncol", "nnz"):
+        value = getattr(m, size)
+        if type(value) is not int and (isinstance(value, bool) or not isinstance(value, numbers.Integral)) or value < 0:
+            raise ValueError(f"{func}: '{name}.{size}' must be a non-negative int, got {value!r}")
+    need = {"offsets": m.nrow + 1, "columns": m.nnz, "values": m.nnz}
+    if m.row_counts is not None:
+        need["row_counts"] = m.nrow
+    device = getattr(m.offsets, "device", None)
+    for field, length in need.items():
+        a = getattr(m, field)
+        if not isinstance(a, array) or a.ndim != 1 or field != "values" and a.dtype is not wp.int32:
+            what = f"a {type(a).__name__}" if not isinstance(a, array) else f"an array of {a.ndim} dimension(s) " \
+                f"of {getattr(a.dtype, '__name__', a.dtype)}"
+            kind = "block values" if field == "values" else "int32 values"
+            raise ValueError(f"{func}: '{name}.{field}' must be a 1-D array of {kind}, got {what}")
+        if a.shape[0] < length:
+            size = "nrow + 1" if field == "offsets" else "nrow" if field == "row_counts" else "nnz"
+            fix = f"{name}.notify_nnz_changed() grows columns and values to nnz" if size == "nnz" else \
+                f"set {name}.nrow with {name}.offsets"
+            raise ValueError(f"{func}: '{name}.{field}' holds {a.shape[0]} entries, but {name} has {size} = {length} "
+                             f"({fix})")
+        if a.device != device:
+            raise ValueError(f"{func}: '{name}.{field}' is on {a.device}, '{name}.offsets' on {device}")
 
 
 def status_message(status: int) -> str:
