@@ -75,7 +75,11 @@ def test_operands_that_do_not_agree(solve):
         (lambda: solve(A, b, x, tol=-1e-3), LinearSolverValueError, "tol must be None or a finite number >= 0"),
         (lambda: solve(A, b, x, atol=float("nan")), LinearSolverValueError, "atol must be None or a finite number"),
         (lambda: solve(A, b, x, callback=3), LinearSolverTypeError, "callback must be callable"),
-        (lambda: solve(np.eye(N), b, x), LinearSolverValueError, "Unable to create LinearOperator"),
+        (lambda: solve(np.eye(N), b, x), LinearSolverValueError,
+         rf"Unable to create LinearOperator from a numpy.ndarray of shape \({N}, {N}\): aslinearoperator takes a 1-D "
+         r"\(a diagonal\) or 2-D \(a dense matrix\) brickwork array, a BsrMatrix or a LinearOperator \(convert it: "
+         r"wp.array\(A, dtype=wp.float64\)\)"),
+        (lambda: solve("A", b, x), LinearSolverValueError, r"from a builtins.str: .* or a LinearOperator$"),
         (lambda: solve(A, b, b), LinearSolverValueError, "x must not be b's memory"),
         (lambda: solve(A, b, b[:]), LinearSolverValueError, "x must not be b's memory"),
     ]

@@ -204,8 +204,13 @@ def aslinearoperator(A, batch_offsets: array | None = None, max_batch_length: in
         op = LinearOperator(A.shape, A.dtype, A.device, _bsr_matvec(A, sparse), batch_offsets, max_batch_length)
         op._bsr_matrix = A
         return op
-    raise LinearSolverValueError(f"Unable to create LinearOperator from {A!r}: aslinearoperator takes a 1-D or 2-D "
-                                 f"array, a BsrMatrix or a LinearOperator")
+    shape = getattr(A, "shape", None)
+    what = f"a {type(A).__module__}.{type(A).__name__}" + (f" of shape {tuple(shape)}" if shape is not None else "")
+    numpy_like = hasattr(A, "__array__") and not isinstance(A, array)
+    hint = " (convert it: wp.array(A, dtype=wp.float64))" if numpy_like else ""
+    raise LinearSolverValueError(f"Unable to create LinearOperator from {what}: aslinearoperator takes a 1-D (a "
+                                 f"diagonal) or 2-D (a dense matrix) brickwork array, a BsrMatrix or a "
+                                 f"LinearOperator{hint}")
 
 
 def _dense_matvec(A: array):
