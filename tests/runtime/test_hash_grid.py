@@ -363,7 +363,8 @@ def test_build_errors_name_the_problem_and_keep_the_last_build():
     grid.build(good, 1.0)
     cases = [
         (HashGridTypeError, "should have type vec3f .* got vec3d", (wp.zeros(3, dtype=wp.vec3d), 1.0)),
-        (HashGridTypeError, "should be a brickwork array of vec3f, got ndarray", (np.zeros((3, 3)), 1.0)),
+        (HashGridTypeError, r"should be a brickwork array of vec3f, got ndarray \(convert it: wp.array\(points, "
+                            r"dtype=wp.vec3f\)\)", (np.zeros((3, 3)), 1.0)),
         (HashGridError, "cell width must be positive and finite, got 0.0", (good, 0.0)),
         (HashGridError, "cell width must be positive and finite, got -1", (good, -1)),
         (HashGridError, "cell width must be positive and finite, got nan", (good, float("nan"))),

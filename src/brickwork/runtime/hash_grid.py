@@ -142,8 +142,9 @@ class HashGrid:
 
     def _check_points(self, points) -> None:
         if not isinstance(points, array):
-            raise HashGridTypeError(f"Hash grid points should be a brickwork array of {type_name(self._point_type)}, "
-                                    f"got {type(points).__name__}")
+            name = type_name(self._point_type)
+            raise HashGridTypeError(f"Hash grid points should be a brickwork array of {name}, got "
+                                    f"{type(points).__name__} (convert it: wp.array(points, dtype=wp.{name}))")
         if points.dtype is not self._point_type:
             raise HashGridTypeError(f"Hash grid points should have type {type_name(self._point_type)} (the grid's "
                                     f"dtype is {type_name(self.dtype)}), got {type_name(points.dtype)}")
