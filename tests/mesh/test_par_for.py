@@ -149,20 +149,27 @@ def test_loop_body_errors():
         wp.par_for_outer(0, 0, 1, bad_inner)
 
 
-def test_a_team_scratch_that_cannot_be_allocated_stops_with_a_message(tmp_path):
-    """A scratch pad sized at run time past what malloc gives (2**61 bytes): the process stops with a
-    message, as a zero slice step does, instead of writing through a null pointer."""
+@pytest.mark.parametrize("sizes, message", [
+    ("536870912, 536870912", "out of memory: a team's scratch of 4611686018427387904 bytes could not be allocated"),
+    # 2**64 elements: the product of the sizes wrapped around to a pad of 0 bytes, which big[i, i] wrote past
+    ("4294967296, 4294967296", "a team's scratch pad of sizes (4294967296, 4294967296) of 8-byte elements needs "
+                               "more than 2**61 bytes"),
+])
+def test_a_team_scratch_that_cannot_be_allocated_stops_with_a_message(tmp_path, sizes, message):
+    """A scratch pad sized at run time past what malloc gives (2**58 elements, 2**61 bytes), or past what an int64
+    counts: the process stops with a message, as a zero slice step does, instead of writing through a null
+    pointer or past a pad whose size wrapped around."""
     script = tmp_path / "huge_scratch.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(textwrap.dedent(f"""
         import brickwork as wp
 
         def body(member, j):
-            big = wp.ScratchPad2D(member, wp.float64, 536870912, 536870912)  # 2**58 elements
+            big = wp.ScratchPad2D(member, wp.float64, {sizes})
 
             def one(i):
                 big[i, i] = wp.float64(1.0)
 
-            wp.par_for_inner(member, 0, 0, one)
+            wp.par_for_inner(member, 0, 3, one)
 
         wp.par_for_outer(0, 0, 1, body)
         print("not reached")
@@ -171,5 +178,4 @@ def test_a_team_scratch_that_cannot_be_allocated_stops_with_a_message(tmp_path):
     env = dict(os.environ, PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode != 0 and "not reached" not in done.stdout
-    assert "brickwork: out of memory: a team's scratch of 4611686018427387904 bytes could not be allocated" \
-        in done.stderr, done.stderr
+    assert f"brickwork: {message}" in done.stderr, done.stderr

@@ -1575,11 +1575,26 @@ BW_INLINE team team_begin(int64_t bytes) {
     if (bytes > a.capacity || a.buffer == nullptr) grow_arena(bytes > 4096 ? bytes : 4096);
     return team{a.buffer, 0, a.capacity};
 }
+// A pad's bytes. Sizes whose product passes 2**61 bytes (a 2**32 x 2**32 pad) stop the program with a message, as
+// an arena that cannot grow does: wrapped around, the product was a small pad that in-range indices wrote past.
+template <class T, int D> inline int64_t pad_bytes(const int64_t (&dims)[D]) {
+    int64_t bytes = (int64_t)sizeof(T);
+    for (int d = 0; d < D; ++d) {
+        if (__builtin_mul_overflow(bytes, dims[d] > 0 ? dims[d] : 0, &bytes) || bytes > ((int64_t)1 << 61)) {
+            std::fprintf(stderr, "brickwork: a team's scratch pad of sizes (");
+            for (int e = 0; e < D; ++e) std::fprintf(stderr, e ? ", %lld" : "%lld", (long long)dims[e]);
+            std::fprintf(stderr, ") of %d-byte elements needs more than 2**61 bytes\n", (int)sizeof(T));
+            std::fflush(stderr);
+            __builtin_abort();
+        }
+    }
+    return bytes;
+}
 // Each piece starts at a multiple of Align bytes: a cache line on the CPU (whose arena grows); the GPU
 // mapping asks for the element's own alignment, so pads of the bytes a team requests fit in it.
 template <class T, int D, int64_t Align = 64, class... N> BW_INLINE array_t<T, D> team_alloc(team& m, N... n) {
     int64_t dims[D] = {(int64_t)n...};
-    int64_t bytes = arena_count(dims) * (int64_t)sizeof(T);
+    int64_t bytes = pad_bytes<T>(dims);
     int64_t offset = (m.used + Align - 1) & ~(Align - 1);
     if (offset + bytes > m.capacity) {  // outgrown: continue in a bigger buffer
         m.base = grow_arena(2 * (offset + bytes));
