@@ -267,10 +267,11 @@ def test_a_problem_file_imports_modules_beside_it(tmp_path):
 
 
 SHAPED = HEADER + """from shapes import DENSITY
+from tables.pressure import PRESSURE
 
 
 def initial(x1, x2, x3, p, gamma, xmin, xmax):
-    return DENSITY + 0 * x1, 0.0, 0.0, 0.0, 1.0
+    return DENSITY + 0 * x1, 0.0, 0.0, 0.0, PRESSURE
 """
 
 
@@ -282,12 +283,16 @@ def test_problem_files_in_two_directories_each_import_their_own_helpers(tmp_path
     for case, density in (("a", 2.0), ("b", 3.0)):
         (tmp_path / case).mkdir()
         write(tmp_path / case / "shapes.py", f"DENSITY = {density}\n")
+        (tmp_path / case / "tables").mkdir()  # a namespace package (no __init__.py)
+        write(tmp_path / case / "tables" / "pressure.py", f"PRESSURE = {density / 2}\n")
         write(tmp_path / case / "p.py", SHAPED)
     modules, path = dict(sys.modules), list(sys.path)
 
     def density(case):
         cfg = hydro.build_config({"problem": {"file": "p.py"}}, NO_FILES, base_dir=str(tmp_path / case))
-        return initial_state(cfg)["density"]
+        state = initial_state(cfg)
+        assert np.allclose(state["pressure"], {"a": 1.0, "b": 1.5}[case], rtol=1e-14, atol=0)  # through the energy
+        return state["density"]
 
     assert np.all(density("a") == 2.0) and np.all(density("b") == 3.0) and np.all(density("a") == 2.0)
     write(tmp_path / "b" / "shapes.py", "DENSITY = 4.0\n")  # the same size, within the same second
@@ -297,7 +302,7 @@ def test_problem_files_in_two_directories_each_import_their_own_helpers(tmp_path
     assert sys.path == path
     assert {k: v for k, v in sys.modules.items() if k not in modules} == {}  # nothing of the files stays
     assert all(sys.modules[k] is v for k, v in modules.items())
-    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["p.py", "shapes.py"]
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["p.py", "shapes.py", "tables"]
 
 
 def test_a_boundary_function_that_raises_is_named(tmp_path):

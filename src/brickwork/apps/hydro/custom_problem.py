@@ -158,10 +158,12 @@ def _run_beside_its_helpers(module, loader, full: str) -> None:
         exec(loader.source_to_code(loader.get_data(full), full), module.__dict__)  # noqa: S102 - the user's file
     finally:
         sys.dont_write_bytecode = writes_bytecode
+        # before the path changes back: a namespace package's __path__ is recomputed from sys.path
+        helpers = [key for key in sys.modules if key == name or (
+            key not in before and _beside(sys.modules.get(key.partition(".")[0]), here))]
         sys.path.remove(here)
-        for key in [key for key in sys.modules if key not in before or key == name]:
-            if key == name or _beside(sys.modules.get(key.partition(".")[0]), here):
-                del sys.modules[key]
+        for key in helpers:
+            del sys.modules[key]
         if name in before:
             sys.modules[name] = before[name]
 
@@ -169,13 +171,11 @@ def _run_beside_its_helpers(module, loader, full: str) -> None:
 def _beside(module, directory: str) -> bool:
     """Whether ``module`` is ``directory/NAME.py`` or the package ``directory/NAME/`` (what a script in
     ``directory`` imports from there; not a package installed in a folder below it)."""
+    folders = getattr(module, "__path__", None)  # a package's (a namespace package has no __file__)
+    if folders is not None:
+        return any(os.path.dirname(os.path.abspath(folder)) == directory for folder in folders)
     source = getattr(module, "__file__", None)
-    if not source:
-        return False
-    source = os.path.abspath(source)
-    top = os.path.dirname(source) if os.path.basename(source) != "__init__.py" else os.path.dirname(
-        os.path.dirname(source))
-    return top == directory
+    return bool(source) and os.path.dirname(os.path.abspath(source)) == directory
 
 
 def register(problem) -> None:
