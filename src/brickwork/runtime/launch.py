@@ -32,6 +32,7 @@ from . import tape as _tape
 from .packing import ComponentError, composite_converts, composite_values, make_packer
 
 _MAX_EXTENT = 2**31 - 1
+_MAX_POINTS = 2**63 - 1  # what the kernel's int64 count of the points holds
 # The graph being captured (runtime/capture.py sets it; None: launches run). A global of this module, not
 # of capture.py: launch reads it on every launch, and a global costs one lookup, an attribute two.
 _capture = None
@@ -505,6 +506,9 @@ def _dims(dim, inst, kernel):
     total = 1
     for d in dims:
         total *= d
+    if total > _MAX_POINTS:  # the kernel multiplies the extents in int64: 65536**4 wrapped to 0 and ran nothing
+        raise LaunchError(f"launch of '{kernel.key}': dim {tuple(dims)} has {total} points, more than a launch "
+                          f"counts (2**63 - 1)")
     if inst.tid_dims == 1:
         return total, 1, 1, 1, total
     if len(dims) > inst.tid_dims:  # Warp would run the extra extents and drop their indices
