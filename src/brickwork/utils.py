@@ -175,7 +175,9 @@ def array_sum(values: array, out: array | None = None, value_count: int | None =
     _check_array("array_sum", "values", values)
     if _scalar_type(values.dtype) not in _REAL:
         raise RuntimeError(f"Unsupported data type: {type_name(values.dtype)}")
-    return _reduce("array_sum", [values], lambda d: d[0], out, value_count, axis, values.dtype)
+    result = _reduce("array_sum", [values], lambda d: d[0], out, value_count, axis, values.dtype)
+    _record_gradient([values], out, result, value_count, axis)
+    return result
 
 
 def array_inner(a: array, b: array, out: array | None = None, count: int | None = None, axis: int | None = None):
@@ -200,7 +202,21 @@ def array_inner(a: array, b: array, out: array | None = None, count: int | None 
         product = datas[0] * datas[1]
         return product.sum(axis=tuple(range(product.ndim - ncomp, product.ndim))) if ncomp else product
 
-    return _reduce("array_inner", [a, b], combine, out, count, axis, scalar)
+    result = _reduce("array_inner", [a, b], combine, out, count, axis, scalar)
+    _record_gradient([a, b], out, result, count, axis)
+    return result
+
+
+def _record_gradient(inputs: list[array], out, result, count, axis) -> None:
+    """Under a recording tape, with inputs that have gradients: give a returned array a gradient and record the
+    reduction's backward step (``runtime/reduction_gradients.py``). A host value returned is a constant."""
+    from .runtime import reduction_gradients
+
+    if not isinstance(result, array) or not reduction_gradients.wants_gradient(*inputs):
+        return
+    if out is None:
+        result.requires_grad = True
+    reduction_gradients.record(inputs, result, count, None if axis is None else int(axis) % inputs[0].ndim)
 
 
 # -- scan -----------------------------------------------------------------------------------------------------
