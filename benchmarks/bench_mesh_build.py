@@ -6,7 +6,8 @@
 Meshes: a torus of ``2 * m * 2m`` triangles (``--tris`` rounded to that form), its tube's radius wavy so that the
 triangles differ in size. Steps per constructor ("default": ``bvh_constructor`` left out, "sah" on the CPU for
 both; Warp builds its SAH tree for "lbvh" on the CPU, with a warning): the build (``wp.Mesh(points, indices,
-bvh_constructor=...)``, the default ``bvh_leaf_size``, 4 for both) and ``--points`` closest-point queries
+bvh_constructor=...)``, the default ``bvh_leaf_size``, 4 for both), ``mesh.refit()`` and ``--points`` closest-point
+queries
 (``wp.mesh_query_point_no_sign``, one thread each) at random points around the torus, whose time shows the tree's
 quality; the sums of the distances found are printed for both sides (they should agree). Each kernel language
 runs in a process of its own (``--warp-python``: an interpreter with warp-lang; without it only brickwork runs);
@@ -60,6 +61,7 @@ for size in sizes:
         key = f"{len(faces)} {constructor}"
         out["build " + key] = median_time(make, reps_here)
         mesh = make()
+        out["refit " + key] = median_time(mesh.refit, reps_here)
         out["query " + key] = median_time(lambda: wp.launch(closest, n, [mesh.id, qs, dist], device="cpu"),
                                            reps_here)
         out["dist " + key] = float(dist.numpy().astype(np.float64).sum())
@@ -87,13 +89,13 @@ def main(argv=None) -> int:
         return 1
     print(f"wp.Mesh builds on the CPU (median of {args.reps}, then of {args.rounds} interleaved rounds; "
           f"`python benchmarks/bench_mesh_build.py`)\n")
-    print("| triangles | constructor | build ms (brickwork / Warp) | Warp / brickwork | "
-          f"{args.points} queries ms (brickwork / Warp) | Warp / brickwork | distance sums |")
-    print("|---|---|---|---|---|---|---|")
+    print("| triangles | constructor | build ms (brickwork / Warp) | Warp / brickwork | refit ms (brickwork / Warp) | "
+          f"Warp / brickwork | {args.points} queries ms (brickwork / Warp) | Warp / brickwork | distance sums |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for key in [k[len("build "):] for k in mine if k.startswith("build ")]:
         tris, constructor = key.split()
         row = [tris, constructor]
-        for step in ("build", "query"):
+        for step in ("build", "refit", "query"):
             a, b = mine[f"{step} {key}"], theirs[f"{step} {key}"] if theirs else None
             row += [f"{a * 1e3:.2f} / {b * 1e3:.2f}", f"{b / a:.2f}"] if b else [f"{a * 1e3:.2f} / -", "-"]
         row.append(f"{mine[f'dist {key}']:.4f}" + (f" / {theirs[f'dist {key}']:.4f}" if theirs else ""))

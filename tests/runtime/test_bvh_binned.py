@@ -124,6 +124,36 @@ def test_the_binned_tree_is_numpys_node_for_node(seed, n, leaf_size, kind, speci
     np.testing.assert_array_equal(tree.hi_i[inner], tree.lo_i[inner] + 1)
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 300), leaf_size=st.integers(1, 4),
+       kind=st.sampled_from(["uniform", "ties"]), specials=st.lists(special, max_size=6), mesh=st.booleans())
+def test_the_builds_tables_are_the_numpy_bounds_bit_for_bit(seed, n, leaf_size, kind, specials, mesh):
+    # the build writes the item boxes (a mesh's: numpy's min and max over each triangle's corners) and the node
+    # bounds (numpy's minimum/maximum over each node's items, NaN wins) in its launch; the fourth word of each node
+    # is its first (last)
+    lo, hi = _boxes(kind, seed, n, specials)
+    if n <= leaf_size:
+        return
+    if mesh:  # n triangles over corner points lo, hi and their mean
+        rng = np.random.default_rng(seed)
+        pts = np.concatenate([lo, hi, (lo + hi) * np.float32(0.5)])
+        tris = rng.integers(0, len(pts), (n, 3)).astype(np.int32)
+        built = bvh_binned.build(n, leaf_size, points=wp.array(pts, dtype=wp.vec3),
+                                 indices=wp.array(tris.reshape(-1), dtype=wp.int32))
+        lo, hi = pts[tris].min(axis=1), pts[tris].max(axis=1)
+    else:
+        built = bvh_binned.build(n, leaf_size, lo, hi)
+    np.testing.assert_array_equal(built.item_lowers.view(np.uint32), lo.view(np.uint32))
+    np.testing.assert_array_equal(built.item_uppers.view(np.uint32), hi.view(np.uint32))
+    np.testing.assert_array_equal(built.order, bvh_binned.shape(lo, hi, leaf_size)[3])
+    tree = bvh.Tree.from_levels(built.first, built.last, built.parents, built.order, 0, built.ranges)
+    want_lo, want_hi = tree.bounds(lo, hi)
+    np.testing.assert_array_equal(built.node_lowers[:, :3].view(np.uint32), want_lo.view(np.uint32))
+    np.testing.assert_array_equal(built.node_uppers[:, :3].view(np.uint32), want_hi.view(np.uint32))
+    np.testing.assert_array_equal(built.node_lowers[:, 3].view(np.int32), built.first)
+    np.testing.assert_array_equal(built.node_uppers[:, 3].view(np.int32), built.last)
+
+
 @pytest.mark.parametrize("kind", ["uniform", "clustered", "skewed"])
 def test_the_binned_tree_costs_about_what_the_three_axis_tree_costs(kind):
     lo, hi = _data(kind, np.random.default_rng(3), 5000)

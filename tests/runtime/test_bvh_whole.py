@@ -1,6 +1,6 @@
-"""A tree of one group shaped in one launch (runtime/bvh_whole.py) is the level-by-level tree (``bvh.Tree``,
-itself checked against numpy in test_bvh_build.py and test_bvh_sah.py), node for node; the item lists' one-launch
-sort is numpy's stable argsort; ``shape_tree`` takes the one-launch form on one thread or for trees of at most
+"""A median tree of one group shaped in one launch (runtime/bvh_whole.py) is the level-by-level tree (``bvh.Tree``,
+itself checked against numpy in test_bvh_build.py), node for node; the item lists' one-launch sort is numpy's
+stable argsort; ``shape_tree`` takes the one-launch form on one thread or for trees of at most
 ``bvh_build.PARALLEL_MIN`` items, and the level-by-level one otherwise."""
 
 from unittest import mock
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import brickwork as wp
 from brickwork import config
-from brickwork.runtime import bvh, bvh_build, bvh_refit, bvh_sah, bvh_whole, mesh_winding
+from brickwork.runtime import bvh, bvh_build, bvh_refit, bvh_whole, mesh_winding
 
 special = st.sampled_from([np.nan, np.inf, -np.inf, -0.0, 0.0, 3e38, -3e38, 1e-45])
 
@@ -30,10 +30,8 @@ def _boxes(seed: int, n: int, ties: bool, specials: list) -> tuple:
         return lo, hi, (lo.astype(np.float64) + hi) * 0.5
 
 
-def _whole(centers, leaf_size: int, bounds) -> bvh.Tree:
-    n = len(centers)
-    lists = bvh_build.ItemLists(centers, renumber=bounds is not None and n >= bvh_sah.RENUMBER_MIN)
-    first, last, parents, order, ranges = bvh_whole.shape(lists, leaf_size, bounds)
+def _whole(centers, leaf_size: int) -> bvh.Tree:
+    first, last, parents, order, ranges = bvh_whole.shape(bvh_build.ItemLists(centers), leaf_size)
     return bvh.Tree.from_levels(first, last, parents, order, len(ranges) - 1, ranges)
 
 
@@ -48,26 +46,23 @@ def _assert_same_tree(a: bvh.Tree, b: bvh.Tree) -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 300), leaf_size=st.integers(1, 5), sah=st.booleans(),
-       ties=st.booleans(), specials=st.lists(special, max_size=8))
-def test_the_one_launch_tree_is_the_level_by_level_tree(seed, n, leaf_size, sah, ties, specials):
-    lo, hi, centers = _boxes(seed, n, ties, specials)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 300), leaf_size=st.integers(1, 5), ties=st.booleans(),
+       specials=st.lists(special, max_size=8))
+def test_the_one_launch_tree_is_the_level_by_level_tree(seed, n, leaf_size, ties, specials):
+    _, _, centers = _boxes(seed, n, ties, specials)
     if n <= leaf_size:
         return
-    bounds = (lo, hi) if sah else None
-    _assert_same_tree(_whole(centers, leaf_size, bounds), bvh.Tree(centers, leaf_size, None, bounds))
+    _assert_same_tree(_whole(centers, leaf_size), bvh.Tree(centers, leaf_size))
 
 
-@pytest.mark.parametrize("sah", [True, False])
-def test_a_large_renumbered_tree_is_the_same_in_one_launch(sah):
+def test_a_large_tree_is_the_same_in_one_launch():
     rng = np.random.default_rng(3)
-    n = bvh_sah.RENUMBER_MIN + 1000  # a SAH tree over the items in Morton order
+    n = 40_000
     lo = rng.random((n, 3), dtype=np.float32)
     lo[::7, 0] = 0.5  # ties along one axis
     hi = lo + rng.random((n, 3), dtype=np.float32) * np.float32(0.01)
     centers = (lo.astype(np.float64) + hi) * 0.5
-    bounds = (lo, hi) if sah else None
-    _assert_same_tree(_whole(centers, 2, bounds), bvh.Tree(centers, 2, None, bounds))
+    _assert_same_tree(_whole(centers, 2), bvh.Tree(centers, 2))
 
 
 def test_the_one_launch_sort_is_numpys_stable_argsort_of_the_keys():

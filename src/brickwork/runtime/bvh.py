@@ -33,7 +33,7 @@ from ..types.array_constructors import empty, wrap_numpy
 from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import float32, int32, uint8
-from . import bvh_binned, bvh_build, bvh_lbvh, bvh_refit, bvh_sah, bvh_whole, live_ids
+from . import bvh_binned, bvh_build, bvh_lbvh, bvh_linear, bvh_refit, bvh_sah, bvh_whole, live_ids
 from .launch import _thread_count, launch_on_cpu, launcher
 
 #: The descriptor the kernels read (``bw::bvh_data``); the first fields have the order of Warp's host header, then
@@ -46,6 +46,8 @@ DESCRIPTOR = np.dtype([("node_lowers", "<u8"), ("node_uppers", "<u8"), ("node_pa
 assert DESCRIPTOR.itemsize == 96
 CONSTRUCTORS = ("sah", "median", "lbvh")
 MAX_ITEMS = 2**31 - 1
+#: An lbvh tree of at most this many items is built on the CPU in one launch on one thread (``bvh_linear``)
+LINEAR_MAX = bvh_build.PARALLEL_MIN
 
 
 class BvhError(BrickworkError, RuntimeError, ValueError):
@@ -147,9 +149,6 @@ class Tree:
         self.parents = np.concatenate(parents).astype(np.int32)
         self.levels = levels
         self.max_depth = max_depth
-        leaf = self.lo_i < 0
-        self.leaves = np.flatnonzero(leaf)
-        self.leaf_starts = -(self.lo_i[leaf].astype(np.int64) + 1)
 
     @classmethod
     def from_levels(cls, first: np.ndarray, last: np.ndarray, parents: np.ndarray, order: np.ndarray,
@@ -164,10 +163,17 @@ class Tree:
         tree.parents = np.asarray(parents, np.int32)
         tree._ranges = ranges  # its levels when asked (a host refit does not ask)
         tree.max_depth = max_depth
-        leaf = tree.lo_i < 0
-        tree.leaves = np.flatnonzero(leaf)
-        tree.leaf_starts = -(tree.lo_i[leaf].astype(np.int64) + 1)
         return tree
+
+    @functools.cached_property
+    def leaves(self) -> np.ndarray:
+        """The ids of the leaves (int64, ascending; a tree of ``from_levels``: when asked)."""
+        return np.flatnonzero(self.lo_i < 0)
+
+    @functools.cached_property
+    def leaf_starts(self) -> np.ndarray:
+        """The first item position of each leaf of ``leaves`` (int64)."""
+        return -(self.lo_i[self.leaves].astype(np.int64) + 1)
 
     @functools.cached_property
     def levels(self) -> list:
@@ -304,7 +310,7 @@ class TreeStorage:
         host = np.ascontiguousarray(host)
         if self.device.is_cpu:
             table = host
-            address = int(table.ctypes.data) if table.size else 0
+            address = table.__array_interface__["data"][0] if table.size else 0  # .ctypes costs microseconds
         else:
             raw = host.reshape(-1).view(np.uint8)
             old = self.tables.get(name)
@@ -347,17 +353,17 @@ def build_tree(storage: TreeStorage, lowers: np.ndarray, uppers: np.ndarray, lea
     """A new tree over the boxes ``lowers``/``uppers`` ((n, 3) float32), with ``groups`` (an int32 array or
     None), written to ``storage``: a SAH tree for ``constructor`` "sah", else the median split ("median", and
     "lbvh" with groups or no items), or for "lbvh" the linear BVH (``linear_tree``)."""
+    one_launch = one_launch_build(storage.device, constructor, groups, len(lowers), leaf_size)
+    if one_launch is not None:  # the tree, its tables and bounds in a launch
+        return write_built(storage, one_launch(len(lowers), leaf_size, lowers, uppers))
     if constructor == "lbvh" and groups is None and 1 <= len(lowers) < bvh_lbvh.MAX_ITEMS:
         tree = linear_tree(lowers, uppers, leaf_size)
         write_tree(storage, tree, lowers, uppers, structure=True)
         return tree
-    if constructor == "sah" and groups is None and len(lowers) > leaf_size:  # binned: no centres to compute here
-        tree = binned_tree(lowers, uppers, leaf_size)
-    else:
-        with np.errstate(invalid="ignore", over="ignore"):  # -inf + inf: a NaN centre
-            centers = (lowers.astype(np.float64) + uppers) * 0.5
-        tree = shape_tree(centers, leaf_size, None if groups is None else groups.numpy(),
-                          (lowers, uppers) if constructor == "sah" else None)
+    with np.errstate(invalid="ignore", over="ignore"):  # -inf + inf: a NaN centre
+        centers = (lowers.astype(np.float64) + uppers) * 0.5
+    tree = shape_tree(centers, leaf_size, None if groups is None else groups.numpy(),
+                      (lowers, uppers) if constructor == "sah" else None)
     write_tree(storage, tree, lowers, uppers, structure=True)
     return tree
 
@@ -365,21 +371,47 @@ def build_tree(storage: TreeStorage, lowers: np.ndarray, uppers: np.ndarray, lea
 def binned_tree(lowers: np.ndarray, uppers: np.ndarray, leaf_size: int) -> Tree:
     """The SAH tree without groups over the boxes ``lowers``/``uppers`` ((n, 3) float32, more than ``leaf_size``):
     ``bvh_binned``'s."""
-    first, last, parents, order, ranges = bvh_binned.shape(lowers, uppers, leaf_size)
-    return Tree.from_levels(first, last, parents, order, len(ranges) - 1, ranges)
+    return _binned(bvh_binned.build(len(lowers), leaf_size, lowers, uppers))
+
+
+def _binned(built) -> Tree:
+    return Tree.from_levels(built.first, built.last, built.parents, built.order, len(built.ranges) - 1, built.ranges)
+
+
+def one_launch_build(device, constructor: str, groups, n: int, leaf_size: int):
+    """The build in one launch of the tree over ``n`` items, if it has one: on the CPU without groups,
+    ``bvh_binned.build`` for a SAH tree of more than ``leaf_size`` items, ``bvh_linear.build`` for an lbvh tree of
+    1 to ``LINEAR_MAX`` items (above, ``bvh_lbvh``'s launches share the work among threads); else None."""
+    if not device.is_cpu or groups is not None:
+        return None
+    if constructor == "sah" and n > leaf_size:
+        return bvh_binned.build
+    if constructor == "lbvh" and 1 <= n <= LINEAR_MAX:
+        return bvh_linear.build
+    return None
+
+
+def write_built(storage: TreeStorage, built) -> Tree:
+    """The tree of a one-launch build (``one_launch_build``; ``built``: its tables, bounds and all), written to
+    ``storage``."""
+    tree = _binned(built)
+    for name in ("node_lowers", "node_uppers", "item_lowers", "item_uppers"):
+        storage.put(name, getattr(built, name))
+    _write_structure(storage, tree, len(built.order))
+    return tree
 
 
 def shape_tree(centers: np.ndarray, leaf_size: int, groups: np.ndarray | None, bounds: tuple | None) -> Tree:
     """A SAH tree (``bounds`` given) without groups: ``bvh_binned``'s. Otherwise ``Tree(centers, leaf_size,
-    groups, bounds)``; a tree of one group is shaped in one launch on one thread (``bvh_whole``, the same tree),
-    unless it has more than ``bvh_build.PARALLEL_MIN`` items and several threads to build it level by level."""
+    groups, bounds)``; a median tree of one group is shaped in one launch on one thread (``bvh_whole``, the same
+    tree), unless it has more than ``bvh_build.PARALLEL_MIN`` items and several threads to build it level by
+    level."""
     n = len(centers)
     if groups is None and n > leaf_size and bounds is not None:  # SAH: binned, partitioned in place
         return binned_tree(*bounds, leaf_size)
     if groups is not None or n <= leaf_size or n > bvh_build.PARALLEL_MIN and _thread_count() > 1:
         return Tree(centers, leaf_size, groups, bounds)
-    lists = bvh_build.ItemLists(centers, renumber=bounds is not None and n >= bvh_sah.RENUMBER_MIN)
-    first, last, parents, order, ranges = bvh_whole.shape(lists, leaf_size, bounds)
+    first, last, parents, order, ranges = bvh_whole.shape(bvh_build.ItemLists(centers), leaf_size)
     return Tree.from_levels(first, last, parents, order, len(ranges) - 1, ranges)
 
 
@@ -387,7 +419,6 @@ def write_tree(storage: TreeStorage, tree: Tree, lowers: np.ndarray, uppers: np.
                structure: bool) -> None:
     """Point the descriptor's ``bvh_data`` (its first record field, or the record itself) at the tree's
     tables: all of them after a build (``structure``), the bounds only after a refit."""
-    d = storage.descriptor
     compiled = storage.device.is_cpu and len(lowers) > 0  # bounds in place, with compiled kernels
     if structure or not compiled:
         if compiled:
@@ -405,16 +436,24 @@ def write_tree(storage: TreeStorage, tree: Tree, lowers: np.ndarray, uppers: np.
         bvh_refit.refit(tree, *(wrap_numpy(storage.tables[name], float32)
                                 for name in ("item_lowers", "item_uppers", "node_lowers", "node_uppers")))
     if structure:
-        storage.put("node_parents", tree.parents)
-        storage.put("primitive_indices", tree.order.astype(np.int32))
-        storage.put("group_ids", tree.group_ids)
-        storage.put("group_roots", tree.group_roots)
-        d["num_groups"] = len(tree.group_ids)
-        d["node_counts"] = 0
-        d["max_depth"] = tree.max_depth
-        d["max_nodes"] = tree.num_nodes
-        d["num_nodes"] = tree.num_nodes
-        d["num_items"] = len(lowers)
+        _write_structure(storage, tree, len(lowers))
+    else:
+        storage.upload()
+
+
+def _write_structure(storage: TreeStorage, tree: Tree, n: int) -> None:
+    """The tree's parents, item order and groups, and the descriptor's counts (then uploaded)."""
+    d = storage.descriptor
+    storage.put("node_parents", tree.parents)
+    storage.put("primitive_indices", np.asarray(tree.order, np.int32))
+    storage.put("group_ids", tree.group_ids)
+    storage.put("group_roots", tree.group_roots)
+    d["num_groups"] = len(tree.group_ids)
+    d["node_counts"] = 0
+    d["max_depth"] = tree.max_depth
+    d["max_nodes"] = tree.num_nodes
+    d["num_nodes"] = tree.num_nodes
+    d["num_items"] = n
     storage.upload()
 
 

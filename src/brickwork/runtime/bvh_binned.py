@@ -29,14 +29,16 @@ from ..lang.kernel import kernel
 from ..types.array_constructors import wrap_numpy
 from ..types.arrays import array, array2d
 from ..types.composite import vector
-from ..types.scalars import float32, float64, int32
-from .bvh_sah import _area, _center, child_budget
+from ..types.scalars import float32, float64, int32, int64
+from .bvh_refit import _lower, _upper
+from .bvh_sah import _area, child_budget
 from .launch import launch_on_cpu
 
 _isfinite = _FUNCTIONS["isfinite"]
 _vec3 = vector(3, float32)
 #: Bins along the split axis (Warp's CPU build: 16)
 BINS = 32
+_costs = vector(BINS, float64)
 #: At most this many levels (a SAH tree has at most ``bvh_sah.MAX_DEPTH`` + 1)
 MAX_LEVELS = 64
 _MAX_COUNT = 2**31 - 1
@@ -45,6 +47,17 @@ _NO_COST = 1.0e300  # above any finite cost (areas below 1e78, counts below 2^31
 # or a leaf's item range) and parent; the bins' counts, then the levels' ends (at BINS + level)
 ORDER, BIN_OF, FIRST, LAST, PARENTS, COUNTS = range(6)
 LEVEL_ENDS = COUNTS
+# The kernel's float table, one array (a wrapped launch argument costs microseconds): the boxes by position, 8
+# floats each (lower, upper, 2 unused: a box in 32 bytes), then the bins' boxes (rows n to n + BINS), then the item
+# lowers and uppers ((n, 3) each: the tree's item tables), then the node lowers and uppers (4 floats a node, at most
+# 2n - 1 nodes: the tree's node tables, their fourth float left to the caller)
+_ROW = 8
+
+
+@func
+def _at(f: array(dtype=float32), row: int32, c: int32):
+    # index of float c of box row ``row`` (64-bit: 8 floats a row pass int32 at 2^28 rows)
+    return int64(row) * int64(_ROW) + int64(c)
 
 
 # Bounds grow by selects, not branches (which of two bounds is lower is a coin toss: a mispredicted branch costs
@@ -60,28 +73,38 @@ def _high(a: float32, b: float32):
 
 
 @func
-def _grow(bins: array2d(dtype=float32), b: int32, boxes: array2d(dtype=float32), p: int32):
-    # bin b's box (lower x y z, upper x y z) grown by the box at position p
+def _center(f: array(dtype=float32), p: int32, axis: int32):
+    # the float32 centre of the box at position p (in float64, rounded once: as bvh.build_tree's centres)
+    at = _at(f, p, axis)
+    return float32((float64(f[at]) + float64(f[at + int64(3)])) * float64(0.5))
+
+
+@func
+def _grow(f: array(dtype=float32), b: int32, p: int32):
+    # box row b (a bin's) grown by the box at position p
+    to = _at(f, b, 0)
+    at = _at(f, p, 0)
     for c in range(3):
-        bins[b, c] = _low(boxes[p, c], bins[b, c])
-        bins[b, 3 + c] = _high(boxes[p, 3 + c], bins[b, 3 + c])
+        f[to + int64(c)] = _low(f[at + int64(c)], f[to + int64(c)])
+        f[to + int64(3 + c)] = _high(f[at + int64(3 + c)], f[to + int64(3 + c)])
 
 
 @func
-def _bin_lower(bins: array2d(dtype=float32), b: int32):
-    return _vec3(bins[b, 0], bins[b, 1], bins[b, 2])
+def _box_lower(f: array(dtype=float32), b: int32):
+    at = _at(f, b, 0)
+    return _vec3(f[at], f[at + int64(1)], f[at + int64(2)])
 
 
 @func
-def _bin_upper(bins: array2d(dtype=float32), b: int32):
-    return _vec3(bins[b, 3], bins[b, 4], bins[b, 5])
+def _box_upper(f: array(dtype=float32), b: int32):
+    at = _at(f, b, 3)
+    return _vec3(f[at], f[at + int64(1)], f[at + int64(2)])
 
 
 @func
-def _choose(s: int32, e: int32, budget: int32, boxes: array2d(dtype=float32), ints: array2d(dtype=int32),
-            cost_left: array(dtype=float64)):
+def _choose(s: int32, e: int32, budget: int32, base: int32, f: array(dtype=float32), ints: array2d(dtype=int32)):
     # the first bin of the second child (ints[BIN_OF, p] holds each position's bin), or -1: no candidate.
-    # boxes[p]: the box of the item at position p; boxes[base + b]: bin b's box
+    # Box row p: the box of the item at position p; row base + b: bin b's box
     lx = float32(np.inf)
     ly = float32(np.inf)
     lz = float32(np.inf)
@@ -89,9 +112,9 @@ def _choose(s: int32, e: int32, budget: int32, boxes: array2d(dtype=float32), in
     hy = float32(-np.inf)
     hz = float32(-np.inf)
     for p in range(s, e):  # the centres' bounds; a NaN centre compares false and is left out
-        x = _center(boxes, p, 0)
-        y = _center(boxes, p, 1)
-        z = _center(boxes, p, 2)
+        x = _center(f, p, 0)
+        y = _center(f, p, 1)
+        z = _center(f, p, 2)
         lx = _low(x, lx)
         hx = _high(x, hx)
         ly = _low(y, ly)
@@ -120,36 +143,37 @@ def _choose(s: int32, e: int32, budget: int32, boxes: array2d(dtype=float32), in
         return int32(-1)
     count = e - s
     nb = min(count, int32(BINS))
-    base = boxes.shape[0] - BINS
     scale = float32(nb) / best_extent
     if not _isfinite(scale):
         return int32(-1)
     for b in range(nb):
+        at = _at(f, base + b, 0)
         for c in range(3):
-            boxes[base + b, c] = float32(np.inf)
-            boxes[base + b, 3 + c] = float32(-np.inf)
+            f[at + int64(c)] = float32(np.inf)
+            f[at + int64(3 + c)] = float32(-np.inf)
         ints[COUNTS, b] = int32(0)
     top = nb - 1
     for p in range(s, e):
-        x = (_center(boxes, p, axis) - low) * scale
+        x = (_center(f, p, axis) - low) * scale
         b = top
         if x < float32(top):  # NaN compares false: the last bin
             b = max(int32(x), int32(0))
         ints[BIN_OF, p] = b
         ints[COUNTS, b] = ints[COUNTS, b] + 1
-        _grow(boxes, base + b, boxes, p)
+        _grow(f, base + b, p)
     # from the first bin on: the cost of the items before each boundary
-    lo = _bin_lower(boxes, base + 0)
-    hi = _bin_upper(boxes, base + 0)
+    cost_left = _costs()
+    lo = _box_lower(f, base)
+    hi = _box_upper(f, base)
     below = ints[COUNTS, 0]
     for b in range(1, nb):
         cost_left[b] = _area(lo, hi) * float64(below)
-        lo = min(lo, _bin_lower(boxes, base + b))
-        hi = max(hi, _bin_upper(boxes, base + b))
+        lo = min(lo, _box_lower(f, base + b))
+        hi = max(hi, _box_upper(f, base + b))
         below = below + ints[COUNTS, b]
     # from the last bin back: the whole cost at each boundary with items on both sides, within the budget
-    lo = _bin_lower(boxes, base + top)
-    hi = _bin_upper(boxes, base + top)
+    lo = _box_lower(f, base + top)
+    hi = _box_upper(f, base + top)
     above = int32(0)
     best = float64(_NO_COST)
     split = int32(-1)
@@ -162,13 +186,13 @@ def _choose(s: int32, e: int32, budget: int32, boxes: array2d(dtype=float32), in
             if cost <= best:
                 best = cost
                 split = b
-        lo = min(lo, _bin_lower(boxes, base + b - 1))
-        hi = max(hi, _bin_upper(boxes, base + b - 1))
+        lo = min(lo, _box_lower(f, base + b - 1))
+        hi = max(hi, _box_upper(f, base + b - 1))
     return split
 
 
 @func
-def _partition(s: int32, e: int32, split: int32, boxes: array2d(dtype=float32), ints: array2d(dtype=int32)):
+def _partition(s: int32, e: int32, split: int32, f: array(dtype=float32), ints: array2d(dtype=int32)):
     # the positions of bins below split to the front, their items and boxes with them, in place; returns the
     # first position of the rest
     i = s
@@ -183,19 +207,47 @@ def _partition(s: int32, e: int32, split: int32, boxes: array2d(dtype=float32), 
             b = ints[BIN_OF, i]
             ints[BIN_OF, i] = ints[BIN_OF, j]
             ints[BIN_OF, j] = b
+            at_i = _at(f, i, 0)
+            at_j = _at(f, j, 0)
             for c in range(6):
-                x = boxes[i, c]
-                boxes[i, c] = boxes[j, c]
-                boxes[j, c] = x
+                x = f[at_i + int64(c)]
+                f[at_i + int64(c)] = f[at_j + int64(c)]
+                f[at_j + int64(c)] = x
             j = j - 1
     return i
 
 
-@kernel(enable_backward=False)
-def _shape(n: int32, leaf_size: int32, boxes: array2d(dtype=float32), ints: array2d(dtype=int32),
-           cost_left: array(dtype=float64)):
-    # one thread: the whole tree. ints[LEVEL_ENDS, BINS + d]: the end of level d's ids; at MAX_LEVELS - 1: the
-    # levels
+@func
+def link_children(node: int32, count: int32, s: int32, mid: int32, e: int32, ints: array2d(dtype=int32),
+                  first: int32):
+    # node's children are count and count + 1, over positions [s, mid) and [mid, e); rows first, first + 1 and
+    # first + 2 of ints hold each node's first, last and parent. Returns the nodes made so far
+    ints[first, node] = count
+    ints[first + 1, node] = count + 1
+    ints[first, count] = s
+    ints[first + 1, count] = mid
+    ints[first, count + 1] = mid
+    ints[first + 1, count + 1] = e
+    ints[first + 2, count] = node
+    ints[first + 2, count + 1] = node
+    return count + 2
+
+
+@func
+def join_nodes(node: int32, a: int32, b: int32, f: array(dtype=float32), lowers: int64, uppers: int64):
+    # node's bounds from its children a and b's, in the node tables of f (4 floats a node) at lowers and uppers
+    out = int64(4) * int64(node)
+    at_a = int64(4) * int64(a)
+    at_b = int64(4) * int64(b)
+    for c in range(3):
+        f[lowers + out + int64(c)] = _lower(f[lowers + at_a + int64(c)], f[lowers + at_b + int64(c)])
+        f[uppers + out + int64(c)] = _upper(f[uppers + at_a + int64(c)], f[uppers + at_b + int64(c)])
+
+
+@func
+def _shape_tree(n: int32, leaf_size: int32, f: array(dtype=float32), ints: array2d(dtype=int32)):
+    # the whole tree over the boxes in rows 0..n of f; returns the number of nodes.
+    # ints[LEVEL_ENDS, BINS + d]: the end of level d's ids; at MAX_LEVELS - 1: the levels
     for i in range(n):
         ints[ORDER, i] = i
     ints[FIRST, 0] = 0
@@ -213,42 +265,145 @@ def _shape(n: int32, leaf_size: int32, boxes: array2d(dtype=float32), ints: arra
             if e - s <= leaf_size:
                 ints[FIRST, node] = -(s + 1)
             else:
-                split = _choose(s, e, budget, boxes, ints, cost_left)
+                split = _choose(s, e, budget, n, f, ints)
                 mid = s + (e - s) // 2
                 if split >= 0:
-                    mid = _partition(s, e, split, boxes, ints)
-                ints[FIRST, node] = count
-                ints[LAST, node] = count + 1
-                ints[FIRST, count] = s
-                ints[LAST, count] = mid
-                ints[FIRST, count + 1] = mid
-                ints[LAST, count + 1] = e
-                ints[PARENTS, count] = node
-                ints[PARENTS, count + 1] = node
-                count = count + 2
+                    mid = _partition(s, e, split, f, ints)
+                count = link_children(node, count, s, mid, e, ints, FIRST)
         ints[LEVEL_ENDS, BINS + level] = end
         level = level + 1
         begin = end
         end = count
     ints[LEVEL_ENDS, BINS + MAX_LEVELS - 1] = level
+    return end
+
+
+@func
+def _node_bounds(n: int32, nodes: int32, f: array(dtype=float32), ints: array2d(dtype=int32)):
+    # each node's bounds into the node tables, children before parents (descending ids): a leaf's over its boxes
+    # in position order, an inner node's from its children's, combined as bvh_refit's (numpy's minimum/maximum)
+    lowers = int64(n + BINS) * int64(_ROW) + int64(6) * int64(n)
+    uppers = lowers + int64(4) * int64(2 * n)
+    for k in range(nodes):
+        node = nodes - 1 - k
+        out = int64(4) * int64(node)
+        first = ints[FIRST, node]
+        last = ints[LAST, node]
+        if first < 0:
+            start = -(first + 1)
+            for c in range(3):
+                at = _at(f, start, c)
+                lo = f[at]
+                hi = f[at + int64(3)]
+                for p in range(start + 1, last):
+                    at = _at(f, p, c)
+                    lo = _lower(lo, f[at])
+                    hi = _upper(hi, f[at + int64(3)])
+                f[lowers + out + int64(c)] = lo
+                f[uppers + out + int64(c)] = hi
+        else:
+            join_nodes(node, first, last, f, lowers, uppers)
+
+
+@func
+def triangle_boxes(n: int32, points: array(dtype=_vec3), indices: array(dtype=int32), f: array(dtype=float32),
+                   lowers: int64, uppers: int64):
+    # the boxes of a mesh's n triangles into the (n, 3) tables of f at lowers and uppers: each one's corners folded
+    # in order, as bvh_refit's (numpy's min and max over them)
+    for t in range(n):
+        at = int64(3) * int64(t)
+        p = points[indices[at]]
+        q = points[indices[at + int64(1)]]
+        r = points[indices[at + int64(2)]]
+        for c in range(3):
+            f[lowers + at + int64(c)] = _lower(_lower(p[c], q[c]), r[c])
+            f[uppers + at + int64(c)] = _upper(_upper(p[c], q[c]), r[c])
+
+
+@kernel(enable_backward=False)
+def _build(n: int32, leaf_size: int32, points: array(dtype=_vec3), indices: array(dtype=int32),
+           f: array(dtype=float32), ints: array2d(dtype=int32)):
+    # one thread: the item boxes (a mesh's triangles' into the item tables; else already there), copied to the box
+    # rows; the tree; the nodes' bounds
+    items = int64(n + BINS) * int64(_ROW)
+    uppers = items + int64(3) * int64(n)
+    if indices.shape[0] > 0:
+        triangle_boxes(n, points, indices, f, items, uppers)
+    for t in range(n):
+        at = int64(3) * int64(t)
+        row = _at(f, t, 0)
+        for c in range(3):
+            f[row + int64(c)] = f[items + at + int64(c)]
+            f[row + int64(3 + c)] = f[uppers + at + int64(c)]
+    nodes = _shape_tree(n, min(leaf_size, int32(_MAX_COUNT)), f, ints)
+    _node_bounds(n, nodes, f, ints)
+
+
+class Built:
+    """A tree built in one launch (``build``, ``bvh_linear.build``): its nodes' ``first``, ``last`` and ``parents``
+    (int32, by node id), its item ``order`` (int32), the ``(first, end)`` ids of each level (``ranges``, root
+    first), as ``bvh.Tree.from_levels`` takes them; and the tree's tables: the item boxes
+    ``item_lowers``/``item_uppers`` ((n, 3) float32) and the node bounds ``node_lowers``/``node_uppers`` ((nodes, 4)
+    float32, as ``bw::bvh_node_half``: the fourth word is each node's first (last), int32)."""
+
+    def __init__(self, f: np.ndarray, items: int, nodes: int, ints: np.ndarray, rows: tuple, ends: list):
+        # f: the float table, its item tables at items, its node tables at nodes (2n rows of 4 each); ints: the int
+        # table, rows (first, last, parents, order); ends: each level's end
+        n = (nodes - items) // 6
+        num_nodes = ends[-1]
+        self.ranges = list(zip([0] + ends[:-1], ends))
+        # copies: the tree keeps them, not the whole tables
+        self.first, self.last, self.parents = (ints[row, :num_nodes].copy() for row in rows[:3])
+        self.order = ints[rows[3], :n].copy()
+        self.item_lowers = f[items:items + 3 * n].reshape(n, 3).copy()
+        self.item_uppers = f[items + 3 * n:nodes].reshape(n, 3).copy()
+        self.node_lowers, self.node_uppers = (f[at:at + 4 * num_nodes].reshape(num_nodes, 4).copy()
+                                              for at in (nodes, nodes + 8 * n))
+        self.node_lowers.view(np.int32)[:, 3] = self.first
+        self.node_uppers.view(np.int32)[:, 3] = self.last
+
+
+def item_tables(n: int, at: int, lowers: np.ndarray | None, uppers: np.ndarray | None, points: array | None,
+                indices: array | None) -> tuple:
+    """The float table of a one-launch build over n items (``build``'s, ``bvh_linear.build``'s): ``at`` floats of
+    the build's own, then the (n, 3) item tables (the boxes ``lowers``/``uppers`` copied there, unless a mesh's
+    ``points`` and ``indices`` give them in the launch), then the node tables (2n rows of 4 floats each); and the
+    ``points`` and ``indices`` to launch with (empty for boxes)."""
+    f = np.empty(at + 6 * n + 16 * n, np.float32)
+    if points is None:
+        f[at:at + 3 * n].reshape(n, 3)[...] = lowers
+        f[at + 3 * n:at + 6 * n].reshape(n, 3)[...] = uppers
+        points, indices = _no_triangles()
+    return f, points, indices
+
+
+_NO_POINTS = None
+
+
+def _no_triangles() -> tuple:
+    global _NO_POINTS
+    if _NO_POINTS is None:  # empty arrays for a tree over boxes, made once
+        _NO_POINTS = (wrap_numpy(np.zeros((0, 3), np.float32), _vec3), wrap_numpy(np.zeros(0, np.int32), int32))
+    return _NO_POINTS
+
+
+def build(n: int, leaf_size: int, lowers: np.ndarray | None = None, uppers: np.ndarray | None = None,
+          points: array | None = None, indices: array | None = None) -> Built:
+    """The SAH tree over ``n`` > ``leaf_size`` items: the boxes ``lowers``/``uppers`` ((n, 3) float32), or the
+    triangles of a mesh's ``points`` (vec3f) and ``indices`` (int32, in range), in one launch on one thread."""
+    # one float table and one int table (one launch argument each: a wrapped argument costs microseconds, much of
+    # a small tree's build); int rows: first, last, parents of at most 2n - 1 nodes
+    items = (n + BINS) * _ROW
+    f, points, indices = item_tables(n, items, lowers, uppers, points, indices)
+    ints = np.empty((6, max(2 * n, BINS + MAX_LEVELS)), np.int32)
+    launch_on_cpu(_build, 1, n, min(leaf_size, _MAX_COUNT), points, indices, wrap_numpy(f, float32),
+                  wrap_numpy(ints, int32))
+    level_ends = ints[LEVEL_ENDS, BINS:BINS + MAX_LEVELS]
+    return Built(f, items, items + 6 * n, ints, (FIRST, LAST, PARENTS, ORDER), level_ends[:level_ends[-1]].tolist())
 
 
 def shape(lowers: np.ndarray, uppers: np.ndarray, leaf_size: int) -> tuple:
     """The SAH tree over the items with boxes ``lowers``/``uppers`` ((n, 3) float32, more than ``leaf_size`` of
-    them): its ``first``, ``last`` and ``parents`` (int32, by node id), its item order (int32) and the
-    ``(first, end)`` ids of each level, root first, as ``bvh.Tree.from_levels`` takes them."""
-    n = len(lowers)
-    # the boxes by position (moved with their items), 32 bytes each, then the bins' boxes; the int tables in one
-    # array (one launch argument each: a wrapped argument costs microseconds, much of a small tree's build)
-    boxes = np.empty((n + BINS, 8), np.float32)
-    boxes[:n, :3], boxes[:n, 3:6] = lowers, uppers
-    ints = np.empty((6, max(2 * n, BINS + MAX_LEVELS)), np.int32)  # first, last, parents: at most 2n - 1 nodes
-    launch_on_cpu(_shape, 1, n, min(leaf_size, _MAX_COUNT), wrap_numpy(boxes, float32), wrap_numpy(ints, int32),
-                  wrap_numpy(np.empty(BINS + 1, np.float64), float64))
-    level_ends = ints[LEVEL_ENDS, BINS:BINS + MAX_LEVELS]
-    levels = int(level_ends[-1])
-    ends = level_ends[:levels].tolist()
-    num_nodes = ends[-1]
-    ranges = list(zip([0] + ends[:-1], ends))
-    # copies: the tree keeps them, not the whole table
-    return (*(ints[row, :num_nodes].copy() for row in (FIRST, LAST, PARENTS)), ints[ORDER, :n].copy(), ranges)
+    them): ``build``'s ``first``, ``last``, ``parents``, ``order`` and ``ranges``."""
+    b = build(len(lowers), leaf_size, lowers, uppers)
+    return b.first, b.last, b.parents, b.order, b.ranges

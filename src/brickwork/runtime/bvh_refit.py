@@ -114,11 +114,10 @@ def _boxes(lowers: array(dtype=_vec3), uppers: array(dtype=_vec3), item_lowers: 
         item_uppers[i, c] = uppers[i][c]
 
 
-@kernel(enable_backward=False)
-def _triangles(points: array(dtype=_vec3), indices: array(dtype=int32), item_lowers: array2d(dtype=float32),
-               item_uppers: array2d(dtype=float32)):
-    # a triangle's box, its corners folded in order as numpy's min/max over them (``Mesh._bounds``)
-    f = _tid()
+@func
+def _triangle(f: int32, points: array(dtype=_vec3), indices: array(dtype=int32), item_lowers: array2d(dtype=float32),
+              item_uppers: array2d(dtype=float32)):
+    # triangle f's box, its corners folded in order as numpy's min/max over them (``Mesh._bounds``)
     at = int64(3) * int64(f)  # 64-bit: 3 * f overflows int32 past 715 million triangles
     p = points[indices[at]]
     q = points[indices[at + int64(1)]]
@@ -126,6 +125,44 @@ def _triangles(points: array(dtype=_vec3), indices: array(dtype=int32), item_low
     for c in range(3):
         item_lowers[f, c] = _lower(_lower(p[c], q[c]), r[c])
         item_uppers[f, c] = _upper(_upper(p[c], q[c]), r[c])
+
+
+@kernel(enable_backward=False)
+def _triangles(points: array(dtype=_vec3), indices: array(dtype=int32), item_lowers: array2d(dtype=float32),
+               item_uppers: array2d(dtype=float32)):
+    _triangle(_tid(), points, indices, item_lowers, item_uppers)
+
+
+@kernel(enable_backward=False)
+def _mesh(points: array(dtype=_vec3), indices: array(dtype=int32), first: array(dtype=int32),
+          last: array(dtype=int32), order: array(dtype=int32), item_lowers: array2d(dtype=float32),
+          item_uppers: array2d(dtype=float32), node_lowers: array2d(dtype=float32),
+          node_uppers: array2d(dtype=float32), status: array(dtype=int32)):
+    # one thread, a small mesh's whole refit: its indices checked (status 1 and nothing written if one is out of
+    # range), its triangles' boxes, then its nodes in descending id order (children before their parents)
+    count = points.shape[0]
+    for k in range(indices.shape[0]):
+        if indices[k] < 0 or indices[k] >= count:
+            status[0] = 1
+            return
+    status[0] = 0
+    for f in range(indices.shape[0] // 3):
+        _triangle(f, points, indices, item_lowers, item_uppers)
+    nodes = first.shape[0]
+    for k in range(nodes):
+        node = nodes - 1 - k
+        if first[node] < 0:
+            _leaf(node, first, last, order, item_lowers, item_uppers, node_lowers, node_uppers)
+        else:
+            _join(node, first, last, node_lowers, node_uppers)
+
+
+def refit_mesh(plan: tuple, points: array, indices: array) -> bool:
+    """A mesh's refit in one launch on one thread (a mesh of at most ``ONE_LAUNCH`` triangles): ``plan`` (made
+    once per tree: its ``first``, ``last``, ``order``, the item and node tables as for ``refit``, and a one-int
+    status array). False, with nothing written, if an index is out of range of ``points``."""
+    launch_on_cpu(_mesh, 1, points, indices, *plan)
+    return plan[-1].numpy()[0] == 0
 
 
 def refit(tree, lowers: array, uppers: array, node_lowers: array, node_uppers: array) -> None:

@@ -30,7 +30,9 @@ from .bvh import (
     check_groups,
     check_leaf_size,
     on_device,
+    one_launch_build,
     refit_on_device,
+    write_built,
     write_tree,
 )
 
@@ -107,7 +109,7 @@ class Mesh:
         # the triangles (the host's bounds of a device mesh read them; on the CPU only their count: a view, not a
         # copy of a million triangles' indices)
         self._tris = idx.reshape(-1, 3) if self.device.is_cpu else idx.astype(np.int64).reshape(-1, 3)
-        self._tree = None
+        self._tree = self._refit_plan = None
         self._write_arrays()
         self._build()
         self.id = self._storage.address
@@ -142,9 +144,14 @@ class Mesh:
         bvh_refit.triangle_items(self._points, self.indices, *boxes, self.device)
 
     def _build(self) -> None:
+        self._refit_plan = None
         if on_device(self.device, self.bvh_constructor, self.groups, len(self._tris)):  # no copy through the host
             self._tree = build_on_device(self._storage, len(self._tris), lambda lo, hi: bvh_refit.triangle_items(
                 self._points, self.indices, lo, hi, self.device), self.bvh_leaf_size)
+        elif one_launch := one_launch_build(self.device, self.bvh_constructor, self.groups, len(self._tris),
+                                            self.bvh_leaf_size):  # the triangles' boxes, the tree, its bounds
+            self._tree = write_built(self._storage, one_launch(len(self._tris), self.bvh_leaf_size,
+                                                               points=self._points, indices=self.indices))
         else:
             lo, hi = self._bounds()
             self._tree = build_tree(self._storage, lo, hi, self.bvh_leaf_size, self.groups, self.bvh_constructor)
@@ -171,10 +178,19 @@ class Mesh:
                                 f"was refit")
 
     def _refit(self) -> None:
-        self._check_indices()
+        if not self.device.is_cpu or len(self._tris) > bvh_refit.ONE_LAUNCH:  # else checked in the refit's launch
+            self._check_indices()
         if not self.device.is_cpu and len(self._tris):  # on the device: no copy through the host
             refit_on_device(self._storage, self._tree, lambda lo, hi: bvh_refit.triangle_items(
                 self._points, self.indices, lo, hi, self.device))
+        elif self.device.is_cpu and 0 < len(self._tris) <= bvh_refit.ONE_LAUNCH:  # a launch: check, boxes, refit
+            if self._refit_plan is None:  # the launch's tables once per tree (a wrapped table costs microseconds)
+                t, tables = self._tree.kernel_tables, self._storage.tables
+                boxes = (wrap_numpy(tables[name], float32) for name in ("item_lowers", "item_uppers", "node_lowers",
+                                                                         "node_uppers"))
+                self._refit_plan = (t["first"], t["last"], t["order"], *boxes, wrap_numpy(np.ones(1, np.int32), int32))
+            if not bvh_refit.refit_mesh(self._refit_plan, self._points, self._indices):
+                self._check_indices()  # raises, naming the indices
         elif len(self._tris):  # the CPU: the boxes into the tree's item tables, then its refit, in place
             tables = self._storage.tables
             self._triangle_boxes(tables["item_lowers"], tables["item_uppers"])

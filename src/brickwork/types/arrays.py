@@ -421,7 +421,7 @@ class array:  # noqa: N801 - Warp's spelling
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)  # np.prod costs microseconds (a mesh's build reads sizes often)
 
     @property
     def ptr(self) -> int | None:
@@ -433,7 +433,7 @@ class array:  # noqa: N801 - Warp's spelling
         """Whether the elements are packed in row-major order: every stride equals the dense stride (as
         Warp, a view with a step is not contiguous even when it holds one element, nor an empty array
         allocated with other strides)."""
-        dense = self._np.itemsize * int(np.prod(self._np.shape[self.ndim:], dtype=np.int64))
+        dense = self._np.itemsize * math.prod(self._np.shape[self.ndim:])
         for extent, stride in zip(reversed(self.shape), reversed(self.strides)):
             if stride != dense:
                 return False
