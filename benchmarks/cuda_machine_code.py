@@ -14,8 +14,9 @@ kernel has one. The loop-abstraction and hydro kernels are found by running the 
 emulation target (``cuda-emulation``), which builds the same GPU-mapped instances.
 
 Per kernel: registers per thread, instructions, loads and stores (global and generic, shared, local:
-spills), and the instructions of each loop (a backward branch): a team loop's count is the work of one
-cell. Fewer instructions are not a speed by themselves; they are what a GPU run will be compared with.
+spills; predicated ones too), block barriers (``BAR.SYNC``), and the instructions of each loop (a
+backward branch): a team loop's count is the work of one cell. Fewer instructions are not a speed by
+themselves; they are what a GPU run will be compared with.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ _LABEL = re.compile(r"^(\.L_x_\d+):")
 _BRANCH = re.compile(r"\bBRA\b.*?`?\(?(\.L_x_\d+)")
 _EIATTR_REGCOUNT = 0x2F
 _GLOBAL_LOAD, _GLOBAL_STORE = r"^(LDG|LD)\.", r"^(STG|ST)\."  # LD/ST: generic addresses (a team's arena)
+_BLOCK_BARRIER = r"^BAR\.SYNC"  # __syncthreads (a __syncwarp of a converged warp emits nothing)
+_PREDICATE = re.compile(r"^@!?U?P[T0-9]+\s+")  # an instruction's guard
 
 
 @dataclass
@@ -52,7 +55,8 @@ class Code:
     loops: list[int]
 
     def count(self, pattern: str) -> int:
-        return sum(1 for i in self.instructions if re.search(pattern, i))
+        """Instructions matching ``pattern``, predicated ones (``@P0 LDG...``) by their opcode."""
+        return sum(1 for i in self.instructions if re.search(pattern, _PREDICATE.sub("", i)))
 
 
 def nvdisasm() -> str:
@@ -226,14 +230,14 @@ def main(argv=None) -> int:
     release = ".".join(map(str, nvrtc.version()))
     lines = [f"Machine code for {args.arch} (`python benchmarks/cuda_machine_code.py`; NVRTC {release})",
              "", "| code | kernel | registers | instructions | global/generic loads, stores | shared | "
-             "local (spills) | per loop |", "|---|---|---|---|---|---|---|---|"]
+             "local (spills) | block barriers | per loop |", "|---|---|---|---|---|---|---|---|---|"]
     for who, row, code in rows:
         memory = f"{code.count(_GLOBAL_LOAD)}, {code.count(_GLOBAL_STORE)}"
         shared = f"{code.count('^LDS')}, {code.count('^STS')}"
         local = f"{code.count('^LDL')}, {code.count('^STL')}"
         loops = ", ".join(str(n) for n in code.loops if n > 1) or "-"
         lines.append(f"| {who} | {row} | {code.registers} | {len(code.instructions)} | {memory} | {shared} | "
-                     f"{local} | {loops} |")
+                     f"{local} | {code.count(_BLOCK_BARRIER)} | {loops} |")
     text = "\n".join(lines) + "\n"
     print(text)
     if args.markdown:

@@ -24,6 +24,8 @@ LISTING = """\
 .L_x_110:
         /*00e0*/                   IMAD.WIDE R2, R9, 0x8, R6 ;
         /*00f0*/                   LDG.E.64 R2, desc[UR6][R2.64] ;
+        /*00f8*/              @!P2 LDS.64 R8, [R5+0x200] ;
+        /*00fa*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
         /*0100*/                   NOP ;
         /*0150*/              @!P1 BRA `(.L_x_110) ;
         /*0160*/                   @P0 BRA `(.L_x_111) ;
@@ -39,8 +41,9 @@ def test_the_listing_gives_each_function_its_instructions_and_loops(monkeypatch)
     monkeypatch.setattr(cuda_machine_code, "register_counts", lambda cubin: {"first": 12})
     monkeypatch.setattr(subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 0, LISTING, ""))
     first, second = cuda_machine_code.disassemble(b"", "nvdisasm")
-    assert (first.name, first.registers, len(first.instructions), first.loops) == ("first", 12, 7, [3])
+    assert (first.name, first.registers, len(first.instructions), first.loops) == ("first", 12, 9, [5])
     assert first.count(cuda_machine_code._GLOBAL_LOAD) == 1  # the NOP is not counted
+    assert first.count("^LDS") == 1 and first.count(cuda_machine_code._BLOCK_BARRIER) == 1  # @!P2 LDS counts
     assert (second.name, second.registers, second.loops, second.count(cuda_machine_code._GLOBAL_STORE)) == \
         ("second", 0, [], 1)
 
