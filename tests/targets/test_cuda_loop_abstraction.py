@@ -158,9 +158,13 @@ def test_block_reduction_golden(reducer):
     assert f"__shared__ __align__(16) unsigned char sh__gpu_red_bytes[128 * sizeof({value})];" in text
     assert f"reinterpret_cast<{value}*>(sh__gpu_red_bytes)" in text
     lines = body_lines(text)
-    assert lines.count("__syncthreads();") == 1 + 7  # the threads' values stored, then each of log2(128) steps
-    steps = [s for s in lines if s.startswith("if (bw::truth(bw::lt(((int32_t)threadIdx.x), int32_t(")]
-    assert [int(s.split("int32_t(")[1].split(")")[0]) for s in steps] == [64, 32, 16, 8, 4, 2, 1]
+    # the threads' values stored, then each of log2(128) steps: the block waits after the store, after step 64
+    # (warp 1's values read by warp 0) and after the last; steps 32 to 2 are warp 0's, which waits alone
+    step = "if (bw::truth(bw::lt(((int32_t)threadIdx.x), int32_t("
+    order = [int(s[len(step):].split(")")[0]) if s.startswith(step) else s for s in lines
+             if s.startswith(step) or s in ("__syncthreads();", "__syncwarp();")]
+    block, warp = "__syncthreads();", "__syncwarp();"
+    assert order == [block, 64, block, 32, warp, 16, warp, 8, warp, 4, warp, 2, warp, 1, block]
     assert "atomic" not in text  # block partials are stored, then combined in slice order on the device
     assert meta["gpu_launch"]["shared_bytes"] == 128 * (8 if not reducer.with_location else 24)
 

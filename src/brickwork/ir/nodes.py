@@ -597,7 +597,11 @@ class IRLaunchExtent(IRExpr):
 @dataclass(eq=False)
 class IRGpuBarrier(IRStmt):
     """Every thread of the block reaches this point before any goes on (``__syncthreads()``); only
-    where every thread of the block gets to it (uniform control flow)."""
+    where every thread of the block gets to it (uniform control flow). ``warp``: every thread of the
+    thread's warp only (``__syncwarp()``), where what was written before is read after by the writer's
+    warp alone; a target without warps may wait for the block."""
+
+    warp: bool = False
 
 
 @dataclass(eq=False)

@@ -134,7 +134,7 @@ def _stmt(s, depth, out):
         out.append(f"{pad}slice_reduction{by} {s.reducer!r} into {s.partials.name}[{expr(s.slice_id)}]:")
         out.extend(format_block(s.body, depth + 1))
     elif isinstance(s, ir.IRGpuBarrier):
-        out.append(f"{pad}gpu_barrier()")
+        out.append(f"{pad}gpu_barrier({'warp' if s.warp else ''})")
     elif isinstance(s, (ir.IRBreak, ir.IRContinue)):
         out.append(pad + kind[2:].lower())
     else:

@@ -10,6 +10,7 @@ Reductions: a slice run by a block (``IRSliceReduction.per_block``) folds each t
 the thread's accumulator, then the block combines the accumulators in shared memory by a tree
 (thread t takes t + s for s = blockDim/2, ..., 1; MinLoc/MaxLoc keep the first cell in (b, k, j, i)
 order among equal values, as the CPU's in-order fold does) and thread 0 stores the slice's partial.
+The rounds from s = 32 down are warp 0's alone: a warp barrier (``__syncwarp``) follows each but the last.
 The host combines the partials in slice order as on the CPU, so results are the same run to run.
 """
 
@@ -37,6 +38,8 @@ from .gpu_grid import (
 )
 from .lower_reductions import _Lower as _CpuReductions
 from .lower_teams import _Lower as _CpuTeams
+
+_WARP = 32  # threads of a warp
 
 
 def lower_teams_gpu(fn: ir.IRFunction, shared_limit: int) -> ir.IRFunction:
@@ -116,7 +119,10 @@ class _Reductions(_CpuReductions):
         step = block // 2
         while step >= 1:
             mine, other = slot(t), slot(op("add", t, i32(step)))
-            tree += [ir.IRIf(op("lt", t, i32(step)), [self.combine(mine, other)], []), ir.IRGpuBarrier()]
+            # from step 32 down, a round's writers and the next round's readers are lanes of warp 0: a warp
+            # barrier orders them; the last barrier is the block's (any thread may write the buffer after it)
+            warp = 1 < step <= _WARP
+            tree += [ir.IRIf(op("lt", t, i32(step)), [self.combine(mine, other)], []), ir.IRGpuBarrier(warp)]
             step //= 2
         store = ir.IRAssign(ir.IRArrayElem(s.partials, [self.expr(s.slice_id)], vt), slot(i32(0)))
         return [*fold, *tree, single_thread(store)]

@@ -84,23 +84,23 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     if (bw::truth(bw::lt(((int32_t)threadIdx.x), int32_t(32)))) {
         bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))) = bw::add(bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))), bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(bw::add(((int32_t)threadIdx.x), int32_t(32)))));
     }
-    __syncthreads();
+    __syncwarp();
     if (bw::truth(bw::lt(((int32_t)threadIdx.x), int32_t(16)))) {
         bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))) = bw::add(bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))), bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(bw::add(((int32_t)threadIdx.x), int32_t(16)))));
     }
-    __syncthreads();
+    __syncwarp();
     if (bw::truth(bw::lt(((int32_t)threadIdx.x), int32_t(8)))) {
         bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))) = bw::add(bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))), bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(bw::add(((int32_t)threadIdx.x), int32_t(8)))));
     }
-    __syncthreads();
+    __syncwarp();
     if (bw::truth(bw::lt(((int32_t)threadIdx.x), int32_t(4)))) {
         bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))) = bw::add(bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))), bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(bw::add(((int32_t)threadIdx.x), int32_t(4)))));
     }
-    __syncthreads();
+    __syncwarp();
     if (bw::truth(bw::lt(((int32_t)threadIdx.x), int32_t(2)))) {
         bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))) = bw::add(bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))), bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(bw::add(((int32_t)threadIdx.x), int32_t(2)))));
     }
-    __syncthreads();
+    __syncwarp();
     if (bw::truth(bw::lt(((int32_t)threadIdx.x), int32_t(1)))) {
         bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))) = bw::add(bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))), bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(bw::add(((int32_t)threadIdx.x), int32_t(1)))));
     }

@@ -7,7 +7,7 @@ mapping (``ir/nodes.py``, section "GPU mapping"):
 | ``IRGpuIndex`` | ``blockIdx.x`` / ``threadIdx.x`` (int32) |
 | ``IRGpuDim`` | ``gridDim.x`` / ``blockDim.x`` (int32) |
 | ``IRLaunchExtent(d)`` | ``n<d>``: the host launch's ``dim[d]``, a parameter of ``body`` |
-| ``IRGpuBarrier`` | ``__syncthreads()`` |
+| ``IRGpuBarrier`` | ``__syncthreads()`` (``warp``: ``__syncwarp()``) |
 | ``IRSharedBuffer`` | a 1-D array over ``sh_<name>``, a static ``__shared__`` buffer of the entry |
 | ``IRGpuArena`` | ``bw::gpu_arena(bw_blk, bytes)``: the entry's arena (shared or global memory: ``unit.py``) |
 """
@@ -68,7 +68,7 @@ class CudaRenderer(CppRenderer):
         return f"n{e.dim}"
 
     def s_IRGpuBarrier(self, s, ind, out):
-        out.append(" " * ind + "__syncthreads();")
+        out.append(" " * ind + ("__syncwarp();" if s.warp else "__syncthreads();"))
 
     def e_IRSharedBuffer(self, e):
         return f"bw::shared_array({shared_name(e.name)}, {e.count})"
