@@ -4,6 +4,11 @@ over and the logical box an undilated ``la.inner`` loop visits (``logical_coords
 ``rng.get_kji(idx)`` of ``logical_flat``) bound the arrays' shapes. A ``LaunchError`` names the access, its
 file and line, the box and the shape; nothing is written. In-range launches give numpy's values."""
 
+import math
+import struct
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -173,3 +178,39 @@ def test_a_launch_is_refused_exactly_when_an_access_leaves_its_array(nb, n, ng, 
     ks, js, is_ = (slice(ng, ng + m) for m in (nz, ny, nx))
     expected[:, ks, js, is_] = 2.0 * f[:, ks, js, ng + 1:ng + nx + 1]
     np.testing.assert_array_equal(OUT.numpy(), expected)
+
+
+@pytest.fixture
+def fake_gpu():
+    """A CUDA device through the fake driver (tests/runtime/cuda_fake.py): launches are packed and recorded,
+    not run; NVRTC compiles them."""
+    from brickwork.jit import nvrtc
+
+    if not nvrtc.is_available():
+        pytest.skip("NVRTC is not installed (pip install 'brickwork[cuda]')")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from runtime.cuda_fake import FakeDriver, installed
+
+    with installed(FakeDriver()) as fake, wp.ScopedDevice("cuda:0"):
+        yield fake
+
+
+@pytest.mark.parametrize("loop", LOOPS, ids=lambda t: t.name)
+def test_a_cuda_launch_checks_the_blocks_its_kernel_runs(fake_gpu, loop):
+    """On the CUDA target's path (the packer of a CUDA launch, its header's extents): an in-range body runs
+    with the space's block count as the kernel's first extent, the one the check bounds b by; a launch over
+    more blocks than an array holds is refused before anything is launched or written."""
+    _arrays(3, 4, 1)
+    space = la.IndexSpace.box(loop, la.logical_flat, 3, 4, 4, 4, 1, backend=la.team)
+    la.outer(space, flat_body)
+    [(_, _, grid, block, params)] = fake_gpu.launches
+    extents = struct.unpack_from("<4q", params, 0)
+    assert extents[0] == 3 and math.prod(extents) == {"bvoi": 3, "bovi": 3 * 4, "boiv": 3 * 64}[loop.name]
+    reduced = la.IndexSpace.box(loop, la.logical_coords, 3, 4, 4, 4, 1, backend=la.team)
+    la.outer_reduce(reduced.with_reducer(la.Sum(wp.float64)), reduce_body)
+    assert struct.unpack_from("<q", fake_gpu.launches[1][4], 0)[0] == 3
+    _arrays(3, 4, 1, out_shape=(2, 6, 6, 6))
+    launched = len(fake_gpu.launches)
+    message = _refused(lambda: la.outer(space, flat_body))
+    assert "index b on axis 0 to 0..2" in message and "'OUT' has shape (2, 6, 6, 6)" in message
+    assert len(fake_gpu.launches) == launched
