@@ -1,9 +1,7 @@
 """SAH trees (wp.Bvh(constructor="sah"), wp.Mesh(bvh_constructor="sah"), the CPU default): the compiled build
-against a numpy binned SAH node by node (ties, NaN centres, depth budgets, groups, Morton renumbering, any
-thread count), queries against brute force on random, clustered and skewed data, the SAH cost against the
+against a numpy binned SAH node by node (ties, NaN centres, depth budgets, groups, any thread count), queries against brute force on random, clustered and skewed data, the SAH cost against the
 median tree's, the depth on adversarial data, and which constructor each call builds with."""
 
-from unittest import mock
 
 import numpy as np
 import pytest
@@ -12,7 +10,7 @@ from hypothesis import strategies as st
 
 import brickwork as wp
 from brickwork import config
-from brickwork.runtime import bvh_build, bvh_sah
+from brickwork.runtime import bvh_sah
 from brickwork.runtime.bvh import BvhError, Tree, shape_tree
 
 from .test_bvh_build import _numpy_order, parallel_builds
@@ -60,12 +58,9 @@ def _sah_split(items, c, lo, hi, budget):
     return None if best is None else best[1:]
 
 
-def _numpy_sah(lo, hi, leaf_size, groups=None, perm=None):
+def _numpy_sah(lo, hi, leaf_size, groups=None):
     """The item order and the (start, end, is_leaf) ranges of the nodes of a SAH tree over lo/hi, built node by
-    node; over the items numbered by perm (the item of each number) when given."""
-    if perm is not None:
-        order, ranges, depth = _numpy_sah(lo[perm], hi[perm], leaf_size, None if groups is None else groups[perm])
-        return perm[order], ranges, depth
+    node."""
     c = _centers(lo, hi)
     n = len(c)
     ids = np.unique(np.zeros(n, np.int32) if groups is None else groups)
@@ -135,30 +130,21 @@ special = st.sampled_from([np.nan, np.inf, -np.inf, -0.0, 0.0, 3e38, -3e38, 1e-4
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 300), leaf_size=st.integers(1, 4),
        threads=st.integers(1, 3), kind=st.sampled_from(["uniform", "clustered", "skewed", "ties"]),
-       specials=st.lists(special, max_size=6), renumber=st.booleans())
+       specials=st.lists(special, max_size=6))
 def test_the_compiled_sah_tree_is_numpys_binned_sah_for_any_thread_count(seed, n, leaf_size, threads, kind,
-                                                                          specials, renumber):
+                                                                          specials):
     rng = np.random.default_rng(seed)
     lo, hi = _data(kind, rng, n)
     if n:
         lo.reshape(-1)[rng.integers(0, 3 * n, len(specials))] = specials
-    with config.override(num_threads=threads, parallel_threshold=1), parallel_builds(), \
-            mock.patch.object(bvh_sah, "RENUMBER_MIN", 1 if renumber else 2**31):
+    with config.override(num_threads=threads, parallel_threshold=1), parallel_builds():
         tree = _sah_tree(lo, hi, leaf_size)
-    perm = bvh_build.morton_order(_centers(lo, hi)) if renumber and n > leaf_size else None  # a leaf: no lists
-    order, ranges, depth = _numpy_sah(lo, hi, leaf_size, perm=perm)
+    order, ranges, depth = _numpy_sah(lo, hi, leaf_size)
     np.testing.assert_array_equal(tree.order, order)
     assert _ranges(tree) == ranges
     assert tree.max_depth == depth <= MAX_DEPTH
     sizes = tree.hi_i[tree.leaves] - tree.leaf_starts
     assert sizes.sum() == n and (n == 0 or sizes.max() <= leaf_size)
-
-
-def test_the_morton_order_sorts_by_interleaved_cells_of_the_finite_extent():
-    c = np.array([[0, 0, 0], [1, 1, 1], [1, 0, 0], [0, 1, 0], [0, 0, 1], [np.nan, 0, 0], [0.5, 0.5, 0.5],
-                  [-np.inf, 0, 0]], np.float32)
-    # cells: 0 or 1023 per axis (0.5 is cell 511); x the lowest bit; NaN in the last cell, -inf in the first
-    np.testing.assert_array_equal(bvh_build.morton_order(c), [0, 7, 6, 2, 5, 3, 4, 1])
 
 
 @settings(max_examples=30, deadline=None)
@@ -188,12 +174,11 @@ def _ranges_of(tree, node):
         yield s, e, False
 
 
-def test_a_large_sah_tree_is_the_same_on_one_and_two_threads_and_equals_numpys_without_ties():
+def test_a_large_sah_tree_is_the_same_on_one_and_two_threads():
     rng = np.random.default_rng(5)
-    n = 40_000  # renumbered (over RENUMBER_MIN items)
+    n = 40_000
     lo = np.stack([(rng.permutation(n) * (10.0 / n)) ** 2 for _ in range(3)], 1).astype(np.float32)  # near 0
     hi = lo + (rng.random((n, 3)) * 1e-4).astype(np.float32)
-    assert len(lo) >= bvh_sah.RENUMBER_MIN
     trees = []
     for threads in (1, 2):
         with config.override(num_threads=threads), parallel_builds():
@@ -201,12 +186,6 @@ def test_a_large_sah_tree_is_the_same_on_one_and_two_threads_and_equals_numpys_w
     np.testing.assert_array_equal(trees[0].order, trees[1].order)
     np.testing.assert_array_equal(trees[0].lo_i, trees[1].lo_i)
     np.testing.assert_array_equal(trees[0].hi_i, trees[1].hi_i)
-    # without equal centres along an axis, the numbering decides nothing: the tree of the items in their order
-    assert all(len(np.unique(_centers(lo, hi)[:, a])) == len(lo) for a in range(3))
-    with mock.patch.object(bvh_sah, "RENUMBER_MIN", 2**31):
-        plain = _sah_tree(lo, hi, 2)
-    np.testing.assert_array_equal(plain.order, trees[0].order)
-    assert _ranges(plain) == _ranges(trees[0])
 
 
 # -- the cost of the tree ----------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ by kernels launched on the tree's device (a CUDA tree's build copies only its 65
 grouped "lbvh" tree is the median tree. Nodes are numbered level by level, root 0. The item order (which items
 each node holds) is computed by compiled kernels on the CPU (``bvh_binned``; ``bvh_build``, ``bvh_sah``) or on
 the device (``bvh_lbvh``), deterministically: a SAH tree without groups in one launch on one thread, partitioned in
-place; for the others ties go by item index (for a grouped SAH tree of many items, by the items' Morton order),
+place; for the others ties go by item index,
 and a median tree takes one launch on one thread (``bvh_whole``) unless it is large and several threads share
 each level's nodes. Node bounds are computed bottom-up (``refit``: the leaves', then each
 level's from its children; compiled, in place, on the tree's device: ``bvh_refit``; a device "sah"/"median"
@@ -73,7 +73,7 @@ class Tree:
         else:
             group_ids, rank = np.unique(np.asarray(groups, np.int32), return_inverse=True)
         sah = bounds is not None
-        lists = bvh_build.ItemLists(centers, rank, renumber=sah and n >= bvh_sah.RENUMBER_MIN)
+        lists = bvh_build.ItemLists(centers, rank)
         scratch = None
         # each group's range of the items sorted by group (a node of several groups splits at a boundary)
         ends = np.cumsum(np.bincount(rank, minlength=len(group_ids))) if rank is not None else np.array([n])
@@ -117,7 +117,7 @@ class Tree:
                 inner = ~g & (e - s > 2)  # the nodes within a group; two items split one way only
                 if sah and inner.any():  # the SAH's split
                     keys, src = lists.kernel_lists()
-                    scratch = scratch or bvh_sah.Scratch(*(b if lists.perm is None else b[lists.perm] for b in bounds))
+                    scratch = scratch or bvh_sah.Scratch(*bounds)
                     # a child may hold what median splits finish within the levels left to the subtree
                     budgets = leaf_size * 2 ** np.maximum(bvh_sah.MAX_DEPTH - 1 - d[inner], 0)
                     mid[inner], axes[inner] = bvh_sah.choose(scratch, keys, src, s[inner], e[inner], budgets)

@@ -158,47 +158,16 @@ def work_arrays():
     return get
 
 
-def morton_order(c: np.ndarray, work=None) -> np.ndarray:
-    """The items (int32) in the Morton order of their centres ``c`` ((n, 3) float32) in a 1024^3 grid over
-    the finite centres' extent (NaN and infinite centres in the outer cells), stable. ``work``: as
-    ``counting_sort.sort``'s."""
-    n = len(c)
-    finite = np.isfinite(c)
-    code = np.zeros(n, np.uint32)
-    for a in range(3):
-        x = c[:, a]
-        low = x[finite[:, a]].min(initial=0.0)
-        high = x[finite[:, a]].max(initial=0.0)
-        with np.errstate(invalid="ignore", over="ignore"):
-            scaled = (x.astype(np.float64) - low) * (1023.0 / (float(high) - low) if high > low else 0.0)
-        cell = np.nan_to_num(np.clip(scaled, 0, 1023), nan=1023).astype(np.uint32)
-        cell = (cell | (cell << 16)) & np.uint32(0x030000FF)  # the cell's 10 bits, every third bit
-        cell = (cell | (cell << 8)) & np.uint32(0x0300F00F)
-        cell = (cell | (cell << 4)) & np.uint32(0x030C30C3)
-        cell = (cell | (cell << 2)) & np.uint32(0x09249249)
-        code |= cell << np.uint32(a)
-    code = code.view(np.int32)
-    perm = np.empty(n, np.int32)
-    counting_sort.sort([(code, DIGIT, 0), (code, DIGIT, 16)], n, perm, work or work_arrays())
-    return perm
-
-
 class ItemLists:
     """The items of a tree's nodes, sorted along each axis, split level by level (``split``) as the tree is
     shaped (``bvh.Tree``); ``order`` is the tree's item order (int64, the item at each position) once every
     level has split. ``rank``: each item's group (0, 1, ... in the order of the group ids), or None for one
-    group. The lists are sorted on the first split: a tree whose root is a leaf sorts nothing. With ``renumber``,
-    the lists hold the items' numbers in Morton order (``morton_order``; ``perm``: the item of each number),
-    so that the items of a node, near each other, are near each other in memory (a build over items in a
-    random order reads them from all over memory at every level); ties between equal centres then go by
-    that number."""
+    group. The lists are sorted on the first split: a tree whose root is a leaf sorts nothing."""
 
-    def __init__(self, centers: np.ndarray, rank: np.ndarray | None = None, renumber: bool = False):
+    def __init__(self, centers: np.ndarray, rank: np.ndarray | None = None):
         self.n = len(centers)
         self.centers = centers
         self.rank = rank
-        self.renumber = renumber
-        self.perm = None  # renumbered: the item each number stands for (int32)
         self.src = None  # (3, n) int32: the items of each node along each axis, at the node's positions
         self._order = None
         self.level = None  # split's tables, made at its first call
@@ -207,11 +176,6 @@ class ItemLists:
         n = self.n
         self.c = centers32(self.centers)
         get = work_arrays()
-        if self.renumber:
-            self.perm = morton_order(self.c, get)
-            self.c = np.ascontiguousarray(self.c[self.perm])
-            if self.rank is not None:
-                self.rank = self.rank[self.perm]
         self.keys = sort_keys(self.c).view(np.int32)
         by_group = []
         rank = self.rank
@@ -269,6 +233,4 @@ class ItemLists:
     def order(self) -> np.ndarray:
         if self._order is None:  # the root is a leaf
             return np.arange(self.n, dtype=np.int64)
-        if self.perm is not None:
-            return self.perm[self._order].astype(np.int64)
         return self._order.astype(np.int64)

@@ -37,8 +37,6 @@ BINS = 32
 #: The levels below a group's (or the tree's) root that a SAH subtree may use: as Warp's, whose queries keep
 #: a stack of 32 nodes; brickwork's (BVH_STACK in brickwork_bvh.h) holds this and up to 31 levels of groups
 MAX_DEPTH = 31
-#: Trees of this many items or more are built over the items renumbered in Morton order (``ItemLists``)
-RENUMBER_MIN = 1 << 15
 _NAN_KEY = 0xFFFFFFFF  # sort_keys of a NaN centre
 _NO_COST = 1.0e300  # above any finite cost (areas below 1e78, counts below 2^31)
 
