@@ -27,3 +27,10 @@ def initial(x1, x2, x3, p, gamma, xmin, xmax):
     r2 = (x1 - 0.5) ** 2 + (x2 - 0.5) ** 2
     density = np.where(r2 < p["radius"] ** 2, p["rho_bubble"], 1.0)
     return density, p["wind"], 0.0, 0.0, 1.0
+
+
+def initial_scalars(x1, x2, x3, p, xmin, xmax):
+    """With ``hydro.nscalars >= 1`` (``brickwork run examples/bubble.toml hydro.nscalars=1``): scalar 0 marks
+    the bubble's gas, 1 inside, 0 outside; the rest start at 0."""
+    r2 = (x1 - 0.5) ** 2 + (x2 - 0.5) ** 2
+    return [np.where(r2 < p["radius"] ** 2, 1.0, 0.0)]

@@ -182,6 +182,9 @@ CASES = {
     # solver once took dx from the rank's first block, which made 2 and 4 ranks differ in the last bits)
     "kh": ("kelvin_helmholtz.toml", ["mesh.nx=[24,24]", "mesh.block_nx=[8,8]", "time.nlim=12"]),
     "blast": ("blast2d.toml", ["mesh.nx=[32,32]", "mesh.block_nx=[8,8]", "time.nlim=12", "bc_x1=\"reflecting\""]),
+    # passive scalars: exchanged with the gas, written as scalar_0.. (HDF5), history columns, restart arrays
+    "kh_scalars": ("kelvin_helmholtz.toml", ["mesh.nx=[24,24]", "mesh.block_nx=[8,8]", "time.nlim=12",
+                                             "hydro.nscalars=2"]),
 }
 
 

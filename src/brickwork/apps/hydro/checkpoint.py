@@ -21,8 +21,9 @@ from brickwork.io import block_restart
 from brickwork.io.restart import RestartError
 from brickwork.mesh.checkpoint import content_digest
 
+from . import scalars
 from .schedule import KINDS, TOLERANCE, Schedule
-from .solver import CONSERVED, Hydro
+from .solver import Hydro
 
 #: metadata entries that must equal this run's settings, with the setting's name
 MATCHING = {"problem": "problem.name", "nx": "mesh.nx", "block_nx": "mesh.block_nx", "nghost": "mesh.nghost",
@@ -70,14 +71,15 @@ def _load(sim: Hydro, source, schedule: Schedule) -> str:
     _check_end(sim, path, time, cycle)
     stored = check.schedule(meta, time, cycle)
     nblocks = len(sim.mesh.block_list)
-    for name in CONSERVED:
+    scalars.check_restart(path, source.arrays, sim.nscalars)
+    for name in sim.conserved:
         _check_array(path, name, source.arrays.get(name), (nblocks, *sim.mesh.data(name).shape[1:]), sim.np_dtype)
     values = {}
-    for name in CONSERVED:  # every block read (and checked) before anything changes
+    for name in sim.conserved:  # every block read (and checked) before anything changes
         host = values[name] = np.empty(sim.mesh.data(name).shape, sim.np_dtype)
         for block in sim.mesh.blocks:  # the file holds every block in global order
             source.read(name, block.gid, host[block.lid])
-    for name in CONSERVED:
+    for name in sim.conserved:
         sim.mesh.data(name)[...] = values[name]
     sim.time, sim.cycle = time, cycle
     schedule.load_meta(stored, time)

@@ -83,6 +83,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
                                     "(fused on the CPU, split on a GPU)", choices=("auto", "fused", "split")),
         "device": Key("str", "cpu", "where the fields live and the kernels run: cpu, cuda (the first GPU) or "
                                     "cuda:N"),
+        "nscalars": Key("int", 0, "passive scalars carried with the gas (conserved rho * s_n, written as scalar_n)",
+                        minimum=0),
     },
     "time": {
         "tlim": Key("float", 1.0, "end time", minimum=0.0),

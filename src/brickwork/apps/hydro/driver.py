@@ -48,13 +48,13 @@ from brickwork.mesh.output import block_geometry
 from brickwork.mesh.streams import write_on_rank_0
 from brickwork.same_on_ranks import check_same
 
-from . import checkpoint
+from . import checkpoint, scalars
 from .config import Config, ConfigError
 from .custom_problem import derived_outputs, failure
 from .progress import Progress
 from .rank_errors import said_once
 from .schedule import KINDS, Schedule, scheduled
-from .solver import CONSERVED, BadStateError, Hydro, hydro_package
+from .solver import BadStateError, Hydro, hydro_package
 
 #: without ``time.nlim``, the run stops with ``SimulationError`` when the CFL time step falls below
 #: ``DT_FLOOR * time.tlim``: reaching ``tlim`` would take more than 1e12 cycles
@@ -93,6 +93,8 @@ def _hdf5_variables(sim: Hydro) -> dict:
         variables[f"momentum_{c + 1}"] = lambda c=c: sim.interior("momentum", c)
     variables["energy"] = lambda: sim.interior("energy")
     for name in ("pressure", "velocity_1", "velocity_2", "velocity_3"):
+        variables[name] = lambda name=name: sim.primitive(name).astype(dtype)
+    for name in scalars.names(sim.nscalars):  # the passive scalars' concentrations
         variables[name] = lambda name=name: sim.primitive(name).astype(dtype)
     variables.update(derived_outputs(sim))  # a problem's OUTPUTS
     return variables
@@ -145,7 +147,7 @@ def _raise_first(errors: list) -> None:
 def _write_restart(sim: Hydro, schedule: Schedule, path: str, files: list, wanted: bool) -> None:
     """The restart file ``path`` of the conserved variables, ghosts included (collective; as ``_write_hdf5``)."""
     mesh = sim.mesh
-    names = list(CONSERVED)
+    names = list(sim.conserved)
     layout = [(name, sim.np_dtype, mesh.data(name).shape[1:]) for name in names]
     meta = checkpoint.metadata(sim, schedule)
 
@@ -235,7 +237,7 @@ def field_bytes(cfg: Config) -> int:
     m = cfg["mesh"]
     active = [*m["block_nx"], 0, 0][:3]  # a 1-D or 2-D mesh's blocks have no extent in the other directions
     shape = IndexShape(active[2], active[1], active[0], m["nghost"])
-    specs = hydro_package(np.dtype(cfg["hydro"]["dtype"])).fields.values()
+    specs = hydro_package(np.dtype(cfg["hydro"]["dtype"]), cfg["hydro"]["nscalars"]).fields.values()
     return footprint.field_bytes(specs, shape, _block_count(cfg))
 
 
@@ -532,7 +534,7 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
                     if root and writes_files(cfg):  # a run that writes nothing makes no directory either
                         _make_output_dir(out["dir"], new_dirs)
                         if out["history"]:
-                            history = History(stem + ".hst", HISTORY_COLUMNS,
+                            history = History(stem + ".hst", HISTORY_COLUMNS + scalars.names(sim.nscalars),
                                               restart_cycle=sim.cycle if restart_file else None)
 
                 agree(comm, open_outputs, name_ranks=False)  # rank 0 alone makes them

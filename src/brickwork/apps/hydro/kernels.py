@@ -40,6 +40,7 @@ from .riemann import SOLVERS
 
 density, momentum, energy, prim = VarTag("density"), VarTag("momentum"), VarTag("energy"), VarTag("prim")
 density0, momentum0, energy0 = VarTag("density_0"), VarTag("momentum_0"), VarTag("energy_0")
+scalars, scalars0 = VarTag("scalars"), VarTag("scalars_0")  # passive scalars (scalars.py): rho * s_n
 
 HALOS = {1: la.halo.minus_i, 2: la.halo.minus_j, 3: la.halo.minus_k}
 FACES = {1: TE.F1, 2: TE.F2, 3: TE.F3}
@@ -65,18 +66,22 @@ class HydroKernels:
 
     ``T`` is ``wp.float32`` or ``wp.float64`` (the dtype of every field); ``reconstruction`` is
     ``"plm"`` or ``"weno5"``, ``limiter`` one of ``minmod, van_leer, mc`` (PLM only), ``riemann``
-    ``"hlle"`` or ``"hllc"``.
+    ``"hlle"`` or ``"hllc"``; ``nscalars`` passive scalars (the field ``scalars``, primitive slots 5 and
+    up) are reconstructed as the primitives and upwinded by the mass flux; with none, every body is
+    the one of a run without scalars (each scalar statement sits under ``if NS > 0``, a constant).
     """
 
     def __init__(self, mesh, T, gamma: float, reconstruction: str, limiter: str, riemann: str, cfl: float,
-                 loop: str = "bovi"):
+                 loop: str = "bovi", nscalars: int = 0):
         self.mesh = mesh
         self.T = T
         self.ndim = mesh.ndim
+        self.nscalars = nscalars
         md = mesh.mesh_data()
         self.md = md
-        self.cons_pack = PackDescriptor(mesh, [density, momentum, energy], with_fluxes=True).get_pack(md)
-        self.cons0_pack = PackDescriptor(mesh, [density0, momentum0, energy0]).get_pack(md)
+        extra, extra0 = ([scalars], [scalars0]) if nscalars else ([], [])
+        self.cons_pack = PackDescriptor(mesh, [density, momentum, energy, *extra], with_fluxes=True).get_pack(md)
+        self.cons0_pack = PackDescriptor(mesh, [density0, momentum0, energy0, *extra0]).get_pack(md)
         self.prim_pack = PackDescriptor(mesh, [prim]).get_pack(md)
         nb = self.cons_pack.get_nblocks()
         lt = LOOP_TAGS[loop]
@@ -126,6 +131,7 @@ class HydroKernels:
     def _make_primitives(self):
         T, cons, w = self.T, self.cons_pack, self.prim_pack
         coef = self.coef
+        NS = self.nscalars
 
         def cons_to_prim(rng, b):
             gm1 = coef[5] - T(1.0)
@@ -135,6 +141,9 @@ class HydroKernels:
                 q[prim(0), idx], q[prim(1), idx], q[prim(2), idx], q[prim(3), idx], q[prim(4), idx] = primitive_state(
                     u[density(), idx], u[momentum(0), idx], u[momentum(1), idx], u[momentum(2), idx], u[energy(), idx],
                     gm1)
+                if NS > 0:  # the concentrations s_n = (rho s_n) / rho, as the fused stage computes them
+                    for n in range(NS):
+                        q[prim(5 + n), idx] = u[scalars(n), idx] / u[density(), idx]
 
         return cons_to_prim
 
@@ -150,12 +159,13 @@ class HydroKernels:
         VN, VT1, VT2 = 1 + (d - 1), 1 + d % 3, 1 + (d + 1) % 3  # prim slots: normal, transverse velocities
         MN, MT1, MT2 = VN - 1, VT1 - 1, VT2 - 1  # the same as momentum components
         D2 = 2 * D if wide else D  # PLM's functions ignore the outer pair of the five-cell stencil
+        NS, NV = self.nscalars, 5 + self.nscalars  # passive scalars, and the primitives with them
 
         def fluxes(rng, b):
             gamma = coef[5]
             hr = rng.add_halo(HALO)
-            lower = la.get_per_point_scratch(T, hr, dims=(5,))  # state at the cell's lower face
-            upper = la.get_per_point_scratch(T, hr, dims=(5,))  # state at the cell's upper face
+            lower = la.get_per_point_scratch(T, hr, dims=(NV,))  # state at the cell's lower face
+            upper = la.get_per_point_scratch(T, hr, dims=(NV,))  # state at the cell's upper face
             q = la.make_pack_view(rng, w)
             for idx in la.inner(hr):
                 lower[0, idx], upper[0, idx] = recon(q[prim(0), idx - D2], q[prim(0), idx - D], q[prim(0), idx],
@@ -168,6 +178,10 @@ class HydroKernels:
                                                    q[prim(3), idx + D], q[prim(3), idx + D2])
                 lower[4, idx], upper[4, idx] = recon(q[prim(4), idx - D2], q[prim(4), idx - D], q[prim(4), idx],
                                                    q[prim(4), idx + D], q[prim(4), idx + D2])
+                if NS > 0:
+                    for c in range(5, NV):
+                        lower[c, idx], upper[c, idx] = recon(q[prim(c), idx - D2], q[prim(c), idx - D],
+                                                             q[prim(c), idx], q[prim(c), idx + D], q[prim(c), idx + D2])
             rng.team_barrier()
             f = la.make_flux_pack_view(rng, cons, DIR)
             for idx in la.inner(rng):
@@ -180,6 +194,9 @@ class HydroKernels:
                 f[momentum(MT1), idx] = f2
                 f[momentum(MT2), idx] = f3
                 f[energy(), idx] = f4
+                if NS > 0:  # upwinded by the mass flux: the left state's s when it flows up, else the right's
+                    for n in range(NS):
+                        f[scalars(n), idx] = f0 * wp.where(f0 >= T(0.0), upper[5 + n, m], lower[5 + n, idx])
 
         return fluxes
 
@@ -190,6 +207,7 @@ class HydroKernels:
         D3 = int(self.cells.get_delta(3))
         NDIM = self.ndim
         FIRST = first  # the first stage (a = 0) also saves U0 = U: one pass over memory less
+        NS = self.nscalars
 
         def update(rng, b):
             a = coef[0]
@@ -242,6 +260,19 @@ class HydroKernels:
                     u[momentum(1), idx] = a * u0[momentum0(1), idx] + wgt * (m1 - d2)
                     u[momentum(2), idx] = a * u0[momentum0(2), idx] + wgt * (m2 - d3)
                     u[energy(), idx] = a * u0[energy0(), idx] + wgt * (e - d4)
+                if NS > 0:
+                    for n in range(NS):
+                        s = u[scalars(n), idx]
+                        ds = c1 * (f1[scalars(n), idx + D1] - f1[scalars(n), idx])
+                        if NDIM >= 2:
+                            ds = ds + c2 * (f2[scalars(n), idx + D2] - f2[scalars(n), idx])
+                        if NDIM >= 3:
+                            ds = ds + c3 * (f3[scalars(n), idx + D3] - f3[scalars(n), idx])
+                        if FIRST:
+                            u0[scalars0(n), idx] = s
+                            u[scalars(n), idx] = s - ds
+                        else:
+                            u[scalars(n), idx] = a * u0[scalars0(n), idx] + wgt * (s - ds)
 
         return update
 
@@ -253,6 +284,7 @@ class HydroKernels:
         D1, D2, D3 = (int(space.get_delta(d)) for d in (1, 2, 3))
         NDIM = self.ndim
         FIRST = first
+        NS, NV = self.nscalars, 5 + self.nscalars  # passive scalars, and the primitives with them
         # PLM's functions ignore the outer pair of the five-cell stencil: pass the inner pair twice
         E1, E2, E3 = (2 * D if wide else D for D in (D1, D2, D3))
         # the primitives each direction's reconstruction reads: a cross of `width` cells
@@ -270,7 +302,7 @@ class HydroKernels:
             u = la.make_pack_view(rng, cons)
             u0 = la.make_pack_view(rng, cons0)
             hp = rng.add_halo(PRIM_HALO)
-            w = la.get_per_point_scratch(T, hp, dims=(5,))
+            w = la.get_per_point_scratch(T, hp, dims=(NV,))
             for idx in la.inner(hp):
                 r0 = u[density(), idx]
                 r1 = u[momentum(0), idx]
@@ -284,56 +316,71 @@ class HydroKernels:
                     u0[momentum0(2), idx] = r3
                     u0[energy0(), idx] = r4
                 w[0, idx], w[1, idx], w[2, idx], w[3, idx], w[4, idx] = primitive_state(r0, r1, r2, r3, r4, gm1)
+                if NS > 0:
+                    for n in range(NS):
+                        rs = u[scalars(n), idx]
+                        if FIRST:
+                            u0[scalars0(n), idx] = rs
+                        w[5 + n, idx] = rs / r0  # as cons_to_prim
             rng.team_barrier()
             # per direction: the face states of the cells next to the slice's faces, then the fluxes
             # of its lower and upper faces, in conserved order (the solver's are rotated)
             h1 = rng.add_halo(la.halo.pm_i)
-            lo1 = la.get_per_point_scratch(T, h1, dims=(5,))
-            up1 = la.get_per_point_scratch(T, h1, dims=(5,))
+            lo1 = la.get_per_point_scratch(T, h1, dims=(NV,))
+            up1 = la.get_per_point_scratch(T, h1, dims=(NV,))
             for idx in la.inner(h1):
-                for c in range(5):
+                for c in range(NV):
                     lo1[c, idx], up1[c, idx] = recon(w[c, idx - E1], w[c, idx - D1], w[c, idx], w[c, idx + D1],
                                                      w[c, idx + E1])
             rng.team_barrier()
             hf1 = rng.add_halo(la.halo.plus_i)
-            f1 = la.get_per_point_scratch(T, hf1, dims=(5,))
+            f1 = la.get_per_point_scratch(T, hf1, dims=(NV,))
             for idx in la.inner(hf1):
                 m = idx - D1
                 f1[0, idx], f1[1, idx], f1[2, idx], f1[3, idx], f1[4, idx] = solver(
                     up1[0, m], up1[1, m], up1[2, m], up1[3, m], up1[4, m],
                     lo1[0, idx], lo1[1, idx], lo1[2, idx], lo1[3, idx], lo1[4, idx], gamma)
+                if NS > 0:  # upwinded by the mass flux, as in _make_fluxes
+                    for c in range(5, NV):
+                        f1[c, idx] = f1[0, idx] * wp.where(f1[0, idx] >= T(0.0), up1[c, m], lo1[c, idx])
             if NDIM >= 2:
                 h2 = rng.add_halo(la.halo.pm_j)
-                lo2 = la.get_per_point_scratch(T, h2, dims=(5,))
-                up2 = la.get_per_point_scratch(T, h2, dims=(5,))
+                lo2 = la.get_per_point_scratch(T, h2, dims=(NV,))
+                up2 = la.get_per_point_scratch(T, h2, dims=(NV,))
                 for idx in la.inner(h2):
-                    for c in range(5):
+                    for c in range(NV):
                         lo2[c, idx], up2[c, idx] = recon(w[c, idx - E2], w[c, idx - D2], w[c, idx], w[c, idx + D2],
                                                          w[c, idx + E2])
                 rng.team_barrier()
                 hf2 = rng.add_halo(la.halo.plus_j)
-                f2 = la.get_per_point_scratch(T, hf2, dims=(5,))
+                f2 = la.get_per_point_scratch(T, hf2, dims=(NV,))
                 for idx in la.inner(hf2):
                     m = idx - D2
                     f2[0, idx], f2[2, idx], f2[3, idx], f2[1, idx], f2[4, idx] = solver(
                         up2[0, m], up2[2, m], up2[3, m], up2[1, m], up2[4, m],
                         lo2[0, idx], lo2[2, idx], lo2[3, idx], lo2[1, idx], lo2[4, idx], gamma)
+                    if NS > 0:
+                        for c in range(5, NV):
+                            f2[c, idx] = f2[0, idx] * wp.where(f2[0, idx] >= T(0.0), up2[c, m], lo2[c, idx])
             if NDIM >= 3:
                 h3 = rng.add_halo(la.halo.pm_k)
-                lo3 = la.get_per_point_scratch(T, h3, dims=(5,))
-                up3 = la.get_per_point_scratch(T, h3, dims=(5,))
+                lo3 = la.get_per_point_scratch(T, h3, dims=(NV,))
+                up3 = la.get_per_point_scratch(T, h3, dims=(NV,))
                 for idx in la.inner(h3):
-                    for c in range(5):
+                    for c in range(NV):
                         lo3[c, idx], up3[c, idx] = recon(w[c, idx - E3], w[c, idx - D3], w[c, idx], w[c, idx + D3],
                                                          w[c, idx + E3])
                 rng.team_barrier()
                 hf3 = rng.add_halo(la.halo.plus_k)
-                f3 = la.get_per_point_scratch(T, hf3, dims=(5,))
+                f3 = la.get_per_point_scratch(T, hf3, dims=(NV,))
                 for idx in la.inner(hf3):
                     m = idx - D3
                     f3[0, idx], f3[3, idx], f3[1, idx], f3[2, idx], f3[4, idx] = solver(
                         up3[0, m], up3[3, m], up3[1, m], up3[2, m], up3[4, m],
                         lo3[0, idx], lo3[3, idx], lo3[1, idx], lo3[2, idx], lo3[4, idx], gamma)
+                    if NS > 0:
+                        for c in range(5, NV):
+                            f3[c, idx] = f3[0, idx] * wp.where(f3[0, idx] >= T(0.0), up3[c, m], lo3[c, idx])
             rng.team_barrier()
             for idx in la.inner(rng):
                 r = u[density(), idx]
@@ -370,6 +417,18 @@ class HydroKernels:
                     u[momentum(1), idx] = a * u0[momentum0(1), idx] + wgt * (m1 - d2)
                     u[momentum(2), idx] = a * u0[momentum0(2), idx] + wgt * (m2 - d3)
                     u[energy(), idx] = a * u0[energy0(), idx] + wgt * (e - d4)
+                if NS > 0:
+                    for n in range(NS):
+                        s = u[scalars(n), idx]
+                        ds = c1 * (f1[5 + n, idx + D1] - f1[5 + n, idx])
+                        if NDIM >= 2:
+                            ds = ds + c2 * (f2[5 + n, idx + D2] - f2[5 + n, idx])
+                        if NDIM >= 3:
+                            ds = ds + c3 * (f3[5 + n, idx + D3] - f3[5 + n, idx])
+                        if FIRST:
+                            u[scalars(n), idx] = s - ds
+                        else:
+                            u[scalars(n), idx] = a * u0[scalars0(n), idx] + wgt * (s - ds)
 
         return stage
 

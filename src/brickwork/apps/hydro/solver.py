@@ -22,6 +22,7 @@ from brickwork.mesh import Mesh, Metadata, Package, storage
 from brickwork.mesh.output import assemble_blocks
 
 from ...errors import BrickworkError
+from . import scalars
 from .config import Config, ConfigError
 from .custom_problem import failure
 from .kernels import HydroKernels
@@ -59,8 +60,8 @@ def _block_state(problem, state, shape) -> tuple:
     return tuple(out)
 
 
-def hydro_package(dtype) -> Package:
-    """The fields of the hydro application, with numpy ``dtype``."""
+def hydro_package(dtype, nscalars: int = 0) -> Package:
+    """The fields of the hydro application, with numpy ``dtype`` (and ``nscalars`` passive scalars)."""
     pkg = Package("hydro")
     cons = ("Cell", "Independent", "FillGhost", "WithFluxes")
     pkg.add_field("density", Metadata(*cons), dtype=dtype)
@@ -69,7 +70,8 @@ def hydro_package(dtype) -> Package:
     pkg.add_field("density_0", Metadata("Cell", "Derived"), dtype=dtype)
     pkg.add_field("momentum_0", Metadata("Cell", "Derived"), shape=(3,), dtype=dtype)
     pkg.add_field("energy_0", Metadata("Cell", "Derived"), dtype=dtype)
-    pkg.add_field("prim", Metadata("Cell", "Derived"), shape=(5,), dtype=dtype)
+    pkg.add_field("prim", Metadata("Cell", "Derived"), shape=(5 + nscalars,), dtype=dtype)
+    scalars.add_fields(pkg, nscalars, dtype, cons)
     return pkg
 
 
@@ -85,17 +87,20 @@ class Hydro:
         self.cfl = h["cfl"]
         self.stages = STAGES[h["integrator"]]
         ndim = len(m["nx"])
+        #: passive scalars, and the conserved fields with them (what ghost exchanges and restart files carry)
+        self.nscalars = h["nscalars"]
+        self.conserved = CONSERVED + ((scalars.FIELD,) if self.nscalars else ())
         #: where the fields live and the kernels run
         self.device = wp.get_device(h["device"])
         #: the problem's boundary functions, and the ghost fills that run them
         self.user_boundaries = UserBoundaries(cfg)
         self.mesh = Mesh(tuple(m["nx"]), tuple(m["block_nx"]), nghost=m["nghost"], xmin=tuple(m["xmin"]),
-                         xmax=tuple(m["xmax"]), packages=[hydro_package(self.np_dtype)],
-                         boundaries=self.user_boundaries.mesh_boundaries(), device=self.device)
+                         xmax=tuple(m["xmax"]), boundaries=self.user_boundaries.mesh_boundaries(),
+                         packages=[hydro_package(self.np_dtype, self.nscalars)], device=self.device)
         self.ndim = ndim
         with wp.ScopedDevice(self.device):  # the kernels' small arrays (coefficients, partials) live there too
             self.kernels = HydroKernels(self.mesh, self.T, self.gamma, h["reconstruction"], h["limiter"],
-                                        h["riemann"], self.cfl, loop=h["loop"])
+                                        h["riemann"], self.cfl, loop=h["loop"], nscalars=self.nscalars)
         #: whether a Runge-Kutta stage runs as one pass per block (``HydroKernels.stage``) or as separate
         #: passes (primitives, fluxes, update); ``[hydro] stage``, see ``fused_by_default``
         self.fused = h["stage"] == "fused" or (h["stage"] == "auto" and self.fused_by_default())
@@ -121,10 +126,10 @@ class Hydro:
         problem, params = self.cfg.problem, self.cfg["problem"]
         m = self.cfg["mesh"]
         self._host = (None, {})
-        fields = {name: storage.host(self.mesh.data(name)) for name in CONSERVED}
+        fields = {name: storage.host(self.mesh.data(name)) for name in self.conserved}
         with np.errstate(over="ignore", invalid="ignore"):  # huge inputs overflow: check() names the cell
             self._set_initial_blocks(fields, problem, params, m)
-        for name in CONSERVED:  # one copy per field to a device (nothing to do on the CPU)
+        for name in self.conserved:  # one copy per field to a device (nothing to do on the CPU)
             if fields[name] is not self.mesh.data(name):
                 self.mesh.data(name).assign(fields[name])
         self.time = 0.0
@@ -144,15 +149,28 @@ class Hydro:
                 raise
             except Exception as e:  # noqa: BLE001 - a problem of your own: one line naming its file and line
                 raise failure(problem, "initial", e, params) from e
-            rho, v1, v2, v3, p = _block_state(problem, state, self.mesh.data("density").shape[2:])
+            shape = self.mesh.data("density").shape[2:]
+            rho, v1, v2, v3, p = _block_state(problem, state, shape)
             self._set_primitive_block(fields, block.lid, rho, v1, v2, v3, p)
+            if self.nscalars:
+                s = scalars.initial_block(problem, x1, x2, x3, params, self.nscalars, shape, tuple(m["xmin"]),
+                                          tuple(m["xmax"]))
+                fields[scalars.FIELD][block.lid] = rho * np.asarray(s)
 
-    def set_primitive_block(self, lid, rho, v1, v2, v3, p) -> None:
-        """Set block ``lid``'s conserved variables from primitive arrays of its full (k, j, i) shape."""
-        fields = {name: storage.host(self.mesh.data(name)) for name in CONSERVED}
+    def set_primitive_block(self, lid, rho, v1, v2, v3, p, concentrations=None) -> None:
+        """Set block ``lid``'s conserved variables from primitive arrays of its full (k, j, i) shape;
+        ``concentrations``, one array per passive scalar, sets the scalars too (else they keep their
+        conserved ``rho * s``)."""
+        if concentrations is not None and len(concentrations) != self.nscalars:  # checked before any change
+            raise ValueError(f"set_primitive_block: concentrations has {len(concentrations)} arrays, but the run has "
+                             f"hydro.nscalars={self.nscalars}")
+        names = CONSERVED if concentrations is None else self.conserved
+        fields = {name: storage.host(self.mesh.data(name)) for name in names}
         with np.errstate(over="ignore", invalid="ignore"):  # as in set_initial: check() names the cell
             self._set_primitive_block(fields, lid, rho, v1, v2, v3, p)
-        for name in CONSERVED:
+            if concentrations is not None:
+                fields[scalars.FIELD][lid] = np.asarray(rho) * np.asarray(concentrations)
+        for name in names:
             if fields[name] is not self.mesh.data(name):
                 self.mesh.data(name).assign(fields[name])
         self._host = (None, {})
@@ -179,7 +197,7 @@ class Hydro:
 
     def state(self) -> dict:
         """The conserved arrays, ghosts included (views of the mesh storage; on a device host copies)."""
-        return {name: self.host_data(name) for name in CONSERVED}
+        return {name: self.host_data(name) for name in self.conserved}
 
     def interior(self, name: str, comp: int = 0) -> np.ndarray:
         """``(nblocks, nk, nj, ni)`` view of a field's interior cells (on a device: of a host copy)."""
@@ -211,11 +229,14 @@ class Hydro:
         return mesh.comm.bcast(whole, root=0) if root is None else whole
 
     def primitive(self, name: str) -> np.ndarray:
-        """Per-block interior values of ``density, velocity_1..3, pressure, energy, speed`` (float64),
-        computed on the host from the conserved variables."""
+        """Per-block interior values of ``density, velocity_1..3, pressure, energy, speed`` and the
+        passive scalars' concentrations ``scalar_0``.. (float64), computed on the host from the conserved
+        variables."""
         rho = self.interior("density").astype(np.float64)
         if name == "density":
             return rho
+        if name in scalars.names(self.nscalars):
+            return self.interior(scalars.FIELD, int(name[7:])).astype(np.float64) / rho
         if name == "energy":
             return self.interior("energy").astype(np.float64)
         v = [self.interior("momentum", c).astype(np.float64) / rho for c in range(3)]
@@ -237,11 +258,13 @@ class Hydro:
         if isinstance(self.mesh.data("density"), np.ndarray):
             columns = [self.interior("density")] + [self.interior("momentum", c) for c in range(3)]
             columns.append(self.interior("energy"))
+            columns += [self.interior(scalars.FIELD, n) for n in range(self.nscalars)]
             sums = [[float(np.sum(col[b.lid], dtype=np.float64)) for col in columns] for b in self.mesh.blocks]
         else:  # on a device: per-block sums computed there
             if self._sums is None:
                 self._sums = BlockSums(self.mesh, [("density", 0), ("momentum", 0), ("momentum", 1),
-                                                   ("momentum", 2), ("energy", 0)])
+                                                   ("momentum", 2), ("energy", 0)]
+                                       + [(scalars.FIELD, n) for n in range(self.nscalars)])
             sums = self._sums.per_block().tolist()
         gids = [b.gid for b in self.mesh.blocks]
         if self.mesh.nranks > 1:
@@ -250,7 +273,7 @@ class Hydro:
             sums = [v for part in parts for v in part[1]]
         ordered = [row for _, row in sorted(zip(gids, sums))]
         vol = self.mesh.blocks[0].coords.cell_volume
-        names = ["mass", "momentum_1", "momentum_2", "momentum_3", "energy"]
+        names = ["mass", "momentum_1", "momentum_2", "momentum_3", "energy", *scalars.names(self.nscalars)]
         totals = [0.0] * len(names)
         for row in ordered:
             totals = [t + v for t, v in zip(totals, row)]
@@ -269,7 +292,7 @@ class Hydro:
         has non-positive density or pressure.
         """
         with wp.ScopedDevice(self.device):
-            self.user_boundaries.fill_ghosts(self.mesh, CONSERVED)
+            self.user_boundaries.fill_ghosts(self.mesh, self.conserved)
             if not self.fused:
                 self.kernels.primitives()
             value = self.kernels.min_dt()
@@ -306,7 +329,7 @@ class Hydro:
         with wp.ScopedDevice(self.device):
             for n, (a, b) in enumerate(self.stages):
                 if n:
-                    self.user_boundaries.fill_ghosts(self.mesh, CONSERVED)
+                    self.user_boundaries.fill_ghosts(self.mesh, self.conserved)
                 if self.fused:
                     k.stage(a, b, dt, first=n == 0)
                 else:

@@ -40,3 +40,11 @@ def initial(x1, x2, x3, p, gamma, xmin=(0.0, 0.0), xmax=(1.0, 1.0)):
         np.exp(-((x2 - y1) ** 2) / s**2) + np.exp(-((x2 - y2) ** 2) / s**2))
     rho, v1, v2 = np.broadcast_arrays(rho, v1, v2)
     return rho, v1, v2, np.zeros_like(rho), np.full_like(rho, p["pressure"])
+
+
+def initial_scalars(x1, x2, x3, p, xmin=(0.0, 0.0), xmax=(1.0, 1.0)):
+    """With ``hydro.nscalars >= 1``: scalar 0 marks the inner stream, 1 inside the band, 0 outside, with the
+    shear layers' tanh profile (a tracer of the mixing)."""
+    ly = xmax[1] - xmin[1]
+    a = p["width"] * ly
+    return [0.5 * (np.tanh((x2 - (xmin[1] + 0.25 * ly)) / a) - np.tanh((x2 - (xmin[1] + 0.75 * ly)) / a))]

@@ -47,3 +47,9 @@ def exact(x1, t, p, gamma):
     """The exact ``(density, velocity, pressure)`` at positions ``x1`` and time ``t``."""
     return exact_riemann.solve((p["rho_l"], p["u_l"], p["p_l"]), (p["rho_r"], p["u_r"], p["p_r"]), gamma, x1, t,
                                x0=p["x0"])
+
+
+def initial_scalars(x1, x2, x3, p, xmin=None, xmax=None):
+    """With ``hydro.nscalars >= 1``: scalar 0 marks the left state (1 left of ``x0``, 0 right of it), so its
+    jump follows the contact."""
+    return [np.where(x1 < p["x0"], 1.0, 0.0)]

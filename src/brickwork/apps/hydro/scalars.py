@@ -1,0 +1,85 @@
+"""Passive scalars of the hydro application (``[hydro] nscalars = N``).
+
+A passive scalar is a concentration ``s_n`` carried with the gas (a dye, a metallicity, a tracer of
+mixing): the mesh holds the conserved ``rho * s_n`` in the field ``scalars`` (``N`` components,
+``FillGhost`` and ``WithFluxes`` like the other conserved fields, so ghost exchanges, boundary
+conditions and MPI carry it), its stage copy in ``scalars_0``, and its concentration in the slots
+``5 .. 5 + N - 1`` of ``prim``. The kernels (``kernels.py``) reconstruct ``s_n`` as the other
+primitives and upwind it by the Riemann solver's mass flux: ``F_s = F_rho * s_left`` when
+``F_rho >= 0``, else ``F_rho * s_right`` (Athena++'s and Parthenon's choice), so a scalar's mass moves
+with the gas's and a uniform ``s`` stays uniform.
+
+This module holds what is not kernel code: the fields, the names outputs give the scalars, the
+initial values a problem sets (``initial_scalars``) and the check of a restart file's scalars.
+With ``N = 0`` none of it adds anything: the fields, kernels and files are those of a run without.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from brickwork.io.restart import RestartError
+from brickwork.mesh import Metadata
+
+from .config import ConfigError
+from .custom_problem import failure
+
+#: the conserved ``rho * s_n`` and its stage copy
+FIELD, FIELD0 = "scalars", "scalars_0"
+#: the primitive slot of scalar 0 (after density, three velocities and pressure)
+FIRST_SLOT = 5
+
+
+def names(nscalars: int) -> list[str]:
+    """What outputs and the history call the scalars: ``scalar_0``, ``scalar_1``, ..."""
+    return [f"scalar_{n}" for n in range(nscalars)]
+
+
+def add_fields(pkg, nscalars: int, dtype, conserved: tuple) -> None:
+    """Declare the scalar fields in the hydro package ``pkg`` (nothing when ``nscalars`` is 0);
+    ``conserved`` is the metadata of the other conserved fields."""
+    if nscalars:
+        pkg.add_field(FIELD, Metadata(*conserved), shape=(nscalars,), dtype=dtype)
+        pkg.add_field(FIELD0, Metadata("Cell", "Derived"), shape=(nscalars,), dtype=dtype)
+
+
+def initial_block(problem, x1, x2, x3, params, nscalars: int, shape, xmin, xmax) -> list:
+    """The ``nscalars`` initial concentrations of one block (arrays of its full ``(k, j, i)`` ``shape``):
+    those the problem's ``initial_scalars(x1, x2, x3, params, xmin, xmax)`` returns (a sequence of at most
+    ``nscalars`` arrays or numbers; a problem without the function sets none), the rest 0."""
+    function = getattr(problem, "initial_scalars", None)
+    given = []
+    if function is not None:
+        try:
+            given = function(x1, x2, x3, params, xmin=xmin, xmax=xmax)
+        except MemoryError:
+            raise
+        except Exception as e:  # noqa: BLE001 - a problem of your own: one line naming its file and line
+            raise failure(problem, "initial_scalars", e, params) from e
+        what = f"problem {problem.NAME!r}: initial_scalars() must return a list of at most hydro.nscalars={nscalars}"
+        if not isinstance(given, (tuple, list)):
+            raise ConfigError(f"{what} arrays or numbers, got {type(given).__name__}")
+        if len(given) > nscalars:
+            raise ConfigError(f"{what} arrays or numbers (one per scalar it sets), got {len(given)}")
+    out = []
+    for n in range(nscalars):
+        value = given[n] if n < len(given) else 0.0
+        try:
+            out.append(np.broadcast_to(value, shape))
+        except (TypeError, ValueError):
+            got = f"shape {np.shape(value)}" if hasattr(value, "shape") else repr(value)
+            raise ConfigError(f"problem {problem.NAME!r}: initial_scalars() must return arrays that broadcast to the "
+                              f"block's cells, ghosts included, {shape} (k, j, i); its scalar {n} is {got}") from None
+    return out
+
+
+def check_restart(path: str, arrays: dict, nscalars: int) -> None:
+    """``RestartError`` when the restart file ``path`` (its arrays: name -> ``(dtype, shape)``) holds
+    another number of scalars than this run's ``hydro.nscalars`` (a file written before scalars existed,
+    or with ``nscalars = 0``, holds none)."""
+    found = arrays.get(FIELD)
+    theirs = int(found[1][1]) if found is not None and len(found[1]) > 1 else 0
+    if theirs != nscalars:
+        raise RestartError(f"restart file {path!r} holds {theirs} passive scalars (hydro.nscalars={theirs}), but "
+                           f"this run has hydro.nscalars={nscalars}: a restart continues the same scalars (set "
+                           f"hydro.nscalars={theirs})")
