@@ -14,7 +14,8 @@ The loop indices it knows, each with the values it takes over a launch:
 * the cells an ``la.inner`` loop visits with a logical tag (``logical_coords``' ``k, j, i``, or
   ``rng.get_kji(idx)`` of ``logical_flat``'s ``idx``): over all slices, the logical box (grown by the
   halo's least and greatest offset on each axis, for a range grown by one), from its start to its end on
-  each axis. Inner loops with the memory tag are left unchecked.
+  each axis; a body ``fn(k, j, i)`` of either logical tag takes the same cells. The cells of inner loops
+  with the memory tag are left unchecked (their bodies' accesses by the block ``b`` are checked).
 
 Only what runs at every point counts, as for ``tid_bounds``: statements of the body's top level (and of an
 outer body's top-level inner loops) up to the first one that may leave early (``return``, ``break``,
@@ -210,17 +211,19 @@ class _RangeScan(_Scan):
         offset on each axis: docs/loop_abstraction.md, what ``la.inner(hr)`` visits)."""
         names = ("_la_ks", "_la_ke", "_la_js", "_la_je", "_la_is", "_la_ie")
         offsets = s.halo.reduced(self.ndim) if hasattr(s.halo, "reduced") else ()
-        if not offsets or s.inner not in _LOGICAL or any(n not in self.params for n in names):
+        if not offsets:
             return
-        grow = tuple((min(o[axis] for o in offsets), max(o[axis] for o in offsets)) for axis in range(3))
         inside = dict(self.bound)
-        if s.inner == "logical_coords" and len(s.params) == 3:
-            for axis, p in enumerate(s.params):
-                inside[p.name] = (_shown(p.name), *self._axis(axis, grow))
-        elif s.inner == "logical_flat" and len(s.params) == 1:
-            inside[s.params[0].name] = ("<cells>", grow)
-        else:
-            return
+        for p in s.params:  # unknown unless bound below (memory-relative cells): their axes are not checked
+            inside.pop(p.name, None)
+        if s.inner in _LOGICAL and all(n in self.params for n in names):
+            grow = tuple((min(o[axis] for o in offsets), max(o[axis] for o in offsets)) for axis in range(3))
+            if len(s.params) == 3:  # logical_coords' k, j, i, or logical_flat's get_kji(idx) given to fn(k, j, i)
+                for axis, p in enumerate(s.params):
+                    inside[p.name] = (_shown(p.name), *self._axis(axis, grow))
+            elif s.inner == "logical_flat" and len(s.params) == 1:
+                inside[s.params[0].name] = ("<cells>", grow)
+        # the body runs in every slice (the outer body's block b, say, takes all its values), whatever the tag
         self.body(s.body, inside)
 
     def expression(self, e) -> None:
