@@ -107,6 +107,19 @@ def failure(problem, function: str, error: Exception, params: dict) -> ConfigErr
     return ConfigError(f"problem {problem.NAME!r}: {call} failed{at}: {type(error).__name__}: {error}{hint}")
 
 
+def broadcast_values(named_values, shape: tuple, what: str) -> list:
+    """The ``(name, value)`` pairs' values, arrays or numbers a problem's function returned, broadcast to a
+    block's ``shape``; a ``ConfigError`` ``what`` naming the first that does not broadcast and its shape."""
+    out = []
+    for name, value in named_values:
+        try:
+            out.append(np.broadcast_to(value, shape))
+        except (TypeError, ValueError):
+            got = f"shape {np.shape(value)}" if hasattr(value, "shape") else repr(value)
+            raise ConfigError(f"{what}; its {name} is {got}") from None
+    return out
+
+
 def load_file(path: str, base_dir: str | None = None):
     """The problem module the Python file ``path`` defines (relative paths: to ``base_dir``, else the
     working directory); ``ConfigError`` naming the file and what is wrong with it."""

@@ -16,13 +16,11 @@ With ``N = 0`` none of it adds anything: the fields, kernels and files are those
 
 from __future__ import annotations
 
-import numpy as np
-
 from brickwork.io.restart import RestartError
 from brickwork.mesh import Metadata
 
 from .config import ConfigError
-from .custom_problem import failure
+from .custom_problem import broadcast_values, failure
 
 #: the conserved ``rho * s_n`` and its stage copy
 FIELD, FIELD0 = "scalars", "scalars_0"
@@ -61,16 +59,9 @@ def initial_block(problem, x1, x2, x3, params, nscalars: int, shape, xmin, xmax)
             raise ConfigError(f"{what} arrays or numbers, got {type(given).__name__}")
         if len(given) > nscalars:
             raise ConfigError(f"{what} arrays or numbers (one per scalar it sets), got {len(given)}")
-    out = []
-    for n in range(nscalars):
-        value = given[n] if n < len(given) else 0.0
-        try:
-            out.append(np.broadcast_to(value, shape))
-        except (TypeError, ValueError):
-            got = f"shape {np.shape(value)}" if hasattr(value, "shape") else repr(value)
-            raise ConfigError(f"problem {problem.NAME!r}: initial_scalars() must return arrays that broadcast to the "
-                              f"block's cells, ghosts included, {shape} (k, j, i); its scalar {n} is {got}") from None
-    return out
+    values = [(f"scalar {n}", given[n] if n < len(given) else 0.0) for n in range(nscalars)]
+    return broadcast_values(values, shape, f"problem {problem.NAME!r}: initial_scalars() must return arrays that "
+                                           f"broadcast to the block's cells, ghosts included, {shape} (k, j, i)")
 
 
 def check_restart(path: str, arrays: dict, nscalars: int) -> None:

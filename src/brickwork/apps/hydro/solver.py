@@ -24,7 +24,7 @@ from brickwork.mesh.output import assemble_blocks
 from ...errors import BrickworkError
 from . import scalars
 from .config import Config, ConfigError
-from .custom_problem import failure
+from .custom_problem import broadcast_values, failure
 from .kernels import HydroKernels
 from .totals import BlockSums
 from .user_boundaries import UserBoundaries
@@ -49,15 +49,9 @@ def _block_state(problem, state, shape) -> tuple:
     if not isinstance(state, (tuple, list)) or len(state) != 5:
         got = f"{len(state)} values" if isinstance(state, (tuple, list)) else type(state).__name__
         raise ConfigError(f"{what}, got {got}")
-    out = []
-    for name, value in zip(PRIMITIVE_NAMES, state):
-        try:
-            out.append(np.broadcast_to(value, shape))
-        except (TypeError, ValueError):
-            got = f"shape {np.shape(value)}" if hasattr(value, "shape") else repr(value)
-            raise ConfigError(f"{what} that broadcast to the block's cells, ghosts included, {shape} (k, j, i) "
-                              f"from x1 (1, 1, ni), x2 (1, nj, 1) and x3 (nk, 1, 1); its {name} is {got}") from None
-    return tuple(out)
+    return tuple(broadcast_values(zip(PRIMITIVE_NAMES, state), shape,
+                                  f"{what} that broadcast to the block's cells, ghosts included, {shape} (k, j, i) "
+                                  f"from x1 (1, 1, ni), x2 (1, nj, 1) and x3 (nk, 1, 1)"))
 
 
 def hydro_package(dtype, nscalars: int = 0) -> Package:
