@@ -17,7 +17,7 @@ from ..lang.function import func
 from ..lang.kernel import kernel
 from ..types.arrays import array, array2d
 from ..types.composite import vector
-from ..types.scalars import float32, int32, int64
+from ..types.scalars import float32, int32, int64, uint32
 from . import bvh_build
 from .launch import launch_now, launch_on_cpu
 
@@ -51,14 +51,27 @@ def _leaf(node: int32, first: array(dtype=int32), last: array(dtype=int32), orde
           node_uppers: array2d(dtype=float32)):
     # a leaf's bounds from its items' boxes
     start = -(first[node] + 1)  # a leaf's item range: first = -(start + 1), last = end
-    for c in range(3):
-        lo = lowers[order[start], c]
-        hi = uppers[order[start], c]
-        for s in range(start + 1, last[node]):
-            lo = _lower(lo, lowers[order[s], c])
-            hi = _upper(hi, uppers[order[s], c])
-        node_lowers[node, c] = lo
-        node_uppers[node, c] = hi
+    item = order[start]
+    lx = lowers[item, 0]
+    ly = lowers[item, 1]
+    lz = lowers[item, 2]
+    hx = uppers[item, 0]
+    hy = uppers[item, 1]
+    hz = uppers[item, 2]
+    for s in range(start + 1, last[node]):  # one pass, each axis folded in the items' order
+        item = order[s]
+        lx = _lower(lx, lowers[item, 0])
+        ly = _lower(ly, lowers[item, 1])
+        lz = _lower(lz, lowers[item, 2])
+        hx = _upper(hx, uppers[item, 0])
+        hy = _upper(hy, uppers[item, 1])
+        hz = _upper(hz, uppers[item, 2])
+    node_lowers[node, 0] = lx
+    node_lowers[node, 1] = ly
+    node_lowers[node, 2] = lz
+    node_uppers[node, 0] = hx
+    node_uppers[node, 1] = hy
+    node_uppers[node, 2] = hz
 
 
 @kernel(enable_backward=False)
@@ -139,12 +152,14 @@ def _mesh(points: array(dtype=_vec3), indices: array(dtype=int32), first: array(
           item_uppers: array2d(dtype=float32), node_lowers: array2d(dtype=float32),
           node_uppers: array2d(dtype=float32), status: array(dtype=int32)):
     # one thread, a small mesh's whole refit: its indices checked (status 1 and nothing written if one is out of
-    # range), its triangles' boxes, then its nodes in descending id order (children before their parents)
-    count = points.shape[0]
+    # range: the greatest as unsigned, a negative one is a large unsigned one; a reduction without branches), its
+    # triangles' boxes, then its nodes in descending id order (children before their parents)
+    top = uint32(0)
     for k in range(indices.shape[0]):
-        if indices[k] < 0 or indices[k] >= count:
-            status[0] = 1
-            return
+        top = max(top, uint32(indices[k]))
+    if indices.shape[0] > 0 and top >= uint32(points.shape[0]):
+        status[0] = 1
+        return
     status[0] = 0
     for f in range(indices.shape[0] // 3):
         _triangle(f, points, indices, item_lowers, item_uppers)
