@@ -61,6 +61,17 @@ def stores_then_reads(ss: wp.array(dtype=Samples), fill: wp.array(dtype=float), 
     out[i] = ss[i].values[i]
 
 
+@wp.struct
+class Picked:
+    values: wp.indexedarray(dtype=float)
+
+
+@wp.kernel
+def picked_first(ps: wp.array(dtype=Picked), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = ps[i].values[0]
+
+
 def _samples(values, scale=1.0):
     s = Samples()
     s.scale = scale
@@ -176,4 +187,25 @@ def test_empty_arrays_of_structs_holding_arrays_are_zeroed(strides):
     out = wp.full(8, -1.0, dtype=float)
     with pytest.raises(wp.LaunchError, match=r"'ss\[0\]\.values' is None"):
         wp.launch(first_values, dim=8, inputs=[ss, out])
+    np.testing.assert_array_equal(out.numpy(), -1.0)
+
+
+def test_indexed_array_fields():
+    ps = wp.zeros(2, dtype=Picked)
+    out = wp.full(2, -1.0, dtype=float)
+    with pytest.raises(wp.LaunchError, match=r"'ps\[0\]\.values' is None"):
+        wp.launch(picked_first, dim=2, inputs=[ps, out])
+    data = wp.array(np.array([5.0, 6.0, 7.0], np.float32))
+    for k in range(2):
+        p = Picked()
+        p.values = wp.indexedarray(data, [wp.array([2 - k], dtype=int)])
+        ps[k] = p
+    wp.launch(picked_first, dim=2, inputs=[ps, out])
+    np.testing.assert_array_equal(out.numpy(), [7.0, 6.0])
+    p = Picked()
+    p.values = wp.indexedarray(data, [wp.array([], dtype=int)])  # selects nothing: values[0] is past it
+    ps[1] = p
+    out.fill_(-1.0)
+    with pytest.raises(wp.LaunchError, match=r"'ps\[1\]\.values' has shape \(0,\)"):
+        wp.launch(picked_first, dim=2, inputs=[ps, out])
     np.testing.assert_array_equal(out.numpy(), -1.0)

@@ -142,7 +142,7 @@ class _Scan:
     def access(self, array, indices: list, where: str) -> None:
         if type(array.type) not in (ArrayType, IndexedArrayType):
             return
-        if not isinstance(array, ir.IRLocal) and type(array.type) is ArrayType and where:
+        if not isinstance(array, ir.IRLocal) and type(array.type) in (ArrayType, IndexedArrayType) and where:
             self.element_field(array, indices, where)
         root, path = _field_path(array)
         if root is None or root.name not in self.arrays or not where or bool(path) != is_struct_type(root.type):

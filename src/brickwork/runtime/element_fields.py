@@ -23,7 +23,6 @@ def element_check(entry, key: str, names: tuple):
     element of ``value`` that launch dims ``dims`` reach holds a null or too short array at the entry's field."""
     i, _, terms, _, where, path, reaches = entry
     name = names[i] if i < len(names) else f"argument {i}"
-    width = 1 + 2 * len(reaches)  # int64 words of a descriptor: the address, the shape, the element strides
 
     def check(value, dims):
         if type(value) is not array or not value.device.is_cpu:  # device memory: not read back per launch
@@ -32,11 +31,12 @@ def element_check(entry, key: str, names: tuple):
         column = value._np[box]
         for field in path:
             column = column[field]
-        # the descriptors as int64 words, in place: a record's field bytes are contiguous
+        # the descriptors as int64 words, in place (a record's field bytes are contiguous): the address, the
+        # shape, then the element strides (and an indexed array's index addresses)
         words = column.view(np.int64)
         needs = [dims[c] + off if c >= 0 else off for c, off in reaches]
         # count_nonzero: the cheapest numpy reduction, where most launches pay only for the calls
-        if np.count_nonzero(words[..., 0]) < words.size // width or \
+        if np.count_nonzero(words[..., 0]) < words.size // words.shape[-1] or \
                 any(np.count_nonzero(words[..., 1 + axis] < need) for axis, need in enumerate(needs)):
             bad = (words[..., 0] == 0) | (words[..., 1:1 + len(needs)] < needs).any(axis=-1)
             _refuse(key, name, where, path, box, words, needs, np.argwhere(bad)[0])
