@@ -244,3 +244,29 @@ def test_a_whole_tile_update_of_a_broadcast_view_stores_its_last_row_as_warp_doe
     wp.launch_tiled(whole_update_of_a_broadcast, dim=[1], inputs=[wp.array(BIAS), wp.array(SRC), out_bias],
                     block_dim=8)
     np.testing.assert_array_equal(out_bias.numpy(), BIAS + SRC[M - 1])
+
+
+@wp.func
+def negate_first(x: wp.tile[float, N]):
+    x[0] = -x[0]
+
+
+@wp.kernel
+def unnamed_parts(src: wp.array2d(dtype=float), out: wp.array2d(dtype=float), sums: wp.array(dtype=float)):
+    t = wp.tile_load(src, shape=(M, N))
+    wp.tile_axpy(2.0, wp.tile_ones(shape=N, dtype=float), t[1])  # row 1 gains 2
+    negate_first(t[2])  # a @func writing its argument writes row 2
+    wp.tile_assign(t[0:2, 4:6], wp.tile_zeros(shape=(1, 2), dtype=float), offset=(1, 0))  # t[1, 4:6] = 0
+    wp.tile_store(sums, wp.tile_sum(t[3], axis=0))  # only read: a copy
+    wp.tile_store(out, t)
+
+
+def test_an_unnamed_part_written_by_a_function_writes_its_tile():
+    out, sums = wp.zeros((M, N), dtype=float), wp.zeros(1, dtype=float)
+    wp.launch_tiled(unnamed_parts, dim=[1], inputs=[wp.array(SRC), out, sums], block_dim=8)
+    expected = SRC.copy()
+    expected[1] += 2.0
+    expected[2, 0] = -expected[2, 0]
+    expected[1, 4:6] = 0.0
+    np.testing.assert_array_equal(out.numpy(), expected)
+    np.testing.assert_array_equal(sums.numpy(), [SRC[3].sum()])

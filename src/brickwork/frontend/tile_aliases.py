@@ -22,7 +22,17 @@ from ..types.scalars import int32
 from ..types.tiles import TileType, is_tile_type
 from .tile_build import atom, element
 from .tile_gathers import gather
-from .tile_maps import injective, is_transform, read, rewrite_elements, shape_of, structure, then_pick, write
+from .tile_maps import (
+    UNNAMED_VIEWS,
+    injective,
+    is_transform,
+    read,
+    rewrite_elements,
+    shape_of,
+    structure,
+    then_pick,
+    write,
+)
 from .tile_subscripts import index_items, picks_of, subscript
 from .tile_views import whole
 
@@ -196,15 +206,9 @@ def _writes(stmts: list, name: str) -> bool:
     return False
 
 
-def note_unnamed_view(typer, tile, root, chain: list, fill: list) -> None:
-    """Tile local ``tile``, filled by statements ``fill``, is the view ``chain`` of ``root`` used without a name:
-    if its statement writes it (an in-place function's target), the writes reach ``root`` (``sync_views``)."""
-    typer.ext.setdefault("tile_views_unnamed", []).append((tile, root, chain, {id(s) for s in fill}))
-
-
 def _through_unnamed(typer, stmts: list) -> list:
     """``stmts`` with each unnamed view they write (beyond its filling) read and written through its source."""
-    for tile, root, chain, fill in typer.ext.pop("tile_views_unnamed", ()):
+    for tile, root, chain, fill in typer.ext.pop(UNNAMED_VIEWS, ()):
         rest = [s for s in stmts if id(s) not in fill]
         if not _writes(rest, tile.name):
             continue  # only read: a copy, as it was when the statement began
@@ -221,7 +225,7 @@ def sync_views(typer, stmt, stmts: list) -> list:
     """``stmts`` (one source statement's IR) with each view it names read from its tile before, and stored
     back after when the statement writes it."""
     bound = typer.ext.pop("tile_views_bound", ())
-    if "tile_views_unnamed" in typer.ext:
+    if UNNAMED_VIEWS in typer.ext:
         stmts = _through_unnamed(typer, stmts)
     views = typer.ext.get("tile_views")
     if not views:

@@ -190,6 +190,19 @@ def write(typer, tile, chain: list, value_of) -> list:
     return loop_nest(typer, shape_of(chain), body)
 
 
+UNNAMED_VIEWS = "tile_views_unnamed"  # the typer.ext key of the views read without a name in this statement
+
+
+def read_unnamed(typer, tile, chain: list) -> ir.IRLocal:
+    """``read`` of a view used without a name (``f(t[i])``, ``tile_axpy(a, s, wp.tile_transpose(t))``): a new
+    tile, noted so that if its statement writes it, the writes reach ``tile`` (``tile_aliases.sync_views``)."""
+    start = len(typer.pending)
+    out = read(typer, tile, chain)
+    fill = {id(s) for s in typer.pending[start:]}
+    typer.ext.setdefault(UNNAMED_VIEWS, []).append((out, tile, chain, fill))
+    return out
+
+
 def _clamped(idx: list, shape: tuple) -> list:
     """Each runtime index held within its extent (read under a condition that it is inside: never out of bounds)."""
     out = []

@@ -1,8 +1,9 @@
 """Subscripts of a tile: ``t[i]`` of a 2-D tile is its row ``i``, ``t[1:3, :]`` a block, ``t[idx, :]`` the
 rows an integer index tile lists, as in Warp.
 
-Fewer indices than dimensions, or slices, name a part (``tile_views``): read, it is a new tile; bound to a
-name, a view that shares the tile's elements (``tile_aliases``); assigned to (``t[0:2, :] = u``,
+Fewer indices than dimensions, or slices, name a part (``tile_views``): read, it is a new tile (written by its
+statement, its writes reach the tile: ``tile_maps.read_unnamed``); bound to a name, a view that shares the
+tile's elements (``tile_aliases``); assigned to (``t[0:2, :] = u``,
 ``t[i] = row``), the value's elements are stored into the tile's. Slice bounds and steps
 (``a:b:c`` or ``slice(a, b, c)``) are compile-time constants, which make the part's shape; an integer index
 may be a runtime value, negative counted from the end. An index for every dimension is an element, typed as
@@ -21,7 +22,7 @@ from ..types.tiles import is_tile_type
 from .intrinsics import INTRINSICS
 from .tile_build import atom, element
 from .tile_gathers import gather
-from .tile_maps import read, write
+from .tile_maps import read_unnamed, write
 from .tile_views import at, part_shape, span
 
 
@@ -115,7 +116,7 @@ def _read_part(typer, base, index_nodes, node):
     tile = atom(typer, base)
     if any(not isinstance(i, ast.Slice) and is_tile_type(i.type) for i in items):
         return gather(typer, tile, items, node)
-    return read(typer, tile, [picks_of(typer, tile.type.shape, items, node)])
+    return read_unnamed(typer, tile, [picks_of(typer, tile.type.shape, items, node)])
 
 
 def subscript(typer, tile, index_nodes, node) -> ir.IRExpr:

@@ -15,9 +15,9 @@ import ast
 from ..builtins.tiles import TILE_FUNCTIONS
 from ..errors import KernelValueError
 from .intrinsics import INTRINSICS
-from .tile_aliases import VIEW_CALLS, note_unnamed_view, resolve
+from .tile_aliases import VIEW_CALLS, resolve
 from .tile_build import TileCall, atom, checked_shape
-from .tile_maps import Transform, is_dense, read, shape_of, strides_of, then_pick
+from .tile_maps import Transform, is_dense, read, read_unnamed, shape_of, strides_of, then_pick
 from .tile_subscripts import tile_view_picks
 from .tile_views import whole
 
@@ -153,12 +153,7 @@ def _register(name: str) -> None:
 
     def typed(typer, f, node):  # used without a name: read as a new tile, which writes its source if written
         found = view_of(TileCall(typer, node, name, params, required), named=False)
-        if found[0] == "value":
-            return found[1]
-        start = len(typer.pending)
-        tile = read(typer, found[1], found[2])
-        note_unnamed_view(typer, tile, found[1], found[2], typer.pending[start:])
-        return tile
+        return found[1] if found[0] == "value" else read_unnamed(typer, found[1], found[2])
 
     INTRINSICS.register(fn, call=typed)
     VIEW_CALLS[fn] = lambda typer, node: view_of(TileCall(typer, node, name, params, required), named=True)
