@@ -89,7 +89,15 @@ def host_view(cap, scalar) -> np.ndarray:
     managed = _managed(cap)
     t = managed.contents.dl_tensor
     dtype = np.dtype(scalars.dtype_to_numpy(scalar))
+    # what the producer says is all there is to go on; what cannot be a tensor is refused before it is read
+    if not 0 <= t.ndim <= 32 or t.ndim and not t.shape:
+        raise ValueError(f"wp.from_dlpack: the capsule's tensor has ndim={t.ndim}"
+                         f"{' and no shape' if 0 <= t.ndim <= 32 else ''}; a tensor has 0 to 32 dimensions")
     shape = tuple(int(t.shape[d]) for d in range(t.ndim))
+    if any(n < 0 for n in shape):
+        raise ValueError(f"wp.from_dlpack: the capsule's tensor has shape {shape}: no extent may be negative")
+    if not t.data and 0 not in shape:
+        raise ValueError(f"wp.from_dlpack: the capsule's tensor of shape {shape} has a null data pointer")
     steps = [int(t.strides[d]) for d in range(t.ndim)] if t.strides else contiguous_strides(shape)
     owner = _Producer(managed)
     _capsule_set_name(id(cap), b"used_dltensor")  # ours now: the capsule no longer calls the deleter
