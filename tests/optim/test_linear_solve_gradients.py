@@ -11,7 +11,7 @@ import pytest
 
 import brickwork as wp
 import brickwork.sparse as sp
-from brickwork.optim.linear import bicgstab, cg, cr, gmres, preconditioner
+from brickwork.optim.linear import aslinearoperator, bicgstab, cg, cr, gmres, preconditioner
 
 
 @wp.kernel
@@ -199,3 +199,47 @@ def test_nonsymmetric_solvers_warn_that_no_gradient_passes(solver):
     assert "no gradient from x to b" in message and "cg or cr" in message
     tape.backward(loss)
     assert not b.grad.numpy().any()
+
+
+def test_operators_made_from_arrays_pass_the_gradient_to_them_with_batches():
+    """aslinearoperator(A, batch_offsets=...) of a dense matrix: both batches' adjoints, A's gradient in the array."""
+    blocks = [np.array([[2.0, 0.5], [0.5, 3.0]]), np.array([[4.0, 1.0, 0.0], [1.0, 5.0, 1.0], [0.0, 1.0, 6.0]])]
+    a = np.zeros((5, 5))
+    a[:2, :2], a[2:, 2:] = blocks
+    A = _f64(a, True)
+    op = aslinearoperator(A, batch_offsets=wp.array([0, 2, 5], dtype=wp.int32), max_batch_length=3)
+    b_np, w = np.array([2.0, 3.0, 4.0, 5.0, 6.0]), np.array([1.0, -1.0, 2.0, 0.5, 1.0])
+    b, x = _f64(b_np, True), wp.zeros(5, dtype=wp.float64, requires_grad=True)
+    loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    with wp.Tape() as tape:
+        cg(op, b, x, tol=1e-13, maxiter=10)
+        wp.launch(weighted_squares, 5, inputs=[x, _f64(w), loss])
+    tape.backward(loss)
+    x_np = np.linalg.solve(a, b_np)
+    lam = np.linalg.solve(a.T, 2.0 * w * x_np)
+    np.testing.assert_allclose(b.grad.numpy(), lam, atol=1e-10)
+    np.testing.assert_allclose(A.grad.numpy(), -np.outer(lam, x_np), atol=1e-10)
+
+
+@pytest.mark.parametrize("vector", [False, True])
+def test_a_diagonal_gets_the_product_of_adjoint_and_solution(vector):
+    d_np = np.array([2.0, 4.0, 5.0, 8.0])
+    b_np, w = np.array([1.0, -2.0, 3.0, 0.5]), np.array([1.0, 2.0, 0.5, 1.5])
+    x_np = b_np / d_np
+    lam = 2.0 * w * x_np / d_np
+    if vector:
+        d = wp.array(d_np.reshape(2, 2), dtype=wp.vec2d, requires_grad=True)
+        b = wp.array(b_np.reshape(2, 2), dtype=wp.vec2d, requires_grad=True)
+        x = wp.zeros(2, dtype=wp.vec2d, requires_grad=True)
+        loss_kernel, weights, n = weighted_squares2, wp.array(w.reshape(2, 2), dtype=wp.vec2d), 2
+    else:
+        d, b = _f64(d_np, True), _f64(b_np, True)
+        x = wp.zeros(4, dtype=wp.float64, requires_grad=True)
+        loss_kernel, weights, n = weighted_squares, _f64(w), 4
+    loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    with wp.Tape() as tape:
+        cr(d, b, x, tol=1e-13)
+        wp.launch(loss_kernel, n, inputs=[x, weights, loss])
+    tape.backward(loss)
+    np.testing.assert_allclose(b.grad.numpy().reshape(-1), lam, atol=1e-12)
+    np.testing.assert_allclose(d.grad.numpy().reshape(-1), -lam * x_np, atol=1e-12)

@@ -3,11 +3,12 @@
 The solver's own iterations are not recorded (their gradient would be that of the iterations, not of the
 solution). Instead a solve of ``A x = b`` made while a tape records, with ``A`` or ``b`` requiring gradients,
 records one step for the backward pass, at the solve's place: given ``dL/dx`` it solves the adjoint system
-``A^T l = dL/dx``, adds ``l`` to ``b.grad`` and ``-outer(l, x)`` to ``A``'s gradient (a dense array's, or a BSR
-matrix's values' at its stored blocks), then clears ``x.grad`` (the solve overwrote ``x``: its first value, the
-guess, has no gradient). ``CG`` and ``CR`` solve symmetric systems, so the adjoint system is the same one,
-solved by the same state with the same preconditioner and batches. ``BiCGSTAB`` and ``GMRES`` would need
-``A``'s transpose: a solve by them under a tape warns that no gradient passes.
+``A^T l = dL/dx``, adds ``l`` to ``b.grad`` and ``-outer(l, x)`` to ``A``'s gradient (a dense array's, a
+diagonal's, or a BSR matrix's values' at its stored blocks; also behind an operator made from them), then
+clears ``x.grad`` (the solve overwrote ``x``: its first value, the guess, has no gradient). ``CG`` and ``CR``
+solve symmetric systems, so the adjoint system is the same one, solved by the same state with the same
+preconditioner and batches. ``BiCGSTAB`` and ``GMRES`` would need ``A``'s transpose: a solve by them under a
+tape warns that no gradient passes.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ...runtime.launch import launch
 from ...types.array_constructors import empty_like, zeros_like
 from ...types.arrays import array, array2d
 
-_tid = _FUNCTIONS["tid"]
+_tid, _cw_mul = _FUNCTIONS["tid"], _FUNCTIONS["cw_mul"]
 
 
 @kernel(enable_backward=False)
@@ -38,6 +39,12 @@ def _add(src: array(dtype=Any), dst: array(dtype=Any)):
 
 
 @kernel(enable_backward=False)
+def _sub_product(lam: array(dtype=Any), x: array(dtype=Any), grad: array(dtype=Any)):
+    i = _tid()
+    grad[i] = grad[i] - _cw_mul(lam[i], x[i])
+
+
+@kernel(enable_backward=False)
 def _sub_outer(lam: array(dtype=Any), x: array(dtype=Any), grad: array2d(dtype=Any)):
     i, j = _tid()
     grad[i, j] = grad[i, j] - lam[i] * x[j]
@@ -47,9 +54,19 @@ def _gradient_of(a):
     return a.grad if isinstance(a, array) else None
 
 
+def _source(A):
+    """The array or BSR matrix behind ``A``: an operator that ``aslinearoperator`` made from one keeps it."""
+    for name in ("_bsr_matrix", "_dense_matrix", "_diagonal"):
+        found = getattr(A, name, None)
+        if found is not None:
+            return found
+    return A
+
+
 def record_solve(state, tape, A, A_op, b: array, x: array, M_op) -> None:
     """Record on ``tape`` the backward step of ``state``'s solve of ``A_op x = b`` (``A`` as the caller gave it),
     when ``A`` or ``b`` has a gradient; for a solver of non-symmetric systems, warn that none passes."""
+    A = _source(A)
     values = getattr(A, "values", None)  # a BSR matrix: its values carry the gradient
     matrix_grad = _gradient_of(values if values is not None else A)
     if matrix_grad is None and b.grad is None:
@@ -86,10 +103,11 @@ def record_solve(state, tape, A, A_op, b: array, x: array, M_op) -> None:
 
 
 def _add_matrix_gradient(A, grad: array, lam: array, x: array) -> None:
-    """``grad -= outer(lam, x)``: over a dense matrix's entries, or over a BSR matrix's stored blocks (the
-    gradient of ``bsr_mv``'s values for an output gradient ``-lam``)."""
+    """``grad -= outer(lam, x)``: over a dense matrix's entries, a diagonal's (``lam * x`` per component), or a
+    BSR matrix's stored blocks (the gradient of ``bsr_mv``'s values for an output gradient ``-lam``)."""
     if isinstance(A, array):
-        launch(_sub_outer, dim=A.shape, inputs=[lam, x, grad], device=A.device, record_tape=False)
+        kernel_ = _sub_outer if A.ndim == 2 else _sub_product
+        launch(kernel_, dim=A.shape, inputs=[lam, x, grad], device=A.device, record_tape=False)
         return
     from ...runtime.tape import Tape
     from ...sparse.mv import bsr_mv

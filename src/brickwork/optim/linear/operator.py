@@ -191,7 +191,9 @@ def aslinearoperator(A, batch_offsets: array | None = None, max_batch_length: in
             if A.dtype not in SCALARS:
                 raise LinearSolverTypeError(f"aslinearoperator: a dense matrix must hold float16, float32 or "
                                             f"float64 scalars, got {A.dtype.__name__}")
-            return LinearOperator(A.shape, A.dtype, A.device, _dense_matvec(A), batch_offsets, max_batch_length)
+            op = LinearOperator(A.shape, A.dtype, A.device, _dense_matvec(A), batch_offsets, max_batch_length)
+            op._dense_matrix = A  # the matrix whose gradient a taped solve adds to (adjoint.py)
+            return op
         if A.ndim == 1:
             if scalar_type(A.dtype) not in SCALARS or not (A.dtype in SCALARS or is_vector_type(A.dtype)):
                 raise LinearSolverTypeError(f"aslinearoperator: a diagonal must hold float16, float32 or float64 "
