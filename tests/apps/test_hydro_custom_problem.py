@@ -334,6 +334,29 @@ def test_a_boundary_function_that_raised_is_not_called_again_in_that_ghost_fill(
     assert cfg.problem.CALLS == ["density", "momentum"]
 
 
+
+@pytest.mark.parametrize("edit, message", [
+    (("    return np.where(r2 < 0.04", "    if p['wind'] > 0.5:\n        sys.exit('too windy')\n    return np.where(r2 < 0.04"),
+     r"^problem 'bubble': initial\(\) failed at bubble.py:\d+: SystemExit: too windy$"),
+    (("NAME = ", "def check(sections):\n    sections['problem']['radius']\n\n\nNAME = "),
+     r"^problem 'bubble': check\(\) failed at bubble.py:\d+: KeyError: 'radius'; the \[problem\] keys are file, name, "
+     r"rho_bubble, wind$"),
+    (("NAME = ", "sys.exit('not today')\nNAME = "),
+     r"^problem.file='bubble.py' could not be loaded: SystemExit at line \d+: not today$"),
+])
+def test_sys_exit_and_errors_in_check_are_the_problem_files_one_line(tmp_path, edit, message):
+    """A problem's function calling sys.exit() (a script's habit) is its error like any other: on MPI ranks
+    where only some called it, the others waited for them for ever; check() raising what is not a ConfigError
+    was a traceback."""
+    write(tmp_path / "bubble.py", "import sys\n" + BUBBLE.replace(*edit))
+    out = tmp_path / "out"
+    with pytest.raises(ConfigError, match=message):
+        cfg = hydro.build_config({"problem": {"file": "bubble.py", "wind": 1.0}, "output": {
+            "dir": str(out), "progress": False}}, [], base_dir=str(tmp_path))
+        hydro.run(cfg)
+    assert not os.path.exists(out)
+
+
 OUTPUTS = '''
 
 def temperature(density, v1, v2, v3, pressure, params, gamma):

@@ -129,3 +129,18 @@ def test_an_exact_solution_that_raises_in_a_png_stops_every_rank_with_one_line(t
     assert done.stderr == ("brickwork: error: problem 'tube': exact() failed at tube.py:22: KeyError: 'nope'; the "
                            "[problem] keys are file, name\n")
     assert not list((tmp_path / "o").glob("*.png"))
+
+
+def test_sys_exit_in_a_problems_function_on_one_rank_stops_every_rank_with_one_line(tmp_path):
+    """initial() calling sys.exit() on the rank holding x > 0.9 alone: before, that rank left and the other
+    waited for it for ever."""
+    (tmp_path / "tube.py").write_text("import sys\n" + TUBE.replace(
+        "def initial(x1, x2, x3, p, gamma, xmin, xmax):\n",
+        "def initial(x1, x2, x3, p, gamma, xmin, xmax):\n    if x1.max() > 0.9:\n        sys.exit('no gas past 0.9')\n"))
+    (tmp_path / "tube.toml").write_text('[problem]\nfile = "tube.py"\n')
+    done = mpirun(2, BRICKWORK, "run", str(tmp_path / "tube.toml"), f"output.dir={tmp_path / 'o'}", "--quiet",
+                  timeout=120)
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert done.stderr == ("brickwork: error: problem 'tube': initial() failed at tube.py:14: SystemExit: no gas past "
+                           "0.9 (on rank 1 of 2)\n")
+    assert not (tmp_path / "o").exists()

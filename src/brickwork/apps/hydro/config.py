@@ -370,8 +370,21 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>",
         raise ConfigError(f"output.basename: at most {MAX_BASENAME} characters (the output files add up to 40 more "
                           f"to it, and a file name holds 255), got {len(out['basename'])}")
     if hasattr(problem, "check"):
-        problem.check(sections)
+        _run_check(problem, sections)
     return Config(sections, problem, source)
+
+
+def _run_check(problem, sections: dict) -> None:
+    """``problem.check(sections)``: its ``ConfigError`` as it is, anything else it raises one line naming
+    check() and where in the problem's file (``custom_problem.failure``)."""
+    from .custom_problem import USER_ERRORS, failure
+
+    try:
+        problem.check(sections)
+    except (ConfigError, MemoryError):
+        raise
+    except USER_ERRORS as e:
+        raise failure(problem, "check", e, sections["problem"]) from e
 
 
 def _check_mesh(sections: dict, problem, where: str, given: set) -> None:

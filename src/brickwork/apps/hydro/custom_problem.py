@@ -32,6 +32,9 @@ BUILT_IN_OUTPUTS = ("density", "momentum_1", "momentum_2", "momentum_3", "energy
 OUTPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: keys of ``[problem]`` that the application itself reads
 RESERVED_PARAMS = tuple(SCHEMA["problem"])
+#: what a problem's function may raise that is its error, one line naming it (``failure``): ``sys.exit()``
+#: included, which on some MPI ranks alone left the others waiting for them for ever
+USER_ERRORS = (Exception, SystemExit)
 
 
 def describe_mistakes(problem) -> list[str]:
@@ -140,7 +143,7 @@ def load_file(path: str, base_dir: str | None = None):
     module = importlib.util.module_from_spec(spec)
     try:
         _run_beside_its_helpers(module, spec.loader, full)
-    except Exception as e:  # noqa: BLE001 - the user's code: name its error and where, in one line
+    except USER_ERRORS as e:  # the user's code: name its error and where, in one line
         frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == full]
         line = getattr(e, "lineno", None) if isinstance(e, SyntaxError) else (frames[-1].lineno if frames else None)
         at = f" at line {line}" if line else ""
@@ -218,7 +221,7 @@ def derived_outputs(sim) -> dict:
                 value = np.asarray(function(*primitives, params, gamma))
             except MemoryError:
                 raise
-            except Exception as e:  # noqa: BLE001 - a problem of your own: one line naming its file and line
+            except USER_ERRORS as e:  # a problem of your own: one line naming its file and line
                 raise failure(problem, f"OUTPUTS[{name!r}]", e, params) from e
             try:
                 return np.broadcast_to(value, primitives[0].shape).astype(sim.np_dtype)

@@ -50,7 +50,7 @@ from brickwork.same_on_ranks import check_same
 
 from . import checkpoint, scalars
 from .config import Config, ConfigError
-from .custom_problem import derived_outputs, failure
+from .custom_problem import USER_ERRORS, derived_outputs, failure
 from .progress import Progress
 from .rank_errors import said_once
 from .schedule import KINDS, Schedule, scheduled
@@ -187,7 +187,7 @@ def _write_png(sim: Hydro, path: str, per_block) -> str:
             rho, u, p = problem.exact(x, sim.time, cfg["problem"], sim.gamma)
         except MemoryError:
             raise
-        except Exception as e:  # noqa: BLE001 - a problem of your own: one line naming its file and line
+        except USER_ERRORS as e:  # a problem of your own: one line naming its file and line
             raise failure(problem, "exact", e, cfg["problem"]) from e
         reference = (x, {"density": rho, "velocity_1": u, "pressure": p}[var], "exact")
     title = f"{cfg['problem']['name']}  t = {sim.time:.4g}  (cycle {sim.cycle})"
@@ -371,7 +371,7 @@ def agree(comm, fn, name_ranks: bool = True) -> None:
     error = None
     try:
         fn()
-    except Exception as e:  # noqa: BLE001 - any: a rank leaving alone would leave the others waiting
+    except (Exception, SystemExit) as e:  # any: a rank leaving alone would leave the others waiting
         if comm.Get_size() == 1:
             raise
         error = e

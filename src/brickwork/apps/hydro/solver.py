@@ -24,7 +24,7 @@ from brickwork.mesh.output import assemble_blocks
 from ...errors import BrickworkError
 from . import scalars
 from .config import Config, ConfigError
-from .custom_problem import broadcast_values, failure
+from .custom_problem import USER_ERRORS, broadcast_values, failure
 from .kernels import HydroKernels
 from .totals import BlockSums
 from .user_boundaries import UserBoundaries
@@ -141,7 +141,7 @@ class Hydro:
                                         xmax=tuple(m["xmax"]))
             except MemoryError:
                 raise
-            except Exception as e:  # noqa: BLE001 - a problem of your own: one line naming its file and line
+            except USER_ERRORS as e:  # a problem of your own: one line naming its file and line
                 raise failure(problem, "initial", e, params) from e
             shape = self.mesh.data("density").shape[2:]
             rho, v1, v2, v3, p = _block_state(problem, state, shape)

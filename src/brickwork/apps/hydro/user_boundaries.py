@@ -14,7 +14,7 @@ from __future__ import annotations
 import inspect
 
 from .config import SIDES, Config, ConfigError
-from .custom_problem import failure
+from .custom_problem import USER_ERRORS, failure
 from .rank_errors import said_once
 
 
@@ -87,7 +87,7 @@ class UserBoundaries:
                 function(block, view, where, **given)
             except MemoryError:
                 raise
-            except Exception as e:  # noqa: BLE001 - a problem of your own: one line naming its file and line
+            except USER_ERRORS as e:  # a problem of your own: one line naming its file and line
                 error = failure(self.cfg.problem, f"BOUNDARIES[{side!r}]", e, params)
                 if not self._deferring:
                     raise error from e
