@@ -221,7 +221,8 @@ class _CpuRows(FusedRows, RingRows, ir.Rewriter):
             start, end = (k, g("js"), g("is")), (k, g("je"), g("ie"))
         else:  # i_pencil
             nj = self.l_box()[3]
-            dk = self.tmp(op("div", o, nj), out)
+            # o >= 0 and nj >= 1: an unsigned division (a GPU's takes half the instructions of a signed one)
+            dk = self.tmp(ir.IRCast(op("div", ir.IRCast(o, uint32), ir.IRCast(nj, uint32)), int32), out)
             k = self.tmp(op("add", g("ks"), dk), out)
             j = self.tmp(op("add", g("js"), op("sub", o, op("mul", dk, nj))), out)
             start, end = (k, j, g("is")), (k, j, g("ie"))
