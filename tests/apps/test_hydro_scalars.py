@@ -213,8 +213,8 @@ def test_history_and_hdf5_outputs_hold_the_scalars(run_hydro, tmp_path):
 
 
 def test_a_cuda_build_of_the_scalar_kernels(make_config):
-    """The split stages with scalars (what ``auto`` runs on a GPU), compiled by NVRTC for the stand-in
-    driver's sm_90 device and launched on it (it records launches; tests/apps/test_hydro_device.py and
+    """The split stages with scalars (what ``auto`` runs on a GPU) and the fused one, compiled by NVRTC for the
+    stand-in driver's sm_90 device and launched on it (it records launches; tests/apps/test_hydro_device.py and
     scripts/gpu_check.sh compare values on a real GPU)."""
     import os
     import sys
@@ -231,13 +231,14 @@ def test_a_cuda_build_of_the_scalar_kernels(make_config):
     cuda_driver.use(drv)
     devices._cuda.clear()
     try:
-        for ndim, raw in ((1, SOD), (2, KH)):
-            sim = hydro.Hydro(make_config(with_hydro(raw, nscalars=2), ["hydro.device=cuda:0"]))
-            assert not sim.fused and sim.mesh.data("scalars").shape[1] == 2
+        for ndim, raw, stage in ((1, SOD, "auto"), (2, KH, "auto"), (2, KH, "fused")):
+            sim = hydro.Hydro(make_config(with_hydro(raw, nscalars=2, stage=stage), ["hydro.device=cuda:0"]))
+            assert sim.fused == (stage == "fused") and sim.mesh.data("scalars").shape[1] == 2
             sim.set_initial()
             launches = len(drv.launches)
             sim.step(1e-3)
-            assert len(drv.launches) - launches >= 2 * (1 + ndim), ndim  # per stage: fluxes per direction, update
+            # per stage: the fused pass, or the flux pass of each direction and the update
+            assert len(drv.launches) - launches >= 2 * (1 if sim.fused else 1 + ndim), (ndim, stage)
     finally:
         cuda_driver.use(None)
         devices._cuda.clear()
