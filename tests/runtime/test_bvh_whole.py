@@ -146,6 +146,7 @@ def test_over_parallel_min_a_mesh_builds_on_two_threads_to_the_same_tables(monke
     with config.override(num_threads=2, parallel_threshold=1):
         monkeypatch.setattr(bvh_build, "PARALLEL_MIN", 0)
         monkeypatch.setattr(bvh_refit, "ONE_LAUNCH", 0)
+        monkeypatch.setattr(bvh_refit, "MESH_ONE_LAUNCH", 0)
         monkeypatch.setattr(mesh_winding, "ONE_LAUNCH", 0)
         parallel = tables()
         _, keys, lists = bvh_build.ItemLists(pts.astype(np.float64)).lists()  # the sort on three threads

@@ -43,6 +43,7 @@ def test_one_launch_gives_the_bounds_and_moments_of_the_two_launch_form(construc
     one = _build_and_refit(pts, tris, **kw)
     monkeypatch.setattr(mesh_winding, "ONE_LAUNCH", 0)
     monkeypatch.setattr(bvh_refit, "ONE_LAUNCH", 0)
+    monkeypatch.setattr(bvh_refit, "MESH_ONE_LAUNCH", 0)
     two = _build_and_refit(pts, tris, **kw)
     for a, b in zip(one, two):
         _assert_same_bits(a, b)

@@ -46,8 +46,10 @@ DESCRIPTOR = np.dtype([("node_lowers", "<u8"), ("node_uppers", "<u8"), ("node_pa
 assert DESCRIPTOR.itemsize == 96
 CONSTRUCTORS = ("sah", "median", "lbvh")
 MAX_ITEMS = 2**31 - 1
-#: An lbvh tree of at most this many items is built on the CPU in one launch on one thread (``bvh_linear``)
-LINEAR_MAX = bvh_build.PARALLEL_MIN
+#: An lbvh tree of at most this many items is built on the CPU in one launch on one thread (``bvh_linear``): every
+#: one (a 262144 / 1048576-triangle mesh's in 72 / 370 ms against 343-365 / 1167-1292 ms by ``bvh_lbvh``'s launches
+#: on two threads, load 15)
+LINEAR_MAX = bvh_lbvh.MAX_ITEMS - 1
 
 
 class BvhError(BrickworkError, RuntimeError, ValueError):
@@ -381,7 +383,7 @@ def _binned(built) -> Tree:
 def one_launch_build(device, constructor: str, groups, n: int, leaf_size: int):
     """The build in one launch of the tree over ``n`` items, if it has one: on the CPU without groups,
     ``bvh_binned.build`` for a SAH tree of more than ``leaf_size`` items, ``bvh_linear.build`` for an lbvh tree of
-    1 to ``LINEAR_MAX`` items (above, ``bvh_lbvh``'s launches share the work among threads); else None."""
+    1 to ``LINEAR_MAX`` items; else None."""
     if not device.is_cpu or groups is not None:
         return None
     if constructor == "sah" and n > leaf_size:

@@ -178,12 +178,12 @@ class Mesh:
                                 f"was refit")
 
     def _refit(self) -> None:
-        if not self.device.is_cpu or len(self._tris) > bvh_refit.ONE_LAUNCH:  # else checked in the refit's launch
+        if not self.device.is_cpu or len(self._tris) > bvh_refit.MESH_ONE_LAUNCH:  # else checked in its launch
             self._check_indices()
         if not self.device.is_cpu and len(self._tris):  # on the device: no copy through the host
             refit_on_device(self._storage, self._tree, lambda lo, hi: bvh_refit.triangle_items(
                 self._points, self.indices, lo, hi, self.device))
-        elif self.device.is_cpu and 0 < len(self._tris) <= bvh_refit.ONE_LAUNCH:  # a launch: check, boxes, refit
+        elif self.device.is_cpu and 0 < len(self._tris) <= bvh_refit.MESH_ONE_LAUNCH:  # check, boxes, refit
             if self._refit_plan is None:  # the launch's tables once per tree (a wrapped table costs microseconds)
                 t, tables = self._tree.kernel_tables, self._storage.tables
                 boxes = (wrap_numpy(tables[name], float32) for name in ("item_lowers", "item_uppers", "node_lowers",
