@@ -209,3 +209,45 @@ def test_a_product_with_a_constant_vector_carries_the_matrix_gradient():
     tape.backward(loss[1:2])
     np.testing.assert_allclose(A.values.grad.numpy(), entries(A, np.outer(w, b @ xn)), atol=1e-12)
     np.testing.assert_allclose(B.values.grad.numpy(), entries(B, np.outer(a.T @ w, xn)), atol=1e-12)
+
+
+def _csr_of(m, grad):
+    r, c = np.nonzero(m)
+    return sp.bsr_from_triplets(m.shape[0], m.shape[1], wp.array(r, dtype=int), wp.array(c, dtype=int),
+                                wp.array(m[r, c], dtype=wp.float64, requires_grad=grad))
+
+
+_A = np.eye(3) * 2.0 + np.eye(3, k=1)
+_B = np.eye(3) * 3.0 + np.eye(3, k=-1)
+
+
+@pytest.mark.parametrize("how", ["axpy", "radd", "assign", "mm_left", "mm_into", "set_transpose"])
+def test_a_destination_without_gradient_takes_one_from_its_sources(how):
+    """Writing into an existing matrix without gradients (``B + A``, ``bsr_axpy(A, B)``, ``bsr_mm(.., z=C)``,
+    ``bsr_assign``, ``bsr_set_transpose``) from ``A`` with gradients: the result gets a gradient and the tape
+    reaches ``A`` (it stopped at the destination, and ``A + B`` and ``B + A`` differed)."""
+    A = _csr_of(_A, True)
+    x, w = np.array([1.0, 2.0, 3.0]), np.array([1.0, 10.0, 100.0])
+    with wp.Tape() as tape:
+        if how == "axpy":
+            M = sp.bsr_axpy(A, _csr_of(_B, False))
+        elif how == "radd":
+            M = _csr_of(_B, False) + A
+        elif how == "assign":
+            M = _csr_of(_B, False)
+            sp.bsr_assign(M, A)
+        elif how == "mm_left":
+            M = sp.bsr_mm(_csr_of(_B, False), A)
+        elif how == "mm_into":
+            M = _csr_of(_B, False)
+            sp.bsr_mm(A, _csr_of(_B, False), z=M)
+        else:
+            M = _csr_of(_B, False)
+            sp.bsr_set_transpose(M, A)
+        y = M @ wp.array(x, dtype=wp.float64)
+    assert M.requires_grad and y.requires_grad
+    tape.backward(grads={y: wp.array(w, dtype=wp.float64)})
+    outer = np.outer(w, x)  # d(w . M x)/dM
+    dA = {"mm_left": _B.T @ outer, "mm_into": outer @ _B.T, "set_transpose": outer.T}.get(how, outer)
+    rows, cols = np.nonzero(_A)
+    np.testing.assert_allclose(A.values.grad.numpy(), dA[rows, cols], atol=1e-12)

@@ -17,7 +17,7 @@ from . import topology as topo
 from . import transpose_cpu
 from ._types import block_of, shape_of
 from .indexing import block_row
-from .layouts import check_topology, compact_like, install
+from .layouts import check_topology, compact_like, install, take_gradient
 from .matrix import BsrMatrix, bsr_zeros, scalar_view3d, unpack
 from .triplets import set_compact
 
@@ -204,6 +204,7 @@ def bsr_assign(dest: BsrMatrix, src, structure_only: bool = False, topology=None
     src, scale = unpack(src, "bsr_assign", "src")
     _check_dest(dest, src, "bsr_assign")
     topology = check_topology(topology)
+    take_gradient(dest, src)
     result = _rebuilt(src, scale, dest, False, structure_only)
     install(dest, result, topology, not structure_only)
 
@@ -250,6 +251,7 @@ def bsr_set_transpose(dest: BsrMatrix, src, topology=None) -> None:
     if dest.block_shape != src.block_shape[::-1]:
         raise ValueError(f"bsr_set_transpose: 'dest': Destination block shape must be {src.block_shape[::-1]}, got "
                          f"{dest.block_shape}")
+    take_gradient(dest, src)
     result = _rebuilt(src, scale, dest, True, False)
     install(dest, result, topology)
 

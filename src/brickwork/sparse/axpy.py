@@ -7,7 +7,7 @@ from typing import Any
 from ..runtime.warp_names import wp
 from . import topology as topo
 from .indexing import block_row
-from .layouts import check_topology, compact_like, install
+from .layouts import check_topology, compact_like, install, take_gradient
 from .matrix import BsrMatrix, bsr_zeros, scalar_view3d, unpack
 from .triplets import set_compact
 
@@ -94,6 +94,7 @@ def bsr_axpy(x, y: BsrMatrix | None = None, alpha=1.0, beta=1.0, work_arrays=Non
     elif not isinstance(y, BsrMatrix):
         raise ValueError(f"bsr_axpy: 'y' must be a BsrMatrix, got {type(y).__name__}")
     _check_pair(x, y)
+    take_gradient(y, x)
     beta = float(beta)
     if topology != "padded":
         if x is y:

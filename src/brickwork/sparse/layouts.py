@@ -124,6 +124,13 @@ def install(dest: BsrMatrix, result: BsrMatrix, topology: str, values: bool = Tr
                           scalar_view3d(result.values)], device=device)
 
 
+def take_gradient(dest: BsrMatrix, *sources) -> None:
+    """Give ``dest``'s values a gradient when a source matrix's values have one: what an operation writes into
+    ``dest`` then carries the sources' gradients under a tape (without it the tape's chain stopped at ``dest``)."""
+    if not dest.values.requires_grad and any(getattr(s, "requires_grad", False) for s in sources):
+        dest.values.requires_grad = True
+
+
 def compact_like(dest: BsrMatrix, nrow: int, ncol: int, dtype=None) -> BsrMatrix:
     """An empty matrix to compute a result in, of ``dest``'s block type (or ``dtype``) and requires_grad."""
     from .matrix import bsr_zeros

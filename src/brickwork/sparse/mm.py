@@ -16,7 +16,7 @@ from . import topology as topo
 from ._types import block_of
 from .axpy import add_slot_keys, bsr_scale
 from .indexing import block_row, row_end
-from .layouts import check_topology, compact_like, install
+from .layouts import check_topology, compact_like, install, take_gradient
 from .matrix import BsrMatrix, bsr_zeros, scalar_view3d, unpack
 from .triplets import set_compact
 
@@ -112,6 +112,7 @@ def bsr_mm(x, y, z: BsrMatrix | None = None, alpha=1.0, beta=0.0, work_arrays=No
     elif not isinstance(z, BsrMatrix):
         raise ValueError(f"bsr_mm: 'z' must be a BsrMatrix, got {type(z).__name__}")
     _check(x, y, z)
+    take_gradient(z, x, y)
     beta = float(beta)
     if alpha == 0.0 or x.nnz == 0 or y.nnz == 0:
         return bsr_scale(z, beta)
