@@ -209,3 +209,15 @@ def test_indexed_array_fields():
     with pytest.raises(wp.LaunchError, match=r"'ps\[1\]\.values' has shape \(0,\)"):
         wp.launch(picked_first, dim=2, inputs=[ps, out])
     np.testing.assert_array_equal(out.numpy(), -1.0)
+
+
+def test_a_long_array_with_one_unset_element():
+    ss = wp.zeros(100, dtype=Samples)
+    ss.fill_(_samples([3.0]))
+    ss[77] = _samples(None)
+    out = wp.full(100, -1.0, dtype=float)
+    with pytest.raises(wp.LaunchError, match=r"'ss\[77\]\.values' is None"):
+        wp.launch(first_values, dim=100, inputs=[ss, out])
+    np.testing.assert_array_equal(out.numpy(), -1.0)
+    wp.launch(first_values, dim=77, inputs=[ss, out])  # the elements before it
+    np.testing.assert_array_equal(out.numpy()[:77], 3.0)
