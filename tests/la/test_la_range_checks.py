@@ -70,11 +70,13 @@ def _arrays(nb, n, ng, out_shape=None, seed=0):
     return F.numpy(), ng, ng + n
 
 
-def _refused(call) -> str:
-    before = [a.numpy().copy() for a in (F, OUT)]
+def _refused(call, arrays=None) -> str:
+    """The message of the LaunchError ``call()`` raises, having changed none of ``arrays`` (default F, OUT)."""
+    arrays = (F, OUT) if arrays is None else arrays
+    before = [a.numpy().copy() for a in arrays]
     with pytest.raises(wp.LaunchError) as info:
         call()
-    for a, old in zip((F, OUT), before):
+    for a, old in zip(arrays, before):
         np.testing.assert_array_equal(a.numpy(), old)
     return str(info.value)
 
