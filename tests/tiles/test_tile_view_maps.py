@@ -270,3 +270,22 @@ def test_an_unnamed_part_written_by_a_function_writes_its_tile():
     expected[1, 4:6] = 0.0
     np.testing.assert_array_equal(out.numpy(), expected)
     np.testing.assert_array_equal(sums.numpy(), [SRC[3].sum()])
+
+
+@wp.kernel(module="unique", module_options={"mode": "debug"})
+def broadcast_index(bias: wp.array(dtype=float), out: wp.array(dtype=float), i: int):
+    b = wp.tile_load(bias, shape=N)
+    d = wp.tile_broadcast(b, shape=(M, N))
+    d[i, 2] = 9.0  # row i of a broadcast axis: one source element, but the index is the view's
+    wp.tile_store(out, b)
+
+
+def test_debug_mode_checks_an_index_into_a_broadcast_view_against_its_shape():
+    out = wp.zeros(N, dtype=float)
+    wp.launch_tiled(broadcast_index, dim=[1], inputs=[wp.array(BIAS), out, 3], block_dim=8)
+    expected = BIAS.copy()
+    expected[2] = 9.0
+    np.testing.assert_array_equal(out.numpy(), expected)
+    with pytest.raises(wp.BoundsError, match=r"index \(7, 2\) is out of bounds for shape \(4, 6\) at "
+                                             r".*test_tile_view_maps.py:\d+"):
+        wp.launch_tiled(broadcast_index, dim=[1], inputs=[wp.array(BIAS), out, 7], block_dim=8)

@@ -214,7 +214,7 @@ def _through_unnamed(typer, stmts: list) -> list:
             continue  # only read: a copy, as it was when the statement began
         out = []
         for s in stmts:
-            out.extend([s] if id(s) in fill else rewrite_elements([s], tile.name, root, chain))
+            out.extend([s] if id(s) in fill else rewrite_elements(typer, [s], tile.name, root, chain))
         stmts = out
         if _writes([s for s in stmts if id(s) not in fill], tile.name):  # written whole (a @func's argument)
             stmts = stmts + write(typer, root, chain, lambda idx, t=tile: element(t, idx))
@@ -242,7 +242,7 @@ def sync_views(typer, stmt, stmts: list) -> list:
     typer.pending = saved
     for v in named:
         if not injective(v.chain):  # elements shared (a broadcast): each element update reaches its source now
-            stmts = rewrite_elements(stmts, v.local.name, v.root, v.chain)
+            stmts = rewrite_elements(typer, stmts, v.local.name, v.root, v.chain)
     if type(stmt) not in _COMPOUND:  # a compound statement's body statements store their own writes
         for v in named:
             if _writes(stmts, v.local.name):

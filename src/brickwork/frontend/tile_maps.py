@@ -215,10 +215,12 @@ def _clamped(idx: list, shape: tuple) -> list:
     return out
 
 
-def rewrite_elements(stmts: list, local_name: str, root, chain: list) -> list:
+def rewrite_elements(typer, stmts: list, local_name: str, root, chain: list) -> list:
     """``stmts`` with each element of tile local ``local_name`` (the view) read and written as its element of
-    ``root``: a view whose elements share a source element (a broadcast) accumulates each update into it."""
-    return _ThroughRoot(local_name, root, chain).stmts(stmts)
+    ``root``: a view whose elements share a source element (a broadcast) accumulates each update into it. An
+    index the user wrote (``d[i, j]``) is also read once from the view's local before its statement, so debug
+    mode checks it against the view's shape (an index along a broadcast axis reaches no source index)."""
+    return _ThroughRoot(typer, local_name, root, chain).stmts(stmts)
 
 
 def _elem_of(e, name: str) -> bool:
@@ -226,11 +228,24 @@ def _elem_of(e, name: str) -> bool:
 
 
 class _ThroughRoot(ir.Rewriter):
-    def __init__(self, name: str, root, chain: list):
-        self.name, self.root, self.chain = name, root, chain
+    def __init__(self, typer, name: str, root, chain: list):
+        self.typer, self.name, self.root, self.chain = typer, name, root, chain
+        self.probes: list = []
+
+    def stmt(self, s):
+        saved, self.probes = self.probes, []
+        out = super().stmt(s)
+        probes, self.probes = self.probes, saved
+        if not probes:
+            return out
+        return probes + (out if isinstance(out, list) else [out])
 
     def _locate(self, e) -> tuple:
-        return locate(self.chain, self.root.type.shape, [self.expr(i) for i in e.indices])
+        idx = [self.expr(i) for i in e.indices]
+        if e.where and not all(isinstance(i, ir.IRConst) for i in idx):  # a user's runtime index: debug checks it
+            self.probes.append(ir.IRAssign(self.typer.new_temp(e.type), ir.IRArrayElem(e.array, idx, e.type,
+                                                                                       e.where)))
+        return locate(self.chain, self.root.type.shape, idx)
 
     def _elem(self, e, src: list) -> ir.IRArrayElem:
         return ir.IRArrayElem(self.root, src, e.type, e.where, e.checked)
