@@ -333,6 +333,12 @@ class _CpuRows(FusedRows, RingRows, ir.Rewriter):
         jloop = self.loop(jv, box[1][0], box[1][1], [iloop])
         out.append(self.loop(kv, box[0][0], box[0][1], [jloop]))
 
+    def piece_cell(self, f, box, before, out):
+        """The cell of flat index ``f`` (``0 <= f < 2^31``) of a ``bvoi`` memory piece's ``box``, decoded in
+        ``out`` by division (once per piece on the CPU; the GPU mapping multiplies by reciprocals computed in
+        ``before``)."""
+        return self.decode(f, box, out)
+
     def memory_span(self, s, m0, m1, out):
         """Visit every memory cell of [m0, m1] (contiguous: one simd loop)."""
         m = self.locals.new("_la_m", int32)
@@ -352,8 +358,8 @@ class _CpuRows(FusedRows, RingRows, ir.Rewriter):
         piece = self.locals.new("_la_piece", int32)
         body: list = []
         dbox = (box[0][0], box[1][0], box[2][0], nj, ni)
-        first = self.decode(piece, dbox, body)
-        last = self.decode(op("sub", op("min", op("add", piece, chunk), size), i32(1)), dbox, body)
+        first = self.piece_cell(piece, dbox, out, body)
+        last = self.piece_cell(op("sub", op("min", op("add", piece, chunk), size), i32(1)), dbox, out, body)
         m0 = self.tmp(_mflat(*first), body)
         m1 = self.tmp(_mflat(*last), body)
         self.memory_span(s, m0, m1, body)

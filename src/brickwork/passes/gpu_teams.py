@@ -159,6 +159,11 @@ class GpuTeams(_CpuRows):
         body += self.visit(s, kji)
         out.append(strided(c, i32(0), op("sub", n, i32(1)), body))
 
+    def piece_cell(self, f, box, before, out):
+        if not self.team_slice:
+            return super().piece_cell(f, box, before, out)
+        return self.decode_fast(f, box, before, out)  # every thread decodes each piece: no divisions
+
     def memory_span(self, s, m0, m1, out):
         if not self.team_slice:
             return super().memory_span(s, m0, m1, out)
