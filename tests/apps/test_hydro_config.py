@@ -251,3 +251,18 @@ def test_every_input_key_is_in_the_hydro_guide():
         row = next(line for line in text.splitlines() if line.startswith(f"| `[{section}]` |"))
         missing = [key for key in keys if f"`{key}`" not in row]
         assert not missing, (section, missing)
+
+
+@pytest.mark.parametrize("nx, blocks", [([16], "1 block,"), ([32], "2 blocks,")])
+def test_more_ranks_than_blocks_is_refused_in_words(make_config, monkeypatch, nx, blocks):
+    from brickwork.apps.hydro import driver
+
+    class ThreeRanks:
+        def Get_size(self):
+            return 3
+
+    monkeypatch.setattr(driver.comm, "world", ThreeRanks)
+    cfg = make_config({"problem": {"name": "sod"}, "mesh": {"nx": nx, "block_nx": [16]}})
+    with pytest.raises(ConfigError) as info:
+        driver._check_ranks(cfg)
+    assert f"makes {blocks} fewer than the 3 MPI ranks: every rank needs at least one block" in str(info.value)

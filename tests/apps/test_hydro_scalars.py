@@ -341,3 +341,27 @@ def test_a_cuda_run_gives_the_cpu_scalars(run_hydro, tmp_path, raw):
     np.testing.assert_allclose(whole(gpu, "scalar_0"), whole(cpu, "scalar_0"), rtol=1e-12, atol=1e-14)
     for name, value in cpu.totals().items():
         assert gpu.totals()[name] == pytest.approx(value, rel=1e-11, abs=1e-13), name
+
+
+@pytest.mark.parametrize("nscalars, value, message", [
+    (0, "scalar_0", "output.png_variable: 'scalar_0' is not one of 'density', 'pressure', 'velocity_1', "
+                    "'velocity_2', 'velocity_3', 'energy', 'speed' (scalar_N needs hydro.nscalars > N)"),
+    (2, "scalar_2", "output.png_variable: 'scalar_2' is not one of 'density', 'pressure', 'velocity_1', "
+                    "'velocity_2', 'velocity_3', 'energy', 'speed', 'scalar_0', 'scalar_1' (did you mean"),
+    (0, "densty", "output.png_variable: 'densty' is not one of 'density', 'pressure'"),
+])
+def test_a_png_variable_must_name_a_variable_of_the_run(make_config, nscalars, value, message):
+    with pytest.raises(ConfigError) as info:
+        make_config(with_hydro(dict(KH, output={"png_variable": value}), nscalars=nscalars))
+    assert str(info.value).startswith(message)
+
+
+def test_a_png_of_a_scalar_draws_its_concentrations(run_hydro, tmp_path, monkeypatch):
+    from brickwork.apps.hydro import driver
+    drawn = []
+    monkeypatch.setattr(driver, "_write_png", lambda sim, path, per_block: drawn.append(sim.to_global(per_block)))
+    raw = with_hydro(dict(KH, output={"png_dt": 0.0, "png_variable": "scalar_0"}), nscalars=1)
+    sim = run_hydro(raw).hydro
+    assert len(drawn) >= 1
+    np.testing.assert_array_equal(drawn[-1], sim.to_global(sim.primitive("scalar_0")))
+    assert drawn[-1].min() >= -1e-13 and drawn[-1].max() <= 1.0 + 1e-13 and drawn[-1].max() > 0.5

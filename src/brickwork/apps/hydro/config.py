@@ -97,7 +97,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "hdf5_dt": Key("float", 0.0, "time between HDF5 + XDMF outputs (0: only first and last; -1: none)",
                        minimum=-1.0),
         "png_dt": Key("float", -1.0, "time between PNG snapshots (0: only first and last; -1: none)", minimum=-1.0),
-        "png_variable": Key("str", "density", "what the PNG shows", choices=PNG_VARIABLES),
+        "png_variable": Key("str", "density", "what the PNG shows: " + " | ".join(PNG_VARIABLES)
+                            + " | scalar_N (a passive scalar, N < nscalars)"),
         "restart_dt": Key("float", -1.0, "time between restart files (0: only the last; -1: none)", minimum=-1.0),
         "hdf5_dn": Key("int", -1, "cycles between HDF5 + XDMF outputs, besides hdf5_dt (-1: none)", minimum=-1),
         "png_dn": Key("int", -1, "cycles between PNG snapshots, besides png_dt (-1: none)", minimum=-1),
@@ -350,6 +351,7 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>",
     _check_mesh(sections, problem, where, set(raw.get("mesh", {})))
     _check_user_boundaries(sections["mesh"], problem)
     _check_cfl(sections)
+    _check_png_variable(sections)
     device = sections["hydro"]["device"]
     if not DEVICE.fullmatch(device):
         raise ConfigError(f"hydro.device: {device!r} is not one of {', '.join(map(repr, DEVICE_CHOICES))} (N: the "
@@ -495,6 +497,18 @@ def _check_cfl(sections: dict) -> None:
                           f"in {ndim}-D: the unsplit scheme adds the Courant numbers of the {ndim} directions, so a "
                           f"larger cfl makes the run unstable (and its outputs wrong); set hydro.cfl <= {bound} "
                           f"(the examples use {CFL_DEFAULT[ndim]})")
+
+
+def _check_png_variable(sections: dict) -> None:
+    """``ConfigError`` unless ``output.png_variable`` names a built-in variable or one of the run's passive
+    scalars (``scalar_N``, N < ``hydro.nscalars``)."""
+    var = sections["output"]["png_variable"]
+    scalars = [f"scalar_{n}" for n in range(sections["hydro"]["nscalars"])]  # scalars.names (it imports us)
+    if var not in PNG_VARIABLES and var not in scalars:
+        choices = PNG_VARIABLES + tuple(scalars)
+        extra = "" if scalars else " (scalar_N needs hydro.nscalars > N)"
+        raise ConfigError(f"output.png_variable: {var!r} is not one of {', '.join(map(repr, choices))}{extra}"
+                          + _suggest(var, choices))
 
 
 #: ``_tiling_hint`` tries the divisors up to this (a few hundredths of a second)

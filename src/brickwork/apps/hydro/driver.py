@@ -247,8 +247,9 @@ def _check_ranks(cfg: Config) -> None:
     m = cfg["mesh"]
     nblocks = _block_count(cfg)
     if nranks > nblocks:
-        raise ConfigError(f"mesh.nx={m['nx']} in mesh.block_nx={m['block_nx']} makes {nblocks} blocks, fewer than the "
-                          f"{nranks} MPI ranks: every rank needs at least one block; use smaller blocks or fewer ranks")
+        raise ConfigError(f"mesh.nx={m['nx']} in mesh.block_nx={m['block_nx']} makes {nblocks} "
+                          f"block{'s' * (nblocks != 1)}, fewer than the {nranks} MPI ranks: every rank needs at "
+                          f"least one block; use smaller blocks or fewer ranks")
 
 
 def _check_device(cfg: Config):
