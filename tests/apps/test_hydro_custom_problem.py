@@ -119,6 +119,8 @@ HEADER = "NAME = 'x'\nDIMENSIONS = (2,)\nPARAMS = {}\nDEFAULTS = {'mesh': {'nx':
      r"PARAMS must be a dict of key names to brickwork.apps.hydro.Key, got \{'a': 1.0, 'file': 2\}"),
     (HEADER.replace("'nx'", "'n'").replace("NAME = 'x'", "NAME = 'a b'") + "def initial(*a):\n    pass\n",
      r"NAME must be a plain name .* got 'a b'; DEFAULTS\['mesh'\] has unknown keys 'n'"),
+    (HEADER + "def initial(*a):\n    pass\ninitial_scalars = [1.0]\n",
+     r"is not a hydro problem: initial_scalars must be a function"),
     ("NAME = 'x'\nx = 1 +\n", r"problem.file='p.py' could not be loaded: SyntaxError at line 2: invalid syntax"),
     ("import numpy\n\nNAME = 'x'\nraise RuntimeError('no grid')\n",
      r"problem.file='p.py' could not be loaded: RuntimeError at line 4: no grid"),

@@ -25,7 +25,7 @@ from .config import BASENAME, SCHEMA, SIDES, ConfigError, Key
 
 #: what a problem must define, and what it may
 REQUIRED = ("NAME", "DIMENSIONS", "PARAMS", "DEFAULTS", "initial")
-OPTIONAL_FUNCTIONS = ("check", "exact")
+OPTIONAL_FUNCTIONS = ("check", "exact", "initial_scalars")
 #: the variables every HDF5 output holds, which a problem's ``OUTPUTS`` adds to
 BUILT_IN_OUTPUTS = ("density", "momentum_1", "momentum_2", "momentum_3", "energy", "pressure", "velocity_1",
                     "velocity_2", "velocity_3")
