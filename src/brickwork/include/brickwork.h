@@ -1577,17 +1577,20 @@ BW_INLINE team team_begin(int64_t bytes) {
 }
 // A pad's bytes. Sizes whose product passes 2**61 bytes (a 2**32 x 2**32 pad) stop the program with a message, as
 // an arena that cannot grow does: wrapped around, the product was a small pad that in-range indices wrote past.
+// The report is out of line and the loop has no branch: team_alloc sits in loop-abstraction loops that must stay
+// vector loops.
+[[noreturn]] __attribute__((noinline, cold)) inline void pad_too_large(const int64_t* dims, int n, int size) {
+    std::fprintf(stderr, "brickwork: a team's scratch pad of sizes (");
+    for (int e = 0; e < n; ++e) std::fprintf(stderr, e ? ", %lld" : "%lld", (long long)dims[e]);
+    std::fprintf(stderr, ") of %d-byte elements needs more than 2**61 bytes\n", size);
+    std::fflush(stderr);
+    __builtin_abort();
+}
 template <class T, int D> inline int64_t pad_bytes(const int64_t (&dims)[D]) {
     int64_t bytes = (int64_t)sizeof(T);
-    for (int d = 0; d < D; ++d) {
-        if (__builtin_mul_overflow(bytes, dims[d] > 0 ? dims[d] : 0, &bytes) || bytes > ((int64_t)1 << 61)) {
-            std::fprintf(stderr, "brickwork: a team's scratch pad of sizes (");
-            for (int e = 0; e < D; ++e) std::fprintf(stderr, e ? ", %lld" : "%lld", (long long)dims[e]);
-            std::fprintf(stderr, ") of %d-byte elements needs more than 2**61 bytes\n", (int)sizeof(T));
-            std::fflush(stderr);
-            __builtin_abort();
-        }
-    }
+    bool over = false;
+    for (int d = 0; d < D; ++d) over |= __builtin_mul_overflow(bytes, dims[d] > 0 ? dims[d] : 0, &bytes);
+    if (__builtin_expect(over || bytes > ((int64_t)1 << 61), 0)) pad_too_large(dims, D, (int)sizeof(T));
     return bytes;
 }
 // Each piece starts at a multiple of Align bytes: a cache line on the CPU (whose arena grows); the GPU
