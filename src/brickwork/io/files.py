@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+import signal
 import stat
 from contextlib import contextmanager
 
@@ -72,6 +73,21 @@ def temporary_name(path: str, suffix: str = ".tmp") -> str:
 
 
 @contextmanager
+def interrupts_held():
+    """``with interrupts_held(): ...`` delays SIGINT and SIGTERM (Ctrl-C, ``kill``) to the block's end. A
+    temporary file is created and recorded as one step inside it: an interrupt between the two raised
+    where the clean-up did not know the file yet, which stayed behind."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+@contextmanager
 def writing(tmp: str):
     """``with writing(tmp): ...``: an ``OSError`` raised inside names ``tmp`` (when it names no file,
     as a failed ``write`` does), so ``staged`` reports the output being written."""
@@ -99,7 +115,8 @@ def staged(*paths: str, suffix: str = ".tmp"):
             _check_replaceable(p, p)  # before anything is written
         for p in paths:
             try:
-                tmps.append(temporary_name(p, suffix))
+                with interrupts_held():
+                    tmps.append(temporary_name(p, suffix))
             except OSError as e:
                 e.filename = p  # the directory vanished, or is not writable: this output cannot be made
                 raise

@@ -15,7 +15,7 @@ import stat
 import tempfile
 
 from ..errors import BrickworkError
-from .files import OutputError, output_error, reason
+from .files import OutputError, interrupts_held, output_error, reason
 
 
 class HistoryError(BrickworkError, ValueError):
@@ -105,8 +105,10 @@ def _replace(path: str, data: bytes) -> int:
     """Replace the file ``path`` by one holding ``data`` (same permissions), written to a temporary file
     beside it first; on failure the temporary file is removed and ``path`` is unchanged. Returns the size."""
     folder, name = os.path.split(path)
-    fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder or ".")
+    temporary = None
     try:
+        with interrupts_held():  # an interrupt between the file's creation and its name kept: left behind
+            fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder or ".")
         try:
             os.fchmod(fd, stat.S_IMODE(os.lstat(path).st_mode))
             _write_all(lambda view: os.write(fd, view), data)
@@ -115,8 +117,9 @@ def _replace(path: str, data: bytes) -> int:
             os.close(fd)
         os.replace(temporary, path)  # replaces a link made since the check, never writes through it
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
         raise
     return len(data)
 
