@@ -67,6 +67,20 @@ def _bounds_chunks(lowers: array2d(dtype=float32), uppers: array2d(dtype=float32
         part[t, 3 + c] = hi
 
 
+@func
+def scene_axis(lo: float32, hi: float32):
+    # an axis of the Morton grid from the finite centres' bounds: its lower corner (0 when there are none) and
+    # 1024 / extent (0 for a flat, empty or overflowing axis)
+    scale = float32(0.0)
+    extent = hi - lo
+    if extent > float32(0.0) and extent - extent == float32(0.0):
+        scale = float32(1024.0) / extent
+    corner = lo
+    if lo - lo != float32(0.0):
+        corner = float32(0.0)
+    return corner, scale
+
+
 @kernel(enable_backward=False)
 def _bounds_final(part: array2d(dtype=float32), chunks: int32, scene: array(dtype=float32)):
     # one thread: the scene's lower corner, and per axis 1024 / extent (0 for a flat, empty or overflowing one)
@@ -76,13 +90,8 @@ def _bounds_final(part: array2d(dtype=float32), chunks: int32, scene: array(dtyp
         for t in range(chunks):
             lo = min(lo, part[t, c])
             hi = max(hi, part[t, 3 + c])
-        scale = float32(0.0)
-        extent = hi - lo
-        if extent > float32(0.0) and extent - extent == float32(0.0):
-            scale = float32(1024.0) / extent
-        if lo - lo != float32(0.0):
-            lo = float32(0.0)
-        scene[c] = lo
+        corner, scale = scene_axis(lo, hi)
+        scene[c] = corner
         scene[3 + c] = scale
 
 

@@ -22,7 +22,7 @@ from ..types.arrays import array, array2d
 from ..types.composite import vector
 from ..types.scalars import float32, int32, int64
 from .bvh_binned import Built, item_tables, join_nodes, link_children, triangle_boxes
-from .bvh_lbvh import DROPPED, _clz, _int32_leaf_size, _spread
+from .bvh_lbvh import DROPPED, _clz, _int32_leaf_size, _spread, scene_axis
 from .bvh_refit import _lower, _upper
 from .launch import launch_on_cpu
 
@@ -54,14 +54,9 @@ def _codes(n: int32, f: array(dtype=float32), lowers: int64, uppers: int64, ints
             if x - x == float32(0.0):  # a NaN or an infinity is left out
                 lo = min(lo, x)
                 hi = max(hi, x)
-        scale = float32(0.0)
-        extent = hi - lo
-        if extent > float32(0.0) and extent - extent == float32(0.0):
-            scale = float32(1024.0) / extent
-        if lo - lo != float32(0.0):
-            lo = float32(0.0)
+        corner, scale = scene_axis(lo, hi)
         for i in range(n):
-            x = (_center(f, lowers, uppers, i, c) - lo) * scale
+            x = (_center(f, lowers, uppers, i, c) - corner) * scale
             if not (x >= float32(0.0)):  # below the bounds, or NaN
                 x = float32(0.0)
             x = min(x, float32(1023.0))
