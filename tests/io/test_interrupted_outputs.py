@@ -1,6 +1,6 @@
 """An interrupt (SIGTERM raised as an exception, as ``brickwork run`` does) that arrives just after a temporary
-output file is created leaves no file behind: ``files.interrupts_held`` delays it until the file is recorded
-for clean-up."""
+output file is created leaves no file behind: ``files.temporary_name`` records the name for the clean-up
+before it makes the file."""
 
 from __future__ import annotations
 
@@ -26,21 +26,11 @@ def sigterm_raises():
     signal.signal(signal.SIGTERM, before)
 
 
-def test_a_signal_in_the_block_arrives_at_its_end(sigterm_raises):
-    reached = []
-    with pytest.raises(Stop):
-        with files.interrupts_held():
-            os.kill(os.getpid(), signal.SIGTERM)
-            reached.append("after the kill")
-    assert reached == ["after the kill"]
-    assert signal.SIGTERM not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
-
-
 def test_an_interrupt_just_after_a_temporary_file_is_made_leaves_none(tmp_path, monkeypatch, sigterm_raises):
     make = files.temporary_name
 
-    def made_then_killed(path, suffix=".tmp"):
-        name = make(path, suffix)
+    def made_then_killed(*args, **kwargs):
+        name = make(*args, **kwargs)
         os.kill(os.getpid(), signal.SIGTERM)  # before staged has recorded the name
         return name
 
@@ -55,14 +45,14 @@ def test_an_interrupt_just_after_a_temporary_file_is_made_leaves_none(tmp_path, 
 
 
 def test_an_interrupt_just_after_the_history_s_temporary_file_leaves_none(tmp_path, monkeypatch, sigterm_raises):
-    make = history.tempfile.mkstemp
+    make = history.temporary_name
 
     def made_then_killed(*args, **kwargs):
-        made = make(*args, **kwargs)
-        os.kill(os.getpid(), signal.SIGTERM)
-        return made
+        name = make(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGTERM)  # before _replace has opened it
+        return name
 
-    monkeypatch.setattr(history.tempfile, "mkstemp", made_then_killed)
+    monkeypatch.setattr(history, "temporary_name", made_then_killed)
     path = tmp_path / "run.hst"
     path.write_bytes(b"# cycle time\n")
     with pytest.raises(Stop):

@@ -14,7 +14,6 @@ from __future__ import annotations
 import errno
 import os
 import secrets
-import signal
 import stat
 from contextlib import contextmanager
 
@@ -56,35 +55,28 @@ def discard(*paths: str) -> None:
             pass
 
 
-def temporary_name(path: str, suffix: str = ".tmp") -> str:
+def temporary_name(path: str, suffix: str = ".tmp", made: list | None = None) -> str:
     """Create an empty file beside ``path`` under a new random name (``PATH.RANDOM.tmp``) and return
     that name. It is created with ``O_EXCL`` and ``O_NOFOLLOW``: a file or a symbolic link planted
     at a name the run might use is never opened, so no write ever goes through one to a file
-    elsewhere. The mode is the usual one (0666 less the umask), as for any output."""
+    elsewhere. The mode is the usual one (0666 less the umask), as for any output. The name goes into
+    ``made`` before the file is created: an interrupt (Ctrl-C, SIGTERM) between the creation and the
+    caller's record of it left a file that the caller's clean-up did not know."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    made = [] if made is None else made
     for _ in range(100):
         name = f"{path}.{secrets.token_hex(4)}{suffix}"
+        made.append(name)
         try:
             os.close(os.open(name, flags, 0o666))
-        except FileExistsError:  # taken (by chance, or planted): draw another name
+        except FileExistsError:  # taken (by chance, or planted): not ours; draw another name
+            made.pop()
             continue
+        except OSError:  # nothing made
+            made.pop()
+            raise
         return name
     raise FileExistsError(errno.EEXIST, "no free temporary name", path)
-
-
-@contextmanager
-def interrupts_held():
-    """``with interrupts_held(): ...`` delays SIGINT and SIGTERM (Ctrl-C, ``kill``) to the block's end. A
-    temporary file is created and recorded as one step inside it: an interrupt between the two raised
-    where the clean-up did not know the file yet, which stayed behind."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 @contextmanager
@@ -115,8 +107,7 @@ def staged(*paths: str, suffix: str = ".tmp"):
             _check_replaceable(p, p)  # before anything is written
         for p in paths:
             try:
-                with interrupts_held():
-                    tmps.append(temporary_name(p, suffix))
+                temporary_name(p, suffix, made=tmps)
             except OSError as e:
                 e.filename = p  # the directory vanished, or is not writable: this output cannot be made
                 raise

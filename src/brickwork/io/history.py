@@ -6,16 +6,14 @@ columns and rows, or ``HistoryError`` naming the line."""
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import math
 import os
 import re
 import stat
-import tempfile
 
 from ..errors import BrickworkError
-from .files import OutputError, interrupts_held, output_error, reason
+from .files import OutputError, discard, output_error, reason, temporary_name
 
 
 class HistoryError(BrickworkError, ValueError):
@@ -105,10 +103,10 @@ def _replace(path: str, data: bytes) -> int:
     """Replace the file ``path`` by one holding ``data`` (same permissions), written to a temporary file
     beside it first; on failure the temporary file is removed and ``path`` is unchanged. Returns the size."""
     folder, name = os.path.split(path)
-    temporary = None
+    made: list[str] = []  # the temporary file's name, recorded before it is made (temporary_name)
     try:
-        with interrupts_held():  # an interrupt between the file's creation and its name kept: left behind
-            fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder or ".")
+        temporary = temporary_name(os.path.join(folder, f".{name}"), ".tmp", made)
+        fd = os.open(temporary, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
         try:
             os.fchmod(fd, stat.S_IMODE(os.lstat(path).st_mode))
             _write_all(lambda view: os.write(fd, view), data)
@@ -117,9 +115,7 @@ def _replace(path: str, data: bytes) -> int:
             os.close(fd)
         os.replace(temporary, path)  # replaces a link made since the check, never writes through it
     except BaseException:
-        if temporary is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+        discard(*made)
         raise
     return len(data)
 
