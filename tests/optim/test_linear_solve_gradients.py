@@ -1,17 +1,15 @@
 """Gradients through linear solves recorded by a ``wp.Tape`` (``optim/linear/adjoint.py``): ``cg`` and ``cr``
 give ``dL/db = l`` and ``dL/dA = -outer(l, x)`` with ``A^T l = dL/dx``, checked against numpy; ``bicgstab`` and
-``gmres`` warn that they pass none."""
+``gmres`` (non-symmetric systems, the adjoint solved with the transposes) in test_linear_solve_gradients_transposed.py."""
 
 from __future__ import annotations
-
-import warnings
 
 import numpy as np
 import pytest
 
 import brickwork as wp
 import brickwork.sparse as sp
-from brickwork.optim.linear import aslinearoperator, bicgstab, cg, cr, gmres, preconditioner
+from brickwork.optim.linear import aslinearoperator, cg, cr, preconditioner
 
 
 @wp.kernel
@@ -180,25 +178,6 @@ def test_nothing_recorded_without_gradients_or_tape():
     b, x = _f64(b_np, True), wp.zeros(N, dtype=wp.float64, requires_grad=True)
     cg(_f64(a), b, x, tol=1e-13)  # no tape: nothing to record, nothing warned
     np.testing.assert_allclose(x.numpy(), np.linalg.solve(a, b_np), atol=1e-11)
-
-
-@pytest.mark.parametrize("solver", [bicgstab, gmres])
-def test_nonsymmetric_solvers_warn_that_no_gradient_passes(solver):
-    a, b_np, w = _system(6)
-    b, x = _f64(b_np, True), wp.zeros(N, dtype=wp.float64, requires_grad=True)
-    loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        with wp.Tape() as tape:
-            solver(_f64(a), b, x, tol=1e-12)
-            wp.launch(weighted_squares, N, inputs=[x, _f64(w), loss])
-    assert len(caught) == 1 and caught[0].filename == __file__
-    message = str(caught[0].message)
-    name = "BiCGSTAB" if solver is bicgstab else "GMRES"
-    assert message.startswith(f"{name}: a wp.Tape does not differentiate this solver")
-    assert "no gradient from x to b" in message and "cg or cr" in message
-    tape.backward(loss)
-    assert not b.grad.numpy().any()
 
 
 def test_operators_made_from_arrays_pass_the_gradient_to_them_with_batches():

@@ -5,23 +5,24 @@ solution). Instead a solve of ``A x = b`` made while a tape records, with ``A`` 
 records one step for the backward pass, at the solve's place: given ``dL/dx`` it solves the adjoint system
 ``A^T l = dL/dx``, adds ``l`` to ``b.grad`` and ``-outer(l, x)`` to ``A``'s gradient (a dense array's, a
 diagonal's, or a BSR matrix's values' at its stored blocks; also behind an operator made from them), then
-clears ``x.grad`` (the solve overwrote ``x``: its first value, the guess, has no gradient). ``CG`` and ``CR``
-solve symmetric systems, so the adjoint system is the same one, solved by the same state with the same
-preconditioner and batches. ``BiCGSTAB`` and ``GMRES`` would need ``A``'s transpose: a solve by them under a
-tape warns that no gradient passes.
+clears ``x.grad`` (the solve overwrote ``x``: its first value, the guess, has no gradient). The adjoint system is
+solved by the same state, with the same tolerances and batches: ``CG`` and ``CR`` solve symmetric systems, so it is
+the same system with the same preconditioner; ``BiCGSTAB`` and ``GMRES`` solve it with ``A``'s transpose and the
+preconditioner's (transpose.py), which must be known: an operator of the caller's own function is refused before
+the solve runs.
 """
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from ...builtins.functions import FUNCTIONS as _FUNCTIONS
 from ...lang.kernel import kernel
-from ...runtime.array_access import _user_depth
 from ...runtime.launch import launch
 from ...types.array_constructors import empty_like, zeros_like
 from ...types.arrays import array, array2d
+from ._common import LinearSolverValueError
+from .transpose import transposed
 
 _tid, _cw_mul = _FUNCTIONS["tid"], _FUNCTIONS["cw_mul"]
 
@@ -63,21 +64,43 @@ def _source(A):
     return A
 
 
-def record_solve(state, tape, A, A_op, b: array, x: array, M_op) -> None:
-    """Record on ``tape`` the backward step of ``state``'s solve of ``A_op x = b`` (``A`` as the caller gave it),
-    when ``A`` or ``b`` has a gradient; for a solver of non-symmetric systems, warn that none passes."""
+class SolvePlan:
+    """What the backward step of one solve needs, found before the solve runs: ``A``'s source and gradient,
+    and the operators of the adjoint system (``A^T`` and ``M^T``: the solve's own for cg and cr)."""
+
+    def __init__(self, A, values, matrix_grad, A_adjoint, M_adjoint):
+        self.A, self.values, self.matrix_grad = A, values, matrix_grad
+        self.A_adjoint, self.M_adjoint = A_adjoint, M_adjoint
+
+
+def plan_solve(state, A, A_op, b: array, M_op) -> SolvePlan | None:
+    """The backward step's plan for ``state``'s solve of ``A_op x = b`` (``A`` as the caller gave it), or None
+    when neither ``A`` nor ``b`` has a gradient. Raises ``LinearSolverValueError``, before anything runs, when a
+    solver of non-symmetric systems is given an operator or a preconditioner whose transpose is not known."""
     A = _source(A)
     values = getattr(A, "values", None)  # a BSR matrix: its values carry the gradient
     matrix_grad = _gradient_of(values if values is not None else A)
     if matrix_grad is None and b.grad is None:
-        return
-    if not state._SYMMETRIC:
-        names = " and ".join(n for n, g in (("A", matrix_grad), ("b", b.grad)) if g is not None)
-        warnings.warn(f"{state._NAME}: a wp.Tape does not differentiate this solver: tape.backward() passes no "
-                      f"gradient from x to {names} through it. Solve with cg or cr (symmetric A), or solve the "
-                      f"adjoint system A^T l = dL/dx in a function given to tape.record_func (dL/db = l, "
-                      f"dL/dA = -outer(l, x))", UserWarning, stacklevel=_user_depth() + 1)
-        return
+        return None
+    if state._SYMMETRIC:
+        return SolvePlan(A, values, matrix_grad, A_op, M_op)
+    A_adjoint, M_adjoint = transposed(A_op), transposed(M_op)
+    for name, op, found in (("A", A_op, A_adjoint), ("M", M_op, M_adjoint)):
+        if op is not None and found is None:
+            needs = " and ".join(n for n, g in (("A", matrix_grad), ("b", b.grad)) if g is not None)
+            raise LinearSolverValueError(
+                f"{state._NAME}: a solve under a wp.Tape with {needs} requiring gradients needs the transpose of "
+                f"{name} (the adjoint system is A^T l = dL/dx), and {name} is a LinearOperator of your own function, "
+                f"whose transpose is not known. Pass {name} as an array, a BsrMatrix or "
+                f"{'aslinearoperator() of one' if name == 'A' else 'a preconditioner() or FSAI'}, solve outside the "
+                f"tape, or record the adjoint solve yourself with tape.record_func (dL/db = l, dL/dA = -outer(l, x))")
+    return SolvePlan(A, values, matrix_grad, A_adjoint, M_adjoint)
+
+
+def record_solve(state, tape, plan: SolvePlan, b: array, x: array) -> None:
+    """Record on ``tape`` the backward step of ``state``'s solve of ``A x = b`` planned by ``plan_solve``: it
+    solves the adjoint system with ``state`` (same tolerances, batches and preconditioning side)."""
+    A, values, matrix_grad = plan.A, plan.values, plan.matrix_grad
     solution = None
     if matrix_grad is not None:  # x may be overwritten before the backward pass: keep the solution
         solution = empty_like(x, requires_grad=False)
@@ -89,7 +112,7 @@ def record_solve(state, tape, A, A_op, b: array, x: array, M_op) -> None:
         lam = zeros_like(x, requires_grad=False)
         callback, state._callback = state._callback, None  # the caller's callback watches its own solve
         try:
-            state._run(A_op, x.grad, lam, M_op)  # A symmetric: A^T l = dL/dx
+            state._run(plan.A_adjoint, x.grad, lam, plan.M_adjoint)  # A^T l = dL/dx
         finally:
             state._callback = callback
         if b.grad is not None:

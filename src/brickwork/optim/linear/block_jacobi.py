@@ -23,7 +23,8 @@ from ...types.scalars import Float, float16, float32, float64
 from ._common import LinearSolverValueError
 from .operator import LinearOperator
 
-_tid, _abs, _max, _sqrt, _sign, _isfinite = (_FUNCTIONS[n] for n in ("tid", "abs", "max", "sqrt", "sign", "isfinite"))
+_tid, _abs, _max, _sqrt, _sign, _isfinite, _transpose = (_FUNCTIONS[n] for n in ("tid", "abs", "max", "sqrt", "sign",
+                                                                                   "isfinite", "transpose"))
 
 #: pivots below this fraction of the block's scale count as zero
 PIVOT_REL_TOL = {float16: 1.0e-3, float32: 1.0e-6, float64: 1.0e-12}
@@ -241,10 +242,33 @@ def block_jacobi(A, ptype: str, sparse) -> LinearOperator | None:
     step = invert_blocks if ldl == 0 else factorize_blocks
     launch(step, dim=count, inputs=[blocks, scalar(PIVOT_REL_TOL[scalar]), factors], device=A.device,
            record_tape=False)
+    return _blocks_operator(A, factors, ldl)
+
+
+@kernel(enable_backward=False)
+def transpose_blocks(blocks: array(dtype=Any), out: array(dtype=Any)):
+    i = _tid()
+    out[i] = _transpose(blocks[i])
+
+
+def _blocks_operator(A, factors: array, ldl: int) -> LinearOperator:
+    """The operator applying ``factors`` block by block; it knows its transpose, for the adjoint solve of a
+    non-symmetric solver (transpose.py): L D L^T factors (or the identity) are symmetric, inverses are transposed."""
+    scalar, count, rows = A.scalar_type, factors.shape[0], A.block_shape[0]
 
     def matvec(x, y, z, alpha, beta):
         apply = apply_blocks_scalar if x.dtype is scalar else apply_blocks_vector
         launch(apply, dim=count, inputs=[factors, ldl, x, y, z, scalar(alpha), scalar(beta)], device=A.device,
                record_tape=False)
 
-    return LinearOperator((count * rows, count * rows), A.dtype, A.device, matvec)
+    op = LinearOperator((count * rows, count * rows), A.dtype, A.device, matvec)
+    if ldl:
+        op._symmetric = True
+    else:
+        def transposed() -> LinearOperator:
+            inverses = empty(count, dtype=factors.dtype, device=A.device)
+            launch(transpose_blocks, dim=count, inputs=[factors, inverses], device=A.device, record_tape=False)
+            return _blocks_operator(A, inverses, 0)
+
+        op._transposed = transposed
+    return op

@@ -37,7 +37,7 @@ from ._common import (
     scalar_type,
     tolerances,
 )
-from .adjoint import record_solve
+from .adjoint import plan_solve, record_solve
 from .dots import Dots
 from .operator import LinearOperator, aslinearoperator
 
@@ -109,7 +109,7 @@ class LinearSolverState:
     """
 
     _NAME = "LinearSolverState"
-    _SYMMETRIC = False  # CG, CR: A^T = A, so a tape's adjoint solve is the same solve (adjoint.record_solve)
+    _SYMMETRIC = False  # CG, CR: A^T = A, so a tape's adjoint solve is the same solve (adjoint.plan_solve)
 
     def __init__(self, A, b: array, x: array, tol: float | None = None, atol: float | None = None,
                  maxiter: float | None = 0, M=None, callback: Callable | None = None, check_every: int = 10,
@@ -205,9 +205,10 @@ class LinearSolverState:
         b = b if b is not None else self._b
         x = x if x is not None else self._x
         self._check_compatible(A_op, b, x, M_op)
+        plan = plan_solve(self, A if A is not None else self._A_given, A_op, b, M_op) if recording else None
         result = self._run(A_op, b, x, M_op)
-        if recording:  # after the solve: the saved solution is x's new value
-            record_solve(self, recording[-1], A if A is not None else self._A_given, A_op, b, x, M_op)
+        if plan is not None:  # after the solve: the saved solution is x's new value
+            record_solve(self, recording[-1], plan, b, x)
         return result
 
     def _init_tolerance(self, b: array, dots: Dots, atol_sq: array) -> None:
