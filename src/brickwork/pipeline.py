@@ -133,6 +133,7 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
     from .ir.array_access import param_access
 
     access = param_access(typed)  # for wp.config.verify_autograd_array_access (runtime/array_access.py)
+    from .ir.field_checks import check_field_accesses
     from .ir.id_params import id_params
     from .ir.launch_bounds import tid_bounds
     from .ir.range_bounds import range_bounds
@@ -140,7 +141,8 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
     # what dim must satisfy for the accesses every launch point makes (checked by the launch's packer)
     # (debug builds check every access as it runs, and report the index it reached)
     plain = kernel.form == "kernel" and "adjoint" not in variants and base_mode != "debug"
-    bounds = tid_bounds(typed) if plain else []
+    tested: set = set()  # the accesses of struct array fields among them (an unset field fails their test)
+    bounds = tid_bounds(typed, tested) if plain else []
     # the same for a loop body's (par_for, par_for_outer, la.outer) accesses that its ranges bound
     body = kernel.form != "kernel" and "adjoint" not in variants and base_mode != "debug"
     ranges = range_bounds(typed) if body else []
@@ -155,6 +157,10 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
             _compiler().ir.verify(typed, after="adjoint")
         if "ir" in config.dump:
             _dump(f"IR of {typed.label} (adjoint)", _compiler().ir.format_function(typed))
+    # the other accesses of struct array fields (in a branch, a loop, through a local): tested as they run, where
+    # the target reports it (an unset field is a null address: reading it crashed the process)
+    field_checks = target.name == "cpu" and base_mode != "debug" and check_field_accesses(
+        [*typed_callees, typed], tested, lambda where: _line_in(kernel.source, where))
     fn, callees = lower(typed, typed_callees, target, base_mode)
     text = target.render(fn, callees, label, general_strides="strided" in variants)
     if "source" in config.dump:
@@ -170,6 +176,8 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
         meta["range_bounds"] = [[*b[:4], _line_in(kernel.source, b[4]), *b[5:]] for b in ranges]
     if ids:
         meta["id_params"] = ids
+    if field_checks:  # the loader raises what a checked access recorded
+        meta["field_checks"] = True
     if field_writes:  # arrays inside struct arguments it writes: checked for read-only memory at launch
         meta["writes_fields"] = sorted([position[n], list(path)] for n, path in field_writes)
     if fn.gpu_launch is not None:

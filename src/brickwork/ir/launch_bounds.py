@@ -37,7 +37,7 @@ from .walk import children, walk
 _LAZY_OPS = ("logical_and", "logical_or", "select", "where")
 
 
-def tid_bounds(fn: ir.IRFunction) -> list:
+def tid_bounds(fn: ir.IRFunction, tested: set | None = None) -> list:
     """``[param position, axis, tid component or -1, offset, "file:line"]`` for each unconditional access of
     an array parameter of kernel ``fn``: the launch needs ``d[component] + offset <= shape[axis]`` (with
     component -1, a constant index: ``offset <= shape[axis]``); an access of an array field of a struct
@@ -45,7 +45,9 @@ def tid_bounds(fn: ir.IRFunction) -> list:
     order. After them, for each unconditional access of an array field of an element of an array-of-structs
     parameter: ``[param position, "elements", [[component or -1, offset] per axis of the parameter], 0,
     "file:line", [field names], [[component or -1, offset] per axis of the field]]``: each element the launch
-    reaches must hold the field, with ``shape[axis] >= d[component] + offset`` (``runtime/element_fields``)."""
+    reaches must hold the field, with ``shape[axis] >= d[component] + offset`` (``runtime/element_fields``).
+    ``tested`` gets the ids of the access nodes of array fields that these entries test for an unset field
+    (``ir/field_checks`` leaves them out)."""
     arrays = {name: i for i, (name, t) in enumerate(fn.params)
               if type(t) in (ArrayType, IndexedArrayType) or is_struct_type(t)}
     assigned: dict = {}
@@ -66,6 +68,8 @@ def tid_bounds(fn: ir.IRFunction) -> list:
     found: list = []
     scan = _Scan(arrays, assigned, found, structs)
     scan.statements(fn.body)
+    if tested is not None:
+        tested.update(scan.tested)
     out, seen = [], set()
     for entry in found + scan.element_fields:
         key = repr(entry[:4] + entry[5:])
@@ -91,6 +95,7 @@ class _Scan:
         self.structs = structs or {}  # array-of-structs parameters whose elements the kernel never stores
         self.elements: dict = {}  # local name -> (param position, index terms), for ``s = ss[i]`` seen so far
         self.element_fields: list = []  # the "elements" entries of ``tid_bounds``
+        self.tested: set = set()  # ids of the accesses of struct array fields that an entry tests
 
     def statements(self, body: list) -> bool:
         """Scan ``body`` in order; False once a statement may end the kernel early (nothing after it counts)."""
@@ -124,10 +129,10 @@ class _Scan:
             self.expression(e.args[0])
             return
         if isinstance(e, ir.IRArrayElem):
-            self.access(e.array, e.indices, e.where)
+            self.access(e.array, e.indices, e.where, e)
         elif isinstance(e, ir.IRCall) and e.op.startswith("atomic_") and e.args:
             ndim = getattr(e.args[0].type, "ndim", 0)
-            self.access(e.args[0], e.args[1:1 + ndim], e.where)
+            self.access(e.args[0], e.args[1:1 + ndim], e.where, e)
         elif not isinstance(e, (ir.IRCall, ir.IRCast, ir.IRConstruct, ir.IRComponent, ir.IRField, ir.IRTupleGet,
                                 ir.IRFuncCall, ir.IRLocal, ir.IRConst)):
             return  # a node whose parts may run conditionally (or not at all): not descended
@@ -139,11 +144,12 @@ class _Scan:
                     if isinstance(c, ir.IRExpr):
                         self.expression(c)
 
-    def access(self, array, indices: list, where: str) -> None:
+    def access(self, array, indices: list, where: str, node=None) -> None:
         if type(array.type) not in (ArrayType, IndexedArrayType):
             return
         if not isinstance(array, ir.IRLocal) and type(array.type) in (ArrayType, IndexedArrayType) and where:
-            self.element_field(array, indices, where)
+            if self.element_field(array, indices, where):
+                self.tested.add(id(node))
         root, path = _field_path(array)
         if root is None or root.name not in self.arrays or not where or bool(path) != is_struct_type(root.type):
             return
@@ -154,6 +160,8 @@ class _Scan:
             if term is not None:
                 entry = [self.arrays[root.name], axis, term[0], term[1], where]
                 self.found.append([*entry, path] if path else entry)
+                if path:  # an unset field (shape 0) fails the entry's test
+                    self.tested.add(id(node))
 
     def element_of(self, e):
         """(param position, [[component or -1, offset] per axis]) when ``e`` is ``ss[...]`` of an array-of-structs
@@ -167,18 +175,20 @@ class _Scan:
             return None
         return self.structs[e.array.name], [list(t) for t in terms]
 
-    def element_field(self, array, indices: list, where: str) -> None:
-        """Record an access of array field ``ss[...].a.b`` (``array``) of an element of an array of structs."""
+    def element_field(self, array, indices: list, where: str) -> bool:
+        """Record an access of array field ``ss[...].a.b`` (``array``) of an element of an array of structs (True
+        when it is one)."""
         path: list = []
         while isinstance(array, ir.IRField):
             path.insert(0, array.name)
             array = array.base
         element = self.element_of(array) if path else None
         if element is None:
-            return
+            return False
         # any access of an axis of 0 elements is out of bounds, whatever its index: a reach of 1 at least
         reach = [list(self.index_term(index) or (-1, 1)) for index in indices]
         self.element_fields.append([element[0], "elements", element[1], 0, where, path, reach])
+        return True
 
     def index_term(self, index):
         """(tid component or -1, offset) when ``index`` is ``tid + c``, ``c + tid``, ``tid`` or ``c`` (c >= 0)."""

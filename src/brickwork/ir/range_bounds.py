@@ -234,7 +234,7 @@ class _RangeScan(_Scan):
             return
         super().expression(e)
 
-    def access(self, array, indices: list, where: str) -> None:
+    def access(self, array, indices: list, where: str, node=None) -> None:
         if type(array.type) not in (ArrayType, IndexedArrayType) or not isinstance(array, ir.IRLocal):
             return
         if array.name not in self.arrays or not where or len(indices) != getattr(array.type, "ndim", -1):

@@ -131,7 +131,7 @@ class Instance:
         access = (tuple(meta.get("reads", ())), writes, tuple(tuple(p) for p in meta.get("read_then_written", ())))
         # the entry is named after this instance: an entry of the (content-keyed) cache records the label it
         # was built under, which another kernel with the same code, or a tool's build, may have given it
-        self.fn = self.target_object().load(path, dict(meta, label=self.label))
+        self.fn = self.target_object().load(path, dict(meta, label=self.label, where=self._where))
         self.tid_dims, self.writes, self.writes_fields, self.access = tid_dims, writes, writes_fields, access
         self.uses_tiles = bool(meta.get("tiles"))
         # the packer's checks: the extents dim must respect, then the id parameters (param, kind, builtin)

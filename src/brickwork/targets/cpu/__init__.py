@@ -7,6 +7,7 @@ imported when an instance is first generated, so start-up and the warm path stay
 from __future__ import annotations
 
 import ctypes
+import re
 
 from ...errors import BoundsError
 from ...jit.store import symbol
@@ -15,6 +16,7 @@ from ..base import Target
 
 ENTRY_SYMBOL = "bw_entry"  # the exported entry point of every instance library (see unit.py)
 BOUNDS_SYMBOL = "bw_bounds_error"  # debug-mode libraries: the first out-of-bounds access, as text
+_RELATIVE = re.compile(r" at (\+\d+)")  # a release build's access line, relative to the kernel's first
 
 
 class CpuTarget(Target):
@@ -63,25 +65,28 @@ class CpuTarget(Target):
         # no argtypes: the packed bytes pass as char* without a converter call; 1 = declined (see unit._entry)
         fn.restype = ctypes.c_int
         fn._bw_library = lib  # the library stays loaded as long as its entry point lives
-        if meta.get("mode") == "debug":
-            return _checked_entry(fn, lib, meta.get("label", "kernel"), symbol(meta, BOUNDS_SYMBOL))
+        if meta.get("mode") == "debug" or meta.get("field_checks"):
+            return _checked_entry(fn, lib, meta.get("label", "kernel"), symbol(meta, BOUNDS_SYMBOL),
+                                  meta.get("where", str))
         return fn
 
 
-def _checked_entry(fn, lib, label: str, bounds_symbol: str):
-    """Debug mode: after each launch, raise the first out-of-bounds access the kernel recorded."""
+def _checked_entry(fn, lib, label: str, bounds_symbol: str, where=str):
+    """Debug mode, or a release kernel with checked accesses of struct array fields (``ir/field_checks``): after
+    each launch, raise the first out-of-bounds access the kernel recorded. ``where`` turns a release build's
+    ``"+N"`` line (relative to the kernel's first) into ``file:line``."""
     take = getattr(lib, bounds_symbol, None)
     if take is None:  # a kernel without array, pack or scratch accesses
         return fn
-    take.argtypes = [ctypes.c_char_p, ctypes.c_int]
-    take.restype = ctypes.c_int
+    take.restype = ctypes.c_int  # no argtypes: the buffer and its size pass without a converter call
     text = ctypes.create_string_buffer(512)
 
     def entry(buf):
         if fn(buf):
             return 1  # declined: nothing ran
-        if take(text, len(text)):
-            raise BoundsError(f"kernel '{label}': {text.value.decode(errors='replace')}")
+        if take(text, 512):
+            message = _RELATIVE.sub(lambda m: f" at {where(m.group(1))}", text.value.decode(errors="replace"), 1)
+            raise BoundsError(f"kernel '{label}': {message}")
 
     entry._bw_library = lib
     return entry
