@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test docs bench lint clean compat
+.PHONY: demo test docs bench lint clean compat compat-examples
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -41,6 +41,12 @@ COMPAT_DIR := build/compat
 compat: $(VENV)/.installed-dev
 	$(BIN)/python compat/fetch_tests.py $(COMPAT_DIR)
 	$(BIN)/python compat/run_compat.py $(COMPAT_DIR) --markdown $(COMPAT_DIR)/table.md
+	$(BIN)/python compat/run_examples.py $(COMPAT_DIR) --markdown $(COMPAT_DIR)/examples.md
+
+# Warp 1.19's own examples only, compared with Warp's final state (compat/example_references.json)
+compat-examples: $(VENV)/.installed-dev
+	$(BIN)/python compat/fetch_tests.py $(COMPAT_DIR)
+	$(BIN)/python compat/run_examples.py $(COMPAT_DIR) --markdown $(COMPAT_DIR)/examples.md
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info docs/_build docs/_generated

@@ -1,0 +1,72 @@
+"""Which of Warp 1.19's examples compat/run_examples.py runs, with what arguments and tolerance, and which it
+leaves out, with why.
+
+Each run is short, on the CPU and headless: the arguments below are the example's own argparse options
+(``--device cpu`` is added to those that take it). The tolerance is relative: a final array agrees with
+Warp's when its norm is within ``rtol`` of Warp's norm and its sum within ``rtol`` times the largest sum the
+norm allows (sqrt(size) times the norm).
+"""
+
+DEFAULT_RTOL = 1e-4
+DEFAULT_TIMEOUT_S = 600
+
+# example (directory.name under warp/examples) -> {"args": [...], "rtol": float, "ignore": [array names],
+# "state": the global whose arrays are compared (default "example")}
+RUN = {
+    "core.example_dem": {"args": ["--stage-path", "None", "--num-frames", "2"]},
+    # the plane buffer is a wp.empty the example fills only to draw a frame (never, headless)
+    "core.example_fdtd_3d": {"args": ["--headless", "--resolution", "48", "--num-steps", "20",
+                                      "--steps-per-frame", "10"], "ignore": ["e_x_center_plane_buffer"]},
+    "core.example_fluid": {"args": ["--headless", "--num-frames", "10"]},
+    "core.example_graph_capture": {"args": ["--headless", "--num-frames", "10"]},
+    "core.example_nvdb": {"args": ["--stage-path", "None", "--num-frames", "2"]},
+    "core.example_raymarch": {"args": ["--headless", "--width", "64", "--height", "48"]},
+    "core.example_sample_mesh": {"args": ["--stage-path", "None", "--num-frames", "1"]},
+    "core.example_sph": {"args": ["--stage-path", "None", "--num-frames", "1"]},
+    "core.example_wave": {"args": ["--stage-path", "None", "--num-frames", "10"]},
+    "core.example_fft_poisson_navier_stokes_2d": {"args": ["--headless", "--num-steps", "4", "--sim-substeps", "2"]},
+    "optim.example_fluid_checkpoint": {"args": ["--headless", "--train-iters", "1", "--num-frames", "4"]},
+    "optim.example_fluid_checkpoint_custom_backward": {"args": ["--headless", "--train-iters", "1",
+                                                                "--num-frames", "4"]},
+    "optim.example_navier_stokes_perturbation": {"args": ["--headless", "--train-iters", "1", "--lead-steps", "2",
+                                                          "--spin-up-steps", "2"]},
+    "optim.example_particle_repulsion": {"args": ["--headless", "--num-frames", "5"]},
+    "geometry.example_isosurface": {"args": ["--stage-path", "None", "--num-frames", "2"]},
+    # its arrays live in the solver object its __main__ makes (its solves run inside a function)
+    "tile.example_tile_block_cholesky": {"args": ["--headless", "--N", "2"], "state": "warp_solver"},
+    "tile.example_tile_cholesky": {"args": ["--headless"]},
+    "tile.example_tile_matmul": {"args": ["--headless"]},
+    "tile.example_tile_mcgp": {"args": ["--headless", "--height", "32", "--slices", "1"]},
+}
+
+USD = "reads its mesh from a USD file (pxr, from usd-core; brickwork reads no USD)"
+CUDA_MAIN = "its __main__ runs on CUDA only (it names cuda:0, or exits on the CPU)"
+# example -> why it is not run
+OUT_OF_SCOPE = {
+    "core.example_alloc_tracker": "Warp's allocation tracker (wp.config.track_memory): allocator internals",
+    "core.example_custom_allocator": "a custom CUDA memory allocator (mempools)",
+    "core.example_cupy": "CuPy interop",
+    "core.example_torch": "PyTorch interop",
+    "core.example_render_opengl": "OpenGL rendering (warp.render)",
+    "core.example_spin_lock": CUDA_MAIN,
+    "core.example_work_queue": CUDA_MAIN,
+    "core.example_mesh": USD,
+    "core.example_mesh_intersect": USD,
+    "core.example_raycast": USD,
+    "optim.example_diffray": USD,
+    "geometry.example_sparse_marching_cubes": USD,
+    "geometry.example_swept_volume": USD,
+    "tile.example_tile_convolution": CUDA_MAIN,
+    "tile.example_tile_fft": CUDA_MAIN,
+    "tile.example_tile_filtering": CUDA_MAIN,
+    "tile.example_tile_mlp": CUDA_MAIN,
+    "tile.example_tile_nbody": CUDA_MAIN,
+    "tile.example_tile_stream_compaction": CUDA_MAIN,
+    "interop.example_jax_callable": "JAX interop",
+    "interop.example_jax_kernel": "JAX interop",
+    "distributed.example_fdtd_3d_nccl": "multi-GPU (NCCL)",
+    "distributed.example_jacobi_mpi": "multi-GPU (MPI with CUDA arrays)",
+    "distributed.example_jacobi_nccl": "multi-GPU (NCCL)",
+    "distributed.example_jacobi_nvshmem": "multi-GPU (NVSHMEM)",
+}
+FEM = "warp.fem (Warp's finite-element library; brickwork does not build it)"
