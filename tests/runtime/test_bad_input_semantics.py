@@ -118,19 +118,29 @@ def _read_only_numpy():
     return x
 
 
+class _Described:
+    """Memory that only an ``__array_interface__`` describes (the owner's read-only flag copied into it)."""
+
+    def __init__(self, owner: np.ndarray):
+        self.owner = owner
+        self.__array_interface__ = dict(owner.__array_interface__, data=(owner.ctypes.data, not owner.flags.writeable))
+
+
 @pytest.mark.parametrize("make", [
     lambda: _read_only_numpy(),
     lambda: np.frombuffer(bytes(16), dtype=np.float32),
-], ids=["readonly-numpy", "bytes"])
+    lambda: _Described(_read_only_numpy()),
+], ids=["readonly-numpy", "bytes", "readonly-array-interface"])
 def test_a_kernel_that_writes_read_only_memory_is_refused(make):
     x = make()
-    before = x.copy()
+    before = np.array(x)
     a = wp.array(x, copy=False)
+    assert a.ptr == np.asarray(x).ctypes.data  # viewed, not copied
     assert a.readonly
     for kernel, args in ((increment, [a]), (store_through_alias_and_func, [a, wp.zeros(4, dtype=float)])):
         with pytest.raises(wp.LaunchError, match=r"argument 'a' is a read-only array .* the kernel writes it"):
             wp.launch(kernel, dim=4, inputs=args)
-    assert np.array_equal(x, before)
+    assert np.array_equal(np.asarray(x), before)
     out = wp.zeros(4, dtype=float)
     wp.launch(twice, dim=4, inputs=[a, out])  # reading is fine
     assert out.numpy().tolist() == (before * 2).tolist()
@@ -138,6 +148,17 @@ def test_a_kernel_that_writes_read_only_memory_is_refused(make):
     assert not copy.readonly
     wp.launch(increment, dim=4, inputs=[copy])
     assert copy.numpy().tolist() == (before + 1).tolist()
+
+
+def test_array_of_memory_an_object_describes_views_it_unless_copied():
+    owner = np.arange(4, dtype=np.float32)
+    a = wp.array(_Described(owner), dtype=float, copy=False)
+    assert not a.readonly
+    wp.launch(increment, dim=4, inputs=[a])  # the kernel's writes reach the owner's memory
+    assert owner.tolist() == [1.0, 2.0, 3.0, 4.0]
+    b = wp.array(_Described(owner), dtype=float)  # copy=True: new memory
+    wp.launch(increment, dim=4, inputs=[b])
+    assert owner.tolist() == [1.0, 2.0, 3.0, 4.0] and b.numpy().tolist() == [2.0, 3.0, 4.0, 5.0]
 
 
 def test_a_read_only_memmap_is_refused_not_a_segfault(tmp_path):

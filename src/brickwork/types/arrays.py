@@ -190,7 +190,11 @@ class array:  # noqa: N801 - Warp's spelling
             source = data
             if isinstance(data, array):
                 data = data._np
-            elif isinstance(data, np.ndarray) and _scalar_of(dtype) is bfloat16 and is_ml_bfloat16(data.dtype):
+            elif not copy and not isinstance(data, np.ndarray) and _describes_memory(data):
+                # memory another object describes (its read-only flag kept): viewed, as a numpy array is, not
+                # copied, so that the kernel's writes reach it and a read-only one refuses them
+                data = source = np.asarray(data)
+            if isinstance(data, np.ndarray) and _scalar_of(dtype) is bfloat16 and is_ml_bfloat16(data.dtype):
                 data = data.view(np.uint16)  # ml_dtypes' bfloat16 values: their bits, in the same memory
             if isinstance(data, np.ndarray):
                 check_array_shape(data.shape)  # before the copy: no huge allocation to refuse afterwards
@@ -651,6 +655,11 @@ def _structs_to_numpy(items, dtype, comp) -> np.ndarray:
         if type(x) is not dtype:
             raise TypeError(f"element {i} is a {type(x).__name__}, not a {type_name(dtype)}")
     return np.frombuffer(b"".join(x._to_bytes() for x in items), dtype=comp).copy()
+
+
+def _describes_memory(data) -> bool:
+    """Whether ``data`` exposes its memory to numpy by address (``__array_interface__``, ``__array_struct__``)."""
+    return hasattr(data, "__array_interface__") or hasattr(data, "__array_struct__")
 
 
 def _to_plain(data):
