@@ -333,11 +333,11 @@ class Volume:
         with ``points_in_world_space``), every voxel holding ``bg_value`` (which sets the value type; None: an
         index grid)."""
         vs = normalize_voxel_size(voxel_size)
-        lo, hi = np.asarray(min, np.float64), np.asarray(max, np.float64)
+        lo, hi = _corner(min, "min"), _corner(max, "max")
+        shift = _corner(translation, "translation")
         if points_in_world_space:
-            lo = np.around((lo - np.asarray(translation, np.float64)) / vs)
-            hi = np.around((hi - np.asarray(translation, np.float64)) / vs)
-        t0, t1 = lo.astype(np.int32) // 8, hi.astype(np.int32) // 8
+            lo, hi = np.around((lo - shift) / vs), np.around((hi - shift) / vs)
+        t0, t1 = _index_corner(lo, "min") // 8, _index_corner(hi, "max") // 8
         axes = [np.arange(a, b + 1, dtype=np.int32) for a, b in zip(t0, t1)]
         tiles = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3) * 8
         return cls._build(tiles, None, bg_value, np.diag(vs), translation, device, tiles=True)
@@ -484,7 +484,24 @@ def _transform(voxel_size, transform) -> np.ndarray:
     if voxel_size is not None:
         raise ValueError("Only one of 'voxel_size' or 'transform' must be provided")
     m = np.asarray(transform, dtype=np.float64).reshape(3, 3)
+    if not np.isfinite(m).all() or not np.isfinite(np.linalg.cond(m)) or np.linalg.det(m) == 0:
+        raise ValueError(f"transform must be a finite, invertible 3x3 matrix, got {m.tolist()}")
     return m
+
+
+def _corner(value, what: str) -> np.ndarray:
+    """``value`` as 3 finite float64 coordinates (a ``ValueError`` naming ``what`` otherwise)."""
+    v = np.asarray(value, dtype=np.float64)
+    if v.shape != (3,) or not np.isfinite(v).all():
+        raise ValueError(f"{what} must be 3 finite numbers, got {value!r}")
+    return v
+
+
+def _index_corner(v: np.ndarray, what: str) -> np.ndarray:
+    """Index-space coordinates ``v`` as int32, refused (naming ``what``) outside int32's range (the cast wrapped)."""
+    if not ((v >= -2.0 ** 31) & (v < 2.0 ** 31)).all():
+        raise ValueError(f"{what} {v.tolist()} is outside the index space a volume can hold (int32 coordinates)")
+    return v.astype(np.int32)
 
 
 def _rows(points) -> np.ndarray:
@@ -499,7 +516,11 @@ def _index_points(points, m, translation, what: str) -> np.ndarray:
         return p.astype(np.int64)
     if not np.issubdtype(p.dtype, np.floating):
         raise TypeError(f"{what} must hold int32 (index space) or float32 (world space) coordinates, got {p.dtype}")
-    local = (p.astype(np.float64) - np.asarray(translation, np.float64)) @ np.linalg.inv(m).T
+    local = (p.astype(np.float64) - _corner(translation, "translation")) @ np.linalg.inv(m).T
+    bad = ~np.isfinite(local).all(axis=1)
+    if bad.any():  # NaN or infinite points (or ones the transform takes there) have no voxel
+        k = int(np.argmax(bad))
+        raise ValueError(f"{what}[{k}] = {p[k].tolist()} is not a finite point in the volume's index space")
     return np.floor(local + 0.5).astype(np.int64)
 
 
