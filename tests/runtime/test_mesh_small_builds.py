@@ -83,3 +83,26 @@ def test_a_small_meshs_refit_is_two_launches(monkeypatch):
     mesh.refit()
     # the indices' check, the triangles' boxes and the tree's bounds in one; the moments
     assert names == ["_mesh", "_whole"], names
+
+
+@pytest.mark.parametrize("constructor", ["sah", "median", "lbvh"])
+@pytest.mark.parametrize("nan", [False, True])
+def test_a_refit_gives_numpys_bounds_bit_for_bit_with_signed_zeros_and_nans(constructor, nan):
+    # the refit folds by `a < b`'s select unless a point is NaN, then by numpy's rule: the same bits either way
+    rng = np.random.default_rng(5)
+    pts = rng.normal(size=(300, 3)).astype(np.float32)
+    tris = rng.integers(0, 300, (500, 3)).astype(np.int32)
+    points = wp.array(pts, dtype=wp.vec3)
+    mesh = wp.Mesh(points, wp.array(tris.reshape(-1), dtype=wp.int32), bvh_constructor=constructor)
+    moved = np.round(pts * np.float32(2))  # ties between corners and between boxes
+    moved[rng.random(moved.shape) < 0.3] = -0.0  # zeros of both signs tie: numpy keeps the second
+    if nan:
+        moved[[7, 150], [1, 2]] = np.nan
+    points.assign(moved)
+    mesh.refit()
+    corners = moved[tris]
+    want = mesh._tree.bounds(corners.min(axis=1), corners.max(axis=1))
+    tables = mesh._storage.tables
+    for got, expected in zip((tables["node_lowers"], tables["node_uppers"]), want):
+        np.testing.assert_array_equal(np.asarray(got)[:, :3].view(np.uint32), expected.view(np.uint32))
+    assert np.isnan(np.asarray(tables["node_lowers"])[0, :3]).any() == nan  # the root holds every triangle

@@ -30,7 +30,7 @@ from ..types.array_constructors import wrap_numpy
 from ..types.arrays import array, array2d
 from ..types.composite import vector
 from ..types.scalars import float32, float64, int32, int64
-from .bvh_refit import _lower, _upper
+from .bvh_refit import _fold_lower, _fold_upper
 from .bvh_sah import _area, child_budget
 from .launch import launch_on_cpu
 
@@ -234,14 +234,15 @@ def link_children(node: int32, count: int32, s: int32, mid: int32, e: int32, int
 
 
 @func
-def join_nodes(node: int32, a: int32, b: int32, f: array(dtype=float32), lowers: int64, uppers: int64):
+def join_nodes(node: int32, a: int32, b: int32, f: array(dtype=float32), lowers: int64, uppers: int64, exact: int32):
     # node's bounds from its children a and b's, in the node tables of f (4 floats a node) at lowers and uppers
+    # (``exact``: as bvh_refit's folds)
     out = int64(4) * int64(node)
     at_a = int64(4) * int64(a)
     at_b = int64(4) * int64(b)
     for c in range(3):
-        f[lowers + out + int64(c)] = _lower(f[lowers + at_a + int64(c)], f[lowers + at_b + int64(c)])
-        f[uppers + out + int64(c)] = _upper(f[uppers + at_a + int64(c)], f[uppers + at_b + int64(c)])
+        f[lowers + out + int64(c)] = _fold_lower(f[lowers + at_a + int64(c)], f[lowers + at_b + int64(c)], exact)
+        f[uppers + out + int64(c)] = _fold_upper(f[uppers + at_a + int64(c)], f[uppers + at_b + int64(c)], exact)
 
 
 @func
@@ -279,9 +280,10 @@ def _shape_tree(n: int32, leaf_size: int32, f: array(dtype=float32), ints: array
 
 
 @func
-def _node_bounds(n: int32, nodes: int32, f: array(dtype=float32), ints: array2d(dtype=int32)):
+def _node_bounds(n: int32, nodes: int32, f: array(dtype=float32), ints: array2d(dtype=int32), exact: int32):
     # each node's bounds into the node tables, children before parents (descending ids): a leaf's over its boxes
-    # in position order, an inner node's from its children's, combined as bvh_refit's (numpy's minimum/maximum)
+    # in position order, an inner node's from its children's, combined as bvh_refit's (numpy's minimum/maximum;
+    # ``exact`` 0 where no box holds a NaN)
     lowers = int64(n + BINS) * int64(_ROW) + int64(6) * int64(n)
     uppers = lowers + int64(4) * int64(2 * n)
     for k in range(nodes):
@@ -297,46 +299,58 @@ def _node_bounds(n: int32, nodes: int32, f: array(dtype=float32), ints: array2d(
                 hi = f[at + int64(3)]
                 for p in range(start + 1, last):
                     at = _at(f, p, c)
-                    lo = _lower(lo, f[at])
-                    hi = _upper(hi, f[at + int64(3)])
+                    lo = _fold_lower(lo, f[at], exact)
+                    hi = _fold_upper(hi, f[at + int64(3)], exact)
                 f[lowers + out + int64(c)] = lo
                 f[uppers + out + int64(c)] = hi
         else:
-            join_nodes(node, first, last, f, lowers, uppers)
+            join_nodes(node, first, last, f, lowers, uppers, exact)
 
 
 @func
 def triangle_boxes(n: int32, points: array(dtype=_vec3), indices: array(dtype=int32), f: array(dtype=float32),
-                   lowers: int64, uppers: int64):
+                   lowers: int64, uppers: int64, exact: int32):
     # the boxes of a mesh's n triangles into the (n, 3) tables of f at lowers and uppers: each one's corners folded
-    # in order, as bvh_refit's (numpy's min and max over them)
+    # in order, as bvh_refit's (numpy's min and max over them; ``exact``: as its folds). Returns 1 if a corner is
+    # NaN (only looked at where exact is 0: then the boxes need numpy's rule)
+    nan = int32(0)
     for t in range(n):
         at = int64(3) * int64(t)
         p = points[indices[at]]
         q = points[indices[at + int64(1)]]
         r = points[indices[at + int64(2)]]
         for c in range(3):
-            f[lowers + at + int64(c)] = _lower(_lower(p[c], q[c]), r[c])
-            f[uppers + at + int64(c)] = _upper(_upper(p[c], q[c]), r[c])
+            nan = nan | int32(p[c] != p[c]) | int32(q[c] != q[c]) | int32(r[c] != r[c])
+            f[lowers + at + int64(c)] = _fold_lower(_fold_lower(p[c], q[c], exact), r[c], exact)
+            f[uppers + at + int64(c)] = _fold_upper(_fold_upper(p[c], q[c], exact), r[c], exact)
+    return nan
 
 
 @kernel(enable_backward=False)
 def _build(n: int32, leaf_size: int32, points: array(dtype=_vec3), indices: array(dtype=int32),
            f: array(dtype=float32), ints: array2d(dtype=int32)):
-    # one thread: the item boxes (a mesh's triangles' into the item tables; else already there), copied to the box
-    # rows; the tree; the nodes' bounds
+    # one thread: the item boxes (a mesh's triangles' into the item tables, by numpy's rule if a corner is NaN;
+    # else already there), copied to the box rows; the tree; the nodes' bounds (by numpy's rule if a box is NaN)
     items = int64(n + BINS) * int64(_ROW)
     uppers = items + int64(3) * int64(n)
     if indices.shape[0] > 0:
-        triangle_boxes(n, points, indices, f, items, uppers)
+        if triangle_boxes(n, points, indices, f, items, uppers, 0) != 0:
+            triangle_boxes(n, points, indices, f, items, uppers, 1)
+    nan = int32(0)
     for t in range(n):
         at = int64(3) * int64(t)
         row = _at(f, t, 0)
         for c in range(3):
-            f[row + int64(c)] = f[items + at + int64(c)]
-            f[row + int64(3 + c)] = f[uppers + at + int64(c)]
+            lo = f[items + at + int64(c)]
+            hi = f[uppers + at + int64(c)]
+            nan = nan | int32(lo != lo) | int32(hi != hi)
+            f[row + int64(c)] = lo
+            f[row + int64(3 + c)] = hi
     nodes = _shape_tree(n, min(leaf_size, int32(_MAX_COUNT)), f, ints)
-    _node_bounds(n, nodes, f, ints)
+    if nan == 0:
+        _node_bounds(n, nodes, f, ints, 0)
+    else:
+        _node_bounds(n, nodes, f, ints, 1)
 
 
 class Built:

@@ -23,7 +23,7 @@ from ..types.composite import vector
 from ..types.scalars import float32, int32, int64
 from .bvh_binned import Built, item_tables, join_nodes, link_children, triangle_boxes
 from .bvh_lbvh import DROPPED, _clz, _int32_leaf_size, _spread, scene_axis
-from .bvh_refit import _lower, _upper
+from .bvh_refit import _fold_lower, _fold_upper
 from .launch import launch_on_cpu
 
 _vec3 = vector(3, float32)
@@ -45,13 +45,16 @@ def _center(f: array(dtype=float32), lowers: int64, uppers: int64, i: int32, c: 
 @func
 def _codes(n: int32, f: array(dtype=float32), lowers: int64, uppers: int64, ints: array2d(dtype=int32)):
     # each item's Morton code in the bounds of the finite centres (bvh_lbvh's _bounds_chunks, _bounds_final,
-    # _morton), the items in order beside them
+    # _morton), the items in order beside them. Returns 1 if a centre is not finite (a box may hold a NaN)
+    nan = int32(0)
     for c in range(3):
         lo = float32(np.inf)
         hi = float32(-np.inf)
         for i in range(n):
             x = _center(f, lowers, uppers, i, c)
-            if x - x == float32(0.0):  # a NaN or an infinity is left out
+            finite = x - x == float32(0.0)
+            nan = nan | int32(not finite)
+            if finite:  # a NaN or an infinity is left out
                 lo = min(lo, x)
                 hi = max(hi, x)
         corner, scale = scene_axis(lo, hi)
@@ -66,6 +69,7 @@ def _codes(n: int32, f: array(dtype=float32), lowers: int64, uppers: int64, ints
                 ints[ITEMS, i] = i
             else:
                 ints[CODES, i] = ints[CODES, i] | code
+    return nan
 
 
 @func
@@ -145,9 +149,10 @@ def _shape_tree(n: int32, leaf_size: int32, ints: array2d(dtype=int32)):
 
 
 @func
-def _node_bounds(n: int32, nodes: int32, f: array(dtype=float32), ints: array2d(dtype=int32)):
-    # each node's bounds into the node tables, children before parents (descending ids), as bvh_refit's: a leaf's
-    # over its items' boxes in sorted order, an inner node's from its children's
+def _node_bounds(n: int32, nodes: int32, f: array(dtype=float32), ints: array2d(dtype=int32), exact: int32):
+    # each node's bounds into the node tables, children before parents (descending ids), as bvh_refit's (``exact``
+    # 0 where no box holds a NaN): a leaf's over its items' boxes in sorted order, an inner node's from its
+    # children's
     uppers = int64(3) * int64(n)
     node_lowers = int64(2) * uppers
     node_uppers = node_lowers + int64(8) * int64(n)
@@ -164,27 +169,33 @@ def _node_bounds(n: int32, nodes: int32, f: array(dtype=float32), ints: array2d(
                 hi = f[uppers + at]
                 for p in range(start + 1, last):
                     at = int64(3) * int64(ints[ORDER, p]) + int64(c)
-                    lo = _lower(lo, f[at])
-                    hi = _upper(hi, f[uppers + at])
+                    lo = _fold_lower(lo, f[at], exact)
+                    hi = _fold_upper(hi, f[uppers + at], exact)
                 f[node_lowers + out + int64(c)] = lo
                 f[node_uppers + out + int64(c)] = hi
         else:
-            join_nodes(node, first, last, f, node_lowers, node_uppers)
+            join_nodes(node, first, last, f, node_lowers, node_uppers, exact)
 
 
 @kernel(enable_backward=False)
 def _build(n: int32, leaf_size: int32, points: array(dtype=_vec3), indices: array(dtype=int32),
            f: array(dtype=float32), ints: array2d(dtype=int32)):
-    # one thread: the item boxes (a mesh's triangles'; else already in f), the codes, their sort (three passes:
-    # rows CODES -> SORTED_CODES -> CODES -> SORTED_CODES), the tree, its bounds
+    # one thread: the item boxes (a mesh's triangles', by numpy's rule if a corner is NaN; else already in f), the
+    # codes, their sort (three passes: rows CODES -> SORTED_CODES -> CODES -> SORTED_CODES), the tree, its bounds
+    # (by numpy's rule if a centre is not finite)
     uppers = int64(3) * int64(n)
     if indices.shape[0] > 0:
-        triangle_boxes(n, points, indices, f, int64(0), uppers)
-    _codes(n, f, int64(0), uppers, ints)
+        if triangle_boxes(n, points, indices, f, int64(0), uppers, 0) != 0:
+            triangle_boxes(n, points, indices, f, int64(0), uppers, 1)
+    nan = _codes(n, f, int64(0), uppers, ints)
     _digit_pass(n, 0, CODES, SORTED_CODES, ints)
     _digit_pass(n, 10, SORTED_CODES, CODES, ints)
     _digit_pass(n, 20, CODES, SORTED_CODES, ints)
-    _node_bounds(n, _shape_tree(n, leaf_size, ints), f, ints)
+    nodes = _shape_tree(n, leaf_size, ints)
+    if nan == 0:
+        _node_bounds(n, nodes, f, ints, 0)
+    else:
+        _node_bounds(n, nodes, f, ints, 1)
 
 
 def build(n: int, leaf_size: int, lowers: np.ndarray | None = None, uppers: np.ndarray | None = None,

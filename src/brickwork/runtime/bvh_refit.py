@@ -2,12 +2,15 @@
 device.
 
 The leaves' bounds in parallel (each the bounds of its items), then the inner nodes'. On the CPU one thread
-takes the inner nodes in one pass of descending node id (a tree numbers its nodes level by level, so children
-come after their parents); on a GPU, where one thread would walk a million nodes alone, each level is a launch
-over its nodes, deepest first (``refit_by_levels``). A device tree's item boxes are also written there, from
-the user's boxes or a mesh's points and triangles, so a refit never copies through the host. Bounds combine as
-numpy's ``minimum``/``maximum`` do, which the tree's build uses (``bvh.Tree.bounds``): a NaN in any box of a
-node makes that node's bound NaN.
+takes the leaves in the order of their items' positions (``Tree.kernel_tables``: the item order and, items being
+near their neighbours in it, the item boxes read in memory order) and the inner nodes in one pass of descending
+node id (a tree numbers its nodes level by level, so children come after their parents); on a GPU, where one
+thread would walk a million nodes alone, each level is a launch over its nodes, deepest first
+(``refit_by_levels``). A device tree's item boxes are also written there, from the user's boxes or a mesh's
+points and triangles, so a refit never copies through the host. Bounds combine as numpy's
+``minimum``/``maximum`` do, which the tree's build uses (``bvh.Tree.bounds``): a NaN in any box of a node makes
+that node's bound NaN. A one-thread refit folds by plain selects and, if it met a NaN, folds again by that rule
+(``_fold_lower``): the same bits, at a select per bound instead of three instructions.
 """
 
 from __future__ import annotations
@@ -49,11 +52,29 @@ def _upper(a: float32, b: float32):
     return a if a != a else m
 
 
+# Without a NaN among them, numpy's minimum of a and b is `a if a < b else b`: one min instruction, where the NaN
+# test costs a compare and moves through an integer register (a 1024-triangle mesh's refit kernel 13 -> 8 us). A
+# refit takes that form, with ``exact`` 0, unless its inputs hold a NaN (then again with ``exact`` 1: numpy's rule).
+# ``exact`` is a constant at each call, which the compiler folds
+@func
+def _fold_lower(a: float32, b: float32, exact: int32):
+    if exact != 0:
+        return _lower(a, b)
+    return a if a < b else b
+
+
+@func
+def _fold_upper(a: float32, b: float32, exact: int32):
+    if exact != 0:
+        return _upper(a, b)
+    return a if a > b else b
+
+
 @func
 def _leaf(node: int32, first: array(dtype=int32), last: array(dtype=int32), order: array(dtype=int32),
           lowers: array2d(dtype=float32), uppers: array2d(dtype=float32), node_lowers: array2d(dtype=float32),
-          node_uppers: array2d(dtype=float32)):
-    # a leaf's bounds from its items' boxes
+          node_uppers: array2d(dtype=float32), exact: int32):
+    # a leaf's bounds from its items' boxes; returns 1 if a box holds a NaN (only looked at where exact is 0)
     start = -(first[node] + 1)  # a leaf's item range: first = -(start + 1), last = end
     item = order[start]
     lx = lowers[item, 0]
@@ -62,38 +83,48 @@ def _leaf(node: int32, first: array(dtype=int32), last: array(dtype=int32), orde
     hx = uppers[item, 0]
     hy = uppers[item, 1]
     hz = uppers[item, 2]
+    nan = int32(lx != lx) | int32(ly != ly) | int32(lz != lz) | int32(hx != hx) | int32(hy != hy) | int32(hz != hz)
     for s in range(start + 1, last[node]):  # one pass, each axis folded in the items' order
         item = order[s]
-        lx = _lower(lx, lowers[item, 0])
-        ly = _lower(ly, lowers[item, 1])
-        lz = _lower(lz, lowers[item, 2])
-        hx = _upper(hx, uppers[item, 0])
-        hy = _upper(hy, uppers[item, 1])
-        hz = _upper(hz, uppers[item, 2])
+        ix = lowers[item, 0]
+        iy = lowers[item, 1]
+        iz = lowers[item, 2]
+        jx = uppers[item, 0]
+        jy = uppers[item, 1]
+        jz = uppers[item, 2]
+        nan = nan | int32(ix != ix) | int32(iy != iy) | int32(iz != iz) | int32(jx != jx) | int32(jy != jy)
+        nan = nan | int32(jz != jz)
+        lx = _fold_lower(lx, ix, exact)
+        ly = _fold_lower(ly, iy, exact)
+        lz = _fold_lower(lz, iz, exact)
+        hx = _fold_upper(hx, jx, exact)
+        hy = _fold_upper(hy, jy, exact)
+        hz = _fold_upper(hz, jz, exact)
     node_lowers[node, 0] = lx
     node_lowers[node, 1] = ly
     node_lowers[node, 2] = lz
     node_uppers[node, 0] = hx
     node_uppers[node, 1] = hy
     node_uppers[node, 2] = hz
+    return nan
 
 
 @kernel(enable_backward=False)
 def _leaves(leaves: array(dtype=int32), first: array(dtype=int32), last: array(dtype=int32),
             order: array(dtype=int32), lowers: array2d(dtype=float32), uppers: array2d(dtype=float32),
             node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32)):
-    _leaf(leaves[_tid()], first, last, order, lowers, uppers, node_lowers, node_uppers)
+    _leaf(leaves[_tid()], first, last, order, lowers, uppers, node_lowers, node_uppers, 1)
 
 
 @func
 def _join(node: int32, first: array(dtype=int32), last: array(dtype=int32), node_lowers: array2d(dtype=float32),
-          node_uppers: array2d(dtype=float32)):
+          node_uppers: array2d(dtype=float32), exact: int32):
     # an inner node's bounds from its two children's
     a = first[node]
     b = last[node]
     for c in range(3):
-        node_lowers[node, c] = _lower(node_lowers[a, c], node_lowers[b, c])
-        node_uppers[node, c] = _upper(node_uppers[a, c], node_uppers[b, c])
+        node_lowers[node, c] = _fold_lower(node_lowers[a, c], node_lowers[b, c], exact)
+        node_uppers[node, c] = _fold_upper(node_uppers[a, c], node_uppers[b, c], exact)
 
 
 @kernel(enable_backward=False)
@@ -101,25 +132,38 @@ def _inner(inner: array(dtype=int32), first: array(dtype=int32), last: array(dty
            node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32)):
     # one thread, over the inner nodes in descending id order: children before their parents
     for k in range(inner.shape[0]):
-        _join(inner[k], first, last, node_lowers, node_uppers)
+        _join(inner[k], first, last, node_lowers, node_uppers, 1)
+
+
+@func
+def _nodes(leaves: array(dtype=int32), inner: array(dtype=int32), first: array(dtype=int32), last: array(dtype=int32),
+           order: array(dtype=int32), lowers: array2d(dtype=float32), uppers: array2d(dtype=float32),
+           node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32), exact: int32):
+    # the leaves (in the order of their items' positions: the item order read in memory order), then the inner
+    # nodes in descending id order (children before their parents); returns 1 if an item box holds a NaN
+    nan = int32(0)
+    for k in range(leaves.shape[0]):
+        nan = nan | _leaf(leaves[k], first, last, order, lowers, uppers, node_lowers, node_uppers, exact)
+    for k in range(inner.shape[0]):
+        _join(inner[k], first, last, node_lowers, node_uppers, exact)
+    return nan
 
 
 @kernel(enable_backward=False)
 def _whole(leaves: array(dtype=int32), inner: array(dtype=int32), first: array(dtype=int32),
            last: array(dtype=int32), order: array(dtype=int32), lowers: array2d(dtype=float32),
            uppers: array2d(dtype=float32), node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32)):
-    # one thread: the leaves, then the inner nodes (a small tree's refit in one launch)
-    for k in range(leaves.shape[0]):
-        _leaf(leaves[k], first, last, order, lowers, uppers, node_lowers, node_uppers)
-    for k in range(inner.shape[0]):
-        _join(inner[k], first, last, node_lowers, node_uppers)
+    # one thread: the leaves, then the inner nodes (a small tree's refit in one launch); again by numpy's rule if
+    # a box holds a NaN
+    if _nodes(leaves, inner, first, last, order, lowers, uppers, node_lowers, node_uppers, 0) != 0:
+        _nodes(leaves, inner, first, last, order, lowers, uppers, node_lowers, node_uppers, 1)
 
 
 @kernel(enable_backward=False)
 def _level(nodes: array(dtype=int32), first: array(dtype=int32), last: array(dtype=int32),
            node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32)):
     # one thread per inner node of one level (their children's bounds are final)
-    _join(nodes[_tid()], first, last, node_lowers, node_uppers)
+    _join(nodes[_tid()], first, last, node_lowers, node_uppers, 1)
 
 
 @kernel(enable_backward=False)
@@ -133,31 +177,35 @@ def _boxes(lowers: array(dtype=_vec3), uppers: array(dtype=_vec3), item_lowers: 
 
 @func
 def _triangle(f: int32, points: array(dtype=_vec3), indices: array(dtype=int32), item_lowers: array2d(dtype=float32),
-              item_uppers: array2d(dtype=float32)):
-    # triangle f's box, its corners folded in order as numpy's min/max over them (``Mesh._bounds``)
+              item_uppers: array2d(dtype=float32), exact: int32):
+    # triangle f's box, its corners folded in order as numpy's min/max over them (``Mesh._bounds``); returns 1 if a
+    # corner holds a NaN (only looked at where exact is 0)
     at = int64(3) * int64(f)  # 64-bit: 3 * f overflows int32 past 715 million triangles
     p = points[indices[at]]
     q = points[indices[at + int64(1)]]
     r = points[indices[at + int64(2)]]
+    nan = int32(0)
     for c in range(3):
-        item_lowers[f, c] = _lower(_lower(p[c], q[c]), r[c])
-        item_uppers[f, c] = _upper(_upper(p[c], q[c]), r[c])
+        nan = nan | int32(p[c] != p[c]) | int32(q[c] != q[c]) | int32(r[c] != r[c])
+        item_lowers[f, c] = _fold_lower(_fold_lower(p[c], q[c], exact), r[c], exact)
+        item_uppers[f, c] = _fold_upper(_fold_upper(p[c], q[c], exact), r[c], exact)
+    return nan
 
 
 @kernel(enable_backward=False)
 def _triangles(points: array(dtype=_vec3), indices: array(dtype=int32), item_lowers: array2d(dtype=float32),
                item_uppers: array2d(dtype=float32)):
-    _triangle(_tid(), points, indices, item_lowers, item_uppers)
+    _triangle(_tid(), points, indices, item_lowers, item_uppers, 1)
 
 
 @kernel(enable_backward=False)
-def _mesh(points: array(dtype=_vec3), indices: array(dtype=int32), first: array(dtype=int32),
-          last: array(dtype=int32), order: array(dtype=int32), item_lowers: array2d(dtype=float32),
-          item_uppers: array2d(dtype=float32), node_lowers: array2d(dtype=float32),
-          node_uppers: array2d(dtype=float32), status: array(dtype=int32)):
-    # one thread, a small mesh's whole refit: its indices checked (status 1 and nothing written if one is out of
-    # range: the greatest as unsigned, a negative one is a large unsigned one; a reduction without branches), its
-    # triangles' boxes, then its nodes in descending id order (children before their parents)
+def _mesh(points: array(dtype=_vec3), indices: array(dtype=int32), leaves: array(dtype=int32),
+          inner: array(dtype=int32), first: array(dtype=int32), last: array(dtype=int32), order: array(dtype=int32),
+          item_lowers: array2d(dtype=float32), item_uppers: array2d(dtype=float32),
+          node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32), status: array(dtype=int32)):
+    # one thread, a mesh's whole refit: its indices checked (status 1 and nothing written if one is out of range:
+    # the greatest as unsigned, a negative one is a large unsigned one; a reduction without branches), its
+    # triangles' boxes, then its nodes (``_nodes``); the boxes and nodes again by numpy's rule if a point is NaN
     top = uint32(0)
     for k in range(indices.shape[0]):
         top = max(top, uint32(indices[k]))
@@ -165,21 +213,22 @@ def _mesh(points: array(dtype=_vec3), indices: array(dtype=int32), first: array(
         status[0] = 1
         return
     status[0] = 0
+    nan = int32(0)
     for f in range(indices.shape[0] // 3):
-        _triangle(f, points, indices, item_lowers, item_uppers)
-    nodes = first.shape[0]
-    for k in range(nodes):
-        node = nodes - 1 - k
-        if first[node] < 0:
-            _leaf(node, first, last, order, item_lowers, item_uppers, node_lowers, node_uppers)
-        else:
-            _join(node, first, last, node_lowers, node_uppers)
+        nan = nan | _triangle(f, points, indices, item_lowers, item_uppers, 0)
+    if nan == 0:
+        _nodes(leaves, inner, first, last, order, item_lowers, item_uppers, node_lowers, node_uppers, 0)
+    else:
+        for f in range(indices.shape[0] // 3):
+            _triangle(f, points, indices, item_lowers, item_uppers, 1)
+        _nodes(leaves, inner, first, last, order, item_lowers, item_uppers, node_lowers, node_uppers, 1)
 
 
 def refit_mesh(plan: tuple, points: array, indices: array) -> bool:
     """A mesh's refit in one launch on one thread (a mesh of at most ``MESH_ONE_LAUNCH`` triangles): ``plan`` (made
-    once per tree: its ``first``, ``last``, ``order``, the item and node tables as for ``refit``, and a one-int
-    status array). False, with nothing written, if an index is out of range of ``points``."""
+    once per tree: its ``leaves``, ``inner``, ``first``, ``last`` and ``order`` (``Tree.kernel_tables``), the item
+    and node tables as for ``refit``, and a one-int status array). False, with nothing written, if an index is out
+    of range of ``points``."""
     launch_on_cpu(_mesh, 1, points, indices, *plan)
     return plan[-1].numpy()[0] == 0
 
@@ -226,7 +275,7 @@ def _leaf_nodes(first: array(dtype=int32), last: array(dtype=int32), order: arra
     # one thread per node; the leaves' bounds (as ``_leaves``), the inner nodes left to their level
     node = _tid()
     if first[node] < 0:
-        _leaf(node, first, last, order, lowers, uppers, node_lowers, node_uppers)
+        _leaf(node, first, last, order, lowers, uppers, node_lowers, node_uppers, 1)
 
 
 @kernel(enable_backward=False)
@@ -235,7 +284,7 @@ def _level_range(base: int32, first: array(dtype=int32), last: array(dtype=int32
     # one thread per node of a level (a range of ids from ``base``): the inner ones join their children
     node = base + _tid()
     if first[node] >= 0:
-        _join(node, first, last, node_lowers, node_uppers)
+        _join(node, first, last, node_lowers, node_uppers, 1)
 
 
 def refit_by_ranges(tables: dict, lowers: array, uppers: array, node_lowers: array, node_uppers: array,

@@ -188,7 +188,8 @@ class Mesh:
                 t, tables = self._tree.kernel_tables, self._storage.tables
                 boxes = (wrap_numpy(tables[name], float32) for name in ("item_lowers", "item_uppers", "node_lowers",
                                                                          "node_uppers"))
-                self._refit_plan = (t["first"], t["last"], t["order"], *boxes, wrap_numpy(np.ones(1, np.int32), int32))
+                self._refit_plan = (t["leaves"], t["inner"], t["first"], t["last"], t["order"], *boxes,
+                                    wrap_numpy(np.ones(1, np.int32), int32))
             if not bvh_refit.refit_mesh(self._refit_plan, self._points, self._indices):
                 self._check_indices()  # raises, naming the indices
         elif len(self._tris):  # the CPU: the boxes into the tree's item tables, then its refit, in place
