@@ -11,6 +11,7 @@ from ...runtime.launch import launch
 from ...types.array_constructors import empty, empty_like, zeros_like
 from ...types.arrays import array
 from ...types.scalars import int32
+from . import bicgstab_fused, cg_fused
 from ._common import LinearSolverValueError
 from .kernels import entry_batch, guarded_step
 from .state import LinearSolverState
@@ -115,6 +116,15 @@ class BiCGSTAB(LinearSolverState):
             dot.compute(r, r, 0)
             dot.compute(r0, r, 1)
             self._launch(bicgstab_direction, atol_sq, r_norm_sq, rho, r0v, st, tt, p, r, v)
+
+        fused = None if left else cg_fused.prepare(self, A, M, bicgstab_fused.FusedBiCGSTAB, 6)
+        if fused is not None:
+            run, matrix, d = fused
+            if M is not None:  # the fused direction computes the later ones
+                M.matvec(p, y, y, alpha=1.0, beta=0.0)
+
+            def do_iteration():
+                run.iteration(matrix, d, atol_sq, dot.values, x, r, r0, p, v, y, z, t)
 
         return self._loop(do_iteration, r_norm_sq, atol_sq)
 

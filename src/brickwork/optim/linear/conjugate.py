@@ -18,7 +18,7 @@ from ...types.array_constructors import empty, empty_like
 from ...types.arrays import array
 from ...types.scalars import int32
 from . import cg_fused
-from ._common import LinearSolverTypeError, LinearSolverValueError
+from ._common import LinearSolverTypeError, LinearSolverValueError, tolerances
 from .kernels import entry_batch, guarded_step
 from .state import LinearSolverState
 
@@ -98,13 +98,7 @@ class _Restartable(LinearSolverState):
 
     def _fused_cg(self, A, M):
         """The fused iteration (cg_fused.py) and its matrix and diagonal, when it applies to ``A`` and ``M``."""
-        found = cg_fused.sources(A, M)
-        if found is None:
-            return None
-        if getattr(self, "_fused", None) is None:  # made when a solve first takes that iteration
-            parts = empty((3, self._dot.parts_per_batch), dtype=self._scalar_type, device=self._device)
-            self._fused = cg_fused.FusedCG(parts, self._b.shape[0])
-        return (self._fused, *found)
+        return cg_fused.prepare(self, A, M, cg_fused.FusedCG, 3)
 
     def _launch(self, step, *inputs) -> None:
         launch(step, dim=self._b.shape[0], inputs=[*inputs, self._offsets], device=self._device, record_tape=False)
@@ -147,8 +141,6 @@ class CG(_Restartable):
         fused = self._fused_cg(A, M)
         Ap.zero_()
         self._z.zero_()
-        self._init_tolerance(b, dot, atol_sq)
-        A.matvec(x, b, r, alpha=-1.0, beta=1.0)
 
         def update_rr_rz():
             if M is not None:
@@ -156,16 +148,21 @@ class CG(_Restartable):
                 dot.compute(r, z, 1)
             dot.compute(r, r, 0)
 
-        update_rr_rz()
-        p.assign(z)
+        if fused is None:
+            self._init_tolerance(b, dot, atol_sq)
+            A.matvec(x, b, r, alpha=-1.0, beta=1.0)
+            update_rr_rz()
+            p.assign(z)
+        else:  # the same values in two launches
+            fused[0].start(fused[1], self._scalar_type, *tolerances(self._scalar_type, self._tol, self._atol),
+                           atol_sq, r_norm_sq, rz_new, b, x, r, fused[2], z, p)
 
         def fused_iteration(update_direction=True):
             run, matrix, d = fused
             run.product_dot(matrix, p, Ap)
             run.step_dots(atol_sq, r_norm_sq, rz_new, x, r, p, Ap, d, z)
             if update_direction:  # else the restart computes r, z and their products again
-                run.fold(r_norm_sq, rz_new, rz_old, d is not None)
-                self._launch(cg_direction, atol_sq, r_norm_sq, rz_old, rz_new, z, p)
+                run.fold_direction(atol_sq, r_norm_sq, rz_new, rz_old, d is not None, z, p)
 
         def do_iteration(update_direction=True):
             rz_old.assign(rz_new)
@@ -234,8 +231,7 @@ class CR(_Restartable):
             run.cr_step_dots(atol_sq, r_norm_sq, zAz_new, x, r, z, p, Ap, y, d is not None)
             if update_direction:  # else the restart computes r, z and their products again
                 run.product_dot(matrix, z, Az, 1)
-                run.fold(r_norm_sq, zAz_new, zAz_old, True)
-                self._launch(cr_direction, atol_sq, r_norm_sq, zAz_old, zAz_new, z, p, Az, Ap)
+                run.fold_direction(atol_sq, r_norm_sq, zAz_new, zAz_old, True, z, p, Az, Ap)
 
         def do_iteration(update_direction=True):
             zAz_old.assign(zAz_new)
