@@ -17,7 +17,7 @@ from ..types.generic import describe_value
 from ..types.scalars import is_scalar_type
 from ..types.structs import StructBase
 from . import launch as _launch
-from . import streams
+from . import live_ids, streams
 
 _replay_stream = None  # the stream given to the capture_launch running now (its CUDA launches go there)
 
@@ -36,6 +36,14 @@ class Graph:
     def record(self, inst, buf, args):
         self.calls.append((inst, buf))
         self._keep_alive.append(tuple(a for a in args if isinstance(a, (array, StructBase))))
+        # the meshes, BVHs, hash grids and volumes whose ids it passes to their queries (checked live by the
+        # packer): a replay follows the ids, so the graph holds the objects (a replay after `del grid` read the
+        # freed grid and crashed)
+        for i, kind, *_ in inst.tid_bounds:
+            if kind in live_ids.LIVE and i < len(args):
+                held = live_ids.holder(kind, int(getattr(args[i], "value", args[i])))
+                if held is not None:
+                    self._keep_alive.append(held)
 
     def __len__(self):
         return len(self.calls)

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import weakref
 
-#: kind -> {id: (device,)}: a tuple per registration, so that a finalizer removes only its own entry
+#: kind -> {id: (device, weak reference to the object)}: a tuple per registration, so that a finalizer removes
+#: only its own entry
 LIVE: dict = {"mesh": {}, "bvh": {}, "hash_grid": {}, "volume": {}}
 
 #: kind -> the class a user makes, for messages
@@ -23,9 +24,15 @@ CLASS_NAMES = {"mesh": "wp.Mesh", "bvh": "wp.Bvh", "hash_grid": "wp.HashGrid", "
 
 def register(kind: str, obj) -> None:
     """Record ``obj.id`` as the id of a live ``kind`` on ``obj.device`` until ``obj`` is collected."""
-    table, entry = LIVE[kind], (obj.device,)
+    table, entry = LIVE[kind], (obj.device, weakref.ref(obj))
     table[obj.id] = entry
     weakref.finalize(obj, _forget, table, obj.id, entry)
+
+
+def holder(kind: str, value):
+    """The live ``kind`` whose id is ``value``, or None (a graph keeps the objects its launches query alive)."""
+    entry = LIVE[kind].get(value)
+    return entry[1]() if entry is not None else None
 
 
 def _forget(table: dict, key: int, entry: tuple) -> None:
