@@ -1,7 +1,7 @@
 """brickwork.sparse on the CPU against hand-written OpenMP C++ and Warp's warp.sparse, in one table.
 
     python benchmarks/bench_sparse.py [--sizes 64,128] [--dtypes float64,float32] [--threads 1,2]
-                                      [--ops mv,triplets,mm,transposed,cg] [--src OLD_CHECKOUT] [--no-warp]
+                                      [--ops mv,triplets,mm,transposed,cg,bicgstab] [--src OLD_CHECKOUT] [--no-warp]
 
 The matrices: the 7-point Laplacian of an ``n^3`` grid (Dirichlet: 6 on the diagonal, -1 to each
 neighbour; CSR) and the same stencil with 3x3 blocks (``bsr3``: a vector Laplacian with coupled components).
@@ -15,7 +15,9 @@ The operations, each as a user calls it:
   row-by-row product (symbolic pass, then a dense accumulator per thread);
 * ``transposed``: ``bsr_transposed(A)``; C: a column histogram, a scan and a scatter;
 * ``cg``: ``cg(A, b, x, maxiter=20, M=preconditioner(A, "diag"))`` (CSR; ``tol`` too small to stop it,
-  so exactly 20 iterations); C: Jacobi-preconditioned CG loops.
+  so exactly 20 iterations); C: Jacobi-preconditioned CG loops;
+* ``bicgstab``: ``bicgstab(A, b, x, maxiter=20, M=preconditioner(A, "diag"))`` (as ``cg``; the preconditioner on
+  the right); C: the same loops, each computing the inner products of what it writes.
 
 brickwork (this checkout, in this process) and C are timed interleaved (``timing.measure_interleaved``:
 medians of blocks of calls, one peer after the other), with the thread count of each ``--threads``
@@ -49,7 +51,7 @@ import timing  # noqa: E402
 SOURCE = HERE / "c" / "sparse.cpp"
 FLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC")
 CG_ITERS = 20
-OPS = ("mv", "triplets", "mm", "transposed", "cg")
+OPS = ("mv", "triplets", "mm", "transposed", "cg", "bicgstab")
 
 
 # ----------------------------------------------------------------------------------------- the workload
@@ -123,6 +125,16 @@ def kernel_ops(wp, sp, linear, n: int, block: int, dtype_name: str, ops) -> dict
             linear.cg(A, b, xs, tol=1e-30, atol=1e-30, maxiter=CG_ITERS, M=M)
 
         result["cg"] = run_cg
+    if "bicgstab" in ops and block == 1:
+        M = linear.preconditioner(A, "diag")
+        b = wp.array(np.ones(nb, dtype=np_dtype), dtype=scalar, device="cpu")
+        xb = wp.zeros(nb, dtype=scalar, device="cpu")
+
+        def run_bicgstab():
+            xb.zero_()
+            linear.bicgstab(A, b, xb, tol=1e-30, atol=1e-30, maxiter=CG_ITERS, M=M)
+
+        result["bicgstab"] = run_bicgstab
     sp.bsr_mv(A, x, y)
     dense_check = _reference_mv(n, block, np_dtype, x_np)
     got = y.numpy().reshape(-1)
@@ -170,7 +182,7 @@ def build_c(tmp: str):
         for s in ("f32", "f64"):
             getattr(lib, f"{name}_{s}").restype = ctypes.c_int64
     for s in ("f32", "f64"):
-        getattr(lib, f"sp_csr_cg_{s}").restype = ctypes.c_double
+        getattr(lib, f"sp_csr_cg_{s}").restype = getattr(lib, f"sp_csr_bicgstab_{s}").restype = ctypes.c_double
     return lib, shlex.join([os.environ.get("CXX", "g++"), *FLAGS, "c/sparse.cpp"])
 
 
@@ -227,6 +239,17 @@ def c_ops(lib, n: int, block: int, dtype_name: str, ops) -> dict:
             fn(i64(nb), _p(offsets), _p(cols), _p(vals), _p(b), _p(xs), ctypes.c_int(CG_ITERS), _p(work))
 
         result["cg"] = run_cg
+    if "bicgstab" in ops and block == 1:
+        fn = getattr(lib, f"sp_csr_bicgstab_{s}")
+        b = np.ones(nb, np_dtype)
+        xb = np.zeros(nb, np_dtype)
+        work_b = np.zeros(7 * nb, np_dtype)
+
+        def run_bicgstab(fn=fn):
+            xb[:] = 0
+            fn(i64(nb), _p(offsets), _p(cols), _p(vals), _p(b), _p(xb), ctypes.c_int(CG_ITERS), _p(work_b))
+
+        result["bicgstab"] = run_bicgstab
     return result
 
 
