@@ -11,7 +11,9 @@ DEFAULT_RTOL = 1e-4
 DEFAULT_TIMEOUT_S = 600
 
 # example (directory.name under warp/examples) -> {"args": [...], "rtol": float, "ignore": [array names],
-# "state": the global whose arrays are compared (default "example")}
+# "state": the global whose arrays are compared (default "example"), "lines": a regular expression for the
+# printed lines compared as they are, "needs": a module the example imports
+# that is not one of brickwork's dependencies (without it, the example is reported as skipped)}
 RUN = {
     "core.example_dem": {"args": ["--stage-path", "None", "--num-frames", "2"]},
     # the plane buffer is a wp.empty the example fills only to draw a frame (never, headless)
@@ -36,10 +38,18 @@ RUN = {
     "tile.example_tile_block_cholesky": {"args": ["--headless", "--N", "2"], "state": "warp_solver"},
     "tile.example_tile_cholesky": {"args": ["--headless"]},
     "tile.example_tile_matmul": {"args": ["--headless"]},
+    # these read their meshes from USD files with pxr (usd-core): without it they are reported as skipped
+    "core.example_mesh": {"args": ["--stage-path", "None", "--num-frames", "2"], "needs": "pxr"},
+    "core.example_mesh_intersect": {"args": ["--stage-path", "None"], "needs": "pxr"},
+    "core.example_raycast": {"args": ["--headless", "--width", "64", "--height", "48"], "needs": "pxr"},
+    "optim.example_diffray": {"args": ["--headless", "--train-iters", "2", "--height", "32"], "needs": "pxr"},
+    "geometry.example_sparse_marching_cubes": {"args": ["--stage-path", "None", "--num-frames", "1"], "needs": "pxr"},
+    # its results are locals of a function: the vertex and triangle counts and the bounding box it prints
+    "geometry.example_swept_volume": {"args": ["--stage-path", "None", "--num-samples", "4", "--voxel-size", "0.16"],
+                                      "needs": "pxr", "lines": "^envelope"},
     "tile.example_tile_mcgp": {"args": ["--headless", "--height", "32", "--slices", "1"]},
 }
 
-USD = "reads its mesh from a USD file (pxr, from usd-core; brickwork reads no USD)"
 CUDA_MAIN = "its __main__ runs on CUDA only (it names cuda:0, or exits on the CPU)"
 # example -> why it is not run
 OUT_OF_SCOPE = {
@@ -50,12 +60,6 @@ OUT_OF_SCOPE = {
     "core.example_render_opengl": "OpenGL rendering (warp.render)",
     "core.example_spin_lock": CUDA_MAIN,
     "core.example_work_queue": CUDA_MAIN,
-    "core.example_mesh": USD,
-    "core.example_mesh_intersect": USD,
-    "core.example_raycast": USD,
-    "optim.example_diffray": USD,
-    "geometry.example_sparse_marching_cubes": USD,
-    "geometry.example_swept_volume": USD,
     "tile.example_tile_convolution": CUDA_MAIN,
     "tile.example_tile_fft": CUDA_MAIN,
     "tile.example_tile_filtering": CUDA_MAIN,
@@ -69,4 +73,6 @@ OUT_OF_SCOPE = {
     "distributed.example_jacobi_nccl": "multi-GPU (NCCL)",
     "distributed.example_jacobi_nvshmem": "multi-GPU (NVSHMEM)",
 }
+# a module an example needs -> the package that provides it, and what the example does with it
+NEEDS = {"pxr": "usd-core (the example reads its meshes from USD files)"}
 FEM = "warp.fem (Warp's finite-element library; brickwork does not build it)"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from example_cases import DEFAULT_TIMEOUT_S, RUN  # noqa: E402
-from run_examples import REFERENCES, run_case  # noqa: E402
+from run_examples import REFERENCES, missing_module, run_case  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -24,6 +24,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     references = json.loads(REFERENCES.read_text()) if REFERENCES.exists() else {}
     for name in args.only or sorted(RUN):
+        if (why := missing_module(name)) is not None:
+            print(f"references: {name}: not run, {why}", flush=True)
+            continue
         result = run_case(name, args.scratch, sys.executable, alias=False, timeout=DEFAULT_TIMEOUT_S)
         result.pop("seconds", None)  # times are not references
         result.pop("traceback", None)

@@ -11,8 +11,10 @@ the float64 norm and sum of its finite values.
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
 import runpy
 import sys
 import time
@@ -50,16 +52,37 @@ def final_arrays(namespace: dict) -> dict:
     return digests
 
 
+class LineRecorder(io.TextIOBase):
+    """Passes what is printed through to ``stream`` and keeps the whole lines that match ``pattern``."""
+
+    def __init__(self, stream, pattern: str):
+        self.stream, self.pattern, self.pending, self.lines = stream, re.compile(pattern), "", []
+
+    def write(self, text: str) -> int:
+        self.stream.write(text)
+        self.pending += text
+        *done, self.pending = self.pending.split("\n")
+        self.lines += [line for line in done if self.pattern.search(line)]
+        return len(text)
+
+    def flush(self):
+        self.stream.flush()
+
+
 def main(argv: list[str]) -> int:
     path, out, args = argv[0], argv[1], argv[2:]
     sys.argv = [path, *args]
     sys.path.insert(0, str(__import__("pathlib").Path(path).parent))
     start = time.perf_counter()
     result = {"args": args}
+    if os.environ.get("COMPAT_EXAMPLE_LINES"):
+        sys.stdout = recorder = LineRecorder(sys.stdout, os.environ["COMPAT_EXAMPLE_LINES"])
     try:
         namespace = runpy.run_path(path, run_name="__main__")
         result["seconds"] = time.perf_counter() - start
         result["arrays"] = final_arrays(namespace)
+        if isinstance(sys.stdout, LineRecorder):
+            result["lines"] = recorder.lines
     except SystemExit as e:  # an example that exits on its own (on the CPU: it needs CUDA)
         result["error"] = f"SystemExit({e.code})"
     except BaseException as e:  # noqa: BLE001 - every failure of the example is the result

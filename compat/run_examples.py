@@ -13,6 +13,7 @@ interpreter's Warp right after brickwork's run, for a side-by-side time.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import os
@@ -22,7 +23,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from example_cases import DEFAULT_RTOL, DEFAULT_TIMEOUT_S, FEM, OUT_OF_SCOPE, RUN  # noqa: E402
+from example_cases import DEFAULT_RTOL, DEFAULT_TIMEOUT_S, FEM, NEEDS, OUT_OF_SCOPE, RUN  # noqa: E402
 
 REFERENCES = HERE / "example_references.json"
 
@@ -39,6 +40,14 @@ def example_args(name: str, path: Path) -> list[str]:
     return args
 
 
+def missing_module(name: str) -> str | None:
+    """Why ``name`` cannot run here (a module it needs is not installed), or None."""
+    needs = RUN[name].get("needs")
+    if needs and importlib.util.find_spec(needs) is None:
+        return f"needs {needs}, from {NEEDS[needs]}"
+    return None
+
+
 def run_case(name: str, scratch: Path, python: str, alias: bool, timeout: float) -> dict:
     """Run one example in a subprocess; the child's JSON result (``error`` set when it failed)."""
     examples_dir = (scratch / "warp_examples").resolve()
@@ -48,7 +57,7 @@ def run_case(name: str, scratch: Path, python: str, alias: bool, timeout: float)
     out = workdir / "result.json"
     out.unlink(missing_ok=True)
     env = dict(os.environ, BRICKWORK_COMPAT_EXAMPLES=str(examples_dir),
-               COMPAT_EXAMPLE_STATE=RUN[name].get("state", "example"))
+               COMPAT_EXAMPLE_STATE=RUN[name].get("state", "example"), COMPAT_EXAMPLE_LINES=RUN[name].get("lines", ""))
     if alias:
         env["PYTHONPATH"] = os.pathsep.join([str(HERE / "alias"), os.environ.get("PYTHONPATH", "")])
     cmd = [python, str(HERE / "run_example.py"), str(path), str(out.resolve()), *example_args(name, path)]
@@ -64,6 +73,8 @@ def run_case(name: str, scratch: Path, python: str, alias: bool, timeout: float)
 
 def compare(result: dict, reference: dict, rtol: float, ignore=()) -> tuple[bool, str]:
     """(agrees, a line saying why or the largest relative difference) for two digests."""
+    if reference.get("lines") is not None and result.get("lines") != reference["lines"]:
+        return False, f"printed {result.get('lines')}, Warp printed {reference['lines']}"
     worst, where = 0.0, ""
     for name, ref in reference["arrays"].items():
         if name in ignore:
@@ -82,7 +93,8 @@ def compare(result: dict, reference: dict, rtol: float, ignore=()) -> tuple[bool
             if diff > worst:
                 worst, where = diff, f"{name}.{key}"
     if not reference["arrays"]:  # everything happens inside functions, which check their results themselves
-        return True, "no final arrays to compare: it ran to the end, through its own checks"
+        said = f"the {len(reference['lines'])} lines of results it prints agree" if reference.get("lines") else ""
+        return True, said or "no final arrays to compare: it ran to the end, through its own checks"
     agrees = worst <= rtol
     return agrees, f"largest relative difference {worst:.1e} ({where or 'all equal'}), tolerance {rtol:.0e}"
 
@@ -96,6 +108,8 @@ def check(name: str, scratch: Path, references: dict, timeout: float, warp_pytho
     if name not in RUN:
         return {"example": name, "outcome": "not classified", "detail": "new in this Warp: add it to example_cases.py"}
     case = RUN[name]
+    if (why := missing_module(name)) is not None:
+        return {"example": name, "outcome": "skipped", "detail": why}
     result = run_case(name, scratch, sys.executable, alias=True, timeout=case.get("timeout", timeout))
     row = {"example": name, "seconds": result.get("seconds")}
     if warp_python:

@@ -72,3 +72,30 @@ def test_every_example_is_run_or_left_out_with_a_reason():
     assert not set(cases.RUN) & set(cases.OUT_OF_SCOPE)
     assert all(isinstance(why, str) and why for why in cases.OUT_OF_SCOPE.values())
     assert all(math.isfinite(case.get("rtol", cases.DEFAULT_RTOL)) for case in cases.RUN.values())
+
+
+def test_line_recorder_keeps_whole_matching_lines_and_passes_everything_through():
+    import io
+
+    sink = io.StringIO()
+    recorder = run_example.LineRecorder(sink, "^envelope")
+    for part in ("envelope: 6 ver", "tices\nother line\n", "envelope AABB: min 0\nenvelope tail"):
+        recorder.write(part)
+    assert recorder.lines == ["envelope: 6 vertices", "envelope AABB: min 0"]
+    assert sink.getvalue() == "envelope: 6 vertices\nother line\nenvelope AABB: min 0\nenvelope tail"
+
+
+def test_compare_requires_the_printed_lines_to_be_warps():
+    warp_run = {"arrays": {}, "lines": ["envelope: 644 vertices"]}
+    agrees, detail = run_examples.compare({"arrays": {}, "lines": ["envelope: 644 vertices"]}, warp_run, rtol=1e-4)
+    assert agrees and "1 lines" in detail
+    agrees, detail = run_examples.compare({"arrays": {}, "lines": ["envelope: 640 vertices"]}, warp_run, rtol=1e-4)
+    assert not agrees and "640" in detail and "644" in detail
+
+
+def test_an_example_whose_module_is_missing_is_skipped_with_the_package_named(monkeypatch):
+    monkeypatch.setitem(run_examples.RUN, "core.example_probe", {"needs": "no_such_module_here"})
+    monkeypatch.setitem(run_examples.NEEDS, "no_such_module_here", "the-package (why)")
+    row = run_examples.check("core.example_probe", Path("."), {}, 1.0, None)
+    assert row == {"example": "core.example_probe", "outcome": "skipped",
+                   "detail": "needs no_such_module_here, from the-package (why)"}
