@@ -273,6 +273,9 @@ gpu_shared_limit: int = _setting("gpu_shared_limit", _env_int, _ENV_PREFIX + "GP
 #: (the backward pass would replay that launch on the new values; docs/autodiff.md).
 verify_autograd_array_access: bool = _setting("verify_autograd_array_access", _env_bool,
                                               _ENV_PREFIX + "VERIFY_AUTOGRAD_ARRAY_ACCESS", False)
+#: At Tape.backward, warn once when an array without requires_grad, written by one recorded launch and read by a
+#: later one, cuts the gradient flow between them (runtime/gradient_flow.py; docs/autodiff.md).
+verify_gradient_flow: bool = _setting("verify_gradient_flow", _env_bool, _ENV_PREFIX + "VERIFY_GRADIENT_FLOW", True)
 #: After each launch, print the arrays the kernel writes that hold a NaN or an infinity (runtime/verify_fp.py).
 verify_fp: bool = _setting("verify_fp", _env_bool, _ENV_PREFIX + "VERIFY_FP", False)
 #: After each CUDA launch, wait for the kernel and raise the CUDA error it caused there, naming the kernel

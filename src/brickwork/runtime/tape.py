@@ -47,6 +47,7 @@ class Tape:
         self._accessed: list = []  # arrays of recorded launches and copies: their read flags (array_reads.py)
         #: (launch index, name, metadata) where a scope begins, (launch index, None, None) where one ends
         self.scopes: list = []
+        self._flow_checked = 0  # launches seen by the last gradient flow check (gradient_flow.py)
 
     def __enter__(self):
         if any(t is self for t in recording):
@@ -164,6 +165,11 @@ class Tape:
                 a.grad = g  # as Warp: the array given becomes the gradient
             else:
                 a.grad.assign(g)
+        if config.verify_gradient_flow and len(self.launches) != self._flow_checked:
+            from .gradient_flow import check  # an array without gradient between two launches: warn once
+
+            check(self)
+            self._flow_checked = len(self.launches)
         for entry in reversed(self.launches):
             if callable(entry):
                 entry()
@@ -209,6 +215,7 @@ class Tape:
         self.zero()
         self._clear_read_flags()
         self.launches = []
+        self._flow_checked = 0
         self.scopes = []
         self.packs = []
         self._accessed = []
