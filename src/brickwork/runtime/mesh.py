@@ -162,7 +162,7 @@ class Mesh:
 
     def _winding(self) -> None:
         # the nodes' moments from the points and the refit node bounds (a mesh without them: sign by rays, as Warp)
-        if self._storage.descriptor["winding"][0]:
+        if "winding" in self._storage.tables:  # allocated (a dict lookup: the descriptor's field costs a microsecond)
             mesh_winding.compute(self._storage, self._tree, self._points, self.indices)
 
     def _check_indices(self) -> None:
@@ -178,6 +178,11 @@ class Mesh:
                                 f"was refit")
 
     def _refit(self) -> None:
+        if self._refit_plan is not None:  # a CPU mesh refit before in one launch: the same again (the common path)
+            if not bvh_refit.refit_mesh(self._refit_plan, self._points, self._indices):
+                self._check_indices()  # raises, naming the indices
+            self._winding()
+            return
         if not self.device.is_cpu or len(self._tris) > bvh_refit.MESH_ONE_LAUNCH:  # else checked in its launch
             self._check_indices()
         if not self.device.is_cpu and len(self._tris):  # on the device: no copy through the host
