@@ -169,6 +169,12 @@ template <class V, class... A> BW_INLINE V make(A... a) {
     ((p[i++] = a), ...);
     return v;
 }
+template <class V> BW_INLINE V make_filled(typename comp_of<V>::type x) {
+    V v;
+    typename comp_of<V>::type* p = reinterpret_cast<typename comp_of<V>::type*>(&v);
+    for (int i = 0; i < comp_of<V>::n; ++i) p[i] = x;
+    return v;
+}
 template <class V> BW_INLINE typename comp_of<V>::type component(const V& v, int k) {
     return reinterpret_cast<const typename comp_of<V>::type*>(&v)[k];
 }

@@ -104,7 +104,12 @@ class CppRenderer:
             return f"{c_type(t)}{{{fields}}}"
         if isinstance(t, ir.TupleType):  # None: a part left empty (an array in an adjoint's zero)
             return f"{c_type(t)}{{{', '.join('{}' if a is None else self.expr(a) for a in e.args)}}}"
-        return f"bw::make<{c_type(t)}>({', '.join(self.expr(a) for a in e.args)})"
+        parts = [self.expr(a) for a in e.args]
+        if len(parts) > 16 and parts.count(parts[0]) == len(parts):
+            # one value in every component (wp.vector(length=n), a zero matrix): a loop, not a call of n
+            # arguments, which the C++ compiler took minutes over from a few thousand (a compile-time bomb)
+            return f"bw::make_filled<{c_type(t)}>({parts[0]})"
+        return f"bw::make<{c_type(t)}>({', '.join(parts)})"
 
     def index64(self, e) -> str:
         """``e`` as an int64 index. int32 ``+ - *`` proven not to overflow is widened operand by
