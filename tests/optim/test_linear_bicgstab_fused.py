@@ -122,3 +122,29 @@ def test_any_right_hand_side_iterates_as_the_general_iteration(n, seed, jacobi, 
     M = preconditioner(A, "diag") if jacobi else None
     general = _solve(A, b, M, False, bicgstab, tol=1e-9, maxiter=60)
     _same(_solve(A, b, M, True, bicgstab, tol=1e-9, maxiter=60), general)
+
+
+@pytest.mark.parametrize("scalar", [wp.float64, wp.float32])
+@pytest.mark.parametrize("ptype", [None, "diag"])
+def test_the_fused_start_from_an_initial_guess(scalar, ptype):
+    """The fused start (``r = b - A x``, ``p = r0 = r``, ``y = M p``, the tolerance, ``r . r``) from a nonzero ``x``:
+    the general start's bits."""
+    A = convection(12, scalar, shift=0.5)
+    rng = np.random.default_rng(6)
+    b = _rhs(1728, scalar, 7)
+    x0 = rng.uniform(-2, 2, 1728).astype(NP[scalar])
+    M = None if ptype is None else preconditioner(A, ptype)
+    real = cg_fused.sources
+    got = []
+    for fused in (True, False):
+        x = wp.array(x0, dtype=scalar)
+        calls = []
+        cg_fused.sources = real if fused else (lambda *args: None)
+        try:
+            result = bicgstab(A, b, x, M=M, tol=1e-6, maxiter=40, callback=lambda *a: calls.append(a))
+        finally:
+            cg_fused.sources = real
+        got.append((result, x.numpy().copy(), calls))
+    _same(*got)
+    r0 = b.numpy().astype(np.float64) - sp.bsr_mv(A, wp.array(x0, dtype=scalar)).numpy()
+    assert got[0][2][0][1] == pytest.approx(np.linalg.norm(r0), rel=1e-5)  # the start's residual |b - A x0|

@@ -12,7 +12,7 @@ from ...types.array_constructors import empty, empty_like, zeros_like
 from ...types.arrays import array
 from ...types.scalars import int32
 from . import bicgstab_fused, cg_fused
-from ._common import LinearSolverValueError
+from ._common import LinearSolverValueError, tolerances
 from .kernels import entry_batch, guarded_step
 from .state import LinearSolverState
 
@@ -86,16 +86,22 @@ class BiCGSTAB(LinearSolverState):
         left = M is not None and self._is_left_preconditioner
         r_norm_sq, rho, r0v, st, tt = (dot.col(k) for k in range(5))
         atol_sq = self._atol_sq
-        self._init_tolerance(b, dot, atol_sq)
-        A.matvec(x, b, r, alpha=-1.0, beta=1.0)
-        dot.compute(r, r, 0)
-        p.assign(r)
-        r0.assign(r)
-        rho.assign(r_norm_sq)
-        v.zero_()
-        t.zero_()
+        fused = None if left else cg_fused.prepare(self, A, M, bicgstab_fused.FusedBiCGSTAB, 6)
+        if fused is None:
+            self._init_tolerance(b, dot, atol_sq)
+            A.matvec(x, b, r, alpha=-1.0, beta=1.0)
+            dot.compute(r, r, 0)
+            p.assign(r)
+            r0.assign(r)
+            rho.assign(r_norm_sq)
+            v.zero_()
+            t.zero_()
+        else:  # the same values in two launches, and the first y = M p (the fused direction computes the later ones)
+            run, matrix, d = fused
+            run.start(matrix, self._scalar_type, *tolerances(self._scalar_type, self._tol, self._atol), atol_sq,
+                      r_norm_sq, rho, b, x, r, d, y, p, r0)
 
-        def do_iteration():
+        def general_iteration():
             if M is not None:
                 M.matvec(p, y, y, alpha=1.0, beta=0.0)
             A.matvec(y, v, v, alpha=1.0, beta=0.0)
@@ -117,16 +123,10 @@ class BiCGSTAB(LinearSolverState):
             dot.compute(r0, r, 1)
             self._launch(bicgstab_direction, atol_sq, r_norm_sq, rho, r0v, st, tt, p, r, v)
 
-        fused = None if left else cg_fused.prepare(self, A, M, bicgstab_fused.FusedBiCGSTAB, 6)
-        if fused is not None:
-            run, matrix, d = fused
-            if M is not None:  # the fused direction computes the later ones
-                M.matvec(p, y, y, alpha=1.0, beta=0.0)
+        def fused_iteration():
+            run.iteration(matrix, d, atol_sq, dot.values, x, r, r0, p, v, y, z, t)
 
-            def do_iteration():
-                run.iteration(matrix, d, atol_sq, dot.values, x, r, r0, p, v, y, z, t)
-
-        return self._loop(do_iteration, r_norm_sq, atol_sq)
+        return self._loop(general_iteration if fused is None else fused_iteration, r_norm_sq, atol_sq)
 
 
 def bicgstab(A, b: array, x: array, tol: float | None = None, atol: float | None = None, maxiter: float | None = 0,

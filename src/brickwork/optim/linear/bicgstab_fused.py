@@ -16,6 +16,9 @@ after the half step, 2 ``r . t``, 3 ``t . t``, 4 ``r . r``, 5 ``r0 . r``):
    ``beta`` and ``beta omega``;
 6. ``direction``: ``p = r + beta p - beta omega v`` and with a Jacobi ``M`` the next ``y = M p``.
 
+The start is CG's (``FusedCG.start`` given ``r0``): ``r = b - A x``, ``p = r0 = r``, ``y = M p``, the tolerance
+and ``rho = r . r`` in two launches.
+
 Each value is computed by the same expression in the same order as the general kernels (see cg_fused.py), so the
 iterates are bit for bit the general iteration's.
 """

@@ -103,11 +103,11 @@ def step_dots(tol: array(dtype=Any), rr: array(dtype=Any), rz: array(dtype=Any),
 @kernel(enable_backward=False)
 def start_dots(offsets: array(dtype=int32), row_counts: array(dtype=int32), padded: int, columns: array(dtype=int32),
                values: array(dtype=Any), b: array(dtype=Any), x: array(dtype=Any), r: array(dtype=Any),
-               d: array(dtype=Any), z: array(dtype=Any), p: array(dtype=Any), parts: array2d(dtype=Any),
-               jacobi: int):
+               d: array(dtype=Any), z: array(dtype=Any), p: array(dtype=Any), r0: array(dtype=Any),
+               parts: array2d(dtype=Any), jacobi: int, bicg: int):
     """CG's start, part ``t``: its rows of ``r = b - A x`` (as ``bsr_mv`` with ``alpha`` -1, ``beta`` 1), with
     ``jacobi`` ``z = d r`` (as ``diag_mv_scalar``), ``p = z``, and its parts of ``r . r`` (``parts[0]``), ``r . z``
-    (``parts[1]``) and ``b . b`` (``parts[2]``)."""
+    (``parts[1]``) and ``b . b`` (``parts[2]``). BiCGSTAB's (``bicg``): ``p = r0 = r`` instead, ``z`` its ``y``."""
     t = _tid()
     rows = part_range(0, r.shape[0], t, parts.shape[1], 1)
     minus_one = r.dtype(-1.0)
@@ -131,7 +131,11 @@ def start_dots(offsets: array(dtype=int32), row_counts: array(dtype=int32), padd
             zi = zero + one * (d[i] * total)
             z[i] = zi
             s_rz += element_dot(total, zi)
-        p[i] = zi
+        if bicg != 0:
+            p[i] = total
+            r0[i] = total
+        else:
+            p[i] = zi
         s_rr += element_dot(total, total)
         s_bb += element_dot(b[i], b[i])
     parts[0, t] = s_rr
@@ -141,9 +145,9 @@ def start_dots(offsets: array(dtype=int32), row_counts: array(dtype=int32), padd
 
 @kernel(enable_backward=False)
 def fold_start(parts: array2d(dtype=Any), rtol: Any, atol: Any, atol_sq: array(dtype=Any), rr: array(dtype=Any),
-               rz: array(dtype=Any), jacobi: int):
+               rz: array(dtype=Any), jacobi: int, bicg: int):
     """One thread: ``atol_sq = max(rtol |b|, atol) ** 2`` (as ``init_tolerance``), ``r . r`` and with ``jacobi``
-    ``r . z`` from the parts of ``start_dots``, in order."""
+    ``r . z`` from the parts of ``start_dots``, in order; with ``bicg`` ``rz`` is BiCGSTAB's ``rho``, ``r . r``."""
     s = parts.dtype(0.0)
     for k in range(parts.shape[1]):
         s += parts[2, k]
@@ -153,7 +157,9 @@ def fold_start(parts: array2d(dtype=Any), rtol: Any, atol: Any, atol_sq: array(d
     for k in range(parts.shape[1]):
         s += parts[0, k]
     rr[0] = s
-    if jacobi != 0:
+    if bicg != 0:
+        rz[0] = s
+    elif jacobi != 0:
         s = parts.dtype(0.0)
         for k in range(parts.shape[1]):
             s += parts[1, k]
@@ -300,15 +306,17 @@ class FusedCG:
         self._run(product_dot, matrix.offsets, counts_arg(matrix), int(matrix.row_counts is not None),
                   matrix.columns, matrix.values, p, ap, p if w is None else w, self.parts, row, square)
 
-    def start(self, matrix, scalar, rtol: float, atol: float, atol_sq, rr, rz, b, x, r, d, z, p) -> None:
+    def start(self, matrix, scalar, rtol: float, atol: float, atol_sq, rr, rz, b, x, r, d, z, p, r0=None) -> None:
         """CG's start: ``r = b - A x``, ``z = M r``, ``p = z``, the tolerance ``atol_sq``, ``r . r`` and ``r . z``
-        (``rtol``, ``atol``: the solver's, as ``LinearSolverState._init_tolerance`` takes them)."""
+        (``rtol``, ``atol``: the solver's, as ``LinearSolverState._init_tolerance`` takes them). BiCGSTAB's, given
+        ``r0``: ``p = r0 = r``, ``z`` (its ``y``) ``= M p``, and ``rz`` (its ``rho``) ``= r . r``."""
         from ...sparse.matrix import counts_arg
 
-        jacobi = int(d is not None)
+        jacobi, bicg = int(d is not None), int(r0 is not None)
         self._run(start_dots, matrix.offsets, counts_arg(matrix), int(matrix.row_counts is not None),
-                  matrix.columns, matrix.values, b, x, r, r if d is None else d, z, p, self.parts, jacobi)
-        launch(fold_start, dim=1, inputs=[self.parts, scalar(rtol), scalar(atol), atol_sq, rr, rz, jacobi],
+                  matrix.columns, matrix.values, b, x, r, r if d is None else d, z, p, r if r0 is None else r0,
+                  self.parts, jacobi, bicg)
+        launch(fold_start, dim=1, inputs=[self.parts, scalar(rtol), scalar(atol), atol_sq, rr, rz, jacobi, bicg],
                device=self.device, record_tape=False)
 
     def step_dots(self, atol_sq, rr, rz, x, r, p, ap, d, z) -> None:
