@@ -39,9 +39,8 @@ NOT_DIFFERENTIABLE = frozenset(
     "bvh_query_aabb bvh_query_ray bvh_query_sphere bvh_query_capsule "
     "bvh_query_next mesh_query_aabb mesh_query_aabb_next "
     "mesh_query_sphere mesh_query_next "
-    "mesh_query_point mesh_query_point_no_sign mesh_query_furthest_point_no_sign mesh_query_point_sign_normal "
-    "mesh_query_point_sign_winding_number mesh_query_point_sign_parity mesh_query_ray mesh_query_ray_anyhit "
-    "mesh_query_ray_count_intersections mesh_eval_position mesh_eval_velocity mesh_get_point mesh_get_velocity "
+    "mesh_query_furthest_point_no_sign mesh_query_ray_anyhit "
+    "mesh_query_ray_count_intersections mesh_get_point mesh_get_velocity "
     "mesh_get_index mesh_get mesh_get_grads mesh_get_bvh "
     "bvh_get_group_root mesh_get_group_root tile_bvh_query_aabb tile_bvh_query_ray tile_mesh_query_aabb "
     "tile_query_next tile_query_valid tile_stack_push tile_stack_pop tile_stack_count tile_stack_clear".split())
@@ -650,4 +649,11 @@ def is_differentiable_type(t) -> bool:
 
 
 # Registers the expansions and the decompositions' rules (those modules import the helpers above).
-from . import decomposition_adjoints, expansions, geometry_adjoints, texture_adjoints, volume_adjoints  # noqa: E402,F401
+from . import (  # noqa: E402,F401
+    decomposition_adjoints,
+    expansions,
+    geometry_adjoints,
+    mesh_adjoints,
+    texture_adjoints,
+    volume_adjoints,
+)

@@ -64,6 +64,15 @@ class _Builder:
         return ir.IRComponent(v, [i32(i)], t._dtype)
 
     @staticmethod
+    def field(v, name):
+        """Field ``name`` of a struct value (a query's result, or its adjoint)."""
+        return ir.IRField(v, name, dict(v.type._fields)[name])
+
+    @staticmethod
+    def int32(value):
+        return i32(value)
+
+    @staticmethod
     def make(t, comps):
         return ir.IRConstruct(list(comps), t)
 
