@@ -30,7 +30,7 @@ from ..types.array_constructors import wrap_numpy
 from ..types.arrays import array, array2d
 from ..types.composite import vector
 from ..types.scalars import float32, float64, int32, int64
-from .bvh_refit import _fold_lower, _fold_upper
+from .bvh_refit import _fold_lower, _fold_upper, points_nan
 from .bvh_sah import _area, child_budget
 from .launch import launch_on_cpu
 
@@ -311,19 +311,25 @@ def _node_bounds(n: int32, nodes: int32, f: array(dtype=float32), ints: array2d(
 def triangle_boxes(n: int32, points: array(dtype=_vec3), indices: array(dtype=int32), f: array(dtype=float32),
                    lowers: int64, uppers: int64, exact: int32):
     # the boxes of a mesh's n triangles into the (n, 3) tables of f at lowers and uppers: each one's corners folded
-    # in order, as bvh_refit's (numpy's min and max over them; ``exact``: as its folds). Returns 1 if a corner is
-    # NaN (only looked at where exact is 0: then the boxes need numpy's rule)
-    nan = int32(0)
+    # in order, as bvh_refit's (numpy's min and max over them; ``exact``: as its folds)
     for t in range(n):
         at = int64(3) * int64(t)
         p = points[indices[at]]
         q = points[indices[at + int64(1)]]
         r = points[indices[at + int64(2)]]
         for c in range(3):
-            nan = nan | int32(p[c] != p[c]) | int32(q[c] != q[c]) | int32(r[c] != r[c])
             f[lowers + at + int64(c)] = _fold_lower(_fold_lower(p[c], q[c], exact), r[c], exact)
             f[uppers + at + int64(c)] = _fold_upper(_fold_upper(p[c], q[c], exact), r[c], exact)
-    return nan
+
+
+@func
+def mesh_boxes(n: int32, points: array(dtype=_vec3), indices: array(dtype=int32), f: array(dtype=float32),
+               lowers: int64, uppers: int64):
+    # triangle_boxes, by numpy's rule if a point is NaN
+    if points_nan(points) == 0:
+        triangle_boxes(n, points, indices, f, lowers, uppers, 0)
+    else:
+        triangle_boxes(n, points, indices, f, lowers, uppers, 1)
 
 
 @kernel(enable_backward=False)
@@ -334,8 +340,7 @@ def _build(n: int32, leaf_size: int32, points: array(dtype=_vec3), indices: arra
     items = int64(n + BINS) * int64(_ROW)
     uppers = items + int64(3) * int64(n)
     if indices.shape[0] > 0:
-        if triangle_boxes(n, points, indices, f, items, uppers, 0) != 0:
-            triangle_boxes(n, points, indices, f, items, uppers, 1)
+        mesh_boxes(n, points, indices, f, items, uppers)
     nan = int32(0)
     for t in range(n):
         at = int64(3) * int64(t)

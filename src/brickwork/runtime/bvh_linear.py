@@ -21,7 +21,7 @@ from ..types.array_constructors import wrap_numpy
 from ..types.arrays import array, array2d
 from ..types.composite import vector
 from ..types.scalars import float32, int32, int64
-from .bvh_binned import Built, item_tables, join_nodes, link_children, triangle_boxes
+from .bvh_binned import Built, item_tables, join_nodes, link_children, mesh_boxes
 from .bvh_lbvh import DROPPED, _clz, _int32_leaf_size, _spread, scene_axis
 from .bvh_refit import _fold_lower, _fold_upper
 from .launch import launch_on_cpu
@@ -185,8 +185,7 @@ def _build(n: int32, leaf_size: int32, points: array(dtype=_vec3), indices: arra
     # (by numpy's rule if a centre is not finite)
     uppers = int64(3) * int64(n)
     if indices.shape[0] > 0:
-        if triangle_boxes(n, points, indices, f, int64(0), uppers, 0) != 0:
-            triangle_boxes(n, points, indices, f, int64(0), uppers, 1)
+        mesh_boxes(n, points, indices, f, int64(0), uppers)
     nan = _codes(n, f, int64(0), uppers, ints)
     _digit_pass(n, 0, CODES, SORTED_CODES, ints)
     _digit_pass(n, 10, SORTED_CODES, CODES, ints)
