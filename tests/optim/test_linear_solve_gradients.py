@@ -9,7 +9,7 @@ import pytest
 
 import brickwork as wp
 import brickwork.sparse as sp
-from brickwork.optim.linear import aslinearoperator, cg, cr, preconditioner
+from brickwork.optim.linear import aslinearoperator, bicgstab, cg, cr, gmres, preconditioner
 
 
 @wp.kernel
@@ -180,9 +180,13 @@ def test_nothing_recorded_without_gradients_or_tape():
     np.testing.assert_allclose(x.numpy(), np.linalg.solve(a, b_np), atol=1e-11)
 
 
-def test_operators_made_from_arrays_pass_the_gradient_to_them_with_batches():
-    """aslinearoperator(A, batch_offsets=...) of a dense matrix: both batches' adjoints, A's gradient in the array."""
+@pytest.mark.parametrize("solver", [cg, bicgstab, gmres])
+def test_operators_made_from_arrays_pass_the_gradient_to_them_with_batches(solver):
+    """aslinearoperator(A, batch_offsets=...) of a dense matrix: both batches' adjoints, A's gradient in the array
+    (non-symmetric blocks for bicgstab and gmres, which solve the adjoint system with A's transpose)."""
     blocks = [np.array([[2.0, 0.5], [0.5, 3.0]]), np.array([[4.0, 1.0, 0.0], [1.0, 5.0, 1.0], [0.0, 1.0, 6.0]])]
+    if solver is not cg:
+        blocks[0][1, 0], blocks[1][1, 2] = -0.7, 2.0
     a = np.zeros((5, 5))
     a[:2, :2], a[2:, 2:] = blocks
     A = _f64(a, True)
@@ -191,7 +195,7 @@ def test_operators_made_from_arrays_pass_the_gradient_to_them_with_batches():
     b, x = _f64(b_np, True), wp.zeros(5, dtype=wp.float64, requires_grad=True)
     loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
     with wp.Tape() as tape:
-        cg(op, b, x, tol=1e-13, maxiter=10)
+        solver(op, b, x, tol=1e-13, maxiter=30)
         wp.launch(weighted_squares, 5, inputs=[x, _f64(w), loss])
     tape.backward(loss)
     x_np = np.linalg.solve(a, b_np)

@@ -96,26 +96,6 @@ def test_csr_values_get_their_stored_entries_gradient(solver):
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
-def test_batched_operator_of_a_dense_matrix(solver):
-    a = np.zeros((5, 5))
-    a[:2, :2] = [[2.0, 0.5], [-0.7, 3.0]]
-    a[2:, 2:] = [[4.0, 1.0, 0.0], [-1.0, 5.0, 2.0], [0.5, -1.0, 6.0]]
-    A = _f64(a, True)
-    op = aslinearoperator(A, batch_offsets=wp.array([0, 2, 5], dtype=wp.int32), max_batch_length=3)
-    b_np, w = np.array([2.0, 3.0, 4.0, 5.0, 6.0]), np.array([1.0, -1.0, 2.0, 0.5, 1.0])
-    b, x = _f64(b_np, True), wp.zeros(5, dtype=wp.float64, requires_grad=True)
-    loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
-    with wp.Tape() as tape:
-        solver(op, b, x, tol=1e-13, maxiter=30)
-        wp.launch(weighted_squares, 5, inputs=[x, _f64(w), loss])
-    tape.backward(loss)
-    x_np = np.linalg.solve(a, b_np)
-    lam = np.linalg.solve(a.T, 2.0 * w * x_np)
-    np.testing.assert_allclose(b.grad.numpy(), lam, atol=1e-10)
-    np.testing.assert_allclose(A.grad.numpy(), -np.outer(lam, x_np), atol=1e-10)
-
-
-@pytest.mark.parametrize("solver", SOLVERS)
 def test_finite_differences_of_a_nonsymmetric_parameter(solver):
     """dL/dk of L = sum(w x^2), A(k) x = b assembled by a recorded kernel, against central differences."""
     rng = np.random.default_rng(3)
