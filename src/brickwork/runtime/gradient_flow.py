@@ -23,17 +23,21 @@ _FLOATS = (float16, float32, float64)
 reported: set = set()
 
 
-def _access(kernel, count: int) -> tuple[set, set] | None:
-    """Positions of the parameters the loaded instances of ``kernel`` read and write (None: none loaded)."""
+def _access(kernel) -> tuple | None:
+    """The positions of the parameters the loaded instances of ``kernel`` read and write, and the parameters'
+    names (None: no instance loaded, or a kernel without parameters' access)."""
     reads, writes, found = set(), set(), False
     for entry in getattr(kernel, "launch_table", {}).values():
         access = getattr(entry[0], "access", None)
         if access is None:
             continue
         found = True
-        reads.update(i for i in access[0] if i < count)
-        writes.update(i for i in access[1] if i < count)
-    return (reads, writes) if found else None
+        reads.update(access[0])
+        writes.update(access[1])
+    if not found:
+        return None
+    names = [name for name, _ in kernel.params]
+    return tuple(i for i in reads if i < len(names)), tuple(i for i in writes if i < len(names)), names
 
 
 def _floating(a: array) -> bool:
@@ -49,30 +53,42 @@ def _where(kernel) -> str:
 def cuts(launches) -> list[tuple]:
     """``(writer kernel, argument, reader kernel, argument)`` for each array without a gradient that a launch
     reading a gradient-carrying array writes and a later launch writing one reads (``launches``: a tape's)."""
+    kernels: dict = {}  # kernel -> _access(kernel), looked up once per kernel
     pending: dict = {}  # ptr of an array without gradient -> (kernel, argument) of the launch that wrote it last
     found: list = []
     for entry in launches:
         if callable(entry):
             continue
-        kernel, args = entry[0], [*entry[2], *entry[3]]
-        access = _access(kernel, len(args))
+        kernel = entry[0]
+        access = kernels.get(kernel, False)
+        if access is False:
+            access = kernels[kernel] = _access(kernel)
         if access is None:
             continue
-        reads, writes = access
-        names = [name for name, _ in kernel.params]
-        if any(isinstance(args[i], array) and args[i].grad is not None for i in writes):  # gradient flows back here
-            for i in reads:
-                a = args[i]
-                if isinstance(a, array) and a.grad is None and a.ptr in pending:
-                    writer, argument = pending[a.ptr]
-                    cut = (writer, argument, kernel, names[i])
-                    if cut not in found:
-                        found.append(cut)
-        starts = any(isinstance(args[i], array) and args[i].grad is not None for i in reads)
+        reads, writes, names = access
+        args = [*entry[2], *entry[3]]
+        if len(args) != len(names):
+            continue
+        read_grad = write_grad = False
+        for i in writes:
+            a = args[i]
+            if isinstance(a, array) and a.grad is not None:
+                write_grad = True  # the gradient flows back into this launch
+                break
+        for i in reads:
+            a = args[i]
+            if not isinstance(a, array):
+                continue
+            if a.grad is not None:
+                read_grad = True
+            elif write_grad and a.ptr in pending:
+                cut = (*pending[a.ptr], kernel, names[i])
+                if cut not in found:
+                    found.append(cut)
         for i in writes:
             a = args[i]
             if isinstance(a, array) and a.grad is None and a.size and _floating(a):
-                if starts:
+                if read_grad:
                     pending[a.ptr] = (kernel, names[i])
                 else:
                     pending.pop(a.ptr, None)  # overwritten by values that depend on no gradient
