@@ -24,12 +24,16 @@ MAX_ROW = 512
 @wp.kernel(enable_backward=False)
 def _sort_rows(by_row: wp.array(dtype=int), starts: wp.array(dtype=int), ends: wp.array(dtype=int),
                cols: wp.array(dtype=int), nrow: int, sorted_cols: wp.array(dtype=int), order: wp.array(dtype=int),
-               widths: wp.array(dtype=int)):
+               widths: wp.array(dtype=int), max_row: int, too_long: wp.array(dtype=int)):
     # row r's contributions (in input order) inserted one by one after the ones of smaller or equal columns;
-    # widths[r]: its block count (0 for the discarded ones, row nrow)
+    # widths[r]: its block count (0 for the discarded ones, row nrow). A row longer than max_row is left unsorted
+    # and sets too_long[0] (the caller then sorts with the radix passes)
     r = wp.tid()
     lo = starts[r]
     hi = ends[r]
+    if r < nrow and hi - lo > max_row:
+        too_long[0] = 1
+        return
     for i in range(lo, hi):
         item = by_row[i]
         c = cols[item]
@@ -70,11 +74,9 @@ def _row_blocks(row_starts: wp.array(dtype=int), row_ends: wp.array(dtype=int), 
 
 @wp.kernel(enable_backward=False)
 def _empty_tail(offsets: wp.array(dtype=int), nrow: int, starts: wp.array(dtype=int)):
-    # slots past the last block: empty ranges at the end of the kept contributions
-    b = wp.tid()
+    # the slots past the last block (one thread each): empty ranges at the end of the kept contributions
     nnz = offsets[nrow]
-    if b > nnz:
-        starts[b] = starts[nnz]
+    starts[nnz + 1 + wp.tid()] = starts[nnz]
 
 
 def build(rows: array, cols: array, n: int, nrow: int, order: array, work, scan):
@@ -84,18 +86,23 @@ def build(rows: array, cols: array, n: int, nrow: int, order: array, work, scan)
     by_row = work("by_row", (n,))
     row_starts, row_ends = work("row_starts", (nrow + 1,)), work("row_ends", (nrow + 1,))
     counting_sort.sort([(rows, counting_sort.WHOLE, 0)], n, by_row, work, (row_starts, row_ends, nrow + 1))
-    lengths = row_ends.numpy() - row_starts.numpy()  # CPU arrays: views, no copy
-    if int(lengths[:nrow].max(initial=0)) > MAX_ROW:  # the discarded ones (row nrow) keep their input order
-        return None
     sorted_cols = work("sorted_cols", (n,))
     offsets = wp.empty(nrow + 1, dtype=int, device="cpu")
     run = launcher("cpu")
-    run(_sort_rows, nrow + 1, by_row, row_starts, row_ends, cols, nrow, sorted_cols, order, offsets)
+    too_long = work("too_long", (1,))
+    too_long.zero_()
+    # the discarded ones (row nrow) keep their input order, however many
+    run(_sort_rows, nrow + 1, by_row, row_starts, row_ends, cols, nrow, sorted_cols, order, offsets, MAX_ROW,
+        too_long)
+    if too_long.numpy()[0]:  # a CPU array: a view, no copy
+        return None
     scan(offsets, nrow + 1)  # the row widths (0 last) into offsets
     starts = work("starts", (n + 1,))
     columns = wp.empty(n, dtype=int, device="cpu")
     run(_row_blocks, nrow + 1, row_starts, row_ends, sorted_cols, nrow, offsets, starts, columns)
-    run(_empty_tail, n + 1, offsets, nrow, starts)
+    tail = n - int(offsets.numpy()[nrow])  # a CPU array: a view, no copy
+    if tail:  # none when every contribution is a block of its own (a pass over the n + 1 slots before)
+        run(_empty_tail, tail, offsets, nrow, starts)
     return starts, offsets, columns
 
 
