@@ -95,6 +95,38 @@ def test_csr_values_get_their_stored_entries_gradient(solver):
     np.testing.assert_allclose(A.values.grad.numpy(), -(lam[rows] * x_np[cols]), atol=1e-10)
 
 
+@wp.kernel
+def squares2(x: wp.array(dtype=wp.vec2d), loss: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, wp.dot(x[i], x[i]))
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("ptype", [None, "diag", "block_jacobi_direct"])
+def test_block_matrix_with_vector_entries(solver, ptype):
+    """A BSR matrix of non-symmetric 2x2 blocks and vec2d vectors: bsr_mv's transpose and the transposed inverses."""
+    rng = np.random.default_rng(8)
+    nb = 3
+    a = rng.standard_normal((2 * nb, 2 * nb)) + 6.0 * np.eye(2 * nb)
+    blocks = a.reshape(nb, 2, nb, 2).transpose(0, 2, 1, 3).reshape(-1, 2, 2)
+    rows, cols = np.meshgrid(np.arange(nb), np.arange(nb), indexing="ij")
+    A = sp.bsr_from_triplets(nb, nb, wp.array(rows.ravel(), dtype=int), wp.array(cols.ravel(), dtype=int),
+                             wp.array(blocks, dtype=wp.mat22d, requires_grad=True))
+    b_np = rng.standard_normal(2 * nb)
+    b = wp.array(b_np.reshape(nb, 2), dtype=wp.vec2d, requires_grad=True)
+    x = wp.zeros(nb, dtype=wp.vec2d, requires_grad=True)
+    loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    with wp.Tape() as tape:
+        solver(A, b, x, tol=1e-13, maxiter=100, M=preconditioner(A, ptype) if ptype else None)
+        wp.launch(squares2, nb, inputs=[x, loss])
+    tape.backward(loss)
+    x_np = np.linalg.solve(a, b_np)
+    lam = np.linalg.solve(a.T, 2.0 * x_np)
+    expected = -np.outer(lam, x_np).reshape(nb, 2, nb, 2).transpose(0, 2, 1, 3).reshape(-1, 2, 2)
+    np.testing.assert_allclose(b.grad.numpy().reshape(-1), lam, atol=1e-12)
+    np.testing.assert_allclose(A.values.grad.numpy(), expected, atol=1e-12)
+
+
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_finite_differences_of_a_nonsymmetric_parameter(solver):
     """dL/dk of L = sum(w x^2), A(k) x = b assembled by a recorded kernel, against central differences."""
