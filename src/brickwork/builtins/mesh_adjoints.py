@@ -17,7 +17,7 @@ from .adjoints import adjoint, c
 def _triangle(E, mesh, face):
     """The corners of triangle ``face`` (the weights ``u``, ``v`` are the first two's)."""
     first = E.add(E.add(face, face), face)
-    return tuple(E.mesh_get_point(mesh, E.add(first, E.int32(k))) for k in range(3))
+    return tuple(E.mesh_get_point(mesh, E.add(first, E.int_const(k))) for k in range(3))
 
 
 def _plane_weights_gradient(E, a, b, cc, gu, gv):
@@ -71,7 +71,7 @@ def _closest_point_gradient(E, p, a, b, cc, gu, gv):
 def _mesh_query_point(E, args, r, g):
     mesh, point = args[0], args[1]
     found = E.field(r, "result")
-    face = E.sel(found, E.field(r, "face"), E.int32(0))  # a miss has no face: read the first, add nothing
+    face = E.sel(found, E.field(r, "face"), E.int_const(0))  # a miss has no face: read the first, add nothing
     a, b, cc = _triangle(E, mesh, face)
     gradient = _closest_point_gradient(E, point, a, b, cc, E.field(g, "u"), E.field(g, "v"))
     return (None, E.sel(found, gradient, E.zero(E.type(point)))) + (None,) * (len(args) - 2)
@@ -81,7 +81,7 @@ def _mesh_query_point(E, args, r, g):
 def _mesh_query_ray(E, args, r, g):
     mesh, start, direction = args[0], args[1], args[2]
     found = E.field(r, "result")
-    face = E.sel(found, E.field(r, "face"), E.int32(0))
+    face = E.sel(found, E.field(r, "face"), E.int_const(0))
     t = E.field(r, "t")
     a, b, cc = _triangle(E, mesh, face)
     zero, one = c(E, 0.0, t), c(E, 1.0, t)
@@ -102,7 +102,7 @@ def _eval(getter):
     def rule(E, args, r, g):
         mesh, face = args[0], args[1]
         first = E.add(E.add(face, face), face)
-        a, b, cc = (getattr(E, getter)(mesh, E.add(first, E.int32(k))) for k in range(3))
+        a, b, cc = (getattr(E, getter)(mesh, E.add(first, E.int_const(k))) for k in range(3))
         return None, None, E.dot(g, E.sub(a, cc)), E.dot(g, E.sub(b, cc))
 
     return rule

@@ -69,7 +69,8 @@ class _Builder:
         return ir.IRField(v, name, dict(v.type._fields)[name])
 
     @staticmethod
-    def int32(value):
+    def int_const(value):
+        """The int32 constant ``value`` (``E.int32(x)`` would be the builtin's cast)."""
         return i32(value)
 
     @staticmethod
