@@ -119,15 +119,13 @@ class Mesh:
         live_ids.register("bvh", self)
 
     def _write_arrays(self) -> None:
-        d = self._storage.descriptor
-        d["points"] = self._points.ptr if self._points.size else 0
-        d["velocities"] = 0 if self._velocities is None else self._velocities.ptr
-        d["indices"] = self.indices.ptr if self.indices.size else 0
-        d["num_points"] = self._points.size
-        d["num_tris"] = len(self._tris)
-        # as Warp's mesh keeps its arrays' gradients: those the arrays have now (none: no gradient flows)
-        d["points_grad"] = _grad_address(self._points)
-        d["velocities_grad"] = 0 if self._velocities is None else _grad_address(self._velocities)
+        points, velocities, indices = self._points, self._velocities, self._indices
+        self._storage.set_fields(
+            points=points.ptr if points.size else 0, velocities=0 if velocities is None else velocities.ptr,
+            indices=indices.ptr if indices.size else 0, num_points=points.size, num_tris=len(self._tris),
+            # as Warp's mesh keeps its arrays' gradients: those the arrays have now (none: no gradient flows)
+            points_grad=_grad_address(points),
+            velocities_grad=0 if velocities is None else _grad_address(velocities))
 
     def _bounds(self) -> tuple:
         if not self.device.is_cpu or not len(self._tris):
