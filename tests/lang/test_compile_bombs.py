@@ -1,13 +1,17 @@
 """Kernels whose size could make the C++ compiler run for minutes: a vector or matrix of thousands of
 components holding one value (``wp.vector(length=n)``, a zero matrix) is filled by a loop, not by a call of
-n arguments (g++ took over two minutes at 100 000 components; Warp 1.19 compiles one in about 12 s)."""
+n arguments (g++ took over two minutes at 100 000 components; Warp 1.19 compiles one in about 12 s). One of
+more than 1 MiB is refused: a kernel's values live on its thread's stack (a vector of 4M floats took the
+compiler past five minutes, one of 2**40 components was a MemoryError without a message)."""
 
 import numpy as np
+import pytest
 
 import brickwork as wp
 from brickwork.pipeline import generate
 
 Wide = wp.vector(length=5000, dtype=wp.float32)
+TooWide = wp.vector(length=(1 << 18) + 1, dtype=wp.float32)
 
 
 @wp.kernel
@@ -29,6 +33,39 @@ def zero_matrix(out: wp.array(dtype=float)):
 def few_components(out: wp.array(dtype=float)):
     v = wp.vec3(1.0, 1.0, 1.0)
     out[0] = v[0] + v[2]
+
+
+@wp.kernel
+def too_wide(out: wp.array(dtype=float)):
+    v = TooWide()  # E:too_wide
+    out[0] = v[0]
+
+
+@wp.kernel
+def too_wide_matrix(out: wp.array(dtype=wp.float64)):
+    m = wp.matrix(shape=(400, 400), dtype=wp.float64)  # E:too_wide_matrix
+    out[0] = m[0, 0]
+
+
+def _line(marker: str) -> int:
+    with open(__file__) as f:
+        return next(i for i, text in enumerate(f, 1) if text.rstrip().endswith(f"# E:{marker}"))
+
+
+@pytest.mark.parametrize("kernel, what", [(too_wide, "vec262145f has 262145 components (1048580 bytes)"),
+                                          (too_wide_matrix, "has 160000 components (1280000 bytes)")])
+def test_a_value_over_a_mebibyte_is_refused_with_its_line(kernel, what):
+    out = wp.full(1, 5.0, dtype=out_type(kernel))
+    with pytest.raises(wp.KernelTypeError) as e:
+        wp.launch(kernel, dim=1, inputs=[out])
+    message = str(e.value)
+    assert what in message and "live on its thread's stack" in message, message
+    assert f'File "{__file__}", line {_line(kernel.key)}' in message
+    assert out.numpy()[0] == 5.0
+
+
+def out_type(kernel):
+    return wp.float64 if kernel is too_wide_matrix else float
 
 
 def test_a_wide_vector_of_one_value_is_filled_by_a_loop():

@@ -25,6 +25,9 @@ from ..types.scalars import bool_, float32, int32, int64, is_scalar_type, python
 from ..types.structs import is_struct_type
 from .static_value import Static
 
+#: the most bytes a vector or matrix built in a kernel may hold (1 MiB: 262144 float32 components)
+LARGEST_VALUE = 1 << 20
+
 
 def _scalar_of(t):
     return t if is_scalar_type(t) else getattr(t, "_dtype", float32)
@@ -266,6 +269,11 @@ class ConstructionRules:
             return args[0] if args[0].type is t else ir.IRCast(args[0], t)
         size = int(np.prod(t._shape))
         dtype = t._dtype
+        nbytes = size * np.dtype(dtype._np).itemsize
+        if nbytes > LARGEST_VALUE:  # a value is a local on its thread's stack (8 MiB, less for OpenMP's workers)
+            raise self.error(KernelTypeError, f"{type_name(t)} has {size} components ({nbytes} bytes): a kernel's "
+                             f"values live on its thread's stack, where one over {LARGEST_VALUE} bytes may overflow "
+                             f"it (and takes the compiler minutes); keep so many values in an array", node)
         if len(args) == 0:
             return ir.IRConstruct([ir.IRConst(0, dtype)] * size, t)
         if len(args) == 1 and is_scalar_type(args[0].type):
