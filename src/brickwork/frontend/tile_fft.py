@@ -1,10 +1,12 @@
 """Typing rules of ``tile_fft`` and ``tile_ifft``: the unnormalized discrete Fourier transform along the last
 dimension of a tile of complex numbers (``vec2f``/``vec2d``: real, imaginary), in place, as numpy's ``fft``.
 
-Each row is transformed as a sum over its elements with twiddle factors computed in float64 for the angle
-``2 pi ((k n) mod N) / N`` (exact reduction, so large ``k n`` lose no digits), into a row buffer that then
-replaces the row. It is O(N^2) per row, for rows of at most 4096 elements (Warp's CPU bound for its DFT
-path); being loops over tile elements, the backward kernel differentiates it like any tile operation.
+Twiddle factors are computed in float64 for the angle ``2 pi m / N`` (``m < N``, so no digits are lost to
+large angles). A row whose length is a power of two is transformed by radix-2 butterflies, O(N log N): log2(N)
+passes of Stockham's self-sorting form, each reading one row buffer and writing the other, so no bit-reversed
+reordering is needed. Other lengths are sums over the row's elements (the twiddle of ``(k n) mod N``), O(N^2),
+for rows of at most 4096 elements (Warp's CPU bound for its DFT path). Either way the result replaces the row;
+being loops over tile elements, the backward kernel differentiates it like any tile operation.
 """
 
 from __future__ import annotations
@@ -43,24 +45,20 @@ def _transform(call: TileCall, sign: int):
         return ir.IRConstruct([ir.IRCast(c, scalar), ir.IRCast(s, scalar)], dt)
 
     w = fill(typer, (n,), twiddle, dt)
+    if n & (n - 1) == 0:
+        body = _butterflies(typer, t, w, n)
+        typer.pending.extend(loop_nest(typer, shape[:-1], body))
+        return ir.IRConst(0, int32)  # a statement: the tile is transformed in place
     row = new_tile(typer, dt, (n,))
     acc = typer.new_temp(dt)
     k, j = typer.new_temp(int32), typer.new_temp(int32)
-
-    def comp(v, c):
-        return ir.IRComponent(v, [ir.IRConst(c, int32)], scalar)
 
     def body(batch):
         x = element(t, [*batch, j])
         m = ir.IRCall("mod", [ir.IRCall("mul", [k, j], int32, no_wrap=True), ir.IRConst(n, int32)], int32,
                       no_wrap=True)
-        wm = element(w, [m])
-        re = ir.IRCall("sub", [ir.IRCall("mul", [comp(x, 0), comp(wm, 0)], scalar),
-                               ir.IRCall("mul", [comp(x, 1), comp(wm, 1)], scalar)], scalar)
-        im = ir.IRCall("add", [ir.IRCall("mul", [comp(x, 0), comp(wm, 1)], scalar),
-                               ir.IRCall("mul", [comp(x, 1), comp(wm, 0)], scalar)], scalar)
         inner = ir.IRFor(j, _i(0), _i(n), _i(1), [
-            ir.IRAssign(acc, ir.IRCall("add", [acc, ir.IRConstruct([re, im], dt)], dt))])
+            ir.IRAssign(acc, ir.IRCall("add", [acc, _cmul(x, element(w, [m]))], dt))])
         outer = ir.IRFor(k, _i(0), _i(n), _i(1), [ir.IRAssign(acc, zero_value(dt)), inner,
                                                   ir.IRAssign(element(row, [k]), acc)])
         back = ir.IRFor(k, _i(0), _i(n), _i(1), [ir.IRAssign(element(t, [*batch, k]), element(row, [k]))])
@@ -68,6 +66,62 @@ def _transform(call: TileCall, sign: int):
 
     typer.pending.extend(loop_nest(typer, shape[:-1], body))
     return ir.IRConst(0, int32)  # a statement: the tile is transformed in place
+
+
+def _butterflies(typer, t, w, n: int):
+    """The body (for one row, given its batch indices) of the radix-2 transform of a row of ``n = 2^p``
+    elements of tile ``t`` in place, with ``w[m]`` the twiddle of ``m``: pass ``s`` (span ``h = 2^s``) takes
+    the pairs ``j`` and ``j + n/2`` of its input, multiplies the second by ``w[(j mod h) n / (2h)]`` and
+    writes their sum and difference at ``(j div h) 2h + j mod h`` and ``h`` further (Stockham's order)."""
+    dt = t.type.dtype
+    buffers = [new_tile(typer, dt, (n,)), new_tile(typer, dt, (n,))]
+    j, k, dest = typer.new_temp(int32), typer.new_temp(int32), typer.new_temp(int32)
+    v0, v1 = typer.new_temp(dt), typer.new_temp(dt)
+
+    def body(batch):
+        def source(index):
+            return element(t, [*batch, index])
+
+        passes, h, out = [], 1, None
+        while h < n:
+            out = buffers[len(passes) % 2]
+            step = _i(n // (2 * h))
+            steps = [
+                ir.IRAssign(k, ir.IRCall("mod", [j, _i(h)], int32, no_wrap=True)),
+                ir.IRAssign(dest, ir.IRCall("add", [ir.IRCall("mul", [ir.IRCall("div", [j, _i(h)], int32,
+                                                                                 no_wrap=True), _i(2 * h)],
+                                                              int32, no_wrap=True), k], int32, no_wrap=True)),
+                ir.IRAssign(v0, source(j)),
+                ir.IRAssign(v1, _cmul(source(ir.IRCall("add", [j, _i(n // 2)], int32, no_wrap=True)),
+                                     element(w, [ir.IRCall("mul", [k, step], int32, no_wrap=True)]))),
+                ir.IRAssign(element(out, [dest]), ir.IRCall("add", [v0, v1], dt)),
+                ir.IRAssign(element(out, [ir.IRCall("add", [dest, _i(h)], int32, no_wrap=True)]),
+                            ir.IRCall("sub", [v0, v1], dt)),
+            ]
+            passes.append(ir.IRFor(j, _i(0), _i(n // 2), _i(1), steps))
+            source = (lambda buf: lambda index: element(buf, [index]))(out)  # noqa: E731 - the next pass reads it
+            h *= 2
+        if out is None:  # one element: the transform is the element itself
+            return []
+        back = ir.IRFor(j, _i(0), _i(n), _i(1), [ir.IRAssign(element(t, [*batch, j]), element(out, [j]))])
+        return [*passes, back]
+
+    return body
+
+
+def _cmul(a: ir.IRExpr, b: ir.IRExpr) -> ir.IRExpr:
+    """The complex product of two (real, imaginary) vectors of the same type."""
+    dt = a.type
+    scalar = dt._dtype
+
+    def part(v, c):
+        return ir.IRComponent(v, [_i(c)], scalar)
+
+    re = ir.IRCall("sub", [ir.IRCall("mul", [part(a, 0), part(b, 0)], scalar),
+                           ir.IRCall("mul", [part(a, 1), part(b, 1)], scalar)], scalar)
+    im = ir.IRCall("add", [ir.IRCall("mul", [part(a, 0), part(b, 1)], scalar),
+                           ir.IRCall("mul", [part(a, 1), part(b, 0)], scalar)], scalar)
+    return ir.IRConstruct([re, im], dt)
 
 
 def _i(v: int) -> ir.IRConst:
