@@ -53,7 +53,8 @@ RUN = {
 CUDA_MAIN = "its __main__ runs on CUDA only (it names cuda:0, or exits on the CPU)"
 # example -> why it is not run
 OUT_OF_SCOPE = {
-    "core.example_alloc_tracker": "Warp's allocation tracker (wp.config.track_memory): allocator internals",
+    "core.example_alloc_tracker": ("Warp's allocation tracker (wp.ScopedMemoryTracker, wp.print_memory_report): "
+                                   "brickwork has no memory tracker"),
     "core.example_custom_allocator": "a custom CUDA memory allocator (mempools)",
     "core.example_cupy": "CuPy interop",
     "core.example_torch": "PyTorch interop",
