@@ -217,7 +217,7 @@ def _alone(several: bool, line: str, code: int) -> int:
 def _run(args) -> int:
     from . import config
     from .apps import hydro
-    from .apps.hydro.driver import on_every_rank
+    from .apps.hydro.rank_errors import on_every_rank
 
     def load():
         config.check()  # before anything is made: an invalid BRICKWORK_* value is one line

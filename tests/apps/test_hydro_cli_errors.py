@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from brickwork import cli
-from brickwork.apps.hydro import driver
+from brickwork.apps.hydro import driver, preflight
 from brickwork.io import history as history_io
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
@@ -132,10 +132,12 @@ def test_a_failed_start_keeps_what_was_there(capsys, tmp_path):
 
 # -- one clear line for each mistake --------------------------------------------------------------------------------
 @pytest.mark.parametrize("hidden, message", [
-    (["h5py"], "output.hdf5_dt >= 0 needs h5py: pip install 'brickwork[io]', or set output.hdf5_dt = -1"),
+    (["h5py"], "output.hdf5_dt >= 0 needs h5py: pip install 'brickwork[io]', or set output.hdf5_dt = -1 (or "
+               "output.format = \"vtk\": VTK outputs need no package)"),
     (["matplotlib"], "output.png_dt >= 0 needs matplotlib: pip install 'brickwork[io]', or set output.png_dt = -1"),
     (["h5py", "matplotlib"], "output.hdf5_dt >= 0 and output.png_dt >= 0 need h5py and matplotlib: pip install "
-                             "'brickwork[io]', or set output.hdf5_dt = -1 and output.png_dt = -1"),
+                             "'brickwork[io]', or set output.hdf5_dt = -1 and output.png_dt = -1 (or output.format = "
+                             "\"vtk\": VTK outputs need no package)"),
 ])
 def test_without_the_io_extra_one_line_names_every_missing_writer(capsys, tmp_path, monkeypatch, hidden, message):
     """Without the io extra both writers are missing: one message names both settings (it named h5py alone,
@@ -154,6 +156,11 @@ def test_without_the_io_extra_one_line_names_every_missing_writer(capsys, tmp_pa
     assert ("sod.out.00001.h5" in names) == ("h5py" not in hidden)
     assert ("sod.00001.png" in names) == ("matplotlib" not in hidden)
     assert "sod.hst" in names and "sod.rst.00000.npz" in names
+    if "h5py" in hidden:  # the other advice: VTK outputs instead, on the same schedule
+        code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, "time.tlim=0.02", f"output.dir={tmp_path / 'vtk'}",
+                                 'output.format="vtk"', "output.png_dt=-1", "--quiet")
+        assert code == 0, err
+        assert {"sod.out.00000.vtm", "sod.out.00001.vtm"} <= set(os.listdir(tmp_path / "vtk"))
 
 
 def test_a_toml_file_that_is_not_utf8(capsys, tmp_path):
@@ -424,7 +431,7 @@ def test_a_full_disk_while_writing_the_history(capsys, tmp_path, monkeypatch):
 
 # -- a mesh too large for the machine --------------------------------------------------------------------------------
 def test_a_mesh_too_large_for_memory_is_refused_before_allocating(capsys, tmp_path, monkeypatch):
-    monkeypatch.setattr(driver, "available_memory", lambda: 64 * 2**30)
+    monkeypatch.setattr(preflight, "available_memory", lambda: 64 * 2**30)
     monkeypatch.setattr(driver, "Hydro", lambda cfg: pytest.fail("the mesh was allocated"))
     code, _, err = brickwork(capsys, "run", KH, "mesh.nx=65536,65536", f"output.dir={tmp_path / 'out'}", "--quiet")
     assert code == 2
@@ -441,7 +448,7 @@ def test_a_mesh_too_large_for_memory_is_refused_before_allocating(capsys, tmp_pa
 def test_a_mesh_of_too_many_tiny_blocks_is_refused_before_allocating(capsys, tmp_path, monkeypatch):
     """Each block costs host memory besides its fields (its objects and tables, about 4 kB): 2**21 blocks of
     2 cells passed a check of the fields alone (0.9 GiB) and then took some 8 GiB more."""
-    monkeypatch.setattr(driver, "available_memory", lambda: 4 * 2**30)
+    monkeypatch.setattr(preflight, "available_memory", lambda: 4 * 2**30)
     monkeypatch.setattr(driver, "Hydro", lambda cfg: pytest.fail("the mesh was allocated"))
     code, _, err = brickwork(capsys, "run", SOD, "mesh.nx=4194304", "mesh.block_nx=2", f"output.dir={tmp_path / 'o'}",
                              "--quiet")
@@ -465,7 +472,7 @@ def test_the_memory_estimate_matches_the_allocated_fields(tmp_path):
         for name in sim.mesh.field_specs():  # every array the mesh allocated: values and fluxes
             field = sim.mesh.field(name)
             allocated += field.data.nbytes + (field.flux.nbytes if field.flux is not None else 0)
-        assert driver.field_bytes(cfg) == allocated
+        assert preflight.field_bytes(cfg) == allocated
 
 
 # -- a time step that collapses --------------------------------------------------------------------------------------

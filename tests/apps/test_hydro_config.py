@@ -255,14 +255,14 @@ def test_every_input_key_is_in_the_hydro_guide():
 
 @pytest.mark.parametrize("nx, blocks", [([16], "1 block,"), ([32], "2 blocks,")])
 def test_more_ranks_than_blocks_is_refused_in_words(make_config, monkeypatch, nx, blocks):
-    from brickwork.apps.hydro import driver
+    from brickwork.apps.hydro import preflight
 
     class ThreeRanks:
         def Get_size(self):
             return 3
 
-    monkeypatch.setattr(driver.comm, "world", ThreeRanks)
+    monkeypatch.setattr(preflight.comm, "world", ThreeRanks)
     cfg = make_config({"problem": {"name": "sod"}, "mesh": {"nx": nx, "block_nx": [16]}})
     with pytest.raises(ConfigError) as info:
-        driver._check_ranks(cfg)
+        preflight._check_ranks(cfg)
     assert f"makes {blocks} fewer than the 3 MPI ranks: every rank needs at least one block" in str(info.value)

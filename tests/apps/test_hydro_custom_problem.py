@@ -2,6 +2,7 @@
 line) and ``hydro.register_problem``; every mistake in such a file is one ConfigError naming it."""
 
 import os
+import re
 import sys
 import textwrap
 import types
@@ -413,3 +414,56 @@ def test_outputs_that_fail_stop_the_run_before_it_starts(tmp_path, body, message
     with pytest.raises(ConfigError, match=message):
         hydro.run(cfg)
     assert not os.path.exists(out)
+
+
+
+TUBE = '''
+import numpy as np
+from brickwork.apps.hydro.problems import sod
+
+NAME, DIMENSIONS, PARAMS, initial = "tube", (1,), sod.PARAMS, sod.initial
+DEFAULTS = {"mesh": {**sod.DEFAULTS["mesh"], "nx": [64], "block_nx": [16]}, "time": {"tlim": 0.1},
+            "output": {"hdf5_dt": 0.02}}
+
+
+def speed(density, v1, v2, v3, pressure, params, gamma):
+    if ((density < 0.9) & (density > 0.5)).any():  # the rarefaction, once it has formed
+        raise ValueError("in the rarefaction")
+    return np.abs(v1)
+
+
+def exact(x1, t, params, gamma):
+    return params["nope"], 0.0, 0.0
+
+
+OUTPUTS = {"speed": speed}
+'''
+
+
+@pytest.mark.parametrize("form", ["hdf5", "vtk"])
+def test_outputs_that_fail_mid_run_name_the_output_cycle_and_time(tmp_path, form):
+    """An OUTPUTS function that raises once the rarefaction has formed: the problem's line, after the output
+    (its file name), the cycle and the time of the state; the first output stays, nothing of the second."""
+    write(tmp_path / "tube.py", TUBE)
+    out = tmp_path / "out"
+    cfg = hydro.build_config({"problem": {"file": "tube.py"}, "output": {"dir": str(out), "progress": False,
+                                                                        "format": form}}, [], base_dir=str(tmp_path))
+    with pytest.raises(ConfigError) as info:
+        hydro.run(cfg)
+    found = re.fullmatch(r"the output tube\.out\.00001 of cycle (\d+) \(t=([0-9.e-]+)\): problem 'tube': "
+                         r"OUTPUTS\['speed'\] failed at tube.py:12: ValueError: in the rarefaction", str(info.value))
+    assert found, str(info.value)
+    assert int(found[1]) > 0 and 0.02 <= float(found[2]) < 0.04
+    first = {"hdf5": ["tube.out.00000.h5", "tube.out.00000.xdmf"], "vtk": ["tube.out.00000", "tube.out.00000.vtm"]}
+    assert sorted(p.name for p in out.iterdir()) == sorted(["tube.hst", *first[form]])
+
+
+def test_an_exact_solution_that_fails_in_a_png_names_the_png_cycle_and_time(tmp_path):
+    write(tmp_path / "tube.py", TUBE)
+    cfg = hydro.build_config({"problem": {"file": "tube.py"}, "output": {
+        "dir": str(tmp_path / "out"), "progress": False, "hdf5_dt": -1.0, "png_dt": 0.0}}, [], base_dir=str(tmp_path))
+    with pytest.raises(ConfigError) as info:
+        hydro.run(cfg)
+    assert str(info.value) == ("the PNG tube.00000.png of cycle 0 (t=0): problem 'tube': exact() failed at tube.py:17: "
+                               "KeyError: 'nope'; the [problem] keys are file, name, p_l, p_r, rho_l, rho_r, u_l, u_r, "
+                               "x0")

@@ -107,12 +107,12 @@ def test_a_step_on_the_device_copies_nothing_back_to_the_host(make_config, fake,
 
 
 def test_fields_larger_than_the_device_memory_are_an_input_error(make_config, tmp_path, fake):
-    from brickwork.apps.hydro import driver
+    from brickwork.apps.hydro import preflight
 
     cfg = make_config(KH, ["mesh.nx=[16384,16384]", "mesh.block_nx=[1024,1024]", "hydro.device=cuda:0"])
     with pytest.raises(ConfigError, match=r"fields alone need .* but the device cuda:0 has only 16.0 GiB"):
-        driver._check_memory(cfg, driver._check_device(cfg))
-    driver._check_memory(make_config(KH, ["hydro.device=cuda:0"]), devices.get_device("cuda:0"))
+        preflight._check_memory(cfg, preflight._check_device(cfg))
+    preflight._check_memory(make_config(KH, ["hydro.device=cuda:0"]), devices.get_device("cuda:0"))
     assert not (tmp_path / "out").exists()
 
 

@@ -357,9 +357,9 @@ def test_a_png_variable_must_name_a_variable_of_the_run(make_config, nscalars, v
 
 
 def test_a_png_of_a_scalar_draws_its_concentrations(run_hydro, tmp_path, monkeypatch):
-    from brickwork.apps.hydro import driver
+    from brickwork.apps.hydro import outputs
     drawn = []
-    monkeypatch.setattr(driver, "_write_png", lambda sim, path, per_block: drawn.append(sim.to_global(per_block)))
+    monkeypatch.setattr(outputs, "_write_png", lambda sim, path, per_block: drawn.append(sim.to_global(per_block)))
     raw = with_hydro(dict(KH, output={"png_dt": 0.0, "png_variable": "scalar_0"}), nscalars=1)
     sim = run_hydro(raw).hydro
     assert len(drawn) >= 1

@@ -4,7 +4,9 @@ An output holds each variable per block (``/cells/<var>``: ``(nblocks, nk, nj, n
 lower corner and cell widths (``/blocks/xmin``, ``/blocks/dx``, x1 first); ``read_output`` puts the blocks
 where their corners say, as ParaView does with the XDMF file, giving one ``(nk, nj, ni)`` array per cell
 variable over the whole mesh (``(nk + 1, nj + 1, ni + 1)`` per node variable). 1-D and 2-D meshes keep
-their directions of one cell: ``density[0, 0]`` is the line of a 1-D run.
+their directions of one cell: ``density[0, 0]`` is the line of a 1-D run. A VTK output (``NAME.vtm``,
+the hydro application's ``output.format = "vtk"``) is read the same way, from its blocks' origins and
+spacings.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import os
 from typing import NamedTuple
 
 import numpy as np
+
+from . import vtk
 
 
 class Output(NamedTuple):
@@ -36,30 +40,29 @@ class Output(NamedTuple):
 
 
 def read_output(path: str, names=None) -> Output:
-    """The output ``path`` (its ``.h5`` file, its ``.xdmf`` file or their common stem) as arrays over the
-    whole mesh; ``names`` (a name or a list) reads only those variables. ``FileNotFoundError`` for a
-    missing file, ``KeyError`` naming the variables there are for an unknown one, ``ValueError`` for a
-    file that is not an output of brickwork's (``mesh.write_output``, the hydro application's)."""
+    """The output ``path`` (its ``.h5`` file, its ``.xdmf`` file or their common stem; a VTK output's
+    ``.vtm`` file) as arrays over the whole mesh; ``names`` (a name or a list) reads only those variables.
+    ``FileNotFoundError`` for a missing file, ``KeyError`` naming the variables there are for an unknown
+    one, ``ValueError`` for a file that is not an output of brickwork's (``mesh.write_output``, the hydro
+    application's)."""
+    path = os.fspath(path)
+    wanted = [names] if isinstance(names, str) else None if names is None else list(names)
+    stem = path[:-5] if path.endswith(".xdmf") else path[:-3] if path.endswith(".h5") else path
+    h5_path = stem + ".h5"
+    if path.endswith(".vtm") or (stem == path and not os.path.isfile(h5_path) and os.path.isfile(path + ".vtm")):
+        return _read_vtk(path if path.endswith(".vtm") else path + ".vtm", wanted)
     try:
         import h5py
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError("read_output needs h5py: pip install 'brickwork[io]'") from e
-    path = os.fspath(path)
-    stem = path[:-5] if path.endswith(".xdmf") else path[:-3] if path.endswith(".h5") else path
-    h5_path = stem + ".h5"
     if not os.path.isfile(h5_path):
         raise FileNotFoundError(f"read_output: no output file {h5_path!r}")
-    wanted = [names] if isinstance(names, str) else None if names is None else list(names)
     with h5py.File(h5_path, "r") as f:
         if not isinstance(f.get("blocks/xmin"), h5py.Dataset) or not isinstance(f.get("blocks/dx"), h5py.Dataset):
             raise ValueError(f"read_output: {h5_path!r} is not a brickwork output: it has no /blocks/xmin and "
                              f"/blocks/dx")
         groups = {group: sorted(f[group]) if group in f else [] for group in ("cells", "nodes")}
-        if wanted is not None:
-            unknown = [n for n in wanted if n not in groups["cells"] and n not in groups["nodes"]]
-            if unknown:
-                raise KeyError(f"read_output: {h5_path!r} has no variable {', '.join(map(repr, unknown))}; it has "
-                               f"{', '.join(groups['cells'] + groups['nodes'])}")
+        _check_wanted(h5_path, wanted, groups["cells"] + groups["nodes"])
         xmin, dx = f["blocks/xmin"][...], f["blocks/dx"][...]
         place = _placement(h5_path, xmin, dx)
         read = {group: {n: _assemble(h5_path, f[f"{group}/{n}"][...], place, group == "nodes")
@@ -68,6 +71,32 @@ def read_output(path: str, names=None) -> Output:
         time, cycle = _attribute(f, h5_path, "time", 0.0, float), _attribute(f, h5_path, "cycle", 0, int)
         return Output(time, cycle, read["cells"], read["nodes"], tuple(float(v) for v in xmin.min(axis=0)),
                       tuple(float(v) for v in dx[0]))
+
+
+def _check_wanted(path: str, wanted: list | None, there: list) -> None:
+    """``KeyError`` naming the variables of ``wanted`` (None: all) that the output ``path`` lacks."""
+    unknown = [n for n in wanted or () if n not in there]
+    if unknown:
+        raise KeyError(f"read_output: {path!r} has no variable {', '.join(map(repr, unknown))}; it has "
+                       f"{', '.join(there)}")
+
+
+def _read_vtk(path: str, wanted: list | None) -> Output:
+    """A VTK output (``vtk.write_multiblock``'s ``.vtm`` and its blocks) as ``read_output`` gives it."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"read_output: no output file {path!r}")
+    blocks = vtk.read(path)
+    if not blocks:
+        raise ValueError(f"read_output: {path!r} lists no blocks")
+    there = sorted(blocks[0].cells)
+    _check_wanted(path, wanted, there)
+    xmin = np.array([b.origin for b in blocks])
+    dx = np.array([b.spacing for b in blocks])
+    place = _placement(path, xmin, dx)
+    cells = {n: _assemble(path, np.stack([b.cells[n] for b in blocks]), place, False)
+             for n in there if wanted is None or n in wanted}
+    return Output(blocks[0].time, blocks[0].cycle, cells, {}, tuple(float(v) for v in xmin.min(axis=0)),
+                  tuple(float(v) for v in dx[0]))
 
 
 def _attribute(f, path: str, name: str, default, kind):

@@ -10,12 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .files import staged, writing
-
-_VTK_TYPES = {np.dtype("float32"): "Float32", np.dtype("float64"): "Float64", np.dtype("int32"): "Int32",
-              np.dtype("int64"): "Int64", np.dtype("uint8"): "UInt8", np.dtype("int8"): "Int8",
-              np.dtype("uint32"): "UInt32", np.dtype("uint64"): "UInt64", np.dtype("int16"): "Int16",
-              np.dtype("uint16"): "UInt16"}
+from .vtk import TYPES, Appended
 
 
 def _host(name: str, value) -> np.ndarray:
@@ -57,7 +52,7 @@ def _attributes(kind: str, values: dict | None, count: int) -> list[tuple[str, n
         data = _host(f"{kind}['{name}']", value)
         if data.dtype == np.bool_:
             data = data.astype(np.uint8)
-        if data.dtype not in _VTK_TYPES:
+        if data.dtype not in TYPES:
             raise TypeError(f"write_vtp: {kind} '{name}' has dtype {data.dtype}, which VTK files do not hold")
         if data.ndim == 0 or data.shape[0] != count or data.ndim > 2:
             raise ValueError(f"write_vtp: {kind} '{name}' must have shape ({count},) or ({count}, components), "
@@ -87,17 +82,8 @@ def write_vtp(path: str, points, faces, *, face_size: int | None = None, point_d
     pdata = _attributes("point_data", point_data, pts.shape[0])
     cdata = _attributes("cell_data", cell_data, polys.shape[0])
 
-    blocks: list[bytes] = []
-    offset = 0
-
-    def array_xml(name: str, data: np.ndarray, components: int) -> str:
-        nonlocal offset
-        raw = np.ascontiguousarray(data, dtype=data.dtype.newbyteorder("<")).tobytes()
-        blocks.append(np.uint64(len(raw)).astype("<u8").tobytes() + raw)
-        xml = (f'<DataArray type="{_VTK_TYPES[data.dtype.newbyteorder("=")]}" Name="{name}" '
-               f'NumberOfComponents="{components}" format="appended" offset="{offset}"/>')
-        offset += len(blocks[-1])
-        return xml
+    data = Appended()
+    array_xml = data.array
 
     corners = polys.shape[1]
     lines = ['<?xml version="1.0"?>',
@@ -113,11 +99,4 @@ def write_vtp(path: str, points, faces, *, face_size: int | None = None, point_d
         lines += [array_xml(name, data, data.shape[1]) for name, data in attributes]
         lines.append(f"</{tag}>")
     lines += ["</Piece>", "</PolyData>", '<AppendedData encoding="raw">']
-    head = ("\n".join(lines) + "\n_").encode()
-    with staged(path, suffix=".tmp.vtp") as (tmp,):
-        with writing(tmp), open(tmp, "wb") as f:
-            f.write(head)
-            for block in blocks:
-                f.write(block)
-            f.write(b"\n</AppendedData>\n</VTKFile>\n")
-    return path
+    return data.write(path, lines, suffix=".tmp.vtp")

@@ -7,7 +7,7 @@ import sys
 
 from brickwork import comm as C
 from brickwork.apps.hydro.config import ConfigError
-from brickwork.apps.hydro.driver import agree
+from brickwork.apps.hydro.rank_errors import agree
 
 failing, kind = int(sys.argv[1]), sys.argv[2]
 world = C.world()

@@ -6,11 +6,13 @@ A run from Python::
     cfg = hydro.load_config("examples/sod.toml", ["hydro.cfl=0.3"])
     result = hydro.run(cfg)
 
-Modules: ``config`` (TOML schema, overrides, errors), ``problems`` (sod, kelvin_helmholtz, blast,
+Modules: ``config`` (input files: layering, overrides), ``schema`` (every key, typed values, errors),
+``config_checks`` (checks across keys), ``problems`` (sod, kelvin_helmholtz, blast,
 linear_wave, and the exact Riemann solver), ``custom_problem`` (problems of your own: ``problem.file``,
 ``register_problem``), ``reconstruction`` (PLM: minmod, van Leer, MC; WENO5),
 ``riemann`` (HLLE, HLLC), ``kernels`` (the loop-abstraction kernels), ``solver`` (state and SSP-RK
-stepping), ``driver`` (time loop, outputs), ``schedule`` (when outputs are due), ``checkpoint``
+stepping), ``driver`` (time loop), ``preflight`` (checks before a run), ``outputs`` (the outputs of a
+state), ``rank_errors`` (errors agreed across MPI ranks), ``schedule`` (when outputs are due), ``checkpoint``
 (restart files: their metadata and its checks), ``progress``, ``demo``. See docs/hydro.md.
 """
 
@@ -18,7 +20,8 @@ from .config import Config, ConfigError, Key
 from .config import build as build_config
 from .config import load as load_config
 from .custom_problem import register as register_problem
-from .driver import RunResult, SimulationError, run
+from .driver import RunResult, run
+from .rank_errors import SimulationError
 from .solver import BadStateError, Hydro
 
 __all__ = ["Config", "ConfigError", "build_config", "load_config", "run", "RunResult", "SimulationError", "Hydro",

@@ -39,9 +39,12 @@ _HINTS = {"mesh.nghost": " (mesh.nghost = 0, the default, is what hydro.reconstr
 def metadata(sim: Hydro, schedule: Schedule) -> dict:
     """The metadata of a restart file of ``sim``'s current state."""
     m, h = sim.cfg["mesh"], sim.cfg["hydro"]
+    config = sim.cfg.to_dict()
+    if sim.nscalars:  # the names the outputs use, which a run restarted from this file keeps (its own, if loaded)
+        config["hydro"]["scalar_names"] = list(sim.scalar_names)
     return {"time": sim.time, "cycle": sim.cycle, "schedule": schedule.to_meta(),
             "problem": sim.cfg["problem"]["name"], "nx": m["nx"], "block_nx": m["block_nx"], "nghost": m["nghost"],
-            "dtype": h["dtype"], "config": sim.cfg.to_dict()}
+            "dtype": h["dtype"], "config": config}
 
 
 def load(sim: Hydro, path: str, schedule: Schedule) -> str:
@@ -72,6 +75,7 @@ def _load(sim: Hydro, source, schedule: Schedule) -> str:
     stored = check.schedule(meta, time, cycle)
     nblocks = len(sim.mesh.block_list)
     scalars.check_restart(path, source.arrays, sim.nscalars)
+    names = scalars.restart_names(path, meta, sim)
     for name in sim.conserved:
         _check_array(path, name, source.arrays.get(name), (nblocks, *sim.mesh.data(name).shape[1:]), sim.np_dtype)
     values = {}
@@ -82,6 +86,7 @@ def _load(sim: Hydro, source, schedule: Schedule) -> str:
     for name in sim.conserved:
         sim.mesh.data(name)[...] = values[name]
     sim.time, sim.cycle = time, cycle
+    sim.scalar_names = names
     schedule.load_meta(stored, time)
     return content_digest(meta)
 

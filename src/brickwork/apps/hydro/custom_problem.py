@@ -15,21 +15,16 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import re
 import sys
 import traceback
 
 import numpy as np
 
-from .config import BASENAME, SCHEMA, SIDES, ConfigError, Key
+from .schema import BASENAME, BUILT_IN_OUTPUTS, SCHEMA, SIDES, VARIABLE_NAME, ConfigError, Key
 
 #: what a problem must define, and what it may
 REQUIRED = ("NAME", "DIMENSIONS", "PARAMS", "DEFAULTS", "initial")
 OPTIONAL_FUNCTIONS = ("check", "exact", "initial_scalars")
-#: the variables every HDF5 output holds, which a problem's ``OUTPUTS`` adds to
-BUILT_IN_OUTPUTS = ("density", "momentum_1", "momentum_2", "momentum_3", "energy", "pressure", "velocity_1",
-                    "velocity_2", "velocity_3")
-OUTPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: keys of ``[problem]`` that the application itself reads
 RESERVED_PARAMS = tuple(SCHEMA["problem"])
 #: what a problem's function may raise that is its error, one line naming it (``failure``): ``sys.exit()``
@@ -87,7 +82,7 @@ def describe_mistakes(problem) -> list[str]:
         mistakes.append(f"OUTPUTS must be a dict of variable names to functions, got {outputs!r}")
     else:
         for name, function in outputs.items():
-            if not isinstance(name, str) or not OUTPUT_NAME.fullmatch(name) or name in BUILT_IN_OUTPUTS:
+            if not isinstance(name, str) or not VARIABLE_NAME.fullmatch(name) or name in BUILT_IN_OUTPUTS:
                 mistakes.append(f"OUTPUTS has the name {name!r}: an output variable is named with letters, digits "
                                 f"and '_' (not first a digit), and not as one of {', '.join(BUILT_IN_OUTPUTS)}")
             elif not callable(function):

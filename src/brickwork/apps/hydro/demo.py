@@ -7,7 +7,7 @@ import time
 
 from brickwork import comm
 
-from . import config, driver
+from . import config, driver, rank_errors
 
 DEMO_TOML = """
 [problem]
@@ -35,7 +35,7 @@ png_dt = 0.0
 
 def main(overrides=(), log=print) -> driver.RunResult:
     """Run the demo (``overrides`` as on the command line, e.g. ``mesh.nx=[64,64]``)."""
-    cfg = driver.on_every_rank(lambda: config.build(config.tomllib.loads(DEMO_TOML), list(overrides),
+    cfg = rank_errors.on_every_rank(lambda: config.build(config.tomllib.loads(DEMO_TOML), list(overrides),
                                                     source="the demo"))
     if comm.world().Get_rank() != 0:  # under mpiexec rank 0 speaks for the run, as in `brickwork run`
         log = _silent

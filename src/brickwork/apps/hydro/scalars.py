@@ -9,8 +9,9 @@ primitives and upwind it by the Riemann solver's mass flux: ``F_s = F_rho * s_le
 ``F_rho >= 0``, else ``F_rho * s_right`` (Athena++'s and Parthenon's choice), so a scalar's mass moves
 with the gas's and a uniform ``s`` stays uniform.
 
-This module holds what is not kernel code: the fields, the names outputs give the scalars, the
-initial values a problem sets (``initial_scalars``) and the check of a restart file's scalars.
+This module holds what is not kernel code: the fields, the initial values a problem sets
+(``initial_scalars``), and the checks of a restart file's scalars and their names
+(``hydro.scalar_names``, which a restart keeps: ``restart_names``).
 With ``N = 0`` none of it adds anything: the fields, kernels and files are those of a run without.
 """
 
@@ -19,18 +20,14 @@ from __future__ import annotations
 from brickwork.io.restart import RestartError
 from brickwork.mesh import Metadata
 
-from .config import ConfigError
+from .config_checks import scalar_names
 from .custom_problem import broadcast_values, failure
+from .schema import ConfigError
 
 #: the conserved ``rho * s_n`` and its stage copy
 FIELD, FIELD0 = "scalars", "scalars_0"
 #: the primitive slot of scalar 0 (after density, three velocities and pressure)
 FIRST_SLOT = 5
-
-
-def names(nscalars: int) -> list[str]:
-    """What outputs and the history call the scalars: ``scalar_0``, ``scalar_1``, ..."""
-    return [f"scalar_{n}" for n in range(nscalars)]
 
 
 def add_fields(pkg, nscalars: int, dtype, conserved: tuple) -> None:
@@ -74,3 +71,21 @@ def check_restart(path: str, arrays: dict, nscalars: int) -> None:
         raise RestartError(f"restart file {path!r} holds {theirs} passive scalars (hydro.nscalars={theirs}), but "
                            f"this run has hydro.nscalars={nscalars}: a restart continues the same scalars (set "
                            f"hydro.nscalars={theirs})")
+
+
+def restart_names(path: str, meta: dict, sim) -> list[str]:
+    """The scalar names of a run restarted from the file ``path`` (its ``meta``data): the file's, which
+    the outputs and the history go on with; ``RestartError`` when this run's input names them otherwise.
+    A file from before the names were stored, or of a run that named none, has the default names."""
+    hydro = meta.get("config", {}).get("hydro", {})
+    stored = hydro.get("scalar_names") if isinstance(hydro, dict) else None
+    if isinstance(stored, list) and len(stored) == sim.nscalars and all(isinstance(n, str) for n in stored):
+        theirs = list(stored)
+    else:
+        theirs = scalar_names({"nscalars": sim.nscalars})
+    given = sim.cfg["hydro"].get("scalar_names")
+    if given is not None and list(given) != theirs:
+        raise RestartError(f"restart file {path!r} names its passive scalars {theirs} (hydro.scalar_names), but "
+                           f"this run names them {list(given)}: a restart keeps the names of its scalars (set "
+                           f"hydro.scalar_names = {theirs}, or leave it out)")
+    return theirs

@@ -24,6 +24,7 @@ from brickwork.mesh.output import assemble_blocks
 from ...errors import BrickworkError
 from . import scalars
 from .config import Config, ConfigError
+from .config_checks import scalar_names
 from .custom_problem import USER_ERRORS, broadcast_values, failure
 from .kernels import HydroKernels
 from .totals import BlockSums
@@ -84,6 +85,9 @@ class Hydro:
         #: passive scalars, and the conserved fields with them (what ghost exchanges and restart files carry)
         self.nscalars = h["nscalars"]
         self.conserved = CONSERVED + ((scalars.FIELD,) if self.nscalars else ())
+        #: what outputs, the history and ``primitive`` call the scalars (``hydro.scalar_names``; a restart
+        #: keeps the names its file was written with)
+        self.scalar_names = scalar_names(h)
         #: where the fields live and the kernels run
         self.device = wp.get_device(h["device"])
         #: the problem's boundary functions, and the ghost fills that run them
@@ -224,13 +228,13 @@ class Hydro:
 
     def primitive(self, name: str) -> np.ndarray:
         """Per-block interior values of ``density, velocity_1..3, pressure, energy, speed`` and the
-        passive scalars' concentrations ``scalar_0``.. (float64), computed on the host from the conserved
-        variables."""
+        passive scalars' concentrations (by their ``scalar_names``: ``scalar_0``.. unless the input names
+        them) (float64), computed on the host from the conserved variables."""
         rho = self.interior("density").astype(np.float64)
         if name == "density":
             return rho
-        if name in scalars.names(self.nscalars):
-            return self.interior(scalars.FIELD, int(name[7:])).astype(np.float64) / rho
+        if name in self.scalar_names:
+            return self.interior(scalars.FIELD, self.scalar_names.index(name)).astype(np.float64) / rho
         if name == "energy":
             return self.interior("energy").astype(np.float64)
         v = [self.interior("momentum", c).astype(np.float64) / rho for c in range(3)]
@@ -267,7 +271,7 @@ class Hydro:
             sums = [v for part in parts for v in part[1]]
         ordered = [row for _, row in sorted(zip(gids, sums))]
         vol = self.mesh.blocks[0].coords.cell_volume
-        names = ["mass", "momentum_1", "momentum_2", "momentum_3", "energy", *scalars.names(self.nscalars)]
+        names = ["mass", "momentum_1", "momentum_2", "momentum_3", "energy", *self.scalar_names]
         totals = [0.0] * len(names)
         for row in ordered:
             totals = [t + v for t, v in zip(totals, row)]

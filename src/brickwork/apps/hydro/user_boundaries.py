@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import inspect
 
-from .config import SIDES, Config, ConfigError
+from .config import Config
 from .custom_problem import USER_ERRORS, failure
 from .rank_errors import said_once
+from .schema import SIDES, ConfigError
 
 
 class UserBoundaries:

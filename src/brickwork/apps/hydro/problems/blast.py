@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..config import Key
+from ..schema import Key
 
 NAME = "blast"
 DIMENSIONS = (2, 3)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..config import Key
+from ..schema import Key
 
 NAME = "kelvin_helmholtz"
 DIMENSIONS = (2,)

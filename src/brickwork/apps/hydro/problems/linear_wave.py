@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..config import Key
+from ..schema import Key
 
 NAME = "linear_wave"
 DIMENSIONS = (1, 2, 3)

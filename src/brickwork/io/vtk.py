@@ -1,0 +1,173 @@
+"""VTK XML outputs that ParaView and VisIt open without any extra Python package: one ``.vti`` image per
+block, and a ``.vtm`` multiblock file naming them.
+
+A block file (``ImageData``, ``write_block``) holds the block's cells: ``WholeExtent`` ``0 ni 0 nj 0 nk``
+in points (a direction the mesh lacks has extent ``0 0``: a 2-D block is a sheet of quads, a 1-D one a line),
+``Origin`` its lower corner and ``Spacing`` its cell widths (x1, x2, x3), one cell array per variable
+(``CellData``, x1 fastest: a ``(nk, nj, ni)`` C-ordered array as it is), and the field data ``TimeValue``
+(the time, which ParaView shows) and ``CYCLE``. The values follow the XML as appended raw data, little-endian,
+each array after its ``UInt64`` byte count. ``write_multiblock`` writes the ``.vtm`` that lists the block
+files, relative to it. ``read`` reads either kind back (what this module writes), for ``read_output``.
+"""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+from xml.sax.saxutils import escape
+
+import numpy as np
+
+from .files import staged, writing
+
+#: VTK's names of the types its XML files hold
+TYPES = {np.dtype("float32"): "Float32", np.dtype("float64"): "Float64", np.dtype("int32"): "Int32",
+         np.dtype("int64"): "Int64", np.dtype("uint8"): "UInt8", np.dtype("int8"): "Int8",
+         np.dtype("uint32"): "UInt32", np.dtype("uint64"): "UInt64", np.dtype("int16"): "Int16",
+         np.dtype("uint16"): "UInt16"}
+DTYPES = {name: dtype.newbyteorder("<") for dtype, name in TYPES.items()}
+#: the byte count written before each array of appended data
+HEADER = np.dtype("<u8")
+
+
+class Appended:
+    """The arrays of a VTK XML file's raw appended data (each a little-endian ``UInt64`` byte count, then its
+    bytes, little-endian): ``array`` adds one and returns the ``DataArray`` element that refers to it, and
+    ``write`` writes the file, its XML lines followed by the arrays (through ``files.staged``)."""
+
+    def __init__(self):
+        self.blocks: list[bytes] = []
+        self.offset = 0
+
+    def array(self, name: str, data: np.ndarray, components: int = 1, tuples: int | None = None) -> str:
+        """The ``DataArray`` element of ``data`` (``tuples``: its ``NumberOfTuples``, which field data needs)."""
+        data = np.asarray(data)
+        kind = TYPES.get(data.dtype.newbyteorder("="))
+        if kind is None:
+            raise ValueError(f"VTK output: array {name!r} is {data.dtype}; VTK files take "
+                             f"{', '.join(str(d) for d in TYPES)}")
+        raw = np.ascontiguousarray(data, dtype=data.dtype.newbyteorder("<")).tobytes()
+        self.blocks.append(np.array(len(raw), dtype=HEADER).tobytes() + raw)
+        count = "" if tuples is None else f' NumberOfTuples="{tuples}"'
+        xml = (f'<DataArray type="{kind}" Name="{escape(name, {chr(34): "&quot;"})}" NumberOfComponents='
+               f'"{components}"{count} format="appended" offset="{self.offset}"/>')
+        self.offset += len(self.blocks[-1])
+        return xml
+
+    def write(self, path: str, lines: list[str], suffix: str = ".tmp") -> str:
+        """Write ``path``: ``lines`` (the XML up to ``<AppendedData encoding="raw">``), then the arrays."""
+        with staged(path, suffix=suffix) as (tmp,):
+            with writing(tmp), open(tmp, "wb") as f:
+                f.write(("\n".join(lines) + "\n_").encode())
+                for block in self.blocks:
+                    f.write(block)
+                f.write(b"\n</AppendedData>\n</VTKFile>\n")
+        return path
+
+
+def _number(x) -> str:
+    return repr(float(x))
+
+
+def _extent(points: list) -> str:
+    """The ``Extent`` of ``points`` points after the first along x1, x2, x3 (0: a direction the mesh lacks)."""
+    return " ".join(f"0 {n}" for n in points)
+
+
+def write_block(path: str, variables: dict, origin, spacing, time: float, cycle: int, ndim: int) -> str:
+    """Write the block file ``path`` (``.vti``): ``variables`` maps names to ``(nk, nj, ni)`` arrays of cell
+    values, ``origin`` and ``spacing`` are the block's lower corner and cell widths (x1, x2, x3), ``ndim``
+    the mesh's dimensions. Written under a temporary name and renamed when complete; a failed write
+    raises ``OutputError`` naming the file and leaves nothing behind. Returns ``path``."""
+    nk, nj, ni = next(iter(variables.values())).shape
+    extent = _extent([ni, nj, nk][:ndim] + [0] * (3 - ndim))
+    data = Appended()
+    lines = ['<?xml version="1.0"?>',
+             '<VTKFile type="ImageData" version="1.0" byte_order="LittleEndian" header_type="UInt64">',
+             f'<ImageData WholeExtent="{extent}" Origin="{" ".join(map(_number, origin))}" '
+             f'Spacing="{" ".join(map(_number, spacing))}" Direction="1 0 0 0 1 0 0 0 1">',
+             "<FieldData>", data.array("TimeValue", np.array([time], np.float64), tuples=1),
+             data.array("CYCLE", np.array([cycle], np.int64), tuples=1), "</FieldData>",
+             f'<Piece Extent="{extent}">', "<CellData>"]
+    for name, values in variables.items():
+        if values.shape != (nk, nj, ni):
+            raise ValueError(f"vtk.write_block: variable {name!r} has shape {values.shape}, not {(nk, nj, ni)}")
+        lines.append(data.array(name, values))
+    lines += ["</CellData>", "</Piece>", "</ImageData>", '<AppendedData encoding="raw">']
+    return data.write(path, lines)
+
+
+def write_multiblock(path: str, pieces: list[str]) -> str:
+    """Write the multiblock file ``path`` (``.vtm``) listing the block files ``pieces`` (paths relative to
+    ``path``'s directory, in block order). Staged as ``write_block``; returns ``path``."""
+    lines = ['<?xml version="1.0"?>',
+             '<VTKFile type="vtkMultiBlockDataSet" version="1.0" byte_order="LittleEndian" header_type="UInt64">',
+             "  <vtkMultiBlockDataSet>"]
+    lines += [f'    <DataSet index="{i}" name="block{i}" file="{escape(piece, {chr(34): "&quot;"})}"/>'
+              for i, piece in enumerate(pieces)]
+    lines += ["  </vtkMultiBlockDataSet>", "</VTKFile>", ""]
+    with staged(path) as (tmp,):
+        with writing(tmp), open(tmp, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines))
+    return path
+
+
+class Block:
+    """A block file read back: ``cells`` (name -> ``(nk, nj, ni)`` array), ``origin`` and ``spacing``
+    (x1, x2, x3), ``time`` and ``cycle``."""
+
+    def __init__(self, cells: dict, origin: tuple, spacing: tuple, time: float, cycle: int):
+        self.cells, self.origin, self.spacing, self.time, self.cycle = cells, origin, spacing, time, cycle
+
+
+def read(path: str) -> list[Block]:
+    """The blocks of the VTK output ``path``: a ``.vtm`` file's pieces in order, or a ``.vti`` file's one
+    block. ``ValueError`` naming the file for one this module did not write."""
+    if path.endswith(".vtm"):
+        root = _xml_root(path, "vtkMultiBlockDataSet")
+        here = os.path.dirname(path)
+        return [_read_block(os.path.join(here, d.get("file", ""))) for d in root.iter("DataSet")]
+    return [_read_block(path)]
+
+
+def _xml_root(path: str, kind: str, text: bytes | None = None):
+    try:
+        if text is None:
+            with open(path, "rb") as f:
+                text = f.read()
+        root = ET.fromstring(text)
+    except ET.ParseError as e:
+        raise ValueError(f"read_output: {path!r} is not a VTK XML file: {e}") from None
+    if root.tag != "VTKFile" or root.get("type") != kind:
+        raise ValueError(f"read_output: {path!r} is not a VTK {kind} file")
+    return root
+
+
+def _read_block(path: str) -> Block:
+    with open(path, "rb") as f:
+        data = f.read()
+    start = data.find(b'<AppendedData encoding="raw">')
+    mark = data.find(b"_", start) + 1
+    if start < 0 or mark <= 0:
+        raise ValueError(f"read_output: {path!r} is not a VTK image of brickwork's (no raw appended data)")
+    root = _xml_root(path, "ImageData", data[:start] + b"</VTKFile>")
+    image = root.find("ImageData")
+    points = [int(v) for v in image.get("WholeExtent", "").split()[1::2]]
+    shape = tuple(max(n, 1) for n in points[::-1])
+
+    def values(item, count: int) -> np.ndarray:
+        dtype = DTYPES[item.get("type")]
+        offset = mark + int(item.get("offset"))
+        nbytes = int(np.frombuffer(data, HEADER, 1, offset)[0])
+        if nbytes != count * dtype.itemsize:
+            raise ValueError(f"read_output: {path!r}: array {item.get('Name')!r} holds {nbytes} bytes, not "
+                             f"{count} values of {dtype}")
+        return np.frombuffer(data, dtype, count, offset + HEADER.itemsize).astype(dtype.newbyteorder("="))
+
+    field = {item.get("Name"): values(item, 1)[0] for item in image.find("FieldData")}
+    cells = {item.get("Name"): values(item, int(np.prod(shape))).reshape(shape)
+             for item in image.find("Piece").find("CellData")}
+    floats = lambda key: tuple(float(v) for v in image.get(key).split())  # noqa: E731
+    return Block(cells, floats("Origin"), floats("Spacing"), float(field.get("TimeValue", 0.0)),
+                 int(field.get("CYCLE", 0)))
+

@@ -1,0 +1,49 @@
+"""VTK outputs of the hydro application on several MPI ranks: each rank writes its blocks' files and rank 0
+the multiblock file, and every file is the one-process file byte for byte (passive scalars by their names
+included); a problem's OUTPUTS that fails on some ranks leaves none of that output's files behind."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from test_mpi import BRICKWORK, EXAMPLES, mpirun  # importing it skips this module without mpiexec
+from test_mpi_custom_problem import TUBE  # an OUTPUTS function that raises on the ranks holding the rarefaction
+
+KH = [str(EXAMPLES / "kelvin_helmholtz.toml"), "mesh.nx=[24,24]", "mesh.block_nx=[8,8]", "time.nlim=6",
+      "hydro.nscalars=2", "hydro.scalar_names=dye,metals", "output.hdf5_dt=0", "output.png_dt=-1",
+      "output.restart_dt=-1", "output.format=vtk", "--quiet"]
+
+
+def files_of(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("nranks", [2, 4])
+def test_vtk_outputs_on_several_ranks_are_the_one_process_files(tmp_path, nranks):
+    runs = {}
+    for n in (1, nranks):
+        done = mpirun(n, BRICKWORK, "run", *KH, f'output.dir="{tmp_path / str(n)}"')
+        assert done.returncode == 0, done.stderr[-3000:]
+        runs[n] = files_of(tmp_path / str(n))
+    assert "kelvin_helmholtz.out.00001.vtm" in runs[1]
+    assert sum(name.endswith(".vti") for name in runs[1]) == 2 * 9  # two outputs of 9 blocks
+    assert b'Name="dye"' in runs[1]["kelvin_helmholtz.out.00001/block_000008.vti"]
+    assert sorted(runs[nranks]) == sorted(runs[1])
+    for name, data in runs[1].items():
+        assert runs[nranks][name] == data, name
+
+
+
+def test_outputs_that_raise_on_some_ranks_leave_no_vtk_files(tmp_path):
+    (tmp_path / "tube.py").write_text(TUBE)
+    (tmp_path / "tube.toml").write_text('[problem]\nfile = "tube.py"\n')
+    done = mpirun(4, BRICKWORK, "run", str(tmp_path / "tube.toml"), f"output.dir={tmp_path / 'o'}", "output.format=vtk",
+                  "--quiet", timeout=120)
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert re.fullmatch(r"brickwork: error: the output tube\.out\.00001 of cycle \d+ \(t=[0-9.e-]+\): problem 'tube': "
+                        r"OUTPUTS\['speed'\] failed at tube.py:17: ValueError: in the rarefaction \(on rank 1 of 4\)"
+                        r"\n", done.stderr), done.stderr
+    assert sorted(files_of(tmp_path / "o")) == ["tube.hst", "tube.out.00000.vtm"] + [
+        f"tube.out.00000/block_{gid:06d}.vti" for gid in range(4)]
