@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 import operator
+import os
 
 import numpy as np
 
@@ -277,7 +278,25 @@ def _thread_count() -> int:
         n = int(n)
     if n < 1:  # off the common path: positive counts return below
         raise config.SettingError(f"brickwork.config.num_threads must be a positive integer or None, got {n!r}")
-    return n if n <= config.MAX_THREADS else config.MAX_THREADS
+    n = n if n <= config.MAX_THREADS else config.MAX_THREADS
+    if n > 1:
+        global _pool_started
+        _pool_started = True  # the caller may run a parallel region now: OpenMP's threads exist (_serial_after_fork)
+    return n
+
+
+_pool_started = False
+
+
+def _serial_after_fork() -> None:
+    """A child forked after a parallel launch runs its launches on one thread (``config.MAX_THREADS`` 1): the
+    OpenMP pool's threads do not exist in the child, and GNU OpenMP's next parallel region there waited for
+    them for ever (the child hung at its first parallel launch; Warp's CPU kernels use one thread)."""
+    if _pool_started:
+        config.MAX_THREADS = 1
+
+
+os.register_at_fork(after_in_child=_serial_after_fork)
 
 
 def _host_arguments(kernel, args) -> list:
