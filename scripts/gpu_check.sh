@@ -71,7 +71,8 @@ step info 60 "$PY" -m brickwork.cli info
 [ "$RAN" = 1 ] && cat "$LOG/info.log"
 summary() { grep -E "[0-9]+ (passed|failed|skipped|error)" "$1" | tail -n 1; }
 step cuda-device-tests 200 "$PY" -m pytest -rfEs -p no:cacheprovider -m cuda_device \
-    tests/runtime/test_cuda_device.py tests/runtime/test_cuda_device_la.py tests/runtime/test_hash_grid_device.py \
+    tests/runtime/test_cuda_device.py tests/runtime/test_cuda_device_la.py tests/runtime/test_cuda_device_teams.py \
+    tests/runtime/test_hash_grid_device.py \
     tests/sparse/test_sparse_cuda_device.py tests/geometry/test_geometry_cuda_device.py \
     tests/volume/test_volume_cuda_device.py
 [ "$RAN" = 1 ] && row "  cuda_device tests" "" "$(summary "$LOG/cuda-device-tests.log")"
@@ -86,7 +87,8 @@ step nvrtc-and-host-tests 150 "$PY" -m pytest -rfE -p no:cacheprovider -n "$JOBS
     tests/targets/test_cuda_nvrtc.py tests/runtime/test_cuda_runtime.py tests/runtime/test_cuda_streams.py \
     tests/targets/test_cuda_loop_abstraction.py tests/targets/test_cuda_adjoint.py tests/targets/test_cuda_batch.py \
     tests/runtime/test_cuda_load_module.py tests/targets/test_unicode_names.py tests/runtime/test_cuda_driver_calls.py \
-    tests/runtime/test_cuda_capture.py tests/volume/test_volume_device.py \
+    tests/runtime/test_cuda_capture.py tests/volume/test_volume_device.py tests/targets/test_cuda_slice_grid.py \
+    tests/targets/test_cuda_team_pads.py \
     tests/benchmarks/test_cuda_peers.py
 [ "$RAN" = 1 ] && row "  NVRTC and host-side tests" "" "$(summary "$LOG/nvrtc-and-host-tests.log")"
 

@@ -92,3 +92,56 @@ def test_sum_is_bitwise_equal_run_to_run():
             with config.override(num_threads=threads, parallel_threshold=1):
                 results.add(np.float32(la.outer_reduce(space, cpu_tests.fold_idx)).tobytes())
     assert len(results) == 1
+
+
+def _sum_in_the_gpus_order(cells: np.ndarray, block: int = 128, warp: int = 32) -> np.float32:
+    """The float32 sum of one slice's cells (in the order the team visits them) as the block adds them:
+    thread t folds cells t, t + block, ... in order; rounds across warps through shared memory (thread t
+    adds t + s's value, s = block / 2, ..., warp); then lane t of warp 0 adds lane t + s's value for
+    s = warp / 2, ..., 1 (a lane past the warp keeps its own), as ``__shfl_down_sync`` gives it."""
+    acc = np.zeros(block, np.float32)
+    for start in range(0, len(cells), block):
+        chunk = cells[start:start + block]
+        acc[:len(chunk)] += chunk
+    step = block // 2
+    while step >= warp:
+        acc[:step] = acc[:step] + acc[step:2 * step]
+        step //= 2
+    lanes = acc[:warp].copy()
+    while step >= 1:
+        partner = lanes.copy()
+        partner[:warp - step] = lanes[step:]
+        lanes = lanes + partner
+        step //= 2
+    return lanes[0]
+
+
+def gpu_order_case(nx: int, device=None):
+    """``(sum, want)``: a float32 ``la.Sum`` over bvoi slices of values of mixed magnitude on the current
+    target, and the bits a GPU's order gives (each slice's partial, then the partials in slice order)."""
+    nb, ny, nz, ng = 3, 11, 5, 1
+    rng = np.random.default_rng(11)
+    shape = (nb, nz + 2 * ng, ny + 2 * ng, nx + 2 * ng)
+    data = ((rng.random(shape) * 2 - 1) ** 3 * 10.0 ** rng.integers(-4, 5, size=shape)).astype(np.float32)
+    cpu_tests.values = wp.array(data, dtype=wp.float32, device=device)
+    space = la.IndexSpace.box(la.bvoi, la.logical_flat, nb, nx, ny, nz, ng, backend=la.team)
+    got = np.float32(la.outer_reduce(space.with_reducer(la.Sum(wp.float32)), cpu_tests.fold_idx))
+    partials = [_sum_in_the_gpus_order(data[b, ng:-ng, ng:-ng, ng:-ng].ravel()) for b in range(nb)]
+    want = partials[0]
+    for p in partials[1:]:
+        want = np.float32(want + p)
+    in_order = np.float32(0)
+    for v in data[:, ng:-ng, ng:-ng, ng:-ng].ravel():
+        in_order = np.float32(in_order + v)
+    assert in_order.tobytes() != want.tobytes()  # the order shows in the bits
+    return got, want
+
+
+@pytest.mark.parametrize("nx", [16, 3], ids=["7-cells-a-thread", "fewer-cells-than-threads"])
+def test_a_block_sum_has_the_bits_of_the_gpus_order(nx):
+    """The emulation runs the block's rounds as a GPU does (shared memory across warps, then warp shuffles
+    among lanes of 32): its float32 sum equals, bit for bit, a numpy reference that adds in that order, where
+    an order-sensitive sum of values of mixed magnitude differs in the CPU's order."""
+    with config.override(**EMULATION):
+        got, want = gpu_order_case(nx)
+    assert got.tobytes() == want.tobytes()

@@ -88,7 +88,9 @@ def test_block_reduction(reducer):
     out = gpu(typed_la_body(reduce_body, space, reduce=True))
     check_golden(f"gpu_teams.reduce_{reducer.join}{'_loc' if reducer.with_location else ''}", out)
     barriers = [n for n in ir.walk(out.body) if isinstance(n, ir.IRGpuBarrier)]
-    assert len(barriers) == 1 + 7  # after the threads' values are stored, after each of log2(128) tree steps
+    assert len(barriers) == 1 + 2  # after the threads' values are stored, after the two shared-memory steps
+    shuffles = [n.delta for n in ir.walk(out.body) if isinstance(n, ir.IRGpuShuffleDown)]
+    assert shuffles == [16, 8, 4, 2, 1]  # the other five steps of log2(128) within warp 0
     red = {n.name: n for n in ir.walk(out.body) if isinstance(n, ir.IRSharedBuffer)}
     assert list(red) == ["_gpu_red"] and red["_gpu_red"].count == 128
     assert out.gpu_launch["shared_bytes"] == 128 * (8 if not reducer.with_location else 24)

@@ -181,6 +181,7 @@ class FakeDriver:
 
     def launch(self, ordinal, function, grid, block, params, shared=0, arena=0, stream=0):
         self._maybe_fail("launch", "launch a kernel")
+        _check_geometry(grid, block)
         if stream in self.capturing:  # recorded into the capture's graph, run when it is launched
             self.capturing[stream].append(((ordinal, function, grid, block, bytes(params)), (shared, arena)))
             self.graph_log.append(("captured", stream))
@@ -285,6 +286,24 @@ class FakeDriver:
 
     def synchronize(self, ordinal):
         self.synchronized.append(ordinal)
+
+
+#: CUDA's limits on a launch: grid x, y, z and threads of a block (cuLaunchKernel refuses more)
+_MAX_GRID = (2**31 - 1, 65535, 65535)
+_MAX_BLOCK_THREADS = 1024
+
+
+def _check_geometry(grid, block):
+    """As the driver does: a grid or block outside CUDA's limits (or of no block or thread) is an invalid value."""
+    g = (grid, 1, 1) if type(grid) is int else tuple(grid)
+    b = (block, 1, 1) if type(block) is int else tuple(block)
+    thread_count = b[0] * b[1] * b[2]
+    if len(g) != 3 or len(b) != 3 or not all(1 <= n <= m for n, m in zip(g, _MAX_GRID, strict=True)) \
+            or not all(n >= 1 for n in b) or thread_count > _MAX_BLOCK_THREADS:
+        from brickwork import cuda_driver
+
+        raise cuda_driver.CudaError(f"CUDA driver: cannot launch a kernel of grid {g} and block {b}: "
+                                    "CUDA_ERROR_INVALID_VALUE (CUresult 1)", 1)
 
 
 @contextlib.contextmanager

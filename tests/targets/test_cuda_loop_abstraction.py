@@ -159,12 +159,16 @@ def test_block_reduction_golden(reducer):
     assert f"reinterpret_cast<{value}*>(sh__gpu_red_bytes)" in text
     lines = body_lines(text)
     # the threads' values stored, then each of log2(128) steps: the block waits after the store, after step 64
-    # (warp 1's values read by warp 0) and after the last; steps 32 to 2 are warp 0's, which waits alone
+    # (warp 1's values read by warp 0) and after step 32 (warp 0 has read the buffer); steps 16 to 1 are warp
+    # shuffles, each followed by its join
     step = "if (bw::truth(bw::lt(((int32_t)threadIdx.x), int32_t("
-    order = [int(s[len(step):].split(")")[0]) if s.startswith(step) else s for s in lines
-             if s.startswith(step) or s in ("__syncthreads();", "__syncwarp();")]
-    block, warp = "__syncthreads();", "__syncwarp();"
-    assert order == [block, 64, block, 32, warp, 16, warp, 8, warp, 4, warp, 2, warp, 1, block]
+    shuffle = re.compile(r"v__gpu_lane\d+ = bw::shuffle_down\(v__la_acc, (\d+)\);")
+    order = [int(s[len(step):].split(")")[0]) if s.startswith(step) else
+             f"shuffle {shuffle.fullmatch(s).group(1)}" if shuffle.fullmatch(s) else s for s in lines
+             if s.startswith(step) or s == "__syncthreads();" or shuffle.fullmatch(s)]
+    block = "__syncthreads();"
+    assert order == [block, 64, block, 32, block, "shuffle 16", "shuffle 8", "shuffle 4", "shuffle 2", "shuffle 1"]
+    assert "__syncwarp();" not in text
     assert "atomic" not in text  # block partials are stored, then combined in slice order on the device
     assert meta["gpu_launch"]["shared_bytes"] == 128 * (8 if not reducer.with_location else 24)
 
@@ -204,7 +208,7 @@ def test_launch_plans_for_points_slices_shared_and_global_arenas():
     assert LaunchPlan({"grid": "points", "block": 256, "arena": None}).geometry((1000,), (), []) == (4, 256, 0, 0)
     plan = LaunchPlan({"grid": "slices", "block": 128, "arena": "_bw_scratch", "shared_limit": 1024})
     assert plan.geometry((6,), (1000,), params) == (6, 128, 1000, 0)
-    assert plan.geometry((2, 3), (1025,), params) == (6, 128, 0, 1088)  # 64-byte blocks
+    assert plan.geometry((2, 3), (1025,), params) == ((3, 2, 1), 128, 0, 1088)  # a grid of slices; 64-byte blocks
 
 
 def test_only_an_arena_that_may_outgrow_shared_memory_gets_a_global_entry():

@@ -87,7 +87,7 @@ __forceinline__ int popcountll(unsigned long long x) { return __popcll(x); }
 // ---- the GPU mapping: a thread block's scratch arena and static shared buffers ---------------
 // A loop-abstraction slice or a par_for_outer team is one thread block; its scratch comes from the
 // block's arena: the dynamic shared memory of the launch when the arena fits the shared-memory
-// limit, else the block's part of a global buffer the host allocates (gridDim.x arenas, each
+// limit, else the block's part of a global buffer the host allocates (an arena per block, each
 // rounded up to 64 bytes). A kernel with an arena has an entry for each (unit.py) and the host
 // launches the one that fits, so that the body, compiled once for each kind of arena, addresses
 // its scratch with shared-memory instructions (LDS/STS) in the first: a base chosen at run time
@@ -104,7 +104,10 @@ __forceinline__ team gpu_arena(const gpu_shared_arena& b, int64_t bytes) {
     return team{reinterpret_cast<char*>(b.shared), 0, bytes};
 }
 __forceinline__ team gpu_arena(const gpu_global_arena& b, int64_t bytes) {
-    return team{b.global + (int64_t)blockIdx.x * ((bytes + 63) & ~(int64_t)63), 0, bytes};
+    // the block's place in the grid (x fastest): a grid of slices has y and z (targets/cuda/geometry.py)
+    const int64_t block =
+        (int64_t)blockIdx.x + (int64_t)gridDim.x * ((int64_t)blockIdx.y + (int64_t)gridDim.y * blockIdx.z);
+    return team{b.global + block * ((bytes + 63) & ~(int64_t)63), 0, bytes};
 }
 // A piece starts at its element's alignment (no more): pads of one type fill exactly the bytes a team
 // requests (two pads of 3 float64: 48 bytes), as the host's arena size assumes.
@@ -120,6 +123,18 @@ template <class T, int D, class... N> __forceinline__ array_t<T, D> team_alloc(t
     }
     m.used = end;
     return arena_view<T>(m.base + offset, dims);
+}
+// The value of the lane `delta` above in the warp (every lane takes part; a lane whose partner is past
+// the warp keeps its own): a block reduction's last rounds. Any trivially copyable T (a float, a
+// MinLoc's value and cell), 4 bytes at a time, so the bits arrive unchanged.
+template <class T> __forceinline__ T shuffle_down(const T& v, unsigned delta) {
+    constexpr int words = (int)((sizeof(T) + 3) / 4);
+    unsigned w[words] = {};
+    ::memcpy(w, &v, sizeof(T));
+    for (int i = 0; i < words; ++i) w[i] = __shfl_down_sync(0xffffffffu, w[i], delta);
+    T out = v;
+    ::memcpy(&out, w, sizeof(T));
+    return out;
 }
 template <class T> __forceinline__ array_t<T, 1> shared_array(T* data, int64_t count) {
     array_t<T, 1> a;

@@ -605,6 +605,17 @@ class IRGpuBarrier(IRStmt):
 
 
 @dataclass(eq=False)
+class IRGpuShuffleDown(IRStmt):
+    """``target`` = ``source`` of the lane ``delta`` above in the thread's warp of 32 (``__shfl_down_sync``
+    over all lanes); a lane whose partner is past the warp's last keeps its own ``source``. Every thread
+    of the block runs it, as a barrier (uniform control flow); ``target`` and ``source`` are locals."""
+
+    target: IRExpr
+    source: IRExpr
+    delta: int
+
+
+@dataclass(eq=False)
 class IRSharedBuffer(IRExpr):
     """A static shared-memory array of the block, ``count`` elements: ``type`` is ArrayType(dtype, 1).
     Every use of ``name`` is the same buffer."""

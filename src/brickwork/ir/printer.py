@@ -135,6 +135,8 @@ def _stmt(s, depth, out):
         out.extend(format_block(s.body, depth + 1))
     elif isinstance(s, ir.IRGpuBarrier):
         out.append(f"{pad}gpu_barrier({'warp' if s.warp else ''})")
+    elif isinstance(s, ir.IRGpuShuffleDown):
+        out.append(f"{pad}{expr(s.target)} = shuffle_down({expr(s.source)}, {s.delta})")
     elif isinstance(s, (ir.IRBreak, ir.IRContinue)):
         out.append(pad + kind[2:].lower())
     else:

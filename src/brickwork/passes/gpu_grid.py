@@ -52,12 +52,14 @@ def thread() -> ir.IRGpuIndex:
 NARROW_POINTS = 2**31
 
 
-def launch_coords(locals_: Locals, flat, ndims: int, out: list, narrow=None) -> list:
-    """int32 locals of the launch point whose row-major flat index (last dimension fastest) is ``flat``.
+def launch_coords(locals_: Locals, flat, ndims: int, out: list, narrow=None, coords=None) -> list:
+    """int32 locals of the launch point whose row-major flat index (last dimension fastest) is ``flat``
+    (``coords``: the locals to set; None: new ones).
 
     ``narrow`` is a condition under which ``flat`` is below ``NARROW_POINTS``; None: it always is (a
     block index). Each coordinate takes one division: the remainder is ``r - q * extent``."""
-    coords = [locals_.new("_gpu_c", int32) for _ in range(ndims)]
+    if coords is None:
+        coords = [locals_.new("_gpu_c", int32) for _ in range(ndims)]
 
     def decode(t) -> list:
         stmts: list = []
@@ -76,6 +78,34 @@ def launch_coords(locals_: Locals, flat, ndims: int, out: list, narrow=None) -> 
         out.extend(decode(uint32))
     else:
         out.append(ir.IRIf(narrow, decode(uint32), decode(int64)))
+    return coords
+
+
+def slice_coords(locals_: Locals, ndims: int, out: list) -> list:
+    """int32 locals of the slice (or team) a thread block runs, from its block index.
+
+    A one-dimensional launch's block index is its slice. A launch of two or more dimensions runs on a
+    grid of slices (``targets/cuda/geometry.slice_grid``): x along the last launch dimension, and the
+    index over the dimensions before it, f = y + gridDim.y * z (y below CUDA's limit of 65535, z
+    taking the rest), so a block finds a ``bovi`` slice or a team of two ranges without dividing
+    (three ranges: one division of f). Where y times z passes the launch, the blocks past it return."""
+    block = ir.IRGpuIndex("block", 0)
+    if ndims == 1:
+        return launch_coords(locals_, block, 1, out)
+    coords = [locals_.new("_gpu_c", int32) for _ in range(ndims)]
+    out.append(ir.IRAssign(coords[ndims - 1], block))
+
+    def u32(e):
+        return ir.IRCast(e, uint32)
+
+    # the row of slices, below 2**32: the host launches at most 65535 x 65535
+    y, z = u32(ir.IRGpuIndex("block", 1)), u32(ir.IRGpuIndex("block", 2))
+    f = locals_.assign(op("add", y, op("mul", u32(ir.IRGpuDim("grid", 1)), z)), out, "_gpu_r")
+    count = u32(ir.IRLaunchExtent(0))
+    for d in range(1, ndims - 1):
+        count = op("mul", count, u32(ir.IRLaunchExtent(d)))
+    out.append(ir.IRIf(op("ge", f, count), [ir.IRReturn(None)], []))
+    launch_coords(locals_, f, ndims - 1, out, coords=coords[:ndims - 1])
     return coords
 
 

@@ -10,12 +10,15 @@ Reductions: a slice run by a block (``IRSliceReduction.per_block``) folds each t
 the thread's accumulator, then the block combines the accumulators in shared memory by a tree
 (thread t takes t + s for s = blockDim/2, ..., 1; MinLoc/MaxLoc keep the first cell in (b, k, j, i)
 order among equal values, as the CPU's in-order fold does) and thread 0 stores the slice's partial.
-The rounds from s = 32 down are warp 0's alone: a warp barrier (``__syncwarp``) follows each but the last.
-The host combines the partials in slice order as on the CPU, so results are the same run to run.
+The rounds across warps go through shared memory with a block barrier after each; warp 0 then takes
+its values from the buffer and joins the rest by warp shuffles (``__shfl_down_sync``: lane t reads
+lane t + s), in the same order as the shared-memory rounds, so the partial has the same bits. The
+host combines the partials in slice order as on the CPU, so results are the same run to run.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from .. import ir
@@ -30,8 +33,8 @@ from .gpu_grid import (
     OncePerTeam,
     TidToCoords,
     check_team_body,
-    launch_coords,
     single_thread,
+    slice_coords,
     strided,
     thread,
     wide,
@@ -48,18 +51,40 @@ def lower_teams_gpu(fn: ir.IRFunction, shared_limit: int) -> ir.IRFunction:
     out = replace(fn, locals=dict(fn.locals), buffers=dict(fn.buffers))
     pre: list = []
     check_team_body(fn.body, fn.label or fn.name, ir.IRTeamLoop)
-    coords = launch_coords(Locals(out), ir.IRGpuIndex("block", 0), fn.tid_dims, pre)
-    lowering = _Teams(coords, shared_limit)
+    coords = slice_coords(Locals(out), fn.tid_dims, pre)
+    assigned = ir.assignment_counts(fn.body)
+    lowering = _Teams(coords, shared_limit, {n for n, _ in fn.params if not assigned.get(n, 0)})
     out.body = pre + lowering.stmts(fn.body)
     out.gpu_launch = {"grid": "slices", "block": TEAM_BLOCK, "shared_bytes": 0,
                       "arena": lowering.arena, "shared_limit": shared_limit}
+    if lowering.pads:
+        out.gpu_launch["pads"] = lowering.pads
     return out
 
 
+#: The most bytes a team's scratch pad may have (the CPU's ``bw::pad_bytes``; ``targets/cuda/geometry``'s too).
+MAX_PAD_BYTES = 2**61
+#: Integer operations the host evaluates as the kernel does (``targets/cuda/geometry.arena_function``).
+_HOST_OPS = ("add", "sub", "mul", "div", "mod", "max", "min")
+
+
+def host_sizes(sizes: list, params: set) -> list | None:
+    """The text of each of ``sizes`` (a scratch pad's) where every one is an integer expression of constants
+    and the kernel's unassigned parameters ``params``, which the host can evaluate before a launch; else None."""
+    for n in ir.walk(sizes):
+        if isinstance(n, ir.IRConst) and type(n.value) is int or isinstance(n, ir.IRLocal) and n.name in params \
+                or isinstance(n, ir.IRCast) or isinstance(n, ir.IRCall) and n.op in _HOST_OPS:
+            continue
+        return None
+    return [show(e) for e in sizes]
+
+
 class _Teams(TidToCoords):
-    def __init__(self, coords, shared_limit):
+    def __init__(self, coords, shared_limit, params: set):
         super().__init__(coords)
         self.shared_limit = shared_limit
+        self.params = params  # the parameters a pad's sizes may name for the host to check them
+        self.pads: list = []  # [element bytes, [size texts]] of each pad whose sizes the host can evaluate
         self.in_loop = 0
         self.arena = None
         self.team_statement = OncePerTeam()  # the team body's statements outside par_for_inner
@@ -68,6 +93,18 @@ class _Teams(TidToCoords):
         size = wide(self.expr(e.arena_bytes))
         self.arena = show(size)
         return ir.IRGpuArena(size, self.shared_limit, TEAM_MEMBER)
+
+    def r_IRTeamScratch(self, e: ir.IRTeamScratch):
+        # a GPU arena cannot grow: a pad whose byte count overflows would wrap to a small one that in-range
+        # indices write past, so the host checks the sizes it can evaluate before the launch (LaunchPlan)
+        texts = host_sizes(e.sizes, self.params)
+        nbytes = size_align(e.type.dtype)[0]
+        if all(isinstance(n, ir.IRConst) for n in e.sizes) and \
+                math.prod(max(n.value, 0) for n in e.sizes) * nbytes <= MAX_PAD_BYTES:
+            texts = None  # constant sizes that fit: nothing to check
+        if texts is not None and [nbytes, texts] not in self.pads:
+            self.pads.append([nbytes, texts])
+        return self.copy(e)
 
     def r_IRTeamLoop(self, s: ir.IRTeamLoop):
         self.in_loop += 1
@@ -114,17 +151,25 @@ class _Reductions(_CpuReductions):
         def slot(i):
             return ir.IRArrayElem(red, [i], vt)
 
-        t = thread()
-        tree = [ir.IRAssign(slot(t), self.acc()), ir.IRGpuBarrier()]
+        t, acc = thread(), self.acc()
+        tree: list = []
         step = block // 2
-        while step >= 1:
-            mine, other = slot(t), slot(op("add", t, i32(step)))
-            # from step 32 down, a round's writers and the next round's readers are lanes of warp 0: a warp
-            # barrier orders them; the last barrier is the block's (any thread may write the buffer after it)
-            warp = 1 < step <= _WARP
-            tree += [ir.IRIf(op("lt", t, i32(step)), [self.combine(mine, other)], []), ir.IRGpuBarrier(warp)]
+        if block > _WARP:  # the rounds across warps: through shared memory, a block barrier after each
+            tree += [ir.IRAssign(slot(t), acc), ir.IRGpuBarrier()]
+            while step > _WARP:
+                tree += [ir.IRIf(op("lt", t, i32(step)), [self.combine(slot(t), slot(op("add", t, i32(step))))], []),
+                         ir.IRGpuBarrier()]
+                step //= 2
+            # warp 0 takes the last values from the buffer; the barrier lets any thread write it after
+            tree += [ir.IRAssign(acc, slot(t)),
+                     ir.IRIf(op("lt", t, i32(step)), [self.combine(acc, slot(op("add", t, i32(step))))], []),
+                     ir.IRGpuBarrier()]
             step //= 2
-        store = ir.IRAssign(ir.IRArrayElem(s.partials, [self.expr(s.slice_id)], vt), slot(i32(0)))
+        other = self.locals.new("_gpu_lane", vt)
+        while step >= 1:  # within the warp: lane t joins lane t + step's value, as the tree's round would
+            tree += [ir.IRGpuShuffleDown(other, acc, step), self.combine(acc, other)]
+            step //= 2
+        store = ir.IRAssign(ir.IRArrayElem(s.partials, [self.expr(s.slice_id)], vt), acc)
         return [*fold, *tree, single_thread(store)]
 
     def combine(self, mine, other):

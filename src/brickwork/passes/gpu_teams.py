@@ -34,7 +34,7 @@ from .gpu_grid import (
     TidToCoords,
     check_team_body,
     i64,
-    launch_coords,
+    slice_coords,
     strided,
     wide,
 )
@@ -70,7 +70,7 @@ class GpuTeams(_CpuRows):
         arena = self.arena_size(s)
         body = super().r_IRLAOuter(s)
         pre: list = []
-        coords = launch_coords(self.locals, ir.IRGpuIndex("block", 0), self.fn.tid_dims, pre)
+        coords = slice_coords(self.locals, self.fn.tid_dims, pre)
         body = _ToBlocks(coords, arena, self.shared_limit).stmts(body)
         self.fn.gpu_launch = {"grid": "slices", "block": TEAM_BLOCK, "shared_bytes": 0,
                               "arena": None if arena is None else show(arena),

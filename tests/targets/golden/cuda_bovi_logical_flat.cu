@@ -54,11 +54,12 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__gpu_c34{};
     int32_t v__gpu_c35{};
     uint32_t v__gpu_r36{};
-    uint32_t v__gpu_r37{};
-    v__gpu_r36 = bw::cast<uint32_t>(((int32_t)blockIdx.x));
-    v__gpu_r37 = bw::div(v__gpu_r36, bw::cast<uint32_t>(n1));
-    v__gpu_c35 = bw::cast<int32_t>(bw::sub(v__gpu_r36, bw::mul(v__gpu_r37, bw::cast<uint32_t>(n1))));
-    v__gpu_c34 = bw::cast<int32_t>(v__gpu_r37);
+    v__gpu_c35 = ((int32_t)blockIdx.x);
+    v__gpu_r36 = bw::add(bw::cast<uint32_t>(((int32_t)blockIdx.y)), bw::mul(bw::cast<uint32_t>(((int32_t)gridDim.y)), bw::cast<uint32_t>(((int32_t)blockIdx.z))));
+    if (bw::truth(bw::ge(v__gpu_r36, bw::cast<uint32_t>(n0)))) {
+        return;
+    }
+    v__gpu_c34 = bw::cast<int32_t>(v__gpu_r36);
     v_b = v__gpu_c34;
     v__la_t1 = bw::add(v__la_ks, v__gpu_c35);
     v__la_t2 = bw::add(bw::mul(bw::add(bw::mul(v__la_t1, v__la_NJ), v__la_js), v__la_NI), v__la_is);

@@ -35,12 +35,14 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__gpu_c20{};
     int32_t v__gpu_c21{};
     uint32_t v__gpu_r22{};
-    uint32_t v__gpu_r23{};
     double v__la_acc{};
-    v__gpu_r22 = bw::cast<uint32_t>(((int32_t)blockIdx.x));
-    v__gpu_r23 = bw::div(v__gpu_r22, bw::cast<uint32_t>(n1));
-    v__gpu_c21 = bw::cast<int32_t>(bw::sub(v__gpu_r22, bw::mul(v__gpu_r23, bw::cast<uint32_t>(n1))));
-    v__gpu_c20 = bw::cast<int32_t>(v__gpu_r23);
+    double v__gpu_lane0{};
+    v__gpu_c21 = ((int32_t)blockIdx.x);
+    v__gpu_r22 = bw::add(bw::cast<uint32_t>(((int32_t)blockIdx.y)), bw::mul(bw::cast<uint32_t>(((int32_t)gridDim.y)), bw::cast<uint32_t>(((int32_t)blockIdx.z))));
+    if (bw::truth(bw::ge(v__gpu_r22, bw::cast<uint32_t>(n0)))) {
+        return;
+    }
+    v__gpu_c20 = bw::cast<int32_t>(v__gpu_r22);
     v_b = v__gpu_c20;
     v__la_t1 = bw::add(v__la_ks, v__gpu_c21);
     v__la_t2 = bw::add(bw::mul(bw::add(bw::mul(v__la_t1, v__la_NJ), v__la_js), v__la_NI), v__la_is);
@@ -81,32 +83,23 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
         bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))) = bw::add(bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))), bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(bw::add(((int32_t)threadIdx.x), int32_t(64)))));
     }
     __syncthreads();
+    v__la_acc = bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x)));
     if (bw::truth(bw::lt(((int32_t)threadIdx.x), int32_t(32)))) {
-        bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))) = bw::add(bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))), bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(bw::add(((int32_t)threadIdx.x), int32_t(32)))));
-    }
-    __syncwarp();
-    if (bw::truth(bw::lt(((int32_t)threadIdx.x), int32_t(16)))) {
-        bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))) = bw::add(bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))), bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(bw::add(((int32_t)threadIdx.x), int32_t(16)))));
-    }
-    __syncwarp();
-    if (bw::truth(bw::lt(((int32_t)threadIdx.x), int32_t(8)))) {
-        bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))) = bw::add(bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))), bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(bw::add(((int32_t)threadIdx.x), int32_t(8)))));
-    }
-    __syncwarp();
-    if (bw::truth(bw::lt(((int32_t)threadIdx.x), int32_t(4)))) {
-        bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))) = bw::add(bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))), bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(bw::add(((int32_t)threadIdx.x), int32_t(4)))));
-    }
-    __syncwarp();
-    if (bw::truth(bw::lt(((int32_t)threadIdx.x), int32_t(2)))) {
-        bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))) = bw::add(bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))), bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(bw::add(((int32_t)threadIdx.x), int32_t(2)))));
-    }
-    __syncwarp();
-    if (bw::truth(bw::lt(((int32_t)threadIdx.x), int32_t(1)))) {
-        bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))) = bw::add(bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(((int32_t)threadIdx.x))), bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(bw::add(((int32_t)threadIdx.x), int32_t(1)))));
+        v__la_acc = bw::add(v__la_acc, bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(bw::add(((int32_t)threadIdx.x), int32_t(32)))));
     }
     __syncthreads();
+    v__gpu_lane0 = bw::shuffle_down(v__la_acc, 16);
+    v__la_acc = bw::add(v__la_acc, v__gpu_lane0);
+    v__gpu_lane0 = bw::shuffle_down(v__la_acc, 8);
+    v__la_acc = bw::add(v__la_acc, v__gpu_lane0);
+    v__gpu_lane0 = bw::shuffle_down(v__la_acc, 4);
+    v__la_acc = bw::add(v__la_acc, v__gpu_lane0);
+    v__gpu_lane0 = bw::shuffle_down(v__la_acc, 2);
+    v__la_acc = bw::add(v__la_acc, v__gpu_lane0);
+    v__gpu_lane0 = bw::shuffle_down(v__la_acc, 1);
+    v__la_acc = bw::add(v__la_acc, v__gpu_lane0);
     if (bw::truth(bw::eq(((int32_t)threadIdx.x), int32_t(0)))) {
-        bw::at<UNIT>(v__la_partials, (int64_t)(bw::add(bw::mul(v__gpu_c20, v__la_nouter), v__gpu_c21))) = bw::at<UNIT>(bw::shared_array(sh__gpu_red, 128), (int64_t)(int32_t(0)));
+        bw::at<UNIT>(v__la_partials, (int64_t)(bw::add(bw::mul(v__gpu_c20, v__la_nouter), v__gpu_c21))) = v__la_acc;
     }
 }
 

@@ -68,11 +68,12 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__gpu_c53{};
     int32_t v__gpu_c54{};
     uint32_t v__gpu_r55{};
-    uint32_t v__gpu_r56{};
-    v__gpu_r55 = bw::cast<uint32_t>(((int32_t)blockIdx.x));
-    v__gpu_r56 = bw::div(v__gpu_r55, bw::cast<uint32_t>(n1));
-    v__gpu_c54 = bw::cast<int32_t>(bw::sub(v__gpu_r55, bw::mul(v__gpu_r56, bw::cast<uint32_t>(n1))));
-    v__gpu_c53 = bw::cast<int32_t>(v__gpu_r56);
+    v__gpu_c54 = ((int32_t)blockIdx.x);
+    v__gpu_r55 = bw::add(bw::cast<uint32_t>(((int32_t)blockIdx.y)), bw::mul(bw::cast<uint32_t>(((int32_t)gridDim.y)), bw::cast<uint32_t>(((int32_t)blockIdx.z))));
+    if (bw::truth(bw::ge(v__gpu_r55, bw::cast<uint32_t>(n0)))) {
+        return;
+    }
+    v__gpu_c53 = bw::cast<int32_t>(v__gpu_r55);
     v_b = v__gpu_c53;
     v__la_t1 = bw::add(v__la_ks, v__gpu_c54);
     v__la_t2 = bw::add(bw::mul(bw::add(bw::mul(v__la_t1, v__la_NJ), v__la_js), v__la_NI), v__la_is);

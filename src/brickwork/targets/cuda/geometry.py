@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 from typing import NamedTuple
 
-from ...errors import BrickworkError
+from ...errors import BrickworkError, LaunchError
 
 
 def _div(a: int, b: int) -> int:
@@ -68,6 +68,29 @@ def arena_function(text: str, names: list[str]):
         raise ArenaExpressionError(f"cannot evaluate {ast.unparse(node)!r} in the arena size {text!r}")
 
     return build(tree)
+
+
+class ScratchPadSizeError(LaunchError, ValueError):
+    """A team's scratch pad whose sizes need more than 2**61 bytes (their product would wrap around)."""
+
+
+#: The most bytes a scratch pad may have: the CPU's ``bw::pad_bytes`` stops past it, with the same message (and
+#: ``passes/gpu_lowering`` records no pad of constant sizes within it; the warm launch path loads no pass).
+MAX_PAD_BYTES = 2**61
+
+
+
+
+def check_pad(element_bytes: int, sizes: list, label: str) -> None:
+    """``ScratchPadSizeError`` where a pad of ``sizes`` elements of ``element_bytes`` passes MAX_PAD_BYTES, or
+    its byte count overflows int64 on the way, as ``bw::pad_bytes`` counts (a size below 0 counts 0)."""
+    nbytes, over = element_bytes, False
+    for n in sizes:
+        nbytes *= max(n, 0)
+        over = over or nbytes >= 2**63
+    if over or nbytes > MAX_PAD_BYTES:
+        raise ScratchPadSizeError(f"kernel '{label}': a team's scratch pad of sizes ({', '.join(map(str, sizes))}) "
+                                  f"of {element_bytes}-byte elements needs more than 2**61 bytes")
 
 
 def arena_always_fits(text: str | None, shared_limit: int) -> bool:
@@ -142,13 +165,61 @@ inline bool point_tiles(const int64_t* n, int nd, int32_t block, tiles& t) {{
 """
 
 
+class SliceGridError(LaunchError, ValueError):
+    """A team launch with more rows of slices than a CUDA grid's y and z hold (65535 x 65535)."""
+
+
+def slice_grid(dims: tuple) -> tuple | None:
+    """The ``(x, y, z)`` grid of a team launch over the slices ``dims`` (two or more extents, the last
+    fastest; ``passes/gpu_grid.slice_coords``): x along the last dimension, and the index over the ones
+    before it, ``y + gridDim.y * z``, with y up to CUDA's limit and z taking the rest (blocks past the
+    launch return at once); None where the grid is one-dimensional: one dimension, or no slice."""
+    if len(dims) < 2 or 0 in dims:
+        return None
+    rows = 1
+    for n in dims[:-1]:
+        rows *= n
+    gy = min(rows, MAX_GRID_YZ)
+    gz = -(-rows // gy)
+    if gz > MAX_GRID_YZ:
+        raise SliceGridError(f"a team launch of {' x '.join(map(str, dims))} slices has {rows} rows of slices, more "
+                             f"than a CUDA grid holds ({MAX_GRID_YZ} x {MAX_GRID_YZ})")
+    return dims[-1], gy, gz
+
+
+#: ``slice_grid`` in C++ for the emulation target (same rule), as ``tiles`` of blocks of ``block`` threads;
+#: ``rows``: the rows of slices (a block of the grid past them is not run: on a GPU it returns at once).
+SLICE_GRID_CPP = f"""
+// the grid of the slices n[0..nd) in blocks of `block` threads; false: one-dimensional
+inline bool slice_grid(const int64_t* n, int nd, int32_t block, tiles& t, int64_t& rows) {{
+    rows = 1;
+    if (nd < 2) return false;
+    for (int d = 0; d < nd; ++d) if (n[d] == 0) return false;
+    for (int d = 0; d < nd - 1; ++d) rows *= n[d];
+    const int64_t gy = rows < {MAX_GRID_YZ} ? rows : {MAX_GRID_YZ};
+    t = tiles{{{{n[nd - 1], gy, (rows + gy - 1) / gy}}, {{block, 1, 1}}}};
+    return true;
+}}
+"""
+
+
 def round_up(nbytes: int, to: int = 64) -> int:
     return (nbytes + to - 1) // to * to
 
 
 class Geometry(NamedTuple):
-    """One launch: ``grid`` blocks of ``block`` threads (ints, or 3-tuples for a tiled launch), ``shared``
-    bytes of dynamic shared memory, ``global_arena`` bytes of global scratch for each block (0: none)."""
+    """One launch: ``grid`` blocks of ``block`` threads (ints, or 3-tuples for a tiled launch or a grid of
+    slices), ``shared`` bytes of dynamic shared memory, ``global_arena`` bytes of global scratch for each
+    block (0: none)."""
+
+    @property
+    def blocks(self) -> int:
+        """The blocks of the launch."""
+        if type(self.grid) is int:
+            return self.grid
+        x, y, z = self.grid
+        return x * y * z
+
 
     grid: int | tuple
     block: int | tuple
@@ -158,9 +229,11 @@ class Geometry(NamedTuple):
 
 class LaunchPlan:
     """How to launch one instance, from ``meta["gpu_launch"]``; ``geometry(dims, args, params)`` per launch
-    (``dims``: the launch's extents; ``params``: the kernel's ``(name, type)`` pairs, read once)."""
+    (``dims``: the launch's extents; ``params``: the kernel's ``(name, type)`` pairs, read once), which
+    first checks the scratch pads whose sizes the host knows (``check_pads``)."""
 
-    def __init__(self, launch: dict):
+    def __init__(self, launch: dict, label: str = "kernel"):
+        self.label = label
         self.block = int(launch.get("block", 256))
         self.per_point = launch.get("grid", "points") == "points"
         self.per_block = self.block * int(launch.get("per_thread", 1))  # points a block of a plain launch runs
@@ -168,8 +241,12 @@ class LaunchPlan:
         self.arena_text = launch.get("arena")
         self.shared_limit = int(launch.get("shared_limit", 0))
         self._arena = None
+        self.pad_texts = launch.get("pads") or []  # [element bytes, [size texts]] of pads the host checks
+        self._pads = None
 
     def geometry(self, dims: tuple, args, params) -> Geometry:
+        if self.pad_texts:
+            self.check_pads(args, params)
         total = 1
         for n in dims:
             total *= n
@@ -177,7 +254,7 @@ class LaunchPlan:
             tiled = point_tiles(dims, self.block)
             if tiled is not None:
                 return Geometry(*tiled, 0, 0)
-        grid = (total + self.per_block - 1) // self.per_block if self.per_point else total
+        grid = (total + self.per_block - 1) // self.per_block if self.per_point else slice_grid(dims) or total
         if self.arena_text is None:
             return Geometry(grid, self.block, 0, 0)
         if self._arena is None:
@@ -186,3 +263,13 @@ class LaunchPlan:
         if nbytes <= self.shared_limit:
             return Geometry(grid, self.block, nbytes, 0)
         return Geometry(grid, self.block, 0, round_up(nbytes))
+
+    def check_pads(self, args, params) -> None:
+        """``ScratchPadSizeError`` for a team's scratch pad, of sizes the host evaluates from the launch's
+        arguments, that needs more than 2**61 bytes: on a GPU its byte count would wrap around to a small
+        pad (the CPU stops in ``bw::pad_bytes`` with the same message)."""
+        if self._pads is None:
+            names = [n for n, _ in params]
+            self._pads = [(nbytes, [arena_function(t, names) for t in texts]) for nbytes, texts in self.pad_texts]
+        for nbytes, sizes in self._pads:
+            check_pad(nbytes, [f(args) for f in sizes], self.label)

@@ -31,7 +31,7 @@ class CudaEntry:
         self.label = meta.get("label", "kernel")
         self.symbol = symbol(meta, ENTRY_SYMBOL)  # renamed in a batch-built cubin
         self.global_symbol = symbol(meta, GLOBAL_ENTRY_SYMBOL)
-        self.plan = LaunchPlan(meta.get("gpu_launch", {}))
+        self.plan = LaunchPlan(meta.get("gpu_launch", {}), self.label)
         self.block, self.per_block = self.plan.block, self.plan.per_block
         self.ndims = int(meta.get("tid_dims", 1))
         # a one-dimensional plain kernel: ceil(n / points per block) blocks, no scratch (the launch's fast path)
@@ -67,7 +67,7 @@ class CudaEntry:
             arena = 0
             if g.global_arena:  # the arena does not fit in shared memory: the other entry, and the buffer
                 function = self._global_entries.get(ordinal) or self._global_entry(drv, ordinal, module)
-                arena = self._global_arena(drv, ordinal, stream, g.grid * g.global_arena)
+                arena = self._global_arena(drv, ordinal, stream, g.blocks * g.global_arena)
             grid, block, shared = g.grid, g.block, g.shared
         drv.launch(ordinal, function, grid, block, buf, shared=shared, arena=arena, stream=stream)
         if self.checked:

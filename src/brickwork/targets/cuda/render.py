@@ -8,6 +8,7 @@ mapping (``ir/nodes.py``, section "GPU mapping"):
 | ``IRGpuDim`` | ``gridDim.x`` / ``blockDim.x`` (int32) |
 | ``IRLaunchExtent(d)`` | ``n<d>``: the host launch's ``dim[d]``, a parameter of ``body`` |
 | ``IRGpuBarrier`` | ``__syncthreads()`` (``warp``: ``__syncwarp()``) |
+| ``IRGpuShuffleDown`` | ``bw::shuffle_down``: ``__shfl_down_sync`` of every lane, 4 bytes at a time |
 | ``IRSharedBuffer`` | a 1-D array over ``sh_<name>``, a static ``__shared__`` buffer of the entry |
 | ``IRGpuArena`` | ``bw::gpu_arena(bw_blk, bytes)``: the entry's arena (shared or global memory: ``unit.py``) |
 """
@@ -69,6 +70,9 @@ class CudaRenderer(CppRenderer):
 
     def s_IRGpuBarrier(self, s, ind, out):
         out.append(" " * ind + ("__syncwarp();" if s.warp else "__syncthreads();"))
+
+    def s_IRGpuShuffleDown(self, s, ind, out):
+        out.append(" " * ind + f"{self.expr(s.target)} = bw::shuffle_down({self.expr(s.source)}, {s.delta});")
 
     def e_IRSharedBuffer(self, e):
         return f"bw::shared_array({shared_name(e.name)}, {e.count})"

@@ -8,7 +8,8 @@ control flow all threads take alike: it runs once, its conditions read thread 0'
 its body is cut into phases in turn. Every local (and every parameter the kernel assigns) is an
 array with one slot per thread, so values live across barriers per thread. A thread that returns,
 or leaves a region that encloses barriers, is switched off (``_off[_t]``) until the region ends
-(for a return: the block ends). Static shared buffers are arrays of the block function; the
+(for a return: the block ends). A warp shuffle runs, as a barrier, for every thread at once, each
+reading the value of the lane it names in its warp of 32. Static shared buffers are arrays of the block function; the
 dynamic arena is a per-block buffer (see ``unit.py``).
 """
 
@@ -21,6 +22,11 @@ from ...errors import BrickworkError
 from ..cpu.cnames import c_type
 from ..cpu.render import CppRenderer, local
 
+#: Statements that every thread of the block runs together: a barrier, a warp shuffle.
+_BLOCK_LEVEL = (ir.IRGpuBarrier, ir.IRGpuShuffleDown)
+#: Threads of a warp (the lanes a shuffle reads from).
+WARP = 32
+
 
 class EmulationError(BrickworkError, RuntimeError):
     """The GPU-mapped IR breaks a rule of block execution (a compiler bug, never a user error)."""
@@ -29,11 +35,12 @@ class EmulationError(BrickworkError, RuntimeError):
 class EmulationRenderer(CppRenderer):
     """Renders the kernel of a GPU-mapped instance; ``per_thread`` names the locals with a slot per thread."""
 
-    def __init__(self, per_thread: set, block: int, tiles: bool = False):
+    def __init__(self, per_thread: set, block: int, tiles: bool = False, slices: bool = False):
         super().__init__()
         self.per_thread = per_thread
         self.block_size = block
         self.tiles = tiles  # the block's and thread's coordinates come from ``_g`` (a bwemu::grid3)
+        self.slices = slices  # a grid of slices: the block's coordinates come from ``_g``, its threads are a row
         self.phase = None  # label of the running phase's "next thread", None at block level
         self.phase_loops = 0  # loops entered inside the running phase (break/continue stay inside)
         self.block_regions: dict = {}  # region name -> (label, id) of regions that enclose barriers
@@ -55,12 +62,14 @@ class EmulationRenderer(CppRenderer):
     def e_IRGpuIndex(self, e):
         if self.tiles:  # a three-dimensional grid (a tiled launch, or one block row of 256 points)
             return f"_g.thread({e.dim}, _t)" if e.axis == "thread" else f"_g.block[{e.dim}]"
+        if self.slices and e.axis == "block":
+            return f"_g.block[{e.dim}]"
         if e.dim != 0:
             return "0"
         return "_t" if e.axis == "thread" else "((int32_t)_blk)"
 
     def e_IRGpuDim(self, e):
-        if self.tiles:
+        if self.tiles or self.slices and e.axis == "grid":
             return f"_g.{e.axis}_dim[{e.dim}]"
         if e.dim != 0:
             return "1"
@@ -85,7 +94,7 @@ class EmulationRenderer(CppRenderer):
         lines: list[str] = []
         run: list = []
         for s in stmts:
-            if not ir.contains([s], ir.IRGpuBarrier):
+            if not ir.contains([s], _BLOCK_LEVEL):
                 run.append(s)
                 continue
             lines += self.run_phase(run, indent)
@@ -111,6 +120,11 @@ class EmulationRenderer(CppRenderer):
         pad = " " * ind
         if isinstance(s, ir.IRGpuBarrier):
             out.append(pad + "// block barrier")
+        elif isinstance(s, ir.IRGpuShuffleDown):  # each thread reads the source of lane + delta, after all wrote it
+            target = self.expr(s.target).replace("[_t]", "[_u]")
+            mine, partner = self.expr(s.source).replace("[_t]", "[_u]"), self.expr(s.source).replace("[_t]", "[_v]")
+            out.append(pad + f"for (int32_t _u = 0; _u < BW_BLOCK; ++_u) {{ const int32_t _v = _u + {s.delta}; "
+                             f"{target} = _u % {WARP} + {s.delta} < {WARP} && _v < BW_BLOCK ? {partner} : {mine}; }}")
         elif isinstance(s, ir.IRBlock):
             out.extend(self.body(s.body, ind))
         elif isinstance(s, ir.IRIf):
@@ -172,6 +186,9 @@ class EmulationRenderer(CppRenderer):
     # -- inside a phase ------------------------------------------------------------------------------
     def s_IRGpuBarrier(self, s, ind, out):
         raise EmulationError("a block barrier in control flow that differs between threads")
+
+    def s_IRGpuShuffleDown(self, s, ind, out):
+        raise EmulationError("a warp shuffle in control flow that differs between threads")
 
     def s_IRReturn(self, s, ind, out):
         if self.phase is None or s.value is not None:

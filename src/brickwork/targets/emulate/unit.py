@@ -14,7 +14,7 @@ from ...types.type_sizes import type_size_in_bytes
 from ..cpu.cnames import c_type
 from ..cpu.render import CppRenderer, local
 from ..cpu.unit import UnitScan, _entry, _function, struct_declarations
-from ..cuda.geometry import POINT_TILES_CPP
+from ..cuda.geometry import POINT_TILES_CPP, SLICE_GRID_CPP
 from .render import EmulationRenderer
 
 OVERFLOW_SYMBOL = "bw_emu_scratch_overflow"  # the first scratch allocation beyond a block's arena, if any
@@ -48,15 +48,14 @@ struct overflow_state {
 };
 inline overflow_state g_overflow;
 template <class T, int D, class... N> inline bw::array_t<T, D> scratch(bw::team& m, N... n) {
-    const int64_t dims[] = {(int64_t)n...};
-    int64_t count = 1;
-    for (int64_t x : dims) count *= x > 0 ? x : 0;
+    const int64_t dims[D] = {(int64_t)n...};
+    const int64_t nbytes = bw::pad_bytes<T>(dims);  // sizes past 2**61 bytes stop here, as on the CPU
     constexpr int64_t align = (int64_t)alignof(T);  // as the CUDA mapping places pieces (brickwork_cuda.h)
-    int64_t end = ((m.used + align - 1) & ~(align - 1)) + count * (int64_t)sizeof(T);
+    int64_t end = ((m.used + align - 1) & ~(align - 1)) + nbytes;
     if (end > m.capacity) {
         #pragma omp critical(bwemu_overflow)
         if (!g_overflow.set) g_overflow = overflow_state{1, (long long)end, (long long)m.capacity};
-        bw::team spill = bw::team_begin(count * (int64_t)sizeof(T));
+        bw::team spill = bw::team_begin(nbytes);
         return bw::team_alloc<T, D, align>(spill, n...);
     }
     return bw::team_alloc<T, D, align>(m, n...);
@@ -72,7 +71,8 @@ struct grid3 {
     }
 };
 %s
-// the block `blk` of a launch: a tile where `t` is tiled, else block `blk` of `nblk` rows of `threads` points
+// the block `blk` of a launch: a tile or a slice where `t` is a 3-D grid, else block `blk` of `nblk` rows of
+// `threads` points (or of one slice each)
 inline grid3 launch_block(bool tiled, const tiles& t, int64_t blk, int64_t nblk, int32_t threads) {
     if (!tiled) return grid3{{(int32_t)blk, 0, 0}, {threads, 1, 1}, {(int32_t)nblk, 1, 1}};
     const int64_t gx = t.grid[0], gy = t.grid[1];
@@ -96,7 +96,7 @@ template <class T> inline bw::array_t<T, 1> view(T* data, int64_t count) {
 }
 }  // namespace bwemu
 """
-PRELUDE = _PRELUDE.replace("%s", POINT_TILES_CPP)
+PRELUDE = _PRELUDE.replace("%s", POINT_TILES_CPP + SLICE_GRID_CPP)
 
 
 def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str, general_strides: bool = False) -> str:
@@ -152,13 +152,15 @@ def _kernel(fn: ir.IRFunction, launch: dict) -> list[str]:
     assigned = {n for n, _ in fn.params if counts.get(n, 0)}
     per_thread = set(fn.locals) | set(fn.buffers) | assigned
     tiles = bool(launch.get("tiles"))
-    r = EmulationRenderer(per_thread, block, tiles).begin(fn)
+    slices = launch["grid"] == "slices" and dims >= 2  # a grid of slices (cuda/geometry.slice_grid)
+    grid3 = ", const bwemu::grid3& _g" if tiles or slices else ""
+    r = EmulationRenderer(per_thread, block, tiles, slices).begin(fn)
     params = [(local(n), c_type(t), n in assigned) for n, t in fn.params]
     lines = ["struct Args {"]
     lines += [f"    {t} {n};" for n, t, _ in params] or ["    char unused;"]
     lines += ["};", "", f"constexpr int32_t BW_BLOCK = {block};", "", "template <bool UNIT>",
               "static void run_block(const Args& a, " + "".join(f"const int32_t n{d}, " for d in range(dims))
-              + "const int64_t _blk, const int64_t _nblk" + (", const bwemu::grid3& _g" if tiles else "") + ") {"]
+              + "const int64_t _blk, const int64_t _nblk" + grid3 + ") {"]
     frame = []  # (declaration, name): the per-thread arrays of the block
     frame += [(f"{t} {n}[BW_BLOCK];", n) for n, t, mine in params if mine]  # an assigned parameter: per thread
     frame += [(f"{c_type(t)} {local(n)}[BW_BLOCK]{{}};", local(n)) for n, t in fn.locals.items()]
@@ -185,7 +187,7 @@ def _kernel(fn: ir.IRFunction, launch: dict) -> list[str]:
             shared[node.name] = node
     lines += [f"    {c_type(b.type.dtype)} sh_{n}[{b.count}];" for n, b in shared.items()]
     lines += ["    int32_t _off[BW_BLOCK] = {};  // a thread that returned (1) or left a region (its id)",
-              "    int32_t _t = 0;", "    (void)_blk; (void)_nblk;" + (" (void)_g;" if tiles else "")]
+              "    int32_t _t = 0;", "    (void)_blk; (void)_nblk;" + (" (void)_g;" if tiles or slices else "")]
     lines += [f"    (void)n{d};" for d in range(dims)]
     lines += r.body(fn.body, 4)
     lines += ["}", "", "template <bool UNIT>", "static void run(const bw::launch_header& h, const Args& a) {"]
@@ -194,19 +196,25 @@ def _kernel(fn: ir.IRFunction, launch: dict) -> list[str]:
     per_block = "BW_BLOCK" + (f" * {launch['per_thread']}" if launch.get("per_thread", 1) > 1 else "")
     grid = f"({points} + {per_block} - 1) / ({per_block})" if launch["grid"] == "points" else points
     args = "".join(f"n{d}, " for d in range(dims))
-    if not tiles:
+    if not tiles and not slices:
         lines += [f"    const int64_t nblk = {grid};",
                   "    #pragma omp parallel for if(h.parallel) num_threads(h.nthreads) schedule(static)",
                   f"    for (int64_t blk = 0; blk < nblk; ++blk) run_block<UNIT>(a, {args}blk, nblk);", "}", ""]
         return lines
     extents = ", ".join(f"(int64_t)n{d}" for d in range(dims))
-    lines += [f"    const int64_t extents[] = {{{extents}}};", "    bwemu::tiles t{};",
-              f"    const bool tiled = bwemu::point_tiles(extents, {dims}, BW_BLOCK, t);",
-              f"    const int64_t nblk = tiled ? t.grid[0] * t.grid[1] * t.grid[2] : {grid};",
+    lines += [f"    const int64_t extents[] = {{{extents}}};", "    bwemu::tiles t{};"]
+    if slices:  # a grid of slices: a block past the rows of slices returns at once on a GPU, so it is not run
+        lines += ["    int64_t rows = 0;",
+                  f"    const bool tiled = bwemu::slice_grid(extents, {dims}, BW_BLOCK, t, rows);"]
+    else:
+        lines += [f"    const bool tiled = bwemu::point_tiles(extents, {dims}, BW_BLOCK, t);"]
+    lines += [f"    const int64_t nblk = tiled ? t.grid[0] * t.grid[1] * t.grid[2] : {grid};",
               "    #pragma omp parallel for if(h.parallel) num_threads(h.nthreads) schedule(static)",
-              "    for (int64_t blk = 0; blk < nblk; ++blk)",
-              f"        run_block<UNIT>(a, {args}blk, nblk, bwemu::launch_block(tiled, t, blk, nblk, BW_BLOCK));",
-              "}", ""]
+              "    for (int64_t blk = 0; blk < nblk; ++blk) {",
+              "        const bwemu::grid3 g = bwemu::launch_block(tiled, t, blk, nblk, BW_BLOCK);"]
+    if slices:
+        lines += ["        if (tiled && g.block[1] + (int64_t)g.grid_dim[1] * g.block[2] >= rows) continue;"]
+    lines += [f"        run_block<UNIT>(a, {args}blk, nblk, g);", "    }", "}", ""]
     return lines
 
 
