@@ -298,6 +298,10 @@ def test_reserve_allocates_for_later_builds():
     assert grid.num_points == 100
     with pytest.raises(HashGridError, match="must not be negative"):
         grid.reserve(-1)
+    for huge in (2**31, 1 << 62, 1 << 70):  # was numpy's OverflowError or MemoryError, naming no argument
+        with pytest.raises(HashGridError, match=rf"num_points must be at most 2\*\*31 - 1 .* got {huge}"):
+            grid.reserve(huge)
+    assert grid.num_points == 100 and grid.reserved  # the grid as it was
 
 
 def test_gradients_flow_through_a_neighbour_sum():

@@ -137,6 +137,9 @@ class HashGrid:
         n = operator.index(num_points)
         if n < 0:
             raise HashGridError(f"HashGrid.reserve: num_points must not be negative, got {n}")
+        if n > 2**31 - 1:  # the tables hold int32 point indices (numpy's own error named no argument)
+            raise HashGridError(f"HashGrid.reserve: num_points must be at most 2**31 - 1 (points are indexed by "
+                                f"int32), got {n}")
         self._allocate(n, bool(with_groups))
         self.reserved = True
 
