@@ -96,6 +96,8 @@ def _check_root(root: str, create: bool = False) -> bool:
                 target = os.readlink(root)
                 raise _refuse_root(root, f"it is a symbolic link to a missing directory ({target})") from None
             return False
+        except OSError as e:  # a loop of links (ELOOP): the raw error named no setting
+            raise _refuse_root(root, f"its symbolic link cannot be followed: {e.strerror}") from None
     if not stat.S_ISDIR(st.st_mode):
         raise _refuse_root(root, "it is not a directory")
     problem = _ownership_problem(st)
