@@ -1,6 +1,8 @@
 """A captured graph holds the meshes, hash grids (and BVHs, volumes) whose ids its launches pass to their
 queries: a replay follows the ids, and one after the object was dropped read freed memory (a hash grid's
-replay crashed the process; a mesh's gave other values). The objects are released with the graph."""
+replay crashed the process; a mesh's gave other values). The objects are released with the graph. It holds
+the arrays in a struct argument's fields as they were at the capture too: the replay writes them, and one
+replaced in the struct afterwards was freed."""
 
 import gc
 import weakref
@@ -8,6 +10,17 @@ import weakref
 import numpy as np
 
 import brickwork as wp
+
+
+@wp.struct
+class Holder:
+    a: wp.array(dtype=float)
+
+
+@wp.kernel
+def bump(h: Holder):
+    i = wp.tid()
+    h.a[i] = h.a[i] + 1.0
 
 
 @wp.kernel
@@ -79,3 +92,22 @@ def test_a_replay_after_the_mesh_was_dropped_queries_the_mesh():
     first, replayed = _replayed_after_drop(make, closest_face, queries, 50)
     assert (first >= 0).all() and (first < 20).all()
     np.testing.assert_array_equal(replayed, first)
+
+
+def test_a_struct_fields_array_replaced_after_the_capture_is_the_one_replayed():
+    h = Holder()
+    h.a = wp.zeros(1000, dtype=float)
+    wp.capture_begin()
+    wp.launch(bump, dim=1000, inputs=[h])
+    graph = wp.capture_end()
+    ref = weakref.ref(h.a)
+    h.a = wp.full(4, 5.0, dtype=float)
+    gc.collect()
+    assert ref() is not None  # the graph holds the array it packed
+    wp.capture_launch(graph)
+    wp.capture_launch(graph)
+    np.testing.assert_array_equal(ref().numpy(), 2.0)
+    np.testing.assert_array_equal(h.a.numpy(), 5.0)  # the new field's array is not the graph's
+    del graph
+    gc.collect()
+    assert ref() is None

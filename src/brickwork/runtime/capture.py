@@ -14,6 +14,7 @@ from ..lang.instance import _pending, build_instances
 from ..types import recording
 from ..types.arrays import array
 from ..types.generic import describe_value
+from ..types.held_arrays import arrays_in
 from ..types.scalars import is_scalar_type
 from ..types.structs import StructBase
 from . import launch as _launch
@@ -36,6 +37,9 @@ class Graph:
     def record(self, inst, buf, args):
         self.calls.append((inst, buf))
         self._keep_alive.append(tuple(a for a in args if isinstance(a, (array, StructBase))))
+        # and the arrays in struct arguments' fields as they are now: the packed struct points at them, and a
+        # field assigned another array after the capture freed the first, which the replay then wrote
+        self._keep_alive += [field for a in args if isinstance(a, StructBase) for _, field in arrays_in(a)]
         # the meshes, BVHs, hash grids and volumes whose ids it passes to their queries (checked live by the
         # packer): a replay follows the ids, so the graph holds the objects (a replay after `del grid` read the
         # freed grid and crashed)
