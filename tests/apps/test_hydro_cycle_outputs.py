@@ -78,7 +78,8 @@ def test_a_cycle_cadence_alone_needs_its_writer(capsys, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "h5py", None)
     code, err = run(capsys, "run", SOD, *SMALL_SOD, *TIME_OFF, "output.hdf5_dn=5", f"output.dir={tmp_path / 'o'}")
     assert code == 2 and err.strip() == ("brickwork: error: output.hdf5_dn >= 1 needs h5py: pip install "
-                                         "'brickwork[io]', or set output.hdf5_dt = -1 and output.hdf5_dn = -1")
+                                         "'brickwork[io]', or set output.hdf5_dt = -1 and output.hdf5_dn = -1 (or "
+                                         "output.format = \"vtk\": VTK outputs need no package)")
     assert os.listdir(tmp_path) == []
 
 
