@@ -90,6 +90,10 @@ def _filter_mode(mode, what: str):
         raise TextureError(f"Invalid texture {what}: {mode}") from None
 
 
+def _positive_int(n) -> bool:
+    return isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_)) and n > 0
+
+
 class Texture:
     """Base class of :class:`Texture1D`, :class:`Texture2D` and :class:`Texture3D` (use those).
 
@@ -149,13 +153,13 @@ class Texture:
             if dtype is not None and T.canonical_dtype(dtype) is not dt:
                 raise TextureError("Specified texture dtype does not match data dtype")
             width, height, depth, num_channels, dtype = dw, dh, dd, dc, dt
-        if width <= 0:
+        if not _positive_int(width):  # a float (4.5, or 4.0) was numpy's error at the allocation, naming nothing
             raise TextureError("Texture width must be a positive integer")
-        if height <= 0 and ndim > 1:
+        if not _positive_int(height) and ndim > 1:
             raise TextureError("Texture height must be a positive integer")
-        if depth <= 0 and ndim > 2:
+        if not _positive_int(depth) and ndim > 2:
             raise TextureError("Texture depth must be a positive integer")
-        if num_channels not in (1, 2, 4):
+        if num_channels not in (1, 2, 4) or not _positive_int(num_channels):
             raise TextureError("Texture num_channels must be 1, 2, or 4")
         dtype = T.canonical_dtype(dtype)
         base = (width, height if ndim > 1 else 1, depth if ndim > 2 else 1)
