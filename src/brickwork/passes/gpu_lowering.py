@@ -62,7 +62,7 @@ def lower_teams_gpu(fn: ir.IRFunction, shared_limit: int) -> ir.IRFunction:
     return out
 
 
-#: The most bytes a team's scratch pad may have (the CPU's ``bw::pad_bytes``; ``targets/cuda/geometry``'s too).
+#: The most bytes a team's scratch pad may have (the CPU's runtime header stops past it; the CUDA host checks it).
 MAX_PAD_BYTES = 2**61
 #: Integer operations the host evaluates as the kernel does (``targets/cuda/geometry.arena_function``).
 _HOST_OPS = ("add", "sub", "mul", "div", "mod", "max", "min")
