@@ -1,12 +1,13 @@
 """The loop-abstraction benchmark kernels compile to vector loops: g++'s vectorizer report.
 
 Each benchmark kernel (benchmarks/la_cases.py: recon+flux and the Laplacian, both tag pairs; the
-hydro benchmark's fused stage, run as a ring of rows) is launched once at a small size into a cache of its own; its generated C++ is then compiled again
+hydro benchmark's fused stage, run as a ring of rows, without and with a passive scalar) is launched once at a small size into a cache of its own; its generated C++ is then compiled again
 with the kernel cache's flags and ``-fopt-info-vec-all``. In the body's unit-stride instantiation
 (the only one a unit holds until a launch passes another stride; pack arguments never do) g++ must
 vectorize at least as many loops as the source has ``#pragma omp simd`` loops, report none of the reasons an innermost loop fails for (aliasing,
-access patterns, calls, control flow), and emit no gather or scatter: the innermost loops walk
-memory with unit stride from base pointers hoisted out of them. No timing.
+access patterns, calls, control flow), vectorize no loop nested in a simd loop in its place (a runtime loop
+over a few components inside it: the count alone would not tell), and emit no gather or scatter: the innermost
+loops walk memory with unit stride from base pointers hoisted out of them. No timing.
 """
 
 from __future__ import annotations
@@ -55,13 +56,14 @@ def _sources(kind: str, loop: str, inner: str, cache: Path) -> list[Path]:
         a = np.random.default_rng(3).random((10, 10, 10), dtype=np.float32)
         run, _ = la_cases.la_laplacian(kl, a, loop, inner, nblocks=2)
         run()
-    else:  # bench_hydro's fused stage (bovi + memory: a ring of rows) on a small mesh
+    else:  # bench_hydro's fused stage (bovi + memory: a ring of rows) on a small mesh, "hydro+scalar" with one
         from brickwork.apps import hydro
 
         sim = hydro.Hydro(hydro.build_config({
             "problem": {"name": "kelvin_helmholtz"}, "mesh": {"nx": [16, 16], "block_nx": [8, 8]},
             "hydro": {"reconstruction": "plm", "limiter": "mc", "riemann": "hllc", "integrator": "rk2",
-                      "dtype": "float64", "stage": "fused"}}, source="test"))
+                      "dtype": "float64", "stage": "fused", "nscalars": int(kind == "hydro+scalar")}},
+            source="test"))
         sim.set_initial()
         sim.step(sim.check())
         return [p for p in _kernel_sources(cache) if "_la_ring" in p.read_text()][:1]
@@ -103,7 +105,7 @@ def _report(source: Path, tmp: Path) -> tuple[str, str]:
 
 @pytest.mark.parametrize(("kind", "loop", "inner"), [
     ("recon", "bovi", "logical_flat"), ("recon", "bvoi", "memory"), ("laplacian", "bovi", "logical_flat"),
-    ("laplacian", "bvoi", "memory"), ("hydro", "bovi", "memory")])
+    ("laplacian", "bvoi", "memory"), ("hydro", "bovi", "memory"), ("hydro+scalar", "bovi", "memory")])
 def test_benchmark_kernels_innermost_loops_are_vector_loops(kind, loop, inner, tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setattr(config, "cache_dir", str(cache))
@@ -123,4 +125,12 @@ def test_benchmark_kernels_innermost_loops_are_vector_loops(kind, loop, inner, t
             if not m.group(1).endswith("kernel.cpp") or int(m.group(2)) in inside:
                 failures.append(line)
     assert failures == []
+    # a loop nested in a simd loop vectorized instead of it (the fused stage's reconstruction over its
+    # primitives' slots once was, with a scalar: 6 slots, not unrolled, and the cells ran scalar)
+    lines = text.splitlines()
+    nested = {n for n in inside if lines[n - 1].lstrip().startswith("for (") and lines[n - 2].strip() != "#pragma omp simd"}
+    instead = [line for line in report.splitlines()
+               if (m := re.match(r"(.*?):(\d+):\d+: optimized: loop vectorized", line))
+               and m.group(1).endswith("kernel.cpp") and int(m.group(2)) in nested]
+    assert instead == []
     assert not re.search(r"\b(v|vp)(gather|scatter)", asm)
