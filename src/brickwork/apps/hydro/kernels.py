@@ -317,7 +317,8 @@ class HydroKernels:
                     u0[energy0(), idx] = r4
                 w[0, idx], w[1, idx], w[2, idx], w[3, idx], w[4, idx] = primitive_state(r0, r1, r2, r3, r4, gm1)
                 if NS > 0:
-                    for n in range(NS):
+                    for sn in range(NS):
+                        n = wp.static(sn)  # unrolled, as the reconstruction (below) and every scalar loop
                         rs = u[scalars(n), idx]
                         if FIRST:
                             u0[scalars0(n), idx] = rs
@@ -349,7 +350,8 @@ class HydroKernels:
                     up1[0, m], up1[1, m], up1[2, m], up1[3, m], up1[4, m],
                     lo1[0, idx], lo1[1, idx], lo1[2, idx], lo1[3, idx], lo1[4, idx], gamma)
                 if NS > 0:  # upwinded by the mass flux, as in _make_fluxes
-                    for c in range(5, NV):
+                    for sc in range(5, NV):
+                        c = wp.static(sc)  # unrolled, as the reconstruction's
                         f1[c, idx] = f1[0, idx] * wp.where(f1[0, idx] >= T(0.0), up1[c, m], lo1[c, idx])
             if NDIM >= 2:
                 h2 = rng.add_halo(la.halo.pm_j)
@@ -373,7 +375,8 @@ class HydroKernels:
                         up2[0, m], up2[2, m], up2[3, m], up2[1, m], up2[4, m],
                         lo2[0, idx], lo2[2, idx], lo2[3, idx], lo2[1, idx], lo2[4, idx], gamma)
                     if NS > 0:
-                        for c in range(5, NV):
+                        for sc in range(5, NV):
+                            c = wp.static(sc)  # unrolled, as the reconstruction's
                             f2[c, idx] = f2[0, idx] * wp.where(f2[0, idx] >= T(0.0), up2[c, m], lo2[c, idx])
             if NDIM >= 3:
                 h3 = rng.add_halo(la.halo.pm_k)
@@ -397,7 +400,8 @@ class HydroKernels:
                         up3[0, m], up3[3, m], up3[1, m], up3[2, m], up3[4, m],
                         lo3[0, idx], lo3[3, idx], lo3[1, idx], lo3[2, idx], lo3[4, idx], gamma)
                     if NS > 0:
-                        for c in range(5, NV):
+                        for sc in range(5, NV):
+                            c = wp.static(sc)  # unrolled, as the reconstruction's
                             f3[c, idx] = f3[0, idx] * wp.where(f3[0, idx] >= T(0.0), up3[c, m], lo3[c, idx])
             rng.team_barrier()
             for idx in la.inner(rng):
@@ -436,7 +440,8 @@ class HydroKernels:
                     u[momentum(2), idx] = a * u0[momentum0(2), idx] + wgt * (m2 - d3)
                     u[energy(), idx] = a * u0[energy0(), idx] + wgt * (e - d4)
                 if NS > 0:
-                    for n in range(NS):
+                    for sn in range(NS):
+                        n = wp.static(sn)  # unrolled, as the reconstruction's
                         s = u[scalars(n), idx]
                         ds = c1 * (f1[5 + n, idx + D1] - f1[5 + n, idx])
                         if NDIM >= 2:
