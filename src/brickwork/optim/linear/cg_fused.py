@@ -33,6 +33,7 @@ from typing import Any
 
 from ... import config
 from ...builtins.functions import FUNCTIONS as _FUNCTIONS
+from ...lang.function import func
 from ...lang.kernel import kernel
 from ...runtime.launch import launch
 from ...types.array_constructors import empty
@@ -42,6 +43,20 @@ from .kernels import element_dot, part_range
 
 _tid, _where, _max, _sqrt = (_FUNCTIONS[n] for n in ("tid", "where", "max", "sqrt"))
 
+
+
+@func
+def row_product(offsets: array(dtype=int32), row_counts: array(dtype=int32), padded: int, columns: array(dtype=int32),
+                values: array(dtype=Any), v: array(dtype=Any), i: int):
+    """Row ``i`` of ``A v``: its terms in column order from zero, as ``bsr_mv`` adds them (``padded``: the row's
+    entries end at ``offsets[i] + row_counts[i]``)."""
+    end = offsets[i + 1]
+    if padded != 0:
+        end = offsets[i] + row_counts[i]
+    total = v.dtype(0)
+    for k in range(offsets[i], end):
+        total += values[k] * v[columns[k]]
+    return total
 
 @kernel(enable_backward=False)
 def product_dot(offsets: array(dtype=int32), row_counts: array(dtype=int32), padded: int, columns: array(dtype=int32),
@@ -55,12 +70,7 @@ def product_dot(offsets: array(dtype=int32), row_counts: array(dtype=int32), pad
     s = parts.dtype(0.0)
     s2 = parts.dtype(0.0)
     for i in range(rows[0], rows[1]):
-        end = offsets[i + 1]
-        if padded != 0:
-            end = offsets[i] + row_counts[i]
-        total = ap.dtype(0)
-        for b in range(offsets[i], end):
-            total += values[b] * p[columns[b]]
+        total = row_product(offsets, row_counts, padded, columns, values, p, i)
         ap[i] = total  # bsr_mv's alpha * total, alpha 1: the same bits
         s += element_dot(w[i], total)
         if square >= 0:
@@ -117,13 +127,7 @@ def start_dots(offsets: array(dtype=int32), row_counts: array(dtype=int32), padd
     s_rz = parts.dtype(0.0)
     s_bb = parts.dtype(0.0)
     for i in range(rows[0], rows[1]):
-        end = offsets[i + 1]
-        if padded != 0:
-            end = offsets[i] + row_counts[i]
-        total = r.dtype(0)
-        for k in range(offsets[i], end):
-            total += values[k] * x[columns[k]]
-        total = minus_one * total
+        total = minus_one * row_product(offsets, row_counts, padded, columns, values, x, i)
         total += one * b[i]
         r[i] = total
         zi = total
