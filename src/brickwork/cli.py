@@ -185,7 +185,8 @@ def _terminate_as_interrupt():
     temporary output file stays, an empty output directory it made is removed) and ends with one line,
     status 143; under MPI a rank that receives it alone ends every rank (``_alone``), which the signal's
     default action did without a word. The handler before is restored after (the command may run inside
-    a program); outside the main thread, where no handler can be set, nothing changes."""
+    a program); outside the main thread, where no handler can be set, nothing changes. An interrupt that Python
+    had to ignore (raised in a weakref callback or ``__del__``) is delivered again."""
     import signal
     import threading
 
@@ -196,10 +197,22 @@ def _terminate_as_interrupt():
     def terminated(signum, frame):
         raise Terminated
 
+    def unraisable(info):
+        # an interrupt raised while Python ran a callback whose exceptions it ignores (a weakref's, a __del__) is
+        # lost there and the run went on for ever: the signal is sent again a millisecond later (by a timer
+        # thread: sent from here, its handler would raise in this hook, whose exceptions are ignored too)
+        if isinstance(info.exc_value, KeyboardInterrupt):
+            signum = signal.SIGTERM if isinstance(info.exc_value, Terminated) else signal.SIGINT
+            threading.Timer(0.001, signal.raise_signal, (signum,)).start()
+        else:
+            hook_before(info)
+
     before = signal.signal(signal.SIGTERM, terminated)
+    hook_before, sys.unraisablehook = sys.unraisablehook, unraisable
     try:
         yield
     finally:
+        sys.unraisablehook = hook_before
         signal.signal(signal.SIGTERM, before)
 
 
