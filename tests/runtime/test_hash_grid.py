@@ -351,6 +351,10 @@ def test_grid_construction_errors():
         wp.HashGrid(4, 4, 4, dtype=wp.int32)
     with pytest.raises(HashGridTypeError, match="dimensions must be integers, got int, float, int"):
         wp.HashGrid(4, 4.0, 4)
+    with pytest.raises(HashGridTypeError, match="dimensions must be integers, got bool, int, int"):
+        wp.HashGrid(True, 4, 4)  # operator.index(True) is 1: a flag is not a size
+    with pytest.raises(HashGridTypeError, match="dimensions must be integers, got int, int, bool"):
+        wp.HashGrid(4, 4, np.True_)
     with pytest.raises(HashGridError, match=r"must be positive, got \(4, 0, 4\)"):
         wp.HashGrid(4, 0, 4)
     with pytest.raises(RuntimeError, match="cell count exceeds supported limit: 1291 \\* 1291 \\* 1291"):

@@ -74,6 +74,8 @@ class HashGrid:
             raise HashGridTypeError(f"HashGrid: dtype must be float16, float32 or float64, got "
                                     f"{type_name(dtype)}")
         try:
+            if any(isinstance(d, (bool, np.bool_)) for d in (dim_x, dim_y, dim_z)):
+                raise TypeError  # operator.index(True) is 1: a flag passed as a size
             dims = tuple(operator.index(d) for d in (dim_x, dim_y, dim_z))
         except TypeError:
             raise HashGridTypeError(f"HashGrid dimensions must be integers, got "
