@@ -118,6 +118,21 @@ def test_array_fields_say_what_is_wrong_and_keep_their_value(field, value, messa
         wp.struct(type("Bad", (), {"__annotations__": {"x": str}}))
 
 
+@pytest.mark.parametrize("annotation", ["Node", "wp.array(dtype=Node)"])
+def test_a_struct_holding_itself_is_refused_by_name(annotation):
+    # as written under ``from __future__ import annotations``: the text is evaluated by the decorator, before the
+    # class is bound to its name (Python's 'name 'Node' is not defined' named neither the cause nor a way out)
+    cls = type("Node", (), {"__annotations__": {"value": "float", "next": annotation}, "__module__": __name__})
+    with pytest.raises(wp.errors.StructDefinitionError,
+                       match=re.escape(f"struct Node: field 'next' refers to Node itself ({annotation!r}); a struct "
+                                       "cannot contain itself or an array of itself: keep the nodes in an array of "
+                                       "Node and store an int index")):
+        wp.struct(cls)
+    assert not hasattr(cls, "_bw_struct")
+    with pytest.raises(TypeError, match="cannot evaluate the annotation 'Nodes' of field 'next': name 'Nodes' is not"):
+        wp.struct(type("Node", (), {"__annotations__": {"next": "Nodes"}, "__module__": __name__}))
+
+
 def test_struct_arrays_on_the_host():
     parts = wp.zeros(3, dtype=Particle)
     assert parts.dtype is Particle and parts.shape == (3,)

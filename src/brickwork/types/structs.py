@@ -274,6 +274,15 @@ def _evaluate_annotation(cls, name: str, text: str):
     namespace = dict(vars(sys.modules[cls.__module__])) if cls.__module__ in sys.modules else {}
     try:
         return eval(text, namespace, dict(vars(cls)))  # noqa: S307 - the user's own annotation text
+    except NameError as e:
+        if e.name != cls.__name__:
+            raise TypeError(f"struct {cls.__name__}: cannot evaluate the annotation {text!r} of field {name!r}: "
+                            f"{e}") from None
+        # the class is not bound to its name until the decorator returns; a struct holding itself (or an array of
+        # itself) has no finite layout in C either
+        raise StructDefinitionError(f"struct {cls.__name__}: field {name!r} refers to {cls.__name__} itself "
+                                    f"({text!r}); a struct cannot contain itself or an array of itself: keep the "
+                                    f"nodes in an array of {cls.__name__} and store an int index") from None
     except Exception as e:  # noqa: BLE001 - any failure is the annotation's
         raise TypeError(f"struct {cls.__name__}: cannot evaluate the annotation {text!r} of field {name!r}: "
                         f"{e}") from None
