@@ -91,6 +91,11 @@ def _root_under_a_file(tmp_path):
                    "others (chmod 700 {tmp}/cache)"),
     (_root_under_a_file, "cannot compile copy_boxes: not a directory ({tmp}/file/cache); set BRICKWORK_CACHE_DIR "
                          "(and TMPDIR) to a directory you can write"),
+    pytest.param(lambda tmp: {"BRICKWORK_CACHE_DIR": "/proc/self"},
+                 "no file can be created in the kernel cache /proc/self (no such file or directory, although the "
+                 "directory exists: not an ordinary directory); set BRICKWORK_CACHE_DIR to a directory you can write",
+                 marks=pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="no /proc"),
+                 id="proc-root"),  # it said the cache was removed by a concurrent 'brickwork cache clear'
     (lambda tmp: {"BRICKWORK_CXX": "/nonexistent/g++"}, "no C++ compiler found (tried /nonexistent/g++)."),
     (lambda tmp: {"BRICKWORK_CXX": shutil.which("false") or "/bin/false"},
      "the C++ compiler {false} exited with status 1 without a message"),

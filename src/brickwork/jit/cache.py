@@ -73,6 +73,24 @@ def removed_under_build(e: OSError) -> bool:
         isinstance(p, str) and (p == root or p.startswith(root + os.sep)) for p in (e.filename, e.filename2))
 
 
+def unwritable_root_error(label: str) -> BuildEnvironmentError | None:
+    """The error for a root that exists but in which no file can be made (``/proc/self``: a new name there is
+    "not found", which otherwise reads as a root removed by a concurrent clear), or None for any other root."""
+    root = cache_root()
+    try:
+        probe = os.path.join(root, f".probe-{os.getpid()}-{time.monotonic_ns()}")
+        os.mkdir(probe)
+        os.rmdir(probe)
+    except FileNotFoundError as e:
+        if os.path.isdir(root):
+            return BuildEnvironmentError(f"cannot compile {label}: no file can be created in the kernel cache "
+                                         f"{root} ({e.strerror.lower()}, although the directory exists: not an "
+                                         f"ordinary directory); set BRICKWORK_CACHE_DIR to a directory you can write")
+    except OSError:
+        pass
+    return None
+
+
 def forget() -> None:
     """Forget which directories of the root passed their checks and were cleaned: after a concurrent clear
     they are made again on the next use."""

@@ -43,7 +43,8 @@ def build(key: str, source: str, label: str, meta: dict, make=None) -> tuple[str
     read-only file system, no memory) raises ``BuildEnvironmentError`` with the cause and the path,
     and leaves no staging directory behind. A build whose lock file, staging directory or root was
     removed under it (``brickwork cache clear`` in another process) starts again, once; a second
-    time raises ``CacheChangedError``, which says so."""
+    time raises ``CacheChangedError``, which says so (or ``BuildEnvironmentError`` where the root is
+    there but nothing can be created in it: a folder of /proc)."""
     found = cache.lookup(key)
     if found is not None:
         return found
@@ -54,7 +55,10 @@ def build(key: str, source: str, label: str, meta: dict, make=None) -> tuple[str
         log.debug("%s: %s was removed while building; building again", label, e.path)
         cache.forget()
         pch.forget()
-    return _locked_build(key, source, label, meta, make)
+    try:
+        return _locked_build(key, source, label, meta, make)
+    except cache.CacheChangedError as e:
+        raise cache.unwritable_root_error(label) or e from None
 
 
 def _locked_build(key: str, source: str, label: str, meta: dict, make) -> tuple[str, dict]:
