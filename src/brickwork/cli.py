@@ -187,6 +187,7 @@ def _terminate_as_interrupt():
     default action did without a word. The handler before is restored after (the command may run inside
     a program); outside the main thread, where no handler can be set, nothing changes. An interrupt that Python
     had to ignore (raised in a weakref callback or ``__del__``) is delivered again."""
+    import _thread
     import signal
     import threading
 
@@ -199,11 +200,13 @@ def _terminate_as_interrupt():
 
     def unraisable(info):
         # an interrupt raised while Python ran a callback whose exceptions it ignores (a weakref's, a __del__) is
-        # lost there and the run went on for ever: the signal is sent again a millisecond later (by a timer
-        # thread: sent from here, its handler would raise in this hook, whose exceptions are ignored too)
+        # lost there and the run went on for ever: the signal is sent again 20 ms later by a new thread (sent from
+        # here, its handler would raise in this hook, whose own exceptions are ignored for good). Not a
+        # threading.Timer: its start() waits for the thread, and a timer that fired during that wait raised the
+        # interrupt inside this hook again (1 run in 3 on a busy machine)
         if isinstance(info.exc_value, KeyboardInterrupt):
             signum = signal.SIGTERM if isinstance(info.exc_value, Terminated) else signal.SIGINT
-            threading.Timer(0.001, signal.raise_signal, (signum,)).start()
+            _thread.start_new_thread(_send_later, (signum, 0.02))
         else:
             hook_before(info)
 
@@ -214,6 +217,14 @@ def _terminate_as_interrupt():
     finally:
         sys.unraisablehook = hook_before
         signal.signal(signal.SIGTERM, before)
+
+
+def _send_later(signum, seconds: float) -> None:
+    import signal
+    import time
+
+    time.sleep(seconds)
+    signal.raise_signal(signum)
 
 
 def _alone(several: bool, line: str, code: int) -> int:

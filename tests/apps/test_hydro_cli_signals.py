@@ -8,6 +8,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 BRICKWORK = shutil.which("brickwork", path=os.path.dirname(sys.executable)) or "brickwork"
 
 
@@ -34,3 +36,36 @@ def test_sigterm_ends_a_run_with_one_line_and_status_143(tmp_path):
     assert err == "brickwork: terminated (SIGTERM)\n"
     assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
     assert (out / "kelvin_helmholtz.out.00000.h5").exists()
+
+
+@pytest.mark.parametrize("interrupt", ["Terminated", "KeyboardInterrupt"])
+def test_an_interrupt_lost_in_a_weakref_callback_is_raised_again(interrupt):
+    # a clean clone's run once hung here: SIGTERM arrived while a weakref callback ran, Python printed
+    # 'Exception ignored in: ...WeakValueDictionary...' and the run went on until the test's timeout
+    import threading
+    import weakref
+
+    from brickwork import cli
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers are set in the main thread only")
+    error = cli.Terminated if interrupt == "Terminated" else KeyboardInterrupt
+
+    class Holder:
+        pass
+
+    def callback(_):
+        raise error()
+
+    reached, hook = [], sys.unraisablehook
+    with pytest.raises(error):
+        with cli._terminate_as_interrupt():
+            held = Holder()
+            ref = weakref.ref(held, callback)
+            del held  # the callback raises: Python ignores it there
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:  # the signal sent again is raised at one of these steps
+                pass
+            reached.append(ref)
+    assert reached == []
+    assert sys.unraisablehook is hook  # the hook before is restored
