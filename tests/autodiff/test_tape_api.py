@@ -412,6 +412,15 @@ def test_tapes_do_not_nest():
                 pass
     with wp.Tape():  # the failed entries left nothing recording
         pass
+    with pytest.raises(RuntimeError, match="this Tape is not recording: __exit__ without a matching __enter__"):
+        outer.__exit__(None, None, None)
+    other = wp.Tape()
+    with other:  # a stray exit of another tape leaves the recording one recording
+        with pytest.raises(RuntimeError, match="this Tape is not recording"):
+            outer.__exit__(None, None, None)
+        x = wp.array([1.0, 2.0], dtype=float, requires_grad=True)
+        wp.launch(scale, 2, inputs=[x, 3.0, wp.zeros(2, dtype=float, requires_grad=True)])
+    assert len(other.launches) == 1
 
 
 def test_record_scopes():

@@ -59,6 +59,8 @@ class Tape:
         return self
 
     def __exit__(self, *exc):
+        if not any(t is self for t in recording):  # list.remove's own error ('x not in list') named no tape
+            raise RuntimeError("this Tape is not recording: __exit__ without a matching __enter__ (or called twice)")
         recording.remove(self)
         return False
 
