@@ -18,6 +18,10 @@ if "BRICKWORK_CACHE_DIR" not in os.environ:
     os.environ["BRICKWORK_CACHE_DIR"] = os.path.join(os.environ["BRICKWORK_TEST_TMP"], "cache")
 # Every instance the suite compiles has its IR verified after typing and after its passes.
 os.environ.setdefault("BRICKWORK_VERIFY_IR", "1")
+# Launches run on the threads they ask for whatever the machine's load (runtime/starvation.py would run them on
+# one thread on a busy machine), so that the parallel paths are tested there too; tests/runtime/test_starvation.py
+# turns the guard on where it tests it.
+os.environ.setdefault("BRICKWORK_ADAPTIVE_THREADS", "0")
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 

@@ -29,6 +29,7 @@ from ..types.held_arrays import read_only_at
 from ..types.indexed_arrays import ARRAY_KINDS, IndexedArrayType, indexedarray
 from ..types.scalars import NUMPY_SCALARS, ScalarBase, bool_, is_scalar_type, python_annotation_type, uint64
 from ..types.structs import is_struct_type
+from . import starvation as _starvation
 from . import tape as _tape
 from .packing import ComponentError, composite_converts, composite_values, make_packer
 
@@ -113,7 +114,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     # a deterministic module's kernels run on one thread, so their float atomics add in a fixed order.
     # A serial launch packs 1 (its count is never read); a count assigned at run time above MAX_THREADS
     # (the environment's are clamped at import) is clamped here, off the small launches' path
-    if work >= config.parallel_threshold and (nthreads := _thread_count()) > 1 and not runs_serially(kernel):
+    if work >= config.parallel_threshold and (nthreads := _launch_threads()) > 1 and not runs_serially(kernel):
         buf = pack(args, d0, d1, d2, d3, True, nthreads)
     else:
         buf = pack(args, d0, d1, d2, d3, False, 1)
@@ -215,7 +216,7 @@ def run_packed(inst, pack, args, dims, kernel) -> None:
     d0, d1, d2, d3, total = dims
     work = total * kernel.work_per_item  # loop bodies: each grid point is a whole slice or team
     # as in launch: a serial launch packs 1, a parallel one at most MAX_THREADS
-    if work >= config.parallel_threshold and (nthreads := _thread_count()) > 1 and not runs_serially(kernel):
+    if work >= config.parallel_threshold and (nthreads := _launch_threads()) > 1 and not runs_serially(kernel):
         buf = pack(args, d0, d1, d2, d3, True, nthreads)
     else:
         buf = pack(args, d0, d1, d2, d3, False, 1)
@@ -286,6 +287,13 @@ def _thread_count() -> int:
 
 
 _pool_started = False
+
+
+def _launch_threads() -> int:
+    """The threads of a launch large enough to run in parallel: ``_thread_count()``, or 1 while the process
+    is starved of CPU time (``config.adaptive_threads``, runtime/starvation.py)."""
+    n = _thread_count()
+    return _starvation.GUARD.threads(n) if n > 1 and config.adaptive_threads else n
 
 
 def _serial_after_fork() -> None:

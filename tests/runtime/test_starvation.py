@@ -1,0 +1,258 @@
+"""The starvation guard (runtime/starvation.py): parallel launches run on one thread while the launching thread
+waits for a core more than ``STARVED`` of its ready time, with the thread's counters and the clock given by the test."""
+
+import os
+import sys
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import brickwork as wp
+from brickwork import config
+from brickwork.runtime import launch as launch_module
+from brickwork.runtime import starvation
+from brickwork.runtime.starvation import FIRST_HOLD_S, MAX_HOLD_S, MIN_READY_NS, WINDOW_S, StarvationGuard
+
+MS = 1_000_000  # nanoseconds
+
+
+class Machine:
+    """A clock and the launching thread's counters, advanced by the test: ``run(seconds, waiting)`` spends
+    ``seconds`` ready to run, ``waiting`` of that share waiting for a core."""
+
+    def __init__(self, thread=1):
+        self.now, self.ran, self.waited, self.thread, self.reads = 0.0, 0, 0, thread, 0
+
+    def clock(self):
+        return self.now
+
+    def read(self):
+        self.reads += 1
+        return self.thread, self.ran, self.waited
+
+    def run(self, seconds, waiting):
+        self.now += seconds
+        self.waited += int(seconds * 1e9 * waiting)
+        self.ran += int(seconds * 1e9 * (1 - waiting))
+
+
+def guard_on(machine):
+    return StarvationGuard(read=machine.read, clock=machine.clock)
+
+
+def test_a_quiet_machine_runs_on_every_thread_after_the_first_window():
+    m = Machine()
+    g = guard_on(m)
+    assert g.threads(4) == 1  # the first window runs on one thread
+    m.run(WINDOW_S, 0.0)
+    assert g.threads(4) == 4
+    counts = []
+    for _ in range(200):
+        m.run(WINDOW_S / 7, 0.01)
+        counts.append(g.threads(4))
+    assert counts == [4] * 200
+
+
+def test_a_starved_window_runs_one_thread_for_a_hold_that_doubles_while_retries_are_starved():
+    m = Machine()
+    g = guard_on(m)
+    g.threads(2)
+    m.run(WINDOW_S, 0.0)
+    assert g.threads(2) == 2
+    m.run(WINDOW_S, 0.9)  # others took the cores
+    assert g.threads(2) == 1
+    m.run(FIRST_HOLD_S * 0.99, 0.0)
+    assert g.threads(2) == 1  # still within the hold
+    m.run(FIRST_HOLD_S * 0.02, 0.0)
+    assert g.threads(2) == 2  # one thread waited little: n threads again, for a window
+    m.run(WINDOW_S, 0.5)
+    assert g.threads(2) == 1  # starved again on two threads: twice the hold
+    m.run(2 * FIRST_HOLD_S * 0.99, 0.0)
+    assert g.threads(2) == 1
+    m.run(2 * FIRST_HOLD_S * 0.02, 0.0)
+    assert g.threads(2) == 2
+    m.run(WINDOW_S, 0.0)  # a window of two threads that did not wait: the hold starts again from the first
+    assert g.threads(2) == 2 and g.hold == FIRST_HOLD_S
+
+
+def test_starved_on_one_thread_it_stays_on_one_without_trying_more_and_the_hold_is_bounded():
+    m = Machine()
+    g = guard_on(m)
+    g.threads(8)
+    counts = []
+    for _ in range(4000):  # 40 s at load far above the cores
+        m.run(0.01, 0.7)
+        counts.append(g.threads(8))
+    assert counts == [1] * 4000
+    assert g.hold == MAX_HOLD_S
+    reads = m.reads
+    m.run(MAX_HOLD_S, 0.0)  # the load is gone: back to 8 threads within one hold and one window
+    g.threads(8)
+    m.run(WINDOW_S, 0.0)
+    assert g.threads(8) == 8
+    assert m.reads - reads <= 3  # the counters are read once a window, not once a launch
+
+
+def test_a_window_with_too_little_ready_time_decides_nothing():
+    m = Machine()
+    g = guard_on(m)
+    g.threads(2)
+    m.run(WINDOW_S, 0.0)
+    assert g.threads(2) == 2
+    m.now += 1.0  # asleep for a second, then a little work that waited throughout
+    m.waited += MIN_READY_NS // 2
+    assert g.threads(2) == 2
+    m.run(WINDOW_S, 0.9)  # the window goes on until it holds enough
+    assert g.threads(2) == 1
+
+
+def test_another_launching_thread_starts_a_window_of_its_own():
+    m = Machine()
+    g = guard_on(m)
+    g.threads(2)
+    m.run(WINDOW_S, 0.0)
+    assert g.threads(2) == 2
+    m.thread, m.waited = 2, m.waited + 10**12  # another thread's counters are not a difference of this one's
+    m.run(WINDOW_S, 0.0)
+    assert g.threads(2) == 2
+    m.run(WINDOW_S, 0.0)
+    assert g.threads(2) == 2
+
+
+def test_without_counters_the_count_is_never_changed():
+    g = StarvationGuard(read=lambda: None, clock=lambda: 0.0)
+    assert [g.threads(3) for _ in range(5)] == [3] * 5
+    assert g.next_check == float("inf")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.0001, 0.5), st.floats(0.0, 1.0)), min_size=1, max_size=80),
+       st.integers(2, 64))
+def test_the_count_is_one_or_the_requested_one_and_a_quiet_machine_gets_it_back(steps, n):
+    m = Machine()
+    g = guard_on(m)
+    for seconds, waiting in steps:
+        m.run(seconds, waiting)
+        assert g.threads(n) in (1, n)
+    for _ in range(int((MAX_HOLD_S + 3 * WINDOW_S) / (WINDOW_S / 2)) + 2):
+        m.run(WINDOW_S / 2, 0.0)
+        last = g.threads(n)
+    assert last == n
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the counters are Linux's")
+def test_thread_times_are_the_calling_threads_own():
+    times = starvation.ThreadTimes()
+    tid, ran, waited = times()
+    assert tid == threading.get_native_id()
+    sum(range(300_000))  # some work on a core
+    tid2, ran2, waited2 = times()
+    assert tid2 == tid and ran2 > ran and waited2 >= waited
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(times()))
+    worker.start()
+    worker.join()
+    assert seen[0][0] == worker.native_id != tid
+    assert times()[0] == tid  # reopened for this thread again
+    times.close()
+
+
+def test_thread_times_are_none_where_the_kernel_gives_none(tmp_path):
+    times = starvation.ThreadTimes(path_of=lambda tid: str(tmp_path / "missing"))
+    assert times() is None
+    garbled = tmp_path / "garbled"
+    garbled.write_text("not numbers\n")
+    assert starvation.ThreadTimes(path_of=lambda tid: str(garbled))() is None
+
+
+@wp.kernel
+def _wave(x: wp.array(dtype=wp.float32), y: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    n = x.shape[0]
+    y[i] = wp.sin(x[i]) * 0.5 + wp.sqrt(wp.abs(x[(i + 1) % n])) / 3.0
+
+
+class Recording:
+    """A guard that answers ``count`` and records the counts asked for."""
+
+    def __init__(self, count):
+        self.count, self.asked = count, []
+
+    def threads(self, n):
+        self.asked.append(n)
+        return self.count if self.count else n
+
+
+def _wave_on(guard, monkeypatch, **settings):
+    monkeypatch.setattr(starvation, "GUARD", guard)
+    x = wp.array(np.random.default_rng(3).standard_normal(50_000).astype(np.float32))
+    y = wp.zeros_like(x)
+    with config.override(**settings):
+        wp.launch(_wave, dim=x.shape[0], inputs=[x, y])
+    return y.numpy()
+
+
+def test_a_starved_launch_runs_on_one_thread_with_the_same_bits(monkeypatch):
+    parallel = _wave_on(Recording(None), monkeypatch, adaptive_threads=False, num_threads=2, parallel_threshold=1)
+    starved = Recording(1)
+    serial = _wave_on(starved, monkeypatch, adaptive_threads=True, num_threads=2, parallel_threshold=1)
+    assert starved.asked == [2]
+    assert serial.tobytes() == parallel.tobytes()
+    with config.override(adaptive_threads=True, num_threads=2, parallel_threshold=1):
+        assert launch_module._launch_threads() == 1
+    xs = np.random.default_rng(3).standard_normal(50_000).astype(np.float32)
+    expected = np.sin(xs) * np.float32(0.5) + np.sqrt(np.abs(np.roll(xs, -1))) / np.float32(3.0)
+    np.testing.assert_allclose(serial, expected, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("settings", [dict(adaptive_threads=False, num_threads=2, parallel_threshold=1),
+                                      dict(adaptive_threads=True, num_threads=1, parallel_threshold=1),
+                                      dict(adaptive_threads=True, num_threads=2, parallel_threshold=10**9)],
+                         ids=["guard-off", "one-thread-asked", "below-the-threshold"])
+def test_the_guard_is_not_asked_where_it_has_nothing_to_decide(monkeypatch, settings):
+    guard = Recording(1)
+    _wave_on(guard, monkeypatch, **settings)
+    assert guard.asked == []
+
+
+PROBE = """
+import numpy as np
+import brickwork as wp
+from brickwork import config
+print(config.problems())
+@wp.kernel
+def double(a: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    a[i] = a[i] * wp.float64(2.0)
+a = np.ones(40000)
+try:
+    with config.override(num_threads=2, parallel_threshold=1):
+        wp.launch(double, dim=a.size, inputs=[a])
+    print(config.adaptive_threads)
+except config.SettingError as e:
+    print(f"SettingError: {e}")
+print(float(a.sum()))
+"""
+
+
+def test_the_environment_variable_turns_it_off_and_a_bad_value_is_a_setting_error_at_a_parallel_launch(tmp_path):
+    import subprocess
+
+    script = tmp_path / "probe.py"  # a file: kernels need their source
+    script.write_text(PROBE)
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "src")
+    out = {}
+    for value in ("0", "on", "", "sometimes"):
+        env = dict(os.environ, PYTHONPATH=src, BRICKWORK_ADAPTIVE_THREADS=value)
+        run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+        assert run.returncode == 0, run.stderr
+        out[value] = run.stdout.splitlines()[-3:]
+    assert out["0"] == ["[]", "False", "80000.0"]
+    assert out["on"] == out[""] == ["[]", "True", "80000.0"]
+    problem, error, total = out["sometimes"]
+    assert "BRICKWORK_ADAPTIVE_THREADS='sometimes' must be one of 1, true, yes, on (on) or 0" in problem
+    assert error.startswith("SettingError: environment variable BRICKWORK_ADAPTIVE_THREADS='sometimes'")
+    assert total == "40000.0"  # nothing ran
