@@ -8,7 +8,12 @@ fixed order (the same bits every run). Batched systems (``LinearOperator(batch_o
 independent subsystems together. See docs/linear_solvers.md.
 """
 
-from ._common import LinearSolverError, LinearSolverTypeError, LinearSolverValueError
+from ._common import (
+    LinearSolverConvergenceWarning,
+    LinearSolverError,
+    LinearSolverTypeError,
+    LinearSolverValueError,
+)
 from .bicgstab import BiCGSTAB, bicgstab
 from .conjugate import CG, CR, cg, cr
 from .fsai import FSAI
@@ -17,6 +22,7 @@ from .operator import LinearOperator, aslinearoperator
 from .preconditioner import preconditioner
 from .state import LinearSolverState
 
-__all__ = ["CG", "CR", "FSAI", "GMRES", "BiCGSTAB", "LinearOperator", "LinearSolverError", "LinearSolverState",
+__all__ = ["CG", "CR", "FSAI", "GMRES", "BiCGSTAB", "LinearOperator", "LinearSolverConvergenceWarning",
+           "LinearSolverError", "LinearSolverState",
            "LinearSolverTypeError", "LinearSolverValueError", "aslinearoperator", "bicgstab", "cg", "cr", "gmres",
            "preconditioner"]

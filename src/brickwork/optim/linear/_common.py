@@ -33,6 +33,11 @@ class LinearSolverValueError(LinearSolverError, ValueError):
     is not the construction's."""
 
 
+class LinearSolverConvergenceWarning(UserWarning):
+    """The adjoint solve of a tape's backward pass (``A^T l = dL/dx``, see adjoint.py) did not reach its tolerance
+    in ``maxiter`` iterations: the gradients it gave are inexact. (A forward solve returns its residual instead.)"""
+
+
 def scalar_type(dtype):
     """The scalar type of ``dtype`` (itself for a scalar, the component type of a vector or matrix)."""
     return dtype._dtype if (is_vector_type(dtype) or is_matrix_type(dtype)) else dtype

@@ -9,19 +9,23 @@ clears ``x.grad`` (the solve overwrote ``x``: its first value, the guess, has no
 solved by the same state, with the same tolerances and batches: ``CG`` and ``CR`` solve symmetric systems, so it is
 the same system with the same preconditioner; ``BiCGSTAB`` and ``GMRES`` solve it with ``A``'s transpose and the
 preconditioner's (transpose.py), which must be known: an operator of the caller's own function is refused before
-the solve runs.
+the solve runs. An adjoint solve that ends at ``maxiter`` above its tolerance warns
+(``LinearSolverConvergenceWarning``): its gradients are inexact, and no one else reads its residual.
 """
 
 from __future__ import annotations
 
+import math
+import warnings
 from typing import Any
 
 from ...builtins.functions import FUNCTIONS as _FUNCTIONS
 from ...lang.kernel import kernel
+from ...runtime.capture import is_capturing
 from ...runtime.launch import launch
 from ...types.array_constructors import empty_like, zeros_like
 from ...types.arrays import array, array2d
-from ._common import LinearSolverValueError
+from ._common import LinearSolverConvergenceWarning, LinearSolverValueError
 from .transpose import transposed
 
 _tid, _cw_mul = _FUNCTIONS["tid"], _FUNCTIONS["cw_mul"]
@@ -112,9 +116,10 @@ def record_solve(state, tape, plan: SolvePlan, b: array, x: array) -> None:
         lam = zeros_like(x, requires_grad=False)
         callback, state._callback = state._callback, None  # the caller's callback watches its own solve
         try:
-            state._run(plan.A_adjoint, x.grad, lam, plan.M_adjoint)  # A^T l = dL/dx
+            result = state._run(plan.A_adjoint, x.grad, lam, plan.M_adjoint)  # A^T l = dL/dx
         finally:
             state._callback = callback
+        check_adjoint_converged(state, result)
         if b.grad is not None:
             launch(_add, dim=b.shape[0], inputs=[lam, b.grad], device=b.device, record_tape=False)
         if matrix_grad is not None:
@@ -123,6 +128,28 @@ def record_solve(state, tape, plan: SolvePlan, b: array, x: array) -> None:
             x.grad.zero_()
 
     tape.record_func(backward, [a for a in (b, x, values if values is not None else A) if isinstance(a, array)])
+
+
+def check_adjoint_converged(state, result) -> None:
+    """Warn (``LinearSolverConvergenceWarning``) when the adjoint solve that gave ``result`` stopped at ``maxiter``
+    above its tolerance in some batch. The forward's own result tells its caller; this one has no caller to tell.
+    Inside a capture nothing can be read back: not checked."""
+    converged = state._converged
+    iterations, residual, tolerance = result
+    if converged is None:  # check_every == 0: the per-batch squares on the device
+        if is_capturing():
+            return
+        r_sq, tol_sq = residual.numpy(), tolerance.numpy()
+        converged = bool((r_sq <= tol_sq).all())
+        iterations = int(iterations.numpy()[0])
+        residual, tolerance = math.sqrt(float(r_sq.max())), math.sqrt(float(tol_sq.max()))
+    if converged:
+        return
+    warnings.warn(f"{state._NAME}: the adjoint solve of Tape.backward (A^T l = dL/dx, for the gradients of a solve "
+                  f"recorded on the tape) did not converge: residual {residual:.3g} above the tolerance "
+                  f"{tolerance:.3g} after {iterations} iterations (maxiter={state._maxiter}). The gradients of b and "
+                  f"A it gave are inexact: raise maxiter, loosen tol/atol or precondition the solve",
+                  LinearSolverConvergenceWarning, stacklevel=4)  # at the tape.backward call
 
 
 def _add_matrix_gradient(A, grad: array, lam: array, x: array) -> None:

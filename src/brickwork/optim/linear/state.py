@@ -234,7 +234,8 @@ class LinearSolverState:
         err = math.sqrt(float(r_sq.max()))
         if callback is not None:
             callback(cur_iter, err, atol)
-        if (r_sq <= atol_sq_host).all():
+        self._converged = bool((r_sq <= atol_sq_host).all())  # per batch: the adjoint's check reads it
+        if self._converged:
             return cur_iter, err, atol
         while True:
             do_cycle()
@@ -247,7 +248,9 @@ class LinearSolverState:
                     break
                 if callback is not None:
                     callback(cur_iter, math.sqrt(float(r_sq.max())), atol)
-        err = math.sqrt(float(r_norm_sq.numpy().max()))
+        r_sq = r_norm_sq.numpy()
+        self._converged = bool((r_sq <= atol_sq_host).all())
+        err = math.sqrt(float(r_sq.max()))
         if callback is not None:
             callback(cur_iter, err, atol)
         return cur_iter, err, atol
@@ -269,6 +272,7 @@ class LinearSolverState:
             do_cycle()
             check()
 
+        self._converged = None  # known on the device only: (r_norm_sq <= atol_sq) per batch
         check()
         if is_capturing():
             capture_while(condition, cycle)
