@@ -4,6 +4,8 @@ shape 0, as in an element of ``wp.zeros``) or one too short is not touched, and 
 ``BoundsError`` naming the access's line and the field. They crashed the process (segfault) before. Kernels
 without such accesses are generated as before (no test)."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -166,3 +168,49 @@ def test_only_accesses_the_launch_does_not_test_are_checked(kernel, checks):
     text, meta = generate(kernel, kernel.concrete_types(), kernel.key)
     assert text.count("at_checked") == checks
     assert meta.get("field_checks", False) is bool(checks)
+
+
+def test_two_threads_launching_one_kernel_each_get_their_own_error():
+    # The error record is one per library and ctypes releases the GIL during a launch: a thread's quick launches
+    # during another's long failing one took its error (raised on a launch that was right) and left it none.
+    n = 1 << 19
+    bad = wp.zeros(n, dtype=Samples)
+    s = Samples()
+    s.scale = 1.0
+    s.values = wp.array(np.arange(3, dtype=np.float32))
+    bad.fill_(s)
+    unset = Samples()
+    unset.scale = 1.0
+    bad[0] = unset  # recorded at once, while the launch runs on over the other elements
+    good = wp.zeros(4, dtype=Samples)
+    good.fill_(s)
+    out_bad, out_good = wp.zeros(n, dtype=float), wp.full(4, -1.0, dtype=float)
+    counts = {"bad raised": 0, "good raised": 0, "good launches": 0}
+    done = threading.Event()
+
+    def launch_bad():
+        try:
+            for _ in range(8):
+                try:
+                    wp.launch(read_in_branch, dim=n, inputs=[bad, out_bad])
+                except wp.BoundsError:
+                    counts["bad raised"] += 1
+        finally:
+            done.set()
+
+    def launch_good():
+        while not done.is_set():
+            try:
+                wp.launch(read_in_branch, dim=4, inputs=[good, out_good])
+            except wp.BoundsError:
+                counts["good raised"] += 1
+            counts["good launches"] += 1
+
+    threads = [threading.Thread(target=launch_bad), threading.Thread(target=launch_good)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert counts["bad raised"] == 8 and counts["good raised"] == 0 and counts["good launches"] > 0, counts
+    np.testing.assert_array_equal(out_good.numpy(), [1.0, 1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(out_bad.numpy()[1:3], [1.0, 1.0])

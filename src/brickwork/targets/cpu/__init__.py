@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import re
+import threading
 
 from ...errors import BoundsError
 from ...jit.store import symbol
@@ -17,6 +18,7 @@ from ..base import Target
 ENTRY_SYMBOL = "bw_entry"  # the exported entry point of every instance library (see unit.py)
 BOUNDS_SYMBOL = "bw_bounds_error"  # debug-mode libraries: the first out-of-bounds access, as text
 _RELATIVE = re.compile(r" at (\+\d+)")  # a release build's access line, relative to the kernel's first
+_record_locks: dict = {}  # a checked library's handle -> the lock its launches hold (its error record is global)
 
 
 class CpuTarget(Target):
@@ -80,13 +82,18 @@ def _checked_entry(fn, lib, label: str, bounds_symbol: str, where=str):
         return fn
     take.restype = ctypes.c_int  # no argtypes: the buffer and its size pass without a converter call
     text = ctypes.create_string_buffer(512)
+    # The record is one per library: two Python threads launching it at once (ctypes releases the GIL) would
+    # each take the other's error, or none. Their launches of it run one after the other instead.
+    lock = _record_locks.setdefault(lib._handle, threading.Lock())
 
     def entry(buf):
-        if fn(buf):
-            return 1  # declined: nothing ran
-        if take(text, 512):
+        with lock:
+            if fn(buf):
+                return 1  # declined: nothing ran
+            if not take(text, 512):
+                return None
             message = _RELATIVE.sub(lambda m: f" at {where(m.group(1))}", text.value.decode(errors="replace"), 1)
-            raise BoundsError(f"kernel '{label}': {message}")
+        raise BoundsError(f"kernel '{label}': {message}")
 
     entry._bw_library = lib
     return entry
