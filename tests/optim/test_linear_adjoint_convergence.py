@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import brickwork as wp
-from brickwork.optim.linear import LinearSolverConvergenceWarning, bicgstab, cg, cr, gmres
+from brickwork.errors import BrickworkError
+from brickwork.optim.linear import LinearSolverConvergenceWarning, LinearSolverError, bicgstab, cg, cr, gmres
 
 
 @wp.kernel
@@ -82,8 +83,9 @@ def test_an_adjoint_solve_that_converges_is_silent_and_exact(name, check_every):
     np.testing.assert_allclose(lam, np.linalg.solve(a.T, seed), rtol=1e-6, atol=1e-9)
 
 
-def test_the_warning_can_be_made_an_error():
+def test_the_warning_can_be_made_an_error_a_brickwork_error():
     with warnings.catch_warnings():
         warnings.simplefilter("error", LinearSolverConvergenceWarning)
-        with pytest.raises(LinearSolverConvergenceWarning, match="CG: the adjoint solve of Tape.backward"):
+        with pytest.raises(LinearSolverError, match="CG: the adjoint solve of Tape.backward") as raised:
             _solve_and_backward("CG", 2)
+    assert isinstance(raised.value, BrickworkError) and isinstance(raised.value, UserWarning)

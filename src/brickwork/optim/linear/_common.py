@@ -33,9 +33,10 @@ class LinearSolverValueError(LinearSolverError, ValueError):
     is not the construction's."""
 
 
-class LinearSolverConvergenceWarning(UserWarning):
+class LinearSolverConvergenceWarning(LinearSolverError, UserWarning):
     """The adjoint solve of a tape's backward pass (``A^T l = dL/dx``, see adjoint.py) did not reach its tolerance
-    in ``maxiter`` iterations: the gradients it gave are inexact. (A forward solve returns its residual instead.)"""
+    in ``maxiter`` iterations: the gradients it gave are inexact. (A forward solve returns its residual instead.)
+    A warning; made an error by a warnings filter, it is a ``LinearSolverError`` too."""
 
 
 def scalar_type(dtype):
