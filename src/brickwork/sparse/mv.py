@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..runtime.tape import recording
 from ..runtime.warp_names import wp
 from ..types.arrays import array
 from ._types import check_array, scalar_of, type_size, vec_of
 from .matrix import block_row, counts_arg, row_end, unpack
+from .mv_transpose_cpu import mv_transpose
 
 
 @wp.kernel
@@ -86,6 +88,11 @@ def _scale(y: wp.array(dtype=Any), beta: Any):
     y[i] = beta * y[i]
 
 
+def _gradient_flows(A, x: array, y: array) -> bool:
+    """Whether a recorded product carries a gradient: the atomic kernel's launch is the one a tape differentiates."""
+    return A.requires_grad or x.requires_grad or y.requires_grad
+
+
 def scalar_view(a: array, scalar, count: int, name: str) -> array:
     """``a`` (1-D or 2-D, of ``scalar`` or vectors of it) as a flat array of ``count`` scalars sharing its memory
     (and its gradient's), else ``ValueError`` naming the argument."""
@@ -113,8 +120,10 @@ def bsr_mv(A, x: array, y: array | None = None, alpha=1.0, beta=0.0, transpose: 
 
     ``x`` and ``y`` hold scalars or vectors of the block's column (row) count; without ``y`` a new one is made
     (vectors of the block rows, scalars for 1-row blocks). ``alpha == 0`` reads no ``x``, ``beta == 0`` no ``y``.
-    ``x`` and ``y`` may be one array (``work_buffer``, or a temporary, keeps ``x``). The transposed product adds
-    with atomics: its float sums are not deterministic. ``tile_size`` is accepted for Warp's signature.
+    ``x`` and ``y`` may be one array (``work_buffer``, or a temporary, keeps ``x``). On the CPU the transposed
+    product adds in a fixed order (the same bits every run and thread count), except under a tape recording with
+    gradients, where it adds with atomics as on CUDA devices (float sums in no fixed order). ``tile_size`` is
+    accepted for Warp's signature.
     """
     A, scale = unpack(A, "bsr_mv", "A")
     check_array(x, "x", "bsr_mv")
@@ -148,6 +157,9 @@ def bsr_mv(A, x: array, y: array | None = None, alpha=1.0, beta=0.0, transpose: 
     padded = int(A.row_counts is not None)
     counts = counts_arg(A)
     if transpose:
+        if float(alpha) != 0.0 and A.nnz and A.device.is_cpu and not (recording and _gradient_flows(A, x, y)):
+            mv_transpose(A, counts, padded, x_flat, y_flat, a, b)  # sums in a fixed order
+            return y
         if float(beta) == 0.0:
             y_flat.zero_()
         elif float(beta) != 1.0:
