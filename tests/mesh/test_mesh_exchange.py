@@ -191,6 +191,25 @@ def test_user_boundary_function_called_per_block_and_field():
     assert np.all(a[left, :, :, :, :2] == 7.0) and np.all(b[left, :, :, :, :2] == -7.0)
 
 
+def test_a_user_boundary_view_kept_after_the_call_cannot_write_the_field():
+    kept = []
+
+    def inflow(block, view, side):
+        view[:, :, :, : block.mesh.nghost] = 3.0
+        kept.append(view)
+
+    mesh = make_mesh((2, 1), (4, 4), 2, {"inner_x1": inflow, "outer_x1": "outflow", "x2": "periodic"},
+                     scalar_package())
+    mesh.fill_ghosts()
+    before = np.array(mesh.data("q"))
+    assert len(kept) == 1 and np.all(kept[0][:, :, :, :2] == 3.0)  # it wrote the field during the call
+    with pytest.raises(ValueError, match="read-only"):
+        kept[0][:, :, :, :2] = 99.0  # later: refused (it wrote the live field on the CPU)
+    np.testing.assert_array_equal(mesh.data("q"), before)
+    mesh.fill_ghosts()  # a new call gets a new, writable view
+    assert len(kept) == 2 and kept[1].flags.writeable is False
+
+
 def test_user_boundary_sees_earlier_directions_filled():
     """A user x2 boundary runs after the x1 sweep: it may read the x1 ghosts it copies from."""
 

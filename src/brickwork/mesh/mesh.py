@@ -686,7 +686,11 @@ class Mesh:
         bc = self.boundaries[side]
         host = storage.host(data)
         for lid in lids:
-            bc.call_user(self.blocks[lid], host[lid], side, fld.name)
+            view = host[lid]
+            bc.call_user(self.blocks[lid], view, side, fld.name)
+            # the view is for the call: on the CPU it is the block's storage itself, and a function keeping it
+            # would write the field later, between exchanges (on a device, into a copy already sent back)
+            view.flags.writeable = False
         if host is not data:
             data.assign(host)
 
