@@ -112,7 +112,7 @@ def test_vtk_outputs_need_no_h5py(run_hydro, tmp_path, monkeypatch):
     result = run_hydro(dict(CASES[1], output={"hdf5_dt": 0.0, "format": "vtk"}))
     out = tmp_path / "out"
     assert sorted(p.name for p in out.iterdir()) == ["sod.out.00000", "sod.out.00000.vtm", "sod.out.00001",
-                                                       "sod.out.00001.vtm"]
+                                                       "sod.out.00001.vtm", "sod.pvd"]
     assert result.outputs == [str(out / "sod.out.00000.vtm"), str(out / "sod.out.00001.vtm")]
     back = read_output(out / "sod.out.00001.vtm")
     assert np.array_equal(back.cells["density"][0, 0], result.hydro.to_global(result.hydro.interior("density"))[0, 0])
@@ -128,8 +128,10 @@ def test_an_output_that_cannot_be_written_leaves_nothing_and_names_the_file(make
                                                     r"file exists\. The run stops; the last good output is kept "
                                                     r"\(.*sod.out.00000.vtm\)\.$"):
         hydro.run(cfg)
-    assert sorted(p.name for p in out.iterdir()) == ["sod.out.00000", "sod.out.00000.vtm", "sod.out.00001"]
+    assert sorted(p.name for p in out.iterdir()) == ["sod.out.00000", "sod.out.00000.vtm", "sod.out.00001",
+                                                       "sod.pvd"]
     assert (out / "sod.out.00001").read_text() == "in the way\n"
+    assert "sod.out.00001" not in (out / "sod.pvd").read_text()  # the collection lists the good output only
 
 
 def test_a_block_folder_that_is_a_symbolic_link_is_refused(make_config, tmp_path):

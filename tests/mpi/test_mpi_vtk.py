@@ -28,6 +28,7 @@ def test_vtk_outputs_on_several_ranks_are_the_one_process_files(tmp_path, nranks
         assert done.returncode == 0, done.stderr[-3000:]
         runs[n] = files_of(tmp_path / str(n))
     assert "kelvin_helmholtz.out.00001.vtm" in runs[1]
+    assert b'file="kelvin_helmholtz.out.00001.vtm"' in runs[1]["kelvin_helmholtz.pvd"]  # rank 0 wrote it alone
     assert sum(name.endswith(".vti") for name in runs[1]) == 2 * 9  # two outputs of 9 blocks
     assert b'Name="dye"' in runs[1]["kelvin_helmholtz.out.00001/block_000008.vti"]
     assert sorted(runs[nranks]) == sorted(runs[1])
@@ -45,5 +46,6 @@ def test_outputs_that_raise_on_some_ranks_leave_no_vtk_files(tmp_path):
     assert re.fullmatch(r"brickwork: error: the output tube\.out\.00001 of cycle \d+ \(t=[0-9.e-]+\): problem 'tube': "
                         r"OUTPUTS\['speed'\] failed at tube.py:17: ValueError: in the rarefaction \(on rank 1 of 4\)"
                         r"\n", done.stderr), done.stderr
-    assert sorted(files_of(tmp_path / "o")) == ["tube.hst", "tube.out.00000.vtm"] + [
-        f"tube.out.00000/block_{gid:06d}.vti" for gid in range(4)]
+    assert sorted(files_of(tmp_path / "o")) == sorted(["tube.hst", "tube.out.00000.vtm", "tube.pvd"] + [
+        f"tube.out.00000/block_{gid:06d}.vti" for gid in range(4)])
+    assert "tube.out.00001" not in (tmp_path / "o" / "tube.pvd").read_text()

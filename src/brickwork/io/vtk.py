@@ -8,6 +8,8 @@ in points (a direction the mesh lacks has extent ``0 0``: a 2-D block is a sheet
 (the time, which ParaView shows) and ``CYCLE``. The values follow the XML as appended raw data, little-endian,
 each array after its ``UInt64`` byte count. ``write_multiblock`` writes the ``.vtm`` that lists the block
 files, relative to it. ``read`` reads either kind back (what this module writes), for ``read_output``.
+``update_collection`` keeps a ``.pvd`` collection (ParaView's time series) listing the ``.vtm`` outputs with
+their times.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ class Appended:
         raw = np.ascontiguousarray(data, dtype=data.dtype.newbyteorder("<")).tobytes()
         self.blocks.append(np.array(len(raw), dtype=HEADER).tobytes() + raw)
         count = "" if tuples is None else f' NumberOfTuples="{tuples}"'
-        xml = (f'<DataArray type="{kind}" Name="{escape(name, {chr(34): "&quot;"})}" NumberOfComponents='
+        xml = (f'<DataArray type="{kind}" Name="{_attribute(name)}" NumberOfComponents='
                f'"{components}"{count} format="appended" offset="{self.offset}"/>')
         self.offset += len(self.blocks[-1])
         return xml
@@ -63,6 +65,11 @@ class Appended:
                     f.write(block)
                 f.write(b"\n</AppendedData>\n</VTKFile>\n")
         return path
+
+
+def _attribute(text: str) -> str:
+    """``text`` as the value of an XML attribute in double quotes."""
+    return escape(text, {chr(34): "&quot;"})
 
 
 def _number(x) -> str:
@@ -103,9 +110,79 @@ def write_multiblock(path: str, pieces: list[str]) -> str:
     lines = ['<?xml version="1.0"?>',
              '<VTKFile type="vtkMultiBlockDataSet" version="1.0" byte_order="LittleEndian" header_type="UInt64">',
              "  <vtkMultiBlockDataSet>"]
-    lines += [f'    <DataSet index="{i}" name="block{i}" file="{escape(piece, {chr(34): "&quot;"})}"/>'
+    lines += [f'    <DataSet index="{i}" name="block{i}" file="{_attribute(piece)}"/>'
               for i, piece in enumerate(pieces)]
     lines += ["  </vtkMultiBlockDataSet>", "</VTKFile>", ""]
+    return _write_lines(path, lines)
+
+
+def update_collection(path: str, file: str, time: float, earlier: list[str]) -> str:
+    """Write the collection ``path`` (``.pvd``: ParaView's file of a time series, ``Collection`` of
+    ``DataSet`` entries, each a ``timestep`` and a ``file`` relative to ``path``'s directory) listing those
+    of the outputs ``earlier`` (relative names, in order) that exist, then ``file`` at ``time``. An earlier
+    output's time is the one ``path`` already lists for it, else the time in its first block (a
+    collection that is missing or unreadable, or a run's outputs from before collections, are listed
+    again from the files); one whose time cannot be read is left out. So a run restarted at its n-th
+    output lists the n before it and drops the later ones a longer run left. Staged as ``write_block``."""
+    here = os.path.dirname(path)
+    listed = _collection_times(path)
+    entries = []
+    for name in earlier:
+        if not os.path.isfile(os.path.join(here, name)):
+            continue
+        when = listed.get(name)
+        if when is None:
+            when = _output_time(os.path.join(here, name))
+        if when is not None:
+            entries.append((when, name))
+    entries.append((float(time), file))
+    lines = ['<?xml version="1.0"?>', '<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">',
+             "  <Collection>"]
+    lines += [f'    <DataSet timestep="{_number(when)}" group="" part="0" file="{_attribute(name)}"/>'
+              for when, name in entries]
+    lines += ["  </Collection>", "</VTKFile>", ""]
+    return _write_lines(path, lines)
+
+
+def read_collection(path: str) -> list[tuple[float, str]]:
+    """The ``(time, file)`` entries of the collection ``path`` (``.pvd``), files relative to its directory;
+    ``ValueError`` naming the file for one that is no VTK collection."""
+    root = _xml_root(path, "Collection")
+    try:
+        return [(float(d.get("timestep", "")), d.get("file", "")) for d in root.iter("DataSet")]
+    except ValueError:
+        raise ValueError(f"read_output: {path!r}: a DataSet's timestep is no number") from None
+
+
+def _collection_times(path: str) -> dict:
+    """file -> time of the collection ``path``; empty when there is none or it cannot be read."""
+    try:
+        return {name: when for when, name in read_collection(path)}
+    except (OSError, ValueError):
+        return {}
+
+
+def _output_time(vtm: str) -> float | None:
+    """The time of the ``.vtm`` output ``vtm`` (its first block's ``TimeValue``, read from the start of
+    that file only); None when it cannot be read."""
+    try:
+        first = next(_xml_root(vtm, "vtkMultiBlockDataSet").iter("DataSet"), None)
+        if first is None:
+            return None
+        with open(os.path.join(os.path.dirname(vtm), first.get("file", "")), "rb") as f:
+            head = f.read(1 << 16)  # the XML and the field data, which come first
+        start = head.find(b'<AppendedData encoding="raw">')
+        mark = head.find(b"_", start) + 1
+        image = _xml_root(vtm, "ImageData", head[:start] + b"</VTKFile>").find("ImageData")
+        item = next(i for i in image.find("FieldData") if i.get("Name") == "TimeValue")
+        offset = mark + int(item.get("offset")) + HEADER.itemsize
+        return float(np.frombuffer(head, DTYPES[item.get("type")], 1, offset)[0])
+    except (OSError, ValueError, AttributeError, StopIteration, KeyError, TypeError):
+        return None
+
+
+def _write_lines(path: str, lines: list[str]) -> str:
+    """Write the text file ``path`` of ``lines`` (staged as ``write_block``); returns ``path``."""
     with staged(path) as (tmp,):
         with writing(tmp), open(tmp, "w", encoding="utf-8") as f:
             f.write("\n".join(lines))

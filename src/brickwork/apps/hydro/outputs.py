@@ -131,11 +131,13 @@ def _write_png(sim: Hydro, path: str, per_block) -> str:
     return png.save(path, values, m["xmin"], m["xmax"], sim.ndim, var, title, reference)
 
 
-def _write_vtk(sim: Hydro, stem: str, files: list, wanted: bool) -> None:
+def _write_vtk(sim: Hydro, stem: str, files: list, wanted: bool, series: tuple[str, int]) -> None:
     """The VTK output ``stem`` (collective): every rank writes its blocks' files ``stem/block_GID.vti``
     (``vtk.write_block``: the variables of the HDF5 output), then rank 0 the ``stem.vtm`` that lists them,
-    which is added to ``files``; unless not ``wanted`` (rank 0's: an earlier output failed). A rank's
-    failure is every rank's (``agree``), and each removes the files it wrote for this output."""
+    which is added to ``files``, and the collection ``series = (run stem, n)``: ``RUN.pvd`` listing the
+    outputs ``RUN.out.00000.vtm`` to this, the ``n``-th, with their times (``vtk.update_collection``);
+    unless not ``wanted`` (rank 0's: an earlier output failed). A rank's failure is every rank's
+    (``agree``), and each removes the files it wrote for this output."""
     mesh = sim.mesh
     if mesh.nranks > 1:  # whether an earlier output failed is rank 0's to know (its history file)
         wanted = mesh.comm.bcast(wanted, root=0)
@@ -173,6 +175,9 @@ def _write_vtk(sim: Hydro, stem: str, files: list, wanted: bool) -> None:
         if mesh.rank == 0:
             pieces = [f"{folder}/{piece(gid)}" for gid in range(len(mesh.block_list))]
             written.append(vtk.write_multiblock(stem + ".vtm", pieces))
+            run, n = series
+            earlier = [os.path.basename(f"{run}.out.{m:05d}.vtm") for m in range(n)]
+            vtk.update_collection(run + ".pvd", os.path.basename(stem + ".vtm"), sim.time, earlier)
 
     try:
         agree(mesh.comm, make_folder, name_ranks=False)
@@ -219,7 +224,10 @@ def write_state(sim: Hydro, schedule: Schedule, history, stem: str, dt: float, f
         try:
             if kind == "hdf5":
                 for form in sim.cfg["output"]["format"]:
-                    (_write_hdf5 if form == "hdf5" else _write_vtk)(sim, path, files, error is None)
+                    if form == "hdf5":
+                        _write_hdf5(sim, path, files, error is None)
+                    else:
+                        _write_vtk(sim, path, files, error is None, (stem, n))
             elif kind == "restart":
                 _write_restart(sim, schedule, path, files, error is None)
             else:
