@@ -212,8 +212,13 @@ def constant(x):
     a typed scalar, a vector, matrix, quaternion or transform, or a struct value (Warp's TypeError otherwise)."""
     from .types import introspection
 
-    if not (introspection.is_value(x) or introspection.is_struct(x) or type(x).__module__ == "numpy"):
-        raise TypeError(f"Invalid constant type: {type(x)}")
+    if not (introspection.is_value(x) or introspection.is_struct(x) or isinstance(x, float)):  # np.float64 too
+        import numpy as np
+
+        hint = ""
+        if isinstance(x, np.generic):  # a kernel refused it later, as any numpy scalar but float64 (a float)
+            hint = f" (kernels take Python numbers and brickwork scalars: wp.constant(x.item()), or wp.{x.dtype}(x))"
+        raise TypeError(f"Invalid constant type: {type(x)}{hint}")
     return x
 
 

@@ -1,5 +1,8 @@
 """Warp's host type predicates (``wp.types.type_is_*``, ``wp.types.is_*``) and ``wp.types.types_equal``."""
 
+import re
+
+import numpy as np
 import pytest
 
 import brickwork as wp
@@ -68,3 +71,18 @@ def test_constant_takes_values_only():
     assert wp.constant(Foo(x=2.0)).x == 2.0
     with pytest.raises(TypeError, match=r"^Invalid constant type: <class 'tuple'>$"):
         wp.constant((1, 2, 3))
+    assert wp.constant(np.float64(1.5)) == 1.5  # a float (Warp takes it too)
+
+
+@pytest.mark.parametrize("value", [np.float32(1.5), np.int32(3), np.int64(2**40), np.bool_(True), np.uint8(200)])
+def test_constant_refuses_numpy_scalars_as_warp_does_naming_the_fix(value):
+    # accepted before, then refused by every kernel using them ('Invalid external reference type')
+    with pytest.raises(TypeError, match=re.escape(f"Invalid constant type: {type(value)} (kernels take Python "
+                                                  f"numbers and brickwork scalars: wp.constant(x.item()), or "
+                                                  f"wp.{value.dtype}(x))")):
+        wp.constant(value)
+
+
+def test_constant_refuses_numpy_arrays():
+    with pytest.raises(TypeError, match=r"^Invalid constant type: <class 'numpy.ndarray'>$"):
+        wp.constant(np.arange(3.0))
