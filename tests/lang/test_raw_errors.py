@@ -100,7 +100,8 @@ def _as_double(x: wp.float64, out: wp.array(dtype=wp.float64)):
 def test_a_float_argument_beyond_every_float_is_a_launch_error_naming_it(kernel):
     out = np.zeros(1)
     wp.launch(kernel, dim=1, inputs=[2.5, out])  # the packer of this signature exists: its failed pack is refused
-    with pytest.raises(LaunchError, match=r"^launch: argument 'x' = an integer of 1329 bits does not fit in float"):
+    with pytest.raises(LaunchError, match=rf"^launch of '{kernel.key}': argument 'x' = an integer of 1329 bits does "
+                                          r"not fit in float"):
         wp.launch(kernel, dim=1, inputs=[10**400, out])
     assert out[0] == 2.5
 
@@ -170,10 +171,12 @@ def test_a_list_launched_before_with_numbers_is_still_checked():
     out = np.zeros(1, np.float32)
     wp.launch(_sum3, dim=1, inputs=[[1, 2.5, np.float32(3)], out])
     assert out[0] == 6.5
-    with pytest.raises(LaunchError, match=r"^launch: argument 'v' must be vec3f: component '2' is a str, not a real "
+    with pytest.raises(LaunchError, match=r"^launch of '_sum3': argument 'v' must be vec3f: component '2' is a str, "
+                                          r"not a real "
                                           r"number$"):
         wp.launch(_sum3, dim=1, inputs=[[1.0, "2", 3.0], out])
-    with pytest.raises(LaunchError, match=r"^launch: argument 'v' must be vec3f: vec3f needs 3 components"):
+    with pytest.raises(LaunchError, match=r"^launch of '_sum3': argument 'v' must be vec3f: vec3f needs 3 "
+                                          r"components"):
         wp.launch(_sum3, dim=1, inputs=[[1.0, 2.0], out])
     assert out[0] == 6.5
     wp.launch(_sum3, dim=1, inputs=[(np.int64(1), True, wp.float32(2.0)), out])

@@ -104,7 +104,7 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, ke
     exec(code, namespace)  # noqa: S102 - generated from types only, no user text
     if not guarded:
         return namespace["raw"]
-    namespace["_out_of_range"] = _out_of_range(namespace["raw"], arg_types, names)
+    namespace["_out_of_range"] = _out_of_range(namespace["raw"], arg_types, names, key)
     return namespace["pack"]
 
 
@@ -248,10 +248,12 @@ def _value_expr(i, t, s) -> str:
     return f"a[{i}]._to_bytes()"
 
 
-def _out_of_range(pack, arg_types, names):
+def _out_of_range(pack, arg_types, names, key: str = ""):
     """What a packer does once packing raised ``err`` (``pack``: the packer without this handling): a float
     beyond float16's or float32's finite range becomes +-inf (IEEE rounding, as numpy and Warp convert it);
-    an integer (300 for an int8) raises a LaunchError naming the argument. Only a failed pack comes here."""
+    an integer (300 for an int8) raises a LaunchError naming kernel ``key`` and the argument. Only a failed pack
+    comes here."""
+    where = f"launch of '{key}'" if key else "launch"
 
     def handle(err, a, d0, d1, d2, d3, par, nt):
         rounded = _floats_rounded(a, arg_types)
@@ -264,10 +266,10 @@ def _out_of_range(pack, arg_types, names):
                 elif is_composite_type(t):
                     struct.pack("<" + pack_format(t), *composite_values(t, value))
             except (struct.error, OverflowError):
-                raise LaunchError(f"launch: argument '{name}' = {_shown(value)} does not fit in "
+                raise LaunchError(f"{where}: argument '{name}' = {_shown(value)} does not fit in "
                                   f"{type_name(t)}") from None
             except ComponentError as e:  # a list launched before with numbers, now with a string
-                raise LaunchError(f"launch: argument '{name}' must be {type_name(t)}: {e}") from None
+                raise LaunchError(f"{where}: argument '{name}' must be {type_name(t)}: {e}") from None
         raise err
 
     return handle
