@@ -1,5 +1,7 @@
 """Vector, matrix and quaternion types and their host values."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -252,3 +254,23 @@ def test_host_vector_components_beyond_the_length_and_swizzles_are_attribute_err
             setattr(v3, name, 9.0)
     v3.foo = 9  # other attributes are the user's, as in Warp
     assert v3.foo == 9 and list(v3) == [1.0, 2.0, 3.0] and v3.z == 3.0
+
+
+@pytest.mark.parametrize("length", [True, False, 2.0, "3", None, -1])
+def test_vector_lengths_that_are_not_ints_are_refused(length):
+    # True and 2.0 are equal to 1 and 2 as cache keys: True made a type named 'vecTruef'
+    with pytest.raises(TypeError, match=f"vector length must be a non-negative int, got {length!r}"):
+        wp.types.vector(length, wp.float32)
+
+
+@pytest.mark.parametrize("shape", [(True, True), (2.5, 3), ("a", "b"), (3, None), 5, (0, 3), (3, 3, 3)])
+def test_matrix_shapes_that_are_not_two_positive_ints_are_refused(shape):
+    shown = repr(shape if isinstance(shape, tuple) else (shape,))
+    with pytest.raises(TypeError, match=f"matrix shape must be \\(rows, cols\\) with positive int sizes \\(or \\(0, "
+                                        f"0\\), the empty matrix\\), got {re.escape(shown)}$"):
+        wp.types.matrix(shape, wp.float32)
+
+
+def test_matrix_shapes_of_numpy_ints_are_the_same_type():
+    assert wp.types.matrix((np.int64(3), np.int32(3)), wp.float32) is wp.mat33
+    assert wp.types.matrix((0, 0), wp.float32).shape == (0, 0)

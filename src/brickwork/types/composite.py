@@ -498,12 +498,15 @@ def vector(length, dtype=float32):
         dtype = int32
     elif dtype is bool:
         dtype = bool_
+    if length is not typing.Any and (not isinstance(length, int) or isinstance(length, bool)):
+        # before the cache: True and 2.0 are equal to 1 and 2 as keys (True made a type 'vecTruef')
+        raise TypeError(f"vector length must be a non-negative int, got {length!r}")
     key = ("vector", length, dtype)
     cls = _VECTOR_CACHE.get(key)
     if cls is None:
         if dtype is not typing.Any and not is_scalar_type(dtype) and not isinstance(dtype, GenericPlaceholder):
             raise TypeError(f"vector dtype must be a scalar type, got {_type_label(dtype)}")
-        if length is not typing.Any and (not isinstance(length, int) or length < 0):
+        if length is not typing.Any and length < 0:
             raise TypeError(f"vector length must be a non-negative int, got {length!r}")
         name = _family_name("vec", length, dtype) or f"vector(length={length}, dtype={_type_label(dtype)})"
         cls = type(name, (VectorBase,), {"__slots__": (), "_length": length, "_shape": (length,),
@@ -521,17 +524,25 @@ def matrix(shape, dtype=float32):
         dtype = int32
     elif dtype is bool:
         dtype = bool_
-    shape = tuple(shape) if shape is not typing.Any else shape
+    try:
+        shape = tuple(shape) if shape is not typing.Any else shape
+    except TypeError:
+        shape = (shape,)  # not a sequence: refused below, naming it
     if shape is not typing.Any and all(d is typing.Any for d in shape):
         shape = typing.Any  # (Any, Any): any number of rows and columns, as Warp writes it
+    if shape is not typing.Any and all(isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_))
+                                       for d in shape):
+        shape = tuple(int(d) for d in shape)  # numpy's sizes (a shape's entries) as Python ints
+    if shape is not typing.Any and (len(shape) != 2 or any(type(d) is not int for d in shape)
+                                    or (min(shape) < 1 and shape != (0, 0))):
+        # before the cache: (True, True) and (2.0, 2) are equal to (1, 1) and (2, 2) as keys
+        raise TypeError(f"matrix shape must be (rows, cols) with positive int sizes (or (0, 0), the empty "
+                        f"matrix), got {shape!r}")
     key = ("matrix", shape, dtype)
     cls = _VECTOR_CACHE.get(key)
     if cls is None:
         if dtype is not typing.Any and not is_scalar_type(dtype) and not isinstance(dtype, GenericPlaceholder):
             raise TypeError(f"matrix dtype must be a scalar type, got {_type_label(dtype)}")
-        if shape is not typing.Any and (len(shape) != 2 or (min(shape) < 1 and shape != (0, 0))):
-            raise TypeError(f"matrix shape must be (rows, cols) with positive sizes (or (0, 0), the empty "
-                            f"matrix), got {shape!r}")
         name = None
         if shape is not typing.Any and shape[0] == shape[1]:
             name = _family_name("mat", shape[0], dtype)
