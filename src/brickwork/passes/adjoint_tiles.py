@@ -96,8 +96,9 @@ def tile_loop_saves(body: list, locals_: dict) -> dict:
     the loop's iterations would see the writes: in the loop itself, or after it, up to the end of the
     enclosing loop's body (whose own saves restore what its iterations start from) or of the function. A
     tile the loop assigns as a whole is made again by the replay of each iteration (or is a carried value,
-    saved as such) and is not saved. A tile the loop updates element by element (``_elementwise``) is
-    copied once, at its start, and restored once, before its reversed iterations."""
+    saved as such) and is not saved. A tile the loop only reads (written after it), or updates element by
+    element (``_elementwise``), is copied once, at its start, and restored once, before its reversed
+    iterations."""
     views = _tile_views(body, locals_)
     saves: dict = {}
     _visit(body, set(), views, saves)
@@ -143,9 +144,11 @@ def _visit(stmts: list, later: set, views: dict, saves: dict) -> None:
     after = set(later)
     for s in reversed(stmts):  # ``after``: the writes after ``s``
         if isinstance(s, (ir.IRFor, ir.IRWhile)):
-            written = _element_stores(s.body, views) | after
-            needed = (_reads(s.body, views) & written) - _whole_assigned(s.body)
-            at_start = {t for t in needed if _elementwise(s, t)}
+            stored = _element_stores(s.body, views)
+            needed = (_reads(s.body, views) & (stored | after)) - _whole_assigned(s.body)
+            # a tile no iteration writes (only what follows the loop does) holds at every iteration what it
+            # held at the start: one copy, not one per iteration (a buffer overwritten by the next loop)
+            at_start = {t for t in needed if t not in stored or _elementwise(s, t)}
             saves[id(s)] = (needed - at_start, at_start)
             _visit(s.body, set(), views, saves)  # its iterations are replayed one at a time
         else:
