@@ -218,8 +218,8 @@ compile_batch: int = _setting("compile_batch", _env_int, _ENV_PREFIX + "COMPILE_
 pch: bool = _setting("pch", _env_bool, _ENV_PREFIX + "PCH", True)
 #: Minimum launch size before the outer loop is run by several OpenMP threads.
 parallel_threshold: int = _setting("parallel_threshold", _env_int, _ENV_PREFIX + "PARALLEL_THRESHOLD", 16384)
-#: Parallel launches run on one thread while the launching thread waits for a core more than a quarter of
-#: the time it is ready to run (other programs busy on the cores; runtime/starvation.py).
+#: Parallel launches run on one thread while the process's threads wait for a core more than a quarter of
+#: the time they are ready to run (other programs busy on the cores; runtime/starvation.py).
 adaptive_threads: bool = _setting("adaptive_threads", _env_bool, _ENV_PREFIX + "ADAPTIVE_THREADS", True)
 #: Compiler stages printed to stderr for every instance compiled: "ir" (after typing), "passes"
 #: (after each pass), "source" (the generated text).

@@ -19,6 +19,7 @@ from ..types.scalars import is_scalar_type
 from ..types.structs import StructBase
 from . import launch as _launch
 from . import live_ids, streams
+from .packing import on_one_thread
 
 _replay_stream = None  # the stream given to the capture_launch running now (its CUDA launches go there)
 
@@ -33,6 +34,7 @@ class Graph:
         # (runtime/cuda_memory_nodes.py)
         self.cuda_nodes = 0
         self._cuda_graph = None  # their CUDA graph (runtime/cuda_graph.py), made at the first replay; False: none
+        self._on_one_thread = None  # the calls with every CPU launch on one thread (made at the first starved replay)
 
     def record(self, inst, buf, args):
         self.calls.append((inst, buf))
@@ -51,6 +53,13 @@ class Graph:
 
     def __len__(self):
         return len(self.calls)
+
+    def calls_on_one_thread(self) -> list:
+        """``calls`` with each CPU launch's parallel flag cleared: a replay while the process is starved of CPU
+        time (runtime/starvation.py) runs them as launches made then would run."""
+        if self._on_one_thread is None or len(self._on_one_thread) != len(self.calls):
+            self._on_one_thread = [(inst, buf if inst is None else on_one_thread(buf)) for inst, buf in self.calls]
+        return self._on_one_thread
 
 
 class _HostCall:
@@ -151,8 +160,9 @@ def capture_launch(graph: Graph, stream=None) -> None:
             cuda.launch(stream if stream is not None else _replay_stream)
             return
     outer, _replay_stream = _replay_stream, stream if stream is not None else _replay_stream
+    calls = graph.calls_on_one_thread() if _launch.starved() else graph.calls
     try:
-        for inst, buf in graph.calls:
+        for inst, buf in calls:
             if inst is None:  # a conditional node, a host call, a graph or a CUDA launch
                 buf.run()
             elif inst.fn(buf):  # declined: see launch

@@ -291,9 +291,15 @@ _pool_started = False
 
 def _launch_threads() -> int:
     """The threads of a launch large enough to run in parallel: ``_thread_count()``, or 1 while the process
-    is starved of CPU time (``config.adaptive_threads``, runtime/starvation.py)."""
+    is starved of CPU time (``config.adaptive_threads``, runtime/starvation.py). A launch recorded into a graph
+    keeps the full count: each replay decides (``starved``)."""
     n = _thread_count()
-    return _starvation.GUARD.threads(n) if n > 1 and config.adaptive_threads else n
+    return _starvation.GUARD.threads(n) if n > 1 and config.adaptive_threads and _capture is None else n
+
+
+def starved() -> bool:
+    """Whether launches that would run on several threads run on one now (``config.adaptive_threads``)."""
+    return config.adaptive_threads and _starvation.GUARD.threads(2) == 1
 
 
 def _serial_after_fork() -> None:

@@ -23,7 +23,14 @@ from .element_fields import element_check
 from .held_devices import refuse_elsewhere
 
 _HEADER = "4q4i"
+#: The byte offset of the header's parallel flag (after the four int64 extents).
+PARALLEL_FLAG = struct.calcsize("<4q")
 _NARROW_FLOATS = {float16: np.float16, float32: np.float32}  # scalar types whose packing can overflow
+
+
+def on_one_thread(buf: bytes) -> bytes:
+    """A packed launch that runs on one thread: ``buf`` with its parallel flag cleared (the count is then unread)."""
+    return buf[:PARALLEL_FLAG] + bytes(4) + buf[PARALLEL_FLAG + 4:]
 
 
 def composite_converts(src, dst) -> bool:

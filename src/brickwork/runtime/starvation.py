@@ -5,24 +5,24 @@ programs share, one of them is often waiting for a core, and the whole launch wa
 cores at load 7, a 256x128 stencil took 2.3 ms a launch on two threads and 38 us on one (GNU OpenMP's
 spinning threads also use up their share of the scheduler, so they are the last to get a core back).
 
-The measure is the launching thread's own: Linux counts, per thread, the time it ran and the time it
-was ready to run but waited for a core (``/proc/thread-self/schedstat``). When more than ``STARVED``
-of a window's ready time was spent waiting, parallel launches run on one thread for a while (from
-``FIRST_HOLD_S``, doubling up to ``MAX_HOLD_S`` while the machine stays busy), then try the full count
-again for one window. Where the counters cannot be read (not Linux), the count is never changed.
+The measure is the process's threads' own: Linux counts, per thread, the time it ran and the time it was
+ready to run but waited for a core (``/proc/self/task/*/schedstat``); all threads, since the launching
+one may spin or sleep at the barrier while the others wait. When the threads spent more than ``STARVED``
+of a window's ready time waiting, parallel launches run on one thread for a while (from ``FIRST_HOLD_S``,
+doubling up to ``MAX_HOLD_S`` while the machine stays busy), then try the full count again for one window.
+Where the counters cannot be read (not Linux), the count is never changed.
 """
 
 from __future__ import annotations
 
 import os
-import threading
 import time
 
 #: The length of one measuring window of parallel launches, in seconds.
 WINDOW_S = 0.02
-#: The share of its ready time the thread spent waiting for a core above which the process counts as starved.
+#: The share of their ready time the threads spent waiting for a core above which the process counts as starved.
 STARVED = 0.25
-#: A window in which the thread was ready for less than this (nanoseconds) decides nothing: it goes on.
+#: A window in which the threads were ready for less than this (nanoseconds) decides nothing: it goes on.
 MIN_READY_NS = 2_000_000
 #: How long launches first run on one thread after a starved window; doubled after each starved retry.
 FIRST_HOLD_S = 0.1
@@ -30,51 +30,59 @@ MAX_HOLD_S = 2.0
 
 
 class ThreadTimes:
-    """The calling thread's ``(thread_id, ran_ns, waited_ns)``: time on a core and time ready but waiting
-    for one; None where the kernel does not give them. The file stays open for the thread that read it last."""
+    """Every thread of this process as ``{thread_id: (ran_ns, waited_ns)}``: time on a core, and time ready
+    to run but waiting for one; None where the kernel does not give them. Each thread's file stays open
+    from one read to the next (a read costs one listing and one ``pread`` a thread)."""
 
-    def __init__(self, path_of=lambda tid: f"/proc/self/task/{tid}/schedstat"):
-        self.path_of = path_of
-        self.tid = None  # the thread whose file fd is open
-        self.fd = -1
+    def __init__(self, task_dir: str = "/proc/self/task"):
+        self.task_dir = task_dir
+        self.fds: dict = {}
+        self.pid = os.getpid()
 
-    def __call__(self) -> tuple[int, int, int] | None:
-        tid = threading.get_native_id()
-        try:
-            if tid != self.tid:  # another thread, or a forked child (whose ids differ from its parent's)
-                self.close()
-                self.fd = os.open(self.path_of(tid), os.O_RDONLY | os.O_CLOEXEC)
-                self.tid = tid
-            ran, waited = os.pread(self.fd, 96, 0).split()[:2]
-            return tid, int(ran), int(waited)
-        except (OSError, ValueError):
+    def __call__(self) -> dict | None:
+        if os.getpid() != self.pid:  # a forked child: the files open are its parent's threads'
             self.close()
+            self.pid = os.getpid()
+        try:
+            tids = os.listdir(self.task_dir)
+        except OSError:
             return None
+        times = {}
+        for tid in tids:
+            try:
+                fd = self.fds.get(tid)
+                if fd is None:
+                    fd = self.fds[tid] = os.open(os.path.join(self.task_dir, tid, "schedstat"),
+                                                 os.O_RDONLY | os.O_CLOEXEC)
+                ran, waited = os.pread(fd, 96, 0).split()[:2]
+                times[tid] = int(ran), int(waited)
+            except (OSError, ValueError):  # a thread that ended since the listing, or no counters
+                pass
+        for tid in self.fds.keys() - times.keys():
+            os.close(self.fds.pop(tid))
+        return times or None
 
     def close(self) -> None:
-        if self.fd >= 0:
-            try:
-                os.close(self.fd)
-            except OSError:
-                pass
-        self.tid, self.fd = None, -1
+        for fd in self.fds.values():
+            os.close(fd)
+        self.fds.clear()
 
 
 class StarvationGuard:
-    """Decides the threads of each parallel launch from the requested count and the thread's recent waits.
+    """Decides the threads of each parallel launch from the requested count and the threads' recent waits.
 
     ``threads(n)`` is called once per launch that would run on ``n > 1`` threads; between windows it
-    costs a clock read. ``read`` gives ``(thread_id, ran_ns, waited_ns)`` of the calling thread, or None.
-    The first window runs on one thread, so that a process started on a busy machine never pays for a
-    window of parallel launches there; a window of one thread that waited little tries ``n`` threads."""
+    costs a clock read. ``read`` gives ``{thread_id: (ran_ns, waited_ns)}`` of the process, or None.
+    The first window runs on ``n`` threads: a program of a few long launches keeps its speed on free cores,
+    and on a busy machine pays for one window."""
 
     def __init__(self, read=None, clock=time.monotonic):
         self.read = ThreadTimes() if read is None else read
         self.clock = clock
-        self.serial = True  # launches run on one thread until the next check
+        self.serial = False  # launches run on one thread until the next check
         self.next_check = 0.0
         self.hold = FIRST_HOLD_S
-        self.start = None  # (thread_id, ran_ns, waited_ns) at the start of the current window
+        self.start = None  # the threads' times at the start of the current window
 
     def threads(self, n: int) -> int:
         """The thread count for a launch that asks for ``n``: ``n``, or 1 while the process is starved."""
@@ -89,10 +97,15 @@ class StarvationGuard:
             self.serial, self.next_check = False, float("inf")
             return n
         start, self.start = self.start, sample
-        if start is None or sample[0] != start[0]:  # the first launch, or another thread's: a window afresh
+        if start is None:  # the first launch: a window starts
             self.next_check = now + WINDOW_S
             return 1 if self.serial else n
-        ran, waited = sample[1] - start[1], sample[2] - start[2]
+        ran = waited = 0
+        for tid, (ran1, waited1) in sample.items():
+            ran0, waited0 = start.get(tid, (0, 0))  # a thread started in the window: all its times are in it
+            if ran1 < ran0 or waited1 < waited0:  # an id reused by a new thread
+                ran0 = waited0 = 0
+            ran, waited = ran + ran1 - ran0, waited + waited1 - waited0
         if ran + waited < MIN_READY_NS:  # mostly asleep: too little to judge, widen the window
             self.start, self.next_check = start, now + WINDOW_S
             return 1 if self.serial else n
