@@ -3,12 +3,11 @@ dimension of a tile of complex numbers (``vec2f``/``vec2d``: real, imaginary), i
 
 Twiddle factors are computed in float64 for the angle ``2 pi m / N`` (``m < N``, so no digits are lost to
 large angles). A row whose length is a power of two is transformed by radix-2 butterflies, O(N log N): log2(N)
-passes of Stockham's self-sorting form, so no bit-reversed reordering is needed. Each pass writes a row buffer
-of its own: with two buffers written in turn, a backward launch took 11 times as long at 512 elements (the
-values the adjoint needs were overwritten). Other lengths are sums over the row's elements (the twiddle of
-``(k n) mod N``), O(N^2), for rows of at most 4096 elements (Warp's CPU bound for its DFT path). Either way the
-result replaces the row; being loops over tile elements, the backward kernel differentiates it like any tile
-operation.
+passes of Stockham's self-sorting form, so no bit-reversed reordering is needed; each pass writes a row buffer
+of its own, and they use the twiddles of ``m < N/2`` only (the others are not computed). Other lengths are sums
+over the row's elements (the twiddle of ``(k n) mod N``), O(N^2), for rows of at most 4096 elements (Warp's CPU
+bound for its DFT path). Either way the result replaces the row; being loops over tile elements, the backward
+kernel differentiates it like any tile operation.
 """
 
 from __future__ import annotations
@@ -46,11 +45,13 @@ def _transform(call: TileCall, sign: int):
         s = s if sign > 0 else ir.IRCall("neg", [s], float64)
         return ir.IRConstruct([ir.IRCast(c, scalar), ir.IRCast(s, scalar)], dt)
 
-    w = fill(typer, (n,), twiddle, dt)
     if n & (n - 1) == 0:
+        # the butterflies use the twiddles of m < n/2 only: the other half took a third of a forward launch's time
+        w = fill(typer, (max(n // 2, 1),), twiddle, dt)
         body = _butterflies(typer, t, w, n)
         typer.pending.extend(loop_nest(typer, shape[:-1], body))
         return ir.IRConst(0, int32)  # a statement: the tile is transformed in place
+    w = fill(typer, (n,), twiddle, dt)
     row = new_tile(typer, dt, (n,))
     acc = typer.new_temp(dt)
     k, j = typer.new_temp(int32), typer.new_temp(int32)
