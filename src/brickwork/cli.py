@@ -245,7 +245,7 @@ def _run(args) -> int:
 
     def load():
         config.check()  # before anything is made: an invalid BRICKWORK_* value is one line
-        return hydro.load_config(args.input, args.overrides)
+        return hydro.load_config(args.input, args.overrides, restart=args.restart)
 
     def go():
         cfg = on_every_rank(load)  # a mistake only one rank sees ends every rank

@@ -1,6 +1,9 @@
 """Named passive scalars (``[hydro] scalar_names``): the names in the HDF5 datasets, the XDMF attributes, the
 history columns, ``png_variable`` and ``Hydro.primitive``; each mistake one line naming the key and the input;
-a restart keeps the names its file was written with, and refuses other ones without changing anything."""
+a restart keeps the names its file was written with, and refuses other ones without changing anything; an
+input read for a restart (``restart=``, ``--restart``) takes the file's names, so ``png_variable`` may name them."""
+
+import os
 
 import h5py
 import numpy as np
@@ -12,6 +15,8 @@ from brickwork.io import history as history_io
 from brickwork.io import read_output
 from brickwork.io.restart import RestartError
 
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+QUIET = {"hdf5_dt": -1.0, "png_dt": -1.0, "restart_dt": -1.0, "history": False, "progress": False}
 KH = {"problem": {"name": "kelvin_helmholtz"}, "mesh": {"nx": [32, 32], "block_nx": [16, 16]}, "time": {"nlim": 3},
       "hydro": {"nscalars": 2, "scalar_names": ["dye", "metals"]}}
 
@@ -116,3 +121,51 @@ def test_a_restart_file_of_unnamed_scalars_keeps_the_default_names(run_hydro, tm
     assert run_hydro(dict(unnamed, time={"nlim": 4}), restart=rst).hydro.scalar_names == ["scalar_0", "scalar_1"]
     with pytest.raises(RestartError, match=r"names its passive scalars \['scalar_0', 'scalar_1'\]"):
         run_hydro(dict(KH, time={"nlim": 4}), restart=rst)
+
+
+def test_a_restart_input_takes_the_names_from_the_file_for_png_variable(run_hydro, tmp_path, monkeypatch, capsys):
+    from brickwork import cli
+    from brickwork.apps.hydro import outputs
+
+    run_hydro(KH, [f"output.dir={tmp_path / 'a'}", "output.restart_dn=2"])
+    rst = str(tmp_path / "a" / "kelvin_helmholtz.rst.00000.npz")
+    unnamed = dict(KH, hydro={"nscalars": 2}, time={"nlim": 4}, output=dict(QUIET, png_variable="metals", png_dt=0.0,
+                                                                            dir=str(tmp_path / "b")))
+    with pytest.raises(ConfigError, match=r"^output.png_variable: 'metals' is not one of .*'scalar_1'"):
+        hydro.build_config(unnamed, source="test")  # without the restart file, the names are the defaults
+    cfg = hydro.build_config(unnamed, source="test", restart=rst)
+    assert cfg["hydro"]["scalar_names"] == ["dye", "metals"]
+    drawn = []
+    monkeypatch.setattr(outputs, "_write_png", lambda sim, path, per_block: drawn.append(sim.to_global(per_block)))
+    sim = hydro.run(cfg, restart_file=rst).hydro
+    assert drawn and sim.cycle == 4
+    np.testing.assert_array_equal(drawn[-1], sim.to_global(sim.primitive("metals")))
+    # the command line reads them from its --restart file too
+    code = cli.main(["run", os.path.join(ROOT, "examples", "kelvin_helmholtz.toml"), "mesh.nx=[32,32]",
+                     "mesh.block_nx=[16,16]", "hydro.nscalars=2", "time.nlim=4", "output.png_variable=dye",
+                     "output.png_dt=-1", "output.hdf5_dt=-1", "output.restart_dt=-1", "output.history=false",
+                     f"output.dir={tmp_path / 'c'}", "--restart", rst, "--quiet"])
+    assert (code, capsys.readouterr().err) == (0, "")
+
+
+def test_names_from_a_restart_file_are_checked_and_the_file_read_only_when_needed(tmp_path):
+    problem = ("from brickwork.apps.hydro.problems import sod\n"
+               "NAME, DIMENSIONS, PARAMS, DEFAULTS = 'hot', (1,), sod.PARAMS, sod.DEFAULTS\n"
+               "initial = sod.initial\n")
+    (tmp_path / "cold.py").write_text(problem)
+    (tmp_path / "hot.py").write_text(problem + "OUTPUTS = {'heat': lambda rho, v1, v2, v3, p, params, gamma: p / rho}\n")
+    raw = {"problem": {"file": "cold.py"}, "mesh": {"nx": [32]}, "time": {"nlim": 2},
+           "hydro": {"nscalars": 1, "scalar_names": ["heat"]},
+           "output": dict(QUIET, restart_dn=2, dir=str(tmp_path / "out"))}
+    hydro.run(hydro.build_config(raw, base_dir=str(tmp_path)))
+    rst = str(tmp_path / "out" / "hot.rst.00000.npz")
+    raw = dict(raw, problem={"file": "hot.py"}, hydro={"nscalars": 1})  # the file's name now names an output
+    with pytest.raises(ConfigError) as info:
+        hydro.build_config(raw, source="hot.toml", base_dir=str(tmp_path), restart=rst)
+    assert str(info.value) == (f"hydro.scalar_names stored in restart file {rst!r}: 'heat' already names a variable "
+                               f"of problem 'hot''s OUTPUTS; give the scalar another name")
+    missing = str(tmp_path / "nowhere.npz")
+    with pytest.raises(RestartError, match=r"^restart file '.*nowhere\.npz' does not exist"):
+        hydro.build_config(raw, base_dir=str(tmp_path), restart=missing)
+    named = dict(raw, hydro={"nscalars": 1, "scalar_names": ["ink"]})  # names given: the file is not read here
+    assert hydro.build_config(named, base_dir=str(tmp_path), restart=missing)["hydro"]["scalar_names"] == ["ink"]

@@ -80,9 +80,12 @@ def _check_section_keys(section: str, values: dict, schema: dict, where: str) ->
             raise _unknown_key(section, key, schema, where)
 
 
-def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>", base_dir: str | None = None) -> Config:
+def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>", base_dir: str | None = None,
+          restart: str | None = None) -> Config:
     """Check ``raw`` (a parsed TOML document) with ``overrides`` (``section.key=value``) applied;
-    a relative ``problem.file`` of ``raw`` is taken from ``base_dir`` (None: the working directory)."""
+    a relative ``problem.file`` of ``raw`` is taken from ``base_dir`` (None: the working directory).
+    ``restart``: the restart file the run will continue from, whose passive scalar names are taken when
+    the input gives no ``hydro.scalar_names`` (``output.png_variable`` may name them)."""
     where = f" in {source}"
     if not isinstance(raw, dict):
         raise ConfigError(f"{source}: the input must be a TOML document of tables")
@@ -159,6 +162,10 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>",
             values[k] = coerce(f"{section}.{k}", keys[k], v)
         sections[section] = values
     sections["problem"]["name"] = name
+    if restart is not None:
+        from .scalars import names_from_restart
+
+        names_from_restart(sections["hydro"], problem, restart)
     checks.check_sections(sections, problem, where, set(raw.get("mesh", {})))
     if hasattr(problem, "check"):
         checks.run_check(problem, sections)
@@ -171,8 +178,9 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>",
 MAX_INPUT_BYTES = 1 << 20
 
 
-def load(path: str, overrides: list[str] | tuple = ()) -> Config:
-    """Read and check a TOML input file (``ConfigError`` for a missing file or invalid TOML too)."""
+def load(path: str, overrides: list[str] | tuple = (), restart: str | None = None) -> Config:
+    """Read and check a TOML input file (``ConfigError`` for a missing file or invalid TOML too);
+    ``restart`` as for ``build``."""
     if isinstance(path, dict):
         raise TypeError("load_config takes the path of a TOML input file; for a dict of sections use "
                         "hydro.build_config(raw, overrides)")
@@ -203,4 +211,4 @@ def load(path: str, overrides: list[str] | tuple = ()) -> Config:
                           f"TOML input files must be UTF-8") from None
     except OSError as e:
         raise ConfigError(f"input file {path!r} cannot be read: {e.strerror or e}") from None
-    return build(raw, overrides, source=path, base_dir=os.path.dirname(os.path.abspath(path)))
+    return build(raw, overrides, source=path, base_dir=os.path.dirname(os.path.abspath(path)), restart=restart)

@@ -28,7 +28,7 @@ def check_sections(sections: dict, problem, where: str, given: set) -> None:
     _check_mesh(sections, problem, where, given)
     _check_user_boundaries(sections["mesh"], problem)
     _check_cfl(sections)
-    _check_scalar_names(sections["hydro"], problem, where)
+    check_scalar_names(sections["hydro"], problem, f"hydro.scalar_names{where}")
     _check_png_variable(sections)
     device = sections["hydro"]["device"]
     if not DEVICE.fullmatch(device):
@@ -65,13 +65,13 @@ def scalar_names(hydro: dict) -> list[str]:
     return list(given) if given is not None else [f"scalar_{n}" for n in range(hydro["nscalars"])]
 
 
-def _check_scalar_names(hydro: dict, problem, where: str) -> None:
+def check_scalar_names(hydro: dict, problem, key: str) -> None:
     """``hydro.scalar_names``, if given: one name per scalar, each an identifier of its own that names no
-    other variable of the outputs (the gas's, the history's, the problem's ``OUTPUTS``)."""
+    other variable of the outputs (the gas's, the history's, the problem's ``OUTPUTS``); ``key`` is what a
+    mistake names (the key and where it was given)."""
     names = hydro["scalar_names"]
     if names is None:
         return
-    key = f"hydro.scalar_names{where}"
     if len(names) != hydro["nscalars"]:
         raise ConfigError(f"{key}: {len(names)} name{'s' * (len(names) != 1)} {names!r} for hydro.nscalars="
                           f"{hydro['nscalars']} passive scalars: give one name per scalar")

@@ -11,16 +11,18 @@ with the gas's and a uniform ``s`` stays uniform.
 
 This module holds what is not kernel code: the fields, the initial values a problem sets
 (``initial_scalars``), and the checks of a restart file's scalars and their names
-(``hydro.scalar_names``, which a restart keeps: ``restart_names``).
+(``hydro.scalar_names``, which a restart keeps: ``names_from_restart`` when the input is read,
+``restart_names`` when the file is loaded).
 With ``N = 0`` none of it adds anything: the fields, kernels and files are those of a run without.
 """
 
 from __future__ import annotations
 
+from brickwork.io import block_restart
 from brickwork.io.restart import RestartError
 from brickwork.mesh import Metadata
 
-from .config_checks import scalar_names
+from .config_checks import check_scalar_names, scalar_names
 from .custom_problem import broadcast_values, failure
 from .schema import ConfigError
 
@@ -73,16 +75,35 @@ def check_restart(path: str, arrays: dict, nscalars: int) -> None:
                            f"hydro.nscalars={theirs})")
 
 
+def stored_names(meta: dict, nscalars: int) -> list[str] | None:
+    """The names a restart file's ``meta``data records for its ``nscalars`` scalars; None when it records
+    none (a file from before the names were stored, or of another number of scalars)."""
+    hydro = meta.get("config", {}).get("hydro", {}) if isinstance(meta.get("config"), dict) else {}
+    stored = hydro.get("scalar_names") if isinstance(hydro, dict) else None
+    if isinstance(stored, list) and len(stored) == nscalars and all(isinstance(n, str) for n in stored):
+        return list(stored)
+    return None
+
+
+def names_from_restart(hydro: dict, problem, path: str) -> None:
+    """Complete the ``[hydro]`` section of a run restarting from the file ``path``: when the input names
+    no scalars, the names the file records (so that ``output.png_variable`` may name them), checked as
+    the input's are. ``RestartError`` for a file that cannot be opened (only read when it is needed)."""
+    if hydro["scalar_names"] is not None or not hydro["nscalars"]:
+        return
+    with block_restart.BlockFile(path) as source:
+        names = stored_names(source.meta, hydro["nscalars"])
+    if names is not None:
+        check_scalar_names({**hydro, "scalar_names": names}, problem,
+                           f"hydro.scalar_names stored in restart file {path!r}")
+        hydro["scalar_names"] = names
+
+
 def restart_names(path: str, meta: dict, sim) -> list[str]:
     """The scalar names of a run restarted from the file ``path`` (its ``meta``data): the file's, which
     the outputs and the history go on with; ``RestartError`` when this run's input names them otherwise.
     A file from before the names were stored, or of a run that named none, has the default names."""
-    hydro = meta.get("config", {}).get("hydro", {})
-    stored = hydro.get("scalar_names") if isinstance(hydro, dict) else None
-    if isinstance(stored, list) and len(stored) == sim.nscalars and all(isinstance(n, str) for n in stored):
-        theirs = list(stored)
-    else:
-        theirs = scalar_names({"nscalars": sim.nscalars})
+    theirs = stored_names(meta, sim.nscalars) or scalar_names({"nscalars": sim.nscalars})
     given = sim.cfg["hydro"].get("scalar_names")
     if given is not None and list(given) != theirs:
         raise RestartError(f"restart file {path!r} names its passive scalars {theirs} (hydro.scalar_names), but "
