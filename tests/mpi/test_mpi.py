@@ -421,6 +421,26 @@ def test_gather_blocks_gives_a_copy_on_one_rank_as_on_several(nranks):
     assert python(nranks, "gather_copy.py").stdout == "gathered [1.0]\n"
 
 
+def test_gather_blocks_called_differently_on_the_ranks_is_an_error_on_every_rank():
+    out = python(2, "gather_mismatch.py", timeout=60).stdout
+    hint = ("; every rank calls mesh.gather_blocks with the same root and blocks of one shape and dtype (gathering is "
+            "collective)")
+    expected = {
+        "root": "gather_blocks differs between the MPI ranks: root is 0 on rank 0 but 1 on rank 1" + hint,
+        "range": "gather_blocks: root must be a rank of the mesh (0 to 1), got 2",
+        "shape": "gather_blocks differs between the MPI ranks: block shape is (1, 1, 1, 4) on rank 0 but (1, 1, 1, 5) "
+                 "on rank 1" + hint,
+        "dtype": "gather_blocks differs between the MPI ranks: dtype is 'float64' on rank 0 but 'float32' on rank 1"
+                 + hint,
+        "length": "gather_blocks differs between the MPI ranks: first axis is 'one entry per local block' on rank 0 "
+                  "but '0 entries for 1 local blocks' on rank 1" + hint,
+    }
+    for rank in (0, 1):
+        for case, message in expected.items():
+            assert f"rank {rank} {case}: {message}\n" in out, out
+    assert "gathered [1.0, 2.0]\n" in out  # a right call after them
+
+
 def test_the_demo_under_mpiexec_prints_once(tmp_path):
     """Before, every rank printed the demo's banner and last line."""
     done = mpirun(3, BRICKWORK, "demo", "mesh.nx=[32,32]", "mesh.block_nx=[16,16]", "time.tlim=0.02",

@@ -375,10 +375,22 @@ class Mesh:
     def gather_blocks(self, local: np.ndarray, root: int = 0) -> np.ndarray | None:
         """``local`` (first axis: this rank's blocks in ``mesh.blocks`` order) assembled over every
         block in global id order on rank ``root``, as a new array (on one rank too); None on the other
-        ranks. Collective."""
+        ranks. Collective: every rank gives the same ``root`` and blocks of one shape and dtype (else a
+        ``ValueError`` on every rank: a rank that raised alone left the others waiting for ever)."""
         local = np.asarray(local)
-        if len(local) != len(self.blocks):
-            raise ValueError(f"gather_blocks: the first axis has {len(local)} entries, not one per local block "
+        if not isinstance(root, (int, np.integer)) or isinstance(root, bool) or not 0 <= root < self.nranks:
+            raise ValueError(f"gather_blocks: root must be a rank of the mesh (0 to {self.nranks - 1}), got {root!r}")
+        count = local.shape[0] if local.ndim else 0  # entries along the first axis (a 0-d array has none)
+        wrong_length = count != len(self.blocks)
+        if self.nranks > 1:
+            check_same(self._halo_comm, "gather_blocks",
+                       {"root": int(root), "block shape": local.shape[1:], "dtype": str(local.dtype),
+                        "first axis": f"{count} entries for {len(self.blocks)} local blocks" if wrong_length
+                        else "one entry per local block"},
+                       hint="every rank calls mesh.gather_blocks with the same root and blocks of one shape and "
+                            "dtype (gathering is collective)")
+        if wrong_length:
+            raise ValueError(f"gather_blocks: the first axis has {count} entries, not one per local block "
                              f"({len(self.blocks)})")
         if self.nranks == 1:  # a copy, as on several ranks: what a caller keeps must not change with the field
             return local.copy()
