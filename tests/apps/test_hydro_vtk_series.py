@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from test_hydro_vtk import CASES, pieces, read_vti
 
-from brickwork.io import vtk
+from brickwork.io import read_output, vtk
 
 SOD = dict(CASES[1], time={"nlim": 6}, output={"hdf5_dt": -1.0, "hdf5_dn": 1, "restart_dn": 3, "format": "vtk"})
 
@@ -71,3 +71,16 @@ def test_update_collection_leaves_out_what_it_cannot_read(tmp_path):
     with pytest.raises(ValueError, match=r"read_output: '.*x\.out\.00000\.vtm' is not a VTK Collection file"):
         vtk.read_collection(str(tmp_path / "x.out.00000.vtm"))
     assert sorted(os.listdir(tmp_path)) == ["a.vti", "x.out.00000.vtm", "x.out.00001.vtm", "x.pvd"]  # no temporaries
+
+
+def test_read_output_names_a_collection_as_a_series_and_read_collection_lists_it(run_hydro, tmp_path):
+    run_hydro(dict(SOD, time={"nlim": 2}))
+    pvd = str(tmp_path / "out" / "sod.pvd")
+    with pytest.raises(ValueError) as info:
+        read_output(pvd)
+    assert str(info.value) == (f"read_output: {pvd!r} is a time series (a VTK collection of outputs), not one output: "
+                               f"read one of the .vtm files it lists; brickwork.io.vtk.read_collection({pvd!r}) "
+                               f"gives each file with its time")
+    series = vtk.read_collection(pvd)
+    assert [read_output(tmp_path / "out" / name).time for _, name in series] == [when for when, _ in series]
+    assert [read_output(tmp_path / "out" / name).cycle for _, name in series] == [0, 1, 2]

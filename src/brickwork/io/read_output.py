@@ -44,11 +44,15 @@ def read_output(path: str, names=None) -> Output:
     ``.vtm`` file) as arrays over the whole mesh; ``names`` (a name or a list) reads only those variables.
     ``FileNotFoundError`` for a missing file, ``KeyError`` naming the variables there are for an unknown
     one, ``ValueError`` for a file that is not an output of brickwork's (``mesh.write_output``, the hydro
-    application's)."""
+    application's) and for a time series (``.pvd``) of them."""
     path = os.fspath(path)
     wanted = [names] if isinstance(names, str) else None if names is None else list(names)
     stem = path[:-5] if path.endswith(".xdmf") else path[:-3] if path.endswith(".h5") else path
     h5_path = stem + ".h5"
+    if path.endswith(".pvd"):  # it said "no output file 'NAME.pvd.h5'"
+        raise ValueError(f"read_output: {path!r} is a time series (a VTK collection of outputs), not one output: "
+                         f"read one of the .vtm files it lists; brickwork.io.vtk.read_collection({path!r}) gives "
+                         f"each file with its time")
     if path.endswith(".vtm") or (stem == path and not os.path.isfile(h5_path) and os.path.isfile(path + ".vtm")):
         return _read_vtk(path if path.endswith(".vtm") else path + ".vtm", wanted)
     try:
