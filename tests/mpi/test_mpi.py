@@ -441,6 +441,16 @@ def test_gather_blocks_called_differently_on_the_ranks_is_an_error_on_every_rank
     assert "gathered [1.0, 2.0]\n" in out  # a right call after them
 
 
+def test_a_reduction_with_another_reducer_on_each_rank_is_an_error_on_every_rank():
+    out = python(2, "reduce_mismatch.py", timeout=120).stdout
+    for rank in (0, 1):
+        for mine, theirs in (("Sum", "Max"), ("Min", "MinLoc")):
+            assert (f"rank {rank}: la.outer_reduce differs between the MPI ranks: reducer is la.{mine}(float64) on "
+                    f"rank 0 but la.{theirs}(float64) on rank 1; every rank runs the same reduction over the mesh (it "
+                    f"is collective)\n") in out, out
+        assert f"rank {rank} sum 512.0\n" in out  # 32 x 16 cells of 1.0, after the refusals
+
+
 def test_the_demo_under_mpiexec_prints_once(tmp_path):
     """Before, every rank printed the demo's banner and last line."""
     done = mpirun(3, BRICKWORK, "demo", "mesh.nx=[32,32]", "mesh.block_nx=[16,16]", "time.tlim=0.02",

@@ -13,6 +13,7 @@ from ..lang.body import body_kernel, halo_arguments
 from ..mesh import SparsePack
 from ..runtime import tape as _tape
 from ..runtime.launch import RepeatedLaunch, launch
+from ..same_on_ranks import first_difference
 from ..types.array_constructors import empty, full
 from ..types.arrays import array, type_name
 from . import tags
@@ -365,7 +366,15 @@ def _gather_block_partials(space: IndexSpace, per_block, gids: list, buffer):
     if space.reducer.with_location:
         found = values["b"] >= 0
         values["b"][found] = gids[values["b"][found]]  # slot -> global block id
-    parts = mesh._halo_comm.allgather((gids, values)) if mesh.nranks > 1 else [(gids, values)]
+    if mesh.nranks == 1:
+        parts = [(gids, values)]
+    else:  # each rank's reducer travels with its partials: ranks folding with different ones are refused on all
+        everyone = mesh._halo_comm.allgather((gids, values, repr(space.reducer)))
+        differ = first_difference([{"reducer": what} for _, _, what in everyone])
+        if differ is not None:
+            raise ValueError(f"la.outer_reduce differs between the MPI ranks: {differ}; every rank runs the same "
+                             f"reduction over the mesh (it is collective)")
+        parts = [(g, v) for g, v, _ in everyone]
     all_gids = np.concatenate([g for g, _ in parts])
     all_values = np.concatenate([v for _, v in parts])
     gathered = buffer("gathered", len(all_gids))
