@@ -120,6 +120,25 @@ def test_wrong_argument_types_change_nothing():
     np.testing.assert_array_equal(a.numpy(), [1.0, 2.0])
 
 
+def test_inputs_that_are_not_a_list_or_tuple_are_refused_cold_and_warm():
+    @wp.kernel
+    def add(a: wp.array(dtype=float), n: int):
+        a[wp.tid()] = a[wp.tid()] + float(n)
+
+    a = wp.array([1.0, 2.0], dtype=float)
+    # before: "TypeError: 'generator' object is not subscriptable" (the signature had consumed it)
+    message = "launch of '.*add': inputs must be a list or tuple of arguments, got generator"
+    with pytest.raises(wp.LaunchError, match=message):  # first launch: no instance yet
+        wp.launch(add, dim=2, inputs=(v for v in [a, 1]))
+    with pytest.raises(wp.LaunchError, match="inputs must be a list or tuple of arguments, got dict_values"):
+        wp.launch(add, dim=2, inputs={"a": a, "n": 1}.values())
+    np.testing.assert_array_equal(a.numpy(), [1.0, 2.0])
+    wp.launch(add, dim=2, inputs=(a, 1))
+    with pytest.raises(wp.LaunchError, match=message):  # its signature is in the launch table now
+        wp.launch(add, dim=2, inputs=(v for v in [a, 1]))
+    np.testing.assert_array_equal(a.numpy(), [2.0, 3.0])
+
+
 def test_a_typed_scalar_of_the_same_kind_converts_as_in_warp():
     """wp.int64(5) for an int parameter, wp.float64(0.5) for a float one: converted (Warp accepts them too);
     integers must fit, and a float for an integer or an integer for a float is refused."""

@@ -44,6 +44,12 @@ def _signature(args) -> tuple:
     return tuple([a._sig if type(a) in SIGNED else type(a) for a in args])
 
 
+def _not_a_sequence(kernel, inputs) -> LaunchError:
+    """The error for ``inputs`` that is not a list or tuple (a generator: the signature consumed it already)."""
+    return LaunchError(f"launch of '{kernel.key}': inputs must be a list or tuple of arguments, got "
+                       f"{type(inputs).__name__}")
+
+
 def _stale(inst) -> bool:
     """An instance built for another mode or target than the current one (``config``)."""
     return inst.config_mode != config.mode or inst.target != config.target
@@ -96,6 +102,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
         _check_kernel(kernel)
         raise
     if entry is None or entry[0].config_mode != config.mode or entry[0].target != config.target:
+        if type(args) is not list and type(args) is not tuple:  # here, off the fast path
+            raise _not_a_sequence(kernel, args)
         if any(_host_value(a) for a in args):  # host values (np.memmap too): never in a table
             args = _host_arguments(kernel, args)
             sig = _signature(args)
@@ -114,10 +122,15 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     # a deterministic module's kernels run on one thread, so their float atomics add in a fixed order.
     # A serial launch packs 1 (its count is never read); a count assigned at run time above MAX_THREADS
     # (the environment's are clamped at import) is clamped here, off the small launches' path
-    if work >= config.parallel_threshold and (nthreads := _launch_threads()) > 1 and not runs_serially(kernel):
-        buf = pack(args, d0, d1, d2, d3, True, nthreads)
-    else:
-        buf = pack(args, d0, d1, d2, d3, False, 1)
+    try:  # no cost unless raised
+        if work >= config.parallel_threshold and (nthreads := _launch_threads()) > 1 and not runs_serially(kernel):
+            buf = pack(args, d0, d1, d2, d3, True, nthreads)
+        else:
+            buf = pack(args, d0, d1, d2, d3, False, 1)
+    except TypeError:  # a generator of arguments whose signature was in the table: the packer cannot index it
+        if type(args) is list or type(args) is tuple:
+            raise
+        raise _not_a_sequence(kernel, args) from None
     if _tape.recording and record_tape:  # after packing: a launch the packer refused never ran, nor is taped
         _tape.recording[-1].record_launch(kernel, dim, inputs, outputs or (), device)
     if _capture is not None:
