@@ -454,7 +454,7 @@ def test_outputs_that_fail_mid_run_name_the_output_cycle_and_time(tmp_path, form
                          r"OUTPUTS\['speed'\] failed at tube.py:12: ValueError: in the rarefaction", str(info.value))
     assert found, str(info.value)
     assert int(found[1]) > 0 and 0.02 <= float(found[2]) < 0.04
-    first = {"hdf5": ["tube.out.00000.h5", "tube.out.00000.xdmf"], "vtk": ["tube.out.00000", "tube.out.00000.vtm"]}
+    first = {"hdf5": ["tube.out.00000.h5", "tube.out.00000.xdmf"], "vtk": ["tube.out.00000", "tube.out.00000.vtm", "tube.pvd"]}
     assert sorted(p.name for p in out.iterdir()) == sorted(["tube.hst", *first[form]])
 
 
