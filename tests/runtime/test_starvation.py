@@ -285,6 +285,7 @@ def test_the_guard_is_not_asked_where_it_has_nothing_to_decide(monkeypatch, sett
 
 
 PROBE = """
+import os
 import numpy as np
 import brickwork as wp
 from brickwork import config
@@ -300,11 +301,12 @@ try:
     print(config.adaptive_threads)
 except config.SettingError as e:
     print(f"SettingError: {e}")
-print(float(a.sum()))
+print(float(a.sum()), os.environ.get("OMP_WAIT_POLICY"), os.environ.get("GOMP_SPINCOUNT"))
 """
 
 
-def test_the_environment_variable_turns_it_off_and_a_bad_value_is_a_setting_error_at_a_parallel_launch(tmp_path):
+def test_the_variable_turns_it_off_a_bad_value_is_an_error_at_a_parallel_launch_and_omp_settings_are_the_users(
+        tmp_path):
     import subprocess
 
     script = tmp_path / "probe.py"  # a file: kernels need their source
@@ -312,13 +314,17 @@ def test_the_environment_variable_turns_it_off_and_a_bad_value_is_a_setting_erro
     src = os.path.join(os.path.dirname(__file__), "..", "..", "src")
     out = {}
     for value in ("0", "on", "", "sometimes"):
-        env = dict(os.environ, PYTHONPATH=src, BRICKWORK_ADAPTIVE_THREADS=value)
+        env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+        env.update(PYTHONPATH=src, BRICKWORK_ADAPTIVE_THREADS=value)
+        if value == "on":  # a user's own OpenMP wait settings: brickwork neither changes nor sets them
+            env.update(OMP_WAIT_POLICY="passive", GOMP_SPINCOUNT="1000")
         run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
         assert run.returncode == 0, run.stderr
         out[value] = run.stdout.splitlines()[-3:]
-    assert out["0"] == ["[]", "False", "80000.0"]
-    assert out["on"] == out[""] == ["[]", "True", "80000.0"]
+    assert out["0"] == ["[]", "False", "80000.0 None None"]
+    assert out["on"] == ["[]", "True", "80000.0 passive 1000"]
+    assert out[""] == ["[]", "True", "80000.0 None None"]
     problem, error, total = out["sometimes"]
     assert "BRICKWORK_ADAPTIVE_THREADS='sometimes' must be one of 1, true, yes, on (on) or 0" in problem
     assert error.startswith("SettingError: environment variable BRICKWORK_ADAPTIVE_THREADS='sometimes'")
-    assert total == "40000.0"  # nothing ran
+    assert total == "40000.0 None None"  # nothing ran

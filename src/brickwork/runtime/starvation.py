@@ -8,9 +8,11 @@ spinning threads also use up their share of the scheduler, so they are the last 
 The measure is the process's threads' own: Linux counts, per thread, the time it ran and the time it was
 ready to run but waited for a core (``/proc/self/task/*/schedstat``); all threads, since the launching
 one may spin or sleep at the barrier while the others wait. When the threads spent more than ``STARVED``
-of a window's ready time waiting, parallel launches run on one thread for a while (from ``FIRST_HOLD_S``,
-doubling up to ``MAX_HOLD_S`` while the machine stays busy), then try the full count again for one window.
-Where the counters cannot be read (not Linux), the count is never changed.
+of a window's ready time waiting, parallel launches run on one thread for a hold (``FIRST_HOLD_S``). A hold
+whose own time was starved is followed by another, twice as long (at most ``MAX_HOLD_S``); one that was not
+by a window of the full count, whose waits decide again (a starved one doubles the hold too). A captured
+graph's replay decides once for all of its launches (runtime/capture.py). Where the counters cannot be read
+(not Linux), the count is never changed.
 """
 
 from __future__ import annotations
