@@ -134,6 +134,20 @@ def test_every_thread_counts_and_threads_that_start_end_or_reuse_an_id_give_no_f
     assert g.threads(2) == 1
 
 
+def test_while_one_thread_decides_another_launches_as_things_were_without_reading():
+    m = Machine()
+    g = guard_on(m)
+    g.threads(2)
+    m.run(WINDOW_S, 0.9)
+    with g.deciding:  # another launching thread is reading the counters now
+        assert g.threads(2) == 2 and m.reads == 1
+    assert g.threads(2) == 1 and m.reads == 2
+    g.deciding.acquire()  # held by a thread of the parent when the process forked
+    g.after_fork()
+    m.run(FIRST_HOLD_S, 0.9)
+    assert g.threads(2) == 1 and m.reads == 3
+
+
 def test_without_counters_the_count_is_never_changed():
     g = StarvationGuard(read=lambda: None, clock=lambda: 0.0)
     assert [g.threads(3) for _ in range(5)] == [3] * 5

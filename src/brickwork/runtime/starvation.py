@@ -18,6 +18,7 @@ graph's replay decides once for all of its launches (runtime/capture.py). Where 
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 #: The length of one measuring window of parallel launches, in seconds.
@@ -85,6 +86,13 @@ class StarvationGuard:
         self.next_check = 0.0
         self.hold = FIRST_HOLD_S
         self.start = None  # the threads' times at the start of the current window
+        # one thread decides at a time: ThreadTimes closes the files of ended threads, and a file number closed
+        # under another thread's read could be a new file of the program's by the time it is closed again
+        self.deciding = threading.Lock()
+
+    def after_fork(self) -> None:
+        """In a forked child: a lock that a thread of the parent held would stay held there."""
+        self.deciding = threading.Lock()
 
     def threads(self, n: int) -> int:
         """The thread count for a launch that asks for ``n``: ``n``, or 1 while the process is starved."""
@@ -94,6 +102,14 @@ class StarvationGuard:
         return self._decide(now, n)
 
     def _decide(self, now: float, n: int) -> int:
+        if not self.deciding.acquire(blocking=False):  # another thread is deciding: as it was
+            return 1 if self.serial else n
+        try:
+            return self._measure(now, n)
+        finally:
+            self.deciding.release()
+
+    def _measure(self, now: float, n: int) -> int:
         sample = self.read()
         if sample is None:  # no counters here: never change the count
             self.serial, self.next_check = False, float("inf")
@@ -123,3 +139,4 @@ class StarvationGuard:
 
 #: The guard of this process's launches.
 GUARD = StarvationGuard()
+os.register_at_fork(after_in_child=GUARD.after_fork)
