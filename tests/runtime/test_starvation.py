@@ -45,12 +45,18 @@ def guard_on(machine):
     return StarvationGuard(read=machine.read, clock=machine.clock)
 
 
-def test_a_quiet_machine_runs_on_every_thread_after_the_first_window():
+def past_a_quiet_window(n=2):
+    """A machine and a guard past its first window, in which the threads did not wait: ``n`` threads."""
     m = Machine()
     g = guard_on(m)
-    assert g.threads(4) == 4  # the first window runs on every thread: a single long launch keeps its speed
+    assert g.threads(n) == n
     m.run(WINDOW_S, 0.0)
-    assert g.threads(4) == 4
+    assert g.threads(n) == n
+    return m, g
+
+
+def test_a_quiet_machine_runs_on_every_thread_after_the_first_window():
+    m, g = past_a_quiet_window(4)  # the first window runs on every thread: a single long launch keeps its speed
     counts = []
     for _ in range(200):
         m.run(WINDOW_S / 7, 0.01)
@@ -59,11 +65,7 @@ def test_a_quiet_machine_runs_on_every_thread_after_the_first_window():
 
 
 def test_a_starved_window_runs_one_thread_for_a_hold_that_doubles_while_retries_are_starved():
-    m = Machine()
-    g = guard_on(m)
-    g.threads(2)
-    m.run(WINDOW_S, 0.0)
-    assert g.threads(2) == 2
+    m, g = past_a_quiet_window()
     m.run(WINDOW_S, 0.9)  # others took the cores
     assert g.threads(2) == 1
     m.run(FIRST_HOLD_S * 0.99, 0.0)
@@ -100,11 +102,7 @@ def test_starved_on_one_thread_it_stays_on_one_without_trying_more_and_the_hold_
 
 
 def test_a_window_with_too_little_ready_time_decides_nothing():
-    m = Machine()
-    g = guard_on(m)
-    g.threads(2)
-    m.run(WINDOW_S, 0.0)
-    assert g.threads(2) == 2
+    m, g = past_a_quiet_window()
     m.now += 1.0  # asleep for a second, then a little work that waited throughout
     m.waited += MIN_READY_NS // 2
     assert g.threads(2) == 2
@@ -113,11 +111,7 @@ def test_a_window_with_too_little_ready_time_decides_nothing():
 
 
 def test_every_thread_counts_and_threads_that_start_end_or_reuse_an_id_give_no_false_alarm():
-    m = Machine()
-    g = guard_on(m)
-    g.threads(2)
-    m.run(WINDOW_S, 0.0)
-    assert g.threads(2) == 2
+    m, g = past_a_quiet_window()
     m.others = {"2": (40 * MS, 0)}  # a thread started in the window, ran all the time
     m.run(WINDOW_S, 0.0)
     assert g.threads(2) == 2
