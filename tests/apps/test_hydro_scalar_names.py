@@ -54,7 +54,7 @@ def test_a_png_of_a_named_scalar(run_hydro, monkeypatch):
 
 @pytest.mark.parametrize("names, message", [
     (["dye"], "hydro.scalar_names in test: 1 name ['dye'] for hydro.nscalars=2 passive scalars: give one name per "
-              "scalar"),
+              "scalar, or set hydro.nscalars = 1"),
     (["dye", "2nd"], "hydro.scalar_names in test: '2nd' is not a name: a scalar is named with ASCII letters, digits "
                      "and '_', not first a digit (e.g. 'dye')"),
     (["dye", "a b"], "hydro.scalar_names in test: 'a b' is not a name: a scalar is named with ASCII letters, digits "

@@ -74,7 +74,8 @@ def check_scalar_names(hydro: dict, problem, key: str) -> None:
         return
     if len(names) != hydro["nscalars"]:
         raise ConfigError(f"{key}: {len(names)} name{'s' * (len(names) != 1)} {names!r} for hydro.nscalars="
-                          f"{hydro['nscalars']} passive scalars: give one name per scalar")
+                          f"{hydro['nscalars']} passive scalars: give one name per scalar, or set hydro.nscalars = "
+                          f"{len(names)}")
     taken = {*BUILT_IN_OUTPUTS, *PNG_VARIABLES, *HISTORY_COLUMNS, *getattr(problem, "OUTPUTS", {})}
     for n, name in enumerate(names):
         if not VARIABLE_NAME.fullmatch(name):
