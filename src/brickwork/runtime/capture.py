@@ -19,7 +19,7 @@ from ..types.scalars import is_scalar_type
 from ..types.structs import StructBase
 from . import launch as _launch
 from . import live_ids, streams
-from .packing import on_one_thread
+from .packing import PARALLEL_FLAG, on_one_thread
 
 _replay_stream = None  # the stream given to the capture_launch running now (its CUDA launches go there)
 
@@ -55,10 +55,12 @@ class Graph:
         return len(self.calls)
 
     def calls_on_one_thread(self) -> list:
-        """``calls`` with each CPU launch's parallel flag cleared: a replay while the process is starved of CPU
-        time (runtime/starvation.py) runs them as launches made then would run."""
+        """For each of ``calls``, a CPU launch on several threads: its packed arguments with the parallel flag
+        cleared; anything else: None. A replay runs a launch so while the process is starved of CPU time
+        (runtime/starvation.py), as a launch made then would run."""
         if self._on_one_thread is None or len(self._on_one_thread) != len(self.calls):
-            self._on_one_thread = [(inst, buf if inst is None else on_one_thread(buf)) for inst, buf in self.calls]
+            self._on_one_thread = [None if inst is None or not buf[PARALLEL_FLAG] else on_one_thread(buf)
+                                   for inst, buf in self.calls]
         return self._on_one_thread
 
 
@@ -160,12 +162,15 @@ def capture_launch(graph: Graph, stream=None) -> None:
             cuda.launch(stream if stream is not None else _replay_stream)
             return
     outer, _replay_stream = _replay_stream, stream if stream is not None else _replay_stream
-    calls = graph.calls_on_one_thread() if _launch.starved() else graph.calls
     try:
-        for inst, buf in calls:
+        # each parallel launch asks the guard, as a launch made now would: a long replay can span many windows
+        for (inst, buf), alone in zip(graph.calls, graph.calls_on_one_thread()):
             if inst is None:  # a conditional node, a host call, a graph or a CUDA launch
                 buf.run()
-            elif inst.fn(buf):  # declined: see launch
+                continue
+            if alone is not None and _launch.starved():
+                buf = alone
+            if inst.fn(buf):  # declined: see launch
                 inst.run_with_general_strides(buf)
     finally:
         _replay_stream = outer

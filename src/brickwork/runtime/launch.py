@@ -305,7 +305,7 @@ _pool_started = False
 def _launch_threads() -> int:
     """The threads of a launch large enough to run in parallel: ``_thread_count()``, or 1 while the process
     is starved of CPU time (``config.adaptive_threads``, runtime/starvation.py). A launch recorded into a graph
-    keeps the full count: each replay decides (``starved``)."""
+    keeps the full count: its replays ask for each launch (``starved``)."""
     n = _thread_count()
     return _starvation.GUARD.threads(n) if n > 1 and config.adaptive_threads and _capture is None else n
 

@@ -11,7 +11,7 @@ one may spin or sleep at the barrier while the others wait. When the threads spe
 of a window's ready time waiting, parallel launches run on one thread for a hold (``FIRST_HOLD_S``). A hold
 whose own time was starved is followed by another, twice as long (at most ``MAX_HOLD_S``); one that was not
 by a window of the full count, whose waits decide again (a starved one doubles the hold too). A captured
-graph's replay decides once for all of its launches (runtime/capture.py). Where the counters cannot be read
+graph's replay asks for each of its launches (runtime/capture.py). Where the counters cannot be read
 (not Linux), the count is never changed.
 """
 
