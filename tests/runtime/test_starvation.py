@@ -16,7 +16,14 @@ from brickwork import config
 from brickwork.runtime import launch as launch_module
 from brickwork.runtime import starvation
 from brickwork.runtime.packing import PARALLEL_FLAG
-from brickwork.runtime.starvation import FIRST_HOLD_S, MAX_HOLD_S, MIN_READY_NS, WINDOW_S, StarvationGuard
+from brickwork.runtime.starvation import (
+    FIRST_HOLD_S,
+    MAX_HOLD_S,
+    MIN_READY_NS,
+    READS_PER_WINDOW,
+    WINDOW_S,
+    StarvationGuard,
+)
 
 MS = 1_000_000  # nanoseconds
 
@@ -140,6 +147,23 @@ def test_while_one_thread_decides_another_launches_as_things_were_without_readin
     g.after_fork()
     m.run(FIRST_HOLD_S, 0.9)
     assert g.threads(2) == 1 and m.reads == 3
+
+
+def test_a_window_is_at_least_a_hundred_reads_long():
+    m = Machine()
+    read = m.read
+
+    def slow_read():  # 1 ms: the files of many threads
+        m.now += 0.001
+        return read()
+
+    g = StarvationGuard(read=slow_read, clock=m.clock)
+    g.threads(2)
+    assert g.next_check == pytest.approx(READS_PER_WINDOW * 0.001)
+    m.run(WINDOW_S, 0.9)
+    assert g.threads(2) == 2  # still within the longer window
+    m.run(READS_PER_WINDOW * 0.001, 0.9)
+    assert g.threads(2) == 1
 
 
 def test_without_counters_the_count_is_never_changed():

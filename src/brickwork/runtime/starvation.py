@@ -21,8 +21,10 @@ import os
 import threading
 import time
 
-#: The length of one measuring window of parallel launches, in seconds.
+#: The length of one measuring window of parallel launches, in seconds: at least this, and at least
+#: ``READS_PER_WINDOW`` times the last read of the counters (a process of many threads reads many files).
 WINDOW_S = 0.02
+READS_PER_WINDOW = 100
 #: The share of their ready time the threads spent waiting for a core above which the process counts as starved.
 STARVED = 0.25
 #: A window in which the threads were ready for less than this (nanoseconds) decides nothing: it goes on.
@@ -111,12 +113,13 @@ class StarvationGuard:
 
     def _measure(self, now: float, n: int) -> int:
         sample = self.read()
+        window = max(WINDOW_S, READS_PER_WINDOW * (self.clock() - now))
         if sample is None:  # no counters here: never change the count
             self.serial, self.next_check = False, float("inf")
             return n
         start, self.start = self.start, sample
         if start is None:  # the first launch: a window starts
-            self.next_check = now + WINDOW_S
+            self.next_check = now + window
             return 1 if self.serial else n
         ran = waited = 0
         for tid, (ran1, waited1) in sample.items():
@@ -125,7 +128,7 @@ class StarvationGuard:
                 ran0 = waited0 = 0
             ran, waited = ran + ran1 - ran0, waited + waited1 - waited0
         if ran + waited < MIN_READY_NS:  # mostly asleep: too little to judge, widen the window
-            self.start, self.next_check = start, now + WINDOW_S
+            self.start, self.next_check = start, now + window
             return 1 if self.serial else n
         if waited > STARVED * (ran + waited):  # starved even on one thread, or on n: one thread for a while
             self.serial, self.next_check = True, now + self.hold
@@ -133,7 +136,7 @@ class StarvationGuard:
             return 1
         if not self.serial:
             self.hold = FIRST_HOLD_S
-        self.serial, self.next_check = False, now + WINDOW_S
+        self.serial, self.next_check = False, now + window
         return n
 
 
