@@ -169,14 +169,12 @@ def _output_time(vtm: str) -> float | None:
         first = next(_xml_root(vtm, "vtkMultiBlockDataSet").iter("DataSet"), None)
         if first is None:
             return None
-        with open(os.path.join(os.path.dirname(vtm), first.get("file", "")), "rb") as f:
+        block = os.path.join(os.path.dirname(vtm), first.get("file", ""))
+        with open(block, "rb") as f:
             head = f.read(1 << 16)  # the XML and the field data, which come first
-        start = head.find(b'<AppendedData encoding="raw">')
-        mark = head.find(b"_", start) + 1
-        image = _xml_root(vtm, "ImageData", head[:start] + b"</VTKFile>").find("ImageData")
+        image, mark = _image(block, head)
         item = next(i for i in image.find("FieldData") if i.get("Name") == "TimeValue")
-        offset = mark + int(item.get("offset")) + HEADER.itemsize
-        return float(np.frombuffer(head, DTYPES[item.get("type")], 1, offset)[0])
+        return float(_values(block, head, mark, item, 1)[0])
     except (OSError, ValueError, AttributeError, StopIteration, KeyError, TypeError):
         return None
 
@@ -187,6 +185,27 @@ def _write_lines(path: str, lines: list[str]) -> str:
         with writing(tmp), open(tmp, "w", encoding="utf-8") as f:
             f.write("\n".join(lines))
     return path
+
+
+def _image(path: str, data: bytes):
+    """The ``ImageData`` element of the block file ``path`` (``data``: its bytes, or the first of them up to
+    its appended data at least) and the offset in ``data`` where the appended arrays begin."""
+    start = data.find(b'<AppendedData encoding="raw">')
+    mark = data.find(b"_", start) + 1
+    if start < 0 or mark <= 0:
+        raise ValueError(f"read_output: {path!r} is not a VTK image of brickwork's (no raw appended data)")
+    return _xml_root(path, "ImageData", data[:start] + b"</VTKFile>").find("ImageData"), mark
+
+
+def _values(path: str, data: bytes, mark: int, item, count: int) -> np.ndarray:
+    """The ``count`` values of the appended array that the ``DataArray`` element ``item`` describes."""
+    dtype = DTYPES[item.get("type")]
+    offset = mark + int(item.get("offset"))
+    nbytes = int(np.frombuffer(data, HEADER, 1, offset)[0])
+    if nbytes != count * dtype.itemsize:
+        raise ValueError(f"read_output: {path!r}: array {item.get('Name')!r} holds {nbytes} bytes, not "
+                         f"{count} values of {dtype}")
+    return np.frombuffer(data, dtype, count, offset + HEADER.itemsize).astype(dtype.newbyteorder("="))
 
 
 class Block:
@@ -223,23 +242,12 @@ def _xml_root(path: str, kind: str, text: bytes | None = None):
 def _read_block(path: str) -> Block:
     with open(path, "rb") as f:
         data = f.read()
-    start = data.find(b'<AppendedData encoding="raw">')
-    mark = data.find(b"_", start) + 1
-    if start < 0 or mark <= 0:
-        raise ValueError(f"read_output: {path!r} is not a VTK image of brickwork's (no raw appended data)")
-    root = _xml_root(path, "ImageData", data[:start] + b"</VTKFile>")
-    image = root.find("ImageData")
+    image, mark = _image(path, data)
     points = [int(v) for v in image.get("WholeExtent", "").split()[1::2]]
     shape = tuple(max(n, 1) for n in points[::-1])
 
     def values(item, count: int) -> np.ndarray:
-        dtype = DTYPES[item.get("type")]
-        offset = mark + int(item.get("offset"))
-        nbytes = int(np.frombuffer(data, HEADER, 1, offset)[0])
-        if nbytes != count * dtype.itemsize:
-            raise ValueError(f"read_output: {path!r}: array {item.get('Name')!r} holds {nbytes} bytes, not "
-                             f"{count} values of {dtype}")
-        return np.frombuffer(data, dtype, count, offset + HEADER.itemsize).astype(dtype.newbyteorder("="))
+        return _values(path, data, mark, item, count)
 
     field = {item.get("Name"): values(item, 1)[0] for item in image.find("FieldData")}
     cells = {item.get("Name"): values(item, int(np.prod(shape))).reshape(shape)
