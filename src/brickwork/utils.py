@@ -136,16 +136,8 @@ def _reduce(func: str, arrays: list[array], combine, out, count, axis, result_dt
             raise RuntimeError(f"out array should have shape {out_shape}")
     from .runtime import device_flat, device_reduce
 
-    if axis is None:
-        outer, length, inner = 1, a.size, 1
-    else:
-        outer, length = int(np.prod(a.shape[:axis], dtype=np.int64)), a.shape[axis]
-        inner = int(np.prod(a.shape[axis + 1:], dtype=np.int64))
-    n = length if count is None else min(count, length)
     per = int(np.prod(element_layout(a.dtype)[1], dtype=np.int64))  # components of an element
-    k = per if len(arrays) == 2 else 1  # an inner product sums over an element's components
-    if k == 1:
-        inner *= per
+    outer, length, n, inner, k = device_reduce.layout(tuple(a.shape), per, axis, count, len(arrays) == 2)
     result = out
     if out is None:
         shape = (1,) if axis is None else out_shape
@@ -209,12 +201,13 @@ def array_inner(a: array, b: array, out: array | None = None, count: int | None 
 
 def _record_gradient(inputs: list[array], out, result, count, axis) -> None:
     """Under a recording tape, with inputs that have gradients: give a returned array a gradient and record the
-    reduction's backward step (``runtime/reduction_gradients.py``). A host value returned is a constant."""
+    reduction's backward step (``runtime/reduction_gradients.py``; without them, only its arrays for the gradient
+    flow check). A host value returned is a constant."""
     from .runtime import reduction_gradients
 
-    if not isinstance(result, array) or not reduction_gradients.wants_gradient(*inputs):
+    if not isinstance(result, array) or not reduction_gradients.recording:
         return
-    if out is None:
+    if out is None and reduction_gradients.wants_gradient(*inputs):
         result.requires_grad = True
     reduction_gradients.record(inputs, result, count, None if axis is None else int(axis) % inputs[0].ndim)
 

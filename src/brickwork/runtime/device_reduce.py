@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..lang.kernel import kernel
 from ..types.array_constructors import empty
@@ -53,6 +55,42 @@ def _totals(partials: array(dtype=float64), chunks: int32, out: array(dtype=Any)
     for c in range(chunks):
         total = total + partials[row * chunks + c]
     out[row] = out.dtype(total)
+
+
+@kernel(enable_backward=False)
+def _spread(g: array(dtype=Any), b: array(dtype=Any), length: int32, count: int32, inner: int32, k: int32,
+            grad: array(dtype=Any)):
+    # one thread per summed scalar of a, (o, p, j, q) of (outer, count, inner, k): grad[at] += g[row] (times b[at]
+    # for an inner product), in float64 and rounded once, as the host's numpy did; each element written by one
+    # thread (no atomics, the same bits)
+    o, p, j, q = _tid()
+    at = ((o * length + p) * inner + j) * k + q
+    term = float64(g[o * inner + j])
+    if b.shape[0] > 0:
+        term = term * float64(b[at])
+    grad[at] = grad.dtype(float64(grad[at]) + term)
+
+
+def layout(shape: tuple, per: int, axis: int | None, count: int | None, inner_product: bool) -> tuple:
+    """``(outer, length, count, inner, k)`` of a reduction of an array of ``shape`` whose elements have ``per``
+    components, along ``axis`` (None: all elements in row-major order), of the first ``count`` (None: all)."""
+    if axis is None:
+        outer, length, inner = 1, int(np.prod(shape, dtype=np.int64)), 1
+    else:
+        outer, length = int(np.prod(shape[:axis], dtype=np.int64)), shape[axis]
+        inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
+    n = length if count is None else min(count, length)
+    k = per if inner_product else 1  # an inner product sums over an element's components
+    if k == 1:
+        inner *= per
+    return outer, length, n, inner, k
+
+
+def spread(g, b, grad, outer: int, length: int, count: int, inner: int, k: int, launch) -> None:
+    """The backward of ``reduce``: ``grad`` (1-D scalars like ``a``) += the output's gradient ``g`` (1-D,
+    ``outer * inner`` scalars) at every summed position, times ``b`` (an array like ``a``, or empty)."""
+    if outer * count * inner * k:
+        launch(_spread, (outer, count, inner, k), g, b, length, count, inner, k, grad)
 
 
 def reduce(a, b, out, outer: int, length: int, count: int, inner: int, k: int, launch) -> None:

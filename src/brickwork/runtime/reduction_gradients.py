@@ -4,16 +4,24 @@ A reduction into an array (``out=``, or the array an ``axis`` reduction returns)
 from inputs that have gradients, records one step of the backward pass, at its place: with ``g`` the output's
 gradient, each summed element of ``values`` gets ``g`` (``array_sum``), and ``a`` gets ``g * b`` and ``b``
 gets ``g * a`` (``array_inner``: component by component); then the output's gradient is cleared, as after a
-store (the reduction overwrote ``out``), unless it has ``retain_grad``. The sums run with numpy on the host
-(a device array's gradients go there and back), as the copies of a tape do. A reduction that returns a host
-value (no ``out``, no ``axis``) is a constant for the tape.
+store (the reduction overwrote ``out``), unless it has ``retain_grad``. Where the forward ran its GPU algorithm
+(a CUDA device, or the cuda-emulation target) the gradients are added there by one kernel
+(``device_reduce.spread``: a thread per summed scalar, in float64, rounded once; no atomics), so a CUDA array's
+stay on the GPU; the CPU's are added with numpy, with the same arithmetic (the same bits). A reduction that
+returns a host value (no ``out``, no ``axis``) is a constant for the tape. A reduction under a tape without
+gradients records what it reads and writes for the gradient flow check (gradient_flow.py).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..types.arrays import array
+from .. import config
+from ..types.array_constructors import empty
+from ..types.arrays import array, element_layout
+from .device_flat import Output, scalars
+from .device_reduce import layout, spread
+from .launch import launch
 from .tape import recording
 
 
@@ -24,30 +32,66 @@ def wants_gradient(*inputs: array) -> bool:
 
 def record(inputs: list[array], out: array, count: int | None, axis: int | None) -> None:
     """Record the backward step of ``array_sum(inputs[0], out, count, axis)`` (one input) or
-    ``array_inner(*inputs, out, count, axis)`` (two) on the recording tape, when ``out`` has a gradient."""
-    if out.grad is None:
+    ``array_inner(*inputs, out, count, axis)`` (two) on the recording tape, when ``out`` and an input have a
+    gradient; in any case what it reads and writes, for the gradient flow check."""
+    tape = recording[-1]
+    step = None
+    if config.verify_gradient_flow:
+        from .gradient_flow import caller_step
+
+        step = caller_step("array_sum" if len(inputs) == 1 else "array_inner")
+    reads = list(zip(("values",) if len(inputs) == 1 else ("a", "b"), inputs))
+    if out.grad is None or not any(a.grad is not None for a in inputs):
+        tape._record_step(step, reads, [("out", out)])
         return
 
+    per = int(np.prod(element_layout(inputs[0].dtype)[1], dtype=np.int64))
+    shape = layout(tuple(inputs[0].shape), per, axis, count, len(inputs) == 2)
+
+    on_device = not out.device.is_cpu or config.target != "cpu"  # as the forward: its GPU algorithm
+
     def backward():
-        g = out.grad.numpy().astype(np.float64)
-        if axis is None:
-            g = g.reshape(g.shape[1:])  # (1, *components) -> the one result's components
-        for k, a in enumerate(inputs):
-            if a.grad is None:
-                continue
-            if len(inputs) == 1:
-                term = g
-            else:  # d(a . b)/da = b, component by component: the scalar gradient spread over the components
-                other = inputs[1 - k].numpy().astype(np.float64)
-                ncomp = other.ndim - a.ndim
-                term = _region(other, a.ndim, count, axis) * np.reshape(g, np.shape(g) + (1,) * ncomp)
-            total = a.grad.numpy().astype(np.float64)  # a contiguous copy: its region is a view
-            _region(total, a.ndim, count, axis)[...] += term
-            a.grad.assign(total.astype(a.grad.numpy().dtype))
+        if on_device:
+            _spread_on_device(inputs, out, shape)
+        else:
+            _add_on_host(inputs, out, count, axis)
         if not out.retain_grad:
             out.grad.zero_()
 
-    recording[-1].record_func(backward, [*inputs, out])
+    tape._record_step(step, reads, [("out", out)], backward, [*inputs, out])
+
+
+def _spread_on_device(inputs: list[array], out: array, shape: tuple) -> None:
+    """The gradients added by ``device_reduce.spread`` on the arrays' device."""
+    run = _launcher(out.device)
+    g = scalars(out.grad)
+    for k, a in enumerate(inputs):
+        if a.grad is None:
+            continue
+        other = scalars(inputs[1 - k]) if len(inputs) == 2 else empty((0,), dtype=g.dtype, device=out.device)
+        target = Output(a.grad, as_scalars=True)  # a.grad itself where contiguous, else a copy written back
+        spread(g, other, target.target, *shape, run)
+        target.finish()
+
+
+def _add_on_host(inputs: list[array], out: array, count: int | None, axis: int | None) -> None:
+    """The gradients added with numpy (the CPU's arrays: numpy's vector loops beat a kernel that finds each
+    element's output by integer divisions)."""
+    g = out.grad.numpy().astype(np.float64)
+    if axis is None:
+        g = g.reshape(g.shape[1:])  # (1, *components) -> the one result's components
+    for k, a in enumerate(inputs):
+        if a.grad is None:
+            continue
+        if len(inputs) == 1:
+            term = g
+        else:  # d(a . b)/da = b, component by component: the scalar gradient spread over the components
+            other = inputs[1 - k].numpy().astype(np.float64)
+            ncomp = other.ndim - a.ndim
+            term = _region(other, a.ndim, count, axis) * np.reshape(g, np.shape(g) + (1,) * ncomp)
+        total = a.grad.numpy().astype(np.float64)  # a contiguous copy: its region is a view
+        _region(total, a.ndim, count, axis)[...] += term
+        a.grad.assign(total.astype(a.grad.numpy().dtype))
 
 
 def _region(values: np.ndarray, ndim: int, count: int | None, axis: int | None) -> np.ndarray:
@@ -58,3 +102,10 @@ def _region(values: np.ndarray, ndim: int, count: int | None, axis: int | None) 
     index = [slice(None)] * values.ndim
     index[axis] = slice(0, count)
     return values[tuple(index)]
+
+
+def _launcher(device):
+    def run(kernel, dim, *inputs):
+        launch(kernel, dim, inputs=list(inputs), device=device, record_tape=False)
+
+    return run

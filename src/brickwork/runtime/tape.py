@@ -23,6 +23,7 @@ from ..types.held_arrays import point_at_gradients
 from ..types.kernel_params import KEEP_BITS, KEEP_PARAM, has_adjoint_param, has_adjoint_value, is_pack_type
 from ..types.scalars import bool_, is_scalar_type, uint64
 from ..types.structs import gradient_struct, has_array_fields
+from . import gradient_flow
 
 #: Tapes recording now, innermost last (launch records into the innermost).
 recording: list = []
@@ -47,7 +48,10 @@ class Tape:
         self._accessed: list = []  # arrays of recorded launches and copies: their read flags (array_reads.py)
         #: (launch index, name, metadata) where a scope begins, (launch index, None, None) where one ends
         self.scopes: list = []
-        self._flow_checked = 0  # launches seen by the last gradient flow check (gradient_flow.py)
+        self._flow_checked = (0, 0)  # launches and other steps seen by the last gradient flow check
+        #: the steps that are no kernel launch, for that check: (position among the launches, Step, argument
+        #: names, arrays, positions read, positions written) (gradient_flow.py)
+        self._flow_steps: list = []
 
     def __enter__(self):
         if any(t is self for t in recording):
@@ -88,15 +92,35 @@ class Tape:
 
     def record_func(self, backward, arrays) -> None:
         """Record a Python function to call (with no arguments) at its place in the backward pass;
-        ``arrays`` are the arrays whose gradients it updates (zeroed by ``zero()``)."""
+        ``arrays`` are the arrays whose gradients it updates (zeroed by ``zero()``). The gradient flow check
+        takes the step to read each of them and to write those that have a gradient."""
         if not callable(backward):
             raise TypeError(f"record_func needs a callable, got {type(backward).__name__}")
+        arrays = list(arrays)
+        if config.verify_gradient_flow:
+            named = [(f"arrays[{k}]", a) for k, a in enumerate(arrays)]
+            self._record_step(gradient_flow.function_step(backward), named,
+                              [(n, a) for n, a in named if adjoint_of(a) is not None])
+        self._record_func(backward, arrays)
+
+    def _record_func(self, backward, arrays) -> None:
         self.launches.append(backward)
         for a in arrays:
             if isinstance(a, array):
                 self._accessed.append(a)
             if isinstance(a, array) and a.requires_grad:
                 self.gradients[a] = a.grad
+
+    def _record_step(self, step, reads, writes, backward=None, arrays=()) -> None:
+        """Note for the gradient flow check a step that is no kernel launch, at this place among the launches:
+        ``step`` (a ``gradient_flow.Step``) reads and writes the ``(argument name, array)`` pairs ``reads`` and
+        ``writes``. With ``backward``, record it as ``record_func`` does (its gradients: ``arrays``')."""
+        if config.verify_gradient_flow:
+            pairs = [*reads, *writes]
+            self._flow_steps.append((len(self.launches), step, [n for n, _ in pairs], [a for _, a in pairs],
+                                     range(len(reads)), range(len(reads), len(pairs))))
+        if backward is not None:
+            self._record_func(backward, arrays)
 
     def record_scope_begin(self, scope_name: str, metadata: dict | None = None) -> None:
         """Begin a named scope of the launches recorded next (``metadata``: any information to keep with it)."""
@@ -167,11 +191,10 @@ class Tape:
                 a.grad = g  # as Warp: the array given becomes the gradient
             else:
                 a.grad.assign(g)
-        if config.verify_gradient_flow and len(self.launches) != self._flow_checked:
-            from .gradient_flow import check  # an array without gradient between two launches: warn once
-
-            check(self)
-            self._flow_checked = len(self.launches)
+        seen = (len(self.launches), len(self._flow_steps))
+        if config.verify_gradient_flow and seen != self._flow_checked:
+            gradient_flow.check(self)  # an array without gradient between two steps: warn once
+            self._flow_checked = seen
         for entry in reversed(self.launches):
             if callable(entry):
                 entry()
@@ -217,7 +240,8 @@ class Tape:
         self.zero()
         self._clear_read_flags()
         self.launches = []
-        self._flow_checked = 0
+        self._flow_checked = (0, 0)
+        self._flow_steps = []
         self.scopes = []
         self.packs = []
         self._accessed = []
@@ -245,7 +269,16 @@ def _record_copy(dest, src, region=None) -> None:
 
         after_copy(dest, src)
         recording[-1]._accessed += [dest, src]
-    if not recording or src.grad is None or dest.grad is None or src.grad.device.is_cuda:
+    if not recording:
+        return
+    tape = recording[-1]
+    if config.verify_gradient_flow:  # the copy reads src and writes dest (also where it is not differentiated)
+        # a copy between arrays without gradients never shows in a report (it reads none and writes none):
+        # the user's line is looked up (a walk up the stack, microseconds) only for the others
+        step = gradient_flow.ANY_COPY if src.grad is None and dest.grad is None else \
+            gradient_flow.caller_step("the copy")
+        tape._flow_steps.append((len(tape.launches), step, _COPY_NAMES, (src, dest), _FIRST, _SECOND))
+    if src.grad is None or dest.grad is None or src.grad.device.is_cuda:
         return
     src_grad, dest_grad = src.grad, dest.grad
     overlapping = np.shares_memory(src._np, dest._np)
@@ -268,9 +301,10 @@ def _record_copy(dest, src, region=None) -> None:
         if not dest.retain_grad:  # a retained gradient stays (it may count twice, as in Warp)
             dg[frm] = 0
 
-    recording[-1].record_func(backward, [src, dest])
+    tape._record_func(backward, [src, dest])
 
 
+_COPY_NAMES, _FIRST, _SECOND = ("src", "dest"), (0,), (1,)  # a copy's step for the gradient flow check
 _warned: set = set()
 
 

@@ -19,6 +19,7 @@ import math
 import warnings
 from typing import Any
 
+from ... import config
 from ...builtins.functions import FUNCTIONS as _FUNCTIONS
 from ...lang.kernel import kernel
 from ...runtime.capture import is_capturing
@@ -127,7 +128,30 @@ def record_solve(state, tape, plan: SolvePlan, b: array, x: array) -> None:
         if not x.retain_grad:
             x.grad.zero_()
 
-    tape.record_func(backward, [a for a in (b, x, values if values is not None else A) if isinstance(a, array)])
+    arrays = [a for a in (b, x, values if values is not None else A) if isinstance(a, array)]
+    tape._record_step(_solve_step(state), *_solve_access(A, b, x), backward, arrays)
+
+
+def _solve_step(state):
+    """The solve as the gradient flow check names it (None: the check is off)."""
+    from ...runtime.gradient_flow import caller_step
+
+    return caller_step(f"the {state._NAME} solve") if config.verify_gradient_flow else None
+
+
+def _solve_access(A, b: array, x: array) -> tuple[list, list]:
+    """The arrays a solve reads (``b``, ``A``'s values) and writes (``x``), as the gradient flow check takes them."""
+    A = _source(A)
+    values = getattr(A, "values", A)
+    reads = [("b", b)] + ([("A", values)] if isinstance(values, array) else [])
+    return reads, [("x", x)]
+
+
+def note_solve(state, tape, A, b: array, x: array) -> None:
+    """For the gradient flow check, a solve under ``tape`` that records no backward step (nothing it reads has a
+    gradient): where ``x`` needs one, ``b`` or ``A`` written from values that had one cut the flow."""
+    if config.verify_gradient_flow:
+        tape._record_step(_solve_step(state), *_solve_access(A, b, x))
 
 
 def check_adjoint_converged(state, result) -> None:

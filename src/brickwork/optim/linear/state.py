@@ -37,7 +37,7 @@ from ._common import (
     scalar_type,
     tolerances,
 )
-from .adjoint import plan_solve, record_solve
+from .adjoint import note_solve, plan_solve, record_solve
 from .dots import Dots
 from .operator import LinearOperator, aslinearoperator
 
@@ -205,10 +205,13 @@ class LinearSolverState:
         b = b if b is not None else self._b
         x = x if x is not None else self._x
         self._check_compatible(A_op, b, x, M_op)
-        plan = plan_solve(self, A if A is not None else self._A_given, A_op, b, M_op) if recording else None
+        A_given = A if A is not None else self._A_given
+        plan = plan_solve(self, A_given, A_op, b, M_op) if recording else None
         result = self._run(A_op, b, x, M_op)
         if plan is not None:  # after the solve: the saved solution is x's new value
             record_solve(self, recording[-1], plan, b, x)
+        elif recording:
+            note_solve(self, recording[-1], A_given, b, x)
         return result
 
     def _init_tolerance(self, b: array, dots: Dots, atol_sq: array) -> None:

@@ -1,0 +1,101 @@
+"""The backward steps of ``array_sum`` and ``array_inner`` run on the arrays' device (``device_reduce.spread``): on
+the cuda-emulation target (the GPU-mapped kernel, run on the CPU) they give numpy's gradients, the CPU's bits; on a
+CUDA device (the fake driver: kernels compiled with NVRTC, launches recorded) they launch one kernel per input and
+copy nothing between the host and the device."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+from brickwork import config
+from brickwork.jit import nvrtc
+from brickwork.utils import array_inner, array_sum
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from runtime.cuda_fake import FakeDriver, installed  # noqa: E402
+
+
+def _gradients(data, other, axis, count):
+    """The gradients of ``array_sum(values, axis, count)`` and ``array_inner(a, b, axis, count)`` for an output
+    gradient ``g`` (given), on the current target."""
+    values = wp.array(data, dtype=wp.vec3d, requires_grad=True)
+    a = wp.array(data, dtype=wp.vec3d, requires_grad=True)
+    b = wp.array(other, dtype=wp.vec3d, requires_grad=True)
+    shape = (1,) if axis is None else data.shape[:axis] + (1,) + data.shape[axis + 1:-1]
+    total = wp.zeros(shape, dtype=wp.vec3d, requires_grad=True)
+    inner = wp.zeros(shape, dtype=wp.float64, requires_grad=True)
+    g_total = np.arange(1.0, 1.0 + 3 * int(np.prod(shape))).reshape(*shape, 3)
+    g_inner = np.arange(2.0, 2.0 + int(np.prod(shape))).reshape(shape)
+    with wp.Tape() as tape:
+        array_sum(values, out=total, value_count=count, axis=axis)
+        array_inner(a, b, out=inner, count=count, axis=axis)
+    tape.backward(grads={total: wp.array(g_total, dtype=wp.vec3d), inner: wp.array(g_inner, dtype=wp.float64)})
+    return values.grad.numpy(), a.grad.numpy(), b.grad.numpy(), g_total, g_inner
+
+
+def _expected(data, other, axis, count, g_total, g_inner):
+    """numpy's: each summed element (the first ``count``, None: all) gets the output's gradient (times the other
+    factor for the inner product)."""
+    mask = np.zeros(data.shape[:-1], dtype=bool)
+    if axis is None:
+        mask.reshape(-1)[:count] = True
+        g_total = np.broadcast_to(g_total.reshape(3), data.shape)
+        g_inner = np.broadcast_to(g_inner.reshape(()), data.shape[:-1])
+    else:
+        index = [slice(None)] * mask.ndim
+        index[axis] = slice(0, count)
+        mask[tuple(index)] = True
+    sums = np.where(mask[..., None], g_total, 0.0)
+    spread = np.where(mask, g_inner, 0.0)[..., None]
+    return sums, spread * other, spread * data
+
+
+@pytest.mark.compiles_for_cuda
+@pytest.mark.parametrize(("axis", "count"), [(None, None), (None, 7), (1, None), (1, 2), (0, 3)])
+def test_gradients_on_the_emulation_target_are_numpys_and_the_cpus(axis, count):
+    rng = np.random.default_rng(3)
+    data, other = rng.standard_normal((4, 5, 3)), rng.standard_normal((4, 5, 3))
+    cpu = _gradients(data, other, axis, count)
+    with config.override(target="cuda-emulation"):
+        emulated = _gradients(data, other, axis, count)
+    expected = _expected(data, other, axis, count, *cpu[3:])
+    for got, want in zip(emulated[:3], expected):
+        np.testing.assert_allclose(got, want, rtol=1e-15, atol=0.0)
+    assert all(x.tobytes() == y.tobytes() for x, y in zip(cpu[:3], emulated[:3]))
+
+
+@pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed")
+def test_on_a_cuda_device_the_gradients_stay_there():
+    with installed(FakeDriver()) as drv:
+        copies = []
+        upload, download = drv.copy_to_device, drv.copy_to_host
+
+        def to_device(ordinal, dst, src, nbytes, stream=None):
+            copies.append(("up", nbytes))
+            return upload(ordinal, dst, src, nbytes, stream)
+
+        def to_host(ordinal, dst, src, nbytes):
+            copies.append(("down", nbytes))
+            return download(ordinal, dst, src, nbytes)
+
+        drv.copy_to_device, drv.copy_to_host = to_device, to_host
+        a = wp.array(np.ones((1000, 3)), dtype=wp.vec3f, device="cuda:0", requires_grad=True)
+        b = wp.array(np.ones((1000, 3)), dtype=wp.vec3f, device="cuda:0", requires_grad=True)
+        total = wp.zeros(1, dtype=wp.vec3f, device="cuda:0", requires_grad=True)
+        inner = wp.zeros(1, dtype=wp.float32, device="cuda:0", requires_grad=True)
+        seeds = {total: wp.ones(1, dtype=wp.vec3f, device="cuda:0"), inner: wp.ones(1, dtype=wp.float32,
+                                                                                    device="cuda:0")}
+        with wp.Tape() as tape:
+            array_sum(a, out=total)
+            array_inner(a, b, out=inner)
+        copies.clear()
+        launched = len(drv.launches)
+        tape.backward(grads=seeds)
+        names = [drv.function_name(launch[1]) for launch in drv.launches[launched:]]
+    assert copies == []  # before: each gradient went to the host and back
+    assert len(names) == 3  # one kernel for a's sum, then a's and b's of the inner product
