@@ -5,9 +5,6 @@ copy nothing between the host and the device."""
 
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import pytest
 
@@ -16,8 +13,7 @@ from brickwork import config
 from brickwork.jit import nvrtc
 from brickwork.utils import array_inner, array_sum
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from runtime.cuda_fake import FakeDriver, installed  # noqa: E402
+from .test_device_utils_cuda import copies  # noqa: F401 (the fake driver, a fixture)
 
 
 def _gradients(data, other, axis, count):
@@ -70,32 +66,18 @@ def test_gradients_on_the_emulation_target_are_numpys_and_the_cpus(axis, count):
 
 
 @pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed")
-def test_on_a_cuda_device_the_gradients_stay_there():
-    with installed(FakeDriver()) as drv:
-        copies = []
-        upload, download = drv.copy_to_device, drv.copy_to_host
-
-        def to_device(ordinal, dst, src, nbytes, stream=None):
-            copies.append(("up", nbytes))
-            return upload(ordinal, dst, src, nbytes, stream)
-
-        def to_host(ordinal, dst, src, nbytes):
-            copies.append(("down", nbytes))
-            return download(ordinal, dst, src, nbytes)
-
-        drv.copy_to_device, drv.copy_to_host = to_device, to_host
-        a = wp.array(np.ones((1000, 3)), dtype=wp.vec3f, device="cuda:0", requires_grad=True)
-        b = wp.array(np.ones((1000, 3)), dtype=wp.vec3f, device="cuda:0", requires_grad=True)
-        total = wp.zeros(1, dtype=wp.vec3f, device="cuda:0", requires_grad=True)
-        inner = wp.zeros(1, dtype=wp.float32, device="cuda:0", requires_grad=True)
-        seeds = {total: wp.ones(1, dtype=wp.vec3f, device="cuda:0"), inner: wp.ones(1, dtype=wp.float32,
-                                                                                    device="cuda:0")}
-        with wp.Tape() as tape:
-            array_sum(a, out=total)
-            array_inner(a, b, out=inner)
-        copies.clear()
-        launched = len(drv.launches)
-        tape.backward(grads=seeds)
-        names = [drv.function_name(launch[1]) for launch in drv.launches[launched:]]
-    assert copies == []  # before: each gradient went to the host and back
-    assert len(names) == 3  # one kernel for a's sum, then a's and b's of the inner product
+def test_on_a_cuda_device_the_gradients_stay_there(copies):
+    drv = copies  # the fake driver, recording its copies between host and device
+    a = wp.array(np.ones((1000, 3)), dtype=wp.vec3f, device="cuda:0", requires_grad=True)
+    b = wp.array(np.ones((1000, 3)), dtype=wp.vec3f, device="cuda:0", requires_grad=True)
+    total = wp.zeros(1, dtype=wp.vec3f, device="cuda:0", requires_grad=True)
+    inner = wp.zeros(1, dtype=wp.float32, device="cuda:0", requires_grad=True)
+    seeds = {total: wp.ones(1, dtype=wp.vec3f, device="cuda:0"), inner: wp.ones(1, dtype=wp.float32, device="cuda:0")}
+    with wp.Tape() as tape:
+        array_sum(a, out=total)
+        array_inner(a, b, out=inner)
+    drv.copies.clear()
+    launched = len(drv.launches)
+    tape.backward(grads=seeds)
+    assert drv.copies == []  # before: each gradient went to the host and back
+    assert len(drv.launches) - launched == 3  # one kernel for a's sum, then a's and b's of the inner product
