@@ -79,8 +79,7 @@ def _butterflies(typer, t, w, n: int):
     buffer of its own (see the module's docstring)."""
     dt = t.type.dtype
     buffers = [new_tile(typer, dt, (n,)) for _ in range(max(n.bit_length() - 1, 0))]
-    j, k, dest = typer.new_temp(int32), typer.new_temp(int32), typer.new_temp(int32)
-    v0, v1 = typer.new_temp(dt), typer.new_temp(dt)
+    j = typer.new_temp(int32)
 
     def body(batch):
         def source(index):
@@ -88,6 +87,9 @@ def _butterflies(typer, t, w, n: int):
 
         passes, h, out = [], 1, None
         while h < n:
+            # temporaries of this pass only: the backward kernel saves none of them per butterfly
+            k, dest = typer.new_temp(int32), typer.new_temp(int32)
+            v0, v1 = typer.new_temp(dt), typer.new_temp(dt)
             out = buffers[len(passes)]
             step = _i(n // (2 * h))
             steps = [

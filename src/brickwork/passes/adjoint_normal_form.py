@@ -26,6 +26,7 @@ from ..ir.analysis import EFFECT_PREFIXES, REFERENCE_ARGUMENTS, reference_locals
 from ..types.opaque import TupleType
 from ..types.scalars import bool_, int32
 from ..types.tiles import TileType
+from .adjoint_dead_headers import drop_unread_headers
 from .adjoint_values import carries_adjoint
 from .adjoint_view_stores import ViewStores, is_forwarded_name
 from .build import Locals
@@ -80,7 +81,7 @@ def normal_form(fn: ir.IRFunction) -> NormalForm:
                            label=fn.label)
     flat = _Flattener(out_fn, fn)
     body = _Exits(flat.locals, label=fn.label).function_body(fn.body)
-    out_fn.body = flat.block(body, {})
+    out_fn.body = drop_unread_headers(flat.block(body, {}), flat.loops)
     return NormalForm(out_fn, flat.loops)
 
 
