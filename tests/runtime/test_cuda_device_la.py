@@ -50,6 +50,18 @@ def test_scratch_stencil_with_a_barrier_matches_numpy(on_gpu, lt, it, limit):
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("geo", [
+    M.Geo(3, (2, 5, 2, 7, 2, 40), (8, 10, 43), via_box=True),  # a grid of rows: x the row, y the block, z the plane
+    M.Geo(1, (0, 65535, 1, 2, 0, 1), (65536, 4, 2)),  # more planes than z holds: the grid of slices, its z of 2
+], ids=["grid-of-rows", "past-z-limit"])
+def test_i_pencil_slices_find_their_row_on_each_grid(on_gpu, geo):
+    """A bovi i_pencil slice reads its block, plane and row from the grid of rows, or divides its outer index
+    on the grid of slices it falls back to."""
+    space = M.make_space(la.bovi, la.logical_flat, geo, ninner=la.i_pencil, backend=la.team)
+    got, want = la_emulation.run_stencil(space, geo, la.halo.none, seed=5)
+    np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.parametrize("lt, it", cpu_reductions.TAG_PAIRS, ids=[f"{a.name}-{b.name}" for a, b in
                                                                 cpu_reductions.TAG_PAIRS])
 def test_every_reducer_matches_numpy(on_gpu, lt, it):

@@ -15,7 +15,14 @@ import pytest
 
 import brickwork as wp
 from brickwork import config, cuda_driver, la
-from brickwork.targets.cuda.geometry import MAX_GRID_YZ, Geometry, LaunchPlan, SliceGridError, slice_grid
+from brickwork.targets.cuda.geometry import (
+    MAX_GRID_YZ,
+    Geometry,
+    LaunchPlan,
+    SliceGridError,
+    row_grid,
+    slice_grid,
+)
 
 TESTS = Path(__file__).resolve().parents[1]
 for sub in ("la", "runtime"):
@@ -78,7 +85,7 @@ def fake():
 
 @pytest.mark.parametrize("limit", [0, 1 << 20], ids=["global-arena", "shared-arena"])
 def test_a_bovi_launch_runs_on_a_grid_of_slices(fake, limit):
-    """Blocks along y, a block's outer chunks along x; the global arena has a part for every block."""
+    """Blocks along y, a block's rows along x and its planes along z; the global arena has a part for every block."""
     geo = M.Geo(3, (1, 3, 1, 2, 1, 4), (5, 4, 6), via_box=True)
     with la_emulation.config.override(gpu_shared_limit=limit), wp.ScopedDevice("cuda:0"):
         space = M.make_space(la.bovi, la.logical_flat, geo, ninner=la.i_pencil, backend=la.team)
@@ -90,7 +97,7 @@ def test_a_bovi_launch_runs_on_a_grid_of_slices(fake, limit):
     [(_, function, grid, block, _)] = fake.launches
     [(shared, arena)] = fake.launch_memory
     assert space.get_nouter() == 3 * 2  # i pencils: 3 k planes of 2 rows
-    assert (grid, block) == ((6, 3, 1), 128)
+    assert (grid, block) == ((2, 3, 3), 128)  # i pencils: a grid of rows (x the row, y the block, z the plane)
     if not limit:
         assert shared == 0 and len(fake.memory[arena]) % (3 * 6) == 0 and fake.function_name(function) == \
             "bw_entry_global"
@@ -161,4 +168,46 @@ def test_the_emulation_decodes_each_grid_of_slices(sizes):
     """Each block of the grid of slices runs its slice (past the y limit, z counts rows of 65535 too)."""
     with config.override(target="cuda-emulation"):
         got, want = run_teams(sizes)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dims, rows, grid", [
+    ((3, 6), 2, (2, 3, 3)),  # x the row, y the block, z the plane: nothing to divide
+    ((3, 2), 2, (2, 3, 1)),  # one plane: the grid of slices itself
+    ((MAX_GRID_YZ, 2 * MAX_GRID_YZ), 2, (2, MAX_GRID_YZ, MAX_GRID_YZ)),  # the limits themselves
+    ((MAX_GRID_YZ + 1, 6), 2, (6, MAX_GRID_YZ, 2)),  # more blocks than y holds: the grid of slices
+    ((3, 2 * (MAX_GRID_YZ + 1)), 2, (2 * (MAX_GRID_YZ + 1), 2, 2)),  # more planes than z holds: slices, z of 2
+    ((1, 2 * (MAX_GRID_YZ + 1)), 2, (2 * (MAX_GRID_YZ + 1), 1, 2)),  # (its block past the launch returns)
+    ((3, 7), 2, (7, 2, 2)),  # chunks that are not whole planes: slices
+    ((3, 6), 0, (6, 2, 2)),  # no row
+    ((0, 6), 2, None),  # no slice
+])
+def test_the_grid_of_rows_of_an_i_pencil_launch(dims, rows, grid):
+    """A slice of a grid of slices reads as one of rows where x is the whole outer index and z is 1: the
+    fallback's z is then 2, unless a plane is every chunk (both grids are the same)."""
+    assert row_grid(dims, rows) == grid
+
+
+def test_a_launch_plan_of_rows_reads_the_rows_of_a_plane_from_the_arguments():
+    plan = LaunchPlan({"grid": "slices", "block": 128, "rows": ["_la_js", "_la_je"]})
+    params = [("q", None), ("_la_js", None), ("_la_je", None)]
+    assert plan.geometry((3, 12), (None, 2, 5), params) == ((4, 3, 3), 128, 0, 0)
+    assert plan.geometry((3, 12), (None, 0, 11), params) == ((12, 3, 1), 128, 0, 0)
+    assert plan.geometry((MAX_GRID_YZ + 1, 12), (None, 2, 5), params) == ((12, MAX_GRID_YZ, 2), 128, 0, 0)
+
+
+def _pencil_space(geo):
+    return M.make_space(la.bovi, la.logical_flat, geo, ninner=la.i_pencil, backend=la.team)
+
+
+@pytest.mark.parametrize("geo", [
+    M.Geo(2, (1, 3, 1, 2, 1, 4), (5, 4, 6), via_box=True),  # a grid of rows: 3 planes of 2 rows
+    M.Geo(3, (0, 0, 1, 3, 1, 2), (1, 5, 4)),  # two dimensions: one plane
+    M.Geo(1, (0, MAX_GRID_YZ, 1, 2, 0, 1), (MAX_GRID_YZ + 1, 4, 2)),  # more planes than z holds: the fallback
+], ids=["rows", "one-plane", "past-z-limit"])
+def test_the_emulation_runs_i_pencil_slices_on_their_grid(geo):
+    """Each slice of a bovi i_pencil launch finds its block, plane and row, on the grid of rows and on the grid
+    of slices it falls back to (its outer index divided by the rows), against numpy."""
+    with config.override(target="cuda-emulation"):
+        got, want = la_emulation.run_stencil(_pencil_space(geo), geo, la.halo.none)
     np.testing.assert_array_equal(got, want)

@@ -220,13 +220,19 @@ class _CpuRows(FusedRows, RingRows, ir.Rewriter):
             k = self.tmp(op("add", g("ks"), o), out)
             start, end = (k, g("js"), g("is")), (k, g("je"), g("ie"))
         else:  # i_pencil
-            nj = self.l_box()[3]
-            # o >= 0 and nj >= 1: an unsigned division (a GPU's takes half the instructions of a signed one)
-            dk = self.tmp(ir.IRCast(op("div", ir.IRCast(o, uint32), ir.IRCast(nj, uint32)), int32), out)
+            dk, dj = self.pencil_row(out)
             k = self.tmp(op("add", g("ks"), dk), out)
-            j = self.tmp(op("add", g("js"), op("sub", o, op("mul", dk, nj))), out)
+            j = self.tmp(op("add", g("js"), dj), out)
             start, end = (k, j, g("is")), (k, j, g("ie"))
         return _Slice(start, end, self.tmp(_mflat(*start), out))
+
+    def pencil_row(self, out) -> tuple:
+        """``(plane, row)`` of an ``i_pencil`` slice in the block's box: its outer index divided by the rows
+        of a plane (the GPU mapping reads them from its grid where it can)."""
+        o, nj = ir.IRTid(1, int32), self.l_box()[3]
+        # o >= 0 and nj >= 1: an unsigned division (a GPU's takes half the instructions of a signed one)
+        dk = self.tmp(ir.IRCast(op("div", ir.IRCast(o, uint32), ir.IRCast(nj, uint32)), int32), out)
+        return dk, op("sub", o, op("mul", dk, nj))
 
     def row_plan(self, s: ir.IRLAOuter):
         """How to run the body row by row: every stage on the same row (``row_fusion``), else each

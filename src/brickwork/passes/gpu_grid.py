@@ -109,6 +109,38 @@ def slice_coords(locals_: Locals, ndims: int, out: list) -> list:
     return coords
 
 
+def pencil_coords(locals_: Locals, rows, plane: ir.IRLocal, row: ir.IRLocal, out: list) -> list:
+    """int32 locals (block, outer index) of a ``bovi`` ``i_pencil`` slice, and its ``plane`` and ``row`` in the
+    block's box (``rows``: the rows of a plane, at least 1).
+
+    Where CUDA's limits allow, the host launches a grid of rows (``targets/cuda/geometry.row_grid``): x the
+    row, y the block, z the plane, so nothing is divided. Else it launches the grid of slices with a z of
+    two or more (``slice_coords``), whose outer index x is divided by the rows. The kernel tells them apart
+    by the grid: x the whole outer index and z above 1 is a grid of slices (one of a single plane is both).
+    Each local is assigned once, by a selection (a local assigned in two branches would keep the pack's
+    address tables from being read once per slice, before the cells' loop)."""
+    def u32(e):
+        return ir.IRCast(e, uint32)
+
+    def pick(t, if_slices, if_rows):
+        return ir.IRSelect(of_slices, if_slices, if_rows, t)
+
+    block, plane_index = (ir.IRGpuIndex("block", d) for d in (1, 2))
+    x = ir.IRGpuIndex("block", 0)
+    of_slices = locals_.assign(op("logical_and", op("eq", ir.IRGpuDim("grid", 0), ir.IRLaunchExtent(1)),
+                                  op("ne", ir.IRGpuDim("grid", 2), i32(1))), out, "_gpu_s")
+    # the block: y + gridDim.y * z on a grid of slices (the blocks past the launch return), y on a grid of rows
+    f = locals_.assign(pick(uint32, op("add", u32(block), op("mul", u32(ir.IRGpuDim("grid", 1)), u32(plane_index))),
+                            u32(block)), out, "_gpu_r")
+    out.append(ir.IRIf(op("ge", f, u32(ir.IRLaunchExtent(0))), [ir.IRReturn(None)], []))
+    coords = [locals_.new("_gpu_c", int32) for _ in range(2)]
+    out += [ir.IRAssign(coords[0], ir.IRCast(f, int32)),
+            ir.IRAssign(plane, pick(int32, ir.IRCast(op("div", u32(x), u32(rows)), int32), plane_index)),
+            ir.IRAssign(row, pick(int32, op("sub", x, op("mul", plane, rows)), x)),
+            ir.IRAssign(coords[1], op("add", op("mul", plane, rows), row))]
+    return coords
+
+
 def strided(var: ir.IRLocal, lo, hi_incl, body: list) -> ir.IRFor:
     """``var`` over ``lo..hi_incl`` shared out among the block's threads: thread t takes lo + t,
     lo + t + blockDim, ... (neighbouring threads take neighbouring values)."""

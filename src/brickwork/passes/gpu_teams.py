@@ -34,6 +34,7 @@ from .gpu_grid import (
     TidToCoords,
     check_team_body,
     i64,
+    pencil_coords,
     slice_coords,
     strided,
     wide,
@@ -51,6 +52,7 @@ class GpuTeams(_CpuRows):
         self.in_cells = 0  # > 0 while expanding the body of an inner loop (per cell, per thread)
         self.team_slice = False  # the outer body being expanded runs as a thread block
         self.team_statement = OncePerTeam()  # the slice body's statements outside the inner loops
+        self.pencil = None  # (plane, row) locals of an i_pencil slice, set from the grid (pencil_coords)
 
     def row_plan(self, s):
         return None  # rows of a slice are shared among threads, never fused per thread
@@ -68,15 +70,34 @@ class GpuTeams(_CpuRows):
         self.team_slice = True
         check_team_body(s.body, self.fn.label or self.fn.name, ir.IRLAInner)
         arena = self.arena_size(s)
+        if cfg.loop == "bovi" and cfg.chunk == "i_pencil" and self.row_bounds_are_parameters():
+            self.pencil = (self.locals.new("_gpu_dk", int32), self.locals.new("_gpu_dj", int32))
         body = super().r_IRLAOuter(s)
         pre: list = []
-        coords = slice_coords(self.locals, self.fn.tid_dims, pre)
+        if self.pencil is None:
+            coords = slice_coords(self.locals, self.fn.tid_dims, pre)
+        else:
+            coords = pencil_coords(self.locals, self.l_box()[3], *self.pencil, pre)
         body = _ToBlocks(coords, arena, self.shared_limit).stmts(body)
         self.fn.gpu_launch = {"grid": "slices", "block": TEAM_BLOCK, "shared_bytes": 0,
                               "arena": None if arena is None else show(arena),
                               "shared_limit": self.shared_limit}
-        self.team_slice = False
+        if self.pencil is not None:  # the host may launch a grid of rows (targets/cuda/geometry.row_grid)
+            self.fn.gpu_launch["rows"] = [_geom("js").name, _geom("je").name]
+        self.team_slice, self.pencil = False, None
         return pre + body
+
+    def row_bounds_are_parameters(self) -> bool:
+        """Whether the box's first and last row are parameters the kernel leaves as they are: the host then
+        knows the rows of a plane, ``je - js + 1``, before a launch."""
+        names = {n for n, _ in self.fn.params}
+        counts = ir.assignment_counts(self.fn.body)
+        return all(_geom(b).name in names and not counts.get(_geom(b).name) for b in ("js", "je"))
+
+    def pencil_row(self, out) -> tuple:
+        if self.pencil is None:
+            return super().pencil_row(out)
+        return self.pencil  # from the grid (pencil_coords)
 
     def arena_size(self, s: ir.IRLAOuter):
         """Bytes of scratch a slice may allocate (int64, launch-invariant): each scratch's span over

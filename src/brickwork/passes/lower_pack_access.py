@@ -83,8 +83,9 @@ class _Lower(ir.Rewriter):
         return _table(pack, name, indices, where, self.tables)
 
 
-# builtins a slice-invariant local may be computed with (its assignment stays where it is)
-_DEFINING_OPS = ("add", "sub", "mul", "div", "mod", "min", "max", "neg")
+# builtins a slice-invariant local may be computed with (its assignment stays where it is); the comparisons
+# choose a GPU slice's coordinates by its grid (gpu_grid.pencil_coords)
+_DEFINING_OPS = ("add", "sub", "mul", "div", "mod", "min", "max", "neg", "eq", "ne", "logical_and")
 
 
 class _Hoist(ir.Rewriter):
@@ -125,7 +126,8 @@ class _Hoist(ir.Rewriter):
             elif isinstance(n, ir.IRGpuIndex):  # a GPU block is one slice (or team): its index is the slice's
                 ok = n.axis == "block"
             else:
-                ok = isinstance(n, (ir.IRConst, ir.IRCast, ir.IRField, ir.IRTid, ir.IRLaunchExtent, ir.IRGpuDim))
+                ok = isinstance(n, (ir.IRConst, ir.IRCast, ir.IRField, ir.IRTid, ir.IRLaunchExtent, ir.IRGpuDim,
+                                    ir.IRSelect))
             if not ok:
                 return False
         return True

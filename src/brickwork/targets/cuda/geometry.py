@@ -203,6 +203,38 @@ inline bool slice_grid(const int64_t* n, int nd, int32_t block, tiles& t, int64_
 """
 
 
+def row_grid(dims: tuple, rows: int) -> tuple | None:
+    """The ``(x, y, z)`` grid of a ``bovi`` ``i_pencil`` launch over ``dims`` = (blocks, outer chunks) whose
+    outer chunk is a row of ``rows`` to a plane (``passes/gpu_grid.pencil_coords``): x the row, y the block,
+    z the plane, so a slice finds its row without dividing; where that passes CUDA's limits (or the chunks
+    are not whole planes), the grid of slices (``slice_grid``), its z at least 2 unless a plane is every
+    chunk (a z of 1 reads as a grid of rows)."""
+    n0, n1 = dims
+    if rows >= 1 and n0 >= 1 and n1 >= 1 and n1 % rows == 0 and n0 <= MAX_GRID_YZ and n1 // rows <= MAX_GRID_YZ:
+        return rows, n0, n1 // rows
+    grid = slice_grid(dims)
+    if grid is not None and grid[2] == 1 and n1 != rows:
+        grid = (n1, -(-n0 // 2), 2)  # the blocks past the launch return at once
+    return grid
+
+
+#: ``row_grid`` in C++ for the emulation target (same rule); ``count``: as ``slice_grid``'s rows, the blocks
+#: ``y + gridDim.y * z`` below it are run.
+ROW_GRID_CPP = f"""
+inline bool row_grid(const int64_t* n, int64_t rows, int32_t block, tiles& t, int64_t& count) {{
+    if (rows >= 1 && n[0] >= 1 && n[1] >= 1 && n[1] % rows == 0 && n[0] <= {MAX_GRID_YZ} &&
+        n[1] / rows <= {MAX_GRID_YZ}) {{
+        t = tiles{{{{rows, n[0], n[1] / rows}}, {{block, 1, 1}}}};
+        count = n[0] * (n[1] / rows);
+        return true;
+    }}
+    if (!slice_grid(n, 2, block, t, count)) return false;
+    if (t.grid[2] == 1 && n[1] != rows) t = tiles{{{{n[1], (n[0] + 1) / 2, 2}}, {{block, 1, 1}}}};
+    return true;
+}}
+"""
+
+
 def round_up(nbytes: int, to: int = 64) -> int:
     return (nbytes + to - 1) // to * to
 
@@ -243,6 +275,8 @@ class LaunchPlan:
         self._arena = None
         self.pad_texts = launch.get("pads") or []  # [element bytes, [size texts]] of pads the host checks
         self._pads = None
+        self.rows = launch.get("rows")  # [js, je]: parameters of the rows of a plane (``row_grid``)
+        self._row_at = None  # their positions in the arguments
 
     def geometry(self, dims: tuple, args, params) -> Geometry:
         if self.pad_texts:
@@ -254,7 +288,16 @@ class LaunchPlan:
             tiled = point_tiles(dims, self.block)
             if tiled is not None:
                 return Geometry(*tiled, 0, 0)
-        grid = (total + self.per_block - 1) // self.per_block if self.per_point else slice_grid(dims) or total
+        if self.per_point:
+            grid = (total + self.per_block - 1) // self.per_block
+        elif self.rows is not None and len(dims) == 2:
+            if self._row_at is None:
+                names = [n for n, _ in params]
+                self._row_at = [names.index(name) for name in self.rows]
+            js, je = (int(args[i]) for i in self._row_at)
+            grid = row_grid(dims, je - js + 1) or total
+        else:
+            grid = slice_grid(dims) or total
         if self.arena_text is None:
             return Geometry(grid, self.block, 0, 0)
         if self._arena is None:

@@ -14,7 +14,7 @@ from ...types.type_sizes import type_size_in_bytes
 from ..cpu.cnames import c_type
 from ..cpu.render import CppRenderer, local
 from ..cpu.unit import UnitScan, _entry, _function, struct_declarations
-from ..cuda.geometry import POINT_TILES_CPP, SLICE_GRID_CPP
+from ..cuda.geometry import POINT_TILES_CPP, ROW_GRID_CPP, SLICE_GRID_CPP
 from .render import EmulationRenderer
 
 OVERFLOW_SYMBOL = "bw_emu_scratch_overflow"  # the first scratch allocation beyond a block's arena, if any
@@ -96,7 +96,7 @@ template <class T> inline bw::array_t<T, 1> view(T* data, int64_t count) {
 }
 }  // namespace bwemu
 """
-PRELUDE = _PRELUDE.replace("%s", POINT_TILES_CPP + SLICE_GRID_CPP)
+PRELUDE = _PRELUDE.replace("%s", POINT_TILES_CPP + SLICE_GRID_CPP + ROW_GRID_CPP)
 
 
 def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str, general_strides: bool = False) -> str:
@@ -203,7 +203,11 @@ def _kernel(fn: ir.IRFunction, launch: dict) -> list[str]:
         return lines
     extents = ", ".join(f"(int64_t)n{d}" for d in range(dims))
     lines += [f"    const int64_t extents[] = {{{extents}}};", "    bwemu::tiles t{};"]
-    if slices:  # a grid of slices: a block past the rows of slices returns at once on a GPU, so it is not run
+    if slices and launch.get("rows") and dims == 2:  # a bovi i_pencil launch: a grid of rows where it can
+        js, je = (f"(int64_t)a.{local(n)}" for n in launch["rows"])
+        lines += ["    int64_t rows = 0;",
+                  f"    const bool tiled = bwemu::row_grid(extents, {je} - {js} + 1, BW_BLOCK, t, rows);"]
+    elif slices:  # a grid of slices: a block past the rows of slices returns at once on a GPU, so it is not run
         lines += ["    int64_t rows = 0;",
                   f"    const bool tiled = bwemu::slice_grid(extents, {dims}, BW_BLOCK, t, rows);"]
     else:
