@@ -285,6 +285,26 @@ def test_debug_mode_raises_bounds_errors_on_the_device():
     np.testing.assert_array_equal(a.numpy(), [0.0, 1.0, 1.0, 1.0])
 
 
+def test_an_unset_struct_array_field_read_in_a_branch_raises_a_bounds_error_on_the_device():
+    """The field checks of ir/field_checks.py (a release build): the device records the access, the launch raises it
+    with the kernel's file:line (tests/targets/test_cuda_field_checks.py checks the same through a fake driver)."""
+    from . import test_field_access_checks as fields
+
+    ss = wp.zeros(3, dtype=fields.Samples, device=DEV)
+    s = fields.Samples()
+    s.scale, s.values = 1.0, wp.array(np.arange(3, dtype=np.float32), device=DEV)
+    ss[0] = s
+    unset = fields.Samples()
+    unset.scale = 1.0
+    ss[1] = unset  # the branch is taken, the field unset; element 2 (scale 0) does not take it
+    out = wp.full(3, -1.0, dtype=float, device=DEV)
+    with pytest.raises(wp.BoundsError, match=r"index \(1\) is out of bounds for shape \(0\) at .*test_field_access_checks"
+                                             r"\.py:\d+ \(an array held in a struct's field"):
+        wp.launch(fields.read_in_branch, dim=3, inputs=[ss, out], device=DEV)
+    assert out.numpy()[0] == 1.0 and out.numpy()[2] == -1.0
+    wp.launch(fields.read_in_branch, dim=1, inputs=[ss, out], device=DEV)  # the record was cleared: no error
+
+
 def test_cuda_array_interface_is_readable_by_torch_or_cupy():
     a = wp.array(np.arange(10, dtype=np.float32), device=DEV)
     try:

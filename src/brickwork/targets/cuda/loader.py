@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import re
 import struct
 
 from ... import cuda_driver
@@ -36,7 +37,10 @@ class CudaEntry:
         self.ndims = int(meta.get("tid_dims", 1))
         # a one-dimensional plain kernel: ceil(n / points per block) blocks, no scratch (the launch's fast path)
         self.one_row_of_points = self.ndims == 1 and self.plan.per_point and self.plan.arena_text is None
-        self.checked = meta.get("mode") == "debug"
+        # debug mode, or accesses of struct array fields tested as they run (ir/field_checks): the launch reads
+        # the record of the first one out of bounds back, as the CPU's does
+        self.checked = meta.get("mode") == "debug" or bool(meta.get("field_checks"))
+        self.where = meta.get("where", str)  # a release build's "+N" access line -> file:line
         self._loaded: dict = {}  # device ordinal -> (module, function)
         self._global_entries: dict = {}  # device ordinal -> the function whose arena is the global buffer
         self._shared_allowed: dict = {}  # device ordinal -> dynamic shared bytes the function may use
@@ -124,8 +128,12 @@ class CudaEntry:
         zeros = ctypes.create_string_buffer(size)
         drv.copy_to_device(ordinal, ptr, ctypes.addressof(zeros), size)  # cleared for the next launch
         index, shape = rest[:n], rest[4:4 + n]
+        where = _RELATIVE.sub(lambda m: self.where(m.group(0)), _device_string(drv, ordinal, where_ptr), 1)
         raise BoundsError(f"kernel '{self.label}': index ({', '.join(map(str, index))}) is out of bounds for shape "
-                          f"({', '.join(map(str, shape))}) at {_device_string(drv, ordinal, where_ptr)}")
+                          f"({', '.join(map(str, shape))}) at {where}")
+
+
+_RELATIVE = re.compile(r"^\+\d+")  # a release build's access line, relative to the kernel's first
 
 
 def _device_string(drv, ordinal: int, ptr: int, chunk: int = 16, limit: int = 512) -> str:
