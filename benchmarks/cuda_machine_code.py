@@ -71,7 +71,7 @@ def nvdisasm() -> str:
             spec = importlib.util.find_spec(package)
         except ModuleNotFoundError:
             continue
-        for root in spec.submodule_search_locations or []:
+        for root in (spec.submodule_search_locations or []) if spec is not None else []:
             for path in Path(root).rglob("nvdisasm"):
                 if path.is_file():
                     return str(path)

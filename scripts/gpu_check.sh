@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CUDA checks for a machine with an NVIDIA GPU, in under 10 minutes: prints `brickwork info`, runs the
-# CUDA-device tests (marker cuda_device; sparse matrices and solvers, geometry, winding numbers, utils, volumes
+# CUDA-device tests (marker cuda_device; sparse matrices and solvers, geometry, winding numbers, utils, volumes,
+# i_pencil slices on the grid of rows and its fallback, struct array field checks
 # among them), the NVRTC-compile and host-side CUDA tests, the mesh and hydro on the device against the CPU, the CUDA benchmark rows (benchmarks/bench_cuda.py), the
 # device hash grid build's plans (benchmarks/hash_grid_gpu_build.py --quick), and
 # prints one summary table. Run from anywhere:
@@ -88,7 +89,7 @@ step nvrtc-and-host-tests 150 "$PY" -m pytest -rfE -p no:cacheprovider -n "$JOBS
     tests/targets/test_cuda_loop_abstraction.py tests/targets/test_cuda_adjoint.py tests/targets/test_cuda_batch.py \
     tests/runtime/test_cuda_load_module.py tests/targets/test_unicode_names.py tests/runtime/test_cuda_driver_calls.py \
     tests/runtime/test_cuda_capture.py tests/volume/test_volume_device.py tests/targets/test_cuda_slice_grid.py \
-    tests/targets/test_cuda_team_pads.py \
+    tests/targets/test_cuda_team_pads.py tests/targets/test_cuda_field_checks.py \
     tests/benchmarks/test_cuda_peers.py
 [ "$RAN" = 1 ] && row "  NVRTC and host-side tests" "" "$(summary "$LOG/nvrtc-and-host-tests.log")"
 
