@@ -123,3 +123,25 @@ def test_reshape_to_another_size_is_a_runtime_and_value_error():
     with pytest.raises(ValueError, match="cannot reshape"):
         a.reshape((-1, -1))
     assert a.reshape((2, -1)).shape == (2, 3)
+
+
+@pytest.mark.parametrize("key", [[0, 2], np.array([0, 2]), np.array([True, False, True, False, False, False]), True,
+                                 np.True_, (True, 1), ([0, 1], slice(None))])
+def test_an_index_numpy_would_copy_is_refused_so_no_write_is_lost(key):
+    # before: a[[0, 2]] was an array over numpy's copy, so a.fill_ or a kernel writing it changed nothing in a
+    a = wp.array(np.arange(6.0).reshape(2, 3) if isinstance(key, tuple) else np.arange(6.0), dtype=float)
+    before = a.numpy().copy()
+    with pytest.raises(IndexError, match=r"selects a copy \(numpy's advanced indexing\), not a view: writes to it "
+                                         r"would be lost\. Index a copy, a\.numpy\(\)\[\.\.\.\], or view the elements"):
+        a[key]
+    np.testing.assert_array_equal(a.numpy(), before)
+
+
+def test_indices_numpy_views_still_give_views():
+    a = wp.array(np.arange(12.0).reshape(3, 4), dtype=float)
+    assert a[np.int64(1)].shape == (4,) and a[np.array(1)].shape == (4,)  # a 0-d integer array is an integer
+    a[None][0, ..., 1].fill_(-1.0)  # a new axis, an ellipsis: views
+    np.testing.assert_array_equal(a.numpy()[:, 1], -1.0)
+    a[[0, 2], 0] = 9.0  # a store through numpy's indexing writes the array itself
+    np.testing.assert_array_equal(a.numpy()[:, 0], [9.0, 4.0, 9.0])
+    assert a[wp.array([0, 2], dtype=wp.int32)].shape == (2, 4)  # an index array: Warp's indexed array

@@ -513,9 +513,14 @@ class array:  # noqa: N801 - Warp's spelling
             from .indexed_arrays import index_array_view  # a[idx]: an indexed array, as Warp
 
             return index_array_view(self, key)
-        view = self._np[key if isinstance(key, tuple) else (key,)]
+        keys = key if isinstance(key, tuple) else (key,)
+        view = self._np[keys]
         if not isinstance(view, np.ndarray) or view.ndim == _element_ndim(self.dtype):
             return self._element(view)
+        if any(_copies(k) for k in keys):
+            raise IndexError(f"array index {key!r} selects a copy (numpy's advanced indexing), not a view: writes "
+                             f"to it would be lost. Index a copy, a.numpy()[...], or view the elements through an "
+                             f"index array: a[wp.array(indices, dtype=wp.int32)] (an indexed array, as in Warp)")
         return self._view(view, lambda g: g[key])
 
     def _view(self, view: np.ndarray, same_view_of) -> "array":
@@ -643,6 +648,12 @@ class array:  # noqa: N801 - Warp's spelling
 
 
 install_arithmetic(array)
+
+
+def _copies(k) -> bool:
+    """Whether numpy's indexing by ``k`` gives a copy: a bool (a new axis, selected or not), a list, an array of
+    indices or a mask (a 0-d integer array is an integer)."""
+    return isinstance(k, (bool, np.bool_, list)) or isinstance(k, np.ndarray) and (k.ndim > 0 or k.dtype == bool)
 
 
 def _element_ndim(dtype) -> int:
