@@ -302,6 +302,9 @@ deterministic: DeterministicMode = DeterministicMode.NOT_GUARANTEED
 #: bound on the records a deterministic atomic keeps per thread, 0: estimated). brickwork's one-thread
 #: order keeps no records, so the value is checked and kept, and limits nothing.
 deterministic_max_records: int = 0
+#: The ``max_unroll`` option of modules created from now on, as Warp's: the CPU target unrolls a ``for`` loop over a
+#: ``range`` with constant bounds of at most this many iterations (passes/unroll_constant_loops.py).
+max_unroll: int = 16
 #: Scalar builtins called from Python return float32 results as Python floats, int32 results as Python
 #: ints and others as scalars of their type (``wp.sin(wp.float64(1.0))`` is a ``wp.float64``), as Warp
 #: does; True: every result is a Python number (Warp's behaviour before 1.x made results typed).
@@ -355,8 +358,8 @@ WARP_ONLY_SETTINGS = frozenset((
     "deterministic_debug", "enable_backward", "enable_graph_capture_module_load_by_default", "enable_mathdx_fft",
     "enable_mathdx_gemm", "enable_mathdx_solver", "enable_mempool_access_on_graphs", "enable_mempools_at_init",
     "enable_tiles_in_stack_memory", "enable_vector_component_overwrites", "launch_array_access_mode",
-    "legacy_cpu_linker", "line_directives", "lineinfo", "llvm_cuda", "load_module_max_workers", "max_unroll",
-    "optimization_level", "print_launches", "ptx_target_arch", "track_memory", "use_precompiled_headers", "version"))
+    "legacy_cpu_linker", "line_directives", "lineinfo", "llvm_cuda", "load_module_max_workers", "optimization_level",
+    "print_launches", "ptx_target_arch", "track_memory", "use_precompiled_headers", "version"))
 
 
 _settled = (_INVALID, 0)  # (the log_level applied, how many names the module held) at the last settle()

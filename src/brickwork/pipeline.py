@@ -162,6 +162,8 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
     # the record back as the CPU's does (targets/cuda/loader.py)
     field_checks = base_mode != "debug" and check_field_accesses(
         [*typed_callees, typed], tested, lambda where: _line_in(kernel.source, where))
+    for f in (typed, *typed_callees):  # a @func unrolls as the kernel that calls it (Warp's module option)
+        f.max_unroll = getattr(kernel, "max_unroll", 16)
     fn, callees = lower(typed, typed_callees, target, base_mode)
     text = target.render(fn, callees, label, general_strides="strided" in variants)
     if "source" in config.dump:

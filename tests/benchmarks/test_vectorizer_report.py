@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 import brickwork as wp
-from brickwork import config
+from brickwork import config, la
 from brickwork.jit import toolchain
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -52,6 +52,8 @@ def _sources(kind: str, loop: str, inner: str, cache: Path) -> list[Path]:
         run, flux = la_cases.la_recon_flux(kl, inputs["q"], inputs["cells"], inputs["block"], loop, inner)
         run()
         np.testing.assert_allclose(flux(), la_cases.recon_flux_numpy(inputs["q"]), rtol=1e-12, atol=1e-12)
+    elif kind == "components":
+        _component_loops(cache)
     elif kind == "laplacian":
         a = np.random.default_rng(3).random((10, 10, 10), dtype=np.float32)
         run, _ = la_cases.la_laplacian(kl, a, loop, inner, nblocks=2)
@@ -68,6 +70,64 @@ def _sources(kind: str, loop: str, inner: str, cache: Path) -> list[Path]:
         sim.step(sim.check())
         return [p for p in _kernel_sources(cache) if "_la_ring" in p.read_text()][:1]
     return _kernel_sources(cache)
+
+
+NCOMP = 6  # a loop over 6 components g++ vectorized in place of the cells before brickwork unrolled it
+
+
+@wp.func
+def _limited_faces(a: wp.float64, b: wp.float64, c: wp.float64):
+    """The face values of a cell with an MC-limited slope (a PLM reconstruction)."""
+    dl = b - a
+    dr = c - b
+    mc = wp.min(wp.min(wp.float64(2.0) * wp.abs(dl), wp.float64(2.0) * wp.abs(dr)), wp.float64(0.5) * wp.abs(dl + dr))
+    slope = wp.where(dl * dr > wp.float64(0.0), wp.where(dl + dr < wp.float64(0.0), -mc, mc), wp.float64(0.0))
+    return b - wp.float64(0.5) * slope, b + wp.float64(0.5) * slope
+
+
+def _limited_faces_numpy(a, b, c):
+    dl, dr = b - a, c - b
+    mc = np.minimum(np.minimum(2.0 * np.abs(dl), 2.0 * np.abs(dr)), 0.5 * np.abs(dl + dr))
+    slope = np.where(dl * dr > 0.0, np.where(dl + dr < 0.0, -mc, mc), 0.0)
+    return b - 0.5 * slope, b + 0.5 * slope
+
+
+def _component_loops(cache: Path) -> None:
+    """A cell kernel with plain ``for c in range(NCOMP)`` loops (``bovi``, ``logical_flat``), as the fused hydro
+    stage's reconstruction was: components into scratch, each one's limited face values into two more, then
+    the sum of their differences, checked against numpy."""
+    nb, n, ng = 1, 16, 1
+    f_host = np.random.default_rng(5).random((NCOMP, 1 + 2 * ng, n + 2 * ng, n + 2 * ng))  # one block
+    f = wp.array(f_host, dtype=wp.float64)
+    out = wp.zeros((nb, 1 + 2 * ng, n + 2 * ng, n + 2 * ng), dtype=wp.float64)
+    space = la.IndexSpace.box(la.bovi, la.logical_flat, nb, n, n, 1, ng, ninner=la.ij_slab)
+    d1 = int(space.get_delta(wp.X1DIR))
+
+    def body(r, b):
+        hr = r.add_halo(la.halo.pm_i)
+        s = la.get_per_point_scratch(wp.float64, hr, dims=(NCOMP,))
+        for idx in la.inner(hr):
+            k, j, i = r.get_kji(idx)
+            for c in range(NCOMP):
+                s[c, idx] = f[c, k, j, i] * wp.float64(c + 1)
+        r.team_barrier()
+        lo = la.get_per_point_scratch(wp.float64, r, dims=(NCOMP,))
+        up = la.get_per_point_scratch(wp.float64, r, dims=(NCOMP,))
+        for idx in la.inner(r):
+            for c in range(NCOMP):
+                lo[c, idx], up[c, idx] = _limited_faces(s[c, idx - d1], s[c, idx], s[c, idx + d1])
+        r.team_barrier()
+        for idx in la.inner(r):
+            k, j, i = r.get_kji(idx)
+            total = wp.float64(0.0)
+            for c in range(NCOMP):
+                total = total + (up[c, idx] - lo[c, idx])
+            out[b, k, j, i] = total
+
+    la.outer(space, body)
+    g = f_host[:, ng:-ng, ng:-ng] * np.arange(1, NCOMP + 1).reshape(NCOMP, 1, 1, 1)
+    lo, up = _limited_faces_numpy(g[..., :-2], g[..., 1:-1], g[..., 2:])
+    np.testing.assert_allclose(out.numpy()[0, ng:-ng, ng:-ng, ng:-ng], (up - lo).sum(axis=0), rtol=1e-12)
 
 
 def _kernel_sources(cache: Path) -> list[Path]:
@@ -105,7 +165,8 @@ def _report(source: Path, tmp: Path) -> tuple[str, str]:
 
 @pytest.mark.parametrize(("kind", "loop", "inner"), [
     ("recon", "bovi", "logical_flat"), ("recon", "bvoi", "memory"), ("laplacian", "bovi", "logical_flat"),
-    ("laplacian", "bvoi", "memory"), ("hydro", "bovi", "memory"), ("hydro+scalar", "bovi", "memory")])
+    ("laplacian", "bvoi", "memory"), ("hydro", "bovi", "memory"), ("hydro+scalar", "bovi", "memory"),
+    ("components", "bovi", "logical_flat")])
 def test_benchmark_kernels_innermost_loops_are_vector_loops(kind, loop, inner, tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setattr(config, "cache_dir", str(cache))

@@ -494,6 +494,11 @@ class Typer(ExpressionTyper):
         it = node.iter
         if isinstance(it, ast.Call):
             callee = self.try_static(it.func)
+            if callee is static:  # Warp 1.19 refuses it too: a range is no value of a kernel
+                raise self.error(KernelSyntaxError, "a for loop cannot iterate over wp.static(range(...)); write "
+                                 "'for i in range(...)': a loop over a range with constant bounds is unrolled when its "
+                                 "body reads i in wp.static(), and on the CPU when it has at most max_unroll "
+                                 "iterations (a module option, default 16)", node)
             rule = None if callee is None else INTRINSICS.rule(callee, "for_iter")
             if rule is not None:
                 rule(self, callee, node, out)

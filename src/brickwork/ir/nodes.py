@@ -701,5 +701,7 @@ class IRFunction:
     # A @func with wp.ref[T] parameters: (its own result type or None, the names of those parameters). It
     # returns a tuple of its result (when it has one) and their final values, which the caller stores back.
     reference_result: tuple | None = None
+    # The longest loop with constant bounds the target unrolls (the module option ``max_unroll``: Warp's, default 16)
+    max_unroll: int = 16
 
 

@@ -14,7 +14,7 @@ from ..types.generic import is_generic, is_kernel_type, matches
 from ..types.references import RefType
 from ..types.scalars import python_annotation_type
 from .instance import Instance, _pending
-from .modules import Module, backward_enabled, check_kernel_module_options, get_module, kernel_mode
+from .modules import Module, backward_enabled, check_kernel_module_options, get_module, kernel_mode, max_unroll
 from .unique_modules import unique_kernel
 
 
@@ -134,6 +134,11 @@ class Kernel:
     def backward_enabled(self) -> bool:
         """Whether the kernel has a backward pass (its ``enable_backward`` option, else its module's)."""
         return backward_enabled(self)
+
+    @property
+    def max_unroll(self) -> int:
+        """The longest loop with constant bounds the CPU target unrolls in this kernel (its module's option)."""
+        return max_unroll(self)
 
     def concrete_types(self) -> tuple:
         if self.is_generic:

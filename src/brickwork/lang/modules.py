@@ -3,9 +3,10 @@
 
 brickwork compiles and caches each kernel instance on its own, so a module is only a name with a
 dictionary of options: they are stored and returned as Warp returns them, and most do not change
-generated code (there is no unrolling limit or fast math to choose). Two act: ``mode`` ("release" or
-"debug"; None, the default, follows ``brickwork.config.mode``) chooses how the module's kernels are
-built (``kernel_mode``), and ``deterministic`` acts at launch (brickwork.lang.determinism).
+generated code (there is no fast math to choose). Three act: ``mode`` ("release" or "debug"; None, the
+default, follows ``brickwork.config.mode``) chooses how the module's kernels are built (``kernel_mode``),
+``max_unroll`` (default ``config.max_unroll`` when the module is made, 16) is the longest loop with constant
+bounds the CPU target unrolls, and ``deterministic`` acts at launch (brickwork.lang.determinism).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class Module:
         # config.deterministic(_max_records) as when the module is made (later changes leave it alone)
         check_config(config.deterministic, config.deterministic_max_records)
         self.options = dict(DEFAULT_OPTIONS, deterministic=config.deterministic,
-                            deterministic_max_records=config.deterministic_max_records)
+                            deterministic_max_records=config.deterministic_max_records, max_unroll=config.max_unroll)
         self._kernels: dict = {}
 
     #: The globals of the Python module its kernels come from (set by the first kernel; a module loaded
@@ -125,6 +126,16 @@ def backward_enabled(kernel) -> bool:
     return bool(flag)
 
 
+def max_unroll(kernel) -> int:
+    """The longest constant-trip loop the CPU target unrolls in ``kernel``: its module's ``max_unroll`` option."""
+    module = getattr(kernel, "module", None)
+    limit = module.options.get("max_unroll", config.max_unroll) if module is not None else config.max_unroll
+    if not isinstance(limit, int) or isinstance(limit, bool):
+        raise TypeError(f"kernel '{getattr(kernel, 'key', kernel)}': the module option 'max_unroll' must be an int "
+                        f"(the longest loop with constant bounds to unroll), got {limit!r}")
+    return limit
+
+
 def check_mode(mode, where: str) -> None:
     if mode is not None and mode not in config.MODES:
         raise ValueError(f"{where}: the 'mode' option must be None, 'release' or 'debug', got {mode!r}")
@@ -141,6 +152,10 @@ def set_module_options(options: dict, module=None) -> None:
             kernel.launch_table.clear()
             for declared in getattr(kernel, "overloads", {}).values():  # wp.overload's instances too
                 declared.launch_table.clear()
+    if options.get("max_unroll", found.options.get("max_unroll")) != found.options.get("max_unroll"):
+        for kernel in found._kernels.values():  # built again at the next launch, with the new limit (as Warp's)
+            kernel.instances = {}
+            kernel.launch_table.clear()
     found.options.update(options)
 
 

@@ -22,6 +22,7 @@ from .select_branches import SelectBranches
 from .select_builtins import SelectBuiltins
 from .sequence_effects import SequenceEffects
 from .split_interior import SplitInterior
+from .unroll_constant_loops import UnrollConstantLoops
 
 
 def run_passes(fn: ir.IRFunction, passes, verify: bool = False, observe=None) -> ir.IRFunction:
@@ -66,4 +67,4 @@ def gpu_pass_list(target_name: str, builtins: dict, wrapping, mode: str = "relea
 
 __all__ = ["AdjointGather", "CheckBounds", "ExpandLoopAbstraction", "InlineLocalFunctions", "LowerPackAccess",
            "LowerReductions", "LowerTeams", "MapGpuThreads", "ProveNoOverflow", "SelectBranches", "SelectBuiltins",
-           "SequenceEffects", "SplitInterior", "gpu_pass_list", "run_passes"]
+           "SequenceEffects", "SplitInterior", "UnrollConstantLoops", "gpu_pass_list", "run_passes"]

@@ -26,6 +26,9 @@ def key_parts(kernel, arg_types, mode: str, target) -> dict:
         "argument types": ",".join(type_key(t) for t in arg_types),
         "kernel form": kernel.form,
     }
+    unroll = getattr(kernel, "max_unroll", 16)
+    if unroll != 16:  # a limit other than Warp's default: part of the key (default keys keep their parts)
+        parts["max_unroll (constant loops unrolled)"] = str(unroll)
     if mode.startswith("debug"):
         parts["kernel file and line (debug messages)"] = f"{kernel.source.filename}:{kernel.source.first_line}"
     return parts

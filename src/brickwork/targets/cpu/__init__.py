@@ -43,11 +43,13 @@ class CpuTarget(Target):
             SelectBuiltins,
             SequenceEffects,
             SplitInterior,
+            UnrollConstantLoops,
         )
         from .builtins import CPU_BUILTINS, CPU_WRAPPING
 
         checks = (CheckBounds(),) if mode == "debug" else ()
-        return (SequenceEffects(), ProveNoOverflow(), InlineLocalFunctions(), ExpandLoopAbstraction("cpu_rows"),
+        return (SequenceEffects(), ProveNoOverflow(), InlineLocalFunctions(), UnrollConstantLoops(),
+                ExpandLoopAbstraction("cpu_rows"),
                 LowerTeams(), LowerReductions(), LowerPackAccess(), SplitInterior(), AdjointGather(), SelectBranches(),
                 *checks, SelectBuiltins("cpu", CPU_BUILTINS, CPU_WRAPPING))
 

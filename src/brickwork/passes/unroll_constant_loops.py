@@ -1,0 +1,154 @@
+"""unroll_constant_loops: a ``for`` whose trip count is known when the kernel is built becomes copies of its body.
+
+Warp unrolls ``for i in range(N)`` when every bound is a compile-time constant and N is at most the module's
+``max_unroll`` (default ``wp.config.max_unroll``, 16), unless the loop has a ``break`` of its own. brickwork
+does the same, for the CPU target, on the IR: each copy reads the loop variable's value as a constant (or, where
+the body assigns the variable, assigns it first), and the variable holds the last value after the copies, so the
+body and the code after the loop see what the rolled loop gives them (``-ffp-contract=off``: the same operations
+in the same order, bit for bit). It matters for speed more than for Warp's sake: g++ vectorizes
+one loop of a nest, and a short loop over components nested in the loop over cells was the one it picked (a
+6-trip loop over primitives cost a hydro stage with one passive scalar 32-44 %); unrolled, the cell loop is the
+innermost loop left.
+
+* A ``continue`` of the loop ends its copy: the copy is a region that the continue leaves (as a local
+  function's ``return`` leaves its application). A ``break`` of its own keeps the loop rolled, as in Warp.
+* Nested loops: each copy of an outer loop unrolls the loops inside it, where the outer variable is a constant
+  (``for b in range(a, 4)`` unrolls too, as in Warp); the outer loop counts them, unrolled, in its size.
+* Size guard: a loop whose copies would hold more than ``max_nodes`` IR nodes stays rolled. A long body gains
+  nothing from losing its loop counter, and g++ schedules and vectorizes a compact loop better than a long
+  straight run (hundreds of statements spill registers and dilute the instruction cache); the guard lets
+  ``max_unroll`` raised by a user unroll short bodies without multiplying long ones.
+* Only the user's sequential loops: the compiler's own vector (``simd``) loops are left as they are, and the
+  pass runs before the loop abstraction makes the loops over cells.
+
+The limit is the function's ``max_unroll`` (``IRFunction.max_unroll``, set from the kernel's module options).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import ir
+from ..ir.analysis import assignment_counts
+from ..ir.walk import children
+
+#: IR nodes the copies of one loop may hold together (the size guard): a few dozen arithmetic statements
+MAX_UNROLLED_NODES = 1200
+
+#: statements a ``continue`` may sit in to be turned into the exit of its copy's region
+_PLAIN_BLOCKS = (ir.IRIf, ir.IRBlock, ir.IRRegion)
+#: statements whose break/continue belong to a loop of their own
+_LOOPS = (ir.IRFor, ir.IRWhile)
+
+
+@dataclass(frozen=True)
+class UnrollConstantLoops:
+    name: str = "unroll_constant_loops"
+    max_nodes: int = MAX_UNROLLED_NODES
+
+    def run(self, fn: ir.IRFunction) -> ir.IRFunction:
+        limit = fn.max_unroll
+        if limit < 1 or not any(_constant_trips(n) is not None for n in ir.walk(fn.body) if isinstance(n, ir.IRFor)):
+            return fn  # nothing it could unroll
+        rewriter = _Unroller(limit, self.max_nodes)
+        out = rewriter.function(fn)
+        return out if rewriter.unrolled else fn
+
+
+def _constant_trips(s: ir.IRFor) -> range | None:
+    """The values the loop variable takes, when every bound is a constant integer and the loop is a plain one."""
+    if s.simd or s.reduction is not None or s.short:
+        return None
+    bounds = (s.start, s.stop, s.step)
+    if not all(isinstance(b, ir.IRConst) and isinstance(b.value, int) and not isinstance(b.value, bool)
+               for b in bounds) or s.step.value == 0:
+        return None
+    return range(s.start.value, s.stop.value, s.step.value)
+
+
+def _own(stmts, found: list, under_plain: bool = True) -> None:
+    """Append to ``found`` the (statement, in plain blocks only) pairs of the break/continue statements in
+    ``stmts`` that belong to the loop whose body ``stmts`` is (not to a loop nested in it)."""
+    for s in stmts:
+        if isinstance(s, (ir.IRBreak, ir.IRContinue)):
+            found.append((s, under_plain))
+        elif not isinstance(s, _LOOPS):
+            plain = under_plain and isinstance(s, _PLAIN_BLOCKS)
+            for child in children(s):
+                if isinstance(child, ir.IRStmt):
+                    _own([child], found, plain)
+
+
+class _Unroller(ir.Rewriter):
+    def __init__(self, limit: int, max_nodes: int):
+        self.limit = limit
+        self.max_nodes = max_nodes
+        self.unrolled = 0
+        self.regions = 0
+
+    def r_IRFor(self, s: ir.IRFor):
+        values = _constant_trips(s)
+        if values is None or len(values) > self.limit:
+            return self.copy(s)
+        exits: list = []
+        _own(s.body, exits)
+        if any(isinstance(x, ir.IRBreak) or not plain for x, plain in exits):
+            return self.copy(s)  # a break of its own (or a continue inside something other than if/blocks): rolled
+        region = None
+        if exits:  # a name of its own, taken before loops nested in it take theirs
+            self.regions += 1
+            region = f"_unroll{self.regions}"
+        # the copies read the loop variable's value as a constant (a nested range(a, 4) is constant then), unless
+        # the body assigns it: then each copy assigns it first, and reads it
+        fixed = not _writes(s.body, s.var.name)
+        out: list = []
+        size = 0
+        for v in values:
+            value = ir.IRConst(v, s.var.type)
+            body = self.stmts(_Copy(region, s.var.name if fixed else None, value).stmts(s.body))
+            size += sum(1 for _ in ir.walk(body)) + 2
+            if size > self.max_nodes:
+                return self.copy(s)  # the size guard: rolled
+            if not fixed:
+                out.append(ir.IRAssign(ir.IRLocal(s.var.name, s.var.type), value))
+            out.append(ir.IRRegion(region, body) if region else ir.IRBlock(body))
+        if fixed and values:  # its value after the loop: the last
+            out.append(ir.IRAssign(ir.IRLocal(s.var.name, s.var.type), ir.IRConst(values[-1], s.var.type)))
+        self.unrolled += 1
+        return out
+
+
+def _writes(stmts, name: str) -> bool:
+    """Something in ``stmts`` may assign the local ``name`` (an assignment, a loop's variable, a reference argument,
+    a parameter a statement binds)."""
+    if name in assignment_counts(stmts):
+        return True
+    for n in ir.walk(stmts):
+        if isinstance(n, ir.IRAssign) and any(isinstance(t, ir.IRLocal) and t.name == name for t in ir.walk(n.target)):
+            return True  # a component or field of it
+        bound = [getattr(n, f, None) for f in ("var", "block")] + list(getattr(n, "params", None) or ())
+        if isinstance(n, ir.IRStmt) and any(isinstance(b, ir.IRLocal) and b.name == name for b in bound):
+            return True
+    return False
+
+
+class _Copy(ir.Rewriter):
+    """A fresh copy of a loop body (no node shared between copies): its own ``continue`` statements leave
+    ``region`` instead (those of nested loops stay), and reads of the local ``name`` are ``value``."""
+
+    def __init__(self, region: str | None, name: str | None, value: ir.IRConst):
+        self.region = region
+        self.name = name
+        self.value = value
+
+    def r_IRLocal(self, e: ir.IRLocal):
+        return ir.IRConst(self.value.value, self.value.type) if e.name == self.name else self.copy(e)
+
+    def r_IRContinue(self, s: ir.IRContinue):
+        return ir.IRExitRegion(self.region) if self.region else self.copy(s)
+
+    def r_IRFor(self, s):
+        return _Copy(None, self.name, self.value).copy(s)  # its continue statements are its own
+
+    def r_IRWhile(self, s):
+        return _Copy(None, self.name, self.value).copy(s)
