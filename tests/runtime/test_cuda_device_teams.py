@@ -55,3 +55,19 @@ def test_an_overflowing_pad_is_refused_before_the_launch():
         np.testing.assert_array_equal(out.numpy(), 0.0)
         wp.par_for_outer(64, 0, 2, team_pads._body(out, (2, 4)))
         np.testing.assert_array_equal(out.numpy(), 1.0)
+
+
+def test_a_pad_whose_sizes_depend_on_the_team_stops_the_launch(tmp_path):
+    """The host cannot check such sizes: the device counts the pad's bytes as the CPU does and traps (printing the
+    CPU's message from the device), in a process of its own (a trap leaves its CUDA context unusable)."""
+    import os
+    import subprocess
+
+    script = tmp_path / "per_team_scratch_on_the_device.py"
+    script.write_text(team_pads.PER_TEAM_SCRIPT.format(
+        launch=f"with wp.ScopedDevice({DEV!r}):\n    wp.par_for_outer(0, 0, 1, body)\n    wp.synchronize()"))
+    src = str(TESTS.parent / "src")
+    env = dict(os.environ, PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode != 0 and "not reached" not in done.stdout, done.stdout + done.stderr
+    assert "CudaError" in done.stderr or "CUDA_ERROR" in done.stderr, done.stderr

@@ -107,3 +107,60 @@ def test_the_emulation_stops_with_the_cpus_message(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode != 0 and "not reached" not in done.stdout
     assert "brickwork: " + MESSAGE.format("4294967296, 4294967296", 8) in done.stderr, done.stderr
+
+
+#: a pad whose sizes depend on the team (the host cannot check them before the launch): team j's rows are
+#: 2**32 (j + 1), so team 0's pad is 2**32 x 2**32 float64s
+PER_TEAM_SCRIPT = """
+import brickwork as wp
+from brickwork import config
+
+def body(member, j):
+    big = wp.ScratchPad2D(member, wp.float64, wp.int64(j + 1) * wp.int64(4294967296), wp.int64(4294967296))
+
+    def one(i):
+        big[i, i] = wp.float64(1.0)
+
+    wp.par_for_inner(member, 0, 3, one)
+
+{launch}
+print("not reached")
+"""
+
+
+def _per_team_body():
+    """The body of PER_TEAM_SCRIPT, in this file (the frontend reads a kernel's source from its file)."""
+    def body(member, j):
+        big = wp.ScratchPad2D(member, wp.float64, wp.int64(j + 1) * wp.int64(4294967296), wp.int64(4294967296))
+
+        def one(i):
+            big[i, i] = wp.float64(1.0)
+
+        wp.par_for_inner(member, 0, 3, one)
+
+    return body
+
+
+def test_the_emulation_stops_a_pad_whose_sizes_depend_on_the_team(tmp_path):
+    script = tmp_path / "per_team_scratch.py"
+    script.write_text(PER_TEAM_SCRIPT.format(launch="with config.override(target='cuda-emulation'):\n"
+                                                    "    wp.par_for_outer(0, 0, 1, body)"))
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "src")
+    env = dict(os.environ, PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode != 0 and "not reached" not in done.stdout
+    assert "brickwork: " + MESSAGE.format("4294967296, 4294967296", 8) in done.stderr, done.stderr
+
+
+@pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed")
+def test_a_pad_whose_sizes_depend_on_the_team_is_checked_on_the_device():
+    """The host cannot evaluate such sizes, so it launches (a fake driver here: nothing runs), and the device counts
+    the pad's bytes as ``bw::pad_bytes`` does and stops the launch with its message: the cubin holds the message
+    (it had none before: a pad of 2**64 float64s wrapped around to 0 bytes and was written past)."""
+    with installed(FakeDriver()) as fake, wp.ScopedDevice("cuda:0"):
+        out = wp.zeros((2, 4), dtype=wp.float32)
+        wp.par_for_outer(0, 0, 1, _per_team_body())
+        assert len(fake.launches) == 1  # the host did not refuse it
+        [cubin] = fake.modules
+    assert b") of %d-byte elements needs more than 2**61 bytes" in cubin
+    np.testing.assert_array_equal(out.numpy(), 0.0)

@@ -111,10 +111,32 @@ __forceinline__ team gpu_arena(const gpu_global_arena& b, int64_t bytes) {
 }
 // A piece starts at its element's alignment (no more): pads of one type fill exactly the bytes a team
 // requests (two pads of 3 float64: 48 bytes), as the host's arena size assumes.
+// A pad's bytes are counted as the CPU's bw::pad_bytes counts them: sizes whose product passes 2**61 bytes (the
+// host checks the sizes it knows before the launch; these depend on the team) stop the launch with its message,
+// since a wrapped-around count would be a small pad that in-range indices write past.
+template <class T, int D> __device__ __noinline__ void pad_too_large(const int64_t (&dims)[D]) {
+    if (threadIdx.x == 0) {
+        printf("brickwork: a team's scratch pad of sizes (");
+        for (int d = 0; d < D; ++d) printf(d ? ", %lld" : "%lld", (long long)dims[d]);
+        printf(") of %d-byte elements needs more than 2**61 bytes\n", (int)sizeof(T));
+    }
+    __trap();
+}
+template <class T, int D> __forceinline__ int64_t pad_bytes(const int64_t (&dims)[D]) {
+    int64_t bytes = (int64_t)sizeof(T);
+    bool over = false;
+    for (int d = 0; d < D; ++d) {
+        const uint64_t n = dims[d] > 0 ? (uint64_t)dims[d] : 0, product = (uint64_t)bytes * n;
+        over |= __umul64hi((uint64_t)bytes, n) != 0 || (int64_t)product < 0;  // past int64 (no division)
+        bytes = (int64_t)product;
+    }
+    if (over || bytes > ((int64_t)1 << 61)) pad_too_large<T>(dims);
+    return bytes;
+}
 template <class T, int D, class... N> __forceinline__ array_t<T, D> team_alloc(team& m, N... n) {
     int64_t dims[D] = {(int64_t)n...};
     int64_t offset = (m.used + (int64_t)alignof(T) - 1) & ~((int64_t)alignof(T) - 1);
-    int64_t end = offset + arena_count(dims) * (int64_t)sizeof(T);
+    int64_t end = offset + pad_bytes<T>(dims);
     if (end > m.capacity) {  // a block cannot grow its arena (the CPU's can): the launch stops here
         if (threadIdx.x == 0)
             printf("brickwork: a team allocated %lld bytes of scratch, beyond its arena of %lld bytes\n",
