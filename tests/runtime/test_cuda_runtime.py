@@ -417,3 +417,26 @@ def test_a_team_launch_runs_the_entry_of_the_memory_its_arena_fits(fake):
     assert len(fake.memory[buffer]) == 6 * ((limit + 1 + 63) // 64 * 64)
     assert fake.launch_memory == [(800, 0), (limit, 0), (0, buffer), (800, 0)]
     assert [launch[2:4] for launch in fake.launches] == [(6, 128)] * 4
+
+
+@pytest.mark.parametrize("where", ["cuda:0 to cuda:0", "cpu to cuda:0", "cuda:0 to cpu"])
+def test_a_taped_copy_with_a_cuda_array_passes_its_gradient_back(fake, where):
+    """The adjoint of a copy under a tape adds the destination's gradient to the source's and clears the
+    copied part, on a CUDA device as on the CPU (it was skipped there: the source's gradient stayed 0)."""
+    src_dev, dest_dev = where.split(" to ")
+    x = wp.array(np.arange(6, dtype=np.float32), device=src_dev, requires_grad=True)
+    y = wp.zeros(6, device=dest_dev, requires_grad=True)
+    part = wp.zeros(6, device=dest_dev, requires_grad=True)
+    x.grad.assign(np.full(6, 0.5, np.float32))
+    tape = wp.Tape()
+    with tape:
+        wp.copy(y, x)
+        wp.copy(part, x, dest_offset=1, src_offset=2, count=3)
+    y.grad.assign(np.arange(6, dtype=np.float32))
+    part.grad.assign(np.full(6, 10.0, np.float32))
+    tape.backward()
+    expected = 0.5 + np.arange(6, dtype=np.float32)
+    expected[2:5] += 10.0
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
+    np.testing.assert_array_equal(y.grad.numpy(), 0.0)
+    np.testing.assert_array_equal(part.grad.numpy(), [10.0, 0.0, 0.0, 0.0, 10.0, 10.0])

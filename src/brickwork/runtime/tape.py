@@ -278,13 +278,21 @@ def _record_copy(dest, src, region=None) -> None:
         step = gradient_flow.ANY_COPY if src.grad is None and dest.grad is None else \
             gradient_flow.caller_step("the copy")
         tape._flow_steps.append((len(tape.launches), step, _COPY_NAMES, (src, dest), _FIRST, _SECOND))
-    if src.grad is None or dest.grad is None or src.grad.device.is_cuda:
+    if src.grad is None or dest.grad is None:
         return
     src_grad, dest_grad = src.grad, dest.grad
-    overlapping = np.shares_memory(src._np, dest._np)
+    overlapping = _share_memory(src, dest)
+    # a CUDA gradient's numpy() is a copy: the adjoint is computed on the host and uploaded again (it was
+    # left out, and the source's gradient stayed zero without a word)
+    uploads = [g for g in (src_grad, dest_grad) if g.device.is_cuda]
 
     def backward():
         sg, dg = src_grad.numpy(), dest_grad.numpy()
+        _copy_adjoint(sg, dg)
+        for g in uploads:
+            g._upload(sg if g is src_grad else dg)
+
+    def _copy_adjoint(sg, dg):
         if region is None:
             into, frm = (Ellipsis,), (Ellipsis,)
         else:
@@ -302,6 +310,13 @@ def _record_copy(dest, src, region=None) -> None:
             dg[frm] = 0
 
     tape._record_func(backward, [src, dest])
+
+
+def _share_memory(a, b) -> bool:
+    """Whether arrays ``a`` and ``b`` (host or CUDA) have memory in common."""
+    if a.device.is_cuda or b.device.is_cuda:
+        return a.device == b.device and a.ptr < b.ptr + b._nbytes() and b.ptr < a.ptr + a._nbytes()
+    return np.shares_memory(a._np, b._np)
 
 
 _COPY_NAMES, _FIRST, _SECOND = ("src", "dest"), (0,), (1,)  # a copy's step for the gradient flow check
