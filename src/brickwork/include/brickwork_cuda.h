@@ -136,7 +136,9 @@ template <class T, int D> __forceinline__ int64_t pad_bytes(const int64_t (&dims
 template <class T, int D, class... N> __forceinline__ array_t<T, D> team_alloc(team& m, N... n) {
     int64_t dims[D] = {(int64_t)n...};
     int64_t offset = (m.used + (int64_t)alignof(T) - 1) & ~((int64_t)alignof(T) - 1);
-    int64_t end = offset + pad_bytes<T>(dims);
+    // one size of 32 bits (every loop-abstraction scratch) cannot pass 2**61 bytes: counted without the test
+    constexpr bool bounded = D == 1 && (true && ... && (sizeof(N) <= 4));
+    int64_t end = offset + (bounded ? arena_count(dims) * (int64_t)sizeof(T) : pad_bytes<T>(dims));
     if (end > m.capacity) {  // a block cannot grow its arena (the CPU's can): the launch stops here
         if (threadIdx.x == 0)
             printf("brickwork: a team allocated %lld bytes of scratch, beyond its arena of %lld bytes\n",
