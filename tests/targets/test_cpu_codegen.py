@@ -31,7 +31,7 @@ def grid3d(out: wp.array3d(dtype=int)):
     out[i, j, k] = i * 100 + j * 10 + k
 
 
-@wp.kernel
+@wp.kernel(module="unique", module_options={"max_unroll": 0})  # loops kept: the constant one would be unrolled
 def loops(n: int, out: wp.array(dtype=int)):
     i = wp.tid()
     s = 0
