@@ -211,6 +211,11 @@ def _terminate_as_interrupt():
             hook_before(info)
 
     before = signal.signal(signal.SIGTERM, terminated)
+    # Ctrl-C keeps Python's handler, installed again: native code loaded since start-up may have replaced it
+    # underneath Python, whose record would still name it (an ignored or other setting is left as it is)
+    int_before = signal.getsignal(signal.SIGINT)
+    if int_before is signal.default_int_handler:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     hook_before, sys.unraisablehook = sys.unraisablehook, unraisable
     try:
         yield
@@ -224,6 +229,7 @@ def _send_later(signum, seconds: float) -> None:
     import time
 
     time.sleep(seconds)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})  # raise() delivers to this thread: it must take it
     signal.raise_signal(signum)
 
 
