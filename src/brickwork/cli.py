@@ -206,10 +206,11 @@ def _terminate_as_interrupt():
         # interrupt inside this hook again (1 run in 3 on a busy machine)
         if isinstance(info.exc_value, KeyboardInterrupt):
             signum = signal.SIGTERM if isinstance(info.exc_value, Terminated) else signal.SIGINT
-            _thread.start_new_thread(_send_later, (signum, 0.02))
+            _thread.start_new_thread(_raise_later, (type(info.exc_value), signum, main, 0.02))
         else:
             hook_before(info)
 
+    main = threading.main_thread().ident
     before = signal.signal(signal.SIGTERM, terminated)
     # Ctrl-C keeps Python's handler, installed again: native code loaded since start-up may have replaced it
     # underneath Python, whose record would still name it (an ignored or other setting is left as it is)
@@ -224,13 +225,23 @@ def _terminate_as_interrupt():
         signal.signal(signal.SIGTERM, before)
 
 
-def _send_later(signum, seconds: float) -> None:
+def _raise_later(error: type, signum, main: int, seconds: float) -> None:
+    """Raise the lost interrupt ``error`` again in the thread ``main``, ``seconds`` from now: by the signal
+    ``signum`` where a Python handler takes it (it also ends a sleep or a wait there), else directly."""
     import signal
     import time
 
     time.sleep(seconds)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})  # raise() delivers to this thread: it must take it
-    signal.raise_signal(signum)
+    if callable(signal.getsignal(signum)):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})  # raise() delivers to this thread: it must take it
+        signal.raise_signal(signum)
+        return
+    # Python does not handle the signal, so the interrupt came from code: a process started with SIGINT ignored
+    # (a job that a shell without job control put in the background: a test suite run with '&') ignored the
+    # signal sent again and went on, and with SIGINT's default action the signal would end the process uncleaned
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(main), ctypes.py_object(error))
 
 
 def _alone(several: bool, line: str, code: int) -> int:
