@@ -4,13 +4,16 @@ place; under a tape with gradients the product stays the differentiable atomic o
 
 from __future__ import annotations
 
+import sys
+import threading
+
 import numpy as np
 import pytest
 
 import brickwork as wp
 import brickwork.sparse as sp
 from brickwork import config
-from brickwork.sparse.mv_transpose_cpu import MAX_PARTS, part_count
+from brickwork.sparse.mv_transpose_cpu import MAX_PARTS, _scratch, part_count
 
 from .util import SHAPES, TOL, dense, random_bsr, vec_type
 
@@ -102,6 +105,49 @@ def test_a_matrix_changed_in_place_gets_new_scratch():
     ref = dense(A)
     x, xd = _vector(rng, 10, 1, wp.float64)
     np.testing.assert_allclose(sp.bsr_mv(A, x, transpose=True).numpy(), ref.T @ xd, atol=1e-12)
+
+
+def test_threads_sharing_a_matrix_get_one_threads_bits():
+    # each thread's product in its own scratch: one shared scratch gave a thread the other's partial sums (about
+    # 1 product in 75 of two threads at Python's default switch interval)
+    rng = np.random.default_rng(5)
+    A, ref = random_bsr(rng, 300, 200, (2, 3), wp.float64, density=0.05)
+    assert part_count(A) > 1
+    xs = [_vector(rng, 300, 2, wp.float64)[0] for _ in range(3)]
+    alone = [sp.bsr_mv(A, x, transpose=True).numpy().tobytes() for x in xs]
+    np.testing.assert_allclose(np.frombuffer(alone[0]), ref.T @ xs[0].numpy().reshape(-1), atol=1e-12)
+    start = threading.Barrier(len(xs))
+    found = [[] for _ in xs]
+
+    def products(t):
+        start.wait()
+        for _ in range(100):
+            found[t].append(sp.bsr_mv(A, xs[t], transpose=True).numpy().tobytes())
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)  # switch threads often, between the scratch's two kernels too
+    try:
+        threads = [threading.Thread(target=products, args=(t,)) for t in range(len(xs))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert [set(bits) for bits in found] == [{bits} for bits in alone]
+
+
+def test_each_thread_keeps_its_own_scratch():
+    rng = np.random.default_rng(3)
+    A, _ = random_bsr(rng, 300, 200, (1, 1), wp.float64, density=0.03)
+    mine = _scratch(A, 4, 200, wp.float64)
+    assert _scratch(A, 4, 200, wp.float64) is mine  # kept between products
+    other = []
+    thread = threading.Thread(target=lambda: other.append(_scratch(A, 4, 200, wp.float64)))
+    thread.start()
+    thread.join()
+    assert other[0][1] is not mine[1] and other[0][0] is not mine[0]
+    assert _scratch(A, 4, 200, wp.float64) is mine
 
 
 @wp.kernel

@@ -7,10 +7,14 @@ of columns its blocks reach (found by a first pass, and only that span zeroed: a
 narrow spans). A second kernel gives each entry of ``y`` the sum of the ranges' partial sums in range order, scaled
 by ``alpha``, plus ``beta * y``. Where the atomic product adds each block's terms once, this one also zeroes and
 reads the spans: about the matrix's column count more per range whose span covers a column.
+
+The scratch is kept on the matrix per Python thread (a ``threading.local``): two threads' products on one matrix
+would otherwise fill and read one scratch in turn and sum each other's partial sums.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from ..runtime.warp_names import wp
@@ -79,14 +83,24 @@ def part_count(A) -> int:
     return max(1, min(MAX_PARTS, A.nnz // BLOCKS_PER_PART, A.nrow))
 
 
+#: Guards the first making of a matrix's per-thread scratch holder (two threads' first products at once).
+_HOLDER_LOCK = threading.Lock()
+
+
 def _scratch(A, parts: int, length: int, scalar):
-    """``A``'s scratch arrays for ``parts`` ranges of ``length`` partial sums, kept on the matrix between products
-    (an adjoint solve applies ``A^T`` every iteration) and made again when the shape or type changes."""
-    found = getattr(A, "_transpose_scratch", None)
+    """The calling thread's scratch arrays of ``A`` for ``parts`` ranges of ``length`` partial sums, kept on the
+    matrix between products (an adjoint solve applies ``A^T`` every iteration) and made again when the shape or
+    type changes. Per thread: a thread's arrays are freed with the thread or the matrix."""
+    holder = getattr(A, "_transpose_scratch", None)
+    if holder is None:
+        with _HOLDER_LOCK:
+            holder = getattr(A, "_transpose_scratch", None)
+            if holder is None:
+                holder = A._transpose_scratch = threading.local()
+    found = getattr(holder, "arrays", None)
     if found is None or found[1].shape != (parts, length) or found[1].dtype is not scalar:
-        found = (wp.empty((parts, 2), dtype=int, device=A.device),
-                 wp.empty((parts, length), dtype=scalar, device=A.device))
-        A._transpose_scratch = found
+        found = holder.arrays = (wp.empty((parts, 2), dtype=int, device=A.device),
+                                 wp.empty((parts, length), dtype=scalar, device=A.device))
     return found
 
 
