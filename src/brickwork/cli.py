@@ -39,12 +39,39 @@ def _info(args) -> int:
         print(f"compiler:   unavailable: {e}")
     threads = vars(config).get("num_threads") or config.default_threads  # unset while its value is invalid
     print(f"threads:    {threads}")
+    print(f"adaptive:   {_adaptive_line()}")
     for line in _cuda_lines():
         print(line)
     print(f"mpi:        {_mpi_line()}")
     root = vars(config).get("cache_dir")  # unset while its value is invalid (shown on a setting: line)
     print(f"cache:      {root if root is not None else 'invalid (see setting:)'}")
     return 0
+
+
+def _adaptive_line() -> str:
+    """The starvation guard's setting (``BRICKWORK_ADAPTIVE_THREADS``) and the threads a parallel launch gets
+    now: with the guard on, after one measuring window of this process's own work (one thread busy for
+    ``2 * WINDOW_S``), so that a machine whose cores other programs keep busy shows one thread."""
+    import time
+
+    from . import config
+
+    adaptive = vars(config).get("adaptive_threads")  # unset while its value is invalid (shown on a setting: line)
+    if adaptive is None:
+        return "invalid (see setting:)"
+    setting = "on" if adaptive else "off"
+    if "num_threads" not in vars(config):  # an invalid thread count: no count in use to show
+        return setting
+    from .runtime.launch import _launch_threads
+    from .runtime.starvation import WINDOW_S
+
+    threads = _launch_threads()  # with the guard on: its first window starts
+    if adaptive and threads > 1:
+        end = time.monotonic() + 2 * WINDOW_S
+        while time.monotonic() < end:  # ready to run all along: the window measures how long it waits for a core
+            pass
+        threads = _launch_threads()
+    return f"{setting} (BRICKWORK_ADAPTIVE_THREADS), {threads} thread(s) in use now"
 
 
 def _cuda_lines() -> list[str]:

@@ -79,7 +79,8 @@ def test_the_one_launch_sort_is_numpys_stable_argsort_of_the_keys():
 def _shaped_by(n: int, threads: int, parallel_min: int) -> tuple:
     """Which form ``shape_tree`` took for the median tree of ``n`` random boxes, and the tree."""
     lo, hi, centers = _boxes(9, n, False, [])
-    with config.override(num_threads=threads), mock.patch.object(bvh_build, "PARALLEL_MIN", parallel_min), \
+    with config.override(num_threads=threads, parallel_threshold=1, adaptive_threads=False), \
+            mock.patch.object(bvh_build, "PARALLEL_MIN", parallel_min), \
             mock.patch.object(bvh_whole, "shape", wraps=bvh_whole.shape) as one_launch:
         tree = bvh.shape_tree(centers, 1, None, None)  # a SAH tree without groups is bvh_binned's, in one launch
     return one_launch.called, tree

@@ -44,7 +44,8 @@ def test_the_compiled_build_sorts_as_numpy_does_for_any_thread_count(seed, n, di
     groups = rng.choice([-2**31, -70000, -1, 0, 1, 3, 65535, 65536, 2**31 - 1], n).astype(np.int32) if grouped \
         else None
     grid = wp.HashGrid(*dims, dtype=dtype)
-    with config.override(num_threads=threads, parallel_threshold=1), mock.patch.object(hash_grid_build, "dense", lambda *_: by_cell):
+    with config.override(num_threads=threads, parallel_threshold=1, adaptive_threads=False), \
+            mock.patch.object(hash_grid_build, "dense", lambda *_: by_cell):  # chunks of every count, whatever the load
         grid.build(wp.array(xyz, dtype=POINT_TYPES[dtype]), width,
                    groups=None if groups is None else wp.array(groups, dtype=wp.int32))
     order, starts, ends, sorted_groups = _numpy_tables(xyz, width, dims, dtype, groups)

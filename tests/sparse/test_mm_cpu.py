@@ -10,6 +10,7 @@ import pytest
 
 import brickwork as wp
 import brickwork.sparse as sp
+from brickwork import config
 from brickwork.sparse import mm_cpu
 
 from .util import dense, random_bsr
@@ -25,7 +26,8 @@ def _both(monkeypatch, make):
     taken = []
     original = mm_cpu.product
     monkeypatch.setattr(mm_cpu, "product", lambda *a: taken.append(1) or original(*a))
-    ours = _layout(make())
+    with config.override(num_threads=3, parallel_threshold=1, adaptive_threads=False):  # rows in three chunks
+        ours = _layout(make())
     assert taken, "the row-by-row product was not used"
     with monkeypatch.context() as m:
         m.setattr(mm_cpu, "MAX_SCRATCH", 0)

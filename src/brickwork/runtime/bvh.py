@@ -34,7 +34,7 @@ from ..types.arrays import array, type_name
 from ..types.composite import vector
 from ..types.scalars import float32, int32, uint8
 from . import bvh_binned, bvh_build, bvh_lbvh, bvh_linear, bvh_refit, bvh_sah, bvh_whole, live_ids
-from .launch import _thread_count, launch_on_cpu, launcher
+from .launch import launch_on_cpu, launcher, split_threads
 
 #: The descriptor the kernels read (``bw::bvh_data``); the first fields have the order of Warp's host header, then
 #: the groups' sorted ids and subtree roots (``bvh_get_group_root``).
@@ -439,11 +439,12 @@ def shape_tree(centers: np.ndarray, leaf_size: int, groups: np.ndarray | None, b
     """A SAH tree (``bounds`` given) without groups: ``bvh_binned``'s. Otherwise ``Tree(centers, leaf_size,
     groups, bounds)``; a median tree of one group is shaped in one launch on one thread (``bvh_whole``, the same
     tree), unless it has more than ``bvh_build.PARALLEL_MIN`` items and several threads to build it level by
-    level."""
+    level (``split_threads``: not while the process is starved of CPU time, when each level's launch would
+    run on one thread)."""
     n = len(centers)
     if groups is None and n > leaf_size and bounds is not None:  # SAH: binned, partitioned in place
         return binned_tree(*bounds, leaf_size)
-    if groups is not None or n <= leaf_size or n > bvh_build.PARALLEL_MIN and _thread_count() > 1:
+    if groups is not None or n <= leaf_size or n > bvh_build.PARALLEL_MIN and split_threads(n, n) > 1:
         return Tree(centers, leaf_size, groups, bounds)
     first, last, parents, order, ranges = bvh_whole.shape(bvh_build.ItemLists(centers), leaf_size)
     return Tree.from_levels(first, last, parents, order, len(ranges) - 1, ranges)

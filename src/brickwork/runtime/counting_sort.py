@@ -16,7 +16,7 @@ from ..lang.function import func
 from ..lang.kernel import kernel
 from ..types.arrays import array, array2d
 from ..types.scalars import int32, int64, uint32
-from .launch import _thread_count, launch_on_cpu
+from .launch import launch_on_cpu, split_threads
 
 _tid = _FUNCTIONS["tid"]
 #: Keys of a counting pass: 16-bit digits (of any 32 bits), or whole keys below 2^31
@@ -84,8 +84,9 @@ def sort(passes, n: int, out, work, ranges=None) -> None:
     ``n``; ``mask`` ``DIGIT``, or ``WHOLE`` for keys below a bound). ``work(name, shape)`` gives int32 CPU work
     arrays (``counts`` of ``(chunks, keys)``). ``ranges``: ``(starts, ends, bound)``: the last pass is a
     ``WHOLE`` one over keys below ``bound``, whose ranges of positions it writes ((0, 0) for a missing key)."""
-    chunks = max(1, min(_thread_count(), n))
-    _count.work_per_item = _scatter.work_per_item = n / chunks  # parallel (or not) as n items would be
+    chunks = split_threads(n, n)  # as many as the launch runs threads: 1 when it runs serially
+    # parallel (or not) as n items would be; one chunk runs on the calling thread
+    _count.work_per_item = _scatter.work_per_item = n / chunks if chunks > 1 else 0
     none = order = work("identity", (0,))  # no order yet: position i holds point i
     for step, (keys, mask, shift) in enumerate(passes):
         last = step == len(passes) - 1

@@ -310,6 +310,18 @@ def _launch_threads() -> int:
     return _starvation.GUARD.threads(n) if n > 1 and config.adaptive_threads and _capture is None else n
 
 
+def split_threads(items: int, work: float) -> int:
+    """How many contiguous ranges a launch that splits ``items`` by hand, one range per thread (a counting
+    sort's chunks, a sparse product's rows, a tree's levels), takes for ``work`` loop bodies: the threads such a
+    launch runs on now, as ``launch`` decides them (1 below ``config.parallel_threshold``, 1 while the process
+    is starved of CPU time: ``_launch_threads``), at most ``items`` and at least 1. Fewer ranges cost less
+    scratch and bookkeeping when the launch would run them all on one thread anyway."""
+    if work < config.parallel_threshold or items <= 1:
+        return 1
+    n = _launch_threads()
+    return n if n < items else items
+
+
 def starved() -> bool:
     """Whether launches that would run on several threads run on one now (``config.adaptive_threads``)."""
     return config.adaptive_threads and _starvation.GUARD.threads(2) == 1

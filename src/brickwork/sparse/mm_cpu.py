@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..runtime import device_sort
-from ..runtime.launch import _thread_count
+from ..runtime.launch import _thread_count, split_threads
 from ..runtime.warp_names import wp
 from ..types.type_sizes import type_size_in_bytes
 from .indexing import row_end
@@ -136,15 +136,15 @@ def applies(x: BsrMatrix, y: BsrMatrix, z: BsrMatrix) -> bool:
     """Whether the row-by-row product takes this one: CPU matrices without gradients, scratch within bounds."""
     if not native_cpu(z.device) or x.requires_grad or y.requires_grad or z.requires_grad:
         return False
-    chunks = max(1, min(_thread_count(), x.nrow))
+    chunks = max(1, min(_thread_count(), x.nrow))  # the most that product may take (split_threads)
     return chunks * y.ncol * (4 + type_size_in_bytes(z.values.dtype)) <= MAX_SCRATCH
 
 
 def product(x: BsrMatrix, y: BsrMatrix, z: BsrMatrix, alpha, beta, use_z: bool, result: BsrMatrix, work) -> None:
     """``result`` (compact, empty) = ``alpha * x @ y`` (``+ beta * z``, with ``z``'s blocks, when ``use_z``)."""
     nrow, ncol = x.nrow, y.ncol
-    chunks = max(1, min(_thread_count(), nrow))
-    _widths.work_per_item = max(1, x.nnz // chunks)  # parallel as that many items would be
+    chunks = split_threads(nrow, x.nnz)  # the threads the launches run on now: 1 while starved
+    _widths.work_per_item = max(1, x.nnz // chunks) if chunks > 1 else 0  # parallel as that many items would be
     mark = work.get("mark", (chunks * ncol,))
     mark.fill_(-1)
     offsets = wp.empty(nrow + 1, dtype=int, device=x.device)
