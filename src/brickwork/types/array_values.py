@@ -65,3 +65,33 @@ def _scalar(dtype, value, what: str):
         return bfloat16_bits(float(plain))
     with np.errstate(over="ignore"):  # a float beyond the type's range is inf, as Warp stores it
         return dtype._np(dtype._convert(plain))
+
+
+class StructDataError(BrickworkError, TypeError, RuntimeError):
+    """Data ``wp.array(data, dtype=S)`` cannot take as records of struct ``S``: a ``TypeError``, and the
+    ``RuntimeError`` Warp raises for it."""
+
+
+def struct_records(data, dtype, comp: np.dtype, copy: bool) -> np.ndarray:
+    """The records of ``wp.array(data, dtype=dtype)`` for a struct type: a list or tuple of its values, or numpy
+    records with its fields in its order (``a.numpy()``, ``S.numpy_dtype()``; fields of other types are converted).
+    Numbers, tuples and other numpy data are refused: numpy would copy each number into every field, and take a
+    tuple's numbers as more elements."""
+    if isinstance(data, (list, tuple)):
+        for i, x in enumerate(data):
+            if type(x) is not dtype:
+                raise StructDataError(f"wp.array(dtype={_name(dtype)}): element {i} is {_described(x)}, not a "
+                                      f"value of struct {_name(dtype)} (an array of structs takes a list of them, "
+                                      f"or numpy records of {_name(dtype)}.numpy_dtype())")
+        return np.frombuffer(b"".join(x._to_bytes() for x in data), dtype=comp).copy()
+    records = data if isinstance(data, np.ndarray) else np.asarray(data)
+    if records.dtype.names != comp.names:  # numpy converts records field by field in order: the same names only
+        found = "no fields" if records.dtype.names is None else f"fields {records.dtype.names}"
+        raise StructDataError(f"wp.array(dtype={_name(dtype)}): numpy data of dtype {records.dtype} ({found}) are "
+                              f"not records of {_name(dtype)} (fields {comp.names}): pass a list of "
+                              f"{_name(dtype)} values or records of {_name(dtype)}.numpy_dtype()")
+    if copy or records.dtype != comp:
+        from .array_memory import host_copy
+
+        return host_copy(records, comp)
+    return records

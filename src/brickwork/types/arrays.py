@@ -198,8 +198,10 @@ class array:  # noqa: N801 - Warp's spelling
                 data = data.view(np.uint16)  # ml_dtypes' bfloat16 values: their bits, in the same memory
             if isinstance(data, np.ndarray):
                 check_array_shape(data.shape)  # before the copy: no huge allocation to refuse afterwards
-            if isinstance(data, (list, tuple)) and any(getattr(type(x), "_bw_struct", False) for x in data):
-                arr = _structs_to_numpy(data, dtype, comp)
+            if getattr(dtype, "_bw_struct", False):
+                from .array_values import struct_records
+
+                arr = struct_records(data, dtype, comp, copy)
             elif _scalar_of(dtype) is bfloat16 and not (isinstance(data, np.ndarray) and data.dtype == comp):
                 arr = bfloat16_bits(_to_plain(data))  # numbers to bit patterns; uint16 data are the bits
             elif copy or not isinstance(data, np.ndarray) or data.dtype != comp:
@@ -658,14 +660,6 @@ def _copies(k) -> bool:
 
 def _element_ndim(dtype) -> int:
     return len(element_layout(dtype)[1])
-
-
-def _structs_to_numpy(items, dtype, comp) -> np.ndarray:
-    """A list of struct values of type ``dtype`` as a numpy array of their C layout."""
-    for i, x in enumerate(items):
-        if type(x) is not dtype:
-            raise TypeError(f"element {i} is a {type(x).__name__}, not a {type_name(dtype)}")
-    return np.frombuffer(b"".join(x._to_bytes() for x in items), dtype=comp).copy()
 
 
 def _describes_memory(data) -> bool:
