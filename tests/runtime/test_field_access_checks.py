@@ -78,6 +78,21 @@ def unconditional(ss: wp.array(dtype=Samples), out: wp.array(dtype=float)):
 
 
 @wp.kernel
+def runs_on(ss: wp.array(dtype=Samples), reached: wp.array(dtype=int), out: wp.array(dtype=float)):
+    i = wp.tid()
+    if ss[i].scale > 0.0:
+        out[i] = ss[i].values[0] + 10.0  # runs_on's access
+        reached[i] = i + 1
+
+
+@wp.kernel
+def gather_every_other(x: wp.array(dtype=float), reached: wp.array(dtype=int), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = x[2 * i] + 10.0
+    reached[i] = i + 1
+
+
+@wp.kernel
 def plain(x: wp.array(dtype=float), out: wp.array(dtype=float)):
     i = wp.tid()
     if i > 0:
@@ -124,6 +139,26 @@ def test_an_unset_field_read_in_a_branch_is_refused():
     out.fill_(-1.0)
     wp.launch(read_in_branch, dim=3, inputs=[ss, out])
     np.testing.assert_array_equal(out.numpy(), [1.0, 11.0, -1.0])
+
+
+def test_a_refused_access_is_reported_after_the_launch_which_is_not_undone():
+    # what docs/kernel_language.md promises: nothing outside an array is touched, the other launch points' writes
+    # stand, and the point whose access was refused runs on (its later writes stand too)
+    ss, kept = _elements(3, 2)
+    ss.numpy()["scale"][2] = 1.0
+    out, reached = wp.full(3, -1.0, dtype=float), wp.zeros(3, dtype=int)
+    _refused(runs_on, [ss, reached, out], "runs_on's access")
+    np.testing.assert_array_equal(out.numpy()[:2], [10.0, 20.0])  # out[2] took an unspecified value
+    np.testing.assert_array_equal(reached.numpy(), [1, 2, 3])
+
+
+def test_a_debug_mode_bounds_error_is_not_undone_either(monkeypatch):
+    monkeypatch.setattr(wp.config, "mode", "debug")
+    out, reached = wp.full(3, -1.0, dtype=float), wp.zeros(3, dtype=int)
+    with pytest.raises(wp.BoundsError, match=r"index \(4\) is out of bounds for shape \(4\)"):
+        wp.launch(gather_every_other, dim=3, inputs=[wp.array([1.0, 2.0, 3.0, 4.0]), reached, out])
+    np.testing.assert_array_equal(out.numpy()[:2], [11.0, 13.0])
+    np.testing.assert_array_equal(reached.numpy(), [1, 2, 3])
 
 
 def test_an_atomic_in_a_loop_on_an_unset_field_writes_nothing_there():
