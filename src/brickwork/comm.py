@@ -18,10 +18,13 @@ wait for ever for ranks that never call it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
 import traceback
+
+from .errors import BrickworkError
 
 #: Environment variables in which MPI launchers give the number of ranks they started.
 SIZE_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE", "MPI_LOCALNRANKS")
@@ -130,6 +133,14 @@ def install_abort_hook(comm=None) -> None:
 
     def hook(kind, value, tb):
         rank = comm.Get_rank() if comm is not None else _launcher_rank()
+        if isinstance(value, OtherRankError):
+            # the failing rank prints its own traceback and aborts: every rank printing the same error said it
+            # once per rank; this one speaks (one line) only if that abort has not ended it by then
+            time.sleep(4 * ABORT_GRACE_SECONDS)
+            sys.stderr.write(f"[rank {rank}] {kind.__name__}: {value}\n")
+            sys.stderr.flush()
+            (comm or _initialised_world() or _Killer()).Abort(1)
+            return
         text = "".join(traceback.format_exception(kind, value, tb))
         sys.stderr.write("".join(f"[rank {rank}] {line}\n" for line in text.rstrip("\n").split("\n")))
         sys.stderr.flush()
@@ -191,6 +202,65 @@ def abort(comm, message: str, code: int = 1) -> None:
     # MPICH's MPI_Abort returns once it has told the launcher, which ends the ranks moments later: this
     # rank went on meanwhile, and the brickwork command printed its message a second time
     os._exit(code)
+
+
+class OtherRankError(BrickworkError, RuntimeError):
+    """Raised by a collective call on the ranks that met no error when another rank's part of it failed:
+    that rank raises its own error, the others this one, naming the ranks and their errors."""
+
+
+def on_ranks(ranks: list[int], nranks: int) -> str:
+    """``"on rank 1 of 2"`` or ``"on ranks 1, 3 of 4"``."""
+    return f"on rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))} of {nranks}"
+
+
+def said_once(messages: list, name_ranks: bool = True) -> str | None:
+    """The one line of ``messages`` (rank r's error message, None where rank r met none): each distinct
+    message once, in the order of the first rank that met it, followed by the ranks that met it
+    (``name_ranks``, and only where some rank met none or the ranks met different errors: a message every
+    rank met needs no ranks); None when no rank met an error."""
+    failed = [rank for rank, message in enumerate(messages) if message is not None]
+    if not failed:
+        return None
+    if not name_ranks:
+        return messages[failed[0]]
+    by_message: dict[str, list[int]] = {}
+    for rank in failed:
+        by_message.setdefault(messages[rank], []).append(rank)
+    if len(by_message) == 1 and len(failed) == len(messages):
+        return messages[failed[0]]
+    return "; ".join(f"{message} ({on_ranks(ranks, len(messages))})" for message, ranks in by_message.items())
+
+
+def gather_checked(comm, what: str, error: BaseException | None, payload=None) -> list | None:
+    """Every rank's ``payload`` (an ``allgather`` on ``comm``: collective), unless some rank met an
+    ``error`` in its part of the call ``what``: then the ranks that met none raise an ``OtherRankError``
+    naming the ranks and their errors, and a rank that met one gets None back and raises its own (from
+    where it caught it: its traceback stays). No rank goes on alone while the others wait for it."""
+    everyone = comm.allgather((None if error is None else f"{type(error).__name__}: {error}", payload))
+    messages = [message for message, _ in everyone]
+    if error is not None:
+        return None
+    if any(message is not None for message in messages):
+        raise OtherRankError(f"{what} failed: {said_once(messages)}")
+    return [part for _, part in everyone]
+
+
+@contextlib.contextmanager
+def together(comm, what: str):
+    """Run the block on every rank of ``comm`` and end it on all of them alike (one small ``allgather``
+    at its end; nothing on one rank): when the block raises on some rank (an ``Exception`` or
+    ``SystemExit``), that rank raises it and the others an ``OtherRankError`` naming ``what``, the rank
+    and its error, so a program that catches it goes on with every rank instead of one."""
+    if comm.Get_size() == 1:
+        yield
+        return
+    try:
+        yield
+    except (Exception, SystemExit) as e:  # a KeyboardInterrupt ends the job (the abort hook)
+        gather_checked(comm, what, e)
+        raise
+    gather_checked(comm, what, None)
 
 
 def describe() -> dict:

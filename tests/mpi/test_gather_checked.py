@@ -1,0 +1,63 @@
+"""``brickwork.comm.gather_checked`` and ``together`` on a stand-in communicator of 2 ranks (no MPI needed): the
+rank that met an error raises its own, the other an ``OtherRankError`` naming it; no error: every payload."""
+
+from __future__ import annotations
+
+import pytest
+
+from brickwork import comm
+
+
+class TwoRanks:
+    """Rank 0 of 2, whose rank 1 contributes ``theirs`` to every allgather."""
+
+    def __init__(self, theirs):
+        self.theirs, self.sent = theirs, []
+
+    def Get_size(self) -> int:  # noqa: N802 - mpi4py's spelling
+        return 2
+
+    def allgather(self, value):
+        self.sent.append(value)
+        return [value, self.theirs]
+
+
+def test_payloads_of_every_rank_when_none_failed():
+    c = TwoRanks((None, "b"))
+    assert comm.gather_checked(c, "the call", None, "a") == ["a", "b"]
+
+
+def test_the_ranks_without_an_error_raise_one_naming_the_rank_that_met_it():
+    c = TwoRanks(("ValueError: bad nx", None))
+    with pytest.raises(comm.OtherRankError, match=r"^the call failed: ValueError: bad nx \(on rank 1 of 2\)$"):
+        comm.gather_checked(c, "the call", None, "a")
+
+
+def test_the_rank_that_met_the_error_gets_none_back_to_raise_its_own():
+    c = TwoRanks((None, "b"))
+    assert comm.gather_checked(c, "the call", KeyError("x"), "a") is None
+    assert c.sent == [("KeyError: 'x'", "a")]
+
+
+def test_together_raises_the_own_error_there_and_other_rank_error_elsewhere():
+    mine = TwoRanks((None, None))
+    with pytest.raises(ZeroDivisionError, match="^division by zero$"):
+        with comm.together(mine, "building it"):
+            1 / 0  # noqa: B018
+    assert mine.sent == [("ZeroDivisionError: division by zero", None)]
+    theirs = TwoRanks(("SystemExit: 3", None))
+    with pytest.raises(comm.OtherRankError, match=r"^building it failed: SystemExit: 3 \(on rank 1 of 2\)$"):
+        with comm.together(theirs, "building it"):
+            pass
+    both = TwoRanks(("ValueError: other", None))
+    with pytest.raises(ValueError, match="^mine$"):  # different errors: each rank its own
+        with comm.together(both, "building it"):
+            raise ValueError("mine")
+
+
+def test_together_on_one_rank_sends_nothing():
+    with pytest.raises(ValueError, match="^alone$"):
+        with comm.together(comm.SERIAL, "building it"):
+            raise ValueError("alone")
+    with comm.together(comm.SERIAL, "building it"):
+        pass
