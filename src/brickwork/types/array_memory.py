@@ -12,6 +12,7 @@ import weakref
 import numpy as np
 
 from ..errors import BrickworkError
+from .array_shapes import check_element_bytes
 from .arrays import dense_strides
 
 
@@ -31,6 +32,7 @@ def checked_strides(shape: tuple, strides, element_bytes: int, allocating: bool)
     if not all(isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)) for s in strides):
         raise TypeError(f"strides must be integers (bytes), got {strides!r}")
     strides = tuple(int(s) for s in strides)
+    check_element_bytes(element_bytes)
     if allocating and any(s < 0 for s in strides):
         raise NegativeStridesError(f"Negative strides are not supported for newly allocated arrays, got {strides}: "
                                    f"allocate with positive strides and take a reversed view (a[::-1])")

@@ -55,3 +55,10 @@ def given_shape(shape, n, what: str):
     if shape is not None and n is not None:
         raise TypeError(f"{what}() takes a shape or n=, not both")
     return shape if shape is not None else n
+
+
+def check_element_bytes(element_bytes: int, dtype_name: str = "an empty vector or matrix type") -> None:
+    """Refuse elements of no bytes (``vector(length=0)``, ``matrix(shape=(0, 0))``): such an array has no memory
+    and passes a kernel a null pointer, and element strides cannot be told from byte strides."""
+    if not element_bytes:
+        raise TypeError(f"an array's elements need at least one byte; {dtype_name} has none")

@@ -18,7 +18,7 @@ from ..device import get_device
 from . import recording
 from .array_arithmetic import install_arithmetic
 from .array_kinds import signed_class
-from .array_shapes import check_array_shape, shape_tuple
+from .array_shapes import check_array_shape, check_element_bytes, shape_tuple
 from .bfloat16_numpy import as_values, is_ml_bfloat16
 from .composite import CompositeBase, is_composite_type
 from .dtype_inference import infer_dtype
@@ -260,6 +260,7 @@ class array:  # noqa: N801 - Warp's spelling
             raise ValueError(f"arrays have 1 to 4 dimensions, got shape {self.shape}")
         itemsize = arr.itemsize * math.prod(arr.shape[ntrail:])  # math.prod: np.prod costs microseconds
         strides = arr.strides[:ntrail]
+        check_element_bytes(itemsize, type_name(dtype))
         if any(s % itemsize for s in strides):
             raise ValueError("array strides must be multiples of the element size")
         elem_strides = tuple(s // itemsize for s in strides)

@@ -10,6 +10,7 @@ Launches pass the device pointer, shape and strides in the same packed layout as
 
 from __future__ import annotations
 
+import math
 import struct
 
 import numpy as np
@@ -18,6 +19,7 @@ from .. import cuda_driver
 from ..device import get_device
 from ..errors import CaptureError
 from . import device_fill, recording
+from .array_shapes import check_element_bytes
 from .arrays import (
     ArrayType,
     _grad_option,
@@ -116,6 +118,7 @@ class DeviceArray(array):
         if not 1 <= len(shape) <= 4:
             raise ValueError(f"arrays have 1 to 4 dimensions, got shape {shape}")
         comp, trailing = element_layout(dtype)
+        check_element_bytes(np.dtype(comp).itemsize * math.prod(trailing), type_name(dtype))
         self._comp, self._trailing = np.dtype(comp), trailing
         self.dtype, self.shape, self.ndim, self.device, self._owner = dtype, shape, len(shape), device, None
         self._grad, self._requires_grad = None, False
