@@ -86,10 +86,42 @@ def layout(shape: tuple, per: int, axis: int | None, count: int | None, inner_pr
     return outer, length, n, inner, k
 
 
-def spread(g, b, grad, outer: int, length: int, count: int, inner: int, k: int, launch) -> None:
+# The CPU's forms of _spread where k == 1: _spread's vector loop runs along k under a collapsed loop that finds each
+# thread's four indices (2-3x numpy's time); these run along the arrays' contiguous scalars, with _spread's
+# arithmetic (the same bits). With k > 1 (an inner product of vectors) _spread itself beat them.
+@kernel(enable_backward=False)
+def _spread_rows(g: array(dtype=Any), b: array(dtype=Any), stride: int32, grad: array(dtype=Any)):
+    # inner == 1: (o, m), m along the count summed scalars of row o, all taking g[o]
+    o, m = _tid()
+    at = o * stride + m
+    term = float64(g[o])
+    if b.shape[0] > 0:
+        term = term * float64(b[at])
+    grad[at] = grad.dtype(float64(grad[at]) + term)
+
+
+@kernel(enable_backward=False)
+def _spread_runs(g: array(dtype=Any), b: array(dtype=Any), stride: int32, inner: int32, grad: array(dtype=Any)):
+    # k == 1: (o, p, j), j along the inner scalars of position p of row o, taking g[o * inner + j]
+    o, p, j = _tid()
+    at = o * stride + p * inner + j
+    term = float64(g[o * inner + j])
+    if b.shape[0] > 0:
+        term = term * float64(b[at])
+    grad[at] = grad.dtype(float64(grad[at]) + term)
+
+
+def spread(g, b, grad, outer: int, length: int, count: int, inner: int, k: int, launch, runs: bool = False) -> None:
     """The backward of ``reduce``: ``grad`` (1-D scalars like ``a``) += the output's gradient ``g`` (1-D,
-    ``outer * inner`` scalars) at every summed position, times ``b`` (an array like ``a``, or empty)."""
-    if outer * count * inner * k:
+    ``outer * inner`` scalars) at every summed position, times ``b`` (an array like ``a``, or empty). ``runs``:
+    in the CPU's form where the layout allows (``k == 1``: a sum, or an inner product of scalars)."""
+    if not outer * count * inner * k:
+        return
+    if runs and k == 1 and inner == 1:
+        launch(_spread_rows, (outer, count), g, b, length, grad)
+    elif runs and k == 1:
+        launch(_spread_runs, (outer, count, inner), g, b, length * inner, inner, grad)
+    else:
         launch(_spread, (outer, count, inner, k), g, b, length, count, inner, k, grad)
 
 
