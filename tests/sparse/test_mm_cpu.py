@@ -115,3 +115,52 @@ def test_gradients_and_large_scratch_take_the_general_path(monkeypatch):
                              wp.array([1.0, 2.0], dtype=float))
     monkeypatch.setattr(mm_cpu, "MAX_SCRATCH", 8)
     assert dense(sp.bsr_mm(B, B)).tolist() == [[2.0, 0.0], [0.0, 2.0]] and calls == []
+
+
+@pytest.mark.parametrize("xs, ys", [((1, 1), (1, 1)), ((2, 3), (3, 2))])
+@pytest.mark.parametrize("scalar", [wp.float32, wp.float64])
+@pytest.mark.parametrize("alpha", [1.0, 0.5, -1.0])
+def test_signed_zeros_and_non_finite_values_match_the_general_path_bit_for_bit(monkeypatch, xs, ys, scalar, alpha):
+    """The row-by-row product starts each block product from its first term and leaves out ``alpha`` when it is
+    1; the general one adds from zero and multiplies: only the sign of a zero term differs, which no sum kept."""
+    rng = np.random.default_rng(int(alpha * 10) + 20 + xs[0])
+    specials = np.array([-0.0, 0.0, 1.0, -2.0, np.inf, -np.inf, np.nan, 5e-324, -3.0, 0.25])
+
+    def special(nrow, ncol, shape):
+        A, _ = random_bsr(rng, nrow, ncol, shape, scalar, density=0.6)
+        v = A.scalar_values.numpy()
+        A.scalar_values.assign(rng.choice(specials, v.shape).astype(v.dtype))
+        return A
+
+    x, y = special(9, 7, xs), special(7, 8, ys)
+    with np.errstate(all="ignore"):
+        ours, general = _both(monkeypatch, lambda: sp.bsr_mm(x, y, alpha=alpha))
+    assert ours[:3] == general[:3]
+    nan = np.isnan(ours[3])
+    np.testing.assert_array_equal(nan, np.isnan(general[3]))
+    # every other value's bits, a zero's sign included (a NaN's sign and payload are the compiler's: where two
+    # NaNs meet, which one an addition returns depends on its operands' order, in either path)
+    assert np.where(nan, 0, ours[3]).tobytes() == np.where(nan, 0, general[3]).tobytes()
+
+
+def test_a_compact_product_is_written_into_zs_arrays_unless_an_operand_shares_them():
+    rng = np.random.default_rng(8)
+    x = _ordered(rng, 30, 30, (1, 1), wp.float64)
+    want = dense(x) @ dense(x)
+    Z = sp.bsr_mm(x, x)
+    arrays = (Z.offsets, Z.columns, Z.values)
+    for _ in range(2):  # as Warp: z's storage holds the result, so a repeated product allocates nothing
+        sp.bsr_mm(x, x, Z)
+        assert all(a is b for a, b in zip((Z.offsets, Z.columns, Z.values), arrays))
+        np.testing.assert_allclose(dense(Z), want, rtol=1e-12)
+    before = [a.numpy().copy() for a in (x.offsets, x.columns, x.values)]
+    S = sp.bsr_copy(x)
+    S.offsets, S.columns = x.offsets, x.columns  # a topology shared with the operand: fresh arrays
+    sp.bsr_mm(x, x, S)
+    assert S.offsets is not x.offsets and S.columns is not x.columns
+    np.testing.assert_allclose(dense(S), want, rtol=1e-12)
+    for a, b in zip((x.offsets, x.columns, x.values), before):
+        np.testing.assert_array_equal(a.numpy(), b)
+    A = sp.bsr_copy(x)
+    sp.bsr_mm(A, A, A)  # one matrix as every operand, beta 0
+    np.testing.assert_allclose(dense(A), want, rtol=1e-12)

@@ -7,13 +7,17 @@ own (a first pass counts them: the row offsets), then adds each pair's product i
 accumulators and writes the row's columns in ascending order with their sums.
 
 A block's terms are added in the order of the general product (its pairs by ``x``'s block, then ``y``'s, from
-zero, then ``beta * z``), so the sums are bit for bit the same. Products that need gradients, and those whose
+zero, then ``beta * z``), so the sums are bit for bit the same (each pair's product starts from its first term
+rather than from zero, and ``alpha`` 1 is left out: neither changes a sum from +0). A compact result without
+``z``'s terms is written into ``z``'s arrays where they hold it (``_writable_storage``). Products that need gradients, and those whose
 accumulators would take more than :data:`MAX_SCRATCH` bytes, take the general path.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from ..runtime import device_sort
 from ..runtime.launch import _thread_count, split_threads
@@ -61,9 +65,10 @@ def _widths(chunks: int, nrow: int, ncol: int, x_offsets: wp.array(dtype=int), x
 _ROW_KERNELS: dict = {}
 
 
-def rows_kernel(rows: int, cols: int, inner: int):
-    """The numeric pass for ``rows x inner`` times ``inner x cols`` blocks, the shapes constants of the code."""
-    found = _ROW_KERNELS.get((rows, cols, inner))
+def rows_kernel(rows: int, cols: int, inner: int, scaled: bool = True):
+    """The numeric pass for ``rows x inner`` times ``inner x cols`` blocks, the shapes constants of the code;
+    ``scaled`` False leaves out the products' multiplication by ``alpha`` (1: the same bits)."""
+    found = _ROW_KERNELS.get((rows, cols, inner, scaled))
     if found is not None:
         return found
 
@@ -101,10 +106,14 @@ def rows_kernel(rows: int, cols: int, inner: int):
                     w += _open(mark, at, r, columns, first + w, c, acc, zero)
                     for i in range(rows):
                         for j in range(cols):
-                            product = zero
-                            for m in range(inner):
+                            # the general product's 0 + first term, less its zero: only a zero's sign differs,
+                            # which no sum from +0 keeps
+                            product = x[s, i, 0] * y[yb, 0, j]
+                            for m in range(1, inner):
                                 product += x[s, i, m] * y[yb, m, j]
-                            acc[at, i, j] = acc[at, i, j] + alpha * product
+                            if scaled:
+                                product = alpha * product
+                            acc[at, i, j] = acc[at, i, j] + product
             if use_z != 0:
                 for zb in range(z_offsets[r], row_end(z_offsets, z_counts, z_padded, r)):
                     c = z_columns[zb]
@@ -128,7 +137,7 @@ def rows_kernel(rows: int, cols: int, inner: int):
                     for j in range(cols):
                         out[q, i, j] = acc[at, i, j]
 
-    _ROW_KERNELS[(rows, cols, inner)] = _rows
+    _ROW_KERNELS[(rows, cols, inner, scaled)] = _rows
     return _rows
 
 
@@ -140,6 +149,22 @@ def applies(x: BsrMatrix, y: BsrMatrix, z: BsrMatrix) -> bool:
     return chunks * y.ncol * (4 + type_size_in_bytes(z.values.dtype)) <= MAX_SCRATCH
 
 
+def _writable_storage(x: BsrMatrix, y: BsrMatrix, z: BsrMatrix, use_z: bool) -> BsrMatrix | None:
+    """``z``, when the product may be written over its arrays where they hold it (as Warp's ``bsr_mm`` writes
+    into ``z``'s storage): a compact result without ``z``'s terms, and no array of ``x`` or ``y`` sharing memory
+    with ``z``'s (``bsr_mm(A, A, A)`` reads ``A`` while it writes). Else None: fresh arrays. The result's
+    arrays were fresh each call before: allocating and first touching them (78 MB for a 64^3 Laplacian
+    squared) took a third of a one-thread product's time."""
+    if use_z or z.offsets.shape[0] != z.nrow + 1:
+        return None
+    ours = [a.numpy() for a in (z.offsets, z.columns, z.values)]
+    for m in (x, y):
+        for a in (m.offsets, m.row_counts, m.columns, m.values):
+            if a is not None and any(np.may_share_memory(a.numpy(), b) for b in ours):
+                return None
+    return z
+
+
 def product(x: BsrMatrix, y: BsrMatrix, z: BsrMatrix, alpha, beta, use_z: bool, result: BsrMatrix, work) -> None:
     """``result`` (compact, empty) = ``alpha * x @ y`` (``+ beta * z``, with ``z``'s blocks, when ``use_z``)."""
     nrow, ncol = x.nrow, y.ncol
@@ -147,7 +172,8 @@ def product(x: BsrMatrix, y: BsrMatrix, z: BsrMatrix, alpha, beta, use_z: bool, 
     _widths.work_per_item = max(1, x.nnz // chunks) if chunks > 1 else 0  # parallel as that many items would be
     mark = work.get("mark", (chunks * ncol,))
     mark.fill_(-1)
-    offsets = wp.empty(nrow + 1, dtype=int, device=x.device)
+    own = _writable_storage(x, y, z, use_z)
+    offsets = own.offsets if own else wp.empty(nrow + 1, dtype=int, device=x.device)
     zc = counts_arg(z)
     tops = [x.offsets, counts_arg(x), int(x.row_counts is not None), x.columns, y.offsets, counts_arg(y),
             int(y.row_counts is not None), y.columns, int(use_z), z.offsets, zc, int(z.row_counts is not None),
@@ -157,14 +183,15 @@ def product(x: BsrMatrix, y: BsrMatrix, z: BsrMatrix, alpha, beta, use_z: bool, 
                                                                                         device=x.device),
                                device_sort.GPU.segment)
     nnz = int(offsets.numpy()[nrow])
-    columns = wp.empty(nnz, dtype=int, device=x.device)
-    values = wp.empty(nnz, dtype=result.values.dtype, device=x.device)
+    columns = own.columns if own and own.columns.shape[0] >= nnz else wp.empty(nnz, dtype=int, device=x.device)
+    values = own.values if own and own.values.shape[0] >= nnz else wp.empty(nnz, dtype=result.values.dtype,
+                                                                            device=x.device)
     if nnz:
         scalar = result.scalar_type
         br, bc = result.block_shape
         acc = wp.empty((chunks * ncol, br, bc), dtype=scalar, device=x.device)
         mark.fill_(-1)
-        kernel = rows_kernel(br, bc, x.block_shape[1])
+        kernel = rows_kernel(br, bc, x.block_shape[1], float(scalar(alpha)) != 1.0)
         kernel.work_per_item = _widths.work_per_item
         wp.launch(kernel, chunks, inputs=[chunks, nrow, ncol, *tops, x.scalar_values, y.scalar_values, scalar(alpha),
                                          z.scalar_values, scalar(beta), mark, acc, offsets, columns,
