@@ -11,6 +11,7 @@ import brickwork.geometry
 from brickwork import cuda_driver, utils
 from brickwork.jit import nvrtc
 
+from .test_mesh_points_gradients import _gradients as mesh_points_gradients
 from .test_swept_volume import along_x, sphere_points
 
 pytestmark = [
@@ -112,6 +113,18 @@ def test_adjacency_and_delaunay_flips_equal_the_cpus():
                 np.testing.assert_array_equal(y_, x_)
         else:
             np.testing.assert_array_equal(b, a)
+
+
+@pytest.mark.parametrize("k", [0, 1])
+def test_mesh_points_gradients_equal_the_cpus(k):
+    # points moved by a recorded kernel, a refit, a distance from corners read through mesh_get (k = 0: gradients in
+    # the moved points' inputs) or from mesh_eval_position (k = 1: none there); the query point's in both
+    cpu = mesh_points_gradients(k)
+    with wp.ScopedDevice(DEV):
+        gpu = mesh_points_gradients(k)
+    assert np.abs(cpu[0]).sum() > 0 if k == 0 else not cpu[0].any()
+    for got, want in zip(gpu, cpu):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
 def _mesh(pts, tris, device):

@@ -3,14 +3,25 @@ with warp-lang 1.19.0 on the CPU, are written below): the queries (``mesh_query_
 ``mesh_eval_position``/``mesh_eval_velocity`` and ``mesh_get_point``/``mesh_get_velocity`` send nothing to them;
 what a kernel reads through ``wp.mesh_get`` does (test_mesh_get_gradients.py), so a closest point built from the
 face's corners carries the gradient to the points, and from there, after a ``refit`` (which a tape does not
-record: it has no adjoint), to what moved them, against central finite differences and Warp's values."""
+record: it has no adjoint), to what moved them, against central finite differences and Warp's values; the GPU
+mapping (cuda-emulation) gives the CPU's values, and a mesh on a CUDA device (the fake driver) is differentiated
+there, nothing refused and nothing copied through the host."""
 
 from __future__ import annotations
+
+import os
+import sys
 
 import numpy as np
 import pytest
 
 import brickwork as wp
+from brickwork import config
+from brickwork.jit import nvrtc
+from brickwork.targets.cuda import BOUNDS_SYMBOL
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
+from runtime.cuda_fake import FakeDriver, installed  # noqa: E402
 
 POINTS = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], dtype=np.float32)
 FACES = np.array([0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3], dtype=np.int32)
@@ -115,17 +126,18 @@ def _output(base_np, shift_np, k):
     return float(out.numpy()[k])
 
 
-def _gradients(k):
+def _gradients(k, target="cpu"):
     base = wp.array(POINTS, dtype=wp.vec3, requires_grad=True)
     shift = wp.array(SHIFT, dtype=wp.vec3, requires_grad=True)
     p = wp.array(QUERY, dtype=wp.vec3, requires_grad=True)
     out = wp.zeros(2, dtype=float, requires_grad=True)
     tape = wp.Tape()
-    mesh = _moved_mesh(base, shift, p, out, tape)  # kept: the backward pass reads it
-    assert len(tape.launches) == 2  # the refit is not recorded (nor in Warp)
-    seed = np.zeros(2, dtype=np.float32)
-    seed[k] = 1.0
-    tape.backward(grads={out: wp.array(seed, dtype=float)})
+    with config.override(target=target):
+        mesh = _moved_mesh(base, shift, p, out, tape)  # kept: the backward pass reads it
+        assert len(tape.launches) == 2  # the refit is not recorded (nor in Warp)
+        seed = np.zeros(2, dtype=np.float32)
+        seed[k] = 1.0
+        tape.backward(grads={out: wp.array(seed, dtype=float)})
     del mesh
     return base.grad.numpy(), shift.grad.numpy(), p.grad.numpy()
 
@@ -156,3 +168,45 @@ def test_the_evaluated_position_after_a_refit_passes_nothing_to_the_points():
     base_grad, shift_grad, p_grad = _gradients(1)
     assert not base_grad.any() and not shift_grad.any()
     np.testing.assert_allclose(p_grad, [[0.8588916, 1.7177835, 0.4251939]], atol=1e-5)  # Warp 1.19's
+
+
+@pytest.mark.compiles_for_cuda
+@pytest.mark.parametrize("k", [0, 1])
+def test_the_gpu_mapping_gives_the_cpus_gradients(k):
+    cpu = _gradients(k)
+    emulated = _gradients(k, "cuda-emulation")
+    for got, want in zip(emulated, cpu):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed")
+def test_a_mesh_on_a_cuda_device_is_differentiated_there():
+    # not refused, as in Warp (whose mesh adjoints are the CPU's code): the backward kernel runs on the device, with
+    # the mesh's descriptor there holding the points' gradient for mesh_get, and nothing goes through the host
+    with installed(FakeDriver()) as drv:
+        drv.copies = []
+        upload, download = drv.copy_to_device, drv.copy_to_host
+
+        def to_device(ordinal, dst, src, nbytes, stream=None):
+            drv.copies.append(("up", nbytes))
+            return upload(ordinal, dst, src, nbytes, stream)
+
+        def to_host(ordinal, dst, src, nbytes):
+            drv.copies.append(("down", nbytes))
+            return download(ordinal, dst, src, nbytes)
+
+        drv.copy_to_device, drv.copy_to_host = to_device, to_host
+        points = wp.array(POINTS, dtype=wp.vec3, device="cuda:0", requires_grad=True)
+        mesh = wp.Mesh(points, wp.array(FACES, dtype=wp.int32, device="cuda:0"))
+        assert mesh._storage.descriptor["points_grad"][0] == points.grad.ptr
+        p = wp.array(QUERY, dtype=wp.vec3, device="cuda:0", requires_grad=True)
+        out = wp.zeros(2, dtype=float, device="cuda:0", requires_grad=True)
+        seed = wp.array([1.0, 1.0], dtype=float, device="cuda:0")
+        with wp.Tape() as tape:
+            wp.launch(_distance_by_corners, 1, inputs=[mesh.id, p, out], device="cuda:0")
+        drv.copies.clear()
+        launched = len(drv.launches)
+        tape.backward(grads={out: seed})
+        record = ("down", drv.globals[BOUNDS_SYMBOL][1]) if BOUNDS_SYMBOL in drv.globals else None
+        assert [c for c in drv.copies if c != record] == []  # only a checked launch's bounds record is read back
+        assert len(drv.launches) - launched == 1  # the kernel's backward
