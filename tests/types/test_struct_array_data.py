@@ -73,3 +73,12 @@ def test_bytes_viewed_as_structs_are_refused_not_copied_into_every_field():
     assert _weighted(wp.array(raw.view(np.dtype(Sample.numpy_dtype())), dtype=Sample, copy=False)) == [
         float(np.int8(0)) * raw[8:16].view(np.float64)[0], 16.0 * raw[24:32].view(np.float64)[0],
         32.0 * raw[40:48].view(np.float64)[0]]
+
+
+@pytest.mark.parametrize("element, named", [(str, "str"), (list, "list"), ("float32", "'float32'")])
+def test_a_struct_field_of_an_array_of_what_arrays_cannot_hold_is_refused(element, named):
+    # it was taken, and a launch with the struct failed on 'no type key for <class 'str'>'
+    annotations = {"values": wp.array(dtype=element)}
+    with pytest.raises(TypeError, match=rf"^struct Odd: field 'values' is an array of {named}, which arrays cannot "
+                                        r"hold \(a scalar, vector, matrix or struct type\)$"):
+        wp.struct(type("Odd", (), {"__annotations__": annotations, "__module__": __name__}))

@@ -303,6 +303,10 @@ def struct(cls):
         if not (is_scalar_type(t) or is_composite_type(t) or isinstance(t, ArrayType)
                 or getattr(t, "_bw_struct", False)):
             raise TypeError(f"struct {cls.__name__}: field {name!r} has unsupported type {type_name(t)}")
+        if isinstance(t, ArrayType) and not (is_scalar_type(t.dtype) or is_composite_type(t.dtype)
+                                             or getattr(t.dtype, "_bw_struct", False)):
+            raise TypeError(f"struct {cls.__name__}: field {name!r} is an array of {type_name(t.dtype)}, which "
+                            f"arrays cannot hold (a scalar, vector, matrix or struct type)")
         if isinstance(t, FixedArrayType):  # its elements live in a kernel's frame: no host layout to mirror
             raise TypeError(f"struct {cls.__name__}: field {name!r} is a fixed-size local array "
                             f"({type_name(t)}); use a vector, a matrix or an array field")
