@@ -184,7 +184,8 @@ def test_restart_is_bitwise_and_a_scalar_count_mismatch_is_refused(run_hydro, tm
             run_hydro(with_hydro(raw, nscalars=n), [f"output.dir={tmp_path / 'd'}"], restart=str(rst))
         assert str(info.value) == (f"restart file {str(rst)!r} holds {held} passive scalars (hydro.nscalars={held}), "
                                    f"but this run has hydro.nscalars={n}: a restart continues the same scalars (set "
-                                   f"hydro.nscalars={held})")
+                                   f"hydro.nscalars={held}, or leave it out of an input read with the file, as "
+                                   f"brickwork run --restart and load_config(..., restart=FILE) read it)")
     # a file without scalars (as every file before them) into a run with some
     run_hydro(dict(SOD, time={"nlim": 3}), [f"output.dir={tmp_path / 'e'}", "output.restart_dt=0"])
     with pytest.raises(RestartError, match=r"holds 0 passive scalars \(hydro.nscalars=0\), but this run has "
@@ -192,6 +193,38 @@ def test_restart_is_bitwise_and_a_scalar_count_mismatch_is_refused(run_hydro, tm
         run_hydro(raw, [f"output.dir={tmp_path / 'f'}"], restart=str(tmp_path / "e" / "sod.rst.00000.npz"))
     assert not (tmp_path / "d").exists() and not (tmp_path / "f").exists()
 
+
+
+def test_an_input_without_nscalars_takes_the_restart_files_count(run_hydro, tmp_path, capsys):
+    from brickwork import cli
+
+    raw = with_hydro(dict(SOD, time={"nlim": 6}), nscalars=2)
+    whole_run = run_hydro(raw, [f"output.dir={tmp_path / 'a'}"]).hydro
+    run_hydro(raw, [f"output.dir={tmp_path / 'b'}", "output.restart_dn=3"])
+    rst = str(tmp_path / "b" / "sod.rst.00000.npz")  # at cycle 3
+    quiet = {"hdf5_dt": -1.0, "png_dt": -1.0, "restart_dt": -1.0, "history": False, "progress": False}
+    bare = dict(SOD, time={"nlim": 6}, output=dict(quiet, dir=str(tmp_path / "c")))  # no [hydro] nscalars
+    cfg = hydro.build_config(bare, source="bare.toml", restart=rst)
+    assert cfg["hydro"]["nscalars"] == 2 and hydro.build_config(bare)["hydro"]["nscalars"] == 0
+    resumed = hydro.run(cfg, restart_file=rst).hydro
+    assert resumed.cycle == 6 and resumed.scalar_names == ["scalar_0", "scalar_1"]
+    for n in (0, 1):
+        np.testing.assert_array_equal(resumed.interior("scalars", n), whole_run.interior("scalars", n))
+    # on the command line: the count from --restart; one given that contradicts the file's is refused
+    (tmp_path / "bare.toml").write_text('[problem]\nname = "sod"\n[mesh]\nnx = [64]\nblock_nx = [16]\n'
+                                        '[time]\nnlim = 6\n')
+    args = ["run", str(tmp_path / "bare.toml"), "output.hdf5_dt=-1", "output.png_dt=-1", "output.history=true",
+            "--restart", rst, "--quiet"]
+    assert cli.main(args + [f"output.dir={tmp_path / 'd'}"]) == 0
+    columns, rows = history_io.read(str(tmp_path / "d" / "sod.hst"))
+    assert columns[-2:] == ["scalar_0", "scalar_1"] and [row[0] for row in rows] == [4, 5, 6]
+    assert capsys.readouterr().err == ""
+    assert cli.main(args + [f"output.dir={tmp_path / 'e'}", "hydro.nscalars=1"]) == 2
+    assert capsys.readouterr().err == (
+        f"brickwork: error: restart file {rst!r} holds 2 passive scalars (hydro.nscalars=2), but this run has "
+        f"hydro.nscalars=1: a restart continues the same scalars (set hydro.nscalars=2, or leave it out of an input "
+        f"read with the file, as brickwork run --restart and load_config(..., restart=FILE) read it)\n")
+    assert not (tmp_path / "e").exists()
 
 def test_history_and_hdf5_outputs_hold_the_scalars(run_hydro, tmp_path):
     raw = with_hydro(dict(KH, output={"history": True, "hdf5_dt": 0.0}), nscalars=2)

@@ -84,8 +84,9 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>",
           restart: str | None = None) -> Config:
     """Check ``raw`` (a parsed TOML document) with ``overrides`` (``section.key=value``) applied;
     a relative ``problem.file`` of ``raw`` is taken from ``base_dir`` (None: the working directory).
-    ``restart``: the restart file the run will continue from, whose passive scalar names are taken when
-    the input gives no ``hydro.scalar_names`` (``output.png_variable`` may name them)."""
+    ``restart``: the restart file the run will continue from, whose number of passive scalars is taken
+    when the input gives no ``hydro.nscalars`` (another given is refused when the file is loaded), and
+    whose scalar names when it gives no ``hydro.scalar_names`` (``output.png_variable`` may name them)."""
     where = f" in {source}"
     if not isinstance(raw, dict):
         raise ConfigError(f"{source}: the input must be a TOML document of tables")
@@ -163,8 +164,10 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>",
         sections[section] = values
     sections["problem"]["name"] = name
     if restart is not None:
-        from .scalars import names_from_restart
+        from .scalars import count_from_restart, names_from_restart
 
+        if "nscalars" not in raw.get("hydro", {}) and "nscalars" not in problem.DEFAULTS.get("hydro", {}):
+            count_from_restart(sections["hydro"], restart)  # a count given is checked against the file's on load
         names_from_restart(sections["hydro"], problem, restart)
     checks.check_sections(sections, problem, where, set(raw.get("mesh", {})))
     if hasattr(problem, "check"):

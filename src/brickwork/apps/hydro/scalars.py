@@ -12,7 +12,8 @@ with the gas's and a uniform ``s`` stays uniform.
 This module holds what is not kernel code: the fields, the initial values a problem sets
 (``initial_scalars``), and the checks of a restart file's scalars and their names
 (``hydro.scalar_names``, which a restart keeps: ``names_from_restart`` when the input is read,
-``restart_names`` when the file is loaded).
+``restart_names`` when the file is loaded); an input without ``hydro.nscalars`` read for a restart takes
+the file's count (``count_from_restart``).
 With ``N = 0`` none of it adds anything: the fields, kernels and files are those of a run without.
 """
 
@@ -63,16 +64,30 @@ def initial_block(problem, x1, x2, x3, params, nscalars: int, shape, xmin, xmax)
                                            f"broadcast to the block's cells, ghosts included, {shape} (k, j, i)")
 
 
-def check_restart(path: str, arrays: dict, nscalars: int) -> None:
-    """``RestartError`` when the restart file ``path`` (its arrays: name -> ``(dtype, shape)``) holds
-    another number of scalars than this run's ``hydro.nscalars`` (a file written before scalars existed,
-    or with ``nscalars = 0``, holds none)."""
+def stored_count(arrays: dict) -> int:
+    """The number of scalars of a restart file's ``arrays`` (name -> ``(dtype, shape)``): 0 for a file
+    written before scalars existed, or with ``nscalars = 0``."""
     found = arrays.get(FIELD)
-    theirs = int(found[1][1]) if found is not None and len(found[1]) > 1 else 0
+    return int(found[1][1]) if found is not None and len(found[1]) > 1 else 0
+
+
+def check_restart(path: str, arrays: dict, nscalars: int) -> None:
+    """``RestartError`` when the restart file ``path`` (its ``arrays``) holds another number of scalars
+    than this run's ``hydro.nscalars``."""
+    theirs = stored_count(arrays)
     if theirs != nscalars:
         raise RestartError(f"restart file {path!r} holds {theirs} passive scalars (hydro.nscalars={theirs}), but "
                            f"this run has hydro.nscalars={nscalars}: a restart continues the same scalars (set "
-                           f"hydro.nscalars={theirs})")
+                           f"hydro.nscalars={theirs}, or leave it out of an input read with the file, as brickwork "
+                           f"run --restart and load_config(..., restart=FILE) read it)")
+
+
+def count_from_restart(hydro: dict, path: str) -> None:
+    """Complete the ``[hydro]`` section of a run restarting from the file ``path`` whose input sets no
+    ``hydro.nscalars``: the number of scalars the file holds. ``RestartError`` for a file that cannot be
+    opened."""
+    with block_restart.BlockFile(path) as source:
+        hydro["nscalars"] = stored_count(source.arrays)
 
 
 def stored_names(meta: dict, nscalars: int) -> list[str] | None:
