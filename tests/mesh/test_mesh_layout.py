@@ -291,7 +291,7 @@ class FakeComm:
     def Dup(self):
         return self
 
-    def allgather(self, value):  # the mesh's one collective: every rank describes the same mesh
+    def allgather(self, value):  # the mesh's collectives: every rank met no error and describes the same mesh
         return [value] * self.size
 
     def Isend(self, *args, **kwargs):
@@ -327,11 +327,24 @@ def test_more_ranks_than_blocks_is_refused():
 def test_a_mesh_that_another_rank_describes_otherwise_is_refused():
     class OtherOnRank1(FakeComm):
         def allgather(self, value):
-            return [value, dict(value, nghost=repr(2))]
+            return [value, dict(value, nghost=repr(2)) if isinstance(value, dict) else value]
 
     with pytest.raises(ValueError, match=r"^the mesh differs between the MPI ranks: nghost is 1 on rank 0 but 2 on "
                                          r"rank 1; every rank must build the same Mesh \(building one is collective\)$"):
         Mesh((16,), (4,), nghost=1, comm=OtherOnRank1(0, 2))
+
+
+def test_a_mesh_that_another_rank_refuses_is_an_error_here_too():
+    """Before, rank 0 went on to compare the descriptions and waited there for ever for rank 1, which had raised."""
+    from brickwork.comm import OtherRankError
+
+    class RefusedOnRank1(FakeComm):
+        def allgather(self, value):
+            return [value, ("ValueError: nx1=15 is not divisible by block_nx1=4: blocks cannot tile the mesh", None)]
+
+    with pytest.raises(OtherRankError, match=r"^building the Mesh failed: ValueError: nx1=15 is not divisible by "
+                                             r"block_nx1=4: blocks cannot tile the mesh \(on rank 1 of 2\)$"):
+        Mesh((16,), (4,), nghost=1, comm=RefusedOnRank1(0, 2))
 
 
 def test_comm_must_be_a_communicator():

@@ -552,6 +552,10 @@ def test_debug_mode_refuses_ranks_filling_the_ghosts_of_other_fields():
     for rank in (0, 1):
         assert f"rank {rank}: fill_ghosts differs between the MPI ranks: fields is ['a'] on rank 0 but ['b'] on " \
                f"rank 1" in out and out.count("unchanged True") == 2
+    # a name only rank 1 refuses: its KeyError, an error on rank 0 too
+    assert "rank 1: KeyError: \"unknown field 'c' (mesh fields: a, b)\"\n" in out, out
+    assert "rank 0: OtherRankError: fill_ghosts failed: KeyError: \"unknown field 'c' (mesh fields: a, b)\" (on rank 1 of " \
+           "2)\n" in out, out
 
 
 # -- restart files read a block at a time -----------------------------------------------------------------------------

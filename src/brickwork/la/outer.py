@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import comm as _comm
 from ..device import get_device
 from ..errors import LaunchError
 from ..frontend.limits import INDEX_LIMIT
@@ -271,6 +272,28 @@ def outer_reduce(space: IndexSpace, body, out=None):
     if not isinstance(space, IndexSpace) or not isinstance(space.reducer, Reducer):
         raise LaunchError("la.outer_reduce needs a reduction space: space.with_reducer(la.Sum(wp.float64)) or "
                           "la.ReductionIndexSpace(...)")
+    try:
+        per_block, gids, buffer = _block_partials(space, body, out)
+    except Exception as e:
+        if space.md is not None and space.md.mesh.nranks > 1:  # collective: every rank raises, none waits for it
+            _gather_block_partials(space, None, None, None, error=e)
+        raise
+    if gids is not None:
+        per_block = _gather_block_partials(space, per_block, gids, buffer)
+    combine_partials = combine_kernels(space.reducer)[1]
+    target = out if out is not None else buffer("result", 1)
+    launch(combine_partials, dim=1, inputs=[per_block, target, per_block.shape[0]], record_tape=False)
+    if out is not None:
+        return None
+    value = target.numpy()[0]
+    if space.reducer.with_location:
+        return value["value"].item(), (int(value["b"]), int(value["k"]), int(value["j"]), int(value["i"]))
+    return value.item()
+
+
+def _block_partials(space: IndexSpace, body, out):
+    """This rank's part of ``outer_reduce``: its blocks' partials (``per_block``), their global ids (None
+    without a mesh) and the reduction's ``buffer(name, n)``; the tape records of a differentiated call."""
     reducer = space.reducer
     vt = reducer.value_type
     if out is not None:
@@ -308,20 +331,11 @@ def outer_reduce(space: IndexSpace, body, out=None):
         _record_sum_adjoint(kernel, dims, args, out, nslices)
     # not recorded on a tape: the reduced value is a constant there (a time step, a norm)
     launch(kernel, dim=dims, inputs=args, record_tape=False)
-    combine_blocks, combine_partials = combine_kernels(reducer)
+    combine_blocks = combine_kernels(reducer)[0]
     per_block = buffer("blocks", space.nblocks)
     launch(combine_blocks, dim=space.nblocks, inputs=[partials, per_block, nslices // space.nblocks],
            record_tape=False)
-    if gids is not None:
-        per_block = _gather_block_partials(space, per_block, gids, buffer)
-    target = out if out is not None else buffer("result", 1)
-    launch(combine_partials, dim=1, inputs=[per_block, target, per_block.shape[0]], record_tape=False)
-    if out is not None:
-        return None
-    value = target.numpy()[0]
-    if reducer.with_location:
-        return value["value"].item(), (int(value["b"]), int(value["k"]), int(value["j"]), int(value["i"]))
-    return value.item()
+    return per_block, gids, buffer
 
 
 def _pack_collector(space: IndexSpace, packs: list):
@@ -352,11 +366,14 @@ def _slot_gids(space: IndexSpace, packs: list) -> list | None:
     return [blk.gid for blk in blocks[:space.nblocks]]
 
 
-def _gather_block_partials(space: IndexSpace, per_block, gids: list, buffer):
+def _gather_block_partials(space: IndexSpace, per_block, gids: list | None, buffer, error=None):
     """The block partials of every rank of the space's mesh (an allgather on its communicator when
     there are several) in global block order, a location's ``b`` made its block's global id: what
-    one rank folds is then what several fold, whatever the order of the blocks in the mesh data."""
+    one rank folds is then what several fold, whatever the order of the blocks in the mesh data.
+    ``error``: what this rank met making its partials (there are none), for the other ranks to raise."""
     mesh = space.md.mesh
+    if error is not None:
+        return _comm.gather_checked(mesh._halo_comm, "la.outer_reduce", error)
     if mesh.nranks == 1 and all(a < b for a, b in zip(gids, gids[1:])) and \
             (not space.reducer.with_location or gids == list(range(len(gids)))):
         return per_block  # in global order, slot b is block b: nothing to do (mesh.mesh_data())
@@ -368,7 +385,7 @@ def _gather_block_partials(space: IndexSpace, per_block, gids: list, buffer):
     if mesh.nranks == 1:
         parts = [(gids, values)]
     else:  # each rank's reducer travels with its partials: ranks folding with different ones are refused on all
-        everyone = mesh._halo_comm.allgather((gids, values, repr(space.reducer)))
+        everyone = _comm.gather_checked(mesh._halo_comm, "la.outer_reduce", None, (gids, values, repr(space.reducer)))
         differ = first_difference([{"reducer": what} for _, _, what in everyone])
         if differ is not None:
             raise ValueError(f"la.outer_reduce differs between the MPI ranks: {differ}; every rank runs the same "

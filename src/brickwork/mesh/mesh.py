@@ -172,53 +172,56 @@ class Mesh:
         comm=None,
         device=None,
     ):
-        cells = _as_triple(nx, "nx")
-        if not 1 <= len(cells) <= 3:
-            raise ValueError(f"nx must have 1 to 3 entries (x1, x2, x3), got {len(cells)}")
-        self.ndim = len(cells)
-        cells = tuple(_positive_int(n, f"nx{d + 1}") for d, n in enumerate(cells))
-        blocks = cells if block_nx is None else _as_triple(block_nx, "block_nx")
-        if len(blocks) != self.ndim:
-            raise ValueError(f"block_nx has {len(blocks)} entries but nx has {self.ndim} (one per direction)")
-        blocks = tuple(_positive_int(n, f"block_nx{d + 1}") for d, n in enumerate(blocks))
-        if not isinstance(nghost, (int, np.integer)) or isinstance(nghost, bool) or nghost < 0:
-            raise ValueError(f"nghost must be a non-negative integer, got {nghost!r}")
-        for d in range(self.ndim):
-            n, b = cells[d], blocks[d]
-            if b > n:
-                raise ValueError(f"block_nx{d + 1}={b} is larger than the mesh (nx{d + 1}={n})")
-            if n % b:
-                raise ValueError(
-                    f"nx{d + 1}={n} is not divisible by block_nx{d + 1}={b}: blocks cannot tile the mesh"
-                )
-            if nghost > b:
-                raise ValueError(
-                    f"nghost={nghost} is wider than the block (block_nx{d + 1}={b}); ghosts must come "
-                    "from the adjacent block only"
-                )
-        if exchange not in _STRATEGIES:
-            raise ValueError(f"exchange must be one of {_STRATEGIES}, got {exchange!r}")
-        #: Where the fields live and the mesh's kernels (ghost exchange, boundaries) run.
-        self.device = get_device(device)
-        self.nghost = int(nghost)
-        self.nx = cells + (1,) * (3 - self.ndim)
-        self.block_nx = blocks + (1,) * (3 - self.ndim)
-        self.nblocks_per_dim = tuple(n // b for n, b in zip(self.nx, self.block_nx))
-        self.xmin, self.xmax = self._extents(xmin, xmax)
-        self.boundaries = resolve_boundaries(boundaries, self.ndim)
-        self.periodic = periodic_directions(self.boundaries, self.ndim)
-        active = tuple(self.block_nx[d] if d < self.ndim else 0 for d in range(3))
-        self.cellbounds = IndexShape(active[2], active[1], active[0], self.nghost)
         self.comm = _comm.as_comm(comm)
         self.rank = self.comm.Get_rank()
         self.nranks = self.comm.Get_size()
-        self._exchange = exchange
-        if isinstance(packages, Package):  # Mesh(..., packages=pkg): one package
-            packages = [packages]
-        elif isinstance(packages, (str, bytes)) or not hasattr(packages, "__iter__"):
-            raise TypeError(f"packages must be a list of Package objects, got {packages!r}")
-        self.packages = list(packages)
-        self._specs, self._pools = self._collect_fields(self.packages)
+        # an argument only some ranks refuse (a value computed per rank) is an error on every rank: the others would
+        # wait in the next collective for a rank that left
+        with _comm.together(self.comm, "building the Mesh"):
+            cells = _as_triple(nx, "nx")
+            if not 1 <= len(cells) <= 3:
+                raise ValueError(f"nx must have 1 to 3 entries (x1, x2, x3), got {len(cells)}")
+            self.ndim = len(cells)
+            cells = tuple(_positive_int(n, f"nx{d + 1}") for d, n in enumerate(cells))
+            blocks = cells if block_nx is None else _as_triple(block_nx, "block_nx")
+            if len(blocks) != self.ndim:
+                raise ValueError(f"block_nx has {len(blocks)} entries but nx has {self.ndim} (one per direction)")
+            blocks = tuple(_positive_int(n, f"block_nx{d + 1}") for d, n in enumerate(blocks))
+            if not isinstance(nghost, (int, np.integer)) or isinstance(nghost, bool) or nghost < 0:
+                raise ValueError(f"nghost must be a non-negative integer, got {nghost!r}")
+            for d in range(self.ndim):
+                n, b = cells[d], blocks[d]
+                if b > n:
+                    raise ValueError(f"block_nx{d + 1}={b} is larger than the mesh (nx{d + 1}={n})")
+                if n % b:
+                    raise ValueError(
+                        f"nx{d + 1}={n} is not divisible by block_nx{d + 1}={b}: blocks cannot tile the mesh"
+                    )
+                if nghost > b:
+                    raise ValueError(
+                        f"nghost={nghost} is wider than the block (block_nx{d + 1}={b}); ghosts must come "
+                        "from the adjacent block only"
+                    )
+            if exchange not in _STRATEGIES:
+                raise ValueError(f"exchange must be one of {_STRATEGIES}, got {exchange!r}")
+            #: Where the fields live and the mesh's kernels (ghost exchange, boundaries) run.
+            self.device = get_device(device)
+            self.nghost = int(nghost)
+            self.nx = cells + (1,) * (3 - self.ndim)
+            self.block_nx = blocks + (1,) * (3 - self.ndim)
+            self.nblocks_per_dim = tuple(n // b for n, b in zip(self.nx, self.block_nx))
+            self.xmin, self.xmax = self._extents(xmin, xmax)
+            self.boundaries = resolve_boundaries(boundaries, self.ndim)
+            self.periodic = periodic_directions(self.boundaries, self.ndim)
+            active = tuple(self.block_nx[d] if d < self.ndim else 0 for d in range(3))
+            self.cellbounds = IndexShape(active[2], active[1], active[0], self.nghost)
+            self._exchange = exchange
+            if isinstance(packages, Package):  # Mesh(..., packages=pkg): one package
+                packages = [packages]
+            elif isinstance(packages, (str, bytes)) or not hasattr(packages, "__iter__"):
+                raise TypeError(f"packages must be a list of Package objects, got {packages!r}")
+            self.packages = list(packages)
+            self._specs, self._pools = self._collect_fields(self.packages)
         # Ghost messages travel on a communicator of their own, apart from the program's messages.
         self._halo_comm = self.comm.Dup() if self.nranks > 1 else self.comm
         check_same(self._halo_comm, "the mesh", self._description(),
@@ -641,6 +644,9 @@ class Mesh:
             if self._all_ghost_fields is None:
                 self._all_ghost_fields = self._ghost_fields(None)
             fields = self._all_ghost_fields
+        elif self.nranks > 1 and _config.mode == "debug":  # a name only some ranks refuse: an error on every rank
+            with _comm.together(self._halo_comm, "fill_ghosts"):
+                fields = self._ghost_fields(names)
         else:
             fields = self._ghost_fields(names)
         if self.nranks > 1 and _config.mode == "debug":  # one allgather per call: debug mode only
@@ -656,7 +662,10 @@ class Mesh:
         # written there: on several ranks a rank without the instance's array has nothing else to send)...
         for fld in sparse:
             fld.zero_unallocated()
-        exchange.run(self._call_user)
+        if self.nranks > 1 and any(b.kind is BoundaryCondition.user for b in self.boundaries.values()):
+            self._exchange_agreeing(exchange)
+        else:
+            exchange.run(self._call_user)
         for fld in sparse:  # ... and after it, not the ghosts it relayed through them (docs/mesh.md)
             fld.zero_unallocated()
 
@@ -690,6 +699,25 @@ class Mesh:
                     fld.grad[~fld.allocated] = 0
 
         _tape.recording[-1].record_func(transposed, [])
+
+    def _exchange_agreeing(self, exchange) -> None:
+        """Run a multi-rank ``exchange`` whose user boundary functions may raise on some ranks only: a rank
+        whose function raised calls no more of them but sends and receives every message of the exchange, and
+        then the ranks agree (one small allgather): that rank raises its error, the others an
+        ``OtherRankError`` naming it, instead of the others waiting for its next message for ever."""
+        failures: list[BaseException] = []
+
+        def call_user(*args) -> None:
+            if not failures:
+                try:
+                    self._call_user(*args)
+                except (Exception, SystemExit) as e:  # a KeyboardInterrupt ends the job (brickwork.comm)
+                    failures.append(e)
+
+        exchange.run(call_user)
+        _comm.gather_checked(self._halo_comm, "fill_ghosts", failures[0] if failures else None)
+        if failures:
+            raise failures[0]
 
     def _call_user(self, fld: Field, side: IndexDomain, lids: tuple[int, ...], data) -> None:
         """Run the user boundary function of ``side`` on blocks ``lids`` of ``fld``'s storage ``data`` (its
