@@ -111,6 +111,10 @@ def test_deleter_attribute_names_the_callers_function_on_the_array_made_over_the
     ({"ptr": -1, "shape": (1,)}, TypeError, "ptr must be a memory address"),
     ({"ptr": 0, "shape": (2,)}, ValueError, r"ptr is 0 \(null\) but shape \(2,\) has elements"),
     ({"ptr": 1024, "shape": (4,), "capacity": 8}, ValueError, "capacity 8 is smaller than the 16 bytes"),
+    # element 0 at ptr, the others below it: memory the capacity does not cover (it was taken, and read)
+    ({"ptr": 1024, "shape": (4,), "strides": (-4,), "capacity": 64}, ValueError,
+     r"strides \(-4,\) of shape \(4,\) reach 12 bytes below ptr, but capacity 64 counts the bytes from ptr up"),
+    ({"ptr": 1024, "shape": (2, 3), "strides": (12, -4), "capacity": 64}, ValueError, "reach 8 bytes below ptr"),
 ])
 def test_bad_pointer_arrays_are_refused(kwargs, error, message):
     with pytest.raises(error, match=message):

@@ -110,6 +110,11 @@ def wrap_pointer(ptr, shape: tuple, strides, comp: np.dtype, trailing: tuple, ca
     needed = span_bytes(shape, strides, element_bytes)
     if ptr == 0 and needed:
         raise ValueError(f"ptr is 0 (null) but shape {shape} has elements")
+    before = -sum((n - 1) * st for n, st in zip(shape, strides) if st < 0 and n > 0)
+    if capacity is not None and before > 0:  # capacity counts the bytes from ptr up: none lie below it
+        raise ValueError(f"strides {strides} of shape {shape} reach {before} bytes below ptr, but capacity "
+                         f"{capacity} counts the bytes from ptr up: pass the lowest element's address as ptr "
+                         f"with positive strides, and take a reversed view (a[::-1])")
     if capacity is not None and capacity < needed:
         raise ValueError(f"capacity {capacity} is smaller than the {needed} bytes shape {shape} with strides "
                          f"{strides} reaches")
