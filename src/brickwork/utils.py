@@ -495,8 +495,11 @@ def array_cast(in_array: array, out_array: array, count: int | None = None) -> N
     in_per, out_per = int(np.prod(in_trailing, dtype=np.int64)), int(np.prod(out_trailing, dtype=np.int64))
     scalars = n * in_per
     if n > in_array.size or scalars > out_array.size * out_per:
+        detail = "" if in_per == out_per else (
+            f": {n} {type_name(in_array.dtype)} elements are {scalars} components, the output's "
+            f"{out_array.size} {type_name(out_array.dtype)} elements hold {out_array.size * out_per}")
         raise RuntimeError(f"Cast count ({n}) exceeds the input size ({in_array.size}) or output size "
-                           f"({out_array.size})")
+                           f"({out_array.size}){detail}")
     if n == 0:
         return
     from .runtime import device_flat, device_runs

@@ -311,6 +311,10 @@ def test_array_cast_refuses_what_does_not_fit_and_writes_nothing():
         array_cast(wp.zeros((2, 2)), wp.zeros((2, 2), dtype=wp.int32), count=1)
     with pytest.raises(ValueError, match="count must be non-negative"):
         array_cast(wp.zeros(2), out, count=-1)
+    with pytest.raises(RuntimeError, match=re.escape("Cast count (3) exceeds the input size (3) or output size (3): "
+                                                     "3 vec3f elements are 9 components, the output's 3 int32 "
+                                                     "elements hold 3")):
+        array_cast(wp.ones(3, dtype=wp.vec3), out[:3])  # the counts alone read as if they fit
     assert not out.numpy().any()
 
 
