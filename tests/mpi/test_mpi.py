@@ -428,6 +428,7 @@ def test_gather_blocks_called_differently_on_the_ranks_is_an_error_on_every_rank
     expected = {
         "root": "gather_blocks differs between the MPI ranks: root is 0 on rank 0 but 1 on rank 1" + hint,
         "range": "gather_blocks: root must be a rank of the mesh (0 to 1), got 2",
+        "range on rank 1": "gather_blocks differs between the MPI ranks: root is 0 on rank 0 but 2 on rank 1" + hint,
         "shape": "gather_blocks differs between the MPI ranks: block shape is (1, 1, 1, 4) on rank 0 but (1, 1, 1, 5) "
                  "on rank 1" + hint,
         "dtype": "gather_blocks differs between the MPI ranks: dtype is 'float64' on rank 0 but 'float32' on rank 1"

@@ -381,17 +381,18 @@ class Mesh:
         ranks. Collective: every rank gives the same ``root`` and blocks of one shape and dtype (else a
         ``ValueError`` on every rank: a rank that raised alone left the others waiting for ever)."""
         local = np.asarray(local)
-        if not isinstance(root, (int, np.integer)) or isinstance(root, bool) or not 0 <= root < self.nranks:
-            raise ValueError(f"gather_blocks: root must be a rank of the mesh (0 to {self.nranks - 1}), got {root!r}")
         count = local.shape[0] if local.ndim else 0  # entries along the first axis (a 0-d array has none)
         wrong_length = count != len(self.blocks)
-        if self.nranks > 1:
+        whole = isinstance(root, (int, np.integer)) and not isinstance(root, bool)
+        if self.nranks > 1:  # compared first: a root that only some ranks refuse is an error on every rank
             check_same(self._halo_comm, "gather_blocks",
-                       {"root": int(root), "block shape": local.shape[1:], "dtype": str(local.dtype),
+                       {"root": int(root) if whole else root, "block shape": local.shape[1:], "dtype": str(local.dtype),
                         "first axis": f"{count} entries for {len(self.blocks)} local blocks" if wrong_length
                         else "one entry per local block"},
                        hint="every rank calls mesh.gather_blocks with the same root and blocks of one shape and "
                             "dtype (gathering is collective)")
+        if not whole or not 0 <= root < self.nranks:
+            raise ValueError(f"gather_blocks: root must be a rank of the mesh (0 to {self.nranks - 1}), got {root!r}")
         if wrong_length:
             raise ValueError(f"gather_blocks: the first axis has {count} entries, not one per local block "
                              f"({len(self.blocks)})")
