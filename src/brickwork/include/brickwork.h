@@ -1220,7 +1220,17 @@ template <class T, int D, class... I> BW_INLINE auto subarray(const array_t<T, D
 }
 
 // ---- raw storage (mesh packs: base addresses passed as int64) ------------------------------
+#ifdef BW_DEVICE
+// A pack's storage is device memory: said so, NVRTC loads and stores it with LDG/STG (global) rather than
+// LD/ST (generic, which may be shared memory), also in a kernel that has shared memory of its own.
+template <class T> BW_INLINE T& raw(int64_t address, int64_t offset) {
+    T* p = reinterpret_cast<T*>(address) + offset;
+    __builtin_assume(__isGlobal(p));
+    return *p;
+}
+#else
 template <class T> BW_INLINE T& raw(int64_t address, int64_t offset) { return reinterpret_cast<T*>(address)[offset]; }
+#endif
 
 // ---- debug mode: bounds-checked accesses ------------------------------------------------------
 // An access out of bounds records itself (the first one of a launch wins) and touches a per-thread

@@ -76,11 +76,11 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     { const int32_t _stop1 = bw::add(v__la_t4, int32_t(1)); const int32_t _step1 = ((int32_t)blockDim.x);
     for (int32_t _it1 = bw::add(v__la_t3, ((int32_t)threadIdx.x)); _it1 < _stop1; _it1 += _step1) {
         v__la_m5 = _it1;
-        v__la_t8 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_m5)), bw::cast<uint64_t>(v__la_t7)), uint64_t(32ULL)));
+        v__la_t8 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_m5), v__la_t7));
         v__la_t9 = bw::sub(v__la_m5, bw::mul(v__la_t8, v__la_t6));
         v__la_t10 = (bw::truth(bw::ge(v__la_t9, v__la_t6)) ? bw::add(v__la_t8, int32_t(1)) : v__la_t8);
         v__la_t11 = (bw::truth(bw::ge(v__la_t9, v__la_t6)) ? bw::sub(v__la_t9, v__la_t6) : v__la_t9);
-        v__la_t13 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_t11)), bw::cast<uint64_t>(v__la_t12)), uint64_t(32ULL)));
+        v__la_t13 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_t11), v__la_t12));
         v__la_t14 = bw::sub(v__la_t11, bw::mul(v__la_t13, v__la_NI));
         v__la_t15 = (bw::truth(bw::ge(v__la_t14, v__la_NI)) ? bw::add(v__la_t13, int32_t(1)) : v__la_t13);
         v__la_t16 = (bw::truth(bw::ge(v__la_t14, v__la_NI)) ? bw::sub(v__la_t14, v__la_NI) : v__la_t14);
@@ -103,11 +103,11 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     { const int32_t _stop2 = bw::add(v__la_t21, int32_t(1)); const int32_t _step2 = ((int32_t)blockDim.x);
     for (int32_t _it2 = bw::add(v__la_t22, ((int32_t)threadIdx.x)); _it2 < _stop2; _it2 += _step2) {
         v__la_m23 = _it2;
-        v__la_t26 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_m23)), bw::cast<uint64_t>(v__la_t25)), uint64_t(32ULL)));
+        v__la_t26 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_m23), v__la_t25));
         v__la_t27 = bw::sub(v__la_m23, bw::mul(v__la_t26, v__la_t24));
         v__la_t28 = (bw::truth(bw::ge(v__la_t27, v__la_t24)) ? bw::add(v__la_t26, int32_t(1)) : v__la_t26);
         v__la_t29 = (bw::truth(bw::ge(v__la_t27, v__la_t24)) ? bw::sub(v__la_t27, v__la_t24) : v__la_t27);
-        v__la_t31 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_t29)), bw::cast<uint64_t>(v__la_t30)), uint64_t(32ULL)));
+        v__la_t31 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_t29), v__la_t30));
         v__la_t32 = bw::sub(v__la_t29, bw::mul(v__la_t31, v__la_NI));
         v__la_t33 = (bw::truth(bw::ge(v__la_t32, v__la_NI)) ? bw::add(v__la_t31, int32_t(1)) : v__la_t31);
         v__la_t34 = (bw::truth(bw::ge(v__la_t32, v__la_NI)) ? bw::sub(v__la_t32, v__la_NI) : v__la_t32);

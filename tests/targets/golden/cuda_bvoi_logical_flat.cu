@@ -49,11 +49,11 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     { const int32_t _stop1 = bw::add(bw::sub(v__la_t4, int32_t(1)), int32_t(1)); const int32_t _step1 = ((int32_t)blockDim.x);
     for (int32_t _it1 = bw::add(int32_t(0), ((int32_t)threadIdx.x)); _it1 < _stop1; _it1 += _step1) {
         v__la_c5 = _it1;
-        v__la_t8 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_c5)), bw::cast<uint64_t>(v__la_t7)), uint64_t(32ULL)));
+        v__la_t8 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_c5), v__la_t7));
         v__la_t9 = bw::sub(v__la_c5, bw::mul(v__la_t8, v__la_t6));
         v__la_t10 = (bw::truth(bw::ge(v__la_t9, v__la_t6)) ? bw::add(v__la_t8, int32_t(1)) : v__la_t8);
         v__la_t11 = (bw::truth(bw::ge(v__la_t9, v__la_t6)) ? bw::sub(v__la_t9, v__la_t6) : v__la_t9);
-        v__la_t13 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_t11)), bw::cast<uint64_t>(v__la_t12)), uint64_t(32ULL)));
+        v__la_t13 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_t11), v__la_t12));
         v__la_t14 = bw::sub(v__la_t11, bw::mul(v__la_t13, v__la_t3));
         v__la_t15 = (bw::truth(bw::ge(v__la_t14, v__la_t3)) ? bw::add(v__la_t13, int32_t(1)) : v__la_t13);
         v__la_t16 = (bw::truth(bw::ge(v__la_t14, v__la_t3)) ? bw::sub(v__la_t14, v__la_t3) : v__la_t14);

@@ -81,22 +81,22 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     { const int32_t _stop1 = v__la_t2; const int32_t _step1 = v__la_t3;
     for (int32_t _it1 = int32_t(0); _it1 < _stop1; _it1 += _step1) {
         v__la_piece4 = _it1;
-        v__la_t7 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_piece4)), bw::cast<uint64_t>(v__la_t6)), uint64_t(32ULL)));
+        v__la_t7 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_piece4), v__la_t6));
         v__la_t8 = bw::sub(v__la_piece4, bw::mul(v__la_t7, v__la_t5));
         v__la_t9 = (bw::truth(bw::ge(v__la_t8, v__la_t5)) ? bw::add(v__la_t7, int32_t(1)) : v__la_t7);
         v__la_t10 = (bw::truth(bw::ge(v__la_t8, v__la_t5)) ? bw::sub(v__la_t8, v__la_t5) : v__la_t8);
-        v__la_t12 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_t10)), bw::cast<uint64_t>(v__la_t11)), uint64_t(32ULL)));
+        v__la_t12 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_t10), v__la_t11));
         v__la_t13 = bw::sub(v__la_t10, bw::mul(v__la_t12, bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1))));
         v__la_t14 = (bw::truth(bw::ge(v__la_t13, bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1)))) ? bw::add(v__la_t12, int32_t(1)) : v__la_t12);
         v__la_t15 = (bw::truth(bw::ge(v__la_t13, bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1)))) ? bw::sub(v__la_t13, bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1))) : v__la_t13);
         v__la_t16 = bw::add(v__la_t9, bw::add(v__la_ks, int32_t(0)));
         v__la_t17 = bw::add(v__la_t14, bw::add(v__la_js, int32_t(0)));
         v__la_t18 = bw::add(v__la_t15, bw::add(v__la_is, int32_t(-1)));
-        v__la_t21 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(bw::sub(bw::min(bw::add(v__la_piece4, v__la_t3), v__la_t2), int32_t(1)))), bw::cast<uint64_t>(v__la_t20)), uint64_t(32ULL)));
+        v__la_t21 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(bw::sub(bw::min(bw::add(v__la_piece4, v__la_t3), v__la_t2), int32_t(1))), v__la_t20));
         v__la_t22 = bw::sub(bw::sub(bw::min(bw::add(v__la_piece4, v__la_t3), v__la_t2), int32_t(1)), bw::mul(v__la_t21, v__la_t19));
         v__la_t23 = (bw::truth(bw::ge(v__la_t22, v__la_t19)) ? bw::add(v__la_t21, int32_t(1)) : v__la_t21);
         v__la_t24 = (bw::truth(bw::ge(v__la_t22, v__la_t19)) ? bw::sub(v__la_t22, v__la_t19) : v__la_t22);
-        v__la_t26 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_t24)), bw::cast<uint64_t>(v__la_t25)), uint64_t(32ULL)));
+        v__la_t26 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_t24), v__la_t25));
         v__la_t27 = bw::sub(v__la_t24, bw::mul(v__la_t26, bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1))));
         v__la_t28 = (bw::truth(bw::ge(v__la_t27, bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1)))) ? bw::add(v__la_t26, int32_t(1)) : v__la_t26);
         v__la_t29 = (bw::truth(bw::ge(v__la_t27, bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1)))) ? bw::sub(v__la_t27, bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1))) : v__la_t27);
@@ -111,11 +111,11 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
         { const int32_t _stop2 = bw::add(v__la_t34, int32_t(1)); const int32_t _step2 = ((int32_t)blockDim.x);
         for (int32_t _it2 = bw::add(v__la_t33, ((int32_t)threadIdx.x)); _it2 < _stop2; _it2 += _step2) {
             v__la_m35 = _it2;
-            v__la_t38 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_m35)), bw::cast<uint64_t>(v__la_t37)), uint64_t(32ULL)));
+            v__la_t38 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_m35), v__la_t37));
             v__la_t39 = bw::sub(v__la_m35, bw::mul(v__la_t38, v__la_t36));
             v__la_t40 = (bw::truth(bw::ge(v__la_t39, v__la_t36)) ? bw::add(v__la_t38, int32_t(1)) : v__la_t38);
             v__la_t41 = (bw::truth(bw::ge(v__la_t39, v__la_t36)) ? bw::sub(v__la_t39, v__la_t36) : v__la_t39);
-            v__la_t43 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_t41)), bw::cast<uint64_t>(v__la_t42)), uint64_t(32ULL)));
+            v__la_t43 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_t41), v__la_t42));
             v__la_t44 = bw::sub(v__la_t41, bw::mul(v__la_t43, v__la_NI));
             v__la_t45 = (bw::truth(bw::ge(v__la_t44, v__la_NI)) ? bw::add(v__la_t43, int32_t(1)) : v__la_t43);
             v__la_t46 = (bw::truth(bw::ge(v__la_t44, v__la_NI)) ? bw::sub(v__la_t44, v__la_NI) : v__la_t44);

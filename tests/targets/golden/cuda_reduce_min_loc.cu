@@ -68,7 +68,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     { const int32_t _stop2 = bw::add(bw::sub(v__la_t9, v__la_t12), int32_t(1)); const int32_t _step2 = ((int32_t)blockDim.x);
     for (int32_t _it2 = bw::add(bw::sub(v__la_t8, v__la_t12), ((int32_t)threadIdx.x)); _it2 < _stop2; _it2 += _step2) {
         v__la_f10 = _it2;
-        v__la_t14 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_f10)), bw::cast<uint64_t>(v__la_t13)), uint64_t(32ULL)));
+        v__la_t14 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_f10), v__la_t13));
         v__la_t15 = bw::sub(v__la_f10, bw::mul(v__la_t14, v__la_t7));
         v__la_t16 = (bw::truth(bw::ge(v__la_t15, v__la_t7)) ? bw::add(v__la_t14, int32_t(1)) : v__la_t14);
         v__la_t17 = (bw::truth(bw::ge(v__la_t15, v__la_t7)) ? bw::sub(v__la_t15, v__la_t7) : v__la_t15);

@@ -94,7 +94,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     { const int32_t _stop1 = bw::add(bw::sub(v__la_t11, v__la_t14), int32_t(1)); const int32_t _step1 = ((int32_t)blockDim.x);
     for (int32_t _it1 = bw::add(bw::sub(v__la_t10, v__la_t14), ((int32_t)threadIdx.x)); _it1 < _stop1; _it1 += _step1) {
         v__la_f12 = _it1;
-        v__la_t16 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_f12)), bw::cast<uint64_t>(v__la_t15)), uint64_t(32ULL)));
+        v__la_t16 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_f12), v__la_t15));
         v__la_t17 = bw::sub(v__la_f12, bw::mul(v__la_t16, v__la_t9));
         v__la_t18 = (bw::truth(bw::ge(v__la_t17, v__la_t9)) ? bw::add(v__la_t16, int32_t(1)) : v__la_t16);
         v__la_t19 = (bw::truth(bw::ge(v__la_t17, v__la_t9)) ? bw::sub(v__la_t17, v__la_t9) : v__la_t17);
@@ -112,7 +112,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     { const int32_t _stop2 = bw::add(bw::sub(v__la_t23, v__la_t27), int32_t(1)); const int32_t _step2 = ((int32_t)blockDim.x);
     for (int32_t _it2 = bw::add(bw::sub(v__la_t24, v__la_t27), ((int32_t)threadIdx.x)); _it2 < _stop2; _it2 += _step2) {
         v__la_f25 = _it2;
-        v__la_t29 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_f25)), bw::cast<uint64_t>(v__la_t28)), uint64_t(32ULL)));
+        v__la_t29 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_f25), v__la_t28));
         v__la_t30 = bw::sub(v__la_f25, bw::mul(v__la_t29, v__la_t9));
         v__la_t31 = (bw::truth(bw::ge(v__la_t30, v__la_t9)) ? bw::add(v__la_t29, int32_t(1)) : v__la_t29);
         v__la_t32 = (bw::truth(bw::ge(v__la_t30, v__la_t9)) ? bw::sub(v__la_t30, v__la_t9) : v__la_t30);
@@ -136,7 +136,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     { const int32_t _stop3 = bw::add(bw::sub(v__la_t42, v__la_t45), int32_t(1)); const int32_t _step3 = ((int32_t)blockDim.x);
     for (int32_t _it3 = bw::add(bw::sub(v__la_t41, v__la_t45), ((int32_t)threadIdx.x)); _it3 < _stop3; _it3 += _step3) {
         v__la_f43 = _it3;
-        v__la_t47 = bw::cast<int32_t>(bw::rshift(bw::mul(bw::cast<uint64_t>(bw::cast<uint32_t>(v__la_f43)), bw::cast<uint64_t>(v__la_t46)), uint64_t(32ULL)));
+        v__la_t47 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_f43), v__la_t46));
         v__la_t48 = bw::sub(v__la_f43, bw::mul(v__la_t47, v__la_t40));
         v__la_t49 = (bw::truth(bw::ge(v__la_t48, v__la_t40)) ? bw::add(v__la_t47, int32_t(1)) : v__la_t47);
         v__la_t50 = (bw::truth(bw::ge(v__la_t48, v__la_t40)) ? bw::sub(v__la_t48, v__la_t40) : v__la_t48);

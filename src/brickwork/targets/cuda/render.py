@@ -18,7 +18,8 @@ from __future__ import annotations
 from ... import ir
 from ...errors import TargetUnsupportedError
 from ...types.arrays import ArrayType
-from ...types.scalars import int32, int64
+from ...types.scalars import int32, int64, uint32, uint64
+from ..cpu.cnames import c_type
 from ..cpu.render import CppRenderer, c_string
 
 _AXES = {("thread", "index"): "threadIdx", ("block", "index"): "blockIdx", ("block", "dim"): "blockDim",
@@ -54,6 +55,16 @@ class CudaRenderer(CppRenderer):
         constants = ", ".join(str(c) for _, c in parts)
         return f"bw::at_split<{unit}>({self.expr(arr)}, {variable}, {constants})"
 
+    def e_IRCast(self, e):
+        # ``(n * m) >> 32`` of two zero-extended 32-bit values (the loop abstraction's division by a
+        # reciprocal, ``divmod_by``): ``__umulhi``, one IMAD.HI. Written as a 64-bit product, NVRTC
+        # multiplies the reciprocal as a 64-bit value (three instructions per cell), as it cannot tell
+        # that its high word is zero when the reciprocal was computed in a branch.
+        factors = umulhi_factors(e)
+        if factors is not None:
+            return f"bw::cast<{c_type(e.type)}>(__umulhi({self.expr(factors[0])}, {self.expr(factors[1])}))"
+        return super().e_IRCast(e)
+
     def assert_failure(self, message: str) -> str:
         # no stderr on the device: the message is printed, then the kernel traps (the launch fails)
         return f"printf(\"%s\\n\", {c_string(message)}); __trap();"
@@ -84,6 +95,24 @@ class CudaRenderer(CppRenderer):
     def e_IRTeamBegin(self, e):
         # the GPU mapping replaces every team's arena by the block's (IRGpuArena)
         raise TargetUnsupportedError("a team arena that the GPU mapping did not assign to a thread block")
+
+
+def umulhi_factors(e) -> tuple | None:
+    """``(a, b)``, both uint32, of ``cast(rshift(mul(cast<uint64>(a), cast<uint64>(b)), 32))`` to a 32-bit
+    integer; None for any other expression."""
+    if not isinstance(e, ir.IRCast) or e.type not in (int32, uint32):
+        return None
+    shift = e.arg
+    if not (isinstance(shift, ir.IRCall) and shift.op == "rshift" and shift.type is uint64
+            and isinstance(shift.args[1], ir.IRConst) and shift.args[1].value == 32):
+        return None
+    product = shift.args[0]
+    if not (isinstance(product, ir.IRCall) and product.op == "mul" and product.type is uint64):
+        return None
+    factors = tuple(x.arg for x in product.args if isinstance(x, ir.IRCast) and x.type is uint64)
+    if len(factors) != 2 or any(f.type is not uint32 for f in factors):
+        return None
+    return factors
 
 
 def constant_term(index) -> tuple:
