@@ -38,3 +38,11 @@ def test_an_uncaught_error_of_one_rank_in_a_collective_call_ends_every_rank_and_
     assert done.stderr.count(LAUNCH) == 1, done.stderr  # rank 1's traceback; rank 0's OtherRankError is silent
     assert f"[rank 1] brickwork.errors.{LAUNCH}\n" in done.stderr
     assert "[rank 0]" not in done.stderr, done.stderr
+
+
+def test_an_uncaught_other_rank_error_whose_failing_rank_went_on_is_said_in_one_line():
+    done = mpirun(2, sys.executable, str(SCRIPTS / "half_caught.py"), timeout=120)
+    assert done.returncode != 0
+    assert "unreachable" not in done.stdout
+    said = [line for line in done.stderr.splitlines() if line.startswith("[rank")]
+    assert said == ["[rank 0] OtherRankError: the step failed: ValueError: rank 1's own (on rank 1 of 2)"], done.stderr
