@@ -61,3 +61,21 @@ def test_together_on_one_rank_sends_nothing():
             raise ValueError("alone")
     with comm.together(comm.SERIAL, "building it"):
         pass
+
+
+def test_the_hydro_agreement_says_a_failure_once_not_again_for_the_ranks_that_echo_it():
+    """A collective call inside a step of the hydro run's agreement: the failing rank's error, said by it, and
+    not also the OtherRankError the other ranks raised for it."""
+    from brickwork.apps.hydro.rank_errors import SimulationError, agree
+
+    theirs = (SimulationError, "LaunchError: no launch"), False  # rank 1 met the error itself
+
+    def echo():
+        comm.gather_checked(TwoRanks(("LaunchError: no launch", None)), "la.outer_reduce", None)
+
+    with pytest.raises(SimulationError, match=r"^LaunchError: no launch \(on rank 1 of 2\)$"):
+        agree(TwoRanks(theirs), echo)
+    alone = (None, False)  # the failing rank caught its own error: the echo is all there is to say
+    with pytest.raises(SimulationError, match=r"^OtherRankError: la.outer_reduce failed: LaunchError: no launch "
+                                              r"\(on rank 1 of 2\) \(on rank 0 of 2\)$"):
+        agree(TwoRanks(alone), echo)

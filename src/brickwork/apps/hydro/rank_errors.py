@@ -9,7 +9,7 @@ for all of them. ``said_once`` (of ``brickwork.comm``) composes that line from t
 from __future__ import annotations
 
 from brickwork import comm
-from brickwork.comm import on_ranks, said_once  # noqa: F401 - on_ranks: named here too, as before
+from brickwork.comm import OtherRankError, on_ranks, said_once  # noqa: F401 - on_ranks: named here too, as before
 from brickwork.config import SettingError
 from brickwork.errors import BrickworkError
 from brickwork.io.files import OutputError
@@ -50,7 +50,10 @@ def agree(comm, fn, name_ranks: bool = True) -> None:
         told = (type(error), str(error))
     else:
         told = (SimulationError, f"{type(error).__name__}: {error}")
-    errors = comm.allgather(told)
+    errors = comm.allgather((told, isinstance(error, OtherRankError)))
+    # an OtherRankError repeats the error of a rank that says its own here: said once, by that rank
+    real = any(e is not None and not echo for e, echo in errors)
+    errors = [None if echo and real else e for e, echo in errors]
     failed = [rank for rank, e in enumerate(errors) if e is not None]
     if failed:
         kind = errors[failed[0]][0]
