@@ -38,7 +38,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))  # gpu_compile.recording
 
 import numpy as np  # noqa: E402
 
-_INSTRUCTION = re.compile(r"\s+/\*[0-9a-f]{4}\*/\s+(.*?)\s*;")
+_INSTRUCTION = re.compile(r"\s+/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;")  # offsets past 0xffff have 5+ digits
 _LABEL = re.compile(r"^(\.L_x_\d+):")
 _BRANCH = re.compile(r"\bBRA\b.*?`?\(?(\.L_x_\d+)")
 _EIATTR_REGCOUNT = 0x2F

@@ -33,7 +33,8 @@ LISTING = """\
         /*0170*/                   EXIT ;
 .text.second:
         /*0000*/                   STG.E desc[UR4][R2.64], R15 ;
-        /*0010*/                   EXIT ;
+        /*fff0*/                   STG.E desc[UR4][R4.64], R15 ;
+        /*10000*/                  EXIT ;
 """
 
 
@@ -45,7 +46,8 @@ def test_the_listing_gives_each_function_its_instructions_and_loops(monkeypatch)
     assert first.count(cuda_machine_code._GLOBAL_LOAD) == 1  # the NOP is not counted
     assert first.count("^LDS") == 1 and first.count(cuda_machine_code._BLOCK_BARRIER) == 1  # @!P2 LDS counts
     assert (second.name, second.registers, second.loops, second.count(cuda_machine_code._GLOBAL_STORE)) == \
-        ("second", 0, [], 1)
+        ("second", 0, [], 2)
+    assert second.instructions[-1] == "EXIT"  # past offset 0xffff (a long kernel's): it was left out
 
 
 @pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed (pip install 'brickwork[cuda]')")
