@@ -14,6 +14,11 @@ import, the hook imports nothing: on a rank that has not initialised MPI yet (an
 the program's first MPI call, such as a file only that rank cannot read) it ends the process by
 ``SIGABRT`` instead, which the launcher answers by ending the other ranks; ``MPI_Init`` there could
 wait for ever for ranks that never call it.
+
+A collective call whose part fails on some ranks only raises on every rank (``gather_checked``,
+``together``): the failing rank its own error, the others an ``OtherRankError`` naming it, so that a
+program that catches the error goes on with every rank; the hook leaves an ``OtherRankError``
+unprinted (the failing rank prints its own).
 """
 
 from __future__ import annotations
