@@ -138,9 +138,10 @@ def install_abort_hook(comm=None) -> None:
 
     def hook(kind, value, tb):
         rank = comm.Get_rank() if comm is not None else _launcher_rank()
-        if isinstance(value, OtherRankError):
-            # the failing rank prints its own traceback and aborts: every rank printing the same error said it
-            # once per rank; this one speaks (one line) only if that abort has not ended it by then
+        if getattr(value, "said_elsewhere", False):
+            # another rank prints this error (an OtherRankError's failing rank; rank 0 for an error every rank
+            # raises alike) and aborts: every rank printing it said it once per rank. This one speaks (one line)
+            # only if that abort has not ended it by then
             time.sleep(4 * ABORT_GRACE_SECONDS)
             sys.stderr.write(f"[rank {rank}] {kind.__name__}: {value}\n")
             sys.stderr.flush()
@@ -211,7 +212,10 @@ def abort(comm, message: str, code: int = 1) -> None:
 
 class OtherRankError(BrickworkError, RuntimeError):
     """Raised by a collective call on the ranks that met no error when another rank's part of it failed:
-    that rank raises its own error, the others this one, naming the ranks and their errors."""
+    that rank raises its own error, the others this one, naming the ranks and their errors (uncaught, it
+    is not printed: the failing rank prints its own, ``said_elsewhere``)."""
+
+    said_elsewhere = True
 
 
 def on_ranks(ranks: list[int], nranks: int) -> str:

@@ -21,7 +21,9 @@ def check_same(comm, what: str, items: Mapping[str, object], hint: str = "") -> 
     everyone = comm.allgather(mine)
     message = first_difference(everyone)
     if message is not None:
-        raise ValueError(f"{what} differs between the MPI ranks: {message}" + (f"; {hint}" if hint else ""))
+        error = ValueError(f"{what} differs between the MPI ranks: {message}" + (f"; {hint}" if hint else ""))
+        error.said_elsewhere = comm.Get_rank() != 0  # uncaught on every rank: rank 0 alone prints it (comm's hook)
+        raise error
 
 
 def first_difference(everyone: list[dict[str, str]]) -> str | None:

@@ -11,8 +11,11 @@ from brickwork import comm
 class TwoRanks:
     """Rank 0 of 2, whose rank 1 contributes ``theirs`` to every allgather."""
 
-    def __init__(self, theirs):
-        self.theirs, self.sent = theirs, []
+    def __init__(self, theirs, rank=0):
+        self.theirs, self.sent, self.rank = theirs, [], rank
+
+    def Get_rank(self) -> int:  # noqa: N802 - mpi4py's spelling
+        return self.rank
 
     def Get_size(self) -> int:  # noqa: N802 - mpi4py's spelling
         return 2
@@ -79,3 +82,18 @@ def test_the_hydro_agreement_says_a_failure_once_not_again_for_the_ranks_that_ec
     with pytest.raises(SimulationError, match=r"^OtherRankError: la.outer_reduce failed: LaunchError: no launch "
                                               r"\(on rank 1 of 2\) \(on rank 0 of 2\)$"):
         agree(TwoRanks(alone), echo)
+
+
+@pytest.mark.parametrize("rank", [0, 1])
+def test_an_error_every_rank_raises_alike_is_printed_by_rank_0_alone(rank):
+    """Uncaught, the abort hook prints an error that says ``said_elsewhere`` only if still alive 2 s later: an
+    OtherRankError always (the failing rank prints its own), check_same's ValueError on the ranks but 0."""
+    from brickwork.same_on_ranks import check_same
+
+    with pytest.raises(ValueError, match="^the mesh differs between the MPI ranks: nx is 16 on rank 0 but 32 on rank 1$") \
+            as info:
+        check_same(TwoRanks({"nx": "32"}, rank), "the mesh", {"nx": 16})
+    assert info.value.said_elsewhere is (rank != 0)
+    with pytest.raises(comm.OtherRankError) as info:
+        comm.gather_checked(TwoRanks(("ValueError: bad nx", None), rank), "the call", None)
+    assert info.value.said_elsewhere is True
