@@ -11,6 +11,8 @@ how slices map onto threads is decided by the target's ``expand_loop_abstraction
 from __future__ import annotations
 
 import ast
+import math
+import numbers
 
 from .. import ir
 from ..errors import KernelSyntaxError, KernelTypeError
@@ -22,7 +24,7 @@ from ..types.arrays import ArrayType, type_name
 from ..types.composite import vector
 from ..types.kernel_params import is_pack_type
 from ..types.opaque import TupleType
-from ..types.scalars import bool_, int32, python_annotation_type
+from ..types.scalars import bool_, int32, is_scalar_type, python_annotation_type
 from . import outer as la_api
 from .halo import Halo
 from .halo import none as NO_HALO
@@ -324,14 +326,31 @@ def _scratch(typer, _fn, node):
     if not isinstance(rng, SliceRef):
         raise typer.error(KernelTypeError, "get_per_point_scratch needs a range of the outer body", node)
     kw = {k.arg: typer.static_value(k.value) for k in node.keywords}
-    dims = tuple(int(d) for d in kw.pop("dims", ()))
+    dims = _scratch_dims(typer, kw.pop("dims", ()), node)
     if kw:
         raise typer.error(KernelTypeError, f"get_per_point_scratch: unknown keyword {next(iter(kw))!r}", node)
+    if not is_scalar_type(dtype):
+        raise typer.error(KernelTypeError, f"per-point scratch holds scalars, got {type_name(dtype)}", node)
     config(typer)
     t = ArrayType(dtype, 1)
     storage = ir.IRLocal(typer.symbols.temp(t, "_la_scratch"), t)
     typer.pending.append(ir.IRLAScratch(storage, rng.halo, dims))
     return Static(ScratchRef(storage, dims, rng.halo))
+
+
+def _scratch_dims(typer, dims, node) -> tuple:
+    """The components per point of ``get_per_point_scratch(..., dims=...)``: a tuple of positive ints whose product
+    fits the int32 slots the body indexes (int(d) took 2.5 as 2; a size of 0 or less gave a pad that every
+    access overran, and 100000 x 100000 one whose size wrapped around: the process crashed)."""
+    if not isinstance(dims, tuple) or any(isinstance(d, bool) or not isinstance(d, numbers.Integral) for d in dims):
+        raise typer.error(KernelTypeError, f"get_per_point_scratch: dims must be a tuple of ints, got {dims!r}", node)
+    dims = tuple(int(d) for d in dims)
+    if any(d < 1 for d in dims):
+        raise typer.error(KernelTypeError, f"get_per_point_scratch: dims must be positive, got {dims}", node)
+    if math.prod(dims) >= 2**31:
+        raise typer.error(KernelTypeError, f"get_per_point_scratch: dims {dims} make {math.prod(dims)} values per "
+                          f"point, more than the int32 slots of a scratch index (2**31 - 1)", node)
+    return dims
 
 
 def _scratch_attribute(typer, s: ScratchRef, attr, node):
@@ -352,9 +371,12 @@ def _scratch_element(typer, s: ScratchRef, index_nodes, node):
     nd = len(s.dims)
     comps = [typer.value(n) for n in index_nodes[:nd]]
     point = [typer.value(n) for n in index_nodes[nd:]]
-    for c in comps:
+    for axis, (c, d) in enumerate(zip(comps, s.dims)):
         if c.type is not int32:
             raise typer.error(KernelTypeError, f"scratch components must be int32, got {type_name(c.type)}", node)
+        if isinstance(c, ir.IRConst) and not 0 <= c.value < d:  # a run-time component is unchecked, as an index
+            raise typer.error(KernelTypeError, f"scratch component {c.value} is out of range [0, {d}) on axis {axis} "
+                              f"of dims {s.dims}", node)
     boiv = _is_boiv(typer)
     if len(point) == 1 and point[0].type is VEC4I and not boiv:
         raise typer.error(KernelTypeError, "a MemoryOffset index belongs to boiv ranges", node)
