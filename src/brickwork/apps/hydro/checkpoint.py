@@ -159,7 +159,8 @@ class Checker:
         """The output schedule stored at (time, cycle), checked: counts >= 0, each kind's last cycle
         -1 (none yet) exactly when its count is 0 and at most ``cycle``, cadences >= -1, and for
         each periodic kind a next time after ``time``. Files from before the cadences were stored
-        take them from their configuration."""
+        take them from their configuration; files from before VTK outputs had a schedule of their own
+        (``output.vtk_dt``) have none written."""
         table = self.table(meta, "schedule")
         if "every" in table:
             every, prefix, key = self.table(table, "every", "schedule."), "schedule.every.", "{}"
@@ -169,6 +170,9 @@ class Checker:
         parts = {name: self.table(table, name, "schedule.") for name in ("next", "count", "last_cycle")}
         out: dict = {name: {} for name in ("every", "next", "count", "last_cycle")}
         for kind in KINDS:
+            if kind == "vtk" and kind not in parts["count"]:  # a file from before VTK had a schedule of its own
+                out["every"][kind], out["count"][kind], out["last_cycle"][kind], out["next"][kind] = -1.0, 0, -1, 0.0
+                continue
             out["every"][kind] = cadence = self.number(every, key.format(kind), prefix, minimum=-1.0)
             out["count"][kind] = n = self.count(parts["count"], kind, "schedule.count.")
             out["last_cycle"][kind] = last = self.count(parts["last_cycle"], kind, "schedule.last_cycle.", minimum=-1,

@@ -42,7 +42,12 @@ def _check_output(out: dict, name: str) -> None:
     if not out["format"] or len(set(out["format"])) != len(out["format"]):
         raise ConfigError(f"output.format: name each format once, \"hdf5\", \"vtk\" or both, got {out['format']!r} "
                           f"(no outputs: output.hdf5_dt = -1)")
-    for kind in ("hdf5", "png", "restart"):
+    if "vtk" in out["format"] and (out["vtk_dt"] >= 0 or out["vtk_dn"] >= 1):
+        key = "vtk_dt" if out["vtk_dt"] >= 0 else "vtk_dn"
+        raise ConfigError(f"output.{key}: VTK outputs are already written on the schedule of hdf5_dt and hdf5_dn "
+                          f"(output.format = {out['format']!r}); give VTK a schedule of its own with output.format = "
+                          f"[\"hdf5\"] (and output.hdf5_dt = -1 for VTK alone), or leave output.{key} out")
+    for kind in ("hdf5", "vtk", "png", "restart"):
         if out[f"{kind}_dn"] == 0:
             raise ConfigError(f"output.{kind}_dn: 0 is no cadence; set it to n >= 1 (the states whose cycle is a "
                               f"multiple of n) or -1 (none)")

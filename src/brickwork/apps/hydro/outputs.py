@@ -134,8 +134,9 @@ def _write_png(sim: Hydro, path: str, per_block) -> str:
 def _write_vtk(sim: Hydro, stem: str, files: list, wanted: bool, series: tuple[str, int]) -> None:
     """The VTK output ``stem`` (collective): every rank writes its blocks' files ``stem/block_GID.vti``
     (``vtk.write_block``: the variables of the HDF5 output), then rank 0 the ``stem.vtm`` that lists them,
-    which is added to ``files``, and the collection ``series = (run stem, n)``: ``RUN.pvd`` listing the
-    outputs ``RUN.out.00000.vtm`` to this, the ``n``-th, with their times (``vtk.update_collection``);
+    which is added to ``files``, and the collection ``series = (run stem, kind, n)``: ``RUN.pvd`` listing
+    the outputs of ``kind`` (``NAMES``: ``RUN.out.00000.vtm``, or ``RUN.vtk.00000.vtm`` on VTK's own
+    schedule) up to this, the ``n``-th, with their times (``vtk.update_collection``);
     unless not ``wanted`` (rank 0's: an earlier output failed). A rank's failure is every rank's
     (``agree``), and each removes the files it wrote for this output."""
     mesh = sim.mesh
@@ -175,8 +176,8 @@ def _write_vtk(sim: Hydro, stem: str, files: list, wanted: bool, series: tuple[s
         if mesh.rank == 0:
             pieces = [f"{folder}/{piece(gid)}" for gid in range(len(mesh.block_list))]
             written.append(vtk.write_multiblock(stem + ".vtm", pieces))
-            run, n = series
-            earlier = [os.path.basename(f"{run}.out.{m:05d}.vtm") for m in range(n)]
+            run, kind, n = series
+            earlier = [os.path.basename(run + NAMES[kind].format(n=m) + ".vtm") for m in range(n)]
             vtk.update_collection(run + ".pvd", os.path.basename(stem + ".vtm"), sim.time, earlier)
 
     try:
@@ -200,7 +201,9 @@ def _write_vtk(sim: Hydro, stem: str, files: list, wanted: bool, series: tuple[s
 
 
 #: what an error names each output kind (``write_state``)
-WHAT = {"hdf5": "the output", "restart": "the restart file", "png": "the PNG"}
+WHAT = {"hdf5": "the output", "vtk": "the VTK output", "restart": "the restart file", "png": "the PNG"}
+#: the files of each kind, after the run's stem (``output.dir/output.basename``): ``{stem}{name}``
+NAMES = {"hdf5": ".out.{n:05d}", "vtk": ".vtk.{n:05d}", "restart": ".rst.{n:05d}.npz", "png": ".{n:05d}.png"}
 
 
 def write_state(sim: Hydro, schedule: Schedule, history, stem: str, dt: float, finished: bool):
@@ -220,14 +223,16 @@ def write_state(sim: Hydro, schedule: Schedule, history, stem: str, dt: float, f
             continue
         n = schedule.advance(kind, sim.time, sim.cycle)
         # Collective: every rank takes part even after rank 0 failed a write (nothing more is written then).
-        path = {"hdf5": f"{stem}.out.{n:05d}", "restart": f"{stem}.rst.{n:05d}.npz", "png": f"{stem}.{n:05d}.png"}[kind]
+        path = stem + NAMES[kind].format(n=n)
         try:
             if kind == "hdf5":
                 for form in sim.cfg["output"]["format"]:
                     if form == "hdf5":
                         _write_hdf5(sim, path, files, error is None)
                     else:
-                        _write_vtk(sim, path, files, error is None, (stem, n))
+                        _write_vtk(sim, path, files, error is None, (stem, kind, n))
+            elif kind == "vtk":
+                _write_vtk(sim, path, files, error is None, (stem, kind, n))
             elif kind == "restart":
                 _write_restart(sim, schedule, path, files, error is None)
             else:

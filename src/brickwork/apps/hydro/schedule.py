@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 
-KINDS = ("hdf5", "png", "restart")
+#: "hdf5": the outputs of ``output.format`` (HDF5, VTK or both); "vtk": VTK outputs on a schedule of their own
+KINDS = ("hdf5", "vtk", "png", "restart")
 #: a state within this relative distance of a due time counts as reaching it (rounding of sums of dt)
 TOLERANCE = 1e-12
 
@@ -37,7 +38,7 @@ def first_multiple_past(t: float, every: float) -> float:
 
 def scheduled(out: dict, kind: str) -> bool:
     """Whether the ``[output]`` section ``out`` schedules ``kind`` (by time, by cycle or both)."""
-    return out[f"{kind}_dt"] >= 0 or out.get(f"{kind}_dn", -1) >= 1
+    return out.get(f"{kind}_dt", -1.0) >= 0 or out.get(f"{kind}_dn", -1) >= 1
 
 
 class Schedule:
@@ -45,7 +46,7 @@ class Schedule:
 
     def __init__(self, cfg):
         out = cfg["output"]
-        self.every = {"hdf5": out["hdf5_dt"], "png": out["png_dt"], "restart": out["restart_dt"]}
+        self.every = {kind: out.get(f"{kind}_dt", -1.0) for kind in KINDS}
         #: the cycle cadences, ``output.*_dn`` (-1: none)
         self.every_cycles = {kind: out.get(f"{kind}_dn", -1) for kind in KINDS}
         self.next = {k: (0.0 if k != "restart" else (dt if dt > 0 else math.inf)) for k, dt in self.every.items()}

@@ -97,14 +97,18 @@ SCHEMA: dict[str, dict[str, Key]] = {
                                      "'.' (not first)"),
         "format": Key("strs", ["hdf5"], "what the outputs of hdf5_dt and hdf5_dn are written as: \"hdf5\" (HDF5 + "
                                         "XDMF; needs h5py), \"vtk\" (VTK XML: a .vtm of one .vti per block; needs "
-                                        "nothing more) or both, [\"hdf5\", \"vtk\"]", choices=("hdf5", "vtk")),
+                                        "nothing more) or both, [\"hdf5\", \"vtk\"]; VTK on a schedule of its own: "
+                                        "vtk_dt, vtk_dn", choices=("hdf5", "vtk")),
         "hdf5_dt": Key("float", 0.0, "time between HDF5 + XDMF outputs (0: only first and last; -1: none)",
                        minimum=-1.0),
+        "vtk_dt": Key("float", -1.0, "time between VTK outputs of their own, BASENAME.vtk.NNNNN.vtm (0: only first and "
+                               "last; -1: none)", minimum=-1.0),
         "png_dt": Key("float", -1.0, "time between PNG snapshots (0: only first and last; -1: none)", minimum=-1.0),
         "png_variable": Key("str", "density", "what the PNG shows: " + " | ".join(PNG_VARIABLES)
                             + " | a passive scalar's name (scalar_N, or its hydro.scalar_names entry)"),
         "restart_dt": Key("float", -1.0, "time between restart files (0: only the last; -1: none)", minimum=-1.0),
         "hdf5_dn": Key("int", -1, "cycles between HDF5 + XDMF outputs, besides hdf5_dt (-1: none)", minimum=-1),
+        "vtk_dn": Key("int", -1, "cycles between VTK outputs of their own, besides vtk_dt (-1: none)", minimum=-1),
         "png_dn": Key("int", -1, "cycles between PNG snapshots, besides png_dt (-1: none)", minimum=-1),
         "restart_dn": Key("int", -1, "cycles between restart files, besides restart_dt (-1: none)", minimum=-1),
         "history": Key("bool", True, "write conserved totals every step to BASENAME.hst"),
