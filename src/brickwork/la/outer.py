@@ -149,18 +149,20 @@ def _space_state(space) -> tuple:
 
 def _record_fold_adjoint(kernel, dims, args, out, partials_adjoint) -> None:
     """Record the backward launch of a reduction kernel whose folded values get their gradient from the
-    adjoint of its partials array (``passes/adjoint.py`` ``reverse_fold``): ``partials_adjoint(g)``, with
-    ``g`` the gradient of ``out[0]`` at backward time, gives that array."""
+    adjoint of its partials array (``passes/adjoint.py`` ``reverse_fold``): ``partials_adjoint(g, device)``,
+    with ``g`` the gradient of ``out[0]`` at backward time, gives that array on ``device``: the partials' device,
+    where the forward launch ran (the backward pass may run outside the ``wp.ScopedDevice`` it ran in)."""
     tape = _tape.recording[-1]
     saved = [x for a in args for x in _tape.field_snapshot(a)]  # as for a recorded launch (tape.py)
+    device = args[-1].device
 
     def adjoints():
         adj = [_tape.adjoint_of(a) for a in args]
         g = out.grad.numpy()[0]
-        adj[-1] = partials_adjoint(g["value"] if out.dtype is not args[-1].dtype else g)
+        adj[-1] = partials_adjoint(g["value"] if out.dtype is not args[-1].dtype else g, device)
         return adj
 
-    tape.record_launch(kernel, dims, args, (), saved=saved, adjoints=adjoints)
+    tape.record_launch(kernel, dims, args, (), device=device, saved=saved, adjoints=adjoints)
 
 
 def _record_overwrite(out) -> None:
@@ -181,7 +183,7 @@ def _record_sum_adjoint(kernel, dims, args, out, nslices) -> None:
     """Record the backward launch of a Sum kernel: every slice's partial gets ``out``'s gradient (d sum
     / d partial = 1)."""
     dtype = args[-1].dtype
-    _record_fold_adjoint(kernel, dims, args, out, lambda g: full(nslices, g, dtype=dtype))
+    _record_fold_adjoint(kernel, dims, args, out, lambda g, device: full(nslices, g, dtype=dtype, device=device))
 
 
 def _record_prod_adjoint(space: IndexSpace, body, kernel, dims, args, out, nslices) -> None:
@@ -197,7 +199,8 @@ def _record_prod_adjoint(space: IndexSpace, body, kernel, dims, args, out, nslic
         return
     p = outer_reduce(space.with_reducer(NonzeroProd(dtype)), body)
     if zeros == 0:
-        _record_fold_adjoint(kernel, dims, args, out, lambda g: full(nslices, g * p, dtype=dtype))
+        _record_fold_adjoint(kernel, dims, args, out,
+                             lambda g, device: full(nslices, g * p, dtype=dtype, device=device))
         return
     _, cell = outer_reduce(space.with_reducer(FirstZero(dtype)), body)
     _record_cell_adjoint(space, body, out, cell, p)
@@ -241,10 +244,10 @@ def _record_cell_adjoint(space: IndexSpace, body, out, cell, factor) -> None:
             return
         b = gids.index(b)
 
-    def partials_adjoint(g):
-        adj = full(nslices, 0, dtype=dtype)
+    def partials_adjoint(g, device):
+        adj = full(nslices, 0, dtype=dtype, device="cpu")  # set on the host (a CUDA array's numpy() is a copy)
         adj.numpy()[b] = g * factor
-        return adj
+        return adj.to(device)
 
     _record_fold_adjoint(kernel, dims, args, out, partials_adjoint)
 
