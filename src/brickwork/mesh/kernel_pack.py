@@ -33,17 +33,21 @@ from . import storage as _storage
 _TYPES: dict = {}
 
 
-def kernel_pack_type(dtype, names: tuple, sizes: tuple, layouts: tuple | None = None):
+def kernel_pack_type(dtype, names: tuple, sizes: tuple, layouts: tuple | None = None, elements: tuple | None = None):
     """The struct type of packs of ``dtype`` values over the variables ``names`` with ``sizes``
     components each (cached). ``layouts`` gives each variable's storage extents, ``"cells"`` or
     ``"nodes"`` (default: all cells): loop-abstraction views that address storage by the index
-    space's flat memory offsets need them to match the space's memory box (la/kernel_rules.py)."""
+    space's flat memory offsets need them to match the space's memory box (la/kernel_rules.py).
+    ``elements`` gives each variable's topological elements as ints (``(0,)`` for a cell field, ``(3, 4, 5)``
+    for a face field; None where its fields differ; default: all cells): an access names one it stores."""
     layouts = tuple(layouts) if layouts is not None else ("cells",) * len(names)
-    key = (dtype, names, sizes, layouts)
+    elements = tuple(elements) if elements is not None else ((0,),) * len(names)
+    key = (dtype, names, sizes, layouts, elements)
     found = _TYPES.get(key)
     if found is None:
-        # an all-cells pack keeps the digest (and so the generated names) it had before layouts existed
+        # an all-cells pack keeps the digest (and so the generated names) it had before layouts and elements existed
         spelled = (dtype.__name__, names, sizes) + ((layouts,) if set(layouts) != {"cells"} else ())
+        spelled += (elements,) if set(elements) != {(0,)} else ()
         digest = hashlib.sha1(repr(spelled).encode()).hexdigest()[:10]
         cls = type(f"PackView_{digest}", (), {
             "__annotations__": {"ptrs": array4d(dtype=int64), "fluxes": array4d(dtype=int64),
@@ -51,7 +55,8 @@ def kernel_pack_type(dtype, names: tuple, sizes: tuple, layouts: tuple | None = 
                                 "ptr_shapes": array4d(dtype=int64), "flux_shapes": array4d(dtype=int64)},
             "__module__": __name__, "__qualname__": f"PackView_{digest}"})
         found = struct(cls)
-        found._bw_pack = {"vars": list(names), "sizes": list(sizes), "dtype": dtype, "layouts": list(layouts)}
+        found._bw_pack = {"vars": list(names), "sizes": list(sizes), "dtype": dtype, "layouts": list(layouts),
+                          "elements": list(elements)}
         found._bw_contiguous_arrays = True  # kernel_value's tables are contiguous (ir/inner_stride.py)
         _TYPES[key] = found
     return found
@@ -61,6 +66,12 @@ def _layout(specs) -> str:
     """The storage extents of a pack variable's fields: "cells", "nodes", or "mixed" (a tag matching both)."""
     kinds = {"cells" if _fields.cell_like(spec) else "nodes" for spec in specs}
     return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
+def _elements(specs) -> tuple | None:
+    """The topological elements (as ints) of a pack variable's fields, None when they differ."""
+    kinds = {tuple(int(te) for te in spec.elements) for spec in specs}
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 # columns of _storage_facts' rows
@@ -142,12 +153,13 @@ def kernel_value(pack, adjoint: bool = False):
     names = tuple(v.name for v in pack.descriptor.vars)
     sizes = tuple(int(specs[0].ncomp) for specs in pack.descriptor._specs)
     layouts = tuple(_layout(specs) for specs in pack.descriptor._specs)
+    elements = tuple(_elements(specs) for specs in pack.descriptor._specs)
     device = pack.md.mesh.device
 
     def table(values: np.ndarray, dtype):  # on the CPU the table shares the numpy memory
         return array(np.ascontiguousarray(values), dtype=dtype, device=device, copy=device.is_cuda)
 
-    value = kernel_pack_type(dtype, names, sizes, layouts)()
+    value = kernel_pack_type(dtype, names, sizes, layouts, elements)()
     value.ptrs = table(ptrs, int64)
     value.fluxes = table(fluxes, int64)
     value.bounds = table(pack.bounds, int32)

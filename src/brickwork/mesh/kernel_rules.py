@@ -71,6 +71,18 @@ def pack_var(typer, pack, spec, node) -> ir.PackVar:
     return ir.PackVar(None, value)
 
 
+def check_element(typer, pack, te: TopologicalElement, position: int | None, node) -> None:
+    """Refuse an access at element ``te`` of the variable at descriptor ``position`` (None: a runtime flat index,
+    unchecked) when its fields do not store it: the pack's tables hold no address there (a cell field's F2 row is
+    null: the process crashed), or the address of another element (TE.CC of a face field was its F1)."""
+    stored = pack.type._bw_pack["elements"][position] if position is not None else None
+    if stored is not None and int(te) not in stored:
+        name = pack.type._bw_pack["vars"][position]
+        held = ", ".join(f"TE.{TopologicalElement(e).name}" for e in stored)
+        raise typer.error(KernelTypeError, f"variable '{name}' is stored at {held}, not at TE.{te.name} (a pack "
+                          f"access names an element its fields store)", node)
+
+
 def element_of(value) -> int | None:
     """The element slot of a topological element key (``TE.F2`` -> 1), None for anything else."""
     return int(value) % 3 if isinstance(value, TopologicalElement) else None
@@ -92,10 +104,17 @@ def _element(typer, pack, index_nodes, node) -> ir.IRExpr:
     b = typer.value(index_nodes[0])
     element = 0
     rest = index_nodes[1:]
+    te = None
     if len(index_nodes) == 6:
-        element = int(typer.static_value(rest[0])) % 3
+        te = typer.static_value(rest[0])
+        if not isinstance(te, TopologicalElement):  # an int was taken modulo 3
+            raise typer.error(KernelTypeError, f"the element of pack[b, element, var, k, j, i] is a TE (TE.CC, TE.F1, "
+                              f"...), got {te!r}", node)
+        element = int(te) % 3
         rest = rest[1:]
     var = pack_var(typer, pack, typer.expr(rest[0]), node)
+    if te is not None:
+        check_element(typer, pack, te, var.position, node)
     return ir.IRPackElem(pack, b, var, element, None, _cell_indices(typer, rest[1:], node), None,
                          pack.type._bw_pack["dtype"], typer.where(node))
 
