@@ -161,11 +161,17 @@ def element(tile: ir.IRExpr, idx: list, where: str = "") -> ir.IRArrayElem:
 
 
 def loop_nest(typer, shape: tuple, body_of) -> list:
-    """Loops over every index of ``shape`` (row-major); ``body_of(indices)`` gives the innermost body."""
+    """Loops over every index of ``shape`` (row-major); ``body_of(indices)`` gives the innermost body. An
+    extent of 1 is no loop: its index is 0 (a backward kernel saves what a loop's iterations need, and the
+    one iteration of a ``(1, n)`` tile's row loop would save every tile it writes)."""
     idx = [typer.new_temp(int32) for _ in shape]
     body = body_of(idx)
     for d in reversed(range(len(shape))):
-        body = [ir.IRFor(idx[d], ir.IRConst(0, int32), ir.IRConst(shape[d], int32), ir.IRConst(1, int32), body)]
+        zero, extent = ir.IRConst(0, int32), ir.IRConst(shape[d], int32)
+        if shape[d] == 1:
+            body = [ir.IRAssign(idx[d], zero), *body]
+        else:
+            body = [ir.IRFor(idx[d], zero, extent, ir.IRConst(1, int32), body)]
     return body
 
 

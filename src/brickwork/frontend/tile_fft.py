@@ -89,7 +89,7 @@ def _butterflies(typer, t, w, n: int):
         while h < n:
             # temporaries of this pass only: the backward kernel saves none of them per butterfly
             k, dest = typer.new_temp(int32), typer.new_temp(int32)
-            v0, v1 = typer.new_temp(dt), typer.new_temp(dt)
+            v0, v1, x1, wk = (typer.new_temp(dt) for _ in range(4))
             out = buffers[len(passes)]
             step = _i(n // (2 * h))
             steps = [
@@ -98,8 +98,11 @@ def _butterflies(typer, t, w, n: int):
                                                                                  no_wrap=True), _i(2 * h)],
                                                               int32, no_wrap=True), k], int32, no_wrap=True)),
                 ir.IRAssign(v0, source(j)),
-                ir.IRAssign(v1, _cmul(source(ir.IRCall("add", [j, _i(n // 2)], int32, no_wrap=True)),
-                                     element(w, [ir.IRCall("mul", [k, step], int32, no_wrap=True)]))),
+                # the product's operands read once each: the reverse sweep adds into each element's adjoint
+                # once, not once per component the product reads
+                ir.IRAssign(x1, source(ir.IRCall("add", [j, _i(n // 2)], int32, no_wrap=True))),
+                ir.IRAssign(wk, element(w, [ir.IRCall("mul", [k, step], int32, no_wrap=True)])),
+                ir.IRAssign(v1, _cmul(x1, wk)),
                 ir.IRAssign(element(out, [dest]), ir.IRCall("add", [v0, v1], dt)),
                 ir.IRAssign(element(out, [ir.IRCall("add", [dest, _i(h)], int32, no_wrap=True)]),
                             ir.IRCall("sub", [v0, v1], dt)),

@@ -37,13 +37,14 @@ from ..types.kernel_params import KEEP_BITS, KEEP_PARAM, has_adjoint_param, has_
 from ..types.opaque import TupleType
 from ..types.scalars import bool_, int32, int64, uint64
 from ..types.structs import has_array_fields, is_struct_type
+from .adjoint_activity import inactive_locals, reverses_nothing
 from .adjoint_fixed_arrays import FixedStorage
 from .adjoint_loop_abstraction import LoopAbstractionAdjoints
 from .adjoint_normal_form import IRCustomAdjoint, LoopInfo, _not_differentiable, _path, normal_form
 from .adjoint_replay import ForwardReplay, writes_locals
 from .adjoint_rows import RowOffsets, row_offsets
 from .adjoint_teams import TeamAdjoints, assigned_outside_visits
-from .adjoint_tiles import TileAdjoints, tile_with_adjoint
+from .adjoint_tiles import TileAdjoints, tile_with_adjoint, unread_tile_stores
 from .adjoint_values import E, bind_shared, carries_adjoint, flat_component, part_of, rebase, summable_parts, zero
 from .adjoint_wrap import periodic_interior
 from .build import Locals, i32, op
@@ -156,6 +157,9 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoint
         # fixed-size local arrays and tiles: replayed; no adjoint through the arrays' elements, only the tiles'
         self.fixed = FixedStorage()
         self.tile_copies: dict = {}  # id(loop) -> (tile, copy) of the tiles it copies at its start
+        self.inactive = inactive_locals(fn)  # locals no parameter reaches: no adjoint (adjoint_activity)
+        self.quiet_loops: dict = {}  # id(loop) -> its reverse sweep is empty: replayed, not recorded
+        self.unread_tiles: frozenset = frozenset()  # tiles whose stores the replay being built leaves out
         for name, t in fn.params:
             if has_adjoint_param(t) or has_adjoint_value(t):
                 p = ir.IRLocal(adjoint_param_name(name), t)
@@ -192,6 +196,15 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoint
                        scatter_radius=radius, simd_innermost=radius is not None and self.rows.simd)
 
     # -- adjoint storage -------------------------------------------------------------------------
+    def has_adjoint(self, atom) -> bool:
+        """Whether the reverse sweep keeps an adjoint for operand ``atom`` (a differentiable type and not an
+        inactive local)."""
+        return carries_adjoint(atom.type) and getattr(atom, "name", None) not in self.inactive
+
+    def tile_with_adjoint(self, arr) -> bool:
+        """``adjoint_tiles.tile_with_adjoint`` for an active tile."""
+        return tile_with_adjoint(arr) and arr.name not in self.inactive
+
     def adj_of(self, local: ir.IRLocal) -> ir.IRLocal:
         a = self.adj.get(local.name)
         if a is None:
@@ -207,7 +220,8 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoint
 
     def accumulate(self, atom, value, out):
         """adj(atom) += value (nothing for constants and values without an adjoint)."""
-        if value is None or not isinstance(atom, ir.IRLocal) or not carries_adjoint(atom.type):
+        if value is None or not isinstance(atom, ir.IRLocal) or not carries_adjoint(atom.type) \
+                or atom.name in self.inactive:
             return
         if self.in_visit and atom.name in self.slice_locals:
             self.sum_over_threads(atom, value, out)
@@ -355,7 +369,16 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoint
         if isinstance(s.result, ir.IRLocal) and carries_adjoint(s.result.type):
             out.append(ir.IRAssign(self.adj_of(s.result), zero(s.result.type)))
 
+    def quiet_loop(self, s) -> bool:
+        """Whether loop ``s`` assigns nothing the reverse sweep reverses (``adjoint_activity``)."""
+        found = self.quiet_loops.get(id(s))
+        if found is None:
+            found = self.quiet_loops[id(s)] = reverses_nothing(s.body, self.inactive)
+        return found
+
     def reverse_loop(self, s) -> list:
+        if self.quiet_loop(s):
+            return []
         info: LoopInfo = self.loops[id(s)]
         n = self.locals.new("_ad_n", int32)
         it = self.locals.new("_ad_it", int32)
@@ -366,8 +389,9 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoint
         body += [ir.IRAssign(a, ir.IRPop(a.type)) for a in reversed(self.fixed.loop_state(self.fn, s))]
         body += [ir.IRAssign(h, ir.IRPop(h.type)) for h in reversed(info.headers)]
         saved, self.replay_prints = self.replay_prints, False  # the replay at the top printed the iteration
+        unread, self.unread_tiles = self.unread_tiles, unread_tile_stores(s, self.fn.locals)
         body += self.forward(s.body, record=True, skip=tuple(info.updates) + (info.break_test,))
-        self.replay_prints = saved
+        self.replay_prints, self.unread_tiles = saved, unread
         body += self.reverse(s.body)
         loop = ir.IRFor(it, ir.IRCall("sub", [n, i32(1)], int32, no_wrap=True), i32(-1), i32(-1), body, step_sign=-1)
         restore = [ir.IRAssign(tile, copy) for tile, copy in self.tile_start_copies(s)]
@@ -377,11 +401,13 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoint
         target, value = s.target, s.value
         if self.fixed.stores(s):  # no adjoint flows through a fixed-size local array's elements (as Warp)...
             path, root = _path(target)
-            if isinstance(root, ir.IRArrayElem) and tile_with_adjoint(root.array):  # ...but through a tile's
+            if isinstance(root, ir.IRArrayElem) and self.tile_with_adjoint(root.array):  # ...but through a tile's
                 self.reverse_tile_store(root, path, value, out)
             return
         if not isinstance(target, ir.IRLocal):
             path, root = _path(target)
+            if isinstance(root, ir.IRLocal) and root.name in self.inactive:
+                return
             if isinstance(root, ir.IRLAScratchElem):  # a scratch store: the slot's adjoint moves to the value
                 self.hand_over(rebase(path, self.adj_scratch_elem(root)), value, out)
             elif isinstance(root, ir.IRLAViewElem):
@@ -410,6 +436,8 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoint
             return
         if isinstance(value, ir.IRCall) and value.op.startswith("atomic_"):
             self.reverse_atomic(value, out)
+            return
+        if target.name in self.inactive:
             return
         if tile_with_adjoint(target):
             self.reverse_tile_assign(target, value, out)
@@ -477,7 +505,7 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoint
                     self.accumulate(a, flat_component(g, k), out)
         elif isinstance(value, ir.IRArrayElem) and self.is_team_scratch(value.array):
             self.add_to_team_scratch(value, g, out)
-        elif isinstance(value, ir.IRArrayElem) and tile_with_adjoint(value.array):
+        elif isinstance(value, ir.IRArrayElem) and self.tile_with_adjoint(value.array):
             self.add_to_tile(value, g, out)
         elif isinstance(value, ir.IRArrayElem) and self.fixed.holds(value.array):
             pass  # an element of a fixed-size local array is a constant to the adjoint (as in Warp)
@@ -506,7 +534,7 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoint
                 self._add_into(place, g, out)
         elif isinstance(value, (ir.IRComponent, ir.IRField, ir.IRTupleGet)):
             base = value.base
-            if not isinstance(base, ir.IRLocal) or not carries_adjoint(base.type):
+            if not isinstance(base, ir.IRLocal) or not carries_adjoint(base.type) or base.name in self.inactive:
                 pass
             elif self.in_visit and base.name in self.slice_locals:
                 self.sum_component_over_threads(value, g, out)
@@ -519,7 +547,7 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoint
             return
         rule = ADJOINTS.get(call.op)
         into_arrays = rule is not None and call.op in ARRAY_ADJOINT_OPS
-        if not any(carries_adjoint(a.type) for a in call.args) and not into_arrays:
+        if not any(self.has_adjoint(a) for a in call.args) and not into_arrays:
             return
         if rule is None:
             raise _not_differentiable(self.label, f"the builtin '{call.op}' has no adjoint rule yet")
@@ -530,15 +558,15 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoint
                 if isinstance(getattr(arg, "type", None), ArrayType) and hasattr(arg, "name"):
                     adj_arr = self.adj_array(arg)
                     out.extend(self.if_grad(adj_arr, [ir.IRExprStmt(c.build(E, adj_arr))]))
-        if into_arrays and not any(carries_adjoint(a.type) for a in call.args):
+        if into_arrays and not any(self.has_adjoint(a) for a in call.args):
             return
         # a rule answering None for every argument that carries a gradient has no rule for these types:
         # refusing beats dropping the gradient silently
         if len(contributions) != len(call.args) or (not into_arrays and all(
-                c is None for a, c in zip(call.args, contributions) if carries_adjoint(a.type))):
+                c is None for a, c in zip(call.args, contributions) if self.has_adjoint(a))):
             raise _not_differentiable(self.label, f"the builtin '{call.op}' has no adjoint rule for "
                                       f"({', '.join(type_name(a.type) for a in call.args)})")
-        wanted = [c if isinstance(a, ir.IRLocal) and carries_adjoint(a.type) else None
+        wanted = [c if isinstance(a, ir.IRLocal) and self.has_adjoint(a) else None
                   for a, c in zip(call.args, contributions)]
         contributions = bind_shared(wanted, lambda t: self.locals.new("_ad_s", t), out)
         for arg, contribution in zip(call.args, contributions):

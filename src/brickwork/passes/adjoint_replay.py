@@ -81,7 +81,8 @@ class ForwardReplay:
             self.forward_team(s, out)
             return
         if self.fixed.stores(s):  # a fixed-size local array's values are gone: the replay stores them again
-            out.append(s)
+            if _stored_local(s) not in self.unread_tiles:  # (unless no replay reads them: unread_tile_stores)
+                out.append(s)
             return
         if isinstance(target, ir.IRLocal) and isinstance(target.type, ArrayType):
             self.fixed.follow(target, value)
@@ -178,7 +179,7 @@ class ForwardReplay:
 
     def forward_loop(self, s, record: bool) -> list:
         info: LoopInfo = self.loops[id(s)]
-        if not record:
+        if not record or self.quiet_loop(s):  # (a loop the reverse sweep leaves out needs no record)
             return [self.clone_loop(s, self.forward(s.body, record=False))]
         count = self.locals.new("_ad_n", int32)
         body = [ir.IRAssign(count, ir.IRCall("add", [count, i32(1)], int32, no_wrap=True))]
@@ -193,6 +194,15 @@ class ForwardReplay:
         if isinstance(s, ir.IRFor):
             return ir.IRFor(s.var, s.start, s.stop, s.step, body, s.step_sign)
         return ir.IRWhile(s.cond, body)
+
+
+def _stored_local(s) -> str | None:
+    """The name of the local array a store statement writes an element of (None for an atomic)."""
+    if isinstance(s, ir.IRAssign) and not isinstance(s.target, ir.IRLocal):
+        root = _path(s.target)[1]
+        if isinstance(root, ir.IRArrayElem) and isinstance(root.array, ir.IRLocal):
+            return root.array.name
+    return None
 
 
 def _stores_scratch(s) -> bool:

@@ -130,6 +130,18 @@ def _index_key(e):
     return ("node", id(e))  # not an atom: never the same index as another
 
 
+def unread_tile_stores(loop, locals_: dict) -> frozenset:
+    """The tiles (and views of them: local names) that ``loop``'s body writes elements of and never reads.
+    The replay of one of its iterations in the reverse sweep leaves their stores out: a tile's values are
+    read only by replays (the reverse sweep of a read or a store needs only the tile's adjoint), the loop's
+    replays do not read these, and a replay that runs later and does read one (an earlier loop's, an
+    enclosing loop's next iteration) restores it first from what it saved or copied (``tile_loop_saves``:
+    the tile is written after that loop, or in it)."""
+    views = _tile_views(loop.body, locals_)
+    read = _reads(loop.body, views)
+    return frozenset(n for n, t in views.items() if t not in read)
+
+
 def tiles_read_by(loop, locals_: dict) -> list:
     """The fallback of ``tile_loop_saves`` for a loop it did not see: every tile the loop reads and does not
     assign as a whole."""
