@@ -19,7 +19,7 @@ from ..errors import KernelSyntaxError, KernelTypeError
 from ..frontend.expressions import LocalFunction, Static
 from ..frontend.intrinsics import INTRINSICS
 from ..frontend.typer import LOOP_INDEX
-from ..mesh.kernel_rules import check_element, element_of, pack_var
+from ..mesh.kernel_rules import check_element, check_flux, element_of, pack_var
 from ..types.arrays import ArrayType, type_name
 from ..types.composite import vector
 from ..types.kernel_params import is_pack_type
@@ -440,6 +440,8 @@ def _view_element(typer, v: ViewRef, index_nodes, node):
     var = pack_var(typer, v.pack, var_spec, node)
     if element_of(first) is not None and v.kind not in ("flux_pack", "flux"):
         check_element(typer, v.pack, first, var.position, node)
+    if v.kind in ("flux_pack", "flux"):
+        check_flux(typer, v.pack, v.direction, var.position, node)
     if config(typer).inner != "logical_coords":
         _check_flat_layout(typer, v, var.position, node)
     offset = var.offset

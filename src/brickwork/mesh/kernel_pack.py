@@ -33,21 +33,26 @@ from . import storage as _storage
 _TYPES: dict = {}
 
 
-def kernel_pack_type(dtype, names: tuple, sizes: tuple, layouts: tuple | None = None, elements: tuple | None = None):
+def kernel_pack_type(dtype, names: tuple, sizes: tuple, layouts: tuple | None = None, elements: tuple | None = None,
+                     fluxes: tuple | None = None):
     """The struct type of packs of ``dtype`` values over the variables ``names`` with ``sizes``
     components each (cached). ``layouts`` gives each variable's storage extents, ``"cells"`` or
     ``"nodes"`` (default: all cells): loop-abstraction views that address storage by the index
     space's flat memory offsets need them to match the space's memory box (la/kernel_rules.py).
     ``elements`` gives each variable's topological elements as ints (``(0,)`` for a cell field, ``(3, 4, 5)``
-    for a face field; None where its fields differ; default: all cells): an access names one it stores."""
+    for a face field; None where its fields differ; default: all cells): an access names one it stores.
+    ``fluxes`` gives each variable's flux directions (``(1, 2)`` on a 2-D mesh, ``()`` without ``WithFluxes``, None
+    unknown; default: not known): a flux access names one of them."""
     layouts = tuple(layouts) if layouts is not None else ("cells",) * len(names)
     elements = tuple(elements) if elements is not None else ((0,),) * len(names)
-    key = (dtype, names, sizes, layouts, elements)
+    fluxes = tuple(fluxes) if fluxes is not None else None
+    key = (dtype, names, sizes, layouts, elements, fluxes)
     found = _TYPES.get(key)
     if found is None:
         # an all-cells pack keeps the digest (and so the generated names) it had before layouts and elements existed
         spelled = (dtype.__name__, names, sizes) + ((layouts,) if set(layouts) != {"cells"} else ())
         spelled += (elements,) if set(elements) != {(0,)} else ()
+        spelled += (fluxes,) if fluxes is not None else ()
         digest = hashlib.sha1(repr(spelled).encode()).hexdigest()[:10]
         cls = type(f"PackView_{digest}", (), {
             "__annotations__": {"ptrs": array4d(dtype=int64), "fluxes": array4d(dtype=int64),
@@ -56,7 +61,7 @@ def kernel_pack_type(dtype, names: tuple, sizes: tuple, layouts: tuple | None = 
             "__module__": __name__, "__qualname__": f"PackView_{digest}"})
         found = struct(cls)
         found._bw_pack = {"vars": list(names), "sizes": list(sizes), "dtype": dtype, "layouts": list(layouts),
-                          "elements": list(elements)}
+                          "elements": list(elements), "fluxes": None if fluxes is None else list(fluxes)}
         found._bw_contiguous_arrays = True  # kernel_value's tables are contiguous (ir/inner_stride.py)
         _TYPES[key] = found
     return found
@@ -72,6 +77,22 @@ def _elements(specs) -> tuple | None:
     """The topological elements (as ints) of a pack variable's fields, None when they differ."""
     kinds = {tuple(int(te) for te in spec.elements) for spec in specs}
     return kinds.pop() if len(kinds) == 1 else None
+
+
+def _flux_directions(pack, position: int) -> tuple | None:
+    """The directions (1 to 3) in which descriptor variable ``position`` has flux rows on every block of ``pack``
+    (``()`` for a pack without fluxes or a variable without ``WithFluxes``), None when its blocks differ."""
+    table = pack.flux_table  # (block, flat index, ...): a used row holds a storage id >= 0
+    lower, upper = pack.bounds[:, position, 0:1], pack.bounds[:, position, 1:2]
+    present = (upper >= lower)[:, 0]  # blocks without the variable (a sparse one) say nothing
+    if not present.any():
+        return None
+    flat = np.arange(table.shape[1])
+    mine = (flat >= lower) & (flat <= upper)
+    used = table[..., 0] >= 0
+    if ((used | ~mine).all(axis=1) & present)[present].all():  # every row of the variable has fluxes
+        return tuple(range(1, pack.md.mesh.ndim + 1))
+    return () if not (used & mine).any() else None
 
 
 # columns of _storage_facts' rows
@@ -154,12 +175,13 @@ def kernel_value(pack, adjoint: bool = False):
     sizes = tuple(int(specs[0].ncomp) for specs in pack.descriptor._specs)
     layouts = tuple(_layout(specs) for specs in pack.descriptor._specs)
     elements = tuple(_elements(specs) for specs in pack.descriptor._specs)
+    directions = tuple(_flux_directions(pack, p) for p in range(len(names)))
     device = pack.md.mesh.device
 
     def table(values: np.ndarray, dtype):  # on the CPU the table shares the numpy memory
         return array(np.ascontiguousarray(values), dtype=dtype, device=device, copy=device.is_cuda)
 
-    value = kernel_pack_type(dtype, names, sizes, layouts, elements)()
+    value = kernel_pack_type(dtype, names, sizes, layouts, elements, directions)()
     value.ptrs = table(ptrs, int64)
     value.fluxes = table(fluxes, int64)
     value.bounds = table(pack.bounds, int32)

@@ -83,6 +83,25 @@ def check_element(typer, pack, te: TopologicalElement, position: int | None, nod
                           f"access names an element its fields store)", node)
 
 
+def check_flux(typer, pack, direction, position: int | None, node) -> None:
+    """Refuse a flux access in a constant ``direction`` that the variable at descriptor ``position`` (None: a
+    runtime flat index) has no fluxes in: the pack's flux tables hold a null row there (the process crashed).
+    A direction computed at run time is unchecked."""
+    if not isinstance(direction, ir.IRConst):
+        return
+    d = int(direction.value)
+    if not 1 <= d <= 3:
+        raise typer.error(KernelTypeError, f"a flux direction is 1, 2 or 3 (wp.X1DIR, X2DIR, X3DIR), got {d}", node)
+    fluxes = pack.type._bw_pack.get("fluxes")
+    stored = fluxes[position] if fluxes is not None and position is not None else None
+    if stored is not None and d not in stored:
+        name = pack.type._bw_pack["vars"][position]
+        has = (f"fluxes in directions {', '.join(map(str, stored))} only (a {len(stored)}-D mesh)" if stored else
+               "no fluxes (its fields lack Metadata WithFluxes, or the pack was built without with_fluxes=True)")
+        raise typer.error(KernelTypeError, f"variable '{name}' has {has}: a flux in direction {d} has no "
+                          f"storage", node)
+
+
 def element_of(value) -> int | None:
     """The element slot of a topological element key (``TE.F2`` -> 1), None for anything else."""
     return int(value) % 3 if isinstance(value, TopologicalElement) else None
@@ -126,6 +145,7 @@ def _flux(typer, pack, arg_nodes, node) -> ir.IRExpr:
     b = typer.value(arg_nodes[0])
     direction = typer.value(arg_nodes[1])
     var = pack_var(typer, pack, typer.expr(arg_nodes[2]), node)
+    check_flux(typer, pack, direction, var.position, node)
     return ir.IRPackElem(pack, b, var, 0, direction, _cell_indices(typer, arg_nodes[3:], node), None,
                          pack.type._bw_pack["dtype"], typer.where(node))
 
