@@ -325,7 +325,8 @@ class HydroKernels:
                     u0[energy0(), idx] = r4
                 w[0, idx], w[1, idx], w[2, idx], w[3, idx], w[4, idx] = primitive_state(r0, r1, r2, r3, r4, gm1)
                 if NS > 0:
-                    for n in range(NS):
+                    for sn in range(NS):
+                        n = wp.static(sn)  # unrolled, as the reconstruction (below) and every scalar loop
                         rs = u[scalars(n), idx]
                         if FIRST:
                             u0[scalars0(n), idx] = rs
@@ -341,12 +342,15 @@ class HydroKernels:
                     lo1[c, idx], up1[c, idx] = recon(w[c, idx - E1], w[c, idx - D1], w[c, idx], w[c, idx + D1],
                                                      w[c, idx + E1])
                 if NS > 0:
-                    # a loop of their own, so that up to max_unroll (16) scalars are unrolled (the CPU target
-                    # unrolls constant loops; a rolled one nested in the cells' loop became g++'s vector loop in
-                    # their place: the fused 2-D stage ran 1.6-1.8x slower with one scalar)
+                    # the scalars' copies unrolled here (wp.static), for any count: a rolled loop over them nested
+                    # in the cells' loop becomes g++'s vector loop in the cells' place (the fused 2-D stage ran
+                    # 1.6-1.8x slower with one scalar). The CPU target unrolls plain constant loops only up to
+                    # max_unroll (16) iterations: plain loops gave the same bits and speed up to 16 scalars, but
+                    # 2.5x the time per cell with 17 (2-D PLM, 128^2, one thread)
                     for c in range(5, NV):
-                        lo1[c, idx], up1[c, idx] = recon(w[c, idx - E1], w[c, idx - D1], w[c, idx], w[c, idx + D1],
-                                                         w[c, idx + E1])
+                        sc = wp.static(c)
+                        lo1[sc, idx], up1[sc, idx] = recon(w[sc, idx - E1], w[sc, idx - D1], w[sc, idx],
+                                                           w[sc, idx + D1], w[sc, idx + E1])
             rng.team_barrier()
             hf1 = rng.add_halo(la.halo.plus_i)
             f1 = la.get_per_point_scratch(T, hf1, dims=(NV,))
@@ -356,7 +360,8 @@ class HydroKernels:
                     up1[0, m], up1[1, m], up1[2, m], up1[3, m], up1[4, m],
                     lo1[0, idx], lo1[1, idx], lo1[2, idx], lo1[3, idx], lo1[4, idx], gamma)
                 if NS > 0:  # upwinded by the mass flux, as in _make_fluxes
-                    for c in range(5, NV):
+                    for sc in range(5, NV):
+                        c = wp.static(sc)  # unrolled, as the reconstruction's
                         f1[c, idx] = f1[0, idx] * wp.where(f1[0, idx] >= T(0.0), up1[c, m], lo1[c, idx])
             if NDIM >= 2:
                 h2 = rng.add_halo(la.halo.pm_j)
@@ -366,10 +371,11 @@ class HydroKernels:
                     for c in range(5):
                         lo2[c, idx], up2[c, idx] = recon(w[c, idx - E2], w[c, idx - D2], w[c, idx], w[c, idx + D2],
                                                          w[c, idx + E2])
-                    if NS > 0:  # as in direction 1
+                    if NS > 0:  # unrolled, as in direction 1
                         for c in range(5, NV):
-                            lo2[c, idx], up2[c, idx] = recon(w[c, idx - E2], w[c, idx - D2], w[c, idx],
-                                                             w[c, idx + D2], w[c, idx + E2])
+                            sc = wp.static(c)
+                            lo2[sc, idx], up2[sc, idx] = recon(w[sc, idx - E2], w[sc, idx - D2], w[sc, idx],
+                                                               w[sc, idx + D2], w[sc, idx + E2])
                 rng.team_barrier()
                 hf2 = rng.add_halo(la.halo.plus_j)
                 f2 = la.get_per_point_scratch(T, hf2, dims=(NV,))
@@ -379,7 +385,8 @@ class HydroKernels:
                         up2[0, m], up2[2, m], up2[3, m], up2[1, m], up2[4, m],
                         lo2[0, idx], lo2[2, idx], lo2[3, idx], lo2[1, idx], lo2[4, idx], gamma)
                     if NS > 0:
-                        for c in range(5, NV):
+                        for sc in range(5, NV):
+                            c = wp.static(sc)  # unrolled, as the reconstruction's
                             f2[c, idx] = f2[0, idx] * wp.where(f2[0, idx] >= T(0.0), up2[c, m], lo2[c, idx])
             if NDIM >= 3:
                 h3 = rng.add_halo(la.halo.pm_k)
@@ -389,10 +396,11 @@ class HydroKernels:
                     for c in range(5):
                         lo3[c, idx], up3[c, idx] = recon(w[c, idx - E3], w[c, idx - D3], w[c, idx], w[c, idx + D3],
                                                          w[c, idx + E3])
-                    if NS > 0:  # as in direction 1
+                    if NS > 0:  # unrolled, as in direction 1
                         for c in range(5, NV):
-                            lo3[c, idx], up3[c, idx] = recon(w[c, idx - E3], w[c, idx - D3], w[c, idx],
-                                                             w[c, idx + D3], w[c, idx + E3])
+                            sc = wp.static(c)
+                            lo3[sc, idx], up3[sc, idx] = recon(w[sc, idx - E3], w[sc, idx - D3], w[sc, idx],
+                                                               w[sc, idx + D3], w[sc, idx + E3])
                 rng.team_barrier()
                 hf3 = rng.add_halo(la.halo.plus_k)
                 f3 = la.get_per_point_scratch(T, hf3, dims=(NV,))
@@ -402,7 +410,8 @@ class HydroKernels:
                         up3[0, m], up3[3, m], up3[1, m], up3[2, m], up3[4, m],
                         lo3[0, idx], lo3[3, idx], lo3[1, idx], lo3[2, idx], lo3[4, idx], gamma)
                     if NS > 0:
-                        for c in range(5, NV):
+                        for sc in range(5, NV):
+                            c = wp.static(sc)  # unrolled, as the reconstruction's
                             f3[c, idx] = f3[0, idx] * wp.where(f3[0, idx] >= T(0.0), up3[c, m], lo3[c, idx])
             rng.team_barrier()
             for idx in la.inner(rng):
@@ -441,7 +450,8 @@ class HydroKernels:
                     u[momentum(2), idx] = a * u0[momentum0(2), idx] + wgt * (m2 - d3)
                     u[energy(), idx] = a * u0[energy0(), idx] + wgt * (e - d4)
                 if NS > 0:
-                    for n in range(NS):
+                    for sn in range(NS):
+                        n = wp.static(sn)  # unrolled, as the reconstruction's
                         s = u[scalars(n), idx]
                         ds = c1 * (f1[5 + n, idx + D1] - f1[5 + n, idx])
                         if NDIM >= 2:
@@ -503,7 +513,7 @@ class HydroKernels:
             u = la.make_pack_view(rng, cons)
 
             def cell_rate(idx):
-                # 1/r kept from the primitives, not divided again: NVRTC does not merge the two divisions
+                # 1/r taken from the primitives, not divided again (g++ and NVRTC 12.9 merged the two anyway)
                 r, vx, vy, vz, p, inv = primitive_state_and_inverse(u[density(), idx], u[momentum(0), idx],
                                                                     u[momentum(1), idx], u[momentum(2), idx],
                                                                     u[energy(), idx], gm1)
