@@ -94,7 +94,7 @@ def test_an_array_from_a_list_of_struct_values():
     a = wp.array(items, dtype=Counter)
     assert a.shape == (3,)
     assert [(x["value"], x["n"]) for x in a.numpy()] == [(1.5, 0), (0.0, 0), (0.0, 7)]
-    with pytest.raises(TypeError, match="element 1 is a int, not a"):
+    with pytest.raises(TypeError, match="element 1 is an int \\(3\\), not a value of struct Counter"):
         wp.array([Counter(), 3], dtype=Counter)
 
 
