@@ -9,8 +9,8 @@ accumulators and writes the row's columns in ascending order with their sums.
 A block's terms are added in the order of the general product (its pairs by ``x``'s block, then ``y``'s, from
 zero, then ``beta * z``), so the sums are bit for bit the same (each pair's product starts from its first term
 rather than from zero, and ``alpha`` 1 is left out: neither changes a sum from +0). A compact result without
-``z``'s terms is written into ``z``'s arrays where they hold it (``_writable_storage``). Products that need gradients, and those whose
-accumulators would take more than :data:`MAX_SCRATCH` bytes, take the general path.
+``z``'s terms is written into ``z``'s arrays where they hold it (``_writable_storage``). Products that need
+gradients, and those whose accumulators would take more than :data:`MAX_SCRATCH` bytes, take the general path.
 """
 
 from __future__ import annotations
