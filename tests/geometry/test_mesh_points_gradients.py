@@ -21,7 +21,7 @@ from brickwork.jit import nvrtc
 from brickwork.targets.cuda import BOUNDS_SYMBOL
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
-from runtime.cuda_fake import FakeDriver, installed  # noqa: E402
+from runtime.cuda_fake import counting_copies  # noqa: E402
 
 POINTS = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], dtype=np.float32)
 FACES = np.array([0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3], dtype=np.int32)
@@ -183,19 +183,7 @@ def test_the_gpu_mapping_gives_the_cpus_gradients(k):
 def test_a_mesh_on_a_cuda_device_is_differentiated_there():
     # not refused, as in Warp (whose mesh adjoints are the CPU's code): the backward kernel runs on the device, with
     # the mesh's descriptor there holding the points' gradient for mesh_get, and nothing goes through the host
-    with installed(FakeDriver()) as drv:
-        drv.copies = []
-        upload, download = drv.copy_to_device, drv.copy_to_host
-
-        def to_device(ordinal, dst, src, nbytes, stream=None):
-            drv.copies.append(("up", nbytes))
-            return upload(ordinal, dst, src, nbytes, stream)
-
-        def to_host(ordinal, dst, src, nbytes):
-            drv.copies.append(("down", nbytes))
-            return download(ordinal, dst, src, nbytes)
-
-        drv.copy_to_device, drv.copy_to_host = to_device, to_host
+    with counting_copies() as drv:
         points = wp.array(POINTS, dtype=wp.vec3, device="cuda:0", requires_grad=True)
         mesh = wp.Mesh(points, wp.array(FACES, dtype=wp.int32, device="cuda:0"))
         assert mesh._storage.descriptor["points_grad"][0] == points.grad.ptr

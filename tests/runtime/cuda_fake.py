@@ -322,3 +322,23 @@ def installed(driver):
         devices._cuda.clear()
         devices.set_device("cpu")
 
+
+
+@contextlib.contextmanager
+def counting_copies():
+    """A fake driver installed for a block, with ``copies``: each copy between host and device it made, as
+    ``("up" | "down", bytes)``, so a test can say that nothing went through the host."""
+    with installed(FakeDriver()) as drv:
+        drv.copies = []
+        upload, download = drv.copy_to_device, drv.copy_to_host
+
+        def to_device(ordinal, dst, src, nbytes, stream=None):
+            drv.copies.append(("up", nbytes))
+            return upload(ordinal, dst, src, nbytes, stream)
+
+        def to_host(ordinal, dst, src, nbytes):
+            drv.copies.append(("down", nbytes))
+            return download(ordinal, dst, src, nbytes)
+
+        drv.copy_to_device, drv.copy_to_host = to_device, to_host
+        yield drv

@@ -15,7 +15,7 @@ from brickwork.jit import nvrtc
 from brickwork.utils import array_cast, array_inner, array_scan, array_sum, radix_sort_pairs, runlength_encode
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from runtime.cuda_fake import FakeDriver, installed  # noqa: E402
+from runtime.cuda_fake import counting_copies  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed")
 
@@ -23,19 +23,7 @@ pytestmark = pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not i
 @pytest.fixture
 def copies():
     """The fake driver, with ``copies``: each copy between host and device as ``(direction, bytes)``."""
-    with installed(FakeDriver()) as drv:
-        drv.copies = []
-        upload, download = drv.copy_to_device, drv.copy_to_host
-
-        def to_device(ordinal, dst, src, nbytes, stream=None):
-            drv.copies.append(("up", nbytes))
-            return upload(ordinal, dst, src, nbytes, stream)
-
-        def to_host(ordinal, dst, src, nbytes):
-            drv.copies.append(("down", nbytes))
-            return download(ordinal, dst, src, nbytes)
-
-        drv.copy_to_device, drv.copy_to_host = to_device, to_host
+    with counting_copies() as drv:
         yield drv
 
 
