@@ -61,8 +61,8 @@ def run(scale: float, threads: int, reps: int) -> list[tuple]:
         shape = (max(1, int(shape[0] * scale)),) + shape[1:]
         inputs, out, lay = _case(wp, shape, dtype_name, axis, inner_product, rng)
         fns = {"numpy": lambda i=inputs, o=out, ax=axis: rg._add_on_host(i, o, None, ax),
-               "4-D": lambda i=inputs, o=out, s=lay: rg._spread_on_device(i, o, s),
-               "kernel": lambda i=inputs, o=out, s=lay: rg._spread_on_device(i, o, s, runs=True)}
+               "4-D": lambda i=inputs, o=out, s=lay: rg._spread_by_kernel(i, o, s),
+               "kernel": lambda i=inputs, o=out, s=lay: rg._spread_by_kernel(i, o, s, runs=True)}
         with config.override(num_threads=threads):
             bits = set()
             for fn in fns.values():

@@ -53,9 +53,9 @@ def record(inputs: list[array], out: array, count: int | None, axis: int | None)
 
     def backward():
         if on_device:
-            _spread_on_device(inputs, out, shape)
+            _spread_by_kernel(inputs, out, shape)
         elif _kernel_on_cpu(inputs, shape):
-            _spread_on_device(inputs, out, shape, runs=True)
+            _spread_by_kernel(inputs, out, shape, runs=True)
         else:
             _add_on_host(inputs, out, count, axis)
         if not out.retain_grad:
@@ -80,8 +80,8 @@ def _kernel_on_cpu(inputs: list[array], shape: tuple) -> bool:
     return len(inputs) == 2 or element_layout(inputs[0].dtype)[1] != ()
 
 
-def _spread_on_device(inputs: list[array], out: array, shape: tuple, runs: bool = False) -> None:
-    """The gradients added by ``device_reduce.spread`` on the arrays' device (``runs``: in the CPU's form)."""
+def _spread_by_kernel(inputs: list[array], out: array, shape: tuple, runs: bool = False) -> None:
+    """The gradients added by ``device_reduce.spread``'s kernel on the arrays' device (``runs``: in the CPU's form)."""
     run = _launcher(out.device)
     g = scalars(out.grad)
     for k, a in enumerate(inputs):
