@@ -21,7 +21,7 @@ LAYERS = [
     ("_version",),
     ("errors",),  # the base of every error brickwork raises, which any module may raise
     ("config", "comm", "same_on_ranks"),
-    ("cuda_driver",),
+    ("cuda_driver", "pending_checks"),  # pending_checks: launches whose bounds records are read at the next wait
     ("device",),
     ("device_access",),  # Warp's memory-pool and peer-access queries and switches, over the devices
     ("types",),

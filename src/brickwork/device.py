@@ -3,7 +3,7 @@ allocations and launches (the CPU unless changed with ``set_device`` or ``Scoped
 
 from __future__ import annotations
 
-from . import cuda_driver
+from . import cuda_driver, pending_checks
 from .errors import DeviceUnavailableError
 
 
@@ -451,6 +451,7 @@ def synchronize(device=None) -> None:
     """Wait for outstanding work on every CUDA device used so far (CPU launches are synchronous)."""
     for dev in list(_cuda.values()):
         cuda_driver.driver().synchronize(dev.ordinal)
+        pending_checks.synchronized(dev.ordinal)  # a struct field check's BoundsError is raised here
 
 
 def synchronize_device(device=None) -> None:
@@ -458,3 +459,4 @@ def synchronize_device(device=None) -> None:
     dev = get_device(device)
     if dev.is_cuda:
         cuda_driver.driver().synchronize(dev.ordinal)
+        pending_checks.synchronized(dev.ordinal)

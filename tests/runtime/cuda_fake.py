@@ -310,17 +310,19 @@ def _check_geometry(grid, block):
 def installed(driver):
     """``driver`` in place of the CUDA driver for a block (the device cache cleared around it, the CPU
     the current device after it): the body of the suite's ``fake`` fixtures."""
-    from brickwork import cuda_driver
+    from brickwork import cuda_driver, pending_checks
     from brickwork import device as devices
 
     cuda_driver.use(driver)
     devices._cuda.clear()
+    pending_checks.forget()  # launches another driver made are no business of this one
     try:
         yield driver
     finally:
         cuda_driver.use(None)
         devices._cuda.clear()
         devices.set_device("cpu")
+        pending_checks.forget()
 
 
 

@@ -286,8 +286,9 @@ def test_debug_mode_raises_bounds_errors_on_the_device():
 
 
 def test_an_unset_struct_array_field_read_in_a_branch_raises_a_bounds_error_on_the_device():
-    """The field checks of ir/field_checks.py (a release build): the device records the access, the launch raises it
-    with the kernel's file:line (tests/targets/test_cuda_field_checks.py checks the same through a fake driver)."""
+    """The field checks of ir/field_checks.py (a release build): the device records the access, the next wait for
+    the device raises it with the kernel's file:line (tests/targets/test_cuda_field_checks.py checks the same through
+    a fake driver); the launch itself does not wait."""
     from . import test_field_access_checks as fields
 
     ss = wp.zeros(3, dtype=fields.Samples, device=DEV)
@@ -298,11 +299,16 @@ def test_an_unset_struct_array_field_read_in_a_branch_raises_a_bounds_error_on_t
     unset.scale = 1.0
     ss[1] = unset  # the branch is taken, the field unset; element 2 (scale 0) does not take it
     out = wp.full(3, -1.0, dtype=float, device=DEV)
+    wp.launch(fields.read_in_branch, dim=3, inputs=[ss, out], device=DEV)
     with pytest.raises(wp.BoundsError, match=r"index \(1\) is out of bounds for shape \(0\) at .*test_field_access_checks"
                                              r"\.py:\d+ \(an array held in a struct's field"):
-        wp.launch(fields.read_in_branch, dim=3, inputs=[ss, out], device=DEV)
+        wp.synchronize()
     assert out.numpy()[0] == 1.0 and out.numpy()[2] == -1.0
     wp.launch(fields.read_in_branch, dim=1, inputs=[ss, out], device=DEV)  # the record was cleared: no error
+    wp.synchronize()
+    wp.launch(fields.read_in_branch, dim=3, inputs=[ss, out], device=DEV)
+    with pytest.raises(wp.BoundsError, match=r"index \(1\) is out of bounds"):
+        out.numpy()  # a copy to the host waits too
 
 
 def test_cuda_array_interface_is_readable_by_torch_or_cupy():

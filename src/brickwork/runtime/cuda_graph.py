@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import weakref
 
-from .. import config, cuda_driver
+from .. import config, cuda_driver, pending_checks
 from ..errors import CaptureError, LaunchError
 from . import streams
 
@@ -22,10 +22,11 @@ from . import streams
 class CudaGraph:
     """The executable CUDA graph of a captured ``Graph``'s nodes on ``device`` (``count`` of them)."""
 
-    __slots__ = ("driver", "device", "exe", "count")
+    __slots__ = ("driver", "device", "exe", "count", "checked")
 
-    def __init__(self, driver, device, exe: int, count: int):
+    def __init__(self, driver, device, exe: int, count: int, checked=()):
         self.driver, self.device, self.exe, self.count = driver, device, exe, count
+        self.checked = checked  # the entries of its kernels that check struct array fields (noted per launch)
 
     def launch(self, stream) -> None:
         """Launch the graph on ``stream`` where it is a stream of the graph's device, else on the device's
@@ -34,12 +35,15 @@ class CudaGraph:
             stream = streams._current.get(self.device.ordinal)
         handle = 0 if stream is None else stream.cuda_stream
         self.driver.graph_launch(self.device.ordinal, self.exe, handle)
+        for entry in self.checked:
+            entry.noted(self.device.ordinal, handle)
         if config.verify_cuda:  # wait, so that an error of one of its kernels is raised here
             try:
                 self.driver.stream_synchronize(self.device.ordinal, handle)
             except cuda_driver.CudaError as e:
                 raise LaunchError(f"capture_launch: the CUDA graph of {self.count} nodes on {self.device} "
                                   f"failed: {e}") from e
+            pending_checks.stream_synchronized(self.device.ordinal, handle)
 
 
 def instantiate(graph) -> CudaGraph | None:
@@ -63,7 +67,9 @@ def instantiate(graph) -> CudaGraph | None:
                            f"{device}: {e}") from e
     # the finalizer holds the driver and the handle, never the Graph (which it would keep alive)
     weakref.finalize(graph, _destroy, drv, ordinal, exe)
-    return CudaGraph(drv, device, exe, len(steps))
+    checked = tuple({id(e): e for e in (getattr(n, "entry", None) for n in nodes) if getattr(e, "checks_later", False)}
+                    .values())
+    return CudaGraph(drv, device, exe, len(steps), checked)
 
 
 def _captured(drv, ordinal: int, steps: list) -> int:

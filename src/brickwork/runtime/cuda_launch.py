@@ -7,7 +7,7 @@ buffer is the CPU's (header, then the arguments); the CUDA entry takes it as its
 
 from __future__ import annotations
 
-from .. import config, cuda_driver
+from .. import config, cuda_driver, pending_checks
 from ..errors import LaunchError
 from ..types.array_kinds import SIGNED
 from ..types.arrays import ArrayType, is_foreign_cuda_array
@@ -95,6 +95,7 @@ def _verify_cuda(kernel, device, stream: int) -> None:
         cuda_driver.driver().stream_synchronize(device.ordinal, stream)
     except cuda_driver.CudaError as e:
         raise LaunchError(f"launch of '{kernel.key}' on {device} failed: {e}") from e
+    pending_checks.stream_synchronized(device.ordinal, stream)  # a struct field check's error: here too
 
 
 class _CapturedLaunch:

@@ -11,7 +11,7 @@ ask whether it has passed, and two timing events measure the GPU time between th
 
 from __future__ import annotations
 
-from .. import cuda_driver
+from .. import cuda_driver, pending_checks
 from ..device import Device, get_device
 from ..types import device_fill
 
@@ -38,6 +38,8 @@ class Stream:
         handle = kwargs.get("cuda_stream")
         self._owned = handle is None
         self.cuda_stream = cuda_driver.driver().stream_create(self.device.ordinal) if handle is None else int(handle)
+        if handle is not None:  # another library's stream: perhaps not ordered with host copies
+            pending_checks.foreign_stream(self.cuda_stream)
 
     @classmethod
     def _default_of(cls, device: Device) -> "Stream":
@@ -86,6 +88,7 @@ class Stream:
     def synchronize(self) -> None:
         """Wait on the host until all work queued on the stream has finished."""
         cuda_driver.driver().stream_synchronize(self.device.ordinal, self.cuda_stream)
+        pending_checks.stream_synchronized(self.device.ordinal, self.cuda_stream)
 
 
 class Event:

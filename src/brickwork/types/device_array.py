@@ -15,7 +15,7 @@ import struct
 
 import numpy as np
 
-from .. import cuda_driver
+from .. import cuda_driver, pending_checks
 from ..device import get_device
 from ..errors import CaptureError
 from . import device_fill, recording
@@ -161,6 +161,7 @@ class DeviceArray(array):
         out = np.empty(self.shape + self._trailing, dtype=self._comp)
         if out.nbytes:
             self._alloc.driver.copy_to_host(self._alloc.ordinal, out.ctypes.data, self.ptr, out.nbytes)
+        pending_checks.copied_to_host(self._alloc.ordinal)  # the copy waited: raise what a launch recorded
         return out
 
     @property
@@ -189,6 +190,7 @@ class DeviceArray(array):
         from . import dlpack_export
 
         self._alloc.driver.synchronize(self._alloc.ordinal)
+        pending_checks.synchronized(self._alloc.ordinal)
         return dlpack_export.capsule(self, self.ptr, self.shape + self._trailing, self._comp,
                                      _scalar_dtype(self.dtype) is bfloat16, self.device.ordinal)
 

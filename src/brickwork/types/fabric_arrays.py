@@ -494,10 +494,12 @@ def _read(device, address: int, out: np.ndarray) -> None:
     if device.is_cpu:
         out.reshape(-1)[:] = np.frombuffer((ctypes.c_uint8 * out.nbytes).from_address(address), np.uint8)
         return
+    from .. import pending_checks
     from ..cuda_driver import driver
 
     host = np.ascontiguousarray(out)
     driver().copy_to_host(device.ordinal, host.ctypes.data, address, host.nbytes)
+    pending_checks.copied_to_host(device.ordinal)
     out[...] = host
 
 

@@ -6,7 +6,7 @@ import ctypes
 import re
 import struct
 
-from ... import cuda_driver
+from ... import cuda_driver, pending_checks
 from ...errors import BoundsError, DeviceUnavailableError
 from ...jit.store import symbol
 from . import BOUNDS_SYMBOL, ENTRY_SYMBOL, GLOBAL_ENTRY_SYMBOL
@@ -37,9 +37,11 @@ class CudaEntry:
         self.ndims = int(meta.get("tid_dims", 1))
         # a one-dimensional plain kernel: ceil(n / points per block) blocks, no scratch (the launch's fast path)
         self.one_row_of_points = self.ndims == 1 and self.plan.per_point and self.plan.arena_text is None
-        # debug mode, or accesses of struct array fields tested as they run (ir/field_checks): the launch reads
-        # the record of the first one out of bounds back, as the CPU's does
-        self.checked = meta.get("mode") == "debug" or bool(meta.get("field_checks"))
+        # debug mode: the launch waits and reads the record of the first access out of bounds back, as the CPU's
+        # does; accesses of struct array fields tested as they run (ir/field_checks) in a release build: the
+        # launch notes the kernel, and the record is read where the host next waits for it (pending_checks)
+        self.checked = meta.get("mode") == "debug"
+        self.checks_later = not self.checked and bool(meta.get("field_checks"))
         self.where = meta.get("where", str)  # a release build's "+N" access line -> file:line
         self._loaded: dict = {}  # device ordinal -> (module, function)
         self._global_entries: dict = {}  # device ordinal -> the function whose arena is the global buffer
@@ -74,14 +76,22 @@ class CudaEntry:
                 arena = self._global_arena(drv, ordinal, stream, g.blocks * g.global_arena)
             grid, block, shared = g.grid, g.block, g.shared
         drv.launch(ordinal, function, grid, block, buf, shared=shared, arena=arena, stream=stream)
-        if self.checked:
-            self._raise_out_of_bounds(drv, ordinal, module)
+        if self.checks_later:
+            pending_checks.note(self, ordinal, module, stream)
+        elif self.checked:
+            self.raise_recorded(ordinal, module)
+
+    def noted(self, ordinal: int, stream: int) -> None:
+        """A CUDA graph holding a launch of this kernel was launched on ``stream`` (its record read later)."""
+        if self.checks_later:
+            pending_checks.note(self, ordinal, self._loaded[ordinal][0], stream)
 
     def graph_node(self, device, dims: tuple, args=(), params=()) -> tuple | None:
         """``(function, grid, block, shared)`` of this launch as a node of a CUDA graph, with the module loaded
         and its shared memory allowed now: a stream capture records the launch and nothing else may happen
         during it. None where a graph cannot hold the launch: a debug-mode kernel (it reads its bounds record
-        back after each launch) or one whose scratch arena is a global buffer (one per stream, regrown)."""
+        back after each launch) or one whose scratch arena is a global buffer (one per stream, regrown). A kernel
+        that checks struct array fields is a node: each launch of its graph notes it (``noted``)."""
         if self.checked:
             return None
         drv = cuda_driver.driver()
@@ -117,8 +127,10 @@ class CudaEntry:
         self._arenas[(ordinal, stream)] = (ptr, nbytes)
         return ptr
 
-    def _raise_out_of_bounds(self, drv, ordinal: int, module) -> None:
-        """Debug mode: wait for the launch, then raise the first out-of-bounds access it recorded."""
+    def raise_recorded(self, ordinal: int, module) -> None:
+        """Raise the first out-of-bounds access the kernel's launches in ``module`` recorded (the copy waits for
+        the device), clearing the record."""
+        drv = cuda_driver.driver()
         ptr, size = drv.global_address(ordinal, module, BOUNDS_SYMBOL)
         record = ctypes.create_string_buffer(size)
         drv.copy_to_host(ordinal, ctypes.addressof(record), ptr, size)  # waits for the launch
