@@ -5,7 +5,7 @@ cycle. The layers, lowest first (a module may import only from lower layers or i
 subpackage):
 
     _version < errors < config, comm, same_on_ranks < cuda_driver < device < device_access < types < builtins, ir, jit < frontend, passes < targets
-    < pipeline < lang < runtime < utils, autograd, optim < io < mesh < la < apps < the facade (brickwork/__init__.py) < cli
+    < pipeline < lang < runtime < utils, autograd, optim < io < mesh < la < apps < the facade (brickwork/__init__.py) < cli < __main__
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ LAYERS = [
     ("apps",),
     ("__facade__",),  # a name taken from brickwork/__init__.py: that imports every layer
     ("cli",),
+    ("__main__",),  # python -m brickwork: the command line
 ]
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 

@@ -118,6 +118,22 @@ def test_version_prints_the_package_version(capsys):
     assert capsys.readouterr().out == f"brickwork {brickwork.__version__}\n"
 
 
+
+def test_python_dash_m_brickwork_is_the_command(tmp_path):
+    """``python -m brickwork`` runs the command, for a venv whose scripts are not on PATH."""
+    import brickwork
+
+    env = {**os.environ, "PYTHONPATH": SRC, "BRICKWORK_CACHE_DIR": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, "-m", "brickwork", "--version"], capture_output=True, text=True, env=env,
+                         timeout=600)
+    assert (out.returncode, out.stdout, out.stderr) == (0, f"brickwork {brickwork.__version__}\n", "")
+    out = subprocess.run([sys.executable, "-m", "brickwork", "cache", "dir"], capture_output=True, text=True, env=env,
+                         timeout=600)
+    assert (out.returncode, out.stdout.strip()) == (0, str(tmp_path / "cache"))
+    out = subprocess.run([sys.executable, "-m", "brickwork", "frobnicate"], capture_output=True, text=True, env=env,
+                         timeout=600)
+    assert out.returncode == 2 and "invalid choice: 'frobnicate'" in out.stderr
+
 def test_a_cache_directory_path_too_long_is_an_invalid_setting(tmp_path):
     """It was a raw OSError (ENAMETOOLONG) at the first launch; now a setting error everywhere, shown by info."""
     long = str(tmp_path / ("x" * 300))
