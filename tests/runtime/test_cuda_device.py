@@ -511,3 +511,23 @@ def test_an_lbvh_built_on_the_gpu_is_the_cpus_and_answers_its_queries():
     assert results["cpu"][-3].sum() > 0
     for cpu, gpu in zip(results["cpu"], results[DEV]):
         np.testing.assert_array_equal(gpu, cpu)
+
+
+def test_sorts_one_after_another_reuse_their_work_memory_and_sort_as_numpy():
+    """radix_sort_pairs keeps its work arrays between calls (runtime/device_scratch.py): sorts of several counts and
+    key widths launched back to back, without waiting in between, each give numpy's stable order."""
+    from brickwork.utils import radix_sort_pairs
+
+    rng = np.random.default_rng(11)
+    cases = []
+    for n, dtype in ((5000, np.int32), (300, np.int32), (7000, np.float64), (5000, np.uint64), (1, np.int32)):
+        keys = (rng.integers(-50, 50, 2 * n) * (1 + rng.random(2 * n) * (dtype == np.float64))).astype(dtype)
+        values = np.arange(2 * n, dtype=np.int64 if np.dtype(dtype).itemsize == 8 else np.int32)
+        k, v = wp.array(keys, device=DEV), wp.array(values, device=DEV)
+        radix_sort_pairs(k, v, n)
+        cases.append((keys, values, n, k, v))
+    for keys, values, n, k, v in cases:
+        order = np.argsort(keys[:n], kind="stable")
+        np.testing.assert_array_equal(k.numpy()[:n], keys[:n][order])
+        np.testing.assert_array_equal(v.numpy()[:n], values[:n][order])
+        np.testing.assert_array_equal(v.numpy()[n:], values[n:])

@@ -21,10 +21,10 @@ from typing import Any
 from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..lang.function import func
 from ..lang.kernel import kernel
-from ..types.array_constructors import empty
 from ..types.arrays import array
 from ..types.scalars import int32, uint32, uint64
 from . import counting_sort, device_sort
+from .device_scratch import scratch
 
 _tid = _FUNCTIONS["tid"]
 _atomic_add = _FUNCTIONS["atomic_add"]
@@ -68,15 +68,19 @@ def _words64(keys: array(dtype=uint64), kind: int32, begin: int32, mask: uint64,
 
 
 @kernel(enable_backward=False)
-def _gather(source: array(dtype=Any), ids: array(dtype=int32), out: array(dtype=Any)):
+def _gather(keys: array(dtype=Any), values: array(dtype=Any), ids: array(dtype=int32), keys_out: array(dtype=Any),
+            values_out: array(dtype=Any)):
     i = _tid()
-    out[i] = source[ids[i]]
+    at = ids[i]
+    keys_out[i] = keys[at]
+    values_out[i] = values[at]
 
 
 @kernel(enable_backward=False)
-def _put(source: array(dtype=Any), out: array(dtype=Any)):
+def _put(keys: array(dtype=Any), values: array(dtype=Any), keys_out: array(dtype=Any), values_out: array(dtype=Any)):
     i = _tid()
-    out[i] = source[i]
+    keys_out[i] = keys[i]
+    values_out[i] = values[i]
 
 
 @func
@@ -132,14 +136,14 @@ def _uncovered(covers: array(dtype=int32), labels: array(dtype=int32), overlap: 
 
 
 def _int32_work(device):
-    return lambda name, shape: empty(shape, dtype=int32, device=device)
+    return lambda name, shape: scratch(device, name, shape, int32)
 
 
 def _order(words: list, passes: list, n: int, device, launch, gpu: bool):
     """The positions ``0..n-1`` in the stable order of the ``passes`` (``(word, shift)``, least significant
     first) over int32 ``words``, as an int32 array on ``device``."""
-    ids = empty((n,), dtype=int32, device=device)
     work = _int32_work(device)
+    ids = work("order", (n,))
     if gpu:
         plan = device_sort.GPU
         sorted_words = [work(f"sorted{w}", (n,)) for w in range(len(words))]
@@ -154,13 +158,12 @@ def _digits(width: int, step: int) -> list:
 
 
 def _apply(keys, values, ids, n: int, device, launch) -> None:
-    """Gather the first ``n`` keys and values in the order ``ids`` and write them back in place."""
-    sorted_keys = empty((n,), dtype=keys.dtype, device=device)
-    sorted_values = empty((n,), dtype=values.dtype, device=device)
-    launch(_gather, n, keys, ids, sorted_keys)
-    launch(_gather, n, values, ids, sorted_values)
-    launch(_put, n, sorted_keys, keys)
-    launch(_put, n, sorted_values, values)
+    """Gather the first ``n`` keys and values in the order ``ids`` and write them back in place (all gathered
+    before any is written: keys and values may be one array)."""
+    sorted_keys = scratch(device, "sorted_keys", (n,), keys.dtype)
+    sorted_values = scratch(device, "sorted_values", (n,), values.dtype)
+    launch(_gather, n, keys, values, ids, sorted_keys, sorted_values)
+    launch(_put, n, sorted_keys, sorted_values, keys, values)
 
 
 def sort_pairs(keys, values, n: int, kind: int, begin: int, end: int, device, launch, gpu: bool) -> None:
@@ -170,12 +173,12 @@ def sort_pairs(keys, values, n: int, kind: int, begin: int, end: int, device, la
     if n < 2 or width == 0:
         return  # every order is the sorted one
     step = device_sort.GPU.bits if gpu else 16
-    low = empty((n,), dtype=int32, device=device)
+    low = scratch(device, "low", (n,), int32)
     if keys.dtype is uint32:
         launch(_words32, n, keys, kind, begin, uint32((1 << width) - 1), low)
         words, passes = [low], [(0, s) for s in _digits(width, step)]
     else:
-        high = empty((n,), dtype=int32, device=device)
+        high = scratch(device, "high", (n,), int32)
         launch(_words64, n, keys, kind, begin, uint64((1 << width) - 1), low, high)
         words = [low, high]
         passes = [(0, s) for s in _digits(min(width, 32), step)] + [(1, s) for s in _digits(width - 32, step)]
@@ -188,7 +191,7 @@ def first_bad_segment(starts, ends, count: int, device, launch) -> tuple:
     segments = starts.shape[0] if ends.shape[0] else starts.shape[0] - 1
     if segments <= 0:
         return -1, 0, 0
-    bad = empty((3,), dtype=int32, device=device)
+    bad = scratch(device, "bad", (3,), int32)
     launch(_fill, 3, bad, segments)
     launch(_check_segments, segments, starts, ends, count, bad)
     launch(_describe, 1, starts, ends, segments, bad)
@@ -200,7 +203,8 @@ def segmented_sort_pairs(keys, values, n: int, kind: int, starts, ends, device, 
     """Sort each segment of the first ``n`` int32-word keys (uint32 raw bits) with its values (valid ranges);
     False (nothing changed) when segments overlap, which one sort cannot do: one int32 is read back."""
     segments = starts.shape[0] if ends.shape[0] else starts.shape[0] - 1
-    covers, labels, overlap = (empty((size,), dtype=int32, device=device) for size in (n, n, 1))
+    covers, labels, overlap = (scratch(device, name, (size,), int32)
+                               for name, size in (("covers", n), ("labels", n), ("overlap", 1)))
     launch(_fill, n, covers, 0)
     launch(_fill, 1, overlap, 0)
     launch(_cover, segments, starts, ends, covers, labels)
@@ -208,7 +212,7 @@ def segmented_sort_pairs(keys, values, n: int, kind: int, starts, ends, device, 
     if int(overlap.numpy()[0]):
         return False
     step = device_sort.GPU.bits if gpu else 16
-    word = empty((n,), dtype=int32, device=device)
+    word = scratch(device, "word", (n,), int32)
     launch(_words32, n, keys, kind, 0, uint32(0xFFFFFFFF), word)
     passes = [(1, s) for s in _digits(32, step)] + [(0, s) for s in _digits(max(n - 1, 1).bit_length(), step)]
     _apply(keys, values, _order([labels, word], passes, n, device, launch, gpu), n, device, launch)
