@@ -140,7 +140,8 @@ def test_outputs_written_on_several_ranks_equal_one_process(tmp_path, nranks):
     gets the paths."""
     python(1, "write_output.py", str(tmp_path / "one"))
     done = python(nranks, "write_output.py", str(tmp_path / "four"))
-    assert done.stdout.count(f"wrote ('{tmp_path / 'four'}.h5', '{tmp_path / 'four'}.xdmf')") == nranks
+    assert done.stdout.count(f"wrote ('{tmp_path / 'four'}.h5', '{tmp_path / 'four'}.xdmf') and "
+                             f"{tmp_path / 'four'}_vtk.vtm") == nranks
     with h5py.File(tmp_path / "one.h5") as one, h5py.File(tmp_path / "four.h5") as four:
         assert sorted(one["cells"]) == sorted(four["cells"]) == ["q", "sp_2", "v_1", "v_2", "v_3"]
         names = []
@@ -157,6 +158,13 @@ def test_outputs_written_on_several_ranks_equal_one_process(tmp_path, nranks):
     whole = np.load(tmp_path / "four.v.npy")
     np.testing.assert_array_equal(whole, np.load(tmp_path / "one.v.npy"))
     assert whole.shape == (3, 8, 16) and sorted(np.unique(whole[2])) == [2.0 + gid for gid in range(8)]
+    # Mesh.write_vtk: the same files, byte for byte, as one process's (rank 0 writes every block's file)
+    one_vtk, four_vtk = tmp_path / "one_vtk", tmp_path / "four_vtk"
+    assert sorted(os.listdir(four_vtk)) == sorted(os.listdir(one_vtk)) == [f"block_{g:06d}.vti" for g in range(8)]
+    for name in os.listdir(one_vtk):
+        assert (four_vtk / name).read_bytes() == (one_vtk / name).read_bytes()
+    assert (tmp_path / "four_vtk.vtm").read_text() == (tmp_path / "one_vtk.vtm").read_text().replace("one_", "four_")
+    assert "four_vtk.vtm" in (tmp_path / "four.pvd").read_text()
 
 
 def test_a_mesh_restart_saved_on_4_ranks_loads_on_1_and_2(tmp_path):

@@ -426,6 +426,17 @@ class Mesh:
 
         return write_output(self, path_stem, fields, time, cycle)
 
+    def write_vtk(self, path_stem, fields=None, time: float = 0.0, cycle: int = 0, collection=None) -> str:
+        """Write the interior cells of cell-centred fields (``fields``: a name or a list; None: every cell field)
+        as VTK files that ParaView and VisIt open with no extra package: ``path_stem.vtm`` naming one
+        ``path_stem/block_GGGGGG.vti`` image per block (variables named as ``write_output`` names them, ``time``
+        and ``cycle`` recorded). ``collection``: a ``.pvd`` file to list this output in with its time (a time
+        series; outputs it lists at later times are dropped). Collective on several MPI ranks (rank 0 writes).
+        Returns the ``.vtm`` path."""
+        from .vtk_output import write_vtk
+
+        return write_vtk(self, path_stem, fields, time, cycle, collection)
+
     def global_array(self, name: str, root: int = 0) -> np.ndarray | None:
         """Field ``name`` over the whole mesh as one numpy array on rank ``root`` (None on the other ranks):
         shape ``(*component shape, nx3, nx2, nx1)`` without the directions a 1-D or 2-D mesh lacks; the

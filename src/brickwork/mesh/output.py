@@ -79,69 +79,69 @@ def checked_path(value, what: str, name: str = "path", hint: str = "") -> str:
     return text
 
 
-def _checked_stem(path_stem) -> str:
+def _checked_stem(path_stem, what: str = "write_output") -> str:
     hint = " (give a name such as 'out/heat.00010')"
-    stem = checked_path(path_stem, "write_output", "path_stem", hint)
+    stem = checked_path(path_stem, what, "path_stem", hint)
     if os.path.basename(stem) in (".", ".."):
-        raise ValueError(f"write_output: path_stem {stem!r} names no file{hint}")
+        raise ValueError(f"{what}: path_stem {stem!r} names no file{hint}")
     try:  # on every rank, before anything is gathered (hdf5.write checks again on rank 0)
         hdf5.check_file_name(stem)
     except hdf5.OutputNameError as e:
-        raise ValueError(f"write_output: {e.args[0]}") from None
+        raise ValueError(f"{what}: {e.args[0]}") from None
     return stem
 
 
-def _checked_fields(mesh, fields) -> list[str]:
+def _checked_fields(mesh, fields, what: str = "write_output", readers: str = "XDMF readers") -> list[str]:
     """The names to write: ``fields`` (one name or several) checked, or every cell and node field."""
     if fields is None:
         names = [n for n, f in mesh.fields.items() if f.spec.topological_type in _WRITTEN]
         if not names:
-            raise ValueError("write_output: the mesh has no cell- or node-centred field to write")
+            raise ValueError(f"{what}: the mesh has no cell- or node-centred field to write")
     else:
-        names = _named_fields(mesh, fields)
+        names = _named_fields(mesh, fields, what)
     for name in names:
-        _check_readable_dtype(name, mesh.field(name).spec.dtype)
+        _check_readable_dtype(name, mesh.field(name).spec.dtype, what, readers)
     return names
 
 
-def _named_fields(mesh, fields) -> list[str]:
+def _named_fields(mesh, fields, what: str = "write_output") -> list[str]:
     """The fields ``fields`` names (one name or several), checked."""
     names = [fields] if isinstance(fields, str) else list(fields) if isinstance(fields, (list, tuple)) else None
     if names is None or not names or not all(isinstance(n, str) for n in names):
-        raise TypeError(f"write_output: fields must be a field name or a non-empty list of them, got {fields!r}")
+        raise TypeError(f"{what}: fields must be a field name or a non-empty list of them, got {fields!r}")
     expanded = []
     for n in names:  # a sparse pool's base name stands for all of its instances
         expanded += [i.name for i in mesh._pools[n].instances] if n in mesh._pools else [n]
     names = expanded
     if len(set(names)) != len(names):
-        raise ValueError(f"write_output: fields names a field twice: {names}")
+        raise ValueError(f"{what}: fields names a field twice: {names}")
     for name in names:
         spec = mesh.field(name).spec  # KeyError naming the close matches for an unknown name
         if spec.topological_type not in _WRITTEN:
-            raise ValueError(f"write_output: field {name!r} is a {spec.topological_type.name} field; only cell- "
+            raise ValueError(f"{what}: field {name!r} is a {spec.topological_type.name} field; only cell- "
                              f"and node-centred fields can be written (XDMF readers take no other centring)")
     return names
 
 
-def _check_readable_dtype(name: str, dtype) -> None:
+def _check_readable_dtype(name: str, dtype, what: str = "write_output", readers: str = "XDMF readers") -> None:
     """``ValueError`` for a field of long doubles (float128, complex256): XDMF knows floats of 4 and 8 bytes
     only (readers fail on ``Precision="16"``), and no type they read holds every long double."""
     dtype = np.dtype(dtype)
     if (dtype.kind == "f" and dtype.itemsize > 8) or (dtype.kind == "c" and dtype.itemsize > 16):
         wide = "float64" if dtype.kind == "f" else "complex128"
-        raise ValueError(f"write_output: field {name!r} is {dtype.name}, which XDMF readers cannot read (they take "
+        raise ValueError(f"{what}: field {name!r} is {dtype.name}, which {readers} cannot read (they take "
                          f"floats of 4 and 8 bytes, and {wide} would round it); copy it into a {wide} field and "
                          f"write that, or leave it out (fields=...)")
 
 
-def _checked_number(value, what: str, kind):
+def _checked_number(value, what: str, kind, caller: str = "write_output"):
     numbers = (int, np.integer) if kind is int else (int, float, np.integer, np.floating)
     ok = isinstance(value, numbers)
     if not ok or isinstance(value, bool) or (kind is float and not np.isfinite(value)):
         need = "an integer" if kind is int else "a finite number"
-        raise TypeError(f"write_output: {what} must be {need}, got {value!r}")
+        raise TypeError(f"{caller}: {what} must be {need}, got {value!r}")
     if kind is int and not -2**63 <= value < 2**63:  # what the HDF5 attribute holds
-        raise ValueError(f"write_output: {what} must fit a 64-bit integer, got {value}")
+        raise ValueError(f"{caller}: {what} must fit a 64-bit integer, got {value}")
     return kind(value)
 
 

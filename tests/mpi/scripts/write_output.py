@@ -1,4 +1,5 @@
-"""Run under mpiexec: ``Mesh.write_output`` of a distributed mesh into argv[1] (a path stem).
+"""Run under mpiexec: ``Mesh.write_output`` of a distributed mesh into argv[1] (a path stem), and
+``Mesh.write_vtk`` into argv[1] + "_vtk" (listed in the collection argv[1] + ".pvd").
 
 The interiors are filled by global block id and cell (the same values on any number of ranks), a sparse
 instance is allocated on the blocks of even id only, and every rank prints the paths it got back; rank 0
@@ -28,5 +29,6 @@ whole = mesh.global_array("v")  # collective: rank 0 gets the array, the others 
 assert (whole is None) == (mesh.rank != 0)
 if mesh.rank == 0:
     np.save(sys.argv[1] + ".v.npy", whole)
-sys.stdout.write(f"rank {mesh.rank} wrote {paths}\n")  # one write: the ranks' lines may interleave otherwise
+vtm = mesh.write_vtk(sys.argv[1] + "_vtk", time=1.5, cycle=12, collection=sys.argv[1] + ".pvd")
+sys.stdout.write(f"rank {mesh.rank} wrote {paths} and {vtm}\n")  # one write: the ranks' lines may interleave otherwise
 sys.stdout.flush()
