@@ -275,7 +275,11 @@ def test_a_restart_past_the_end_of_the_run(capsys, tmp_path, rst, limit, message
     # at its end exactly, the run has nothing left to do and says so as usual
     code, out, err = brickwork(capsys, "run", SOD, *SMALL_SOD, "time.tlim=0.05", f"output.dir={tmp_path / 'out'}",
                                *NO_FILES, "--restart", rst)
-    assert code == 0 and "0 cycles to t=0.05" in out
+    assert code == 0 and out == f"sod: 0 cycles to t=0.05: the state at cycle {cycle} has reached time.tlim=0.05 " \
+                               f"already; set a later time.tlim to go on\n"
+    code, out, err = brickwork(capsys, "run", SOD, *SMALL_SOD, f"time.nlim={cycle}", f"output.dir={tmp_path / 'out'}",
+                               *NO_FILES, "--restart", rst)
+    assert code == 0 and out.endswith(f"has reached time.nlim={cycle} already; set a later time.nlim to go on\n")
 
 
 # -- the history file of a restarted run ----------------------------------------------------------------------------

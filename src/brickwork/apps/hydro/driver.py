@@ -206,6 +206,11 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
     if log is not None:
         share = 100.0 * result.ghost_seconds / result.wall if result.wall > 0 else 0.0
         ranks = f" on {sim.mesh.nranks} ranks" if sim.mesh.nranks > 1 else ""
+        if sim.cycle == start_cycle:  # a restart at the end of the run: no rate, no share of a step to give
+            limit = f"time.nlim={nlim}" if 0 <= nlim <= sim.cycle else f"time.tlim={tlim:g}"
+            log(f"{cfg['problem']['name']}: 0 cycles to t={sim.time:.6g}: the state at cycle {sim.cycle} has reached "
+                f"{limit} already; set a later {limit.split('=')[0]} to go on")
+            return result
         log(f"{cfg['problem']['name']}: {sim.cycle - start_cycle} cycles to t={sim.time:.6g} in {result.wall:.1f} s"
             f"{ranks}, {result.zone_cycles_per_s:.3e} zone-cycles/s (after the first step), ghost exchange "
             f"{share:.1f} % of the wall time")
