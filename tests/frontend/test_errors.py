@@ -51,6 +51,24 @@ def mixed_arith(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
 
 
 @wp.kernel
+def float_plus_index(a: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    a[i] = a[i] + i  # E:float_plus_index
+
+
+@wp.kernel
+def int_times_int64(n: wp.array(dtype=wp.int64)):
+    i = wp.tid()
+    n[i] = n[i] * (i * 2)  # E:int_times_int64
+
+
+@wp.kernel
+def signed_and_unsigned(u: wp.array(dtype=wp.uint32)):
+    i = wp.tid()
+    u[0] = u[0] + i  # E:signed_and_unsigned
+
+
+@wp.kernel
 def mixed_literal(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
     i = wp.tid()
     a[i] = a[i] * 2  # E:mixed_literal
@@ -317,7 +335,14 @@ GLOBAL_DATA = wp.zeros(4)
 
 CASES = [
     # kernel, exception, marker, message fragments
-    (mixed_arith, wp.KernelTypeError, "mixed_arith", ["'+' (add)", "float32 and float64"]),
+    (mixed_arith, wp.KernelTypeError, "mixed_arith", [
+        "'+' (add)", "float32 and float64", "; kernels convert no operand implicitly: write wp.float64(a[i])"]),
+    (float_plus_index, wp.KernelTypeError, "float_plus_index", [
+        "'+' (add)", "float32 and int32", "; kernels convert no operand implicitly: write wp.float32(i)"]),
+    (int_times_int64, wp.KernelTypeError, "int_times_int64", [
+        "int64 and int32", "; kernels convert no operand implicitly: write wp.int64(i * 2)"]),
+    (signed_and_unsigned, wp.KernelTypeError, "signed_and_unsigned", [
+        "uint32 and int32", "; kernels convert no operand implicitly: write wp.uint32(i) or wp.int32(u[0])"]),
     (mixed_literal, wp.KernelTypeError, "mixed_literal", [
         "'*' (mul)", "float32 and int32", "2 is a Python int, which kernels take as int32: write 2.0"]),
     (builtin_int_literal, wp.KernelTypeError, "builtin_int_literal", [

@@ -53,6 +53,7 @@ from .array_truth import truth_arguments
 from .calls import CallRules, ShapeOf, static_label
 from .construction import ConstructionRules
 from .intrinsics import INTRINSICS
+from .operand_hints import conversion_hint
 from .places import part_component
 from .resolve import MISSING, static_attribute
 from .starred import TYPED_COMPONENT
@@ -403,7 +404,8 @@ class ExpressionTyper(CallRules, ConstructionRules):
         try:
             return self.binary(op, a, b, node)
         except KernelTypeError as e:
-            hint = _python_number_hint([(node.left, left, b), (node.right, right, a)])
+            hint = _python_number_hint([(node.left, left, b), (node.right, right, a)]) or \
+                conversion_hint(node.left, a, node.right, b)
             if not hint:
                 raise
             raise type(e)(e.message + hint, e.location) from None
