@@ -336,6 +336,9 @@ def main(argv=None) -> int:
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     p.set_defaults(run=_demo)
     argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:  # the commands and what each does, rather than argparse's "arguments are required: command"
+        parser.print_help(sys.stderr)
+        return 2
     if argv[:1] in (["run"], ["demo"]):  # options and section.key=value overrides in any order
         args = sub.choices[argv[0]].parse_intermixed_args(argv[1:])
     else:

@@ -3,6 +3,7 @@ unwritable kernel cache, or no working compiler ends ``run`` with one line and a
 reports such a value instead of failing. A compiler that rejects generated code stays a traceback."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -133,6 +134,10 @@ def test_python_dash_m_brickwork_is_the_command(tmp_path):
     out = subprocess.run([sys.executable, "-m", "brickwork", "frobnicate"], capture_output=True, text=True, env=env,
                          timeout=600)
     assert out.returncode == 2 and "invalid choice: 'frobnicate'" in out.stderr
+    out = subprocess.run([sys.executable, "-m", "brickwork"], capture_output=True, text=True, env=env, timeout=600)
+    assert out.returncode == 2 and out.stdout == ""  # no command: the help, which lists them, on standard error
+    assert out.stderr.startswith("usage: brickwork [-h] [--version] {info,cache,run,demo} ...")
+    assert re.search(r"^ +run +run the hydro application", out.stderr, flags=re.M)  # wrapped to the terminal
 
 def test_a_cache_directory_path_too_long_is_an_invalid_setting(tmp_path):
     """It was a raw OSError (ENAMETOOLONG) at the first launch; now a setting error everywhere, shown by info."""
