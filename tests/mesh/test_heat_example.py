@@ -45,6 +45,23 @@ def test_the_example_follows_the_discrete_solution_and_writes_its_outputs(tmp_pa
         np.testing.assert_allclose(u[b, 0], want, atol=1e-12)
 
 
+
+def test_vtk_outputs_hold_the_values_of_the_hdf5_outputs(tmp_path):
+    from brickwork.io import read_output
+    from brickwork.io.vtk import read_collection
+
+    _run(tmp_path / "h5")
+    text = _run(tmp_path / "vtk", args=[*ARGS, "--vtk"])
+    assert f"outputs in {tmp_path / 'vtk'}/ (open heat.pvd in ParaView)" in text
+    assert sorted(os.listdir(tmp_path / "vtk")) == sorted(
+        ["heat.pvd"] + [f"heat.0000{i}{e}" for i in range(3) for e in ("", ".vtm")])
+    times = [when for when, _ in read_collection(str(tmp_path / "vtk" / "heat.pvd"))]
+    for i in range(3):
+        vtk_out = read_output(str(tmp_path / "vtk" / f"heat.0000{i}.vtm"))
+        h5_out = read_output(str(tmp_path / "h5" / f"heat.0000{i}.h5"))
+        np.testing.assert_array_equal(vtk_out.cells["u"], h5_out.cells["u"])
+        assert vtk_out.time == h5_out.time == times[i] and vtk_out.cycle == h5_out.cycle == 10 * i
+
 def test_two_ranks_write_the_same_outputs(tmp_path):
     pytest.importorskip("mpi4py")
     mpiexec = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
