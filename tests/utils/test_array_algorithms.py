@@ -181,7 +181,7 @@ def test_segmented_sort_pairs_sorts_each_segment():
 def _segments_one_by_one(keys, values, starts, ends):
     """The reference: each segment sorted in turn, in the order given (stable, floats by their bits'
     order: -0.0 before 0.0, NaN last as radix_sort_pairs orders them)."""
-    from brickwork.utils import _stable_order
+    from brickwork.utils.sorts import _stable_order
 
     keys, values = keys.copy(), values.copy()
     for s, e in zip(starts, ends):
