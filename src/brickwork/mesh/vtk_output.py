@@ -120,9 +120,12 @@ def _layout(mesh, names: list[str]) -> list[tuple]:
 def _block_bytes(mesh, names: list[str]) -> np.ndarray:
     """``(local blocks, bytes)``: each of this rank's blocks' variables, one after the other, as bytes."""
     values = _FieldValues(mesh)
-    columns = [np.ascontiguousarray(take(values(name))).reshape(mesh.nblocks, -1).view(np.uint8)
-               for name in names for _, _, take in _variables(mesh, name)]
-    return np.concatenate(columns, axis=1) if columns else np.zeros((mesh.nblocks, 0), np.uint8)
+    columns = []
+    for name in names:
+        for _, _, take in _variables(mesh, name):
+            v = np.ascontiguousarray(take(values(name)))
+            columns.append(v.view(np.uint8).reshape(len(v), int(np.prod(v.shape[1:])) * v.itemsize))
+    return np.concatenate(columns, axis=1)
 
 
 def _make_folder(stem: str) -> None:
