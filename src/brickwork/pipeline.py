@@ -16,6 +16,7 @@ loads them (the warm path).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import sys
 import types as pytypes
@@ -97,7 +98,8 @@ def generate(kernel, arg_types, label: str, target: Target | None = None, mode: 
     The mode's variants (after ``:``, joined by ``+``): ``adjoint`` makes the backward kernel
     (``passes/adjoint.py``) of the typed kernel, before the target's passes: its writes are the
     adjoint arrays only; ``strided`` renders the body for arrays of any innermost stride too
-    (``Instance.run_with_general_strides``)."""
+    (``Instance.run_with_general_strides``); ``rankN`` runs a kernel whose ``tid()`` gives fewer than N
+    indices over a launch of N dimensions (``Instance.ranked``)."""
     try:
         return _generate(kernel, arg_types, label, target or current_target(), mode)
     except KernelError as e:
@@ -128,6 +130,13 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
     base_mode, _, variant = mode.partition(":")
     variants = variant.split("+")
     typed, typed_callees = type_instance(kernel, arg_types, label)
+    rank = max((int(v[4:]) for v in variants if v.startswith("rank")), default=0)
+    kept = typed.tid_dims
+    if rank > kept:
+        # a launch of more dimensions than tid() gives indices (Warp's rule): the kernel runs over all of them and
+        # the trailing ones repeat each point; they run in one thread (simd would lose a repeat's update of the same
+        # element: `y[i] += ...` adds once per point, as on Warp's CPU)
+        typed = dataclasses.replace(typed, tid_dims=rank, simd_innermost=False)
     writes = _compiler().ir.written_params(typed)
     field_writes = _compiler().ir.analysis.written_fields(typed)
     from .ir.array_access import param_access
@@ -165,6 +174,9 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
     for f in (typed, *typed_callees):  # a @func unrolls as the kernel that calls it (Warp's module option)
         f.max_unroll = getattr(kernel, "max_unroll", 16)
     fn, callees = lower(typed, typed_callees, target, base_mode)
+    if rank > kept:
+        fn.repeated_dims = rank - kept  # the CPU target runs a point's repeats in one thread (an attribute: no pass
+        # reads it, none copies the function after this)
     text = target.render(fn, callees, label, general_strides="strided" in variants)
     if "source" in config.dump:
         _dump(f"{target.name} source of {label}", text)

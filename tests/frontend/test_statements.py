@@ -219,10 +219,10 @@ def test_tid_one_dimension():
     np.testing.assert_array_equal(out.numpy(), np.arange(11) * 7)
 
 
-def test_tid_one_index_over_a_multidimensional_launch_is_the_flat_index():
+def test_tid_one_index_over_a_multidimensional_launch_is_the_first_index():
     out = wp.full(12, -1, dtype=wp.int32)
-    wp.launch(tid_1d, dim=(3, 4), inputs=[out])
-    np.testing.assert_array_equal(out.numpy(), np.arange(12) * 7)
+    wp.launch(tid_1d, dim=(3, 4), inputs=[out])  # Warp 1.19: i is 0, 0, 0, 0, 1, ... (each point 4 times)
+    np.testing.assert_array_equal(out.numpy(), [0, 7, 14] + [-1] * 9)
 
 
 @pytest.mark.parametrize("kernel, shape", [(tid_2d, (3, 5)), (tid_3d, (2, 3, 4)), (tid_4d, (2, 3, 1, 5))])
@@ -235,11 +235,11 @@ def test_tid_each_index(kernel, shape):
 
 
 def test_tid_dims_against_the_launch():
-    """Fewer dim entries than tid() indices: the missing extents are 1 (as Warp); more are refused."""
+    """Fewer dim entries than tid() indices: the missing extents are 1; more repeat each point (as Warp)."""
     out = wp.zeros((2, 2, 2), dtype=wp.vec3i)
-    with pytest.raises(wp.LaunchError, match=r"3 indices, so dim has at most 3 entries"):
-        wp.launch(tid_3d, dim=(2, 2, 2, 1), inputs=[out])
-    np.testing.assert_array_equal(out.numpy(), 0)
+    wp.launch(tid_3d, dim=(2, 2, 2, 3), inputs=[out])
+    expected = np.stack(np.meshgrid(*[np.arange(2)] * 3, indexing="ij"), axis=-1)
+    np.testing.assert_array_equal(out.numpy(), expected)
     out = wp.full((2, 2, 2), wp.vec3i(-1, -1, -1), dtype=wp.vec3i)
     wp.launch(tid_3d, dim=(2, 2), inputs=[out])
     np.testing.assert_array_equal(out.numpy()[:, :, 0], [[[0, 0, 0], [0, 1, 0]], [[1, 0, 0], [1, 1, 0]]])

@@ -117,13 +117,15 @@ def test_each_component_of_a_multidimensional_tid_is_bounded_by_its_axis():
     np.testing.assert_array_equal(x.numpy(), np.arange(3)[:, None] * 10 + np.arange(4)[None, :])
 
 
-def test_a_flat_tid_over_a_tuple_dim_is_bounded_by_the_whole_launch():
-    x = wp.zeros(5, dtype=wp.float32)
-    with pytest.raises(wp.LaunchError, match="index 5"):
-        wp.launch(fill_index, dim=(2, 3), inputs=[x])
-    x6 = wp.zeros(6, dtype=wp.float32)
-    wp.launch(fill_index, dim=(2, 3), inputs=[x6])
-    assert x6.numpy().tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+def test_one_tid_index_over_a_tuple_dim_is_bounded_by_the_first_extent():
+    """``i = wp.tid()`` over ``dim=(3, 2)`` is the first index (as Warp): it runs to 2, not to 5."""
+    x = wp.zeros(2, dtype=wp.float32)
+    with pytest.raises(wp.LaunchError, match=r"index 2 on its axis 0 \(tid\(\) component 0 runs to 2\)"):
+        wp.launch(fill_index, dim=(3, 2), inputs=[x])
+    assert not x.numpy().any()
+    x3 = wp.zeros(3, dtype=wp.float32)
+    wp.launch(fill_index, dim=(3, 2), inputs=[x3])
+    assert x3.numpy().tolist() == [0.0, 1.0, 2.0]
 
 
 def test_a_constant_index_past_the_array_is_refused_at_any_dim():

@@ -50,7 +50,8 @@ def _random(kind, full_text, range_text):
 
 BUILTIN_DOCS.update({
     "tid": ("", "The index of this thread in the launch: an ``int32`` for a 1-D launch, a tuple "
-                "``i, j = wp.tid()`` for a 2-D to 4-D one."),
+                "``i, j = wp.tid()`` for a 2-D to 4-D one. Unpacked into fewer indices than ``dim`` has "
+                "entries, the first ones: the other extents repeat each point, as in Warp."),
     "print": ("*values", "Print scalars, vectors and matrices separated by spaces, then a newline (floats with "
                          "``%g``; strings must be constants)."),
     "printf": ("fmt, *values", "C's ``printf`` with a constant format and scalar arguments: one conversion per "

@@ -58,6 +58,7 @@ class Instance:
         self._packers: dict = {}
         self._adjoint: Instance | None = None
         self._general: Instance | None = None
+        self._ranked: dict = {}  # launch rank -> the instance that runs over it (ranked)
 
     def target_object(self):
         """The Target this instance compiles for."""
@@ -68,8 +69,18 @@ class Instance:
     def adjoint(self) -> "Instance":
         """The backward kernel of this instance (built the first time it is launched)."""
         if self._adjoint is None:
-            self._adjoint = Instance(self.kernel, self.arg_types, self.target, variant="adjoint")
+            self._adjoint = Instance(self.kernel, self.arg_types, self.target,
+                                     variant="+".join(v for v in (self.variant, "adjoint") if v))
         return self._adjoint
+
+    def ranked(self, rank: int) -> "Instance":
+        """This instance for a launch of ``rank`` dimensions, more than its ``tid()`` gives indices: as in Warp,
+        the trailing dimensions repeat each point of the first ones (variant ``rankN``, built the first time)."""
+        found = self._ranked.get(rank)
+        if found is None:
+            found = self._ranked[rank] = Instance(self.kernel, self.arg_types, self.target,
+                                                  variant="+".join(v for v in (self.variant, f"rank{rank}") if v))
+        return found
 
     def run_with_general_strides(self, buf: bytes) -> None:
         """Run the packed launch ``buf`` with the version of this instance that takes arrays of any

@@ -13,6 +13,7 @@ from ..types.array_kinds import SIGNED
 from ..types.arrays import ArrayType, is_foreign_cuda_array
 from . import capture, streams
 from . import launch as host  # the CPU launch's checks and packers (it imports this module lazily)
+from .launch_rank import MoreExtents, ranked_entry
 
 
 def _signature(args) -> tuple:
@@ -40,7 +41,12 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
     if type(dim) is int and inst.tid_dims == 1:
         d0, d1, d2, d3, total = dim, 1, 1, 1, dim
     else:
-        d0, d1, d2, d3, total = host._dims(dim, inst, kernel)
+        try:  # no cost unless raised
+            d0, d1, d2, d3, total = host._dims(dim, inst, kernel)
+        except MoreExtents:  # more extents than tid() gives indices: the instance that repeats points
+            inst, pack = ranked_entry(kernel, entry, dim, (device.alias, sig),
+                                      _prepare_ranked(kernel, sig, args, device))
+            d0, d1, d2, d3, total = host._dims(dim, inst, kernel)
     if total > host._MAX_EXTENT:
         raise LaunchError(f"launch of '{kernel.key}': the launch must have fewer than 2**31 threads, got {dim!r}")
     if total <= 0:
@@ -66,6 +72,16 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
     if config.verify_cuda:
         _verify_cuda(kernel, device, handle)
     return None
+
+
+def _prepare_ranked(kernel, sig, args, device):
+    """``make`` of ``launch_rank.ranked_entry`` for a launch on the CUDA ``device``."""
+    def make(key, rank):
+        from ..targets.cuda import device_target
+
+        return host._prepare(kernel, sig, args, device, device_target(device), key, rank)
+
+    return make
 
 
 def _device_views(kernel, args, device) -> list:

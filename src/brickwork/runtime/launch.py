@@ -31,6 +31,7 @@ from ..types.scalars import NUMPY_SCALARS, ScalarBase, bool_, is_scalar_type, py
 from ..types.structs import is_struct_type
 from . import starvation as _starvation
 from . import tape as _tape
+from .launch_rank import MoreExtents, ranked_entry
 from .packing import ComponentError, composite_converts, composite_values, make_packer
 
 _MAX_EXTENT = 2**31 - 1
@@ -114,7 +115,12 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     if type(dim) is int and inst.tid_dims == 1 and 0 < dim <= _MAX_EXTENT:
         d0, d1, d2, d3, total = dim, 1, 1, 1, dim
     else:
-        dims = launch_dims(dim, inst, kernel)
+        try:  # no cost unless raised
+            dims = launch_dims(dim, inst, kernel)
+        except MoreExtents:  # more extents than tid() gives indices: the instance that repeats points
+            inst, pack = ranked_entry(kernel, entry, dim, sig, lambda key, rank: _prepare(
+                kernel, sig, args, device, table_key=key, rank=rank))
+            dims = launch_dims(dim, inst, kernel)
         if dims is None:  # nothing runs, so a tape has nothing to record
             return None
         d0, d1, d2, d3, total = dims
@@ -268,7 +274,10 @@ class RepeatedLaunch:
         if last[0] is inst:
             dims = last[1]
         else:  # the extents depend on the grid and the instance's tid() arity only
-            dims = launch_dims(self.dim, inst, kernel)
+            try:
+                dims = launch_dims(self.dim, inst, kernel)
+            except MoreExtents:  # the ranked instance (launch_rank.py): launch finds it
+                return launch(kernel, self.dim, inputs=args)
             if dims is None:
                 return None
             self.last = (inst, dims)
@@ -567,11 +576,8 @@ def _dims(dim, inst, kernel):
     if total > _MAX_POINTS:  # the kernel multiplies the extents in int64: 65536**4 wrapped to 0 and ran nothing
         raise LaunchError(f"launch of '{kernel.key}': dim {tuple(dims)} has {total} points, more than a launch "
                           f"counts (2**63 - 1)")
-    if inst.tid_dims == 1:
-        return total, 1, 1, 1, total
-    if len(dims) > inst.tid_dims:  # Warp would run the extra extents and drop their indices
-        raise LaunchError(f"launch of '{kernel.key}': the kernel unpacks tid() into {inst.tid_dims} indices, "
-                          f"so dim has at most {inst.tid_dims} entries, got {dim!r}")
+    if len(dims) > inst.tid_dims:  # the callers then launch the ranked instance (launch_rank.ranked_entry)
+        raise MoreExtents(len(dims))
     # fewer entries: the missing extents are 1 and their indices 0, as in Warp (i, j = wp.tid() with dim=n)
     dims += [1] * (4 - len(dims))
     return dims[0], dims[1], dims[2], dims[3], total
@@ -598,16 +604,18 @@ def _refuse_external_entry_point(kernel) -> None:
                            f"launcher; use the default entry_point_abi='warp')")
 
 
-def _prepare(kernel, sig, args, device, target=None, table_key=None) -> tuple:
+def _prepare(kernel, sig, args, device, target=None, table_key=None, rank: int = 0) -> tuple:
     """Slow path, once per signature: check, choose the instance (for ``target``; None: the CPU's),
-    build it, make its packer; the entry goes in the launch table under ``table_key`` (default ``sig``)."""
+    build it, make its packer; the entry goes in the launch table under ``table_key`` (default ``sig``).
+    ``rank``: the entries of the launch's ``dim``, where more than the kernel's ``tid()`` gives indices
+    (``Instance.ranked``)."""
     on = get_device(device) if device is not None else _devices.CPU  # raises for unavailable devices
     _refuse_external_entry_point(kernel)
     params = kernel.params
     if len(args) != len(params):
         sibling = _sibling_with_count(kernel, len(args))
         if sibling is not None:
-            entry = _prepare(sibling, sig, args, device, target, table_key)
+            entry = _prepare(sibling, sig, args, device, target, table_key, rank)
             kernel.launch_table[sig if table_key is None else table_key] = entry
             return entry
         names = ", ".join(n for n, _ in params)
@@ -645,6 +653,9 @@ def _prepare(kernel, sig, args, device, target=None, table_key=None) -> tuple:
             _check_concrete(kernel, name, t, value)
         inst = kernel.get_instance(types, target)
     inst.ensure_loaded()
+    if rank > inst.tid_dims:
+        inst = inst.ranked(rank)
+        inst.ensure_loaded()
     if inst.uses_tiles and config.enable_cpu_blocks:  # launch_tiled checks each launch; launch when it prepares one
         raise LaunchError(_CPU_BLOCKS.format(how="launch", key=kernel.key))
     for i in inst.writes:

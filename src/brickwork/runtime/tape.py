@@ -361,6 +361,7 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
     """Run the backward kernel of ``kernel`` with the primal arguments ``inputs + outputs`` and the
     adjoints ``adj_inputs + adj_outputs`` (None, or a non-array value, means no gradient)."""
     from .launch import _host_arguments, _host_value, _prepare, _signature, launch_dims, run_packed
+    from .launch_rank import RANKED, ranked_entry
 
     args = list(inputs) + list(outputs)
     if any(_host_value(a) for a in args):  # numpy data (np.memmap too), None, CPU tensors: as launch
@@ -380,6 +381,18 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
             from ..targets.cuda import device_target
 
             entry = _prepare(kernel, sig, args, on, device_target(on), table_key)
+    base = entry
+
+    def prepare_ranked(key, rank):  # more extents than tid() gives indices: the ranked instance (launch_rank.py)
+        if on.is_cpu:
+            return _prepare(kernel, sig, args, device, None, key, rank)
+        from ..targets.cuda import device_target
+
+        return _prepare(kernel, sig, args, on, device_target(on), key, rank)
+
+    entry = ranked_entry(kernel, entry, dim, table_key, prepare_ranked)
+    if entry is not base:
+        table_key = (RANKED, entry[0].tid_dims, table_key)
     inst = entry[0]
     k = getattr(inst, "kernel", kernel)
     if not backward_enabled(k):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ... import ir
 from ...frontend.tile_structs import accumulates
 from ...types.arrays import ArrayType
+from ...types.fixed_arrays import FixedArrayType
 from ...types.opaque import TupleType
 from ...types.structs import is_struct_type
 from . import BOUNDS_SYMBOL, ENTRY_SYMBOL
@@ -132,8 +133,26 @@ def _nested_structs(t) -> list:
     return found
 
 
+def _assigned_before_use(fn: ir.IRFunction) -> set:
+    """Fixed-size local arrays (tiles) that a statement of the body's top level assigns whole before any
+    statement names them: their first value is never read, so they are declared without zeroing (a tile op's
+    buffers are zeroed where they are made: zeroing each declaration too took a tenth of tile_fft's launch)."""
+    if ir.contains(fn.body, ir.IRNative):  # C++ text names locals the walk does not see
+        return set()
+    seen, found = set(), set()
+    for s in fn.body:
+        names = {n.name for n in ir.walk(s) if isinstance(n, ir.IRLocal)}
+        target = s.target if isinstance(s, ir.IRAssign) else None
+        if (isinstance(target, ir.IRLocal) and isinstance(target.type, FixedArrayType) and target.name not in seen
+                and not any(isinstance(n, ir.IRLocal) and n.name == target.name for n in ir.walk(s.value))):
+            found.add(target.name)
+        seen |= names
+    return found
+
+
 def _locals(fn: ir.IRFunction, indent: int) -> list[str]:
-    lines = [" " * indent + f"{c_type(t)} {local(n)}{{}};" for n, t in fn.locals.items()]
+    assigned = _assigned_before_use(fn)
+    lines = [" " * indent + f"{c_type(t)} {local(n)}{'' if n in assigned else '{}'};" for n, t in fn.locals.items()]
     if ir.contains(fn.body, ir.IRPush):  # a backward kernel whose loops save values (passes/adjoint.py)
         lines.append(" " * indent + "bw::tape_stack bw_tape;")
     lines += [" " * indent + f"bw::local_buf<{c_type(dtype)}, {count}> {local(n)}{{}};"
@@ -223,6 +242,11 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
         # Without an innermost simd loop (loop bodies with simd loops of their own) every grid
         # dimension is shared among the threads; with one, all but the innermost.
         outer = dims if not fn.simd_innermost else dims - 1
+        # a launch of more dimensions than tid() gives indices (pipeline: the rankN variant): the trailing loops
+        # repeat a point, and all of a point's repeats run in one thread, as Warp's CPU runs them
+        repeated = getattr(fn, "repeated_dims", 0)
+        if repeated:
+            outer = max(1, min(outer, dims - repeated))
         collapse = f" collapse({outer})" if outer > 1 else ""
         lines.append(f"    #pragma omp parallel for{collapse} {omp}")
         for d in range(dims):
