@@ -176,3 +176,22 @@ def test_two_indices_and_the_gradient_on_the_emulation_target():
         tape.backward(grads={y: wp.array(np.ones(3, dtype=np.float32))})
     assert counts.numpy().tolist() == [[2, 2, 2], [2, 2, 2]]
     assert x.grad.numpy().tolist() == [4.0, 8.0, 12.0]
+
+
+@wp.func
+def index_of_thread():
+    return wp.tid()
+
+
+@wp.kernel
+def calls_tid_in_func(out: wp.array(dtype=wp.int32)):
+    out[0] = index_of_thread()
+
+
+def test_tid_in_a_function_is_refused_as_in_warp():
+    """Warp 1.19: "tid() may only be called from a Warp kernel, not a Warp function"."""
+    out = wp.full(1, -1, dtype=wp.int32)
+    with pytest.raises(wp.KernelTypeError, match=r"tid\(\) can only be called in a kernel") as e:
+        wp.launch(calls_tid_in_func, dim=1, inputs=[out])
+    assert 'test_tid_launch_rank.py", line' in str(e.value) and "in index_of_thread" in str(e.value)
+    assert out.numpy()[0] == -1
