@@ -106,6 +106,8 @@ def cli_lines() -> list[str]:
             lines += [title, "-" * len(title), "", _sentence(help_text),
                       "", *_usage(sub)]
             lines += _argument_lines(sub)
+            if sub.epilog:  # what the help prints after the arguments (run: where the input keys are described)
+                lines += [_sentence(sub.epilog), ""]
     return lines
 
 

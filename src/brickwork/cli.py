@@ -323,7 +323,9 @@ def main(argv=None) -> int:
     p = sub.add_parser("cache", help="inspect or clear the kernel cache")
     p.add_argument("action", choices=["dir", "list", "clear"])
     p.set_defaults(run=_cache)
-    p = sub.add_parser("run", help="run the hydro application on a TOML input file")
+    p = sub.add_parser("run", help="run the hydro application on a TOML input file",
+                       epilog="Every input key, the problems, the outputs and the errors: docs/hydro.md. Settings "
+                              "and options may come in any order.")
     p.add_argument("input", help="the input file (see examples/*.toml)")
     p.add_argument("overrides", nargs="*", default=[], metavar="section.key=value",
                    help="override a setting, e.g. hydro.cfl=0.3")

@@ -138,6 +138,10 @@ def test_python_dash_m_brickwork_is_the_command(tmp_path):
     assert out.returncode == 2 and out.stdout == ""  # no command: the help, which lists them, on standard error
     assert out.stderr.startswith("usage: brickwork [-h] [--version] {info,cache,run,demo} ...")
     assert re.search(r"^ +run +run the hydro application", out.stderr, flags=re.M)  # wrapped to the terminal
+    out = subprocess.run([sys.executable, "-m", "brickwork", "run", "--help"], capture_output=True, text=True, env=env,
+                         timeout=600)
+    assert out.returncode == 0 and "Every input key, the problems, the outputs and the errors: docs/hydro.md" in \
+        " ".join(out.stdout.split())  # where to read about the input file, whatever the terminal's width
 
 def test_a_cache_directory_path_too_long_is_an_invalid_setting(tmp_path):
     """It was a raw OSError (ENAMETOOLONG) at the first launch; now a setting error everywhere, shown by info."""
