@@ -385,9 +385,9 @@ class _CpuRows(FusedRows, RingRows, ir.Rewriter):
             ni = op("add", op("sub", op("add", g("ie"), i32(hi[2])), is_), i32(1))
             ext = tuple(self.tmp(x, out) for x in (ks, js, is_, nj, ni))
         prev = None
-        for h in offsets:
-            s_kji = [op("add", a, i32(d)) for a, d in zip(self.slice.start, h)]
-            e_kji = [op("add", a, i32(d)) for a, d in zip(self.slice.end, h)]
+        for lo_h, hi_h in self.span_offsets(offsets):
+            s_kji = [op("add", a, i32(d)) for a, d in zip(self.slice.start, lo_h)]
+            e_kji = [op("add", a, i32(d)) for a, d in zip(self.slice.end, hi_h)]
             first = unmerged = self.tmp(self.flat_in(s_kji, ext), out)
             last = self.tmp(self.flat_in(e_kji, ext), out)
             if prev is not None:  # merge: never visit a cell twice
@@ -402,6 +402,11 @@ class _CpuRows(FusedRows, RingRows, ir.Rewriter):
                 plane = s_kji[0] if self.cfg.chunk == "ij_slab" else None
                 self.rows(s, first, last, ext, out, cell, plane)
             prev = last if prev is None else self.tmp(op("max", prev, last), out)
+
+    def span_offsets(self, offsets) -> list:
+        """The spans ``bovi_spans`` visits, as the offsets of their first and last cells from the slice's first
+        and last: one span per offset, in order (the GPU mapping merges spans that meet)."""
+        return [(h, h) for h in offsets]
 
     @staticmethod
     def flat_in(kji, ext):

@@ -2,7 +2,8 @@
 
 With the ``team`` backend and the hierarchical tags (bvoi, bovi) a slice is a thread block: the
 block's index gives the slice (the launch's grid of slices, flattened), every ``la.inner`` visits
-the cells of the CPU mapping (the same boxes, spans and pieces, in the same sequence) but shares
+the cells of the CPU mapping (the same boxes, spans and pieces, in the same sequence; a ``bovi`` range's
+spans of a halo along i, which meet, as one span) but shares
 each box, span or piece out among the block's threads (thread t takes cells t, t + blockDim, ...),
 ``team_barrier()`` is a block barrier, and per-point scratch comes from the block's arena (shared
 memory when the launch's arena fits the limit, global memory otherwise). A thread finds the cell
@@ -192,6 +193,19 @@ class GpuTeams(_CpuRows):
         body: list = []
         kji = self.span_kji(s, m, out, body)
         out.append(strided(m, m0, m1, body + self.visit(s, kji, memory_index=m)))
+
+    def span_offsets(self, offsets) -> list:
+        """A slice's spans of offsets along i only, consecutive (``la.halo.minus_i``: 0 and -1), are one span
+        from the first's first cell to the last's last: each span is the slice shifted along i, so they meet
+        or overlap, and their union is one range of the box. The threads then share one loop, where the CPU's
+        merged spans gave a loop per span (the second of one cell for ``minus_i``)."""
+        if not self.team_slice or len(offsets) < 2 or len({tuple(h[:2]) for h in offsets}) != 1:
+            return super().span_offsets(offsets)
+        steps = sorted(h[2] for h in offsets)
+        if any(b - a != 1 for a, b in zip(steps, steps[1:])):
+            return super().span_offsets(offsets)
+        lo, hi = min(offsets, key=lambda h: h[2]), max(offsets, key=lambda h: h[2])
+        return [(lo, hi)]
 
     def rows(self, s, first, last, ext, out, cell=None, plane=None):
         if not self.team_slice:

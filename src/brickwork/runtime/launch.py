@@ -578,8 +578,6 @@ def _dims(dim, inst, kernel):
                           f"counts (2**63 - 1)")
     if len(dims) > inst.tid_dims:  # the callers then launch the ranked instance (launch_rank.ranked_entry)
         raise MoreExtents(len(dims))
-    if inst.tid_dims == 1:
-        return total, 1, 1, 1, total
     # fewer entries: the missing extents are 1 and their indices 0, as in Warp (i, j = wp.tid() with dim=n)
     dims += [1] * (4 - len(dims))
     return dims[0], dims[1], dims[2], dims[3], total

@@ -37,31 +37,17 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__la_t17{};
     int32_t v__la_t18{};
     int32_t v__la_t19{};
-    int32_t v__la_t20{};
-    int32_t v__la_t21{};
-    int32_t v__la_t22{};
-    int32_t v__la_f23{};
-    int32_t v__la_t24{};
-    int32_t v__la_t25{};
-    uint32_t v__la_t26{};
-    int32_t v__la_t27{};
-    int32_t v__la_t28{};
-    int32_t v__la_t29{};
-    int32_t v__la_t30{};
-    int32_t v__la_t31{};
-    int32_t v__la_t32{};
-    int32_t v__la_t33{};
-    int32_t v__gpu_c34{};
-    int32_t v__gpu_c35{};
-    uint32_t v__gpu_r36{};
-    v__gpu_c35 = ((int32_t)blockIdx.x);
-    v__gpu_r36 = bw::add(bw::cast<uint32_t>(((int32_t)blockIdx.y)), bw::mul(bw::cast<uint32_t>(((int32_t)gridDim.y)), bw::cast<uint32_t>(((int32_t)blockIdx.z))));
-    if (bw::truth(bw::ge(v__gpu_r36, bw::cast<uint32_t>(n0)))) {
+    int32_t v__gpu_c20{};
+    int32_t v__gpu_c21{};
+    uint32_t v__gpu_r22{};
+    v__gpu_c21 = ((int32_t)blockIdx.x);
+    v__gpu_r22 = bw::add(bw::cast<uint32_t>(((int32_t)blockIdx.y)), bw::mul(bw::cast<uint32_t>(((int32_t)gridDim.y)), bw::cast<uint32_t>(((int32_t)blockIdx.z))));
+    if (bw::truth(bw::ge(v__gpu_r22, bw::cast<uint32_t>(n0)))) {
         return;
     }
-    v__gpu_c34 = bw::cast<int32_t>(v__gpu_r36);
-    v_b = v__gpu_c34;
-    v__la_t1 = bw::add(v__la_ks, v__gpu_c35);
+    v__gpu_c20 = bw::cast<int32_t>(v__gpu_r22);
+    v_b = v__gpu_c20;
+    v__la_t1 = bw::add(v__la_ks, v__gpu_c21);
     v__la_t2 = bw::add(bw::mul(bw::add(bw::mul(v__la_t1, v__la_NJ), v__la_js), v__la_NI), v__la_is);
     v__la_t3 = bw::add(v__la_ks, int32_t(0));
     v__la_t4 = bw::add(v__la_js, int32_t(0));
@@ -69,7 +55,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     v__la_t6 = bw::add(bw::sub(bw::add(v__la_je, int32_t(0)), bw::add(v__la_js, int32_t(0))), int32_t(1));
     v__la_t7 = bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1));
     v__la_t8 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t3), v__la_t6), bw::sub(bw::add(v__la_js, int32_t(0)), v__la_t4)), v__la_t7), bw::sub(bw::add(v__la_is, int32_t(-1)), v__la_t5));
-    v__la_t9 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t3), v__la_t6), bw::sub(bw::add(v__la_je, int32_t(0)), v__la_t4)), v__la_t7), bw::sub(bw::add(v__la_ie, int32_t(-1)), v__la_t5));
+    v__la_t9 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t3), v__la_t6), bw::sub(bw::add(v__la_je, int32_t(0)), v__la_t4)), v__la_t7), bw::sub(bw::add(v__la_ie, int32_t(0)), v__la_t5));
     v__la_t11 = bw::add(v__la_t1, int32_t(0));
     v__la_t12 = bw::mul(bw::sub(v__la_t11, v__la_t3), bw::mul(v__la_t6, v__la_t7));
     v__la_t13 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t7, int32_t(1)))));
@@ -89,29 +75,6 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
         v_i = (v__tmp1).f2;
         bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = 0x1.0000000000000p+1;
     } }
-    v__la_t20 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t3), v__la_t6), bw::sub(bw::add(v__la_js, int32_t(0)), v__la_t4)), v__la_t7), bw::sub(bw::add(v__la_is, int32_t(0)), v__la_t5));
-    v__la_t21 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t3), v__la_t6), bw::sub(bw::add(v__la_je, int32_t(0)), v__la_t4)), v__la_t7), bw::sub(bw::add(v__la_ie, int32_t(0)), v__la_t5));
-    v__la_t22 = bw::max(v__la_t20, bw::add(v__la_t9, int32_t(1)));
-    v__la_t24 = bw::add(v__la_t1, int32_t(0));
-    v__la_t25 = bw::mul(bw::sub(v__la_t24, v__la_t3), bw::mul(v__la_t6, v__la_t7));
-    v__la_t26 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t7, int32_t(1)))));
-    { const int32_t _stop2 = bw::add(bw::sub(v__la_t21, v__la_t25), int32_t(1)); const int32_t _step2 = ((int32_t)blockDim.x);
-    for (int32_t _it2 = bw::add(bw::sub(v__la_t22, v__la_t25), ((int32_t)threadIdx.x)); _it2 < _stop2; _it2 += _step2) {
-        v__la_f23 = _it2;
-        v__la_t27 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_f23), v__la_t26));
-        v__la_t28 = bw::sub(v__la_f23, bw::mul(v__la_t27, v__la_t7));
-        v__la_t29 = (bw::truth(bw::ge(v__la_t28, v__la_t7)) ? bw::add(v__la_t27, int32_t(1)) : v__la_t27);
-        v__la_t30 = (bw::truth(bw::ge(v__la_t28, v__la_t7)) ? bw::sub(v__la_t28, v__la_t7) : v__la_t28);
-        v__la_t31 = bw::add(v__la_t29, v__la_t4);
-        v__la_t32 = bw::add(v__la_t30, v__la_t5);
-        v_idx = bw::sub(bw::add(bw::mul(bw::add(bw::mul(v__la_t24, v__la_NJ), v__la_t31), v__la_NI), v__la_t32), v__la_t2);
-        v__tmp1 = tuple_b54d0e11bf{v__la_t24, v__la_t31, v__la_t32};
-        v_k = (v__tmp1).f0;
-        v_j = (v__tmp1).f1;
-        v_i = (v__tmp1).f2;
-        bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = 0x1.0000000000000p+1;
-    } }
-    v__la_t33 = bw::max(v__la_t9, v__la_t21);
 }
 
 struct Args {

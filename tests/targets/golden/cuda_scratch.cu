@@ -37,45 +37,31 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__la_t22{};
     int32_t v__la_t23{};
     int32_t v__la_t24{};
-    int32_t v__la_f25{};
+    int32_t v__la_t25{};
     int32_t v__la_t26{};
     int32_t v__la_t27{};
-    uint32_t v__la_t28{};
-    int32_t v__la_t29{};
+    int32_t v__la_t28{};
+    int32_t v__la_f29{};
     int32_t v__la_t30{};
     int32_t v__la_t31{};
-    int32_t v__la_t32{};
+    uint32_t v__la_t32{};
     int32_t v__la_t33{};
     int32_t v__la_t34{};
     int32_t v__la_t35{};
     int32_t v__la_t36{};
     int32_t v__la_t37{};
     int32_t v__la_t38{};
-    int32_t v__la_t39{};
-    int32_t v__la_t40{};
-    int32_t v__la_t41{};
-    int32_t v__la_t42{};
-    int32_t v__la_f43{};
-    int32_t v__la_t44{};
-    int32_t v__la_t45{};
-    uint32_t v__la_t46{};
-    int32_t v__la_t47{};
-    int32_t v__la_t48{};
-    int32_t v__la_t49{};
-    int32_t v__la_t50{};
-    int32_t v__la_t51{};
-    int32_t v__la_t52{};
-    int32_t v__gpu_c53{};
-    int32_t v__gpu_c54{};
-    uint32_t v__gpu_r55{};
-    v__gpu_c54 = ((int32_t)blockIdx.x);
-    v__gpu_r55 = bw::add(bw::cast<uint32_t>(((int32_t)blockIdx.y)), bw::mul(bw::cast<uint32_t>(((int32_t)gridDim.y)), bw::cast<uint32_t>(((int32_t)blockIdx.z))));
-    if (bw::truth(bw::ge(v__gpu_r55, bw::cast<uint32_t>(n0)))) {
+    int32_t v__gpu_c39{};
+    int32_t v__gpu_c40{};
+    uint32_t v__gpu_r41{};
+    v__gpu_c40 = ((int32_t)blockIdx.x);
+    v__gpu_r41 = bw::add(bw::cast<uint32_t>(((int32_t)blockIdx.y)), bw::mul(bw::cast<uint32_t>(((int32_t)gridDim.y)), bw::cast<uint32_t>(((int32_t)blockIdx.z))));
+    if (bw::truth(bw::ge(v__gpu_r41, bw::cast<uint32_t>(n0)))) {
         return;
     }
-    v__gpu_c53 = bw::cast<int32_t>(v__gpu_r55);
-    v_b = v__gpu_c53;
-    v__la_t1 = bw::add(v__la_ks, v__gpu_c54);
+    v__gpu_c39 = bw::cast<int32_t>(v__gpu_r41);
+    v_b = v__gpu_c39;
+    v__la_t1 = bw::add(v__la_ks, v__gpu_c40);
     v__la_t2 = bw::add(bw::mul(bw::add(bw::mul(v__la_t1, v__la_NJ), v__la_js), v__la_NI), v__la_is);
     v__la_team = bw::gpu_arena(bw_blk, bw::add(bw::mul(bw::cast<int64_t>(bw::add(bw::sub(bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_ks, int32_t(0)), v__la_NJ), bw::add(v__la_je, int32_t(0))), v__la_NI), bw::add(v__la_ie, int32_t(0))), bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_ks, int32_t(0)), v__la_NJ), bw::add(v__la_js, int32_t(0))), v__la_NI), bw::add(v__la_is, int32_t(-1)))), int32_t(1))), int64_t(8LL)), int64_t(64LL)));
     v__la_t3 = bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_t1, int32_t(0)), v__la_NJ), bw::add(v__la_js, int32_t(0))), v__la_NI), bw::add(v__la_is, int32_t(-1)));
@@ -87,7 +73,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     v__la_t8 = bw::add(bw::sub(bw::add(v__la_je, int32_t(0)), bw::add(v__la_js, int32_t(0))), int32_t(1));
     v__la_t9 = bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1));
     v__la_t10 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t5), v__la_t8), bw::sub(bw::add(v__la_js, int32_t(0)), v__la_t6)), v__la_t9), bw::sub(bw::add(v__la_is, int32_t(-1)), v__la_t7));
-    v__la_t11 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t5), v__la_t8), bw::sub(bw::add(v__la_je, int32_t(0)), v__la_t6)), v__la_t9), bw::sub(bw::add(v__la_ie, int32_t(-1)), v__la_t7));
+    v__la_t11 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t5), v__la_t8), bw::sub(bw::add(v__la_je, int32_t(0)), v__la_t6)), v__la_t9), bw::sub(bw::add(v__la_ie, int32_t(0)), v__la_t7));
     v__la_t13 = bw::add(v__la_t1, int32_t(0));
     v__la_t14 = bw::mul(bw::sub(v__la_t13, v__la_t5), bw::mul(v__la_t8, v__la_t9));
     v__la_t15 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t9, int32_t(1)))));
@@ -103,48 +89,29 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
         v_idx = bw::sub(bw::add(bw::mul(bw::add(bw::mul(v__la_t13, v__la_NJ), v__la_t20), v__la_NI), v__la_t21), v__la_t2);
         bw::at<UNIT>(v__la_scratch1, (int64_t)(bw::sub(bw::add(v_idx, v__la_t2), v__la_t3))) = 0x1.8000000000000p+1;
     } }
-    v__la_t22 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t5), v__la_t8), bw::sub(bw::add(v__la_js, int32_t(0)), v__la_t6)), v__la_t9), bw::sub(bw::add(v__la_is, int32_t(0)), v__la_t7));
-    v__la_t23 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t5), v__la_t8), bw::sub(bw::add(v__la_je, int32_t(0)), v__la_t6)), v__la_t9), bw::sub(bw::add(v__la_ie, int32_t(0)), v__la_t7));
-    v__la_t24 = bw::max(v__la_t22, bw::add(v__la_t11, int32_t(1)));
-    v__la_t26 = bw::add(v__la_t1, int32_t(0));
-    v__la_t27 = bw::mul(bw::sub(v__la_t26, v__la_t5), bw::mul(v__la_t8, v__la_t9));
-    v__la_t28 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t9, int32_t(1)))));
-    { const int32_t _stop2 = bw::add(bw::sub(v__la_t23, v__la_t27), int32_t(1)); const int32_t _step2 = ((int32_t)blockDim.x);
-    for (int32_t _it2 = bw::add(bw::sub(v__la_t24, v__la_t27), ((int32_t)threadIdx.x)); _it2 < _stop2; _it2 += _step2) {
-        v__la_f25 = _it2;
-        v__la_t29 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_f25), v__la_t28));
-        v__la_t30 = bw::sub(v__la_f25, bw::mul(v__la_t29, v__la_t9));
-        v__la_t31 = (bw::truth(bw::ge(v__la_t30, v__la_t9)) ? bw::add(v__la_t29, int32_t(1)) : v__la_t29);
-        v__la_t32 = (bw::truth(bw::ge(v__la_t30, v__la_t9)) ? bw::sub(v__la_t30, v__la_t9) : v__la_t30);
-        v__la_t33 = bw::add(v__la_t31, v__la_t6);
-        v__la_t34 = bw::add(v__la_t32, v__la_t7);
-        v_idx = bw::sub(bw::add(bw::mul(bw::add(bw::mul(v__la_t26, v__la_NJ), v__la_t33), v__la_NI), v__la_t34), v__la_t2);
-        bw::at<UNIT>(v__la_scratch1, (int64_t)(bw::sub(bw::add(v_idx, v__la_t2), v__la_t3))) = 0x1.8000000000000p+1;
-    } }
-    v__la_t35 = bw::max(v__la_t11, v__la_t23);
     __syncthreads();
-    v__la_t36 = bw::add(v__la_ks, int32_t(0));
-    v__la_t37 = bw::add(v__la_js, int32_t(0));
-    v__la_t38 = bw::add(v__la_is, int32_t(0));
-    v__la_t39 = bw::add(bw::sub(bw::add(v__la_je, int32_t(0)), bw::add(v__la_js, int32_t(0))), int32_t(1));
-    v__la_t40 = bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(0))), int32_t(1));
-    v__la_t41 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t36), v__la_t39), bw::sub(bw::add(v__la_js, int32_t(0)), v__la_t37)), v__la_t40), bw::sub(bw::add(v__la_is, int32_t(0)), v__la_t38));
-    v__la_t42 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t36), v__la_t39), bw::sub(bw::add(v__la_je, int32_t(0)), v__la_t37)), v__la_t40), bw::sub(bw::add(v__la_ie, int32_t(0)), v__la_t38));
-    v__la_t44 = bw::add(v__la_t1, int32_t(0));
-    v__la_t45 = bw::mul(bw::sub(v__la_t44, v__la_t36), bw::mul(v__la_t39, v__la_t40));
-    v__la_t46 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t40, int32_t(1)))));
-    { const int32_t _stop3 = bw::add(bw::sub(v__la_t42, v__la_t45), int32_t(1)); const int32_t _step3 = ((int32_t)blockDim.x);
-    for (int32_t _it3 = bw::add(bw::sub(v__la_t41, v__la_t45), ((int32_t)threadIdx.x)); _it3 < _stop3; _it3 += _step3) {
-        v__la_f43 = _it3;
-        v__la_t47 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_f43), v__la_t46));
-        v__la_t48 = bw::sub(v__la_f43, bw::mul(v__la_t47, v__la_t40));
-        v__la_t49 = (bw::truth(bw::ge(v__la_t48, v__la_t40)) ? bw::add(v__la_t47, int32_t(1)) : v__la_t47);
-        v__la_t50 = (bw::truth(bw::ge(v__la_t48, v__la_t40)) ? bw::sub(v__la_t48, v__la_t40) : v__la_t48);
-        v__la_t51 = bw::add(v__la_t49, v__la_t37);
-        v__la_t52 = bw::add(v__la_t50, v__la_t38);
-        v_k = v__la_t44;
-        v_j = v__la_t51;
-        v_i = v__la_t52;
+    v__la_t22 = bw::add(v__la_ks, int32_t(0));
+    v__la_t23 = bw::add(v__la_js, int32_t(0));
+    v__la_t24 = bw::add(v__la_is, int32_t(0));
+    v__la_t25 = bw::add(bw::sub(bw::add(v__la_je, int32_t(0)), bw::add(v__la_js, int32_t(0))), int32_t(1));
+    v__la_t26 = bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(0))), int32_t(1));
+    v__la_t27 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t22), v__la_t25), bw::sub(bw::add(v__la_js, int32_t(0)), v__la_t23)), v__la_t26), bw::sub(bw::add(v__la_is, int32_t(0)), v__la_t24));
+    v__la_t28 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t22), v__la_t25), bw::sub(bw::add(v__la_je, int32_t(0)), v__la_t23)), v__la_t26), bw::sub(bw::add(v__la_ie, int32_t(0)), v__la_t24));
+    v__la_t30 = bw::add(v__la_t1, int32_t(0));
+    v__la_t31 = bw::mul(bw::sub(v__la_t30, v__la_t22), bw::mul(v__la_t25, v__la_t26));
+    v__la_t32 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t26, int32_t(1)))));
+    { const int32_t _stop2 = bw::add(bw::sub(v__la_t28, v__la_t31), int32_t(1)); const int32_t _step2 = ((int32_t)blockDim.x);
+    for (int32_t _it2 = bw::add(bw::sub(v__la_t27, v__la_t31), ((int32_t)threadIdx.x)); _it2 < _stop2; _it2 += _step2) {
+        v__la_f29 = _it2;
+        v__la_t33 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_f29), v__la_t32));
+        v__la_t34 = bw::sub(v__la_f29, bw::mul(v__la_t33, v__la_t26));
+        v__la_t35 = (bw::truth(bw::ge(v__la_t34, v__la_t26)) ? bw::add(v__la_t33, int32_t(1)) : v__la_t33);
+        v__la_t36 = (bw::truth(bw::ge(v__la_t34, v__la_t26)) ? bw::sub(v__la_t34, v__la_t26) : v__la_t34);
+        v__la_t37 = bw::add(v__la_t35, v__la_t23);
+        v__la_t38 = bw::add(v__la_t36, v__la_t24);
+        v_k = v__la_t30;
+        v_j = v__la_t37;
+        v_i = v__la_t38;
         bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = bw::at<UNIT>(v__la_scratch1, (int64_t)(bw::sub(bw::add(bw::mul(bw::add(bw::mul(v_k, v__la_NJ), v_j), v__la_NI), bw::sub(v_i, int32_t(1))), v__la_t3)));
     } }
     if (bw::truth(bw::eq(((int32_t)threadIdx.x), int32_t(0)))) {
