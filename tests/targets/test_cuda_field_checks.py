@@ -238,3 +238,15 @@ def test_debug_mode_still_raises_at_the_launch(fake):
         with pytest.raises(wp.BoundsError, match="read_in_branch"):
             wp.launch(fields.read_in_branch, dim=3, inputs=[ss, out], device="cuda:0")
     assert pending_checks.pending == {}
+
+
+@needs_nvrtc
+def test_reading_an_empty_array_neither_waits_nor_raises(fake):
+    ss, out = _arguments()
+    wp.launch(fields.read_in_branch, dim=3, inputs=[ss, out], device="cuda:0")
+    _record(fake, fields.read_in_branch)
+    fake.copies.clear()
+    assert wp.empty(0, dtype=float, device="cuda:0").numpy().shape == (0,)  # no copy: the host did not wait
+    assert fake.copies == [] and _record_set(fake, fields.read_in_branch)
+    with pytest.raises(wp.BoundsError, match="read_in_branch"):
+        wp.synchronize()

@@ -161,7 +161,7 @@ class DeviceArray(array):
         out = np.empty(self.shape + self._trailing, dtype=self._comp)
         if out.nbytes:
             self._alloc.driver.copy_to_host(self._alloc.ordinal, out.ctypes.data, self.ptr, out.nbytes)
-        pending_checks.copied_to_host(self._alloc.ordinal)  # the copy waited: raise what a launch recorded
+            pending_checks.copied_to_host(self._alloc.ordinal)  # the copy waited: raise what a launch recorded
         return out
 
     @property
