@@ -17,7 +17,7 @@ from mesh_reference import setup_field
 from brickwork import config, cuda_driver
 from brickwork.device import CPU
 from brickwork.jit import nvrtc
-from brickwork.mesh import Mesh, Metadata, Package, PackDescriptor, storage
+from brickwork.mesh import Mesh, Metadata, Package, PackDescriptor, ghost_cells, storage
 from brickwork.mesh.copies import Copy, CopyProgram, box
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
@@ -202,7 +202,8 @@ def test_the_exchange_is_one_launch_per_sweep_with_no_host_copy(fake, ndim):
     mesh.fill_ghosts()
     # both fields, every block, in one launch per sweep and copy kind: element copies (the negated
     # normal component at the walls) and whole ghost runs copied as one wide element
-    per_sweep = [len(program.launches) for program, _ in mesh._exchange_of(mesh._ghost_fields(None)).sweeps]
+    exchange = ghost_cells.exchange_of(mesh, ghost_cells.ghost_fields(mesh, None))
+    per_sweep = [len(program.launches) for program, _ in exchange.sweeps]
     assert len(per_sweep) == ndim and all(1 <= n <= 2 for n in per_sweep)
     assert len(fake.launches) - launches == sum(per_sweep)
     assert (fake.to_host, fake.to_device) == (to_host, to_device)  # no field data crossed

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mesh_reference import setup_field
 
-from brickwork.mesh import IndexDomain, Mesh, Metadata, Package
+from brickwork.mesh import IndexDomain, Mesh, Metadata, Package, ghost_cells
 
 STRATEGIES = ["lattice", "pairwise"]
 KINDS = ["periodic", "outflow", "reflecting"]
@@ -321,8 +321,8 @@ def test_lattice_plan_uses_few_copies():
     pkgs = [scalar_package() for _ in range(2)]
     small = make_mesh((2, 2), (4, 4), 2, "periodic", pkgs[0])
     large = make_mesh((8, 8), (4, 4), 2, "periodic", pkgs[1])
-    n_small = len(small._plan(small.field("q")).steps)
-    n_large = len(large._plan(large.field("q")).steps)
+    n_small = len(ghost_cells.plan(small, small.field("q")).steps)
+    n_large = len(ghost_cells.plan(large, large.field("q")).steps)
     assert n_small == n_large == 8  # 2 directions x 2 sides x (shift + wrap)
 
 
@@ -390,7 +390,7 @@ def test_copies_on_several_threads_fill_the_same_ghosts(kind, strategy):
     from brickwork.mesh import copies
 
     mesh = make_mesh((3, 2), (5, 4), 2, kind, scalar_package(shape=(3,)), strategy)
-    launches = [entry for program, _ in mesh._exchange_of(mesh._ghost_fields(None)).sweeps
+    launches = [entry for program, _ in ghost_cells.exchange_of(mesh, ghost_cells.ghost_fields(mesh, None)).sweeps
                 for entry in program.launches]
     elements = sum(items * per_item * copies.COPY_PARALLEL_FACTOR for _, items, _, _, per_item in launches)
     assert elements < copies.COPY_PARALLEL_FACTOR * config.parallel_threshold  # one thread by default

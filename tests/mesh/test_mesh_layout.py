@@ -14,6 +14,7 @@ from brickwork.mesh import (
     Mesh,
     Metadata,
     Package,
+    ghost_cells,
 )
 
 
@@ -50,7 +51,7 @@ def test_the_documented_defaults():
     walls = Mesh((8, 4), boundaries={"x2": "reflecting"})  # a side the dict leaves out is outflow
     assert [walls.boundary_kind(side).value for side in walls.boundaries] == ["outflow", "outflow", "reflecting",
                                                                               "reflecting"]
-    assert mesh.nranks == 1 and mesh.device == wp.get_device() and mesh._strategy() == "lattice"
+    assert mesh.nranks == 1 and mesh.device == wp.get_device() and ghost_cells.strategy(mesh) == "lattice"
 
 
 def test_one_and_two_dimensional_meshes():

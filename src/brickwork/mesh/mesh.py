@@ -28,19 +28,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import comm as _comm
-from .. import config as _config
 from ..device import get_device
-from ..errors import KernelNotDifferentiableError
-from ..runtime import tape as _tape
 from ..same_on_ranks import check_same
-from . import footprint, storage
+from . import footprint, ghost_cells
 from .boundary import BoundaryCondition, SideBoundary, periodic_directions, resolve_boundaries
 from .coordinates import UniformCoordinates
 from .decomposition import assign_ranks
-from .exchange import USER, ExchangePlan, LocalExchange, bind_transposed, layout_of, run_transposed
+from .exchange import ExchangePlan
 from .fields import Field
 from .indexing import IndexDomain, IndexShape
-from .metadata import MetadataFlag
 from .package import FieldSpec, Package, SparsePool, sparse_name
 
 _STRATEGIES = ("auto", "lattice", "pairwise")
@@ -568,75 +564,6 @@ class Mesh:
         return MeshData(self, blocks)
 
     # -- ghost cells ----------------------------------------------------------------------------
-    def _strategy(self) -> str:
-        lattice_ok = len(self.blocks) == len(self.block_list) and all(b.lid == b.gid for b in self.blocks)
-        if self._exchange == "lattice" and not lattice_ok:
-            raise ValueError("the lattice exchange needs every block local and in global order")
-        if self._exchange == "auto":
-            return "lattice" if lattice_ok else "pairwise"
-        return self._exchange
-
-    def _plan(self, fld: Field) -> ExchangePlan:
-        layout = layout_of(fld, self.cellbounds)
-        key = (layout, self._strategy())
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = self._plans[key] = ExchangePlan(self, layout, key[1])
-        return plan
-
-    def _exchange_of(self, fields: list[Field], live: tuple[bool, ...] | None = None):
-        """The ``LocalExchange`` (one rank) or ``MessageExchange`` of these fields, built for their
-        current storage arrays and ``live`` (``_live``; None: found now, collectively) (cached; rebuilt
-        when one changed, as a sparse allocation does)."""
-        if live is None:
-            live = self._live(fields)
-        names = tuple(f.name for f in fields)
-        datas = tuple(f.data for f in fields)
-        cached = self._exchanges.get(names)
-        if cached is None or cached[1] != live or any(a is not b for a, b in zip(cached[0], datas)):
-            plans = [self._plan(f) for f in fields]  # plans (and so validates) every field first
-            if self.nranks > 1:
-                from .messages import MessageExchange
-
-                exchange = MessageExchange(self._halo_comm, fields, plans, self.device, live)
-            else:
-                exchange = LocalExchange(fields, plans, self.device)
-            cached = self._exchanges[names] = (datas, live, exchange)
-        return cached[2]
-
-    def _live(self, fields: list[Field]) -> tuple[bool, ...]:
-        """Per field, whether some rank stores it: a dense field always, a sparse instance where any
-        block of any rank allocates it. On several ranks this takes one small allreduce (collective),
-        made only when a sparse field is exchanged: a rank holding none of an instance's allocated blocks
-        still relays its neighbours' ghosts as edges and corners (``messages``)."""
-        mine = [f.data is not None for f in fields]
-        if self.nranks == 1 or not any(f.spec.is_sparse for f in fields):
-            return tuple(mine)
-        from mpi4py import MPI
-
-        flags = np.array(mine, dtype=np.int32)
-        self._halo_comm.Allreduce(MPI.IN_PLACE, flags, op=MPI.MAX)
-        return tuple(bool(v) for v in flags)
-
-    def _ghost_fields(self, names: Iterable[str] | None) -> list[Field]:
-        if names is None:
-            return [f for f in self.fields.values() if f.spec.has(MetadataFlag.FillGhost)]
-        if isinstance(names, str):
-            names = [names]
-        chosen: list[Field] = []
-        for name in names:
-            if name in self._pools:
-                group = [self.fields[s.name] for s in self._pools[name].instances]
-            else:
-                group = [self.field(name)]
-            for fld in group:
-                if not fld.spec.has(MetadataFlag.FillGhost):
-                    raise ValueError(
-                        f"field {fld.name!r} lacks Metadata.FillGhost: its ghosts are not exchanged"
-                    )
-            chosen.extend(group)
-        return chosen
-
     def fill_ghosts(self, names: Iterable[str] | str | None = None) -> None:
         """Fill the ghost cells of every ``FillGhost`` field (or of the named ones).
 
@@ -647,104 +574,9 @@ class Mesh:
         """
         start = time.perf_counter()
         try:
-            self._fill_ghosts(names)
+            ghost_cells.fill_ghosts(self, names)
         finally:
             self.ghost_seconds += time.perf_counter() - start
-
-    def _fill_ghosts(self, names) -> None:
-        if names is None:
-            if self._all_ghost_fields is None:
-                self._all_ghost_fields = self._ghost_fields(None)
-            fields = self._all_ghost_fields
-        elif self.nranks > 1 and _config.mode == "debug":  # a name only some ranks refuse: an error on every rank
-            with _comm.together(self._halo_comm, "fill_ghosts"):
-                fields = self._ghost_fields(names)
-        else:
-            fields = self._ghost_fields(names)
-        if self.nranks > 1 and _config.mode == "debug":  # one allgather per call: debug mode only
-            # ranks that name other fields of the same shapes would swap their data without an error
-            check_same(self._halo_comm, "fill_ghosts", {"fields": [f.name for f in fields]},
-                       hint="every rank calls mesh.fill_ghosts with the same fields (the exchange is collective)")
-        live = self._live(fields)
-        exchange = self._exchange_of(fields, live)  # plans (and so validates) every field before the first copy
-        if _tape.recording:  # differentiated: the transposed copies, checked before any copy is made
-            self._record_adjoint(fields, live)
-        sparse = [fld for fld in fields if fld.spec.is_sparse]
-        # Blocks without a sparse instance hold zeros, and the exchange reads them as zeros (whatever was
-        # written there: on several ranks a rank without the instance's array has nothing else to send)...
-        for fld in sparse:
-            fld.zero_unallocated()
-        if self.nranks > 1 and any(b.kind is BoundaryCondition.user for b in self.boundaries.values()):
-            self._exchange_agreeing(exchange)
-        else:
-            exchange.run(self._call_user)
-        for fld in sparse:  # ... and after it, not the ghosts it relayed through them (docs/mesh.md)
-            fld.zero_unallocated()
-
-    def _record_adjoint(self, fields: list[Field], live: tuple[bool, ...]) -> None:
-        """Record the exchange's adjoint on the current tape: its transposed copies on the gradients (on
-        several ranks also its transposed messages: each ghost's gradient goes back to the owner's cell)."""
-        if self.device.is_cuda:
-            raise KernelNotDifferentiableError(
-                f"fill_ghosts under a wp.Tape: a mesh on {self.device} has no gradients yet (the fields' gradients, "
-                f"the adjoint pack tables and the transposed ghost exchange are host-only); differentiate a mesh on "
-                f"the CPU (device='cpu'), or check the GPU mapping with BRICKWORK_TARGET=cuda-emulation")
-        for fld in fields:
-            if any(step[0] == USER for step in self._plan(fld).steps):
-                raise KernelNotDifferentiableError(
-                    f"fill_ghosts under a wp.Tape: field {fld.name!r} has a user boundary function, "
-                    f"which has no adjoint (use periodic, outflow or reflecting sides)")
-        if self.nranks > 1:
-            from .transposed_messages import TransposedMessageExchange
-
-            exchange = TransposedMessageExchange(self._halo_comm, fields, [self._plan(f) for f in fields], live)
-            _tape.recording[-1].record_func(exchange.run, [])
-            return
-        backward = [(fld, bind_transposed(self._plan(fld), fld.grad)) for fld in fields if fld.data is not None]
-
-        def transposed() -> None:
-            for fld, bound in backward:
-                if fld.spec.is_sparse:  # the forward pass zeroed the blocks without the instance afterwards
-                    fld.grad[~fld.allocated] = 0
-                run_transposed(bound)
-                if fld.spec.is_sparse:  # ... and before: their values were not inputs of the exchange
-                    fld.grad[~fld.allocated] = 0
-
-        _tape.recording[-1].record_func(transposed, [])
-
-    def _exchange_agreeing(self, exchange) -> None:
-        """Run a multi-rank ``exchange`` whose user boundary functions may raise on some ranks only: a rank
-        whose function raised calls no more of them but sends and receives every message of the exchange, and
-        then the ranks agree (one small allgather): that rank raises its error, the others an
-        ``OtherRankError`` naming it, instead of the others waiting for its next message for ever."""
-        failures: list[BaseException] = []
-
-        def call_user(*args) -> None:
-            if not failures:
-                try:
-                    self._call_user(*args)
-                except (Exception, SystemExit) as e:  # a KeyboardInterrupt ends the job (brickwork.comm)
-                    failures.append(e)
-
-        exchange.run(call_user)
-        _comm.gather_checked(self._halo_comm, "fill_ghosts", failures[0] if failures else None)
-        if failures:
-            raise failures[0]
-
-    def _call_user(self, fld: Field, side: IndexDomain, lids: tuple[int, ...], data) -> None:
-        """Run the user boundary function of ``side`` on blocks ``lids`` of ``fld``'s storage ``data`` (its
-        own, or the stand-in of a sparse instance allocated on other ranks only); on a device it sees a host
-        copy, copied back afterwards."""
-        bc = self.boundaries[side]
-        host = storage.host(data)
-        for lid in lids:
-            view = host[lid]
-            bc.call_user(self.blocks[lid], view, side, fld.name)
-            # the view is for the call: on the CPU it is the block's storage itself, and a function keeping it
-            # would write the field later, between exchanges (on a device, into a copy already sent back)
-            view.flags.writeable = False
-        if host is not data:
-            data.assign(host)
 
     def boundary_kind(self, side: IndexDomain) -> BoundaryCondition:
         """The kind of boundary condition on ``side``."""
