@@ -200,7 +200,8 @@ def launch_tiled(kernel, dim, inputs=(), outputs=(), block_dim: int = 256, **kwa
     (``wp.block_dim()`` is 1 in the kernel, as on Warp's CPU), so it is checked and has no other effect; None, 0
     or a negative int asks for the default, as in Warp.
     ``wp.tid()`` gives a point's tile indices, and a trailing index unpacked beyond them (the thread in its
-    block) is 0. Other arguments are ``launch``'s."""
+    block) is 0; unpacked into fewer, the first ones, each repeated over the other extents (as ``launch``, and
+    Warp). Other arguments are ``launch``'s."""
     if block_dim is not None and (isinstance(block_dim, bool) or not isinstance(block_dim, (int, np.integer))):
         raise LaunchError(f"launch_tiled of '{kernel.key}': block_dim must be an int (or None for the default), "
                           f"got {block_dim!r}")
@@ -578,6 +579,8 @@ def _dims(dim, inst, kernel):
                           f"counts (2**63 - 1)")
     if len(dims) > inst.tid_dims:  # the callers then launch the ranked instance (launch_rank.ranked_entry)
         raise MoreExtents(len(dims))
+    if inst.tid_dims == 1:
+        return total, 1, 1, 1, total
     # fewer entries: the missing extents are 1 and their indices 0, as in Warp (i, j = wp.tid() with dim=n)
     dims += [1] * (4 - len(dims))
     return dims[0], dims[1], dims[2], dims[3], total
