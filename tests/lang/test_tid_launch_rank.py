@@ -5,6 +5,8 @@ the first n extents of ``dim``; the extents left over repeat each of those point
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import brickwork as wp
 from brickwork import config
@@ -93,6 +95,21 @@ def test_three_indices_over_four_dimensions():
     counts = wp.zeros((2, 1, 3), dtype=wp.int32)
     wp.launch(count_3, dim=(2, 1, 3, 2), inputs=[counts])  # Warp: every (i, 0, k) twice
     np.testing.assert_array_equal(counts.numpy(), np.full((2, 1, 3), 2))
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 3), dim=st.lists(st.integers(0, 3), min_size=1, max_size=4))
+def test_each_kept_point_runs_once_per_point_of_the_extents_left_over(n, dim):
+    """n indices over any dim: every point of the first n extents (missing ones 1) runs as many times as the
+    other extents have points, and no other point runs."""
+    kernel, shape = {1: (count_1, (4,)), 2: (count_2, (4, 4)), 3: (count_3, (4, 4, 4))}[n]
+    counts = wp.zeros(shape, dtype=wp.int32)
+    inputs = [counts, wp.zeros(4, dtype=wp.int32)] if n == 1 else [counts]
+    wp.launch(kernel, dim=tuple(dim), inputs=inputs)
+    kept = (list(dim) + [1] * n)[:n]
+    expected = np.zeros(shape, dtype=np.int32)
+    expected[tuple(slice(0, k) for k in kept)] = int(np.prod(dim[n:], dtype=np.int64))
+    np.testing.assert_array_equal(counts.numpy(), expected)
 
 
 def test_max_blocks_and_a_recorded_launch_repeat_the_same_points():
