@@ -212,3 +212,15 @@ def test_tid_in_a_function_is_refused_as_in_warp():
         wp.launch(calls_tid_in_func, dim=1, inputs=[out])
     assert 'test_tid_launch_rank.py", line' in str(e.value) and "in index_of_thread" in str(e.value)
     assert out.numpy()[0] == -1
+
+
+@pytest.mark.compiles_for_cuda
+def test_larger_launches_on_the_emulation_target_run_in_tiles_and_blocks_alike():
+    """Launches large enough for the GPU mapping's tiles (32 x 8 threads) and for several blocks of 256."""
+    with config.override(**EMULATION):
+        counts = wp.zeros(40, dtype=wp.int32)
+        wp.launch(count_1, dim=(40, 50), inputs=[counts, wp.zeros(40, dtype=wp.int32)])
+        grid = wp.zeros((20, 30), dtype=wp.int32)
+        wp.launch(count_2, dim=(20, 30, 3), inputs=[grid])
+    np.testing.assert_array_equal(counts.numpy(), np.full(40, 50))
+    np.testing.assert_array_equal(grid.numpy(), np.full((20, 30), 3))
