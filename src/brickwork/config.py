@@ -303,7 +303,8 @@ deterministic: DeterministicMode = DeterministicMode.NOT_GUARANTEED
 #: order keeps no records, so the value is checked and kept, and limits nothing.
 deterministic_max_records: int = 0
 #: The ``max_unroll`` option of modules created from now on, as Warp's: the CPU target unrolls a ``for`` loop over a
-#: ``range`` with constant bounds of at most this many iterations (passes/unroll_constant_loops.py).
+#: ``range`` with constant bounds of at most this many iterations, and in the code run per point short bodies of
+#: more (passes/unroll_constant_loops.py); 0 unrolls none.
 max_unroll: int = 16
 #: Scalar builtins called from Python return float32 results as Python floats, int32 results as Python
 #: ints and others as scalars of their type (``wp.sin(wp.float64(1.0))`` is a ``wp.float64``), as Warp

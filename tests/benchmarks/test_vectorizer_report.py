@@ -52,8 +52,8 @@ def _sources(kind: str, loop: str, inner: str, cache: Path) -> list[Path]:
         run, flux = la_cases.la_recon_flux(kl, inputs["q"], inputs["cells"], inputs["block"], loop, inner)
         run()
         np.testing.assert_allclose(flux(), la_cases.recon_flux_numpy(inputs["q"]), rtol=1e-12, atol=1e-12)
-    elif kind == "components":
-        _component_loops(cache)
+    elif kind.startswith("components"):
+        _component_loops(cache, int(kind.partition(":")[2] or NCOMP))
     elif kind == "laplacian":
         a = np.random.default_rng(3).random((10, 10, 10), dtype=np.float32)
         run, _ = la_cases.la_laplacian(kl, a, loop, inner, nblocks=2)
@@ -73,6 +73,7 @@ def _sources(kind: str, loop: str, inner: str, cache: Path) -> list[Path]:
 
 
 NCOMP = 6  # a loop over 6 components g++ vectorized in place of the cells before brickwork unrolled it
+# (17 and 32: more than max_unroll, unrolled in the code run per point all the same)
 
 
 @wp.func
@@ -92,12 +93,12 @@ def _limited_faces_numpy(a, b, c):
     return b - 0.5 * slope, b + 0.5 * slope
 
 
-def _component_loops(cache: Path) -> None:
-    """A cell kernel with plain ``for c in range(NCOMP)`` loops (``bovi``, ``logical_flat``), as the fused hydro
+def _component_loops(cache: Path, ncomp: int) -> None:
+    """A cell kernel with plain ``for c in range(ncomp)`` loops (``bovi``, ``logical_flat``), as the fused hydro
     stage's reconstruction was: components into scratch, each one's limited face values into two more, then
     the sum of their differences, checked against numpy."""
     nb, n, ng = 1, 16, 1
-    f_host = np.random.default_rng(5).random((NCOMP, 1 + 2 * ng, n + 2 * ng, n + 2 * ng))  # one block
+    f_host = np.random.default_rng(5).random((ncomp, 1 + 2 * ng, n + 2 * ng, n + 2 * ng))  # one block
     f = wp.array(f_host, dtype=wp.float64)
     out = wp.zeros((nb, 1 + 2 * ng, n + 2 * ng, n + 2 * ng), dtype=wp.float64)
     space = la.IndexSpace.box(la.bovi, la.logical_flat, nb, n, n, 1, ng, ninner=la.ij_slab)
@@ -105,27 +106,27 @@ def _component_loops(cache: Path) -> None:
 
     def body(r, b):
         hr = r.add_halo(la.halo.pm_i)
-        s = la.get_per_point_scratch(wp.float64, hr, dims=(NCOMP,))
+        s = la.get_per_point_scratch(wp.float64, hr, dims=(ncomp,))
         for idx in la.inner(hr):
             k, j, i = r.get_kji(idx)
-            for c in range(NCOMP):
+            for c in range(ncomp):
                 s[c, idx] = f[c, k, j, i] * wp.float64(c + 1)
         r.team_barrier()
-        lo = la.get_per_point_scratch(wp.float64, r, dims=(NCOMP,))
-        up = la.get_per_point_scratch(wp.float64, r, dims=(NCOMP,))
+        lo = la.get_per_point_scratch(wp.float64, r, dims=(ncomp,))
+        up = la.get_per_point_scratch(wp.float64, r, dims=(ncomp,))
         for idx in la.inner(r):
-            for c in range(NCOMP):
+            for c in range(ncomp):
                 lo[c, idx], up[c, idx] = _limited_faces(s[c, idx - d1], s[c, idx], s[c, idx + d1])
         r.team_barrier()
         for idx in la.inner(r):
             k, j, i = r.get_kji(idx)
             total = wp.float64(0.0)
-            for c in range(NCOMP):
+            for c in range(ncomp):
                 total = total + (up[c, idx] - lo[c, idx])
             out[b, k, j, i] = total
 
     la.outer(space, body)
-    g = f_host[:, ng:-ng, ng:-ng] * np.arange(1, NCOMP + 1).reshape(NCOMP, 1, 1, 1)
+    g = f_host[:, ng:-ng, ng:-ng] * np.arange(1, ncomp + 1).reshape(ncomp, 1, 1, 1)
     lo, up = _limited_faces_numpy(g[..., :-2], g[..., 1:-1], g[..., 2:])
     np.testing.assert_allclose(out.numpy()[0, ng:-ng, ng:-ng, ng:-ng], (up - lo).sum(axis=0), rtol=1e-12)
 
@@ -166,7 +167,8 @@ def _report(source: Path, tmp: Path) -> tuple[str, str]:
 @pytest.mark.parametrize(("kind", "loop", "inner"), [
     ("recon", "bovi", "logical_flat"), ("recon", "bvoi", "memory"), ("laplacian", "bovi", "logical_flat"),
     ("laplacian", "bvoi", "memory"), ("hydro", "bovi", "memory"), ("hydro+scalar", "bovi", "memory"),
-    ("components", "bovi", "logical_flat")])
+    ("components", "bovi", "logical_flat"), ("components:17", "bovi", "logical_flat"),
+    ("components:32", "bovi", "logical_flat")])
 def test_benchmark_kernels_innermost_loops_are_vector_loops(kind, loop, inner, tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setattr(config, "cache_dir", str(cache))

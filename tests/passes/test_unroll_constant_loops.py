@@ -4,7 +4,8 @@ Each kernel is built twice, unrolled (the default ``max_unroll``, 16) and rolled
 of its own), and both are launched on the same inputs: the results agree bit for bit and with numpy, for loops
 with ``continue``, negative steps, empty ranges, a loop variable read after the loop or assigned in the body, and
 nested loops; the generated C++ has no loop left where it should be unrolled, and keeps the loop for a ``break``,
-a trip count above the limit and a body over the size guard. Gradients of an unrolled loop equal the rolled
+a trip count above the limit in code run once per slice (``la.outer``) and a body over the size guard; in code run
+per point a loop of more than ``max_unroll`` trips unrolls too. Gradients of an unrolled loop equal the rolled
 loop's bit for bit. The option's value is checked, and ``wp.static(range(...))`` is refused as Warp refuses it.
 """
 
@@ -19,7 +20,7 @@ import brickwork as wp
 from brickwork import config, pipeline
 from brickwork.errors import KernelSyntaxError
 from brickwork.lang.modules import Module
-from brickwork.passes.unroll_constant_loops import MAX_UNROLLED_NODES
+from brickwork.passes.unroll_constant_loops import MAX_POINT_NODES
 
 NCOMP = 6
 
@@ -113,14 +114,15 @@ def stays_rolled(x: wp.array(dtype=float), out: wp.array(dtype=float)):
         if x[i * 8 + c] < 0.0:
             break
         s = s + x[i * 8 + c]
-    for c in range(17):  # one more trip than max_unroll
+    for c in range(17):  # one more trip than max_unroll, in the code run per point: unrolled
         s = s * 0.5 + float(c)
     out[i] = s
 
 
-def test_a_break_or_a_trip_count_over_the_limit_keeps_the_loop():
+def test_a_break_keeps_the_loop_and_more_than_max_unroll_trips_per_point_unroll():
     unrolled, rolled = _kernel_pair(stays_rolled)
-    assert _body_loops(_generated(unrolled)) == 2
+    assert _body_loops(_generated(unrolled)) == 1
+    assert _body_loops(_generated(rolled)) == 2
     x = np.random.default_rng(3).standard_normal(8 * 16).astype(np.float32)
     out = wp.zeros(16, dtype=float)
     wp.launch(unrolled, dim=16, inputs=[wp.array(x), out])
@@ -145,15 +147,15 @@ def twenty(x: wp.array(dtype=float), out: wp.array(dtype=float)):
     out[i] = s
 
 
-def test_max_unroll_module_option_raises_the_limit():
+def test_max_unroll_zero_keeps_a_per_point_loop_of_twenty_trips_rolled():
     default = wp.kernel(twenty)
-    raised = wp.kernel(twenty, module="unique", module_options={"max_unroll": 20})
-    assert _body_loops(_generated(default)) == 1
-    assert _body_loops(_generated(raised)) == 0
+    off = wp.kernel(twenty, module="unique", module_options={"max_unroll": 0})
+    assert _body_loops(_generated(default)) == 0
+    assert _body_loops(_generated(off)) == 1
     x = wp.array(np.linspace(-3, 3, 9, dtype=np.float32))
     a, b = wp.zeros(9, dtype=float), wp.zeros(9, dtype=float)
     wp.launch(default, dim=9, inputs=[x, a])
-    wp.launch(raised, dim=9, inputs=[x, b])
+    wp.launch(off, dim=9, inputs=[x, b])
     assert a.numpy().tobytes() == b.numpy().tobytes()
 
 
@@ -163,18 +165,59 @@ def test_set_module_options_rebuilds_with_the_new_limit():
     wp.launch(k, dim=4, inputs=[x, out])
     first = out.numpy().copy()
     before = next(iter(k.instances.values()))
-    wp.set_module_options({"max_unroll": 32}, module=k.module)
-    assert k.max_unroll == 32 and _body_loops(_generated(k)) == 0
+    assert _body_loops(_generated(k)) == 0
+    wp.set_module_options({"max_unroll": 0}, module=k.module)
+    assert k.max_unroll == 0 and _body_loops(_generated(k)) == 1
     out.zero_()
     wp.launch(k, dim=4, inputs=[x, out])
     assert next(iter(k.instances.values())) is not before
     assert out.numpy().tobytes() == first.tobytes()
 
 
+SLICE_TRIPS = 17  # more than max_unroll
+
+
+def _per_slice_loop_kernel(cache) -> str:
+    """An ``la.outer`` body with a loop of ``SLICE_TRIPS`` trips run once per slice, before its cells' loop, which
+    writes the loop's sum into every cell; returns the generated C++ after checking the values."""
+    import os
+
+    from brickwork import la
+
+    nb, n, ng = 1, 8, 1
+    x = wp.array(np.arange(1, SLICE_TRIPS + 1, dtype=np.float64) / 4.0, dtype=wp.float64)
+    out = wp.zeros((nb, 1 + 2 * ng, n + 2 * ng, n + 2 * ng), dtype=wp.float64)
+    space = la.IndexSpace.box(la.bovi, la.logical_flat, nb, n, n, 1, ng, ninner=la.ij_slab)
+
+    def body(r, b):
+        s = wp.float64(0.0)
+        for c in range(SLICE_TRIPS):
+            s = s * wp.float64(0.5) + x[c]
+        for idx in la.inner(r):
+            k, j, i = r.get_kji(idx)
+            out[b, k, j, i] = s + wp.float64(i)
+
+    la.outer(space, body)
+    want = np.float64(0.0)
+    for v in x.numpy():
+        want = want * 0.5 + v
+    inner = out.numpy()[0, ng:-ng, ng:-ng, ng:-ng]
+    np.testing.assert_array_equal(inner, np.broadcast_to(want + np.arange(ng, n + ng), inner.shape))
+    (source,) = [os.path.join(root, "kernel.cpp") for root, _, files in os.walk(cache) if "kernel.cpp" in files]
+    with open(source) as f:
+        return f.read()
+
+
+def test_a_loop_over_max_unroll_run_once_per_slice_stays_rolled(tmp_path, monkeypatch):
+    monkeypatch.setattr(config, "cache_dir", str(tmp_path))
+    text = _per_slice_loop_kernel(tmp_path)
+    assert re.search(rf"_stop\d+ = int32_t\({SLICE_TRIPS}\);", text)  # the loop, with its constant bound
+
+
 def long_body(x: wp.array(dtype=float), out: wp.array(dtype=float)):
     i = wp.tid()
     s = x[i]
-    for c in range(16):
+    for c in range(64):
         s = wp.sin(s) * 0.5 + wp.cos(s * 0.25) + wp.sqrt(wp.abs(s) + 1.0) * float(c) - wp.exp(-s * s) / (s * s + 2.0)
         s = wp.sin(s) * 0.5 + wp.cos(s * 0.25) + wp.sqrt(wp.abs(s) + 1.0) * float(c) - wp.exp(-s * s) / (s * s + 2.0)
         s = wp.sin(s) * 0.5 + wp.cos(s * 0.25) + wp.sqrt(wp.abs(s) + 1.0) * float(c) - wp.exp(-s * s) / (s * s + 2.0)
@@ -187,7 +230,7 @@ def test_a_long_body_stays_rolled_under_the_size_guard():
     k = wp.kernel(long_body)
     typed, _ = pipeline.type_instance(k, k.concrete_types(), "t")
     loop = next(n for n in ir.walk(typed.body) if isinstance(n, ir.IRFor))
-    assert sum(1 for _ in ir.walk(loop.body)) * 16 > MAX_UNROLLED_NODES
+    assert sum(1 for _ in ir.walk(loop.body)) * 64 > MAX_POINT_NODES
     assert _body_loops(_generated(k)) == 1
 
 

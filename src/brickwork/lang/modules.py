@@ -6,7 +6,8 @@ dictionary of options: they are stored and returned as Warp returns them, and mo
 generated code (there is no fast math to choose). Three act: ``mode`` ("release" or "debug"; None, the
 default, follows ``brickwork.config.mode``) chooses how the module's kernels are built (``kernel_mode``),
 ``max_unroll`` (default ``config.max_unroll`` when the module is made, 16) is the longest loop with constant
-bounds the CPU target unrolls, and ``deterministic`` acts at launch (brickwork.lang.determinism).
+bounds the CPU target unrolls (in the code run per point, short bodies of longer loops too; 0: none), and
+``deterministic`` acts at launch (brickwork.lang.determinism).
 """
 
 from __future__ import annotations
