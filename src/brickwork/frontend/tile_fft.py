@@ -2,22 +2,23 @@
 dimension of a tile of complex numbers (``vec2f``/``vec2d``: real, imaginary), in place, as numpy's ``fft``.
 
 Twiddle factors are computed in float64 for the angle ``2 pi m / N`` (``m < N``, so no digits are lost to
-large angles). A row whose length is a power of two is transformed by radix-2 butterflies, O(N log N): log2(N)
-passes of Stockham's self-sorting form, so no bit-reversed reordering is needed; each pass writes a row buffer
-of its own, and they use the twiddles of ``m < N/2`` only (the others are not computed). Other lengths are sums
-over the row's elements (the twiddle of ``(k n) mod N``), O(N^2), for rows of at most 4096 elements (Warp's CPU
-bound for its DFT path). Either way the result replaces the row; being loops over tile elements, the backward
-kernel differentiates it like any tile operation.
+large angles) and rounded to the element type, once per compiled unit: a table the unit computes when it is
+loaded (``fft_twiddle``, include/brickwork_tile_fft.h; on a GPU each twiddle is computed where it is read), so
+a tile reads them and the backward kernel has nothing to differentiate. A row whose length is a power of two
+is transformed by radix-2 butterflies, O(N log N): log2(N) passes of Stockham's self-sorting form, so no
+bit-reversed reordering is needed; each pass writes a row buffer of its own, and they use the twiddles of
+``m < N/2`` only (the table holds no others). Other lengths are sums over the row's elements (the twiddle of
+``(k n) mod N``), O(N^2), for rows of at most 4096 elements (Warp's CPU bound for its DFT path). Either way
+the result replaces the row; being loops over tile elements, the backward kernel differentiates it like any
+tile operation.
 """
 
 from __future__ import annotations
 
-import math
-
 from .. import ir
 from ..types.composite import is_vector_type
 from ..types.scalars import float32, float64, int32
-from .tile_build import TileCall, element, fill, loop_nest, new_tile, zero_value
+from .tile_build import TileCall, element, loop_nest, new_tile, zero_value
 from .tiles import rule
 
 _MAX_N = 4096
@@ -35,23 +36,17 @@ def _transform(call: TileCall, sign: int):
     n = shape[-1]
     if n > _MAX_N:
         raise call.error(f"transforms of at most {_MAX_N} elements, got {n}")
-    scalar = dt._dtype
-    step = 2.0 * math.pi / n
+    table = max(n // 2, 1) if n & (n - 1) == 0 else n
 
-    def twiddle(idx):
-        angle = ir.IRCall("mul", [ir.IRCast(idx[0], float64), ir.IRConst(step, float64)], float64)
-        c = typer.builtin_call("cos", [angle], call.node)
-        s = typer.builtin_call("sin", [angle], call.node)
-        s = s if sign > 0 else ir.IRCall("neg", [s], float64)
-        return ir.IRConstruct([ir.IRCast(c, scalar), ir.IRCast(s, scalar)], dt)
+    def twiddle(m: ir.IRExpr) -> ir.IRExpr:
+        # a table of the unit, computed once (include/brickwork_tile_fft.h): it took 1.6 of 4.4 ms of a
+        # 512x512 forward launch computed per tile
+        return ir.IRCall("fft_twiddle", [m, _i(table), _i(n), _i(sign)], dt)
 
     if n & (n - 1) == 0:
-        # the butterflies use the twiddles of m < n/2 only: the other half took a third of a forward launch's time
-        w = fill(typer, (max(n // 2, 1),), twiddle, dt)
-        body = _butterflies(typer, t, w, n)
+        body = _butterflies(typer, t, twiddle, n)
         typer.pending.extend(loop_nest(typer, shape[:-1], body))
         return ir.IRConst(0, int32)  # a statement: the tile is transformed in place
-    w = fill(typer, (n,), twiddle, dt)
     row = new_tile(typer, dt, (n,))
     acc = typer.new_temp(dt)
     k, j = typer.new_temp(int32), typer.new_temp(int32)
@@ -61,7 +56,7 @@ def _transform(call: TileCall, sign: int):
         m = ir.IRCall("mod", [ir.IRCall("mul", [k, j], int32, no_wrap=True), ir.IRConst(n, int32)], int32,
                       no_wrap=True)
         inner = ir.IRFor(j, _i(0), _i(n), _i(1), [
-            ir.IRAssign(acc, ir.IRCall("add", [acc, _cmul(x, element(w, [m]))], dt))])
+            ir.IRAssign(acc, ir.IRCall("add", [acc, _cmul(x, twiddle(m))], dt))])
         outer = ir.IRFor(k, _i(0), _i(n), _i(1), [ir.IRAssign(acc, zero_value(dt)), inner,
                                                   ir.IRAssign(element(row, [k]), acc)])
         back = ir.IRFor(k, _i(0), _i(n), _i(1), [ir.IRAssign(element(t, [*batch, k]), element(row, [k]))])
@@ -71,10 +66,10 @@ def _transform(call: TileCall, sign: int):
     return ir.IRConst(0, int32)  # a statement: the tile is transformed in place
 
 
-def _butterflies(typer, t, w, n: int):
+def _butterflies(typer, t, twiddle, n: int):
     """The body (for one row, given its batch indices) of the radix-2 transform of a row of ``n = 2^p``
-    elements of tile ``t`` in place, with ``w[m]`` the twiddle of ``m``: pass ``s`` (span ``h = 2^s``) takes
-    the pairs ``j`` and ``j + n/2`` of its input, multiplies the second by ``w[(j mod h) n / (2h)]`` and
+    elements of tile ``t`` in place, with ``twiddle(m)`` the twiddle of ``m``: pass ``s`` (span ``h = 2^s``) takes
+    the pairs ``j`` and ``j + n/2`` of its input, multiplies the second by ``twiddle((j mod h) n / (2h))`` and
     writes their sum and difference at ``(j div h) 2h + j mod h`` and ``h`` further (Stockham's order), into a
     buffer of its own (see the module's docstring)."""
     dt = t.type.dtype
@@ -101,7 +96,7 @@ def _butterflies(typer, t, w, n: int):
                 # the product's operands read once each: the reverse sweep adds into each element's adjoint
                 # once, not once per component the product reads
                 ir.IRAssign(x1, source(ir.IRCall("add", [j, _i(n // 2)], int32, no_wrap=True))),
-                ir.IRAssign(wk, element(w, [ir.IRCall("mul", [k, step], int32, no_wrap=True)])),
+                ir.IRAssign(wk, twiddle(ir.IRCall("mul", [k, step], int32, no_wrap=True))),
                 ir.IRAssign(v1, _cmul(x1, wk)),
                 ir.IRAssign(element(out, [dest]), ir.IRCall("add", [v0, v1], dt)),
                 ir.IRAssign(element(out, [ir.IRCall("add", [dest, _i(h)], int32, no_wrap=True)]),

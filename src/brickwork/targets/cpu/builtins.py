@@ -99,6 +99,11 @@ CPU_BUILTINS["component_index_checked"] = lambda args, where: \
     f"bw::component_index_checked({args[0]}, {args[1]}, {where})"
 CPU_BUILTINS["component_index_checked"].with_where = True
 
+# tile_fft's twiddle m of a table of `count` for `n` points and `sign` (frontend/tile_fft.py): constants
+CPU_BUILTINS["fft_twiddle"] = lambda args, result: \
+    f"bw::fft_twiddle<{result}, {args[1]}, {args[2]}, {args[3]}>({args[0]})"
+CPU_BUILTINS["fft_twiddle"].with_result_type = True
+
 #: Builtins implemented in a header of their own, included only by units that call them (every
 #: kernel compiles brickwork.h, so big families stay out of it).
 CPU_HEADERS = {name: "brickwork_decompositions.h" for name in OUTPUT_ARGUMENTS}
@@ -115,6 +120,7 @@ CPU_HEADERS.update({name: "brickwork_tile_queries.h" for name in TILE_QUERY_NAME
 CPU_HEADERS.update({name: "brickwork_tile_stack.h" for name in (*TILE_STACK_NAMES, "tile_stack_new")})
 CPU_HEADERS.update({name: "brickwork_volume.h" for name in (*VOLUME_NAMES, *VOLUME_INTERNAL)})
 CPU_HEADERS.update({name: "brickwork_texture.h" for name in TEXTURE_INTERNAL})
+CPU_HEADERS["fft_twiddle"] = "brickwork_tile_fft.h"
 
 
 def _struct_result(name: str):
