@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..builtins.table import resolve
-from ..types.scalars import int32
+from ..types.scalars import int32, int64
 
 
 def op(name: str, *args) -> ir.IRCall:
@@ -16,6 +16,18 @@ def op(name: str, *args) -> ir.IRCall:
 
 def i32(value: int) -> ir.IRConst:
     return ir.IRConst(int(value), int32)
+
+
+def wide(e) -> ir.IRExpr:
+    """``e`` as int64."""
+    return e if e.type is int64 else ir.IRCast(e, int64)
+
+
+def pad_length(size, ncomp: int) -> ir.IRExpr:
+    """The elements of a per-point scratch pad of ``size`` slots per component and ``ncomp`` components: in
+    int64 when there are several, as their slots are. A slice spans up to 2**30 cells, and the int32 product
+    of a 4096-cell row and 2**20 components wrapped around to a pad of 0 bytes that every access wrote past."""
+    return op("mul", size, i32(1)) if ncomp == 1 else op("mul", wide(size), ir.IRConst(ncomp, int64))
 
 
 class Locals:

@@ -21,7 +21,7 @@ from ..types.composite import vector
 from ..types.opaque import TEAM_MEMBER
 from ..types.scalars import int32, int64, uint32, uint64
 from . import ring_rows, row_fusion
-from .build import Locals, i32, op
+from .build import Locals, i32, op, pad_length, wide
 from .build import la_geom as _geom
 from .build import la_mflat as _mflat
 from .ring_schedule import RingRows
@@ -457,8 +457,7 @@ class _CpuRows(FusedRows, RingRows, ir.Rewriter):
             # plane-sized buffer, 10 KB for 32^3 blocks, showed no such case and stays in L1).
             size = self.tmp(op("add", op("mul", op("add", _geom("NJ"), i32(1)), _geom("NI")),
                                i32(self.row.cmax - self.row.cmin + 1)), out)
-            out.append(ir.IRAssign(s.storage, ir.IRTeamScratch(self.team, [op("mul", size, i32(ncomp))],
-                                                               s.storage.type)))
+            out.append(ir.IRAssign(s.storage, ir.IRTeamScratch(self.team, [pad_length(size, ncomp)], s.storage.type)))
             self.scratch[s.storage.name] = _Scratch(s.storage, size, self.row_base, s.dims)
             return out
         offsets = s.halo.reduced(self.cfg.ndim)
@@ -479,7 +478,7 @@ class _CpuRows(FusedRows, RingRows, ir.Rewriter):
         first = self.tmp(_mflat(*[op("add", a, i32(d)) for a, d in zip(self.slice.start, lo_h)]), out)
         end = _mflat(*[op("add", a, i32(d)) for a, d in zip(self.slice.end, hi_h)])
         size = self.tmp(op("add", op("sub", end, first), i32(1)), out)
-        alloc = ir.IRTeamScratch(self.team, [op("mul", size, i32(ncomp))], s.storage.type)
+        alloc = ir.IRTeamScratch(self.team, [pad_length(size, ncomp)], s.storage.type)
         out.append(ir.IRAssign(s.storage, alloc))
         self.scratch[s.storage.name] = _Scratch(s.storage, size, first, s.dims)
         return out
@@ -496,7 +495,10 @@ class _CpuRows(FusedRows, RingRows, ir.Rewriter):
             flat_c = i32(0)
             for c, d in zip(e.comps, sc.dims):
                 flat_c = op("add", op("mul", flat_c, i32(d)), self.expr(c))
-            slot = op("add", slot, op("mul", sc.size, flat_c))
+            if sc.box is None and math.prod(sc.dims) > 1:  # a pad of the slice's span per component: see pad_length
+                slot = op("add", wide(slot), op("mul", wide(sc.size), wide(flat_c)))
+            else:
+                slot = op("add", slot, op("mul", sc.size, flat_c))
         return ir.IRArrayElem(sc.storage, [slot], e.type, e.where)
 
     def scratch_slot(self, sc: _Scratch, point):
@@ -517,9 +519,15 @@ class _CpuRows(FusedRows, RingRows, ir.Rewriter):
         return op("sub", _mflat(*kji), sc.first)
 
     def r_IRLAScratchZero(self, s: ir.IRLAScratchZero):
-        n = self.scratch[s.storage.name].storage
-        var = self.locals.new("_la_z", int32)
+        sc = self.scratch[s.storage.name]
+        n = sc.storage
         zero = i32(0) if n.type.dtype is int32 else ir.IRCast(i32(0), n.type.dtype)
+        if sc.box is None and sc.dims and math.prod(sc.dims) > 1:  # its length and slots are int64 (pad_length)
+            var = self.locals.new("_la_z", int64)
+            body = [ir.IRAssign(ir.IRArrayElem(n, [var], n.type.dtype), zero)]
+            return ir.IRFor(var, ir.IRConst(0, int64), pad_length(sc.size, math.prod(sc.dims)), ir.IRConst(1, int64),
+                            body, 1, simd=True)
+        var = self.locals.new("_la_z", int32)
         body = [ir.IRAssign(ir.IRArrayElem(n, [var], n.type.dtype), zero)]
         return ir.IRFor(var, i32(0), ir.IRArrayShape(n, 0, int32), i32(1), body, 1, simd=True)
 

@@ -19,7 +19,7 @@ from ..types.fixed_arrays import is_fixed_array_type
 from ..types.scalars import int32, int64, uint32
 from ..types.structs import has_array_fields
 from ..types.type_sizes import type_size_in_bytes
-from .build import Locals, i32, op
+from .build import Locals, i32, op, wide
 
 #: Threads per block of a plain kernel (one thread per launch point).
 POINT_BLOCK = 256
@@ -37,10 +37,6 @@ def i64(value: int) -> ir.IRConst:
 def cast_to(e, t) -> ir.IRExpr:
     """``e`` as type ``t`` (itself when it has that type)."""
     return e if e.type is t else ir.IRCast(e, t)
-
-
-def wide(e) -> ir.IRExpr:
-    return cast_to(e, int64)
 
 
 def thread() -> ir.IRGpuIndex:

@@ -25,7 +25,7 @@ import math
 
 from .. import ir
 from ..types.scalars import int32
-from .build import i32, la_geom, la_mflat, op
+from .build import i32, la_geom, la_mflat, op, pad_length, wide
 from .ring_rows import RingPlan, box_slices
 
 
@@ -113,7 +113,7 @@ class RingRows:
         rows = self.tmp(op("min", op("mul", window, i32(4)), every), out)
         size = self.tmp(op("mul", rows, ni), out)
         ncomp = math.prod(s.dims) if s.dims else 1
-        out.append(ir.IRAssign(s.storage, ir.IRTeamScratch(self.team, [op("mul", size, i32(ncomp))], s.storage.type)))
+        out.append(ir.IRAssign(s.storage, ir.IRTeamScratch(self.team, [pad_length(size, ncomp)], s.storage.type)))
         base = self.locals.new("_la_base", int32)
         first = self.locals.new("_la_first", int32)
         out.append(ir.IRAssign(base, op("add", op("mul", t0, per), lo)))
@@ -127,9 +127,13 @@ class RingRows:
         dtype = s.storage.type.dtype
         for c in range(ncomp):  # a loop per component: g++ tries no outer-loop vectorization then
             e = self.locals.new("_la_e", int32)
-            at = op("mul", i32(c), size)
-            copy = ir.IRAssign(ir.IRArrayElem(s.storage, [op("add", at, e)], dtype),
-                               ir.IRArrayElem(s.storage, [op("add", op("add", at, shift), e)], dtype))
+            if ncomp == 1:
+                at = op("mul", i32(c), size)
+                to, source = op("add", at, e), op("add", op("add", at, shift), e)
+            else:  # int64 slots, as the accesses' (pad_length)
+                at = op("mul", wide(i32(c)), wide(size))
+                to, source = op("add", at, wide(e)), op("add", op("add", at, wide(shift)), wide(e))
+            copy = ir.IRAssign(ir.IRArrayElem(s.storage, [to], dtype), ir.IRArrayElem(s.storage, [source], dtype))
             move.append(self.loop(e, i32(0), op("sub", keep, i32(1)), [copy], simd=True))
         move.append(ir.IRAssign(base, new_base))
         move.append(ir.IRAssign(first, op("mul", new_base, ni)))
