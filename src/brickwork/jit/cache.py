@@ -229,10 +229,17 @@ def staging_dir(key: str = "") -> str:
 def hold(folder: str) -> int | None:
     """Mark ``folder`` as in use by this process (a ``flock`` on it, until the returned descriptor is
     closed), so that ``sweep`` leaves it alone; None where the file system has no ``flock``."""
+    return try_flock(folder, os.O_RDONLY | os.O_DIRECTORY)
+
+
+def try_flock(path: str, flags: int) -> int | None:
+    """A descriptor of ``path`` (opened with ``flags``, never through a link) holding an exclusive ``flock`` on
+    it, taken without waiting; None when it cannot be opened, another process holds the lock, or the file system
+    has no ``flock``."""
     import fcntl
 
     try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
         return None
     try:

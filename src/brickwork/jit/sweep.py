@@ -45,22 +45,6 @@ def _locked(path: str) -> bool:
     return False
 
 
-def _try_lock(path: str) -> int | None:
-    """A descriptor holding the lock file ``path``, or None if another process holds it."""
-    import fcntl
-
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        return None
-    return fd
-
-
 def staging_in_use(root: str, name: str, held: str = "") -> bool:
     """Whether the staging directory ``name`` of the root belongs to a running build. ``held`` is a key
     whose lock the caller holds: its staging directories are leftovers of a build that died."""
@@ -113,7 +97,7 @@ def _remove_locks(root: str, older_than: float | None = None) -> list[str]:
             if older_than is None and _remove_tree(path):
                 removed.append(path)
             continue
-        fd = _try_lock(path)
+        fd = cache.try_flock(path, os.O_RDWR)  # the lock file, unless another process holds it
         if fd is None:
             continue
         try:  # unlink only the file we hold (see cache.key_lock)
