@@ -106,3 +106,46 @@ def test_the_last_component_of_each_axis_is_its_own_slot():
     expected = np.where((k >= NG) & (k < N + NG) & (j >= NG) & (j < N + NG) & (i >= NG) & (i < N + NG),
                         k * 100.0 + j * 10.0 + i + 1.0, 0.0)
     np.testing.assert_array_equal(out.numpy(), np.broadcast_to(expected, SHAPE))
+
+
+BOIV_SHAPE = (1, 6, 6, 6)
+boiv_out = wp.zeros(BOIV_SHAPE, dtype=wp.float64)
+
+
+def boiv_scratch_body(count):
+    """A boiv body whose scratch holds ``count`` float64 values per cell of la.halo.minus_i's box (2 cells)."""
+    def body(rng, b):
+        hr = rng.add_halo(la.halo.minus_i)
+        s = la.get_per_point_scratch(wp.float64, hr, dims=(count,))  # boiv_scratch_body's scratch
+        s.zero()
+        for idx in la.inner(hr):
+            k, j, i = hr.get_kji(idx)
+            s[count - 1, idx] = wp.float64(i)
+        rng.team_barrier()
+        for k, j, i in la.inner(rng):
+            boiv_out[b, k, j, i] = s[count - 1, k, j, i - 1] + s[0, k, j, i]
+
+    return body
+
+
+def test_boiv_scratch_past_a_threads_stack_is_refused_before_the_body_runs():
+    """boiv scratch is an array on the stack of each point's thread: 2 cells x 10**6 float64 (16 MB) crashed the
+    process."""
+    boiv_out.zero_()
+    space = la.IndexSpace.box(la.boiv, la.logical_flat, 1, 4, 4, 4, 1)
+    with pytest.raises(wp.KernelTypeError) as e:
+        la.outer(space, boiv_scratch_body(10**6))
+    assert ("get_per_point_scratch: boiv scratch is an array local to each point's thread, and this body's takes "
+            "16000000 bytes (2 cells of the halo's box x 1000000 float64 values here), more than 524288 (the "
+            "thread's stack); use bovi or bvoi, whose scratch is in an arena") in str(e.value), str(e.value)
+    assert _line("boiv_scratch_body's scratch") in str(e.value), str(e.value)
+    assert not boiv_out.numpy().any()
+
+
+def test_boiv_scratch_of_the_limit_holds_its_last_component():
+    boiv_out.zero_()
+    space = la.IndexSpace.box(la.boiv, la.logical_flat, 1, 4, 4, 4, 1)
+    la.outer(space, boiv_scratch_body(32768))  # 2 x 32768 x 8 bytes: the limit itself
+    expected = np.zeros(BOIV_SHAPE)
+    expected[0, 1:5, 1:5, 1:5] = np.arange(4.0)  # cell i reads its left neighbour's i - 1 (ghost i = 0)
+    np.testing.assert_array_equal(boiv_out.numpy(), expected)

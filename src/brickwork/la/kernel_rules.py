@@ -23,6 +23,7 @@ from ..mesh.kernel_rules import check_element, check_flux, element_of, pack_var
 from ..types.arrays import ArrayType, type_name
 from ..types.composite import vector
 from ..types.kernel_params import is_pack_type
+from ..types.layout import size_align
 from ..types.opaque import TupleType
 from ..types.scalars import bool_, int32, is_scalar_type, python_annotation_type
 from . import outer as la_api
@@ -331,7 +332,8 @@ def _scratch(typer, _fn, node):
         raise typer.error(KernelTypeError, f"get_per_point_scratch: unknown keyword {next(iter(kw))!r}", node)
     if not is_scalar_type(dtype):
         raise typer.error(KernelTypeError, f"per-point scratch holds scalars, got {type_name(dtype)}", node)
-    config(typer)
+    if _is_boiv(typer) and rng.halo is not None:
+        _count_boiv_buffer(typer, rng.halo, dims, dtype, node)
     t = ArrayType(dtype, 1)
     storage = ir.IRLocal(typer.symbols.temp(t, "_la_scratch"), t)
     typer.pending.append(ir.IRLAScratch(storage, rng.halo, dims))
@@ -351,6 +353,27 @@ def _scratch_dims(typer, dims, node) -> tuple:
         raise typer.error(KernelTypeError, f"get_per_point_scratch: dims {dims} make {math.prod(dims)} values per "
                           f"point, more than the int32 slots of a scratch index (2**31 - 1)", node)
     return dims
+
+
+#: Bytes of ``boiv`` per-point scratch one body may take: each is an array local to the thread (on its stack on
+#: the CPU, 8 MiB for the main thread; 512 KiB of local memory a CUDA thread). 16 MiB of it (dims=(10**6,) over
+#: la.halo.minus_i) crashed the process.
+BOIV_SCRATCH_LIMIT = 512 * 1024
+
+
+def _count_boiv_buffer(typer, halo, dims: tuple, dtype, node) -> None:
+    """Add a ``boiv`` buffer (``dims`` values of ``dtype`` per cell of the halo's box around the point) to the
+    body's total; past ``BOIV_SCRATCH_LIMIT`` a KernelTypeError at the call."""
+    box = halo.box(halo.reduced(config(typer).ndim))
+    cells = math.prod(hi - lo + 1 for lo, hi in box)
+    nbytes = cells * math.prod(dims) * size_align(dtype)[0]
+    total = typer.ext.get("la_boiv_scratch_bytes", 0) + nbytes
+    if total > BOIV_SCRATCH_LIMIT:
+        raise typer.error(KernelTypeError, f"get_per_point_scratch: boiv scratch is an array local to each point's "
+                          f"thread, and this body's takes {total} bytes ({cells} cells of the halo's box x "
+                          f"{math.prod(dims)} {type_name(dtype)} values here), more than {BOIV_SCRATCH_LIMIT} "
+                          f"(the thread's stack); use bovi or bvoi, whose scratch is in an arena", node)
+    typer.ext["la_boiv_scratch_bytes"] = total
 
 
 def _scratch_attribute(typer, s: ScratchRef, attr, node):
