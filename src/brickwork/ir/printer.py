@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..types.arrays import type_name
-from . import nodes as ir
+from . import vocabulary as ir
 
 
 def tname(t) -> str:

@@ -32,7 +32,7 @@ from __future__ import annotations
 from ..types.arrays import ArrayType
 from ..types.indexed_arrays import IndexedArrayType
 from ..types.kernel_params import is_pack_type
-from . import nodes as ir
+from . import vocabulary as ir
 from .launch_bounds import _Scan
 from .walk import children, walk
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..types.opaque import TEAM_MEMBER
 from ..types.scalars import int64
-from . import nodes as ir
+from . import vocabulary as ir
 from .printer import expr as show
 from .walk import children, owned_fields
 

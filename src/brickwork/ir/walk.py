@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from . import nodes as ir
+from . import vocabulary as ir
 
 _NODE_TYPES = (ir.IRExpr, ir.IRStmt, ir.PackVar, ir.LAView)
 

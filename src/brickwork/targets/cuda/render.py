@@ -1,6 +1,6 @@
 """IR -> CUDA C++ expressions and statements: the CPU target's ``CppRenderer`` (the runtime header
 gives every ``bw::`` function a device version) without host-only pragmas, plus the nodes of the GPU
-mapping (``ir/nodes.py``, section "GPU mapping"):
+mapping (``ir/gpu_nodes.py``):
 
 | node | CUDA |
 |---|---|
