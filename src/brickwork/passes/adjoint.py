@@ -39,13 +39,25 @@ from ..types.scalars import bool_, int32, int64, uint64
 from ..types.structs import has_array_fields, is_struct_type
 from .adjoint_activity import inactive_locals, reverses_nothing
 from .adjoint_fixed_arrays import FixedStorage
+from .adjoint_inline import IRCustomAdjoint
 from .adjoint_loop_abstraction import LoopAbstractionAdjoints
-from .adjoint_normal_form import IRCustomAdjoint, LoopInfo, _not_differentiable, _path, normal_form
+from .adjoint_normal_form import LoopInfo, normal_form
+from .adjoint_refusals import not_differentiable
 from .adjoint_replay import ForwardReplay, writes_locals
 from .adjoint_rows import RowOffsets, row_offsets
 from .adjoint_teams import TeamAdjoints, assigned_outside_visits
 from .adjoint_tiles import TileAdjoints, tile_with_adjoint, unread_tile_stores
-from .adjoint_values import E, bind_shared, carries_adjoint, flat_component, part_of, rebase, summable_parts, zero
+from .adjoint_values import (
+    E,
+    access_path,
+    bind_shared,
+    carries_adjoint,
+    flat_component,
+    part_of,
+    rebase,
+    summable_parts,
+    zero,
+)
 from .adjoint_wrap import periodic_interior
 from .build import Locals, i32, op
 
@@ -400,12 +412,12 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoint
     def reverse_assign(self, s, out):
         target, value = s.target, s.value
         if self.fixed.stores(s):  # no adjoint flows through a fixed-size local array's elements (as Warp)...
-            path, root = _path(target)
+            path, root = access_path(target)
             if isinstance(root, ir.IRArrayElem) and self.tile_with_adjoint(root.array):  # ...but through a tile's
                 self.reverse_tile_store(root, path, value, out)
             return
         if not isinstance(target, ir.IRLocal):
-            path, root = _path(target)
+            path, root = access_path(target)
             if isinstance(root, ir.IRLocal) and root.name in self.inactive:
                 return
             if isinstance(root, ir.IRLAScratchElem):  # a scratch store: the slot's adjoint moves to the value
@@ -456,7 +468,7 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoint
             params = dict(call.func.params)
             written = [n for n in call.func.reference_result[1] if carries_adjoint(params[n])]
             if written:  # as in Warp: no gradient is known for what it stores there (it may depend on anything)
-                raise _not_differentiable(self.label, f"{call.func.label} stores into wp.ref parameters "
+                raise not_differentiable(self.label, f"{call.func.label} stores into wp.ref parameters "
                                           f"({', '.join(written)}) and has no adj_snippet, so the gradient through "
                                           f"them is unknown; give it an adj_snippet, or launch the kernel with "
                                           f"enable_backward=False")
@@ -550,7 +562,7 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoint
         if not any(self.has_adjoint(a) for a in call.args) and not into_arrays:
             return
         if rule is None:
-            raise _not_differentiable(self.label, f"the builtin '{call.op}' has no adjoint rule yet")
+            raise not_differentiable(self.label, f"the builtin '{call.op}' has no adjoint rule yet")
         contributions = list(rule(E, call.args, result, g))
         for k, (arg, c) in enumerate(zip(call.args, contributions)):
             if isinstance(c, ArrayAdjoint):  # added into the array argument's gradient array, where it has one
@@ -564,7 +576,7 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoint
         # refusing beats dropping the gradient silently
         if len(contributions) != len(call.args) or (not into_arrays and all(
                 c is None for a, c in zip(call.args, contributions) if self.has_adjoint(a))):
-            raise _not_differentiable(self.label, f"the builtin '{call.op}' has no adjoint rule for "
+            raise not_differentiable(self.label, f"the builtin '{call.op}' has no adjoint rule for "
                                       f"({', '.join(type_name(a.type) for a in call.args)})")
         wanted = [c if isinstance(a, ir.IRLocal) and self.has_adjoint(a) else None
                   for a, c in zip(call.args, contributions)]

@@ -23,9 +23,9 @@ from ..builtins.adjoints import ARRAY_ADJOINT_OPS
 from ..builtins.bvh import GRADIENT_STRUCTS
 from ..ir.analysis import REFERENCE_ARGUMENTS, reference_locals
 from ..types.arrays import ArrayType
-from .adjoint_normal_form import IRCustomAdjoint, _path
+from .adjoint_inline import IRCustomAdjoint
 from .adjoint_tiles import tile_with_adjoint
-from .adjoint_values import carries_adjoint
+from .adjoint_values import access_path, carries_adjoint
 
 #: expressions whose value depends only on their operands (the locals they mention)
 _PLAIN = (ir.IRConst, ir.IRLocal, ir.IRCall, ir.IRCast, ir.IRConstruct, ir.IRArrayElem, ir.IRSubarray,
@@ -74,7 +74,7 @@ def _collect(stmts: list, deps: dict, active: set) -> bool:
 
 
 def _assignment(s: ir.IRAssign, deps: dict, active: set) -> None:
-    root = _path(s.target)[1]
+    root = access_path(s.target)[1]
     if isinstance(root, ir.IRArrayElem):
         root = root.array
     read = _mentioned(s.value)
@@ -134,7 +134,7 @@ def reverses_nothing(stmts: list, inactive: frozenset) -> bool:
         if isinstance(s, ir.IRAssign):
             if isinstance(s.value, ir.IRCall) and s.value.op.startswith("atomic_"):
                 return False
-            root = _path(s.target)[1]
+            root = access_path(s.target)[1]
             if isinstance(root, ir.IRArrayElem):
                 root = root.array
             if not isinstance(root, ir.IRLocal):

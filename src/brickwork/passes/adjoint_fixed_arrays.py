@@ -18,8 +18,8 @@ from __future__ import annotations
 from .. import ir
 from ..types.fixed_arrays import FixedArrayType
 from ..types.tiles import TileType
-from .adjoint_normal_form import _path
 from .adjoint_tiles import tile_loop_saves, tiles_read_by
+from .adjoint_values import access_path
 
 
 class FixedStorage:
@@ -81,7 +81,7 @@ class FixedStorage:
         if isinstance(call, ir.IRCall) and call.op.startswith("atomic_"):
             return self.holds(ir.atomic_parts(call)[0])
         if isinstance(s, ir.IRAssign) and not isinstance(s.target, ir.IRLocal):
-            root = _path(s.target)[1]
+            root = access_path(s.target)[1]
             return isinstance(root, ir.IRArrayElem) and self.holds(root.array)
         return False
 
@@ -97,7 +97,7 @@ def _may_write_local_array(s, params: set) -> bool:
         return False
     if isinstance(s.target, ir.IRLocal):
         return isinstance(s.target.type, FixedArrayType)
-    root = _path(s.target)[1]
+    root = access_path(s.target)[1]
     if isinstance(root, ir.IRArrayElem):
         arr = root.array
         return not (isinstance(arr, ir.IRLocal) and arr.name in params)

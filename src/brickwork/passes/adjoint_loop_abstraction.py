@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .. import ir
-from .adjoint_normal_form import _not_differentiable
+from .adjoint_refusals import not_differentiable
 from .adjoint_teams import assigned_outside_visits
 from .adjoint_values import carries_adjoint
 
@@ -22,7 +22,7 @@ class LoopAbstractionAdjoints:
         pack = e.view.pack
         adj = self.adj_packs.get(pack.name) if isinstance(pack, ir.IRLocal) else None
         if adj is None:
-            raise _not_differentiable(self.label, "a view of a pack that is not a kernel argument has no adjoint")
+            raise not_differentiable(self.label, "a view of a pack that is not a kernel argument has no adjoint")
         return ir.IRLAViewElem(replace(e.view, pack=adj), e.var, e.element, e.point, e.type)
 
     def adj_scratch_elem(self, e: ir.IRLAScratchElem) -> ir.IRLAScratchElem:

@@ -21,19 +21,18 @@ from dataclasses import dataclass, field, replace
 
 from .. import ir
 from ..builtins.adjoints import EXPANSIONS
-from ..errors import KernelNotDifferentiableError
-from ..ir.analysis import EFFECT_PREFIXES, REFERENCE_ARGUMENTS, reference_locals
+from ..ir.analysis import REFERENCE_ARGUMENTS, reference_locals
 from ..types.opaque import TupleType
-from ..types.scalars import bool_, int32
+from ..types.scalars import int32
 from ..types.tiles import TileType
 from .adjoint_dead_headers import drop_unread_headers
-from .adjoint_values import carries_adjoint
+from .adjoint_exits import TRUE, ExitsToFlags
+from .adjoint_inline import FunctionInlining
+from .adjoint_refusals import PACK_SUBSCRIPT, check_slot_update, not_differentiable
+from .adjoint_values import access_path
 from .adjoint_view_stores import ViewStores, is_forwarded_name
 from .build import Locals
 from .inline_local_functions import InlineLocalFunctions
-
-_TRUE = ir.IRConst(True, bool_)
-_FALSE = ir.IRConst(False, bool_)
 
 
 @dataclass
@@ -44,29 +43,6 @@ class LoopInfo:
     headers: list = field(default_factory=list)
     updates: list = field(default_factory=list)
     break_test: object = None
-
-
-@dataclass(eq=False)
-class IRCustomAdjoint(ir.IRStmt):
-    """A call of a ``@func`` with ``@func_grad``: ``forward`` computes ``result`` (not differentiated);
-    the reverse sweep binds ``params`` to ``args`` and ``result_adjoints`` to the result's adjoint, runs
-    ``grad`` and adds each of ``adjoints`` (``wp.adjoint[p]``) to its argument's adjoint."""
-
-    forward: list
-    grad: list
-    args: list
-    result: object
-    params: list
-    result_adjoints: list
-    adjoints: list  # per parameter: its wp.adjoint local after the gradient function, or None
-    adjoint_inits: list  # per parameter: the wp.adjoint local the gradient function starts from
-    # @func_replay without @func_grad: the function's own body (normal form) and its result, replayed
-    # and reversed in the reverse sweep (the replay only computes the result in the forward replay)
-    original: list | None = None
-    original_result: object = None
-    # the function takes wp.ref parameters: ``result`` is (its own result, their final values), and the
-    # gradient function takes the adjoint of the own result only
-    own_result: bool = False
 
 
 @dataclass
@@ -80,172 +56,15 @@ def normal_form(fn: ir.IRFunction) -> NormalForm:
     out_fn = ir.IRFunction(fn.name, list(fn.params), {}, [], fn.return_type, fn.is_kernel, fn.tid_dims,
                            label=fn.label)
     flat = _Flattener(out_fn, fn)
-    body = _Exits(flat.locals, label=fn.label).function_body(fn.body)
+    body = ExitsToFlags(flat.locals, label=fn.label).function_body(fn.body)
     out_fn.body = drop_unread_headers(flat.block(body, {}), flat.loops)
     return NormalForm(out_fn, flat.loops)
-
-
-_PACK_SUBSCRIPT = ("a pack subscript (pack[b, var, k, j, i] or pack.flux[...], as par_for and par_for_outer bodies "
-                   "write them) has no adjoint; write the body with la.outer and la.make_pack_view / "
-                   "la.make_flux_pack_view views, which differentiate")
-
-
-def _not_differentiable(label: str, what: str) -> KernelNotDifferentiableError:
-    return KernelNotDifferentiableError(f"kernel '{label}' cannot be differentiated: {what}")
-
-
-def _check_slot_update(s: ir.IRAssign, label: str) -> None:
-    """``a[i].x op= v``, a component or field of an array element updated in place, differentiates only for
-    ``+=`` and ``-=`` of the builtins (the slot's adjoint passes through unchanged): another operator (``*=``,
-    a user function named ``add``) needs the value the slot held, which the store overwrote before the
-    backward kernel replays the statement (Warp refuses these too)."""
-    path, root = _path(s.target)
-    if not (s.updates and path and isinstance(root, ir.IRArrayElem) and carries_adjoint(s.value.type)):
-        return
-    value = s.value
-    if isinstance(value, ir.IRCall) and value.op in ("add", "sub") and _same_place(value.args[0], s.target):
-        return
-    if not isinstance(value, (ir.IRCall, ir.IRFuncCall)):  # a wp.ref write-back: the callee's result
-        return
-    raise _not_differentiable(label, "Differentiable composite slot augmented assignments with this operator are "
-                              "not supported with backward code generation enabled (the update needs the value "
-                              "it overwrites). Write the result to a separate array, or use "
-                              "enable_backward=False for forward-only code.")
-
-
-def _same_place(a, b) -> bool:
-    """Whether expressions ``a`` and ``b`` name the same place (the read and the store of ``x op= v``)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, ir.IRLocal):
-        return a.name == b.name
-    if isinstance(a, ir.IRConst):
-        return a.value == b.value and a.type is b.type
-    if isinstance(a, ir.IRArrayElem):
-        return _same_place(a.array, b.array) and len(a.indices) == len(b.indices) and all(
-            _same_place(x, y) for x, y in zip(a.indices, b.indices))
-    if isinstance(a, ir.IRComponent):
-        return _same_place(a.base, b.base) and len(a.indices) == len(b.indices) and all(
-            _same_place(x, y) for x, y in zip(a.indices, b.indices))
-    if isinstance(a, ir.IRField):
-        return a.name == b.name and _same_place(a.base, b.base)
-    if isinstance(a, ir.IRCall):  # a view made in place (``a[lo:hi:step][i].x += v``): the same pure call
-        return (a.op == b.op and not a.op.startswith(EFFECT_PREFIXES) and len(a.args) == len(b.args)
-                and all(_same_place(x, y) for x, y in zip(a.args, b.args)))
-    return False
-
-
-# -- exits -> flags ------------------------------------------------------------------------------------
-
-
-class _Exits:
-    """``break``, ``continue``, ``return`` and region exits become flags that guard what follows."""
-
-    def __init__(self, locals_: Locals, label: str, result: ir.IRLocal | None = None):
-        self.locals, self.label, self.result = locals_, label, result
-        self.loops: list = []  # per enclosing loop: {"break": flag, "continue": flag}
-        self.regions: dict = {}
-        self.ret = None
-
-    def function_body(self, body: list) -> list:
-        out, _ = self.block(body)
-        if self.ret is not None:
-            out.insert(0, ir.IRAssign(self.ret, _FALSE))
-        return out
-
-    def flag(self, prefix):
-        return self.locals.new(prefix, bool_)
-
-    def block(self, stmts: list) -> tuple[list, set]:
-        out: list = []
-        for n, s in enumerate(stmts):
-            new, escapes = self.stmt(s)
-            out.extend(new)
-            if escapes:
-                rest, more = self.block(stmts[n + 1:])
-                if rest:
-                    out.append(ir.IRIf(_any(escapes), [], rest))
-                return out, escapes | more
-        return out, set()
-
-    def stmt(self, s) -> tuple[list, set]:
-        if isinstance(s, ir.IRBreak):
-            f = self._loop_flag("break")
-            return [ir.IRAssign(f, _TRUE)], {f.name}
-        if isinstance(s, ir.IRContinue):
-            f = self._loop_flag("continue")
-            return [ir.IRAssign(f, _TRUE)], {f.name}
-        if isinstance(s, ir.IRReturn):
-            if self.ret is None:
-                self.ret = self.flag("_ad_ret")
-            out = []
-            if s.value is not None:
-                if self.result is None:
-                    raise _not_differentiable(self.label, "a kernel returns a value")
-                out.append(ir.IRAssign(self.result, s.value))
-            return out + [ir.IRAssign(self.ret, _TRUE)], {self.ret.name}
-        if isinstance(s, ir.IRExitRegion):
-            f = self.regions[s.name]
-            return [ir.IRAssign(f, _TRUE)], {f.name}
-        if isinstance(s, ir.IRRegion):
-            f = self.regions[s.name] = self.flag("_ad_exit")
-            body, esc = self.block(s.body)
-            return [ir.IRAssign(f, _FALSE), *body], esc - {f.name}
-        if isinstance(s, ir.IRIf):
-            body, e1 = self.block(s.body)
-            orelse, e2 = self.block(s.orelse)
-            return [ir.IRIf(s.cond, body, orelse)], e1 | e2
-        if isinstance(s, (ir.IRFor, ir.IRWhile)):
-            return self.loop(s)
-        if isinstance(s, ir.IRBlock):
-            return self.block(s.body)
-        if isinstance(s, (ir.IRLAOuter, ir.IRLAInner, ir.IRTeamLoop)):
-            # a return in an outer body ends its slice, in an inner body (la.inner, par_for_inner) the
-            # visit of its point: each body is a function body of its own
-            return [replace(s, body=_Exits(self.locals, self.label).function_body(s.body))], set()
-        return [s], set()
-
-    def _loop_flag(self, kind):
-        flags = self.loops[-1]
-        if flags[kind] is None:
-            flags[kind] = self.flag("_ad_brk" if kind == "break" else "_ad_cont")
-        return flags[kind]
-
-    def loop(self, s) -> tuple[list, set]:
-        flags = {"break": None, "continue": None}
-        self.loops.append(flags)
-        body = list(s.body)
-        if isinstance(s, ir.IRWhile):  # while c: B  ->  while True: (if not c: break); B
-            body = [ir.IRIf(s.cond, [], [ir.IRBreak()]), *body]
-        body, esc = self.block(body)
-        self.loops.pop()
-        cont, brk = flags["continue"], flags["break"]
-        stops = esc - ({cont.name} if cont is not None else set())
-        if cont is not None:
-            body.insert(0, ir.IRAssign(cont, _FALSE))
-        if stops:
-            body.append(ir.IRIf(_any(stops), [ir.IRBreak()], []))
-        pre = [ir.IRAssign(brk, _FALSE)] if brk is not None else []
-        if isinstance(s, ir.IRWhile):
-            new = ir.IRWhile(_TRUE, body)
-        else:
-            new = ir.IRFor(s.var, s.start, s.stop, s.step, body, s.step_sign)
-        outer = stops - ({brk.name} if brk is not None else set())
-        return pre + [new], outer
-
-
-def _any(names) -> ir.IRExpr:
-    flags = [ir.IRLocal(n, bool_) for n in sorted(names)]
-    cond = flags[0]
-    for f in flags[1:]:
-        cond = ir.IRCall("logical_or", [cond, f], bool_)
-    return cond
 
 
 # -- flattening and single assignment ----------------------------------------------------------------
 
 
-class _Flattener:
+class _Flattener(FunctionInlining):
     def __init__(self, out_fn: ir.IRFunction, typed: ir.IRFunction):
         self.fn = out_fn
         self.typed = typed
@@ -285,7 +104,7 @@ class _Flattener:
 
     def stmt(self, s, env, out):
         if isinstance(s, ir.IRAssign):
-            _check_slot_update(s, self.label)
+            check_slot_update(s, self.label)
             self.assign(s.target, s.value, env, out, s.updates)
         elif isinstance(s, ir.IRExprStmt):
             value = self.simple(s.expr, env, out)
@@ -323,7 +142,7 @@ class _Flattener:
         elif isinstance(s, ir.IRLAFold):
             out.append(ir.IRLAFold(self.atom(s.value, env, out)))
         else:
-            raise _not_differentiable(self.label, f"{type(s).__name__[2:]} statements have no adjoint yet "
+            raise not_differentiable(self.label, f"{type(s).__name__[2:]} statements have no adjoint yet "
                                       "(the loop abstraction and mesh packs are differentiated only on the forward "
                                       "side for now)")
 
@@ -332,7 +151,7 @@ class _Flattener:
         what one assigns is private to it."""
         member, lo, hi = (self.atom(x, env, out) for x in (s.member, s.lo, s.hi))
         if any(isinstance(n, ir.IRTeamScratch) for n in ir.walk(s.body)):
-            raise _not_differentiable(self.label, "a team scratch pad allocated inside par_for_inner has no adjoint "
+            raise not_differentiable(self.label, "a team scratch pad allocated inside par_for_inner has no adjoint "
                                       "(allocate it in the par_for_outer body)")
         self.keep(s.var)
         visit = dict(env)
@@ -350,7 +169,7 @@ class _Flattener:
             elif isinstance(v, ir.IRLocal) and v.name in self.tuple_parts:
                 self.tuple_parts[new.name] = self.tuple_parts[v.name]
             return
-        path, root = _path(target)
+        path, root = access_path(target)
         if isinstance(root, ir.IRLocal):
             atom = self.atom(value, env, out)
             new = self.version(root.name, root.type)
@@ -374,8 +193,8 @@ class _Flattener:
                 self.views.stored(root, base, atom, not path, env)
             return
         if isinstance(root, ir.IRPackElem):
-            raise _not_differentiable(self.label, _PACK_SUBSCRIPT)
-        raise _not_differentiable(self.label, f"stores into {type(root).__name__[2:]} have no adjoint yet")
+            raise not_differentiable(self.label, PACK_SUBSCRIPT)
+        raise not_differentiable(self.label, f"stores into {type(root).__name__[2:]} have no adjoint yet")
 
     def rebuild(self, path, base, env, out):
         for node in path:
@@ -422,7 +241,7 @@ class _Flattener:
         if any(isinstance(n, ir.IRTeamScratch) for n in ir.walk(s.body)):
             # each iteration would take a new pad from the team's arena: the reverse sweep would need the
             # pads of every iteration at once
-            raise _not_differentiable(self.label, "a team scratch pad allocated inside a loop has no adjoint "
+            raise not_differentiable(self.label, "a team scratch pad allocated inside a loop has no adjoint "
                                       "(allocate it once, before the loop)")
         if isinstance(s, ir.IRFor):
             start, stop, step = (self.atom(x, env, out) for x in (s.start, s.stop, s.step))
@@ -462,7 +281,7 @@ class _Flattener:
             env[s.var.name] = var
             new = ir.IRFor(var, start, stop, step, body, s.step_sign)
         else:
-            new = ir.IRWhile(_TRUE, body)
+            new = ir.IRWhile(TRUE, body)
         self.loops[id(new)] = info
         out.append(new)
 
@@ -568,8 +387,8 @@ class _Flattener:
             out.append(ir.IRIf(cond, yes, no))
             return result
         if isinstance(e, ir.IRPackElem):
-            raise _not_differentiable(self.label, _PACK_SUBSCRIPT)
-        raise _not_differentiable(self.label, f"{type(e).__name__[2:]} expressions have no adjoint yet")
+            raise not_differentiable(self.label, PACK_SUBSCRIPT)
+        raise not_differentiable(self.label, f"{type(e).__name__[2:]} expressions have no adjoint yet")
 
     def print_part(self, part, env, out):
         """A printed value as an atom, or a component of one (its adjoint is that component of the atom's)."""
@@ -590,115 +409,17 @@ class _Flattener:
         var = ir.PackVar(e.var.position, self.atom(e.var.offset, env, out))
         return ir.IRLAViewElem(view, var, e.element, [self.atom(p, env, out) for p in e.point], e.type, e.where)
 
-    def inline(self, call: ir.IRFuncCall, env, out):
-        """A ``@func`` call: its body (its ``@func_replay`` if any), with fresh names, returns as flags;
-        the result local. With a ``@func_grad`` the call becomes an ``IRCustomAdjoint``."""
-        callee = call.func
-        args = [self.atom(a, env, out) for a in call.args]
-        if callee.body and isinstance(callee.body[0], ir.IRNative):  # wp.func_native: called, never inlined
-            native = callee.custom_replay or callee  # its replay snippet, if any, is what the backward runs
-            if callee.return_type is None:
-                out.append(ir.IRExprStmt(ir.IRFuncCall(native, args, None)))
-                return None
-            result = self.locals.new(self.next_prefix(callee) + "ret", callee.return_type)
-            self.types[result.name] = result.type
-            out.append(ir.IRAssign(result, ir.IRFuncCall(native, args, callee.return_type)))
-            return result
-        body_fn = callee.custom_replay or callee
-        if callee.custom_grad is None and callee.custom_replay is None:
-            return self.inline_body(body_fn, args, env, out)
-        forward: list = []
-        result = self.inline_body(body_fn, args, env, forward)
-        if callee.custom_grad is None:  # replay only: the reverse sweep differentiates the body itself
-            original: list = []
-            original_result = self.inline_body(callee, args, dict(env), original)
-            out.append(IRCustomAdjoint(forward, [], args, result, [], [], [], [], original, original_result))
-            return result
-        grad_fn = callee.custom_grad
-        n = len(callee.params)
-        own_result = callee.reference_result is not None
-        if own_result:
-            params_of = dict(callee.params)
-            written = [p for p in callee.reference_result[1] if carries_adjoint(params_of[p])]
-            if written:
-                raise _not_differentiable(self.label, f"{callee.label} has a custom gradient (@func_grad) and stores "
-                                          f"into wp.ref parameters ({', '.join(written)}) whose gradient it cannot "
-                                          f"give; pass those values and return them instead, or launch the kernel "
-                                          f"with enable_backward=False")
-        grad_out: list = []
-        prefix = self.next_prefix(grad_fn)
-        rename = self.declare_renamed(grad_fn, prefix)
-        grad_env = dict(env)
-        params = [rename[pn] for pn, _ in grad_fn.params]
-        for p in params:
-            grad_env[p.name] = p
-        body = _Renamer(rename).stmts(InlineLocalFunctions().run(grad_fn).body)
-        structured = _Exits(self.locals, self.label, None).function_body(body)
-        grad_out.extend(self.block(structured, grad_env))
-        inits = [rename.get(f"_adjoint_{pn}") for pn, _ in grad_fn.params[:n]]
-        adjoints = [grad_env.get(a.name, a) if a is not None else None for a in inits]
-        out.append(IRCustomAdjoint(forward, grad_out, args, result, params[:n], params[n:], adjoints, inits,
-                                   own_result=own_result))
-        return result
-
-    def next_prefix(self, callee) -> str:
-        self.inlined += 1
-        return f"_f{self.inlined}_{callee.name[:24]}_"
-
-    def declare_renamed(self, callee, prefix) -> dict:
-        rename = {n: ir.IRLocal(prefix + n, t) for n, t in [*callee.params, *callee.locals.items()]}
-        for n, t in [*callee.params, *callee.locals.items()]:
-            self.fn.locals[prefix + n] = t
-            self.types[prefix + n] = t
-        return rename
-
-    def inline_body(self, callee, args, env, out):
-        prefix = self.next_prefix(callee)
-        rename = self.declare_renamed(callee, prefix)
-        body = _Renamer(rename).stmts(InlineLocalFunctions().run(callee).body)
-        result = self.locals.new(prefix + "ret", callee.return_type) if callee.return_type is not None else None
-        structured = _Exits(self.locals, self.label, result).function_body(body)
-        callee_env = dict(env)
-        for (n, _), a in zip(callee.params, args):
-            p = rename[n]
-            out.append(ir.IRAssign(p, a))
-            callee_env[p.name] = p
-        if result is not None:
-            self.types[result.name] = result.type
-        out.extend(self.block(structured, callee_env))
-        env.update(callee_env)  # a callee assigns only its own (renamed) locals and flags
-        if result is None:
-            return None
-        return env.get(result.name, result)
-
-
-class _Renamer(ir.Rewriter):
-    def __init__(self, rename: dict):
-        self.rename = rename
-
-    def r_IRLocal(self, e):
-        return self.rename.get(e.name, ir.IRLocal(e.name, e.type))
-
 
 def holds_tiles(t) -> bool:
     """Whether ``t`` is a tuple with a tile among its items."""
     return isinstance(t, TupleType) and any(isinstance(et, TileType) for et in t.types)
 
 
-def _path(target):
-    """(components/fields from the root outwards, root) of an assignment target."""
-    path = []
-    while isinstance(target, (ir.IRComponent, ir.IRField, ir.IRTupleGet)):
-        path.append(target)
-        target = target.base
-    return list(reversed(path)), target
-
-
 def _assigned(stmts) -> set:
     names = set()
     for n in ir.walk(stmts):
         if isinstance(n, ir.IRAssign):
-            _, root = _path(n.target)
+            _, root = access_path(n.target)
             if isinstance(root, ir.IRLocal):
                 names.add(root.name)
         elif isinstance(n, ir.IRFor):

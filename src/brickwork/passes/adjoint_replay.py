@@ -17,8 +17,10 @@ from ..ir.analysis import REFERENCE_ARGUMENTS
 from ..types.arrays import ArrayType
 from ..types.scalars import int32
 from ..types.structs import has_array_fields, is_struct_type
-from .adjoint_normal_form import IRCustomAdjoint, LoopInfo, _not_differentiable, _path
-from .adjoint_values import rebase
+from .adjoint_inline import IRCustomAdjoint
+from .adjoint_normal_form import LoopInfo
+from .adjoint_refusals import not_differentiable
+from .adjoint_values import access_path, rebase
 from .build import i32
 
 
@@ -90,7 +92,7 @@ class ForwardReplay:
                 out.append(s)
                 return
         if not isinstance(target, ir.IRLocal):
-            path, root = _path(target)
+            path, root = access_path(target)
             if isinstance(root, ir.IRArrayElem) and self.is_team_scratch(root.array):
                 out.append(s)  # the forward launch's team scratch is gone: the replay refills it
                 return
@@ -112,7 +114,7 @@ class ForwardReplay:
                 # Reading the element back gives the value after every thread's update, not the one this
                 # thread's atomic returned: its gradient (and an index taken from it) would be silently wrong.
                 at = f" at {value.where}" if value.where else ""
-                raise _not_differentiable(
+                raise not_differentiable(
                     self.label, f"it uses the value {value.op} returns{at}, which its backward pass cannot recover "
                     f"(the array then holds the value after every thread's update, not the one this thread saw); "
                     f"take that value in a launch outside the Tape (or of a kernel with enable_backward=False), or "
@@ -172,7 +174,7 @@ class ForwardReplay:
             return ir.IRConstruct(args, value.type)
         if isinstance(value, ir.IRCall) and value.op in GRADIENT_STRUCTS:  # wp.mesh_get(id): the mesh's gradients
             return ir.IRCall(GRADIENT_STRUCTS[value.op], list(value.args), value.type)
-        path, root = _path(value)
+        path, root = access_path(value)
         if isinstance(root, ir.IRLocal) and root.name in self.grad_structs:
             return rebase(path, self.grad_structs[root.name])
         return None
@@ -199,14 +201,14 @@ class ForwardReplay:
 def _stored_local(s) -> str | None:
     """The name of the local array a store statement writes an element of (None for an atomic)."""
     if isinstance(s, ir.IRAssign) and not isinstance(s.target, ir.IRLocal):
-        root = _path(s.target)[1]
+        root = access_path(s.target)[1]
         if isinstance(root, ir.IRArrayElem) and isinstance(root.array, ir.IRLocal):
             return root.array.name
     return None
 
 
 def _stores_scratch(s) -> bool:
-    return isinstance(s, ir.IRAssign) and isinstance(_path(s.target)[1], ir.IRLAScratchElem)
+    return isinstance(s, ir.IRAssign) and isinstance(access_path(s.target)[1], ir.IRLAScratchElem)
 
 
 def _used_beyond_stores(body, local) -> bool:
@@ -216,7 +218,7 @@ def _used_beyond_stores(body, local) -> bool:
         return True
     reads = sum(isinstance(n, ir.IRLocal) and n.name == local.name for n in ir.walk(body))
     plain = sum(isinstance(n, ir.IRAssign) and isinstance(n.value, ir.IRLocal) and n.value.name == local.name
-                and isinstance(_path(n.target)[1], (ir.IRArrayElem, ir.IRLAViewElem)) for n in ir.walk(body))
+                and isinstance(access_path(n.target)[1], (ir.IRArrayElem, ir.IRLAViewElem)) for n in ir.walk(body))
     targets = sum(isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRLocal) and n.target.name == local.name
                   for n in ir.walk(body))
     return reads - targets - plain > 0

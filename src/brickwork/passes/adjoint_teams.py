@@ -19,8 +19,8 @@ from .. import ir
 from ..types.arrays import ArrayType
 from ..types.composite import is_matrix_type
 from ..types.scalars import int32
-from .adjoint_normal_form import _not_differentiable, _path
-from .adjoint_values import flat_component, part_of, summable_parts, zero
+from .adjoint_refusals import not_differentiable
+from .adjoint_values import access_path, flat_component, part_of, summable_parts, zero
 from .build import i32, op
 
 
@@ -34,8 +34,8 @@ class TeamAdjoints:
         return isinstance(arr, ir.IRLocal) and arr.name in self.team_scratch
 
     def stores_team_scratch(self, s) -> bool:
-        return isinstance(s, ir.IRAssign) and isinstance(_path(s.target)[1], ir.IRArrayElem) and (
-            self.is_team_scratch(_path(s.target)[1].array))
+        return isinstance(s, ir.IRAssign) and isinstance(access_path(s.target)[1], ir.IRArrayElem) and (
+            self.is_team_scratch(access_path(s.target)[1].array))
 
     def forward_team(self, s: ir.IRAssign, out):
         """The team and its scratch pads in the replay. The team's arena holds each pad and its adjoint
@@ -146,7 +146,7 @@ class TeamAdjoints:
             stored, targets = set(), set()
             for n in ir.walk([s]):
                 if isinstance(n, ir.IRAssign):
-                    root = _path(n.target)[1]
+                    root = access_path(n.target)[1]
                     if isinstance(root, ir.IRArrayElem) and isinstance(root.array, ir.IRLocal):
                         stored.add(root.array.name)
                         targets.add(id(root))
@@ -155,7 +155,7 @@ class TeamAdjoints:
             again = stored & pads & (read | reads)
             if again:
                 name = sorted(again)[0].split("__")[0]
-                raise _not_differentiable(self.label, f"the team scratch pad '{name}' is written after it is read "
+                raise not_differentiable(self.label, f"the team scratch pad '{name}' is written after it is read "
                                           "(or read and written by one loop): the backward kernel replays the "
                                           "team's stages before reversing them, so the earlier values are lost; "
                                           "write each pad before reading it, in one stage (use another pad)")
@@ -253,8 +253,8 @@ def assigned_outside_visits(stmts) -> set:
     for s in stmts:
         if isinstance(s, (ir.IRLAInner, ir.IRTeamLoop)):
             continue
-        if isinstance(s, ir.IRAssign) and isinstance(_path(s.target)[1], ir.IRLocal):
-            names.add(_path(s.target)[1].name)
+        if isinstance(s, ir.IRAssign) and isinstance(access_path(s.target)[1], ir.IRLocal):
+            names.add(access_path(s.target)[1].name)
         for attr in ("body", "orelse"):
             names |= assigned_outside_visits(getattr(s, attr, None) or [])
     return names

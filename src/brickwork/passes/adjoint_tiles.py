@@ -25,8 +25,8 @@ from ..types.arrays import ArrayType
 from ..types.fixed_arrays import FixedArrayType
 from ..types.scalars import int32
 from ..types.tiles import TileType
-from .adjoint_normal_form import _not_differentiable, _path
-from .adjoint_values import carries_adjoint, rebase
+from .adjoint_refusals import not_differentiable
+from .adjoint_values import access_path, carries_adjoint, rebase
 from .build import i32
 
 
@@ -58,11 +58,11 @@ class TileAdjoints:
         if isinstance(value, ir.IRLocal) and value.type is target.type:
             out.extend(self.add_tiles(self.adj_of(value), adj))
         elif isinstance(value, ir.IRTupleGet):  # a tuple the normal form could not split (normal_form.tuple_parts)
-            raise _not_differentiable(self.label, "a tile taken, after a loop, from a tuple of tiles the loop "
+            raise not_differentiable(self.label, "a tile taken, after a loop, from a tuple of tiles the loop "
                                       "assigned (a @func's results, or a tile argument it changed in place) has no "
                                       "adjoint yet; take the tiles out of the tuple inside the loop's body")
         elif not (isinstance(value, ir.IRCall) and value.op == "fixed_zeros"):
-            raise _not_differentiable(self.label, f"a tile assigned from {type(value).__name__[2:]} has no adjoint "
+            raise not_differentiable(self.label, f"a tile assigned from {type(value).__name__[2:]} has no adjoint "
                                       "yet (tiles differentiate through tile operations, copies and @func calls)")
         out.append(ir.IRAssign(adj, ir.IRCall("fixed_zeros", [], target.type)))
 
@@ -198,7 +198,7 @@ def _stored_array(s):
     if isinstance(call, ir.IRCall) and call.op.startswith("atomic_"):
         return ir.atomic_parts(call)[0]
     if isinstance(s, ir.IRAssign) and not isinstance(s.target, ir.IRLocal):
-        root = _path(s.target)[1]
+        root = access_path(s.target)[1]
         if isinstance(root, ir.IRArrayElem):
             return root.array
     return None
@@ -227,7 +227,7 @@ def _reads(stmts: list, views: dict) -> set:
         if isinstance(n, ir.IRLocal) and n.name in views:
             mentions[n.name] = mentions.get(n.name, 0) + 1
         elif isinstance(n, ir.IRAssign):
-            root = _path(n.target)[1]
+            root = access_path(n.target)[1]
             written = root if isinstance(root, ir.IRLocal) else getattr(root, "array", None)
             if isinstance(written, ir.IRLocal) and written.name in views:
                 mentions[written.name] = mentions.get(written.name, 0) - 1

@@ -113,8 +113,17 @@ def flat_component(v, k):
     return ir.IRComponent(v, [i32(k)], t._dtype)
 
 
+def access_path(target):
+    """(components/fields from the root outwards, root) of an assignment target."""
+    path = []
+    while isinstance(target, (ir.IRComponent, ir.IRField, ir.IRTupleGet)):
+        path.append(target)
+        target = target.base
+    return list(reversed(path)), target
+
+
 def rebase(path, base):
-    """The access ``path`` (components, fields, tuple items: ``adjoint_normal_form._path``) applied to
+    """The access ``path`` (components, fields, tuple items: ``access_path``) applied to
     ``base`` instead of its root (the adjoint of the root, a gradient struct)."""
     for node in path:
         if isinstance(node, ir.IRComponent):
