@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import BrickworkError
 from .composite_access import check_assigned, check_constructor, check_key, col_index, from_ptr, row_index
+from .composite_arithmetic import product, remainder, scalar_operand
 from .scalars import (
     SCALAR_TYPES,
     GenericPlaceholder,
@@ -29,7 +30,6 @@ from .scalars import (
     float64,
     int32,
     is_scalar_type,
-    scalar_from_numpy,
 )
 
 _SUFFIX = {
@@ -162,7 +162,7 @@ class CompositeBase:
         if isinstance(other, CompositeBase):
             mixed = other._dtype is not self._dtype
         elif getattr(self._dtype, "is_int", False):
-            kind = _scalar_operand(other)
+            kind = scalar_operand(other)
             mixed = (kind is not None and not (kind.is_int or kind is bool_)) if kind is not None else \
                 isinstance(other, (list, tuple, np.ndarray)) and np.asarray(other).dtype.kind == "f"
         else:
@@ -192,7 +192,7 @@ class CompositeBase:
             self._refuse_mixed(other, "mul")
             return self._new(self._data * _plain(other))
         if isinstance(other, CompositeBase):
-            return _product(self, other)
+            return product(self, other)
         return NotImplemented
 
     def __rmul__(self, other):
@@ -202,7 +202,7 @@ class CompositeBase:
         return NotImplemented
 
     def __matmul__(self, other):
-        return _product(self, other) if isinstance(other, CompositeBase) else NotImplemented
+        return product(self, other) if isinstance(other, CompositeBase) else NotImplemented
 
     def __truediv__(self, other):
         self._refuse_mixed(other, "div")
@@ -230,29 +230,6 @@ class CompositeBase:
 class NoOverloadError(BrickworkError, TypeError, RuntimeError):
     """A host operator on composite values of types it does not combine (a TypeError, and a RuntimeError as
     Warp raises)."""
-
-
-def _product(a: CompositeBase, b: CompositeBase) -> CompositeBase:
-    """``a * b`` of host values as in kernels: matrix products, matrix-vector, quaternion (w last)."""
-    if a._dtype is not b._dtype:  # Warp's words (a RuntimeError there)
-        raise NoOverloadError(f"Couldn't find a function 'mul' compatible with the arguments "
-                              f"'{type(a).__name__}, {type(b).__name__}'")
-    if a._kind == "quat" and b._kind == "quat":
-        (x1, y1, z1, w1), (x2, y2, z2, w2) = a._data.tolist(), b._data.tolist()
-        return type(a)(w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2, w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
-                       w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2, w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2)
-    if a._kind == "transform" and b._kind == "transform":  # transform_multiply: a's rotation, then translation
-        p1, q1, p2, q2 = a._data[:3], a._data[3:], b._data[:3], b._data[3:]
-        qv, w = q1[:3], q1[3]  # Warp's rotation formula, which also holds for quaternions of other lengths
-        p = p2 * (2 * w * w - 1) + np.cross(qv, p2) * (2 * w) + qv * (2 * np.dot(qv, p2)) + p1
-        q = _product(quaternion(a._dtype)(*q1), quaternion(a._dtype)(*q2))._data
-        return type(a)(*p.tolist(), *q.tolist())
-    if "matrix" in (a._kind, b._kind) and "quat" not in (a._kind, b._kind):
-        if a._shape[-1] == b._shape[0]:
-            data = a._data @ b._data
-            kind = matrix(data.shape, a._dtype) if data.ndim == 2 else vector(data.shape[0], a._dtype)
-            return kind(data)
-    raise TypeError(f"cannot multiply {type(a).__name__} and {type(b).__name__}")
 
 
 def _integer_components(x, dtype, where: str):
@@ -291,29 +268,6 @@ def _rebuild(kind: str, shape: tuple, dtype, data) -> CompositeBase:
     made = {"vector": lambda: vector(shape[0], dtype), "matrix": lambda: matrix(shape, dtype),
             "quat": lambda: quaternion(dtype), "transform": lambda: transformation(dtype)}[kind]
     return made()(data)
-
-
-def _scalar_operand(x):
-    """The scalar type of a scalar operand of a host operator (a Python int counts as int32, a float as float32,
-    a numpy scalar as its dtype, as in scalar arithmetic), or None."""
-    if isinstance(x, ScalarBase):
-        return type(x)
-    if isinstance(x, np.generic):  # before float: np.float64 is a float too
-        return scalar_from_numpy(x.dtype)
-    if isinstance(x, bool):
-        return bool_
-    if isinstance(x, int):
-        return int32
-    return float32 if isinstance(x, float) else None
-
-
-def _remainder(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a % b`` of components as a kernel computes it: fmod for floats; for integers the dividend's sign,
-    and 0 where ``b`` is 0."""
-    with np.errstate(all="ignore"):
-        if np.issubdtype(a.dtype, np.integer):
-            return np.where(b == 0, 0, np.fmod(a, np.where(b == 0, 1, b))).astype(a.dtype)
-        return np.fmod(a, b)
 
 
 def _plain(x):
@@ -355,14 +309,14 @@ class VectorBase(CompositeBase):
     def _mod(self, other, reflected: bool):
         if self._kind != "vector":
             return NotImplemented
-        if isinstance(other, CompositeBase) or _scalar_operand(other) is not None:
-            if type(other) is not type(self) and _scalar_operand(other) is not self._dtype:
+        if isinstance(other, CompositeBase) or scalar_operand(other) is not None:
+            if type(other) is not type(self) and scalar_operand(other) is not self._dtype:
                 names = [type(self).__name__, type(other).__name__][::-1 if reflected else 1]
                 raise NoOverloadError(f"Couldn't find a function 'mod' compatible with the arguments '{names[0]}, "
                                       f"{names[1]}': the other operand must be of type {type(self).__name__} or "
                                       f"{self._dtype.__name__}")
             b = np.full(self._shape, _plain(other), dtype=self._data.dtype)
-            return self._new(_remainder(b, self._data) if reflected else _remainder(self._data, b))
+            return self._new(remainder(b, self._data) if reflected else remainder(self._data, b))
         return NotImplemented
 
     def __setattr__(self, name, value):
@@ -490,14 +444,18 @@ def _type_label(dtype) -> str:
 _VECTOR_CACHE: dict = {}
 
 
+def _kernel_dtype(dtype):
+    """``float``, ``int`` and ``bool`` as the kernel types they stand for (float32, int32, bool_); others as given."""
+    if dtype is float:
+        return float32
+    if dtype is int:
+        return int32
+    return bool_ if dtype is bool else dtype
+
+
 def vector(length, dtype=float32):
     """The vector type of ``length`` components of ``dtype`` (cached: same arguments, same class)."""
-    if dtype is float:
-        dtype = float32
-    elif dtype is int:
-        dtype = int32
-    elif dtype is bool:
-        dtype = bool_
+    dtype = _kernel_dtype(dtype)
     if length is not typing.Any and (not isinstance(length, int) or isinstance(length, bool)):
         # before the cache: True and 2.0 are equal to 1 and 2 as keys (True made a type 'vecTruef')
         raise TypeError(f"vector length must be a non-negative int, got {length!r}")
@@ -518,12 +476,7 @@ def vector(length, dtype=float32):
 
 def matrix(shape, dtype=float32):
     """The matrix type of ``shape=(rows, cols)`` with ``dtype`` components (cached)."""
-    if dtype is float:
-        dtype = float32
-    elif dtype is int:
-        dtype = int32
-    elif dtype is bool:
-        dtype = bool_
+    dtype = _kernel_dtype(dtype)
     try:
         shape = tuple(shape) if shape is not typing.Any else shape
     except TypeError:
