@@ -205,7 +205,9 @@ class ExchangePlan:
                 pairs.append(((block.lid,), (nbr.lid,), None))
         return pairs
 
-    def _add_exchange(self, mesh, shape, d: int, lower: bool) -> None:
+    def _ghost_spans(self, shape, d: int, lower: bool, source):
+        """Per element ``e`` of the layout with ghosts on this side of direction ``d``: ``(e, the ghost spans, the
+        spans they are filled from)``, ``source(axis)`` the latter's along ``d``."""
         for e, offsets in enumerate(self.layout.offsets):
             axes = self._axes(shape, offsets)
             ax = axes[d - 1]
@@ -214,7 +216,11 @@ class ExchangePlan:
             dst_spans = self._spans(axes, d)
             src_spans = list(dst_spans)
             dst_spans[d - 1] = ax.lower() if lower else ax.upper()
-            src_spans[d - 1] = ax.exchange_source(lower)
+            src_spans[d - 1] = source(ax)
+            yield e, dst_spans, src_spans
+
+    def _add_exchange(self, mesh, shape, d: int, lower: bool) -> None:
+        for e, dst_spans, src_spans in self._ghost_spans(shape, d, lower, lambda ax: ax.exchange_source(lower)):
             slots = slice(e * self.layout.ncomp, (e + 1) * self.layout.ncomp)
             for dpre, spre, peer in self._prefixes(mesh, d, lower, physical=False):
                 if peer is None:
@@ -232,15 +238,8 @@ class ExchangePlan:
             self.steps.append((USER, side, lids))
             return
         flipped = self.layout.flips[d - 1] if bc.kind is BoundaryCondition.reflecting else frozenset()
-        for e, offsets in enumerate(self.layout.offsets):
-            axes = self._axes(shape, offsets)
-            ax = axes[d - 1]
-            if ax.ng == 0 or (not lower and ax.nup == 0):
-                continue
-            dst_spans = self._spans(axes, d)
-            src_spans = list(dst_spans)
-            dst_spans[d - 1] = ax.lower() if lower else ax.upper()
-            src_spans[d - 1] = ax.boundary_source(bc.kind, lower)
+        for e, dst_spans, src_spans in self._ghost_spans(shape, d, lower,
+                                                         lambda ax: ax.boundary_source(bc.kind, lower)):
             for slots, negate in self._slot_groups(e, flipped):
                 for dpre, spre, _ in self._prefixes(mesh, d, lower, physical=True):
                     dst = self._key(dpre, slots, dst_spans)
