@@ -578,7 +578,7 @@ def _dims(dim, inst, kernel):
         raise LaunchError(f"launch of '{kernel.key}': dim {tuple(dims)} has {total} points, more than a launch "
                           f"counts (2**63 - 1)")
     if len(dims) > inst.tid_dims:  # the callers then launch the ranked instance (launch_rank.ranked_entry)
-        raise MoreExtents(len(dims))
+        raise MoreExtents(f"launch of '{kernel.key}': dim {dim!r} has more entries than tid() gives indices")
     if inst.tid_dims == 1:
         return total, 1, 1, 1, total
     # fewer entries: the missing extents are 1 and their indices 0, as in Warp (i, j = wp.tid() with dim=n)

@@ -12,11 +12,13 @@ from __future__ import annotations
 import operator
 
 from .. import config
+from ..errors import LaunchError
 
 
-class MoreExtents(Exception):
+class MoreExtents(LaunchError):
     """Raised by ``launch._dims`` for a ``dim`` of more entries than the instance's ``tid()`` gives indices: the
-    launch then runs the instance for that many (``ranked_entry``). Never seen by users."""
+    launch then runs the instance for that many (``ranked_entry``); its callers catch it (a ``LaunchError`` should
+    one not)."""
 
 
 #: The first part of a launch table key of an entry for a launch of more dimensions than tid() gives indices.
