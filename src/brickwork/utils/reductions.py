@@ -22,11 +22,25 @@ def _axis(func: str, axis, ndim: int) -> int:
     return int(axis) % ndim
 
 
+#: The most scalars an array of a reduction or scan may hold: the kernels index them flat, in int32.
+MAX_SCALARS = 2**31 - 1
+
+
+def _check_scalars(func: str, name: str, a: array) -> None:
+    """ValueError for an array of more scalars than ``MAX_SCALARS``, before anything is copied: a 2-D array of
+    2**31 + 65536 float32 was copied whole (8.6 GB, 50 s) into a flat array that was then refused."""
+    n = int(np.prod(a.shape, dtype=np.int64)) * int(np.prod(element_layout(a.dtype)[1], dtype=np.int64))
+    if n > MAX_SCALARS:
+        raise ValueError(f"{func}(): '{name}' of shape {tuple(a.shape)} holds {n} scalars, more than the "
+                         f"2**31 - 1 its kernels index")
+
+
 def _reduce(func: str, arrays: list[array], combine, out, count, axis, result_dtype):
     """Shared body of ``array_sum`` and ``array_inner``: ``combine(datas)`` maps the arrays' data (float64,
     elements first) to the per-element terms that are summed; the first ``count`` elements (all by default;
     more than there are: all) along ``axis`` (None: all elements in row-major order)."""
     a = arrays[0]
+    _check_scalars(func, "values" if func == "array_sum" else "a", a)
     comp, trailing = element_layout(result_dtype)
     if axis is None:
         out_shape = (1,)
@@ -132,6 +146,7 @@ def array_scan(in_array: array, out_array: array, inclusive: bool = True) -> Non
     dtype = in_array.dtype
     if not (dtype in _SCANNABLE or (is_vector_type(dtype) and dtype._dtype in _SCANNABLE)):
         raise RuntimeError(f"Unsupported data type: {type_name(dtype)}")
+    _check_scalars("array_scan", "in_array", in_array)
     if in_array.size == 0:
         return
     from ..runtime import device_flat, device_scan
