@@ -12,6 +12,7 @@ in place or through a contiguous copy on their device, and written in place or t
 
 from __future__ import annotations
 
+import importlib
 import sys
 import time
 
@@ -20,17 +21,36 @@ from ..lang.function_from_python import create_warp_function
 from ..runtime.graph_coloring_algorithm import GraphColoringAlgorithm
 from ..types.composite import transformation
 from ..types.scalars import float32
-from .casts import array_cast
-from .graph_coloring import graph_coloring_assign, graph_coloring_balance, graph_coloring_get_groups
-from .reductions import array_inner, array_scan, array_sum
-from .runs import runlength_encode
-from .sorts import radix_sort_pairs, segmented_sort_pairs
 
 __all__ = [
     "ScopedTimer", "array_cast", "array_inner", "array_scan", "array_sum", "create_warp_function", "radix_sort_pairs",
     "runlength_encode", "segmented_sort_pairs", "transform_expand",
     "GraphColoringAlgorithm", "graph_coloring_assign", "graph_coloring_balance", "graph_coloring_get_groups",
 ]
+
+
+# The algorithms load on first use (``brickwork.utils.array_sum``, ``from brickwork.utils import array_sum``):
+# ``import brickwork`` takes this module for ScopedTimer and transform_expand, and a program that calls none of them
+# reads none of their modules.
+_HOMES = {
+    "array_cast": "casts", "array_inner": "reductions", "array_scan": "reductions", "array_sum": "reductions",
+    "graph_coloring_assign": "graph_coloring", "graph_coloring_balance": "graph_coloring",
+    "graph_coloring_get_groups": "graph_coloring", "radix_sort_pairs": "sorts", "runlength_encode": "runs",
+    "segmented_sort_pairs": "sorts",
+}
+
+
+def __getattr__(name: str):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_HOMES))
 
 
 # -- host conveniences ---------------------------------------------------------------------------------------
