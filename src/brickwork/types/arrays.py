@@ -16,6 +16,7 @@ import numpy as np
 
 from ..device import get_device
 from . import recording
+from .array_address import data_address
 from .array_arithmetic import install_arithmetic
 from .array_kinds import signed_class
 from .array_shapes import check_array_shape, check_element_bytes, shape_tuple
@@ -31,6 +32,7 @@ from .scalars import (
     float32,
     is_scalar_type,
     python_annotation_type,
+    scalar_from_numpy,
 )
 
 
@@ -157,6 +159,13 @@ class array:  # noqa: N801 - Warp's spelling
     def __init__(self, data=None, dtype=typing.Any, shape=None, ndim=None, device=None, copy=True, **kwargs):
         self.device = get_device(device)
         dtype = python_annotation_type(dtype)
+        if not copy and type(data) is np.ndarray and shape is None and not kwargs and data.ndim:
+            # a view of a numpy array of scalars, as is (Warp's array(a, copy=False)): none of the conversions
+            # below applies, and their tests cost as much as the view (a launch with a numpy argument pays it)
+            found = scalar_from_numpy(data.dtype) if dtype is typing.Any or dtype is None else dtype
+            if is_scalar_type(found) and found is not bfloat16 and data.dtype == found._np:
+                self._init_from_numpy(data, found, owner=None)
+                return
         if dtype is typing.Any or dtype is None:
             if data is None:
                 dtype = float32
@@ -245,7 +254,7 @@ class array:  # noqa: N801 - Warp's spelling
         _grad_option(self, kwargs)
 
     def _init_from_numpy(self, arr: np.ndarray, dtype, owner):
-        ntrail = arr.ndim - _element_ndim(dtype)
+        ntrail = arr.ndim if is_scalar_type(dtype) else arr.ndim - _element_ndim(dtype)
         if arr.size == 0 and not any(arr.strides):  # numpy's zero strides of empty arrays; Warp has dense ones
             arr = np.lib.stride_tricks.as_strided(arr, strides=dense_strides(arr.shape, arr.itemsize))
         self._grad = None
@@ -260,14 +269,15 @@ class array:  # noqa: N801 - Warp's spelling
             raise ValueError(f"arrays have 1 to 4 dimensions, got shape {self.shape}")
         itemsize = arr.itemsize * math.prod(arr.shape[ntrail:])  # math.prod: np.prod costs microseconds
         strides = arr.strides[:ntrail]
-        check_element_bytes(itemsize, type_name(dtype))
+        if not itemsize:  # the name only for the message (type_name costs as much as the rest of this check)
+            check_element_bytes(itemsize, type_name(dtype))
         if any(s % itemsize for s in strides):
             raise ValueError("array strides must be multiples of the element size")
         elem_strides = tuple(s // itemsize for s in strides)
         # An array without elements passes a null pointer, as Warp's: a kernel that writes one anyway
         # faults at once instead of overwriting the few bytes numpy allocates for it.
-        ptr = arr.__array_interface__["data"][0] if arr.size else 0
-        self._key = ArrayType(dtype, self.ndim)
+        ptr = data_address(arr) if arr.size else 0
+        self._key = ArrayType._cache.get((dtype, self.ndim)) or ArrayType(dtype, self.ndim)
         # Launch signatures tell read-only arrays (from read-only memory) apart, so that a kernel that
         # writes one is refused on the slow path while the fast path stays one attribute read.
         self._sig = self._key if arr.flags.writeable else ReadOnly(self._key)
