@@ -30,7 +30,8 @@ def _capsule_reader():
     at = _ArrayInterface.from_address
 
     def read(arr: np.ndarray) -> int:
-        return at(get(arr.__array_struct__, None)).data or 0  # the capsule lives until the read is done
+        capsule = arr.__array_struct__  # held until the read is done: freeing it frees the structure
+        return at(get(capsule, None)).data or 0
 
     return read
 
