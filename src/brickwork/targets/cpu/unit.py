@@ -17,12 +17,14 @@ from ...types.structs import is_struct_type
 from . import BOUNDS_SYMBOL, ENTRY_SYMBOL
 from .builtins import CPU_HEADERS
 from .cnames import c_name, c_type, generated_name
+from .dead_locals import drop_dead_locals
 from .render import CppRenderer, local
 
 
 def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str, general_strides: bool = False) -> str:
     """C++ source of one kernel instance and every function and struct it reaches; with only the
     unit-stride body unless ``general_strides`` (see ``_entry``)."""
+    kernel = drop_dead_locals(kernel)  # a backward kernel's replayed values that reach nothing
     scan = UnitScan([*callees, kernel])
     r = CppRenderer()
     out = [f"// brickwork kernel instance {label}", '#include "brickwork.h"', *scan.includes, "namespace {", ""]
