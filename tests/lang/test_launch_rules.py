@@ -112,7 +112,10 @@ def test_wrong_argument_types_change_nothing():
              ([a, wp.int64(2**40)], "argument 'n' = int64\\(1099511627776\\) does not fit in int32"),
              ([wp.zeros(2, dtype=wp.float64), 1], "argument 'a' must be array\\(dtype=float32, ndim=1\\), got "
                                                   "array\\(dtype=float64, ndim=1\\)"),
-             ([wp.zeros((2, 2), dtype=float), 1], "got array\\(dtype=float32, ndim=2\\)"),
+             ([np.zeros(2), 1], "got array\\(dtype=float64, ndim=1\\) \\(its elements are float64, the kernel's "
+                                "float32: convert the data, e.g. numpy_array.astype\\(numpy.float32\\) or "
+                                "wp.array\\(numpy_array, dtype=wp.float32\\)\\)$"),
+             ([wp.zeros((2, 2), dtype=float), 1], "got array\\(dtype=float32, ndim=2\\)$"),
              ([[1.0, 2.0], 1], "argument 'a' must be array\\(dtype=float32, ndim=1\\), got list"),
              ([a], "expected 2 arguments \\(a, n\\), got 1")]
     for inputs, message in cases:

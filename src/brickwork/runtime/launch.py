@@ -697,6 +697,17 @@ def _sibling_with_count(kernel, nargs):
     return None
 
 
+def _dtype_hint(want, got) -> str:
+    """How to convert an array whose elements are of another scalar type than the parameter's ("" otherwise)."""
+    if not (isinstance(got, ArrayType) and want.ndim == got.ndim and is_scalar_type(want.dtype)
+            and is_scalar_type(got.dtype) and want.dtype is not got.dtype):
+        return ""
+    name = want.dtype.__name__
+    numpy_form = f"numpy_array.astype(numpy.{name}) or " if want.dtype._np.__name__ == name else ""  # not bfloat16
+    return (f" (its elements are {got.dtype.__name__}, the kernel's {name}: convert the data, e.g. {numpy_form}"
+            f"wp.array(numpy_array, dtype=wp.{name}))")
+
+
 def _check_concrete(kernel, name, t, value):
     def fail(got):
         raise LaunchError(f"launch of '{kernel.key}': argument '{name}' must be {type_name(t)}, got {got}")
@@ -709,7 +720,7 @@ def _check_concrete(kernel, name, t, value):
         if not isinstance(value, ARRAY_KINDS):
             fail(describe_value(value))
         if value._key is not t:
-            fail(type_name(value._key))
+            fail(type_name(value._key) + _dtype_hint(t, value._key))
         return
     if is_scalar_type(t):
         if isinstance(value, ScalarBase):
