@@ -204,6 +204,9 @@ def abort(comm, message: str, code: int = 1) -> None:
     sys.stderr.write(f"[rank {comm.Get_rank()}] {message}\n")
     sys.stderr.flush()
     sys.stdout.flush()
+    # the launcher forwards a rank's output through its own pipes and ends every rank at the abort: on a busy
+    # machine the message was lost with them (1 run of the suite in ~10); a moment's wait lets it through
+    time.sleep(0.25)
     comm.Abort(code)
     # MPICH's MPI_Abort returns once it has told the launcher, which ends the ranks moments later: this
     # rank went on meanwhile, and the brickwork command printed its message a second time
