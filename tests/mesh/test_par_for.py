@@ -149,8 +149,17 @@ def test_loop_body_errors():
         wp.par_for_outer(0, 0, 1, bad_inner)
 
 
+def _run_script(tmp_path, text):
+    """Run the kernel script `text` in a child process (a team that cannot get its scratch stops the process)."""
+    script = tmp_path / "scratch_script.py"
+    script.write_text(textwrap.dedent(text))
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "src")
+    env = dict(os.environ, PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+
+
 @pytest.mark.parametrize("sizes, message", [
-    ("536870912, 536870912", "out of memory: a team's scratch of 4611686018427387904 bytes could not be allocated"),
+    ("536870912, 536870912", "out of memory: a team's scratch of 2305843009213693952 bytes could not be allocated"),
     # 2**64 elements: the product of the sizes wrapped around to a pad of 0 bytes, which big[i, i] wrote past
     ("4294967296, 4294967296", "a team's scratch pad of sizes (4294967296, 4294967296) of 8-byte elements needs "
                                "more than 2**61 bytes"),
@@ -159,8 +168,7 @@ def test_a_team_scratch_that_cannot_be_allocated_stops_with_a_message(tmp_path, 
     """A scratch pad sized at run time past what malloc gives (2**58 elements, 2**61 bytes), or past what an int64
     counts: the process stops with a message, as a zero slice step does, instead of writing through a null
     pointer or past a pad whose size wrapped around."""
-    script = tmp_path / "huge_scratch.py"
-    script.write_text(textwrap.dedent(f"""
+    script_text = f"""
         import brickwork as wp
 
         def body(member, j):
@@ -173,9 +181,41 @@ def test_a_team_scratch_that_cannot_be_allocated_stops_with_a_message(tmp_path, 
 
         wp.par_for_outer(0, 0, 1, body)
         print("not reached")
-    """))
-    src = os.path.join(os.path.dirname(__file__), "..", "..", "src")
-    env = dict(os.environ, PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    """
+    done = _run_script(tmp_path, script_text)
     assert done.returncode != 0 and "not reached" not in done.stdout
     assert f"brickwork: {message}" in done.stderr, done.stderr
+
+
+def _overcommit_mode():
+    try:
+        with open("/proc/sys/vm/overcommit_memory") as f:
+            return int(f.read())
+    except OSError:
+        return None
+
+
+@pytest.mark.skipif(_overcommit_mode() not in (0, 1), reason="needs Linux's heuristic or unlimited overcommit")
+def test_a_team_pad_of_most_of_the_memory_is_allocated_without_doubling(tmp_path):
+    """A pad past the team's arena grows the arena to twice what it needs (room for the next pads); a pad of 60 % of
+    the machine's memory asked for 120 %, which malloc refused, and the process stopped with 'out of memory' (attacker
+    probe: a 14 GiB int8 pad on a 23 GiB machine: 'a team's scratch of 30064771072 bytes could not be allocated').
+    The arena now takes the bytes the pad needs when twice as many cannot be had. Only two pages are touched; a
+    child process, since the failure stops the process."""
+    n = int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * 0.6)
+    done = _run_script(tmp_path, f"""
+        import brickwork as wp
+
+        out = wp.zeros(1, dtype=wp.float64)
+
+        def body(member, b):
+            pad = wp.ScratchPad1D(member, wp.int8, {n})
+            pad[0] = wp.int8(3)
+            pad[wp.int64({n - 1})] = wp.int8(4)
+            out[b] = wp.float64(pad[0]) * wp.float64(10.0) + wp.float64(pad[wp.int64({n - 1})])
+
+        wp.par_for_outer(64, 0, 1, body)
+        print(out.numpy()[0])
+    """)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["34.0"]

@@ -1568,17 +1568,24 @@ inline arena_state& thread_arena() {
     static thread_local arena_state state;
     return state;
 }
-inline char* grow_arena(int64_t bytes) {
+// A buffer of `wanted` bytes (room to grow into), or of the `needed` bytes alone when that many cannot be had:
+// a pad of most of the memory fits where twice its size does not.
+inline char* grow_arena(int64_t wanted, int64_t needed) {
     arena_state& a = thread_arena();
     if (a.buffer != nullptr) {
         if (a.nretired == 8) { for (int i = 0; i < 8; ++i) __builtin_free(a.retired[i]); a.nretired = 0; }
         a.retired[a.nretired++] = a.buffer;
     }
-    a.capacity = (bytes + 4095) & ~(int64_t)4095;
+    a.capacity = (wanted + 4095) & ~(int64_t)4095;
     a.buffer = static_cast<char*>(__builtin_malloc((size_t)a.capacity));
+    if (a.buffer == nullptr && needed < wanted) {
+        a.capacity = (needed + 4095) & ~(int64_t)4095;
+        a.buffer = static_cast<char*>(__builtin_malloc((size_t)a.capacity));
+    }
     if (a.buffer == nullptr) {  // the team cannot run without it: stop with a message, as slice_step_zero does
+        a.capacity = 0;
         std::fprintf(stderr, "brickwork: out of memory: a team's scratch of %lld bytes could not be allocated\n",
-                     (long long)a.capacity);
+                     (long long)needed);
         std::fflush(stderr);
         __builtin_abort();
     }
@@ -1588,7 +1595,10 @@ BW_INLINE team team_begin(int64_t bytes) {
     arena_state& a = thread_arena();
     for (int i = 0; i < a.nretired; ++i) __builtin_free(a.retired[i]);
     a.nretired = 0;
-    if (bytes > a.capacity || a.buffer == nullptr) grow_arena(bytes > 4096 ? bytes : 4096);
+    if (bytes > a.capacity || a.buffer == nullptr) {
+        int64_t at_least = bytes > 4096 ? bytes : 4096;
+        grow_arena(at_least, at_least);
+    }
     return team{a.buffer, 0, a.capacity};
 }
 // A pad's bytes. Sizes whose product passes 2**61 bytes (a 2**32 x 2**32 pad) stop the program with a message, as
@@ -1616,7 +1626,7 @@ template <class T, int D, int64_t Align = 64, class... N> BW_INLINE array_t<T, D
     int64_t bytes = pad_bytes<T>(dims);
     int64_t offset = (m.used + Align - 1) & ~(Align - 1);
     if (offset + bytes > m.capacity) {  // outgrown: continue in a bigger buffer
-        m.base = grow_arena(2 * (offset + bytes));
+        m.base = grow_arena(2 * (offset + bytes), bytes);
         m.capacity = thread_arena().capacity;
         offset = 0;
     }
