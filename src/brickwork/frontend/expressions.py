@@ -53,7 +53,7 @@ from .array_truth import truth_arguments
 from .calls import CallRules, ShapeOf, static_label
 from .construction import ConstructionRules
 from .intrinsics import INTRINSICS
-from .operand_hints import conversion_hint
+from .operand_hints import conversion_hint, generic_parameters
 from .places import part_component
 from .resolve import MISSING, static_attribute
 from .starred import TYPED_COMPONENT
@@ -405,7 +405,7 @@ class ExpressionTyper(CallRules, ConstructionRules):
             return self.binary(op, a, b, node)
         except KernelTypeError as e:
             hint = _python_number_hint([(node.left, left, b), (node.right, right, a)]) or \
-                conversion_hint(node.left, a, node.right, b)
+                conversion_hint(node.left, a, node.right, b, generic_parameters(self.source))
             if not hint:
                 raise
             raise type(e)(e.message + hint, e.location) from None
