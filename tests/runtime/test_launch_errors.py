@@ -122,6 +122,23 @@ def _count_points(o: wp.array(dtype=int)):
     wp.atomic_add(o, 0, 1 + i + j)
 
 
+@pytest.mark.parametrize("dim", [(-2, -3), (-1, -1, -1, -1), (-(2**40), -2), np.array([-2, -3]), (0, -3), (2, -1, -1)])
+@pytest.mark.parametrize("name", ["_count_points", "_count_point"])
+def test_negative_extents_are_refused_whatever_their_product(dim, name):
+    """(-2, -3) has 6 points by its product: only a negative product was refused, and this one ran nothing and said
+    nothing (attacker probe), also through the instance of more extents than tid() gives indices (_count_point)."""
+    o = wp.zeros(1, dtype=int)
+    with pytest.raises(wp.LaunchError, match=rf"launch of '{name}': dim must not be negative, got "):
+        wp.launch(globals()[name], dim=dim, inputs=[o])
+    assert o.numpy().tolist() == [0]
+
+
+@wp.kernel
+def _count_point(o: wp.array(dtype=int)):
+    i = wp.tid()
+    wp.atomic_add(o, 0, 1 + i)
+
+
 @pytest.mark.parametrize("dim", [(), []])
 def test_an_empty_dim_is_one_point_as_in_warp(dim):
     o = wp.zeros(1, dtype=int)

@@ -572,8 +572,12 @@ def _dims(dim, inst, kernel):
     if not dims:  # dim=(): the extent of a 0-d grid, one point, as in Warp
         dims = [1]
     total = 1
+    bits = 0  # the extents or'ed: negative when one is (cheaper than min())
     for d in dims:
         total *= d
+        bits |= d
+    if bits < 0:  # an even count of negative extents, whose product is positive: (-2, -3) ran nothing, said nothing
+        raise LaunchError(f"launch of '{kernel.key}': dim must not be negative, got {dim!r}")
     if total > _MAX_POINTS:  # the kernel multiplies the extents in int64: 65536**4 wrapped to 0 and ran nothing
         raise LaunchError(f"launch of '{kernel.key}': dim {tuple(dims)} has {total} points, more than a launch "
                           f"counts (2**63 - 1)")
