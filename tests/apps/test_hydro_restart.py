@@ -282,6 +282,23 @@ def test_a_restart_past_the_end_of_the_run(capsys, tmp_path, rst, limit, message
     assert code == 0 and out.endswith(f"has reached time.nlim={cycle} already; set a later time.nlim to go on\n")
 
 
+@pytest.mark.parametrize("limit", ["time.tlim=0.05", "time.nlim=CYCLE"])
+def test_a_restart_at_the_end_of_the_run_writes_nothing(capsys, tmp_path, rst, limit):
+    """With its outputs on, a run with nothing to run makes no output directory and leaves the history file as
+    it was (it wrote a header into a new directory, and rewrote a continued history up to the restart)."""
+    limit = limit.replace("CYCLE", str(restart_io.load(str(rst))[1]["cycle"]))
+    code, out, _ = brickwork(capsys, "run", SOD, *SMALL_SOD, limit, f"output.dir={tmp_path / 'new'}", "--restart", rst)
+    assert code == 0 and f"has reached {limit} already" in out
+    assert not (tmp_path / "new").exists()
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    history = kept / "sod.hst"
+    history.write_text(f"# header\n0{ROW}999999{ROW}")  # a row past the restart's cycle too
+    code, out, _ = brickwork(capsys, "run", SOD, *SMALL_SOD, limit, f"output.dir={kept}", "--restart", rst)
+    assert code == 0 and f"has reached {limit} already" in out
+    assert history.read_text() == f"# header\n0{ROW}999999{ROW}" and os.listdir(kept) == ["sod.hst"]
+
+
 # -- the history file of a restarted run ----------------------------------------------------------------------------
 @pytest.fixture
 def restarted(tmp_path, rst):

@@ -109,7 +109,8 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
     Everything that can be checked before the run is checked first (writers, memory, output
     directory, the restart file, the initial state); the output directory is created only once the
     first state has passed its check, and only when the run writes a file (``writes_files``);
-    directories this run created are removed again if the run fails while they are still empty."""
+    directories this run created are removed again if the run fails while they are still empty. A restart
+    from a state at ``time.tlim`` or ``time.nlim`` writes nothing."""
     if not isinstance(cfg, Config):  # hydro.run("sod.toml") said "'str' object has no attribute 'to_dict'"
         raise TypeError(f"hydro.run takes a Config (hydro.load_config(path, overrides) or hydro.build_config(raw, "
                         f"overrides)), got {type(cfg).__name__} {cfg!r}")
@@ -159,6 +160,8 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
                     f"{DT_FLOOR:g} * time.tlim: reaching time.tlim={tlim:g} would take {_cycles(tlim - sim.time, dt)} "
                     f"cycles. {_collapse_hint(cfg, dt)}, or set time.nlim to run a fixed number of cycles. "
                     f"{_kept(last_good)}")
+            if finished and written_state:  # a restart at its end: nothing to run, its outputs exist already
+                break  # (no directory, no history header)
             if not started:  # the first state passed its checks: the run starts, its files appear
 
                 def open_outputs():
