@@ -13,6 +13,7 @@ from ..frontend.limits import INDEX_LIMIT
 from ..lang.body import body_kernel, halo_arguments
 from ..mesh import SparsePack
 from ..runtime import tape as _tape
+from ..runtime.device_scratch import scratch
 from ..runtime.launch import RepeatedLaunch, launch
 from ..same_on_ranks import first_difference
 from ..types.array_constructors import empty, full
@@ -304,7 +305,7 @@ def _block_partials(space: IndexSpace, body, out):
             got = type_name(out._key) if isinstance(out, array) else type(out).__name__
             raise LaunchError(f"la.outer_reduce: out must be a 1-D array of {type_name(vt)} (the space's reducer "
                               f"{reducer!r}), got {got}")
-    differentiated = out is not None and out.requires_grad and _tape.recording
+    differentiated = taped = out is not None and out.requires_grad and _tape.recording
     if differentiated:  # recorded first, so that its backward runs after the reduction's own
         _record_overwrite(out)
     if differentiated and reducer.join in ("min", "max"):
@@ -314,15 +315,20 @@ def _block_partials(space: IndexSpace, body, out):
     nslices = 1
     for d in dims:
         nslices *= d
-    buffers = kernel.__dict__.setdefault("_reduce_buffers", {})  # reused: allocation is most of a small launch
-
     on = get_device(None)  # the launches' device (wp.ScopedDevice): buffers of another one do not serve
+    if on.is_cuda and not taped:  # a recorded one keeps its kernel's buffers: the tape holds the arrays it launched
+        # kept per thread and stream (device_scratch): a reduction's launches run in order on their stream, so
+        # the next one there reuses the memory safely, while one on another stream gets its own
+        def buffer(name, n):
+            return scratch(on, f"la.outer_reduce.{name}", (n,), vt)
+    else:
+        buffers = kernel.__dict__.setdefault("_reduce_buffers", {})  # reused: allocation is most of a small launch
 
-    def buffer(name, n):
-        found = buffers.get((name, n, vt, on))
-        if found is None:
-            found = buffers[(name, n, vt, on)] = empty(n, dtype=vt, device=on)
-        return found
+        def buffer(name, n):
+            found = buffers.get((name, n, vt, on))
+            if found is None:
+                found = buffers[(name, n, vt, on)] = empty(n, dtype=vt, device=on)
+            return found
 
     partials = buffer("partials", nslices)
     packs = []
