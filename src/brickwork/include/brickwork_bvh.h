@@ -270,11 +270,12 @@ BW_INLINE void triangle(const mesh_data* m, int32_t face, float* p0, float* p1, 
     vertex(m, face, 2, p2);
 }
 
-BW_INLINE float dot(const float* a, const float* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-BW_INLINE void sub(const float* a, const float* b, float* out) {
+// In float32, as Warp, or in double (the sign by normal's exact closest feature).
+template <class T> BW_INLINE T dot(const T* a, const T* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+template <class T> BW_INLINE void sub(const T* a, const T* b, T* out) {
     for (int k = 0; k < 3; ++k) out[k] = a[k] - b[k];
 }
-BW_INLINE void cross(const float* a, const float* b, float* out) {
+template <class T> BW_INLINE void cross(const T* a, const T* b, T* out) {
     out[0] = a[1] * b[2] - a[2] * b[1];
     out[1] = a[2] * b[0] - a[0] * b[2];
     out[2] = a[0] * b[1] - a[1] * b[0];
@@ -285,38 +286,39 @@ enum { REGION_FACE, REGION_A, REGION_B, REGION_C, REGION_AB, REGION_AC, REGION_B
 
 // The point of triangle (a, b, c) closest to p, as weights (wa, wb): the point is wa a + wb b + (1-wa-wb) c.
 // By the region of the triangle's plane the projection of p falls in (vertex, edge or face), also returned.
-BW_INLINE void closest_on_triangle(const float* p, const float* a, const float* b, const float* c, float& wa,
-                                   float& wb, int& region) {
-    float ab[3], ac[3], ap[3], bp[3], cp[3];
+template <class T>
+BW_INLINE void closest_on_triangle(const T* p, const T* a, const T* b, const T* c, T& wa, T& wb, int& region) {
+    const T zero = T(0), one = T(1);
+    T ab[3], ac[3], ap[3], bp[3], cp[3];
     sub(b, a, ab);
     sub(c, a, ac);
     sub(p, a, ap);
-    const float d1 = dot(ab, ap), d2 = dot(ac, ap);
-    if (d1 <= 0.0f && d2 <= 0.0f) { wa = 1.0f; wb = 0.0f; region = REGION_A; return; }
+    const T d1 = dot(ab, ap), d2 = dot(ac, ap);
+    if (d1 <= zero && d2 <= zero) { wa = one; wb = zero; region = REGION_A; return; }
     sub(p, b, bp);
-    const float d3 = dot(ab, bp), d4 = dot(ac, bp);
-    if (d3 >= 0.0f && d4 <= d3) { wa = 0.0f; wb = 1.0f; region = REGION_B; return; }
-    const float vc = d1 * d4 - d3 * d2;
-    if (vc <= 0.0f && d1 >= 0.0f && d3 <= 0.0f) {  // edge ab
-        const float t = d1 / (d1 - d3);
-        wa = 1.0f - t; wb = t; region = REGION_AB; return;
+    const T d3 = dot(ab, bp), d4 = dot(ac, bp);
+    if (d3 >= zero && d4 <= d3) { wa = zero; wb = one; region = REGION_B; return; }
+    const T vc = d1 * d4 - d3 * d2;
+    if (vc <= zero && d1 >= zero && d3 <= zero) {  // edge ab
+        const T t = d1 / (d1 - d3);
+        wa = one - t; wb = t; region = REGION_AB; return;
     }
     sub(p, c, cp);
-    const float d5 = dot(ab, cp), d6 = dot(ac, cp);
-    if (d6 >= 0.0f && d5 <= d6) { wa = 0.0f; wb = 0.0f; region = REGION_C; return; }
-    const float vb = d5 * d2 - d1 * d6;
-    if (vb <= 0.0f && d2 >= 0.0f && d6 <= 0.0f) {  // edge ac
-        const float t = d2 / (d2 - d6);
-        wa = 1.0f - t; wb = 0.0f; region = REGION_AC; return;
+    const T d5 = dot(ab, cp), d6 = dot(ac, cp);
+    if (d6 >= zero && d5 <= d6) { wa = zero; wb = zero; region = REGION_C; return; }
+    const T vb = d5 * d2 - d1 * d6;
+    if (vb <= zero && d2 >= zero && d6 <= zero) {  // edge ac
+        const T t = d2 / (d2 - d6);
+        wa = one - t; wb = zero; region = REGION_AC; return;
     }
-    const float va = d3 * d6 - d5 * d4;
-    if (va <= 0.0f && (d4 - d3) >= 0.0f && (d5 - d6) >= 0.0f) {  // edge bc
-        const float t = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        wa = 0.0f; wb = 1.0f - t; region = REGION_BC; return;
+    const T va = d3 * d6 - d5 * d4;
+    if (va <= zero && (d4 - d3) >= zero && (d5 - d6) >= zero) {  // edge bc
+        const T t = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        wa = zero; wb = one - t; region = REGION_BC; return;
     }
-    const float denom = 1.0f / (va + vb + vc);  // inside the face
-    const float v = vb * denom, w = vc * denom;
-    wa = 1.0f - v - w; wb = v;
+    const T denom = one / (va + vb + vc);  // inside the face
+    const T v = vb * denom, w = vc * denom;
+    wa = one - v - w; wb = v;
     region = REGION_FACE;
 }
 
@@ -326,8 +328,8 @@ BW_INLINE void closest_on_triangle(const float* p, const float* a, const float* 
     closest_on_triangle(p, a, b, c, wa, wb, region);
 }
 
-BW_INLINE void at(const float* a, const float* b, const float* c, float wa, float wb, float* out) {
-    const float wc = 1.0f - wa - wb;
+template <class T> BW_INLINE void at(const T* a, const T* b, const T* c, T wa, T wb, T* out) {
+    const T wc = T(1) - wa - wb;
     for (int k = 0; k < 3; ++k) out[k] = wa * a[k] + wb * b[k] + wc * c[k];
 }
 
@@ -661,33 +663,112 @@ BW_INLINE float fast_winding_number(const mesh_data* m, const float* p, float ac
 
 BW_INLINE bool same_point(const float* a, const float* b) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
 
+BW_INLINE void widen(const float* a, double* out) {
+    for (int k = 0; k < 3; ++k) out[k] = a[k];
+}
+
+// The unit normal of triangle (a, b, c) in double (zero for one of no area).
+BW_INLINE void unit_normal(const double* a, const double* b, const double* c, double* n) {
+    double ab[3], ac[3];
+    sub(b, a, ab);
+    sub(c, a, ac);
+    cross(ab, ac, n);
+    const double l = BW_MATH(sqrt)(dot(n, n));
+    if (l > 0.0) for (int k = 0; k < 3; ++k) n[k] /= l;
+}
+
+// The face that holds the mesh's closest point to p, found again in double among the faces the float32 walk
+// could have taken (`face`, at squared distance `best`): those within its rounding, 1e-5 of the largest
+// coordinate of p or of the tree's bounds. Near a sharp edge two faces can be closer in distance than float32
+// resolves (a point 8.7e-6 off a 0.6 degree edge is 1e-8 nearer one face than the other; the walk's rounding is
+// about 1e-7) and the plane of the other one puts p on the wrong side. Gives the region of the face that holds
+// the closest point q and d = p - q; in double, from float32 inputs, both are exact to about 1e-16.
+BW_INLINE int32_t exact_closest(const mesh_data* m, const float* p, int32_t face, float best, int& region,
+                                double* d) {
+    const bvh_data* b = &m->bvh;
+    float lo[3], hi[3];
+    bvh_detail::node_box(b, 0, lo, hi);
+    float scale = 0.0f;
+    for (int k = 0; k < 3; ++k) {
+        scale = bvh_detail::fmax_(scale, abs_(p[k]));
+        scale = bvh_detail::fmax_(scale, bvh_detail::fmax_(abs_(lo[k]), abs_(hi[k])));
+    }
+    const float reach = sqrt_(best) + 1e-5f * scale;
+    double dp[3], best_d = inf<double>();
+    widen(p, dp);
+    int32_t stack[BVH_STACK];
+    int32_t count = 0, found = face;
+    stack[count++] = -1;  // the walk's own face first: the one kept on an exact tie
+    stack[count++] = 0;
+    while (count > 0) {
+        const int32_t node = stack[--count];
+        int32_t first = 0, end = 0;
+        if (node >= 0) {
+            bvh_detail::node_box(b, node, lo, hi);
+            if (!(bvh_detail::box_distance_sq(p, lo, hi) <= reach * reach)) continue;
+            const int32_t left = b->node_lowers[node].i, right = b->node_uppers[node].i;
+            if (left >= 0) {
+                if (count + 2 <= BVH_STACK) { stack[count++] = right; stack[count++] = left; }
+                continue;
+            }
+            first = -(left + 1);
+            end = right;
+        } else {
+            end = 1;
+        }
+        for (int32_t k = first; k < end; ++k) {
+            const int32_t f = node >= 0 ? b->primitive_indices[k] : face;
+            float fa[3], fb[3], fc[3];
+            double a[3], bb[3], c[3], q[3], e[3], wa, wb;
+            triangle(m, f, fa, fb, fc);
+            widen(fa, a);
+            widen(fb, bb);
+            widen(fc, c);
+            int r;
+            closest_on_triangle(dp, a, bb, c, wa, wb, r);
+            at(a, bb, c, wa, wb, q);
+            sub(dp, q, e);
+            if (dot(e, e) < best_d) {
+                best_d = dot(e, e); found = f; region = r;
+                for (int j = 0; j < 3; ++j) d[j] = e[j];
+            }
+        }
+    }
+    return found;
+}
+
 // The sign of p by the feature (face, edge or vertex) that holds its closest point q, d = p - q; -1 inside.
-// The feature is the region closest_on_triangle took (not a distance tolerance, which takes a point near a
-// sharp corner for one at it); its faces are those with a corner at the very same position (so faces that
-// do not share vertex indices work too), found by walking the boxes that hold the feature's first corner.
+// The closest face is found again in double (exact_closest), and the feature is the region closest_on_triangle
+// took there (not a distance tolerance, which takes a point near a sharp corner for one at it); its faces are
+// those with a corner at the very same position (so faces that do not share vertex indices work too), found by
+// walking the boxes that hold the feature's first corner. In double, the sign is the exact one but for points
+// within about 1e-12 of the mesh's size from the surface (docs/geometry.md states 1e-10, which the tests check).
 // - A face: the side of its plane.
 // - An edge of two faces: the solid near it is the two faces' half-spaces' intersection (a convex edge: the
 //   other face's far corner lies below the first's plane) or their union; so outside where d is above
 //   either plane (convex) or above both. The sum of the two normals (the pseudonormal) is nearly
-//   perpendicular to d at a sharp edge, where a closest point a rounding off (on the edge instead of the
-//   face beside it) flips its sign; the two planes' sides are far from rounding there.
+//   perpendicular to d at a sharp edge; the two planes' sides are far from rounding there.
 // - A vertex (or an edge of one face or of more than two): the angle-weighted pseudonormal (Baerentzen and
 //   Aanaes 2005), the sum of its faces' unit normals, each weighted by the face's angle at the vertex.
-BW_INLINE float normal_sign(const mesh_data* m, const float* p, int32_t face) {
-    float ta[3], tb[3], tc[3], q[3], d[3], n[3];
+BW_INLINE float normal_sign(const mesh_data* m, const float* p, int32_t face, float best) {
+    int region = REGION_FACE;
+    double d[3] = {0.0, 0.0, 0.0}, n[3];
+    face = exact_closest(m, p, face, best, region, d);
+    float ta[3], tb[3], tc[3];
     triangle(m, face, ta, tb, tc);
-    float wa, wb;
-    int region;
-    closest_on_triangle(p, ta, tb, tc, wa, wb, region);
-    at(ta, tb, tc, wa, wb, q);
-    sub(p, q, d);
-    face_normal(ta, tb, tc, n);
-    if (region == REGION_FACE) return dot(d, n) < 0.0f ? -1.0f : 1.0f;
+    {
+        double a[3], b[3], c[3];
+        widen(ta, a);
+        widen(tb, b);
+        widen(tc, c);
+        unit_normal(a, b, c, n);
+    }
+    if (region == REGION_FACE) return dot(d, n) < 0.0 ? -1.0f : 1.0f;
     const float* ends[7][2] = {{ta, ta}, {ta, ta}, {tb, tb}, {tc, tc}, {ta, tb}, {ta, tc}, {tb, tc}};
-    float v0[3], v1[3];  // the feature's corners (a vertex: v0 alone)
-    for (int k = 0; k < 3; ++k) { v0[k] = ends[region][0][k]; v1[k] = ends[region][1][k]; }
+    const float* v0 = ends[region][0];  // the feature's corners (a vertex: v0 alone)
+    const float* v1 = ends[region][1];
     const bool edge = region >= REGION_AB;
-    float sum[3] = {0.0f, 0.0f, 0.0f}, normals[2][3], far_corner[2][3];
+    double sum[3] = {0.0, 0.0, 0.0}, normals[2][3], far_corner[2][3];
     int faces = 0;  // of an edge
     const bvh_data* b = &m->bvh;
     int32_t stack[BVH_STACK];
@@ -704,28 +785,35 @@ BW_INLINE float normal_sign(const mesh_data* m, const float* p, int32_t face) {
             continue;
         }
         for (int32_t k = -(left + 1); k < right; ++k) {
-            float c[3][3], fn[3];
+            float c[3][3];
             triangle(m, b->primitive_indices[k], c[0], c[1], c[2]);
             for (int j = 0; j < 3; ++j) {
                 if (!same_point(c[j], v0)) continue;
                 const float* next = c[(j + 1) % 3];
                 const float* prev = c[(j + 2) % 3];
-                face_normal(c[0], c[1], c[2], fn);
-                float weight = 1.0f;
+                double x0[3], x1[3], x2[3], fn[3];
+                widen(c[0], x0);
+                widen(c[1], x1);
+                widen(c[2], x2);
+                unit_normal(x0, x1, x2, fn);
+                double weight = 1.0;
                 if (edge) {  // the face holds the edge: its other end is one of the two other corners
                     const bool at_next = same_point(next, v1);
                     if (!at_next && !same_point(prev, v1)) break;
-                    if (faces < 2) for (int a = 0; a < 3; ++a) {
-                        normals[faces][a] = fn[a];
-                        far_corner[faces][a] = (at_next ? prev : next)[a];
+                    if (faces < 2) {
+                        widen(at_next ? prev : next, far_corner[faces]);
+                        for (int a = 0; a < 3; ++a) normals[faces][a] = fn[a];
                     }
                     ++faces;
                 } else {  // the face's angle at the vertex
-                    float e1[3], e2[3], x[3];
-                    sub(next, c[j], e1);
-                    sub(prev, c[j], e2);
+                    double e1[3], e2[3], x[3], at_v[3], to_next[3], to_prev[3];
+                    widen(c[j], at_v);
+                    widen(next, to_next);
+                    widen(prev, to_prev);
+                    sub(to_next, at_v, e1);
+                    sub(to_prev, at_v, e2);
                     cross(e1, e2, x);
-                    weight = BW_MATH(atan2f)(sqrt_(dot(x, x)), dot(e1, e2));
+                    weight = BW_MATH(atan2)(BW_MATH(sqrt)(dot(x, x)), dot(e1, e2));
                 }
                 for (int a = 0; a < 3; ++a) sum[a] += weight * fn[a];
                 break;
@@ -733,14 +821,15 @@ BW_INLINE float normal_sign(const mesh_data* m, const float* p, int32_t face) {
         }
     }
     if (faces == 2) {
-        float up[3];
-        sub(far_corner[1], v0, up);
-        const bool convex = dot(normals[0], up) < 0.0f;
-        const bool above0 = dot(d, normals[0]) >= 0.0f, above1 = dot(d, normals[1]) >= 0.0f;
+        double up[3], w0[3];
+        widen(v0, w0);
+        sub(far_corner[1], w0, up);
+        const bool convex = dot(normals[0], up) < 0.0;
+        const bool above0 = dot(d, normals[0]) >= 0.0, above1 = dot(d, normals[1]) >= 0.0;
         return (convex ? above0 || above1 : above0 && above1) ? 1.0f : -1.0f;
     }
-    if (dot(sum, sum) > 0.0f) for (int k = 0; k < 3; ++k) n[k] = sum[k];
-    return dot(d, n) < 0.0f ? -1.0f : 1.0f;
+    if (dot(sum, sum) > 0.0) for (int k = 0; k < 3; ++k) n[k] = sum[k];
+    return dot(d, n) < 0.0 ? -1.0f : 1.0f;
 }
 
 template <class R> BW_INLINE R point_result(bool found, float sign, int32_t face, float u, float v) {
@@ -765,7 +854,7 @@ BW_INLINE R query_point(uint64_t id, const vec<3, float>& point, float max_dist,
     float u, v, best;
     if (m == nullptr || !closest(m, p, max_dist, false, face, u, v, best)) return point_result<R>(false, 0.0f, 0, 0.0f, 0.0f);
     float sign = 0.0f;
-    if (how == SIGN_NORMAL) sign = normal_sign(m, p, face);
+    if (how == SIGN_NORMAL) sign = normal_sign(m, p, face, best);
     else if (how == SIGN_PARITY) sign = parity_sign(m, p);
     else if (how == SIGN_ORIENTATION) sign = orientation_sign(m, p);
     else if (how == SIGN_WINDING && m->winding == nullptr) sign = orientation_sign(m, p);  // as Warp: by rays
