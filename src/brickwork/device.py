@@ -299,7 +299,7 @@ def _host_pages(which: str) -> int:
 
 CPU = Device("cpu", -1)
 _current = CPU
-_cuda: dict = {}  # ordinal -> Device, for every CUDA device named so far
+_cuda: dict = {}  # ordinal and name ("cuda:N") -> Device, for every CUDA device named so far
 
 
 def get_device(device=None) -> Device:
@@ -311,6 +311,10 @@ def get_device(device=None) -> Device:
         return _current
     if isinstance(device, Device):
         return device
+    if type(device) is str:  # a launch naming a device used before: one lookup
+        found = _cuda.get(device)
+        if found is not None:
+            return found
     if device == "cpu":
         return CPU
     if isinstance(device, str) and device.startswith("cuda"):
@@ -331,7 +335,7 @@ def _cuda_device(name: str) -> Device:
         count = cuda_driver.driver().device_count()  # raises: no driver or no GPU
         if ordinal >= count:
             raise DeviceUnavailableError(f"no CUDA device {name!r}: this machine has {count} CUDA device(s)")
-        dev = _cuda[ordinal] = Device(f"cuda:{ordinal}", ordinal)
+        dev = _cuda[ordinal] = _cuda[f"cuda:{ordinal}"] = Device(f"cuda:{ordinal}", ordinal)
     return dev
 
 
@@ -449,7 +453,7 @@ class ScopedDevice:
 
 def synchronize(device=None) -> None:
     """Wait for outstanding work on every CUDA device used so far (CPU launches are synchronous)."""
-    for dev in list(_cuda.values()):
+    for dev in [d for key, d in _cuda.items() if type(key) is int]:
         cuda_driver.driver().synchronize(dev.ordinal)
         pending_checks.synchronized(dev.ordinal)  # a struct field check's BoundsError is raised here
 

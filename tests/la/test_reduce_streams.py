@@ -4,17 +4,11 @@ on the same stream reuse theirs (no allocation for a repeated reduction). Checke
 driver (tests/runtime/cuda_fake.py), which records each launch's packed arguments."""
 
 import struct
-import sys
-from pathlib import Path
 
 import numpy as np
-import pytest
 
 import brickwork as wp
 from brickwork import la
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from runtime.cuda_fake import FakeDriver, installed  # noqa: E402
 
 VALUES = None
 
@@ -24,16 +18,6 @@ def sum_body(rng, b):
         return VALUES[b, k, j, i]
 
     la.inner_reduce(rng, cell)
-
-
-@pytest.fixture
-def fake():
-    from brickwork.jit import nvrtc
-
-    if not nvrtc.is_available():
-        pytest.skip("NVRTC is not installed (pip install 'brickwork[cuda]')")
-    with installed(FakeDriver()) as drv, wp.ScopedDevice("cuda:0"):
-        yield drv
 
 
 def device_pointers(fake, params: bytes) -> set:
@@ -51,17 +35,17 @@ def reduce_on(fake, stream, space, out) -> set:
     return set().union(*(device_pointers(fake, p) for *_, p in fake.launches[first:]))
 
 
-def test_reductions_on_two_streams_share_no_work_memory(fake):
+def test_reductions_on_two_streams_share_no_work_memory(fake_cuda):
     global VALUES
     VALUES = wp.array(np.arange(2 * 4 * 4 * 4, dtype=np.float64).reshape(2, 4, 4, 4), dtype=wp.float64)
     space = la.IndexSpace.box(la.bovi, la.logical_coords, 2, 4, 4, 4, 0).with_reducer(la.Sum(wp.float64))
     a, b = wp.Stream("cuda:0"), wp.Stream("cuda:0")
     out_a, out_b = wp.zeros(1, dtype=wp.float64), wp.zeros(1, dtype=wp.float64)
     inputs = {VALUES.ptr, out_a.ptr, out_b.ptr}
-    on_a = reduce_on(fake, a, space, out_a) - inputs
-    on_b = reduce_on(fake, b, space, out_b) - inputs
+    on_a = reduce_on(fake_cuda, a, space, out_a) - inputs
+    on_b = reduce_on(fake_cuda, b, space, out_b) - inputs
     assert on_a and on_b  # each reduction has work memory: its partials and its blocks' partials
     assert not on_a & on_b  # a shared partials buffer: stream b's launches would overwrite stream a's
-    allocated = len(fake.memory)
-    assert reduce_on(fake, a, space, out_a) - inputs == on_a  # in order on one stream: the same memory again
-    assert len(fake.memory) == allocated
+    allocated = len(fake_cuda.memory)
+    assert reduce_on(fake_cuda, a, space, out_a) - inputs == on_a  # in order on one stream: the same memory again
+    assert len(fake_cuda.memory) == allocated

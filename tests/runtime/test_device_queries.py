@@ -97,3 +97,28 @@ def test_the_switches_refuse_unknown_devices():
                  lambda d: wp.get_mempool_release_threshold(d), lambda d: wp.set_peer_access_enabled("cpu", d, False)):
         with pytest.raises(ValueError, match=f"Invalid device identifier: {missing}"):
             call(missing)
+
+
+def test_a_device_named_again_is_the_same_and_is_synchronized_once():
+    """``get_device("cuda:N")`` finds a device named before in one lookup (the launch path's): the same object
+    each time, ``"cuda"`` the current CUDA device, names of no device still refused; ``wp.synchronize()``
+    waits for each device once, and a fresh driver gets fresh devices."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from cuda_fake import FakeDriver, installed
+
+    with installed(FakeDriver(devices=2)) as fake:
+        first, second = wp.get_device("cuda:0"), wp.get_device("cuda:1")
+        assert wp.get_device("cuda:0") is first and wp.get_device("cuda:1") is second
+        assert (first.ordinal, second.ordinal, first.alias) == (0, 1, "cuda:0")
+        with wp.ScopedDevice("cuda:1"):
+            assert wp.get_device("cuda") is second
+        for bad in ("cuda:2", "cuda:01x", "cuda:-1"):
+            assert not wp.is_device_available(bad)
+        wp.synchronize()
+        assert fake.synchronized == [0, 1]
+    with installed(FakeDriver(devices=1)):
+        assert wp.get_device("cuda:0") is not first and wp.get_device("cuda:0").ordinal == 0
+        assert not wp.is_device_available("cuda:1")

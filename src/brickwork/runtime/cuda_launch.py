@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from .. import config, cuda_driver, pending_checks
 from ..errors import LaunchError
+from ..lang.determinism import runs_serially
 from ..types.array_kinds import SIGNED
 from ..types.arrays import ArrayType, is_foreign_cuda_array
 from . import capture, streams
 from . import launch as host  # the CPU launch's checks and packers (it imports this module lazily)
+from . import tape as _tape
 from .launch_rank import MoreExtents, ranked_entry
 
 
@@ -60,18 +62,51 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
         raise LaunchError(f"launch of '{kernel.key}' on {device}: the stream belongs to {stream.device}")
     else:
         handle = stream.cuda_stream
+    _issue(kernel, inst, pack, args, (d0, d1, d2, d3), device, handle)
+    return None
+
+
+def launch_repeated(repeated, args: list, sig: tuple, device) -> None:
+    """A ``RepeatedLaunch`` (``repeated``: its kernel, grid and last extents) with ``args`` of signature ``sig``
+    on the CUDA ``device``, on its current stream: the entry and extents found as ``launch_cuda`` finds them,
+    without ``launch``'s steps before it (the device named, the kernel checked, the signature built again).
+    Anything but the common case (an entry for the current mode, no tape recording, a kernel that may run in
+    parallel, extents known and in range) goes through ``launch`` and all its checks."""
+    kernel = repeated.kernel
+    entry = kernel.launch_table.get((device.alias, sig))
+    if entry is None or entry[0].config_mode != config.mode or _tape.recording or runs_serially(kernel):
+        return host.launch(kernel, repeated.dim, inputs=args)
+    inst, pack = entry
+    last = repeated.last
+    if last[0] is inst:
+        dims = last[1]
+    else:
+        try:
+            dims = host._dims(repeated.dim, inst, kernel)
+        except MoreExtents:  # the ranked instance: launch finds it
+            return host.launch(kernel, repeated.dim, inputs=args)
+        if not 0 < dims[4] <= host._MAX_EXTENT:  # nothing to run, or extents launch refuses
+            return host.launch(kernel, repeated.dim, inputs=args)
+        repeated.last = (inst, dims)
+    handle = streams._current.get(device.ordinal)
+    _issue(kernel, inst, pack, args, dims[:4], device, 0 if handle is None else handle.cuda_stream)
+    return None
+
+
+def _issue(kernel, inst, pack, args, dims: tuple, device, handle: int) -> None:
+    """Pack the arguments and launch the instance over ``dims`` (four extents) on the ``CUstream`` ``handle``,
+    or record the launch into the graph being captured."""
+    d0, d1, d2, d3 = dims
     if host._capture is not None:
-        node = _CapturedLaunch(inst.fn, pack(args, d0, d1, d2, d3, 0, 0), (d0, d1, d2, d3), device, args,
-                               inst.kernel.params)
+        node = _CapturedLaunch(inst.fn, pack(args, d0, d1, d2, d3, 0, 0), dims, device, args, inst.kernel.params)
         graph = host._capture
         graph.calls.append((None, node))
         graph.cuda_nodes += 1
         graph._keep_alive.append(tuple(args))
-        return None
-    inst.fn.launch(pack(args, d0, d1, d2, d3, 0, 0), (d0, d1, d2, d3), device, args, inst.kernel.params, handle)
+        return
+    inst.fn.launch(pack(args, d0, d1, d2, d3, 0, 0), dims, device, args, inst.kernel.params, handle)
     if config.verify_cuda:
         _verify_cuda(kernel, device, handle)
-    return None
 
 
 def _prepare_ranked(kernel, sig, args, device):

@@ -252,7 +252,8 @@ class RepeatedLaunch:
     ``tail`` of trailing arguments (a loop body's geometry, fixed per index space): the tail's part of the
     signature and the grid's extents are found once. Anything but the common case (the CPU, no tape
     recording, an instance in the launch table for the current mode and target) goes through ``launch``
-    and all its checks; the instance found is the one ``launch`` would find (the same signature)."""
+    and all its checks; the instance found is the one ``launch`` would find (the same signature). On a
+    CUDA device (the current one) ``cuda_launch.launch_repeated`` does the same with that device's entries."""
 
     __slots__ = ("kernel", "dim", "tail", "tail_sig", "last")
 
@@ -266,8 +267,12 @@ class RepeatedLaunch:
         kernel = self.kernel
         # _signature and _stale spelled inline, as in launch: each call is a measurable part of the path
         sig = tuple([a._sig if type(a) in SIGNED else type(a) for a in values])
+        if _devices._current is not _devices.CPU:  # a CUDA device's entries, and its stream: cuda_launch
+            if _launch_repeated_cuda is None:
+                _import_launch_cuda()
+            return _launch_repeated_cuda(self, args, sig + self.tail_sig, _devices._current)
         entry = kernel.launch_table.get(sig + self.tail_sig)  # looked up afresh: the table may have been reset
-        if entry is None or _tape.recording or _devices._current is not _devices.CPU or \
+        if entry is None or _tape.recording or \
                 entry[0].config_mode != config.mode or entry[0].target != config.target:
             return launch(kernel, self.dim, inputs=args)
         inst, pack = entry
@@ -591,13 +596,14 @@ def _dims(dim, inst, kernel):
 
 
 _launch_cuda = None  # cuda_launch.launch_cuda, imported at the first CUDA launch (it imports this module)
+_launch_repeated_cuda = None  # cuda_launch.launch_repeated, with it
 
 
 def _import_launch_cuda():
-    global _launch_cuda
-    from .cuda_launch import launch_cuda
+    global _launch_cuda, _launch_repeated_cuda
+    from .cuda_launch import launch_cuda, launch_repeated
 
-    _launch_cuda = launch_cuda
+    _launch_cuda, _launch_repeated_cuda = launch_cuda, launch_repeated
     return launch_cuda
 
 

@@ -37,7 +37,9 @@ from .scalars import bfloat16
 
 
 class OnDevice:
-    """The launch-signature entry of an array of type ``key`` on a CUDA device (never a CPU table's key)."""
+    """The launch-signature entry of an array of type ``key`` on a CUDA device (never a CPU table's key): one
+    object per type and device name (``on_device``), so a launch's table lookup hashes and compares it by
+    identity, without a call into Python per array."""
 
     __slots__ = ("key", "device")
 
@@ -45,11 +47,16 @@ class OnDevice:
         self.key = key
         self.device = device
 
-    def __eq__(self, other):
-        return isinstance(other, OnDevice) and other.key is self.key and other.device == self.device
 
-    def __hash__(self):
-        return hash((OnDevice, self.key, self.device.alias))
+_ON_DEVICE: dict = {}  # (array type, device name) -> its OnDevice
+
+
+def on_device(key, device) -> OnDevice:
+    """The signature entry of arrays of type ``key`` on ``device``."""
+    found = _ON_DEVICE.get((key, device.alias))
+    if found is None:
+        found = _ON_DEVICE[(key, device.alias)] = OnDevice(key, device)
+    return found
 
 
 class Allocation:
@@ -125,7 +132,7 @@ class DeviceArray(array):
         self._alloc = alloc or Allocation(device, self._nbytes())
         self._offset = offset
         self._key = ArrayType(dtype, self.ndim)
-        self._sig = OnDevice(self._key, device)
+        self._sig = on_device(self._key, device)
         elem_strides = [1] * self.ndim
         for d in range(self.ndim - 2, -1, -1):
             elem_strides[d] = elem_strides[d + 1] * shape[d + 1]
