@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pytest
 
+import brickwork as wp
 from brickwork import config, cuda_driver
 from brickwork import device as devices
 from brickwork.apps import hydro
@@ -82,10 +83,10 @@ def test_the_state_lives_on_the_device_and_the_host_sees_copies(make_config, fak
     cpu = hydro.Hydro(make_config(KH))
     cpu.set_initial()
     sim = hydro.Hydro(make_config(KH, ["hydro.device=cuda:0"]))
-    assert sim.mesh.device == "cuda:0" and sim.kernels.coef.device == "cuda:0"
+    assert sim.mesh.device == "cuda:0"
     for name in ("density", "momentum", "energy", "prim", "density_0"):
         assert isinstance(sim.mesh.data(name), storage.DeviceStorage)
-    np.testing.assert_array_equal(sim.kernels.coef.numpy()[5:7], [sim.gamma, sim.cfl])  # uploaded
+    np.testing.assert_array_equal(list(sim.kernels.coef)[5:7], [sim.gamma, sim.cfl])  # passed by value
     before = fake.uploaded
     sim.set_initial()
     assert fake.uploaded - before == sum(sim.mesh.data(n).nbytes for n in ("density", "momentum", "energy"))
@@ -95,15 +96,26 @@ def test_the_state_lives_on_the_device_and_the_host_sees_copies(make_config, fak
         np.testing.assert_array_equal(data, cpu.state()[name])
 
 
-def test_a_step_on_the_device_copies_nothing_back_to_the_host(make_config, fake, monkeypatch):
-    """Each stage's weights and dt go up from the host's copy: reading the device's back would make every
-    stage wait for the GPU (the time step's reduction, in ``check()``, is the step's one download)."""
-    sim = hydro.Hydro(make_config(KH, ["hydro.device=cuda:0"]))
+@pytest.mark.parametrize("stage", ["fused", "split"])
+def test_a_step_on_the_device_is_launches_only(make_config, fake, monkeypatch, stage):
+    """Each stage's weights and dt are launch arguments (the ``coef`` vector, passed by value): a step copies
+    nothing either way, and reading anything back would make every stage wait for the GPU (the time step's
+    reduction, in ``check()``, is the step's one download). The launches get each stage's weights."""
+    sim = hydro.Hydro(make_config(KH, ["hydro.device=cuda:0", f"hydro.stage={stage}"]))
     sim.set_initial()
-    reads, launches = [], len(fake.launches)
-    monkeypatch.setattr(fake, "copy_to_host", lambda *a: reads.append(a))
+    sim.step(1e-3)  # the first one loads the kernels and sizes the launches' work memory
+    copies, launches = [], len(fake.launches)
+    for name in ("copy_to_host", "copy_to_device", "copy_on_device", "memset", "alloc"):
+        monkeypatch.setattr(fake, name, lambda *a, name=name, **k: copies.append(name))
     sim.step(1e-3)
-    assert reads == [] and len(fake.launches) > launches
+    assert copies == [] and fake.synchronized == []
+    params = [p for *_, p in fake.launches[launches:]]
+    dtype = {wp.float32: np.float32, wp.float64: np.float64}[sim.kernels.T]
+    dx = sim.kernels.dx
+    for n, (a, b) in enumerate(sim.stages):
+        coef = np.array([a, b, 1e-3 / dx[0], 1e-3 / dx[1], 0.0, sim.gamma, sim.cfl, *dx], dtype=dtype).tobytes()
+        assert any(coef in p for p in params), f"no launch of the step got stage {n}'s weights ({a}, {b})"
+    assert coef in params[-1]  # the step ends with its last stage's update
 
 
 def test_fields_larger_than_the_device_memory_are_an_input_error(make_config, tmp_path, fake):

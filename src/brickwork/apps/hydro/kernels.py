@@ -24,7 +24,7 @@ on one mesh and runs them:
 
 Every body is a closure over the precision ``T``, the direction constants and the chosen
 functions: those are compile-time constants (part of each instance's key); packs and the small
-``coef`` array (stage weights and dt/dx) are passed at launch.
+``coef`` vector (stage weights, dt/dx, gamma) are passed at launch, the vector by value.
 """
 
 from __future__ import annotations
@@ -107,13 +107,11 @@ class HydroKernels:
                                        te=FACES[d], md=md, nblocks=nb) for d in range(1, self.ndim + 1)}
         self.dt_space = self.cells.with_reducer(la.Min(T))
         self.bad_cell_space = self.cells.with_reducer(la.MinLoc(T))
-        # coef: [a, b, dt/dx1, dt/dx2, dt/dx3, gamma, cfl, dx1, dx2, dx3]
-        self.coef = wp.zeros(10, dtype=T)
-        c = self._coef_host = self.coef.numpy()  # on a device .numpy() is a copy: kept, updated, uploaded
+        # coef: [a, b, dt/dx1, dt/dx2, dt/dx3, gamma, cfl, dx1, dx2, dx3], a vector the bodies capture: passed by
+        # value in each launch's arguments, so a stage's new weights and dt need no copy to the device (an array
+        # took two uploads per RK2 step on a GPU) and its kernels read them from the launch's parameters
         dx = [mesh.blocks[0].coords.dx(d) for d in (1, 2, 3)]
-        c[5], c[6] = gamma, cfl
-        c[7:10] = dx
-        self.coef.assign(c)
+        self.coef = wp.types.vector(10, T)(0.0, 0.0, 0.0, 0.0, 0.0, gamma, cfl, *dx)
         self.dx = dx
         recon = weno5 if reconstruction == "weno5" else PLM[limiter]
         solver = SOLVERS[riemann]
@@ -547,11 +545,10 @@ class HydroKernels:
         la.outer(self.cells, self._update_bodies[0 if first else 1])
 
     def _set_coef(self, a: float, b: float, dt: float) -> None:
-        c = self._coef_host  # the host's copy: reading the device's back would wait for the GPU
+        c = self.coef  # changed in place: the bodies read it at each launch
         c[0], c[1] = a, b
         for d in range(3):
             c[2 + d] = dt / self.dx[d] if d < self.ndim else 0.0
-        self.coef.assign(c)
 
     def stage(self, a: float, b: float, dt: float, first: bool = False) -> None:
         """One whole SSP-RK stage block by block (``primitives``, ``fluxes`` and ``update`` in one

@@ -96,7 +96,7 @@ class Hydro:
                          xmax=tuple(m["xmax"]), boundaries=self.user_boundaries.mesh_boundaries(),
                          packages=[hydro_package(self.np_dtype, self.nscalars)], device=self.device)
         self.ndim = ndim
-        with wp.ScopedDevice(self.device):  # the kernels' small arrays (coefficients, partials) live there too
+        with wp.ScopedDevice(self.device):  # the kernels' small arrays (reductions' partials) live there too
             self.kernels = HydroKernels(self.mesh, self.T, self.gamma, h["reconstruction"], h["limiter"],
                                         h["riemann"], self.cfl, loop=h["loop"], nscalars=self.nscalars)
         #: whether a Runge-Kutta stage runs as one pass per block (``HydroKernels.stage``) or as separate
