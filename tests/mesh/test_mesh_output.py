@@ -163,7 +163,8 @@ def test_two_fields_written_under_one_name_are_refused(tmp_path):
 
 def test_an_output_that_cannot_be_written_names_the_file_and_leaves_nothing(tmp_path):
     mesh = _mesh(1)
-    with pytest.raises(OutputError, match="cannot write '.*missing/out.h5': no such file or directory"):
+    with pytest.raises(OutputError, match="cannot write '.*missing/out.h5': no such file or directory "
+                       r"\(the directory '.*missing' does not exist: outputs go into a directory that exists, create it first\)"):
         mesh.write_output(tmp_path / "missing" / "out")
     (tmp_path / "out.xdmf").mkdir()  # a directory where the XDMF file goes: neither file appears
     with pytest.raises(OutputError, match="out.xdmf"):

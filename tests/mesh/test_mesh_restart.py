@@ -202,7 +202,8 @@ def test_meta_that_is_no_json_names_the_entry_and_writes_nothing(tmp_path, monke
 
 
 def test_a_restart_that_cannot_be_written_says_so(tmp_path):
-    with pytest.raises(OutputError, match="no such file or directory"):
+    with pytest.raises(OutputError, match="no such file or directory "
+                       r"\(the directory '.*missing' does not exist: outputs go into a directory that exists, create it first\)"):
         _mesh(1).save_restart(tmp_path / "missing" / "s.npz")
 
 

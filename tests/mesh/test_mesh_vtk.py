@@ -113,7 +113,8 @@ def test_a_mesh_without_cell_fields_has_nothing_to_write(tmp_path):
 
 def test_an_output_that_cannot_be_written_names_the_file_and_leaves_nothing(tmp_path):
     mesh = _mesh(1)
-    with pytest.raises(OutputError, match="cannot write '.*missing/out': no such file or directory"):
+    with pytest.raises(OutputError, match="cannot write '.*missing/out': no such file or directory "
+                       r"\(the directory '.*missing' does not exist: outputs go into a directory that exists, create it first\)"):
         mesh.write_vtk(tmp_path / "missing" / "out")
     assert os.listdir(tmp_path) == []
     (tmp_path / "out").mkdir()

@@ -42,8 +42,13 @@ def reason(e: BaseException) -> str:
 
 
 def output_error(e: OSError, path: str) -> OutputError:
-    """An ``OutputError`` for ``e`` raised while writing ``path``."""
-    return OutputError(f"cannot write {path!r}: {reason(e)}", path, getattr(e, "errno", None))
+    """An ``OutputError`` for ``e`` raised while writing ``path``; a missing directory is named (the file's own
+    name is what the system's 'no such file or directory' seems to be about)."""
+    text = reason(e)
+    folder = os.path.dirname(os.fspath(path))
+    if getattr(e, "errno", None) == errno.ENOENT and folder and not os.path.isdir(folder):
+        text += f" (the directory {folder!r} does not exist: outputs go into a directory that exists, create it first)"
+    return OutputError(f"cannot write {path!r}: {text}", path, getattr(e, "errno", None))
 
 
 def discard(*paths: str) -> None:
