@@ -168,3 +168,33 @@ def test_streams_and_events_order_work(on_gpu):
     assert wp.get_event_elapsed_time(start, end) > 0.0
     np.testing.assert_array_equal(z.numpy(), np.full(n, 11.0, dtype=np.float32))
     np.testing.assert_array_equal(y.numpy(), np.full(n, 10.0, dtype=np.float32))
+
+
+def _sum_of(values):
+    def body(rng, b):
+        def cell(k, j, i):
+            return values[b, k, j, i]
+
+        la.inner_reduce(rng, cell)
+
+    return body
+
+
+def test_reductions_queued_on_two_streams_at_once_give_each_its_sum(on_gpu):
+    """``la.outer_reduce`` keeps its partials per stream: reductions queued on two streams at once, neither
+    waiting for the other, give each its own sum every time (with one buffer for both, a stream's fold could
+    read the other's partials)."""
+    rng = np.random.default_rng(3)
+    data = (rng.random((8, 16, 16, 16)), rng.random((8, 16, 16, 16)) + 1.0)
+    space = la.IndexSpace.box(la.bovi, la.logical_coords, 8, 16, 16, 16, 0).with_reducer(la.Sum(wp.float64))
+    bodies = [_sum_of(wp.array(d, dtype=wp.float64)) for d in data]
+    streams = (wp.Stream(), wp.Stream())
+    outs = [[wp.zeros(1, dtype=wp.float64) for _ in range(20)] for _ in streams]
+    for r in range(20):
+        for s, stream in enumerate(streams):
+            with wp.ScopedStream(stream, sync_enter=False):
+                la.outer_reduce(space, bodies[s], out=outs[s][r])
+    wp.synchronize()
+    for s, d in enumerate(data):
+        got = {o.numpy()[0] for o in outs[s]}
+        assert len(got) == 1 and got.pop() == pytest.approx(d.sum(), rel=1e-12)
