@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
 import pytest
 
 import brickwork as wp
@@ -317,3 +318,28 @@ def test_a_pack_over_a_mesh_of_other_block_sizes_than_the_space_is_a_launch_erro
     _, same_md, _, _, _ = _heat_pack()  # another mesh of the same blocks: its space fits the pack
     la.outer(la.IndexSpace(la.bovi, la.logical_flat, domain=interior, nblocks=pack.get_nblocks(), md=same_md), fill)
     assert mesh.data("u")[:, 0, 0, 1:-1, 1:-1].min() == 1.0
+
+
+@pytest.mark.parametrize(("given", "expected"), [(float, wp.float32), (int, wp.int32), (bool, wp.bool)])
+def test_a_reducer_of_a_python_type_folds_its_kernel_type(given, expected):
+    """``la.Sum(float)`` is ``la.Sum(wp.float32)``, as ``dtype=float`` is elsewhere (it was a TypeError)."""
+    assert la.Sum(given).dtype is expected and la.Max(given).key == la.Max(expected).key
+    values = wp.array(np.arange(64, dtype=np.float32).reshape(1, 4, 4, 4))
+    space = la.IndexSpace.box(la.bovi, la.logical_flat, 1, 2, 2, 2, 1)
+
+    def largest(rng, b):
+        la.inner_reduce(rng, lambda k, j, i: values[b, k, j, i])
+
+    assert la.outer_reduce(space.with_reducer(la.Max(float)), largest) == 42.0  # cell (2, 2, 2)
+
+
+@pytest.mark.parametrize(("given", "message"), [
+    (np.float64, "Sum needs a scalar dtype, got 'float64': write Sum(wp.float64)"),
+    (np.dtype("int16"), "Sum needs a scalar dtype, got dtype('int16'): write Sum(wp.int16)"),
+    (wp.vec3, "Sum needs a scalar dtype, got 'vec3f'"),
+    ("float64", "Sum needs a scalar dtype, got 'float64'"),
+])
+def test_a_reducer_of_another_type_says_which_to_write(given, message):
+    with pytest.raises(TypeError) as e:
+        la.Sum(given)
+    assert str(e.value) == message

@@ -17,7 +17,7 @@ from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..lang.function import func
 from ..lang.kernel import kernel
 from ..types.arrays import array
-from ..types.scalars import int32, is_scalar_type
+from ..types.scalars import int32, is_scalar_type, python_annotation_type, scalar_from_numpy
 from ..types.structs import struct
 
 _LOC_TYPES: dict = {}
@@ -45,8 +45,13 @@ class Reducer:
     fold = "value"
 
     def __init__(self, dtype):
+        dtype = python_annotation_type(dtype)  # float is float32 and int int32, as in wp.zeros(n, dtype=float)
         if not is_scalar_type(dtype):
-            raise TypeError(f"{type(self).__name__} needs a scalar dtype, got {getattr(dtype, '__name__', dtype)!r}")
+            name = getattr(dtype, "__name__", dtype)
+            numpy_type = isinstance(dtype, np.dtype) or isinstance(dtype, type) and issubclass(dtype, np.generic)
+            found = scalar_from_numpy(dtype) if numpy_type else None
+            hint = f": write {type(self).__name__}(wp.{found.__name__})" if found is not None else ""
+            raise TypeError(f"{type(self).__name__} needs a scalar dtype, got {name!r}{hint}")
         self.dtype = dtype
 
     @property
