@@ -361,7 +361,7 @@ def _build(n: int32, leaf_size: int32, points: array(dtype=_vec3), indices: arra
 class Built:
     """A tree built in one launch (``build``, ``bvh_linear.build``): its nodes' ``first``, ``last`` and ``parents``
     (int32, by node id), its item ``order`` (int32), the ``(first, end)`` ids of each level (``ranges``, root
-    first), as ``bvh.Tree.from_levels`` takes them; and the tree's tables: the item boxes
+    first), as ``bvh_tree.Tree.from_levels`` takes them; and the tree's tables: the item boxes
     ``item_lowers``/``item_uppers`` ((n, 3) float32) and the node bounds ``node_lowers``/``node_uppers`` ((nodes, 4)
     float32, as ``bw::bvh_node_half``: the fourth word is each node's first (last), int32)."""
 

@@ -1,4 +1,4 @@
-"""The item order of a tree (``bvh.Tree``), in compiled CPU kernels.
+"""The item order of a tree (``bvh_tree.Tree``), in compiled CPU kernels.
 
 Each node of more than ``leaf_size`` items splits them in two. A median-split tree's shape depends only on its
 number of items and ``leaf_size``; what the items' centres decide is which items each node holds: the lower
@@ -160,7 +160,7 @@ def work_arrays():
 
 class ItemLists:
     """The items of a tree's nodes, sorted along each axis, split level by level (``split``) as the tree is
-    shaped (``bvh.Tree``); ``order`` is the tree's item order (int64, the item at each position) once every
+    shaped (``bvh_tree.Tree``); ``order`` is the tree's item order (int64, the item at each position) once every
     level has split. ``rank``: each item's group (0, 1, ... in the order of the group ids), or None for one
     group. The lists are sorted on the first split: a tree whose root is a leaf sorts nothing."""
 

@@ -8,7 +8,7 @@ node id (a tree numbers its nodes level by level, so children come after their p
 thread would walk a million nodes alone, each level is a launch over its nodes, deepest first
 (``refit_by_levels``). A device tree's item boxes are also written there, from the user's boxes or a mesh's
 points and triangles, so a refit never copies through the host. Bounds combine as numpy's
-``minimum``/``maximum`` do, which the tree's build uses (``bvh.Tree.bounds``): a NaN in any box of a node makes
+``minimum``/``maximum`` do, which the tree's build uses (``bvh_tree.Tree.bounds``): a NaN in any box of a node makes
 that node's bound NaN. A one-thread refit folds by plain selects and, if it met a NaN, folds again by that rule
 (``_fold_lower``): the same bits, at a select per bound instead of three instructions.
 """

@@ -69,7 +69,7 @@ def _area(lo: _vec3, hi: _vec3):
 @func
 def child_budget(leaf_size: int32, level: int32):
     # the most items a child of a node at ``level`` may hold: what halving splits finish within the levels left
-    # (bvh.Tree's budgets), at most int32's greatest
+    # (bvh_tree.Tree's budgets), at most int32's greatest
     wide = int64(leaf_size)
     for _ in range(MAX_DEPTH - 1 - level):
         wide = min(wide * int64(2), int64(2147483647))

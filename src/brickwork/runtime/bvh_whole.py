@@ -1,6 +1,6 @@
-"""A median tree without groups (``bvh.Tree``) shaped in one launch: one thread takes the nodes in id order.
+"""A median tree without groups (``bvh_tree.Tree``) shaped in one launch: one thread takes the nodes in id order.
 
-The level-by-level build (``bvh.Tree``) launches a kernel per level (``ItemLists.split``) and does the level's
+The level-by-level build (``bvh_tree.Tree``) launches a kernel per level (``ItemLists.split``) and does the level's
 bookkeeping in numpy: tens of microseconds a level, most of a small tree's build, and on several threads each
 level's launch waits at a barrier for the slowest thread. Here a single thread walks the nodes in id order (level
 by level, so a node's children get the next two free ids, as there) and splits each with the same function
@@ -78,7 +78,7 @@ def _shape(n: int32, leaf_size: int32, keys: array2d(dtype=int32), centers: arra
 def shape(lists: ItemLists, leaf_size: int) -> tuple:
     """The median tree over ``lists``' items (more than ``leaf_size`` of them, one group): its ``first``, ``last``
     and ``parents`` (int32, by node id), its item order (int64) and the ``(first, end)`` ids of each level, root
-    first, as ``bvh.Tree.from_levels`` takes them."""
+    first, as ``bvh_tree.Tree.from_levels`` takes them."""
     n = lists.n
     lists.lists()
     links = np.empty((3, 2 * n), np.int32)  # first, last, parents: at most 2n - 1 nodes
