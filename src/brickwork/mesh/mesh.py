@@ -371,6 +371,16 @@ class Mesh:
         return len(self.block_list)
 
     # -- blocks across ranks --------------------------------------------------------------------
+    def sum_over_ranks(self, values) -> None:
+        """Add ``values`` (a ``wp.array`` or numpy array of one shape and dtype on every rank) up over the
+        ranks, in place: afterwards every rank holds the sum, added in rank order (the same bits on every
+        rank). After ``tape.backward`` on several ranks, the gradient of a parameter that every rank's kernels
+        read (a ``wp.array`` that is not a mesh field) is each rank's blocks' part: sum it before an optimizer
+        step. Collective; on one rank nothing changes."""
+        from .rank_sums import sum_over_ranks
+
+        sum_over_ranks(self, values)
+
     def gather_blocks(self, local: np.ndarray, root: int = 0) -> np.ndarray | None:
         """``local`` (first axis: this rank's blocks in ``mesh.blocks`` order) assembled over every
         block in global id order on rank ``root``, as a new array (on one rank too); None on the other
