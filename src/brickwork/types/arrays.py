@@ -1,8 +1,9 @@
 """Arrays: n-dimensional, strided, on a device; also their annotation types.
 
 ``array(dtype=float32, ndim=2)`` (no data, no shape) and ``array2d[float32]`` are *types* for
-annotations (``ArrayType``). With data or a shape, ``array(...)`` allocates or wraps memory. On
-the CPU an array wraps a numpy array, so ``.numpy()`` and numpy inputs are zero-copy.
+annotations (``ArrayType``, defined in ``array_types.py``). With data or a shape, ``array(...)``
+allocates or wraps memory (``array_storage.py``). On the CPU an array wraps a numpy array, so
+``.numpy()`` and numpy inputs are zero-copy.
 """
 
 from __future__ import annotations
@@ -19,103 +20,22 @@ from . import recording
 from .array_address import data_address
 from .array_arithmetic import install_arithmetic
 from .array_kinds import signed_class
-from .array_shapes import check_array_shape, check_element_bytes, shape_tuple
-from .bfloat16_numpy import as_values, is_ml_bfloat16
+from .array_shapes import check_array_shape, check_element_bytes
+from .array_storage import _scalar_of, _to_plain, host_storage
+from .array_types import ArrayType, ReadOnly, dense_strides, element_layout, subscript_dtype_ndim, type_name
+from .bfloat16_numpy import as_values
 from .composite import CompositeBase, is_composite_type
 from .dtype_inference import infer_dtype
 from .recording import run_or_record
 from .scalars import (
     ScalarBase,
     bfloat16,
-    bfloat16_bits,
     bfloat16_values,
     float32,
     is_scalar_type,
     python_annotation_type,
     scalar_from_numpy,
 )
-
-
-class ArrayType:
-    """The type of an array: element dtype and number of dimensions (1 to 4)."""
-
-    __slots__ = ("dtype", "ndim", "__weakref__")
-    _cache: dict = {}
-
-    def __new__(cls, dtype=typing.Any, ndim=1):
-        dtype = python_annotation_type(dtype)
-        key = (dtype, ndim)
-        found = cls._cache.get(key)
-        if found is not None:
-            return found
-        if not (isinstance(ndim, int) and 1 <= ndim <= 4):
-            raise TypeError(f"array ndim must be 1 to 4, got {ndim!r}")
-        self = object.__new__(cls)
-        self.dtype = dtype
-        self.ndim = ndim
-        cls._cache[key] = self
-        return self
-
-    def __repr__(self):
-        return f"array(dtype={type_name(self.dtype)}, ndim={self.ndim})"
-
-    def __reduce__(self):
-        return (ArrayType, (self.dtype, self.ndim))
-
-
-def subscript_dtype_ndim(params, what: str) -> tuple:
-    """``(dtype, ndim)`` of an annotation subscript ``what[T]`` or ``what[T, N]``, N an int or ``Literal[N]``
-    (Warp's two spellings)."""
-    if not isinstance(params, tuple):
-        return params, 1
-    if len(params) != 2:
-        raise TypeError(f"{what}[...] takes a dtype and optionally an ndim, got {len(params)} items")
-    dtype, n = params
-    args = typing.get_args(n)
-    return dtype, (args[0] if typing.get_origin(n) is typing.Literal and len(args) == 1 else n)
-
-
-def type_name(t) -> str:
-    """A short readable name of a kernel-language type, for messages and logs."""
-    if t is typing.Any:
-        return "Any"
-    if isinstance(t, ArrayType):
-        return repr(t)
-    if typing.get_origin(t) is tuple and typing.get_args(t):  # a tuple annotation: tuple[int32, ...]
-        return "tuple[" + ", ".join("..." if a is ... else type_name(python_annotation_type(a))
-                                    for a in typing.get_args(t)) + "]"
-    return getattr(t, "__name__", None) or repr(t)
-
-
-def element_layout(dtype) -> tuple[np.dtype, tuple]:
-    """numpy dtype of one scalar component and the trailing shape of one element."""
-    if is_scalar_type(dtype):
-        return np.dtype(dtype._np), ()
-    if is_composite_type(dtype):
-        return np.dtype(dtype._dtype._np), tuple(dtype._shape)
-    if getattr(dtype, "_bw_struct", False):
-        return dtype._numpy_dtype(), ()
-    raise TypeError(f"{type_name(dtype)} is not a valid array dtype{_numpy_spelling(dtype)}")
-
-
-def _numpy_spelling(dtype) -> str:
-    """``" (numpy's float32: write dtype=wp.float32)"`` for numpy's scalar classes, dtypes and their names."""
-    from .scalars import SCALAR_TYPES
-
-    try:
-        name = np.dtype(dtype).name if not isinstance(dtype, str) or dtype.isidentifier() else None
-    except TypeError:
-        return ""
-    return f" (numpy's {name}: write dtype=wp.{name})" if name in {t.__name__ for t in SCALAR_TYPES} else ""
-
-
-def dense_strides(shape: tuple, itemsize: int) -> tuple:
-    """Row-major strides in bytes of ``shape``, also across an extent of 0 (numpy gives 0 there)."""
-    strides = []
-    for extent in reversed(shape):
-        strides.append(itemsize)
-        itemsize *= extent
-    return tuple(reversed(strides))
 
 
 def is_foreign_cuda_array(data) -> bool:
@@ -128,11 +48,6 @@ def is_foreign_cuda_array(data) -> bool:
         return getattr(data, "__cuda_array_interface__", None) is not None
     except Exception:  # noqa: BLE001 - a producer whose property fails exports nothing usable
         return False
-
-
-def _scalar_of(dtype):
-    """The scalar type of a scalar or composite dtype (None for structs)."""
-    return dtype if is_scalar_type(dtype) else getattr(dtype, "_dtype", None)
 
 
 @signed_class
@@ -173,74 +88,7 @@ class array:  # noqa: N801 - Warp's spelling
                 dtype = data.dtype
             else:
                 dtype = infer_dtype(data)
-        comp, trailing = element_layout(dtype)
-        strides, ptr = kwargs.get("strides"), kwargs.get("ptr")
-        if ptr is not None:  # memory the caller owns (array_memory.py)
-            from .array_memory import wrap_pointer
-
-            if data is not None or shape is None:
-                raise ValueError("array(ptr=...) takes a shape and no data (it views memory at that address)")
-            arr = wrap_pointer(ptr, shape_tuple(shape), strides, np.dtype(comp), trailing,
-                               kwargs.get("capacity"), kwargs.get("deleter"))
-        elif data is None:
-            shape = shape_tuple(shape)
-            from .array_memory import allocate_strided, host_buffer
-
-            if strides is None:
-                arr = host_buffer(tuple(shape) + trailing, comp, zero=True)
-            else:
-                arr = allocate_strided(shape, strides, np.dtype(comp), trailing)
-                arr[...] = 0
-        else:
-            if isinstance(data, (numbers.Number, np.number, np.bool_, ScalarBase)):  # Warp's words
-                shown = data.item() if isinstance(data, np.generic) else _to_plain(data)
-                raise RuntimeError(f"Data must be a sequence or array, got scalar {shown!r}: wp.full(n, "
-                                   f"value) makes n copies of one value, wp.array([value]) an array of one")
-            source = data
-            if isinstance(data, array):
-                data = data._np
-            elif not copy and not isinstance(data, np.ndarray) and _describes_memory(data):
-                # memory another object describes (its read-only flag kept): viewed, as a numpy array is, not
-                # copied, so that the kernel's writes reach it and a read-only one refuses them
-                data = source = np.asarray(data)
-            if isinstance(data, np.ndarray) and _scalar_of(dtype) is bfloat16 and is_ml_bfloat16(data.dtype):
-                data = data.view(np.uint16)  # ml_dtypes' bfloat16 values: their bits, in the same memory
-            if isinstance(data, np.ndarray):
-                check_array_shape(data.shape)  # before the copy: no huge allocation to refuse afterwards
-            if getattr(dtype, "_bw_struct", False):
-                from .array_values import struct_records
-
-                arr = struct_records(data, dtype, comp, copy)
-            elif _scalar_of(dtype) is bfloat16 and not (isinstance(data, np.ndarray) and data.dtype == comp):
-                arr = bfloat16_bits(_to_plain(data))  # numbers to bit patterns; uint16 data are the bits
-            elif copy or not isinstance(data, np.ndarray) or data.dtype != comp:
-                from .array_memory import host_copy
-
-                arr = host_copy(_to_plain(data), comp)
-            else:
-                arr = data
-            if trailing and arr.shape[arr.ndim - len(trailing):] != trailing:
-                per = int(np.prod(trailing))
-                if arr.size % per == 0 and arr.ndim == 1:
-                    arr = arr.reshape((-1,) + trailing)
-                elif arr.ndim > 1 and arr.shape[-1] == per:  # (3, 4) of mat22: 3 matrices, as Warp
-                    arr = arr.reshape(arr.shape[:-1] + trailing)
-                elif arr.ndim > 1 and arr.shape[-1] % per == 0:  # (4, 6) of vec3: 4 x 2 vectors, as Warp
-                    arr = arr.reshape(arr.shape[:-1] + (arr.shape[-1] // per,) + trailing)
-                elif arr.ndim > 1 and int(np.prod(arr.shape[1:])) == per:  # (n, 2, 1) column vectors of vec2
-                    arr = arr.reshape((arr.shape[0],) + trailing)
-                else:
-                    raise ValueError(f"data of shape {arr.shape} does not end with the {type_name(dtype)} "
-                                     f"shape {trailing}")
-            if shape is not None:
-                shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-                arr = arr.reshape(tuple(shape) + trailing)
-            if arr.ndim == len(trailing):
-                arr = arr.reshape((1,) + trailing)
-            own = arr.strides[:arr.ndim - len(trailing)]
-            if strides is not None and tuple(strides) != own:
-                raise ValueError(f"strides {tuple(strides)} differ from the data's {own}: strides lay out new memory "
-                                 f"(array(shape=..., strides=...)) or memory at ptr=")
+        arr, source = host_storage(data, dtype, shape, copy, kwargs)
         self._init_from_numpy(arr, dtype, owner=None)
         if data is not None and getattr(dtype, "_bw_struct", False):  # the arrays its elements point to
             from .held_arrays import hold_from, hold_records, hold_values
@@ -673,21 +521,6 @@ def _element_ndim(dtype) -> int:
     return len(element_layout(dtype)[1])
 
 
-def _describes_memory(data) -> bool:
-    """Whether ``data`` exposes its memory to numpy by address (``__array_interface__``, ``__array_struct__``)."""
-    return hasattr(data, "__array_interface__") or hasattr(data, "__array_struct__")
-
-
-def _to_plain(data):
-    if isinstance(data, (list, tuple)):
-        return [_to_plain(x) for x in data]
-    if isinstance(data, CompositeBase):
-        return data._data
-    if isinstance(data, ScalarBase):
-        return data.value
-    return data
-
-
 class _ArrayNd:
     """``array2d[float32]`` / ``array2d(dtype=float32)``: annotation types with a fixed ndim."""
 
@@ -739,18 +572,3 @@ def check_same_dtype(dest: array, src: array, what: str) -> None:
         raise CopyTypeError(f"{what}: Incompatible array data types: destination dtype={type_name(dest.dtype)}, "
                             f"source dtype={type_name(src.dtype)} (to convert: wp.utils.array_cast(src, dest), or "
                             f"assign src.numpy())")
-
-
-class ReadOnly:
-    """The launch-signature entry of a read-only array of type ``key``."""
-
-    __slots__ = ("key",)
-
-    def __init__(self, key):
-        self.key = key
-
-    def __eq__(self, other):
-        return isinstance(other, ReadOnly) and other.key is self.key
-
-    def __hash__(self):
-        return hash((ReadOnly, self.key))

@@ -1,0 +1,114 @@
+"""The numpy storage of a new host array (``array(data, dtype, shape, ...)``): memory at a caller's
+pointer, a new allocation (optionally strided), or the data converted (copied, or viewed where
+``copy=False`` allows), reshaped so that each element's components trail the array's dimensions.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .array_shapes import check_array_shape, shape_tuple
+from .array_types import element_layout, type_name
+from .bfloat16_numpy import is_ml_bfloat16
+from .composite import CompositeBase
+from .scalars import ScalarBase, bfloat16, bfloat16_bits, is_scalar_type
+
+
+def host_storage(data, dtype, shape, copy: bool, kwargs: dict) -> tuple:
+    """``(numpy array, source)`` for a new array of ``dtype``: the array it keeps (elements' components as
+    trailing dimensions) and the data it was made from (the arrays a struct's elements point to are held
+    from it; None without data)."""
+    from .arrays import array  # it imports this module
+
+    source = None
+    comp, trailing = element_layout(dtype)
+    strides, ptr = kwargs.get("strides"), kwargs.get("ptr")
+    if ptr is not None:  # memory the caller owns (array_memory.py)
+        from .array_memory import wrap_pointer
+
+        if data is not None or shape is None:
+            raise ValueError("array(ptr=...) takes a shape and no data (it views memory at that address)")
+        arr = wrap_pointer(ptr, shape_tuple(shape), strides, np.dtype(comp), trailing,
+                           kwargs.get("capacity"), kwargs.get("deleter"))
+    elif data is None:
+        shape = shape_tuple(shape)
+        from .array_memory import allocate_strided, host_buffer
+
+        if strides is None:
+            arr = host_buffer(tuple(shape) + trailing, comp, zero=True)
+        else:
+            arr = allocate_strided(shape, strides, np.dtype(comp), trailing)
+            arr[...] = 0
+    else:
+        if isinstance(data, (numbers.Number, np.number, np.bool_, ScalarBase)):  # Warp's words
+            shown = data.item() if isinstance(data, np.generic) else _to_plain(data)
+            raise RuntimeError(f"Data must be a sequence or array, got scalar {shown!r}: wp.full(n, "
+                               f"value) makes n copies of one value, wp.array([value]) an array of one")
+        source = data
+        if isinstance(data, array):
+            data = data._np
+        elif not copy and not isinstance(data, np.ndarray) and _describes_memory(data):
+            # memory another object describes (its read-only flag kept): viewed, as a numpy array is, not
+            # copied, so that the kernel's writes reach it and a read-only one refuses them
+            data = source = np.asarray(data)
+        if isinstance(data, np.ndarray) and _scalar_of(dtype) is bfloat16 and is_ml_bfloat16(data.dtype):
+            data = data.view(np.uint16)  # ml_dtypes' bfloat16 values: their bits, in the same memory
+        if isinstance(data, np.ndarray):
+            check_array_shape(data.shape)  # before the copy: no huge allocation to refuse afterwards
+        if getattr(dtype, "_bw_struct", False):
+            from .array_values import struct_records
+
+            arr = struct_records(data, dtype, comp, copy)
+        elif _scalar_of(dtype) is bfloat16 and not (isinstance(data, np.ndarray) and data.dtype == comp):
+            arr = bfloat16_bits(_to_plain(data))  # numbers to bit patterns; uint16 data are the bits
+        elif copy or not isinstance(data, np.ndarray) or data.dtype != comp:
+            from .array_memory import host_copy
+
+            arr = host_copy(_to_plain(data), comp)
+        else:
+            arr = data
+        if trailing and arr.shape[arr.ndim - len(trailing):] != trailing:
+            per = int(np.prod(trailing))
+            if arr.size % per == 0 and arr.ndim == 1:
+                arr = arr.reshape((-1,) + trailing)
+            elif arr.ndim > 1 and arr.shape[-1] == per:  # (3, 4) of mat22: 3 matrices, as Warp
+                arr = arr.reshape(arr.shape[:-1] + trailing)
+            elif arr.ndim > 1 and arr.shape[-1] % per == 0:  # (4, 6) of vec3: 4 x 2 vectors, as Warp
+                arr = arr.reshape(arr.shape[:-1] + (arr.shape[-1] // per,) + trailing)
+            elif arr.ndim > 1 and int(np.prod(arr.shape[1:])) == per:  # (n, 2, 1) column vectors of vec2
+                arr = arr.reshape((arr.shape[0],) + trailing)
+            else:
+                raise ValueError(f"data of shape {arr.shape} does not end with the {type_name(dtype)} "
+                                 f"shape {trailing}")
+        if shape is not None:
+            shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+            arr = arr.reshape(tuple(shape) + trailing)
+        if arr.ndim == len(trailing):
+            arr = arr.reshape((1,) + trailing)
+        own = arr.strides[:arr.ndim - len(trailing)]
+        if strides is not None and tuple(strides) != own:
+            raise ValueError(f"strides {tuple(strides)} differ from the data's {own}: strides lay out new memory "
+                             f"(array(shape=..., strides=...)) or memory at ptr=")
+    return arr, source
+
+
+def _scalar_of(dtype):
+    """The scalar type of a scalar or composite dtype (None for structs)."""
+    return dtype if is_scalar_type(dtype) else getattr(dtype, "_dtype", None)
+
+
+def _describes_memory(data) -> bool:
+    """Whether ``data`` exposes its memory to numpy by address (``__array_interface__``, ``__array_struct__``)."""
+    return hasattr(data, "__array_interface__") or hasattr(data, "__array_struct__")
+
+
+def _to_plain(data):
+    if isinstance(data, (list, tuple)):
+        return [_to_plain(x) for x in data]
+    if isinstance(data, CompositeBase):
+        return data._data
+    if isinstance(data, ScalarBase):
+        return data.value
+    return data
