@@ -17,42 +17,37 @@ iteration's temporaries start from zero in every reversed iteration. The pass ru
 target-neutral IR, before any target pass, so every target differentiates the same way.
 
 This module holds the entry point, the builder's state, the adjoints' storage and the reverse sweep of
-plain statements; the builder's other parts have a module each: ``adjoint_replay`` (the forward
-replay), ``adjoint_teams`` (teams of threads: ``par_for_outer`` teams and their scratch, a GPU slice's
-values summed over its threads), ``adjoint_loop_abstraction`` (slices, visits, folds),
-``adjoint_rows`` (the row analysis behind ``scatter_radius``), ``adjoint_tiles`` (adjoints through the
-elements of tiles, and which tiles a loop saves) and ``adjoint_values`` (zeros, the rules' builder ``E``,
-which types carry an adjoint).
+plain statements; the builder's other parts have a module each: ``adjoint_operations`` (the reverse of
+one assigned value: builtin calls by their rules, native calls, reads of arrays, atomics),
+``adjoint_replay`` (the forward replay), ``adjoint_teams`` (teams of threads: ``par_for_outer`` teams
+and their scratch, a GPU slice's values summed over its threads), ``adjoint_loop_abstraction`` (slices,
+visits, folds), ``adjoint_rows`` (the row analysis behind ``scatter_radius``), ``adjoint_tiles``
+(adjoints through the elements of tiles, and which tiles a loop saves) and ``adjoint_values`` (zeros,
+the rules' builder ``E``, which types carry an adjoint).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 from .. import ir
-from ..builtins.adjoints import ADJOINTS, ARRAY_ADJOINT_OPS, NOT_DIFFERENTIABLE, ArrayAdjoint
-from ..types.arrays import ArrayType, type_name
+from ..types.arrays import ArrayType
 from ..types.kernel_params import KEEP_BITS, KEEP_PARAM, has_adjoint_param, has_adjoint_value, is_pack_type
-from ..types.opaque import TupleType
 from ..types.scalars import bool_, int32, int64, uint64
-from ..types.structs import has_array_fields, is_struct_type
+from ..types.structs import has_array_fields
 from .adjoint_activity import inactive_locals, reverses_nothing
 from .adjoint_fixed_arrays import FixedStorage
 from .adjoint_inline import IRCustomAdjoint
 from .adjoint_loop_abstraction import LoopAbstractionAdjoints
 from .adjoint_normal_form import LoopInfo, normal_form
-from .adjoint_refusals import not_differentiable
+from .adjoint_operations import OperationAdjoints
 from .adjoint_replay import ForwardReplay, writes_locals
 from .adjoint_rows import RowOffsets, row_offsets
 from .adjoint_teams import TeamAdjoints, assigned_outside_visits
 from .adjoint_tiles import TileAdjoints, tile_with_adjoint, unread_tile_stores
 from .adjoint_values import (
-    E,
     access_path,
-    bind_shared,
     carries_adjoint,
-    flat_component,
     part_of,
     rebase,
     summable_parts,
@@ -119,21 +114,10 @@ def _periodic_split(nf) -> ir.IRFunction | None:
                    simd_innermost=inner_rows.simd)
 
 
-def _atomic_won(current, value) -> ir.IRExpr:
-    """Whether an atomic min/max stored ``value``: the element now equals it, or both are NaN (the
-    forward stored the NaN value; NaN == NaN is false), as Warp's adjoint decides."""
-    won = ir.IRCall("eq", [current, value], bool_)
-    if not getattr(value.type, "is_float", False):
-        return won
-    both_nan = ir.IRCall("logical_and", [ir.IRCall("isnan", [current], bool_), ir.IRCall("isnan", [value], bool_)],
-                         bool_)
-    return ir.IRCall("logical_or", [won, both_nan], bool_)
-
-
-class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoints):
+class _Adjoint(OperationAdjoints, ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoints):
     """Builds the backward kernel of one normal form: its state, the adjoints' storage and the reverse
-    sweep; the replay, teams and the loop abstraction are its parts in ``adjoint_replay``,
-    ``adjoint_teams`` and ``adjoint_loop_abstraction``."""
+    sweep; the reverse of values, the replay, teams and the loop abstraction are its parts in
+    ``adjoint_operations``, ``adjoint_replay``, ``adjoint_teams`` and ``adjoint_loop_abstraction``."""
 
     def __init__(self, fn: ir.IRFunction, loops: dict, rows: RowOffsets, team_threads: bool = False,
                  assume_grads: bool = False):
@@ -460,29 +444,6 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoint
         self.reverse_value(value, target, g, out)
         out.append(ir.IRAssign(g, zero(target.type)))
 
-    def reverse_native(self, call: ir.IRFuncCall, g, out):
-        """The adjoint snippet of a ``wp.func_native`` call: it takes the arguments and the result's adjoint
-        and returns the adjoints of the differentiable parameters (none: no gradient flows)."""
-        adj_fn = call.func.native_adjoint
-        if adj_fn is None and call.func.reference_result is not None:
-            params = dict(call.func.params)
-            written = [n for n in call.func.reference_result[1] if carries_adjoint(params[n])]
-            if written:  # as in Warp: no gradient is known for what it stores there (it may depend on anything)
-                raise not_differentiable(self.label, f"{call.func.label} stores into wp.ref parameters "
-                                          f"({', '.join(written)}) and has no adj_snippet, so the gradient through "
-                                          f"them is unknown; give it an adj_snippet, or launch the kernel with "
-                                          f"enable_backward=False")
-        if adj_fn is None or adj_fn.return_type is None:
-            return
-        got = self.locals.new("_ad_native", adj_fn.return_type)
-        out.append(ir.IRAssign(got, ir.IRFuncCall(adj_fn, [*call.args, g], adj_fn.return_type)))
-        by_name = {n: a for (n, _), a in zip(call.func.params, call.args)}
-        # its locals adj_<p> of parameters p, in the order it returns them (adj_ret is the result's adjoint)
-        names = [local[len("adj_"):] for local in adj_fn.locals if local[len("adj_"):] in by_name]
-        for k, name in enumerate(names):
-            part = got if len(names) == 1 else ir.IRTupleGet(got, k, adj_fn.return_type.types[k])
-            self.accumulate(by_name[name], part, out)
-
     def hand_over(self, place, value, out):
         """Reverse a store of ``value`` whose target's adjoint is ``place``: the value gets that adjoint,
         which is then cleared (the value the store overwrote had no part in what followed)."""
@@ -492,135 +453,3 @@ class _Adjoint(ForwardReplay, TeamAdjoints, LoopAbstractionAdjoints, TileAdjoint
             self.accumulate(value, g, out)
         if carries_adjoint(place.type):
             out.append(ir.IRAssign(place, zero(place.type)))
-
-    def reverse_value(self, value, result, g, out):
-        if isinstance(value, ir.IRLocal):
-            self.accumulate(value, g, out)
-        elif isinstance(value, ir.IRFuncCall):  # a wp.func_native call (other calls are inlined)
-            self.reverse_native(value, g, out)
-        elif isinstance(value, ir.IRCall):
-            self.reverse_call(value, result, g, out)
-        elif isinstance(value, ir.IRCast):
-            if carries_adjoint(value.arg.type):
-                self.accumulate(value.arg, ir.IRCast(g, value.arg.type), out)
-        elif isinstance(value, ir.IRConstruct):
-            t = value.type
-            if is_struct_type(t):
-                for (name, ft), a in zip(t._fields, value.args):
-                    if a is not None:
-                        self.accumulate(a, ir.IRField(g, name, ft), out)
-            elif isinstance(t, TupleType):
-                for k, (et, a) in enumerate(zip(t.types, value.args)):
-                    self.accumulate(a, ir.IRTupleGet(g, k, et), out)
-            else:
-                for k, a in enumerate(value.args):
-                    self.accumulate(a, flat_component(g, k), out)
-        elif isinstance(value, ir.IRArrayElem) and self.is_team_scratch(value.array):
-            self.add_to_team_scratch(value, g, out)
-        elif isinstance(value, ir.IRArrayElem) and self.tile_with_adjoint(value.array):
-            self.add_to_tile(value, g, out)
-        elif isinstance(value, ir.IRArrayElem) and self.fixed.holds(value.array):
-            pass  # an element of a fixed-size local array is a constant to the adjoint (as in Warp)
-        elif isinstance(value, ir.IRArrayElem):
-            adj_arr = self.adj_array(value.array)
-            place = ir.IRArrayElem(adj_arr, value.indices, value.type)
-            update: list = []
-            if self.rows.radius is not None:  # scatters near tid(0)'s row: the target phases the rows
-                self._add_into(place, g, update)
-            elif is_struct_type(value.type):  # a struct element: each differentiable field atomically
-                self._atomic_add_fields(place, g, update)
-            else:
-                update.append(ir.IRExprStmt(ir.IRCall("atomic_add", [adj_arr, *value.indices, g], value.type)))
-            out.extend(self.if_grad(adj_arr, update))
-        elif isinstance(value, ir.IRLAViewElem):
-            place = self.adj_view_elem(value)
-            if self.team_threads or self.slice_loop != "bvoi":  # other slices (threads) reach the same cells
-                out.append(ir.IRAtomicAdd(place, g))
-            else:  # a bvoi slice is its block, on one thread, its visits in order
-                self._add_into(place, g, out)
-        elif isinstance(value, ir.IRLAScratchElem):
-            place = self.adj_scratch_elem(value)
-            if self.team_threads:  # the slice's threads share its scratch
-                out.append(ir.IRAtomicAdd(place, g))
-            else:  # a slice runs on one thread, its visits in order (not as a vector loop)
-                self._add_into(place, g, out)
-        elif isinstance(value, (ir.IRComponent, ir.IRField, ir.IRTupleGet)):
-            base = value.base
-            if not isinstance(base, ir.IRLocal) or not carries_adjoint(base.type) or base.name in self.inactive:
-                pass
-            elif self.in_visit and base.name in self.slice_locals:
-                self.sum_component_over_threads(value, g, out)
-            else:
-                self._add_into(rebase([value], self.adj_of(base)), g, out)
-        # constants, tid(), shapes, subarrays: nothing flows back
-
-    def reverse_call(self, call, result, g, out):
-        if call.op in NOT_DIFFERENTIABLE:
-            return
-        rule = ADJOINTS.get(call.op)
-        into_arrays = rule is not None and call.op in ARRAY_ADJOINT_OPS
-        if not any(self.has_adjoint(a) for a in call.args) and not into_arrays:
-            return
-        if rule is None:
-            raise not_differentiable(self.label, f"the builtin '{call.op}' has no adjoint rule yet")
-        contributions = list(rule(E, call.args, result, g))
-        for k, (arg, c) in enumerate(zip(call.args, contributions)):
-            if isinstance(c, ArrayAdjoint):  # added into the array argument's gradient array, where it has one
-                contributions[k] = None
-                if isinstance(getattr(arg, "type", None), ArrayType) and hasattr(arg, "name"):
-                    adj_arr = self.adj_array(arg)
-                    out.extend(self.if_grad(adj_arr, [ir.IRExprStmt(c.build(E, adj_arr))]))
-        if into_arrays and not any(self.has_adjoint(a) for a in call.args):
-            return
-        # a rule answering None for every argument that carries a gradient has no rule for these types:
-        # refusing beats dropping the gradient silently
-        if len(contributions) != len(call.args) or (not into_arrays and all(
-                c is None for a, c in zip(call.args, contributions) if self.has_adjoint(a))):
-            raise not_differentiable(self.label, f"the builtin '{call.op}' has no adjoint rule for "
-                                      f"({', '.join(type_name(a.type) for a in call.args)})")
-        wanted = [c if isinstance(a, ir.IRLocal) and self.has_adjoint(a) else None
-                  for a, c in zip(call.args, contributions)]
-        contributions = bind_shared(wanted, lambda t: self.locals.new("_ad_s", t), out)
-        for arg, contribution in zip(call.args, contributions):
-            if contribution is not None and isinstance(arg, ir.IRLocal) and carries_adjoint(arg.type):
-                if contribution.type is not arg.type:
-                    raise AssertionError(f"adjoint rule of {call.op}: {contribution.type!r} for {arg.type!r}")
-                self.accumulate(arg, contribution, out)
-
-    def reverse_atomic(self, call, out):
-        if not (isinstance(call, ir.IRCall) and call.op.startswith("atomic_")) or call.op == "atomic_cas":
-            return  # a compare-and-swap passes no gradient (as in Warp)
-        arr, idx, (value,) = ir.atomic_parts(call)
-        if not carries_adjoint(value.type) or not isinstance(value, ir.IRLocal):
-            return
-        adj_arr = self.adj_array(arr)
-        g = self.locals.new("_ad_g", value.type)
-        read = [ir.IRAssign(g, ir.IRArrayElem(adj_arr, idx, value.type))]
-        out.append(ir.IRAssign(g, zero(value.type)))
-        if call.op == "atomic_exch":  # a store: the element's adjoint moves to the value (what was there gets none)
-            clear = self.unless_kept(arr, [ir.IRAssign(ir.IRArrayElem(adj_arr, idx, value.type), zero(value.type))])
-            out.extend(self.if_grad(adj_arr, [*read, *clear]))
-            self.accumulate(value, g, out)
-        elif call.op in ("atomic_add", "atomic_sub"):
-            out.extend(self.if_grad(adj_arr, read))
-            self.accumulate(value, g if call.op != "atomic_sub" else ir.IRCall("neg", [g], g.type), out)
-        elif call.op in ("atomic_min", "atomic_max"):  # the value that won receives the adjoint (as Warp)
-            current = ir.IRArrayElem(arr, idx, value.type)
-            shape = getattr(value.type, "_shape", None)
-            if shape is None:
-                won = _atomic_won(current, value)
-                has = self.has_grad(adj_arr)
-                test = won if has is None else ir.IRCall("logical_and", [has, won], bool_)
-                out.append(ir.IRIf(test, read, []))
-                self.accumulate(value, g, out)
-                return
-            # vectors and matrices are compared component by component: each component that won gets its adjoint
-            out.extend(self.if_grad(adj_arr, read))
-            dtype = value.type._dtype
-            comps = []
-            for k in range(math.prod(shape)):
-                won = _atomic_won(flat_component(current, k), flat_component(value, k))
-                comps.append(ir.IRSelect(won, flat_component(g, k), ir.IRConst(0, dtype), dtype))
-            masked = self.locals.new("_ad_g", value.type)
-            out.append(ir.IRAssign(masked, ir.IRConstruct(comps, value.type)))
-            self.accumulate(value, masked, out)

@@ -324,7 +324,7 @@ class _Flattener(FunctionInlining):
                     env[e.args[i].name] = args[i] = new
             expand = EXPANSIONS.get(e.op)
             if expand is not None:  # differentiated through its definition in simpler builtins
-                from .adjoint import E
+                from .adjoint_values import E
 
                 value = expand(E, args)
                 if value is not None:
