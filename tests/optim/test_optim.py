@@ -389,7 +389,9 @@ def test_step_before_parameters_is_a_runtime_error():
     (lambda: [wp.ones(2), wp.zeros(2, dtype=wp.vec3)], OptimizerValueError,
      r"gradient shape must match parameter shape \(1,\), got \(2,\) \(grad\[1\]\)"),
     (lambda: [wp.ones(2)], OptimizerValueError, r"step\(\) got 1 gradient array\(s\) for 2 parameter array\(s\)"),
-    (lambda: [wp.ones(2), None], OptimizerTypeError, r"gradient must be an array, got NoneType \(grad\[1\]\)"),
+    (lambda: [wp.ones(2), None], OptimizerTypeError, r"gradient must be an array, got NoneType \(grad\[1\]\): an "
+     r"array made without requires_grad=True has no .grad, and a tape gives it no gradient; create the parameter "
+     r"with requires_grad=True$"),
     (lambda: wp.ones(2), OptimizerTypeError, r"step\(\) takes a list of gradient arrays, got array"),
 ], ids=["dtype", "shape", "count", "none", "not_a_list"])
 def test_gradients_that_do_not_fit_change_nothing(stepped, grads, error, message):

@@ -177,7 +177,10 @@ class Optimizer(abc.ABC):
     def _check_gradient(cls, g, p, where: str = "") -> None:
         """Gradient ``g`` fits parameter array ``p`` (Warp's messages, then which one)."""
         if not isinstance(g, array):
-            raise OptimizerTypeError(f"{cls._NAME} gradient must be an array, got {type(g).__name__}{where}")
+            # a parameter made without requires_grad=True has no .grad: the usual way to pass None
+            hint = (": an array made without requires_grad=True has no .grad, and a tape gives it no gradient; "
+                    "create the parameter with requires_grad=True") if g is None else ""
+            raise OptimizerTypeError(f"{cls._NAME} gradient must be an array, got {type(g).__name__}{where}{hint}")
         if g.dtype != p.dtype:
             raise OptimizerTypeError(f"{cls._NAME} gradient dtype must match parameter dtype {type_name(p.dtype)}, "
                                      f"got {type_name(g.dtype)}{where}")
