@@ -30,8 +30,14 @@ def _div(a: int, b: int) -> int:
     return q if (a < 0) == (b < 0) else -q
 
 
-_INT_OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-            "div": _div, "mod": lambda a, b: a - b * _div(a, b) if b else 0, "max": max, "min": min}
+def _mod(a: int, b: int) -> int:
+    """C's remainder (of the truncated division); 0 for a zero divisor, as ``_div``."""
+    return a - b * _div(a, b) if b else 0
+
+
+#: How each integer operation of an arena size is written in the Python the host runs (exact integers)
+_INT_OPS = {"add": "({} + {})", "sub": "({} - {})", "mul": "({} * {})", "div": "_div({}, {})", "mod": "_mod({}, {})",
+            "max": "max({}, {})", "min": "min({}, {})"}
 _CASTS = ("int64", "int32", "uint64", "uint32")
 
 
@@ -40,34 +46,41 @@ class ArenaExpressionError(BrickworkError, ValueError):
 
 
 def arena_function(text: str, names: list[str]):
-    """``args -> bytes`` of the arena expression ``text`` over the parameters ``names``."""
+    """``args -> bytes`` of the arena expression ``text`` over the parameters ``names``: one Python function,
+    generated once per instance (a hydro stage's size has some 130 operations: evaluated node by node it was
+    half of the host's time per launch), each parameter it reads converted to an int once per call."""
     try:
         tree = ast.parse(text.replace("[nw]", ""), mode="eval").body
     except SyntaxError as e:
         raise ArenaExpressionError(f"cannot read the arena size {text!r}: {e}") from None
     position = {n: i for i, n in enumerate(names)}
+    read: set = set()
+    steps: list = []  # one statement per operation: no nesting for Python's parser to limit
 
-    def build(node):
+    def python(node) -> str:
         if isinstance(node, ast.Constant) and type(node.value) is int:
-            value = node.value
-            return lambda args: value
+            return repr(node.value)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            inner = build(node.operand)
-            return lambda args: -inner(args)
+            return f"(-{python(node.operand)})"
         if isinstance(node, ast.Name) and node.id in position:
-            i = position[node.id]
-            return lambda args: int(args[i])
+            read.add(position[node.id])
+            return f"a{position[node.id]}"
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
-            parts = [build(a) for a in node.args]
+            parts = [python(a) for a in node.args]
             name = node.func.id
             if name in _CASTS and len(parts) == 1:
                 return parts[0]
             if name in _INT_OPS and len(parts) == 2:
-                f, (a, b) = _INT_OPS[name], parts
-                return lambda args: f(a(args), b(args))
+                steps.append(f"t{len(steps)} = " + _INT_OPS[name].format(*parts))
+                return f"t{len(steps) - 1}"
         raise ArenaExpressionError(f"cannot evaluate {ast.unparse(node)!r} in the arena size {text!r}")
 
-    return build(tree)
+    value = python(tree)
+    lines = [f"a{i} = int(args[{i}])" for i in sorted(read)] + steps + [f"return {value}"]
+    source = "def arena(args):\n" + "".join(f"    {line}\n" for line in lines)
+    namespace = {"_div": _div, "_mod": _mod}
+    exec(compile(source, f"<arena size {text[:60]}>", "exec"), namespace)  # noqa: S102 - text built above from ints
+    return namespace["arena"]
 
 
 class ScratchPadSizeError(LaunchError, ValueError):
