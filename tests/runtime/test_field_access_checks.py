@@ -117,7 +117,12 @@ def _refused(kernel, inputs, line_text, shape="(0)"):
         wp.launch(kernel, dim=len(inputs[-1]), inputs=inputs)
     message = str(e.value)
     assert f"'{kernel.key}'" in message and f"out of bounds for shape {shape} at " in message, message
-    assert _line(line_text) in message and "an array held in a struct's field: one never set is None" in message
+    assert _line(line_text) in message
+    # the note on unset fields for an array without elements only: a set field indexed past its end is a plain
+    # out-of-bounds access (Warp's example_work_queue enqueues past its 4096-element buffer)
+    note = "(an array held in a struct's field: one never set is None"
+    assert (note in message) == (shape == "(0)"), message
+    assert shape == "(0)" or message.endswith(_line(line_text)), message
     return message
 
 

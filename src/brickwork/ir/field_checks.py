@@ -15,6 +15,8 @@ one anywhere in its function, or a ``@func`` parameter that some call of the ins
 
 from __future__ import annotations
 
+import re
+
 from ..types.arrays import ArrayType
 from ..types.fixed_arrays import FixedArrayType
 from . import nodes as ir
@@ -23,6 +25,19 @@ from .walk import walk
 #: what a checked access says after its "file:line" (the access's array may be a local or a parameter)
 NOTE = ("an array held in a struct's field: one never set is None, shape (0,), as in the elements of wp.zeros "
         "or wp.empty; set it, or test its shape before the access")
+
+
+_SHAPE = re.compile(r"out of bounds for shape \(([^)]*)\)")
+
+
+def without_note_for_set_arrays(message: str) -> str:
+    """A checked access's out-of-bounds ``message`` without ``NOTE`` when the array it names has elements: a
+    field that was set, indexed past its end, is a plain out-of-bounds access, which the note about unset
+    fields would only confuse."""
+    found = _SHAPE.search(message) if NOTE in message else None
+    if found is None or "0" in (d.strip() for d in found.group(1).split(",")):
+        return message
+    return message.replace(f" ({NOTE})", "")
 
 
 def check_field_accesses(functions: list, tested: set = frozenset(), line=lambda where: where) -> bool:

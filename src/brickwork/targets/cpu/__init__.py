@@ -95,7 +95,9 @@ def _checked_entry(fn, lib, label: str, bounds_symbol: str, where=str):
             if not take(text, 512):
                 return None
             message = _RELATIVE.sub(lambda m: f" at {where(m.group(1))}", text.value.decode(errors="replace"), 1)
-        raise BoundsError(f"kernel '{label}': {message}")
+        from ...ir.field_checks import without_note_for_set_arrays  # the error path only
+
+        raise BoundsError(f"kernel '{label}': {without_note_for_set_arrays(message)}")
 
     entry._bw_library = lib
     return entry
