@@ -15,8 +15,8 @@ from ..types.opaque import TupleType
 from ..types.references import RefType
 from ..types.scalars import int32, python_annotation_type
 from ..types.tiles import is_tile_type
-from .expressions import _SYMBOL, _python_number_hint
 from .intrinsics import INTRINSICS
+from .operators import _SYMBOL, _python_number_hint
 from .slice_assign import (
     assign_slice,
     assign_transform_part,

@@ -39,6 +39,7 @@ from ..types.structs import is_struct_type
 from .array_truth import truth_arguments
 from .construction import _scalar_of
 from .intrinsics import INTRINSICS
+from .operators import _python_number_hint
 from .printf_format import PRINTF_SPEC, check_printf
 from .printing import UNPRINTABLE, composite_print
 from .recursion import DEEP_CALLS, RecursiveCall, nesting_message, recursion_message
@@ -332,8 +333,6 @@ class CallRules:
         """How to write a Python number argument (``wp.max(x, 0)`` of a float32 ``x``: ``write 0.0``) when the
         call resolves with that number in another argument's scalar type; ``""`` where none does (an index
         that is rightly an int32, say), or where arguments go by keyword."""
-        from .expressions import _python_number_hint  # expressions imports this module
-
         if node.keywords or len(node.args) != len(args):
             return ""
         types = [a.type for a in args]

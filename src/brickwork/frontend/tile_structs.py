@@ -18,7 +18,7 @@ from ..types.composite import is_composite_type
 from ..types.scalars import bfloat16, float16, float32, float64, int32, int64, is_scalar_type, uint32, uint64
 from ..types.structs import is_struct_type
 from ..types.tiles import is_tile_type
-from .expressions import _SYMBOL
+from .operators import _SYMBOL
 
 # the scalar types whose values add up (Warp's atomic_add types); other fields ride along unchanged
 _ACCUMULATING = (int32, int64, uint32, uint64, float16, bfloat16, float32, float64)
