@@ -415,15 +415,7 @@ def transformation(dtype=float32):
     """The transform type with ``dtype`` components (cached); Warp's ``wp.types.transformation``."""
     if dtype is float:
         dtype = float32
-    key = ("transform", dtype)
-    cls = _VECTOR_CACHE.get(key)
-    if cls is None:
-        suffix = _SUFFIX_OF.get(getattr(dtype, "__name__", ""), "")
-        cls = type(f"transform{suffix}", (TransformBase,), {"__slots__": (), "_length": 7, "_shape": (7,),
-                                                             "_dtype": dtype, "dtype": dtype, "length": 7,
-                                                             **_warp_names((7,), dtype, "transform_t")})
-        _VECTOR_CACHE[key] = cls
-    return cls
+    return _fixed_length_type("transform", TransformBase, 7, dtype, "transform_t")
 
 
 def _warp_names(shape, dtype, generic: str) -> dict:
@@ -508,13 +500,18 @@ def matrix(shape, dtype=float32):
 
 def quaternion(dtype=float32):
     """The quaternion type with ``dtype`` components (cached)."""
-    key = ("quat", dtype)
+    return _fixed_length_type("quat", QuaternionBase, 4, dtype, "quat_t")
+
+
+def _fixed_length_type(kind: str, base: type, length: int, dtype, generic: str) -> type:
+    """The ``kind`` type (``quat``, ``transform``: ``length`` components of ``dtype``), made once and cached."""
+    key = (kind, dtype)
     cls = _VECTOR_CACHE.get(key)
     if cls is None:
         suffix = _SUFFIX_OF.get(getattr(dtype, "__name__", ""), "")
-        cls = type(f"quat{suffix}", (QuaternionBase,), {"__slots__": (), "_length": 4, "_shape": (4,),
-                                                        "_dtype": dtype, "dtype": dtype, "length": 4,
-                                                        **_warp_names((4,), dtype, "quat_t")})
+        cls = type(f"{kind}{suffix}", (base,), {"__slots__": (), "_length": length, "_shape": (length,),
+                                                "_dtype": dtype, "dtype": dtype, "length": length,
+                                                **_warp_names((length,), dtype, generic)})
         _VECTOR_CACHE[key] = cls
     return cls
 
