@@ -63,8 +63,8 @@ def test_a_repeated_sort_allocates_and_frees_nothing(fake):
         made, freed, _ = _sort(fake, keys, values, n)
         assert made == [] and freed == [], n
     assert fake.synchronized == []
-    # 4 passes of 8-bit digits (count, 3 scan launches, scatter) + the words, a gather and a put of keys and values
-    assert len(launched) == 4 * 5 + 3
+    # 4 passes of 8-bit digits (count, 2 scan launches, scatter) + the words, a gather and a put of keys and values
+    assert len(launched) == 4 * 4 + 3
 
 
 def test_a_larger_sort_grows_the_memory_by_half_at_least(fake):

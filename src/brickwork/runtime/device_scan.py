@@ -7,10 +7,12 @@ sum of a segment is a ``W``, and each output element is the running sum converte
 as the element type does whatever ``W``; floats round once per output element.
 
 The GPU algorithm splits the ``n`` elements into segments of ``segment``: one thread sums each segment, the
-sums are scanned the same way (recursively, down to a single segment scanned by one thread), and one thread
-per segment scans its elements from its segment's base. The order of every addition depends only on ``n``
-and ``segment``, so a scan gives the same bits on every run. With ``segment >= n`` it is one sequential pass
-(the CPU's scan).
+sums are scanned the same way (recursively), and one thread per segment scans its elements from its segment's
+base. Where the sums are a single segment, each of those threads adds the sums of the segments before its own
+itself, in the order a one-thread scan of them would (the same bits, without a launch of one thread): ``2 k``
+launches for up to ``segment**(k + 1)`` elements. The order of every addition depends only on ``n`` and
+``segment``, so a scan gives the same bits on every run. A scan of at most ``segment`` elements is one thread's
+sequential pass (the CPU's scan).
 """
 
 from __future__ import annotations
@@ -37,12 +39,18 @@ def _segment_sums(values: array(dtype=Any), n: int32, segment: int32, zero: Any,
 
 @kernel(enable_backward=False)
 def _segment_scan(values: array(dtype=Any), n: int32, segment: int32, zero: Any, bases: array(dtype=Any),
-                  inclusive: int32, out: array(dtype=Any)):
-    # one segment's scan from its base (zero without bases: a single segment); out may be values itself
+                  summed: int32, inclusive: int32, out: array(dtype=Any)):
+    # one segment's scan from its base (zero without bases: a single segment); out may be values itself. With
+    # summed, bases holds the segments' sums, not scanned: the thread adds the earlier ones itself, in order (the
+    # additions the one-thread scan of the sums made, so the same bits)
     s = _tid()
     at = zero
     if bases.shape[0] > 0:
-        at = bases[s]
+        if summed != 0:
+            for t in range(s):
+                at = at + bases[t]
+        else:
+            at = bases[s]
     for i in range(s * segment, _min(s * segment + segment, n)):
         term = bases.dtype(values[i])
         if inclusive != 0:
@@ -61,13 +69,16 @@ def scan(values, out, n: int, zero, work, launch, segment: int, inclusive: bool 
     if n <= 0:
         return
     if n <= segment:
-        launch(_segment_scan, 1, values, n, segment, zero, work("none", (0,)), int(inclusive), out)
+        launch(_segment_scan, 1, values, n, segment, zero, work("none", (0,)), 0, int(inclusive), out)
         return
     m = -(-n // segment)
     sums = work(f"sums{level}", (m,))
     launch(_segment_sums, m, values, n, segment, zero, sums)
+    if m <= segment:  # the sums are one segment: no launch of one thread to scan them, each thread adds its own
+        launch(_segment_scan, m, values, n, segment, zero, sums, 1, int(inclusive), out)
+        return
     scan(sums, sums, m, zero, work, launch, segment, False, level + 1)
-    launch(_segment_scan, m, values, n, segment, zero, sums, int(inclusive), out)
+    launch(_segment_scan, m, values, n, segment, zero, sums, 0, int(inclusive), out)
 
 
 def exclusive_scan(values, n: int, work, launch, segment: int) -> None:
