@@ -90,7 +90,8 @@ step nvrtc-and-host-tests 150 "$PY" -m pytest -rfE -p no:cacheprovider -n "$JOBS
     tests/runtime/test_cuda_load_module.py tests/targets/test_unicode_names.py tests/runtime/test_cuda_driver_calls.py \
     tests/runtime/test_cuda_capture.py tests/volume/test_volume_device.py tests/targets/test_cuda_slice_grid.py \
     tests/targets/test_cuda_team_pads.py tests/targets/test_cuda_field_checks.py \
-    tests/targets/test_cuda_address_paths.py tests/benchmarks/test_cuda_peers.py
+    tests/targets/test_cuda_address_paths.py tests/benchmarks/test_cuda_peers.py \
+    tests/la/test_reduce_streams.py tests/la/test_la_repeated_launch_cuda.py tests/targets/test_cuda_arena_size.py
 [ "$RAN" = 1 ] && row "  NVRTC and host-side tests" "" "$(summary "$LOG/nvrtc-and-host-tests.log")"
 
 echo
