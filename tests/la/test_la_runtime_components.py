@@ -1,6 +1,8 @@
 """Pack components computed at run time (``pv[w(c[0]), idx]``, ``pack[b, w(c[0]), k, j, i]``): in range they
-address that component; out of range they are unchecked in release builds (docs/mesh.md), and debug mode refuses
-one past the pack's tables without writing anything (release builds crashed on it)."""
+address that component; out of range they are unchecked in release builds (docs/mesh.md: a test in a vectorized
+loop costs too much), and debug mode refuses each one, against the variable's components in the block, without
+writing anything: ``w(-1)``, which lands on ``u``, as well as one past the pack's tables (release builds crashed
+on it)."""
 
 import numpy as np
 import pytest
@@ -53,12 +55,35 @@ def test_a_run_time_component_in_range_writes_that_component(loop, inner, make, 
 
 
 @pytest.mark.parametrize("loop, inner, make, value", FORMS)
-def test_debug_mode_refuses_a_component_past_the_packs_tables(monkeypatch, loop, inner, make, value):
+@pytest.mark.parametrize("c", [3, -1, 100000])
+def test_debug_mode_refuses_a_component_out_of_range_and_writes_nothing(monkeypatch, loop, inner, make, value, c):
+    """Debug mode tests a run-time component against the variable's components in the block before the storage
+    indices: w(-1) (u, the variable before w) went through unnoticed, and w(100000) was refused as a row past the
+    pack's tables, naming no component."""
     monkeypatch.setattr(wp.config, "mode", "debug")
     mesh, pack = _mesh()
     md = mesh.mesh_data()
     space = la.IndexSpace(loop, inner, nblocks=pack.get_nblocks(), md=md)
-    with pytest.raises(wp.BoundsError, match=r"index \(0, 100001, .*\) is out of bounds for shape \(4, 4, .*"
-                                             r"test_la_runtime_components\.py:\d+"):
-        la.outer(space, make(pack, wp.array([100000], dtype=int)))
+    with pytest.raises(wp.BoundsError, match=rf"index \({c}, [^)]*\) is out of bounds for shape \(3, [^)]*\) at "
+                                             r".*test_la_runtime_components\.py:\d+ \(computed at run time: the "
+                                             r"component of 'w' \(pack.get_size\(b, w\) in this block\)\)"):
+        la.outer(space, make(pack, wp.array([c], dtype=int)))
     assert not mesh.data("w").any() and not mesh.data("u").any()
+
+
+@pytest.mark.compiles_for_cuda
+@pytest.mark.parametrize("loop, inner, make, value", FORMS)
+def test_the_gpu_mapping_in_debug_mode_refuses_a_component_out_of_range_too(loop, inner, make, value):
+    """The same test on the emulation target (the GPU mapping run block by block on the CPU; each instance is also
+    compiled for CUDA by NVRTC)."""
+    mesh, pack = _mesh()
+    space = la.IndexSpace(loop, inner, nblocks=pack.get_nblocks(), md=mesh.mesh_data(), backend=la.team)
+    with wp.config.override(target="cuda-emulation", mode="debug"):
+        with pytest.raises(wp.BoundsError, match=r"index \(-1, [^)]*\) is out of bounds for shape \(3, [^)]*\) at .*"
+                                                 r"test_la_runtime_components\.py:\d+ \(computed at run time"):
+            la.outer(space, make(pack, wp.array([-1], dtype=int)))
+        assert not mesh.data("w").any() and not mesh.data("u").any()
+        la.outer(space, make(pack, wp.array([1], dtype=int)))
+    expected = np.zeros_like(mesh.data("w"))
+    expected[:, 1, :, 1:-1, 1:-1] = value
+    np.testing.assert_array_equal(mesh.data("w"), expected)

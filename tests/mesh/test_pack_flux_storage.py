@@ -1,7 +1,9 @@
 """Flux accesses the pack's tables hold no row for (a variable without ``WithFluxes`` in a pack with fluxes, a
 direction the 2-D mesh lacks, direction 0, a flux view of a fluxless variable) are a ``KernelTypeError`` naming
 the line, in release and debug builds, before anything runs; release builds crashed on each (a null row), debug
-builds raised a ``BoundsError`` after the launch. A direction computed at run time is unchecked."""
+builds raised a ``BoundsError`` after the launch. A direction computed at run time is unchecked in release builds;
+debug mode refuses one the variable has no fluxes in (``BoundsError`` naming the line and the directions), and
+writes nothing."""
 
 import numpy as np
 import pytest
@@ -78,3 +80,33 @@ def test_the_stored_directions_are_written():
     assert (flux[:, 0] == 5.0).all()
     for b in range(4):
         assert (flux[b, 1, 0, 1:5, 1:5] == (b * 10 + np.arange(1, 5))[:, None]).all()
+
+
+_direction = wp.zeros(1, dtype=wp.int32)
+
+
+def at_a_run_time_direction(rng, b):
+    for k, j, i in la.inner(rng):
+        pack.flux[b, _direction[0], rho(), k, j, i] = wp.float64(7.0)  # at_a_run_time_direction's access
+
+
+@pytest.mark.parametrize("direction", [3, 0, 4, -2**31])
+def test_debug_mode_refuses_a_run_time_direction_without_storage(monkeypatch, direction):
+    """Direction 3 on this 2-D mesh has a null row in the flux tables (a crash in a release build); 0 and 4 are
+    rows of other variables or past the tables. Debug mode tests the direction against the variable's (1 to 2)."""
+    monkeypatch.setattr(wp.config, "mode", "debug")
+    flux = mesh.field("rho").flux
+    flux[...] = 5.0
+    _direction.fill_(direction)
+    space = la.IndexSpace(la.bvoi, la.logical_coords, nblocks=pack.get_nblocks(), md=mesh.mesh_data())
+    with pytest.raises(wp.BoundsError) as e:
+        la.outer(space, at_a_run_time_direction)
+    message = str(e.value)
+    assert f"index ({direction - 1}" in message and "is out of bounds for shape (2" in message, message
+    assert _line("at_a_run_time_direction's access").replace('", line ', ":") in message, message
+    assert "computed at run time: the flux direction less 1 ('rho' has fluxes in directions 1 to 2)" in message, \
+        message
+    assert (flux == 5.0).all() and not mesh.data("u").any()
+    _direction.fill_(2)
+    la.outer(space, at_a_run_time_direction)  # a stored direction: written
+    assert (flux[:, 1, 0, 1:5, 1:5] == 7.0).all() and (flux[:, 0] == 5.0).all()

@@ -61,7 +61,7 @@ def gpu_pass_list(target_name: str, builtins: dict, wrapping, mode: str = "relea
     checks = (CheckBounds(),) if mode == "debug" else ()
     return (SequenceEffects(), ProveNoOverflow(), InlineLocalFunctions(),
             ExpandLoopAbstraction("gpu_teams", shared_limit), LowerTeams("gpu", shared_limit), LowerReductions("gpu"),
-            LowerPackAccess(), MapGpuThreads(), *checks,
+            LowerPackAccess(checked=mode == "debug"), MapGpuThreads(), *checks,
             SelectBuiltins(target_name, builtins, wrapping))
 
 

@@ -50,8 +50,8 @@ class CpuTarget(Target):
         checks = (CheckBounds(),) if mode == "debug" else ()
         return (SequenceEffects(), ProveNoOverflow(), InlineLocalFunctions(), UnrollConstantLoops(),
                 ExpandLoopAbstraction("cpu_rows"),
-                LowerTeams(), LowerReductions(), LowerPackAccess(), SplitInterior(), AdjointGather(), SelectBranches(),
-                *checks, SelectBuiltins("cpu", CPU_BUILTINS, CPU_WRAPPING))
+                LowerTeams(), LowerReductions(), LowerPackAccess(checked=mode == "debug"), SplitInterior(),
+                AdjointGather(), SelectBranches(), *checks, SelectBuiltins("cpu", CPU_BUILTINS, CPU_WRAPPING))
 
     def render(self, kernel, callees, label, general_strides: bool = False) -> str:
         from .unit import render_translation_unit
