@@ -139,3 +139,19 @@ def test_host_to_device_copies_run_on_the_legacy_stream_without_a_host_wait(fake
     assert [e for e in fake.stream_log if e[0] == "memset"] == [("memset", s.cuda_stream)]
     assert not [e for e in fake.stream_log if e[0] == "sync"]
     np.testing.assert_array_equal(a.numpy(), [3, 5, 3, 3])
+
+
+@pytest.mark.parametrize("call", ["ScopedStream", "set_stream"])
+@pytest.mark.parametrize("value", ["cuda:0", "cpu", 3])
+def test_what_is_no_stream_is_refused_by_name(call, value):
+    """A device name or a number where a stream goes said "'str' object has no attribute 'device'" (attacker
+    probe); nothing changes: the current device stays the CPU."""
+    before = wp.get_device()
+    with pytest.raises(TypeError, match=rf"wp\.{call}: stream must be a wp\.Stream \(such as wp\.Stream\('cuda:0'\) "
+                                        rf"or wp\.get_stream\('cuda:0'\)\), got {type(value).__name__} "):
+        if call == "ScopedStream":
+            with wp.ScopedStream(value):
+                pass
+        else:
+            wp.set_stream(value)
+    assert wp.get_device() == before

@@ -125,8 +125,17 @@ def get_stream(device=None) -> Stream:
     return _current.get(dev.ordinal) or Stream._default_of(dev)
 
 
+def _checked_stream(stream, what: str) -> None:
+    """``TypeError`` naming ``what`` for a ``stream`` that is no ``Stream`` (a device name, say: it said "'str'
+    object has no attribute 'device'")."""
+    if not isinstance(stream, Stream):
+        raise TypeError(f"{what}: stream must be a wp.Stream (such as wp.Stream('cuda:0') or "
+                        f"wp.get_stream('cuda:0')), got {type(stream).__name__} {stream!r:.60}")
+
+
 def set_stream(stream: Stream, device=None, sync: bool = False) -> None:
     """Make ``stream`` the current stream of its device; ``sync``: it first waits for the previous one."""
+    _checked_stream(stream, "wp.set_stream")
     dev = stream.device if device is None else _cuda(device, "wp.set_stream")
     if dev != stream.device:
         raise ValueError(f"set_stream: the stream belongs to {stream.device}, not {dev}")
@@ -150,6 +159,8 @@ class ScopedStream:
     ``sync_exit``: on leaving, that stream waits for ``s``. ``None`` changes nothing."""
 
     def __init__(self, stream: Stream | None, sync_enter: bool = True, sync_exit: bool = False):
+        if stream is not None:
+            _checked_stream(stream, "wp.ScopedStream")
         self.stream = stream
         self.sync_enter, self.sync_exit = sync_enter, sync_exit
 
