@@ -8,14 +8,8 @@ from .adjoints import ADJOINTS, adjoint, c, conj, inner, one_like
 # -- vectors and matrices ----------------------------------------------------------------------------
 
 
-@adjoint("dot")
+@adjoint("dot", "ddot")
 def _dot(E, args, r, g):
-    a, b = args
-    return E.mul(g, b), E.mul(g, a)
-
-
-@adjoint("ddot")
-def _ddot(E, args, r, g):
     a, b = args
     return E.mul(g, b), E.mul(g, a)
 
