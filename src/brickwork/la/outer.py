@@ -403,7 +403,7 @@ def _gather_block_partials(space: IndexSpace, per_block, gids: list | None, buff
     all_gids = np.concatenate([g for g, _ in parts])
     all_values = np.concatenate([v for _, v in parts])
     gathered = buffer("gathered", len(all_gids))
-    gathered.numpy()[...] = all_values[np.argsort(all_gids, kind="stable")]
+    gathered.assign(all_values[np.argsort(all_gids, kind="stable")])  # on a device, numpy() would be a copy
     return gathered
 
 
