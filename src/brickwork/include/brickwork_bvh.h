@@ -415,18 +415,53 @@ template <bool Far> BW_INLINE float walk_key(const bvh_data* b, int32_t node, co
     return Far ? -bvh_detail::box_far_distance_sq(p, lo, hi) : bvh_detail::box_distance_sq_clamped(p, lo, hi);
 }
 
+// The faces a closest walk found within `slack` of its closest distance (sqrt(bound) = sqrt(best) + slack), for
+// the sign by normal, which takes the closest of them again in double; `overflow` if more than NEAR_FACES were.
+enum { NEAR_FACES = 16 };
+struct near_faces {
+    float slack, bound;
+    int32_t count;
+    bool overflow;
+    int32_t face[NEAR_FACES];
+    float dist[NEAR_FACES];
+};
+
+BW_INLINE float grown(float best, float slack) {
+    const float r = sqrt_(best) + slack;
+    return r * r;
+}
+
+BW_INLINE void keep_near(near_faces* n, int32_t f, float dd, float bound) {
+    if (n->count == NEAR_FACES) {  // room by dropping those the closest distance has left behind
+        int32_t kept = 0;
+        for (int32_t i = 0; i < n->count; ++i)
+            if (n->dist[i] <= bound) { n->face[kept] = n->face[i]; n->dist[kept++] = n->dist[i]; }
+        n->count = kept;
+        if (kept == NEAR_FACES) { n->overflow = true; return; }
+    }
+    n->face[n->count] = f;
+    n->dist[n->count++] = dd;
+}
+
 // The closest triangle within max_dist (furthest at least max_dist away when Far): face, weights and squared
 // distance; false if none. The nearer child is walked first (the left one on a tie). A child is pushed with
 // its box's key, and pruned when pushed or, as `best` shrank meanwhile, when popped: no box is read twice.
-template <bool Far>
+// Ties: also the faces within near->slack of the closest distance, into `near` (boxes that near are walked too).
+template <bool Far, bool Ties = false>
 BW_INLINE bool closest_walk(const mesh_data* m, const float* p, float max_dist, int32_t& face, float& wa, float& wb,
-                            float& best) {
+                            float& best, near_faces* near = nullptr) {
     const bvh_data* b = &m->bvh;
     face = -1;
     wa = wb = 0.0f;
     if (b->num_nodes == 0) return false;
     best = max_dist * max_dist;
     if (Far && max_dist < 0.0f) best = -1.0f;
+    float bound = best;  // the boxes' prune bound (not Far): best, or with Ties best grown by the slack
+    if (Ties) {
+        near->count = 0;
+        near->overflow = false;
+        bound = grown(best, near->slack);
+    }
     int32_t stack[BVH_STACK];
     float keys[BVH_STACK];  // each node's key, computed once, when it was pushed; a node whose key is above the
     stack[0] = 0;           // current bound (best, or -best when Far) is pruned (a NaN key never is)
@@ -436,7 +471,7 @@ BW_INLINE bool closest_walk(const mesh_data* m, const float* p, float max_dist, 
     while (count > 0) {
         --count;
         const int32_t node = stack[count];
-        if (keys[count] > (Far ? -best : best)) continue;
+        if (keys[count] > (Far ? -best : bound)) continue;
         const int32_t left = b->node_lowers[node].i, right = b->node_uppers[node].i;
         if (left < 0) {
             for (int32_t k = -(left + 1); k < right; ++k) {
@@ -463,12 +498,14 @@ BW_INLINE bool closest_walk(const mesh_data* m, const float* p, float max_dist, 
                     const float dd = dot(d, d);
                     if (dd < best || (face < 0 && dd <= best)) {
                         best = dd; face = f; wa = u; wb = v;
+                        bound = Ties ? grown(best, near->slack) : best;
                     }
+                    if (Ties && dd <= bound) keep_near(near, f, dd, bound);
                 }
             }
         } else if (count + 2 <= BVH_STACK) {
             const float dl = walk_key<Far>(b, left, p), dr = walk_key<Far>(b, right, p);
-            const float cut = Far ? -best : best;
+            const float cut = Far ? -best : bound;
             const bool left_first = dl <= dr;
             const int32_t first = left_first ? left : right, second = left_first ? right : left;
             const float kf = left_first ? dl : dr, ks = left_first ? dr : dl;
@@ -677,62 +714,69 @@ BW_INLINE void unit_normal(const double* a, const double* b, const double* c, do
     if (l > 0.0) for (int k = 0; k < 3; ++k) n[k] /= l;
 }
 
-// The face that holds the mesh's closest point to p, found again in double among the faces the float32 walk
-// could have taken (`face`, at squared distance `best`): those within its rounding, 1e-5 of the largest
-// coordinate of p or of the tree's bounds. Near a sharp edge two faces can be closer in distance than float32
-// resolves (a point 8.7e-6 off a 0.6 degree edge is 1e-8 nearer one face than the other; the walk's rounding is
-// about 1e-7) and the plane of the other one puts p on the wrong side. Gives the region of the face that holds
-// the closest point q and d = p - q; in double, from float32 inputs, both are exact to about 1e-16.
-BW_INLINE int32_t exact_closest(const mesh_data* m, const float* p, int32_t face, float best, int& region,
-                                double* d) {
-    const bvh_data* b = &m->bvh;
-    float lo[3], hi[3];
-    bvh_detail::node_box(b, 0, lo, hi);
-    float scale = 0.0f;
+// The slack of the sign by normal's walk: 1e-5 of the largest coordinate of p or of the tree's bounds (float32's
+// rounding of the distances is about 1e-7 of it).
+BW_INLINE float normal_slack(const mesh_data* m, const float* p) {
+    float lo[3], hi[3], scale = 0.0f;
+    bvh_detail::node_box(&m->bvh, 0, lo, hi);
     for (int k = 0; k < 3; ++k) {
         scale = bvh_detail::fmax_(scale, abs_(p[k]));
         scale = bvh_detail::fmax_(scale, bvh_detail::fmax_(abs_(lo[k]), abs_(hi[k])));
     }
-    const float reach = sqrt_(best) + 1e-5f * scale;
+    return 1e-5f * scale;
+}
+
+// The face that holds the mesh's closest point to p, found again in double among the faces the float32 walk
+// could have taken instead of `face`: those it found within its slack of the closest distance (`near`), or if
+// there were too many, every face within it (a walk of the boxes). Near a sharp edge two faces can be closer in
+// distance than float32 resolves (a point 8.7e-6 off a 0.6 degree edge is 1e-8 nearer one face than the other;
+// the walk's rounding is about 1e-7) and the plane of the other one puts p on the wrong side. Gives the region of
+// the face that holds the closest point q and d = p - q; in double, from float32 inputs, both are exact to about
+// 1e-16.
+BW_INLINE int32_t exact_closest(const mesh_data* m, const float* p, int32_t face, const near_faces& near,
+                                int& region, double* d) {
     double dp[3], best_d = inf<double>();
     widen(p, dp);
+    int32_t found = face;
+    auto consider = [&](int32_t f) {
+        float fa[3], fb[3], fc[3];
+        double a[3], bb[3], c[3], q[3], e[3], wa, wb;
+        triangle(m, f, fa, fb, fc);
+        widen(fa, a);
+        widen(fb, bb);
+        widen(fc, c);
+        int r;
+        closest_on_triangle(dp, a, bb, c, wa, wb, r);
+        at(a, bb, c, wa, wb, q);
+        sub(dp, q, e);
+        if (dot(e, e) < best_d) {  // the walk's own face, considered first, is kept on an exact tie
+            best_d = dot(e, e); found = f; region = r;
+            for (int j = 0; j < 3; ++j) d[j] = e[j];
+        }
+    };
+    consider(face);
+    if (!near.overflow) {
+        for (int32_t i = 0; i < near.count; ++i)
+            if (near.face[i] != face && near.dist[i] <= near.bound) consider(near.face[i]);
+        return found;
+    }
+    const bvh_data* b = &m->bvh;
+    const float reach = near.bound;
+    float lo[3], hi[3];
     int32_t stack[BVH_STACK];
-    int32_t count = 0, found = face;
-    stack[count++] = -1;  // the walk's own face first: the one kept on an exact tie
+    int32_t count = 0;
     stack[count++] = 0;
     while (count > 0) {
         const int32_t node = stack[--count];
-        int32_t first = 0, end = 0;
-        if (node >= 0) {
-            bvh_detail::node_box(b, node, lo, hi);
-            if (!(bvh_detail::box_distance_sq(p, lo, hi) <= reach * reach)) continue;
-            const int32_t left = b->node_lowers[node].i, right = b->node_uppers[node].i;
-            if (left >= 0) {
-                if (count + 2 <= BVH_STACK) { stack[count++] = right; stack[count++] = left; }
-                continue;
-            }
-            first = -(left + 1);
-            end = right;
-        } else {
-            end = 1;
+        bvh_detail::node_box(b, node, lo, hi);
+        if (!(bvh_detail::box_distance_sq(p, lo, hi) <= reach)) continue;
+        const int32_t left = b->node_lowers[node].i, right = b->node_uppers[node].i;
+        if (left >= 0) {
+            if (count + 2 <= BVH_STACK) { stack[count++] = right; stack[count++] = left; }
+            continue;
         }
-        for (int32_t k = first; k < end; ++k) {
-            const int32_t f = node >= 0 ? b->primitive_indices[k] : face;
-            float fa[3], fb[3], fc[3];
-            double a[3], bb[3], c[3], q[3], e[3], wa, wb;
-            triangle(m, f, fa, fb, fc);
-            widen(fa, a);
-            widen(fb, bb);
-            widen(fc, c);
-            int r;
-            closest_on_triangle(dp, a, bb, c, wa, wb, r);
-            at(a, bb, c, wa, wb, q);
-            sub(dp, q, e);
-            if (dot(e, e) < best_d) {
-                best_d = dot(e, e); found = f; region = r;
-                for (int j = 0; j < 3; ++j) d[j] = e[j];
-            }
-        }
+        for (int32_t k = -(left + 1); k < right; ++k)
+            if (b->primitive_indices[k] != face) consider(b->primitive_indices[k]);
     }
     return found;
 }
@@ -750,10 +794,10 @@ BW_INLINE int32_t exact_closest(const mesh_data* m, const float* p, int32_t face
 //   perpendicular to d at a sharp edge; the two planes' sides are far from rounding there.
 // - A vertex (or an edge of one face or of more than two): the angle-weighted pseudonormal (Baerentzen and
 //   Aanaes 2005), the sum of its faces' unit normals, each weighted by the face's angle at the vertex.
-BW_INLINE float normal_sign(const mesh_data* m, const float* p, int32_t face, float best) {
+BW_INLINE float normal_sign(const mesh_data* m, const float* p, int32_t face, const near_faces& near) {
     int region = REGION_FACE;
     double d[3] = {0.0, 0.0, 0.0}, n[3];
-    face = exact_closest(m, p, face, best, region, d);
+    face = exact_closest(m, p, face, near, region, d);
     float ta[3], tb[3], tc[3];
     triangle(m, face, ta, tb, tc);
     {
@@ -852,10 +896,17 @@ BW_INLINE R query_point(uint64_t id, const vec<3, float>& point, float max_dist,
     bvh_detail::v3(point, p);
     int32_t face;
     float u, v, best;
+    near_faces near;
+    if (m != nullptr && how == SIGN_NORMAL && m->bvh.num_nodes > 0) {  // the walk keeps the faces tied within float32
+        near.slack = normal_slack(m, p);
+        if (!closest_walk<false, true>(m, p, max_dist, face, u, v, best, &near))
+            return point_result<R>(false, 0.0f, 0, 0.0f, 0.0f);
+        near.bound = grown(best, near.slack);
+        return point_result<R>(true, normal_sign(m, p, face, near), face, u, v);
+    }
     if (m == nullptr || !closest(m, p, max_dist, false, face, u, v, best)) return point_result<R>(false, 0.0f, 0, 0.0f, 0.0f);
     float sign = 0.0f;
-    if (how == SIGN_NORMAL) sign = normal_sign(m, p, face, best);
-    else if (how == SIGN_PARITY) sign = parity_sign(m, p);
+    if (how == SIGN_PARITY) sign = parity_sign(m, p);
     else if (how == SIGN_ORIENTATION) sign = orientation_sign(m, p);
     else if (how == SIGN_WINDING && m->winding == nullptr) sign = orientation_sign(m, p);  // as Warp: by rays
     else if (how == SIGN_WINDING) sign = fast_winding_number(m, p, accuracy) > threshold ? -1.0f : 1.0f;
