@@ -177,6 +177,30 @@ def test_points_near_any_feature_sign_as_the_winding_number(support_winding_numb
     _check(pts, tris, q, _signs(pts, tris, q, _MESHES[support_winding_number]))
 
 
+def bipyramid(k: int):
+    """A closed double cone wound outwards: a ring of k points of radius 1 around z, apexes at z = +-1 (each a vertex
+    of k faces)."""
+    a = np.arange(k) * (2 * np.pi / k)
+    pts = np.concatenate([np.stack([np.cos(a), np.sin(a), np.zeros(k)], 1), [[0, 0, 1], [0, 0, -1]]])
+    ring = np.arange(k)
+    tris = np.concatenate([np.stack([ring, (ring + 1) % k, np.full(k, k)], 1),
+                           np.stack([(ring + 1) % k, ring, np.full(k, k + 1)], 1)])
+    return pts.astype(np.float32), tris.astype(np.int32)
+
+
+@pytest.mark.parametrize("support_winding_number", [False, True])
+def test_points_near_a_vertex_of_many_faces_sign_as_the_winding_number(support_winding_number):
+    # 24 faces tie at each apex: more than the walk keeps (16), so the sign takes every face within its slack
+    pts, tris = bipyramid(24)
+    rng = np.random.default_rng(4)
+    apex = pts[np.where(rng.random(600) < 0.5, 24, 25)]
+    qs = (apex + rng.normal(size=(600, 3)) * 10.0 ** rng.uniform(-7, -1, (600, 1))).astype(np.float32)
+    qs = np.concatenate([qs, [[0, 0, 1.001], [0, 0, 0.999], [0, 0, -1.001], [0, 0, -0.999]]]).astype(np.float32)
+    signs = _signs(pts, tris, qs, _mesh(pts, tris, support_winding_number))
+    np.testing.assert_array_equal(signs[-4:], [1, -1, 1, -1])
+    _check(pts, tris, qs, signs)
+
+
 @pytest.mark.compiles_for_cuda
 def test_the_gpu_mapping_signs_as_the_cpu():
     pts, tris = spiky_box(0, 2)
