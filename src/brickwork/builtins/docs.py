@@ -373,8 +373,8 @@ BUILTIN_DOCS.update({
     "mesh_query_point_sign_normal": ("id, point, max_dist, epsilon",
                                      "The closest point; the sign by the feature that holds it (a face's plane, "
                                      "an edge's two planes, a vertex's angle-weighted pseudonormal), found again "
-                                     "in double: on a closed mesh, the exact winding number's for points farther "
-                                     "than 1e-10 of the mesh's size from it. ``epsilon`` is unused."),
+                                     "in 64-bit floats: on a closed mesh, the exact winding number's for points "
+                                     "farther than 1e-10 of the mesh's size from it. ``epsilon`` is unused."),
     "mesh_query_point_sign_winding_number": ("id, point, max_dist, accuracy, threshold",
                                              "The closest point; inside (-1) where the winding number exceeds "
                                              "``threshold``. On a mesh built with "
