@@ -5,7 +5,8 @@ of its own), and both are launched on the same inputs: the results agree bit for
 with ``continue``, negative steps, empty ranges, a loop variable read after the loop or assigned in the body, and
 nested loops; the generated C++ has no loop left where it should be unrolled, and keeps the loop for a ``break``,
 a trip count above the limit in code run once per slice (``la.outer``) and a body over the size guard; in code run
-per point a loop of more than ``max_unroll`` trips unrolls too. Gradients of an unrolled loop equal the rolled
+per point a loop of more than ``max_unroll`` trips unrolls too, until a function that holds tiles would pass its own
+size guard (the later loops stay rolled). Gradients of an unrolled loop equal the rolled
 loop's bit for bit. The option's value is checked, and ``wp.static(range(...))`` is refused as Warp refuses it.
 """
 
@@ -20,7 +21,7 @@ import brickwork as wp
 from brickwork import config, pipeline
 from brickwork.errors import KernelSyntaxError
 from brickwork.lang.modules import Module
-from brickwork.passes.unroll_constant_loops import MAX_POINT_NODES
+from brickwork.passes.unroll_constant_loops import MAX_FUNCTION_NODES, MAX_POINT_NODES
 
 NCOMP = 6
 
@@ -232,6 +233,60 @@ def test_a_long_body_stays_rolled_under_the_size_guard():
     loop = next(n for n in ir.walk(typed.body) if isinstance(n, ir.IRFor))
     assert sum(1 for _ in ir.walk(loop.body)) * 64 > MAX_POINT_NODES
     assert _body_loops(_generated(k)) == 1
+
+
+LONG_LOOPS = 5
+
+
+def long_loops(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    s = x[i]
+    t = 1.0
+    ones = wp.tile_ones(shape=2, dtype=float)  # a tiled kernel: its size guard holds
+    for c in range(150):  # five loops of 150 trips: each under the per-point guard, together over the function's
+        s = s * 0.5 + t * 0.25 + float(c) * 0.001
+        t = t * 0.75 - s * 0.125
+    for c in range(150):
+        s = s * 0.5 + t * 0.25 + float(c) * 0.001
+        t = t * 0.75 - s * 0.125
+    for c in range(150):
+        s = s * 0.5 + t * 0.25 + float(c) * 0.001
+        t = t * 0.75 - s * 0.125
+    for c in range(150):
+        s = s * 0.5 + t * 0.25 + float(c) * 0.001
+        t = t * 0.75 - s * 0.125
+    for c in range(150):
+        s = s * 0.5 + t * 0.25 + float(c) * 0.001
+        t = t * 0.75 - s * 0.125
+    out[i] = s + t + ones[1]
+
+
+def test_a_tiled_function_stops_unrolling_at_its_own_size_guard_and_gives_the_same_results():
+    from brickwork import ir
+
+    unrolled, rolled = _kernel_pair(long_loops)
+    typed, _ = pipeline.type_instance(unrolled, unrolled.concrete_types(), "t")
+    loops = [n for n in ir.walk(typed.body) if isinstance(n, ir.IRFor) and n.var.name == "c"]
+    copies = [150 * sum(1 for _ in ir.walk(loop.body)) for loop in loops]
+    assert len(loops) == LONG_LOOPS and max(copies) < MAX_POINT_NODES and sum(copies) > MAX_FUNCTION_NODES
+    assert 0 < _body_loops(_generated(unrolled)) < LONG_LOOPS  # the first loops unroll, the last stay rolled
+    assert _body_loops(_generated(rolled)) == LONG_LOOPS + 1  # and the tile's own loop
+    x = np.linspace(-2, 2, 13, dtype=np.float32)
+    outs = []
+    for k in (unrolled, rolled):
+        out = wp.zeros(13, dtype=float)
+        wp.launch(k, dim=13, inputs=[wp.array(x), out])
+        outs.append(out.numpy())
+    assert outs[0].tobytes() == outs[1].tobytes()
+    want = []
+    for v in x:
+        s, t = np.float32(v), np.float32(1)
+        for c in list(range(150)) * LONG_LOOPS:
+            s = np.float32(np.float32(s * np.float32(0.5)) + np.float32(t * np.float32(0.25)))
+            s = np.float32(s + np.float32(np.float32(c) * np.float32(0.001)))
+            t = np.float32(np.float32(t * np.float32(0.75)) - np.float32(s * np.float32(0.125)))
+        want.append(np.float32(np.float32(s + t) + np.float32(1)))
+    np.testing.assert_array_equal(outs[0], np.array(want, dtype=np.float32))
 
 
 def grad_loop(x: wp.array(dtype=float), w: wp.array(dtype=float), out: wp.array(dtype=float)):

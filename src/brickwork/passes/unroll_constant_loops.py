@@ -26,6 +26,8 @@ innermost loop left.
   32 components 2.7x and 3.4x (1 thread). A long body gains nothing from being rolled there either (16 trips
   of 80 nodes of sin/cos/exp: the same time). Elsewhere (an outer body's code once per slice) a loop of more
   than ``max_unroll`` trips stays rolled, as in Warp.
+* A function that holds tiles stops unrolling at ``max_function_nodes`` IR nodes in all (``MAX_FUNCTION_NODES``):
+  the loops that would take it past stay rolled, for g++ to compile in seconds rather than a minute.
 * Only the user's sequential loops: the compiler's own vector (``simd``) loops are left as they are, and the
   pass runs before the loop abstraction makes the loops over cells.
 
@@ -46,6 +48,12 @@ MAX_UNROLLED_NODES = 1200
 #: the same for a loop in the code run per point, of any trip count: its copies cost less than the scalar loop
 #: over points a rolled loop leaves (PLM of 32 components per point, 1700 nodes: 3.4x faster unrolled)
 MAX_POINT_NODES = 4 * MAX_UNROLLED_NODES
+#: IR nodes a function that holds tiles may hold once its loops are unrolled (a loop that would take it past this
+#: stays rolled): its tile operations are the compiler's loops over 16 x 16 elements, each unrolled into thousands
+#: of nodes, and g++'s time grows faster than the function's length (Warp's block Cholesky: 52 000 nodes, 750 kB
+#: of C++, 20 s of g++ at -O3, where Warp compiles it in 3 s). Smaller tiled kernels unroll as before (a 16 x 16
+#: tile_cholesky and its solve: 8 300 nodes, and 20 % slower rolled).
+MAX_FUNCTION_NODES = 12_000
 #: statements of a function whose body runs once per slice or team, not per point (la.outer, par_for_inner)
 _PER_SLICE = (ir.IRLAOuter, ir.IRTeamLoop)
 
@@ -60,15 +68,25 @@ class UnrollConstantLoops:
     name: str = "unroll_constant_loops"
     max_nodes: int = MAX_UNROLLED_NODES
     max_point_nodes: int = MAX_POINT_NODES
+    max_function_nodes: int = MAX_FUNCTION_NODES
 
     def run(self, fn: ir.IRFunction) -> ir.IRFunction:
         limit = fn.max_unroll
         if limit < 1 or not any(_constant_trips(n) is not None for n in ir.walk(fn.body) if isinstance(n, ir.IRFor)):
             return fn  # nothing it could unroll
         per_point = not any(isinstance(n, _PER_SLICE) for n in ir.walk(fn.body))
-        rewriter = _Unroller(limit, self.max_nodes, self.max_point_nodes, per_point)
+        room = self.max_function_nodes - sum(1 for _ in ir.walk(fn.body)) if _has_tiles(fn) else float("inf")
+        rewriter = _Unroller(limit, self.max_nodes, self.max_point_nodes, per_point, room)
         out = rewriter.function(fn)
         return out if rewriter.unrolled else fn
+
+
+def _has_tiles(fn: ir.IRFunction) -> bool:
+    """Whether ``fn`` has a tile among its locals or parameters."""
+    from ..types.tiles import TileType
+
+    types = [*fn.locals.values(), *(t for _, t in fn.params)]
+    return any(isinstance(t, TileType) for t in types)
 
 
 def _constant_trips(s: ir.IRFor) -> range | None:
@@ -96,8 +114,9 @@ def _own(stmts, found: list, under_plain: bool = True) -> None:
 
 
 class _Unroller(ir.Rewriter):
-    def __init__(self, limit: int, max_nodes: int, max_point_nodes: int, per_point: bool):
+    def __init__(self, limit: int, max_nodes: int, max_point_nodes: int, per_point: bool, room: float):
         self.limit = limit
+        self.room = room  # IR nodes a tiled function may still grow by (``max_function_nodes``)
         self.max_nodes = max_nodes
         self.max_point_nodes = max_point_nodes
         self.per_point = per_point  # the statement being rewritten runs once per point
@@ -130,17 +149,21 @@ class _Unroller(ir.Rewriter):
         fixed = not _writes(s.body, s.var.name)
         out: list = []
         size = 0
+        room = self.room  # what the copies' own unrolled loops take from it is given back if this one stays rolled
+        own = sum(1 for _ in ir.walk(s))
         for v in values:
             value = ir.IRConst(v, s.var.type)
             body = self.stmts(_Copy(region, s.var.name if fixed else None, value).stmts(s.body))
             size += sum(1 for _ in ir.walk(body)) + 2
-            if size > budget:
-                return self.copy(s)  # the size guard: rolled
+            if size > budget or size - own > room:
+                self.room = room
+                return self.copy(s)  # the size guards: rolled
             if not fixed:
                 out.append(ir.IRAssign(ir.IRLocal(s.var.name, s.var.type), value))
             out.append(ir.IRRegion(region, body) if region else ir.IRBlock(body))
         if fixed and values:  # its value after the loop: the last
             out.append(ir.IRAssign(ir.IRLocal(s.var.name, s.var.type), ir.IRConst(values[-1], s.var.type)))
+        self.room = room - (size - own)
         self.unrolled += 1
         return out
 
