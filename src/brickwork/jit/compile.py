@@ -34,6 +34,11 @@ log = logging.getLogger("brickwork")
 #: Number of compiler runs in this process (tests assert zero on a warm re-run).
 compiler_calls = 0
 
+#: A translation unit at least this long (characters) is announced before the compiler runs: g++'s time grows
+#: faster than the unit's length (Warp's block Cholesky kernel with every tile loop unrolled, 750 kB: 20 s at -O3;
+#: kernels of thousands of parameters or locals: minutes), and a silent wait looks like a hang.
+LARGE_SOURCE = 400_000
+
 
 def build(key: str, source: str, label: str, meta: dict, make=None) -> tuple[str, dict]:
     """Library path and metadata for ``key``: from the cache, else compiled from ``source``.
@@ -122,6 +127,10 @@ def _compile_in(folder: str, source: str, s, label: str, alone: bool = True) -> 
     src_path = os.path.join(folder, cache.SOURCE)
     with open(src_path, "w") as f:
         f.write(source)
+    if len(source) >= LARGE_SOURCE:
+        log.warning("compiling %s: its generated C++ is %d kB (%d lines); %s may take a minute or more. A kernel of "
+                    "thousands of parameters, locals or statements compiles slowly: split it into several kernels",
+                    label, len(source) // 1000, source.count("\n"), os.path.basename(s.cxx))
     out_path = os.path.join(folder, cache.LIBRARY)
     t0 = time.perf_counter()
     added = _run_compiler(s, src_path, out_path, label, folder, alone)
