@@ -289,6 +289,54 @@ def test_a_tiled_function_stops_unrolling_at_its_own_size_guard_and_gives_the_sa
     np.testing.assert_array_equal(outs[0], np.array(want, dtype=np.float32))
 
 
+@wp.func
+def long_step(s: float, c: int):
+    s = s * 0.5 + float(c) * 0.25  # eight statements: about 100 nodes
+    s = s * 0.5 + float(c) * 0.25
+    s = s * 0.5 + float(c) * 0.25
+    s = s * 0.5 + float(c) * 0.25
+    s = s * 0.5 + float(c) * 0.25
+    s = s * 0.5 + float(c) * 0.25
+    s = s * 0.5 + float(c) * 0.25
+    s = s * 0.5 + float(c) * 0.25
+    return s
+
+
+def calls_in_loop(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    ones = wp.tile_ones(shape=2, dtype=float)
+    s = x[i]
+    for c in range(64):  # 64 calls: a few hundred nodes, but 64 inlined copies of the function's
+        s = long_step(s, c)
+    out[i] = s + ones[0]
+
+
+def test_in_a_tiled_function_a_call_counts_as_the_function_it_calls():
+    from brickwork import ir
+
+    unrolled, rolled = _kernel_pair(calls_in_loop)
+    typed, _ = pipeline.type_instance(unrolled, unrolled.concrete_types(), "t")
+    loop = next(n for n in ir.walk(typed.body) if isinstance(n, ir.IRFor) and n.var.name == "c")
+    assert 64 * sum(1 for _ in ir.walk(loop.body)) < MAX_POINT_NODES  # unrolled, if the call counted as one node
+    assert _body_loops(_generated(unrolled)) == 1  # the loop of calls stays rolled (the tile's 2 trips unroll)
+    assert _body_loops(_generated(rolled)) == 2
+    x = np.linspace(-1, 1, 5, dtype=np.float32)
+    outs = []
+    for k in (unrolled, rolled):
+        out = wp.zeros(5, dtype=float)
+        wp.launch(k, dim=5, inputs=[wp.array(x), out])
+        outs.append(out.numpy())
+    want = []
+    for v in x:
+        s = np.float32(v)
+        for c in range(64):
+            for _ in range(8):
+                s = np.float32(np.float32(s * np.float32(0.5)) + np.float32(np.float32(c) * np.float32(0.25)))
+        want.append(np.float32(s + np.float32(1)))
+    assert outs[0].tobytes() == outs[1].tobytes()
+    np.testing.assert_array_equal(outs[0], np.array(want, dtype=np.float32))
+
+
 def grad_loop(x: wp.array(dtype=float), w: wp.array(dtype=float), out: wp.array(dtype=float)):
     i = wp.tid()
     s = x[i]

@@ -27,7 +27,10 @@ innermost loop left.
   of 80 nodes of sin/cos/exp: the same time). Elsewhere (an outer body's code once per slice) a loop of more
   than ``max_unroll`` trips stays rolled, as in Warp.
 * A function that holds tiles stops unrolling at ``max_function_nodes`` IR nodes in all (``MAX_FUNCTION_NODES``):
-  the loops that would take it past stay rolled, for g++ to compile in seconds rather than a minute.
+  the loops that would take it past stay rolled, for g++ to compile in seconds rather than a minute. In such a
+  function a call of a ``@wp.func`` counts as the nodes of the function it calls (g++ inlines it into every
+  copy): Warp's tile_mcgp maps a walk of 8 mesh queries over a tile of 128 points, and 128 copies of it kept
+  g++ busy for minutes with 2 GB of memory.
 * Only the user's sequential loops: the compiler's own vector (``simd``) loops are left as they are, and the
   pass runs before the loop abstraction makes the loops over cells.
 
@@ -75,8 +78,10 @@ class UnrollConstantLoops:
         if limit < 1 or not any(_constant_trips(n) is not None for n in ir.walk(fn.body) if isinstance(n, ir.IRFor)):
             return fn  # nothing it could unroll
         per_point = not any(isinstance(n, _PER_SLICE) for n in ir.walk(fn.body))
-        room = self.max_function_nodes - sum(1 for _ in ir.walk(fn.body)) if _has_tiles(fn) else float("inf")
-        rewriter = _Unroller(limit, self.max_nodes, self.max_point_nodes, per_point, room)
+        tiled = _has_tiles(fn)
+        rewriter = _Unroller(limit, self.max_nodes, self.max_point_nodes, per_point, float("inf"), tiled)
+        if tiled:
+            rewriter.room = self.max_function_nodes - rewriter.size(fn.body)
         out = rewriter.function(fn)
         return out if rewriter.unrolled else fn
 
@@ -114,9 +119,12 @@ def _own(stmts, found: list, under_plain: bool = True) -> None:
 
 
 class _Unroller(ir.Rewriter):
-    def __init__(self, limit: int, max_nodes: int, max_point_nodes: int, per_point: bool, room: float):
+    def __init__(self, limit: int, max_nodes: int, max_point_nodes: int, per_point: bool, room: float,
+                 weigh_calls: bool = False):
         self.limit = limit
         self.room = room  # IR nodes a tiled function may still grow by (``max_function_nodes``)
+        self.weigh_calls = weigh_calls  # a call of a user function counts as that function's nodes
+        self.callee_nodes: dict = {}  # id(IRFunction) -> its nodes, with those of the functions it calls
         self.max_nodes = max_nodes
         self.max_point_nodes = max_point_nodes
         self.per_point = per_point  # the statement being rewritten runs once per point
@@ -150,11 +158,11 @@ class _Unroller(ir.Rewriter):
         out: list = []
         size = 0
         room = self.room  # what the copies' own unrolled loops take from it is given back if this one stays rolled
-        own = sum(1 for _ in ir.walk(s))
+        own = self.size([s])
         for v in values:
             value = ir.IRConst(v, s.var.type)
             body = self.stmts(_Copy(region, s.var.name if fixed else None, value).stmts(s.body))
-            size += sum(1 for _ in ir.walk(body)) + 2
+            size += self.size(body) + 2
             if size > budget or size - own > room:
                 self.room = room
                 return self.copy(s)  # the size guards: rolled
@@ -167,6 +175,22 @@ class _Unroller(ir.Rewriter):
         self.unrolled += 1
         return out
 
+
+    def size(self, stmts) -> int:
+        """IR nodes of ``stmts``; with ``weigh_calls``, each call of a user function adds that function's nodes."""
+        count = 0
+        for n in ir.walk(stmts):
+            count += 1
+            if self.weigh_calls and isinstance(n, ir.IRFuncCall):
+                count += self._callee(n.func)
+        return count
+
+    def _callee(self, fn) -> int:
+        key = id(fn)
+        if key not in self.callee_nodes:
+            self.callee_nodes[key] = 0  # a recursive call counts once
+            self.callee_nodes[key] = self.size(fn.body)
+        return self.callee_nodes[key]
 
     def point_body(self, s):
         """``s`` rewritten, its body as code that runs once per point."""
