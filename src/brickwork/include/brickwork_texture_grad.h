@@ -130,7 +130,7 @@ BW_INLINE void grad_level(const texture_data* t, int ndim, const float* c, int l
 BW_INLINE bool finite_value(float x) { return x - x == 0.0f; }
 
 // d(sample)/d(u, v, w, lod) . seed, as a vec4 (u, v, w, lod; the axes past the texture's are zero).
-template <class T> BW_INLINE vec<4, float> sample_vjp(uint64_t id, int ndim, float u, float v, float w, float lod,
+template <class T> BW_SAMPLER vec<4, float> sample_vjp(uint64_t id, int ndim, float u, float v, float w, float lod,
                                                      const T& seed) {
     vec<4, float> out{};
     if (id == 0) return out;
