@@ -51,7 +51,51 @@ def calls_times(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
     a[i] = wp.float32(times(a[i], b[i]))
 
 
+@wp.kernel
+def multiply_in_place(a: wp.array(dtype=Any), s: Any):
+    i = wp.tid()
+    a[i] *= s
+
+
+@wp.kernel
+def add_in_place(a: wp.array(dtype=Any), s: Any):
+    i = wp.tid()
+    a[i] += s
+
+
+@wp.kernel
+def store(a: wp.array(dtype=Any), s: Any):
+    i = wp.tid()
+    a[i] = s
+
+
+@wp.kernel
+def store_element(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    a[i] = b[i]
+
+
+@wp.kernel
+def multiply_element_in_place(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    a[i] *= b[i]
+
+
+@wp.kernel
+def add_count_in_place(a: wp.array(dtype=wp.float32), n: int):
+    i = wp.tid()
+    a[i] += n
+
+
+@wp.kernel
+def store_literal(a: wp.array(dtype=Any), s: Any):
+    i = wp.tid()
+    a[i] = 1.0
+
+
 LEAD = "kernels convert no operand implicitly"
+PASS_S = ("generic parameters 'a' and 's': pass 's' as float32 (a Python float, wp.float32(v) or "
+          "numpy.float32(v)), or write type(a[i])(s)")
 CASES = [
     # kernel, arguments after the float32 array, message fragments
     (scale_by, [np.float64(2.0)], [
@@ -71,6 +115,18 @@ CASES = [
     (calls_times, [wp.array(np.ones(4))], [
         "got float32 and float64", "generic parameters 'x' and 'y': pass 'x' as float64 (wp.float64(v) or "
         "numpy.float64(v)), or write type(y)(x)"]),
+    # stores and in-place updates: the value takes the place's type (the place's cannot change)
+    (multiply_in_place, [np.float64(2.0)], ["got float32 and float64", PASS_S]),
+    (add_in_place, [np.float64(2.0)], ["atomic_add: cannot add a value of type float64 to an array of float32",
+                                       PASS_S]),
+    (store, [np.float64(2.0)], ["cannot store a value of type float64 in an array element of an array of float32",
+                                PASS_S]),
+    (store_element, [wp.array(np.ones(4))], ["cannot store a value of type float64", f"{LEAD}: write "
+                                             "wp.float32(b[i])"]),
+    (multiply_element_in_place, [wp.array(np.ones(4))], ["got float32 and float64", f"{LEAD}: write "
+                                                         "wp.float32(b[i])"]),
+    (add_count_in_place, [2], ["cannot add a value of type int32 to an array of float32", f"{LEAD}: write "
+                                                                                           "wp.float32(n)"]),
 ]
 
 
@@ -96,3 +152,13 @@ def test_the_hinted_spellings_work_for_every_instance(dtype):
     c = wp.array(values)
     wp.launch(scale_by, dim=4, inputs=[c, dtype(2.0)])
     np.testing.assert_array_equal(c.numpy(), values * dtype(2.0))
+
+
+def test_a_python_number_stored_keeps_its_own_hint():
+    """A literal stored into an element of another float type says how to write the literal, generic or not."""
+    a = wp.zeros(4, dtype=wp.float64)
+    with pytest.raises(wp.KernelTypeError) as e:
+        wp.launch(store_literal, dim=4, inputs=[a, 0.0])
+    assert ("cannot store a value of type float32 in an array element of an array of float64; 1.0 is a Python "
+            "float, which kernels take as float32: write wp.float64(1.0)") in str(e.value)
+    np.testing.assert_array_equal(a.numpy(), np.zeros(4))

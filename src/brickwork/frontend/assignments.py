@@ -16,6 +16,7 @@ from ..types.references import RefType
 from ..types.scalars import int32, python_annotation_type
 from ..types.tiles import is_tile_type
 from .intrinsics import INTRINSICS
+from .operand_hints import generic_parameters, store_hint
 from .operators import _SYMBOL, _python_number_hint
 from .slice_assign import (
     assign_slice,
@@ -161,7 +162,8 @@ class AssignmentTyper:
             what = "array element" if isinstance(lvalue, ir.IRArrayElem) else "component"
             if isinstance(lvalue, ir.IRArrayElem):
                 raise self.error(KernelTypeError, f"cannot store a value of type {type_name(value.type)} in an "
-                                 f"{what} of an array of {type_name(lvalue.type)}", node)
+                                 f"{what} of an array of {type_name(lvalue.type)}"
+                                 f"{self._store_hint(target, lvalue, node, value)}", node)
             raise self.error(KernelTypeError, f"cannot assign a value of type {type_name(value.type)} to a "
                              f"{what} of type {type_name(lvalue.type)} (Composite slot assignment expects value of "
                              f"type {type_name(lvalue.type)}, got {type_name(value.type)})", node)
@@ -183,6 +185,19 @@ class AssignmentTyper:
         if not isinstance(value_node, (ast.Constant, ast.Name)):
             return ""
         return _python_number_hint([(value_node, self.expr(value_node), other)])
+
+    def _store_hint(self, target, place, node, value) -> str:
+        """How to convert the value of ``target = value`` to the place's scalar type ("" for other statements)."""
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and node.targets[0] is target):
+            return ""
+        return self._number_hint(node.value, place) or \
+            store_hint(target, place, node.value, value, generic_parameters(self.source))
+
+    def _update_hint(self, node, place, value) -> str:
+        """How to write the right side of ``place op= value`` in the place's type: a Python number's spelling, or
+        the conversion (or, in a generic kernel, the argument to pass in another type)."""
+        return self._number_hint(node.value, place) or \
+            store_hint(node.target, place, node.value, value, generic_parameters(self.source))
 
     def _augmented(self, op, current, node):
         """``current op value`` of ``x op= value``, whose type error says how to write a Python number."""
@@ -213,7 +228,7 @@ class AssignmentTyper:
                     verb = "add" if op in ("add", "sub") else "combine"
                     raise self.error(KernelTypeError, f"{atomic}: cannot {verb} a value of type "
                                      f"{type_name(value.type)} to an array of {type_name(lvalue.type)}"
-                                     f"{self._number_hint(node.value, lvalue)}", node)
+                                     f"{self._update_hint(node, lvalue, value)}", node)
                 call = self.builtin_call(atomic, [lvalue.array, *lvalue.indices, value], node,
                                          label=f"'{ast.unparse(node.target)} {_SYMBOL[op]}=' ({atomic})")
                 out.append(ir.IRExprStmt(call))
@@ -249,7 +264,13 @@ class AssignmentTyper:
             if isinstance(lvalue, ir.IRArrayElem) else None
         value = rule(self, op, lvalue, rhs, node) if rule is not None else None
         if value is None:
-            value = self.binary(op, lvalue, rhs, node)
+            try:
+                value = self.binary(op, lvalue, rhs, node)
+            except KernelTypeError as e:
+                hint = self._update_hint(node, lvalue, rhs)
+                if not hint:
+                    raise
+                raise type(e)(e.message + hint, e.location) from None
         if value.type != lvalue.type:
             raise self.error(KernelTypeError, f"'{ast.unparse(target)} {_SYMBOL[op]}=' gives a value of type "
                              f"{type_name(value.type)} for a place of type {type_name(lvalue.type)}", node)

@@ -59,6 +59,19 @@ def conversion_hint(left_src: ast.expr, left, right_src: ast.expr, right, generi
     return f"{LEAD} {_cast(types[keep], sources[convert], sources[keep], passed[keep])}"
 
 
+def store_hint(place_src: ast.expr, place, value_src: ast.expr, value, generic: frozenset = frozenset()) -> str:
+    """``"; ...: write wp.T(x)"`` for a value of another scalar type stored into (or combined into) a place: the
+    value takes the place's type, since the place's cannot change; when both types come from the arguments of
+    two generic parameters, the argument to pass in the other type. "" when they are not two scalar numbers."""
+    a, b = place.type, value.type
+    if not (is_scalar_type(a) and is_scalar_type(b)) or a is b or bool_ in (a, b):
+        return ""
+    passed = [r if r in generic else None for r in (_root_name(place_src), _root_name(value_src))]
+    if passed[0] and passed[1] and passed[0] != passed[1]:
+        return _argument_hint((place_src, a, passed[0]), (value_src, b, passed[1]), 1)
+    return f"{LEAD} {_cast(a, value_src, place_src, passed[0])}"
+
+
 def _cast(to, src: ast.expr, other_src: ast.expr, other_passed) -> str:
     """``src`` converted to ``to``, the type of ``other_src``: ``type(other)(src)`` when that type is an
     argument's (a generic parameter's), so that the body stays right for every instance."""
