@@ -583,12 +583,12 @@ UNSUPPORTED = [
     (uses_import, wp.KernelSyntaxError, "import", "'import' statements are not supported"),
     (uses_nested_def, wp.KernelTypeError, "nested_def", "can only be used as loop bodies"),
     (uses_lambda, wp.KernelTypeError, "lambda", "can only be used as loop bodies"),
-    (uses_list, wp.KernelSyntaxError, "list", "'ListComp' expressions are not supported"),
+    (uses_list, wp.KernelSyntaxError, "list", "list comprehensions are not supported in kernels"),
     (uses_while_else, wp.KernelSyntaxError, "while_else", "'while ... else' is not supported"),
     (uses_for_array, wp.KernelSyntaxError, "for_array", "for loops must iterate over range(...)"),
     (uses_slice, wp.KernelSyntaxError, "slice", "cannot assign to 'a[1:3]'"),
     (uses_string, wp.KernelTypeError, "string", "is not a value usable in a kernel"),
-    (uses_is, wp.KernelSyntaxError, "is", "comparison Is is not supported"),
+    (uses_is, wp.KernelSyntaxError, "is", "comparison 'is' is not supported in kernels: a is None; compare values"),
     (uses_break_outside, wp.KernelAttributeError, "attr_in_ifexp", "no attribute 'tid_not_here'"),
 ]
 

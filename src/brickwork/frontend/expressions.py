@@ -69,6 +69,10 @@ class ExpressionTyper(OperatorRules, SubscriptRules, CallRules, ConstructionRule
             kind = type(node).__name__
             if kind in _DISPLAYS:  # a RuntimeError too, with Warp's words
                 raise self.error(KernelUnsupportedSyntaxError, f"{_DISPLAYS[kind]}: {ast.unparse(node)}", node)
+            if kind in _SPELLED:  # a Python user knows the construct by its name, not its ast class
+                what, hint = _SPELLED[kind]
+                raise self.error(KernelSyntaxError, f"{what} are not supported in kernels: {ast.unparse(node)}; "
+                                 f"{hint}", node)
             raise self.error(KernelSyntaxError, f"'{kind}' expressions are not supported in "
                              f"kernels: {ast.unparse(node)}", node)
         return method(node)
@@ -286,6 +290,18 @@ _DISPLAYS = {
             "collections, or `wp.zeros(shape=N, dtype=...)` for stack-allocated arrays.",
     "Dict": "Construct `ast.Dict` not supported in kernels.",
     "Set": "Construct `ast.Set` not supported in kernels.",
+}
+
+_LOOP_HINT = "write a for loop, into a vector or a local array (wp.zeros(shape=N, dtype=...))"
+#: ast classes of expressions kernels do not take, by the names Python's documentation gives them, and what to write
+_SPELLED = {
+    "JoinedStr": ("f-strings", 'print the values themselves, print("x =", x), or format them with '
+                               'wp.printf("x = %f\\n", x)'),
+    "ListComp": ("list comprehensions", _LOOP_HINT),
+    "SetComp": ("set comprehensions", _LOOP_HINT),
+    "DictComp": ("dict comprehensions", _LOOP_HINT),
+    "GeneratorExp": ("generator expressions", _LOOP_HINT),
+    "NamedExpr": ("assignment expressions (:=)", "assign the value on a line of its own"),
 }
 
 TID = _TID

@@ -32,6 +32,7 @@ _PY_CMP = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lam
            ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
            ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
 _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+_UNSUPPORTED_CMPOPS = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}  # as written
 
 
 class OperatorRules:
@@ -148,7 +149,9 @@ class OperatorRules:
         for op_node, right_node in zip(node.ops, node.comparators):
             op = _CMPOPS.get(type(op_node))
             if op is None:
-                raise self.error(KernelSyntaxError, f"comparison {type(op_node).__name__} is not supported", node)
+                spelled = _UNSUPPORTED_CMPOPS.get(type(op_node), type(op_node).__name__)
+                raise self.error(KernelSyntaxError, f"comparison '{spelled}' is not supported in kernels: "
+                                 f"{ast.unparse(node)}; compare values with == or !=", node)
             right = self.value(right_node)
             if right_node is not node.comparators[-1] and ir.has_effect(right):
                 # the operand is both comparisons' (a < f() < b), and the IR has no expression-level
