@@ -115,7 +115,7 @@ class Instance:
         if self.fn is not None:
             return
         if self.error is not None:
-            raise self.error
+            raise self.error.with_traceback(self._error_traceback)
         from ..jit import store
 
         t0 = time.perf_counter()
@@ -162,6 +162,10 @@ class Instance:
 
     def fail(self, error: Exception) -> None:
         self.error = error
+        # the build's traceback: a raise of the stored exception again starts from it. Raised as it is, each
+        # raise appended the frames it passed through, so a launch repeated after the error (a loop, a notebook
+        # cell run again) showed every earlier launch's frames too, and kept them alive with their locals.
+        self._error_traceback = error.__traceback__
         if self in _pending:
             _pending.remove(self)
 
