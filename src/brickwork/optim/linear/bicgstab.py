@@ -8,7 +8,7 @@ from typing import Any
 from ...builtins.functions import FUNCTIONS as _FUNCTIONS
 from ...lang.kernel import kernel
 from ...runtime.launch import launch
-from ...types.array_constructors import empty, empty_like, zeros_like
+from ...types.array_constructors import empty, zeros_like
 from ...types.arrays import array
 from ...types.scalars import int32
 from . import bicgstab_fused, cg_fused
@@ -62,7 +62,8 @@ class BiCGSTAB(LinearSolverState):
 
     def _allocate(self) -> None:
         b = self._b
-        self._r, self._r0, self._p, self._v, self._t = (empty_like(b) for _ in range(5))
+        # zeros: a matvec gets v and t as y with beta = 0 before they are written (see CG._allocate)
+        self._r, self._r0, self._p, self._v, self._t = (zeros_like(b) for _ in range(5))
         if self._M is not None:
             self._y, self._z = zeros_like(b), zeros_like(b)
             self._Mt = zeros_like(b) if self._is_left_preconditioner else self._t

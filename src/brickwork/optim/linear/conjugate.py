@@ -14,7 +14,7 @@ from typing import Any
 from ...builtins.functions import FUNCTIONS as _FUNCTIONS
 from ...lang.kernel import kernel
 from ...runtime.launch import launch
-from ...types.array_constructors import empty, empty_like
+from ...types.array_constructors import empty, zeros_like
 from ...types.arrays import array
 from ...types.scalars import int32
 from . import cg_fused
@@ -129,7 +129,9 @@ class CG(_Restartable):
     def _allocate(self) -> None:
         self._configure_restart()
         b, device = self._b, self._device
-        self._r, self._z, self._p, self._Ap = (empty_like(b) for _ in range(4))
+        # zeros, as Warp allocates them: a matvec gets them as y with beta = 0 before they are written, and one
+        # that computes alpha * A x + beta * y read NaN from uninitialized memory as 0 * NaN
+        self._r, self._z, self._p, self._Ap = (zeros_like(b) for _ in range(4))
         self._residuals = empty((2, self._batch_count), dtype=self._scalar_type, device=device)
         self._dot = self._dots(3)  # r.r, r.z, p.Ap
 
@@ -193,7 +195,7 @@ class CR(_Restartable):
     def _allocate(self) -> None:
         self._configure_restart()
         b = self._b
-        self._r, self._z, self._Az, self._y, self._Ap, self._p = (empty_like(b) for _ in range(6))
+        self._r, self._z, self._Az, self._y, self._Ap, self._p = (zeros_like(b) for _ in range(6))  # as CG's
         self._residuals = empty((2, self._batch_count), dtype=self._scalar_type, device=self._device)
         self._dot = self._dots(3)  # r.r, z.Az, Ap.y
 

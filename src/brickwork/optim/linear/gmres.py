@@ -14,7 +14,7 @@ from typing import Any
 from ...builtins.functions import FUNCTIONS as _FUNCTIONS
 from ...lang.kernel import kernel
 from ...runtime.launch import launch
-from ...types.array_constructors import empty, empty_like, zeros
+from ...types.array_constructors import empty, zeros, zeros_like
 from ...types.arrays import array, array2d, array3d
 from ...types.scalars import float64, int32
 from ._common import dtype_epsilon
@@ -141,7 +141,7 @@ class GMRES(LinearSolverState):
             self._check_every = max(restart, self._check_every)
         b, scalar, device, batches = self._b, self._scalar_type, self._device, self._batch_count
         self._pivot_tolerance = dtype_epsilon(scalar) ** 2
-        self._r, self._w = empty_like(b), empty_like(b)
+        self._r, self._w = zeros_like(b), zeros_like(b)  # w is a matvec's y with beta = 0 (see CG._allocate)
         self._H = empty((batches, restart + 1, restart), dtype=scalar, device=device)
         self._y = empty((batches, restart + 1), dtype=scalar, device=device)
         self._V = zeros((restart + 1, b.shape[0]), dtype=b.dtype, device=device)
