@@ -10,8 +10,8 @@ import bvh_build  # noqa: E402
 
 
 def test_a_small_run_prints_brickworks_medians_and_no_warp_column(capsys):
-    assert bvh_build.main(["--n", "3000", "--reps", "2"]) == 0
+    assert bvh_build.main(["--n", "3000", "--reps", "2", "--rounds", "2"]) == 0
     out = capsys.readouterr().out
     rows = dict(re.findall(r"\| (rebuild|refit) \| ([0-9.]+) \| - \| - \|", out))
     assert set(rows) == {"rebuild", "refit"} and all(float(v) > 0 for v in rows.values())
-    assert "3000 boxes" in out
+    assert "3000 boxes" in out and "2 interleaved rounds" in out and "load average" in out

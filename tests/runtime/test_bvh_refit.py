@@ -20,8 +20,19 @@ def _tables(bvh):
 
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 200), leaf_size=st.integers(1, 5),
-       nans=st.integers(0, 3), ties=st.booleans())
-def test_a_refit_gives_the_bounds_of_a_new_build_over_the_moved_boxes(seed, n, leaf_size, nans, ties):
+       nans=st.integers(0, 3), ties=st.booleans(), one_launch=st.booleans())
+def test_a_refit_gives_the_bounds_of_a_new_build_over_the_moved_boxes(seed, n, leaf_size, nans, ties, one_launch):
+    """In one launch on one thread, or (``one_launch`` False: as a tree of more than ``ONE_LAUNCH`` leaves) the
+    boxes, the leaves of several items and the inner nodes in three launches."""
+    from brickwork.runtime import bvh_refit
+
+    with pytest.MonkeyPatch.context() as patch:
+        if not one_launch:
+            patch.setattr(bvh_refit, "ONE_LAUNCH", 0)
+        _check_a_refit_over_moved_boxes(seed, n, leaf_size, nans, ties)
+
+
+def _check_a_refit_over_moved_boxes(seed, n, leaf_size, nans, ties):
     rng = np.random.default_rng(seed)
     lo = rng.uniform(-5, 5, (n, 3)).astype(np.float32)
     if ties:
@@ -44,6 +55,30 @@ def test_a_refit_gives_the_bounds_of_a_new_build_over_the_moved_boxes(seed, n, l
     np.testing.assert_array_equal(node_lo[:, 3].view(np.int32), children[0])
     np.testing.assert_array_equal(node_hi[:, 3].view(np.int32), children[1])
     np.testing.assert_array_equal(bvh._storage.tables["item_lowers"], moved_lo)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), leaf_size=st.integers(1, 4),
+       constructor=st.sampled_from(["median", "sah", "lbvh"]), grouped=st.booleans())
+def test_the_leaf_of_each_item_held_alone_and_the_other_leaves_by_position(seed, n, leaf_size, constructor, grouped):
+    """``Tree.single_tables``, which a refit takes to read the boxes in item order: each item whose leaf holds it
+    alone names that leaf, the others -1; the other leaves in the order of their items' positions."""
+    rng = np.random.default_rng(seed)
+    lo = np.round(rng.uniform(-5, 5, (n, 3))).astype(np.float32)  # ties: leaves of several items at leaf_size 1
+    groups = wp.array(rng.integers(0, 3, n).astype(np.int32)) if grouped else None
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(lo + 1, dtype=wp.vec3), constructor=constructor,
+                 groups=groups, leaf_size=leaf_size)
+    tree = bvh._tree
+    tables = tree.single_tables
+    want_leaf, others = np.full(n, -1), []
+    for node in np.flatnonzero(tree.lo_i < 0):
+        start, end = -(int(tree.lo_i[node]) + 1), int(tree.hi_i[node])
+        if end - start == 1:
+            want_leaf[tree.order[start]] = node
+        else:
+            others.append((start, node))
+    np.testing.assert_array_equal(tables["item_leaf"].numpy(), want_leaf)
+    np.testing.assert_array_equal(tables["multi"].numpy(), [node for _, node in sorted(others)])
 
 
 @wp.kernel

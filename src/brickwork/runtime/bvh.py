@@ -292,6 +292,16 @@ def write_tree(storage: TreeStorage, tree: Tree, lowers: np.ndarray, uppers: np.
         storage.upload()
 
 
+def refit_on_host(storage: TreeStorage, tree: Tree, lowers: array, uppers: array) -> None:
+    """New bounds of a CPU tree's nodes over ``lowers``/``uppers`` (vec3f CPU arrays, a box per item, at least
+    one), copied into its item tables in the same launch (``bvh_refit.refit``)."""
+    plan = storage.__dict__.get("host_refit")
+    if plan is None or plan[0] is not tree:  # the tables wrapped once per tree (microseconds each)
+        plan = storage.host_refit = (tree, [wrap_numpy(storage.tables[name], float32) for name in
+                                            ("item_lowers", "item_uppers", "node_lowers", "node_uppers")])
+    bvh_refit.refit(tree, *plan[1], boxes=(lowers, uppers))
+
+
 def _write_structure(storage: TreeStorage, tree: Tree, n: int) -> None:
     """The tree's parents, item order and groups, and the descriptor's counts (then uploaded)."""
     storage.put("node_parents", tree.parents)
@@ -445,6 +455,9 @@ class Bvh:
         if not self.device.is_cpu and self.lowers.size:  # on the device: no copy through the host
             refit_on_device(self._storage, self._tree,
                             lambda lo, hi: bvh_refit.box_items(self.lowers, self.uppers, lo, hi, self.device))
+            return
+        if self.lowers.size:  # the boxes read by the refit's launch
+            refit_on_host(self._storage, self._tree, self.lowers, self.uppers)
             return
         lo, hi = self._read()
         write_tree(self._storage, self._tree, lo, hi, structure=False)

@@ -6,8 +6,11 @@ takes the leaves in the order of their items' positions (``Tree.kernel_tables``:
 near their neighbours in it, the item boxes read in memory order) and the inner nodes in one pass of descending
 node id (a tree numbers its nodes level by level, so children come after their parents); on a GPU, where one
 thread would walk a million nodes alone, each level is a launch over its nodes, deepest first
-(``refit_by_levels``). A device tree's item boxes are also written there, from the user's boxes or a mesh's
-points and triangles, so a refit never copies through the host. Bounds combine as numpy's
+(``refit_by_levels``). A CPU ``wp.Bvh``'s refit (``refit`` with ``boxes``) first reads the user's boxes in item
+order, copying them into the tree's item tables and writing the bounds of each leaf that holds one item (all of a
+tree of ``leaf_size`` 1): a leaf's box is its item's, and read by position the boxes of a tree over scattered
+boxes come in a random order. A device tree's item boxes are also written there, from the user's boxes or a
+mesh's points and triangles, so a refit never copies through the host. Bounds combine as numpy's
 ``minimum``/``maximum`` do, which the tree's build uses (``bvh_tree.Tree.bounds``): a NaN in any box of a node makes
 that node's bound NaN. A one-thread refit folds by plain selects and, if it met a NaN, folds again by that rule
 (``_fold_lower``): the same bits, at a select per bound instead of three instructions.
@@ -18,6 +21,7 @@ from __future__ import annotations
 from ..builtins.functions import FUNCTIONS as _FUNCTIONS
 from ..lang.function import func
 from ..lang.kernel import kernel
+from ..types.array_constructors import wrap_numpy
 from ..types.arrays import array, array2d
 from ..types.composite import vector
 from ..types.scalars import float32, int32, int64, uint32
@@ -136,6 +140,33 @@ def _inner(inner: array(dtype=int32), first: array(dtype=int32), last: array(dty
 
 
 @func
+def _item(i: int32, boxes_lo: array(dtype=_vec3), boxes_hi: array(dtype=_vec3), item_leaf: array(dtype=int32),
+          lowers: array2d(dtype=float32), uppers: array2d(dtype=float32), node_lowers: array2d(dtype=float32),
+          node_uppers: array2d(dtype=float32)):
+    # box i into the item tables and, if its leaf holds it alone (``item_leaf[i]``, else -1), the leaf's bounds;
+    # returns 1 if the box holds a NaN
+    p = boxes_lo[i]
+    q = boxes_hi[i]
+    node = item_leaf[i]
+    for c in range(3):
+        lowers[i, c] = p[c]
+        uppers[i, c] = q[c]
+    if node >= 0:
+        for c in range(3):
+            node_lowers[node, c] = p[c]
+            node_uppers[node, c] = q[c]
+    nan = int32(p[0] != p[0]) | int32(p[1] != p[1]) | int32(p[2] != p[2])
+    return nan | int32(q[0] != q[0]) | int32(q[1] != q[1]) | int32(q[2] != q[2])
+
+
+@kernel(enable_backward=False)
+def _items(boxes_lo: array(dtype=_vec3), boxes_hi: array(dtype=_vec3), item_leaf: array(dtype=int32),
+           lowers: array2d(dtype=float32), uppers: array2d(dtype=float32), node_lowers: array2d(dtype=float32),
+           node_uppers: array2d(dtype=float32)):
+    _item(_tid(), boxes_lo, boxes_hi, item_leaf, lowers, uppers, node_lowers, node_uppers)
+
+
+@func
 def _nodes(leaves: array(dtype=int32), inner: array(dtype=int32), first: array(dtype=int32), last: array(dtype=int32),
            order: array(dtype=int32), lowers: array2d(dtype=float32), uppers: array2d(dtype=float32),
            node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32), exact: int32):
@@ -150,13 +181,18 @@ def _nodes(leaves: array(dtype=int32), inner: array(dtype=int32), first: array(d
 
 
 @kernel(enable_backward=False)
-def _whole(leaves: array(dtype=int32), inner: array(dtype=int32), first: array(dtype=int32),
-           last: array(dtype=int32), order: array(dtype=int32), lowers: array2d(dtype=float32),
-           uppers: array2d(dtype=float32), node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32)):
-    # one thread: the leaves, then the inner nodes (a small tree's refit in one launch); again by numpy's rule if
-    # a box holds a NaN
-    if _nodes(leaves, inner, first, last, order, lowers, uppers, node_lowers, node_uppers, 0) != 0:
-        _nodes(leaves, inner, first, last, order, lowers, uppers, node_lowers, node_uppers, 1)
+def _whole(boxes_lo: array(dtype=_vec3), boxes_hi: array(dtype=_vec3), item_leaf: array(dtype=int32),
+           multi: array(dtype=int32), inner: array(dtype=int32), first: array(dtype=int32), last: array(dtype=int32),
+           order: array(dtype=int32), lowers: array2d(dtype=float32), uppers: array2d(dtype=float32),
+           node_lowers: array2d(dtype=float32), node_uppers: array2d(dtype=float32)):
+    # one thread (a small tree's refit in one launch): the boxes in item order (``_item``), the other leaves by
+    # position, then the inner nodes; again by numpy's rule if a box holds a NaN
+    nan = int32(0)
+    for i in range(item_leaf.shape[0]):
+        nan = nan | _item(i, boxes_lo, boxes_hi, item_leaf, lowers, uppers, node_lowers, node_uppers)
+    nan = nan | _nodes(multi, inner, first, last, order, lowers, uppers, node_lowers, node_uppers, 0)
+    if nan != 0:
+        _nodes(multi, inner, first, last, order, lowers, uppers, node_lowers, node_uppers, 1)
 
 
 @kernel(enable_backward=False)
@@ -239,15 +275,21 @@ def refit_mesh(plan: tuple, points: array, indices: array) -> bool:
     return plan[-1].numpy()[0] == 0
 
 
-def refit(tree, lowers: array, uppers: array, node_lowers: array, node_uppers: array) -> None:
+def refit(tree, lowers: array, uppers: array, node_lowers: array, node_uppers: array, boxes: tuple = ()) -> None:
     """Write the bounds of ``tree``'s nodes over the item boxes ``lowers``/``uppers`` ((n, 3) float32 CPU
-    arrays) into the first three columns of ``node_lowers``/``node_uppers`` ((nodes, 4) float32)."""
-    t = tree.kernel_tables
+    arrays) into the first three columns of ``node_lowers``/``node_uppers`` ((nodes, 4) float32). With ``boxes``
+    (two vec3f CPU arrays of n boxes) the item boxes are first copied from them, in the same pass."""
+    t, singles = tree.kernel_tables, tree.single_tables
+    if not boxes:  # the item tables hold the boxes: copied onto themselves
+        boxes = tuple(wrap_numpy(table.numpy(), _vec3) for table in (lowers, uppers))
     tree_tables, nodes = (t["first"], t["last"]), (node_lowers, node_uppers)
+    items, multi = (*boxes, singles["item_leaf"]), singles["multi"]
     if t["leaves"].shape[0] <= ONE_LAUNCH:
-        launch_on_cpu(_whole, 1, t["leaves"], t["inner"], *tree_tables, t["order"], lowers, uppers, *nodes)
+        launch_on_cpu(_whole, 1, *items, multi, t["inner"], *tree_tables, t["order"], lowers, uppers, *nodes)
         return
-    launch_on_cpu(_leaves, t["leaves"].shape[0], t["leaves"], *tree_tables, t["order"], lowers, uppers, *nodes)
+    launch_on_cpu(_items, items[0].shape[0], *items, lowers, uppers, *nodes)
+    if multi.shape[0]:
+        launch_on_cpu(_leaves, multi.shape[0], multi, *tree_tables, t["order"], lowers, uppers, *nodes)
     launch_on_cpu(_inner, 1, t["inner"], *tree_tables, *nodes)
 
 

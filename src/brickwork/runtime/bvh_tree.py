@@ -150,6 +150,19 @@ class Tree:
                                      ("leaves", self.leaves_by_position()),
                                      ("inner", np.flatnonzero(self.lo_i >= 0)[::-1]))}
 
+    @functools.cached_property
+    def single_tables(self) -> dict:
+        """For the refit that reads the boxes in item order (``bvh_refit.refit`` with boxes), int32 arrays:
+        ``item_leaf``, for each item the leaf that holds it alone (-1 if its leaf holds others), and ``multi`` the
+        other leaves, in the order of their items' positions."""
+        leaves = self.kernel_tables["leaves"].numpy()
+        starts = -(self.lo_i[leaves].astype(np.int64) + 1)
+        alone = self.hi_i[leaves] - starts == 1
+        item_leaf = np.full(len(self.order), -1, np.int32)
+        item_leaf[self.order[starts[alone]]] = leaves[alone]
+        return {"item_leaf": wrap_numpy(item_leaf, int32),
+                "multi": wrap_numpy(np.ascontiguousarray(leaves[~alone], np.int32), int32)}
+
     def leaves_by_position(self) -> np.ndarray:
         """The leaves' ids in the order of their item ranges: a refit that takes them so reads the item order and
         (items being near their neighbours in it) the item boxes in memory order, where id order jumps between
