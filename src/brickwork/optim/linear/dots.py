@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ... import config
+from ...runtime.capture import is_capturing
 from ...runtime.launch import launch
 from ...types.array_constructors import empty
 from ...types.arrays import array
 from . import kernels
+from ._common import LinearSolverValueError
 
 #: Parts per batch of an inner product: enough threads to fill a GPU (one block's worth per batch), a few
 #: on the CPU where the parts only spread the work over its threads.
@@ -23,11 +27,14 @@ def part_count(device, max_length: int) -> int:
 
 class Dots:
     """``columns`` result columns of ``batch_count`` values each (``values[col, batch]``) and the scratch
-    of their partial sums. ``compute(a, b, col)`` stores the per-batch ``a . b`` in column ``col``."""
+    of their partial sums. ``compute(a, b, col)`` stores the per-batch ``a . b`` in column ``col``. With
+    ``comm`` of several ranks (``LinearOperator.comm``), each holding a part of the vectors, every product
+    is the sum of the ranks' parts, added in rank order (the same bits on every rank)."""
 
     def __init__(self, device, scalar, offsets: array, batch_count: int, max_length: int, columns: int,
-                 rows: int = 0):
+                 rows: int = 0, comm=None):
         self.device, self.offsets, self.batch_count = device, offsets, batch_count
+        self.comm = comm if comm is not None and comm.Get_size() > 1 else None
         self.parts_per_batch = part_count(device, max_length)
         # consecutive runs on the CPU target; strided parts on a GPU and on cuda-emulation (the GPU's reads)
         self._contiguous = int(device.is_cpu and config.target == "cpu")
@@ -46,6 +53,8 @@ class Dots:
         out = self.values[col]
         launch(kernels.fold_parts, dim=self.batch_count, inputs=[self._parts, out], device=self.device,
                record_tape=False)
+        if self.comm is not None:
+            out.assign(self._over_ranks(out.numpy()))
         return out
 
     def compute_rows(self, w: array, V: array, count: int, H: array, j: int) -> None:
@@ -55,3 +64,19 @@ class Dots:
                inputs=[w, V, self.offsets, parts, self._contiguous], device=self.device, record_tape=False)
         launch(kernels.fold_rows_into_column, dim=(count, self.batch_count), inputs=[parts, H, j],
                device=self.device, record_tape=False)
+        if self.comm is not None:
+            whole = H.numpy()
+            whole[:, :count, j] = self._over_ranks(whole[:, :count, j])
+            H.assign(whole)
+
+    def _over_ranks(self, local: np.ndarray) -> np.ndarray:
+        """The sum over the ranks of each rank's ``local`` values, in rank order."""
+        if is_capturing():
+            raise LinearSolverValueError("a solve whose operator spans several MPI ranks (LinearOperator comm) "
+                                         "cannot be captured: its inner products are added over the ranks on "
+                                         "the host")
+        parts = self.comm.allgather(np.array(local))
+        total = parts[0].copy()
+        for part in parts[1:]:
+            total += part
+        return total

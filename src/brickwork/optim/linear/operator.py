@@ -40,10 +40,17 @@ class LinearOperator:
       ``batch_offsets[-1]`` on are left alone.
     - max_batch_length: optional bound on a batch's length (needs ``batch_offsets``); sizes the
       partial sums of the inner products.
+    - comm: an MPI communicator (``mesh.comm``, mpi4py's ``MPI.COMM_WORLD``) when the vectors are spread
+      over its ranks, each rank holding its own part (a block mesh's local blocks) and ``shape`` counting
+      that part: the solvers then add every inner product over the ranks, so that every rank takes the same
+      steps. None (the default, as in Warp): each process solves its own system.
     """
 
     def __init__(self, shape: tuple[int, ...], dtype: type, device, matvec: Callable,
-                 batch_offsets: array | None = None, max_batch_length: int | None = None):
+                 batch_offsets: array | None = None, max_batch_length: int | None = None, *, comm=None):
+        if comm is not None and not all(callable(getattr(comm, name, None)) for name in ("allgather", "Get_size")):
+            raise LinearSolverTypeError(f"LinearOperator comm must be an MPI communicator (mesh.comm, "
+                                        f"MPI.COMM_WORLD) or None, got {type(comm).__name__}")
         if max_batch_length is not None:
             if batch_offsets is None:
                 raise LinearSolverValueError("max_batch_length requires batch_offsets")
@@ -75,6 +82,7 @@ class LinearOperator:
         self._matvec = matvec
         self._batch_offsets = batch_offsets
         self._max_batch_length = None if max_batch_length is None else int(max_batch_length)
+        self._comm = comm
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -108,6 +116,11 @@ class LinearOperator:
     @property
     def max_batch_length(self) -> int | None:
         return self._max_batch_length
+
+    @property
+    def comm(self):
+        """The communicator whose ranks hold the parts of the vectors, or None (one process's system)."""
+        return self._comm
 
     def __repr__(self) -> str:
         return f"LinearOperator(shape={self._shape}, dtype={self._dtype.__name__}, device={self._device})"

@@ -134,8 +134,10 @@ class LinearSolverState:
         self._scalar_type = A.scalar_type
         self._batch_count = A.batch_count
         self._dofs_per_entry = dofs_per_entry(b.dtype)
-        if maxiter is None:
-            maxiter = scalar_dof_count(b) // self._batch_count
+        self._comm = A.comm if A.comm is not None and A.comm.Get_size() > 1 else None
+        if maxiter is None:  # the whole system's size: on several ranks, every rank's part
+            dofs = scalar_dof_count(b) if self._comm is None else sum(self._comm.allgather(scalar_dof_count(b)))
+            maxiter = dofs // self._batch_count
         self._maxiter = int(maxiter)
         self._offsets = self._entry_offsets(A, b)
         self._cur_iter_and_condition = empty(2, dtype=int32, device=self._device)
@@ -160,7 +162,7 @@ class LinearSolverState:
 
     def _dots(self, columns: int, rows: int = 0) -> Dots:
         return Dots(self._device, self._scalar_type, self._offsets, self._batch_count, self._max_entries(), columns,
-                    rows)
+                    rows, self._comm)
 
     # -- a solve ---------------------------------------------------------------------------------------------
     def _check_compatible(self, A: LinearOperator, b: array, x: array, M: LinearOperator | None) -> None:
