@@ -207,7 +207,7 @@ class Copy(NamedTuple):
     negate: bool = False
 
 
-def _broadcast(cp: Copy) -> Copy:
+def broadcast_source(cp: Copy) -> Copy:
     """The copy with its source broadcast to the destination's counts, as numpy assignment does
     (an outflow wall copies one layer of cells into every ghost layer: stride 0)."""
     dst, src = cp.dst_box, cp.src_box
@@ -246,6 +246,25 @@ def gpu_items(device) -> bool:
     return device.is_cuda or config.target != "cpu"
 
 
+def work_items(counts, dstr, sstr, gpu: bool) -> tuple[list, list, int]:
+    """How a box of simplified ``counts`` (destination and source strides ``dstr``, ``sstr``) is cut into work
+    items: ``(rows per item, width, ni, dst i stride, src i stride, nj, dst j stride, src j stride)``, the outer
+    dimensions' ``(count, dst stride, src stride)`` flattened, and the number of items. ``gpu``: one element per
+    item (``gpu_items``), else whole rows, up to ``CPU_ITEM_ELEMENTS`` elements per item."""
+    if len(counts) == 1:  # a single row: a j dimension of one
+        counts, dstr, sstr = (1, *counts), (0, *dstr), (0, *sstr)
+    if len(counts) - 2 > MAX_OUTER:
+        raise AssertionError(f"a box copy of {len(counts)} dimensions")
+    nj, ni = counts[-2], counts[-1]
+    if gpu:
+        per_item, width = 1, 1
+    else:
+        per_item, width = max(1, CPU_ITEM_ELEMENTS // ni), ni
+    items = int(np.prod(counts[:-2], dtype=np.int64)) * -(-nj // per_item) * -(-ni // width)
+    outer = [v for dim in zip(counts[:-2], dstr[:-2], sstr[:-2]) for v in dim]
+    return [per_item, width, ni, dstr[-1], sstr[-1], nj, dstr[-2], sstr[-2]], outer, items
+
+
 class CopyProgram:
     """A fixed list of box copies on one device, run as one launch per kind of element."""
 
@@ -256,7 +275,7 @@ class CopyProgram:
         for cp in copies:
             if 0 in cp.dst_box.counts:
                 continue
-            cp = _broadcast(cp)
+            cp = broadcast_source(cp)
             dtype = np.dtype(cp.dtype)
             counts, dstr, sstr = simplify(cp.dst_box.counts, cp.dst_box.strides, cp.src_box.strides)
             dst = cp.dst + cp.dst_box.offset * dtype.itemsize
@@ -272,23 +291,9 @@ class CopyProgram:
             first = elements = 0
             for dst, src, negate, counts, dstr, sstr in group:
                 elements += int(np.prod(counts, dtype=np.int64))
-                if len(counts) == 1:  # a single row: a j dimension of one
-                    counts, dstr, sstr = (1, *counts), (0, *dstr), (0, *sstr)
-                if len(counts) - 2 > MAX_OUTER:
-                    raise AssertionError(f"a box copy of {len(counts)} dimensions")
-                nj, ni = counts[-2], counts[-1]
-                if gpu:
-                    per_item, width = 1, 1
-                else:
-                    per_item, width = max(1, CPU_ITEM_ELEMENTS // ni), ni
-                outer = int(np.prod(counts[:-2], dtype=np.int64))
-                items = outer * -(-nj // per_item) * -(-ni // width)
-                row = [dst, src, int(negate), first, per_item, width, ni, dstr[-1], sstr[-1], nj, dstr[-2], sstr[-2],
-                       len(counts) - 2]
-                for c, d, st in zip(counts[:-2], dstr[:-2], sstr[:-2]):
-                    row += [c, d, st]
-                row += [0] * (3 * MAX_OUTER - 3 * (len(counts) - 2))
-                rows.append(row)
+                rows_cols, outer, items = work_items(counts, dstr, sstr, gpu)
+                rows.append([dst, src, int(negate), first, *rows_cols, len(outer) // 3, *outer,
+                             *[0] * (3 * MAX_OUTER - len(outer))])
                 first += items
             table = np.array(rows, dtype=np.int64).reshape(len(rows), _HEAD + 3 * MAX_OUTER)
             kernel = copy_kernel(ctype, itemsize, unsigned)

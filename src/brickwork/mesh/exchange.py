@@ -32,14 +32,14 @@ Running: the copies of a sweep, of every field exchanged together, are independe
 ghosts of direction d and reads cells that earlier sweeps completed), so ``LocalExchange`` turns
 them into one ``copies.CopyProgram`` per sweep: one kernel launch per sweep and kind of copy, on the
 device that holds the fields (the CPU or a GPU), with no numpy on field data. User boundary
-functions run on the host after their sweep's copies.
+functions run on the host after their sweep's copies. Under a ``wp.Tape`` the adjoint,
+``TransposedExchange``, runs the sweeps' transposed copies on the gradients as kernels of their own
+(``transposed_copies``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
 
 from . import storage
 from .boundary import BoundaryCondition, SideBoundary
@@ -290,33 +290,39 @@ class LocalExchange:
                 call_user(fld, side, lids, data)
 
 
-def bind_transposed(plan: ExchangePlan, grad: np.ndarray) -> list[tuple]:
-    """The local COPY steps bound to a field's gradient, as ``(dst, src, negate)`` numeric views (no
-    void views: the transposed copies add). None when the plan has a user boundary or a message step,
-    which have no adjoint."""
-    arr = grad.reshape(plan.lattice_shape + grad.shape[1:]) if plan.lattice_shape else grad
-    bound = []
-    for step in plan.steps:
-        if step[0] != COPY:
-            return None
-        bound.append((arr[step[1]], arr[step[2]], step[3]))
-    return bound
+class TransposedExchange:
+    """The adjoint of the ghost exchange of fixed fields on a mesh whose blocks are all local, on their
+    gradients (``Field.grad``, on the fields' device): the sweeps in reverse order, each one
+    ``transposed_copies.TransposedProgram`` (kernels: every ghost's gradient added into the cell it was
+    copied from, negated where a reflecting wall flipped it, then cleared). Built for the gradients' current
+    storage (``key``)."""
 
+    def __init__(self, fields: list, plans: list[ExchangePlan], device):
+        from .transposed_copies import TransposedProgram
 
-def run_transposed(bound: list[tuple]) -> None:
-    """The adjoint of the copies ``bound`` (from ``bind_transposed``): in reverse order, each copy's
-    destination gradient is added (negated for a flipped component) to its source and cleared, since
-    the copy overwrote the destination; a source broadcast to several ghosts gets their sum."""
-    for dst, src, negate in reversed(bound):
-        g = dst.copy()
-        dst[...] = 0
-        if g.shape != src.shape:  # one source cell copied to several ghosts (outflow): their sum flows back
-            spread = tuple(a for a, (n, m) in enumerate(zip(src.shape, g.shape)) if n == 1 and m != 1)
-            g = g.sum(axis=spread, keepdims=True)
-        if negate:
-            src -= g
-        else:
-            src += g
+        pairs = [(fld, plan) for fld, plan in zip(fields, plans) if fld.data is not None]
+        self.sparse = [fld for fld, _ in pairs if fld.spec.is_sparse]
+        self.key = tuple(storage.address(fld.grad) for fld, _ in pairs)
+        self.sweeps = []
+        for d in range(max((len(p.sweeps) for _, p in pairs), default=0)):
+            copies = []
+            for fld, plan in pairs:
+                steps = plan.steps[plan.sweeps[d]] if d < len(plan.sweeps) else []
+                if any(step[0] != COPY for step in steps):
+                    raise AssertionError("a user boundary or message step in a transposed local exchange")
+                copies += [plan.copy(step, fld.grad) for step in steps]
+            self.sweeps.append(TransposedProgram(copies, device))
+
+    def run(self) -> None:
+        """Add every ghost's gradient into the cells it was copied from and clear it. Blocks without a sparse
+        instance have their gradient cleared before and after: ``fill_ghosts`` zeroed their values after the
+        exchange, and before it, so they were not inputs of it."""
+        for fld in self.sparse:
+            fld.zero_unallocated_grad()
+        for program in reversed(self.sweeps):
+            program.run()
+        for fld in self.sparse:
+            fld.zero_unallocated_grad()
 
 
 def layout_of(field, shape) -> Layout:

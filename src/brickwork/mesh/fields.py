@@ -178,6 +178,22 @@ class Field:
         if self.flux is not None:
             self.flux[absent] = 0
 
+    def zero_unallocated_grad(self) -> None:
+        """Set the gradient of the blocks without this sparse instance to zero (on a device, by a kernel)."""
+        if self.data is None or self.allocated.all():
+            return
+        absent = ~self.allocated
+        grad = self.grad
+        if not isinstance(grad, storage.DeviceStorage):
+            grad[absent] = 0
+            return
+        from .copies import ZeroFill
+
+        key = (storage.address(grad), tuple(np.flatnonzero(absent).tolist()))
+        if getattr(self, "_grad_zero_fill", None) is None or self._grad_zero_fill[0] != key:
+            self._grad_zero_fill = (key, ZeroFill([grad], self.device, key[1]))
+        self._grad_zero_fill[1].run()
+
     def _zero_blocks_on_device(self, lids) -> None:
         """Zero blocks ``lids`` of the device arrays with a kernel (kept for the next call with the same
         arrays and blocks: ``fill_ghosts`` zeroes the same blocks before and after every exchange)."""

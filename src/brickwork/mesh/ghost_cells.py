@@ -16,7 +16,7 @@ from ..runtime import tape as _tape
 from ..same_on_ranks import check_same
 from . import storage
 from .boundary import BoundaryCondition
-from .exchange import USER, ExchangePlan, LocalExchange, bind_transposed, layout_of, run_transposed
+from .exchange import USER, ExchangePlan, LocalExchange, TransposedExchange, layout_of
 from .fields import Field
 from .indexing import IndexDomain
 from .metadata import MetadataFlag
@@ -133,8 +133,9 @@ def fill_ghosts(mesh, names) -> None:
 
 
 def _record_adjoint(mesh, fields: list[Field], live: tuple[bool, ...]) -> None:
-    """Record the exchange's adjoint on the current tape: its transposed copies on the gradients (on
-    several ranks also its transposed messages: each ghost's gradient goes back to the owner's cell)."""
+    """Record the exchange's adjoint on the current tape: its transposed copies on the gradients, kernels on
+    the mesh's device (on several ranks also its transposed messages: each ghost's gradient goes back to the
+    owner's cell)."""
     if mesh.device.is_cuda:
         raise KernelNotDifferentiableError(
             f"fill_ghosts under a wp.Tape: a mesh on {mesh.device} has no gradients yet (the fields' gradients, "
@@ -151,17 +152,18 @@ def _record_adjoint(mesh, fields: list[Field], live: tuple[bool, ...]) -> None:
         exchange = TransposedMessageExchange(mesh._halo_comm, fields, [plan(mesh, f) for f in fields], live)
         _tape.recording[-1].record_func(exchange.run, [])
         return
-    backward = [(fld, bind_transposed(plan(mesh, fld), fld.grad)) for fld in fields if fld.data is not None]
+    _tape.recording[-1].record_func(transposed_of(mesh, fields).run, [])
 
-    def transposed() -> None:
-        for fld, bound in backward:
-            if fld.spec.is_sparse:  # the forward pass zeroed the blocks without the instance afterwards
-                fld.grad[~fld.allocated] = 0
-            run_transposed(bound)
-            if fld.spec.is_sparse:  # ... and before: their values were not inputs of the exchange
-                fld.grad[~fld.allocated] = 0
 
-    _tape.recording[-1].record_func(transposed, [])
+def transposed_of(mesh, fields: list[Field]) -> TransposedExchange:
+    """The ``TransposedExchange`` of these fields on a one-rank mesh, for their gradients' current storage
+    (cached on the mesh, as ``exchange_of``'s exchanges are: its tables are built and uploaded once)."""
+    names = tuple(f.name for f in fields)
+    key = tuple(storage.address(f.grad) for f in fields if f.data is not None)
+    cached = mesh._transposed.get(names)
+    if cached is None or cached.key != key:
+        cached = mesh._transposed[names] = TransposedExchange(fields, [plan(mesh, f) for f in fields], mesh.device)
+    return cached
 
 
 def _exchange_agreeing(mesh, exchange) -> None:

@@ -233,6 +233,7 @@ class Mesh:
         self._plans: dict[tuple, ExchangePlan] = {}
         self._all_ghost_fields: list[Field] | None = None
         self._exchanges: dict[tuple, tuple] = {}
+        self._transposed: dict[tuple, object] = {}  # ghost_cells.transposed_of: the exchanges' adjoints
         #: Wall seconds spent in ``fill_ghosts`` so far.
         self.ghost_seconds = 0.0
 

@@ -6,7 +6,7 @@ ranks. The adjoint runs the sweeps in reverse order and, in each sweep, transpos
 fields' gradients (``Field.grad``):
 
 * a local copy: the ghosts' gradient is added to the source cells' gradient and cleared
-  (``exchange.run_transposed``);
+  (``transposed_copies.TransposedProgram``, the kernels of a one-rank mesh);
 * a message: the rank that received the ghosts sends their gradient back to the rank that sent them
   (one message per neighbour rank and sweep, parts in the order both ranks list their steps) and
   clears it; the sending rank adds each part into the gradient of the cells it had packed.
@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .exchange import COPY, RECV, SEND, USER, run_transposed
+from .exchange import COPY, RECV, SEND, USER
+from .transposed_copies import TransposedProgram
 
 #: Message tags: one per sweep, apart from the forward exchange's (``messages.TAG_BASE``).
 TAG_BASE = 0x5B40
@@ -48,6 +49,8 @@ class TransposedMessageExchange:
     ``messages.MessageExchange``)."""
 
     def __init__(self, comm, fields: list, plans: list, live=None):
+        from ..device import CPU
+
         self.comm = comm
         self.fields = [f for f in fields if f.data is not None]
         live = [True] * len(fields) if live is None else list(live)
@@ -75,12 +78,12 @@ class TransposedMessageExchange:
                     if step[0] == USER:
                         raise ValueError("a user boundary function has no adjoint")
                     if step[0] == COPY:
-                        local.append((grad[step[1]], grad[step[2]], step[3]))
+                        local.append(plan.copy(step, grad))
                         continue
                     parts = returned if step[0] == RECV else incoming
                     assert step[0] in (RECV, SEND)
                     parts.setdefault(step[1], []).append(_Part(grad, step[2]))
-            self.sweeps.append((local, returned, incoming))
+            self.sweeps.append((TransposedProgram(local, CPU), returned, incoming))
 
     def run(self) -> None:
         """Add every ghost's gradient into the cells it was copied from (on whichever rank), clear it."""
@@ -98,7 +101,7 @@ class TransposedMessageExchange:
             requests = [comm.Irecv(buffers[r], source=r, tag=tag) for r in sorted(buffers)]
             outgoing = {r: _gather(parts) for r, parts in returned.items()}
             send_requests = [comm.Isend(outgoing[r], dest=r, tag=tag) for r in sorted(outgoing)]
-            run_transposed(local)
+            local.run()
             MPI.Request.Waitall(requests)
             for r, parts in incoming.items():
                 _scatter_add(buffers[r], parts)
