@@ -267,6 +267,15 @@ BW_INLINE bool truth(bool x) { return x; }
 BW_INLINE bool truth(half x) { return float(x) != 0.0f; }
 BW_INLINE bool truth(bhalf x) { return float(x) != 0.0f; }
 
+// c ? a : b for a float or double, in bit operations: g++ turns a ?: whose arms it can sink into the
+// taken side back into a branch, mispredicted when c is data (select_branches' conditional accumulate)
+template <class T> BW_INLINE T blend(bool c, T a, T b) {
+    using U = typename std::conditional<sizeof(T) == 8, uint64_t, uint32_t>::type;
+    static_assert(sizeof(T) == sizeof(U), "blend: a float or a double");
+    const U mask = U(0) - U(c);
+    return bit_cast<T>(U((bit_cast<U>(a) & mask) | (bit_cast<U>(b) & ~mask)));
+}
+
 // ---- elementwise lifting over vec / mat / quat ------------------------------------------------
 #define BW_LIFT1(name)                                                                              \
     template <int N, class T> BW_INLINE vec<N, T> name(const vec<N, T>& a) {                        \
