@@ -283,6 +283,9 @@ class CallRules:
                 raise
             raise self.error(KernelTypeError, nesting_message(self.context.deepest), node) from None
         args = [a for a in args if not isinstance(a.type, FunctionValueType)]  # named in the instance's body
+        callee_stack = getattr(func_ir, "stack_bytes", 0)  # its frame and its callees' on top of this function's
+        if callee_stack > self.callee_stack[0]:
+            self.callee_stack = (callee_stack, f.name)
         return ir.IRFuncCall(func_ir, args, func_ir.return_type)
 
     def call_builtin_function(self, name, node):

@@ -8,6 +8,7 @@ names it only reads resolve in the enclosing scopes.
 from __future__ import annotations
 
 from ..types.arrays import type_name
+from .stack_frame import local_bytes
 
 
 class SymbolTable:
@@ -22,6 +23,7 @@ class SymbolTable:
         self.known: dict = {}
         self._renames: list[dict] = [{}]  # per scope: source name -> unique name
         self._counters: dict = {}
+        self.frame_bytes = 0  # bytes of the locals on the thread's stack (stack_frame.py)
 
     # -- names --------------------------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -62,6 +64,7 @@ class SymbolTable:
             self.types[name] = t
             if name not in self.params:
                 self.locals[name] = t
+                self.frame_bytes += local_bytes(t)
         return known
 
     def temp(self, t, prefix: str = "_tmp") -> str:

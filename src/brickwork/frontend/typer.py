@@ -40,6 +40,7 @@ from .intrinsics import INTRINSICS
 from .limits import INDEX_LIMIT, KERNEL_RETURN
 from .output_arguments import output_argument_call
 from .return_annotation import check_return
+from .stack_frame import STACK_CHECK_FROM, check_frame
 from .symbols import SymbolTable, conflict
 from .tile_aliases import sync_views
 
@@ -104,6 +105,7 @@ class Typer(AssignmentTyper, ControlFlowTyper, ExpressionTyper):
         self.simd_innermost = simd_innermost
         self.ext: dict = {}  # per-extension typing state (the loop abstraction's slice, ...)
         self.index_ranges: dict = {}  # int32 locals the launch keeps within a range (IRFunction.index_ranges)
+        self.callee_stack = (0, "")  # (bytes, name) of the called function whose frames take the most stack
 
     # -- entry --------------------------------------------------------------------------------------
     def build(self) -> ir.IRFunction:
@@ -112,10 +114,12 @@ class Typer(AssignmentTyper, ControlFlowTyper, ExpressionTyper):
         wrap = INTRINSICS.body_wrappers.get(self.form)
         body = wrap(self, prologue, body) if wrap is not None else prologue + body
         return_type = self.return_types[0] if self.return_types else None
-        return ir.IRFunction(name=self.name, params=self.params, locals=self.symbols.locals, body=body,
-                             return_type=return_type, is_kernel=self.is_kernel,
-                             tid_dims=max(self.tid_dims, 1), label=self.label,
-                             simd_innermost=self.simd_innermost, index_ranges=self.index_ranges)
+        fn = ir.IRFunction(name=self.name, params=self.params, locals=self.symbols.locals, body=body,
+                           return_type=return_type, is_kernel=self.is_kernel,
+                           tid_dims=max(self.tid_dims, 1), label=self.label,
+                           simd_innermost=self.simd_innermost, index_ranges=self.index_ranges)
+        fn.stack_bytes = self.symbols.frame_bytes + self.callee_stack[0]  # its callers add theirs (stack_frame.py)
+        return fn
 
     def bind_parameters(self) -> list:
         stmts: list = []
@@ -184,6 +188,8 @@ class Typer(AssignmentTyper, ControlFlowTyper, ExpressionTyper):
             # a tile view named here is read from its tile first, and stored back when written
             out.extend(sync_views(self, stmt, self.pending + produced))
             self.pending = saved
+            if self.symbols.frame_bytes + self.callee_stack[0] >= STACK_CHECK_FROM:
+                check_frame(self, stmt)
         return out
 
     def stmt_Pass(self, node, out):
