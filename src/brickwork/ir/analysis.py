@@ -195,7 +195,8 @@ def _scalar(t):
 #: builtins that neither fault nor write on any scalar operands (no integer division, no memory)
 SPECULATABLE_OPS = frozenset({
     "logical_and", "logical_or", "logical_not", "gt", "ge", "lt", "le", "eq", "ne", "add", "sub", "mul", "neg",
-    "abs", "min", "max", "isfinite", "isnan", "isinf", "where", "select"})
+    "abs", "min", "max", "isfinite", "isnan", "isinf", "where", "select",
+    "blend"})  # blend: select_branches' bitwise select (CPU)
 
 
 def speculatable(e) -> bool:

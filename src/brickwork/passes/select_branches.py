@@ -21,14 +21,26 @@ assigns a scalar local, and the branches hold at most ``max_ops`` operations (th
 stays small). Each branch's assignments go to fresh locals in order (a later one reads the
 earlier ones' values), then every local either branch assigns takes ``select(cond, then, else)``:
 the values are the branching program's, bit for bit.
+
+A conditional accumulate, a float local that one branch adds to or subtracts from and the other
+leaves alone (``if r2 < h2: s += w * w * w``), becomes ``s = s + blend(c, x, -0.0)`` (``s - blend(c,
+x, +0.0)`` for ``-=``), where ``blend`` selects with bit operations: written as a select, g++ moved
+``x``'s arithmetic into the taken side and branched on ``c`` outside vector loops, mispredicted when
+``c`` is data (a neighbour search's distance test), while a plain sum stays a reduction it vectorizes.
+Adding -0.0 or subtracting +0.0 leaves every value as it is, so the results are still the branching
+program's bits (a signalling NaN comes back quiet).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from .. import ir
-from ..types.scalars import is_scalar_type
+from ..types.scalars import float32, float64, is_scalar_type
+
+#: accumulating operations and the operand that leaves the accumulator's bits as they are
+_IDENTITY = {"add": -0.0, "sub": 0.0}
 
 
 @dataclass(frozen=True)
@@ -91,24 +103,75 @@ class _Selects(ir.Rewriter):
             return s
         out: list = []
         cond = s.cond
-        if not isinstance(cond, (ir.IRLocal, ir.IRConst)):  # evaluated once, before either branch
+        assigned = {a.target.name for a in s.body + s.orelse}
+        if not isinstance(cond, ir.IRConst) and not (isinstance(cond, ir.IRLocal) and cond.name not in assigned):
+            # evaluated once, before either branch; held apart from a local the selects below overwrite
             held = self.fresh(cond.type)
             out.append(ir.IRAssign(held, cond))
             cond = held
         values: list[dict] = []
         order: dict = {}  # every local either branch assigns -> its type, in first-assignment order
-        for branch in (s.body, s.orelse):
+        last = [{a.target.name: k for k, a in enumerate(branch)} for branch in (s.body, s.orelse)]
+        blended: dict = {}  # a local one branch ends by accumulating and the other leaves -> its new value
+        for side, branch in enumerate((s.body, s.orelse)):
             new: dict = {}
-            for a in branch:
+            for k, a in enumerate(branch):
+                name = a.target.name
+                value = _Renamed(new).expr(a.value)
+                operand = _accumulated(a.target, value)
+                if operand is not None and last[side][name] == k and name not in last[1 - side]:
+                    value = self.held_operand(value, operand, out)
+                    blended[name] = _blended(value, operand, cond, side)
                 temp = self.fresh(a.target.type)
-                out.append(ir.IRAssign(temp, _Renamed(new).expr(a.value)))
-                new[a.target.name] = temp
-                order.setdefault(a.target.name, a.target.type)
+                out.append(ir.IRAssign(temp, value))
+                new[name] = temp
+                order.setdefault(name, a.target.type)
             values.append(new)
         for name, t in order.items():
             if name in self.new_locals:  # an inner if's own temporary: read only inside this branch
                 continue
             old = ir.IRLocal(name, t)
             then, other = values[0].get(name, old), values[1].get(name, old)
-            out.append(ir.IRAssign(ir.IRLocal(name, t), ir.IRSelect(cond, then, other, t)))
+            out.append(ir.IRAssign(old, blended.get(name) or ir.IRSelect(cond, then, other, t)))
         return out
+
+    def held_operand(self, value: ir.IRCall, operand: int, out: list) -> ir.IRCall:
+        """``value`` with its operand ``operand`` in a fresh local assigned in ``out``, unless it is one: the
+        accumulate after the branches reads it after the selects have overwritten the locals it reads."""
+        x = value.args[operand]
+        if isinstance(x, (ir.IRLocal, ir.IRConst)):
+            return value
+        held = self.fresh(x.type)
+        out.append(ir.IRAssign(held, x))
+        args = list(value.args)
+        args[operand] = held
+        return dataclasses.replace(value, args=args)
+
+
+def _accumulated(target: ir.IRLocal, value) -> int | None:
+    """Which operand (0 or 1) is ``x`` in ``target = target + x`` (or ``x + target``, ``target - x``), where
+    ``target`` is a float32/float64 local, ``x`` does not read it and the right side reads ``target``'s value
+    from before the branch; else None."""
+    if not (target.type in (float32, float64) and isinstance(value, ir.IRCall) and value.op in _IDENTITY
+            and len(value.args) == 2 and all(a.type == target.type for a in value.args)):
+        return None
+    mine = [isinstance(a, ir.IRLocal) and a.name == target.name for a in value.args]
+    if mine[0] and not _reads(value.args[1], target.name):
+        return 1
+    if value.op == "add" and mine[1] and not _reads(value.args[0], target.name):
+        return 0
+    return None
+
+
+def _reads(e, name: str) -> bool:
+    return any(isinstance(n, ir.IRLocal) and n.name == name for n in ir.walk(e))
+
+
+def _blended(value: ir.IRCall, operand: int, cond, side: int) -> ir.IRCall:
+    """``value`` (an accumulate) with its operand ``x`` (index ``operand``) replaced by ``blend(cond, x,
+    identity)`` (``side`` 0: the accumulate is the if's body) or ``blend(cond, identity, x)`` (its else)."""
+    t, x = value.type, value.args[operand]
+    identity = ir.IRConst(_IDENTITY[value.op], t)
+    args = list(value.args)
+    args[operand] = ir.IRCall("blend", [cond, x, identity] if side == 0 else [cond, identity, x], t)
+    return dataclasses.replace(value, args=args)

@@ -83,6 +83,8 @@ _fixed_zeros.with_result_type = True
 #: (frontend/array_pointers.py): not in the builtin table, the frontend makes the calls.
 CPU_BUILTINS["array_slice"] = _array_slice
 CPU_BUILTINS["array_ptr"] = _fmt("((uint64_t)(uintptr_t)({0}).data)")
+# c ? a : b in bit operations, never a branch (a float conditional accumulate, passes/select_branches.py)
+CPU_BUILTINS["blend"] = _fmt("bw::blend(bw::truth({0}), {1}, {2})")
 CPU_BUILTINS["array_truth"] = _fmt("bw::array_truth({0})")  # an array as a condition (frontend/array_truth.py)
 CPU_BUILTINS["array_from_ptr"] = _array_from_ptr
 # wp.address_of(place) (frontend/addresses.py): the argument renders as the place itself
