@@ -113,3 +113,26 @@ def test_a_pack_of_values_kernels_do_not_have_is_refused_naming_the_dtype():
     with pytest.raises(TypeError, match="a pack used in a kernel needs values of a kernel scalar type .*; this one "
                                         "holds complex128"):
         wp.par_for(2, 4, body)
+
+
+def test_a_pack_indexed_by_a_flat_cell_index_says_to_make_a_pack_view():
+    """``pack[b, var(), idx]`` with the flat index of an ``la.inner`` loop said only "got 3 indices"."""
+    from brickwork import la
+
+    mesh = make_mesh()
+    md = mesh.mesh_data()
+    pack = PackDescriptor(mesh, [density, momentum]).get_pack(md)
+    space = la.IndexSpace(la.bovi, la.logical_flat, domain=IndexDomain.interior, nblocks=pack.get_nblocks(), md=md)
+    before = mesh.data("density").copy()
+
+    def body(rng, b):
+        for idx in la.inner(rng):
+            pack[b, density(), idx] = wp.float64(1.0)
+
+    with pytest.raises(wp.KernelTypeError) as info:
+        la.outer(space, body)
+    assert info.value.message == (
+        "a pack takes [b, var, k, j, i] or [b, element, var, k, j, i], got 3 indices (a flat cell index of la.inner "
+        "addresses a pack view: pv = la.make_pack_view(rng, pack), then pv[var(), idx])")
+    assert info.value.location.lineno == body.__code__.co_firstlineno + 2
+    np.testing.assert_array_equal(mesh.data("density"), before)

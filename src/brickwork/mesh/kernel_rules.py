@@ -118,8 +118,11 @@ def _cell_indices(typer, nodes, node) -> list:
 def _element(typer, pack, index_nodes, node) -> ir.IRExpr:
     """``pack[b, var(c), k, j, i]``, ``pack[b, TE.F1, var(c), k, j, i]`` or ``pack[b, idx, k, j, i]``."""
     if len(index_nodes) not in (5, 6):
+        # pack[b, var, idx] with the flat index of an la.inner loop: that index addresses a pack view
+        flat = (" (a flat cell index of la.inner addresses a pack view: pv = la.make_pack_view(rng, pack), then "
+                "pv[var(), idx])" if len(index_nodes) == 3 else "")
         raise typer.error(KernelTypeError, f"a pack takes [b, var, k, j, i] or [b, element, var, k, j, i], got "
-                          f"{len(index_nodes)} indices", node)
+                          f"{len(index_nodes)} indices{flat}", node)
     b = typer.value(index_nodes[0])
     element = 0
     rest = index_nodes[1:]
