@@ -9,6 +9,8 @@ and consumer loops. Each becomes its own IR node (``IRTeamLoop``, ``IRTeamScratc
 
 from __future__ import annotations
 
+import ast
+
 from .. import ir
 from ..builtins import FUNCTIONS
 from ..errors import KernelTypeError
@@ -38,6 +40,11 @@ def _member_attribute(typer, base, attr, node):
 
 def _call_member_method(typer, method: MemberMethod, node):
     if method.name == "team_scratch":
+        level = node.args[0] if len(node.args) == 1 and not node.keywords else None
+        if level is None or isinstance(level, ast.Constant) and (type(level.value) is not int or
+                                                               level.value not in (0, 1)):
+            raise typer.error(KernelTypeError, f"team_scratch(level) takes the scratch level, 0 or 1 (Kokkos's two "
+                              f"levels), got team_scratch({', '.join(ast.unparse(a) for a in node.args)})", node)
         return method.member  # one arena per team; the scratch level only matters on GPUs
     raise typer.error(KernelTypeError, "team_barrier() is a statement and has no value", node)
 

@@ -70,9 +70,13 @@ def par_for(*args) -> None:
 def par_for_outer(*args) -> None:
     """``par_for_outer([name,] scratch_bytes, scratch_level, r0, ..., body)``: ``body(member, i0, ...)``
     once per outer index (1 to 3 ranges); inside, ``par_for_inner`` and ``ScratchPad1D/2D/3D``."""
-    (scratch_bytes, _level), ranges, body = _split(args, "par_for_outer", 2)
+    (scratch_bytes, level), ranges, body = _split(args, "par_for_outer", 2)
     if not 1 <= len(ranges) <= 3:
         raise LaunchError(f"par_for_outer: 1 to 3 outer ranges, got {len(ranges)}")
+    # a range or a count in its place: scratch_level forgotten
+    if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or level not in (0, 1):
+        raise LaunchError(f"par_for_outer: scratch_level must be 0 or 1 (Kokkos's two scratch levels), got "
+                          f"{level!r}: the arguments are ([name,] scratch_bytes, scratch_level, ranges..., body)")
     scratch_bytes = _integer(scratch_bytes, "par_for_outer", "scratch_bytes")
     if scratch_bytes < 0:
         raise LaunchError(f"par_for_outer: scratch_bytes must not be negative, got {scratch_bytes}")
