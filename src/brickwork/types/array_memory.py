@@ -101,8 +101,8 @@ def wrap_pointer(ptr, shape: tuple, strides, comp: np.dtype, trailing: tuple, ca
                  deleter=None) -> np.ndarray:
     """A numpy array of shape ``shape + trailing`` over the memory at address ``ptr`` (dense row-major
     strides unless ``strides`` are given, in bytes)."""
-    if not isinstance(ptr, (int, np.integer)) or isinstance(ptr, bool) or ptr < 0:
-        raise TypeError(f"ptr must be a memory address (a non-negative int), got {ptr!r}")
+    if not isinstance(ptr, (int, np.integer)) or isinstance(ptr, bool) or not 0 <= ptr < 2**64:
+        raise TypeError(f"ptr must be a memory address (an int from 0 to 2**64 - 1), got {ptr!r}")
     element_bytes = comp.itemsize * int(np.prod(trailing, dtype=np.int64))
     if strides is None:
         strides = dense_strides(shape, element_bytes)

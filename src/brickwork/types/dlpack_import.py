@@ -37,8 +37,19 @@ def source_device(source) -> tuple[int, int]:
     if not hasattr(source, "__dlpack_device__"):
         raise TypeError(f"wp.from_dlpack needs an object with __dlpack__ or a DLPack capsule, got "
                         f"{type(source).__name__}")
-    device_type, device_id = source.__dlpack_device__()
-    return int(device_type), int(device_id)
+    device = source.__dlpack_device__()
+    try:
+        device_type, device_id = device
+        return _device_number(device_type), _device_number(device_id)
+    except (TypeError, ValueError):
+        raise TypeError(f"wp.from_dlpack: {type(source).__name__}.__dlpack_device__() must return a pair of "
+                        f"integers (device type, device id), got {device!r:.80}") from None
+
+
+def _device_number(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):  # an IntEnum (DLDeviceType) is an int
+        raise TypeError(n)
+    return int(n)
 
 
 def _managed(cap):
