@@ -145,4 +145,4 @@ def test_sparse_blocks_without_the_instance_get_no_gradient_and_pass_none(target
 def test_a_sparse_instance_allocated_nowhere_has_no_gradient():
     mesh = sparse_mesh([])
     with pytest.raises(ValueError, match="sparse field 'q_1' is not allocated on any block"):
-        mesh.field("q_1").grad
+        _ = mesh.field("q_1").grad

@@ -69,6 +69,12 @@ def test_ghost_exchange_adjoint_equals_one_process(nranks):
     assert done.stdout.count("block gradients equal") == nranks
 
 
+def test_a_device_mesh_over_several_ranks_under_a_tape_is_refused():
+    """The transposed ghost messages are host-only: every rank says so (stand-in CUDA drivers), nothing filled."""
+    done = python(2, "device_adjoint_refused.py")
+    assert done.stdout.count("refused") == 2
+
+
 def test_gradients_through_stages_and_exchanges_equal_one_process(tmp_path):
     """A tape over a 2-D scheme's stages and ghost exchanges (three losses: weighted final state, la.Sum,
     la.Max) and over the 1-D hydro application: the gradient of the initial state on 2 and 4 ranks (and

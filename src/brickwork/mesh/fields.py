@@ -75,24 +75,27 @@ class Field:
     @property
     def grad(self) -> np.ndarray:
         """The gradient of ``data`` (same shape, zeros until a ``wp.Tape`` backward pass adds into it;
-        created on first use)."""
-        if getattr(self, "_grad", None) is None or self._grad.shape != self._require_data().shape:
-            self._grad = np.zeros_like(self._require_data())
+        created on first use, where ``data`` lives: on a CUDA device a ``storage.DeviceStorage``)."""
+        data = self._require_data()
+        if getattr(self, "_grad", None) is None or self._grad.shape != data.shape:
+            self._grad = storage.zeros(data.shape, data.dtype, self.device)
         return self._grad
 
     @property
     def flux_grad(self) -> np.ndarray | None:
-        """The gradient of ``flux`` (None without fluxes; created on first use)."""
+        """The gradient of ``flux`` (None without fluxes; created on first use, where ``flux`` lives)."""
         if self.flux is None:
             return None
         if getattr(self, "_flux_grad", None) is None or self._flux_grad.shape != self.flux.shape:
-            self._flux_grad = np.zeros_like(self.flux)
+            self._flux_grad = storage.zeros(self.flux.shape, self.flux.dtype, self.device)
         return self._flux_grad
 
     def zero_grad(self) -> None:
-        """Set the gradients of ``data`` and ``flux`` to zero (where they exist)."""
+        """Set the gradients of ``data`` and ``flux`` to zero (where they exist; on a device, memsets)."""
         for g in (getattr(self, "_grad", None), getattr(self, "_flux_grad", None)):
-            if g is not None:
+            if isinstance(g, storage.DeviceStorage):
+                g.zero()
+            elif g is not None:
                 g[...] = 0
 
     def _create_arrays(self) -> None:

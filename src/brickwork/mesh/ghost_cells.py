@@ -136,17 +136,17 @@ def _record_adjoint(mesh, fields: list[Field], live: tuple[bool, ...]) -> None:
     """Record the exchange's adjoint on the current tape: its transposed copies on the gradients, kernels on
     the mesh's device (on several ranks also its transposed messages: each ghost's gradient goes back to the
     owner's cell)."""
-    if mesh.device.is_cuda:
-        raise KernelNotDifferentiableError(
-            f"fill_ghosts under a wp.Tape: a mesh on {mesh.device} has no gradients yet (the fields' gradients, "
-            f"the adjoint pack tables and the transposed ghost exchange are host-only); differentiate a mesh on "
-            f"the CPU (device='cpu'), or check the GPU mapping with BRICKWORK_TARGET=cuda-emulation")
     for fld in fields:
         if any(step[0] == USER for step in plan(mesh, fld).steps):
             raise KernelNotDifferentiableError(
                 f"fill_ghosts under a wp.Tape: field {fld.name!r} has a user boundary function, "
                 f"which has no adjoint (use periodic, outflow or reflecting sides)")
     if mesh.nranks > 1:
+        if mesh.device.is_cuda:
+            raise KernelNotDifferentiableError(
+                f"fill_ghosts under a wp.Tape: a mesh on {mesh.device} spread over {mesh.nranks} MPI ranks is not "
+                f"differentiated yet (the transposed ghost messages are host-only); differentiate it on one rank, "
+                f"or on the CPU (device='cpu')")
         from .transposed_messages import TransposedMessageExchange
 
         exchange = TransposedMessageExchange(mesh._halo_comm, fields, [plan(mesh, f) for f in fields], live)

@@ -22,7 +22,6 @@ import hashlib
 
 import numpy as np
 
-from ..errors import KernelNotDifferentiableError
 from ..types.arrays import array, array3d, array4d
 from ..types.scalars import int32, int64, scalar_from_numpy
 from ..types.structs import struct
@@ -150,12 +149,6 @@ def kernel_value(pack, adjoint: bool = False):
     if cached is not None:
         return cached
     arrays, flux_arrays = pack.arrays, pack.flux_arrays
-    if adjoint and pack.md.mesh.device.is_cuda:
-        raise KernelNotDifferentiableError(f"a backward launch over a pack of a mesh on {pack.md.mesh.device}: a mesh "
-                                           f"on a CUDA device has no gradients yet (the fields' gradients and the "
-                                           f"adjoint pack tables are host-only); differentiate a mesh on the CPU "
-                                           f"(device='cpu'), or check the GPU mapping with "
-                                           f"BRICKWORK_TARGET=cuda-emulation")
     if adjoint:
         arrays = [f.grad for f in pack._fields]
         flux_arrays = [f.flux_grad for f in pack._flux_fields]

@@ -4,14 +4,17 @@
 (see ``fields``). On the CPU that is a numpy array, as it always was. On a CUDA device it is a
 ``DeviceStorage``: one contiguous allocation with the same shape, dtype and C layout, whose host
 side sees copies (``numpy()``, ``np.asarray``, indexing), so host code written for numpy arrays
-keeps working, at the price of a transfer per access. Kernels reach either through its address
-(``address(data)``): packs and the ghost exchange build their tables from it.
+keeps working, at the price of a transfer per access; ``copy()``, ``zero()`` and ``storage[...] = other``
+(another ``DeviceStorage`` of the same shape) stay on the device, as a ``wp.Tape`` needs them for the
+fields it saves and their gradients. Kernels reach either through its address (``address(data)``): packs
+and the ghost exchange build their tables from it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..types.array_constructors import empty as empty_array
 from ..types.array_constructors import zeros as zero_array
 from ..types.scalars import uint8
 
@@ -21,12 +24,13 @@ class DeviceStorage:
 
     __slots__ = ("shape", "dtype", "device", "_bytes")
 
-    def __init__(self, shape: tuple, dtype, device):
+    def __init__(self, shape: tuple, dtype, device, zeroed: bool = True):
         self.shape = tuple(int(n) for n in shape)
         self.dtype = np.dtype(dtype)
         self.device = device
         # bytes, so that every numpy dtype (complex, bool) has a device home of the right size
-        self._bytes = zero_array(max(1, self.nbytes), dtype=uint8, device=device)
+        make = zero_array if zeroed else empty_array
+        self._bytes = make(max(1, self.nbytes), dtype=uint8, device=device)
 
     def __repr__(self) -> str:
         return f"DeviceStorage(shape={self.shape}, dtype={self.dtype}, device={self.device})"
@@ -78,7 +82,23 @@ class DeviceStorage:
     def __getitem__(self, key) -> np.ndarray:
         return self.numpy()[key]
 
+    # -- on the device: no host transfer ------------------------------------------------------------
+    def copy(self) -> "DeviceStorage":
+        """A copy in the same device's memory (a device-to-device copy: a ``wp.Tape`` saves mesh fields so)."""
+        out = DeviceStorage(self.shape, self.dtype, self.device, zeroed=False)
+        out._bytes.assign(self._bytes, stream=self.device.stream)  # ordered with the launches around it
+        return out
+
+    def zero(self) -> None:
+        """Set every element to zero (a memset on the device)."""
+        self._bytes.zero_()
+
     def __setitem__(self, key, value) -> None:
+        if key is Ellipsis and isinstance(value, DeviceStorage) and value.device == self.device \
+                and value.shape == self.shape and value.dtype == self.dtype:
+            # whole storage from storage on the device: no host copy; on the current stream, with the launches
+            self._bytes.assign(value._bytes, stream=self.device.stream)
+            return
         host = self.numpy()
         host[key] = value
         self.assign(host)
