@@ -2,7 +2,7 @@
 # CUDA checks for a machine with an NVIDIA GPU, in under 10 minutes: prints `brickwork info`, runs the
 # CUDA-device tests (marker cuda_device; sparse matrices and solvers, geometry, winding numbers, utils, volumes,
 # i_pencil slices on the grid of rows and its fallback, struct array field checks
-# among them), the NVRTC-compile and host-side CUDA tests, the mesh and hydro on the device against the CPU, the CUDA benchmark rows (benchmarks/bench_cuda.py), the
+# among them), the NVRTC-compile and host-side CUDA tests, the mesh, its gradients and hydro on the device against the CPU, the CUDA benchmark rows (benchmarks/bench_cuda.py), the
 # device hash grid build's plans (benchmarks/hash_grid_gpu_build.py --quick), and
 # prints one summary table. Run from anywhere:
 #     bash scripts/gpu_check.sh                       # logs in gpu_check_logs/
@@ -78,8 +78,8 @@ step cuda-device-tests 200 "$PY" -m pytest -rfEs -p no:cacheprovider -m cuda_dev
     tests/volume/test_volume_cuda_device.py
 [ "$RAN" = 1 ] && row "  cuda_device tests" "" "$(summary "$LOG/cuda-device-tests.log")"
 step mesh-and-hydro-on-cuda 150 "$PY" -m pytest -rfEs -p no:cacheprovider -m cuda_device \
-    tests/mesh/test_mesh_device.py tests/apps/test_hydro_device.py
-[ "$RAN" = 1 ] && row "  ghost exchange; hydro Sod/KH cuda vs cpu" "" "$(summary "$LOG/mesh-and-hydro-on-cuda.log")"
+    tests/mesh/test_mesh_device.py tests/apps/test_hydro_device.py tests/autodiff/test_device_mesh_gradients.py
+[ "$RAN" = 1 ] && row "  ghost exchange; hydro Sod/KH; mesh gradients cuda vs cpu" "" "$(summary "$LOG/mesh-and-hydro-on-cuda.log")"
 step cuda-benchmarks 180 "$PY" benchmarks/bench_cuda.py
 [ "$RAN" = 1 ] && while IFS= read -r line; do row "  $line" "" ""; done < <(grep -E "^\| |CHECK FAILED|no CUDA|per step|breakdown failed|host waited" "$LOG/cuda-benchmarks.log")
 step hash-grid-gpu-build 90 "$PY" benchmarks/hash_grid_gpu_build.py --quick
