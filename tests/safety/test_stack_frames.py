@@ -60,6 +60,14 @@ def local_matrices(out: wp.array(dtype=wp.float32)):
     out[0] = wp.float32(m[0, 0] + n[1, 1])
 
 
+BIG_MATRIX = wp.types.matrix(shape=(512, 512), dtype=wp.float32)  # 1 MiB, copied 3 times by a launch
+
+
+@wp.kernel
+def matrix_argument(m: BIG_MATRIX, out: wp.array(dtype=wp.float32)):  # refused here
+    out[0] = m[1, 1]
+
+
 def _line_of(statement: str) -> int:
     with open(__file__) as f:
         found = [n for n, text in enumerate(f, 1) if text.strip() == statement]
@@ -117,3 +125,17 @@ def test_the_stack_limit_is_the_soft_ulimit():
 
     soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
     assert stack_frame.thread_stack_bytes() == (None if soft == resource.RLIM_INFINITY else soft)
+
+
+def test_a_kernel_argument_copied_past_the_stack_is_refused_at_the_def(stack_of):
+    stack_of(2 * MIB)  # a 3 MiB matrix argument crashed the 8 MiB stack (3 copies), 2 MiB ran
+    out = wp.full(1, 5.0, dtype=wp.float32)
+    with pytest.raises(KernelTypeError) as info:
+        wp.launch(matrix_argument, dim=1, inputs=[BIG_MATRIX(), out])
+    text = str(info.value)
+    line = _line_of("def matrix_argument(m: BIG_MATRIX, out: wp.array(dtype=wp.float32)):  # refused here")
+    assert f'{__file__}", line {line}' in text
+    assert "the locals of kernel 'matrix_argument' take 3.0 MiB up to here: 3145728 bytes" in text
+    assert "the largest are argument 'm' (3 copies) (mat512512f, 3.0 MiB)" in text
+    assert "pass large values in arrays" in text
+    assert out.numpy().tolist() == [5.0]

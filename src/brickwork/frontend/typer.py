@@ -40,7 +40,7 @@ from .intrinsics import INTRINSICS
 from .limits import INDEX_LIMIT, KERNEL_RETURN
 from .output_arguments import output_argument_call
 from .return_annotation import check_return
-from .stack_frame import STACK_CHECK_FROM, check_frame
+from .stack_frame import STACK_CHECK_FROM, argument_bytes, check_frame
 from .symbols import SymbolTable, conflict
 from .tile_aliases import sync_views
 
@@ -110,6 +110,10 @@ class Typer(AssignmentTyper, ControlFlowTyper, ExpressionTyper):
     # -- entry --------------------------------------------------------------------------------------
     def build(self) -> ir.IRFunction:
         prologue = self.bind_parameters()
+        if self.is_kernel:  # by-value arguments are copied onto the stack of the thread that runs a point
+            self.symbols.frame_bytes += argument_bytes(self.params)
+            if self.symbols.frame_bytes >= STACK_CHECK_FROM:
+                check_frame(self, self.source.tree)
         body = self.block(self.source.tree.body)
         wrap = INTRINSICS.body_wrappers.get(self.form)
         body = wrap(self, prologue, body) if wrap is not None else prologue + body
