@@ -29,6 +29,7 @@ import numpy as np
 from ..device import get_device
 from ..errors import BrickworkError
 from ..types import device_import, recording
+from ..types.array_address import data_address
 from ..types.array_constructors import empty, wrap_numpy
 from ..types.arrays import array, type_name
 from ..types.composite import vector
@@ -145,7 +146,7 @@ class TreeStorage:
     @property
     def address(self) -> int:
         if self.device_descriptor is None:
-            return int(self.descriptor.ctypes.data)
+            return data_address(self.descriptor)  # .ctypes costs microseconds
         return int(self.device_descriptor.ptr)
 
     def put(self, name: str, host: np.ndarray, field: str | None = None) -> None:
@@ -165,6 +166,16 @@ class TreeStorage:
             address = int(table.ptr) if raw.size else 0
         self.tables[name] = table
         self.set_fields(**{field or name: address})
+
+    def put_views(self, words: np.ndarray, tables: dict) -> None:
+        """On the CPU: store ``tables`` (name: (array, byte offset in ``words``)), views of the one allocation
+        ``words``, and point the descriptor's field of each name at it (one address read for all)."""
+        base = data_address(words)
+        slots, words_of = self._slots, self._words
+        for name, (table, offset) in tables.items():
+            self.tables[name] = table
+            size, at = slots[name]
+            words_of[size][at] = base + offset if table.size else 0
 
     def reserve(self, name: str, nbytes: int, field: str | None = None) -> None:
         """Table ``name`` of ``nbytes`` bytes on the device (the last one if of that size: no copy, contents
@@ -245,9 +256,8 @@ def write_built(storage: TreeStorage, built) -> Tree:
     """The tree of a one-launch build (``one_launch_build``; ``built``: its tables, bounds and all), written to
     ``storage``."""
     tree = _binned(built)
-    for name in ("node_lowers", "node_uppers", "item_lowers", "item_uppers"):
-        storage.put(name, getattr(built, name))
-    _write_structure(storage, tree, len(built.order))
+    storage.put_views(built.words, built.tables)  # the tables, parents and item order
+    _write_structure(storage, tree, len(built.order), stored=True)
     return tree
 
 
@@ -302,10 +312,12 @@ def refit_on_host(storage: TreeStorage, tree: Tree, lowers: array, uppers: array
     bvh_refit.refit(tree, *plan[1], boxes=(lowers, uppers))
 
 
-def _write_structure(storage: TreeStorage, tree: Tree, n: int) -> None:
-    """The tree's parents, item order and groups, and the descriptor's counts (then uploaded)."""
-    storage.put("node_parents", tree.parents)
-    storage.put("primitive_indices", np.asarray(tree.order, np.int32))
+def _write_structure(storage: TreeStorage, tree: Tree, n: int, stored: bool = False) -> None:
+    """The tree's parents and item order (unless ``stored`` already), its groups, and the descriptor's counts
+    (then uploaded)."""
+    if not stored:
+        storage.put("node_parents", tree.parents)
+        storage.put("primitive_indices", np.asarray(tree.order, np.int32))
     storage.put("group_ids", tree.group_ids)
     storage.put("group_roots", tree.group_roots)
     storage.set_fields(num_groups=len(tree.group_ids), node_counts=0, max_depth=tree.max_depth,

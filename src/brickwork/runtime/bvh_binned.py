@@ -395,37 +395,70 @@ class Built:
     (int32, by node id), its item ``order`` (int32), the ``(first, end)`` ids of each level (``ranges``, root
     first), as ``bvh_tree.Tree.from_levels`` takes them; and the tree's tables: the item boxes
     ``item_lowers``/``item_uppers`` ((n, 3) float32) and the node bounds ``node_lowers``/``node_uppers`` ((nodes, 4)
-    float32, as ``bw::bvh_node_half``: the fourth word is each node's first (last), int32)."""
+    float32, as ``bw::bvh_node_half``: the fourth word is each node's first (last), int32). All are views of one
+    allocation, ``words`` (``tables``: each descriptor table's view and byte offset there, so that its address is
+    one read away, where each array's costs a microsecond)."""
 
     def __init__(self, f: np.ndarray, items: int, nodes: int, ints: np.ndarray, rows: tuple, ends: list):
         # f: the float table, its item tables at items, its node tables at nodes (2n rows of 4 each); ints: the int
         # table, rows (first, last, parents, order); ends: each level's end
         n = (nodes - items) // 6
-        num_nodes = ends[-1]
+        m = ends[-1]  # nodes
         self.ranges = list(zip([0] + ends[:-1], ends))
-        # copies: the tree keeps them, not the whole tables
-        self.first, self.last, self.parents = (ints[row, :num_nodes].copy() for row in rows[:3])
-        self.order = ints[rows[3], :n].copy()
-        self.item_lowers = f[items:items + 3 * n].reshape(n, 3).copy()
-        self.item_uppers = f[items + 3 * n:nodes].reshape(n, 3).copy()
-        self.node_lowers, self.node_uppers = (f[at:at + 4 * num_nodes].reshape(num_nodes, 4).copy()
-                                              for at in (nodes, nodes + 8 * n))
-        self.node_lowers.view(np.int32)[:, 3] = self.first
-        self.node_uppers.view(np.int32)[:, 3] = self.last
+        # copies (the tree keeps them, not the whole tables): the node tables first (16-byte rows), then the item
+        # tables, the parents, the order, the firsts and the lasts
+        self.words = words = np.empty(8 * m + 6 * n + 3 * m + n, np.float32)
+        ints_at = 8 * m + 6 * n
+        self.node_lowers, self.node_uppers = (words[a:a + 4 * m].reshape(m, 4) for a in (0, 4 * m))
+        self.item_lowers, self.item_uppers = (words[a:a + 3 * n].reshape(n, 3) for a in (8 * m, 8 * m + 3 * n))
+        as_int = words[ints_at:].view(np.int32)
+        self.parents, self.order = as_int[:m], as_int[m:m + n]
+        self.first, self.last = self.node_lowers.view(np.int32)[:, 3], self.node_uppers.view(np.int32)[:, 3]
+        self.node_lowers[...] = f[nodes:nodes + 4 * m].reshape(m, 4)
+        self.node_uppers[...] = f[nodes + 8 * n:nodes + 8 * n + 4 * m].reshape(m, 4)
+        words[8 * m:ints_at] = f[items:items + 6 * n]
+        self.parents[...], self.order[...] = ints[rows[2], :m], ints[rows[3], :n]
+        self.first[...], self.last[...] = ints[rows[0], :m], ints[rows[1], :m]
+        self.tables = {"node_lowers": (self.node_lowers, 0), "node_uppers": (self.node_uppers, 16 * m),
+                       "item_lowers": (self.item_lowers, 32 * m),
+                       "item_uppers": (self.item_uppers, 32 * m + 12 * n),
+                       "node_parents": (self.parents, 4 * ints_at),
+                       "primitive_indices": (self.order, 4 * ints_at + 4 * m)}
 
 
-def item_tables(n: int, at: int, lowers: np.ndarray | None, uppers: np.ndarray | None, points: array | None,
-                indices: array | None) -> tuple:
-    """The float table of a one-launch build over n items (``build``'s, ``bvh_linear.build``'s): ``at`` floats of
-    the build's own, then the (n, 3) item tables (the boxes ``lowers``/``uppers`` copied there, unless a mesh's
-    ``points`` and ``indices`` give them in the launch), then the node tables (2n rows of 4 floats each), then room
-    for ``build``'s centres (3n floats); and the ``points`` and ``indices`` to launch with (empty for boxes)."""
-    f = np.empty(at + 6 * n + 16 * n + 3 * n, np.float32)
+#: A one-launch build of at most this many items leaves its two scratch tables, wrapped, to the next build of the
+#: same size (``item_tables``; ``Built`` copies what the tree keeps): their allocation and wrapping (a wrapped
+#: launch argument costs microseconds) were a tenth of a 1k-triangle mesh's build. At most 2 MB kept
+KEEP_ITEMS = 2**14
+_KEPT: dict = {}
+
+
+def item_tables(n: int, at: int, int_shape: tuple, lowers: np.ndarray | None, uppers: np.ndarray | None,
+                points: array | None, indices: array | None) -> tuple:
+    """The tables of a one-launch build over n items (``build``'s, ``bvh_linear.build``'s): the float table,
+    ``at`` floats of the build's own, then the (n, 3) item tables (the boxes ``lowers``/``uppers`` copied there,
+    unless a mesh's ``points`` and ``indices`` give them in the launch), then the node tables (2n rows of 4 floats
+    each), then room for ``build``'s centres (3n floats), and the int table of ``int_shape``; each with its
+    wrapped form (``(f, f_arg, ints, ints_arg)``: the last build's of this size, ``keep`` them after the build);
+    and the ``points`` and ``indices`` to launch with (empty for boxes)."""
+    tables = _KEPT.pop((n, at, int_shape), None)  # taken: a build at the same time makes its own
+    if tables is None:
+        f, ints = np.empty(at + 6 * n + 16 * n + 3 * n, np.float32), np.empty(int_shape, np.int32)
+        tables = f, wrap_numpy(f, float32), ints, wrap_numpy(ints, int32)
     if points is None:
+        f = tables[0]
         f[at:at + 3 * n].reshape(n, 3)[...] = lowers
         f[at + 3 * n:at + 6 * n].reshape(n, 3)[...] = uppers
         points, indices = _no_triangles()
-    return f, points, indices
+    return tables, points, indices
+
+
+def keep(n: int, at: int, tables: tuple) -> None:
+    """Leave a finished build's ``item_tables`` to the next build of its size (up to ``KEEP_ITEMS`` items: the
+    last build's only)."""
+    if n <= KEEP_ITEMS:
+        _KEPT.clear()
+        _KEPT[n, at, tables[2].shape] = tables
 
 
 _NO_POINTS = None
@@ -445,12 +478,14 @@ def build(n: int, leaf_size: int, lowers: np.ndarray | None = None, uppers: np.n
     # one float table and one int table (one launch argument each: a wrapped argument costs microseconds, much of
     # a small tree's build); int rows: first, last, parents of at most 2n - 1 nodes
     items = (n + BINS) * _ROW
-    f, points, indices = item_tables(n, items, lowers, uppers, points, indices)
-    ints = np.empty((6, max(2 * n, BINS + MAX_LEVELS)), np.int32)
-    launch_on_cpu(_build, 1, n, min(leaf_size, _MAX_COUNT), points, indices, wrap_numpy(f, float32),
-                  wrap_numpy(ints, int32))
+    tables, points, indices = item_tables(n, items, (6, max(2 * n, BINS + MAX_LEVELS)), lowers, uppers, points,
+                                          indices)
+    f, f_arg, ints, ints_arg = tables
+    launch_on_cpu(_build, 1, n, min(leaf_size, _MAX_COUNT), points, indices, f_arg, ints_arg)
     level_ends = ints[LEVEL_ENDS, BINS:BINS + MAX_LEVELS]
-    return Built(f, items, items + 6 * n, ints, (FIRST, LAST, PARENTS, ORDER), level_ends[:level_ends[-1]].tolist())
+    built = Built(f, items, items + 6 * n, ints, (FIRST, LAST, PARENTS, ORDER), level_ends[:level_ends[-1]].tolist())
+    keep(n, items, tables)
+    return built
 
 
 def shape(lowers: np.ndarray, uppers: np.ndarray, leaf_size: int) -> tuple:

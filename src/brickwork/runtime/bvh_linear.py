@@ -17,11 +17,10 @@ import numpy as np
 
 from ..lang.function import func
 from ..lang.kernel import kernel
-from ..types.array_constructors import wrap_numpy
 from ..types.arrays import array, array2d
 from ..types.composite import vector
 from ..types.scalars import float32, int32, int64
-from .bvh_binned import Built, item_tables, join_nodes, link_children, mesh_boxes
+from .bvh_binned import Built, item_tables, join_nodes, keep, link_children, mesh_boxes
 from .bvh_lbvh import DROPPED, _clz, _int32_leaf_size, _spread, scene_axis
 from .bvh_refit import _fold_lower, _fold_upper
 from .launch import launch_on_cpu
@@ -202,9 +201,10 @@ def build(n: int, leaf_size: int, lowers: np.ndarray | None = None, uppers: np.n
     """The lbvh tree over ``n`` >= 1 items (below ``bvh_lbvh.MAX_ITEMS``): the boxes ``lowers``/``uppers`` ((n, 3)
     float32), or the triangles of a mesh's ``points`` (vec3f) and ``indices`` (int32, in range), in one launch on
     one thread."""
-    f, points, indices = item_tables(n, 0, lowers, uppers, points, indices)
-    ints = np.empty((8, max(2 * n, LEVEL_ENDS + _LEVELS)), np.int32)
-    launch_on_cpu(_build, 1, n, _int32_leaf_size(leaf_size), points, indices, wrap_numpy(f, float32),
-                  wrap_numpy(ints, int32))
+    tables, points, indices = item_tables(n, 0, (8, max(2 * n, LEVEL_ENDS + _LEVELS)), lowers, uppers, points, indices)
+    f, f_arg, ints, ints_arg = tables
+    launch_on_cpu(_build, 1, n, _int32_leaf_size(leaf_size), points, indices, f_arg, ints_arg)
     level_ends = ints[COUNTS, LEVEL_ENDS:LEVEL_ENDS + _LEVELS]
-    return Built(f, 0, 6 * n, ints, (FIRST, LAST, PARENTS, ORDER), level_ends[:level_ends[-1]].tolist())
+    built = Built(f, 0, 6 * n, ints, (FIRST, LAST, PARENTS, ORDER), level_ends[:level_ends[-1]].tolist())
+    keep(n, 0, tables)
+    return built
