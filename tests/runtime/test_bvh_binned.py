@@ -180,3 +180,29 @@ def test_shape_tree_builds_every_sah_tree_without_groups_binned(threads, monkeyp
     with config.override(num_threads=threads):
         tree = bvh.shape_tree(centres, 2, None, (lo, hi))
     np.testing.assert_array_equal(tree.order, _numpy_binned(lo, hi, 2)[0])
+
+
+@pytest.mark.parametrize("build", [bvh_binned.build, "linear"])
+def test_a_build_on_the_scratch_tables_of_the_last_build_of_its_size_gives_its_own_tree(monkeypatch, build):
+    """A build of at most ``KEEP_ITEMS`` items leaves its scratch tables to the next of its size: a build over
+    other boxes there gives the tables it gives on new ones, and the first build's tree is unchanged (a copy)."""
+    from brickwork.runtime import bvh_linear
+
+    build = bvh_linear.build if build == "linear" else build
+    rng = np.random.default_rng(5)
+    boxes = [rng.uniform(-5, 5, (300, 3)).astype(np.float32) for _ in range(2)]
+    first = build(300, 2, boxes[0], boxes[0] + 1)
+    kept = [t.copy() for _, t in sorted((name, v[0]) for name, v in first.tables.items())]
+    assert bvh_binned._KEPT  # left for the next build of 300 items
+    second = build(300, 2, boxes[1], boxes[1] + 1)
+    monkeypatch.setattr(bvh_binned, "_KEPT", {})
+    fresh = build(300, 2, boxes[1], boxes[1] + 1)  # on new tables
+    for name in fresh.tables:
+        np.testing.assert_array_equal(second.tables[name][0].view(np.uint8), fresh.tables[name][0].view(np.uint8))
+    for want, (_, got) in zip(kept, sorted((name, v[0]) for name, v in first.tables.items())):
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    assert second.ranges == fresh.ranges
+    monkeypatch.setattr(bvh_binned, "KEEP_ITEMS", 100)
+    monkeypatch.setattr(bvh_binned, "_KEPT", {})
+    build(300, 2, boxes[0], boxes[0] + 1)
+    assert bvh_binned._KEPT == {}  # more than KEEP_ITEMS items: nothing kept
