@@ -123,3 +123,34 @@ def test_an_unsafe_entry_fails_its_own_job_only(root):
     assert isinstance(err, UnsafeCacheError) and other[0] in str(err)
     path, _ = ok
     assert os.path.exists(path)
+
+
+def test_a_job_whose_key_another_process_locks_waits_for_it_outside_the_batch(root):
+    """Two processes building the same module both compiled every kernel of it (a batch took no key lock);
+    now a batch locks its keys without waiting, and a job whose lock is held waits for that build alone."""
+    import threading
+    import time
+
+    jobs = [_job(scale, [wp.array(dtype=T), T]) for T in (wp.float16, wp.float32, wp.float64)]
+    cache.ensure_root(str(root))
+    held = cache.try_key_lock(jobs[1][0])  # as another process building float32's instance
+    assert held is not None and cache.try_key_lock(jobs[1][0]) is None
+    before = jit.compiler_calls
+    results: list = []
+    with config.override(compile_batch=8, compile_jobs=1):
+        worker = threading.Thread(target=lambda: results.extend(jit.compile_many(jobs)), daemon=True)
+        worker.start()
+        try:
+            deadline = time.monotonic() + 120
+            while (cache.lookup(jobs[0][0]) is None or cache.lookup(jobs[2][0]) is None) and \
+                    time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert cache.lookup(jobs[0][0])[1]["batch"] == 2  # the other two, in one run
+            time.sleep(0.2)
+            assert worker.is_alive() and cache.lookup(jobs[1][0]) is None  # float32's waits for the lock
+        finally:
+            cache.unlock_key(held)
+            worker.join(120)
+    assert not worker.is_alive() and jit.compiler_calls - before == 2
+    assert [os.path.exists(r[0]) for r in results] == [True, True, True]
+    assert "batch" not in cache.lookup(jobs[1][0])[1]  # built alone once the lock was free

@@ -115,6 +115,29 @@ def _lock_path(root: str, key: str) -> str:
 @contextlib.contextmanager
 def key_lock(key: str):
     """An exclusive inter-process lock for one key."""
+    fd = _lock_key(key, wait=True)
+    try:
+        yield
+    finally:
+        unlock_key(fd)
+
+
+def try_key_lock(key: str) -> int | None:
+    """The lock of ``key`` (a file descriptor, for ``unlock_key``) if no one holds it, else None at once.
+    A batch of instances locks its keys so: another process building the same instances then waits for
+    their entries instead of compiling them too, and a batch never waits while it holds locks."""
+    return _lock_key(key, wait=False)
+
+
+def unlock_key(fd: int) -> None:
+    """Release a lock taken by ``try_key_lock``."""
+    import fcntl
+
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    os.close(fd)
+
+
+def _lock_key(key: str, wait: bool) -> int | None:
     root = cache_root()
     ensure_root(root)
     lock_dir = os.path.join(root, "locks")
@@ -125,7 +148,14 @@ def key_lock(key: str):
 
     while True:
         fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        except BaseException:
+            os.close(fd)
+            raise
         # A stale-lock cleaner may have removed the file between our open and our flock: then
         # another process can lock a new file of the same name, so lock that one instead.
         try:
@@ -133,12 +163,7 @@ def key_lock(key: str):
         except FileNotFoundError:
             same = False
         if same:
-            break
-        os.close(fd)
-    try:
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
+            return fd
         os.close(fd)
 
 

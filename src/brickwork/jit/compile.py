@@ -11,6 +11,7 @@ library instead of a compiler run (``same_source``).
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import logging
 import os
@@ -268,13 +269,22 @@ def cpp_combined() -> Combined:
                     {"compiler": s.identity()})
 
 
-def _build_batch(jobs: list, combined: Combined, make=None) -> list:
+def _build_batch(jobs: list, combined: Combined, make=None, locks: list = ()) -> list:
     """Build the jobs ``(key, source, label, meta)`` with one compiler run, each published as its
     own entry (a copy of the combined artifact; ``meta["symbols"]`` names its entry points there).
 
-    If the combined unit does not compile, or the batch's folder was removed under it (a concurrent
-    ``brickwork cache clear``), each job is built alone (``build(*job, make)``), so that an error stays
-    with the instance that caused it."""
+    ``locks``: the jobs' key locks (``cache.try_key_lock``, one per job), held until each job is
+    published and released before any job is built alone. If the combined unit does not compile, or
+    the batch's folder was removed under it (a concurrent ``brickwork cache clear``), each job is built
+    alone (``build(*job, make)``), so that an error stays with the instance that caused it."""
+    held = dict(enumerate(locks))
+
+    def release(n: int | None = None) -> None:
+        for i in list(held) if n is None else [n]:
+            fd = held.pop(i, None)
+            if fd is not None:
+                cache.unlock_key(fd)
+
     text, symbols = batch.combine([job[1] for job in jobs], combined.exports)
     labels = ", ".join(job[2] for job in jobs)
     try:
@@ -287,20 +297,32 @@ def _build_batch(jobs: list, combined: Combined, make=None) -> list:
                 if isinstance(e, cache.BuildEnvironmentError) and not isinstance(e, cache.CacheChangedError):
                     raise
                 log.debug("batch of %s failed to compile; building each alone", labels)
+                release()
                 return [_build_one(job, make) for job in jobs]
-            return [_publish_part(job, names, out_path, combined, seconds, len(jobs), make)
-                    for job, names in zip(jobs, symbols)]
+            return [_publish_part(job, names, out_path, combined, seconds, len(jobs), make,
+                                  (lambda n=n: release(n)) if n in held else None)
+                    for n, (job, names) in enumerate(zip(jobs, symbols))]
     except OSError as e:
+        release()
         if cache.removed_under_build(e):
             return [_build_one(job, make) for job in jobs]
         raise cache.environment_error(e, f"compile {labels}") from None
+    finally:
+        release()
 
 
-def _publish_part(job: tuple, names: dict, artifact: str, combined: Combined, seconds: float, count: int, make):
+def _publish_part(job: tuple, names: dict, artifact: str, combined: Combined, seconds: float, count: int, make,
+                  release=None):
     """Publish one instance of a batch (a copy of the combined artifact); an error is returned, so
-    that it stays with its own instance. One whose files were removed meanwhile is built alone."""
+    that it stays with its own instance. One whose files were removed meanwhile is built alone.
+    ``release``: releases the key's lock, which the caller holds (called once published)."""
     try:
-        return cache.pin(_publish_copy(job, names, artifact, combined, seconds, count)) or _build_one(job, make)
+        try:
+            pinned = cache.pin(_publish_copy(job, names, artifact, combined, seconds, count, release is not None))
+        finally:
+            if release is not None:
+                release()
+        return pinned or _build_one(job, make)
     except OSError as e:
         if cache.removed_under_build(e):
             return _build_one(job, make)
@@ -310,9 +332,9 @@ def _publish_part(job: tuple, names: dict, artifact: str, combined: Combined, se
 
 
 def _publish_copy(job: tuple, names: dict, artifact: str, combined: Combined, seconds: float,
-                  count: int) -> tuple[str, dict]:
+                  count: int, locked: bool = False) -> tuple[str, dict]:
     key, source, label, meta = job
-    with cache.key_lock(key):
+    with contextlib.nullcontext() if locked else cache.key_lock(key):
         found = cache.lookup(key)  # another process may have built it meanwhile
         if found is not None:
             return found
@@ -343,6 +365,37 @@ def _build_one(job: tuple, make=None):
         return e
 
 
+def _lock_keys(jobs: list, indices: list, results: list, locks: dict) -> tuple[list, list]:
+    """Lock the keys of the jobs ``indices`` without waiting (into ``locks``): (the jobs locked, the jobs
+    another process holds, built alone: they wait for its entry). A job whose entry was published
+    meanwhile is unlocked and its result set, as is the error of a job whose entry cannot be read."""
+    mine, theirs = [], []
+    for i in indices:
+        try:
+            fd = cache.try_key_lock(jobs[i][0])
+        except OSError:
+            theirs.append(i)  # build() says what is wrong
+            continue
+        if fd is None:
+            theirs.append(i)
+            continue
+        try:
+            found = cache.lookup(jobs[i][0])
+        except Exception as e:  # noqa: BLE001 - an unsafe entry: its own error
+            cache.unlock_key(fd)
+            results[i] = e
+            continue
+        if found is None:
+            locks[i] = fd
+            mine.append(i)
+            continue
+        cache.unlock_key(fd)
+        results[i] = cache.pin(found)
+        if results[i] is None:
+            theirs.append(i)
+    return mine, theirs
+
+
 def compile_many(jobs: list, make=None, combined: Combined | None = None) -> list:
     """Run ``build(*job, make)`` for every job, in parallel; results (or exceptions) in order. Each
     library's path is a pinned name (``cache.pin``): a concurrent ``brickwork cache clear`` cannot
@@ -360,6 +413,7 @@ def compile_many(jobs: list, make=None, combined: Combined | None = None) -> lis
     results: list = [None] * len(jobs)
     groups = [[i] for i in range(len(jobs))]
     later: list = []  # jobs whose source an earlier job of this call compiles: copied once it has
+    locks: dict = {}  # job index -> its key's lock, held by this process's batches
     if make is None:
         combined = cpp_combined()
     if combined is not None and config.compile_batch > 1 and _lock_kind() == "flock":
@@ -380,26 +434,37 @@ def compile_many(jobs: list, make=None, combined: Combined | None = None) -> lis
                         missing.append(i)
             except Exception as e:  # noqa: BLE001 - an unsafe entry: its own error, as build() gives it
                 results[i] = e
-        groups = alone + [[missing[i] for i in g] for g in batch.groups(
-            [len(jobs[i][1]) for i in missing], workers, config.compile_batch)]
+        if len(missing) > 1:
+            missing, building = _lock_keys(jobs, missing, results, locks)
+            alone += [[i] for i in building]
+        # the batches first: they hold their keys' locks and never wait for one, so that a job that waits for
+        # another process's batch (its lock) never keeps a worker from a batch that process may wait for
+        groups = [[missing[i] for i in g] for g in batch.groups(
+            [len(jobs[i][1]) for i in missing], workers, config.compile_batch)] + alone
         if not groups and not later:
             return results
 
     def run(group: list) -> None:
         if len(group) == 1:
+            if group[0] in locks:  # a large unit alone: build() takes its lock again
+                cache.unlock_key(locks.pop(group[0]))
             results[group[0]] = _build_one(jobs[group[0]], make)
             return
         try:
-            built = _build_batch([jobs[i] for i in group], combined, make)
+            built = _build_batch([jobs[i] for i in group], combined, make, [locks.pop(i) for i in group])
         except Exception as e:  # noqa: BLE001 - returned to the caller per job
             built = [e] * len(group)
         for i, r in zip(group, built):
             results[i] = r
 
-    if groups:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=min(workers, len(groups))) as pool:
-            for f in [pool.submit(run, g) for g in groups]:
-                f.result()
+    try:
+        if groups:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=min(workers, len(groups))) as pool:
+                for f in [pool.submit(run, g) for g in groups]:
+                    f.result()
+    finally:
+        for fd in locks.values():  # none is left unless a worker failed
+            cache.unlock_key(fd)
     for i in later:
         results[i] = _build_one(jobs[i], make)
     return results
