@@ -13,12 +13,13 @@ import ast
 
 from .. import ir
 from ..builtins import FUNCTIONS
-from ..errors import KernelTypeError
+from ..errors import KernelTypeError, KernelValueError
 from ..types.arrays import ArrayType, type_name
 from ..types.opaque import TEAM_MEMBER
 from ..types.scalars import int32, python_annotation_type
 from .expressions import LocalFunction, Static
 from .intrinsics import INTRINSICS
+from .limits import INDEX_LIMIT
 
 SCRATCH_PADS = {"ScratchPad1D": 1, "ScratchPad2D": 2, "ScratchPad3D": 3}
 
@@ -88,6 +89,10 @@ def _par_for_inner(typer, f, node) -> ir.IRStmt:
         if bound.type is not int32:
             raise typer.error(KernelTypeError, f"par_for_inner: bounds must be int32, got "
                               f"{type_name(bound.type)}", node)
+        # as par_for's ranges: the loop stops at hi + 1, which wraps around past 2**31 - 1 (no iteration ran)
+        if isinstance(bound, ir.IRConst) and not -INDEX_LIMIT <= bound.value <= INDEX_LIMIT:
+            raise typer.error(KernelValueError, f"par_for_inner: bound {bound.value} reaches beyond +-2**30, the "
+                              f"index range of loop bodies", node)
     fn = typer.static_value(node.args[3])
     if not isinstance(fn, LocalFunction) or len(fn.params) != 1:
         raise typer.error(KernelTypeError, "par_for_inner: the body must be a nested def or lambda taking "
