@@ -10,16 +10,15 @@ from __future__ import annotations
 from .. import config, cuda_driver, pending_checks
 from ..errors import LaunchError
 from ..lang.determinism import runs_serially
-from ..types.array_kinds import SIGNED
 from ..types.arrays import ArrayType, is_foreign_cuda_array
 from . import capture, streams
-from . import launch as host  # the CPU launch's checks and packers (it imports this module lazily)
+from . import launch as host  # the CPU launch: the graph being captured, the full path (it imports this lazily)
 from . import tape as _tape
+from .launch import _signature
+from .launch_arguments import host_arguments, host_value
+from .launch_grid import MAX_EXTENT, extents
+from .launch_prepare import prepare
 from .launch_rank import MoreExtents, ranked_entry
-
-
-def _signature(args) -> tuple:
-    return tuple([a._sig if type(a) in SIGNED else type(a) for a in args])
 
 
 def launch_cuda(kernel, dim, args, device, stream=None) -> None:
@@ -28,8 +27,8 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
     sig = _signature(args)
     entry = kernel.launch_table.get((device.alias, sig))
     if entry is None or entry[0].config_mode != config.mode:
-        if any(host._host_value(a) for a in args):  # np.memmap too
-            args = host._host_arguments(kernel, args)  # numpy arrays are host memory: refused by _prepare
+        if any(host_value(a) for a in args):  # np.memmap too
+            args = host_arguments(kernel, args)  # numpy arrays are host memory: refused by prepare
             sig = _signature(args)
         if any(is_foreign_cuda_array(a) for a in args):  # CuPy, PyTorch, Numba: views of their memory, each launch
             args = _device_views(kernel, args, device)
@@ -38,18 +37,18 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
     if entry is None or entry[0].config_mode != config.mode:
         from ..targets.cuda import device_target
 
-        entry = host._prepare(kernel, sig, args, device, device_target(device), (device.alias, sig))
+        entry = prepare(kernel, sig, args, device, device_target(device), (device.alias, sig))
     inst, pack = entry
     if type(dim) is int and inst.tid_dims == 1:
         d0, d1, d2, d3, total = dim, 1, 1, 1, dim
     else:
         try:  # no cost unless raised
-            d0, d1, d2, d3, total = host._dims(dim, inst, kernel)
+            d0, d1, d2, d3, total = extents(dim, inst, kernel)
         except MoreExtents:  # more extents than tid() gives indices: the instance that repeats points
             inst, pack = ranked_entry(kernel, entry, dim, (device.alias, sig),
                                       _prepare_ranked(kernel, sig, args, device))
-            d0, d1, d2, d3, total = host._dims(dim, inst, kernel)
-    if total > host._MAX_EXTENT:
+            d0, d1, d2, d3, total = extents(dim, inst, kernel)
+    if total > MAX_EXTENT:
         raise LaunchError(f"launch of '{kernel.key}': the launch must have fewer than 2**31 threads, got {dim!r}")
     if total <= 0:
         if total < 0 or min(d0, d1, d2, d3) < 0:
@@ -82,10 +81,10 @@ def launch_repeated(repeated, args: list, sig: tuple, device) -> None:
         dims = last[1]
     else:
         try:
-            dims = host._dims(repeated.dim, inst, kernel)
+            dims = extents(repeated.dim, inst, kernel)
         except MoreExtents:  # the ranked instance: launch finds it
             return host.launch(kernel, repeated.dim, inputs=args)
-        if not 0 < dims[4] <= host._MAX_EXTENT:  # nothing to run, or extents launch refuses
+        if not 0 < dims[4] <= MAX_EXTENT:  # nothing to run, or extents launch refuses
             return host.launch(kernel, repeated.dim, inputs=args)
         repeated.last = (inst, dims)
     handle = streams._current.get(device.ordinal)
@@ -114,7 +113,7 @@ def _prepare_ranked(kernel, sig, args, device):
     def make(key, rank):
         from ..targets.cuda import device_target
 
-        return host._prepare(kernel, sig, args, device, device_target(device), key, rank)
+        return prepare(kernel, sig, args, device, device_target(device), key, rank)
 
     return make
 

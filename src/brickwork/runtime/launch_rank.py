@@ -16,7 +16,7 @@ from ..errors import LaunchError
 
 
 class MoreExtents(LaunchError):
-    """Raised by ``launch._dims`` for a ``dim`` of more entries than the instance's ``tid()`` gives indices: the
+    """Raised by ``launch_grid.extents`` for a ``dim`` of more entries than the instance's ``tid()`` gives indices: the
     launch then runs the instance for that many (``ranked_entry``); its callers catch it (a ``LaunchError`` should
     one not)."""
 
@@ -26,7 +26,7 @@ RANKED = object()
 
 
 def rank_of(dim) -> int:
-    """The entries of a launch's ``dim``: an integer's 1; 0 for what is neither (``_dims`` refuses it)."""
+    """The entries of a launch's ``dim``: an integer's 1; 0 for what is neither (``extents`` refuses it)."""
     if type(dim) is tuple:
         return len(dim)
     try:
@@ -43,7 +43,7 @@ def rank_of(dim) -> int:
 def ranked_entry(kernel, entry: tuple, dim, table_key, make) -> tuple:
     """``entry`` (instance, packer), or where ``dim`` has more entries (at most 4) than its instance's ``tid()``
     gives indices, the entry of the instance for that many: the one in the launch table, else
-    ``make(key, rank)``'s (``launch._prepare``, which stores it under ``key``)."""
+    ``make(key, rank)``'s (``launch_prepare.prepare``, which stores it under ``key``)."""
     rank = rank_of(dim)
     if rank <= entry[0].tid_dims or rank > 4:
         return entry
