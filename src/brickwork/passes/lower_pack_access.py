@@ -145,8 +145,11 @@ class _Lower(ir.Rewriter):
         address = self._table(pack, table, row + [i32(0)], e.where)
         shapes = "flux_shapes" if e.flux_dir is not None else "ptr_shapes"
         nk, nj, ni = (self._table(pack, shapes, row + [i32(c)], e.where) for c in range(3))  # used by bounds checks
-        if e.kji is None:
+        if e.kji is None:  # a view's flat offset: say what the one index of the message is
             memory = _int64(self.expr(e.memory))
+            where = (f"{where} (the index is the cell's flat offset into the block's storage of the variable, ghost "
+                     f"cells included: an offset added to a view's index, such as idx + 2 * d, reaches past the "
+                     f"ghost layers)")
             return ir.IRRawElem(address, memory, e.type, [*pairs, memory, _int64(op("mul", op("mul", nk, nj), ni))],
                                 where)
         sk = self._table(pack, table, row + [i32(1)], e.where)
