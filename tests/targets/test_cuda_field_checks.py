@@ -6,6 +6,7 @@ on a GPU in tests/runtime/test_cuda_device.py."""
 
 from __future__ import annotations
 
+import os
 import re
 import struct
 
@@ -47,6 +48,20 @@ def test_an_atomic_on_an_unset_field_in_a_loop_writes_nothing_there_on_the_emula
     assert ss.numpy()["values"][2].tobytes() == bytes(ss.numpy()["values"][2].nbytes)  # still unset
 
 
+def test_a_set_field_indexed_past_its_end_on_the_emulation_has_no_note_on_unset_fields():
+    with config.override(target="cuda-emulation"):
+        s = fields.Samples()
+        s.values = wp.zeros(2, dtype=float)
+        out = wp.full(3, 4.0, dtype=float)
+        message = fields._refused(fields.parameter_in_branch, [s, out], "parameter_in_branch's access", shape="(2)")
+        fields._refused(fields.parameter_in_branch, [fields.Samples(), out], "parameter_in_branch's access")  # unset:
+        # the note stays
+    assert message == (f"kernel '{fields.parameter_in_branch.key}': index (2) is out of bounds for shape (2) at "
+                       f"{os.path.dirname(fields.__file__)}/" + fields._line("parameter_in_branch's access"))
+    np.testing.assert_array_equal(s.values.numpy(), [4.0, 4.0])  # in range: written; index 2: not
+    np.testing.assert_array_equal(out.numpy(), 4.0)
+
+
 @pytest.mark.parametrize("kernel, checks", [(fields.plain, 0), (fields.unconditional, 0), (fields.read_in_branch, 1),
                                             (fields.through_a_func, 1)])
 def test_the_cuda_source_tests_the_accesses_the_cpus_tests(kernel, checks):
@@ -82,15 +97,16 @@ def fake():
         yield drv
 
 
-def _record(fake, kernel, index: int = 1) -> None:
-    """Write what the device records for ``kernel``'s checked access at ``index`` of an unset field (its "+N"
-    line, relative to the kernel's, as a string of the module) into the record of the module it was loaded as."""
+def _record(fake, kernel, index: int = 1, shape: int = 0) -> None:
+    """Write what the device records for ``kernel``'s checked access at ``index`` of a field of ``shape`` elements
+    (0: unset; its "+N" line, relative to the kernel's, as a string of the module) into the record of the module it
+    was loaded as."""
     text, _ = generate(kernel, kernel.concrete_types(), "k", target=CudaTarget("sm_90"))
     [where] = set(re.findall(r'"([^"]* \(an array held[^"]*)"', text))  # a @func's access: its file:line
     literal = fake.alloc(0, 256)
     fake.memory[literal][:len(where) + 1] = where.encode() + b"\0"
     ptr = fake.global_address(0, _module_of(fake, kernel), "bw_bounds_record")[0]
-    fake.memory[ptr][:] = struct.pack("<i4xQi4x4q4q", 1, literal, 1, index, 0, 0, 0, 0, 0, 0, 0)
+    fake.memory[ptr][:] = struct.pack("<i4xQi4x4q4q", 1, literal, 1, index, 0, 0, 0, shape, 0, 0, 0)
 
 
 def _module_of(fake, kernel) -> int:
@@ -153,6 +169,25 @@ def test_a_copy_to_the_host_raises_the_record_after_copying(fake):
     assert fake.copies[:2] == [("down", 12), ("down", 88)]  # the array, then the record
     np.testing.assert_array_equal(out.numpy(), [0.0, 0.0, 0.0])
     assert not _record_set(fake, fields.through_a_func)
+
+
+@needs_nvrtc
+def test_a_set_field_indexed_past_its_end_has_no_note_on_unset_fields(fake):
+    """The record of an access past the end of a field that was set (its shape has elements) is a plain
+    out-of-bounds error, as on the CPU: the note about unset fields would only mislead; an unset one keeps it."""
+    ss, out = _arguments()
+    wp.launch(fields.read_in_branch, dim=3, inputs=[ss, out], device="cuda:0")
+    _record(fake, fields.read_in_branch, index=3, shape=3)
+    with pytest.raises(wp.BoundsError) as e:
+        wp.synchronize()
+    assert str(e.value) == (f"kernel '{fields.read_in_branch.key}': index (3) is out of bounds for shape (3) at "
+                            f"{os.path.dirname(fields.__file__)}/" + fields._line("read_in_branch's access"))
+    wp.launch(fields.read_in_branch, dim=3, inputs=[ss, out], device="cuda:0")
+    _record(fake, fields.read_in_branch, index=1, shape=0)
+    with pytest.raises(wp.BoundsError) as e:
+        wp.synchronize()
+    assert _names(e.value, fields.read_in_branch, "read_in_branch's access"), str(e.value)
+    np.testing.assert_array_equal(out.numpy(), [0.0, 0.0, 0.0])
 
 
 @needs_nvrtc

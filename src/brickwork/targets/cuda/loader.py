@@ -141,8 +141,13 @@ class CudaEntry:
         drv.copy_to_device(ordinal, ptr, ctypes.addressof(zeros), size)  # cleared for the next launch
         index, shape = rest[:n], rest[4:4 + n]
         where = _RELATIVE.sub(lambda m: self.where(m.group(0)), _device_string(drv, ordinal, where_ptr), 1)
-        raise BoundsError(f"kernel '{self.label}': index ({', '.join(map(str, index))}) is out of bounds for shape "
-                          f"({', '.join(map(str, shape))}) at {where}")
+        from ...ir.field_checks import without_note_for_set_arrays  # the error path only
+
+        # a struct field's array that was set, indexed past its end, is a plain out-of-bounds access: no note
+        # on unset fields (as on the CPU)
+        message = (f"index ({', '.join(map(str, index))}) is out of bounds for shape ({', '.join(map(str, shape))}) "
+                   f"at {where}")
+        raise BoundsError(f"kernel '{self.label}': {without_note_for_set_arrays(message)}")
 
 
 _RELATIVE = re.compile(r"^\+\d+")  # a release build's access line, relative to the kernel's first
