@@ -190,6 +190,9 @@ class array:  # noqa: N801 - Warp's spelling
                     type(value).__name__
                 raise ValueError(f"grad must be an array of shape {self.shape} and dtype {type_name(self.dtype)}, "
                                  f"got {got}")
+            if isinstance(value._sig, ReadOnly):  # backward launches add into it: they would write read-only memory
+                raise ValueError("grad must be a writable array: backward launches add into it, but this one views "
+                                 "read-only memory; pass a writable copy (wp.clone(g))")
         self._grad = value
         self._requires_grad = value is not None
         if value is None:
