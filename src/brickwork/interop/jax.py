@@ -19,6 +19,7 @@ from ..types.arrays import array, element_layout, type_name
 from ..types.dlpack_import import from_dlpack
 from ..types.scalars import python_annotation_type
 from .optional import import_library
+from .scalar_tables import library_type, no_scalar
 
 __all__ = ["device_from_jax", "device_to_jax", "dtype_from_jax", "dtype_to_jax", "from_jax", "to_jax"]
 
@@ -43,17 +44,7 @@ def dtype_to_jax(warp_dtype):
     struct types: their arrays become JAX arrays of the scalar type with trailing dimensions (``wp.to_jax``)."""
     if not _TO:
         _tables()
-    try:
-        found = _TO.get(python_annotation_type(warp_dtype))
-    except TypeError:  # an unhashable value
-        found = None
-    if found is None:
-        scalar = getattr(warp_dtype, "_dtype", None)
-        hint = (f" (a {type_name(warp_dtype)} array becomes a JAX array of {type_name(scalar)} with trailing "
-                f"dimensions {tuple(warp_dtype._shape)})") if scalar is not None and hasattr(warp_dtype, "_shape") \
-            else ""
-        raise TypeError(f"Cannot convert {type_name(warp_dtype)} to a Jax type{hint}")
-    return found
+    return library_type(_TO, warp_dtype, "Jax", "a JAX array")
 
 
 def dtype_from_jax(jax_dtype):
@@ -69,8 +60,7 @@ def dtype_from_jax(jax_dtype):
         except TypeError:  # a class numpy has no dtype for
             found = None
     if found is None:
-        raise TypeError(f"Cannot convert {jax_dtype} to a Warp type: brickwork's scalar types are bool, int8-64, "
-                        f"uint8-64, float16, bfloat16, float32 and float64")
+        raise no_scalar(jax_dtype)
     return found
 
 

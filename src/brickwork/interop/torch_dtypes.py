@@ -9,6 +9,7 @@ from ..types import scalars
 from ..types.arrays import type_name
 from ..types.scalars import python_annotation_type
 from .optional import import_library
+from .scalar_tables import library_type, no_scalar
 
 _FROM: dict = {}  # torch.dtype -> brickwork scalar type
 _TO: dict = {}  # brickwork scalar type -> torch.dtype
@@ -53,8 +54,7 @@ def dtype_from_torch(torch_dtype):
     except TypeError:  # an unhashable value
         found = None
     if found is None:
-        raise TypeError(f"Cannot convert {torch_dtype} to a Warp type: brickwork's scalar types are bool, int8-64, "
-                        f"uint8-64, float16, bfloat16, float32 and float64")
+        raise no_scalar(torch_dtype)
     return found
 
 
@@ -65,16 +65,7 @@ def dtype_to_torch(warp_dtype):
     trailing dimensions (``wp.to_torch``)."""
     if not _TO:
         _tables()
-    try:
-        found = _TO.get(python_annotation_type(warp_dtype))
-    except TypeError:  # an unhashable value
-        found = None
-    if found is None:
-        scalar = getattr(warp_dtype, "_dtype", None)
-        hint = (f" (a {type_name(warp_dtype)} array becomes a tensor of {type_name(scalar)} with trailing dimensions "
-                f"{tuple(warp_dtype._shape)})") if scalar is not None and hasattr(warp_dtype, "_shape") else ""
-        raise TypeError(f"Cannot convert {type_name(warp_dtype)} to a Torch type{hint}")
-    return found
+    return library_type(_TO, warp_dtype, "Torch", "a tensor")
 
 
 def view_dtype(torch_dtype, dtype):
