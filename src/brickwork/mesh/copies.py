@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import config
 from ..builtins.functions import FUNCTIONS as _FUNCTIONS
+from ..lang.function import func
 from ..lang.kernel import kernel
 from ..runtime.launch import launch
 from ..types.arrays import array, array2d
@@ -113,6 +114,47 @@ def copy_type(dtype: np.dtype):
     return t
 
 
+@func
+def item_start(boxes: array2d(dtype=int64), nboxes: int, t: int64, head: int64):
+    """Where work item ``t`` of a box table starts (``boxes``: ``nboxes`` rows, the first ``head`` columns
+    ending with the count of outer dimensions, then their triplets): its box, the elements in its row and its
+    rows, and its first element's destination and source offsets (in elements)."""
+    one = int64(1)
+    lo = 0
+    hi = nboxes - 1
+    while lo < hi:  # the last box whose first item is <= t
+        mid = (lo + hi + 1) // 2
+        if boxes[mid, 3] <= t:
+            lo = mid
+        else:
+            hi = mid - 1
+    b = lo
+    rows_per_item = boxes[b, 4]
+    width = boxes[b, 5]
+    ni = boxes[b, 6]
+    nj = boxes[b, 9]
+    nouter = int(boxes[b, head - one])
+    q = t - boxes[b, 3]
+    wchunks = (ni + width - one) // width
+    rchunks = (nj + rows_per_item - one) // rows_per_item
+    i0 = (q % wchunks) * width
+    q = q // wchunks
+    j0 = (q % rchunks) * rows_per_item
+    q = q // rchunks
+    doff = j0 * boxes[b, 10] + i0 * boxes[b, 7]
+    soff = j0 * boxes[b, 11] + i0 * boxes[b, 8]
+    for e in range(nouter):
+        col = head + int64(3 * (nouter - 1 - e))  # innermost outer dimension first
+        n = boxes[b, col]
+        c = q % n
+        q = q // n
+        doff = doff + c * boxes[b, col + one]
+        soff = soff + c * boxes[b, col + int64(2)]
+    span = wp_min(i0 + width, ni) - i0
+    rows = wp_min(j0 + rows_per_item, nj) - j0
+    return b, span, rows, doff, soff
+
+
 _KERNELS: dict = {}
 
 
@@ -129,45 +171,11 @@ def copy_kernel(T, item: int, unsigned: bool):
     def copy_boxes(boxes: array2d(dtype=int64), nboxes: int):
         one = int64(1)
         zero = int64(0)
-        t = int64(wp_tid())
-        lo = 0
-        hi = nboxes - 1
-        while lo < hi:  # the last box whose first item is <= t
-            mid = (lo + hi + 1) // 2
-            if boxes[mid, 3] <= t:
-                lo = mid
-            else:
-                hi = mid - 1
-        b = lo
-        rows_per_item = boxes[b, 4]
-        width = boxes[b, 5]
-        ni = boxes[b, 6]
+        b, span, rows, doff, soff = item_start(boxes, nboxes, int64(wp_tid()), int64(_HEAD))
         dsi = boxes[b, 7]
         ssi = boxes[b, 8]
-        nj = boxes[b, 9]
         dsj = boxes[b, 10]
         ssj = boxes[b, 11]
-        nouter = int(boxes[b, 12])
-        q = t - boxes[b, 3]
-        wchunks = (ni + width - one) // width
-        rchunks = (nj + rows_per_item - one) // rows_per_item
-        i0 = (q % wchunks) * width
-        q = q // wchunks
-        j0 = (q % rchunks) * rows_per_item
-        q = q // rchunks
-        doff = zero
-        soff = zero
-        for e in range(nouter):
-            col = _HEAD + 3 * (nouter - 1 - e)  # innermost outer dimension first
-            n = boxes[b, col]
-            c = q % n
-            q = q // n
-            doff = doff + c * boxes[b, col + 1]
-            soff = soff + c * boxes[b, col + 2]
-        span = wp_min(i0 + width, ni) - i0
-        rows = wp_min(j0 + rows_per_item, nj) - j0
-        doff = doff + j0 * dsj + i0 * dsi
-        soff = soff + j0 * ssj + i0 * ssi
         # one array over the item's elements, from its lowest address (a source may run backwards)
         dlo = doff + wp_min(zero, (rows - one) * dsj) + wp_min(zero, (span - one) * dsi)
         dhi = doff + wp_max(zero, (rows - one) * dsj) + wp_max(zero, (span - one) * dsi)

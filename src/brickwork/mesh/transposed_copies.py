@@ -34,6 +34,7 @@ from .copies import (
     broadcast_source,
     copy_type,
     gpu_items,
+    item_start,
     simplify,
     work_items,
     wp_max,
@@ -63,47 +64,13 @@ def add_back_kernel(T, item: int):
     def add_back_boxes(boxes: array2d(dtype=int64), nboxes: int):
         one = int64(1)
         zero = int64(0)
-        t = int64(wp_tid())
-        lo = 0
-        hi = nboxes - 1
-        while lo < hi:  # the last box whose first item is <= t
-            mid = (lo + hi + 1) // 2
-            if boxes[mid, 3] <= t:
-                lo = mid
-            else:
-                hi = mid - 1
-        b = lo
-        rows_per_item = boxes[b, 4]
-        width = boxes[b, 5]
-        ni = boxes[b, 6]
+        b, span, rows, goff, soff = item_start(boxes, nboxes, int64(wp_tid()), int64(_HEAD))
         gsi = boxes[b, 7]
         ssi = boxes[b, 8]
-        nj = boxes[b, 9]
         gsj = boxes[b, 10]
         ssj = boxes[b, 11]
         nred = boxes[b, 12]
         gsr = boxes[b, 13]
-        nouter = int(boxes[b, 14])
-        q = t - boxes[b, 3]
-        wchunks = (ni + width - one) // width
-        rchunks = (nj + rows_per_item - one) // rows_per_item
-        i0 = (q % wchunks) * width
-        q = q // wchunks
-        j0 = (q % rchunks) * rows_per_item
-        q = q // rchunks
-        goff = zero
-        soff = zero
-        for e in range(nouter):
-            col = _HEAD + 3 * (nouter - 1 - e)  # innermost outer dimension first
-            n = boxes[b, col]
-            c = q % n
-            q = q // n
-            goff = goff + c * boxes[b, col + 1]
-            soff = soff + c * boxes[b, col + 2]
-        span = wp_min(i0 + width, ni) - i0
-        rows = wp_min(j0 + rows_per_item, nj) - j0
-        goff = goff + j0 * gsj + i0 * gsi
-        soff = soff + j0 * ssj + i0 * ssi
         # one array over the item's elements each, from its lowest address (strides may be negative)
         glo = goff + wp_min(zero, (rows - one) * gsj) + wp_min(zero, (span - one) * gsi)
         glo = glo + wp_min(zero, (nred - one) * gsr)
