@@ -260,7 +260,8 @@ class array:  # noqa: N801 - Warp's spelling
 
             comp = self._np.dtype
             return dlpack_export.capsule(self, self._np.ctypes.data, self._np.shape, comp, bfloat, 0, device_type=1,
-                                         strides=tuple(s // comp.itemsize for s in self._np.strides))
+                                         strides=tuple(s // comp.itemsize for s in self._np.strides),
+                                         read_only=not self._np.flags.writeable)
         return self._np.__dlpack__(**kwargs) if kwargs else self._np.__dlpack__()
 
     def __dlpack_device__(self):

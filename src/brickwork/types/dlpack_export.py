@@ -12,6 +12,7 @@ ctypes callback would turn it into a ``SystemError`` and lose it.
 from __future__ import annotations
 
 import ctypes
+import weakref
 
 import numpy as np
 
@@ -49,6 +50,12 @@ _capsule_pointer = ctypes.pythonapi["PyCapsule_GetPointer"]
 _capsule_pointer.restype, _capsule_pointer.argtypes = ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_char_p]
 
 
+#: The capsules' arrays over read-only memory, by address (a capsule's ``manager_ctx``): DLPack 0.x cannot say that a
+#: tensor is read-only, so ``from_dlpack`` asks here before it makes its view writable (a kernel writing an exported
+#: read-only memory map died of a segmentation fault). Each entry goes with its array, when the consumer deletes it.
+read_only_exports: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
 def contiguous_strides(shape) -> list[int]:
     """Element strides of a C-contiguous array of ``shape`` (DLPack's meaning of absent strides)."""
     strides = [1] * len(shape)
@@ -58,10 +65,11 @@ def contiguous_strides(shape) -> list[int]:
 
 
 def capsule(arr, ptr: int, shape: tuple, comp: np.dtype, bfloat: bool, ordinal: int, device_type: int = KDL_CUDA,
-            strides: tuple | None = None):
+            strides: tuple | None = None, read_only: bool = False):
     """A ``dltensor`` capsule of an array of ``shape`` elements of ``comp`` at ``ptr`` (``strides`` in
     elements; C-contiguous when None) on ``(device_type, ordinal)``; it keeps ``arr`` alive until the consumer
-    calls its deleter, or, when no consumer takes it, until the capsule goes."""
+    calls its deleter, or, when no consumer takes it, until the capsule goes. ``read_only``: brickwork's import
+    of it views the memory read-only (``read_only_exports``)."""
     if strides is None:
         strides = contiguous_strides(shape)
     size = comp.itemsize
@@ -72,6 +80,8 @@ def capsule(arr, ptr: int, shape: tuple, comp: np.dtype, bfloat: bool, ordinal: 
     span.owner = arr  # the ndarray's base: the capsule holds the array through it (the memory is not read)
     holder = np.ndarray(shape, dtype=comp, buffer=span, offset=-low * size, strides=[s * size for s in strides])
     made = holder.__dlpack__()
+    if read_only:
+        read_only_exports[id(holder)] = holder  # numpy's manager_ctx is the exported ndarray
     managed = DLManagedTensor.from_address(_capsule_pointer(id(made), _NAME))  # numpy's, in memory it allocated
     managed.dl_tensor.device = DLDevice(device_type, ordinal)
     if bfloat:

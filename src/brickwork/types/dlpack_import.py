@@ -13,7 +13,15 @@ import ctypes
 import numpy as np
 
 from . import array_constructors, arrays, scalars
-from .dlpack_export import _NAME, KDL_CUDA, DLManagedTensor, _capsule_pointer, _capsule_valid, contiguous_strides
+from .dlpack_export import (
+    _NAME,
+    KDL_CUDA,
+    DLManagedTensor,
+    _capsule_pointer,
+    _capsule_valid,
+    contiguous_strides,
+    read_only_exports,
+)
 
 KDL_CPU = 1
 #: (DLPack type code, bits) -> brickwork scalar type
@@ -96,7 +104,8 @@ class _Producer:
 
 def host_view(cap, scalar) -> np.ndarray:
     """A writable view of the host tensor in ``cap`` with ``scalar``'s numpy type (of the tensor's element
-    size: ``element_type`` checked it); the capsule is consumed (renamed ``used_dltensor``)."""
+    size: ``element_type`` checked it), read-only where brickwork exported read-only memory; the capsule is consumed
+    (renamed ``used_dltensor``)."""
     managed = _managed(cap)
     t = managed.contents.dl_tensor
     dtype = np.dtype(scalars.dtype_to_numpy(scalar))
@@ -120,7 +129,8 @@ def host_view(cap, scalar) -> np.ndarray:
     memory = (ctypes.c_char * ((hi - lo + 1) * dtype.itemsize)).from_address(start)
     memory._producer = owner  # the views' base chain ends in `memory`, which keeps the producer
     flat = np.frombuffer(memory, dtype=dtype)
-    return np.lib.stride_tricks.as_strided(flat[-lo:], shape, [s * dtype.itemsize for s in steps], writeable=True)
+    writable = managed.contents.manager_ctx not in read_only_exports
+    return np.lib.stride_tricks.as_strided(flat[-lo:], shape, [s * dtype.itemsize for s in steps], writeable=writable)
 
 
 def import_host(source, dtype) -> tuple[np.ndarray, object]:
