@@ -5,8 +5,8 @@ of its own), and both are launched on the same inputs: the results agree bit for
 with ``continue``, negative steps, empty ranges, a loop variable read after the loop or assigned in the body, and
 nested loops; the generated C++ has no loop left where it should be unrolled, and keeps the loop for a ``break``,
 a trip count above the limit in code run once per slice (``la.outer``) and a body over the size guard; in code run
-per point a loop of more than ``max_unroll`` trips unrolls too, until a function that holds tiles would pass its own
-size guard (the later loops stay rolled). Gradients of an unrolled loop equal the rolled
+per point a loop of more than ``max_unroll`` trips unrolls too (not inside a loop that stays rolled), until a function
+that holds tiles would pass its own size guard (the later loops stay rolled). Gradients of an unrolled loop equal the rolled
 loop's bit for bit. The option's value is checked, and ``wp.static(range(...))`` is refused as Warp refuses it.
 """
 
@@ -158,6 +158,42 @@ def test_max_unroll_zero_keeps_a_per_point_loop_of_twenty_trips_rolled():
     wp.launch(default, dim=9, inputs=[x, a])
     wp.launch(off, dim=9, inputs=[x, b])
     assert a.numpy().tobytes() == b.numpy().tobytes()
+
+
+def inside_rolled(x: wp.array(dtype=float), n: int, out: wp.array(dtype=float)):
+    i = wp.tid()
+    s = x[i]
+    for k in range(n):  # bounds known at run time only: rolled
+        for c in range(20):  # per point, but inside a rolled loop: rolled too (more than max_unroll trips)
+            s = s * 0.5 + float(c + k)
+        for c in range(3):  # at most max_unroll trips: unrolled, as in Warp
+            s = s + float(c)
+    j = 0
+    while j < n:  # the same in a while loop
+        for c in range(20):
+            s = s * 0.25 + float(c)
+        j += 1
+    out[i] = s
+
+
+def test_a_loop_inside_a_rolled_loop_unrolls_only_to_max_unroll():
+    kernel = wp.kernel(inside_rolled)
+    assert _body_loops(_generated(kernel)) == 3  # for k, its for c of 20 trips, the while's: the 3 trips unrolled
+    x = np.linspace(-2, 2, 7, dtype=np.float32)
+    out = wp.zeros(7, dtype=float)
+    wp.launch(kernel, dim=7, inputs=[wp.array(x), 3, out])
+    want = []
+    for s in x:
+        for k in range(3):
+            for c in range(20):
+                s = np.float32(s * np.float32(0.5) + np.float32(c + k))
+            for c in range(3):
+                s = np.float32(s + np.float32(c))
+        for _ in range(3):
+            for c in range(20):
+                s = np.float32(s * np.float32(0.25) + np.float32(c))
+        want.append(s)
+    np.testing.assert_array_equal(out.numpy(), np.array(want, dtype=np.float32))
 
 
 def test_set_module_options_rebuilds_with_the_new_limit():

@@ -24,8 +24,9 @@ innermost loop left.
   a few lanes) instead of the loop over points, which it cannot vectorize around a loop (no outer-loop
   vectorization of such a nest): PLM of 17 components per point ran 3.6x slower rolled than unrolled, 24 and
   32 components 2.7x and 3.4x (1 thread). A long body gains nothing from being rolled there either (16 trips
-  of 80 nodes of sin/cos/exp: the same time). Elsewhere (an outer body's code once per slice) a loop of more
-  than ``max_unroll`` trips stays rolled, as in Warp.
+  of 80 nodes of sin/cos/exp: the same time). Elsewhere (an outer body's code once per slice, or the body of a
+  loop that stays rolled: a ``while``, a ``for`` of bounds known at run time only, around which the loop over
+  points cannot be vectorized anyway) a loop of more than ``max_unroll`` trips stays rolled, as in Warp.
 * A function that holds tiles stops unrolling at ``max_function_nodes`` IR nodes in all (``MAX_FUNCTION_NODES``):
   the loops that would take it past stay rolled, for g++ to compile in seconds rather than a minute. In such a
   function a call of a ``@wp.func`` counts as the nodes of the function it calls (g++ inlines it into every
@@ -140,7 +141,7 @@ class _Unroller(ir.Rewriter):
     def r_IRFor(self, s: ir.IRFor):
         values = _constant_trips(s)
         if values is None:
-            return self.point_body(s) if s.simd else self.copy(s)  # a team's vector loop: once per point
+            return self.point_body(s) if s.simd else self.rolled_body(s)  # a team's vector loop: once per point
         budget = self.max_point_nodes if self.per_point else self.max_nodes if len(values) <= self.limit else 0
         if not budget:
             return self.copy(s)
@@ -191,6 +192,21 @@ class _Unroller(ir.Rewriter):
             self.callee_nodes[key] = 0  # a recursive call counts once
             self.callee_nodes[key] = self.size(fn.body)
         return self.callee_nodes[key]
+
+    def r_IRWhile(self, s):
+        return self.rolled_body(s)
+
+    def rolled_body(self, s):
+        """``s``, a loop that stays rolled, rewritten with its body as code that does not run once per point: the
+        loop over points has a loop inside it whatever its body's loops do, so unrolling them past ``max_unroll``
+        would not leave it innermost for g++ to vectorize; it would only make a long straight run (Warp's
+        tile_nbody: 64 interactions of a 64-trip loop inside the loop over tiles, 1.9x the time of the rolled
+        loop, 1 thread)."""
+        saved, self.per_point = self.per_point, False
+        try:
+            return self.copy(s)
+        finally:
+            self.per_point = saved
 
     def point_body(self, s):
         """``s`` rewritten, its body as code that runs once per point."""
