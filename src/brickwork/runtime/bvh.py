@@ -145,8 +145,8 @@ class TreeStorage:
 
     @property
     def address(self) -> int:
-        if self.device_descriptor is None:
-            return data_address(self.descriptor)  # .ctypes costs microseconds
+        if self.device_descriptor is None:  # read through a plain view: a structured array's costs 20 us
+            return data_address(self._words[8])
         return int(self.device_descriptor.ptr)
 
     def put(self, name: str, host: np.ndarray, field: str | None = None) -> None:
@@ -154,7 +154,7 @@ class TreeStorage:
         host = np.ascontiguousarray(host)
         if self.device.is_cpu:
             table = host
-            address = table.__array_interface__["data"][0] if table.size else 0  # .ctypes costs microseconds
+            address = data_address(table) if table.size else 0  # .ctypes costs microseconds
         else:
             raw = host.reshape(-1).view(np.uint8)
             old = self.tables.get(name)
