@@ -405,9 +405,9 @@ class Built:
         n = (nodes - items) // 6
         m = ends[-1]  # nodes
         self.ranges = list(zip([0] + ends[:-1], ends))
-        # copies (the tree keeps them, not the whole tables): the node tables first (16-byte rows), then the item
-        # tables, the parents, the order, the firsts and the lasts
-        self.words = words = np.empty(8 * m + 6 * n + 3 * m + n, np.float32)
+        # copies (the tree keeps them, not the whole tables): the node tables first (16-byte rows; their fourth
+        # words are the firsts and lasts), then the item tables, the parents and the order
+        self.words = words = np.empty(8 * m + 6 * n + m + n, np.float32)
         ints_at = 8 * m + 6 * n
         self.node_lowers, self.node_uppers = (words[a:a + 4 * m].reshape(m, 4) for a in (0, 4 * m))
         self.item_lowers, self.item_uppers = (words[a:a + 3 * n].reshape(n, 3) for a in (8 * m, 8 * m + 3 * n))
