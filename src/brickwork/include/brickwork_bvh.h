@@ -383,7 +383,8 @@ BW_INLINE void face_normal(const float* a, const float* b, const float* c, float
 }
 
 // Moeller-Trumbore: whether start + t dir crosses triangle (a, b, c) at some t in [0, max_t] (t, wa, wb,
-// and the unnormalized normal's dot with dir for the side).
+// and the unnormalized normal's dot with dir for the side). The tests accept rather than reject, so that a NaN
+// (a NaN or infinite direction or start, a NaN vertex) is no hit, as in Warp: rejecting, it was a hit at t = NaN.
 BW_INLINE bool ray_triangle(const float* start, const float* dir, const float* a, const float* b, const float* c,
                             float max_t, float& t, float& wa, float& wb) {
     float e1[3], e2[3], s[3], pv[3], qv[3];
@@ -395,12 +396,12 @@ BW_INLINE bool ray_triangle(const float* start, const float* dir, const float* a
     const float inv = 1.0f / det;
     sub(start, a, s);
     const float bu = dot(s, pv) * inv;  // the weight of b
-    if (bu < 0.0f || bu > 1.0f) return false;
+    if (!(bu >= 0.0f && bu <= 1.0f)) return false;
     cross(s, e1, qv);
     const float bv = dot(dir, qv) * inv;  // the weight of c
-    if (bv < 0.0f || bu + bv > 1.0f) return false;
+    if (!(bv >= 0.0f && bu + bv <= 1.0f)) return false;
     t = dot(e2, qv) * inv;
-    if (t < 0.0f || t > max_t) return false;
+    if (!(t >= 0.0f && t <= max_t)) return false;
     wa = 1.0f - bu - bv;
     wb = bu;
     return true;
