@@ -214,6 +214,9 @@ extra_cflags: str = os.environ.get(_ENV_PREFIX + "CFLAGS", "")
 compile_jobs: int | None = _setting("compile_jobs", _env_int, _ENV_PREFIX + "COMPILE_JOBS", None)
 #: Most instances compiled by one compiler run when several are built together (1: one run each).
 compile_batch: int = _setting("compile_batch", _env_int, _ENV_PREFIX + "COMPILE_BATCH", 8)
+#: An instance that misses the cache is built with its module's other kernels (lang/companions.py), as Warp
+#: builds a module at once.
+compile_module: bool = _setting("compile_module", _env_bool, _ENV_PREFIX + "COMPILE_MODULE", True)
 #: g++ reads a precompiled runtime header (jit.pch).
 pch: bool = _setting("pch", _env_bool, _ENV_PREFIX + "PCH", True)
 #: Minimum launch size before the outer loop is run by several OpenMP threads.

@@ -211,14 +211,23 @@ def _native_callees(fn) -> list:
     return list(found.values())
 
 
-def build(batch: list, target: Target | None = None) -> None:
+def build(batch: list, target: Target | None = None, tentative: list = ()) -> None:
     """Generate, compile (in parallel) and load every instance of ``batch`` not in the cache.
 
     Each instance has ``kernel``, ``arg_types``, ``label``, ``key()``, ``key_parts``, ``loaded_from``
-    and ``fail``; a user error in one instance is kept on that instance only."""
+    and ``fail``; a user error in one instance is kept on that instance only. An instance of ``tentative``
+    (also in ``batch``) whose typing raises or warns, or whose compile fails, is left unbuilt (its own
+    launch builds it again and reports the problem there)."""
     target = target or current_target()
+    on_trial = {id(inst) for inst in tentative}
     jobs, owners = [], []
     for inst in batch:
+        if id(inst) in on_trial:
+            job = _tentative_job(inst, target)
+            if job is not None:
+                jobs.append(job)
+                owners.append(inst)
+            continue
         found = store.lookup(inst.key())
         if found is not None:  # warm: no typing, no passes, no rendering
             inst.loaded_from(*found)
@@ -237,7 +246,8 @@ def build(batch: list, target: Target | None = None) -> None:
     log = logging.getLogger("brickwork")
     for inst, result in zip(owners, target.compile_many(jobs)):
         if isinstance(result, Exception):
-            inst.fail(result)
+            if id(inst) not in on_trial:
+                inst.fail(result)
             continue
         inst.loaded_from(*result)
         built = result[1]
@@ -246,6 +256,26 @@ def build(batch: list, target: Target | None = None) -> None:
                      inst.label, target.name)
         else:
             log.info("%s compiled for %s in %.0f ms", inst.label, target.name, 1e3 * built.get("compile_seconds", 0.0))
+
+
+def _tentative_job(inst, target: Target) -> tuple | None:
+    """The compile job of an instance built on trial (None: loaded from the cache now, or left for its own
+    launch because its key, typing or code generation raised or warned)."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            found = store.lookup(inst.key())
+            if found is not None:
+                inst.loaded_from(*found)
+                return None
+            text, meta = generate(inst.kernel, inst.arg_types, inst.label, target, inst.mode)
+    except Exception:  # noqa: BLE001 - raised again, with its context, at the instance's own launch
+        return None
+    if caught:
+        return None
+    return (inst.key(), text, inst.label, dict(meta, key_parts=inst.key_parts))
 
 
 def _repoint(fn, lowered: dict):

@@ -164,10 +164,13 @@ def test_cli_info_and_cache(tmp_path):
     assert "0 entries" in cli("cache", "list")
 
 
-#: Two kernels with one argument layout (a float32 array) and one of two arrays, each checking its result.
+#: Two kernels with one argument layout (a float32 array) and one of two arrays, each checking its result;
+#: each built at its own launch, into a library of its own.
 THREE_KERNELS = textwrap.dedent('''
     import brickwork as wp
     from brickwork.jit import compile as jit
+
+    wp.config.compile_module = False
 
     @wp.kernel
     def add_one(x: wp.array(dtype=wp.float32)):

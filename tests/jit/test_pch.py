@@ -37,6 +37,13 @@ def minus_two(a: wp.array(dtype=wp.float64)):  # launched by one test only: it c
     a[i] = a[i] - wp.float64(2.0)
 
 
+@pytest.fixture(autouse=True)
+def _each_kernel_at_its_own_launch():
+    """A kernel compiles in the test that launches it (into that test's cache), not as another's companion."""
+    with config.override(compile_module=False):
+        yield
+
+
 def _gnu_settings():
     s = toolchain.settings()
     if not s.pch:

@@ -133,6 +133,7 @@ def test_kernel_cache_dir_unset_leaves_cache_dir(monkeypatch, tmp_path):
 
 LOG_LEVEL_PROBE = """
 import brickwork as wp
+wp.config.compile_module = False  # each kernel loads at its own launch, under the level set then
 @wp.kernel
 def first(a: wp.array(dtype=float)):
     a[wp.tid()] = 1.0

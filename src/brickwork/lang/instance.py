@@ -54,6 +54,7 @@ class Instance:
         # a loop body's (par_for, la.outer) accesses that its ranges bound (ir/range_bounds.py), tested the same way
         self.range_bounds: tuple = ()
         self.error: Exception | None = None
+        self.requested = False  # whether ensure_loaded was called (a launch), not only built as a companion
         self._key: str | None = None
         self._packers: dict = {}
         self._adjoint: Instance | None = None
@@ -111,7 +112,9 @@ class Instance:
         return self._key
 
     def ensure_loaded(self) -> None:
-        """Load from the cache, or build this and every other pending instance (in parallel)."""
+        """Load from the cache, or build this and every other pending instance (in parallel), with its
+        module's kernels (``lang.companions``)."""
+        self.requested = True  # asked for (at its first launch): its adjoint is a companion of another's
         if self.fn is not None:
             return
         if self.error is not None:
@@ -129,7 +132,10 @@ class Instance:
             from ..jit import cache
 
             _log().warning("%s: cache miss: %s", self.label, cache.explain_miss(self.label, self.key_parts))
-        build_instances([self] + [p for p in _pending if p is not self and p.fn is None and p.error is None])
+        from .companions import companions
+
+        batch = [self] + [p for p in _pending if p is not self and p.fn is None and p.error is None]
+        build_instances(batch, [c for c in companions(self) if c not in batch])
         if self.error is not None:
             raise self.error
 
@@ -170,17 +176,19 @@ class Instance:
             _pending.remove(self)
 
 
-def build_instances(batch: list) -> None:
-    """Build every instance of ``batch`` not yet loaded (see ``pipeline.build``)."""
+def build_instances(batch: list, tentative: list = ()) -> None:
+    """Build every instance of ``batch`` not yet loaded (see ``pipeline.build``), and those of ``tentative``
+    that build without an error or a warning (``lang.companions``)."""
     from .. import pipeline
 
+    on_trial = {id(inst) for inst in tentative}
     for inst in batch:
         inst.key()
     groups: dict = {}
-    for inst in batch:  # one build per target (the CPU's alone, usually), in order
+    for inst in [*batch, *tentative]:  # one build per target (the CPU's alone, usually), in order
         groups.setdefault(id(inst.target) if not isinstance(inst.target, str) else inst.target, []).append(inst)
     for group in groups.values():
-        pipeline.build(group, group[0].target_object())
+        pipeline.build(group, group[0].target_object(), [inst for inst in group if id(inst) in on_trial])
 
 
 def describe_types(types) -> str:
