@@ -1,9 +1,10 @@
-"""select_branches' conditional accumulate: ``if c: s += x`` on a float local becomes
+"""select_branches' conditional accumulate: ``if c: s += x`` on a float local, in a sequential loop, becomes
 ``s = s + blend(c, x, -0.0)`` (``-=``: ``s - blend(c, x, +0.0)``), with no branch and no ``?:`` for g++ to
 turn back into one; the sums equal a sequential float32/float64 evaluation in numpy bit for bit, special
 values included (``x`` infinite or NaN where ``c`` is false adds nothing, an untouched -0.0 stays -0.0). A
 branch that reads its own sum later, an accumulate in an else, nested ifs, ``x + s`` and integers are
-covered, and a condition local the branch itself assigns is read before the branch overwrites it.
+covered, outside a loop the select stays, and a condition local the branch itself assigns is read before the
+branch overwrites it.
 """
 
 from __future__ import annotations
@@ -141,6 +142,12 @@ def condition_assigned(x: wp.array(dtype=float), out: wp.array(dtype=float)):
     out[3 * i] = s
     out[3 * i + 1] = t
     out[3 * i + 2] = wp.where(first, 1.0, 0.0)
+
+
+def test_outside_a_sequential_loop_the_select_stays():
+    # code per point: g++ vectorizes the loop over points, where a select is one masked add
+    text, _ = pipeline.generate(condition_assigned, condition_assigned.concrete_types(), "t")
+    assert "bw::blend(" not in text and "v_s = (bw::truth(" in text
 
 
 @pytest.mark.parametrize("value", [3.0, -3.0])
