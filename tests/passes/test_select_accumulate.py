@@ -129,6 +129,35 @@ def test_float64_and_int_accumulates():
 
 
 @wp.kernel
+def operand_reassigned(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    s = 0.0
+    y = 0.5
+    for j in range(x.shape[0]):
+        v = x[j]
+        if v > 0.0:
+            y = v  # selected before s: the accumulate in the else reads y as it was
+        else:
+            s += y
+            y = y * 3.0
+    out[2 * i] = s
+    out[2 * i + 1] = y
+
+
+def test_the_accumulated_operand_is_read_before_the_selects():
+    x = np.array([-1.0, 2.0, -1.0, -1.0, 0.25, -3.0, -1.0], dtype=np.float32)
+    out = wp.zeros(2)
+    wp.launch(operand_reassigned, dim=1, inputs=[wp.array(x), out])
+    s, y = np.float32(0), np.float32(0.5)
+    for v in x:
+        if v > 0:
+            y = v
+        else:
+            s, y = np.float32(s + y), np.float32(y * np.float32(3))
+    assert out.numpy().tobytes() == np.array([s, y], dtype=np.float32).tobytes()
+
+
+@wp.kernel
 def condition_assigned(x: wp.array(dtype=float), out: wp.array(dtype=float)):
     i = wp.tid()
     v = x[i]

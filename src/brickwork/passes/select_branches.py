@@ -154,10 +154,11 @@ class _Selects(ir.Rewriter):
         return out
 
     def held_operand(self, value: ir.IRCall, operand: int, out: list) -> ir.IRCall:
-        """``value`` with its operand ``operand`` in a fresh local assigned in ``out``, unless it is one: the
-        accumulate after the branches reads it after the selects have overwritten the locals it reads."""
+        """``value`` with its operand ``operand`` in a fresh local assigned in ``out``, unless it is one or a
+        constant: the accumulate after the branches reads it after the selects have overwritten the locals it
+        reads (``if c: y = 1.0 else: s += y; y = 5.0`` selects y before s)."""
         x = value.args[operand]
-        if isinstance(x, (ir.IRLocal, ir.IRConst)):
+        if isinstance(x, ir.IRConst) or isinstance(x, ir.IRLocal) and x.name in self.new_locals:
             return value
         held = self.fresh(x.type)
         out.append(ir.IRAssign(held, x))
