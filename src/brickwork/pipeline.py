@@ -198,7 +198,7 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
     if fn.gpu_launch is not None:
         meta["gpu_launch"] = dict(fn.gpu_launch)
     if any(isinstance(t, TileType) for f in (fn, *callees) for t in (*f.locals.values(), *dict(f.params).values())):
-        meta["tiles"] = True  # a block is one thread: refused under Warp's CPU blocks (runtime/launch._prepare)
+        meta["tiles"] = True  # a block is one thread: refused under Warp's CPU blocks (runtime/launch_prepare.prepare)
     return text, meta
 
 
