@@ -288,6 +288,9 @@ verify_fp: bool = _setting("verify_fp", _env_bool, _ENV_PREFIX + "VERIFY_FP", Fa
 #: (launches are otherwise asynchronous: an error would surface at a later call). Off by default: it costs
 #: the launch's overlap with the host.
 verify_cuda: bool = _setting("verify_cuda", _env_bool, _ENV_PREFIX + "VERIFY_CUDA", False)
+#: Print one line to stdout for each launch, before it runs: the kernel (file:line), its grid, its arguments (arrays
+#: as dtype, shape and device) and the device, as Warp's ``print_launches`` (runtime/launch_printing.py).
+print_launches: bool = _setting("print_launches", _env_bool, _ENV_PREFIX + "PRINT_LAUNCHES", False)
 for _name in invalid:  # unset: reading it raises its SettingError (``__getattr__``)
     del globals()[_name]
 #: Warp's name for the kernel cache directory (``wp.config.kernel_cache_dir = path``, set before the first
@@ -356,14 +359,14 @@ def apply_log_level(value) -> None:
 
 
 #: Warp's settings (``warp.config``, 1.19 and earlier) that brickwork has no use for: Warp code may assign them
-#: (``wp.config.print_launches = True``), and they are kept without a word.
+#: (``wp.config.lineinfo = True``), and they are kept without a word.
 WARP_ONLY_SETTINGS = frozenset((
     "compile_time_trace", "cpu_compiler_flags", "cuda_arch_suffix", "cuda_output", "default_grid_stride",
     "deterministic_debug", "enable_backward", "enable_graph_capture_module_load_by_default", "enable_mathdx_fft",
     "enable_mathdx_gemm", "enable_mathdx_solver", "enable_mempool_access_on_graphs", "enable_mempools_at_init",
     "enable_tiles_in_stack_memory", "enable_vector_component_overwrites", "launch_array_access_mode",
     "legacy_cpu_linker", "line_directives", "lineinfo", "llvm_cuda", "load_module_max_workers", "optimization_level",
-    "print_launches", "ptx_target_arch", "track_memory", "use_precompiled_headers", "version"))
+    "ptx_target_arch", "track_memory", "use_precompiled_headers", "version"))
 
 
 _settled = (_INVALID, 0)  # (the log_level applied, how many names the module held) at the last settle()

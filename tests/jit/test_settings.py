@@ -179,7 +179,7 @@ def test_log_level_assigned_at_run_time_takes_effect(tmp_path):
 
 def test_a_setting_name_that_is_no_settings_warns_naming_the_closest(recwarn):
     """``wp.config.mdoe = "debug"`` was kept without a word (and release kernels were built); now the next
-    kernel load warns, once. Warp's own settings that brickwork has no use for (``print_launches``) and
+    kernel load warns, once. Warp's own settings that brickwork has no use for (``lineinfo``) and
     brickwork's are assigned quietly."""
     try:
         config.mdoe = "debug"
@@ -189,12 +189,12 @@ def test_a_setting_name_that_is_no_settings_warns_naming_the_closest(recwarn):
         assert config.mdoe == "debug" and config.mode == "release"
         recwarn.clear()
         config.settle()  # once
-        config.print_launches = True
+        config.lineinfo = True
         with config.override(verbose=True, num_threads=1):
             config.settle()
         assert not [w for w in recwarn if "brickwork.config" in str(w.message)]
     finally:
-        for name in ("mdoe", "print_launches"):
+        for name in ("mdoe", "lineinfo"):
             if name in vars(config):
                 delattr(config, name)
 

@@ -73,7 +73,8 @@ def launch_repeated(repeated, args: list, sig: tuple, device) -> None:
     parallel, extents known and in range) goes through ``launch`` and all its checks."""
     kernel = repeated.kernel
     entry = kernel.launch_table.get((device.alias, sig))
-    if entry is None or entry[0].config_mode != config.mode or _tape.recording or runs_serially(kernel):
+    if entry is None or entry[0].config_mode != config.mode or _tape.recording or runs_serially(kernel) or \
+            config.print_launches:
         return host.launch(kernel, repeated.dim, inputs=args)
     inst, pack = entry
     last = repeated.last

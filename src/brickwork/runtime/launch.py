@@ -81,6 +81,10 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     args = list(inputs) + list(outputs) if outputs else inputs
     if record_cmd:
         return Launch(kernel, device, params=list(args), bounds=dim)
+    if config.print_launches:  # as it runs: a recorded command prints at cmd.launch(), a backward at launch_adjoint
+        from .launch_printing import print_launch
+
+        print_launch(kernel, dim, inputs, outputs, device if device is not None or stream is None else stream.device)
     if stream is not None and device is None:
         device = stream.device  # a launch on a stream runs on the stream's device
     if device is not None and device != "cpu" or _devices._current is not _devices.CPU:
@@ -251,7 +255,7 @@ class RepeatedLaunch:
                 _import_launch_cuda()
             return _launch_repeated_cuda(self, args, sig + self.tail_sig, _devices._current)
         entry = kernel.launch_table.get(sig + self.tail_sig)  # looked up afresh: the table may have been reset
-        if entry is None or _tape.recording or \
+        if entry is None or _tape.recording or config.print_launches or \
                 entry[0].config_mode != config.mode or entry[0].target != config.target:
             return launch(kernel, self.dim, inputs=args)
         inst, pack = entry

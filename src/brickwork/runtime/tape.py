@@ -363,6 +363,11 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
     from .launch import _host_arguments, _host_value, _prepare, _signature, launch_dims, run_packed
     from .launch_rank import RANKED, ranked_entry
 
+    if config.print_launches:
+        from .launch_printing import print_launch
+
+        print_launch(kernel, dim, inputs, outputs, device, backward=True)
+
     args = list(inputs) + list(outputs)
     if any(_host_value(a) for a in args):  # numpy data (np.memmap too), None, CPU tensors: as launch
         args = _host_arguments(kernel, args)
