@@ -24,6 +24,7 @@ LAYERS = [
     ("cuda_driver", "pending_checks"),  # pending_checks: launches whose bounds records are read at the next wait
     ("device",),
     ("device_access",),  # Warp's memory-pool and peer-access queries and switches, over the devices
+    ("timing_state",),  # wp.timing_begin's open ranges, read by the array types' copies and fills (runtime/timing)
     ("types",),
     ("builtins", "ir", "jit"),
     ("frontend", "passes"),

@@ -106,6 +106,18 @@ from .runtime.streams import (
     wait_stream,
 )
 from .runtime.tape import Tape
+from .runtime.timing import (
+    TIMING_ALL,
+    TIMING_GRAPH,
+    TIMING_KERNEL,
+    TIMING_KERNEL_BUILTIN,
+    TIMING_MEMCPY,
+    TIMING_MEMSET,
+    TimingResult,
+    timing_begin,
+    timing_end,
+    timing_print,
+)
 from .types.array_constructors import empty, empty_like, from_numpy, full, full_like, ones, ones_like, zeros, zeros_like
 from .types.array_copy import clone, copy
 from .types.arrays import ArrayType, array, array1d, array2d, array3d, array4d

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import timing_state as _timing
 from ..errors import CaptureError
 from ..lang.instance import _pending, build_instances
 from ..types import recording
@@ -141,7 +142,6 @@ def capture_launch(graph: Graph, stream=None) -> None:
     Launched while another graph is captured, it is recorded into that one instead: a graph of CUDA launches
     only as its launches (they replay the same, and the outer graph may then be a CUDA graph too), any other as
     one node."""
-    global _replay_stream
     capturing = _launch._capture
     if capturing is not None:
         if graph.cuda_nodes and graph.cuda_nodes == len(graph.calls):
@@ -161,6 +161,14 @@ def capture_launch(graph: Graph, stream=None) -> None:
         if cuda:
             cuda.launch(stream if stream is not None else _replay_stream)
             return
+    if _timing.ranges and not _timing.replaying:  # wp.timing_begin: the replay is one "graph" activity
+        return _timing.graph_activity(_replay, graph, stream)
+    _replay(graph, stream)
+
+
+def _replay(graph: Graph, stream) -> None:
+    """``capture_launch``'s replay of ``graph`` by the host, launch by launch."""
+    global _replay_stream
     outer, _replay_stream = _replay_stream, stream if stream is not None else _replay_stream
     try:
         # each parallel launch asks the guard, as a launch made now would: a long replay can span many windows

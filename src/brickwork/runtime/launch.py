@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import config
 from .. import device as _devices
+from .. import timing_state as _timing_state
 from ..device import get_device
 from ..errors import LaunchError
 from ..lang.determinism import runs_serially
@@ -81,10 +82,10 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     args = list(inputs) + list(outputs) if outputs else inputs
     if record_cmd:
         return Launch(kernel, device, params=list(args), bounds=dim)
-    if config.print_launches:  # as it runs: a recorded command prints at cmd.launch(), a backward at launch_adjoint
-        from .launch_printing import print_launch
+    if config.print_launches:  # the launch hooks (print_launches, or an open wp.timing_begin): runtime/launch_hooks
+        from .launch_hooks import hooked_launch
 
-        print_launch(kernel, dim, inputs, outputs, device if device is not None or stream is None else stream.device)
+        return hooked_launch(kernel, dim, inputs, outputs, device, stream, record_tape, max_blocks, block_dim)
     if stream is not None and device is None:
         device = stream.device  # a launch on a stream runs on the stream's device
     if device is not None and device != "cpu" or _devices._current is not _devices.CPU:
@@ -178,10 +179,12 @@ def launch_now(kernel, dim, device, *inputs) -> None:
     built)."""
     global _capture
     outer, _capture = _capture, None
+    _timing_state.builtin += 1  # timed as a builtin kernel (wp.timing_begin)
     try:
         launch(kernel, dim, inputs=list(inputs), device=device, record_tape=False)
     finally:
         _capture = outer
+        _timing_state.builtin -= 1
 
 
 def launch_on_cpu(kernel, dim, *inputs) -> None:

@@ -363,10 +363,10 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
     from .launch import _host_arguments, _host_value, _prepare, _signature, launch_dims, run_packed
     from .launch_rank import RANKED, ranked_entry
 
-    if config.print_launches:
-        from .launch_printing import print_launch
+    if config.print_launches:  # the launch hooks: printed, timed (runtime/launch_hooks.py)
+        from .launch_hooks import hooked_adjoint
 
-        print_launch(kernel, dim, inputs, outputs, device, backward=True)
+        return hooked_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device)
 
     args = list(inputs) + list(outputs)
     if any(_host_value(a) for a in args):  # numpy data (np.memmap too), None, CPU tensors: as launch

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import timing_state as _timing
 from .arrays import _copied, _grad_option, array, check_same_dtype
 from .recording import run_or_record
 
@@ -72,7 +73,12 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     check_copy(dest, src, dest_offset, src_offset, count)
     if stream is not None and dest.device.is_cuda and stream.device != dest.device:
         raise ValueError(f"wp.copy: the stream belongs to {stream.device}, the destination to {dest.device}")
-    run_or_record(_copy_now, dest, src, dest_offset, src_offset, count, stream)
+    now = _copy_now
+    if _timing.ranges and dest.device.is_cpu and src.device.is_cpu:  # wp.timing_begin: a copy on the host
+        from ..timing_state import TIMING_MEMCPY, host_activity
+
+        now = host_activity("memcpy HtoH", TIMING_MEMCPY, _copy_now)
+    run_or_record(now, dest, src, dest_offset, src_offset, count, stream)
     whole = not (dest_offset or src_offset or count) and tuple(dest.shape) == tuple(src.shape)
     if whole or count or src.size:
         _copied(dest, src, None if whole else (dest_offset, src_offset, count or src.size))

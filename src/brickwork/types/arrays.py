@@ -15,6 +15,7 @@ import typing
 
 import numpy as np
 
+from .. import timing_state as _timing
 from ..device import get_device
 from . import recording
 from .array_address import data_address
@@ -318,8 +319,17 @@ class array:  # noqa: N801 - Warp's spelling
         matrix's also flat), or a struct value, converted as Warp converts it (array_values.py)."""
         from .array_values import element_value
 
-        run_or_record(self._fill_now, element_value(self.dtype, value, "fill_"), value)
+        run_or_record(self._timed("_fill_now"), element_value(self.dtype, value, "fill_"), value)
         return self
+
+    def _timed(self, method: str):
+        """The bound ``method`` (a fill), timed as a memset on the host while ``wp.timing_begin`` is open (a CUDA
+        array's memsets are timed by the driver's)."""
+        if _timing.ranges and self.device.is_cpu:
+            from ..timing_state import TIMING_MEMSET, host_activity
+
+            return host_activity("memset", TIMING_MEMSET, getattr(self, method))
+        return getattr(self, method)
 
     def _fill_now(self, converted, value) -> None:
         self._np[...] = converted
@@ -330,7 +340,7 @@ class array:  # noqa: N801 - Warp's spelling
 
     def zero_(self) -> "array":
         """Set every element to zero."""
-        run_or_record(self._zero_now)
+        run_or_record(self._timed("_zero_now"))
         return self
 
     def _zero_now(self) -> None:

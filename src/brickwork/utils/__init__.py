@@ -70,9 +70,11 @@ class ScopedTimer:
     On exit it prints ``"<name> took <ms> ms"`` (indented by nesting level), sets ``elapsed`` (ms) and,
     with ``dict=``, appends the time to ``dict[name]``. ``detailed=True`` profiles the block with cProfile
     and prints its statistics first; ``synchronize=True`` waits for all devices before starting and
-    stopping the clock; ``active=False`` measures nothing. brickwork does not collect CUDA activity
-    timings (``cuda_filter``) or NVTX ranges, so those options are refused; ``timing_results`` stays
-    empty. ``skip_tape`` is accepted (brickwork's ``Tape`` records no timers).
+    stopping the clock; ``active=False`` measures nothing. ``cuda_filter`` (``wp.TIMING_*`` flags) times the
+    block's activities (``wp.timing_begin``, on the CPU and CUDA devices) into ``timing_results`` and, when
+    printing, reports them with ``report_func(results, indent)`` (``wp.timing_print`` by default) before its own
+    line. NVTX ranges are not supported, so ``use_nvtx`` is refused. ``skip_tape`` is accepted (brickwork's
+    ``Tape`` records no timers).
     """
 
     indent = -1  # nesting level of the innermost active timer
@@ -83,7 +85,10 @@ class ScopedTimer:
         if use_nvtx:
             raise ValueError("ScopedTimer: use_nvtx=True (NVTX ranges) is not supported by brickwork")
         if cuda_filter:
-            raise ValueError("ScopedTimer: cuda_filter (CUDA activity timing) is not supported by brickwork")
+            from ..runtime.timing import check_filter
+
+            check_filter(cuda_filter, "ScopedTimer")
+        self.cuda_filter = cuda_filter
         self.name = name
         self.active = active
         self.print = print
@@ -104,6 +109,10 @@ class ScopedTimer:
             return self
         if self.synchronize:
             synchronize()
+        if self.cuda_filter:  # after the synchronization above, if any: timing_begin's own otherwise
+            from ..runtime.timing import timing_begin
+
+            timing_begin(self.cuda_filter, synchronize=not self.synchronize)
         ScopedTimer.indent += 1
         if self.detailed:
             import cProfile  # loaded only when a timer profiles
@@ -124,8 +133,14 @@ class ScopedTimer:
             import pstats
 
             pstats.Stats(self._profile, stream=sys.stdout).sort_stats(pstats.SortKey.CUMULATIVE).print_stats()
+        if self.cuda_filter:
+            from ..runtime.timing import timing_end, timing_print
+
+            self.timing_results = timing_end(synchronize=not self.synchronize)
         if self.dict is not None:
             self.dict[self.name].append(self.elapsed)
         if self.print:
+            if self.timing_results:
+                (self.report_func or timing_print)(self.timing_results, indent="    " * ScopedTimer.indent)
             sys.stdout.write(f"{'    ' * ScopedTimer.indent}{self.name} took {self.elapsed:.2f} ms\n")
         ScopedTimer.indent -= 1

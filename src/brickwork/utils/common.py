@@ -15,10 +15,15 @@ INT32_MAX = 2**31 - 1
 
 def launcher(device):
     """``launch(kernel, dim, *inputs)`` on ``device`` (not recorded by a tape, as none of these functions is)."""
+    from .. import timing_state
     from ..runtime.launch import launch
 
     def run(kernel, dim, *inputs):
-        launch(kernel, dim, inputs=list(inputs), device=device, record_tape=False)
+        timing_state.builtin += 1  # timed as a builtin kernel (wp.timing_begin)
+        try:
+            launch(kernel, dim, inputs=list(inputs), device=device, record_tape=False)
+        finally:
+            timing_state.builtin -= 1
 
     return run
 
