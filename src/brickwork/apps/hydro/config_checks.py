@@ -227,12 +227,26 @@ def _check_png_variable(sections: dict) -> None:
     """``ConfigError`` unless ``output.png_variable`` names a built-in variable or one of the run's passive
     scalars (``scalar_names``)."""
     var = sections["output"]["png_variable"]
-    scalars = scalar_names(sections["hydro"])
-    if var not in PNG_VARIABLES and var not in scalars:
-        choices = PNG_VARIABLES + tuple(scalars)
-        extra = "" if scalars else " (scalar_N needs hydro.nscalars > N)"
-        raise ConfigError(f"output.png_variable: {var!r} is not one of {', '.join(map(repr, choices))}{extra}"
-                          + suggest(var, choices))
+    hydro = sections["hydro"]
+    if var in PNG_VARIABLES or _names_scalar(hydro, var):
+        return
+    # the default names of many scalars are not listed out (nor made: hydro.nscalars = 10**9 took all memory
+    # here, before the check of the memory its fields need could refuse it)
+    n = hydro["nscalars"]
+    few = hydro.get("scalar_names") is not None or n <= 8
+    choices = PNG_VARIABLES + (tuple(scalar_names(hydro)) if few else (f"scalar_0 .. scalar_{n - 1}",))
+    extra = "" if n else " (scalar_N needs hydro.nscalars > N)"
+    raise ConfigError(f"output.png_variable: {var!r} is not one of {', '.join(map(repr, choices))}{extra}"
+                      + suggest(var, choices if few else PNG_VARIABLES))
+
+
+def _names_scalar(hydro: dict, var: str) -> bool:
+    """Whether ``var`` is the name of one of the passive scalars of the checked ``[hydro]`` section."""
+    if hydro.get("scalar_names") is not None:
+        return var in hydro["scalar_names"]
+    number = var.removeprefix("scalar_")
+    return number != var and number.isdigit() and number.isascii() and str(int(number)) == number \
+        and int(number) < hydro["nscalars"]
 
 
 #: ``_tiling_hint`` tries the divisors up to this (a few hundredths of a second)

@@ -101,7 +101,9 @@ def _check_memory(cfg: Config, device=None) -> None:
     nblocks = _block_count(cfg)
     blocks = nblocks * BLOCK_HOST_BYTES
     on_device = device is not None and device.is_cuda
-    what = f"mesh.nx={m['nx']} in mesh.block_nx={m['block_nx']} is too large for this machine"
+    scalars = cfg["hydro"]["nscalars"]
+    what = (f"mesh.nx={m['nx']} in mesh.block_nx={m['block_nx']}"
+            + (f" with hydro.nscalars={scalars}" if scalars else "") + " is too large for this machine")
     if on_device:
         from brickwork import cuda_driver
 
