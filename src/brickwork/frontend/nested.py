@@ -78,6 +78,10 @@ def _scratch_pad(typer, f, node):
 
 def _par_for_inner(typer, f, node) -> ir.IRStmt:
     """``par_for_inner(member, lo, hi, fn)``: an inclusive team loop with ``fn`` applied per index."""
+    if len(node.args) in (6, 8) and not node.keywords:  # Parthenon's 2-D and 3-D forms
+        raise typer.error(KernelTypeError, f"par_for_inner takes one range, (member, lo, hi, fn), not "
+                          f"{len(node.args) // 2 - 1} (Parthenon's 2-D or 3-D form): loop over the outer "
+                          f"indices around it, 'for j in range(jl, ju + 1):' with a par_for_inner over i inside", node)
     if len(node.args) != 4 or node.keywords:
         raise typer.error(KernelTypeError, "par_for_inner(member, lo, hi, fn) takes 4 arguments", node)
     member = typer.value(node.args[0])
