@@ -33,14 +33,12 @@ import typing
 
 import brickwork as wp
 from brickwork import config, la
-from brickwork.mesh import TE, IndexDomain, PackDescriptor, VarTag
+from brickwork.mesh import TE, IndexDomain, PackDescriptor
 
 from .reconstruction import PLM, weno5
 from .riemann import SOLVERS
-
-density, momentum, energy, prim = VarTag("density"), VarTag("momentum"), VarTag("energy"), VarTag("prim")
-density0, momentum0, energy0 = VarTag("density_0"), VarTag("momentum_0"), VarTag("energy_0")
-scalars, scalars0 = VarTag("scalars"), VarTag("scalars_0")  # passive scalars (scalars.py): rho * s_n
+from .row_fluxes import make_fluxes_across_rows
+from .variables import density, density0, energy, energy0, momentum, momentum0, prim, scalars, scalars0
 
 HALOS = {1: la.halo.minus_i, 2: la.halo.minus_j, 3: la.halo.minus_k}
 FACES = {1: TE.F1, 2: TE.F2, 3: TE.F3}
@@ -116,8 +114,10 @@ class HydroKernels:
         recon = weno5 if reconstruction == "weno5" else PLM[limiter]
         solver = SOLVERS[riemann]
         self._prim_body = self._make_primitives()
-        self._flux_bodies = {d: self._make_fluxes(d, recon, reconstruction == "weno5", solver)
-                             for d in range(1, self.ndim + 1)}
+        # a GPU's row teams have no reconstruction to share across rows: there the faces between rows are
+        # solved face by face (row_fluxes.py)
+        self._flux_bodies = {d: (make_fluxes_across_rows if on_gpu and d > 1 else HydroKernels._make_fluxes)(
+            self, d, recon, reconstruction == "weno5", solver) for d in range(1, self.ndim + 1)}
         self._update_bodies = (self._make_update(True), self._make_update(False))
         self._dt_body = self._make_dt()
         self._rate_body = self._make_rate()
