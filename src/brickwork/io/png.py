@@ -1,7 +1,8 @@
 """PNG snapshots with matplotlib's Agg renderer (no display needed).
 
 ``save(path, field, extent, ...)``: a 1-D field is drawn as a line (with an optional reference
-curve, e.g. an exact solution), a 2-D one as an image, a 3-D one as its mid-plane in x3.
+curve, e.g. an exact solution), a 2-D one as an image, a 3-D one as its mid-plane in x3 (the plane of
+cells ``nx3 // 2``, whose x3 the title gives).
 
 The figure is a ``matplotlib.figure.Figure`` drawn by its own Agg canvas, not a pyplot figure: pyplot
 is not imported (about a second of a short run's start), and the process's backend is left as the user
@@ -47,6 +48,10 @@ def save(path: str, field: np.ndarray, xmin, xmax, ndim: int, label: str, title:
         ax.set_ylabel(label)
     else:
         plane = field[field.shape[0] // 2] if ndim == 3 else field[0]
+        if ndim == 3:  # say which plane: the image alone looks like a 2-D run
+            nk = field.shape[0]
+            where = f"x3 = {xmin[2] + (nk // 2 + 0.5) * (xmax[2] - xmin[2]) / nk:.4g}"
+            title = f"{title}  ({where})" if title else where
         im = ax.imshow(plane, origin="lower", extent=(xmin[0], xmax[0], xmin[1], xmax[1]), cmap="viridis",
                        interpolation="nearest")
         fig.colorbar(im, ax=ax, label=label)
