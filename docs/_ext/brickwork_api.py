@@ -35,6 +35,12 @@ DATA_DOCS = {
     "LOG_INFO": "Warp's name of the info log level: the ``logging`` module's number (20).",
     "LOG_WARNING": "Warp's name of the warning log level: the ``logging`` module's number (30).",
     "LOG_ERROR": "Warp's name of the error log level: the ``logging`` module's number (40).",
+    "TIMING_KERNEL": "Activity timing flag (1): kernels the program launches (``wp.timing_begin``).",
+    "TIMING_KERNEL_BUILTIN": "Activity timing flag (2): brickwork's own kernels (``wp.utils``, tree and grid builds).",
+    "TIMING_MEMCPY": "Activity timing flag (4): copies (``wp.copy``, ``assign``, a device array's ``numpy()``).",
+    "TIMING_MEMSET": "Activity timing flag (8): memsets (``zero_``, ``fill_``).",
+    "TIMING_GRAPH": "Activity timing flag (16): graph launches (``wp.capture_launch``).",
+    "TIMING_ALL": "Activity timing flag selecting every activity (0xFFFFFFFF).",
     "Any": "``typing.Any``: annotating a kernel argument with it makes the kernel generic (one instance per "
            "argument type).",
 }

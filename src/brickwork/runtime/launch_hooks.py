@@ -99,4 +99,4 @@ def hooked_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
     if printing(config.print_launches):
         print_launch(kernel, dim, inputs, outputs, device, backward=True)
     _run(lambda: _tape.launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device),
-         kernel, device, True)
+         kernel, "cpu" if device is None else device, True)  # launch_adjoint's None: the CPU
