@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import brickwork as wp
+from brickwork import cuda_driver
 from brickwork.jit import nvrtc
 from brickwork.runtime import streams
 from brickwork.targets.cuda.loader import CudaEntry
@@ -87,3 +88,23 @@ def test_a_captured_launch_is_not_timed_and_the_graph_launch_is(fake):
     replayed = wp.timing_end()
     assert captured == [] and timed(replayed) == [("graph", wp.TIMING_GRAPH, "cuda:0", 1.5)] * 2
     assert fake.events == {}
+
+
+def test_a_failed_read_of_the_events_releases_them_all_and_raises(fake):
+    x = wp.zeros(4, device="cuda:0")
+    y = wp.zeros(4, device="cuda:0")
+    wp.timing_begin()
+    x.zero_()
+    y.zero_()
+    reads = []
+
+    def failing(ordinal, start, end):
+        reads.append(start)
+        raise cuda_driver.CudaError("CUDA driver: cannot measure the time between two events", 700)
+
+    fake.event_elapsed = failing
+    with pytest.raises(cuda_driver.CudaError, match="cannot measure"):
+        wp.timing_end()
+    assert len(reads) == 2 and fake.events == {}  # both pairs read and released, the range closed
+    with pytest.raises(RuntimeError, match="no timing is active"):
+        wp.timing_end()

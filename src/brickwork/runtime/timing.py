@@ -74,7 +74,15 @@ def timing_end(synchronize: bool = True) -> list:
         rng = _state.ranges.pop()
         if not _state.ranges:
             _uninstall()
-    return [_result(r) for r in rng.records]
+    results, failure = [], None
+    for record in rng.records:  # every event pair released, even after a failed read
+        try:
+            results.append(_result(record))
+        except Exception as e:  # noqa: BLE001 - the first failure is raised once all are released
+            failure = failure or e
+    if failure is not None:
+        raise failure
+    return results
 
 
 def _result(record) -> TimingResult:
