@@ -109,6 +109,8 @@ def test_a_step_on_the_device_is_launches_only(make_config, fake, monkeypatch, s
         monkeypatch.setattr(fake, name, lambda *a, name=name, **k: copies.append(name))
     sim.step(1e-3)
     assert copies == [] and fake.synchronized == []
+    if stage == "split":  # each stage's x pass has a row of scratch; the faces between rows need none (row_fluxes)
+        assert [bool(shared) for shared, _ in fake.launch_memory[launches:]].count(True) == len(sim.stages)
     params = [p for *_, p in fake.launches[launches:]]
     dtype = {wp.float32: np.float32, wp.float64: np.float64}[sim.kernels.T]
     dx = sim.kernels.dx
