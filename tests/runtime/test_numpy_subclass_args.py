@@ -57,7 +57,7 @@ def test_other_subclasses_and_mixed_arguments():
     wp.launch(scale_into, (2, 3), [src, 2.0, dst])
     assert type(dst) is Tagged and dst.view(np.ndarray).tolist() == [[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]]
     plain = np.zeros((2, 3), dtype=np.float32)
-    wp.launch(scale_into, (2, 3), [wp.from_numpy(np.ones((2, 3), dtype=np.float32)), 3.0, plain])
+    wp.launch(scale_into, (2, 3), [wp.from_numpy(np.ones((2, 3), dtype=np.float32), dtype=wp.float32), 3.0, plain])
     assert plain.tolist() == [[3.0] * 3] * 2
 
 

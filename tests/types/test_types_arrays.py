@@ -324,7 +324,7 @@ def test_2d_column_slice_row_and_transposed_views():
     assert a.numpy().tolist() == expected.tolist()
 
     b = wp.array(base.copy())
-    t = wp.from_numpy(b.numpy().T)  # inner stride is not 1
+    t = wp.from_numpy(b.numpy().T, dtype=b.dtype)  # inner stride is not 1 (2-D data without a dtype: vectors)
     assert t.shape == (4, 3)
     wp.launch(mark2d, dim=t.shape, inputs=[t])
     assert b.numpy().T.tolist() == (base.T * 10 + np.arange(12).reshape(4, 3)).tolist()

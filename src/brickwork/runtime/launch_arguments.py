@@ -11,7 +11,7 @@ from ..device import get_device
 from ..errors import LaunchArgumentError, LaunchError
 from ..types.array_constructors import empty, from_numpy, wrap_numpy
 from ..types.array_kinds import SIGNED
-from ..types.arrays import ArrayType, is_foreign_cuda_array, type_name
+from ..types.arrays import ArrayType, array, is_foreign_cuda_array, type_name
 from ..types.composite import CompositeBase, is_composite_type
 from ..types.generic import is_generic
 from ..types.indexed_arrays import ARRAY_KINDS, IndexedArrayType, indexedarray
@@ -49,7 +49,7 @@ def host_arguments(kernel, args) -> list:
                       and a.dtype == np.dtype(t.dtype._dtype._np)):
                     a = from_numpy(a, dtype=t.dtype)  # the same memory, seen as vectors or matrices
                 else:
-                    a = from_numpy(a)
+                    a = array(a, copy=False)  # numpy's shape kept (wp.from_numpy makes 2-D data vectors, as Warp)
             except ValueError as e:  # e.g. strides that are no whole elements (a field of a structured array)
                 name = params[i][0] if i < len(params) else str(i)
                 # still a ValueError, as it was before it named the argument

@@ -125,7 +125,14 @@ def _sibling_with_count(kernel, nargs):
 
 
 def _dtype_hint(want, got) -> str:
-    """How to convert an array whose elements are of another scalar type than the parameter's ("" otherwise)."""
+    """How to convert an array whose elements are of another scalar type than the parameter's, or whose last
+    dimensions hold the components of the parameter's vectors or matrices ("" otherwise)."""
+    if (isinstance(got, ArrayType) and is_composite_type(want.dtype) and got.dtype is want.dtype._dtype
+            and got.ndim == want.ndim + len(want.dtype._shape)):
+        name = want.dtype.__name__
+        return (f" (its last {'dimension holds' if len(want.dtype._shape) == 1 else 'dimensions hold'} each "
+                f"{name}'s components: make an array of {name} from the data, wp.array(data, dtype=wp.{name}) or "
+                f"wp.from_numpy(data, dtype=wp.{name}))")
     if not (isinstance(got, ArrayType) and want.ndim == got.ndim and is_scalar_type(want.dtype)
             and is_scalar_type(got.dtype) and want.dtype is not got.dtype):
         return ""

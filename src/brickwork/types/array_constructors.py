@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..device import get_device
 from .array_shapes import given_shape, shape_tuple
 from .arrays import _grad_option, array, element_layout
-from .composite import CompositeBase
+from .composite import CompositeBase, matrix, vector
 from .dtype_inference import fill_dtype, infer_dtype
 from .recording import record
 from .scalars import ScalarBase, float32, python_annotation_type
@@ -101,11 +103,34 @@ def full_like(a: array, value, **kwargs) -> array:
 
 
 def from_numpy(arr, dtype=None, shape=None, device=None, **kwargs) -> array:
-    """Wrap a numpy array (zero-copy when its dtype matches); vectors take trailing dimensions."""
+    """Wrap a numpy array (zero-copy on the CPU when its dtype matches); vectors take trailing dimensions.
+
+    Without ``dtype``, as in Warp, a 2-D array is a 1-D array of vectors (one per row: ``(n, 3)`` float32 data
+    gives ``n`` ``vec3f``) and a 3-D array a 1-D array of matrices; other ranks keep numpy's scalar type.
+    ``wp.array(arr)`` keeps every dimension as it is."""
     arr = np.asarray(arr)
     if dtype is None:
         dtype = infer_dtype(arr)
+        if arr.ndim == 2:
+            dtype = vector(arr.shape[1], dtype)
+        elif arr.ndim == 3:
+            dtype = matrix((arr.shape[1], arr.shape[2]), dtype)
+    if not _whole_element_strides(arr, dtype):
+        arr = np.ascontiguousarray(arr)  # rows apart by no whole element (p[:, :3] as vec3): a copy, as Warp's
     return array(arr, dtype=dtype, shape=shape, device=device, copy=False, **kwargs)
+
+
+def _whole_element_strides(arr: np.ndarray, dtype) -> bool:
+    """Whether ``arr``'s dimensions outside ``dtype``'s elements step by whole elements (kernels index elements)."""
+    try:
+        _, trailing = element_layout(python_annotation_type(dtype))
+    except TypeError:
+        return True  # no array dtype: the array constructor says so
+    outer = arr.ndim - len(trailing)
+    if outer < 0 or arr.shape[outer:] != trailing:
+        return True  # reshaped (or refused) by the array constructor, which copies what it must
+    element_bytes = arr.itemsize * math.prod(trailing)
+    return not element_bytes or all(s % element_bytes == 0 for s in arr.strides[:outer])
 
 
 def wrap_numpy(arr: np.ndarray, dtype) -> array:

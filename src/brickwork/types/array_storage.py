@@ -82,6 +82,10 @@ def host_storage(data, dtype, shape, copy: bool, kwargs: dict) -> tuple:
             else:
                 raise ValueError(f"data of shape {arr.shape} does not end with the {type_name(dtype)} "
                                  f"shape {trailing}")
+        if trailing and not dense_components(arr, len(trailing)):
+            # components apart in memory (a[:, ::2] seen as vectors): kernels read an element's components
+            # packed, so the data is copied, as Warp does (the view read other numbers without a word)
+            arr = np.ascontiguousarray(arr)
         if shape is not None:
             shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
             arr = arr.reshape(tuple(shape) + trailing)
@@ -92,6 +96,16 @@ def host_storage(data, dtype, shape, copy: bool, kwargs: dict) -> tuple:
             raise ValueError(f"strides {tuple(strides)} differ from the data's {own}: strides lay out new memory "
                              f"(array(shape=..., strides=...)) or memory at ptr=")
     return arr, source
+
+
+def dense_components(arr: np.ndarray, k: int) -> bool:
+    """Whether the last ``k`` dimensions of ``arr`` (an element's components) lie packed in row-major order."""
+    step = arr.itemsize
+    for n, stride in zip(reversed(arr.shape[arr.ndim - k:]), reversed(arr.strides[arr.ndim - k:])):
+        if n != 1 and stride != step:
+            return False
+        step *= n
+    return True
 
 
 def _scalar_of(dtype):
