@@ -18,13 +18,19 @@ HALF = BIG // 2
 def stack_of(monkeypatch):
     """Make the thread stack the typer weighs locals against ``n`` bytes (None: unlimited)."""
     def set_limit(n):
-        monkeypatch.setattr(stack_frame, "_stack_limit", [n])
+        monkeypatch.setattr(stack_frame, "_stack_limit", [(n, "ulimit -s")])
     return set_limit
 
 
 @wp.kernel
 def tile_sum_big(a: wp.array(dtype=wp.float32), out: wp.array(dtype=wp.float32)):
     t = wp.tile_load(a, shape=BIG)  # refused here
+    wp.tile_store(out, wp.tile_sum(t))
+
+
+@wp.kernel
+def tile_sum_big_omp(a: wp.array(dtype=wp.float32), out: wp.array(dtype=wp.float32)):
+    t = wp.tile_load(a, shape=BIG)  # refused here too
     wp.tile_store(out, wp.tile_sum(t))
 
 
@@ -120,11 +126,56 @@ def test_locals_within_the_stack_run(stack_of, kernel, n, limit):
     assert out.numpy()[0] == values.sum(dtype=np.float64)
 
 
-def test_the_stack_limit_is_the_soft_ulimit():
+def test_the_stack_limit_is_the_smallest_of_the_main_threads_and_a_new_threads(monkeypatch):
     import resource
 
+    monkeypatch.delenv("OMP_STACKSIZE", raising=False)
+    monkeypatch.delenv("GOMP_STACKSIZE", raising=False)
+    monkeypatch.setattr(stack_frame, "_stack_limit", [])
     soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
-    assert stack_frame.thread_stack_bytes() == (None if soft == resource.RLIM_INFINITY else soft)
+    default = stack_frame._default_thread_stack()[0]
+    assert default is not None and default >= 2**16  # glibc's: the soft ulimit -s, or a few MiB if it is unlimited
+    expected = default if soft == resource.RLIM_INFINITY else min(soft, default)
+    assert stack_frame.thread_stack_bytes() == expected
+
+
+def test_an_unlimited_ulimit_leaves_the_stack_of_new_threads_checked(monkeypatch):
+    """``ulimit -s unlimited`` (common on clusters) checked nothing, and OpenMP's workers still had glibc's default of
+    2 MiB: a kernel of 4 MiB of tiles passed and died of a segmentation fault when its launch ran in parallel."""
+    monkeypatch.delenv("OMP_STACKSIZE", raising=False)
+    monkeypatch.delenv("GOMP_STACKSIZE", raising=False)
+    monkeypatch.setattr(stack_frame, "_stack_limit", [])
+    monkeypatch.setattr(stack_frame, "_main_stack", lambda: (None, "ulimit -s"))
+    monkeypatch.setattr(stack_frame, "_default_thread_stack", lambda: (2 * MIB, "the default stack of new threads"))
+    assert stack_frame.stack_limit() == (2 * MIB, "the default stack of new threads")
+
+
+@pytest.mark.parametrize("variables, expected", [
+    ({"OMP_STACKSIZE": "1M"}, (MIB, "OMP_STACKSIZE")),
+    ({"OMP_STACKSIZE": " 512 k "}, (512 * 2**10, "OMP_STACKSIZE")),
+    ({"OMP_STACKSIZE": "3000"}, (3000 * 2**10, "OMP_STACKSIZE")),  # kilobytes without a unit, as libgomp reads it
+    ({"OMP_STACKSIZE": "65536B"}, (65536, "OMP_STACKSIZE")),
+    ({"OMP_STACKSIZE": "2G"}, (4 * MIB, "ulimit -s")),  # larger than the main thread's
+    ({"GOMP_STACKSIZE": "100"}, (100 * 2**10, "GOMP_STACKSIZE")),
+    ({"OMP_STACKSIZE": "junk", "GOMP_STACKSIZE": "1m"}, (MIB, "GOMP_STACKSIZE")),
+    ({"OMP_STACKSIZE": "junk"}, (3 * MIB, "the default stack of new threads")),  # libgomp ignores it
+    ({"OMP_STACKSIZE": "0"}, (3 * MIB, "the default stack of new threads")),
+])
+def test_openmps_stack_is_read_from_its_variables(monkeypatch, variables, expected):
+    monkeypatch.delenv("OMP_STACKSIZE", raising=False)
+    monkeypatch.delenv("GOMP_STACKSIZE", raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(stack_frame, "_stack_limit", [])
+    monkeypatch.setattr(stack_frame, "_main_stack", lambda: (4 * MIB, "ulimit -s"))
+    monkeypatch.setattr(stack_frame, "_default_thread_stack", lambda: (3 * MIB, "the default stack of new threads"))
+    assert stack_frame.stack_limit() == expected
+
+
+def test_a_tile_past_openmps_stack_is_refused_naming_it(monkeypatch):
+    monkeypatch.setattr(stack_frame, "_stack_limit", [(2 * MIB, "OMP_STACKSIZE")])
+    _launch_refused(tile_sum_big_omp, BIG, ["at least the whole stack of the thread that runs a point (2.0 MiB, "
+                                            "OMP_STACKSIZE)"], _line_of("t = wp.tile_load(a, shape=BIG)  # refused here too"))
 
 
 def test_a_kernel_argument_copied_past_the_stack_is_refused_at_the_def(stack_of):

@@ -6,7 +6,9 @@ that declares the last of them instead (a kernel's arguments: at its def)."""
 
 from __future__ import annotations
 
+import ctypes
 import math
+import os
 
 from ..errors import KernelTypeError
 from ..types.arrays import type_name
@@ -21,7 +23,10 @@ STACK_CHECK_FROM = 1 << 20
 #: 8 MiB stack, a 2 MiB one ran.
 KERNEL_ARGUMENT_COPIES = 3
 
-_stack_limit: list = []  # [bytes or None], found once per process
+_stack_limit: list = []  # [(bytes or None, where the size comes from)], found once per process
+
+#: libgomp's units of OMP_STACKSIZE (kilobytes without one)
+_UNITS = {"": 2**10, "b": 1, "k": 2**10, "m": 2**20, "g": 2**30}
 
 
 def local_bytes(t) -> int:
@@ -35,17 +40,56 @@ def local_bytes(t) -> int:
 
 
 def thread_stack_bytes() -> int | None:
-    """The stack of the thread a launch runs on: the soft ``ulimit -s`` (the main thread's, and OpenMP's threads'
-    where OMP_STACKSIZE does not set theirs); None where it is unlimited or unknown."""
-    if not _stack_limit:
-        try:
-            import resource
+    """The smallest stack of the threads a launch runs points on; None where no limit is known."""
+    return stack_limit()[0]
 
-            soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
-            _stack_limit.append(None if soft == resource.RLIM_INFINITY or soft <= 0 else soft)
-        except (ImportError, OSError, ValueError):
-            _stack_limit.append(None)
+
+def stack_limit() -> tuple[int | None, str]:
+    """``(bytes, source)`` of the smallest stack a point may run on: the main thread's (the soft ``ulimit -s``) or
+    another thread's (OpenMP's workers, a Python thread): OMP_STACKSIZE (or GOMP_STACKSIZE) for OpenMP's, else the
+    default of new threads, which glibc takes from a finite ``ulimit -s`` and sets to a few MiB under an unlimited
+    one (so ``ulimit -s unlimited`` checked nothing and a launch over OpenMP's 2 MiB stacks died, attacker probe)."""
+    if not _stack_limit:
+        found = [(n, source) for n, source in (_main_stack(), _omp_stack() or _default_thread_stack()) if n]
+        _stack_limit.append(min(found, key=lambda e: e[0]) if found else (None, "unknown"))  # ties: ulimit -s
     return _stack_limit[0]
+
+
+def _main_stack() -> tuple[int | None, str]:
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
+    except (ImportError, OSError, ValueError):
+        return None, ""
+    return (None if soft == resource.RLIM_INFINITY or soft <= 0 else soft), "ulimit -s"
+
+
+def _omp_stack() -> tuple[int, str] | None:
+    """The stack OpenMP's workers get from OMP_STACKSIZE or GOMP_STACKSIZE, read as libgomp reads them (a number
+    and a unit, B, K, M or G; K without one); None where neither is set to a size (libgomp ignores such a value)."""
+    for name in ("OMP_STACKSIZE", "GOMP_STACKSIZE"):
+        text = os.environ.get(name, "").strip().lower()
+        number, unit = (text[:-1].strip(), text[-1]) if text and text[-1] in "bkmg" else (text, "")
+        if number.isdigit() and number.isascii() and int(number) > 0:
+            return int(number) * _UNITS[unit], name
+    return None
+
+
+def _default_thread_stack() -> tuple[int | None, str]:
+    """The stack size glibc gives a new thread by default (pthread_attr_getstacksize of a fresh attribute)."""
+    try:
+        libc = ctypes.CDLL(None)
+        attr, size = ctypes.create_string_buffer(256), ctypes.c_size_t(0)  # larger than any pthread_attr_t
+        if libc.pthread_attr_init(attr) != 0:
+            return None, ""
+        try:
+            ok = libc.pthread_attr_getstacksize(attr, ctypes.byref(size)) == 0
+        finally:
+            libc.pthread_attr_destroy(attr)
+    except (OSError, AttributeError, TypeError):  # no C library to ask (TypeError: CDLL(None) on Windows)
+        return None, ""
+    return (size.value if ok and size.value > 0 else None), "the default stack of new threads, OpenMP's among them"
 
 
 def argument_bytes(params: list) -> int:
@@ -56,7 +100,7 @@ def argument_bytes(params: list) -> int:
 def check_frame(typer, node) -> None:
     """Refuse the function typed by ``typer`` at statement ``node`` when its locals, with the frames of the deepest
     function it calls, take the whole thread stack."""
-    limit = thread_stack_bytes()
+    limit, source = stack_limit()
     own, (called, callee) = typer.symbols.frame_bytes, typer.callee_stack
     if limit is None or own + called < limit:
         return
@@ -70,7 +114,7 @@ def check_frame(typer, node) -> None:
     calls = f" and function '{callee}' it calls takes {_mib(called)} on top of them" if called else ""
     raise typer.error(KernelTypeError, f"the locals of {kind} '{typer.source.qualname}' take {_mib(own)} up to here"
                       f"{calls}: {own + called} bytes, at least the whole stack of the thread that runs a point "
-                      f"({_mib(limit)}, ulimit -s){'; the largest are ' + largest if largest else ''}. A tile, "
+                      f"({_mib(limit)}, {source}){'; the largest are ' + largest if largest else ''}. A tile, "
                       f"fixed-size array or by-value argument is a local of that thread (tile operations make copies "
                       f"of their tiles): use smaller tiles (load parts of the array in a loop), pass large values in "
                       f"arrays, or raise the stack limit", node)
