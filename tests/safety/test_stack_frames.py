@@ -2,6 +2,8 @@
 refused where they are declared: a tile of 2**20 float32 values and the copy tile_load makes of it took 8 MiB and the
 launch died of a segmentation fault (attacker probe; Warp 1.19 dies the same way at 2**22)."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -170,6 +172,17 @@ def test_openmps_stack_is_read_from_its_variables(monkeypatch, variables, expect
     monkeypatch.setattr(stack_frame, "_main_stack", lambda: (4 * MIB, "ulimit -s"))
     monkeypatch.setattr(stack_frame, "_default_thread_stack", lambda: (3 * MIB, "the default stack of new threads"))
     assert stack_frame.stack_limit() == expected
+
+
+def test_the_stack_of_python_threads_started_from_here_on_counts(monkeypatch):
+    """A launch from a thread of threading.stack_size(1 MiB) ran a kernel of 2 MiB of tiles on it: SIGSEGV."""
+    monkeypatch.setattr(stack_frame, "_stack_limit", [(4 * MIB, "ulimit -s")])
+    old = threading.stack_size(MIB)
+    try:
+        assert stack_frame.stack_limit() == (MIB, "threading.stack_size()")
+    finally:
+        threading.stack_size(old)
+    assert stack_frame.stack_limit() == (4 * MIB, "ulimit -s")
 
 
 def test_a_tile_past_openmps_stack_is_refused_naming_it(monkeypatch):

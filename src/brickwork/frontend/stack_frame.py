@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import math
 import os
+import threading
 
 from ..errors import KernelTypeError
 from ..types.arrays import type_name
@@ -52,6 +53,9 @@ def stack_limit() -> tuple[int | None, str]:
     if not _stack_limit:
         found = [(n, source) for n, source in (_main_stack(), _omp_stack() or _default_thread_stack()) if n]
         _stack_limit.append(min(found, key=lambda e: e[0]) if found else (None, "unknown"))  # ties: ulimit -s
+    python_threads = threading.stack_size()  # threads started from here on (0: the default); read at each check
+    if python_threads and (_stack_limit[0][0] is None or python_threads < _stack_limit[0][0]):
+        return python_threads, "threading.stack_size()"
     return _stack_limit[0]
 
 
