@@ -172,8 +172,11 @@ def _call_method(typer, method: PackMethod, node):
         if node.keywords:
             raise typer.error(KernelTypeError, "pack.flux takes no keyword arguments", node)
         return _flux(typer, pack, args, node)
+    if len(args) == 1 and name in ("get_lower_bound", "get_upper_bound") and not node.keywords:
+        return _block_bound(typer, pack, name, typer.value(args[0]), node)
     if len(args) != 2:
-        raise typer.error(KernelTypeError, f"pack.{name}(b, var) takes 2 arguments", node)
+        one = " (or (b): all of the block's variables)" if name in ("get_lower_bound", "get_upper_bound") else ""
+        raise typer.error(KernelTypeError, f"pack.{name}(b, var) takes 2 arguments{one}", node)
     b = typer.value(args[0])
     spec = typer.expr(args[1])
     position, _ = var_position(typer, pack, spec.value, node)
@@ -187,6 +190,19 @@ def _call_method(typer, method: PackMethod, node):
     if name == "get_size":
         return size
     return typer.builtin_call("gt", [size, ir.IRConst(0, int32)], node)  # contains
+
+
+def _block_bound(typer, pack, name: str, b, node):
+    """Parthenon's ``GetLowerBound(b)`` / ``GetUpperBound(b)``: the flat indices of all of block ``b``'s
+    variables, 0 to the largest upper bound of its variables (-1 for a block that holds none)."""
+    if not getattr(b.type, "is_int", False):
+        raise typer.error(KernelTypeError, f"pack.{name}(b): the block index must be an integer", node)
+    if name == "get_lower_bound":
+        return ir.IRConst(0, int32)
+    last = ir.IRConst(-1, int32)
+    for position in range(len(pack.type._bw_pack["vars"])):  # a flat pack: each block's indices from 0 up
+        last = typer.builtin_call("max", [last, ir.IRPackBound(pack, b, position, "upper", int32)], node)
+    return last
 
 
 def _call_tag(typer, tag: VarTag, node):

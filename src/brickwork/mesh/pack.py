@@ -340,12 +340,20 @@ class SparsePack:
             raise IndexError(f"block index {bi} out of range for a pack of {len(self.block_lids)} blocks")
         return bi
 
-    def get_lower_bound(self, b: int, var: object) -> int:
-        """First flat index of ``var`` on block ``b``; -1 if absent there."""
+    def get_lower_bound(self, b: int, var: object = None) -> int:
+        """First flat index of ``var`` on block ``b``; -1 if absent there. Without ``var`` (Parthenon's
+        ``GetLowerBound(b)``): the first of all the block's variables, 0."""
+        if var is None:
+            self._block(b)
+            return 0
         return int(self.bounds[self._block(b), self.descriptor.var_position(var), 0])
 
-    def get_upper_bound(self, b: int, var: object) -> int:
-        """Last flat index of ``var`` on block ``b``; -2 if absent there."""
+    def get_upper_bound(self, b: int, var: object = None) -> int:
+        """Last flat index of ``var`` on block ``b``; -2 if absent there. Without ``var`` (Parthenon's
+        ``GetUpperBound(b)``): the last of all the block's variables, -1 if it holds none."""
+        if var is None:  # a block's flat indices run from 0 without gaps: its last is the largest upper bound
+            uppers = self.bounds[self._block(b), :, 1]
+            return max(int(uppers.max()), -1) if uppers.size else -1
         return int(self.bounds[self._block(b), self.descriptor.var_position(var), 1])
 
     def get_size(self, b: int, var: object) -> int:
