@@ -99,7 +99,7 @@ def _compile(key: str, source: str, label: str, meta: dict, s) -> tuple[str, dic
     staging = cache.staging_dir(key)
     keep = False  # the source of a compiler error is kept for the bug report
     try:
-        same = same_source.find(source_digest)
+        same = same_source.find(source_digest, source)
         if same is not None:
             with open(os.path.join(staging, cache.SOURCE), "w") as f:
                 f.write(source)
@@ -427,7 +427,7 @@ def compile_many(jobs: list, make=None, combined: Combined | None = None) -> lis
                     source_digest = same_source.digest(identity, job[1])
                     if source_digest in digests:
                         later.append(i)
-                    elif same_source.find(source_digest) is not None:
+                    elif same_source.find(source_digest, job[1]) is not None:
                         alone.append([i])  # no compiler run: a copy of that entry's library
                     else:
                         digests.add(source_digest)

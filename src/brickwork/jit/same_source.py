@@ -33,8 +33,10 @@ def digest(identity: str, source: str) -> str:
     return h.hexdigest()
 
 
-def find(source_digest: str) -> tuple[str, bytes, dict] | None:
-    """``(key, library bytes, meta)`` of an intact entry built from the same source, or None."""
+def find(source_digest: str, source: str | None = None) -> tuple[str, bytes, dict] | None:
+    """``(key, library bytes, meta)`` of an intact entry built from the same source, or None. Given ``source``,
+    the entry must keep that very source: an index naming another kernel's entry (a damaged or planted file) made
+    the kernel being built run the other's code (attacker probe), and is then a cache miss instead."""
     root = store.cache_root()
     folder = os.path.join(root, INDEX)
     if not store._check_root(root) or not store.check_dir(folder):
@@ -44,7 +46,14 @@ def find(source_digest: str) -> tuple[str, bytes, dict] | None:
     if not _KEY.fullmatch(key):
         return None
     found = store.read_entry(key)
-    return None if found is None else (key, found[1], found[2])
+    if found is None:
+        return None
+    if source is not None:
+        entry = os.path.dirname(found[0])
+        kept = store._read_entry_file(os.path.join(entry, store.SOURCE), entry)
+        if kept is None or kept != source.encode():
+            return None
+    return key, found[1], found[2]
 
 
 def adopt(staging: str, same: tuple, artifact: str) -> dict:
