@@ -15,7 +15,7 @@ from .builtins.constants import CONSTANTS as _CONSTANTS
 from .builtins.functions import FUNCTIONS as _BUILTIN_FUNCTIONS
 from .builtins.static import static
 from .builtins.tiles import TILE_FUNCTIONS as _TILE_FUNCTIONS
-from .config import DeterministicMode
+from .config import DeterministicMode, ScopedLogLevel
 from .device import (
     Device,
     ScopedDevice,

@@ -420,5 +420,28 @@ def override(**settings):
                 setattr(module, name, value)
 
 
+class ScopedLogLevel:
+    """Warp's ``wp.ScopedLogLevel(level)``: ``log_level`` is ``level`` inside the block (applied on entry, not at
+    the next kernel load) and what it was after it; a value that is no level is a ``SettingError`` on entry."""
+
+    def __init__(self, log_level):
+        self.log_level = log_level
+
+    def __enter__(self):
+        module = sys.modules[__name__]
+        apply_log_level(self.log_level)  # refuses a value that is no level before anything changed
+        self._old = vars(module).get("log_level", _INVALID)
+        module.log_level = self.log_level
+        return self
+
+    def __exit__(self, *exc) -> None:
+        module = sys.modules[__name__]
+        if self._old is _INVALID:  # unset (an invalid BRICKWORK_LOG): the next kernel load reports it again
+            del module.log_level
+        else:
+            module.log_level = self._old
+            apply_log_level(self._old)
+
+
 #: The module's own names and settings (``settle`` warns about others that are assigned).
 _KNOWN = frozenset(vars(sys.modules[__name__])) | frozenset(invalid) | {"_KNOWN"}
