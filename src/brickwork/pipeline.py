@@ -24,6 +24,7 @@ import types as pytypes
 from . import config
 from .errors import KernelError, KernelUnsupportedSyntaxError
 from .jit import store
+from .jit.early import EarlyCompiles
 from .targets import current_target, keys, target_named  # noqa: F401  (part of the pipeline's API)
 from .targets.base import Target
 from .targets.cpu import CPU
@@ -221,30 +222,35 @@ def build(batch: list, target: Target | None = None, tentative: list = ()) -> No
     target = target or current_target()
     on_trial = {id(inst) for inst in tentative}
     jobs, owners = [], []
-    for inst in batch:
-        if id(inst) in on_trial:
-            job = _tentative_job(inst, target)
+    early = EarlyCompiles(target.compile_many, enabled=len(batch) > 1)  # large units compile while the rest generate
+    try:
+        for inst in batch:
+            if id(inst) in on_trial:
+                job = _tentative_job(inst, target)
+            else:
+                found = store.lookup(inst.key())
+                if found is not None:  # warm: no typing, no passes, no rendering
+                    inst.loaded_from(*found)
+                    continue
+                try:
+                    text, meta = generate(inst.kernel, inst.arg_types, inst.label, target, inst.mode)
+                except Exception as e:  # noqa: BLE001 - a user error belongs to its own instance only
+                    inst.fail(e)
+                    continue
+                job = (inst.key(), text, inst.label, dict(meta, key_parts=inst.key_parts))
             if job is not None:
+                early.offer(len(jobs), job)
                 jobs.append(job)
                 owners.append(inst)
-            continue
-        found = store.lookup(inst.key())
-        if found is not None:  # warm: no typing, no passes, no rendering
-            inst.loaded_from(*found)
-            continue
-        try:
-            text, meta = generate(inst.kernel, inst.arg_types, inst.label, target, inst.mode)
-        except Exception as e:  # noqa: BLE001 - a user error belongs to its own instance only
-            inst.fail(e)
-            continue
-        jobs.append((inst.key(), text, inst.label, dict(meta, key_parts=inst.key_parts)))
-        owners.append(inst)
+    except BaseException:
+        early.close()
+        raise
     if not jobs:
         return
     import logging  # only here, where something was compiled: the warm path imports no logging
 
     log = logging.getLogger("brickwork")
-    for inst, result in zip(owners, target.compile_many(jobs)):
+    for inst, result in zip(owners, early.finish(jobs)):
         if isinstance(result, Exception):
             if id(inst) not in on_trial:
                 inst.fail(result)

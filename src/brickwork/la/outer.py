@@ -11,6 +11,7 @@ from ..device import get_device
 from ..errors import LaunchError
 from ..frontend.limits import INDEX_LIMIT
 from ..lang.body import body_kernel, halo_arguments
+from ..lang.companions import expect_launch
 from ..mesh import SparsePack
 from ..runtime import tape as _tape
 from ..runtime.device_scratch import scratch
@@ -78,6 +79,33 @@ def outer(space: IndexSpace, body) -> None:
     """Run ``body(idx_range, b)`` once per slice of ``space``; the body is JIT-compiled."""
     kernel, _, _, launcher = _prepared(space, body, "outer", False)
     launcher(kernel.captured(check=space.check_pack))  # launch(kernel, dims, captured values + geometry)
+
+
+def expect(space: IndexSpace, body) -> None:
+    """Build ``outer(space, body)``'s kernel, for the values its body captures now, with the next kernel that
+    compiles (side by side on the cores) rather than alone at its first call; on the CPU only, else nothing.
+    Checks the space and body as ``outer`` does."""
+    kernel, _, _, launcher = _prepared(space, body, "outer", False)
+    if get_device(None).is_cpu:
+        expect_launch(kernel, kernel.captured(check=space.check_pack) + launcher.tail)
+
+
+def _check_reduction_space(space) -> None:
+    if not isinstance(space, IndexSpace) or not isinstance(space.reducer, Reducer):
+        raise LaunchError("la.outer_reduce needs a reduction space: space.with_reducer(la.Sum(wp.float64)) or "
+                          "la.ReductionIndexSpace(...)")
+
+
+def expect_reduce(space: IndexSpace, body) -> None:
+    """``expect`` for ``outer_reduce(space, body)``: its body's kernel and the two kernels that fold the partials."""
+    _check_reduction_space(space)
+    kernel, _, geometry, _ = _prepared(space, body, "outer_reduce", True)
+    if not get_device(None).is_cpu:
+        return
+    partials = empty(1, dtype=space.reducer.value_type)  # as the reduction's buffers: only its type counts
+    expect_launch(kernel, kernel.arguments(geometry, partials, check=space.check_pack))
+    for fold in combine_kernels(space.reducer):
+        expect_launch(fold, [partials, partials, 1])
 
 
 #: At most this many bodies per space keep their checked launch geometry (a space made once and
@@ -273,9 +301,7 @@ def outer_reduce(space: IndexSpace, body, out=None):
     result (the block partials of all ranks folded in global block order, so 1, 2 or 4 ranks give
     the same bits).
     """
-    if not isinstance(space, IndexSpace) or not isinstance(space.reducer, Reducer):
-        raise LaunchError("la.outer_reduce needs a reduction space: space.with_reducer(la.Sum(wp.float64)) or "
-                          "la.ReductionIndexSpace(...)")
+    _check_reduction_space(space)
     try:
         per_block, gids, buffer = _block_partials(space, body, out)
     except Exception as e:

@@ -33,6 +33,7 @@ import typing
 
 import brickwork as wp
 from brickwork import config, la
+from brickwork.la.outer import expect, expect_reduce
 from brickwork.mesh import TE, IndexDomain, PackDescriptor
 
 from .reconstruction import PLM, weno5
@@ -553,6 +554,13 @@ class HydroKernels:
         pass over each block, the intermediates in scratch); needs filled ghosts."""
         self._set_coef(a, b, dt)
         la.outer(self.blocks, self._stage_bodies[0 if first else 1])
+
+    def expect_fused(self) -> None:
+        """Build the fused stages' kernels and the time step's with the first kernel of the run that compiles, side
+        by side on the cores, rather than each at its first call, one after another."""
+        for body in self._stage_bodies:
+            expect(self.blocks, body)
+        expect_reduce(self.dt_space, self._rate_body)
 
     def min_dt(self) -> float:
         """The smallest ``dx / (|v| + c)`` over the interior (needs filled ghosts only); negative if a

@@ -102,6 +102,7 @@ class Hydro:
         #: whether a Runge-Kutta stage runs as one pass per block (``HydroKernels.stage``) or as separate
         #: passes (primitives, fluxes, update); ``[hydro] stage``, see ``fused_by_default``
         self.fused = h["stage"] == "fused" or (h["stage"] == "auto" and self.fused_by_default())
+        self._expecting = self.fused  # until the first check(): see there
         self._sums = None  # BlockSums of the conserved variables, made on first use on a device
         self._host: tuple = (None, {})  # ((cycle, time), host copies of fields) on a device
         self.time = 0.0
@@ -290,6 +291,9 @@ class Hydro:
         has non-positive density or pressure.
         """
         with wp.ScopedDevice(self.device):
+            if self._expecting and self.fused:  # the first step's kernels build with its first that compiles
+                self._expecting = False
+                self.kernels.expect_fused()
             self.user_boundaries.fill_ghosts(self.mesh, self.conserved)
             if not self.fused:
                 self.kernels.primitives()
