@@ -14,6 +14,7 @@ import copy
 import os
 
 from . import config_checks as checks
+from .athena_names import key_hint, section_hint
 from .schema import SCHEMA, ConfigError, Key, coerce, parse_override_value, suggest, tomllib, type_name
 
 __all__ = ["Config", "ConfigError", "Key", "SCHEMA", "build", "load", "tomllib"]
@@ -69,7 +70,7 @@ def _unknown_key(section: str, key: str, schema: dict, where: str = "") -> Confi
     its section, or the section it belongs to (``hydro.nghost``: it is ``mesh.nghost``)."""
     homes = [f"{other}.{key}" for other, keys in schema.items() if other != section and key in keys]
     hint = (f" ({key} belongs under [{homes[0].split('.')[0]}]: {' or '.join(homes)})" if homes
-            else suggest(key, schema[section], f"{section}."))
+            else key_hint(key) or suggest(key, schema[section], f"{section}."))
     return ConfigError(f"unknown key '{section}.{key}'{where}{hint}; known keys of [{section}]: "
                        f"{', '.join(sorted(schema[section]))}")
 
@@ -95,7 +96,8 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>",
             raise ConfigError(f"key {section!r}{where} is outside any section: every key belongs under its "
                               f"[section]" + _home(section))
         if section not in SCHEMA:
-            raise ConfigError(f"unknown section [{section}]{where}" + suggest(section, SCHEMA)
+            raise ConfigError(f"unknown section [{section}]{where}"
+                              + (section_hint(section, SCHEMA) or suggest(section, SCHEMA))
                               + f"; known sections: {', '.join(SCHEMA)}")
         if not isinstance(values, dict):
             raise ConfigError(f"[{section}]{where} must be a table of keys, got {type_name(values)}")
@@ -121,7 +123,8 @@ def build(raw: dict, overrides: list[str] | tuple = (), source: str = "<input>",
             raise ConfigError(f"override {item!r}: the key must be section.key (e.g. hydro.cfl), got {name!r}")
         section, key = name.split(".")
         if section not in SCHEMA:
-            raise ConfigError(f"override {item!r}: unknown section '{section}'" + suggest(section, SCHEMA))
+            raise ConfigError(f"override {item!r}: unknown section '{section}'"
+                              + (section_hint(section, SCHEMA) or suggest(section, SCHEMA)))
         parsed_overrides.append((section, key, text, item))
     file_dir = base_dir
     for section, key, text, _ in parsed_overrides:
