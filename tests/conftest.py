@@ -48,6 +48,35 @@ def pytest_sessionstart(session):
     import gpu_compile
 
     gpu_compile.track()
+    _forward_cpu_companions_only()
+
+
+def _forward_cpu_companions_only():
+    # A first launch builds its module's other kernels (lang/companions.py). The suite keeps that for forward
+    # instances on the CPU, where a test file launches most of its kernels, but not for the emulation target
+    # (a test runs one or two of its file's kernels there) nor for adjoints (a forward launch is rarely
+    # differentiated): in tests/frontend, types and lang, 29 of 42 emulation companions and all 39 adjoint
+    # companions were never launched, a fifth of those directories' CPU time (g++). The ``every_companion``
+    # fixture gives a test brickwork's own rule (tests/jit/test_module_build.py covers both forms).
+    from brickwork.lang import companions as module
+
+    everything = module.companions
+
+    def companions(inst) -> list:
+        if inst.target == "cuda-emulation" or inst.variant == "adjoint":
+            return []
+        return everything(inst)
+
+    companions.everything = everything
+    module.companions = companions
+
+
+@pytest.fixture
+def every_companion(monkeypatch):
+    """brickwork's own companion rule (also the emulation target's and adjoints' companions) for one test."""
+    from brickwork.lang import companions as module
+
+    monkeypatch.setattr(module, "companions", getattr(module.companions, "everything", module.companions))
 
 
 @pytest.fixture(autouse=True)

@@ -71,6 +71,23 @@ def test_the_first_launch_builds_the_module_s_concrete_kernels_in_one_compiler_r
     assert y.numpy().tolist() == [1.0, 9.0, 25.0, 49.0]
 
 
+def test_on_the_emulation_target_the_first_launch_builds_the_module_s_kernels_for_it(root, tmp_path, every_companion):
+    m, _ = kernel_module(tmp_path, MODULE)
+    x = wp.array(np.arange(4, dtype=np.float32), dtype=wp.float32)
+    y = wp.zeros(4, dtype=wp.float32)
+    before = jit.compiler_calls
+    with config.override(target="cuda-emulation", compile_jobs=1):
+        wp.launch(m.double, dim=4, inputs=[x])
+        assert jit.compiler_calls - before == 1  # double, add_one and square share one run
+        assert _instance(m.add_one).loaded and _instance(m.square).loaded
+        wp.launch(m.add_one, dim=4, inputs=[x])
+        wp.launch(m.square, dim=4, inputs=[x, y])
+    assert jit.compiler_calls - before == 1
+    assert not _instance(m.add_one).loaded  # the CPU's instances are other ones, not built
+    assert x.numpy().tolist() == [1.0, 3.0, 5.0, 7.0]
+    assert y.numpy().tolist() == [1.0, 9.0, 25.0, 49.0]
+
+
 def test_compile_module_off_builds_only_the_kernel_launched(root, tmp_path):
     m, _ = kernel_module(tmp_path, MODULE)
     x = wp.array(np.ones(3, dtype=np.float32), dtype=wp.float32)
@@ -151,7 +168,8 @@ def unused(x: wp.array(dtype=wp.float32)):
 """
 
 
-def test_the_first_backward_launch_builds_the_adjoints_of_the_kernels_launched_together(root, tmp_path):
+def test_the_first_backward_launch_builds_the_adjoints_of_the_kernels_launched_together(root, tmp_path,
+                                                                                       every_companion):
     m, _ = kernel_module(tmp_path, ADJOINTS)
     values = np.array([1.0, 2.0, -0.5], dtype=np.float32)
     x = wp.array(values, dtype=wp.float32, requires_grad=True)
