@@ -83,7 +83,7 @@ def test_components_as_a_plain_array_are_refused_with_the_spelling_of_vectors():
         wp.launch(sum_components, dim=3, inputs=[flat, out])
     assert str(e.value) == (
         "launch of 'sum_components': argument 'x' must be array(dtype=vec3f, ndim=1), got array(dtype=float32, "
-        "ndim=2) (its last dimension holds each vec3f's components: make an array of vec3f from the data, "
+        "ndim=2) (if its last dimension holds each vec3f's components: make an array of vec3f from the data, "
         "wp.array(data, dtype=wp.vec3f) or wp.from_numpy(data, dtype=wp.vec3f))")
     assert out.numpy().tolist() == [7.0] * 3
 

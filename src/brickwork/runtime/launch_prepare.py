@@ -130,7 +130,7 @@ def _dtype_hint(want, got) -> str:
     if (isinstance(got, ArrayType) and is_composite_type(want.dtype) and got.dtype is want.dtype._dtype
             and got.ndim == want.ndim + len(want.dtype._shape)):
         name = want.dtype.__name__
-        return (f" (its last {'dimension holds' if len(want.dtype._shape) == 1 else 'dimensions hold'} each "
+        return (f" (if its last {'dimension holds' if len(want.dtype._shape) == 1 else 'dimensions hold'} each "
                 f"{name}'s components: make an array of {name} from the data, wp.array(data, dtype=wp.{name}) or "
                 f"wp.from_numpy(data, dtype=wp.{name}))")
     if not (isinstance(got, ArrayType) and want.ndim == got.ndim and is_scalar_type(want.dtype)
