@@ -102,3 +102,30 @@ def test_expecting_a_body_checks_the_space_as_outer_does(root):
     with pytest.raises(LaunchError, match="la.outer needs an la.IndexSpace, got str"):
         la_outer.expect("blocks", _adding(out, 1.0))
     assert not out.numpy().any()
+
+
+def test_a_body_s_key_covers_its_captured_values_types_not_their_values():
+    """A captured runtime value is a launch argument: the hydro stage's key held the time step it reads from a
+    captured vector, so its key at its first launch differed from the one it was expected (built) under, and a
+    warm run with another first time step missed the cache."""
+    from brickwork.targets import keys
+    from brickwork.types.generic import type_of_value
+
+    coef = wp.vec3d(1.0, 2.0, 3.0)
+    out = wp.zeros((1, 4, 4, 4), dtype=wp.float64)
+
+    def body(rng, b):
+        for idx in la.inner(rng):
+            k, j, i = rng.get_kji(idx)
+            out[b, k, j, i] = coef[0] * coef[1]
+
+    kernel = la_outer._prepared(_space(), body, "outer", False)[0]
+    inst = kernel.get_instance(tuple(type_of_value(v) for v in kernel.captured()))
+
+    def key():
+        return keys.cache_key(keys.key_parts(kernel, inst.arg_types, inst.mode, inst.target_object()))
+
+    first = key()
+    coef = wp.vec3d(4.0, 5.0, 6.0)
+    assert key() == first
+    assert kernel.captured()[0] == wp.vec3d(4.0, 5.0, 6.0)  # the value the next launch passes

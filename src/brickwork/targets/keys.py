@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 
 from .._version import __version__
+from ..frontend.fingerprint import _chains as source_chains  # cached per source
 from ..frontend.fingerprint import function_fingerprint
 from ..jit.toolchain import generator_digest
 from ..types.keys import type_key
@@ -22,7 +23,8 @@ def key_parts(kernel, arg_types, mode: str, target) -> dict:
         "mode": mode,
         "brickwork version": __version__, "target": target.name, "compiler and flags": target.identity(),
         "code generator and runtime header": generator_digest(),
-        "kernel source and reached functions/constants": function_fingerprint(kernel.source),
+        "kernel source and reached functions/constants": function_fingerprint(kernel.source,
+                                                                              chains=_static_chains(kernel)),
         "argument types": ",".join(type_key(t) for t in arg_types),
         "kernel form": kernel.form,
     }
@@ -32,6 +34,16 @@ def key_parts(kernel, arg_types, mode: str, target) -> dict:
     if mode.startswith("debug"):
         parts["kernel file and line (debug messages)"] = f"{kernel.source.filename}:{kernel.source.first_line}"
     return parts
+
+
+def _static_chains(kernel) -> list | None:
+    """The name chains a loop body's fingerprint covers: not those of its captured runtime values (launch arguments,
+    whose types the key covers); their values made a first launch's key differ with, for instance, a time step
+    that the body reads from a captured vector (and a warm cache missed). None for other kernels: every chain."""
+    captured = getattr(kernel, "capture_names", None)
+    if not captured:
+        return None
+    return [chain for chain in source_chains(kernel.source) if chain[0] not in captured]
 
 
 def prepare(target) -> None:
