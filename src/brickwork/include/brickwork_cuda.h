@@ -114,6 +114,18 @@ __forceinline__ team gpu_arena(const gpu_global_arena& b, int64_t bytes) {
 // A pad's bytes are counted as the CPU's bw::pad_bytes counts them: sizes whose product passes 2**61 bytes (the
 // host checks the sizes it knows before the launch; these depend on the team) stop the launch with its message,
 // since a wrapped-around count would be a small pad that in-range indices write past.
+// A pack value passed to a @func, loaded where the call's arguments are evaluated (targets/cuda/render.py
+// call_argument): the empty asm takes the value there, so NVVM cannot sink the load to its first use past a
+// division's slow-path branch; ptxas sees no instruction and still waits for the load only at that use.
+template <class T> __forceinline__ T issued(T v) { return v; }
+__forceinline__ double issued(double v) {
+    asm volatile("" : "+d"(v));
+    return v;
+}
+__forceinline__ float issued(float v) {
+    asm volatile("" : "+f"(v));
+    return v;
+}
 template <class T, int D> __device__ __noinline__ void pad_too_large(const int64_t (&dims)[D]) {
     if (threadIdx.x == 0) {
         printf("brickwork: a team's scratch pad of sizes (");

@@ -87,8 +87,12 @@ class CppRenderer:
             return f"[&]() {{ {c_type(e.type)} bw_results; {e.impl(args + outs)}; return bw_results; }}()"
         return e.impl(args)
 
+    def call_argument(self, a) -> str:
+        """The text of a @func call's argument ``a`` (a target may wrap it)."""
+        return self.expr(a)
+
     def e_IRFuncCall(self, e):
-        args = ", ".join(self.expr(a) for a in e.args)
+        args = ", ".join(self.call_argument(a) for a in e.args)
         strided = any(isinstance(a.type, ArrayType) and has_any_stride(a, self.any_stride) for a in e.args)
         return f"{e.func.name}<{'false' if strided else self.unit}>({args})"
 

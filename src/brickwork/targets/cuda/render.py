@@ -18,7 +18,7 @@ from __future__ import annotations
 from ... import ir
 from ...errors import TargetUnsupportedError
 from ...types.arrays import ArrayType
-from ...types.scalars import int32, int64, uint32, uint64
+from ...types.scalars import float32, float64, int32, int64, uint32, uint64
 from ..cpu.cnames import c_type
 from ..cpu.render import CppRenderer, c_string
 
@@ -54,6 +54,14 @@ class CudaRenderer(CppRenderer):
         variable = ", ".join("int64_t(0)" if v is None else f"(int64_t)({self.expr(v)})" for v, _ in parts)
         constants = ", ".join(str(c) for _, c in parts)
         return f"bw::at_split<{unit}>({self.expr(arr)}, {variable}, {constants})"
+
+    def call_argument(self, a) -> str:
+        # A pack value passed to a @func is loaded where the call's arguments are evaluated (bw::issued): NVVM
+        # sinks a load to its first use, past a division's slow-path branch, so a cell's loads took two memory
+        # round trips (the hydro primitives: the density, then 1 / density, then the other four values).
+        if isinstance(a, ir.IRRawElem) and not a.checked and a.type in (float32, float64):
+            return f"bw::issued({self.expr(a)})"
+        return self.expr(a)
 
     def e_IRCast(self, e):
         # ``(n * m) >> 32`` of two zero-extended 32-bit values (the loop abstraction's division by a
