@@ -11,6 +11,7 @@ import pytest
 from brickwork import config
 from brickwork.jit import cache, pch, toolchain
 from brickwork.jit import compile as jit
+from brickwork.lang import instance
 
 #: A translation unit that compiles in a fraction of a second.
 TRIVIAL = 'extern "C" int bw_test_answer() { return 42; }\n'
@@ -36,6 +37,9 @@ def root(tmp_path, monkeypatch):
     """An empty cache root used by ``cache`` and ``compile`` for the length of one test."""
     path = tmp_path / "cache"
     monkeypatch.setattr(config, "cache_dir", str(path))
+    # instances that earlier tests typed and never launched would be built with this test's first miss (a
+    # miss builds every pending instance), into its cache and its count of compiler runs
+    monkeypatch.setattr(instance, "_pending", [])
     new_process()
     yield path
     new_process()

@@ -33,10 +33,15 @@ def digest(identity: str, source: str) -> str:
     return h.hexdigest()
 
 
-def find(source_digest: str, source: str | None = None) -> tuple[str, bytes, dict] | None:
-    """``(key, library bytes, meta)`` of an intact entry built from the same source, or None. Given ``source``,
-    the entry must keep that very source: an index naming another kernel's entry (a damaged or planted file) made
-    the kernel being built run the other's code (attacker probe), and is then a cache miss instead."""
+#: The names an entry keeps its source under (the CPU's and a batch's; a cubin built alone).
+_SOURCE_FILES = (store.SOURCE, "kernel.cu")
+
+
+def find(source_digest: str, source: str) -> tuple[str, bytes, dict] | None:
+    """``(key, library bytes, meta)`` of an intact entry built from the same source, or None. The entry must keep
+    that very source (as ``kernel.cpp``, or ``kernel.cu`` for a cubin built alone): an index naming another
+    kernel's entry (a damaged or planted file) made the kernel being built run the other's code (attacker probe),
+    and is then a cache miss instead."""
     root = store.cache_root()
     folder = os.path.join(root, INDEX)
     if not store._check_root(root) or not store.check_dir(folder):
@@ -48,11 +53,10 @@ def find(source_digest: str, source: str | None = None) -> tuple[str, bytes, dic
     found = store.read_entry(key)
     if found is None:
         return None
-    if source is not None:
-        entry = os.path.dirname(found[0])
-        kept = store._read_entry_file(os.path.join(entry, store.SOURCE), entry)
-        if kept is None or kept != source.encode():
-            return None
+    entry = os.path.dirname(found[0])
+    wanted = source.encode()
+    if not any(store._read_entry_file(os.path.join(entry, name), entry) == wanted for name in _SOURCE_FILES):
+        return None
     return key, found[1], found[2]
 
 

@@ -114,7 +114,7 @@ def make_cubin(arch: str):
             with open(src_path, "w") as f:
                 f.write(source)
             t0 = time.perf_counter()
-            same = same_source.find(source_digest)
+            same = same_source.find(source_digest, source)
             if same is not None:  # an entry built from this source: its cubin, no NVRTC run
                 built = same_source.adopt(staging, same, cache.CUBIN)
             else:
