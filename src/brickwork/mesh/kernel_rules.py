@@ -174,6 +174,8 @@ def _call_method(typer, method: PackMethod, node):
         return _flux(typer, pack, args, node)
     if len(args) == 1 and name in ("get_lower_bound", "get_upper_bound") and not node.keywords:
         return _block_bound(typer, pack, name, typer.value(args[0]), node)
+    if name == "contains" and args and not node.keywords:
+        return _contains(typer, pack, args, node)
     if len(args) != 2:
         one = " (or (b): all of the block's variables)" if name in ("get_lower_bound", "get_upper_bound") else ""
         raise typer.error(KernelTypeError, f"pack.{name}(b, var) takes 2 arguments{one}", node)
@@ -190,6 +192,22 @@ def _call_method(typer, method: PackMethod, node):
     if name == "get_size":
         return size
     return typer.builtin_call("gt", [size, ir.IRConst(0, int32)], node)  # contains
+
+
+def _contains(typer, pack, args, node):
+    """Parthenon's ``Contains(b, v1, v2, ...)`` (all the variables on block ``b``: the smallest of their sizes
+    is positive) and ``Contains(b)`` (the block holds any of the pack's variables)."""
+    b = typer.value(args[0])
+    if len(args) == 1:
+        upper = _block_bound(typer, pack, "get_upper_bound", b, node)
+        return typer.builtin_call("gt", [upper, ir.IRConst(-1, int32)], node)
+    smallest = None
+    for arg in args[1:]:
+        position, _ = var_position(typer, pack, typer.expr(arg).value, node)
+        size = typer.builtin_call("sub", [ir.IRPackBound(pack, b, position, "upper", int32),
+                                          ir.IRPackBound(pack, b, position, "lower", int32)], node)
+        smallest = size if smallest is None else typer.builtin_call("min", [smallest, size], node)
+    return typer.builtin_call("gt", [smallest, ir.IRConst(-1, int32)], node)  # upper - lower + 1 > 0
 
 
 def _block_bound(typer, pack, name: str, b, node):

@@ -365,9 +365,14 @@ class SparsePack:
         lb = self.get_lower_bound(b, var)
         return -1 if lb < 0 else lb + (var.component if isinstance(var, VarRef) else 0)
 
-    def contains(self, b: int, var: object) -> bool:
-        """True when ``var`` has at least one instance on block ``b``."""
-        return self.get_size(b, var) > 0
+    def contains(self, b: int, *vars: object) -> bool:
+        """Parthenon's ``Contains``: ``contains(b, var)`` is True when ``var`` has at least one instance on
+        block ``b``; ``contains(b, v1, v2, ...)`` when all of them do; ``contains(b)`` when the block holds any
+        of the pack's variables. A variable the pack was not built with is a KeyError (every one is checked)."""
+        if not vars:
+            return self.get_upper_bound(b) >= 0
+        sizes = [self.get_size(b, var) for var in vars]
+        return all(size > 0 for size in sizes)
 
     # -- element access -------------------------------------------------------------------------
     def _flat(self, b: int, var: object) -> int:
