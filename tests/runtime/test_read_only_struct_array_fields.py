@@ -66,7 +66,7 @@ def holders(a, b=None):
 @pytest.mark.parametrize("kernel", [write_element_field, write_through_alias, add_atomically])
 def test_writing_a_read_only_array_in_an_element_is_refused(kernel):
     x = read_only_values()
-    p, _ = holders(wp.from_numpy(x))
+    p, _ = holders(wp.array(x, copy=False))
     with pytest.raises(wp.LaunchError,
                        match=r"'p\[i\]\.a' is a read-only array"):
         wp.launch(kernel, dim=1, inputs=[p])
@@ -75,13 +75,13 @@ def test_writing_a_read_only_array_in_an_element_is_refused(kernel):
 
 def test_a_read_only_array_only_read_is_fine():
     x = read_only_values()
-    p, b = holders(wp.from_numpy(x))
+    p, b = holders(wp.array(x, copy=False))
     wp.launch(write_b_read_a, dim=1, inputs=[p])
     assert b.numpy().tolist() == [1.0, 0.0, 0.0]
 
 
 def test_an_element_no_longer_holding_the_read_only_array_is_written():
-    p, _ = holders(wp.from_numpy(read_only_values()))
+    p, _ = holders(wp.array(read_only_values(), copy=False))
     writable = wp.zeros(3, dtype=float)
     h = Holder()
     h.a = writable
@@ -93,7 +93,7 @@ def test_an_element_no_longer_holding_the_read_only_array_is_written():
 
 def test_views_and_nested_arrays_of_structs_are_checked():
     x = read_only_values()
-    p, _ = holders(wp.from_numpy(x))
+    p, _ = holders(wp.array(x, copy=False))
     with pytest.raises(wp.LaunchError, match="read-only"):
         wp.launch(write_element_field, dim=1, inputs=[p[0:1]])
     o = Outer()
@@ -119,7 +119,7 @@ def test_a_read_only_memmap_in_an_array_of_structs_is_refused_not_a_segfault(tmp
             s[0].a[0] = 42.0
 
         s = S()
-        s.a = wp.from_numpy(np.memmap({str(path)!r}, dtype=np.float32, mode="r"))
+        s.a = wp.array(np.memmap({str(path)!r}, dtype=np.float32, mode="r"), copy=False)
         try:
             wp.launch(k, dim=1, inputs=[wp.array([s], dtype=S)])
         except wp.LaunchError as e:

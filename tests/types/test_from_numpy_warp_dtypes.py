@@ -1,4 +1,4 @@
-"""``wp.from_numpy`` infers Warp's dtypes (2-D data: vectors, 3-D: matrices), and numpy memory seen as vectors or
+"""``wp.from_numpy`` copies, as Warp's, and infers Warp's dtypes (2-D data: vectors, 3-D: matrices), and numpy memory seen as vectors or
 matrices is copied where kernels cannot read it in place (components apart, rows apart by no whole element), as
 Warp copies it; a launch given the components as a plain array says how to make the vectors."""
 
@@ -24,12 +24,35 @@ def _run(x) -> list:
     return out.numpy().tolist()
 
 
-def test_two_d_data_is_an_array_of_vectors_over_the_same_memory():
+@wp.kernel
+def move(x: wp.array(dtype=wp.vec3), d: wp.vec3):
+    i = wp.tid()
+    x[i] = x[i] + d
+
+
+def test_two_d_data_is_an_array_of_vectors_holding_a_copy():
     pts = np.arange(12, dtype=np.float32).reshape(4, 3)
     x = wp.from_numpy(pts)
     assert x.dtype is wp.vec3f and x.shape == (4,) and x.ndim == 1
-    assert np.shares_memory(x.numpy(), pts)  # on the CPU brickwork's from_numpy views (Warp's copies)
+    assert not np.shares_memory(x.numpy(), pts)  # a copy, as Warp 1.19's from_numpy on the CPU
     assert _run(x) == _expected(pts)
+
+
+def test_a_kernel_moving_the_copy_leaves_the_numpy_start_values():
+    """A Warp program keeps its start values in the numpy array it gave ``from_numpy`` (x.numpy() - x0 is the
+    displacement); ``wp.array(x0, copy=False)`` is the view over that memory."""
+    x0 = np.arange(12, dtype=np.float32).reshape(4, 3)
+    x = wp.from_numpy(x0)
+    wp.launch(move, dim=4, inputs=[x, wp.vec3(1.0, 2.0, 3.0)])
+    assert x0.tolist() == np.arange(12, dtype=np.float32).reshape(4, 3).tolist()
+    assert (x.numpy() - x0).tolist() == [[1.0, 2.0, 3.0]] * 4
+    view = wp.array(x0, dtype=wp.vec3, copy=False)
+    wp.launch(move, dim=4, inputs=[view, wp.vec3(1.0, 2.0, 3.0)])
+    assert x0.tolist() == (np.arange(12, dtype=np.float32).reshape(4, 3) + [1.0, 2.0, 3.0]).tolist()
+    s = np.arange(3, dtype=np.float64)
+    y = wp.from_numpy(s, requires_grad=True)
+    y.numpy()[0] = 9.0
+    assert s.tolist() == [0.0, 1.0, 2.0] and y.requires_grad and y.grad.numpy().tolist() == [0.0] * 3
 
 
 @pytest.mark.parametrize("shape, dtype, want", [

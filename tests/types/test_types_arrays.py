@@ -118,7 +118,7 @@ def test_numpy_wrap_is_zero_copy_and_kernels_write_through():
     x_np = np.arange(6, dtype=np.float32)
     y_np = np.ones(6, dtype=np.float32)
     x = wp.array(x_np, dtype=wp.float32, copy=False)
-    y = wp.from_numpy(y_np)
+    y = wp.array(y_np, copy=False)  # wp.from_numpy copies, as Warp
     assert np.shares_memory(x.numpy(), x_np) and np.shares_memory(y.numpy(), y_np)
     wp.launch(axpy, dim=6, inputs=[x, y])
     assert y_np.tolist() == [1.0, 3.0, 5.0, 7.0, 9.0, 11.0]  # the caller's numpy array changed
@@ -145,7 +145,7 @@ def test_numpy_method_is_zero_copy():
 
 def test_vector_arrays_numpy_view_has_trailing_dimension():
     data = np.array([[3.0, 4.0, 0.0], [0.0, 0.0, 2.0]], dtype=np.float32)
-    v = wp.from_numpy(data, dtype=wp.vec3)
+    v = wp.array(data, dtype=wp.vec3, copy=False)  # a view (wp.from_numpy copies, as Warp)
     assert v.shape == (2,) and np.shares_memory(v.numpy(), data)
     out = wp.zeros(2)
     wp.launch(vec_norms, dim=2, inputs=[v, out])
@@ -324,7 +324,7 @@ def test_2d_column_slice_row_and_transposed_views():
     assert a.numpy().tolist() == expected.tolist()
 
     b = wp.array(base.copy())
-    t = wp.from_numpy(b.numpy().T, dtype=b.dtype)  # inner stride is not 1 (2-D data without a dtype: vectors)
+    t = wp.array(b.numpy().T, dtype=b.dtype, copy=False)  # inner stride is not 1
     assert t.shape == (4, 3)
     wp.launch(mark2d, dim=t.shape, inputs=[t])
     assert b.numpy().T.tolist() == (base.T * 10 + np.arange(12).reshape(4, 3)).tolist()

@@ -9,7 +9,7 @@ import numpy as np
 from .. import device as _devices
 from ..device import get_device
 from ..errors import LaunchArgumentError, LaunchError
-from ..types.array_constructors import empty, from_numpy, wrap_numpy
+from ..types.array_constructors import empty, view_numpy, wrap_numpy
 from ..types.array_kinds import SIGNED
 from ..types.arrays import ArrayType, array, is_foreign_cuda_array, type_name
 from ..types.composite import CompositeBase, is_composite_type
@@ -37,7 +37,7 @@ def host_arguments(kernel, args) -> list:
             try:  # costs nothing unless it raises
                 if on_cpu and scalar is not None and a.ndim and isinstance(t, ArrayType) and (
                         t.dtype is scalar or is_generic(t)):
-                    a = wrap_numpy(a, scalar)  # the common case, without from_numpy's inference and conversions
+                    a = wrap_numpy(a, scalar)  # the common case, without view_numpy's inference and conversions
                 elif a.ndim == 0 and (is_scalar_type(t) or is_generic(t)):
                     a = a[()]  # a 0-d array is a value (a numpy scalar), not an array
                 elif is_composite_type(t) and not is_generic(t) and a.size == int(np.prod(t._shape)):
@@ -47,7 +47,7 @@ def host_arguments(kernel, args) -> list:
                     a = t(a)  # a vector or matrix value given as numpy data, as Warp accepts
                 elif (isinstance(t, ArrayType) and not is_generic(t) and is_composite_type(t.dtype)
                       and a.dtype == np.dtype(t.dtype._dtype._np)):
-                    a = from_numpy(a, dtype=t.dtype)  # the same memory, seen as vectors or matrices
+                    a = view_numpy(a, dtype=t.dtype)  # the same memory, seen as vectors or matrices
                 else:
                     a = array(a, copy=False)  # numpy's shape kept (wp.from_numpy makes 2-D data vectors, as Warp)
             except ValueError as e:  # e.g. strides that are no whole elements (a field of a structured array)

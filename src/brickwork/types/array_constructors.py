@@ -1,5 +1,5 @@
 """The array constructors: ``empty``, ``zeros``, ``ones``, ``full``, their ``*_like`` forms, and
-``from_numpy`` / ``wrap_numpy`` (CPU arrays over numpy memory)."""
+``from_numpy`` (a copy, as Warp's), ``view_numpy`` and ``wrap_numpy`` (CPU arrays over numpy memory)."""
 
 from __future__ import annotations
 
@@ -103,11 +103,17 @@ def full_like(a: array, value, **kwargs) -> array:
 
 
 def from_numpy(arr, dtype=None, shape=None, device=None, **kwargs) -> array:
-    """Wrap a numpy array (zero-copy on the CPU when its dtype matches); vectors take trailing dimensions.
+    """A new array holding a copy of numpy data, as Warp's (``wp.array(arr, copy=False)`` views CPU memory).
 
     Without ``dtype``, as in Warp, a 2-D array is a 1-D array of vectors (one per row: ``(n, 3)`` float32 data
     gives ``n`` ``vec3f``) and a 3-D array a 1-D array of matrices; other ranks keep numpy's scalar type.
     ``wp.array(arr)`` keeps every dimension as it is."""
+    return view_numpy(arr, dtype, shape, device, copy=True, **kwargs)
+
+
+def view_numpy(arr, dtype=None, shape=None, device=None, copy=False, **kwargs) -> array:
+    """``from_numpy``'s dtypes over ``arr``'s memory where it can (on the CPU, elements a whole number of elements
+    apart: DLPack imports and numpy launch arguments, which kernels write through); a copy where it cannot."""
     arr = np.asarray(arr)
     if dtype is None:
         dtype = infer_dtype(arr)
@@ -117,7 +123,7 @@ def from_numpy(arr, dtype=None, shape=None, device=None, **kwargs) -> array:
             dtype = matrix((arr.shape[1], arr.shape[2]), dtype)
     if not _whole_element_strides(arr, dtype):
         arr = np.ascontiguousarray(arr)  # rows apart by no whole element (p[:, :3] as vec3): a copy, as Warp's
-    return array(arr, dtype=dtype, shape=shape, device=device, copy=False, **kwargs)
+    return array(arr, dtype=dtype, shape=shape, device=device, copy=copy, **kwargs)
 
 
 def _whole_element_strides(arr: np.ndarray, dtype) -> bool:

@@ -134,7 +134,7 @@ def host_view(cap, scalar) -> np.ndarray:
 
 
 def import_host(source, dtype) -> tuple[np.ndarray, object]:
-    """(view, brickwork dtype) of a host producer or capsule for ``from_numpy``."""
+    """(view, brickwork dtype) of a host producer or capsule for ``view_numpy``."""
     cap = source if type(source).__name__ == "PyCapsule" else source.__dlpack__()
     if type(cap).__name__ != "PyCapsule":
         raise TypeError(f"Expected a valid DLPack capsule, got {type(cap).__name__}")
@@ -152,7 +152,7 @@ def from_dlpack(source, dtype=None) -> arrays.array:
     if device_type != KDL_CPU:
         raise TypeError(f"Unsupported source device for DLPack: device_type={device_type}, device_id={device_id}")
     view, dtype = import_host(source, dtype)
-    return array_constructors.from_numpy(view, dtype=dtype)
+    return array_constructors.view_numpy(view, dtype=dtype)
 
 
 def _import_cuda(source, dtype, device_id: int):
