@@ -18,7 +18,7 @@ from . import json_text
 
 _INSTALL_HINT = ("brickwork compiles kernels with a C++17 compiler found at run time. Install one "
                  "(Debian/Ubuntu: 'apt install g++'; Fedora: 'dnf install gcc-c++'; macOS: 'xcode-select "
-                 "--install') or point $CXX at it.")
+                 "--install') or point $BRICKWORK_CXX (or $CXX) at it.")
 
 
 class CompilerUnavailableError(ToolchainError):
@@ -79,7 +79,18 @@ def _find_compiler() -> str:
         if path:
             return path
     tried = ", ".join(c for c in candidates if c)
-    raise CompilerUnavailableError(f"no C++ compiler found (tried {tried}). {_INSTALL_HINT}")
+    raise CompilerUnavailableError(f"no C++ compiler found (tried {tried}).{_named_by()} {_INSTALL_HINT}")
+
+
+def _named_by() -> str:
+    """Which setting named the compiler that was not found (the install hint's $CXX is no help when
+    $BRICKWORK_CXX, which wins, is the one that is wrong)."""
+    if not config.cxx:
+        return ""
+    source = next((f"${var}" for var in ("BRICKWORK_CXX", "CXX") if os.environ.get(var) == config.cxx),
+                  "brickwork.config.cxx")
+    return (f" {source} is {config.cxx!r}, which is neither a command on PATH nor the path of an executable "
+            f"(a command with arguments, such as 'ccache g++', is not split): correct or unset it.")
 
 
 def _which(name: str) -> str | None:
