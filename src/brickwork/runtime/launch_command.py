@@ -13,6 +13,13 @@ from ..types.scalars import ScalarBase, is_scalar_type
 from ..types.structs import is_struct_type
 
 
+class UnknownParameterError(ValueError, KeyError):
+    """A parameter name the recorded launch's kernel lacks: a ``ValueError``, as Warp's (and a ``KeyError``, as
+    brickwork's was), its message unquoted."""
+
+    __str__ = Exception.__str__
+
+
 class Launch:
     """A recorded launch (``launch(..., record_cmd=True)``): run it with ``launch()``, change its
     arguments with ``set_param_at_index``/``set_param_by_name``/``set_params`` and its grid with
@@ -63,7 +70,7 @@ class Launch:
     def _name_index(self, name: str) -> int:
         names = [n for n, _ in self.kernel.params]
         if name not in names:
-            raise KeyError(f"kernel '{self.kernel.key}' has no parameter {name!r} (it has {', '.join(names)})")
+            raise UnknownParameterError(f"kernel '{self.kernel.key}' has no parameter {name!r} (it has {', '.join(names)})")
         return names.index(name)
 
     def set_params(self, values) -> None:
