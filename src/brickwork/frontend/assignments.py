@@ -16,7 +16,7 @@ from ..types.references import RefType
 from ..types.scalars import int32, python_annotation_type
 from ..types.tiles import is_tile_type
 from .intrinsics import INTRINSICS
-from .operand_hints import generic_parameters, store_hint
+from .operand_hints import generic_parameters, store_hint, variable_hint
 from .operators import _SYMBOL, _python_number_hint
 from .slice_assign import (
     assign_slice,
@@ -200,11 +200,14 @@ class AssignmentTyper:
             store_hint(node.target, place, node.value, value, generic_parameters(self.source))
 
     def _augmented(self, op, current, node):
-        """``current op value`` of ``x op= value``, whose type error says how to write a Python number."""
+        """``current op value`` of ``x op= value``, whose type error says how to write a Python number, or where
+        the variable ``x`` gets its type."""
+        value = self.value(node.value)
         try:
-            return self.binary(op, current, self.value(node.value), node)
+            return self.binary(op, current, value, node)
         except KernelTypeError as e:
-            hint = self._number_hint(node.value, current)
+            hint = self._number_hint(node.value, current) or \
+                variable_hint(node.target.id, current, node.value, value, generic_parameters(self.source))
             if not hint:
                 raise
             raise type(e)(e.message + hint, e.location) from None

@@ -72,6 +72,24 @@ def store_hint(place_src: ast.expr, place, value_src: ast.expr, value, generic: 
     return f"{LEAD} {_cast(a, value_src, place_src, passed[0])}"
 
 
+def variable_hint(name: str, variable, value_src: ast.expr, value, generic: frozenset = frozenset()) -> str:
+    """``"; 's' is int32, ...: start it as ..."`` for ``s op= value`` where the local variable ``s`` holds an integer
+    (or a narrower float) than the value: a variable keeps the type of its first value, so ``s = 0`` before a
+    loop that adds ``a[j]`` of a float array fails; the fix is where ``s`` starts (or converting the value)."""
+    a, b = variable.type, value.type
+    if not (is_scalar_type(a) and is_scalar_type(b)) or a is b or bool_ in (a, b):
+        return ""
+    if not (b.is_float and (not a.is_float or a._size < b._size)):
+        return ""
+    wanted = type_name(b)
+    if _root_name(value_src) in generic:
+        start = f"{name} = type({ast.unparse(value_src)})(0)"
+    else:
+        start = f"{name} = 0.0" if wanted == "float32" else f"{name} = wp.{wanted}(0.0)"
+    return (f"; '{name}' is {type_name(a)}, the type of its first value, and a variable keeps its type: start it "
+            f"as {wanted} ({start}), or write {_cast(a, value_src, None, False)}")
+
+
 def _cast(to, src: ast.expr, other_src: ast.expr, other_passed) -> str:
     """``src`` converted to ``to``, the type of ``other_src``: ``type(other)(src)`` when that type is an
     argument's (a generic parameter's), so that the body stays right for every instance."""

@@ -8,6 +8,7 @@ names it only reads resolve in the enclosing scopes.
 from __future__ import annotations
 
 from ..types.arrays import type_name
+from ..types.scalars import bool_, is_scalar_type
 from .stack_frame import local_bytes
 
 
@@ -74,7 +75,15 @@ class SymbolTable:
 
 
 def conflict(name: str, known, t) -> str:
+    """The error of a second type for ``name``; where the new value is a wider number (a float for an int
+    started as ``s = 0``), where to give the variable that type."""
+    start = ""
+    if is_scalar_type(known) and is_scalar_type(t) and t.is_float and bool_ is not known and (
+            not known.is_float or known._size < t._size):
+        wanted = type_name(t)
+        first = "0.0" if wanted == "float32" else f"wp.{wanted}(0.0)"
+        start = f": to hold {wanted} values, give it that type where it is first assigned ({name} = {first})"
     return (f"variable '{name}' has type {type_name(known)} and cannot be assigned a value of type "
-            f"{type_name(t)} (a variable keeps its first type)")
+            f"{type_name(t)} (a variable keeps its first type{start})")
 
 
