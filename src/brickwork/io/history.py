@@ -33,7 +33,7 @@ class History:
         self.path = path
         self.columns = list(columns)
         _check_target(path)
-        kept = _lines_up_to(path, restart_cycle, len(self.columns)) if restart_cycle is not None else []
+        kept = _lines_up_to(path, restart_cycle, self.columns) if restart_cycle is not None else []
         self._file = None
         self._size = 0  # bytes of whole lines in the file
         try:
@@ -160,15 +160,19 @@ def _check_target(path: str) -> None:
                           f"away or set output.history = false", path)
 
 
-def _lines_up_to(path: str, cycle: int, ncolumns: int) -> list[str]:
+def _lines_up_to(path: str, cycle: int, columns: list[str]) -> list[str]:
     """The lines of the history file ``path`` (if any) up to ``cycle``; ``OutputError`` when it is not
-    a history file of ``ncolumns`` columns, since rewriting it would lose what it holds."""
+    a history file of these ``columns`` (a header naming others, rows of another length), since rewriting it
+    would lose what it holds."""
     if os.path.isdir(path):
         raise OutputError(f"cannot write {path!r}: is a directory", path, errno.EISDIR)  # as a new run says
     kept: list[str] = []
+    ncolumns = len(columns)
     try:
         with open(path, encoding="utf-8", opener=_no_follow) as f:
             for number, line in enumerate(f, 1):
+                if number == 1:
+                    _check_header(path, line, columns)
                 if _skipped(line):
                     continue
                 row = _row(line, ncolumns)
@@ -190,6 +194,24 @@ def _lines_up_to(path: str, cycle: int, ncolumns: int) -> list[str]:
             raise _link_error(path) from None
         raise OutputError(f"cannot read {path!r}: {reason(e)}", path, e.errno) from None
     return kept
+
+
+def _check_header(path: str, line: str, columns: list[str]) -> None:
+    """``OutputError`` when the header ``line`` names other columns than ``columns`` (a problem's ``HISTORY``
+    or the passive scalars changed since the run that wrote it); a line that is no header is left to the rows'
+    check."""
+    try:
+        found = _columns(path, line.rstrip("\n"))
+    except HistoryError:
+        return
+    if found != list(columns):
+        added = [c for c in columns if c not in found]
+        removed = [c for c in found if c not in columns]
+        change = "; ".join(part for part in (f"this run adds {', '.join(added)}" if added else "",
+                                             f"drops {', '.join(removed)}" if removed else "") if part)
+        raise OutputError(f"cannot continue the history file {path!r} after the restart: its columns are "
+                          f"{' '.join(found)}, but this run writes {' '.join(columns)} "
+                          f"({change or 'in another order'}); move the file away or set output.history = false", path)
 
 
 def _skipped(line: str) -> bool:

@@ -193,6 +193,11 @@ class Mesh:
                     raise ValueError(
                         f"nx{d + 1}={n} is not divisible by block_nx{d + 1}={b}: blocks cannot tile the mesh"
                     )
+                if nghost > b and all(c == 1 for c in cells[d:]):  # Parthenon's nx3 = 1 for a 2-D mesh
+                    raise ValueError(
+                        f"nx{d + 1}=1 with nghost={nghost}: a direction one cell thick has no room for ghost cells; "
+                        f"a {d}-D mesh is nx={cells[:d]} (where Parthenon and Athena++ write nx{d + 1} = 1)"
+                    )
                 if nghost > b:
                     raise ValueError(
                         f"nghost={nghost} is wider than the block (block_nx{d + 1}={b}); ghosts must come "

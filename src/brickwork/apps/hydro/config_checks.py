@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from . import user_history
 from .schema import (
     BASENAME,
     BUILT_IN_OUTPUTS,
@@ -29,6 +30,7 @@ def check_sections(sections: dict, problem, where: str, given: set) -> None:
     _check_user_boundaries(sections["mesh"], problem)
     _check_cfl(sections)
     check_scalar_names(sections["hydro"], problem, f"hydro.scalar_names{where}")
+    user_history.check_names(problem, scalar_names(sections["hydro"]))
     _check_png_variable(sections)
     device = sections["hydro"]["device"]
     if not DEVICE.fullmatch(device):
@@ -142,6 +144,11 @@ def _check_mesh(sections: dict, problem, where: str, given: set) -> None:
             raise ConfigError(f"mesh.block_nx: every entry must be positive, got block_nx{d + 1}={b}")
         if b > n:
             raise ConfigError(f"mesh.block_nx{d + 1}={b} is larger than the mesh (mesh.nx{d + 1}={n})")
+        if b < nghost and d > 0 and all(c == 1 for c in nx[d:]):  # Athena++'s nx2 = 1 for a 1-D run
+            raise ConfigError(f"mesh.nx{d + 1}=1: a direction one cell thick has no room for the {nghost} ghost cells "
+                              f"the scheme needs; a {d}-D run is mesh.nx = {list(nx[:d])} (where Athena++ and "
+                              f"Parthenon write nx{d + 1} = 1), with block_nx, xmin, xmax of {d} "
+                              f"entr{'y' if d == 1 else 'ies'} each")
         if b < nghost:  # before the tiling, whose hint looks for blocks of at least nghost cells
             raise ConfigError(f"mesh.block_nx{d + 1}={b} is smaller than the {nghost} ghost cells the scheme needs")
         if n % b:

@@ -36,7 +36,7 @@ from brickwork.io import restart
 from brickwork.io.history import History
 from brickwork.same_on_ranks import check_same
 
-from . import checkpoint
+from . import checkpoint, user_history
 from .config import Config
 from .custom_problem import derived_outputs
 from .outputs import write_state
@@ -131,6 +131,8 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
             sim.set_initial()
         for values in derived_outputs(sim).values():  # a problem's OUTPUTS that fail, failing now, on every rank
             values()
+        if out["history"]:
+            user_history.block_values(sim)  # and its HISTORY columns
 
     agree(comm, start)
     if restart_file is not None:
@@ -169,7 +171,8 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
                     if root and writes_files(cfg):  # a run that writes nothing makes no directory either
                         make_output_dir(out["dir"], new_dirs)
                         if out["history"]:
-                            history = History(stem + ".hst", [*HISTORY_COLUMNS, *sim.scalar_names],
+                            history = History(stem + ".hst", [*HISTORY_COLUMNS, *sim.scalar_names,
+                                                              *user_history.entries(cfg.problem)],
                                               restart_cycle=sim.cycle if restart_file else None)
 
                 agree(comm, open_outputs, name_ranks=False)  # rank 0 alone makes them

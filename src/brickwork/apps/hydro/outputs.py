@@ -13,7 +13,7 @@ from brickwork.io.files import OutputError, discard, output_error
 from brickwork.mesh.output import block_geometry
 from brickwork.mesh.streams import write_on_rank_0
 
-from . import checkpoint
+from . import checkpoint, user_history
 from .config import ConfigError
 from .custom_problem import USER_ERRORS, derived_outputs, failure
 from .rank_errors import agree
@@ -210,7 +210,12 @@ def write_state(sim: Hydro, schedule: Schedule, history, stem: str, dt: float, f
     """Write the outputs due for the current state (rank 0 writes what every rank sends); the
     files written and the error message of a failed write (None when none failed), the same on
     every rank. The outputs due after a failed one are not written."""
-    totals = list(sim.totals().values()) if sim.cfg["output"]["history"] else None  # collective
+    totals = None
+    if sim.cfg["output"]["history"]:
+        try:
+            totals = [*sim.totals().values(), *user_history.values(sim)]  # collective
+        except ConfigError as e:  # a problem's HISTORY function failed (on any rank): when
+            raise ConfigError(f"the history line of cycle {sim.cycle} (t={sim.time:.6g}): {e}") from e
     files: list[str] = []
     error = None
     try:

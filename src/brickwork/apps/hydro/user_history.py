@@ -1,0 +1,107 @@
+"""A problem's own history columns, ``HISTORY`` (Athena++'s user history outputs, Parthenon's
+``HistoryOutputVar``): a dict of column names to ``fn(density, v1, v2, v3, pressure, params, gamma)``, or
+to ``(operation, fn)`` with the operation ``"sum"`` (the default: the values' total times the cell volume,
+as the shipped columns), ``"min"`` or ``"max"`` (over the cells). Each function gets a rank's blocks'
+primitive variables, float64 arrays ``(nblocks, nk, nj, ni)``, and returns values that broadcast to them.
+
+Each block is reduced alone, then the blocks in global order (gathered from every rank), so a column is the
+same bits on any number of ranks. A function that fails, on any rank, stops every rank with one line naming
+it (``agree``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .custom_problem import USER_ERRORS, failure
+from .rank_errors import agree
+from .schema import HISTORY_COLUMNS, VARIABLE_NAME, ConfigError
+
+OPERATIONS = ("sum", "min", "max")
+PRIMITIVES = ("density", "velocity_1", "velocity_2", "velocity_3", "pressure")
+
+
+def entries(problem) -> dict:
+    """``HISTORY`` of a checked problem as ``{name: (operation, fn)}`` ({} without one)."""
+    return {name: (value if isinstance(value, tuple) else ("sum", value))
+            for name, value in getattr(problem, "HISTORY", {}).items()}
+
+
+def describe_mistakes(problem) -> list[str]:
+    """What ``problem``'s ``HISTORY`` gets wrong, one phrase each (for ``custom_problem.describe_mistakes``)."""
+    columns = getattr(problem, "HISTORY", {})
+    if not isinstance(columns, dict):
+        return [f"HISTORY must be a dict of column names to functions or (operation, function), got {columns!r}"]
+    mistakes = []
+    for name, value in columns.items():
+        if not isinstance(name, str) or not VARIABLE_NAME.fullmatch(name) or name in HISTORY_COLUMNS:
+            mistakes.append(f"HISTORY has the name {name!r}: a history column is named with letters, digits and "
+                            f"'_' (not first a digit), and not as one of {', '.join(HISTORY_COLUMNS)}")
+            continue
+        operation, function = value if isinstance(value, tuple) and len(value) == 2 else ("sum", value)
+        if operation not in OPERATIONS or not callable(function):
+            mistakes.append(f"HISTORY[{name!r}] must be a function fn(density, v1, v2, v3, pressure, params, gamma) "
+                            f"or (operation, function) with the operation one of {', '.join(map(repr, OPERATIONS))}, "
+                            f"got {value!r}")
+    return mistakes
+
+
+def check_names(problem, scalar_names: list[str]) -> None:
+    """``ConfigError`` when a ``HISTORY`` column takes a passive scalar's name (its history column)."""
+    for name in entries(problem):
+        if name in scalar_names:
+            raise ConfigError(f"problem {problem.NAME!r}: HISTORY[{name!r}] takes the history column of the passive "
+                              f"scalar {name!r} (hydro.nscalars, hydro.scalar_names); give the column another name")
+
+
+def block_values(sim) -> list[list[float]]:
+    """This rank's blocks' reductions: one row per block, one value per ``HISTORY`` column (not collective).
+    ``ConfigError`` naming the column when its function raises or returns another shape."""
+    columns = entries(sim.cfg.problem)
+    if not columns:
+        return []
+    params, gamma = sim.cfg["problem"], sim.gamma
+    primitives = [sim.primitive(v) for v in PRIMITIVES]
+    reduced = []
+    for name, (operation, function) in columns.items():
+        try:
+            value = np.asarray(function(*primitives, params, gamma), dtype=np.float64)
+        except MemoryError:
+            raise
+        except USER_ERRORS as e:  # a problem of your own: one line naming its file and line
+            raise failure(sim.cfg.problem, f"HISTORY[{name!r}]", e, params) from e
+        try:
+            value = np.broadcast_to(value, primitives[0].shape)
+        except ValueError:
+            raise ConfigError(f"problem {sim.cfg.problem.NAME!r}: HISTORY[{name!r}] must return values that "
+                              f"broadcast to the blocks' cells {primitives[0].shape} (the shape of its arguments), "
+                              f"got shape {value.shape}") from None
+        reduce = {"sum": np.sum, "min": np.min, "max": np.max}[operation]
+        reduced.append([float(reduce(value[b])) for b in range(value.shape[0])])
+    return [list(row) for row in zip(*reduced)]
+
+
+def values(sim) -> list[float]:
+    """The ``HISTORY`` columns of the current state, the same on every rank (collective)."""
+    columns = entries(sim.cfg.problem)
+    if not columns:
+        return []
+    rows: list = []
+    agree(sim.mesh.comm, lambda: rows.extend(block_values(sim)))
+    gids = [b.gid for b in sim.mesh.blocks]
+    if sim.mesh.nranks > 1:
+        parts = sim.mesh.comm.allgather((gids, rows))
+        gids = [g for part in parts for g in part[0]]
+        rows = [r for part in parts for r in part[1]]
+    ordered = [row for _, row in sorted(zip(gids, rows))]
+    volume = sim.mesh.blocks[0].coords.cell_volume
+    out = []
+    for c, (operation, _) in enumerate(columns.values()):
+        column = [row[c] for row in ordered]
+        if operation == "sum":
+            total = 0.0
+            for v in column:  # in global block order, as the shipped totals
+                total += v
+            out.append(total * volume)
+        else:
+            out.append(min(column) if operation == "min" else max(column))
+    return out
