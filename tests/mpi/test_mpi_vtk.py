@@ -11,7 +11,7 @@ import pytest
 from test_mpi import BRICKWORK, EXAMPLES, mpirun  # importing it skips this module without mpiexec
 from test_mpi_custom_problem import TUBE  # an OUTPUTS function that raises on the ranks holding the rarefaction
 
-KH = [str(EXAMPLES / "kelvin_helmholtz.toml"), "mesh.nx=[24,24]", "mesh.block_nx=[8,8]", "time.nlim=6",
+KH = [str(EXAMPLES / "kelvin_helmholtz.toml"), "mesh.nx=[48,48]", "mesh.block_nx=[16,16]", "time.nlim=6",
       "hydro.nscalars=2", "hydro.scalar_names=dye,metals", "output.hdf5_dt=0", "output.png_dt=-1",
       "output.restart_dt=-1", "output.format=vtk", "--quiet"]
 

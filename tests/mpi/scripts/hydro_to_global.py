@@ -15,13 +15,13 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 off = ["output.hdf5_dt=-1", "output.png_dt=-1", "output.restart_dt=-1", "output.history=false",
        "output.progress=false"]
 cfg = hydro.load_config(str(EXAMPLES / "kelvin_helmholtz.toml"),
-                        off + ["mesh.nx=[24,24]", "mesh.block_nx=[8,8]", "time.nlim=3"])
+                        off + ["mesh.nx=[48,48]", "mesh.block_nx=[16,16]", "time.nlim=3"])
 sim = hydro.run(cfg).hydro
 mesh = sim.mesh
 rank, last = mesh.rank, mesh.nranks - 1
 
 rho = sim.to_global(sim.primitive("density"))  # collective: the whole array on every rank
-assert rho.shape == (1, 24, 24) and rho.dtype == np.float64 and rho.min() > 0.5, rho
+assert rho.shape == (1, 48, 48) and rho.dtype == np.float64 and rho.min() > 0.5, rho
 only = sim.to_global(sim.primitive("pressure"), root=last)
 assert (only is None) == (rank != last)
 gathered = mesh.gather_blocks(sim.primitive("density"))
