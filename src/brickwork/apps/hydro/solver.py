@@ -265,18 +265,23 @@ class Hydro:
                                                    ("momentum", 2), ("energy", 0)]
                                        + [(scalars.FIELD, n) for n in range(self.nscalars)])
             sums = self._sums.per_block().tolist()
-        gids = [b.gid for b in self.mesh.blocks]
-        if self.mesh.nranks > 1:
-            parts = self.mesh.comm.allgather((gids, sums))
-            gids = [g for part in parts for g in part[0]]
-            sums = [v for part in parts for v in part[1]]
-        ordered = [row for _, row in sorted(zip(gids, sums))]
+        ordered = self.rows_in_block_order(sums)
         vol = self.mesh.blocks[0].coords.cell_volume
         names = ["mass", "momentum_1", "momentum_2", "momentum_3", "energy", *self.scalar_names]
         totals = [0.0] * len(names)
         for row in ordered:
             totals = [t + v for t, v in zip(totals, row)]
         return {name: t * vol for name, t in zip(names, totals)}
+
+    def rows_in_block_order(self, rows: list) -> list:
+        """Every rank's ``rows`` (one per block of this rank, in ``mesh.blocks`` order) in global block order, on
+        every rank (collective on a distributed mesh), so that what adds them up does not depend on the ranks."""
+        gids = [b.gid for b in self.mesh.blocks]
+        if self.mesh.nranks > 1:
+            parts = self.mesh.comm.allgather((gids, rows))
+            gids = [g for part in parts for g in part[0]]
+            rows = [r for part in parts for r in part[1]]
+        return [row for _, row in sorted(zip(gids, rows), key=lambda pair: pair[0])]
 
     def cell_centre(self, lid: int, k: int, j: int, i: int) -> tuple:
         c = self.mesh.blocks[lid].coords

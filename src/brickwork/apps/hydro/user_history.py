@@ -87,12 +87,7 @@ def values(sim) -> list[float]:
         return []
     rows: list = []
     agree(sim.mesh.comm, lambda: rows.extend(block_values(sim)))
-    gids = [b.gid for b in sim.mesh.blocks]
-    if sim.mesh.nranks > 1:
-        parts = sim.mesh.comm.allgather((gids, rows))
-        gids = [g for part in parts for g in part[0]]
-        rows = [r for part in parts for r in part[1]]
-    ordered = [row for _, row in sorted(zip(gids, rows))]
+    ordered = sim.rows_in_block_order(rows)
     volume = sim.mesh.blocks[0].coords.cell_volume
     out = []
     for c, (operation, _) in enumerate(columns.values()):
@@ -103,5 +98,5 @@ def values(sim) -> list[float]:
                 total += v
             out.append(total * volume)
         else:
-            out.append(min(column) if operation == "min" else max(column))
+            out.append(float(np.min(column) if operation == "min" else np.max(column)))  # NaN wins, as in a sum
     return out
