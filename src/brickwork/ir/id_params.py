@@ -3,12 +3,14 @@
 A parameter counts when it is passed, unchanged, as the first argument of a builtin of the family
 (``mesh_*``, ``bvh_*``, ``hash_grid_*``, ``volume_*``), in the kernel or in a ``wp.func`` it calls with the
 parameter. The launch checks that such an argument is the id of a live object of the kind
-(``runtime/live_ids``); a parameter used for two kinds, or never passed to a query, is not checked.
+(``runtime/live_ids``); a parameter used for two kinds, or never passed to a query, is not checked. A
+``uint64`` field of a struct parameter (``s.grid``, ``s.inner.mesh``) passed so counts the same way.
 """
 
 from __future__ import annotations
 
 from ..types.scalars import uint64
+from ..types.structs import is_struct_type
 from . import nodes as ir
 from .walk import walk
 
@@ -18,41 +20,65 @@ _FAMILIES = (("mesh_", "mesh"), ("bvh_", "bvh"), ("hash_grid_", "hash_grid"), ("
 
 def id_params(fn: ir.IRFunction) -> list:
     """``[param position, kind, builtin]`` (the first builtin it is passed to) for each ``uint64`` parameter of
-    ``fn`` used as the id of one kind of object, in parameter order."""
+    ``fn`` used as the id of one kind of object, in parameter order; ``[position, kind, builtin, [field, ...]]``
+    for a ``uint64`` field of a struct parameter so used."""
     uses = _uses(fn, {})
     out = []
     for i, (name, t) in enumerate(fn.params):
-        kinds = uses.get(name, {})
-        if t is uint64 and len(kinds) == 1:
-            (kind, op), = kinds.items()
-            out.append([i, kind, op])
+        for path, kinds in uses.items():
+            if path[0] == name and len(kinds) == 1 and (t is uint64) == (len(path) == 1):
+                (kind, op), = kinds.items()
+                out.append([i, kind, op] + ([list(path[1:])] if len(path) > 1 else []))
     return out
 
 
 def _uses(fn: ir.IRFunction, memo: dict) -> dict:
-    """param name -> {kind: builtin} for the unchanged ``uint64`` parameters of ``fn`` passed as ids."""
+    """(param name, field, ...) -> {kind: builtin} for the unchanged ``uint64`` parameters of ``fn``, and the
+    ``uint64`` fields of its unchanged struct parameters, passed as ids."""
     if id(fn) in memo:
         return memo[id(fn)]
     memo[id(fn)] = {}  # a call cycle (refused by the frontend) ends here
     reassigned = {n.target.name for n in walk(fn.body)
                   if isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRLocal)}
     reassigned |= {n.var.name for n in walk(fn.body) if isinstance(n, ir.IRFor)}
-    params = {name for name, t in fn.params if t is uint64 and name not in reassigned}
+    # a struct parameter's field assigned in the body (s.grid = ...) is a local copy's: not the argument's value
+    reassigned |= {_root(n.target) for n in walk(fn.body) if isinstance(n, ir.IRAssign)
+                   and isinstance(n.target, ir.IRField)}
+    params = {name for name, t in fn.params if (t is uint64 or is_struct_type(t)) and name not in reassigned}
     uses: dict = {}
     for node in walk(fn.body):
-        if isinstance(node, ir.IRCall) and node.args and _is_param(node.args[0], params):
+        path = _path(node.args[0], params) if isinstance(node, ir.IRCall) and node.args and \
+            getattr(node.args[0], "type", None) is uint64 else None
+        if path is not None:
             kind = next((k for prefix, k in _FAMILIES if node.op.startswith(prefix)), None)
             if kind is not None:
-                uses.setdefault(node.args[0].name, {}).setdefault(kind, node.op)
+                uses.setdefault(path, {}).setdefault(kind, node.op)
         elif isinstance(node, ir.IRFuncCall):
             inner = _uses(node.func, memo)
             for (callee_param, _), arg in zip(node.func.params, node.args):
-                if _is_param(arg, params):
-                    for kind, op in inner.get(callee_param, {}).items():
-                        uses.setdefault(arg.name, {}).setdefault(kind, op)
+                outer = _path(arg, params)
+                if outer is None:
+                    continue
+                for inner_path, kinds in inner.items():
+                    if inner_path[0] == callee_param:
+                        for kind, op in kinds.items():
+                            uses.setdefault(outer + inner_path[1:], {}).setdefault(kind, op)
     memo[id(fn)] = uses
     return uses
 
 
-def _is_param(e, params: set) -> bool:
-    return isinstance(e, ir.IRLocal) and e.name in params
+def _path(e, params: set) -> tuple | None:
+    """``(param, field, ...)`` of a parameter of ``params`` or a field chain of one, else None."""
+    fields = []
+    while isinstance(e, ir.IRField):
+        fields.append(e.name)
+        e = e.base
+    if isinstance(e, ir.IRLocal) and e.name in params:
+        return (e.name, *reversed(fields))
+    return None
+
+
+def _root(e) -> str | None:
+    while isinstance(e, ir.IRField):
+        e = e.base
+    return e.name if isinstance(e, ir.IRLocal) else None

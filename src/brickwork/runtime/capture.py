@@ -20,7 +20,7 @@ from ..types.scalars import is_scalar_type
 from ..types.structs import StructBase
 from . import launch as _launch
 from . import live_ids, streams
-from .packing import PARALLEL_FLAG, on_one_thread
+from .packing import PARALLEL_FLAG, field_id, on_one_thread
 
 _replay_stream = None  # the stream given to the capture_launch running now (its CUDA launches go there)
 
@@ -46,9 +46,10 @@ class Graph:
         # the meshes, BVHs, hash grids and volumes whose ids it passes to their queries (checked live by the
         # packer): a replay follows the ids, so the graph holds the objects (a replay after `del grid` read the
         # freed grid and crashed)
-        for i, kind, *_ in inst.tid_bounds:
+        for i, kind, *rest in inst.tid_bounds:
             if kind in live_ids.LIVE and i < len(args):
-                held = live_ids.holder(kind, int(getattr(args[i], "value", args[i])))
+                value = field_id(args[i], rest[1]) if len(rest) > 1 else getattr(args[i], "value", args[i])
+                held = live_ids.holder(kind, int(value))
                 if held is not None:
                     self._keep_alive.append(held)
 

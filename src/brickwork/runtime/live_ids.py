@@ -6,8 +6,8 @@ reads freed memory. Each object registers its id here when it is made, and the r
 object is collected; a launch whose ``uint64`` parameter is passed straight to a query builtin looks the
 value up here (one dict lookup, ``runtime/packing``) and refuses an id that no live object of the kind on the
 launch's device holds. 0, the null id, passes (a kernel may query an optional object only in a branch it
-does not take when the id is 0; a query that does run on 0 fails as in Warp). Ids inside arrays or struct
-fields are not checked.
+does not take when the id is 0; a query that does run on 0 fails as in Warp). Ids in a struct argument's
+``uint64`` fields are looked up the same way (``ir/id_params``); ids inside arrays are not checked.
 """
 
 from __future__ import annotations

@@ -59,6 +59,9 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, ke
             continue
         if isinstance(axis, str):  # an id parameter (param, kind, builtin): one dict lookup
             value = f"a[{i}].value" if sig[i] is arg_types[i] else f"a[{i}]"
+            if len(bounds[n]) > 3:  # a uint64 field of a struct argument (param, kind, builtin, path)
+                namespace[f"_P{n}"] = tuple(bounds[n][3])
+                value = f"_fid(a[{i}], _P{n})"
             namespace[f"_L{n}"] = live_ids.LIVE[axis]
             # 0, the null id, passes: a kernel may leave an optional object unset and query it only in a branch
             checks.append(f"    if {value} and _L{n}.get({value}, _N)[0] is not _dev: _bad_id(a, {n})\n")
@@ -70,7 +73,7 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, ke
             checks.append(f"    if {reach} > _fs(a[{i}], _P{n}, {axis}): _oob(a, (d0, d1, d2, d3), {n})\n")
             continue
         checks.append(f"    if {reach} > a[{i}].shape[{axis}]: _oob(a, (d0, d1, d2, d3), {n})\n")
-    namespace["_N"], namespace["_fs"] = (None,), field_extent
+    namespace["_N"], namespace["_fs"], namespace["_fid"] = (None,), field_extent, field_id
     namespace["_hd"], namespace["_he"] = held_devices, refuse_elsewhere
     if ranges:
         checks += range_checks.check_lines(ranges)
@@ -147,9 +150,10 @@ def _bad_id(key: str, names: tuple, checks: tuple, device):
     device: raise a ``LaunchError`` naming the argument, its value, the builtin it goes to, and why."""
 
     def fail(a, n):
-        i, kind, op = checks[n]
+        i, kind, op, *path = checks[n]
         name = names[i] if i < len(names) else f"argument {i}"
-        value = getattr(a[i], "value", a[i])
+        value = field_id(a[i], path[0]) if path else getattr(a[i], "value", a[i])
+        name = ".".join((name, *(path[0] if path else ())))
         try:
             value = int(value)
         except (TypeError, ValueError):  # the packer will name a value of the wrong type
@@ -166,6 +170,13 @@ def field_array(value, path):
     for name in path:
         value = getattr(value, name, None) if value is not None else None
     return value
+
+
+def field_id(value, path):
+    """The id at ``uint64`` field ``path`` of struct ``value`` as the launch packs it (0 when a struct on the way is
+    unset)."""
+    held = field_array(value, path)
+    return 0 if held is None else getattr(held, "value", held)
 
 
 def field_extent(value, path, axis: int) -> int:
