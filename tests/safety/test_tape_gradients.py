@@ -63,3 +63,25 @@ def test_a_writable_gradient_of_strided_memory_is_taken():
         wp.launch(total, dim=4, inputs=[y], outputs=[loss])
     tape.backward(loss)
     assert backing.tolist() == [7.0, 7.0, 9.0, 7.0, 11.0, 7.0, 13.0, 7.0]  # added into, every other element
+
+
+@pytest.mark.parametrize("bad, got", [(lambda: wp.ones(4, dtype=wp.float64), "got float64 of shape (4,)"),
+                                      (lambda: wp.ones(4, dtype=wp.int32), "got int32 of shape (4,)")])
+def test_a_seed_gradient_of_another_dtype_is_refused_before_any_gradient_is_set(bad, got):
+    """Tape.backward(grads=...) assigned each seed as it went: a brickwork array of another dtype raised assign's
+    CopyTypeError after the seeds before it were set (attacker probe)."""
+    x = wp.array(np.arange(4, dtype=np.float32), requires_grad=True)
+    y = wp.zeros(4, dtype=wp.float32, requires_grad=True)
+    loss = wp.zeros(1, dtype=wp.float32, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(square, 4, inputs=[x], outputs=[y])
+        wp.launch(total, 4, inputs=[y], outputs=[loss])
+    with pytest.raises(ValueError) as info:
+        tape.backward(grads={loss: wp.ones(1, dtype=wp.float32), y: bad()})
+    assert str(info.value) == ("Tape.backward(grads=...): the gradient of an array of shape (4,) and dtype float32 must "
+                               f"be an array of that shape and dtype (or numpy data), {got}")
+    assert loss.grad.numpy().tolist() == [0.0] and y.grad.numpy().tolist() == [0.0] * 4
+    assert x.grad.numpy().tolist() == [0.0] * 4
+    tape.backward(grads={loss: wp.ones(1, dtype=wp.float32), y: np.ones(4)})  # numpy data is converted
+    assert x.grad.numpy().tolist() == [0.0, 4.0, 8.0, 12.0]

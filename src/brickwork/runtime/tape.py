@@ -183,6 +183,11 @@ class Tape:
             if a.grad is not None and shape not in (own, own + tuple(getattr(a.dtype, "_shape_", ()))):
                 raise ValueError(f"Tape.backward(grads=...): the gradient of an array of shape {a.shape} must have "
                                  f"that shape, got {shape}")  # checked here: nothing is set before every check passed
+            if a.grad is not None and isinstance(g, array) and (g.dtype is not a.grad.dtype or shape != own):
+                # assign converts numpy data but no brickwork array: it raised after the earlier keys were set
+                raise ValueError(f"Tape.backward(grads=...): the gradient of an array of shape {a.shape} and dtype "
+                                 f"{type_name(a.grad.dtype)} must be an array of that shape and dtype (or numpy "
+                                 f"data), got {type_name(g.dtype)} of shape {shape}")
         if loss is not None:
             self.loss = loss
             loss.grad.fill_(_unit_seed(loss.dtype))
