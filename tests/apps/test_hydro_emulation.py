@@ -11,7 +11,8 @@ from brickwork import config
 @pytest.mark.parametrize("problem, mesh", [
     ("sod", {"nx": [64], "block_nx": [16]}),
     ("kelvin_helmholtz", {"nx": [32, 32], "block_nx": [16, 16]}),
-], ids=["sod", "kh"])
+    ("sod", {"nx": [320], "block_nx": [320]}),  # rows of 2 and 3 cells per thread (passes/gpu_cell_pairs.py)
+], ids=["sod", "kh", "sod-long-rows"])
 def test_same_result_as_the_cpu(run_hydro, problem, mesh):
     raw = {"problem": {"name": problem}, "mesh": mesh, "time": {"nlim": 5}}
     densities = {}

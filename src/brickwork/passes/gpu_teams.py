@@ -4,7 +4,8 @@ With the ``team`` backend and the hierarchical tags (bvoi, bovi) a slice is a th
 block's index gives the slice (the launch's grid of slices, flattened), every ``la.inner`` visits
 the cells of the CPU mapping (the same boxes, spans and pieces, in the same sequence; a ``bovi`` range's
 spans of a halo along i, which meet, as one span) but shares
-each box, span or piece out among the block's threads (thread t takes cells t, t + blockDim, ...),
+each box, span or piece out among the block's threads (thread t takes cells t, t + blockDim, ...; a short
+body two per trip, ``gpu_cell_pairs``),
 ``team_barrier()`` is a block barrier, and per-point scratch comes from the block's arena (shared
 memory when the launch's arena fits the limit, global memory otherwise). A thread finds the cell
 of its flat index in a box by multiplying with the box's reciprocals, computed once per slice
@@ -29,6 +30,7 @@ from .build import i32, op
 from .build import la_geom as _geom
 from .build import la_mflat as _mflat
 from .expand_loop_abstraction import _CpuRows
+from .gpu_cell_pairs import cell_loop
 from .gpu_grid import (
     TEAM_BLOCK,
     OncePerTeam,
@@ -179,7 +181,7 @@ class GpuTeams(_CpuRows):
         body: list = []
         kji = self.decode_fast(c, (ks, js, is_, nj, ni), out, body)
         body += self.visit(s, kji)
-        out.append(strided(c, i32(0), op("sub", n, i32(1)), body))
+        out += cell_loop(self.locals, c, i32(0), op("sub", n, i32(1)), body)
 
     def piece_cell(self, f, box, before, out):
         if not self.team_slice:
@@ -192,7 +194,7 @@ class GpuTeams(_CpuRows):
         m = self.locals.new("_la_m", int32)
         body: list = []
         kji = self.span_kji(s, m, out, body)
-        out.append(strided(m, m0, m1, body + self.visit(s, kji, memory_index=m)))
+        out += cell_loop(self.locals, m, m0, m1, body + self.visit(s, kji, memory_index=m))
 
     def span_offsets(self, offsets) -> list:
         """A slice's spans of offsets along i only, consecutive (``la.halo.minus_i``: 0 and -1), are one span
@@ -213,7 +215,7 @@ class GpuTeams(_CpuRows):
         if cell is not None:  # one row from a known cell: the threads share its i, nothing to decode
             k, j, i0 = (self.tmp(c, out) for c in cell)
             iv = self.locals.new("_la_i", int32)
-            out.append(strided(iv, i0, op("add", i0, op("sub", last, first)), self.visit(s, (k, j, iv))))
+            out += cell_loop(self.locals, iv, i0, op("add", i0, op("sub", last, first)), self.visit(s, (k, j, iv)))
             return
         f = self.locals.new("_la_f", int32)
         body: list = []
@@ -227,7 +229,7 @@ class GpuTeams(_CpuRows):
         else:
             kji = self.decode_fast(f, ext, out, body)
         body += self.visit(s, kji)
-        out.append(strided(f, first, last, body))
+        out += cell_loop(self.locals, f, first, last, body)
 
     def r_IRLAScratchZero(self, s: ir.IRLAScratchZero):
         if not self.team_slice:
