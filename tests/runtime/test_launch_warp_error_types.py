@@ -1,5 +1,6 @@
-"""A recorded launch's setter given a name the kernel lacks raises Warp's ``ValueError`` (still a ``KeyError``, as
-brickwork's was), with the kernel's parameters named and nothing changed."""
+"""Launch errors of the exception types Warp 1.19 raises, so a Warp program's ``except`` catches them: a recorded
+launch's setter given a name the kernel lacks raises a ``ValueError`` (still a ``KeyError``, as brickwork's was),
+a negative ``dim`` a ``ValueError`` (still a ``wp.LaunchError``); each names the problem and changes nothing."""
 
 import pytest
 
@@ -26,3 +27,13 @@ def test_an_unknown_name_is_a_value_error_naming_the_parameters():
     cmd.set_param_by_name("a", 10.0)
     cmd.launch()
     assert y.numpy().tolist() == [12.0] * 3
+
+
+@pytest.mark.parametrize("dim", [-1, (3, -2), (-2, -3)])
+def test_a_negative_dim_is_a_value_error_as_warps(dim):
+    x, y = wp.full(3, 1.0, dtype=float), wp.full(3, 5.0, dtype=float)
+    for caught in (ValueError, wp.LaunchError):
+        with pytest.raises(caught) as e:
+            wp.launch(scaled_add, dim=dim, inputs=[x, y, 2.0])
+        assert str(e.value) == f"launch of 'scaled_add': dim must not be negative, got {dim!r}"
+    assert y.numpy().tolist() == [5.0] * 3

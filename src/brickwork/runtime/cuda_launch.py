@@ -8,7 +8,7 @@ buffer is the CPU's (header, then the arguments); the CUDA entry takes it as its
 from __future__ import annotations
 
 from .. import config, cuda_driver, pending_checks
-from ..errors import LaunchError
+from ..errors import LaunchArgumentError, LaunchError
 from ..lang.determinism import runs_serially
 from ..types.arrays import ArrayType, is_foreign_cuda_array
 from . import capture, streams
@@ -52,7 +52,7 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
         raise LaunchError(f"launch of '{kernel.key}': the launch must have fewer than 2**31 threads, got {dim!r}")
     if total <= 0:
         if total < 0 or min(d0, d1, d2, d3) < 0:
-            raise LaunchError(f"launch of '{kernel.key}': dim must not be negative, got {dim!r}")
+            raise LaunchArgumentError(f"launch of '{kernel.key}': dim must not be negative, got {dim!r}")
         return None
     if stream is None:
         handle = streams._current.get(device.ordinal)

@@ -70,7 +70,8 @@ class Launch:
     def _name_index(self, name: str) -> int:
         names = [n for n, _ in self.kernel.params]
         if name not in names:
-            raise UnknownParameterError(f"kernel '{self.kernel.key}' has no parameter {name!r} (it has {', '.join(names)})")
+            raise UnknownParameterError(f"kernel '{self.kernel.key}' has no parameter {name!r} "
+                                        f"(it has {', '.join(names)})")
         return names.index(name)
 
     def set_params(self, values) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import operator
 
-from ..errors import LaunchError
+from ..errors import LaunchArgumentError, LaunchError
 from .launch_rank import MoreExtents
 
 MAX_EXTENT = 2**31 - 1
@@ -23,7 +23,7 @@ def launch_dims(dim, inst, kernel):
                           f"got {dim!r}")
     if total <= 0:
         if total < 0 or min(d0, d1, d2, d3) < 0:
-            raise LaunchError(f"launch of '{kernel.key}': dim must not be negative, got {dim!r}")
+            raise LaunchArgumentError(f"launch of '{kernel.key}': dim must not be negative, got {dim!r}")
         return None
     return d0, d1, d2, d3, total
 
@@ -50,7 +50,7 @@ def extents(dim, inst, kernel):
         total *= d
         bits |= d
     if bits < 0:  # an even count of negative extents, whose product is positive: (-2, -3) ran nothing, said nothing
-        raise LaunchError(f"launch of '{kernel.key}': dim must not be negative, got {dim!r}")
+        raise LaunchArgumentError(f"launch of '{kernel.key}': dim must not be negative, got {dim!r}")
     if total > MAX_POINTS:  # the kernel multiplies the extents in int64: 65536**4 wrapped to 0 and ran nothing
         raise LaunchError(f"launch of '{kernel.key}': dim {tuple(dims)} has {total} points, more than a launch "
                           f"counts (2**63 - 1)")
