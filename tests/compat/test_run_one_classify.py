@@ -1,0 +1,29 @@
+"""compat/run_one.py's classification of a failed Warp test: one that reads Warp's native sources is excluded."""
+
+import importlib.util
+from pathlib import Path
+
+COMPAT = Path(__file__).resolve().parents[2] / "compat"
+
+
+def _classify():
+    spec = importlib.util.spec_from_file_location("compat_run_one", COMPAT / "run_one.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.classify
+
+
+def _failed(exc):
+    try:
+        raise exc
+    except BaseException as e:  # noqa: BLE001 - the test harness sees every exception so
+        return type(e), e, e.__traceback__
+
+
+def test_reading_warps_native_source_is_excluded_and_other_missing_files_fail():
+    classify = _classify()
+    native = FileNotFoundError(2, "No such file or directory", "/x/compat/alias/warp/native/deterministic.cu")
+    assert classify(_failed(native)) == ("excluded", "Warp internal: reads Warp's native source deterministic.cu")
+    for other in ("/x/warp/tests/assets/mesh.usd", "/x/native/deterministic.cu", None):
+        outcome, reason = classify(_failed(FileNotFoundError(2, "No such file or directory", other)))
+        assert outcome == "fail" and reason.startswith("FileNotFoundError: [Errno 2] No such file or directory")
