@@ -111,8 +111,15 @@ BW_INLINE float normalized_coord(float c, int normalized, int32_t base, int mode
 // LINEAR's texel-space position on a level of extent n.
 BW_INLINE float texel_position(float c, int32_t n, int mode) {
     float t = c * float(n) - 0.5f;
-    if (mode == CLAMP) t = t < 0.0f ? 0.0f : (t > float(n - 1) ? float(n - 1) : t);
-    else if (mode != WRAP && mode != MIRROR) t = t < -2.0f ? -2.0f : (t > float(n) ? float(n) : t);
+    // upper bound first, written so that a NaN takes it (as Warp's fmin): a NaN coordinate reads the last texel
+    // (CLAMP) or the border, as in Warp, not a blend of NaN weights
+    if (mode == CLAMP) {
+        if (!(t < float(n - 1))) t = float(n - 1);
+        if (t < 0.0f) t = 0.0f;
+    } else if (mode != WRAP && mode != MIRROR) {
+        if (!(t < float(n))) t = float(n);
+        if (t < -2.0f) t = -2.0f;
+    }
     return t;
 }
 
@@ -124,7 +131,10 @@ BW_INLINE int64_t nearest_index(float c, int normalized, int32_t base, int32_t n
         r = BW_MATH(fmod)(r, period);
     }
     double texel = normalized ? r * double(n) : r * double(n) / double(base);
-    if (mode != WRAP && mode != MIRROR) texel = texel < -1.0 ? -1.0 : (texel > double(n) ? double(n) : texel);
+    if (mode != WRAP && mode != MIRROR) {  // a NaN takes the upper bound, as above (its int64 conversion is undefined)
+        if (!(texel < double(n))) texel = double(n);
+        if (texel < -1.0) texel = -1.0;
+    }
     return address(int64_t(BW_MATH(floor)(texel)), n, mode);
 }
 
