@@ -58,15 +58,14 @@ def _chains(source: FunctionSource) -> list[list[str]]:
 
 def free_name_values(source: FunctionSource) -> list:
     """(name, value) of every free name a function reads, in a stable order (locals excluded)."""
-    assigned = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    assigned |= set(source.param_names)
-    assigned |= {a.arg for a in ast.walk(source.tree) if isinstance(a, ast.arg)}  # nested defs, lambdas
-    out, seen = [], set()
-    for chain in _chains(source):
-        name = chain[0]
-        if name in seen or name in assigned:
-            continue
-        seen.add(name)
+    names = getattr(source, "_free_names", None)
+    if names is None:  # from the tree only: kept with it (loop bodies of closures ask again at each call)
+        assigned = {n.id for n in ast.walk(source.tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        assigned |= set(source.param_names)
+        assigned |= {a.arg for a in ast.walk(source.tree) if isinstance(a, ast.arg)}  # nested defs, lambdas
+        names = source._free_names = list(dict.fromkeys(c[0] for c in _chains(source) if c[0] not in assigned))
+    out = []
+    for name in names:
         value = source.lookup(name)
         if value is not MISSING:
             out.append((name, value))

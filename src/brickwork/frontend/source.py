@@ -81,6 +81,14 @@ class FunctionSource:
         self.param_names = params
         self.digest = hashlib.sha256(self.text.encode()).hexdigest()
 
+    def rebound(self, func) -> FunctionSource:
+        """This source for ``func``, another function object of the same code (a closure made again): the
+        parse is shared, names are looked up in ``func``'s closure."""
+        other = object.__new__(FunctionSource)
+        other.__dict__.update(self.__dict__)
+        other.func = func
+        return other
+
     #: ``wp.static`` calls evaluated at declaration (call node -> value); see ``evaluate_statics``
     static_results: dict = {}
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import operator
 import typing
-import weakref
 
 from ..errors import KernelSyntaxError, LaunchError
 from ..frontend.fingerprint import free_name_values
@@ -128,6 +127,49 @@ class BodyKernel(Kernel):
         self.rebuilds = 0
         self._changed: set = set()  # the static names whose value changed, for the recompilation warning
 
+    def twin(self, pyfunc) -> BodyKernel | None:
+        """This kernel for ``pyfunc``, another function object of the same code (a body defined inside a function
+        called again), sharing the parse and the instances (and launch table): None unless every free name
+        ``pyfunc`` reads is what it is here, a runtime value where this kernel captures one (only its type is
+        compiled in: the instances are per type), the same value where it is a compile-time constant, the very
+        object otherwise (a function, a module)."""
+        func = self.func
+        if self.source.static_results or pyfunc.__globals__ is not func.__globals__ \
+                or pyfunc.__defaults__ != func.__defaults__ or pyfunc.__kwdefaults__ != func.__kwdefaults__:
+            return None  # a wp.static result or a default may depend on a captured value: made afresh
+        source = self.source.rebound(pyfunc)
+        captures, statics = [], []
+        for name, value in free_name_values(source):
+            if is_runtime_value(value):
+                captures.append(name)
+            elif _is_static_value(value):
+                statics.append(name)
+            elif value is not self.source.lookup(name):
+                return None
+        if captures != self.capture_names or statics != self.static_names:
+            return None
+        twin = object.__new__(BodyKernel)
+        twin.__dict__.update(self.__dict__)  # the instances and launch table are the same objects: shared
+        twin.func, twin.source, twin._changed = pyfunc, source, set()
+        cells = pyfunc.__code__.co_freevars
+        if any(n in cells for n in statics):  # globals are read as they are here: the same namespace
+            twin._static_order, twin._read_statics = _reading(source, statics)
+            try:
+                if twin._read_statics() != self._statics:
+                    return None
+            except Exception:  # a constant whose == raises (a frozen dataclass holding an array): made afresh
+                return None
+        if any(n in cells for n in captures):
+            twin._capture_readers = [(n, source.reader(n)) for n in captures]
+        # the instances build (their adjoints too) with the newest function: the older closure, and the arrays it
+        # holds, are not kept alive by them
+        stack = list(self.instances.values())
+        while stack:
+            inst = stack.pop()
+            inst.kernel = twin
+            stack += [i for i in (inst._adjoint, inst._general, *inst._ranked.values()) if i is not None]
+        return twin
+
     def builder_options(self) -> dict:
         if self.mode == "la":
             names = self.source.param_names
@@ -198,17 +240,46 @@ class BodyKernel(Kernel):
         return values
 
 
-_BODIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: Loop-body kernels by (code object, mode, index count, configuration), the most recent first: a body defined
+#: inside a function is a new function object at each call of it, of the same code. Bounded, so that a long session
+#: that defines bodies in a loop (a new closure per call, code compiled again and again) does not grow: at most
+#: ``_VARIANTS`` kernels per code (closures whose compile-time values differ), at most ``_MAX_CODES`` codes, the one
+#: least recently given a new function object dropped first (its next call parses it again).
+_BODIES: dict = {}
+_VARIANTS = 4
+_MAX_CODES = 512
 
 
 def body_kernel(pyfunc, mode: str, nindices: int, la_config: dict | None = None) -> BodyKernel:
-    """The body kernel of a Python function (one per function object, mode and configuration)."""
-    per_func = _BODIES.setdefault(pyfunc, {})
-    key = (mode, nindices, tuple(sorted((la_config or {}).items())))
-    found = per_func.get(key)
-    if found is None:
-        found = per_func[key] = BodyKernel(pyfunc, mode, nindices, la_config)
-    return found
+    """The body kernel of a Python function (one per function object, mode and configuration). Another function
+    object of the same code whose compile-time values are those of a kernel already made gets a twin of it
+    (``BodyKernel.twin``): the source is not parsed again and the compiled instances are shared."""
+    code = getattr(pyfunc, "__code__", None)
+    if code is None:
+        raise LaunchError(f"a loop body must be a Python function (a def or a lambda), got {type(pyfunc).__name__}")
+    key = (code, mode, nindices, tuple(sorted(la_config.items())) if la_config else ())
+    variants = _BODIES.get(key)
+    if variants is not None:
+        for found in variants:
+            if found.func is pyfunc:  # the warm path: the same function object again
+                return found
+        del _BODIES[key]  # put back last: the most recently used code is dropped last
+        for i, found in enumerate(variants):
+            twin = found.twin(pyfunc)
+            if twin is not None:
+                del variants[i]  # the twin takes its place: only the newest closure of a variant is held
+                break
+        else:
+            twin = BodyKernel(pyfunc, mode, nindices, la_config)
+    else:
+        variants = []
+        twin = BodyKernel(pyfunc, mode, nindices, la_config)
+    variants.insert(0, twin)
+    del variants[_VARIANTS:]
+    _BODIES[key] = variants
+    while len(_BODIES) > _MAX_CODES:
+        del _BODIES[next(iter(_BODIES))]
+    return twin
 
 
 def halo_arguments(source) -> list[tuple[str, tuple]]:
