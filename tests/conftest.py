@@ -23,6 +23,9 @@ os.environ.setdefault("BRICKWORK_VERIFY_IR", "1")
 # one thread on a busy machine), so that the parallel paths are tested there too; tests/runtime/test_starvation.py
 # turns the guard on where it tests it.
 os.environ.setdefault("BRICKWORK_ADAPTIVE_THREADS", "0")
+# No "brickwork: compiling ..." lines (jit/notice.py) on a loaded machine's slow compiles: tests read stderr, and the
+# subprocesses they start inherit this; tests/jit/test_compile_notice.py turns them on where it tests them.
+os.environ.setdefault("BRICKWORK_QUIET", "1")
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 

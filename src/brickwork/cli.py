@@ -289,6 +289,8 @@ def _run(args) -> int:
 
     def load():
         config.check()  # before anything is made: an invalid BRICKWORK_* value is one line
+        if args.quiet:
+            config.quiet = True  # no "compiling ..." lines either (jit/notice.py)
         return hydro.load_config(args.input, args.overrides, restart=args.restart)
 
     def go():
@@ -305,7 +307,8 @@ def _demo(args) -> int:
 
     def go():
         config.check()
-        if args.quiet:  # no progress bar, no summary lines
+        if args.quiet:  # no progress bar, no summary lines, no "compiling ..." lines
+            config.quiet = True
             demo.main([*args.overrides, "output.progress=false"], log=lambda *a: None)
         else:
             demo.main(args.overrides)

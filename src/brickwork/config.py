@@ -323,8 +323,10 @@ enable_cpu_blocks: bool = False
 #: runtime/warp_warnings.py) also name the file and line that caused them, and show that line. Warnings given
 #: through Python's ``warnings`` with their default display (deprecations, ...) name them always.
 verbose_warnings: bool = False
+#: No status lines on stderr: the ``brickwork: compiling ...`` notice of a build that takes more than a second
+#: (jit/notice.py). Warp's setting of the same name (default False there too) silences its module-load lines.
+quiet: bool = _setting("quiet", _env_bool, _ENV_PREFIX + "QUIET", False)
 #: Warp compatibility: accepted and ignored.
-quiet: bool = True
 verbose: bool = False
 
 

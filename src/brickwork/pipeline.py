@@ -25,6 +25,7 @@ from . import config
 from .errors import KernelError, KernelUnsupportedSyntaxError
 from .jit import store
 from .jit.early import EarlyCompiles
+from .jit.notice import CompileNotice
 from .targets import current_target, keys, target_named  # noqa: F401  (part of the pipeline's API)
 from .targets.base import Target
 from .targets.cpu import CPU
@@ -221,17 +222,27 @@ def build(batch: list, target: Target | None = None, tentative: list = ()) -> No
     launch builds it again and reports the problem there)."""
     target = target or current_target()
     on_trial = {id(inst) for inst in tentative}
-    jobs, owners = [], []
     early = EarlyCompiles(target.compile_many, enabled=len(batch) > 1)  # large units compile while the rest generate
+    notice = CompileNotice(target.name)  # a line on stderr if this takes more than a second
+    try:
+        _build(batch, target, on_trial, early, notice)
+    finally:
+        notice.end()
+
+
+def _build(batch: list, target: Target, on_trial: set, early: EarlyCompiles, notice: CompileNotice) -> None:
+    jobs, owners = [], []
     try:
         for inst in batch:
             if id(inst) in on_trial:
+                notice.begin(inst.label)
                 job = _tentative_job(inst, target)
             else:
                 found = store.lookup(inst.key())
                 if found is not None:  # warm: no typing, no passes, no rendering
                     inst.loaded_from(*found)
                     continue
+                notice.begin(inst.label)
                 try:
                     text, meta = generate(inst.kernel, inst.arg_types, inst.label, target, inst.mode)
                 except Exception as e:  # noqa: BLE001 - a user error belongs to its own instance only
@@ -247,6 +258,7 @@ def build(batch: list, target: Target | None = None, tentative: list = ()) -> No
         raise
     if not jobs:
         return
+    notice.count = len(jobs)
     import logging  # only here, where something was compiled: the warm path imports no logging
 
     log = logging.getLogger("brickwork")
