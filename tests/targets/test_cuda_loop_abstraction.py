@@ -116,9 +116,12 @@ def test_tag_pair_golden(lt, it):
         assert "        return;" in text  # the last block's guard
     else:  # a slice per block: its cells thread-strided
         assert meta["gpu_launch"]["grid"] == "slices" and "__launch_bounds__(128)" in text
-        assert re.search(r"for \(int32_t (_it\d+) = bw::add\([^;]*, \(\(int32_t\)threadIdx.x\)\); \1 < _stop\d+; "
-                         r"\1 \+= (_step\d+)\)", text)
-        assert re.search(r"const int32_t _step\d+ = \(\(int32_t\)blockDim.x\);", text)
+        # a short body, two cells per trip (passes/gpu_cell_pairs.py): thread t starts at cell t, steps by two
+        # blocks, and runs an odd last cell after the pairs
+        first = re.search(r"(v__la_n\d+) = bw::add\([^;]*, \(\(int32_t\)threadIdx.x\)\);", text)
+        assert first and re.search(rf"for \(int32_t (_it\d+) = {first[1]}; \1 < _stop\d+; \1 \+= _step\d+\)", text)
+        assert re.search(r"const int32_t _step\d+ = bw::mul\(\(\(int32_t\)blockDim.x\), int32_t\(2\)\);", text)
+        assert f"if (bw::truth(bw::le({first[1]}, " in text
 
 
 def test_scratch_barrier_and_block_level_store_golden():
@@ -128,8 +131,9 @@ def test_scratch_barrier_and_block_level_store_golden():
     arena = next(i for i, s in enumerate(lines) if "bw::gpu_arena(bw_blk," in s)
     scratch = next(i for i, s in enumerate(lines) if "bw::team_alloc<double, 1>(" in s)
     barrier = lines.index("__syncthreads();")
-    producer = next(i for i, s in enumerate(lines) if s.startswith("for (") and "threadIdx.x" in s)
-    consumer = next(i for i, s in enumerate(lines) if s.startswith("for (") and "threadIdx.x" in s and i > barrier)
+    starts = [i for i, s in enumerate(lines) if "threadIdx.x" in s and (s.startswith("for (") or s.startswith("v__la_n"))]
+    producer = starts[0]  # a loop's thread-strided start (a paired loop's first cell: passes/gpu_cell_pairs.py)
+    consumer = next(i for i in starts if i > barrier)
     assert arena < scratch < producer < barrier < consumer and lines.count("__syncthreads();") == 1
     assert lines[-4:] == ["if (bw::truth(bw::eq(((int32_t)threadIdx.x), int32_t(0)))) {", lines[-3], "}", "}"]  # store on thread 0
     assert lines[0].endswith(", const int32_t n0, const int32_t n1, const ARENA bw_blk) {")

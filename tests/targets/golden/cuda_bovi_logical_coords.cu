@@ -29,17 +29,29 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__la_t17{};
     int32_t v__la_t18{};
     int32_t v__la_t19{};
-    int32_t v__gpu_c20{};
-    int32_t v__gpu_c21{};
-    uint32_t v__gpu_r22{};
-    v__gpu_c21 = ((int32_t)blockIdx.x);
-    v__gpu_r22 = bw::add(bw::cast<uint32_t>(((int32_t)blockIdx.y)), bw::mul(bw::cast<uint32_t>(((int32_t)gridDim.y)), bw::cast<uint32_t>(((int32_t)blockIdx.z))));
-    if (bw::truth(bw::ge(v__gpu_r22, bw::cast<uint32_t>(n0)))) {
+    int32_t v__la_f10_c0_20{};
+    int32_t v__la_t14_c0_21{};
+    int32_t v__la_t15_c0_22{};
+    int32_t v__la_t16_c0_23{};
+    int32_t v__la_t17_c0_24{};
+    int32_t v__la_t18_c0_25{};
+    int32_t v__la_t19_c0_26{};
+    int32_t v_i_c0_27{};
+    int32_t v_j_c0_28{};
+    int32_t v_k_c0_29{};
+    int32_t v__la_p30{};
+    int32_t v__la_n31{};
+    int32_t v__gpu_c32{};
+    int32_t v__gpu_c33{};
+    uint32_t v__gpu_r34{};
+    v__gpu_c33 = ((int32_t)blockIdx.x);
+    v__gpu_r34 = bw::add(bw::cast<uint32_t>(((int32_t)blockIdx.y)), bw::mul(bw::cast<uint32_t>(((int32_t)gridDim.y)), bw::cast<uint32_t>(((int32_t)blockIdx.z))));
+    if (bw::truth(bw::ge(v__gpu_r34, bw::cast<uint32_t>(n0)))) {
         return;
     }
-    v__gpu_c20 = bw::cast<int32_t>(v__gpu_r22);
-    v_b = v__gpu_c20;
-    v__la_t1 = bw::add(v__la_ks, v__gpu_c21);
+    v__gpu_c32 = bw::cast<int32_t>(v__gpu_r34);
+    v_b = v__gpu_c32;
+    v__la_t1 = bw::add(v__la_ks, v__gpu_c33);
     v__la_t2 = bw::add(bw::mul(bw::add(bw::mul(v__la_t1, v__la_NJ), v__la_js), v__la_NI), v__la_is);
     v__la_t3 = bw::add(v__la_ks, int32_t(0));
     v__la_t4 = bw::add(v__la_js, int32_t(0));
@@ -51,9 +63,36 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     v__la_t11 = bw::add(v__la_t1, int32_t(0));
     v__la_t12 = bw::mul(bw::sub(v__la_t11, v__la_t3), bw::mul(v__la_t6, v__la_t7));
     v__la_t13 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t7, int32_t(1)))));
-    { const int32_t _stop1 = bw::add(bw::sub(v__la_t9, v__la_t12), int32_t(1)); const int32_t _step1 = ((int32_t)blockDim.x);
-    for (int32_t _it1 = bw::add(bw::sub(v__la_t8, v__la_t12), ((int32_t)threadIdx.x)); _it1 < _stop1; _it1 += _step1) {
-        v__la_f10 = _it1;
+    v__la_n31 = bw::add(bw::sub(v__la_t8, v__la_t12), ((int32_t)threadIdx.x));
+    { const int32_t _stop1 = bw::sub(bw::add(bw::sub(v__la_t9, v__la_t12), int32_t(1)), ((int32_t)blockDim.x)); const int32_t _step1 = bw::mul(((int32_t)blockDim.x), int32_t(2));
+    for (int32_t _it1 = v__la_n31; _it1 < _stop1; _it1 += _step1) {
+        v__la_p30 = _it1;
+        v__la_f10_c0_20 = v__la_p30;
+        v__la_f10 = bw::add(v__la_p30, ((int32_t)blockDim.x));
+        v__la_t14_c0_21 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_f10_c0_20), v__la_t13));
+        v__la_t14 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_f10), v__la_t13));
+        v__la_t15_c0_22 = bw::sub(v__la_f10_c0_20, bw::mul(v__la_t14_c0_21, v__la_t7));
+        v__la_t15 = bw::sub(v__la_f10, bw::mul(v__la_t14, v__la_t7));
+        v__la_t16_c0_23 = (bw::truth(bw::ge(v__la_t15_c0_22, v__la_t7)) ? bw::add(v__la_t14_c0_21, int32_t(1)) : v__la_t14_c0_21);
+        v__la_t16 = (bw::truth(bw::ge(v__la_t15, v__la_t7)) ? bw::add(v__la_t14, int32_t(1)) : v__la_t14);
+        v__la_t17_c0_24 = (bw::truth(bw::ge(v__la_t15_c0_22, v__la_t7)) ? bw::sub(v__la_t15_c0_22, v__la_t7) : v__la_t15_c0_22);
+        v__la_t17 = (bw::truth(bw::ge(v__la_t15, v__la_t7)) ? bw::sub(v__la_t15, v__la_t7) : v__la_t15);
+        v__la_t18_c0_25 = bw::add(v__la_t16_c0_23, v__la_t4);
+        v__la_t18 = bw::add(v__la_t16, v__la_t4);
+        v__la_t19_c0_26 = bw::add(v__la_t17_c0_24, v__la_t5);
+        v__la_t19 = bw::add(v__la_t17, v__la_t5);
+        v_k_c0_29 = v__la_t11;
+        v_k = v__la_t11;
+        v_j_c0_28 = v__la_t18_c0_25;
+        v_j = v__la_t18;
+        v_i_c0_27 = v__la_t19_c0_26;
+        v_i = v__la_t19;
+        bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k_c0_29), (int64_t)(v_j_c0_28), (int64_t)(v_i_c0_27), 0, 0, 0, 0) = 0x1.0000000000000p+1;
+        bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = 0x1.0000000000000p+1;
+        v__la_n31 = bw::add(v__la_p30, bw::mul(((int32_t)blockDim.x), int32_t(2)));
+    } }
+    if (bw::truth(bw::le(v__la_n31, bw::sub(v__la_t9, v__la_t12)))) {
+        v__la_f10 = v__la_n31;
         v__la_t14 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_f10), v__la_t13));
         v__la_t15 = bw::sub(v__la_f10, bw::mul(v__la_t14, v__la_t7));
         v__la_t16 = (bw::truth(bw::ge(v__la_t15, v__la_t7)) ? bw::add(v__la_t14, int32_t(1)) : v__la_t14);
@@ -64,7 +103,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
         v_j = v__la_t18;
         v_i = v__la_t19;
         bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = 0x1.0000000000000p+1;
-    } }
+    }
 }
 
 struct Args {

@@ -28,9 +28,26 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__la_t17{};
     int32_t v__la_t18{};
     int32_t v__la_t19{};
-    int32_t v__gpu_c20{};
-    v__gpu_c20 = ((int32_t)blockIdx.x);
-    v_b = v__gpu_c20;
+    int32_t v__la_c5_c0_20{};
+    int32_t v__la_t10_c0_21{};
+    int32_t v__la_t11_c0_22{};
+    int32_t v__la_t13_c0_23{};
+    int32_t v__la_t14_c0_24{};
+    int32_t v__la_t15_c0_25{};
+    int32_t v__la_t16_c0_26{};
+    int32_t v__la_t17_c0_27{};
+    int32_t v__la_t18_c0_28{};
+    int32_t v__la_t19_c0_29{};
+    int32_t v__la_t8_c0_30{};
+    int32_t v__la_t9_c0_31{};
+    int32_t v_i_c0_32{};
+    int32_t v_j_c0_33{};
+    int32_t v_k_c0_34{};
+    int32_t v__la_p35{};
+    int32_t v__la_n36{};
+    int32_t v__gpu_c37{};
+    v__gpu_c37 = ((int32_t)blockIdx.x);
+    v_b = v__gpu_c37;
     v__la_t1 = bw::add(bw::mul(bw::add(bw::mul(v__la_ks, v__la_NJ), v__la_js), v__la_NI), v__la_is);
     v__la_t2 = bw::add(bw::sub(bw::add(v__la_je, int32_t(0)), bw::add(v__la_js, int32_t(0))), int32_t(1));
     v__la_t3 = bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1));
@@ -38,9 +55,46 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     v__la_t6 = bw::mul(v__la_t2, v__la_t3);
     v__la_t7 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t6, int32_t(1)))));
     v__la_t12 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t3, int32_t(1)))));
-    { const int32_t _stop1 = bw::add(bw::sub(v__la_t4, int32_t(1)), int32_t(1)); const int32_t _step1 = ((int32_t)blockDim.x);
-    for (int32_t _it1 = bw::add(int32_t(0), ((int32_t)threadIdx.x)); _it1 < _stop1; _it1 += _step1) {
-        v__la_c5 = _it1;
+    v__la_n36 = bw::add(int32_t(0), ((int32_t)threadIdx.x));
+    { const int32_t _stop1 = bw::sub(bw::add(bw::sub(v__la_t4, int32_t(1)), int32_t(1)), ((int32_t)blockDim.x)); const int32_t _step1 = bw::mul(((int32_t)blockDim.x), int32_t(2));
+    for (int32_t _it1 = v__la_n36; _it1 < _stop1; _it1 += _step1) {
+        v__la_p35 = _it1;
+        v__la_c5_c0_20 = v__la_p35;
+        v__la_c5 = bw::add(v__la_p35, ((int32_t)blockDim.x));
+        v__la_t8_c0_30 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_c5_c0_20), v__la_t7));
+        v__la_t8 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_c5), v__la_t7));
+        v__la_t9_c0_31 = bw::sub(v__la_c5_c0_20, bw::mul(v__la_t8_c0_30, v__la_t6));
+        v__la_t9 = bw::sub(v__la_c5, bw::mul(v__la_t8, v__la_t6));
+        v__la_t10_c0_21 = (bw::truth(bw::ge(v__la_t9_c0_31, v__la_t6)) ? bw::add(v__la_t8_c0_30, int32_t(1)) : v__la_t8_c0_30);
+        v__la_t10 = (bw::truth(bw::ge(v__la_t9, v__la_t6)) ? bw::add(v__la_t8, int32_t(1)) : v__la_t8);
+        v__la_t11_c0_22 = (bw::truth(bw::ge(v__la_t9_c0_31, v__la_t6)) ? bw::sub(v__la_t9_c0_31, v__la_t6) : v__la_t9_c0_31);
+        v__la_t11 = (bw::truth(bw::ge(v__la_t9, v__la_t6)) ? bw::sub(v__la_t9, v__la_t6) : v__la_t9);
+        v__la_t13_c0_23 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_t11_c0_22), v__la_t12));
+        v__la_t13 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_t11), v__la_t12));
+        v__la_t14_c0_24 = bw::sub(v__la_t11_c0_22, bw::mul(v__la_t13_c0_23, v__la_t3));
+        v__la_t14 = bw::sub(v__la_t11, bw::mul(v__la_t13, v__la_t3));
+        v__la_t15_c0_25 = (bw::truth(bw::ge(v__la_t14_c0_24, v__la_t3)) ? bw::add(v__la_t13_c0_23, int32_t(1)) : v__la_t13_c0_23);
+        v__la_t15 = (bw::truth(bw::ge(v__la_t14, v__la_t3)) ? bw::add(v__la_t13, int32_t(1)) : v__la_t13);
+        v__la_t16_c0_26 = (bw::truth(bw::ge(v__la_t14_c0_24, v__la_t3)) ? bw::sub(v__la_t14_c0_24, v__la_t3) : v__la_t14_c0_24);
+        v__la_t16 = (bw::truth(bw::ge(v__la_t14, v__la_t3)) ? bw::sub(v__la_t14, v__la_t3) : v__la_t14);
+        v__la_t17_c0_27 = bw::add(v__la_t10_c0_21, bw::add(v__la_ks, int32_t(0)));
+        v__la_t17 = bw::add(v__la_t10, bw::add(v__la_ks, int32_t(0)));
+        v__la_t18_c0_28 = bw::add(v__la_t15_c0_25, bw::add(v__la_js, int32_t(0)));
+        v__la_t18 = bw::add(v__la_t15, bw::add(v__la_js, int32_t(0)));
+        v__la_t19_c0_29 = bw::add(v__la_t16_c0_26, bw::add(v__la_is, int32_t(-1)));
+        v__la_t19 = bw::add(v__la_t16, bw::add(v__la_is, int32_t(-1)));
+        v_k_c0_34 = v__la_t17_c0_27;
+        v_k = v__la_t17;
+        v_j_c0_33 = v__la_t18_c0_28;
+        v_j = v__la_t18;
+        v_i_c0_32 = v__la_t19_c0_29;
+        v_i = v__la_t19;
+        bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k_c0_34), (int64_t)(v_j_c0_33), (int64_t)(v_i_c0_32), 0, 0, 0, 0) = 0x1.0000000000000p+1;
+        bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = 0x1.0000000000000p+1;
+        v__la_n36 = bw::add(v__la_p35, bw::mul(((int32_t)blockDim.x), int32_t(2)));
+    } }
+    if (bw::truth(bw::le(v__la_n36, bw::sub(v__la_t4, int32_t(1))))) {
+        v__la_c5 = v__la_n36;
         v__la_t8 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_c5), v__la_t7));
         v__la_t9 = bw::sub(v__la_c5, bw::mul(v__la_t8, v__la_t6));
         v__la_t10 = (bw::truth(bw::ge(v__la_t9, v__la_t6)) ? bw::add(v__la_t8, int32_t(1)) : v__la_t8);
@@ -56,7 +110,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
         v_j = v__la_t18;
         v_i = v__la_t19;
         bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = 0x1.0000000000000p+1;
-    } }
+    }
 }
 
 struct Args {

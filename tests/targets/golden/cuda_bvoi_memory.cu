@@ -66,9 +66,28 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__la_t47{};
     int32_t v__la_t48{};
     int32_t v__la_t49{};
-    int32_t v__gpu_c50{};
-    v__gpu_c50 = ((int32_t)blockIdx.x);
-    v_b = v__gpu_c50;
+    int32_t v__la_m35_c0_50{};
+    int32_t v__la_t38_c0_51{};
+    int32_t v__la_t39_c0_52{};
+    int32_t v__la_t40_c0_53{};
+    int32_t v__la_t41_c0_54{};
+    int32_t v__la_t43_c0_55{};
+    int32_t v__la_t44_c0_56{};
+    int32_t v__la_t45_c0_57{};
+    int32_t v__la_t46_c0_58{};
+    int32_t v__la_t47_c0_59{};
+    int32_t v__la_t48_c0_60{};
+    int32_t v__la_t49_c0_61{};
+    tuple_b54d0e11bf v__tmp1_c0_62{};
+    int32_t v_i_c0_63{};
+    int32_t v_idx_c0_64{};
+    int32_t v_j_c0_65{};
+    int32_t v_k_c0_66{};
+    int32_t v__la_p67{};
+    int32_t v__la_n68{};
+    int32_t v__gpu_c69{};
+    v__gpu_c69 = ((int32_t)blockIdx.x);
+    v_b = v__gpu_c69;
     v__la_t1 = bw::add(bw::mul(bw::add(bw::mul(v__la_ks, v__la_NJ), v__la_js), v__la_NI), v__la_is);
     v__la_t2 = bw::mul(bw::mul(bw::add(bw::sub(bw::add(v__la_ke, int32_t(0)), bw::add(v__la_ks, int32_t(0))), int32_t(1)), bw::add(bw::sub(bw::add(v__la_je, int32_t(0)), bw::add(v__la_js, int32_t(0))), int32_t(1))), bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1)));
     v__la_t3 = bw::mul(bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(-1))), int32_t(1)), bw::add(bw::sub(bw::add(v__la_je, int32_t(0)), bw::add(v__la_js, int32_t(0))), int32_t(1)));
@@ -108,9 +127,50 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
         v__la_t36 = bw::mul(v__la_NJ, v__la_NI);
         v__la_t37 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t36, int32_t(1)))));
         v__la_t42 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_NI, int32_t(1)))));
-        { const int32_t _stop2 = bw::add(v__la_t34, int32_t(1)); const int32_t _step2 = ((int32_t)blockDim.x);
-        for (int32_t _it2 = bw::add(v__la_t33, ((int32_t)threadIdx.x)); _it2 < _stop2; _it2 += _step2) {
-            v__la_m35 = _it2;
+        v__la_n68 = bw::add(v__la_t33, ((int32_t)threadIdx.x));
+        { const int32_t _stop2 = bw::sub(bw::add(v__la_t34, int32_t(1)), ((int32_t)blockDim.x)); const int32_t _step2 = bw::mul(((int32_t)blockDim.x), int32_t(2));
+        for (int32_t _it2 = v__la_n68; _it2 < _stop2; _it2 += _step2) {
+            v__la_p67 = _it2;
+            v__la_m35_c0_50 = v__la_p67;
+            v__la_m35 = bw::add(v__la_p67, ((int32_t)blockDim.x));
+            v__la_t38_c0_51 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_m35_c0_50), v__la_t37));
+            v__la_t38 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_m35), v__la_t37));
+            v__la_t39_c0_52 = bw::sub(v__la_m35_c0_50, bw::mul(v__la_t38_c0_51, v__la_t36));
+            v__la_t39 = bw::sub(v__la_m35, bw::mul(v__la_t38, v__la_t36));
+            v__la_t40_c0_53 = (bw::truth(bw::ge(v__la_t39_c0_52, v__la_t36)) ? bw::add(v__la_t38_c0_51, int32_t(1)) : v__la_t38_c0_51);
+            v__la_t40 = (bw::truth(bw::ge(v__la_t39, v__la_t36)) ? bw::add(v__la_t38, int32_t(1)) : v__la_t38);
+            v__la_t41_c0_54 = (bw::truth(bw::ge(v__la_t39_c0_52, v__la_t36)) ? bw::sub(v__la_t39_c0_52, v__la_t36) : v__la_t39_c0_52);
+            v__la_t41 = (bw::truth(bw::ge(v__la_t39, v__la_t36)) ? bw::sub(v__la_t39, v__la_t36) : v__la_t39);
+            v__la_t43_c0_55 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_t41_c0_54), v__la_t42));
+            v__la_t43 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_t41), v__la_t42));
+            v__la_t44_c0_56 = bw::sub(v__la_t41_c0_54, bw::mul(v__la_t43_c0_55, v__la_NI));
+            v__la_t44 = bw::sub(v__la_t41, bw::mul(v__la_t43, v__la_NI));
+            v__la_t45_c0_57 = (bw::truth(bw::ge(v__la_t44_c0_56, v__la_NI)) ? bw::add(v__la_t43_c0_55, int32_t(1)) : v__la_t43_c0_55);
+            v__la_t45 = (bw::truth(bw::ge(v__la_t44, v__la_NI)) ? bw::add(v__la_t43, int32_t(1)) : v__la_t43);
+            v__la_t46_c0_58 = (bw::truth(bw::ge(v__la_t44_c0_56, v__la_NI)) ? bw::sub(v__la_t44_c0_56, v__la_NI) : v__la_t44_c0_56);
+            v__la_t46 = (bw::truth(bw::ge(v__la_t44, v__la_NI)) ? bw::sub(v__la_t44, v__la_NI) : v__la_t44);
+            v__la_t47_c0_59 = bw::add(v__la_t40_c0_53, int32_t(0));
+            v__la_t47 = bw::add(v__la_t40, int32_t(0));
+            v__la_t48_c0_60 = bw::add(v__la_t45_c0_57, int32_t(0));
+            v__la_t48 = bw::add(v__la_t45, int32_t(0));
+            v__la_t49_c0_61 = bw::add(v__la_t46_c0_58, int32_t(0));
+            v__la_t49 = bw::add(v__la_t46, int32_t(0));
+            v_idx_c0_64 = bw::sub(v__la_m35_c0_50, v__la_t1);
+            v_idx = bw::sub(v__la_m35, v__la_t1);
+            v__tmp1_c0_62 = tuple_b54d0e11bf{v__la_t47_c0_59, v__la_t48_c0_60, v__la_t49_c0_61};
+            v__tmp1 = tuple_b54d0e11bf{v__la_t47, v__la_t48, v__la_t49};
+            v_k_c0_66 = (v__tmp1_c0_62).f0;
+            v_k = (v__tmp1).f0;
+            v_j_c0_65 = (v__tmp1_c0_62).f1;
+            v_j = (v__tmp1).f1;
+            v_i_c0_63 = (v__tmp1_c0_62).f2;
+            v_i = (v__tmp1).f2;
+            bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k_c0_66), (int64_t)(v_j_c0_65), (int64_t)(v_i_c0_63), 0, 0, 0, 0) = 0x1.0000000000000p+1;
+            bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = 0x1.0000000000000p+1;
+            v__la_n68 = bw::add(v__la_p67, bw::mul(((int32_t)blockDim.x), int32_t(2)));
+        } }
+        if (bw::truth(bw::le(v__la_n68, v__la_t34))) {
+            v__la_m35 = v__la_n68;
             v__la_t38 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_m35), v__la_t37));
             v__la_t39 = bw::sub(v__la_m35, bw::mul(v__la_t38, v__la_t36));
             v__la_t40 = (bw::truth(bw::ge(v__la_t39, v__la_t36)) ? bw::add(v__la_t38, int32_t(1)) : v__la_t38);
@@ -128,7 +188,7 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
             v_j = (v__tmp1).f1;
             v_i = (v__tmp1).f2;
             bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = 0x1.0000000000000p+1;
-        } }
+        }
     } }
 }
 

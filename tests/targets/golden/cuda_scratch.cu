@@ -34,34 +34,56 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     int32_t v__la_t19{};
     int32_t v__la_t20{};
     int32_t v__la_t21{};
-    int32_t v__la_t22{};
-    int32_t v__la_t23{};
-    int32_t v__la_t24{};
-    int32_t v__la_t25{};
-    int32_t v__la_t26{};
-    int32_t v__la_t27{};
-    int32_t v__la_t28{};
-    int32_t v__la_f29{};
-    int32_t v__la_t30{};
-    int32_t v__la_t31{};
-    uint32_t v__la_t32{};
+    int32_t v__la_f12_c0_22{};
+    int32_t v__la_t16_c0_23{};
+    int32_t v__la_t17_c0_24{};
+    int32_t v__la_t18_c0_25{};
+    int32_t v__la_t19_c0_26{};
+    int32_t v__la_t20_c0_27{};
+    int32_t v__la_t21_c0_28{};
+    int32_t v_idx_c0_29{};
+    int32_t v__la_p30{};
+    int32_t v__la_n31{};
+    int32_t v__la_t32{};
     int32_t v__la_t33{};
     int32_t v__la_t34{};
     int32_t v__la_t35{};
     int32_t v__la_t36{};
     int32_t v__la_t37{};
     int32_t v__la_t38{};
-    int32_t v__gpu_c39{};
-    int32_t v__gpu_c40{};
-    uint32_t v__gpu_r41{};
-    v__gpu_c40 = ((int32_t)blockIdx.x);
-    v__gpu_r41 = bw::add(bw::cast<uint32_t>(((int32_t)blockIdx.y)), bw::mul(bw::cast<uint32_t>(((int32_t)gridDim.y)), bw::cast<uint32_t>(((int32_t)blockIdx.z))));
-    if (bw::truth(bw::ge(v__gpu_r41, bw::cast<uint32_t>(n0)))) {
+    int32_t v__la_f39{};
+    int32_t v__la_t40{};
+    int32_t v__la_t41{};
+    uint32_t v__la_t42{};
+    int32_t v__la_t43{};
+    int32_t v__la_t44{};
+    int32_t v__la_t45{};
+    int32_t v__la_t46{};
+    int32_t v__la_t47{};
+    int32_t v__la_t48{};
+    int32_t v__la_f39_c0_49{};
+    int32_t v__la_t43_c0_50{};
+    int32_t v__la_t44_c0_51{};
+    int32_t v__la_t45_c0_52{};
+    int32_t v__la_t46_c0_53{};
+    int32_t v__la_t47_c0_54{};
+    int32_t v__la_t48_c0_55{};
+    int32_t v_i_c0_56{};
+    int32_t v_j_c0_57{};
+    int32_t v_k_c0_58{};
+    int32_t v__la_p59{};
+    int32_t v__la_n60{};
+    int32_t v__gpu_c61{};
+    int32_t v__gpu_c62{};
+    uint32_t v__gpu_r63{};
+    v__gpu_c62 = ((int32_t)blockIdx.x);
+    v__gpu_r63 = bw::add(bw::cast<uint32_t>(((int32_t)blockIdx.y)), bw::mul(bw::cast<uint32_t>(((int32_t)gridDim.y)), bw::cast<uint32_t>(((int32_t)blockIdx.z))));
+    if (bw::truth(bw::ge(v__gpu_r63, bw::cast<uint32_t>(n0)))) {
         return;
     }
-    v__gpu_c39 = bw::cast<int32_t>(v__gpu_r41);
-    v_b = v__gpu_c39;
-    v__la_t1 = bw::add(v__la_ks, v__gpu_c40);
+    v__gpu_c61 = bw::cast<int32_t>(v__gpu_r63);
+    v_b = v__gpu_c61;
+    v__la_t1 = bw::add(v__la_ks, v__gpu_c62);
     v__la_t2 = bw::add(bw::mul(bw::add(bw::mul(v__la_t1, v__la_NJ), v__la_js), v__la_NI), v__la_is);
     v__la_team = bw::gpu_arena(bw_blk, bw::add(bw::mul(bw::cast<int64_t>(bw::add(bw::sub(bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_ks, int32_t(0)), v__la_NJ), bw::add(v__la_je, int32_t(0))), v__la_NI), bw::add(v__la_ie, int32_t(0))), bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_ks, int32_t(0)), v__la_NJ), bw::add(v__la_js, int32_t(0))), v__la_NI), bw::add(v__la_is, int32_t(-1)))), int32_t(1))), int64_t(8LL)), int64_t(64LL)));
     v__la_t3 = bw::add(bw::mul(bw::add(bw::mul(bw::add(v__la_t1, int32_t(0)), v__la_NJ), bw::add(v__la_js, int32_t(0))), v__la_NI), bw::add(v__la_is, int32_t(-1)));
@@ -77,9 +99,32 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
     v__la_t13 = bw::add(v__la_t1, int32_t(0));
     v__la_t14 = bw::mul(bw::sub(v__la_t13, v__la_t5), bw::mul(v__la_t8, v__la_t9));
     v__la_t15 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t9, int32_t(1)))));
-    { const int32_t _stop1 = bw::add(bw::sub(v__la_t11, v__la_t14), int32_t(1)); const int32_t _step1 = ((int32_t)blockDim.x);
-    for (int32_t _it1 = bw::add(bw::sub(v__la_t10, v__la_t14), ((int32_t)threadIdx.x)); _it1 < _stop1; _it1 += _step1) {
-        v__la_f12 = _it1;
+    v__la_n31 = bw::add(bw::sub(v__la_t10, v__la_t14), ((int32_t)threadIdx.x));
+    { const int32_t _stop1 = bw::sub(bw::add(bw::sub(v__la_t11, v__la_t14), int32_t(1)), ((int32_t)blockDim.x)); const int32_t _step1 = bw::mul(((int32_t)blockDim.x), int32_t(2));
+    for (int32_t _it1 = v__la_n31; _it1 < _stop1; _it1 += _step1) {
+        v__la_p30 = _it1;
+        v__la_f12_c0_22 = v__la_p30;
+        v__la_f12 = bw::add(v__la_p30, ((int32_t)blockDim.x));
+        v__la_t16_c0_23 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_f12_c0_22), v__la_t15));
+        v__la_t16 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_f12), v__la_t15));
+        v__la_t17_c0_24 = bw::sub(v__la_f12_c0_22, bw::mul(v__la_t16_c0_23, v__la_t9));
+        v__la_t17 = bw::sub(v__la_f12, bw::mul(v__la_t16, v__la_t9));
+        v__la_t18_c0_25 = (bw::truth(bw::ge(v__la_t17_c0_24, v__la_t9)) ? bw::add(v__la_t16_c0_23, int32_t(1)) : v__la_t16_c0_23);
+        v__la_t18 = (bw::truth(bw::ge(v__la_t17, v__la_t9)) ? bw::add(v__la_t16, int32_t(1)) : v__la_t16);
+        v__la_t19_c0_26 = (bw::truth(bw::ge(v__la_t17_c0_24, v__la_t9)) ? bw::sub(v__la_t17_c0_24, v__la_t9) : v__la_t17_c0_24);
+        v__la_t19 = (bw::truth(bw::ge(v__la_t17, v__la_t9)) ? bw::sub(v__la_t17, v__la_t9) : v__la_t17);
+        v__la_t20_c0_27 = bw::add(v__la_t18_c0_25, v__la_t6);
+        v__la_t20 = bw::add(v__la_t18, v__la_t6);
+        v__la_t21_c0_28 = bw::add(v__la_t19_c0_26, v__la_t7);
+        v__la_t21 = bw::add(v__la_t19, v__la_t7);
+        v_idx_c0_29 = bw::sub(bw::add(bw::mul(bw::add(bw::mul(v__la_t13, v__la_NJ), v__la_t20_c0_27), v__la_NI), v__la_t21_c0_28), v__la_t2);
+        v_idx = bw::sub(bw::add(bw::mul(bw::add(bw::mul(v__la_t13, v__la_NJ), v__la_t20), v__la_NI), v__la_t21), v__la_t2);
+        bw::at<UNIT>(v__la_scratch1, (int64_t)(bw::sub(bw::add(v_idx_c0_29, v__la_t2), v__la_t3))) = 0x1.8000000000000p+1;
+        bw::at<UNIT>(v__la_scratch1, (int64_t)(bw::sub(bw::add(v_idx, v__la_t2), v__la_t3))) = 0x1.8000000000000p+1;
+        v__la_n31 = bw::add(v__la_p30, bw::mul(((int32_t)blockDim.x), int32_t(2)));
+    } }
+    if (bw::truth(bw::le(v__la_n31, bw::sub(v__la_t11, v__la_t14)))) {
+        v__la_f12 = v__la_n31;
         v__la_t16 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_f12), v__la_t15));
         v__la_t17 = bw::sub(v__la_f12, bw::mul(v__la_t16, v__la_t9));
         v__la_t18 = (bw::truth(bw::ge(v__la_t17, v__la_t9)) ? bw::add(v__la_t16, int32_t(1)) : v__la_t16);
@@ -88,32 +133,59 @@ __device__ __forceinline__ void body(bw::array_t<double, 4> v_field, int32_t v__
         v__la_t21 = bw::add(v__la_t19, v__la_t7);
         v_idx = bw::sub(bw::add(bw::mul(bw::add(bw::mul(v__la_t13, v__la_NJ), v__la_t20), v__la_NI), v__la_t21), v__la_t2);
         bw::at<UNIT>(v__la_scratch1, (int64_t)(bw::sub(bw::add(v_idx, v__la_t2), v__la_t3))) = 0x1.8000000000000p+1;
-    } }
+    }
     __syncthreads();
-    v__la_t22 = bw::add(v__la_ks, int32_t(0));
-    v__la_t23 = bw::add(v__la_js, int32_t(0));
-    v__la_t24 = bw::add(v__la_is, int32_t(0));
-    v__la_t25 = bw::add(bw::sub(bw::add(v__la_je, int32_t(0)), bw::add(v__la_js, int32_t(0))), int32_t(1));
-    v__la_t26 = bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(0))), int32_t(1));
-    v__la_t27 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t22), v__la_t25), bw::sub(bw::add(v__la_js, int32_t(0)), v__la_t23)), v__la_t26), bw::sub(bw::add(v__la_is, int32_t(0)), v__la_t24));
-    v__la_t28 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t22), v__la_t25), bw::sub(bw::add(v__la_je, int32_t(0)), v__la_t23)), v__la_t26), bw::sub(bw::add(v__la_ie, int32_t(0)), v__la_t24));
-    v__la_t30 = bw::add(v__la_t1, int32_t(0));
-    v__la_t31 = bw::mul(bw::sub(v__la_t30, v__la_t22), bw::mul(v__la_t25, v__la_t26));
-    v__la_t32 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t26, int32_t(1)))));
-    { const int32_t _stop2 = bw::add(bw::sub(v__la_t28, v__la_t31), int32_t(1)); const int32_t _step2 = ((int32_t)blockDim.x);
-    for (int32_t _it2 = bw::add(bw::sub(v__la_t27, v__la_t31), ((int32_t)threadIdx.x)); _it2 < _stop2; _it2 += _step2) {
-        v__la_f29 = _it2;
-        v__la_t33 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_f29), v__la_t32));
-        v__la_t34 = bw::sub(v__la_f29, bw::mul(v__la_t33, v__la_t26));
-        v__la_t35 = (bw::truth(bw::ge(v__la_t34, v__la_t26)) ? bw::add(v__la_t33, int32_t(1)) : v__la_t33);
-        v__la_t36 = (bw::truth(bw::ge(v__la_t34, v__la_t26)) ? bw::sub(v__la_t34, v__la_t26) : v__la_t34);
-        v__la_t37 = bw::add(v__la_t35, v__la_t23);
-        v__la_t38 = bw::add(v__la_t36, v__la_t24);
-        v_k = v__la_t30;
-        v_j = v__la_t37;
-        v_i = v__la_t38;
+    v__la_t32 = bw::add(v__la_ks, int32_t(0));
+    v__la_t33 = bw::add(v__la_js, int32_t(0));
+    v__la_t34 = bw::add(v__la_is, int32_t(0));
+    v__la_t35 = bw::add(bw::sub(bw::add(v__la_je, int32_t(0)), bw::add(v__la_js, int32_t(0))), int32_t(1));
+    v__la_t36 = bw::add(bw::sub(bw::add(v__la_ie, int32_t(0)), bw::add(v__la_is, int32_t(0))), int32_t(1));
+    v__la_t37 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t32), v__la_t35), bw::sub(bw::add(v__la_js, int32_t(0)), v__la_t33)), v__la_t36), bw::sub(bw::add(v__la_is, int32_t(0)), v__la_t34));
+    v__la_t38 = bw::add(bw::mul(bw::add(bw::mul(bw::sub(bw::add(v__la_t1, int32_t(0)), v__la_t32), v__la_t35), bw::sub(bw::add(v__la_je, int32_t(0)), v__la_t33)), v__la_t36), bw::sub(bw::add(v__la_ie, int32_t(0)), v__la_t34));
+    v__la_t40 = bw::add(v__la_t1, int32_t(0));
+    v__la_t41 = bw::mul(bw::sub(v__la_t40, v__la_t32), bw::mul(v__la_t35, v__la_t36));
+    v__la_t42 = bw::cast<uint32_t>(bw::div(uint64_t(4294967295ULL), bw::cast<uint64_t>(bw::max(v__la_t36, int32_t(1)))));
+    v__la_n60 = bw::add(bw::sub(v__la_t37, v__la_t41), ((int32_t)threadIdx.x));
+    { const int32_t _stop2 = bw::sub(bw::add(bw::sub(v__la_t38, v__la_t41), int32_t(1)), ((int32_t)blockDim.x)); const int32_t _step2 = bw::mul(((int32_t)blockDim.x), int32_t(2));
+    for (int32_t _it2 = v__la_n60; _it2 < _stop2; _it2 += _step2) {
+        v__la_p59 = _it2;
+        v__la_f39_c0_49 = v__la_p59;
+        v__la_f39 = bw::add(v__la_p59, ((int32_t)blockDim.x));
+        v__la_t43_c0_50 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_f39_c0_49), v__la_t42));
+        v__la_t43 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_f39), v__la_t42));
+        v__la_t44_c0_51 = bw::sub(v__la_f39_c0_49, bw::mul(v__la_t43_c0_50, v__la_t36));
+        v__la_t44 = bw::sub(v__la_f39, bw::mul(v__la_t43, v__la_t36));
+        v__la_t45_c0_52 = (bw::truth(bw::ge(v__la_t44_c0_51, v__la_t36)) ? bw::add(v__la_t43_c0_50, int32_t(1)) : v__la_t43_c0_50);
+        v__la_t45 = (bw::truth(bw::ge(v__la_t44, v__la_t36)) ? bw::add(v__la_t43, int32_t(1)) : v__la_t43);
+        v__la_t46_c0_53 = (bw::truth(bw::ge(v__la_t44_c0_51, v__la_t36)) ? bw::sub(v__la_t44_c0_51, v__la_t36) : v__la_t44_c0_51);
+        v__la_t46 = (bw::truth(bw::ge(v__la_t44, v__la_t36)) ? bw::sub(v__la_t44, v__la_t36) : v__la_t44);
+        v__la_t47_c0_54 = bw::add(v__la_t45_c0_52, v__la_t33);
+        v__la_t47 = bw::add(v__la_t45, v__la_t33);
+        v__la_t48_c0_55 = bw::add(v__la_t46_c0_53, v__la_t34);
+        v__la_t48 = bw::add(v__la_t46, v__la_t34);
+        v_k_c0_58 = v__la_t40;
+        v_k = v__la_t40;
+        v_j_c0_57 = v__la_t47_c0_54;
+        v_j = v__la_t47;
+        v_i_c0_56 = v__la_t48_c0_55;
+        v_i = v__la_t48;
+        bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k_c0_58), (int64_t)(v_j_c0_57), (int64_t)(v_i_c0_56), 0, 0, 0, 0) = bw::at<UNIT>(v__la_scratch1, (int64_t)(bw::sub(bw::add(bw::mul(bw::add(bw::mul(v_k_c0_58, v__la_NJ), v_j_c0_57), v__la_NI), bw::sub(v_i_c0_56, int32_t(1))), v__la_t3)));
         bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = bw::at<UNIT>(v__la_scratch1, (int64_t)(bw::sub(bw::add(bw::mul(bw::add(bw::mul(v_k, v__la_NJ), v_j), v__la_NI), bw::sub(v_i, int32_t(1))), v__la_t3)));
+        v__la_n60 = bw::add(v__la_p59, bw::mul(((int32_t)blockDim.x), int32_t(2)));
     } }
+    if (bw::truth(bw::le(v__la_n60, bw::sub(v__la_t38, v__la_t41)))) {
+        v__la_f39 = v__la_n60;
+        v__la_t43 = bw::cast<int32_t>(__umulhi(bw::cast<uint32_t>(v__la_f39), v__la_t42));
+        v__la_t44 = bw::sub(v__la_f39, bw::mul(v__la_t43, v__la_t36));
+        v__la_t45 = (bw::truth(bw::ge(v__la_t44, v__la_t36)) ? bw::add(v__la_t43, int32_t(1)) : v__la_t43);
+        v__la_t46 = (bw::truth(bw::ge(v__la_t44, v__la_t36)) ? bw::sub(v__la_t44, v__la_t36) : v__la_t44);
+        v__la_t47 = bw::add(v__la_t45, v__la_t33);
+        v__la_t48 = bw::add(v__la_t46, v__la_t34);
+        v_k = v__la_t40;
+        v_j = v__la_t47;
+        v_i = v__la_t48;
+        bw::at_split<UNIT>(v_field, (int64_t)(v_b), (int64_t)(v_k), (int64_t)(v_j), (int64_t)(v_i), 0, 0, 0, 0) = bw::at<UNIT>(v__la_scratch1, (int64_t)(bw::sub(bw::add(bw::mul(bw::add(bw::mul(v_k, v__la_NJ), v_j), v__la_NI), bw::sub(v_i, int32_t(1))), v__la_t3)));
+    }
     if (bw::truth(bw::eq(((int32_t)threadIdx.x), int32_t(0)))) {
         bw::at_split<UNIT>(v_field, (int64_t)(v_b), int64_t(0), int64_t(0), int64_t(0), 0, 0, 0, 0) = 0x1.0000000000000p+0;
     }
