@@ -1,4 +1,5 @@
-"""A problem's own history columns (``HISTORY``) on several MPI ranks: 4 blocks on 3 ranks (ranks 0 and 2 hold one
+"""A problem's own history columns (``HISTORY``) and time-step limit (``TIMESTEP``, smaller on some ranks than
+on others: every rank takes the smallest) on several MPI ranks: 4 blocks on 3 ranks (ranks 0 and 2 hold one
 block, rank 1 two) write the one-process history file byte for byte, sums and extrema alike, and a column
 function that raises on some ranks only, at a later step, stops every rank with one line naming those ranks."""
 
@@ -27,6 +28,7 @@ def kinetic(rho, v1, v2, v3, p, params, gamma):
 
 
 HISTORY = {"kinetic": kinetic, "v_max": ("max", lambda rho, v1, *rest: v1), "p_min": ("min", lambda *a: a[4])}
+TIMESTEP = lambda rho, *rest: 2e-3 / rho.max()  # 2e-3 on the ranks of the dense gas only, below the CFL step
 '''
 
 
@@ -44,12 +46,13 @@ def test_the_columns_on_three_ranks_are_the_one_process_file(tmp_path):
     text = (tmp_path / "one" / "tube.hst").read_text()
     assert text.splitlines()[0].endswith("[8]=energy  [9]=kinetic  [10]=v_max  [11]=p_min") and len(text.splitlines()) == 8
     assert (tmp_path / "three" / "tube.hst").read_text() == text
+    assert all(line.split()[2] == "2.00000000000000004e-03" for line in text.splitlines()[1:])  # TIMESTEP's step
 
 
 def test_a_column_that_raises_on_some_ranks_stops_every_rank(tmp_path):
     problem = write_problem(tmp_path, raises=True)
     done = mpirun(3, BRICKWORK, "run", str(problem), f"output.dir={tmp_path / 'o'}", "--quiet", timeout=120)
     assert done.returncode == 2, done.stderr[-3000:]
-    assert done.stderr.startswith("brickwork: error: the history line of cycle 1 (t=0.00528221): problem 'tube': "
+    assert done.stderr.startswith("brickwork: error: the history line of cycle 1 (t=0.002): problem 'tube': "
                                   "HISTORY['kinetic'] failed at tube.py:18: ValueError: moving (on rank 1 of 3)\n")
     assert done.stderr.count("\n") == 1, done.stderr  # said once

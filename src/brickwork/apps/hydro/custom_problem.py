@@ -6,8 +6,8 @@ keys, ``Key``s), ``DEFAULTS`` (defaults of the other sections) and
 ``initial(x1, x2, x3, params, gamma, xmin, xmax)`` returning ``(density, v1, v2, v3, pressure)``;
 ``check(sections)``, ``exact(x1, t, params, gamma)``, ``BOUNDARIES`` (the boundary functions of
 the directions whose ``mesh.bc_xd`` is ``"user"``), ``OUTPUTS`` (variables the HDF5 outputs add,
-computed from the primitive ones) and ``HISTORY`` (columns the history file adds, ``user_history``) are
-optional. ``describe_mistakes`` lists
+computed from the primitive ones), ``HISTORY`` (columns the history file adds, ``user_history``) and
+``TIMESTEP`` (a limit on the time step, ``user_timestep``) are optional. ``describe_mistakes`` lists
 what such an object gets wrong, so that a problem file with a typo is one clear error, not an
 ``AttributeError`` in the middle of a run.
 """
@@ -89,9 +89,9 @@ def describe_mistakes(problem) -> list[str]:
             elif not callable(function):
                 mistakes.append(f"OUTPUTS[{name!r}] must be a function fn(density, v1, v2, v3, pressure, params, "
                                 f"gamma), got {function!r}")
-    from .user_history import describe_mistakes as history_mistakes  # it imports this module's failure()
+    from . import user_history, user_timestep  # they import this module's failure()
 
-    mistakes += history_mistakes(problem)
+    mistakes += user_history.describe_mistakes(problem) + user_timestep.describe_mistakes(problem)
     for function in ("initial", *OPTIONAL_FUNCTIONS):
         if hasattr(problem, function) and not callable(getattr(problem, function)):
             mistakes.append(f"{function} must be a function")

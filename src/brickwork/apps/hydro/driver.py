@@ -36,8 +36,8 @@ from brickwork.io import restart
 from brickwork.io.history import History
 from brickwork.same_on_ranks import check_same
 
-from . import checkpoint, user_history
-from .config import Config
+from . import checkpoint, user_history, user_timestep
+from .config import Config, ConfigError
 from .custom_problem import derived_outputs
 from .outputs import write_state
 from .preflight import check_before_run, make_output_dir, remove_empty_dirs, writes_files
@@ -76,9 +76,13 @@ def _cycles(remaining: float, dt: float) -> str:
     return f"about {n:.2e}" if math.isfinite(n) else "more than 1e308"
 
 
-def _collapse_hint(cfg: Config, dt: float) -> str:
-    """Where to look for the cause of a collapsed time step ``dt``: tiny cells, or a huge signal speed
-    (the CFL step is about cfl * cell width / speed, so the two numbers tell which)."""
+def _collapse_hint(cfg: Config, dt: float, cfl_dt: float) -> str:
+    """Where to look for the cause of a collapsed time step ``dt``: the problem's ``TIMESTEP`` when it cut
+    the CFL step ``cfl_dt``, else tiny cells or a huge signal speed (the CFL step is about cfl * cell width /
+    speed, so the two numbers tell which)."""
+    if dt < cfl_dt:
+        return (f"Problem {cfg.problem.NAME!r}'s TIMESTEP() allowed it (the CFL step is {cfl_dt:.3e}): look at what "
+                f"that function returns")
     m = cfg["mesh"]
     width = min((hi - lo) / n for lo, hi, n in zip(m["xmin"], m["xmax"], m["nx"]))
     speed = cfg["hydro"]["cfl"] * width / dt
@@ -133,6 +137,7 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
             values()
         if out["history"]:
             user_history.block_values(sim)  # and its HISTORY columns
+        user_timestep.local_limit(sim)  # and its TIMESTEP
 
     agree(comm, start)
     if restart_file is not None:
@@ -152,15 +157,19 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
     try:
         while True:
             try:
-                dt = sim.check()
+                cfl_dt = dt = sim.check()
             except BadStateError as e:
                 raise SimulationError(f"cycle {sim.cycle} (t={sim.time:.6g}): {e}. {_kept(last_good)}") from None
+            try:
+                dt = user_timestep.limit(sim, dt)  # collective with a problem's TIMESTEP
+            except ConfigError as e:
+                raise ConfigError(f"the time step of cycle {sim.cycle} (t={sim.time:.6g}): {e}") from e
             finished = tlim - sim.time <= 1e-12 * max(abs(tlim), 1.0) or (0 <= nlim <= sim.cycle)
             if not finished and nlim < 0 and dt < DT_FLOOR * tlim:
                 raise SimulationError(
                     f"cycle {sim.cycle} (t={sim.time:.6g}): the time step collapsed to dt={dt:.3e}, below "
                     f"{DT_FLOOR:g} * time.tlim: reaching time.tlim={tlim:g} would take {_cycles(tlim - sim.time, dt)} "
-                    f"cycles. {_collapse_hint(cfg, dt)}, or set time.nlim to run a fixed number of cycles. "
+                    f"cycles. {_collapse_hint(cfg, dt, cfl_dt)}, or set time.nlim to run a fixed number of cycles. "
                     f"{_kept(last_good)}")
             if finished and written_state:  # a restart at its end: nothing to run, its outputs exist already
                 break  # (no directory, no history header)

@@ -1,0 +1,59 @@
+"""A problem's own time-step limit, ``TIMESTEP`` (Athena++'s ``EnrollUserTimeStepFunction``, a Parthenon
+package's ``EstimateTimestep``): ``fn(density, v1, v2, v3, pressure, params, gamma)`` gets a rank's blocks'
+primitive variables, float64 arrays ``(nblocks, nk, nj, ni)``, and returns the largest step it allows, a
+number or an array (its smallest value counts). Each step is the smaller of the CFL step and the smallest
+limit over the ranks. A function that fails, or allows no positive step, on any rank, stops every rank
+with one line naming it (``agree``)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .custom_problem import USER_ERRORS, failure
+from .rank_errors import agree
+from .schema import ConfigError
+
+PRIMITIVES = ("density", "velocity_1", "velocity_2", "velocity_3", "pressure")
+
+
+def describe_mistakes(problem) -> list[str]:
+    """What ``problem``'s ``TIMESTEP`` gets wrong (for ``custom_problem.describe_mistakes``)."""
+    function = getattr(problem, "TIMESTEP", None)
+    if function is not None and not callable(function):
+        return [f"TIMESTEP must be a function fn(density, v1, v2, v3, pressure, params, gamma) returning the largest "
+                f"time step it allows, got {function!r}"]
+    return []
+
+
+def local_limit(sim) -> float:
+    """The smallest step this rank's blocks allow (``inf`` without a ``TIMESTEP``; not collective).
+    ``ConfigError`` naming the function when it raises or allows no positive step."""
+    problem = sim.cfg.problem
+    function = getattr(problem, "TIMESTEP", None)
+    if function is None or not sim.mesh.blocks:
+        return math.inf
+    params = sim.cfg["problem"]
+    try:
+        value = np.asarray(function(*(sim.primitive(v) for v in PRIMITIVES), params, sim.gamma), dtype=np.float64)
+    except MemoryError:
+        raise
+    except USER_ERRORS as e:  # a problem of your own: one line naming its file and line
+        raise failure(problem, "TIMESTEP", e, params) from e
+    limit = float(np.min(value)) if value.size else math.inf
+    if not limit > 0.0:  # NaN too
+        raise ConfigError(f"problem {problem.NAME!r}: TIMESTEP() must return a positive time step (a number, or "
+                          f"an array whose smallest value counts), got {limit!r}")
+    return limit
+
+
+def limit(sim, dt: float) -> float:
+    """``dt`` (the CFL step) limited by the problem's ``TIMESTEP``, the same on every rank (collective when
+    the problem has one)."""
+    if getattr(sim.cfg.problem, "TIMESTEP", None) is None:
+        return dt
+    mine: list[float] = []
+    agree(sim.mesh.comm, lambda: mine.append(local_limit(sim)))
+    limits = sim.mesh.comm.allgather(mine[0]) if sim.mesh.nranks > 1 else mine
+    return min(dt, *limits)
