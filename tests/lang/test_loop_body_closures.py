@@ -125,3 +125,13 @@ def test_the_table_keeps_a_bounded_number_of_codes_and_variants(monkeypatch):
 def test_a_body_that_is_no_python_function_is_refused():
     with pytest.raises(LaunchError, match="a loop body must be a Python function.*builtin_function_or_method"):
         wp.par_for(3, print)
+
+
+def test_a_live_function_keeps_its_kernel_when_the_table_drops_it(monkeypatch):
+    monkeypatch.setattr(bodies, "_BODIES", {})
+    monkeypatch.setattr(bodies, "_VARIANTS", 1)
+    x, y = _arrays()
+    two, three = _made(x, y, 2.0), _made(x, y, 3.0)
+    first = body_kernel(two, "for", 1)
+    assert body_kernel(three, "for", 1) is not first  # the table now holds three's only
+    assert body_kernel(two, "for", 1) is first

@@ -240,14 +240,15 @@ class BodyKernel(Kernel):
         return values
 
 
-#: Loop-body kernels by (code object, mode, index count, configuration), the most recent first: a body defined
-#: inside a function is a new function object at each call of it, of the same code. Bounded, so that a long session
-#: that defines bodies in a loop (a new closure per call, code compiled again and again) does not grow: at most
-#: ``_VARIANTS`` kernels per code (closures whose compile-time values differ), at most ``_MAX_CODES`` codes, the one
-#: least recently given a new function object dropped first (its next call parses it again).
+#: Loop-body kernels by (code object, mode, index count, configuration), the most recent first, to find a twin for a
+#: new function object of the same code (a body defined inside a function is a new one at each call). Bounded, so
+#: that a long session that defines bodies in a loop does not grow: at most ``_VARIANTS`` kernels per code (closures
+#: whose compile-time values differ), at most ``_MAX_CODES`` codes, the one least recently given a new function object
+#: dropped first. A function's own kernels are also kept on it (``_OWN``), as long as it lives, whatever this drops.
 _BODIES: dict = {}
 _VARIANTS = 4
 _MAX_CODES = 512
+_OWN = "__brickwork_body_kernels__"
 
 
 def body_kernel(pyfunc, mode: str, nindices: int, la_config: dict | None = None) -> BodyKernel:
@@ -257,29 +258,32 @@ def body_kernel(pyfunc, mode: str, nindices: int, la_config: dict | None = None)
     code = getattr(pyfunc, "__code__", None)
     if code is None:
         raise LaunchError(f"a loop body must be a Python function (a def or a lambda), got {type(pyfunc).__name__}")
-    key = (code, mode, nindices, tuple(sorted(la_config.items())) if la_config else ())
-    variants = _BODIES.get(key)
-    if variants is not None:
-        for found in variants:
-            if found.func is pyfunc:  # the warm path: the same function object again
-                return found
-        del _BODIES[key]  # put back last: the most recently used code is dropped last
-        for i, found in enumerate(variants):
-            twin = found.twin(pyfunc)
-            if twin is not None:
-                del variants[i]  # the twin takes its place: only the newest closure of a variant is held
-                break
-        else:
-            twin = BodyKernel(pyfunc, mode, nindices, la_config)
-    else:
-        variants = []
-        twin = BodyKernel(pyfunc, mode, nindices, la_config)
-    variants.insert(0, twin)
-    del variants[_VARIANTS:]
+    form = (mode, nindices, tuple(sorted(la_config.items())) if la_config else ())
+    own = getattr(pyfunc, "__dict__", None)
+    mine = own.get(_OWN) if own is not None else None
+    if mine is not None:
+        found = mine.get(form)
+        if found is not None and found.func is pyfunc:  # the warm path (not a copy of the attribute: functools.wraps)
+            return found
+    key = (code, *form)
+    variants = _BODIES.pop(key, None)  # put back last: the most recently used code is dropped last
+    kernel = None
+    for i, found in enumerate(variants or ()):
+        kernel = found if found.func is pyfunc else found.twin(pyfunc)
+        if kernel is not None:
+            del variants[i]  # it takes its place: only the newest closure of a variant is held here
+            break
+    if kernel is None:
+        kernel = BodyKernel(pyfunc, mode, nindices, la_config)
+    variants = [kernel, *(variants or ())][:_VARIANTS]
     _BODIES[key] = variants
     while len(_BODIES) > _MAX_CODES:
         del _BODIES[next(iter(_BODIES))]
-    return twin
+    if own is not None:
+        if mine is None or mine.get(form, kernel).func is not pyfunc:
+            mine = own[_OWN] = {}  # a function's own table (one copied from another function is replaced)
+        mine[form] = kernel  # a cycle with the function: collected with it
+    return kernel
 
 
 def halo_arguments(source) -> list[tuple[str, tuple]]:
