@@ -1,6 +1,6 @@
-"""What viewing a numpy array costs: ``wp.array(a, copy=False)``, ``wp.from_numpy(a)`` and ``wrap_numpy`` (what a
-launch does with each numpy argument), beside Warp's ``wp.array(a, device="cpu", copy=False)`` and
-``wp.from_numpy`` when Warp is importable, interleaved in one process.
+"""What viewing a numpy array costs: ``wp.array(a, copy=False)`` and ``wrap_numpy`` (what a launch does with each
+numpy argument), and ``wp.from_numpy(a)``, a copy (as Warp's), beside Warp's ``wp.array(a, device="cpu",
+copy=False)`` and ``wp.from_numpy`` when Warp is importable, interleaved in one process.
 
     python benchmarks/bench_numpy_views.py [--warp-site DIR] [--calls 5000] [--rounds 9]
 
