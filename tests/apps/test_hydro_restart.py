@@ -361,7 +361,8 @@ def test_a_line_cut_short_at_the_end_of_a_history_file_is_dropped(capsys, restar
     it, and the file it writes reads back whole."""
     cycle = restart_io.load(str(rst))[1]["cycle"]
     history = restarted / "sod.hst"
-    history.write_text(f"# [1]=cycle\n0{ROW}1{ROW}2 0.1")
+    header = "# [1]=cycle  [2]=time  [3]=dt  [4]=mass  [5]=momentum_1  [6]=momentum_2  [7]=momentum_3  [8]=energy\n"
+    history.write_text(f"{header}0{ROW}1{ROW}2 0.1")  # the run's columns: another header is refused
     code, _, err = brickwork(capsys, "run", SOD, *SMALL_SOD, "time.tlim=0.06", f"output.dir={restarted}", *NO_FILES,
                              "--restart", restarted / "sod.rst.00000.npz", "--quiet")
     assert code == 0, err
