@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from jit_coldstart import base_tree
+from jit_coldstart import compared_trees
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -104,13 +104,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
-        trees = {"new": REPO / "src"}
-        if args.new:
-            (scratch / "new").mkdir()
-            trees = {"new": base_tree(args.new, scratch / "new")}
-        if args.base:
-            (scratch / "base").mkdir()
-            trees = {"base": base_tree(args.base, scratch / "base"), **trees}
+        trees = compared_trees(args.base, args.new, scratch)
         for side, src in trees.items():  # compile once: the rounds measure warm calls
             run(src, scratch / f"cache-{side}", 5)
         results: dict = {}

@@ -76,6 +76,19 @@ def base_tree(rev: str, scratch: Path) -> Path:
     return scratch / "src"
 
 
+def compared_trees(base: str | None, new: str | None, scratch: Path) -> dict:
+    """``{"base": src, "new": src}``: ``base``'s ``src/`` (if given) and ``new``'s, or the working tree's, in
+    ``scratch``."""
+    trees = {"new": REPO / "src"}
+    if new:
+        (scratch / "new").mkdir()
+        trees = {"new": base_tree(new, scratch / "new")}
+    if base:
+        (scratch / "base").mkdir()
+        trees = {"base": base_tree(base, scratch / "base"), **trees}
+    return trees
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", help="a revision to run beside the working tree")
@@ -90,13 +103,7 @@ def main() -> None:
             parser.error(f"unknown case {case!r}: one of {', '.join(CASES)}")
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
-        trees = {"new": REPO / "src"}
-        if args.new:
-            (scratch / "new").mkdir()
-            trees = {"new": base_tree(args.new, scratch / "new")}
-        if args.base:
-            (scratch / "base").mkdir()
-            trees = {"base": base_tree(args.base, scratch / "base"), **trees}
+        trees = compared_trees(args.base, args.new, scratch)
         results: dict = {}
         for r in range(args.rounds):
             for case in cases:
