@@ -30,7 +30,9 @@ def check_sections(sections: dict, problem, where: str, given: set) -> None:
     _check_user_boundaries(sections["mesh"], problem)
     _check_cfl(sections)
     check_scalar_names(sections["hydro"], problem, f"hydro.scalar_names{where}")
-    user_history.check_names(problem, scalar_names(sections["hydro"]))
+    # only the HISTORY names that are scalars' (the list of hydro.nscalars = 10**9 default names took all memory)
+    user_history.check_names(problem, [name for name in user_history.entries(problem)
+                                       if _names_scalar(sections["hydro"], name)])
     _check_png_variable(sections)
     device = sections["hydro"]["device"]
     if not DEVICE.fullmatch(device):
