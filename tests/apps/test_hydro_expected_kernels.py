@@ -38,6 +38,7 @@ def test_the_stages_and_the_time_step_are_expected_by_expect_fused_only(make_con
 def test_nothing_is_expected_with_module_builds_off(make_config, monkeypatch):
     monkeypatch.setattr(config, "compile_module", False)
     sim = hydro.Hydro(make_config(SOD, ["hydro.limiter=minmod"]))
+    before = _instances(sim)  # an earlier Hydro's bodies, of the same code, share their instances with these
     sim.kernels.expect_fused()
     found = _instances(sim)
-    assert len(found) == 0 and not companions._expected.intersection(found)
+    assert found == before and not companions._expected.intersection(found)

@@ -26,6 +26,7 @@ from brickwork import la, pipeline
 from brickwork.errors import LaunchError, TargetUnsupportedError
 from brickwork.jit import nvrtc
 from brickwork.la.outer import _prepare
+from brickwork.lang import body
 from brickwork.lang.body import body_kernel
 from brickwork.targets.cuda import CudaTarget
 from brickwork.targets.cuda.geometry import ArenaExpressionError, LaunchPlan, arena_always_fits, arena_function
@@ -229,7 +230,10 @@ def fake():
 
 
 @pytest.mark.parametrize("limit", [0, 1 << 20], ids=["global-arena", "shared-arena"])
-def test_a_loop_abstraction_launch_runs_a_block_per_slice_with_its_arena(fake, limit):
+def test_a_loop_abstraction_launch_runs_a_block_per_slice_with_its_arena(fake, limit, monkeypatch):
+    # the limit shapes a device instance, which is used for the rest of the process (docs/env.md): a body of the
+    # same code as the other case's would share its instance, so each case starts with no body kernels
+    monkeypatch.setattr(body, "_BODIES", {})
     geo = M.Geo(3, (1, 3, 1, 2, 1, 4), (5, 4, 6), via_box=True)
     with la_emulation.config.override(gpu_shared_limit=limit), wp.ScopedDevice("cuda:0"):
         space = M.make_space(la.bvoi, la.logical_flat, geo, ninner=5, backend=la.team)
