@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import LaunchArgumentError
+from ..errors import BrickworkError, LaunchArgumentError
 from ..types.arrays import ArrayType, array, type_name
 from ..types.composite import is_composite_type
 from ..types.generic import is_generic
@@ -13,9 +13,9 @@ from ..types.scalars import ScalarBase, is_scalar_type
 from ..types.structs import is_struct_type
 
 
-class UnknownParameterError(ValueError, KeyError):
+class UnknownParameterError(BrickworkError, ValueError, KeyError):
     """A parameter name the recorded launch's kernel lacks: a ``ValueError``, as Warp's (and a ``KeyError``, as
-    brickwork's was), its message unquoted."""
+    brickwork's was, and a ``BrickworkError`` as every error brickwork raises), its message unquoted."""
 
     __str__ = Exception.__str__
 
