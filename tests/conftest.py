@@ -83,6 +83,18 @@ def every_companion(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def _own_loop_bodies():
+    """Each test starts with an empty table of loop-body kernels by code: a closure of the same code as one an
+    earlier test made would share that kernel's instances (``BodyKernel.twin``), already built, expected or shaped
+    by that test's settings (a cache directory, ``gpu_shared_limit``), and tests that look at what their own launch
+    builds would see the earlier test's. Sharing within a test is covered by tests/lang/test_loop_body_closures.py."""
+    from brickwork.lang import body  # here, not at the top: brickwork is imported after the environment is set
+
+    body._BODIES.clear()
+    yield
+
+
+@pytest.fixture(autouse=True)
 def _compiles_for_cuda(request):
     """Tests marked ``compiles_for_cuda``: their GPU-mapped instances also compile for CUDA (gpu_compile.py)."""
     marker = request.node.get_closest_marker("compiles_for_cuda")
