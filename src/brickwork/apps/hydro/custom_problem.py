@@ -98,6 +98,28 @@ def describe_mistakes(problem) -> list[str]:
     return mistakes
 
 
+#: The primitive variables a problem's functions (OUTPUTS, HISTORY, TIMESTEP) get, in this order, before
+#: ``params`` and ``gamma``.
+PRIMITIVES = ("density", "velocity_1", "velocity_2", "velocity_3", "pressure")
+
+
+def primitives(sim) -> list:
+    """This rank's blocks' ``PRIMITIVES``, float64 arrays ``(nblocks, nk, nj, ni)``."""
+    return [sim.primitive(v) for v in PRIMITIVES]
+
+
+def call_user(sim, label: str, function, arguments: list, dtype=None) -> np.ndarray:
+    """``function(*arguments, params, gamma)`` as an array; ``failure`` naming ``label`` (``"HISTORY['x']"``)
+    when it raises."""
+    problem, params = sim.cfg.problem, sim.cfg["problem"]
+    try:
+        return np.asarray(function(*arguments, params, sim.gamma), dtype=dtype)
+    except MemoryError:
+        raise
+    except USER_ERRORS as e:  # a problem of your own: one line naming its file and line
+        raise failure(problem, label, e, params) from e
+
+
 def failure(problem, function: str, error: Exception, params: dict) -> ConfigError:
     """The one-line error of ``problem.<function>`` raising ``error``: where in the problem's file, and for
     a ``KeyError`` the ``[problem]`` keys there are (a misspelt key is the common cause)."""
@@ -210,23 +232,18 @@ def derived_outputs(sim) -> dict:
     """The variables ``sim``'s problem adds to its HDF5 outputs: name -> a function giving this rank's
     blocks ``(nblocks, nk, nj, ni)`` in the run's dtype. Each raises ``failure`` when its function does,
     or returns something of another shape."""
-    problem, params, gamma = sim.cfg.problem, sim.cfg["problem"], sim.gamma
+    problem = sim.cfg.problem
     out = {}
     for name, function in getattr(problem, "OUTPUTS", {}).items():
 
         def values(name=name, function=function):
-            primitives = [sim.primitive(v) for v in ("density", "velocity_1", "velocity_2", "velocity_3", "pressure")]
+            arguments = primitives(sim)
+            value = call_user(sim, f"OUTPUTS[{name!r}]", function, arguments)
             try:
-                value = np.asarray(function(*primitives, params, gamma))
-            except MemoryError:
-                raise
-            except USER_ERRORS as e:  # a problem of your own: one line naming its file and line
-                raise failure(problem, f"OUTPUTS[{name!r}]", e, params) from e
-            try:
-                return np.broadcast_to(value, primitives[0].shape).astype(sim.np_dtype)
+                return np.broadcast_to(value, arguments[0].shape).astype(sim.np_dtype)
             except (TypeError, ValueError):
                 raise ConfigError(f"problem {problem.NAME!r}: OUTPUTS[{name!r}] must return an array of the "
-                                  f"blocks' cells {primitives[0].shape} (the shape of its arguments), got "
+                                  f"blocks' cells {arguments[0].shape} (the shape of its arguments), got "
                                   f"{value.dtype} of shape {value.shape}") from None
 
         out[name] = values

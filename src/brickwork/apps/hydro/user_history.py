@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .custom_problem import USER_ERRORS, failure
+from .custom_problem import call_user, primitives
 from .rank_errors import agree
 from .schema import HISTORY_COLUMNS, VARIABLE_NAME, ConfigError
 
 OPERATIONS = ("sum", "min", "max")
-PRIMITIVES = ("density", "velocity_1", "velocity_2", "velocity_3", "pressure")
 
 
 def entries(problem) -> dict:
@@ -59,21 +58,15 @@ def block_values(sim) -> list[list[float]]:
     columns = entries(sim.cfg.problem)
     if not columns:
         return []
-    params, gamma = sim.cfg["problem"], sim.gamma
-    primitives = [sim.primitive(v) for v in PRIMITIVES]
+    arguments = primitives(sim)
     reduced = []
     for name, (operation, function) in columns.items():
+        value = call_user(sim, f"HISTORY[{name!r}]", function, arguments, np.float64)
         try:
-            value = np.asarray(function(*primitives, params, gamma), dtype=np.float64)
-        except MemoryError:
-            raise
-        except USER_ERRORS as e:  # a problem of your own: one line naming its file and line
-            raise failure(sim.cfg.problem, f"HISTORY[{name!r}]", e, params) from e
-        try:
-            value = np.broadcast_to(value, primitives[0].shape)
+            value = np.broadcast_to(value, arguments[0].shape)
         except ValueError:
             raise ConfigError(f"problem {sim.cfg.problem.NAME!r}: HISTORY[{name!r}] must return values that "
-                              f"broadcast to the blocks' cells {primitives[0].shape} (the shape of its arguments), "
+                              f"broadcast to the blocks' cells {arguments[0].shape} (the shape of its arguments), "
                               f"got shape {value.shape}") from None
         reduce = {"sum": np.sum, "min": np.min, "max": np.max}[operation]
         reduced.append([float(reduce(value[b])) for b in range(value.shape[0])])

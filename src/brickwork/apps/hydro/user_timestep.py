@@ -11,11 +11,9 @@ import math
 
 import numpy as np
 
-from .custom_problem import USER_ERRORS, failure
+from .custom_problem import call_user, primitives
 from .rank_errors import agree
 from .schema import ConfigError
-
-PRIMITIVES = ("density", "velocity_1", "velocity_2", "velocity_3", "pressure")
 
 
 def describe_mistakes(problem) -> list[str]:
@@ -34,13 +32,7 @@ def local_limit(sim) -> float:
     function = getattr(problem, "TIMESTEP", None)
     if function is None or not sim.mesh.blocks:
         return math.inf
-    params = sim.cfg["problem"]
-    try:
-        value = np.asarray(function(*(sim.primitive(v) for v in PRIMITIVES), params, sim.gamma), dtype=np.float64)
-    except MemoryError:
-        raise
-    except USER_ERRORS as e:  # a problem of your own: one line naming its file and line
-        raise failure(problem, "TIMESTEP", e, params) from e
+    value = call_user(sim, "TIMESTEP", function, primitives(sim), np.float64)
     limit = float(np.min(value)) if value.size else math.inf
     if not limit > 0.0:  # NaN too
         raise ConfigError(f"problem {problem.NAME!r}: TIMESTEP() must return a positive time step (a number, or "
