@@ -285,6 +285,29 @@ def test_sparse_blocks_without_the_instance_read_as_zeros_and_relay_corners():
     np.testing.assert_array_equal(data[[1, 2]], 0.0)
 
 
+def test_user_boundaries_skip_blocks_without_the_sparse_instance():
+    """A user boundary function runs for a sparse instance only on the blocks that have it (the others' ghosts
+    are zeroed after the exchange anyway): none at all while no block of the side has it."""
+    calls = []
+
+    def inflow(block, view, side, field):
+        calls.append((block.gid, field))
+        view[..., : block.mesh.nghost] = 5.0
+
+    pkg = Package("p")
+    pkg.add_field("tr", Metadata("Cell", "FillGhost", "Sparse"), sparse_ids=[1, 2])
+    mesh = Mesh((8, 8), (4, 4), nghost=2, boundaries={"inner_x1": inflow, "outer_x1": "outflow", "x2": "periodic"},
+                packages=[pkg])
+    mesh.allocate_sparse(2, "tr", 1)  # blocks 0 and 2 touch inner_x1; tr_2 lives on block 1 only
+    mesh.allocate_sparse(1, "tr", 2)
+    mesh.fill_ghosts()
+    assert calls == [(2, "tr_1")]
+    one, two = mesh.data("tr_1"), mesh.data("tr_2")
+    assert np.all(one[2, 0, 0, 2:6, :2] == 5.0)
+    np.testing.assert_array_equal(one[[0, 1, 3]], 0.0)  # the blocks without the instance stay zero
+    np.testing.assert_array_equal(two[[0, 2, 3]], 0.0)
+
+
 def test_only_fill_ghost_fields_and_selection():
     pkg = Package("p")
     pkg.add_field("a", Metadata("Cell", "FillGhost"))

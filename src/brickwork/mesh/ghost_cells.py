@@ -189,7 +189,12 @@ def _exchange_agreeing(mesh, exchange) -> None:
 def _call_user(mesh, fld: Field, side: IndexDomain, lids: tuple[int, ...], data) -> None:
     """Run the user boundary function of ``side`` on blocks ``lids`` of ``fld``'s storage ``data`` (its
     own, or the stand-in of a sparse instance allocated on other ranks only); on a device it sees a host
-    copy, copied back afterwards."""
+    copy, copied back afterwards. A sparse instance's blocks without it are skipped: the exchange zeroes
+    their ghosts afterwards, so a call there would be wasted (and on a device a copy to and fro)."""
+    if fld.spec.is_sparse:
+        lids = tuple(lid for lid in lids if fld.allocated[lid])
+        if not lids:
+            return
     bc = mesh.boundaries[side]
     host = storage.host(data)
     for lid in lids:
