@@ -97,12 +97,17 @@ def _bit_count(x) -> int:
 #: Host builtins that take their arguments as given (typed scalars keep their type).
 _TYPED = frozenset({"bit_count", "min", "max", "lerp"})
 #: Builtins whose host calls run as a one-thread kernel (``runtime/host_builtins.py`` installs them), so
-#: that the host gets the kernels' values.
+#: that the host gets the kernels' values: random numbers and noise, and the builtins Warp also evaluates
+#: on the host that have no numpy formula here (spatial algebra, transform matrices, norms, slerp, erfinv).
 KERNEL_EVALUATED = frozenset({
     "rand_init", "randi", "randu", "randf", "randn", "poisson", "noise", "pnoise", "curlnoise",
     "sample_unit_square", "sample_unit_cube", "sample_unit_ring", "sample_unit_disk", "sample_triangle",
     "sample_unit_sphere_surface", "sample_unit_sphere", "sample_unit_hemisphere_surface",
-    "sample_unit_hemisphere"})
+    "sample_unit_hemisphere",
+    "spatial_top", "spatial_bottom", "spatial_dot", "spatial_cross", "spatial_cross_dual", "velocity_at_point",
+    "skew", "diag", "get_diag", "transform_to_matrix", "transform_from_matrix", "transform_compose",
+    "quat_slerp", "norm_l1", "norm_l2", "norm_huber", "norm_pseudo_huber", "smooth_normalize",
+    "rint", "erfinv", "erfcinv"})
 
 
 def _round(x):
