@@ -277,6 +277,34 @@ def _normalize_host(v):
     return _vector_host(_normalize)(v)
 
 
+def _det_cofactors(a):
+    """The kernels' determinant: a*d - b*c for 2x2, else the cofactor expansion along the first row, in
+    float64 (the LU of numpy's det is off by an ulp or so: det [[1, 2], [3, 4]] = -2.0000000000000004)."""
+    n = a.shape[0]
+    if n == 1:
+        return a[0, 0]
+    if n == 2:
+        return a[0, 0] * a[1, 1] - a[0, 1] * a[1, 0]
+    s = 0.0
+    for j in range(n):
+        term = a[0, j] * _det_cofactors(np.delete(a[1:], j, axis=1))
+        s = s - term if j % 2 else s + term
+    return s
+
+
+def _inverse_cofactors(a):
+    """The kernels' inverse: the adjugate over the determinant, and the zero matrix for a singular one (as in
+    Warp; numpy's inv raises LinAlgError)."""
+    d = _det_cofactors(a)
+    n = a.shape[0]
+    if d == 0:
+        return np.zeros_like(a)
+    if n == 1:
+        return np.array([[1.0 / d]])
+    return np.array([[(-1) ** (i + j) * _det_cofactors(np.delete(np.delete(a, j, axis=0), i, axis=1)) / d
+                      for j in range(n)] for i in range(n)])
+
+
 def _expect(equal):
     def host(a, b):
         if bool(np.array_equal(np.asarray(a), np.asarray(b))) != equal:
@@ -308,7 +336,8 @@ HOST_LINALG = {
     "length_sq": _vector_host(lambda v: np.dot(v, v)), "normalize": _normalize_host,
     "outer": _vector_host(np.outer), "transpose": _vector_host(np.transpose),
     "ddot": _vector_host(lambda a, b: np.sum(a * b)),
-    "determinant": _vector_host(np.linalg.det), "inverse": _vector_host(np.linalg.inv), "trace": _vector_host(np.trace),
+    "determinant": _vector_host(_det_cofactors), "inverse": _vector_host(_inverse_cofactors),
+    "trace": _vector_host(np.trace),
     "cw_mul": _vector_host(np.multiply), "cw_div": _vector_host(np.divide),
     "expect_eq": _expect(True), "expect_neq": _expect(False), "expect_near": _expect_near,
     "matrix_from_rows": _matrix_from_vectors(True), "matrix_from_cols": _matrix_from_vectors(False),
