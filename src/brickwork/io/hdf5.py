@@ -18,8 +18,11 @@ therefore described as ``Int`` of 8 bytes, which readers read exactly below 2**6
 
 from __future__ import annotations
 
+import errno
 import os
+import re
 import unicodedata
+from contextlib import contextmanager
 from typing import NamedTuple
 from xml.sax.saxutils import escape
 
@@ -96,7 +99,8 @@ def _write(path_stem: str, variables: dict, nodes: dict, block_xmin, block_dx, t
     h5_path, xdmf_path = path_stem + ".h5", path_stem + ".xdmf"
     text = xdmf(os.path.basename(h5_path), variables, block_xmin, block_dx, time, nodes)
     with staged(h5_path, xdmf_path) as (h5_tmp, xdmf_tmp):
-        with writing(h5_tmp), h5py.File(h5_tmp, "w") as f:
+        _check_room(h5_path, _file_bytes(variables, nodes, np.size(block_xmin) + np.size(block_dx)), len(text.encode()))
+        with writing(h5_tmp), _system_errors(), h5py.File(h5_tmp, "w") as f:
             f.attrs["time"] = float(time)
             f.attrs["cycle"] = int(cycle)
             f.create_dataset("blocks/xmin", data=np.asarray(block_xmin, dtype=np.float64))
@@ -106,6 +110,51 @@ def _write(path_stem: str, variables: dict, nodes: dict, block_xmin, block_dx, t
         with writing(xdmf_tmp), open(xdmf_tmp, "w", encoding="utf-8") as f:
             f.write(text)
     return h5_path, xdmf_path
+
+
+def _file_bytes(variables: dict, nodes: dict, block_values: int) -> int:
+    """An upper estimate of the HDF5 file's size: its datasets' bytes, the blocks' corners and widths (float64),
+    and room for HDF5's own structures (measured: 2 KiB and a half for each dataset, 4 KiB more)."""
+    data = sum(int(np.prod(v.shape, dtype=np.int64)) * np.dtype(v.dtype).itemsize
+               for v in (*variables.values(), *nodes.values()))
+    return data + 8 * int(block_values) + 16384 + 4096 * (len(variables) + len(nodes))
+
+
+def _check_room(h5_path: str, h5_bytes: int, xdmf_bytes: int) -> None:
+    """``OutputError`` before HDF5 writes anything when the file system has less room than the output needs, or
+    the process's file size limit (``ulimit -f``) is below the HDF5 file's size. HDF5 must not meet a failed
+    write: a file whose close fails stays half closed in the library, which then dies of a segmentation fault
+    when the process exits (h5py 3.16, HDF5 2.0). A write that fails nonetheless (the disk filled meanwhile)
+    is still an ``OutputError`` (``_system_errors``)."""
+    import resource
+
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    if limit != resource.RLIM_INFINITY and h5_bytes > limit:
+        raise OutputError(f"cannot write {h5_path!r}: file too large (the output needs up to {h5_bytes} bytes, more "
+                          f"than this process's file size limit, ulimit -f, of {limit} bytes)", h5_path, errno.EFBIG)
+    try:
+        fs = os.statvfs(os.path.dirname(h5_path) or ".")
+    except OSError:
+        return  # the write itself will say why
+    free = (fs.f_bfree if os.geteuid() == 0 else fs.f_bavail) * fs.f_frsize
+    if h5_bytes + xdmf_bytes > free:
+        raise OutputError(f"cannot write {h5_path!r}: no space left on device (the output needs up to "
+                          f"{h5_bytes + xdmf_bytes} bytes, and {free} bytes are free there)", h5_path, errno.ENOSPC)
+
+
+@contextmanager
+def _system_errors():
+    """HDF5's failed system calls as ``OSError``: h5py raises a bare ``RuntimeError`` for a write that fails
+    while the file is flushed or closed (``... errno = 27, error message = 'File too large'``, under
+    ``ulimit -f``), which ``staged`` would let through as a traceback rather than an ``OutputError``."""
+    try:
+        yield
+    except RuntimeError as e:
+        found = re.search(r"errno = (\d+)", str(e))
+        if found is None or isinstance(e, OutputError):
+            raise
+        code = int(found.group(1))
+        raise OSError(code, os.strerror(code)) from e
 
 
 class OutputNameError(OutputError, ValueError):
