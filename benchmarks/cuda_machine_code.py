@@ -53,6 +53,7 @@ class Code:
     registers: int
     instructions: list[str]
     loops: list[int]
+    spans: list[tuple[int, int]] = ()  # each loop's first and last instruction (indices into ``instructions``)
 
     def count(self, pattern: str) -> int:
         """Instructions matching ``pattern``, predicated ones (``@P0 LDG...``) by their opcode."""
@@ -139,12 +140,12 @@ def disassemble(cubin: bytes, tool: str) -> list[Code]:
                 where[value] = len(ops)
             else:
                 ops.append(value)
-        loops = []
+        spans = []
         for i, op in enumerate(ops):
             m = _BRANCH.search(op)
             if m and where.get(m.group(1), len(ops)) < i:  # a backward branch closes a loop
-                loops.append(i - where[m.group(1)] + 1)
-        codes.append(Code(name, registers.get(name, 0), ops, loops))
+                spans.append((where[m.group(1)], i))
+        codes.append(Code(name, registers.get(name, 0), ops, [b - a + 1 for a, b in spans], spans))
     return codes
 
 
@@ -157,14 +158,12 @@ def unit_path(source: str) -> str:
 
 def brickwork_units(arch: str) -> list[tuple[str, str]]:
     """(row, CUDA source) of brickwork's kernels of the benchmark rows."""
-    import bench_hydro
     import la_cases
     import lang_kernels
 
     import brickwork as wp
-    from brickwork import config, pipeline
+    from brickwork import pipeline
     from brickwork.targets.cuda import CudaTarget
-    from gpu_compile import recording  # the tests' record of the instances the emulation builds
 
     target = CudaTarget(arch)
     ks = lang_kernels.make_kernels(wp)
@@ -177,22 +176,36 @@ def brickwork_units(arch: str) -> list[tuple[str, str]]:
         q = np.random.default_rng(0).random((8, 20, 20, 20))
         la_cases.la_recon_flux(SimpleNamespace(wp=wp), q, 32, 16, lt, it)[0]()
 
-    def hydro_step():
-        sim = bench_hydro.make_hydro(128, 64, "auto", "cpu")
-        sim.step(sim.check())
-
     rows = [(f"recon+flux {lt}+{it}", lambda lt=lt, it=it: recon_flux(lt, it))
             for lt, it in (("bovi", "logical_flat"), ("bvoi", "memory"))] + [("hydro step", hydro_step)]
     for row, run in rows:
-        with config.override(target="cuda-emulation"), recording() as created:
-            run()
-        seen = set()
-        for inst in created:
-            if inst.fn is None or inst.kernel.key in seen:
-                continue
-            seen.add(inst.kernel.key)
-            text, _ = pipeline.generate(inst.kernel, inst.arg_types, inst.label, target, inst.mode)
-            units.append((f"{row}: {inst.kernel.key}", text))
+        units += [(f"{row}: {key}", text) for key, text in emulated_units(run, target)]
+    return units
+
+
+def hydro_step() -> None:
+    """One ``check()`` and ``step()`` of the benchmark's hydro case, small (the kernels are the 2048^2 case's)."""
+    import bench_hydro
+
+    sim = bench_hydro.make_hydro(128, 64, "auto", "cpu")
+    sim.step(sim.check())
+
+
+def emulated_units(run, target) -> list[tuple[str, str]]:
+    """(kernel name, CUDA source) of each kernel ``run()`` launches on the emulation target, which builds the
+    GPU-mapped instances a CUDA device runs."""
+    from brickwork import config, pipeline
+    from gpu_compile import recording  # the tests' record of the instances the emulation builds
+
+    with config.override(target="cuda-emulation"), recording() as created:
+        run()
+    seen, units = set(), []
+    for inst in created:
+        if inst.fn is None or inst.kernel.key in seen:
+            continue
+        seen.add(inst.kernel.key)
+        units.append((inst.kernel.key, pipeline.generate(inst.kernel, inst.arg_types, inst.label, target,
+                                                          inst.mode)[0]))
     return units
 
 
