@@ -338,6 +338,7 @@ class Volume:
         if points_in_world_space:
             lo, hi = np.around((lo - shift) / vs), np.around((hi - shift) / vs)
         t0, t1 = _index_corner(lo, "min") // 8, _index_corner(hi, "max") // 8
+        _check_grid_bytes(t0, t1, bg_value)
         axes = [np.arange(a, b + 1, dtype=np.int32) for a, b in zip(t0, t1)]
         tiles = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3) * 8
         return cls._build(tiles, None, bg_value, np.diag(vs), translation, device, tiles=True)
@@ -495,6 +496,20 @@ def _corner(value, what: str) -> np.ndarray:
     if v.shape != (3,) or not np.isfinite(v).all():
         raise ValueError(f"{what} must be 3 finite numbers, got {value!r}")
     return v
+
+
+def _check_grid_bytes(t0: np.ndarray, t1: np.ndarray, bg_value) -> None:
+    """``VolumeError`` before anything is built when the tiles ``t0``..``t1`` make a grid larger than one array
+    holds (2**31 - 1 bytes): a box of 1024^3 float voxels was built for 44 s and several GiB, then refused by
+    the array's shape check ('Array shapes must not exceed ...'), which named no volume (attacker probe). A leaf
+    takes 512 values and a header of an index leaf's size (measured: 2144 bytes a float tile)."""
+    tiles = math.prod(max(int(b) - int(a) + 1, 0) for a, b in zip(t0, t1))
+    value_bytes = 0 if bg_value is None else L.VALUE_TYPES[_grid_type_of(bg_value)[0]].value_bytes
+    need = tiles * (L.INDEX_LEAF_SIZE + 512 * value_bytes)
+    if need > 2**31 - 1:
+        raise VolumeError(f"Volume.allocate: the box covers {tiles} tiles of 8^3 voxels, a grid of at least {need} "
+                          f"bytes, more than the 2**31 - 1 bytes of one array; allocate a smaller box, or the tiles "
+                          f"you need with Volume.allocate_by_tiles")
 
 
 def _index_corner(v: np.ndarray, what: str) -> np.ndarray:
