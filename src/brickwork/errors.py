@@ -88,6 +88,11 @@ class LaunchError(BrickworkError, TypeError):
     """Arguments given to ``launch`` do not fit the kernel (count, type, dtype, ndim)."""
 
 
+class KernelCallError(LaunchError, NotImplementedError):
+    """A kernel called as a Python function (``k(a, b)``): Warp raises NotImplementedError, and brickwork's
+    earlier releases Python's TypeError (``'Kernel' object is not callable``); this is both."""
+
+
 class LaunchArgumentError(LaunchError, RuntimeError, ValueError):
     """A launch argument Warp refuses with a RuntimeError or ValueError rather than a TypeError: one number
     for a vector or matrix parameter, ``None`` for a vector, matrix or struct parameter."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typing
 
 from .. import config
-from ..errors import AmbiguousOverloadError, KernelSyntaxError, KernelTypeError, LaunchError
+from ..errors import AmbiguousOverloadError, KernelCallError, KernelSyntaxError, KernelTypeError, LaunchError
 from ..frontend.intrinsics import INTRINSICS
 from ..frontend.limits import KERNEL_RETURN
 from ..frontend.source import FunctionSource
@@ -76,6 +76,13 @@ class Kernel:
         self.overloads: dict = {}
         self.launch_table: dict = {}  # launch signature -> (Instance, packer)
         self.module._kernels[self.key] = self  # last: a kernel refused above is not its module's
+
+    def __call__(self, *args, **kwargs):
+        # Warp's kernels are launched, never called; the message says how (Python's own said only
+        # "'Kernel' object is not callable"). Code that tells kernels from functions tests isinstance(x, Kernel).
+        params = ", ".join(name for name, _ in self.params)
+        raise KernelCallError(f"kernel '{self.key}' cannot be called as a function: launch it with "
+                              f"wp.launch({self.key}, dim=..., inputs=[{params}])")
 
     def _param_node(self, name: str):
         """The AST node of parameter ``name`` (for its line), else the function's."""

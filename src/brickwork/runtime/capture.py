@@ -12,6 +12,7 @@ import numpy as np
 from .. import timing_state as _timing
 from ..errors import CaptureError
 from ..lang.instance import _pending, build_instances
+from ..lang.kernel import Kernel
 from ..types import recording
 from ..types.arrays import array
 from ..types.generic import describe_value
@@ -216,7 +217,7 @@ def _check_branch(where: str, condition, bodies: dict) -> None:
         raise TypeError(f"{where}: condition must be a wp.array of integers (its first element is the condition), "
                         f"got {describe_value(condition)}")
     for name, body in bodies.items():
-        if body is not None and not callable(body) and not isinstance(body, Graph):
+        if body is not None and (not callable(body) or isinstance(body, Kernel)) and not isinstance(body, Graph):
             raise TypeError(f"{where}: {name} must be a function or a captured Graph, got {type(body).__name__}")
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from ...builtins.functions import FUNCTIONS as _FUNCTIONS
 from ...device import get_device
-from ...lang.kernel import kernel
+from ...lang.kernel import Kernel, kernel
 from ...runtime.launch import launch
 from ...types.array_copy import copy
 from ...types.arrays import array, array2d
@@ -63,7 +63,7 @@ class LinearOperator:
                 or not all(isinstance(s, numbers.Integral) and not isinstance(s, bool) and s >= 0 for s in shape)):
             raise LinearSolverValueError(f"LinearOperator shape must be a tuple of one or two sizes >= 0, got "
                                          f"{shape!r}")
-        if not callable(matvec):
+        if not callable(matvec) or isinstance(matvec, Kernel):  # a kernel is launched, not called
             raise LinearSolverTypeError(f"LinearOperator matvec must be callable, got {type(matvec).__name__}")
         device = get_device(device)
         if batch_offsets is not None:
