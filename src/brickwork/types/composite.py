@@ -77,13 +77,13 @@ class CompositeBase:
         if len(args) == 0:
             data = np.zeros(self._shape, dtype=np_type)
         elif len(args) == 1 and np.ndim(_plain(args[0])) == 0:
-            data = np.full(self._shape, _plain(args[0]), dtype=np_type)
+            data = np.full(self._shape, _component(args[0], type(self)), dtype=np_type)
         elif len(args) == 1:  # a copy: vec3(v) is a new vector, as in Warp, never a view of v
             data = np.array(_plain(args[0]), dtype=np_type)
         elif len(args) == size:
-            data = np.asarray([_plain(a) for a in args], dtype=np_type)
+            data = np.asarray([_component(a, type(self)) for a in args], dtype=np_type)
         else:
-            data = np.asarray([np.asarray(_plain(a)) for a in args], dtype=np_type)
+            data = _from_parts(type(self), args, np_type)
         if data.size != size:
             raise ValueError(
                 f"{type(self).__name__} needs {size} components, got {data.size} from {args!r}")
@@ -268,6 +268,26 @@ def _rebuild(kind: str, shape: tuple, dtype, data) -> CompositeBase:
     made = {"vector": lambda: vector(shape[0], dtype), "matrix": lambda: matrix(shape, dtype),
             "quat": lambda: quaternion(dtype), "transform": lambda: transformation(dtype)}[kind]
     return made()(data)
+
+
+def _component(a, cls):
+    """A scalar argument of a constructor as a number: None, a string or another object that is no number is
+    refused, as Warp refuses it (numpy read None as NaN and '1' as 1.0); vectors pass (rows of a matrix)."""
+    v = _plain(a)
+    if hasattr(type(v), "__float__") or hasattr(type(v), "__index__") or np.ndim(v) > 0:  # numbers, 0-d arrays
+        return v
+    raise TypeError(f"{cls.__name__}(): a component must be a real number, not {type(a).__name__}")
+
+
+def _from_parts(cls, args, np_type):
+    """A value built from parts: spatial_vector(w, v) of equal parts, quat(xyz, w) as the kernel builtin; parts of
+    other sizes are refused in the kernels' words (numpy's message spoke of an inhomogeneous shape)."""
+    parts = [np.asarray(_plain(a)) for a in args]
+    if cls._kind == "quat" and len(parts) == 2 and parts[0].shape == (3,) and parts[1].ndim == 0:
+        return np.append(parts[0], _component(args[1], cls)).astype(np_type)
+    if len({p.shape for p in parts}) != 1:
+        raise ValueError(f"cannot build {cls.__name__} from ({', '.join(type(a).__name__ for a in args)})")
+    return np.asarray(parts, dtype=np_type)
 
 
 def _plain(x):
