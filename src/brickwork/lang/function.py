@@ -372,6 +372,9 @@ def _call(typer, f: Function, node):
         if args is not None and overload.accepts([a.type for a in args]):
             return _stored_back(typer, f, typer.call_function(f, args, node), node, args, overload)
     reason = "; ".join(dict.fromkeys(problems)) or "no overload takes these arguments"
+    if len(f.overloads) > 1:  # which one was meant is the reader's guess: name them all
+        reason += "; overloads: " + "; ".join(
+            "(" + ", ".join(f"{n}: {type_name(t)}" for n, t in o.params) + ")" for o in f.overloads)
     raise typer.error(KernelTypeError, f"{f.name}(): {reason}", node)
 
 
@@ -392,7 +395,7 @@ def _stored_back(typer, f: Function, call, node, args: list, overload=None):
 def _bind(typer, overload, positional, keywords, problems):
     names = [n for n, _ in overload.params]
     if len(positional) > len(names):
-        problems.append(f"takes {len(names)} arguments, got {len(positional)}")
+        problems.append(f"takes {len(names)} argument{'s' if len(names) != 1 else ''}, got {len(positional)}")
         return None
     unknown = set(keywords) - set(names)
     if unknown:
