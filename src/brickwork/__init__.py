@@ -86,6 +86,7 @@ from .runtime.capture import (
     capture_launch,
     capture_while,
     is_capturing,
+    is_conditional_graph_supported,
 )
 from .runtime.cuda_archs import clear_kernel_cache, get_cuda_supported_archs, get_cuda_toolkit_version
 from .runtime.host_builtins import install_host_builtins as _install_host_builtins

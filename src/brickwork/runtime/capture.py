@@ -292,6 +292,12 @@ class ScopedCapture:
         return None
 
 
+def is_conditional_graph_supported() -> bool:
+    """Whether graphs can hold ``capture_if``/``capture_while`` nodes: always here (every device's graph reads
+    its condition at replay); Warp's answer depends on the CUDA driver and toolkit (12.4 or later)."""
+    return True
+
+
 def is_capturing() -> bool:
     """Whether launches are being recorded into a graph (between ``capture_begin`` and ``capture_end``)."""
     return _launch._capture is not None
