@@ -137,10 +137,14 @@ def broadcast_values(named_values, shape: tuple, what: str) -> list:
     out = []
     for name, value in named_values:
         try:
-            out.append(np.broadcast_to(value, shape))
+            values = np.broadcast_to(value, shape)
         except (TypeError, ValueError):
             got = f"shape {np.shape(value)}" if hasattr(value, "shape") else repr(value)
             raise ConfigError(f"{what}; its {name} is {got}") from None
+        if values.dtype.kind not in "biuf":  # a string or object was a traceback, a complex lost its imaginary part
+            got = f"an array of {values.dtype}" if hasattr(value, "dtype") else repr(value)
+            raise ConfigError(f"{what}; its {name} is {got}, not real numbers")
+        out.append(values)
     return out
 
 
