@@ -1,10 +1,15 @@
 """Sphinx configuration of brickwork's documentation site (``make docs``; output in docs/_build/html)."""
 
+import os
 import sys
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 sys.path.insert(0, str(DOCS / "_ext"))
+
+# The figures' runs compile their kernels on a cold cache: no "brickwork: compiling ..." lines in the build's
+# output (set before brickwork is imported: config reads the environment once; BRICKWORK_QUIET=0 shows them).
+os.environ.setdefault("BRICKWORK_QUIET", "1")
 
 import brickwork  # noqa: E402 - after the path set-up above
 
