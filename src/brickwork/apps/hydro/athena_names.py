@@ -19,6 +19,7 @@ _KEYS = {
     "iso_sound_speed": "not available: the gas is adiabatic (hydro.gamma)",
 }
 _PATTERNS = [
+    (re.compile(r"grav_acc([123])"), "hydro.gravity (one list: gravity = [g1, g2, g3]; g{0} is entry {0})"),
     (re.compile(r"[io]x([123])_bc"), "mesh.bc_x{0} (one value for both sides; 'user' takes each side from the "
                                      "problem's BOUNDARIES)"),
     (re.compile(r"x([123])(min|max)"), "mesh.x{1} (one list: x{1} = [x1{1}, x2{1}, x3{1}])"),

@@ -7,7 +7,8 @@ keys, ``Key``s), ``DEFAULTS`` (defaults of the other sections) and
 ``check(sections)``, ``exact(x1, t, params, gamma)``, ``BOUNDARIES`` (the boundary functions of
 the directions whose ``mesh.bc_xd`` is ``"user"``), ``OUTPUTS`` (variables the HDF5 outputs add,
 computed from the primitive ones), ``HISTORY`` (columns the history file adds, ``user_history``) and
-``TIMESTEP`` (a limit on the time step, ``user_timestep``) are optional. ``describe_mistakes`` lists
+``TIMESTEP`` (a limit on the time step, ``user_timestep``) and ``SOURCE`` (source terms, ``sources``) are
+optional. ``describe_mistakes`` lists
 what such an object gets wrong, so that a problem file with a typo is one clear error, not an
 ``AttributeError`` in the middle of a run.
 """
@@ -89,9 +90,10 @@ def describe_mistakes(problem) -> list[str]:
             elif not callable(function):
                 mistakes.append(f"OUTPUTS[{name!r}] must be a function fn(density, v1, v2, v3, pressure, params, "
                                 f"gamma), got {function!r}")
-    from . import user_history, user_timestep  # they import this module's failure()
+    from . import sources, user_history, user_timestep  # they import this module's failure()
 
-    mistakes += user_history.describe_mistakes(problem) + user_timestep.describe_mistakes(problem)
+    mistakes += (user_history.describe_mistakes(problem) + user_timestep.describe_mistakes(problem)
+                 + sources.describe_mistakes(problem))
     for function in ("initial", *OPTIONAL_FUNCTIONS):
         if hasattr(problem, function) and not callable(getattr(problem, function)):
             mistakes.append(f"{function} must be a function")
@@ -108,12 +110,13 @@ def primitives(sim) -> list:
     return [sim.primitive(v) for v in PRIMITIVES]
 
 
-def call_user(sim, label: str, function, arguments: list, dtype=None) -> np.ndarray:
-    """``function(*arguments, params, gamma)`` as an array; ``failure`` naming ``label`` (``"HISTORY['x']"``)
-    when it raises."""
+def call_user(sim, label: str, function, arguments: list, dtype=None, extra: tuple = (), as_array: bool = True):
+    """``function(*arguments, params, gamma, *extra)`` as an array (``as_array=False``: as it returned it);
+    ``failure`` naming ``label`` (``"HISTORY['x']"``) when it raises."""
     problem, params = sim.cfg.problem, sim.cfg["problem"]
     try:
-        return np.asarray(function(*arguments, params, sim.gamma), dtype=dtype)
+        returned = function(*arguments, params, sim.gamma, *extra)
+        return np.asarray(returned, dtype=dtype) if as_array else returned
     except MemoryError:
         raise
     except USER_ERRORS as e:  # a problem of your own: one line naming its file and line

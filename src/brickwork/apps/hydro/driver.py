@@ -197,7 +197,10 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
             written_state = False
             if finished:
                 break
-            sim.step(dt)
+            try:
+                sim.step(dt)
+            except ConfigError as e:  # a problem's SOURCE (the state is the cycle's start: see Sources.prepare)
+                raise ConfigError(f"the step of cycle {sim.cycle} (t={sim.time:.6g}): {e}") from e
             if first_step_end is None:
                 first_step_end = (_time.perf_counter(), sim.cycle)
             bar.update(sim.time, sim.cycle, dt)

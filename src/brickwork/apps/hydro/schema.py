@@ -84,6 +84,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
                                     "cuda:N"),
         "nscalars": Key("int", 0, "passive scalars carried with the gas (conserved rho * s_n, written as scalar_n)",
                         minimum=0),
+        "gravity": Key("floats", None, "constant gravitational acceleration [g1, g2, g3] (Athena++'s grav_acc1..3): "
+                                       "momentum and energy sources, in the Runge-Kutta stages (default: none)"),
         "scalar_names": Key("strs", None, "names of the passive scalars in outputs, the history and png_variable, "
                                           "one per scalar (default: scalar_0, scalar_1, ...)"),
     },

@@ -27,6 +27,7 @@ from .config import Config, ConfigError
 from .config_checks import scalar_names
 from .custom_problem import USER_ERRORS, broadcast_values, failure
 from .kernels import HydroKernels
+from .sources import Sources
 from .totals import BlockSums
 from .user_boundaries import UserBoundaries
 
@@ -99,9 +100,13 @@ class Hydro:
         with wp.ScopedDevice(self.device):  # the kernels' small arrays (reductions' partials) live there too
             self.kernels = HydroKernels(self.mesh, self.T, self.gamma, h["reconstruction"], h["limiter"],
                                         h["riemann"], self.cfl, loop=h["loop"], nscalars=self.nscalars)
+        #: the source terms (gravity, the problem's SOURCE): added after each stage's update, from the
+        #: primitives the split passes leave in ``prim``
+        self.sources = Sources(self)
         #: whether a Runge-Kutta stage runs as one pass per block (``HydroKernels.stage``) or as separate
-        #: passes (primitives, fluxes, update); ``[hydro] stage``, see ``fused_by_default``
-        self.fused = h["stage"] == "fused" or (h["stage"] == "auto" and self.fused_by_default())
+        #: passes (primitives, fluxes, update); ``[hydro] stage``, see ``fused_by_default`` (split with sources)
+        self.fused = h["stage"] == "fused" or (h["stage"] == "auto" and self.fused_by_default()
+                                               and not self.sources.active)
         self._expecting = self.fused  # until the first check(): see there
         self._sums = None  # BlockSums of the conserved variables, made on first use on a device
         self._host: tuple = (None, {})  # ((cycle, time), host copies of fields) on a device
@@ -343,6 +348,10 @@ class Hydro:
                     if n:
                         k.primitives()
                     k.fluxes()
+                    if self.sources.active:
+                        self.sources.prepare(dt, n)
                     k.update(a, b, dt, first=n == 0)
+                    if self.sources.active:
+                        self.sources.apply(b, dt)
         self.time += dt
         self.cycle += 1
