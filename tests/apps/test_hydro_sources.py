@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 from test_hydro_custom_problem import write
 
+import gpu_compile
+from brickwork import config
 from brickwork.apps import hydro
 from brickwork.apps.hydro import ConfigError
 
@@ -207,3 +209,28 @@ def test_the_rayleigh_taylor_example_grows_at_sqrt_agk(tmp_path):
     assert 0.85 * theory < sigma < 1.02 * theory
     cfg = hydro.load_config(str(examples / "rayleigh_taylor.toml"))
     assert cfg["hydro"]["gravity"] == [0.0, -1.0] and cfg["mesh"]["nx"] == [64, 128]
+
+
+HEATING = '''
+
+def SOURCE(density, v1, v2, v3, pressure, params, gamma, x1, x2, x3, time, dt):
+    return 0.0, 0.0, 0.0, 0.0, 0.1 * density * (1.0 + x1) + time
+'''
+
+
+def test_the_gpu_mapping_gives_the_cpu_run_and_gravity_compiles_for_cuda(tmp_path):
+    """The atmosphere with gravity and a heating SOURCE on the emulation target (the GPU mapping of every pass)
+    gives the CPU's state; the gravity pass's instance compiles for CUDA with NVRTC (sm_90) where NVRTC is."""
+    states = {}
+    for target in ("cpu", "cuda-emulation"):
+        with config.override(target=target), gpu_compile.recording() as used:
+            sim = run(tmp_path, ATMOSPHERE + HEATING, ["time.nlim=4"])
+        states[target] = (sim.time, [whole(sim, n) for n in ("density", "velocity_2", "pressure")])
+    (t_cpu, cpu), (t_emu, emu) = states["cpu"], states["cuda-emulation"]
+    assert t_emu == t_cpu > 0
+    for a, b in zip(emu, cpu):
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-16)
+    gravity = [inst for inst in used if "gravity_source" in inst.label]
+    assert len(gravity) == 1
+    if gpu_compile.available():
+        assert "gravity_source" in gpu_compile.compile_for_cuda(gravity)[0]
