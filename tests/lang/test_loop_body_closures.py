@@ -42,6 +42,29 @@ def _shifted(x, y):
     return body
 
 
+_EVALUATIONS = []
+
+
+def _weight(value):
+    _EVALUATIONS.append(value)  # a side effect: the declaration of each closure evaluates it once
+    return value
+
+
+def _static_scaled(x, y, scale):
+    def body(i):
+        y[i] = x[i] * wp.static(_weight(scale))
+
+    return body
+
+
+def _static_of_a_loop_variable(x, y, n):
+    def body(i):
+        for k in range(2):
+            y[i] = x[i] * wp.static(float(n - k))  # needs the unrolled loop: left for typing
+
+    return body
+
+
 def _arrays(n=5, start=0.0):
     return wp.array(np.arange(n, dtype=np.float32) + start, dtype=wp.float32), wp.zeros(n, dtype=wp.float32)
 
@@ -135,3 +158,40 @@ def test_a_live_function_keeps_its_kernel_when_the_table_drops_it(monkeypatch):
     first = body_kernel(two, "for", 1)
     assert body_kernel(three, "for", 1) is not first  # the table now holds three's only
     assert body_kernel(two, "for", 1) is first
+
+
+def test_closures_with_wp_static_share_instances_when_the_results_are_equal_and_get_variants_when_not():
+    x, y = _arrays()
+    before = len(_EVALUATIONS)
+    two = body_kernel(_static_scaled(x, y, 2.0), "for", 1)
+    x2, y2 = _arrays(start=10.0)
+    again = _static_scaled(x2, y2, 2.0)
+    twin = body_kernel(again, "for", 1)
+    assert twin.func is again and twin.instances is two.instances and twin.source.tree is two.source.tree
+    three = body_kernel(_static_scaled(x, y, 3.0), "for", 1)  # a variant: the parse shared, instances its own
+    assert three.source.tree is two.source.tree and three.instances is not two.instances
+    negative_zero = body_kernel(_static_scaled(x, y, -0.0), "for", 1)
+    assert negative_zero.instances is not body_kernel(_static_scaled(x, y, 0.0), "for", 1).instances
+    assert body_kernel(_static_scaled(x, y, 3.0), "for", 1).instances is three.instances
+    assert _EVALUATIONS[before:] == [2.0, 2.0, 3.0, -0.0, 0.0, 3.0]  # once per closure, as at a declaration
+    wp.par_for(5, again)
+    wp.par_for(5, _static_scaled(x, y, 3.0))
+    np.testing.assert_array_equal(y2.numpy(), 2.0 * (np.arange(5, dtype=np.float32) + 10.0))
+    np.testing.assert_array_equal(y.numpy(), 3.0 * np.arange(5, dtype=np.float32))
+
+
+def test_closures_with_a_wp_static_left_for_typing_share_instances_when_its_names_hold_equal_values():
+    x, y = _arrays()
+    first = _static_of_a_loop_variable(x, y, 5)
+    wp.par_for(5, first)
+    x2, y2 = _arrays(start=10.0)
+    second = _static_of_a_loop_variable(x2, y2, 5)
+    wp.par_for(5, second)
+    x3, y3 = _arrays(3)
+    other = _static_of_a_loop_variable(x3, y3, 3)  # another value of the name it reads: another kernel
+    wp.par_for(3, other)
+    kernels = [body_kernel(f, "for", 1) for f in (first, second, other)]
+    assert kernels[1].instances is kernels[0].instances and kernels[2].instances is not kernels[0].instances
+    np.testing.assert_array_equal(y.numpy(), 4.0 * np.arange(5, dtype=np.float32))
+    np.testing.assert_array_equal(y2.numpy(), 4.0 * (np.arange(5, dtype=np.float32) + 10.0))
+    np.testing.assert_array_equal(y3.numpy(), 2.0 * np.arange(3, dtype=np.float32))

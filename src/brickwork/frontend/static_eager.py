@@ -42,6 +42,21 @@ def evaluate_eagerly(source) -> dict:
     return found
 
 
+def static_plan(source) -> list:
+    """``[(call node, compiled expression)]`` of the ``wp.static`` calls ``evaluate_eagerly`` evaluated for
+    ``source``, in source order: ``evaluate_planned`` evaluates them for another closure of the same code as
+    ``evaluate_eagerly`` would (the same calls: its other names are the same objects, ``BodyKernel.twin``), without
+    the walk. (One left for typing reads only compile-time names and loop variables there.)"""
+    nodes = sorted(source.static_results, key=lambda n: (n.lineno, n.col_offset))
+    return [(n, compile(ast.Expression(body=n.args[0]), "<wp.static>", "eval")) for n in nodes]
+
+
+def evaluate_planned(source, plan: list) -> dict:
+    """Call node -> value of each expression of ``plan`` (``static_plan``), with ``source``'s names; an
+    expression's error is raised."""
+    return {node: eval(code, {"__builtins__": builtins}, _Names(source)) for node, code in plan}  # noqa: S307
+
+
 def _is_static(source, func) -> bool:
     """``func`` (a callee) names ``wp.static`` through globals and module attributes."""
     return source.resolve_dotted(func) is static

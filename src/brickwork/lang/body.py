@@ -16,6 +16,7 @@ from ..errors import KernelSyntaxError, LaunchError
 from ..frontend.fingerprint import free_name_values
 from ..frontend.intrinsics import INTRINSICS
 from ..frontend.source import FunctionSource
+from ..frontend.static_eager import evaluate_planned, static_plan
 from ..types.arrays import ArrayType, array
 from ..types.composite import CompositeBase
 from ..types.scalars import ScalarBase, int32, int64
@@ -38,6 +39,18 @@ def _is_static_value(value) -> bool:
         return True
     return INTRINSICS.rule(value, "fingerprint") is not None or getattr(
         getattr(value, "__dataclass_params__", None), "frozen", False)
+
+
+def _same_constant(a, b) -> bool:
+    """Whether two ``wp.static`` results are the same compile-time value: the same object, or numbers, strings or
+    brickwork values of one type with the same text (``-0.0`` is not ``0.0``), or tuples of such."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_same_constant(x, y) for x, y in zip(a, b))
+    return isinstance(a, (bool, int, float, complex, str, ScalarBase, CompositeBase)) and repr(a) == repr(b)
 
 
 _NO_METHOD = object()  # what getattr(value, "kernel_value", _NO_METHOD) gives for a value without one
@@ -127,16 +140,24 @@ class BodyKernel(Kernel):
         self.rebuilds = 0
         self._changed: set = set()  # the static names whose value changed, for the recompilation warning
 
-    def twin(self, pyfunc) -> BodyKernel | None:
+    def twin(self, pyfunc, evaluated: list | None = None) -> BodyKernel | None:
         """This kernel for ``pyfunc``, another function object of the same code (a body defined inside a function
-        called again), sharing the parse and the instances (and launch table): None unless every free name
-        ``pyfunc`` reads is what it is here, a runtime value where this kernel captures one (only its type is
-        compiled in: the instances are per type), the same value where it is a compile-time constant, the very
-        object otherwise (a function, a module)."""
+        called again), sharing the parse: None unless every free name ``pyfunc`` reads is what it is here in kind,
+        a runtime value where this kernel captures one (only its type is compiled in: the instances are per type),
+        the very object where it is neither a runtime value nor a compile-time constant (a function, a module).
+        Where its compile-time values (the constants it names, its ``wp.static`` results) are equal too, the
+        instances and launch table are shared; else it is a variant with instances of its own. ``evaluated`` (a
+        list, filled by the first kernel that evaluates them) holds the ``wp.static`` results of ``pyfunc``, in
+        source order, so that trying several kernels of the same code evaluates them once."""
         func = self.func
-        if self.source.static_results or pyfunc.__globals__ is not func.__globals__ \
-                or pyfunc.__defaults__ != func.__defaults__ or pyfunc.__kwdefaults__ != func.__kwdefaults__:
-            return None  # a wp.static result or a default may depend on a captured value: made afresh
+        if pyfunc.__globals__ is not func.__globals__ or pyfunc.__defaults__ != func.__defaults__ \
+                or pyfunc.__kwdefaults__ != func.__kwdefaults__:
+            return None  # a default may depend on a captured value: made afresh
+        plan = None
+        if self.source.static_results:
+            plan = self.source.__dict__.get("_static_plan")
+            if plan is None:
+                plan = self.source._static_plan = static_plan(self.source)
         source = self.source.rebound(pyfunc)
         captures, statics = [], []
         for name, value in free_name_values(source):
@@ -151,16 +172,30 @@ class BodyKernel(Kernel):
         twin = object.__new__(BodyKernel)
         twin.__dict__.update(self.__dict__)  # the instances and launch table are the same objects: shared
         twin.func, twin.source, twin._changed = pyfunc, source, set()
+        twin.__dict__.pop("_la_halo_readers", None)  # la.outer's readers of the add_halo names: this closure's own
         cells = pyfunc.__code__.co_freevars
+        same = True
         if any(n in cells for n in statics):  # globals are read as they are here: the same namespace
             twin._static_order, twin._read_statics = _reading(source, statics)
             try:
-                if twin._read_statics() != self._statics:
-                    return None
+                twin._statics = twin._read_statics()
+                same = twin._statics == self._statics
             except Exception:  # a constant whose == raises (a frozen dataclass holding an array): made afresh
                 return None
         if any(n in cells for n in captures):
             twin._capture_readers = [(n, source.reader(n)) for n in captures]
+        if plan:
+            if not evaluated:
+                try:  # as the declaration of a new body evaluates them: once per closure
+                    evaluated[:] = list(evaluate_planned(source, plan).values())
+                except Exception:  # noqa: BLE001 - made afresh: evaluated (and reported) while typing
+                    return None
+            source.static_results = dict(zip([node for node, _ in plan], evaluated))
+            same = same and all(_same_constant(self.source.static_results[node], value)
+                                for node, value in source.static_results.items())
+        if not same:  # a variant: the parse is shared, its instances are its own
+            twin.instances, twin.launch_table, twin.rebuilds = {}, {}, 0
+            return twin
         # the instances build (their adjoints too) with the newest function: the older closure, and the arrays it
         # holds, are not kept alive by them
         stack = list(self.instances.values())
@@ -267,14 +302,17 @@ def body_kernel(pyfunc, mode: str, nindices: int, la_config: dict | None = None)
             return found
     key = (code, *form)
     variants = _BODIES.pop(key, None)  # put back last: the most recently used code is dropped last
-    kernel = None
+    kernel = variant = None
+    evaluated: list = []  # the closure's wp.static results, evaluated by the first kernel that gets that far
     for i, found in enumerate(variants or ()):
-        kernel = found if found.func is pyfunc else found.twin(pyfunc)
-        if kernel is not None:
+        kernel = found if found.func is pyfunc else found.twin(pyfunc, evaluated)
+        if kernel is not None and kernel.instances is found.instances:
             del variants[i]  # it takes its place: only the newest closure of a variant is held here
             break
+        variant = variant or kernel  # other compile-time values: a new variant, unless a later kernel is a twin
+        kernel = None
     if kernel is None:
-        kernel = BodyKernel(pyfunc, mode, nindices, la_config)
+        kernel = variant or BodyKernel(pyfunc, mode, nindices, la_config)
     variants = [kernel, *(variants or ())][:_VARIANTS]
     _BODIES[key] = variants
     while len(_BODIES) > _MAX_CODES:
@@ -288,7 +326,15 @@ def body_kernel(pyfunc, mode: str, nindices: int, la_config: dict | None = None)
 
 def halo_arguments(source) -> list[tuple[str, tuple]]:
     """``(root name, attribute chain)`` of every ``add_halo`` argument of an outer body that is a name or a
-    chain of attributes of one (``la.halo.minus_i``: ``("la", ("halo", "minus_i"))``); a local is not seen."""
+    chain of attributes of one (``la.halo.minus_i``: ``("la", ("halo", "minus_i"))``); a local is not seen. Found
+    once per parse (a closure made again shares it: ``FunctionSource.rebound``)."""
+    found = source.__dict__.get("_halo_arguments")
+    if found is None:
+        found = source._halo_arguments = _halo_arguments(source)
+    return found
+
+
+def _halo_arguments(source) -> list[tuple[str, tuple]]:
     import ast
 
     found = []
