@@ -66,6 +66,38 @@ def test_new_closures_at_every_call_keep_the_memo_bounded():
     assert (out.numpy()[0, 1:3, 1:3, 1:3] == 3 * la_outer_module._PREPARED_PER_SPACE).all()
 
 
+def _halo_marking_body(out, halo):
+    def body(rng, b):
+        hr = rng.add_halo(halo)
+        for idx in la.inner(hr):
+            k, j, i = hr.get_kji(idx)
+            out[b, k, j, i] = out[b, k, j, i] + 1
+
+    return body
+
+
+def test_closures_of_one_code_share_the_checked_geometry_each_with_its_own_arrays_and_halo():
+    space = la.IndexSpace.box(la.bvoi, la.logical_flat, 1, 2, 2, 2, 1)  # one ghost layer
+    outs = [wp.zeros((1, 4, 4, 4), dtype=wp.int32) for _ in range(3)]
+    for out in outs:
+        la.outer(space, _halo_marking_body(out, la.halo.minus_i))
+    assert len(space._prepared) == 1
+    kernels = [la_outer_module._prepared(space, _halo_marking_body(out, la.halo.minus_i), "outer", False)[0]
+               for out in outs]
+    assert kernels[0].instances is kernels[1].instances and kernels[0] is not kernels[1]
+    want = np.zeros((1, 4, 4, 4), dtype=np.int32)
+    want[0, 1:3, 1:3, 0:3] = 1
+    for out in outs:
+        np.testing.assert_array_equal(out.numpy(), want)
+    wider = la.halo.make([(0, 0, -2), (0, 0, 0)])  # needs two ghost cells: checked, though the code's entry exists
+    with pytest.raises(LaunchError, match=r"halo la.halo.make\(\[\(0, 0, -2\), \(0, 0, 0\)\]\) takes the logical box "
+                                          r".* \(not enough ghost cells\)"):
+        la.outer(space, _halo_marking_body(outs[0], wider))
+    np.testing.assert_array_equal(outs[0].numpy(), want)  # nothing ran
+    la.outer(space, _halo_marking_body(outs[0], la.halo.minus_i))
+    np.testing.assert_array_equal(outs[0].numpy(), 2 * want)
+
+
 TARGET = wp.zeros((1, 4, 4, 4), dtype=wp.int32)  # rebound by the test below
 SHIFT = 1
 
