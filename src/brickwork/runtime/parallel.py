@@ -80,13 +80,23 @@ def par_for_outer(*args) -> None:
     scratch_bytes = _integer(scratch_bytes, "par_for_outer", "scratch_bytes")
     if scratch_bytes < 0:
         raise LaunchError(f"par_for_outer: scratch_bytes must not be negative, got {scratch_bytes}")
-    memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    if scratch_bytes > memory:  # each thread's teams share one buffer of at least this size
+    if scratch_bytes > _memory():  # each thread's teams share one buffer of at least this size
         raise MemoryError(f"par_for_outer: scratch_bytes={scratch_bytes} is more than this machine's memory "
-                          f"({memory} bytes)")
+                          f"({_memory()} bytes)")
     kernel = body_kernel(body, "outer", len(ranges))
     kernel.work_per_item = 64  # a team runs inner loops: worth a thread at far fewer grid points
     _run(kernel, ranges, scratch_bytes)
+
+
+def _memory() -> int:
+    """This machine's physical memory in bytes, read once: two system calls (3 us) that each launch would make."""
+    global _MEMORY
+    if _MEMORY is None:
+        _MEMORY = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    return _MEMORY
+
+
+_MEMORY = None
 
 
 def _run(kernel, ranges, scratch_bytes) -> None:
