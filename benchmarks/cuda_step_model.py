@@ -374,11 +374,23 @@ def table(result: dict, gpu: str, n: int, block: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def this_gpu() -> str:
+    """"h100" where device 0 is an H100, else "h200" (also without a GPU)."""
+    from brickwork import cuda_driver
+    from brickwork.errors import DeviceUnavailableError
+
+    try:
+        return "h100" if "H100" in cuda_driver.driver().name(0) else "h200"
+    except DeviceUnavailableError:
+        return "h200"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=2048)
     parser.add_argument("--block", type=int, default=256)
-    parser.add_argument("--gpu", choices=sorted(GPUS), default="h200")
+    parser.add_argument("--gpu", choices=[*sorted(GPUS), "auto"], default="h200",
+                        help="the board to model; auto: this machine's GPU (an H200 unless it is an H100)")
     parser.add_argument("--markdown", help="also write the tables to this file")
     parser.add_argument("--sensitivity", action="store_true", help="also the prediction as the assumed memory "
                         "latency and issue gap vary")
@@ -387,6 +399,8 @@ def main(argv=None) -> int:
 
     if not nvrtc.is_available():
         raise SystemExit("cuda_step_model: NVRTC is not installed (pip install 'brickwork[cuda]')")
+    if args.gpu == "auto":
+        args.gpu = this_gpu()
     recorded = record(args.n, args.block)
     text = table(model(recorded, args.n, args.block, args.gpu), args.gpu, args.n, args.block)
     if args.sensitivity:

@@ -3,7 +3,8 @@
 # CUDA-device tests (marker cuda_device; sparse matrices and solvers, geometry, winding numbers, utils, volumes,
 # i_pencil slices on the grid of rows and its fallback, struct array field checks
 # among them), the NVRTC-compile and host-side CUDA tests, the mesh, its gradients and hydro on the device against the CPU, the CUDA benchmark rows (benchmarks/bench_cuda.py), the
-# device hash grid build's plans (benchmarks/hash_grid_gpu_build.py --quick), and
+# device hash grid build's plans (benchmarks/hash_grid_gpu_build.py --quick), the static model of the hydro
+# step (benchmarks/cuda_step_model.py, where nvdisasm is found and the budget allows), and
 # prints one summary table. Run from anywhere:
 #     bash scripts/gpu_check.sh                       # logs in gpu_check_logs/
 #     GPU_CHECK_LOG=/tmp/logs GPU_CHECK_BUDGET=540 bash scripts/gpu_check.sh
@@ -93,6 +94,19 @@ step nvrtc-and-host-tests 150 "$PY" -m pytest -rfE -p no:cacheprovider -n "$JOBS
     tests/targets/test_cuda_address_paths.py tests/benchmarks/test_cuda_peers.py \
     tests/la/test_reduce_streams.py tests/la/test_la_repeated_launch_cuda.py tests/targets/test_cuda_arena_size.py
 [ "$RAN" = 1 ] && row "  NVRTC and host-side tests" "" "$(summary "$LOG/nvrtc-and-host-tests.log")"
+# the static model of the hydro step beside the measured row (last: the budget seldom reaches it); it needs
+# nvdisasm (a CUDA toolkit's, or the nvidia-cuda-nvdisasm wheel), and runs only where that is found
+export PATH="$PATH:/usr/local/cuda/bin"
+if "$PY" -c "import sys; sys.path.insert(0, 'benchmarks'); import cuda_machine_code as m; m.nvdisasm()" >/dev/null 2>&1; then
+    step hydro-step-model 120 "$PY" benchmarks/cuda_step_model.py --gpu auto
+    [ "$RAN" = 1 ] && while IFS= read -r line; do row "  model: $line" "" ""; done < <(grep -E \
+        "^Static model|^\| code \| launches|^\| (brickwork|hand CUDA) \| [0-9]+ \||predicted step ratio" \
+        "$LOG/hydro-step-model.log")
+else
+    case " ${GPU_CHECK_ONLY:-hydro-step-model} " in
+        *" hydro-step-model "*) row "hydro-step-model" "SKIPPED" "no nvdisasm (pip install nvidia-cuda-nvdisasm)" ;;
+    esac
+fi
 
 echo
 echo "==================== brickwork GPU check ===================="
