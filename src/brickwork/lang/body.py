@@ -9,13 +9,14 @@ part of the instance key. A body kernel is generic over the types of its capture
 
 from __future__ import annotations
 
+import builtins
 import operator
 import typing
 
 from ..errors import KernelSyntaxError, LaunchError
 from ..frontend.fingerprint import free_name_values
 from ..frontend.intrinsics import INTRINSICS
-from ..frontend.source import FunctionSource
+from ..frontend.source import MISSING, FunctionSource
 from ..frontend.static_eager import evaluate_planned, static_plan
 from ..types.arrays import ArrayType, array
 from ..types.composite import CompositeBase
@@ -51,6 +52,24 @@ def _same_constant(a, b) -> bool:
     if isinstance(a, tuple):
         return len(a) == len(b) and all(_same_constant(x, y) for x, y in zip(a, b))
     return isinstance(a, (bool, int, float, complex, str, ScalarBase, CompositeBase)) and repr(a) == repr(b)
+
+
+def _free_layout(source) -> list[tuple[str, int]]:
+    """``(name, index of its closure cell or -1)`` of each free name of ``source`` (``free_name_values``' order)."""
+    free_name_values(source)  # finds the names once per parse
+    cells = source.func.__code__.co_freevars if source.func.__closure__ else ()
+    return [(n, cells.index(n) if n in cells else -1) for n in source._free_names]
+
+
+def _cell_reader(cell):
+    """What ``FunctionSource.reader`` gives for a closure cell: its value at each call (``MISSING`` when empty)."""
+    def read_cell():
+        try:
+            return cell.cell_contents
+        except ValueError:
+            return MISSING
+
+    return read_cell
 
 
 _NO_METHOD = object()  # what getattr(value, "kernel_value", _NO_METHOD) gives for a value without one
@@ -158,17 +177,40 @@ class BodyKernel(Kernel):
             plan = self.source.__dict__.get("_static_plan")
             if plan is None:
                 plan = self.source._static_plan = static_plan(self.source)
-        source = self.source.rebound(pyfunc)
-        captures, statics = [], []
-        for name, value in free_name_values(source):
+        layout = self.source.__dict__.get("_free_layout")
+        if layout is None:
+            layout = self.source._free_layout = _free_layout(self.source)
+        # the values of the free names as free_name_values gives them, read inline (this runs at every call of a
+        # function that defines a body): a cell of the closure, or a global or builtin (the same namespace here)
+        closure, old_closure, namespace = pyfunc.__closure__, func.__closure__, pyfunc.__globals__
+        captures, statics, cell_captures = [], [], {}
+        for name, i in layout:
+            if i >= 0:
+                try:
+                    value = closure[i].cell_contents
+                except ValueError:  # an empty cell: no value, as lookup finds none
+                    continue
+            else:
+                value = namespace.get(name, MISSING)
+                if value is MISSING:
+                    value = getattr(builtins, name, MISSING)
+                    if value is MISSING:
+                        continue
             if is_runtime_value(value):
                 captures.append(name)
+                if i >= 0:
+                    cell_captures[name] = closure[i]
             elif _is_static_value(value):
                 statics.append(name)
-            elif value is not self.source.lookup(name):
-                return None
+            elif i >= 0:  # neither: the very object this kernel's closure holds (a global is the same one here)
+                try:
+                    if value is not old_closure[i].cell_contents:
+                        return None
+                except ValueError:
+                    return None
         if captures != self.capture_names or statics != self.static_names:
             return None
+        source = self.source.rebound(pyfunc)
         twin = object.__new__(BodyKernel)
         twin.__dict__.update(self.__dict__)  # the instances and launch table are the same objects: shared
         twin.func, twin.source, twin._changed = pyfunc, source, set()
@@ -182,8 +224,9 @@ class BodyKernel(Kernel):
                 same = twin._statics == self._statics
             except Exception:  # a constant whose == raises (a frozen dataclass holding an array): made afresh
                 return None
-        if any(n in cells for n in captures):
-            twin._capture_readers = [(n, source.reader(n)) for n in captures]
+        if cell_captures:  # readers of this closure's cells; those of globals are this kernel's
+            twin._capture_readers = [(n, _cell_reader(cell_captures[n]) if n in cell_captures else read)
+                                     for n, read in self._capture_readers]
         if plan:
             if not evaluated:
                 try:  # as the declaration of a new body evaluates them: once per closure
