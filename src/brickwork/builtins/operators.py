@@ -47,6 +47,10 @@ def _mul(a, b):
     if a is b and is_vector_type(a):  # the types match; there is no vector product under '*'
         raise Mismatch(f"there is no vector * vector product, got {names(a, b)}: use wp.dot(a, b), wp.cross(a, b) "
                        f"or the componentwise wp.cw_mul(a, b)")
+    if is_vector_type(b) and b._length == 3 and (is_transform_type(a) or is_quat_type(a)):  # Warp has no '*' either
+        how = ("wp.transform_point(t, p) moves a point, wp.transform_vector(t, v) turns a direction"
+               if is_transform_type(a) else "wp.quat_rotate(q, v) rotates a vector")
+        raise Mismatch(f"there is no {names(a)} * {names(b)} product: {how}")
     raise Mismatch(f"operand types must match, got {names(a, b)}")
 
 
