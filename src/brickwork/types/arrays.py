@@ -177,6 +177,7 @@ class array:  # noqa: N801 - Warp's spelling
         self._requires_grad = value
         if not value:
             self._retain_grad = False  # retaining needs a gradient (as Warp)
+            self._grad = None  # let go of it, as Warp: a.grad is None again
 
     @property
     def grad(self):
