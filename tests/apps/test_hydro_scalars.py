@@ -121,7 +121,9 @@ def test_the_limiters_keep_a_scalar_in_its_bounds(make_config, values, velocity,
 def test_sod_s_scalar_jumps_at_the_contact(make_config):
     """Scalar 0 marks Sod's left gas: at t = 0.2 its 0.5 crossing lies at the exact contact x0 + u* t (the
     exact solver's star velocity), within two cells of 512; the density jumps there too."""
-    cfg = make_config({"problem": {"name": "sod"}, "mesh": {"nx": [512], "block_nx": [128]},
+    # blocks of 32 cells: the short-row kernels of one scalar that test_emulation_gives_the_cpu_scalars' CPU runs
+    # compile too (la/outer.py SHORT_ROW; 128-cell blocks compiled a long-row pair for this test alone)
+    cfg = make_config({"problem": {"name": "sod"}, "mesh": {"nx": [512], "block_nx": [32]},
                        "hydro": {"nscalars": 1}})
     sim = hydro.Hydro(cfg)
     sim.set_initial()
@@ -393,7 +395,8 @@ def test_a_png_of_a_scalar_draws_its_concentrations(run_hydro, tmp_path, monkeyp
     from brickwork.apps.hydro import outputs
     drawn = []
     monkeypatch.setattr(outputs, "_write_png", lambda sim, path, per_block: drawn.append(sim.to_global(per_block)))
-    raw = with_hydro(dict(KH, output={"png_dt": 0.0, "png_variable": "scalar_0"}), nscalars=1)
+    # two scalars: the kernels of test_the_gas_is_the_same_bits_with_scalars[kh] (one scalar compiled a pair of its own)
+    raw = with_hydro(dict(KH, output={"png_dt": 0.0, "png_variable": "scalar_0"}), nscalars=2)
     sim = run_hydro(raw).hydro
     assert len(drawn) >= 1
     np.testing.assert_array_equal(drawn[-1], sim.to_global(sim.primitive("scalar_0")))
