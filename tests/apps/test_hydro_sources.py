@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from test_hydro_custom_problem import write
+from test_hydro_device import fake  # noqa: F401 - the stand-in CUDA driver, a fixture
 
 import gpu_compile
 from brickwork import config
@@ -234,3 +235,26 @@ def test_the_gpu_mapping_gives_the_cpu_run_and_gravity_compiles_for_cuda(tmp_pat
     assert len(gravity) == 1
     if gpu_compile.available():
         assert "gravity_source" in gpu_compile.compile_for_cuda(gravity)[0]
+
+
+def test_on_a_device_gravity_is_a_launch_and_source_a_round_trip(tmp_path, fake):
+    """On a CUDA device (the stand-in driver: launches are recorded, not run) each stage launches the gravity pass
+    with its ``b dt`` and ``g`` by value, and ``SOURCE`` gets the device's primitives and adds ``b dt`` times its
+    rates to the device's conserved fields: here the fields' own values, as no other kernel ran."""
+    text = BOX.replace('"hydro": {"gamma": 1.4}', '"hydro": {"gamma": 1.4, "gravity": [0.0, -2.0]}') + (
+        "\n\ndef SOURCE(density, v1, v2, v3, pressure, params, gamma, x1, x2, x3, time, dt):\n"
+        "    return 0.0, 0.0, 0.0, 0.0, pressure\n")
+    write(tmp_path / "box.py", text)
+    cfg = hydro.build_config(dict(QUIET, problem={"file": "box.py"}, mesh={"nx": [32, 32]}),
+                             ["hydro.device=cuda:0"], base_dir=str(tmp_path))
+    sim = hydro.Hydro(cfg)
+    sim.set_initial()
+    prim = np.zeros(sim.mesh.data("prim").shape)
+    prim[:, 4] = 3.0  # the pressure SOURCE reads: what the (unrun) primitives pass would have left there
+    sim.mesh.data("prim").assign(prim)
+    launches = len(fake.launches)
+    sim.step(1e-2)
+    np.testing.assert_allclose(sim.interior("energy"), 1.5 / 0.4 + (1.0 + 0.5) * 1e-2 * 3.0, rtol=1e-15)
+    params = [p for *_, p in fake.launches[launches:]]
+    for b in (1.0, 0.5):  # each stage's gravity launch: [b dt, g1, g2, g3] by value
+        assert any(np.array([b * 1e-2, 0.0, -2.0, 0.0]).tobytes() in p for p in params)
