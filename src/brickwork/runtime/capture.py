@@ -49,10 +49,12 @@ class Graph:
         # freed grid and crashed)
         for i, kind, *rest in inst.tid_bounds:
             if kind in live_ids.LIVE and i < len(args):
-                value = field_id(args[i], rest[1]) if len(rest) > 1 else getattr(args[i], "value", args[i])
-                held = live_ids.holder(kind, int(value))
-                if held is not None:
-                    self._keep_alive.append(held)
+                if len(rest) > 2:  # a uint64 array whose elements are ids: the objects of those it holds now
+                    values = live_ids.ids_in(args[i]).tolist()
+                else:
+                    values = [field_id(args[i], rest[1]) if len(rest) > 1 else getattr(args[i], "value", args[i])]
+                held = [live_ids.holder(kind, int(v)) for v in values]
+                self._keep_alive += [h for h in held if h is not None]
 
     def __len__(self):
         return len(self.calls)

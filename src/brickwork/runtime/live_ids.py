@@ -7,12 +7,16 @@ object is collected; a launch whose ``uint64`` parameter is passed straight to a
 value up here (one dict lookup, ``runtime/packing``) and refuses an id that no live object of the kind on the
 launch's device holds. 0, the null id, passes (a kernel may query an optional object only in a branch it
 does not take when the id is 0; a query that does run on 0 fails as in Warp). Ids in a struct argument's
-``uint64`` fields are looked up the same way (``ir/id_params``); ids inside arrays are not checked.
+``uint64`` fields are looked up the same way (``ir/id_params``), and so is every id held by a ``uint64`` array
+argument whose elements go to a query (``bad_element``: a scan of the array at each launch, cost proportional
+to its size).
 """
 
 from __future__ import annotations
 
 import weakref
+
+import numpy as np
 
 #: kind -> {id: (device, weak reference to the object)}: a tuple per registration, so that a finalizer removes
 #: only its own entry
@@ -51,3 +55,34 @@ def describe(kind: str, value, device) -> str:
         return f"it is the id of a {CLASS_NAMES[other]}, not of a {CLASS_NAMES[kind]}"
     return (f"no live {CLASS_NAMES[kind]} has it (was the object freed? an id is valid only while its object is "
             f"referenced)")
+
+
+def ids_in(array) -> np.ndarray:
+    """The distinct ids a ``uint64`` array argument holds (none for None), read back to the host when needed."""
+    if array is None:
+        return np.empty(0, np.uint64)
+    return np.unique(np.asarray(array.numpy()).reshape(-1))
+
+
+def bad_element(kind: str, array, device):
+    """``(flat index, id)`` of the first element of ``array`` holding a nonzero id of no live ``kind`` on
+    ``device``, or None: the launch refuses such an array before the kernel follows the id."""
+    if array is None:
+        return None
+    flat = np.asarray(array.numpy()).reshape(-1)
+    table = LIVE[kind]
+    if flat.size <= 256:  # a dict lookup per distinct id
+        values = flat.tolist()
+        wrong = {v for v in set(values) if v and table.get(v, (None,))[0] is not device}
+        return next(((n, v) for n, v in enumerate(values) if v in wrong), None)
+    live = [key for key, (where, _) in table.items() if where is device]
+    if len(live) <= 16:  # a vectorized comparison per live object
+        ok = flat == 0
+        for key in live:
+            ok |= flat == key
+    else:
+        ok = np.isin(flat, np.array([0, *live], dtype=np.uint64))
+    if ok.all():
+        return None
+    first = int(np.argmin(ok))
+    return first, int(flat[first])

@@ -57,6 +57,9 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, ke
             namespace[f"_F{n}"] = element_check(bounds[n], key, names)
             checks.append(f"    _F{n}(a[{i}], (d0, d1, d2, d3))\n")
             continue
+        if isinstance(axis, str) and len(bounds[n]) > 4:  # a uint64 array whose elements are ids: a scan of it
+            checks.append(f"    if _bad_el({axis!r}, a[{i}], _dev) is not None: _bad_id(a, {n})\n")
+            continue
         if isinstance(axis, str):  # an id parameter (param, kind, builtin): one dict lookup
             value = f"a[{i}].value" if sig[i] is arg_types[i] else f"a[{i}]"
             if len(bounds[n]) > 3:  # a uint64 field of a struct argument (param, kind, builtin, path)
@@ -74,6 +77,7 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, ke
             continue
         checks.append(f"    if {reach} > a[{i}].shape[{axis}]: _oob(a, (d0, d1, d2, d3), {n})\n")
     namespace["_N"], namespace["_fs"], namespace["_fid"] = (None,), field_extent, field_id
+    namespace["_bad_el"] = live_ids.bad_element
     namespace["_hd"], namespace["_he"] = held_devices, refuse_elsewhere
     if ranges:
         checks += range_checks.check_lines(ranges)
@@ -152,6 +156,11 @@ def _bad_id(key: str, names: tuple, checks: tuple, device):
     def fail(a, n):
         i, kind, op, *path = checks[n]
         name = names[i] if i < len(names) else f"argument {i}"
+        if len(path) > 1:  # a uint64 array whose elements are ids
+            index, value = live_ids.bad_element(kind, a[i], device)
+            raise LaunchError(f"launch of '{key}': array '{name}' holds {value} at flat index {index}, and its "
+                              f"elements are passed to {op}() as ids of a {live_ids.CLASS_NAMES[kind]}, but "
+                              f"{live_ids.describe(kind, value, device)}")
         value = field_id(a[i], path[0]) if path else getattr(a[i], "value", a[i])
         name = ".".join((name, *(path[0] if path else ())))
         try:
