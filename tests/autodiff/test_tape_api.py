@@ -176,15 +176,24 @@ def no_backward(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     y[i] = x[i]
 
 
-def test_enable_backward_false_refuses_backward_launches():
+def test_enable_backward_false_is_skipped_by_the_tape_and_refused_alone(capsys):
+    """As Warp's tape: a forward-only kernel's launch is passed over with a warning, the others run back
+    (newuser round 9: it raised, and a Warp program with a forward-only helper on its tape stopped there)."""
     x = wp.array([1.0], dtype=float, requires_grad=True)
     y = wp.zeros(1, dtype=float, requires_grad=True)
+    z = wp.zeros(1, dtype=float, requires_grad=True)
     tape = wp.Tape()
     with tape:
-        wp.launch(no_backward, 1, inputs=[x, y])
-    with pytest.raises(wp.LaunchError, match="enable_backward=False"):
-        tape.backward(grads={y: wp.ones(1, dtype=float)})
-    assert not x.grad.numpy().any()
+        wp.launch(scale, 1, inputs=[x, 3.0, y])
+        wp.launch(no_backward, 1, inputs=[y, z])
+    tape.backward(grads={z: wp.ones(1, dtype=float), y: wp.full(1, 2.0, dtype=float)})
+    assert capsys.readouterr().err == (  # written as Warp writes its warnings
+        "Warp UserWarning: Tape.backward: kernel 'no_backward' has no backward pass (enable_backward=False), so its "
+        "launch is skipped and the gradients it would pass back are missing\n")
+    assert x.grad.numpy().tolist() == [6.0]  # scale's backward ran, from the gradient given for y
+    with pytest.raises(wp.LaunchError, match="enable_backward=False"):  # a backward launch of it alone
+        wp.launch(no_backward, 1, inputs=[y, z], adj_inputs=[y.grad, z.grad], adjoint=True)
+    assert x.grad.numpy().tolist() == [6.0] and z.grad.numpy().tolist() == [1.0]
 
 
 def test_forward_only_kernels_compile_no_adjoint_code():

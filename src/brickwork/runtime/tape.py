@@ -24,6 +24,7 @@ from ..types.kernel_params import KEEP_BITS, KEEP_PARAM, has_adjoint_param, has_
 from ..types.scalars import bool_, is_scalar_type, uint64
 from ..types.structs import gradient_struct, has_array_fields
 from . import gradient_flow
+from .warp_warnings import warn
 
 #: Tapes recording now, innermost last (launch records into the innermost).
 recording: list = []
@@ -205,6 +206,10 @@ class Tape:
                 entry()
                 continue
             kernel, dim, inputs, outputs, device, saved, adjoints = entry
+            if not backward_enabled(kernel):  # as Warp's tape: warned and passed over (a forward-only helper)
+                warn(f"Tape.backward: kernel '{kernel.key}' has no backward pass (enable_backward=False), so its "
+                     f"launch is skipped and the gradients it would pass back are missing", stacklevel=2)
+                continue
             if adjoints is not None:
                 adj_in, adj_out = adjoints(), []
             else:
