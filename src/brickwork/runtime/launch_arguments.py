@@ -42,8 +42,9 @@ def host_arguments(kernel, args) -> list:
                     a = a[()]  # a 0-d array is a value (a numpy scalar), not an array
                 elif is_composite_type(t) and not is_generic(t) and a.size == int(np.prod(t._shape)):
                     if a.dtype.kind not in "biuf":  # complex (its imaginary part would go), strings, objects
-                        raise LaunchError(f"launch of '{kernel.key}': argument '{params[i][0]}' must be "
-                                          f"{type_name(t)}: its numpy data is of dtype {a.dtype}, not real numbers")
+                        raise LaunchArgumentError(f"launch of '{kernel.key}': argument '{params[i][0]}' must be "
+                                                  f"{type_name(t)}: its numpy data is of dtype {a.dtype}, not real "
+                                                  f"numbers")
                     a = t(a)  # a vector or matrix value given as numpy data, as Warp accepts
                 elif (isinstance(t, ArrayType) and not is_generic(t) and is_composite_type(t.dtype)
                       and a.dtype == np.dtype(t.dtype._dtype._np)):
@@ -51,6 +52,8 @@ def host_arguments(kernel, args) -> list:
                 else:
                     a = array(a, copy=False)  # numpy's shape kept (wp.from_numpy makes 2-D data vectors, as Warp)
             except ValueError as e:  # e.g. strides that are no whole elements (a field of a structured array)
+                if isinstance(e, LaunchError):  # already names the kernel and the argument
+                    raise
                 name = params[i][0] if i < len(params) else str(i)
                 # still a ValueError, as it was before it named the argument
                 raise LaunchArgumentError(f"launch of '{kernel.key}': argument '{name}': {e}") from None

@@ -183,7 +183,9 @@ def _check_concrete(kernel, name, t, value):
             try:
                 composite_values(t, value)
             except ComponentError as e:
-                raise LaunchError(f"launch of '{kernel.key}': argument '{name}' must be {type_name(t)}: {e}") from None
+                # a ValueError too, as Warp's 'Failed to convert argument'
+                raise LaunchArgumentError(f"launch of '{kernel.key}': argument '{name}' must be {type_name(t)}: "
+                                          f"{e}") from None
         else:
             fail(describe_value(value))
         return

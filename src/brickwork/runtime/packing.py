@@ -11,7 +11,7 @@ import textwrap
 
 import numpy as np
 
-from ..errors import LaunchError
+from ..errors import LaunchArgumentError, LaunchError
 from ..types.arrays import ArrayType, type_name
 from ..types.composite import CompositeBase, is_composite_type
 from ..types.held_arrays import held_devices
@@ -296,7 +296,7 @@ def _out_of_range(pack, arg_types, names, key: str = ""):
                 raise LaunchError(f"{where}: argument '{name}' = {_shown(value)} does not fit in "
                                   f"{type_name(t)}") from None
             except ComponentError as e:  # a list launched before with numbers, now with a string
-                raise LaunchError(f"{where}: argument '{name}' must be {type_name(t)}: {e}") from None
+                raise LaunchArgumentError(f"{where}: argument '{name}' must be {type_name(t)}: {e}") from None
         raise err
 
     return handle
