@@ -77,12 +77,13 @@ def _argument_type(x):
 def _run(name: str, args: tuple, types: list, result):
     from ..types.array_constructors import empty
     from ..types.arrays import array
-    from .launch import launch
+    from .launch import launch_now
 
     inputs = [array([t._convert(a) if hasattr(t, "_convert") and not isinstance(a, t) else a], dtype=t,
                     device="cpu") for a, t in zip(args, types)]
     out = empty(1, dtype=result, device="cpu")
-    launch(_kernel(name, len(args)), dim=1, inputs=inputs, outputs=[out], device="cpu", record_tape=False)
+    # run now, also during a graph capture (a host call's value is wanted at once; it was read unwritten)
+    launch_now(_kernel(name, len(args)), 1, "cpu", *inputs, out)
     value = out.numpy()[0]
     if getattr(result, "_shape", None) is not None:  # a vector
         return result(value)
