@@ -104,3 +104,11 @@ def test_host_calls_during_a_graph_capture_run_at_once():
         r = wp.randf(wp.rand_init(42))
     assert (_np(skew) == _skew([1.0, 2.0, 3.0])).all() and r == expected
     assert len(capture.graph) == 0  # nothing recorded: a replay runs nothing of them
+
+
+def test_host_calls_print_no_launch(capsys):
+    """wp.config.print_launches printed 'kernel: call1 (.../host_builtins.py:...)' for each host call."""
+    with wp.config.override(print_launches=True):
+        skew = wp.skew(wp.vec3(1.0, 2.0, 3.0))
+    assert capsys.readouterr().out == "" and (_np(skew) == _skew([1.0, 2.0, 3.0])).all()
+    assert wp.config.print_launches is False

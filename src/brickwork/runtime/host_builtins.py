@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import config
 from ..builtins import FUNCTIONS
 from ..builtins.functions import KERNEL_EVALUATED
 from ..builtins.host_typing import kernel_type, no_overload, typed_result
@@ -83,7 +84,11 @@ def _run(name: str, args: tuple, types: list, result):
                     device="cpu") for a, t in zip(args, types)]
     out = empty(1, dtype=result, device="cpu")
     # run now, also during a graph capture (a host call's value is wanted at once; it was read unwritten)
-    launch_now(_kernel(name, len(args)), 1, "cpu", *inputs, out)
+    if config.print_launches:  # a host call is no launch of the program's (Warp's compute natively): not printed
+        with config.override(print_launches=False):
+            launch_now(_kernel(name, len(args)), 1, "cpu", *inputs, out)
+    else:
+        launch_now(_kernel(name, len(args)), 1, "cpu", *inputs, out)
     value = out.numpy()[0]
     if getattr(result, "_shape", None) is not None:  # a vector
         return result(value)
