@@ -3,6 +3,13 @@
 - A ```python block runs from a file (kernel bodies compile from source), in the repository root as
   a reader would run it. A block that imports nothing from brickwork continues the page's previous
   blocks: it runs after them, in one script.
+- A Python ``print(...)`` outside a function whose line ends in a comment that starts like output
+  (``[``, ``(``, ``{``, a digit, a minus sign, ``True``, ``False``) must print what the comment starts
+  with, spaces aside: ``print(a)  # [1. 0. 1.]: every other one`` checks ``[1. 0. 1.]``. Other comments
+  (``# this rank's blocks``) are prose; prints inside kernels are not checked.
+- A block that cannot run here (it needs MPI ranks, a GPU, or an hour) carries the line
+  ``<!-- docs-test: skip REASON -->`` just before its fence: it is skipped with that reason, and later
+  blocks do not continue it. The marker is invisible in the built page.
 - A ```sh block is a list of commands. ``brickwork`` commands are parsed by the command's own
   parser and their input files and ``section.key=value`` overrides are checked by the hydro
   application's configuration loader; the quick ones (``info``, ``cache dir|list``, and runs of the
@@ -16,10 +23,12 @@ Parthenon code that docs/coming_from_parthenon.md sets beside brickwork's) are n
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import runpy
 import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,6 +36,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 FENCE = re.compile(r"^```(\w+)[^\n]*\n(.*?)^```", flags=re.S | re.M)
+SKIP = re.compile(r"<!-- docs-test: skip (.*?) -->\s*$")
 
 
 def _pages() -> list[Path]:
@@ -34,15 +44,24 @@ def _pages() -> list[Path]:
     return [ROOT / "README.md", *pages]
 
 
+def _skip_reason(text: str, start: int) -> str | None:
+    """The reason of a ``<!-- docs-test: skip REASON -->`` line just before the fence at ``start``."""
+    before = text[:start].rstrip("\n").rsplit("\n", 1)[-1]
+    found = SKIP.search(before)
+    return found.group(1).strip() if found else None
+
+
 def _blocks(language: str) -> list[tuple[str, int, str]]:
     out = []
     for page in _pages():
-        rel = str(page.relative_to(ROOT))
-        found = [b for lang, b in FENCE.findall(page.read_text()) if lang == language]
-        out += [(rel, i, b) for i, b in enumerate(found)]
+        rel, text = str(page.relative_to(ROOT)), page.read_text()
+        found = [m for m in FENCE.finditer(text) if m.group(1) == language]
+        out += [(rel, i, m.group(2)) for i, m in enumerate(found)]
+        SKIPPED.update({(rel, i): _skip_reason(text, m.start()) for i, m in enumerate(found) if _skip_reason(text, m.start())})
     return out
 
 
+SKIPPED: dict[tuple[str, int], str] = {}  # (page, block index): why it cannot run here
 PYTHON = _blocks("python")
 SHELL = _blocks("sh")
 
@@ -53,17 +72,67 @@ def _standalone(block: str) -> bool:
 
 def _script(page: str, index: int) -> str:
     """The block, after the page's earlier blocks it continues (back to the last one that imports brickwork)."""
-    blocks = [b for p, _, b in PYTHON if p == page][: index + 1]
+    blocks = [b for p, i, b in PYTHON if p == page and i <= index and (p, i) not in SKIPPED]
     start = max((i for i, b in enumerate(blocks) if _standalone(b)), default=0)
     return "\n".join(blocks[start:])
 
 
+PRINT = re.compile(r"^(\s*)print\((.*)\)\s*#\s*((?:[-\[({\d]|True|False).*)$")
+
+
+def _checking_prints(script: str) -> str:
+    """``script`` with each commented print outside a function replaced by a call that checks its output.
+
+    One line for one line: kernels compile from their source lines, and errors keep their line numbers."""
+    lines, function_indent = script.splitlines(), None
+    for n, line in enumerate(lines):
+        indent = len(line) - len(line.lstrip())
+        if function_indent is not None and line.strip() and indent <= function_indent:
+            function_indent = None
+        if function_indent is None and re.match(r"\s*(async\s+)?def\s", line):
+            function_indent = indent
+        elif function_indent is None and (found := PRINT.match(line)):
+            pad, args, comment = found.groups()
+            lines[n] = f"{pad}__doc_print__({n + 1}, {comment!r}, {args})"
+    return "\n".join(lines) + "\n"
+
+
+def _spaced(text: str) -> str:
+    """Output as a comment writes it: one space between words, none inside brackets' edges."""
+    return re.sub(r"([\[(]) | ([\])])", r"\1\2", " ".join(text.split()))
+
+
+def _doc_print(line: int, comment: str, *args, **kwargs) -> None:
+    out = io.StringIO()
+    print(*args, file=out, **kwargs)
+    sys.stdout.write(out.getvalue())
+    assert _spaced(comment).startswith(_spaced(out.getvalue())), (
+        f"line {line} prints {out.getvalue().strip()!r}; its comment says {comment!r}")
+
+
 @pytest.mark.parametrize("page, index, block", PYTHON, ids=[f"{p}:{i}" for p, i, _ in PYTHON])
 def test_python_block_runs(page, index, block, tmp_path, monkeypatch):
+    if (page, index) in SKIPPED:
+        pytest.skip(SKIPPED[page, index])
     script = tmp_path / f"{Path(page).stem}_example{index}.py"
-    script.write_text(_script(page, index))
+    script.write_text(_checking_prints(_script(page, index)))
     monkeypatch.chdir(ROOT)
-    runpy.run_path(str(script), run_name="__main__")
+    runpy.run_path(str(script), init_globals={"__doc_print__": _doc_print}, run_name="__main__")
+
+
+def test_commented_prints_are_checked():
+    checked = _checking_prints("print(a)  # [1. 0.]: ones\ndef f():\n    print(b)  # [2]\nprint(c)  # prose\nprint(d)")
+    assert checked.splitlines() == ["__doc_print__(1, '[1. 0.]: ones', a)", "def f():", "    print(b)  # [2]",
+                                    "print(c)  # prose", "print(d)"]
+    _doc_print(1, "[[ 0.  1.] [10. 11.]]: a matrix", "[[ 0.  1.]\n [10. 11.]]")
+    with pytest.raises(AssertionError, match=r"line 7 prints '\[1\. 2\.\]'; its comment says '\[1\. 3\.\]'"):
+        _doc_print(7, "[1. 3.]", "[1. 2.]")
+
+
+def test_a_skip_marker_gives_its_reason():
+    text = "<!-- docs-test: skip needs 2 MPI ranks -->\n```python\nx\n```\n"
+    assert _skip_reason(text, text.index("```")) == "needs 2 MPI ranks"
+    assert _skip_reason("text\n```python\n", 5) is None
 
 
 def test_the_pages_have_code_blocks():
@@ -71,6 +140,8 @@ def test_the_pages_have_code_blocks():
     assert {"README.md", "docs/getting_started.md", "docs/kernel_language.md", "docs/loop_abstraction.md",
             "docs/hydro.md", "docs/coming_from_warp.md", "docs/coming_from_parthenon.md"} <= pages
     assert len(SHELL) >= 5
+    readme = [b for p, _, b in PYTHON if p == "README.md"]
+    assert _checking_prints(readme[0]).count("__doc_print__(") == 2  # its two prints say what they print
 
 
 # -- shell blocks --------------------------------------------------------------------------------
