@@ -86,14 +86,21 @@ def check_element(typer, pack, te: TopologicalElement, position: int | None, nod
 def check_flux(typer, pack, direction, position: int | None, node) -> None:
     """Refuse a flux access in a constant ``direction`` that the variable at descriptor ``position`` (None: a
     runtime flat index) has no fluxes in: the pack's flux tables hold a null row there (the process crashed).
-    A direction computed at run time is unchecked."""
+    A direction computed at run time is tested in debug mode only (release builds clamp it into the variable's
+    directions, passes/lower_pack_access.py), but refused here for a variable with no fluxes at all: no direction
+    has storage."""
+    fluxes = pack.type._bw_pack.get("fluxes")
+    stored = fluxes[position] if fluxes is not None and position is not None else None
     if not isinstance(direction, ir.IRConst):
+        if stored is not None and not stored:
+            name = pack.type._bw_pack["vars"][position]
+            raise typer.error(KernelTypeError, f"variable '{name}' has no fluxes (its fields lack Metadata "
+                              f"WithFluxes, or the pack was built without with_fluxes=True): a flux in any "
+                              f"direction has no storage", node)
         return
     d = int(direction.value)
     if not 1 <= d <= 3:
         raise typer.error(KernelTypeError, f"a flux direction is 1, 2 or 3 (wp.X1DIR, X2DIR, X3DIR), got {d}", node)
-    fluxes = pack.type._bw_pack.get("fluxes")
-    stored = fluxes[position] if fluxes is not None and position is not None else None
     if stored is not None and d not in stored:
         name = pack.type._bw_pack["vars"][position]
         has = (f"fluxes in directions {', '.join(map(str, stored))} only (a {len(stored)}-D mesh)" if stored else
