@@ -269,7 +269,8 @@ def include_dir() -> str:
 
 #: The folders of the package whose files shape generated code: the runtime headers, typing and the
 #: typing rules of extensions, builtins, IR, passes, targets, types, the loop abstraction and packs.
-GENERATOR_FOLDERS = ("include", "frontend", "builtins", "ir", "passes", "targets", "targets/cpu", "targets/emulate",
+#: "" is the package's own modules: pipeline.py is the compiler's driver and decides what an entry's metadata holds
+GENERATOR_FOLDERS = ("", "include", "frontend", "builtins", "ir", "passes", "targets", "targets/cpu", "targets/emulate",
                      "types", "lang", "la", "mesh")
 
 
