@@ -1,8 +1,8 @@
 """Pack components computed at run time (``pv[w(c[0]), idx]``, ``pack[b, w(c[0]), k, j, i]``): in range they
-address that component; out of range they are unchecked in release builds (docs/mesh.md: a test in a vectorized
-loop costs too much), and debug mode refuses each one, against the variable's components in the block, without
-writing anything: ``w(-1)``, which lands on ``u``, as well as one past the pack's tables (release builds crashed
-on it)."""
+address that component; out of range, release builds clamp them into the variable's own components (docs/mesh.md:
+a test in a vectorized loop costs too much; tests/safety/test_pack_view_components.py), and debug mode refuses
+each one, against the variable's components in the block, without writing anything: ``w(-1)``, which would land
+on ``u``, as well as one past the pack's tables."""
 
 import numpy as np
 import pytest
