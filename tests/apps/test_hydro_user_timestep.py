@@ -46,6 +46,10 @@ def test_an_array_limits_by_its_smallest_value(tmp_path):
 @pytest.mark.parametrize("source, message", [
     ("TIMESTEP = 0.1\n", r"TIMESTEP must be a function fn\(density, v1, v2, v3, pressure, params, gamma\) returning "
                          r"the largest time step it allows, got 0.1"),
+    # a kernel is callable (to say it runs by wp.launch), yet no problem function
+    ("import brickwork as wp\n@wp.kernel\ndef TIMESTEP(x: wp.array(dtype=float)):\n    x[0] = 1.0\n",
+     r"TIMESTEP must be a function .* got .*: a @wp\.kernel runs by wp\.launch; name a Python function \(it may "
+     r"launch kernels\)"),
 ])
 def test_a_limit_of_the_wrong_form(tmp_path, source, message):
     write(tmp_path / "bubble.py", BUBBLE + source)

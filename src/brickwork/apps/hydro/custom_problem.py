@@ -22,6 +22,8 @@ import traceback
 
 import numpy as np
 
+from brickwork.lang.kernel import Kernel
+
 from .schema import BASENAME, BUILT_IN_OUTPUTS, SCHEMA, SIDES, VARIABLE_NAME, ConfigError, Key
 
 #: what a problem must define, and what it may
@@ -76,9 +78,9 @@ def describe_mistakes(problem) -> list[str]:
         for side, value in sides.items():
             if side not in known:
                 mistakes.append(f"BOUNDARIES has the key {side!r}, not a side ({', '.join(known)})")
-            elif not callable(value) and value not in ("periodic", "outflow", "reflecting"):
+            elif not host_function(value) and value not in ("periodic", "outflow", "reflecting"):
                 mistakes.append(f"BOUNDARIES[{side!r}] must be a function fn(block, view, side, field) or one of "
-                                f"'periodic', 'outflow', 'reflecting', got {value!r}")
+                                f"'periodic', 'outflow', 'reflecting', got {value!r}{kernel_note(value)}")
     outputs = getattr(problem, "OUTPUTS", {})
     if not isinstance(outputs, dict):
         mistakes.append(f"OUTPUTS must be a dict of variable names to functions, got {outputs!r}")
@@ -87,16 +89,16 @@ def describe_mistakes(problem) -> list[str]:
             if not isinstance(name, str) or not VARIABLE_NAME.fullmatch(name) or name in BUILT_IN_OUTPUTS:
                 mistakes.append(f"OUTPUTS has the name {name!r}: an output variable is named with letters, digits "
                                 f"and '_' (not first a digit), and not as one of {', '.join(BUILT_IN_OUTPUTS)}")
-            elif not callable(function):
+            elif not host_function(function):
                 mistakes.append(f"OUTPUTS[{name!r}] must be a function fn(density, v1, v2, v3, pressure, params, "
-                                f"gamma), got {function!r}")
+                                f"gamma), got {function!r}{kernel_note(function)}")
     from . import sources, user_history, user_timestep  # they import this module's failure()
 
     mistakes += (user_history.describe_mistakes(problem) + user_timestep.describe_mistakes(problem)
                  + sources.describe_mistakes(problem))
     for function in ("initial", *OPTIONAL_FUNCTIONS):
-        if hasattr(problem, function) and not callable(getattr(problem, function)):
-            mistakes.append(f"{function} must be a function")
+        if hasattr(problem, function) and not host_function(getattr(problem, function)):
+            mistakes.append(f"{function} must be a function{kernel_note(getattr(problem, function))}")
     return mistakes
 
 
@@ -108,6 +110,18 @@ PRIMITIVES = ("density", "velocity_1", "velocity_2", "velocity_3", "pressure")
 def primitives(sim) -> list:
     """This rank's blocks' ``PRIMITIVES``, float64 arrays ``(nblocks, nk, nj, ni)``."""
     return [sim.primitive(v) for v in PRIMITIVES]
+
+
+def host_function(value) -> bool:
+    """Whether a problem may name ``value`` as one of its functions: a Python callable, not a ``@wp.kernel``
+    (which is callable only to say it runs by ``wp.launch``; a problem's function may launch kernels)."""
+    return callable(value) and not isinstance(value, Kernel)
+
+
+def kernel_note(value) -> str:
+    """What to add to a "must be a function" mistake when ``value`` is a kernel."""
+    return (": a @wp.kernel runs by wp.launch; name a Python function (it may launch kernels)"
+            if isinstance(value, Kernel) else "")
 
 
 def call_user(sim, label: str, function, arguments: list, dtype=None, extra: tuple = (), as_array: bool = True):

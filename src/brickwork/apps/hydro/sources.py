@@ -25,7 +25,7 @@ import brickwork as wp
 from brickwork import la
 from brickwork.mesh import storage
 
-from .custom_problem import call_user
+from .custom_problem import call_user, host_function, kernel_note
 from .rank_errors import agree
 from .schema import ConfigError
 from .variables import energy, momentum, prim
@@ -40,9 +40,9 @@ STAGE_TIMES = {"rk2": (0.0, 1.0), "rk3": (0.0, 1.0, 0.5)}
 def describe_mistakes(problem) -> list[str]:
     """What ``problem``'s ``SOURCE`` gets wrong (for ``custom_problem.describe_mistakes``)."""
     function = getattr(problem, "SOURCE", None)
-    if function is not None and not callable(function):
+    if function is not None and not host_function(function):
         return [f"SOURCE must be a function {SIGNATURE} returning the rates of change of ({', '.join(RATES)}), "
-                f"got {function!r}"]
+                f"got {function!r}{kernel_note(function)}"]
     return []
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .custom_problem import call_user, primitives
+from .custom_problem import call_user, host_function, kernel_note, primitives
 from .rank_errors import agree
 from .schema import HISTORY_COLUMNS, VARIABLE_NAME, ConfigError
 
@@ -37,10 +37,10 @@ def describe_mistakes(problem) -> list[str]:
                             f"'_' (not first a digit), and not as one of {', '.join(HISTORY_COLUMNS)}")
             continue
         operation, function = value if isinstance(value, tuple) and len(value) == 2 else ("sum", value)
-        if operation not in OPERATIONS or not callable(function):
+        if operation not in OPERATIONS or not host_function(function):
             mistakes.append(f"HISTORY[{name!r}] must be a function fn(density, v1, v2, v3, pressure, params, gamma) "
                             f"or (operation, function) with the operation one of {', '.join(map(repr, OPERATIONS))}, "
-                            f"got {value!r}")
+                            f"got {value!r}{kernel_note(function)}")
     return mistakes
 
 

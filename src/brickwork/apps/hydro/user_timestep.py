@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .custom_problem import call_user, primitives
+from .custom_problem import call_user, host_function, kernel_note, primitives
 from .rank_errors import agree
 from .schema import ConfigError
 
@@ -19,9 +19,9 @@ from .schema import ConfigError
 def describe_mistakes(problem) -> list[str]:
     """What ``problem``'s ``TIMESTEP`` gets wrong (for ``custom_problem.describe_mistakes``)."""
     function = getattr(problem, "TIMESTEP", None)
-    if function is not None and not callable(function):
+    if function is not None and not host_function(function):
         return [f"TIMESTEP must be a function fn(density, v1, v2, v3, pressure, params, gamma) returning the largest "
-                f"time step it allows, got {function!r}"]
+                f"time step it allows, got {function!r}{kernel_note(function)}"]
     return []
 
 
