@@ -263,16 +263,16 @@ def fixed_array_beside_tiles_kernel(a: wp.array(dtype=float), b: wp.array(dtype=
     t = wp.tile_load(a, shape=N, offset=i * N)
     local = wp.zeros(shape=N, dtype=float)
     for k in range(N):
-        local[k] = t[k] * 2.0  # a fixed-size local array: no gradient through it (as in Warp)
+        local[k] = t[k] * 2.0  # a fixed-size local array: the gradient flows through it too
     for k in range(N):
         b[i * N + k] = local[k] + t[k]
 
 
-def test_fixed_size_local_arrays_stay_without_gradient_beside_tiles():
+def test_fixed_size_local_arrays_pass_gradients_beside_tiles():
     a, g = _rand(2 * N, 29), _rand(2 * N, 30)
     (da,), (b,) = _backward(fixed_array_beside_tiles_kernel, [2], [a], [], [g])
     np.testing.assert_allclose(b, 3 * a, rtol=1e-6)
-    np.testing.assert_allclose(da, g, rtol=1e-6)
+    np.testing.assert_allclose(da, 3 * g, rtol=1e-6)
 
 
 @wp.kernel

@@ -150,7 +150,7 @@ class _Adjoint(OperationAdjoints, ForwardReplay, TeamAdjoints, LoopAbstractionAd
         self.team_scratch: set = set()  # locals holding a team scratch pad (their adjoint pads: adj_arrays)
         self.adj_values: dict = {}  # scalar or composite param name -> its adjoint value parameter
         self.replay_prints = True  # whether the replay being built prints (not in a reversed iteration's)
-        # fixed-size local arrays and tiles: replayed; no adjoint through the arrays' elements, only the tiles'
+        # fixed-size local arrays and tiles: replayed, with an adjoint array each (adjoint_tiles)
         self.fixed = FixedStorage()
         self.tile_copies: dict = {}  # id(loop) -> (tile, copy) of the tiles it copies at its start
         self.inactive = inactive_locals(fn)  # locals no parameter reaches: no adjoint (adjoint_activity)
@@ -205,6 +205,8 @@ class _Adjoint(OperationAdjoints, ForwardReplay, TeamAdjoints, LoopAbstractionAd
         a = self.adj.get(local.name)
         if a is None:
             a = self.adj[local.name] = self.locals.new(f"_adj_{local.name}_", local.type)
+            if isinstance(local.type, ArrayType):  # a local array's adjoint: not saved with the arrays by loops
+                self.fixed.adjoint_names.add(a.name)
         return a
 
     def adj_array(self, arr) -> ir.IRLocal:
@@ -267,7 +269,9 @@ class _Adjoint(OperationAdjoints, ForwardReplay, TeamAdjoints, LoopAbstractionAd
             if isinstance(s, ir.IRAssign):
                 self.reverse_assign(s, out)
             elif isinstance(s, ir.IRExprStmt):
-                if not self.fixed.stores(s) and not writes_locals(s.expr):  # a random draw dropped: no adjoint
+                if self.fixed.stores(s):
+                    self.reverse_local_atomic(s.expr, None, out)
+                elif not writes_locals(s.expr):  # a random draw dropped: no adjoint
                     self.reverse_atomic(s.expr, out)
             elif isinstance(s, ir.IRIf):
                 body, orelse = self.reverse(s.body), self.reverse(s.orelse)
@@ -395,10 +399,14 @@ class _Adjoint(OperationAdjoints, ForwardReplay, TeamAdjoints, LoopAbstractionAd
 
     def reverse_assign(self, s, out):
         target, value = s.target, s.value
-        if self.fixed.stores(s):  # no adjoint flows through a fixed-size local array's elements (as Warp)...
+        if self.fixed.stores(s):  # a local array's element (or a view's): its adjoint moves to the value
+            if isinstance(value, ir.IRCall) and value.op.startswith("atomic_"):
+                self.reverse_local_atomic(value, target, out)
+                return
             path, root = access_path(target)
-            if isinstance(root, ir.IRArrayElem) and self.tile_with_adjoint(root.array):  # ...but through a tile's
-                self.reverse_tile_store(root, path, value, out)
+            place = self.local_elem_adjoint(root) if isinstance(root, ir.IRArrayElem) else None
+            if place is not None:
+                self.hand_over(rebase(path, place), value, out)
             return
         if not isinstance(target, ir.IRLocal):
             path, root = access_path(target)

@@ -1,9 +1,10 @@
 """adjoint_fixed_arrays: fixed-size local arrays (``wp.zeros`` in a kernel) and tiles in a backward kernel.
 
 Their elements live in the thread's frame, so the forward launch's values are gone when the backward
-kernel runs: the replay stores (and applies atomics) into them again. As in Warp 1.19, no adjoint flows
-through their elements (a value read from one is a constant to the reverse sweep), so the reverse sweep
-skips their stores, reads and atomics.
+kernel runs: the replay stores (and applies atomics) into them again. Adjoints flow through their elements
+as through a tile's: each one whose dtype carries an adjoint has an adjoint local array of its type, and a
+view of one (``row = a[1]``, a slice, a @func's array parameter bound to it) the same view of that adjoint
+(``adjoint_tiles.TileAdjoints.follow_local_view``).
 
 A loop that writes them is replayed once per iteration by the reverse sweep, after the whole forward
 replay (and the later iterations) changed them: a recorded loop saves the fixed-size arrays at the top of
@@ -27,6 +28,8 @@ class FixedStorage:
 
     def __init__(self):
         self.names: set = set()
+        self.adjoints: dict = {}  # view local name -> the local holding its adjoint view (follow_local_view)
+        self.adjoint_names: set = set()  # the adjoints of local arrays: the reverse sweep's, never saved
         self.saved: dict = {}  # id(loop) -> the fixed-size array locals it saves (loop_state)
         self.tile_saves: dict | None = None  # id(loop) -> the tiles it saves (tiles_saved)
 
@@ -38,7 +41,7 @@ class FixedStorage:
         found = self.saved.get(id(loop))
         if found is None:
             arrays = [ir.IRLocal(n, t) for n, t in fn.locals.items()
-                      if isinstance(t, FixedArrayType) and not isinstance(t, TileType)]
+                      if isinstance(t, FixedArrayType) and not isinstance(t, TileType) and n not in self.adjoint_names]
             params = {n for n, _ in fn.params}
             found = arrays if arrays and any(_may_write_local_array(s, params) for s in ir.walk(loop.body)) else []
             found = found + self.tiles_saved(fn, loop)[0]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import ir
+from ..types.fixed_arrays import FixedArrayType
 from .adjoint_exits import ExitsToFlags
 from .adjoint_refusals import not_differentiable
 from .adjoint_values import carries_adjoint
@@ -111,6 +112,8 @@ class FunctionInlining:
         callee_env = dict(env)
         for (n, _), a in zip(callee.params, args):
             p = rename[n]
+            if isinstance(a.type, FixedArrayType) and not isinstance(p.type, FixedArrayType):
+                a = ir.IRSubarray(a, [], p.type)  # a local array bound to an array parameter: a view of it
             out.append(ir.IRAssign(p, a))
             callee_env[p.name] = p
         if result is not None:

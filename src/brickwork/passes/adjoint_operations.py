@@ -69,10 +69,11 @@ class OperationAdjoints:
                     self.accumulate(a, flat_component(g, k), out)
         elif isinstance(value, ir.IRArrayElem) and self.is_team_scratch(value.array):
             self.add_to_team_scratch(value, g, out)
-        elif isinstance(value, ir.IRArrayElem) and self.tile_with_adjoint(value.array):
-            self.add_to_tile(value, g, out)
         elif isinstance(value, ir.IRArrayElem) and self.fixed.holds(value.array):
-            pass  # an element of a fixed-size local array is a constant to the adjoint (as in Warp)
+            # an element of a local array or of a view of one: one thread owns it, a plain add
+            place = self.local_elem_adjoint(value)
+            if place is not None:
+                self._add_into(place, g, out)
         elif isinstance(value, ir.IRArrayElem):
             adj_arr = self.adj_array(value.array)
             place = ir.IRArrayElem(adj_arr, value.indices, value.type)

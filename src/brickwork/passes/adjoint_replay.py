@@ -15,6 +15,7 @@ from .. import ir
 from ..builtins.bvh import GRADIENT_STRUCTS
 from ..ir.analysis import REFERENCE_ARGUMENTS
 from ..types.arrays import ArrayType
+from ..types.fixed_arrays import FixedArrayType
 from ..types.scalars import int32
 from ..types.structs import has_array_fields, is_struct_type
 from .adjoint_inline import IRCustomAdjoint
@@ -88,8 +89,10 @@ class ForwardReplay:
             return
         if isinstance(target, ir.IRLocal) and isinstance(target.type, ArrayType):
             self.fixed.follow(target, value)
-            if self.fixed.holds(target):  # (a view of) a fixed-size local array: no adjoint array follows it
+            if self.fixed.holds(target):  # (a view of) a fixed-size local array: its adjoint view follows it
                 out.append(s)
+                if not isinstance(target.type, FixedArrayType):
+                    self.follow_local_view(target, value, out)
                 return
         if not isinstance(target, ir.IRLocal):
             path, root = access_path(target)

@@ -1,10 +1,13 @@
 """adjoint_tiles: tiles (``TileType`` locals, Warp's ``wp.tile_*``) in a backward kernel (``adjoint``).
 
-A tile is stored like a fixed-size local array, but unlike one (where Warp 1.19 lets no adjoint through
-its elements) gradients flow through it, as they do through Warp's tiles. Every tile local ``t`` of a
-differentiable dtype has an adjoint tile ``adj_t`` of its type, zero at the start like every adjoint local:
+A tile is stored like a fixed-size local array, and gradients flow through both the same way (Warp's tiles
+pass them; its fixed-size arrays read zeros in its replay). Every tile or local array ``t`` of a
+differentiable dtype has an adjoint ``adj_t`` of its type, zero at the start like every adjoint local, and a
+view of a local array the same view of its adjoint (``follow_local_view``):
 
-- reversing a read ``v = t[i]`` adds adj(v) into ``adj_t[i]``;
+- reversing a read ``v = t[i]`` adds adj(v) into ``adj_t[i]`` (a plain add: one thread owns the array);
+- reversing an ``atomic_add``/``atomic_sub``/``atomic_exch`` into a local array moves the adjoints as the
+  update it is (``reverse_local_atomic``); ``atomic_min``/``atomic_max``/``atomic_cas`` are refused;
 - reversing a store ``t[i] = v`` moves ``adj_t[i]`` to v and clears it (the store overwrote the element);
 - reversing a whole assignment ``b = a`` (a copy: ``b = a`` in user code, a tile passed to a @func or
   returned by one, a loop's carried tile) adds ``adj_b`` into ``adj_a`` element by element and clears
@@ -20,19 +23,22 @@ size times their element count.
 
 from __future__ import annotations
 
+import re
+
 from .. import ir
 from ..types.arrays import ArrayType
 from ..types.fixed_arrays import FixedArrayType
 from ..types.scalars import int32
 from ..types.tiles import TileType
 from .adjoint_refusals import not_differentiable
-from .adjoint_values import access_path, carries_adjoint, rebase
+from .adjoint_values import access_path, carries_adjoint, zero
 from .build import i32
 
 
 def tile_with_adjoint(arr) -> bool:
-    """True when the array-typed atom ``arr`` is a tile local whose elements carry an adjoint."""
-    return isinstance(arr, ir.IRLocal) and isinstance(arr.type, TileType) and carries_adjoint(arr.type.dtype)
+    """True when the array-typed atom ``arr`` is a tile or fixed-size local array whose elements carry an
+    adjoint (its adjoint is a local array of its type)."""
+    return isinstance(arr, ir.IRLocal) and isinstance(arr.type, FixedArrayType) and carries_adjoint(arr.type.dtype)
 
 
 class TileAdjoints:
@@ -42,14 +48,6 @@ class TileAdjoints:
     def tile_elem_adjoint(self, elem: ir.IRArrayElem) -> ir.IRArrayElem:
         """The element of the adjoint tile at the place of ``elem`` (an element of a tile)."""
         return ir.IRArrayElem(self.adj_of(elem.array), elem.indices, elem.type)
-
-    def reverse_tile_store(self, root: ir.IRArrayElem, path: list, value, out):
-        """``t[i].path = value`` reversed: the element's adjoint moves to the value."""
-        self.hand_over(rebase(path, self.tile_elem_adjoint(root)), value, out)
-
-    def add_to_tile(self, read: ir.IRArrayElem, g, out):
-        """``v = t[i]`` reversed: adj_t[i] += adj(v)."""
-        self._add_into(self.tile_elem_adjoint(read), g, out)
 
     def reverse_tile_assign(self, target: ir.IRLocal, value, out):
         """``target = value`` for a whole tile: a copy sends its adjoint to the copied tile, a new (zero) tile
@@ -65,6 +63,65 @@ class TileAdjoints:
             raise not_differentiable(self.label, f"a tile assigned from {type(value).__name__[2:]} has no adjoint "
                                       "yet (tiles differentiate through tile operations, copies and @func calls)")
         out.append(ir.IRAssign(adj, ir.IRCall("fixed_zeros", [], target.type)))
+
+    def local_view_adjoint(self, value):
+        """The adjoint of a view of a local array with an adjoint (``row = a[1]``, ``a[1:3]``, a @func's array
+        parameter bound to a local array): the same view of the array's adjoint, or None when the array has
+        none (an inactive one, a dtype without adjoints)."""
+        if isinstance(value, ir.IRLocal):
+            if self.tile_with_adjoint(value):
+                return self.adj_of(value)
+            return self.fixed.adjoints.get(value.name)
+        if isinstance(value, ir.IRSubarray):
+            base = self.local_view_adjoint(value.array)
+            return None if base is None else ir.IRSubarray(base, value.indices, value.type)
+        if isinstance(value, ir.IRCall) and value.op == "array_slice":
+            base = self.local_view_adjoint(value.args[0])
+            return None if base is None else ir.IRCall("array_slice", [base, *value.args[1:]], value.type)
+        return None
+
+    def follow_local_view(self, target: ir.IRLocal, value, out):
+        """``target = value``, a view of a local array: its adjoint view follows it (``local_view_adjoint``)."""
+        adj = self.local_view_adjoint(value)
+        if adj is None:
+            self.fixed.adjoints.pop(target.name, None)
+            return
+        place = self.fixed.adjoints.get(target.name)
+        if place is None:
+            place = self.fixed.adjoints[target.name] = self.locals.new(f"_adj_{target.name}_", target.type)
+        out.append(ir.IRAssign(place, adj))
+
+    def local_elem_adjoint(self, elem: ir.IRArrayElem):
+        """The adjoint's element at the place of ``elem``, an element of a local array or of a view of one, or
+        None when it has no adjoint (a constant to the reverse sweep)."""
+        if self.tile_with_adjoint(elem.array):
+            return self.tile_elem_adjoint(elem)
+        adj = self.local_view_adjoint(elem.array)
+        return None if adj is None else ir.IRArrayElem(adj, elem.indices, elem.type)
+
+    def reverse_local_atomic(self, call, result, out):
+        """``result = atomic_op(a, i..., v)`` into a local array ``a`` (or a view of one) reversed: one thread
+        owns the array, so the adjoints move as for a store and a read. ``atomic_add``/``atomic_sub``: v gets
+        (minus) the element's adjoint, which passes on to the element's old value; ``atomic_exch``: v gets it
+        and the old value only what ``result`` carries. ``atomic_min``/``atomic_max``/``atomic_cas`` on an
+        element with an adjoint are refused (which value won is gone from the replayed array)."""
+        arr, idx, (value,) = ir.atomic_parts(call)
+        place = self.local_elem_adjoint(ir.IRArrayElem(arr, list(idx), value.type, call.where))
+        if place is None:
+            return
+        if call.op not in ("atomic_add", "atomic_sub", "atomic_exch"):
+            raise not_differentiable(self.label, f"{call.op} into the local array '{_array_name(arr)}'"
+                                     f"{_at(call.where)} has no adjoint yet; write the element with a comparison "
+                                     "and a store instead")
+        if carries_adjoint(value.type) and isinstance(value, ir.IRLocal):
+            g = self.locals.new("_ad_g", value.type)
+            out.append(ir.IRAssign(g, place if call.op != "atomic_sub" else ir.IRCall("neg", [place], value.type)))
+            self.accumulate(value, g, out)
+        if call.op == "atomic_exch":
+            out.append(ir.IRAssign(place, zero(value.type)))
+        if isinstance(result, ir.IRLocal) and self.has_adjoint(result):
+            self._add_into(place, self.adj_of(result), out)
+            out.append(ir.IRAssign(self.adj_of(result), zero(result.type)))
 
     def tile_start_copies(self, loop) -> list:
         """(tile, its copy) for each tile a recorded loop copies at its start (``tile_loop_saves``): the copy
@@ -85,6 +142,16 @@ class TileAdjoints:
         for d in reversed(range(len(t.shape))):
             body = [ir.IRFor(idx[d], i32(0), i32(t.shape[d]), i32(1), body, step_sign=1)]
         return body
+
+
+def _array_name(arr) -> str:
+    while not isinstance(arr, ir.IRLocal) and hasattr(arr, "array"):
+        arr = arr.array
+    return re.sub(r"__\d+$", "", getattr(arr, "name", "?"))  # the user's name, not the normal form's version
+
+
+def _at(where: str) -> str:
+    return f" at {where}" if where else ""
 
 
 # -- which tiles a recorded loop saves ---------------------------------------------------------------------

@@ -135,6 +135,8 @@ class CppRenderer:
         return f"bw::at<{self.unit_of(arr)}>({self.expr(arr)}, {idx})"
 
     def e_IRSubarray(self, e):
+        if not e.indices:  # a whole local array viewed as an array (fixedarray_t converts to array_t)
+            return self.expr(e.array)
         idx = ", ".join(f"(int64_t)({self.expr(i)})" for i in e.indices)
         if e.checked:
             return f"bw::subarray_checked({self.expr(e.array)}, {c_string(e.where or '?')}, {idx})"
