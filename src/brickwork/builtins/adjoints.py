@@ -41,7 +41,7 @@ NOT_DIFFERENTIABLE = frozenset(
     "bvh_query_next mesh_query_aabb mesh_query_aabb_next "
     "mesh_query_sphere mesh_query_next "
     "mesh_query_furthest_point_no_sign mesh_query_ray_anyhit "
-    "mesh_query_ray_count_intersections mesh_get_point mesh_get_velocity "
+    "mesh_query_ray_count_intersections mesh_get_point mesh_get_velocity mesh_eval_face_normal "
     "mesh_get_index mesh_get mesh_get_grads mesh_get_bvh "
     "bvh_get_group_root mesh_get_group_root tile_bvh_query_aabb tile_bvh_query_ray tile_mesh_query_aabb "
     "tile_query_next tile_query_valid tile_stack_push tile_stack_pop tile_stack_count tile_stack_clear".split())

@@ -143,6 +143,13 @@ _getter("mesh_get_point", vec3)
 _getter("mesh_get_velocity", vec3)
 _getter("mesh_get_index", int32)
 
+
+@builtin("mesh_eval_face_normal")
+def _mesh_eval_face_normal(id, face):
+    _need(id is uint64 and face is int32, "a mesh id (uint64) and an int32 face", id, face)
+    return vec3
+
+
 def _group_root(name, what):
     @builtin(name)
     def rule(id, group):
@@ -188,7 +195,7 @@ STRUCT_RESULTS = ("mesh_get", "mesh_get_grads", "mesh_query_point", "mesh_query_
                   "mesh_query_point_sign_parity", "mesh_query_ray")
 #: the builtins of a mesh's arrays (in include/brickwork_mesh_arrays.h)
 ARRAY_NAMES = ("mesh_get", "mesh_get_grads", "mesh_get_bvh", "mesh_eval_position", "mesh_eval_velocity",
-               "mesh_get_point", "mesh_get_velocity", "mesh_get_index")
+               "mesh_get_point", "mesh_get_velocity", "mesh_get_index", "mesh_eval_face_normal")
 #: every builtin of this family (in include/brickwork_bvh.h, but those of ARRAY_NAMES)
 NAMES = ("bvh_query_aabb", "bvh_query_ray", "bvh_query_sphere", "bvh_query_capsule", "bvh_query_next",
          "mesh_query_aabb", "mesh_query_sphere", "mesh_query_next", "mesh_query_aabb_next", *STRUCT_RESULTS,

@@ -395,6 +395,8 @@ BUILTIN_DOCS.update({
                            "``u p0 + v p1 + (1 - u - v) p2`` of triangle ``face``."),
     "mesh_eval_velocity": ("id, face, bary_u, bary_v",
                            "The velocities weighed as ``mesh_eval_position`` (zero without velocities)."),
+    "mesh_eval_face_normal": ("id, face", "The unit normal ``normalize(cross(p1 - p0, p2 - p0))`` of triangle "
+                                          "``face``, oriented by its winding (zero for a degenerate face)."),
     "mesh_get_point": ("id, index", "The point ``points[indices[index]]`` of the mesh (``vec3f``)."),
     "mesh_get_velocity": ("id, index", "The velocity ``velocities[indices[index]]`` of the mesh (zero without)."),
     "mesh_get_index": ("id, index", "The vertex index ``indices[index]`` of the mesh (``int32``)."),

@@ -123,6 +123,7 @@ _BY_SIGNATURE[('id', 'point', 'max_dist', 'accuracy', 'threshold')] = "mesh_quer
 _BY_SIGNATURE[('id', 'point', 'max_dist', 'n_sample', 'perturbation_scale')] = "mesh_query_point_sign_parity"
 _BY_SIGNATURE[('id', 'start', 'dir', 'max_t', 'root')] = "mesh_query_ray mesh_query_ray_anyhit"
 _BY_SIGNATURE[('id', 'face', 'bary_u', 'bary_v')] = "mesh_eval_position mesh_eval_velocity"
+_BY_SIGNATURE[('id', 'face')] = "mesh_eval_face_normal"
 
 #: builtin name -> parameter names in order
 PARAM_NAMES = {name: params for params, names in _BY_SIGNATURE.items() for name in names.split()}

@@ -65,6 +65,20 @@ BW_INLINE vec<3, float> mesh_eval_velocity(uint64_t id, int32_t face, float u, f
     return vec<3, float>{{p[0], p[1], p[2]}};
 }
 
+// The face's unit normal normalize(cross(p1 - p0, p2 - p0)), oriented by its winding as Warp's; a degenerate face
+// gives zero (Warp's normalize of a zero-length vector).
+BW_INLINE vec<3, float> mesh_eval_face_normal(uint64_t id, int32_t face) {
+    const mesh_data* m = mesh_detail::get(id);
+    float a[3], b[3], c[3], e1[3], e2[3], n[3];
+    mesh_detail::triangle(m, face, a, b, c);
+    mesh_detail::sub(b, a, e1);
+    mesh_detail::sub(c, a, e2);
+    mesh_detail::cross(e1, e2, n);
+    const float l = mesh_detail::sqrt_(mesh_detail::dot(n, n));
+    if (!(l > 0.0f)) return vec<3, float>{{0.0f, 0.0f, 0.0f}};
+    return vec<3, float>{{n[0] / l, n[1] / l, n[2] / l}};
+}
+
 BW_INLINE vec<3, float> mesh_get_point(uint64_t id, int32_t index) {
     const mesh_data* m = mesh_detail::get(id);
     float p[3];
