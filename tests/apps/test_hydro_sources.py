@@ -179,7 +179,7 @@ def test_a_source_that_is_no_function(tmp_path, source, message):
     ("density", r"SOURCE must return 5 rates .* as a tuple of arrays or numbers, got ndarray$"),
     ("(0, 0, 0, 0, x1[..., :3])", r"SOURCE must return 5 rates .*, numbers or arrays that broadcast to the blocks' "
                                   r"cells \(2, 1, 16, 16\); its energy is shape \(2, 1, 1, 3\)$"),
-    ("(0, 0, 'hot', 0, 0)", r"its momentum_2 is 'hot'$"),
+    ("(0, 0, 'hot', 0, 0)", r"its momentum_2 is 'hot', not real numbers$"),
 ])
 def test_a_source_that_fails_is_named_and_changes_nothing(tmp_path, body, message):
     text = BOX + f"\n\ndef SOURCE(density, v1, v2, v3, pressure, params, gamma, x1, x2, x3, time, dt):\n    return {body}\n"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import reprlib
 import sys
 import traceback
 
@@ -34,6 +35,7 @@ RESERVED_PARAMS = tuple(SCHEMA["problem"])
 #: what a problem's function may raise that is its error, one line naming it (``failure``): ``sys.exit()``
 #: included, which on some MPI ranks alone left the others waiting for them for ever
 USER_ERRORS = (Exception, SystemExit)
+_VALUE = object()  # real_numbers: name the value itself
 
 
 def describe_mistakes(problem) -> list[str]:
@@ -130,11 +132,15 @@ def call_user(sim, label: str, function, arguments: list, dtype=None, extra: tup
     problem, params = sim.cfg.problem, sim.cfg["problem"]
     try:
         returned = function(*arguments, params, sim.gamma, *extra)
-        return np.asarray(returned, dtype=dtype) if as_array else returned
     except MemoryError:
         raise
     except USER_ERRORS as e:  # a problem of your own: one line naming its file and line
         raise failure(problem, label, e, params) from e
+    if not as_array:
+        return returned
+    call = label if label.endswith("]") else f"{label}()"
+    values = real_numbers(returned, f"problem {problem.NAME!r}: {call} returned")
+    return values if dtype is None else values.astype(dtype, copy=False)
 
 
 def failure(problem, function: str, error: Exception, params: dict) -> ConfigError:
@@ -158,11 +164,23 @@ def broadcast_values(named_values, shape: tuple, what: str) -> list:
         except (TypeError, ValueError):
             got = f"shape {np.shape(value)}" if hasattr(value, "shape") else repr(value)
             raise ConfigError(f"{what}; its {name} is {got}") from None
-        if values.dtype.kind not in "biuf":  # a string or object was a traceback, a complex lost its imaginary part
-            got = f"an array of {values.dtype}" if hasattr(value, "dtype") else repr(value)
-            raise ConfigError(f"{what}; its {name} is {got}, not real numbers")
-        out.append(values)
+        out.append(real_numbers(values, f"{what}; its {name} is", value))
     return out
+
+
+def real_numbers(value, what: str, returned=_VALUE) -> np.ndarray:
+    """``value`` as an array of booleans, integers or floats; a ``ConfigError`` ``what`` naming ``returned``
+    (``value`` unless given) otherwise: a string was parsed as a number or a traceback, an object a numpy
+    traceback, a complex lost its imaginary part with only a ComplexWarning."""
+    returned = value if returned is _VALUE else returned
+    try:
+        values = np.asarray(value)
+    except (TypeError, ValueError):  # ragged lists
+        values = np.empty(0, dtype=object)
+    if values.dtype.kind not in "biuf":
+        got = f"an array of {values.dtype}" if hasattr(returned, "dtype") else reprlib.repr(returned)
+        raise ConfigError(f"{what} {got}, not real numbers")
+    return values
 
 
 def load_file(path: str, base_dir: str | None = None):

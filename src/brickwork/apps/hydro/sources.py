@@ -25,7 +25,7 @@ import brickwork as wp
 from brickwork import la
 from brickwork.mesh import storage
 
-from .custom_problem import call_user, host_function, kernel_note
+from .custom_problem import broadcast_values, call_user, host_function, kernel_note
 from .rank_errors import agree
 from .schema import ConfigError
 from .variables import energy, momentum, prim
@@ -134,15 +134,10 @@ class Sources:
         if not isinstance(rates, (tuple, list)) or len(rates) != 5:
             got = f"{len(rates)} values" if isinstance(rates, (tuple, list)) else type(rates).__name__
             raise ConfigError(f"{what} as a tuple of arrays or numbers, got {got}")
-        out = []
-        for name, rate in zip(RATES, rates):
-            try:
-                out.append(np.broadcast_to(np.asarray(rate, dtype=np.float64), shape))
-            except (TypeError, ValueError):
-                got = f"shape {np.shape(rate)}" if hasattr(rate, "shape") else repr(rate)
-                raise ConfigError(f"{what}, numbers or arrays that broadcast to the blocks' cells {shape}; its "
-                                  f"{name} is {got}") from None
-        return out
+        # strings, objects and complex numbers are refused as initial()'s values are
+        checked = broadcast_values(zip(RATES, rates), shape,
+                                   f"{what}, numbers or arrays that broadcast to the blocks' cells {shape}")
+        return [values.astype(np.float64, copy=False) for values in checked]
 
     def positions(self) -> tuple:
         """The interior cell centres of this rank's blocks: ``x1 (nblocks, 1, 1, ni)``, ``x2 (nblocks, 1, nj,
