@@ -88,7 +88,7 @@ from .runtime.capture import (
     is_capturing,
     is_conditional_graph_supported,
 )
-from .runtime.cuda_archs import clear_kernel_cache, get_cuda_supported_archs, get_cuda_toolkit_version
+from .runtime.cuda_archs import clear_kernel_cache, clear_lto_cache, get_cuda_supported_archs, get_cuda_toolkit_version
 from .runtime.host_builtins import install_host_builtins as _install_host_builtins
 from .runtime.launch import Launch, launch, launch_tiled
 from .runtime.map import map  # noqa: A004 - Warp's name: wp.map
@@ -126,7 +126,14 @@ from .types.composite import family_namespace as _family_namespace
 from .types.composite import matrix, quaternion, transformation, vector
 from .types.fabric_arrays import fabricarray, fabricarrayarray, indexedfabricarray, indexedfabricarrayarray
 from .types.fixed_arrays import fixedarray
-from .types.indexed_arrays import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d
+from .types.indexed_arrays import (
+    can_access,
+    indexedarray,
+    indexedarray1d,
+    indexedarray2d,
+    indexedarray3d,
+    indexedarray4d,
+)
 from .types.references import ref
 from .types.scalars import (
     Float,

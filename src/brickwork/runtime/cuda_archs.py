@@ -1,5 +1,6 @@
 """``wp.get_cuda_supported_archs()`` and ``wp.get_cuda_toolkit_version()``: the NVRTC that brickwork loads
-(from the ``cuda`` extra's wheel), what it compiles for and its version; ``wp.clear_kernel_cache()``."""
+(from the ``cuda`` extra's wheel), what it compiles for and its version; ``wp.clear_kernel_cache()`` and
+``wp.clear_lto_cache()``."""
 
 from __future__ import annotations
 
@@ -27,3 +28,9 @@ def clear_kernel_cache() -> None:
     from ..jit import cache
 
     cache.clear()
+
+
+def clear_lto_cache() -> None:
+    """Warp's ``wp.clear_lto_cache()``: Warp keeps the link-time-optimized code of its MathDx tile routines in a
+    cache of its own; brickwork links no LTO code (its tile routines are its C++), so there is nothing to remove.
+    The kernel cache is left as it is (``wp.clear_kernel_cache()`` empties it)."""

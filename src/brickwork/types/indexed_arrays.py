@@ -19,6 +19,7 @@ import typing
 
 import numpy as np
 
+from ..device import get_device
 from . import recording
 from .array_arithmetic import install_arithmetic
 from .array_constructors import empty
@@ -266,6 +267,17 @@ install_arithmetic(indexedarray)
 
 #: Every kind of array value a kernel parameter takes (and their subclasses)
 ARRAY_KINDS = (array, indexedarray, fabricarray, indexedfabricarray)
+
+
+def can_access(device, resource) -> bool:
+    """Whether kernels on ``device`` (a device or its name) may use ``resource``, an array (plain, indexed or
+    fabric), as Warp's ``wp.can_access``: in brickwork only an array of that device (launches refuse arrays of
+    another device, pinned host memory included). Anything but an array is a ``TypeError``."""
+    device = get_device(device)
+    if not isinstance(resource, ARRAY_KINDS) or getattr(resource, "device", None) is None:
+        raise TypeError(f"wp.can_access() takes an array, not {type(resource).__name__} (Warp 1.19 answers for "
+                        "concrete Warp arrays only)")
+    return get_device(resource.device) == device
 
 
 class _IndexedArrayNd:
