@@ -47,7 +47,8 @@ def test_comparison_type_follows_the_usual_arithmetic_conversions():
 
 @pytest.mark.parametrize("body, message", [
     ("b = wp.float16(1.0) == 1", r"operand types must match, got float16 and int32"),
-    ("b = wp.vec3() == 1", r"Input types must be exactly the same, got \['vec3f', 'int32'\]"),
+    ("b = wp.vec3() == 1", r"Couldn't find function overload for 'eq' that matched inputs with types: "
+                           r"\[vec3f, int32\]"),
     ("x = 1.5\n    b = 0 < x < 2", r"cannot chain comparisons of unequal types: int32 < float32"),
 ])
 def test_comparisons_without_a_common_type_are_refused(tmp_path, body, message):

@@ -47,20 +47,32 @@ from .starred import expand_starred
 from .static_value import TID, Static
 
 
+def _value_kind(t) -> str:
+    """Scalar, vector, matrix, quaternion or transform: Warp says 'Input types must be the same' of values of one."""
+    if is_scalar_type(t):
+        return "scalar"
+    return ("vector" if is_vector_type(t) else "matrix" if is_matrix_type(t) else
+            "quaternion" if is_quat_type(t) else "transform")
+
+
 class CallRules:
     """Mixin of ``ExpressionTyper``: typing of calls."""
 
-    def mismatch(self, message: str, args, node, builtin: str | None = None):
-        """The error of a builtin or operator that does not take ``args``; when they are numbers, vectors or
-        matrices of different types, also a RuntimeError saying so in Warp's words, as is a builtin called
-        by name (``builtin``) that has no overload for them."""
+    def mismatch(self, message: str, args, node, builtin: str | None = None, operator: str | None = None):
+        """The error of a builtin or operator (``operator``: its builtin's name) that does not take ``args``, in
+        Warp's words where its values are numbers, vectors or matrices of different types: values of one kind
+        (scalars, vectors, ...) that the rule wants equal 'must be the same'; otherwise, as when the kinds differ
+        (``t * p``) or the rule wants other types (a mesh id and a float face), no overload took them."""
         types = [a.type for a in args]
+        listed = ", ".join(type_name(t) for t in types)
         if len(set(types)) < 2 or not all(is_scalar_type(t) or is_composite_type(t) for t in types):
             if builtin is not None:
                 return self.error(KernelUnsupportedTypeError, f"{message} (Couldn't find function overload for "
-                                  f"'{builtin}' that matched inputs with types: "
-                                  f"[{', '.join(type_name(t) for t in types)}])", node)
+                                  f"'{builtin}' that matched inputs with types: [{listed}])", node)
             return self.error(KernelTypeError, message, node)
+        if len({_value_kind(t) for t in types}) > 1 or "must match" not in message:  # equal types would not do
+            return self.error(KernelUnsupportedTypeError, f"{message} (Couldn't find function overload for "
+                              f"'{builtin or operator}' that matched inputs with types: [{listed}])", node)
         exactly = "" if all(is_scalar_type(t) for t in types) else "exactly "
         return self.error(KernelUnsupportedTypeError, f"{message} (Input types must be {exactly}the same, got "
                           f"{[type_name(t) for t in types]})", node)
@@ -72,7 +84,8 @@ class CallRules:
         except Unsupported as e:  # the message names the builtin
             raise self.error(KernelUnsupportedTypeError, str(e), node) from None
         except Mismatch as e:
-            raise self.mismatch(f"{label or name + '()'}: {e}", args, node, None if label else name) from None
+            raise self.mismatch(f"{label or name + '()'}: {e}", args, node, None if label else name,
+                                operator=name) from None
         return ir.IRCall(name, args, result, where=self.where(node) if name.startswith("atomic_") else "")
 
     def callee(self, node):

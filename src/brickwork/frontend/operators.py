@@ -93,7 +93,7 @@ class OperatorRules:
         try:
             _, result = resolve(op, [a.type for a in args])
         except Mismatch as e:
-            raise self.mismatch(f"'{_SYMBOL.get(op, op)}' ({op}): {e}", args, node) from None
+            raise self.mismatch(f"'{_SYMBOL.get(op, op)}' ({op}): {e}", args, node, operator=op) from None
         return ir.IRCall(op, args, result)
 
     def expr_UnaryOp(self, node):
