@@ -169,9 +169,10 @@ def slab_at(row, shape, arrays) -> np.ndarray:
 
 def check_kernel_tables(mesh, names, lids):
     """Every (block, variable, element or direction, k, j, i) of a pack's kernel tables reads the
-    field's own value; rows and elements the pack lacks are zero."""
+    field's own value; rows and elements the pack lacks have zero extents and point at one zeroed slab."""
     pack = PackDescriptor(mesh, names, with_fluxes=True).get_pack(mesh.mesh_data(lids.tolist()))
     t = tables(pack.kernel_value())
+    null = [pack.kernel_value()._bw_null_slab.ptr, 0, 0]
     bounds = expected_bounds(mesh, lids, names)
     assert t["ptrs"].shape == (len(lids), pack.get_max_number_of_vars(), 3, 3)
     for b, lid in enumerate(lids):
@@ -190,9 +191,10 @@ def check_kernel_tables(mesh, names, lids):
                 for e, want in enumerate(parts):
                     got = [slab_at(r, s, arrays) for r, s in zip(ptrs[b, idx, e], shapes[b, idx, e])]
                     np.testing.assert_array_equal(np.stack(got), want)
-                assert not ptrs[b, idx, len(parts):].any() and not shapes[b, idx, len(parts):].any()
+                assert (ptrs[b, idx, len(parts):] == null).all() and not shapes[b, idx, len(parts):].any()
         n = bounds[b, :, 1].max() + 1
-        assert not any(table[b, n:].any() for table in t.values())
+        assert (t["ptrs"][b, n:] == null).all() and (t["fluxes"][b, n:] == null).all()
+        assert not t["ptr_shapes"][b, n:].any() and not t["flux_shapes"][b, n:].any()
 
 
 @pytest.mark.parametrize("order", ["reversed", "shuffled"])
@@ -207,11 +209,13 @@ def test_kernel_tables_address_every_topology_of_a_3d_pack(mesh3d):
 
 
 def rebased(pack, value) -> dict:
-    """The kernel tables with each address made an offset into its storage array (host or device)."""
+    """The kernel tables with each address made an offset into its storage array (host or device), 0 for
+    the null slab."""
     t = tables(value)
     for key, table, arrays in (("ptrs", pack.index_table, pack.arrays), ("fluxes", pack.flux_table, pack.flux_arrays)):
         bases = np.array([storage.address(a) for a in arrays] + [0], dtype=np.int64)[table[..., 0]]
         addresses = t[key][..., 0]
+        addresses[addresses == value._bw_null_slab.ptr] = 0
         addresses -= np.where(addresses != 0, bases[..., None], 0)
     return t
 

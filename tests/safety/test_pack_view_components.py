@@ -10,7 +10,7 @@ import pytest
 
 import brickwork as wp
 from brickwork import la
-from brickwork.mesh import Mesh, Metadata, Package, PackDescriptor, VarTag
+from brickwork.mesh import TE, Mesh, Metadata, Package, PackDescriptor, VarTag
 
 u, w, rho = VarTag("u"), VarTag("w"), VarTag("rho")
 
@@ -102,3 +102,69 @@ def test_a_run_time_flux_direction_of_a_fluxless_variable_is_refused(monkeypatch
             "with_fluxes=True): a flux in any direction has no storage") in str(e.value)
     assert "test_pack_view_components.py\", line" in str(e.value)
     assert not FLUX_MESH.data("u").any() and not FLUX_MESH.field("rho").flux.any()
+
+
+AT = wp.array([0], dtype=int)  # the flat index of 'u': a cell field without fluxes
+
+
+def null_rows(rng, b):
+    for k, j, i in la.inner(rng):
+        FLUX_PACK.flux[b, 1, AT[0], k, j, i] = wp.float64(4.0)  # u has no flux rows
+        FLUX_PACK[b, TE.F2, AT[0], k, j, i] = FLUX_PACK[b, TE.F2, AT[0], k, j, i] + wp.float64(5.0)  # nor F2
+
+
+def test_a_run_time_flat_index_on_a_null_row_touches_no_field(monkeypatch):
+    """Release: the tables' null rows (a fluxless variable's flux rows, a cell field's face elements) point at a
+    zeroed slab with strides 0 (mesh/kernel_pack.py), so the accesses land there: before, at address 0 (SIGSEGV)."""
+    monkeypatch.setattr(wp.config, "mode", "release")
+    space = la.IndexSpace(la.bvoi, la.logical_coords, nblocks=FLUX_PACK.get_nblocks(), md=FLUX_MESH.mesh_data())
+    la.outer(space, null_rows)
+    assert not FLUX_MESH.data("u").any() and not FLUX_MESH.data("rho").any()
+    assert not FLUX_MESH.field("rho").flux.any()
+    null = FLUX_PACK.kernel_value()._bw_null_slab.numpy()
+    assert set(np.unique(null)) <= {0.0, 4.0, 5.0, 9.0}  # what the accesses wrote, nothing else
+
+
+def test_debug_mode_refuses_a_run_time_flat_index_on_a_null_row(monkeypatch):
+    monkeypatch.setattr(wp.config, "mode", "debug")
+    space = la.IndexSpace(la.bvoi, la.logical_coords, nblocks=FLUX_PACK.get_nblocks(), md=FLUX_MESH.mesh_data())
+    with pytest.raises(wp.BoundsError, match=r"test_pack_view_components\.py"):
+        la.outer(space, null_rows)
+    assert not FLUX_MESH.data("u").any() and not FLUX_MESH.field("rho").flux.any()
+
+
+COMPONENT = wp.int32(0)  # captured by the body below: a launch argument, tested by the launch's packer
+MESH, PACK = _mesh()
+
+
+def captured_component(rng, b):
+    for k, j, i in la.inner(rng):
+        PACK[b, w(COMPONENT), k, j, i] = wp.float64(6.0)
+
+
+@pytest.mark.parametrize("n", [3, -1, 100000])
+def test_a_component_given_at_launch_out_of_range_is_refused(monkeypatch, n):
+    """Before, release builds clamped it silently (w(3) wrote w(2)): the packer tests it once per launch (debug
+    builds test it in the kernel: a BoundsError, tests/la/test_la_runtime_components.py)."""
+    monkeypatch.setattr(wp.config, "mode", "release")
+    monkeypatch.setitem(globals(), "COMPONENT", wp.int32(n))
+    space = la.IndexSpace(la.bvoi, la.logical_coords, nblocks=PACK.get_nblocks(), md=MESH.mesh_data())
+    with pytest.raises(wp.LaunchError) as e:
+        la.outer(space, captured_component)
+    line = captured_component.__code__.co_firstlineno + 2
+    assert str(e.value) == (f"launch of 'captured_component': the access of 'PACK' at {__file__}:{line} takes the "
+                            f"component w(COMPONENT) with COMPONENT = {n} at every point of the range, but variable "
+                            f"'w' has 3 components in pack 'PACK' (0 to 2); pass a component in that range (release "
+                            f"builds do not test it in the kernel)")
+    assert not MESH.data("w").any() and not MESH.data("u").any()
+
+
+def test_a_component_given_at_launch_in_range_is_written(monkeypatch):
+    monkeypatch.setattr(wp.config, "mode", "release")
+    monkeypatch.setitem(globals(), "COMPONENT", wp.int32(1))
+    space = la.IndexSpace(la.bvoi, la.logical_coords, nblocks=PACK.get_nblocks(), md=MESH.mesh_data())
+    la.outer(space, captured_component)
+    expected = np.zeros_like(MESH.data("w"))
+    expected[:, 1, :, 1:-1, 1:-1] = 6.0
+    np.testing.assert_array_equal(MESH.data("w"), expected)
+    MESH.data("w")[...] = 0.0

@@ -51,7 +51,8 @@ def range_bounds(fn: ir.IRFunction) -> list:
     at a launch of extents ``d`` and arguments ``a``; ``c`` or ``p`` -1 where absent), the least and greatest
     index the access takes; ``extent`` says what they must stay inside: ``["array", axis]``, ``["blocks"]`` (a
     pack's block count), ``["vars"]`` (the width of its table of flat variable indices) or ``["cells", var
-    position or -1 for any, element, axis]`` (a pack variable's storage). ``loop
+    position or -1 for any, element, axis]`` (a pack variable's storage) or ``["comps", var position, var
+    name]`` (its component count: ``u(n)`` with ``n`` an integer parameter of the body). ``loop
     indices`` is ``[[name, low, high], ...]`` of the body's ranges, for the message. Deduplicated, in program
     order."""
     params = {name: i for i, (name, _) in enumerate(fn.params)}
@@ -249,10 +250,24 @@ class _RangeScan(_Scan):
         self._record(position, ["blocks"], e.block, e.where)
         if e.var.position is None and e.flux_dir is None:  # a flat variable index: a row of the pack's table
             self._record(position, ["vars"], e.var.offset, e.where)
+        elif e.var.position is not None:  # a component a launch argument gives (u(n)): its variable's count
+            self._component(position, e)
         if e.kji is not None and e.flux_dir is None and len(e.kji) == 3:  # -1: any variable (a flat index)
             var = -1 if e.var.position is None else e.var.position
             for axis, index in enumerate(e.kji):
                 self._record(position, ["cells", var, e.element, axis], index, e.where)
+
+    def _component(self, position: int, e) -> None:
+        """``u(n)`` with ``n`` an integer parameter of the body (a kernel's, or a captured ``wp.int32``) not
+        assigned in it: ``["comps", variable position, variable name]``, tested at each launch."""
+        n = e.var.offset
+        if (not isinstance(n, ir.IRLocal) or n.name not in self.params or n.name in self.rebound
+                or n.name in self.bound or not getattr(n.type, "is_int", False)):
+            return
+        name = e.pack.type._bw_pack["vars"][e.var.position]
+        term = _term(-1, self.params[n.name])
+        self.found.append([position, ["comps", e.var.position, name], term, term, e.where, f"{name}({n.name})",
+                           self._loops()])
 
     def _record(self, position: int, extent: list, index, where: str) -> None:
         term = self._index(index)

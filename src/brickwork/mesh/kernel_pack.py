@@ -6,11 +6,16 @@ frontend recognises) and whose fields are:
 
 * ``ptrs[b, idx, element, :]`` = (address, k stride, j stride) of the (nk, nj, ni) storage of flat
   index ``idx`` on pack block ``b`` (element = ``int(te) % 3``; strides in elements, i stride 1);
-* ``fluxes[b, idx, dir - 1, :]`` the same for flux storage (zero rows where there are none);
+* ``fluxes[b, idx, dir - 1, :]`` the same for flux storage;
 * ``bounds[b, var, :]`` = (lower, upper) flat index bounds of each descriptor variable;
 * ``nblocks``;
 * ``ptr_shapes[b, idx, element, :]`` and ``flux_shapes[b, idx, dir - 1, :]`` = (nk, nj, ni) of that
   storage (zero where there is none), read only by bounds checks in debug mode.
+
+Where there is no storage (an element a cell field lacks, a fluxless variable's flux rows, a sparse block's
+absent variable, unused flat indices) ``ptrs`` and ``fluxes`` hold (address of a zeroed slab, 0, 0): an access
+that reaches such a row in a release build (a flat variable index computed at run time) reads and writes that
+slab, never address 0 (the process crashed); debug mode refuses it (its extents are zero).
 
 The tables live where the storage does (the mesh's device): on a GPU the addresses are device
 addresses and the tables are device arrays, uploaded once per pack.
@@ -140,6 +145,13 @@ def _slab_tables(table: np.ndarray, storages) -> tuple[np.ndarray, np.ndarray]:
     return rows, shapes
 
 
+def _null_slab_size(*storages: list) -> int:
+    """Elements of the slab the tables' null rows point at: the largest storage's (nk + 1) (nj + 1) (ni + 1),
+    so that any cell or flat memory offset of a variable of the pack, or of one element beyond, stays in it."""
+    return max([1] + [(nk + 1) * (nj + 1) * (ni + 1) for group in storages for data in group if data is not None
+                      for nk, nj, ni in [data.shape[-3:]]])
+
+
 def kernel_value(pack, adjoint: bool = False):
     """The kernel argument of ``pack`` (cached on the pack, which holds its storage alive); with
     ``adjoint``, the same tables over the fields' gradients (``Field.grad``, ``Field.flux_grad``), the
@@ -174,7 +186,14 @@ def kernel_value(pack, adjoint: bool = False):
     def table(values: np.ndarray, dtype):  # on the CPU the table shares the numpy memory
         return array(np.ascontiguousarray(values), dtype=dtype, device=device, copy=device.is_cuda)
 
+    # null rows (storage that is not there) point at one zeroed slab with strides 0: a release build's access
+    # through a run-time flat index that names a variable without that row reads or writes there, not address 0
+    null = table(np.zeros(_null_slab_size(arrays, flux_arrays), dtype=value_dtype), dtype)
+    for rows in (ptrs, fluxes):  # a null row's strides are 0 already
+        addresses = rows[..., 0]
+        addresses[addresses == 0] = null.ptr
     value = kernel_pack_type(dtype, names, sizes, layouts, elements, directions)()
+    object.__setattr__(value, "_bw_null_slab", null)  # alive as long as the tables that point at it
     value.ptrs = table(ptrs, int64)
     value.fluxes = table(fluxes, int64)
     value.bounds = table(pack.bounds, int32)

@@ -80,8 +80,10 @@ def make_packer(arg_types: tuple, sig: tuple, names: tuple = (), device=None, ke
     namespace["_bad_el"] = live_ids.bad_element
     namespace["_hd"], namespace["_he"] = held_devices, refuse_elsewhere
     if ranges:
-        checks += range_checks.check_lines(ranges)
+        scalars = {p: f"a[{p}].value" for p in range(len(sig)) if sig[p] is arg_types[p] and is_scalar_type(sig[p])}
+        checks += range_checks.check_lines(ranges, scalars)
         namespace["_oor"], namespace["_pe"] = range_checks.out_of_range(key, names, ranges), range_checks.pack_extents
+        namespace["_pc"] = range_checks.pack_components
     for i, (t, s, off) in enumerate(zip(arg_types, sig, offsets)):
         if off > pos:
             fmt.append(f"{off - pos}x")

@@ -10,10 +10,12 @@ from ..errors import LaunchError
 _UNCHECKED = (1 << 62,) * 3  # the extents of a pack variable whose storage differs between blocks: no test
 
 
-def term_code(term) -> str:
-    """The packer's expression of a term ``[c, p, k]`` of ``range_bounds``: ``d<c> + a[<p>] + k``."""
+def term_code(term, values: dict | None = None) -> str:
+    """The packer's expression of a term ``[c, p, k]`` of ``range_bounds``: ``d<c> + a[<p>] + k`` (``values``:
+    another expression of argument ``p``, ``a[p].value`` for a scalar instance)."""
     component, param, constant = term
-    parts = ([f"d{component}"] if component >= 0 else []) + ([f"a[{param}]"] if param >= 0 else [])
+    value = (values or {}).get(param, f"a[{param}]")
+    parts = ([f"d{component}"] if component >= 0 else []) + ([value] if param >= 0 else [])
     if constant or not parts:
         parts.append(str(constant))
     return " + ".join(parts).replace("+ -", "- ")
@@ -31,13 +33,16 @@ def _extent_code(i: int, extent) -> str:
         return f"a[{i}].nblocks"
     if extent[0] == "vars":
         return f"a[{i}].ptrs.shape[1]"
+    if extent[0] == "comps":
+        return f"_pc(a[{i}], {extent[1]})"
     return f"_pe(a[{i}], {extent[1]}, {extent[2]})[{extent[3]}]"
 
 
-def check_lines(ranges: tuple) -> list:
+def check_lines(ranges: tuple, values: dict | None = None) -> list:
     """The packer's lines testing each entry of ``ranges``: entry ``n`` fails through ``_oor(a, dims, n)``
-    (``out_of_range``), ``_pe`` is ``pack_extents``. Each array's shape and each bound is read or summed once
-    (locals ``_h<param>``, ``_r<n>``), so that a test is one or two comparisons."""
+    (``out_of_range``), ``_pe`` is ``pack_extents``, ``_pc`` ``pack_components``. Each array's shape and each
+    bound is read or summed once (locals ``_h<param>``, ``_r<n>``), so that a test is one or two comparisons.
+    ``values``: the expressions of scalar arguments given as instances (``a[p].value``), see ``term_code``."""
     lines, names = [], {}
 
     def local(code: str) -> str:  # a bound's sum, computed once (a plain name or number stays as it is)
@@ -51,7 +56,7 @@ def check_lines(ranges: tuple) -> list:
     for i in sorted({entry[0] for entry in ranges if entry[1][0] == "array"}):
         lines.append(f"    _h{i} = a[{i}].shape\n")
     for n, (i, extent, low, high, *_) in enumerate(ranges):
-        lo, hi = local(term_code(low)), local(term_code(high))
+        lo, hi = local(term_code(low, values)), local(term_code(high, values))
         below = "" if low[0] < 0 and low[1] < 0 and low[2] >= 0 else f" or {lo} < 0"  # a constant >= 0: never
         lines.append(f"    if ({hi} >= {_extent_code(i, extent)}{below}) and {lo} <= {hi}: "
                      f"_oor(a, (d0, d1, d2, d3), {n})\n")
@@ -80,6 +85,20 @@ def pack_extents(value, position: int, element: int) -> tuple:
     return found[key]
 
 
+def pack_components(value, position: int) -> int:
+    """The components variable ``position`` of pack argument ``value`` has in every block that has it (the
+    least, where blocks differ); huge (no test) where no block has it. Computed once per pack and variable."""
+    found = value.__dict__.get("_bw_components")
+    if found is None:
+        found = {}
+        object.__setattr__(value, "_bw_components", found)
+    if position not in found:
+        lo, hi = value.bounds.numpy()[:, position].T
+        counts = (hi - lo + 1)[hi >= lo]
+        found[position] = int(counts.min()) if counts.size else _UNCHECKED[0]
+    return found[position]
+
+
 def out_of_range(key: str, names: tuple, ranges: tuple):
     """What a packer calls when the launch fails check ``n`` of ``ranges``: raise
     a ``LaunchError`` naming the access, its line, the launch's ranges, the index's span and the shape."""
@@ -98,6 +117,13 @@ def out_of_range(key: str, names: tuple, ranges: tuple):
         elif extent[0] == "vars":
             where_to = f"its flat variable index {text}"
             held = f"pack '{name}' has {a[i].ptrs.shape[1]} flat variable indices"
+        elif extent[0] == "comps":
+            count = pack_components(a[i], extent[1])
+            raise LaunchError(f"launch of '{key}': the access of '{name}' at {where} takes the component {text} "
+                              f"with {text.split('(')[1][:-1]} = {lo} at every point of the range, but variable "
+                              f"'{extent[2]}' has {count} component{'s' * (count != 1)} in pack '{name}' (0 to "
+                              f"{count - 1}); pass a component in that range (release builds do not test it in the "
+                              f"kernel)")
         else:
             where_to = f"its cell index {text} on axis {'kji'[extent[3]]}"
             whose = "the variable's" if extent[1] >= 0 else "every variable's"
