@@ -161,18 +161,3 @@ def test_other_reads_after_a_store_are_refused_naming_the_field_and_line(make, m
     assert "keep the stored value in a local" in message
     np.testing.assert_array_equal(mesh.field("q").grad, before)
 
-
-def test_a_pack_subscript_in_a_par_for_body_says_to_use_views():
-    mesh, pack, cells, _ = _setup()
-
-    def body(b, i):
-        pack[b, T(), 0, 0, i] = pack[b, Q(), 0, 0, i] * F64(2.0)
-
-    with wp.Tape() as tape:
-        wp.par_for(pack.get_nblocks(), (1, 4), body)
-    mesh.field("t").grad[...] = 1.0
-    with pytest.raises(wp.KernelNotDifferentiableError, match=r"a pack subscript \(pack\[b, var, k, j, i\] or "
-                                                             r"pack.flux\[...\], as par_for and par_for_outer bodies "
-                                                             r"write them\) has no adjoint; write the body with "
-                                                             r"la.outer and la.make_pack_view"):
-        tape.backward()

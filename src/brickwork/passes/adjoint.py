@@ -418,6 +418,8 @@ class _Adjoint(OperationAdjoints, ForwardReplay, TeamAdjoints, LoopAbstractionAd
                 # a store through a view: what was there before is overwritten (a mesh field updated in
                 # place, fluxes of each stage)
                 self.hand_over(rebase(path, self.adj_view_elem(root)), value, out)
+            elif isinstance(root, ir.IRPackElem):  # a pack subscript's store (par_for bodies): as a view's
+                self.hand_over(rebase(path, self.adj_pack_elem(root)), value, out)
             elif isinstance(root, ir.IRArrayElem) and self.is_team_scratch(root.array):
                 # a store into a team scratch pad: the slot's adjoint moves to the value (as per-point scratch)
                 place = ir.IRArrayElem(self.adj_array(root.array), root.indices, root.type)

@@ -25,6 +25,13 @@ class LoopAbstractionAdjoints:
             raise not_differentiable(self.label, "a view of a pack that is not a kernel argument has no adjoint")
         return ir.IRLAViewElem(replace(e.view, pack=adj), e.var, e.element, e.point, e.type)
 
+    def adj_pack_elem(self, e: ir.IRPackElem) -> ir.IRPackElem:
+        """The element of the adjoint pack (over the fields' gradients) a pack subscript's adjoint is."""
+        adj = self.adj_packs.get(e.pack.name) if isinstance(e.pack, ir.IRLocal) else None
+        if adj is None:
+            raise not_differentiable(self.label, "a subscript of a pack that is not a kernel argument has no adjoint")
+        return replace(e, pack=adj)
+
     def adj_scratch_elem(self, e: ir.IRLAScratchElem) -> ir.IRLAScratchElem:
         return ir.IRLAScratchElem(self.adj_scratch[e.storage.name], e.comps, e.point, e.type)
 

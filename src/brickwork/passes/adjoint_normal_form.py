@@ -28,7 +28,7 @@ from ..types.tiles import TileType
 from .adjoint_dead_headers import drop_unread_headers
 from .adjoint_exits import TRUE, ExitsToFlags
 from .adjoint_inline import FunctionInlining
-from .adjoint_refusals import PACK_SUBSCRIPT, check_slot_update, not_differentiable
+from .adjoint_refusals import check_slot_update, not_differentiable
 from .adjoint_values import access_path
 from .adjoint_view_stores import ViewStores, is_forwarded_name
 from .build import Locals
@@ -193,7 +193,11 @@ class _Flattener(FunctionInlining):
                 self.views.stored(root, base, atom, not path, env)
             return
         if isinstance(root, ir.IRPackElem):
-            raise not_differentiable(self.label, PACK_SUBSCRIPT)
+            atom = self.atom(value, env, out)
+            base = self.pack_elem(root, env, out)
+            out.append(ir.IRAssign(self.rebuild(path, base, env, out), atom))
+            self.views.stored(root, base, atom, not path, env)
+            return
         raise not_differentiable(self.label, f"stores into {type(root).__name__[2:]} have no adjoint yet")
 
     def rebuild(self, path, base, env, out):
@@ -387,7 +391,9 @@ class _Flattener(FunctionInlining):
             out.append(ir.IRIf(cond, yes, no))
             return result
         if isinstance(e, ir.IRPackElem):
-            raise not_differentiable(self.label, PACK_SUBSCRIPT)
+            elem = self.pack_elem(e, env, out)
+            forwarded = self.views.read(e, elem, env)  # as for views
+            return elem if forwarded is None else forwarded
         raise not_differentiable(self.label, f"{type(e).__name__[2:]} expressions have no adjoint yet")
 
     def print_part(self, part, env, out):
@@ -408,6 +414,14 @@ class _Flattener(FunctionInlining):
                        direction=None if v.direction is None else self.atom(v.direction, env, out))
         var = ir.PackVar(e.var.position, self.atom(e.var.offset, env, out))
         return ir.IRLAViewElem(view, var, e.element, [self.atom(p, env, out) for p in e.point], e.type, e.where)
+
+    def pack_elem(self, e: ir.IRPackElem, env, out) -> ir.IRPackElem:
+        """A pack subscript (``par_for`` bodies) with its pack, block, variable, flux direction and cell as atoms."""
+        def atom(x):
+            return None if x is None else self.atom(x, env, out)
+        kji = None if e.kji is None else [atom(x) for x in e.kji]
+        return ir.IRPackElem(atom(e.pack), atom(e.block), ir.PackVar(e.var.position, atom(e.var.offset)), e.element,
+                             atom(e.flux_dir), kji, atom(e.memory), e.type, e.where)
 
 
 def holds_tiles(t) -> bool:

@@ -91,6 +91,8 @@ class OperationAdjoints:
                 out.append(ir.IRAtomicAdd(place, g))
             else:  # a bvoi slice is its block, on one thread, its visits in order
                 self._add_into(place, g, out)
+        elif isinstance(value, ir.IRPackElem):  # a pack subscript: other threads may read the same cell
+            out.append(ir.IRAtomicAdd(self.adj_pack_elem(value), g))
         elif isinstance(value, ir.IRLAScratchElem):
             place = self.adj_scratch_elem(value)
             if self.team_threads:  # the slice's threads share its scratch

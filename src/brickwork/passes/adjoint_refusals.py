@@ -8,10 +8,6 @@ from ..errors import KernelNotDifferentiableError
 from ..ir.analysis import EFFECT_PREFIXES
 from .adjoint_values import access_path, carries_adjoint
 
-PACK_SUBSCRIPT = ("a pack subscript (pack[b, var, k, j, i] or pack.flux[...], as par_for and par_for_outer bodies "
-                   "write them) has no adjoint; write the body with la.outer and la.make_pack_view / "
-                   "la.make_flux_pack_view views, which differentiate")
-
 
 def not_differentiable(label: str, what: str) -> KernelNotDifferentiableError:
     return KernelNotDifferentiableError(f"kernel '{label}' cannot be differentiated: {what}")

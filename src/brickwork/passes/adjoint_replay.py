@@ -99,8 +99,8 @@ class ForwardReplay:
             if isinstance(root, ir.IRArrayElem) and self.is_team_scratch(root.array):
                 out.append(s)  # the forward launch's team scratch is gone: the replay refills it
                 return
-            if isinstance(root, (ir.IRArrayElem, ir.IRLAViewElem)):
-                return  # array and view stores: done by the forward launch
+            if isinstance(root, (ir.IRArrayElem, ir.IRLAViewElem, ir.IRPackElem)):
+                return  # array, view and pack subscript stores: done by the forward launch
             out.append(s)
             if isinstance(root, ir.IRLocal) and has_array_fields(root.type) and (
                     isinstance(value.type, ArrayType) or has_array_fields(value.type)):
@@ -221,7 +221,8 @@ def _used_beyond_stores(body, local) -> bool:
         return True
     reads = sum(isinstance(n, ir.IRLocal) and n.name == local.name for n in ir.walk(body))
     plain = sum(isinstance(n, ir.IRAssign) and isinstance(n.value, ir.IRLocal) and n.value.name == local.name
-                and isinstance(access_path(n.target)[1], (ir.IRArrayElem, ir.IRLAViewElem)) for n in ir.walk(body))
+                and isinstance(access_path(n.target)[1], (ir.IRArrayElem, ir.IRLAViewElem, ir.IRPackElem))
+                for n in ir.walk(body))
     targets = sum(isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRLocal) and n.target.name == local.name
                   for n in ir.walk(body))
     return reads - targets - plain > 0
