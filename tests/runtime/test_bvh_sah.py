@@ -41,8 +41,8 @@ def _sah_split(items, c, lo, hi, budget):
     for a in range(3):
         srt = items[np.lexsort((items, c[items, a]))]
         ca = c[srt, a]
-        extent = np.float32(ca[-1] - ca[0])
-        with np.errstate(divide="ignore", over="ignore"):
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # infinite centres: inf - inf
+            extent = np.float32(ca[-1] - ca[0])
             scale = np.float32(BINS) / extent
         if not (extent > 0 and np.isfinite(extent) and np.isfinite(scale)):
             continue
