@@ -6,7 +6,8 @@ Both are integrated with the Runge-Kutta stages of the fluxes: a stage is
 the stage's start. The split passes leave that state's primitives in the ``prim`` field, so a run with a
 source runs split stages, and after each stage's update ``apply`` adds ``b * dt * S`` from ``prim``:
 
-* gravity ``g``: ``d(rho v)/dt = rho g``, ``dE/dt = rho v . g``, one compiled pass over the interior (the
+* gravity ``g``: ``d(rho v)/dt = rho g``, ``dE/dt = g . F_mass`` (the mean of the stage's face mass fluxes,
+  still in the flux fields: ``E + rho Phi`` is conserved to round-off), one compiled pass over the interior (the
   default kernels, and a run without sources, are unchanged);
 * ``SOURCE``: ``fn(density, v1, v2, v3, pressure, params, gamma, x1, x2, x3, time, dt)`` gets a rank's
   blocks' primitives, float64 arrays ``(nblocks, nk, nj, ni)``, the cell centres ``x1`` ``(nblocks, 1, 1,
@@ -28,7 +29,7 @@ from brickwork.mesh import storage
 from .custom_problem import broadcast_values, call_user, host_function, kernel_note
 from .rank_errors import agree
 from .schema import ConfigError
-from .variables import energy, momentum, prim
+from .variables import density, energy, momentum, prim
 
 #: what the problem's ``SOURCE`` returns, per unit time, in this order
 RATES = ("density", "momentum_1", "momentum_2", "momentum_3", "energy")
@@ -100,7 +101,8 @@ class Sources:
         k = self.sim.kernels
         if self._body is None:
             self._coef = wp.types.vector(4, k.T)(0.0, *self.g)
-            self._body = _make_gravity(k.T, k.cons_pack, k.prim_pack, self._coef)
+            deltas = tuple(int(k.cells.get_delta(d)) for d in (1, 2, 3))
+            self._body = _make_gravity(k.T, k.cons_pack, k.prim_pack, self._coef, k.ndim, deltas)
         self._coef[0] = bdt
         la.outer(k.cells, self._body)
 
@@ -152,22 +154,41 @@ class Sources:
         return self._positions
 
 
-def _make_gravity(T, cons, w, coef):
-    """The pass adding ``bdt * (rho g, rho v . g)`` to the momentum and energy; ``coef = [bdt, g1, g2, g3]``."""
+def _make_gravity(T, cons, w, coef, ndim, deltas):
+    """The pass adding ``bdt * (rho g, g . F_mass)`` to the momentum and energy; ``coef = [bdt, g1, g2, g3]``.
+
+    The energy source of an active direction d is ``g_d`` times the mean of the stage's mass fluxes through the
+    cell's two faces normal to d (Athena++'s): summed over a closed box it cancels the change of ``rho Phi``
+    (``Phi = -g . x``) that those fluxes make, face by face, so ``E + rho Phi`` is conserved to round-off. A
+    direction the mesh does not have carries no flux: there the cell's ``rho v_d g_d``."""
+    D1, D2, D3 = deltas  # flat steps between cells, ints (as the update's)
+    NDIM = ndim
 
     def gravity_source(rng, b):
         bdt = coef[0]
         g1 = coef[1]
         g2 = coef[2]
         g3 = coef[3]
+        half = T(0.5) * bdt
         u = la.make_pack_view(rng, cons)
         q = la.make_pack_view(rng, w)
+        f1 = la.make_flux_pack_view(rng, cons, 1)
+        f2 = la.make_flux_pack_view(rng, cons, 2)
+        f3 = la.make_flux_pack_view(rng, cons, 3)
         for idx in la.inner(rng):
             r = bdt * q[prim(0), idx]
             u[momentum(0), idx] = u[momentum(0), idx] + r * g1
             u[momentum(1), idx] = u[momentum(1), idx] + r * g2
             u[momentum(2), idx] = u[momentum(2), idx] + r * g3
-            u[energy(), idx] = u[energy(), idx] + r * (q[prim(1), idx] * g1 + q[prim(2), idx] * g2
-                                                       + q[prim(3), idx] * g3)
+            de = half * g1 * (f1[density(), idx] + f1[density(), idx + D1])
+            if NDIM >= 2:
+                de = de + half * g2 * (f2[density(), idx] + f2[density(), idx + D2])
+            else:
+                de = de + r * q[prim(2), idx] * g2
+            if NDIM >= 3:
+                de = de + half * g3 * (f3[density(), idx] + f3[density(), idx + D3])
+            else:
+                de = de + r * q[prim(3), idx] * g3
+            u[energy(), idx] = u[energy(), idx] + de
 
     return gravity_source
