@@ -60,10 +60,12 @@ from .errors import (
     DeviceUnavailableError,
     KernelAttributeError,
     KernelError,
+    KernelIndexError,
     KernelNameError,
     KernelNotDifferentiableError,
     KernelSyntaxError,
     KernelTypeError,
+    KernelUndefinedNameError,
     KernelUnsupportedTypeError,
     KernelValueError,
     LaunchArgumentError,
@@ -168,6 +170,8 @@ WarpCodegenTypeError = KernelTypeError
 WarpCodegenAttributeError = KernelAttributeError
 WarpCodegenNameError = KernelNameError
 WarpCodegenValueError = KernelValueError
+WarpCodegenKeyError = KernelUndefinedNameError  # an undefined name in a kernel (a KeyError in Warp 1.19)
+WarpCodegenIndexError = KernelIndexError  # v[3] of a vec3 (Warp 1.19 defines the name, and compiles v[3])
 WarpDeterminismError = DeterminismError  # a deterministic kernel cannot run or be differentiated
 Any = _typing.Any
 X1DIR, X2DIR, X3DIR = 1, 2, 3

@@ -42,6 +42,11 @@ class KernelUnsupportedTypeError(KernelTypeError, RuntimeError):
     ``expect_eq`` of two different types): a ``KernelTypeError``, and a ``RuntimeError`` as Warp raises."""
 
 
+class KernelIndexError(KernelTypeError, IndexError):
+    """A constant component index outside a vector or matrix (``v[3]`` of a ``vec3``): a ``KernelTypeError``, and
+    an ``IndexError``, the kind Warp's ``WarpCodegenIndexError`` names."""
+
+
 class DeterminismError(BrickworkError, RuntimeError):
     """A kernel of a deterministic module (option ``deterministic``) cannot be run, or differentiated,
     in a reproducible way (Warp's ``WarpDeterminismError``; a ``RuntimeError`` as there)."""

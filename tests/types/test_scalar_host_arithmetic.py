@@ -55,7 +55,7 @@ def test_operands_of_different_types_are_refused_as_warp_refuses_them(expr, name
 
 @pytest.mark.parametrize("expr", ["wp.int32(2) ** wp.int32(3)", "wp.int32(7) // wp.int32(2)",
                                   "wp.int32(5) & wp.int32(3)", "~wp.int32(5)", "wp.bool(True) + wp.bool(True)",
-                                  "-wp.bool(True)", "wp.float32(3) + wp.vec3()"])
+                                  "-wp.bool(True)"])
 def test_operators_the_scalars_lack_are_type_errors(expr):
     with pytest.raises(TypeError):
         eval(expr)
@@ -63,6 +63,7 @@ def test_operators_the_scalars_lack_are_type_errors(expr):
 
 def test_scalars_combine_with_arrays_and_vectors_through_their_operators():
     assert (wp.float32(2) * wp.vec3(1.0, 2.0, 3.0)) == wp.vec3(2.0, 4.0, 6.0)
+    assert type(wp.float32(3) + wp.vec3()) is wp.vec3f and wp.float32(3) + wp.vec3() == wp.vec3(3.0, 3.0, 3.0)
     np.testing.assert_array_equal((wp.float32(3) + wp.array([1.0, 2.0], dtype=wp.float32)).numpy(), [4.0, 5.0])
 
 

@@ -11,7 +11,7 @@ import ast
 import numpy as np
 
 from .. import ir
-from ..errors import KernelSyntaxError, KernelTypeError, KernelUnsupportedTypeError
+from ..errors import KernelIndexError, KernelSyntaxError, KernelTypeError, KernelUnsupportedTypeError
 from ..types.arrays import ArrayType, array, type_name
 from ..types.composite import (
     CompositeBase,
@@ -187,7 +187,7 @@ class SubscriptRules:
         if isinstance(index, ir.IRConst):
             value = index.value + size if index.value < 0 else index.value
             if not 0 <= value < size:
-                raise self.error(KernelTypeError, f"index {index.value} is out of range for {type_name(t)}", node)
+                raise self.error(KernelIndexError, f"index {index.value} is out of range for {type_name(t)}", node)
             return ir.IRConst(value, index.type)
         return ir.IRCall("component_index", [index, ir.IRConst(size, index.type)], index.type, where=self.where(node))
 

@@ -1,8 +1,8 @@
 """Vector, matrix and quaternion types, and their host-side values.
 
-``vector(3, float32)`` returns one class per (length, dtype), cached, so types compare with
-``is``. Host values hold their components in a small numpy array and behave like short
-sequences (indexing, iteration, repr, numpy conversion, +, -, scalar *).
+``vector(3, float32)`` returns one class per (length, dtype), cached, so types compare with ``is``. Host values hold
+their components in a small numpy array and behave like short sequences (indexing, iteration, repr, numpy conversion,
++, -, scalar *).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import BrickworkError
 from .composite_access import check_assigned, check_constructor, check_key, col_index, from_ptr, row_index
-from .composite_arithmetic import product, remainder, scalar_operand
+from .composite_arithmetic import matmul, product, remainder, scalar_minus, scalar_operand, scalar_plus
 from .scalars import (
     SCALAR_TYPES,
     GenericPlaceholder,
@@ -201,8 +201,8 @@ class CompositeBase:
             return self._new(_plain(other) * self._data)
         return NotImplemented
 
-    def __matmul__(self, other):
-        return product(self, other) if isinstance(other, CompositeBase) else NotImplemented
+    __matmul__ = __rmatmul__ = matmul  # m @ 2.0 and 2.0 @ m scale, as on Warp's host
+    __radd__, __rsub__ = scalar_plus, scalar_minus  # 2.0 + v and 1.0 - v, as on Warp's host
 
     def __truediv__(self, other):
         self._refuse_mixed(other, "div")

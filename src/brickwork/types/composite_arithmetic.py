@@ -1,5 +1,6 @@
 """Host arithmetic of vector, matrix, quaternion and transform values as kernels compute it: products (matrix,
-matrix-vector, quaternion, transform), componentwise remainders, and the scalar type of a scalar operand."""
+matrix-vector, quaternion, transform), componentwise remainders, the scalar type of a scalar operand, and the
+operators with a scalar on the left (``2.0 + v``, ``1.0 - v``, ``2.0 @ m``) that Warp's host values take."""
 
 from __future__ import annotations
 
@@ -32,6 +33,32 @@ def product(a, b):
             kind = matrix(data.shape, a._dtype) if data.ndim == 2 else vector(data.shape[0], a._dtype)
             return kind(data)
     raise TypeError(f"cannot multiply {type(a).__name__} and {type(b).__name__}")
+
+
+def scalar_plus(value, other):
+    """``other + value`` of a scalar and a host value: as ``value + other`` (refused for the same types)."""
+    if scalar_operand(other) is None:
+        return NotImplemented
+    value._refuse_mixed(other, "add", reflected=True)
+    return value._new(other + value._data)
+
+
+def scalar_minus(value, other):
+    """``other - value`` of a scalar and a host value: the scalar minus each component."""
+    if scalar_operand(other) is None:
+        return NotImplemented
+    value._refuse_mixed(other, "sub", reflected=True)
+    return value._new(other - value._data)
+
+
+def matmul(value, other):
+    """``value @ other`` (and ``other @ value``): the product of two host values as ``*`` gives it, and a matrix
+    and a scalar scaled, as Warp's host computes ``m @ 2.0``."""
+    if hasattr(other, "_kind"):
+        return product(value, other)
+    if value._kind == "matrix" and scalar_operand(other) is not None:
+        return value * other
+    return NotImplemented
 
 
 def scalar_operand(x):
