@@ -25,6 +25,7 @@ import numpy as np
 
 from brickwork.lang.kernel import Kernel
 
+from . import user_arguments
 from .schema import BASENAME, BUILT_IN_OUTPUTS, SCHEMA, SIDES, VARIABLE_NAME, ConfigError, Key
 
 #: what a problem must define, and what it may
@@ -94,6 +95,8 @@ def describe_mistakes(problem) -> list[str]:
             elif not host_function(function):
                 mistakes.append(f"OUTPUTS[{name!r}] must be a function fn(density, v1, v2, v3, pressure, params, "
                                 f"gamma), got {function!r}{kernel_note(function)}")
+            else:
+                mistakes += user_arguments.describe_mistake(function, "OUTPUTS", f"OUTPUTS[{name!r}]")
     from . import sources, user_history, user_timestep  # they import this module's failure()
 
     mistakes += (user_history.describe_mistakes(problem) + user_timestep.describe_mistakes(problem)
@@ -127,11 +130,13 @@ def kernel_note(value) -> str:
 
 
 def call_user(sim, label: str, function, arguments: list, dtype=None, extra: tuple = (), as_array: bool = True):
-    """``function(*arguments, params, gamma, *extra)`` as an array (``as_array=False``: as it returned it);
-    ``failure`` naming ``label`` (``"HISTORY['x']"``) when it raises."""
+    """``function(*arguments, params, gamma, *extra)``, or with the arguments it names (``user_arguments``;
+    ``label``'s kind, ``"HISTORY['x']"``: ``HISTORY``), as an array (``as_array=False``: as it returned it);
+    ``failure`` naming ``label`` when it raises."""
     problem, params = sim.cfg.problem, sim.cfg["problem"]
+    positional = [*arguments, params, sim.gamma, *extra]
     try:
-        returned = function(*arguments, params, sim.gamma, *extra)
+        returned = user_arguments.call(function, label.partition("[")[0], positional, user_arguments.geometry(sim))
     except MemoryError:
         raise
     except USER_ERRORS as e:  # a problem of your own: one line naming its file and line

@@ -15,7 +15,7 @@ source runs split stages, and after each stage's update ``apply`` adds ``b * dt 
   ``dt``, and returns the rates ``(d density, d momentum_1, d momentum_2, d momentum_3, d energy) / dt``,
   arrays or numbers that broadcast to the cells. It runs on the host, with numpy (on a GPU the primitives
   come to the host and the conserved fields go there and back once per stage). Cell by cell, so the same
-  on any number of ranks.
+  on any number of ranks. It may name the arguments it takes instead, in any order (``user_arguments``).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import brickwork as wp
 from brickwork import la
 from brickwork.mesh import storage
 
+from . import user_arguments
 from .custom_problem import broadcast_values, call_user, host_function, kernel_note
 from .rank_errors import agree
 from .schema import ConfigError
@@ -44,7 +45,7 @@ def describe_mistakes(problem) -> list[str]:
     if function is not None and not host_function(function):
         return [f"SOURCE must be a function {SIGNATURE} returning the rates of change of ({', '.join(RATES)}), "
                 f"got {function!r}{kernel_note(function)}"]
-    return []
+    return [] if function is None else user_arguments.describe_mistake(function, "SOURCE", "SOURCE")
 
 
 def gravity(hydro: dict) -> tuple[float, float, float]:

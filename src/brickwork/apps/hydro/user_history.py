@@ -2,7 +2,8 @@
 ``HistoryOutputVar``): a dict of column names to ``fn(density, v1, v2, v3, pressure, params, gamma)``, or
 to ``(operation, fn)`` with the operation ``"sum"`` (the default: the values' total times the cell volume,
 as the shipped columns), ``"min"`` or ``"max"`` (over the cells). Each function gets a rank's blocks'
-primitive variables, float64 arrays ``(nblocks, nk, nj, ni)``, and returns values that broadcast to them.
+primitive variables, float64 arrays ``(nblocks, nk, nj, ni)``, and returns values that broadcast to them
+(or the arguments it names, the cell centres ``x1, x2, x3`` and ``volume`` among them: ``user_arguments``).
 
 Each block is reduced alone, then the blocks in global order (gathered from every rank), so a column is the
 same bits on any number of ranks. A function that fails, on any rank, stops every rank with one line naming
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import user_arguments
 from .custom_problem import call_user, host_function, kernel_note, primitives
 from .rank_errors import agree
 from .schema import HISTORY_COLUMNS, VARIABLE_NAME, ConfigError
@@ -41,6 +43,8 @@ def describe_mistakes(problem) -> list[str]:
             mistakes.append(f"HISTORY[{name!r}] must be a function fn(density, v1, v2, v3, pressure, params, gamma) "
                             f"or (operation, function) with the operation one of {', '.join(map(repr, OPERATIONS))}, "
                             f"got {value!r}{kernel_note(function)}")
+        else:
+            mistakes += user_arguments.describe_mistake(function, "HISTORY", f"HISTORY[{name!r}]")
     return mistakes
 
 

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from . import user_arguments
 from .custom_problem import call_user, host_function, kernel_note, primitives
 from .rank_errors import agree
 from .schema import ConfigError
@@ -22,7 +23,7 @@ def describe_mistakes(problem) -> list[str]:
     if function is not None and not host_function(function):
         return [f"TIMESTEP must be a function fn(density, v1, v2, v3, pressure, params, gamma) returning the largest "
                 f"time step it allows, got {function!r}{kernel_note(function)}"]
-    return []
+    return [] if function is None else user_arguments.describe_mistake(function, "TIMESTEP", "TIMESTEP")
 
 
 def local_limit(sim) -> float:
