@@ -808,10 +808,10 @@ BW_INLINE int32_t randi(uint32_t& s, int32_t lo, int32_t hi) { return lo + int32
 BW_INLINE float randf(uint32_t& s) { return float(randu(s) >> 8) * (1.0f / 16777216.0f); }
 BW_INLINE float randf(uint32_t& s, float lo, float hi) { return lo + (hi - lo) * randf(s); }
 BW_INLINE float randn(uint32_t& s) {
-    // Box-Muller in float32 steps, each correctly rounded (log and cos through double), as Warp's values are.
-    float u1 = randf(s), u2 = randf(s);
-    float r = BW_MATH(sqrtf)(-2.0f * float(BW_MATH(log)(double(u1))));
-    return r * float(BW_MATH(cos)(double(2.0f * 3.14159265358979f * u2)));
+    // Box-Muller in float32 steps through logf and cosf, as Warp 1.19's CPU computes it (its bits with glibc's
+    // logf/cosf); u1 is moved into (0, 1) by Warp's 5.96e-8f (randf can give 0, whose log is -inf).
+    float u1 = randf(s) + 5.96e-8f, u2 = randf(s);
+    return BW_MATH(sqrtf)(-2.0f * BW_MATH(logf)(u1)) * BW_MATH(cosf)(2.0f * 3.14159265358979f * u2);
 }
 // Samplers with Warp's draws and formulas (u0, u1, u2 in the order drawn).
 BW_INLINE vec<2, float> sample_unit_square(uint32_t& s) { float x = randf(s) - 0.5f; return vec<2, float>{{x, randf(s) - 0.5f}}; }
