@@ -24,8 +24,10 @@ class Chunk:
 
 def test_device_values_are_converted_and_refused_as_on_the_cpu(fake):
     u = wp.zeros(3, dtype=wp.uint8, device="cuda:0")
-    u.fill_(-1)
-    u[0] = 300
+    u.fill_(255)
+    u[0] = wp.int64(44)
+    with pytest.raises(OverflowError, match=r"a\[1\] = ...: 300 does not fit in uint8 \(0 to 255\)"):
+        u[1] = 300
     assert u.numpy().tolist() == [44, 255, 255]
     i = wp.full(2, 7, dtype=wp.int32, device="cuda:0")
     with pytest.raises(TypeError, match="fill_ of an array of int32 takes an integer, got float 2.5"):

@@ -1,4 +1,5 @@
-"""Values the host stores, converted as Warp converts them: integers out of range wrap, floats out of range are
+"""Values the host stores, converted as Warp converts them (but integers out of range are refused where Warp wraps
+them: tests/safety/test_fill_ranges.py): floats out of range are
 inf, a float for an integer type is refused (not truncated), a scalar is no array data, and arrays of different
 dtypes are not copied into each other. Every refusal leaves the target unchanged."""
 
@@ -13,9 +14,9 @@ def _filled(dtype, value, n=2):
 
 
 @pytest.mark.parametrize("dtype, value, expected", [
-    (wp.uint8, -1, 255), (wp.uint8, 300, 44), (wp.int8, 200, -56), (wp.int32, 2**31, -2**31), (wp.int32, 2**70, 0),
-    (wp.uint64, -1, 2**64 - 1), (wp.int64, 2**63, -2**63), (wp.int32, np.int64(2**40), 0),
-    (wp.uint8, wp.int32(-1), 255), (wp.int32, True, 1), (wp.int32, wp.int64(5), 5),
+    (wp.uint8, 255, 255), (wp.int8, -128, -128), (wp.int32, 2**31 - 1, 2**31 - 1), (wp.uint64, 2**64 - 1, 2**64 - 1),
+    (wp.int64, -2**63, -2**63), (wp.int32, np.int64(-2**31), -2**31),
+    (wp.uint8, wp.int32(200), 200), (wp.int32, True, 1), (wp.int32, wp.int64(5), 5),
     (wp.float32, 1e40, float("inf")), (wp.float16, 70000.0, float("inf")), (wp.float16, 10**6, float("inf")),
     (wp.float32, wp.float64(0.1), float(np.float32(0.1))), (wp.bool, 2.5, True),
 ])
@@ -24,9 +25,10 @@ def test_fill_converts_numbers_as_warp(dtype, value, expected):
     assert wp.full(2, value, dtype=dtype).numpy().tolist() == [expected, expected]
 
 
-def test_fill_of_vectors_wraps_their_integer_components():
-    assert _filled(wp.vec3ub, -1, 1) == [[255, 255, 255]]
-    assert _filled(wp.vec3ub, (300, 2, -1), 1) == [[44, 2, 255]]
+def test_fill_of_vectors_converts_their_components():
+    assert _filled(wp.vec3ub, 255, 1) == [[255, 255, 255]]
+    assert _filled(wp.vec3ub, (255, 2, 0), 1) == [[255, 2, 0]]
+    assert _filled(wp.vec3ub, wp.vec3ub(300, 2, -1), 1) == [[44, 2, 255]]  # the vector as its constructor made it
     assert _filled(wp.vec3, wp.vec3i(1, 2, 3), 1) == [[1.0, 2.0, 3.0]]
     assert _filled(wp.mat22, (1, 2, 3, 4), 1) == [[[1.0, 2.0], [3.0, 4.0]]]  # a matrix's components, flat
 
@@ -75,9 +77,9 @@ def test_fill_of_a_scalar_array_takes_one_number(dtype, value, got):
 
 def test_item_assignment_of_one_number_converts_as_fill():
     u = wp.zeros(3, dtype=wp.uint8)
-    u[0] = -1
-    u[1:] = 300
-    assert u.numpy().tolist() == [255, 44, 44]
+    u[0] = wp.int32(255)
+    u[1:] = True
+    assert u.numpy().tolist() == [255, 1, 1]
     m = wp.zeros((2, 2))
     m[0] = [1.0, 2.0]  # data (a list, an array) is numpy's to convert
     m[1] = np.array([3, 4])

@@ -75,8 +75,8 @@ def full(shape, value=0, dtype=None, device=None, **kwargs) -> array:
         dtype = type(value) if typed else fill_dtype(value)
     from .array_values import element_value
 
+    converted = element_value(python_annotation_type(dtype), value, "wp.full")  # refused before allocating
     a = empty(shape, dtype, device, strides=kwargs.get("strides"))
-    converted = element_value(a.dtype, value, "fill_")
     a._fill_now(converted, value)
     record(a._fill_now, converted, value)
     return _grad_option(a, kwargs)

@@ -1,20 +1,28 @@
 """Values the host stores into array elements (``fill_``, ``full``, ``a[i] = v``), converted as Warp converts
-them: an integer out of the element type's range wraps (a ``uint8`` array takes -1 as 255), a float out of range
-is inf, a float for an integer type is refused rather than truncated, and an array of structs takes values of its
-struct only."""
+them, but for integers out of range: a float out of range is inf, a float for an integer type is refused rather
+than truncated, and an array of structs takes values of its struct only. An integer out of the element type's range
+(``2**40`` for ``int32``, -1 for ``uint8``, a component of a tuple for ``vec3ub``) is refused, as ``wp.launch``
+refuses such an argument, where Warp's ``fill_`` wraps it silently (``wp.full(3, 2**40, dtype=wp.int32)`` is
+zeros there); a vector already made (``wp.vec3ub(300, 0, 0)``) keeps what its constructor stored."""
 
 from __future__ import annotations
 
 import numbers
+import operator
 
 import numpy as np
 
 from ..errors import BrickworkError
+from .composite import CompositeBase
 from .scalars import ScalarBase, bfloat16, bfloat16_bits, check_integer, is_scalar_type
 
 
 class ElementValueError(BrickworkError, TypeError, ValueError):
     """A value an array's elements cannot hold: a ``TypeError``, and a ``ValueError`` as Warp's ``fill_`` raises."""
+
+
+class ElementRangeError(ElementValueError, OverflowError):
+    """An integer beyond the range of an array's integer elements (also an ``OverflowError``)."""
 
 
 def _name(t) -> str:
@@ -48,6 +56,9 @@ def element_value(dtype, value, what: str):
                                 f"{_described(value)}")
     if is_scalar_type(dtype):
         return _scalar(dtype, value, what)
+    if getattr(dtype._dtype, "is_int", False) and type(value) is not dtype:
+        for x in _components(value):
+            _check_range(dtype._dtype, x, what, dtype)
     try:
         data = dtype(value)._data  # wraps integers, refuses floats for integer components
     except (TypeError, ValueError) as e:
@@ -61,10 +72,39 @@ def _scalar(dtype, value, what: str):
     if dtype.is_int:
         check_integer(value, f"{what} of an array of {_name(dtype)}")
     plain = value.value if isinstance(value, ScalarBase) else value
+    if dtype.is_int:
+        _check_range(dtype, plain, what, dtype)
     if dtype is bfloat16:
         return bfloat16_bits(float(plain))
     with np.errstate(over="ignore"):  # a float beyond the type's range is inf, as Warp stores it
         return dtype._np(dtype._convert(plain))
+
+
+def _components(value) -> list:
+    """The numbers of ``value`` given for a vector or matrix element (a number, a sequence, numpy data, another
+    vector's components); [] where it is none of these (the constructor names what is wrong)."""
+    if isinstance(value, CompositeBase):
+        value = value._data
+    try:
+        return list(np.ravel(np.asarray(value, dtype=object)))
+    except (TypeError, ValueError):
+        return []
+
+
+def _check_range(scalar_type, x, what: str, dtype) -> None:
+    """Refuse an integer ``x`` beyond ``scalar_type``'s range; anything else is left to the conversion."""
+    x = x.value if isinstance(x, ScalarBase) else x
+    if isinstance(x, (bool, np.bool_)):
+        return
+    try:
+        n = operator.index(x)
+    except TypeError:
+        return
+    info = np.iinfo(scalar_type._np)
+    if not info.min <= n <= info.max:
+        target = _name(dtype) if dtype is scalar_type else f"the {_name(scalar_type)} components of {_name(dtype)}"
+        raise ElementRangeError(f"{what}: {n} does not fit in {target} ({info.min} to {info.max}); nothing was "
+                                f"changed (Warp would wrap it silently)")
 
 
 class StructDataError(BrickworkError, TypeError, RuntimeError):
