@@ -25,6 +25,8 @@ def written_fields(fn: ir.IRFunction) -> frozenset:
     "a"))``, ``p[j].a[i] = v`` gives ``("p", ("[]", "a"))``), through aliases and calls too."""
     structs = {name for name, t in fn.params
                if is_struct_type(t) or isinstance(t, ArrayType) and is_struct_type(t.dtype)}
+    if not structs:  # no struct parameter: nothing to walk for
+        return frozenset()
     return frozenset((name, path) for name, path in written_roots(fn) if path and name in structs)
 
 

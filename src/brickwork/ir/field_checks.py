@@ -45,6 +45,8 @@ def check_field_accesses(functions: list, tested: set = frozenset(), line=lambda
     functions it calls) whose array may be a struct's array field, except the accesses in ``tested`` (ids of
     the nodes the launch tests already), with ``line(where)`` and ``NOTE`` as the access's location. True when
     one was marked."""
+    if not any(isinstance(n, ir.IRField) and _is_array(n.type) for f in functions for n in walk(f.body)):
+        return False  # no array field is read anywhere: every local's holding starts there (one walk, not two)
     held = {id(f): set() for f in functions}  # per function: the locals and parameters that may hold a field
     changed = True
     while changed:  # locals assigned from locals, and parameters of functions called with them: to a fixed point

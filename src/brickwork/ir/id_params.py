@@ -54,14 +54,23 @@ def _uses(fn: ir.IRFunction, memo: dict) -> dict:
     if id(fn) in memo:
         return memo[id(fn)]
     memo[id(fn)] = {}  # a call cycle (refused by the frontend) ends here
-    reassigned = {n.target.name for n in walk(fn.body)
-                  if isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRLocal)}
-    reassigned |= {n.var.name for n in walk(fn.body) if isinstance(n, ir.IRFor)}
-    # a struct parameter's field assigned in the body (s.grid = ...) is a local copy's: not the argument's value
-    reassigned |= {_root(n.target) for n in walk(fn.body) if isinstance(n, ir.IRAssign)
-                   and isinstance(n.target, ir.IRField)}
-    params = {name for name, t in fn.params if (t is uint64 or is_struct_type(t) or _is_id_array(t))
-              and name not in reassigned}
+    params = {name for name, t in fn.params if t is uint64 or is_struct_type(t) or _is_id_array(t)}
+    if not params:  # no argument can hold an id (nor reach a callee's): the walks below would find none
+        return {}
+    reassigned = set()
+    for n in walk(fn.body):
+        if isinstance(n, ir.IRAssign):
+            if isinstance(n.target, ir.IRLocal):
+                reassigned.add(n.target.name)
+            elif isinstance(n.target, ir.IRField):
+                # a struct parameter's field assigned in the body (s.grid = ...) is a local copy's: not the
+                # argument's value
+                reassigned.add(_root(n.target))
+        elif isinstance(n, ir.IRFor):
+            reassigned.add(n.var.name)
+    params -= reassigned
+    if not params:
+        return {}
     elements = _element_locals(fn.body, params)
     uses: dict = {}
     for node in walk(fn.body):

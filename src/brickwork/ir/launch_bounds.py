@@ -31,7 +31,7 @@ from ..types.indexed_arrays import IndexedArrayType
 from ..types.structs import is_struct_type
 from . import nodes as ir
 from .analysis import written_params
-from .walk import children, walk
+from .walk import children, contains, walk
 
 #: ops whose arguments after the first may not be evaluated (short-circuit, or rendered as ``c ? a : b``)
 _LAZY_OPS = ("logical_and", "logical_or", "select", "where")
@@ -62,9 +62,11 @@ def tid_bounds(fn: ir.IRFunction, tested: set | None = None) -> list:
             assigned[node.var.name] = assigned.get(node.var.name, 0) + 2
     arrays = {name: i for name, i in arrays.items() if name not in assigned}  # a parameter rebound: not its array
     # an array of structs whose elements the kernel stores may hold, at an access, what the kernel put there
-    written = written_params(fn)
     structs = {name: i for name, i in arrays.items()
-               if type(fn.params[i][1]) is ArrayType and is_struct_type(fn.params[i][1].dtype) and name not in written}
+               if type(fn.params[i][1]) is ArrayType and is_struct_type(fn.params[i][1].dtype)}
+    if structs:  # (the walk of written_params for them only)
+        written = written_params(fn)
+        structs = {name: i for name, i in structs.items() if name not in written}
     found: list = []
     scan = _Scan(arrays, assigned, found, structs)
     scan.statements(fn.body)
@@ -100,7 +102,7 @@ class _Scan:
     def statements(self, body: list) -> bool:
         """Scan ``body`` in order; False once a statement may end the kernel early (nothing after it counts)."""
         for s in body:
-            if isinstance(s, ir.IRReturn) or any(isinstance(n, ir.IRReturn) for n in walk(s)):
+            if isinstance(s, ir.IRReturn) or contains(s, ir.IRReturn):
                 return False
             if isinstance(s, ir.IRBlock):
                 if not self.statements(s.body):

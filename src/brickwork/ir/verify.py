@@ -6,6 +6,8 @@ pass that ran last and the offending node.
 
 from __future__ import annotations
 
+import operator
+
 from ..types.opaque import TEAM_MEMBER
 from ..types.scalars import int64
 from . import vocabulary as ir
@@ -79,17 +81,22 @@ class _Verifier:
         and verification runs after every pass)."""
         checks = _EXPR_CHECKS
         stack = [root]
+        push, expr, sequence = stack.append, ir.IRExpr, (list, tuple)
         while stack:
             e = stack.pop()
             cls = type(e)
-            check = checks.get(cls)
-            if check is None:
-                check = checks[cls] = _expr_check(cls)
+            found = checks.get(cls)
+            if found is None:
+                found = checks[cls] = _expr_check(cls), _slots(cls)
+            check, slots = found
             if check is not _no_check:
                 check(self, e, in_slice)
-            for name in owned_fields(cls):
-                value = getattr(e, name)
-                if isinstance(value, (list, tuple)):
+            if slots is None:
+                continue
+            for value in slots(e):
+                if isinstance(value, expr):
+                    push(value)
+                elif isinstance(value, sequence):
                     for item in value:
                         _push_exprs(item, stack)
                 else:
@@ -132,8 +139,18 @@ def _no_check(verifier, e, in_slice):
     pass
 
 
-#: Expression class -> the check its nodes get (each class meets at most one of them).
+#: Expression class -> (the check its nodes get (each class meets at most one of them), ``_slots``).
 _EXPR_CHECKS: dict = {}
+
+
+def _slots(cls):
+    """A function giving the values of the child fields of a node of ``cls`` as a tuple (None: it has none), one
+    call where a loop over the field names took a getattr per name for every expression of every check."""
+    owned = owned_fields(cls)
+    if not owned:
+        return None
+    get = operator.attrgetter(*owned)
+    return get if len(owned) > 1 else lambda node: (get(node),)
 
 
 def _expr_check(cls):

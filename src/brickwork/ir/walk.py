@@ -7,6 +7,8 @@ Passes describe only the nodes they change; everything else is copied around the
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import types as pytypes
 
 from . import vocabulary as ir
 
@@ -19,10 +21,6 @@ _REFERENCES = ("func", "type", "config", "reducer", "halo")
 _LEAF_ANNOTATIONS = ("str", "bool", "int", "int | None", "float", "LAConfig", "SimdReduction | None")
 #: Per node class: (names of the fields that may hold children, names of the ``__init__`` fields).
 _LAYOUTS: dict = {}
-
-
-def _is_node(x) -> bool:
-    return isinstance(x, _NODE_TYPES)
 
 
 def _layout(cls) -> tuple:
@@ -49,49 +47,132 @@ def children(node):
 
 
 def _child_list(node) -> list:
-    # a list, not a generator: ``walk`` calls this for every node of whole kernels, and a generator
-    # per node was a third of the time of a walk
-    owned = (_LAYOUTS.get(type(node)) or _layout(type(node)))[0]
-    found = []
-    for name in owned:
-        value = getattr(node, name)
-        if isinstance(value, _NODE_TYPES):
-            found.append(value)
-        elif isinstance(value, (list, tuple)):
-            found.extend([item for item in value if isinstance(item, _NODE_TYPES)])
+    push = _PUSHERS.get(type(node), _UNKNOWN)
+    if push is _UNKNOWN:
+        push = _pusher(type(node))
+    found: list = []
+    if push is not None:
+        push(node, found)
+        found.reverse()
     return found
+
+
+#: Per node class: a function ``push(node, stack)`` that appends the nodes directly inside ``node`` to ``stack``
+#: in reverse order (the last child first, so that popping visits them in order), or None for a class without
+#: child fields (names, constants, breaks)
+_PUSHERS: dict = {}
+_UNKNOWN = object()
+
+
+def _pusher(cls):
+    """``_PUSHERS``' function of ``cls``, written out field by field: ``walk`` and ``children`` call it for every
+    node of whole kernels, and looping over the field names (getattr per name) was most of a walk's time."""
+    owned = (_LAYOUTS.get(cls) or _layout(cls))[0]
+    if not owned:
+        _PUSHERS[cls] = None
+        return None
+    lines = ["def push(node, stack):", "    append = stack.append"]
+    for name in reversed(owned):
+        lines += [f"    value = node.{name}",
+                  "    if isinstance(value, NODE):",
+                  "        append(value)",
+                  "    elif isinstance(value, SEQUENCE):",
+                  "        for item in reversed(value):",
+                  "            if isinstance(item, NODE):",
+                  "                append(item)"]
+    scope = {"NODE": _NODE_TYPES, "SEQUENCE": (list, tuple)}
+    exec("\n".join(lines), scope)  # noqa: S102 - text made here from the class's own field names
+    push = _PUSHERS[cls] = scope["push"]
+    return push
 
 
 def walk(node):
     """Every node of a tree (or list of statements), parents before children."""
     stack = list(reversed(node)) if isinstance(node, list) else [node]
+    pushers = _PUSHERS
     while stack:
         n = stack.pop()
         yield n
-        found = _child_list(n)
-        if found:
-            found.reverse()
-            stack.extend(found)
+        push = pushers.get(type(n), _UNKNOWN)
+        if push is _UNKNOWN:
+            push = _pusher(type(n))
+        if push is not None:
+            push(n, stack)
 
 
 def contains(stmts, node_type) -> bool:
-    return any(isinstance(n, node_type) for n in walk(stmts))
+    """Whether a node of ``node_type`` (a class or tuple of classes) is in a tree (or list of statements)."""
+    # ``walk``'s loop without its generator: passes ask this of whole kernels before doing anything
+    stack = list(reversed(stmts)) if isinstance(stmts, list) else [stmts]
+    pushers = _PUSHERS
+    while stack:
+        n = stack.pop()
+        if isinstance(n, node_type):
+            return True
+        push = pushers.get(type(n), _UNKNOWN)
+        if push is _UNKNOWN:
+            push = _pusher(type(n))
+        if push is not None:
+            push(n, stack)
+    return False
 
 
-#: (rewriter class, node class) -> the name of the rewriter's rule for that node class, or None
+#: (rewriter class, node class) -> the function ``f(rewriter, node)`` that rewrites such a node: the rewriter's rule
+#: for the node class, or the copy of the node
 _RULES: dict = {}
 
 
-def _rule_name(rewriter_cls, node_cls):
-    """The ``r_<NodeClass>`` rule a rewriter class defines for a node class (None: copy the node),
-    looked up once per pair: most nodes have no rule, and a failed ``getattr`` is slow."""
-    key = (rewriter_cls, node_cls)
-    try:
-        return _RULES[key]
-    except KeyError:
-        name = "r_" + node_cls.__name__
-        found = _RULES[key] = name if hasattr(rewriter_cls, name) else None
+def _rule(rewriter_cls, node_cls):
+    """The ``r_<NodeClass>`` rule a rewriter class defines for a node class (else its copy), looked up once per
+    pair: most nodes have no rule, and a failed ``getattr`` is slow."""
+    name = "r_" + node_cls.__name__
+    if not hasattr(rewriter_cls, name):
+        found = _copier(node_cls) if rewriter_cls.copy is Rewriter.copy else _call_copy
+    elif isinstance(inspect.getattr_static(rewriter_cls, name), pytypes.FunctionType):
+        found = getattr(rewriter_cls, name)
+    else:  # a static or class method, or another descriptor: looked up on the rewriter at each call
+        def found(self, node, name=name):
+            return getattr(self, name)(node)
+    _RULES[rewriter_cls, node_cls] = found
+    return found
+
+
+def _call_copy(self, node):
+    return self.copy(node)
+
+
+#: Per node class: ``copy(rewriter, node)``, the node rebuilt with every child rewritten (``Rewriter.copy``)
+_COPIERS: dict = {}
+
+
+def _copier(cls):
+    """``_COPIERS``' function of ``cls``, written out field by field (``dataclasses.replace`` with the changed
+    children, without its per-call field lookup): every pass copies every node it has no rule for. The fields are
+    read, and the children rewritten, in the order of the class's fields, as a rewrite may number what it makes."""
+    found = _COPIERS.get(cls)
+    if found is not None:
         return found
+    owned = (_LAYOUTS.get(cls) or _layout(cls))[0]
+    lines = ["def copy(self, node):"]
+    args = []
+    for i, f in enumerate(f for f in dataclasses.fields(cls) if f.init):
+        lines.append(f"    v{i} = node.{f.name}")
+        if f.name in owned:
+            lines += [f"    if isinstance(v{i}, NODE):",
+                      f"        v{i} = self.node(v{i})",
+                      f"    elif isinstance(v{i}, list):",
+                      f"        if v{i} and isinstance(v{i}[0], STMT):",
+                      f"            v{i} = self.stmts(v{i})",
+                      "        else:",
+                      f"            v{i} = [self.node(x) for x in v{i}]",
+                      f"    elif isinstance(v{i}, tuple) and any(isinstance(x, NODE) for x in v{i}):",
+                      f"        v{i} = tuple([self.node(x) for x in v{i}])"]
+        args.append(f"{f.name}=v{i}" if f.kw_only else f"v{i}")
+    lines.append(f"    return cls({', '.join(args)})")
+    scope = {"NODE": _NODE_TYPES, "STMT": ir.IRStmt, "cls": cls}
+    exec("\n".join(lines), scope)  # noqa: S102 - text made here from the class's own field names
+    found = _COPIERS[cls] = scope["copy"]
+    return found
 
 
 class Rewriter:
@@ -115,42 +196,27 @@ class Rewriter:
         return out
 
     def stmt(self, s):
-        name = _rule_name(type(self), type(s))
-        return getattr(self, name)(s) if name is not None else self.copy(s)
+        rule = _RULES.get((type(self), type(s))) or _rule(type(self), type(s))
+        return rule(self, s)
 
     def expr(self, e):
         if e is None:
             return None
-        name = _rule_name(type(self), type(e))
-        return getattr(self, name)(e) if name is not None else self.copy(e)
+        rule = _RULES.get((type(self), type(e))) or _rule(type(self), type(e))
+        return rule(self, e)
 
     def node(self, x):
         if isinstance(x, ir.IRStmt):
             return self.stmt(x)
-        if isinstance(x, (ir.IRExpr, ir.PackVar, ir.LAView)):
-            return self.expr(x) if isinstance(x, ir.IRExpr) else self.copy(x)
+        if isinstance(x, ir.IRExpr):
+            return self.expr(x)
+        if isinstance(x, (ir.PackVar, ir.LAView)):
+            return self.copy(x)
         return x
 
     def copy(self, node):
-        """``node`` rebuilt with every child rewritten (``dataclasses.replace`` with the changed
-        children, without its per-call field lookup)."""
-        cls = type(node)
-        owned, init = _layout(cls)
-        values = {}
-        for name in init:
-            value = getattr(node, name)
-            if name in owned:
-                if _is_node(value):
-                    value = self.node(value)
-                elif isinstance(value, list):
-                    if value and isinstance(value[0], ir.IRStmt):
-                        value = self.stmts(value)
-                    else:
-                        value = [self.node(v) for v in value]
-                elif isinstance(value, tuple) and any(_is_node(v) for v in value):
-                    value = tuple(self.node(v) for v in value)
-            values[name] = value
-        return cls(**values)
+        """``node`` rebuilt with every child rewritten."""
+        return (_COPIERS.get(type(node)) or _copier(type(node)))(self, node)
 
     def function(self, fn: ir.IRFunction) -> ir.IRFunction:
         return dataclasses.replace(fn, body=self.stmts(fn.body), locals=dict(fn.locals), buffers=dict(fn.buffers))

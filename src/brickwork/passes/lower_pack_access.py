@@ -72,7 +72,9 @@ class _Lower(ir.Rewriter):
 
     def r_IRFor(self, s: ir.IRFor):
         # a counter its body does not assign holds the loop's value there (the loop sets it at every trip)
-        span = _counter_span(s) if s.var.name not in assignment_counts(s.body) else None
+        span = _counter_span(s)
+        if span is not None and s.var.name in assignment_counts(s.body):  # bounds first: the walk is the cost
+            span = None
         if span is None:
             return self.copy(s)
         self.loops[s.var.name] = span
