@@ -57,10 +57,27 @@ def bound_depth(fn: ast.FunctionDef, pure_call=None) -> ast.AST | None:
 
 
 def _deeper_than(node: ast.AST, limit: int) -> bool:
-    """Whether the tree under ``node`` is more than ``limit`` levels deep (the recursion stops there)."""
-    if limit == 0:
-        return True
-    return any(_deeper_than(child, limit - 1) for child in ast.iter_child_nodes(node))
+    """Whether the tree under ``node`` is more than ``limit`` levels deep (a level at a time, stopping there)."""
+    level = [node]
+    for _ in range(limit):
+        level = [child for n in level for child in syntax_children(n)]
+        if not level:
+            return False
+    return True
+
+
+def syntax_children(node: ast.AST) -> list:
+    """``ast.iter_child_nodes(node)`` as a list, without its generators: every declaration walks its whole tree
+    (here, and for its ``wp.static`` calls), and the generators were most of that time."""
+    found = []
+    AST = ast.AST
+    for field in node._fields:
+        value = getattr(node, field, None)
+        if isinstance(value, AST):
+            found.append(value)
+        elif isinstance(value, list):
+            found.extend([item for item in value if isinstance(item, AST)])
+    return found
 
 
 def depths(root: ast.AST, pure_call=None) -> dict:

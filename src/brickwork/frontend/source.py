@@ -30,11 +30,12 @@ class FunctionSource:
         if code.co_name == "<lambda>":
             self._init_lambda(code)
             return
-        lines, first = _source_lines(code, getattr(func, "__globals__", {}).get("__spec__"))
+        lines, first, text, module = _source_lines(code, getattr(func, "__globals__", {}).get("__spec__"))
         self.first_line = first
-        self.text = textwrap.dedent("".join(lines))
+        self.text = text
         try:
-            module = ast.parse(self.text)
+            if module is None:
+                module = ast.parse(self.text)
         except SyntaxError as e:
             raise KernelSyntaxError(f"cannot parse {self.name}: {e.msg}") from None
         except RecursionError:  # Python's own parser gives up on expressions thousands of levels deep
@@ -250,8 +251,9 @@ def file_lines(filename: str, spec) -> list:
     return linecache.getlines(filename)
 
 
-def _source_lines(code, spec=None):
-    """Lines of a function's definition (decorators included) and the number of the first one.
+def _source_lines(code, spec=None) -> tuple:
+    """Lines of a function's definition (decorators included), the number of the first one, their text dedented,
+    and its syntax tree (None where it did not parse here: the caller's parse says why).
 
     The block ends before the first non-blank line indented no deeper than the definition; the
     (slower) tokenizer-based ``inspect`` is the fallback when that block does not parse.
@@ -280,15 +282,16 @@ def _source_lines(code, spec=None):
                 in_body = True
         end += 1
     block = lines[start:end]
+    text = textwrap.dedent("".join(block))
     try:
-        ast.parse(textwrap.dedent("".join(block)))
-        return block, code.co_firstlineno
+        return block, code.co_firstlineno, text, ast.parse(text)  # the tree is the declaration's: parsed once
     except RecursionError:  # too deep to parse here too: the caller's parse says so
-        return block, code.co_firstlineno
+        return block, code.co_firstlineno, text, None
     except SyntaxError:
         import inspect
 
-        return inspect.getblock(lines[start:]), code.co_firstlineno
+        block = inspect.getblock(lines[start:])
+        return block, code.co_firstlineno, textwrap.dedent("".join(block)), None
 
 
 MISSING = _MISSING

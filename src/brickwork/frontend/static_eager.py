@@ -15,12 +15,15 @@ import ast
 import builtins
 
 from ..builtins.static import static
+from .shallow import syntax_children
 from .source import MISSING
 
 
 def evaluate_eagerly(source) -> dict:
     """Call node -> value of each ``wp.static(...)`` of ``source`` that can be evaluated now."""
     found: dict = {}
+    if not _calls_static(source):
+        return found  # (nearly every function: one plain walk, no loop variables tracked)
     stack = [(source.tree, _parameters(source.tree))]  # a stack, not recursion: expressions may be deep
     while stack:
         node, loop_vars = stack.pop()
@@ -37,7 +40,7 @@ def evaluate_eagerly(source) -> dict:
         if isinstance(node, ast.For):
             # the loop's own variables are known only where the loop is unrolled: statics reading them wait
             inner = loop_vars | {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-        children = [(c, loop_vars if c is getattr(node, "iter", None) else inner) for c in ast.iter_child_nodes(node)]
+        children = [(c, loop_vars if c is getattr(node, "iter", None) else inner) for c in syntax_children(node)]
         stack.extend(reversed(children))  # in source order: side effects as written
     return found
 
@@ -55,6 +58,17 @@ def evaluate_planned(source, plan: list) -> dict:
     """Call node -> value of each expression of ``plan`` (``static_plan``), with ``source``'s names; an
     expression's error is raised."""
     return {node: eval(code, {"__builtins__": builtins}, _Names(source)) for node, code in plan}  # noqa: S307
+
+
+def _calls_static(source) -> bool:
+    """Whether a call of ``source`` that ``evaluate_eagerly`` would test is one of ``wp.static``."""
+    stack = [source.tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and _is_static(source, node.func):
+            return True
+        stack.extend(syntax_children(node))
+    return False
 
 
 def _is_static(source, func) -> bool:
