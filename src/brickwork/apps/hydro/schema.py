@@ -38,7 +38,7 @@ class Key:
     maximum: float | None = None
 
 
-BOUNDARIES = ("periodic", "outflow", "reflecting", "user")
+BOUNDARIES = ("periodic", "outflow", "reflecting", "hydrostatic", "user")
 #: the sides of each direction, as a problem's ``BOUNDARIES`` names them
 SIDES = {d: (f"inner_x{d}", f"outer_x{d}") for d in (1, 2, 3)}
 #: the variables every HDF5 output holds, which a problem's ``OUTPUTS`` and the passive scalars add to

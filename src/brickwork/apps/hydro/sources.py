@@ -55,12 +55,17 @@ def gravity(hydro: dict) -> tuple[float, float, float]:
 
 
 def check(sections: dict, problem) -> None:
-    """``ConfigError`` when ``hydro.gravity`` has more than 3 entries, or when a run with a source asks for
-    fused stages (the sources need the split passes' primitives)."""
+    """``ConfigError`` when ``hydro.gravity`` has more than 3 entries, when a ``hydrostatic`` direction has no
+    gravity, or when a run with a source asks for fused stages (the sources need the split passes'
+    primitives)."""
     hydro = sections["hydro"]
     g = hydro.get("gravity")
     if g is not None and len(g) > 3:
         raise ConfigError(f"hydro.gravity: expected 1 to 3 entries (g1, g2, g3), got {g!r}")
+    for d in range(1, len(sections["mesh"]["nx"]) + 1):
+        if sections["mesh"][f"bc_x{d}"] == "hydrostatic" and not gravity(hydro)[d - 1]:
+            raise ConfigError(f"mesh.bc_x{d} = 'hydrostatic' balances gravity along x{d}, but hydro.gravity has no "
+                              f"g{d} (hydro.gravity = {g!r}): give it one, or make the walls 'reflecting'")
     if hydro["stage"] == "fused" and (any(gravity(hydro)) or getattr(problem, "SOURCE", None) is not None):
         which = "hydro.gravity" if any(gravity(hydro)) else f"problem {problem.NAME!r}'s SOURCE"
         raise ConfigError(f"hydro.stage = 'fused' has no source terms, and {which} is one: set hydro.stage = "

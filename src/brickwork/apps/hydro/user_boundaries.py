@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import inspect
 
+from . import hydrostatic
 from .config import Config
 from .custom_problem import USER_ERRORS, failure
 from .rank_errors import said_once
 from .schema import SIDES, ConfigError
+from .sources import gravity
 
 
 class UserBoundaries:
@@ -34,12 +36,15 @@ class UserBoundaries:
 
     def mesh_boundaries(self) -> dict:
         """The mesh's ``boundaries`` argument: ``mesh.bc_xd`` per direction, the problem's ``BOUNDARIES``
-        entries for both sides of a direction whose ``bc_xd`` is ``"user"``."""
+        entries for both sides of a direction whose ``bc_xd`` is ``"user"``, the ``hydrostatic`` walls'
+        functions for ``"hydrostatic"``."""
         m = self.cfg["mesh"]
         out = {}
         for d in range(1, self.cfg.ndim + 1):
             if m[f"bc_x{d}"] == "user":
                 out.update({side: self._with_inputs(self.cfg.problem.BOUNDARIES[side], side) for side in SIDES[d]})
+            elif m[f"bc_x{d}"] == "hydrostatic":
+                out.update(hydrostatic.walls(d, gravity(self.cfg["hydro"]), self.cfg["hydro"]["gamma"]))
             else:
                 out[f"x{d}"] = m[f"bc_x{d}"]
         return out
