@@ -101,7 +101,7 @@ def test_an_isothermal_atmosphere_stays_at_rest(tmp_path):
     mass = sim.totals()["mass"]
     v1, v2 = whole(sim, "velocity_1"), whole(sim, "velocity_2")
     np.testing.assert_array_equal(v1, 0.0)
-    assert np.abs(v2).max() < 0.014
+    assert 0.012 < np.abs(v2).max() < 0.014  # 0.0131: the hydrostatic walls (below) hold it to 2.4e-5
     assert np.abs(v2[4:-4]).max() < 5e-4
     exact = 0.5 * (1.0 - math.exp(-1.0))  # the integral of e^-y over [0, 0.5] x [0, 1]
     assert abs(mass - exact) < 1e-4  # the cell centres' values: second order
