@@ -10,6 +10,7 @@ from test_hydro_sources import BOX, run, whole
 
 from brickwork.apps import hydro
 from brickwork.apps.hydro import ConfigError, user_arguments
+from brickwork.apps.hydro.custom_problem import derived_outputs
 from brickwork.io import history
 
 BY_NAME = '''
@@ -47,12 +48,14 @@ HISTORY = {"height_mass": lambda x2, density: density * x2,      # the centre of
            "x_max": ("max", lambda x1: x1), "cell": ("min", lambda volume: volume),
            "names": ("max", lambda **given: len(given)), "k_given": lambda density, k=3.0: k * density,
            "kinetic": lambda rho, v1, v2, v3, p, params, gamma: 0.5 * rho * (v1 * v1 + v2 * v2 + v3 * v3)}
+OUTPUTS = {"height": lambda x2, density: x2 + 0.0 * density}
 '''
 
 
 def test_history_columns_get_positions_and_volumes_by_name(tmp_path):
     """HISTORY functions take x1, x2 and the cell volume by name (sums, maxima, minima against numpy), ``**given``
-    gets every name, a default that is no name is kept, and the seven positional arguments still work."""
+    gets every name, a default that is no name is kept, and the seven positional arguments still work; an
+    OUTPUTS variable takes x2 by name."""
     write(tmp_path / "bubble.py", BUBBLE + COLUMNS)
     out = tmp_path / "out"
     cfg = hydro.build_config({"problem": {"file": "bubble.py"}, "time": {"nlim": 2}, "output": {
@@ -70,6 +73,8 @@ def test_history_columns_get_positions_and_volumes_by_name(tmp_path):
     assert last["k_given"] == pytest.approx(3.0 * last["mass"], rel=1e-14)
     v1 = sim.primitive("velocity_1")
     assert last["kinetic"] == pytest.approx(np.sum(0.5 * rho * v1**2) * volume, rel=1e-14)
+    height = derived_outputs(sim)["height"]()  # an output variable names the positions too
+    np.testing.assert_array_equal(height, np.broadcast_to(y, rho.shape))
 
 
 HISTORY_NAMES = "density, v1, v2, v3, pressure, params, gamma, x1, x2, x3, volume"
