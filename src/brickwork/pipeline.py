@@ -147,7 +147,7 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
     from .ir.field_checks import check_field_accesses
     from .ir.id_params import id_params
     from .ir.launch_bounds import tid_bounds
-    from .ir.range_bounds import range_bounds
+    from .ir.range_bounds import component_arguments, range_bounds
 
     # what dim must satisfy for the accesses every launch point makes (checked by the launch's packer)
     # (debug builds check every access as it runs, and report the index it reached)
@@ -157,6 +157,8 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
     # the same for a loop body's (par_for, par_for_outer, la.outer) accesses that its ranges bound
     body = kernel.form != "kernel" and "adjoint" not in variants and base_mode != "debug"
     ranges = range_bounds(typed) if body else []
+    if "adjoint" not in variants and base_mode != "debug":  # u(n), n a launch argument, in a branch too
+        ranges += component_arguments(typed, ranges)
     # the uint64 parameters passed to mesh/BVH/hash grid/volume queries: their ids checked at launch
     ids = id_params(typed) if kernel.form == "kernel" and "adjoint" not in variants else []
     if "adjoint" in variants:

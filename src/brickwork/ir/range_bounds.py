@@ -70,6 +70,45 @@ def range_bounds(fn: ir.IRFunction) -> list:
     return out
 
 
+def component_arguments(fn: ir.IRFunction, found: list) -> list:
+    """``range_bounds``' ``["comps", var position, var name, "any"]`` entries of the pack accesses ``u(n)`` of
+    kernel or loop body ``fn`` wherever they stand (in a branch, a loop; a plain kernel's too), for each integer
+    parameter ``n`` the body uses as pack components only: it never tests ``n``, so an ``n`` out of the
+    variable's components is a mistake whichever branch runs (a body that compares ``n`` or computes with it
+    keeps only its unconditional accesses' tests, ``found``, so that a guarded access is never refused)."""
+    if not any(is_pack_type(t) for _, t in fn.params):
+        return []  # most kernels: no walk
+    params = {name: i for i, (name, _) in enumerate(fn.params)}
+    assigned = set(_assigned_in(fn.body))
+    packs = {name for name, t in fn.params if is_pack_type(t) and name not in assigned}
+    uses: dict = {}
+    accesses = []
+    for n in walk(fn.body):
+        if isinstance(n, ir.IRLocal):
+            uses[n.name] = uses.get(n.name, 0) + 1
+        elif isinstance(n, ir.IRPackElem) and n.var.position is not None and isinstance(n.var.offset, ir.IRLocal):
+            accesses.append(n)
+    as_component: dict = {}
+    for e in accesses:
+        as_component[e.var.offset.name] = as_component.get(e.var.offset.name, 0) + 1
+    known = {(entry[0], entry[1][1], entry[4]) for entry in found if entry[1][0] == "comps"}
+    out = []
+    for e in accesses:
+        n = e.var.offset
+        if (not isinstance(e.pack, ir.IRLocal) or e.pack.name not in packs or not e.where or n.name not in params
+                or n.name in assigned or not getattr(n.type, "is_int", False)
+                or uses.get(n.name) != as_component[n.name]):
+            continue
+        position = params[e.pack.name]
+        if (position, e.var.position, e.where) in known:
+            continue
+        known.add((position, e.var.position, e.where))
+        name = e.pack.type._bw_pack["vars"][e.var.position]
+        term = _term(-1, params[n.name])
+        out.append([position, ["comps", e.var.position, name, "any"], term, term, e.where, f"{name}({n.name})", []])
+    return out
+
+
 def _term(component: int = -1, param: int = -1, constant: int = 0) -> list:
     return [component, param, constant]
 

@@ -243,6 +243,31 @@ class IndexSpace:
         nk, nj, ni = M.shape
         return [L.ks, L.ke, L.js, L.je, L.is_, L.ie, nk, nj, ni, self.get_ninner(), self.get_nouter()]
 
+    def _check_box_storage(self, body: str, name: str, value) -> None:
+        """Refuse a pack whose storage the box's memory box ``M`` exceeds on an axis (a body's cells reach past
+        the storage: a view's flat offset wrote past the array), or, under a flat or memory inner tag, whose
+        cell storage has other extents (a view's flat offsets land on other rows' cells); release builds test
+        no cell index as it runs. Once per pack, memory box and inner tag in a row (noted on the pack)."""
+        memory = self.M.shape
+        stored = [tuple(a.shape[-3:]) for a in value.arrays]
+        if not stored:
+            return
+        widest = tuple(max(s[axis] for s in stored) for axis in range(3))
+        mesh = value.md.mesh
+        cells = tuple(mesh.block_nx[2 - a] + 2 * mesh.nghost if mesh.ndim > 2 - a else 1 for a in range(3))
+        flat = self.inner_tag is not tags.logical_coords
+        if any(m > w for m, w in zip(memory, widest)) or (flat and memory != cells):
+            reach = (f"cells up to {tuple(m - 1 for m in memory)} (k, j, i), past its storage {widest}"
+                     if any(m > w for m, w in zip(memory, widest)) else
+                     f"flat memory offsets of rows of {memory[2]} cells in planes of {memory[1]} rows, but its cell "
+                     f"storage holds {cells} (k, j, i), so the offsets land on other cells")
+            raise LaunchError(f"loop body '{body}': the index space's memory box {self.M} (IndexSpace.box) has "
+                              f"extents {memory} (k, j, i), which takes pack '{name}' to {reach}; release builds "
+                              f"test no cell index as it runs: build the space from the pack's mesh "
+                              f"(la.IndexSpace(..., md=...)) or a box of its blocks (nx, ny, nz = "
+                              f"{', '.join(str(n) for n in mesh.block_nx[:3])}, nghost={mesh.nghost})")
+        value.__dict__["_bw_box_ok"] = (self.M, self.inner_tag)
+
     def check_pack(self, body: str, name: str, value) -> None:
         """Refuse (``LaunchError``) a pack captured by ``body`` that does not fit this space: the grid
         takes a pack's block index and memory layout from the space, unchecked in the kernel, so a
@@ -254,7 +279,11 @@ class IndexSpace:
             raise LaunchError(f"loop body '{body}': the index space visits {self.nblocks} blocks but pack '{name}' "
                               f"holds {value.get_nblocks()} (make the space with nblocks=pack.get_nblocks())")
         mine, theirs = getattr(self.md, "mesh", None), value.md.mesh
-        if mine is not None and theirs is not mine and \
+        if mine is None:  # IndexSpace.box: its memory box is the user's word for the blocks' storage
+            ok = value.__dict__.get("_bw_box_ok")  # the box and tag it was last found to fit (boxes are frozen)
+            if ok is None or ok[0] is not self.M or ok[1] is not self.inner_tag:
+                self._check_box_storage(body, name, value)
+        elif theirs is not mine and \
                 (theirs.block_nx, theirs.nghost) != (mine.block_nx, mine.nghost):
             raise LaunchError(f"loop body '{body}': pack '{name}' is over a mesh of blocks "
                               f"{theirs.block_nx[:theirs.ndim]} with {theirs.nghost} ghost layers, the index space "

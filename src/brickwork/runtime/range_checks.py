@@ -119,8 +119,11 @@ def out_of_range(key: str, names: tuple, ranges: tuple):
             held = f"pack '{name}' has {a[i].ptrs.shape[1]} flat variable indices"
         elif extent[0] == "comps":
             count = pack_components(a[i], extent[1])
+            arg = text.split('(')[1][:-1]
+            when = (f"wherever it runs (the body tests {arg} nowhere, so this value is a mistake whichever branch "
+                    f"runs)" if extent[3:] == ["any"] else "at every point of the range")
             raise LaunchError(f"launch of '{key}': the access of '{name}' at {where} takes the component {text} "
-                              f"with {text.split('(')[1][:-1]} = {lo} at every point of the range, but variable "
+                              f"with {arg} = {lo} {when}, but variable "
                               f"'{extent[2]}' has {count} component{'s' * (count != 1)} in pack '{name}' (0 to "
                               f"{count - 1}); pass a component in that range (release builds do not test it in the "
                               f"kernel)")
