@@ -47,3 +47,16 @@ def test_two_ranks_conserve_energy_with_the_potential_as_one(tmp_path):
     assert np.abs(total - total[0]).max() < 2e-15 * total[0]
     mass = rows[:, columns.index("mass")]
     assert np.abs(mass - mass[0]).max() < 2e-15 * mass[0]
+
+
+def test_hydrostatic_walls_on_two_ranks_write_the_one_process_history(tmp_path):
+    """The same box with ``bc_x2 = "hydrostatic"`` walls (their energy ghosts read each block's density, on the
+    rank that owns it): 2 ranks write the one-process history file byte for byte."""
+    (tmp_path / "blob.py").write_text(BOX)
+    (tmp_path / "blob.toml").write_text('[problem]\nfile = "blob.py"\n')
+    args = (str(tmp_path / "blob.toml"), "mesh.bc_x2=hydrostatic", "time.nlim=20", "--quiet")
+    runs = {n: mpirun(n, BRICKWORK, "run", *args, f"output.dir={tmp_path / str(n)}") for n in (1, 2)}
+    for n, done in runs.items():
+        assert done.returncode == 0, f"{n} ranks: {done.stderr[-3000:]}"
+    text = (tmp_path / "1" / "blob.hst").read_text()
+    assert len(text.splitlines()) == 22 and (tmp_path / "2" / "blob.hst").read_text() == text
