@@ -16,6 +16,8 @@ import functools
 import inspect
 import os
 
+from .schema import ConfigError
+
 #: the primitive variables, as the functions name them
 PRIMITIVE_ARGUMENTS = ("density", "v1", "v2", "v3", "pressure")
 #: the positional form of each kind of function
@@ -32,7 +34,7 @@ GEOMETRY = ("x1", "x2", "x3", "volume")
 NAMES = {kind: form + tuple(n for n in GEOMETRY if n not in form) for kind, form in FORMS.items()}
 
 
-class UnknownArguments(Exception):
+class UnknownArguments(ConfigError):
     """A function names parameters that are none of its kind's ``NAMES`` (the message says which)."""
 
 
