@@ -16,9 +16,11 @@ import unittest
 TAPE_MARKERS = ("attribute 'adjoint'",)  # wp.adjoint[...] of custom gradients
 # Attributes of Warp's implementation objects that tests read directly (docs/compat.md lists them): the code
 # generator's Adjoint (kernel.adj), module hashing and build options, a loaded module's kernel hooks, a module's
-# dependents and the modules it references (and their hashers), ctypes mirrors of scalar types.
+# dependents and the modules it references (and their hashers), ctypes mirrors of scalar types, and the Function
+# objects Warp's code generator makes of a function's custom gradient and replay (their inline hints).
 INTERNAL_ATTRIBUTES = ("'adj'", "'hash_module'", "'resolve_options'", "'ModuleBuildOptions'", "'_type_'",
-                       "'get_module_hash'", "'get_kernel_hooks'", "'dependents'", "'references'", "'hashers'")
+                       "'get_module_hash'", "'get_kernel_hooks'", "'dependents'", "'references'", "'hashers'",
+                       "'custom_grad_func'", "'custom_replay_func'")
 
 
 def _chain(exc):

@@ -1,4 +1,4 @@
-"""compat/run_one.py's classification of a failed Warp test: one that reads Warp's native sources is excluded."""
+"""compat/run_one.py's classification of a failed Warp test: one that uses Warp's internals is excluded."""
 
 import importlib.util
 from pathlib import Path
@@ -27,3 +27,14 @@ def test_reading_warps_native_source_is_excluded_and_other_missing_files_fail():
     for other in ("/x/warp/tests/assets/mesh.usd", "/x/native/deterministic.cu", None):
         outcome, reason = classify(_failed(FileNotFoundError(2, "No such file or directory", other)))
         assert outcome == "fail" and reason.startswith("FileNotFoundError: [Errno 2] No such file or directory")
+
+
+def test_reading_warps_custom_gradient_function_objects_is_excluded_and_other_attributes_fail():
+    classify = _classify()
+    for name in ("custom_grad_func", "custom_replay_func"):
+        outcome, reason = classify(_failed(AttributeError(f"'Function' object has no attribute '{name}'")))
+        assert (outcome, reason) == ("excluded", f"Warp internal attribute: AttributeError: 'Function' object has no "
+                                                 f"attribute '{name}'")
+    # a name that only starts like one of them is a missing feature, counted as failed
+    outcome, reason = classify(_failed(AttributeError("'Function' object has no attribute 'custom_grad_funcs'")))
+    assert (outcome, reason) == ("fail", "AttributeError: 'Function' object has no attribute 'custom_grad_funcs'")
