@@ -159,6 +159,9 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
             try:
                 cfl_dt = dt = sim.check()
             except BadStateError as e:
+                if restart_file is not None and not started:  # the file's own state: an input error, named so
+                    raise restart.RestartError(f"restart file {restart_file!r} holds a state the run cannot start "
+                                               f"from (cycle {sim.cycle}, t={sim.time:.6g}): {e}") from None
                 raise SimulationError(f"cycle {sim.cycle} (t={sim.time:.6g}): {e}. {_kept(last_good)}") from None
             try:
                 dt = user_timestep.limit(sim, dt)  # collective with a problem's TIMESTEP
