@@ -26,6 +26,12 @@ os.environ.setdefault("BRICKWORK_ADAPTIVE_THREADS", "0")
 # No "brickwork: compiling ..." lines (jit/notice.py) on a loaded machine's slow compiles: tests read stderr, and the
 # subprocesses they start inherit this; tests/jit/test_compile_notice.py turns them on where it tests them.
 os.environ.setdefault("BRICKWORK_QUIET", "1")
+# The MPI tests start up to 4 ranks beside the other xdist worker on a 2-core machine: MPICH's ranks waiting for a
+# message poll and call sched_yield, so a waiting rank kept its core busy while the rank it waited for queued for
+# one. With heavy yield (nanosleep) a waiting rank gives its core away: tests/mpi took 171-174 s of CPU instead of
+# 192-209 s (user+sys with the ranks, warm cache, load 17-19), the Poisson solve on 4 ranks 4.5-6.7 s instead of
+# 10-17 s. Messages and results are the same; subprocesses inherit the setting.
+os.environ.setdefault("MPIR_CVAR_ENABLE_HEAVY_YIELD", "1")
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
