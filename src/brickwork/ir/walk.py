@@ -117,6 +117,22 @@ def contains(stmts, node_type) -> bool:
     return False
 
 
+def node_classes(stmts) -> set:
+    """The classes of the nodes of a tree (or list of statements): ``contains`` for several classes in one walk."""
+    found: set = set()
+    stack = list(reversed(stmts)) if isinstance(stmts, list) else [stmts]
+    pushers, add = _PUSHERS, found.add
+    while stack:
+        n = stack.pop()
+        add(type(n))
+        push = pushers.get(type(n), _UNKNOWN)
+        if push is _UNKNOWN:
+            push = _pusher(type(n))
+        if push is not None:
+            push(n, stack)
+    return found
+
+
 #: (rewriter class, node class) -> the function ``f(rewriter, node)`` that rewrites such a node: the rewriter's rule
 #: for the node class, or the copy of the node
 _RULES: dict = {}

@@ -3,7 +3,8 @@
 A target lists the passes it needs in order (``Target.passes``); ``run_passes`` applies them to a
 function and, with ``BRICKWORK_VERIFY_IR``, verifies the result (and on a failure, the output of each
 pass that changed it): a pass with nothing to do returns the function it was given, untouched; one
-that rewrites returns a new function.
+that rewrites returns a new function. A pass whose ``needs`` (a class or tuple of node classes, or None) is set
+has nothing to do on a function without a node of those classes, and ``run_passes`` skips it there.
 """
 
 from __future__ import annotations
@@ -33,8 +34,20 @@ def run_passes(fn: ir.IRFunction, passes, verify: bool = False, observe=None) ->
     nothing), so that the error names the first pass whose output is inconsistent; a check after
     every pass on every compile cost the test suite a fifth of its code generation."""
     out = fn
+    present = None  # the node classes of ``out``, found once for a run of passes that it lets skip
     for p in passes:
+        needs = getattr(p, "needs", None)
+        if needs is not None:
+            # a pass with a ``needs`` returns its input untouched when no node of those classes is in it: skipped
+            # here on one walk for the lot, where each pass's own test walked the whole function again
+            if present is None:
+                present = ir.node_classes(out.body)
+            if not any(issubclass(c, needs) for c in present):
+                if observe is not None:
+                    observe(p.name, out)
+                continue
         out = p.run(out)
+        present = None
         if observe is not None:
             observe(p.name, out)
     if verify and passes:

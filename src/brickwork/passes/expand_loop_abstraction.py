@@ -42,6 +42,11 @@ class ExpandLoopAbstraction:
     shared_limit: int = 48 * 1024
     name: str = "expand_loop_abstraction"
 
+    @property
+    def needs(self):
+        """What ``run_passes`` skips the pass without (an unknown mapping runs, to be refused)."""
+        return ir.IRLAOuter if self.mapping in MAPPINGS else None
+
     def run(self, fn: ir.IRFunction) -> ir.IRFunction:
         if self.mapping not in MAPPINGS:
             raise ValueError(f"unknown loop-abstraction mapping {self.mapping!r} (known: {', '.join(MAPPINGS)})")

@@ -16,6 +16,8 @@ from .. import ir
 class InlineLocalFunctions:
     name: str = "inline_local_functions"
 
+    needs = ir.IRInlineBody  # (run_passes skips the pass without one)
+
     def run(self, fn: ir.IRFunction) -> ir.IRFunction:
         if not ir.contains(fn.body, ir.IRInlineBody):
             return fn  # no local function applied

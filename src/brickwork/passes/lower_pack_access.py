@@ -44,6 +44,8 @@ class LowerPackAccess:
     name: str = "lower_pack_access"
     checked: bool = False  # debug mode: test components and flux directions computed at run time
 
+    needs = (ir.IRPackElem, ir.IRPackBound)  # (run_passes skips the pass without one)
+
     def run(self, fn: ir.IRFunction) -> ir.IRFunction:
         if not ir.contains(fn.body, (ir.IRPackElem, ir.IRPackBound)):
             return fn  # no pack access: no table to read or hoist

@@ -33,6 +33,11 @@ class LowerReductions:
     mapping: str = "cpu"
     name: str = "lower_reductions"
 
+    @property
+    def needs(self):
+        """What ``run_passes`` skips the pass without (the GPU's lowering decides for itself)."""
+        return None if self.mapping == "gpu" else ir.IRSliceReduction
+
     def run(self, fn: ir.IRFunction) -> ir.IRFunction:
         if self.mapping == "gpu":
             from .gpu_lowering import lower_reductions_gpu

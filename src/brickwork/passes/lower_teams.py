@@ -21,6 +21,11 @@ class LowerTeams:
     shared_limit: int = 48 * 1024
     name: str = "lower_teams"
 
+    @property
+    def needs(self):
+        """What ``run_passes`` skips the pass without (the GPU's lowering decides for itself)."""
+        return None if self.mapping == "gpu" else (ir.IRTeamLoop, ir.IRTeamBarrier)
+
     def run(self, fn: ir.IRFunction) -> ir.IRFunction:
         if self.mapping == "gpu":
             from .gpu_lowering import lower_teams_gpu

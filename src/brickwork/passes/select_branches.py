@@ -51,6 +51,8 @@ class SelectBranches:
     name: str = "select_branches"
     max_ops: int = 32
 
+    needs = ir.IRIf  # (run_passes skips the pass without one)
+
     def run(self, fn: ir.IRFunction) -> ir.IRFunction:
         if not ir.contains(fn.body, ir.IRIf):
             return fn  # no branch to turn into selects

@@ -74,6 +74,8 @@ class UnrollConstantLoops:
     max_point_nodes: int = MAX_POINT_NODES
     max_function_nodes: int = MAX_FUNCTION_NODES
 
+    needs = ir.IRFor  # (run_passes skips the pass without a loop)
+
     def run(self, fn: ir.IRFunction) -> ir.IRFunction:
         limit = fn.max_unroll
         if limit < 1 or not any(_constant_trips(n) is not None for n in ir.walk(fn.body) if isinstance(n, ir.IRFor)):
