@@ -382,28 +382,62 @@ BW_INLINE void face_normal(const float* a, const float* b, const float* c, float
     if (l > 0.0f) for (int k = 0; k < 3; ++k) n[k] /= l;
 }
 
-// Moeller-Trumbore: whether start + t dir crosses triangle (a, b, c) at some t in [0, max_t] (t, wa, wb,
-// and the unnormalized normal's dot with dir for the side). The tests accept rather than reject, so that a NaN
-// (a NaN or infinite direction or start, a NaN vertex) is no hit, as in Warp: rejecting, it was a hit at t = NaN.
-BW_INLINE bool ray_triangle(const float* start, const float* dir, const float* a, const float* b, const float* c,
-                            float max_t, float& t, float& wa, float& wb) {
-    float e1[3], e2[3], s[3], pv[3], qv[3];
-    sub(b, a, e1);
-    sub(c, a, e2);
-    cross(dir, e2, pv);
-    const float det = dot(e1, pv);
+// Woop, Benthin and Wald's watertight test, as Warp 1.19's mesh ray queries take it: whether start + t dir crosses
+// triangle (a, b, c) at some t in [0, max_t] (t, the weights wa of a and wb of b, and `det`, which is > 0 where the
+// ray meets the front of the face, Warp's sign). The ray's frame is sheared so that it runs along its longest
+// axis; the edge functions are differences of products with their rounding error added back (fmaf), and in
+// double where one is 0, so that a ray through an edge or a vertex is no miss of both triangles. The tests accept
+// rather than reject, so that a NaN (in the direction, start or a vertex) is no hit, as in Warp.
+BW_INLINE float diff_product(float a, float b, float c, float d) {
+    const float cd = c * d;
+    return BW_MATH(fmaf)(a, b, -cd) + BW_MATH(fmaf)(-c, d, cd);
+}
+// The ray's frame: kz its longest axis (the first of equals), kx and ky the others in turn (swapped where dir[kz] < 0,
+// keeping the winding), and the shear that maps dir onto kz (computed once a ray, as Warp's does per triangle).
+struct ray_shear {
+    int kx, ky, kz;
+    float sx, sy, sz;
+};
+BW_INLINE ray_shear shear_of(const float* dir) {
+    ray_shear r;
+    r.kz = 0;
+    for (int k = 1; k < 3; ++k) if (BW_MATH(fabsf)(dir[k]) > BW_MATH(fabsf)(dir[r.kz])) r.kz = k;
+    r.kx = r.kz == 2 ? 0 : r.kz + 1;
+    r.ky = r.kx == 2 ? 0 : r.kx + 1;
+    if (dir[r.kz] < 0.0f) { const int k = r.kx; r.kx = r.ky; r.ky = k; }
+    r.sx = dir[r.kx] / dir[r.kz];
+    r.sy = dir[r.ky] / dir[r.kz];
+    r.sz = 1.0f / dir[r.kz];
+    return r;
+}
+BW_INLINE bool ray_triangle(const float* start, const ray_shear& r, const float* a, const float* b, const float* c,
+                            float max_t, float& t, float& wa, float& wb, float* det_out = nullptr) {
+    const int kx = r.kx, ky = r.ky, kz = r.kz;
+    const float sx = r.sx, sy = r.sy, sz = r.sz;
+    float pa[3], pb[3], pc[3];
+    sub(a, start, pa);
+    sub(b, start, pb);
+    sub(c, start, pc);
+    const float ax = pa[kx] - sx * pa[kz], ay = pa[ky] - sy * pa[kz];
+    const float bx = pb[kx] - sx * pb[kz], by = pb[ky] - sy * pb[kz];
+    const float cx = pc[kx] - sx * pc[kz], cy = pc[ky] - sy * pc[kz];
+    float u = diff_product(cx, by, cy, bx), v = diff_product(ax, cy, ay, cx), w = diff_product(bx, ay, by, ax);
+    if (u == 0.0f || v == 0.0f || w == 0.0f) {
+        u = float(double(cx) * double(by) - double(cy) * double(bx));
+        v = float(double(ax) * double(cy) - double(ay) * double(cx));
+        w = float(double(bx) * double(ay) - double(by) * double(ax));
+    }
+    if ((u < 0.0f || v < 0.0f || w < 0.0f) && (u > 0.0f || v > 0.0f || w > 0.0f)) return false;
+    const float det = u + v + w;
     if (det == 0.0f) return false;
-    const float inv = 1.0f / det;
-    sub(start, a, s);
-    const float bu = dot(s, pv) * inv;  // the weight of b
-    if (!(bu >= 0.0f && bu <= 1.0f)) return false;
-    cross(s, e1, qv);
-    const float bv = dot(dir, qv) * inv;  // the weight of c
-    if (!(bv >= 0.0f && bu + bv <= 1.0f)) return false;
-    t = dot(e2, qv) * inv;
+    const float tt = u * (sz * pa[kz]) + v * (sz * pb[kz]) + w * (sz * pc[kz]);
+    if (det < 0.0f ? tt > 0.0f : tt < 0.0f) return false;  // behind the start
+    const float rcp = 1.0f / det;
+    t = tt * rcp;
     if (!(t >= 0.0f && t <= max_t)) return false;
-    wa = 1.0f - bu - bv;
-    wb = bu;
+    wa = u * rcp;
+    wb = v * rcp;
+    if (det_out != nullptr) *det_out = det;
     return true;
 }
 
@@ -531,6 +565,7 @@ BW_INLINE void ray_triangles(const mesh_data* m, const float* start, const float
     const bvh_data* b = &m->bvh;
     if (b->num_nodes == 0) return;
     float rcp[3] = {1.0f / dir[0], 1.0f / dir[1], 1.0f / dir[2]};
+    const ray_shear shear = shear_of(dir);
     int32_t stack[BVH_STACK];
     int32_t count = 0;
     stack[count++] = root >= 0 && root < b->num_nodes ? root : 0;
@@ -545,7 +580,7 @@ BW_INLINE void ray_triangles(const mesh_data* m, const float* start, const float
                 const int32_t f = b->primitive_indices[k];
                 triangle(m, f, ta, tb, tc);
                 float th, u, v;
-                if (ray_triangle(start, dir, ta, tb, tc, limit, th, u, v) && hit(f, th, u, v)) return;
+                if (ray_triangle(start, shear, ta, tb, tc, limit, th, u, v) && hit(f, th, u, v)) return;
             }
         } else if (count + 2 <= BVH_STACK) {
             stack[count++] = right;
@@ -975,14 +1010,12 @@ BW_INLINE R mesh_query_ray(uint64_t id, const vec<3, float>& start, const vec<3,
     int32_t face;
     float t, u, v;
     if (m == nullptr || !mesh_detail::ray_closest(m, s, d, max_t, face, t, u, v, root)) return r;
-    float ta[3], tb[3], tc[3], n[3], e1[3], e2[3], area[3];
+    float ta[3], tb[3], tc[3], n[3], th, wa, wb, det = 0.0f;
     mesh_detail::triangle(m, face, ta, tb, tc);
     mesh_detail::face_normal(ta, tb, tc, n);
-    mesh_detail::sub(tb, ta, e1);
-    mesh_detail::sub(tc, ta, e2);
-    mesh_detail::cross(e1, e2, area);
+    mesh_detail::ray_triangle(s, mesh_detail::shear_of(d), ta, tb, tc, inf<float>(), th, wa, wb, &det);  // its det
     r.m_result = true;
-    r.m_sign = -mesh_detail::dot(d, area);  // > 0: the ray meets the front of the face (the Moeller-Trumbore det)
+    r.m_sign = det;  // > 0: the ray meets the front of the face (Warp's sign: the sheared triangle's area)
     r.m_face = face;
     r.m_t = t;
     r.m_u = u;
