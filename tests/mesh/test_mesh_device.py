@@ -184,8 +184,9 @@ def test_pack_tables_are_device_arrays_of_device_addresses(fake):
         assert table.device == "cuda:0"
     ptrs, data, flux = value.ptrs.numpy(), mesh.data("q"), mesh.field("q").flux
     slab = 8 * 8 * 8  # bytes of one (nk, nj, ni) slab
-    assert ptrs[3, 1, 0].tolist() == [data.ptr + (3 * 2 + 1) * slab, 64, 8]
-    assert value.fluxes.numpy()[2, 0, 1].tolist() == [flux.ptr + (2 * 4 + 1 * 2 + 0) * slab, 64, 8]
+    assert ptrs[3, 1, 0].tolist() == [data.ptr + (3 * 2 + 1) * slab, 64, 8, data.ptr + (3 * 2 + 1) * slab]
+    at = flux.ptr + (2 * 4 + 1 * 2 + 0) * slab
+    assert value.fluxes.numpy()[2, 0, 1].tolist() == [at, 64, 8, at]
     pack[0, "q", 0, 3, 3] = 2.5  # host access writes the device storage
     pack.flux[0, 2, "q", 0, 4, 4] = 1.25
     assert data[0, 0, 0, 3, 3] == 2.5 and flux[0, 2, 0, 4, 4] == 1.25

@@ -157,9 +157,11 @@ def tables(value) -> dict:
 
 
 def slab_at(row, shape, arrays) -> np.ndarray:
-    """The (nk, nj, ni) values a kernel reaches from a table row (address, k stride, j stride), read
-    through the raw address once the slab is seen to lie inside one of the host ``arrays``."""
-    (address, ks, js), item = row, arrays[0].dtype.itemsize
+    """The (nk, nj, ni) values a kernel reaches from a table row (address, k stride, j stride, address read
+    through a run-time flat index: the same), read through the raw address once the slab is seen to lie inside
+    one of the host ``arrays``."""
+    (address, ks, js, read), item = row, arrays[0].dtype.itemsize
+    assert read == address
     nk, nj, ni = shape
     end = address + ((nk - 1) * ks + (nj - 1) * js + ni) * item
     assert any(a.ctypes.data <= address and end <= a.ctypes.data + a.nbytes for a in arrays)
@@ -169,12 +171,13 @@ def slab_at(row, shape, arrays) -> np.ndarray:
 
 def check_kernel_tables(mesh, names, lids):
     """Every (block, variable, element or direction, k, j, i) of a pack's kernel tables reads the
-    field's own value; rows and elements the pack lacks have zero extents and point at one zeroed slab."""
+    field's own value; rows and elements the pack lacks have zero extents and point at one zeroed slab (their
+    reads through a run-time flat index at another, which no access writes)."""
     pack = PackDescriptor(mesh, names, with_fluxes=True).get_pack(mesh.mesh_data(lids.tolist()))
     t = tables(pack.kernel_value())
-    null = [pack.kernel_value()._bw_null_slab.ptr, 0, 0]
+    null = [pack.kernel_value()._bw_null_slab.ptr, 0, 0, pack.kernel_value()._bw_zero_slab.ptr]
     bounds = expected_bounds(mesh, lids, names)
-    assert t["ptrs"].shape == (len(lids), pack.get_max_number_of_vars(), 3, 3)
+    assert t["ptrs"].shape == (len(lids), pack.get_max_number_of_vars(), 3, 4)
     for b, lid in enumerate(lids):
         for v, name in enumerate(names):
             lo, hi = bounds[b, v]
@@ -210,13 +213,14 @@ def test_kernel_tables_address_every_topology_of_a_3d_pack(mesh3d):
 
 def rebased(pack, value) -> dict:
     """The kernel tables with each address made an offset into its storage array (host or device), 0 for
-    the null slab."""
+    the null slabs."""
     t = tables(value)
     for key, table, arrays in (("ptrs", pack.index_table, pack.arrays), ("fluxes", pack.flux_table, pack.flux_arrays)):
         bases = np.array([storage.address(a) for a in arrays] + [0], dtype=np.int64)[table[..., 0]]
-        addresses = t[key][..., 0]
-        addresses[addresses == value._bw_null_slab.ptr] = 0
-        addresses -= np.where(addresses != 0, bases[..., None], 0)
+        for column in (0, 3):  # the address, and the address read through a run-time flat index
+            addresses = t[key][..., column]
+            addresses[(addresses == value._bw_null_slab.ptr) | (addresses == value._bw_zero_slab.ptr)] = 0
+            addresses -= np.where(addresses != 0, bases[..., None], 0)
     return t
 
 

@@ -5,7 +5,6 @@ match) is an input error naming the file, status 2, before any output or directo
 
 import numpy as np
 import pytest
-
 from tests.apps.test_hydro_restart import NO_FILES, SMALL_SOD, SOD, brickwork, craft, one_line, rst  # noqa: F401
 
 

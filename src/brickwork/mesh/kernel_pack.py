@@ -4,8 +4,9 @@
 names, component counts, storage extents (cells or nodes) and dtype (``_bw_pack``, which the kernel
 frontend recognises) and whose fields are:
 
-* ``ptrs[b, idx, element, :]`` = (address, k stride, j stride) of the (nk, nj, ni) storage of flat
-  index ``idx`` on pack block ``b`` (element = ``int(te) % 3``; strides in elements, i stride 1);
+* ``ptrs[b, idx, element, :]`` = (address, k stride, j stride, address to read) of the (nk, nj, ni) storage of
+  flat index ``idx`` on pack block ``b`` (element = ``int(te) % 3``; strides in elements, i stride 1; the
+  address to read differs only in null rows);
 * ``fluxes[b, idx, dir - 1, :]`` the same for flux storage;
 * ``bounds[b, var, :]`` = (lower, upper) flat index bounds of each descriptor variable;
 * ``nblocks``;
@@ -13,9 +14,10 @@ frontend recognises) and whose fields are:
   storage (zero where there is none), read only by bounds checks in debug mode.
 
 Where there is no storage (an element a cell field lacks, a fluxless variable's flux rows, a sparse block's
-absent variable, unused flat indices) ``ptrs`` and ``fluxes`` hold (address of a zeroed slab, 0, 0): an access
-that reaches such a row in a release build (a flat variable index computed at run time) reads and writes that
-slab, never address 0 (the process crashed); debug mode refuses it (its extents are zero).
+absent variable, unused flat indices) ``ptrs`` and ``fluxes`` hold (address of a zeroed slab, 0, 0, address of
+another): an access that reaches such a row in a release build (a flat variable index computed at run time) writes
+the first slab and reads the second, which stays zero, never address 0 (the process crashed); debug mode refuses it
+(its extents are zero).
 
 The tables live where the storage does (the mesh's device): on a GPU the addresses are device
 addresses and the tables are device arrays, uploaded once per pack.
@@ -115,12 +117,13 @@ def _storage_facts(storages) -> np.ndarray:
 
 
 def _slab_tables(table: np.ndarray, storages) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, shapes), int64 ``(nb, max(nidx, 1), 3, 3)``: for each row ``(id, lid, slot, stride)`` of an
-    index or flux table and each e in 0..2, the (address, k stride, j stride) and the (nk, nj, ni) of the
+    """(rows, shapes), int64 ``(nb, max(nidx, 1), 3, 4)`` and ``(..., 3, 3)``: for each row ``(id, lid, slot,
+    stride)`` of an index or flux table and each e in 0..2, the (address, k stride, j stride, unset) and the
+    (nk, nj, ni) of the
     slab ``storages[id][lid, slot + e * stride]``; zero where the row is unused, e > 0 has stride 0, or
     the slot is past the storage's (a cell field's components have no elements 1 and 2)."""
     nb, nidx = table.shape[:2]
-    rows, shapes = (np.zeros((nb, max(nidx, 1), 3, 3), dtype=np.int64) for _ in range(2))
+    rows, shapes = (np.zeros((nb, max(nidx, 1), 3, n), dtype=np.int64) for n in (4, 3))
     used = np.flatnonzero(table[..., 0].ravel() >= 0)  # flat (block, index) positions of used rows
     if not used.size:  # e.g. the flux table of a pack without fluxes
         return rows, shapes
@@ -128,7 +131,7 @@ def _slab_tables(table: np.ndarray, storages) -> tuple[np.ndarray, np.ndarray]:
     facts = _storage_facts(storages)
     base = facts[:, _ADDRESS][ids] + lid * facts[:, _LID_STRIDE][ids]  # of the block's slot 0
     nslots, slot_stride = facts[:, _NSLOTS][ids], facts[:, _SLOT_STRIDE][ids]
-    flat_rows, flat_shapes = rows.reshape(-1, 3, 3), shapes.reshape(-1, 3, 3)  # views: the tables are fresh
+    flat_rows, flat_shapes = rows.reshape(-1, 3, 4), shapes.reshape(-1, 3, 3)  # views: the tables are fresh
     for e in range(3):
         s = slot + e * stride
         ok = (s < nslots) & (stride > 0) if e else s < nslots
@@ -186,14 +189,19 @@ def kernel_value(pack, adjoint: bool = False):
     def table(values: np.ndarray, dtype):  # on the CPU the table shares the numpy memory
         return array(np.ascontiguousarray(values), dtype=dtype, device=device, copy=device.is_cuda)
 
-    # null rows (storage that is not there) point at one zeroed slab with strides 0: a release build's access
-    # through a run-time flat index that names a variable without that row reads or writes there, not address 0
-    null = table(np.zeros(_null_slab_size(arrays, flux_arrays), dtype=value_dtype), dtype)
+    # null rows (storage that is not there) point at zeroed slabs with strides 0: a release build's access
+    # through a run-time flat index that names a variable without that row writes to the first (a sink), not
+    # address 0, and reads from the second, which nothing writes, through column 3 (passes/lower_pack_access)
+    size = _null_slab_size(arrays, flux_arrays)
+    null, zero = (table(np.zeros(size, dtype=value_dtype), dtype) for _ in range(2))
     for rows in (ptrs, fluxes):  # a null row's strides are 0 already
         addresses = rows[..., 0]
-        addresses[addresses == 0] = null.ptr
+        empty = addresses == 0
+        rows[..., 3] = np.where(empty, zero.ptr, addresses)
+        addresses[empty] = null.ptr
     value = kernel_pack_type(dtype, names, sizes, layouts, elements, directions)()
-    object.__setattr__(value, "_bw_null_slab", null)  # alive as long as the tables that point at it
+    object.__setattr__(value, "_bw_null_slab", null)  # alive as long as the tables that point at them
+    object.__setattr__(value, "_bw_zero_slab", zero)
     value.ptrs = table(ptrs, int64)
     value.fluxes = table(fluxes, int64)
     value.bounds = table(pack.bounds, int32)

@@ -49,9 +49,20 @@ class LowerPackAccess:
     def run(self, fn: ir.IRFunction) -> ir.IRFunction:
         if not ir.contains(fn.body, (ir.IRPackElem, ir.IRPackBound)):
             return fn  # no pack access: no table to read or hoist
-        lower = _Lower(_constant_locals(fn.body))
+        lower = _Lower(_constant_locals(fn.body), _written_elements(fn.body))
         fn = lower.function(fn)
         return _Hoist(fn, lower.tables).function()
+
+
+def _written_elements(body: list) -> set:
+    """The ids of the pack elements ``body`` stores to (an assignment's target, an atomic's first argument)."""
+    found = set()
+    for n in ir.walk(body):
+        if isinstance(n, ir.IRAssign) and isinstance(n.target, ir.IRPackElem):
+            found.add(id(n.target))
+        elif isinstance(n, ir.IRCall) and n.op.startswith("atomic") and n.args and isinstance(n.args[0], ir.IRPackElem):
+            found.add(id(n.args[0]))
+    return found
 
 
 def _table(pack, name, indices, where="", made=None):
@@ -67,8 +78,9 @@ def _int64(x):
 
 
 class _Lower(ir.Rewriter):
-    def __init__(self, constants: dict):
+    def __init__(self, constants: dict, written: set = frozenset()):
         self.tables: set[int] = set()  # ids of the table loads made (candidates for hoisting)
+        self.written = written  # ids of the pack elements stored to
         self.constants = constants  # locals only ever assigned int constants (an unrolled loop's counter)
         self.loops: dict[str, tuple[int, int]] = {}  # counters of the enclosing loops with constant bounds
 
@@ -122,6 +134,7 @@ class _Lower(ir.Rewriter):
     def r_IRPackElem(self, e: ir.IRPackElem):
         pack, b = self.expr(e.pack), self.expr(e.block)
         info = pack.type._bw_pack
+        null_read = False  # a read that may reach a null row of the tables
         pairs: list = []  # (index, extent) pairs tested before the access's own (debug mode)
         notes: list = []  # what each of them is
         flat = self.expr(e.var.offset)
@@ -136,7 +149,11 @@ class _Lower(ir.Rewriter):
             flat = op("add", lower, flat)
         else:  # a flat variable index: a row of the tables
             rows = ir.IRArrayShape(ir.IRField(pack, "ptrs", pack.type._field_types["ptrs"]), 1, int32)
+            known = len(notes)
             flat = self._tested(flat, 0, rows, pairs, notes, "the flat variable index (the pack's flat indices)")
+            # a run-time flat index may name a row without storage (a null row): a read takes its address from
+            # the column whose null rows point at a slab no access writes, so that it reads zero
+            null_read = len(notes) > known and id(e) not in self.written
         if e.flux_dir is not None:  # a direction the variable has fluxes in: 1 to its count (3 when not known)
             fluxes = info.get("fluxes")
             stored = fluxes[e.var.position] if fluxes is not None and name is not None else None
@@ -149,7 +166,7 @@ class _Lower(ir.Rewriter):
             table, slot = "ptrs", i32(e.element)
         where = f"{e.where} (computed at run time: {'; '.join(notes)})" if notes else e.where
         row = [b, flat, slot]
-        address = self._table(pack, table, row + [i32(0)], e.where)
+        address = self._table(pack, table, row + [i32(3 if null_read else 0)], e.where)
         shapes = "flux_shapes" if e.flux_dir is not None else "ptr_shapes"
         nk, nj, ni = (self._table(pack, shapes, row + [i32(c)], e.where) for c in range(3))  # used by bounds checks
         if e.kji is None:  # a view's flat offset: say what the one index of the message is
