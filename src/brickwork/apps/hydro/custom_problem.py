@@ -15,6 +15,7 @@ what such an object gets wrong, so that a problem file with a typo is one clear 
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import reprlib
@@ -37,6 +38,10 @@ RESERVED_PARAMS = tuple(SCHEMA["problem"])
 #: included, which on some MPI ranks alone left the others waiting for them for ever
 USER_ERRORS = (Exception, SystemExit)
 _VALUE = object()  # real_numbers: name the value itself
+#: the attribute of a module ``load_file`` made that holds the SHA-256 of its source and of the helper modules
+#: it imported from its directory: MPI ranks compare it before a run (``preflight``), since a problem file of
+#: other content under the same path on one node would run another problem there without any other sign
+SOURCE_DIGEST = "__brickwork_source_sha256__"
 
 
 def describe_mistakes(problem) -> list[str]:
@@ -207,7 +212,7 @@ def load_file(path: str, base_dir: str | None = None):
         raise ConfigError(f"{where}: not a Python file (its name must end in .py)")
     module = importlib.util.module_from_spec(spec)
     try:
-        _run_beside_its_helpers(module, spec.loader, full)
+        source, helpers = _run_beside_its_helpers(module, spec.loader, full)
     except USER_ERRORS as e:  # the user's code: name its error and where, in one line
         frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == full]
         line = getattr(e, "lineno", None) if isinstance(e, SyntaxError) else (frames[-1].lineno if frames else None)
@@ -217,17 +222,38 @@ def load_file(path: str, base_dir: str | None = None):
     if mistakes:
         raise ConfigError(f"{where} is not a hydro problem: {'; '.join(mistakes)} (see docs/hydro.md, "
                           f"'Problems of your own')")
+    setattr(module, SOURCE_DIGEST, _source_digest(full, source, helpers))
     return module
 
 
-def _run_beside_its_helpers(module, loader, full: str) -> None:
+def _source_digest(full: str, source: bytes, helpers: list[str]) -> str:
+    """SHA-256 of the problem file ``full`` (its ``source`` as run) and of the ``helpers`` (source files of the
+    modules it imported from its directory), each with its path relative to that directory."""
+    digest = hashlib.sha256()
+    here = os.path.dirname(full)
+    for path in [full, *sorted(helpers)]:
+        content = source if path == full else _read_or_say_why(path)
+        digest.update(os.path.relpath(path, here).encode() + b"\0" + len(content).to_bytes(8, "little") + content)
+    return digest.hexdigest()
+
+
+def _read_or_say_why(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:  # removed since it was imported: the ranks still compare what each could read
+        return f"unreadable: {type(e).__name__}".encode()
+
+
+def _run_beside_its_helpers(module, loader, full: str) -> tuple[bytes, list[str]]:
     """Run the problem file ``full`` into ``module`` as a script runs: its directory first on ``sys.path``, so
     that it imports the modules beside it, and in ``sys.modules`` under its own name while it runs (dataclasses
     look a module up by it). Afterwards ``sys.path`` and ``sys.modules`` are as before: the helper modules it
     imported from its directory are forgotten, so that another problem file's ``shapes.py``, or this one's
     edited since, is imported anew by the next load instead of this one's being found by its name. The file
     is compiled from its source each time and no ``.pyc`` is written beside it (a file rewritten within the
-    second, with the same size, would be read from a stale one)."""
+    second, with the same size, would be read from a stale one). Returns the file's source and the source files
+    of those helpers."""
     here = os.path.dirname(full)
     name = module.__name__
     before = dict(sys.modules)
@@ -236,17 +262,20 @@ def _run_beside_its_helpers(module, loader, full: str) -> None:
     writes_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     importlib.invalidate_caches()  # a helper written since the last import of this directory is found
     try:
-        exec(loader.source_to_code(loader.get_data(full), full), module.__dict__)  # noqa: S102 - the user's file
+        source = loader.get_data(full)
+        exec(loader.source_to_code(source, full), module.__dict__)  # noqa: S102 - the user's file
     finally:
         sys.dont_write_bytecode = writes_bytecode
         # before the path changes back: a namespace package's __path__ is recomputed from sys.path
         helpers = [key for key in sys.modules if key == name or (
             key not in before and _beside(sys.modules.get(key.partition(".")[0]), here))]
+        files = [f for f in (getattr(sys.modules[key], "__file__", None) for key in helpers if key != name) if f]
         sys.path.remove(here)
         for key in helpers:
             del sys.modules[key]
         if name in before:
             sys.modules[name] = before[name]
+    return source, files
 
 
 def _beside(module, directory: str) -> bool:

@@ -20,6 +20,7 @@ from brickwork.mesh.indexing import IndexShape
 from brickwork.same_on_ranks import check_same
 
 from .config import Config, ConfigError
+from .custom_problem import SOURCE_DIGEST
 from .schedule import KINDS, scheduled
 from .solver import hydro_package
 
@@ -175,10 +176,14 @@ def remove_empty_dirs(new_dirs: list[str]) -> None:
 
 
 def _check_same_input(world, cfg: Config) -> None:
-    """``ConfigError`` on every rank when the ranks were given different inputs (collective); each
-    rank may name its own ``hydro.device``."""
+    """``ConfigError`` on every rank when the ranks were given different inputs (collective), the content of a
+    problem file (and of the modules it imports from its directory) included; each rank may name its own
+    ``hydro.device``."""
     items = {f"{section}.{key}": value for section, keys in cfg.to_dict().items() for key, value in keys.items()
              if f"{section}.{key}" != "hydro.device"}
+    digest = getattr(cfg.problem, SOURCE_DIGEST, None)
+    if digest is not None:  # the same path may hold another file on another node
+        items["the SHA-256 of problem.file and the modules it imports from its directory"] = digest
     try:
         check_same(world, "the input", items, hint="every rank must run the same input file and overrides")
     except ValueError as e:
