@@ -9,6 +9,14 @@ import typing as _typing
 from . import comm as _comm
 from . import config
 from ._version import __version__
+from .allocators import (
+    Allocator,
+    MemoryKind,
+    ScopedAllocator,
+    get_device_allocator,
+    set_cuda_allocator,
+    set_device_allocator,
+)
 from .builtins.addresses import address_of
 from .builtins.bit_casts import cast
 from .builtins.constants import CONSTANTS as _CONSTANTS
@@ -80,6 +88,7 @@ from .lang.modules import Module, get_module, get_module_options, set_module_opt
 from .lang.native import func_native
 from .runtime import device_link as _device_link  # noqa: F401 - hands Device what it asks of the runtime
 from .runtime.capture import (
+    CaptureMode,
     Graph,
     ScopedCapture,
     capture_begin,
@@ -163,6 +172,7 @@ from .types.structs import struct
 from .utils import ScopedTimer, transform_expand
 
 bool = bool_  # noqa: A001 - Warp's spelling: wp.bool
+DeviceLike = Device | str | None  # Warp's annotation of a device argument
 TypeError = KernelTypeError  # noqa: A001 - brickwork.TypeError, a subclass of the builtin TypeError
 # Warp's names of the errors its code generator raises (one brickwork class each; messages differ).
 WarpCodegenError = KernelError

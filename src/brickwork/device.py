@@ -247,6 +247,11 @@ class Device:
         forced = config.cuda_arch  # "sm_90a": the number, without the feature suffix
         return int(forced[3:].rstrip("abcdefghijklmnopqrstuvwxyz")) if forced else self.arch
 
+    def get_allocator(self, pinned: bool = False):
+        """The allocator this device's new arrays get their memory from (``wp.get_device_allocator``; ``pinned``
+        changes nothing: brickwork's host memory is all of one kind)."""
+        return _allocator_of(self)
+
     def _cuda_only(self, what: str) -> "Device":
         if self.is_cpu:
             raise RuntimeError(f"Device {self} is not a CUDA device: it has no {what} (streams belong to 'cuda:N')")
@@ -276,15 +281,18 @@ class Device:
 
 
 # Warp's Device attributes that belong to Warp's runtime, not to a device of brickwork's
-_ALLOCATORS = "brickwork allocates with cuMemAlloc (CUDA) and numpy (CPU), and takes no custom allocators"
+_ALLOCATORS = "a device's allocator is Device.get_allocator() (wp.get_device_allocator)"
 _NOT_IN_BRICKWORK = {
     "runtime": "brickwork keeps no Runtime object (its devices answer for themselves)",
-    "get_allocator": _ALLOCATORS, "default_allocator": _ALLOCATORS, "pinned_allocator": _ALLOCATORS,
+    "default_allocator": _ALLOCATORS, "pinned_allocator": _ALLOCATORS,
     "current_allocator": _ALLOCATORS, "mempool_allocator": _ALLOCATORS,
     "memset": "use array.fill_ or array.zero_", "memtile": "use array.fill_",
     "captures": "a brickwork capture records every device's launches (see Device.is_capturing)",
     "context_guard": "brickwork makes a device's primary context current itself on every driver call",
 }
+
+# brickwork.allocators.get_device_allocator, set when that module loads (it imports this one)
+_allocator_of = None
 
 # brickwork.runtime.device_link: the streams, captures and NVRTC architectures Device reports. It sets this when it
 # loads, with brickwork (the runtime imports this module, so this module cannot import it)

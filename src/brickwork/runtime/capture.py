@@ -7,6 +7,8 @@ stays a global of that module (one global lookup); this module sets and reads it
 
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from .. import timing_state as _timing
@@ -24,6 +26,16 @@ from . import live_ids, streams
 from .packing import PARALLEL_FLAG, field_id, on_one_thread
 
 _replay_stream = None  # the stream given to the capture_launch running now (its CUDA launches go there)
+
+
+class CaptureMode(enum.IntEnum):
+    """Warp's CUDA stream-capture modes (``cudaStreamCaptureMode``), taken by ``capture_begin`` and
+    ``ScopedCapture``. brickwork records launches itself, on every device, and opens no CUDA stream capture, so
+    every mode records the same (as on Warp's CPU, which ignores it)."""
+
+    GLOBAL = 0
+    THREAD_LOCAL = 1
+    RELAXED = 2
 
 
 class Graph:
@@ -118,8 +130,15 @@ def replay_stream_handle(device) -> int:
     return 0 if stream is None else stream.cuda_stream
 
 
-def capture_begin(device=None, stream=None, force_module_load=None, external=False):
-    """Start recording launches (they are recorded, not run, until ``capture_end``)."""
+def capture_begin(device=None, stream=None, force_module_load=None, external=False, apic=False,
+                  capture_mode=CaptureMode.THREAD_LOCAL):
+    """Start recording launches (they are recorded, not run, until ``capture_end``). ``apic`` (Warp's permission
+    for ``capture_save``, which brickwork has not) and ``capture_mode`` (a ``CaptureMode``) change nothing here."""
+    try:
+        CaptureMode(capture_mode)
+    except ValueError:
+        raise ValueError(f"capture_mode must be a wp.CaptureMode (GLOBAL, THREAD_LOCAL or RELAXED), got "
+                         f"{capture_mode!r}") from None
     if _launch._capture is not None:
         raise CaptureError("capture_begin() while a capture is already active")
     if _pending:  # build declared instances now: nothing compiles while recording
@@ -278,13 +297,15 @@ class ScopedCapture:
     end of the block ``capture.graph`` holds them for ``wp.capture_launch(capture.graph)``. An exception
     in the block ends the capture (``graph`` stays None) and propagates."""
 
-    def __init__(self, device=None, stream=None, force_module_load=None, external=False, **kwargs):
+    def __init__(self, device=None, stream=None, force_module_load=None, external=False, apic=False,
+                 capture_mode=CaptureMode.THREAD_LOCAL):
         self.device, self.stream = device, stream
         self.force_module_load, self.external = force_module_load, external
+        self.apic, self.capture_mode = apic, capture_mode
         self.graph: Graph | None = None
 
     def __enter__(self):
-        capture_begin(self.device, self.stream, self.force_module_load, self.external)
+        capture_begin(self.device, self.stream, self.force_module_load, self.external, self.apic, self.capture_mode)
         return self
 
     def __exit__(self, exc_type, exc, tb):

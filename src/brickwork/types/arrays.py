@@ -474,6 +474,13 @@ class array:  # noqa: N801 - Warp's spelling
         return self if self.is_contiguous else clone(self)
 
     @property
+    def memory_kind(self):
+        """The kind of memory behind the array (a ``wp.MemoryKind``): ``HOST`` for every CPU array."""
+        from ..allocators import MemoryKind
+
+        return MemoryKind.HOST
+
+    @property
     def capacity(self) -> int:
         """Bytes of memory the array spans (Warp's ``capacity``; 0 when empty)."""
         from .array_views import capacity

@@ -16,6 +16,7 @@ import struct
 import numpy as np
 
 from .. import cuda_driver, pending_checks
+from ..allocators import MemoryKind, custom_allocator
 from ..device import get_device
 from ..errors import CaptureError
 from . import device_fill, recording
@@ -60,19 +61,35 @@ def on_device(key, device) -> OnDevice:
 
 
 class Allocation:
-    """``nbytes`` of device memory, freed when the last array using it goes."""
+    """``nbytes`` of device memory, freed when the last array using it goes: from the device's custom allocator
+    where one is set (``wp.set_device_allocator``), given back to it, else by the driver."""
 
-    __slots__ = ("driver", "ordinal", "ptr", "nbytes")
+    __slots__ = ("driver", "ordinal", "ptr", "nbytes", "allocator")
 
     def __init__(self, device, nbytes: int):
         self.driver = cuda_driver.driver()
         self.ordinal = device.ordinal
         self.nbytes = nbytes
-        self.ptr = self.driver.alloc(self.ordinal, nbytes)
+        self.allocator = custom_allocator(self.ordinal)
+        if self.allocator is None:
+            self.ptr = self.driver.alloc(self.ordinal, nbytes)
+        else:
+            self.ptr = int(self.allocator.allocate(nbytes))
+
+    @property
+    def memory_kind(self) -> MemoryKind:
+        """cuMemAlloc's device memory, or what the custom allocator says its memory is (UNKNOWN if it does not)."""
+        if self.allocator is None:
+            return MemoryKind.CUDA_DEVICE
+        kind = getattr(self.allocator, "memory_kind", None)
+        return kind if isinstance(kind, MemoryKind) else MemoryKind.UNKNOWN
 
     def __del__(self):
         try:
-            self.driver.free(self.ordinal, self.ptr)
+            if self.allocator is None:
+                self.driver.free(self.ordinal, self.ptr)
+            else:
+                self.allocator.deallocate(self.ptr, self.nbytes)
         except Exception:  # noqa: BLE001 - at interpreter exit the driver may be gone
             pass
 
@@ -223,6 +240,12 @@ class DeviceArray(array):
     @property
     def ptr(self) -> int:
         return self._alloc.ptr + self._offset
+
+    @property
+    def memory_kind(self) -> MemoryKind:
+        """``CUDA_DEVICE`` (brickwork's cuMemAlloc), the custom allocator's kind, or ``UNKNOWN`` for another
+        library's memory."""
+        return getattr(self._alloc, "memory_kind", MemoryKind.UNKNOWN)
 
     @property
     def is_contiguous(self) -> bool:
