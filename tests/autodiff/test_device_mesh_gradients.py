@@ -122,7 +122,7 @@ def test_adjoint_pack_tables_are_device_arrays_of_gradient_addresses(fake):
         assert table.device == "cuda:0"
     grad = scheme.mesh.field("r").grad
     slab = 8 * 8 * 8  # bytes of one (nk, nj, ni) slab of 8x8 cells
-    assert value.ptrs.numpy()[3, 1, 0].tolist() == [grad.ptr + 3 * slab, 64, 8]
+    assert value.ptrs.numpy()[3, 1, 0].tolist() == [grad.ptr + 3 * slab, 64, 8, grad.ptr + 3 * slab]
     assert value.ptrs.numpy()[3, 1, 0, 0] != scheme.pack.kernel_value().ptrs.numpy()[3, 1, 0, 0]
 
 
