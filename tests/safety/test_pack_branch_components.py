@@ -8,24 +8,15 @@ from typing import Any
 
 import numpy as np
 import pytest
+from tests.safety.test_pack_view_components import _mesh  # 4 blocks of 4x4 cells, one ghost layer: u and a 3-vector w
 
 import brickwork as wp
 from brickwork import la
-from brickwork.mesh import Mesh, Metadata, Package, PackDescriptor, VarTag
+from brickwork.mesh import VarTag
 
-u, w = VarTag("u"), VarTag("w")
-
-
-def _mesh():
-    pkg = Package("p")
-    pkg.add_field("u", Metadata("Cell"))
-    pkg.add_field("w", Metadata("Cell", "Vector"), shape=(3,))
-    mesh = Mesh(nx=(8, 4), block_nx=(4, 4), nghost=1, packages=[pkg])
-    return mesh, PackDescriptor(mesh, [u, w]).get_pack(mesh.mesh_data())
-
-
+w = VarTag("w")
 MESH, PACK = _mesh()
-DIMS = (2, 1, 6, 6)  # blocks, k, j, i of the storage
+DIMS = (4, 1, 6, 6)  # blocks, k, j, i of the storage
 
 
 @wp.kernel
@@ -81,7 +72,7 @@ def test_a_plain_kernels_component_argument_out_of_range_is_refused(monkeypatch,
 def test_a_plain_kernels_component_argument_in_range_is_written(monkeypatch, kernel, cells):
     monkeypatch.setattr(wp.config, "mode", "release")
     wp.launch(kernel, dim=DIMS, inputs=[PACK.kernel_value(), 1])
-    np.testing.assert_array_equal(MESH.data("w").sum(axis=(0, 2, 3, 4)), [0.0, 2 * cells, 0.0])
+    np.testing.assert_array_equal(MESH.data("w").sum(axis=(0, 2, 3, 4)), [0.0, 4 * cells, 0.0])
     assert not MESH.data("u").any()
     MESH.data("w")[...] = 0.0
 
