@@ -109,6 +109,12 @@ def _open(path: str):
     symbolic links). Opened without blocking, so that a named pipe without a writer is refused at
     once rather than waited on, and checked on the open file, so that it cannot change in between."""
     if not os.path.exists(path):
+        if os.path.islink(path):  # a link to nothing, or links that lead back to themselves (ELOOP)
+            try:
+                os.stat(path)
+            except OSError as e:
+                raise RestartError(f"restart file {path!r} is a symbolic link that leads to no file "
+                                   f"({e.strerror.lower()}: {path!r} -> {os.readlink(path)!r})") from None
         raise RestartError(f"restart file {path!r} does not exist")
     if os.path.isdir(path):
         raise RestartError(f"restart file {path!r} is a directory")

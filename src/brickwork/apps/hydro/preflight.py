@@ -5,6 +5,7 @@ them once the first state is checked, and remove them again when the run fails w
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 
@@ -147,9 +148,20 @@ def output_dirs_to_create(path: str) -> list[str]:
     return missing[::-1]
 
 
+def _in_a_loop(path: str) -> bool:
+    """Whether following the symbolic link ``path`` never ends (ELOOP), rather than ends at nothing."""
+    try:
+        os.stat(path)
+    except OSError as e:
+        return e.errno == errno.ELOOP
+    return False
+
+
 def _not_a_directory(path: str) -> str:
     """What ``path``, which exists but is no directory, is instead (in words)."""
     if os.path.islink(path) and not os.path.exists(path):
+        if _in_a_loop(path):
+            return f"a symbolic link in a loop (to {os.readlink(path)!r}, which leads back to it)"
         return f"a dangling symbolic link (to {os.readlink(path)!r}, which does not exist)"
     return "a file, not a directory"
 
