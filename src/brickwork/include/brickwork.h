@@ -841,11 +841,19 @@ BW_INLINE vec<3, float> sample_unit_hemisphere_surface(uint32_t& s) {
     const float phi = BW_MATH(acosf)(1.0f - randf(s));
     return sample_polar(phi, 2.0f * 3.14159265358979f * randf(s));
 }
+// A point in the ball: the radius powf(u, 1/3) applied first, (r cos(theta)) sin(phi), as Warp's (its bits; a cube
+// root and the direction scaled after were an ulp apart in half of the points).
+BW_INLINE vec<3, float> sample_in_ball(float phi, float theta, float u) {
+    const float r = BW_MATH(powf)(u, 1.0f / 3.0f), sp = BW_MATH(sinf)(phi);
+    return vec<3, float>{{r * BW_MATH(cosf)(theta) * sp, r * BW_MATH(sinf)(theta) * sp, r * BW_MATH(cosf)(phi)}};
+}
 BW_INLINE vec<3, float> sample_unit_sphere(uint32_t& s) {
-    const vec<3, float> d = sample_unit_sphere_surface(s); return mul(d, BW_MATH(cbrtf)(randf(s)));
+    const float phi = BW_MATH(acosf)(1.0f - 2.0f * randf(s)), theta = 2.0f * 3.14159265358979f * randf(s);
+    return sample_in_ball(phi, theta, randf(s));
 }
 BW_INLINE vec<3, float> sample_unit_hemisphere(uint32_t& s) {
-    const vec<3, float> d = sample_unit_hemisphere_surface(s); return mul(d, BW_MATH(cbrtf)(randf(s)));
+    const float phi = BW_MATH(acosf)(1.0f - randf(s)), theta = 2.0f * 3.14159265358979f * randf(s);
+    return sample_in_ball(phi, theta, randf(s));
 }
 #define BW_SAMPLER_RVALUE(name) BW_INLINE auto name(uint32_t&& s) { return name(s); }
 BW_SAMPLER_RVALUE(sample_unit_square) BW_SAMPLER_RVALUE(sample_unit_cube) BW_SAMPLER_RVALUE(sample_unit_ring)
