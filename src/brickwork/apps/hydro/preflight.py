@@ -187,12 +187,15 @@ def remove_empty_dirs(new_dirs: list[str]) -> None:
 
 
 
-def _check_same_input(world, cfg: Config) -> None:
+def _check_same_input(world, cfg: Config, restarting: bool) -> None:
     """``ConfigError`` on every rank when the ranks were given different inputs (collective), the content of a
-    problem file (and of the modules it imports from its directory) included; each rank may name its own
-    ``hydro.device``."""
+    problem file (and of the modules it imports from its directory) and whether they restart included; each
+    rank may name its own ``hydro.device``."""
     items = {f"{section}.{key}": value for section, keys in cfg.to_dict().items() for key, value in keys.items()
              if f"{section}.{key}" != "hydro.device"}
+    # a rank that restarts reads its blocks collectively while one that does not sets its initial state: the
+    # ranks' messages would cross (a hang, seen with --restart on rank 0 alone)
+    items["restarting (--restart FILE, hydro.run's restart_file)"] = restarting
     digest = getattr(cfg.problem, SOURCE_DIGEST, None)
     if digest is not None:  # the same path may hold another file on another node
         items["the SHA-256 of problem.file and the modules it imports from its directory"] = digest
@@ -208,11 +211,11 @@ def writes_files(cfg: Config) -> bool:
     return out["history"] or any(scheduled(out, kind) for kind in KINDS)
 
 
-def check_before_run(cfg: Config) -> list[str]:
-    """Check what can be checked before the run (collective: the ranks' inputs are compared); the
-    output directories to create (``_output_dirs_to_create``; none for a run that writes no file, which
-    leaves ``output.dir`` alone)."""
-    _check_same_input(comm.world(), cfg)
+def check_before_run(cfg: Config, restarting: bool = False) -> list[str]:
+    """Check what can be checked before the run (collective: the ranks' inputs, and whether they restart, are
+    compared); the output directories to create (``_output_dirs_to_create``; none for a run that writes no
+    file, which leaves ``output.dir`` alone)."""
+    _check_same_input(comm.world(), cfg, restarting)
     _check_writers(cfg)
     _check_memory(cfg, _check_device(cfg))
     _check_ranks(cfg)
