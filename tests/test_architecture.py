@@ -23,7 +23,7 @@ LAYERS = [
     ("config", "comm", "same_on_ranks"),
     ("cuda_driver", "pending_checks"),  # pending_checks: launches whose bounds records are read at the next wait
     ("device",),
-    ("device_access",),  # Warp's memory-pool and peer-access queries and switches, over the devices
+    ("device_access", "allocators"),  # Warp's memory-pool, peer-access and allocator API, over the devices
     ("timing_state",),  # wp.timing_begin's open ranges, read by the array types' copies and fills (runtime/timing)
     ("types",),
     ("builtins", "ir", "jit"),
