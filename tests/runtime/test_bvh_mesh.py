@@ -608,3 +608,15 @@ def test_the_indices_of_a_mesh_cannot_be_replaced_under_its_kernels():
     hits = wp.zeros(2, dtype=int)
     wp.launch(_faces_in_box, 1, [mesh.id, wp.vec3(-1, -1, 0.5), wp.vec3(2, 2, 2), hits])
     np.testing.assert_array_equal(hits.numpy(), [0, 1])
+
+
+def test_a_ray_hit_at_exactly_max_t_is_a_miss_as_in_warp():
+    # Warp 1.19 (its CPU): the triangle at z = 1 is met at t = 1 exactly; max_t = 1 finds nothing, the next float does
+    mesh = wp.Mesh(wp.array(np.array([[0, 0, 1], [1, 0, 1], [0, 1, 1]], np.float32), dtype=wp.vec3),
+                   wp.array([0, 1, 2], dtype=wp.int32))
+    q, d = wp.array([[0.25, 0.25, 0.0]], dtype=wp.vec3), wp.array([[0.0, 0.0, 1.0]], dtype=wp.vec3)
+    for max_t, hit in ((1.0, 0.0), (float(np.nextafter(np.float32(1), np.float32(2))), 1.0)):
+        out, normals = wp.zeros((1, 7), dtype=float), wp.zeros(1, dtype=wp.vec3)
+        wp.launch(ray_queries, 1, [mesh.id, q, d, max_t, out, normals])
+        assert out.numpy()[0, 0] == hit and out.numpy()[0, 6] == hit  # mesh_query_ray and its anyhit
+        assert out.numpy()[0, 1] == hit  # t = 1 where it hits, 0 (Warp's miss) where not

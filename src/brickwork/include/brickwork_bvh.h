@@ -383,7 +383,7 @@ BW_INLINE void face_normal(const float* a, const float* b, const float* c, float
 }
 
 // Woop, Benthin and Wald's watertight test, as Warp 1.19's mesh ray queries take it: whether start + t dir crosses
-// triangle (a, b, c) at some t in [0, max_t] (t, the weights wa of a and wb of b, and `det`, which is > 0 where the
+// triangle (a, b, c) at some t in [0, max_t) (t, the weights wa of a and wb of b, and `det`, which is > 0 where the
 // ray meets the front of the face, Warp's sign). The ray's frame is sheared so that it runs along its longest
 // axis; the edge functions are differences of products with their rounding error added back (fmaf), and in
 // double where one is 0, so that a ray through an edge or a vertex is no miss of both triangles. The tests accept
@@ -434,7 +434,7 @@ BW_INLINE bool ray_triangle(const float* start, const ray_shear& r, const float*
     if (det < 0.0f ? tt > 0.0f : tt < 0.0f) return false;  // behind the start
     const float rcp = 1.0f / det;
     t = tt * rcp;
-    if (!(t >= 0.0f && t <= max_t)) return false;
+    if (!(t >= 0.0f && t < max_t)) return false;  // a hit at max_t is none, as in Warp
     wa = u * rcp;
     wb = v * rcp;
     if (det_out != nullptr) *det_out = det;
