@@ -21,7 +21,8 @@ LAYERS = [
     ("_version",),
     ("errors",),  # the base of every error brickwork raises, which any module may raise
     ("config", "comm", "same_on_ranks"),
-    ("cuda_driver", "pending_checks"),  # pending_checks: launches whose bounds records are read at the next wait
+    ("cuda_driver", "pending_checks", "stuck_signals"),  # pending_checks: launches whose bounds records are read at
+    # the next wait; stuck_signals: a SIGTERM ends a main thread stuck in native code
     ("device",),
     ("device_access", "allocators"),  # Warp's memory-pool, peer-access and allocator API, over the devices
     ("timing_state",),  # wp.timing_begin's open ranges, read by the array types' copies and fills (runtime/timing)

@@ -213,10 +213,13 @@ def _terminate_as_interrupt():
     status 143; under MPI a rank that receives it alone ends every rank (``_alone``), which the signal's
     default action did without a word. The handler before is restored after (the command may run inside
     a program); outside the main thread, where no handler can be set, nothing changes. An interrupt that Python
-    had to ignore (raised in a weakref callback or ``__del__``) is delivered again."""
+    had to ignore (raised in a weakref callback or ``__del__``) is delivered again; a main thread stuck in native
+    code is ended after a grace period (stuck_signals)."""
     import _thread
     import signal
     import threading
+
+    from . import stuck_signals
 
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -246,7 +249,8 @@ def _terminate_as_interrupt():
         signal.signal(signal.SIGINT, signal.default_int_handler)
     hook_before, sys.unraisablehook = sys.unraisablehook, unraisable
     try:
-        yield
+        with stuck_signals.watched():  # a main thread stuck in native code (an MPI wait) still ends
+            yield
     finally:
         sys.unraisablehook = hook_before
         signal.signal(signal.SIGTERM, before)

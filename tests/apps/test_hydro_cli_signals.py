@@ -79,3 +79,42 @@ def test_an_interrupt_lost_in_a_weakref_callback_is_raised_again(interrupt, sigi
         signal.signal(signal.SIGINT, sigint_before)
     assert reached == []
     assert sys.unraisablehook is hook  # the hook before is restored
+
+
+STUCK = """
+import ctypes
+from brickwork import cli
+lock, libc = ctypes.create_string_buffer(64), ctypes.CDLL(None)  # zeroed: an unlocked default glibc mutex
+with cli._terminate_as_interrupt():
+    libc.pthread_mutex_lock(lock)
+    print("stuck", flush=True)
+    libc.pthread_mutex_lock(lock)  # its owner locks it again: waits for ever in C, as a rank in an unanswered MPI wait
+print("not reached", flush=True)
+"""
+
+
+def test_sigterm_ends_a_process_stuck_in_native_code_after_the_grace_period():
+    # Python runs a signal handler between bytecodes only: a rank stuck in MPI ignored SIGTERM until SIGKILL
+    run = subprocess.Popen([sys.executable, "-c", STUCK], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=dict(os.environ, BRICKWORK_TERM_GRACE="1"))
+    try:
+        assert run.stdout.readline() == "stuck\n"
+        run.send_signal(signal.SIGTERM)
+        out, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 143 and out == ""
+    assert err == ("brickwork: SIGTERM received, but the run did not stop within 1 s (BRICKWORK_TERM_GRACE): it "
+                   "waits inside native code (an MPI call another rank never answers, or a kernel); ended without "
+                   "cleaning up\n")
+
+
+def test_a_bad_term_grace_is_refused_by_name(monkeypatch):
+    from brickwork import stuck_signals
+    from brickwork.errors import BrickworkError
+
+    monkeypatch.setenv("BRICKWORK_TERM_GRACE", "soon")
+    with pytest.raises(BrickworkError, match="BRICKWORK_TERM_GRACE='soon' is not an integer"):
+        with stuck_signals.watched():
+            pass
