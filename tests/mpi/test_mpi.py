@@ -32,8 +32,21 @@ if MPIEXEC is None:
 def mpirun(nranks: int, *args: str, cwd=None, env=None, timeout: float = 180) -> subprocess.CompletedProcess:
     """``mpiexec -n nranks args...`` with one thread per rank; the output is captured."""
     full_env = dict(os.environ, OMP_NUM_THREADS="1", BRICKWORK_NUM_THREADS="1", **(env or {}))
-    return subprocess.run([MPIEXEC, "-n", str(nranks), *args], cwd=cwd, env=full_env, capture_output=True,
-                          text=True, timeout=timeout)
+    with subprocess.Popen([MPIEXEC, "-n", str(nranks), *args], cwd=cwd, env=full_env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as run:
+        try:
+            out, err = run.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            # SIGTERM, which mpiexec passes on to the ranks: killed, it left them running (each in a session of
+            # its own) and a hung rank spun on through the rest of the suite
+            run.terminate()
+            try:
+                run.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                run.kill()
+                run.communicate()
+            raise
+    return subprocess.CompletedProcess(run.args, run.returncode, out, err)
 
 
 def python(nranks: int, script: str, *args: str, **kwargs) -> subprocess.CompletedProcess:
