@@ -41,6 +41,8 @@ DATA_DOCS = {
     "TIMING_MEMSET": "Activity timing flag (8): memsets (``zero_``, ``fill_``).",
     "TIMING_GRAPH": "Activity timing flag (16): graph launches (``wp.capture_launch``).",
     "TIMING_ALL": "Activity timing flag selecting every activity (0xFFFFFFFF).",
+    "DeviceLike": "Warp's annotation of a device argument: a ``Device``, a device name such as ``\"cuda:0\"``, or "
+                  "None (the current device).",
     "Any": "``typing.Any``: annotating a kernel argument with it makes the kernel generic (one instance per "
            "argument type).",
 }
@@ -86,7 +88,9 @@ def kind_of(obj) -> str:
 
 
 def _is_plain(obj) -> bool:
-    return isinstance(obj, _PLAIN) or obj is typing.Any or type(obj).__module__ == "typing"
+    if inspect.isclass(obj) and obj.__module__.startswith("brickwork"):
+        return False  # a class of brickwork's own, a typing.Protocol's (wp.Allocator) included
+    return isinstance(obj, _PLAIN) or obj is typing.Any or type(obj).__module__ in ("typing", "types")
 
 
 def _own_doc(obj) -> str | None:

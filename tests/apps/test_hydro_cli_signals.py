@@ -99,6 +99,7 @@ def test_sigterm_ends_a_process_stuck_in_native_code_after_the_grace_period():
                            env=dict(os.environ, BRICKWORK_TERM_GRACE="1"))
     try:
         assert run.stdout.readline() == "stuck\n"
+        _wait_until_blocked(run.pid)  # sent while it still ran bytecode, Python's handler would take it at once
         run.send_signal(signal.SIGTERM)
         out, err = run.communicate(timeout=60)
     finally:
@@ -108,6 +109,22 @@ def test_sigterm_ends_a_process_stuck_in_native_code_after_the_grace_period():
     assert err == ("brickwork: SIGTERM received, but the run did not stop within 1 s (BRICKWORK_TERM_GRACE): it "
                    "waits inside native code (an MPI call another rank never answers, or a kernel); ended without "
                    "cleaning up\n")
+
+
+def _wait_until_blocked(pid: int) -> None:
+    """Until the main thread of ``pid`` sits in one system call (its futex wait), seen twice 0.1 s apart."""
+    seen = None
+    for _ in range(300):
+        try:
+            with open(f"/proc/{pid}/syscall") as f:
+                now = f.read().split()[:1]
+        except OSError:  # no /proc here: a pause long enough for the call to start
+            time.sleep(1.0)
+            return
+        if now and now[0] not in ("running", "-1") and now == seen:
+            return
+        seen = now
+        time.sleep(0.1)
 
 
 def test_a_bad_term_grace_is_refused_by_name(monkeypatch):
