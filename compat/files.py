@@ -55,6 +55,9 @@ MODULES = [
     "test_coloring",
     # textures (wp.Texture1D/2D/3D): Warp runs them on every device, the CPU included
     "cuda.test_texture",
+    # round 23: Warp's logger objects (wp.Logger, wp.set_logger, wp.ScopedLogger); its tests of Warp's default
+    # logger class and log functions (warp._src.logger) count as excluded
+    "test_logger",
     # PyTorch and DLPack interop (wp.from_torch, wp.to_torch, ...): below, where torch is installed
 ]
 
@@ -75,7 +78,7 @@ EXCLUDED_FILES = {
     "Warp internals (warp._src: module hashing, kernel cache, allocators, codegen text, build system)": [
         "test_kernel_cache", "test_allocator", "test_allocation_tracker", "test_compilation", "test_context",
         "test_core_library_binary", "test_cpu_precompiled_headers", "test_external_build", "test_module_hashing",
-        "test_codegen_instancing", "test_reload", "test_diagnostics", "test_options", "test_import", "test_logger",
+        "test_codegen_instancing", "test_reload", "test_diagnostics", "test_options", "test_import",
         "test_version", "test_module_contamination", "test_module_parallel_load", "test_template_launch_bounds",
         "test_cpu_block_codegen", "test_cpu_block_dim", "test_cpu_vectorization", "aot/*",
     ],

@@ -102,6 +102,7 @@ from .runtime.capture import (
 from .runtime.cuda_archs import clear_kernel_cache, clear_lto_cache, get_cuda_supported_archs, get_cuda_toolkit_version
 from .runtime.host_builtins import install_host_builtins as _install_host_builtins
 from .runtime.launch import Launch, launch, launch_tiled
+from .runtime.loggers import Logger, ScopedLogger, get_logger, set_logger
 from .runtime.map import map  # noqa: A004 - Warp's name: wp.map
 from .runtime.parallel import par_for, par_for_outer
 from .runtime.streams import (

@@ -32,6 +32,8 @@ class Placeholder:
     __call__ = __iter__ = __len__ = __getitem__ = __setitem__ = __delitem__ = __enter__ = _refuse
     # numpy.asarray() of an internal table, int() or float() of an internal constant
     __array__ = __int__ = __float__ = __index__ = _refuse
+    # isinstance(x, LoggerBasic) of an internal class
+    __instancecheck__ = __subclasscheck__ = _refuse
 
     @property
     def __signature__(self):  # inspect.signature() of a Warp library function uses Warp's implementation

@@ -1,11 +1,13 @@
-"""``config.print_launches``: one line on stdout for each launch, before it runs, as Warp's debugging aid
-for the order of a program's launches. Arrays are summarized (dtype, shape, device), not printed."""
+"""``config.print_launches``: one line on stdout (or to the ``info`` of a logger set with ``wp.set_logger``) for
+each launch, before it runs, as Warp's debugging aid for the order of a program's launches. Arrays are
+summarized (dtype, shape, device), not printed."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .. import device as _devices
+from . import loggers
 
 _LONGEST_VALUE = 60  # characters of a non-array argument's repr
 
@@ -33,5 +35,9 @@ def print_launch(kernel, dim, inputs, outputs, device, backward: bool = False) -
         device = _devices._current
     listed = ", ".join(describe(a) for a in inputs)
     written = ", ".join(describe(a) for a in outputs or ())
-    print(f"kernel{kind}: {getattr(kernel, 'key', kernel)}{where} dim: {dim} inputs: [{listed}] outputs: [{written}] "
-          f"device: {device}", flush=True)
+    line = (f"kernel{kind}: {getattr(kernel, 'key', kernel)}{where} dim: {dim} inputs: [{listed}] "
+            f"outputs: [{written}] device: {device}")
+    if loggers.is_custom():  # a logger of the program's (wp.set_logger) takes the line instead of stdout
+        loggers.info(line)
+    else:
+        print(line, flush=True)

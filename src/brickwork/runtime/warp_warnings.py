@@ -22,11 +22,25 @@ def location(filename: str, lineno: int, line: str | None = None) -> str:
     return f" ({filename}:{lineno})" + (f"\n  {line.strip()}" if line and line.strip() else "")
 
 
-def warn(message: str, category: type[Warning] = UserWarning, stacklevel: int = 2) -> None:
-    """Warn in Warp's form; ``stacklevel`` as ``warnings.warn``'s (2: the caller of the function calling this)."""
-    def show(text, category, filename, lineno, file=None, line=None):
+#: The logger a program installed with ``wp.set_logger`` (runtime/loggers.py sets it; None: brickwork's default),
+#: which then receives these warnings instead of stderr.
+custom_logger = None
+
+
+def show(message: str, category: type[Warning], stacklevel: int = 1) -> None:
+    """Warn in Warp's form on stderr; ``stacklevel`` 1 names the caller of this function."""
+    def display(text, category, filename, lineno, file=None, line=None):
         sys.stderr.write(f"Warp {category.__name__}: {text}{location(filename, lineno, line)}\n")
 
     with warnings.catch_warnings():
-        warnings.showwarning = show
+        warnings.showwarning = display
         warnings.warn(message, category, stacklevel=stacklevel + 1)
+
+
+def warn(message: str, category: type[Warning] = UserWarning, stacklevel: int = 2) -> None:
+    """Warn in Warp's form, or through the installed logger; ``stacklevel`` as ``warnings.warn``'s (2: the caller
+    of the function calling this)."""
+    if custom_logger is not None:  # its stacklevel counts from its warning method, a frame below this one
+        custom_logger.warning(message, category, stacklevel + 2)
+    else:
+        show(message, category, stacklevel + 1)
