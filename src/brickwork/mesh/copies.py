@@ -10,13 +10,20 @@ holds the memory, with no host access to the data.
 
 Work items: box ``b`` owns items ``[first[b], first[b + 1])``; an item copies ``rows`` rows of
 ``width`` elements: whole rows, several per item, on the CPU, where a row loop is cheap and the
-items are few; one element per item on a GPU, so that a warp touches neighbouring addresses (the
-emulation target, which runs the GPU mapping on the CPU, uses the GPU's items too). An item finds
-its box by bisection over ``first``. On the CPU a launch runs on several threads when it moves at
-least ``COPY_PARALLEL_FACTOR * config.parallel_threshold`` elements (the kernel's ``work_per_item``
-is set so that its work counts elements): a parallel region of short copies costs more than it
-saves, but a ghost fill of many blocks is bound by cache misses that two cores take in parallel
-(a 512^2 mesh of 64^2 blocks, 5 float64 fields, 2 threads: 0.97 -> 0.65-0.78 ms per fill).
+items are few (``copy_boxes``: an item finds its box by bisection over ``first``); one element per
+item on a GPU (``copy_elements``), so that a warp's lanes take neighbouring elements along i and
+its loads and stores coalesce (the emulation target, which runs the GPU mapping on the CPU, uses the
+GPU's items too). There a thread would wait for a chain of dependent loads in a bisection over all
+boxes, so the plan also holds, per group of ``GPU_GROUP`` items, the box of its first item (computed
+on the host once per plan): a thread reads its group's entry and the next and bisects only between
+the two (none when the group lies in one box), then splits its offset in the box with 32-bit
+divisions (a box of ``GPU_BOX_ELEMENTS`` elements or more is split on the host).
+
+On the CPU a launch runs on several threads when it moves at least ``COPY_PARALLEL_FACTOR *
+config.parallel_threshold`` elements (the kernel's ``work_per_item`` is set so that its work counts
+elements): a parallel region of short copies costs more than it saves, but a ghost fill of many
+blocks is bound by cache misses that two cores take in parallel (a 512^2 mesh of 64^2 blocks, 5
+float64 fields, 2 threads: 0.97 -> 0.65-0.78 ms per fill).
 
 Element types: a copy moves bits, so every numpy dtype maps to a kernel type of its size and kind
 (floats stay floats so that negation flips the sign as numpy's does; complex values are pairs).
@@ -46,6 +53,10 @@ MAX_OUTER = 5
 CPU_ITEM_ELEMENTS = 4096
 #: A copy launch runs on several threads from this many times ``config.parallel_threshold`` elements.
 COPY_PARALLEL_FACTOR = 4
+#: GPU items per entry of a plan's group table (a warp's): ``group_box[g]`` is the box of item ``g * GPU_GROUP``.
+GPU_GROUP = 32
+#: A GPU box holds fewer elements than this (its offsets are split in int32); a larger one is cut into pieces.
+GPU_BOX_ELEMENTS = 2**31 - 1
 
 # kernel builtins, by the names the kernels below call them
 wp_tid, wp_min, wp_max = _FUNCTIONS["tid"], _FUNCTIONS["min"], _FUNCTIONS["max"]
@@ -204,6 +215,93 @@ def copy_kernel(T, item: int, unsigned: bool):
     return copy_boxes
 
 
+_ELEMENT_KERNELS: dict = {}
+
+
+def element_kernel(T, item: int, unsigned: bool):
+    """The GPU box-copy kernel for element type ``T`` of ``item`` bytes (cached): one element per thread,
+    its box found from the plan's group table (``group_box``, see the module docstring)."""
+    key = (T, item, unsigned)
+    found = _ELEMENT_KERNELS.get(key)
+    if found is not None:
+        return found
+    ITEM = int64(item)
+    UNSIGNED = unsigned
+
+    @kernel
+    def copy_elements(boxes: array2d(dtype=int64), group_box: array(dtype=int32)):
+        t = int64(wp_tid())
+        g = int(t // int64(GPU_GROUP))
+        lo = group_box[g]
+        hi = group_box[g + 1]
+        while lo < hi:  # the last box of the group's span whose first item is <= t
+            mid = (lo + hi + 1) // 2
+            if boxes[mid, 3] <= t:
+                lo = mid
+            else:
+                hi = mid - 1
+        b = lo
+        q = int32(t - boxes[b, 3])  # the element in its box: fewer than GPU_BOX_ELEMENTS
+        ni = int32(boxes[b, 6])
+        nj = int32(boxes[b, 9])
+        i = q % ni
+        q = q // ni
+        j = q % nj
+        q = q // nj
+        doff = int64(j) * boxes[b, 10] + int64(i) * boxes[b, 7]
+        soff = int64(j) * boxes[b, 11] + int64(i) * boxes[b, 8]
+        nouter = int(boxes[b, _HEAD - 1])
+        for e in range(nouter):
+            col = _HEAD + 3 * (nouter - 1 - e)  # innermost outer dimension first
+            n = int32(boxes[b, col])
+            c = q % n
+            q = q // n
+            doff = doff + int64(c) * boxes[b, col + 1]
+            soff = soff + int64(c) * boxes[b, col + 2]
+        dst = array(ptr=uint64(boxes[b, 0] + doff * ITEM), shape=(1,), dtype=T)
+        src = array(ptr=uint64(boxes[b, 1] + soff * ITEM), shape=(1,), dtype=T)
+        if boxes[b, 2] != int64(0):
+            if UNSIGNED:
+                dst[0] = T(0) - src[0]
+            else:
+                dst[0] = -src[0]
+        else:
+            dst[0] = src[0]
+
+    _ELEMENT_KERNELS[key] = copy_elements
+    return copy_elements
+
+
+def gpu_pieces(counts, dstr, sstr, dst: int, src: int, itemsize: int, limit: int | None = None):
+    """A simplified box copy as copies of fewer than ``limit`` (``GPU_BOX_ELEMENTS``) elements each (the GPU
+    kernel splits an element's offset in its box in int32): ``[(counts, dst strides, src strides, dst, src)]``,
+    cut along the outermost dimension (a row longer than the limit: into runs)."""
+    limit = GPU_BOX_ELEMENTS if limit is None else limit
+    total = int(np.prod(counts, dtype=np.int64))
+    if total < limit:
+        return [(counts, dstr, sstr, dst, src)]
+    inner = total // counts[0]
+    out = []
+    if len(counts) > 1 and inner >= limit:  # each outer index on its own
+        for c in range(counts[0]):
+            out += gpu_pieces(counts[1:], dstr[1:], sstr[1:], dst + c * dstr[0] * itemsize,
+                              src + c * sstr[0] * itemsize, itemsize, limit)
+        return out
+    step = max(1, (limit - 1) // inner)
+    for c in range(0, counts[0], step):
+        n = min(step, counts[0] - c)
+        out.append(((n, *counts[1:]), dstr, sstr, dst + c * dstr[0] * itemsize, src + c * sstr[0] * itemsize))
+    return out
+
+
+def group_table(first: np.ndarray, items: int) -> np.ndarray:
+    """``group_box`` of a GPU plan: the box of item ``g * GPU_GROUP`` for every group ``g``, then the last
+    box (``first``: each box's first item, ascending; boxes of no items never occur)."""
+    starts = np.arange(0, items, GPU_GROUP, dtype=np.int64)
+    boxes = np.searchsorted(first, starts, side="right") - 1
+    return np.append(boxes, len(first) - 1).astype(np.int32)
+
+
 class Copy(NamedTuple):
     """One box copy: numpy ``dtype``, destination and source (base address, ``Box``), negation."""
 
@@ -292,8 +390,10 @@ class CopyProgram:
             wide = None if cp.negate else _widened(counts, dstr, sstr, dst, src, dtype.itemsize)
             if wide is not None:
                 key, (counts, dstr, sstr) = wide
-            groups.setdefault(key, []).append((dst, src, cp.negate, counts, dstr, sstr))
-        self.launches = []
+            pieces = gpu_pieces(counts, dstr, sstr, dst, src, key[1]) if gpu else [(counts, dstr, sstr, dst, src)]
+            for counts, dstr, sstr, dst, src in pieces:
+                groups.setdefault(key, []).append((dst, src, cp.negate, counts, dstr, sstr))
+        self.launches = []  # (kernel, items, inputs, boxes, work per item)
         for (ctype, itemsize, unsigned), group in groups.items():
             rows = []
             first = elements = 0
@@ -304,20 +404,25 @@ class CopyProgram:
                              *[0] * (3 * MAX_OUTER - len(outer))])
                 first += items
             table = np.array(rows, dtype=np.int64).reshape(len(rows), _HEAD + 3 * MAX_OUTER)
-            kernel = copy_kernel(ctype, itemsize, unsigned)
+            if gpu:
+                inputs = [array(table, dtype=int64, device=device),
+                          array(group_table(table[:, 3], first), dtype=int32, device=device)]
+                self.launches.append((element_kernel(ctype, itemsize, unsigned), first, inputs, len(rows), 1))
+                continue
             # the launch's work (items * work_per_item) is its elements / COPY_PARALLEL_FACTOR
             work_per_item = elements / (first * COPY_PARALLEL_FACTOR) if first else 1
-            self.launches.append((kernel, first, array(table, dtype=int64, device=device), len(rows), work_per_item))
+            self.launches.append((copy_kernel(ctype, itemsize, unsigned), first,
+                                  [array(table, dtype=int64, device=device), len(rows)], len(rows), work_per_item))
 
     def __len__(self) -> int:
         return sum(launch[3] for launch in self.launches)
 
     def run(self) -> None:
         """Do every copy (one launch per kind of element)."""
-        for fn, items, table, nboxes, work_per_item in self.launches:
+        for fn, items, inputs, _, work_per_item in self.launches:
             fn.work_per_item = work_per_item  # the kernel is shared by every program copying its type
             # never on a tape: a differentiated exchange records its own adjoint (transposed copies)
-            launch(fn, dim=items, inputs=[table, nboxes], device=self.device, record_tape=False)
+            launch(fn, dim=items, inputs=inputs, device=self.device, record_tape=False)
 
 
 class ZeroFill:
