@@ -38,3 +38,24 @@ def test_reading_warps_custom_gradient_function_objects_is_excluded_and_other_at
     # a name that only starts like one of them is a missing feature, counted as failed
     outcome, reason = classify(_failed(AttributeError("'Function' object has no attribute 'custom_grad_funcs'")))
     assert (outcome, reason) == ("fail", "AttributeError: 'Function' object has no attribute 'custom_grad_funcs'")
+
+
+def test_a_child_process_that_used_a_warp_internal_is_excluded():
+    classify = _classify()
+    child_output = ("1 != 0 : Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
+                    "warp._internal.WarpInternalUsed: warp._src.context.runtime.core.wp_balance_coloring\n")
+    assert classify(_failed(AssertionError(child_output))) == (
+        "excluded", "Warp internal warp._src.context.runtime.core.wp_balance_coloring (in a child process)")
+    outcome, reason = classify(_failed(AssertionError("1 != 0 : Traceback ...\nRuntimeError: tile launch refused")))
+    assert (outcome, reason) == ("fail", "AssertionError: 1 != 0 : Traceback ...")
+
+
+def test_builtin_overload_records_and_warps_subscript_builtins_are_excluded():
+    classify = _classify()
+    for text in ("'BuiltinFunction' object has no attribute 'overloads'", "module 'brickwork' has no attribute 'index'",
+                 "'Function' object has no attribute 'user_overloads'", "'array' object has no attribute '_ref'"):
+        assert classify(_failed(AttributeError(text))) == ("excluded", f"Warp internal attribute: AttributeError: {text}")
+    # a kernel's overloads and brickwork's other missing names stay failures
+    for text in ("'Kernel' object has no attribute 'overloads'", "module 'brickwork' has no attribute 'indexes'",
+                 "module 'brickwork' has no attribute 'from_ptr'"):
+        assert classify(_failed(AttributeError(text))) == ("fail", f"AttributeError: {text}")
