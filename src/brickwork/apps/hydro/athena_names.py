@@ -16,6 +16,8 @@ _KEYS = {
     "xorder": "hydro.reconstruction ('plm' with hydro.limiter, or 'weno5')",
     "num_threads": "the environment variable BRICKWORK_NUM_THREADS (or OMP_NUM_THREADS)",
     "refinement": "not available: the mesh is uniform, all blocks equal",
+    "nu_iso": "hydro.viscosity (kinematic, as nu_iso)",
+    "kappa_iso": "hydro.conduction (a diffusivity: the heat flux is -kappa rho grad T, as kappa_iso's)",
     "iso_sound_speed": "not available: the gas is adiabatic (hydro.gamma)",
 }
 _PATTERNS = [

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from . import sources, user_history
+from . import diffusion, sources, user_history
 from .schema import (
     BASENAME,
     BUILT_IN_OUTPUTS,
@@ -30,6 +30,7 @@ def check_sections(sections: dict, problem, where: str, given: set) -> None:
     _check_user_boundaries(sections["mesh"], problem)
     _check_cfl(sections)
     sources.check(sections, problem)
+    diffusion.check(sections)
     check_scalar_names(sections["hydro"], problem, f"hydro.scalar_names{where}")
     # only the HISTORY names that are scalars' (the list of hydro.nscalars = 10**9 default names took all memory)
     user_history.check_names(problem, [name for name in user_history.entries(problem)

@@ -64,6 +64,9 @@ class RunResult:
     wall: float = 0.0
     zone_cycles_per_s: float = 0.0
     ghost_seconds: float = 0.0  # wall time in ghost exchange (on several ranks: waits included)
+    #: the number of steps whose time step each limit set: "cfl", "diffusion" (hydro.viscosity, hydro.conduction)
+    #: and "other" (the problem's TIMESTEP, or the step that ends at time.tlim)
+    dt_limits: dict = field(default_factory=lambda: {"cfl": 0, "diffusion": 0, "other": 0})
     hydro: Hydro | None = None
 
     @property
@@ -76,7 +79,7 @@ def _cycles(remaining: float, dt: float) -> str:
     return f"about {n:.2e}" if math.isfinite(n) else "more than 1e308"
 
 
-def _collapse_hint(cfg: Config, dt: float, cfl_dt: float) -> str:
+def _collapse_hint(cfg: Config, dt: float, cfl_dt: float, set_by: str = "cfl") -> str:
     """Where to look for the cause of a collapsed time step ``dt``: the problem's ``TIMESTEP`` when it cut
     the CFL step ``cfl_dt``, else tiny cells or a huge signal speed (the CFL step is about cfl * cell width /
     speed, so the two numbers tell which)."""
@@ -85,10 +88,25 @@ def _collapse_hint(cfg: Config, dt: float, cfl_dt: float) -> str:
                 f"that function returns")
     m = cfg["mesh"]
     width = min((hi - lo) / n for lo, hi, n in zip(m["xmin"], m["xmax"], m["nx"]))
+    if set_by == "diffusion":
+        h = cfg["hydro"]
+        return (f"The diffusion limit set it (cfl * dx^2 / (2 ndim D) for cells {width:.3g} wide, with "
+                f"hydro.viscosity={h['viscosity']:g} and hydro.conduction={h['conduction']:g}): look for tiny cells "
+                f"or a huge diffusivity in the input")
     speed = cfg["hydro"]["cfl"] * width / dt
     return (f"The cells are {width:.3g} wide and signals travel at up to about {speed:.3g}: look for a tiny cell or "
             f"domain, or for what makes a signal fast (a tiny density, a huge pressure, velocity or hydro.gamma) in "
             f"the input")
+
+
+def _diffusion_note(sim: Hydro, result: RunResult) -> str:
+    """``; time steps set by the diffusion limit (dt <= 1.2e-03): 40 of 50 cycles, by the CFL condition: 10`` for
+    a run with viscosity or conduction, else nothing."""
+    if not sim.diffusion.active:
+        return ""
+    n = result.dt_limits["diffusion"]
+    return (f"; time steps set by the diffusion limit (dt <= {sim.diffusion.dt:.3e}): {n} of "
+            f"{sum(result.dt_limits.values())} cycles, by the CFL condition: {result.dt_limits['cfl']}")
 
 
 def _kept(last_good: list[str]) -> str:
@@ -172,7 +190,8 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
                 raise SimulationError(
                     f"cycle {sim.cycle} (t={sim.time:.6g}): the time step collapsed to dt={dt:.3e}, below "
                     f"{DT_FLOOR:g} * time.tlim: reaching time.tlim={tlim:g} would take {_cycles(tlim - sim.time, dt)} "
-                    f"cycles. {_collapse_hint(cfg, dt, cfl_dt)}, or set time.nlim to run a fixed number of cycles. "
+                    f"cycles. {_collapse_hint(cfg, dt, cfl_dt, sim.dt_set_by)}, or set time.nlim to run a fixed number "
+                    f"of cycles. "
                     f"{_kept(last_good)}")
             if finished and written_state:  # a restart at its end: nothing to run, its outputs exist already
                 break  # (no directory, no history header)
@@ -200,6 +219,7 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
             written_state = False
             if finished:
                 break
+            result.dt_limits[sim.dt_set_by if dt == cfl_dt else "other"] += 1
             try:
                 sim.step(dt)
             except ConfigError as e:  # a problem's SOURCE (the state is the cycle's start: see Sources.prepare)
@@ -234,5 +254,5 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
             return result
         log(f"{cfg['problem']['name']}: {sim.cycle - start_cycle} cycles to t={sim.time:.6g} in {result.wall:.1f} s"
             f"{ranks}, {result.zone_cycles_per_s:.3e} zone-cycles/s (after the first step), ghost exchange "
-            f"{share:.1f} % of the wall time")
+            f"{share:.1f} % of the wall time{_diffusion_note(sim, result)}")
     return result

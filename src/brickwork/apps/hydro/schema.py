@@ -86,6 +86,11 @@ SCHEMA: dict[str, dict[str, Key]] = {
                         minimum=0),
         "gravity": Key("floats", None, "constant gravitational acceleration [g1, g2, g3] (Athena++'s grav_acc1..3): "
                                        "momentum and energy sources, in the Runge-Kutta stages (default: none)"),
+        "viscosity": Key("float", 0.0, "kinematic shear viscosity nu (Athena++'s nu_iso): the viscous stress "
+                                       "rho nu (grad v + grad v^T - 2/3 div v I), explicit, in the stages' fluxes "
+                                       "(0: none)", minimum=0.0),
+        "conduction": Key("float", 0.0, "thermal diffusivity kappa (Athena++'s kappa_iso): the heat flux -kappa rho "
+                                        "grad T, T = p / rho, explicit, in the stages' fluxes (0: none)", minimum=0.0),
         "scalar_names": Key("strs", None, "names of the passive scalars in outputs, the history and png_variable, "
                                           "one per scalar (default: scalar_0, scalar_1, ...)"),
     },

@@ -26,6 +26,7 @@ from . import scalars
 from .config import Config, ConfigError
 from .config_checks import scalar_names
 from .custom_problem import USER_ERRORS, broadcast_values, failure
+from .diffusion import Diffusion
 from .kernels import HydroKernels
 from .sources import Sources
 from .totals import BlockSums
@@ -103,10 +104,14 @@ class Hydro:
         #: the source terms (gravity, the problem's SOURCE): added after each stage's update, from the
         #: primitives the split passes leave in ``prim``
         self.sources = Sources(self)
+        #: viscosity and conduction: diffusive fluxes added to each stage's, from the split passes' primitives
+        self.diffusion = Diffusion(self)
+        #: what set the latest time step ``check()`` returned: "cfl" or "diffusion"
+        self.dt_set_by = "cfl"
         #: whether a Runge-Kutta stage runs as one pass per block (``HydroKernels.stage``) or as separate
         #: passes (primitives, fluxes, update); ``[hydro] stage``, see ``fused_by_default`` (split with sources)
         self.fused = h["stage"] == "fused" or (h["stage"] == "auto" and self.fused_by_default()
-                                               and not self.sources.active)
+                                               and not self.sources.active and not self.diffusion.active)
         self._expecting = self.fused  # until the first check(): see there
         self._sums = None  # BlockSums of the conserved variables, made on first use on a device
         self._host: tuple = (None, {})  # ((cycle, time), host copies of fields) on a device
@@ -294,8 +299,8 @@ class Hydro:
 
     # -- time stepping -------------------------------------------------------------------------------
     def check(self) -> float:
-        """Fill ghosts, compute primitives (for the split stages) and return the CFL time step of the
-        current state.
+        """Fill ghosts, compute primitives (for the split stages) and return the time step of the current
+        state: the CFL step, or the diffusion's when that is smaller (``dt_set_by`` says which).
 
         Raises ``BadStateError`` naming the first cell (in block order) whose state is not finite or
         has non-positive density or pressure.
@@ -310,7 +315,9 @@ class Hydro:
             value = self.kernels.min_dt()
         if not value > 0.0:
             raise BadStateError(self._bad_cell_message())
-        return self.cfl * float(value)
+        dt = self.cfl * float(value)
+        self.dt_set_by = "diffusion" if self.diffusion.dt < dt else "cfl"
+        return min(dt, self.diffusion.dt)
 
     def _bad_cell_message(self) -> str:
         """What ``check`` says about the first bad cell; on a distributed mesh the rank owning the
@@ -348,6 +355,8 @@ class Hydro:
                     if n:
                         k.primitives()
                     k.fluxes()
+                    if self.diffusion.active:
+                        self.diffusion.add_fluxes()
                     if self.sources.active:
                         self.sources.prepare(dt, n)
                     k.update(a, b, dt, first=n == 0)
