@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from test_hydro_custom_problem import write
 
+import gpu_compile
+from brickwork import config
 from brickwork.apps import hydro
 from brickwork.apps.hydro import ConfigError
 from brickwork.apps.hydro.driver import _diffusion_note
@@ -203,3 +205,23 @@ def test_bad_overrides_are_config_errors_naming_the_key(tmp_path, override, mess
     write(tmp_path / "case.py", "from brickwork.apps.hydro import Key\n" + SHEAR)
     with pytest.raises(ConfigError, match=message):
         hydro.build_config({"problem": {"file": "case.py"}}, ["mesh.nx=[16]", override], base_dir=str(tmp_path))
+
+
+def test_the_gpu_mapping_gives_the_cpu_run_and_the_diffusive_passes_compile_for_cuda(tmp_path):
+    """The lumpy box with viscosity and conduction on the emulation target (the GPU mapping of every pass, a row of
+    cells per team) gives the CPU's state; the diffusive passes' instances compile for CUDA with NVRTC (sm_90)
+    where NVRTC is."""
+    states = {}
+    for target in ("cpu", "cuda-emulation"):
+        with config.override(target=target), gpu_compile.recording() as used:
+            sim = run(tmp_path, BOX, ["problem.wave=false", "hydro.viscosity=0.05", "hydro.conduction=0.02",
+                                      "time.nlim=2"]).hydro
+        states[target] = (sim.time, [whole(sim, n) for n in ("density", "velocity_1", "velocity_2", "pressure")])
+    (t_cpu, cpu), (t_emu, emu) = states["cpu"], states["cuda-emulation"]
+    assert t_emu == t_cpu > 0
+    for a, b in zip(emu, cpu):
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-16)
+    passes = [inst for inst in used if "diffusive_fluxes" in inst.label]
+    assert len(passes) == 2  # one per direction
+    if gpu_compile.available():
+        assert all("diffusive_fluxes" in text for text in gpu_compile.compile_for_cuda(passes))
