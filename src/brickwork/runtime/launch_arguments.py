@@ -10,6 +10,7 @@ from .. import device as _devices
 from ..device import get_device
 from ..errors import LaunchArgumentError, LaunchError
 from ..types.array_constructors import empty, view_numpy, wrap_numpy
+from ..types.array_conversions import check_conversion, element_target
 from ..types.array_kinds import SIGNED
 from ..types.arrays import ArrayType, array, is_foreign_cuda_array, type_name
 from ..types.composite import CompositeBase, is_composite_type
@@ -45,6 +46,9 @@ def host_arguments(kernel, args) -> list:
                         raise LaunchArgumentError(f"launch of '{kernel.key}': argument '{params[i][0]}' must be "
                                                   f"{type_name(t)}: its numpy data is of dtype {a.dtype}, not real "
                                                   f"numbers")
+                    if not t._dtype.is_float:  # the constructor wraps integers (2**40 as 0)
+                        check_conversion(a, np.dtype(t._dtype._np), f"numpy data for {type_name(t)}",
+                                         element_target(t), "nothing ran")
                     a = t(a)  # a vector or matrix value given as numpy data, as Warp accepts
                 elif (isinstance(t, ArrayType) and not is_generic(t) and is_composite_type(t.dtype)
                       and a.dtype == np.dtype(t.dtype._dtype._np)):

@@ -212,9 +212,29 @@ def composite_values(t, value) -> list:
         if bad is not _REAL:
             raise ComponentError(f"component {bad!r} is a {type(bad).__name__}, not a real number")
     try:
-        return t(value).flat_values()
+        flat = t(value).flat_values()
     except (ValueError, TypeError) as e:
         raise ComponentError(str(e)) from None
+    if t._dtype.is_float:
+        return flat
+    given = _given_integers(value)  # the constructor wraps (2**40 as 0): packing the numbers given refuses those
+    return given if len(given) == len(flat) else flat
+
+
+def _given_integers(value) -> list:
+    """The numbers of a list, tuple or numpy array given for an integer composite, flat in row-major order as
+    given (the constructor has accepted them); [] for anything else (a number broadcast to every component)."""
+    if isinstance(value, np.ndarray):
+        return value.ravel().tolist()
+    if type(value) is not list and type(value) is not tuple:
+        return []
+    out = []
+    for x in value:
+        if type(x) is list or type(x) is tuple or isinstance(x, np.ndarray):
+            out += _given_integers(x)
+        else:
+            out.append(x.value if isinstance(x, ScalarBase) else x)
+    return out
 
 
 _REAL = object()  # what ``_not_real`` returns when every component is a real number

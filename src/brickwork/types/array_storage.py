@@ -9,6 +9,7 @@ import numbers
 
 import numpy as np
 
+from .array_conversions import checked_data, converted_for  # noqa: F401 - converted_for: for arrays.py
 from .array_shapes import check_array_shape, shape_tuple
 from .array_types import element_layout, type_name
 from .bfloat16_numpy import is_ml_bfloat16
@@ -66,7 +67,8 @@ def host_storage(data, dtype, shape, copy: bool, kwargs: dict) -> tuple:
         elif copy or not isinstance(data, np.ndarray) or data.dtype != comp:
             from .array_memory import host_copy
 
-            arr = host_copy(_to_plain(data), comp)
+            plain = checked_data(_to_plain(data), comp, dtype, f"wp.array(dtype={type_name(dtype)})", made=True)
+            arr = host_copy(plain, comp)
         else:
             arr = data
         if trailing and arr.shape[arr.ndim - len(trailing):] != trailing:

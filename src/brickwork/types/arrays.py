@@ -22,7 +22,7 @@ from .array_address import data_address
 from .array_arithmetic import install_arithmetic
 from .array_kinds import signed_class
 from .array_shapes import check_array_shape, check_element_bytes
-from .array_storage import _scalar_of, _to_plain, host_storage
+from .array_storage import _scalar_of, _to_plain, converted_for, host_storage
 from .array_types import ArrayType, ReadOnly, dense_strides, element_layout, subscript_dtype_ndim, type_name
 from .bfloat16_numpy import as_values
 from .composite import CompositeBase, is_composite_type
@@ -362,7 +362,7 @@ class array:  # noqa: N801 - Warp's spelling
             check_same_dtype(self, src, "assign")
             data = src._np
         else:
-            data = np.asarray(_to_plain(src))
+            data = np.asarray(converted_for(self, _to_plain(src), "assign"))
         if data.shape != self._np.shape and data.size == self._np.size:
             data = data.reshape(self._np.shape)
         if data.shape != self._np.shape:
@@ -425,7 +425,7 @@ class array:  # noqa: N801 - Warp's spelling
             value = value._np
         elif isinstance(value, (numbers.Number, np.generic, ScalarBase, CompositeBase)):
             value = element_value(self.dtype, value, f"{index_text(key)} = ...")  # one value, converted as fill_ does
-        value = _to_plain(value)
+        value = value if source else converted_for(self, _to_plain(value), f"{index_text(key)} = ...")
         if recording.recorder is not None:
             selected = self._np[key if isinstance(key, tuple) else (key,)]
             try:  # a bad shape is refused now, not at replay

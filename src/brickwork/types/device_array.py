@@ -20,6 +20,7 @@ from ..allocators import MemoryKind, custom_allocator
 from ..device import get_device
 from ..errors import CaptureError
 from . import device_fill, recording
+from .array_conversions import checked_data
 from .array_shapes import check_element_bytes
 from .arrays import (
     ArrayType,
@@ -281,7 +282,7 @@ class DeviceArray(array):
                 raise ValueError(f"cannot assign data of shape {tuple(src.shape)} to an array of shape "
                                  f"{tuple(self.shape)}")
         else:
-            data = np.asarray(_to_plain(src))
+            data = np.asarray(checked_data(_to_plain(src), self._comp, self.dtype, "assign", made=False))
             if data.size != int(np.prod(self.shape + self._trailing, dtype=np.int64)):
                 raise ValueError(f"cannot assign data of shape {data.shape} to an array of shape {tuple(self.shape)}")
             src = np.array(data) if recording.recorder is not None else data
