@@ -63,8 +63,7 @@ class Diffusion:
         self.nu, self.kappa = h["viscosity"], h["conduction"]
         self.active = diffusivity(h) > 0.0
         #: the largest time step the diffusion allows (inf without it)
-        self.dt = time_step(h, [sim.mesh.blocks[0].coords.dx(d) if sim.mesh.blocks else 1.0 for d in (1, 2, 3)],
-                            sim.ndim) if self.active else float("inf")
+        self.dt = time_step(h, sim.kernels.dx, sim.ndim)  # the cells' widths, as the kernels take them
         self._bodies = None  # built on first use
 
     def add_fluxes(self) -> None:
