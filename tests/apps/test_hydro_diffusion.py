@@ -3,7 +3,9 @@ Runge-Kutta stages against analytic solutions, the diffusive time step, conserva
 mistakes. The 1-D runs use 16-cell blocks and the 2-D runs 16^2 blocks, so the diffusive passes compile once
 per dimension and the split hydro kernels are those of the other tests."""
 
+import importlib.util
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +17,7 @@ from brickwork.apps import hydro
 from brickwork.apps.hydro import ConfigError
 from brickwork.apps.hydro.driver import _diffusion_note
 
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 QUIET = {"output": {"hdf5_dt": -1, "png_dt": -1, "restart_dt": -1, "history": False, "progress": False}}
 #: a transverse velocity sine v2 = A sin(2 pi x1) in a uniform gas: viscosity decays it as exp(-nu k^2 t)
 SHEAR = '''
@@ -76,33 +79,36 @@ def whole(sim, name):
     return sim.to_global(sim.primitive(name))[0]
 
 
-def shear_amplitude(tmp_path, nx, nu=0.05, tlim=0.5):
-    """The sine's amplitude after ``tlim`` on ``nx`` cells, over its initial one, and the run."""
-    result = run(tmp_path, SHEAR, [f"mesh.nx=[{nx}]", f"hydro.viscosity={nu}", f"time.tlim={tlim}"])
-    v2 = whole(result.hydro, "velocity_2")[0]
-    x = (np.arange(nx) + 0.5) / nx
-    return 2.0 / nx * np.sum(v2 * np.sin(2 * np.pi * x)) / 0.01, result
+def load_example(name):
+    """The module of ``examples/NAME.py`` (a problem file and a script)."""
+    spec = importlib.util.spec_from_file_location(f"{name}_example", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_a_shear_layer_decays_as_exp_minus_nu_k2_t_at_second_order(tmp_path):
-    """v2 = A sin(k x1), nu = 0.05, to t = 0.5 (A e^(-1) ~ 0.37 A) on 16 and 32 cells. The centred difference
-    decays the mode at nu * (2 - 2 cos(k dx)) / dx^2 = nu k^2 (1 - (k dx)^2 / 12 + ...): 1.3 % too slowly on 16
-    cells, 0.32 % on 32 (measured 1.29 % and 0.32 %: order 2.01); against that semi-discrete rate the error is
-    the time integration's, O(dt^2) with dt ~ dx^2 (measured 1.6e-4 and 1.2e-5). The diffusion limit sets every
-    step: dt = cfl dx^2 / (2 nu)."""
+    """examples/viscous_shear.py: v2 = A sin(k x1), nu = 0.05, to t = 0.5 (A e^(-1) ~ 0.37 A) on 16 and 32 cells.
+    The centred difference decays the mode at nu * (2 - 2 cos(k dx)) / dx^2 = nu k^2 (1 - (k dx)^2 / 12 + ...):
+    1.3 % too slowly on 16 cells, 0.32 % on 32 (measured 1.29 % and 0.32 %: order 2.01); against that
+    semi-discrete rate the error is the time integration's, O(dt^2) with dt ~ dx^2 (measured 1.6e-4 and
+    1.2e-5). The diffusion limit sets every step: dt = cfl dx^2 / (2 nu), and the closing line says so."""
+    example = load_example("viscous_shear")
     k = 2 * math.pi
     errors = []
     for nx in (16, 32):
-        amplitude, result = shear_amplitude(tmp_path, nx)
-        exact = math.exp(-0.05 * k * k * result.time)
+        decay, exact, result = example.measure(nx, base_dir=str(tmp_path))
         semi_discrete = math.exp(-0.05 * (2 - 2 * math.cos(k / nx)) * nx * nx * result.time)
-        assert abs(amplitude / semi_discrete - 1) < 3e-4
-        errors.append(amplitude / exact - 1)
+        assert abs(decay / semi_discrete - 1) < 3e-4 and exact == math.exp(-0.05 * k * k * 0.5)
+        errors.append(decay / exact - 1)
         sim = result.hydro
         assert sim.diffusion.dt == pytest.approx(0.4 / nx ** 2 / (2 * 0.05), rel=1e-15)
         assert result.dt_limits == {"cfl": 0, "diffusion": nx * nx // 8, "other": 0} and result.time == 0.5
+        assert _diffusion_note(sim, result) == (f"; time steps set by the diffusion limit (dt <= {sim.diffusion.dt:.3e}):"
+                                                f" {nx * nx // 8} of {nx * nx // 8} cycles, by the CFL condition: 0")
         assert np.abs(whole(sim, "velocity_1")).max() < 1e-6  # heating at O(A^2) moves nothing else
     assert 0.011 < errors[0] < 0.0145 and 1.9 < math.log2(errors[0] / errors[1]) < 2.1
+    assert hydro.load_config(str(EXAMPLES / "viscous_shear.toml"))["hydro"]["viscosity"] == 0.05
 
 
 def test_a_gaussian_temperature_pulse_spreads_as_width2_plus_2_d_t(tmp_path):
@@ -225,3 +231,14 @@ def test_the_gpu_mapping_gives_the_cpu_run_and_the_diffusive_passes_compile_for_
     assert len(passes) == 2  # one per direction
     if gpu_compile.available():
         assert all("diffusive_fluxes" in text for text in gpu_compile.compile_for_cuda(passes))
+
+
+def test_a_time_step_that_the_diffusion_collapses_says_so(tmp_path):
+    """A huge viscosity on 16 cells: dt = 0.4 / 16^2 / (2e12) ~ 7.8e-16, below 1e-12 * time.tlim; the message
+    blames the diffusion limit and names both keys, before any step."""
+    with pytest.raises(hydro.SimulationError, match=r"^cycle 0 \(t=0\): the time step collapsed to dt=7.813e-16, "
+                                                    r"below 1e-12 \* time.tlim: .* The diffusion limit set it \(cfl \* "
+                                                    r"dx\^2 / \(2 ndim D\) for cells 0.0625 wide, with "
+                                                    r"hydro.viscosity=1e\+12 and hydro.conduction=0\): look for tiny "
+                                                    r"cells or a huge diffusivity in the input, or set time.nlim"):
+        run(tmp_path, SHEAR, ["mesh.nx=[16]", "hydro.viscosity=1e12"])
