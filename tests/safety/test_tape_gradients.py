@@ -40,7 +40,8 @@ def test_a_read_only_gradient_is_refused_and_backward_runs_into_the_old_one(memo
     loss = wp.zeros(1, dtype=wp.float32, requires_grad=True)
     before = x.grad
     with pytest.raises(ValueError, match=r"grad must be a writable array: backward launches add into it, but this one "
-                                         r"views read-only memory; pass a writable copy \(wp.clone\(g\)\)"):
+                                         r"views read-only memory \(or its elements share memory\); pass a copy "
+                                         r"\(wp.clone\(g\)\)"):
         x.grad = wp.array(memory(), copy=False)
     assert x.grad is before and x.requires_grad
     tape = wp.Tape()

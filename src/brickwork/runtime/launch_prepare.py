@@ -11,6 +11,7 @@ from ..device import get_device
 from ..errors import LaunchArgumentError, LaunchError
 from ..lang.kernel import sibling_kernels
 from ..types.array_kinds import cross_family
+from ..types.array_types import ReadOnly
 from ..types.arrays import ArrayType, is_foreign_cuda_array, type_name
 from ..types.composite import CompositeBase, is_composite_type
 from ..types.generic import describe_value, is_generic, matches, type_of_value
@@ -92,6 +93,10 @@ def prepare(kernel, sig, args, device, target=None, table_key=None, rank: int = 
         if isinstance(args[i], ARRAY_KINDS) and args[i].readonly:
             raise LaunchError(f"launch of '{kernel.key}': argument '{params[i][0]}' is a read-only array (it views "
                               f"read-only memory) but the kernel writes it; pass a writable copy (wp.clone(a))")
+        if isinstance(getattr(args[i], "_sig", None), ReadOnly):  # writable memory, but elements share addresses
+            raise LaunchError(f"launch of '{kernel.key}': argument '{params[i][0]}' has elements that share memory "
+                              f"(shape {args[i].shape}, strides {args[i].strides} bytes) and the kernel writes it: "
+                              f"its threads would race on the shared elements; pass a copy (wp.clone(a))")
     pack = make_packer(inst.arg_types, sig, tuple(n for n, _ in params), on, kernel.key, inst.tid_bounds,
                        inst.range_bounds)
     if inst.writes_fields:  # a struct's fields can change between launches: checked at each

@@ -3,6 +3,7 @@ Warp's older ``n=`` for 1-D; every dimension in [0, 2**31 - 1], checked before a
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -62,3 +63,31 @@ def check_element_bytes(element_bytes: int, dtype_name: str = "an empty vector o
     and passes a kernel a null pointer, and element strides cannot be told from byte strides."""
     if not element_bytes:
         raise TypeError(f"an array's elements need at least one byte; {dtype_name} has none")
+
+
+def overlapping(arr: np.ndarray, strides: tuple) -> bool:
+    """Whether two elements of ``arr`` (of the array's ``strides``, in elements, over its outer dimensions) share an
+    address (a 0 stride, ``as_strided``'s sliding windows): a kernel's threads writing them would race. Exact;
+    1-D and contiguous data take one test, the layouts slicing, transposes and reshapes make one pass."""
+    if len(strides) == 1:  # the common case first: one test
+        return not strides[0] and arr.shape[0] > 1
+    if arr.flags.c_contiguous:
+        return False
+    shape = arr.shape[:len(strides)]
+    reach = 0  # the farthest element of the dimensions taken so far, the smallest strides first
+    for stride, n in sorted(zip(map(abs, strides), shape)):
+        if n > 1:
+            if stride <= reach:
+                return _addresses_repeat(shape, strides)
+            reach += stride * (n - 1)
+    return False
+
+
+def _addresses_repeat(shape: tuple, strides: tuple) -> bool:
+    """The exact test of ``overlapping`` for interleaved layouts: every element's offset, compared."""
+    if math.prod(shape) > 2**24:
+        return True  # too many to list: taken as overlapping, so that writes are refused rather than raced
+    offsets = np.zeros((), dtype=np.int64)
+    for n, s in zip(shape, strides):
+        offsets = np.add.outer(offsets, np.arange(n, dtype=np.int64) * s)
+    return np.unique(offsets).size < offsets.size

@@ -21,7 +21,7 @@ from . import recording
 from .array_address import data_address
 from .array_arithmetic import install_arithmetic
 from .array_kinds import signed_class
-from .array_shapes import check_array_shape, check_element_bytes
+from .array_shapes import check_array_shape, check_element_bytes, overlapping
 from .array_storage import _scalar_of, _to_plain, converted_for, host_storage
 from .array_types import ArrayType, ReadOnly, dense_strides, element_layout, subscript_dtype_ndim, type_name
 from .bfloat16_numpy import as_values
@@ -127,9 +127,9 @@ class array:  # noqa: N801 - Warp's spelling
         # faults at once instead of overwriting the few bytes numpy allocates for it.
         ptr = data_address(arr) if arr.size else 0
         self._key = ArrayType._cache.get((dtype, self.ndim)) or ArrayType(dtype, self.ndim)
-        # Launch signatures tell read-only arrays (from read-only memory) apart, so that a kernel that
-        # writes one is refused on the slow path while the fast path stays one attribute read.
-        self._sig = self._key if arr.flags.writeable else ReadOnly(self._key)
+        # Launch signatures tell read-only arrays (read-only memory, or elements sharing memory) apart, so that
+        # a kernel that writes one is refused on the slow path while the fast path stays one attribute read.
+        self._sig = self._key if arr.flags.writeable and not overlapping(arr, elem_strides) else ReadOnly(self._key)
         self._packed = struct.pack(f"<Q{2 * self.ndim}q", ptr, *self.shape, *elem_strides)
         self._unit_inner = elem_strides[-1] == 1 or self.shape[-1] <= 1
 
@@ -194,7 +194,7 @@ class array:  # noqa: N801 - Warp's spelling
                                  f"got {got}")
             if isinstance(value._sig, ReadOnly):  # backward launches add into it: they would write read-only memory
                 raise ValueError("grad must be a writable array: backward launches add into it, but this one views "
-                                 "read-only memory; pass a writable copy (wp.clone(g))")
+                                 "read-only memory (or its elements share memory); pass a copy (wp.clone(g))")
         self._grad = value
         self._requires_grad = value is not None
         if value is None:
