@@ -126,20 +126,24 @@ def copy_type(dtype: np.dtype):
 
 
 @func
-def item_start(boxes: array2d(dtype=int64), nboxes: int, t: int64, head: int64):
-    """Where work item ``t`` of a box table starts (``boxes``: ``nboxes`` rows, the first ``head`` columns
-    ending with the count of outer dimensions, then their triplets): its box, the elements in its row and its
-    rows, and its first element's destination and source offsets (in elements)."""
-    one = int64(1)
-    lo = 0
-    hi = nboxes - 1
-    while lo < hi:  # the last box whose first item is <= t
+def box_of_item(boxes: array2d(dtype=int64), lo: int, hi: int, t: int64):
+    """The last box among ``lo..hi`` of a box table whose first item (column 3) is at most ``t`` (bisection)."""
+    while lo < hi:
         mid = (lo + hi + 1) // 2
         if boxes[mid, 3] <= t:
             lo = mid
         else:
             hi = mid - 1
-    b = lo
+    return lo
+
+
+@func
+def item_start(boxes: array2d(dtype=int64), nboxes: int, t: int64, head: int64):
+    """Where work item ``t`` of a box table starts (``boxes``: ``nboxes`` rows, the first ``head`` columns
+    ending with the count of outer dimensions, then their triplets): its box, the elements in its row and its
+    rows, and its first element's destination and source offsets (in elements)."""
+    one = int64(1)
+    b = box_of_item(boxes, 0, nboxes - 1, t)
     rows_per_item = boxes[b, 4]
     width = boxes[b, 5]
     ni = boxes[b, 6]
@@ -169,15 +173,21 @@ def item_start(boxes: array2d(dtype=int64), nboxes: int, t: int64, head: int64):
 _KERNELS: dict = {}
 
 
+def _cached(kernels: dict, build, T, item: int, unsigned: bool):
+    """``build(T, item bytes, unsigned)``'s kernel, made once per element type (``kernels``: the cache)."""
+    key = (T, item, unsigned)
+    found = kernels.get(key)
+    if found is None:
+        found = kernels[key] = build(T, int64(item), unsigned)
+    return found
+
+
 def copy_kernel(T, item: int, unsigned: bool):
     """The box-copy kernel for element type ``T`` of ``item`` bytes (cached)."""
-    key = (T, item, unsigned)
-    found = _KERNELS.get(key)
-    if found is not None:
-        return found
-    ITEM = int64(item)
-    UNSIGNED = unsigned
+    return _cached(_KERNELS, _copy_boxes, T, item, unsigned)
 
+
+def _copy_boxes(T, ITEM, UNSIGNED):  # noqa: N803 - constants of the kernel
     @kernel
     def copy_boxes(boxes: array2d(dtype=int64), nboxes: int):
         one = int64(1)
@@ -211,7 +221,6 @@ def copy_kernel(T, item: int, unsigned: bool):
                 for ii in range(span):
                     dst[d0 + ii * dsi] = src[s0 + ii * ssi]
 
-    _KERNELS[key] = copy_boxes
     return copy_boxes
 
 
@@ -221,26 +230,15 @@ _ELEMENT_KERNELS: dict = {}
 def element_kernel(T, item: int, unsigned: bool):
     """The GPU box-copy kernel for element type ``T`` of ``item`` bytes (cached): one element per thread,
     its box found from the plan's group table (``group_box``, see the module docstring)."""
-    key = (T, item, unsigned)
-    found = _ELEMENT_KERNELS.get(key)
-    if found is not None:
-        return found
-    ITEM = int64(item)
-    UNSIGNED = unsigned
+    return _cached(_ELEMENT_KERNELS, _copy_elements, T, item, unsigned)
 
+
+def _copy_elements(T, ITEM, UNSIGNED):  # noqa: N803 - constants of the kernel
     @kernel
     def copy_elements(boxes: array2d(dtype=int64), group_box: array(dtype=int32)):
         t = int64(wp_tid())
         g = int(t // int64(GPU_GROUP))
-        lo = group_box[g]
-        hi = group_box[g + 1]
-        while lo < hi:  # the last box of the group's span whose first item is <= t
-            mid = (lo + hi + 1) // 2
-            if boxes[mid, 3] <= t:
-                lo = mid
-            else:
-                hi = mid - 1
-        b = lo
+        b = box_of_item(boxes, int(group_box[g]), int(group_box[g + 1]), t)  # none but the group's first and last
         q = int32(t - boxes[b, 3])  # the element in its box: fewer than GPU_BOX_ELEMENTS
         ni = int32(boxes[b, 6])
         nj = int32(boxes[b, 9])
@@ -268,7 +266,6 @@ def element_kernel(T, item: int, unsigned: bool):
         else:
             dst[0] = src[0]
 
-    _ELEMENT_KERNELS[key] = copy_elements
     return copy_elements
 
 
