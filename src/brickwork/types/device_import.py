@@ -11,11 +11,13 @@ before the array is made.
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
 from .. import cuda_driver
 from ..device import get_device
+from .array_shapes import check_array_shape
 from .arrays import element_layout, type_name
 from .device_array import DeviceArray
 from .dlpack_export import contiguous_strides
@@ -44,9 +46,11 @@ def from_cuda_interface(data, dtype=None, device=None) -> DeviceArray:
         raise ValueError(f"{what} has version {desc.get('version', 0)}; brickwork reads versions 2 and 3")
     if desc.get("mask") is not None:
         raise ValueError(f"{what} has a mask; masked arrays cannot be imported")
-    comp = np.dtype(desc["typestr"])
-    shape = tuple(int(n) for n in desc["shape"])
-    ptr = int(desc["data"][0] or 0)
+    try:
+        comp = np.dtype(desc["typestr"])
+    except TypeError:
+        raise TypeError(f"{what} has typestr {desc['typestr']!r}, which names no numpy type") from None
+    shape, ptr = _described_memory(desc, what)
     strides = desc.get("strides")
     if strides is not None and not is_contiguous(shape, [s / comp.itemsize for s in strides]):  # bytes
         raise ValueError(f"{what} describes a strided view (strides {tuple(strides)} bytes for shape {shape}); "
@@ -55,8 +59,33 @@ def from_cuda_interface(data, dtype=None, device=None) -> DeviceArray:
     ordinal = _memory_device(ptr, device, what)
     stream = desc.get("stream")
     if stream not in _DEFAULT_STREAMS:  # the producer's work on its stream is done before ours reads the memory
+        if not isinstance(stream, (int, np.integer)) or isinstance(stream, bool) or not 0 < stream < 2**64:
+            raise ValueError(f"{what} has stream {stream!r}, not a CUDA stream handle (a positive int)")
         cuda_driver.driver().stream_synchronize(ordinal, int(stream))
     return view(ptr, shape, comp, dtype, ordinal, data, what)
+
+
+def _described_memory(desc: dict, what: str) -> tuple:
+    """``(shape, pointer)`` of a CUDA array interface, checked before any view is made: a shape of integers in
+    arrays' range (a float, a negative or a 2**62 extent made an array of that shape), a ``(pointer, read-only)``
+    pair whose pointer is an address, not null when there are elements (a kernel would fault on it)."""
+    try:
+        shape = tuple(operator.index(n) for n in desc["shape"])
+    except TypeError:
+        raise ValueError(f"{what} has shape {desc['shape']!r}, not a tuple of integers") from None
+    try:
+        check_array_shape(shape)
+    except ValueError as e:
+        raise ValueError(f"{what} has shape {shape}: {e}") from None
+    data = desc["data"]
+    ptr = data[0] if isinstance(data, (tuple, list)) and len(data) == 2 else "?"
+    ptr = 0 if ptr is None else ptr
+    if not isinstance(ptr, (int, np.integer)) or isinstance(ptr, bool) or not 0 <= ptr < 2**64:
+        raise ValueError(f"{what} has data {data!r}, not a (pointer, read-only) pair with a pointer from 0 to "
+                         f"2**64 - 1")
+    if not ptr and math.prod(shape):
+        raise ValueError(f"{what} has a null data pointer but shape {shape} has elements")
+    return shape, int(ptr)
 
 
 def is_contiguous(shape: tuple, steps) -> bool:
