@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from test_hydro_custom_problem import write
+from test_hydro_device import fake  # noqa: F401 - the stand-in CUDA driver, a fixture
 
 import gpu_compile
 from brickwork import config
@@ -245,3 +246,21 @@ def test_a_time_step_that_the_diffusion_collapses_says_so(tmp_path):
                                                     r"hydro.viscosity=1e\+12 and hydro.conduction=0\): look for tiny "
                                                     r"cells or a huge diffusivity in the input, or set time.nlim"):
         run(tmp_path, SHEAR, ["mesh.nx=[16]", "hydro.viscosity=1e12"])
+
+
+def test_on_a_device_the_diffusion_is_launches_only(tmp_path, fake):
+    """On a CUDA device (the stand-in driver: launches are recorded, not run) each stage launches the diffusive
+    pass of each direction with [nu, kappa, 1/dx1, 1/dx2, 1/dx3] by value, and a step after the first (which
+    uploads the packs' address tables) copies nothing to the device."""
+    write(tmp_path / "box.py", "from brickwork.apps.hydro import Key\n" + BOX)
+    cfg = hydro.build_config(dict(QUIET, problem={"file": "box.py"}), ["hydro.device=cuda:0", "hydro.viscosity=0.01",
+                                                                        "hydro.conduction=0.02"],
+                             base_dir=str(tmp_path))
+    sim = hydro.Hydro(cfg)
+    sim.set_initial()
+    sim.step(1e-3)
+    launches, uploaded = len(fake.launches), fake.uploaded
+    sim.step(1e-3)
+    coef = np.array([0.01, 0.02, *(1.0 / dx for dx in sim.kernels.dx)]).tobytes()
+    assert sum(coef in p for *_, p in fake.launches[launches:]) == 4  # 2 directions x 2 stages
+    assert fake.uploaded == uploaded
