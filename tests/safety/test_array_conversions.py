@@ -97,3 +97,26 @@ def test_device_array_assign_refuses_them_too():
         with pytest.raises(ElementRangeError, match=r"a\[0:2\] = \.\.\.: the data hold -4294967296"):
             a[0:2] = np.array([-(2**32), 4])
         np.testing.assert_array_equal(a.numpy(), [3, 4])
+
+
+@wp.struct
+class Particle:
+    n: wp.int32
+    w: wp.float32
+    c: wp.vec3ub
+
+
+def test_struct_records_of_other_field_types_are_checked_field_by_field():
+    rec = np.zeros(2, dtype=[("n", np.int64), ("w", np.float64), ("c", np.int64, (3,))])
+    rec["n"], rec["w"], rec["c"][1] = [1, 5], [0.5, 1.5], [255, 0, 7]
+    made = wp.array(rec, dtype=Particle).numpy()  # values that fit: converted
+    assert made["n"].tolist() == [1, 5] and made["w"].tolist() == [0.5, 1.5]
+    assert made["c"].tolist() == [[0, 0, 0], [255, 0, 7]]
+    for field, value, index, target, bounds in (("n", 2**40, "(1,)", "int32 field 'n'", "-2147483648 to 2147483647"),
+                                                ("c", 300, "(1, 0)", "uint8 field 'c'", "0 to 255")):
+        bad = rec.copy()
+        bad[field][1] = value
+        with pytest.raises(ElementRangeError) as e:
+            wp.array(bad, dtype=Particle)
+        assert str(e.value) == (f"wp.array(dtype=Particle): the data hold {value} at index {index}, which does not fit "
+                                f"in the {target} ({bounds}); no array was made (Warp would wrap it silently)")

@@ -130,6 +130,12 @@ def struct_records(data, dtype, comp: np.dtype, copy: bool) -> np.ndarray:
         raise StructDataError(f"wp.array(dtype={_name(dtype)}): numpy data of dtype {records.dtype} ({found}) are "
                               f"not records of {_name(dtype)} (fields {comp.names}): pass a list of "
                               f"{_name(dtype)} values or records of {_name(dtype)}.numpy_dtype()")
+    if records.dtype != comp:  # numpy converts field by field, wrapping integers (2**40 in an int32 field is 0)
+        from .array_conversions import check_conversion
+
+        for field in comp.names:
+            check_conversion(records[field], comp.fields[field][0].base, f"wp.array(dtype={_name(dtype)})",
+                             f"the {comp.fields[field][0].base} field '{field}'", "no array was made")
     if copy or records.dtype != comp:
         from .array_memory import host_copy
 
