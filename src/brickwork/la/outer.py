@@ -20,6 +20,7 @@ from ..same_on_ranks import first_difference
 from ..types.array_constructors import empty, full
 from ..types.arrays import array, type_name
 from . import tags
+from .device_fold import fold_rows
 from .indices import Indexer3D
 from .reducers import FirstZero, MaxLoc, MinLoc, NonzeroProd, Reducer, Sum, ZeroCount, combine_kernels
 from .space import IndexSpace, check_inside
@@ -310,11 +311,12 @@ def outer_reduce(space: IndexSpace, body, out=None):
     Returns the result as a host value (``(value, (b, k, j, i))`` for MinLoc/MaxLoc), or, with
     ``out=array``, writes it to ``out[0]`` on the device and returns None. Deterministic: each
     block folds its slices' partials in slice order, then the block partials are folded in block
-    order. On a space over a mesh (``md=``) the blocks are folded in global block order and ``b`` of
-    MinLoc/MaxLoc is the block's global id, whatever the order of the blocks in the mesh data; on a
-    mesh spread over several ranks the call is collective: every rank calls it and gets the same
-    result (the block partials of all ranks folded in global block order, so 1, 2 or 4 ranks give
-    the same bits).
+    order (on a GPU by a fixed tree over that order: a float Sum can differ from the CPU's in the
+    last bits, docs/loop_abstraction.md). On a space over a mesh (``md=``) the blocks are folded
+    in global block order and ``b`` of MinLoc/MaxLoc is the block's global id, whatever the order
+    of the blocks in the mesh data; on a mesh spread over several ranks the call is collective:
+    every rank calls it and gets the same result (the block partials of all ranks folded in global
+    block order, so 1, 2 or 4 ranks give the same bits).
     """
     _check_reduction_space(space)
     try:
@@ -325,9 +327,8 @@ def outer_reduce(space: IndexSpace, body, out=None):
         raise
     if gids is not None:
         per_block = _gather_block_partials(space, per_block, gids, buffer)
-    combine_partials = combine_kernels(space.reducer)[1]
     target = out if out is not None else buffer("result", 1)
-    launch(combine_partials, dim=1, inputs=[per_block, target, per_block.shape[0]], record_tape=False)
+    fold_rows(space.reducer, per_block, 1, per_block.shape[0], target, buffer)
     if out is not None:
         return None
     value = target.numpy()[0]
@@ -381,10 +382,8 @@ def _block_partials(space: IndexSpace, body, out):
         _record_sum_adjoint(kernel, dims, args, out, nslices)
     # not recorded on a tape: the reduced value is a constant there (a time step, a norm)
     launch(kernel, dim=dims, inputs=args, record_tape=False)
-    combine_blocks = combine_kernels(reducer)[0]
     per_block = buffer("blocks", space.nblocks)
-    launch(combine_blocks, dim=space.nblocks, inputs=[partials, per_block, nslices // space.nblocks],
-           record_tape=False)
+    fold_rows(reducer, partials, space.nblocks, nslices // space.nblocks, per_block, buffer)
     return per_block, gids, buffer
 
 

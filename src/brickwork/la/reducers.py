@@ -2,9 +2,10 @@
 
 A reduction runs in deterministic steps: every slice folds its cells into a partial result in a
 fixed order (simd-vectorised where the join allows), each block folds its slices' partials in slice
-order, and a one-thread kernel folds the block partials in block order (on a mesh spread over
-ranks: every rank's block partials, gathered, in global block order). The result therefore depends
-neither on the number of threads nor on the number of ranks.
+order, and then the block partials are folded in block order (on a mesh spread over ranks: every
+rank's block partials, gathered, in global block order). The result therefore depends neither on
+the number of threads nor on the number of ranks. On the CPU a fold of partials is one thread per
+row (``combine_kernels``); on a GPU a fixed tree per row (``device_fold``).
 """
 
 from __future__ import annotations
@@ -140,7 +141,7 @@ class FirstZero(MaxLoc):
     fold = "is_zero"
 
 
-# -- combining partials in slice order (one thread: deterministic) ---------------------------------
+# -- combining partials in slice order (one thread per row: the CPU's fold) -------------------------
 @func
 def _join_sum(a: typing.Any, b: typing.Any):
     return a + b
@@ -198,5 +199,6 @@ _COMBINE = {name: _make_combine(join) for name, join in (
 def combine_kernels(reducer: Reducer):
     """``(combine_blocks, combine_partials)``: the kernel folding each block's slice partials in slice
     order (one thread per block), and the one-thread kernel folding block partials in order into
-    ``out[0]``. Two levels, so that a mesh spread over ranks folds the same values in the same order."""
+    ``out[0]``. Two levels, so that a mesh spread over ranks folds the same values in the same order.
+    The CPU's folds; a GPU folds each row by a tree (``device_fold.fold_rows``)."""
     return _COMBINE[reducer.join + ("loc" if reducer.with_location else "")]

@@ -1,0 +1,122 @@
+"""Folding a reduction's partials on a GPU (and on the emulation target, which runs the GPU mapping on
+the CPU): each row of ``per`` partials is one thread block of the loop abstraction's team mapping.
+
+The CPU folds a row one value after another (``reducers.combine_kernels``); one GPU thread doing so
+waits for a chain of ``per`` loads. Here a row is a slice of a ``bvoi`` team space of one row of
+``per`` cells, reduced with ``la.inner_reduce``: thread ``t`` of the block's 128 folds values ``t, t +
+128, ...`` in that order, starting from the join's identity, then a fixed tree joins the threads' values
+(``t`` and ``t + 64``, then ``t + 32``, ..., ``t + 1``: docs/cuda.md). The order depends only on ``per``,
+so a row gives the same bits on every run and on any number of ranks (each row holds the same values in
+the same places). Min and Max give the sequential fold's value (the sign of a zero aside), integer sums
+and products its bits (they wrap), MinLoc and MaxLoc its element: the tree finds the first partial, in
+row order, holding the best value (its cell ``i``), and ``pick_located`` copies that partial, with its
+own location. A float Sum or Prod can differ from the sequential fold in the last bits.
+"""
+
+from __future__ import annotations
+
+import threading
+import typing
+
+from .. import config
+from ..builtins.functions import FUNCTIONS as _FUNCTIONS
+from ..device import get_device
+from ..lang.kernel import kernel
+from ..runtime.launch import launch
+from ..types.arrays import array, array2d
+from . import tags
+from .reducers import Max, MaxLoc, Min, MinLoc, Prod, Reducer, Sum, combine_kernels
+from .space import IndexSpace
+
+wp_tid = _FUNCTIONS["tid"]  # the kernel builtin, by the name kernels call it
+_JOINS = {("sum", False): Sum, ("prod", False): Prod, ("min", False): Min, ("max", False): Max,
+          ("min", True): MinLoc, ("max", True): MaxLoc}
+
+
+def on_gpu_mapping() -> bool:
+    """Whether the launches' device folds by the GPU mapping: a CUDA device, or a GPU target (emulation)."""
+    return get_device(None).is_cuda or config.target != "cpu"
+
+
+def _value_body():
+    """A body folding row ``b`` of ``rows`` (its closure variable, set before each launch) and its setter."""
+    from .outer import inner_reduce  # outer imports this module
+
+    rows = None
+
+    def fold_partials(rng, b):
+        inner_reduce(rng, lambda k, j, i: rows[b, i])
+
+    def set_rows(value):
+        nonlocal rows
+        rows = value
+
+    return fold_partials, set_rows
+
+
+def _location_body():
+    """``_value_body`` for partials with a location: folds their values; the reduction's ``i`` is the column."""
+    from .outer import inner_reduce
+
+    rows = None
+
+    def fold_located_partials(rng, b):
+        inner_reduce(rng, lambda k, j, i: rows[b, i].value)
+
+    def set_rows(value):
+        nonlocal rows
+        rows = value
+
+    return fold_located_partials, set_rows
+
+
+@kernel
+def pick_located(rows: array2d(dtype=typing.Any), found: array(dtype=typing.Any), out: array(dtype=typing.Any)):
+    """``out[r]``: the partial of row ``r`` at the column the tree found (the first holding the best value)."""
+    r = wp_tid()
+    column = found[r].i
+    if column < 0:  # no value folded: every partial the identity, as the sequential fold's first one
+        column = 0
+    out[r] = rows[r, column]
+
+
+_local = threading.local()  # per thread: a body's closure variable is set just before its launch
+
+
+def _prepared_fold(reducer: Reducer, nrows: int, per: int):
+    """The team space, body, row setter and ``outer._prepared`` folding ``nrows`` rows of ``per`` partials
+    (cached per thread)."""
+    cache = _local.__dict__.setdefault("folds", {})
+    key = (reducer.join, reducer.with_location, reducer.dtype, nrows, per)
+    found = cache.get(key)
+    if found is None:
+        if len(cache) >= 64:  # spaces of many shapes must not accumulate
+            cache.clear()
+        join = _JOINS[(reducer.join, reducer.with_location)](reducer.dtype)  # the plain join: no statistic
+        space = IndexSpace.box(tags.bvoi, tags.logical_flat, nrows, per, 1, 1, 0, backend=tags.team).with_reducer(join)
+        from .outer import _prepared
+
+        found = cache[key] = (space, *(_location_body() if reducer.with_location else _value_body()), _prepared)
+    return found
+
+
+def fold_rows(reducer: Reducer, partials: array, nrows: int, per: int, out: array, buffer) -> None:
+    """``out[r]`` = the fold of ``partials[r * per:(r + 1) * per]`` for each row ``r < nrows``, on the
+    launches' device: in row order by one thread per row on the CPU (``combine_kernels``), by the GPU
+    mapping on a GPU and on the emulation target (module docstring); ``buffer(name, n)``: the
+    reduction's scratch arrays."""
+    if per == 1 or not on_gpu_mapping():  # a row of one value has no chain of loads to cut
+        by_block, in_order = combine_kernels(reducer)
+        launch(by_block if nrows > 1 else in_order, dim=nrows, inputs=[partials, out, per], record_tape=False)
+        return
+    space, body, set_rows, prepared = _prepared_fold(reducer, nrows, per)
+    rows = (partials if partials.shape[0] == nrows * per else partials[:nrows * per]).reshape((nrows, per))
+    set_rows(rows)
+    try:
+        kernel, dims, geometry, _ = prepared(space, body, "outer_reduce", True)  # outer's checks and geometry
+        found = buffer("located", nrows) if reducer.with_location else out
+        launch(kernel, dim=dims, inputs=kernel.arguments(geometry, found), record_tape=False)
+    finally:
+        set_rows(None)  # the arrays are the reduction's, not this cache's
+    if reducer.with_location:
+        launch(pick_located, dim=nrows, inputs=[rows, found, out], record_tape=False)
