@@ -77,3 +77,55 @@ def test_a_gradient_whose_elements_share_memory_is_refused():
                                          r"views read-only memory \(or its elements share memory\)"):
         x.grad = wp.array(g, dtype=wp.float32, copy=False)
     assert x.grad is before
+
+
+@wp.kernel
+def add_one_indexed(a: wp.indexedarray(dtype=wp.float32)):
+    i = wp.tid()
+    a[i] = a[i] + 1.0
+
+
+def test_indexed_arrays_over_refused_memory_are_refused_after_a_writable_one_ran():
+    idx = wp.array([0, 2], dtype=wp.int32)
+    ok = wp.zeros(4, dtype=wp.float32)
+    wp.launch(add_one_indexed, dim=2, inputs=[wp.indexedarray(ok, [idx])])  # the signature's first launch
+    np.testing.assert_array_equal(ok.numpy(), [1, 0, 1, 0])
+    x = np.arange(4, dtype=np.float32)
+    x.flags.writeable = False  # was written on this second launch (a read-only memmap died of SIGSEGV)
+    with pytest.raises(LaunchError, match=r"argument 'a' is a read-only array \(it views read-only memory\)"):
+        wp.launch(add_one_indexed, dim=2, inputs=[wp.indexedarray(wp.array(x, copy=False), [idx])])
+    y = np.arange(4, dtype=np.float32)
+    shared = wp.array(as_strided(y, shape=(4,), strides=(0,)), copy=False)
+    with pytest.raises(LaunchError) as e:
+        wp.launch(add_one_indexed, dim=2, inputs=[wp.indexedarray(shared, [idx])])
+    assert str(e.value) == ("launch of 'add_one_indexed': argument 'a' indexes an array whose elements share memory "
+                            "(shape (4,), strides (0,) bytes) and the kernel writes it: its threads would race on the "
+                            "shared elements; pass a copy (wp.clone(a))")
+    np.testing.assert_array_equal(x, [0, 1, 2, 3])
+    np.testing.assert_array_equal(y, [0, 1, 2, 3])
+
+
+@wp.struct
+class Holder:
+    a: wp.array(dtype=wp.float32)
+
+
+@wp.kernel
+def add_one_field(s: Holder):
+    i = wp.tid()
+    s.a[i] = s.a[i] + 1.0
+
+
+def test_a_struct_field_whose_elements_share_memory_is_refused():
+    y = np.arange(4, dtype=np.float32)
+    s = Holder()
+    s.a = wp.zeros(4, dtype=wp.float32)
+    wp.launch(add_one_field, dim=4, inputs=[s])
+    np.testing.assert_array_equal(s.a.numpy(), [1, 1, 1, 1])
+    s.a = wp.array(as_strided(y, shape=(4,), strides=(0,)), copy=False)
+    with pytest.raises(LaunchError) as e:
+        wp.launch(add_one_field, dim=4, inputs=[s])
+    assert str(e.value) == ("launch of 'add_one_field': 's.a' has elements that share memory (strides (0,) bytes) and "
+                            "the kernel writes it: its threads would race on the shared elements; assign a copy "
+                            "(wp.clone(...))")
+    np.testing.assert_array_equal(y, [0, 1, 2, 3])

@@ -16,7 +16,7 @@ from ..types.arrays import ArrayType, is_foreign_cuda_array, type_name
 from ..types.composite import CompositeBase, is_composite_type
 from ..types.generic import describe_value, is_generic, matches, type_of_value
 from ..types.held_arrays import read_only_at
-from ..types.indexed_arrays import ARRAY_KINDS
+from ..types.indexed_arrays import ARRAY_KINDS, indexedarray
 from ..types.scalars import ScalarBase, bool_, is_scalar_type, python_annotation_type, uint64
 from ..types.structs import is_struct_type
 from .packing import ComponentError, composite_converts, composite_values, make_packer
@@ -94,9 +94,11 @@ def prepare(kernel, sig, args, device, target=None, table_key=None, rank: int = 
             raise LaunchError(f"launch of '{kernel.key}': argument '{params[i][0]}' is a read-only array (it views "
                               f"read-only memory) but the kernel writes it; pass a writable copy (wp.clone(a))")
         if isinstance(getattr(args[i], "_sig", None), ReadOnly):  # writable memory, but elements share addresses
-            raise LaunchError(f"launch of '{kernel.key}': argument '{params[i][0]}' has elements that share memory "
-                              f"(shape {args[i].shape}, strides {args[i].strides} bytes) and the kernel writes it: "
-                              f"its threads would race on the shared elements; pass a copy (wp.clone(a))")
+            base = args[i].data if isinstance(args[i], indexedarray) else args[i]
+            what = "has elements that" if base is args[i] else "indexes an array whose elements"
+            raise LaunchError(f"launch of '{kernel.key}': argument '{params[i][0]}' {what} share memory (shape "
+                              f"{base.shape}, strides {base.strides} bytes) and the kernel writes it: its threads "
+                              f"would race on the shared elements; pass a copy (wp.clone(a))")
     pack = make_packer(inst.arg_types, sig, tuple(n for n, _ in params), on, kernel.key, inst.tid_bounds,
                        inst.range_bounds)
     if inst.writes_fields:  # a struct's fields can change between launches: checked at each
@@ -112,8 +114,13 @@ def _refusing_read_only_fields(pack, key: str, params, fields: tuple):
 
     def packer(a, d0, d1, d2, d3, par, nt):
         for i, path in fields:
-            if read_only_at(a[i], path) is not None:
+            found = read_only_at(a[i], path)
+            if found is not None:
                 where = ".".join((params[i][0], *path)).replace(".[]", "[i]")
+                if not found.readonly:  # writable memory whose elements share addresses
+                    raise LaunchError(f"launch of '{key}': '{where}' has elements that share memory (strides "
+                                      f"{getattr(found, 'data', found).strides} bytes) and the kernel writes it: its "
+                                      f"threads would race on the shared elements; assign a copy (wp.clone(...))")
                 raise LaunchError(f"launch of '{key}': '{where}' is a read-only array (it views read-only "
                                   f"memory) but the kernel writes it; assign a writable copy (wp.clone(...))")
         return pack(a, d0, d1, d2, d3, par, nt)

@@ -20,6 +20,7 @@ import weakref
 
 import numpy as np
 
+from .array_types import ReadOnly
 from .arrays import ArrayType, array, check_same_dtype
 from .structs import struct_devices
 
@@ -148,7 +149,8 @@ def read_only_at(value, path: tuple):
     """A read-only array that field ``path`` (``analysis.written_fields``: names, ``"[]"`` for the elements
     of an array of structs) reaches from ``value`` (a struct value or an array of structs), or None."""
     if not path:
-        return value if getattr(value, "readonly", False) is True else None
+        refused = getattr(value, "readonly", False) is True or isinstance(getattr(value, "_sig", None), ReadOnly)
+        return value if refused else None  # read-only memory, or elements that share memory
     if path[0] != "[]":
         return read_only_at(getattr(value, path[0], None), path[1:])
     if not isinstance(value, array):  # an indexed array of structs: the elements of the array it indexes

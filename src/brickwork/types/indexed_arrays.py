@@ -24,6 +24,7 @@ from . import recording
 from .array_arithmetic import install_arithmetic
 from .array_constructors import empty
 from .array_kinds import GatheredView, signed_class
+from .array_types import ReadOnly
 from .arrays import ArrayType, array, check_same_dtype, subscript_dtype_ndim, type_name
 from .fabric_arrays import fabric_packed_size, fabricarray, indexedfabricarray
 from .recording import run_or_record
@@ -101,7 +102,10 @@ class indexedarray(GatheredView, metaclass=_IndexedArrayMeta):  # noqa: N801 - W
         self.device = data.device
         self.shape = tuple(data.shape[d] if ix is None else ix.shape[0]
                            for d, ix in enumerate(self.indices[:data.ndim]))
-        self._key = self._sig = IndexedArrayType(data.dtype, data.ndim)
+        self._key = IndexedArrayType(data.dtype, data.ndim)
+        # a base that writers are refused (read-only memory, elements sharing memory) is told apart in launch
+        # signatures as the base itself is: the launch table would otherwise skip the check once a writable one ran
+        self._sig = ReadOnly(self._key) if isinstance(getattr(data, "_sig", None), ReadOnly) else self._key
         words = struct.unpack(f"<Q{2 * data.ndim}q", data._packed)  # the base: pointer, shape, strides
         pointers = [0 if ix is None or ix.ptr is None else ix.ptr for ix in self.indices[:data.ndim]]
         self._packed = struct.pack(f"<Q{3 * data.ndim}q", words[0], *self.shape, *words[1 + data.ndim:],
