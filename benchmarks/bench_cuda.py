@@ -11,6 +11,9 @@ warp-lang is installed, Warp's CUDA backend, in one run; every row's values are 
   a device mesh, two tag pairs) against ``cuda/kernels.cu``'s one-thread-per-face kernel;
 * the hydro step (2-D Kelvin-Helmholtz 2048^2 in 256^2 blocks, PLM/MC + HLLC + SSP-RK2, float64;
   ``[hydro] device = "cuda"``) against ``cuda/hydro_kh.cu``, a port of benchmarks/c/hydro_kh.cpp;
+* the hydro mesh's ghost exchange alone (5 float64 fields; the box copies of mesh/copies.py) and
+  ``la.outer_reduce`` Max and Sum of a field of the hydro's size by rows (the time step's shape: the fold of
+  the row partials, la/device_fold.py), each checked against the CPU or numpy;
 * launch overhead: a one-thread launch, brickwork and Warp; the replay of a captured graph of 100 such
   launches, per launch: as a CUDA graph (brickwork, Warp) and launch by launch (brickwork's replay of a
   graph with anything but CUDA launches and device writes); the same for a graph of 50 fills, launches
@@ -46,6 +49,7 @@ import cuda_peers  # noqa: E402
 from cuda_kernel_times import HandTimes, KernelTimes, breakdown  # noqa: E402
 
 import brickwork as wp  # noqa: E402
+from brickwork import la  # noqa: E402
 
 SIZES = {  # saxpy n, Laplacian edge, recon cells and block, hydro n and block
     "full": (10**8, 512, (256, 32), (2048, 256)),
@@ -221,6 +225,65 @@ def hydro_rows(t: Table, runner, dev: str, n: int, block: int, reps: int) -> Non
     t.check("hydro", diff <= 1e-10, f"max |density brickwork - hand CUDA| after 5 steps = {diff:.2e}")
 
 
+def exchange_rows(t: Table, dev: str, n: int, block: int, reps: int) -> None:
+    """The hydro mesh's ghost exchange alone: 5 float64 FillGhost fields, 2 ghosts, periodic (mesh/copies.py's
+    box copies; on a GPU ``copy_elements``, one element per thread), checked against the same fill on the CPU."""
+    from brickwork.mesh import Mesh, Metadata, Package
+
+    pkg = Package("ghosts")
+    names = [f"q{f}" for f in range(5)]
+    for name in names:
+        pkg.add_field(name, Metadata("Cell", "FillGhost"))
+    ours, ref = (Mesh((n, n), (block, block), nghost=2, boundaries="periodic", packages=[pkg], device=d)
+                 for d in (dev, "cpu"))
+    rng = np.random.default_rng(0)
+    for name in names:
+        values = rng.standard_normal(ref.data(name).shape)
+        ref.data(name)[...] = values
+        if dev == "cpu":
+            ours.data(name)[...] = values
+        else:
+            ours.data(name).assign(values)
+    ref.fill_ghosts()
+    seconds = _timed(ours.fill_ghosts, reps, wp.synchronize)
+    ghost_bytes = 5 * (n // block) ** 2 * ((block + 4) ** 2 - block * block) * 8
+    t.add(f"ghost exchange {n}^2/{block}^2 5 f64", "brickwork", seconds,
+          f"{2 * ghost_bytes / seconds / 1e9:.0f} GB/s (ghosts read + written)")
+    same = all(np.array_equal(np.asarray(ours.data(name)), ref.data(name)) for name in names)
+    t.check("ghost exchange", same, "the device's ghosts differ from the CPU's fill")
+
+
+_REDUCED = None  # the field la.outer_reduce's rows read (reduction_rows)
+
+
+def _row_values(rng, b):
+    la.inner_reduce(rng, lambda k, j, i: _REDUCED[b, k, j, i])
+
+
+def reduction_rows(t: Table, dev: str, n: int, block: int, reps: int) -> None:
+    """``la.outer_reduce`` Max and Sum of an n^2 float64 field in block^2 blocks by rows (``i_pencil``, as the
+    hydro time step's): the slices' kernel, then the row partials folded, on a GPU by a team per row of
+    partials (la/device_fold.py); the Max checked against numpy exactly, the Sum run to run to the bit."""
+    global _REDUCED
+    nb = (n // block) ** 2
+    values = np.random.default_rng(1).standard_normal((nb, 1, block, block))
+    with wp.ScopedDevice(dev):
+        _REDUCED = wp.array(values, dtype=wp.float64)
+        space = la.IndexSpace.box(la.bovi, la.logical_flat, nb, block, block, 1, 0, ninner=la.i_pencil,
+                                  backend=la.team)
+        for reducer, what in ((la.Max(wp.float64), "Max"), (la.Sum(wp.float64), "Sum")):
+            rspace, out = space.with_reducer(reducer), wp.zeros(1, dtype=wp.float64)
+            seconds = _timed(lambda s=rspace, o=out: la.outer_reduce(s, _row_values, out=o), reps, wp.synchronize)
+            t.add(f"la outer_reduce {what} {n}^2/{block}^2 f64 rows", "brickwork", seconds,
+                  f"{values.nbytes / seconds / 1e9:.0f} GB/s")
+            got = [float(out.numpy()[0])]
+            la.outer_reduce(rspace, _row_values, out=out)
+            got.append(float(out.numpy()[0]))
+            want = float(values.max()) if what == "Max" else float(values.sum())
+            ok = got[0] == want if what == "Max" else got[0] == got[1] and abs(got[0] - want) <= 1e-9 * values.size
+            t.check(f"la outer_reduce {what}", ok, f"got {got}, numpy {want!r}")
+
+
 def overhead_rows(t: Table, warp, dev: str, reps: int) -> None:
     @wp.kernel
     def touch(x: wp.array(dtype=float)):
@@ -363,6 +426,8 @@ def main(argv=None) -> int:
     laplacian_rows(t, runner, warp, dev, n_lap, args.reps)
     recon_rows(t, runner, dev, recon_cells, recon_block, args.reps)
     hydro_rows(t, runner, dev, kh_n, kh_block, args.reps)
+    exchange_rows(t, dev, kh_n, kh_block, args.reps)
+    reduction_rows(t, dev, kh_n, kh_block, args.reps)
     overhead_rows(t, warp, dev, args.reps)
     replay_rows(t, warp, dev, args.reps)
     replay_writes_rows(t, warp, dev, args.reps)

@@ -173,17 +173,22 @@ def step_fields(n: int, block: int, ghosts: int = 2) -> dict:
             "row": block, "ng": ghosts, "n": n}
 
 
-def brickwork_work(label: str, fields: dict) -> Work | None:
-    """Work of a brickwork hydro kernel by its label's name: team loops over a row of the block."""
+def brickwork_work(label: str, fields: dict, grid=1) -> Work | None:
+    """Work of a brickwork hydro kernel by its label's name: team loops over a row of the block (``grid``: the
+    launch's, which tells the two folds of the time step's partials apart)."""
     name, m, g = label.split("[")[0], fields["row"], fields["ng"]
+    blocks = (fields["n"] // m) ** 2
     table = {
-        "copy_boxes": Work(dram=lambda f: f["ghosts"] * 5),  # each ghost read once and written once: half per launch
+        # each ghost read once and written once: half per launch
+        "copy_boxes": Work(dram=lambda f: f["ghosts"] * 5), "copy_elements": Work(dram=lambda f: f["ghosts"] * 5),
         "cons_to_prim": Work(((m + 2 * g, 2),), lambda f: 10 * f["with_ghosts"]),
         "cfl_rate": Work(((m, 1),), lambda f: 5 * f["interior"]),
         "fluxes": Work(((m + 2, 1), (m + 1, 1)), lambda f: 10 * f["interior"]),
         "fluxes_across_rows": Work(((m, 1),), lambda f: 10 * f["interior"]),
         "update": Work(((m, 1),), lambda f: 25 * f["interior"]),
         "combine_blocks": Work(dram=lambda f: 0), "combine_partials": Work(dram=lambda f: 0),
+        # a team per row of partials (la/device_fold.py): each block's m row partials, then the blocks' partials
+        "fold_partials": Work(((m if _prod(grid) > 1 else blocks, 1),), lambda f: 0),
     }
     return table.get(name)
 
@@ -240,7 +245,7 @@ def brickwork_launches(n: int, block: int, arch: str) -> list[Launch]:
             seen[id(entry.cubin)] = {c.name: c for c in disassemble(entry.cubin, tool)}
         name, key = drv.function_name(function), entry.label.split("[")[0]
         code = unit.get(key, {}).get(name) or seen[id(entry.cubin)][name]
-        out.append(Launch("brickwork", entry.label, code, grid, blk, shared, brickwork_work(entry.label, fields)))
+        out.append(Launch("brickwork", entry.label, code, grid, blk, shared, brickwork_work(entry.label, fields, grid)))
     return out
 
 

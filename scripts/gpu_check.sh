@@ -2,7 +2,7 @@
 # CUDA checks for a machine with an NVIDIA GPU, in under 10 minutes: prints `brickwork info`, runs the
 # CUDA-device tests (marker cuda_device; sparse matrices and solvers, geometry, winding numbers, utils, volumes,
 # i_pencil slices on the grid of rows and its fallback, struct array field checks
-# among them), the NVRTC-compile and host-side CUDA tests, the mesh, its gradients and hydro on the device against the CPU, the CUDA benchmark rows (benchmarks/bench_cuda.py), the
+# among them; the fold of a reduction's partials and the ghost exchange's box copies), the NVRTC-compile and host-side CUDA tests, the mesh, its gradients and hydro on the device against the CPU, the CUDA benchmark rows (benchmarks/bench_cuda.py), the
 # device hash grid build's plans (benchmarks/hash_grid_gpu_build.py --quick), the static model of the hydro
 # step (benchmarks/cuda_step_model.py, where nvdisasm is found and the budget allows), and
 # prints one summary table. Run from anywhere:
@@ -74,12 +74,13 @@ step info 60 "$PY" -m brickwork.cli info
 summary() { grep -E "[0-9]+ (passed|failed|skipped|error)" "$1" | tail -n 1; }
 step cuda-device-tests 200 "$PY" -m pytest -rfEs -p no:cacheprovider -m cuda_device \
     tests/runtime/test_cuda_device.py tests/runtime/test_cuda_device_la.py tests/runtime/test_cuda_device_teams.py \
-    tests/runtime/test_hash_grid_device.py \
+    tests/runtime/test_hash_grid_device.py tests/la/test_device_fold.py \
     tests/sparse/test_sparse_cuda_device.py tests/geometry/test_geometry_cuda_device.py \
     tests/volume/test_volume_cuda_device.py
 [ "$RAN" = 1 ] && row "  cuda_device tests" "" "$(summary "$LOG/cuda-device-tests.log")"
 step mesh-and-hydro-on-cuda 150 "$PY" -m pytest -rfEs -p no:cacheprovider -m cuda_device \
-    tests/mesh/test_mesh_device.py tests/apps/test_hydro_device.py tests/autodiff/test_device_mesh_gradients.py
+    tests/mesh/test_mesh_device.py tests/mesh/test_gpu_box_copies.py tests/apps/test_hydro_device.py \
+    tests/autodiff/test_device_mesh_gradients.py
 [ "$RAN" = 1 ] && row "  ghost exchange; hydro Sod/KH; mesh gradients cuda vs cpu" "" "$(summary "$LOG/mesh-and-hydro-on-cuda.log")"
 step cuda-benchmarks 180 "$PY" benchmarks/bench_cuda.py
 [ "$RAN" = 1 ] && while IFS= read -r line; do row "  $line" "" ""; done < <(grep -E "^\| |CHECK FAILED|no CUDA|per step|breakdown failed|host waited" "$LOG/cuda-benchmarks.log")
@@ -92,7 +93,8 @@ step nvrtc-and-host-tests 150 "$PY" -m pytest -rfE -p no:cacheprovider -n "$JOBS
     tests/runtime/test_cuda_capture.py tests/volume/test_volume_device.py tests/targets/test_cuda_slice_grid.py \
     tests/targets/test_cuda_team_pads.py tests/targets/test_cuda_field_checks.py \
     tests/targets/test_cuda_address_paths.py tests/benchmarks/test_cuda_peers.py \
-    tests/la/test_reduce_streams.py tests/la/test_la_repeated_launch_cuda.py tests/targets/test_cuda_arena_size.py
+    tests/la/test_reduce_streams.py tests/la/test_la_repeated_launch_cuda.py tests/targets/test_cuda_arena_size.py \
+    tests/la/test_device_fold.py tests/mesh/test_gpu_box_copies.py
 [ "$RAN" = 1 ] && row "  NVRTC and host-side tests" "" "$(summary "$LOG/nvrtc-and-host-tests.log")"
 # the static model of the hydro step beside the measured row (last: the budget seldom reaches it); it needs
 # nvdisasm (a CUDA toolkit's, or the nvidia-cuda-nvdisasm wheel), and runs only where that is found

@@ -120,7 +120,8 @@ def test_the_benchmark_script_runs_every_row_on_the_cpu(capsys):
     assert bench_cuda.main(["--dry-run-on-cpu", "--reps", "1"]) == 0
     out = capsys.readouterr().out
     assert "CHECK FAILED" not in out
-    for case in ("saxpy", "laplacian 16^3", "la recon+flux 16^3/8^3", "hydro KH 16^2/8^2", "launch overhead",
+    for case in ("saxpy", "laplacian 16^3", "la recon+flux 16^3/8^3", "hydro KH 16^2/8^2", "ghost exchange 16^2/8^2",
+                 "la outer_reduce Max 16^2/8^2", "la outer_reduce Sum 16^2/8^2", "launch overhead",
                  "graph replay, 100 launches", "graph replay, 50 x (fill, launch, copy)"):
         assert case in out
     assert out.count("| hand CUDA |") == 3 and "brickwork bvoi+memory" in out
