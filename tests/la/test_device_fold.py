@@ -40,7 +40,8 @@ def fold(reducer, values: np.ndarray, nrows: int, target: str | None):
     with config.override(target=target or config.target):
         partials = wp.array(values.reshape(-1), dtype=vt)
         out = wp.zeros(nrows, dtype=vt)
-        fold_rows(reducer, partials, nrows, values.size // nrows, out, buffer)
+        gpu = wp.get_device().is_cuda or config.target != "cpu"
+        fold_rows(reducer, partials, nrows, values.size // nrows, out, buffer, gpu)
         return out.numpy()
 
 

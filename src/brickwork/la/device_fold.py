@@ -18,9 +18,7 @@ from __future__ import annotations
 import threading
 import typing
 
-from .. import config
 from ..builtins.functions import FUNCTIONS as _FUNCTIONS
-from ..device import get_device
 from ..lang.kernel import kernel
 from ..runtime.launch import launch
 from ..types.arrays import array, array2d
@@ -31,11 +29,6 @@ from .space import IndexSpace
 wp_tid = _FUNCTIONS["tid"]  # the kernel builtin, by the name kernels call it
 _JOINS = {("sum", False): Sum, ("prod", False): Prod, ("min", False): Min, ("max", False): Max,
           ("min", True): MinLoc, ("max", True): MaxLoc}
-
-
-def on_gpu_mapping() -> bool:
-    """Whether the launches' device folds by the GPU mapping: a CUDA device, or a GPU target (emulation)."""
-    return get_device(None).is_cuda or config.target != "cpu"
 
 
 def _value_body():
@@ -100,12 +93,12 @@ def _prepared_fold(reducer: Reducer, nrows: int, per: int):
     return found
 
 
-def fold_rows(reducer: Reducer, partials: array, nrows: int, per: int, out: array, buffer) -> None:
+def fold_rows(reducer: Reducer, partials: array, nrows: int, per: int, out: array, buffer, gpu: bool) -> None:
     """``out[r]`` = the fold of ``partials[r * per:(r + 1) * per]`` for each row ``r < nrows``, on the
     launches' device: in row order by one thread per row on the CPU (``combine_kernels``), by the GPU
-    mapping on a GPU and on the emulation target (module docstring); ``buffer(name, n)``: the
+    mapping (``gpu``: on a GPU and on the emulation target; module docstring); ``buffer(name, n)``: the
     reduction's scratch arrays."""
-    if per == 1 or not on_gpu_mapping():  # a row of one value has no chain of loads to cut
+    if per == 1 or not gpu:  # a row of one value has no chain of loads to cut
         by_block, in_order = combine_kernels(reducer)
         launch(by_block if nrows > 1 else in_order, dim=nrows, inputs=[partials, out, per], record_tape=False)
         return

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import comm as _comm
+from .. import config
 from ..device import get_device
 from ..errors import LaunchError
 from ..frontend.limits import INDEX_LIMIT
@@ -320,7 +321,7 @@ def outer_reduce(space: IndexSpace, body, out=None):
     """
     _check_reduction_space(space)
     try:
-        per_block, gids, buffer = _block_partials(space, body, out)
+        per_block, gids, buffer, gpu = _block_partials(space, body, out)
     except Exception as e:
         if space.md is not None and space.md.mesh.nranks > 1:  # collective: every rank raises, none waits for it
             _gather_block_partials(space, None, None, None, error=e)
@@ -328,7 +329,7 @@ def outer_reduce(space: IndexSpace, body, out=None):
     if gids is not None:
         per_block = _gather_block_partials(space, per_block, gids, buffer)
     target = out if out is not None else buffer("result", 1)
-    fold_rows(space.reducer, per_block, 1, per_block.shape[0], target, buffer)
+    fold_rows(space.reducer, per_block, 1, per_block.shape[0], target, buffer, gpu)
     if out is not None:
         return None
     value = target.numpy()[0]
@@ -339,7 +340,8 @@ def outer_reduce(space: IndexSpace, body, out=None):
 
 def _block_partials(space: IndexSpace, body, out):
     """This rank's part of ``outer_reduce``: its blocks' partials (``per_block``), their global ids (None
-    without a mesh) and the reduction's ``buffer(name, n)``; the tape records of a differentiated call."""
+    without a mesh), the reduction's ``buffer(name, n)`` and whether the GPU mapping folds its partials; the
+    tape records of a differentiated call."""
     reducer = space.reducer
     vt = reducer.value_type
     if out is not None:
@@ -383,8 +385,9 @@ def _block_partials(space: IndexSpace, body, out):
     # not recorded on a tape: the reduced value is a constant there (a time step, a norm)
     launch(kernel, dim=dims, inputs=args, record_tape=False)
     per_block = buffer("blocks", space.nblocks)
-    fold_rows(reducer, partials, space.nblocks, nslices // space.nblocks, per_block, buffer)
-    return per_block, gids, buffer
+    gpu = on.is_cuda or config.target != "cpu"  # the GPU mapping folds the partials: a GPU, or the emulation
+    fold_rows(reducer, partials, space.nblocks, nslices // space.nblocks, per_block, buffer, gpu)
+    return per_block, gids, buffer, gpu
 
 
 def _pack_collector(space: IndexSpace, packs: list):
