@@ -26,6 +26,7 @@ LAYERS = [
     ("device",),
     ("device_access", "allocators"),  # Warp's memory-pool, peer-access and allocator API, over the devices
     ("timing_state",),  # wp.timing_begin's open ranges, read by the array types' copies and fills (runtime/timing)
+    ("memory_tracking",),  # Warp's memory tracker: the array types' allocations report to it
     ("types",),
     ("builtins", "ir", "jit"),
     ("frontend", "passes"),

@@ -86,6 +86,7 @@ from .lang.grad import grad
 from .lang.kernel import Kernel, kernel, overload
 from .lang.modules import Module, get_module, get_module_options, set_module_options
 from .lang.native import func_native
+from .memory_tracking import ScopedMemoryTracker, print_memory_report
 from .runtime import device_link as _device_link  # noqa: F401 - hands Device what it asks of the runtime
 from .runtime.capture import (
     CaptureMode,
@@ -264,6 +265,10 @@ def init():
     from .jit.store import UnsafeCacheError
     from .targets import current_target, keys
 
+    if config.track_memory:  # Warp's global allocation tracking, from here on (print_memory_report)
+        from .memory_tracking import start_global
+
+        start_global()
     try:
         keys.prepare(current_target())
     except (ToolchainError, UnsafeCacheError, OSError):

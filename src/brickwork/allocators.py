@@ -105,11 +105,15 @@ def get_device_allocator(device) -> Allocator:
     """The allocator ``device``'s new arrays get their memory from: the custom one set for a CUDA device, else
     brickwork's own (host memory on the CPU, ``cuMemAlloc`` on a CUDA device)."""
     found = get_device(device)
+    custom = None if found.is_cpu else _CUSTOM.get(found.ordinal)
+    return builtin_allocator(found) if custom is None else custom
+
+
+def builtin_allocator(device) -> Allocator:
+    """brickwork's own allocator of ``device``, whatever custom one is set (``Device.default_allocator``)."""
+    found = get_device(device)
     if found.is_cpu:
         return _CPU_ALLOCATOR
-    custom = _CUSTOM.get(found.ordinal)
-    if custom is not None:
-        return custom
     if found.ordinal not in _CUDA_ALLOCATORS:
         _CUDA_ALLOCATORS[found.ordinal] = CudaDefaultAllocator(found)
     return _CUDA_ALLOCATORS[found.ordinal]
@@ -159,3 +163,4 @@ class ScopedAllocator:
 
 
 _device._allocator_of = get_device_allocator  # Device.get_allocator()
+_device._builtin_allocator_of = builtin_allocator  # Device.default_allocator

@@ -329,6 +329,10 @@ quiet: bool = _setting("quiet", _env_bool, _ENV_PREFIX + "QUIET", False)
 #: Warp compatibility: accepted and ignored.
 verbose: bool = False
 
+#: Warp's allocation tracking: set before ``wp.init()``, every array allocation after it is recorded for
+#: ``wp.print_memory_report()`` (memory_tracking.py)
+track_memory: bool = False
+
 
 #: Names of ``log_level`` and the ``logging`` numbers they stand for (Warp's ``wp.LOG_DEBUG`` ... ``LOG_ERROR``).
 _LOG_NUMBERS = {"debug": 10, "info": 20, "warning": 30, "error": 40}
@@ -368,7 +372,7 @@ WARP_ONLY_SETTINGS = frozenset((
     "enable_mathdx_gemm", "enable_mathdx_solver", "enable_mempool_access_on_graphs", "enable_mempools_at_init",
     "enable_tiles_in_stack_memory", "enable_vector_component_overwrites", "launch_array_access_mode",
     "legacy_cpu_linker", "line_directives", "lineinfo", "llvm_cuda", "load_module_max_workers", "optimization_level",
-    "ptx_target_arch", "track_memory", "use_precompiled_headers", "version"))
+    "ptx_target_arch", "use_precompiled_headers", "version"))
 
 
 _settled = (_INVALID, 0)  # (the log_level applied, how many names the module held) at the last settle()

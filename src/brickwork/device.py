@@ -252,6 +252,12 @@ class Device:
         changes nothing: brickwork's host memory is all of one kind)."""
         return _allocator_of(self)
 
+    @property
+    def default_allocator(self):
+        """brickwork's own allocator of this device, whatever custom one is set (Warp's built-in, non-mempool
+        allocator): host memory on the CPU, ``cuMemAlloc`` on a CUDA device; a custom allocator may wrap it."""
+        return _builtin_allocator_of(self)
+
     def _cuda_only(self, what: str) -> "Device":
         if self.is_cpu:
             raise RuntimeError(f"Device {self} is not a CUDA device: it has no {what} (streams belong to 'cuda:N')")
@@ -284,7 +290,7 @@ class Device:
 _ALLOCATORS = "a device's allocator is Device.get_allocator() (wp.get_device_allocator)"
 _NOT_IN_BRICKWORK = {
     "runtime": "brickwork keeps no Runtime object (its devices answer for themselves)",
-    "default_allocator": _ALLOCATORS, "pinned_allocator": _ALLOCATORS,
+    "pinned_allocator": _ALLOCATORS,
     "current_allocator": _ALLOCATORS, "mempool_allocator": _ALLOCATORS,
     "memset": "use array.fill_ or array.zero_", "memtile": "use array.fill_",
     "captures": "a brickwork capture records every device's launches (see Device.is_capturing)",
@@ -293,6 +299,7 @@ _NOT_IN_BRICKWORK = {
 
 # brickwork.allocators.get_device_allocator, set when that module loads (it imports this one)
 _allocator_of = None
+_builtin_allocator_of = None  # brickwork.allocators.builtin_allocator, set with it
 
 # brickwork.runtime.device_link: the streams, captures and NVRTC architectures Device reports. It sets this when it
 # loads, with brickwork (the runtime imports this module, so this module cannot import it)

@@ -105,3 +105,42 @@ def test_capture_modes_record_alike_and_a_wrong_one_is_refused():
     with pytest.raises(TypeError, match="capture_modes"):
         wp.ScopedCapture(capture_modes=1)  # a misspelt option is no longer swallowed
     np.testing.assert_array_equal(a.numpy(), [3.0, 3.0])
+
+
+class WrappingAllocator:
+    """A custom allocator over a device's built-in one (Warp's core example_custom_allocator's pattern)."""
+
+    def __init__(self, device):
+        self.inner, self.allocated, self.deallocated = device.default_allocator, 0, 0
+
+    def allocate(self, size_in_bytes):
+        self.allocated += size_in_bytes
+        return self.inner.allocate(size_in_bytes)
+
+    def deallocate(self, ptr, size_in_bytes):
+        self.deallocated += size_in_bytes
+        self.inner.deallocate(ptr, size_in_bytes)
+
+
+def test_default_allocator_is_the_builtin_one_whatever_is_set():
+    cpu = wp.get_device("cpu")
+    assert cpu.default_allocator is wp.get_device_allocator("cpu")
+    with pytest.raises(RuntimeError, match="^Custom allocators are only supported on CUDA devices$"):
+        wp.set_device_allocator(cpu, WrappingAllocator(cpu))  # as Warp 1.19's CPU
+    fake = FakeDriver()
+    with installed(fake):
+        device = wp.get_device("cuda:0")
+        wrapping = WrappingAllocator(device)
+        assert wrapping.inner.memory_kind is wp.MemoryKind.CUDA_DEVICE
+        wp.set_device_allocator(device, wrapping)
+        assert device.default_allocator is wrapping.inner and device.get_allocator() is wrapping
+        a = wp.zeros(1000, dtype=wp.float32, device=device)
+        b = wp.ones(500, dtype=wp.float32, device=device)
+        with wp.ScopedAllocator(device, None):
+            c = wp.zeros(100, dtype=wp.float32, device=device)  # the built-in one: not counted
+        assert (wrapping.allocated, wrapping.deallocated) == (6000, 0)
+        assert b.numpy().sum() == 500.0 and a.numpy().sum() == 0.0 and c.shape == (100,)
+        del a, b
+        assert (wrapping.allocated, wrapping.deallocated) == (6000, 6000)
+        wp.set_device_allocator(device, None)
+        assert device.get_allocator() is device.default_allocator

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from .. import memory_tracking
 from ..device import get_device
 from .array_shapes import given_shape, shape_tuple
 from .arrays import _grad_option, array, element_layout
@@ -45,7 +46,10 @@ def empty(shape=None, dtype=float32, device=None, n=None, **kwargs) -> array:
         data = allocate_strided(shape, strides, np.dtype(comp), trailing)
         if zero:
             data[...] = 0
-    return _grad_option(array._wrap(data, dtype, dev), kwargs)
+    a = array._wrap(data, dtype, dev)
+    if memory_tracking._State.pending is not None:  # its new memory, tracked: named by its type
+        memory_tracking.name_host_array(a)
+    return _grad_option(a, kwargs)
 
 
 def _holds_addresses(struct_type) -> bool:

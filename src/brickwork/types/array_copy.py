@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import memory_tracking
 from .. import timing_state as _timing
 from .arrays import _copied, _grad_option, array, check_same_dtype
 from .recording import run_or_record
@@ -21,7 +22,10 @@ def clone(a: array, **kwargs) -> array:
     else:
         from .array_memory import host_copy  # aligned as new arrays are (array_memory.ALIGNMENT)
 
-        out = _grad_option(array._wrap(host_copy(a._np, a._np.dtype), a.dtype, a.device), kwargs, a)
+        out = array._wrap(host_copy(a._np, a._np.dtype), a.dtype, a.device)
+        if memory_tracking._State.pending is not None:  # its new memory, tracked: named by its type
+            memory_tracking.name_host_array(out)
+        out = _grad_option(out, kwargs, a)
     from .held_arrays import hold_from
 
     hold_from(out, a)

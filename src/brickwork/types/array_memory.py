@@ -11,6 +11,7 @@ import weakref
 
 import numpy as np
 
+from .. import memory_tracking
 from ..errors import BrickworkError
 from .array_shapes import check_element_bytes
 from .arrays import dense_strides
@@ -55,6 +56,8 @@ def allocate_strided(shape: tuple, strides, comp: np.dtype, trailing: tuple) -> 
     element_bytes = comp.itemsize * int(np.prod(trailing, dtype=np.int64))
     strides = checked_strides(shape, strides, element_bytes, allocating=True)
     buffer = np.empty(span_bytes(shape, strides, element_bytes) // comp.itemsize, dtype=comp)
+    if memory_tracking._State.enabled:  # wp.ScopedMemoryTracker, wp.config.track_memory
+        memory_tracking.host_allocated(buffer, buffer.nbytes)
     full = strides + dense_strides(trailing, comp.itemsize)
     return np.lib.stride_tricks.as_strided(buffer, shape=shape + trailing, strides=full, writeable=True)
 
@@ -72,6 +75,8 @@ def host_buffer(shape: tuple, comp: np.dtype, zero: bool) -> np.ndarray:
     if nbytes == 0:  # no memory to align (and numpy's own strides of empty shapes)
         return np.empty(shape, comp)
     raw = (np.zeros if zero else np.empty)(nbytes + ALIGNMENT, np.uint8)
+    if memory_tracking._State.enabled:  # wp.ScopedMemoryTracker, wp.config.track_memory
+        memory_tracking.host_allocated(raw, nbytes)
     start = -raw.ctypes.data % ALIGNMENT
     return raw[start:start + nbytes].view(comp).reshape(shape)
 

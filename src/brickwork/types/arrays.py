@@ -15,6 +15,7 @@ import typing
 
 import numpy as np
 
+from .. import memory_tracking
 from .. import timing_state as _timing
 from ..device import get_device
 from . import recording
@@ -82,6 +83,7 @@ class array:  # noqa: N801 - Warp's spelling
             if is_scalar_type(found) and found is not bfloat16 and data.dtype == found._np:
                 self._init_from_numpy(data, found, owner=None)
                 return
+        given = dtype  # Warp's memory tracker names an array made from data by the dtype asked for
         if dtype is typing.Any or dtype is None:
             if data is None:
                 dtype = float32
@@ -91,6 +93,8 @@ class array:  # noqa: N801 - Warp's spelling
                 dtype = infer_dtype(data)
         arr, source = host_storage(data, dtype, shape, copy, kwargs)
         self._init_from_numpy(arr, dtype, owner=None)
+        if memory_tracking._State.pending is not None:  # its new memory, tracked: named by its type
+            memory_tracking.name_host_array(self, None if data is None else given)
         if data is not None and getattr(dtype, "_bw_struct", False):  # the arrays its elements point to
             from .held_arrays import hold_from, hold_records, hold_values
 

@@ -15,7 +15,7 @@ import struct
 
 import numpy as np
 
-from .. import cuda_driver, pending_checks
+from .. import cuda_driver, memory_tracking, pending_checks
 from ..allocators import MemoryKind, custom_allocator
 from ..device import get_device
 from ..errors import CaptureError
@@ -65,7 +65,7 @@ class Allocation:
     """``nbytes`` of device memory, freed when the last array using it goes: from the device's custom allocator
     where one is set (``wp.set_device_allocator``), given back to it, else by the driver."""
 
-    __slots__ = ("driver", "ordinal", "ptr", "nbytes", "allocator")
+    __slots__ = ("driver", "ordinal", "ptr", "nbytes", "allocator", "__weakref__")
 
     def __init__(self, device, nbytes: int):
         self.driver = cuda_driver.driver()
@@ -110,8 +110,12 @@ class DeviceArray(array):
             self._view_foreign(data, dtype, shape, device, kwargs)
             return
         # The CPU's rules turn data, dtype and shape into host memory; that is then uploaded.
-        host = array(data, dtype=Any if dtype is None else dtype, shape=shape, ndim=ndim, device="cpu", copy=True)
+        tracked = memory_tracking._State.enabled
+        with memory_tracking.paused():  # Warp's memory tracker sees the device memory, not this host copy
+            host = array(data, dtype=Any if dtype is None else dtype, shape=shape, ndim=ndim, device="cpu", copy=True)
         self._allocate(host.dtype, host.shape, get_device(device))
+        if tracked:
+            memory_tracking.name_device_array(self, Any if dtype is None else dtype)
         if kwargs.get("strides") is not None and tuple(kwargs["strides"]) != self.strides:
             raise ValueError(f"strides {tuple(kwargs['strides'])} on {self.device}: CUDA arrays are contiguous "
                              f"(strides {self.strides})")
@@ -148,6 +152,8 @@ class DeviceArray(array):
         self.dtype, self.shape, self.ndim, self.device, self._owner = dtype, shape, len(shape), device, None
         self._grad, self._requires_grad = None, False
         self._alloc = alloc or Allocation(device, self._nbytes())
+        if alloc is None and memory_tracking._State.enabled:  # wp.ScopedMemoryTracker, wp.config.track_memory
+            memory_tracking.device_allocated(self._alloc, self)
         self._offset = offset
         self._key = ArrayType(dtype, self.ndim)
         self._sig = on_device(self._key, device)
