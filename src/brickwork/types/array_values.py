@@ -91,6 +91,13 @@ def _components(value) -> list:
         return []
 
 
+def check_integers(scalar_type, value, what: str, dtype) -> None:
+    """Refuse an integer of ``value`` beyond ``scalar_type``'s range: ``value`` itself for a scalar ``dtype``, the
+    components given (a sequence, numpy data, another vector) for a vector or matrix ``dtype`` of those scalars."""
+    for x in ([value] if dtype is scalar_type else _components(value)):
+        _check_range(scalar_type, x, what, dtype)
+
+
 def _check_range(scalar_type, x, what: str, dtype) -> None:
     """Refuse an integer ``x`` beyond ``scalar_type``'s range; anything else is left to the conversion."""
     x = x.value if isinstance(x, ScalarBase) else x

@@ -9,6 +9,7 @@ import struct as _struct
 import numpy as np
 
 from ..errors import StructDefinitionError
+from .array_values import check_integers
 from .arrays import ArrayType, array, element_layout, type_name
 from .composite import CompositeBase, held_by, is_composite_type
 from .fabric_arrays import FabricArrayType, IndexedFabricArrayType
@@ -215,6 +216,7 @@ def _coerce(value, t, where):
             raise TypeError(f"struct field {where} expects {type_name(t)} (a number), got {got}")
         if t.is_int:
             check_integer(value, f"struct field {where} ({type_name(t)})")
+            check_integers(t, value, f"struct field {where}", t)  # 2**40 for an int32 field: refused, not wrapped
         if isinstance(value, ScalarBase):  # a typed value keeps the field's type; a Python number stays one
             return t(value.value)
         try:
@@ -228,6 +230,8 @@ def _coerce(value, t, where):
         if type(value) is not bool and isinstance(value, (int, float)) or \
                 isinstance(value, ScalarBase) and type(value) is not bool_:  # Warp refuses promoting one number
             raise TypeError(f"Struct field '{where.rsplit('.', 1)[-1]}' expects {type_name(t)} but got a single value")
+        if getattr(t._dtype, "is_int", False) and type(value) is not t:  # (300, 0, 0) for a vec3ub field
+            check_integers(t._dtype, value, f"struct field {where}", t)
         try:
             return t(value)  # a copy, always: later changes to ``value`` do not reach the field (nor back)
         except (TypeError, ValueError) as e:
