@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brickwork import config
-from brickwork.device import CPU
+import brickwork as wp
+from brickwork import config, cuda_driver
+from brickwork.device import CPU, get_device
 from brickwork.jit import nvrtc
 from brickwork.mesh import Mesh, Metadata, Package, ghost_cells
 from brickwork.mesh import copies as copies_module
@@ -23,9 +24,11 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
 from runtime.cuda_fake import FakeDriver, installed  # noqa: E402
 
 
-def _small_boxes(dst: np.ndarray, src: np.ndarray, rng, count: int, negate_every: int = 3):
+def _small_boxes(dst: np.ndarray, src: np.ndarray, rng, count: int, negate_every: int = 3, at=None):
     """``count`` copies of small random boxes of ``src`` (3-D) into ``dst``, some reversed or negated; the
-    numpy result beside them. Destinations are disjoint (each a distinct plane), so order does not matter."""
+    numpy result beside them. Destinations are disjoint (each a distinct plane), so order does not matter.
+    ``at``: the (dst, src) addresses (default: the numpy arrays')."""
+    dst_at, src_at = at or (dst.ctypes.data, src.ctypes.data)
     expected, out = dst.copy(), []
     nk, nj, ni = src.shape
     for n in range(count):
@@ -37,12 +40,11 @@ def _small_boxes(dst: np.ndarray, src: np.ndarray, rng, count: int, negate_every
         dst_index = (n, slice(0, lj), slice(1, 1 + li))
         negate = n % negate_every == 0
         expected[dst_index] = -src[src_index] if negate else src[src_index]
-        out.append(Copy(dst.dtype, dst.ctypes.data, box(dst.shape, dst_index), src.ctypes.data,
-                        box(src.shape, src_index), negate))
+        out.append(Copy(dst.dtype, dst_at, box(dst.shape, dst_index), src_at, box(src.shape, src_index), negate))
     return out, expected
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.uint16])
+@pytest.mark.parametrize("dtype", [np.float64, np.uint16])  # negation of floats, and of unsigned values
 def test_many_small_boxes_copy_as_numpy_on_emulation(dtype):
     rng = np.random.default_rng(5)
     src = (rng.standard_normal((3, 5, 9)) * 100).astype(dtype)
@@ -141,3 +143,15 @@ def test_the_device_exchange_launches_the_element_kernel_once_per_kind():
         kernels = [entry[0] for program, _ in exchange.sweeps for entry in program.launches]
     assert launched == len(kernels) and 2 <= len(kernels) <= 4  # per sweep (x, y): plain and negated kinds
     assert all(fn in copies_module._ELEMENT_KERNELS.values() for fn in kernels)
+
+
+@pytest.mark.cuda_device
+@pytest.mark.skipif(not cuda_driver.available(), reason="no CUDA device on this machine")
+def test_many_small_boxes_copy_as_numpy_on_a_cuda_device():
+    rng = np.random.default_rng(9)
+    src = rng.standard_normal((3, 5, 9))
+    dst = np.zeros((200, 4, 10))
+    on_src, on_dst = wp.array(src, device="cuda:0"), wp.zeros(dst.shape, dtype=wp.float64, device="cuda:0")
+    copies, expected = _small_boxes(dst, src, rng, 200, at=(on_dst.ptr, on_src.ptr))
+    CopyProgram(copies, get_device("cuda:0")).run()
+    np.testing.assert_array_equal(on_dst.numpy(), expected)
