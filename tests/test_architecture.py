@@ -20,7 +20,7 @@ PACKAGE = Path(brickwork.__file__).parent
 LAYERS = [
     ("_version",),
     ("errors",),  # the base of every error brickwork raises, which any module may raise
-    ("config", "comm", "same_on_ranks"),
+    ("config", "comm", "same_on_ranks", "log_target"),  # log_target: the logger of wp.set_logger, read by jit and runtime
     ("cuda_driver", "pending_checks", "stuck_signals"),  # pending_checks: launches whose bounds records are read at
     # the next wait; stuck_signals: a SIGTERM ends a main thread stuck in native code
     ("device",),

@@ -155,3 +155,21 @@ def library_function_quietly():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         library_function()
+
+
+def test_an_installed_logger_takes_the_compile_notices(monkeypatch, capsys):
+    from brickwork.jit import notice
+
+    monkeypatch.setattr(wp.config, "quiet", False)
+    monkeypatch.setattr(notice, "AFTER", 0)  # announced at the build's first miss
+    recorder = Recorder()
+    with wp.ScopedLogger(recorder):
+        build = notice.CompileNotice("cpu")
+        build.begin("fluxes[float64]")
+        build.count = 1
+        build.end()
+    (kind, first), (kind2, last) = recorder.got
+    assert (kind, kind2) == ("info", "info")
+    assert first == "brickwork: compiling fluxes[float64] for cpu (kept in the cache: later runs load them)..."
+    assert last.startswith("brickwork: compiled 1 kernel for cpu in ") and last.endswith(" s")
+    assert capsys.readouterr().err == ""

@@ -8,7 +8,8 @@ compiling ``AFTER`` seconds after its first miss says so on stderr, once, and sa
 
 A build that is done sooner prints nothing. ``config.quiet`` (``BRICKWORK_QUIET``, Warp's ``wp.config.quiet``;
 ``brickwork run --quiet``) turns the lines off, as does a ``brickwork`` logger set above warnings
-(``config.log_level = "error"``).
+(``config.log_level = "error"``). A logger installed with ``wp.set_logger`` receives the lines (its ``info``)
+instead of stderr.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import sys
 import threading
 import time
 
-from .. import config
+from .. import config, log_target
 
 #: Seconds a build runs before it says so (0: at its first miss).
 AFTER = 1.0
@@ -29,6 +30,15 @@ def _allowed() -> bool:
     import logging
 
     return logging.getLogger("brickwork").isEnabledFor(logging.WARNING)
+
+
+def _say(line: str) -> None:
+    """``line`` on stderr, or to the ``info`` of a logger installed with ``wp.set_logger``."""
+    if log_target.custom is not None:
+        log_target.custom.info(line)
+    else:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
 
 
 class CompileNotice:
@@ -58,9 +68,8 @@ class CompileNotice:
     def _announce(self) -> None:
         with self.lock:
             others = " and more kernels" if len(self.labels) > 1 else ""  # the count is known at the end only
-            sys.stderr.write(f"brickwork: compiling {self.labels[0]}{others} for {self.target_name} (kept in the "
-                             f"cache: later runs load them)...\n")
-            sys.stderr.flush()
+            _say(f"brickwork: compiling {self.labels[0]}{others} for {self.target_name} (kept in the cache: later "
+                 f"runs load them)...")
             self.announced = True
 
     def end(self) -> None:
@@ -73,5 +82,4 @@ class CompileNotice:
             seconds = time.perf_counter() - self.started
             done = f"compiled {self.count} kernel{'s' if self.count != 1 else ''}" if self.count else \
                 "nothing compiled"  # the generation raised, or every one on trial was cached
-            sys.stderr.write(f"brickwork: {done} for {self.target_name} in {seconds:.1f} s\n")
-            sys.stderr.flush()
+            _say(f"brickwork: {done} for {self.target_name} in {seconds:.1f} s")

@@ -2,7 +2,7 @@
 ``wp.ScopedLogger``. A program (or a framework embedding it) installs any object with ``debug``, ``info``,
 ``warning`` and ``error`` methods, and brickwork's own messages go to it instead of stdout, stderr and Python's
 ``logging``: the ``brickwork`` logger's records (compile notes, ...), the Warp-form warnings of
-``runtime/warp_warnings.py`` and ``config.print_launches``'s lines.
+``runtime/warp_warnings.py``, ``config.print_launches``'s lines and the compile notices of ``jit/notice.py``.
 
 The default logger keeps brickwork's usual routes: ``debug``/``info`` to the ``brickwork`` logger of Python's
 ``logging`` (shown from ``config.log_level`` down), ``warning`` in Warp's form (``Warp UserWarning: ...`` on
@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from typing import Protocol, runtime_checkable
 
+from .. import log_target
 from . import warp_warnings
 
 _METHODS = ("debug", "info", "warning", "error")
@@ -88,7 +89,7 @@ def _install(logger) -> None:
     global _active
     _active = logger
     custom = logger is not _default
-    warp_warnings.custom_logger = logger if custom else None
+    log_target.custom = logger if custom else None
     brickwork_log = logging.getLogger("brickwork")
     if custom:
         if _forwarder not in brickwork_log.filters:

@@ -11,7 +11,7 @@ import linecache
 import sys
 import warnings
 
-from .. import config
+from .. import config, log_target
 
 
 def location(filename: str, lineno: int, line: str | None = None) -> str:
@@ -20,11 +20,6 @@ def location(filename: str, lineno: int, line: str | None = None) -> str:
         return ""
     line = linecache.getline(filename, lineno) if line is None else line
     return f" ({filename}:{lineno})" + (f"\n  {line.strip()}" if line and line.strip() else "")
-
-
-#: The logger a program installed with ``wp.set_logger`` (runtime/loggers.py sets it; None: brickwork's default),
-#: which then receives these warnings instead of stderr.
-custom_logger = None
 
 
 def show(message: str, category: type[Warning], stacklevel: int = 1) -> None:
@@ -40,7 +35,8 @@ def show(message: str, category: type[Warning], stacklevel: int = 1) -> None:
 def warn(message: str, category: type[Warning] = UserWarning, stacklevel: int = 2) -> None:
     """Warn in Warp's form, or through the installed logger; ``stacklevel`` as ``warnings.warn``'s (2: the caller
     of the function calling this)."""
-    if custom_logger is not None:  # its stacklevel counts from its warning method, a frame below this one
-        custom_logger.warning(message, category, stacklevel + 2)
+    logger = log_target.custom  # a logger installed with wp.set_logger takes it instead of stderr
+    if logger is not None:  # its stacklevel counts from its warning method, a frame below this one
+        logger.warning(message, category, stacklevel + 2)
     else:
         show(message, category, stacklevel + 1)
