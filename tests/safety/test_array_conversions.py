@@ -120,3 +120,15 @@ def test_struct_records_of_other_field_types_are_checked_field_by_field():
             wp.array(bad, dtype=Particle)
         assert str(e.value) == (f"wp.array(dtype=Particle): the data hold {value} at index {index}, which does not fit "
                                 f"in the {target} ({bounds}); no array was made (Warp would wrap it silently)")
+
+
+def test_a_slice_set_from_an_array_of_another_dtype_is_checked_too():
+    a = wp.array([7, 7, 7], dtype=wp.int32)
+    with pytest.raises(ElementRangeError) as e:
+        a[0:2] = wp.array(np.array([3, 2**40]), dtype=wp.int64)
+    assert str(e.value) == ("a[0:2] = ...: the data hold 1099511627776 at index (1,), which does not fit in int32 "
+                            f"(-2147483648 to 2147483647); nothing was changed {WRAPS}")
+    np.testing.assert_array_equal(a.numpy(), [7, 7, 7])
+    a[0:2] = wp.array([3, 4], dtype=wp.int64)  # values that fit: converted
+    a[2:] = wp.array([5], dtype=wp.int32)
+    np.testing.assert_array_equal(a.numpy(), [3, 4, 5])

@@ -429,7 +429,7 @@ class array:  # noqa: N801 - Warp's spelling
             value = value._np
         elif isinstance(value, (numbers.Number, np.generic, ScalarBase, CompositeBase)):
             value = element_value(self.dtype, value, f"{index_text(key)} = ...")  # one value, converted as fill_ does
-        value = value if source else converted_for(self, _to_plain(value), f"{index_text(key)} = ...")
+        value = converted_for(self, value if source else _to_plain(value), f"{index_text(key)} = ...")
         if recording.recorder is not None:
             selected = self._np[key if isinstance(key, tuple) else (key,)]
             try:  # a bad shape is refused now, not at replay
