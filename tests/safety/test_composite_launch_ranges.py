@@ -71,3 +71,8 @@ def test_values_in_range_are_packed_as_given():
     np.testing.assert_array_equal(out.numpy(), [2, 3])
     wp.launch(take_mat22i, dim=1, inputs=[(5, 6, 7, 8), out])  # flat components, row by row
     np.testing.assert_array_equal(out.numpy(), [6, 7])
+    wp.launch(take_mat22i, dim=1, inputs=[(wp.vec2i(1, 2), np.array([3, 4])), out])  # rows as vectors and arrays
+    np.testing.assert_array_equal(out.numpy(), [2, 3])
+    with pytest.raises(LaunchError, match=r"argument 'm' = \(vec2l\(.*\) does not fit in mat22i"):
+        wp.launch(take_mat22i, dim=1, inputs=[(wp.vec2l(0, 2**40), (0, 0)), out])
+    np.testing.assert_array_equal(out.numpy(), [2, 3])

@@ -230,8 +230,12 @@ def _given_integers(value) -> list:
         return []
     out = []
     for x in value:
-        if type(x) is list or type(x) is tuple or isinstance(x, np.ndarray):
+        if type(x) is int:  # the common case first
+            out.append(x)
+        elif type(x) is list or type(x) is tuple or isinstance(x, np.ndarray):
             out += _given_integers(x)
+        elif isinstance(x, CompositeBase):  # a matrix's rows given as vectors
+            out += x.flat_values()
         else:
             out.append(x.value if isinstance(x, ScalarBase) else x)
     return out
