@@ -32,12 +32,12 @@ def check_conversion(data: np.ndarray, comp: np.dtype, what: str, target: str, n
         return  # a float beyond the type's range is inf, as fill_ stores it
     info = np.iinfo(comp)
     if src.kind == "f":
-        finite = np.isfinite(data)
-        if not finite.all():
-            bad = _first(~finite)
+        lo, hi = float(data.min()), float(data.max())  # NaN when any is NaN: two passes find every bad value
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            bad = _first(~np.isfinite(data))
             raise ElementValueError(f"{what}: the data hold {data[bad].item()!r} at index {bad}, which has no value in "
                                     f"{target}; {nothing} (Warp would store an arbitrary integer)")
-        lo, hi = math.trunc(float(data.min())), math.trunc(float(data.max()))  # exact integers
+        lo, hi = math.trunc(lo), math.trunc(hi)  # exact integers
     elif np.can_cast(src, comp, "safe"):
         return
     else:
