@@ -78,6 +78,7 @@ from .errors import (
     KernelValueError,
     LaunchArgumentError,
     LaunchError,
+    SliceStepError,
     TargetUnsupportedError,
     ToolchainError,
 )

@@ -122,6 +122,11 @@ class BoundsError(BrickworkError, IndexError):
     the message names the kernel, the access's file and line, the index and the shape."""
 
 
+class SliceStepError(BrickworkError, ValueError):
+    """A kernel sliced an array with a step that was zero at run time (``a[::s]``, ``s == 0``), as Python's
+    ``ValueError``; the message names the kernel and the slice's file and line. The view was empty."""
+
+
 class CaptureError(BrickworkError, RuntimeError):
     """Graph capture used out of order (end without begin, nested begin)."""
 

@@ -119,18 +119,31 @@ def generate(kernel, arg_types, label: str, target: Target | None = None, mode: 
             f"assign parts of it to variables", where) from None
 
 
-def _line_in(source, where: str) -> str:
-    """``"file:line"`` of an access in ``source``'s function as ``"+N"`` lines past its first line (the
-    instance's loader makes it ``file:line`` again from the kernel that loads it), else as it is."""
-    filename, _, line = where.rpartition(":")
-    if filename != source.filename or not line.isdigit() or int(line) < source.first_line:
-        return where
-    return f"+{int(line) - source.first_line}"
+def _relocate_slice_steps(functions: list, line) -> bool:
+    """Give each slice of ``functions`` whose step is a runtime value (a zero one is recorded as the launch runs,
+    frontend/array_slices.py) its ``line(where)``, relative to its function's, as the loader reads it back: the
+    compiled code names no file, so its cache entry serves the same text anywhere. True when there is one."""
+    ir = _compiler().ir
+    found = False
+    for f in functions:
+        for node in ir.walk(f.body):
+            if type(node) is ir.IRCall and node.op == "array_slice" and node.where:
+                node.where = line(node.where)
+                found = True
+    return found
 
 
 def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple[str, dict]:
     base_mode, _, variant = mode.partition(":")
     variants = variant.split("+")
+    from .targets.keys import reached_sources
+    from .targets.locations import relative
+
+    sources = reached_sources(kernel)  # a line in the entry is relative to its function (targets/locations.py)
+
+    def line(where: str) -> str:
+        return relative(sources, where)
+
     typed, typed_callees = type_instance(kernel, arg_types, label)
     rank = max((int(v[4:]) for v in variants if v.startswith("rank")), default=0)
     kept = typed.tid_dims
@@ -173,8 +186,8 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
     # the other accesses of struct array fields (in a branch, a loop, through a local): tested as they run, where
     # the target reports it (an unset field is a null address: reading it crashed the process); a CUDA launch reads
     # the record back as the CPU's does (targets/cuda/loader.py)
-    field_checks = base_mode != "debug" and check_field_accesses(
-        [*typed_callees, typed], tested, lambda where: _line_in(kernel.source, where))
+    field_checks = base_mode != "debug" and check_field_accesses([*typed_callees, typed], tested, line)
+    field_checks = _relocate_slice_steps([*typed_callees, typed], line) or field_checks
     for f in (typed, *typed_callees):  # a @func unrolls as the kernel that calls it (Warp's module option)
         f.max_unroll = getattr(kernel, "max_unroll", 16)
     fn, callees = lower(typed, typed_callees, target, base_mode)
@@ -188,14 +201,15 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
     position = {name: i for i, (name, _) in enumerate(kernel.params)}
     meta = {"tid_dims": fn.tid_dims, "writes": written, "mode": base_mode, "variant": variant,
             "reads": sorted(position[n] for n in access.reads if n in position),
-            "read_then_written": [[position[n], where] for n, where in access.read_then_written if n in position]}
+            "read_then_written": [[position[n], line(where)] for n, where in access.read_then_written
+                                  if n in position]}
     if bounds:  # each access's line relative to the kernel's: a cached entry serves the same text anywhere
-        meta["tid_bounds"] = [[*b[:4], _line_in(kernel.source, b[4]), *b[5:]] for b in bounds]
+        meta["tid_bounds"] = [[*b[:4], line(b[4]), *b[5:]] for b in bounds]
     if ranges:
-        meta["range_bounds"] = [[*b[:4], _line_in(kernel.source, b[4]), *b[5:]] for b in ranges]
+        meta["range_bounds"] = [[*b[:4], line(b[4]), *b[5:]] for b in ranges]
     if ids:
         meta["id_params"] = ids
-    if field_checks:  # the loader raises what a checked access recorded
+    if field_checks:  # the loader raises what a checked access or a slice's zero step recorded
         meta["field_checks"] = True
     if field_writes:  # arrays inside struct arguments it writes: checked for read-only memory at launch
         meta["writes_fields"] = sorted([position[n], list(path)] for n, path in field_writes)

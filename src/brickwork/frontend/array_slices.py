@@ -4,8 +4,9 @@ Each index position is a slice (start, stop, step: runtime integers, any of them
 index (a runtime integer, negative counting from the end), and dimensions left out are kept. The
 view is an ``array_slice`` builtin call: the array, a mask of the slice positions, then the bounds
 (``SLICE_DEFAULT`` for a bound left out), with Python's clamping of out-of-range bounds; a zero step
-is an error: a constant one when the kernel is typed, one known at run time stops the process with
-the kernel's file and line (as Warp; the device: the launch fails).
+is an error: a constant one when the kernel is typed; one known at run time is recorded as the launch
+runs (the view it makes is empty) and raised after it with the kernel's file and line, as a bounds error
+of debug mode is. Only a slice whose step is a runtime value keeps its ``where`` (the call can fail).
 """
 
 from __future__ import annotations
@@ -30,12 +31,13 @@ def array_slice(typer, base, index_nodes: list, node) -> ir.IRCall:
     if len(index_nodes) > t.ndim:
         raise typer.error(KernelTypeError, f"an array of {t.ndim} dimensions takes at most {t.ndim} indices, got "
                           f"{len(index_nodes)}", node)
-    mask, values = 0, []
+    mask, values, may_fail = 0, [], False
     for d, inode in enumerate(index_nodes):
         if isinstance(inode, ast.Slice):
             mask |= 1 << d
             if inode.step is not None and _constant(inode.step) == 0:
                 raise typer.error(KernelValueError, "Slice step cannot be zero", node)
+            may_fail = may_fail or (inode.step is not None and _constant(inode.step) is None)
             for bound in (inode.lower, inode.upper, inode.step):
                 values.append(_bound(typer, bound, node))
         else:
@@ -44,7 +46,7 @@ def array_slice(typer, base, index_nodes: list, node) -> ir.IRCall:
     if ndim == 0:  # every position an index: an element, not a view
         raise typer.error(KernelTypeError, "a slice needs at least one ':' position", node)
     args = [base, ir.IRConst(ndim, int64), ir.IRConst(mask, int64), *values]
-    return ir.IRCall("array_slice", args, ArrayType(t.dtype, ndim), where=typer.where(node))
+    return ir.IRCall("array_slice", args, ArrayType(t.dtype, ndim), where=typer.where(node) if may_fail else "")
 
 
 def _constant(bound):

@@ -82,9 +82,11 @@ class _Walk(set):
         self.pending: list = []
 
 
-def function_fingerprint(source: FunctionSource, seen: set | None = None, chains: list | None = None) -> str:
+def function_fingerprint(source: FunctionSource, seen: set | None = None, chains: list | None = None,
+                         sources: list | None = None) -> str:
     """Hash of a function's source and of every static value its names (or only ``chains``) resolve to, the
-    functions they reach included."""
+    functions they reach included. ``sources`` (a list) receives ``source`` and the sources of the functions
+    reached, in the walk's order: the same for every function of the same fingerprint (``"+N#k"`` lines)."""
     if isinstance(seen, _Walk):  # reached from a function being hashed: its walk hashes this one next
         seen.pending.append(source)
         return f"source {source.qualname} #{len(seen.pending)}"
@@ -92,6 +94,8 @@ def function_fingerprint(source: FunctionSource, seen: set | None = None, chains
     parts = [_own_fingerprint(source, walk, chains)]
     for reached in walk.pending:  # grows while it is walked
         parts.append(_own_fingerprint(reached, walk, None))
+    if sources is not None:
+        sources += [source, *walk.pending]
     return parts[0] if len(parts) == 1 else hashlib.sha256("|".join(parts).encode()).hexdigest()
 
 

@@ -1182,24 +1182,19 @@ template <class A, int K> BW_INLINE A array_from_ptr(uint64_t ptr, const int64_t
 }
 
 constexpr int64_t slice_unset = -9223372036854775807LL - 1;  // INT64_MIN (NVRTC has no <climits>)
-// a slice whose step is zero at run time (`a[i:j:s]` with s == 0): as Python and Warp, an error; it
-// stops the process (the device: the launch) with the kernel's file and line, as a failed assert does
+// a slice whose step is zero at run time (`a[i:j:s]` with s == 0): as in Python, an error. It is recorded
+// as a bounds error is (n = -1: the loader raises "slice step cannot be zero at <where>", the kernel's
+// file and line) and the view is empty (shape 0, stride 0), so the rest of the launch touches no memory
+// through it. `where` is a release build's "+N" line: the cached library names no file.
 #ifndef BW_DEVICE
-[[noreturn]] inline void slice_step_zero(const char* where) {
-    std::fprintf(stderr, "brickwork: slice step cannot be zero at %s\n", where);
-    std::fflush(stderr);
-    __builtin_abort();
-}
+inline void record_oob(const char* where, int n, const int64_t* index, const int64_t* shape);
 #else
-__device__ inline void slice_step_zero(const char* where) {
-    printf("brickwork: slice step cannot be zero at %s\n", where);
-    __trap();
-}
+__device__ inline void record_oob(const char* where, int n, const int64_t* index, const int64_t* shape);
 #endif
 // a[...] with slices (frontend/array_slices.py): bit d of `mask` says position d is a slice (start,
 // stop, step follow in v) or an index (one value); INT64_MIN is a bound left out. Python's clamping;
-// a zero step is an error (slice_step_zero). The view's innermost stride need not be 1: a unit that
-// slices runs its general-stride instance only (targets/cpu/unit.py).
+// a zero step is recorded as an error (record_oob, n = -1). The view's innermost stride need not be 1:
+// a unit that slices runs its general-stride instance only (targets/cpu/unit.py).
 template <int M, class T, int D, int K>
 inline array_t<T, M> array_slice(const array_t<T, D>& a, int64_t mask, const int64_t (&v)[K], const char* where) {
     array_t<T, M> r;
@@ -1216,7 +1211,7 @@ inline array_t<T, M> array_slice(const array_t<T, D>& a, int64_t mask, const int
             ++k;
         } else {
             const int64_t step = v[k + 2] == slice_unset ? 1 : v[k + 2];
-            if (step == 0) slice_step_zero(where);
+            if (step == 0) record_oob(where, -1, nullptr, nullptr);  // zero step: empty, recorded
             const int64_t lo = step < 0 ? -1 : 0, hi = step < 0 ? n - 1 : n;
             int64_t start = v[k], stop = v[k + 1];
             start = start == slice_unset ? (step < 0 ? hi : lo) : (start < 0 ? (start + n < lo ? lo : start + n) : (start > hi ? hi : start));
@@ -1487,6 +1482,11 @@ template <class A, class... I> BW_INLINE auto subarray_checked(const A& a, const
 inline int take_bounds_error(char* out, int size) {
     if (!__atomic_load_n(&g_bounds_error.set, __ATOMIC_ACQUIRE)) return 0;
     const bounds_error& e = g_bounds_error;
+    if (e.n < 0) {  // a slice's zero step (array_slice)
+        snprintf(out, size, "slice step cannot be zero at %s", e.where);
+        __atomic_store_n(&g_bounds_error.set, 0, __ATOMIC_RELEASE);
+        return 1;
+    }
     int len = snprintf(out, size, "index (");
     for (int d = 0; d < e.n && len < size; ++d) len += snprintf(out + len, size - len, d ? ", %lld" : "%lld", (long long)e.index[d]);
     if (len < size) len += snprintf(out + len, size - len, ") is out of bounds for shape (");
@@ -1599,7 +1599,7 @@ inline char* grow_arena(int64_t wanted, int64_t needed) {
         a.capacity = (needed + 4095) & ~(int64_t)4095;
         a.buffer = static_cast<char*>(__builtin_malloc((size_t)a.capacity));
     }
-    if (a.buffer == nullptr) {  // the team cannot run without it: stop with a message, as slice_step_zero does
+    if (a.buffer == nullptr) {  // the team cannot run without it: stop with a message
         a.capacity = 0;
         std::fprintf(stderr, "brickwork: out of memory: a team's scratch of %lld bytes could not be allocated\n",
                      (long long)needed);

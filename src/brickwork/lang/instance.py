@@ -145,7 +145,8 @@ class Instance:
         tid_dims = int(meta.get("tid_dims", 1))
         writes = tuple(meta.get("writes", ()))
         writes_fields = tuple((int(i), tuple(p)) for i, p in meta.get("writes_fields", ()))
-        access = (tuple(meta.get("reads", ())), writes, tuple(tuple(p) for p in meta.get("read_then_written", ())))
+        access = (tuple(meta.get("reads", ())), writes,
+                  tuple((p, self._where(w)) for p, w in meta.get("read_then_written", ())))
         # the entry is named after this instance: an entry of the (content-keyed) cache records the label it
         # was built under, which another kernel with the same code, or a tool's build, may have given it
         self.fn = self.target_object().load(path, dict(meta, label=self.label, where=self._where))
@@ -159,12 +160,16 @@ class Instance:
             _pending.remove(self)
 
     def _where(self, where: str) -> str:
-        """A ``"+N"`` line of ``meta.json`` (the entry may have been built from the same text in another file,
-        or higher up in this one) as ``file:line`` of this instance's kernel."""
+        """A ``"+N"`` or ``"+N#k"`` line of ``meta.json`` (the entry may have been built from the same text in
+        another file, or higher up in this one) as ``file:line`` of this instance's kernel or of the k-th function
+        it reaches (``targets/locations.py``)."""
         source = getattr(self.kernel, "source", None)
         if not where.startswith("+") or source is None:
             return where
-        return f"{source.filename}:{source.first_line + int(where[1:])}"
+        from ..targets.keys import reached_sources
+        from ..targets.locations import absolute
+
+        return absolute(where, source, lambda: reached_sources(self.kernel))
 
     def fail(self, error: Exception) -> None:
         self.error = error

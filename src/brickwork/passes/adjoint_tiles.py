@@ -77,7 +77,8 @@ class TileAdjoints:
             return None if base is None else ir.IRSubarray(base, value.indices, value.type)
         if isinstance(value, ir.IRCall) and value.op == "array_slice":
             base = self.local_view_adjoint(value.args[0])
-            return None if base is None else ir.IRCall("array_slice", [base, *value.args[1:]], value.type)
+            return None if base is None else ir.IRCall("array_slice", [base, *value.args[1:]], value.type,
+                                                        where=value.where)
         return None
 
     def follow_local_view(self, target: ir.IRLocal, value, out):

@@ -13,27 +13,40 @@ from ..frontend.fingerprint import _chains as source_chains  # cached per source
 from ..frontend.fingerprint import function_fingerprint
 from ..jit.toolchain import generator_digest
 from ..types.keys import type_key
+from .locations import names_locations
 
 
 def key_parts(kernel, arg_types, mode: str, target) -> dict:
-    """What the cache key of ``kernel`` for ``arg_types`` on ``target`` in ``mode`` covers. A debug build also
-    covers where the kernel is: its bounds messages hold file:line in the compiled code, so the same text in
-    another file, or moved in its own, must not reuse its entry."""
+    """What the cache key of ``kernel`` for ``arg_types`` on ``target`` in ``mode`` covers. A release build's
+    lines are relative to its functions (``locations``); a debug build, or one whose kernel prints a message
+    naming file:line itself (``wp.expect_eq``), also covers where the kernel and the functions it reaches are:
+    the compiled code holds their file:line, so the same text in another file, or moved in its own, must not
+    reuse its entry."""
+    sources: list = []
     parts = {
         "mode": mode,
         "brickwork version": __version__, "target": target.name, "compiler and flags": target.identity(),
         "code generator and runtime header": generator_digest(),
         "kernel source and reached functions/constants": function_fingerprint(kernel.source,
-                                                                              chains=_static_chains(kernel)),
+                                                                              chains=_static_chains(kernel),
+                                                                              sources=sources),
         "argument types": ",".join(type_key(t) for t in arg_types),
         "kernel form": kernel.form,
     }
     unroll = getattr(kernel, "max_unroll", 16)
     if unroll != 16:  # a limit other than Warp's default: part of the key (default keys keep their parts)
         parts["max_unroll (constant loops unrolled)"] = str(unroll)
-    if mode.startswith("debug"):
-        parts["kernel file and line (debug messages)"] = f"{kernel.source.filename}:{kernel.source.first_line}"
+    if mode.startswith("debug") or names_locations(sources):
+        parts["files and lines of the kernel and its functions (messages)"] = ";".join(
+            f"{s.filename}:{s.first_line}" for s in sources)
     return parts
+
+
+def reached_sources(kernel) -> list:
+    """The kernel's source, then those of the functions its key's fingerprint reached (``locations.relative``)."""
+    sources: list = []
+    function_fingerprint(kernel.source, chains=_static_chains(kernel), sources=sources)
+    return sources
 
 
 def _static_chains(kernel) -> list | None:

@@ -10,14 +10,14 @@ import ctypes
 import re
 import threading
 
-from ...errors import BoundsError
+from ...errors import BoundsError, SliceStepError
 from ...jit.store import symbol
 from ...jit.toolchain import identity
 from ..base import Target
 
 ENTRY_SYMBOL = "bw_entry"  # the exported entry point of every instance library (see unit.py)
 BOUNDS_SYMBOL = "bw_bounds_error"  # debug-mode libraries: the first out-of-bounds access, as text
-_RELATIVE = re.compile(r" at (\+\d+)")  # a release build's access line, relative to the kernel's first
+_RELATIVE = re.compile(r" at (\+\d+(?:#\d+)?)")  # a release line: "+N" (the kernel's), "+N#k" (targets/locations)
 _record_locks: dict = {}  # a checked library's handle -> the lock its launches hold (its error record is global)
 
 
@@ -75,6 +75,17 @@ class CpuTarget(Target):
         return fn
 
 
+def recorded_error(label: str, message: str) -> Exception:
+    """The exception of what a launch of kernel ``label`` recorded (``message``, its ``where`` resolved): a
+    slice's zero step (``SliceStepError``), else an access out of bounds (``BoundsError``)."""
+    from ...ir.field_checks import without_note_for_set_arrays  # the error path only
+
+    if message.startswith("slice step cannot be zero"):
+        return SliceStepError(f"kernel '{label}': {message}")
+    # a struct field's array that was set, indexed past its end, is a plain out-of-bounds access: no note
+    return BoundsError(f"kernel '{label}': {without_note_for_set_arrays(message)}")
+
+
 def _checked_entry(fn, lib, label: str, bounds_symbol: str, where=str):
     """Debug mode, or a release kernel with checked accesses of struct array fields (``ir/field_checks``): after
     each launch, raise the first out-of-bounds access the kernel recorded. ``where`` turns a release build's
@@ -95,9 +106,7 @@ def _checked_entry(fn, lib, label: str, bounds_symbol: str, where=str):
             if not take(text, 512):
                 return None
             message = _RELATIVE.sub(lambda m: f" at {where(m.group(1))}", text.value.decode(errors="replace"), 1)
-        from ...ir.field_checks import without_note_for_set_arrays  # the error path only
-
-        raise BoundsError(f"kernel '{label}': {without_note_for_set_arrays(message)}")
+        raise recorded_error(label, message)
 
     entry._bw_library = lib
     return entry

@@ -47,7 +47,7 @@ class UnitScan:
     - ``includes``: the ``#include`` lines of builtin families kept out of brickwork.h that they call;
     - ``types``: the struct and tuple types they reach, dependencies first (C++ declaration order);
     - ``slices_arrays``: whether one takes a slice of an array (a view of any innermost stride);
-    - ``checked``: whether an access is bounds-checked (debug mode);
+    - ``checked``: whether an access is bounds-checked (debug mode), or a slice's runtime step tested;
     - ``atomic_structs``: the struct types an ``atomic_add`` updates, with the structs nested in them,
       dependencies first (each gets a ``struct_atomic_add``)."""
 
@@ -75,6 +75,7 @@ class UnitScan:
                         headers.add(CPU_HEADERS[node.op])
                     elif node.op == "array_slice":
                         self.slices_arrays = True
+                        self.checked = self.checked or bool(node.where)  # a runtime step: a zero one is recorded
                     elif node.op == "atomic_add" and is_struct_type(node.type):
                         atomic.add(node.type)
                 if not self.checked and getattr(node, "checked", False):

@@ -7,8 +7,9 @@ import re
 import struct
 
 from ... import cuda_driver, pending_checks
-from ...errors import BoundsError, DeviceUnavailableError
+from ...errors import DeviceUnavailableError
 from ...jit.store import symbol
+from ..cpu import recorded_error
 from . import BOUNDS_SYMBOL, ENTRY_SYMBOL, GLOBAL_ENTRY_SYMBOL
 from .geometry import LaunchPlan
 
@@ -139,18 +140,16 @@ class CudaEntry:
             return
         zeros = ctypes.create_string_buffer(size)
         drv.copy_to_device(ordinal, ptr, ctypes.addressof(zeros), size)  # cleared for the next launch
-        index, shape = rest[:n], rest[4:4 + n]
+        index, shape = rest[:max(n, 0)], rest[4:4 + max(n, 0)]
         where = _RELATIVE.sub(lambda m: self.where(m.group(0)), _device_string(drv, ordinal, where_ptr), 1)
-        from ...ir.field_checks import without_note_for_set_arrays  # the error path only
-
-        # a struct field's array that was set, indexed past its end, is a plain out-of-bounds access: no note
-        # on unset fields (as on the CPU)
+        if n < 0:  # a slice's zero step (brickwork.h array_slice)
+            raise recorded_error(self.label, f"slice step cannot be zero at {where}")
         message = (f"index ({', '.join(map(str, index))}) is out of bounds for shape ({', '.join(map(str, shape))}) "
                    f"at {where}")
-        raise BoundsError(f"kernel '{self.label}': {without_note_for_set_arrays(message)}")
+        raise recorded_error(self.label, message)
 
 
-_RELATIVE = re.compile(r"^\+\d+")  # a release build's access line, relative to the kernel's first
+_RELATIVE = re.compile(r"^\+\d+(?:#\d+)?")  # a release line (targets/locations.py)
 
 
 def _device_string(drv, ordinal: int, ptr: int, chunk: int = 16, limit: int = 512) -> str:
