@@ -19,11 +19,19 @@
 #include "brickwork.h"
 
 // The samplers are large (every filter, address mode and level); forced inline at each call site, NVRTC took
-// 90 s and 1.3 GB for a kernel of ten samples and their gradients (22 s called). The CPU keeps them inline.
+// 90 s and 1.3 GB for a kernel of ten samples and their gradients (22 s called). The CPU keeps them inline,
+// but not one level's sample (BW_TEXTURE_LEVEL), which a sample repeats for every level and channel it may
+// read and a gradient for the lod's differences: inline at each, g++ took 21 s of CPU for a kernel of one
+// 2-D sample with a lod and its gradient (benchmarks/jit_texture_sampling.py), called 2 s, with the same
+// launch times. The pieces take the axis count as a template argument, so each holds only its axes' code.
+// A level's sample is `pure` (it reads memory only): a backward kernel's replay of a sample whose value no
+// gradient needs is still removed, as it was inline.
 #ifdef BW_DEVICE
 #define BW_SAMPLER __noinline__
+#define BW_TEXTURE_LEVEL BW_INLINE
 #else
 #define BW_SAMPLER BW_INLINE
+#define BW_TEXTURE_LEVEL __attribute__((noinline, pure))
 #endif
 
 namespace bw {
@@ -151,8 +159,9 @@ BW_INLINE axis_cell linear_cell(const texture_data* t, float c, int32_t base, in
     return out;
 }
 
-// One channel at one level, for a texture of t->ndim axes (the coordinates past them are unused).
-BW_INLINE float sample_level(const texture_data* t, int level, int ndim, float u, float v, float w, int ch) {
+// One channel at one level, for a texture of `ndim` axes (the coordinates past them are unused).
+template <int ndim>
+BW_TEXTURE_LEVEL float sample_level(const texture_data* t, int level, float u, float v, float w, int ch) {
     const float c[3] = {u, v, w};
     const int32_t base[3] = {t->width[0], t->height[0], t->depth[0]};
     const int32_t n[3] = {t->width[level], t->height[level], t->depth[level]};
@@ -184,21 +193,21 @@ BW_INLINE float sample_level(const texture_data* t, int level, int ndim, float u
 }
 
 // One channel with the level selection of `lod` (negative: level 0 as it is).
-BW_INLINE float sample_channel(const texture_data* t, int ndim, float u, float v, float w, int ch, float lod) {
-    if (lod < 0.0f) return sample_level(t, 0, ndim, u, v, w, ch);
+template <int ndim> BW_INLINE float sample_channel(const texture_data* t, float u, float v, float w, int ch, float lod) {
+    if (lod < 0.0f) return sample_level<ndim>(t, 0, u, v, w, ch);
     const float max_lod = float(t->num_levels - 1);
     const float clamped = lod > max_lod ? max_lod : lod;
     if (t->num_levels <= 1 || t->mip_filter_mode == 0) {
         int nearest = int(BW_MATH(floorf)(clamped + 0.5f));
         if (nearest >= t->num_levels) nearest = t->num_levels - 1;
-        return sample_level(t, nearest, ndim, u, v, w, ch);
+        return sample_level<ndim>(t, nearest, u, v, w, ch);
     }
     const int level0 = int(BW_MATH(floorf)(clamped));
     const int level1 = level0 + 1 >= t->num_levels ? t->num_levels - 1 : level0 + 1;
     const float fl = clamped - float(level0);
-    const float v0 = sample_level(t, level0, ndim, u, v, w, ch);
+    const float v0 = sample_level<ndim>(t, level0, u, v, w, ch);
     if (level1 == level0 || fl == 0.0f) return v0;
-    return v0 * (1.0f - fl) + sample_level(t, level1, ndim, u, v, w, ch) * fl;
+    return v0 * (1.0f - fl) + sample_level<ndim>(t, level1, u, v, w, ch) * fl;
 }
 
 template <class T> struct channels { static constexpr int n = comp_of<T>::n; };
@@ -208,11 +217,11 @@ template <> BW_INLINE float& channel<float>(float& v, int) { return v; }
 template <class T> BW_INLINE float channel_of(const T& v, int c) { return v.c[c]; }
 template <> BW_INLINE float channel_of<float>(const float& v, int) { return v; }
 
-template <class T> BW_SAMPLER T sample(uint64_t id, int ndim, float u, float v, float w, float lod) {
+template <int ndim, class T> BW_SAMPLER T sample(uint64_t id, float u, float v, float w, float lod) {
     T out{};
     if (id == 0) return out;
     const texture_data* t = (const texture_data*)(uintptr_t)id;
-    for (int c = 0; c < channels<T>::n; ++c) channel(out, c) = sample_channel(t, ndim, u, v, w, c, lod);
+    for (int c = 0; c < channels<T>::n; ++c) channel(out, c) = sample_channel<ndim>(t, u, v, w, c, lod);
     return out;
 }
 
@@ -221,19 +230,19 @@ template <class T> BW_SAMPLER T sample(uint64_t id, int ndim, float u, float v, 
 // texture_sample: the struct of a Texture1D/2D/3D, the coordinates, the lod, a zero of the result type
 // (float, vec2f or vec4f: the channels read).
 template <class D, class T> BW_INLINE T texture_sample_1d(const D& d, float u, float lod, T) {
-    return texture_detail::sample<T>(d.m_tex, 1, u, 0.0f, 0.0f, lod);
+    return texture_detail::sample<1, T>(d.m_tex, u, 0.0f, 0.0f, lod);
 }
 template <class D, class T> BW_INLINE T texture_sample_2d(const D& d, float u, float v, float lod, T) {
-    return texture_detail::sample<T>(d.m_tex, 2, u, v, 0.0f, lod);
+    return texture_detail::sample<2, T>(d.m_tex, u, v, 0.0f, lod);
 }
 template <class D, class T> BW_INLINE T texture_sample_2d(const D& d, vec<2, float> uv, float lod, T) {
-    return texture_detail::sample<T>(d.m_tex, 2, uv.c[0], uv.c[1], 0.0f, lod);
+    return texture_detail::sample<2, T>(d.m_tex, uv.c[0], uv.c[1], 0.0f, lod);
 }
 template <class D, class T> BW_INLINE T texture_sample_3d(const D& d, float u, float v, float w, float lod, T) {
-    return texture_detail::sample<T>(d.m_tex, 3, u, v, w, lod);
+    return texture_detail::sample<3, T>(d.m_tex, u, v, w, lod);
 }
 template <class D, class T> BW_INLINE T texture_sample_3d(const D& d, vec<3, float> uvw, float lod, T) {
-    return texture_detail::sample<T>(d.m_tex, 3, uvw.c[0], uvw.c[1], uvw.c[2], lod);
+    return texture_detail::sample<3, T>(d.m_tex, uvw.c[0], uvw.c[1], uvw.c[2], lod);
 }
 
 }  // namespace bw

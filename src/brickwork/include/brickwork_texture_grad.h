@@ -42,8 +42,8 @@ BW_INLINE float corner(const texture_data* t, int level, int64_t x, int64_t y, i
 
 // Adds weight * d(sample at `level`)/d(coords) . seed into adj[0..ndim), and returns the sample at the level
 // as its corner anchor and interpolated residual (per channel), for the lod's difference.
-template <class T>
-BW_INLINE void grad_level(const texture_data* t, int ndim, const float* c, int level, float weight, const T& seed,
+template <int ndim, class T>
+BW_INLINE void grad_level(const texture_data* t, const float* c, int level, float weight, const T& seed,
                           float* adj, float* anchor, float* residual) {
     constexpr int N = channels<T>::n;
     const int32_t base[3] = {t->width[0], t->height[0], t->depth[0]};
@@ -130,8 +130,8 @@ BW_INLINE void grad_level(const texture_data* t, int ndim, const float* c, int l
 BW_INLINE bool finite_value(float x) { return x - x == 0.0f; }
 
 // d(sample)/d(u, v, w, lod) . seed, as a vec4 (u, v, w, lod; the axes past the texture's are zero).
-template <class T> BW_SAMPLER vec<4, float> sample_vjp(uint64_t id, int ndim, float u, float v, float w, float lod,
-                                                     const T& seed) {
+template <int ndim, class T> BW_SAMPLER vec<4, float> sample_vjp(uint64_t id, float u, float v, float w, float lod,
+                                                               const T& seed) {
     vec<4, float> out{};
     if (id == 0) return out;
     constexpr int N = channels<T>::n;
@@ -145,38 +145,38 @@ template <class T> BW_SAMPLER vec<4, float> sample_vjp(uint64_t id, int ndim, fl
     if (t->filter_mode == 1) {
         if (grad_lod) {
             const float fl = lod - float(level0);
-            grad_level(t, ndim, c, level0, 1.0f - fl, seed, adj, anchor0, residual0);
-            grad_level(t, ndim, c, level0 + 1, fl, seed, adj, anchor1, residual1);
+            grad_level<ndim>(t, c, level0, 1.0f - fl, seed, adj, anchor0, residual0);
+            grad_level<ndim>(t, c, level0 + 1, fl, seed, adj, anchor1, residual1);
             float diff[4];
             for (int ch = 0; ch < N; ++ch) {
                 diff[ch] = (anchor1[ch] - anchor0[ch]) + (residual1[ch] - residual0[ch]);
                 if (!finite_value(diff[ch]))  // opposite-sign extremes: the difference of the two samples
-                    diff[ch] = sample_channel(t, ndim, u, v, w, ch, float(level0 + 1)) -
-                               sample_channel(t, ndim, u, v, w, ch, float(level0));
+                    diff[ch] = sample_channel<ndim>(t, u, v, w, ch, float(level0 + 1)) -
+                               sample_channel<ndim>(t, u, v, w, ch, float(level0));
             }
             out.c[3] = seed_dot_all(seed, diff);
         } else if (!mipmapped) {
-            grad_level(t, ndim, c, 0, 1.0f, seed, adj, anchor0, residual0);
+            grad_level<ndim>(t, c, 0, 1.0f, seed, adj, anchor0, residual0);
         } else {  // the levels the forward pass reads, with their weights
             const float max_lod = float(t->num_levels - 1);
             const float clamped = lod > max_lod ? max_lod : lod;
             if (t->mip_filter_mode == 0) {
                 int nearest = int(BW_MATH(floorf)(clamped + 0.5f));
                 if (nearest >= t->num_levels) nearest = t->num_levels - 1;
-                grad_level(t, ndim, c, nearest, 1.0f, seed, adj, anchor0, residual0);
+                grad_level<ndim>(t, c, nearest, 1.0f, seed, adj, anchor0, residual0);
             } else {
                 const int l0 = int(BW_MATH(floorf)(clamped));
                 const int l1 = l0 + 1 >= t->num_levels ? t->num_levels - 1 : l0 + 1;
                 const float fl = clamped - float(l0);
-                grad_level(t, ndim, c, l0, 1.0f - fl, seed, adj, anchor0, residual0);
-                if (l1 != l0 && fl != 0.0f) grad_level(t, ndim, c, l1, fl, seed, adj, anchor1, residual1);
+                grad_level<ndim>(t, c, l0, 1.0f - fl, seed, adj, anchor0, residual0);
+                if (l1 != l0 && fl != 0.0f) grad_level<ndim>(t, c, l1, fl, seed, adj, anchor1, residual1);
             }
         }
     } else if (grad_lod) {  // CLOSEST: only the lod moves the value
         float diff[4];
         for (int ch = 0; ch < N; ++ch)
-            diff[ch] = sample_channel(t, ndim, u, v, w, ch, float(level0 + 1)) -
-                       sample_channel(t, ndim, u, v, w, ch, float(level0));
+            diff[ch] = sample_channel<ndim>(t, u, v, w, ch, float(level0 + 1)) -
+                       sample_channel<ndim>(t, u, v, w, ch, float(level0));
         out.c[3] = seed_dot_all(seed, diff);
     }
     out.c[0] = adj[0];
@@ -189,22 +189,22 @@ template <class T> BW_SAMPLER vec<4, float> sample_vjp(uint64_t id, int ndim, fl
 
 // The vector-Jacobian products of texture_sample: (d/du, d/dv, d/dw, d/dlod) . seed.
 template <class D, class T> BW_INLINE vec<4, float> texture_sample_1d_vjp(const D& d, float u, float lod, T g) {
-    return texture_detail::sample_vjp(d.m_tex, 1, u, 0.0f, 0.0f, lod, g);
+    return texture_detail::sample_vjp<1>(d.m_tex, u, 0.0f, 0.0f, lod, g);
 }
 template <class D, class T>
 BW_INLINE vec<4, float> texture_sample_2d_vjp(const D& d, float u, float v, float lod, T g) {
-    return texture_detail::sample_vjp(d.m_tex, 2, u, v, 0.0f, lod, g);
+    return texture_detail::sample_vjp<2>(d.m_tex, u, v, 0.0f, lod, g);
 }
 template <class D, class T> BW_INLINE vec<4, float> texture_sample_2d_vjp(const D& d, vec<2, float> uv, float lod, T g) {
-    return texture_detail::sample_vjp(d.m_tex, 2, uv.c[0], uv.c[1], 0.0f, lod, g);
+    return texture_detail::sample_vjp<2>(d.m_tex, uv.c[0], uv.c[1], 0.0f, lod, g);
 }
 template <class D, class T>
 BW_INLINE vec<4, float> texture_sample_3d_vjp(const D& d, float u, float v, float w, float lod, T g) {
-    return texture_detail::sample_vjp(d.m_tex, 3, u, v, w, lod, g);
+    return texture_detail::sample_vjp<3>(d.m_tex, u, v, w, lod, g);
 }
 template <class D, class T>
 BW_INLINE vec<4, float> texture_sample_3d_vjp(const D& d, vec<3, float> uvw, float lod, T g) {
-    return texture_detail::sample_vjp(d.m_tex, 3, uvw.c[0], uvw.c[1], uvw.c[2], lod, g);
+    return texture_detail::sample_vjp<3>(d.m_tex, uvw.c[0], uvw.c[1], uvw.c[2], lod, g);
 }
 
 }  // namespace bw
