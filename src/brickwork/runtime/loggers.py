@@ -11,7 +11,6 @@ stderr, Python's warning filters deciding), ``error`` to the ``brickwork`` logge
 
 from __future__ import annotations
 
-import logging
 from typing import Protocol, runtime_checkable
 
 from .. import log_target
@@ -37,40 +36,46 @@ class Logger(Protocol):
         """An error message."""
 
 
+def _brickwork_log():
+    import logging  # on first use: `import brickwork` loads no logging (tests/test_import_light.py)
+    return logging.getLogger("brickwork")
+
+
 class DefaultLogger:
     """brickwork's own routes for its messages (the logger ``wp.set_logger(None)`` restores)."""
 
     def debug(self, message: str) -> None:
-        logging.getLogger("brickwork").debug(message)
+        _brickwork_log().debug(message)
 
     def info(self, message: str) -> None:
-        logging.getLogger("brickwork").info(message)
+        _brickwork_log().info(message)
 
     def warning(self, message: str, category=None, stacklevel: int = 1) -> None:
         warp_warnings.show(message, category or UserWarning, stacklevel)  # both count from this frame
 
     def error(self, message: str) -> None:
-        logging.getLogger("brickwork").error(message)
+        _brickwork_log().error(message)
 
 
-class _ToCustomLogger(logging.Filter):
+class _ToCustomLogger:
     """Hands each record of the ``brickwork`` logger to the installed logger, and drops it from ``logging``'s
     handlers (the program asked for brickwork's messages to go there only). ``logging`` has already applied
     the logger's level, so ``config.log_level`` still decides what is passed on."""
 
-    def filter(self, record: logging.LogRecord) -> bool:
+    def filter(self, record) -> bool:  # any object with this method is a logging filter
         message = record.getMessage()
-        if record.levelno >= logging.ERROR:
+        if record.levelno >= _ERROR:
             _active.error(message)
-        elif record.levelno >= logging.WARNING:
+        elif record.levelno >= _WARNING:
             _active.warning(message, UserWarning, 1)
-        elif record.levelno >= logging.INFO:
+        elif record.levelno >= _INFO:
             _active.info(message)
         else:
             _active.debug(message)
         return False
 
 
+_INFO, _WARNING, _ERROR = 20, 30, 40  # logging's levels (fixed by its documentation), without importing it
 _default = DefaultLogger()
 _active = _default
 _forwarder = _ToCustomLogger()
@@ -90,7 +95,7 @@ def _install(logger) -> None:
     _active = logger
     custom = logger is not _default
     log_target.custom = logger if custom else None
-    brickwork_log = logging.getLogger("brickwork")
+    brickwork_log = _brickwork_log()
     if custom:
         if _forwarder not in brickwork_log.filters:
             brickwork_log.addFilter(_forwarder)
