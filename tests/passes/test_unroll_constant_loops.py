@@ -6,7 +6,8 @@ with ``continue``, negative steps, empty ranges, a loop variable read after the 
 nested loops; the generated C++ has no loop left where it should be unrolled, and keeps the loop for a ``break``,
 a trip count above the limit in code run once per slice (``la.outer``) and a body over the size guard; in code run
 per point a loop of more than ``max_unroll`` trips unrolls too (not inside a loop that stays rolled), until a function
-that holds tiles would pass its own size guard (the later loops stay rolled). Gradients of an unrolled loop equal the rolled
+that holds tiles would pass its own size guard (the later loops stay rolled), or, past ``max_unroll`` trips,
+its calls weigh as the functions they inline. Gradients of an unrolled loop equal the rolled
 loop's bit for bit. The option's value is checked, and ``wp.static(range(...))`` is refused as Warp refuses it.
 """
 
@@ -371,6 +372,38 @@ def test_in_a_tiled_function_a_call_counts_as_the_function_it_calls():
         want.append(np.float32(s + np.float32(1)))
     assert outs[0].tobytes() == outs[1].tobytes()
     np.testing.assert_array_equal(outs[0], np.array(want, dtype=np.float32))
+
+
+def calls_per_point(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    s = x[i]
+    for c in range(64):  # per point, past max_unroll: the calls weigh as the function g++ inlines into each copy
+        s = long_step(s, c)
+    for c in range(8):  # within max_unroll: unrolled as before, calls or not
+        s = long_step(s, c)
+    out[i] = s
+
+
+def test_per_point_past_max_unroll_a_call_counts_as_the_function_it_calls():
+    from brickwork import ir
+
+    unrolled, rolled = _kernel_pair(calls_per_point)
+    typed, _ = pipeline.type_instance(unrolled, unrolled.concrete_types(), "t")
+    loop = next(n for n in ir.walk(typed.body) if isinstance(n, ir.IRFor) and n.stop.value == 64)
+    assert 64 * sum(1 for _ in ir.walk(loop.body)) < MAX_POINT_NODES  # unrolled, if the call counted as one node
+    assert _body_loops(_generated(unrolled)) == 1  # the 64 calls stay rolled, the 8 unroll
+    assert _body_loops(_generated(rolled)) == 2
+    x = np.linspace(-1, 1, 5, dtype=np.float32)
+    out = wp.zeros(5, dtype=float)
+    wp.launch(unrolled, dim=5, inputs=[wp.array(x), out])
+    want = []
+    for v in x:
+        s = np.float32(v)
+        for c in [*range(64), *range(8)]:
+            for _ in range(8):
+                s = np.float32(np.float32(s * np.float32(0.5)) + np.float32(np.float32(c) * np.float32(0.25)))
+        want.append(s)
+    np.testing.assert_array_equal(out.numpy(), np.array(want, dtype=np.float32))
 
 
 def grad_loop(x: wp.array(dtype=float), w: wp.array(dtype=float), out: wp.array(dtype=float)):

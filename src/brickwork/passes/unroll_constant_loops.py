@@ -24,7 +24,10 @@ innermost loop left.
   a few lanes) instead of the loop over points, which it cannot vectorize around a loop (no outer-loop
   vectorization of such a nest): PLM of 17 components per point ran 3.6x slower rolled than unrolled, 24 and
   32 components 2.7x and 3.4x (1 thread). A long body gains nothing from being rolled there either (16 trips
-  of 80 nodes of sin/cos/exp: the same time). Elsewhere (an outer body's code once per slice, or the body of a
+  of 80 nodes of sin/cos/exp: the same time). Past ``max_unroll`` trips a call of a ``@wp.func`` counts there
+  as the nodes of the function it calls (g++ inlines it into every copy): Warp's ray-marching example marches
+  128 steps of a signed-distance function of five calls, and its 128 inlined copies took g++ 20-30 s (2.6 s
+  rolled) for no faster a render. Elsewhere (an outer body's code once per slice, or the body of a
   loop that stays rolled: a ``while``, a ``for`` of bounds known at run time only, around which the loop over
   points cannot be vectorized anyway) a loop of more than ``max_unroll`` trips stays rolled, as in Warp.
 * A function that holds tiles stops unrolling at ``max_function_nodes`` IR nodes in all (``MAX_FUNCTION_NODES``):
@@ -162,10 +165,12 @@ class _Unroller(ir.Rewriter):
         size = 0
         room = self.room  # what the copies' own unrolled loops take from it is given back if this one stays rolled
         own = self.size([s])
+        # past max_unroll trips (per point only) a call counts as the function g++ inlines into every copy
+        weigh = self.weigh_calls or len(values) > self.limit
         for v in values:
             value = ir.IRConst(v, s.var.type)
             body = self.stmts(_Copy(region, s.var.name if fixed else None, value).stmts(s.body))
-            size += self.size(body) + 2
+            size += self.size(body, weigh) + 2
             if size > budget or size - own > room:
                 self.room = room
                 return self.copy(s)  # the size guards: rolled
@@ -179,12 +184,14 @@ class _Unroller(ir.Rewriter):
         return out
 
 
-    def size(self, stmts) -> int:
-        """IR nodes of ``stmts``; with ``weigh_calls``, each call of a user function adds that function's nodes."""
+    def size(self, stmts, weigh_calls: bool | None = None) -> int:
+        """IR nodes of ``stmts``; with ``weigh_calls`` (default: the unroller's), each call of a user function
+        adds that function's nodes."""
+        weigh = self.weigh_calls if weigh_calls is None else weigh_calls
         count = 0
         for n in ir.walk(stmts):
             count += 1
-            if self.weigh_calls and isinstance(n, ir.IRFuncCall):
+            if weigh and isinstance(n, ir.IRFuncCall):
                 count += self._callee(n.func)
         return count
 
