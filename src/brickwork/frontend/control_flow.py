@@ -75,7 +75,7 @@ class ControlFlowTyper:
         types = {a.type for a in args}
         if len(types) != 1 or not getattr(args[0].type, "is_int", False):
             raise self.error(KernelTypeError, "range() arguments must be integers of one type, got "
-                             + ", ".join(type_name(a.type) for a in args), node)
+                             + ", ".join(type_name(a.type) for a in args) + _range_float_hint(it, args), node)
         t = args[0].type
         one = ir.IRConst(1, t)
         start, stop, step = (ir.IRConst(0, t), args[0], one) if len(args) == 1 else (
@@ -256,3 +256,12 @@ def _exits_or_assigns(loop, var) -> bool:
             continue
         stack.extend(ast.iter_child_nodes(n))
     return False
+
+
+def _range_float_hint(call, args) -> str:
+    """The fix for a float bound of ``range`` (a numpy habit, ``range(n / 2)``): the bounds converted to int."""
+    if not any(getattr(a.type, "is_float", False) for a in args):
+        return ""
+    bounds = ", ".join(f"int({ast.unparse(src)})" if getattr(a.type, "is_float", False) else ast.unparse(src)
+                       for src, a in zip(call.args, args))
+    return f" (a loop counts in integers, as Python's range does: write range({bounds}))"

@@ -56,7 +56,7 @@ def conversion_hint(left_src: ast.expr, left, right_src: ast.expr, right, generi
     if convert is None:
         return f"{LEAD} {_cast(a, right_src, left_src, passed[0])} or {_cast(b, left_src, right_src, passed[1])}"
     keep = 1 - convert
-    return f"{LEAD} {_cast(types[keep], sources[convert], sources[keep], passed[keep])}"
+    return f"{LEAD} {_cast(types[keep], sources[convert], sources[keep], passed[keep], types[convert])}"
 
 
 def store_hint(place_src: ast.expr, place, value_src: ast.expr, value, generic: frozenset = frozenset()) -> str:
@@ -69,7 +69,7 @@ def store_hint(place_src: ast.expr, place, value_src: ast.expr, value, generic: 
     passed = [r if r in generic else None for r in (_root_name(place_src), _root_name(value_src))]
     if passed[0] and passed[1] and passed[0] != passed[1]:
         return _argument_hint((place_src, a, passed[0]), (value_src, b, passed[1]), 1)
-    return f"{LEAD} {_cast(a, value_src, place_src, passed[0])}"
+    return f"{LEAD} {_cast(a, value_src, place_src, passed[0], b)}"
 
 
 def variable_hint(name: str, variable, value_src: ast.expr, value, generic: frozenset = frozenset()) -> str:
@@ -90,9 +90,15 @@ def variable_hint(name: str, variable, value_src: ast.expr, value, generic: froz
             f"as {wanted} ({start}), or write {_cast(a, value_src, None, False)}")
 
 
-def _cast(to, src: ast.expr, other_src: ast.expr, other_passed) -> str:
+def _cast(to, src: ast.expr, other_src: ast.expr, other_passed, from_type=None) -> str:
     """``src`` converted to ``to``, the type of ``other_src``: ``type(other)(src)`` when that type is an
-    argument's (a generic parameter's), so that the body stays right for every instance."""
+    argument's (a generic parameter's), so that the body stays right for every instance. ``src`` an integer
+    ``a / b`` (``from_type``) going to a float: its operands are converted, since the quotient is already cut."""
+    if (from_type is not None and to.is_float and not from_type.is_float and isinstance(src, ast.BinOp)
+            and isinstance(src.op, ast.Div)):
+        operands = " / ".join(_cast(to, side, other_src, other_passed) for side in (src.left, src.right))
+        return (f"{operands} ('/' of two {type_name(from_type)} values divides as integers in kernels, as in C "
+                f"and Warp: 7 / 2 is 3, where Python and numpy give 3.5)")
     if other_passed:
         return f"type({ast.unparse(other_src)})({ast.unparse(src)})"
     return f"wp.{type_name(to)}({ast.unparse(src)})"

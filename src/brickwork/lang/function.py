@@ -24,6 +24,7 @@ from ..types.opaque import TupleType
 from ..types.references import RefType
 from ..types.scalars import python_annotation_type
 from ..types.tiles import is_tile_type
+from .by_reference import reduce_by_reference
 
 
 class FunctionOverload:
@@ -223,6 +224,17 @@ class Function:
     def inline_hint(self) -> str | None:
         """Warp's spelling of the inline hint: "forceinline", "noinline" or None."""
         return None if self.inline is None else "forceinline" if self.inline else "noinline"
+
+    def __reduce__(self):  # pickled by module and name, as a Python function is
+        code = self.__wrapped__.__code__
+        return reduce_by_reference(self, "function", self.module, self.qualname,
+                                   f"{code.co_filename}:{code.co_firstlineno}")
+
+    def __copy__(self):  # one function, its overloads shared by every kernel that calls it
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
 
     def add_overload(self, pyfunc, inline: bool | None = None) -> None:
         overload = FunctionOverload(pyfunc, self, inline=inline)

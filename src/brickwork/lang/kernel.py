@@ -13,6 +13,7 @@ from ..types.arrays import ArrayType, type_name
 from ..types.generic import is_generic, is_kernel_type, matches
 from ..types.references import RefType
 from ..types.scalars import python_annotation_type
+from .by_reference import reduce_by_reference
 from .instance import Instance, _pending
 from .modules import Module, backward_enabled, check_kernel_module_options, get_module, kernel_mode, max_unroll
 from .unique_modules import unique_kernel
@@ -83,6 +84,17 @@ class Kernel:
         params = ", ".join(name for name, _ in self.params)
         raise KernelCallError(f"kernel '{self.key}' cannot be called as a function: launch it with "
                               f"wp.launch({self.key}, dim=..., inputs=[{params}])")
+
+    def __reduce__(self):  # pickled by module and name, as a function is: a worker process imports it
+        func = self.func
+        where = f"{self.source.filename}:{self.source.first_line}"
+        return reduce_by_reference(self, "kernel", func.__module__, func.__qualname__, where)
+
+    def __copy__(self):  # one kernel, whose compiled instances every copy would share
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
 
     def _param_node(self, name: str):
         """The AST node of parameter ``name`` (for its line), else the function's."""
