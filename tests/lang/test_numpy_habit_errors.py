@@ -76,6 +76,36 @@ def returns_a_value(x: wp.array(dtype=wp.float32), n: int):
     x[i] = 0.0
 
 
+@wp.kernel
+def doubles_a_whole_array(x: wp.array(dtype=wp.float32), n: int):
+    x = x * 2.0
+
+
+@wp.kernel
+def stores_a_whole_array(x: wp.array(dtype=wp.float32), n: int):
+    y = x
+    x[:] = y
+
+
+@wp.kernel
+def sums_with_numpy(x: wp.array(dtype=wp.float32), n: int):
+    x[0] = np.sum(x)
+
+
+@wp.kernel
+def loops_over_an_array(x: wp.array(dtype=wp.float32), n: int):
+    s = 0.0
+    for v in x:
+        s += v
+    x[0] = s
+
+
+@wp.kernel
+def stores_a_row(x: wp.array(dtype=wp.float32), rows: wp.array2d(dtype=wp.float32)):
+    i = wp.tid()
+    x[i] = rows[i]
+
+
 def _line(text: str) -> int:
     """The line of this file holding ``text`` (the statement an error names)."""
     with open(__file__) as f:
@@ -97,6 +127,19 @@ CASES = [
     (loops_over_a_float_range, wp.KernelTypeError, "for _j in range(n, x[i] * 2.0):",
      ["range() arguments must be integers of one type, got int32, float32 (a loop counts in integers, as Python's "
       "range does: write range(n, int(x[i] * 2.0)))"]),
+    (doubles_a_whole_array, wp.KernelTypeError, "x = x * 2.0",
+     ["got array(dtype=float32, ndim=1) and float32; a kernel thread works on elements, not whole arrays: index it, "
+      "x[i] with i = wp.tid() (arithmetic on whole arrays, x * 2.0, is written outside kernels)"]),
+    (stores_a_whole_array, wp.KernelSyntaxError, "x[:] = y",
+     ["cannot assign to 'x[:]': a kernel thread writes elements, x[i] = ... with i = wp.tid() (a whole array is "
+      "copied on the host: x.assign(y) or wp.copy(x, y))"]),
+    (sums_with_numpy, wp.KernelTypeError, "x[0] = np.sum(x)",
+     ["'numpy.sum' is a numpy function, which kernels cannot call: a kernel thread reads elements, not whole arrays; "
+      "reduce an array on the host (wp.utils.array_sum(a), or numpy.sum(a.numpy())), or add each thread's element "
+      "into one with wp.atomic_add(total, 0, a[i])"]),
+    (loops_over_an_array, wp.KernelSyntaxError, "for v in x:",
+     ["for loops must iterate over range(...) or reversed(range(...)) (over the elements of array 'x': "
+      "for j in range(x.shape[0]): ... x[j])"]),
     (recurses, wp.KernelTypeError, "return n * factorial(n - 1)",
      ["factorial() calls itself; recursion is not supported in kernels"]),
     (returns_a_value, wp.KernelTypeError, "return x[i]",
@@ -142,3 +185,16 @@ def test_integer_division_truncates_as_c_and_the_suggested_fix_is_numpys_divisio
     assert ints.numpy().tolist() == [-2, -1, -1, 0, 0, 0, 1, 1, 2]  # C's: toward zero, where Python's // floors
     assert ints.numpy().tolist() == np.trunc(i / 2).astype(int).tolist()
     assert np.array_equal(floats.numpy(), i.astype(np.float32) / np.float32(2))
+
+
+def test_a_row_of_a_2d_array_stored_as_an_element_says_how_many_indices():
+    x = wp.zeros(2, dtype=wp.float32)
+    rows = wp.array(np.ones((2, 3), dtype=np.float32))
+    with pytest.raises(wp.KernelTypeError) as caught:
+        wp.launch(stores_a_row, dim=2, inputs=[x, rows])
+    assert f'line {_line("x[i] = rows[i]")}, in stores_a_row' in str(caught.value)
+    assert str(caught.value).endswith(
+        "cannot store a value of type array(dtype=float32, ndim=1) in an array element of an array of float32; "
+        "'rows[i]' indexes 1 of the 2 dimensions of its array, which gives a view: an element takes 2 indices, such "
+        "as rows[i, j]")
+    assert x.numpy().tolist() == [0.0, 0.0]

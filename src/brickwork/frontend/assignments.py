@@ -157,7 +157,8 @@ class AssignmentTyper:
         if isinstance(lvalue, Static) or not isinstance(
                 lvalue, (ir.IRArrayElem, ir.IRComponent, ir.IRField, ir.IRPackElem, ir.IRLAViewElem,
                          ir.IRLAScratchElem, ir.IRLocal)):  # a local: wp.adjoint[x] of a gradient function
-            raise self.error(KernelSyntaxError, f"cannot assign to '{ast.unparse(target)}'", node)
+            raise self.error(KernelSyntaxError, f"cannot assign to '{ast.unparse(target)}'"
+                             f"{_whole_array_store_hint(target, getattr(node, 'value', None))}", node)
         if value.type is not lvalue.type:
             what = "array element" if isinstance(lvalue, ir.IRArrayElem) else "component"
             if isinstance(lvalue, ir.IRArrayElem):
@@ -190,6 +191,12 @@ class AssignmentTyper:
         """How to convert the value of ``target = value`` to the place's scalar type ("" for other statements)."""
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and node.targets[0] is target):
             return ""
+        if isinstance(value, ir.IRSubarray):  # x[i] of a 2-D array: numpy's row, a view in kernels
+            ndim = value.type.ndim + len(value.indices)
+            return (f"; '{ast.unparse(node.value)}' indexes {len(value.indices)} of the {ndim} dimensions of its "
+                    f"array, which gives a view: an element takes {ndim} indices, such as "
+                    f"{ast.unparse(node.value.value) if isinstance(node.value, ast.Subscript) else 'a'}"
+                    f"[{', '.join('ijkl'[:ndim])}]")
         return self._number_hint(node.value, place) or \
             store_hint(target, place, node.value, value, generic_parameters(self.source))
 
@@ -309,3 +316,14 @@ class AssignmentTyper:
 def _is_function(value) -> bool:
     """A compile-time value that is a function (not a type, which is callable too)."""
     return callable(value) and not isinstance(value, (type, ArrayType))
+
+
+def _whole_array_store_hint(target, value_src) -> str:
+    """The element-wise form of ``y[:] = x`` (numpy's whole-array store): one element per thread."""
+    if not (isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Slice)
+            and isinstance(target.value, ast.Name)):
+        return ""
+    y = target.value.id
+    x = value_src.id if isinstance(value_src, ast.Name) else "src"
+    return (f": a kernel thread writes elements, {y}[i] = ... with i = wp.tid() (a whole array is copied on the "
+            f"host: {y}.assign({x}) or wp.copy({y}, {x}))")

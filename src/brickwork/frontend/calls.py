@@ -455,4 +455,11 @@ def _numpy_alternative(name: str) -> str:
     spelled = _NUMPY_SPELLINGS.get(name, name)
     if spelled in FUNCTIONS or spelled in {t.__name__ for t in SCALAR_TYPES}:
         return f": use wp.{spelled}"
+    if name in _NUMPY_REDUCTIONS:  # a whole-array habit: each thread sees its own elements
+        return (f": a kernel thread reads elements, not whole arrays; reduce an array on the host "
+                f"(wp.utils.array_sum(a), or numpy.{name}(a.numpy())), or add each thread's element into one with "
+                f"wp.atomic_add(total, 0, a[i])")
     return ""
+
+
+_NUMPY_REDUCTIONS = frozenset({"sum", "mean", "prod", "amax", "amin", "average", "cumsum", "nansum", "std", "var"})

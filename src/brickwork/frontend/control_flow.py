@@ -68,7 +68,8 @@ class ControlFlowTyper:
                 raise self.error(KernelTypeError, "reversed() takes one range(...)", node)
             it = it.args[0]
         if not self._is_python_builtin(it, "range"):
-            raise self.error(KernelSyntaxError, "for loops must iterate over range(...) or reversed(range(...))", node)
+            raise self.error(KernelSyntaxError, "for loops must iterate over range(...) or reversed(range(...))"
+                             + _array_loop_hint(self, it), node)
         if not 1 <= len(it.args) <= 3 or it.keywords:
             raise self.error(KernelTypeError, "range() takes 1 to 3 positional arguments", node)
         args = [self._range_bound(a) for a in it.args]
@@ -265,3 +266,15 @@ def _range_float_hint(call, args) -> str:
     bounds = ", ".join(f"int({ast.unparse(src)})" if getattr(a.type, "is_float", False) else ast.unparse(src)
                        for src, a in zip(call.args, args))
     return f" (a loop counts in integers, as Python's range does: write range({bounds}))"
+
+
+def _array_loop_hint(typer, it) -> str:
+    """The loop a numpy habit means by ``for v in a`` over a 1-D array: its elements by index."""
+    value = typer.try_static(it) if isinstance(it, (ast.Name, ast.Attribute)) else None
+    if value is not None or not isinstance(it, (ast.Name, ast.Attribute)):
+        return ""
+    t = getattr(typer.expr(it), "type", None)
+    if getattr(t, "ndim", None) != 1 or not hasattr(t, "dtype"):
+        return ""
+    a = ast.unparse(it)
+    return f" (over the elements of array '{a}': for j in range({a}.shape[0]): ... {a}[j])"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from ..types.arrays import type_name
+from ..types.arrays import ArrayType, type_name
 from ..types.generic import is_generic
 from ..types.scalars import bool_, is_scalar_type
 
@@ -57,6 +57,17 @@ def conversion_hint(left_src: ast.expr, left, right_src: ast.expr, right, generi
         return f"{LEAD} {_cast(a, right_src, left_src, passed[0])} or {_cast(b, left_src, right_src, passed[1])}"
     keep = 1 - convert
     return f"{LEAD} {_cast(types[keep], sources[convert], sources[keep], passed[keep], types[convert])}"
+
+
+def array_operand_hint(left_src: ast.expr, left, right_src: ast.expr, right) -> str:
+    """``"; a kernel thread ..."`` when an operand is a whole array (``x * 2.0``, a numpy habit): operators in
+    kernels take elements; whole-array arithmetic is the host's. "" when neither operand is an array."""
+    sides = [src for src, v in ((left_src, left), (right_src, right)) if isinstance(v.type, ArrayType)]
+    if not sides:
+        return ""
+    a = ast.unparse(sides[0])
+    return (f"; a kernel thread works on elements, not whole arrays: index it, {a}[i] with i = wp.tid() (arithmetic "
+            f"on whole arrays, {a} * 2.0, is written outside kernels)")
 
 
 def store_hint(place_src: ast.expr, place, value_src: ast.expr, value, generic: frozenset = frozenset()) -> str:

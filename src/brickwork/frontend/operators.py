@@ -17,7 +17,7 @@ from ..types.promotion import comparison_type
 from ..types.scalars import bool_, float32, int32, is_scalar_type
 from .array_truth import truth_arguments
 from .intrinsics import INTRINSICS
-from .operand_hints import conversion_hint, generic_parameters
+from .operand_hints import array_operand_hint, conversion_hint, generic_parameters
 from .resolve import MISSING
 from .static_value import Static
 
@@ -55,7 +55,8 @@ class OperatorRules:
             return self.binary(op, a, b, node)
         except KernelTypeError as e:
             hint = _python_number_hint([(node.left, left, b), (node.right, right, a)]) or \
-                conversion_hint(node.left, a, node.right, b, generic_parameters(self.source))
+                conversion_hint(node.left, a, node.right, b, generic_parameters(self.source)) or \
+                array_operand_hint(node.left, a, node.right, b)
             if not hint:
                 raise
             raise type(e)(e.message + hint, e.location) from None
