@@ -73,7 +73,7 @@ def test_unknown_keys_are_named_with_close_matches(raw, overrides, message):
     ({"problem": {"name": "sod"}, "output": {"history": "yes"}}, [], r"output.history: expected true or false"),
     ({"problem": {"name": "sod"}, "mesh": {"nx": 64.5}}, [], r"mesh.nx: expected a list of integers"),
     ({"problem": {"name": "sod"}, "time": {"nlim": 2.5}}, [], r"time.nlim: expected an integer, got the number 2.5"),
-    (SOD, ["hydro.riemann=hllx"], r"hydro.riemann: 'hllx' is not one of 'hlle', 'hllc' \(did you mean"),
+    (SOD, ["hydro.riemann=hllx"], r"hydro.riemann: 'hllx' is not one of 'hlle', 'hllc', 'llf', 'roe' \(did you mean"),
     (SOD, ["hydro.cfl=0"], r"hydro.cfl: must be > 0"),
     (SOD, ["hydro.stage=fuse"], r"hydro.stage: 'fuse' is not one of 'auto', 'fused', 'split' \(did you mean"),
     (SOD, ["hydro.gamma=1"], r"hydro.gamma: must be > 1"),

@@ -238,7 +238,7 @@ def test_a_restart_with_another_reconstruction_says_why_the_ghosts_differ(capsys
     assert code == 2
     assert one_line(err) == f"brickwork: error: restart file {str(rst)!r} was written with mesh.nghost=2, but this " \
                             f"run has mesh.nghost=3 (mesh.nghost = 0, the default, is what hydro.reconstruction " \
-                            f"needs: 2 for plm, 3 for weno5; a restart keeps the ghost width of the run that wrote " \
+                            f"needs: 2 for plm, 3 for ppm and weno5; a restart keeps the ghost width of the run that wrote " \
                             f"the file)"
     assert not (tmp_path / "out").exists()
 

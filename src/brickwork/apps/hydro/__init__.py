@@ -9,8 +9,8 @@ A run from Python::
 Modules: ``config`` (input files: layering, overrides), ``schema`` (every key, typed values, errors),
 ``config_checks`` (checks across keys), ``problems`` (sod, kelvin_helmholtz, blast,
 linear_wave, and the exact Riemann solver), ``custom_problem`` (problems of your own: ``problem.file``,
-``register_problem``), ``reconstruction`` (PLM: minmod, van Leer, MC; WENO5),
-``riemann`` (HLLE, HLLC), ``kernels`` (the loop-abstraction kernels), ``solver`` (state and SSP-RK
+``register_problem``), ``reconstruction`` (PLM: minmod, van Leer, MC; PPM; WENO5),
+``riemann`` (HLLE, HLLC), ``roe`` (LLF, Roe), ``kernels`` (the loop-abstraction kernels), ``solver`` (state and SSP-RK
 stepping), ``driver`` (time loop), ``preflight`` (checks before a run), ``outputs`` (the outputs of a
 state), ``rank_errors`` (errors agreed across MPI ranks), ``schedule`` (when outputs are due), ``checkpoint``
 (restart files: their metadata and its checks), ``progress``, ``demo``. See docs/hydro.md.

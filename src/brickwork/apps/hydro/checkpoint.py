@@ -33,7 +33,7 @@ MATCHING = {"problem": "problem.name", "nx": "mesh.nx", "block_nx": "mesh.block_
 MATCHING_CONFIG = ("mesh.xmin", "mesh.xmax")
 #: what to add to a mismatch of a setting the user may not have set
 _HINTS = {"mesh.nghost": " (mesh.nghost = 0, the default, is what hydro.reconstruction needs: 2 for plm, 3 for "
-                         "weno5; a restart keeps the ghost width of the run that wrote the file)"}
+                         "ppm and weno5; a restart keeps the ghost width of the run that wrote the file)"}
 
 
 def metadata(sim: Hydro, schedule: Schedule) -> dict:

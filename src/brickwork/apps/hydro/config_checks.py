@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from . import diffusion, sources, user_history
+from .reconstruction import STENCIL_HALF_WIDTH
 from .schema import (
     BASENAME,
     BUILT_IN_OUTPUTS,
@@ -138,7 +139,7 @@ def _check_mesh(sections: dict, problem, where: str, given: set) -> None:
     block = mesh["block_nx"] or list(nx)
     if len(block) != ndim:
         raise ConfigError(f"mesh.block_nx={block} has {len(block)} entries but mesh.nx={nx} has {ndim}")
-    need = 3 if sections["hydro"]["reconstruction"] == "weno5" else 2
+    need = STENCIL_HALF_WIDTH[sections["hydro"]["reconstruction"]] + 1  # the faces of a ghost's neighbour
     nghost = mesh["nghost"] or need
     if nghost < need:
         raise ConfigError(f"mesh.nghost={nghost} is too small: {sections['hydro']['reconstruction']} "

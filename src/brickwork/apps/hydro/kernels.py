@@ -36,7 +36,7 @@ from brickwork import config, la
 from brickwork.la.outer import expect, expect_reduce
 from brickwork.mesh import TE, IndexDomain, PackDescriptor
 
-from .reconstruction import PLM, weno5
+from .reconstruction import STENCIL_HALF_WIDTH, face_states
 from .riemann import SOLVERS
 from .row_fluxes import make_fluxes_across_rows
 from .variables import density, density0, energy, energy0, momentum, momentum0, prim, scalars, scalars0
@@ -72,9 +72,9 @@ class HydroKernels:
     """The compiled pieces of one hydro scheme on one mesh.
 
     ``T`` is ``wp.float32`` or ``wp.float64`` (the dtype of every field); ``reconstruction`` is
-    ``"plm"`` or ``"weno5"``, ``limiter`` one of ``minmod, van_leer, mc`` (PLM only), ``riemann``
-    ``"hlle"`` or ``"hllc"``; ``nscalars`` passive scalars (the field ``scalars``, primitive slots 5 and
-    up) are reconstructed as the primitives and upwinded by the mass flux; with none, every body is
+    ``"plm"``, ``"ppm"`` or ``"weno5"``, ``limiter`` one of ``minmod, van_leer, mc`` (PLM only), ``riemann``
+    ``"hlle"``, ``"hllc"``, ``"llf"`` or ``"roe"``; ``nscalars`` passive scalars (the field ``scalars``, primitive
+    slots 5 and up) are reconstructed as the primitives and upwinded by the mass flux; with none, every body is
     the one of a run without scalars (each scalar statement sits under ``if NS > 0``, a constant).
     """
 
@@ -112,13 +112,14 @@ class HydroKernels:
         dx = [mesh.blocks[0].coords.dx(d) for d in (1, 2, 3)]
         self.coef = wp.types.vector(10, T)(0.0, 0.0, 0.0, 0.0, 0.0, gamma, cfl, *dx)
         self.dx = dx
-        recon = weno5 if reconstruction == "weno5" else PLM[limiter]
+        recon = face_states(reconstruction, limiter)
+        wide = STENCIL_HALF_WIDTH[reconstruction] == 2  # PPM and WENO5 read i-2..i+2, PLM i-1..i+1
         solver = SOLVERS[riemann]
         self._prim_body = self._make_primitives()
         # a GPU's row teams have no reconstruction to share across rows: there the faces between rows are
         # solved face by face (row_fluxes.py)
         self._flux_bodies = {d: (make_fluxes_across_rows if on_gpu and d > 1 else HydroKernels._make_fluxes)(
-            self, d, recon, reconstruction == "weno5", solver) for d in range(1, self.ndim + 1)}
+            self, d, recon, wide, solver) for d in range(1, self.ndim + 1)}
         self._update_bodies = (self._make_update(True), self._make_update(False))
         self._dt_body = self._make_dt()
         self._rate_body = self._make_rate()
@@ -130,8 +131,8 @@ class HydroKernels:
         # 2 threads).
         self.blocks = la.IndexSpace(lt, la.logical_flat, ninner=la.kji_cube, domain=IndexDomain.interior, md=md,
                                     nblocks=nb)
-        width = 3 if reconstruction == "weno5" else 2
-        self._stage_bodies = tuple(self._make_stage(first, recon, reconstruction == "weno5", solver, width)
+        width = STENCIL_HALF_WIDTH[reconstruction] + 1
+        self._stage_bodies = tuple(self._make_stage(first, recon, wide, solver, width)
                                    for first in (True, False))
 
     # -- the loop bodies -----------------------------------------------------------------------------

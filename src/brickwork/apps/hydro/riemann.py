@@ -1,10 +1,12 @@
-"""Approximate Riemann solvers for the Euler equations: HLLE and HLLC.
+"""Approximate Riemann solvers for the Euler equations: HLLE, HLLC, LLF (Rusanov) and Roe's.
 
-Both take the primitive states on the two sides of a face, rotated so that ``u`` is the velocity
+Each takes the primitive states on the two sides of a face, rotated so that ``u`` is the velocity
 normal to the face and ``v, w`` the transverse ones, and return the flux of (density, normal
 momentum, transverse momenta, energy). Wave speeds are Einfeldt's estimates (the extreme of the
 one-sided signal speeds and the Roe-averaged ones; Einfeldt 1988, Toro 2009 section 10.6); the
-HLLC middle state follows Toro, Spruce & Speares (1994), Toro (2009) equations 10.37-10.39.
+HLLC middle state follows Toro, Spruce & Speares (1994), Toro (2009) equations 10.37-10.39. LLF and Roe
+are written so that the mirrored face (states swapped, normal velocities negated) gives the mirrored flux
+bit for bit: every sum of a left and a right term is one addition of the pair (``roe.py``).
 """
 
 from __future__ import annotations
@@ -125,4 +127,6 @@ def hllc(rl: typing.Any, ul: typing.Any, vl: typing.Any, wl: typing.Any, pl: typ
     return f0, f1, f0 * v, f0 * w, f4
 
 
-SOLVERS = {"hlle": hlle, "hllc": hllc}
+from .roe import llf, roe  # noqa: E402  (they use physical_flux above)
+
+SOLVERS = {"hlle": hlle, "hllc": hllc, "llf": llf, "roe": roe}
