@@ -20,6 +20,7 @@ from .matrix import (
 )
 from .mm import bsr_mm, bsr_mm_work_arrays
 from .mv import bsr_mv
+from .scipy_convert import bsr_from_scipy, bsr_to_scipy
 from .triplets import bsr_from_triplets, bsr_set_from_triplets
 
 __all__ = [
@@ -46,6 +47,8 @@ __all__ = [
     "bsr_set_diag",
     "bsr_set_identity",
     "bsr_from_triplets",
+    "bsr_from_scipy",
+    "bsr_to_scipy",
     "bsr_matrix_t",
     "bsr_mv",
     "bsr_set_from_triplets",
