@@ -46,6 +46,9 @@ def check_copy(dest: array, src: array, dest_offset, src_offset, count) -> None:
         if value < 0:
             raise CopyError(f"wp.copy: {what} must be non-negative, got {value}")
     check_same_dtype(dest, src, "wp.copy")
+    if dest.readonly:  # numpy refuses a read-only host array itself, but CUDA memory lent read-only has no guard
+        raise ValueError(f"wp.copy: the destination is a read-only array (it views read-only memory, on "
+                         f"{dest.device}); copy into a writable one (wp.clone(a))")
     indexed = [a for a in (dest, src) if not isinstance(a, array)]  # indexed arrays (types/indexed_arrays.py)
     if indexed and (dest_offset or src_offset or count):
         raise CopyError("wp.copy: src_offset, dest_offset and count are not supported for indexed or Fabric arrays")

@@ -196,7 +196,7 @@ class array:  # noqa: N801 - Warp's spelling
                     type(value).__name__
                 raise ValueError(f"grad must be an array of shape {self.shape} and dtype {type_name(self.dtype)}, "
                                  f"got {got}")
-            if isinstance(value._sig, ReadOnly):  # backward launches add into it: they would write read-only memory
+            if isinstance(value._sig, ReadOnly) or value.readonly:  # backward launches add into it
                 raise ValueError("grad must be a writable array: backward launches add into it, but this one views "
                                  "read-only memory (or its elements share memory); pass a copy (wp.clone(g))")
         self._grad = value

@@ -22,6 +22,7 @@ from ..errors import CaptureError
 from . import device_fill, recording
 from .array_conversions import checked_data
 from .array_shapes import check_element_bytes
+from .array_types import ReadOnly
 from .arrays import (
     ArrayType,
     _grad_option,
@@ -156,7 +157,9 @@ class DeviceArray(array):
             memory_tracking.device_allocated(self._alloc, self)
         self._offset = offset
         self._key = ArrayType(dtype, self.ndim)
-        self._sig = on_device(self._key, device)
+        # memory its producer lent read-only is told apart in launch signatures, as a CPU array's is: the launch
+        # table would otherwise skip the refusal of writers once a writable array of the type had run
+        self._sig = on_device(ReadOnly(self._key) if self.readonly else self._key, device)
         elem_strides = [1] * self.ndim
         for d in range(self.ndim - 2, -1, -1):
             elem_strides[d] = elem_strides[d + 1] * shape[d + 1]
@@ -212,7 +215,7 @@ class DeviceArray(array):
     def __cuda_array_interface__(self) -> dict:
         """Version 3 of the CUDA array interface: the memory, shape and element type; brickwork launches
         run on the legacy default stream (1)."""
-        return {"shape": self.shape + self._trailing, "typestr": self._comp.str, "data": (self.ptr, False),
+        return {"shape": self.shape + self._trailing, "typestr": self._comp.str, "data": (self.ptr, self.readonly),
                 "strides": None, "version": 3, "stream": 1}
 
     def __dlpack__(self, stream=None, **kwargs):
@@ -223,7 +226,8 @@ class DeviceArray(array):
         self._alloc.driver.synchronize(self._alloc.ordinal)
         pending_checks.synchronized(self._alloc.ordinal)
         return dlpack_export.capsule(self, self.ptr, self.shape + self._trailing, self._comp,
-                                     _scalar_dtype(self.dtype) is bfloat16, self.device.ordinal)
+                                     _scalar_dtype(self.dtype) is bfloat16, self.device.ordinal,
+                                     read_only=self.readonly)
 
     def __dlpack_device__(self):
         return 2, self.device.ordinal  # kDLCUDA
@@ -233,8 +237,23 @@ class DeviceArray(array):
 
     @property
     def readonly(self) -> bool:
-        """Device memory is always writable."""
-        return False
+        """True when another library lent the memory read-only (``__cuda_array_interface__``'s ``data`` of
+        ``(ptr, True)``, brickwork's own DLPack export of such an array): kernels that write it are refused at
+        launch, and fills, assignments and copies into it raise ``ValueError``."""
+        return getattr(self._alloc, "read_only", False)
+
+    def _check_writable(self, what: str) -> None:
+        if getattr(self._alloc, "read_only", False):
+            raise ValueError(f"{what}: this {self.device} array views memory its producer lent read-only (its "
+                             f"__cuda_array_interface__ or DLPack export says so); write a copy (wp.clone(a))")
+
+    def fill_(self, value) -> "DeviceArray":
+        self._check_writable("fill_")
+        return super().fill_(value)
+
+    def zero_(self) -> "DeviceArray":
+        self._check_writable("zero_")
+        return super().zero_()
 
     @property
     def strides(self) -> tuple:
@@ -282,6 +301,7 @@ class DeviceArray(array):
 
         A copy between arrays of one device runs on ``stream`` (a ``wp.Stream``; the host does not wait)
         when given; copies that involve host memory wait for the device."""
+        self._check_writable("assign")
         if isinstance(src, array):
             check_same_dtype(self, src, "assign")
             if tuple(src.shape) != tuple(self.shape) and src.size != self.size:
@@ -318,6 +338,7 @@ class DeviceArray(array):
         return self._element(view)
 
     def __setitem__(self, key, value):
+        self._check_writable("a[i] = v")
         scratch = self._host_scratch()  # converts and checks ``value`` now; it holds what a struct value points to
         run_or_record(self._set_now, key, scratch._item_value(key, value), scratch)
 

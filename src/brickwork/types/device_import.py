@@ -29,11 +29,12 @@ _DEFAULT_STREAMS = (None, 0, 1, 2)  # no stream, the legacy default stream (0 re
 class Borrowed:
     """Device memory another library owns (an ``Allocation`` that is never freed): ``owner`` keeps it alive."""
 
-    __slots__ = ("driver", "ordinal", "ptr", "nbytes", "owner")
+    __slots__ = ("driver", "ordinal", "ptr", "nbytes", "owner", "read_only")
 
-    def __init__(self, ordinal: int, ptr: int, nbytes: int, owner):
+    def __init__(self, ordinal: int, ptr: int, nbytes: int, owner, read_only: bool = False):
         self.driver = cuda_driver.driver()
         self.ordinal, self.ptr, self.nbytes, self.owner = ordinal, ptr, nbytes, owner
+        self.read_only = read_only  # the producer lent it read-only: no kernel, fill or copy may write it
 
 
 def from_cuda_interface(data, dtype=None, device=None) -> DeviceArray:
@@ -50,7 +51,7 @@ def from_cuda_interface(data, dtype=None, device=None) -> DeviceArray:
         comp = np.dtype(desc["typestr"])
     except TypeError:
         raise TypeError(f"{what} has typestr {desc['typestr']!r}, which names no numpy type") from None
-    shape, ptr = _described_memory(desc, what)
+    shape, ptr, read_only = _described_memory(desc, what)
     strides = desc.get("strides")
     if strides is not None and not is_contiguous(shape, [s / comp.itemsize for s in strides]):  # bytes
         raise ValueError(f"{what} describes a strided view (strides {tuple(strides)} bytes for shape {shape}); "
@@ -62,13 +63,14 @@ def from_cuda_interface(data, dtype=None, device=None) -> DeviceArray:
         if not isinstance(stream, (int, np.integer)) or isinstance(stream, bool) or not 0 < stream < 2**64:
             raise ValueError(f"{what} has stream {stream!r}, not a CUDA stream handle (a positive int)")
         cuda_driver.driver().stream_synchronize(ordinal, int(stream))
-    return view(ptr, shape, comp, dtype, ordinal, data, what)
+    return view(ptr, shape, comp, dtype, ordinal, data, what, read_only=read_only)
 
 
 def _described_memory(desc: dict, what: str) -> tuple:
-    """``(shape, pointer)`` of a CUDA array interface, checked before any view is made: a shape of integers in
-    arrays' range (a float, a negative or a 2**62 extent made an array of that shape), a ``(pointer, read-only)``
-    pair whose pointer is an address, not null when there are elements (a kernel would fault on it)."""
+    """``(shape, pointer, read-only)`` of a CUDA array interface, checked before any view is made: a shape of
+    integers in arrays' range (a float, a negative or a 2**62 extent made an array of that shape), a ``(pointer,
+    read-only)`` pair whose pointer is an address, not null when there are elements (a kernel would fault on it), and
+    whose flag is a bool (a kernel wrote memory lent read-only when the flag was dropped)."""
     try:
         shape = tuple(operator.index(n) for n in desc["shape"])
     except TypeError:
@@ -83,9 +85,11 @@ def _described_memory(desc: dict, what: str) -> tuple:
     if not isinstance(ptr, (int, np.integer)) or isinstance(ptr, bool) or not 0 <= ptr < 2**64:
         raise ValueError(f"{what} has data {data!r}, not a (pointer, read-only) pair with a pointer from 0 to "
                          f"2**64 - 1")
+    if not isinstance(data[1], (bool, np.bool_, int, np.integer)) or data[1] not in (0, 1):
+        raise ValueError(f"{what} has data {data!r}, whose read-only flag is not a bool")
     if not ptr and math.prod(shape):
         raise ValueError(f"{what} has a null data pointer but shape {shape} has elements")
-    return shape, int(ptr)
+    return shape, int(ptr), bool(data[1])
 
 
 def is_contiguous(shape: tuple, steps) -> bool:
@@ -108,10 +112,11 @@ def _memory_device(ptr: int, device, what: str) -> int:
     return ordinal
 
 
-def view(ptr: int, shape: tuple, comp: np.dtype, dtype, ordinal: int, owner, what: str) -> DeviceArray:
+def view(ptr: int, shape: tuple, comp: np.dtype, dtype, ordinal: int, owner, what: str,
+         read_only: bool = False) -> DeviceArray:
     """A device array of ``dtype`` (None: the scalar type of ``comp``) over ``shape`` elements of ``comp``
     (vector and matrix types take the trailing dimensions) at ``ptr`` on device ``ordinal``; ``owner`` is
-    kept alive with it."""
+    kept alive with it; ``read_only``: the producer lent the memory read-only (``DeviceArray.readonly``)."""
     scalar = scalar_from_numpy(comp) if comp.isnative else None
     if scalar is None:
         raise TypeError(f"{what} has elements of type {comp.str}, which brickwork has no scalar type for")
@@ -122,5 +127,5 @@ def view(ptr: int, shape: tuple, comp: np.dtype, dtype, ordinal: int, owner, wha
     shape = shape[:len(shape) - len(trailing)]
     out = object.__new__(DeviceArray)
     nbytes = comp.itemsize * math.prod(shape) * math.prod(trailing)
-    out._allocate(dtype, shape, get_device(f"cuda:{ordinal}"), Borrowed(ordinal, ptr, nbytes, owner))
+    out._allocate(dtype, shape, get_device(f"cuda:{ordinal}"), Borrowed(ordinal, ptr, nbytes, owner, read_only))
     return out

@@ -175,7 +175,8 @@ def _import_cuda(source, dtype, device_id: int):
                          f"ascontiguousarray)")
     comp = np.dtype(scalars.dtype_to_numpy(scalar))
     out = view(int(t.data or 0) + int(t.byte_offset), shape, comp, scalar if dtype is None else dtype,
-               device_id, None, "wp.from_dlpack: the CUDA tensor")
+               device_id, None, "wp.from_dlpack: the CUDA tensor",
+               read_only=managed.contents.manager_ctx in read_only_exports)
     out._alloc.owner = _Producer(managed)  # only now: a refused import leaves the deleter to the capsule
     _capsule_set_name(id(cap), b"used_dltensor")  # ours now: the array's owner calls the deleter
     return out

@@ -105,7 +105,8 @@ class indexedarray(GatheredView, metaclass=_IndexedArrayMeta):  # noqa: N801 - W
         self._key = IndexedArrayType(data.dtype, data.ndim)
         # a base that writers are refused (read-only memory, elements sharing memory) is told apart in launch
         # signatures as the base itself is: the launch table would otherwise skip the check once a writable one ran
-        self._sig = ReadOnly(self._key) if isinstance(getattr(data, "_sig", None), ReadOnly) else self._key
+        refused = isinstance(getattr(data, "_sig", None), ReadOnly) or data.readonly  # a CUDA array's sig is OnDevice
+        self._sig = ReadOnly(self._key) if refused else self._key
         words = struct.unpack(f"<Q{2 * data.ndim}q", data._packed)  # the base: pointer, shape, strides
         pointers = [0 if ix is None or ix.ptr is None else ix.ptr for ix in self.indices[:data.ndim]]
         self._packed = struct.pack(f"<Q{3 * data.ndim}q", words[0], *self.shape, *words[1 + data.ndim:],
