@@ -9,6 +9,13 @@ that side and per ``FillGhost`` field, with ``view`` the block's storage of the 
 directions. A function that declares a parameter named ``field`` also receives the field name as
 ``field=...``.
 
+On a GPU (and under the emulation target, which runs the GPU mapping on the CPU) a user function
+sees a host copy of the field, copied back after the call: a transfer each way per ghost fill. A
+function object that also has a method ``fill_device(mesh, data, side, lids, field)`` is called
+through that instead, once per side and field with the field's storage ``data`` where it lives and
+the local ids ``lids`` of the blocks on that side: its own kernels fill the ghosts, and nothing is
+copied (the hydro application's ``hydrostatic`` walls are such an object).
+
 ``Mesh(..., boundaries=...)`` accepts one value for every side, or a dict whose keys are
 directions (``"x1"``: both sides) or sides (``"inner_x1"``, ``IndexDomain.inner_x1``). Plain
 integers are refused: ``IndexDomain.inner_x1 == 2``, so a dict cannot tell them apart. A side key
@@ -42,6 +49,8 @@ class SideBoundary:
     kind: BoundaryCondition
     function: Callable | None = None
     pass_field: bool = False
+    #: the function's ``fill_device`` method, if it has one (module docstring)
+    fill_device: Callable | None = None
 
     def call_user(self, block: object, view: object, side: IndexDomain, field: str) -> None:
         """Call the user function with the documented arguments."""
@@ -71,7 +80,7 @@ def _side_boundary(value: object, where: str) -> SideBoundary:
             params = inspect.signature(value).parameters
         except (TypeError, ValueError):
             params = {}
-        return SideBoundary(BoundaryCondition.user, value, "field" in params)
+        return SideBoundary(BoundaryCondition.user, value, "field" in params, getattr(value, "fill_device", None))
     raise TypeError(f"boundary {where}: expected a BoundaryCondition, a name or a function, got {value!r}")
 
 

@@ -16,6 +16,7 @@ from ..runtime import tape as _tape
 from ..same_on_ranks import check_same
 from . import storage
 from .boundary import BoundaryCondition
+from .copies import gpu_items
 from .exchange import USER, ExchangePlan, LocalExchange, TransposedExchange, layout_of
 from .fields import Field
 from .indexing import IndexDomain
@@ -189,13 +190,17 @@ def _exchange_agreeing(mesh, exchange) -> None:
 def _call_user(mesh, fld: Field, side: IndexDomain, lids: tuple[int, ...], data) -> None:
     """Run the user boundary function of ``side`` on blocks ``lids`` of ``fld``'s storage ``data`` (its
     own, or the stand-in of a sparse instance allocated on other ranks only); on a device it sees a host
-    copy, copied back afterwards. A sparse instance's blocks without it are skipped: the exchange zeroes
-    their ghosts afterwards, so a call there would be wasted (and on a device a copy to and fro)."""
+    copy, copied back afterwards, unless it has a ``fill_device`` method (boundary.py). A sparse instance's
+    blocks without it are skipped: the exchange zeroes their ghosts afterwards, so a call there would be wasted
+    (and on a device a copy to and fro)."""
     if fld.spec.is_sparse:
         lids = tuple(lid for lid in lids if fld.allocated[lid])
         if not lids:
             return
     bc = mesh.boundaries[side]
+    if bc.fill_device is not None and gpu_items(mesh.device):  # its own kernels, no host copy (boundary.py)
+        bc.fill_device(mesh, data, side, lids, fld.name)
+        return
     host = storage.host(data)
     for lid in lids:
         view = host[lid]
