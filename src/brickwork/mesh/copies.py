@@ -170,10 +170,42 @@ def item_start(boxes: array2d(dtype=int64), nboxes: int, t: int64, head: int64):
     return b, span, rows, doff, soff
 
 
+@func
+def element_offsets(boxes: array2d(dtype=int64), b: int, t: int64, head: int):
+    """The destination and source offsets (in elements) of GPU item ``t``, one element of box ``b`` of a box
+    table (``head`` columns ending with the count of outer dimensions, then their triplets); the box holds
+    fewer than ``GPU_BOX_ELEMENTS`` elements, so the element's place in it splits in int32."""
+    q = int32(t - boxes[b, 3])
+    ni = int32(boxes[b, 6])
+    nj = int32(boxes[b, 9])
+    i = q % ni
+    q = q // ni
+    j = q % nj
+    q = q // nj
+    doff = int64(j) * boxes[b, 10] + int64(i) * boxes[b, 7]
+    soff = int64(j) * boxes[b, 11] + int64(i) * boxes[b, 8]
+    nouter = int(boxes[b, head - 1])
+    for e in range(nouter):
+        col = head + 3 * (nouter - 1 - e)  # innermost outer dimension first
+        n = int32(boxes[b, col])
+        c = q % n
+        q = q // n
+        doff = doff + int64(c) * boxes[b, col + 1]
+        soff = soff + int64(c) * boxes[b, col + 2]
+    return doff, soff
+
+
+@func
+def gpu_box(boxes: array2d(dtype=int64), group_box: array(dtype=int32), t: int64):
+    """The box of GPU item ``t``: between its group's entry of ``group_box`` and the next (module docstring)."""
+    g = int(t // int64(GPU_GROUP))
+    return box_of_item(boxes, int(group_box[g]), int(group_box[g + 1]), t)  # none but the group's first and last
+
+
 _KERNELS: dict = {}
 
 
-def _cached(kernels: dict, build, T, item: int, unsigned: bool):
+def cached_kernel(kernels: dict, build, T, item: int, unsigned: bool):
     """``build(T, item bytes, unsigned)``'s kernel, made once per element type (``kernels``: the cache)."""
     key = (T, item, unsigned)
     found = kernels.get(key)
@@ -184,7 +216,7 @@ def _cached(kernels: dict, build, T, item: int, unsigned: bool):
 
 def copy_kernel(T, item: int, unsigned: bool):
     """The box-copy kernel for element type ``T`` of ``item`` bytes (cached)."""
-    return _cached(_KERNELS, _copy_boxes, T, item, unsigned)
+    return cached_kernel(_KERNELS, _copy_boxes, T, item, unsigned)
 
 
 def _copy_boxes(T, ITEM, UNSIGNED):  # noqa: N803 - constants of the kernel
@@ -230,32 +262,15 @@ _ELEMENT_KERNELS: dict = {}
 def element_kernel(T, item: int, unsigned: bool):
     """The GPU box-copy kernel for element type ``T`` of ``item`` bytes (cached): one element per thread,
     its box found from the plan's group table (``group_box``, see the module docstring)."""
-    return _cached(_ELEMENT_KERNELS, _copy_elements, T, item, unsigned)
+    return cached_kernel(_ELEMENT_KERNELS, _copy_elements, T, item, unsigned)
 
 
 def _copy_elements(T, ITEM, UNSIGNED):  # noqa: N803 - constants of the kernel
     @kernel
     def copy_elements(boxes: array2d(dtype=int64), group_box: array(dtype=int32)):
         t = int64(wp_tid())
-        g = int(t // int64(GPU_GROUP))
-        b = box_of_item(boxes, int(group_box[g]), int(group_box[g + 1]), t)  # none but the group's first and last
-        q = int32(t - boxes[b, 3])  # the element in its box: fewer than GPU_BOX_ELEMENTS
-        ni = int32(boxes[b, 6])
-        nj = int32(boxes[b, 9])
-        i = q % ni
-        q = q // ni
-        j = q % nj
-        q = q // nj
-        doff = int64(j) * boxes[b, 10] + int64(i) * boxes[b, 7]
-        soff = int64(j) * boxes[b, 11] + int64(i) * boxes[b, 8]
-        nouter = int(boxes[b, _HEAD - 1])
-        for e in range(nouter):
-            col = _HEAD + 3 * (nouter - 1 - e)  # innermost outer dimension first
-            n = int32(boxes[b, col])
-            c = q % n
-            q = q // n
-            doff = doff + int64(c) * boxes[b, col + 1]
-            soff = soff + int64(c) * boxes[b, col + 2]
+        b = gpu_box(boxes, group_box, t)
+        doff, soff = element_offsets(boxes, b, t, _HEAD)
         dst = array(ptr=uint64(boxes[b, 0] + doff * ITEM), shape=(1,), dtype=T)
         src = array(ptr=uint64(boxes[b, 1] + soff * ITEM), shape=(1,), dtype=T)
         if boxes[b, 2] != int64(0):

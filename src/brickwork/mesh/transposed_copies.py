@@ -13,7 +13,8 @@ one element. Where two copies of a sweep read one cell (a block of fewer cells t
 layers, whose two sides' neighbours both read it), the copies are split into waves, launched one after
 the other, in which no two copies share a source element. The sums are therefore the same bit for bit
 from run to run, on the CPU (one or several threads), the emulation target and a GPU, which run these very
-kernels (the CPU in rows per item, GPU targets one element per item, as ``copies`` does).
+kernels (the CPU in rows per item; GPU targets one source element per item, found from the plan's group table as
+``copies`` finds a GPU copy's box, the threads of a warp on neighbouring elements along i).
 
 The tables (one row per copy, ``_HEAD`` columns then ``MAX_OUTER`` (count, ghost stride, source stride)
 triplets) live on the gradients' device and are built once per exchange and gradient storage.
@@ -26,14 +27,19 @@ import numpy as np
 from ..lang.kernel import kernel
 from ..runtime.launch import launch
 from ..types.arrays import array, array2d
-from ..types.scalars import int64, uint64
+from ..types.scalars import int32, int64, uint64
 from .copies import (
     COPY_PARALLEL_FACTOR,
     MAX_OUTER,
     Copy,
     broadcast_source,
+    cached_kernel,
     copy_type,
+    element_offsets,
+    gpu_box,
     gpu_items,
+    gpu_pieces,
+    group_table,
     item_start,
     simplify,
     work_items,
@@ -54,12 +60,10 @@ _KERNELS: dict = {}
 def add_back_kernel(T, item: int):
     """The kernel adding ghost gradients of element type ``T`` (``item`` bytes) back into their sources and
     clearing them (cached)."""
-    key = (T, item)
-    found = _KERNELS.get(key)
-    if found is not None:
-        return found
-    ITEM = int64(item)
+    return cached_kernel(_KERNELS, _add_back_boxes, T, item, False)
 
+
+def _add_back_boxes(T, ITEM, _unsigned):  # noqa: N803 - constants of the kernel
     @kernel
     def add_back_boxes(boxes: array2d(dtype=int64), nboxes: int):
         one = int64(1)
@@ -97,8 +101,44 @@ def add_back_kernel(T, item: int):
                 else:
                     src[s] = src[s] + total
 
-    _KERNELS[key] = add_back_boxes
     return add_back_boxes
+
+
+_ELEMENT_KERNELS: dict = {}
+
+
+def add_back_element_kernel(T, item: int):
+    """The GPU kernel of ``add_back_kernel``: one source element per thread (neighbouring threads take neighbouring
+    elements along i), its copy found from the plan's group table as ``copies.copy_elements`` finds its box, its
+    ghost layers summed in the CPU kernel's order (cached)."""
+    return cached_kernel(_ELEMENT_KERNELS, _add_back_elements, T, item, False)
+
+
+def _add_back_elements(T, ITEM, _unsigned):  # noqa: N803 - constants of the kernel
+    @kernel
+    def add_back_elements(boxes: array2d(dtype=int64), group_box: array(dtype=int32)):
+        zero = int64(0)
+        t = int64(wp_tid())
+        b = gpu_box(boxes, group_box, t)
+        goff, soff = element_offsets(boxes, b, t, _HEAD)
+        nred = boxes[b, 12]
+        gsr = boxes[b, 13]
+        reach = (nred - int64(1)) * gsr  # from the first ghost layer to the last (gsr may be negative)
+        glo = goff + wp_min(zero, reach)
+        ghost = array(ptr=uint64(boxes[b, 0] + glo * ITEM), shape=(wp_max(reach, -reach) + int64(1),), dtype=T)
+        src = array(ptr=uint64(boxes[b, 1] + soff * ITEM), shape=(1,), dtype=T)
+        at = goff - glo
+        total = ghost[at]
+        ghost[at] = T(0)
+        for r in range(int64(1), nred):  # the ghost layers a broadcast source was copied to, in order
+            total = total + ghost[at + r * gsr]
+            ghost[at + r * gsr] = T(0)
+        if boxes[b, 2] != zero:
+            src[0] = src[0] - total
+        else:
+            src[0] = src[0] + total
+
+    return add_back_elements
 
 
 def _addresses(base: int, bx, itemsize: int) -> np.ndarray:
@@ -147,7 +187,7 @@ class TransposedProgram:
     def __init__(self, copies: list[Copy], device):
         self.device = device
         gpu = gpu_items(device)
-        self.launches = []
+        self.launches = []  # (kernel, items, table, row count (CPU) or group table (GPU), work per item)
         for wave in waves([cp for cp in copies if 0 not in cp.dst_box.counts]):
             groups: dict = {}  # (kernel type, item size) -> table rows
             for cp in wave:
@@ -165,8 +205,11 @@ class TransposedProgram:
                     counts, gstr, sstr = (tuple(v[d] for d in keep) for v in (counts, gstr, sstr))
                 ghost = cp.dst + cp.dst_box.offset * dtype.itemsize
                 src = cp.src + cp.src_box.offset * dtype.itemsize
-                groups.setdefault((copy_type(dtype), dtype.itemsize), []).append(
-                    (ghost, src, cp.negate, counts, gstr, sstr, nred, gsr))
+                pieces = (gpu_pieces(counts, gstr, sstr, ghost, src, dtype.itemsize) if gpu
+                          else [(counts, gstr, sstr, ghost, src)])
+                for counts, gstr, sstr, ghost, src in pieces:
+                    groups.setdefault((copy_type(dtype), dtype.itemsize), []).append(
+                        (ghost, src, cp.negate, counts, gstr, sstr, nred, gsr))
             for (ctype, itemsize), group in groups.items():
                 rows, first, elements = [], 0, 0
                 for ghost, src, negate, counts, gstr, sstr, nred, gsr in group:
@@ -176,12 +219,17 @@ class TransposedProgram:
                                  *[0] * (3 * MAX_OUTER - len(outer))])
                     first += items
                 table = np.array(rows, dtype=np.int64).reshape(len(rows), _HEAD + 3 * MAX_OUTER)
+                on_device = array(table, dtype=int64, device=device)
+                if gpu:
+                    groups_at = array(group_table(table[:, 3], first), dtype=int32, device=device)
+                    self.launches.append((add_back_element_kernel(ctype, itemsize), first, on_device, groups_at, 1))
+                    continue
                 work_per_item = elements / (first * COPY_PARALLEL_FACTOR) if first else 1
-                self.launches.append((add_back_kernel(ctype, itemsize), first, array(table, dtype=int64, device=device),
-                                      len(rows), work_per_item))
+                self.launches.append((add_back_kernel(ctype, itemsize), first, on_device, len(rows), work_per_item))
 
     def run(self) -> None:
         """Add every ghost's gradient into its source and clear it (one launch per wave and kind of element)."""
-        for fn, items, table, nboxes, work_per_item in self.launches:
+        for fn, items, table, boxes_or_groups, work_per_item in self.launches:
             fn.work_per_item = work_per_item  # the kernel is shared by every program of its type
-            launch(fn, dim=items, inputs=[table, nboxes], device=self.device, record_tape=False)
+            # the CPU kernel takes the table's row count, the GPU's its group table
+            launch(fn, dim=items, inputs=[table, boxes_or_groups], device=self.device, record_tape=False)
