@@ -115,8 +115,13 @@ def test_wrong_argument_types_change_nothing():
              ([np.zeros(2), 1], "got array\\(dtype=float64, ndim=1\\) \\(its elements are float64, the kernel's "
                                 "float32: convert the data, e.g. numpy_array.astype\\(numpy.float32\\) or "
                                 "wp.array\\(numpy_array, dtype=wp.float32\\)\\)$"),
-             ([wp.zeros((2, 2), dtype=float), 1], "got array\\(dtype=float32, ndim=2\\)$"),
-             ([[1.0, 2.0], 1], "argument 'a' must be array\\(dtype=float32, ndim=1\\), got list"),
+             ([wp.zeros((2, 2), dtype=float), 1], "got array\\(dtype=float32, ndim=2\\) \\(its shape is \\(2, 2\\), and "
+                                                  "the parameter has 1 dimension: annotate it wp.array\\(dtype=wp.float32, "
+                                                  "ndim=2\\), or pass a.flatten\\(\\)\\)$"),
+             ([[1.0, 2.0], 1], "argument 'a' must be array\\(dtype=float32, ndim=1\\), got list \\(a list is not an "
+                               "array: make one, wp.array\\(values, dtype=wp.float32\\)\\)$"),
+             ([a, a], "argument 'n' must be int32, got array\\(dtype=float32, ndim=1\\) \\(an int32 parameter takes "
+                      "one number"),
              ([a], "expected 2 arguments \\(a, n\\), got 1")]
     for inputs, message in cases:
         with pytest.raises(wp.LaunchError, match=message):

@@ -154,6 +154,22 @@ def _dtype_hint(want, got) -> str:
             f"wp.array(numpy_array, dtype=wp.{name}))")
 
 
+def _container_hint(want, value) -> str:
+    """How to make an array of a list or tuple passed for an array parameter ("" for other values)."""
+    if not isinstance(value, (list, tuple)):
+        return ""
+    return f" (a {type(value).__name__} is not an array: make one, wp.array(values, dtype=wp.{type_name(want.dtype)}))"
+
+
+def _ndim_hint(want, got) -> str:
+    """The two fixes of an array of the parameter's dtype with another number of dimensions ("" otherwise)."""
+    if not (isinstance(got, ARRAY_KINDS) and getattr(got._key, "dtype", None) is want.dtype and got.ndim != want.ndim):
+        return ""
+    return (f" (its shape is {tuple(got.shape)}, and the parameter has {want.ndim} dimension"
+            f"{'s' if want.ndim > 1 else ''}: annotate it wp.array(dtype=wp.{type_name(want.dtype)}, ndim={got.ndim})"
+            f"{', or pass a.flatten()' if want.ndim == 1 else ''})")
+
+
 def _check_concrete(kernel, name, t, value):
     def fail(got):
         raise LaunchError(f"launch of '{kernel.key}': argument '{name}' must be {type_name(t)}, got {got}")
@@ -164,9 +180,9 @@ def _check_concrete(kernel, name, t, value):
                               f"({describe_value(value)}); launch on its device (device='cuda:0', ...) or copy it "
                               f"to the host")
         if not isinstance(value, ARRAY_KINDS):
-            fail(describe_value(value))
+            fail(describe_value(value) + _container_hint(t, value))
         if value._key is not t:
-            fail(type_name(value._key) + _dtype_hint(t, value._key))
+            fail(type_name(value._key) + (_dtype_hint(t, value._key) or _ndim_hint(t, value)))
         return
     if is_scalar_type(t):
         if isinstance(value, ScalarBase):
@@ -181,6 +197,10 @@ def _check_concrete(kernel, name, t, value):
             pass
         elif t is uint64 and isinstance(getattr(value, "id", None), int):  # a Mesh, a Bvh, a HashGrid, a Volume
             fail(f"{describe_value(value)}: pass its id ({type(value).__name__.lower()}.id)")
+        elif isinstance(value, (*ARRAY_KINDS, np.ndarray, list, tuple)):  # numpy's habit: one argument, many values
+            article = "an" if type_name(t)[0] in "aeiou" else "a"
+            fail(f"{describe_value(value)} ({article} {type_name(t)} parameter takes one number; a parameter that "
+                 f"takes an array is annotated wp.array(dtype=wp.{type_name(t)}))")
         else:
             fail(describe_value(value))
         return
