@@ -189,7 +189,9 @@ def _default_cache_dir() -> str:
     if sys.platform == "darwin":
         base = os.path.expanduser("~/Library/Caches")
     else:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+        base = os.environ.get("XDG_CACHE_HOME", "")
+        if not os.path.isabs(base):  # unset, empty or relative: the XDG spec says to ignore a relative path (it
+            base = os.path.expanduser("~/.cache")  # would move the cache with each working directory)
     from ._version import __version__
 
     return os.path.join(base, "brickwork", __version__)
@@ -291,8 +293,6 @@ verify_cuda: bool = _setting("verify_cuda", _env_bool, _ENV_PREFIX + "VERIFY_CUD
 #: Print one line to stdout for each launch, before it runs: the kernel (file:line), its grid, its arguments (arrays
 #: as dtype, shape and device) and the device, as Warp's ``print_launches`` (runtime/launch_printing.py).
 print_launches: bool = _setting("print_launches", _env_bool, _ENV_PREFIX + "PRINT_LAUNCHES", False)
-for _name in invalid:  # unset: reading it raises its SettingError (``__getattr__``)
-    del globals()[_name]
 #: Warp's name for the kernel cache directory (``wp.config.kernel_cache_dir = path``, set before the first
 #: launch): when set, it is used in place of ``cache_dir``, as given after ``~`` expansion (no version folder is
 #: added); None, the default: ``cache_dir``.
@@ -326,6 +326,10 @@ verbose_warnings: bool = False
 #: No status lines on stderr: the ``brickwork: compiling ...`` notice of a build that takes more than a second
 #: (jit/notice.py). Warp's setting of the same name (default False there too) silences its module-load lines.
 quiet: bool = _setting("quiet", _env_bool, _ENV_PREFIX + "QUIET", False)
+# after the last setting read from the environment (BRICKWORK_QUIET=maybe, read after this loop, left its sentinel
+# object in place: a true value, so quiet was on and no error was raised)
+for _name in invalid:  # unset: reading it raises its SettingError (``__getattr__``)
+    del globals()[_name]
 #: Warp compatibility: accepted and ignored.
 verbose: bool = False
 

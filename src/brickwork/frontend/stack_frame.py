@@ -51,7 +51,7 @@ def stack_limit() -> tuple[int | None, str]:
     default of new threads, which glibc takes from a finite ``ulimit -s`` and sets to a few MiB under an unlimited
     one (so ``ulimit -s unlimited`` checked nothing and a launch over OpenMP's 2 MiB stacks died, attacker probe)."""
     if not _stack_limit:
-        found = [(n, source) for n, source in (_main_stack(), _omp_stack() or _default_thread_stack()) if n]
+        found = [(n, source) for n, source in (_main_stack(), omp_stack() or _default_thread_stack()) if n]
         _stack_limit.append(min(found, key=lambda e: e[0]) if found else (None, "unknown"))  # ties: ulimit -s
     python_threads = threading.stack_size()  # threads started from here on (0: the default); read at each check
     if python_threads and (_stack_limit[0][0] is None or python_threads < _stack_limit[0][0]):
@@ -69,7 +69,7 @@ def _main_stack() -> tuple[int | None, str]:
     return (None if soft == resource.RLIM_INFINITY or soft <= 0 else soft), "ulimit -s"
 
 
-def _omp_stack() -> tuple[int, str] | None:
+def omp_stack() -> tuple[int, str] | None:
     """The stack OpenMP's workers get from OMP_STACKSIZE or GOMP_STACKSIZE, read as libgomp reads them (a number
     and a unit, B, K, M or G; K without one); None where neither is set to a size (libgomp ignores such a value)."""
     for name in ("OMP_STACKSIZE", "GOMP_STACKSIZE"):

@@ -23,13 +23,34 @@ def thread_count() -> int:
     if n < 1:  # off the common path: positive counts return below
         raise config.SettingError(f"brickwork.config.num_threads must be a positive integer or None, got {n!r}")
     n = n if n <= config.MAX_THREADS else config.MAX_THREADS
-    if n > 1:
-        global _pool_started
-        _pool_started = True  # the caller may run a parallel region now: OpenMP's threads exist (_serial_after_fork)
+    if n > 1 and not _pool_started:
+        _starting_pool()
     return n
 
 
 _pool_started = False
+
+
+def _starting_pool() -> None:
+    """Before the first parallel region: refuse an OMP_STACKSIZE (or GOMP_STACKSIZE) whose stacks cannot be mapped
+    (``100000G``): GNU OpenMP ends the process at that region ('libgomp: Thread creation failed'), with no Python
+    error and nothing saved (attacker probe). The stack is mapped once here, untouched, as glibc maps a thread's."""
+    global _pool_started
+    from ..frontend.stack_frame import omp_stack
+
+    found = omp_stack()
+    if found is not None and found[0] < 2**64:  # beyond: libgomp finds the value invalid and ignores it
+        import mmap
+
+        try:
+            mmap.mmap(-1, found[0], flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS).close()
+        except (OSError, OverflowError, ValueError) as e:
+            value = os.environ.get(found[1], "")
+            raise config.SettingError(
+                f"environment variable {found[1]}={value!r} asks for a stack of {found[0] / 2**30:.1f} GiB for each "
+                f"OpenMP thread, which this machine cannot map ({e.strerror or e}): GNU OpenMP would end the process "
+                f"at this parallel launch. Set it to a size the memory holds (e.g. 64M), or unset it") from None
+    _pool_started = True  # the caller may run a parallel region now: OpenMP's threads exist (_serial_after_fork)
 
 
 def starved() -> bool:
