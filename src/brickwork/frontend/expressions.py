@@ -217,7 +217,8 @@ class ExpressionTyper(OperatorRules, SubscriptRules, CallRules, ConstructionRule
         # Warp's words last: `attr` is not an attribute of 'name' (module.Type)
         full = f"{t.__module__}.{t.__qualname__}" if is_struct_type(t) else type_name(t)
         raise self.error(KernelAttributeError, f"a value of type {type_name(t)} has no attribute '{attr}': `{attr}` "
-                         f"is not an attribute of '{ast.unparse(node.value)}' ({full})", node)
+                         f"is not an attribute of '{ast.unparse(node.value)}' ({full})"
+                         f"{_numpy_method_hint(t, attr, ast.unparse(node.value))}", node)
 
     def expr_IfExp(self, node):
         test = self.expr(node.test)
@@ -306,3 +307,17 @@ _SPELLED = {
 
 TID = _TID
 __all__ = ["ExpressionTyper", "Static", "typing"]
+
+
+def _numpy_method_hint(t, attr: str, name: str) -> str:
+    """What a numpy array's method (``a.sum()``, ``a.size``) is in a kernel, where a thread reads elements."""
+    if not isinstance(t, ArrayType):
+        return ""
+    if attr in ("sum", "mean", "max", "min", "prod", "std", "var", "cumsum", "argmax", "argmin"):
+        atomic = "atomic_min" if "min" in attr else "atomic_max" if "max" in attr else "atomic_add"
+        return (f"; a kernel thread reads elements, not whole arrays: reduce on the host "
+                f"(numpy.{attr}({name}.numpy()), or wp.utils.array_sum({name}) for a sum), or combine each "
+                f"thread's {name}[i] into one element with wp.{atomic}")
+    if attr == "size":
+        return f"; its number of elements is len({name}) for a 1-D array, or the product of {name}.shape"
+    return ""
