@@ -93,6 +93,11 @@ def sums_with_numpy(x: wp.array(dtype=wp.float32), n: int):
 
 
 @wp.kernel
+def calls_an_array_method(x: wp.array(dtype=wp.float32), n: int):
+    x[0] = x.max()
+
+
+@wp.kernel
 def loops_over_an_array(x: wp.array(dtype=wp.float32), n: int):
     s = 0.0
     for v in x:
@@ -137,6 +142,10 @@ CASES = [
      ["'numpy.sum' is a numpy function, which kernels cannot call: a kernel thread reads elements, not whole arrays; "
       "reduce an array on the host (wp.utils.array_sum(a), or numpy.sum(a.numpy())), or add each thread's element "
       "into one with wp.atomic_add(total, 0, a[i])"]),
+    (calls_an_array_method, wp.KernelAttributeError, "x[0] = x.max()",
+     ["has no attribute 'max'", "(array(dtype=float32, ndim=1)); a kernel thread reads elements, not whole arrays: "
+      "reduce on the host (numpy.max(x.numpy()), or wp.utils.array_sum(x) for a sum), or combine each thread's x[i] "
+      "into one element with wp.atomic_max"]),
     (loops_over_an_array, wp.KernelSyntaxError, "for v in x:",
      ["for loops must iterate over range(...) or reversed(range(...)) (over the elements of array 'x': "
       "for j in range(x.shape[0]): ... x[j])"]),
