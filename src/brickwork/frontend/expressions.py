@@ -68,7 +68,8 @@ class ExpressionTyper(OperatorRules, SubscriptRules, CallRules, ConstructionRule
         if method is None:
             kind = type(node).__name__
             if kind in _DISPLAYS:  # a RuntimeError too, with Warp's words
-                raise self.error(KernelUnsupportedSyntaxError, f"{_DISPLAYS[kind]}: {ast.unparse(node)}", node)
+                raise self.error(KernelUnsupportedSyntaxError, f"{_DISPLAYS[kind]}: {ast.unparse(node)}"
+                                 f"{_DISPLAY_HINTS.get(kind, '')}", node)
             if kind in _SPELLED:  # a Python user knows the construct by its name, not its ast class
                 what, hint = _SPELLED[kind]
                 raise self.error(KernelSyntaxError, f"{what} are not supported in kernels: {ast.unparse(node)}; "
@@ -291,6 +292,12 @@ _DISPLAYS = {
             "collections, or `wp.zeros(shape=N, dtype=...)` for stack-allocated arrays.",
     "Dict": "Construct `ast.Dict` not supported in kernels.",
     "Set": "Construct `ast.Set` not supported in kernels.",
+}
+
+#: brickwork's words after Warp's: what a Python user writes in a kernel instead of a dict
+_DISPLAY_HINTS = {
+    "Dict": "; named values are the fields of a @wp.struct (passed as an argument), and a dict made outside the "
+            "kernel may be read with constant keys (CONFIG['dt'] is a constant of the compiled code)",
 }
 
 _LOOP_HINT = "write a for loop, into a vector or a local array (wp.zeros(shape=N, dtype=...))"
