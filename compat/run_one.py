@@ -16,13 +16,13 @@ import unittest
 
 TAPE_MARKERS = ("attribute 'adjoint'",)  # wp.adjoint[...] of custom gradients
 # Attributes of Warp's implementation objects that tests read directly (docs/compat.md lists them): the code
-# generator's Adjoint (kernel.adj), module hashing and build options, a loaded module's kernel hooks, a module's
+# generator's Adjoint (kernel.adj), module hashing and option resolution, a loaded module's kernel hooks, a module's
 # dependents and the modules it references (and their hashers), ctypes mirrors of scalar types, the Function
 # objects Warp's code generator makes of a function's custom gradient and replay (their inline hints), a
 # function's registry of generic instances (user_overloads), an array's private keep-alive (_ref), a builtin's
 # overload records (their native symbols); also the in-kernel internals Warp exports as wp.index, wp.view, ...
 # (its subscript and address builtins, which brickwork's code generator does not expose).
-INTERNAL_ATTRIBUTES = ("'adj'", "'hash_module'", "'resolve_options'", "'ModuleBuildOptions'", "'_type_'",
+INTERNAL_ATTRIBUTES = ("'adj'", "'hash_module'", "'resolve_options'", "'_type_'",
                        "'get_module_hash'", "'get_kernel_hooks'", "'dependents'", "'references'", "'hashers'",
                        "'custom_grad_func'", "'custom_replay_func'", "'user_overloads'", "'_ref'")
 INTERNAL_ATTRIBUTE_ERRORS = ("'BuiltinFunction' object has no attribute 'overloads'",

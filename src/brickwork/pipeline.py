@@ -195,6 +195,10 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
         fn.repeated_dims = rank - kept  # the CPU target runs a point's repeats in one thread (an attribute: no pass
         # reads it, none copies the function after this)
     text = target.render(fn, callees, label, general_strides="strided" in variants)
+    from .targets.preambles import kernel_build_inputs, with_preamble
+
+    preamble, include_dirs = kernel_build_inputs(kernel, target.name)  # the module's wp.ModuleBuildOptions
+    text = with_preamble(text, preamble, include_dirs, target.name)
     if "source" in config.dump:
         _dump(f"{target.name} source of {label}", text)
     written = [i for i, (name, _) in enumerate(kernel.params) if name in writes]
@@ -213,6 +217,8 @@ def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple
         meta["field_checks"] = True
     if field_writes:  # arrays inside struct arguments it writes: checked for read-only memory at launch
         meta["writes_fields"] = sorted([position[n], list(path)] for n, path in field_writes)
+    if include_dirs:  # the compiler's extra include path (jit.compile, targets/cuda/build.py)
+        meta["include_dirs"] = list(include_dirs)
     if fn.gpu_launch is not None:
         meta["gpu_launch"] = dict(fn.gpu_launch)
     if any(isinstance(t, TileType) for f in (fn, *callees) for t in (*f.locals.values(), *dict(f.params).values())):

@@ -91,7 +91,26 @@ def _lock_kind() -> str:
 
 
 def _compile_cpp(key: str, source: str, label: str, meta: dict) -> tuple[str, dict]:
-    return _compile(key, source, label, meta, settings())
+    s = settings()
+    if meta.get("include_dirs"):  # a module's wp.ModuleBuildOptions: its include path after brickwork's
+        s = WithIncludeDirs(s, meta["include_dirs"])
+    return _compile(key, source, label, meta, s)
+
+
+class WithIncludeDirs:
+    """Compiler settings ``base`` whose compile command adds ``-I`` for ``dirs`` after brickwork's folder. Its
+    precompiled header is ``base``'s (include directories change nothing in it); the source of such a unit
+    names its directories (targets/preambles.py), so units of other directories never share a library."""
+
+    def __init__(self, base, dirs):
+        self.base, self.flags = base, [f"-I{d}" for d in dirs]
+
+    def __getattr__(self, name):
+        return getattr(self.base, name)
+
+    def command(self, source: str, output: str, include_dir: str) -> list[str]:
+        cmd = self.base.command(source, output, include_dir)
+        return cmd[:-3] + self.flags + cmd[-3:]  # before the source and its output
 
 
 def _compile(key: str, source: str, label: str, meta: dict, s) -> tuple[str, dict]:
@@ -206,7 +225,7 @@ def _run_compiler(s, src_path: str, out_path: str, label: str, staging: str, alo
     the extension). A failure raises ``BuildEnvironmentError`` (the machine's fault),
     ``CompilerUnavailableError`` (a command that is no compiler) or ``ToolchainError`` (brickwork's:
     the generated code was rejected)."""
-    include = pch.include_dir(s)
+    include = pch.include_dir(getattr(s, "base", s))
     proc = _run(s.command(src_path, out_path, include), label)
     if proc.returncode == 0:
         return ()
@@ -423,7 +442,9 @@ def compile_many(jobs: list, make=None, combined: Combined | None = None) -> lis
             try:
                 found = cache.lookup(job[0])
                 results[i] = None if found is None else cache.pin(found)  # None: removed meanwhile, build it
-                if results[i] is None:
+                if results[i] is None and job[3].get("include_dirs"):
+                    alone.append([i])  # an include path of its own (module build options): not in a shared run
+                elif results[i] is None:
                     source_digest = same_source.digest(identity, job[1])
                     if source_digest in digests:
                         later.append(i)

@@ -15,7 +15,15 @@ from ..types.references import RefType
 from ..types.scalars import python_annotation_type
 from .by_reference import reduce_by_reference
 from .instance import Instance, _pending
-from .modules import Module, backward_enabled, check_kernel_module_options, get_module, kernel_mode, max_unroll
+from .modules import (
+    Module,
+    backward_enabled,
+    check_kernel_module_options,
+    get_module,
+    kernel_mode,
+    max_unroll,
+    update_options,
+)
 from .unique_modules import unique_kernel
 
 
@@ -33,7 +41,7 @@ class Kernel:
         self.key = key or pyfunc.__name__
         if module == "unique":  # Warp's module of its own for this kernel (its options are the kernel's)
             self.module = Module(f"{pyfunc.__module__}.{self.key}")
-            self.module.options.update(module_options or {})
+            update_options(self.module, module_options or {}, f"@kernel for {self.key!r}")
         else:
             self.module = module if isinstance(module, Module) else get_module(
                 module if isinstance(module, str) else pyfunc.__module__)

@@ -7,7 +7,8 @@ generated code (there is no fast math to choose). Three act: ``mode`` ("release"
 default, follows ``brickwork.config.mode``) chooses how the module's kernels are built (``kernel_mode``),
 ``max_unroll`` (default ``config.max_unroll`` when the module is made, 16) is the longest loop with constant
 bounds the CPU target unrolls (in the code run per point, short bodies of longer loops too; 0: none), and
-``deterministic`` acts at launch (brickwork.lang.determinism).
+``deterministic`` acts at launch (brickwork.lang.determinism). ``extra_build_options`` (a ``wp.ModuleBuildOptions``:
+brickwork.lang.build_options) adds a preamble and include directories to the module's builds.
 """
 
 from __future__ import annotations
@@ -16,18 +17,20 @@ import sys
 
 from .. import config
 from ..errors import KernelError
+from .build_options import resolve as resolve_build_options
 from .determinism import check_config, check_deterministic, check_max_records
 
 #: Warp 1.19's defaults for the options Warp code sets most often.
 DEFAULT_OPTIONS = {"max_unroll": 16, "enable_backward": True, "fast_math": False, "fuse_fp": True,
-                   "lineinfo": False, "mode": None, "block_dim": 256, "optimization_level": None}
+                   "lineinfo": False, "mode": None, "block_dim": 256, "optimization_level": None,
+                   "extra_build_options": None}
 
 #: Every option name Warp 1.19's modules know; ``module_options`` naming another is a ``ValueError``.
 #: Most steer Warp's own build (compiler flags, cache keys, math libraries): stored, with no effect here.
 #: ``deterministic`` (see brickwork.lang.determinism) takes effect.
 OPTION_NAMES = frozenset(DEFAULT_OPTIONS) | {
     "enable_mathdx_gemm", "enable_mathdx_solver", "enable_mathdx_fft", "cuda_output", "cpu_compiler_flags",
-    "compile_time_trace", "strip_hash", "extra_build_options", "deterministic", "deterministic_max_records",
+    "compile_time_trace", "strip_hash", "deterministic", "deterministic_max_records",
     "default_grid_stride"}
 
 
@@ -41,6 +44,7 @@ class Module:
         self.options = dict(DEFAULT_OPTIONS, deterministic=config.deterministic,
                             deterministic_max_records=config.deterministic_max_records, max_unroll=config.max_unroll)
         self._kernels: dict = {}
+        self.build_inputs = None  # what options["extra_build_options"] gave when it was set (build_options.resolve)
 
     #: The globals of the Python module its kernels come from (set by the first kernel; a module loaded
     #: from a file without an entry in sys.modules is found this way).
@@ -153,10 +157,19 @@ def set_module_options(options: dict, module=None) -> None:
             kernel.launch_table.clear()
             for declared in getattr(kernel, "overloads", {}).values():  # wp.overload's instances too
                 declared.launch_table.clear()
-    if options.get("max_unroll", found.options.get("max_unroll")) != found.options.get("max_unroll"):
-        for kernel in found._kernels.values():  # built again at the next launch, with the new limit (as Warp's)
+    update_options(found, options, "set_module_options")
+
+
+def update_options(found: Module, options: dict, where: str) -> None:
+    """Set ``options`` on the module ``found``; its kernels are built again where an option changes their code."""
+    inputs = resolve_build_options(options["extra_build_options"], where) if "extra_build_options" in options \
+        else found.build_inputs  # checked before anything changes
+    unroll_changed = options.get("max_unroll", found.options.get("max_unroll")) != found.options.get("max_unroll")
+    if unroll_changed or "extra_build_options" in options:
+        for kernel in found._kernels.values():  # built again at the next launch, with the new code (as Warp's)
             kernel.instances = {}
             kernel.launch_table.clear()
+    found.build_inputs = inputs
     found.options.update(options)
 
 
@@ -272,4 +285,6 @@ def check_kernel_module_options(key: str, module, module_options) -> dict:
         check_deterministic(module_options["deterministic"])
     if "deterministic_max_records" in module_options:
         check_max_records(module_options["deterministic_max_records"])
+    if "extra_build_options" in module_options:
+        resolve_build_options(module_options["extra_build_options"], f"@kernel for {key!r}")
     return dict(module_options)

@@ -36,6 +36,10 @@ def key_parts(kernel, arg_types, mode: str, target) -> dict:
     unroll = getattr(kernel, "max_unroll", 16)
     if unroll != 16:  # a limit other than Warp's default: part of the key (default keys keep their parts)
         parts["max_unroll (constant loops unrolled)"] = str(unroll)
+    inputs = getattr(getattr(kernel, "module", None), "build_inputs", None)
+    extra = inputs.key(target.name) if inputs is not None else ""
+    if extra:  # the module's wp.ModuleBuildOptions: preamble, include directories, dependencies' contents
+        parts["module build options"] = extra
     if mode.startswith("debug") or names_locations(sources):
         parts["files and lines of the kernel and its functions (messages)"] = ";".join(
             f"{s.filename}:{s.first_line}" for s in sources)

@@ -116,10 +116,11 @@ def _identity(arch: str) -> str:
     return " ".join([_compiler(), arch, *NVRTC_OPTIONS, *include_dirs()])
 
 
-def _nvrtc(source: str, name: str, arch: str) -> bytes:
+def _nvrtc(source: str, name: str, arch: str, extra_dirs: list = ()) -> bytes:
+    """``extra_dirs``: a module's include directories (wp.ModuleBuildOptions), searched after brickwork's."""
     global nvrtc_calls
     nvrtc_calls += 1
-    return nvrtc.compile_cubin(source, name, arch, include_dirs(), options())
+    return nvrtc.compile_cubin(source, name, arch, [*include_dirs(), *extra_dirs], options())
 
 
 def combined(arch: str) -> jit_compile.Combined:
@@ -158,7 +159,7 @@ def make_cubin(arch: str):
                 built = same_source.adopt(staging, same, cache.CUBIN)
             else:
                 try:
-                    cubin = _nvrtc(source, f"{label}.cu", arch)
+                    cubin = _nvrtc(source, f"{label}.cu", arch, meta.get("include_dirs", ()))
                 except nvrtc.NvrtcCompileError as e:
                     keep = True
                     raise rejected_code_error("NVRTC", label, source, src_path, e.log, code="CUDA code") from None

@@ -1,0 +1,144 @@
+"""``wp.ModuleBuildOptions`` (Warp 1.19's ``extra_build_options`` module option): a module's preamble and include
+directories reach its kernels' C++ (a ``wp.func_native`` snippet calls what they declare), on the CPU, the emulation
+target and through NVRTC; the preamble, the directories and the dependencies' contents are in the cache key."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import brickwork as wp
+from brickwork import config, pipeline
+from brickwork.jit import nvrtc
+
+HEADER = "namespace addon {\nCUDA_CALLABLE inline float triple(float x) { return 3.0f * x; }\n}\n"
+
+
+@wp.func_native("return addon::triple(x) + addon_offset();")
+def tripled(x: float) -> float: ...
+
+
+def _kernel():
+    @wp.kernel(module="unique")
+    def apply_addon(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+        i = wp.tid()
+        out[i] = tripled(a[i])
+
+    return apply_addon
+
+
+apply_addon = _kernel()
+TYPES = apply_addon.concrete_types()
+
+
+@pytest.fixture
+def addon_dir(tmp_path):
+    (tmp_path / "addon.h").write_text(HEADER)
+    return tmp_path
+
+
+def _options(folder, offset: str, **extra):
+    preamble = f"#include <addon.h>\nCUDA_CALLABLE inline float addon_offset() {{ return {offset}f; }}"
+    return wp.ModuleBuildOptions(extra_cpu_include_dirs=[str(folder)], extra_cpu_preamble=preamble,
+                                 extra_cuda_include_dirs=[str(folder)], extra_cuda_preamble=preamble, **extra)
+
+
+def _run(kernel, target: str = "cpu") -> np.ndarray:
+    a = wp.array(np.arange(5, dtype=np.float32))
+    out = wp.zeros(5, dtype=float)
+    with config.override(target=target):
+        wp.launch(kernel, dim=5, inputs=[a, out])
+    return out.numpy()
+
+
+def test_the_preamble_and_include_directories_reach_the_kernel_and_its_key(addon_dir):
+    wp.set_module_options({"extra_build_options": _options(addon_dir, "0.5")}, module=apply_addon.module)
+    np.testing.assert_array_equal(_run(apply_addon), 3.0 * np.arange(5) + 0.5)
+    first = pipeline.key_parts(apply_addon, TYPES)["module build options"]
+    # another preamble: the kernel is built again at its next launch (as Warp's), under another key
+    wp.set_module_options({"extra_build_options": _options(addon_dir, "1.5")}, module=apply_addon.module)
+    assert pipeline.key_parts(apply_addon, TYPES)["module build options"] != first
+    np.testing.assert_array_equal(_run(apply_addon, "cuda-emulation"), 3.0 * np.arange(5) + 1.5)
+    np.testing.assert_array_equal(_run(apply_addon), 3.0 * np.arange(5) + 1.5)
+    # Warp's options come back as they were set; a module without build options keeps its keys as they were
+    assert wp.get_module_options(apply_addon.module)["extra_build_options"].extra_cpu_include_dirs == [str(addon_dir)]
+    wp.set_module_options({"extra_build_options": None}, module=apply_addon.module)
+    assert "module build options" not in pipeline.key_parts(apply_addon, TYPES)
+
+
+def test_a_dependency_s_contents_are_read_when_the_option_is_set(addon_dir):
+    dependency = addon_dir / "addon.h"
+    options = _options(addon_dir, "0.5", extra_build_dependencies=[str(dependency)])
+    wp.set_module_options({"extra_build_options": options}, module=apply_addon.module)
+    first = pipeline.key_parts(apply_addon, TYPES)["module build options"]
+    dependency.write_text(HEADER.replace("3.0f", "4.0f"))
+    assert pipeline.key_parts(apply_addon, TYPES)["module build options"] == first  # read again when set again
+    wp.set_module_options({"extra_build_options": options}, module=apply_addon.module)
+    assert pipeline.key_parts(apply_addon, TYPES)["module build options"] != first
+    wp.set_module_options({"extra_build_options": None}, module=apply_addon.module)
+
+
+def test_merged_keeps_the_first_of_each_path_and_joins_the_preambles():
+    base = wp.ModuleBuildOptions(extra_cuda_include_dirs=["cuda/base", "shared"], extra_cpu_include_dirs=["cpu/base"],
+                                 extra_cuda_preamble="#define BASE_CUDA 1", extra_cpu_preamble="#define BASE_CPU 1\n",
+                                 extra_build_dependencies=["base.h"])
+    addon = wp.ModuleBuildOptions(extra_cuda_include_dirs=["shared", "cuda/addon"], extra_cpu_preamble="#define A 1",
+                                  extra_build_dependencies=["base.h", "addon.h"])
+    merged = base.merged(addon, wp.ModuleBuildOptions())
+    assert merged.extra_cuda_include_dirs == ["cuda/base", "shared", "cuda/addon"]
+    assert merged.extra_cpu_include_dirs == ["cpu/base"]
+    assert merged.extra_cuda_preamble == "#define BASE_CUDA 1"
+    assert merged.extra_cpu_preamble == "#define BASE_CPU 1\n#define A 1"
+    assert merged.extra_build_dependencies == ["base.h", "addon.h"]
+    assert base.extra_cuda_include_dirs == ["cuda/base", "shared"]  # the inputs are unchanged
+    with pytest.raises(TypeError, match="ModuleBuildOptions.merged takes ModuleBuildOptions instances, got object"):
+        base.merged(object())
+    with pytest.raises(TypeError, match="extra_cpu_preamble must be a str of C\\+\\+ code, got int"):
+        wp.ModuleBuildOptions(extra_cpu_preamble=1)
+    with pytest.raises(TypeError, match="extra_cpu_include_dirs must be a list of paths, got the single path '/usr'"):
+        wp.ModuleBuildOptions(extra_cpu_include_dirs="/usr")
+
+
+def test_bad_build_options_are_refused_by_name_and_change_nothing(addon_dir):
+    kept = wp.ModuleBuildOptions(extra_cpu_preamble="#define KEPT 1")
+    wp.set_module_options({"extra_build_options": kept}, module=apply_addon.module)
+    key = pipeline.key_parts(apply_addon, TYPES)
+    bad = [({"extra_build_options": "#include <x.h>"}, TypeError,
+            "the module option 'extra_build_options' must be a wp.ModuleBuildOptions instance \\(or None\\), got str"),
+           ({"extra_build_options": wp.ModuleBuildOptions(extra_cpu_include_dirs=["relative/dir"]), "max_unroll": 3},
+            ValueError, "ModuleBuildOptions.extra_cpu_include_dirs must name absolute paths of existing directories: 'relative/dir' "
+                        "\\(not absolute\\)"),
+           ({"extra_build_options": wp.ModuleBuildOptions(extra_build_dependencies=[str(addon_dir / "none.h")])},
+            ValueError, f"ModuleBuildOptions.extra_build_dependencies must name absolute paths of existing files: '{addon_dir / 'none.h'}' \\(not an existing file\\)")]
+    for options, error, message in bad:
+        with pytest.raises(error, match=f"set_module_options: {message}"):
+            wp.set_module_options(options, module=apply_addon.module)
+        assert wp.get_module_options(apply_addon.module)["extra_build_options"] is kept
+        assert wp.get_module_options(apply_addon.module)["max_unroll"] == 16
+        assert pipeline.key_parts(apply_addon, TYPES) == key
+    with pytest.raises(TypeError, match="@kernel for 'refused': the module option 'extra_build_options' must be"):
+        wp.kernel(module="unique", module_options={"extra_build_options": 1})(_refused)
+    wp.set_module_options({"extra_build_options": None}, module=apply_addon.module)
+
+
+def _refused(out: wp.array(dtype=float)):
+    out[0] = 1.0
+
+
+_refused.__name__ = _refused.__qualname__ = "refused"
+
+
+@pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed")
+def test_nvrtc_compiles_the_cuda_preamble_with_its_include_directory(addon_dir):
+    from tests.runtime.cuda_fake import FakeDriver, installed
+
+    @wp.kernel(module="unique", module_options={"extra_build_options": _options(addon_dir, "2.0")})
+    def on_device(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+        i = wp.tid()
+        out[i] = tripled(a[i])
+
+    with installed(FakeDriver()) as fake:
+        a = wp.array(np.arange(5, dtype=np.float32), device="cuda:0")
+        out = wp.zeros(5, dtype=float, device="cuda:0")
+        wp.launch(on_device, dim=5, inputs=[a, out], device="cuda:0")  # NVRTC finds addon.h: the module loads
+        assert len(fake.modules) == 1 and len(fake.launches) == 1
