@@ -4,7 +4,10 @@ regular expressions) took 1.2 ms of a 3 ms warm load.
 
 ``loads`` runs CPython's C scanner (``_json``, what ``json.loads`` itself runs) with a plain context
 of the same settings; where ``_json`` is missing it is ``json.loads``. Malformed text raises
-``ValueError`` (``json.JSONDecodeError``) as ``json.loads`` does.
+``ValueError`` (``json.JSONDecodeError``) as ``json.loads`` does. (The scanner raises its errors through
+``json.decoder``, which it looks up in ``sys.modules`` and does not import: before ``json`` was imported, a
+truncated ``meta.json``, as a build killed or a full disk leaves, was a ``SystemError`` that failed the launch
+instead of a damaged entry that is rebuilt.)
 
 ``seal``/``sealed_digest`` tie a JSON text to a digest of its exact bytes, written into the text
 itself: checking it needs neither the encoder (to re-encode the fields) nor the parse.
@@ -48,7 +51,7 @@ def loads(text: str | bytes):
     start = len(text) - len(text.lstrip(_WHITESPACE))
     try:
         value, end = _scan(text, start)
-    except StopIteration:
+    except (StopIteration, SystemError):  # SystemError: the scanner's error needs json.decoder, not imported yet
         return _fail(text)
     if text[end:].strip(_WHITESPACE):
         return _fail(text)  # more after the value
