@@ -10,7 +10,6 @@ import json
 import subprocess
 import sys
 
-
 CHECK = r"""
 import sys
 from brickwork.jit import json_text, store
