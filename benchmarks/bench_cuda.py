@@ -11,7 +11,8 @@ warp-lang is installed, Warp's CUDA backend, in one run; every row's values are 
   a device mesh, two tag pairs) against ``cuda/kernels.cu``'s one-thread-per-face kernel;
 * the hydro step (2-D Kelvin-Helmholtz 2048^2 in 256^2 blocks, PLM/MC + HLLC + SSP-RK2, float64;
   ``[hydro] device = "cuda"``) against ``cuda/hydro_kh.cu``, a port of benchmarks/c/hydro_kh.cpp;
-* the hydro mesh's ghost exchange alone (5 float64 fields; the box copies of mesh/copies.py) and
+* the hydro mesh's ghost exchange alone (5 float64 fields; the box copies of mesh/copies.py), a ghost fill with
+  hydrostatic x2 walls (their kernels, and as plain functions: a host copy per field and side) and
   ``la.outer_reduce`` Max and Sum of a field of the hydro's size by rows (the time step's shape: the fold of
   the row partials, la/device_fold.py), each checked against the CPU or numpy;
 * launch overhead: a one-thread launch, brickwork and Warp; the replay of a captured graph of 100 such
@@ -253,6 +254,38 @@ def exchange_rows(t: Table, dev: str, n: int, block: int, reps: int) -> None:
     t.check("ghost exchange", same, "the device's ghosts differ from the CPU's fill")
 
 
+def walls_rows(t: Table, dev: str, n: int, block: int, reps: int) -> None:
+    """A ghost fill of the hydro's conserved fields (density, momentum, energy: 5 float64 components) with
+    hydrostatic x2 walls (apps/hydro/hydrostatic.py): the walls' kernels (``fill_device``), against the same walls
+    as plain boundary functions, which see a host copy of each field and copy it back per side; both checked
+    against the CPU's fill, bit for bit."""
+    from brickwork.apps.hydro import hydrostatic
+    from brickwork.mesh import Mesh, Metadata, Package
+
+    pkg = Package("gas")
+    for name, shape in (("density", ()), ("momentum", (3,)), ("energy", ())):
+        pkg.add_field(name, Metadata("Cell", "FillGhost", *(("Vector",) if shape else ())), shape=shape)
+    walls = hydrostatic.walls(2, (0.0, -1.0), 1.4)
+    plain = {side: (lambda block, view, where, field, wall=wall: wall(block, view, where, field))
+             for side, wall in walls.items()}  # the same walls without fill_device: the host round trip
+    meshes = {label: Mesh((n, n), (block, block), nghost=2, boundaries={"x1": "periodic", **b}, packages=[pkg],
+                          device=d) for label, b, d in (("kernels", walls, dev), ("host copies", plain, dev),
+                                                        ("cpu", walls, "cpu"))}
+    rng = np.random.default_rng(1)
+    for name in ("density", "momentum", "energy"):
+        values = rng.uniform(0.5, 2.0, meshes["cpu"].data(name).shape)
+        for mesh in meshes.values():
+            mesh.data(name)[...] = values
+    meshes["cpu"].fill_ghosts()
+    for label in ("kernels", "host copies"):
+        mesh = meshes[label]
+        seconds = _timed(mesh.fill_ghosts, reps, wp.synchronize)
+        t.add(f"ghost fill, hydrostatic x2 walls {n}^2/{block}^2", f"brickwork ({label})", seconds)
+        same = all(np.array_equal(np.asarray(mesh.data(name)), meshes["cpu"].data(name))
+                   for name in ("density", "momentum", "energy"))
+        t.check(f"hydrostatic walls ({label})", same, "the device's ghosts differ from the CPU's fill")
+
+
 _REDUCED = None  # the field la.outer_reduce's rows read (reduction_rows)
 
 
@@ -427,6 +460,7 @@ def main(argv=None) -> int:
     recon_rows(t, runner, dev, recon_cells, recon_block, args.reps)
     hydro_rows(t, runner, dev, kh_n, kh_block, args.reps)
     exchange_rows(t, dev, kh_n, kh_block, args.reps)
+    walls_rows(t, dev, kh_n, kh_block, args.reps)
     reduction_rows(t, dev, kh_n, kh_block, args.reps)
     overhead_rows(t, warp, dev, args.reps)
     replay_rows(t, warp, dev, args.reps)

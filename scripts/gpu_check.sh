@@ -2,7 +2,8 @@
 # CUDA checks for a machine with an NVIDIA GPU, in under 10 minutes: prints `brickwork info`, runs the
 # CUDA-device tests (marker cuda_device; sparse matrices and solvers, geometry, winding numbers, utils, volumes,
 # i_pencil slices on the grid of rows and its fallback, struct array field checks
-# among them; the fold of a reduction's partials and the ghost exchange's box copies), the NVRTC-compile and host-side CUDA tests, the mesh, its gradients and hydro on the device against the CPU, the CUDA benchmark rows (benchmarks/bench_cuda.py), the
+# among them; the fold of a reduction's partials, the ghost exchange's box copies and their adjoint, hydrostatic
+# walls' kernels), the NVRTC-compile and host-side CUDA tests, the mesh, its gradients and hydro on the device against the CPU, the CUDA benchmark rows (benchmarks/bench_cuda.py), the
 # device hash grid build's plans (benchmarks/hash_grid_gpu_build.py --quick), the static model of the hydro
 # step (benchmarks/cuda_step_model.py, where nvdisasm is found and the budget allows), and
 # prints one summary table. Run from anywhere:
@@ -80,8 +81,10 @@ step cuda-device-tests 200 "$PY" -m pytest -rfEs -p no:cacheprovider -m cuda_dev
 [ "$RAN" = 1 ] && row "  cuda_device tests" "" "$(summary "$LOG/cuda-device-tests.log")"
 step mesh-and-hydro-on-cuda 150 "$PY" -m pytest -rfEs -p no:cacheprovider -m cuda_device \
     tests/mesh/test_mesh_device.py tests/mesh/test_gpu_box_copies.py tests/apps/test_hydro_device.py \
-    tests/autodiff/test_device_mesh_gradients.py
-[ "$RAN" = 1 ] && row "  ghost exchange; hydro Sod/KH; mesh gradients cuda vs cpu" "" "$(summary "$LOG/mesh-and-hydro-on-cuda.log")"
+    tests/autodiff/test_device_mesh_gradients.py tests/mesh/test_gpu_transposed_copies.py \
+    tests/apps/test_hydrostatic_device.py
+[ "$RAN" = 1 ] && row "  ghost exchange and its adjoint; hydrostatic walls; hydro Sod/KH; mesh gradients cuda vs cpu" "" \
+    "$(summary "$LOG/mesh-and-hydro-on-cuda.log")"
 step cuda-benchmarks 180 "$PY" benchmarks/bench_cuda.py
 [ "$RAN" = 1 ] && while IFS= read -r line; do row "  $line" "" ""; done < <(grep -E "^\| |CHECK FAILED|no CUDA|per step|breakdown failed|host waited" "$LOG/cuda-benchmarks.log")
 step hash-grid-gpu-build 90 "$PY" benchmarks/hash_grid_gpu_build.py --quick
@@ -94,7 +97,8 @@ step nvrtc-and-host-tests 150 "$PY" -m pytest -rfE -p no:cacheprovider -n "$JOBS
     tests/targets/test_cuda_team_pads.py tests/targets/test_cuda_field_checks.py \
     tests/targets/test_cuda_address_paths.py tests/benchmarks/test_cuda_peers.py \
     tests/la/test_reduce_streams.py tests/la/test_la_repeated_launch_cuda.py tests/targets/test_cuda_arena_size.py \
-    tests/la/test_device_fold.py tests/mesh/test_gpu_box_copies.py
+    tests/la/test_device_fold.py tests/mesh/test_gpu_box_copies.py tests/mesh/test_gpu_transposed_copies.py \
+    tests/apps/test_hydrostatic_device.py
 [ "$RAN" = 1 ] && row "  NVRTC and host-side tests" "" "$(summary "$LOG/nvrtc-and-host-tests.log")"
 # the static model of the hydro step beside the measured row (last: the budget seldom reaches it); it needs
 # nvdisasm (a CUDA toolkit's, or the nvidia-cuda-nvdisasm wheel), and runs only where that is found

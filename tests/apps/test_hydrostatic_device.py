@@ -11,7 +11,7 @@ from test_hydro_device import fake  # noqa: F401 - the stand-in CUDA driver, a f
 from test_hydro_sources import ATMOSPHERE, QUIET
 
 import gpu_compile
-from brickwork import config
+from brickwork import config, cuda_driver
 from brickwork.apps import hydro
 from brickwork.apps.hydro import hydrostatic
 from brickwork.jit import nvrtc
@@ -29,25 +29,26 @@ def _package(dtype) -> Package:
     return pkg
 
 
-def _filled(dtype, target: str) -> dict:
+def _filled(dtype, target: str, device: str = "cpu") -> dict:
     """Random fields (a positive density) on a 3-D mesh of 2 x 2 x 2 blocks with hydrostatic walls on every side,
-    after one ghost fill under ``target``."""
+    after one ghost fill under ``target`` on ``device``."""
     boundaries = {}
     for d in (1, 2, 3):
         boundaries.update(hydrostatic.walls(d, GRAVITY, GAMMA))
     rng = np.random.default_rng(3)
     with config.override(target=target), gpu_compile.recording() as used:
         mesh = Mesh((8, 12, 6), (4, 6, 3), nghost=2, xmax=(1.0, 1.5, 0.75), boundaries=boundaries,
-                    packages=[_package(dtype)])
+                    packages=[_package(dtype)], device=device)
         for name in ("density", "momentum", "energy"):
             data = mesh.data(name)
             data[...] = rng.uniform(0.5, 2.0, data.shape) if name != "momentum" else rng.standard_normal(data.shape)
         mesh.fill_ghosts()
     walls = list({id(inst): inst for inst in used if "hydrostatic_ghosts" in inst.label}.values())
-    assert len(walls) == (target != "cpu")  # the GPU mapping fills the walls with the kernel, the CPU with numpy
+    # the GPU mapping fills the walls with the kernel, the CPU with numpy (a CUDA device's instances are not listed)
+    assert len(walls) == (target != "cpu")
     if walls and gpu_compile.available():  # and the instance compiles for CUDA (NVRTC, sm_90)
         assert "hydrostatic_ghosts" in gpu_compile.compile_for_cuda(walls)[0]
-    return {name: mesh.data(name).copy() for name in ("density", "momentum", "energy")}
+    return {name: np.asarray(mesh.data(name)).copy() for name in ("density", "momentum", "energy")}
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -58,6 +59,15 @@ def test_the_gpu_walls_give_the_cpu_walls_bits_on_the_emulation_target(dtype):
         np.testing.assert_array_equal(emulated[name].view(np.uint8), cpu[name].view(np.uint8), err_msg=name)
     # the walls did something: the energy's ghosts are not the mirror's (the weight of the gas was added)
     assert not np.array_equal(cpu["energy"][:, :, :, 1, :], cpu["energy"][:, :, :, 2, :])
+
+
+@pytest.mark.cuda_device
+@pytest.mark.skipif(not cuda_driver.available(), reason="no CUDA device on this machine")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_on_a_cuda_device_the_walls_give_the_cpu_walls_bits(dtype):
+    cpu, gpu = _filled(dtype, "cpu"), _filled(dtype, "cpu", "cuda:0")
+    for name in cpu:
+        np.testing.assert_array_equal(gpu[name].view(np.uint8), cpu[name].view(np.uint8), err_msg=name)
 
 
 @pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed (the cuda extra)")

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from brickwork import config
+from brickwork import config, cuda_driver
 from brickwork.jit import nvrtc
 from brickwork.mesh import Mesh, Metadata, Package, ghost_cells, transposed_copies
 from brickwork.mesh import copies as copies_module
@@ -27,14 +27,15 @@ def _mesh(kind: str, device: str = "cpu") -> Mesh:
     return Mesh((12, 8), (6, 4), nghost=2, boundaries=kind, packages=[pkg], exchange="pairwise", device=device)
 
 
-def _adjoint(kind: str, target: str, g: np.ndarray):
-    """The exchange's adjoint of gradient ``g`` on a fresh mesh under ``target``, and its sweeps' programs."""
+def _adjoint(kind: str, target: str, g: np.ndarray, device: str = "cpu"):
+    """The exchange's adjoint of gradient ``g`` on a fresh mesh under ``target`` on ``device``, and its sweeps'
+    programs."""
     with config.override(target=target):
-        mesh = _mesh(kind)
+        mesh = _mesh(kind, device)
         mesh.field("q").grad[...] = g
         transposed = ghost_cells.transposed_of(mesh, ghost_cells.ghost_fields(mesh, None))
         transposed.run()
-    return mesh.field("q").grad.copy(), transposed.sweeps
+    return np.asarray(mesh.field("q").grad).copy(), transposed.sweeps
 
 
 @pytest.mark.parametrize("pieces", [False, True], ids=["whole", "pieces"])
@@ -72,3 +73,13 @@ def test_the_device_adjoint_launches_the_element_kernel():
     kernels = [entry[0] for program in transposed.sweeps for entry in program.launches]
     assert len(ran) == len(kernels) == 2  # x1, x2: one wave of float64 copies each
     assert all(fn in transposed_copies._ELEMENT_KERNELS.values() for fn in kernels)
+
+
+@pytest.mark.cuda_device
+@pytest.mark.skipif(not cuda_driver.available(), reason="no CUDA device on this machine")
+@pytest.mark.parametrize("kind", ["outflow", "reflecting"])
+def test_on_a_cuda_device_the_adjoint_gives_the_cpu_bits(kind):
+    g = np.random.default_rng(6).standard_normal((4, 2, 1, 8, 10))
+    on_cpu, _ = _adjoint(kind, "cpu", g)
+    on_gpu, _ = _adjoint(kind, "cpu", g, "cuda:0")
+    np.testing.assert_array_equal(on_gpu.view(np.uint64), on_cpu.view(np.uint64))
