@@ -40,3 +40,20 @@ def test_every_truncation_of_a_meta_json_is_a_decode_error_in_a_fresh_process():
                            check=True).stdout.splitlines()
     assert lines[:-1] == ["JSONDecodeError"] * len(meta), [line for line in lines if line != "JSONDecodeError"]
     assert lines[-1] == "None"  # a damaged entry: the launch rebuilds it
+
+
+def test_a_full_disk_while_meta_json_is_written_names_the_cache(monkeypatch, tmp_path):
+    """The write of meta.json goes through a file descriptor, so its ENOSPC named no file: 'cannot compile scale_k:
+    no space left on device; free some space, ...' (a 24 KiB tmpfs as the cache). It names the cache now."""
+    import errno
+
+    from brickwork import config
+    from brickwork.jit import cache
+
+    monkeypatch.setattr(config, "kernel_cache_dir", str(tmp_path))
+    error = cache.environment_error(OSError(errno.ENOSPC, "No space left on device"), "compile scale_k")
+    assert str(error) == (f"cannot compile scale_k: no space left on device (writing in the kernel cache {tmp_path}); "
+                          f"free some space, or set BRICKWORK_CACHE_DIR (and TMPDIR) to another file system")
+    named = cache.environment_error(OSError(errno.EROFS, "Read-only file system", "/x/y"), "compile k")
+    assert str(named) == ("cannot compile k: read-only file system (/x/y); set BRICKWORK_CACHE_DIR (and TMPDIR) to a "
+                          "directory you can write")

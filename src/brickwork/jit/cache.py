@@ -434,7 +434,8 @@ def publish(key: str, staging: str, meta: dict) -> tuple[str, dict]:
 def environment_error(e: OSError, doing: str) -> BuildEnvironmentError:
     """A clear error for a file-system failure while ``doing`` something (not a brickwork bug)."""
     reason = (e.strerror or str(e)).lower()
-    where = f" ({e.filename})" if e.filename else ""
+    # a write through a file descriptor (meta.json's) names no file: name the cache the build was writing into
+    where = f" ({e.filename})" if e.filename else f" (writing in the kernel cache {cache_root()})"
     if e.errno in (errno.ENOSPC, errno.EDQUOT):
         hint = "free some space, or set BRICKWORK_CACHE_DIR (and TMPDIR) to another file system"
     elif e.errno in (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR):
