@@ -46,7 +46,10 @@ def test_sod_l1_density_error_plm_mc_hllc_rk2(run_hydro):
     ({"limiter": "van_leer"}, 2.8e-3),          # measured 2.33e-3
     ({"reconstruction": "weno5"}, 2.4e-3),      # measured 1.94e-3
     ({"integrator": "rk3"}, 2.5e-3),            # measured 2.04e-3
-], ids=["hlle", "minmod", "van_leer", "weno5", "rk3"])
+    ({"reconstruction": "ppm"}, 2.3e-3),        # measured 1.91e-3
+    ({"riemann": "llf"}, 3.3e-3),               # measured 2.77e-3
+    ({"riemann": "roe"}, 2.3e-3),               # measured 1.93e-3
+], ids=["hlle", "minmod", "van_leer", "weno5", "rk3", "ppm", "llf", "roe"])
 def test_sod_other_schemes(run_hydro, keys, bound):
     error, _ = sod_l1(run_hydro, **keys)
     assert error < bound

@@ -1,6 +1,6 @@
 """A Runge-Kutta stage fused into one pass per block (``[hydro] stage = "fused"``, the CPU default)
 computes bit for bit what the separate passes (``"split"``: primitives, fluxes, update) compute, in
-1-D, 2-D and 3-D, for both loop tags, both reconstructions and Riemann solvers, both precisions and
+1-D, 2-D and 3-D, for both loop tags, PLM, PPM and WENO5 and the HLLC, HLLE and Roe solvers, both precisions and
 both integrators; and ``auto`` picks the fused stage on the CPU."""
 
 import numpy as np
@@ -17,6 +17,9 @@ CASES = {
                           "bc_x3": "reflecting"}, "time": {"nlim": 4}},
     "sod-1d-float32-rk3": {"problem": {"name": "sod"}, "mesh": {"nx": [64], "block_nx": [16]},
                            "hydro": {"dtype": "float32", "integrator": "rk3"}, "time": {"nlim": 8}},
+    # PPM and Roe (blocks of 32 cells: the fused kernels test_hydro_ppm_roe compiles)
+    "sod-1d-ppm-roe": {"problem": {"name": "sod"}, "mesh": {"nx": [128], "block_nx": [32]},
+                       "hydro": {"reconstruction": "ppm", "riemann": "roe"}, "time": {"nlim": 8}},
 }
 
 
