@@ -75,13 +75,14 @@ def run_cpp(exe: str, n: int, steps: int, out: str | None = None) -> float:
 TARGET = 1.5
 
 
-def make_hydro(n: int, block: int, stage: str = "fused", device: str = "cpu") -> hydro.Hydro:
+def make_hydro(n: int, block: int, stage: str = "fused", device: str = "cpu", overrides=()) -> hydro.Hydro:
+    """The benchmark's Kelvin-Helmholtz case; ``overrides``: more ``section.key=value`` settings."""
     cfg = hydro.build_config({
         "problem": {"name": "kelvin_helmholtz"},
         "mesh": {"nx": [n, n], "block_nx": [block, block]},
         "hydro": {"reconstruction": "plm", "limiter": "mc", "riemann": "hllc", "integrator": "rk2",
                   "dtype": "float64", "cfl": 0.4, "stage": stage, "device": device},
-    }, source="bench_hydro")
+    }, list(overrides), source="bench_hydro")
     sim = hydro.Hydro(cfg)
     sim.set_initial()
     return sim

@@ -1,7 +1,8 @@
 """A static model of one hydro Kelvin-Helmholtz step on an H100 or H200, brickwork's beside the hand-written
 CUDA step (``benchmarks/cuda/hydro_kh.cu``), made without a GPU.
 
-    python benchmarks/cuda_step_model.py [--n 2048] [--block 256] [--gpu h200] [--sensitivity] [--markdown FILE]
+    python benchmarks/cuda_step_model.py [--n 2048] [--block 256] [--gpu h200] [--walls] [--sensitivity]
+                                         [--markdown FILE]
 
 Not a measurement: what the code NVRTC emits and the launches the step makes predict. Needs NVRTC (the
 ``cuda`` extra) and ``nvdisasm`` (``pip install nvidia-cuda-nvdisasm``), as ``cuda_machine_code.py`` does.
@@ -27,6 +28,11 @@ Not a measurement: what the code NVRTC emits and the launches the step makes pre
   of each loop, and for a team kernel ``TEAM_CHAIN`` dependent loads before its loop; a plain kernel
   one); at least ``LAUNCH_FLOOR`` (a launch's start and drain). The latency, 630 ns, is what the H200's
   measured saxpy (0.71 of peak with 2 loads of 4 bytes in flight per thread, 64 warps per SM) implies.
+
+``--walls``: the same step with hydrostatic x2 walls under gravity (``mesh.bc_x2 = "hydrostatic"``,
+``hydro.gravity = [0, -0.1]``): brickwork's step then also launches the walls' kernel per field and side and
+ghost fill (``apps/hydro/hydrostatic.py``); the hand step keeps its periodic ghosts, so only brickwork's rows
+change.
 
 The code outside loops counts its cold paths too (a division's slow path, an arena test's message), so
 instructions are an upper bound for both codes. A GPU session compares the per-kernel rows with
@@ -189,6 +195,9 @@ def brickwork_work(label: str, fields: dict, grid=1) -> Work | None:
         "combine_blocks": Work(dram=lambda f: 0), "combine_partials": Work(dram=lambda f: 0),
         # a team per row of partials (la/device_fold.py): each block's m row partials, then the blocks' partials
         "fold_partials": Work(((m if _prod(grid) > 1 else blocks, 1),), lambda f: 0),
+        # a thread per ghost value (blocks of 256): its mirror read, the ghost written (the energy's two density
+        # reads per column hit the caches)
+        "hydrostatic_ghosts": Work(dram=lambda f: 16 * 256 * _prod(grid)),
     }
     return table.get(name)
 
@@ -206,8 +215,13 @@ HAND_WORK = {
 
 
 # -- recording the launches ------------------------------------------------------------------------------------
-def brickwork_launches(n: int, block: int, arch: str) -> list[Launch]:
-    """One ``check()`` + ``step()`` of brickwork's hydro on the stand-in driver (after a first, untimed one)."""
+#: the settings of ``--walls``: hydrostatic x2 walls, and the gravity along x2 they balance
+WALLS = ("mesh.bc_x2=hydrostatic", "hydro.gravity=[0.0, -0.1]")
+
+
+def brickwork_launches(n: int, block: int, arch: str, walls: bool = False) -> list[Launch]:
+    """One ``check()`` + ``step()`` of brickwork's hydro on the stand-in driver (after a first, untimed one);
+    ``walls``: with hydrostatic x2 walls (``WALLS``)."""
     import bench_hydro
 
     from brickwork.targets.cuda.loader import CudaEntry
@@ -231,7 +245,7 @@ def brickwork_launches(n: int, block: int, arch: str) -> list[Launch]:
     CudaEntry.launch = noting
     try:
         with installed(RateDriver()) as drv:
-            sim = bench_hydro.make_hydro(n, block, "auto", "cuda:0")
+            sim = bench_hydro.make_hydro(n, block, "auto", "cuda:0", WALLS if walls else ())
             sim.step(sim.check())
             first, entries[:] = len(drv.launches), []
             sim.step(sim.check())
@@ -302,9 +316,9 @@ def hand_launches(n: int, arch: str) -> tuple[list[Launch], int]:
             for name, grid, block in rec.launched], rec.copied
 
 
-def record(n: int, block: int, arch: str = "sm_90") -> tuple[list[Launch], list[Launch], int]:
+def record(n: int, block: int, arch: str = "sm_90", walls: bool = False) -> tuple[list[Launch], list[Launch], int]:
     """brickwork's launches, the hand step's and the bytes of its device copy."""
-    return brickwork_launches(n, block, arch), *hand_launches(n, arch)
+    return brickwork_launches(n, block, arch, walls), *hand_launches(n, arch)
 
 
 def model(recorded: tuple, n: int, block: int, gpu: str) -> dict:
@@ -351,8 +365,9 @@ def _by_kernel(launches: list[Launch]) -> list[tuple[Launch, int, float]]:
     return list(groups.values())
 
 
-def table(result: dict, gpu: str, n: int, block: int) -> str:
-    lines = [f"Static model of one hydro KH step, {n}^2 in {block}^2 blocks, float64, on an {gpu.upper()} "
+def table(result: dict, gpu: str, n: int, block: int, walls: bool = False) -> str:
+    with_walls = " (brickwork's with hydrostatic x2 walls)" if walls else ""
+    lines = [f"Static model of one hydro KH step{with_walls}, {n}^2 in {block}^2 blocks, float64, on an {gpu.upper()} "
              "(`python benchmarks/cuda_step_model.py`; not a GPU measurement)", "",
              "| code | kernel | launches | grid x block | regs | blocks/SM | warp instr/cell | requested MB | "
              "DRAM MB | loads in flight | bound | us |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -397,6 +412,7 @@ def main(argv=None) -> int:
     parser.add_argument("--gpu", choices=[*sorted(GPUS), "auto"], default="h200",
                         help="the board to model; auto: this machine's GPU (an H200 unless it is an H100)")
     parser.add_argument("--markdown", help="also write the tables to this file")
+    parser.add_argument("--walls", action="store_true", help="brickwork's step with hydrostatic x2 walls")
     parser.add_argument("--sensitivity", action="store_true", help="also the prediction as the assumed memory "
                         "latency and issue gap vary")
     args = parser.parse_args(argv)
@@ -406,8 +422,8 @@ def main(argv=None) -> int:
         raise SystemExit("cuda_step_model: NVRTC is not installed (pip install 'brickwork[cuda]')")
     if args.gpu == "auto":
         args.gpu = this_gpu()
-    recorded = record(args.n, args.block)
-    text = table(model(recorded, args.n, args.block, args.gpu), args.gpu, args.n, args.block)
+    recorded = record(args.n, args.block, walls=args.walls)
+    text = table(model(recorded, args.n, args.block, args.gpu), args.gpu, args.n, args.block, args.walls)
     if args.sensitivity:
         text += "\n" + sensitivity(recorded, args.n, args.block, args.gpu)
     print(text)
