@@ -91,6 +91,55 @@ def test_points_interleaved_in_a_thread_keep_each_points_order_and_conditions(si
     np.testing.assert_array_equal(z.numpy(), want * np.float32(2.0))
 
 
+@wp.func
+def _steps_to_one(n: int):
+    steps = 0
+    while n != 1:  # a loop: inlined into each point's copy, it would be one more copy for NVRTC
+        n = wp.where(n % 2 == 0, n // 2, 3 * n + 1)
+        steps += 1
+    return steps
+
+
+@wp.kernel
+def collatz_steps(n: wp.array(dtype=wp.int32), out: wp.array(dtype=wp.int32)):
+    i = wp.tid()
+    out[i] = _steps_to_one(n[i])
+
+
+@wp.kernel
+def curl_of(p: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    out[i] = wp.curlnoise(wp.rand_init(3), p[i])
+
+
+def test_a_short_body_calling_a_loop_or_a_long_builtin_runs_one_point_per_thread():
+    """A call counts as what it runs: a @func with a loop, or a builtin whose runtime function is long (noise, a
+    tree walk), makes the body long, so it runs one point per thread (four copies of the call were four inlined
+    loops for NVRTC); the values are the CPU's."""
+    from brickwork import pipeline
+
+    target = pipeline.target_named("cuda-emulation")
+    for k in (collatz_steps, curl_of):
+        _, meta = pipeline.generate(k, k.concrete_types(), "one", target)
+        assert "per_thread" not in meta["gpu_launch"], k.key
+    n0 = np.arange(1, 1201, dtype=np.int32)
+    got = {}
+    for t in ("cpu", "cuda-emulation"):
+        out = wp.zeros(len(n0), dtype=wp.int32)
+        with config.override(target=t):
+            wp.launch(collatz_steps, dim=len(n0), inputs=[wp.array(n0, dtype=wp.int32), out])
+        got[t] = out.numpy()
+
+    def steps(n):
+        s = 0
+        while n != 1:
+            n, s = (n // 2 if n % 2 == 0 else 3 * n + 1), s + 1
+        return s
+
+    np.testing.assert_array_equal(got["cuda-emulation"], [steps(int(v)) for v in n0])
+    np.testing.assert_array_equal(got["cpu"], got["cuda-emulation"])
+
+
 def test_four_dimensional_launch_matches_the_cpu():
     shape = (2, 3, 4, 5)
     got = {}

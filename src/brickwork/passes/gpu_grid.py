@@ -13,6 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .. import ir
+from ..builtins.bvh import ARRAY_NAMES as MESH_ARRAY_NAMES
+from ..builtins.bvh import NAMES as BVH_NAMES
+from ..builtins.decompositions import OUTPUT_ARGUMENTS, PACKED
+from ..builtins.texture import INTERNAL as TEXTURE_INTERNAL
+from ..builtins.tile_queries import NAMES as TILE_QUERY_NAMES
+from ..builtins.volume import INTERNAL as VOLUME_INTERNAL
+from ..builtins.volume import NAMES as VOLUME_NAMES
 from ..errors import TargetUnsupportedError
 from ..types.arrays import ArrayType
 from ..types.fixed_arrays import is_fixed_array_type
@@ -361,12 +368,24 @@ POINTS_PER_THREAD = 4
 INTERLEAVE_NODES = 64
 INTERLEAVE_WORDS = 8
 _INTERLEAVED_STATEMENTS = (ir.IRAssign, ir.IRExprStmt, ir.IRIf, ir.IRAtomicAdd, ir.IRPrint, ir.IRExpect)
+#: Builtins whose runtime function is long (a tree or grid walk, a loop, octaves of gradient noise, a
+#: decomposition's iterations, a branchy conversion): a body calling one is compute-bound, not short, and each
+#: point's copy would be one more inlined copy of the function for NVRTC (a tiled query's 8 inlined walks took
+#: 8.8 s of NVRTC CPU, one 1.3 s).
+LONG_BUILTINS = frozenset({
+    "noise", "pnoise", "curlnoise", "noise_grad", "pnoise_grad", "curlnoise_vjp",
+    *(name for name in BVH_NAMES if name not in MESH_ARRAY_NAMES), "hash_grid_query", "hash_grid_query_next",
+    *TILE_QUERY_NAMES, *VOLUME_NAMES, *VOLUME_INTERNAL, *TEXTURE_INTERNAL, *OUTPUT_ARGUMENTS,
+    *(packed for packed, _, _ in PACKED.values()), "poisson", "sample_cdf", "lower_bound",
+    "closest_point_edge_edge", "intersect_tri_tri", "quat_from_matrix", "quat_from_euler", "quat_to_euler"})
 
 
 def interleavable(fn: ir.IRFunction) -> bool:
     """Whether a one-dimensional plain kernel may run ``POINTS_PER_THREAD`` points per thread, statement
     by statement (``interleaved_points``): a short body of assignments, atomics and branches, without
-    loops, returns, fixed-size local arrays, native snippets or assignments to parameters."""
+    loops, returns, fixed-size local arrays, native snippets, assignments to parameters or calls of a
+    ``LONG_BUILTINS`` builtin; a ``@func`` it calls counts as its body's nodes (NVRTC inlines it into every
+    point's copy), and one with a loop or a long builtin makes the body long."""
     if fn.tid_dims != 1 or fn.buffers or fn.scatter_radius is not None:
         return False
     params = {name for name, _ in fn.params}
@@ -374,8 +393,10 @@ def interleavable(fn: ir.IRFunction) -> bool:
     for node in ir.walk(fn.body):
         size += 1
         if isinstance(node, ir.IRStmt) and not isinstance(node, _INTERLEAVED_STATEMENTS) or \
-                isinstance(node, ir.IRLocalArray):
+                isinstance(node, ir.IRLocalArray) or isinstance(node, ir.IRCall) and node.op in LONG_BUILTINS:
             return False
+        if isinstance(node, ir.IRFuncCall):
+            size += _callee_nodes(node.func, {id(fn)})
         if isinstance(node, ir.IRLocal) and node.name in fn.locals:
             used.add(node.name)
         if isinstance(node, ir.IRAssign):
@@ -385,6 +406,22 @@ def interleavable(fn: ir.IRFunction) -> bool:
     if size > INTERLEAVE_NODES:
         return False
     return sum(_words(fn.locals[n]) for n in used) <= INTERLEAVE_WORDS
+
+
+def _callee_nodes(fn: ir.IRFunction, seen: set) -> int:
+    """The IR nodes of a called function with those of the functions it calls (a recursive call counts once);
+    past ``INTERLEAVE_NODES`` if it loops or calls a long builtin."""
+    if id(fn) in seen:
+        return 0
+    seen.add(id(fn))
+    size = 0
+    for node in ir.walk(fn.body):
+        size += 1
+        if isinstance(node, (ir.IRFor, ir.IRWhile)) or isinstance(node, ir.IRCall) and node.op in LONG_BUILTINS:
+            return INTERLEAVE_NODES + 1
+        if isinstance(node, ir.IRFuncCall):
+            size += _callee_nodes(node.func, seen)
+    return size
 
 
 def _words(t) -> int:
