@@ -79,7 +79,9 @@ def full(shape, value=0, dtype=None, device=None, **kwargs) -> array:
         dtype = type(value) if typed else fill_dtype(value)
     from .array_values import element_value
 
-    converted = element_value(python_annotation_type(dtype), value, "wp.full")  # refused before allocating
+    element = python_annotation_type(dtype)
+    element_layout(element)  # what is no dtype ("float32", np.float32) is refused by name, as zeros refuses it
+    converted = element_value(element, value, "wp.full")  # refused before allocating
     a = empty(shape, dtype, device, strides=kwargs.get("strides"))
     a._fill_now(converted, value)
     record(a._fill_now, converted, value)

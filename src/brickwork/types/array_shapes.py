@@ -9,6 +9,7 @@ import operator
 import numpy as np
 
 MAX_DIM = 2**31 - 1  # kernels index arrays with 32-bit ints (wp.tid(), shape[i]), as Warp's
+MAX_ELEMENTS = 2**55  # of the largest elements (mat44d, 128 bytes): 4 EiB; below it numpy sizes (or refuses) the bytes
 
 
 def shape_tuple(shape) -> tuple:
@@ -47,6 +48,9 @@ def check_array_shape(shape: tuple) -> None:
         if n > MAX_DIM:
             raise ValueError("Array shapes must not exceed the maximum representable value of a signed 32-bit "
                              f"integer, got {n} in dimension {i}.")
+    if len(shape) > 1 and math.prod(shape) > MAX_ELEMENTS:  # numpy's words: 'Maximum allowed dimension exceeded'
+        raise ValueError(f"an array of shape {tuple(shape)} would hold {math.prod(shape)} elements, far more than any "
+                         f"machine's memory")
 
 
 def given_shape(shape, n, what: str):

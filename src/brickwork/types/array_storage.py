@@ -89,8 +89,7 @@ def host_storage(data, dtype, shape, copy: bool, kwargs: dict) -> tuple:
             # packed, so the data is copied, as Warp does (the view read other numbers without a word)
             arr = np.ascontiguousarray(arr)
         if shape is not None:
-            shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-            arr = arr.reshape(tuple(shape) + trailing)
+            arr = arr.reshape(_data_shape(shape, arr.size // max(1, int(np.prod(trailing)))) + trailing)
         if arr.ndim == len(trailing):
             arr = arr.reshape((1,) + trailing)
         own = arr.strides[:arr.ndim - len(trailing)]
@@ -98,6 +97,26 @@ def host_storage(data, dtype, shape, copy: bool, kwargs: dict) -> tuple:
             raise ValueError(f"strides {tuple(strides)} differ from the data's {own}: strides lay out new memory "
                              f"(array(shape=..., strides=...)) or memory at ptr=")
     return arr, source
+
+
+def _data_shape(shape, elements: int) -> tuple:
+    """The ``shape=`` given with data, checked: numpy's reshape took any negative extent as its -1 (``shape=(-2,)``
+    made an array of shape (2,), ``(-2, 2)`` one of (2, 2)), and a shape the data does not fill was numpy's bare
+    'cannot reshape'. One -1 stands for the rest, as in ``reshape``."""
+    given = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    if isinstance(given, (str, bytes)) or not hasattr(given, "__iter__"):
+        raise TypeError(f"an array shape is an int or a tuple of ints, got {shape!r}")
+    dims = tuple(given)
+    rest = [i for i, n in enumerate(dims) if isinstance(n, (int, np.integer)) and n == -1]
+    if len(rest) == 1:  # checked with the one extent the others leave
+        known = int(np.prod([n for i, n in enumerate(dims) if i != rest[0]], dtype=np.int64))
+        if not known or elements % known:
+            raise ValueError(f"shape {dims} does not fit the data's {elements} element(s)")
+        dims = dims[:rest[0]] + (elements // known,) + dims[rest[0] + 1:]
+    dims = shape_tuple(dims)  # negative, fractional or string extents refused by name
+    if int(np.prod(dims, dtype=np.int64)) != elements:
+        raise ValueError(f"shape {tuple(given)} does not fit the data's {elements} element(s)")
+    return dims
 
 
 def dense_components(arr: np.ndarray, k: int) -> bool:
