@@ -53,3 +53,15 @@ def test_a_shape_whose_element_count_overflows_is_named(make):
         make((2**31 - 1,) * 3)
     assert str(e.value) == (f"an array of shape {(2**31 - 1,) * 3} would hold {(2**31 - 1) ** 3} elements, far more "
                             f"than any machine's memory")
+
+
+@pytest.mark.parametrize("data", [(i for i in range(3)), iter([1.0, 2.0]), map(float, [1, 2]), {1.0, 2.0}, {1: 2}])
+@pytest.mark.parametrize("dtype", [wp.float32, None])
+def test_data_numpy_makes_one_object_of_is_named(data, dtype):
+    """A generator was 'float() argument must be a string or a real number, not 'generator'' with a dtype and 'cannot
+    infer an array dtype from data of numpy dtype object' without."""
+    with pytest.raises(TypeError) as e:
+        wp.array(data, dtype=dtype)
+    assert str(e.value) == (f"Data must be a sequence or array, got a {type(data).__name__} (numpy makes one object of "
+                            f"it): pass a list (wp.array(list(data), ...))")
+    assert wp.array(range(3), dtype=wp.float32).numpy().tolist() == [0.0, 1.0, 2.0]  # a range is a sequence

@@ -8,6 +8,7 @@ allocates or wraps memory (``array_storage.py``). On the CPU an array wraps a nu
 
 from __future__ import annotations
 
+import collections.abc
 import math
 import numbers
 import struct
@@ -18,7 +19,7 @@ import numpy as np
 from .. import memory_tracking
 from .. import timing_state as _timing
 from ..device import get_device
-from . import recording
+from . import array_display, recording
 from .array_address import data_address
 from .array_arithmetic import install_arithmetic
 from .array_kinds import signed_class
@@ -50,6 +51,11 @@ def is_foreign_cuda_array(data) -> bool:
         return getattr(data, "__cuda_array_interface__", None) is not None
     except Exception:  # noqa: BLE001 - a producer whose property fails exports nothing usable
         return False
+
+
+#: Data that numpy turns into one object element (a generator, an iterator, a set, a dict): float()'s or dtype
+#: inference's errors named no cause ("float() argument must be ... not 'generator'")
+_NO_SEQUENCE = (collections.abc.Iterator, set, frozenset, dict)
 
 
 @signed_class
@@ -84,6 +90,9 @@ class array:  # noqa: N801 - Warp's spelling
                 self._init_from_numpy(data, found, owner=None)
                 return
         given = dtype  # Warp's memory tracker names an array made from data by the dtype asked for
+        if type(data) not in (list, tuple, np.ndarray) and isinstance(data, _NO_SEQUENCE):
+            raise TypeError(f"Data must be a sequence or array, got a {type(data).__name__} (numpy makes one object "
+                            f"of it): pass a list (wp.array(list(data), ...))")
         if dtype is typing.Any or dtype is None:
             if data is None:
                 dtype = float32
@@ -277,7 +286,7 @@ class array:  # noqa: N801 - Warp's spelling
         return str(self.numpy())
 
     def __repr__(self):
-        return f"array({self._np.tolist()!r}, dtype={type_name(self.dtype)}, device={self.device})"
+        return array_display.array_repr(self, self._np)
 
     def list(self) -> list:
         """The elements in row-major order as one flat list, each as its kernel type: Python numbers
