@@ -12,6 +12,8 @@ import pytest
 
 import brickwork as wp
 
+from .cuda_fake import FakeDriver, installed
+
 
 @wp.kernel
 def scale(s: wp.float32, x: wp.array(dtype=wp.float32)):
@@ -99,3 +101,19 @@ def test_matplotlib_shows_an_array_directly():
         assert np.array_equal(np.asarray(shown.get_array()), image.numpy())
     finally:
         plt.close(fig)
+
+
+def test_a_big_arrays_repr_is_numpys_summary_a_small_ones_its_values():
+    assert repr(wp.array([1.5, 2.0], dtype=wp.float32)) == "array([1.5, 2.0], dtype=float32, device=cpu)"
+    big = wp.array(np.arange(1001, dtype=np.float64))  # numpy's default threshold is 1000 elements
+    assert repr(big) == ("array([   0.,    1.,    2., ...,  998.,  999., 1000.], shape=(1001,), dtype=float64, "
+                         "device=cpu)")
+    with np.printoptions(threshold=2000):
+        assert repr(big) == f"array({np.arange(1001.0).tolist()!r}, dtype=float64, device=cpu)"
+    vectors = repr(wp.zeros(400, dtype=wp.vec3))  # 1200 scalars
+    assert vectors.startswith("array([[0., 0., 0.],\n       [0., 0., 0.],") and "...," in vectors
+    assert vectors.endswith("[0., 0., 0.]], shape=(400,), dtype=vec3f, device=cpu)")
+    with installed(FakeDriver()):  # a device array's repr: one host copy, summarized alike
+        on_gpu = wp.array(np.arange(1001, dtype=np.float64), device="cuda:0")
+        assert repr(on_gpu) == repr(big).replace("device=cpu", "device=cuda:0")
+        assert repr(wp.array([1.0, 2.0], dtype=float, device="cuda:0")) == "array([1.0, 2.0], dtype=float32, device=cuda:0)"

@@ -19,7 +19,7 @@ from .. import cuda_driver, memory_tracking, pending_checks
 from ..allocators import MemoryKind, custom_allocator
 from ..device import get_device
 from ..errors import CaptureError
-from . import device_fill, recording
+from . import array_display, device_fill, recording
 from .array_conversions import checked_data
 from .array_shapes import check_element_bytes
 from .array_types import ReadOnly
@@ -233,7 +233,7 @@ class DeviceArray(array):
         return 2, self.device.ordinal  # kDLCUDA
 
     def __repr__(self):
-        return f"array({self.numpy().tolist()!r}, dtype={type_name(self.dtype)}, device={self.device})"
+        return array_display.array_repr(self, self.numpy())  # one host copy
 
     @property
     def readonly(self) -> bool:
