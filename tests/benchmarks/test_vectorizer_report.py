@@ -1,8 +1,8 @@
 """The loop-abstraction benchmark kernels compile to vector loops: g++'s vectorizer report.
 
 Each benchmark kernel (benchmarks/la_cases.py: recon+flux and the Laplacian, both tag pairs; the
-hydro benchmark's fused stage, run as a ring of rows, without and with a passive scalar) is launched once at a small size into a cache of its own; its generated C++ is then compiled again
-with the kernel cache's flags and ``-fopt-info-vec-all``. In the body's unit-stride instantiation
+hydro benchmark's fused stage, run as a ring of rows, without and with a passive scalar) is launched once at a small size into a cache of its own; the launch's
+compile (the kernel cache's flags) also writes g++'s ``-fopt-info-vec-all`` report and its assembly. In the body's unit-stride instantiation
 (the only one a unit holds until a launch passes another stride; pack arguments never do) g++ must
 vectorize at least as many loops as the source has ``#pragma omp simd`` loops, report none of the reasons an innermost loop fails for (aliasing,
 access patterns, calls, control flow), vectorize no loop nested in a simd loop in its place (a runtime loop
@@ -12,6 +12,7 @@ loops walk memory with unit stride from base pointers hoisted out of them. No ti
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shutil
@@ -26,6 +27,7 @@ import pytest
 
 import brickwork as wp
 from brickwork import config, la
+from brickwork.jit import compile as jit_compile
 from brickwork.jit import toolchain
 from brickwork.lang import companions, instance
 
@@ -156,8 +158,32 @@ def _simd_lines(text: str) -> set:
     return inside
 
 
+def _reporting_compiles(monkeypatch, tmp: Path) -> dict:
+    """Each shared library the kernel cache compiles from here on also writes g++'s vectorizer report and its
+    assembly (``-save-temps=obj``: the same compile's ``.s``): returns {source text: (report, assembly)}, so
+    that the launch's own compile gives what ``_report`` would compile a second time for."""
+    compiled, run, numbers = {}, jit_compile._run, itertools.count()
+
+    def reporting_run(cmd: list, label: str):
+        if "-shared" not in cmd:
+            return run(cmd, label)
+        source, output = cmd[-3], cmd[-1]  # CompilerSettings.command ends with [source, "-o", output]
+        report = tmp / f"vec{next(numbers)}.txt"  # a batch's compiles run at once, each with its own file
+        proc = run([*cmd[:-3], "-save-temps=obj", f"-fopt-info-vec-all={report}", *cmd[-3:]], label)
+        temps = [Path(f"{output}-{Path(source).stem}{ext}") for ext in (".s", ".ii", ".o")]
+        if proc.returncode == 0 and temps[0].is_file():
+            compiled[Path(source).read_text()] = (report.read_text(), temps[0].read_text())
+        for temp in temps:  # nothing but the library goes into the cache entry
+            temp.unlink(missing_ok=True)
+        return proc
+
+    monkeypatch.setattr(jit_compile, "_run", reporting_run)
+    return compiled
+
+
 def _report(source: Path, tmp: Path) -> tuple[str, str]:
-    """g++'s vectorizer report and the assembly of ``source``, compiled as the kernel cache does."""
+    """g++'s vectorizer report and the assembly of ``source``, compiled as the kernel cache does (for a unit
+    the launch compiled in a batch with others, whose report would name the batch's lines)."""
     settings = toolchain.settings()
     report, asm = tmp / "vec.txt", tmp / "kernel.s"
     cmd = settings.command(str(source), str(asm), toolchain.include_dir())
@@ -178,11 +204,12 @@ def test_benchmark_kernels_innermost_loops_are_vector_loops(kind, loop, inner, t
     # into this cache, beside (or in one unit with) the benchmark kernel
     monkeypatch.setattr(instance, "_pending", [])
     monkeypatch.setattr(companions, "_expected", weakref.WeakSet())
+    compiled = _reporting_compiles(monkeypatch, tmp_path)
     (source,) = _sources(kind, loop, inner, cache)
     text = source.read_text()
     simd_loops = text.count("#pragma omp simd")
     assert simd_loops >= 1
-    report, asm = _report(source, tmp_path)
+    report, asm = compiled[text] if text in compiled else _report(source, tmp_path)
     per_function = [int(n) for n in re.findall(r"vectorized (\d+) loops in function", report)]
     assert "run<false>" not in text  # pack arguments: unit innermost stride by construction
     assert sum(n >= simd_loops for n in per_function) >= 1, (simd_loops, per_function)
