@@ -135,10 +135,12 @@ def ppm_face(a: typing.Any, b: typing.Any, c: typing.Any, d: typing.Any):
     (7 (b + c) - (a + d)) / 12, moved to b + c's mean less a sixth of the limited curvature (CS08 eq. 18)."""
     T = type(b)
     s = b + c
-    face = (T(7.0) * s - (a + d)) / T(12.0)
+    # times the reciprocals (divisions of two constants of type T, which the compiler folds; a float literal alone
+    # is float32, as in Warp), not divided: a division costs several multiplications in these vector loops
+    face = (T(7.0) * s - (a + d)) * (T(1.0) / T(12.0))
     curvature = T(3.0) * (s - T(2.0) * face)
     limited = cs_limited_curvature(curvature, (a + c) - T(2.0) * b, (b + d) - T(2.0) * c, (b + d) - T(2.0) * c)
-    return T(0.5) * s - limited / T(6.0)
+    return T(0.5) * s - limited * (T(1.0) / T(6.0))
 
 
 @wp.func
