@@ -7,6 +7,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import brickwork as wp
 import brickwork.sparse as sp
@@ -92,3 +94,15 @@ def test_importing_brickwork_sparse_does_not_import_scipy():
     code = "import sys, brickwork.sparse; print('scipy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@settings(max_examples=20, deadline=None)
+@given(rows=st.integers(1, 5), cols=st.integers(1, 5), blocks=st.sampled_from([(1, 1), (2, 2)]),
+       density=st.floats(0.0, 1.0), seed=st.integers(0, 2**16))
+def test_a_round_trip_keeps_every_value_and_stored_entry(rows, cols, blocks, density, seed):
+    shape = (rows * blocks[0], cols * blocks[1])
+    s = ss.random_array(shape, density=density, rng=np.random.default_rng(seed), format="csr", dtype=np.float64)
+    back = sp.bsr_to_scipy(sp.bsr_from_scipy(s, block_shape=blocks))
+    assert back.shape == shape and back.dtype == np.float64
+    assert np.array_equal(back.toarray(), s.toarray())
+    assert back.nnz == s.tobsr(blocksize=blocks).nnz  # the blocks scipy stores, explicit zeros inside them too
