@@ -87,7 +87,11 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
 
         return hooked_launch(kernel, dim, inputs, outputs, device, stream, record_tape, max_blocks, block_dim)
     if stream is not None and device is None:
-        device = stream.device  # a launch on a stream runs on the stream's device
+        try:
+            device = stream.device  # a launch on a stream runs on the stream's device
+        except AttributeError:  # stream=5 was "'int' object has no attribute 'device'"
+            raise LaunchError(f"launch of '{getattr(kernel, 'key', kernel)}': stream must be a wp.Stream, got "
+                              f"{type(stream).__name__} {stream!r:.40}") from None
     if device is not None and device != "cpu" or _devices._current is not _devices.CPU:
         dev = get_device(device)  # raises for unknown or unavailable devices
         if dev.is_cuda:
