@@ -58,3 +58,17 @@ def test_kernel_functions_pass_through_and_other_values_are_refused():
         create_warp_function(3)
     with pytest.raises(TypeError, match="takes \\*args or \\*\\*kwargs"):
         create_warp_function(lambda *xs: xs)
+
+
+def test_two_different_lambdas_on_one_line_are_refused_not_confused():
+    # wp.map(lambda x, y: x == y, a, b) beside wp.map(lambda x, y: x + y, a, b) on one line gave the sum the
+    # comparison's code (newuser round 13): the first lambda with those parameters was taken
+    same, other = lambda x, y: x == y, lambda x, y: x + y  # noqa: E731
+    line = other.__code__.co_firstlineno
+    with pytest.raises(ValueError) as caught:
+        create_warp_function(other)
+    assert str(caught.value) == (f"cannot tell which of the 2 lambdas with parameters (x, y) on {__file__}:{line} is "
+                                 f"{other!r}; put each on a line of its own, or use a def")
+    twins = [lambda v: v * 2.0, lambda v: v * 2.0]  # the same code twice: either is the function
+    assert create_warp_function(twins[1])[0] is create_warp_function(twins[0])[0]
+    assert same is not other

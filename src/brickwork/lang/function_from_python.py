@@ -38,6 +38,10 @@ def _lambda_node(pyfunc) -> ast.Lambda:
                 continue
             found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == 1
                      and [a.arg for a in n.args.args] == params]
+            if len({ast.dump(n) for n in found}) > 1:  # the code object does not say which: the first was taken
+                raise ValueError(f"cannot tell which of the {len(found)} lambdas with parameters ({', '.join(params)}) "
+                                 f"on {code.co_filename}:{code.co_firstlineno} is {pyfunc!r}; put each on a line of "
+                                 f"its own, or use a def")
             if found:
                 return found[0]
     raise ValueError(f"cannot find the lambda of {pyfunc!r} in {code.co_filename}:{code.co_firstlineno}")
