@@ -117,3 +117,11 @@ def test_a_big_arrays_repr_is_numpys_summary_a_small_ones_its_values():
         on_gpu = wp.array(np.arange(1001, dtype=np.float64), device="cuda:0")
         assert repr(on_gpu) == repr(big).replace("device=cpu", "device=cuda:0")
         assert repr(wp.array([1.0, 2.0], dtype=float, device="cuda:0")) == "array([1.0, 2.0], dtype=float32, device=cuda:0)"
+
+
+def test_comparisons_are_identity_as_in_warp_and_numpy_compares_values():
+    a, b = wp.array([1.0, 2.0], dtype=wp.float32), wp.array([1.0, 2.0], dtype=wp.float32)
+    assert (a == a) is True and (a == b) is False and (a != b) is True
+    with pytest.raises(TypeError, match="'<' not supported between instances of 'array' and 'array'"):
+        _ = a < b
+    assert np.array_equal(a, b) and np.equal(a, wp.array([1.0, 3.0], dtype=wp.float32)).tolist() == [True, False]
