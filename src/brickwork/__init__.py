@@ -82,6 +82,7 @@ from .errors import (
     TargetUnsupportedError,
     ToolchainError,
 )
+from .lang import build_experimental
 from .lang.build_options import ModuleBuildOptions
 from .lang.function import Function, adjoint, func, func_grad, func_replay
 from .lang.grad import grad

@@ -1,6 +1,7 @@
 """``wp.ModuleBuildOptions`` (Warp 1.19's ``extra_build_options`` module option): a module's preamble and include
-directories reach its kernels' C++ (a ``wp.func_native`` snippet calls what they declare), on the CPU, the emulation
-target and through NVRTC; the preamble, the directories and the dependencies' contents are in the cache key."""
+directories reach its kernels' C++ (a ``wp.func_native`` snippet, or a ``wp.build_experimental.add_builtin``
+function, calls what they declare), on the CPU, the emulation target and through NVRTC; the preamble, the
+directories and the dependencies' contents are in the cache key."""
 
 from __future__ import annotations
 
@@ -18,11 +19,16 @@ HEADER = "namespace addon {\nCUDA_CALLABLE inline float triple(float x) { return
 def tripled(x: float) -> float: ...
 
 
+# Warp's experimental registration: wp.addon_triple(x) in kernels calls addon::triple
+addon_triple = wp.build_experimental.add_builtin("addon_triple", {"x": wp.float32}, wp.float32,
+                                                 native_name="addon::triple")
+
+
 def _kernel():
     @wp.kernel(module="unique")
     def apply_addon(a: wp.array(dtype=float), out: wp.array(dtype=float)):
         i = wp.tid()
-        out[i] = tripled(a[i])
+        out[i] = tripled(a[i]) - wp.addon_triple(a[i] * 2.0)
 
     return apply_addon
 
@@ -53,13 +59,13 @@ def _run(kernel, target: str = "cpu") -> np.ndarray:
 
 def test_the_preamble_and_include_directories_reach_the_kernel_and_its_key(addon_dir):
     wp.set_module_options({"extra_build_options": _options(addon_dir, "0.5")}, module=apply_addon.module)
-    np.testing.assert_array_equal(_run(apply_addon), 3.0 * np.arange(5) + 0.5)
+    np.testing.assert_array_equal(_run(apply_addon), -3.0 * np.arange(5) + 0.5)
     first = pipeline.key_parts(apply_addon, TYPES)["module build options"]
     # another preamble: the kernel is built again at its next launch (as Warp's), under another key
     wp.set_module_options({"extra_build_options": _options(addon_dir, "1.5")}, module=apply_addon.module)
     assert pipeline.key_parts(apply_addon, TYPES)["module build options"] != first
-    np.testing.assert_array_equal(_run(apply_addon, "cuda-emulation"), 3.0 * np.arange(5) + 1.5)
-    np.testing.assert_array_equal(_run(apply_addon), 3.0 * np.arange(5) + 1.5)
+    np.testing.assert_array_equal(_run(apply_addon, "cuda-emulation"), -3.0 * np.arange(5) + 1.5)
+    np.testing.assert_array_equal(_run(apply_addon), -3.0 * np.arange(5) + 1.5)
     # Warp's options come back as they were set; a module without build options keeps its keys as they were
     assert wp.get_module_options(apply_addon.module)["extra_build_options"].extra_cpu_include_dirs == [str(addon_dir)]
     wp.set_module_options({"extra_build_options": None}, module=apply_addon.module)
@@ -74,7 +80,15 @@ def test_a_dependency_s_contents_are_read_when_the_option_is_set(addon_dir):
     dependency.write_text(HEADER.replace("3.0f", "4.0f"))
     assert pipeline.key_parts(apply_addon, TYPES)["module build options"] == first  # read again when set again
     wp.set_module_options({"extra_build_options": options}, module=apply_addon.module)
-    assert pipeline.key_parts(apply_addon, TYPES)["module build options"] != first
+    second = pipeline.key_parts(apply_addon, TYPES)["module build options"]
+    assert second != first
+    wp.set_module_options({"extra_build_options": None}, module=apply_addon.module)
+    # an option put in the module's dict itself (Warp reads the dict when it builds) is read at the next key
+    apply_addon.module.options["extra_build_options"] = options
+    assert pipeline.key_parts(apply_addon, TYPES)["module build options"] == second
+    apply_addon.module.options["extra_build_options"] = wp.ModuleBuildOptions(extra_cpu_include_dirs=["relative"])
+    with pytest.raises(ValueError, match=f"module '{apply_addon.module.name}': ModuleBuildOptions.extra_cpu_include_"):
+        pipeline.key_parts(apply_addon, TYPES)
     wp.set_module_options({"extra_build_options": None}, module=apply_addon.module)
 
 
@@ -119,6 +133,29 @@ def test_bad_build_options_are_refused_by_name_and_change_nothing(addon_dir):
     with pytest.raises(TypeError, match="@kernel for 'refused': the module option 'extra_build_options' must be"):
         wp.kernel(module="unique", module_options={"extra_build_options": 1})(_refused)
     wp.set_module_options({"extra_build_options": None}, module=apply_addon.module)
+
+
+def test_add_builtin_registers_one_signature_per_name_and_refuses_bad_input():
+    again = wp.build_experimental.add_builtin("addon_triple", {"x": wp.float32}, wp.float32, native_name="addon::triple")
+    assert again is addon_triple and wp.addon_triple is addon_triple
+    bad = [(dict(name="addon_triple", input_types={"x": wp.float64}, value_type=wp.float64,
+                 native_name="addon::triple"), RuntimeError,
+            "cannot register conflicting external builtin 'addon_triple' of other input types \\(x: float64\\) -> "
+            "float64 as addon::triple \\(registered: \\(x: float32\\) -> float32 as addon::triple\\)"),
+           (dict(name="addon_triple", input_types={"x": wp.float32}, value_type=wp.float32, native_name="other::f"),
+            RuntimeError, "cannot register conflicting external builtin 'addon_triple' with input types .* as other::f"),
+           (dict(name="sin", input_types={"x": float}), ValueError, "'sin' is a name of brickwork's own \\(wp.sin\\)"),
+           (dict(name="not-valid"), ValueError, "name must be a valid Python identifier, got 'not-valid'"),
+           (dict(name="addon_bad", native_name="addon::bad-name"), ValueError,
+            "native_name must be a qualified C\\+\\+ identifier, got 'addon::bad-name'"),
+           (dict(name="addon_list", input_types=[]), TypeError, "input_types must be a mapping")]
+    for arguments, error, message in bad:
+        with pytest.raises(error, match=f"add_builtin: {message}"):
+            wp.build_experimental.add_builtin(**arguments)
+    assert not any(hasattr(wp, n) for n in ("not-valid", "addon_bad", "addon_list"))
+    assert wp.sin(0.0) == 0.0  # brickwork's own builtin is left as it was
+    with pytest.raises(TypeError, match="can be called in kernels and functions only"):
+        wp.addon_triple(1.0)
 
 
 def _refused(out: wp.array(dtype=float)):

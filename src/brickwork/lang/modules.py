@@ -44,7 +44,8 @@ class Module:
         self.options = dict(DEFAULT_OPTIONS, deterministic=config.deterministic,
                             deterministic_max_records=config.deterministic_max_records, max_unroll=config.max_unroll)
         self._kernels: dict = {}
-        self.build_inputs = None  # what options["extra_build_options"] gave when it was set (build_options.resolve)
+        self._build_inputs = None  # what options["extra_build_options"] gave when it was set (build_options.resolve)
+        self._build_source = None  # the ModuleBuildOptions it was resolved from
 
     #: The globals of the Python module its kernels come from (set by the first kernel; a module loaded
     #: from a file without an entry in sys.modules is found this way).
@@ -85,6 +86,17 @@ class Module:
         for kernel in self.kernels.values():
             if not kernel.is_generic:
                 kernel.get_instance(kernel.concrete_types(), target).ensure_loaded()
+
+    @property
+    def build_inputs(self):
+        """What ``options["extra_build_options"]`` gave when it was set (``build_options.resolve``; None: nothing),
+        resolved again where the option was replaced in the dict itself (Warp reads that dict at the build). The
+        cache keys (targets/keys.py) and the translation units (targets/preambles.py) take it."""
+        chosen = self.options.get("extra_build_options")
+        if chosen is not self._build_source:
+            self._build_inputs = resolve_build_options(chosen, f"module '{self.name}'")
+            self._build_source = chosen
+        return self._build_inputs
 
     def __repr__(self):
         return f"<brickwork module {self.name}>"
@@ -163,13 +175,14 @@ def set_module_options(options: dict, module=None) -> None:
 def update_options(found: Module, options: dict, where: str) -> None:
     """Set ``options`` on the module ``found``; its kernels are built again where an option changes their code."""
     inputs = resolve_build_options(options["extra_build_options"], where) if "extra_build_options" in options \
-        else found.build_inputs  # checked before anything changes
+        else found._build_inputs  # checked before anything changes
     unroll_changed = options.get("max_unroll", found.options.get("max_unroll")) != found.options.get("max_unroll")
     if unroll_changed or "extra_build_options" in options:
         for kernel in found._kernels.values():  # built again at the next launch, with the new code (as Warp's)
             kernel.instances = {}
             kernel.launch_table.clear()
-    found.build_inputs = inputs
+    found._build_inputs = inputs
+    found._build_source = options.get("extra_build_options", found._build_source)
     found.options.update(options)
 
 
