@@ -92,7 +92,8 @@ def lower(fn, callees: list, target: Target | None = None, mode: str = "release"
     return out[-1], out[:-1]
 
 
-def generate(kernel, arg_types, label: str, target: Target | None = None, mode: str = "release") -> tuple[str, dict]:
+def generate(kernel, arg_types, label: str, target: Target | None = None, mode: str = "release",
+             sources: list | None = None) -> tuple[str, dict]:
     """Source text of one instance and its metadata: ``tid_dims``, ``writes`` (the positions of
     the array parameters the kernel may write, checked against read-only arrays at launch), and
     for a GPU-mapped instance ``gpu_launch`` (how to launch it, docs/architecture.md).
@@ -101,9 +102,10 @@ def generate(kernel, arg_types, label: str, target: Target | None = None, mode: 
     (``passes/adjoint.py``) of the typed kernel, before the target's passes: its writes are the
     adjoint arrays only; ``strided`` renders the body for arrays of any innermost stride too
     (``Instance.run_with_general_strides``); ``rankN`` runs a kernel whose ``tid()`` gives fewer than N
-    indices over a launch of N dimensions (``Instance.ranked``)."""
+    indices over a launch of N dimensions (``Instance.ranked``). ``sources``: the kernel's reached sources
+    (``targets.keys.reached_sources``) where its key's walk gave them already."""
     try:
-        return _generate(kernel, arg_types, label, target or current_target(), mode)
+        return _generate(kernel, arg_types, label, target or current_target(), mode, sources)
     except KernelError as e:
         # a user's error: its message gives the kernel's file, line and source line; the compiler's dozen frames
         # between here and the expression at fault would only bury it
@@ -133,13 +135,14 @@ def _relocate_slice_steps(functions: list, line) -> bool:
     return found
 
 
-def _generate(kernel, arg_types, label: str, target: Target, mode: str) -> tuple[str, dict]:
+def _generate(kernel, arg_types, label: str, target: Target, mode: str, sources: list | None) -> tuple[str, dict]:
     base_mode, _, variant = mode.partition(":")
     variants = variant.split("+")
     from .targets.keys import reached_sources
     from .targets.locations import relative
 
-    sources = reached_sources(kernel)  # a line in the entry is relative to its function (targets/locations.py)
+    if not sources:  # a line in the entry is relative to its function (targets/locations.py)
+        sources = reached_sources(kernel)
 
     def line(where: str) -> str:
         return relative(sources, where)
@@ -266,7 +269,8 @@ def _build(batch: list, target: Target, on_trial: set, early: EarlyCompiles, not
                     continue
                 notice.begin(inst.label)
                 try:
-                    text, meta = generate(inst.kernel, inst.arg_types, inst.label, target, inst.mode)
+                    text, meta = generate(inst.kernel, inst.arg_types, inst.label, target, inst.mode,
+                                          getattr(inst, "reached_sources", None))
                 except Exception as e:  # noqa: BLE001 - a user error belongs to its own instance only
                     inst.fail(e)
                     continue
@@ -310,7 +314,8 @@ def _tentative_job(inst, target: Target) -> tuple | None:
             if found is not None:
                 inst.loaded_from(*found)
                 return None
-            text, meta = generate(inst.kernel, inst.arg_types, inst.label, target, inst.mode)
+            text, meta = generate(inst.kernel, inst.arg_types, inst.label, target, inst.mode,
+                                  getattr(inst, "reached_sources", None))
     except Exception:  # noqa: BLE001 - raised again, with its context, at the instance's own launch
         return None
     if caught:

@@ -12,6 +12,7 @@ import pytest
 
 import brickwork as wp
 from brickwork.jit import compile as jit
+from brickwork.targets import keys
 from brickwork.targets.cpu import CPU
 from brickwork.targets.keys import cache_key, key_parts
 
@@ -50,16 +51,27 @@ def _line(path, mark: str) -> str:
     return f"{path}:{next(n for n, line in enumerate(path.read_text().splitlines(), 1) if mark in line)}"
 
 
-def test_zero_steps_name_the_lines_of_the_kernel_that_loaded_the_entry(root, tmp_path):
+def test_zero_steps_name_the_lines_of_the_kernel_that_loaded_the_entry(root, tmp_path, monkeypatch):
     paths = [tmp_path / "first_copy.py", tmp_path / "second_copy.py"]
     kernels = [_module(paths[0], 0).sliced, _module(paths[1], 7).sliced]
     assert _line(paths[0], "kernel's slice") != _line(paths[1], "kernel's slice")
+    walks = []  # fingerprint walks: one of the kernel per launch that builds or loads (the key's; the code generation
+    # and the loader's lines take its reached sources), and one of the module's other kernel, built beside it
+    walk = keys.function_fingerprint
+
+    def counted(source, *a, **k):
+        walks.append(source)
+        return walk(source, *a, **k)
+
+    monkeypatch.setattr(keys, "function_fingerprint", counted)
     a = wp.array([1, 2, 3, 4, 5], dtype=wp.int32)
     calls = None
     for kernel, path in zip(kernels, paths):
         out = wp.full(2, -1, dtype=wp.int32)
         wp.launch(kernel, dim=1, inputs=[a, 2, -1, out])
         assert out.numpy().tolist() == [3, 5]
+        assert [w.qualname for w in walks if w is kernel.source] == ["sliced"]
+        walks.clear()
         if calls is None:
             calls = jit.compiler_calls
         assert jit.compiler_calls == calls  # the second file's kernel loads the first one's entry

@@ -56,6 +56,7 @@ class Instance:
         self.error: Exception | None = None
         self.requested = False  # whether ensure_loaded was called (a launch), not only built as a companion
         self._key: str | None = None
+        self.reached_sources: list = []  # the kernel's source and those its key reached (set with the key)
         self._packers: dict = {}
         self._adjoint: Instance | None = None
         self._general: Instance | None = None
@@ -107,7 +108,9 @@ class Instance:
         if self._key is None:
             from ..targets import keys  # the compiler (pipeline) is imported on a cache miss only
 
-            self.key_parts = keys.key_parts(self.kernel, self.arg_types, self.mode, self.target_object())
+            reached: list = []  # the sources the fingerprint reached (code generation and _where read them)
+            self.key_parts = keys.key_parts(self.kernel, self.arg_types, self.mode, self.target_object(), reached)
+            self.reached_sources = reached
             self._key = keys.cache_key(self.key_parts)
         return self._key
 
@@ -169,7 +172,7 @@ class Instance:
         from ..targets.keys import reached_sources
         from ..targets.locations import absolute
 
-        return absolute(where, source, lambda: reached_sources(self.kernel))
+        return absolute(where, source, lambda: self.reached_sources or reached_sources(self.kernel))
 
     def fail(self, error: Exception) -> None:
         self.error = error

@@ -16,13 +16,14 @@ from ..types.keys import type_key
 from .locations import names_locations
 
 
-def key_parts(kernel, arg_types, mode: str, target) -> dict:
+def key_parts(kernel, arg_types, mode: str, target, sources: list | None = None) -> dict:
     """What the cache key of ``kernel`` for ``arg_types`` on ``target`` in ``mode`` covers. A release build's
     lines are relative to its functions (``locations``); a debug build, or one whose kernel prints a message
     naming file:line itself (``wp.expect_eq``), also covers where the kernel and the functions it reaches are:
     the compiled code holds their file:line, so the same text in another file, or moved in its own, must not
-    reuse its entry."""
-    sources: list = []
+    reuse its entry. ``sources`` (an empty list) receives ``reached_sources(kernel)`` of this walk: a cold
+    build's code generation and a loaded entry's lines take them from there, without walking again."""
+    sources = [] if sources is None else sources
     parts = {
         "mode": mode,
         "brickwork version": __version__, "target": target.name, "compiler and flags": target.identity(),
