@@ -20,13 +20,21 @@ def files_of(folder: Path) -> dict:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+def run_kh(folder: Path, nranks: int) -> dict:
+    done = mpirun(nranks, BRICKWORK, "run", *KH, f'output.dir="{folder}"')
+    assert done.returncode == 0, done.stderr[-3000:]
+    return files_of(folder)
+
+
+@pytest.fixture(scope="module")
+def one_process_files(tmp_path_factory) -> dict:
+    """The one-process run's files, which every rank count is compared with (run once, not per rank count)."""
+    return run_kh(tmp_path_factory.mktemp("vtk") / "1", 1)
+
+
 @pytest.mark.parametrize("nranks", [2, 4])
-def test_vtk_outputs_on_several_ranks_are_the_one_process_files(tmp_path, nranks):
-    runs = {}
-    for n in (1, nranks):
-        done = mpirun(n, BRICKWORK, "run", *KH, f'output.dir="{tmp_path / str(n)}"')
-        assert done.returncode == 0, done.stderr[-3000:]
-        runs[n] = files_of(tmp_path / str(n))
+def test_vtk_outputs_on_several_ranks_are_the_one_process_files(tmp_path, nranks, one_process_files):
+    runs = {1: one_process_files, nranks: run_kh(tmp_path / str(nranks), nranks)}
     assert "kelvin_helmholtz.out.00001.vtm" in runs[1]
     assert b'file="kelvin_helmholtz.out.00001.vtm"' in runs[1]["kelvin_helmholtz.pvd"]  # rank 0 wrote it alone
     assert sum(name.endswith(".vti") for name in runs[1]) == 2 * 9  # two outputs of 9 blocks
@@ -34,7 +42,6 @@ def test_vtk_outputs_on_several_ranks_are_the_one_process_files(tmp_path, nranks
     assert sorted(runs[nranks]) == sorted(runs[1])
     for name, data in runs[1].items():
         assert runs[nranks][name] == data, name
-
 
 
 def test_outputs_that_raise_on_some_ranks_leave_no_vtk_files(tmp_path):
