@@ -57,6 +57,8 @@ def launch_cuda(kernel, dim, args, device, stream=None) -> None:
     if stream is None:
         handle = streams._current.get(device.ordinal)
         handle = 0 if handle is None else handle.cuda_stream
+    elif not hasattr(stream, "cuda_stream"):
+        raise host.not_a_stream(kernel, stream)
     elif stream.device != device:
         raise LaunchError(f"launch of '{kernel.key}' on {device}: the stream belongs to {stream.device}")
     else:

@@ -56,6 +56,13 @@ def _stale(inst) -> bool:
     return inst.config_mode != config.mode or inst.target != config.target
 
 
+def not_a_stream(kernel, stream) -> LaunchError:
+    """The error of a ``stream=`` that is no ``wp.Stream`` (``stream=5`` was "'int' object has no attribute
+    'device'")."""
+    return LaunchError(f"launch of '{getattr(kernel, 'key', kernel)}': stream must be a wp.Stream, got "
+                       f"{type(stream).__name__} {stream!r:.40}")
+
+
 def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None, device=None, stream=None,
            adjoint=False, record_tape=True, record_cmd=False, max_blocks=0, block_dim=256):
     """Run ``kernel`` over ``dim`` threads (an int or a tuple of up to 4 ints).
@@ -89,9 +96,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     if stream is not None and device is None:
         try:
             device = stream.device  # a launch on a stream runs on the stream's device
-        except AttributeError:  # stream=5 was "'int' object has no attribute 'device'"
-            raise LaunchError(f"launch of '{getattr(kernel, 'key', kernel)}': stream must be a wp.Stream, got "
-                              f"{type(stream).__name__} {stream!r:.40}") from None
+        except AttributeError:
+            raise not_a_stream(kernel, stream) from None
     if device is not None and device != "cpu" or _devices._current is not _devices.CPU:
         dev = get_device(device)  # raises for unknown or unavailable devices
         if dev.is_cuda:

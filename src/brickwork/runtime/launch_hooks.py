@@ -76,6 +76,8 @@ def _run(call, kernel, device, backward: bool):
 
 def hooked_launch(kernel, dim, inputs, outputs, device, stream, record_tape, max_blocks, block_dim) -> None:
     """``launch`` with its hooks: the print_launches line, then the launch, timed where a range wants it."""
+    if stream is not None and not hasattr(stream, "cuda_stream"):
+        raise _launch.not_a_stream(kernel, stream)  # before its line is printed
     where = device if device is not None or stream is None else stream.device
     if printing(config.print_launches):
         print_launch(kernel, dim, inputs, outputs, where)
