@@ -79,6 +79,8 @@ def _remove_locks(root: str, older_than: float | None = None) -> list[str]:
     """Remove the lock files no process holds (only those last changed before ``older_than``, if given)."""
     lock_dir = os.path.join(root, "locks")
     removed = []
+    if os.path.islink(lock_dir):  # planted, not brickwork's: its target's files are not swept (clear removes it)
+        return removed
     try:
         names = os.listdir(lock_dir)
     except OSError:
@@ -114,6 +116,8 @@ def _remove_locks(root: str, older_than: float | None = None) -> list[str]:
 def _remove_claims(root: str) -> None:
     """Remove the claims whose builder is gone (``cache._claim_is_stale``)."""
     claim_dir = os.path.join(root, "claims")
+    if os.path.islink(claim_dir):  # as for locks
+        return
     try:
         names = os.listdir(claim_dir)
     except OSError:
@@ -198,7 +202,9 @@ def clear() -> int:
         if not cache._is_ours(name):
             continue
         path = os.path.join(real, name)
-        if name == "locks":
+        if os.path.islink(path):  # brickwork makes no links here: one planted under its names is removed, never
+            _remove_tree(path)  # followed (a shard 'aa' linked to a folder of the user's had its 'aaa...' removed)
+        elif name == "locks":
             _remove_locks(real)
             _remove_if_empty(path)
         elif name == "claims":
