@@ -9,7 +9,7 @@ from ..types.arrays import ArrayType
 from ..types.scalars import is_scalar_type
 from ..types.structs import is_struct_type
 from . import nodes as ir
-from .walk import children, walk
+from .walk import any_node, children, walk
 
 
 def written_params(fn: ir.IRFunction) -> frozenset:
@@ -138,8 +138,17 @@ def atomic_parts(call: ir.IRCall) -> tuple:
 def has_effect(e) -> bool:
     """Whether evaluating expression ``e`` (or the statements of list ``e``) writes memory, advances a
     random state or prints, itself or in a function it calls."""
-    return any(isinstance(n, ir.IRCall) and n.op.startswith(EFFECT_PREFIXES)
-               or isinstance(n, ir.IRFuncCall) and _function_has_effect(n.func) for n in walk(e))
+    return any_node(e, _call_with_effect)
+
+
+def _call_with_effect(n) -> bool:
+    return isinstance(n, ir.IRCall) and n.op.startswith(EFFECT_PREFIXES) \
+        or isinstance(n, ir.IRFuncCall) and _function_has_effect(n.func)
+
+
+def _node_with_effect(n) -> bool:
+    return isinstance(n, (ir.IRPrint, ir.IRAtomicAdd)) or isinstance(n, ir.IRAssign) and _writes_memory(n.target) \
+        or _call_with_effect(n)
 
 
 _FUNCTION_EFFECTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # IRFunction -> has an effect
@@ -150,10 +159,7 @@ def _function_has_effect(fn) -> bool:
     if known is not None:
         return known
     _FUNCTION_EFFECTS[fn] = False  # recursion is rejected by typing; this only guards the walk
-    effect = any(isinstance(n, (ir.IRPrint, ir.IRAtomicAdd))
-                 or isinstance(n, ir.IRAssign) and _writes_memory(n.target)
-                 or isinstance(n, ir.IRCall) and n.op.startswith(EFFECT_PREFIXES)
-                 or isinstance(n, ir.IRFuncCall) and _function_has_effect(n.func) for n in walk(fn.body))
+    effect = any_node(fn.body, _node_with_effect)
     _FUNCTION_EFFECTS[fn] = effect
     return effect
 

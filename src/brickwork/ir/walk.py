@@ -117,6 +117,23 @@ def contains(stmts, node_type) -> bool:
     return False
 
 
+def any_node(stmts, test) -> bool:
+    """Whether ``test(node)`` is true of a node of a tree (or list of statements), parents before children:
+    ``contains`` for a test other than a class (no generator to resume per node, as ``any(... walk(...))`` has)."""
+    stack = list(reversed(stmts)) if isinstance(stmts, list) else [stmts]
+    pushers = _PUSHERS
+    while stack:
+        n = stack.pop()
+        if test(n):
+            return True
+        push = pushers.get(type(n), _UNKNOWN)
+        if push is _UNKNOWN:
+            push = _pusher(type(n))
+        if push is not None:
+            push(n, stack)
+    return False
+
+
 def node_classes(stmts) -> set:
     """The classes of the nodes of a tree (or list of statements): ``contains`` for several classes in one walk."""
     found: set = set()
