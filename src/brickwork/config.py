@@ -68,18 +68,23 @@ class DeterministicMode(enum.IntEnum):
     GPU_TO_GPU = 2  #: the same results on every device as well
 
 
+def _shown(value: str) -> str:
+    """A variable's value as an error message quotes it: a long one (5000 digits) cut to its ends."""
+    return value if len(value) <= 60 else value[:40] + "..." + value[-12:]
+
+
 def _env_int(name: str, default: int | None, minimum: int = 1, maximum: int = 2**31 - 1) -> int | None:
     value = os.environ.get(name)
     if value is None or value == "":
         return default
     try:
         number = int(value)
-    except ValueError:
-        raise SettingError(f"environment variable {name}={value!r} is not an integer") from None
+    except ValueError:  # also more digits than int() reads (sys.get_int_max_str_digits)
+        raise SettingError(f"environment variable {name}={_shown(value)!r} is not an integer") from None
     if number < minimum:
-        raise SettingError(f"environment variable {name}={value!r} must be at least {minimum}")
+        raise SettingError(f"environment variable {name}={_shown(value)!r} must be at least {minimum}")
     if number > maximum:  # counts reach the compiled code as 32-bit integers
-        raise SettingError(f"environment variable {name}={value!r} must be at most {maximum}")
+        raise SettingError(f"environment variable {name}={_shown(value)!r} must be at most {maximum}")
     return number
 
 
@@ -182,9 +187,8 @@ def _default_cache_dir() -> str:
     if explicit:
         path = os.path.abspath(os.path.expanduser(explicit))
         if len(path.encode()) > MAX_CACHE_PATH or any(len(part.encode()) > 255 for part in path.split(os.sep)):
-            shown = explicit if len(explicit) <= 60 else explicit[:40] + "..." + explicit[-12:]
-            raise SettingError(f"environment variable {name}={shown!r} is too long for a directory path (at most "
-                               f"255 bytes a name, {MAX_CACHE_PATH} in all)")
+            raise SettingError(f"environment variable {name}={_shown(explicit)!r} is too long for a directory path "
+                               f"(at most 255 bytes a name, {MAX_CACHE_PATH} in all)")
         return path
     if sys.platform == "darwin":
         base = os.path.expanduser("~/Library/Caches")

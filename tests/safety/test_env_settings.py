@@ -76,3 +76,15 @@ def test_openmp_stacks_that_cannot_be_mapped_are_refused_before_the_first_parall
         monkeypatch.setenv(name, fine)
         assert launch_threads.thread_count() == 2
         monkeypatch.setattr(launch_threads, "_pool_started", False)
+
+
+def test_a_long_value_is_quoted_by_its_ends(monkeypatch):
+    """BRICKWORK_NUM_THREADS of 5000 digits (more than int() reads) was quoted whole: a 5000-character message."""
+    monkeypatch.setenv("BRICKWORK_COMPILE_BATCH", "1" * 5000)
+    with pytest.raises(config.SettingError) as e:
+        config._env_int("BRICKWORK_COMPILE_BATCH", 8)
+    assert str(e.value) == f"environment variable BRICKWORK_COMPILE_BATCH='{'1' * 40}...{'1' * 12}' is not an integer"
+    monkeypatch.setenv("BRICKWORK_COMPILE_BATCH", "9" * 30)
+    with pytest.raises(config.SettingError, match=rf"^environment variable BRICKWORK_COMPILE_BATCH='{'9' * 30}' must "
+                                                  rf"be at most 2147483647$"):
+        config._env_int("BRICKWORK_COMPILE_BATCH", 8)
