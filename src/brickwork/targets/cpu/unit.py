@@ -30,8 +30,8 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str, ge
     out = [f"// brickwork kernel instance {label}", '#include "brickwork.h"', *scan.includes, "namespace {", ""]
     out.extend(struct_declarations(scan))
     for fn in callees:
-        out.extend(_function(r, fn))
-    out.extend(_kernel(r, kernel))
+        out.extend(_function(r, fn, id(fn) in scan.taped))
+    out.extend(_kernel(r, kernel, id(kernel) in scan.taped))
     out.append("}  // namespace")
     out.extend(_entry(kernel, scan.slices_arrays, general_strides))
     if scan.checked:
@@ -49,15 +49,17 @@ class UnitScan:
     - ``slices_arrays``: whether one takes a slice of an array (a view of any innermost stride);
     - ``checked``: whether an access is bounds-checked (debug mode), or a slice's runtime step tested;
     - ``atomic_structs``: the struct types an ``atomic_add`` updates, with the structs nested in them,
-      dependencies first (each gets a ``struct_atomic_add``)."""
+      dependencies first (each gets a ``struct_atomic_add``);
+    - ``taped``: ids of the functions that push onto a tape (a backward kernel whose loops save values)."""
 
-    __slots__ = ("includes", "types", "slices_arrays", "checked", "atomic_structs")
+    __slots__ = ("includes", "types", "slices_arrays", "checked", "atomic_structs", "taped")
 
     def __init__(self, functions: list):
         headers: set = set()
         atomic: set = set()
         self.types: list = []
         self.slices_arrays = self.checked = False
+        self.taped: set = set()
         note, seen = self._note, set()
         for fn in functions:
             for _, t in fn.params:
@@ -78,6 +80,8 @@ class UnitScan:
                         self.checked = self.checked or bool(node.where)  # a runtime step: a zero one is recorded
                     elif node.op == "atomic_add" and is_struct_type(node.type):
                         atomic.add(node.type)
+                elif type(node) is ir.IRPush:
+                    self.taped.add(id(fn))
                 if not self.checked and getattr(node, "checked", False):
                     self.checked = True
         self.includes = [f'#include "{h}"' for h in sorted(headers)]
@@ -156,30 +160,31 @@ def _assigned_before_use(fn: ir.IRFunction) -> set:
     return found
 
 
-def _locals(fn: ir.IRFunction, indent: int) -> list[str]:
+def _locals(fn: ir.IRFunction, indent: int, taped: bool) -> list[str]:
+    """The declarations of ``fn``'s locals; ``taped``: it pushes onto a tape (``UnitScan.taped``)."""
     assigned = _assigned_before_use(fn)
     lines = [" " * indent + f"{c_type(t)} {local(n)}{'' if n in assigned else '{}'};" for n, t in fn.locals.items()]
-    if ir.contains(fn.body, ir.IRPush):  # a backward kernel whose loops save values (passes/adjoint.py)
+    if taped:  # a backward kernel whose loops save values (passes/adjoint.py)
         lines.append(" " * indent + "bw::tape_stack bw_tape;")
     lines += [" " * indent + f"bw::local_buf<{c_type(dtype)}, {count}> {local(n)}{{}};"
               for n, (dtype, count) in fn.buffers.items()]
     return lines
 
 
-def _function(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
+def _function(r: CppRenderer, fn: ir.IRFunction, taped: bool) -> list[str]:
     params = ", ".join(f"{c_type(t)} {local(n)}" for n, t in fn.params)
     # functions inline by default (a kernel's calls cost nothing); @func(inline=False) keeps one out of line
     attribute = "static __attribute__((noinline))" if fn.inline is False \
         else "static inline __attribute__((always_inline))"
     head = f"template <bool UNIT> {attribute} {c_type(fn.return_type)} "
     lines = [f"// {fn.label}", head + f"{fn.name}({params}) {{"]
-    lines += _locals(fn, 4)
+    lines += _locals(fn, 4, taped)
     lines += r.begin(fn).block(fn.body, 4)
     lines += ["}", ""]
     return lines
 
 
-def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
+def _kernel(r: CppRenderer, fn: ir.IRFunction, taped: bool) -> list[str]:
     dims = fn.tid_dims
     params = [(local(n), c_type(t)) for n, t in fn.params]
     split = fn.body[-1] if fn.body and isinstance(fn.body[-1], ir.IRInteriorSplit) else None
@@ -206,7 +211,7 @@ def _kernel(r: CppRenderer, fn: ir.IRFunction) -> list[str]:
             bodies.append(("body_clear", gather.clears, "", []))
     for name, stmts, extra, setup in bodies:
         lines += ["template <bool UNIT>", f"static inline __attribute__((always_inline)) void {name}({sig}{extra}) {{"]
-        lines += _locals(fn, 4)
+        lines += _locals(fn, 4, taped)
         lines += setup
         lines += r.begin(fn).block(stmts, 4)
         lines += ["}", ""]

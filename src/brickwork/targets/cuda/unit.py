@@ -43,10 +43,10 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) ->
            "namespace {", ""]
     out.extend(struct_declarations(scan))
     for fn in callees:
-        out.extend(_function(r, fn))
+        out.extend(_function(r, fn, id(fn) in scan.taped))
     shared = shared_buffers(kernel)
     arena = ir.contains(kernel.body, ir.IRGpuArena)
-    out.extend(_kernel_body(r, kernel, shared, arena))
+    out.extend(_kernel_body(r, kernel, shared, arena, id(kernel) in scan.taped))
     out.append("}  // namespace")
     if not arena:
         out.extend(_entry(kernel, launch, shared, ENTRY_SYMBOL, None))
@@ -66,18 +66,18 @@ def shared_buffers(fn: ir.IRFunction) -> dict:
     return found
 
 
-def _function(r: CudaRenderer, fn: ir.IRFunction) -> list[str]:
+def _function(r: CudaRenderer, fn: ir.IRFunction, taped: bool) -> list[str]:
     """A ``@func`` instance as a ``__device__`` function (templated on unit innermost strides, as on the CPU)."""
     params = ", ".join(f"{c_type(t)} {local(n)}" for n, t in fn.params)
     attribute = "__noinline__" if fn.inline is False else "__forceinline__"  # @func(inline=False): out of line
     lines = [f"// {fn.label}", f"template <bool UNIT> __device__ {attribute} {c_type(fn.return_type)} "
              f"{fn.name}({params}) {{"]
-    lines += _locals(fn, 4)
+    lines += _locals(fn, 4, taped)
     lines += r.begin(fn).block(fn.body, 4)
     return lines + ["}", ""]
 
 
-def _kernel_body(r: CudaRenderer, fn: ir.IRFunction, shared: dict, arena: bool) -> list[str]:
+def _kernel_body(r: CudaRenderer, fn: ir.IRFunction, shared: dict, arena: bool, taped: bool) -> list[str]:
     # The arguments by value: assigning to a parameter stays local to one thread, as in Python.
     sig = [f"{c_type(t)} {local(n)}" for n, t in fn.params]
     sig += [f"const int32_t n{d}" for d in range(fn.tid_dims)]
@@ -86,7 +86,7 @@ def _kernel_body(r: CudaRenderer, fn: ir.IRFunction, shared: dict, arena: bool) 
     lines = ["template <bool UNIT, class ARENA>" if arena else "template <bool UNIT>",
              f"__device__ __forceinline__ void body({', '.join(sig)}) {{"]
     lines += [f"    (void)n{d};" for d in range(fn.tid_dims)]
-    lines += _locals(fn, 4)
+    lines += _locals(fn, 4, taped)
     lines += r.begin(fn).block(fn.body, 4)
     lines += ["}", "", "struct Args {"]
     lines += [f"    {c_type(t)} {local(n)};" for n, t in fn.params] or ["    char unused;"]
