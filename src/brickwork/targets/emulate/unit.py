@@ -111,7 +111,7 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str, ge
     out.extend(struct_declarations(scan))
     cpu = CppRenderer()
     for fn in callees:
-        out.extend(_function(cpu, fn))
+        out.extend(_function(cpu, fn, id(fn) in scan.taped))
     out.extend(_kernel(kernel, launch))
     out.append("}  // namespace")
     out.extend(_entry(kernel, scan.slices_arrays, general_strides))
