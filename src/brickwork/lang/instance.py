@@ -159,6 +159,9 @@ class Instance:
         self.tid_bounds = tuple((*b[:4], self._where(b[4]), *b[5:]) for b in meta.get("tid_bounds", ())) + \
             tuple(tuple(b) for b in meta.get("id_params", ()))
         self.range_bounds = tuple((*b[:4], self._where(b[4]), *b[5:]) for b in meta.get("range_bounds", ()))
+        # built or loaded: the key's walk has served code generation. Its sources hold the functions they were
+        # read from, and with them a loop body's closure (its captured arrays): an error's line walks again
+        self.reached_sources = []
         if self in _pending:
             _pending.remove(self)
 
@@ -180,6 +183,7 @@ class Instance:
         # raise appended the frames it passed through, so a launch repeated after the error (a loop, a notebook
         # cell run again) showed every earlier launch's frames too, and kept them alive with their locals.
         self._error_traceback = error.__traceback__
+        self.reached_sources = []  # as after a load: the sources would keep a loop body's captured arrays alive
         if self in _pending:
             _pending.remove(self)
 
