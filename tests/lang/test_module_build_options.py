@@ -33,8 +33,13 @@ def _kernel():
     return apply_addon
 
 
-apply_addon = _kernel()
-TYPES = apply_addon.concrete_types()
+class Addon:
+    # not a module-level kernel: tests/targets/test_cuda_nvrtc.py compiles those without their module's options,
+    # which this kernel's C++ needs (its NVRTC compile with them is tested here)
+    kernel = _kernel()
+
+
+TYPES = Addon.kernel.concrete_types()
 
 
 @pytest.fixture
@@ -58,38 +63,38 @@ def _run(kernel, target: str = "cpu") -> np.ndarray:
 
 
 def test_the_preamble_and_include_directories_reach_the_kernel_and_its_key(addon_dir):
-    wp.set_module_options({"extra_build_options": _options(addon_dir, "0.5")}, module=apply_addon.module)
-    np.testing.assert_array_equal(_run(apply_addon), -3.0 * np.arange(5) + 0.5)
-    first = pipeline.key_parts(apply_addon, TYPES)["module build options"]
+    wp.set_module_options({"extra_build_options": _options(addon_dir, "0.5")}, module=Addon.kernel.module)
+    np.testing.assert_array_equal(_run(Addon.kernel), -3.0 * np.arange(5) + 0.5)
+    first = pipeline.key_parts(Addon.kernel, TYPES)["module build options"]
     # another preamble: the kernel is built again at its next launch (as Warp's), under another key
-    wp.set_module_options({"extra_build_options": _options(addon_dir, "1.5")}, module=apply_addon.module)
-    assert pipeline.key_parts(apply_addon, TYPES)["module build options"] != first
-    np.testing.assert_array_equal(_run(apply_addon, "cuda-emulation"), -3.0 * np.arange(5) + 1.5)
-    np.testing.assert_array_equal(_run(apply_addon), -3.0 * np.arange(5) + 1.5)
+    wp.set_module_options({"extra_build_options": _options(addon_dir, "1.5")}, module=Addon.kernel.module)
+    assert pipeline.key_parts(Addon.kernel, TYPES)["module build options"] != first
+    np.testing.assert_array_equal(_run(Addon.kernel, "cuda-emulation"), -3.0 * np.arange(5) + 1.5)
+    np.testing.assert_array_equal(_run(Addon.kernel), -3.0 * np.arange(5) + 1.5)
     # Warp's options come back as they were set; a module without build options keeps its keys as they were
-    assert wp.get_module_options(apply_addon.module)["extra_build_options"].extra_cpu_include_dirs == [str(addon_dir)]
-    wp.set_module_options({"extra_build_options": None}, module=apply_addon.module)
-    assert "module build options" not in pipeline.key_parts(apply_addon, TYPES)
+    assert wp.get_module_options(Addon.kernel.module)["extra_build_options"].extra_cpu_include_dirs == [str(addon_dir)]
+    wp.set_module_options({"extra_build_options": None}, module=Addon.kernel.module)
+    assert "module build options" not in pipeline.key_parts(Addon.kernel, TYPES)
 
 
 def test_a_dependency_s_contents_are_read_when_the_option_is_set(addon_dir):
     dependency = addon_dir / "addon.h"
     options = _options(addon_dir, "0.5", extra_build_dependencies=[str(dependency)])
-    wp.set_module_options({"extra_build_options": options}, module=apply_addon.module)
-    first = pipeline.key_parts(apply_addon, TYPES)["module build options"]
+    wp.set_module_options({"extra_build_options": options}, module=Addon.kernel.module)
+    first = pipeline.key_parts(Addon.kernel, TYPES)["module build options"]
     dependency.write_text(HEADER.replace("3.0f", "4.0f"))
-    assert pipeline.key_parts(apply_addon, TYPES)["module build options"] == first  # read again when set again
-    wp.set_module_options({"extra_build_options": options}, module=apply_addon.module)
-    second = pipeline.key_parts(apply_addon, TYPES)["module build options"]
+    assert pipeline.key_parts(Addon.kernel, TYPES)["module build options"] == first  # read again when set again
+    wp.set_module_options({"extra_build_options": options}, module=Addon.kernel.module)
+    second = pipeline.key_parts(Addon.kernel, TYPES)["module build options"]
     assert second != first
-    wp.set_module_options({"extra_build_options": None}, module=apply_addon.module)
+    wp.set_module_options({"extra_build_options": None}, module=Addon.kernel.module)
     # an option put in the module's dict itself (Warp reads the dict when it builds) is read at the next key
-    apply_addon.module.options["extra_build_options"] = options
-    assert pipeline.key_parts(apply_addon, TYPES)["module build options"] == second
-    apply_addon.module.options["extra_build_options"] = wp.ModuleBuildOptions(extra_cpu_include_dirs=["relative"])
-    with pytest.raises(ValueError, match=f"module '{apply_addon.module.name}': ModuleBuildOptions.extra_cpu_include_"):
-        pipeline.key_parts(apply_addon, TYPES)
-    wp.set_module_options({"extra_build_options": None}, module=apply_addon.module)
+    Addon.kernel.module.options["extra_build_options"] = options
+    assert pipeline.key_parts(Addon.kernel, TYPES)["module build options"] == second
+    Addon.kernel.module.options["extra_build_options"] = wp.ModuleBuildOptions(extra_cpu_include_dirs=["relative"])
+    with pytest.raises(ValueError, match=f"module '{Addon.kernel.module.name}': ModuleBuildOptions.extra_cpu_include_"):
+        pipeline.key_parts(Addon.kernel, TYPES)
+    wp.set_module_options({"extra_build_options": None}, module=Addon.kernel.module)
 
 
 def test_merged_keeps_the_first_of_each_path_and_joins_the_preambles():
@@ -115,8 +120,8 @@ def test_merged_keeps_the_first_of_each_path_and_joins_the_preambles():
 
 def test_bad_build_options_are_refused_by_name_and_change_nothing(addon_dir):
     kept = wp.ModuleBuildOptions(extra_cpu_preamble="#define KEPT 1")
-    wp.set_module_options({"extra_build_options": kept}, module=apply_addon.module)
-    key = pipeline.key_parts(apply_addon, TYPES)
+    wp.set_module_options({"extra_build_options": kept}, module=Addon.kernel.module)
+    key = pipeline.key_parts(Addon.kernel, TYPES)
     bad = [({"extra_build_options": "#include <x.h>"}, TypeError,
             "the module option 'extra_build_options' must be a wp.ModuleBuildOptions instance \\(or None\\), got str"),
            ({"extra_build_options": wp.ModuleBuildOptions(extra_cpu_include_dirs=["relative/dir"]), "max_unroll": 3},
@@ -126,13 +131,13 @@ def test_bad_build_options_are_refused_by_name_and_change_nothing(addon_dir):
             ValueError, f"ModuleBuildOptions.extra_build_dependencies must name absolute paths of existing files: '{addon_dir / 'none.h'}' \\(not an existing file\\)")]
     for options, error, message in bad:
         with pytest.raises(error, match=f"set_module_options: {message}"):
-            wp.set_module_options(options, module=apply_addon.module)
-        assert wp.get_module_options(apply_addon.module)["extra_build_options"] is kept
-        assert wp.get_module_options(apply_addon.module)["max_unroll"] == 16
-        assert pipeline.key_parts(apply_addon, TYPES) == key
+            wp.set_module_options(options, module=Addon.kernel.module)
+        assert wp.get_module_options(Addon.kernel.module)["extra_build_options"] is kept
+        assert wp.get_module_options(Addon.kernel.module)["max_unroll"] == 16
+        assert pipeline.key_parts(Addon.kernel, TYPES) == key
     with pytest.raises(TypeError, match="@kernel for 'refused': the module option 'extra_build_options' must be"):
         wp.kernel(module="unique", module_options={"extra_build_options": 1})(_refused)
-    wp.set_module_options({"extra_build_options": None}, module=apply_addon.module)
+    wp.set_module_options({"extra_build_options": None}, module=Addon.kernel.module)
 
 
 def test_add_builtin_registers_one_signature_per_name_and_refuses_bad_input():
