@@ -56,7 +56,12 @@ def public_names(module: types.ModuleType) -> list[str]:
     names = getattr(module, "__all__", None)
     if names is not None:
         return list(names)
-    return sorted(n for n in dir(module) if not n.startswith("_") and not inspect.ismodule(getattr(module, n)))
+    # a program's wp.build_experimental.add_builtin registrations are its own names, not brickwork's
+    from brickwork.lang.build_experimental import _REGISTERED
+
+    added = _REGISTERED if module.__name__ == "brickwork" else {}
+    return sorted(n for n in dir(module)
+                  if not n.startswith("_") and n not in added and not inspect.ismodule(getattr(module, n)))
 
 
 def kind_of(obj) -> str:
