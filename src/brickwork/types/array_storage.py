@@ -5,6 +5,7 @@ pointer, a new allocation (optionally strided), or the data converted (copied, o
 
 from __future__ import annotations
 
+import collections.abc
 import numbers
 
 import numpy as np
@@ -147,3 +148,15 @@ def _to_plain(data):
     if isinstance(data, ScalarBase):
         return data.value
     return data
+
+
+#: Data that numpy turns into one object element (a generator, an iterator, a set, a dict): float()'s or dtype
+#: inference's errors named no cause ("float() argument must be ... not 'generator'")
+_NO_SEQUENCE = (collections.abc.Iterator, set, frozenset, dict)
+
+
+def refuse_unsequenced(data) -> None:
+    """Refuse ``wp.array`` data that numpy would make one object of, naming its type and the fix."""
+    if type(data) not in (list, tuple, np.ndarray) and isinstance(data, _NO_SEQUENCE):
+        raise TypeError(f"Data must be a sequence or array, got a {type(data).__name__} (numpy makes one object "
+                        f"of it): pass a list (wp.array(list(data), ...))")

@@ -8,7 +8,6 @@ allocates or wraps memory (``array_storage.py``). On the CPU an array wraps a nu
 
 from __future__ import annotations
 
-import collections.abc
 import math
 import numbers
 import struct
@@ -24,7 +23,7 @@ from .array_address import data_address
 from .array_arithmetic import install_arithmetic
 from .array_kinds import signed_class
 from .array_shapes import check_array_shape, check_element_bytes, overlapping
-from .array_storage import _scalar_of, _to_plain, converted_for, host_storage
+from .array_storage import _scalar_of, _to_plain, converted_for, host_storage, refuse_unsequenced
 from .array_types import ArrayType, ReadOnly, dense_strides, element_layout, subscript_dtype_ndim, type_name
 from .bfloat16_numpy import as_values
 from .composite import CompositeBase, is_composite_type
@@ -51,11 +50,6 @@ def is_foreign_cuda_array(data) -> bool:
         return getattr(data, "__cuda_array_interface__", None) is not None
     except Exception:  # noqa: BLE001 - a producer whose property fails exports nothing usable
         return False
-
-
-#: Data that numpy turns into one object element (a generator, an iterator, a set, a dict): float()'s or dtype
-#: inference's errors named no cause ("float() argument must be ... not 'generator'")
-_NO_SEQUENCE = (collections.abc.Iterator, set, frozenset, dict)
 
 
 @signed_class
@@ -90,9 +84,7 @@ class array:  # noqa: N801 - Warp's spelling
                 self._init_from_numpy(data, found, owner=None)
                 return
         given = dtype  # Warp's memory tracker names an array made from data by the dtype asked for
-        if type(data) not in (list, tuple, np.ndarray) and isinstance(data, _NO_SEQUENCE):
-            raise TypeError(f"Data must be a sequence or array, got a {type(data).__name__} (numpy makes one object "
-                            f"of it): pass a list (wp.array(list(data), ...))")
+        refuse_unsequenced(data)
         if dtype is typing.Any or dtype is None:
             if data is None:
                 dtype = float32
@@ -116,7 +108,7 @@ class array:  # noqa: N801 - Warp's spelling
         _grad_option(self, kwargs)
 
     def _init_from_numpy(self, arr: np.ndarray, dtype, owner):
-        ntrail = arr.ndim if is_scalar_type(dtype) else arr.ndim - _element_ndim(dtype)
+        ntrail = arr.ndim if is_scalar_type(dtype) else arr.ndim - len(element_layout(dtype)[1])
         if arr.size == 0 and not any(arr.strides):  # numpy's zero strides of empty arrays; Warp has dense ones
             arr = np.lib.stride_tricks.as_strided(arr, strides=dense_strides(arr.shape, arr.itemsize))
         self._grad = None
@@ -404,7 +396,7 @@ class array:  # noqa: N801 - Warp's spelling
             return index_array_view(self, key)
         keys = key if isinstance(key, tuple) else (key,)
         view = self._np[keys]
-        if not isinstance(view, np.ndarray) or view.ndim == _element_ndim(self.dtype):
+        if not isinstance(view, np.ndarray) or view.ndim == len(element_layout(self.dtype)[1]):
             return self._element(view)
         if any(_copies(k) for k in keys):
             raise IndexError(f"array index {key!r} selects a copy (numpy's advanced indexing), not a view: writes "
@@ -550,10 +542,6 @@ def _copies(k) -> bool:
     """Whether numpy's indexing by ``k`` gives a copy: a bool (a new axis, selected or not), a list, an array of
     indices or a mask (a 0-d integer array is an integer)."""
     return isinstance(k, (bool, np.bool_, list)) or isinstance(k, np.ndarray) and (k.ndim > 0 or k.dtype == bool)
-
-
-def _element_ndim(dtype) -> int:
-    return len(element_layout(dtype)[1])
 
 
 class _ArrayNd:
