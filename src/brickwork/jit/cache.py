@@ -450,8 +450,8 @@ def _is_shard(name: str) -> bool:
 
 
 def entries() -> list[dict]:
-    """Every complete entry: key, label and size in bytes (symbolic links, and entries whose metadata is
-    damaged or names another key, are skipped)."""
+    """Every complete entry: key, label and size in bytes (symbolic links, folders under a shard that is not
+    their key's, and entries whose metadata is damaged or names another key, are skipped)."""
     root = cache_root()
     out = []
     try:
@@ -465,6 +465,8 @@ def entries() -> list[dict]:
         except OSError:
             continue
         for key in keys:
+            if not key.startswith(shard):  # no lookup reaches it (a copy under 'ee' was listed twice)
+                continue
             entry = os.path.join(shard_dir, key)
             try:
                 if not stat.S_ISDIR(os.lstat(entry).st_mode):
