@@ -17,7 +17,7 @@ from .. import config
 from .. import device as _devices
 from .. import timing_state as _timing_state
 from ..device import get_device
-from ..errors import LaunchError
+from ..errors import LaunchArgumentError, LaunchError
 from ..lang.determinism import runs_serially
 from ..lang.function import Function
 from ..types.array_kinds import SIGNED
@@ -30,6 +30,7 @@ from .launch_command import Launch
 from .launch_command import grads_for_missing as _grads_for_missing
 from .launch_grid import MAX_EXTENT as _MAX_EXTENT
 from .launch_grid import launch_dims
+from .launch_options import check as _check_options
 from .launch_prepare import CPU_BLOCKS as _CPU_BLOCKS
 from .launch_prepare import prepare as _prepare
 from .launch_rank import MoreExtents, ranked_entry
@@ -72,9 +73,11 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
     runs it later (``cmd.launch()``), with parameters changed by ``set_param_*``. With
     ``adjoint=True`` the kernel's backward kernel runs instead, accumulating into the arrays of
     ``adj_inputs``/``adj_outputs`` (see ``Tape``); a launch inside ``with Tape()`` is recorded.
-    ``max_blocks`` and ``block_dim`` are Warp's CUDA launch shape, taken and not used (a launch runs one thread
-    per point, and ``wp.launch_tiled`` checks its ``block_dim``).
+    ``max_blocks`` and ``block_dim`` are Warp's CUDA launch shape, checked as Warp takes them and not used (a
+    launch runs one thread per point, and ``wp.launch_tiled`` checks its ``block_dim``).
     """
+    if block_dim != 256 or max_blocks != 0 or record_tape is not True:  # int compares: nothing on the fast path
+        _check_options(kernel, block_dim, max_blocks, record_tape)
     if adjoint or record_cmd:
         _check_kernel(kernel)
     if adjoint:
@@ -99,7 +102,11 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
         except AttributeError:
             raise not_a_stream(kernel, stream) from None
     if device is not None and device != "cpu" or _devices._current is not _devices.CPU:
-        dev = get_device(device)  # raises for unknown or unavailable devices
+        try:
+            dev = get_device(device)  # raises for unknown or unavailable devices
+        except ValueError as e:  # not a device: name the launch and the argument (a ValueError still)
+            raise LaunchArgumentError(f"launch of '{getattr(kernel, 'key', kernel)}': device={device!r:.40}: "
+                                      f"{e}") from None
         if dev.is_cuda:
             _check_kernel(kernel)
             if runs_serially(kernel):  # one-thread order is the CPU's; GPU atomics keep no order
