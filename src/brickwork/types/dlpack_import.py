@@ -1,5 +1,7 @@
 """``wp.from_dlpack``: DLPack import, a writable numpy view of a host tensor's capsule (DLPack 0.x
-``DLManagedTensor``, read with ctypes), and the element type rules of Warp's ``from_dlpack``.
+``DLManagedTensor`` or 1.x ``DLManagedTensorVersioned``, read with ctypes), and the element type rules of Warp's
+``from_dlpack``. A producer is asked for a 1.x capsule first (``max_version=(1, 0)``), whose read-only flag is
+honoured: numpy >= 2.1 exports read-only arrays so, and refuses them to a 0.x consumer.
 
 numpy's own ``from_dlpack`` makes the view of an unversioned capsule read-only and knows no bfloat16;
 Warp's import is writable and maps every DLPack element type it has, so brickwork reads the capsule
@@ -17,6 +19,7 @@ from .dlpack_export import (
     _NAME,
     KDL_CUDA,
     DLManagedTensor,
+    DLTensor,
     _capsule_pointer,
     _capsule_valid,
     contiguous_strides,
@@ -35,6 +38,46 @@ _INTEGERS = {scalars.int8, scalars.int16, scalars.int32, scalars.int64, scalars.
 
 _capsule_set_name = ctypes.pythonapi["PyCapsule_SetName"]
 _capsule_set_name.restype, _capsule_set_name.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]
+
+_VERSIONED = b"dltensor_versioned"
+_READ_ONLY = 1  # DLPACK_FLAG_BITMASK_READ_ONLY
+_MAX_VERSION = (1, 0)  # what brickwork reads: any 1.x (a minor version only adds to the structure's end)
+
+
+class DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    pass
+
+
+DLManagedTensorVersioned._fields_ = [
+    ("version", DLPackVersion), ("manager_ctx", ctypes.c_void_p),
+    ("deleter", ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensorVersioned))), ("flags", ctypes.c_uint64),
+    ("dl_tensor", DLTensor)]
+
+
+def capsule_of(source, **kwargs):
+    """``source.__dlpack__``'s capsule, a 1.x one where the producer takes ``max_version`` (DLPack's way to ask:
+    a producer that does not know the keyword raises ``TypeError``, and is asked again without it)."""
+    try:
+        return source.__dlpack__(max_version=_MAX_VERSION, **kwargs)
+    except TypeError:
+        return source.__dlpack__(**kwargs)
+
+
+def _read_only(managed) -> bool:
+    """Whether the producer lent its memory read-only: the 1.x flag, or brickwork's own 0.x export of
+    read-only memory (``read_only_exports``)."""
+    m = managed.contents
+    return bool(getattr(m, "flags", 0) & _READ_ONLY) or m.manager_ctx in read_only_exports
+
+
+def _consume(cap, managed) -> None:
+    """Rename ``cap`` as DLPack's consumers do: the capsule no longer calls the deleter (its new owner does)."""
+    used = b"used_dltensor_versioned" if isinstance(managed.contents, DLManagedTensorVersioned) else b"used_dltensor"
+    _capsule_set_name(id(cap), used)
 
 
 def source_device(source) -> tuple[int, int]:
@@ -61,9 +104,18 @@ def _device_number(n) -> int:
 
 
 def _managed(cap):
+    """A pointer to the capsule's ``DLManagedTensor`` or ``DLManagedTensorVersioned`` (both have ``dl_tensor``,
+    ``manager_ctx`` and ``deleter``)."""
+    if type(cap).__name__ == "PyCapsule" and _capsule_valid(id(cap), _VERSIONED):
+        managed = ctypes.cast(_capsule_pointer(id(cap), _VERSIONED), ctypes.POINTER(DLManagedTensorVersioned))
+        version = managed.contents.version
+        if version.major != _MAX_VERSION[0]:  # another layout: nothing past the version may be read
+            raise ValueError(f"wp.from_dlpack: the capsule is of DLPack {version.major}.{version.minor}; brickwork "
+                             f"reads DLPack 0.x and 1.x capsules")
+        return managed
     if type(cap).__name__ != "PyCapsule" or not _capsule_valid(id(cap), _NAME):
-        raise ValueError("not an unconsumed DLPack capsule (a 'dltensor' PyCapsule; one already imported is "
-                         "named 'used_dltensor' and cannot be imported again)")
+        raise ValueError("not an unconsumed DLPack capsule (a 'dltensor' or 'dltensor_versioned' PyCapsule; one "
+                         "already imported is named 'used_dltensor' and cannot be imported again)")
     return ctypes.cast(_capsule_pointer(id(cap), _NAME), ctypes.POINTER(DLManagedTensor))
 
 
@@ -104,8 +156,8 @@ class _Producer:
 
 def host_view(cap, scalar) -> np.ndarray:
     """A writable view of the host tensor in ``cap`` with ``scalar``'s numpy type (of the tensor's element
-    size: ``element_type`` checked it), read-only where brickwork exported read-only memory; the capsule is consumed
-    (renamed ``used_dltensor``)."""
+    size: ``element_type`` checked it), read-only where the producer lent it read-only (``_read_only``); the
+    capsule is consumed (renamed ``used_dltensor`` or ``used_dltensor_versioned``)."""
     managed = _managed(cap)
     t = managed.contents.dl_tensor
     dtype = np.dtype(scalars.dtype_to_numpy(scalar))
@@ -120,7 +172,7 @@ def host_view(cap, scalar) -> np.ndarray:
         raise ValueError(f"wp.from_dlpack: the capsule's tensor of shape {shape} has a null data pointer")
     steps = [int(t.strides[d]) for d in range(t.ndim)] if t.strides else contiguous_strides(shape)
     owner = _Producer(managed)
-    _capsule_set_name(id(cap), b"used_dltensor")  # ours now: the capsule no longer calls the deleter
+    _consume(cap, managed)  # ours now: the capsule no longer calls the deleter
     if 0 in shape:
         return np.empty(shape, dtype)
     lo = sum(min(0, (n - 1) * s) for n, s in zip(shape, steps))
@@ -129,13 +181,13 @@ def host_view(cap, scalar) -> np.ndarray:
     memory = (ctypes.c_char * ((hi - lo + 1) * dtype.itemsize)).from_address(start)
     memory._producer = owner  # the views' base chain ends in `memory`, which keeps the producer
     flat = np.frombuffer(memory, dtype=dtype)
-    writable = managed.contents.manager_ctx not in read_only_exports
+    writable = not _read_only(managed)
     return np.lib.stride_tricks.as_strided(flat[-lo:], shape, [s * dtype.itemsize for s in steps], writeable=writable)
 
 
 def import_host(source, dtype) -> tuple[np.ndarray, object]:
     """(view, brickwork dtype) of a host producer or capsule for ``view_numpy``."""
-    cap = source if type(source).__name__ == "PyCapsule" else source.__dlpack__()
+    cap = source if type(source).__name__ == "PyCapsule" else capsule_of(source)
     if type(cap).__name__ != "PyCapsule":
         raise TypeError(f"Expected a valid DLPack capsule, got {type(cap).__name__}")
     scalar = element_type(cap, dtype)
@@ -163,7 +215,7 @@ def _import_cuda(source, dtype, device_id: int):
     if type(source).__name__ != "PyCapsule" and not hasattr(source, "__dlpack__"):
         raise TypeError(f"wp.from_dlpack needs an object with __dlpack__ or a DLPack capsule, got "
                         f"{type(source).__name__} (it has __dlpack_device__ only)")
-    cap = source if type(source).__name__ == "PyCapsule" else source.__dlpack__(stream=1)
+    cap = source if type(source).__name__ == "PyCapsule" else capsule_of(source, stream=1)
     scalar = element_type(cap, dtype)
     managed = _managed(cap)
     t = managed.contents.dl_tensor
@@ -176,7 +228,7 @@ def _import_cuda(source, dtype, device_id: int):
     comp = np.dtype(scalars.dtype_to_numpy(scalar))
     out = view(int(t.data or 0) + int(t.byte_offset), shape, comp, scalar if dtype is None else dtype,
                device_id, None, "wp.from_dlpack: the CUDA tensor",
-               read_only=managed.contents.manager_ctx in read_only_exports)
+               read_only=_read_only(managed))
     out._alloc.owner = _Producer(managed)  # only now: a refused import leaves the deleter to the capsule
-    _capsule_set_name(id(cap), b"used_dltensor")  # ours now: the array's owner calls the deleter
+    _consume(cap, managed)  # ours now: the array's owner calls the deleter
     return out
