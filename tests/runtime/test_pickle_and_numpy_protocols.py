@@ -122,6 +122,6 @@ def test_a_big_arrays_repr_is_numpys_summary_a_small_ones_its_values():
 def test_comparisons_are_identity_as_in_warp_and_numpy_compares_values():
     a, b = wp.array([1.0, 2.0], dtype=wp.float32), wp.array([1.0, 2.0], dtype=wp.float32)
     assert (a == a) is True and (a == b) is False and (a != b) is True
-    with pytest.raises(TypeError, match="'<' not supported between instances of 'array' and 'array'"):
+    with pytest.raises(TypeError, match=r"^comparing an array \('<'\) is not mapped on the host"):
         _ = a < b
     assert np.array_equal(a, b) and np.equal(a, wp.array([1.0, 3.0], dtype=wp.float32)).tolist() == [True, False]

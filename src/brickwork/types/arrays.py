@@ -22,6 +22,7 @@ from . import array_display, recording
 from .array_address import data_address
 from .array_arithmetic import install_arithmetic
 from .array_kinds import signed_class
+from .array_numpy_hints import install_numpy_hints
 from .array_shapes import check_array_shape, check_element_bytes, overlapping
 from .array_storage import _scalar_of, _to_plain, converted_for, host_storage, refuse_unsequenced
 from .array_types import ArrayType, ReadOnly, dense_strides, element_layout, subscript_dtype_ndim, type_name
@@ -536,6 +537,7 @@ class array:  # noqa: N801 - Warp's spelling
 
 
 install_arithmetic(array)
+install_numpy_hints(array)
 
 
 def _copies(k) -> bool:

@@ -24,6 +24,7 @@ from . import recording
 from .array_arithmetic import install_arithmetic
 from .array_constructors import empty
 from .array_kinds import GatheredView, signed_class
+from .array_numpy_hints import install_numpy_hints
 from .array_types import ReadOnly
 from .arrays import ArrayType, array, check_same_dtype, subscript_dtype_ndim, type_name
 from .fabric_arrays import fabric_packed_size, fabricarray, indexedfabricarray
@@ -269,6 +270,7 @@ def _check_indices(data: array, indices) -> list:
 
 
 install_arithmetic(indexedarray)
+install_numpy_hints(indexedarray)
 
 #: Every kind of array value a kernel parameter takes (and their subclasses)
 ARRAY_KINDS = (array, indexedarray, fabricarray, indexedfabricarray)
