@@ -120,6 +120,10 @@ def from_numpy(arr, dtype=None, shape=None, device=None, **kwargs) -> array:
 def view_numpy(arr, dtype=None, shape=None, device=None, copy=False, **kwargs) -> array:
     """``from_numpy``'s dtypes over ``arr``'s memory where it can (on the CPU, elements a whole number of elements
     apart: DLPack imports and numpy launch arguments, which kernels write through); a copy where it cannot."""
+    if not isinstance(arr, np.ndarray) and hasattr(arr, "__array_interface__"):
+        from .array_interface_import import described_view
+
+        arr = described_view(arr)  # its description checked before numpy reads it
     arr = np.asarray(arr)
     if dtype is None:
         dtype = infer_dtype(arr)

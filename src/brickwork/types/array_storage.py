@@ -51,10 +51,16 @@ def host_storage(data, dtype, shape, copy: bool, kwargs: dict) -> tuple:
         source = data
         if isinstance(data, array):
             data = data._np
-        elif not copy and not isinstance(data, np.ndarray) and _describes_memory(data):
+        elif not isinstance(data, np.ndarray) and hasattr(data, "__array_interface__"):
             # memory another object describes (its read-only flag kept): viewed, as a numpy array is, not
-            # copied, so that the kernel's writes reach it and a read-only one refuses them
-            data = source = np.asarray(data)
+            # copied unless asked, so that the kernel's writes reach it and a read-only one refuses them
+            from .array_interface_import import described_view
+
+            data = described_view(data)
+            if not copy:
+                source = data
+        elif not copy and not isinstance(data, np.ndarray) and _describes_memory(data):
+            data = source = np.asarray(data)  # __array_struct__: numpy reads it (a C structure)
         if isinstance(data, np.ndarray) and _scalar_of(dtype) is bfloat16 and is_ml_bfloat16(data.dtype):
             data = data.view(np.uint16)  # ml_dtypes' bfloat16 values: their bits, in the same memory
         if isinstance(data, np.ndarray):
