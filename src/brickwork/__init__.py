@@ -205,7 +205,7 @@ _install_host_builtins()  # wp.rand_init(42), wp.randf(state), ... from Python: 
 _LAZY_SUBPACKAGES = ("mesh", "la", "io", "apps", "optim", "sparse", "geometry")
 #: Names whose modules are imported on first access (ctypes set-up, struct types: start-up time).
 _LAZY_FUNCTIONS = {"from_dlpack": "types.dlpack_import", "to_dlpack": "types.dlpack_export",
-                   "from_ptr": "types.array_from_pointer",  # Warp's deprecated pointer-to-pointer arrays
+                   "from_ptr": "runtime.array_from_pointer",  # Warp's deprecated pointer-to-pointer arrays
                    # PyTorch interop: torch itself is imported by these functions only
                    **{name: "interop.torch" for name in ("from_torch", "to_torch", "device_from_torch",
                                                          "device_to_torch", "dtype_from_torch", "dtype_to_torch",

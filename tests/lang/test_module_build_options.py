@@ -140,12 +140,12 @@ def test_bad_build_options_are_refused_by_name_and_change_nothing(addon_dir):
     wp.set_module_options({"extra_build_options": None}, module=Addon.kernel.module)
 
 
-def test_add_builtin_registers_one_signature_per_name_and_refuses_bad_input():
+def test_add_builtin_refuses_a_conflicting_signature_and_bad_input():
     again = wp.build_experimental.add_builtin("addon_triple", {"x": wp.float32}, wp.float32, native_name="addon::triple")
-    assert again is addon_triple and wp.addon_triple is addon_triple
-    bad = [(dict(name="addon_triple", input_types={"x": wp.float64}, value_type=wp.float64,
+    assert again is addon_triple and wp.addon_triple is addon_triple and len(addon_triple.overloads) == 1
+    bad = [(dict(name="addon_triple", input_types={"x": wp.float32}, value_type=wp.float64,
                  native_name="addon::triple"), RuntimeError,
-            "cannot register conflicting external builtin 'addon_triple' of other input types \\(x: float64\\) -> "
+            "cannot register conflicting external builtin 'addon_triple' with input types \\(x: float32\\) -> "
             "float64 as addon::triple \\(registered: \\(x: float32\\) -> float32 as addon::triple\\)"),
            (dict(name="addon_triple", input_types={"x": wp.float32}, value_type=wp.float32, native_name="other::f"),
             RuntimeError, "cannot register conflicting external builtin 'addon_triple' with input types .* as other::f"),
@@ -161,6 +161,56 @@ def test_add_builtin_registers_one_signature_per_name_and_refuses_bad_input():
     assert wp.sin(0.0) == 0.0  # brickwork's own builtin is left as it was
     with pytest.raises(TypeError, match="can be called in kernels and functions only"):
         wp.addon_triple(1.0)
+    assert len(addon_triple.overloads) == 1
+
+
+# Overloads of one name (Warp's registry takes them): C++ picks scale::twice by its argument's type, brickwork
+# the registration by the kernel's argument types (exactly, else the first a number literal converts to)
+SCALE = ("namespace scale {\nCUDA_CALLABLE inline float twice(float x) { return 2.0f * x; }\n"
+         "CUDA_CALLABLE inline double twice(double x) { return 2.0 * x + 0.25; }\n"
+         "CUDA_CALLABLE inline int twice(int x) { return 2 * x + 1; }\n}\n")
+for scale_type in (wp.float32, wp.float64, wp.int32):
+    addon_twice = wp.build_experimental.add_builtin("addon_twice", {"x": scale_type}, scale_type,
+                                                    native_name="scale::twice")
+addon_twice_f64 = wp.build_experimental.add_builtin("addon_twice_f64", {"x": wp.float64}, wp.float64,
+                                                    native_name="scale::twice")
+
+
+def _overloads_kernel():
+    options = {"extra_build_options": wp.ModuleBuildOptions(extra_cpu_preamble=SCALE, extra_cuda_preamble=SCALE)}
+
+    @wp.kernel(module="unique", module_options=options)
+    def twice_each(a: wp.array(dtype=wp.float32), b: wp.array(dtype=wp.float64), c: wp.array(dtype=wp.int32),
+                   out_a: wp.array(dtype=wp.float32), out_b: wp.array(dtype=wp.float64), out_c: wp.array(dtype=wp.int32)):
+        i = wp.tid()
+        out_a[i] = wp.addon_twice(a[i])
+        out_b[i] = wp.addon_twice(b[i]) + wp.addon_twice_f64(2)  # the literal 2 becomes the float64 parameter
+        out_c[i] = wp.addon_twice(c[i])
+
+    @wp.kernel(module="unique", module_options=options)
+    def twice_vector(v: wp.array(dtype=wp.vec3)):
+        v[0] = wp.addon_twice(v[0])
+
+    return twice_each, twice_vector
+
+
+def test_add_builtin_overloads_are_chosen_by_argument_types():
+    twice_each, twice_vector = _overloads_kernel()
+    assert wp.addon_twice is addon_twice and [c[0][0][1] for c, _ in addon_twice.overloads] == [
+        wp.float32, wp.float64, wp.int32]
+    a, b = wp.array(np.arange(4, dtype=np.float32)), wp.array(np.arange(4, dtype=np.float64))
+    c = wp.array(np.arange(4, dtype=np.int32))
+    outs = [wp.zeros(4, dtype=t) for t in (wp.float32, wp.float64, wp.int32)]
+    wp.launch(twice_each, dim=4, inputs=[a, b, c, *outs])
+    np.testing.assert_array_equal(outs[0].numpy(), 2.0 * np.arange(4))
+    np.testing.assert_array_equal(outs[1].numpy(), 2.0 * np.arange(4) + 0.25 + 4.25)
+    np.testing.assert_array_equal(outs[2].numpy(), 2 * np.arange(4) + 1)
+    v = wp.array(np.ones((1, 3), dtype=np.float32), dtype=wp.vec3)
+    with pytest.raises(wp.KernelTypeError, match="wp.addon_twice\\(\\): no overload takes arguments \\(vec3f\\); "
+                       "registered: \\(x: float32\\) -> float32 as scale::twice; \\(x: float64\\)") as error:
+        wp.launch(twice_vector, dim=1, inputs=[v])
+    assert "test_module_build_options.py" in str(error.value)
+    np.testing.assert_array_equal(v.numpy(), np.ones((1, 3)))
 
 
 def _refused(out: wp.array(dtype=float)):

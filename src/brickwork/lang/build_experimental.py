@@ -1,9 +1,11 @@
 """``wp.build_experimental.add_builtin``: a C++ function (of a module's ``wp.ModuleBuildOptions`` preamble or
 its headers) called in kernels as ``wp.<name>(...)``, as Warp 1.19's experimental API registers one.
 
-brickwork makes it a ``wp.func_native`` function whose snippet calls ``native_name`` with the parameters:
-no gradient flows through it, and Python cannot call it. One signature per name (Warp's registry takes
-overloads of other parameter types); Warp's ``add_native_type`` (C++ structs as kernel values) is not here.
+brickwork makes each signature a ``wp.func_native`` function whose snippet calls ``native_name`` with the
+parameters: no gradient flows through it, and Python cannot call it. Registering the name again with other
+parameter types adds an overload, as Warp's registry does: a call takes the first overload its arguments' types
+match exactly, else the first one number literals convert to. Warp's ``add_native_type`` (C++ structs as kernel
+values) is not here.
 """
 
 from __future__ import annotations
@@ -13,19 +15,39 @@ import re
 import sys
 from collections.abc import Mapping
 
+from ..errors import KernelTypeError
+from ..frontend.intrinsics import INTRINSICS
 from ..types.arrays import type_name
 from ..types.scalars import python_annotation_type
-from .native import NativeFunction
+from .native import NativeFunction, argument_fit, call_with_values
 
 _NATIVE_NAME = re.compile(r"(::)?[A-Za-z_]\w*(::[A-Za-z_]\w*)*")
-_REGISTERED: dict = {}  # name -> (its input types, return type, native name, the NativeFunction)
+_REGISTERED: dict = {}  # name -> its ExternalBuiltin
+
+
+class ExternalBuiltin:
+    """``wp.<name>`` of ``add_builtin``: its overloads, in the order they were registered, each a
+    ``(input types, return type, native name)`` contract and the ``wp.func_native`` function calling it."""
+
+    def __init__(self, name: str, doc: str):
+        self.key = self.__name__ = self.__qualname__ = name
+        self.__doc__ = doc or None
+        self.overloads: list = []
+
+    def __repr__(self):
+        return f"<wp.build_experimental.add_builtin {self.key}: {'; '.join(_shown(c) for c, _ in self.overloads)}>"
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"wp.{self.key} is a C++ function registered with wp.build_experimental.add_builtin: it can "
+                        f"be called in kernels and functions only")
 
 
 def add_builtin(name: str, input_types: Mapping | None = None, value_type=None, *, native_name: str | None = None,
                 doc: str = ""):
     """Make the C++ function ``native_name`` (default ``wp::<name>``) of parameters ``input_types`` (an ordered
-    mapping of names to types) returning ``value_type`` (None: void) callable in kernels as ``wp.<name>``.
-    Registering the same signature and C++ name again returns the first function."""
+    mapping of names to types) returning ``value_type`` (None: void) callable in kernels as ``wp.<name>``, and
+    return ``wp.<name>``. Other input types add an overload; the same ones with another result or C++ name are a
+    ``RuntimeError``, and the same signature and C++ name again change nothing."""
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"add_builtin: name must be a valid Python identifier, got {name!r}")
     input_types = {} if input_types is None else input_types
@@ -41,23 +63,49 @@ def add_builtin(name: str, input_types: Mapping | None = None, value_type=None, 
         raise ValueError(f"add_builtin: native_name must be a qualified C++ identifier, got {native_name!r}")
     contract = (tuple(input_types.items()), value_type, native_name)
     package = sys.modules[__name__.split(".")[0]]
-    found = _REGISTERED.get(name)
-    if found is not None:
-        if found[:3] == contract:
-            return found[3]
-        same_inputs = found[0] == contract[0]
-        raise RuntimeError(f"add_builtin: cannot register conflicting external builtin '{name}' "
-                           f"{'with input types' if same_inputs else 'of other input types'} {_shown(contract)} "
-                           f"(registered: {_shown(found)}); brickwork keeps one signature per name")
-    if hasattr(package, name):
+    builtin = _REGISTERED.get(name)
+    if builtin is None and hasattr(package, name):
         raise ValueError(f"add_builtin: '{name}' is a name of brickwork's own (wp.{name}); choose another")
+    for found, _ in builtin.overloads if builtin is not None else ():
+        if found == contract:
+            return builtin
+        if found[0] == contract[0]:  # other parameter types are another overload; the same ones conflict
+            raise RuntimeError(f"add_builtin: cannot register conflicting external builtin '{name}' with input "
+                               f"types {_shown(contract)} (registered: {_shown(found)})")
     params = ", ".join(input_types)
     call = f"{native_name}({params});"
     function = NativeFunction(_typed_stub(name, input_types, value_type, doc),
                               call if value_type is None else f"return {call}")
-    _REGISTERED[name] = (*contract, function)
-    setattr(package, name, function)  # kernels find it as wp.<name>
-    return function
+    if builtin is None:
+        builtin = _REGISTERED[name] = ExternalBuiltin(name, doc)
+        setattr(package, name, builtin)  # kernels find it as wp.<name>
+    builtin.overloads.append((contract, function))
+    return builtin
+
+
+def _call(typer, builtin: ExternalBuiltin, node):
+    """The call of the first overload the arguments match exactly, else of the first that literals convert to."""
+    if node.keywords:
+        raise typer.error(KernelTypeError, f"wp.{builtin.key}(): an add_builtin function takes positional arguments "
+                          f"only", node)
+    values = [typer.value(arg_node) for arg_node in node.args]
+    fits = [(function, [argument_fit(declared, value, arg_node)
+                        for (_, declared), value, arg_node in zip(function.params, values, node.args)])
+            for _, function in builtin.overloads if len(function.params) == len(values)]
+    for wanted in ({"exact"}, {"exact", "literal"}):
+        for function, fit in fits:
+            if set(fit) <= wanted:
+                return call_with_values(typer, function, node, values)
+    given = ", ".join(type_name(v.type) for v in values)
+    raise typer.error(KernelTypeError, f"wp.{builtin.key}(): no overload takes arguments ({given}); registered: "
+                      f"{'; '.join(_shown(c) for c, _ in builtin.overloads)}", node)
+
+
+def _fingerprint(builtin: ExternalBuiltin, seen: set) -> str:
+    return f"add_builtin {builtin.key}: " + "; ".join(f"{_shown(c)} {f.c_name}" for c, f in builtin.overloads)
+
+
+INTRINSICS.register(ExternalBuiltin, call=_call, fingerprint=_fingerprint)
 
 
 def _shown(contract) -> str:

@@ -179,29 +179,41 @@ def func_native(snippet: str, adj_snippet: str | None = None, replay_snippet: st
 
 
 def _call(typer, f: NativeFunction, node):
-    from .. import ir  # the compiler's side: lazy (import brickwork stays light)
     if node.keywords:
         raise typer.error(KernelTypeError, f"{f.__name__}(): a wp.func_native function takes positional arguments "
                           f"only", node)
     if len(node.args) != len(f.params):
         raise typer.error(KernelTypeError, f"{f.__name__}() takes {len(f.params)} arguments {f.signature()}, got "
                           f"{len(node.args)}", node)
+    return call_with_values(typer, f, node, [typer.value(arg_node) for arg_node in node.args])
+
+
+def argument_fit(declared, value, arg_node) -> str | None:
+    """How a kernel value fits a parameter of type ``declared``: ``"exact"``, ``"literal"`` (a number literal
+    that takes the parameter's scalar type) or None (it does not)."""
+    t = declared.type if isinstance(declared, RefType) else declared
+    if value.type is t or (isinstance(t, ArrayType) and isinstance(value.type, ArrayType) and value.type == t):
+        return "exact"
+    from .. import ir  # the compiler's side: lazy (import brickwork stays light)
+    if not isinstance(declared, RefType) and isinstance(value, ir.IRConst) and is_scalar_type(t) \
+            and is_scalar_type(value.type) and not isinstance(arg_node, ast.Name):
+        return "literal"
+    return None
+
+
+def call_with_values(typer, f: NativeFunction, node, values: list):
+    """The call of ``f`` with its arguments' kernel ``values`` (evaluated once by the caller)."""
+    from .. import ir  # the compiler's side: lazy (import brickwork stays light)
     args = []
-    for (name, declared), (_, t), arg_node in zip(f.params, f.value_params, node.args):
-        value = typer.value(arg_node)
-        if isinstance(declared, RefType) and value.type is not t:  # no conversion: the place itself is assigned
+    for (name, declared), (_, t), arg_node, value in zip(f.params, f.value_params, node.args, values):
+        fit = argument_fit(declared, value, arg_node)
+        if isinstance(declared, RefType) and fit is None:  # no conversion: the place itself is assigned
             raise typer.error(KernelTypeError, f"{f.__name__}(): wp.ref[{type_name(t)}] argument '{name}' must be "
                               f"a place of type {type_name(t)}, got {type_name(value.type)}", node)
-        if value.type is not t:
-            if isinstance(value, ir.IRConst) and is_scalar_type(t) and is_scalar_type(value.type) \
-                    and not isinstance(arg_node, ast.Name):  # a literal takes the parameter's type
-                value = ir.IRConst(value.value, t)
-            elif isinstance(t, ArrayType) and isinstance(value.type, ArrayType) and value.type == t:
-                pass
-            else:
-                raise typer.error(KernelTypeError, f"{f.__name__}(): argument '{name}' must be {type_name(t)}, got "
-                                  f"{type_name(value.type)}", node)
-        args.append(value)
+        if fit is None:
+            raise typer.error(KernelTypeError, f"{f.__name__}(): argument '{name}' must be {type_name(t)}, got "
+                              f"{type_name(value.type)}", node)
+        args.append(ir.IRConst(value.value, t) if fit == "literal" else value)
     fn = f.instantiate(typer.context)
     call = ir.IRFuncCall(fn, args, fn.return_type)
     if not f.references:

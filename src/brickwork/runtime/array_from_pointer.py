@@ -11,7 +11,9 @@ from __future__ import annotations
 import ctypes
 import numbers
 
-from ..runtime.warp_warnings import warn
+from ..types.arrays import array
+from ..types.type_sizes import type_size_in_bytes
+from .warp_warnings import warn
 
 _DEPRECATED = ("This version of wp.from_ptr() is deprecated: it reads the data's address from the pointer "
                "ptr points to (OmniGraph's convention). Pass that address itself to the array "
@@ -24,8 +26,6 @@ def from_ptr(ptr, length, dtype=None, shape=None, device=None):
     the caller's, and the array has no gradient. ``ptr`` 0 is a null address (``length`` 0 only). Use
     ``wp.array(ptr=address, shape=..., dtype=...)``."""
     warn(_DEPRECATED, DeprecationWarning, stacklevel=2)
-    from .arrays import array  # it imports the types: not at brickwork's import
-    from .type_sizes import type_size_in_bytes
 
     if dtype is None:
         raise TypeError("from_ptr: dtype is required (the type of the elements at the address)")
