@@ -32,16 +32,11 @@ def team_order_fold(row: np.ndarray, join):
 def fold(reducer, values: np.ndarray, nrows: int, target: str | None):
     """``fold_rows`` of ``values`` (nrows x per) on ``target``: the rows' results, as numpy."""
     vt = reducer.value_type
-    made = {}
-
-    def buffer(name, n):
-        return made.setdefault((name, n), wp.zeros(n, dtype=vt))
-
     with config.override(target=target or config.target):
         partials = wp.array(values.reshape(-1), dtype=vt)
         out = wp.zeros(nrows, dtype=vt)
         gpu = wp.get_device().is_cuda or config.target != "cpu"
-        fold_rows(reducer, partials, nrows, values.size // nrows, out, buffer, gpu)
+        fold_rows(reducer, partials, nrows, values.size // nrows, out, gpu)
         return out.numpy()
 
 
@@ -69,20 +64,34 @@ def test_joins_that_associate_give_the_sequential_bits(reducer, values):
     assert got.tobytes() == fold(reducer, values, 3, "cpu").tobytes()
 
 
-def test_a_located_fold_keeps_the_first_partial_with_the_best_value():
-    reducer = la.MinLoc(wp.float64)  # MaxLoc shares the kernels' code (the fake-driver test below launches it)
-    vt = reducer.value_type
-    rows = wp.zeros(2 * 260, dtype=vt).numpy()
-    rng = np.random.default_rng(2)
-    rows["value"] = rng.integers(-3, 4, rows.shape)  # many ties
-    rows["b"], rows["k"], rows["j"], rows["i"] = rng.integers(0, 9, (4, rows.size))  # partials' own cells
-    rows["value"][:260] = np.inf if reducer.join == "min" else -np.inf  # row 0: every partial the identity...
-    rows["b"][:3] = -1  # ...the first ones unfound (location -1), as a slice of NaNs leaves
-    got = fold(reducer, rows, 2, "cuda-emulation")
-    want = fold(reducer, rows, 2, "cpu")
-    assert got.tobytes() == want.tobytes()
-    best = [np.argmin(r["value"]) if reducer.join == "min" else np.argmax(r["value"]) for r in rows.reshape(2, 260)]
-    assert got.tolist() == [rows.reshape(2, 260)[r][best[r]].tolist() for r in range(2)]
+def located_rows(reducer, nrows: int, per: int, seed: int) -> np.ndarray:
+    """Partials as a reduction's row holds them: their cells in (b, k, j, i) order along the row, many equal
+    values, and some that found no cell (the identity's value, location -1); the last row all unfound."""
+    rng = np.random.default_rng(seed)
+    rows = wp.zeros(nrows * per, dtype=reducer.value_type).numpy()
+    rows["value"] = rng.integers(-3, 4, rows.size)  # many ties, -0.0 among them for floats
+    if reducer.dtype.is_float:
+        rows["value"][rows["value"] == 0] *= np.where(rng.random((rows["value"] == 0).sum()) < 0.5, -1, 1)
+    cells = np.sort(rng.choice(1 << 20, rows.size, replace=False))  # increasing along the rows
+    rows["b"], rows["k"], rows["j"], rows["i"] = cells >> 15, (cells >> 10) & 31, (cells >> 5) & 31, cells & 31
+    unfound = rng.random(rows.size) < 0.2
+    unfound[(nrows - 1) * per:] = True
+    rows["value"][unfound] = reducer.identity()
+    for name in "bkji":
+        rows[name][unfound] = -1
+    return rows.reshape(nrows, per)
+
+
+@pytest.mark.parametrize("reducer", [la.MinLoc(wp.float64), la.MaxLoc(wp.float32), la.MinLoc(wp.int32)],
+                         ids=["minloc-f64", "maxloc-f32", "minloc-i32"])
+def test_a_located_fold_keeps_the_first_partial_with_the_best_value(reducer):
+    rows = located_rows(reducer, 3, 260, 2)
+    got = fold(reducer, rows, 3, "cuda-emulation")
+    want = fold(reducer, rows, 3, "cpu")
+    assert got.tobytes() == want.tobytes()  # the sequential fold's partial, its value's bits and location
+    pick = np.argmin if reducer.join == "min" else np.argmax  # numpy's: the first of the best
+    assert got.tolist() == [r[pick(r["value"])].tolist() for r in rows]
+    assert got[2]["b"] == -1 and got[2]["value"] == reducer.identity()  # nothing found: the identity
 
 
 def cube_sum(rng, b):
@@ -107,19 +116,17 @@ def test_outer_reduce_on_emulation_is_reproducible_and_exact_where_the_join_asso
 
 def test_outer_reduce_on_a_gpu_launches_the_team_folds(fake_cuda):
     """On cuda:0 (stand-in driver, NVRTC compiling each kernel for sm_90): the slices' kernel, then one team
-    fold per level (36 slice partials in 3 rows of 12, then the 3 block partials in one row); a MinLoc adds
-    the pick of each level's partial."""
+    fold per level (36 slice partials in 3 rows of 12, then the 3 block partials in one row), for a MaxLoc too:
+    its partials fold with their locations in the same launch."""
     global CUBE
     CUBE = wp.array(np.zeros((3, 6, 6, 6)), dtype=wp.float64)
     space = la.IndexSpace.box(la.bovi, la.logical_flat, 3, 6, 6, 6, 0, ninner=la.i_pencil, backend=la.team)
-    expected = {"sum": [(3, 128), (1, 128)],  # a team of 128 threads per row
-                "maxloc": [(3, 128), (1, 256), (1, 128), (1, 256)]}  # each level's pick: a plain launch
-    for reducer, name in ((la.Sum(wp.float64), "sum"), (la.MaxLoc(wp.float64), "maxloc")):
+    for reducer in (la.Sum(wp.float64), la.MaxLoc(wp.float64)):
         first = len(fake_cuda.launches)
         la.outer_reduce(space.with_reducer(reducer), cube_sum, out=wp.zeros(1, dtype=reducer.value_type))
         launched = fake_cuda.launches[first:]
         assert launched[0][2] == (6, 3, 6)  # the slices: 6 rows of 6 planes of 3 blocks
-        assert [(grid, block) for _, _, grid, block, _ in launched[1:]] == expected[name]
+        assert [(grid, block) for _, _, grid, block, _ in launched[1:]] == [(3, 128), (1, 128)]  # 128 per row
 
 
 @pytest.mark.cuda_device

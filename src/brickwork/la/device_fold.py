@@ -8,27 +8,40 @@ waits for a chain of ``per`` loads. Here a row is a slice of a ``bvoi`` team spa
 (``t`` and ``t + 64``, then ``t + 32``, ..., ``t + 1``: docs/cuda.md). The order depends only on ``per``,
 so a row gives the same bits on every run and on any number of ranks (each row holds the same values in
 the same places). Min and Max give the sequential fold's value (the sign of a zero aside), integer sums
-and products its bits (they wrap), MinLoc and MaxLoc its element: the tree finds the first partial, in
-row order, holding the best value (its cell ``i``), and ``pick_located`` copies that partial, with its
-own location. A float Sum or Prod can differ from the sequential fold in the last bits.
+and products its bits (they wrap), MinLoc and MaxLoc its element: the threads and the tree fold the
+partials themselves, each with its own location (``LocatedMinLoc``: one launch per level), a tie going
+to the partial whose location comes first. That is the first in row order, as in the sequential fold,
+because a row's partials are in order: slices in slice order and blocks in block order hold cells in
+(b, k, j, i) order, and a partial that found no cell (location -1, the identity's value) wins no tie.
+A float Sum or Prod can differ from the sequential fold in the last bits.
 """
 
 from __future__ import annotations
 
 import threading
-import typing
 
-from ..builtins.functions import FUNCTIONS as _FUNCTIONS
-from ..lang.kernel import kernel
 from ..runtime.launch import launch
-from ..types.arrays import array, array2d
+from ..types.arrays import array
 from . import tags
 from .reducers import Max, MaxLoc, Min, MinLoc, Prod, Reducer, Sum, combine_kernels
 from .space import IndexSpace
 
-wp_tid = _FUNCTIONS["tid"]  # the kernel builtin, by the name kernels call it
+
+class LocatedMinLoc(MinLoc):
+    """MinLoc over partials that carry their own (b, k, j, i): the body returns the partial, which the fold
+    keeps whole (``Reducer.fold == "located"``)."""
+
+    fold = "located"
+
+
+class LocatedMaxLoc(MaxLoc):
+    """``LocatedMinLoc`` for MaxLoc."""
+
+    fold = "located"
+
+
 _JOINS = {("sum", False): Sum, ("prod", False): Prod, ("min", False): Min, ("max", False): Max,
-          ("min", True): MinLoc, ("max", True): MaxLoc}
+          ("min", True): LocatedMinLoc, ("max", True): LocatedMaxLoc}
 
 
 def _value_body():
@@ -48,29 +61,19 @@ def _value_body():
 
 
 def _location_body():
-    """``_value_body`` for partials with a location: folds their values; the reduction's ``i`` is the column."""
+    """``_value_body`` for partials with a location: folds the partials themselves (``LocatedMinLoc``)."""
     from .outer import inner_reduce
 
     rows = None
 
     def fold_located_partials(rng, b):
-        inner_reduce(rng, lambda k, j, i: rows[b, i].value)
+        inner_reduce(rng, lambda k, j, i: rows[b, i])
 
     def set_rows(value):
         nonlocal rows
         rows = value
 
     return fold_located_partials, set_rows
-
-
-@kernel
-def pick_located(rows: array2d(dtype=typing.Any), found: array(dtype=typing.Any), out: array(dtype=typing.Any)):
-    """``out[r]``: the partial of row ``r`` at the column the tree found (the first holding the best value)."""
-    r = wp_tid()
-    column = found[r].i
-    if column < 0:  # no value folded: every partial the identity, as the sequential fold's first one
-        column = 0
-    out[r] = rows[r, column]
 
 
 _local = threading.local()  # per thread: a body's closure variable is set just before its launch
@@ -93,11 +96,10 @@ def _prepared_fold(reducer: Reducer, nrows: int, per: int):
     return found
 
 
-def fold_rows(reducer: Reducer, partials: array, nrows: int, per: int, out: array, buffer, gpu: bool) -> None:
+def fold_rows(reducer: Reducer, partials: array, nrows: int, per: int, out: array, gpu: bool) -> None:
     """``out[r]`` = the fold of ``partials[r * per:(r + 1) * per]`` for each row ``r < nrows``, on the
     launches' device: in row order by one thread per row on the CPU (``combine_kernels``), by the GPU
-    mapping (``gpu``: on a GPU and on the emulation target; module docstring); ``buffer(name, n)``: the
-    reduction's scratch arrays."""
+    mapping (``gpu``: on a GPU and on the emulation target; module docstring): one launch either way."""
     if per == 1 or not gpu:  # a row of one value has no chain of loads to cut
         by_block, in_order = combine_kernels(reducer)
         launch(by_block if nrows > 1 else in_order, dim=nrows, inputs=[partials, out, per], record_tape=False)
@@ -107,9 +109,6 @@ def fold_rows(reducer: Reducer, partials: array, nrows: int, per: int, out: arra
     set_rows(rows)
     try:
         kernel, dims, geometry, _ = prepared(space, body, "outer_reduce", True)  # outer's checks and geometry
-        found = buffer("located", nrows) if reducer.with_location else out
-        launch(kernel, dim=dims, inputs=kernel.arguments(geometry, found), record_tape=False)
+        launch(kernel, dim=dims, inputs=kernel.arguments(geometry, out), record_tape=False)
     finally:
         set_rows(None)  # the arrays are the reduction's, not this cache's
-    if reducer.with_location:
-        launch(pick_located, dim=nrows, inputs=[rows, found, out], record_tape=False)

@@ -262,9 +262,10 @@ def _note_index_args(typer, body: ir.IRInlineBody) -> None:
 
 def _check_fold(typer, value, node):
     r = config(typer).reducer
-    if value.type is not r.dtype:
+    folds = r.value_type if r.fold == "located" else r.dtype  # located: partials with their own (b, k, j, i)
+    if value.type is not folds:
         raise typer.error(KernelTypeError, f"inner_reduce: the body returns {type_name(value.type)} but the "
-                          f"reducer {r!r} folds {type_name(r.dtype)}", node)
+                          f"reducer {r!r} folds {type_name(folds)}", node)
 
 
 def _inner_reduce(typer, _fn, node):
@@ -282,7 +283,7 @@ def _inner_reduce(typer, _fn, node):
     fn = _local_body(typer, node.args[1], "la.inner_reduce", node)
     inner = "logical_flat" if cfg.inner == "memory" else cfg.inner  # memory visits logical cells here
     body = typer.inline_local(fn, _index_types(typer, inner, len(fn.params)), node, fold_check=_check_fold)
-    if cfg.reducer.fold != "value":
+    if cfg.reducer.fold not in ("value", "located"):
         body = _FoldStatistic(typer, cfg.reducer).function_body(body)
     _note_index_args(typer, body)
     return ir.IRLAInner(rng.halo, inner, list(body.args), [body], reduce=True)

@@ -329,7 +329,7 @@ def outer_reduce(space: IndexSpace, body, out=None):
     if gids is not None:
         per_block = _gather_block_partials(space, per_block, gids, buffer)
     target = out if out is not None else buffer("result", 1)
-    fold_rows(space.reducer, per_block, 1, per_block.shape[0], target, buffer, gpu)
+    fold_rows(space.reducer, per_block, 1, per_block.shape[0], target, gpu)
     if out is not None:
         return None
     value = target.numpy()[0]
@@ -386,7 +386,7 @@ def _block_partials(space: IndexSpace, body, out):
     launch(kernel, dim=dims, inputs=args, record_tape=False)
     per_block = buffer("blocks", space.nblocks)
     gpu = on.is_cuda or config.target != "cpu"  # the GPU mapping folds the partials: a GPU, or the emulation
-    fold_rows(reducer, partials, space.nblocks, nslices // space.nblocks, per_block, buffer, gpu)
+    fold_rows(reducer, partials, space.nblocks, nslices // space.nblocks, per_block, gpu)
     return per_block, gids, buffer, gpu
 
 

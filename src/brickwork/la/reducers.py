@@ -42,7 +42,8 @@ class Reducer:
     join = ""
     with_location = False
     #: what a cell contributes: its value, or (the statistics a la.Prod's gradient needs) "nonzero": the
-    #: value with a zero counted as 1, "is_zero": 1 for a zero, else 0
+    #: value with a zero counted as 1, "is_zero": 1 for a zero, else 0; or "located": the body returns
+    #: partials of ``value_type`` that keep their own location (a GPU's fold of partials, la/device_fold.py)
     fold = "value"
 
     def __init__(self, dtype):

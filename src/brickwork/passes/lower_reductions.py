@@ -137,6 +137,11 @@ class _Lower(ir.Rewriter):
             return self.join(ir.IRArrayElem(self.lanes, [self.expr(self.lane)], r.dtype), value)
         if not r.with_location:
             return self.join(acc, value)
+        if r.fold == "located":  # a partial that keeps its own location (la/device_fold.py)
+            partial = self.locals.named("_la_partial", r.value_type)
+            better = op("lt" if r.join == "min" else "gt", ir.IRField(partial, "value", r.dtype),
+                        ir.IRField(acc, "value", r.dtype))
+            return [ir.IRAssign(partial, value), ir.IRIf(better, [ir.IRAssign(acc, partial)], [])]
         better = op("lt" if r.join == "min" else "gt", value, ir.IRField(acc, "value", r.dtype))
         loc = ir.IRConstruct([value, *(self.expr(x) for x in s.location)], r.value_type)
         return ir.IRIf(better, [ir.IRAssign(acc, loc)], [])
