@@ -69,6 +69,36 @@ def test_pack_storage_is_loaded_and_stored_as_global_memory():
     assert "__umulhi(" in text and "uint64_t(32ULL)" not in text  # each cell's (j, i) from its flat index
 
 
+@needs_nvrtc
+def test_the_box_copies_load_and_store_the_fields_as_global_memory():
+    """``copy_elements`` and ``add_back_elements`` address the fields through ``global_array``: before, their
+    element loads and stores were generic (copy_elements f64: 1 ld.f64, 2 st.f64; add_back_elements f64:
+    7 and 8), as ``wp.array(ptr=...)``'s must stay (its address may be a local's)."""
+    from brickwork.mesh.copies import element_kernel
+    from brickwork.mesh.transposed_copies import add_back_element_kernel
+
+    for k in (element_kernel(wp.float64, 8, False), add_back_element_kernel(wp.float64, 8)):
+        text = pipeline.generate(k, [t for _, t in k.params], k.key, CudaTarget("sm_90"))[0]
+        assert "bw::array_from_global_ptr<" in text and "bw::array_from_ptr<" not in text
+        memory = collections.Counter(re.findall(r"\b((?:ld|st)(?:\.global|\.shared|\.local|\.param)?)\.[usbf]\d+\b",
+                                                _ptx(text)))
+        assert set(memory) == {"ld.global", "st.global", "ld.param"}, (k.key, memory)
+
+
+def test_global_array_is_checked_as_wp_array_over_a_pointer():
+    from brickwork.errors import KernelTypeError
+    from brickwork.frontend.array_pointers import global_array
+
+    def no_dtype(a: wp.array(dtype=wp.uint64)):
+        b = global_array(ptr=a[0], shape=(1,))
+        b[0] = 1.0
+
+    with pytest.raises(KernelTypeError, match=r"global_array\(\) in a kernel needs dtype"):
+        pipeline.generate(wp.kernel(no_dtype), [wp.array(dtype=wp.uint64)], "no_dtype")
+    with pytest.raises(RuntimeError, match="only be used inside a kernel"):
+        global_array(ptr=0, shape=(1,), dtype=wp.float32)
+
+
 def _local(name, t):
     return ir.IRLocal(name, t)
 

@@ -1180,6 +1180,16 @@ template <class A, int K> BW_INLINE A array_from_ptr(uint64_t ptr, const int64_t
     }
     return r;
 }
+// brickwork's own array over an address known to be global device memory (the box copies of the ghost
+// exchange: the fields' memory). On a GPU said so, NVRTC loads and stores it with LDG/STG rather than
+// the generic LD/ST that wp.array(ptr=...) needs (its address may be a local's: wp.address_of).
+template <class A, int K> BW_INLINE A array_from_global_ptr(uint64_t ptr, const int64_t (&shape)[K]) {
+    A r = array_from_ptr<A>(ptr, shape);
+#ifdef BW_DEVICE
+    r.data = static_cast<decltype(r.data)>(__cvta_global_to_generic(static_cast<size_t>(ptr)));
+#endif
+    return r;
+}
 
 constexpr int64_t slice_unset = -9223372036854775807LL - 1;  // INT64_MIN (NVRTC has no <climits>)
 // a slice whose step is zero at run time (`a[i:j:s]` with s == 0): as in Python, an error. It is recorded

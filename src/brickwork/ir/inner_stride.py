@@ -17,7 +17,7 @@ from . import nodes as ir
 from .walk import walk
 
 #: builtins whose array result is contiguous (a slice, ``array_slice``, may have any stride)
-_CONTIGUOUS_RESULTS = frozenset({"array_from_ptr", "fixed_zeros"})
+_CONTIGUOUS_RESULTS = frozenset({"array_from_ptr", "array_from_global_ptr", "fixed_zeros"})
 
 
 def has_any_stride(e, names: frozenset) -> bool:

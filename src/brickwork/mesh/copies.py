@@ -37,6 +37,7 @@ import numpy as np
 
 from .. import config
 from ..builtins.functions import FUNCTIONS as _FUNCTIONS
+from ..frontend.array_pointers import global_array
 from ..lang.function import func
 from ..lang.kernel import kernel
 from ..runtime.launch import launch
@@ -271,8 +272,9 @@ def _copy_elements(T, ITEM, UNSIGNED):  # noqa: N803 - constants of the kernel
         t = int64(wp_tid())
         b = gpu_box(boxes, group_box, t)
         doff, soff = element_offsets(boxes, b, t, _HEAD)
-        dst = array(ptr=uint64(boxes[b, 0] + doff * ITEM), shape=(1,), dtype=T)
-        src = array(ptr=uint64(boxes[b, 1] + soff * ITEM), shape=(1,), dtype=T)
+        # the fields' device memory: loads and stores in the global form on a GPU (global_array)
+        dst = global_array(ptr=uint64(boxes[b, 0] + doff * ITEM), shape=(1,), dtype=T)
+        src = global_array(ptr=uint64(boxes[b, 1] + soff * ITEM), shape=(1,), dtype=T)
         if boxes[b, 2] != int64(0):
             if UNSIGNED:
                 dst[0] = T(0) - src[0]

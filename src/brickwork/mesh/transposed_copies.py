@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..frontend.array_pointers import global_array
 from ..lang.kernel import kernel
 from ..runtime.launch import launch
 from ..types.arrays import array, array2d
@@ -125,8 +126,9 @@ def _add_back_elements(T, ITEM, _unsigned):  # noqa: N803 - constants of the ker
         gsr = boxes[b, 13]
         reach = (nred - int64(1)) * gsr  # from the first ghost layer to the last (gsr may be negative)
         glo = goff + wp_min(zero, reach)
-        ghost = array(ptr=uint64(boxes[b, 0] + glo * ITEM), shape=(wp_max(reach, -reach) + int64(1),), dtype=T)
-        src = array(ptr=uint64(boxes[b, 1] + soff * ITEM), shape=(1,), dtype=T)
+        ghost = global_array(ptr=uint64(boxes[b, 0] + glo * ITEM), shape=(wp_max(reach, -reach) + int64(1),),
+                             dtype=T)  # the gradients' device memory: the global form on a GPU (global_array)
+        src = global_array(ptr=uint64(boxes[b, 1] + soff * ITEM), shape=(1,), dtype=T)
         at = goff - glo
         total = ghost[at]
         ghost[at] = T(0)

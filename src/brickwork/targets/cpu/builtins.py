@@ -65,11 +65,12 @@ def _array_slice(args, where: str):
 _array_slice.with_where = True  # the renderer passes the call's "file:line" as a C string (a zero step's error)
 
 
-def _array_from_ptr(args, result: str):
-    return f"bw::array_from_ptr<{result}>({args[0]}, {{{', '.join(f'(int64_t)({s})' for s in args[1:])}}})"
+def _array_from(maker: str):
+    def render(args, result: str):
+        return f"bw::{maker}<{result}>({args[0]}, {{{', '.join(f'(int64_t)({s})' for s in args[1:])}}})"
 
-
-_array_from_ptr.with_result_type = True  # the renderer passes the C++ type of the result
+    render.with_result_type = True  # the renderer passes the C++ type of the result
+    return render
 
 
 def _fixed_zeros(args, result: str):
@@ -86,7 +87,8 @@ CPU_BUILTINS["array_ptr"] = _fmt("((uint64_t)(uintptr_t)({0}).data)")
 # c ? a : b in bit operations, never a branch (a float conditional accumulate, passes/select_branches.py)
 CPU_BUILTINS["blend"] = _fmt("bw::blend(bw::truth({0}), {1}, {2})")
 CPU_BUILTINS["array_truth"] = _fmt("bw::array_truth({0})")  # an array as a condition (frontend/array_truth.py)
-CPU_BUILTINS["array_from_ptr"] = _array_from_ptr
+CPU_BUILTINS["array_from_ptr"] = _array_from("array_from_ptr")
+CPU_BUILTINS["array_from_global_ptr"] = _array_from("array_from_global_ptr")  # global_array(ptr=...)
 # wp.address_of(place) (frontend/addresses.py): the argument renders as the place itself
 CPU_BUILTINS["address_of"] = _fmt("((uint64_t)(uintptr_t)&({0}))")
 # wp.cast(a, dtype) (frontend/bit_casts.py): a's bytes read as the result type
