@@ -139,18 +139,29 @@ def test_scratch_barrier_and_block_level_store_golden():
     assert lines[-4:] == ["if (bw::truth(bw::eq(((int32_t)threadIdx.x), int32_t(0)))) {", lines[-3], "}", "}"]  # store on thread 0
     assert lines[0].endswith(", const int32_t n0, const int32_t n1, const ARENA bw_blk) {")
     assert text.count("template <bool UNIT, class ARENA>") == 1
-    # an arena whose size depends on the arguments: an entry with it in shared memory (both stride variants),
-    # one with it in the global buffer (general strides only: the rarer launch compiles once)
+    # an arena whose size depends on the arguments: an entry with it in shared memory, one with it in the global
+    # buffer; each runs the unit-stride body only (a launch without unit innermost strides runs the strided variant)
     shared_entry, global_entry = entries(text)
     assert shared_entry[0] == 'extern "C" __global__ void __launch_bounds__(128) bw_entry(const Packed p, char* bw_arena_global) {'
     assert "extern __shared__ __align__(64) unsigned char bw_arena_shared[];  // the arena: it fits" in shared_entry[1]
-    assert shared_entry[2].count("bw::gpu_shared_arena{bw_arena_shared})") == 2
-    assert re.fullmatch(r"    if \(p\.h\.unit_inner\) body<true>\(.*\); else body<false>\(.*\);", shared_entry[2])
+    assert re.fullmatch(r"    body<true>\(.*, bw::gpu_shared_arena\{bw_arena_shared\}\);", shared_entry[2])
     assert global_entry[0] == ('extern "C" __global__ void __launch_bounds__(128) bw_entry_global(const Packed p, '
                                'char* bw_arena_global) {')
-    assert re.fullmatch(r"    body<false>\(.*, bw::gpu_global_arena\{bw_arena_global\}\);", global_entry[1])
-    assert "shared" not in global_entry[1]
+    assert re.fullmatch(r"    body<true>\(.*, bw::gpu_global_arena\{bw_arena_global\}\);", global_entry[1])
+    assert "shared" not in global_entry[1] and "body<false>" not in text
     assert meta["gpu_launch"]["arena"] is not None and meta["gpu_launch"]["shared_limit"] == 49152
+    # the strided variant: both bodies in the shared-arena entry, the general one in the global entry (the rarer
+    # launch compiles one body); the same code otherwise
+    kernel, _ = _prepare(la.IndexSpace.box(la.bovi, la.logical_flat, **mapping.SPACE), mapping.scratch_body, "outer",
+                         False)
+    types = [type_of_value(v) for v in kernel.arguments(la.IndexSpace.box(
+        la.bovi, la.logical_flat, **mapping.SPACE).runtime_geometry())]
+    strided = pipeline.generate(kernel, types, "outer", TARGET, "release:strided")[0]
+    shared_entry, global_entry = entries(strided)
+    assert shared_entry[2].count("bw::gpu_shared_arena{bw_arena_shared})") == 2
+    assert re.fullmatch(r"    if \(p\.h\.unit_inner\) body<true>\(.*\); else body<false>\(.*\);", shared_entry[2])
+    assert re.fullmatch(r"    body<false>\(.*, bw::gpu_global_arena\{bw_arena_global\}\);", global_entry[1])
+    assert strided.split("}  // namespace")[0] == text.split("}  // namespace")[0]
 
 
 @pytest.mark.parametrize("reducer", [la.Sum(wp.float64), la.MinLoc(wp.float64)], ids=["sum", "min_loc"])

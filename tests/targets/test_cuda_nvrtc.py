@@ -206,7 +206,7 @@ struct Packed {  // the CPU entry's buffer: header, then the arguments
 
 }  // namespace
 extern "C" __global__ void __launch_bounds__(256) bw_entry(const Packed p, char* bw_arena_global) {
-    if (p.h.unit_inner) body<true>(p.a.v_a, p.a.v_x, p.a.v_y, (int32_t)p.h.dim[0]); else body<false>(p.a.v_a, p.a.v_x, p.a.v_y, (int32_t)p.h.dim[0]);
+    body<true>(p.a.v_a, p.a.v_x, p.a.v_y, (int32_t)p.h.dim[0]);
 }
 '''
 

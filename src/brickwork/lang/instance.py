@@ -92,12 +92,19 @@ class Instance:
         An instance is first compiled with only its unit-stride body, whose entry point declines
         (returns 1, runs nothing) a launch with a non-unit innermost stride: the launch then calls
         this. The general version holds both bodies."""
+        self.general_entry()(buf)
+
+    def general_entry(self):
+        """The entry point of the version of this instance that takes arrays of any innermost stride (its
+        ``strided`` variant, built or loaded the first time), which from now on serves every launch of this
+        instance (``fn``). A CUDA launch asks for it where its packed header says an array has a non-unit
+        innermost stride (runtime/cuda_launch.py): a CUDA entry cannot decline a launch."""
         if self._general is None:
             self._general = Instance(self.kernel, self.arg_types, self.target,
                                      variant="+".join(v for v in (self.variant, "strided") if v))
         self._general.ensure_loaded()
         self.fn = self._general.fn
-        self.fn(buf)
+        return self.fn
 
     @property
     def loaded(self) -> bool:

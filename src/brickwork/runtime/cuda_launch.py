@@ -19,6 +19,7 @@ from .launch_arguments import host_arguments, host_value
 from .launch_grid import MAX_EXTENT, extents
 from .launch_prepare import prepare
 from .launch_rank import MoreExtents, ranked_entry
+from .packing import UNIT_INNER_FLAG
 
 
 def launch_cuda(kernel, dim, args, device, stream=None) -> None:
@@ -99,14 +100,18 @@ def _issue(kernel, inst, pack, args, dims: tuple, device, handle: int) -> None:
     """Pack the arguments and launch the instance over ``dims`` (four extents) on the ``CUstream`` ``handle``,
     or record the launch into the graph being captured."""
     d0, d1, d2, d3 = dims
+    buf = pack(args, d0, d1, d2, d3, 0, 0)
+    entry = inst.fn
+    if not buf[UNIT_INNER_FLAG] and entry.unit_only:  # an array of non-unit innermost stride (or of 2**31 elements)
+        entry = inst.general_entry()
     if host._capture is not None:
-        node = _CapturedLaunch(inst.fn, pack(args, d0, d1, d2, d3, 0, 0), dims, device, args, inst.kernel.params)
+        node = _CapturedLaunch(entry, buf, dims, device, args, inst.kernel.params)
         graph = host._capture
         graph.calls.append((None, node))
         graph.cuda_nodes += 1
         graph._keep_alive.append(tuple(args))
         return
-    inst.fn.launch(pack(args, d0, d1, d2, d3, 0, 0), dims, device, args, inst.kernel.params, handle)
+    entry.launch(buf, dims, device, args, inst.kernel.params, handle)
     if config.verify_cuda:
         _verify_cuda(kernel, device, handle)
 

@@ -25,6 +25,7 @@ from .held_devices import refuse_elsewhere
 _HEADER = "4q4i"
 #: The byte offset of the header's parallel flag (after the four int64 extents).
 PARALLEL_FLAG = struct.calcsize("<4q")
+UNIT_INNER_FLAG = struct.calcsize("<4q2i")  # the header's unit_inner: every array has unit innermost stride
 _NARROW_FLOATS = {float16: np.float16, float32: np.float32}  # scalar types whose packing can overflow
 
 

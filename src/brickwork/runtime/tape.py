@@ -459,11 +459,13 @@ def launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device
         run_packed(back, packer, values, dims, kernel)
         return
     from . import streams  # a CUDA device: the backward kernel on the device's current stream
+    from .packing import UNIT_INNER_FLAG
 
     d0, d1, d2, d3, _ = dims
     current = streams._current.get(on.ordinal)
-    back.fn.launch(packer(values, d0, d1, d2, d3, 0, 0), (d0, d1, d2, d3), on, values, k.params,
-                   0 if current is None else current.cuda_stream)
+    buf = packer(values, d0, d1, d2, d3, 0, 0)
+    entry = back.fn if buf[UNIT_INNER_FLAG] or not back.fn.unit_only else back.general_entry()  # as cuda_launch
+    entry.launch(buf, (d0, d1, d2, d3), on, values, k.params, 0 if current is None else current.cuda_stream)
 
 
 def keep_mask(types, args, adjs) -> int:

@@ -49,10 +49,11 @@ class CudaTarget(Target):
         return gpu_pass_list(self.name, CPU_BUILTINS, CPU_WRAPPING, mode, config.gpu_shared_limit)
 
     def render(self, kernel, callees, label, general_strides: bool = False) -> str:
-        # a CUDA entry point always holds both stride versions (its launches cannot be declined)
+        # the unit-stride body only unless general_strides: the host sends a launch without unit innermost
+        # strides to the strided variant (runtime/cuda_launch.py)
         from .unit import render_translation_unit
 
-        return render_translation_unit(kernel, callees, label)
+        return render_translation_unit(kernel, callees, label, general_strides)
 
     def compile_many(self, jobs: list) -> list:
         from ...jit import compile as jit

@@ -33,6 +33,8 @@ class CudaEntry:
         self.label = meta.get("label", "kernel")
         self.symbol = symbol(meta, ENTRY_SYMBOL)  # renamed in a batch-built cubin
         self.global_symbol = symbol(meta, GLOBAL_ENTRY_SYMBOL)
+        # the unit-stride body only (unit.py): a launch without unit innermost strides runs the strided variant
+        self.unit_only = "strided" not in str(meta.get("variant", "")).split("+")
         self.plan = LaunchPlan(meta.get("gpu_launch", {}), self.label)
         self.block, self.per_block = self.plan.block, self.plan.per_block
         self.ndims = int(meta.get("tid_dims", 1))

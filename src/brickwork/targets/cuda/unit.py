@@ -16,9 +16,15 @@ one block. This module declares what the mapped code needs around it:
   the block's part of the launch's global scratch buffer ``bw_arena_global`` as its arena, which the
   host launches where the arena does not fit in shared memory (null for every other launch). Two
   entries rather than a base chosen at run time: the body of ``bw_entry`` then knows its scratch is
-  in shared memory and uses shared-memory instructions (a generic load or store otherwise). The
-  global entry holds the general-stride body only (right for every launch): three bodies to compile
-  rather than four, for the rarer launch (NVRTC: 1.4x one entry's time, 1.7x with both variants).
+  in shared memory and uses shared-memory instructions (a generic load or store otherwise).
+
+An instance is first built with the unit-stride body only (``body<true>`` in each entry): NVRTC's time
+grows with each instantiation of the body, and nearly every launch passes arrays of unit innermost stride
+(and, on a GPU, of fewer than 2**31 elements: ``DeviceArray._unit_inner``). The host reads the packed
+header's ``unit_inner`` before the launch (``runtime/cuda_launch.py``); a launch without it runs the
+instance's ``strided`` variant (``Instance.general_entry``, built the first time), whose entry holds
+both bodies and whose global entry the general one (right for every launch), as the CPU target does with
+a declined launch (``cpu.unit._entry``).
 """
 
 from __future__ import annotations
@@ -32,8 +38,9 @@ from .geometry import arena_always_fits
 from .render import CudaRenderer, shared_name
 
 
-def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) -> str:
-    """CUDA C++ of one GPU-mapped kernel instance and every function and struct it reaches."""
+def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str, general_strides: bool = False) -> str:
+    """CUDA C++ of one GPU-mapped kernel instance and every function and struct it reaches: its entries
+    run the unit-stride body only, or both bodies where ``general_strides`` (the ``strided`` variant)."""
     launch = kernel.gpu_launch
     if launch is None:
         raise ValueError(f"{label}: the kernel was not mapped to a GPU grid (run the GPU pass list first)")
@@ -49,11 +56,11 @@ def render_translation_unit(kernel: ir.IRFunction, callees: list, label: str) ->
     out.extend(_kernel_body(r, kernel, shared, arena, id(kernel) in scan.taped))
     out.append("}  // namespace")
     if not arena:
-        out.extend(_entry(kernel, launch, shared, ENTRY_SYMBOL, None))
+        out.extend(_entry(kernel, launch, shared, ENTRY_SYMBOL, None, general_strides))
     else:
-        out.extend(_entry(kernel, launch, shared, ENTRY_SYMBOL, "shared"))
+        out.extend(_entry(kernel, launch, shared, ENTRY_SYMBOL, "shared", general_strides))
         if not arena_always_fits(launch.get("arena"), int(launch.get("shared_limit", 0))):
-            out.extend(_entry(kernel, launch, shared, GLOBAL_ENTRY_SYMBOL, "global"))
+            out.extend(_entry(kernel, launch, shared, GLOBAL_ENTRY_SYMBOL, "global", general_strides))
     return "\n".join(out) + "\n"
 
 
@@ -95,9 +102,11 @@ def _kernel_body(r: CudaRenderer, fn: ir.IRFunction, shared: dict, arena: bool, 
     return lines
 
 
-def _entry(fn: ir.IRFunction, launch: dict, shared: dict, name: str, arena: str | None) -> list[str]:
+def _entry(fn: ir.IRFunction, launch: dict, shared: dict, name: str, arena: str | None,
+           general_strides: bool) -> list[str]:
     """The ``__global__`` function ``name``: its static shared buffers and its arena (``arena``: "shared",
-    "global" or None), then the body for unit or general innermost strides (the global arena's: general)."""
+    "global" or None), then the unit-stride body; where ``general_strides``, the body for unit or general
+    innermost strides (the global arena's: general only, the rarer launch compiles one body)."""
     lines = [f'extern "C" __global__ void __launch_bounds__({launch["block"]}) '
              f"{name}(const Packed p, char* bw_arena_global) {{"]
     if arena == "shared":
@@ -112,7 +121,9 @@ def _entry(fn: ir.IRFunction, launch: dict, shared: dict, name: str, arena: str 
         args.append("bw::gpu_global_arena{bw_arena_global}")
     args += [f"reinterpret_cast<{c_type(b.type.dtype)}*>({shared_name(n)}_bytes)" for n, b in shared.items()]
     args_text = ", ".join(args)
-    if arena == "global":
+    if not general_strides:
+        lines += [f"    body<true>({args_text});", "}"]
+    elif arena == "global":
         lines += [f"    body<false>({args_text});", "}"]
     else:
         lines += [f"    if (p.h.unit_inner) body<true>({args_text}); else body<false>({args_text});", "}"]
