@@ -73,6 +73,9 @@ def _scratch_pad(typer, f, node):
     for s in sizes:
         if not getattr(s.type, "is_int", False):
             raise typer.error(KernelTypeError, f"{name}: sizes must be integers, got {type_name(s.type)}", node)
+        if isinstance(s, ir.IRConst) and s.value < 0:  # it ran as an empty pad whose shape said the negative size
+            raise typer.error(KernelValueError, f"{name}: sizes must not be negative, got "
+                              f"{tuple(getattr(n, 'value', '?') for n in sizes)}", node)
     return ir.IRTeamScratch(member, sizes, ArrayType(dtype, ndim))
 
 
@@ -102,7 +105,18 @@ def _par_for_inner(typer, f, node) -> ir.IRStmt:
         raise typer.error(KernelTypeError, "par_for_inner: the body must be a nested def or lambda taking "
                           "one index", node)
     body = typer.inline_local(fn, [int32], node)
+    refuse_barrier_inside(typer, [body], "a par_for_inner body", node)
     return ir.IRTeamLoop(member, body.args[0], lo, hi, [body])
+
+
+def refuse_barrier_inside(typer, body: list, where: str, node) -> None:
+    """Refuse a ``team_barrier()`` in ``body``, a loop whose iterations the team's threads share out: on a GPU
+    not every thread reaches it (a thread may have no iteration), which hangs or breaks the block (the emulation
+    target ran on and wrote a quarter of the cells)."""
+    if ir.contains(body, ir.IRTeamBarrier):
+        raise typer.error(KernelTypeError, f"team_barrier() inside {where}: its iterations are shared out among the "
+                          f"team's threads, so not every thread reaches the barrier (on a GPU the block hangs or "
+                          f"misbehaves); put the barrier between the loops", node)
 
 
 def _local_function_call(typer, f, node):

@@ -18,6 +18,7 @@ from .. import ir
 from ..errors import KernelSyntaxError, KernelTypeError
 from ..frontend.expressions import LocalFunction, Static
 from ..frontend.intrinsics import INTRINSICS
+from ..frontend.nested import refuse_barrier_inside
 from ..frontend.typer import LOOP_INDEX
 from ..mesh.kernel_rules import check_element, check_flux, element_of, pack_var
 from ..types.arrays import ArrayType, type_name
@@ -189,6 +190,7 @@ def _inner_for(typer, _fn, node, out):
     typer.loop_depth += 1
     body = typer.block(node.body)
     typer.loop_depth -= 1
+    refuse_barrier_inside(typer, body, "a la.inner loop", node)
     out.append(ir.IRLAInner(rng.halo, inner, params, _visit_exits(typer, body, node)))
 
 
@@ -248,6 +250,7 @@ def _inner_call(typer, _fn, node):
                               "int: drop the int annotation", node)
     body = typer.inline_local(fn, _index_types(typer, cfg.inner, len(fn.params)), node)
     _note_index_args(typer, body)
+    refuse_barrier_inside(typer, [body], "a la.inner body", node)
     return ir.IRLAInner(rng.halo, cfg.inner, list(body.args), [body])
 
 
