@@ -270,11 +270,45 @@ def _normalize(v):
     return v / n if n > 0 else v
 
 
+_ROUNDED_IN_ORDER = {float32: np.float32, float64: np.float64}
+
+
+def _in_kernel_order(fn, fallback):
+    """``fn`` of float32 or float64 vectors and quaternions computed in their components' type, each product and
+    sum rounded in the kernels' order (their bits, and Warp's, whose host runs the same C++); other arguments
+    through ``fallback``."""
+    def host(*args):
+        dtypes = {getattr(type(a), "_dtype", None) for a in args}
+        exact = _ROUNDED_IN_ORDER.get(dtypes.pop()) if len(dtypes) == 1 else None
+        if exact is None or not all(hasattr(a, "_data") and np.ndim(a) == 1 for a in args):
+            return fallback(*args)
+        return _like(fn(*(np.asarray(a).astype(exact) for a in args)), args[0])
+
+    return host
+
+
+def _ordered_dot(a, b):
+    total = a[0] * b[0]
+    for x, y in zip(a[1:], b[1:]):
+        total = total + x * y
+    return total
+
+
+def _ordered_normalize(v, quat: bool = False):
+    """The kernels' normalize: ``v`` over its length (a quaternion times the length's reciprocal), zero when the
+    length is not above 0."""
+    n = np.sqrt(_ordered_dot(v, v))
+    if not n > 0:
+        return np.zeros_like(v)
+    return v * (n.dtype.type(1) / n) if quat else v / n
+
+
 def _normalize_host(v):
     """A zero quaternion normalizes to the identity rotation, as in kernels and in Warp."""
-    if is_quat_type(type(v)) and not np.linalg.norm(np.asarray(v._data, dtype=np.float64)) > 0:
+    quat = is_quat_type(type(v))
+    if quat and not np.linalg.norm(np.asarray(v._data, dtype=np.float64)) > 0:
         return type(v)(0, 0, 0, 1)
-    return _vector_host(_normalize)(v)
+    return _in_kernel_order(lambda x: _ordered_normalize(x, quat), _vector_host(_normalize))(v)
 
 
 def _det_cofactors(a):
@@ -332,8 +366,10 @@ def _matrix_from_vectors(as_rows: bool):
 
 
 HOST_LINALG = {
-    "dot": _vector_host(np.dot), "cross": _vector_host(np.cross), "length": _vector_host(np.linalg.norm),
-    "length_sq": _vector_host(lambda v: np.dot(v, v)), "normalize": _normalize_host,
+    "dot": _in_kernel_order(_ordered_dot, _vector_host(np.dot)), "cross": _vector_host(np.cross),
+    "length": _in_kernel_order(lambda v: np.sqrt(_ordered_dot(v, v)), _vector_host(np.linalg.norm)),
+    "length_sq": _in_kernel_order(lambda v: _ordered_dot(v, v), _vector_host(lambda v: np.dot(v, v))),
+    "normalize": _normalize_host,
     "outer": _vector_host(np.outer), "transpose": _vector_host(np.transpose),
     "ddot": _vector_host(lambda a, b: np.sum(a * b)),
     "determinant": _vector_host(_det_cofactors), "inverse": _vector_host(_inverse_cofactors),
