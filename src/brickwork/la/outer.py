@@ -349,6 +349,9 @@ def _block_partials(space: IndexSpace, body, out):
             got = type_name(out._key) if isinstance(out, array) else type(out).__name__
             raise LaunchError(f"la.outer_reduce: out must be a 1-D array of {type_name(vt)} (the space's reducer "
                               f"{reducer!r}), got {got}")
+        if out.readonly:  # before the body runs (it was the final fold kernel's refusal, after all the work)
+            raise LaunchError("la.outer_reduce: out is a read-only array (it views read-only memory); pass a writable "
+                              "one")
     differentiated = taped = out is not None and out.requires_grad and _tape.recording
     if differentiated:  # recorded first, so that its backward runs after the reduction's own
         _record_overwrite(out)

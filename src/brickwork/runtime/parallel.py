@@ -36,6 +36,8 @@ def _ranges(items, what) -> list[tuple[int, int]]:
         elif isinstance(r, tuple) and len(r) == 2:
             out.append((_integer(r[0], what, "a range's start"), _integer(r[1], what, "a range's end")))
         elif isinstance(r, (int, np.integer)) and not isinstance(r, bool):
+            if r < 0:  # it ran nothing without a word; an empty (s, e) range with e < s still runs nothing
+                raise LaunchError(f"{what}: a count must not be negative, got {int(r)} (a count n is the range 0..n-1)")
             out.append((0, int(r) - 1))
         else:
             raise LaunchError(f"{what}: a range must be an IndexRange, an inclusive (s, e) pair or a count, "
