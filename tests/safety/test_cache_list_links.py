@@ -6,20 +6,9 @@ from __future__ import annotations
 
 import os
 
-import pytest
+from tests.safety.test_cache_clear_links import root  # noqa: F401 - the fixture: a fresh cache root
 
-from brickwork import config
 from brickwork.jit import cache
-
-
-@pytest.fixture
-def root(tmp_path, monkeypatch):
-    path = tmp_path / "cache"
-    path.mkdir(mode=0o700)
-    monkeypatch.setattr(config, "kernel_cache_dir", str(path))
-    cache._verified.clear()
-    yield path
-    cache._verified.clear()
 
 
 def _entry(folder, key: str, label: str) -> None:

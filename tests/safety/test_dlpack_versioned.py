@@ -13,21 +13,10 @@ import sys
 
 import numpy as np
 import pytest
+from tests.safety.test_dlpack_read_only import copy_out, double  # their kernels, compiled once
 
 import brickwork as wp
 from brickwork.types import dlpack_import
-
-
-@wp.kernel
-def double(a: wp.array(dtype=wp.float32)):
-    i = wp.tid()
-    a[i] = a[i] * 2.0
-
-
-@wp.kernel
-def copy_out(a: wp.array(dtype=wp.float32), out: wp.array(dtype=wp.float32)):
-    i = wp.tid()
-    out[i] = a[i]
 
 
 def _versioned(cap):
