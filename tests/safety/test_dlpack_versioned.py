@@ -90,3 +90,29 @@ def test_a_producer_that_does_not_know_max_version_is_asked_again():
     old = Old(np.arange(3, dtype=np.float32))
     assert wp.from_dlpack(old).numpy().tolist() == [0.0, 1.0, 2.0]
     assert old.calls == [None]
+
+
+def test_on_a_cuda_device_the_flag_is_honoured_too():
+    """The CUDA import (``_import_cuda``) with the stand-in driver, whose device memory is host memory: a 1.x capsule
+    of that memory marked read-only and on device (kDLCUDA, 0) imports read-only; without the flag, writable."""
+    from tests.runtime.cuda_fake import FakeDriver, installed
+
+    from brickwork.jit import nvrtc
+
+    if not nvrtc.is_available():
+        pytest.skip("NVRTC is not installed")
+    with installed(FakeDriver()):
+        memory = wp.array([1.0, 2.0, 3.0, 4.0], dtype=wp.float32, device="cuda:0")
+        host = np.ctypeslib.as_array(ctypes.cast(memory.ptr, ctypes.POINTER(ctypes.c_float)), shape=(4,))
+        imported = []
+        for read_only in (True, False):
+            cap = host.__dlpack__(max_version=(1, 0))
+            managed = _versioned(cap)
+            managed.dl_tensor.device.device_type, managed.dl_tensor.device.device_id = 2, 0  # kDLCUDA
+            managed.flags |= int(read_only)
+            imported.append(wp.from_dlpack(cap))
+        lent, writable = imported
+        assert lent.readonly and lent.ptr == memory.ptr and not writable.readonly
+        with pytest.raises(wp.LaunchError, match="read-only array"):
+            wp.launch(double, dim=4, inputs=[lent], device="cuda:0")
+        assert memory.numpy().tolist() == [1.0, 2.0, 3.0, 4.0]
