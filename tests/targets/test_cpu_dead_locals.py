@@ -7,7 +7,8 @@ import numpy as np
 import brickwork as wp
 from brickwork import ir, pipeline
 from brickwork.targets.cpu.dead_locals import drop_dead_locals
-from brickwork.types.scalars import float32, int32
+from brickwork.types.kernel_params import KEEP_PARAM
+from brickwork.types.scalars import float32, int32, uint64
 from brickwork.types.tiles import TileType
 
 
@@ -74,8 +75,10 @@ def test_only_pure_values_that_reach_no_effect_are_dropped():
             ir.IRAssign(ir.IRArrayElem(out, [k], float32), a),  # an effect: reads a
         ]),
     ]
-    fn = _function(body, {"a": float32, "b": float32, "c": float32, "d": float32, "tile": tile_t, "k": int32},
-                   params=[("out", out.type)])
+    locals_ = {"a": float32, "b": float32, "c": float32, "d": float32, "tile": tile_t, "k": int32}
+    # a forward kernel (no keep parameter: passes/adjoint.py gives every backward kernel one) is not walked
+    assert drop_dead_locals(_function(body, locals_, params=[("out", out.type)])).body is body
+    fn = _function(body, locals_, params=[("out", out.type), (KEEP_PARAM, uint64)])
     kept = drop_dead_locals(fn)
     targets = [s.target for s in ir.walk(kept.body) if isinstance(s, ir.IRAssign)]
     names = [t.name if isinstance(t, ir.IRLocal) else t.array.name for t in targets]

@@ -255,8 +255,9 @@ def _source_lines(code, spec=None) -> tuple:
     """Lines of a function's definition (decorators included), the number of the first one, their text dedented,
     and its syntax tree (None where it did not parse here: the caller's parse says why).
 
-    The block ends before the first non-blank line indented no deeper than the definition; the
-    (slower) tokenizer-based ``inspect`` is the fallback when that block does not parse.
+    The block ends before the first non-blank line indented no deeper than the definition, without the blank and
+    comment lines before that line (a comment about the next definition is no part of this one's text, and so of
+    no cache key); the (slower) tokenizer-based ``inspect`` is the fallback when that block does not parse.
     """
     lines = file_lines(code.co_filename, spec)
     if not lines:
@@ -281,6 +282,8 @@ def _source_lines(code, spec=None) -> tuple:
             if depth > indent:
                 in_body = True
         end += 1
+    while end > start + 1 and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith("#")):
+        end -= 1
     block = lines[start:end]
     text = textwrap.dedent("".join(block))
     try:

@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from ... import ir
 from ...types.fixed_arrays import FixedArrayType
+from ...types.kernel_params import KEEP_PARAM
 
 # builtins without effects whose value may be dropped (anything else is kept: atomics, random states, ...)
 _PURE_OPS = frozenset({
@@ -37,6 +38,8 @@ _NESTED = ("body", "orelse")
 def drop_dead_locals(fn: ir.IRFunction) -> ir.IRFunction:
     """``fn`` without the assignments whose values reach no effect (itself when none is found, when it is
     not a backward kernel whose loops save values, or when it has nodes this pass does not know)."""
+    if all(name != KEEP_PARAM for name, _ in fn.params):
+        return fn  # not a backward kernel (passes/adjoint.py gives each one this parameter): no tape push to find
     if not ir.contains(fn.body, ir.IRPush) or not _plain(fn.body):
         return fn
     params = {name for name, _ in fn.params}
