@@ -244,7 +244,11 @@ class Function:
         # calls try the overloads in the order they were first defined, as Warp does.
         same = [i for i, o in enumerate(self.overloads) if o.signature == overload.signature]
         if same:
-            self.overloads[same[0]] = overload
+            replaced, self.overloads[same[0]] = self.overloads[same[0]], overload
+            if replaced.source.digest != overload.source.digest:  # a new body: kernels built on the old one rebuild
+                from .kernel import rebuild_program_kernels  # kernel.py imports this module
+
+                rebuild_program_kernels()
         else:
             self.overloads.append(overload)
         self.__doc__ = pyfunc.__doc__

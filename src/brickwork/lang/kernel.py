@@ -252,6 +252,18 @@ def _check_entry_point_abi(abi, enable_backward) -> None:
         raise ValueError(f"entry_point_abi='{EXTERNAL_ENTRY_POINT}' requires enable_backward=False")
 
 
+def rebuild_program_kernels() -> None:
+    """Build the program's kernels (not brickwork's own) again at their next launch: a ``@func`` was defined again
+    with a new body (a re-run notebook cell), and Warp rebuilds the modules that reach it. brickwork does not keep
+    which kernels call which function, so every one of the program's rebuilds; those whose code did not change
+    load from the kernel cache. A ``wp.overload`` instance keeps the code it was made with."""
+    for (module, _), kernels in _KERNELS.items():
+        if (module or "").split(".")[0] != "brickwork":  # a function made by exec may have no __module__
+            for kernel in kernels:
+                kernel.instances = {}
+                kernel.launch_table.clear()
+
+
 def sibling_kernels(k) -> list:
     """Kernels of the same module and name as ``k`` (one per argument count)."""
     func = getattr(k, "func", None) or k.kernel.func
