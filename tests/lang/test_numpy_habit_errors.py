@@ -119,6 +119,13 @@ def stores_a_row(x: wp.array(dtype=wp.float32), rows: wp.array2d(dtype=wp.float3
     x[i] = rows[i]
 
 
+@wp.kernel
+def shadows_a_builtin(x: wp.array(dtype=wp.float32), n: int):
+    i = wp.tid()
+    min = x[i]  # noqa: A001 - the habit under test
+    x[i] = min(min, 1.0)
+
+
 def _line(text: str) -> int:
     """The line of this file holding ``text`` (the statement an error names)."""
     with open(__file__) as f:
@@ -163,6 +170,9 @@ CASES = [
       "for j in range(x.shape[0]): ... x[j])"]),
     (recurses, wp.KernelTypeError, "return n * factorial(n - 1)",
      ["factorial() calls itself; recursion is not supported in kernels"]),
+    (shadows_a_builtin, wp.KernelTypeError, "x[i] = min(min, 1.0)",
+     ["'min' is a variable of type float32 here, which hides the builtin min(): rename the variable (Warp 1.19 calls "
+      "the builtin; Python would fail as here)"]),
     (returns_a_value, wp.KernelTypeError, "return x[i]",
      ["kernels cannot return a value", "Write results to output arguments"]),
 ]

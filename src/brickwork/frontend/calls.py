@@ -15,7 +15,7 @@ import types as pytypes
 from .. import ir
 from ..builtins import BuiltinFunction
 from ..builtins.param_names import BindError, bind_keywords
-from ..builtins.registry import Unsupported
+from ..builtins.registry import BUILTINS, Unsupported
 from ..builtins.static import static
 from ..builtins.table import Mismatch, resolve
 from ..errors import KernelAttributeError, KernelSyntaxError, KernelTypeError, KernelUnsupportedTypeError
@@ -430,6 +430,10 @@ def _not_callable(node: ast.Call, t) -> str:
     """Why call ``node`` of a value of type ``t`` is refused; an array or a pack called as Parthenon and
     Kokkos index theirs (``pack(b, var, k, j, i)``) is told to take square brackets."""
     if not (isinstance(t, ArrayType) or is_pack_type(t)):
+        name = node.func.id if isinstance(node.func, ast.Name) else None
+        if name is not None and (hasattr(py, name) or name in BUILTINS):  # min = x[i], then min(a, b)
+            return f"'{name}' is a variable of type {type_name(t)} here, which hides the builtin {name}(): rename " \
+                   f"the variable (Warp 1.19 calls the builtin; Python would fail as here)"
         return f"a value of type {type_name(t)} is not callable"
     text = ast.unparse(node.func)
     indexed = f"{text}[{', '.join(ast.unparse(a) for a in node.args)}]"
