@@ -105,3 +105,17 @@ def test_on_a_cuda_device_too():
         with pytest.raises(wp.LaunchError, match=r"^launch of 'bump': max_blocks must be an int"):
             wp.launch(bump, dim=4, inputs=[a], device="cuda:0", max_blocks="x")
         assert driver.launches == [] and a.numpy().tolist() == [1.0] * 4
+
+
+@pytest.mark.parametrize(("inputs", "outputs", "name", "got"), [(None, (), "inputs", "NoneType"),
+                                                                ([], "a", "outputs", "str"),
+                                                                ([], "array", "outputs", "array")])
+def test_inputs_or_outputs_that_are_no_list_are_named(inputs, outputs, name, got):
+    """inputs=None was "'NoneType' object is not iterable"; outputs=a (an array, not [a]) made its elements the
+    arguments ("expected 1 arguments (a), got 4")."""
+    a = wp.full(4, 1.0, dtype=wp.float32)
+    wp.launch(bump, dim=4, inputs=[a])  # the signature is in the table: the refusal is not the first launch's only
+    with pytest.raises(wp.LaunchError) as e:
+        wp.launch(bump, dim=4, inputs=inputs, outputs=a if outputs == "array" else outputs)
+    assert str(e.value) == f"launch of 'bump': {name} must be a list or tuple of arguments, got {got}"
+    assert a.numpy().tolist() == [2.0] * 4

@@ -46,9 +46,10 @@ def _signature(args) -> tuple:
     return tuple([a._sig if type(a) in SIGNED else type(a) for a in args])
 
 
-def _not_a_sequence(kernel, inputs) -> LaunchError:
-    """The error for ``inputs`` that is not a list or tuple (a generator: the signature consumed it already)."""
-    return LaunchError(f"launch of '{kernel.key}': inputs must be a list or tuple of arguments, got "
+def _not_a_sequence(kernel, inputs, name: str = "inputs") -> LaunchError:
+    """The error for ``inputs`` (or ``outputs``) that is not a list or tuple (a generator: the signature consumed it
+    already)."""
+    return LaunchError(f"launch of '{kernel.key}': {name} must be a list or tuple of arguments, got "
                        f"{type(inputs).__name__}")
 
 
@@ -117,15 +118,19 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None
                 _tape.recording[-1].record_launch(kernel, dim, inputs, outputs or (), dev)
             return None
     # _signature and _stale spelled inline: a function call is a measurable part of the fast path
-    sig = tuple([a._sig if type(a) in SIGNED else type(a) for a in args])
-    try:
+    try:  # free when nothing is raised: no check on the fast path
+        sig = tuple([a._sig if type(a) in SIGNED else type(a) for a in args])
         entry = kernel.launch_table.get(sig)
-    except AttributeError:  # free when nothing is raised: no check on the fast path
+    except AttributeError:
         _check_kernel(kernel)
         raise
+    except TypeError:  # inputs=None (nothing to iterate) was "'NoneType' object is not iterable"
+        raise _not_a_sequence(kernel, args) from None
     if entry is None or entry[0].config_mode != config.mode or entry[0].target != config.target:
         if type(args) is not list and type(args) is not tuple:  # here, off the fast path
             raise _not_a_sequence(kernel, args)
+        if outputs and type(outputs) is not list and type(outputs) is not tuple:  # its items became arguments
+            raise _not_a_sequence(kernel, outputs, "outputs")
         if any(_host_value(a) for a in args):  # host values (np.memmap too): never in a table
             args = _host_arguments(kernel, args)
             sig = _signature(args)
