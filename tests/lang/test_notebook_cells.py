@@ -8,6 +8,7 @@ import linecache
 import pickle
 import sys
 import types
+import typing
 
 import pytest
 
@@ -19,7 +20,7 @@ NOTEBOOK = "bw_notebook_cells"
 @pytest.fixture
 def notebook():
     module = types.ModuleType(NOTEBOOK)
-    module.wp = wp
+    module.wp, module.typing = wp, typing
     sys.modules[NOTEBOOK] = module  # as __main__ is a notebook's module
     cells = []
 
@@ -44,27 +45,31 @@ def bump(v: float):
 
 KERNEL = '''
 @wp.kernel
-def apply(x: wp.array(dtype=float)):
+def apply(x: wp.array(dtype=typing.Any)):
     i = wp.tid()
     x[i] = bump(x[i]) * SCALE
+
+apply_float = wp.overload(apply, [wp.array(dtype=float)])
 '''
 
 LAUNCH = '''
 x = wp.array([0.0, 1.0], dtype=float)
 wp.launch(apply, dim=2, inputs=[x])
+y = wp.array([0.0, 1.0], dtype=float)
+wp.launch(apply_float, dim=2, inputs=[y])  # the same instance as apply's for float32 arrays
 '''
 
 
 def test_a_cell_run_again_with_a_new_body_runs_it(notebook):
     cell = notebook(FUNC.replace("STEP", "1.0") + KERNEL.replace("SCALE", "1.0") + LAUNCH)
-    assert cell["x"].numpy().tolist() == [1.0, 2.0]
+    assert cell["x"].numpy().tolist() == [1.0, 2.0] == cell["y"].numpy().tolist()
     kernel = cell["apply"]
 
     cell = notebook(KERNEL.replace("SCALE", "10.0") + LAUNCH)  # the kernel's cell, edited
-    assert cell["apply"] is not kernel and cell["x"].numpy().tolist() == [10.0, 20.0]
+    assert cell["apply"] is not kernel and cell["x"].numpy().tolist() == [10.0, 20.0] == cell["y"].numpy().tolist()
 
     cell = notebook(FUNC.replace("STEP", "2.0") + LAUNCH)  # only the function's cell: the kernel calls the new body
-    assert cell["x"].numpy().tolist() == [20.0, 30.0]
+    assert cell["x"].numpy().tolist() == [20.0, 30.0] == cell["y"].numpy().tolist()  # the overload's too
     assert cell["apply"].instances  # built for that launch
 
     compiled = dict(cell["apply"].instances)

@@ -256,12 +256,15 @@ def rebuild_program_kernels() -> None:
     """Build the program's kernels (not brickwork's own) again at their next launch: a ``@func`` was defined again
     with a new body (a re-run notebook cell), and Warp rebuilds the modules that reach it. brickwork does not keep
     which kernels call which function, so every one of the program's rebuilds; those whose code did not change
-    load from the kernel cache. A ``wp.overload`` instance keeps the code it was made with."""
+    load from the kernel cache, and ``wp.overload`` instances (made with the default target) take the new ones."""
     for (module, _), kernels in _KERNELS.items():
         if (module or "").split(".")[0] != "brickwork":  # a function made by exec may have no __module__
             for kernel in kernels:
                 kernel.instances = {}
                 kernel.launch_table.clear()
+                for declared in kernel.overloads.values():
+                    declared.instance = kernel.get_instance(declared.instance.arg_types)
+                    declared.launch_table.clear()
 
 
 def sibling_kernels(k) -> list:
