@@ -132,8 +132,15 @@ class HydroKernels:
         self.blocks = la.IndexSpace(lt, la.logical_flat, ninner=la.kji_cube, domain=IndexDomain.interior, md=md,
                                     nblocks=nb)
         width = STENCIL_HALF_WIDTH[reconstruction] + 1
-        self._stage_bodies = tuple(self._make_stage(first, recon, wide, solver, width)
-                                   for first in (True, False))
+        # On a GPU one fused stage serves every stage, told at launch whether it is the first (which also saves
+        # U0 = U; a uniform branch): its two variants were near-identical units of 110-150k characters of CUDA,
+        # both compiled by NVRTC at a run's first step. The CPU keeps a variant per stage (g++'s vector loops).
+        self.stage_first = wp.types.vector(1, wp.int32)(0) if on_gpu else None
+        if on_gpu:
+            self._stage_bodies = (self._make_stage(None, recon, wide, solver, width),) * 2
+        else:
+            self._stage_bodies = tuple(self._make_stage(first, recon, wide, solver, width)
+                                       for first in (True, False))
 
     # -- the loop bodies -----------------------------------------------------------------------------
     def _make_primitives(self):
@@ -291,7 +298,9 @@ class HydroKernels:
         space = self.blocks
         D1, D2, D3 = (int(space.get_delta(d)) for d in (1, 2, 3))
         NDIM = self.ndim
-        FIRST = first
+        FIRST = first  # None: the launch tells (stage_first, on a GPU)
+        SWITCH = first is None
+        stage_first = self.stage_first
         NS, NV = self.nscalars, 5 + self.nscalars  # passive scalars, and the primitives with them
         # PLM's functions ignore the outer pair of the five-cell stencil: pass the inner pair twice
         E1, E2, E3 = (2 * D if wide else D for D in (D1, D2, D3))
@@ -317,7 +326,9 @@ class HydroKernels:
                 r2 = u[momentum(1), idx]
                 r3 = u[momentum(2), idx]
                 r4 = u[energy(), idx]
-                if FIRST:  # U0 = U here, not in the update: this loop's stores overlap its reads from memory
+                # FIRST a constant (the CPU): only its branch compiles; SWITCH (a GPU): a uniform branch at run time
+                if (stage_first[0] != 0) if SWITCH else FIRST:  # U0 = U here, not in the update: this loop's
+                    # stores overlap its reads from memory
                     u0[density0(), idx] = r0
                     u0[momentum0(0), idx] = r1
                     u0[momentum0(1), idx] = r2
@@ -328,7 +339,7 @@ class HydroKernels:
                     for sn in range(NS):
                         n = wp.static(sn)  # unrolled, as the reconstruction (below) and every scalar loop
                         rs = u[scalars(n), idx]
-                        if FIRST:
+                        if (stage_first[0] != 0) if SWITCH else FIRST:
                             u0[scalars0(n), idx] = rs
                         w[5 + n, idx] = rs / r0  # as cons_to_prim
             rng.team_barrier()
@@ -437,7 +448,7 @@ class HydroKernels:
                     d2 = d2 + c3 * (f3[2, idx + D3] - f3[2, idx])
                     d3 = d3 + c3 * (f3[3, idx + D3] - f3[3, idx])
                     d4 = d4 + c3 * (f3[4, idx + D3] - f3[4, idx])
-                if FIRST:
+                if (stage_first[0] != 0) if SWITCH else FIRST:
                     u[density(), idx] = r - d0
                     u[momentum(0), idx] = m0 - d1
                     u[momentum(1), idx] = m1 - d2
@@ -458,7 +469,7 @@ class HydroKernels:
                             ds = ds + c2 * (f2[5 + n, idx + D2] - f2[5 + n, idx])
                         if NDIM >= 3:
                             ds = ds + c3 * (f3[5 + n, idx + D3] - f3[5 + n, idx])
-                        if FIRST:
+                        if (stage_first[0] != 0) if SWITCH else FIRST:
                             u[scalars(n), idx] = s - ds
                         else:
                             u[scalars(n), idx] = a * u0[scalars0(n), idx] + wgt * (s - ds)
@@ -554,6 +565,8 @@ class HydroKernels:
         """One whole SSP-RK stage block by block (``primitives``, ``fluxes`` and ``update`` in one
         pass over each block, the intermediates in scratch); needs filled ghosts."""
         self._set_coef(a, b, dt)
+        if self.stage_first is not None:
+            self.stage_first[0] = 1 if first else 0
         la.outer(self.blocks, self._stage_bodies[0 if first else 1])
 
     def expect_fused(self) -> None:
