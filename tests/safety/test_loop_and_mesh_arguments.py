@@ -104,3 +104,14 @@ def test_a_pack_of_a_misspelt_field_names_the_fields_and_changes_nothing():
     with pytest.raises(ValueError, match="^PackDescriptor: variable 'rho' is listed twice$"):
         PackDescriptor(mesh, [VarTag("rho"), VarTag("rho")]).get_pack(mesh.mesh_data())
     assert np.all(mesh.data("rho") == 3.0)
+
+
+@pytest.mark.parametrize("reducer", [la.Sum, la.Prod, la.Min, la.Max, la.MinLoc, la.MaxLoc])
+@pytest.mark.parametrize("dtype", [wp.bool, bool])
+def test_a_reducer_of_bool_is_refused_where_it_is_made(reducer, dtype):
+    """la.Sum(wp.bool) and la.Max(wp.bool) failed when the body compiled ('Mismatch needs numeric operands, got
+    bool'), and la.MinLoc(wp.bool) over cells all True returned its identity, (True, (-1, -1, -1, -1))."""
+    with pytest.raises(TypeError) as e:
+        reducer(dtype)
+    assert str(e.value) == (f"{reducer.__name__} folds numbers, got bool: fold wp.where(c, 1, 0) as wp.int32 (la.Sum "
+                            f"for a count, la.Max for 'any')")

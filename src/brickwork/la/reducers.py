@@ -54,6 +54,9 @@ class Reducer:
             found = scalar_from_numpy(dtype) if numpy_type else None
             hint = f": write {type(self).__name__}(wp.{found.__name__})" if found is not None else ""
             raise TypeError(f"{type(self).__name__} needs a scalar dtype, got {name!r}{hint}")
+        if not (dtype.is_float or dtype.is_int):  # bool: a Sum or Max failed to compile, a MinLoc returned its identity
+            raise TypeError(f"{type(self).__name__} folds numbers, got bool: fold wp.where(c, 1, 0) as wp.int32 "
+                            f"(la.Sum for a count, la.Max for 'any')")
         self.dtype = dtype
 
     @property
