@@ -25,7 +25,8 @@ SOD = str(Path(__file__).resolve().parents[2] / "examples" / "sod.toml")
     ("output.file_type=vtk", "(Athena++ / Parthenon's 'file_type': output.format ('hdf5' or 'vtk'"),
     ("problem.problem_id=tube", "(Athena++ / Parthenon's 'problem_id': output.basename)"),
     ("hydro.xorder=3", "(Athena++ / Parthenon's 'xorder': hydro.reconstruction ('plm' with hydro.limiter for "
-                       "xorder = 2, 'ppm' for xorder = 3, or 'weno5'))"),
+                       "xorder = 2, 'ppm' for xorder = 3, or 'weno5'); xorder = 2c / 3c: the same with "
+                       "hydro.characteristic = true)"),
     ("hydro.flux=roe", "(Athena++ / Parthenon's 'flux': hydro.riemann ('hlle', 'hllc', 'llf' or 'roe'; Athena++ "
                        "picks it at configure time: --flux))"),
     ("meshblock.nx1=16", "unknown section 'meshblock' (Athena++ / Parthenon's <meshblock>: its nx1, nx2, nx3 "

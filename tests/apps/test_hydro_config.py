@@ -56,7 +56,7 @@ def test_defaults_come_from_the_problem_then_the_schema():
     ({"mesh": {"nx": [64]}}, [], r"problem.name is missing"),
     # a key of another section names that section (it listed the keys of the wrong one only)
     (SOD, ["hydro.nghost=3"], r"^override 'hydro.nghost=3': unknown key 'hydro.nghost' \(nghost belongs under "
-                              r"\[mesh\]: mesh.nghost\); known keys of \[hydro\]: cfl, conduction, device, "),
+                              r"\[mesh\]: mesh.nghost\); known keys of \[hydro\]: cfl, characteristic, conduction, "),
     ({"problem": {"name": "sod"}, "mesh": {"reconstruction": "plm"}}, [],
      r"^unknown key 'mesh.reconstruction' in in.toml \(reconstruction belongs under \[hydro\]: "
      r"hydro.reconstruction\); known keys of \[mesh\]: "),

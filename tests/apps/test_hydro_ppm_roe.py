@@ -187,8 +187,12 @@ def sod_state(result):
             (("density", 0), ("momentum", 0), ("energy", 0))]
 
 
-@pytest.mark.parametrize("keys", [{"reconstruction": "ppm", "riemann": "roe"}, {"riemann": "llf"}],
-                         ids=["ppm_roe", "plm_llf"])
+# characteristic PPM (test_hydro_characteristic.py) shares these two whole-run checks
+PPM_CHAR_ROE = {"reconstruction": "ppm", "characteristic": True, "riemann": "roe"}
+
+
+@pytest.mark.parametrize("keys", [{"reconstruction": "ppm", "riemann": "roe"}, {"riemann": "llf"}, PPM_CHAR_ROE],
+                         ids=["ppm_roe", "plm_llf", "ppm_char_roe"])
 def test_a_mirrored_shock_tube_gives_the_mirrored_answer_bit_for_bit(run_hydro, keys):
     mesh = {"nx": [128], "block_nx": [32]}
     plain = run_hydro({"problem": {"name": "sod"}, "mesh": mesh, "hydro": keys, "time": {"tlim": 0.15}})
@@ -222,9 +226,10 @@ def test_kelvin_helmholtz_conserves_with_ppm_and_roe(run_hydro):
     assert np.abs(vy).max() > 1e-3  # the shear layer moved
 
 
-def test_a_restart_continues_bit_for_bit(run_hydro, tmp_path):
-    raw = {"problem": {"name": "sod"}, "mesh": {"nx": [128], "block_nx": [32]},
-           "hydro": {"reconstruction": "ppm", "riemann": "roe"}}
+@pytest.mark.parametrize("keys", [{"reconstruction": "ppm", "riemann": "roe"}, PPM_CHAR_ROE],
+                         ids=["ppm_roe", "ppm_char_roe"])
+def test_a_restart_continues_bit_for_bit(run_hydro, tmp_path, keys):
+    raw = {"problem": {"name": "sod"}, "mesh": {"nx": [128], "block_nx": [32]}, "hydro": keys}
     whole = run_hydro(dict(raw, time={"nlim": 24}))
     first = run_hydro(dict(raw, time={"nlim": 12}, output={"restart_dn": 12, "dir": str(tmp_path / "first")}))
     assert first.cycle == 12

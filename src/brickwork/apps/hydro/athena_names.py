@@ -13,7 +13,8 @@ _KEYS = {
     "dcycle": "one schedule per kind of output here: output.hdf5_dn, vtk_dn, png_dn, restart_dn",
     "dn": "one schedule per kind of output here: output.hdf5_dn, vtk_dn, png_dn, restart_dn",
     "file_type": "output.format ('hdf5' or 'vtk'; restart files are scheduled by output.restart_dt)",
-    "xorder": "hydro.reconstruction ('plm' with hydro.limiter for xorder = 2, 'ppm' for xorder = 3, or 'weno5')",
+    "xorder": "hydro.reconstruction ('plm' with hydro.limiter for xorder = 2, 'ppm' for xorder = 3, or 'weno5'); "
+              "xorder = 2c / 3c: the same with hydro.characteristic = true",
     "flux": "hydro.riemann ('hlle', 'hllc', 'llf' or 'roe'; Athena++ picks it at configure time: --flux)",
     "num_threads": "the environment variable BRICKWORK_NUM_THREADS (or OMP_NUM_THREADS)",
     "refinement": "not available: the mesh is uniform, all blocks equal",

@@ -36,9 +36,11 @@ from brickwork import config, la
 from brickwork.la.outer import expect, expect_reduce
 from brickwork.mesh import TE, IndexDomain, PackDescriptor
 
+from .characteristic import characteristic_faces
 from .reconstruction import STENCIL_HALF_WIDTH, face_states
 from .riemann import SOLVERS
 from .row_fluxes import make_fluxes_across_rows
+from .update_body import make_update
 from .variables import density, density0, energy, energy0, momentum, momentum0, prim, scalars, scalars0
 
 HALOS = {1: la.halo.minus_i, 2: la.halo.minus_j, 3: la.halo.minus_k}
@@ -75,11 +77,12 @@ class HydroKernels:
     ``"plm"``, ``"ppm"`` or ``"weno5"``, ``limiter`` one of ``minmod, van_leer, mc`` (PLM only), ``riemann``
     ``"hlle"``, ``"hllc"``, ``"llf"`` or ``"roe"``; ``nscalars`` passive scalars (the field ``scalars``, primitive
     slots 5 and up) are reconstructed as the primitives and upwinded by the mass flux; with none, every body is
-    the one of a run without scalars (each scalar statement sits under ``if NS > 0``, a constant).
+    the one of a run without scalars (each scalar statement sits under ``if NS > 0``, a constant). ``characteristic``:
+    PLM or PPM limited in characteristic variables (characteristic.py), under ``if CHAR``, a constant likewise.
     """
 
     def __init__(self, mesh, T, gamma: float, reconstruction: str, limiter: str, riemann: str, cfl: float,
-                 loop: str = "bovi", nscalars: int = 0):
+                 loop: str = "bovi", nscalars: int = 0, characteristic: bool = False):
         self.mesh = mesh
         self.T = T
         self.ndim = mesh.ndim
@@ -113,14 +116,17 @@ class HydroKernels:
         self.coef = wp.types.vector(10, T)(0.0, 0.0, 0.0, 0.0, 0.0, gamma, cfl, *dx)
         self.dx = dx
         recon = face_states(reconstruction, limiter)
+        # PLM or PPM limited in characteristic variables (characteristic.py): density, normal velocity and pressure
+        # through this function, the other variables through recon; None (and never called) otherwise
+        char = characteristic_faces(recon) if characteristic else None
         wide = STENCIL_HALF_WIDTH[reconstruction] == 2  # PPM and WENO5 read i-2..i+2, PLM i-1..i+1
         solver = SOLVERS[riemann]
         self._prim_body = self._make_primitives()
         # a GPU's row teams have no reconstruction to share across rows: there the faces between rows are
         # solved face by face (row_fluxes.py)
         self._flux_bodies = {d: (make_fluxes_across_rows if on_gpu and d > 1 else HydroKernels._make_fluxes)(
-            self, d, recon, wide, solver) for d in range(1, self.ndim + 1)}
-        self._update_bodies = (self._make_update(True), self._make_update(False))
+            self, d, recon, wide, solver, char) for d in range(1, self.ndim + 1)}
+        self._update_bodies = (make_update(self, True), make_update(self, False))
         self._dt_body = self._make_dt()
         self._rate_body = self._make_rate()
         # One whole block per slice, so a stage's body may read its block's ghosts while it writes the
@@ -137,9 +143,9 @@ class HydroKernels:
         # both compiled by NVRTC at a run's first step. The CPU keeps a variant per stage (g++'s vector loops).
         self.stage_first = wp.types.vector(1, wp.int32)(0) if on_gpu else None
         if on_gpu:
-            self._stage_bodies = (self._make_stage(None, recon, wide, solver, width),) * 2
+            self._stage_bodies = (self._make_stage(None, recon, wide, solver, width, char),) * 2
         else:
-            self._stage_bodies = tuple(self._make_stage(first, recon, wide, solver, width)
+            self._stage_bodies = tuple(self._make_stage(first, recon, wide, solver, width, char)
                                        for first in (True, False))
 
     # -- the loop bodies -----------------------------------------------------------------------------
@@ -162,7 +168,7 @@ class HydroKernels:
 
         return cons_to_prim
 
-    def _make_fluxes(self, d, recon, wide, solver):
+    def _make_fluxes(self, d, recon, wide, solver, char):
         T, cons, w, coef = self.T, self.cons_pack, self.prim_pack, self.coef
         space = self.faces[d]
         # One step in direction d as its flat memory offset. Kept as a plain int: a captured
@@ -175,6 +181,7 @@ class HydroKernels:
         MN, MT1, MT2 = VN - 1, VT1 - 1, VT2 - 1  # the same as momentum components
         D2 = 2 * D if wide else D  # PLM's functions ignore the outer pair of the five-cell stencil
         NS, NV = self.nscalars, 5 + self.nscalars  # passive scalars, and the primitives with them
+        CHAR = char is not None
 
         def fluxes(rng, b):
             gamma = coef[5]
@@ -183,16 +190,29 @@ class HydroKernels:
             upper = la.get_per_point_scratch(T, hr, dims=(NV,))  # state at the cell's upper face
             q = la.make_pack_view(rng, w)
             for idx in la.inner(hr):
-                lower[0, idx], upper[0, idx] = recon(q[prim(0), idx - D2], q[prim(0), idx - D], q[prim(0), idx],
-                                                   q[prim(0), idx + D], q[prim(0), idx + D2])
-                lower[1, idx], upper[1, idx] = recon(q[prim(1), idx - D2], q[prim(1), idx - D], q[prim(1), idx],
-                                                   q[prim(1), idx + D], q[prim(1), idx + D2])
-                lower[2, idx], upper[2, idx] = recon(q[prim(2), idx - D2], q[prim(2), idx - D], q[prim(2), idx],
-                                                   q[prim(2), idx + D], q[prim(2), idx + D2])
-                lower[3, idx], upper[3, idx] = recon(q[prim(3), idx - D2], q[prim(3), idx - D], q[prim(3), idx],
-                                                   q[prim(3), idx + D], q[prim(3), idx + D2])
-                lower[4, idx], upper[4, idx] = recon(q[prim(4), idx - D2], q[prim(4), idx - D], q[prim(4), idx],
-                                                   q[prim(4), idx + D], q[prim(4), idx + D2])
+                if CHAR:  # density, normal velocity and pressure limited together; the transverse velocities below
+                    lower[0, idx], upper[0, idx], lower[VN, idx], upper[VN, idx], lower[4, idx], upper[4, idx] = char(
+                        q[prim(0), idx - D2], q[prim(0), idx - D], q[prim(0), idx], q[prim(0), idx + D],
+                        q[prim(0), idx + D2], q[prim(VN), idx - D2], q[prim(VN), idx - D], q[prim(VN), idx],
+                        q[prim(VN), idx + D], q[prim(VN), idx + D2], q[prim(4), idx - D2], q[prim(4), idx - D],
+                        q[prim(4), idx], q[prim(4), idx + D], q[prim(4), idx + D2], gamma)
+                    lower[VT1, idx], upper[VT1, idx] = recon(q[prim(VT1), idx - D2], q[prim(VT1), idx - D],
+                                                             q[prim(VT1), idx], q[prim(VT1), idx + D],
+                                                             q[prim(VT1), idx + D2])
+                    lower[VT2, idx], upper[VT2, idx] = recon(q[prim(VT2), idx - D2], q[prim(VT2), idx - D],
+                                                             q[prim(VT2), idx], q[prim(VT2), idx + D],
+                                                             q[prim(VT2), idx + D2])
+                else:
+                    lower[0, idx], upper[0, idx] = recon(q[prim(0), idx - D2], q[prim(0), idx - D], q[prim(0), idx],
+                                                       q[prim(0), idx + D], q[prim(0), idx + D2])
+                    lower[1, idx], upper[1, idx] = recon(q[prim(1), idx - D2], q[prim(1), idx - D], q[prim(1), idx],
+                                                       q[prim(1), idx + D], q[prim(1), idx + D2])
+                    lower[2, idx], upper[2, idx] = recon(q[prim(2), idx - D2], q[prim(2), idx - D], q[prim(2), idx],
+                                                       q[prim(2), idx + D], q[prim(2), idx + D2])
+                    lower[3, idx], upper[3, idx] = recon(q[prim(3), idx - D2], q[prim(3), idx - D], q[prim(3), idx],
+                                                       q[prim(3), idx + D], q[prim(3), idx + D2])
+                    lower[4, idx], upper[4, idx] = recon(q[prim(4), idx - D2], q[prim(4), idx - D], q[prim(4), idx],
+                                                       q[prim(4), idx + D], q[prim(4), idx + D2])
                 if NS > 0:
                     for c in range(5, NV):
                         lower[c, idx], upper[c, idx] = recon(q[prim(c), idx - D2], q[prim(c), idx - D],
@@ -215,83 +235,7 @@ class HydroKernels:
 
         return fluxes
 
-    def _make_update(self, first: bool):
-        cons, cons0, coef = self.cons_pack, self.cons0_pack, self.coef
-        D1 = int(self.cells.get_delta(1))  # ints, as in _make_fluxes
-        D2 = int(self.cells.get_delta(2))
-        D3 = int(self.cells.get_delta(3))
-        NDIM = self.ndim
-        FIRST = first  # the first stage (a = 0) also saves U0 = U: one pass over memory less
-        NS = self.nscalars
-
-        def update(rng, b):
-            a = coef[0]
-            wgt = coef[1]
-            c1 = coef[2]
-            c2 = coef[3]
-            c3 = coef[4]
-            u = la.make_pack_view(rng, cons)
-            u0 = la.make_pack_view(rng, cons0)
-            f1 = la.make_flux_pack_view(rng, cons, 1)
-            f2 = la.make_flux_pack_view(rng, cons, 2)
-            f3 = la.make_flux_pack_view(rng, cons, 3)
-            for idx in la.inner(rng):
-                r = u[density(), idx]
-                m0 = u[momentum(0), idx]
-                m1 = u[momentum(1), idx]
-                m2 = u[momentum(2), idx]
-                e = u[energy(), idx]
-                d0 = c1 * (f1[density(), idx + D1] - f1[density(), idx])
-                d1 = c1 * (f1[momentum(0), idx + D1] - f1[momentum(0), idx])
-                d2 = c1 * (f1[momentum(1), idx + D1] - f1[momentum(1), idx])
-                d3 = c1 * (f1[momentum(2), idx + D1] - f1[momentum(2), idx])
-                d4 = c1 * (f1[energy(), idx + D1] - f1[energy(), idx])
-                if NDIM >= 2:
-                    d0 = d0 + c2 * (f2[density(), idx + D2] - f2[density(), idx])
-                    d1 = d1 + c2 * (f2[momentum(0), idx + D2] - f2[momentum(0), idx])
-                    d2 = d2 + c2 * (f2[momentum(1), idx + D2] - f2[momentum(1), idx])
-                    d3 = d3 + c2 * (f2[momentum(2), idx + D2] - f2[momentum(2), idx])
-                    d4 = d4 + c2 * (f2[energy(), idx + D2] - f2[energy(), idx])
-                if NDIM >= 3:
-                    d0 = d0 + c3 * (f3[density(), idx + D3] - f3[density(), idx])
-                    d1 = d1 + c3 * (f3[momentum(0), idx + D3] - f3[momentum(0), idx])
-                    d2 = d2 + c3 * (f3[momentum(1), idx + D3] - f3[momentum(1), idx])
-                    d3 = d3 + c3 * (f3[momentum(2), idx + D3] - f3[momentum(2), idx])
-                    d4 = d4 + c3 * (f3[energy(), idx + D3] - f3[energy(), idx])
-                if FIRST:
-                    u0[density0(), idx] = r
-                    u0[momentum0(0), idx] = m0
-                    u0[momentum0(1), idx] = m1
-                    u0[momentum0(2), idx] = m2
-                    u0[energy0(), idx] = e
-                    u[density(), idx] = r - d0
-                    u[momentum(0), idx] = m0 - d1
-                    u[momentum(1), idx] = m1 - d2
-                    u[momentum(2), idx] = m2 - d3
-                    u[energy(), idx] = e - d4
-                else:
-                    u[density(), idx] = a * u0[density0(), idx] + wgt * (r - d0)
-                    u[momentum(0), idx] = a * u0[momentum0(0), idx] + wgt * (m0 - d1)
-                    u[momentum(1), idx] = a * u0[momentum0(1), idx] + wgt * (m1 - d2)
-                    u[momentum(2), idx] = a * u0[momentum0(2), idx] + wgt * (m2 - d3)
-                    u[energy(), idx] = a * u0[energy0(), idx] + wgt * (e - d4)
-                if NS > 0:
-                    for n in range(NS):
-                        s = u[scalars(n), idx]
-                        ds = c1 * (f1[scalars(n), idx + D1] - f1[scalars(n), idx])
-                        if NDIM >= 2:
-                            ds = ds + c2 * (f2[scalars(n), idx + D2] - f2[scalars(n), idx])
-                        if NDIM >= 3:
-                            ds = ds + c3 * (f3[scalars(n), idx + D3] - f3[scalars(n), idx])
-                        if FIRST:
-                            u0[scalars0(n), idx] = s
-                            u[scalars(n), idx] = s - ds
-                        else:
-                            u[scalars(n), idx] = a * u0[scalars0(n), idx] + wgt * (s - ds)
-
-        return update
-
-    def _make_stage(self, first, recon, wide, solver, width):
+    def _make_stage(self, first, recon, wide, solver, width, char):
         """One whole SSP-RK stage of a block: primitives, the fluxes of every direction and the
         update, each in per-point scratch, so a stage reads U (and U0) and writes U once."""
         T, cons, cons0, coef = self.T, self.cons_pack, self.cons0_pack, self.coef
@@ -302,6 +246,7 @@ class HydroKernels:
         SWITCH = first is None
         stage_first = self.stage_first
         NS, NV = self.nscalars, 5 + self.nscalars  # passive scalars, and the primitives with them
+        CHAR = char is not None
         # PLM's functions ignore the outer pair of the five-cell stencil: pass the inner pair twice
         E1, E2, E3 = (2 * D if wide else D for D in (D1, D2, D3))
         # the primitives each direction's reconstruction reads: a cross of `width` cells
@@ -349,9 +294,19 @@ class HydroKernels:
             lo1 = la.get_per_point_scratch(T, h1, dims=(NV,))
             up1 = la.get_per_point_scratch(T, h1, dims=(NV,))
             for idx in la.inner(h1):
-                for c in range(5):
-                    lo1[c, idx], up1[c, idx] = recon(w[c, idx - E1], w[c, idx - D1], w[c, idx], w[c, idx + D1],
-                                                     w[c, idx + E1])
+                if CHAR:  # characteristic.py: density, normal velocity and pressure together
+                    lo1[0, idx], up1[0, idx], lo1[1, idx], up1[1, idx], lo1[4, idx], up1[4, idx] = char(
+                        w[0, idx - E1], w[0, idx - D1], w[0, idx], w[0, idx + D1], w[0, idx + E1],
+                        w[1, idx - E1], w[1, idx - D1], w[1, idx], w[1, idx + D1], w[1, idx + E1],
+                        w[4, idx - E1], w[4, idx - D1], w[4, idx], w[4, idx + D1], w[4, idx + E1], gamma)
+                    lo1[2, idx], up1[2, idx] = recon(w[2, idx - E1], w[2, idx - D1], w[2, idx], w[2, idx + D1],
+                                                     w[2, idx + E1])
+                    lo1[3, idx], up1[3, idx] = recon(w[3, idx - E1], w[3, idx - D1], w[3, idx], w[3, idx + D1],
+                                                     w[3, idx + E1])
+                else:
+                    for c in range(5):
+                        lo1[c, idx], up1[c, idx] = recon(w[c, idx - E1], w[c, idx - D1], w[c, idx], w[c, idx + D1],
+                                                         w[c, idx + E1])
                 if NS > 0:
                     # the scalars' copies unrolled here (wp.static), for any count: a rolled loop over them nested
                     # in the cells' loop becomes g++'s vector loop in the cells' place (the fused 2-D stage ran
@@ -379,9 +334,19 @@ class HydroKernels:
                 lo2 = la.get_per_point_scratch(T, h2, dims=(NV,))
                 up2 = la.get_per_point_scratch(T, h2, dims=(NV,))
                 for idx in la.inner(h2):
-                    for c in range(5):
-                        lo2[c, idx], up2[c, idx] = recon(w[c, idx - E2], w[c, idx - D2], w[c, idx], w[c, idx + D2],
-                                                         w[c, idx + E2])
+                    if CHAR:  # characteristic.py: density, normal velocity and pressure together
+                        lo2[0, idx], up2[0, idx], lo2[2, idx], up2[2, idx], lo2[4, idx], up2[4, idx] = char(
+                            w[0, idx - E2], w[0, idx - D2], w[0, idx], w[0, idx + D2], w[0, idx + E2],
+                            w[2, idx - E2], w[2, idx - D2], w[2, idx], w[2, idx + D2], w[2, idx + E2],
+                            w[4, idx - E2], w[4, idx - D2], w[4, idx], w[4, idx + D2], w[4, idx + E2], gamma)
+                        lo2[1, idx], up2[1, idx] = recon(w[1, idx - E2], w[1, idx - D2], w[1, idx], w[1, idx + D2],
+                                                         w[1, idx + E2])
+                        lo2[3, idx], up2[3, idx] = recon(w[3, idx - E2], w[3, idx - D2], w[3, idx], w[3, idx + D2],
+                                                         w[3, idx + E2])
+                    else:
+                        for c in range(5):
+                            lo2[c, idx], up2[c, idx] = recon(w[c, idx - E2], w[c, idx - D2], w[c, idx], w[c, idx + D2],
+                                                             w[c, idx + E2])
                     if NS > 0:  # unrolled, as in direction 1
                         for c in range(5, NV):
                             sc = wp.static(c)
@@ -404,9 +369,19 @@ class HydroKernels:
                 lo3 = la.get_per_point_scratch(T, h3, dims=(NV,))
                 up3 = la.get_per_point_scratch(T, h3, dims=(NV,))
                 for idx in la.inner(h3):
-                    for c in range(5):
-                        lo3[c, idx], up3[c, idx] = recon(w[c, idx - E3], w[c, idx - D3], w[c, idx], w[c, idx + D3],
-                                                         w[c, idx + E3])
+                    if CHAR:  # characteristic.py: density, normal velocity and pressure together
+                        lo3[0, idx], up3[0, idx], lo3[3, idx], up3[3, idx], lo3[4, idx], up3[4, idx] = char(
+                            w[0, idx - E3], w[0, idx - D3], w[0, idx], w[0, idx + D3], w[0, idx + E3],
+                            w[3, idx - E3], w[3, idx - D3], w[3, idx], w[3, idx + D3], w[3, idx + E3],
+                            w[4, idx - E3], w[4, idx - D3], w[4, idx], w[4, idx + D3], w[4, idx + E3], gamma)
+                        lo3[1, idx], up3[1, idx] = recon(w[1, idx - E3], w[1, idx - D3], w[1, idx], w[1, idx + D3],
+                                                         w[1, idx + E3])
+                        lo3[2, idx], up3[2, idx] = recon(w[2, idx - E3], w[2, idx - D3], w[2, idx], w[2, idx + D3],
+                                                         w[2, idx + E3])
+                    else:
+                        for c in range(5):
+                            lo3[c, idx], up3[c, idx] = recon(w[c, idx - E3], w[c, idx - D3], w[c, idx], w[c, idx + D3],
+                                                             w[c, idx + E3])
                     if NS > 0:  # unrolled, as in direction 1
                         for c in range(5, NV):
                             sc = wp.static(c)

@@ -18,9 +18,10 @@ from brickwork import la
 from .variables import density, energy, momentum, prim, scalars
 
 
-def make_fluxes_across_rows(kernels, d: int, recon, wide: bool, solver):
+def make_fluxes_across_rows(kernels, d: int, recon, wide: bool, solver, char=None):
     """The flux body of ``kernels`` (a ``HydroKernels``) for the faces normal to direction ``d`` (2 or 3),
-    written face by face (for a space whose slice is a row along i)."""
+    written face by face (for a space whose slice is a row along i); ``char``: the function of characteristic.py
+    that gives density, normal velocity and pressure limited in characteristic variables, or None."""
     T, cons, w, coef = kernels.T, kernels.cons_pack, kernels.prim_pack, kernels.coef
     D = int(kernels.faces[d].get_delta(d))  # an int, as in _make_fluxes (part of the kernel's key)
     DIR = d
@@ -28,6 +29,7 @@ def make_fluxes_across_rows(kernels, d: int, recon, wide: bool, solver):
     MN, MT1, MT2 = VN - 1, VT1 - 1, VT2 - 1
     D2 = 2 * D if wide else D
     NS = kernels.nscalars
+    CHAR = char is not None
 
     def fluxes_across_rows(rng, b):
         gamma = coef[5]
@@ -35,24 +37,46 @@ def make_fluxes_across_rows(kernels, d: int, recon, wide: bool, solver):
         f = la.make_flux_pack_view(rng, cons, DIR)
         for idx in la.inner(rng):
             m = idx - D  # the cell below the face: its upper state is the left state
-            _, l0 = recon(q[prim(0), m - D2], q[prim(0), m - D], q[prim(0), m], q[prim(0), m + D], q[prim(0), m + D2])
-            _, ln = recon(q[prim(VN), m - D2], q[prim(VN), m - D], q[prim(VN), m], q[prim(VN), m + D],
-                          q[prim(VN), m + D2])
-            _, lt1 = recon(q[prim(VT1), m - D2], q[prim(VT1), m - D], q[prim(VT1), m], q[prim(VT1), m + D],
-                           q[prim(VT1), m + D2])
-            _, lt2 = recon(q[prim(VT2), m - D2], q[prim(VT2), m - D], q[prim(VT2), m], q[prim(VT2), m + D],
-                           q[prim(VT2), m + D2])
-            _, l4 = recon(q[prim(4), m - D2], q[prim(4), m - D], q[prim(4), m], q[prim(4), m + D], q[prim(4), m + D2])
-            r0, _ = recon(q[prim(0), idx - D2], q[prim(0), idx - D], q[prim(0), idx], q[prim(0), idx + D],
-                          q[prim(0), idx + D2])
-            rn, _ = recon(q[prim(VN), idx - D2], q[prim(VN), idx - D], q[prim(VN), idx], q[prim(VN), idx + D],
-                          q[prim(VN), idx + D2])
-            r1, _ = recon(q[prim(VT1), idx - D2], q[prim(VT1), idx - D], q[prim(VT1), idx], q[prim(VT1), idx + D],
-                          q[prim(VT1), idx + D2])
-            r2, _ = recon(q[prim(VT2), idx - D2], q[prim(VT2), idx - D], q[prim(VT2), idx], q[prim(VT2), idx + D],
-                          q[prim(VT2), idx + D2])
-            r4, _ = recon(q[prim(4), idx - D2], q[prim(4), idx - D], q[prim(4), idx], q[prim(4), idx + D],
-                          q[prim(4), idx + D2])
+            if CHAR:  # characteristic.py: density, normal velocity and pressure of each side together
+                x0, l0, xn, ln, x4, l4 = char(q[prim(0), m - D2], q[prim(0), m - D], q[prim(0), m], q[prim(0), m + D],
+                                              q[prim(0), m + D2], q[prim(VN), m - D2], q[prim(VN), m - D],
+                                              q[prim(VN), m], q[prim(VN), m + D], q[prim(VN), m + D2],
+                                              q[prim(4), m - D2], q[prim(4), m - D], q[prim(4), m], q[prim(4), m + D],
+                                              q[prim(4), m + D2], gamma)
+                r0, y0, rn, yn, r4, y4 = char(q[prim(0), idx - D2], q[prim(0), idx - D], q[prim(0), idx],
+                                              q[prim(0), idx + D], q[prim(0), idx + D2], q[prim(VN), idx - D2],
+                                              q[prim(VN), idx - D], q[prim(VN), idx], q[prim(VN), idx + D],
+                                              q[prim(VN), idx + D2], q[prim(4), idx - D2], q[prim(4), idx - D],
+                                              q[prim(4), idx], q[prim(4), idx + D], q[prim(4), idx + D2], gamma)
+                xt1, lt1 = recon(q[prim(VT1), m - D2], q[prim(VT1), m - D], q[prim(VT1), m], q[prim(VT1), m + D],
+                                 q[prim(VT1), m + D2])
+                xt2, lt2 = recon(q[prim(VT2), m - D2], q[prim(VT2), m - D], q[prim(VT2), m], q[prim(VT2), m + D],
+                                 q[prim(VT2), m + D2])
+                r1, yt1 = recon(q[prim(VT1), idx - D2], q[prim(VT1), idx - D], q[prim(VT1), idx],
+                                q[prim(VT1), idx + D], q[prim(VT1), idx + D2])
+                r2, yt2 = recon(q[prim(VT2), idx - D2], q[prim(VT2), idx - D], q[prim(VT2), idx],
+                                q[prim(VT2), idx + D], q[prim(VT2), idx + D2])
+            else:
+                _, l0 = recon(q[prim(0), m - D2], q[prim(0), m - D], q[prim(0), m], q[prim(0), m + D],
+                              q[prim(0), m + D2])
+                _, ln = recon(q[prim(VN), m - D2], q[prim(VN), m - D], q[prim(VN), m], q[prim(VN), m + D],
+                              q[prim(VN), m + D2])
+                _, lt1 = recon(q[prim(VT1), m - D2], q[prim(VT1), m - D], q[prim(VT1), m], q[prim(VT1), m + D],
+                               q[prim(VT1), m + D2])
+                _, lt2 = recon(q[prim(VT2), m - D2], q[prim(VT2), m - D], q[prim(VT2), m], q[prim(VT2), m + D],
+                               q[prim(VT2), m + D2])
+                _, l4 = recon(q[prim(4), m - D2], q[prim(4), m - D], q[prim(4), m], q[prim(4), m + D],
+                              q[prim(4), m + D2])
+                r0, _ = recon(q[prim(0), idx - D2], q[prim(0), idx - D], q[prim(0), idx], q[prim(0), idx + D],
+                              q[prim(0), idx + D2])
+                rn, _ = recon(q[prim(VN), idx - D2], q[prim(VN), idx - D], q[prim(VN), idx], q[prim(VN), idx + D],
+                              q[prim(VN), idx + D2])
+                r1, _ = recon(q[prim(VT1), idx - D2], q[prim(VT1), idx - D], q[prim(VT1), idx], q[prim(VT1), idx + D],
+                              q[prim(VT1), idx + D2])
+                r2, _ = recon(q[prim(VT2), idx - D2], q[prim(VT2), idx - D], q[prim(VT2), idx], q[prim(VT2), idx + D],
+                              q[prim(VT2), idx + D2])
+                r4, _ = recon(q[prim(4), idx - D2], q[prim(4), idx - D], q[prim(4), idx], q[prim(4), idx + D],
+                              q[prim(4), idx + D2])
             f0, f1, f2, f3, f4 = solver(l0, ln, lt1, lt2, l4, r0, rn, r1, r2, r4, gamma)
             f[density(), idx] = f0
             f[momentum(MN), idx] = f1

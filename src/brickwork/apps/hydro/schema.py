@@ -74,6 +74,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
                    minimum=0.0, open_min=True, maximum=1.0),
         "reconstruction": Key("str", "plm", "face states", choices=("plm", "ppm", "weno5")),
         "limiter": Key("str", "mc", "PLM slope limiter", choices=("minmod", "van_leer", "mc")),
+        "characteristic": Key("bool", False, "limit PLM's or PPM's face states in characteristic variables (the "
+                                             "eigenvectors of each cell's state), not primitive ones: Athena++'s "
+                                             "xorder = 2c / 3c"),
         "riemann": Key("str", "hllc", "Riemann solver", choices=("hlle", "hllc", "llf", "roe")),
         "integrator": Key("str", "rk2", "SSP Runge-Kutta", choices=("rk2", "rk3")),
         "dtype": Key("str", "float64", "precision of every field", choices=("float32", "float64")),

@@ -100,7 +100,8 @@ class Hydro:
         self.ndim = ndim
         with wp.ScopedDevice(self.device):  # the kernels' small arrays (reductions' partials) live there too
             self.kernels = HydroKernels(self.mesh, self.T, self.gamma, h["reconstruction"], h["limiter"],
-                                        h["riemann"], self.cfl, loop=h["loop"], nscalars=self.nscalars)
+                                        h["riemann"], self.cfl, loop=h["loop"], nscalars=self.nscalars,
+                                        characteristic=h["characteristic"])
         #: the source terms (gravity, the problem's SOURCE): added after each stage's update, from the
         #: primitives the split passes leave in ``prim``
         self.sources = Sources(self)
