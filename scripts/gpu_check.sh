@@ -98,7 +98,7 @@ step nvrtc-and-host-tests 150 "$PY" -m pytest -rfE -p no:cacheprovider -n "$JOBS
     tests/targets/test_cuda_address_paths.py tests/benchmarks/test_cuda_peers.py \
     tests/la/test_reduce_streams.py tests/la/test_la_repeated_launch_cuda.py tests/targets/test_cuda_arena_size.py \
     tests/la/test_device_fold.py tests/mesh/test_gpu_box_copies.py tests/mesh/test_gpu_transposed_copies.py \
-    tests/apps/test_hydrostatic_device.py
+    tests/apps/test_hydrostatic_device.py tests/apps/test_hydro_fused_stage_switch.py
 [ "$RAN" = 1 ] && row "  NVRTC and host-side tests" "" "$(summary "$LOG/nvrtc-and-host-tests.log")"
 # the static model of the hydro step beside the measured row (last: the budget seldom reaches it); it needs
 # nvdisasm (a CUDA toolkit's, or the nvidia-cuda-nvdisasm wheel), and runs only where that is found
