@@ -141,7 +141,8 @@ class HydroKernels:
         # On a GPU one fused stage serves every stage, told at launch whether it is the first (which also saves
         # U0 = U; a uniform branch): its two variants were near-identical units of 110-150k characters of CUDA,
         # both compiled by NVRTC at a run's first step. The CPU keeps a variant per stage (g++'s vector loops).
-        self.stage_first = wp.types.vector(1, wp.int32)(0) if on_gpu else None
+        #: on a GPU, ``tell_first(first)`` before each stage launch (``_make_stage``); None on the CPU
+        self.tell_first = None
         if on_gpu:
             self._stage_bodies = (self._make_stage(None, recon, wide, solver, width, char),) * 2
         else:
@@ -244,7 +245,17 @@ class HydroKernels:
         NDIM = self.ndim
         FIRST = first  # None: the launch tells (stage_first, on a GPU)
         SWITCH = first is None
-        stage_first = self.stage_first
+        flags = (wp.types.vector(1, wp.int32)(1), wp.types.vector(1, wp.int32)(0))  # the first stage, a later one
+        stage_first = flags[1] if SWITCH else None  # the CPU's bodies capture nothing more
+
+        def tell_first(value: bool) -> None:
+            # the body's captured value, read at each launch: rebinding it costs a cell write, where setting a
+            # vector's component cost ~14 us (load 13)
+            nonlocal stage_first
+            stage_first = flags[0 if value else 1]
+
+        if SWITCH:
+            self.tell_first = tell_first
         NS, NV = self.nscalars, 5 + self.nscalars  # passive scalars, and the primitives with them
         CHAR = char is not None
         # PLM's functions ignore the outer pair of the five-cell stencil: pass the inner pair twice
@@ -540,8 +551,8 @@ class HydroKernels:
         """One whole SSP-RK stage block by block (``primitives``, ``fluxes`` and ``update`` in one
         pass over each block, the intermediates in scratch); needs filled ghosts."""
         self._set_coef(a, b, dt)
-        if self.stage_first is not None:
-            self.stage_first[0] = 1 if first else 0
+        if self.tell_first is not None:
+            self.tell_first(first)
         la.outer(self.blocks, self._stage_bodies[0 if first else 1])
 
     def expect_fused(self) -> None:
