@@ -28,6 +28,7 @@ from ..types.layout import size_align
 from ..types.opaque import TEAM_MEMBER
 from ..types.scalars import int32
 from .build import Locals, i32, op
+from .gpu_cell_pairs import cell_loop
 from .gpu_grid import (
     TEAM_BLOCK,
     OncePerTeam,
@@ -35,7 +36,6 @@ from .gpu_grid import (
     check_team_body,
     single_thread,
     slice_coords,
-    strided,
     thread,
     wide,
 )
@@ -53,7 +53,7 @@ def lower_teams_gpu(fn: ir.IRFunction, shared_limit: int) -> ir.IRFunction:
     check_team_body(fn.body, fn.label or fn.name, ir.IRTeamLoop)
     coords = slice_coords(Locals(out), fn.tid_dims, pre)
     assigned = ir.assignment_counts(fn.body)
-    lowering = _Teams(coords, shared_limit, {n for n, _ in fn.params if not assigned.get(n, 0)})
+    lowering = _Teams(coords, shared_limit, {n for n, _ in fn.params if not assigned.get(n, 0)}, Locals(out))
     out.body = pre + lowering.stmts(fn.body)
     out.gpu_launch = {"grid": "slices", "block": TEAM_BLOCK, "shared_bytes": 0,
                       "arena": lowering.arena, "shared_limit": shared_limit}
@@ -80,8 +80,9 @@ def host_sizes(sizes: list, params: set) -> list | None:
 
 
 class _Teams(TidToCoords):
-    def __init__(self, coords, shared_limit, params: set):
+    def __init__(self, coords, shared_limit, params: set, locals_: Locals):
         super().__init__(coords)
+        self.locals = locals_  # a par_for_inner loop's pair copies (gpu_cell_pairs)
         self.shared_limit = shared_limit
         self.params = params  # the parameters a pad's sizes may name for the host to check them
         self.pads: list = []  # [element bytes, [size texts]] of each pad whose sizes the host can evaluate
@@ -112,7 +113,8 @@ class _Teams(TidToCoords):
             body = self.stmts(s.body)
         finally:
             self.in_loop -= 1
-        return strided(s.var, self.expr(s.lo), self.expr(s.hi), body)
+        # two iterations per trip where the body allows, as the loop abstraction's cell loops (gpu_cell_pairs)
+        return cell_loop(self.locals, s.var, self.expr(s.lo), self.expr(s.hi), body)
 
     def r_IRTeamBarrier(self, s):
         return ir.IRGpuBarrier()
