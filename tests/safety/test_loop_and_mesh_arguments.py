@@ -115,3 +115,36 @@ def test_a_reducer_of_bool_is_refused_where_it_is_made(reducer, dtype):
         reducer(dtype)
     assert str(e.value) == (f"{reducer.__name__} folds numbers, got bool: fold wp.where(c, 1, 0) as wp.int32 (la.Sum "
                             f"for a count, la.Max for 'any')")
+
+
+def test_a_descriptor_of_another_mesh_whose_field_differs_is_refused():
+    """A descriptor of mesh A's 'rho' (2 components) over mesh B's data ('rho' a scalar) made a pack that counted two
+    components over B's storage: rho(1) wrote past it, silently (neither B's 'rho' nor 'e' changed)."""
+    two = Package("p")
+    two.add_field("rho", Metadata("Cell", "FillGhost"), shape=(2,))
+    a = Mesh(8, 4, nghost=1, packages=[two])
+    b = Mesh(8, 4, nghost=1, packages=[_package()])
+    with pytest.raises(ValueError) as e:
+        PackDescriptor(a, [VarTag("rho")]).get_pack(b.mesh_data())
+    assert str(e.value).startswith("field 'rho' of the descriptor (shape (2,), float64, Metadata(")
+    assert "is not this mesh's (shape (), float64, Metadata(" in str(e.value)
+    assert str(e.value).endswith("build the PackDescriptor from the mesh (or mesh data) the pack is for")
+    same = Mesh(16, 4, nghost=1, packages=[_package()])  # the same fields, another mesh: its pack is fine
+    assert PackDescriptor(b, [VarTag("rho")]).get_pack(same.mesh_data()).get_nblocks() == 4
+
+
+def test_get_index_of_a_component_out_of_range_is_refused():
+    """pack.get_index(b, rho(-1)) gave the flat index of the variable before (mom's component 2), and mom(3) rho's:
+    an address of another variable, silently. An absent variable still gives -1."""
+    pkg = Package("q")
+    pkg.add_field("mom", Metadata("Cell"), shape=(3,))
+    pkg.add_field("rho", Metadata("Cell"))
+    mesh = Mesh(8, 4, nghost=1, packages=[pkg])
+    mom, rho = VarTag("mom"), VarTag("rho")
+    pack = PackDescriptor(mesh, [mom, rho]).get_pack(mesh.mesh_data())
+    assert [pack.get_index(0, mom(2)), pack.get_index(0, rho())] == [2, 3]
+    for var, message in [(rho(-1), "component -1 out of range for variable 'rho' on pack block 0 (valid 0..0)"),
+                         (mom(3), "component 3 out of range for variable 'mom' on pack block 0 (valid 0..2)")]:
+        with pytest.raises(IndexError) as e:
+            pack.get_index(0, var)
+        assert str(e.value) == message

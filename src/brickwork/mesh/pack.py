@@ -227,6 +227,13 @@ def _field_of(mesh, spec: FieldSpec):
     fld = mesh.fields.get(spec.name)
     if fld is None:
         raise KeyError(f"field {spec.name!r} of the descriptor is not on this mesh")
+    mine = fld.spec
+    if (mine.shape, mine.dtype, mine.metadata) != (spec.shape, spec.dtype, spec.metadata):
+        # the tables would count the descriptor's components over this mesh's storage: rho(1) of a
+        # descriptor's 2-component 'rho' over a mesh's scalar one wrote past its storage
+        raise ValueError(f"field {spec.name!r} of the descriptor (shape {spec.shape}, {spec.dtype}, {spec.metadata}) "
+                         f"is not this mesh's (shape {mine.shape}, {mine.dtype}, {mine.metadata}): build the "
+                         f"PackDescriptor from the mesh (or mesh data) the pack is for")
     return fld
 
 
@@ -361,9 +368,10 @@ class SparsePack:
         return self.get_upper_bound(b, var) - self.get_lower_bound(b, var) + 1
 
     def get_index(self, b: int, var: object) -> int:
-        """Flat index of ``var(c)`` on block ``b`` (lower bound + c); -1 if absent."""
+        """Flat index of ``var(c)`` on block ``b`` (lower bound + c); -1 if absent. A component out of the variable's
+        range is an IndexError (``rho(-1)`` gave the index of the variable before, ``mom(3)`` of the one after)."""
         lb = self.get_lower_bound(b, var)
-        return -1 if lb < 0 else lb + (var.component if isinstance(var, VarRef) else 0)
+        return -1 if lb < 0 else self._flat(b, var)
 
     def contains(self, b: int, *vars: object) -> bool:
         """Parthenon's ``Contains``: ``contains(b, var)`` is True when ``var`` has at least one instance on
