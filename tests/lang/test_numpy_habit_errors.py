@@ -126,6 +126,13 @@ def shadows_a_builtin(x: wp.array(dtype=wp.float32), n: int):
     x[i] = min(min, 1.0)
 
 
+@wp.kernel
+def rebinds_a_parameter(x: wp.array(dtype=wp.float32), n: int):
+    i = wp.tid()
+    x = wp.zeros(4, dtype=wp.float32)
+    x[i] = 1.0
+
+
 def _line(text: str) -> int:
     """The line of this file holding ``text`` (the statement an error names)."""
     with open(__file__) as f:
@@ -173,6 +180,9 @@ CASES = [
     (shadows_a_builtin, wp.KernelTypeError, "x[i] = min(min, 1.0)",
      ["'min' is a variable of type float32 here, which hides the builtin min(): rename the variable (Warp 1.19 calls "
       "the builtin; Python would fail as here)"]),
+    (rebinds_a_parameter, wp.KernelTypeError, "x = wp.zeros(4, dtype=wp.float32)",
+     ["'x' is a parameter of type array(dtype=float32, ndim=1) (its annotation) and cannot be assigned a value of "
+      "type fixedarray(dtype=float32, shape=(4,)): give the new value a name of its own (x_new = ...)"]),
     (returns_a_value, wp.KernelTypeError, "return x[i]",
      ["kernels cannot return a value", "Write results to output arguments"]),
 ]

@@ -74,9 +74,13 @@ class SymbolTable:
         return name
 
 
-def conflict(name: str, known, t) -> str:
+def conflict(name: str, known, t, parameter: bool = False) -> str:
     """The error of a second type for ``name``; where the new value is a wider number (a float for an int
-    started as ``s = 0``), where to give the variable that type."""
+    started as ``s = 0``), where to give the variable that type. A parameter's type is its annotation: the new
+    value takes a name of its own (as numpy code rebinds ``x = np.zeros(...)``)."""
+    if parameter:
+        return (f"'{name}' is a parameter of type {type_name(known)} (its annotation) and cannot be assigned a value "
+                f"of type {type_name(t)}: give the new value a name of its own ({name}_new = ...)")
     start = ""
     if is_scalar_type(known) and is_scalar_type(t) and t.is_float and bool_ is not known and (
             not known.is_float or known._size < t._size):

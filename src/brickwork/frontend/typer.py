@@ -143,7 +143,7 @@ class Typer(AssignmentTyper, ControlFlowTyper, ExpressionTyper):
         """The local ``name`` of type ``t``, declared on first use; a second type is an error."""
         known = self.symbols.declare(name, t)
         if known is not None and known != t:
-            raise self.error(KernelTypeError, conflict(name, known, t), node)
+            raise self.error(KernelTypeError, conflict(name, known, t, name in self.symbols.params), node)
         return ir.IRLocal(name, t)
 
     def new_temp(self, t) -> ir.IRLocal:
