@@ -148,3 +148,15 @@ def test_get_index_of_a_component_out_of_range_is_refused():
         with pytest.raises(IndexError) as e:
             pack.get_index(0, var)
         assert str(e.value) == message
+
+
+@pytest.mark.parametrize(("dims", "count", "values"), [((2**40,), 1, 2**40), ((2**16, 2**16), 1, 2**32), ((4,), 2**40, 4)])
+def test_a_scratch_declared_beyond_int32_is_refused_where_it_is_declared(dims, count, values):
+    """add_per_point_scratch took dims=(2**40,) and count=2**40 (get_per_point_scratch refuses such dims only when
+    the body compiles); nothing is registered."""
+    space = la.IndexSpace.box(la.bovi, la.logical_flat, 1, 4, 4, 4, 1)
+    with pytest.raises(ValueError) as e:
+        space.add_per_point_scratch(wp.float64, dims=dims, count=count)
+    assert str(e.value) == (f"add_per_point_scratch: dims {dims} make {values} values per point and count is "
+                            f"{count}; each must be below 2**31 (a scratch index is int32)")
+    assert space.scratch == []

@@ -214,6 +214,12 @@ class IndexSpace:
         count = check_count(count, "count", "add_per_point_scratch")
         if any(d <= 0 for d in dims) or count <= 0:
             raise ValueError(f"scratch dims and count must be positive, got dims={dims}, count={count}")
+        values = 1
+        for d in dims:
+            values *= d
+        if values >= 2**31 or count >= 2**31:  # get_per_point_scratch's limit (int32 slots), told where it is declared
+            raise ValueError(f"add_per_point_scratch: dims {dims} make {values} values per point and count is {count}; "
+                             f"each must be below 2**31 (a scratch index is int32)")
         self.scratch.append((dtype, halo, dims, count))
 
     #: The reducer of a reduction space (``with_reducer``, ``ReductionIndexSpace``), else None.
