@@ -68,6 +68,9 @@ def _absolute(self):
 
 
 def _matmul(self, other):
+    operator = getattr(type(other), "__rmatmul__", None)
+    if operator is not None and operator is not _matmul and type(other).__module__.split(".")[0] != "numpy":
+        return NotImplemented  # another type's own operator takes it: x @ A of a sparse matrix A (brickwork.sparse)
     raise TypeError("a @ b of arrays is not mapped on the host, in Warp as here: np.matmul(a.numpy(), b.numpy()) "
                     "on the host, or in a kernel wp.tile_matmul of tiles (a matrix per element: wp.mat33 "
                     "elements and a[i] @ b[i])")
