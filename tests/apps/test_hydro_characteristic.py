@@ -6,7 +6,7 @@ bit, a face that would not be physical falls back to the cell's state); whole ru
 round-off with the fused and the split stages giving the same bits, the 2-D fused stage conserves, the GPU mapping
 (emulation target) gives the CPU's result and its passes compile for CUDA; bad settings are ConfigErrors. Elsewhere:
 the mirrored shock tube and the restart (bit for bit) in test_hydro_ppm_roe.py, Sod's L1 errors in test_hydro_sod.py,
-the sound wave's convergence in test_hydro_convergence.py, two ranks in tests/mpi/test_mpi_characteristic.py.
+the sound wave's convergence in test_hydro_convergence.py, two ranks in tests/mpi/test_mpi_ppm_roe.py.
 
 Every run is PPM with Roe (the pair whose mirrored runs are bit for bit) in 1-D blocks of 32 cells, so they share one
 set of kernels with test_hydro_sod's and test_hydro_convergence's characteristic PPM runs.
