@@ -122,6 +122,11 @@ def _cache(args) -> int:
     if args.action == "dir":
         print(cache.cache_root())
     elif args.action == "list":
+        root = cache.cache_root()
+        if os.path.lexists(root) and not os.path.isdir(root):  # listed as "0 entries" before: say what it is
+            print(f"brickwork: error: the kernel cache {root} is not a folder (BRICKWORK_CACHE_DIR names a file?)",
+                  file=sys.stderr)
+            return 1
         rows = cache.entries()
         for row in rows:
             print(f"{row['key']}  {row['bytes'] / 1024:8.1f} KiB  {row['label']}")

@@ -42,3 +42,15 @@ def test_the_cli_lists_the_same(root, tmp_path, capsys):
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 2 and out[0].startswith(key) and out[0].endswith("kept")
     assert out[1].startswith("1 entries")
+
+
+def test_a_cache_that_is_a_file_is_an_error_not_an_empty_list(tmp_path, monkeypatch, capsys):
+    from brickwork import cli, config
+
+    path = tmp_path / "cache"
+    path.write_bytes(b"not a folder")
+    monkeypatch.setattr(config, "kernel_cache_dir", str(path))
+    assert cli.main(["cache", "list"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and f"the kernel cache {path} is not a folder" in captured.err
+    assert path.read_bytes() == b"not a folder"
