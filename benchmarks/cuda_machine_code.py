@@ -150,9 +150,9 @@ def disassemble(cubin: bytes, tool: str) -> list[Code]:
 
 
 def unit_path(source: str) -> str:
-    """A generated unit with its entry reduced to the launch a benchmark runs: unit-stride arrays (32-bit
-    offsets) and, where the kernel has them, tiles; the other variants would only add code beside it."""
-    source = re.sub(r"if \(p\.h\.unit_inner\) (body<true>\([^;]*\);) else body<false>\([^;]*\);", r"\1", source)
+    """A generated unit with its entry reduced to the launch a benchmark runs: tiles where the kernel has them (a
+    unit's entry already runs only the unit-stride body, 32-bit offsets; a launch that needs the general one builds
+    a variant of its own)."""
     return source.replace("bw::truth(bw::gt(((int32_t)blockDim.y), int32_t(1)))", "true")
 
 
