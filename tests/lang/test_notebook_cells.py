@@ -77,6 +77,24 @@ def test_a_cell_run_again_with_a_new_body_runs_it(notebook):
     assert cell["apply"].instances == compiled and cell["x"].numpy().tolist() == [20.0, 30.0]
 
 
+LOOP = '''
+z = wp.zeros(3, dtype=float)
+
+def body(i: int):
+    z[i] = bump(z[i])
+
+wp.par_for("cell", 3, body)
+'''
+
+
+def test_a_loop_body_calls_a_function_cell_run_again_with_a_new_body(notebook):
+    """par_for and the loop abstraction's bodies are the program's kernels too (lang/body.py keeps them apart)."""
+    cell = notebook(FUNC.replace("STEP", "1.0") + LOOP)
+    assert cell["z"].numpy().tolist() == [1.0, 1.0, 1.0]
+    cell = notebook(FUNC.replace("STEP", "10.0") + LOOP)  # the function's new body, the loop's cell run again
+    assert cell["z"].numpy().tolist() == [10.0, 10.0, 10.0]
+
+
 def test_what_a_notebook_shows_for_kernels_functions_structs_and_launches(notebook):
     cell = notebook(FUNC.replace("STEP", "1.0") + KERNEL.replace("SCALE", "1.0") + '''
 @wp.struct

@@ -265,6 +265,13 @@ def rebuild_program_kernels() -> None:
                 for declared in kernel.overloads.values():
                     declared.instance = kernel.get_instance(declared.instance.arg_types)
                     declared.launch_table.clear()
+    from .body import _BODIES  # body.py imports this module
+
+    for variants in _BODIES.values():  # the program's loop bodies (par_for, la.outer ...) likewise
+        for body in variants:
+            if (getattr(body.func, "__module__", None) or "").split(".")[0] != "brickwork":
+                body.instances.clear()  # in place: twins of a body (closures made again) share these tables
+                body.launch_table.clear()
 
 
 def sibling_kernels(k) -> list:
