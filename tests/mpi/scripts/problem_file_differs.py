@@ -65,4 +65,7 @@ for case, rank1_writes in (("helper", {helper: "AMPLITUDE = 0.2\n"}), ("problem"
         write(problem, PROBLEM)
         write(helper, "AMPLITUDE = 0.1\n")
     comm.Barrier()
-print(f"rank {rank}: " + " | ".join(said))
+# one process prints both ranks' lines: two ranks printing at once through mpiexec could run into one line
+everyone = comm.gather(" | ".join(said), root=0)
+if rank == 0:
+    print("\n".join(f"rank {r}: {words}" for r, words in enumerate(everyone)))
