@@ -143,16 +143,16 @@ def install_abort_hook(comm=None) -> None:
             # raises alike) and aborts: every rank printing it said it once per rank. This one speaks (one line)
             # only if that abort has not ended it by then
             time.sleep(4 * ABORT_GRACE_SECONDS)
-            sys.stderr.write(f"[rank {rank}] {kind.__name__}: {value}\n")
-            sys.stderr.flush()
-            (comm or _initialised_world() or _Killer()).Abort(1)
-            return
-        text = "".join(traceback.format_exception(kind, value, tb))
-        sys.stderr.write("".join(f"[rank {rank}] {line}\n" for line in text.rstrip("\n").split("\n")))
+            said = f"[rank {rank}] {kind.__name__}: {value}\n"
+        else:
+            text = "".join(traceback.format_exception(kind, value, tb))
+            said = "".join(f"[rank {rank}] {line}\n" for line in text.rstrip("\n").split("\n"))
+        sys.stderr.write(said)
         sys.stderr.flush()
         sys.stdout.flush()
         # the launcher forwards this rank's output through a pipe and stops reading it when the abort ends
-        # the ranks: on a busy machine the message was lost (an empty stderr); give it a moment to pass
+        # the ranks: on a busy machine the message was lost (an empty stderr; the one-line case too, which
+        # aborted at once and failed a CI run); give it a moment to pass
         time.sleep(ABORT_GRACE_SECONDS)
         (comm or _initialised_world() or _Killer()).Abort(1)
 
