@@ -124,7 +124,7 @@ def is_parallel(comm) -> bool:
     return comm is not SERIAL and not isinstance(comm, SerialComm)
 
 
-#: Seconds between printing an uncaught exception and aborting every rank (``install_abort_hook``).
+#: Seconds between printing an uncaught exception or ``abort``'s message and aborting every rank.
 ABORT_GRACE_SECONDS = 0.5
 
 
@@ -147,14 +147,7 @@ def install_abort_hook(comm=None) -> None:
         else:
             text = "".join(traceback.format_exception(kind, value, tb))
             said = "".join(f"[rank {rank}] {line}\n" for line in text.rstrip("\n").split("\n"))
-        sys.stderr.write(said)
-        sys.stderr.flush()
-        sys.stdout.flush()
-        # the launcher forwards this rank's output through a pipe and stops reading it when the abort ends
-        # the ranks: on a busy machine the message was lost (an empty stderr; the one-line case too, which
-        # aborted at once and failed a CI run); give it a moment to pass
-        time.sleep(ABORT_GRACE_SECONDS)
-        (comm or _initialised_world() or _Killer()).Abort(1)
+        _write_and_abort(comm or _initialised_world() or _Killer(), said, 1)
 
     sys.excepthook = hook
 
@@ -201,16 +194,21 @@ def install_hook_under_launcher() -> None:
 def abort(comm, message: str, code: int = 1) -> None:
     """Print ``message`` (prefixed with the rank) and end every rank of ``comm`` with exit ``code``; does
     not return."""
-    sys.stderr.write(f"[rank {comm.Get_rank()}] {message}\n")
-    sys.stderr.flush()
-    sys.stdout.flush()
-    # the launcher forwards a rank's output through its own pipes and ends every rank at the abort: on a busy
-    # machine the message was lost with them (1 run of the suite in ~10); a moment's wait lets it through
-    time.sleep(0.25)
-    comm.Abort(code)
+    _write_and_abort(comm, f"[rank {comm.Get_rank()}] {message}\n", code)
     # MPICH's MPI_Abort returns once it has told the launcher, which ends the ranks moments later: this
     # rank went on meanwhile, and the brickwork command printed its message a second time
     os._exit(code)
+
+
+def _write_and_abort(comm, text: str, code: int) -> None:
+    sys.stderr.write(text)
+    sys.stderr.flush()
+    sys.stdout.flush()
+    # the launcher forwards a rank's output through its own pipes and stops reading them when the abort ends
+    # the ranks: on a busy machine the message was lost with them (an empty stderr; a path that aborted at
+    # once failed a CI run); a moment's wait lets it through
+    time.sleep(ABORT_GRACE_SECONDS)
+    comm.Abort(code)
 
 
 class OtherRankError(BrickworkError, RuntimeError):
