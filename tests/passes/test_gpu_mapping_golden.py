@@ -118,7 +118,7 @@ def test_nested_teams():
     check_golden("gpu_teams.nested", out)
     assert not ir.contains(out.body, (ir.IRTeamLoop, ir.IRTeamBarrier, ir.IRTeamBegin, ir.IRTid))
     assert len(strided_loops(out)) == 2 and ir.contains(out.body, ir.IRGpuBarrier)
-    assert out.gpu_launch == {"grid": "slices", "block": 128, "shared_bytes": 0, "arena": "_bw_scratch",
+    assert out.gpu_launch == {"grid": "slices", "block": 32, "shared_bytes": 0, "arena": "_bw_scratch",
                               "shared_limit": 1024}
 
 

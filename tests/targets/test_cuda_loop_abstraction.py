@@ -197,7 +197,7 @@ def test_nested_teams_golden():
     lines = body_lines(text)
     assert lines.count("__syncthreads();") == 1 and "v_member = bw::gpu_arena(bw_blk, v__bw_scratch);" in text
     assert [e[0].split("(const")[0].split()[-1] for e in entries(text)] == ["bw_entry", "bw_entry_global"]
-    assert meta["gpu_launch"] == {"grid": "slices", "block": 128, "shared_bytes": 0, "arena": "_bw_scratch",
+    assert meta["gpu_launch"] == {"grid": "slices", "block": 32, "shared_bytes": 0, "arena": "_bw_scratch",
                                   "shared_limit": 49152}
 
 

@@ -119,7 +119,7 @@ def test_par_for_outer_teams_launch_on_a_grid_of_slices(fake, sizes, grid):
     with wp.ScopedDevice("cuda:0"):
         wp.par_for_outer(0, 0, sizes[0], sizes[1], _team_body(out))
     [(_, _, got, block, _)] = fake.launches
-    assert (got, block) == (grid, 128)
+    assert (got, block) == (grid, 32)  # par_for_inner over 4 iterations: a team of one warp (team_block)
 
 
 def test_a_captured_team_launch_replays_on_its_grid_of_slices(fake):
@@ -134,7 +134,7 @@ def test_a_captured_team_launch_replays_on_its_grid_of_slices(fake):
             for sizes in ((3, 4), (MAX_GRID_YZ + 1, 2)):
                 wp.par_for_outer(0, 0, *sizes, _team_body(out))
         wp.capture_launch(capture.graph)
-    assert direct == [((4, 3, 1), 128), ((2, MAX_GRID_YZ, 2), 128)]
+    assert direct == [((4, 3, 1), 32), ((2, MAX_GRID_YZ, 2), 32)]
     assert [e[0] for e in fake.graph_log].count("captured") == 2  # one CUDA graph of both
     assert [(grid, block) for _, _, grid, block, _ in fake.launches] == direct
 

@@ -1,10 +1,11 @@
 """The GPU variants of ``lower_teams`` and ``lower_reductions``.
 
 Teams (``par_for_outer``): a team is a thread block. The block's index gives the outer index, a
-``par_for_inner`` loop is shared out among the block's threads, a team barrier is a block
-barrier, team scratch comes from the block's arena (shared memory when the launch's arena fits the
-limit, global memory otherwise); statements outside the inner loops run on every thread, the ones
-that write memory or print on thread 0 only.
+``par_for_inner`` loop is shared out among the block's threads (128 of them, or fewer where every such
+loop's extent is a constant: ``team_block``), a team barrier is a block barrier, team scratch comes
+from the block's arena (shared memory when the launch's arena fits the limit, global memory
+otherwise); statements outside the inner loops run on every thread, the ones that write memory or
+print on thread 0 only.
 
 Reductions: a slice run by a block (``IRSliceReduction.per_block``) folds each thread's cells into
 the thread's accumulator, then the block combines the accumulators in shared memory by a tree
@@ -55,11 +56,41 @@ def lower_teams_gpu(fn: ir.IRFunction, shared_limit: int) -> ir.IRFunction:
     assigned = ir.assignment_counts(fn.body)
     lowering = _Teams(coords, shared_limit, {n for n, _ in fn.params if not assigned.get(n, 0)}, Locals(out))
     out.body = pre + lowering.stmts(fn.body)
-    out.gpu_launch = {"grid": "slices", "block": TEAM_BLOCK, "shared_bytes": 0,
+    block = team_block([constant_extent(s.lo, s.hi) for s in ir.walk(fn.body) if isinstance(s, ir.IRTeamLoop)])
+    out.gpu_launch = {"grid": "slices", "block": block, "shared_bytes": 0,
                       "arena": lowering.arena, "shared_limit": shared_limit}
     if lowering.pads:
         out.gpu_launch["pads"] = lowering.pads
     return out
+
+
+def constant_extent(lo, hi_incl) -> int | None:
+    """The iterations of ``lo..hi_incl`` where both are integer expressions of constants (+, -, *), else None."""
+    def value(e):
+        if isinstance(e, ir.IRConst) and type(e.value) is int:
+            return e.value
+        if isinstance(e, ir.IRCall) and e.op in ("add", "sub", "mul") and len(e.args) == 2:
+            a, b = (value(x) for x in e.args)
+            if a is not None and b is not None:
+                return a + b if e.op == "add" else a - b if e.op == "sub" else a * b
+        return None
+
+    first, last = value(lo), value(hi_incl)
+    return None if first is None or last is None else max(last - first + 1, 0)
+
+
+def team_block(extents: list) -> int:
+    """Threads of a team whose ``par_for_inner`` loops have ``extents`` iterations (None: known only at run
+    time): the smallest power of two from a warp up that covers the longest loop in one trip, at most
+    ``TEAM_BLOCK``; ``TEAM_BLOCK`` where any extent is unknown. A team of 16 iterations then runs one warp,
+    not four of which three idle, and more teams fit on a multiprocessor. The block is in the unit's source
+    (``__launch_bounds__``, the reduction tree), so the compiled key holds it."""
+    if not extents or any(n is None for n in extents):
+        return TEAM_BLOCK
+    block = _WARP
+    while block < min(max(extents), TEAM_BLOCK):
+        block *= 2
+    return block
 
 
 #: The most bytes a team's scratch pad may have (the CPU's runtime header stops past it; the CUDA host checks it).

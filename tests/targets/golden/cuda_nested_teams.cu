@@ -74,10 +74,10 @@ struct Packed {  // the CPU entry's buffer: header, then the arguments
 };
 
 }  // namespace
-extern "C" __global__ void __launch_bounds__(128) bw_entry(const Packed p, char* bw_arena_global) {
+extern "C" __global__ void __launch_bounds__(32) bw_entry(const Packed p, char* bw_arena_global) {
     extern __shared__ __align__(64) unsigned char bw_arena_shared[];  // the arena: it fits
     body<true>(p.a.v_field, p.a.v__bw_lo0, p.a.v__bw_scratch, (int32_t)p.h.dim[0], bw::gpu_shared_arena{bw_arena_shared});
 }
-extern "C" __global__ void __launch_bounds__(128) bw_entry_global(const Packed p, char* bw_arena_global) {
+extern "C" __global__ void __launch_bounds__(32) bw_entry_global(const Packed p, char* bw_arena_global) {
     body<true>(p.a.v_field, p.a.v__bw_lo0, p.a.v__bw_scratch, (int32_t)p.h.dim[0], bw::gpu_global_arena{bw_arena_global});
 }
