@@ -77,7 +77,7 @@ step cuda-device-tests 200 "$PY" -m pytest -rfEs -p no:cacheprovider -m cuda_dev
     tests/runtime/test_cuda_device.py tests/runtime/test_cuda_device_la.py tests/runtime/test_cuda_device_teams.py \
     tests/runtime/test_hash_grid_device.py tests/la/test_device_fold.py \
     tests/sparse/test_sparse_cuda_device.py tests/geometry/test_geometry_cuda_device.py \
-    tests/volume/test_volume_cuda_device.py
+    tests/volume/test_volume_cuda_device.py tests/targets/test_cuda_team_block.py
 [ "$RAN" = 1 ] && row "  cuda_device tests" "" "$(summary "$LOG/cuda-device-tests.log")"
 step mesh-and-hydro-on-cuda 150 "$PY" -m pytest -rfEs -p no:cacheprovider -m cuda_device \
     tests/mesh/test_mesh_device.py tests/mesh/test_gpu_box_copies.py tests/apps/test_hydro_device.py \
@@ -98,7 +98,8 @@ step nvrtc-and-host-tests 150 "$PY" -m pytest -rfE -p no:cacheprovider -n "$JOBS
     tests/targets/test_cuda_address_paths.py tests/benchmarks/test_cuda_peers.py \
     tests/la/test_reduce_streams.py tests/la/test_la_repeated_launch_cuda.py tests/targets/test_cuda_arena_size.py \
     tests/la/test_device_fold.py tests/mesh/test_gpu_box_copies.py tests/mesh/test_gpu_transposed_copies.py \
-    tests/apps/test_hydrostatic_device.py tests/apps/test_hydro_fused_stage_switch.py
+    tests/apps/test_hydrostatic_device.py tests/apps/test_hydro_fused_stage_switch.py \
+    tests/targets/test_cuda_team_block.py
 [ "$RAN" = 1 ] && row "  NVRTC and host-side tests" "" "$(summary "$LOG/nvrtc-and-host-tests.log")"
 # the static model of the hydro step beside the measured row (last: the budget seldom reaches it); it needs
 # nvdisasm (a CUDA toolkit's, or the nvidia-cuda-nvdisasm wheel), and runs only where that is found

@@ -2,7 +2,8 @@
 par_for_inner loop's extent is a constant, the smallest power of two from a warp (32) up that covers the
 longest loop, at most 128; 128 where an extent is known only at run time. Checked on the emulation target
 (values against numpy for extents below, at and above the chosen block: the threads share the cells out,
-a barrier and scratch between two loops) and on the stand-in driver (the block each launch gets)."""
+a barrier and scratch between two loops) on the stand-in driver (the block each launch gets) and, where there is one, on a GPU (marker
+``cuda_device``: scripts/gpu_check.sh)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import numpy as np
 import pytest
 
 import brickwork as wp
-from brickwork import config
+from brickwork import config, cuda_driver
+from brickwork.jit import nvrtc
 from brickwork.passes.build import i32, op
 from brickwork.passes.gpu_lowering import constant_extent, team_block
 
@@ -63,16 +65,32 @@ def _expected(u: np.ndarray) -> np.ndarray:
     return np.roll(two, -1, axis=1) - two + np.arange(TEAMS)[:, None]
 
 
-# 20: below one warp; 32: a warp, one cell each; 33: 64 threads, one cell each, 31 idle; 129: above 128 (pairs)
-@pytest.mark.parametrize("n", [20, 32, 33, 129])
-def test_teams_of_constant_extents_give_numpys_values_on_the_emulation_target(n):
-    u = wp.array(np.random.default_rng(n).random((TEAMS, n)), dtype=wp.float64)
-    out = wp.zeros((TEAMS, n), dtype=wp.float64)
-    count = wp.zeros(TEAMS, dtype=wp.int32)
-    with config.override(target="cuda-emulation"):
+def _run_teams(n: int, device=None) -> None:
+    u = wp.array(np.random.default_rng(n).random((TEAMS, n)), dtype=wp.float64, device=device)
+    out = wp.zeros((TEAMS, n), dtype=wp.float64, device=device)
+    count = wp.zeros(TEAMS, dtype=wp.int32, device=device)
+    with wp.ScopedDevice(device):
         wp.par_for_outer(8 * n, 0, TEAMS, _team(n, u, out, count))
     np.testing.assert_array_equal(out.numpy(), _expected(u.numpy()))
     np.testing.assert_array_equal(count.numpy(), np.ones(TEAMS))
+
+
+# 20: below one warp; 32: a warp, one cell each; 33: 64 threads, one cell each, 31 idle; 129: above 128 (pairs)
+EXTENTS = [20, 32, 33, 129]
+
+
+@pytest.mark.parametrize("n", EXTENTS)
+def test_teams_of_constant_extents_give_numpys_values_on_the_emulation_target(n):
+    with config.override(target="cuda-emulation"):
+        _run_teams(n)
+
+
+@pytest.mark.cuda_device
+@pytest.mark.skipif(not cuda_driver.available(), reason="no CUDA device (driver and GPU) on this machine")
+@pytest.mark.skipif(not nvrtc.is_available(), reason="NVRTC is not installed (pip install 'brickwork[cuda]')")
+@pytest.mark.parametrize("n", EXTENTS)
+def test_teams_of_constant_extents_give_numpys_values_on_a_gpu(n):
+    _run_teams(n, "cuda:0")
 
 
 def _run_time_extent(out):
