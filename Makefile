@@ -25,10 +25,12 @@ demo: $(VENV)/.installed
 TEST_KERNELS := $(CURDIR)/build/test-kernel-cache
 
 # The sources are compiled to bytecode first: with PYTHONDONTWRITEBYTECODE set, each Python process the tests start
-# (MPI ranks, `brickwork run`, examples) otherwise compiled brickwork's modules from source again, ~0.7 s CPU each.
+# (MPI ranks, `brickwork run`, examples) otherwise compiled brickwork's modules from source again, ~0.7 s CPU each;
+# and the test modules as pytest rewrites them, which both xdist workers otherwise did as they collected (12 s CPU
+# of each worker's 18 s collection).
 test: $(VENV)/.installed-dev
 	rm -rf $(TEST_KERNELS)
-	$(BIN)/python -m compileall -q src tests
+	$(BIN)/python scripts/test_bytecode.py src tests
 	BRICKWORK_CACHE_DIR=$(TEST_KERNELS) $(BIN)/python -m pytest -n 2 tests
 
 # The documentation site (docs/_build/html/index.html); any warning fails the build. It uses the tests' kernel
