@@ -39,6 +39,7 @@ from brickwork.same_on_ranks import check_same
 from . import checkpoint, user_history, user_timestep
 from .config import Config, ConfigError
 from .custom_problem import derived_outputs
+from .output_lock import OutputLock
 from .outputs import write_state
 from .preflight import check_before_run, make_output_dir, remove_empty_dirs, writes_files
 from .progress import Progress
@@ -163,6 +164,7 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
     if not root:
         new_dirs, log = [], None  # rank 0 makes the directories and speaks for the run
     history = None
+    lock = None
     started = False
     tlim, nlim = cfg["time"]["tlim"], cfg["time"]["nlim"]
     bar = Progress(tlim, sim.ncells, enabled=root and (out["progress"] if progress is None else progress))
@@ -198,9 +200,10 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
             if not started:  # the first state passed its checks: the run starts, its files appear
 
                 def open_outputs():
-                    nonlocal history
+                    nonlocal history, lock
                     if root and writes_files(cfg):  # a run that writes nothing makes no directory either
                         make_output_dir(out["dir"], new_dirs)
+                        lock = OutputLock(stem)  # another run writing these files: refused before any is touched
                         if out["history"]:
                             history = History(stem + ".hst", [*HISTORY_COLUMNS, *sim.scalar_names,
                                                               *user_history.entries(cfg.problem)],
@@ -231,12 +234,18 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
         if history is not None:
             history.abort()
             history = None
+        if lock is not None:
+            lock.release()  # before the empty directories go: the lock file is in one
         remove_empty_dirs(new_dirs)
         raise
     finally:
         bar.close()
-        if history is not None:
-            history.close()
+        try:
+            if history is not None:
+                history.close()
+        finally:
+            if lock is not None:
+                lock.release()
     end = _time.perf_counter()
     result.time, result.cycle, result.wall = sim.time, sim.cycle, end - start
     if first_step_end is not None and sim.cycle > first_step_end[1]:  # leave out the first step (compiles)
