@@ -85,3 +85,21 @@ def test_a_consistent_negative_stride_is_viewed(memory):
     wp.launch(bump, dim=4, inputs=[a])
     assert memory.tolist() == [2.0, 3.0, 4.0, 5.0, 0.0, 0.0, 0.0, 0.0]
 
+
+
+class BufferAndInterface(bytearray):
+    """A buffer whose __array_interface__ says data=None ('my own buffer') but another shape and typestr."""
+
+    @property
+    def __array_interface__(self):
+        return dict(version=3, data=None, shape=(2,), typestr="<f4")
+
+
+def test_data_none_on_an_object_with_a_buffer_reads_the_buffer_as_numpy_and_warp_do():
+    # attacker round 18, lead 1, kept: numpy (and Warp 1.19's wp.array) take the buffer's own format and length
+    # over the interface's shape and typestr; wp.array(obj) does the same, so both see the same memory as uint8
+    obj = BufferAndInterface(np.array([1.0, 2.0], np.float32).tobytes())
+    a = wp.array(obj)
+    assert a.dtype == wp.uint8 and a.shape == (8,)
+    assert a.numpy().tobytes() == bytes(obj)
+    assert np.array_equal(a.numpy(), np.asarray(obj))
