@@ -75,3 +75,23 @@ def test_a_constant_negative_pad_size_is_refused():
     assert r"ScratchPad2D: sizes must not be negative, got (3, -2)" in str(e.value)
     assert "wp.ScratchPad2D(member.team_scratch(0), wp.float64, 3, -2)" in str(e.value)
     assert row.numpy().tolist() == [0.0] * 4
+
+
+def runtime_negative_pad(member, b):
+    n = b - 2  # -2 and -1: known only inside the kernel
+    pad = wp.ScratchPad1D(member.team_scratch(0), wp.float64, n)
+    row[b] = wp.float64(pad.shape[0])
+
+    def fill(i):
+        row[2 + b] = wp.float64(7.0)
+        pad[i] = wp.float64(7.0)
+    wp.par_for_inner(member, 0, n - 1, fill)
+
+
+def test_a_negative_pad_size_computed_in_the_kernel_is_an_empty_pad():
+    """Kept (attacker round 18, lead 2): a size computed in the kernel is not known before the launch (the CUDA
+    host checks only sizes made of launch arguments, and the CPU could only abort the process, as it does for a pad
+    past 2**61 bytes); the pad has no memory, its shape says the size, and a loop over it runs nothing."""
+    row.zero_()
+    wp.par_for_outer("runtime_negative_pad", 64, 0, (0, 2), runtime_negative_pad)
+    assert row.numpy().tolist() == [-2.0, -1.0, 0.0, 0.0]

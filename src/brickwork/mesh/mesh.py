@@ -481,9 +481,14 @@ class Mesh:
     def _collect_fields(packages: list[Package]) -> tuple[dict[str, FieldSpec], dict[str, SparsePool]]:
         specs: dict[str, FieldSpec] = {}
         pools: dict[str, SparsePool] = {}
+        names: set[str] = set()
         for pkg in packages:
             if not isinstance(pkg, Package):
                 raise TypeError(f"packages must be Package objects, got {pkg!r}")
+            if pkg.name in names:  # as in Parthenon, whose packages are looked up by name
+                raise ValueError(f"two packages are named {pkg.name!r} (the same package given twice, or two of "
+                                 f"one name): package names must be unique")
+            names.add(pkg.name)
             for base, pool in pkg.sparse_pools.items():
                 if base in specs or base in pools:
                     raise ValueError(

@@ -449,10 +449,11 @@ class SparsePack:
     def __getitem__(self, key):
         b, te, var, kji = self._split(key)
         arr, lid, slot, _ = self._locate(b, te, var)
-        return arr[(lid, slot, *kji)]
+        return arr[(lid, slot, *_cells(kji))]
 
     def __setitem__(self, key, value) -> None:
         b, te, var, kji = self._split(key)
+        _cells(kji)
         arr, lid, slot, where = self._locate(b, te, var)
         _check_value(value, arr.dtype, lambda: f"variable {self._var_name(*where)!r}")
         arr[(lid, slot, *kji)] = value
@@ -465,7 +466,7 @@ class SparsePack:
 
     def _flux(self, b: int, direction: int, var: object, *kji):
         storage, index = self._flux_location(b, direction, var)
-        return storage[index + tuple(kji)]
+        return storage[index + _cells(kji)]
 
     def _flux_location(self, b: int, direction: int, var: object) -> tuple:
         """(flux storage, (lid, slot)) of ``var``'s flux in ``direction`` on pack block ``b``."""
@@ -503,6 +504,18 @@ class _FluxAccess:
         b, direction, var, *kji = key
         if len(kji) != 3:
             raise IndexError("pack.flux[b, dir, var, k, j, i] = value needs k, j and i")
+        _cells(kji)
         storage, index = self.pack._flux_location(b, direction, var)
         _check_value(value, storage.dtype, "flux")
         storage[index + tuple(kji)] = value  # through the storage: on a device a view would be a copy
+
+
+def _cells(kji) -> tuple:
+    """The cell indices ``(k, j, i)`` of a host access, refusing a negative integer: numpy would count it from
+    the far end (``i=-1`` the last ghost cell), where a kernel's ``pack(b, v, k, j, i)`` has no such cell."""
+    kji = tuple(kji)
+    for axis, index in zip("kji", kji):  # the first given is k
+        if isinstance(index, (int, np.integer)) and not isinstance(index, bool) and index < 0:
+            raise IndexError(f"pack cell index {axis}={int(index)} is negative: cells count from 0 (ghost cells "
+                             f"included) and a negative index is not counted from the end")
+    return kji
