@@ -159,5 +159,6 @@ def test_the_recompilation_warning_names_the_values_that_changed(monkeypatch, ca
     assert TARGET.numpy()[0, 1, 1, 1] == FIXED + 4
     warnings = [r.getMessage() for r in caplog.records if "recompiled" in r.getMessage()]
     assert warnings == ["loop body '_two_constants_body' was recompiled 3 times because a captured Python value "
-                        "changed (SHIFT); pass a typed scalar such as wp.float64(x) (or put it in an array) to avoid "
-                        "recompiling"]
+                        "changed (SHIFT): a Python number a body reads is compiled in, even as wp.float64(SHIFT) in "
+                        "the body; bind the name to a typed scalar on the host (SHIFT = wp.float64(...), or "
+                        "wp.int32(...)) or put the value in an array, to avoid recompiling"]

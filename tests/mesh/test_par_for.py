@@ -149,6 +149,37 @@ def test_loop_body_errors():
         wp.par_for_outer(0, 0, 1, bad_inner)
 
 
+_FLAT = wp.zeros((2, 4), dtype=wp.float64)
+
+
+def _flat_body_2(j, i):
+    _FLAT[j, i] = wp.float64(1.0)
+
+
+@pytest.mark.parametrize("call, kind, message", [
+    (lambda: wp.par_for("fill", 0, 1, 0, 1, 0, 3, lambda b, j, i: None), wp.LaunchError,
+     "par_for: 1 to 4 ranges, got 6; the 6 integers are 6 counts here (a count n is the range 0..n-1): if they are "
+     "Parthenon's inclusive bounds (b0, b1, jb.s, jb.e, ...), pass each pair as one range, (0, 1), (0, 1), (0, 3), "
+     "or IndexRanges (nblocks, jb, ib)"),
+    (lambda: wp.par_for("fill", 0, 1, 0, 3, _flat_body_2), wp.KernelSyntaxError,
+     "loop body '_flat_body_2' must take 4 index parameter(s), it takes 2: (j, i); the 4 integers are 4 counts here "
+     "(a count n is the range 0..n-1): if they are Parthenon's inclusive bounds (b0, b1, jb.s, jb.e, ...), pass each "
+     "pair as one range, (0, 1), (0, 3), or IndexRanges (nblocks, jb, ib)"),
+    (lambda: wp.par_for_outer("fill", 0, 0, 0, 1, 0, 1, 0, 3, lambda member, b, j, i: None), wp.LaunchError,
+     "par_for_outer: 1 to 3 outer ranges, got 6; the 6 integers are 6 counts here"),
+])
+def test_parthenons_flat_integer_bounds_are_told_apart_from_counts(call, kind, message):
+    """Parthenon's par_for(name, b0, b1, jb.s, jb.e, ib.s, ib.e, body) said only '1 to 4 ranges, got 6', and its
+    2-D form an arity mismatch: each integer is a count here, and the message says how to pass the pairs."""
+    with pytest.raises(kind) as caught:
+        call()
+    assert message in str(caught.value)
+    assert not _FLAT.numpy().any()  # nothing ran
+    wp.par_for("fill", (0, 1), (0, 3), _flat_body_2)  # the pairs it names run over the intended ranges
+    assert _FLAT.numpy().sum() == 8.0
+    _FLAT.zero_()
+
+
 def _run_script(tmp_path, text):
     """Run the kernel script `text` in a child process (a team that cannot get its scratch stops the process)."""
     script = tmp_path / "scratch_script.py"

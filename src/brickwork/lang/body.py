@@ -276,10 +276,14 @@ class BodyKernel(Kernel):
         if self.rebuilds == 3:
             import logging
 
+            changed = [n for n in self.static_names if n in self._changed]
+            first = changed[0] if changed else "x"
+            # "pass a typed scalar" alone read as "write wp.float64(dt) in the body", which still compiles dt in
             logging.getLogger("brickwork").warning(
-                "loop body '%s' was recompiled %d times because a captured Python value changed (%s); pass "
-                "a typed scalar such as wp.float64(x) (or put it in an array) to avoid recompiling",
-                self.key, self.rebuilds, ", ".join(n for n in self.static_names if n in self._changed))
+                "loop body '%s' was recompiled %d times because a captured Python value changed (%s): a Python "
+                "number a body reads is compiled in, even as wp.float64(%s) in the body; bind the name to a typed "
+                "scalar on the host (%s = wp.float64(...), or wp.int32(...)) or put the value in an array, to avoid "
+                "recompiling", self.key, self.rebuilds, ", ".join(changed), first, first)
 
     def arguments(self, lows, scratch_bytes=None, check=None) -> list:  # la: (geometry, partials or None)
         """Launch arguments: the captured values as they are now (``captured``), then the hidden ones."""

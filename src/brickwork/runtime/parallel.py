@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from ..errors import LaunchError
+from ..errors import KernelSyntaxError, LaunchError
 from ..frontend.limits import INDEX_LIMIT
 from ..lang.body import body_kernel
 from .launch import launch
@@ -60,12 +60,31 @@ def _split(args, what, leading: int):
     return args[:leading], _ranges(args[leading:-1], what), args[-1]
 
 
+def _flat_bounds_hint(args, leading: int) -> str:
+    """On an error path: when the ranges of a call are an even number of plain integers, the sentence that
+    says they are counts here, and how Parthenon's flat bounds (``b0, b1, jb.s, jb.e, ...``) are written."""
+    items = list(args[1:] if args and isinstance(args[0], str) else args)[leading:-1]
+    if len(items) < 2 or len(items) % 2 or not all(
+            isinstance(r, (int, np.integer)) and not isinstance(r, bool) for r in items):
+        return ""
+    pairs = ", ".join(f"({int(s)}, {int(e)})" for s, e in zip(items[::2], items[1::2]))
+    return (f"; the {len(items)} integers are {len(items)} counts here (a count n is the range 0..n-1): if they are "
+            f"Parthenon's inclusive bounds (b0, b1, jb.s, jb.e, ...), pass each pair as one range, {pairs}, or "
+            f"IndexRanges (nblocks, jb, ib)")
+
+
 def par_for(*args) -> None:
     """``par_for([name,] r0, ..., body)``: ``body(i0, ...)`` for every index of 1 to 4 inclusive ranges."""
     _, ranges, body = _split(args, "par_for", 0)
     if not 1 <= len(ranges) <= 4:
-        raise LaunchError(f"par_for: 1 to 4 ranges, got {len(ranges)}")
-    kernel = body_kernel(body, "for", len(ranges))
+        raise LaunchError(f"par_for: 1 to 4 ranges, got {len(ranges)}{_flat_bounds_hint(args, 0)}")
+    try:
+        kernel = body_kernel(body, "for", len(ranges))
+    except KernelSyntaxError as error:
+        hint = _flat_bounds_hint(args, 0)
+        if hint and "index parameter(s)" in error.message:
+            raise KernelSyntaxError(error.message + hint, error.location) from None
+        raise
     _run(kernel, ranges, None)
 
 
@@ -74,7 +93,7 @@ def par_for_outer(*args) -> None:
     once per outer index (1 to 3 ranges); inside, ``par_for_inner`` and ``ScratchPad1D/2D/3D``."""
     (scratch_bytes, level), ranges, body = _split(args, "par_for_outer", 2)
     if not 1 <= len(ranges) <= 3:
-        raise LaunchError(f"par_for_outer: 1 to 3 outer ranges, got {len(ranges)}")
+        raise LaunchError(f"par_for_outer: 1 to 3 outer ranges, got {len(ranges)}{_flat_bounds_hint(args, 2)}")
     # a range or a count in its place: scratch_level forgotten
     if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or level not in (0, 1):
         raise LaunchError(f"par_for_outer: scratch_level must be 0 or 1 (Kokkos's two scratch levels), got "
