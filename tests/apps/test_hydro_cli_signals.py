@@ -22,10 +22,12 @@ def test_sigterm_ends_a_run_with_one_line_and_status_143(tmp_path):
                            text=True, env=dict(os.environ, OMP_NUM_THREADS="1", BRICKWORK_NUM_THREADS="1"))
     try:
         history = out / "kelvin_helmholtz.hst"
-        for _ in range(1200):  # until it has stepped a few cycles (a cold kernel cache compiles first)
-            if history.exists() and len(history.read_text().splitlines()) > 12:
-                break
+        # until it has stepped a few cycles: a cold kernel cache compiles first, 83 s to cycle 14 at load 23, near the
+        # 120 s that 1200 polls of 0.1 s gave before, after which the signal came unannounced during the compile
+        deadline = time.monotonic() + 600
+        while not (history.exists() and len(history.read_text().splitlines()) > 12):
             assert run.poll() is None, run.communicate()[1]
+            assert time.monotonic() < deadline, "the run did not step 12 cycles within 600 s"
             time.sleep(0.1)
         run.send_signal(signal.SIGTERM)
         _, err = run.communicate(timeout=120)
