@@ -38,6 +38,8 @@ class Key:
     maximum: float | None = None
 
 
+#: the most passive scalars (``hydro.nscalars``): the kernel language's limit on an unrolled loop
+MAX_SCALARS = 1024
 BOUNDARIES = ("periodic", "outflow", "reflecting", "hydrostatic", "user")
 #: the sides of each direction, as a problem's ``BOUNDARIES`` names them
 SIDES = {d: (f"inner_x{d}", f"outer_x{d}") for d in (1, 2, 3)}
@@ -86,8 +88,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
                                     "(fused on the CPU, split on a GPU)", choices=("auto", "fused", "split")),
         "device": Key("str", "cpu", "where the fields live and the kernels run: cpu, cuda (the first GPU) or "
                                     "cuda:N"),
-        "nscalars": Key("int", 0, "passive scalars carried with the gas (conserved rho * s_n, written as scalar_n)",
-                        minimum=0),
+        # at most MAX_SCALARS: the stage kernels unroll a statement per scalar, and the kernel language unrolls at
+        # most 1024 iterations (2000 scalars ran, wrote the first outputs, then failed compiling the first step)
+        "nscalars": Key("int", 0, f"passive scalars carried with the gas (conserved rho * s_n, written as scalar_n; "
+                                  f"at most {MAX_SCALARS})", minimum=0, maximum=MAX_SCALARS),
         "gravity": Key("floats", None, "constant gravitational acceleration [g1, g2, g3] (Athena++'s grav_acc1..3): "
                                        "momentum and energy sources, in the Runge-Kutta stages (default: none)"),
         "viscosity": Key("float", 0.0, "kinematic shear viscosity nu (Athena++'s nu_iso): the viscous stress "
