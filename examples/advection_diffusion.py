@@ -124,10 +124,13 @@ class Solver:
 def initial_state(mesh: Mesh):
     ib = mesh.cellbounds.get_bounds_i(IndexDomain.interior)
     jb = mesh.cellbounds.get_bounds_j(IndexDomain.interior)
-    for block in mesh.blocks:  # this rank's blocks
+    # A host array of the whole field, assigned once: on a GPU mesh block.data("u") is a (read-only) host copy
+    u0 = np.zeros(mesh.data("u").shape)
+    for block in mesh.blocks:  # this rank's blocks; block.lid is its place on the storage's block axis
         x = block.coords.x_center(1)[ib.as_slice()]
         y = block.coords.x_center(2)[jb.as_slice()]
-        block.data("u")[0, 0, jb.as_slice(), ib.as_slice()] = np.sin(2 * np.pi * (x[None, :] + y[:, None]))
+        u0[block.lid, 0, 0, jb.as_slice(), ib.as_slice()] = np.sin(2 * np.pi * (x[None, :] + y[:, None]))
+    mesh.data("u")[...] = u0
     mesh.fill_ghosts()
 
 

@@ -164,6 +164,23 @@ def test_fields_live_on_the_mesh_device(fake):
     assert float(np.asarray(data).sum()) == 7.0 * 16
 
 
+def test_a_write_into_a_device_blocks_host_copy_is_refused_not_lost(fake):
+    """block.data(name)[...] = values, the examples' way to set initial values on the CPU, wrote into a host copy
+    of a device mesh's block and was lost without a word; the copy is read-only now, and the field unchanged."""
+    mesh = Mesh((8, 8), (4, 4), nghost=2, packages=[package()], device="cuda:0")
+    block = mesh.blocks[1]
+    with pytest.raises(ValueError, match="assignment destination is read-only"):
+        block.data("q")[0, 0, 2:6, 2:6] = 7.0
+    with pytest.raises(ValueError, match="read-only"):
+        mesh.field("q").block(1)[...] += 1.0
+    np.testing.assert_array_equal(np.asarray(mesh.data("q")), 0.0)
+    host = mesh.data("q").numpy()  # the way the docs give: a host array of the whole field, assigned once
+    host[block.lid, 0, 0, 2:6, 2:6] = 7.0
+    mesh.data("q").assign(host)
+    np.testing.assert_array_equal(block.data("q")[0, 0, 2:6, 2:6], 7.0)
+    assert float(np.asarray(mesh.data("q")).sum()) == 7.0 * 16
+
+
 def test_an_output_of_a_device_mesh_copies_each_field_to_the_host_once(fake, tmp_path):
     h5py = pytest.importorskip("h5py")
     mesh = Mesh((8, 8), (4, 4), nghost=2, packages=[package(shape=(2,))], device="cuda:0")

@@ -143,8 +143,14 @@ class Field:
         return self.data
 
     def block(self, lid: int) -> np.ndarray:
-        """View ``(nslots, nk, nj, ni)`` of one local block (on a CUDA device: a host copy)."""
-        return self._require_data()[lid]
+        """View ``(nslots, nk, nj, ni)`` of one local block (on a CUDA device: a read-only host copy)."""
+        data = self._require_data()
+        view = data[lid]
+        if not isinstance(data, np.ndarray):
+            # a device's host copy: a write into it (block.data("u")[...] = u0, the CPU's way to set initial
+            # values) would be lost without a word; read-only, it raises numpy's "assignment destination is read-only"
+            view.flags.writeable = False
+        return view
 
     def allocate(self, lid: int) -> bool:
         """Allocate on local block ``lid``; returns False if it already was."""
