@@ -123,7 +123,7 @@ class MeshBlock:
 
     def data(self, name: str) -> np.ndarray:
         """This block's view ``(nslots, nk, nj, ni)`` of field ``name`` (local blocks only; on a CUDA device a
-        host copy)."""
+        read-only host copy: write the field, ``mesh.data(name)[...] = host``)."""
         if self.lid is None:
             raise ValueError(f"block {self.gid} is owned by rank {self.rank}; its data is not stored here")
         return self.mesh.field(name).block(self.lid)
