@@ -97,7 +97,8 @@ def test_a_bovi_launch_runs_on_a_grid_of_slices(fake, limit):
     [(_, function, grid, block, _)] = fake.launches
     [(shared, arena)] = fake.launch_memory
     assert space.get_nouter() == 3 * 2  # i pencils: 3 k planes of 2 rows
-    assert (grid, block) == ((2, 3, 3), 128)  # i pencils: a grid of rows (x the row, y the block, z the plane)
+    assert (grid, block) == ((2, 3, 3), 64)  # i pencils: a grid of rows (x the row, y the block, z the plane);
+    # rows of 6 cells: short (la.outer.SHORT_ROW), one team of 64 threads each (gpu_grid.SHORT_ROW_TEAM)
     if not limit:
         assert shared == 0 and len(fake.memory[arena]) % (3 * 6) == 0 and fake.function_name(function) == \
             "bw_entry_global"

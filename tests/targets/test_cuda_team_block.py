@@ -1,9 +1,10 @@
-"""The threads of a par_for_outer team on a GPU (``passes/gpu_lowering.team_block``): where every
+"""The threads of a team on a GPU. A par_for_outer team (``passes/gpu_lowering.team_block``): where every
 par_for_inner loop's extent is a constant, the smallest power of two from a warp (32) up that covers the
-longest loop, at most 128; 128 where an extent is known only at run time. Checked on the emulation target
-(values against numpy for extents below, at and above the chosen block: the threads share the cells out,
-a barrier and scratch between two loops) on the stand-in driver (the block each launch gets) and, where there is one, on a GPU (marker
-``cuda_device``: scripts/gpu_check.sh)."""
+longest loop, at most 128; 128 where an extent is known only at run time. A loop-abstraction slice: 128
+threads, 64 for a row of a bovi ``i_pencil`` space whose rows are short (``gpu_grid.SHORT_ROW_TEAM``).
+Checked on the emulation target (values against numpy for extents below, at and above the chosen block:
+the threads share the cells out, a barrier and scratch between two loops), on the stand-in driver (the
+block each launch gets) and, where there is one, on a GPU (marker ``cuda_device``: scripts/gpu_check.sh)."""
 
 from __future__ import annotations
 
@@ -14,15 +15,18 @@ import numpy as np
 import pytest
 
 import brickwork as wp
-from brickwork import config, cuda_driver
+from brickwork import config, cuda_driver, la
 from brickwork.jit import nvrtc
 from brickwork.passes.build import i32, op
 from brickwork.passes.gpu_lowering import constant_extent, team_block
 
 TESTS = Path(__file__).resolve().parents[1]
-if str(TESTS / "runtime") not in sys.path:
-    sys.path.insert(0, str(TESTS / "runtime"))
+for sub in ("la", "runtime"):
+    if str(TESTS / sub) not in sys.path:
+        sys.path.insert(0, str(TESTS / sub))
 
+import la_model as M  # noqa: E402
+import test_la_emulation as la_emulation  # noqa: E402
 from cuda_fake import FakeDriver, installed  # noqa: E402
 
 pytestmark = pytest.mark.compiles_for_cuda  # every instance built here also compiles for sm_90 (gpu_compile.py)
@@ -117,3 +121,40 @@ def test_the_stand_in_driver_launches_each_team_with_its_block():
         wp.par_for_outer(8 * 33, 0, TEAMS, _team(33, u, out, count))
         wp.par_for_outer(0, 0, TEAMS, _run_time_extent(wp.zeros((TEAMS, 200), dtype=wp.int32)))
         assert [(grid, block) for _, _, grid, block, _ in fake.launches] == [(TEAMS, 64), (TEAMS, 128)]
+
+
+# -- la slices: a bovi i_pencil slice is one row; short rows (la.outer.SHORT_ROW) run 64 threads -------------------
+def test_the_short_row_team_is_below_la_outers_short_row():
+    from brickwork.la.outer import SHORT_ROW
+    from brickwork.passes.gpu_grid import SHORT_ROW_TEAM
+
+    assert SHORT_ROW_TEAM == SHORT_ROW == 64  # a short row's cells, a halo's two more, fit in one trip of pairs
+
+
+def _row_geo(cells: int):
+    """Two blocks of 2 rows of ``cells`` cells each and a ghost on both sides along i (la.halo.pm_i)."""
+    return M.Geo(2, (0, 0, 0, 1, 1, cells), (1, 2, cells + 2))
+
+
+# pm_i's loop over a row grown by one cell each side: 22 cells (below 64), 64 (at), 65 (above: one thread two);
+# rows of 64 cells are not short: 128 threads for 66
+@pytest.mark.parametrize("cells", [20, 62, 63, 64])
+def test_i_pencil_rows_give_numpys_values_on_the_emulation_target(cells):
+    geo = _row_geo(cells)
+    with config.override(target="cuda-emulation"):
+        space = M.make_space(la.bovi, la.logical_flat, geo, ninner=la.i_pencil, backend=la.team)
+        got, want = la_emulation.run_stencil(space, geo, la.halo.pm_i)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_the_stand_in_driver_launches_short_rows_with_64_threads():
+    blocks = []
+    for cells in (20, 64):
+        geo = _row_geo(cells)
+        with installed(FakeDriver()) as fake, wp.ScopedDevice("cuda:0"):
+            space = M.make_space(la.bovi, la.logical_flat, geo, ninner=la.i_pencil, backend=la.team)
+            f, out = wp.zeros(geo.shape, dtype=wp.int32), wp.zeros(geo.shape, dtype=wp.int32)
+            mask, offsets = wp.zeros(geo.shape[1:], dtype=wp.int32), wp.zeros((3, 3), dtype=wp.int32)
+            la.outer(space, la_emulation.stencil_body(f, out, offsets, mask, la.halo.pm_i))
+            blocks += [block for _, _, _, block, _ in fake.launches]
+    assert blocks == [64, 128]

@@ -33,6 +33,11 @@ POINT_BLOCK = 256
 #: Threads per block of a team (a loop-abstraction slice or a ``par_for_outer`` team); a power of two
 #: (the block reductions halve it).
 TEAM_BLOCK = 128
+#: Threads of a team that runs one row of cells (a ``bovi`` slice of ``i_pencil`` chunks) where the space's
+#: rows are short: ``LAConfig.rows == "short"``, fewer than ``la.outer.SHORT_ROW`` (64) cells, which the
+#: compiled key holds. A row of 16 or 32 cells (a halo's one or two more) then idles one warp or none, not
+#: three or two of four.
+SHORT_ROW_TEAM = 64
 #: Default limit of a block's scratch arena in shared memory (bytes); larger arenas go to global memory.
 SHARED_LIMIT = 48 * 1024
 

@@ -1,6 +1,7 @@
 """The GPU mapping of the loop abstraction (``expand_loop_abstraction("gpu_teams")``).
 
-With the ``team`` backend and the hierarchical tags (bvoi, bovi) a slice is a thread block: the
+With the ``team`` backend and the hierarchical tags (bvoi, bovi) a slice is a thread block (of 128 threads;
+64 for a row of an ``i_pencil`` space whose rows are short: ``SHORT_ROW_TEAM``): the
 block's index gives the slice (the launch's grid of slices, flattened), every ``la.inner`` visits
 the cells of the CPU mapping (the same boxes, spans and pieces, in the same sequence; a ``bovi`` range's
 spans of a halo along i, which meet, as one span) but shares
@@ -32,6 +33,7 @@ from .build import la_mflat as _mflat
 from .expand_loop_abstraction import _CpuRows
 from .gpu_cell_pairs import cell_loop
 from .gpu_grid import (
+    SHORT_ROW_TEAM,
     TEAM_BLOCK,
     OncePerTeam,
     TidToCoords,
@@ -82,7 +84,8 @@ class GpuTeams(_CpuRows):
         else:
             coords = pencil_coords(self.locals, self.l_box()[3], *self.pencil, pre)
         body = _ToBlocks(coords, arena, self.shared_limit).stmts(body)
-        self.fn.gpu_launch = {"grid": "slices", "block": TEAM_BLOCK, "shared_bytes": 0,
+        short_row = cfg.loop == "bovi" and cfg.chunk == "i_pencil" and cfg.rows == "short"
+        self.fn.gpu_launch = {"grid": "slices", "block": SHORT_ROW_TEAM if short_row else TEAM_BLOCK, "shared_bytes": 0,
                               "arena": None if arena is None else show(arena),
                               "shared_limit": self.shared_limit}
         if self.pencil is not None:  # the host may launch a grid of rows (targets/cuda/geometry.row_grid)
