@@ -20,6 +20,9 @@ from .schema import SCHEMA, ConfigError, Key, coerce, parse_override_value, sugg
 __all__ = ["Config", "ConfigError", "Key", "SCHEMA", "build", "load", "tomllib"]
 
 
+_DELETED = object()
+
+
 class Config:
     """A checked configuration: ``cfg["hydro"]["cfl"]``, plus ``cfg.problem`` (the problem module)."""
 
@@ -27,6 +30,19 @@ class Config:
         self.sections = sections
         self.problem = problem
         self.source = source
+        self._checked = copy.deepcopy(sections)  # what the checks passed (``check_unchanged``)
+
+    def check_unchanged(self) -> None:
+        """``ConfigError`` naming the settings assigned since the checks (``cfg["hydro"]["riemann"] = "x"``),
+        which nothing would check again: a run takes only checked settings."""
+        changed = [f"{section}.{key}={values.get(key, '<deleted>')!r} (checked: {self._checked[section].get(key)!r})"
+                   for section, values in self.sections.items() if isinstance(values, dict)
+                   for key in sorted(set(values) | set(self._checked.get(section, {})))
+                   if values.get(key, _DELETED) != self._checked.get(section, {}).get(key, _DELETED)]
+        if changed or set(self.sections) != set(self._checked):
+            raise ConfigError(f"the configuration from {self.source} was changed after its checks: "
+                              f"{'; '.join(changed) or 'its sections'}; give settings as overrides, "
+                              f"hydro.load_config(path, ['hydro.cfl=0.3']) or hydro.build_config(raw, overrides)")
 
     def __getitem__(self, section: str) -> dict:
         return self.sections[section]

@@ -137,6 +137,7 @@ def run(cfg: Config, restart_file: str | None = None, progress: bool | None = No
     if not isinstance(cfg, Config):  # hydro.run("sod.toml") said "'str' object has no attribute 'to_dict'"
         raise TypeError(f"hydro.run takes a Config (hydro.load_config(path, overrides) or hydro.build_config(raw, "
                         f"overrides)), got {type(cfg).__name__} {cfg!r}")
+    cfg.check_unchanged()  # cfg["hydro"]["riemann"] = "x" after the checks was a KeyError 'x' at the first step
     new_dirs = on_every_rank(lambda: check_before_run(cfg, restart_file is not None))  # one rank's mistake ends all
     out = cfg["output"]
     stem = os.path.join(out["dir"], out["basename"])
