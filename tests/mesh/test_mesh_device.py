@@ -167,12 +167,17 @@ def test_fields_live_on_the_mesh_device(fake):
 def test_a_write_into_a_device_blocks_host_copy_is_refused_not_lost(fake):
     """block.data(name)[...] = values, the examples' way to set initial values on the CPU, wrote into a host copy
     of a device mesh's block and was lost without a word; the copy is read-only now, and the field unchanged."""
-    mesh = Mesh((8, 8), (4, 4), nghost=2, packages=[package()], device="cuda:0")
+    mesh = Mesh((8, 8), (4, 4), nghost=2, packages=[package("WithFluxes")], device="cuda:0")
     block = mesh.blocks[1]
+    with pytest.raises(ValueError, match="read-only"):
+        mesh.field("q").flux_array(1)[1, 0, 0, 2, 2] = 7.0
+    np.testing.assert_array_equal(np.asarray(mesh.field("q").flux), 0.0)
     with pytest.raises(ValueError, match="assignment destination is read-only"):
         block.data("q")[0, 0, 2:6, 2:6] = 7.0
     with pytest.raises(ValueError, match="read-only"):
         mesh.field("q").block(1)[...] += 1.0
+    with pytest.raises(ValueError, match="read-only"):
+        mesh.field("q").element()[1, 0, 0, 2, 2] = 7.0
     np.testing.assert_array_equal(np.asarray(mesh.data("q")), 0.0)
     host = mesh.data("q").numpy()  # the way the docs give: a host array of the whole field, assigned once
     host[block.lid, 0, 0, 2:6, 2:6] = 7.0

@@ -115,11 +115,12 @@ class Field:
         return slice(e * self.spec.ncomp, (e + 1) * self.spec.ncomp)
 
     def element(self, te: TopologicalElement = TE.CC) -> np.ndarray:
-        """View ``(nblocks, ncomp, nk, nj, ni)`` of one element (on a CUDA device: a host copy)."""
-        return self._require_data()[:, self.element_slots(te)]
+        """View ``(nblocks, ncomp, nk, nj, ni)`` of one element (on a CUDA device: a read-only host copy)."""
+        return _host_view(self._require_data(), (slice(None), self.element_slots(te)))
 
     def flux_array(self, direction: int) -> np.ndarray:
-        """View ``(nblocks, ncomp, nk, nj, ni)`` of the fluxes in ``direction`` (on a CUDA device: a host copy)."""
+        """View ``(nblocks, ncomp, nk, nj, ni)`` of the fluxes in ``direction`` (on a CUDA device: a read-only host
+        copy)."""
         if not self.has_fluxes:
             raise ValueError(f"field {self.name!r} has no flux arrays (declare it with Metadata.WithFluxes)")
         if direction not in range(1, self.ndim + 1):
@@ -129,7 +130,7 @@ class Field:
         nc = self.spec.ncomp
         flux = self.flux
         assert flux is not None, "flux arrays are allocated together with data"
-        return flux[:, (direction - 1) * nc : direction * nc]
+        return _host_view(flux, (slice(None), slice((direction - 1) * nc, direction * nc)))
 
     def _require_data(self) -> np.ndarray:
         if self.data is None:
@@ -144,13 +145,7 @@ class Field:
 
     def block(self, lid: int) -> np.ndarray:
         """View ``(nslots, nk, nj, ni)`` of one local block (on a CUDA device: a read-only host copy)."""
-        data = self._require_data()
-        view = data[lid]
-        if not isinstance(data, np.ndarray):
-            # a device's host copy: a write into it (block.data("u")[...] = u0, the CPU's way to set initial
-            # values) would be lost without a word; read-only, it raises numpy's "assignment destination is read-only"
-            view.flags.writeable = False
-        return view
+        return _host_view(self._require_data(), lid)
 
     def allocate(self, lid: int) -> bool:
         """Allocate on local block ``lid``; returns False if it already was."""
@@ -213,3 +208,13 @@ class Field:
         if self._zero_fill is None or self._zero_fill[0] != key:
             self._zero_fill = (key, ZeroFill(arrays, self.device, key[1]))
         self._zero_fill[1].run()
+
+
+def _host_view(data, key) -> np.ndarray:
+    """``data[key]``: a view of a host array, or of a device's storage a read-only host copy. A write into such a
+    copy (``block.data("u")[...] = u0``, the CPU's way to set initial values) would be lost without a word;
+    read-only, it raises numpy's "assignment destination is read-only"."""
+    view = data[key]
+    if not isinstance(data, np.ndarray):
+        view.flags.writeable = False
+    return view
