@@ -77,10 +77,10 @@ def _package():
     (lambda: Mesh(8, 4, nghost=1, boundaries={"x7": "outflow"}), ValueError,
      "boundaries: unknown key 'x7'; use 'x1'..'x3' or a side such as 'inner_x1'"),
     (lambda: Mesh(8, 4, nghost=1, packages=[_package(), _package()]), ValueError,
-     "two packages are named 'p' (the same package given twice, or two of one name): package names must be unique"),
+     "two packages are named 'p': package names must be unique (as in Parthenon)"),
     # without fields too (attacker round 18: two packages 'q' were accepted without a word)
     (lambda: Mesh(8, 4, nghost=1, packages=[Package("q"), _package(), Package("q")]), ValueError,
-     "two packages are named 'q' (the same package given twice, or two of one name): package names must be unique"),
+     "two packages are named 'q': package names must be unique (as in Parthenon)"),
     (lambda: _package().add_field("rho", Metadata("Cell")), ValueError, "field 'rho' is already declared in "
                                                                         "package 'p'"),
     (lambda: la.IndexSpace.box(la.bovi, la.logical_flat, 0, 4, 4, 4, 1), ValueError,

@@ -481,19 +481,14 @@ class Mesh:
     def _collect_fields(packages: list[Package]) -> tuple[dict[str, FieldSpec], dict[str, SparsePool]]:
         specs: dict[str, FieldSpec] = {}
         pools: dict[str, SparsePool] = {}
-        names: set[str] = set()
-        for pkg in packages:
+        for n, pkg in enumerate(packages):
             if not isinstance(pkg, Package):
                 raise TypeError(f"packages must be Package objects, got {pkg!r}")
-            if pkg.name in names:  # as in Parthenon, whose packages are looked up by name
-                raise ValueError(f"two packages are named {pkg.name!r} (the same package given twice, or two of "
-                                 f"one name): package names must be unique")
-            names.add(pkg.name)
+            if pkg.name in (p.name for p in packages[:n]):  # Parthenon looks packages up by name
+                raise ValueError(f"two packages are named {pkg.name!r}: package names must be unique (as in Parthenon)")
             for base, pool in pkg.sparse_pools.items():
                 if base in specs or base in pools:
-                    raise ValueError(
-                        f"field {base!r} is declared by packages {pkg.name!r} and another package"
-                    )
+                    raise ValueError(f"field {base!r} is declared by packages {pkg.name!r} and another package")
                 pools[base] = pool
             for name, spec in pkg.fields.items():
                 if name in specs or name in pools:
