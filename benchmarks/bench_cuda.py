@@ -431,6 +431,26 @@ def replay_writes_rows(t: Table, warp, dev: str, reps: int, steps: int = 50) -> 
     t.add(case, "Warp", theirs, f"{theirs * 1e6:.2f} us", f"{theirs / ours:.2f}x of Warp", _verdict(theirs / ours, 1.0))
 
 
+#: the KH step in mesh blocks of short rows (32 cells: 64-thread teams, gpu_grid.SHORT_ROW_TEAM), n per mode
+SHORT_ROWS_N = {"full": 512, "quick": 128, "dry": 16}
+
+
+def short_rows_rows(t: Table, runner, dev: str, n: int, reps: int) -> None:
+    """The hydro KH step in 32^2 mesh blocks (16^2 when ``n`` is smaller than 64) beside the hand step of the
+    same mesh: the rows of short-row teams (``cuda_step_model.py --n 512 --block 32`` predicts 0.67x)."""
+    import bench_hydro
+
+    block = 32 if n >= 64 else 8
+    kh = cuda_peers.HandKH(runner, n)
+    sim = bench_hydro.make_hydro(n, block, stage="auto", device="cpu" if dev == "cpu" else "cuda")
+    hand = _timed(kh.step, reps, runner.sync)
+    ours = _timed(lambda: sim.step(sim.check()), reps, wp.synchronize)
+    case = f"hydro KH {n}^2/{block}^2 step f64 (short rows)"
+    t.add(case, "hand CUDA", hand, f"{n * n / hand / 1e6:.0f} M zone-cycles/s")
+    t.add(case, "brickwork", ours, f"{n * n / ours / 1e6:.0f} M zone-cycles/s", f"{hand / ours:.2f}x of hand",
+          _verdict(hand / ours, 0.8))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small problems (a smoke run on a GPU)")
@@ -459,6 +479,7 @@ def main(argv=None) -> int:
     laplacian_rows(t, runner, warp, dev, n_lap, args.reps)
     recon_rows(t, runner, dev, recon_cells, recon_block, args.reps)
     hydro_rows(t, runner, dev, kh_n, kh_block, args.reps)
+    short_rows_rows(t, runner, dev, SHORT_ROWS_N[mode], args.reps)
     exchange_rows(t, dev, kh_n, kh_block, args.reps)
     walls_rows(t, dev, kh_n, kh_block, args.reps)
     reduction_rows(t, dev, kh_n, kh_block, args.reps)
